@@ -1,0 +1,3 @@
+/* placeholder */
+void fxt_agent_placeholder(void);
+void fxt_agent_placeholder(void){}

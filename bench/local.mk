@@ -1,0 +1,1 @@
+# bench/: benchmarks (not tests).  Run with `make bench`.

@@ -1,0 +1,1 @@
+# examples/: small real programs, built with -finstrument-functions.

@@ -1,0 +1,37 @@
+# fxt/: the FXT codec.  libfxtcodec.la is linked into the tools and tests
+# (with sanitizers when configured); libfxt.la is the installed shared
+# library with the same code.  The agent compiles these sources itself,
+# without sanitizers (see agent/local.mk).
+FXT_CODEC_SOURCES = \
+	fxt/writer.c \
+	fxt/reader.c \
+	fxt/utf8.c \
+	fxt/names.c \
+	fxt/internal.h
+
+noinst_LTLIBRARIES += libfxtcodec.la
+libfxtcodec_la_SOURCES = $(FXT_CODEC_SOURCES)
+libfxtcodec_la_LIBADD = $(ZLIB_LIBS)
+libfxtcodec_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
+
+lib_LTLIBRARIES += libfxt.la
+libfxt_la_SOURCES =
+nodist_EXTRA_libfxt_la_SOURCES = fxt/dummy.c
+libfxt_la_LIBADD = libfxtcodec.la $(ZLIB_LIBS)
+libfxt_la_LDFLAGS = -version-info 0:0:0 -export-symbols-regex '^fxt_'
+
+fxtinclude_HEADERS += include/fxt/format.h include/fxt/writer.h include/fxt/reader.h
+
+# Unit tests of the codec.
+FXT_UNIT_TESTS = \
+	tests/unit/test_format \
+	tests/unit/test_writer \
+	tests/unit/test_reader \
+	tests/unit/test_malformed
+check_PROGRAMS += $(FXT_UNIT_TESTS)
+TESTS += $(FXT_UNIT_TESTS)
+tests_unit_test_format_LDADD = libfxtcodec.la
+tests_unit_test_writer_LDADD = libfxtcodec.la
+tests_unit_test_reader_LDADD = libfxtcodec.la
+tests_unit_test_malformed_LDADD = libfxtcodec.la
+noinst_HEADERS += tests/lib/tap.h

@@ -1,0 +1,2 @@
+/* placeholder */
+#include <fxt/format.h>

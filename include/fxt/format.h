@@ -1,0 +1,181 @@
+/* Fuchsia Trace Format (FXT): constants and bit layouts, in one place.
+ *
+ * Every record is a sequence of little-endian 64-bit words; the first word is
+ * the header.  Fields are written [lo .. hi], inclusive, as in the spec
+ * (shared/seeds/000_*.txt, the authoritative revision).  Nothing outside this
+ * header and fxt/ should shift or mask FXT bits by hand.
+ */
+#ifndef FXT_FORMAT_H
+#define FXT_FORMAT_H
+
+#include <stdint.h>
+
+/* ----------------------------------------------------------------- limits */
+
+#define FXT_WORD_SIZE		  8u
+#define FXT_MAX_RECORD_WORDS	  4095u /* 12-bit size field */
+#define FXT_MAX_RECORD_BYTES	  (FXT_MAX_RECORD_WORDS * FXT_WORD_SIZE)
+#define FXT_MAX_STRING_INDEX	  0x7fffu /* string table holds 1 .. 0x7fff */
+#define FXT_MAX_THREAD_INDEX	  0xffu	  /* thread table holds 1 .. 0xff */
+#define FXT_MAX_STRING_LEN	  32000u  /* the spec's conservative limit */
+#define FXT_MAX_ARGS		  15u	  /* 4-bit argument count */
+#define FXT_MAX_ARG_WORDS	  4095u	  /* 12-bit argument size field */
+#define FXT_MAX_LARGE_RECORD_WORDS 0xffffffffu /* 32-bit size field */
+
+/* The magic number record, as one little-endian word: 10 00 04 46 78 54 16 00. */
+#define FXT_MAGIC_RECORD 0x0016547846040010ull
+#define FXT_MAGIC_NUMBER 0x16547846u
+
+/* ----------------------------------------------------------- record types */
+
+enum fxt_record_type {
+	FXT_RECORD_METADATA = 0,
+	FXT_RECORD_INITIALIZATION = 1,
+	FXT_RECORD_STRING = 2,
+	FXT_RECORD_THREAD = 3,
+	FXT_RECORD_EVENT = 4,
+	FXT_RECORD_BLOB = 5,
+	FXT_RECORD_USERSPACE_OBJECT = 6,
+	FXT_RECORD_KERNEL_OBJECT = 7,
+	FXT_RECORD_CONTEXT_SWITCH = 8,
+	FXT_RECORD_LOG = 9,
+	/* 10 .. 14 are reserved. */
+	FXT_RECORD_LARGE = 15,
+};
+
+enum fxt_metadata_type {
+	FXT_METADATA_PROVIDER_INFO = 1,
+	FXT_METADATA_PROVIDER_SECTION = 2,
+	FXT_METADATA_PROVIDER_EVENT = 3,
+	FXT_METADATA_TRACE_INFO = 4,
+};
+
+enum fxt_provider_event {
+	FXT_PROVIDER_EVENT_BUFFER_FULL = 0, /* "a buffer filled up, records were likely dropped" */
+};
+
+enum fxt_trace_info_type {
+	FXT_TRACE_INFO_MAGIC = 0,
+};
+
+/* The current numbering (the spec revision with duration complete events).
+ * An older revision numbered async begin as 4 .. flow end as 9: never write it. */
+enum fxt_event_type {
+	FXT_EVENT_INSTANT = 0,
+	FXT_EVENT_COUNTER = 1,
+	FXT_EVENT_DURATION_BEGIN = 2,
+	FXT_EVENT_DURATION_END = 3,
+	FXT_EVENT_DURATION_COMPLETE = 4,
+	FXT_EVENT_ASYNC_BEGIN = 5,
+	FXT_EVENT_ASYNC_INSTANT = 6,
+	FXT_EVENT_ASYNC_END = 7,
+	FXT_EVENT_FLOW_BEGIN = 8,
+	FXT_EVENT_FLOW_STEP = 9,
+	FXT_EVENT_FLOW_END = 10,
+	FXT_EVENT_TYPE_COUNT = 11,
+};
+
+enum fxt_arg_type {
+	FXT_ARG_NULL = 0,
+	FXT_ARG_INT32 = 1,
+	FXT_ARG_UINT32 = 2,
+	FXT_ARG_INT64 = 3,
+	FXT_ARG_UINT64 = 4,
+	FXT_ARG_DOUBLE = 5,
+	FXT_ARG_STRING = 6,
+	FXT_ARG_POINTER = 7,
+	FXT_ARG_KOID = 8,
+	FXT_ARG_BOOL = 9,
+	FXT_ARG_TYPE_COUNT = 10,
+};
+
+enum fxt_large_record_type {
+	FXT_LARGE_BLOB = 0,
+};
+
+enum fxt_large_blob_format {
+	FXT_BLOB_FORMAT_EVENT = 0,    /* with timestamp, thread and arguments */
+	FXT_BLOB_FORMAT_ATTACHMENT = 1, /* category and name only */
+};
+
+enum fxt_blob_type {
+	FXT_BLOB_DATA = 1,
+	FXT_BLOB_LAST_BRANCH = 2,
+};
+
+enum fxt_thread_state {
+	FXT_THREAD_NEW = 0,
+	FXT_THREAD_RUNNING = 1,
+	FXT_THREAD_SUSPENDED = 2,
+	FXT_THREAD_BLOCKED = 3,
+	FXT_THREAD_DYING = 4,
+	FXT_THREAD_DEAD = 5,
+};
+
+/* Zircon object types used in kernel object records (zircon/types.h). */
+enum fxt_obj_type {
+	FXT_OBJ_PROCESS = 1,
+	FXT_OBJ_THREAD = 2,
+};
+
+/* ------------------------------------------------------------ string refs
+ * 16 bits: 0 = empty; MSB clear = index 1 .. 0x7fff; MSB set = inline string
+ * whose byte length is the low 15 bits, stored in the record as a stream. */
+#define FXT_STRREF_EMPTY	 0x0000u
+#define FXT_STRREF_INLINE_FLAG 0x8000u
+#define FXT_STRREF_INLINE(len) ((uint16_t)(FXT_STRREF_INLINE_FLAG | ((len)&0x7fffu)))
+
+static inline int fxt_strref_is_inline(uint16_t ref)
+{
+	return (ref & FXT_STRREF_INLINE_FLAG) != 0;
+}
+
+static inline unsigned fxt_strref_inline_len(uint16_t ref)
+{
+	return ref & 0x7fffu;
+}
+
+/* ------------------------------------------------------------- thread refs
+ * 8 bits: 0 = inline (pid and tid words follow in the record), else index. */
+#define FXT_THREADREF_INLINE 0u
+
+/* ---------------------------------------------------------- bit helpers */
+
+/* Bits [lo .. hi] of w, shifted down. */
+static inline uint64_t fxt_bits(uint64_t w, unsigned lo, unsigned hi)
+{
+	unsigned n = hi - lo + 1;
+	return n >= 64 ? w >> lo : (w >> lo) & ((UINT64_C(1) << n) - 1);
+}
+
+/* v placed at [lo .. hi]; v must fit (callers check ranges first). */
+static inline uint64_t fxt_field(uint64_t v, unsigned lo, unsigned hi)
+{
+	unsigned n = hi - lo + 1;
+	uint64_t mask = n >= 64 ? ~UINT64_C(0) : ((UINT64_C(1) << n) - 1);
+	return (v & mask) << lo;
+}
+
+/* Words needed for a stream of n bytes padded to 8. */
+static inline uint64_t fxt_stream_words(uint64_t nbytes)
+{
+	return (nbytes + 7) / 8;
+}
+
+/* Common header fields. */
+static inline unsigned fxt_header_type(uint64_t h)
+{
+	return (unsigned)fxt_bits(h, 0, 3);
+}
+
+static inline unsigned fxt_header_size(uint64_t h)
+{
+	return (unsigned)fxt_bits(h, 4, 15);
+}
+
+static inline uint64_t fxt_large_header_size(uint64_t h)
+{
+	return fxt_bits(h, 4, 35);
+}
+
+#endif /* FXT_FORMAT_H */

@@ -1,0 +1,181 @@
+/* FXT reader: a streaming, bounds-checked decoder for FXT archives.
+ *
+ * The reader pulls records one at a time from a file (plain or gzip, told
+ * apart by their first bytes), a descriptor or memory, through a window of
+ * bounded size: a multi-GB archive is never loaded at once.  It keeps the
+ * string and thread tables and the ticks-per-second of each provider, and
+ * switches between them on provider info and provider section records, as
+ * the spec requires.  Unknown record and argument types are skipped (and
+ * reported as FXT_DIAG_INFO).  On damage (a record running past the end, a
+ * zero-size record ...) it stops at the last well-formed record and
+ * fxt_reader_error() says where and why.  It never reads out of bounds,
+ * whatever the bytes; the fuzzer in tests/fuzz holds it to that.
+ *
+ * Decoded strings point into the reader's tables or its window; they stay
+ * valid until the next call to fxt_reader_next().  They are not
+ * NUL-terminated: print them with "%.*s".
+ */
+#ifndef FXT_READER_H
+#define FXT_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fxt/format.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct fxt_reader;
+
+enum fxt_reader_flags {
+	/* Check what costs time per record: UTF-8 of inline strings, reserved
+	 * bits, argument layouts.  Findings go to the diagnostic callback.
+	 * String and thread records are always checked (they are rare). */
+	FXT_READER_VALIDATE = 1u << 0,
+};
+
+enum fxt_diag_level {
+	FXT_DIAG_INFO,	  /* e.g. an unknown record type, skipped as the spec says */
+	FXT_DIAG_WARNING, /* legal but suspicious */
+	FXT_DIAG_ERROR,	  /* a spec rule is broken; reading goes on where it can */
+};
+
+/* Called for each finding; `offset` is the byte offset (in the decompressed
+ * stream) of the record or argument concerned. */
+typedef void (*fxt_diag_fn)(void *ctx, enum fxt_diag_level level, uint64_t offset,
+			    const char *msg);
+
+struct fxt_string {
+	const char *data; /* not NUL-terminated */
+	uint32_t len;
+};
+
+struct fxt_arg_value {
+	enum fxt_arg_type type;
+	struct fxt_string name;
+	union {
+		int64_t i;	     /* INT32, INT64 */
+		uint64_t u;	     /* UINT32, UINT64, POINTER, KOID */
+		double d;	     /* DOUBLE */
+		struct fxt_string s; /* STRING */
+		bool b;		     /* BOOL */
+	} v;
+};
+
+struct fxt_record {
+	uint64_t offset;	  /* of the header word, in the decompressed stream */
+	enum fxt_record_type type; /* header bits [0 .. 3] */
+	uint64_t nwords;	  /* record size including the header */
+	uint32_t provider_id;	  /* the provider whose section this record is in */
+
+	unsigned nargs; /* decoded arguments (unknown types are left out) */
+	struct fxt_arg_value args[FXT_MAX_ARGS];
+
+	union {
+		struct {
+			enum fxt_metadata_type type;
+			uint32_t provider_id;	/* provider info, section, event */
+			struct fxt_string name; /* provider info */
+			unsigned event;		/* provider event id */
+			unsigned trace_info_type;
+		} meta;
+		struct {
+			uint64_t ticks_per_second;
+		} init;
+		struct {
+			uint16_t index;
+			struct fxt_string str;
+		} string;
+		struct {
+			uint8_t index;
+			uint64_t pid, tid;
+		} thread;
+		struct {
+			enum fxt_event_type type;
+			uint64_t ts; /* ticks */
+			uint64_t pid, tid;
+			struct fxt_string category, name;
+			/* counter id, end ticks (complete) or correlation id */
+			uint64_t extra;
+		} event;
+		struct {
+			struct fxt_string name;
+			unsigned blob_type;
+			const void *payload;
+			uint64_t size;
+		} blob;
+		struct {
+			uint64_t pointer;
+			uint64_t pid;
+			struct fxt_string name;
+		} uobj;
+		struct {
+			unsigned obj_type;
+			uint64_t koid;
+			struct fxt_string name;
+		} kobj;
+		struct {
+			unsigned cpu, out_state, out_prio, in_prio;
+			uint64_t ts;
+			uint64_t out_pid, out_tid, in_pid, in_tid;
+		} cswitch;
+		struct {
+			uint64_t ts;
+			uint64_t pid, tid;
+			struct fxt_string msg;
+		} log;
+		struct {
+			unsigned large_type; /* 0 = blob */
+			unsigned format;     /* enum fxt_large_blob_format */
+			struct fxt_string category, name;
+			uint64_t ts, pid, tid; /* event format */
+			const void *payload;   /* NULL when too large to hold */
+			uint64_t size;
+		} large;
+	} u;
+};
+
+/* Opening.  Return 0 or a negative errno; fxt_reader_error() then says why.
+ * A path of "-" reads standard input. */
+int fxt_reader_open_path(struct fxt_reader **r, const char *path, unsigned flags);
+int fxt_reader_open_fd(struct fxt_reader **r, int fd, unsigned flags);
+int fxt_reader_open_mem(struct fxt_reader **r, const void *data, size_t len, unsigned flags);
+void fxt_reader_free(struct fxt_reader *r);
+
+void fxt_reader_set_diag(struct fxt_reader *r, fxt_diag_fn fn, void *ctx);
+
+/* Reads the next record.  Returns 1 with *rec filled, 0 at a clean end of
+ * the archive, or -1 on damage or I/O error: fxt_reader_error() tells why,
+ * and the reader stays at its last well-formed record. */
+int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec);
+
+/* The last error (NULL if none) and the byte offset it concerns. */
+const char *fxt_reader_error(const struct fxt_reader *r, uint64_t *offset);
+
+/* True if the archive began with the magic record. */
+bool fxt_reader_saw_magic(const struct fxt_reader *r);
+
+/* Ticks per second of the current provider (1e9 without an initialization
+ * record), and a tick count converted to nanoseconds with it. */
+uint64_t fxt_reader_ticks_per_second(const struct fxt_reader *r);
+uint64_t fxt_reader_ticks_to_ns(const struct fxt_reader *r, uint64_t ticks);
+
+/* Bytes consumed so far (decompressed). */
+uint64_t fxt_reader_offset(const struct fxt_reader *r);
+
+/* Names for printing. */
+const char *fxt_record_type_name(unsigned type);
+const char *fxt_event_type_name(unsigned type);
+const char *fxt_arg_type_name(unsigned type);
+
+/* True if [s, s + len) is valid UTF-8 (no overlongs, no surrogates). */
+bool fxt_utf8_valid(const char *s, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FXT_READER_H */

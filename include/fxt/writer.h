@@ -1,0 +1,266 @@
+/* FXT writer: record encoders and a buffered archive writer.
+ *
+ * Two layers:
+ *
+ *  1. Encoders (fxt_enc_*): pure functions that encode one record into a
+ *     caller's array of 64-bit words.  Each returns the record's size in
+ *     words; it writes only when that size fits in `cap`, so calling with
+ *     cap = 0 measures.  0 means the record cannot be encoded (a string
+ *     over FXT_MAX_STRING_LEN, more than 15 arguments, a record over 32 KB,
+ *     an index of 0 ...).  Words are in host order; fxtrace only targets
+ *     little-endian machines, where that is the file order.
+ *
+ *  2. The writer (struct fxt_writer): buffers records and writes them to a
+ *     file descriptor, a path (gzip when it ends in ".gz"), or memory.  It
+ *     owns the per-provider string and thread tables: fxt_writer_string()
+ *     and fxt_writer_thread() hand out indexed refs, emitting string and
+ *     thread records the first time and re-registering evicted indices when
+ *     the tables (32767 strings, 255 threads) are full, as the spec allows.
+ *     Eviction is first-in first-out, so the refs of one record (at most
+ *     2 + 2 * 15 strings) can never evict each other.
+ *
+ * Errors are values: functions return 0 or a negative errno; the first I/O
+ * error is sticky and returned again by fxt_writer_close().
+ */
+#ifndef FXT_WRITER_H
+#define FXT_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fxt/format.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------ references */
+
+/* A string ref as it will be encoded.  `ref` is the 16-bit field; when it
+ * denotes an inline string, `data` holds its fxt_strref_inline_len(ref) bytes. */
+struct fxt_sref {
+	uint16_t ref;
+	const char *data;
+};
+
+static inline struct fxt_sref fxt_sref_empty(void)
+{
+	struct fxt_sref s = { FXT_STRREF_EMPTY, 0 };
+	return s;
+}
+
+static inline struct fxt_sref fxt_sref_index(uint16_t index)
+{
+	struct fxt_sref s = { (uint16_t)(index & 0x7fffu), 0 };
+	return s;
+}
+
+/* An inline string; len must be <= FXT_MAX_STRING_LEN (encoders refuse more).
+ * An empty string becomes the empty ref. */
+static inline struct fxt_sref fxt_sref_inline(const char *data, size_t len)
+{
+	struct fxt_sref s = { len ? FXT_STRREF_INLINE(len) : FXT_STRREF_EMPTY, data };
+	if (len > FXT_MAX_STRING_LEN)
+		s.ref = 0xffffu; /* encoders refuse it: no silent truncation */
+	return s;
+}
+
+/* A thread ref: index 1 .. 255, or index 0 with the koids written inline. */
+struct fxt_tref {
+	uint8_t index;
+	uint64_t pid;
+	uint64_t tid;
+};
+
+static inline struct fxt_tref fxt_tref_index(uint8_t index)
+{
+	struct fxt_tref t = { index, 0, 0 };
+	return t;
+}
+
+static inline struct fxt_tref fxt_tref_inline(uint64_t pid, uint64_t tid)
+{
+	struct fxt_tref t = { FXT_THREADREF_INLINE, pid, tid };
+	return t;
+}
+
+/* ------------------------------------------------------------- arguments */
+
+struct fxt_arg {
+	enum fxt_arg_type type;
+	struct fxt_sref name;
+	union {
+		int32_t i32;
+		uint32_t u32;
+		int64_t i64;
+		uint64_t u64;
+		double f64;
+		struct fxt_sref str;
+		uint64_t ptr;
+		uint64_t koid;
+		bool b;
+	} v;
+};
+
+/* ---------------------------------------------------------------- events */
+
+struct fxt_event {
+	enum fxt_event_type type;
+	uint64_t ts; /* ticks */
+	struct fxt_tref thread;
+	struct fxt_sref category;
+	struct fxt_sref name;
+	const struct fxt_arg *args;
+	unsigned nargs;
+	/* The event-type specific word: the counter id (counter), the end time
+	 * in ticks (duration complete), or the correlation id (async, flow).
+	 * Ignored for instant, duration begin and duration end. */
+	uint64_t extra;
+};
+
+struct fxt_context_switch {
+	unsigned cpu;	    /* 8 bits */
+	unsigned out_state; /* enum fxt_thread_state, 4 bits */
+	struct fxt_tref out_thread;
+	struct fxt_tref in_thread;
+	unsigned out_prio; /* 8 bits */
+	unsigned in_prio;  /* 8 bits */
+	uint64_t ts;
+};
+
+/* Large blob record (type 15, large type 0).  For FXT_BLOB_FORMAT_ATTACHMENT
+ * only category, name and the payload are written. */
+struct fxt_large_blob {
+	enum fxt_large_blob_format format;
+	struct fxt_sref category;
+	struct fxt_sref name;
+	uint64_t ts;		/* event format only */
+	struct fxt_tref thread; /* event format only */
+	const struct fxt_arg *args;
+	unsigned nargs; /* event format only */
+	const void *payload;
+	uint64_t size; /* bytes */
+};
+
+/* -------------------------------------------------------------- encoders */
+
+size_t fxt_enc_magic(uint64_t *out, size_t cap);
+size_t fxt_enc_provider_info(uint64_t *out, size_t cap, uint32_t provider_id, const char *name,
+			     size_t len);
+size_t fxt_enc_provider_section(uint64_t *out, size_t cap, uint32_t provider_id);
+size_t fxt_enc_provider_event(uint64_t *out, size_t cap, uint32_t provider_id, unsigned event);
+size_t fxt_enc_initialization(uint64_t *out, size_t cap, uint64_t ticks_per_second);
+size_t fxt_enc_string(uint64_t *out, size_t cap, uint16_t index, const char *s, size_t len);
+size_t fxt_enc_thread(uint64_t *out, size_t cap, uint8_t index, uint64_t pid, uint64_t tid);
+size_t fxt_enc_event(uint64_t *out, size_t cap, const struct fxt_event *ev);
+size_t fxt_enc_blob(uint64_t *out, size_t cap, struct fxt_sref name, unsigned blob_type,
+		    const void *payload, size_t len);
+size_t fxt_enc_userspace_object(uint64_t *out, size_t cap, uint64_t pointer,
+				struct fxt_tref process, struct fxt_sref name,
+				const struct fxt_arg *args, unsigned nargs);
+size_t fxt_enc_kernel_object(uint64_t *out, size_t cap, unsigned obj_type, uint64_t koid,
+			     struct fxt_sref name, const struct fxt_arg *args, unsigned nargs);
+size_t fxt_enc_context_switch(uint64_t *out, size_t cap, const struct fxt_context_switch *cs);
+size_t fxt_enc_log(uint64_t *out, size_t cap, uint64_t ts, struct fxt_tref thread,
+		   const char *msg, size_t len);
+/* Large records may exceed any fixed buffer; this one returns the size in
+ * words as a uint64_t and writes only if it fits. */
+uint64_t fxt_enc_large_blob(uint64_t *out, uint64_t cap, const struct fxt_large_blob *b);
+
+/* Size in words of one encoded argument, 0 if it cannot be encoded. */
+size_t fxt_arg_words(const struct fxt_arg *a);
+
+/* ---------------------------------------------------------------- writer */
+
+struct fxt_writer;
+
+enum fxt_writer_flags {
+	FXT_WRITER_GZIP = 1u << 0,	/* compress (implied by a ".gz" path) */
+	FXT_WRITER_NO_CLOBBER = 1u << 1, /* open_path fails with -EEXIST */
+};
+
+/* Opens `path` for writing (created 0644, truncated unless NO_CLOBBER). */
+int fxt_writer_open_path(struct fxt_writer **w, const char *path, unsigned flags);
+/* Writes to an open descriptor; the writer does not close it. */
+int fxt_writer_open_fd(struct fxt_writer **w, int fd, unsigned flags);
+/* Collects the archive in memory; see fxt_writer_mem_data(). */
+int fxt_writer_open_mem(struct fxt_writer **w, unsigned flags);
+/* The bytes written so far to a memory writer (after fxt_writer_flush()). */
+const void *fxt_writer_mem_data(const struct fxt_writer *w, size_t *len);
+
+/* Pushes buffered bytes to the sink.  Returns 0 or -errno. */
+int fxt_writer_flush(struct fxt_writer *w);
+/* Flushes, finishes gzip, frees.  Returns 0 or the first error (-errno). */
+int fxt_writer_close(struct fxt_writer *w);
+/* Frees without flushing (after an error, or for a memory writer's data
+ * already taken).  Does not close a caller's fd. */
+void fxt_writer_free(struct fxt_writer *w);
+
+/* Bytes of archive produced so far (uncompressed). */
+uint64_t fxt_writer_bytes(const struct fxt_writer *w);
+
+/* Raw output: `nwords` already encoded words.  Returns 0 or -errno. */
+int fxt_writer_words(struct fxt_writer *w, const uint64_t *words, size_t nwords);
+/* Space for `nwords` words in the output buffer, to encode into directly;
+ * valid until the next writer call.  NULL after an error.  nwords must be
+ * at most FXT_MAX_RECORD_WORDS. */
+uint64_t *fxt_writer_reserve(struct fxt_writer *w, size_t nwords);
+/* Commits `nwords` (<= the reserved count) of the last reservation. */
+void fxt_writer_commit(struct fxt_writer *w, size_t nwords);
+
+/* Writes the magic record.  Call first. */
+int fxt_writer_magic(struct fxt_writer *w);
+/* Writes provider info and starts a fresh string/thread table context for
+ * this provider (the reader keeps tables per provider). */
+int fxt_writer_provider(struct fxt_writer *w, uint32_t provider_id, const char *name);
+/* Switches back to a provider announced earlier (provider section). */
+int fxt_writer_provider_section(struct fxt_writer *w, uint32_t provider_id);
+int fxt_writer_provider_event(struct fxt_writer *w, uint32_t provider_id, unsigned event);
+int fxt_writer_initialization(struct fxt_writer *w, uint64_t ticks_per_second);
+
+/* Interning.  Returns an indexed ref, registering the string (or
+ * re-registering an evicted index) first when needed; an empty string gives
+ * the empty ref; a string longer than FXT_MAX_STRING_LEN is cut at a UTF-8
+ * boundary.  On an I/O error returns an inline ref so callers stay simple
+ * (the error surfaces at close). */
+struct fxt_sref fxt_writer_string(struct fxt_writer *w, const char *s, size_t len);
+struct fxt_sref fxt_writer_cstring(struct fxt_writer *w, const char *s);
+
+/* A caller-owned cache for a string interned many times (e.g. one per
+ * function name in the flusher): revalidates in O(1) without hashing. */
+struct fxt_string_slot {
+	uint16_t index;
+	uint32_t generation;
+};
+struct fxt_sref fxt_writer_string_cached(struct fxt_writer *w, struct fxt_string_slot *slot,
+					 const char *s, size_t len);
+
+/* Returns an indexed thread ref for (pid, tid), registering it if needed. */
+struct fxt_tref fxt_writer_thread(struct fxt_writer *w, uint64_t pid, uint64_t tid);
+
+/* Record emitters: encode and write.  Return 0 or -errno (-EINVAL when the
+ * record cannot be encoded). */
+int fxt_writer_event(struct fxt_writer *w, const struct fxt_event *ev);
+int fxt_writer_kernel_object(struct fxt_writer *w, unsigned obj_type, uint64_t koid,
+			     struct fxt_sref name, const struct fxt_arg *args, unsigned nargs);
+int fxt_writer_userspace_object(struct fxt_writer *w, uint64_t pointer, struct fxt_tref process,
+				struct fxt_sref name, const struct fxt_arg *args, unsigned nargs);
+int fxt_writer_blob(struct fxt_writer *w, struct fxt_sref name, unsigned blob_type,
+		    const void *payload, size_t len);
+int fxt_writer_context_switch(struct fxt_writer *w, const struct fxt_context_switch *cs);
+int fxt_writer_log(struct fxt_writer *w, uint64_t ts, struct fxt_tref thread, const char *msg,
+		   size_t len);
+int fxt_writer_large_blob(struct fxt_writer *w, const struct fxt_large_blob *b);
+
+/* Convenience: names a process (kernel object type 1, koid = pid). */
+int fxt_writer_process_name(struct fxt_writer *w, uint64_t pid, const char *name);
+/* Names a thread (kernel object type 2, koid = tid) with the argument
+ * "process" of koid type: what Perfetto needs to put it under its process. */
+int fxt_writer_thread_name(struct fxt_writer *w, uint64_t pid, uint64_t tid, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FXT_WRITER_H */

@@ -1,0 +1,1 @@
+# launcher/: fxt-run, which runs a program under the agent.

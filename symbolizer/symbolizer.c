@@ -1,0 +1,2 @@
+/* placeholder */
+int fxt_sym_placeholder;

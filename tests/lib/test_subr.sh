@@ -1,0 +1,52 @@
+# Shell helpers for TAP end-to-end tests.  Source it, then:
+#   plan 3; ok "name" test -s file; is "$(cmd)" "want" "name"; finish
+# Environment (from make check): abs_top_builddir, abs_top_srcdir.
+
+: "${abs_top_builddir:?run through make check}"
+: "${abs_top_srcdir:?run through make check}"
+
+FXT_RUN=$abs_top_builddir/fxt-run
+FXT_DUMP=$abs_top_builddir/fxt-dump
+EXAMPLES=$abs_top_builddir/examples
+
+tap_n=0
+tap_fail=0
+tap_plan=
+
+plan() { tap_plan=$1; echo "1..$1"; }
+
+# ok NAME COMMAND...: passes when COMMAND succeeds.
+ok() {
+  name=$1; shift
+  tap_n=$((tap_n + 1))
+  if "$@"; then echo "ok $tap_n - $name"
+  else tap_fail=$((tap_fail + 1)); echo "not ok $tap_n - $name"; echo "#   command: $*"; fi
+}
+
+# is GOT WANT NAME: passes when the strings are equal; prints both if not.
+is() {
+  tap_n=$((tap_n + 1))
+  if [ "$1" = "$2" ]; then echo "ok $tap_n - $3"
+  else
+    tap_fail=$((tap_fail + 1)); echo "not ok $tap_n - $3"
+    printf '%s\n' "$1" | sed 's/^/#   got:  /' | head -40
+    printf '%s\n' "$2" | sed 's/^/#   want: /' | head -40
+  fi
+}
+
+skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $1"; }
+
+diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
+
+# A scratch directory, removed at exit.
+scratch() {
+  TMPD=$(mktemp -d "${TMPDIR:-/tmp}/fxt-test.XXXXXX")
+  trap 'rm -rf "$TMPD"' EXIT
+}
+
+finish() {
+  if [ -n "$tap_plan" ] && [ "$tap_plan" != "$tap_n" ]; then
+    echo "# planned $tap_plan tests but ran $tap_n"; exit 1
+  fi
+  [ "$tap_fail" -eq 0 ]
+}
