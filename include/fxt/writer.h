@@ -16,8 +16,10 @@
  *     and fxt_writer_thread() hand out indexed refs, emitting string and
  *     thread records the first time and re-registering evicted indices when
  *     the tables (32767 strings, 255 threads) are full, as the spec allows.
- *     Eviction is first-in first-out, so the refs of one record (at most
- *     2 + 2 * 15 strings) can never evict each other.
+ *     Eviction is first-in first-out, and a string (or thread) found close
+ *     to eviction is registered again at the newest index, so the refs of
+ *     one record (at most 2 + 2 * 15 strings, 2 threads) can never evict
+ *     each other.
  *
  * Errors are values: functions return 0 or a negative errno; the first I/O
  * error is sticky and returned again by fxt_writer_close().
@@ -191,6 +193,12 @@ const void *fxt_writer_mem_data(const struct fxt_writer *w, size_t *len);
 
 /* Pushes buffered bytes to the sink.  Returns 0 or -errno. */
 int fxt_writer_flush(struct fxt_writer *w);
+/* Flushes and ends the stream (the gzip trailer) without freeing, e.g. to
+ * read a complete gzip stream from a memory writer.  Nothing may be written
+ * after it (-EPIPE).  Returns 0 or the first error. */
+int fxt_writer_finish(struct fxt_writer *w);
+/* The first error (sticky), 0 if none. */
+int fxt_writer_error(const struct fxt_writer *w);
 /* Flushes, finishes gzip, frees.  Returns 0 or the first error (-errno). */
 int fxt_writer_close(struct fxt_writer *w);
 /* Frees without flushing (after an error, or for a memory writer's data
@@ -228,7 +236,11 @@ struct fxt_sref fxt_writer_string(struct fxt_writer *w, const char *s, size_t le
 struct fxt_sref fxt_writer_cstring(struct fxt_writer *w, const char *s);
 
 /* A caller-owned cache for a string interned many times (e.g. one per
- * function name in the flusher): revalidates in O(1) without hashing. */
+ * function name in the flusher): revalidates in O(1) without hashing.
+ * Zero a slot before first use; it stays bound to the string it was first
+ * used with.  A slot stays valid while its index keeps that registration:
+ * eviction and fxt_writer_provider() invalidate it (generations are unique
+ * per writer). */
 struct fxt_string_slot {
 	uint16_t index;
 	uint32_t generation;
@@ -236,8 +248,17 @@ struct fxt_string_slot {
 struct fxt_sref fxt_writer_string_cached(struct fxt_writer *w, struct fxt_string_slot *slot,
 					 const char *s, size_t len);
 
-/* Returns an indexed thread ref for (pid, tid), registering it if needed. */
+/* Returns an indexed thread ref for (pid, tid), registering it if needed
+ * (or re-registering an evicted index); an inline ref on an I/O error. */
 struct fxt_tref fxt_writer_thread(struct fxt_writer *w, uint64_t pid, uint64_t tid);
+
+/* The same with a caller-owned cache, revalidated in O(1) (zero it first). */
+struct fxt_thread_slot {
+	uint8_t index;
+	uint32_t generation;
+};
+struct fxt_tref fxt_writer_thread_cached(struct fxt_writer *w, struct fxt_thread_slot *slot,
+					 uint64_t pid, uint64_t tid);
 
 /* Record emitters: encode and write.  Return 0 or -errno (-EINVAL when the
  * record cannot be encoded). */
