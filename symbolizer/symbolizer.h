@@ -1,0 +1,97 @@
+/* Symbolizer: code addresses -> function names, with elfutils libdwfl.
+ *
+ * This file is private to fxtrace.  The agent's exit-time flusher uses it
+ * inside the traced process (fxt_sym_add_self, then fxt_sym_add_module for
+ * libraries that were dlopen'ed and possibly dlclose'd since), and fxt-run
+ * may use it for a process that is gone (fxt_sym_add_maps with a saved
+ * /proc/PID/maps).  The add_* calls may come in any order, before or between
+ * lookups; an address looked up before a module covering it was added is
+ * symbolized again on its next lookup.
+ *
+ * Names: the function symbol covering the address (.symtab, else .dynsym;
+ * found in separate debuginfo through .gnu_debuglink / build-id too), without
+ * a symbol version ("glob", not "glob@@GLIBC_2.27"); among aliases, global
+ * before weak before local, then the public-looking name ("malloc", not
+ * "__libc_malloc").  C++ names ("_Z...") are demangled with __cxa_demangle,
+ * taken from the process if it has one, else from libstdc++.so.6 loaded at
+ * first need, so that C programs do not get libstdc++ mapped for nothing;
+ * without it the mangled name is kept.  Without a symbol the name is
+ * "module+0xOFFSET", OFFSET being the address minus the module's load bias
+ * (that is, the ELF file's virtual address, what `nm` and `addr2line -e`
+ * use); outside every module it is "0xADDRESS".
+ *
+ * libdw looks for debuginfo on debuginfod servers too when DEBUGINFOD_URLS
+ * is set in the environment (read when libdw is loaded): the symbolizer can
+ * then block on the network.
+ *
+ * Each address is symbolized once: results are cached, and their strings are
+ * owned by the symbolizer until fxt_sym_free.  Nothing is printed.  There is
+ * no global state: any number of symbolizers may exist at once.  One
+ * symbolizer must not be used by two threads at the same time.
+ */
+#ifndef FXT_SYMBOLIZER_H
+#define FXT_SYMBOLIZER_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct fxt_sym;
+
+struct fxt_sym_info {
+	const char *name;   /* demangled function name, or "module+0xOFFSET"; never NULL or "" */
+	const char *module; /* module basename, e.g. "libplugin.so" or the program's name; "" when
+			       the address is in no module */
+	const char *file;   /* source file (DWARF) or NULL */
+	unsigned line;	    /* 0 when unknown */
+};
+
+enum fxt_sym_flags {
+	FXT_SYM_LINES = 1u << 0 /* also look up file:line (slower) */
+};
+
+/* A new, empty symbolizer; NULL on ENOMEM. */
+struct fxt_sym *fxt_sym_new(unsigned flags);
+
+/* Reports every module mapped in this process now (dl_iterate_phdr), the
+ * main program and the vDSO included.  Modules already known are skipped; a
+ * module whose addresses overlap one reported before (a library dlclose'd
+ * and another loaded at its place) is left out: the first report wins.
+ * 0 or a negative errno (-ENOMEM). */
+int fxt_sym_add_self(struct fxt_sym *s);
+
+/* Reports one ELF file loaded at load bias `bias` (dlpi_addr, link_map
+ * l_addr; ignored for non-PIE executables).  Used for dlopen'ed libraries,
+ * also ones already dlclose'd.  Reporting the same file at the same bias
+ * again does nothing and returns 0; a module that overlaps another module's
+ * addresses is refused with -EEXIST.  Otherwise 0, or a negative errno:
+ * open(2)'s (-ENOENT ...), -ENOEXEC when the file is not an ELF executable
+ * or shared object, -EINVAL for an empty path, -ENOMEM. */
+int fxt_sym_add_module(struct fxt_sym *s, const char *path, uint64_t bias);
+
+/* Reports the modules of a saved /proc/PID/maps text (NUL-terminated): the
+ * files with an executable mapping, load biases computed from the mappings
+ * and the ELF program headers.  Files that are gone or were replaced since
+ * (another inode, and another layout: overlayfs shows inode numbers that
+ * stat(2) does not) still name their addresses "file+0xOFFSET", OFFSET then
+ * being the file offset; "[vdso]" names them "[vdso]+0xOFFSET" from its
+ * start.  Overlaps as for fxt_sym_add_self.  0 or a negative errno: -EINVAL
+ * when a line cannot be parsed (then nothing is reported), -ENOMEM. */
+int fxt_sym_add_maps(struct fxt_sym *s, const char *maps_text);
+
+/* The symbol for a code address.  Pass function entry addresses as they are,
+ * and pc - 1 for return addresses.  Never NULL; cached per address; the
+ * result and its strings stay valid until fxt_sym_free.  On ENOMEM, a static
+ * fallback whose name is "?" is returned (and not cached). */
+const struct fxt_sym_info *fxt_sym_lookup(struct fxt_sym *s, uint64_t addr);
+
+/* Frees the symbolizer and every result it returned.  NULL is accepted. */
+void fxt_sym_free(struct fxt_sym *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FXT_SYMBOLIZER_H */

@@ -1,0 +1,107 @@
+/* Shared by the symbolizer's files.  Private to symbolizer/.
+ *
+ *   symbolizer.c  the module table, ELF reporting, add_self/add_module,
+ *                 lookups, lifetime
+ *   maps.c        add_maps: a saved /proc/PID/maps text -> modules
+ *   symtab.c      the per-module symbol index
+ *   lines.c       file:line
+ *   store.c       arena, interned strings, address cache
+ *   demangle.c    C++ names
+ */
+#ifndef FXT_SYMBOLIZER_INTERNAL_H
+#define FXT_SYMBOLIZER_INTERNAL_H
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "symbolizer/demangle.h"
+#include "symbolizer/store.h"
+#include "symbolizer/symbolizer.h"
+
+/* One function symbol, as absolute addresses [addr, end). */
+struct sym_entry {
+	uint64_t addr, end; /* a label (no size) "ends" with its section */
+	const char *name;   /* owned by libdwfl, valid while the Dwfl lives */
+	unsigned rank;	    /* lower is better, among symbols at one address */
+	bool label;	    /* st_size 0: hand-written assembly, _init ... */
+};
+
+/* A compilation unit's address range (DWARF addresses), for lines.c. */
+struct cu_range {
+	uint64_t lo, hi;
+	Dwarf_Die die;
+};
+
+struct sym_module {
+	uint64_t start, end; /* addresses covered, [start, end) */
+	uint64_t bias;	     /* load bias: runtime address - ELF virtual address */
+	const char *path;    /* arena */
+	const char *base;    /* basename, inside path */
+	dev_t dev;	     /* identity of the file; 0/0 for modules without one */
+	ino_t ino;
+	Dwfl_Module *dwmod; /* NULL: no readable ELF (vDSO, deleted file) */
+	bool indexed;	    /* syms built (possibly empty) */
+	struct sym_entry *syms;
+	uint64_t *maxend; /* maxend[i]: the largest end of a sized syms[0 .. i] */
+	size_t nsyms;
+	bool cus_built; /* cus built (possibly empty) */
+	struct cu_range *cus;
+	size_t ncus;
+};
+
+struct fxt_sym {
+	unsigned flags;
+	Dwfl *dwfl;
+	struct sym_module *mods; /* sorted by start, never overlapping */
+	size_t nmods, capmods;
+	struct arena arena;
+	struct strset names;
+	struct addr_cache cache;
+	struct fxt_sym__demangler demangler;
+	char *scratch; /* a symbol name without its version */
+	size_t scratch_size;
+};
+
+/* An ELF file opened for a look at its program headers. */
+struct elf_file {
+	int fd;
+	Elf *elf;
+	GElf_Half type;
+	struct stat st;
+};
+
+/* Opens an ELF executable or shared object: 0, -errno of open(2), or
+ * -ENOEXEC for anything else. */
+int fxt_sym__elf_open(struct elf_file *ef, const char *path);
+void fxt_sym__elf_close(struct elf_file *ef);
+
+/* The addresses the PT_LOAD segments cover once loaded at `bias`. */
+int fxt_sym__elf_load_range(Elf *elf, uint64_t bias, uint64_t *start, uint64_t *end);
+
+/* Reports an opened ELF file loaded at `bias` (consumes ef), or addresses
+ * [start, end) without a readable file.  0 also when the very module is
+ * known already; -EEXIST when it overlaps another; -ENOMEM. */
+int fxt_sym__report_elf(struct fxt_sym *s, const char *path, struct elf_file *ef, uint64_t bias);
+int fxt_sym__report_bare(struct fxt_sym *s, const char *path, uint64_t start, uint64_t end,
+			 uint64_t bias);
+
+/* Builds m->syms on the module's first lookup: 0 or -ENOMEM. */
+int fxt_sym__module_index(struct sym_module *m);
+/* The function symbol covering addr, or NULL. */
+const struct sym_entry *fxt_sym__module_symbol(const struct sym_module *m, uint64_t addr);
+
+/* The source file and line of addr: 0, -ENOENT when unknown, -ENOMEM. */
+int fxt_sym__module_line(struct sym_module *m, uint64_t addr, const char **file, int *line);
+
+/* The length of a symbol name without its version: .symtab names symbols
+ * defined with .symver "glob@GLIBC_2.2.5" or "glob@@GLIBC_2.27". */
+static inline size_t fxt_sym__name_len(const char *name)
+{
+	return strcspn(name, "@");
+}
+
+#endif /* FXT_SYMBOLIZER_INTERNAL_H */

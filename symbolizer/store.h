@@ -1,0 +1,60 @@
+/* Storage of the symbolizer: an arena, interned strings and the address
+ * cache.  Private to symbolizer/.
+ *
+ * Nothing here is freed piecemeal: results and their strings live until
+ * fxt_sym_free, which drops the arena whole.
+ */
+#ifndef FXT_SYMBOLIZER_STORE_H
+#define FXT_SYMBOLIZER_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fxt_sym_info;
+
+/* Bump allocation in chunks; everything is freed at once. */
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+struct arena {
+	struct arena_chunk *head;
+};
+
+/* `size` bytes aligned to `align` (a power of two, at most
+ * alignof(max_align_t)); NULL on ENOMEM. */
+void *fxt_sym__arena_alloc(struct arena *a, size_t size, size_t align);
+char *fxt_sym__arena_strdup(struct arena *a, const char *s);
+void fxt_sym__arena_free(struct arena *a);
+
+/* An open-addressing set of arena strings, by content. */
+struct strset {
+	const char **slots;
+	size_t cap, len; /* cap is 0 or a power of two */
+};
+
+/* The arena copy of s[0 .. len) as a string, made on first sight; NULL on
+ * ENOMEM.  Equal strings give one pointer. */
+const char *fxt_sym__intern(struct strset *set, struct arena *a, const char *s, size_t len);
+
+/* Address -> result, open addressing.  A zeroed struct is an empty cache;
+ * free(slots) releases it. */
+struct cache_slot {
+	uint64_t addr;
+	struct fxt_sym_info *info; /* NULL: empty slot */
+};
+
+struct addr_cache {
+	struct cache_slot *slots;
+	size_t cap, len; /* cap is 0 or a power of two */
+};
+
+struct fxt_sym_info *fxt_sym__cache_get(const struct addr_cache *c, uint64_t addr);
+/* 0 or -ENOMEM. */
+int fxt_sym__cache_put(struct addr_cache *c, uint64_t addr, struct fxt_sym_info *info);
+/* Forgets the results for addresses in [start, end). */
+void fxt_sym__cache_drop_range(struct addr_cache *c, uint64_t start, uint64_t end);
+
+#endif /* FXT_SYMBOLIZER_STORE_H */
