@@ -1,3 +1,45 @@
 # tests/: shared test support, end-to-end tests and the fuzz targets.
 # Unit tests are declared next to the code they test (fxt/local.mk ...).
 EXTRA_DIST += tests/lib/test_subr.sh
+
+# ------------------------------------------------ fxt-dump end-to-end tests
+# tests/fuzz/mkarchives writes small valid and broken archives; the dump-*.sh
+# tests run fxt-dump on them (and the fuzzer starts from them).
+check_PROGRAMS += tests/fuzz/mkarchives
+tests_fuzz_mkarchives_LDADD = libfxtcodec.la
+DUMP_E2E_TESTS = \
+	tests/e2e/dump-print.sh \
+	tests/e2e/dump-check.sh \
+	tests/e2e/dump-usage.sh
+TESTS += $(DUMP_E2E_TESTS)
+EXTRA_DIST += $(DUMP_E2E_TESTS) tests/e2e/dump-common.sh
+
+# ----------------------------------------------------------------- fuzzing
+# configure --enable-fuzzing CC=clang; then `make fuzz` runs the reader's
+# fuzzer for FUZZ_SECONDS (default 60) from a seed corpus written by
+# mkarchives into the build tree.  Crashes land in tests/fuzz/artifacts/.
+# The target compiles the reader sources itself, with FUZZ_CFLAGS.
+EXTRA_DIST += tests/fuzz/fuzz_reader.c
+if FUZZING
+noinst_PROGRAMS += tests/fuzz/fuzz_reader
+tests_fuzz_fuzz_reader_SOURCES = tests/fuzz/fuzz_reader.c fxt/reader.c fxt/utf8.c fxt/names.c
+tests_fuzz_fuzz_reader_CFLAGS = $(WARN_CFLAGS) $(FUZZ_CFLAGS) $(ZLIB_CFLAGS)
+tests_fuzz_fuzz_reader_LDFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_reader_LDADD = $(ZLIB_LIBS)
+
+FUZZ_SECONDS = 60
+fuzz: tests/fuzz/fuzz_reader tests/fuzz/mkarchives
+	$(MKDIR_P) tests/fuzz/corpus tests/fuzz/seeds tests/fuzz/artifacts
+	tests/fuzz/mkarchives tests/fuzz/seeds
+	tests/fuzz/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	  -timeout=10 -rss_limit_mb=2048 -artifact_prefix=tests/fuzz/artifacts/ \
+	  tests/fuzz/corpus tests/fuzz/seeds
+else
+fuzz:
+	@echo "make fuzz: configure with --enable-fuzzing CC=clang first" >&2; exit 1
+endif
+.PHONY: fuzz
+clean-local: clean-fuzz
+clean-fuzz:
+	rm -rf tests/fuzz/corpus tests/fuzz/seeds tests/fuzz/artifacts
+.PHONY: clean-fuzz

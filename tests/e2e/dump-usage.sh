@@ -1,0 +1,34 @@
+#!/bin/sh
+# fxt-dump's command line: help, version, bad options and unreadable files.
+. "$abs_top_srcdir/tests/e2e/dump-common.sh"
+
+plan 14
+
+dump --help
+is "$rc" 0 "--help: exit 0"
+ok "--help documents the line format" sh -c 'echo "$1" | grep -q "event TYPE cat="' - "$out"
+dump --version
+is "$rc/$out" "0/fxt-dump (fxtrace) $(printf '%s\n' "$out" | sed 's/.* //')" "--version"
+
+dump "$A/does-not-exist.fxt"
+is "$rc" 2 "missing file: exit 2"
+is "$err" "fxt-dump: $A/does-not-exist.fxt: No such file or directory" "missing file: one line"
+dump "$A"
+is "$rc" 2 "directory: exit 2"
+is "$err" "fxt-dump: $A: Is a directory" "directory: one line"
+dump --bogus "$A/valid.fxt"
+is "$rc" 2 "bad option: exit 2"
+is "$err" "fxt-dump: unknown option '--bogus' (try --help)" "bad option: one line"
+dump -x "$A/valid.fxt"
+is "$rc/$err" "2/fxt-dump: unknown option '-x' (try --help)" "bad short option"
+dump
+is "$rc/$err" "2/fxt-dump: missing FILE (try --help)" "no file"
+dump "$A/valid.fxt" "$A/valid.fxt"
+is "$rc" 2 "two files: exit 2"
+
+# Damage without --check: records before it, then one line, exit 1.
+dump "$A/bad-zero.fxt"
+is "$rc" 1 "damaged archive: exit 1"
+is "$err" "fxt-dump: $A/bad-zero.fxt: offset 184: record of size 0" "damaged archive: the offset and rule"
+
+finish

@@ -1,0 +1,302 @@
+/* fxt-dump --check: the rules that need more than one record.
+ *
+ * The reader checks each record alone (sizes, reserved bits, refs, UTF-8).
+ * Here we follow threads across the archive:
+ *  - duration begin/end pairing per thread: an end without a begin, or a
+ *    begin never ended, is what real recorders do (a trace started or
+ *    stopped mid-call): a warning;
+ *  - flows begun and never ended: a warning;
+ *  - complete events on one thread must nest exactly.  Perfetto drops a
+ *    complete event that partly overlaps a sibling, so that is an error.
+ *    Complete events may be written in any order (at their end, typically),
+ *    so their intervals are kept per thread and checked, sorted, at the end;
+ *    past MAX_INTERVALS the check covers the first ones and says so;
+ *  - what Perfetto needs: a thread object's "process" argument of koid type
+ *    (a warning when missing, an error when of another type), numeric
+ *    counter arguments (a warning).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/dump.h"
+
+#define MAX_INTERVALS (8u << 20) /* 24 bytes each: 192 MB at most */
+
+struct interval {
+	uint64_t start, end, offset;
+};
+
+struct thread_state {
+	uint64_t pid, tid;
+	uint64_t *begins; /* offsets of the open duration begins */
+	size_t nbegins, capbegins;
+	struct interval *iv;
+	size_t niv, capiv;
+};
+
+struct checker {
+	fxt_diag_fn report;
+	void *ctx;
+	struct pairmap thread_index; /* (pid, tid) -> index + 1 into threads */
+	struct thread_state *threads;
+	size_t nthreads, capthreads;
+	struct pairmap flows; /* (correlation id, 0) -> offset of the flow begin */
+	size_t total_iv;
+	bool iv_capped;
+};
+
+static void report(struct checker *c, enum fxt_diag_level level, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void report(struct checker *c, enum fxt_diag_level level, uint64_t off, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->report(c->ctx, level, off, msg);
+}
+
+/* Grows *p (an array of *cap elements of `size` bytes) to hold one more. */
+static int grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 16;
+	void *np = realloc(*(void **)p, ncap * size);
+	if (!np)
+		return -ENOMEM;
+	*(void **)p = np;
+	*cap = ncap;
+	return 0;
+}
+
+int checker_new(struct checker **out, fxt_diag_fn fn, void *ctx)
+{
+	struct checker *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->report = fn;
+	c->ctx = ctx;
+	pairmap_init(&c->thread_index);
+	pairmap_init(&c->flows);
+	*out = c;
+	return 0;
+}
+
+void checker_free(struct checker *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nthreads; i++) {
+		free(c->threads[i].begins);
+		free(c->threads[i].iv);
+	}
+	free(c->threads);
+	pairmap_free(&c->thread_index);
+	pairmap_free(&c->flows);
+	free(c);
+}
+
+static struct thread_state *thread_of(struct checker *c, uint64_t pid, uint64_t tid)
+{
+	bool created;
+	uint64_t *v = pairmap_get(&c->thread_index, pid, tid, &created);
+	if (!v)
+		return NULL;
+	if (!created)
+		return &c->threads[*v - 1];
+	if (grow(&c->threads, &c->capthreads, c->nthreads, sizeof(*c->threads)) < 0) {
+		pairmap_del(&c->thread_index, pid, tid);
+		return NULL;
+	}
+	struct thread_state *t = &c->threads[c->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	*v = c->nthreads;
+	return t;
+}
+
+/* The argument called `name`, or NULL. */
+static const struct fxt_arg_value *find_arg(const struct fxt_record *rec, const char *name)
+{
+	size_t len = strlen(name);
+	for (unsigned i = 0; i < rec->nargs; i++)
+		if (rec->args[i].name.len == len && memcmp(rec->args[i].name.data, name, len) == 0)
+			return &rec->args[i];
+	return NULL;
+}
+
+/* What Perfetto's importer needs beyond the spec (see docs in DESIGN.md). */
+static void check_perfetto(struct checker *c, const struct fxt_record *rec)
+{
+	if (rec->type == FXT_RECORD_KERNEL_OBJECT && rec->u.kobj.obj_type == FXT_OBJ_THREAD) {
+		const struct fxt_arg_value *a = find_arg(rec, "process");
+		if (!a)
+			report(c, FXT_DIAG_WARNING, rec->offset,
+			       "thread object %" PRIu64 " without a \"process\" argument: Perfetto "
+			       "puts it under pid 0",
+			       rec->u.kobj.koid);
+		else if (a->type != FXT_ARG_KOID)
+			report(c, FXT_DIAG_ERROR, rec->offset,
+			       "thread object %" PRIu64
+			       ": its \"process\" argument is %s, not koid "
+			       "(Perfetto rejects the record)",
+			       rec->u.kobj.koid, fxt_arg_type_name(a->type));
+	}
+	if (rec->type == FXT_RECORD_EVENT && rec->u.event.type == FXT_EVENT_COUNTER) {
+		for (unsigned i = 0; i < rec->nargs; i++) {
+			enum fxt_arg_type t = rec->args[i].type;
+			if (t != FXT_ARG_INT32 && t != FXT_ARG_UINT32 && t != FXT_ARG_INT64 &&
+			    t != FXT_ARG_UINT64 && t != FXT_ARG_DOUBLE)
+				report(c, FXT_DIAG_WARNING, rec->offset,
+				       "counter argument \"%.*s\" is %s, not a number (Perfetto "
+				       "refuses it)",
+				       (int)rec->args[i].name.len, rec->args[i].name.data,
+				       fxt_arg_type_name(t));
+		}
+	}
+}
+
+int checker_record(struct checker *c, const struct fxt_record *rec)
+{
+	check_perfetto(c, rec);
+	if (rec->type != FXT_RECORD_EVENT)
+		return 0;
+	const __typeof__(rec->u.event) *ev = &rec->u.event;
+	struct thread_state *t;
+	bool created;
+
+	switch (ev->type) {
+	case FXT_EVENT_DURATION_BEGIN:
+		if (!(t = thread_of(c, ev->pid, ev->tid)) ||
+		    grow(&t->begins, &t->capbegins, t->nbegins, sizeof(*t->begins)) < 0)
+			return -ENOMEM;
+		t->begins[t->nbegins++] = rec->offset;
+		break;
+	case FXT_EVENT_DURATION_END:
+		if (!(t = thread_of(c, ev->pid, ev->tid)))
+			return -ENOMEM;
+		if (t->nbegins == 0)
+			report(c, FXT_DIAG_WARNING, rec->offset,
+			       "duration end with no begin on pid %" PRIu64 " tid %" PRIu64,
+			       ev->pid, ev->tid);
+		else
+			t->nbegins--;
+		break;
+	case FXT_EVENT_DURATION_COMPLETE:
+		if (c->total_iv >= MAX_INTERVALS) {
+			c->iv_capped = true;
+			break;
+		}
+		if (!(t = thread_of(c, ev->pid, ev->tid)) ||
+		    grow(&t->iv, &t->capiv, t->niv, sizeof(*t->iv)) < 0)
+			return -ENOMEM;
+		t->iv[t->niv++] = (struct interval){ ev->ts, ev->extra, rec->offset };
+		c->total_iv++;
+		break;
+	case FXT_EVENT_FLOW_BEGIN: {
+		uint64_t *v = pairmap_get(&c->flows, ev->extra, 0, &created);
+		if (!v)
+			return -ENOMEM;
+		if (!created)
+			report(c, FXT_DIAG_WARNING, rec->offset,
+			       "flow %" PRIu64 " begun again while open (first at offset %" PRIu64
+			       ")",
+			       ev->extra, *v);
+		*v = rec->offset;
+		break;
+	}
+	case FXT_EVENT_FLOW_STEP:
+	case FXT_EVENT_FLOW_END:
+		if (!pairmap_find(&c->flows, ev->extra, 0))
+			report(c, FXT_DIAG_WARNING, rec->offset,
+			       "%s with no flow begin (id %" PRIu64 ")",
+			       ev->type == FXT_EVENT_FLOW_STEP ? "flow step" : "flow end",
+			       ev->extra);
+		else if (ev->type == FXT_EVENT_FLOW_END)
+			pairmap_del(&c->flows, ev->extra, 0);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int cmp_interval(const void *pa, const void *pb)
+{
+	const struct interval *a = pa, *b = pb;
+	/* By start, the longer first, so that a parent precedes its children. */
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
+/* Reports complete events that partly overlap an enclosing one.  The stack
+ * holds the chain of open intervals; anything that ends at or before the
+ * new start is closed first. */
+static void check_nesting(struct checker *c, struct thread_state *t)
+{
+	if (t->niv < 2)
+		return;
+	qsort(t->iv, t->niv, sizeof(*t->iv), cmp_interval);
+	size_t *stack = malloc(t->niv * sizeof(*stack)), depth = 0;
+	if (!stack) {
+		report(c, FXT_DIAG_WARNING, 0, "out of memory: nesting not checked");
+		return;
+	}
+	for (size_t i = 0; i < t->niv; i++) {
+		const struct interval *cur = &t->iv[i];
+		while (depth > 0 && t->iv[stack[depth - 1]].end <= cur->start)
+			depth--;
+		if (depth > 0 && cur->end > t->iv[stack[depth - 1]].end) {
+			const struct interval *top = &t->iv[stack[depth - 1]];
+			report(c, FXT_DIAG_ERROR, cur->offset,
+			       "complete event [%" PRIu64 ", %" PRIu64
+			       "] partly overlaps the one at "
+			       "offset %" PRIu64 " [%" PRIu64 ", %" PRIu64 "] on pid %" PRIu64
+			       " tid %" PRIu64 " (Perfetto drops it)",
+			       cur->start, cur->end, top->offset, top->start, top->end, t->pid,
+			       t->tid);
+			continue; /* keep the stack as Perfetto would: without it */
+		}
+		stack[depth++] = i;
+	}
+	free(stack);
+}
+
+void checker_finish(struct checker *c)
+{
+	for (size_t i = 0; i < c->nthreads; i++) {
+		struct thread_state *t = &c->threads[i];
+		if (t->nbegins)
+			report(c, FXT_DIAG_WARNING, t->begins[0],
+			       "%zu duration begin(s) never ended on pid %" PRIu64 " tid %" PRIu64,
+			       t->nbegins, t->pid, t->tid);
+		check_nesting(c, t);
+	}
+	if (c->flows.count) {
+		uint64_t first = UINT64_MAX, id = 0;
+		for (size_t i = 0; i < c->flows.nslots; i++) {
+			const struct pairmap_slot *s = &c->flows.slots[i];
+			if (s->used && s->value < first) {
+				first = s->value;
+				id = s->a;
+			}
+		}
+		report(c, FXT_DIAG_WARNING, first,
+		       "%zu flow(s) begun and never ended (first: id %" PRIu64 ")", c->flows.count,
+		       id);
+	}
+	if (c->iv_capped)
+		report(c, FXT_DIAG_WARNING, 0,
+		       "nesting checked for the first %u complete events only", MAX_INTERVALS);
+}
