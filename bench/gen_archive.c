@@ -1,0 +1,275 @@
+/* gen_archive: writes a synthetic FXT archive of a simulated program, for
+ * benchmarking fxt-report and for the end-to-end tests of fxt-diff.
+ *
+ * Each thread runs "main" (a begin/end pair around everything) calling, in
+ * a loop, hot() (a leaf), cold() -> leaf(), and every fourth time rec(), which
+ * recurses three deep.  Durations are base values scaled by a per-run
+ * factor (--run-noise) and a per-call factor (--noise), both uniform, from a
+ * seeded generator, so runs are reproducible.  --slow PCT makes hot() PCT%
+ * slower.  Complete events are written in end order (as an exit-time
+ * flusher does) or, with --order start, parents first.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fxt/writer.h>
+
+struct gen {
+	struct fxt_writer *w;
+	uint64_t rng;
+	double noise, run_factor, slow;
+	bool start_order;
+	uint64_t now; /* ns of the current thread */
+	uint64_t pid, tid;
+	uint64_t events, limit;
+	struct fxt_string_slot slots[8];
+	/* Start order: the slices of one loop iteration, written sorted. */
+	struct slice {
+		uint64_t start, end;
+		unsigned name;
+	} pend[16];
+	unsigned npend;
+};
+
+static const char *const names[] = { "main", "hot", "cold", "leaf", "rec", "function" };
+enum { N_MAIN, N_HOT, N_COLD, N_LEAF, N_REC, N_CATEGORY };
+
+static double uniform(struct gen *g) /* in [-1, 1) */
+{
+	uint64_t x = g->rng;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	g->rng = x;
+	return (double)((x * UINT64_C(2685821657736338717)) >> 11) / (double)(UINT64_C(1) << 52) -
+	       1.0;
+}
+
+static uint64_t cost(struct gen *g, double base)
+{
+	double v = base * g->run_factor * (1 + g->noise * uniform(g));
+	return v < 1 ? 1 : (uint64_t)v;
+}
+
+static struct fxt_sref sref(struct gen *g, unsigned n)
+{
+	return fxt_writer_string_cached(g->w, &g->slots[n], names[n], strlen(names[n]));
+}
+
+static int write_event(struct gen *g, enum fxt_event_type type, uint64_t ts, uint64_t end,
+		       unsigned name)
+{
+	struct fxt_event ev = { 0 };
+
+	ev.type = type;
+	ev.ts = ts;
+	ev.thread = fxt_writer_thread(g->w, g->pid, g->tid);
+	ev.category = sref(g, N_CATEGORY);
+	ev.name = sref(g, name);
+	ev.extra = end;
+	g->events++;
+	return fxt_writer_event(g->w, &ev);
+}
+
+static int slice(struct gen *g, uint64_t start, unsigned name)
+{
+	if (!g->start_order)
+		return write_event(g, FXT_EVENT_DURATION_COMPLETE, start, g->now, name);
+	g->pend[g->npend++] = (struct slice){ start, g->now, name };
+	return 0;
+}
+
+static int cmp_slice(const void *a, const void *b)
+{
+	const struct slice *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end > y->end ? -1 : x->end < y->end;
+}
+
+static int flush_pending(struct gen *g)
+{
+	unsigned i;
+	int rc = 0;
+
+	qsort(g->pend, g->npend, sizeof(g->pend[0]), cmp_slice);
+	for (i = 0; i < g->npend && rc == 0; i++)
+		rc = write_event(g, FXT_EVENT_DURATION_COMPLETE, g->pend[i].start, g->pend[i].end,
+				 g->pend[i].name);
+	g->npend = 0;
+	return rc;
+}
+
+static int rec(struct gen *g, int depth)
+{
+	uint64_t start = g->now;
+	int rc;
+
+	g->now += cost(g, 300);
+	if (depth > 1) {
+		rc = rec(g, depth - 1);
+		if (rc < 0)
+			return rc;
+	}
+	g->now += cost(g, 200);
+	return slice(g, start, N_REC);
+}
+
+static int iteration(struct gen *g, unsigned i)
+{
+	uint64_t start;
+	int rc;
+
+	g->now += cost(g, 100); /* main's own work */
+	start = g->now;
+	g->now += cost(g, 1000 * (1 + g->slow / 100));
+	if ((rc = slice(g, start, N_HOT)) < 0)
+		return rc;
+
+	g->now += cost(g, 50);
+	start = g->now;
+	g->now += cost(g, 400);
+	{
+		uint64_t leaf = g->now;
+		g->now += cost(g, 800);
+		if ((rc = slice(g, leaf, N_LEAF)) < 0)
+			return rc;
+	}
+	g->now += cost(g, 400);
+	if ((rc = slice(g, start, N_COLD)) < 0)
+		return rc;
+
+	if (i % 4 == 3 && (rc = rec(g, 3)) < 0)
+		return rc;
+	return g->start_order ? flush_pending(g) : 0;
+}
+
+static void usage(FILE *f)
+{
+	fputs("Usage: gen_archive [OPTION]... -o FILE\n"
+	      "  --events N       about N events in all (default 1000000)\n"
+	      "  --threads N      threads per process (default 1)\n"
+	      "  --processes N    processes, one provider each (default 1)\n"
+	      "  --seed N         generator seed (default 1)\n"
+	      "  --slow PCT       make hot() PCT% slower (default 0)\n"
+	      "  --noise PCT      per-call noise, uniform +-PCT% (default 10)\n"
+	      "  --run-noise PCT  per-run noise, uniform +-PCT% (default 2)\n"
+	      "  --order end|start  order of complete events (default end)\n"
+	      "  --no-end         leave main open (no end event)\n",
+	      f);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "events", required_argument, NULL, 'e' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "processes", required_argument, NULL, 'p' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "slow", required_argument, NULL, 'S' },
+		{ "noise", required_argument, NULL, 'n' },
+		{ "run-noise", required_argument, NULL, 'r' },
+		{ "order", required_argument, NULL, 'O' },
+		{ "no-end", no_argument, NULL, 'E' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct gen g = { 0 };
+	const char *out = NULL;
+	uint64_t per_thread, nthreads = 1, nprocs = 1, seed = 1;
+	double run_noise = 2;
+	bool no_end = false;
+	int c, rc;
+
+	g.limit = 1000000;
+	g.noise = 0.10;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			g.limit = strtoull(optarg, NULL, 0);
+			break;
+		case 't':
+			nthreads = strtoull(optarg, NULL, 0);
+			break;
+		case 'p':
+			nprocs = strtoull(optarg, NULL, 0);
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'S':
+			g.slow = strtod(optarg, NULL);
+			break;
+		case 'n':
+			g.noise = strtod(optarg, NULL) / 100;
+			break;
+		case 'r':
+			run_noise = strtod(optarg, NULL);
+			break;
+		case 'O':
+			g.start_order = strcmp(optarg, "start") == 0;
+			break;
+		case 'E':
+			no_end = true;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!out || !nthreads || !nprocs) {
+		usage(stderr);
+		return 2;
+	}
+	g.rng = seed * UINT64_C(0x9e3779b97f4a7c15) + 1;
+	g.run_factor = 1 + run_noise / 100 * uniform(&g);
+	per_thread = g.limit / (nthreads * nprocs);
+
+	rc = fxt_writer_open_path(&g.w, out, 0);
+	if (rc < 0) {
+		fprintf(stderr, "gen_archive: %s: %s\n", out, strerror(-rc));
+		return 1;
+	}
+	rc = fxt_writer_magic(g.w);
+	for (uint64_t p = 0; p < nprocs && rc == 0; p++) {
+		g.pid = 1000 + p;
+		rc = fxt_writer_provider(g.w, (uint32_t)g.pid, "gen_archive");
+		if (rc == 0)
+			rc = fxt_writer_initialization(g.w, 1000000000);
+		memset(g.slots, 0, sizeof(g.slots));
+		for (uint64_t t = 0; t < nthreads && rc == 0; t++) {
+			uint64_t stop = g.events + per_thread;
+			g.tid = g.pid * 100 + t;
+			g.now = 1000;
+			rc = write_event(&g, FXT_EVENT_DURATION_BEGIN, g.now, 0, N_MAIN);
+			for (unsigned i = 0; rc == 0 && g.events + 2 < stop; i++)
+				rc = iteration(&g, i);
+			g.now += 10;
+			if (rc == 0 && !no_end)
+				rc = write_event(&g, FXT_EVENT_DURATION_END, g.now, 0, N_MAIN);
+		}
+	}
+	if (rc < 0) {
+		fprintf(stderr, "gen_archive: %s: %s\n", out, strerror(-rc));
+		fxt_writer_free(g.w);
+		return 1;
+	}
+	rc = fxt_writer_close(g.w);
+	if (rc < 0) {
+		fprintf(stderr, "gen_archive: %s: %s\n", out, strerror(-rc));
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,78 @@
+#!/bin/sh
+# fxt-diff on synthetic runs: hot() 20% slower with noise is flagged, the
+# unchanged functions are not, with 3 vs 3 runs and with 1 vs 1; exit codes
+# of --fail-above.
+. "$abs_top_srcdir/tests/lib/test_subr.sh"
+DIFF=$abs_top_builddir/fxt-diff
+GEN=$abs_top_builddir/bench/gen_archive
+scratch
+plan 13
+
+for s in 1 2 3; do
+  "$GEN" --events 20000 --seed $s -o "$TMPD/base$s.fxt"
+  "$GEN" --events 20000 --seed $((s + 10)) --slow 20 -o "$TMPD/new$s.fxt"
+done
+B="$TMPD/base1.fxt $TMPD/base2.fxt $TMPD/base3.fxt"
+N="$TMPD/new1.fxt $TMPD/new2.fxt $TMPD/new3.fxt"
+
+# verdict,name for each function, sorted by name.
+verdicts() { "$DIFF" -F csv "$@" | awk -F, 'NR > 1 { print $1 "," $16 }' | sort -t, -k2; }
+
+# main's inclusive time holds hot's (about a third of it): +7%, flagged too.
+# shellcheck disable=SC2086
+out=$(verdicts $B -- $N)
+is "$out" "~,cold
+SLOWER,hot
+~,leaf
+SLOWER,main
+~,rec" "3 vs 3: hot is slower, and main that calls it"
+# shellcheck disable=SC2086
+is "$("$DIFF" -F csv $B -- $N | awk -F, '$16 == "hot" { print $9 }')" welch \
+  "3 vs 3 uses Welch's t-test"
+# shellcheck disable=SC2086
+pct=$("$DIFF" -F csv $B -- $N | awk -F, '$16 == "hot" { print int($5) }')
+ok "3 vs 3: hot change near +20% ($pct)" test "$pct" -ge 15 -a "$pct" -le 25
+
+out=$(verdicts "$TMPD/base1.fxt" "$TMPD/new1.fxt")
+is "$out" "~,cold
+SLOWER,hot
+~,leaf
+~,main
+~,rec" "1 vs 1: hot is slower (main, one call a side, cannot be tested)"
+is "$("$DIFF" -F csv "$TMPD/base1.fxt" "$TMPD/new1.fxt" | awk -F, '$16 == "hot" { print $9 }')" \
+  mann-whitney "1 vs 1 uses Mann-Whitney on per-call durations"
+
+# Base against base: nothing flagged.
+# shellcheck disable=SC2086
+is "$(verdicts $B -- "$TMPD/base1.fxt" "$TMPD/base2.fxt" | cut -d, -f1 | sort -u)" "~" \
+  "runs of the same program: no verdict"
+
+# --fail-above: 1 when a significant slowdown is above it, else 0.
+# shellcheck disable=SC2086
+"$DIFF" --fail-above 10 $B -- $N >/dev/null 2>"$TMPD/err"
+is "$?" 1 "--fail-above 10: exit 1"
+is "$(grep -c 'hot is' "$TMPD/err")" 1 "--fail-above names the function"
+# shellcheck disable=SC2086
+"$DIFF" --fail-above 40 $B -- $N >/dev/null 2>&1
+is "$?" 0 "--fail-above 40: exit 0"
+# shellcheck disable=SC2086
+"$DIFF" --fail-above 10 $N -- $B >/dev/null 2>&1
+is "$?" 0 "--fail-above ignores speedups"
+# shellcheck disable=SC2086
+"$DIFF" --threshold 30 --fail-above 10 $B -- $N >/dev/null 2>&1
+is "$?" 0 "--threshold 30: +20% is never flagged"
+
+# Functions only on one side.
+"$GEN" --events 100 -o "$TMPD/a.fxt"
+"$DIFF" -F json "$TMPD/a.fxt" "$TMPD/base1.fxt" >"$TMPD/j" 2>&1
+is "$?" 0 "json output"
+if [ -n "$PYTHON3" ]; then
+  is "$("$PYTHON3" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["base_runs"], d["new_runs"], len(d["functions"]), d["functions"][0]["name"])' "$TMPD/j")" \
+    "1 1 5 main" "json parses; largest change first"
+else
+  skip "python3 not found"
+fi
+finish

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Bad input to fxt-report and fxt-diff: one clear line on stderr, exit 2.
+. "$abs_top_srcdir/tests/lib/test_subr.sh"
+REPORT=$abs_top_builddir/fxt-report
+DIFF=$abs_top_builddir/fxt-diff
+GEN=$abs_top_builddir/bench/gen_archive
+scratch
+plan 20
+
+"$GEN" --events 100 -o "$TMPD/good.fxt"
+: >"$TMPD/empty.fxt"
+echo "this is not a trace" >"$TMPD/text.fxt"
+size=$(wc -c <"$TMPD/good.fxt")
+head -c $((size - 4)) "$TMPD/good.fxt" >"$TMPD/cut.fxt"
+
+# expect_fail NAME WANT-IN-MESSAGE COMMAND...: exit 2, one line naming WANT.
+expect_fail() {
+  name=$1 want=$2; shift 2
+  "$@" >"$TMPD/out" 2>"$TMPD/err"
+  rc=$?
+  is "$rc:$(wc -l <"$TMPD/err" | tr -d ' ')" "2:1" "$name: exit 2, one line"
+  ok "$name: message says '$want'" grep -q -- "$want" "$TMPD/err"
+}
+
+expect_fail "report missing" "No such file" "$REPORT" "$TMPD/missing.fxt"
+expect_fail "report directory" "Is a directory" "$REPORT" "$TMPD"
+expect_fail "report empty" "empty" "$REPORT" "$TMPD/empty.fxt"
+expect_fail "report text" "not an FXT archive" "$REPORT" "$TMPD/text.fxt"
+expect_fail "report truncated" "cut.fxt: .*byte" "$REPORT" "$TMPD/cut.fxt"
+expect_fail "report bad --sort" "unknown key" "$REPORT" --sort bogus "$TMPD/good.fxt"
+expect_fail "report bad regex" "--filter" "$REPORT" --filter '(' "$TMPD/good.fxt"
+expect_fail "diff missing" "missing.fxt" "$DIFF" "$TMPD/good.fxt" "$TMPD/missing.fxt"
+expect_fail "diff truncated" "cut.fxt" "$DIFF" "$TMPD/good.fxt" -- "$TMPD/cut.fxt"
+expect_fail "diff empty side" "at least one" "$DIFF" "$TMPD/good.fxt" --
+finish

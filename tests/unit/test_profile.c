@@ -1,0 +1,540 @@
+/* Unit tests of tools/profile.c: archives built with the writer, with
+ * numbers worked out by hand. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fxt/reader.h>
+#include <fxt/writer.h>
+
+#include "tests/lib/tap.h"
+#include "tools/profile.h"
+
+/* ------------------------------------------------------------ building */
+
+static struct fxt_writer *w;
+
+static void start(uint64_t ticks_per_second)
+{
+	if (fxt_writer_open_mem(&w, 0) < 0)
+		bail_out("fxt_writer_open_mem");
+	fxt_writer_magic(w);
+	fxt_writer_provider(w, 1, "test");
+	fxt_writer_initialization(w, ticks_per_second);
+}
+
+static void event(enum fxt_event_type type, uint64_t pid, uint64_t tid, const char *cat,
+		  const char *name, uint64_t ts, uint64_t extra)
+{
+	struct fxt_event ev = { 0 };
+
+	ev.type = type;
+	ev.ts = ts;
+	ev.thread = fxt_writer_thread(w, pid, tid);
+	ev.category = fxt_writer_cstring(w, cat);
+	ev.name = fxt_writer_cstring(w, name);
+	ev.extra = extra;
+	if (fxt_writer_event(w, &ev) < 0)
+		bail_out("fxt_writer_event");
+}
+
+static void B(uint64_t tid, const char *name, uint64_t ts)
+{
+	event(FXT_EVENT_DURATION_BEGIN, 1, tid, "function", name, ts, 0);
+}
+
+static void E(uint64_t tid, const char *name, uint64_t ts)
+{
+	event(FXT_EVENT_DURATION_END, 1, tid, "function", name, ts, 0);
+}
+
+static void X(uint64_t tid, const char *name, uint64_t ts, uint64_t end)
+{
+	event(FXT_EVENT_DURATION_COMPLETE, 1, tid, "function", name, ts, end);
+}
+
+/* Reads the archive built since start() into a new profile. */
+static struct profile *finish(enum profile_by by, uint32_t reservoir, profile_slice_fn fn,
+			      void *ctx)
+{
+	struct profile_opts o = { by, reservoir, 7, fn, ctx };
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	struct profile *p;
+	const void *data;
+	size_t len;
+	int rc;
+
+	if (fxt_writer_flush(w) < 0)
+		bail_out("fxt_writer_flush");
+	data = fxt_writer_mem_data(w, &len);
+	if (profile_new(&p, &o) < 0 || fxt_reader_open_mem(&r, data, len, 0) < 0)
+		bail_out("profile_new / fxt_reader_open_mem");
+	while ((rc = fxt_reader_next(r, &rec)) > 0)
+		if (profile_add_record(p, r, &rec) < 0)
+			bail_out("profile_add_record");
+	if (rc < 0)
+		bail_out(fxt_reader_error(r, NULL));
+	if (profile_finish(p) < 0)
+		bail_out("profile_finish");
+	fxt_reader_free(r);
+	fxt_writer_free(w);
+	w = NULL;
+	return p;
+}
+
+/* ------------------------------------------------------------ checking */
+
+/* calls total self sum min max open of one row, as one line. */
+static void check_row(const struct profile *p, const char *name, uint64_t pid, uint64_t tid,
+		      const char *want, const char *what)
+{
+	const struct profile_row *r = profile_find(p, NULL, name, pid, tid);
+	char got[256];
+
+	if (!r) {
+		ok(0, "%s: %s present", what, name);
+		return;
+	}
+	snprintf(got, sizeof(got),
+		 "calls=%" PRIu64 " total=%" PRIu64 " self=%" PRIu64 " sum=%" PRIu64 " min=%" PRIu64
+		 " max=%" PRIu64 " open=%" PRIu64,
+		 r->calls, r->total_ns, r->self_ns, r->sum_ns, r->min_ns, r->max_ns, r->open);
+	ASSERT_STR_EQ(got, want, "%s: %s", what, name);
+}
+
+/* main [0, 100] > foo [10, 50] > bar [20, 30], written three ways. */
+static void nested(int how)
+{
+	static const char *const names[] = { "begin/end", "complete, start order",
+					     "complete, end order" };
+	struct profile *p;
+
+	start(1000000000);
+	switch (how) {
+	case 0:
+		B(2, "main", 0);
+		B(2, "foo", 10);
+		B(2, "bar", 20);
+		E(2, "bar", 30);
+		E(2, "foo", 50);
+		E(2, "main", 100);
+		break;
+	case 1:
+		X(2, "main", 0, 100);
+		X(2, "foo", 10, 50);
+		X(2, "bar", 20, 30);
+		break;
+	case 2:
+		X(2, "bar", 20, 30);
+		X(2, "foo", 10, 50);
+		X(2, "main", 0, 100);
+		break;
+	}
+	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	check_row(p, "main", 0, 0, "calls=1 total=100 self=60 sum=100 min=100 max=100 open=0",
+		  names[how]);
+	check_row(p, "foo", 0, 0, "calls=1 total=40 self=30 sum=40 min=40 max=40 open=0",
+		  names[how]);
+	check_row(p, "bar", 0, 0, "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0",
+		  names[how]);
+	ASSERT_EQ_U64(profile_nrows(p), 3, "%s: three rows", names[how]);
+	profile_free(p);
+}
+
+/* Siblings and repeated calls, in both orders of complete events:
+ * main [0, 1000] calls f [100, 200], g [300, 600] > f [400, 450], f [700, 720]. */
+static void siblings(bool end_order)
+{
+	const char *what = end_order ? "siblings, end order" : "siblings, start order";
+	struct profile *p;
+
+	start(1000000000);
+	if (end_order) {
+		X(2, "f", 100, 200);
+		X(2, "f", 400, 450);
+		X(2, "g", 300, 600);
+		X(2, "f", 700, 720);
+		X(2, "main", 0, 1000);
+	} else {
+		X(2, "main", 0, 1000);
+		X(2, "f", 100, 200);
+		X(2, "g", 300, 600);
+		X(2, "f", 400, 450);
+		X(2, "f", 700, 720);
+	}
+	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	check_row(p, "main", 0, 0, "calls=1 total=1000 self=580 sum=1000 min=1000 max=1000 open=0",
+		  what);
+	check_row(p, "f", 0, 0, "calls=3 total=170 self=170 sum=170 min=20 max=100 open=0", what);
+	check_row(p, "g", 0, 0, "calls=1 total=300 self=250 sum=300 min=300 max=300 open=0", what);
+	profile_free(p);
+}
+
+/* fact [0, 50] > fact [10, 40] > fact [20, 30]: inclusive time is the
+ * outermost frame's only; a > b > a counts a once as well. */
+static void recursion(int how)
+{
+	static const char *const names[] = { "recursion, begin/end", "recursion, start order",
+					     "recursion, end order" };
+	struct profile *p;
+
+	start(1000000000);
+	if (how == 0) {
+		B(2, "fact", 0);
+		B(2, "fact", 10);
+		B(2, "fact", 20);
+		E(2, "fact", 30);
+		E(2, "fact", 40);
+		E(2, "fact", 50);
+		B(2, "a", 100);
+		B(2, "b", 110);
+		B(2, "a", 120);
+		E(2, "a", 180);
+		E(2, "b", 190);
+		E(2, "a", 200);
+	} else if (how == 1) {
+		X(2, "fact", 0, 50);
+		X(2, "fact", 10, 40);
+		X(2, "fact", 20, 30);
+		X(2, "a", 100, 200);
+		X(2, "b", 110, 190);
+		X(2, "a", 120, 180);
+	} else {
+		X(2, "fact", 20, 30);
+		X(2, "fact", 10, 40);
+		X(2, "fact", 0, 50);
+		X(2, "a", 120, 180);
+		X(2, "b", 110, 190);
+		X(2, "a", 100, 200);
+	}
+	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	check_row(p, "fact", 0, 0, "calls=3 total=50 self=50 sum=90 min=10 max=50 open=0",
+		  names[how]);
+	check_row(p, "a", 0, 0, "calls=2 total=100 self=80 sum=160 min=60 max=100 open=0",
+		  names[how]);
+	check_row(p, "b", 0, 0, "calls=1 total=80 self=20 sum=80 min=80 max=80 open=0", names[how]);
+	profile_free(p);
+}
+
+/* Two processes (providers), three threads; rows by function, process and
+ * thread. */
+static void processes(void)
+{
+	static const enum profile_by bys[] = { PROFILE_BY_FUNCTION, PROFILE_BY_PROCESS,
+					       PROFILE_BY_THREAD };
+	struct profile *p;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		start(1000000000);
+		event(FXT_EVENT_DURATION_COMPLETE, 1, 11, "function", "work", 0, 100);
+		event(FXT_EVENT_DURATION_BEGIN, 1, 12, "function", "work", 5, 0);
+		event(FXT_EVENT_DURATION_COMPLETE, 1, 11, "libc.io", "read", 10, 30);
+		event(FXT_EVENT_DURATION_END, 1, 12, "function", "work", 45, 0);
+		fxt_writer_provider(w, 2, "second");
+		fxt_writer_initialization(w, 1000000000);
+		event(FXT_EVENT_DURATION_COMPLETE, 2, 21, "function", "work", 0, 1000);
+		event(FXT_EVENT_DURATION_COMPLETE, 2, 21, "libc.io", "read", 100, 400);
+		p = finish(bys[i], 0, NULL, NULL);
+		switch (bys[i]) {
+		case PROFILE_BY_FUNCTION:
+			check_row(p, "work", 0, 0,
+				  "calls=3 total=1140 self=820 sum=1140 min=40 max=1000 open=0",
+				  "by function");
+			check_row(p, "read", 0, 0,
+				  "calls=2 total=320 self=320 sum=320 min=20 max=300 open=0",
+				  "by function");
+			ASSERT_STR_EQ(profile_find(p, NULL, "read", 0, 0)->category, "libc.io",
+				      "libc slices keep their category");
+			break;
+		case PROFILE_BY_PROCESS:
+			check_row(p, "work", 1, 0,
+				  "calls=2 total=140 self=120 sum=140 min=40 max=100 open=0",
+				  "by process");
+			check_row(p, "work", 2, 0,
+				  "calls=1 total=1000 self=700 sum=1000 min=1000 max=1000 open=0",
+				  "by process");
+			break;
+		case PROFILE_BY_THREAD:
+			check_row(p, "work", 1, 11,
+				  "calls=1 total=100 self=80 sum=100 min=100 max=100 open=0",
+				  "by thread");
+			check_row(p, "work", 1, 12,
+				  "calls=1 total=40 self=40 sum=40 min=40 max=40 open=0",
+				  "by thread");
+			check_row(p, "read", 2, 21,
+				  "calls=1 total=300 self=300 sum=300 min=300 max=300 open=0",
+				  "by thread");
+			ASSERT_EQ_U64(profile_nrows(p), 5, "by thread: five rows");
+			break;
+		}
+		profile_free(p);
+	}
+}
+
+/* Frames never closed count to the trace's last timestamp (an instant on
+ * another thread at 100) and are flagged open. */
+static void open_frames(void)
+{
+	struct profile *p;
+
+	start(1000000000);
+	B(2, "main", 0);
+	B(2, "foo", 10);
+	X(2, "bar", 20, 30);
+	event(FXT_EVENT_INSTANT, 1, 3, "mark", "late", 100, 0);
+	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	check_row(p, "main", 0, 0, "calls=1 total=100 self=10 sum=100 min=100 max=100 open=1",
+		  "open frames");
+	check_row(p, "foo", 0, 0, "calls=1 total=90 self=80 sum=90 min=90 max=90 open=1",
+		  "open frames");
+	check_row(p, "bar", 0, 0, "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0",
+		  "open frames");
+	ASSERT_EQ_U64(profile_end_ns(p), 100, "trace end");
+	profile_free(p);
+}
+
+/* 1 MHz ticks: 1 tick = 1000 ns. */
+static void ticks(void)
+{
+	struct profile *p;
+
+	start(1000000);
+	X(2, "slow", 1, 4);
+	X(2, "inner", 2, 3);
+	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	check_row(p, "slow", 0, 0, "calls=1 total=3000 self=2000 sum=3000 min=3000 max=3000 open=0",
+		  "ticks to ns");
+	profile_free(p);
+}
+
+/* Oddities are counted, not fatal. */
+static void anomalies(void)
+{
+	const struct profile_anomalies *a;
+	struct profile *p;
+
+	start(1000000000);
+	E(2, "nothing", 5);
+	B(2, "f", 10);
+	E(2, "f", 20);
+	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	a = profile_anomalies(p);
+	ASSERT_EQ_U64(a->unmatched_ends, 1, "an end without a begin is counted");
+	check_row(p, "f", 0, 0, "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0",
+		  "after an unmatched end");
+	profile_free(p);
+}
+
+/* Many siblings in end order: more than the run cap (16384) of DONE frames,
+ * so they are merged, and the parent still gets exact numbers. */
+static void many_siblings(void)
+{
+	const struct profile_anomalies *a;
+	struct profile *p;
+	uint64_t i, n = 20000;
+
+	start(1000000000);
+	for (i = 0; i < n; i++)
+		X(2, "leaf", 10 + i * 10, 10 + i * 10 + 4);
+	X(2, "main", 0, 10 + n * 10);
+	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	check_row(p, "main", 0, 0,
+		  "calls=1 total=200010 self=120010 sum=200010 min=200010 max=200010 open=0",
+		  "20000 siblings, end order");
+	check_row(p, "leaf", 0, 0,
+		  "calls=20000 total=80000 self=80000 sum=80000 min=4 max=4 open=0",
+		  "20000 siblings, end order");
+	a = profile_anomalies(p);
+	ASSERT_EQ_U64(a->merged, 0, "no parent started inside merged siblings");
+	ASSERT_EQ_U64(a->end_ordered, 1, "one thread in end order");
+	profile_free(p);
+}
+
+/* Deep recursion (100000 frames) as begin/end: no C recursion, exact. */
+static void deep(void)
+{
+	struct profile *p;
+	uint64_t i, n = 100000;
+
+	start(1000000000);
+	for (i = 0; i < n; i++)
+		B(2, "r", i);
+	for (i = 0; i < n; i++)
+		E(2, "r", n + i);
+	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	check_row(p, "r", 0, 0,
+		  "calls=100000 total=199999 self=199999 sum=10000000000 min=1 max=199999 open=0",
+		  "100000 deep recursion");
+	profile_free(p);
+}
+
+/* Reservoir: at most N samples, all of them real durations. */
+static void reservoir(void)
+{
+	const struct profile_row *r;
+	struct profile *p;
+	uint64_t i, bad = 0;
+
+	start(1000000000);
+	for (i = 0; i < 3000; i++)
+		X(2, "f", i * 100, i * 100 + 1 + i % 50);
+	p = finish(PROFILE_BY_FUNCTION, 64, NULL, NULL);
+	r = profile_find(p, "function", "f", 0, 0);
+	ASSERT_EQ_U64(r->nsamples, 64, "reservoir holds 64 of 3000 calls");
+	for (i = 0; i < r->nsamples; i++)
+		bad += r->samples[i] < 1 || r->samples[i] > 50;
+	ASSERT_EQ_U64(bad, 0, "every sample is a call's duration");
+	profile_free(p);
+}
+
+struct seen {
+	unsigned n;
+	char paths[8][64];
+};
+
+static void on_slice(void *ctx, const struct profile_slice *s)
+{
+	struct seen *seen = ctx;
+	char *out;
+	unsigned i;
+
+	if (seen->n >= 8)
+		return;
+	out = seen->paths[seen->n++];
+	out[0] = 0;
+	for (i = 0; i <= s->depth; i++)
+		snprintf(out + strlen(out), 64 - strlen(out), "%s%u", i ? ";" : "", s->path[i]);
+	snprintf(out + strlen(out), 64 - strlen(out), " self=%" PRIu64, s->self_ns);
+}
+
+static void callback(void)
+{
+	struct seen seen = { 0 };
+	struct profile *p;
+
+	start(1000000000);
+	B(2, "main", 0);
+	B(2, "foo", 10);
+	X(2, "bar", 20, 30);
+	E(2, "foo", 50);
+	E(2, "main", 100);
+	p = finish(PROFILE_BY_FUNCTION, 0, on_slice, &seen);
+	ASSERT_EQ_U64(seen.n, 3, "one callback per slice");
+	ASSERT_STR_EQ(seen.paths[0], "0;1;2 self=10", "bar with its stack (row ids)");
+	ASSERT_STR_EQ(seen.paths[1], "0;1 self=30", "foo");
+	ASSERT_STR_EQ(seen.paths[2], "0 self=60", "main");
+	profile_free(p);
+}
+
+/* profile_load() on bad files: negative errno and a reason. */
+static void bad_input(void)
+{
+	char dir[] = "/tmp/test_profile.XXXXXX", path[256], err[256];
+	struct profile *p;
+	const void *data;
+	size_t len;
+	int fd, rc;
+
+	if (!mkdtemp(dir))
+		bail_out("mkdtemp");
+
+	profile_new(&p, NULL);
+	snprintf(path, sizeof(path), "%s/missing.fxt", dir);
+	rc = profile_load(p, path, err, sizeof(err));
+	ASSERT_EQ_I64(rc, -ENOENT, "missing file: -ENOENT (%s)", err);
+	rc = profile_load(p, dir, err, sizeof(err));
+	ASSERT_EQ_I64(rc, -EISDIR, "directory: -EISDIR (%s)", err);
+	profile_free(p);
+
+	snprintf(path, sizeof(path), "%s/empty.fxt", dir);
+	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	close(fd);
+	profile_new(&p, NULL);
+	rc = profile_load(p, path, err, sizeof(err));
+	ok(rc < 0 && strstr(err, "empty"), "empty file fails: %s", err);
+	profile_free(p);
+
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (write(fd, "#!/bin/sh\necho not a trace at all\n", 34) != 34)
+		bail_out("write");
+	close(fd);
+	profile_new(&p, NULL);
+	rc = profile_load(p, path, err, sizeof(err));
+	ok(rc < 0 && strstr(err, "not an FXT archive"), "text file fails: %s", err);
+	profile_free(p);
+
+	/* A good archive cut in the middle of its last record. */
+	start(1000000000);
+	X(2, "main", 0, 100);
+	X(2, "foo", 10, 50);
+	fxt_writer_flush(w);
+	data = fxt_writer_mem_data(w, &len);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (write(fd, data, len - 4) != (ssize_t)(len - 4))
+		bail_out("write");
+	close(fd);
+	fxt_writer_free(w);
+	profile_new(&p, NULL);
+	rc = profile_load(p, path, err, sizeof(err));
+	ok(rc < 0 && strstr(err, "byte"), "truncated archive fails with an offset: %s", err);
+	profile_free(p);
+
+	unlink(path);
+	rmdir(dir);
+}
+
+static void sorting(void)
+{
+	const struct profile_row *rows[3];
+	enum profile_sort key;
+	struct profile *p;
+
+	start(1000000000);
+	X(2, "main", 0, 100);
+	X(2, "b", 10, 20);
+	X(2, "b", 30, 40);
+	X(2, "a", 50, 90);
+	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	for (size_t i = 0; i < 3; i++)
+		rows[i] = profile_row(p, i);
+	ok(profile_sort_parse("calls", &key) == 0 && key == PROFILE_SORT_CALLS, "parse calls");
+	ok(profile_sort_parse("bogus", &key) == -EINVAL, "parse rejects bogus");
+	profile_sort_rows(rows, 3, PROFILE_SORT_SELF);
+	ASSERT_STR_EQ(rows[0]->name, "a", "by self: a (40) first, ties by name");
+	ASSERT_STR_EQ(rows[1]->name, "main", "by self: then main (40)");
+	ASSERT_STR_EQ(rows[2]->name, "b", "by self: b (20) last");
+	profile_sort_rows(rows, 3, PROFILE_SORT_CALLS);
+	ASSERT_STR_EQ(rows[0]->name, "b", "by calls: b first");
+	profile_sort_rows(rows, 3, PROFILE_SORT_NAME);
+	ASSERT_STR_EQ(rows[0]->name, "a", "by name: a first");
+	profile_free(p);
+}
+
+int main(void)
+{
+	for (int how = 0; how < 3; how++)
+		nested(how);
+	siblings(false);
+	siblings(true);
+	for (int how = 0; how < 3; how++)
+		recursion(how);
+	processes();
+	open_frames();
+	ticks();
+	anomalies();
+	many_siblings();
+	deep();
+	reservoir();
+	callback();
+	bad_input();
+	sorting();
+	done_testing();
+	return exit_status();
+}

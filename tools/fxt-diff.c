@@ -1,0 +1,543 @@
+/* fxt-diff: per-function changes between two runs or two sets of runs,
+ * with a significance test so that noise is not reported as a regression.
+ *
+ * The verdict is about a function's inclusive time (total_ns) per run.
+ * With at least two runs per side: Welch's t-test on the per-run totals.
+ * With one run on a side: the per-call inclusive durations are the samples
+ * (a uniform reservoir sample of at most --samples, default 1000, per
+ * function and run, pooled per side: memory is 8 bytes x samples x
+ * functions at most, whatever the number of calls),
+ * compared with the Mann-Whitney U test.  A change is flagged only when it
+ * is significant (p < --alpha) and at least --threshold percent.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/profile.h"
+#include "tools/stats.h"
+
+enum format { FMT_TEXT, FMT_CSV, FMT_JSON };
+
+struct options {
+	double threshold; /* percent */
+	double fail_above;
+	bool fail;
+	double alpha;
+	uint32_t samples;
+	size_t top;
+	enum format format;
+};
+
+/* One function's rows in every run (NULL where absent). */
+struct func {
+	const char *category, *name;
+	const struct profile_row **row; /* [nruns] */
+	struct stats_cmp cmp;
+	double calls_base, calls_new, self_base, self_new;
+	int state; /* 0 both sides, 1 new only, -1 base only */
+};
+
+struct diff {
+	struct options o;
+	struct profile **runs;
+	size_t nbase, nnew, nruns;
+	struct func *f;
+	size_t nf;
+};
+
+/* Entry for the merge of all runs' rows by (category, name). */
+struct entry {
+	const struct profile_row *row;
+	size_t run;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	int c = strcmp(x->row->name, y->row->name);
+
+	if (c)
+		return c;
+	c = strcmp(x->row->category, y->row->category);
+	if (c)
+		return c;
+	return (x->run > y->run) - (x->run < y->run);
+}
+
+static void usage(FILE *f)
+{
+	fputs("Usage: fxt-diff [OPTION]... BASE.fxt NEW.fxt\n"
+	      "       fxt-diff [OPTION]... BASE1.fxt BASE2.fxt... -- NEW1.fxt NEW2.fxt...\n"
+	      "Compare per-function times between runs (options come first).\n"
+	      "\n"
+	      "  -t, --threshold PCT   never flag changes smaller than PCT% (default 5)\n"
+	      "  -x, --fail-above PCT  exit 1 if a significant slowdown exceeds PCT%\n"
+	      "  -a, --alpha P         significance level (default 0.05)\n"
+	      "  -s, --samples N       per-call samples kept per function and run for\n"
+	      "                        single-run sides (default 1000)\n"
+	      "  -n, --top N           print the N largest changes only\n"
+	      "  -F, --format FMT      text (default), csv or json\n"
+	      "  -h, --help            this help\n"
+	      "\n"
+	      "Per function: mean calls, inclusive (total) and self time per run on each\n"
+	      "side, their change, and a verdict on the total time: with >= 2 runs per\n"
+	      "side Welch's t-test on per-run totals; with one run on a side the\n"
+	      "Mann-Whitney U test on per-call durations.  Verdicts: SLOWER / FASTER\n"
+	      "(significant and >= threshold), ~ (not), NEW / GONE (on one side only).\n"
+	      "Rows are sorted by the size of the change in total time.\n"
+	      "Exit status: 0; 1 with --fail-above when a slowdown is above it; 2 on\n"
+	      "bad usage or an unreadable archive.\n",
+	      f);
+}
+
+static int parse_pct(const char *s, double *out, const char *what)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (*end == '%')
+		end++;
+	if (errno || end == s || *end || !(*out >= 0)) {
+		fprintf(stderr, "fxt-diff: %s: not a percentage: '%s'\n", what, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Splits the operands at "--"; without it, exactly two runs. */
+static int parse_args(int argc, char **argv, struct diff *d, char ***files)
+{
+	static const struct option longopts[] = {
+		{ "threshold", required_argument, NULL, 't' },
+		{ "fail-above", required_argument, NULL, 'x' },
+		{ "alpha", required_argument, NULL, 'a' },
+		{ "samples", required_argument, NULL, 's' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c, i, sep = -1, n;
+
+	/* '+': stop at the first operand, so a "--" between the two sets
+	 * stays among the operands. */
+	while ((c = getopt_long(argc, argv, "+t:x:a:s:n:F:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (parse_pct(optarg, &d->o.threshold, "--threshold") < 0)
+				return -EINVAL;
+			break;
+		case 'x':
+			if (parse_pct(optarg, &d->o.fail_above, "--fail-above") < 0)
+				return -EINVAL;
+			d->o.fail = true;
+			break;
+		case 'a':
+			d->o.alpha = strtod(optarg, &end);
+			if (*end || !(d->o.alpha > 0 && d->o.alpha < 1)) {
+				fprintf(stderr, "fxt-diff: --alpha: not in (0, 1): '%s'\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 's':
+			errno = 0;
+			d->o.samples = (uint32_t)strtoul(optarg, &end, 10);
+			if (errno || *end || !d->o.samples || d->o.samples > 10000000) {
+				fprintf(stderr, "fxt-diff: --samples: bad count '%s'\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'n':
+			errno = 0;
+			d->o.top = strtoull(optarg, &end, 10);
+			if (errno || *end || optarg[0] == '-') {
+				fprintf(stderr, "fxt-diff: --top: not a count: '%s'\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'F':
+			if (strcmp(optarg, "text") == 0)
+				d->o.format = FMT_TEXT;
+			else if (strcmp(optarg, "csv") == 0)
+				d->o.format = FMT_CSV;
+			else if (strcmp(optarg, "json") == 0)
+				d->o.format = FMT_JSON;
+			else {
+				fprintf(stderr, "fxt-diff: --format: unknown format '%s'\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fputs("Try 'fxt-diff --help'.\n", stderr);
+			return -EINVAL;
+		}
+	}
+	n = argc - optind;
+	for (i = optind; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			sep = i;
+			break;
+		}
+	}
+	if (sep < 0) {
+		if (n != 2) {
+			fprintf(stderr, "fxt-diff: give BASE NEW, or BASE... -- NEW...\n"
+					"Try 'fxt-diff --help'.\n");
+			return -EINVAL;
+		}
+		d->nbase = 1;
+		d->nnew = 1;
+	} else {
+		d->nbase = (size_t)(sep - optind);
+		d->nnew = (size_t)(argc - sep - 1);
+		if (!d->nbase || !d->nnew) {
+			fprintf(stderr, "fxt-diff: each side needs at least one archive\n");
+			return -EINVAL;
+		}
+		/* Close the gap left by "--". */
+		memmove(&argv[sep], &argv[sep + 1], (size_t)(argc - sep - 1) * sizeof(*argv));
+	}
+	d->nruns = d->nbase + d->nnew;
+	*files = &argv[optind];
+	return 0;
+}
+
+static int load_runs(struct diff *d, char **files)
+{
+	struct profile_opts po = { 0 };
+	char err[512];
+	size_t i;
+	int rc;
+
+	d->runs = calloc(d->nruns, sizeof(*d->runs));
+	if (!d->runs)
+		return -ENOMEM;
+	po.by = PROFILE_BY_FUNCTION;
+	/* Per-call samples only serve the single-run test. */
+	po.reservoir = d->nbase < 2 || d->nnew < 2 ? d->o.samples : 0;
+	for (i = 0; i < d->nruns; i++) {
+		po.seed = i + 1;
+		rc = profile_new(&d->runs[i], &po);
+		if (rc < 0) {
+			fprintf(stderr, "fxt-diff: %s\n", strerror(-rc));
+			return rc;
+		}
+		rc = profile_load(d->runs[i], files[i], err, sizeof(err));
+		if (rc < 0) {
+			fprintf(stderr, "fxt-diff: %s: %s\n", files[i], err);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Appends the samples of runs [lo, hi) of f to *v. */
+static int pool_samples(const struct diff *d, const struct func *f, size_t lo, size_t hi,
+			double **v, size_t *n)
+{
+	size_t i, k, total = 0;
+
+	for (i = lo; i < hi; i++)
+		if (f->row[i])
+			total += f->row[i]->nsamples;
+	*n = 0;
+	*v = malloc((total + 1) * sizeof(**v));
+	if (!*v)
+		return -ENOMEM;
+	for (i = lo; i < hi; i++)
+		for (k = 0; f->row[i] && k < f->row[i]->nsamples; k++)
+			(*v)[(*n)++] = (double)f->row[i]->samples[k];
+	(void)d;
+	return 0;
+}
+
+static int compare_func(struct diff *d, struct func *f)
+{
+	double *tot, *calls_b = NULL, *calls_n = NULL;
+	size_t i, ncb = 0, ncn = 0;
+	bool in_base = false, in_new = false;
+	int rc;
+
+	tot = malloc(d->nruns * sizeof(*tot));
+	if (!tot)
+		return -ENOMEM;
+	for (i = 0; i < d->nruns; i++) {
+		const struct profile_row *r = f->row[i];
+		bool base = i < d->nbase;
+		double n = d->nbase, m = d->nnew;
+
+		tot[i] = r ? (double)r->total_ns : 0;
+		if (r) {
+			if (base) {
+				in_base = true;
+				f->calls_base += (double)r->calls / n;
+				f->self_base += (double)r->self_ns / n;
+			} else {
+				in_new = true;
+				f->calls_new += (double)r->calls / m;
+				f->self_new += (double)r->self_ns / m;
+			}
+		}
+	}
+	f->state = in_base && in_new ? 0 : (in_new ? 1 : -1);
+	rc = pool_samples(d, f, 0, d->nbase, &calls_b, &ncb);
+	if (rc == 0)
+		rc = pool_samples(d, f, d->nbase, d->nruns, &calls_n, &ncn);
+	if (rc == 0)
+		rc = stats_compare(tot, d->nbase, tot + d->nbase, d->nnew, calls_b, ncb, calls_n,
+				   ncn, d->o.alpha, d->o.threshold, &f->cmp);
+	free(calls_b);
+	free(calls_n);
+	free(tot);
+	return rc;
+}
+
+static int build(struct diff *d)
+{
+	struct entry *e;
+	size_t n = 0, i, j, r;
+	int rc = 0;
+
+	for (r = 0; r < d->nruns; r++)
+		n += profile_nrows(d->runs[r]);
+	e = malloc((n + 1) * sizeof(*e));
+	d->f = calloc(n + 1, sizeof(*d->f));
+	if (!e || !d->f) {
+		free(e);
+		return -ENOMEM;
+	}
+	n = 0;
+	for (r = 0; r < d->nruns; r++)
+		for (i = 0; i < profile_nrows(d->runs[r]); i++)
+			e[n++] = (struct entry){ profile_row(d->runs[r], i), r };
+	qsort(e, n, sizeof(*e), cmp_entry);
+	for (i = 0; i < n && rc == 0; i = j) {
+		struct func *f = &d->f[d->nf++];
+
+		f->name = e[i].row->name;
+		f->category = e[i].row->category;
+		f->row = calloc(d->nruns, sizeof(*f->row));
+		if (!f->row) {
+			rc = -ENOMEM;
+			break;
+		}
+		for (j = i; j < n && strcmp(e[j].row->name, f->name) == 0 &&
+			    strcmp(e[j].row->category, f->category) == 0;
+		     j++)
+			f->row[e[j].run] = e[j].row;
+		rc = compare_func(d, f);
+	}
+	free(e);
+	return rc;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+	double dx = fabs(x->cmp.delta), dy = fabs(y->cmp.delta);
+	int c;
+
+	if (dx != dy)
+		return dx < dy ? 1 : -1;
+	c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->category, y->category);
+}
+
+static const char *verdict(const struct func *f)
+{
+	if (f->state > 0)
+		return "NEW";
+	if (f->state < 0)
+		return "GONE";
+	if (!f->cmp.flagged)
+		return "~";
+	return f->cmp.delta > 0 ? "SLOWER" : "FASTER";
+}
+
+static const char *method_name(enum stats_method m)
+{
+	switch (m) {
+	case STATS_WELCH:
+		return "welch";
+	case STATS_MANN_WHITNEY:
+		return "mann-whitney";
+	case STATS_NONE:
+		break;
+	}
+	return "none";
+}
+
+static double pct(double from, double to)
+{
+	if (from == 0)
+		return to == 0 ? 0 : INFINITY;
+	return 100 * (to - from) / from;
+}
+
+static void print_text(const struct diff *d, size_t n)
+{
+	char b[4][32];
+	size_t i;
+
+	printf("# %zu base run%s vs %zu new run%s; test: %s; alpha %g; threshold %g%%\n", d->nbase,
+	       d->nbase > 1 ? "s" : "", d->nnew, d->nnew > 1 ? "s" : "",
+	       d->nbase > 1 && d->nnew > 1 ? "Welch's t on per-run totals"
+					   : "Mann-Whitney U on per-call durations",
+	       d->o.alpha, d->o.threshold);
+	printf("%-7s %12s %12s %12s %8s %9s %12s %8s %12s %12s  function\n", "verdict",
+	       "total base", "total new", "delta", "delta%", "p", "self delta", "self%",
+	       "calls base", "calls new");
+	for (i = 0; i < n; i++) {
+		const struct func *f = &d->f[i];
+
+		profile_fmt_ns(b[0], sizeof(b[0]), f->cmp.mean_base);
+		profile_fmt_ns(b[1], sizeof(b[1]), f->cmp.mean_new);
+		profile_fmt_ns(b[2], sizeof(b[2]), f->cmp.delta);
+		profile_fmt_ns(b[3], sizeof(b[3]), f->self_new - f->self_base);
+		printf("%-7s %12s %12s %12s %+7.1f%% %9.2g %12s %+7.1f%% %12.1f %12.1f  %s",
+		       verdict(f), b[0], b[1], b[2], f->cmp.pct, f->cmp.p, b[3],
+		       pct(f->self_base, f->self_new), f->calls_base, f->calls_new, f->name);
+		if (f->category[0])
+			printf(" (%s)", f->category);
+		if (f->cmp.sd_base > 0 || f->cmp.sd_new > 0) {
+			profile_fmt_ns(b[0], sizeof(b[0]), f->cmp.sd_base);
+			profile_fmt_ns(b[1], sizeof(b[1]), f->cmp.sd_new);
+			printf("  [sd %s -> %s]", b[0], b[1]);
+		}
+		putchar('\n');
+	}
+}
+
+static void print_csv(const struct diff *d, size_t n)
+{
+	size_t i;
+
+	puts("verdict,total_base_ns,total_new_ns,delta_ns,delta_pct,sd_base_ns,sd_new_ns,p,"
+	     "method,self_base_ns,self_new_ns,self_delta_pct,calls_base,calls_new,category,name");
+	for (i = 0; i < n; i++) {
+		const struct func *f = &d->f[i];
+
+		printf("%s,%.0f,%.0f,%.0f,%.2f,%.0f,%.0f,%.3g,%s,%.0f,%.0f,%.2f,%.1f,%.1f,",
+		       verdict(f), f->cmp.mean_base, f->cmp.mean_new, f->cmp.delta, f->cmp.pct,
+		       f->cmp.sd_base, f->cmp.sd_new, f->cmp.p, method_name(f->cmp.method),
+		       f->self_base, f->self_new, pct(f->self_base, f->self_new), f->calls_base,
+		       f->calls_new);
+		profile_put_csv_str(stdout, f->category);
+		putchar(',');
+		profile_put_csv_str(stdout, f->name);
+		putchar('\n');
+	}
+}
+
+/* JSON has no infinity: a function new on one side gets null percentages. */
+static void json_num(const char *key, double v, int decimals)
+{
+	printf(",\"%s\":", key);
+	if (isfinite(v))
+		printf("%.*f", decimals, v);
+	else
+		fputs("null", stdout);
+}
+
+static void print_json(const struct diff *d, size_t n)
+{
+	size_t i;
+
+	printf("{\"base_runs\":%zu,\"new_runs\":%zu,\"alpha\":%g,\"threshold_pct\":%g,"
+	       "\"functions\":[",
+	       d->nbase, d->nnew, d->o.alpha, d->o.threshold);
+	for (i = 0; i < n; i++) {
+		const struct func *f = &d->f[i];
+
+		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", stdout);
+		profile_put_json_str(stdout, f->name);
+		fputs(",\"category\":", stdout);
+		profile_put_json_str(stdout, f->category);
+		printf(",\"verdict\":\"%s\",\"method\":\"%s\"", verdict(f),
+		       method_name(f->cmp.method));
+		json_num("total_base_ns", f->cmp.mean_base, 0);
+		json_num("total_new_ns", f->cmp.mean_new, 0);
+		json_num("delta_ns", f->cmp.delta, 0);
+		json_num("delta_pct", f->cmp.pct, 2);
+		json_num("sd_base_ns", f->cmp.sd_base, 0);
+		json_num("sd_new_ns", f->cmp.sd_new, 0);
+		printf(",\"p\":%.3g", f->cmp.p);
+		json_num("self_base_ns", f->self_base, 0);
+		json_num("self_new_ns", f->self_new, 0);
+		json_num("self_delta_pct", pct(f->self_base, f->self_new), 2);
+		json_num("calls_base", f->calls_base, 1);
+		json_num("calls_new", f->calls_new, 1);
+		printf(",\"significant\":%s}", f->cmp.significant ? "true" : "false");
+	}
+	fputs("\n]}\n", stdout);
+}
+
+int main(int argc, char **argv)
+{
+	struct diff d = { 0 };
+	char **files;
+	size_t i, n;
+	int status = 2, rc;
+
+	d.o.threshold = 5;
+	d.o.alpha = 0.05;
+	d.o.samples = 1000;
+	if (parse_args(argc, argv, &d, &files) < 0)
+		return 2;
+	if (load_runs(&d, files) < 0)
+		goto out;
+	rc = build(&d);
+	if (rc < 0) {
+		fprintf(stderr, "fxt-diff: %s\n", strerror(-rc));
+		goto out;
+	}
+	qsort(d.f, d.nf, sizeof(*d.f), cmp_func);
+	n = d.o.top && d.o.top < d.nf ? d.o.top : d.nf;
+	switch (d.o.format) {
+	case FMT_TEXT:
+		print_text(&d, n);
+		break;
+	case FMT_CSV:
+		print_csv(&d, n);
+		break;
+	case FMT_JSON:
+		print_json(&d, n);
+		break;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "fxt-diff: write error: %s\n", strerror(errno));
+		goto out;
+	}
+	status = 0;
+	/* The gate looks at every function, not only the printed ones. */
+	for (i = 0; d.o.fail && i < d.nf; i++) {
+		const struct func *f = &d.f[i];
+		if (f->state == 0 && f->cmp.flagged && f->cmp.delta > 0 &&
+		    f->cmp.pct > d.o.fail_above) {
+			fprintf(stderr, "fxt-diff: %s is %.1f%% slower (p = %.2g), above %g%%\n",
+				f->name, f->cmp.pct, f->cmp.p, d.o.fail_above);
+			status = 1;
+		}
+	}
+out:
+	for (i = 0; i < d.nf; i++)
+		free(d.f[i].row);
+	free(d.f);
+	for (i = 0; d.runs && i < d.nruns; i++)
+		profile_free(d.runs[i]);
+	free(d.runs);
+	return status;
+}

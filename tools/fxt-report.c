@@ -1,0 +1,339 @@
+/* fxt-report: where the time went, per function, thread or process. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/profile.h"
+
+enum format { FMT_TEXT, FMT_CSV, FMT_JSON };
+
+struct options {
+	enum profile_by by;
+	enum profile_sort sort;
+	size_t top; /* 0 = all */
+	enum format format;
+	const char *filter, *category;
+	const char *path;
+};
+
+static void usage(FILE *f)
+{
+	fputs("Usage: fxt-report [OPTION]... ARCHIVE\n"
+	      "Sum the duration slices of an FXT archive per function.\n"
+	      "\n"
+	      "  -b, --by KEY        rows per function (default), thread or process\n"
+	      "  -s, --sort KEY      self (default), total, calls, avg, max or name\n"
+	      "  -n, --top N         print the first N rows only\n"
+	      "  -f, --filter RE     only functions whose name matches RE (POSIX ERE)\n"
+	      "  -c, --category RE   only slices whose category matches RE (e.g. '^libc\\.')\n"
+	      "  -F, --format FMT    text (default), csv or json\n"
+	      "  -h, --help          this help\n"
+	      "\n"
+	      "Columns: calls; total = inclusive time, recursion counted once (outermost\n"
+	      "frame only); self = exclusive time; avg, min, max = per-call inclusive\n"
+	      "time; self% = share of all self time (the traced time of every thread).\n"
+	      "Frames never closed are counted to the end of the trace and marked\n"
+	      "\"[N open]\" (column \"open\" in csv/json).  csv/json times are integer ns.\n"
+	      "Exit status: 0 on success, 2 on bad usage or an unreadable archive.\n",
+	      f);
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, 'b' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "category", required_argument, NULL, 'c' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "b:s:n:f:c:F:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (strcmp(optarg, "function") == 0)
+				o->by = PROFILE_BY_FUNCTION;
+			else if (strcmp(optarg, "thread") == 0)
+				o->by = PROFILE_BY_THREAD;
+			else if (strcmp(optarg, "process") == 0)
+				o->by = PROFILE_BY_PROCESS;
+			else {
+				fprintf(stderr, "fxt-report: --by: unknown key '%s'\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 's':
+			if (profile_sort_parse(optarg, &o->sort) < 0) {
+				fprintf(stderr, "fxt-report: --sort: unknown key '%s'\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'n':
+			errno = 0;
+			o->top = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-') {
+				fprintf(stderr, "fxt-report: --top: not a count: '%s'\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'f':
+			o->filter = optarg;
+			break;
+		case 'c':
+			o->category = optarg;
+			break;
+		case 'F':
+			if (strcmp(optarg, "text") == 0)
+				o->format = FMT_TEXT;
+			else if (strcmp(optarg, "csv") == 0)
+				o->format = FMT_CSV;
+			else if (strcmp(optarg, "json") == 0)
+				o->format = FMT_JSON;
+			else {
+				fprintf(stderr, "fxt-report: --format: unknown format '%s'\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fputs("Try 'fxt-report --help'.\n", stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "fxt-report: %s\nTry 'fxt-report --help'.\n",
+			optind == argc ? "missing ARCHIVE" : "only one ARCHIVE is read");
+		return -EINVAL;
+	}
+	o->path = argv[optind];
+	return 0;
+}
+
+static int compile_re(regex_t *re, const char *pattern, const char *what)
+{
+	char msg[256];
+	int rc = regcomp(re, pattern, REG_EXTENDED | REG_NOSUB);
+
+	if (rc) {
+		regerror(rc, re, msg, sizeof(msg));
+		fprintf(stderr, "fxt-report: %s '%s': %s\n", what, pattern, msg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static uint64_t avg_ns(const struct profile_row *r)
+{
+	return r->calls ? r->sum_ns / r->calls : 0;
+}
+
+static double share(const struct profile_row *r, uint64_t all_self)
+{
+	return all_self ? 100.0 * (double)r->self_ns / (double)all_self : 0;
+}
+
+static void print_text(const struct options *o, const struct profile *p,
+		       const struct profile_row **rows, size_t n, uint64_t all_self)
+{
+	const struct profile_anomalies *a = profile_anomalies(p);
+	char b[6][32];
+	size_t i;
+
+	printf("# %s: %" PRIu64 " slices, %zu rows, span ", o->path, profile_nslices(p),
+	       profile_nrows(p));
+	profile_fmt_ns(b[0], sizeof(b[0]), (double)(profile_end_ns(p) - profile_start_ns(p)));
+	printf("%s\n", b[0]);
+	if (a->unmatched_ends || a->overlaps || a->reversed || a->merged)
+		printf("# input oddities: %" PRIu64 " ends without a begin, %" PRIu64
+		       " improperly nested slices, %" PRIu64
+		       " slices ending before they start, %" PRIu64
+		       " end-ordered parents split from merged children\n",
+		       a->unmatched_ends, a->overlaps, a->reversed, a->merged);
+	printf("%10s %12s %12s %12s %12s %12s %7s  ", "calls", "total", "self", "avg", "min", "max",
+	       "self%");
+	if (o->by != PROFILE_BY_FUNCTION)
+		printf("%8s ", "pid");
+	if (o->by == PROFILE_BY_THREAD)
+		printf("%8s ", "tid");
+	printf("function\n");
+	for (i = 0; i < n; i++) {
+		const struct profile_row *r = rows[i];
+
+		profile_fmt_ns(b[0], sizeof(b[0]), (double)r->total_ns);
+		profile_fmt_ns(b[1], sizeof(b[1]), (double)r->self_ns);
+		profile_fmt_ns(b[2], sizeof(b[2]), (double)avg_ns(r));
+		profile_fmt_ns(b[3], sizeof(b[3]), (double)r->min_ns);
+		profile_fmt_ns(b[4], sizeof(b[4]), (double)r->max_ns);
+		printf("%10" PRIu64 " %12s %12s %12s %12s %12s %6.2f%%  ", r->calls, b[0], b[1],
+		       b[2], b[3], b[4], share(r, all_self));
+		if (o->by != PROFILE_BY_FUNCTION)
+			printf("%8" PRIu64 " ", r->pid);
+		if (o->by == PROFILE_BY_THREAD)
+			printf("%8" PRIu64 " ", r->tid);
+		fputs(r->name, stdout);
+		if (r->category[0])
+			printf(" (%s)", r->category);
+		if (r->open)
+			printf(" [%" PRIu64 " open]", r->open);
+		putchar('\n');
+	}
+}
+
+static void print_csv(const struct options *o, const struct profile_row **rows, size_t n,
+		      uint64_t all_self)
+{
+	size_t i;
+
+	fputs("calls,total_ns,self_ns,avg_ns,min_ns,max_ns,self_pct,open,", stdout);
+	if (o->by != PROFILE_BY_FUNCTION)
+		fputs("pid,", stdout);
+	if (o->by == PROFILE_BY_THREAD)
+		fputs("tid,", stdout);
+	fputs("category,name\n", stdout);
+	for (i = 0; i < n; i++) {
+		const struct profile_row *r = rows[i];
+
+		printf("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		       ",%.2f,%" PRIu64 ",",
+		       r->calls, r->total_ns, r->self_ns, avg_ns(r), r->min_ns, r->max_ns,
+		       share(r, all_self), r->open);
+		if (o->by != PROFILE_BY_FUNCTION)
+			printf("%" PRIu64 ",", r->pid);
+		if (o->by == PROFILE_BY_THREAD)
+			printf("%" PRIu64 ",", r->tid);
+		profile_put_csv_str(stdout, r->category);
+		putchar(',');
+		profile_put_csv_str(stdout, r->name);
+		putchar('\n');
+	}
+}
+
+static void print_json(const struct options *o, const struct profile *p,
+		       const struct profile_row **rows, size_t n, uint64_t all_self)
+{
+	static const char *const by_names[] = { "function", "process", "thread" };
+	size_t i;
+
+	fputs("{\"archive\":", stdout);
+	profile_put_json_str(stdout, o->path);
+	printf(",\"by\":\"%s\",\"slices\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
+	       ",\"rows\":[",
+	       by_names[o->by], profile_nslices(p), profile_start_ns(p), profile_end_ns(p));
+	for (i = 0; i < n; i++) {
+		const struct profile_row *r = rows[i];
+
+		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", stdout);
+		profile_put_json_str(stdout, r->name);
+		fputs(",\"category\":", stdout);
+		profile_put_json_str(stdout, r->category);
+		if (o->by != PROFILE_BY_FUNCTION)
+			printf(",\"pid\":%" PRIu64, r->pid);
+		if (o->by == PROFILE_BY_THREAD)
+			printf(",\"tid\":%" PRIu64, r->tid);
+		printf(",\"calls\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"self_ns\":%" PRIu64
+		       ",\"avg_ns\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
+		       ",\"self_pct\":%.2f,\"open\":%" PRIu64 "}",
+		       r->calls, r->total_ns, r->self_ns, avg_ns(r), r->min_ns, r->max_ns,
+		       share(r, all_self), r->open);
+	}
+	fputs("\n]}\n", stdout);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = {
+		PROFILE_BY_FUNCTION, PROFILE_SORT_SELF, 0, FMT_TEXT, NULL, NULL, NULL
+	};
+	struct profile_opts popts = { 0 };
+	const struct profile_row **rows = NULL;
+	struct profile *p = NULL;
+	regex_t name_re, cat_re;
+	bool have_name_re = false, have_cat_re = false;
+	uint64_t all_self = 0;
+	char err[512];
+	size_t i, n = 0;
+	int rc, status = 2;
+
+	if (parse_args(argc, argv, &o) < 0)
+		return 2;
+	if (o.filter) {
+		if (compile_re(&name_re, o.filter, "--filter") < 0)
+			return 2;
+		have_name_re = true;
+	}
+	if (o.category) {
+		if (compile_re(&cat_re, o.category, "--category") < 0)
+			goto out;
+		have_cat_re = true;
+	}
+	popts.by = o.by;
+	rc = profile_new(&p, &popts);
+	if (rc < 0) {
+		fprintf(stderr, "fxt-report: %s\n", strerror(-rc));
+		goto out;
+	}
+	rc = profile_load(p, o.path, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "fxt-report: %s: %s\n", o.path, err);
+		goto out;
+	}
+
+	rows = malloc((profile_nrows(p) + 1) * sizeof(*rows));
+	if (!rows) {
+		fprintf(stderr, "fxt-report: %s\n", strerror(ENOMEM));
+		goto out;
+	}
+	/* Shares are of all the traced time, before any filter. */
+	for (i = 0; i < profile_nrows(p); i++) {
+		const struct profile_row *r = profile_row(p, i);
+
+		all_self += r->self_ns;
+		if (have_name_re && regexec(&name_re, r->name, 0, NULL, 0) != 0)
+			continue;
+		if (have_cat_re && regexec(&cat_re, r->category, 0, NULL, 0) != 0)
+			continue;
+		rows[n++] = r;
+	}
+	profile_sort_rows(rows, n, o.sort);
+	if (o.top && o.top < n)
+		n = o.top;
+
+	switch (o.format) {
+	case FMT_TEXT:
+		print_text(&o, p, rows, n, all_self);
+		break;
+	case FMT_CSV:
+		print_csv(&o, rows, n, all_self);
+		break;
+	case FMT_JSON:
+		print_json(&o, p, rows, n, all_self);
+		break;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "fxt-report: write error: %s\n", strerror(errno));
+		goto out;
+	}
+	status = 0;
+out:
+	free(rows);
+	profile_free(p);
+	if (have_name_re)
+		regfree(&name_re);
+	if (have_cat_re)
+		regfree(&cat_re);
+	return status;
+}

@@ -1,0 +1,1220 @@
+/* Profile: rebuilds per-thread call stacks from duration slices and sums
+ * them per row (function, function x process, or function x thread).
+ *
+ * Each thread keeps one stack of frames.  A frame is OPEN while children
+ * may still be attached to it, DONE once its numbers are final.  `openv`
+ * lists the OPEN frames (their stack indices, innermost last).
+ *
+ * Start-ordered input (begin/end pairs, complete events parent first) is
+ * the fast path: a frame is finished when an end event closes it or when a
+ * later slice starts at or after its end; it is then folded into its
+ * parent at once and popped, so the stack never holds more than the
+ * current call depth.
+ *
+ * End-ordered complete events (children before their parent) are detected
+ * per thread: a slice that starts before the previous one, or that
+ * contains the frame on top of the stack, switches the thread to "end
+ * order".  From then on a complete slice is final as soon as it arrives
+ * (its children came first): it adopts the DONE tail of the stack that lies
+ * inside it, is counted, and stays DONE until its own parent arrives.  This
+ * is what the agent's flusher writes (innermost first).  Finished
+ * top-level slices also stay DONE (in start order too: the first end-order
+ * parent may still come).  Runs of DONE frames are merged past a cap (see
+ * compact_run()), so memory stays bounded by depth x RUN_CAP.
+ *
+ * Recursion: a row's inclusive time (total_ns) only counts a frame when no
+ * other frame of the same row is open beneath it on the thread.  `act`
+ * counts open frames per row.  In end order a frame is counted when it
+ * finishes, before its recursive parent is known; every DONE frame
+ * therefore carries a ledger of the outermost-counted durations per row in
+ * its subtree, and a parent that turns out to be the outermost subtracts
+ * its own row's ledger entries when it is counted.
+ */
+#include "config.h"
+
+#include "tools/profile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <fxt/reader.h>
+
+/* ------------------------------------------------------------- hashing */
+
+#define HASH_K1 UINT64_C(0x9e3779b97f4a7c15) /* 2^64 / golden ratio */
+#define HASH_K2 UINT64_C(0xd6e8feb86659fd93)
+
+static inline uint64_t hash_word(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * HASH_K1;
+	return (h << 29) | (h >> 35);
+}
+
+static inline uint64_t hash_final(uint64_t h)
+{
+	h ^= h >> 32;
+	h *= HASH_K2;
+	h ^= h >> 29;
+	return h;
+}
+
+static uint64_t hash_bytes(uint64_t h, const char *s, size_t len)
+{
+	uint64_t w;
+
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		h = hash_word(h, w);
+	}
+	w = 0;
+	for (size_t i = 0; i < len; i++) /* no variable-size memcpy call */
+		w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+	return hash_word(h, w ^ ((uint64_t)len << 56));
+}
+
+/* --------------------------------------------------------------- types */
+
+struct frame {
+	uint64_t start, end; /* ns; end valid once has_end */
+	uint64_t child_ns;   /* durations of the children folded in so far */
+	uint64_t dur;	     /* once DONE: the duration a parent subtracts */
+	uint32_t row;
+	uint32_t ledger_lo; /* start of this frame's ledger range (end order) */
+	uint8_t done;
+	uint8_t has_end;
+	uint8_t open;	 /* closed at the end of the trace */
+	uint8_t summary; /* DONE frames merged by compact_run() */
+	uint32_t act;	 /* slot of the row in the thread's actmap */
+};
+
+struct ledger_ent {
+	uint32_t row;
+	uint64_t incl; /* outermost-counted inclusive time inside the subtree */
+};
+
+/* Open addressing map row -> number of its open frames, per thread. */
+struct actmap {
+	uint32_t *keys; /* row + 1; 0 = empty */
+	uint32_t *vals;
+	uint32_t mask; /* capacity - 1 */
+	uint32_t n;
+};
+
+struct thread {
+	uint64_t pid, tid;
+	struct frame *f;
+	size_t nf, capf;
+	uint32_t *openv;
+	size_t nopen, capopen;
+	struct ledger_ent *led;
+	size_t nled, capled;
+	struct actmap act;
+	uint64_t last_start;
+	bool seen;
+	bool post; /* end-ordered complete events */
+};
+
+/* Private per-row data, parallel to rows[]. */
+struct rowkey {
+	uint64_t hash;
+	uint32_t cat_len, name_len;
+	uint32_t mark; /* ledger dedup scratch, see ledger_merge() */
+};
+
+/* Most events name their function through the reader's string table, so
+ * the same (pointer, length) comes back again and again: a small direct
+ * mapped cache on the pointers skips the hashing.  The bytes are still
+ * compared, as a table slot or the reader's window can hold new text at
+ * the same address later. */
+#define LOOKASIDE 256
+
+struct lookaside {
+	const char *name, *cat;
+	uint32_t name_len, cat_len;
+	uint64_t pid, tid;
+	uint32_t row; /* + 1; 0 = empty */
+};
+
+struct profile {
+	struct profile_opts opts;
+	struct lookaside look[LOOKASIDE];
+
+	/* Ticks per second of the provider of the last records: 1e9 makes the
+	 * conversion to ns the identity.  Refreshed on every non-event record
+	 * (provider switches and initialization records are such). */
+	uint64_t tps;
+
+	struct profile_row *rows;
+	struct rowkey *keys;
+	size_t nrows, caprows;
+	uint32_t *rowtab; /* row index + 1; 0 = empty */
+	size_t rowmask;
+
+	struct thread *threads;
+	size_t nthreads, capthreads;
+	uint32_t *thrtab; /* thread index + 1 */
+	size_t thrmask;
+	size_t last_thread;
+
+	uint32_t *path; /* scratch for struct profile_slice */
+	size_t cappath;
+
+	uint64_t rng;
+	uint64_t start_ns, end_ns;
+	bool any_ts;
+	uint64_t nrecords, nslices;
+	struct profile_anomalies anom;
+	bool finished;
+};
+
+/* -------------------------------------------------------------- growth */
+
+/* Makes room for `need` elements in *v (capacity *cap), doubling. */
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t n;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	nv = realloc(*v, n * elem);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = n;
+	return 0;
+}
+
+/* The common case, room already there, stays inline. */
+#define GROW(v, cap, need) ((need) <= (cap) ? 0 : grow((void **)&(v), &(cap), (need), sizeof(*(v))))
+
+/* ----------------------------------------------------- active row map */
+
+static int act_init(struct actmap *m)
+{
+	m->keys = calloc(16, sizeof(*m->keys));
+	m->vals = calloc(16, sizeof(*m->vals));
+	if (!m->keys || !m->vals)
+		return -ENOMEM;
+	m->mask = 15;
+	m->n = 0;
+	return 0;
+}
+
+static inline uint32_t act_slot(uint32_t row, uint32_t mask)
+{
+	return (uint32_t)((row * UINT64_C(0x9e3779b1)) >> 7) & mask;
+}
+
+static int act_rehash(struct actmap *m)
+{
+	uint32_t ncap = (m->mask + 1) * 2, i, j;
+	uint32_t *nk = calloc(ncap, sizeof(*nk)), *nv = calloc(ncap, sizeof(*nv));
+
+	if (!nk || !nv) {
+		free(nk);
+		free(nv);
+		return -ENOMEM;
+	}
+	for (i = 0; i <= m->mask; i++) {
+		if (!m->keys[i])
+			continue;
+		for (j = act_slot(m->keys[i] - 1, ncap - 1); nk[j]; j = (j + 1) & (ncap - 1))
+			;
+		nk[j] = m->keys[i];
+		nv[j] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = nk;
+	m->vals = nv;
+	m->mask = ncap - 1;
+	return 0;
+}
+
+/* Finds or adds row's slot; returns it, or -ENOMEM.  Slots are never
+ * deleted (a count drops to zero and stays): the map holds the distinct rows
+ * of the thread, and a slot stays valid until the next rehash, so frames
+ * can keep it (see act_slot_of()). */
+static int64_t act_find(struct actmap *m, uint32_t row)
+{
+	uint32_t i;
+
+	for (i = act_slot(row, m->mask); m->keys[i]; i = (i + 1) & m->mask)
+		if (m->keys[i] == row + 1)
+			return i;
+	if ((m->n + 1) * 2 > m->mask + 1) {
+		if (act_rehash(m) < 0)
+			return -ENOMEM;
+		for (i = act_slot(row, m->mask); m->keys[i]; i = (i + 1) & m->mask)
+			;
+	}
+	m->keys[i] = row + 1;
+	m->vals[i] = 0;
+	m->n++;
+	return i;
+}
+
+/* The slot a frame remembered, re-found if a rehash moved it. */
+static inline uint32_t act_slot_of(struct actmap *m, uint32_t row, uint32_t hint)
+{
+	if (hint <= m->mask && m->keys[hint] == row + 1)
+		return hint;
+	return (uint32_t)act_find(m, row); /* present: cannot fail */
+}
+
+/* ---------------------------------------------------------------- rows */
+
+static uint64_t row_hash(uint64_t pid, uint64_t tid, const struct fxt_string *cat,
+			 const struct fxt_string *name)
+{
+	uint64_t h = hash_word(hash_word(HASH_K2, pid), tid);
+
+	h = hash_bytes(h, cat->data, cat->len);
+	return hash_final(hash_bytes(h, name->data, name->len));
+}
+
+static int rowtab_resize(struct profile *p)
+{
+	size_t ncap = p->rowmask ? (p->rowmask + 1) * 2 : 1024, i, j;
+	uint32_t *nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < p->nrows; i++) {
+		for (j = p->keys[i].hash & (ncap - 1); nt[j]; j = (j + 1) & (ncap - 1))
+			;
+		nt[j] = (uint32_t)i + 1;
+	}
+	free(p->rowtab);
+	p->rowtab = nt;
+	p->rowmask = ncap - 1;
+	return 0;
+}
+
+static int row_new(struct profile *p, uint64_t h, uint64_t pid, uint64_t tid,
+		   const struct fxt_string *cat, const struct fxt_string *name, size_t slot)
+{
+	struct profile_row *r;
+	char *s;
+
+	if (p->nrows >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if (GROW(p->rows, p->caprows, p->nrows + 1) < 0)
+		return -ENOMEM;
+	{
+		size_t cap = p->caprows;
+		void *nk = realloc(p->keys, cap * sizeof(*p->keys));
+		if (!nk)
+			return -ENOMEM;
+		p->keys = nk;
+	}
+	s = malloc((size_t)cat->len + name->len + 2);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, cat->data, cat->len);
+	s[cat->len] = 0;
+	memcpy(s + cat->len + 1, name->data, name->len);
+	s[cat->len + 1 + name->len] = 0;
+
+	r = &p->rows[p->nrows];
+	memset(r, 0, sizeof(*r));
+	r->category = s;
+	r->name = s + cat->len + 1;
+	r->pid = pid;
+	r->tid = tid;
+	r->min_ns = UINT64_MAX;
+	p->keys[p->nrows] = (struct rowkey){ h, cat->len, name->len, UINT32_MAX };
+	p->rowtab[slot] = (uint32_t)++p->nrows;
+	return 0;
+}
+
+/* Finds or creates the row for a slice; returns its index or -ENOMEM. */
+static int64_t row_get(struct profile *p, uint64_t pid, uint64_t tid, const struct fxt_string *cat,
+		       const struct fxt_string *name)
+{
+	uint64_t h;
+	size_t i;
+
+	switch (p->opts.by) {
+	case PROFILE_BY_FUNCTION:
+		pid = 0;
+		/* fall through */
+	case PROFILE_BY_PROCESS:
+		tid = 0;
+		break;
+	case PROFILE_BY_THREAD:
+		break;
+	}
+	h = row_hash(pid, tid, cat, name);
+	for (i = h & p->rowmask; p->rowtab[i]; i = (i + 1) & p->rowmask) {
+		uint32_t k = p->rowtab[i] - 1;
+		const struct rowkey *rk = &p->keys[k];
+		const struct profile_row *r = &p->rows[k];
+
+		if (rk->hash == h && rk->cat_len == cat->len && rk->name_len == name->len &&
+		    r->pid == pid && r->tid == tid && memcmp(r->name, name->data, name->len) == 0 &&
+		    memcmp(r->category, cat->data, cat->len) == 0)
+			return k;
+	}
+	if (row_new(p, h, pid, tid, cat, name, i) < 0)
+		return -ENOMEM;
+	if ((p->nrows * 2 > p->rowmask + 1) && rowtab_resize(p) < 0)
+		return -ENOMEM;
+	return (int64_t)p->nrows - 1;
+}
+
+static inline __attribute__((always_inline)) bool same_bytes(const char *a, const char *b,
+							     size_t len)
+{
+	uint64_t x, y;
+
+	for (; len >= 8; a += 8, b += 8, len -= 8) {
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return false;
+	}
+	while (len--)
+		if (*a++ != *b++)
+			return false;
+	return true;
+}
+
+static inline __attribute__((always_inline)) int64_t row_lookup(struct profile *p, uint64_t pid,
+								uint64_t tid,
+								const struct fxt_string *cat,
+								const struct fxt_string *name)
+{
+	uintptr_t h = ((uintptr_t)name->data >> 3) ^ ((uintptr_t)cat->data >> 7) ^ name->len;
+	struct lookaside *l;
+	int64_t row;
+
+	if (p->opts.by != PROFILE_BY_FUNCTION)
+		h ^= (uintptr_t)(tid * 31 + pid);
+	l = &p->look[(h ^ (h >> 8)) & (LOOKASIDE - 1)];
+	if (l->row && l->name == name->data && l->cat == cat->data && l->name_len == name->len &&
+	    l->cat_len == cat->len && l->pid == pid && l->tid == tid) {
+		const struct profile_row *r = &p->rows[l->row - 1];
+		if (same_bytes(r->name, name->data, name->len) &&
+		    same_bytes(r->category, cat->data, cat->len))
+			return l->row - 1;
+	}
+	row = row_get(p, pid, tid, cat, name);
+	if (row >= 0)
+		*l = (struct lookaside){ name->data, cat->data, name->len,	  cat->len,
+					 pid,	     tid,	(uint32_t)row + 1 };
+	return row;
+}
+
+static inline uint64_t rng_next(uint64_t *s)
+{
+	/* xorshift64*: plenty for reservoir positions. */
+	uint64_t x = *s;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * UINT64_C(2685821657736338717);
+}
+
+static int row_sample(struct profile *p, struct profile_row *r, uint64_t d)
+{
+	uint32_t cap = p->opts.reservoir;
+
+	if (!cap)
+		return 0;
+	if (r->nsamples < cap) {
+		if (r->nsamples == r->samples_cap) {
+			uint32_t n = r->samples_cap ? r->samples_cap * 2 : 8;
+			uint64_t *ns;
+			if (n > cap)
+				n = cap;
+			ns = realloc(r->samples, n * sizeof(*ns));
+			if (!ns)
+				return -ENOMEM;
+			r->samples = ns;
+			r->samples_cap = n;
+		}
+		r->samples[r->nsamples++] = d;
+		return 0;
+	}
+	/* Algorithm R: the calls-th value replaces a random slot with
+	 * probability cap / calls, which keeps the sample uniform. */
+	{
+		uint64_t j = rng_next(&p->rng) % r->calls;
+		if (j < cap)
+			r->samples[j] = d;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- threads */
+
+static int thrtab_resize(struct profile *p)
+{
+	size_t ncap = p->thrmask ? (p->thrmask + 1) * 2 : 64, i, j;
+	uint32_t *nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < p->nthreads; i++) {
+		uint64_t h =
+		    hash_final(hash_word(hash_word(0, p->threads[i].pid), p->threads[i].tid));
+		for (j = h & (ncap - 1); nt[j]; j = (j + 1) & (ncap - 1))
+			;
+		nt[j] = (uint32_t)i + 1;
+	}
+	free(p->thrtab);
+	p->thrtab = nt;
+	p->thrmask = ncap - 1;
+	return 0;
+}
+
+static struct thread *thread_lookup(struct profile *p, uint64_t pid, uint64_t tid)
+{
+	struct thread *t;
+	uint64_t h;
+	size_t i;
+
+	h = hash_final(hash_word(hash_word(0, pid), tid));
+	for (i = h & p->thrmask; p->thrtab[i]; i = (i + 1) & p->thrmask) {
+		t = &p->threads[p->thrtab[i] - 1];
+		if (t->pid == pid && t->tid == tid) {
+			p->last_thread = p->thrtab[i] - 1;
+			return t;
+		}
+	}
+	if (GROW(p->threads, p->capthreads, p->nthreads + 1) < 0)
+		return NULL;
+	t = &p->threads[p->nthreads];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	if (act_init(&t->act) < 0) {
+		free(t->act.keys);
+		free(t->act.vals);
+		return NULL;
+	}
+	p->thrtab[i] = (uint32_t)++p->nthreads;
+	p->last_thread = p->nthreads - 1;
+	if (p->nthreads * 2 > p->thrmask + 1 && thrtab_resize(p) < 0)
+		return NULL;
+	return &p->threads[p->last_thread];
+}
+
+/* Events of one thread usually come in runs: try the last one first. */
+static inline __attribute__((always_inline)) struct thread *thread_get(struct profile *p,
+								       uint64_t pid, uint64_t tid)
+{
+	if (p->nthreads) {
+		struct thread *t = &p->threads[p->last_thread];
+		if (t->pid == pid && t->tid == tid)
+			return t;
+	}
+	return thread_lookup(p, pid, tid);
+}
+
+static void thread_release(struct thread *t)
+{
+	free(t->f);
+	free(t->openv);
+	free(t->led);
+	free(t->act.keys);
+	free(t->act.vals);
+}
+
+static void set_end_ordered(struct profile *p, struct thread *t)
+{
+	if (!t->post) {
+		t->post = true;
+		p->anom.end_ordered++;
+	}
+}
+
+/* --------------------------------------------------------------- stacks */
+
+/* Merges the ledger entries in [lo, hi) so each row appears once, drops
+ * those of `drop_row` (returning their sum in *dropped), and returns the
+ * new end of the range.  rowkey.mark holds a row's slot in this pass; a
+ * mark left by an earlier pass is recognised as stale because it lies
+ * outside [lo, w) or its slot holds another row. */
+static size_t ledger_merge(struct profile *p, struct thread *t, size_t lo, size_t hi,
+			   uint32_t drop_row, uint64_t *dropped)
+{
+	size_t i, w = lo;
+
+	*dropped = 0;
+	for (i = lo; i < hi; i++) {
+		struct ledger_ent e = t->led[i];
+		uint32_t m;
+
+		if (e.row == drop_row) {
+			*dropped += e.incl;
+			continue;
+		}
+		m = p->keys[e.row].mark;
+		if (m >= lo && m < w && t->led[m].row == e.row) {
+			t->led[m].incl += e.incl;
+		} else {
+			p->keys[e.row].mark = (uint32_t)w;
+			t->led[w++] = e;
+		}
+	}
+	return w;
+}
+
+/* DONE frames waiting for a parent (top-level slices in start order, and
+ * in end order every finished slice whose parent has not come yet) are
+ * the only part of a thread that grows with the events.  When more than
+ * RUN_CAP of them are stacked above the innermost open frame, all but the
+ * newest RUN_KEEP are merged into one DONE frame that spans them (durations
+ * summed, ledgers merged).  A late parent that contains the whole span
+ * adopts it exactly as it would have adopted the parts; one that starts
+ * inside the span cannot (possible only in end order, for a slice with more
+ * than RUN_KEEP finished descendants before its end) and is counted in
+ * profile_anomalies.merged: its self time then includes those children. */
+#define RUN_CAP	 16384
+#define RUN_KEEP 2048
+
+static void compact_run(struct profile *p, struct thread *t, size_t base)
+{
+	size_t n = t->nf - base - RUN_KEEP, j, lo, hi, w, shift;
+	struct frame *s = &t->f[base];
+	uint64_t unused;
+
+	for (j = base + 1; j < base + n; j++)
+		s->dur += t->f[j].dur;
+	s->end = t->f[base + n - 1].end;
+	s->summary = 1;
+
+	lo = s->ledger_lo;
+	hi = t->f[base + n].ledger_lo;
+	w = ledger_merge(p, t, lo, hi, UINT32_MAX, &unused);
+	shift = hi - w;
+	memmove(&t->led[w], &t->led[hi], (t->nled - hi) * sizeof(*t->led));
+	t->nled -= shift;
+
+	memmove(&t->f[base + 1], &t->f[base + n], RUN_KEEP * sizeof(*t->f));
+	t->nf = base + 1 + RUN_KEEP;
+	for (j = base + 1; j < t->nf; j++)
+		t->f[j].ledger_lo -= (uint32_t)shift;
+}
+
+static int emit_slice(struct profile *p, struct thread *t, const struct frame *fr, uint64_t self)
+{
+	struct profile_slice s;
+	size_t i;
+
+	if (GROW(p->path, p->cappath, t->nopen + 1) < 0)
+		return -ENOMEM;
+	for (i = 0; i < t->nopen; i++)
+		p->path[i] = t->f[t->openv[i]].row;
+	p->path[t->nopen] = fr->row;
+	s.pid = t->pid;
+	s.tid = t->tid;
+	s.start_ns = fr->start;
+	s.end_ns = fr->end;
+	s.self_ns = self;
+	s.open = fr->open;
+	s.depth = (unsigned)t->nopen;
+	s.path = p->path;
+	p->opts.on_slice(p->opts.ctx, &s);
+	return 0;
+}
+
+/* Counts a finished frame (its children folded in) in its row; returns
+ * its self time. */
+static inline uint64_t count_frame(struct profile *p, const struct frame *fr, uint64_t dur,
+				   int *err)
+{
+	struct profile_row *r = &p->rows[fr->row];
+	uint64_t self;
+
+	if (fr->child_ns > dur) {
+		p->anom.overlaps++;
+		self = 0;
+	} else {
+		self = dur - fr->child_ns;
+	}
+	r->calls++;
+	r->self_ns += self;
+	r->sum_ns += dur;
+	if (dur < r->min_ns)
+		r->min_ns = dur;
+	if (dur > r->max_ns)
+		r->max_ns = dur;
+	r->open += fr->open;
+	p->nslices++;
+	if (row_sample(p, r, dur) < 0)
+		*err = -ENOMEM;
+	return self;
+}
+
+/* Leaves the finished frame on top of the stack DONE, for a parent that
+ * may still arrive: merges its ledger, counts its inclusive time if it is
+ * the outermost frame of its row, and keeps the run of DONE frames short. */
+static int settle(struct profile *p, struct thread *t, struct frame *fr, uint64_t dur,
+		  bool outermost)
+{
+	struct profile_row *r = &p->rows[fr->row];
+	uint64_t inner;
+	size_t base;
+
+	if (fr->ledger_lo < t->nled)
+		t->nled = ledger_merge(p, t, fr->ledger_lo, t->nled,
+				       outermost ? fr->row : UINT32_MAX, &inner);
+	else
+		inner = 0;
+	if (outermost) {
+		r->total_ns -= inner <= r->total_ns ? inner : r->total_ns;
+		r->total_ns += dur;
+		if (GROW(t->led, t->capled, t->nled + 1) < 0)
+			return -ENOMEM;
+		p->keys[fr->row].mark = (uint32_t)t->nled;
+		t->led[t->nled++] = (struct ledger_ent){ fr->row, dur };
+	}
+	fr->dur = dur;
+	fr->done = 1;
+	base = t->nopen ? t->openv[t->nopen - 1] + 1 : 0;
+	if (t->nf - base > RUN_CAP)
+		compact_run(p, t, base);
+	return 0;
+}
+
+/* Finishes the innermost open frame: folds the DONE frames above it (its
+ * children), counts it in its row, and either folds it into its parent
+ * (start order) or leaves it DONE for a parent still to come (end order). */
+static int finish_top(struct profile *p, struct thread *t)
+{
+	size_t oi = t->openv[--t->nopen], j;
+	struct frame *fr = &t->f[oi];
+	uint64_t dur, self;
+	bool outermost;
+	int err = 0;
+
+	for (j = oi + 1; j < t->nf; j++)
+		fr->child_ns += t->f[j].dur;
+	t->nf = oi + 1;
+
+	dur = fr->end - fr->start;
+	outermost = --t->act.vals[act_slot_of(&t->act, fr->row, fr->act)] == 0;
+	self = count_frame(p, fr, dur, &err);
+	if (err < 0)
+		return err;
+	if (p->opts.on_slice && emit_slice(p, t, fr, self) < 0)
+		return -ENOMEM;
+
+	/* Start order with an open parent below: fold into it now, nothing
+	 * that comes later can contain this frame. */
+	if (!t->post && oi > 0 && !t->f[oi - 1].done) {
+		if (outermost)
+			p->rows[fr->row].total_ns += dur;
+		t->nled = fr->ledger_lo;
+		t->f[oi - 1].child_ns += dur;
+		t->nf = oi;
+		return 0;
+	}
+	return settle(p, t, fr, dur, outermost);
+}
+
+/* End order: a complete slice arrives after its children, so it is final
+ * at once.  It only counts as outermost if no open (begin) frame of its row
+ * lies below; same-row frames among its descendants are in the ledger. */
+static int finish_complete(struct profile *p, struct thread *t, struct frame *fr)
+{
+	int64_t slot = act_find(&t->act, fr->row);
+	uint64_t dur = fr->end - fr->start, self;
+	int err = 0;
+
+	if (slot < 0)
+		return -ENOMEM;
+	self = count_frame(p, fr, dur, &err);
+	if (err < 0)
+		return err;
+	if (p->opts.on_slice && emit_slice(p, t, fr, self) < 0)
+		return -ENOMEM;
+	return settle(p, t, fr, dur, t->act.vals[slot] == 0);
+}
+
+/* Finishes the open frames with a known end that the slice [s, e) arriving
+ * now shows to be over: those ending at or before s, and (end order) those
+ * that the new slice contains. */
+static inline __attribute__((always_inline)) int retire(struct profile *p, struct thread *t,
+							uint64_t s, uint64_t e, bool has_end)
+{
+	while (t->nopen) {
+		struct frame *o = &t->f[t->openv[t->nopen - 1]];
+
+		if (!o->has_end)
+			break;
+		if (o->end <= s) {
+			/* over */
+		} else if (has_end && s <= o->start && e >= o->end &&
+			   (s < o->start || e > o->end || t->post)) {
+			set_end_ordered(p, t); /* the new slice is its parent */
+		} else {
+			break;
+		}
+		if (finish_top(p, t) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int push_frame(struct profile *p, struct thread *t, uint64_t s, uint64_t e, bool has_end,
+		      uint32_t row)
+{
+	struct frame *fr;
+	uint64_t child = 0;
+	int64_t slot;
+	size_t k, lo;
+
+	if (t->seen && s < t->last_start && has_end)
+		set_end_ordered(p, t);
+	if (!t->seen || s > t->last_start)
+		t->last_start = s;
+	t->seen = true;
+
+	if (retire(p, t, s, e, has_end) < 0)
+		return -ENOMEM;
+	k = t->nf; /* retire() may have moved both */
+	lo = t->nled;
+
+	/* End order: the DONE frames on top that lie inside [s, e] are this
+	 * slice's children, seen before it. */
+	if (has_end) {
+		while (k > 0 && t->f[k - 1].done && t->f[k - 1].start >= s && t->f[k - 1].end <= e)
+			k--;
+		if (k > 0 && t->f[k - 1].summary && t->f[k - 1].start < s && t->f[k - 1].end > s)
+			p->anom.merged++;
+		if (k < t->nf) {
+			set_end_ordered(p, t);
+			lo = t->f[k].ledger_lo;
+			for (size_t j = k; j < t->nf; j++)
+				child += t->f[j].dur;
+			t->nf = k;
+		}
+	}
+	if (GROW(t->f, t->capf, t->nf + 1) < 0 || GROW(t->openv, t->capopen, t->nopen + 1) < 0)
+		return -ENOMEM;
+	fr = &t->f[t->nf];
+	fr->start = s;
+	fr->end = e;
+	fr->child_ns = child;
+	fr->dur = 0;
+	fr->row = row;
+	fr->ledger_lo = (uint32_t)lo;
+	fr->done = 0;
+	fr->has_end = has_end;
+	fr->open = 0;
+	fr->summary = 0;
+	if (t->post && has_end) {
+		t->nf++;
+		return finish_complete(p, t, fr);
+	}
+	slot = act_find(&t->act, row);
+	if (slot < 0)
+		return -ENOMEM;
+	t->act.vals[slot]++;
+	fr->act = (uint32_t)slot;
+	t->openv[t->nopen++] = (uint32_t)t->nf++;
+	return 0;
+}
+
+static int end_frame(struct profile *p, struct thread *t, uint64_t ts)
+{
+	struct frame *o;
+
+	if (retire(p, t, ts, 0, false) < 0)
+		return -ENOMEM;
+	/* A complete slice still open here outlives the begin/end pair
+	 * around it: improper nesting; close it with its own end. */
+	while (t->nopen && t->f[t->openv[t->nopen - 1]].has_end) {
+		p->anom.overlaps++;
+		if (finish_top(p, t) < 0)
+			return -ENOMEM;
+	}
+	if (!t->nopen) {
+		p->anom.unmatched_ends++;
+		return 0;
+	}
+	o = &t->f[t->openv[t->nopen - 1]];
+	o->end = ts > o->start ? ts : o->start;
+	o->has_end = 1;
+	return finish_top(p, t);
+}
+
+/* ------------------------------------------------------------ public API */
+
+int profile_new(struct profile **pp, const struct profile_opts *opts)
+{
+	struct profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	if (opts)
+		p->opts = *opts;
+	p->rng = p->opts.seed ? p->opts.seed : UINT64_C(0x853c49e6748fea9b);
+	if (rowtab_resize(p) < 0 || thrtab_resize(p) < 0) {
+		profile_free(p);
+		return -ENOMEM;
+	}
+	*pp = p;
+	return 0;
+}
+
+void profile_free(struct profile *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nrows; i++) {
+		free((char *)p->rows[i].category);
+		free(p->rows[i].samples);
+	}
+	for (i = 0; i < p->nthreads; i++)
+		thread_release(&p->threads[i]);
+	free(p->rows);
+	free(p->keys);
+	free(p->rowtab);
+	free(p->threads);
+	free(p->thrtab);
+	free(p->path);
+	free(p);
+}
+
+static inline void see_time(struct profile *p, uint64_t ns)
+{
+	if (!p->any_ts) {
+		p->start_ns = p->end_ns = ns;
+		p->any_ts = true;
+		return;
+	}
+	if (ns < p->start_ns)
+		p->start_ns = ns;
+	if (ns > p->end_ns)
+		p->end_ns = ns;
+}
+
+static inline uint64_t to_ns(const struct profile *p, struct fxt_reader *r, uint64_t ticks)
+{
+	return p->tps == 1000000000 ? ticks : fxt_reader_ticks_to_ns(r, ticks);
+}
+
+int profile_add_record(struct profile *p, struct fxt_reader *r, const struct fxt_record *rec)
+{
+	const typeof(rec->u.event) *ev = &rec->u.event;
+	struct thread *t;
+	uint64_t ts, end;
+	int64_t row;
+
+	p->nrecords++;
+	if (rec->type != FXT_RECORD_EVENT) {
+		p->tps = fxt_reader_ticks_per_second(r);
+		return 0;
+	}
+	ts = to_ns(p, r, ev->ts);
+	see_time(p, ts);
+
+	switch (ev->type) {
+	case FXT_EVENT_DURATION_BEGIN:
+	case FXT_EVENT_DURATION_COMPLETE:
+		break;
+	case FXT_EVENT_DURATION_END:
+		t = thread_get(p, ev->pid, ev->tid);
+		if (!t)
+			return -ENOMEM;
+		return end_frame(p, t, ts);
+	default:
+		return 0;
+	}
+
+	t = thread_get(p, ev->pid, ev->tid);
+	if (!t)
+		return -ENOMEM;
+	row = row_lookup(p, ev->pid, ev->tid, &ev->category, &ev->name);
+	if (row < 0)
+		return (int)row;
+	if (ev->type == FXT_EVENT_DURATION_BEGIN)
+		return push_frame(p, t, ts, 0, false, (uint32_t)row);
+
+	end = to_ns(p, r, ev->extra);
+	if (end < ts) {
+		p->anom.reversed++;
+		end = ts;
+	}
+	see_time(p, end);
+	return push_frame(p, t, ts, end, true, (uint32_t)row);
+}
+
+int profile_finish(struct profile *p)
+{
+	size_t i;
+
+	if (p->finished)
+		return 0;
+	p->finished = true;
+	for (i = 0; i < p->nthreads; i++) {
+		struct thread *t = &p->threads[i];
+
+		while (t->nopen) {
+			struct frame *o = &t->f[t->openv[t->nopen - 1]];
+
+			if (!o->has_end) {
+				o->end = p->end_ns > o->start ? p->end_ns : o->start;
+				o->has_end = 1;
+				o->open = 1;
+			}
+			if (finish_top(p, t) < 0)
+				return -ENOMEM;
+		}
+		/* Only roots are left; their numbers are final. */
+		thread_release(t);
+		memset(&t->f, 0, sizeof(*t) - offsetof(struct thread, f));
+	}
+	for (i = 0; i < p->nrows; i++)
+		if (!p->rows[i].calls)
+			p->rows[i].min_ns = 0;
+	return 0;
+}
+
+int profile_load(struct profile *p, const char *path, char *err, size_t errlen)
+{
+	struct fxt_reader *r = NULL;
+	struct fxt_record rec;
+	struct stat st;
+	uint64_t off = 0;
+	const char *why;
+	int rc, n = 0;
+
+	if (strcmp(path, "-") != 0) {
+		if (stat(path, &st) < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "%s", strerror(-rc));
+			return rc;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "%s", strerror(EISDIR));
+			return -EISDIR;
+		}
+	}
+	rc = fxt_reader_open_path(&r, path, 0);
+	if (rc < 0) {
+		why = r ? fxt_reader_error(r, &off) : NULL;
+		snprintf(err, errlen, "%s", why ? why : strerror(-rc));
+		fxt_reader_free(r);
+		return rc;
+	}
+	while ((rc = fxt_reader_next(r, &rec)) > 0) {
+		if (n++ == 0 && !fxt_reader_saw_magic(r)) {
+			snprintf(err, errlen, "not an FXT archive (no magic record at offset 0)");
+			rc = -EINVAL;
+			goto out;
+		}
+		rc = profile_add_record(p, r, &rec);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s", strerror(-rc));
+			goto out;
+		}
+	}
+	if (rc < 0) {
+		why = fxt_reader_error(r, &off);
+		if (n == 0 && !fxt_reader_saw_magic(r))
+			snprintf(err, errlen, "not an FXT archive (%s)", why ? why : "unreadable");
+		else
+			snprintf(err, errlen, "%s at byte %" PRIu64, why ? why : "read error", off);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (n == 0) {
+		snprintf(err, errlen, "empty file, not an FXT archive");
+		rc = -ENODATA;
+		goto out;
+	}
+	rc = profile_finish(p);
+	if (rc < 0)
+		snprintf(err, errlen, "%s", strerror(-rc));
+out:
+	fxt_reader_free(r);
+	return rc;
+}
+
+size_t profile_nrows(const struct profile *p)
+{
+	return p->nrows;
+}
+
+const struct profile_row *profile_row(const struct profile *p, size_t i)
+{
+	return i < p->nrows ? &p->rows[i] : NULL;
+}
+
+const struct profile_row *profile_find(const struct profile *p, const char *category,
+				       const char *name, uint64_t pid, uint64_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < p->nrows; i++) {
+		const struct profile_row *r = &p->rows[i];
+		if (strcmp(r->name, name) == 0 &&
+		    (!category || strcmp(r->category, category) == 0) && r->pid == pid &&
+		    r->tid == tid)
+			return r;
+	}
+	return NULL;
+}
+
+uint64_t profile_start_ns(const struct profile *p)
+{
+	return p->start_ns;
+}
+
+uint64_t profile_end_ns(const struct profile *p)
+{
+	return p->end_ns;
+}
+
+uint64_t profile_nrecords(const struct profile *p)
+{
+	return p->nrecords;
+}
+
+uint64_t profile_nslices(const struct profile *p)
+{
+	return p->nslices;
+}
+
+const struct profile_anomalies *profile_anomalies(const struct profile *p)
+{
+	return &p->anom;
+}
+
+/* --------------------------------------------------------------- sorting */
+
+static const struct {
+	const char *name;
+	enum profile_sort key;
+} sort_names[] = {
+	{ "self", PROFILE_SORT_SELF },	 { "total", PROFILE_SORT_TOTAL },
+	{ "calls", PROFILE_SORT_CALLS }, { "avg", PROFILE_SORT_AVG },
+	{ "max", PROFILE_SORT_MAX },	 { "name", PROFILE_SORT_NAME },
+};
+
+int profile_sort_parse(const char *s, enum profile_sort *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(sort_names) / sizeof(sort_names[0]); i++) {
+		if (strcmp(s, sort_names[i].name) == 0) {
+			*out = sort_names[i].key;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static enum profile_sort sort_key; /* qsort has no context argument */
+
+static uint64_t sort_value(const struct profile_row *r)
+{
+	switch (sort_key) {
+	case PROFILE_SORT_SELF:
+		return r->self_ns;
+	case PROFILE_SORT_TOTAL:
+		return r->total_ns;
+	case PROFILE_SORT_CALLS:
+		return r->calls;
+	case PROFILE_SORT_AVG:
+		return r->calls ? r->sum_ns / r->calls : 0;
+	case PROFILE_SORT_MAX:
+		return r->max_ns;
+	case PROFILE_SORT_NAME:
+		break;
+	}
+	return 0;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct profile_row *x = *(const struct profile_row *const *)a;
+	const struct profile_row *y = *(const struct profile_row *const *)b;
+	uint64_t vx = sort_value(x), vy = sort_value(y);
+	int c;
+
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	c = strcmp(x->category, y->category);
+	if (c)
+		return c;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return 0;
+}
+
+void profile_sort_rows(const struct profile_row **rows, size_t n, enum profile_sort key)
+{
+	sort_key = key;
+	qsort(rows, n, sizeof(*rows), cmp_rows);
+}
+
+/* ---------------------------------------------------------------- output */
+
+void profile_fmt_ns(char *buf, size_t len, double ns)
+{
+	double a = ns < 0 ? -ns : ns;
+
+	if (a < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (a < 1e6)
+		snprintf(buf, len, "%.3f us", ns / 1e3);
+	else if (a < 1e9)
+		snprintf(buf, len, "%.3f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.3f s", ns / 1e9);
+}
+
+void profile_put_json_str(FILE *f, const char *s)
+{
+	const unsigned char *c;
+
+	fputc('"', f);
+	for (c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(f, "\\%c", *c);
+		else if (*c < 0x20)
+			fprintf(f, "\\u%04x", *c);
+		else
+			fputc(*c, f);
+	}
+	fputc('"', f);
+}
+
+void profile_put_csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}

@@ -1,0 +1,163 @@
+/* Profile: per-function aggregates of the duration slices of an FXT archive.
+ *
+ * Private to tools/ (fxt-report, fxt-diff, and later the flame graph and
+ * Chrome JSON exports).  The engine streams records from the reader and
+ * rebuilds each thread's call stack; memory grows with the number of
+ * distinct rows (function x grouping) and stack depth, not with events.
+ *
+ * What it accepts, per thread (pid, tid of the event):
+ *  - duration begin / end pairs (an end closes the innermost open begin);
+ *  - duration complete events, either in start order (parents before their
+ *    children) or in end order (children first, as an exit-time flusher
+ *    emits them).  In end order a finished slice has to wait for a parent
+ *    that may still come, so memory there grows with the number of finished
+ *    siblings whose parent has not been seen yet (see profile.c).
+ * Instant, counter, async and flow events only advance the trace's end.
+ *
+ * Times are nanoseconds (ticks converted per provider by the reader).
+ *
+ * Definitions, per row:
+ *  calls     slices (frames) of the function;
+ *  total_ns  inclusive time, counting only the outermost active frame of the
+ *            function on its thread, so recursion is not counted twice;
+ *  self_ns   exclusive time: each frame's duration minus its children's;
+ *  sum_ns    the sum of every frame's inclusive duration (recursive frames
+ *            included): avg = sum_ns / calls, and min_ns/max_ns are over
+ *            the same per-frame durations;
+ *  open      frames still open at the end of the trace, counted up to the
+ *            trace's last timestamp.
+ */
+#ifndef FXT_TOOLS_PROFILE_H
+#define FXT_TOOLS_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct fxt_reader;
+struct fxt_record;
+
+/* What a row stands for: a function over the whole archive, a function in
+ * one process, or a function in one thread. */
+enum profile_by {
+	PROFILE_BY_FUNCTION,
+	PROFILE_BY_PROCESS,
+	PROFILE_BY_THREAD,
+};
+
+struct profile_row {
+	const char *category; /* NUL-terminated copies owned by the profile */
+	const char *name;
+	uint64_t pid; /* 0 unless grouped by process or thread */
+	uint64_t tid; /* 0 unless grouped by thread */
+
+	uint64_t calls;
+	uint64_t total_ns;
+	uint64_t self_ns;
+	uint64_t sum_ns;
+	uint64_t min_ns;
+	uint64_t max_ns;
+	uint64_t open;
+
+	/* A uniform sample (reservoir sampling) of per-call inclusive
+	 * durations, at most `reservoir` of struct profile_opts; `nsamples`
+	 * <= calls.  NULL when sampling is off. */
+	uint64_t *samples;
+	uint32_t nsamples;
+	uint32_t samples_cap;
+};
+
+/* A slice whose numbers are final, for exporters (flame graphs, Chrome
+ * JSON).  `path` lists the rows of the slice's open ancestors on its
+ * thread, outermost first, then the slice's own row (path[depth]); with
+ * end-ordered complete events the ancestors are not known yet when a slice
+ * finishes, and depth is then 0.  Valid during the call only. */
+struct profile_slice {
+	uint64_t pid, tid;
+	uint64_t start_ns, end_ns;
+	uint64_t self_ns;
+	bool open;
+	unsigned depth;
+	const uint32_t *path;
+};
+
+typedef void (*profile_slice_fn)(void *ctx, const struct profile_slice *s);
+
+struct profile_opts {
+	enum profile_by by;
+	uint32_t reservoir;	   /* per-call samples kept per row; 0 = none */
+	uint64_t seed;		   /* of the reservoir's generator (runs are reproducible) */
+	profile_slice_fn on_slice; /* optional */
+	void *ctx;
+};
+
+/* Counts of things in the input that were tolerated, not fatal. */
+struct profile_anomalies {
+	uint64_t unmatched_ends; /* duration end with no open begin on its thread */
+	uint64_t overlaps;	 /* a slice that only partly overlaps its parent */
+	uint64_t reversed;	 /* a complete event ending before it starts */
+	uint64_t end_ordered;	 /* threads whose complete events came in end order */
+	uint64_t merged;	 /* end order: a parent starting inside merged siblings
+				    (memory bound, see profile.c); its self time is high */
+};
+
+struct profile;
+
+int profile_new(struct profile **p, const struct profile_opts *opts);
+void profile_free(struct profile *p);
+
+/* Feeds one record read by `r` (for ticks -> ns).  Returns 0 or -ENOMEM. */
+int profile_add_record(struct profile *p, struct fxt_reader *r, const struct fxt_record *rec);
+
+/* Closes what is still open (at the trace's last timestamp) and finalizes
+ * the rows.  Call once, after the last record; rows are read after it. */
+int profile_finish(struct profile *p);
+
+/* Reads a whole archive (path, "-" for stdin) into `p` and finishes it.
+ * Returns 0, or a negative errno with a one-line reason in err (e.g.
+ * "not an FXT archive (no magic record)", "truncated record at byte 80"). */
+int profile_load(struct profile *p, const char *path, char *err, size_t errlen);
+
+/* Rows, in creation order; valid until profile_free(). */
+size_t profile_nrows(const struct profile *p);
+const struct profile_row *profile_row(const struct profile *p, size_t i);
+
+/* Looks a row up by category and name (pid/tid too when grouped); the
+ * category may be NULL to match the first row with that name. */
+const struct profile_row *profile_find(const struct profile *p, const char *category,
+				       const char *name, uint64_t pid, uint64_t tid);
+
+/* First and last timestamps seen (ns), record and event counts. */
+uint64_t profile_start_ns(const struct profile *p);
+uint64_t profile_end_ns(const struct profile *p);
+uint64_t profile_nrecords(const struct profile *p);
+uint64_t profile_nslices(const struct profile *p);
+const struct profile_anomalies *profile_anomalies(const struct profile *p);
+
+/* Sorting rows for output. */
+enum profile_sort {
+	PROFILE_SORT_SELF,
+	PROFILE_SORT_TOTAL,
+	PROFILE_SORT_CALLS,
+	PROFILE_SORT_AVG,
+	PROFILE_SORT_MAX,
+	PROFILE_SORT_NAME,
+};
+
+/* Parses "self", "total" ... Returns 0 or -EINVAL. */
+int profile_sort_parse(const char *s, enum profile_sort *out);
+/* Sorts an array of row pointers: numbers descending, names ascending; ties
+ * by name then pid then tid, so output is deterministic. */
+void profile_sort_rows(const struct profile_row **rows, size_t n, enum profile_sort key);
+
+/* Output helpers shared by the report tools. */
+#include <stdio.h>
+
+/* A duration for people: "812 ns", "1.250 us", "3.000 ms", "2.500 s". */
+void profile_fmt_ns(char *buf, size_t len, double ns);
+/* s as a JSON string literal, quotes included. */
+void profile_put_json_str(FILE *f, const char *s);
+/* s as a CSV field, quoted (RFC 4180) when it holds ',', '"' or a newline. */
+void profile_put_csv_str(FILE *f, const char *s);
+
+#endif /* FXT_TOOLS_PROFILE_H */
