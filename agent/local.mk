@@ -1,19 +1,61 @@
 # agent/: libfxt-agent.so, preloaded into the traced program.  Built without
-# sanitizers and with hidden visibility; only the hooks (and later the libc
-# wrappers) are exported.  It compiles the codec and symbolizer sources
-# itself so that they carry its flags.
+# sanitizers and with hidden visibility; only the hooks and the libc
+# wrappers (dlopen/dlclose, the exec family) are exported.  It compiles the
+# codec and symbolizer sources itself so that they carry its flags.
 AGENT_CFLAGS = $(WARN_CFLAGS) -fvisibility=hidden -fno-omit-frame-pointer \
 	-ftls-model=initial-exec $(LIBDW_CFLAGS) $(ZLIB_CFLAGS)
 AGENT_LDFLAGS = -module -avoid-version -shared -Wl,--no-undefined -Wl,-z,nodelete
 
+# The agent's own modules (without the hooks and the life cycle, which
+# unit tests cannot link: they define the constructor and the wrappers).
+AGENT_CORE_SOURCES = \
+	agent/agent.h \
+	agent/clock.c agent/clock.h \
+	agent/config.c agent/config.h \
+	agent/flush.c agent/flush.h \
+	agent/log.c agent/log.h \
+	agent/recon.c agent/recon.h \
+	agent/spool.c agent/spool.h \
+	agent/tbuf.c agent/tbuf.h
+
 pkglib_LTLIBRARIES += libfxt-agent.la
-libfxt_agent_la_SOURCES = agent/hooks.c
+libfxt_agent_la_SOURCES = $(AGENT_CORE_SOURCES) \
+	agent/hooks.c \
+	agent/lifecycle.c \
+	agent/modules.c agent/modules.h \
+	$(FXT_CODEC_SOURCES) $(FXT_SYM_SOURCES)
 libfxt_agent_la_CFLAGS = $(AGENT_CFLAGS)
 libfxt_agent_la_LDFLAGS = $(AGENT_LDFLAGS)
 libfxt_agent_la_LIBADD = $(LIBDW_LIBS) $(ZLIB_LIBS) -lpthread -ldl
 
 # The no-op agent: the same hooks doing nothing, a baseline for bench/.
 pkglib_LTLIBRARIES += libfxt-agent-nop.la
-libfxt_agent_nop_la_SOURCES = agent/hooks.c
+libfxt_agent_nop_la_SOURCES = agent/hooks_nop.c
 libfxt_agent_nop_la_CFLAGS = $(AGENT_CFLAGS)
 libfxt_agent_nop_la_LDFLAGS = $(AGENT_LDFLAGS)
+
+# Unit tests of agent internals: they compile the agent's modules with the
+# test flags (sanitizers included when configured) and provide the few
+# life-cycle symbols themselves (tests/unit/agent_test_stubs.h).  They
+# cover the buffers and spool (reserve, refill, drops, recycling, signals,
+# naming), the stack reconstruction, and the flusher read back through the
+# reader.
+AGENT_UNIT_TESTS = \
+	tests/unit/test_agent_tbuf \
+	tests/unit/test_agent_recon \
+	tests/unit/test_agent_flush
+check_PROGRAMS += $(AGENT_UNIT_TESTS)
+TESTS += $(AGENT_UNIT_TESTS)
+AGENT_TEST_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+AGENT_TEST_LDADD = libfxtcodec.la libfxtsym.la $(LIBDW_LIBS) $(ZLIB_LIBS) -lpthread -ldl
+tests_unit_test_agent_tbuf_SOURCES = tests/unit/test_agent_tbuf.c \
+	tests/unit/agent_test_stubs.h $(AGENT_CORE_SOURCES)
+tests_unit_test_agent_tbuf_CFLAGS = $(AGENT_TEST_CFLAGS)
+tests_unit_test_agent_tbuf_LDADD = $(AGENT_TEST_LDADD)
+tests_unit_test_agent_recon_SOURCES = tests/unit/test_agent_recon.c \
+	tests/unit/agent_test_nest.h agent/recon.c agent/recon.h
+tests_unit_test_agent_recon_CFLAGS = $(AGENT_TEST_CFLAGS)
+tests_unit_test_agent_flush_SOURCES = tests/unit/test_agent_flush.c \
+	tests/unit/agent_test_stubs.h tests/unit/agent_test_nest.h $(AGENT_CORE_SOURCES)
+tests_unit_test_agent_flush_CFLAGS = $(AGENT_TEST_CFLAGS)
+tests_unit_test_agent_flush_LDADD = $(AGENT_TEST_LDADD)

@@ -1,0 +1,45 @@
+/* The agent's process-wide state.  Private to agent/. */
+#ifndef FXT_AGENT_AGENT_H
+#define FXT_AGENT_AGENT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "agent/spool.h"
+#include "agent/tbuf.h"
+
+struct agent {
+	pthread_mutex_t lock; /* threads, slab, serials */
+	struct spool spool;
+	struct tbuf *threads; /* every thread that recorded, newest first */
+	uint32_t next_serial;
+	struct tbuf *slab; /* tbufs are carved from mmap'd slabs (signal-safe) */
+	unsigned slab_left;
+	pthread_key_t key; /* destructor retires a thread's buffer */
+	bool key_ok;
+	uint64_t lost; /* calls lost before a thread had a tbuf */
+	pid_t pid;
+	bool forked;   /* a fork child: never the root */
+	bool flushed;  /* the archive was written (or given up) */
+	bool disabled; /* initialisation failed: record nothing */
+	char spool_path[4096 + 32];
+};
+
+extern struct agent agent;
+
+/* Initialises the agent once (config, clock, spool path, key, atfork,
+ * atexit).  Hooks can run before the agent's constructor (constructors of
+ * libraries loaded before it), so the slow path calls this too.
+ * Returns 0 or -errno (the agent then stays disabled). */
+int agent_ensure_init(void);
+
+/* Computes the spool path for the current pid into agent.spool_path. */
+void agent_spool_path(char *buf, size_t cap, const char *output, long pid);
+
+/* Writes the archive for this process (idempotent).  Other threads may
+ * still be running; the calling thread records nothing afterwards. */
+void agent_flush(void);
+
+#endif /* FXT_AGENT_AGENT_H */

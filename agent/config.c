@@ -1,0 +1,200 @@
+/* Agent settings: every FXT_* variable, read once (see config.h). */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/config.h"
+#include "agent/log.h"
+
+struct agent_config agent_cfg = {
+	.buffer_size = AGENT_DEFAULT_BUFFER_SIZE,
+	.chunk_size = AGENT_DEFAULT_CHUNK_SIZE,
+	.max_size = AGENT_DEFAULT_MAX_SIZE,
+	.status_fd = -1,
+};
+
+int agent_parse_size(const char *s, uint64_t *out)
+{
+	uint64_t v = 0, mul = 1;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	switch (*s) {
+	case 'k':
+	case 'K':
+		mul = 1ull << 10;
+		s++;
+		break;
+	case 'm':
+	case 'M':
+		mul = 1ull << 20;
+		s++;
+		break;
+	case 'g':
+	case 'G':
+		mul = 1ull << 30;
+		s++;
+		break;
+	default:
+		break;
+	}
+	/* Accept "64M", "64MB", "64MiB" alike. */
+	if (mul > 1 && (*s == 'i' || *s == 'I'))
+		s++;
+	if (mul > 1 && (*s == 'b' || *s == 'B'))
+		s++;
+	if (*s != '\0' || (v && mul > UINT64_MAX / v))
+		return -EINVAL;
+	*out = v * mul;
+	return 0;
+}
+
+/* FXT_OUTPUT with ".PID" (and ".N" for n > 1) before the extension. */
+void agent_pid_output(char *buf, size_t cap, const char *output, long pid, unsigned n)
+{
+	const char *base = strrchr(output, '/');
+	const char *dot, *gz;
+	size_t stem;
+	char tag[48];
+
+	base = base ? base + 1 : output;
+	dot = strrchr(base, '.');
+	gz = dot && strcmp(dot, ".gz") == 0 ? dot : NULL;
+	if (gz) {
+		const char *p = gz;
+		dot = NULL;
+		while (p > base && *--p != '.')
+			;
+		if (*p == '.' && p > base)
+			dot = p;
+		else
+			dot = gz;
+	}
+	if (!dot || dot == base)
+		dot = base + strlen(base);
+	stem = (size_t)(dot - output);
+	if (n > 1)
+		agent_fmt(tag, sizeof(tag), ".%ld.%u", pid, n);
+	else
+		agent_fmt(tag, sizeof(tag), ".%ld", pid);
+	snprintf(buf, cap, "%.*s%s%s", (int)stem, output, tag, dot);
+}
+
+static long parse_long(const char *s)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < 0)
+		return 0;
+	return v;
+}
+
+static void load_size(const char *name, uint64_t *field)
+{
+	const char *s = getenv(name);
+	uint64_t v;
+
+	if (!s)
+		return;
+	if (agent_parse_size(s, &v) < 0) {
+		agent_dbg("%s=%s is not a size; using %llu", name, s, (unsigned long long)*field);
+		return;
+	}
+	*field = v;
+}
+
+/* The executable's short name, for the default output and the process
+ * name: /proc/self/comm would be cut at 15 bytes, so prefer argv[0]. */
+static void program_name(char *buf, size_t cap)
+{
+	extern char *program_invocation_short_name;
+	const char *p = program_invocation_short_name;
+
+	if (!p || !*p)
+		p = "program";
+	snprintf(buf, cap, "%s", p);
+}
+
+static void load_output(void)
+{
+	const char *s = getenv("FXT_OUTPUT");
+	char name[256], cwd[PATH_MAX];
+	size_t n;
+
+	if (s && *s == '/') {
+		snprintf(agent_cfg.output, sizeof(agent_cfg.output), "%s", s);
+		return;
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), ".");
+	if (!s || !*s) {
+		program_name(name, sizeof(name));
+		s = name;
+		n = strlen(name);
+		if (n + 5 < sizeof(name))
+			memcpy(name + n, ".fxt", 5);
+	}
+	n = (size_t)snprintf(agent_cfg.output, sizeof(agent_cfg.output), "%s/%s", cwd, s);
+	if (n >= sizeof(agent_cfg.output))
+		snprintf(agent_cfg.output, sizeof(agent_cfg.output), "%s", s);
+}
+
+void agent_config_load(void)
+{
+	const char *s;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t pg = page > 0 ? (uint64_t)page : 4096;
+
+	s = getenv("FXT_DEBUG");
+	agent_cfg.debug = s && *s && strcmp(s, "0") != 0;
+
+	load_output();
+	load_size("FXT_BUFFER_SIZE", &agent_cfg.buffer_size);
+	load_size("FXT_CHUNK_SIZE", &agent_cfg.chunk_size);
+	load_size("FXT_MAX_SIZE", &agent_cfg.max_size);
+	if (agent_cfg.chunk_size < AGENT_MIN_CHUNK_SIZE)
+		agent_cfg.chunk_size = AGENT_MIN_CHUNK_SIZE;
+	if (agent_cfg.chunk_size > (1ull << 30))
+		agent_cfg.chunk_size = 1ull << 30;
+	agent_cfg.chunk_size = (agent_cfg.chunk_size + pg - 1) / pg * pg;
+	if (agent_cfg.buffer_size < agent_cfg.chunk_size)
+		agent_cfg.buffer_size = agent_cfg.chunk_size;
+
+	s = getenv("FXT_CLOCK");
+	if (s && strcmp(s, "tsc") == 0)
+		agent_cfg.clock = AGENT_CLOCK_TSC;
+	else if (s && *s)
+		agent_cfg.clock = AGENT_CLOCK_MONOTONIC;
+	else
+		agent_cfg.clock = AGENT_CLOCK_AUTO;
+
+	s = getenv("FXT_STATUS_FD");
+	agent_cfg.status_fd = -1;
+	if (s && *s) {
+		long fd = parse_long(s);
+		if ((fd > 0 || strcmp(s, "0") == 0) && fd < 1 << 20 && fcntl((int)fd, F_GETFD) >= 0)
+			agent_cfg.status_fd = (int)fd;
+	}
+	agent_cfg.root_pid = parse_long(getenv("FXT_ROOT_PID"));
+	agent_cfg.exec_pid = parse_long(getenv("FXT_EXEC_PID"));
+
+	agent_dbg("output=%s buffer=%llu chunk=%llu max=%llu status_fd=%d", agent_cfg.output,
+		  (unsigned long long)agent_cfg.buffer_size,
+		  (unsigned long long)agent_cfg.chunk_size, (unsigned long long)agent_cfg.max_size,
+		  agent_cfg.status_fd);
+}

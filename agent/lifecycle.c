@@ -1,0 +1,520 @@
+/* The agent's life cycle: initialisation, thread exit, fork, exec and the
+ * exit-time flush. */
+#include <config.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "agent/clock.h"
+#include "agent/config.h"
+#include "agent/flush.h"
+#include "agent/log.h"
+#include "agent/modules.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+struct agent agent = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static int init_err;
+static bool atexit_ok;
+static dev_t status_dev;
+static ino_t status_ino;
+
+/* ------------------------------------------------------------ naming */
+
+void agent_spool_path(char *buf, size_t cap, const char *output, long pid)
+{
+	agent_fmt(buf, cap, "%s.%ld.spool", output, pid);
+}
+
+static bool is_root(void)
+{
+	long pid = (long)getpid();
+
+	return !agent.forked && agent_cfg.exec_pid != pid && agent_cfg.root_pid == pid;
+}
+
+/* ------------------------------------------------------------ threads */
+
+static void key_destructor(void *arg)
+{
+	(void)arg;
+	agent_tbuf_retire(&agent_tls);
+}
+
+/* ------------------------------------------------------------ fork */
+
+static void atfork_prepare(void)
+{
+	pthread_mutex_lock(&agent.lock);
+	pthread_mutex_lock(&agent.spool.lock);
+}
+
+static void atfork_parent(void)
+{
+	pthread_mutex_unlock(&agent.spool.lock);
+	pthread_mutex_unlock(&agent.lock);
+}
+
+/* The child starts afresh: its own spool and archive, no buffer of the
+ * parent's (their chunks are shared memory: writing them would clobber the
+ * parent's records). */
+static void atfork_child(void)
+{
+	pthread_mutex_init(&agent.lock, NULL);
+	agent.pid = getpid();
+	agent.forked = true;
+	agent.flushed = false;
+	agent.lost = 0;
+	agent_tbuf_forget_all(&agent_tls);
+	agent_spool_path(agent.spool_path, sizeof(agent.spool_path), agent_cfg.output,
+			 (long)agent.pid);
+	spool_forget(&agent.spool, agent.spool_path);
+	agent_dbg("fork child");
+}
+
+/* ------------------------------------------------------------ init */
+
+static void atexit_flush(void)
+{
+	agent_flush();
+}
+
+static void do_init(void)
+{
+	char pid[24];
+	struct stat st;
+
+	agent_config_load();
+	agent_clock_init();
+	agent.pid = getpid();
+	if (!agent_cfg.root_pid) {
+		/* The first traced process is the root; tell every descendant. */
+		agent_cfg.root_pid = (long)agent.pid;
+		agent_fmt(pid, sizeof(pid), "%ld", (long)agent.pid);
+		setenv("FXT_ROOT_PID", pid, 0);
+	}
+	if (agent_cfg.status_fd >= 0 && fstat(agent_cfg.status_fd, &st) == 0) {
+		status_dev = st.st_dev;
+		status_ino = st.st_ino;
+	}
+	agent_spool_path(agent.spool_path, sizeof(agent.spool_path), agent_cfg.output,
+			 (long)agent.pid);
+	spool_init(&agent.spool, agent.spool_path, agent_cfg.chunk_size, agent_cfg.buffer_size,
+		   agent_cfg.max_size);
+	agent.key_ok = pthread_key_create(&agent.key, key_destructor) == 0;
+	init_err = -pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	/* Registered from the preloaded library's constructor, before
+	 * __libc_start_main registers the dynamic linker's fini: so it runs
+	 * after the program's atexit handlers and every destructor. */
+	atexit_ok = atexit(atexit_flush) == 0;
+	agent_modules_snapshot();
+	if (init_err)
+		agent.disabled = true;
+}
+
+int agent_ensure_init(void)
+{
+	pthread_once(&init_once, do_init);
+	return init_err;
+}
+
+__attribute__((constructor)) static void agent_constructor(void)
+{
+	agent_tls.busy++;
+	agent_ensure_init();
+	agent_tls.busy--;
+}
+
+/* Only a fallback: the atexit handler runs later (see do_init). */
+__attribute__((destructor)) static void agent_destructor(void)
+{
+	if (!atexit_ok)
+		agent_flush();
+}
+
+/* ------------------------------------------------------------ flush */
+
+static void thread_comm(uint64_t tid, char *name, size_t cap)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	name[0] = '\0';
+	agent_fmt(path, sizeof(path), "/proc/self/task/%llu/comm", (unsigned long long)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, name, cap - 1);
+	close(fd);
+	if (n <= 0) {
+		name[0] = '\0';
+		return;
+	}
+	name[n] = '\0';
+	if (name[n - 1] == '\n')
+		name[n - 1] = '\0';
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Snapshot of the thread table for the flusher. */
+static struct flush_thread *collect_threads(size_t *n)
+{
+	struct flush_thread *v;
+	size_t len = 0, cap = 0;
+	struct tbuf *tb;
+
+	pthread_mutex_lock(&agent.lock);
+	for (tb = agent.threads; tb; tb = tb->next)
+		cap++;
+	v = calloc(cap ? cap : 1, sizeof(*v));
+	for (tb = agent.threads; v && tb; tb = tb->next) {
+		struct flush_thread *f = &v[len++];
+		f->serial = tb->serial;
+		f->tid = tb->tid;
+		f->dropped = __atomic_load_n(&tb->dropped, __ATOMIC_RELAXED);
+		f->first_drop_ts = __atomic_load_n(&tb->first_drop_ts, __ATOMIC_RELAXED);
+		f->stop_ts = __atomic_load_n(&tb->stop_ts, __ATOMIC_RELAXED);
+		f->end_ts = __atomic_load_n(&tb->end_ts, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&tb->state, __ATOMIC_RELAXED) == TBUF_RETIRED)
+			memcpy(f->name, tb->name, sizeof(f->name));
+		else
+			f->name[0] = '\0';
+	}
+	pthread_mutex_unlock(&agent.lock);
+	/* Live threads: their comm now (outside the lock: it opens files). */
+	for (size_t i = 0; v && i < len; i++)
+		if (!v[i].name[0])
+			thread_comm(v[i].tid, v[i].name, sizeof(v[i].name));
+	*n = len;
+	return v;
+}
+
+static int open_archive(struct fxt_writer **w, char *path, size_t cap)
+{
+	int err;
+
+	if (is_root()) {
+		snprintf(path, cap, "%s", agent_cfg.output);
+		return fxt_writer_open_path(w, path, 0);
+	}
+	for (unsigned n = 1; n < 100; n++) {
+		agent_pid_output(path, cap, agent_cfg.output, (long)agent.pid, n);
+		err = fxt_writer_open_path(w, path, FXT_WRITER_NO_CLOBBER);
+		if (err != -EEXIST)
+			return err;
+	}
+	return -EEXIST;
+}
+
+static void report_status(const struct flush_stats *st, uint64_t bytes, const char *path)
+{
+	struct stat sb;
+	char line[4096 + 160];
+	size_t n;
+
+	if (agent_cfg.status_fd < 0 || fstat(agent_cfg.status_fd, &sb) != 0 ||
+	    sb.st_dev != status_dev || sb.st_ino != status_ino)
+		return;
+	n = agent_fmt(
+	    line, sizeof(line),
+	    "fxtrace pid=%ld events=%llu threads=%llu dropped=%llu bytes=%llu output=%s\n",
+	    (long)agent.pid, (unsigned long long)st->events, (unsigned long long)st->threads,
+	    (unsigned long long)st->dropped, (unsigned long long)bytes, path);
+	while (write(agent_cfg.status_fd, line, n) < 0 && errno == EINTR)
+		;
+}
+
+void agent_flush(void)
+{
+	extern char *program_invocation_short_name;
+	int saved = errno;
+	struct flush_input in;
+	struct flush_stats st;
+	struct flush_thread *threads;
+	struct fxt_writer *w = NULL;
+	char path[4096 + 64];
+	size_t nthreads = 0;
+	uint64_t t0 = agent_mono_ns(), t_sym, cpu_sym;
+	int err;
+
+	if (agent_ensure_init() < 0 || agent.disabled)
+		return;
+	if (__atomic_exchange_n(&agent.flushed, true, __ATOMIC_ACQ_REL))
+		return;
+	/* Hooks of this thread (signal handlers) that come to the slow path
+	 * from now on count as nested: they never take a chunk. */
+	agent_tls.busy++;
+
+	memset(&in, 0, sizeof(in));
+	in.now_ts = agent_ticks();
+	in.spool_end = spool_close_grants(&agent.spool);
+	in.ticks_per_second = agent_clock_rate();
+	in.pid = (uint64_t)agent.pid;
+	in.process_name = program_invocation_short_name;
+	in.lost = __atomic_load_n(&agent.lost, __ATOMIC_RELAXED);
+	threads = collect_threads(&nthreads);
+	if (!threads) {
+		agent_err("out of memory; trace lost");
+		goto out_spool;
+	}
+	in.threads = threads;
+	in.nthreads = nthreads;
+	if (!nthreads && !is_root()) {
+		agent_dbg("nothing recorded; no archive");
+		goto out_threads;
+	}
+	in.spool_fd = in.spool_end ? spool_fd(&agent.spool) : -1;
+	if (in.spool_end && in.spool_fd < 0) {
+		agent_err("cannot re-open spool %s: %s; trace lost", agent.spool.path,
+			  strerror(-in.spool_fd));
+		goto out_threads;
+	}
+
+	in.sym = fxt_sym_new(0);
+	if (in.sym) {
+		fxt_sym_add_self(in.sym);
+		/* Modules dlclose'd since: refused if they overlap a current one. */
+		for (unsigned i = 0; i < agent.spool.nmods; i++)
+			fxt_sym_add_module(in.sym, agent.spool.mods[i].path,
+					   agent.spool.mods[i].bias);
+	}
+
+	t_sym = agent_mono_ns();
+	cpu_sym = thread_cpu_ns();
+	err = open_archive(&w, path, sizeof(path));
+	if (err < 0) {
+		agent_err("cannot create %s: %s; trace lost", path, strerror(-err));
+		goto out_sym;
+	}
+	err = agent_flush_archive(w, &in, &st);
+	{
+		uint64_t bytes = fxt_writer_bytes(w);
+		int cerr = fxt_writer_close(w);
+		if (!err)
+			err = cerr;
+		if (err < 0) {
+			agent_err("writing %s failed: %s", path, strerror(-err));
+		} else {
+			uint64_t t1 = agent_mono_ns(), cpu = thread_cpu_ns() - cpu_sym;
+			agent_dbg(
+			    "wrote %s: %llu events, %llu threads, %llu dropped, %llu bytes "
+			    "in %llu us (symbolizer set-up %llu us; then %llu MB/s, "
+			    "%llu MB/s of CPU time)",
+			    path, (unsigned long long)st.events, (unsigned long long)st.threads,
+			    (unsigned long long)st.dropped, (unsigned long long)bytes,
+			    (unsigned long long)((t1 - t0) / 1000),
+			    (unsigned long long)((t_sym - t0) / 1000),
+			    (unsigned long long)(t1 > t_sym ? bytes * 1000 / (t1 - t_sym) : 0),
+			    (unsigned long long)(cpu ? bytes * 1000 / cpu : 0));
+			report_status(&st, bytes, path);
+		}
+	}
+out_sym:
+	fxt_sym_free(in.sym);
+	if (in.spool_fd >= 0)
+		close(in.spool_fd);
+out_threads:
+	free(threads);
+out_spool:
+	spool_destroy(&agent.spool);
+	errno = saved;
+}
+
+/* ------------------------------------------------------------ exec */
+
+/* execve and friends flush first: the new image replaces this one, and it
+ * loads the agent again through LD_PRELOAD.  If exec fails, this image is
+ * no longer traced (its archive is written).  The new image gets
+ * FXT_EXEC_PID=<pid> so that it does not take the root's archive name.
+ * In a vfork child (pid differs from ours and no fork handler ran), nothing
+ * is done: it shares our memory. */
+
+typedef int execve_fn(const char *, char *const[], char *const[]);
+typedef int execvpe_fn(const char *, char *const[], char *const[]);
+
+static char **exec_env(char *const envp[], char *var, size_t cap)
+{
+	size_t n = 0, j = 0;
+	char **v;
+
+	agent_fmt(var, cap, "FXT_EXEC_PID=%ld", (long)agent.pid);
+	while (envp && envp[n])
+		n++;
+	v = malloc((n + 2) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(envp[i], "FXT_EXEC_PID=", 13) != 0)
+			v[j++] = envp[i];
+	v[j++] = var;
+	v[j] = NULL;
+	return v;
+}
+
+static bool before_exec(void)
+{
+	if (getpid() != agent.pid)
+		return false; /* vfork child */
+	agent_flush();
+	return true;
+}
+
+static int do_exec(execve_fn *fn, const char *file, char *const argv[], char *const envp[])
+{
+	char var[48];
+	char **env;
+	int ret, saved;
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!before_exec())
+		return fn(file, argv, envp);
+	env = exec_env(envp, var, sizeof(var));
+	ret = fn(file, argv, env ? env : envp);
+	saved = errno;
+	free(env);
+	errno = saved;
+	return ret;
+}
+
+static execve_fn *real_fn(const char *name)
+{
+	return (execve_fn *)dlsym(RTLD_NEXT, name);
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	static execve_fn *fn;
+
+	if (!fn)
+		fn = real_fn("execve");
+	return do_exec(fn, path, argv, envp);
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	static execve_fn *fn;
+
+	if (!fn)
+		fn = real_fn("execvpe");
+	return do_exec(fn, file, argv, envp);
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+/* The list forms: glibc implements them with its internal execve, which
+ * our wrapper does not see, so they are wrapped too. */
+static char **collect_args(const char *arg0, va_list ap, char *const **envp)
+{
+	va_list aq;
+	size_t n = 1;
+	char **v;
+
+	va_copy(aq, ap);
+	while (va_arg(aq, char *))
+		n++;
+	va_end(aq);
+	v = malloc((n + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	v[0] = (char *)arg0;
+	for (size_t i = 1; i <= n; i++)
+		v[i] = va_arg(ap, char *); /* the last one read is the NULL */
+	if (envp)
+		*envp = va_arg(ap, char *const *);
+	return v;
+}
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char **argv;
+	int ret, saved;
+
+	va_start(ap, arg);
+	argv = collect_args(arg, ap, NULL);
+	va_end(ap);
+	if (!argv) {
+		errno = ENOMEM;
+		return -1;
+	}
+	ret = execv(path, argv);
+	saved = errno;
+	free(argv);
+	errno = saved;
+	return ret;
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	char **argv;
+	int ret, saved;
+
+	va_start(ap, arg);
+	argv = collect_args(arg, ap, NULL);
+	va_end(ap);
+	if (!argv) {
+		errno = ENOMEM;
+		return -1;
+	}
+	ret = execvp(file, argv);
+	saved = errno;
+	free(argv);
+	errno = saved;
+	return ret;
+}
+
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char **argv;
+	char *const *envp = NULL;
+	int ret, saved;
+
+	va_start(ap, arg);
+	argv = collect_args(arg, ap, &envp);
+	va_end(ap);
+	if (!argv) {
+		errno = ENOMEM;
+		return -1;
+	}
+	ret = execve(path, argv, envp);
+	saved = errno;
+	free(argv);
+	errno = saved;
+	return ret;
+}

@@ -1,0 +1,15 @@
+/* Loaded-module tracking for symbolization.  Private to agent/.
+ *
+ * Records (path, load bias) of every loaded shared object in the spool's
+ * module list: at start, after each dlopen() and before each dlclose(), so
+ * that a library unloaded before exit can still be symbolized at flush.
+ * dl_iterate_phdr() runs off the hot path only.
+ */
+#ifndef FXT_AGENT_MODULES_H
+#define FXT_AGENT_MODULES_H
+
+/* Adds every currently loaded module with a path (the main program too,
+ * by /proc/self/exe; not the vDSO) to agent.spool's list. */
+void agent_modules_snapshot(void);
+
+#endif /* FXT_AGENT_MODULES_H */

@@ -1,0 +1,203 @@
+/* Per-thread trace buffers: the cold paths (refill, drops, retire). */
+#include <config.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "agent/log.h"
+#include "agent/tbuf.h"
+
+__thread struct tstate agent_tls __attribute__((tls_model("initial-exec")));
+
+#define SLAB_BYTES (64u << 10)
+
+static void count_drop(struct tbuf *tb, uint64_t ts)
+{
+	if (!tb->first_drop_ts)
+		__atomic_store_n(&tb->first_drop_ts, ts ? ts : 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&tb->dropped, tb->dropped + 1, __ATOMIC_RELAXED);
+}
+
+/* A new tbuf for the calling thread, on the list.  mmap'd slabs rather than
+ * malloc: the first hook of a thread may run in a signal handler. */
+static struct tbuf *tbuf_new(void)
+{
+	struct tbuf *tb = NULL;
+
+	pthread_mutex_lock(&agent.lock);
+	if (!agent.slab_left) {
+		void *p = mmap(NULL, SLAB_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			goto out;
+		agent.slab = p;
+		agent.slab_left = SLAB_BYTES / sizeof(struct tbuf);
+	}
+	tb = agent.slab++;
+	agent.slab_left--;
+	memset(tb, 0, sizeof(*tb));
+	tb->serial = ++agent.next_serial;
+	tb->tid = (uint64_t)syscall(SYS_gettid);
+	tb->next = agent.threads;
+	agent.threads = tb;
+out:
+	pthread_mutex_unlock(&agent.lock);
+	if (tb && agent.key_ok)
+		pthread_setspecific(agent.key, tb);
+	return tb;
+}
+
+static void stop(struct tstate *t, struct tbuf *tb, uint64_t ts, int err)
+{
+	if (err != -ESHUTDOWN)
+		agent_dbg("thread %llu stops recording: %s", (unsigned long long)tb->tid,
+			  err == -ENOSPC ? "FXT_MAX_SIZE reached" : strerror(-err));
+	__atomic_store_n(&tb->stop_ts, ts ? ts : 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&tb->state, TBUF_STOPPED, __ATOMIC_RELAXED);
+	t->pos = t->end = NULL;
+}
+
+/* Whether `p` is a record slot of the chunk tb->map describes. */
+static bool in_chunk(const struct tbuf *tb, const uint64_t *p)
+{
+	const char *base = __atomic_load_n(&tb->map.base, __ATOMIC_RELAXED);
+
+	return base && (const char *)p >= base + SPOOL_CHUNK_HEADER_SIZE &&
+	       (const char *)p + SPOOL_RECORD_SIZE <= base + tb->map.size;
+}
+
+/* Installs a new chunk.  The caller blocks signals meanwhile, but a
+ * synchronous one (or a future caller) could still run a handler's hooks
+ * in between, so the order is kept safe for them (they cannot refill, see
+ * tbuf.h): `end` is NULL first, so their reservations fail and come to the
+ * slow path, which accepts a slot only if it lies in tb->map, published
+ * (base last) before `pos` moves into it.  No slot handed out is left
+ * unwritten. */
+static int refill(struct tstate *t, struct tbuf *tb)
+{
+	struct spool_map m;
+	int err;
+
+	t->end = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* The kernel writes a full chunk back to the spool once unmapped. */
+	if (tb->map.base)
+		spool_chunk_put(&agent.spool, &tb->map, tb->map.size, false);
+	err = spool_chunk_get(&agent.spool, tb->serial, tb->tid, tb->seq, &m);
+	if (err < 0)
+		return err;
+	tb->seq++;
+	tb->map.off = m.off;
+	tb->map.size = m.size;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&tb->map.base, m.base, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->pos = (uint64_t *)((char *)m.base + SPOOL_CHUNK_HEADER_SIZE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->end = (uint64_t *)((char *)m.base + m.size);
+	return 0;
+}
+
+void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
+{
+	int saved = errno;
+	struct tbuf *tb = t->tb;
+	sigset_t all, old;
+	int err;
+
+	if (t->busy > 1) {
+		/* Nested in an interrupted hook: never replace the chunk under
+		 * it.  The slot is still good if the interrupted hook is
+		 * installing a chunk and already moved `pos` into it. */
+		if (tb && in_chunk(tb, p)) {
+			p[0] = ts;
+			p[1] = addr;
+			goto out;
+		}
+		goto drop;
+	}
+	if (tb && tb->state != TBUF_RECORDING)
+		goto drop;
+	/* Signals wait while we take a chunk: their handlers' hooks would
+	 * have to drop meanwhile (they cannot refill), and the system calls
+	 * below are where pending signals get delivered. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (!tb) {
+		if (agent_ensure_init() < 0 || agent.disabled || !(tb = tbuf_new())) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			goto drop;
+		}
+		t->tb = tb;
+	}
+	err = refill(t, tb);
+	if (err < 0)
+		stop(t, tb, ts, err);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err < 0)
+		goto drop;
+	p = agent_reserve(&t->pos);
+	if (likely(p < t->end)) {
+		p[0] = ts;
+		p[1] = addr;
+		goto out;
+	}
+	/* A signal handler filled the whole new chunk meanwhile. */
+drop:
+	if (!(addr & SPOOL_EXIT_BIT)) {
+		if (tb)
+			count_drop(tb, ts);
+		else
+			__atomic_fetch_add(&agent.lost, 1, __ATOMIC_RELAXED);
+	}
+out:
+	errno = saved;
+}
+
+void agent_tbuf_retire(struct tstate *t)
+{
+	struct tbuf *tb = t->tb;
+	int saved = errno;
+
+	if (!tb || tb->state == TBUF_RETIRED)
+		return;
+	t->busy++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&tb->end_ts, agent_ticks(), __ATOMIC_RELAXED);
+	if (prctl(PR_GET_NAME, tb->name) != 0)
+		tb->name[0] = '\0';
+	tb->name[sizeof(tb->name) - 1] = '\0';
+	if (tb->map.base) {
+		uint64_t used = (uint64_t)((char *)t->pos - (char *)tb->map.base);
+		spool_chunk_put(&agent.spool, &tb->map, used, true);
+	}
+	__atomic_store_n(&tb->state, TBUF_RETIRED, __ATOMIC_RELAXED);
+	t->pos = t->end = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy--;
+	errno = saved;
+}
+
+void agent_tbuf_forget_all(struct tstate *self)
+{
+	/* The parent's chunks are still mapped here (MAP_SHARED, so writing
+	 * them would clobber the parent's data): unmap them, nothing more. */
+	for (struct tbuf *tb = agent.threads; tb; tb = tb->next) {
+		if (tb->map.base)
+			munmap(tb->map.base, tb->map.size);
+	}
+	agent.threads = NULL;
+	agent.next_serial = 0;
+	agent.slab = NULL;
+	agent.slab_left = 0;
+	self->tb = NULL;
+	self->pos = self->end = NULL;
+	if (agent.key_ok)
+		pthread_setspecific(agent.key, NULL);
+}

@@ -1,0 +1,117 @@
+/* Per-thread trace buffers: the inline hot path.  Private to agent/.
+ *
+ * Each thread owns one `struct tstate` in initial-exec TLS (a fixed offset
+ * from %fs, no __tls_get_addr call) pointing into the spool chunk it
+ * currently fills, and one `struct tbuf` (its metadata: serial, tid, drop
+ * count, name) that outlives the thread until the flush.
+ *
+ * Signals: a handler that runs instrumented code while this thread is inside
+ * a hook must neither lose its records nor corrupt the interrupted one's.
+ * So a slot is reserved with one non-locked `xadd` on `pos` (one
+ * instruction: a signal lands before or after it, never inside), then
+ * filled; a nested hook reserves the next slot and fills it, and the
+ * interrupted hook fills its own slot afterwards.  `busy` counts the hooks
+ * active on the thread: only a hook that is not nested (busy == 1) may
+ * replace the chunk, so `end` never changes under an interrupted hook.  A
+ * nested hook that finds the chunk full counts its call as dropped (rare:
+ * it needs the chunk to fill up exactly then).
+ *
+ * Order: the timestamp is read before the reservation, so a handler that
+ * runs between the two writes later slots with later timestamps; the
+ * interrupted record then looks slightly out of order.  The flusher makes
+ * timestamps monotonic per thread (agent/recon.h), which keeps nesting
+ * exact.
+ */
+#ifndef FXT_AGENT_TBUF_H
+#define FXT_AGENT_TBUF_H
+
+#include <stdint.h>
+
+#include "agent/clock.h"
+#include "agent/spool.h"
+
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+enum tbuf_state {
+	TBUF_RECORDING = 0,
+	TBUF_STOPPED = 1, /* out of budget (FXT_MAX_SIZE) or spool failure */
+	TBUF_RETIRED = 2, /* the thread exited (key destructor ran) */
+};
+
+/* Per-thread metadata, kept on agent.threads until the flush.  Fields the
+ * flusher reads while the thread may still run are accessed atomically. */
+struct tbuf {
+	struct tbuf *next;
+	uint32_t serial; /* 1, 2, ... in creation order within the process */
+	uint32_t seq;	 /* chunks taken so far */
+	uint64_t tid;
+	struct spool_map map; /* the chunk being filled; base NULL if none */
+	uint64_t dropped;     /* calls not recorded (enter hooks) */
+	uint64_t first_drop_ts;
+	uint64_t stop_ts; /* when it stopped recording for good; 0 = never */
+	uint64_t end_ts;  /* when the thread exited; 0 = alive */
+	int state;	  /* enum tbuf_state */
+	char name[16];	  /* comm at thread exit */
+};
+
+struct tstate {
+	uint64_t *pos; /* next free record slot */
+	uint64_t *end; /* end of the chunk; pos >= end sends hooks to the slow path */
+	struct tbuf *tb;
+	unsigned char busy; /* hooks (or agent code) active on this thread */
+};
+
+extern __thread struct tstate agent_tls __attribute__((tls_model("initial-exec")));
+
+/* The cold path, out of line: `p` is the slot the hook reserved, outside
+ * the chunk (first hook of the thread, chunk full, stopped, retired). */
+void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
+    __attribute__((noinline, cold));
+
+/* Reserves one 16-byte slot: returns the old `*pos` and advances it, in one
+ * instruction that a signal cannot split (not locked: only this thread and
+ * its signal handlers touch it). */
+static inline __attribute__((always_inline)) uint64_t *agent_reserve(uint64_t **pos)
+{
+#if defined(__x86_64__)
+	uintptr_t v = SPOOL_RECORD_SIZE;
+
+	__asm__("xaddq %0, %1" : "+r"(v), "+m"(*pos));
+	return (uint64_t *)v;
+#else
+	return __atomic_fetch_add(pos, 2, __ATOMIC_RELAXED);
+#endif
+}
+
+/* Appends one record {ts, addr} to the calling thread's buffer.  `addr` has
+ * SPOOL_EXIT_BIT set for an exit hook.  No locks, no syscalls, no calls on
+ * the common path: one timestamp, one reservation, a bounds check, one
+ * 16-byte store, and the nesting count around them. */
+static inline __attribute__((always_inline)) void agent_record(struct tstate *t, uint64_t addr)
+{
+	uint64_t ts, *p;
+
+	t->busy++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ts = agent_ticks();
+	p = agent_reserve(&t->pos);
+	if (likely(p < t->end)) {
+		p[0] = ts;
+		p[1] = addr;
+	} else {
+		agent_tbuf_slow(t, p, ts, addr);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy--;
+}
+
+/* Thread exit (pthread key destructor): stamps the end time and name,
+ * returns the chunk (recycling its tail) and leaves tb on the list. */
+void agent_tbuf_retire(struct tstate *t);
+
+/* After fork, in the child: forgets every buffer of the parent (unmapping
+ * the chunks still mapped) without touching their contents. */
+void agent_tbuf_forget_all(struct tstate *self);
+
+#endif /* FXT_AGENT_TBUF_H */

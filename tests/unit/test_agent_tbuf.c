@@ -1,0 +1,414 @@
+/* Unit tests of the agent's per-thread buffers and spool (agent/tbuf.c,
+ * agent/spool.c): reserve and refill, drop accounting, chunk recycling,
+ * the FXT_BUFFER_SIZE bound. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/lib/tap.h"
+#include "tests/unit/agent_test_stubs.h"
+
+#define EXIT		SPOOL_EXIT_BIT
+#define PER_CHUNK(size) (((size)-SPOOL_CHUNK_HEADER_SIZE) / SPOOL_RECORD_SIZE)
+
+struct chunk_info {
+	uint64_t off, size;
+	uint32_t serial, seq;
+};
+
+/* Walks the spool file's chunk chain. */
+static size_t read_chunks(struct chunk_info *v, size_t cap)
+{
+	struct stat st;
+	uint64_t off = SPOOL_HEADER_SIZE;
+	size_t n = 0;
+	int fd = open(agent.spool.path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return 0;
+	while (off < (uint64_t)st.st_size && n < cap) {
+		struct spool_chunk c;
+		if (pread(fd, &c, sizeof(c), (off_t)off) != (ssize_t)sizeof(c) ||
+		    c.magic != SPOOL_CHUNK_MAGIC || !c.size)
+			break;
+		v[n].off = off;
+		v[n].size = c.size;
+		v[n].serial = c.serial;
+		v[n].seq = c.seq;
+		n++;
+		off += c.size;
+	}
+	close(fd);
+	return n;
+}
+
+static uint64_t read_word(uint64_t off)
+{
+	uint64_t w = 0;
+	int fd = open(agent.spool.path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (pread(fd, &w, sizeof(w), (off_t)off) != (ssize_t)sizeof(w))
+			w = ~0ull;
+		close(fd);
+	}
+	return w;
+}
+
+static uint64_t file_size(void)
+{
+	struct stat st;
+
+	return stat(agent.spool.path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* Records go to the chunk in order; a full chunk is replaced by the next,
+ * numbered in sequence; every record lands in the file. */
+static void test_refill(void)
+{
+	const uint64_t chunk = 4096, per = PER_CHUNK(chunk), n = 1000;
+	struct tstate t = { 0 };
+	struct chunk_info c[16];
+	size_t nc;
+	int in_order = 1;
+
+	test_agent_reset(chunk, 1 << 20, 0);
+	for (uint64_t i = 0; i < n; i++)
+		agent_record(&t, 0x1000 + i);
+	ok(t.tb != NULL, "refill: thread buffer created on first hook");
+	ASSERT_EQ_U64(t.tb->seq, (n + per - 1) / per, "refill: chunks taken");
+	ASSERT_EQ_U64(t.tb->dropped, 0, "refill: nothing dropped");
+	ASSERT_EQ_U64(agent.spool.mapped, chunk, "refill: only the current chunk is mapped");
+	ASSERT_EQ_U64(file_size(), SPOOL_HEADER_SIZE + 4 * chunk, "refill: spool size");
+	nc = read_chunks(c, 16);
+	ASSERT_EQ_U64(nc, 4, "refill: four chunks in the chain");
+	for (size_t k = 0; k < nc; k++)
+		in_order &= c[k].serial == t.tb->serial && c[k].seq == k && c[k].size == chunk;
+	ok(in_order, "refill: chunks owned by the thread, in sequence");
+	/* Record i is at chunk i / per, slot i % per. */
+	for (uint64_t i = 0; i < n; i += 97) {
+		uint64_t off = SPOOL_HEADER_SIZE + (i / per) * chunk + SPOOL_CHUNK_HEADER_SIZE +
+			       (i % per) * SPOOL_RECORD_SIZE;
+		in_order &= read_word(off + 8) == 0x1000 + i;
+	}
+	ok(in_order, "refill: records at their slots");
+	ASSERT_EQ_U64(read_word(SPOOL_HEADER_SIZE + 3 * chunk + SPOOL_CHUNK_HEADER_SIZE +
+				(n - 3 * per) * SPOOL_RECORD_SIZE + 8),
+		      0, "refill: the slot after the last record is zero");
+}
+
+/* Past FXT_MAX_SIZE a thread stops; each call (enter) is counted once,
+ * exits are not, and the stop time is set. */
+static void test_drops(void)
+{
+	const uint64_t chunk = 4096, per = PER_CHUNK(chunk), calls = 1000;
+	struct tstate t = { 0 };
+
+	test_agent_reset(chunk, 1 << 20, 3 * chunk);
+	/* One outer frame left open, then pairs: 1 + 2 * k records fit. */
+	agent_record(&t, 0xa);
+	for (uint64_t i = 0; i < calls; i++) {
+		agent_record(&t, 0xb);
+		agent_record(&t, 0xb | EXIT);
+	}
+	agent_record(&t, 0xa | EXIT);
+	/* 3 * per slots: the outer enter and (3 * per - 1) / 2 full pairs; when
+	 * 3 * per - 1 is odd the next enter also fits and its exit is lost. */
+	uint64_t fit_enters = 1 + (3 * per - 1 + 1) / 2;
+	ASSERT_EQ_U64(t.tb->dropped, 1 + calls - fit_enters, "drops: exact count of calls");
+	ASSERT_EQ_U64(t.tb->state, TBUF_STOPPED, "drops: thread stopped");
+	/* The hook that found no room was an exit (not counted); the first
+	 * counted drop is the enter after it. */
+	ok(t.tb->stop_ts != 0 && t.tb->first_drop_ts > t.tb->stop_ts,
+	   "drops: stopped at the exit, first drop after");
+	ASSERT_EQ_U64(agent.spool.granted, 3 * chunk, "drops: budget used exactly");
+	ASSERT_EQ_U64(agent.spool.mapped, 0, "drops: no chunk mapped after stopping");
+	ok(t.end == NULL, "drops: hooks go to the slow path");
+
+	/* A second thread finds the budget spent: all its calls drop. */
+	struct tstate u = { 0 };
+	for (int i = 0; i < 10; i++) {
+		agent_record(&u, 0xc);
+		agent_record(&u, 0xc | EXIT);
+	}
+	ASSERT_EQ_U64(u.tb->dropped, 10, "drops: second thread drops every call");
+	ASSERT_EQ_U64(u.tb->seq, 0, "drops: second thread got no chunk");
+}
+
+/* A hook nested in an interrupted one (busy already counted) records
+ * normally while the chunk has room; when it is full, it drops (it may not
+ * replace the chunk under the interrupted hook) and the next hook that is
+ * not nested refills. */
+static void test_nested(void)
+{
+	const uint64_t per = PER_CHUNK(4096);
+	struct tstate t = { 0 };
+	uint64_t *pos;
+
+	test_agent_reset(4096, 1 << 20, 0);
+	agent_record(&t, 0xa);
+	pos = t.pos;
+	t.busy = 1;
+	agent_record(&t, 0xb);
+	agent_record(&t, 0xb | EXIT);
+	t.busy = 0;
+	ASSERT_EQ_U64(t.tb->dropped, 0, "nested: nothing dropped while there is room");
+	ok(t.pos == pos + 4 && pos[1] == 0xb && pos[3] == (0xb | EXIT),
+	   "nested: both records written in order");
+	for (uint64_t i = 3; i < per; i++)
+		agent_record(&t, 0xc);
+	ok(t.pos == t.end, "nested: chunk exactly full");
+	t.busy = 1;
+	agent_record(&t, 0xd);
+	agent_record(&t, 0xd | EXIT);
+	t.busy = 0;
+	ASSERT_EQ_U64(t.tb->dropped, 1, "nested: full chunk, one call dropped");
+	ASSERT_EQ_U64(t.tb->seq, 1, "nested: no refill under an interrupted hook");
+	ASSERT_EQ_U64(t.tb->state, TBUF_RECORDING, "nested: thread keeps recording");
+	agent_record(&t, 0xa | EXIT);
+	ASSERT_EQ_U64(t.tb->seq, 2, "nested: the next hook refills");
+	ok(t.pos[-1] == (0xa | EXIT), "nested: and writes its record");
+}
+
+/* Real signals: a handler records while the thread is inside hooks,
+ * refills included (tiny chunks).  Every call is either in the spool or
+ * counted as dropped, the records form pairs, and nothing is torn. */
+static struct tstate sig_ts;
+static volatile sig_atomic_t sig_calls;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	agent_record(&sig_ts, 0xb);
+	agent_record(&sig_ts, 0xc);
+	agent_record(&sig_ts, 0xc | EXIT);
+	agent_record(&sig_ts, 0xb | EXIT);
+	sig_calls++;
+}
+
+static void test_signals(void)
+{
+	const uint64_t n = 400000;
+	struct itimerval it = { { 0, 50 }, { 0, 50 } };
+	struct sigaction sa;
+	struct chunk_info c[4096];
+	size_t nc;
+	uint64_t cnt[4] = { 0 }, other = 0, holes = 0, depth = 0, bad_nest = 0;
+	int fd;
+
+	memset(&sig_ts, 0, sizeof(sig_ts));
+	test_agent_reset(4096, 1 << 30, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (uint64_t i = 0; i < n; i++) {
+		agent_record(&sig_ts, 0xa);
+		agent_record(&sig_ts, 0xa | EXIT);
+	}
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	signal(SIGALRM, SIG_DFL);
+
+	nc = read_chunks(c, 4096);
+	fd = open(agent.spool.path, O_RDONLY | O_CLOEXEC);
+	for (size_t k = 0; k < nc; k++) {
+		uint64_t rec[2];
+		for (uint64_t off = c[k].off + SPOOL_CHUNK_HEADER_SIZE; off < c[k].off + c[k].size;
+		     off += 16) {
+			if (pread(fd, rec, 16, (off_t)off) != 16)
+				break;
+			if (!rec[1]) {
+				holes++;
+				continue;
+			}
+			switch (rec[1]) {
+			case 0xa:
+				cnt[0]++;
+				depth++;
+				break;
+			case 0xb:
+				cnt[1]++;
+				depth++;
+				break;
+			case 0xc:
+				cnt[2]++;
+				depth++;
+				break;
+			case 0xa | EXIT:
+			case 0xb | EXIT:
+			case 0xc | EXIT:
+				if (!depth)
+					bad_nest++;
+				else
+					depth--;
+				break;
+			default:
+				other++;
+				break;
+			}
+		}
+	}
+	close(fd);
+	diag("%d signals, %llu nested drops, %zu chunks", (int)sig_calls,
+	     (unsigned long long)sig_ts.tb->dropped, nc);
+	ok(sig_calls > 10, "signals: the handler ran (%d times)", (int)sig_calls);
+	ASSERT_EQ_U64(cnt[0] + cnt[1] + cnt[2] + sig_ts.tb->dropped, n + 2 * (uint64_t)sig_calls,
+		      "signals: recorded + dropped = calls");
+	ASSERT_EQ_U64(other, 0, "signals: no torn record");
+	ASSERT_EQ_U64(bad_nest, 0, "signals: no exit before its enter");
+}
+
+/* A retiring thread gives the unused tail of its chunk to the next. */
+static void test_recycle(void)
+{
+	const uint64_t chunk = 64 << 10;
+	struct tstate a = { 0 }, b = { 0 }, c = { 0 };
+	struct chunk_info v[8];
+	size_t n;
+	long pg = sysconf(_SC_PAGESIZE);
+
+	test_agent_reset(chunk, 1 << 20, 0);
+	for (int i = 0; i < 10; i++)
+		agent_record(&a, 0x100 + (uint64_t)i);
+	agent_tbuf_retire(&a);
+	ASSERT_EQ_U64(a.tb->state, TBUF_RETIRED, "recycle: A retired");
+	ok(a.tb->end_ts != 0, "recycle: A's end time set");
+	ok(a.tb->name[0] != '\0', "recycle: A's name read at exit");
+	ASSERT_EQ_U64(agent.spool.nfree, 1, "recycle: one free tail");
+	agent_record(&b, 0x200);
+	ASSERT_EQ_U64(b.tb->map.off, SPOOL_HEADER_SIZE + (uint64_t)pg,
+		      "recycle: B's chunk is A's tail");
+	ASSERT_EQ_U64(b.tb->map.size, chunk - (uint64_t)pg, "recycle: tail size");
+	ASSERT_EQ_U64(file_size(), SPOOL_HEADER_SIZE + chunk, "recycle: spool did not grow");
+	n = read_chunks(v, 8);
+	ASSERT_EQ_U64(n, 2, "recycle: chain has two chunks");
+	ok(n == 2 && v[0].serial == a.tb->serial && v[0].size == (uint64_t)pg &&
+	       v[1].serial == b.tb->serial && v[1].off == v[0].off + v[0].size,
+	   "recycle: chain is A (one page), then B");
+	ASSERT_EQ_U64(read_word(SPOOL_HEADER_SIZE + SPOOL_CHUNK_HEADER_SIZE + 9 * 16 + 8), 0x109,
+		      "recycle: A's records intact");
+	/* Tails are recycled again: C takes B's. */
+	agent_tbuf_retire(&b);
+	agent_record(&c, 0x300);
+	ASSERT_EQ_U64(c.tb->map.off, SPOOL_HEADER_SIZE + 2 * (uint64_t)pg,
+		      "recycle: C takes B's tail");
+	/* Retiring twice is harmless; hooks after retirement count as drops. */
+	agent_tbuf_retire(&a);
+	agent_record(&a, 0x101);
+	ASSERT_EQ_U64(a.tb->dropped, 1, "recycle: a hook after retirement is a drop");
+}
+
+/* Past FXT_BUFFER_SIZE of mapped chunks, new chunks are halved down to the
+ * floor. */
+static void test_buffer_bound(void)
+{
+	struct tstate t[4] = { { 0 } };
+
+	test_agent_reset(256 << 10, 512 << 10, 0);
+	for (int i = 0; i < 4; i++)
+		agent_record(&t[i], 0x10);
+	ASSERT_EQ_U64(t[0].tb->map.size, 256 << 10, "bound: first chunk full size");
+	ASSERT_EQ_U64(t[1].tb->map.size, 256 << 10, "bound: second chunk full size");
+	ASSERT_EQ_U64(t[2].tb->map.size, AGENT_FLOOR_CHUNK_SIZE, "bound: third at the floor");
+	ASSERT_EQ_U64(t[3].tb->map.size, AGENT_FLOOR_CHUNK_SIZE, "bound: fourth at the floor");
+}
+
+/* The spool header carries what recovery needs. */
+static void test_header(void)
+{
+	struct tstate t = { 0 };
+
+	test_agent_reset(4096, 1 << 20, 0);
+	ASSERT_EQ_I64(spool_add_module(&agent.spool, "/lib/a.so", 0x1000, 0x1000), 1,
+		      "header: module added");
+	ASSERT_EQ_I64(spool_add_module(&agent.spool, "/lib/a.so", 0x1000, 0x1000), 0,
+		      "header: duplicate ignored");
+	agent_record(&t, 0x10);
+	ok(agent.spool.hdr != NULL, "header: mapped");
+	ASSERT_EQ_U64(agent.spool.hdr->magic, SPOOL_MAGIC, "header: magic");
+	ASSERT_EQ_U64(agent.spool.hdr->pid, (uint64_t)getpid(), "header: pid");
+	ASSERT_EQ_U64(agent.spool.hdr->nmodules, 1, "header: module count");
+	ASSERT_STR_EQ(agent.spool.hdr->modules[0].path, "/lib/a.so", "header: module path");
+	spool_add_module(&agent.spool, "/lib/b.so", 0x2000, 0x2000);
+	ASSERT_EQ_U64(agent.spool.hdr->nmodules, 2, "header: updated after a later dlopen");
+}
+
+static int count_fds(void)
+{
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+/* The agent holds no descriptor between refills, so a program that closes
+ * every fd (or counts them) neither breaks it nor sees one. */
+static void test_no_fd_held(void)
+{
+	struct tstate t = { 0 };
+	int before = count_fds();
+
+	test_agent_reset(4096, 1 << 20, 0);
+	agent_record(&t, 0x10);
+	ASSERT_EQ_I64(count_fds(), before, "fds: none held after the spool is created");
+	for (uint64_t i = 0; i < 2 * PER_CHUNK(4096); i++)
+		agent_record(&t, 0x10);
+	ASSERT_EQ_U64(t.tb->dropped, 0, "fds: nothing dropped");
+	ASSERT_EQ_U64(t.tb->seq, 3, "fds: refills went on");
+	ASSERT_EQ_I64(count_fds(), before, "fds: none held after refills");
+}
+
+/* FXT_* parsing and archive naming (agent/config.c). */
+static void test_config(void)
+{
+	uint64_t v = 0;
+	char buf[256];
+
+	ok(agent_parse_size("64M", &v) == 0 && v == 64ull << 20, "config: 64M");
+	ok(agent_parse_size("4k", &v) == 0 && v == 4096, "config: 4k");
+	ok(agent_parse_size("1GiB", &v) == 0 && v == 1ull << 30, "config: 1GiB");
+	ok(agent_parse_size("0", &v) == 0 && v == 0, "config: 0");
+	ok(agent_parse_size("12", &v) == 0 && v == 12, "config: plain bytes");
+	ASSERT_EQ_I64(agent_parse_size("", &v), -EINVAL, "config: empty refused");
+	ASSERT_EQ_I64(agent_parse_size("10X", &v), -EINVAL, "config: bad suffix refused");
+	ASSERT_EQ_I64(agent_parse_size("-1", &v), -EINVAL, "config: negative refused");
+	ASSERT_EQ_I64(agent_parse_size("99999999999999999999", &v), -EINVAL,
+		      "config: overflow refused");
+	ASSERT_EQ_I64(agent_parse_size("17179869184G", &v), -EINVAL,
+		      "config: overflow with suffix refused");
+	agent_pid_output(buf, sizeof(buf), "/d/trace.fxt", 42, 1);
+	ASSERT_STR_EQ(buf, "/d/trace.42.fxt", "naming: before the extension");
+	agent_pid_output(buf, sizeof(buf), "/d/trace.fxt.gz", 42, 1);
+	ASSERT_STR_EQ(buf, "/d/trace.42.fxt.gz", "naming: before .fxt.gz");
+	agent_pid_output(buf, sizeof(buf), "/d.x/trace", 42, 1);
+	ASSERT_STR_EQ(buf, "/d.x/trace.42", "naming: no extension, dot in the directory");
+	agent_pid_output(buf, sizeof(buf), "/d/trace.fxt", 42, 3);
+	ASSERT_STR_EQ(buf, "/d/trace.42.3.fxt", "naming: second image of a pid");
+	agent_pid_output(buf, sizeof(buf), "/d/.hidden", 42, 1);
+	ASSERT_STR_EQ(buf, "/d/.hidden.42", "naming: a leading dot is not an extension");
+	agent_pid_output(buf, sizeof(buf), "/d/t.gz", 7, 1);
+	ASSERT_STR_EQ(buf, "/d/t.7.gz", "naming: plain .gz");
+}
+
+int main(void)
+{
+	plan(73);
+	test_config();
+	test_refill();
+	test_drops();
+	test_nested();
+	test_signals();
+	test_recycle();
+	test_buffer_bound();
+	test_header();
+	test_no_fd_held();
+	test_agent_cleanup();
+	return exit_status();
+}
