@@ -1,0 +1,84 @@
+#!/bin/sh
+# fxt-run's behaviour as a launcher: shell-like exit statuses, output
+# naming and overwrite protection, LD_PRELOAD, the program's stdio, and
+# the archives of forked children.
+. "$abs_top_srcdir/tests/e2e/agent-common.sh"
+
+plan 28
+
+# --- Errors, like a shell.
+rc=0; "$FXT_RUN" no-such-program-here >out 2>err || rc=$?
+is "$rc" 127 "missing program: exit 127"
+is "$(cat err)" "fxt-run: no-such-program-here: command not found" "missing program: one line"
+printf 'data\n' >not-exec
+rc=0; "$FXT_RUN" ./not-exec >out 2>err || rc=$?
+is "$rc" 126 "not executable: exit 126"
+is "$(cat err)" "fxt-run: ./not-exec: Permission denied" "not executable: one line"
+rc=0; "$FXT_RUN" --no-such-option true >out 2>err || rc=$?
+is "$rc/$(wc -l <err)" "2/1" "bad option: exit 2, one line"
+rc=0; "$FXT_RUN" --max-size 12x true >out 2>err || rc=$?
+is "$rc/$(cat err)" "2/fxt-run: --max-size: invalid size '12x'" "bad size: exit 2"
+rc=0; "$FXT_RUN" -o "$TMPD/no/such/dir/x.fxt" sh -c 'touch ran' >out 2>err || rc=$?
+is "$rc/$(wc -l <err)" "2/1" "unwritable output: exit 2, one line"
+ok "unwritable output: checked before running" test ! -e ran
+rc=0; FXT_AGENT=$TMPD/no-agent.so "$FXT_RUN" true >out 2>err || rc=$?
+is "$rc/$(wc -l <err)" "2/1" "agent not found: exit 2, one line"
+rc=0; "$FXT_RUN" --help >out 2>err || rc=$?
+ok "--help: exit 0, usage on stdout" test "$rc" = 0 -a -s out
+rc=0; "$FXT_RUN" --version >out 2>err || rc=$?
+ok "--version: exit 0, one line" test "$rc" = 0 -a "$(grep -c '^fxt-run (fxtrace) [0-9]' out)" = 1
+
+# --- Options end at PROGRAM (or at --); sizes reach the agent in bytes.
+rc=0; "$FXT_RUN" -q -o opt.fxt -- sh -c 'printf "%s|" "$@"; exit 5' sh -o -f --x >out 2>err ||
+  rc=$?
+is "$rc/$(cat out)" "5/-o|-f|--x|" "--: PROGRAM's options are its own"
+rc=0; "$FXT_RUN" -q -f -o opt.fxt --buffer-size 2M --max-size 0 \
+  sh -c 'echo "$FXT_BUFFER_SIZE $FXT_MAX_SIZE"' >out 2>err || rc=$?
+is "$rc/$(cat out)" "0/2097152 0" "--buffer-size and --max-size: FXT_* in bytes"
+
+# --- Default name, and no silent overwrite.
+mkdir cwd
+rc=0; (cd cwd && "$FXT_RUN" "$EXAMPLES/calltree") >out 2>err || rc=$?
+ok "default output: calltree.fxt in the current directory" test "$rc" = 0 -a -s cwd/calltree.fxt
+printf 'old\n' >old.fxt
+rc=0; "$FXT_RUN" -o old.fxt sh -c 'touch ran' >out 2>err || rc=$?
+is "$rc/$(wc -l <err)" "2/1" "existing output: refused, exit 2, one line"
+ok "existing output: left untouched, program not run" test "$(cat old.fxt)" = old -a ! -e ran
+rc=0; "$FXT_RUN" -f -o old.fxt "$EXAMPLES/threads" >out 2>err || rc=$?
+is "$rc/$("$CALLTREE" --threads old.fxt | head -n 1)" "0/threads-main" \
+  "-f: overwritten with the new trace"
+
+# --- The environment and stdio reach the program.
+# (An ASan build of fxt-run must be told that a preload before its runtime
+# is fine: the preload is for the program.)
+rc=0
+LD_PRELOAD=$NOP_SO ASAN_OPTIONS="verify_asan_link_order=0:${ASAN_OPTIONS:-}" \
+  "$FXT_RUN" -q -o sh.fxt sh -c 'printf "%s\n" "$LD_PRELOAD"' >out 2>err || rc=$?
+is "$(cat out)" "$AGENT_SO:$NOP_SO" "LD_PRELOAD: agent first, the user's kept"
+is "$(printf 'line 1\nline 2\n' | "$FXT_RUN" -q -f -o cat.fxt cat)" "$(printf 'line 1\nline 2')" \
+  "stdin reaches the program"
+rc=0; "$FXT_RUN" -q -f -o sh.fxt sh -c 'echo out; echo err >&2; exit 3' >out 2>err || rc=$?
+is "$rc/$(cat out)/$(cat err)" "3/out/err" "-q: the program's output only, its status"
+rc=0; "$FXT_RUN" -q -f -o sh.fxt sh -c 'kill -TERM $$' >out 2>err || rc=$?
+is "$rc" 143 "killed by SIGTERM: exit 128+15"
+
+# --- A forked child writes OUT.PID.fxt, and the summary names it.
+trace fork.fxt "$E2E/fork_child"
+is "$rc" 0 "fork: exit status"
+child=$(sed -n 's/^fork_child: child //p' "$TMPD/out")
+ok "fork: child archive fork.$child.fxt" test -s "fork.$child.fxt"
+is "$(flat "fork.$child.fxt" | grep -v ' main$')" "3 child_work" "fork: child's calls"
+is "$(flat fork.fxt)" "$(printf '%s\n' '1 main' '2 parent_work')" "fork: parent's calls"
+ok "fork: summary mentions the child archive" grep -q "child archive fork.$child.fxt" "$TMPD/err"
+
+# --- A traced process killed before it could flush: fxt-run names the
+# spool it left, where its records are.
+trace killed.fxt sh -c '"$0" 1000000000 & p=$! n=0
+  while [ ! -s "killed.fxt.$p.spool" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+  kill -KILL $p; echo "pid $p"; wait' "$E2E/loop"
+pid=$(sed -n 's/^pid //p' "$TMPD/out")
+ok "killed: its spool killed.fxt.$pid.spool is left" test -s "killed.fxt.$pid.spool"
+ok "killed: the summary names the spool" grep -q \
+  "^fxt-run: process $pid died without writing its archive; its raw records are in killed.fxt.$pid.spool\$" \
+  "$TMPD/err"
+finish

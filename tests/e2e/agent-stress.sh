@@ -1,0 +1,79 @@
+#!/bin/sh
+# Stress: 256 short threads, a 1,000,000-deep recursion, a signal handler
+# running instrumented code thousands of times, and drops under a tiny
+# --max-size, each counted exactly.
+. "$abs_top_srcdir/tests/e2e/agent-common.sh"
+
+plan 19
+
+# --- 4 rounds of 64 threads, created and joined.
+trace threads.fxt "$E2E/stress_threads"
+is "$rc" 0 "threads: exit status"
+check_archive threads threads.fxt
+is "$(flat threads.fxt)" "$(sort <<'EOT'
+1 main
+4 round_of_threads
+2560 step
+256 work
+256 worker
+EOT
+)" "threads: calls per function"
+want=$( (echo stress_threads; r=0; while [ $r -lt 4 ]; do i=0; while [ $i -lt 64 ]; do
+  echo "r$r-$i"; i=$((i + 1)); done; r=$((r + 1)); done) | sort)
+is "$("$CALLTREE" --threads threads.fxt)" "$want" "threads: 257 tracks, each named"
+is "$(stat_of threads.fxt overlaps)/$(stat_of threads.fxt open)/$(stat_of threads.fxt unmatched)" \
+  0/0/0 "threads: exact nesting"
+
+# --- A recursion 1,000,000 calls deep (in a thread with a 1 GiB stack).
+trace deep.fxt "$E2E/deep_recursion" 1000000
+is "$rc" 0 "deep recursion: exit status"
+check_archive deep deep.fxt
+is "$(flat deep.fxt)" "$(sort <<'EOT'
+1000001 dive
+1 diver
+1 main
+EOT
+)" "deep recursion: calls per function"
+is "$(stat_of deep.fxt maxdepth)/$(stat_of deep.fxt overlaps)/$(stat_of deep.fxt open)" \
+  1000002/0/0 "deep recursion: nested 1,000,002 deep"
+
+# --- SIGUSR1 handled 3000 times while the thread runs instrumented code.
+# The agent may not record a handler that interrupts its buffer refill; it
+# then counts each of the handler's 3 calls (on_signal and 2 handler_work)
+# as dropped, and nothing else on that thread is dropped.  So, exactly:
+# on_signal + dropped / 3 = 3000, and handler_work = 2 * on_signal.
+trace signals.fxt "$E2E/signals" 3000
+is "$rc/$(cat "$TMPD/out")" "0/signals: handled 3000" "signals: all 3000 handled"
+check_archive signals signals.fxt
+on=$(flat signals.fxt | sed -n 's/^\([0-9]*\) on_signal$/\1/p')
+hw=$(flat signals.fxt | sed -n 's/^\([0-9]*\) handler_work$/\1/p')
+dropped=$(stat_of signals.fxt dropped)
+diag "signals: $on handlers recorded, $dropped calls dropped"
+is "$((${on:-0} + dropped / 3))/$((dropped % 3))/$((2 * ${on:-0}))" "3000/0/${hw:-0}" \
+  "signals: every handler call recorded or counted as dropped"
+is "$(flat signals.fxt | grep -v -e ' spin$' -e ' on_signal$' -e ' handler_work$')" \
+  "$(printf '%s\n' '1 main' '1 sender')" "signals: the other calls"
+is "$(stat_of signals.fxt overlaps)/$(stat_of signals.fxt open)/$(stat_of signals.fxt unmatched)" \
+  0/0/0 "signals: exact nesting"
+
+# --- Drops: 200,000 calls into 4 KiB chunks under a 64 KiB bound.  The
+# agent counts each call it could not record, so that recorded slices +
+# dropped records = calls made (main + 200,000 leaf), and fxt-run's summary
+# says the same number.  The number itself is predictable from the spool
+# layout (agent/spool.h): 64 KiB = 16 chunks of (4096 - 64) / 16 = 252
+# records of 16 bytes, 4032 records: main's enter, 2015 leaf enter/exit
+# pairs, and one more leaf enter whose frame is closed when the thread
+# starts dropping.  2017 slices recorded, 200,001 - 2017 = 197,984 dropped.
+calls=200001
+FXT_CHUNK_SIZE=4096 trace drops.fxt --max-size 64k "$E2E/loop" 200000
+is "$rc" 0 "drops: exit status"
+check_archive drops drops.fxt
+slices=$(stat_of drops.fxt slices)
+dropped=$(stat_of drops.fxt dropped)
+is "$((slices + dropped))" "$calls" "drops: recorded + dropped = calls ($slices + $dropped)"
+is "$slices/$dropped" 2017/197984 "drops: exactly the predicted number dropped"
+case $(summary) in
+*", $dropped dropped: raise --max-size to keep them)") ok "drops: summary says $dropped dropped" true ;;
+*) ok "drops: summary says $dropped dropped" false; diag "got: $(summary)" ;;
+esac
+finish
