@@ -1,0 +1,148 @@
+/* Flame graphs, folded stacks and the Chrome trace-event JSON export.
+ *
+ * Private to tools/ (fxt-flame, fxt-export).  A flame is a tree of call
+ * paths: one node per distinct stack (root; optionally a process and a
+ * thread frame; then the functions, outermost first), with the inclusive
+ * time, the self time and the number of slices of that path.  It is built
+ * from the slices that tools/profile.c reconstructs.
+ *
+ * Event order.  profile.c hands out the ancestor path of a slice only when
+ * the thread's complete events come parents first.  Threads whose complete
+ * events come children first (an exit-time flusher, Fuchsia's scoped
+ * duration macros) are therefore found in a first, cheap pass over the
+ * archive (records only, no stacks), and for them alone the slices are
+ * collected as (start, end, name) and nested by sorting, so memory there is
+ * proportional to that thread's slices.  Every other thread streams into
+ * the tree in memory proportional to the distinct paths.  Standard input
+ * is spooled to a temporary file to allow the two passes.
+ */
+#ifndef FXT_TOOLS_FLAME_H
+#define FXT_TOOLS_FLAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct fxt_reader;
+struct fxt_record;
+
+/* ------------------------------------------------------ reading archives */
+
+/* One input: a path ("-" for standard input) or bytes in memory. */
+struct flame_input {
+	const char *path; /* used when mem is NULL */
+	const void *mem;
+	size_t len;
+};
+
+/* Called for every record, in archive order; a negative return stops the
+ * reading and is returned (with err set to strerror) by flame_read(). */
+typedef int (*flame_record_fn)(void *ctx, struct fxt_reader *r, const struct fxt_record *rec);
+
+/* Streams the records of an archive to fn.  Returns 0, or a negative errno
+ * with a one-line reason in err: the errno text for a missing file or a
+ * directory, "empty file, not an FXT archive", "not an FXT archive (...)",
+ * "<reader's reason> at byte N" for damage or truncation.  A damaged
+ * archive is an error even when records came before the damage. */
+int flame_read(const struct flame_input *in, flame_record_fn fn, void *ctx, char *err,
+	       size_t errlen);
+
+/* Length (1 .. 4) of the valid UTF-8 sequence at s, or 0 if the bytes
+ * there are not one (len > 0).  For escaping names into XML and JSON. */
+size_t flame_utf8_len(const char *s, size_t len);
+
+/* ------------------------------------------------------------ call paths */
+
+enum flame_by {
+	FLAME_BY_ALL,	  /* every thread merged under one root */
+	FLAME_BY_PROCESS, /* root, then a frame per process */
+	FLAME_BY_THREAD,  /* root, process, then a frame per thread */
+};
+
+enum flame_kind {
+	FLAME_ROOT,
+	FLAME_PROCESS, /* "NAME [pid]", or "pid N" without a process name */
+	FLAME_THREAD,  /* "NAME [tid]", or "tid N" */
+	FLAME_FUNCTION,
+};
+
+#define FLAME_NONE UINT32_MAX
+
+struct flame_node {
+	const char *name; /* NUL-terminated, owned by the flame */
+	uint32_t parent;  /* FLAME_NONE for the root (node 0) */
+	uint32_t depth;	  /* root = 0 */
+	enum flame_kind kind;
+	/* Functions: the sum of the durations of the slices on this path
+	 * (recursion is a longer path, so nothing counts twice) and of their
+	 * self times.  Root, process and thread frames: the sum of their
+	 * children, self 0.  Frames still open at the end of the trace are
+	 * counted up to its last timestamp, as fxt-report does. */
+	uint64_t total_ns;
+	uint64_t self_ns;
+	uint64_t calls;
+};
+
+struct flame;
+
+int flame_new(struct flame **f, enum flame_by by);
+void flame_free(struct flame *f);
+
+/* Builds the tree from one archive (once per flame).  Returns 0 or a
+ * negative errno with a one-line reason in err (see flame_read()). */
+int flame_load(struct flame *f, const struct flame_input *in, char *err, size_t errlen);
+
+/* Nodes, parents before children; node 0 is the root ("all"). */
+size_t flame_nnodes(const struct flame *f);
+const struct flame_node *flame_node(const struct flame *f, size_t i);
+/* The node at the end of a path of names below the root, or NULL. */
+const struct flame_node *flame_lookup(const struct flame *f, const char *const *names, size_t n);
+/* Threads whose complete events came in end order (collected and sorted). */
+uint64_t flame_end_ordered_threads(const struct flame *f);
+
+/* Folded stacks, one line per path with self time: "a;b;c 1234\n", sorted
+ * by the line's bytes, paths with no self time left out.  In names, ';'
+ * becomes ':' and control characters '?', so lines always split right. */
+int flame_write_folded(const struct flame *f, FILE *out);
+
+struct flame_svg_opts {
+	const char *title;	  /* heading (escaped); NULL for "Flame graph" */
+	const char *subtitle;	  /* a second line, e.g. the archive; may be NULL */
+	unsigned width;		  /* pixels; 0 for 1200 */
+	const struct flame *base; /* non-NULL: a differential graph against it */
+	bool normalize;		  /* diff: scale BASE to NEW's total time first */
+};
+
+/* A self-contained SVG: frames sized by inclusive time, children ordered
+ * by name, a <title> per frame (name, times, calls), labels cut to fit,
+ * and a little script to zoom into a frame on click.  With opts->base,
+ * frames are sized by this flame (NEW) and colored by the change of their
+ * self time against the same path in base: red slower, blue faster,
+ * white unchanged, saturated at +-100%; the root's title also tells how
+ * many paths (and how much time) only base has.  Returns 0 or -errno (output). */
+int flame_write_svg(const struct flame *f, const struct flame_svg_opts *opts, FILE *out);
+
+/* ------------------------------------------------------ Chrome JSON export */
+
+/* What was written, per kind of trace event. */
+struct export_stats {
+	uint64_t slices;    /* "X", "B", "E" */
+	uint64_t instants;  /* "i" from instant events */
+	uint64_t counters;  /* "C" */
+	uint64_t async;	    /* "b", "n", "e" */
+	uint64_t flows;	    /* "s", "t", "f" */
+	uint64_t logs;	    /* "i" named "log" from log records */
+	uint64_t processes; /* "M" process_name */
+	uint64_t threads;   /* "M" thread_name */
+};
+
+/* Streams an archive as Chrome trace-event JSON ({"traceEvents":[...]}):
+ * times in microseconds with the nanoseconds as decimals, arguments in
+ * "args", ids as hex strings (64-bit ids do not fit a JSON double).
+ * Returns 0 or a negative errno with a one-line reason in err; on -EIO
+ * the output failed (errno text in err). */
+int export_chrome(const struct flame_input *in, FILE *out, struct export_stats *st, char *err,
+		  size_t errlen);
+
+#endif /* FXT_TOOLS_FLAME_H */

@@ -1,0 +1,127 @@
+/* fxt-export: converts an FXT archive for other viewers (Chrome JSON). */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tools/flame.h"
+
+struct options {
+	const char *output; /* NULL = stdout */
+	const char *path;
+	bool chrome;
+	bool stats;
+};
+
+static void usage(FILE *f)
+{
+	fputs("Usage: fxt-export --chrome [OPTION]... ARCHIVE\n"
+	      "Convert an FXT archive to Chrome trace-event JSON (chrome://tracing,\n"
+	      "Perfetto, speedscope), streaming: memory does not grow with the archive.\n"
+	      "\n"
+	      "  -c, --chrome        Chrome trace-event JSON (the only format so far)\n"
+	      "  -o, --output FILE   write to FILE (default: standard output); removed\n"
+	      "                      again if the archive turns out to be unreadable\n"
+	      "  -s, --stats         print the number of events of each kind on stderr\n"
+	      "  -h, --help          this help\n"
+	      "\n"
+	      "Slices become \"X\" (complete) or \"B\"/\"E\" events, instants \"i\", counters\n"
+	      "\"C\", async events \"b\"/\"n\"/\"e\", flows \"s\"/\"t\"/\"f\", log records \"i\"\n"
+	      "events named \"log\" (message in args), process and thread names \"M\"\n"
+	      "events.  Times are microseconds with nanosecond decimals; ids are hex\n"
+	      "strings.  Context switches and blobs are not exported.\n"
+	      "\n"
+	      "Exit status: 0 on success, 2 on bad usage or an unreadable archive.\n",
+	      f);
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "chrome", no_argument, NULL, 'c' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "co:sh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o->chrome = true;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 's':
+			o->stats = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fputs("Try 'fxt-export --help'.\n", stderr);
+			return -EINVAL;
+		}
+	}
+	if (!o->chrome) {
+		fputs("fxt-export: say which format: --chrome\nTry 'fxt-export --help'.\n", stderr);
+		return -EINVAL;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "fxt-export: %s\nTry 'fxt-export --help'.\n",
+			optind == argc ? "missing ARCHIVE" : "only one ARCHIVE is read");
+		return -EINVAL;
+	}
+	o->path = argv[optind];
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct flame_input in = { 0 };
+	struct export_stats st;
+	bool to_file;
+	char err[512];
+	FILE *out = stdout;
+	int rc;
+
+	if (parse_args(argc, argv, &o) < 0)
+		return 2;
+	in.path = o.path;
+	to_file = o.output && strcmp(o.output, "-") != 0;
+	if (to_file) {
+		out = fopen(o.output, "w");
+		if (!out) {
+			fprintf(stderr, "fxt-export: %s: %s\n", o.output, strerror(errno));
+			return 2;
+		}
+	}
+	rc = export_chrome(&in, out, &st, err, sizeof(err));
+	if (to_file && fclose(out) != 0 && rc == 0) {
+		snprintf(err, sizeof(err), "%s", strerror(errno));
+		rc = -EIO;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "fxt-export: %s: %s\n",
+			rc == -EIO ? (to_file ? o.output : "standard output") : o.path, err);
+		if (to_file)
+			unlink(o.output);
+		return 2;
+	}
+	if (o.stats)
+		fprintf(stderr,
+			"slices %" PRIu64 ", instants %" PRIu64 ", counters %" PRIu64
+			", async %" PRIu64 ", flows %" PRIu64 ", logs %" PRIu64
+			", process names %" PRIu64 ", thread names %" PRIu64 "\n",
+			st.slices, st.instants, st.counters, st.async, st.flows, st.logs,
+			st.processes, st.threads);
+	return 0;
+}
