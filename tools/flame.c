@@ -651,7 +651,19 @@ static int add_slice(struct flame *f, const struct profile_slice *s)
 		t->cnode = nc;
 		t->capcache = cap;
 	}
-	for (i = 0; i <= s->depth; i++) {
+	/* Slices finish innermost first, and each finished slice truncates the
+	 * cache to its depth (below), so the cached entries under depth d are
+	 * the frames still open above this slice: reuse them without walking
+	 * the path again.  That keeps a deep recursion linear instead of
+	 * quadratic.  The nearest ancestor is still compared, so input that
+	 * breaks the rule falls back to the full comparison. */
+	i = 0;
+	if (s->depth > 0 && t->ncache >= s->depth &&
+	    t->crow[s->depth - 1] == s->path[s->depth - 1]) {
+		i = s->depth;
+		node = t->cnode[i - 1];
+	}
+	for (; i <= s->depth; i++) {
 		uint32_t row = s->path[i];
 
 		if (i < t->ncache && t->crow[i] == row) {
@@ -672,6 +684,8 @@ static int add_slice(struct flame *f, const struct profile_slice *s)
 	f->nodes[node].total_ns += dur;
 	f->nodes[node].self_ns += s->self_ns;
 	f->nodes[node].calls++;
+	/* This frame is closed: the next slice at this depth has another one. */
+	t->ncache = s->depth;
 	return 0;
 }
 
