@@ -12,14 +12,14 @@
 
 /* ----------------------------------------------------------------- limits */
 
-#define FXT_WORD_SIZE		  8u
-#define FXT_MAX_RECORD_WORDS	  4095u /* 12-bit size field */
-#define FXT_MAX_RECORD_BYTES	  (FXT_MAX_RECORD_WORDS * FXT_WORD_SIZE)
-#define FXT_MAX_STRING_INDEX	  0x7fffu /* string table holds 1 .. 0x7fff */
-#define FXT_MAX_THREAD_INDEX	  0xffu	  /* thread table holds 1 .. 0xff */
-#define FXT_MAX_STRING_LEN	  32000u  /* the spec's conservative limit */
-#define FXT_MAX_ARGS		  15u	  /* 4-bit argument count */
-#define FXT_MAX_ARG_WORDS	  4095u	  /* 12-bit argument size field */
+#define FXT_WORD_SIZE		   8u
+#define FXT_MAX_RECORD_WORDS	   4095u /* 12-bit size field */
+#define FXT_MAX_RECORD_BYTES	   (FXT_MAX_RECORD_WORDS * FXT_WORD_SIZE)
+#define FXT_MAX_STRING_INDEX	   0x7fffu     /* string table holds 1 .. 0x7fff */
+#define FXT_MAX_THREAD_INDEX	   0xffu       /* thread table holds 1 .. 0xff */
+#define FXT_MAX_STRING_LEN	   32000u      /* the spec's conservative limit */
+#define FXT_MAX_ARGS		   15u	       /* 4-bit argument count */
+#define FXT_MAX_ARG_WORDS	   4095u       /* 12-bit argument size field */
 #define FXT_MAX_LARGE_RECORD_WORDS 0xffffffffu /* 32-bit size field */
 
 /* The magic number record, as one little-endian word: 10 00 04 46 78 54 16 00. */
@@ -94,7 +94,7 @@ enum fxt_large_record_type {
 };
 
 enum fxt_large_blob_format {
-	FXT_BLOB_FORMAT_EVENT = 0,    /* with timestamp, thread and arguments */
+	FXT_BLOB_FORMAT_EVENT = 0,	/* with timestamp, thread and arguments */
 	FXT_BLOB_FORMAT_ATTACHMENT = 1, /* category and name only */
 };
 
@@ -121,7 +121,7 @@ enum fxt_obj_type {
 /* ------------------------------------------------------------ string refs
  * 16 bits: 0 = empty; MSB clear = index 1 .. 0x7fff; MSB set = inline string
  * whose byte length is the low 15 bits, stored in the record as a stream. */
-#define FXT_STRREF_EMPTY	 0x0000u
+#define FXT_STRREF_EMPTY       0x0000u
 #define FXT_STRREF_INLINE_FLAG 0x8000u
 #define FXT_STRREF_INLINE(len) ((uint16_t)(FXT_STRREF_INLINE_FLAG | ((len)&0x7fffu)))
 

@@ -164,8 +164,8 @@ size_t fxt_enc_userspace_object(uint64_t *out, size_t cap, uint64_t pointer,
 size_t fxt_enc_kernel_object(uint64_t *out, size_t cap, unsigned obj_type, uint64_t koid,
 			     struct fxt_sref name, const struct fxt_arg *args, unsigned nargs);
 size_t fxt_enc_context_switch(uint64_t *out, size_t cap, const struct fxt_context_switch *cs);
-size_t fxt_enc_log(uint64_t *out, size_t cap, uint64_t ts, struct fxt_tref thread,
-		   const char *msg, size_t len);
+size_t fxt_enc_log(uint64_t *out, size_t cap, uint64_t ts, struct fxt_tref thread, const char *msg,
+		   size_t len);
 /* Large records may exceed any fixed buffer; this one returns the size in
  * words as a uint64_t and writes only if it fits. */
 uint64_t fxt_enc_large_blob(uint64_t *out, uint64_t cap, const struct fxt_large_blob *b);
@@ -178,7 +178,7 @@ size_t fxt_arg_words(const struct fxt_arg *a);
 struct fxt_writer;
 
 enum fxt_writer_flags {
-	FXT_WRITER_GZIP = 1u << 0,	/* compress (implied by a ".gz" path) */
+	FXT_WRITER_GZIP = 1u << 0,	 /* compress (implied by a ".gz" path) */
 	FXT_WRITER_NO_CLOBBER = 1u << 1, /* open_path fails with -EEXIST */
 };
 

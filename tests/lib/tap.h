@@ -47,7 +47,7 @@ static inline void diag(const char *fmt, ...)
 }
 
 static inline int ok_at(int cond, const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 static inline int ok_at(int cond, const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
@@ -93,52 +93,52 @@ static inline int exit_status(void)
 	return tap_failed ? 1 : 0;
 }
 
-#define ASSERT_EQ_U64(got, want, ...)                                                              \
-	do {                                                                                       \
-		uint64_t got_ = (uint64_t)(got), want_ = (uint64_t)(want);                         \
-		if (!ok(got_ == want_, __VA_ARGS__))                                               \
-			diag("  got 0x%016" PRIx64 " (%" PRIu64 "), want 0x%016" PRIx64            \
-			     " (%" PRIu64 ")",                                                     \
-			     got_, got_, want_, want_);                                            \
+#define ASSERT_EQ_U64(got, want, ...)                                                   \
+	do {                                                                            \
+		uint64_t got_ = (uint64_t)(got), want_ = (uint64_t)(want);              \
+		if (!ok(got_ == want_, __VA_ARGS__))                                    \
+			diag("  got 0x%016" PRIx64 " (%" PRIu64 "), want 0x%016" PRIx64 \
+			     " (%" PRIu64 ")",                                          \
+			     got_, got_, want_, want_);                                 \
 	} while (0)
 
-#define ASSERT_EQ_I64(got, want, ...)                                                              \
-	do {                                                                                       \
-		int64_t got_ = (int64_t)(got), want_ = (int64_t)(want);                            \
-		if (!ok(got_ == want_, __VA_ARGS__))                                               \
-			diag("  got %" PRId64 ", want %" PRId64, got_, want_);                     \
+#define ASSERT_EQ_I64(got, want, ...)                                          \
+	do {                                                                   \
+		int64_t got_ = (int64_t)(got), want_ = (int64_t)(want);        \
+		if (!ok(got_ == want_, __VA_ARGS__))                           \
+			diag("  got %" PRId64 ", want %" PRId64, got_, want_); \
 	} while (0)
 
-#define ASSERT_STR_EQ(got, want, ...)                                                              \
-	do {                                                                                       \
-		const char *got_ = (got), *want_ = (want);                                         \
-		if (!ok(got_ && want_ && strcmp(got_, want_) == 0, __VA_ARGS__))                   \
-			diag("  got \"%s\", want \"%s\"", got_ ? got_ : "(null)",                  \
-			     want_ ? want_ : "(null)");                                            \
+#define ASSERT_STR_EQ(got, want, ...)                                             \
+	do {                                                                      \
+		const char *got_ = (got), *want_ = (want);                        \
+		if (!ok(got_ && want_ && strcmp(got_, want_) == 0, __VA_ARGS__))  \
+			diag("  got \"%s\", want \"%s\"", got_ ? got_ : "(null)", \
+			     want_ ? want_ : "(null)");                           \
 	} while (0)
 
 /* Length-delimited strings (e.g. struct fxt_string) against a C string. */
-#define ASSERT_MEM_STR(data, len, want, ...)                                                       \
-	do {                                                                                       \
-		const char *d_ = (const char *)(data), *want_ = (want);                            \
-		size_t len_ = (size_t)(len);                                                       \
-		if (!ok(len_ == strlen(want_) && memcmp(d_, want_, len_) == 0, __VA_ARGS__))       \
-			diag("  got \"%.*s\", want \"%s\"", (int)len_, d_ ? d_ : "", want_);       \
+#define ASSERT_MEM_STR(data, len, want, ...)                                                 \
+	do {                                                                                 \
+		const char *d_ = (const char *)(data), *want_ = (want);                      \
+		size_t len_ = (size_t)(len);                                                 \
+		if (!ok(len_ == strlen(want_) && memcmp(d_, want_, len_) == 0, __VA_ARGS__)) \
+			diag("  got \"%.*s\", want \"%s\"", (int)len_, d_ ? d_ : "", want_); \
 	} while (0)
 
 /* Compares word arrays and prints the first differing word. */
-#define ASSERT_WORDS(got, ngot, want, nwant, ...)                                                  \
-	do {                                                                                       \
-		const uint64_t *g_ = (got), *w_ = (want);                                          \
-		size_t ng_ = (ngot), nw_ = (nwant), i_;                                            \
-		for (i_ = 0; i_ < ng_ && i_ < nw_ && g_[i_] == w_[i_]; i_++)                       \
-			;                                                                          \
-		if (!ok(ng_ == nw_ && i_ == nw_, __VA_ARGS__)) {                                   \
-			diag("  got %zu words, want %zu", ng_, nw_);                               \
-			if (i_ < ng_ && i_ < nw_)                                                  \
-				diag("  word %zu: got 0x%016" PRIx64 ", want 0x%016" PRIx64, i_,   \
-				     g_[i_], w_[i_]);                                              \
-		}                                                                                  \
+#define ASSERT_WORDS(got, ngot, want, nwant, ...)                                                \
+	do {                                                                                     \
+		const uint64_t *g_ = (got), *w_ = (want);                                        \
+		size_t ng_ = (ngot), nw_ = (nwant), i_;                                          \
+		for (i_ = 0; i_ < ng_ && i_ < nw_ && g_[i_] == w_[i_]; i_++)                     \
+			;                                                                        \
+		if (!ok(ng_ == nw_ && i_ == nw_, __VA_ARGS__)) {                                 \
+			diag("  got %zu words, want %zu", ng_, nw_);                             \
+			if (i_ < ng_ && i_ < nw_)                                                \
+				diag("  word %zu: got 0x%016" PRIx64 ", want 0x%016" PRIx64, i_, \
+				     g_[i_], w_[i_]);                                            \
+		}                                                                                \
 	} while (0)
 
 #endif /* FXT_TESTS_TAP_H */
