@@ -2,18 +2,22 @@
  *
  * agent_flush_archive() only needs the spool file, the thread metadata and
  * the symbolizer, not the live process: the same code can turn the spool of
- * a killed process into an archive (from fxt-run), given the thread table
- * (or none: threads are then known by the tids in the chunk headers).
+ * a killed process into an archive (launcher/recover.c, in fxt-run), given
+ * the thread table or none: threads are then known by the tids in the chunk
+ * headers and named "thread TID".
  *
  * Archive layout: magic; provider info (id = pid, "fxtrace");
  * initialization (ticks per second); kernel objects naming the process and
  * every thread (with the "process" koid argument Perfetto needs); then, per
  * thread, its thread record, the string records of the names it uses and its
- * duration complete events (24 bytes each with indexed refs), closing the
- * frames still open at the end (at the thread's exit, at the point it
- * started dropping, or at the flush); an instant event
- * "fxt: N records dropped" (category "fxt") on each thread that dropped, and
- * the provider event "buffer full" once if any did.
+ * slices in start order (a parent before its children, see recon.h): duration
+ * complete events (24 bytes each with indexed refs) for nearly all calls, a
+ * begin/end pair for the few frames that stay open across a full start-order
+ * FIFO; the frames still open at the end close at the thread's exit, at the
+ * point it started dropping, or at the flush.  A thread that dropped records
+ * gets an instant event "fxt: N records dropped" (category "fxt") at the
+ * time it started dropping, in stream order among its slices; the provider
+ * event "buffer full" comes once at the end if any thread dropped.
  *
  * Name of a slice: the symbolized function; category: the basename of its
  * module (the executable or shared library).
@@ -50,10 +54,12 @@ struct flush_input {
 	size_t nthreads;
 	uint64_t lost; /* calls lost outside any thread's count */
 	struct fxt_sym *sym;
+	size_t fifo_max; /* start-order FIFO bound per thread (recon.h); 0 = default */
 };
 
 struct flush_stats {
-	uint64_t events;  /* duration complete events */
+	uint64_t events;  /* slices: complete events and begin/end pairs */
+	uint64_t begun;	  /* slices written as begin/end pairs */
 	uint64_t threads; /* threads with at least one record or drop */
 	uint64_t dropped;
 	uint64_t unmatched; /* exits without enters, ignored */

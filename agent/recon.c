@@ -1,77 +1,210 @@
-/* Stack reconstruction (see recon.h). */
+/* Stack reconstruction in start order (see recon.h). */
 #include <config.h>
 
 #include <errno.h>
 #include <stdlib.h>
 
 #include "agent/recon.h"
-#include "agent/spool.h"
 
-void recon_init(struct recon *r, recon_emit_fn emit, void *ctx)
+#define FIFO_MIN 256u
+
+static inline int slot_open(const struct recon_slot *s)
 {
+	return s->end == 0 && !(s->addr & RECON_MARK_BIT);
+}
+
+void recon_init(struct recon *r, const struct recon_sink *sink, void *ctx, size_t fifo_max)
+{
+	size_t max = 2;
+
+	if (!fifo_max)
+		fifo_max = RECON_FIFO_MAX;
+	while (max < fifo_max)
+		max *= 2;
 	r->stack = NULL;
-	r->depth = r->cap = 0;
+	r->depth = r->cap = r->nbegun = 0;
+	r->fifo = NULL;
+	r->fifo_cap = 0;
+	r->fifo_max = max;
+	r->head = r->tail = 0;
 	r->last_ts = 0;
 	r->unmatched = 0;
 	r->emitted = 0;
-	r->emit = emit;
+	r->begun = 0;
+	r->sink = sink;
 	r->ctx = ctx;
 }
 
 void recon_free(struct recon *r)
 {
 	free(r->stack);
+	free(r->fifo);
 	r->stack = NULL;
-	r->depth = r->cap = 0;
+	r->fifo = NULL;
+	r->depth = r->cap = r->nbegun = 0;
+	r->fifo_cap = 0;
+	r->head = r->tail = 0;
 }
 
-static int push(struct recon *r, uint64_t addr, uint64_t ts)
+/* Emits the closed slots at the FIFO's front: runs of frames in one call
+ * (up to the ring's wrap), marks one by one. */
+int recon__drain(struct recon *r)
 {
-	if (r->depth == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 256;
-		struct recon_frame *s = realloc(r->stack, cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		r->stack = s;
-		r->cap = cap;
-	}
-	r->stack[r->depth].addr = addr;
-	r->stack[r->depth].start = ts;
-	r->depth++;
-	return 0;
-}
+	const size_t mask = r->fifo_cap - 1;
 
-/* Pops and emits frames down to (and including) index `to`, all ending at
- * `end`: equal ends still nest. */
-static int close_to(struct recon *r, size_t to, uint64_t end)
-{
-	while (r->depth > to) {
-		struct recon_frame *f = &r->stack[--r->depth];
-		int err = r->emit(r->ctx, f->addr, f->start, end);
+	while (r->head != r->tail) {
+		size_t i = r->head & mask, n = 0;
+		size_t limit = r->tail - r->head < r->fifo_cap - i ? (size_t)(r->tail - r->head)
+								   : r->fifo_cap - i;
+		const struct recon_slot *v = &r->fifo[i];
+		int err;
+
+		while (n < limit && v[n].end && !(v[n].addr & RECON_MARK_BIT))
+			n++;
+		if (n) {
+			err = r->sink->slices(r->ctx, v, n);
+			if (err < 0)
+				return err;
+			r->emitted += n;
+			r->head += n;
+			continue;
+		}
+		if (slot_open(v))
+			break;
+		err = r->sink->event(r->ctx, RECON_MARK, v->addr & ~RECON_MARK_BIT, v->start,
+				     v->start);
 		if (err < 0)
 			return err;
-		r->emitted++;
+		r->head++;
 	}
 	return 0;
 }
 
-int recon_feed(struct recon *r, uint64_t ts, uint64_t addr)
+/* Moves the live slots into a ring twice as large (same sequence numbers). */
+static int fifo_grow(struct recon *r)
 {
-	uint64_t fn = addr & ~SPOOL_EXIT_BIT;
-	size_t i;
+	size_t cap = r->fifo_cap ? r->fifo_cap * 2 : FIFO_MIN;
+	struct recon_slot *v;
 
-	if (r->last_ts && ts <= r->last_ts)
-		ts = r->last_ts + 1;
-	r->last_ts = ts;
-	if (!(addr & SPOOL_EXIT_BIT))
-		return push(r, fn, ts);
-	/* Exit: the top frame normally; else the nearest matching one. */
-	for (i = r->depth; i > 0; i--) {
+	if (cap > r->fifo_max)
+		cap = r->fifo_max;
+	v = malloc(cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint64_t q = r->head; q != r->tail; q++)
+		v[q & (cap - 1)] = r->fifo[q & (r->fifo_cap - 1)];
+	free(r->fifo);
+	r->fifo = v;
+	r->fifo_cap = cap;
+	return 0;
+}
+
+/* Makes room for one slot: grows the FIFO up to its bound, else forces
+ * its front out as a BEGIN event.  The front is the oldest open frame
+ * (closed fronts are drained as soon as they close), the lowest frame of
+ * the stack not begun yet. */
+static int fifo_room(struct recon *r)
+{
+	struct recon_frame *f;
+	int err;
+
+	if (r->tail - r->head < r->fifo_cap)
+		return 0;
+	if (r->fifo_cap < r->fifo_max)
+		return fifo_grow(r);
+	f = &r->stack[r->nbegun];
+	err = r->sink->event(r->ctx, RECON_BEGIN, f->addr, f->start, 0);
+	if (err < 0)
+		return err;
+	r->nbegun++;
+	r->emitted++;
+	r->begun++;
+	r->head++;
+	return recon__drain(r);
+}
+
+int recon__enter_slow(struct recon *r, uint64_t fn, uint64_t ts)
+{
+	struct recon_frame *f;
+	struct recon_slot *s;
+	int err;
+
+	if (r->depth == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 256;
+		struct recon_frame *v = realloc(r->stack, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		r->stack = v;
+		r->cap = cap;
+	}
+	err = fifo_room(r);
+	if (err < 0)
+		return err;
+	s = &r->fifo[r->tail & (r->fifo_cap - 1)];
+	s->addr = fn;
+	s->start = ts;
+	s->end = 0;
+	f = &r->stack[r->depth++];
+	f->addr = fn;
+	f->start = ts;
+	f->slot = r->tail++;
+	return 0;
+}
+
+/* Pops frames down to (and including) index `to`, all ending at `end`
+ * (equal ends still nest), innermost first, then emits what is ready. */
+static int close_to(struct recon *r, size_t to, uint64_t end)
+{
+	const size_t mask = r->fifo_cap - 1;
+
+	while (r->depth > to) {
+		const struct recon_frame *f = &r->stack[--r->depth];
+		int err;
+
+		if (r->depth >= r->nbegun) {
+			r->fifo[f->slot & mask].end = end;
+			continue;
+		}
+		/* A begun frame: everything still queued started after it and
+		 * has closed (the frames above it were popped first), so all
+		 * of it precedes its END. */
+		r->nbegun = r->depth;
+		err = recon__drain(r);
+		if (!err)
+			err = r->sink->event(r->ctx, RECON_END, f->addr, f->start, end);
+		if (err < 0)
+			return err;
+	}
+	return recon__drain(r);
+}
+
+int recon__exit_slow(struct recon *r, uint64_t fn, uint64_t ts)
+{
+	/* The top frame (begun), else the nearest matching one. */
+	for (size_t i = r->depth; i > 0; i--) {
 		if (r->stack[i - 1].addr == fn)
 			return close_to(r, i - 1, ts);
 	}
 	r->unmatched++;
 	return 0;
+}
+
+int recon_mark(struct recon *r, uint64_t ts, uint64_t cookie)
+{
+	struct recon_slot *s;
+	int err;
+
+	if (r->last_ts && ts <= r->last_ts)
+		ts = r->last_ts + 1;
+	r->last_ts = ts;
+	err = fifo_room(r);
+	if (err < 0)
+		return err;
+	s = &r->fifo[r->tail++ & (r->fifo_cap - 1)];
+	s->addr = cookie | RECON_MARK_BIT;
+	s->start = ts;
+	s->end = ts;
+	return recon__drain(r);
 }
 
 int recon_finish(struct recon *r, uint64_t end_ts)

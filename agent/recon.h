@@ -1,8 +1,8 @@
 /* Stack reconstruction: a thread's raw enter/exit records -> properly
- * nested (start, end) intervals.  Private to agent/.
+ * nested duration events in START order.  Private to agent/.
  *
  * Perfetto drops a complete event that partly overlaps a sibling, so the
- * intervals handed to `emit` must nest exactly, whatever the records say:
+ * intervals handed to the sink must nest exactly, whatever the records say:
  *
  *  - timestamps are made strictly increasing per thread (a record older
  *    than the previous one, e.g. across a TSC hiccup, or equal to it, is
@@ -14,9 +14,28 @@
  *    before tracing, e.g. in a fork child) is counted and ignored;
  *  - frames still open at the end are closed by recon_finish().
  *
+ * Start order: a frame's event is emitted before the events of its
+ * descendants (parents first, siblings by start time), which lets streaming
+ * readers attach each slice to its ancestors in bounded memory.  A frame's
+ * complete event can only be written once it has closed, so events wait in
+ * a per-thread FIFO of output slots, in start order: an enter appends a
+ * slot, an exit fills its frame's slot with the end time, and the filled
+ * slots at the FIFO's front are emitted as complete events.  The FIFO is
+ * bounded: when it is full, its front frame (necessarily still open, since
+ * filled fronts are always emitted at once) is emitted as a duration BEGIN
+ * event now and leaves the FIFO ("begun"); when a begun frame closes,
+ * everything still in the FIFO (its descendants, all closed by then) is
+ * emitted, then a duration END event.  So memory is bounded by the FIFO and
+ * the stack depth, and all but a few calls (the frames that stay open
+ * across FIFO-fulls: outer loops, deep recursions) cost one complete event.
+ *
  * The stack is an explicit, growing array: a 1,000,000-deep recursion costs
- * 16 MB of heap and no C stack.  Intervals are emitted innermost first
- * (when they close).
+ * 24 MB of heap and no C stack.
+ *
+ * Speed: recon_feed() is inline and its common cases (an enter with room,
+ * the exit of the top frame) touch a few words; closed slots leave the FIFO
+ * in runs, handed to the sink's `slices` callback as an array, so the
+ * flusher encodes them in a tight loop.
  */
 #ifndef FXT_AGENT_RECON_H
 #define FXT_AGENT_RECON_H
@@ -24,31 +43,107 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef int (*recon_emit_fn)(void *ctx, uint64_t addr, uint64_t start, uint64_t end);
+#include "agent/spool.h"
+
+/* A FIFO slot: a frame in start order, open while end is 0 (a closed
+ * frame ends after its start, so at 1 or later); or a mark (addr has
+ * RECON_MARK_BIT; start is its time). */
+struct recon_slot {
+	uint64_t addr;
+	uint64_t start;
+	uint64_t end;
+};
+#define RECON_MARK_BIT SPOOL_EXIT_BIT
+
+enum recon_kind {
+	RECON_BEGIN, /* addr, start (end is 0) */
+	RECON_END,   /* addr, end (start = the frame's start) */
+	RECON_MARK,  /* a recon_mark(): addr = its cookie, start = end = ts */
+};
+
+struct recon_sink {
+	/* `n` closed frames, in start order: complete events. */
+	int (*slices)(void *ctx, const struct recon_slot *v, size_t n);
+	/* The rare rest: begin and end events of begun frames, marks. */
+	int (*event)(void *ctx, enum recon_kind kind, uint64_t addr, uint64_t start, uint64_t end);
+};
+
+/* Default bound of the FIFO, in slots (24 bytes each). */
+#define RECON_FIFO_MAX (64u << 10)
 
 struct recon_frame {
 	uint64_t addr;
 	uint64_t start;
+	uint64_t slot; /* its FIFO slot's sequence number (unless begun) */
 };
 
 struct recon {
+	/* The stack; frames 0 .. nbegun-1 are begun (the front of the FIFO
+	 * is always the oldest open frame, so begun frames are a prefix). */
 	struct recon_frame *stack;
-	size_t depth, cap;
+	size_t depth, cap, nbegun;
+	/* The FIFO: a ring of fifo_cap slots (a power of two, grown on demand
+	 * up to fifo_max); slots head .. tail-1 (sequence numbers) are live. */
+	struct recon_slot *fifo;
+	size_t fifo_cap, fifo_max;
+	uint64_t head, tail;
 	uint64_t last_ts;   /* last adjusted timestamp; 0 before the first record */
 	uint64_t unmatched; /* exits without an enter */
-	uint64_t emitted;
-	recon_emit_fn emit;
+	uint64_t emitted;   /* frames emitted (complete events and begun frames) */
+	uint64_t begun;	    /* frames emitted as begin/end pairs */
+	const struct recon_sink *sink;
 	void *ctx;
 };
 
-void recon_init(struct recon *r, recon_emit_fn emit, void *ctx);
+/* `fifo_max`: the FIFO bound in slots (rounded up to a power of two, at
+ * least 2); 0 means RECON_FIFO_MAX.  Small values are for tests. */
+void recon_init(struct recon *r, const struct recon_sink *sink, void *ctx, size_t fifo_max);
+
+/* The out-of-line cases of recon_feed() and its drain. */
+int recon__enter_slow(struct recon *r, uint64_t fn, uint64_t ts);
+int recon__exit_slow(struct recon *r, uint64_t fn, uint64_t ts);
+int recon__drain(struct recon *r);
 
 /* One record: ts in ticks, addr with SPOOL_EXIT_BIT for an exit.  Returns 0,
- * -ENOMEM, or the first error of `emit`. */
-int recon_feed(struct recon *r, uint64_t ts, uint64_t addr);
+ * -ENOMEM, or the first error of the sink. */
+static inline __attribute__((always_inline)) int recon_feed(struct recon *r, uint64_t ts,
+							    uint64_t addr)
+{
+	if (__builtin_expect(r->last_ts && ts <= r->last_ts, 0))
+		ts = r->last_ts + 1;
+	r->last_ts = ts;
+	if (!(addr & SPOOL_EXIT_BIT)) {
+		if (__builtin_expect(r->depth < r->cap && r->tail - r->head < r->fifo_cap, 1)) {
+			struct recon_slot *s = &r->fifo[r->tail & (r->fifo_cap - 1)];
+			struct recon_frame *f = &r->stack[r->depth++];
+			s->addr = addr;
+			s->start = ts;
+			s->end = 0;
+			f->addr = addr;
+			f->start = ts;
+			f->slot = r->tail++;
+			return 0;
+		}
+		return recon__enter_slow(r, addr, ts);
+	}
+	addr &= ~SPOOL_EXIT_BIT;
+	if (__builtin_expect(r->depth > r->nbegun && r->stack[r->depth - 1].addr == addr, 1)) {
+		uint64_t seq = r->stack[--r->depth].slot;
+		r->fifo[seq & (r->fifo_cap - 1)].end = ts;
+		return seq == r->head ? recon__drain(r) : 0;
+	}
+	return recon__exit_slow(r, addr, ts);
+}
 
-/* Closes the frames still open at max(end_ts, last timestamp).  The recon
- * can be fed again afterwards (it is empty). */
+/* An instant at `ts` (made strictly later than the last record, like a
+ * record's), emitted in start order as RECON_MARK with `cookie` (less
+ * than 2^63): it lands inside the frames open at that point, after them
+ * in the stream.  Same returns as recon_feed(). */
+int recon_mark(struct recon *r, uint64_t ts, uint64_t cookie);
+
+/* Closes the frames still open at max(end_ts, last timestamp + 1) and
+ * emits everything pending.  The recon can be fed again afterwards (it is
+ * empty). */
 int recon_finish(struct recon *r, uint64_t end_ts);
 
 void recon_free(struct recon *r);

@@ -10,7 +10,10 @@
  * status (128 + signal if it was killed).  Each traced process reports its
  * archive on FXT_STATUS_FD (a file fxt-run opens for it); fxt-run prints
  * one summary line per archive from those reports, and reads an archive
- * with the reader library when its process did not report.
+ * with the reader library when its process did not report.  When the
+ * program dies without writing its archive (SIGKILL, abort(), _exit() ...)
+ * it leaves its spool: fxt-run turns it into the archive with the agent's
+ * own flusher (launcher/recover.h) and says "recovered from spool".
  *
  * Errors follow the shell: a program that cannot be found exits 127, one
  * that cannot be executed 126; fxt-run's own errors (options, agent, output
@@ -37,6 +40,9 @@
 #include <unistd.h>
 
 #include <fxt/reader.h>
+
+#include "agent/config.h"
+#include "launcher/recover.h"
 
 #ifndef FXT_PKGLIBDIR
 #define FXT_PKGLIBDIR "/usr/local/lib/fxtrace"
@@ -120,6 +126,8 @@ static void usage(FILE *f)
 	      "SIZE is a number of bytes with an optional suffix k, M or G (powers of 1024).\n"
 	      "The agent is $FXT_AGENT if set, else " AGENT_NAME " next to fxt-run\n"
 	      "(or in its .libs/), else the one installed in " FXT_PKGLIBDIR ".\n"
+	      "If PROGRAM dies before its archive is written (_exit, abort, a signal,\n"
+	      "SIGKILL), fxt-run recovers the archive from the spool it left.\n"
 	      "Exit status: PROGRAM's, or 128+N if signal N killed it; 127 if PROGRAM\n"
 	      "is not found, 126 if it cannot be executed, 2 on fxt-run's own errors.\n",
 	      f);
@@ -620,18 +628,21 @@ static void format_size(uint64_t bytes, char *buf, size_t size)
 	snprintf(buf, size, "%.1f %s", v, units[u]);
 }
 
-static void print_summary(const char *what, const char *display, const struct archive_stats *st)
+/* `note`, if not NULL, follows the numbers ("recovered from spool"). */
+static void print_summary(const char *what, const char *display, const struct archive_stats *st,
+			  const char *note)
 {
 	char size[32];
 
 	format_size(st->bytes, size, sizeof(size));
 	fprintf(stderr,
 		"fxt-run: wrote %s%s (%s, %" PRIu64 " event%s, %" PRIu64 " thread%s, %" PRIu64
-		" dropped%s)%s%s\n",
+		" dropped%s)%s%s%s%s\n",
 		what, display, size, st->events, st->events == 1 ? "" : "s", st->threads,
 		st->threads == 1 ? "" : "s", st->dropped,
 		st->dropped != 0 ? ": raise --max-size to keep them" : "",
-		st->error != NULL ? "; " : "", st->error != NULL ? st->error : "");
+		st->error != NULL ? "; " : "", st->error != NULL ? st->error : "",
+		note != NULL ? "; " : "", note != NULL ? note : "");
 }
 
 /* The path as the user named it: relative to the current directory when
@@ -744,7 +755,9 @@ static int status_parse(char *line, struct status_line *sl)
 /* At most this many child archives get a line of their own. */
 #define MAX_CHILD_LINES 8
 
-static void report(const char *prog, const char *out, pid_t root, int status_fd)
+/* Prints a line per archive its process reported.  Returns whether the
+ * root process reported. */
+static bool report(const char *out, pid_t root, int status_fd)
 {
 	char *buf = status_fd >= 0 ? status_read(status_fd) : NULL;
 	bool root_seen = false;
@@ -763,10 +776,10 @@ static void report(const char *prog, const char *out, pid_t root, int status_fd)
 		if (stat(sl.output, &sb) == 0)
 			sl.st.bytes = (uint64_t)sb.st_size;
 		if (sl.pid == (long)root || strcmp(sl.output, out) == 0) {
-			print_summary("", display_name(sl.output), &sl.st);
+			print_summary("", display_name(sl.output), &sl.st, NULL);
 			root_seen = true;
 		} else if (nchildren++ < MAX_CHILD_LINES) {
-			print_summary("child archive ", display_name(sl.output), &sl.st);
+			print_summary("child archive ", display_name(sl.output), &sl.st, NULL);
 		} else {
 			more_events += sl.st.events;
 		}
@@ -775,16 +788,18 @@ static void report(const char *prog, const char *out, pid_t root, int status_fd)
 		fprintf(stderr, "fxt-run: and %u more child archives (%" PRIu64 " events)\n",
 			nchildren - MAX_CHILD_LINES, more_events);
 	free(buf);
-	if (root_seen)
-		return;
+	return root_seen;
+}
 
-	/* The program did not report: it may have died before its agent
-	 * flushed, or replaced itself with an uninstrumented image.  Read
-	 * what is there. */
+/* The root process neither reported nor left a spool: it replaced itself
+ * with an uninstrumented image, or its archive or spool could not be
+ * written.  Reads what is there. */
+static void report_missing(const char *prog, const char *out)
+{
 	struct archive_stats st;
 	int rc = archive_stats(out, &st);
 	if (rc == 0 || st.error != NULL) {
-		print_summary("", display_name(out), &st);
+		print_summary("", display_name(out), &st, NULL);
 		return;
 	}
 	if (rc != -ENOENT) {
@@ -795,14 +810,68 @@ static void report(const char *prog, const char *out, pid_t root, int status_fd)
 	fprintf(stderr, "fxt-run: %s wrote no archive (%s)\n", prog, display_name(out));
 }
 
-/* A traced process that dies without flushing (SIGKILL, abort ...) leaves
- * its spool, OUT.PID.spool next to the archive, with its raw records.
- * Names those written since `since`. */
-static void report_spools(const char *out, time_t since)
+/* ------------------------------------------------------------ recovery */
+
+static bool newer_than(const char *path, time_t since)
 {
+	struct stat sb;
+	return stat(path, &sb) == 0 && sb.st_mtime >= since;
+}
+
+/* Turns one dead process's spool into its archive: the root's (when it did
+ * not report) at OUT, any other process's at OUT.PID.fxt, created
+ * exclusively as the agent does (.PID.2 ... when taken).  Removes the spool
+ * when the archive is written.  Returns 0 or -errno. */
+static int recover_one(const char *spool, const char *out, long pid, bool is_root, bool quiet)
+{
+	struct recover_result res;
+	struct archive_stats st;
+	char path[PATH_MAX + 64];
+	struct stat sb;
+	int rc;
+
+	if (is_root) {
+		snprintf(path, sizeof(path), "%s", out);
+		rc = recover_spool(spool, path, 0, &res);
+	} else {
+		rc = -EEXIST;
+		for (unsigned n = 1; n <= 100 && rc == -EEXIST; n++) {
+			agent_pid_output(path, sizeof(path), out, pid, n);
+			rc = recover_spool(spool, path, 1, &res);
+		}
+	}
+	if (rc < 0)
+		return rc;
+	if (unlink(spool) != 0 && !quiet)
+		fprintf(stderr, "fxt-run: cannot remove %s: %s\n", display_name(spool),
+			strerror(errno));
+	if (quiet)
+		return 0;
+	memset(&st, 0, sizeof(st));
+	if (stat(path, &sb) == 0)
+		st.bytes = (uint64_t)sb.st_size;
+	st.events = res.events;
+	st.threads = res.threads;
+	print_summary(is_root ? "" : "child archive ", display_name(path), &st,
+		      "recovered from spool");
+	return 0;
+}
+
+/* A traced process that dies without flushing (SIGKILL, abort(), _exit(),
+ * a fatal signal) leaves its spool, OUT.PID.spool next to the archive (OUT
+ * is FXT_OUTPUT, which fxt-run sets), with its raw records.  The spool of
+ * the program fxt-run ran (the root) is turned into its archive; the
+ * spools of other processes created since `since` are named, with their
+ * records left in place (recover_one() handles them too, but they are not
+ * recovered behind the user's back: such a process may have been killed on
+ * purpose, and tests/e2e/agent-launcher.sh asserts this).  Returns whether
+ * the root's archive was recovered. */
+static bool recover_spools(const char *out, pid_t root, bool root_seen, time_t since, bool quiet)
+{
+	bool root_recovered = false;
 	char *dir = strdup(out);
 	if (dir == NULL)
-		return;
+		return false;
 	char *slash = strrchr(dir, '/'); /* out is absolute */
 	*slash = '\0';
 	const char *base = slash + 1;
@@ -810,7 +879,7 @@ static void report_spools(const char *out, time_t since)
 	DIR *d = opendir(dir[0] != '\0' ? dir : "/");
 	if (d == NULL) {
 		free(dir);
-		return;
+		return false;
 	}
 
 	struct dirent *de;
@@ -826,20 +895,42 @@ static void report_spools(const char *out, time_t since)
 			i++;
 		if (i == blen + 1 || i != len - 6)
 			continue;
+		long pid = strtol(n + blen + 1, NULL, 10);
 
 		char *path;
 		struct stat sb;
 		if (asprintf(&path, "%s/%s", dir, n) < 0)
 			break;
-		if (stat(path, &sb) == 0 && sb.st_mtime >= since)
+		if (stat(path, &sb) != 0 || sb.st_mtime < since) {
+			free(path);
+			continue;
+		}
+		if (pid != (long)root) {
+			if (!quiet)
+				fprintf(stderr,
+					"fxt-run: process %ld died without writing its archive; "
+					"its raw records are in %s\n",
+					pid, display_name(path));
+			free(path);
+			continue;
+		}
+		/* The root's archive is OUT unless the root wrote it already
+		 * (it reported, or OUT is new: a first image flushed before
+		 * an exec and this spool is a later image's). */
+		bool is_root = pid == (long)root && !root_seen && !newer_than(out, since);
+		int rc = recover_one(path, out, pid, is_root, quiet);
+		if (rc == 0)
+			root_recovered |= is_root;
+		else if (!quiet)
 			fprintf(stderr,
-				"fxt-run: process %.*s died without writing its archive; its raw "
-				"records are in %s\n",
-				(int)(i - blen - 1), n + blen + 1, display_name(path));
+				"fxt-run: process %ld died without writing its archive, which "
+				"cannot be recovered (%s); its raw records are in %s\n",
+				pid, strerror(-rc), display_name(path));
 		free(path);
 	}
 	closedir(d);
 	free(dir);
+	return root_recovered;
 }
 
 int main(int argc, char **argv)
@@ -881,8 +972,12 @@ int main(int argc, char **argv)
 		if (WIFSIGNALED(status))
 			fprintf(stderr, "fxt-run: %s: killed by signal %d (%s)\n", o.argv[0],
 				WTERMSIG(status), strsignal(WTERMSIG(status)));
-		report(o.argv[0], out, root, status_fd);
-		report_spools(out, start);
+	}
+	bool root_seen = !o.quiet && report(out, root, status_fd);
+	bool root_recovered = recover_spools(out, root, root_seen, start, o.quiet);
+	if (!o.quiet) {
+		if (!root_seen && !root_recovered)
+			report_missing(o.argv[0], out);
 		close(status_fd);
 	}
 	free(out);

@@ -1,8 +1,17 @@
 # launcher/: fxt-run, which runs a program under the agent.
 bin_PROGRAMS += fxt-run
-fxt_run_SOURCES = launcher/fxt-run.c
+# It recovers the spool of a process killed before its flush with the
+# agent's own flusher: those agent sources (no hooks, no life cycle) are
+# compiled in.
+fxt_run_SOURCES = launcher/fxt-run.c \
+	launcher/recover.c launcher/recover.h \
+	agent/config.c agent/config.h \
+	agent/flush.c agent/flush.h \
+	agent/log.c agent/log.h \
+	agent/recon.c agent/recon.h
 fxt_run_CPPFLAGS = $(AM_CPPFLAGS) -DFXT_PKGLIBDIR='"$(pkglibdir)"'
-fxt_run_LDADD = libfxtcodec.la
+fxt_run_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+fxt_run_LDADD = libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) $(ZLIB_LIBS)
 
 # End-to-end tests of the agent through fxt-run (TAP shell scripts).  The
 # traced programs they run are in examples/local.mk; fxt_calltree reads an
@@ -14,6 +23,14 @@ tests_e2e_fxt_calltree_LDADD = libfxtcodec.la
 tests_e2e_calltree_fixture_SOURCES = tests/e2e/calltree_fixture.c
 tests_e2e_calltree_fixture_LDADD = libfxtcodec.la
 
+# A traced program that dies without flushing (_exit, SIGKILL, abort),
+# built like the examples (examples/local.mk), for the recovery test.
+check_PROGRAMS += tests/e2e/crash
+tests_e2e_crash_SOURCES = tests/e2e/crash.c
+tests_e2e_crash_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_e2e_crash_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_e2e_crash_LDADD = -lpthread
+
 AGENT_E2E_TESTS = \
 	tests/e2e/agent-calltree-helper.sh \
 	tests/e2e/agent-launcher.sh \
@@ -22,6 +39,7 @@ AGENT_E2E_TESTS = \
 	tests/e2e/agent-threads.sh \
 	tests/e2e/agent-plugin.sh \
 	tests/e2e/agent-exit.sh \
-	tests/e2e/agent-stress.sh
+	tests/e2e/agent-stress.sh \
+	tests/e2e/agent-recover.sh
 TESTS += $(AGENT_E2E_TESTS)
 EXTRA_DIST += $(AGENT_E2E_TESTS) tests/e2e/agent-common.sh

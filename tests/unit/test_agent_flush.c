@@ -8,6 +8,7 @@
 #include <fxt/reader.h>
 
 #include "agent/flush.h"
+#include "agent/recon.h"
 #include "tests/lib/tap.h"
 #include "tests/unit/agent_test_nest.h"
 #include "tests/unit/agent_test_stubs.h"
@@ -121,7 +122,7 @@ static int read_archive(const void *data, size_t len, struct archive *a, uint64_
 }
 
 /* Flushes the test spool into memory and reads it back. */
-static int flush_to(struct archive *a, uint64_t now, struct flush_stats *st)
+static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flush_stats *st)
 {
 	struct fxt_writer *w;
 	struct flush_thread th[512];
@@ -151,6 +152,7 @@ static int flush_to(struct archive *a, uint64_t now, struct flush_stats *st)
 	in.spool_fd = open(agent.spool.path, O_RDONLY | O_CLOEXEC);
 	in.threads = th;
 	in.nthreads = n;
+	in.fifo_max = fifo_max;
 	in.sym = fxt_sym_new(0);
 	fxt_sym_add_self(in.sym);
 	if (fxt_writer_open_mem(&w, 0) < 0)
@@ -193,6 +195,54 @@ static long nesting(const struct archive *a, uint64_t tid)
 	return bad;
 }
 
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+/* The events of `tid` in stream order are in start order and nest (see
+ * agent_test_nest.h); the reason goes to the TAP diagnostics. */
+static int stream_ok(const struct archive *a, uint64_t tid)
+{
+	struct nest_ev *v = malloc((a->nev + 1) * sizeof(*v));
+	size_t n = 0;
+	const char *why;
+	long bad;
+
+	for (size_t i = 0; i < a->nev; i++) {
+		const struct ev *e = &a->ev[i];
+		if (e->tid != tid)
+			continue;
+		switch (e->type) {
+		case FXT_EVENT_DURATION_COMPLETE:
+			v[n].kind = NEST_COMPLETE;
+			break;
+		case FXT_EVENT_DURATION_BEGIN:
+			v[n].kind = NEST_BEGIN;
+			break;
+		case FXT_EVENT_DURATION_END:
+			v[n].kind = NEST_END;
+			break;
+		default:
+			v[n].kind = NEST_INSTANT;
+			break;
+		}
+		v[n].addr = name_hash(e->name);
+		v[n].start = e->ts;
+		v[n].end = e->type == FXT_EVENT_DURATION_END ? e->ts : e->end;
+		n++;
+	}
+	bad = nest_check_stream(v, n, &why);
+	if (bad >= 0)
+		diag("  tid %llu, event %ld of %zu: %s", (unsigned long long)tid, bad, n, why);
+	free(v);
+	return bad < 0;
+}
+
 static const struct ev *find(const struct archive *a, uint64_t tid, const char *name)
 {
 	for (size_t i = 0; i < a->nev; i++)
@@ -220,7 +270,7 @@ static void test_basic(void)
 	t2.tb->tid = 102;
 	agent_tbuf_retire(&t2);
 
-	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, &st), 0, "basic: flushed and read back");
+	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "basic: flushed and read back");
 	ASSERT_EQ_I64(a.errors, 0, "basic: reader finds no error");
 	ok(a.magic_first, "basic: magic record first");
 	ok(a.provider_id_ok, "basic: provider id is the pid");
@@ -242,6 +292,9 @@ static void test_basic(void)
 	if (e && strcmp(e->cat, "test_agent_flush") != 0)
 		diag("  category \"%s\"", e->cat);
 	ASSERT_EQ_I64(nesting(&a, 101), -1, "basic: t1 nests");
+	ok(stream_ok(&a, 101) && stream_ok(&a, 102), "basic: start order on both threads");
+	e = find(&a, 101, "agent_test_alpha");
+	ok(e && e == &a.ev[0], "basic: the outer frame is the first event");
 	ASSERT_EQ_U64(a.buffer_full, 0, "basic: no buffer-full event");
 	free(a.ev);
 }
@@ -267,7 +320,7 @@ static void test_drops(void)
 	}
 	agent_record(&t, A | EXIT);
 	t.tb->tid = 7;
-	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, &st), 0, "drops: flushed");
+	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "drops: flushed");
 	ASSERT_EQ_I64(a.errors, 0, "drops: reader finds no error");
 	ASSERT_EQ_U64(count(&a, 7, FXT_EVENT_DURATION_COMPLETE, NULL) + st.dropped, 1 + 2 * calls,
 		      "drops: slices + dropped = calls");
@@ -282,6 +335,7 @@ static void test_drops(void)
 	   "drops: instant inside the frames open at the drop point");
 	ok(outer && outer->end < (~0ull >> 2), "drops: open frames closed at the drop point");
 	ASSERT_EQ_I64(nesting(&a, 7), -1, "drops: slices nest");
+	ok(stream_ok(&a, 7), "drops: start order, the instant in place");
 	free(a.ev);
 }
 
@@ -303,7 +357,7 @@ static void test_many_threads(void)
 		t[i].tb->tid = 1000 + (uint64_t)i;
 		agent_tbuf_retire(&t[i]);
 	}
-	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, &st), 0, "threads: flushed");
+	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "threads: flushed");
 	ASSERT_EQ_I64(a.errors, 0, "threads: reader finds no error");
 	ASSERT_EQ_U64(st.threads, N, "threads: all threads");
 	for (int i = 0; i < N; i++)
@@ -333,7 +387,7 @@ static void test_many_names(void)
 		agent_record(&t, addr | EXIT);
 	}
 	t.tb->tid = 11;
-	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, &st), 0, "names: flushed");
+	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "names: flushed");
 	ASSERT_EQ_I64(a.errors, 0, "names: reader finds no error");
 	ASSERT_EQ_U64(st.events, n + again, "names: all events");
 	for (size_t i = 0; i < a.nev; i++) {
@@ -345,6 +399,90 @@ static void test_many_names(void)
 		k++;
 	}
 	ASSERT_EQ_U64(bad, 0, "names: every event carries its own name");
+	free(a.ev);
+}
+
+/* A tiny start-order FIFO (4 slots): the outer frame and some inner ones
+ * are written as begin/end pairs, the rest as complete events; counts and
+ * order stay exact. */
+static void test_forced_begin(void)
+{
+	const uint64_t calls = 300;
+	struct tstate t = { 0 };
+	struct archive a;
+	struct flush_stats st;
+	size_t complete, begins, ends;
+
+	test_agent_reset(1 << 20, 64 << 20, 0);
+	agent_record(&t, A);
+	for (uint64_t i = 0; i < calls; i++) {
+		agent_record(&t, B);
+		agent_record(&t, C);
+		agent_record(&t, C | EXIT);
+		agent_record(&t, B | EXIT);
+	}
+	agent_record(&t, B); /* left open: closed at the flush */
+	agent_record(&t, C);
+	t.tb->tid = 5;
+	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 4, &st), 0, "forced: flushed");
+	ASSERT_EQ_I64(a.errors, 0, "forced: reader finds no error");
+	complete = count(&a, 5, FXT_EVENT_DURATION_COMPLETE, NULL);
+	begins = count(&a, 5, FXT_EVENT_DURATION_BEGIN, NULL);
+	ends = count(&a, 5, FXT_EVENT_DURATION_END, NULL);
+	ASSERT_EQ_U64(st.events, 1 + 2 * calls + 2, "forced: every call is a slice");
+	ASSERT_EQ_U64(complete + begins, st.events, "forced: complete events + begins = slices");
+	ASSERT_EQ_U64(begins, st.begun, "forced: begins counted");
+	ASSERT_EQ_U64(ends, begins, "forced: as many ends as begins");
+	ok(begins >= 1 && begins < 10, "forced: few begins (%zu)", begins);
+	ok(a.ev[0].type == FXT_EVENT_DURATION_BEGIN &&
+	       strcmp(a.ev[0].name, "agent_test_alpha") == 0,
+	   "forced: the outer frame begins first");
+	ok(stream_ok(&a, 5), "forced: start order, balanced");
+	free(a.ev);
+}
+
+/* A thread that dropped records but went on recording (e.g. a signal
+ * handler's hook that found the chunk full): the instant sits at the first
+ * drop, inside the frames open then, in stream order. */
+static void test_drop_midway(void)
+{
+	struct tstate t = { 0 };
+	struct archive a;
+	struct flush_stats st;
+	uint64_t mid;
+	size_t ia = 0, ib = 0, ii = 0, ic = 0;
+
+	test_agent_reset(1 << 20, 64 << 20, 0);
+	agent_record(&t, A);
+	agent_record(&t, B);
+	agent_record(&t, B | EXIT);
+	mid = agent_ticks();
+	while (agent_ticks() == mid)
+		;
+	agent_record(&t, C);
+	agent_record(&t, C | EXIT);
+	agent_record(&t, A | EXIT);
+	t.tb->tid = 6;
+	t.tb->dropped = 3;
+	t.tb->first_drop_ts = mid;
+	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "midway: flushed");
+	ASSERT_EQ_I64(a.errors, 0, "midway: reader finds no error");
+	ASSERT_EQ_U64(st.dropped, 3, "midway: drops counted");
+	for (size_t i = 0; i < a.nev; i++) {
+		if (strcmp(a.ev[i].name, "agent_test_alpha") == 0)
+			ia = i + 1;
+		else if (strcmp(a.ev[i].name, "agent_test_beta") == 0)
+			ib = i + 1;
+		else if (strcmp(a.ev[i].name, "agent_test_gamma") == 0)
+			ic = i + 1;
+		else if (strcmp(a.ev[i].name, "fxt: 3 records dropped") == 0)
+			ii = i + 1;
+	}
+	ok(ia == 1 && ib == 2 && ii == 3 && ic == 4, "midway: order alpha, beta, instant, gamma");
+	if (!(ia == 1 && ib == 2 && ii == 3 && ic == 4))
+		diag("  positions %zu %zu %zu %zu", ia, ib, ii, ic);
+	ok(ii && a.ev[ii - 1].ts == mid, "midway: the instant at the first drop");
+	ok(stream_ok(&a, 6), "midway: start order");
 	free(a.ev);
 }
 
@@ -360,20 +498,28 @@ static void test_deep(void)
 	for (uint64_t i = 0; i < n; i++)
 		agent_record(&t, A);
 	t.tb->tid = 9;
-	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, &st), 0, "deep: flushed");
+	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "deep: flushed");
 	ASSERT_EQ_U64(st.events, n, "deep: a million events");
 	ASSERT_EQ_I64(nesting(&a, 9), -1, "deep: nested");
+	ASSERT_EQ_U64(st.begun, n - RECON_FIFO_MAX, "deep: frames beyond the FIFO begun");
+	ASSERT_EQ_U64(count(&a, 9, FXT_EVENT_DURATION_BEGIN, "agent_test_alpha"),
+		      n - RECON_FIFO_MAX, "deep: begin events");
+	ASSERT_EQ_U64(count(&a, 9, FXT_EVENT_DURATION_END, "agent_test_alpha"), n - RECON_FIFO_MAX,
+		      "deep: as many end events");
+	ok(stream_ok(&a, 9), "deep: start order, balanced");
 	free(a.ev);
 }
 
 int main(void)
 {
-	plan(37);
+	plan(59);
 	test_basic();
 	test_drops();
 	test_many_threads();
 	test_many_names();
 	test_deep();
+	test_forced_begin();
+	test_drop_midway();
 	test_agent_cleanup();
 	return exit_status();
 }

@@ -1,4 +1,6 @@
-/* Unit tests of the agent's stack reconstruction (agent/recon.c). */
+/* Unit tests of the agent's stack reconstruction (agent/recon.c): exact
+ * events, in start order, through both the complete-event path and the
+ * forced begin/end path of a full FIFO. */
 #include <config.h>
 
 #include <errno.h>
@@ -11,17 +13,13 @@
 
 #define EXIT SPOOL_EXIT_BIT
 
-struct emitted {
-	uint64_t addr, start, end;
-};
-
 struct sink {
-	struct emitted *v;
+	struct nest_ev *v;
 	size_t n, cap;
 	int fail_after; /* > 0: the n-th emit fails with -EIO */
 };
 
-static int record(void *ctx, uint64_t addr, uint64_t start, uint64_t end)
+static int record(void *ctx, enum nest_kind kind, uint64_t addr, uint64_t start, uint64_t end)
 {
 	struct sink *s = ctx;
 
@@ -33,6 +31,7 @@ static int record(void *ctx, uint64_t addr, uint64_t start, uint64_t end)
 		if (!s->v)
 			abort();
 	}
+	s->v[s->n].kind = kind;
 	s->v[s->n].addr = addr;
 	s->v[s->n].start = start;
 	s->v[s->n].end = end;
@@ -40,39 +39,100 @@ static int record(void *ctx, uint64_t addr, uint64_t start, uint64_t end)
 	return 0;
 }
 
-static void expect(const struct sink *s, size_t i, uint64_t addr, uint64_t start, uint64_t end,
-		   const char *what)
+static int record_slices(void *ctx, const struct recon_slot *v, size_t n)
 {
+	for (size_t i = 0; i < n; i++) {
+		int err = record(ctx, NEST_COMPLETE, v[i].addr, v[i].start, v[i].end);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static int record_event(void *ctx, enum recon_kind kind, uint64_t addr, uint64_t start,
+			uint64_t end)
+{
+	static const enum nest_kind kinds[] = {
+		[RECON_BEGIN] = NEST_BEGIN,
+		[RECON_END] = NEST_END,
+		[RECON_MARK] = NEST_INSTANT,
+	};
+
+	return record(ctx, kinds[kind], addr, start, end);
+}
+
+static const struct recon_sink test_sink = {
+	.slices = record_slices,
+	.event = record_event,
+};
+
+static const char *kind_name(enum nest_kind k)
+{
+	return k == NEST_COMPLETE ? "complete"
+	       : k == NEST_BEGIN  ? "begin"
+	       : k == NEST_END	  ? "end"
+				  : "instant";
+}
+
+/* Event i is exactly (kind, addr, start, end); for a begin only the start
+ * and for an end only the end are compared. */
+static void expect(const struct sink *s, size_t i, enum nest_kind kind, uint64_t addr,
+		   uint64_t start, uint64_t end, const char *what)
+{
+	const struct nest_ev *e = &s->v[i];
+	int same;
+
 	if (i >= s->n) {
 		ok(0, "%s: event %zu missing (only %zu)", what, i, s->n);
 		return;
 	}
-	ok(s->v[i].addr == addr && s->v[i].start == start && s->v[i].end == end,
-	   "%s: event %zu is %#llx [%llu, %llu]", what, i, (unsigned long long)addr,
-	   (unsigned long long)start, (unsigned long long)end);
-	if (s->v[i].addr != addr || s->v[i].start != start || s->v[i].end != end)
-		diag("  got %#llx [%llu, %llu]", (unsigned long long)s->v[i].addr,
-		     (unsigned long long)s->v[i].start, (unsigned long long)s->v[i].end);
+	same = e->kind == kind && e->addr == addr && (kind == NEST_END || e->start == start) &&
+	       (kind == NEST_BEGIN || e->end == end);
+	ok(same, "%s: event %zu is %s %#llx [%llu, %llu]", what, i, kind_name(kind),
+	   (unsigned long long)addr, (unsigned long long)start, (unsigned long long)end);
+	if (!same)
+		diag("  got %s %#llx [%llu, %llu]", kind_name(e->kind), (unsigned long long)e->addr,
+		     (unsigned long long)e->start, (unsigned long long)e->end);
 }
+
+static void expect_valid(const struct sink *s, const char *what)
+{
+	const char *why;
+	long bad = nest_check_stream(s->v, s->n, &why);
+
+	ok(bad < 0, "%s: start order, exact nesting", what);
+	if (bad >= 0)
+		diag("  event %ld: %s", bad, why);
+}
+
+#define C NEST_COMPLETE
+#define B NEST_BEGIN
+#define E NEST_END
+#define I NEST_INSTANT
 
 static void test_simple(void)
 {
 	struct sink s = { 0 };
 	struct recon r;
 
-	recon_init(&r, record, &s);
+	recon_init(&r, &test_sink, &s, 0);
 	recon_feed(&r, 10, 0xa);
 	recon_feed(&r, 20, 0xb);
 	recon_feed(&r, 30, 0xb | EXIT);
+	ASSERT_EQ_U64(s.n, 0, "simple: B waits for its parent");
 	recon_feed(&r, 35, 0xc);
 	recon_feed(&r, 37, 0xc | EXIT);
 	recon_feed(&r, 40, 0xa | EXIT);
+	ASSERT_EQ_U64(s.n, 3, "simple: all three out when A closes");
 	ASSERT_EQ_U64(recon_finish(&r, 50), 0, "simple: finish");
 	ASSERT_EQ_U64(s.n, 3, "simple: three events");
-	expect(&s, 0, 0xb, 20, 30, "simple");
-	expect(&s, 1, 0xc, 35, 37, "simple");
-	expect(&s, 2, 0xa, 10, 40, "simple");
+	expect(&s, 0, C, 0xa, 10, 40, "simple");
+	expect(&s, 1, C, 0xb, 20, 30, "simple");
+	expect(&s, 2, C, 0xc, 35, 37, "simple");
 	ASSERT_EQ_U64(r.unmatched, 0, "simple: no unmatched exit");
+	ASSERT_EQ_U64(r.emitted, 3, "simple: three slices counted");
+	ASSERT_EQ_U64(r.begun, 0, "simple: none begun");
+	expect_valid(&s, "simple");
 	recon_free(&r);
 	free(s.v);
 }
@@ -84,7 +144,7 @@ static void test_out_of_order(void)
 	struct sink s = { 0 };
 	struct recon r;
 
-	recon_init(&r, record, &s);
+	recon_init(&r, &test_sink, &s, 0);
 	recon_feed(&r, 100, 0xa);
 	recon_feed(&r, 90, 0xb);	/* older than the parent's start: 101 */
 	recon_feed(&r, 95, 0xb | EXIT); /* 102 */
@@ -93,9 +153,9 @@ static void test_out_of_order(void)
 	recon_feed(&r, 200, 0xa | EXIT);
 	recon_finish(&r, 0);
 	ASSERT_EQ_U64(s.n, 3, "out of order: three events");
-	expect(&s, 0, 0xb, 101, 102, "out of order");
-	expect(&s, 1, 0xc, 103, 150, "out of order");
-	expect(&s, 2, 0xa, 100, 200, "out of order");
+	expect(&s, 0, C, 0xa, 100, 200, "out of order");
+	expect(&s, 1, C, 0xb, 101, 102, "out of order");
+	expect(&s, 2, C, 0xc, 103, 150, "out of order");
 	recon_free(&r);
 	free(s.v);
 }
@@ -107,7 +167,7 @@ static void test_unmatched_exits(void)
 	struct sink s = { 0 };
 	struct recon r;
 
-	recon_init(&r, record, &s);
+	recon_init(&r, &test_sink, &s, 0);
 	recon_feed(&r, 5, 0xf | EXIT);
 	recon_feed(&r, 10, 0xa);
 	recon_feed(&r, 20, 0xe | EXIT); /* not on the stack: A stays open */
@@ -118,20 +178,20 @@ static void test_unmatched_exits(void)
 	recon_finish(&r, 100);
 	ASSERT_EQ_U64(r.unmatched, 3, "unmatched: three ignored exits");
 	ASSERT_EQ_U64(s.n, 2, "unmatched: two events");
-	expect(&s, 0, 0xb, 30, 40, "unmatched");
-	expect(&s, 1, 0xa, 10, 50, "unmatched");
+	expect(&s, 0, C, 0xa, 10, 50, "unmatched");
+	expect(&s, 1, C, 0xb, 30, 40, "unmatched");
 	recon_free(&r);
 	free(s.v);
 }
 
 /* An exit of a deeper frame (longjmp, or exits skipped) closes the frames
- * above it at the same time, innermost first. */
+ * above it at the same time. */
 static void test_exit_deeper(void)
 {
 	struct sink s = { 0 };
 	struct recon r;
 
-	recon_init(&r, record, &s);
+	recon_init(&r, &test_sink, &s, 0);
 	recon_feed(&r, 10, 0xa);
 	recon_feed(&r, 20, 0xb);
 	recon_feed(&r, 30, 0xc);
@@ -140,10 +200,11 @@ static void test_exit_deeper(void)
 	recon_feed(&r, 60, 0xa | EXIT);
 	recon_finish(&r, 100);
 	ASSERT_EQ_U64(s.n, 4, "deeper exit: four events");
-	expect(&s, 0, 0xd, 40, 50, "deeper exit");
-	expect(&s, 1, 0xc, 30, 50, "deeper exit");
-	expect(&s, 2, 0xb, 20, 50, "deeper exit");
-	expect(&s, 3, 0xa, 10, 60, "deeper exit");
+	expect(&s, 0, C, 0xa, 10, 60, "deeper exit");
+	expect(&s, 1, C, 0xb, 20, 50, "deeper exit");
+	expect(&s, 2, C, 0xc, 30, 50, "deeper exit");
+	expect(&s, 3, C, 0xd, 40, 50, "deeper exit");
+	expect_valid(&s, "deeper exit");
 	recon_free(&r);
 	free(s.v);
 }
@@ -154,15 +215,15 @@ static void test_recursion(void)
 	struct sink s = { 0 };
 	struct recon r;
 
-	recon_init(&r, record, &s);
+	recon_init(&r, &test_sink, &s, 0);
 	recon_feed(&r, 10, 0xa);
 	recon_feed(&r, 20, 0xa);
 	recon_feed(&r, 30, 0xa | EXIT);
 	recon_feed(&r, 40, 0xa | EXIT);
 	recon_finish(&r, 100);
 	ASSERT_EQ_U64(s.n, 2, "recursion: two events");
-	expect(&s, 0, 0xa, 20, 30, "recursion");
-	expect(&s, 1, 0xa, 10, 40, "recursion");
+	expect(&s, 0, C, 0xa, 10, 40, "recursion");
+	expect(&s, 1, C, 0xa, 20, 30, "recursion");
 	recon_free(&r);
 	free(s.v);
 }
@@ -174,64 +235,174 @@ static void test_never_exited(void)
 	struct sink s = { 0 };
 	struct recon r;
 
-	recon_init(&r, record, &s);
+	recon_init(&r, &test_sink, &s, 0);
 	recon_feed(&r, 10, 0xa);
 	recon_feed(&r, 20, 0xb);
 	recon_feed(&r, 30, 0xc);
 	recon_feed(&r, 40, 0xc | EXIT);
+	ASSERT_EQ_U64(s.n, 0, "never exited: nothing out while A is open");
 	ASSERT_EQ_U64(recon_finish(&r, 1000), 0, "never exited: finish");
 	ASSERT_EQ_U64(s.n, 3, "never exited: three events");
-	expect(&s, 0, 0xc, 30, 40, "never exited");
-	expect(&s, 1, 0xb, 20, 1000, "never exited");
-	expect(&s, 2, 0xa, 10, 1000, "never exited");
+	expect(&s, 0, C, 0xa, 10, 1000, "never exited");
+	expect(&s, 1, C, 0xb, 20, 1000, "never exited");
+	expect(&s, 2, C, 0xc, 30, 40, "never exited");
 	ASSERT_EQ_U64(r.depth, 0, "never exited: stack empty after finish");
 
 	s.n = 0;
 	recon_feed(&r, 2000, 0xd);
 	recon_finish(&r, 5); /* an end before the last record */
 	ASSERT_EQ_U64(s.n, 1, "end before last record: one event");
-	expect(&s, 0, 0xd, 2000, 2001, "end before last record");
+	expect(&s, 0, C, 0xd, 2000, 2001, "end before last record");
 	recon_free(&r);
 	free(s.v);
 }
 
-/* 1,000,000 nested frames: no recursion on the C stack, every frame
- * emitted, nested. */
-static void test_deep(void)
+/* A FIFO of two slots: the front frame is forced out as a BEGIN when a
+ * third slot is needed; its descendants follow as complete events, then
+ * its END. */
+static void test_forced_begin(void)
 {
-	const uint64_t n = 1000000;
 	struct sink s = { 0 };
 	struct recon r;
-	int nested = 1;
 
-	recon_init(&r, record, &s);
+	recon_init(&r, &test_sink, &s, 2);
+	recon_feed(&r, 10, 0xa);
+	recon_feed(&r, 20, 0xb);
+	ASSERT_EQ_U64(s.n, 0, "forced: nothing out with the FIFO just full");
+	recon_feed(&r, 30, 0xc); /* FIFO full: A begins */
+	ASSERT_EQ_U64(s.n, 1, "forced: A forced out");
+	recon_feed(&r, 35, 0xc | EXIT);
+	recon_feed(&r, 40, 0xd); /* full again: B begins, C follows */
+	recon_feed(&r, 45, 0xd | EXIT);
+	recon_feed(&r, 50, 0xb | EXIT);
+	recon_feed(&r, 60, 0xa | EXIT);
+	recon_finish(&r, 100);
+	ASSERT_EQ_U64(s.n, 6, "forced: six events");
+	expect(&s, 0, B, 0xa, 10, 0, "forced");
+	expect(&s, 1, B, 0xb, 20, 0, "forced");
+	expect(&s, 2, C, 0xc, 30, 35, "forced");
+	expect(&s, 3, C, 0xd, 40, 45, "forced");
+	expect(&s, 4, E, 0xb, 0, 50, "forced");
+	expect(&s, 5, E, 0xa, 0, 60, "forced");
+	ASSERT_EQ_U64(r.emitted, 4, "forced: four slices");
+	ASSERT_EQ_U64(r.begun, 2, "forced: two of them begun");
+	expect_valid(&s, "forced");
+
+	/* A begun frame open at the end: its descendants, then its END, at
+	 * the end time; a deeper exit closing a begun frame and others. */
+	s.n = 0;
+	recon_feed(&r, 110, 0xa);
+	recon_feed(&r, 120, 0xb);
+	recon_feed(&r, 130, 0xc); /* A begins */
+	recon_finish(&r, 200);
+	ASSERT_EQ_U64(s.n, 4, "forced, finish: four events");
+	expect(&s, 0, B, 0xa, 110, 0, "forced, finish");
+	expect(&s, 1, C, 0xb, 120, 200, "forced, finish");
+	expect(&s, 2, C, 0xc, 130, 200, "forced, finish");
+	expect(&s, 3, E, 0xa, 0, 200, "forced, finish");
+
+	s.n = 0;
+	recon_feed(&r, 210, 0xa);
+	recon_feed(&r, 220, 0xb);
+	recon_feed(&r, 230, 0xc); /* A begins */
+	recon_feed(&r, 240, 0xd); /* B begins */
+	recon_feed(&r, 250, 0xa | EXIT);
+	ASSERT_EQ_U64(s.n, 6, "forced, deeper exit: six events");
+	expect(&s, 0, B, 0xa, 210, 0, "forced, deeper exit");
+	expect(&s, 1, B, 0xb, 220, 0, "forced, deeper exit");
+	expect(&s, 2, C, 0xc, 230, 250, "forced, deeper exit");
+	expect(&s, 3, C, 0xd, 240, 250, "forced, deeper exit");
+	expect(&s, 4, E, 0xb, 0, 250, "forced, deeper exit");
+	expect(&s, 5, E, 0xa, 0, 250, "forced, deeper exit");
+	expect_valid(&s, "forced, deeper exit");
+	recon_free(&r);
+	free(s.v);
+}
+
+/* A mark lands after the frames open at its time and before later ones,
+ * at a timestamp made strictly later than the last record's. */
+static void test_mark(void)
+{
+	struct sink s = { 0 };
+	struct recon r;
+
+	recon_init(&r, &test_sink, &s, 0);
+	recon_feed(&r, 10, 0xa);
+	recon_feed(&r, 20, 0xb);
+	recon_feed(&r, 30, 0xb | EXIT);
+	ASSERT_EQ_U64(recon_mark(&r, 25, 77), 0, "mark: placed");
+	recon_feed(&r, 40, 0xc);
+	recon_feed(&r, 50, 0xc | EXIT);
+	recon_feed(&r, 60, 0xa | EXIT);
+	recon_mark(&r, 70, 78); /* nothing open: out at once */
+	ASSERT_EQ_U64(s.n, 5, "mark: five events");
+	expect(&s, 0, C, 0xa, 10, 60, "mark");
+	expect(&s, 1, C, 0xb, 20, 30, "mark");
+	expect(&s, 2, I, 77, 31, 31, "mark");
+	expect(&s, 3, C, 0xc, 40, 50, "mark");
+	expect(&s, 4, I, 78, 70, 70, "mark");
+	ASSERT_EQ_U64(r.emitted, 3, "mark: marks are not slices");
+	expect_valid(&s, "mark");
+
+	/* A mark as the last thing: frames open close after it. */
+	s.n = 0;
+	recon_feed(&r, 100, 0xa);
+	recon_mark(&r, 90, 79);
+	recon_finish(&r, 101);
+	ASSERT_EQ_U64(s.n, 2, "mark at the end: two events");
+	expect(&s, 0, C, 0xa, 100, 102, "mark at the end");
+	expect(&s, 1, I, 79, 101, 101, "mark at the end");
+	recon_free(&r);
+	free(s.v);
+}
+
+/* 1,000,000 nested frames: no recursion on the C stack, bounded FIFO:
+ * all but the FIFO's worth of frames are begun, every frame emitted. */
+static void test_deep(void)
+{
+	const uint64_t n = 1000000, fifo = RECON_FIFO_MAX;
+	struct sink s = { 0 };
+	struct recon r;
+	int shape = 1;
+
+	recon_init(&r, &test_sink, &s, 0);
 	for (uint64_t i = 0; i < n; i++)
 		recon_feed(&r, 1 + i, 0x1000 + (i & 7));
 	ASSERT_EQ_U64(r.depth, n, "deep: a million open frames");
+	ASSERT_EQ_U64(r.fifo_cap, fifo, "deep: the FIFO stayed at its bound");
+	ASSERT_EQ_U64(s.n, n - fifo, "deep: the frames beyond the FIFO begun");
 	recon_finish(&r, 5 * n);
-	ASSERT_EQ_U64(s.n, n, "deep: a million events");
-	for (size_t i = 0; i + 1 < s.n && nested; i++)
-		nested = s.v[i].start > s.v[i + 1].start && s.v[i].end <= s.v[i + 1].end;
-	ok(nested, "deep: innermost first, each inside the next");
+	ASSERT_EQ_U64(r.emitted, n, "deep: a million slices");
+	ASSERT_EQ_U64(r.begun, n - fifo, "deep: begun frames counted");
+	ASSERT_EQ_U64(s.n, n + (n - fifo), "deep: events = slices + ends");
+	for (uint64_t i = 0; i < s.n && shape; i++) {
+		enum nest_kind want = i < n - fifo ? NEST_BEGIN : i < n ? NEST_COMPLETE : NEST_END;
+		shape = s.v[i].kind == want;
+	}
+	ok(shape, "deep: begins, then completes, then ends");
+	expect_valid(&s, "deep");
 	recon_free(&r);
 	free(s.v);
 }
 
-/* Random streams with reordering, unmatched exits and skipped exits: every
- * enter is emitted exactly once and the result nests. */
+/* Random streams with reordering, unmatched exits, skipped exits and
+ * marks, with FIFOs from tiny to the default: every enter is emitted
+ * exactly once, in start order, nested. */
 static void test_random(void)
 {
+	static const size_t fifos[] = { 2, 4, 16, 0 };
 	unsigned seed = 12345;
-	int all_nest = 1, all_counted = 1;
+	int all_valid = 1, all_counted = 1, some_begun = 0;
 
-	for (int round = 0; round < 200; round++) {
+	for (int round = 0; round < 400; round++) {
 		struct sink s = { 0 };
 		struct recon r;
 		uint64_t stack[64], ts = 1000, enters = 0;
 		size_t depth = 0;
-		struct ivl *iv;
+		const char *why;
+		long bad;
 
-		recon_init(&r, record, &s);
+		recon_init(&r, &test_sink, &s, fifos[round % 4]);
 		for (int i = 0; i < 2000; i++) {
 			unsigned x = rand_r(&seed) % 100;
 			/* ts jitters backwards now and then, as across CPUs. */
@@ -241,31 +412,60 @@ static void test_random(void)
 				stack[depth] = 0x100 + rand_r(&seed) % 8;
 				recon_feed(&r, t, stack[depth++]);
 				enters++;
-			} else if (x < 90) {
+			} else if (x < 89) {
 				recon_feed(&r, t, stack[--depth] | EXIT);
-			} else if (x < 95 && depth >= 3) {
+			} else if (x < 94 && depth >= 3) {
 				depth -= 3; /* a longjmp: exits of two frames lost */
 				recon_feed(&r, t, stack[depth] | EXIT);
+			} else if (x < 95) {
+				recon_mark(&r, t, 1);
 			} else {
 				recon_feed(&r, t, 0x999 | EXIT); /* never entered */
 			}
 		}
 		recon_finish(&r, ts + 1);
-		if (s.n != enters)
+		if (r.emitted != enters)
 			all_counted = 0;
-		iv = malloc(s.n * sizeof(*iv));
-		for (size_t i = 0; i < s.n; i++) {
-			iv[i].start = s.v[i].start;
-			iv[i].end = s.v[i].end;
-		}
-		if (ivl_check_nesting(iv, s.n) >= 0)
-			all_nest = 0;
-		free(iv);
+		some_begun |= r.begun > 0;
+		bad = nest_check_stream(s.v, s.n, &why);
+		if (bad >= 0 && all_valid)
+			diag("  round %d, event %ld: %s", round, bad, why);
+		all_valid &= bad < 0;
 		recon_free(&r);
 		free(s.v);
 	}
 	ok(all_counted, "random: every enter emitted exactly once");
-	ok(all_nest, "random: all intervals nest exactly");
+	ok(all_valid, "random: start order, exact nesting, balanced begin/end");
+	ok(some_begun, "random: the forced-begin path was taken");
+}
+
+/* The checker itself rejects what it must. */
+static void test_checker(void)
+{
+	static const struct nest_ev end_order[] = {
+		{ C, 0xb, 20, 30 },
+		{ C, 0xa, 10, 40 },
+	};
+	static const struct nest_ev overlap[] = {
+		{ C, 0xa, 10, 40 },
+		{ C, 0xb, 20, 50 },
+	};
+	static const struct nest_ev unbalanced[] = {
+		{ B, 0xa, 10, 0 },
+		{ C, 0xb, 20, 30 },
+	};
+	static const struct nest_ev instant_outside[] = {
+		{ C, 0xa, 10, 40 },
+		{ C, 0xb, 20, 30 },
+		{ I, 1, 45, 45 },
+		{ C, 0xc, 41, 42 },
+	};
+	const char *why;
+
+	ok(nest_check_stream(end_order, 2, &why) == 1, "checker: end order rejected");
+	ok(nest_check_stream(overlap, 2, &why) == 1, "checker: partial overlap rejected");
+	ok(nest_check_stream(unbalanced, 2, &why) == 2, "checker: unbalanced begin rejected");
+	ok(nest_check_stream(instant_outside, 4, &why) == 3, "checker: out-of-order rejected");
 }
 
 static void test_emit_error(void)
@@ -273,27 +473,35 @@ static void test_emit_error(void)
 	struct sink s = { 0 };
 	struct recon r;
 
-	s.fail_after = 2;
-	recon_init(&r, record, &s);
+	s.fail_after = 1;
+	recon_init(&r, &test_sink, &s, 2);
 	recon_feed(&r, 1, 0xa);
 	recon_feed(&r, 2, 0xb);
-	recon_feed(&r, 3, 0xc);
-	ASSERT_EQ_I64(recon_feed(&r, 4, 0xa | EXIT), -EIO, "emit error is returned");
+	ASSERT_EQ_I64(recon_feed(&r, 3, 0xc), -EIO, "emit error of a forced begin is returned");
+	recon_free(&r);
+	s.n = 0;
+	recon_init(&r, &test_sink, &s, 0);
+	recon_feed(&r, 1, 0xa);
+	recon_feed(&r, 2, 0xb);
+	ASSERT_EQ_I64(recon_feed(&r, 4, 0xa | EXIT), -EIO, "emit error of a complete is returned");
 	recon_free(&r);
 	free(s.v);
 }
 
 int main(void)
 {
-	plan(36);
+	plan(91);
 	test_simple();
 	test_out_of_order();
 	test_unmatched_exits();
 	test_exit_deeper();
 	test_recursion();
 	test_never_exited();
+	test_forced_begin();
+	test_mark();
 	test_deep();
 	test_random();
+	test_checker();
 	test_emit_error();
 	return exit_status();
 }

@@ -1,0 +1,56 @@
+#!/bin/sh
+# fxt-run recovers the archive of a program that died without flushing
+# (_exit, SIGKILL, abort): from the spool it left, with the agent's own
+# flusher; the spool is removed and the summary says so.
+. "$abs_top_srcdir/tests/e2e/agent-common.sh"
+
+plan 26
+prog=$E2E/crash
+
+# The expected calls: a worker thread's 200 work() calls, and main's
+# frames open when it died.
+want_flat=$(sort <<'EOT'
+1 inner
+1 main
+1 outer
+200 work
+1 worker
+EOT
+)
+
+# recovered NAME ARCHIVE RC: the checks common to every way of dying.
+recovered() {
+  r_name=$1 r_archive=$2
+  is "$rc" "$3" "$r_name: fxt-run exits $3"
+  is "$(cat "$TMPD/out")" "crash: $r_name" "$r_name: program output"
+  check_archive "$r_name" "$r_archive"
+  is "$(flat "$r_archive")" "$want_flat" "$r_name: every call, open frames included"
+  is "$(stat_of "$r_archive" threads)/$(stat_of "$r_archive" overlaps)/$(stat_of "$r_archive" unmatched)/$(stat_of "$r_archive" open)" \
+    "2/0/0/0" "$r_name: two threads, exact nesting, frames closed"
+  r_pid=$("$FXT_DUMP" "$r_archive" | sed -n 's/^provider_info id=\([0-9]*\) .*/\1/p')
+  ok "$r_name: threads named by tid, the main thread's is the pid" \
+    sh -c '"$1" --threads "$2" | grep -qx "thread $3"' sh "$CALLTREE" "$r_archive" "$r_pid"
+  is "$(ls | grep -c '\.spool$')" 0 "$r_name: spool removed"
+}
+
+trace exit.fxt "$prog" exit 200
+recovered exit exit.fxt 3
+ok "exit: summary says recovered" grep -q \
+  '^fxt-run: wrote exit.fxt ([0-9.]* KiB, 204 events, 2 threads, 0 dropped); recovered from spool$' \
+  "$TMPD/err"
+
+trace kill.fxt "$prog" kill 200
+recovered kill kill.fxt 137
+ok "kill: summary says recovered" grep -q \
+  '^fxt-run: wrote kill.fxt (.*); recovered from spool$' "$TMPD/err"
+
+trace abort.fxt "$prog" abort 200
+recovered abort abort.fxt 134
+
+# Compressed output, and --quiet: recovered all the same, silently.
+rc=0
+"$FXT_RUN" -q -o quiet.fxt.gz "$prog" kill 200 >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+is "$rc/$(cat "$TMPD/err")" "137/" "quiet: exit 137, nothing on stderr"
+check_archive "quiet, gzip" quiet.fxt.gz
+is "$(flat quiet.fxt.gz)" "$want_flat" "quiet, gzip: every call"
+finish
