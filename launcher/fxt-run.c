@@ -859,13 +859,12 @@ static int recover_one(const char *spool, const char *out, long pid, bool is_roo
 
 /* A traced process that dies without flushing (SIGKILL, abort(), _exit(),
  * a fatal signal) leaves its spool, OUT.PID.spool next to the archive (OUT
- * is FXT_OUTPUT, which fxt-run sets), with its raw records.  The spool of
- * the program fxt-run ran (the root) is turned into its archive; the
- * spools of other processes created since `since` are named, with their
- * records left in place (recover_one() handles them too, but they are not
- * recovered behind the user's back: such a process may have been killed on
- * purpose, and tests/e2e/agent-launcher.sh asserts this).  Returns whether
- * the root's archive was recovered. */
+ * is FXT_OUTPUT, which fxt-run sets), with its raw records.  Every such
+ * spool created since `since` is turned into an archive: the root's into
+ * OUT, the others' into OUT.PID.fxt like the archives they would have
+ * written.  A process that is still running (e.g. a daemon the program
+ * left behind) owns its spool and writes its archive when it exits: its
+ * spool is only named.  Returns whether the root's archive was recovered. */
 static bool recover_spools(const char *out, pid_t root, bool root_seen, time_t since, bool quiet)
 {
 	bool root_recovered = false;
@@ -905,11 +904,11 @@ static bool recover_spools(const char *out, pid_t root, bool root_seen, time_t s
 			free(path);
 			continue;
 		}
-		if (pid != (long)root) {
+		if (pid != (long)root && (kill((pid_t)pid, 0) == 0 || errno == EPERM)) {
 			if (!quiet)
 				fprintf(stderr,
-					"fxt-run: process %ld died without writing its archive; "
-					"its raw records are in %s\n",
+					"fxt-run: process %ld is still running; it writes its "
+					"archive when it exits (its records are in %s)\n",
 					pid, display_name(path));
 			free(path);
 			continue;

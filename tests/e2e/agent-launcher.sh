@@ -4,7 +4,7 @@
 # the archives of forked children.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 28
+plan 31
 
 # --- Errors, like a shell.
 rc=0; "$FXT_RUN" no-such-program-here >out 2>err || rc=$?
@@ -71,14 +71,25 @@ is "$(flat "fork.$child.fxt" | grep -v ' main$')" "3 child_work" "fork: child's 
 is "$(flat fork.fxt)" "$(printf '%s\n' '1 main' '2 parent_work')" "fork: parent's calls"
 ok "fork: summary mentions the child archive" grep -q "child archive fork.$child.fxt" "$TMPD/err"
 
-# --- A traced process killed before it could flush: fxt-run names the
-# spool it left, where its records are.
+# --- A traced child killed before it could flush: fxt-run turns the spool
+# it left into the archive it would have written.
 trace killed.fxt sh -c '"$0" 1000000000 & p=$! n=0
   while [ ! -s "killed.fxt.$p.spool" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
   kill -KILL $p; echo "pid $p"; wait' "$E2E/loop"
 pid=$(sed -n 's/^pid //p' "$TMPD/out")
-ok "killed: its spool killed.fxt.$pid.spool is left" test -s "killed.fxt.$pid.spool"
-ok "killed: the summary names the spool" grep -q \
-  "^fxt-run: process $pid died without writing its archive; its raw records are in killed.fxt.$pid.spool\$" \
-  "$TMPD/err"
+ok "killed: its spool killed.fxt.$pid.spool is removed" test ! -e "killed.fxt.$pid.spool"
+ok "killed: archive killed.$pid.fxt recovered" "$FXT_DUMP" --check -q "killed.$pid.fxt"
+ok "killed: the summary says it was recovered" grep -q \
+  "^fxt-run: wrote child archive killed.$pid.fxt (.*); recovered from spool\$" "$TMPD/err"
+
+# --- A child still running when the program exits owns its spool: fxt-run
+# leaves it alone (the child writes its archive when it exits).
+trace live.fxt sh -c '"$0" 1000000000 >/dev/null 2>&1 & p=$! n=0
+  while [ ! -s "live.fxt.$p.spool" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+  echo "pid $p"' "$E2E/loop"
+pid=$(sed -n 's/^pid //p' "$TMPD/out")
+ok "running: its spool live.fxt.$pid.spool is left in place" test -s "live.fxt.$pid.spool"
+ok "running: the summary says it is still running" grep -q \
+  "^fxt-run: process $pid is still running; it writes its archive when it exits" "$TMPD/err"
+[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
 finish
