@@ -100,8 +100,14 @@ static int refill(struct tstate *t, struct tbuf *tb)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->pos = (uint64_t *)((char *)m.base + SPOOL_CHUNK_HEADER_SIZE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->end = (uint64_t *)((char *)m.base + m.size);
+	t->end = (uint64_t *)((char *)m.base + m.size - agent_tbuf_reserve(m.size));
 	return 0;
+}
+
+static void put_record(uint64_t *p, uint64_t ts, uint64_t addr)
+{
+	p[0] = ts;
+	p[1] = addr;
 }
 
 void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
@@ -109,24 +115,32 @@ void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
 	int saved = errno;
 	struct tbuf *tb = t->tb;
 	sigset_t all, old;
+	bool written = false;
 	int err;
 
 	if (t->busy > 1) {
 		/* Nested in an interrupted hook: never replace the chunk under
-		 * it.  The slot is still good if the interrupted hook is
-		 * installing a chunk and already moved `pos` into it. */
+		 * it.  The slot is still good if it lies in the chunk's reserve,
+		 * or if the interrupted hook is installing a chunk and already
+		 * moved `pos` into it. */
 		if (tb && in_chunk(tb, p)) {
-			p[0] = ts;
-			p[1] = addr;
+			put_record(p, ts, addr);
 			goto out;
 		}
 		goto drop;
 	}
 	if (tb && tb->state != TBUF_RECORDING)
 		goto drop;
+	/* The first slot of the reserve is ours, and slots after it may
+	 * already hold a signal handler's records: fill it (a zero slot
+	 * would end the chunk for readers), then refill. */
+	if (tb && in_chunk(tb, p)) {
+		put_record(p, ts, addr);
+		written = true;
+	}
 	/* Signals wait while we take a chunk: their handlers' hooks would
-	 * have to drop meanwhile (they cannot refill), and the system calls
-	 * below are where pending signals get delivered. */
+	 * have to use the reserve meanwhile (they cannot refill), and the
+	 * system calls below are where pending signals get delivered. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	if (!tb) {
@@ -140,12 +154,13 @@ void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
 	if (err < 0)
 		stop(t, tb, ts, err);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (written)
+		goto out;
 	if (err < 0)
 		goto drop;
 	p = agent_reserve(&t->pos);
 	if (likely(p < t->end)) {
-		p[0] = ts;
-		p[1] = addr;
+		put_record(p, ts, addr);
 		goto out;
 	}
 	/* A signal handler filled the whole new chunk meanwhile. */
@@ -158,6 +173,14 @@ drop:
 	}
 out:
 	errno = saved;
+	/* The hook ends here (see tbuf.h). */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy--;
+}
+
+void agent_record_mono(struct tstate *t, uint64_t addr)
+{
+	agent_record_clk(t, addr, false);
 }
 
 void agent_tbuf_retire(struct tstate *t)

@@ -12,9 +12,16 @@
  * filled; a nested hook reserves the next slot and fills it, and the
  * interrupted hook fills its own slot afterwards.  `busy` counts the hooks
  * active on the thread: only a hook that is not nested (busy == 1) may
- * replace the chunk, so `end` never changes under an interrupted hook.  A
- * nested hook that finds the chunk full counts its call as dropped (rare:
- * it needs the chunk to fill up exactly then).
+ * replace the chunk, so `end` never changes under an interrupted hook.
+ *
+ * Reserve: in chunks of AGENT_FLOOR_CHUNK_SIZE and more, `end` stops
+ * 1/64 of the chunk short of its real end.  A hook that is not nested goes
+ * to the slow path there and refills; the slots past `end` are for the
+ * hooks of signal handlers that interrupt it before it has blocked signals
+ * (they may not refill), so that they are recorded rather than dropped.
+ * Only a nested hook that finds the reserve used up too counts its call as
+ * dropped.  Smaller chunks (tests) have no reserve: their slot count stays
+ * exact, which tests of FXT_MAX_SIZE rely on.
  *
  * Order: the timestamp is read before the reservation, so a handler that
  * runs between the two writes later slots with later timestamps; the
@@ -25,9 +32,11 @@
 #ifndef FXT_AGENT_TBUF_H
 #define FXT_AGENT_TBUF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "agent/clock.h"
+#include "agent/config.h"
 #include "agent/spool.h"
 
 #define likely(x)   __builtin_expect(!!(x), 1)
@@ -65,9 +74,21 @@ struct tstate {
 extern __thread struct tstate agent_tls __attribute__((tls_model("initial-exec")));
 
 /* The cold path, out of line: `p` is the slot the hook reserved, outside
- * the chunk (first hook of the thread, chunk full, stopped, retired). */
+ * `end` (first hook of the thread, chunk full, stopped, retired).  Called
+ * with t->busy already counted; it ends the hook (t->busy--), so that the
+ * hooks can reach it with a tail jump and need no stack frame. */
 void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
     __attribute__((noinline, cold));
+
+/* The whole hook when ticks are not the TSC: out of line, so that the
+ * hooks' TSC path makes no call (and needs no frame) either. */
+void agent_record_mono(struct tstate *t, uint64_t addr) __attribute__((noinline));
+
+/* The reserve of a chunk of `size` bytes, in bytes (see above). */
+static inline uint64_t agent_tbuf_reserve(uint64_t size)
+{
+	return size >= AGENT_FLOOR_CHUNK_SIZE ? size / 64 : 0;
+}
 
 /* Reserves one 16-byte slot: returns the old `*pos` and advances it, in one
  * instruction that a signal cannot split (not locked: only this thread and
@@ -84,26 +105,46 @@ static inline __attribute__((always_inline)) uint64_t *agent_reserve(uint64_t **
 #endif
 }
 
-/* Appends one record {ts, addr} to the calling thread's buffer.  `addr` has
- * SPOOL_EXIT_BIT set for an exit hook.  No locks, no syscalls, no calls on
- * the common path: one timestamp, one reservation, a bounds check, one
- * 16-byte store, and the nesting count around them. */
-static inline __attribute__((always_inline)) void agent_record(struct tstate *t, uint64_t addr)
+/* Appends one record {ts, addr} to the calling thread's buffer.  No locks,
+ * no syscalls, no calls on the common path: one timestamp (rdtsc when
+ * `tsc`, a constant where inlined), one reservation, a bounds check, one
+ * 16-byte store, and the nesting count around them.  The slow path is the
+ * last thing done (a tail jump), so the hooks need no stack frame. */
+static inline __attribute__((always_inline)) void agent_record_clk(struct tstate *t, uint64_t addr,
+								   bool tsc)
 {
 	uint64_t ts, *p;
 
 	t->busy++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	ts = agent_ticks();
+#if defined(__x86_64__)
+	ts = tsc ? __rdtsc() : agent_mono_ticks();
+#else
+	(void)tsc;
+	ts = agent_mono_ticks();
+#endif
 	p = agent_reserve(&t->pos);
 	if (likely(p < t->end)) {
 		p[0] = ts;
 		p[1] = addr;
-	} else {
-		agent_tbuf_slow(t, p, ts, addr);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->busy--;
+		return;
 	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->busy--;
+	agent_tbuf_slow(t, p, ts, addr);
+}
+
+/* One hook: `addr` has SPOOL_EXIT_BIT set for an exit hook.  The timestamp
+ * is read before the reservation (see the ordering note above). */
+static inline __attribute__((always_inline)) void agent_record(struct tstate *t, uint64_t addr)
+{
+#if defined(__x86_64__)
+	if (likely(agent_clock_tsc)) {
+		agent_record_clk(t, addr, true);
+		return;
+	}
+#endif
+	agent_record_mono(t, addr);
 }
 
 /* Thread exit (pthread key destructor): stamps the end time and name,

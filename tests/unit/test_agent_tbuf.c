@@ -191,7 +191,10 @@ static void on_alarm(int sig)
 	sig_calls++;
 }
 
-static void test_signals(void)
+/* With 4 KiB chunks (no reserve) a handler's calls may be dropped, and are
+ * counted; with 64 KiB chunks the reserve takes them: `strict` asks for no
+ * drop at all. */
+static void test_signals(uint64_t chunk, bool strict)
 {
 	const uint64_t n = 400000;
 	struct itimerval it = { { 0, 50 }, { 0, 50 } };
@@ -202,7 +205,8 @@ static void test_signals(void)
 	int fd;
 
 	memset(&sig_ts, 0, sizeof(sig_ts));
-	test_agent_reset(4096, 1 << 30, 0);
+	sig_calls = 0;
+	test_agent_reset(chunk, 1 << 30, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
@@ -255,13 +259,65 @@ static void test_signals(void)
 		}
 	}
 	close(fd);
-	diag("%d signals, %llu nested drops, %zu chunks", (int)sig_calls,
-	     (unsigned long long)sig_ts.tb->dropped, nc);
+	diag("%llu-byte chunks: %d signals, %llu nested drops, %zu chunks",
+	     (unsigned long long)chunk, (int)sig_calls, (unsigned long long)sig_ts.tb->dropped, nc);
+	if (strict)
+		ASSERT_EQ_U64(sig_ts.tb->dropped, 0,
+			      "signals: the reserve took every handler call");
 	ok(sig_calls > 10, "signals: the handler ran (%d times)", (int)sig_calls);
 	ASSERT_EQ_U64(cnt[0] + cnt[1] + cnt[2] + sig_ts.tb->dropped, n + 2 * (uint64_t)sig_calls,
 		      "signals: recorded + dropped = calls");
 	ASSERT_EQ_U64(other, 0, "signals: no torn record");
 	ASSERT_EQ_U64(bad_nest, 0, "signals: no exit before its enter");
+}
+
+/* Chunks of 64 KiB and more stop `end` 1/64 short of the chunk: nested
+ * hooks past it are recorded in that reserve, in order; the interrupted
+ * hook then fills its own reserve slot and refills; a nested hook that
+ * finds the reserve used up is dropped and counted. */
+static void test_reserve(void)
+{
+	const uint64_t chunk = 64 << 10, reserve = chunk / 64;
+	const uint64_t per = (chunk - reserve - SPOOL_CHUNK_HEADER_SIZE) / SPOOL_RECORD_SIZE;
+	struct tstate t = { 0 };
+	uint64_t slot0 = SPOOL_HEADER_SIZE + SPOOL_CHUNK_HEADER_SIZE + per * SPOOL_RECORD_SIZE;
+	uint64_t *end;
+
+	test_agent_reset(chunk, 1 << 20, 0);
+	for (uint64_t i = 0; i < per; i++)
+		agent_record(&t, 0x1000 + i);
+	ASSERT_EQ_U64((uint64_t)((char *)t.end - (char *)t.tb->map.base), chunk - reserve,
+		      "reserve: end is 1/64 short of the chunk's end");
+	ok(t.pos == t.end, "reserve: chunk full up to the reserve");
+	ASSERT_EQ_U64(t.tb->seq, 1, "reserve: one chunk so far");
+	t.busy = 1;
+	agent_record(&t, 0xd);
+	agent_record(&t, 0xd | EXIT);
+	t.busy = 0;
+	ASSERT_EQ_U64(t.tb->dropped, 0, "reserve: nested calls not dropped");
+	ASSERT_EQ_U64(t.tb->seq, 1, "reserve: no refill under the interrupted hook");
+	agent_record(&t, 0xe);
+	ASSERT_EQ_U64(t.tb->seq, 2, "reserve: the next outer hook refills");
+	ASSERT_EQ_U64(read_word(slot0 + 8), 0xd, "reserve: nested enter in the first reserve slot");
+	ASSERT_EQ_U64(read_word(slot0 + 24), 0xd | EXIT, "reserve: nested exit next");
+	ASSERT_EQ_U64(read_word(slot0 + 40), 0xe, "reserve: the outer hook's record after them");
+	ASSERT_EQ_U64(read_word(slot0 + 56), 0, "reserve: then the chunk ends (a zero slot)");
+	ok(t.pos == (uint64_t *)((char *)t.tb->map.base + SPOOL_CHUNK_HEADER_SIZE),
+	   "reserve: the new chunk is empty");
+	/* Fill the new chunk, then more nested calls than the reserve holds. */
+	for (uint64_t i = 0; i < per; i++)
+		agent_record(&t, 0x2000);
+	end = t.end;
+	t.busy = 1;
+	for (uint64_t i = 0; i < reserve / SPOOL_RECORD_SIZE + 3; i++)
+		agent_record(&t, 0xf);
+	t.busy = 0;
+	ASSERT_EQ_U64(t.tb->dropped, 3, "reserve: calls past the reserve dropped, counted");
+	ok(t.end == end && t.tb->seq == 2, "reserve: still no refill");
+	agent_record(&t, 0xf | EXIT);
+	ASSERT_EQ_U64(t.tb->seq, 3, "reserve: refilled after the overflow");
+	ok(t.pos == (uint64_t *)((char *)t.tb->map.base + SPOOL_CHUNK_HEADER_SIZE) + 2,
+	   "reserve: the outer record went to the new chunk");
 }
 
 /* A retiring thread gives the unused tail of its chunk to the next. */
@@ -399,12 +455,14 @@ static void test_config(void)
 
 int main(void)
 {
-	plan(73);
+	plan(93);
 	test_config();
 	test_refill();
 	test_drops();
 	test_nested();
-	test_signals();
+	test_signals(4096, false);
+	test_signals(64 << 10, true);
+	test_reserve();
 	test_recycle();
 	test_buffer_bound();
 	test_header();
