@@ -7,7 +7,9 @@
  * factor (--run-noise) and a per-call factor (--noise), both uniform, from a
  * seeded generator, so runs are reproducible.  --slow PCT makes hot() PCT%
  * slower.  Complete events are written in end order (as an exit-time
- * flusher does) or, with --order start, parents first.
+ * flusher does) or, with --order start, parents first.  Timestamps are in
+ * ns unless --ticks-per-second asks for another clock (e.g. a TSC's), which
+ * readers then have to convert.
  */
 #include "config.h"
 
@@ -26,6 +28,7 @@ struct gen {
 	double noise, run_factor, slow;
 	bool start_order;
 	uint64_t now; /* ns of the current thread */
+	uint64_t tps; /* ticks per second written */
 	uint64_t pid, tid;
 	uint64_t events, limit;
 	struct fxt_string_slot slots[8];
@@ -62,17 +65,24 @@ static struct fxt_sref sref(struct gen *g, unsigned n)
 	return fxt_writer_string_cached(g->w, &g->slots[n], names[n], strlen(names[n]));
 }
 
+static uint64_t to_ticks(const struct gen *g, uint64_t ns)
+{
+	if (g->tps == 1000000000)
+		return ns;
+	return (uint64_t)((unsigned __int128)ns * g->tps / 1000000000);
+}
+
 static int write_event(struct gen *g, enum fxt_event_type type, uint64_t ts, uint64_t end,
 		       unsigned name)
 {
 	struct fxt_event ev = { 0 };
 
 	ev.type = type;
-	ev.ts = ts;
+	ev.ts = to_ticks(g, ts);
 	ev.thread = fxt_writer_thread(g->w, g->pid, g->tid);
 	ev.category = sref(g, N_CATEGORY);
 	ev.name = sref(g, name);
-	ev.extra = end;
+	ev.extra = type == FXT_EVENT_DURATION_COMPLETE ? to_ticks(g, end) : end;
 	g->events++;
 	return fxt_writer_event(g->w, &ev);
 }
@@ -161,6 +171,7 @@ static void usage(FILE *f)
 	      "  --noise PCT      per-call noise, uniform +-PCT% (default 10)\n"
 	      "  --run-noise PCT  per-run noise, uniform +-PCT% (default 2)\n"
 	      "  --order end|start  order of complete events (default end)\n"
+	      "  --ticks-per-second N  clock of the timestamps (default 1000000000)\n"
 	      "  --no-end         leave main open (no end event)\n",
 	      f);
 }
@@ -177,6 +188,7 @@ int main(int argc, char **argv)
 		{ "run-noise", required_argument, NULL, 'r' },
 		{ "order", required_argument, NULL, 'O' },
 		{ "no-end", no_argument, NULL, 'E' },
+		{ "ticks-per-second", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -188,6 +200,7 @@ int main(int argc, char **argv)
 	int c, rc;
 
 	g.limit = 1000000;
+	g.tps = 1000000000;
 	g.noise = 0.10;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -218,6 +231,13 @@ int main(int argc, char **argv)
 		case 'E':
 			no_end = true;
 			break;
+		case 'T':
+			g.tps = strtoull(optarg, NULL, 0);
+			if (!g.tps) {
+				usage(stderr);
+				return 2;
+			}
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -247,7 +267,7 @@ int main(int argc, char **argv)
 		g.pid = 1000 + p;
 		rc = fxt_writer_provider(g.w, (uint32_t)g.pid, "gen_archive");
 		if (rc == 0)
-			rc = fxt_writer_initialization(g.w, 1000000000);
+			rc = fxt_writer_initialization(g.w, g.tps);
 		memset(g.slots, 0, sizeof(g.slots));
 		for (uint64_t t = 0; t < nthreads && rc == 0; t++) {
 			uint64_t stop = g.events + per_thread;

@@ -448,8 +448,8 @@ static const char empty[] = "";
 
 /* Resolves string ref `ref` of the record at `roff`.  Inline strings come
  * from the cursor; unregistered indices resolve to "" with an error. */
-static bool read_sref(struct fxt_reader *r, struct cursor *c, uint16_t ref, const char *what,
-		      uint64_t roff, struct fxt_string *out)
+static bool read_sref_slow(struct fxt_reader *r, struct cursor *c, uint16_t ref, const char *what,
+			   uint64_t roff, struct fxt_string *out)
 {
 	if (ref == FXT_STRREF_EMPTY) {
 		out->data = empty;
@@ -490,9 +490,31 @@ static bool read_sref(struct fxt_reader *r, struct cursor *c, uint16_t ref, cons
 	return true;
 }
 
+/* The common case, a registered table string, inline in the decoders; the
+ * rest (empty, inline, unregistered) out of line. */
+static inline __attribute__((always_inline)) bool read_sref(struct fxt_reader *r, struct cursor *c,
+							    uint16_t ref, const char *what,
+							    uint64_t roff, struct fxt_string *out)
+{
+	if (__builtin_expect(ref != FXT_STRREF_EMPTY && !fxt_strref_is_inline(ref) && r->cur->pages,
+			     1)) {
+		const struct str_page *pg = r->cur->pages[ref >> STR_PAGE_SHIFT];
+		if (pg) {
+			const struct str_entry *e = &pg->e[ref & (STR_PAGE_SIZE - 1)];
+			if (e->data) {
+				out->data = e->data;
+				out->len = e->len;
+				return true;
+			}
+		}
+	}
+	return read_sref_slow(r, c, ref, what, roff, out);
+}
+
 /* Resolves a thread ref: inline pid and tid words, or the thread table. */
-static bool read_tref(struct fxt_reader *r, struct cursor *c, unsigned ref, uint64_t roff,
-		      uint64_t *pid, uint64_t *tid)
+static inline __attribute__((always_inline)) bool read_tref(struct fxt_reader *r, struct cursor *c,
+							    unsigned ref, uint64_t roff,
+							    uint64_t *pid, uint64_t *tid)
 {
 	if (ref == FXT_THREADREF_INLINE) {
 		if (!cur_word(c, pid) || !cur_word(c, tid))
@@ -762,6 +784,8 @@ static int dec_event(struct fxt_reader *r, struct cursor *c, uint64_t h, struct 
 	unsigned nargs = (unsigned)fxt_bits(h, 20, 23);
 
 	rec->u.event.type = (enum fxt_event_type)type;
+	rec->u.event.category_ref = (uint16_t)fxt_bits(h, 32, 47);
+	rec->u.event.name_ref = (uint16_t)fxt_bits(h, 48, 63);
 	if (!cur_word(c, &rec->u.event.ts))
 		return FAIL(r, rec->offset, "event record without its timestamp word");
 	if (!read_tref(r, c, (unsigned)fxt_bits(h, 24, 31), rec->offset, &rec->u.event.pid,

@@ -9,7 +9,9 @@
  * the fast path: a frame is finished when an end event closes it or when a
  * later slice starts at or after its end; it is then folded into its
  * parent at once and popped, so the stack never holds more than the
- * current call depth.
+ * current call depth.  Complete events in start order, what the agent
+ * writes, have their own inlined path (push_complete(), fold_top()); all
+ * else goes through push_frame() and finish_top().
  *
  * End-ordered complete events (children before their parent) are detected
  * per thread: a slice that starts before the previous one, or that
@@ -29,6 +31,12 @@
  * therefore carries a ledger of the outermost-counted durations per row in
  * its subtree, and a parent that turns out to be the outermost subtracts
  * its own row's ledger entries when it is counted.
+ *
+ * Per event, the work avoids what does not scale: rows are found by the
+ * event's string refs (struct refcache) rather than by hashing and
+ * comparing names, open-frame counts of a row sit in its key while one
+ * thread holds it (act_push()), and ticks become ns without a 128-bit
+ * division (to_ns()).
  */
 #include "config.h"
 
@@ -89,6 +97,7 @@ struct frame {
 	uint8_t has_end;
 	uint8_t open;	 /* closed at the end of the trace */
 	uint8_t summary; /* DONE frames merged by compact_run() */
+	uint8_t mapped;	 /* counted in the thread's actmap, not in its rowkey */
 	uint32_t act;	 /* slot of the row in the thread's actmap */
 };
 
@@ -114,6 +123,8 @@ struct thread {
 	struct ledger_ent *led;
 	size_t nled, capled;
 	struct actmap act;
+	uint32_t nmapped; /* open frames counted in act */
+	uint32_t idx;	  /* index in profile.threads + 1 */
 	uint64_t last_start;
 	bool seen;
 	bool post; /* end-ordered complete events */
@@ -124,6 +135,11 @@ struct rowkey {
 	uint64_t hash;
 	uint32_t cat_len, name_len;
 	uint32_t mark; /* ledger dedup scratch, see ledger_merge() */
+	/* Open frames of the row, when they all belong to one thread (the
+	 * usual case): act_thr is that thread's idx, 0 if none is open.  Only
+	 * when another thread already holds the row does a thread fall back
+	 * to its own actmap (see act_push()). */
+	uint32_t act_thr, act_n;
 };
 
 /* Most events name their function through the reader's string table, so
@@ -140,14 +156,33 @@ struct lookaside {
 	uint32_t row; /* + 1; 0 = empty */
 };
 
+/* Rows by the string refs of the event.  A table ref names the same text
+ * until a string record replaces it, a provider record clears the table or
+ * another provider's section begins; string and metadata records (all
+ * provider records are metadata) bump profile.strgen, which retires every
+ * entry at once.  So a hit costs one key compare: no hashing or comparing
+ * of bytes, and no provider in the key. */
+#define REFCACHE 1024
+
+struct refcache {
+	uint64_t key;	   /* strgen << 32 | category ref << 16 | name ref */
+	uint64_t pid, tid; /* as grouped: 0 unless by process / thread */
+	uint32_t row;
+};
+
 struct profile {
 	struct profile_opts opts;
 	struct lookaside look[LOOKASIDE];
+	struct refcache refc[REFCACHE];
+	uint32_t strgen;
+	const struct fxt_reader *last_reader;
 
 	/* Ticks per second of the provider of the last records: 1e9 makes the
 	 * conversion to ns the identity.  Refreshed on every non-event record
-	 * (provider switches and initialization records are such). */
+	 * (provider switches and initialization records are such), with
+	 * ns_per_tick for to_ns(). */
 	uint64_t tps;
+	double ns_per_tick;
 
 	struct profile_row *rows;
 	struct rowkey *keys;
@@ -165,8 +200,7 @@ struct profile {
 	size_t cappath;
 
 	uint64_t rng;
-	uint64_t start_ns, end_ns;
-	bool any_ts;
+	uint64_t start_ns, end_ns; /* UINT64_MAX and 0 until a timestamp is seen */
 	uint64_t nrecords, nslices;
 	struct profile_anomalies anom;
 	bool finished;
@@ -271,6 +305,69 @@ static inline uint32_t act_slot_of(struct actmap *m, uint32_t row, uint32_t hint
 	return (uint32_t)act_find(m, row); /* present: cannot fail */
 }
 
+/* Whether thread t has an open frame of `row` in its actmap. */
+static bool act_mapped(struct thread *t, uint32_t row)
+{
+	uint32_t i;
+
+	if (!t->nmapped)
+		return false;
+	for (i = act_slot(row, t->act.mask); t->act.keys[i]; i = (i + 1) & t->act.mask)
+		if (t->act.keys[i] == row + 1)
+			return t->act.vals[i] != 0;
+	return false;
+}
+
+/* Whether t has an open frame of `row`: then a frame of the row finishing
+ * now is not its outermost one. */
+static inline bool act_open(const struct profile *p, struct thread *t, uint32_t row)
+{
+	return p->keys[row].act_thr == t->idx || act_mapped(t, row);
+}
+
+/* Counts a frame opening.  While one thread at a time holds frames of a
+ * row (always so grouped by thread, and for most functions otherwise) the
+ * count lives in the row's key, a direct access.  A thread that finds the
+ * row held by another counts in its own actmap; it then never counts the
+ * row in the key while such a frame is open, and a frame counted in the
+ * key never has one counted in the map below it, so each side alone tells
+ * whether a closing frame is the outermost. */
+static inline int act_push(struct profile *p, struct thread *t, struct frame *fr)
+{
+	struct rowkey *k = &p->keys[fr->row];
+	int64_t slot;
+
+	if (k->act_thr == t->idx || (k->act_thr == 0 && !act_mapped(t, fr->row))) {
+		k->act_thr = t->idx;
+		k->act_n++;
+		fr->mapped = 0;
+		return 0;
+	}
+	slot = act_find(&t->act, fr->row);
+	if (slot < 0)
+		return -ENOMEM;
+	t->act.vals[slot]++;
+	t->nmapped++;
+	fr->act = (uint32_t)slot;
+	fr->mapped = 1;
+	return 0;
+}
+
+/* Counts a frame closing; true if it was the outermost of its row. */
+static inline bool act_pop(struct profile *p, struct thread *t, const struct frame *fr)
+{
+	struct rowkey *k = &p->keys[fr->row];
+
+	if (!fr->mapped) {
+		if (--k->act_n)
+			return false;
+		k->act_thr = 0;
+		return true;
+	}
+	t->nmapped--;
+	return --t->act.vals[act_slot_of(&t->act, fr->row, fr->act)] == 0;
+}
+
 /* ---------------------------------------------------------------- rows */
 
 static uint64_t row_hash(uint64_t pid, uint64_t tid, const struct fxt_string *cat,
@@ -332,7 +429,7 @@ static int row_new(struct profile *p, uint64_t h, uint64_t pid, uint64_t tid,
 	r->pid = pid;
 	r->tid = tid;
 	r->min_ns = UINT64_MAX;
-	p->keys[p->nrows] = (struct rowkey){ h, cat->len, name->len, UINT32_MAX };
+	p->keys[p->nrows] = (struct rowkey){ h, cat->len, name->len, UINT32_MAX, 0, 0 };
 	p->rowtab[slot] = (uint32_t)++p->nrows;
 	return 0;
 }
@@ -499,6 +596,7 @@ static struct thread *thread_lookup(struct profile *p, uint64_t pid, uint64_t ti
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->tid = tid;
+	t->idx = (uint32_t)p->nthreads + 1;
 	if (act_init(&t->act) < 0) {
 		free(t->act.keys);
 		free(t->act.vals);
@@ -662,8 +760,8 @@ static inline uint64_t count_frame(struct profile *p, const struct frame *fr, ui
 /* Leaves the finished frame on top of the stack DONE, for a parent that
  * may still arrive: merges its ledger, counts its inclusive time if it is
  * the outermost frame of its row, and keeps the run of DONE frames short. */
-static int settle(struct profile *p, struct thread *t, struct frame *fr, uint64_t dur,
-		  bool outermost)
+static inline __attribute__((always_inline)) int
+settle(struct profile *p, struct thread *t, struct frame *fr, uint64_t dur, bool outermost)
 {
 	struct profile_row *r = &p->rows[fr->row];
 	uint64_t inner;
@@ -706,7 +804,7 @@ static int finish_top(struct profile *p, struct thread *t)
 	t->nf = oi + 1;
 
 	dur = fr->end - fr->start;
-	outermost = --t->act.vals[act_slot_of(&t->act, fr->row, fr->act)] == 0;
+	outermost = act_pop(p, t, fr);
 	self = count_frame(p, fr, dur, &err);
 	if (err < 0)
 		return err;
@@ -729,20 +827,18 @@ static int finish_top(struct profile *p, struct thread *t)
 /* End order: a complete slice arrives after its children, so it is final
  * at once.  It only counts as outermost if no open (begin) frame of its row
  * lies below; same-row frames among its descendants are in the ledger. */
-static int finish_complete(struct profile *p, struct thread *t, struct frame *fr)
+static inline __attribute__((always_inline)) int finish_complete(struct profile *p,
+								 struct thread *t, struct frame *fr)
 {
-	int64_t slot = act_find(&t->act, fr->row);
 	uint64_t dur = fr->end - fr->start, self;
 	int err = 0;
 
-	if (slot < 0)
-		return -ENOMEM;
 	self = count_frame(p, fr, dur, &err);
 	if (err < 0)
 		return err;
 	if (p->opts.on_slice && emit_slice(p, t, fr, self) < 0)
 		return -ENOMEM;
-	return settle(p, t, fr, dur, t->act.vals[slot] == 0);
+	return settle(p, t, fr, dur, !act_open(p, t, fr->row));
 }
 
 /* Finishes the open frames with a known end that the slice [s, e) arriving
@@ -770,12 +866,11 @@ static inline __attribute__((always_inline)) int retire(struct profile *p, struc
 	return 0;
 }
 
-static int push_frame(struct profile *p, struct thread *t, uint64_t s, uint64_t e, bool has_end,
-		      uint32_t row)
+static inline __attribute__((always_inline)) int
+push_frame(struct profile *p, struct thread *t, uint64_t s, uint64_t e, bool has_end, uint32_t row)
 {
 	struct frame *fr;
 	uint64_t child = 0;
-	int64_t slot;
 	size_t k, lo;
 
 	if (t->seen && s < t->last_start && has_end)
@@ -821,13 +916,85 @@ static int push_frame(struct profile *p, struct thread *t, uint64_t s, uint64_t 
 		t->nf++;
 		return finish_complete(p, t, fr);
 	}
-	slot = act_find(&t->act, row);
-	if (slot < 0)
+	if (act_push(p, t, fr) < 0)
 		return -ENOMEM;
-	t->act.vals[slot]++;
-	fr->act = (uint32_t)slot;
 	t->openv[t->nopen++] = (uint32_t)t->nf++;
 	return 0;
+}
+
+/* finish_top() for the usual case in start order: the innermost open frame
+ * has no DONE frames above it and an open parent below, so it folds into
+ * the parent at once.  Returns 1 if it did, 0 to leave it to finish_top(),
+ * or -ENOMEM. */
+static inline __attribute__((always_inline)) int fold_top(struct profile *p, struct thread *t)
+{
+	size_t oi = t->openv[t->nopen - 1];
+	struct frame *fr = &t->f[oi];
+	uint64_t dur, self;
+	int err = 0;
+
+	if (oi + 1 != t->nf || oi == 0 || fr[-1].done)
+		return 0;
+	t->nopen--;
+	dur = fr->end - fr->start;
+	if (act_pop(p, t, fr))
+		p->rows[fr->row].total_ns += dur;
+	self = count_frame(p, fr, dur, &err);
+	if (err < 0)
+		return err;
+	if (p->opts.on_slice && emit_slice(p, t, fr, self) < 0)
+		return -ENOMEM;
+	t->nled = fr->ledger_lo;
+	fr[-1].child_ns += dur;
+	t->nf = oi;
+	return 1;
+}
+
+/* A complete slice [s, e).  The fast path is the agent's start order: the
+ * slice starts at or after every slice before it on its thread, and the
+ * open frames it shows to be over fold straight into their parents.
+ * Anything else (end order, DONE frames a parent may adopt) takes
+ * push_frame(), which handles every case. */
+static inline __attribute__((always_inline)) int push_complete(struct profile *p, struct thread *t,
+							       uint64_t s, uint64_t e, uint32_t row)
+{
+	struct frame *fr;
+	int rc;
+
+	if (t->post || s < t->last_start)
+		goto general;
+	t->last_start = s;
+	t->seen = true;
+	while (t->nopen) {
+		const struct frame *o = &t->f[t->openv[t->nopen - 1]];
+
+		if (!o->has_end)
+			break;
+		if (o->end > s) {
+			if (o->start == s && e > o->end) /* its parent, after it */
+				goto general;
+			break;
+		}
+		rc = fold_top(p, t);
+		if (rc == 0)
+			rc = finish_top(p, t);
+		if (rc < 0)
+			return rc;
+	}
+	if (t->nf && t->f[t->nf - 1].done)
+		goto general;
+	if (GROW(t->f, t->capf, t->nf + 1) < 0 || GROW(t->openv, t->capopen, t->nopen + 1) < 0)
+		return -ENOMEM;
+	fr = &t->f[t->nf];
+	*fr = (struct frame){
+		.start = s, .end = e, .row = row, .ledger_lo = (uint32_t)t->nled, .has_end = 1
+	};
+	if (act_push(p, t, fr) < 0)
+		return -ENOMEM;
+	t->openv[t->nopen++] = (uint32_t)t->nf++;
+	return 0;
+general:
+	return push_frame(p, t, s, e, true, row);
 }
 
 static int end_frame(struct profile *p, struct thread *t, uint64_t ts)
@@ -864,6 +1031,8 @@ int profile_new(struct profile **pp, const struct profile_opts *opts)
 	if (opts)
 		p->opts = *opts;
 	p->rng = p->opts.seed ? p->opts.seed : UINT64_C(0x853c49e6748fea9b);
+	p->strgen = 1;
+	p->start_ns = UINT64_MAX;
 	if (rowtab_resize(p) < 0 || thrtab_resize(p) < 0) {
 		profile_free(p);
 		return -ENOMEM;
@@ -895,23 +1064,94 @@ void profile_free(struct profile *p)
 
 static inline void see_time(struct profile *p, uint64_t ns)
 {
-	if (!p->any_ts) {
-		p->start_ns = p->end_ns = ns;
-		p->any_ts = true;
-		return;
-	}
 	if (ns < p->start_ns)
 		p->start_ns = ns;
 	if (ns > p->end_ns)
 		p->end_ns = ns;
 }
 
+#define NS_PER_S UINT64_C(1000000000)
+
+/* floor(ticks * 1e9 / tps), as fxt_reader_ticks_to_ns() computes it, but
+ * without its 128-bit division per event (tens of cycles; the agent writes
+ * TSC ticks).  While ticks < 2^53 and the result < 2^55, a double estimate
+ * is within 9 of the quotient; the remainder of that estimate is then
+ * below 10 tps < 2^63 in magnitude (ns_per_tick is only set for tps <
+ * 2^59), so it is exact in wrapping 64-bit arithmetic and corrects it. */
 static inline uint64_t to_ns(const struct profile *p, struct fxt_reader *r, uint64_t ticks)
 {
-	return p->tps == 1000000000 ? ticks : fxt_reader_ticks_to_ns(r, ticks);
+	if (p->tps == NS_PER_S)
+		return ticks;
+	if (ticks < (UINT64_C(1) << 53) && p->ns_per_tick > 0) {
+		double d = (double)ticks * p->ns_per_tick;
+
+		if (d < 0x1p55) {
+			uint64_t q = (uint64_t)d;
+			int64_t rem = (int64_t)(ticks * NS_PER_S - q * p->tps);
+
+			while (rem < 0) {
+				q--;
+				rem += (int64_t)p->tps;
+			}
+			while (rem >= (int64_t)p->tps) {
+				q++;
+				rem -= (int64_t)p->tps;
+			}
+			return q;
+		}
+	}
+	return fxt_reader_ticks_to_ns(r, ticks);
 }
 
-int profile_add_record(struct profile *p, struct fxt_reader *r, const struct fxt_record *rec)
+/* True if a string ref of an event can key the ref cache: a table index,
+ * or the empty ref with no text (a record made by hand carries zero refs
+ * whatever its strings). */
+static inline bool ref_cacheable(uint16_t ref, const struct fxt_string *s)
+{
+	return !(ref & 0x8000) && (ref || !s->len);
+}
+
+static void bump_strgen(struct profile *p)
+{
+	if (++p->strgen == 0) { /* wrapped: old entries could match again */
+		memset(p->refc, 0, sizeof(p->refc));
+		p->strgen = 1;
+	}
+}
+
+/* The row of a begin or complete event: the ref cache first. */
+static inline __attribute__((always_inline)) int64_t event_row(struct profile *p,
+							       const struct fxt_record *rec)
+{
+	const typeof(rec->u.event) *ev = &rec->u.event;
+	uint64_t pid = 0, tid = 0, key;
+	struct refcache *c;
+	uint32_t h;
+	int64_t row;
+
+	if (!ref_cacheable(ev->category_ref, &ev->category) ||
+	    !ref_cacheable(ev->name_ref, &ev->name))
+		return row_lookup(p, ev->pid, ev->tid, &ev->category, &ev->name);
+	if (p->opts.by != PROFILE_BY_FUNCTION) {
+		pid = ev->pid;
+		if (p->opts.by == PROFILE_BY_THREAD)
+			tid = ev->tid;
+	}
+	key = (uint64_t)p->strgen << 32 | (uint32_t)ev->category_ref << 16 | ev->name_ref;
+	h = ((uint32_t)ev->name_ref * 0x9e3779b1u) ^ ev->category_ref ^
+	    (uint32_t)(tid * 0x85ebca6bu) ^ (uint32_t)pid;
+	c = &p->refc[(h ^ (h >> 16)) & (REFCACHE - 1)];
+	if (c->key == key && c->pid == pid && c->tid == tid)
+		return c->row;
+	row = row_lookup(p, ev->pid, ev->tid, &ev->category, &ev->name);
+	if (row >= 0)
+		*c = (struct refcache){ key, pid, tid, (uint32_t)row };
+	return row;
+}
+
+/* The body of profile_add_record(), inlined into profile_load()'s loop. */
+static inline __attribute__((always_inline)) int add_record(struct profile *p, struct fxt_reader *r,
+							    const struct fxt_record *rec)
 {
 	const typeof(rec->u.event) *ev = &rec->u.event;
 	struct thread *t;
@@ -921,7 +1161,17 @@ int profile_add_record(struct profile *p, struct fxt_reader *r, const struct fxt
 	p->nrecords++;
 	if (rec->type != FXT_RECORD_EVENT) {
 		p->tps = fxt_reader_ticks_per_second(r);
+		p->ns_per_tick = p->tps && p->tps < (UINT64_C(1) << 59)
+				     ? (double)NS_PER_S / (double)p->tps
+				     : 0; /* to_ns() falls back to the reader */
+		/* Strings change meaning on string and provider records. */
+		if (rec->type == FXT_RECORD_STRING || rec->type == FXT_RECORD_METADATA)
+			bump_strgen(p);
 		return 0;
+	}
+	if (__builtin_expect(r != p->last_reader, 0)) {
+		p->last_reader = r;
+		bump_strgen(p);
 	}
 	ts = to_ns(p, r, ev->ts);
 	see_time(p, ts);
@@ -942,19 +1192,25 @@ int profile_add_record(struct profile *p, struct fxt_reader *r, const struct fxt
 	t = thread_get(p, ev->pid, ev->tid);
 	if (!t)
 		return -ENOMEM;
-	row = row_lookup(p, ev->pid, ev->tid, &ev->category, &ev->name);
+	row = event_row(p, rec);
 	if (row < 0)
 		return (int)row;
 	if (ev->type == FXT_EVENT_DURATION_BEGIN)
 		return push_frame(p, t, ts, 0, false, (uint32_t)row);
 
 	end = to_ns(p, r, ev->extra);
-	if (end < ts) {
+	if (__builtin_expect(end < ts, 0)) {
 		p->anom.reversed++;
 		end = ts;
 	}
-	see_time(p, end);
-	return push_frame(p, t, ts, end, true, (uint32_t)row);
+	if (end > p->end_ns)
+		p->end_ns = end;
+	return push_complete(p, t, ts, end, (uint32_t)row);
+}
+
+int profile_add_record(struct profile *p, struct fxt_reader *r, const struct fxt_record *rec)
+{
+	return add_record(p, r, rec);
 }
 
 int profile_finish(struct profile *p)
@@ -1021,7 +1277,7 @@ int profile_load(struct profile *p, const char *path, char *err, size_t errlen)
 			rc = -EINVAL;
 			goto out;
 		}
-		rc = profile_add_record(p, r, &rec);
+		rc = add_record(p, r, &rec);
 		if (rc < 0) {
 			snprintf(err, errlen, "%s", strerror(-rc));
 			goto out;
@@ -1076,7 +1332,7 @@ const struct profile_row *profile_find(const struct profile *p, const char *cate
 
 uint64_t profile_start_ns(const struct profile *p)
 {
-	return p->start_ns;
+	return p->start_ns <= p->end_ns ? p->start_ns : 0;
 }
 
 uint64_t profile_end_ns(const struct profile *p)

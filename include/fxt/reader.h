@@ -106,6 +106,12 @@ struct fxt_record {
 			struct fxt_string category, name;
 			/* counter id, end ticks (complete) or correlation id */
 			uint64_t extra;
+			/* The string refs as written (FXT_STRREF_EMPTY, a table
+			 * index, or inline).  What a consumer derives from a table
+			 * ref holds until the next string record (which may replace
+			 * the entry) or metadata record (which may switch or clear
+			 * the provider's table): a cache without comparing bytes. */
+			uint16_t category_ref, name_ref;
 		} event;
 		struct {
 			struct fxt_string name;

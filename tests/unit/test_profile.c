@@ -314,6 +314,191 @@ static void ticks(void)
 	profile_free(p);
 }
 
+/* Registers string `index` as s with a raw string record, so a test can
+ * give an index new text (writers that evict do so). */
+static void raw_string(uint16_t index, const char *s)
+{
+	size_t len = strlen(s), nwords = 1 + (len + 7) / 8;
+	uint64_t words[8] = { 0 };
+
+	words[0] = fxt_field(FXT_RECORD_STRING, 0, 3) | fxt_field(nwords, 4, 15) |
+		   fxt_field(index, 16, 30) | fxt_field(len, 32, 46);
+	memcpy(&words[1], s, len);
+	if (fxt_writer_words(w, words, nwords) < 0)
+		bail_out("fxt_writer_words");
+}
+
+/* A complete event naming its strings by raw refs. */
+static void raw_X(struct fxt_sref cat, struct fxt_sref name, uint64_t ts, uint64_t end)
+{
+	struct fxt_event ev = { 0 };
+
+	ev.type = FXT_EVENT_DURATION_COMPLETE;
+	ev.ts = ts;
+	ev.thread = fxt_tref_inline(1, 2);
+	ev.category = cat;
+	ev.name = name;
+	ev.extra = end;
+	if (fxt_writer_event(w, &ev) < 0)
+		bail_out("fxt_writer_event");
+}
+
+/* Rows are cached by string refs: the same ref must find a new row once
+ * a string record gives the index new text, or in another provider's
+ * section; inline names are never cached by ref. */
+static void string_refs(void)
+{
+	struct fxt_sref cat = fxt_sref_index(5), name = fxt_sref_index(6);
+	struct profile *p;
+
+	start(1000000000);
+	raw_string(5, "function");
+	raw_string(6, "alpha");
+	raw_X(cat, name, 0, 10);
+	raw_X(cat, name, 10, 15);
+	raw_string(6, "beta"); /* same index, shorter text, same address */
+	raw_X(cat, name, 20, 50);
+	fxt_writer_provider(w, 2, "second");
+	fxt_writer_initialization(w, 1000000000);
+	raw_string(5, "function");
+	raw_string(6, "gamma");
+	raw_X(cat, name, 60, 100);
+	fxt_writer_provider_section(w, 1); /* back to alpha/beta's tables */
+	raw_X(cat, name, 110, 120);
+	raw_X(cat, fxt_sref_inline("inl1", 4), 130, 131);
+	raw_X(cat, fxt_sref_inline("inl2", 4), 140, 142);
+	raw_X(cat, fxt_sref_inline("inl1", 4), 150, 153);
+	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	check_row(p, "alpha", 0, 0, "calls=2 total=15 self=15 sum=15 min=5 max=10 open=0",
+		  "string refs");
+	check_row(p, "beta", 0, 0, "calls=2 total=40 self=40 sum=40 min=10 max=30 open=0",
+		  "string refs");
+	check_row(p, "gamma", 0, 0, "calls=1 total=40 self=40 sum=40 min=40 max=40 open=0",
+		  "string refs");
+	check_row(p, "inl1", 0, 0, "calls=2 total=4 self=4 sum=4 min=1 max=3 open=0",
+		  "string refs");
+	check_row(p, "inl2", 0, 0, "calls=1 total=2 self=2 sum=2 min=2 max=2 open=0",
+		  "string refs");
+	ASSERT_EQ_U64(profile_nrows(p), 5, "string refs: five rows");
+	profile_free(p);
+}
+
+/* Ticks are converted without a division per event: the result must be
+ * floor(ticks * 1e9 / tps) exactly, saturated, for any clock. */
+static void ticks_exact(void)
+{
+	static const uint64_t rates[] = { 2995000000,
+					  3000000007,
+					  2400000000,
+					  1000000,
+					  1000,
+					  33,
+					  999999999,
+					  1000000001,
+					  1,
+					  (UINT64_C(1) << 59) - 1,
+					  UINT64_C(1) << 60 };
+	static const uint64_t values[] = { 0,
+					   1,
+					   2994999999,
+					   2995000000,
+					   (UINT64_C(1) << 40) + 7,
+					   123456789012345,
+					   4242424242424242,
+					   (UINT64_C(1) << 53) - 1,
+					   UINT64_C(1) << 53,
+					   UINT64_MAX / 3,
+					   UINT64_MAX };
+
+	const size_t nfixed = sizeof(values) / sizeof(values[0]);
+	uint64_t x = 88172645463325252u;
+
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		int bad = 0;
+
+		/* The fixed values, then pseudo-random ones of every magnitude. */
+		for (size_t j = 0; j < nfixed + 48; j++) {
+			uint64_t v = values[j < nfixed ? j : 0], want;
+			unsigned __int128 q;
+			struct profile *p;
+
+			if (j >= nfixed) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				v = x >> (x % 64);
+			}
+			q = (unsigned __int128)v * 1000000000 / rates[i];
+			want = q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
+
+			start(rates[i]);
+			event(FXT_EVENT_INSTANT, 1, 2, "mark", "t", v, 0);
+			p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+			if (profile_start_ns(p) != want || profile_end_ns(p) != want) {
+				diag("%" PRIu64 " ticks at %" PRIu64 "/s: %" PRIu64
+				     " ns, want %" PRIu64,
+				     v, rates[i], profile_start_ns(p), want);
+				bad++;
+			}
+			profile_free(p);
+		}
+		ok(bad == 0, "ticks to ns exact at %" PRIu64 " ticks/s", rates[i]);
+	}
+}
+
+/* Two threads open frames of one function.  Thread 3 counts its frames
+ * on its own while thread 2 holds the row, and must go on doing so for a
+ * nested frame after thread 2 lets go: the inner one is not outermost. */
+static void shared_rows(void)
+{
+	struct profile *p;
+
+	start(1000000000);
+	B(2, "f", 0);
+	B(3, "f", 5);
+	E(2, "f", 10);
+	B(3, "f", 20);
+	E(3, "f", 30);
+	E(3, "f", 40);
+	X(2, "g", 50, 90); /* and the same in start-ordered complete events */
+	X(3, "g", 55, 95);
+	X(2, "g", 60, 70);
+	X(3, "g", 75, 80);
+	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	check_row(p, "f", 0, 0, "calls=3 total=45 self=45 sum=55 min=10 max=35 open=0",
+		  "shared rows");
+	check_row(p, "g", 0, 0, "calls=4 total=80 self=80 sum=95 min=5 max=40 open=0",
+		  "shared rows");
+	profile_free(p);
+}
+
+/* Start order that turns into end order on a thread: a slice starting
+ * with the previous one but ending later is its parent, arriving late. */
+static void order_switch(void)
+{
+	const struct profile_anomalies *a;
+	struct profile *p;
+
+	start(1000000000);
+	X(2, "main", 0, 100);
+	X(2, "a", 10, 20);
+	X(2, "b", 10, 30);
+	X(2, "c", 40, 50);
+	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	check_row(p, "main", 0, 0, "calls=1 total=100 self=70 sum=100 min=100 max=100 open=0",
+		  "order switch");
+	check_row(p, "a", 0, 0, "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0",
+		  "order switch");
+	check_row(p, "b", 0, 0, "calls=1 total=20 self=10 sum=20 min=20 max=20 open=0",
+		  "order switch");
+	check_row(p, "c", 0, 0, "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0",
+		  "order switch");
+	a = profile_anomalies(p);
+	ASSERT_EQ_U64(a->end_ordered, 1, "order switch: thread flagged end-ordered");
+	ASSERT_EQ_U64(a->overlaps, 0, "order switch: no overlaps");
+	profile_free(p);
+}
+
 /* Oddities are counted, not fatal. */
 static void anomalies(void)
 {
@@ -528,6 +713,10 @@ int main(void)
 	processes();
 	open_frames();
 	ticks();
+	ticks_exact();
+	string_refs();
+	shared_rows();
+	order_switch();
 	anomalies();
 	many_siblings();
 	deep();
