@@ -120,6 +120,11 @@ struct thread {
 	size_t nf, capf;
 	uint32_t *openv;
 	size_t nopen, capopen;
+	/* The rows of the open frames, kept in step with openv, plus a spare
+	 * slot: the path handed to on_slice without copying it per slice
+	 * (a copy made a deep recursion quadratic). */
+	uint32_t *openrow;
+	size_t capopenrow;
 	struct ledger_ent *led;
 	size_t nled, capled;
 	struct actmap act;
@@ -195,9 +200,6 @@ struct profile {
 	uint32_t *thrtab; /* thread index + 1 */
 	size_t thrmask;
 	size_t last_thread;
-
-	uint32_t *path; /* scratch for struct profile_slice */
-	size_t cappath;
 
 	uint64_t rng;
 	uint64_t start_ns, end_ns; /* UINT64_MAX and 0 until a timestamp is seen */
@@ -625,6 +627,7 @@ static void thread_release(struct thread *t)
 {
 	free(t->f);
 	free(t->openv);
+	free(t->openrow);
 	free(t->led);
 	free(t->act.keys);
 	free(t->act.vals);
@@ -710,13 +713,10 @@ static void compact_run(struct profile *p, struct thread *t, size_t base)
 static int emit_slice(struct profile *p, struct thread *t, const struct frame *fr, uint64_t self)
 {
 	struct profile_slice s;
-	size_t i;
 
-	if (GROW(p->path, p->cappath, t->nopen + 1) < 0)
+	if (GROW(t->openrow, t->capopenrow, t->nopen + 1) < 0)
 		return -ENOMEM;
-	for (i = 0; i < t->nopen; i++)
-		p->path[i] = t->f[t->openv[i]].row;
-	p->path[t->nopen] = fr->row;
+	t->openrow[t->nopen] = fr->row;
 	s.pid = t->pid;
 	s.tid = t->tid;
 	s.start_ns = fr->start;
@@ -724,7 +724,7 @@ static int emit_slice(struct profile *p, struct thread *t, const struct frame *f
 	s.self_ns = self;
 	s.open = fr->open;
 	s.depth = (unsigned)t->nopen;
-	s.path = p->path;
+	s.path = t->openrow;
 	p->opts.on_slice(p->opts.ctx, &s);
 	return 0;
 }
@@ -899,7 +899,8 @@ push_frame(struct profile *p, struct thread *t, uint64_t s, uint64_t e, bool has
 			t->nf = k;
 		}
 	}
-	if (GROW(t->f, t->capf, t->nf + 1) < 0 || GROW(t->openv, t->capopen, t->nopen + 1) < 0)
+	if (GROW(t->f, t->capf, t->nf + 1) < 0 || GROW(t->openv, t->capopen, t->nopen + 1) < 0 ||
+	    GROW(t->openrow, t->capopenrow, t->nopen + 2) < 0)
 		return -ENOMEM;
 	fr = &t->f[t->nf];
 	fr->start = s;
@@ -918,6 +919,7 @@ push_frame(struct profile *p, struct thread *t, uint64_t s, uint64_t e, bool has
 	}
 	if (act_push(p, t, fr) < 0)
 		return -ENOMEM;
+	t->openrow[t->nopen] = t->f[t->nf].row;
 	t->openv[t->nopen++] = (uint32_t)t->nf++;
 	return 0;
 }
@@ -983,7 +985,8 @@ static inline __attribute__((always_inline)) int push_complete(struct profile *p
 	}
 	if (t->nf && t->f[t->nf - 1].done)
 		goto general;
-	if (GROW(t->f, t->capf, t->nf + 1) < 0 || GROW(t->openv, t->capopen, t->nopen + 1) < 0)
+	if (GROW(t->f, t->capf, t->nf + 1) < 0 || GROW(t->openv, t->capopen, t->nopen + 1) < 0 ||
+	    GROW(t->openrow, t->capopenrow, t->nopen + 2) < 0)
 		return -ENOMEM;
 	fr = &t->f[t->nf];
 	*fr = (struct frame){
@@ -991,6 +994,7 @@ static inline __attribute__((always_inline)) int push_complete(struct profile *p
 	};
 	if (act_push(p, t, fr) < 0)
 		return -ENOMEM;
+	t->openrow[t->nopen] = t->f[t->nf].row;
 	t->openv[t->nopen++] = (uint32_t)t->nf++;
 	return 0;
 general:
@@ -1058,7 +1062,6 @@ void profile_free(struct profile *p)
 	free(p->rowtab);
 	free(p->threads);
 	free(p->thrtab);
-	free(p->path);
 	free(p);
 }
 
