@@ -213,6 +213,12 @@ static void test_input_kinds(void)
 	static const char hello[] = "hello, world, this is not a trace";
 	run_bytes(hello, sizeof(hello) - 1, 0);
 	ASSERT_DAMAGE(0, 0, "header says 1622 words", "text");
+
+	/* A big-endian writer's archive starts 00 16 54 78 46 04 00 10: named
+	 * as such, not read as garbage records. */
+	static const uint8_t be_magic[8] = { 0x00, 0x16, 0x54, 0x78, 0x46, 0x04, 0x00, 0x10 };
+	run_bytes(be_magic, sizeof(be_magic), 0);
+	ASSERT_DAMAGE(0, 0, "big-endian FXT archive", "big-endian");
 }
 
 static void test_skipped(void)
