@@ -16,7 +16,8 @@ noinst_PROGRAMS += \
 	examples/cxx_demo \
 	examples/threads \
 	examples/plugin \
-	examples/deep_exit
+	examples/deep_exit \
+	examples/hotspot
 noinst_HEADERS += examples/example.h
 EXTRA_DIST += examples/README.md
 
@@ -32,6 +33,10 @@ examples_threads_SOURCES = examples/threads.c
 examples_threads_CFLAGS = $(EXAMPLE_C_FLAGS)
 examples_threads_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 examples_threads_LDADD = -lpthread
+
+examples_hotspot_SOURCES = examples/hotspot.c
+examples_hotspot_CFLAGS = $(EXAMPLE_C_FLAGS)
+examples_hotspot_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 
 examples_deep_exit_SOURCES = examples/deep_exit.c
 examples_deep_exit_CFLAGS = $(EXAMPLE_C_FLAGS)

@@ -40,6 +40,7 @@ AGENT_E2E_TESTS = \
 	tests/e2e/agent-plugin.sh \
 	tests/e2e/agent-exit.sh \
 	tests/e2e/agent-stress.sh \
-	tests/e2e/agent-recover.sh
+	tests/e2e/agent-recover.sh \
+	tests/e2e/agent-hotspot.sh
 TESTS += $(AGENT_E2E_TESTS)
 EXTRA_DIST += $(AGENT_E2E_TESTS) tests/e2e/agent-common.sh
