@@ -2,10 +2,10 @@
 #include <config.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agent/config.h"
@@ -59,13 +59,10 @@ int agent_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-/* FXT_OUTPUT with ".PID" (and ".N" for n > 1) before the extension. */
-void agent_pid_output(char *buf, size_t cap, const char *output, long pid, unsigned n)
+size_t agent_output_stem(const char *output)
 {
 	const char *base = strrchr(output, '/');
 	const char *dot, *gz;
-	size_t stem;
-	char tag[48];
 
 	base = base ? base + 1 : output;
 	dot = strrchr(base, '.');
@@ -82,12 +79,20 @@ void agent_pid_output(char *buf, size_t cap, const char *output, long pid, unsig
 	}
 	if (!dot || dot == base)
 		dot = base + strlen(base);
-	stem = (size_t)(dot - output);
+	return (size_t)(dot - output);
+}
+
+/* FXT_OUTPUT with ".PID" (and ".N" for n > 1) before the extension. */
+void agent_pid_output(char *buf, size_t cap, const char *output, long pid, unsigned n)
+{
+	size_t stem = agent_output_stem(output);
+	char tag[48];
+
 	if (n > 1)
 		agent_fmt(tag, sizeof(tag), ".%ld.%u", pid, n);
 	else
 		agent_fmt(tag, sizeof(tag), ".%ld", pid);
-	snprintf(buf, cap, "%.*s%s%s", (int)stem, output, tag, dot);
+	snprintf(buf, cap, "%.*s%s%s", (int)stem, output, tag, output + stem);
 }
 
 static long parse_long(const char *s)
@@ -102,6 +107,40 @@ static long parse_long(const char *s)
 	if (errno || *end || v < 0)
 		return 0;
 	return v;
+}
+
+/* FXT_STATUS_FD: "FD" or "FD:DEV:INO".  With the file's identity, the fd
+ * is taken only if it still refers to that file: a process between fxt-run
+ * and us may have closed it and opened a file of its own on the same
+ * number, which must not get our status line.  Returns the fd or -1. */
+static int parse_status_fd(const char *s)
+{
+	unsigned long long fd, dev = 0, ino = 0;
+	bool identified = false;
+	struct stat st;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	fd = strtoull(s, &end, 10);
+	if (*end == ':') {
+		identified = true;
+		dev = strtoull(end + 1, &end, 10);
+		if (*end != ':')
+			return -1;
+		ino = strtoull(end + 1, &end, 10);
+	}
+	if (errno || *end || fd >= 1u << 20)
+		return -1;
+	if (fstat((int)fd, &st) != 0)
+		return -1;
+	if (identified &&
+	    ((unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino)) {
+		agent_dbg("FXT_STATUS_FD=%s: fd %llu is another file now; no status line", s, fd);
+		return -1;
+	}
+	return (int)fd;
 }
 
 static void load_size(const char *name, uint64_t *field)
@@ -183,13 +222,7 @@ void agent_config_load(void)
 	else
 		agent_cfg.clock = AGENT_CLOCK_AUTO;
 
-	s = getenv("FXT_STATUS_FD");
-	agent_cfg.status_fd = -1;
-	if (s && *s) {
-		long fd = parse_long(s);
-		if ((fd > 0 || strcmp(s, "0") == 0) && fd < 1 << 20 && fcntl((int)fd, F_GETFD) >= 0)
-			agent_cfg.status_fd = (int)fd;
-	}
+	agent_cfg.status_fd = parse_status_fd(getenv("FXT_STATUS_FD"));
 	agent_cfg.root_pid = parse_long(getenv("FXT_ROOT_PID"));
 	agent_cfg.exec_pid = parse_long(getenv("FXT_EXEC_PID"));
 

@@ -99,7 +99,12 @@
  *                  line prefixed "fxtrace:" when the trace is lost (the
  *                  archive cannot be written).
  *
- * FXT_STATUS_FD    A file descriptor number (inherited from fxt-run).  At
+ * FXT_STATUS_FD    FD or FD:DEV:INO: a file descriptor number (inherited
+ *                  from fxt-run), with the device and inode numbers (st_dev,
+ *                  st_ino, decimal) of the file it refers to.  Given those,
+ *                  the fd is used only if it refers to that file when the
+ *                  agent starts: the program may have closed it and opened
+ *                  a file of its own on the same number.  At
  *                  flush, each traced process writes one line to it, with a
  *                  single write(2) (so lines of concurrent processes do not
  *                  mix; keep them under PIPE_BUF):
@@ -162,5 +167,9 @@ int agent_parse_size(const char *s, uint64_t *out);
  * (n = 1) or ".PID.N" (n > 1) inserted before the extension (".fxt.gz"
  * counts as one), or appended when there is none. */
 void agent_pid_output(char *buf, size_t cap, const char *output, long pid, unsigned n);
+
+/* Where agent_pid_output() inserts ".PID": the length of `output` without
+ * its extension. */
+size_t agent_output_stem(const char *output);
 
 #endif /* FXT_AGENT_CONFIG_H */

@@ -455,11 +455,28 @@ int agent_flush_archive(struct fxt_writer *w, const struct flush_input *in, stru
 		}
 	}
 
-	/* Kernel objects first: names before any event refers to a thread. */
+	/* Kernel objects first: names before any event refers to a thread.
+	 * Every thread gets one, named or not: its "process" argument is what
+	 * puts the thread under its process in Perfetto.  A thread whose name
+	 * could not be read (it exited during the flush, /proc is not
+	 * mounted) is named as a recovered one is, the main thread after the
+	 * process. */
 	for (uint32_t s = 1; s <= max_serial && !err; s++) {
 		const struct flush_thread *th = by_serial[s];
-		if (th && th->name[0])
-			err = fxt_writer_thread_name(w, in->pid, th->tid, th->name);
+		char fallback[sizeof(th->name)];
+		const char *name;
+
+		if (!th)
+			continue;
+		name = th->name;
+		if (!name[0] && th->tid == in->pid && in->process_name && in->process_name[0]) {
+			name = in->process_name;
+		} else if (!name[0]) {
+			agent_fmt(fallback, sizeof(fallback), "thread %llu",
+				  (unsigned long long)th->tid);
+			name = fallback;
+		}
+		err = fxt_writer_thread_name(w, in->pid, th->tid, name);
 	}
 
 	for (uint32_t s = 1; s <= max_serial && !err; s++) {

@@ -258,6 +258,10 @@ void agent_flush(void)
 	char path[4096 + 64];
 	size_t nthreads = 0;
 	uint64_t t0 = agent_mono_ns(), t_sym, cpu_sym;
+	/* When the archive cannot be written, the spool stays: fxt-run, which
+	 * is not bound by our limits (RLIMIT_FSIZE, RLIMIT_NOFILE ...),
+	 * recovers the archive from it as from a killed process's. */
+	bool keep_spool = true;
 	int err;
 
 	if (agent_ensure_init() < 0 || agent.disabled)
@@ -277,18 +281,19 @@ void agent_flush(void)
 	in.lost = __atomic_load_n(&agent.lost, __ATOMIC_RELAXED);
 	threads = collect_threads(&nthreads);
 	if (!threads) {
-		agent_err("out of memory; trace lost");
+		agent_err("out of memory; records left in %s", agent.spool.path);
 		goto out_spool;
 	}
 	in.threads = threads;
 	in.nthreads = nthreads;
 	if (!nthreads && !is_root()) {
 		agent_dbg("nothing recorded; no archive");
+		keep_spool = false;
 		goto out_threads;
 	}
 	in.spool_fd = in.spool_end ? spool_fd(&agent.spool) : -1;
 	if (in.spool_end && in.spool_fd < 0) {
-		agent_err("cannot re-open spool %s: %s; trace lost", agent.spool.path,
+		agent_err("cannot re-open spool %s: %s; records left in it", agent.spool.path,
 			  strerror(-in.spool_fd));
 		goto out_threads;
 	}
@@ -306,7 +311,8 @@ void agent_flush(void)
 	cpu_sym = thread_cpu_ns();
 	err = open_archive(&w, path, sizeof(path));
 	if (err < 0) {
-		agent_err("cannot create %s: %s; trace lost", path, strerror(-err));
+		agent_err("cannot create %s: %s; records left in %s", path, strerror(-err),
+			  agent.spool.path);
 		goto out_sym;
 	}
 	err = agent_flush_archive(w, &in, &st);
@@ -316,7 +322,10 @@ void agent_flush(void)
 		if (!err)
 			err = cerr;
 		if (err < 0) {
-			agent_err("writing %s failed: %s", path, strerror(-err));
+			/* A truncated archive would pass for the trace. */
+			unlink(path);
+			agent_err("writing %s failed: %s; removed it; records left in %s", path,
+				  strerror(-err), agent.spool.path);
 		} else {
 			uint64_t t1 = agent_mono_ns(), cpu = thread_cpu_ns() - cpu_sym;
 			agent_dbg(
@@ -330,6 +339,7 @@ void agent_flush(void)
 			    (unsigned long long)(t1 > t_sym ? bytes * 1000 / (t1 - t_sym) : 0),
 			    (unsigned long long)(cpu ? bytes * 1000 / cpu : 0));
 			report_status(&st, bytes, path);
+			keep_spool = false;
 		}
 	}
 out_sym:
@@ -339,7 +349,8 @@ out_sym:
 out_threads:
 	free(threads);
 out_spool:
-	spool_destroy(&agent.spool);
+	if (!keep_spool)
+		spool_destroy(&agent.spool);
 	errno = saved;
 }
 

@@ -5,6 +5,9 @@
 #include <errno.h>
 #include <link.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "agent/agent.h"
@@ -13,9 +16,52 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
+/* The absolute path of a module that the loader names relatively (dlopen
+ * of "./libplug.so", a relative LD_LIBRARY_PATH), into buf.  Best from the
+ * kernel, which names the file of the module's first mapping whatever the
+ * working directory is now; else resolved against the working directory,
+ * still the one the loader used if we run right after dlopen.  Returns buf,
+ * or NULL (the vDSO, which has no file, or a name too long for buf). */
+static const char *absolute_path(const struct dl_phdr_info *info, char *buf, size_t cap)
+{
+	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	char link[80], *real;
+	ssize_t n;
+
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t start = info->dlpi_addr + ph->p_vaddr;
+		uint64_t end = start + ph->p_filesz;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		/* The first segment's mapping: exactly its file pages. */
+		snprintf(link, sizeof(link), "/proc/self/map_files/%llx-%llx",
+			 (unsigned long long)(start & ~(page - 1)),
+			 (unsigned long long)((end + page - 1) & ~(page - 1)));
+		n = readlink(link, buf, cap - 1);
+		if (n > 0 && (size_t)n < cap - 1 && buf[0] == '/') {
+			buf[n] = '\0';
+			return buf;
+		}
+		break;
+	}
+	if (!strchr(info->dlpi_name, '/'))
+		return NULL;
+	real = realpath(info->dlpi_name, NULL);
+	if (!real || strlen(real) >= cap) {
+		free(real);
+		return NULL;
+	}
+	memcpy(buf, real, strlen(real) + 1);
+	free(real);
+	return buf;
+}
+
 static int add_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	static char exe[SPOOL_MODULE_PATH];
+	char abs[SPOOL_MODULE_PATH];
 	const char *path = info->dlpi_name;
 	uint64_t base = UINT64_MAX;
 	int *first = arg;
@@ -32,6 +78,8 @@ static int add_one(struct dl_phdr_info *info, size_t size, void *arg)
 		path = exe;
 	}
 	*first = 0;
+	if (path && path[0] && path[0] != '/')
+		path = absolute_path(info, abs, sizeof(abs));
 	if (!path || path[0] != '/')
 		return 0;
 	for (unsigned i = 0; i < info->dlpi_phnum; i++) {

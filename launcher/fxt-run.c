@@ -10,10 +10,14 @@
  * status (128 + signal if it was killed).  Each traced process reports its
  * archive on FXT_STATUS_FD (a file fxt-run opens for it); fxt-run prints
  * one summary line per archive from those reports, and reads an archive
- * with the reader library when its process did not report.  When the
- * program dies without writing its archive (SIGKILL, abort(), _exit() ...)
- * it leaves its spool: fxt-run turns it into the archive with the agent's
- * own flusher (launcher/recover.h) and says "recovered from spool".
+ * with the reader library when its process did not report (it closed the
+ * status fd: child archives are then found in the output directory).  A
+ * file without the FXT magic record is no archive.  When a process dies
+ * without writing its archive (SIGKILL, abort(), _exit() ...), or its agent
+ * cannot write it (RLIMIT_FSIZE, RLIMIT_NOFILE, a full disk), it leaves its
+ * spool: fxt-run turns it into the archive with the agent's own flusher
+ * (launcher/recover.h) and says "recovered from spool".  Programs the agent
+ * cannot enter (static, set-user-ID) run with a warning.
  *
  * Errors follow the shell: a program that cannot be found exits 127, one
  * that cannot be executed 126; fxt-run's own errors (options, agent, output
@@ -25,7 +29,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <elf.h>
 #include <inttypes.h>
+#include <link.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -113,8 +119,9 @@ static void usage(FILE *f)
 	      "write its calls to a Fuchsia Trace Format archive.\n"
 	      "\n"
 	      "  -o, --output FILE      archive to write (default: PROGRAM.fxt, in the\n"
-	      "                         current directory); forked children write\n"
-	      "                         FILE's name with .PID before .fxt\n"
+	      "                         current directory; not '-': it must be a file);\n"
+	      "                         forked children write FILE's name with .PID\n"
+	      "                         before .fxt\n"
 	      "  -f, --force            overwrite FILE if it exists\n"
 	      "      --buffer-size SIZE per-thread buffer size\n"
 	      "      --max-size SIZE    stop recording (and count drops) past SIZE bytes\n"
@@ -202,6 +209,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'o':
 			if (optarg[0] == '\0')
 				die(EXIT_USAGE, "-o: empty file name");
+			/* The agent writes archives with seeks and renames of
+			 * its own, and several processes may write: a file. */
+			if (strcmp(optarg, "-") == 0)
+				die(EXIT_USAGE,
+				    "-o -: cannot write the archive to standard output; "
+				    "give a file name");
 			o->output = optarg;
 			break;
 		case 'f':
@@ -347,6 +360,57 @@ static char *find_program(const char *prog)
 	if (denied)
 		die(EXIT_NOEXEC, "%s: Permission denied", prog);
 	die(EXIT_NOTFOUND, "%s: command not found", prog);
+}
+
+/* The loader ignores LD_PRELOAD in a program that has none (static and
+ * static-PIE executables: no PT_INTERP) and in a secure-mode one (set-user-
+ * or set-group-ID to someone else): say so before it runs untraced.
+ * Scripts and unreadable files are not checked. */
+static void warn_untraceable(const char *path, const char *name)
+{
+	struct stat st;
+	unsigned char ident[EI_NIDENT];
+	bool interp = false;
+	int fd;
+
+	if (stat(path, &st) != 0)
+		return;
+	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+	    ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
+		fprintf(stderr,
+			"fxt-run: warning: %s is set-%s-ID: the loader ignores LD_PRELOAD, so it "
+			"runs untraced\n",
+			name, (st.st_mode & S_ISUID) && st.st_uid != geteuid() ? "user" : "group");
+		return;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (pread(fd, ident, sizeof(ident), 0) != (ssize_t)sizeof(ident) ||
+	    memcmp(ident, ELFMAG, SELFMAG) != 0 ||
+	    ident[EI_CLASS] != (__ELF_NATIVE_CLASS == 64 ? ELFCLASS64 : ELFCLASS32)) {
+		close(fd);
+		return;
+	}
+	ElfW(Ehdr) eh;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    eh.e_phentsize != sizeof(ElfW(Phdr))) {
+		close(fd);
+		return;
+	}
+	for (unsigned i = 0; i < eh.e_phnum && !interp; i++) {
+		ElfW(Phdr) ph;
+		off_t off = (off_t)eh.e_phoff + (off_t)i * (off_t)sizeof(ph);
+		if (pread(fd, &ph, sizeof(ph), off) != (ssize_t)sizeof(ph))
+			break;
+		interp = ph.p_type == PT_INTERP;
+	}
+	close(fd);
+	if (!interp)
+		fprintf(stderr,
+			"fxt-run: warning: %s is statically linked: LD_PRELOAD cannot load the "
+			"agent into it, so it runs untraced\n",
+			name);
 }
 
 /* ------------------------------------------------------------- output */
@@ -602,12 +666,33 @@ static int archive_stats(const char *path, struct archive_stats *st)
 			break;
 		}
 	}
-	if (rc < 0 && rc != -ENOMEM)
+	/* No magic record first: empty, truncated before its first record,
+	 * or not an archive at all; nothing a trace viewer can read. */
+	bool magic = fxt_reader_saw_magic(r);
+	if (rc < 0 && rc != -ENOMEM && magic)
 		st->error = "damaged archive";
 	st->threads = tids.n;
 	free(tids.slots);
 	fxt_reader_free(r);
+	if (!magic)
+		return -ENODATA;
 	return rc < 0 ? (rc == -1 ? -EBADMSG : rc) : 0;
+}
+
+/* Whether path is an archive: it starts with the magic record (a process
+ * that failed or died while writing it may leave an empty file). */
+static bool is_archive(const char *path)
+{
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	bool magic;
+
+	if (fxt_reader_open_path(&r, path, 0) < 0)
+		return false;
+	(void)fxt_reader_next(r, &rec);
+	magic = fxt_reader_saw_magic(r);
+	fxt_reader_free(r);
+	return magic;
 }
 
 static void format_size(uint64_t bytes, char *buf, size_t size)
@@ -628,12 +713,21 @@ static void format_size(uint64_t bytes, char *buf, size_t size)
 	snprintf(buf, size, "%.1f %s", v, units[u]);
 }
 
-/* `note`, if not NULL, follows the numbers ("recovered from spool"). */
+/* What the summary lines said, for the final hint. */
+static struct {
+	bool root; /* the root's archive was summarised */
+	uint64_t events;
+} summarised;
+
+/* `note`, if not NULL, follows the numbers ("recovered from spool").  An
+ * empty `what` means the root's archive. */
 static void print_summary(const char *what, const char *display, const struct archive_stats *st,
 			  const char *note)
 {
 	char size[32];
 
+	summarised.root |= what[0] == '\0';
+	summarised.events += st->events + st->dropped;
 	format_size(st->bytes, size, sizeof(size));
 	fprintf(stderr,
 		"fxt-run: wrote %s%s (%s, %" PRIu64 " event%s, %" PRIu64 " thread%s, %" PRIu64
@@ -755,9 +849,46 @@ static int status_parse(char *line, struct status_line *sl)
 /* At most this many child archives get a line of their own. */
 #define MAX_CHILD_LINES 8
 
+/* The archives summarised so far (absolute paths), so that the scan of the
+ * output directory names only the others.  Best effort: a path it cannot
+ * hold (out of memory) may be named twice. */
+struct path_set {
+	char **v;
+	size_t n, cap;
+};
+
+static void path_set_add(struct path_set *s, const char *path)
+{
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? 2 * s->cap : 16;
+		char **nv = realloc(s->v, ncap * sizeof(*nv));
+		if (nv == NULL)
+			return;
+		s->v = nv;
+		s->cap = ncap;
+	}
+	if ((s->v[s->n] = strdup(path)) != NULL)
+		s->n++;
+}
+
+static bool path_set_has(const struct path_set *s, const char *path)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], path) == 0)
+			return true;
+	return false;
+}
+
+static void path_set_free(struct path_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+}
+
 /* Prints a line per archive its process reported.  Returns whether the
  * root process reported. */
-static bool report(const char *out, pid_t root, int status_fd)
+static bool report(const char *out, pid_t root, int status_fd, struct path_set *seen)
 {
 	char *buf = status_fd >= 0 ? status_read(status_fd) : NULL;
 	bool root_seen = false;
@@ -775,6 +906,7 @@ static bool report(const char *out, pid_t root, int status_fd)
 		/* Sizes on disk: a gzip archive is smaller than its bytes. */
 		if (stat(sl.output, &sb) == 0)
 			sl.st.bytes = (uint64_t)sb.st_size;
+		path_set_add(seen, sl.output);
 		if (sl.pid == (long)root || strcmp(sl.output, out) == 0) {
 			print_summary("", display_name(sl.output), &sl.st, NULL);
 			root_seen = true;
@@ -793,13 +925,24 @@ static bool report(const char *out, pid_t root, int status_fd)
 
 /* The root process neither reported nor left a spool: it replaced itself
  * with an uninstrumented image, or its archive or spool could not be
- * written.  Reads what is there. */
+ * written.  Reads what is there.  A file at out that is no archive (no
+ * magic record: the agent failed or died writing it) is this run's (out
+ * did not exist, or -f removed it, before the program ran): it goes. */
 static void report_missing(const char *prog, const char *out)
 {
 	struct archive_stats st;
 	int rc = archive_stats(out, &st);
 	if (rc == 0 || st.error != NULL) {
 		print_summary("", display_name(out), &st, NULL);
+		return;
+	}
+	if (rc == -ENODATA) {
+		bool removed = unlink(out) == 0;
+		fprintf(stderr,
+			"fxt-run: %s: the trace is lost: %s is not an archive (%s)%s, and there "
+			"is no spool to recover it from\n",
+			prog, display_name(out), st.bytes != 0 ? "truncated" : "empty",
+			removed ? "; removed it" : "");
 		return;
 	}
 	if (rc != -ENOENT) {
@@ -822,7 +965,8 @@ static bool newer_than(const char *path, time_t since)
  * not report) at OUT, any other process's at OUT.PID.fxt, created
  * exclusively as the agent does (.PID.2 ... when taken).  Removes the spool
  * when the archive is written.  Returns 0 or -errno. */
-static int recover_one(const char *spool, const char *out, long pid, bool is_root, bool quiet)
+static int recover_one(const char *spool, const char *out, long pid, bool is_root, bool quiet,
+		       struct path_set *seen)
 {
 	struct recover_result res;
 	struct archive_stats st;
@@ -842,6 +986,7 @@ static int recover_one(const char *spool, const char *out, long pid, bool is_roo
 	}
 	if (rc < 0)
 		return rc;
+	path_set_add(seen, path);
 	if (unlink(spool) != 0 && !quiet)
 		fprintf(stderr, "fxt-run: cannot remove %s: %s\n", display_name(spool),
 			strerror(errno));
@@ -865,7 +1010,8 @@ static int recover_one(const char *spool, const char *out, long pid, bool is_roo
  * written.  A process that is still running (e.g. a daemon the program
  * left behind) owns its spool and writes its archive when it exits: its
  * spool is only named.  Returns whether the root's archive was recovered. */
-static bool recover_spools(const char *out, pid_t root, bool root_seen, time_t since, bool quiet)
+static bool recover_spools(const char *out, pid_t root, bool root_seen, time_t since, bool quiet,
+			   struct path_set *seen)
 {
 	bool root_recovered = false;
 	char *dir = strdup(out);
@@ -916,8 +1062,9 @@ static bool recover_spools(const char *out, pid_t root, bool root_seen, time_t s
 		/* The root's archive is OUT unless the root wrote it already
 		 * (it reported, or OUT is new: a first image flushed before
 		 * an exec and this spool is a later image's). */
-		bool is_root = pid == (long)root && !root_seen && !newer_than(out, since);
-		int rc = recover_one(path, out, pid, is_root, quiet);
+		bool is_root =
+		    pid == (long)root && !root_seen && !(newer_than(out, since) && is_archive(out));
+		int rc = recover_one(path, out, pid, is_root, quiet, seen);
 		if (rc == 0)
 			root_recovered |= is_root;
 		else if (!quiet)
@@ -930,6 +1077,76 @@ static bool recover_spools(const char *out, pid_t root, bool root_seen, time_t s
 	closedir(d);
 	free(dir);
 	return root_recovered;
+}
+
+/* Whether name is "STEM.PID[.N]EXT", a child's archive name (see
+ * agent_pid_output()); stem and ext are the parts of OUT's basename. */
+static bool child_archive_name(const char *name, const char *stem, size_t stem_len, const char *ext)
+{
+	const char *p = name + stem_len;
+
+	if (strncmp(name, stem, stem_len) != 0)
+		return false;
+	for (int part = 0; part < 2; part++) {
+		if (part == 1 && strcmp(p, ext) == 0)
+			return true;
+		if (*p++ != '.' || *p < '0' || *p > '9')
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return strcmp(p, ext) == 0;
+}
+
+/* The processes that closed the status fd (daemons, programs that close
+ * every fd above 2) write their archives without a report.  Every child
+ * archive in OUT's directory written since `since` and not yet named is
+ * named now. */
+static void report_unreported(const char *out, time_t since, const struct path_set *seen)
+{
+	const char *slash = strrchr(out, '/'); /* out is absolute */
+	size_t stem = agent_output_stem(out);
+	char *dir = strndup(out, (size_t)(slash - out));
+	const char *base = slash + 1, *ext = out + stem;
+	size_t base_stem = stem - (size_t)(base - out);
+	unsigned nchildren = 0;
+	uint64_t more_events = 0;
+
+	if (dir == NULL)
+		return;
+	DIR *d = opendir(dir[0] != '\0' ? dir : "/");
+	if (d == NULL) {
+		free(dir);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		struct archive_stats st;
+		char *path;
+
+		if (!child_archive_name(de->d_name, base, base_stem, ext))
+			continue;
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
+			break;
+		if (path_set_has(seen, path) || !newer_than(path, since) || !is_archive(path)) {
+			free(path);
+			continue;
+		}
+		int rc = archive_stats(path, &st);
+		if (rc == 0 || st.error != NULL) {
+			if (nchildren++ < MAX_CHILD_LINES)
+				print_summary("child archive ", display_name(path), &st,
+					      "its process did not report it");
+			else
+				more_events += st.events;
+		}
+		free(path);
+	}
+	if (nchildren > MAX_CHILD_LINES)
+		fprintf(stderr, "fxt-run: and %u more child archives (%" PRIu64 " events)\n",
+			nchildren - MAX_CHILD_LINES, more_events);
+	closedir(d);
+	free(dir);
 }
 
 int main(int argc, char **argv)
@@ -951,7 +1168,16 @@ int main(int argc, char **argv)
 		status_fd = status_open();
 		if (status_fd < 0)
 			die(EXIT_USAGE, "cannot create a status file: %s", strerror(-status_fd));
-		set_env_u64(ENV_STATUS_FD, (uint64_t)status_fd);
+		/* With the file's identity: a process that closes the fd and
+		 * opens a file of its own on that number passes the number on
+		 * to its children, whose agents must not write into that file. */
+		struct stat sb;
+		char id[80];
+		if (fstat(status_fd, &sb) != 0)
+			die(EXIT_USAGE, "cannot stat the status file: %s", strerror(errno));
+		snprintf(id, sizeof(id), "%d:%ju:%ju", status_fd, (uintmax_t)sb.st_dev,
+			 (uintmax_t)sb.st_ino);
+		set_env(ENV_STATUS_FD, id);
 	}
 	set_env(ENV_OUTPUT, out);
 	if (o.buffer_size != NULL)
@@ -959,6 +1185,9 @@ int main(int argc, char **argv)
 	if (o.max_size != NULL)
 		set_env_u64(ENV_MAX_SIZE, o.max_bytes);
 	prepend_preload(agent);
+
+	if (!o.quiet)
+		warn_untraceable(program, o.argv[0]);
 
 	pid_t root;
 	time_t start = time(NULL);
@@ -972,13 +1201,21 @@ int main(int argc, char **argv)
 			fprintf(stderr, "fxt-run: %s: killed by signal %d (%s)\n", o.argv[0],
 				WTERMSIG(status), strsignal(WTERMSIG(status)));
 	}
-	bool root_seen = !o.quiet && report(out, root, status_fd);
-	bool root_recovered = recover_spools(out, root, root_seen, start, o.quiet);
+	struct path_set seen = { 0 };
+	bool root_seen = !o.quiet && report(out, root, status_fd, &seen);
+	bool root_recovered = recover_spools(out, root, root_seen, start, o.quiet, &seen);
 	if (!o.quiet) {
 		if (!root_seen && !root_recovered)
 			report_missing(o.argv[0], out);
+		report_unreported(out, start, &seen);
+		if (summarised.root && summarised.events == 0)
+			fprintf(stderr,
+				"fxt-run: no instrumented calls: was %s built with "
+				"-finstrument-functions?\n",
+				o.argv[0]);
 		close(status_fd);
 	}
+	path_set_free(&seen);
 	free(out);
 	free(program);
 	free(agent);

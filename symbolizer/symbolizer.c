@@ -274,6 +274,40 @@ struct self_list {
 	int err;
 };
 
+/* The module's name (malloc'd), made absolute when the loader gives it
+ * relative (dlopen("./libplug.so"), a relative LD_LIBRARY_PATH): the
+ * kernel names the file of the first mapping, whatever the working
+ * directory is now; realpath() is the fallback.  The vDSO keeps its name. */
+static char *self_name(const struct dl_phdr_info *info)
+{
+	const char *name = info->dlpi_name ? info->dlpi_name : "";
+	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	char link[80], buf[PATH_MAX];
+	char *real;
+	ssize_t n;
+	int i;
+
+	if (!name[0] || name[0] == '/')
+		return strdup(name);
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_filesz;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/map_files/%" PRIx64 "-%" PRIx64,
+			 start & ~(page - 1), (end + page - 1) & ~(page - 1));
+		n = readlink(link, buf, sizeof(buf) - 1);
+		if (n > 0 && (size_t)n < sizeof(buf) - 1 && buf[0] == '/') {
+			buf[n] = '\0';
+			return strdup(buf);
+		}
+		break;
+	}
+	real = strchr(name, '/') ? realpath(name, NULL) : NULL;
+	return real ? real : strdup(name);
+}
+
 /* Only copies: reporting opens files and allocates, better not done while
  * the dynamic loader's lock is held. */
 static int self_collect(struct dl_phdr_info *info, size_t size, void *arg)
@@ -306,7 +340,7 @@ static int self_collect(struct dl_phdr_info *info, size_t size, void *arg)
 		l->cap = ncap;
 	}
 	m = &l->v[l->n];
-	m->name = strdup(info->dlpi_name ? info->dlpi_name : "");
+	m->name = self_name(info);
 	if (!m->name)
 		goto fail_nomem;
 	m->bias = info->dlpi_addr;

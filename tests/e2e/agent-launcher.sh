@@ -4,7 +4,7 @@
 # the archives of forked children.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 31
+plan 40
 
 # --- Errors, like a shell.
 rc=0; "$FXT_RUN" no-such-program-here >out 2>err || rc=$?
@@ -92,4 +92,36 @@ ok "running: its spool live.fxt.$pid.spool is left in place" test -s "live.fxt.$
 ok "running: the summary says it is still running" grep -q \
   "^fxt-run: process $pid is still running; it writes its archive when it exits" "$TMPD/err"
 [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+
+# --- Programs the agent cannot trace run all the same, with a warning.
+printf 'int main(void) { return 4; }\n' >static.c
+if ${CC:-cc} -static -o static static.c 2>/dev/null; then
+  trace static.fxt ./static
+  is "$rc" 4 "static: runs, its exit status"
+  ok "static: warned before it runs" grep -q \
+    '^fxt-run: warning: \./static is statically linked: LD_PRELOAD cannot load the agent' "$TMPD/err"
+else
+  skip "no static linking here"; skip "no static linking here"
+fi
+if [ "$(id -u)" = 0 ] && cp "$E2E/loop" suid && chown nobody suid 2>/dev/null && chmod u+s suid; then
+  trace suid.fxt ./suid 1
+  is "$rc" 0 "set-user-ID: runs, its exit status"
+  ok "set-user-ID: warned before it runs" grep -q \
+    '^fxt-run: warning: \./suid is set-user-ID: the loader ignores LD_PRELOAD' "$TMPD/err"
+else
+  skip "set-user-ID needs root"; skip "set-user-ID needs root"
+fi
+trace dyn.fxt "$E2E/loop" 1
+ok "instrumented program: no warning, no hint" sh -c '! grep -q "warning\|no instrumented" "$1"' sh "$TMPD/err"
+
+# --- A program with no instrumented calls: the summary hints why.
+trace none.fxt true
+ok "no calls: the summary hints at -finstrument-functions" grep -q \
+  '^fxt-run: no instrumented calls: was true built with -finstrument-functions?$' "$TMPD/err"
+
+# --- -o -: refused (an archive is a file), the program not run.
+rc=0; "$FXT_RUN" -o - sh -c 'echo ran' >out 2>err || rc=$?
+is "$rc/$(cat out)" "2/" "-o -: exit 2, the program not run"
+ok "-o -: says why" grep -q '^fxt-run: -o -: cannot write the archive to standard output' err
+ok "-o -: no file named -" test ! -e ./-
 finish

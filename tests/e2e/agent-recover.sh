@@ -4,7 +4,7 @@
 # flusher; the spool is removed and the summary says so.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 26
+plan 32
 prog=$E2E/crash
 
 # The expected calls: a worker thread's 200 work() calls, and main's
@@ -46,6 +46,19 @@ ok "kill: summary says recovered" grep -q \
 
 trace abort.fxt "$prog" abort 200
 recovered abort abort.fxt 134
+
+# A fork child that leaves through _exit(): no flush, its spool stays, and
+# fxt-run turns it into the archive it would have written, fork.PID.fxt.
+trace fork.fxt "$E2E/fork_child" _exit
+child=$(sed -n 's/^fork_child: child //p' "$TMPD/out")
+is "$rc/$child" "0/${child:-none}" "fork+_exit: exit 0, child pid printed"
+check_archive "fork+_exit: child" "fork.$child.fxt"
+is "$(flat "fork.$child.fxt")" "3 child_work" "fork+_exit: the child's calls"
+is "$(flat fork.fxt)" "$(printf '%s\n' '1 main' '2 parent_work')" "fork+_exit: the parent's calls"
+ok "fork+_exit: summary says the child archive was recovered" grep -q \
+  "^fxt-run: wrote child archive fork.$child.fxt (.*, 3 events, 1 thread, 0 dropped); recovered from spool\$" \
+  "$TMPD/err"
+is "$(ls | grep -c '\.spool$')" 0 "fork+_exit: spool removed"
 
 # Compressed output, and --quiet: recovered all the same, silently.
 rc=0

@@ -2,9 +2,9 @@
 # Traces tests/real/wordfreq, a small real program (threads, a dlopened
 # plug-in, stdin to stdout, exit() from inside a call), as a user would:
 # the traced run must behave exactly as the plain one, and the archive must
-# hold the exact calls, read with every tool, and meet what Perfetto needs.
-# Known agent bugs are TAP TODO checks: they document the bug without
-# failing the suite, and report "ok ... # TODO" once it is fixed.
+# hold the exact calls, read with every tool, and meet what Perfetto needs;
+# and when the agent cannot write its archive (file size or descriptor
+# limits), fxt-run must recover it from the spool.
 
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
@@ -19,14 +19,6 @@ export LC_ALL=C
 scratch
 cd "$TMPD" || exit 1
 cp "$PLUG" wfplug.so || exit 1
-
-# todo NAME REASON COMMAND...: a check that fails while a known bug stands.
-todo() {
-  t_name=$1 t_reason=$2; shift 2
-  tap_n=$((tap_n + 1))
-  if "$@"; then echo "ok $tap_n - $t_name # TODO $t_reason"
-  else echo "not ok $tap_n - $t_name # TODO $t_reason"; fi
-}
 
 # valid ARCHIVE: fxt-dump --check passes on it.
 valid() { "$FXT_DUMP" --check "$1" >/dev/null 2>&1; }
@@ -46,7 +38,7 @@ awk 'BEGIN { for (i = 0; i < 3000; i++)
   printf "%s%d%s", (i % 3 == 0 ? "Word" : "word"), i % 40, (i % 10 == 9 ? "\n" : " ") }' >in.txt
 letters=$(tr -d ' \n' <in.txt | wc -c | tr -d ' ')
 
-plan 24
+plan 32
 
 # ----------------------------------------- plug-in by absolute path: all good
 "$WF" -t 4 -p "$TMPD/wfplug.so" <in.txt >plain.out 2>plain.err
@@ -108,30 +100,52 @@ is "$(calls empty.fxt report_and_exit) $(calls empty.fxt count_range) $(calls em
   "1 2 0" "empty input: report_and_exit once, 2 threads, no word"
 
 # ------------------------------- plug-in by relative path, dlclosed at exit
-# dl_iterate_phdr names a module dlopened as "./wfplug.so" just so, and
-# both agent/modules.c add_one() and symbolizer/symbolizer.c
-# fxt_sym_add_self() skip names that do not start with '/': once dlclosed,
-# its functions stay raw addresses (still loaded: "wfplug.so+0x1120").
+# dl_iterate_phdr names a module dlopened as "./wfplug.so" just so; the
+# agent (and the symbolizer) must record it by its absolute path, or once
+# dlclosed its functions stay raw addresses.
 "$FXT_RUN" -q -o rel.fxt -- "$WF" -t 4 -p ./wfplug.so <in.txt >rel.out 2>rel.err
 ok "relative plug-in: stdout byte-identical" cmp -s plain.out rel.out
-todo "relative plug-in: its functions are named" \
-  "agent does not record modules dlopened by a relative path" \
-  test "$(calls rel.fxt wf_plugin_normalize)" = 3000
+is "$(calls rel.fxt wf_plugin_normalize)" 3000 "relative plug-in: its functions are named"
+# The same, and the program changes directory before it dlcloses: the path
+# must not be resolved against the new working directory.
+"$FXT_RUN" -q -o relcd.fxt -- "$WF" -t 4 -p ./wfplug.so -d / <in.txt >relcd.out 2>relcd.err
+is "$(calls relcd.fxt wf_plugin_normalize)" 3000 \
+  "relative plug-in, chdir before dlclose: its functions are named"
 
 # --------------------- RLIMIT_FSIZE 0 (-F): the agent cannot write its archive
-# The program's own behaviour must not change; and fxt-run must not claim
-# an archive it does not have (today: "wrote f.fxt (0 B, 0 events ...)",
-# exit 0, and an empty f.fxt is left behind).
+# The program's own behaviour must not change; fxt-run must not claim an
+# archive it does not have.  The agent removes the archive it could not
+# write and keeps its spool, which fxt-run (not bound by the program's
+# limits) turns into the archive.  The worker threads cannot extend the
+# spool under the limit either: the main thread's 2 x 80 merges are there
+# for sure, the workers' adds may not be.
 trc=0
 "$FXT_RUN" -o f.fxt -- "$WF" -t 2 -F <in.txt >/dev/null 2>f.err || trc=$?
 is "$trc" 0 "RLIMIT_FSIZE 0: the program's exit status"
 f_claim_true() {
   ! grep -q '^fxt-run: wrote f.fxt ' f.err || valid f.fxt
 }
-todo "RLIMIT_FSIZE 0: fxt-run claims only an archive that is valid" \
-  "fxt-run summarises an archive the agent failed to write" f_claim_true
-todo "RLIMIT_FSIZE 0: no empty archive is left behind" \
-  "agent leaves a truncated archive after a write error" \
+ok "RLIMIT_FSIZE 0: fxt-run claims only an archive that is valid" f_claim_true
+ok "RLIMIT_FSIZE 0: no empty archive is left behind" \
   sh -c '! test -e f.fxt || test -s f.fxt'
+ok "RLIMIT_FSIZE 0: recovered from the spool the agent kept" \
+  grep -q '^fxt-run: wrote f\.fxt (.*; recovered from spool$' f.err
+f_adds=$(calls f.fxt wf_table_add)
+ok "RLIMIT_FSIZE 0: the main thread's merges are in it ($f_adds adds)" \
+  test "$f_adds" -ge 160 -a "$f_adds" -le 3160
+is "$(ls | grep -c '\.spool$')" 0 "RLIMIT_FSIZE 0: no spool left"
+
+# ------------------ RLIMIT_NOFILE 3 (-N): the agent cannot re-open its spool
+"$WF" -t 2 <in.txt >plain-np.out
+trc=0
+"$FXT_RUN" -o n.fxt -- "$WF" -t 2 -N <in.txt >n.out 2>n.err || trc=$?
+is "$trc" 0 "RLIMIT_NOFILE 3: the program's exit status"
+ok "RLIMIT_NOFILE 3: stdout byte-identical" cmp -s plain-np.out n.out
+ok "RLIMIT_NOFILE 3: recovered from the spool the agent kept, a valid archive" \
+  sh -c 'grep -q "^fxt-run: wrote n\.fxt (.*; recovered from spool$" n.err && "$1" --check n.fxt >/dev/null' \
+  sh "$FXT_DUMP"
+n_adds=$(calls n.fxt wf_table_add)
+ok "RLIMIT_NOFILE 3: the main thread's merges are in it ($n_adds adds)" \
+  test "$n_adds" -ge 160 -a "$n_adds" -le 3160
 
 finish

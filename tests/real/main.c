@@ -1,13 +1,14 @@
 /* wordfreq: counts the words of its standard input with THREADS threads
  * and prints "COUNT WORD" lines, most frequent first (see wf.h).
  *
- *   wordfreq [-t THREADS] [-p PLUGIN] [-F] [-C] [-o FILE] [-d DIR] [-s HOOK]
+ *   wordfreq [-t THREADS] [-p PLUGIN] [-F] [-N] [-C] [-o FILE] [-d DIR] [-s HOOK]
  *            < text
  *
  * -p dlopens PLUGIN (as given: a relative path stays relative) and passes
  * every word through its wf_plugin_normalize before counting; the plug-in
  * is dlclosed before the report is printed.  -F sets RLIMIT_FSIZE to 0
- * once the input is read, as a program that must never write a file does.
+ * once the input is read, as a program that must never write a file does;
+ * -N likewise sets RLIMIT_NOFILE to 3 (no file can be opened any more).
  * -C closes every file descriptor above 2 first, as daemons do.  -o writes
  * the report to FILE (opened after -C, so on the lowest free fd, and
  * inherited by the hook) instead of standard output.  -d changes to DIR
@@ -155,11 +156,11 @@ int main(int argc, char **argv)
 	wf_normalize_fn *normalize = NULL;
 	const char *dir = NULL, *hook = NULL, *report = NULL;
 	FILE *out = stdout;
-	int nthreads = 4, no_files = 0, opt, err;
+	int nthreads = 4, no_files = 0, no_fds = 0, opt, err;
 	char *buf;
 	size_t len;
 
-	while ((opt = getopt(argc, argv, "t:p:FCo:d:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:p:FNCo:d:s:")) != -1) {
 		switch (opt) {
 		case 't':
 			nthreads = atoi(optarg);
@@ -169,6 +170,9 @@ int main(int argc, char **argv)
 			break;
 		case 'F':
 			no_files = 1;
+			break;
+		case 'N':
+			no_fds = 1;
 			break;
 		case 'C':
 			for (int fd = 3; fd < 1024; fd++)
@@ -215,6 +219,11 @@ int main(int argc, char **argv)
 		struct rlimit none = { 0, 0 };
 		signal(SIGXFSZ, SIG_IGN);
 		if (setrlimit(RLIMIT_FSIZE, &none) != 0)
+			perror("wordfreq: setrlimit");
+	}
+	if (no_fds) {
+		struct rlimit three = { 3, 3 };
+		if (setrlimit(RLIMIT_NOFILE, &three) != 0)
 			perror("wordfreq: setrlimit");
 	}
 

@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include <fxt/reader.h>
@@ -49,6 +50,10 @@ struct archive {
 	int magic_first, provider_id_ok, buffer_full;
 	unsigned kobj_process, kobj_thread;
 	char process_name[64];
+	struct {
+		uint64_t koid;
+		char name[64];
+	} threads[8]; /* the first thread kernel objects */
 	int errors;
 };
 
@@ -100,8 +105,14 @@ static int read_archive(const void *data, size_t len, struct archive *a, uint64_
 			a->kobj_process++;
 			copy(a->process_name, sizeof(a->process_name), rec.u.kobj.name);
 		}
-		if (rec.type == FXT_RECORD_KERNEL_OBJECT && rec.u.kobj.obj_type == FXT_OBJ_THREAD)
+		if (rec.type == FXT_RECORD_KERNEL_OBJECT && rec.u.kobj.obj_type == FXT_OBJ_THREAD) {
+			if (a->kobj_thread < sizeof(a->threads) / sizeof(a->threads[0])) {
+				a->threads[a->kobj_thread].koid = rec.u.kobj.koid;
+				copy(a->threads[a->kobj_thread].name, sizeof(a->threads[0].name),
+				     rec.u.kobj.name);
+			}
 			a->kobj_thread++;
+		}
 		if (rec.type == FXT_RECORD_EVENT) {
 			struct ev *e;
 			if (a->nev == cap) {
@@ -121,6 +132,10 @@ static int read_archive(const void *data, size_t len, struct archive *a, uint64_
 	return ret;
 }
 
+/* When set, flush_to() leaves every thread's name unknown (""), as the
+ * agent does for a thread whose /proc/self/task/TID/comm is gone. */
+static bool names_unknown;
+
 /* Flushes the test spool into memory and reads it back. */
 static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flush_stats *st)
 {
@@ -136,7 +151,8 @@ static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flu
 		memset(&th[n], 0, sizeof(th[n]));
 		th[n].serial = tb->serial;
 		th[n].tid = tb->tid;
-		snprintf(th[n].name, sizeof(th[n].name), "t%u", tb->serial);
+		if (!names_unknown)
+			snprintf(th[n].name, sizeof(th[n].name), "t%u", tb->serial);
 		th[n].dropped = tb->dropped;
 		th[n].first_drop_ts = tb->first_drop_ts;
 		th[n].stop_ts = tb->stop_ts;
@@ -296,6 +312,37 @@ static void test_basic(void)
 	e = find(&a, 101, "agent_test_alpha");
 	ok(e && e == &a.ev[0], "basic: the outer frame is the first event");
 	ASSERT_EQ_U64(a.buffer_full, 0, "basic: no buffer-full event");
+	free(a.ev);
+}
+
+/* Threads whose names are unknown still get their kernel object (it ties
+ * them to the process in Perfetto): the main thread (tid = pid) named
+ * after the process, the others "thread TID". */
+static void test_unnamed_threads(void)
+{
+	struct tstate t1 = { 0 }, t2 = { 0 };
+	struct archive a;
+	struct flush_stats st;
+
+	test_agent_reset(4096, 1 << 20, 0);
+	agent_record(&t1, A);
+	agent_record(&t1, A | EXIT);
+	agent_record(&t2, B);
+	agent_record(&t2, B | EXIT);
+	t1.tb->tid = 4242; /* flush_to's pid: the main thread */
+	t2.tb->tid = 4250;
+	agent_tbuf_retire(&t2);
+
+	names_unknown = true;
+	ASSERT_EQ_I64(flush_to(&a, 1000, 0, &st), 0, "unnamed: flushed and read back");
+	names_unknown = false;
+	ASSERT_EQ_I64(a.errors, 0, "unnamed: reader finds no error");
+	ASSERT_EQ_U64(a.kobj_thread, 2, "unnamed: both threads have a kernel object");
+	ASSERT_EQ_U64(a.threads[0].koid, 4242, "unnamed: main thread's koid");
+	ASSERT_STR_EQ(a.threads[0].name, "unit", "unnamed: main thread named after the process");
+	ASSERT_EQ_U64(a.threads[1].koid, 4250, "unnamed: other thread's koid");
+	ASSERT_STR_EQ(a.threads[1].name, "thread 4250", "unnamed: other thread named by its tid");
+	ASSERT_EQ_U64(st.events, 2, "unnamed: both threads' events written");
 	free(a.ev);
 }
 
@@ -512,8 +559,9 @@ static void test_deep(void)
 
 int main(void)
 {
-	plan(59);
+	plan(67);
 	test_basic();
+	test_unnamed_threads();
 	test_drops();
 	test_many_threads();
 	test_many_names();
