@@ -26,11 +26,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fxt/reader.h>
 
+#include "tools/common.h"
 #include "tools/profile.h"
 
 /* -------------------------------------------------------------- helpers */
@@ -75,33 +75,30 @@ static uint64_t hash_str(const char *s, size_t len)
 
 size_t flame_utf8_len(const char *s, size_t len)
 {
-	unsigned char c = (unsigned char)s[0];
-	size_t n;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	return n <= len && fxt_utf8_valid(s, n) ? n : 0;
+	return tool_utf8_len(s, len);
 }
 
 /* ------------------------------------------------------ reading archives */
+
+/* Streams the archive at path ("-": standard input). */
+static int read_path(const char *path, flame_record_fn fn, void *ctx, char *err, size_t errlen)
+{
+	struct fxt_reader *r;
+	int rc;
+
+	rc = tool_open_archive(&r, path, 0, err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = tool_read_records(r, fn, ctx, err, errlen);
+	fxt_reader_free(r);
+	return rc;
+}
 
 /* Reads the input (or, when fd >= 0, that descriptor from its start). */
 static int read_source(const struct flame_input *in, int fd, flame_record_fn fn, void *ctx,
 		       char *err, size_t errlen)
 {
 	struct fxt_reader *r = NULL;
-	struct fxt_record rec;
-	struct stat st;
-	uint64_t off = 0, n = 0;
-	const char *why;
 	int rc;
 
 	if (fd >= 0) {
@@ -114,49 +111,13 @@ static int read_source(const struct flame_input *in, int fd, flame_record_fn fn,
 	} else if (in->mem) {
 		rc = fxt_reader_open_mem(&r, in->mem, in->len, 0);
 	} else {
-		if (strcmp(in->path, "-") != 0) {
-			if (stat(in->path, &st) < 0) {
-				rc = -errno;
-				snprintf(err, errlen, "%s", strerror(-rc));
-				return rc;
-			}
-			if (S_ISDIR(st.st_mode)) {
-				snprintf(err, errlen, "%s", strerror(EISDIR));
-				return -EISDIR;
-			}
-		}
-		rc = fxt_reader_open_path(&r, in->path, 0);
+		return read_path(in->path, fn, ctx, err, errlen);
 	}
 	if (rc < 0) {
 		snprintf(err, errlen, "%s", strerror(-rc));
 		return rc;
 	}
-	while ((rc = fxt_reader_next(r, &rec)) > 0) {
-		if (n++ == 0 && !fxt_reader_saw_magic(r)) {
-			snprintf(err, errlen, "not an FXT archive (no magic record at offset 0)");
-			rc = -EINVAL;
-			goto out;
-		}
-		rc = fn(ctx, r, &rec);
-		if (rc < 0) {
-			snprintf(err, errlen, "%s", strerror(-rc));
-			goto out;
-		}
-	}
-	if (rc < 0) {
-		why = fxt_reader_error(r, &off);
-		if (n == 0 && !fxt_reader_saw_magic(r))
-			snprintf(err, errlen, "not an FXT archive (%s)", why ? why : "unreadable");
-		else
-			snprintf(err, errlen, "%s at byte %" PRIu64, why ? why : "read error", off);
-		rc = -EINVAL;
-		goto out;
-	}
-	if (n == 0) {
-		snprintf(err, errlen, "empty file, not an FXT archive");
-		rc = -ENODATA;
-	}
-out:
+	rc = tool_read_records(r, fn, ctx, err, errlen);
 	fxt_reader_free(r);
 	return rc;
 }

@@ -20,10 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/common.h"
 #include "tools/profile.h"
 #include "tools/stats.h"
-
-enum format { FMT_TEXT, FMT_CSV, FMT_JSON };
 
 struct options {
 	double threshold; /* percent */
@@ -32,7 +31,7 @@ struct options {
 	double alpha;
 	uint32_t samples;
 	size_t top;
-	enum format format;
+	enum tool_format format;
 };
 
 /* One function's rows in every run (NULL where absent). */
@@ -125,6 +124,7 @@ static int parse_args(int argc, char **argv, struct diff *d, char ***files)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	size_t count;
 	char *end;
 	int c, i, sep = -1, n;
 
@@ -149,29 +149,21 @@ static int parse_args(int argc, char **argv, struct diff *d, char ***files)
 			}
 			break;
 		case 's':
-			errno = 0;
-			d->o.samples = (uint32_t)strtoul(optarg, &end, 10);
-			if (errno || *end || !d->o.samples || d->o.samples > 10000000) {
+			/* Range-checked before narrowing: 4294967297 is not 1. */
+			if (tool_parse_count(optarg, &count) < 0 || !count || count > 10000000) {
 				fprintf(stderr, "fxt-diff: --samples: bad count '%s'\n", optarg);
 				return -EINVAL;
 			}
+			d->o.samples = (uint32_t)count;
 			break;
 		case 'n':
-			errno = 0;
-			d->o.top = strtoull(optarg, &end, 10);
-			if (errno || *end || optarg[0] == '-') {
+			if (tool_parse_count(optarg, &d->o.top) < 0) {
 				fprintf(stderr, "fxt-diff: --top: not a count: '%s'\n", optarg);
 				return -EINVAL;
 			}
 			break;
 		case 'F':
-			if (strcmp(optarg, "text") == 0)
-				d->o.format = FMT_TEXT;
-			else if (strcmp(optarg, "csv") == 0)
-				d->o.format = FMT_CSV;
-			else if (strcmp(optarg, "json") == 0)
-				d->o.format = FMT_JSON;
-			else {
+			if (tool_parse_format(optarg, &d->o.format) < 0) {
 				fprintf(stderr, "fxt-diff: --format: unknown format '%s'\n",
 					optarg);
 				return -EINVAL;
@@ -212,6 +204,13 @@ static int parse_args(int argc, char **argv, struct diff *d, char ***files)
 	}
 	d->nruns = d->nbase + d->nnew;
 	*files = &argv[optind];
+	/* Standard input can be read once: a second "-" would be empty. */
+	for (i = 0, n = 0; i < (int)d->nruns; i++)
+		n += strcmp((*files)[i], "-") == 0;
+	if (n > 1) {
+		fprintf(stderr, "fxt-diff: only one archive can be standard input ('-')\n");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -407,11 +406,15 @@ static void print_text(const struct diff *d, size_t n)
 		profile_fmt_ns(b[1], sizeof(b[1]), f->cmp.mean_new);
 		profile_fmt_ns(b[2], sizeof(b[2]), f->cmp.delta);
 		profile_fmt_ns(b[3], sizeof(b[3]), f->self_new - f->self_base);
-		printf("%-7s %12s %12s %12s %+7.1f%% %9.2g %12s %+7.1f%% %12.1f %12.1f  %s",
+		printf("%-7s %12s %12s %12s %+7.1f%% %9.2g %12s %+7.1f%% %12.1f %12.1f  ",
 		       verdict(f), b[0], b[1], b[2], f->cmp.pct, f->cmp.p, b[3],
-		       pct(f->self_base, f->self_new), f->calls_base, f->calls_new, f->name);
-		if (f->category[0])
-			printf(" (%s)", f->category);
+		       pct(f->self_base, f->self_new), f->calls_base, f->calls_new);
+		tool_put_text_str(stdout, f->name);
+		if (f->category[0]) {
+			fputs(" (", stdout);
+			tool_put_text_str(stdout, f->category);
+			putchar(')');
+		}
 		if (f->cmp.sd_base > 0 || f->cmp.sd_new > 0) {
 			profile_fmt_ns(b[0], sizeof(b[0]), f->cmp.sd_base);
 			profile_fmt_ns(b[1], sizeof(b[1]), f->cmp.sd_new);
@@ -463,9 +466,9 @@ static void print_json(const struct diff *d, size_t n)
 		const struct func *f = &d->f[i];
 
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", stdout);
-		profile_put_json_str(stdout, f->name);
+		tool_put_json_str(stdout, f->name);
 		fputs(",\"category\":", stdout);
-		profile_put_json_str(stdout, f->category);
+		tool_put_json_str(stdout, f->category);
 		printf(",\"verdict\":\"%s\",\"method\":\"%s\"", verdict(f),
 		       method_name(f->cmp.method));
 		json_num("total_base_ns", f->cmp.mean_base, 0);
@@ -507,13 +510,13 @@ int main(int argc, char **argv)
 	qsort(d.f, d.nf, sizeof(*d.f), cmp_func);
 	n = d.o.top && d.o.top < d.nf ? d.o.top : d.nf;
 	switch (d.o.format) {
-	case FMT_TEXT:
+	case TOOL_FMT_TEXT:
 		print_text(&d, n);
 		break;
-	case FMT_CSV:
+	case TOOL_FMT_CSV:
 		print_csv(&d, n);
 		break;
-	case FMT_JSON:
+	case TOOL_FMT_JSON:
 		print_json(&d, n);
 		break;
 	}
@@ -527,8 +530,10 @@ int main(int argc, char **argv)
 		const struct func *f = &d.f[i];
 		if (f->state == 0 && f->cmp.flagged && f->cmp.delta > 0 &&
 		    f->cmp.pct > d.o.fail_above) {
-			fprintf(stderr, "fxt-diff: %s is %.1f%% slower (p = %.2g), above %g%%\n",
-				f->name, f->cmp.pct, f->cmp.p, d.o.fail_above);
+			fputs("fxt-diff: ", stderr);
+			tool_put_text_str(stderr, f->name);
+			fprintf(stderr, " is %.1f%% slower (p = %.2g), above %g%%\n", f->cmp.pct,
+				f->cmp.p, d.o.fail_above);
 			status = 1;
 		}
 	}

@@ -64,7 +64,9 @@ static const char usage_text[] =
     "--stats prints \"KEY VALUE\" lines: bytes records record.TYPE event.TYPE\n"
     "providers processes threads strings buffer_full dropped first_ns last_ns span_ns.\n"
     "\n"
-    "Exit status: 0 ok, 1 damaged or invalid archive, 2 bad usage or unreadable file.\n";
+    "Exit status: 0 ok, 1 damaged or invalid archive, 2 bad usage or a file that\n"
+    "cannot be read or is not an FXT archive at all (empty, or no record; --check\n"
+    "reports those as invalid, 1).\n";
 
 struct dump {
 	const char *path;
@@ -75,6 +77,12 @@ struct dump {
 	bool oom;
 
 	uint64_t nerrors, nwarnings, ninfos;
+
+	/* Without --check: the first problem reported before any record, held
+	 * back until a record shows the input is an archive at all.  If none
+	 * comes, one "not an FXT archive" line replaces it. */
+	char held[256];
+	uint64_t held_off;
 
 	/* --normalize: first-appearance numbering. */
 	struct pairmap pids, tids, ids;
@@ -101,6 +109,14 @@ static const char *level_name(enum fxt_diag_level level)
 	}
 }
 
+static void flush_held(struct dump *d)
+{
+	if (!d->held[0])
+		return;
+	fprintf(stderr, "fxt-dump: %s: offset %" PRIu64 ": %s\n", d->path, d->held_off, d->held);
+	d->held[0] = '\0';
+}
+
 static void on_diag(void *ctx, enum fxt_diag_level level, uint64_t off, const char *msg)
 {
 	struct dump *d = ctx;
@@ -117,6 +133,12 @@ static void on_diag(void *ctx, enum fxt_diag_level level, uint64_t off, const ch
 		else if (*count == MAX_SHOWN + 1)
 			fprintf(d->out, "%s: more %ss not shown\n", d->path, level_name(level));
 	} else if (!d->quiet && level != FXT_DIAG_INFO) {
+		if (d->nrecords == 0 && !d->held[0]) {
+			snprintf(d->held, sizeof(d->held), "%s: %s", level_name(level), msg);
+			d->held_off = off;
+			return;
+		}
+		flush_held(d);
 		fprintf(stderr, "fxt-dump: %s: offset %" PRIu64 ": %s: %s\n", d->path, off,
 			level_name(level), msg);
 	}
@@ -527,7 +549,8 @@ static int run(struct dump *d)
 	int rc;
 
 	while ((rc = fxt_reader_next(d->r, &rec)) > 0) {
-		d->nrecords++;
+		if (d->nrecords++ == 0)
+			flush_held(d);
 		if (d->stats)
 			stats_record(d, &rec);
 		if (d->check && checker_record(d->checker, &rec) < 0)
@@ -536,6 +559,20 @@ static int run(struct dump *d)
 			print_record(d, &rec);
 		if (d->oom)
 			break;
+	}
+	/* Not one record: the input is no archive at all, which is bad input
+	 * (2) like a missing file, not a damaged archive (1).  --check keeps
+	 * reporting it as an invalid archive. */
+	if (!d->check && d->nrecords == 0 && !d->oom) {
+		const char *why = rc < 0 ? fxt_reader_error(d->r, NULL) : NULL;
+
+		fflush(d->out);
+		if (rc < 0)
+			fprintf(stderr, "fxt-dump: %s: not an FXT archive (%s)\n", d->path,
+				why ? why : "unreadable");
+		else
+			fprintf(stderr, "fxt-dump: %s: empty file, not an FXT archive\n", d->path);
+		return 2;
 	}
 	if (rc < 0) {
 		uint64_t off = 0;

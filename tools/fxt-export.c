@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "tools/common.h"
 #include "tools/flame.h"
 
 struct options {
@@ -25,8 +25,9 @@ static void usage(FILE *f)
 	      "Perfetto, speedscope), streaming: memory does not grow with the archive.\n"
 	      "\n"
 	      "  -c, --chrome        Chrome trace-event JSON (the only format so far)\n"
-	      "  -o, --output FILE   write to FILE (default: standard output); removed\n"
-	      "                      again if the archive turns out to be unreadable\n"
+	      "  -o, --output FILE   write to FILE (default: standard output); a regular\n"
+	      "                      file is removed again if the archive turns out to\n"
+	      "                      be unreadable or the write fails\n"
 	      "  -s, --stats         print the number of events of each kind on stderr\n"
 	      "  -h, --help          this help\n"
 	      "\n"
@@ -88,32 +89,27 @@ int main(int argc, char **argv)
 	struct options o = { 0 };
 	struct flame_input in = { 0 };
 	struct export_stats st;
-	bool to_file;
-	char err[512];
-	FILE *out = stdout;
-	int rc;
+	struct tool_output out;
+	char err[512], cerr[256];
+	int rc, crc;
 
 	if (parse_args(argc, argv, &o) < 0)
 		return 2;
 	in.path = o.path;
-	to_file = o.output && strcmp(o.output, "-") != 0;
-	if (to_file) {
-		out = fopen(o.output, "w");
-		if (!out) {
-			fprintf(stderr, "fxt-export: %s: %s\n", o.output, strerror(errno));
-			return 2;
-		}
+	if (tool_output_open(&out, o.output, err, sizeof(err)) < 0) {
+		fprintf(stderr, "fxt-export: %s: %s\n", o.output, err);
+		return 2;
 	}
-	rc = export_chrome(&in, out, &st, err, sizeof(err));
-	if (to_file && fclose(out) != 0 && rc == 0) {
-		snprintf(err, sizeof(err), "%s", strerror(errno));
+	rc = export_chrome(&in, out.f, &st, err, sizeof(err));
+	/* An unreadable archive or a failed write leaves no partial JSON. */
+	crc = tool_output_close(&out, rc < 0, cerr, sizeof(cerr));
+	if (rc == 0 && crc < 0) {
+		snprintf(err, sizeof(err), "%s", cerr);
 		rc = -EIO;
 	}
 	if (rc < 0) {
 		fprintf(stderr, "fxt-export: %s: %s\n",
-			rc == -EIO ? (to_file ? o.output : "standard output") : o.path, err);
-		if (to_file)
-			unlink(o.output);
+			rc == -EIO ? (out.path ? out.path : "standard output") : o.path, err);
 		return 2;
 	}
 	if (o.stats)

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "tools/common.h"
 #include "tools/flame.h"
 
 enum mode { MODE_SVG, MODE_FOLDED, MODE_DIFF };
@@ -180,9 +180,9 @@ int main(int argc, char **argv)
 	struct options o = { .mode = MODE_SVG };
 	struct flame *f[2] = { NULL, NULL };
 	struct flame_svg_opts so = { 0 };
-	char subtitle[1024];
-	FILE *out = stdout;
-	int rc, i, status = 2;
+	struct tool_output out;
+	char subtitle[1024], err[256];
+	int rc, crc, i, status = 2;
 
 	if (parse_args(argc, argv, &o) < 0)
 		return 2;
@@ -192,16 +192,12 @@ int main(int argc, char **argv)
 
 	/* The output is opened only once the inputs are known good, so a bad
 	 * archive does not leave an empty file behind. */
-	if (o.output && strcmp(o.output, "-") != 0) {
-		out = fopen(o.output, "w");
-		if (!out) {
-			fprintf(stderr, "fxt-flame: %s: %s\n", o.output, strerror(errno));
-			out = stdout;
-			goto out;
-		}
+	if (tool_output_open(&out, o.output, err, sizeof(err)) < 0) {
+		fprintf(stderr, "fxt-flame: %s: %s\n", o.output, err);
+		goto out;
 	}
 	if (o.mode == MODE_FOLDED) {
-		rc = flame_write_folded(f[0], out);
+		rc = flame_write_folded(f[0], out.f);
 	} else {
 		if (o.mode == MODE_DIFF) {
 			snprintf(subtitle, sizeof(subtitle), "%s -> %s%s", o.paths[0], o.paths[1],
@@ -214,25 +210,19 @@ int main(int argc, char **argv)
 		so.title = o.title;
 		so.subtitle = subtitle;
 		so.width = o.width;
-		rc = flame_write_svg(o.mode == MODE_DIFF ? f[1] : f[0], &so, out);
+		rc = flame_write_svg(o.mode == MODE_DIFF ? f[1] : f[0], &so, out.f);
 	}
-	if (out != stdout) {
-		if (fclose(out) != 0 && rc == 0)
-			rc = -(errno ? errno : EIO);
-	}
-	if (rc < 0) {
-		fprintf(stderr, "fxt-flame: %s: %s\n", o.output ? o.output : "standard output",
-			strerror(-rc));
-		if (out != stdout)
-			unlink(o.output);
-		out = stdout;
+	/* A failed write leaves no partial graph behind. */
+	crc = tool_output_close(&out, rc < 0, err, sizeof(err));
+	if (rc < 0 || crc < 0) {
+		if (rc < 0)
+			snprintf(err, sizeof(err), "%s", strerror(-rc));
+		fprintf(stderr, "fxt-flame: %s: %s\n", out.path ? out.path : "standard output",
+			err);
 		goto out;
 	}
-	out = stdout;
 	status = 0;
 out:
-	if (out != stdout)
-		fclose(out);
 	flame_free(f[0]);
 	flame_free(f[1]);
 	return status;

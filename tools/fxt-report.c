@@ -9,15 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/common.h"
 #include "tools/profile.h"
-
-enum format { FMT_TEXT, FMT_CSV, FMT_JSON };
 
 struct options {
 	enum profile_by by;
 	enum profile_sort sort;
 	size_t top; /* 0 = all */
-	enum format format;
+	enum tool_format format;
 	const char *filter, *category;
 	const char *path;
 };
@@ -56,7 +55,6 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "b:s:n:f:c:F:h", longopts, NULL)) != -1) {
@@ -80,9 +78,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			}
 			break;
 		case 'n':
-			errno = 0;
-			o->top = strtoull(optarg, &end, 10);
-			if (errno || *end || end == optarg || optarg[0] == '-') {
+			if (tool_parse_count(optarg, &o->top) < 0) {
 				fprintf(stderr, "fxt-report: --top: not a count: '%s'\n", optarg);
 				return -EINVAL;
 			}
@@ -94,13 +90,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->category = optarg;
 			break;
 		case 'F':
-			if (strcmp(optarg, "text") == 0)
-				o->format = FMT_TEXT;
-			else if (strcmp(optarg, "csv") == 0)
-				o->format = FMT_CSV;
-			else if (strcmp(optarg, "json") == 0)
-				o->format = FMT_JSON;
-			else {
+			if (tool_parse_format(optarg, &o->format) < 0) {
 				fprintf(stderr, "fxt-report: --format: unknown format '%s'\n",
 					optarg);
 				return -EINVAL;
@@ -141,13 +131,13 @@ static uint64_t avg_ns(const struct profile_row *r)
 	return r->calls ? r->sum_ns / r->calls : 0;
 }
 
-static double share(const struct profile_row *r, uint64_t all_self)
+static double share(const struct profile_row *r, double all_self)
 {
-	return all_self ? 100.0 * (double)r->self_ns / (double)all_self : 0;
+	return all_self > 0 ? 100.0 * (double)r->self_ns / all_self : 0;
 }
 
 static void print_text(const struct options *o, const struct profile *p,
-		       const struct profile_row **rows, size_t n, uint64_t all_self)
+		       const struct profile_row **rows, size_t n, double all_self)
 {
 	const struct profile_anomalies *a = profile_anomalies(p);
 	char b[6][32];
@@ -184,9 +174,12 @@ static void print_text(const struct options *o, const struct profile *p,
 			printf("%8" PRIu64 " ", r->pid);
 		if (o->by == PROFILE_BY_THREAD)
 			printf("%8" PRIu64 " ", r->tid);
-		fputs(r->name, stdout);
-		if (r->category[0])
-			printf(" (%s)", r->category);
+		tool_put_text_str(stdout, r->name);
+		if (r->category[0]) {
+			fputs(" (", stdout);
+			tool_put_text_str(stdout, r->category);
+			putchar(')');
+		}
 		if (r->open)
 			printf(" [%" PRIu64 " open]", r->open);
 		putchar('\n');
@@ -194,7 +187,7 @@ static void print_text(const struct options *o, const struct profile *p,
 }
 
 static void print_csv(const struct options *o, const struct profile_row **rows, size_t n,
-		      uint64_t all_self)
+		      double all_self)
 {
 	size_t i;
 
@@ -223,13 +216,13 @@ static void print_csv(const struct options *o, const struct profile_row **rows, 
 }
 
 static void print_json(const struct options *o, const struct profile *p,
-		       const struct profile_row **rows, size_t n, uint64_t all_self)
+		       const struct profile_row **rows, size_t n, double all_self)
 {
 	static const char *const by_names[] = { "function", "process", "thread" };
 	size_t i;
 
 	fputs("{\"archive\":", stdout);
-	profile_put_json_str(stdout, o->path);
+	tool_put_json_str(stdout, o->path);
 	printf(",\"by\":\"%s\",\"slices\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
 	       ",\"rows\":[",
 	       by_names[o->by], profile_nslices(p), profile_start_ns(p), profile_end_ns(p));
@@ -237,9 +230,9 @@ static void print_json(const struct options *o, const struct profile *p,
 		const struct profile_row *r = rows[i];
 
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", stdout);
-		profile_put_json_str(stdout, r->name);
+		tool_put_json_str(stdout, r->name);
 		fputs(",\"category\":", stdout);
-		profile_put_json_str(stdout, r->category);
+		tool_put_json_str(stdout, r->category);
 		if (o->by != PROFILE_BY_FUNCTION)
 			printf(",\"pid\":%" PRIu64, r->pid);
 		if (o->by == PROFILE_BY_THREAD)
@@ -256,14 +249,14 @@ static void print_json(const struct options *o, const struct profile *p,
 int main(int argc, char **argv)
 {
 	struct options o = {
-		PROFILE_BY_FUNCTION, PROFILE_SORT_SELF, 0, FMT_TEXT, NULL, NULL, NULL
+		PROFILE_BY_FUNCTION, PROFILE_SORT_SELF, 0, TOOL_FMT_TEXT, NULL, NULL, NULL
 	};
 	struct profile_opts popts = { 0 };
 	const struct profile_row **rows = NULL;
 	struct profile *p = NULL;
 	regex_t name_re, cat_re;
 	bool have_name_re = false, have_cat_re = false;
-	uint64_t all_self = 0;
+	double all_self = 0; /* a double: the sum of many threads' times can pass 2^64 ns */
 	char err[512];
 	size_t i, n = 0;
 	int rc, status = 2;
@@ -301,7 +294,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < profile_nrows(p); i++) {
 		const struct profile_row *r = profile_row(p, i);
 
-		all_self += r->self_ns;
+		all_self += (double)r->self_ns;
 		if (have_name_re && regexec(&name_re, r->name, 0, NULL, 0) != 0)
 			continue;
 		if (have_cat_re && regexec(&cat_re, r->category, 0, NULL, 0) != 0)
@@ -313,13 +306,13 @@ int main(int argc, char **argv)
 		n = o.top;
 
 	switch (o.format) {
-	case FMT_TEXT:
+	case TOOL_FMT_TEXT:
 		print_text(&o, p, rows, n, all_self);
 		break;
-	case FMT_CSV:
+	case TOOL_FMT_CSV:
 		print_csv(&o, rows, n, all_self);
 		break;
-	case FMT_JSON:
+	case TOOL_FMT_JSON:
 		print_json(&o, p, rows, n, all_self);
 		break;
 	}

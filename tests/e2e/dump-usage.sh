@@ -2,7 +2,7 @@
 # fxt-dump's command line: help, version, bad options and unreadable files.
 . "$abs_top_srcdir/tests/e2e/dump-common.sh"
 
-plan 14
+plan 18
 
 dump --help
 is "$rc" 0 "--help: exit 0"
@@ -30,5 +30,21 @@ is "$rc" 2 "two files: exit 2"
 dump "$A/bad-zero.fxt"
 is "$rc" 1 "damaged archive: exit 1"
 is "$err" "fxt-dump: $A/bad-zero.fxt: offset 184: record of size 0" "damaged archive: the offset and rule"
+
+# No record at all: not an archive, which is bad input (2), in one line.
+dump "$A/empty.fxt"
+is "$rc/$err" "2/fxt-dump: $A/empty.fxt: empty file, not an FXT archive" "empty file: exit 2, one line"
+dump "$A/garbage.fxt"
+is "$rc" 2 "garbage: exit 2"
+case "$err" in
+"fxt-dump: $A/garbage.fxt: not an FXT archive (record runs past the end of the input"*) r=$(printf '%s\n' "$err" | wc -l) ;;
+*) r="$err" ;;
+esac
+is "$r" 1 "garbage: one line saying it is not an archive"
+# A problem found before the first record still shows when records follow.
+dump "$A/bad-nomagic.fxt"
+is "$(printf '%s\n' "$err" | head -n 1)" \
+  "fxt-dump: $A/bad-nomagic.fxt: offset 0: error: no magic record at offset 0: not an FXT archive" \
+  "missing magic before records: still reported"
 
 finish

@@ -6,7 +6,7 @@ FLAME=$abs_top_builddir/fxt-flame
 EXPORT=$abs_top_builddir/fxt-export
 MK=$abs_top_builddir/tests/fuzz/mkarchives
 scratch
-plan 18
+plan 21
 
 "$MK" "$TMPD" >/dev/null
 mkdir "$TMPD/dir"
@@ -57,4 +57,21 @@ is "$? $(test -e "$TMPD/out.json" && echo kept || echo removed)" "2 removed" \
 check "export: no format" "fxt-export: say which format: --chrome
 Try 'fxt-export --help'." "$EXPORT" "$TMPD/valid.fxt"
 check "export: a directory" "fxt-export: $TMPD/dir: Is a directory" "$EXPORT" --chrome "$TMPD/dir"
+
+# Only a regular file is removed after a failure: never a FIFO or a device
+# named with -o.  fd 3 holds the FIFO open so that opening it does not block.
+mkfifo "$TMPD/fifo"
+exec 3<>"$TMPD/fifo"
+"$EXPORT" --chrome -o "$TMPD/fifo" "$TMPD/bad-truncated.fxt" 2>/dev/null
+is "$? $(test -p "$TMPD/fifo" && echo kept || echo removed)" "2 kept" \
+  "export: a FIFO given as output is not removed"
+exec 3<&-
+check "unwritable -o" "fxt-flame: $TMPD/dir: Is a directory" \
+  "$FLAME" -o "$TMPD/dir" "$TMPD/valid.fxt"
+if test -c /dev/full; then
+  err=$("$FLAME" --folded "$TMPD/valid.fxt" 2>&1 >/dev/full); rc=$?
+  is "$rc $err" "2 fxt-flame: standard output: No space left on device" "full standard output"
+else
+  skip "no /dev/full"
+fi
 finish

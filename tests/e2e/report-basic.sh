@@ -4,8 +4,9 @@
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 REPORT=$abs_top_builddir/fxt-report
 GEN=$abs_top_builddir/bench/gen_archive
+MK=$abs_top_builddir/tests/fuzz/mkarchives
 scratch
-plan 14
+plan 17
 
 "$GEN" --events 40 -o "$TMPD/end.fxt"
 "$GEN" --events 40 --order start -o "$TMPD/start.fxt"
@@ -69,4 +70,13 @@ fi
 "$GEN" --events 40 --no-end -o "$TMPD/open.fxt"
 is "$("$REPORT" -F csv --filter '^main$' "$TMPD/open.fxt" | tail -n 1 | cut -d, -f1,2,8)" \
   "1,33528,1" "open frame counted to the end of the trace and flagged"
+# Times near 2^64 ns on three threads: shares of a total past 2^64, and a
+# name with control characters and a byte that is not UTF-8.
+"$MK" "$TMPD/mk" >/dev/null
+is "$("$REPORT" -F csv "$TMPD/mk/extreme.fxt" | cut -d, -f7 | tr '\n' ' ')" \
+  "self_pct 33.33 33.33 33.33 " "shares of a total past 2^64 ns"
+is "$("$REPORT" -F json "$TMPD/mk/extreme.fxt" | grep -o '"name":"a[^,]*,')" \
+  '"name":"a\u0009b\u001b[1m\ufffd",' "json: control characters escaped, invalid UTF-8 replaced"
+is "$("$REPORT" "$TMPD/mk/extreme.fxt" | grep -c 'a\\x09b\\x1b\[1m\\xff (cat)$')" 1 \
+  "text: control characters and invalid UTF-8 shown as \\xNN"
 finish

@@ -5,8 +5,9 @@
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 DIFF=$abs_top_builddir/fxt-diff
 GEN=$abs_top_builddir/bench/gen_archive
+MK=$abs_top_builddir/tests/fuzz/mkarchives
 scratch
-plan 13
+plan 15
 
 for s in 1 2 3; do
   "$GEN" --events 20000 --seed $s -o "$TMPD/base$s.fxt"
@@ -75,4 +76,10 @@ print(d["base_runs"], d["new_runs"], len(d["functions"]), d["functions"][0]["nam
 else
   skip "python3 not found"
 fi
+# Names with control characters and bytes that are not UTF-8 (extreme.fxt).
+"$MK" "$TMPD/mk" >/dev/null
+is "$("$DIFF" -F json "$TMPD/mk/extreme.fxt" "$TMPD/mk/extreme.fxt" | grep -o '"name":"a[^,]*,')" \
+  '"name":"a\u0009b\u001b[1m\ufffd",' "json: control characters escaped, invalid UTF-8 replaced"
+is "$("$DIFF" "$TMPD/mk/extreme.fxt" "$TMPD/mk/extreme.fxt" | grep -c '  a\\x09b\\x1b\[1m\\xff (cat)')" 1 \
+  "text: control characters and invalid UTF-8 shown as \\xNN"
 finish

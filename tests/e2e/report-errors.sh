@@ -5,7 +5,7 @@ REPORT=$abs_top_builddir/fxt-report
 DIFF=$abs_top_builddir/fxt-diff
 GEN=$abs_top_builddir/bench/gen_archive
 scratch
-plan 20
+plan 28
 
 "$GEN" --events 100 -o "$TMPD/good.fxt"
 : >"$TMPD/empty.fxt"
@@ -32,4 +32,14 @@ expect_fail "report bad regex" "--filter" "$REPORT" --filter '(' "$TMPD/good.fxt
 expect_fail "diff missing" "missing.fxt" "$DIFF" "$TMPD/good.fxt" "$TMPD/missing.fxt"
 expect_fail "diff truncated" "cut.fxt" "$DIFF" "$TMPD/good.fxt" -- "$TMPD/cut.fxt"
 expect_fail "diff empty side" "at least one" "$DIFF" "$TMPD/good.fxt" --
+# Counts: digits only, and range-checked before narrowing (2^32 + 1 is not 1).
+expect_fail "diff --samples 2^32+1" "bad count '4294967297'" \
+  "$DIFF" --samples 4294967297 "$TMPD/good.fxt" "$TMPD/good.fxt"
+expect_fail "diff empty --top" "--top: not a count: ''" \
+  "$DIFF" --top '' "$TMPD/good.fxt" "$TMPD/good.fxt"
+expect_fail "report negative --top" "--top: not a count: '-1'" \
+  "$REPORT" --top=-1 "$TMPD/good.fxt"
+# Standard input can only be read once.
+expect_fail "diff stdin twice" "only one archive can be standard input" \
+  "$DIFF" - - <"$TMPD/good.fxt"
 finish

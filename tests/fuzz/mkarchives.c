@@ -11,6 +11,8 @@
  *   two-providers.fxt two providers with their own tables and clocks
  *   unknown.fxt       a reserved record type and an unknown argument type
  *   bad-*.fxt         one broken rule each (see the table at the bottom)
+ *   extreme.fxt       three threads busy for the whole 64-bit clock, one
+ *                     function named with control and non-UTF-8 bytes
  *   empty.fxt, garbage.fxt
  */
 #include <errno.h>
@@ -206,6 +208,21 @@ int main(int argc, char **argv)
 	add_event(&b, event(FXT_EVENT_FLOW_BEGIN, 210, 2, 5, 9));	   /* 200 */
 	add_event(&b, event(FXT_EVENT_DURATION_COMPLETE, 300, 1, 4, 300)); /* 224: zero length */
 	save_buf("warn.fxt", &b);
+
+	/* Three threads each busy for the whole 64-bit clock: sums of their
+	 * times overflow 64 bits (fxt-report's shares must not).  Not valid
+	 * (see below), but every tool must read it. */
+	b.n = 0;
+	preamble(&b);
+	add_event(&b, event(FXT_EVENT_DURATION_COMPLETE, 0, 1, 2, UINT64_MAX - 1));
+	add_event(&b, event(FXT_EVENT_DURATION_COMPLETE, 0, 2, 3, UINT64_MAX - 1));
+	/* The third one's name has control characters and a byte that is not
+	 * UTF-8, which no output of the tools may pass through raw. */
+	ENC(&b, fxt_enc_string(AT(&b), ROOM(&b), 6, "a\tb\x1b[1m\xff", 9));
+	struct fxt_event third = event(FXT_EVENT_DURATION_COMPLETE, 0, 0, 6, UINT64_MAX - 1);
+	third.thread = fxt_tref_inline(10, 13);
+	add_event(&b, third);
+	save_buf("extreme.fxt", &b);
 
 	/* Complete events overlapping partly: [100, 500] and [300, 700]. */
 	b.n = 0;

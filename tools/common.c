@@ -1,0 +1,207 @@
+/* Shared by the archive-reading tools: see common.h. */
+#include "config.h"
+
+#include "tools/common.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int tool_open_archive(struct fxt_reader **r, const char *path, unsigned flags, char *err,
+		      size_t errlen)
+{
+	struct stat st;
+	int rc;
+
+	*r = NULL;
+	if (strcmp(path, "-") != 0) {
+		if (stat(path, &st) < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "%s", strerror(-rc));
+			return rc;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "%s", strerror(EISDIR));
+			return -EISDIR;
+		}
+	}
+	rc = fxt_reader_open_path(r, path, flags);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s", strerror(-rc));
+		*r = NULL;
+	}
+	return rc;
+}
+
+int tool_read_records(struct fxt_reader *r, tool_record_fn fn, void *ctx, char *err, size_t errlen)
+{
+	struct fxt_record rec;
+	uint64_t off = 0, n = 0;
+	const char *why;
+	int rc;
+
+	while ((rc = fxt_reader_next(r, &rec)) > 0) {
+		if (n++ == 0 && !fxt_reader_saw_magic(r)) {
+			snprintf(err, errlen, "not an FXT archive (no magic record at offset 0)");
+			return -EINVAL;
+		}
+		rc = fn(ctx, r, &rec);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s", strerror(-rc));
+			return rc;
+		}
+	}
+	if (rc < 0) {
+		why = fxt_reader_error(r, &off);
+		if (n == 0 && !fxt_reader_saw_magic(r))
+			snprintf(err, errlen, "not an FXT archive (%s)", why ? why : "unreadable");
+		else
+			snprintf(err, errlen, "%s at byte %" PRIu64, why ? why : "read error", off);
+		return -EINVAL;
+	}
+	if (n == 0) {
+		snprintf(err, errlen, "empty file, not an FXT archive");
+		return -ENODATA;
+	}
+	return 0;
+}
+
+int tool_output_open(struct tool_output *o, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int rc;
+
+	o->f = stdout;
+	o->path = NULL;
+	o->regular = false;
+	if (!path || strcmp(path, "-") == 0)
+		return 0;
+	o->f = fopen(path, "w");
+	if (!o->f) {
+		rc = -errno;
+		o->f = stdout;
+		snprintf(err, errlen, "%s", strerror(-rc));
+		return rc;
+	}
+	o->path = path;
+	o->regular = fstat(fileno(o->f), &st) == 0 && S_ISREG(st.st_mode);
+	return 0;
+}
+
+int tool_output_close(struct tool_output *o, bool discard, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	errno = 0;
+	if (fflush(o->f) != 0 || ferror(o->f))
+		rc = -(errno ? errno : EIO);
+	if (o->f != stdout) {
+		errno = 0;
+		if (fclose(o->f) != 0 && rc == 0)
+			rc = -(errno ? errno : EIO);
+		if (discard && o->regular)
+			unlink(o->path);
+	}
+	o->f = NULL;
+	if (rc < 0)
+		snprintf(err, errlen, "%s", strerror(-rc));
+	return rc;
+}
+
+size_t tool_utf8_len(const char *s, size_t len)
+{
+	unsigned char c = (unsigned char)s[0];
+	size_t n;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	return n <= len && fxt_utf8_valid(s, n) ? n : 0;
+}
+
+void tool_put_json_str(FILE *f, const char *s)
+{
+	size_t i = 0, len = strlen(s), n;
+
+	fputc('"', f);
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			fprintf(f, "\\%c", c);
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			fprintf(f, "\\u%04x", c);
+			i++;
+		} else if ((n = tool_utf8_len(s + i, len - i)) != 0) {
+			fwrite(s + i, 1, n, f);
+			i += n;
+		} else {
+			fputs("\\ufffd", f);
+			i++;
+		}
+	}
+	fputc('"', f);
+}
+
+void tool_put_text_str(FILE *f, const char *s)
+{
+	size_t i = 0, len = strlen(s), n;
+
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c != 0x7f && (n = tool_utf8_len(s + i, len - i)) != 0) {
+			fwrite(s + i, 1, n, f);
+			i += n;
+		} else {
+			fprintf(f, "\\x%02x", c);
+			i++;
+		}
+	}
+}
+
+int tool_parse_format(const char *s, enum tool_format *out)
+{
+	static const char *const names[] = { "text", "csv", "json" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum tool_format)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int tool_parse_count(const char *s, size_t *out)
+{
+	uintmax_t v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	/* By hand rather than strtoull, which takes blanks and a sign (and
+	 * turns "-1" into the largest count). */
+	for (; *s; s++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (d > 9)
+			return -EINVAL;
+		if (v > (SIZE_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*out = (size_t)v;
+	return 0;
+}

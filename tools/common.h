@@ -1,0 +1,76 @@
+/* Pieces every archive-reading tool shares: opening an archive named on
+ * the command line, streaming its records with one-line error messages,
+ * and parsing the option values several tools take. */
+#ifndef FXT_TOOLS_COMMON_H
+#define FXT_TOOLS_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <fxt/reader.h>
+
+/* Opens PATH ("-" is standard input) for reading.  Returns 0, or a negative
+ * errno with the errno text in err; a directory is refused with EISDIR up
+ * front, since reading one would only fail later with a vaguer error. */
+int tool_open_archive(struct fxt_reader **r, const char *path, unsigned flags, char *err,
+		      size_t errlen);
+
+/* Called for every record, in archive order; a negative return stops the
+ * reading. */
+typedef int (*tool_record_fn)(void *ctx, struct fxt_reader *r, const struct fxt_record *rec);
+
+/* Feeds every record of r to fn.  Returns 0 once the archive ended cleanly
+ * after at least one record, else a negative errno with a one-line reason
+ * in err:
+ *   fn's error, as its errno text;
+ *   -EINVAL "not an FXT archive (...)" when the first record is not the
+ *     magic record or the first read fails;
+ *   -EINVAL "<reader's reason> at byte N" for damage or truncation, even
+ *     when records came before it (a partial profile would mislead);
+ *   -ENODATA "empty file, not an FXT archive".
+ * r is left open: the caller frees it. */
+int tool_read_records(struct fxt_reader *r, tool_record_fn fn, void *ctx, char *err, size_t errlen);
+
+/* Where a tool writes: standard output, or a file named with -o. */
+struct tool_output {
+	FILE *f;
+	const char *path; /* NULL for standard output */
+	bool regular;	  /* a regular file, which may be removed again */
+};
+
+/* Opens path for writing; NULL or "-" is standard output.  Returns 0, or a
+ * negative errno with the errno text in err. */
+int tool_output_open(struct tool_output *o, const char *path, char *err, size_t errlen);
+
+/* Flushes and closes o.  Returns 0, or a negative errno (the first write
+ * error) with its text in err.  With discard, a regular file is removed
+ * (a partial output is worse than none); anything else (a device, a pipe,
+ * /dev/stdout) never is. */
+int tool_output_close(struct tool_output *o, bool discard, char *err, size_t errlen);
+
+/* Length (1 .. 4) of the valid UTF-8 sequence at s, or 0 if the bytes
+ * there are not one (len > 0).  For escaping names into XML and JSON. */
+size_t tool_utf8_len(const char *s, size_t len);
+
+/* Writes s as a JSON string: quotes, backslashes and control characters
+ * escaped, and each byte that is not part of valid UTF-8 replaced by
+ * U+FFFD, since JSON must be UTF-8 and names in archives need not be. */
+void tool_put_json_str(FILE *f, const char *s);
+
+/* Writes s for a terminal or a line-oriented text table: control
+ * characters and bytes that are not valid UTF-8 become \xNN, so a name
+ * from an archive can neither break a line nor send escape sequences. */
+void tool_put_text_str(FILE *f, const char *s);
+
+/* Output formats of fxt-report and fxt-diff. */
+enum tool_format { TOOL_FMT_TEXT, TOOL_FMT_CSV, TOOL_FMT_JSON };
+
+/* "text", "csv" or "json".  Returns 0 or -EINVAL. */
+int tool_parse_format(const char *s, enum tool_format *out);
+
+/* A count in decimal digits only (no sign, no blanks, not empty) that fits
+ * *out.  Returns 0 or -EINVAL (-ERANGE when too large). */
+int tool_parse_count(const char *s, size_t *out);
+
+#endif /* FXT_TOOLS_COMMON_H */
