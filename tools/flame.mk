@@ -4,12 +4,7 @@
 
 noinst_LTLIBRARIES += libfxtflame.la
 libfxtflame_la_SOURCES = tools/flame.c tools/flame.h tools/export_chrome.c
-libfxtflame_la_LIBADD = libfxttools.la libfxtprofile.la -lm
-
-# fxt-report and fxt-diff (tools/report.mk) parse their options with
-# tools/common.c too.  Here because automake wants += after the "=" there.
-fxt_report_LDADD += libfxttools.la
-fxt_diff_LDADD += libfxttools.la
+libfxtflame_la_LIBADD = libfxtprofile.la -lm
 
 bin_PROGRAMS += fxt-flame fxt-export
 fxt_flame_SOURCES = tools/fxt-flame.c

@@ -40,6 +40,7 @@
  */
 #include "config.h"
 
+#include "tools/common.h"
 #include "tools/profile.h"
 
 #include <errno.h>
@@ -1251,29 +1252,15 @@ int profile_load(struct profile *p, const char *path, char *err, size_t errlen)
 {
 	struct fxt_reader *r = NULL;
 	struct fxt_record rec;
-	struct stat st;
-	uint64_t off = 0;
+	uint64_t off = 0, n = 0;
 	const char *why;
-	int rc, n = 0;
+	int rc;
 
-	if (strcmp(path, "-") != 0) {
-		if (stat(path, &st) < 0) {
-			rc = -errno;
-			snprintf(err, errlen, "%s", strerror(-rc));
-			return rc;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			snprintf(err, errlen, "%s", strerror(EISDIR));
-			return -EISDIR;
-		}
-	}
-	rc = fxt_reader_open_path(&r, path, 0);
-	if (rc < 0) {
-		why = r ? fxt_reader_error(r, &off) : NULL;
-		snprintf(err, errlen, "%s", why ? why : strerror(-rc));
-		fxt_reader_free(r);
+	rc = tool_open_archive(&r, path, 0, err, errlen);
+	if (rc < 0)
 		return rc;
-	}
+	/* The loop of tool_read_records(), with add_record() inlined: a call
+	 * through a pointer per event is measurable at 25 M events/s. */
 	while ((rc = fxt_reader_next(r, &rec)) > 0) {
 		if (n++ == 0 && !fxt_reader_saw_magic(r)) {
 			snprintf(err, errlen, "not an FXT archive (no magic record at offset 0)");

@@ -6,7 +6,7 @@ noinst_LTLIBRARIES += libfxtprofile.la
 libfxtprofile_la_SOURCES = \
 	tools/profile.c tools/profile.h \
 	tools/stats.c tools/stats.h
-libfxtprofile_la_LIBADD = libfxtcodec.la -lm
+libfxtprofile_la_LIBADD = libfxttools.la libfxtcodec.la -lm
 
 bin_PROGRAMS += fxt-report fxt-diff
 fxt_report_SOURCES = tools/fxt-report.c
