@@ -2,6 +2,7 @@
  * exit-time flush. */
 #include <config.h>
 
+#include <alloca.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -447,85 +448,68 @@ EXPORT int execvp(const char *file, char *const argv[])
 }
 
 /* The list forms: glibc implements them with its internal execve, which
- * our wrapper does not see, so they are wrapped too. */
-static char **collect_args(const char *arg0, va_list ap, char *const **envp)
+ * our wrapper does not see, so they are wrapped too.  They usually run in
+ * a fork or vfork child, where malloc is not safe, so the argument vector
+ * is built on the caller's stack (its size is bounded by ARG_MAX anyway).
+ *
+ * list_count() gives the number of pointers to store: the arguments from
+ * arg0 up to and including the terminating NULL.  list_fill() stores them
+ * and, for execle, takes the environment that follows the NULL. */
+static size_t list_count(const char *arg0, va_list ap)
 {
 	va_list aq;
 	size_t n = 1;
-	char **v;
 
+	if (!arg0)
+		return 1;
 	va_copy(aq, ap);
 	while (va_arg(aq, char *))
 		n++;
 	va_end(aq);
-	v = malloc((n + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
+	return n + 1;
+}
+
+static void list_fill(char **v, size_t n, const char *arg0, va_list ap, char *const **envp)
+{
 	v[0] = (char *)arg0;
-	for (size_t i = 1; i <= n; i++)
+	for (size_t i = 1; i < n; i++)
 		v[i] = va_arg(ap, char *); /* the last one read is the NULL */
 	if (envp)
 		*envp = va_arg(ap, char *const *);
-	return v;
 }
+
+#define EXEC_LIST_ARGV(argv, arg0, ap, envp)             \
+	size_t argv##_n = list_count((arg0), (ap));      \
+	char **argv = alloca(argv##_n * sizeof(char *)); \
+	list_fill(argv, argv##_n, (arg0), (ap), (envp))
 
 EXPORT int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	char **argv;
-	int ret, saved;
 
 	va_start(ap, arg);
-	argv = collect_args(arg, ap, NULL);
+	EXEC_LIST_ARGV(argv, arg, ap, NULL);
 	va_end(ap);
-	if (!argv) {
-		errno = ENOMEM;
-		return -1;
-	}
-	ret = execv(path, argv);
-	saved = errno;
-	free(argv);
-	errno = saved;
-	return ret;
+	return execv(path, argv);
 }
 
 EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
-	char **argv;
-	int ret, saved;
 
 	va_start(ap, arg);
-	argv = collect_args(arg, ap, NULL);
+	EXEC_LIST_ARGV(argv, arg, ap, NULL);
 	va_end(ap);
-	if (!argv) {
-		errno = ENOMEM;
-		return -1;
-	}
-	ret = execvp(file, argv);
-	saved = errno;
-	free(argv);
-	errno = saved;
-	return ret;
+	return execvp(file, argv);
 }
 
 EXPORT int execle(const char *path, const char *arg, ...)
 {
-	va_list ap;
-	char **argv;
 	char *const *envp = NULL;
-	int ret, saved;
+	va_list ap;
 
 	va_start(ap, arg);
-	argv = collect_args(arg, ap, &envp);
+	EXEC_LIST_ARGV(argv, arg, ap, &envp);
 	va_end(ap);
-	if (!argv) {
-		errno = ENOMEM;
-		return -1;
-	}
-	ret = execve(path, argv, envp);
-	saved = errno;
-	free(argv);
-	errno = saved;
-	return ret;
+	return execve(path, argv, envp);
 }

@@ -31,6 +31,12 @@ tests_e2e_crash_CFLAGS = $(EXAMPLE_C_FLAGS)
 tests_e2e_crash_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_e2e_crash_LDADD = -lpthread
 
+# A traced program that re-executes itself with execl, execlp or execle.
+check_PROGRAMS += tests/e2e/exec_list
+tests_e2e_exec_list_SOURCES = tests/e2e/exec_list.c
+tests_e2e_exec_list_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_e2e_exec_list_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+
 AGENT_E2E_TESTS = \
 	tests/e2e/agent-calltree-helper.sh \
 	tests/e2e/agent-launcher.sh \
@@ -41,6 +47,7 @@ AGENT_E2E_TESTS = \
 	tests/e2e/agent-exit.sh \
 	tests/e2e/agent-stress.sh \
 	tests/e2e/agent-recover.sh \
-	tests/e2e/agent-hotspot.sh
+	tests/e2e/agent-hotspot.sh \
+	tests/e2e/agent-exec.sh
 TESTS += $(AGENT_E2E_TESTS)
 EXTRA_DIST += $(AGENT_E2E_TESTS) tests/e2e/agent-common.sh
