@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -203,5 +204,26 @@ int tool_parse_count(const char *s, size_t *out)
 		v = v * 10 + d;
 	}
 	*out = (size_t)v;
+	return 0;
+}
+
+int tool_grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t n;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	n = *cap ? *cap : 16;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / elem)
+			return -ENOMEM;
+		n *= 2;
+	}
+	nv = realloc(*v, n * elem);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = n;
 	return 0;
 }

@@ -63,6 +63,12 @@ void tool_put_json_str(FILE *f, const char *s);
  * from an archive can neither break a line nor send escape sequences. */
 void tool_put_text_str(FILE *f, const char *s);
 
+/* Makes room for `need` elements of `elem` bytes in *v, whose capacity is
+ * *cap, doubling from 16.  Returns 0 or -ENOMEM (*v is then unchanged). */
+int tool_grow(void **v, size_t *cap, size_t need, size_t elem);
+#define TOOL_GROW(v, cap, need) \
+	((need) <= (cap) ? 0 : tool_grow((void **)&(v), &(cap), (need), sizeof(*(v))))
+
 /* Output formats of fxt-report and fxt-diff. */
 enum tool_format { TOOL_FMT_TEXT, TOOL_FMT_CSV, TOOL_FMT_JSON };
 

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/common.h"
 #include "tools/dump.h"
 
 #define MAX_INTERVALS (8u << 20) /* 24 bytes each: 192 MB at most */
@@ -62,20 +63,6 @@ static void report(struct checker *c, enum fxt_diag_level level, uint64_t off, c
 	c->report(c->ctx, level, off, msg);
 }
 
-/* Grows *p (an array of *cap elements of `size` bytes) to hold one more. */
-static int grow(void *p, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 16;
-	void *np = realloc(*(void **)p, ncap * size);
-	if (!np)
-		return -ENOMEM;
-	*(void **)p = np;
-	*cap = ncap;
-	return 0;
-}
-
 int checker_new(struct checker **out, fxt_diag_fn fn, void *ctx)
 {
 	struct checker *c = calloc(1, sizeof(*c));
@@ -111,7 +98,7 @@ static struct thread_state *thread_of(struct checker *c, uint64_t pid, uint64_t 
 		return NULL;
 	if (!created)
 		return &c->threads[*v - 1];
-	if (grow(&c->threads, &c->capthreads, c->nthreads, sizeof(*c->threads)) < 0) {
+	if (TOOL_GROW(c->threads, c->capthreads, c->nthreads + 1) < 0) {
 		pairmap_del(&c->thread_index, pid, tid);
 		return NULL;
 	}
@@ -176,7 +163,7 @@ int checker_record(struct checker *c, const struct fxt_record *rec)
 	switch (ev->type) {
 	case FXT_EVENT_DURATION_BEGIN:
 		if (!(t = thread_of(c, ev->pid, ev->tid)) ||
-		    grow(&t->begins, &t->capbegins, t->nbegins, sizeof(*t->begins)) < 0)
+		    TOOL_GROW(t->begins, t->capbegins, t->nbegins + 1) < 0)
 			return -ENOMEM;
 		t->begins[t->nbegins++] = rec->offset;
 		break;
@@ -196,7 +183,7 @@ int checker_record(struct checker *c, const struct fxt_record *rec)
 			break;
 		}
 		if (!(t = thread_of(c, ev->pid, ev->tid)) ||
-		    grow(&t->iv, &t->capiv, t->niv, sizeof(*t->iv)) < 0)
+		    TOOL_GROW(t->iv, t->capiv, t->niv + 1) < 0)
 			return -ENOMEM;
 		t->iv[t->niv++] = (struct interval){ ev->ts, ev->extra, rec->offset };
 		c->total_iv++;

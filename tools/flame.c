@@ -35,25 +35,7 @@
 
 /* -------------------------------------------------------------- helpers */
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	size_t n;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	n = *cap ? *cap : 16;
-	while (n < need)
-		n *= 2;
-	nv = realloc(*v, n * elem);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = n;
-	return 0;
-}
-
-#define GROW(v, cap, need) grow((void **)&(v), &(cap), (need), sizeof(*(v)))
+#define GROW(v, cap, need) TOOL_GROW(v, cap, need)
 
 static inline uint64_t mix64(uint64_t x)
 {

@@ -7,4 +7,4 @@ libfxttools_la_LIBADD = libfxtcodec.la
 
 bin_PROGRAMS += fxt-dump
 fxt_dump_SOURCES = tools/fxt-dump.c tools/dump-check.c tools/dump-map.c tools/dump.h
-fxt_dump_LDADD = libfxtcodec.la
+fxt_dump_LDADD = libfxttools.la libfxtcodec.la

@@ -211,27 +211,8 @@ struct profile {
 
 /* -------------------------------------------------------------- growth */
 
-/* Makes room for `need` elements in *v (capacity *cap), doubling. */
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	size_t n;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	n = *cap ? *cap : 16;
-	while (n < need)
-		n *= 2;
-	nv = realloc(*v, n * elem);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = n;
-	return 0;
-}
-
 /* The common case, room already there, stays inline. */
-#define GROW(v, cap, need) ((need) <= (cap) ? 0 : grow((void **)&(v), &(cap), (need), sizeof(*(v))))
+#define GROW(v, cap, need) TOOL_GROW(v, cap, need)
 
 /* ----------------------------------------------------- active row map */
 
