@@ -74,23 +74,61 @@ int tool_read_records(struct fxt_reader *r, tool_record_fn fn, void *ctx, char *
 int tool_output_open(struct tool_output *o, const char *path, char *err, size_t errlen)
 {
 	struct stat st;
-	int rc;
+	mode_t mask;
+	int fd, rc;
 
 	o->f = stdout;
 	o->path = NULL;
-	o->regular = false;
+	o->tmp = NULL;
 	if (!path || strcmp(path, "-") == 0)
 		return 0;
-	o->f = fopen(path, "w");
+	o->path = path;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		goto direct;
+	if (stat(path, &st) == 0) {
+		o->mode = st.st_mode & 07777;
+	} else {
+		mask = umask(0);
+		umask(mask);
+		o->mode = 0666 & ~mask;
+	}
+	if (asprintf(&o->tmp, "%s.tmp.XXXXXX", path) < 0) {
+		o->tmp = NULL;
+		rc = -ENOMEM;
+		goto fail;
+	}
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		/* A writable file in a directory we cannot create files in:
+		 * write it in place, as a last resort. */
+		rc = -errno;
+		free(o->tmp);
+		o->tmp = NULL;
+		if (rc == -EACCES || rc == -EPERM)
+			goto direct;
+		goto fail;
+	}
+	o->f = fdopen(fd, "w");
 	if (!o->f) {
 		rc = -errno;
-		o->f = stdout;
-		snprintf(err, errlen, "%s", strerror(-rc));
-		return rc;
+		close(fd);
+		unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+		goto fail;
 	}
-	o->path = path;
-	o->regular = fstat(fileno(o->f), &st) == 0 && S_ISREG(st.st_mode);
 	return 0;
+
+direct:
+	o->f = fopen(path, "w");
+	if (o->f)
+		return 0;
+	rc = -errno;
+fail:
+	o->f = stdout;
+	o->path = NULL;
+	snprintf(err, errlen, "%s", strerror(-rc));
+	return rc;
 }
 
 int tool_output_close(struct tool_output *o, bool discard, char *err, size_t errlen)
@@ -101,11 +139,19 @@ int tool_output_close(struct tool_output *o, bool discard, char *err, size_t err
 	if (fflush(o->f) != 0 || ferror(o->f))
 		rc = -(errno ? errno : EIO);
 	if (o->f != stdout) {
+		if (o->tmp && rc == 0 && !discard && fchmod(fileno(o->f), o->mode) != 0)
+			rc = -errno;
 		errno = 0;
 		if (fclose(o->f) != 0 && rc == 0)
 			rc = -(errno ? errno : EIO);
-		if (discard && o->regular)
-			unlink(o->path);
+		if (o->tmp) {
+			if (rc == 0 && !discard && rename(o->tmp, o->path) != 0)
+				rc = -errno;
+			if (rc < 0 || discard)
+				unlink(o->tmp);
+			free(o->tmp);
+			o->tmp = NULL;
+		}
 	}
 	o->f = NULL;
 	if (rc < 0)

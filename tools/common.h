@@ -36,17 +36,21 @@ int tool_read_records(struct fxt_reader *r, tool_record_fn fn, void *ctx, char *
 struct tool_output {
 	FILE *f;
 	const char *path; /* NULL for standard output */
-	bool regular;	  /* a regular file, which may be removed again */
+	char *tmp;	  /* the temporary file being written, renamed to path at close */
+	unsigned mode;	  /* permissions the finished file gets */
 };
 
-/* Opens path for writing; NULL or "-" is standard output.  Returns 0, or a
+/* Opens path for writing; NULL or "-" is standard output.  A regular file
+ * (or a new one) is written as a temporary file in the same directory and
+ * only renamed over path when tool_output_close() succeeds, so a failed run
+ * leaves neither a partial output nor a clobbered old file.  Anything else
+ * (a device, a pipe, /dev/stdout) is written directly.  Returns 0, or a
  * negative errno with the errno text in err. */
 int tool_output_open(struct tool_output *o, const char *path, char *err, size_t errlen);
 
 /* Flushes and closes o.  Returns 0, or a negative errno (the first write
- * error) with its text in err.  With discard, a regular file is removed
- * (a partial output is worse than none); anything else (a device, a pipe,
- * /dev/stdout) never is. */
+ * error) with its text in err.  With discard, or on an error, the
+ * temporary file is removed and path is left as it was. */
 int tool_output_close(struct tool_output *o, bool discard, char *err, size_t errlen);
 
 /* Length (1 .. 4) of the valid UTF-8 sequence at s, or 0 if the bytes

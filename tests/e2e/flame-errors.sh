@@ -6,7 +6,7 @@ FLAME=$abs_top_builddir/fxt-flame
 EXPORT=$abs_top_builddir/fxt-export
 MK=$abs_top_builddir/tests/fuzz/mkarchives
 scratch
-plan 21
+plan 24
 
 "$MK" "$TMPD" >/dev/null
 mkdir "$TMPD/dir"
@@ -54,6 +54,18 @@ check "export: not FXT" "fxt-export: $TMPD/bad-nomagic.fxt: not an FXT archive (
 "$EXPORT" --chrome -o "$TMPD/out.json" "$TMPD/bad-truncated.fxt" 2>/dev/null
 is "$? $(test -e "$TMPD/out.json" && echo kept || echo removed)" "2 removed" \
   "export: truncated archive, partial output removed"
+# An existing output file is only replaced by a complete one: a failed run
+# leaves it as it was, a good one replaces it keeping its permissions, and
+# no temporary file is left either way.
+printf 'old contents\n' >"$TMPD/keep.json"
+chmod 640 "$TMPD/keep.json"
+"$EXPORT" --chrome -o "$TMPD/keep.json" "$TMPD/bad-truncated.fxt" 2>/dev/null
+is "$? $(cat "$TMPD/keep.json")" "2 old contents" \
+  "export: a failed run leaves an existing output file as it was"
+"$EXPORT" --chrome -o "$TMPD/keep.json" "$TMPD/valid.fxt"
+is "$? $(stat -c %a "$TMPD/keep.json") $(head -c 1 "$TMPD/keep.json")" "0 640 {" \
+  "export: a good run replaces it and keeps its permissions"
+is "$(ls "$TMPD" | grep -c '\.tmp\.')" 0 "export: no temporary file left behind"
 check "export: no format" "fxt-export: say which format: --chrome
 Try 'fxt-export --help'." "$EXPORT" "$TMPD/valid.fxt"
 check "export: a directory" "fxt-export: $TMPD/dir: Is a directory" "$EXPORT" --chrome "$TMPD/dir"
