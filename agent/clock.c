@@ -8,7 +8,7 @@
 #endif
 
 #include "agent/clock.h"
-#include "agent/config.h"
+#include "agent/settings.h"
 #include "agent/log.h"
 
 bool agent_clock_tsc;

@@ -17,7 +17,7 @@
 
 #include "agent/agent.h"
 #include "agent/clock.h"
-#include "agent/config.h"
+#include "agent/settings.h"
 #include "agent/flush.h"
 #include "agent/log.h"
 #include "agent/modules.h"

@@ -11,7 +11,7 @@ AGENT_LDFLAGS = -module -avoid-version -shared -Wl,--no-undefined -Wl,-z,nodelet
 AGENT_CORE_SOURCES = \
 	agent/agent.h \
 	agent/clock.c agent/clock.h \
-	agent/config.c agent/config.h \
+	agent/settings.c agent/settings.h \
 	agent/flush.c agent/flush.h \
 	agent/log.c agent/log.h \
 	agent/recon.c agent/recon.h \

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "agent/clock.h"
-#include "agent/config.h"
+#include "agent/settings.h"
 #include "agent/log.h"
 #include "agent/spool.h"
 

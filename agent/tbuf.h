@@ -36,7 +36,7 @@
 #include <stdint.h>
 
 #include "agent/clock.h"
-#include "agent/config.h"
+#include "agent/settings.h"
 #include "agent/spool.h"
 
 #define likely(x)   __builtin_expect(!!(x), 1)

@@ -5,7 +5,7 @@
  *
  * It is a small trace manager in the manner of a shell: it finds the agent,
  * passes the options to it through FXT_* environment variables (the agent
- * reads them, see agent/config.h), prepends the agent to LD_PRELOAD, runs
+ * reads them, see agent/settings.h), prepends the agent to LD_PRELOAD, runs
  * the program with the terminal untouched, and exits with the program's
  * status (128 + signal if it was killed).  Each traced process reports its
  * archive on FXT_STATUS_FD (a file fxt-run opens for it); fxt-run prints
@@ -47,7 +47,7 @@
 
 #include <fxt/reader.h>
 
-#include "agent/config.h"
+#include "agent/settings.h"
 #include "launcher/recover.h"
 
 #ifndef FXT_PKGLIBDIR
@@ -56,7 +56,7 @@
 
 #define AGENT_NAME "libfxt-agent.so"
 
-/* The variables the agent reads (agent/config.h documents them). */
+/* The variables the agent reads (agent/settings.h documents them). */
 #define ENV_AGENT	"FXT_AGENT"
 #define ENV_OUTPUT	"FXT_OUTPUT"
 #define ENV_BUFFER_SIZE "FXT_BUFFER_SIZE"

@@ -5,7 +5,7 @@ bin_PROGRAMS += fxt-run
 # compiled in.
 fxt_run_SOURCES = launcher/fxt-run.c \
 	launcher/recover.c launcher/recover.h \
-	agent/config.c agent/config.h \
+	agent/settings.c agent/settings.h \
 	agent/flush.c agent/flush.h \
 	agent/log.c agent/log.h \
 	agent/recon.c agent/recon.h

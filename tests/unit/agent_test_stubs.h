@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
-#include "agent/config.h"
+#include "agent/settings.h"
 
 struct agent agent = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,

@@ -421,7 +421,7 @@ static void test_no_fd_held(void)
 	ASSERT_EQ_I64(count_fds(), before, "fds: none held after refills");
 }
 
-/* FXT_* parsing and archive naming (agent/config.c). */
+/* FXT_* parsing and archive naming (agent/settings.c). */
 static void test_config(void)
 {
 	uint64_t v = 0;

@@ -1,4 +1,4 @@
-/* Agent settings: every FXT_* variable, read once (see config.h). */
+/* Agent settings: every FXT_* variable, read once (see settings.h). */
 #include <config.h>
 
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/config.h"
+#include "agent/settings.h"
 #include "agent/log.h"
 
 struct agent_config agent_cfg = {

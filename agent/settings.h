@@ -1,6 +1,6 @@
 /* Agent settings: every FXT_* environment variable, read once.
  *
- * Private to agent/.  agent/config.c parses the environment in the
+ * Private to agent/.  agent/settings.c parses the environment in the
  * constructor (before main) into one `struct agent_config`, which is
  * read-only afterwards; nothing else in the agent calls getenv().
  *
@@ -120,8 +120,8 @@
  * Category of slices: the basename of the module (executable or shared
  * library) that contains the function, e.g. "prog" or "libfoo.so.1".
  */
-#ifndef FXT_AGENT_CONFIG_H
-#define FXT_AGENT_CONFIG_H
+#ifndef FXT_AGENT_SETTINGS_H
+#define FXT_AGENT_SETTINGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -172,4 +172,4 @@ void agent_pid_output(char *buf, size_t cap, const char *output, long pid, unsig
  * its extension. */
 size_t agent_output_stem(const char *output);
 
-#endif /* FXT_AGENT_CONFIG_H */
+#endif /* FXT_AGENT_SETTINGS_H */
