@@ -180,8 +180,8 @@ struct emit_ctx {
 static int emit_drops(struct fxt_writer *w, struct fxt_tref thread, uint64_t ts, uint64_t n)
 {
 	char name[64];
-	size_t len =
-	    agent_fmt(name, sizeof(name), "fxt: %llu records dropped", (unsigned long long)n);
+	size_t len = agent_fmt(name, sizeof(name), FXT_DROP_PREFIX "%llu" FXT_DROP_SUFFIX,
+			       (unsigned long long)n);
 	struct fxt_event ev;
 
 	memset(&ev, 0, sizeof(ev));

@@ -2,6 +2,9 @@
  * them and other tools grep its output: keep them stable. */
 #include <fxt/reader.h>
 
+#include <stdint.h>
+#include <string.h>
+
 const char *fxt_record_type_name(unsigned type)
 {
 	static const char *const names[] = {
@@ -49,4 +52,25 @@ const char *fxt_arg_type_name(unsigned type)
 		[FXT_ARG_BOOL] = "bool",
 	};
 	return type < FXT_ARG_TYPE_COUNT ? names[type] : "unknown";
+}
+
+uint64_t fxt_dropped_in_name(const char *name, size_t len)
+{
+	static const char prefix[] = FXT_DROP_PREFIX, suffix[] = FXT_DROP_SUFFIX;
+	const size_t np = sizeof(prefix) - 1, ns = sizeof(suffix) - 1;
+	uint64_t n = 0;
+
+	if (len <= np + ns || memcmp(name, prefix, np) != 0 ||
+	    memcmp(name + len - ns, suffix, ns) != 0)
+		return 0;
+	for (size_t i = np; i < len - ns; i++) {
+		char c = name[i];
+		if (c < '0' || c > '9')
+			return 0;
+		uint64_t d = (uint64_t)(c - '0');
+		if (n > (UINT64_MAX - d) / 10)
+			return 0; /* past 64 bits: not a count we wrote */
+		n = n * 10 + d;
+	}
+	return n;
 }

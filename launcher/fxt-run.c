@@ -609,26 +609,6 @@ static int tid_set_add(struct tid_set *s, uint64_t tid)
 	return 0;
 }
 
-/* The agent marks each drop with an instant event named
- * "fxt: N records dropped"; returns N, or 0 for any other name. */
-static uint64_t dropped_in_name(struct fxt_string name)
-{
-	static const char prefix[] = "fxt: ";
-	static const char suffix[] = " records dropped";
-	const size_t pl = sizeof(prefix) - 1, sl = sizeof(suffix) - 1;
-	uint64_t n = 0;
-
-	if (name.len <= pl + sl || memcmp(name.data, prefix, pl) != 0 ||
-	    memcmp(name.data + name.len - sl, suffix, sl) != 0)
-		return 0;
-	for (const char *p = name.data + pl; p < name.data + name.len - sl; p++) {
-		if (*p < '0' || *p > '9')
-			return 0;
-		n = n * 10 + (uint64_t)(*p - '0');
-	}
-	return n;
-}
-
 /* Reads the archive at path.  Returns 0 or -errno (st->error then says
  * what the reader found, if it got that far). */
 static int archive_stats(const char *path, struct archive_stats *st)
@@ -651,7 +631,8 @@ static int archive_stats(const char *path, struct archive_stats *st)
 			continue;
 		switch (rec.u.event.type) {
 		case FXT_EVENT_INSTANT:
-			st->dropped += dropped_in_name(rec.u.event.name);
+			st->dropped +=
+			    fxt_dropped_in_name(rec.u.event.name.data, rec.u.event.name.len);
 			continue;
 		case FXT_EVENT_DURATION_BEGIN:
 		case FXT_EVENT_DURATION_END:

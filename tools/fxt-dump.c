@@ -450,25 +450,6 @@ static void seen_time(struct dump *d, uint64_t ticks)
 	d->have_ts = true;
 }
 
-/* "fxt: N records dropped", the instant event the agent writes so that
- * Perfetto shows drops (it ignores provider events). */
-static uint64_t dropped_in_name(struct fxt_string name)
-{
-	static const char prefix[] = "fxt: ", suffix[] = " records dropped";
-	size_t np = sizeof(prefix) - 1, ns = sizeof(suffix) - 1;
-	if (name.len <= np + ns || memcmp(name.data, prefix, np) != 0 ||
-	    memcmp(name.data + name.len - ns, suffix, ns) != 0)
-		return 0;
-	uint64_t n = 0;
-	for (size_t i = np; i < name.len - ns; i++) {
-		char c = name.data[i];
-		if (c < '0' || c > '9' || n > (UINT64_MAX - 9) / 10)
-			return 0;
-		n = n * 10 + (uint64_t)(c - '0');
-	}
-	return n;
-}
-
 static void stats_record(struct dump *d, const struct fxt_record *rec)
 {
 	d->rec_count[rec->type & 15]++;
@@ -496,7 +477,7 @@ static void stats_record(struct dump *d, const struct fxt_record *rec)
 		if (ev->type == FXT_EVENT_DURATION_COMPLETE)
 			seen_time(d, ev->extra);
 		if (ev->type == FXT_EVENT_INSTANT)
-			d->dropped += dropped_in_name(ev->name);
+			d->dropped += fxt_dropped_in_name(ev->name.data, ev->name.len);
 		break;
 	}
 	case FXT_RECORD_KERNEL_OBJECT:

@@ -118,6 +118,13 @@ enum fxt_obj_type {
 	FXT_OBJ_THREAD = 2,
 };
 
+/* fxtrace's drop marker.  Perfetto ignores the FXT provider event "buffer
+ * full", so the agent also writes an instant event named
+ * FXT_DROP_PREFIX "N" FXT_DROP_SUFFIX ("fxt: N records dropped") on each
+ * thread that dropped records; fxt_dropped_in_name() (reader.h) reads N. */
+#define FXT_DROP_PREFIX "fxt: "
+#define FXT_DROP_SUFFIX " records dropped"
+
 /* ------------------------------------------------------------ string refs
  * 16 bits: 0 = empty; MSB clear = index 1 .. 0x7fff; MSB set = inline string
  * whose byte length is the low 15 bits, stored in the record as a stream. */

@@ -51,8 +51,7 @@ enum fxt_diag_level {
 
 /* Called for each finding; `offset` is the byte offset (in the decompressed
  * stream) of the record or argument concerned. */
-typedef void (*fxt_diag_fn)(void *ctx, enum fxt_diag_level level, uint64_t offset,
-			    const char *msg);
+typedef void (*fxt_diag_fn)(void *ctx, enum fxt_diag_level level, uint64_t offset, const char *msg);
 
 struct fxt_string {
 	const char *data; /* not NUL-terminated */
@@ -72,10 +71,10 @@ struct fxt_arg_value {
 };
 
 struct fxt_record {
-	uint64_t offset;	  /* of the header word, in the decompressed stream */
+	uint64_t offset;	   /* of the header word, in the decompressed stream */
 	enum fxt_record_type type; /* header bits [0 .. 3] */
-	uint64_t nwords;	  /* record size including the header */
-	uint32_t provider_id;	  /* the provider whose section this record is in */
+	uint64_t nwords;	   /* record size including the header */
+	uint32_t provider_id;	   /* the provider whose section this record is in */
 
 	unsigned nargs; /* decoded arguments (unknown types are left out) */
 	struct fxt_arg_value args[FXT_MAX_ARGS];
@@ -182,6 +181,10 @@ uint64_t fxt_reader_offset(const struct fxt_reader *r);
 const char *fxt_record_type_name(unsigned type);
 const char *fxt_event_type_name(unsigned type);
 const char *fxt_arg_type_name(unsigned type);
+
+/* N if [name, name + len) is fxtrace's drop marker "fxt: N records
+ * dropped" (see FXT_DROP_PREFIX), else 0. */
+uint64_t fxt_dropped_in_name(const char *name, size_t len);
 
 /* True if [s, s + len) is valid UTF-8 (no overlongs, no surrogates). */
 bool fxt_utf8_valid(const char *s, size_t len);

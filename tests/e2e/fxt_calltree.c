@@ -180,24 +180,6 @@ static int push_open(struct thread *t, size_t idx)
 	return 0;
 }
 
-/* The agent's drop marker: "fxt: N records dropped" -> N, else 0. */
-static uint64_t dropped_in_name(struct fxt_string name)
-{
-	static const char prefix[] = "fxt: ", suffix[] = " records dropped";
-	const size_t pl = sizeof(prefix) - 1, sl = sizeof(suffix) - 1;
-	uint64_t n = 0;
-
-	if (name.len <= pl + sl || memcmp(name.data, prefix, pl) != 0 ||
-	    memcmp(name.data + name.len - sl, suffix, sl) != 0)
-		return 0;
-	for (const char *p = name.data + pl; p < name.data + name.len - sl; p++) {
-		if (*p < '0' || *p > '9')
-			return 0;
-		n = n * 10 + (uint64_t)(*p - '0');
-	}
-	return n;
-}
-
 static int add_event(struct trace *tr, const struct fxt_record *rec)
 {
 	const __typeof__(rec->u.event) *ev = &rec->u.event;
@@ -209,7 +191,7 @@ static int add_event(struct trace *tr, const struct fxt_record *rec)
 		return -ENOMEM;
 	switch (ev->type) {
 	case FXT_EVENT_INSTANT:
-		tr->dropped += dropped_in_name(ev->name);
+		tr->dropped += fxt_dropped_in_name(ev->name.data, ev->name.len);
 		return 0;
 	case FXT_EVENT_DURATION_COMPLETE:
 	case FXT_EVENT_DURATION_BEGIN:

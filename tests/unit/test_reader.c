@@ -599,6 +599,22 @@ static void test_speed(void)
 	free(words);
 }
 
+/* fxtrace's drop marker, parsed in one place for every tool. */
+static void test_drop_marker(void)
+{
+#define DROPPED(s) fxt_dropped_in_name((s), strlen(s))
+	ASSERT_EQ_U64(DROPPED("fxt: 17 records dropped"), 17, "drop marker: N");
+	ASSERT_EQ_U64(DROPPED("fxt: 18446744073709551615 records dropped"), UINT64_MAX,
+		      "drop marker: the largest N");
+	ASSERT_EQ_U64(DROPPED("fxt: 18446744073709551616 records dropped"), 0,
+		      "drop marker: an N past 64 bits is no marker");
+	ASSERT_EQ_U64(DROPPED("fxt:  records dropped"), 0, "drop marker: no digits");
+	ASSERT_EQ_U64(DROPPED("fxt: 1x records dropped"), 0, "drop marker: not a number");
+	ASSERT_EQ_U64(DROPPED("fxt: 17 records"), 0, "drop marker: no suffix");
+	ASSERT_EQ_U64(DROPPED("main"), 0, "drop marker: another name");
+#undef DROPPED
+}
+
 int main(void)
 {
 	test_events();
@@ -608,6 +624,7 @@ int main(void)
 	test_gzip();
 	test_streaming();
 	test_speed();
+	test_drop_marker();
 	done_testing();
 	return exit_status();
 }
