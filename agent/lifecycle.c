@@ -19,6 +19,7 @@
 #include "agent/clock.h"
 #include "agent/settings.h"
 #include "agent/flush.h"
+#include "agent/libc.h"
 #include "agent/log.h"
 #include "agent/modules.h"
 
@@ -80,6 +81,8 @@ static void atfork_child(void)
 	agent.forked = true;
 	agent.flushed = false;
 	agent.lost = 0;
+	if (!agent.disabled)
+		agent_libc_on = agent_cfg.libc_groups;
 	agent_tbuf_forget_all(&agent_tls);
 	agent_spool_path(agent.spool_path, sizeof(agent.spool_path), agent_cfg.output,
 			 (long)agent.pid);
@@ -125,6 +128,8 @@ static void do_init(void)
 	agent_modules_snapshot();
 	if (init_err)
 		agent.disabled = true;
+	else
+		__atomic_store_n(&agent_libc_on, agent_cfg.libc_groups, __ATOMIC_RELAXED);
 }
 
 int agent_ensure_init(void)
@@ -269,6 +274,9 @@ void agent_flush(void)
 		return;
 	if (__atomic_exchange_n(&agent.flushed, true, __ATOMIC_ACQ_REL))
 		return;
+	/* No more libc calls recorded: the flush's own are not the program's,
+	 * and other threads' would not make it into the archive. */
+	__atomic_store_n(&agent_libc_on, 0, __ATOMIC_RELAXED);
 	/* Hooks of this thread (signal handlers) that come to the slow path
 	 * from now on count as nested: they never take a chunk. */
 	agent_tls.busy++;

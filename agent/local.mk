@@ -3,7 +3,7 @@
 # wrappers (dlopen/dlclose, the exec family) are exported.  It compiles the
 # codec and symbolizer sources itself so that they carry its flags.
 AGENT_CFLAGS = $(WARN_CFLAGS) -fvisibility=hidden -fno-omit-frame-pointer \
-	-ftls-model=initial-exec $(LIBDW_CFLAGS) $(ZLIB_CFLAGS)
+	-ftls-model=initial-exec $(LIBDW_CFLAGS) $(LIBUNWIND_CFLAGS) $(ZLIB_CFLAGS)
 AGENT_LDFLAGS = -module -avoid-version -shared -Wl,--no-undefined -Wl,-z,nodelete
 
 # The agent's own modules (without the hooks and the life cycle, which
@@ -12,21 +12,30 @@ AGENT_CORE_SOURCES = \
 	agent/agent.h \
 	agent/clock.c agent/clock.h \
 	agent/settings.c agent/settings.h \
+	agent/events.h \
 	agent/flush.c agent/flush.h \
+	agent/libc_table.c agent/libc.h \
 	agent/log.c agent/log.h \
 	agent/recon.c agent/recon.h \
+	agent/session.c agent/session.h \
 	agent/spool.c agent/spool.h \
+	agent/stackchart.c agent/stackchart.h \
 	agent/tbuf.c agent/tbuf.h
 
 pkglib_LTLIBRARIES += libfxt-agent.la
 libfxt_agent_la_SOURCES = $(AGENT_CORE_SOURCES) \
 	agent/hooks.c \
+	agent/libc.c \
+	agent/sample.c agent/sample.h \
+	agent/wrap_io.c agent/wrap_sleep.c \
+	agent/wrap_mem.c agent/wrap_sync.c agent/wrap_thread.c \
+	agent/wrap_proc.c agent/wrap_log.c \
 	agent/lifecycle.c \
 	agent/modules.c agent/modules.h \
 	$(FXT_CODEC_SOURCES) $(FXT_SYM_SOURCES)
 libfxt_agent_la_CFLAGS = $(AGENT_CFLAGS)
 libfxt_agent_la_LDFLAGS = $(AGENT_LDFLAGS)
-libfxt_agent_la_LIBADD = $(LIBDW_LIBS) $(ZLIB_LIBS) -lpthread -ldl
+libfxt_agent_la_LIBADD = $(LIBDW_LIBS) $(LIBUNWIND_LIBS) $(ZLIB_LIBS) -lpthread -ldl -lrt
 
 # The no-op agent: the same hooks doing nothing, a baseline for bench/.
 pkglib_LTLIBRARIES += libfxt-agent-nop.la

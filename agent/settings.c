@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "agent/settings.h"
+#include "agent/libc.h"
 #include "agent/log.h"
 
 struct agent_config agent_cfg = {
@@ -225,6 +226,22 @@ void agent_config_load(void)
 	agent_cfg.status_fd = parse_status_fd(getenv("FXT_STATUS_FD"));
 	agent_cfg.root_pid = parse_long(getenv("FXT_ROOT_PID"));
 	agent_cfg.exec_pid = parse_long(getenv("FXT_EXEC_PID"));
+
+	agent_cfg.libc_groups = AGENT_G_DEFAULT;
+	s = getenv("FXT_LIBC");
+	if (s && agent_libc_parse(s, &agent_cfg.libc_groups) < 0) {
+		agent_dbg("FXT_LIBC=%s: unknown group; using the default", s);
+		agent_cfg.libc_groups = AGENT_G_DEFAULT;
+	}
+	s = getenv("FXT_SAMPLE");
+	if (s && *s) {
+		long hz = parse_long(s);
+		if (hz < 0 || hz > (long)AGENT_MAX_SAMPLE_HZ)
+			agent_dbg("FXT_SAMPLE=%s: not a rate in 0..%u Hz; not sampling", s,
+				  AGENT_MAX_SAMPLE_HZ);
+		else
+			agent_cfg.sample_hz = (unsigned)hz;
+	}
 
 	agent_dbg("output=%s buffer=%llu chunk=%llu max=%llu status_fd=%d", agent_cfg.output,
 		  (unsigned long long)agent_cfg.buffer_size,

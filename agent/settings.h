@@ -117,6 +117,19 @@
  *                  and never closes it.  Processes that write no archive
  *                  write no line.
  *
+ * FXT_LIBC         The groups of libc calls to record (agent/libc.h): a
+ *                  comma-separated list of io, mem, thread, sync, proc,
+ *                  sleep, log, or "all", "none", "default".  Default (unset):
+ *                  io,thread,proc,sleep,log: every group but mem and sync,
+ *                  whose calls are frequent and cheap enough that recording
+ *                  them would dominate a program's run time.  An unknown
+ *                  name means the default (logged with FXT_DEBUG; fxt-run
+ *                  refuses it before starting the program).
+ *
+ * FXT_SAMPLE       Stack sampling rate in Hz of each thread's CPU time
+ *                  (agent/sample.h); 0 or unset = no sampling.  At most
+ *                  10000.
+ *
  * Category of slices: the basename of the module (executable or shared
  * library) that contains the function, e.g. "prog" or "libfoo.so.1".
  */
@@ -133,6 +146,7 @@
 #define AGENT_MIN_CHUNK_SIZE	  (4ull << 10)
 #define AGENT_FLOOR_CHUNK_SIZE	  (64ull << 10)
 #define AGENT_DEFAULT_MAX_SIZE	  (1ull << 30)
+#define AGENT_MAX_SAMPLE_HZ	  10000u
 
 enum agent_clock {
 	AGENT_CLOCK_AUTO,
@@ -150,6 +164,8 @@ struct agent_config {
 	int status_fd; /* -1 = none */
 	long root_pid; /* FXT_ROOT_PID, 0 = unset */
 	long exec_pid; /* FXT_EXEC_PID, 0 = unset */
+	unsigned libc_groups; /* FXT_LIBC: AGENT_G_* bits */
+	unsigned sample_hz;   /* FXT_SAMPLE, 0 = off */
 };
 
 /* The settings; valid after agent_config_load(). */

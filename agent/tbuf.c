@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "agent/events.h"
 #include "agent/log.h"
 #include "agent/tbuf.h"
 
@@ -176,6 +177,64 @@ out:
 	/* The hook ends here (see tbuf.h). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->busy--;
+}
+
+/* Whether the n slots at `p` all lie in the chunk tb->map describes. */
+static bool range_in_chunk(const struct tbuf *tb, const uint64_t *p, unsigned n)
+{
+	return in_chunk(tb, p) && in_chunk(tb, p + 2 * (n - 1));
+}
+
+/* The slow path of a tagged record (events.h): like agent_tbuf_slow(), for
+ * n slots, returning them instead of writing them.  The slots reserved in
+ * the old chunk that are not used stay zero: readers skip them. */
+uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t ts, bool count)
+{
+	int saved = errno;
+	struct tbuf *tb = t->tb;
+	sigset_t all, old;
+	int err;
+
+	if (t->busy > 1) {
+		/* Nested (a signal handler's record): never refill here. */
+		if (tb && range_in_chunk(tb, p, n))
+			goto out;
+		goto drop;
+	}
+	if (tb && tb->state != TBUF_RECORDING)
+		goto drop;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (!tb) {
+		if (agent_ensure_init() < 0 || agent.disabled || !(tb = tbuf_new())) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			goto drop;
+		}
+		t->tb = tb;
+	}
+	err = refill(t, tb);
+	if (err < 0) {
+		stop(t, tb, ts, err);
+	} else {
+		/* Reserved before signals can come in again. */
+		p = t->pos;
+		t->pos += 2 * n;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err >= 0 && p + 2 * n <= t->end)
+		goto out;
+	/* A record larger than the chunk (only with tiny test chunks). */
+drop:
+	p = NULL;
+	if (count) {
+		if (tb)
+			count_drop(tb, ts);
+		else
+			__atomic_fetch_add(&agent.lost, 1, __ATOMIC_RELAXED);
+	}
+out:
+	errno = saved;
+	return p;
 }
 
 void agent_record_mono(struct tstate *t, uint64_t addr)

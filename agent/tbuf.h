@@ -69,6 +69,7 @@ struct tstate {
 	uint64_t *end; /* end of the chunk; pos >= end sends hooks to the slow path */
 	struct tbuf *tb;
 	unsigned char busy; /* hooks (or agent code) active on this thread */
+	unsigned char wrap; /* a libc wrapper is recording a call (agent/libc.h) */
 };
 
 extern __thread struct tstate agent_tls __attribute__((tls_model("initial-exec")));

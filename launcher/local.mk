@@ -6,9 +6,12 @@ bin_PROGRAMS += fxt-run
 fxt_run_SOURCES = launcher/fxt-run.c \
 	launcher/recover.c launcher/recover.h \
 	agent/settings.c agent/settings.h \
+	agent/libc_table.c agent/libc.h agent/events.h \
 	agent/flush.c agent/flush.h \
 	agent/log.c agent/log.h \
-	agent/recon.c agent/recon.h
+	agent/recon.c agent/recon.h \
+	agent/session.c agent/session.h \
+	agent/stackchart.c agent/stackchart.h
 fxt_run_CPPFLAGS = $(AM_CPPFLAGS) -DFXT_PKGLIBDIR='"$(pkglibdir)"'
 fxt_run_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 fxt_run_LDADD = libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) $(ZLIB_LIBS)

@@ -1,0 +1,103 @@
+/* The libc wrappers' tables and group names (see libc.h): shared by the
+ * agent, its flusher and fxt-run. */
+#include <config.h>
+
+#include <string.h>
+
+#include "agent/libc.h"
+
+
+/* ------------------------------------------------------------ groups */
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} groups[] = {
+	{ "io", AGENT_G_IO },	      { "mem", AGENT_G_MEM },	  { "thread", AGENT_G_THREAD },
+	{ "sync", AGENT_G_SYNC },     { "proc", AGENT_G_PROC },	  { "sleep", AGENT_G_SLEEP },
+	{ "log", AGENT_G_LOG },
+};
+
+const char *agent_group_name(unsigned group_bit)
+{
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		if (groups[i].bit == group_bit)
+			return groups[i].name;
+	return "?";
+}
+
+int agent_libc_parse(const char *s, unsigned *out)
+{
+	unsigned mask = 0;
+
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		bool found = false;
+
+		if (len == 3 && !strncmp(s, "all", 3)) {
+			mask |= AGENT_G_ALL;
+			found = true;
+		} else if (len == 4 && !strncmp(s, "none", 4)) {
+			found = true;
+		} else if (len == 7 && !strncmp(s, "default", 7)) {
+			mask |= AGENT_G_DEFAULT;
+			found = true;
+		}
+		for (size_t i = 0; !found && i < sizeof(groups) / sizeof(groups[0]); i++) {
+			if (strlen(groups[i].name) == len && !strncmp(s, groups[i].name, len)) {
+				mask |= groups[i].bit;
+				found = true;
+			}
+		}
+		if (!found && len)
+			return -1;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	*out = mask;
+	return 0;
+}
+
+/* ------------------------------------------------------------ tables */
+
+#define G_NAME_IO     "io"
+#define G_NAME_MEM    "mem"
+#define G_NAME_THREAD "thread"
+#define G_NAME_SYNC   "sync"
+#define G_NAME_PROC   "proc"
+#define G_NAME_SLEEP  "sleep"
+
+const struct agent_fn_info agent_fn_table[AGENT_FN_COUNT] = {
+#define FN_INFO(fn, group, res) \
+	[AGENT_FN_##fn] = { #fn, "libc." G_NAME_##group, AGENT_G_##group, AGENT_RES_##res },
+	AGENT_LIBC_FUNCS(FN_INFO)
+#undef FN_INFO
+};
+
+/* Our own frames, under readable names. */
+static const struct agent_fn_info thread_life = { "thread", "libc.thread", AGENT_G_THREAD,
+						  AGENT_RES_VOID };
+static const struct agent_fn_info fork_child = { "fork (child)", "libc.proc", AGENT_G_PROC,
+						 AGENT_RES_VOID };
+
+const struct agent_fn_info *agent_fn_lookup(unsigned fn)
+{
+	if (fn == AGENT_FN_THREAD_LIFE)
+		return &thread_life;
+	if (fn == AGENT_FN_FORK_CHILD)
+		return &fork_child;
+	return fn < AGENT_FN_COUNT ? &agent_fn_table[fn] : NULL;
+}
+
+static const char *const key_names[AGENT_KEY_COUNT] = {
+#define KEY_NAME(id, shown) [AGENT_KEY_##id] = shown,
+	AGENT_LIBC_KEYS(KEY_NAME)
+#undef KEY_NAME
+};
+
+const char *agent_key_name(unsigned key)
+{
+	return key && key < AGENT_KEY_COUNT ? key_names[key] : NULL;
+}
+

@@ -1,0 +1,4 @@
+/* libc wrappers: TODO(owner). */
+#include <config.h>
+
+#include "agent/libc.h"
