@@ -228,10 +228,12 @@ struct agent_fn_info {
 	enum agent_res res;
 };
 
-/* Indexed by enum agent_fn; NULL name past the end. */
+/* Indexed by enum agent_fn; the names are the enum's (use
+ * agent_fn_lookup() for the names shown). */
 extern const struct agent_fn_info agent_fn_table[AGENT_FN_COUNT];
 
-/* The info of a function id read from a spool, or NULL if unknown. */
+/* The info of a function id read from a spool, or NULL if unknown; our
+ * own frames are named "thread" and "fork (child)". */
 const struct agent_fn_info *agent_fn_lookup(unsigned fn);
 
 /* ------------------------------------------------------------ keys */
@@ -453,6 +455,14 @@ static inline __attribute__((always_inline)) void wrap_sync(struct tstate *t,
 /* A new flow id of kind `kind`, unique in this process (and across the
  * trace, with the pid in it). */
 uint64_t agent_new_flow_id(enum ev_flowid_kind kind);
+
+/* The log group: bytes the program wrote to stdout or stderr (a write on
+ * fd 1/2, stdio on stdout/stderr) or a syslog message (stream
+ * EV_LOG_SYSLOG, with its priority) as LOG records; lines are assembled at
+ * flush time.  Called by any wrapper that writes program output, with
+ * `t` from wrap_enter().  (wrap_log.c) */
+void agent_log_bytes(struct tstate *t, enum ev_log_stream stream, unsigned prio, const char *buf,
+		     size_t len);
 
 #define CALLER __builtin_return_address(0)
 
