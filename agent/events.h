@@ -102,12 +102,12 @@ static inline uint64_t ev_tag_bits(unsigned tag)
 
 /* ------------------------------------------------------------ CALL */
 
-#define EV_FN_SHIFT	    47
-#define EV_FN_MASK	    0x1ffu /* 9 bits: up to 512 wrapped functions */
-#define EV_PAYLOAD_MASK	    ((1ull << 47) - 1)
-#define EV_RESULT_SPILLED   (1ull << 46) /* as a payload: see ARG */
-#define EV_CALL_ADDR(fn)    (ev_tag_bits(EV_TAG_CALL) | ((uint64_t)(fn) << EV_FN_SHIFT))
-#define EV_CALL_ADDR_MASK   (~(EV_EXIT_BIT | EV_PAYLOAD_MASK))
+#define EV_FN_SHIFT	  47
+#define EV_FN_MASK	  0x1ffu /* 9 bits: up to 512 wrapped functions */
+#define EV_PAYLOAD_MASK	  ((1ull << 47) - 1)
+#define EV_RESULT_SPILLED (1ull << 46) /* as a payload: see ARG */
+#define EV_CALL_ADDR(fn)  (ev_tag_bits(EV_TAG_CALL) | ((uint64_t)(fn) << EV_FN_SHIFT))
+#define EV_CALL_ADDR_MASK (~(EV_EXIT_BIT | EV_PAYLOAD_MASK))
 
 static inline unsigned ev_call_fn(uint64_t w1)
 {
@@ -151,7 +151,7 @@ static inline uint64_t ev_arg_w1(unsigned key, enum ev_arg_type type)
 
 /* ------------------------------------------------------------ STR, DATA */
 
-#define EV_DATA_BYTES 14u /* bytes per DATA slot */
+#define EV_DATA_BYTES	 14u /* bytes per DATA slot */
 #define EV_STR_TRUNCATED (1ull << 16)
 
 static inline unsigned ev_data_slots(size_t len)
@@ -272,7 +272,7 @@ uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t 
 #define EV_MAX_SLOTS 160u
 
 static inline __attribute__((always_inline)) uint64_t *agent_ev_begin(struct tstate *t, unsigned n,
-								       uint64_t ts, bool count)
+								      uint64_t ts, bool count)
 {
 	uint64_t *p;
 

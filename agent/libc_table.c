@@ -6,15 +6,14 @@
 
 #include "agent/libc.h"
 
-
 /* ------------------------------------------------------------ groups */
 
 static const struct {
 	const char *name;
 	unsigned bit;
 } groups[] = {
-	{ "io", AGENT_G_IO },	      { "mem", AGENT_G_MEM },	  { "thread", AGENT_G_THREAD },
-	{ "sync", AGENT_G_SYNC },     { "proc", AGENT_G_PROC },	  { "sleep", AGENT_G_SLEEP },
+	{ "io", AGENT_G_IO },	  { "mem", AGENT_G_MEM },   { "thread", AGENT_G_THREAD },
+	{ "sync", AGENT_G_SYNC }, { "proc", AGENT_G_PROC }, { "sleep", AGENT_G_SLEEP },
 	{ "log", AGENT_G_LOG },
 };
 
@@ -100,4 +99,3 @@ const char *agent_key_name(unsigned key)
 {
 	return key && key < AGENT_KEY_COUNT ? key_names[key] : NULL;
 }
-

@@ -52,7 +52,8 @@ libfxt_agent_nop_la_LDFLAGS = $(AGENT_LDFLAGS)
 AGENT_UNIT_TESTS = \
 	tests/unit/test_agent_tbuf \
 	tests/unit/test_agent_recon \
-	tests/unit/test_agent_flush
+	tests/unit/test_agent_flush \
+	tests/unit/test_agent_events
 check_PROGRAMS += $(AGENT_UNIT_TESTS)
 TESTS += $(AGENT_UNIT_TESTS)
 AGENT_TEST_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
@@ -68,3 +69,7 @@ tests_unit_test_agent_flush_SOURCES = tests/unit/test_agent_flush.c \
 	tests/unit/agent_test_stubs.h tests/unit/agent_test_nest.h $(AGENT_CORE_SOURCES)
 tests_unit_test_agent_flush_CFLAGS = $(AGENT_TEST_CFLAGS)
 tests_unit_test_agent_flush_LDADD = $(AGENT_TEST_LDADD)
+tests_unit_test_agent_events_SOURCES = tests/unit/test_agent_events.c \
+	tests/unit/agent_test_stubs.h $(AGENT_CORE_SOURCES) agent/libc.c
+tests_unit_test_agent_events_CFLAGS = $(AGENT_TEST_CFLAGS)
+tests_unit_test_agent_events_LDADD = $(AGENT_TEST_LDADD)
