@@ -83,6 +83,9 @@
  *                  chunks this is rare), hooks run after the thread's
  *                  buffer was retired at thread exit, spool failures.
  *                  Signal handlers are otherwise traced like any code.
+ *                  (libc calls a thread makes after its buffer was retired
+ *                  -- its TLS destructors, libc's own thread exit -- are
+ *                  neither recorded nor counted.)
  *                  A process with drops gets the FXT provider event "buffer
  *                  full" (metadata type 3, event 0) and, on each thread that
  *                  dropped, an instant event named "fxt: N records dropped"

@@ -201,8 +201,15 @@ uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t 
 			goto out;
 		goto drop;
 	}
-	if (tb && tb->state != TBUF_RECORDING)
+	if (tb && tb->state != TBUF_RECORDING) {
+		/* After the thread's buffer was retired, only its TLS
+		 * destructors and libc's thread exit run: their libc calls are
+		 * not the program's work, and counting them as drops would
+		 * tell the user to raise a limit that is not the cause. */
+		if (tb->state == TBUF_RETIRED)
+			count = false;
 		goto drop;
+	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	if (!tb) {
