@@ -7,17 +7,24 @@
  * passes the options to it through FXT_* environment variables (the agent
  * reads them, see agent/settings.h), prepends the agent to LD_PRELOAD, runs
  * the program with the terminal untouched, and exits with the program's
- * status (128 + signal if it was killed).  Each traced process reports its
- * archive on FXT_STATUS_FD (a file fxt-run opens for it); fxt-run prints
- * one summary line per archive from those reports, and reads an archive
- * with the reader library when its process did not report (it closed the
- * status fd: child archives are then found in the output directory).  A
- * file without the FXT magic record is no archive.  When a process dies
- * without writing its archive (SIGKILL, abort(), _exit() ...), or its agent
- * cannot write it (RLIMIT_FSIZE, RLIMIT_NOFILE, a full disk), it leaves its
- * spool: fxt-run turns it into the archive with the agent's own flusher
- * (launcher/recover.h) and says "recovered from spool".  Programs the agent
- * cannot enter (static, set-user-ID) run with a warning.
+ * status (128 + signal if it was killed).  Programs the agent cannot enter
+ * (static, set-user-ID) run with a warning.
+ *
+ * Every traced process writes an archive of its own: the root (the program
+ * fxt-run starts) OUT, the others OUT.PID.fxt.  Each reports it on
+ * FXT_STATUS_FD (a file fxt-run opens for it); one that closed that fd
+ * (or any, under -q) is found in the output directory instead.  A file
+ * without the FXT magic record is no archive.  When a process dies without
+ * writing its archive (SIGKILL, abort(), _exit() ...), or its agent cannot
+ * write it (RLIMIT_FSIZE, RLIMIT_NOFILE, a full disk), it leaves its spool:
+ * fxt-run turns it into the archive with the agent's own flusher
+ * (launcher/recover.h).  Then fxt-run leaves one archive: it merges them
+ * all into OUT (launcher/merge.h), the root's first, the others by pid,
+ * removes the parts, and prints one summary line that counts them, from
+ * the processes' reports (the reader library counts those that did not
+ * report).  A process still running then (a daemon) is not waited for: its
+ * archive stays apart.  --keep-parts leaves the per-process archives, one
+ * summary line each.
  *
  * Errors follow the shell: a program that cannot be found exits 127, one
  * that cannot be executed 126; fxt-run's own errors (options, agent, output
@@ -47,7 +54,10 @@
 
 #include <fxt/reader.h>
 
+#include "agent/libc.h"
+#include "agent/session.h"
 #include "agent/settings.h"
+#include "launcher/merge.h"
 #include "launcher/recover.h"
 
 #ifndef FXT_PKGLIBDIR
@@ -63,6 +73,11 @@
 #define ENV_MAX_SIZE	"FXT_MAX_SIZE"
 #define ENV_STATUS_FD	"FXT_STATUS_FD"
 #define ENV_ROOT_PID	"FXT_ROOT_PID"
+#define ENV_LIBC	"FXT_LIBC"
+#define ENV_SAMPLE	"FXT_SAMPLE"
+
+/* --sample without a rate. */
+#define DEFAULT_SAMPLE_HZ 1000u
 
 /* fxt-run's own failures, as a shell reports a usage error. */
 #define EXIT_USAGE    2
@@ -78,7 +93,10 @@ struct options {
 	const char *buffer_size; /* as given; validated, passed on in bytes */
 	const char *max_size;
 	uint64_t buffer_bytes, max_bytes;
-	char *const *argv; /* PROGRAM [ARGS...] */
+	const char *libc;   /* --libc, validated, passed on as given */
+	unsigned sample_hz; /* --sample, 0 = not given */
+	bool keep_parts;    /* --keep-parts: no merge */
+	char *const *argv;  /* PROGRAM [ARGS...] */
 };
 
 /* What the summary says about one archive. */
@@ -119,11 +137,18 @@ static void usage(FILE *f)
 	      "write its calls to a Fuchsia Trace Format archive.\n"
 	      "\n"
 	      "  -o, --output FILE      archive to write (default: PROGRAM.fxt, in the\n"
-	      "                         current directory; not '-': it must be a file);\n"
-	      "                         forked children write FILE's name with .PID\n"
-	      "                         before .fxt\n"
+	      "                         current directory; not '-': it must be a file;\n"
+	      "                         FILE.gz is written compressed)\n"
 	      "  -f, --force            overwrite FILE if it exists\n"
-	      "      --buffer-size SIZE per-thread buffer size\n"
+	      "      --libc=LIST        libc calls to record, a comma-separated list of\n"
+	      "                         groups: io, mem, thread, sync, proc, sleep, log;\n"
+	      "                         or all, none, default (= io,thread,proc,sleep,log)\n"
+	      "      --sample[=HZ]      also sample each thread's stack HZ times per second\n"
+	      "                         of its CPU time (1 to 10000; default 1000)\n"
+	      "      --keep-parts       leave one archive per process (FILE for PROGRAM,\n"
+	      "                         FILE's name with .PID before .fxt for the others)\n"
+	      "                         instead of merging them all into FILE\n"
+	      "      --buffer-size SIZE trace buffer size of each process\n"
 	      "      --max-size SIZE    stop recording (and count drops) past SIZE bytes\n"
 	      "                         of trace; 0 means no limit\n"
 	      "  -q, --quiet            do not print the summary\n"
@@ -133,7 +158,11 @@ static void usage(FILE *f)
 	      "SIZE is a number of bytes with an optional suffix k, M or G (powers of 1024).\n"
 	      "The agent is $FXT_AGENT if set, else " AGENT_NAME " next to fxt-run\n"
 	      "(or in its .libs/), else the one installed in " FXT_PKGLIBDIR ".\n"
-	      "If PROGRAM dies before its archive is written (_exit, abort, a signal,\n"
+	      "Every traced process (PROGRAM, its children, the programs they run) writes\n"
+	      "an archive; when PROGRAM exits, fxt-run merges those of the processes that\n"
+	      "are done into FILE, one FXT provider per process, PROGRAM's first.  A\n"
+	      "process still running then keeps its own archive, written when it exits.\n"
+	      "If a process dies before its archive is written (_exit, abort, a signal,\n"
 	      "SIGKILL), fxt-run recovers the archive from the spool it left.\n"
 	      "Exit status: PROGRAM's, or 128+N if signal N killed it; 127 if PROGRAM\n"
 	      "is not found, 126 if it cannot be executed, 2 on fxt-run's own errors.\n",
@@ -186,15 +215,60 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* Dies unless every group of the --libc list is known, naming the first
+ * unknown one.  The agent parses the list itself (FXT_LIBC), with the same
+ * function: it gets it as given. */
+static void check_libc(const char *list)
+{
+	unsigned groups;
+
+	if (agent_libc_parse(list, &groups) == 0)
+		return;
+	for (const char *p = list;;) {
+		size_t len = strcspn(p, ",");
+		char *one = strndup(p, len);
+		if (one == NULL)
+			die(EXIT_USAGE, "out of memory");
+		if (agent_libc_parse(one, &groups) != 0)
+			die(EXIT_USAGE,
+			    "--libc: unknown group '%s' (groups: io, mem, thread, sync, proc, "
+			    "sleep, log; or all, none, default)",
+			    one);
+		free(one);
+		if (p[len] == '\0')
+			break;
+		p += len + 1;
+	}
+	die(EXIT_USAGE, "--libc: invalid list '%s'", list); /* not reached */
+}
+
+/* The rate of --sample=HZ: a decimal number from 1 to AGENT_MAX_SAMPLE_HZ,
+ * or death. */
+static unsigned parse_sample(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = s[0] >= '0' && s[0] <= '9' ? strtoul(s, &end, 10) : 0;
+	if (v == 0 || errno != 0 || *end != '\0' || v > AGENT_MAX_SAMPLE_HZ)
+		die(EXIT_USAGE, "--sample: invalid rate '%s' (1 to %u samples per second)", s,
+		    AGENT_MAX_SAMPLE_HZ);
+	return (unsigned)v;
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_BUFFER_SIZE = 256, OPT_MAX_SIZE };
+	enum { OPT_BUFFER_SIZE = 256, OPT_MAX_SIZE, OPT_LIBC, OPT_SAMPLE, OPT_KEEP_PARTS };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "libc", required_argument, NULL, OPT_LIBC },
+		{ "sample", optional_argument, NULL, OPT_SAMPLE },
+		{ "keep-parts", no_argument, NULL, OPT_KEEP_PARTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -232,6 +306,16 @@ static void parse_options(int argc, char **argv, struct options *o)
 			if (parse_size(optarg, &o->max_bytes) != 0)
 				die(EXIT_USAGE, "--max-size: invalid size '%s'", optarg);
 			o->max_size = optarg;
+			break;
+		case OPT_LIBC:
+			check_libc(optarg);
+			o->libc = optarg;
+			break;
+		case OPT_SAMPLE:
+			o->sample_hz = optarg != NULL ? parse_sample(optarg) : DEFAULT_SAMPLE_HZ;
+			break;
+		case OPT_KEEP_PARTS:
+			o->keep_parts = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -825,56 +909,196 @@ static int status_parse(char *line, struct status_line *sl)
 	return 0;
 }
 
-/* ------------------------------------------------------------- summary */
+/* --------------------------------------------------------------- parts */
 
-/* At most this many child archives get a line of their own. */
-#define MAX_CHILD_LINES 8
+/* One traced process's archive of this run. */
+struct part {
+	char *path;		 /* absolute */
+	long pid;		 /* its process */
+	unsigned image;		 /* 0: OUT; N: OUT.PID.fxt (1) or OUT.PID.N.fxt */
+	bool running;		 /* its process was still running: not merged */
+	bool recovered;		 /* from its process's spool */
+	struct archive_stats st; /* bytes: on disk */
+	const char *note;	 /* after its summary line's numbers, or NULL */
+};
 
-/* The archives summarised so far (absolute paths), so that the scan of the
- * output directory names only the others.  Best effort: a path it cannot
- * hold (out of memory) may be named twice. */
-struct path_set {
-	char **v;
+/* The archives of the run: reported on the status file, recovered from a
+ * spool, or found in the output directory. */
+struct parts {
+	struct part *v;
 	size_t n, cap;
 };
 
-static void path_set_add(struct path_set *s, const char *path)
+/* OUT, split as the agent names the other processes' archives after it
+ * (agent_pid_output()): DIR/STEM.PID[.N]EXT for OUT = DIR/STEM EXT. */
+struct out_name {
+	const char *path; /* OUT, absolute */
+	char *dir;	  /* "" for "/" */
+	const char *base; /* OUT's basename */
+	size_t stem_len;  /* of base */
+	const char *ext;  /* "" when OUT has no extension */
+};
+
+static int out_name_init(struct out_name *on, const char *out)
 {
-	if (s->n == s->cap) {
-		size_t ncap = s->cap ? 2 * s->cap : 16;
-		char **nv = realloc(s->v, ncap * sizeof(*nv));
-		if (nv == NULL)
-			return;
-		s->v = nv;
-		s->cap = ncap;
-	}
-	if ((s->v[s->n] = strdup(path)) != NULL)
-		s->n++;
+	/* The last slash by index: out is absolute, so there is one. */
+	size_t dirlen = strlen(out), stem = agent_output_stem(out);
+
+	while (dirlen > 0 && out[dirlen] != '/')
+		dirlen--;
+	on->path = out;
+	on->dir = strndup(out, dirlen);
+	if (on->dir == NULL)
+		return -ENOMEM;
+	on->base = out + dirlen + 1;
+	on->ext = out + stem;
+	on->stem_len = stem - (dirlen + 1);
+	return 0;
 }
 
-static bool path_set_has(const struct path_set *s, const char *path)
+/* Whether `name` (a basename) is "STEM.PID[.N]EXT", the archive of a
+ * process other than the root; sets *pid and *image (1 without ".N"). */
+static bool part_name(const struct out_name *on, const char *name, long *pid, unsigned *image)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->v[i], path) == 0)
+	const char *p = name + on->stem_len;
+	unsigned long v[2];
+
+	if (strncmp(name, on->base, on->stem_len) != 0)
+		return false;
+	for (int i = 0; i < 2; i++) {
+		char *end;
+		if (p[0] != '.' || p[1] < '0' || p[1] > '9')
+			return false;
+		errno = 0;
+		v[i] = strtoul(p + 1, &end, 10);
+		if (errno != 0 || v[i] > UINT_MAX)
+			return false;
+		p = end;
+		if (strcmp(p, on->ext) == 0) {
+			*pid = (long)v[0];
+			*image = i == 0 ? 1 : (unsigned)v[1];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The names of the archives of other processes in OUT's directory before
+ * the program ran: none of them is this run's, since the agent creates
+ * those names exclusively (a taken name makes it try ".PID.2"...).  So a
+ * part a --keep-parts run left is never merged into the next run's OUT,
+ * however close in time the two runs are. */
+struct name_list {
+	char **v;
+	size_t n;
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Lists them, sorted.  Best effort: a directory that cannot be read, or no
+ * memory, gives a shorter list (the time check still applies). */
+static void list_old_parts(struct name_list *l, const struct out_name *on)
+{
+	size_t cap = 0;
+	DIR *d = opendir(on->dir[0] != '\0' ? on->dir : "/");
+
+	memset(l, 0, sizeof(*l));
+	if (d == NULL)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		long pid;
+		unsigned image;
+		if (!part_name(on, de->d_name, &pid, &image))
+			continue;
+		if (l->n == cap) {
+			size_t ncap = cap != 0 ? 2 * cap : 16;
+			char **nv = realloc(l->v, ncap * sizeof(*nv));
+			if (nv == NULL)
+				break;
+			l->v = nv;
+			cap = ncap;
+		}
+		if ((l->v[l->n] = strdup(de->d_name)) == NULL)
+			break;
+		l->n++;
+	}
+	closedir(d);
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_name);
+}
+
+static bool name_list_has(const struct name_list *l, const char *name)
+{
+	return l->n != 0 && bsearch(&name, l->v, l->n, sizeof(*l->v), cmp_name) != NULL;
+}
+
+static void name_list_free(struct name_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+static struct part *parts_find(const struct parts *ps, const char *path)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (strcmp(ps->v[i].path, path) == 0)
+			return &ps->v[i];
+	return NULL;
+}
+
+/* The part at `path`, added if new (zeroed but for its names).  NULL when
+ * out of memory: the archive is then neither summarised nor merged, and
+ * stays where its process wrote it. */
+static struct part *parts_add(struct parts *ps, const char *path, long pid, unsigned image)
+{
+	struct part *pt = parts_find(ps, path);
+
+	if (pt != NULL)
+		return pt;
+	if (ps->n == ps->cap) {
+		size_t ncap = ps->cap != 0 ? 2 * ps->cap : 16;
+		struct part *nv = realloc(ps->v, ncap * sizeof(*nv));
+		if (nv == NULL)
+			return NULL;
+		ps->v = nv;
+		ps->cap = ncap;
+	}
+	pt = &ps->v[ps->n];
+	memset(pt, 0, sizeof(*pt));
+	pt->path = strdup(path);
+	if (pt->path == NULL)
+		return NULL;
+	pt->pid = pid;
+	pt->image = image;
+	ps->n++;
+	return pt;
+}
+
+/* Whether OUT is known, or (unless out_only) the root reported an archive. */
+static bool parts_have_root(const struct parts *ps, pid_t root, bool out_only)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->v[i].image == 0 || (!out_only && ps->v[i].pid == (long)root))
 			return true;
 	return false;
 }
 
-static void path_set_free(struct path_set *s)
+static void parts_free(struct parts *ps)
 {
-	for (size_t i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
+	for (size_t i = 0; i < ps->n; i++)
+		free(ps->v[i].path);
+	free(ps->v);
 }
 
-/* Prints a line per archive its process reported.  Returns whether the
- * root process reported. */
-static bool report(const char *out, pid_t root, int status_fd, struct path_set *seen)
+/* Adds the archive each process reported on the status file. */
+static void collect_reports(struct parts *ps, const struct out_name *on, int status_fd)
 {
-	char *buf = status_fd >= 0 ? status_read(status_fd) : NULL;
-	bool root_seen = false;
-	unsigned nchildren = 0;
-	uint64_t more_events = 0;
+	char *buf = status_read(status_fd);
 	struct stat sb;
 
 	for (char *line = buf, *next; line != NULL && *line != '\0'; line = next) {
@@ -887,51 +1111,57 @@ static bool report(const char *out, pid_t root, int status_fd, struct path_set *
 		/* Sizes on disk: a gzip archive is smaller than its bytes. */
 		if (stat(sl.output, &sb) == 0)
 			sl.st.bytes = (uint64_t)sb.st_size;
-		path_set_add(seen, sl.output);
-		if (sl.pid == (long)root || strcmp(sl.output, out) == 0) {
-			print_summary("", display_name(sl.output), &sl.st, NULL);
-			root_seen = true;
-		} else if (nchildren++ < MAX_CHILD_LINES) {
-			print_summary("child archive ", display_name(sl.output), &sl.st, NULL);
-		} else {
-			more_events += sl.st.events;
-		}
+		const char *slash = strrchr(sl.output, '/');
+		long pid;
+		unsigned image = 0;
+		if (strcmp(sl.output, on->path) != 0 &&
+		    !part_name(on, slash != NULL ? slash + 1 : sl.output, &pid, &image))
+			image = UINT_MAX; /* not a name of ours: last of its pid */
+		struct part *pt = parts_add(ps, sl.output, sl.pid, image);
+		if (pt != NULL)
+			pt->st = sl.st;
 	}
-	if (nchildren > MAX_CHILD_LINES)
-		fprintf(stderr, "fxt-run: and %u more child archives (%" PRIu64 " events)\n",
-			nchildren - MAX_CHILD_LINES, more_events);
 	free(buf);
-	return root_seen;
 }
 
 /* The root process neither reported nor left a spool: it replaced itself
  * with an uninstrumented image, or its archive or spool could not be
  * written.  Reads what is there.  A file at out that is no archive (no
  * magic record: the agent failed or died writing it) is this run's (out
- * did not exist, or -f removed it, before the program ran): it goes. */
-static void report_missing(const char *prog, const char *out)
+ * did not exist, or -f removed it, before the program ran): it goes.
+ * Returns whether there is no file at all (said once the other archives
+ * are known). */
+static bool find_root(struct parts *ps, const char *prog, const char *out, pid_t root, bool quiet)
 {
 	struct archive_stats st;
-	int rc = archive_stats(out, &st);
+	int rc;
+
+	/* Under -q no numbers are printed: only the magic record is read. */
+	if (quiet) {
+		memset(&st, 0, sizeof(st));
+		rc = is_archive(out) ? 0 : access(out, F_OK) == 0 ? -ENODATA : -errno;
+	} else {
+		rc = archive_stats(out, &st);
+	}
 	if (rc == 0 || st.error != NULL) {
-		print_summary("", display_name(out), &st, NULL);
-		return;
+		struct part *pt = parts_add(ps, out, (long)root, 0);
+		if (pt != NULL)
+			pt->st = st;
+		return false;
 	}
 	if (rc == -ENODATA) {
 		bool removed = unlink(out) == 0;
-		fprintf(stderr,
-			"fxt-run: %s: the trace is lost: %s is not an archive (%s)%s, and there "
-			"is no spool to recover it from\n",
-			prog, display_name(out), st.bytes != 0 ? "truncated" : "empty",
-			removed ? "; removed it" : "");
-		return;
+		if (!quiet)
+			fprintf(stderr,
+				"fxt-run: %s: the trace is lost: %s is not an archive (%s)%s, and "
+				"there is no spool to recover it from\n",
+				prog, display_name(out), st.bytes != 0 ? "truncated" : "empty",
+				removed ? "; removed it" : "");
+		return false;
 	}
-	if (rc != -ENOENT) {
+	if (rc != -ENOENT && !quiet)
 		fprintf(stderr, "fxt-run: cannot read %s: %s\n", display_name(out), strerror(-rc));
-		return;
-	}
-
-	fprintf(stderr, "fxt-run: %s wrote no archive (%s)\n", prog, display_name(out));
+	return rc == -ENOENT;
 }
 
 /* ------------------------------------------------------------ recovery */
@@ -942,16 +1172,21 @@ static bool newer_than(const char *path, time_t since)
 	return stat(path, &sb) == 0 && sb.st_mtime >= since;
 }
 
+static bool process_alive(long pid)
+{
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
 /* Turns one dead process's spool into its archive: the root's (when it did
  * not report) at OUT, any other process's at OUT.PID.fxt, created
  * exclusively as the agent does (.PID.2 ... when taken).  Removes the spool
  * when the archive is written.  Returns 0 or -errno. */
-static int recover_one(const char *spool, const char *out, long pid, bool is_root, bool quiet,
-		       struct path_set *seen)
+static int recover_one(struct parts *ps, const char *spool, const char *out, long pid, bool is_root,
+		       bool quiet)
 {
 	struct recover_result res;
-	struct archive_stats st;
 	char path[PATH_MAX + 64];
+	unsigned image = 0;
 	struct stat sb;
 	int rc;
 
@@ -960,26 +1195,25 @@ static int recover_one(const char *spool, const char *out, long pid, bool is_roo
 		rc = recover_spool(spool, path, 0, &res);
 	} else {
 		rc = -EEXIST;
-		for (unsigned n = 1; n <= 100 && rc == -EEXIST; n++) {
-			agent_pid_output(path, sizeof(path), out, pid, n);
+		while (image < 100 && rc == -EEXIST) {
+			agent_pid_output(path, sizeof(path), out, pid, ++image);
 			rc = recover_spool(spool, path, 1, &res);
 		}
 	}
 	if (rc < 0)
 		return rc;
-	path_set_add(seen, path);
 	if (unlink(spool) != 0 && !quiet)
 		fprintf(stderr, "fxt-run: cannot remove %s: %s\n", display_name(spool),
 			strerror(errno));
-	if (quiet)
-		return 0;
-	memset(&st, 0, sizeof(st));
-	if (stat(path, &sb) == 0)
-		st.bytes = (uint64_t)sb.st_size;
-	st.events = res.events;
-	st.threads = res.threads;
-	print_summary(is_root ? "" : "child archive ", display_name(path), &st,
-		      "recovered from spool");
+	struct part *pt = parts_add(ps, path, pid, image);
+	if (pt != NULL) {
+		if (stat(path, &sb) == 0)
+			pt->st.bytes = (uint64_t)sb.st_size;
+		pt->st.events = res.events;
+		pt->st.threads = res.threads;
+		pt->note = "recovered from spool";
+		pt->recovered = true;
+	}
 	return 0;
 }
 
@@ -990,14 +1224,13 @@ static int recover_one(const char *spool, const char *out, long pid, bool is_roo
  * OUT, the others' into OUT.PID.fxt like the archives they would have
  * written.  A process that is still running (e.g. a daemon the program
  * left behind) owns its spool and writes its archive when it exits: its
- * spool is only named.  Returns whether the root's archive was recovered. */
-static bool recover_spools(const char *out, pid_t root, bool root_seen, time_t since, bool quiet,
-			   struct path_set *seen)
+ * spool is only named. */
+static void recover_spools(struct parts *ps, const char *out, pid_t root, time_t since, bool quiet)
 {
-	bool root_recovered = false;
+	bool root_seen = parts_have_root(ps, root, false);
 	char *dir = strdup(out);
 	if (dir == NULL)
-		return false;
+		return;
 	char *slash = strrchr(dir, '/'); /* out is absolute */
 	*slash = '\0';
 	const char *base = slash + 1;
@@ -1005,7 +1238,7 @@ static bool recover_spools(const char *out, pid_t root, bool root_seen, time_t s
 	DIR *d = opendir(dir[0] != '\0' ? dir : "/");
 	if (d == NULL) {
 		free(dir);
-		return false;
+		return;
 	}
 
 	struct dirent *de;
@@ -1031,7 +1264,7 @@ static bool recover_spools(const char *out, pid_t root, bool root_seen, time_t s
 			free(path);
 			continue;
 		}
-		if (pid != (long)root && (kill((pid_t)pid, 0) == 0 || errno == EPERM)) {
+		if (pid != (long)root && process_alive(pid)) {
 			if (!quiet)
 				fprintf(stderr,
 					"fxt-run: process %ld is still running; it writes its "
@@ -1045,9 +1278,9 @@ static bool recover_spools(const char *out, pid_t root, bool root_seen, time_t s
 		 * an exec and this spool is a later image's). */
 		bool is_root =
 		    pid == (long)root && !root_seen && !(newer_than(out, since) && is_archive(out));
-		int rc = recover_one(path, out, pid, is_root, quiet, seen);
+		int rc = recover_one(ps, path, out, pid, is_root, quiet);
 		if (rc == 0)
-			root_recovered |= is_root;
+			root_seen |= is_root;
 		else if (!quiet)
 			fprintf(stderr,
 				"fxt-run: process %ld died without writing its archive, which "
@@ -1057,77 +1290,182 @@ static bool recover_spools(const char *out, pid_t root, bool root_seen, time_t s
 	}
 	closedir(d);
 	free(dir);
-	return root_recovered;
-}
-
-/* Whether name is "STEM.PID[.N]EXT", a child's archive name (see
- * agent_pid_output()); stem and ext are the parts of OUT's basename. */
-static bool child_archive_name(const char *name, const char *stem, size_t stem_len, const char *ext)
-{
-	const char *p = name + stem_len;
-
-	if (strncmp(name, stem, stem_len) != 0)
-		return false;
-	for (int part = 0; part < 2; part++) {
-		if (part == 1 && strcmp(p, ext) == 0)
-			return true;
-		if (*p++ != '.' || *p < '0' || *p > '9')
-			return false;
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	return strcmp(p, ext) == 0;
 }
 
 /* The processes that closed the status fd (daemons, programs that close
- * every fd above 2) write their archives without a report.  Every child
- * archive in OUT's directory written since `since` and not yet named is
- * named now. */
-static void report_unreported(const char *out, time_t since, const struct path_set *seen)
+ * every fd above 2), and every process under -q, write their archives
+ * without a report.  Every archive of a process other than the root in
+ * OUT's directory written since `since`, not there before the run (`old`)
+ * and not known yet is added; its
+ * numbers are read unless `quiet`.  One whose process is still running
+ * may be half written: it is marked so. */
+static void collect_unreported(struct parts *ps, const struct out_name *on, time_t since,
+			       const struct name_list *old, bool quiet)
 {
-	const char *slash = strrchr(out, '/'); /* out is absolute */
-	size_t stem = agent_output_stem(out);
-	char *dir = strndup(out, (size_t)(slash - out));
-	const char *base = slash + 1, *ext = out + stem;
-	size_t base_stem = stem - (size_t)(base - out);
-	unsigned nchildren = 0;
-	uint64_t more_events = 0;
-
-	if (dir == NULL)
+	DIR *d = opendir(on->dir[0] != '\0' ? on->dir : "/");
+	if (d == NULL)
 		return;
-	DIR *d = opendir(dir[0] != '\0' ? dir : "/");
-	if (d == NULL) {
-		free(dir);
-		return;
-	}
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
-		struct archive_stats st;
+		long pid;
+		unsigned image;
 		char *path;
 
-		if (!child_archive_name(de->d_name, base, base_stem, ext))
+		if (!part_name(on, de->d_name, &pid, &image) || name_list_has(old, de->d_name))
 			continue;
-		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
+		if (asprintf(&path, "%s/%s", on->dir, de->d_name) < 0)
 			break;
-		if (path_set_has(seen, path) || !newer_than(path, since) || !is_archive(path)) {
+		if (parts_find(ps, path) != NULL || !newer_than(path, since) || !is_archive(path)) {
 			free(path);
 			continue;
 		}
-		int rc = archive_stats(path, &st);
+		struct archive_stats st = { 0 };
+		int rc = quiet ? 0 : archive_stats(path, &st);
 		if (rc == 0 || st.error != NULL) {
-			if (nchildren++ < MAX_CHILD_LINES)
-				print_summary("child archive ", display_name(path), &st,
-					      "its process did not report it");
-			else
-				more_events += st.events;
+			struct part *pt = parts_add(ps, path, pid, image);
+			if (pt != NULL) {
+				if (!quiet)
+					pt->st = st;
+				pt->note = "its process did not report it";
+				pt->running = process_alive(pid);
+			}
 		}
 		free(path);
+	}
+	closedir(d);
+}
+
+/* ------------------------------------------------------------- summary */
+
+/* At most this many child archives get a line of their own. */
+#define MAX_CHILD_LINES 8
+
+/* The root's archive first, then its later images', then the others by
+ * pid and image: the order of the merged archive and of the summary.  ctx
+ * points to the root's pid. */
+static int part_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct part *x = a, *y = b;
+	long root = *(const long *)ctx;
+	int xr = x->image == 0 ? 0 : x->pid == root ? 1 : 2;
+	int yr = y->image == 0 ? 0 : y->pid == root ? 1 : 2;
+
+	if (xr != yr)
+		return xr - yr;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->image != y->image)
+		return x->image < y->image ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/* One line per archive (--keep-parts, or when merging failed). */
+static void print_parts(const struct parts *ps)
+{
+	unsigned nchildren = 0;
+	uint64_t more_events = 0;
+
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct part *pt = &ps->v[i];
+		if (pt->image == 0)
+			print_summary("", display_name(pt->path), &pt->st, pt->note);
+		else if (nchildren++ < MAX_CHILD_LINES)
+			print_summary("child archive ", display_name(pt->path), &pt->st, pt->note);
+		else
+			more_events += pt->st.events;
 	}
 	if (nchildren > MAX_CHILD_LINES)
 		fprintf(stderr, "fxt-run: and %u more child archives (%" PRIu64 " events)\n",
 			nchildren - MAX_CHILD_LINES, more_events);
-	closedir(d);
-	free(dir);
+}
+
+/* Merges the archives of the processes that are done into OUT, removes
+ * them, and says so in one line (or prints the only archive's line).
+ * Returns 0, or -errno when the merge failed: the archives are then as
+ * their processes left them. */
+static int merge_parts(struct parts *ps, const char *out, bool quiet)
+{
+	const char **paths = calloc(ps->n + 1, sizeof(*paths));
+	const struct part **merged = calloc(ps->n + 1, sizeof(*merged));
+	struct merge_part_result *res = calloc(ps->n + 1, sizeof(*res));
+	size_t n = 0, nprocs = 0, nrecovered = 0, ntruncated = 0;
+	const struct part *only = NULL;
+	struct archive_stats sum;
+	int err = 0;
+
+	if (paths == NULL || merged == NULL || res == NULL) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memset(&sum, 0, sizeof(sum));
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct part *pt = &ps->v[i];
+		if (pt->running) {
+			if (!quiet)
+				fprintf(stderr,
+					"fxt-run: process %ld is still running: its archive %s is "
+					"left apart\n",
+					pt->pid, display_name(pt->path));
+			continue;
+		}
+		/* Sorted: a process's images are neighbours. */
+		nprocs += only == NULL || pt->pid != only->pid;
+		merged[n] = pt;
+		paths[n++] = pt->path;
+		only = pt;
+		sum.events += pt->st.events;
+		sum.threads += pt->st.threads;
+		sum.dropped += pt->st.dropped;
+		nrecovered += pt->recovered;
+	}
+	if (n == 0)
+		goto out;
+	/* The root's archive alone is the archive: nothing to rewrite. */
+	if (n == 1 && strcmp(paths[0], out) == 0 && only->st.error == NULL) {
+		if (!quiet)
+			print_summary("", display_name(out), &only->st, only->note);
+		goto out;
+	}
+	err = merge_archives(out, paths, n, res);
+	if (err < 0) {
+		if (!quiet)
+			fprintf(stderr, "fxt-run: cannot merge the archives into %s: %s\n",
+				display_name(out), strerror(-err));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ntruncated += res[i].truncated;
+		/* What the reader found beyond a cut is still in OUT. */
+		if (merged[i]->st.error != NULL && !res[i].truncated)
+			sum.error = merged[i]->st.error;
+		if (res[i].not_an_archive)
+			continue; /* not merged: left as it is */
+		if (strcmp(paths[i], out) != 0 && unlink(paths[i]) != 0 && !quiet)
+			fprintf(stderr, "fxt-run: cannot remove %s: %s\n", display_name(paths[i]),
+				strerror(errno));
+	}
+	if (!quiet) {
+		struct stat sb;
+		char note[160];
+		int len =
+		    snprintf(note, sizeof(note), "%zu process%s", nprocs, nprocs == 1 ? "" : "es");
+		if (n != nprocs)
+			len += snprintf(note + len, sizeof(note) - (size_t)len, ", %zu images", n);
+		if (nrecovered != 0)
+			len += snprintf(note + len, sizeof(note) - (size_t)len,
+					", %zu recovered from spool", nrecovered);
+		if (ntruncated != 0)
+			snprintf(note + len, sizeof(note) - (size_t)len,
+				 ", %zu truncated (their last records are lost)", ntruncated);
+		if (stat(out, &sb) == 0)
+			sum.bytes = (uint64_t)sb.st_size;
+		print_summary("", display_name(out), &sum, note);
+	}
+out:
+	free(paths);
+	free(merged);
+	free(res);
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -1138,6 +1476,9 @@ int main(int argc, char **argv)
 	char *agent = find_agent();
 	char *program = find_program(o.argv[0]);
 	char *out = output_path(&o);
+	struct out_name on;
+	if (out_name_init(&on, out) != 0)
+		die(EXIT_USAGE, "out of memory");
 
 	/* With --force the old archive goes first, so that a run that writes
 	 * nothing is not reported with the old one's numbers. */
@@ -1165,11 +1506,17 @@ int main(int argc, char **argv)
 		set_env_u64(ENV_BUFFER_SIZE, o.buffer_bytes);
 	if (o.max_size != NULL)
 		set_env_u64(ENV_MAX_SIZE, o.max_bytes);
+	if (o.libc != NULL)
+		set_env(ENV_LIBC, o.libc);
+	if (o.sample_hz != 0)
+		set_env_u64(ENV_SAMPLE, o.sample_hz);
 	prepend_preload(agent);
 
 	if (!o.quiet)
 		warn_untraceable(program, o.argv[0]);
 
+	struct name_list old_parts;
+	list_old_parts(&old_parts, &on);
 	pid_t root;
 	time_t start = time(NULL);
 	int status = run(program, o.argv, &root);
@@ -1177,18 +1524,36 @@ int main(int argc, char **argv)
 		   : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
 					 : EXIT_USAGE;
 
-	if (!o.quiet) {
-		if (WIFSIGNALED(status))
-			fprintf(stderr, "fxt-run: %s: killed by signal %d (%s)\n", o.argv[0],
-				WTERMSIG(status), strsignal(WTERMSIG(status)));
+	if (!o.quiet && WIFSIGNALED(status))
+		fprintf(stderr, "fxt-run: %s: killed by signal %d (%s)\n", o.argv[0],
+			WTERMSIG(status), strsignal(WTERMSIG(status)));
+
+	/* Every archive of the run: reported, recovered, or found. */
+	struct parts parts = { 0 };
+	if (status_fd >= 0)
+		collect_reports(&parts, &on, status_fd);
+	recover_spools(&parts, out, root, start, o.quiet);
+	bool no_root = !parts_have_root(&parts, root, true) &&
+		       find_root(&parts, o.argv[0], out, root, o.quiet);
+	collect_unreported(&parts, &on, start, &old_parts, o.quiet);
+	/* Not traced (an uninstrumented image it exec'd), nothing recorded
+	 * and no exit(): e.g. a shell that only starts the traced programs. */
+	if (no_root && !o.quiet) {
+		if (parts.n == 0 || o.keep_parts)
+			fprintf(stderr, "fxt-run: %s wrote no archive (%s)\n", o.argv[0],
+				display_name(out));
+		else
+			fprintf(stderr, "fxt-run: %s wrote no archive of its own\n", o.argv[0]);
 	}
-	struct path_set seen = { 0 };
-	bool root_seen = !o.quiet && report(out, root, status_fd, &seen);
-	bool root_recovered = recover_spools(out, root, root_seen, start, o.quiet, &seen);
+	long root_pid = (long)root;
+	if (parts.n > 1)
+		qsort_r(parts.v, parts.n, sizeof(*parts.v), part_cmp, &root_pid);
+
+	if (o.keep_parts || merge_parts(&parts, out, o.quiet) != 0) {
+		if (!o.quiet)
+			print_parts(&parts);
+	}
 	if (!o.quiet) {
-		if (!root_seen && !root_recovered)
-			report_missing(o.argv[0], out);
-		report_unreported(out, start, &seen);
 		if (summarised.root && summarised.events == 0)
 			fprintf(stderr,
 				"fxt-run: no instrumented calls: was %s built with "
@@ -1196,7 +1561,16 @@ int main(int argc, char **argv)
 				o.argv[0]);
 		close(status_fd);
 	}
-	path_set_free(&seen);
+
+	/* The session file the traced processes shared (agent/session.h): the
+	 * run is over, and a later run gets a root pid of its own. */
+	char session[PATH_MAX + 64];
+	session_path(session, sizeof(session), out, (long)root);
+	unlink(session);
+
+	parts_free(&parts);
+	name_list_free(&old_parts);
+	free(on.dir);
 	free(out);
 	free(program);
 	free(agent);

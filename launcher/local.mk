@@ -5,6 +5,7 @@ bin_PROGRAMS += fxt-run
 # compiled in.
 fxt_run_SOURCES = launcher/fxt-run.c \
 	launcher/recover.c launcher/recover.h \
+	launcher/merge.c launcher/merge.h \
 	agent/settings.c agent/settings.h \
 	agent/libc_table.c agent/libc.h agent/events.h \
 	agent/flush.c agent/flush.h \
@@ -51,6 +52,8 @@ AGENT_E2E_TESTS = \
 	tests/e2e/agent-stress.sh \
 	tests/e2e/agent-recover.sh \
 	tests/e2e/agent-hotspot.sh \
-	tests/e2e/agent-exec.sh
+	tests/e2e/agent-exec.sh \
+	tests/e2e/launcher-options.sh \
+	tests/e2e/launcher-merge.sh
 TESTS += $(AGENT_E2E_TESTS)
 EXTRA_DIST += $(AGENT_E2E_TESTS) tests/e2e/agent-common.sh

@@ -3,6 +3,10 @@
 # passes N through, and the archive keeps the frames that were open, nested.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
+# The program's own functions only: the libc wrappers have tests of their
+# own (tests/libc-*.mk).
+export FXT_LIBC=none
+
 plan 8
 prog=$EXAMPLES/deep_exit
 

@@ -1,10 +1,16 @@
 #!/bin/sh
 # fxt-run's behaviour as a launcher: shell-like exit statuses, output
 # naming and overwrite protection, LD_PRELOAD, the program's stdio, and
-# the archives of forked children.
+# the archives of forked children, merged into one.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 40
+# The program's own functions only: the libc wrappers have tests of their
+# own (tests/libc-*.mk).
+export FXT_LIBC=none
+# providers ARCHIVE: the provider ids (one per process), in archive order.
+providers() { "$FXT_DUMP" "$1" | sed -n 's/^provider_info id=\([0-9]*\) .*/\1/p' | tr '\n' ' '; }
+
+plan 41
 
 # --- Errors, like a shell.
 rc=0; "$FXT_RUN" no-such-program-here >out 2>err || rc=$?
@@ -62,25 +68,32 @@ is "$rc/$(cat out)/$(cat err)" "3/out/err" "-q: the program's output only, its s
 rc=0; "$FXT_RUN" -q -f -o sh.fxt sh -c 'kill -TERM $$' >out 2>err || rc=$?
 is "$rc" 143 "killed by SIGTERM: exit 128+15"
 
-# --- A forked child writes OUT.PID.fxt, and the summary names it.
+# --- A forked child's archive is merged into OUT, after the root's: one
+# provider per process; the summary counts both.
 trace fork.fxt "$E2E/fork_child"
 is "$rc" 0 "fork: exit status"
 child=$(sed -n 's/^fork_child: child //p' "$TMPD/out")
-ok "fork: child archive fork.$child.fxt" test -s "fork.$child.fxt"
-is "$(flat "fork.$child.fxt" | grep -v ' main$')" "3 child_work" "fork: child's calls"
-is "$(flat fork.fxt)" "$(printf '%s\n' '1 main' '2 parent_work')" "fork: parent's calls"
-ok "fork: summary mentions the child archive" grep -q "child archive fork.$child.fxt" "$TMPD/err"
+set -- $(providers fork.fxt)
+is "$#/${2:-none}" "2/$child" "fork: two providers in fork.fxt, the child's second"
+ok "fork: no child archive fork.$child.fxt left" test ! -e "fork.$child.fxt"
+is "$("$CALLTREE" --pid "$child" --flat fork.fxt | grep -v ' main$')" "3 child_work" "fork: child's calls"
+is "$("$CALLTREE" --pid "$1" --flat fork.fxt | sort)" "$(printf '%s\n' '1 main' '2 parent_work')" \
+  "fork: parent's calls"
+ok "fork: the summary counts both processes" grep -q "^fxt-run: wrote fork.fxt (.*); 2 processes\$" \
+  "$TMPD/err"
 
 # --- A traced child killed before it could flush: fxt-run turns the spool
-# it left into the archive it would have written.
+# it left into the archive it would have written, then merges it.
 trace killed.fxt sh -c '"$0" 1000000000 & p=$! n=0
   while [ ! -s "killed.fxt.$p.spool" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
-  kill -KILL $p; echo "pid $p"; wait' "$E2E/loop"
+  sleep 0.2; kill -KILL $p; echo "pid $p"; wait' "$E2E/loop"
 pid=$(sed -n 's/^pid //p' "$TMPD/out")
 ok "killed: its spool killed.fxt.$pid.spool is removed" test ! -e "killed.fxt.$pid.spool"
-ok "killed: archive killed.$pid.fxt recovered" "$FXT_DUMP" --check -q "killed.$pid.fxt"
+ok "killed: its archive recovered, merged into killed.fxt" sh -c \
+  '"$1" --check -q killed.fxt && test ! -e "killed.$2.fxt" && "$1" killed.fxt | grep -q "^provider_info id=$2 "' \
+  sh "$FXT_DUMP" "$pid"
 ok "killed: the summary says it was recovered" grep -q \
-  "^fxt-run: wrote child archive killed.$pid.fxt (.*); recovered from spool\$" "$TMPD/err"
+  "^fxt-run: wrote killed.fxt (.*); .*1 recovered from spool\$" "$TMPD/err"
 
 # --- A child still running when the program exits owns its spool: fxt-run
 # leaves it alone (the child writes its archive when it exits).

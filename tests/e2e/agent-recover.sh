@@ -4,7 +4,11 @@
 # flusher; the spool is removed and the summary says so.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 32
+# The program's own functions only: the libc wrappers have tests of their
+# own (tests/libc-*.mk).
+export FXT_LIBC=none
+
+plan 35
 prog=$E2E/crash
 
 # The expected calls: a worker thread's 200 work() calls, and main's
@@ -48,17 +52,27 @@ trace abort.fxt "$prog" abort 200
 recovered abort abort.fxt 134
 
 # A fork child that leaves through _exit(): no flush, its spool stays, and
-# fxt-run turns it into the archive it would have written, fork.PID.fxt.
+# fxt-run turns it into the archive it would have written, then merges it
+# into fork.fxt after the parent's (--keep-parts: left as fork.PID.fxt).
 trace fork.fxt "$E2E/fork_child" _exit
 child=$(sed -n 's/^fork_child: child //p' "$TMPD/out")
 is "$rc/$child" "0/${child:-none}" "fork+_exit: exit 0, child pid printed"
-check_archive "fork+_exit: child" "fork.$child.fxt"
-is "$(flat "fork.$child.fxt")" "3 child_work" "fork+_exit: the child's calls"
-is "$(flat fork.fxt)" "$(printf '%s\n' '1 main' '2 parent_work')" "fork+_exit: the parent's calls"
+check_archive "fork+_exit: merged" fork.fxt
+is "$("$CALLTREE" --pid "$child" --flat fork.fxt)" "3 child_work" "fork+_exit: the child's calls"
+parent=$("$FXT_DUMP" fork.fxt | sed -n 's/^provider_info id=\([0-9]*\) .*/\1/p' | head -n 1)
+is "$("$CALLTREE" --pid "$parent" --flat fork.fxt | sort)" "$(printf '%s\n' '1 main' '2 parent_work')" \
+  "fork+_exit: the parent's calls, first"
 ok "fork+_exit: summary says the child archive was recovered" grep -q \
-  "^fxt-run: wrote child archive fork.$child.fxt (.*, 3 events, 1 thread, 0 dropped); recovered from spool\$" \
+  "^fxt-run: wrote fork.fxt (.*, 6 events, 2 threads, 0 dropped); 2 processes, 1 recovered from spool\$" \
   "$TMPD/err"
-is "$(ls | grep -c '\.spool$')" 0 "fork+_exit: spool removed"
+is "$(ls | grep -c '\.spool$')/$(ls | grep -c '^fork\..*\.fxt$')" 0/0 "fork+_exit: spool and part removed"
+trace keep.fxt --keep-parts "$E2E/fork_child" _exit
+child=$(sed -n 's/^fork_child: child //p' "$TMPD/out")
+check_archive "fork+_exit, --keep-parts: child" "keep.$child.fxt"
+is "$(flat "keep.$child.fxt")" "3 child_work" "fork+_exit, --keep-parts: the child's calls"
+ok "fork+_exit, --keep-parts: summary says the child archive was recovered" grep -q \
+  "^fxt-run: wrote child archive keep.$child.fxt (.*, 3 events, 1 thread, 0 dropped); recovered from spool\$" \
+  "$TMPD/err"
 
 # Compressed output, and --quiet: recovered all the same, silently.
 rc=0

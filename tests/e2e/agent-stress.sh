@@ -4,6 +4,10 @@
 # --max-size, each counted exactly.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
+# The program's own functions only: the libc wrappers have tests of their
+# own (tests/libc-*.mk).
+export FXT_LIBC=none
+
 plan 19
 
 # --- 4 rounds of 64 threads, created and joined.

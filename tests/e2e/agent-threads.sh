@@ -3,6 +3,10 @@
 # its own calls.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
+# The program's own functions only: the libc wrappers have tests of their
+# own (tests/libc-*.mk).
+export FXT_LIBC=none
+
 plan 6
 prog=$EXAMPLES/threads
 

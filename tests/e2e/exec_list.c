@@ -48,8 +48,9 @@ int main(int argc, char **argv)
 		char *envp[8];
 		int n = 0;
 		envp[n++] = test_env;
-		static const char *keep[] = { "LD_PRELOAD", "FXT_OUTPUT", "FXT_ROOT_PID", NULL };
-		static char bufs[3][4096];
+		static const char *keep[] = { "LD_PRELOAD", "FXT_OUTPUT", "FXT_ROOT_PID",
+					      "FXT_LIBC", NULL };
+		static char bufs[4][4096];
 		for (int i = 0; keep[i]; i++) {
 			const char *v = getenv(keep[i]);
 			if (v) {

@@ -1,7 +1,7 @@
 /* fxt_calltree: prints what the end-to-end tests assert on, from an
  * archive read with the reader library.
  *
- *	fxt_calltree [--tree | --flat | --threads | --stats] ARCHIVE
+ *	fxt_calltree [--pid PID] [--tree | --flat | --threads | --stats] ARCHIVE
  *
  *   --tree     (default) per thread, the call tree merged by path, with the
  *              number of calls of each path:
@@ -17,6 +17,9 @@
  *              a viewer drops), "unmatched N" (end events with no begin),
  *              "maxdepth N", "dropped N" (sum of the agent's
  *              "fxt: N records dropped" instants).
+ *
+ * --pid PID reads only the records of provider PID (in an archive merged
+ * from several processes, those of process PID: see launcher/merge.h).
  *
  * Slices are duration complete events and begin/end pairs; nesting is
  * rebuilt from timestamps, as a viewer does, not from record order.  An
@@ -217,6 +220,9 @@ static int add_event(struct trace *tr, const struct fxt_record *rec)
 	}
 }
 
+/* With --pid, the provider whose records are read; -1 = every provider. */
+static int64_t only_provider = -1;
+
 static int load(struct trace *tr, const char *path)
 {
 	struct fxt_reader *r;
@@ -228,6 +234,8 @@ static int load(struct trace *tr, const char *path)
 		return rc;
 	}
 	while ((rc = fxt_reader_next(r, &rec)) > 0) {
+		if (only_provider >= 0 && rec.provider_id != (uint64_t)only_provider)
+			continue;
 		if (rec.type == FXT_RECORD_EVENT) {
 			rc = add_event(tr, &rec);
 		} else if (rec.type == FXT_RECORD_KERNEL_OBJECT &&
@@ -391,10 +399,17 @@ int main(int argc, char **argv)
 	struct trace tr;
 
 	memset(&tr, 0, sizeof(tr));
+	if (argc >= 4 && strcmp(argv[1], "--pid") == 0) {
+		only_provider = strtoll(argv[2], NULL, 10);
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc == 3) {
 		mode = argv[1];
 	} else if (argc != 2) {
-		fputs("usage: fxt_calltree [--tree|--flat|--threads|--stats] ARCHIVE\n", stderr);
+		fputs("usage: fxt_calltree [--pid PID] [--tree|--flat|--threads|--stats] "
+		      "ARCHIVE\n",
+		      stderr);
 		return 2;
 	}
 	if (load(&tr, argv[argc - 1]) != 0)

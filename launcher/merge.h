@@ -1,0 +1,44 @@
+/* Merging the archives of one run's processes into one archive.
+ *
+ * Every traced process writes an archive of its own (agent/settings.h):
+ * the magic record, then provider info with id = its pid, then its records.
+ * FXT aggregates providers in one stream the same way: the merged archive
+ * is the magic record once, then each part's records after its own magic
+ * record, unchanged.  Each part starts with provider info, which switches a
+ * reader to that provider's fresh string and thread tables (and starts a
+ * provider afresh when a pid comes twice, as after an exec), so no record
+ * needs rewriting; and a cross-process flow (fork -> child, a pipe write ->
+ * its read) pairs up, in a viewer, only when both ends are in one file.
+ *
+ * Parts are copied record by record, by their headers' sizes: a part that
+ * ends in a truncated record (its process died writing it), or whose
+ * header says size 0, is copied up to its last whole record, so that the
+ * merged archive stays readable after it.  Plain and gzip parts are read
+ * alike; the output is gzip when its name ends in ".gz".  Private to
+ * launcher/.
+ */
+#ifndef FXT_LAUNCHER_MERGE_H
+#define FXT_LAUNCHER_MERGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What was copied from one part. */
+struct merge_part_result {
+	uint64_t records;    /* records copied (its magic record not counted) */
+	uint64_t bytes;	     /* bytes copied, uncompressed */
+	bool truncated;	     /* it ended inside a record, or a record of size 0 */
+	bool not_an_archive; /* gone, or not starting with the magic record: skipped */
+};
+
+/* Writes `out` (replacing it atomically: a temporary file in its directory
+ * renamed over it, created with the mode the agent gives archives)
+ * from the `nparts` archives at `parts`, in that order.  `out` may itself
+ * be one of the parts.  res, if not NULL, has nparts entries.  The parts
+ * are left in place.  Returns 0 or -errno (-ENODATA if no part is an
+ * archive); on failure `out` is untouched and no temporary file is left. */
+int merge_archives(const char *out, const char *const *parts, size_t nparts,
+		   struct merge_part_result *res);
+
+#endif /* FXT_LAUNCHER_MERGE_H */
