@@ -317,14 +317,20 @@ extern __thread unsigned char agent_resolving __attribute__((tls_model("initial-
 
 /* `static __typeof__(fn) *real_fn;` and its lazy resolution. */
 #define REAL_DECL(fn) static __typeof__(fn) *real_##fn
-#define REAL(fn)                                \
-	(__builtin_expect(real_##fn != NULL, 1) \
-	     ? real_##fn                        \
-	     : (real_##fn = (__typeof__(fn) *)agent_resolve(#fn, NULL)))
-#define REALV(fn, version)                      \
-	(__builtin_expect(real_##fn != NULL, 1) \
-	     ? real_##fn                        \
-	     : (real_##fn = (__typeof__(fn) *)agent_resolve(#fn, version)))
+/* (A statement expression: with a conditional assignment instead, GCC's
+ * -Wsequence-point warns at every `REAL(fn)(args)`.) */
+#define REAL(fn)                                                                \
+	({                                                                      \
+		if (__builtin_expect(real_##fn == NULL, 0))                     \
+			real_##fn = (__typeof__(fn) *)agent_resolve(#fn, NULL); \
+		real_##fn;                                                      \
+	})
+#define REALV(fn, version)                                                         \
+	({                                                                         \
+		if (__builtin_expect(real_##fn == NULL, 0))                        \
+			real_##fn = (__typeof__(fn) *)agent_resolve(#fn, version); \
+		real_##fn;                                                         \
+	})
 
 /* ------------------------------------------------------------ recording */
 
@@ -357,15 +363,14 @@ static inline __attribute__((always_inline)) void wrap_leave(struct tstate *t)
 	t->wrap = 0;
 }
 
-/* The enter record: CALL enter with the caller, then `n` arguments.  The
- * timestamp is taken here.  Returns false if it was dropped (then record
- * nothing more for the call, just wrap_leave()). */
-static inline __attribute__((always_inline)) bool wrap_call_begin(struct tstate *t, unsigned fn,
-								  const void *caller,
-								  const struct wrap_arg *args,
-								  unsigned n)
+/* The enter record: CALL enter with the caller, then `n` arguments, at
+ * `ts` (agent_ticks(), read by the caller).  Returns false if it was
+ * dropped (then record nothing more for the call, just wrap_leave()). */
+static inline __attribute__((always_inline)) bool wrap_call_begin_ts(struct tstate *t, unsigned fn,
+								      const void *caller,
+								      const struct wrap_arg *args,
+								      unsigned n, uint64_t ts)
 {
-	uint64_t ts = agent_ticks();
 	uint64_t *p = agent_ev_begin(t, 1 + n, ts, true);
 
 	if (__builtin_expect(p != NULL, 1)) {
@@ -378,6 +383,15 @@ static inline __attribute__((always_inline)) bool wrap_call_begin(struct tstate 
 	}
 	agent_ev_end(t);
 	return p != NULL;
+}
+
+/* The same, with the timestamp taken here. */
+static inline __attribute__((always_inline)) bool wrap_call_begin(struct tstate *t, unsigned fn,
+								   const void *caller,
+								   const struct wrap_arg *args,
+								   unsigned n)
+{
+	return wrap_call_begin_ts(t, fn, caller, args, n, agent_ticks());
 }
 
 /* The exit record: `n` arguments, then CALL exit with the result payload
@@ -460,6 +474,18 @@ uint64_t agent_new_flow_id(enum ev_flowid_kind kind);
  * `t` from wrap_enter().  (wrap_log.c) */
 void agent_log_bytes(struct tstate *t, enum ev_log_stream stream, unsigned prio, const char *buf,
 		     size_t len);
+
+/* Before a stdio call on `stream` whose text the log group does not take
+ * itself (fwrite, fflush, fclose): logs what inline stdio code (putc_unlocked
+ * & co.: no call) stored into stdout's or stderr's buffer since the last
+ * output logged on it.  errno is kept.  (wrap_log.c) */
+struct _IO_FILE;
+void agent_log_catch_up(struct tstate *t, struct _IO_FILE *stream);
+
+/* The mem group's heap counter: writes the calling thread's pending heap
+ * delta as a COUNTER record now, if it has one (thread end: wrap_thread.c).
+ * (wrap_mem.c) */
+void agent_mem_flush_delta(struct tstate *t);
 
 #define CALLER __builtin_return_address(0)
 

@@ -1002,7 +1002,7 @@ WRAP FILE *freopen(const char *path, const char *mode, FILE *stream)
 
 WRAP int fclose(FILE *stream)
 {
-	struct tstate *t = wrap_enter(AGENT_G_IO);
+	struct tstate *t = wrap_enter(AGENT_G_IO | AGENT_G_LOG);
 	int fd = stream_fd(stream), r, err;
 	bool rec;
 
@@ -1011,6 +1011,7 @@ WRAP int fclose(FILE *stream)
 		fd_forget(fd);
 		return r;
 	}
+	agent_log_catch_up(t, stream);
 	rec = io_begin(t, AGENT_FN_fclose, CALLER,
 		       ARGS(WARG(STREAM, PTR, stream), WARG(FD, I64, fd)));
 	r = REAL(fclose)(stream);
@@ -1098,7 +1099,7 @@ WRAP size_t fwrite_unlocked(const void *ptr, size_t size, size_t n, FILE *stream
 
 #define FFLUSH_BODY(fn)                                                                            \
 	do {                                                                                       \
-		struct tstate *t = wrap_enter(AGENT_G_IO);                                         \
+		struct tstate *t = wrap_enter(AGENT_G_IO | AGENT_G_LOG);                           \
 		bool rec;                                                                          \
 		int r;                                                                             \
 		if (!t)                                                                            \
