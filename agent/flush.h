@@ -21,6 +21,26 @@
  *
  * Name of a slice: the symbolized function; category: the basename of its
  * module (the executable or shared library).
+ *
+ * Tagged records (agent/events.h) add, per thread:
+ *  - libc calls (CALL frames), nested like functions, named after the
+ *    wrapped function ("read"), category its group ("libc.io"), with their
+ *    arguments (ARG, STR; "caller", "result", "error" for an errno result)
+ *    on the slice: such slices go through the general encoder, the rest
+ *    keep the 3-word path;
+ *  - flow events (FLOW; sync pairs; pipe reads), category "flow", named
+ *    after their frame, timestamped strictly inside it so that Perfetto,
+ *    which binds a flow event to the innermost slice open at its time,
+ *    binds it there (a frame's tagged records each move its thread's time
+ *    on by a tick, leaving that room);
+ *  - log lines (LOG, assembled per stream at '\n'): a log record and an
+ *    instant event, category "log", named after the line, with arguments
+ *    "message" and "stream", in stream order among the slices;
+ *  - a sample track (SAMPLE): a thread of its own (koid tid | 2^30, named
+ *    "<thread> (samples)") whose slices are the stack chart of the samples.
+ * After every thread, the heap counter (COUNTER deltas of all threads,
+ * summed in time order): counter events "heap" (category "libc.mem",
+ * argument "bytes_in_use") on the main thread.
  */
 #ifndef FXT_AGENT_FLUSH_H
 #define FXT_AGENT_FLUSH_H
@@ -30,6 +50,7 @@
 
 #include <fxt/writer.h>
 
+#include "agent/session.h"
 #include "agent/spool.h"
 #include "symbolizer/symbolizer.h"
 
@@ -55,6 +76,16 @@ struct flush_input {
 	uint64_t lost; /* calls lost outside any thread's count */
 	struct fxt_sym *sym;
 	size_t fifo_max; /* start-order FIFO bound per thread (recon.h); 0 = default */
+	/* What the agent recorded besides hooks (spool header): the FXT_LIBC
+	 * groups (AGENT_G_SYNC: pair sync records into flows) and the
+	 * FXT_SAMPLE rate (0: no samples). */
+	unsigned libc_groups;
+	unsigned sample_hz;
+	/* Every write to a pipe or socket of the trace session, sorted by
+	 * (key, off) (session_load_writes()): a read gets a flow from each
+	 * write whose first byte it consumed.  May be NULL. */
+	const struct session_write *pipe_writes;
+	size_t npipe_writes;
 };
 
 struct flush_stats {
@@ -62,8 +93,14 @@ struct flush_stats {
 	uint64_t begun;	  /* slices written as begin/end pairs */
 	uint64_t threads; /* threads with at least one record or drop */
 	uint64_t dropped;
-	uint64_t unmatched; /* exits without enters, ignored */
-	uint64_t records;
+	uint64_t unmatched;  /* exits without enters, ignored */
+	uint64_t records;    /* hook records and tagged records */
+	uint64_t libc_calls; /* CALL frames entered */
+	uint64_t flows;	     /* flow events written */
+	uint64_t log_lines;
+	uint64_t counters;	/* counter events */
+	uint64_t samples;	/* stack samples fed to a stack chart */
+	uint64_t sample_slices; /* slices of the sample tracks (not in `events`) */
 };
 
 /* Writes the archive.  Returns 0 or -errno (the writer's first error, a

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agent/recon.h"
 
@@ -24,6 +25,7 @@ void recon_init(struct recon *r, const struct recon_sink *sink, void *ctx, size_
 	r->stack = NULL;
 	r->depth = r->cap = r->nbegun = 0;
 	r->fifo = NULL;
+	r->fifo_args = NULL;
 	r->fifo_cap = 0;
 	r->fifo_max = max;
 	r->head = r->tail = 0;
@@ -31,16 +33,61 @@ void recon_init(struct recon *r, const struct recon_sink *sink, void *ctx, size_
 	r->unmatched = 0;
 	r->emitted = 0;
 	r->begun = 0;
+	r->nargs = 0;
 	r->sink = sink;
 	r->ctx = ctx;
 }
 
+static void args_free(struct recon_args *a)
+{
+	if (a) {
+		if (a->v != a->small)
+			free(a->v);
+		if (a->bytes != a->small_bytes)
+			free(a->bytes);
+		free(a);
+	}
+}
+
+/* An array that starts in the list itself (`small`), grown to `new`
+ * bytes: moved to the heap the first time, reallocated after.  NULL when
+ * out of memory (the array is left as it was). */
+static void *args_grow(void *p, const void *small, size_t old, size_t new)
+{
+	void *v;
+
+	if (p != small)
+		return realloc(p, new);
+	v = malloc(new);
+	if (v)
+		memcpy(v, small, old);
+	return v;
+}
+
 void recon_free(struct recon *r)
 {
+	/* Argument lists of what was never emitted (an error stopped us). */
+	for (uint64_t q = r->head; r->nargs && r->fifo_args && q != r->tail; q++) {
+		struct recon_args **a = &r->fifo_args[q & (r->fifo_cap - 1)];
+		if (*a) {
+			args_free(*a);
+			*a = NULL;
+			r->nargs--;
+		}
+	}
+	for (size_t i = 0; r->nargs && i < r->nbegun; i++) {
+		if (r->stack[i].args) {
+			args_free(r->stack[i].args);
+			r->nargs--;
+		}
+	}
 	free(r->stack);
 	free(r->fifo);
+	free(r->fifo_args);
 	r->stack = NULL;
 	r->fifo = NULL;
+	r->fifo_args = NULL;
+	r->nargs = 0;
 	r->depth = r->cap = r->nbegun = 0;
 	r->fifo_cap = 0;
 	r->head = r->tail = 0;
@@ -62,9 +109,17 @@ int recon__drain(struct recon *r)
 		while (n < limit && v[n].end && !(v[n].addr & RECON_MARK_BIT))
 			n++;
 		if (n) {
-			err = r->sink->slices(r->ctx, v, n);
+			struct recon_args **a = r->nargs ? &r->fifo_args[i] : NULL;
+			err = r->sink->slices(r->ctx, v, a, n);
 			if (err < 0)
 				return err;
+			for (size_t k = 0; a && k < n; k++) {
+				if (a[k]) {
+					args_free(a[k]);
+					a[k] = NULL;
+					r->nargs--;
+				}
+			}
 			r->emitted += n;
 			r->head += n;
 			continue;
@@ -72,7 +127,7 @@ int recon__drain(struct recon *r)
 		if (slot_open(v))
 			break;
 		err = r->sink->event(r->ctx, RECON_MARK, v->addr & ~RECON_MARK_BIT, v->start,
-				     v->start);
+				     v->start, NULL);
 		if (err < 0)
 			return err;
 		r->head++;
@@ -91,6 +146,17 @@ static int fifo_grow(struct recon *r)
 	v = malloc(cap * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
+	if (r->fifo_args) {
+		struct recon_args **a = calloc(cap, sizeof(*a));
+		if (!a) {
+			free(v);
+			return -ENOMEM;
+		}
+		for (uint64_t q = r->head; q != r->tail; q++)
+			a[q & (cap - 1)] = r->fifo_args[q & (r->fifo_cap - 1)];
+		free(r->fifo_args);
+		r->fifo_args = a;
+	}
 	for (uint64_t q = r->head; q != r->tail; q++)
 		v[q & (cap - 1)] = r->fifo[q & (r->fifo_cap - 1)];
 	free(r->fifo);
@@ -113,9 +179,15 @@ static int fifo_room(struct recon *r)
 	if (r->fifo_cap < r->fifo_max)
 		return fifo_grow(r);
 	f = &r->stack[r->nbegun];
-	err = r->sink->event(r->ctx, RECON_BEGIN, f->addr, f->start, 0);
+	err = r->sink->event(r->ctx, RECON_BEGIN, f->addr, f->start, 0, NULL);
 	if (err < 0)
 		return err;
+	/* Its arguments, now and to come, go with its END. */
+	f->args = NULL;
+	if (r->fifo_args) {
+		f->args = r->fifo_args[r->head & (r->fifo_cap - 1)];
+		r->fifo_args[r->head & (r->fifo_cap - 1)] = NULL;
+	}
 	r->nbegun++;
 	r->emitted++;
 	r->begun++;
@@ -171,7 +243,11 @@ static int close_to(struct recon *r, size_t to, uint64_t end)
 		r->nbegun = r->depth;
 		err = recon__drain(r);
 		if (!err)
-			err = r->sink->event(r->ctx, RECON_END, f->addr, f->start, end);
+			err = r->sink->event(r->ctx, RECON_END, f->addr, f->start, end, f->args);
+		if (f->args) {
+			args_free(f->args);
+			r->nargs--;
+		}
 		if (err < 0)
 			return err;
 	}
@@ -205,6 +281,68 @@ int recon_mark(struct recon *r, uint64_t ts, uint64_t cookie)
 	s->start = ts;
 	s->end = ts;
 	return recon__drain(r);
+}
+
+/* Appends `a` (and its bytes) to the list at *list, created on demand. */
+static int args_append(struct recon *r, struct recon_args **list, const struct recon_arg *a,
+		       const void *bytes)
+{
+	struct recon_args *l = *list;
+
+	if (!l) {
+		l = malloc(sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		l->n = 0;
+		l->cap = RECON_ARGS_SMALL;
+		l->used = 0;
+		l->room = RECON_BYTES_SMALL;
+		l->v = l->small;
+		l->bytes = l->small_bytes;
+		*list = l;
+		r->nargs++;
+	}
+	if (l->n == l->cap) {
+		struct recon_arg *v =
+		    args_grow(l->v, l->small, l->cap * sizeof(*v), 2 * l->cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap *= 2;
+	}
+	if (a->len > l->room - l->used) {
+		uint32_t room = l->room;
+		char *b;
+		while (room - l->used < a->len)
+			room *= 2;
+		b = args_grow(l->bytes, l->small_bytes, l->used, room);
+		if (!b)
+			return -ENOMEM;
+		l->bytes = b;
+		l->room = room;
+	}
+	l->v[l->n] = *a;
+	l->v[l->n].off = l->used;
+	if (a->len)
+		memcpy(l->bytes + l->used, bytes, a->len);
+	l->used += a->len;
+	l->n++;
+	return 0;
+}
+
+int recon_arg(struct recon *r, const struct recon_arg *a, const void *bytes)
+{
+	struct recon_frame *f;
+
+	r->last_ts++;
+	if (!a || !r->depth)
+		return 0;
+	f = &r->stack[r->depth - 1];
+	if (r->depth - 1 < r->nbegun)
+		return args_append(r, &f->args, a, bytes);
+	if (!r->fifo_args && !(r->fifo_args = calloc(r->fifo_cap, sizeof(*r->fifo_args))))
+		return -ENOMEM;
+	return args_append(r, &r->fifo_args[f->slot & (r->fifo_cap - 1)], a, bytes);
 }
 
 int recon_finish(struct recon *r, uint64_t end_ts)

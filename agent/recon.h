@@ -30,7 +30,14 @@
  * across FIFO-fulls: outer loops, deep recursions) cost one complete event.
  *
  * The stack is an explicit, growing array: a 1,000,000-deep recursion costs
- * 24 MB of heap and no C stack.
+ * 32 MB of heap (a frame is 32 bytes) and no C stack.
+ *
+ * Arguments: recon_arg() attaches an opaque entry (the flusher's: a libc
+ * call's arguments, its flow events) to the innermost open frame; the
+ * list goes to the sink with the frame's complete event, or with its END
+ * when the frame was begun, and is freed once emitted.  Each entry moves
+ * the thread's time on by a tick, so a frame with k entries lasts at least
+ * k + 1 ticks and instants can be placed strictly inside it.
  *
  * Speed: recon_feed() is inline and its common cases (an enter with room,
  * the exit of the top frame) touch a few words; closed slots leave the FIFO
@@ -45,9 +52,36 @@
 
 #include "agent/spool.h"
 
+/* A frame's arguments (recon_arg()): a malloc'd list of entries owned by
+ * the recon, handed to the sink with the frame and freed once emitted
+ * (one allocation for the common short lists).
+ * The entries are opaque to the recon: the flusher chooses their keys and
+ * types.  Entry i is at `v[i]`; its bytes (a string, `len` long) at
+ * `bytes + v[i].off`. */
+struct recon_arg {
+	uint32_t key;
+	uint32_t type;
+	uint64_t value;
+	uint32_t off, len; /* its bytes, if any */
+};
+
+#define RECON_ARGS_SMALL  4u  /* entries ... */
+#define RECON_BYTES_SMALL 64u /* ... and bytes kept in the list itself */
+
+struct recon_args {
+	uint32_t n, cap;     /* entries */
+	uint32_t used, room; /* bytes */
+	struct recon_arg *v; /* `small` until the list outgrows it */
+	char *bytes;	     /* `small_bytes` likewise */
+	struct recon_arg small[RECON_ARGS_SMALL];
+	char small_bytes[RECON_BYTES_SMALL];
+};
+
 /* A FIFO slot: a frame in start order, open while end is 0 (a closed
  * frame ends after its start, so at 1 or later); or a mark (addr has
- * RECON_MARK_BIT; start is its time). */
+ * RECON_MARK_BIT; start is its time).  A frame's arguments are kept
+ * beside the FIFO (recon.fifo_args), so that the slots of the many frames
+ * without any stay 24 bytes. */
 struct recon_slot {
 	uint64_t addr;
 	uint64_t start;
@@ -62,10 +96,15 @@ enum recon_kind {
 };
 
 struct recon_sink {
-	/* `n` closed frames, in start order: complete events. */
-	int (*slices)(void *ctx, const struct recon_slot *v, size_t n);
-	/* The rare rest: begin and end events of begun frames, marks. */
-	int (*event)(void *ctx, enum recon_kind kind, uint64_t addr, uint64_t start, uint64_t end);
+	/* `n` closed frames, in start order: complete events.  `args`, when
+	 * not NULL, holds their arguments (args[i] for v[i], NULL if none);
+	 * NULL when none of them has any. */
+	int (*slices)(void *ctx, const struct recon_slot *v, struct recon_args *const *args,
+		      size_t n);
+	/* The rare rest: begin and end events of begun frames, marks.  A
+	 * begun frame's arguments come with its END (NULL otherwise). */
+	int (*event)(void *ctx, enum recon_kind kind, uint64_t addr, uint64_t start, uint64_t end,
+		     const struct recon_args *args);
 };
 
 /* Default bound of the FIFO, in slots (24 bytes each). */
@@ -74,7 +113,8 @@ struct recon_sink {
 struct recon_frame {
 	uint64_t addr;
 	uint64_t start;
-	uint64_t slot; /* its FIFO slot's sequence number (unless begun) */
+	uint64_t slot;		 /* its FIFO slot's sequence number (unless begun) */
+	struct recon_args *args; /* a begun frame's arguments (its slot's before) */
 };
 
 struct recon {
@@ -85,12 +125,17 @@ struct recon {
 	/* The FIFO: a ring of fifo_cap slots (a power of two, grown on demand
 	 * up to fifo_max); slots head .. tail-1 (sequence numbers) are live. */
 	struct recon_slot *fifo;
+	/* The arguments of the frames in the FIFO, parallel to it (NULL
+	 * until a frame gets one); an entry is NULL unless its slot is live
+	 * and has arguments, so the hot path never touches it. */
+	struct recon_args **fifo_args;
 	size_t fifo_cap, fifo_max;
 	uint64_t head, tail;
 	uint64_t last_ts;   /* last adjusted timestamp; 0 before the first record */
 	uint64_t unmatched; /* exits without an enter */
 	uint64_t emitted;   /* frames emitted (complete events and begun frames) */
 	uint64_t begun;	    /* frames emitted as begin/end pairs */
+	uint64_t nargs;	    /* argument lists alive (0: nothing to free on drain) */
 	const struct recon_sink *sink;
 	void *ctx;
 };
@@ -134,6 +179,20 @@ static inline __attribute__((always_inline)) int recon_feed(struct recon *r, uin
 	}
 	return recon__exit_slow(r, addr, ts);
 }
+
+/* The innermost open frame's address (without SPOOL_EXIT_BIT), or
+ * UINT64_MAX when no frame is open. */
+static inline uint64_t recon_top(const struct recon *r)
+{
+	return r->depth ? r->stack[r->depth - 1].addr : UINT64_MAX;
+}
+
+/* Attaches an argument to the innermost open frame: a copy of `*a` and of
+ * its `a->len` bytes at `bytes` (a->off is set by the recon), and moves
+ * the thread's time on by one tick, so that a frame with k arguments lasts
+ * at least k + 1 ticks (room for instants strictly inside it).  With `a`
+ * NULL, or no frame open, only the time moves.  Returns 0 or -ENOMEM. */
+int recon_arg(struct recon *r, const struct recon_arg *a, const void *bytes);
 
 /* An instant at `ts` (made strictly later than the last record, like a
  * record's), emitted in start order as RECON_MARK with `cookie` (less

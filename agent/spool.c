@@ -85,6 +85,8 @@ static int create(struct spool *sp)
 	sp->hdr->pid = (uint64_t)getpid();
 	agent_clock_start(&sp->hdr->start_ticks, &sp->hdr->start_ns);
 	sp->hdr->clock_tsc = agent_clock_tsc;
+	sp->hdr->libc_groups = agent_cfg.libc_groups;
+	sp->hdr->sample_hz = agent_cfg.sample_hz;
 	snprintf(sp->hdr->program, sizeof(sp->hdr->program), "%s",
 		 program_invocation_short_name ? program_invocation_short_name : "");
 	header_sync_modules(sp);

@@ -67,7 +67,12 @@ struct spool_header {
 	 * spool recovered after a crash still yields ticks per second. */
 	uint64_t last_ticks;
 	uint64_t last_ns;
-	uint8_t reserved[512 - 8 - 4 - 4 - 8 - 8 - 8 - 4 - 4 - 256 - 8 - 8];
+	/* What the agent records besides hooks, for the flusher (and
+	 * fxt-run's recovery): the FXT_LIBC groups (AGENT_G_*) and the
+	 * FXT_SAMPLE rate in Hz.  0 in spools of older agents. */
+	uint32_t libc_groups;
+	uint32_t sample_hz;
+	uint8_t reserved[512 - 8 - 4 - 4 - 8 - 8 - 8 - 4 - 4 - 256 - 8 - 8 - 4 - 4];
 	struct spool_module modules[];
 };
 

@@ -137,6 +137,8 @@ int recover_spool(const char *spool_path, const char *archive_path, int no_clobb
 	in.spool_fd = fd;
 	in.spool_end = (uint64_t)sb.st_size;
 	in.sym = sym;
+	in.libc_groups = h->libc_groups;
+	in.sample_hz = h->sample_hz;
 
 	err = fxt_writer_open_path(&w, archive_path, no_clobber ? FXT_WRITER_NO_CLOBBER : 0);
 	if (err < 0)

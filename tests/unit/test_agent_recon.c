@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agent/recon.h"
 #include "agent/spool.h"
@@ -13,11 +14,34 @@
 
 #define EXIT SPOOL_EXIT_BIT
 
+/* What an event carried as arguments: their count and the sum of their
+ * values and string bytes (enough to tell lists apart). */
+struct got_args {
+	unsigned n;
+	uint64_t sum;
+};
+
 struct sink {
 	struct nest_ev *v;
 	size_t n, cap;
-	int fail_after; /* > 0: the n-th emit fails with -EIO */
+	int fail_after;		  /* > 0: the n-th emit fails with -EIO */
+	struct got_args args[64]; /* of the first events */
 };
+
+static void keep_args(struct sink *s, size_t i, const struct recon_args *l)
+{
+	struct got_args *g;
+
+	if (i >= 64 || !l)
+		return;
+	g = &s->args[i];
+	g->n = l->n;
+	for (uint32_t k = 0; k < l->n; k++) {
+		g->sum += l->v[k].value + l->v[k].key;
+		for (uint32_t b = 0; b < l->v[k].len; b++)
+			g->sum += (unsigned char)l->bytes[l->v[k].off + b];
+	}
+}
 
 static int record(void *ctx, enum nest_kind kind, uint64_t addr, uint64_t start, uint64_t end)
 {
@@ -39,18 +63,23 @@ static int record(void *ctx, enum nest_kind kind, uint64_t addr, uint64_t start,
 	return 0;
 }
 
-static int record_slices(void *ctx, const struct recon_slot *v, size_t n)
+static int record_slices(void *ctx, const struct recon_slot *v, struct recon_args *const *args,
+			 size_t n)
 {
+	struct sink *s = ctx;
+
 	for (size_t i = 0; i < n; i++) {
 		int err = record(ctx, NEST_COMPLETE, v[i].addr, v[i].start, v[i].end);
 		if (err < 0)
 			return err;
+		if (args)
+			keep_args(s, s->n - 1, args[i]);
 	}
 	return 0;
 }
 
 static int record_event(void *ctx, enum recon_kind kind, uint64_t addr, uint64_t start,
-			uint64_t end)
+			uint64_t end, const struct recon_args *args)
 {
 	static const enum nest_kind kinds[] = {
 		[RECON_BEGIN] = NEST_BEGIN,
@@ -58,7 +87,12 @@ static int record_event(void *ctx, enum recon_kind kind, uint64_t addr, uint64_t
 		[RECON_MARK] = NEST_INSTANT,
 	};
 
-	return record(ctx, kinds[kind], addr, start, end);
+	struct sink *s = ctx;
+	int err = record(ctx, kinds[kind], addr, start, end);
+
+	if (!err)
+		keep_args(s, s->n - 1, args);
+	return err;
 }
 
 static const struct recon_sink test_sink = {
@@ -488,9 +522,109 @@ static void test_emit_error(void)
 	free(s.v);
 }
 
+/* Arguments: attached to the innermost open frame, each a tick of the
+ * thread's time; handed over with the frame's complete event, or with a
+ * begun frame's END; freed once emitted. */
+static void test_args(void)
+{
+	struct sink s = { 0 };
+	struct recon r;
+	struct recon_arg a = { .key = 1, .type = 0, .value = 100 };
+	struct recon_arg str = { .key = 2, .type = 16, .len = 3 };
+
+	recon_init(&r, &test_sink, &s, 0);
+	ASSERT_EQ_I64(recon_arg(&r, &a, NULL), 0, "args: none open: only the time moves");
+	ASSERT_EQ_U64(r.last_ts, 1, "args: time moved");
+	recon_feed(&r, 10, 0xa);
+	recon_arg(&r, &a, NULL); /* A: 101 */
+	ASSERT_EQ_U64(r.last_ts, 11, "args: a tick per argument");
+	ASSERT_EQ_U64(recon_top(&r), 0xa, "args: A on top");
+	recon_feed(&r, 11, 0xb); /* at 12: after the argument's tick */
+	recon_arg(&r, &str, "xyz");
+	recon_feed(&r, 12, 0xb | EXIT); /* at 14 */
+	a.value = 5;
+	recon_arg(&r, &a, NULL); /* A again, after B closed: 6 */
+	recon_feed(&r, 13, 0xc); /* C has none */
+	recon_feed(&r, 14, 0xc | EXIT);
+	recon_feed(&r, 100, 0xa | EXIT);
+	ASSERT_EQ_U64(recon_top(&r), UINT64_MAX, "args: nothing open");
+	ASSERT_EQ_I64(recon_finish(&r, 200), 0, "args: finish");
+	expect(&s, 0, C, 0xa, 10, 100, "args");
+	expect(&s, 1, C, 0xb, 12, 14, "args");
+	expect(&s, 2, C, 0xc, 16, 17, "args");
+	ok(s.args[0].n == 2 && s.args[0].sum == 1 + 100 + 1 + 5, "args: A's two, in order");
+	ok(s.args[1].n == 1 && s.args[1].sum == 2 + 'x' + 'y' + 'z', "args: B's string");
+	ok(s.args[2].n == 0, "args: C none");
+	ASSERT_EQ_U64(r.nargs, 0, "args: every list freed");
+	recon_free(&r);
+	free(s.v);
+
+	/* A FIFO of 2: A is forced out as a begin; its arguments, from
+	 * before and after, come with its END. */
+	memset(&s, 0, sizeof(s));
+	recon_init(&r, &test_sink, &s, 2);
+	recon_feed(&r, 10, 0xa);
+	a.value = 7;
+	recon_arg(&r, &a, NULL);
+	for (uint64_t i = 0; i < 3; i++) {
+		recon_feed(&r, 20 + 10 * i, 0xb);
+		recon_arg(&r, &str, "abc");
+		recon_feed(&r, 25 + 10 * i, 0xb | EXIT);
+	}
+	a.value = 8;
+	recon_arg(&r, &a, NULL);
+	recon_feed(&r, 100, 0xa | EXIT);
+	recon_finish(&r, 200);
+	expect(&s, 0, B, 0xa, 10, 0, "args begun");
+	ok(s.args[0].n == 0, "args begun: the BEGIN carries none");
+	expect(&s, s.n - 1, E, 0xa, 10, 100, "args begun");
+	ok(s.n <= 64 && s.args[s.n - 1].n == 2 && s.args[s.n - 1].sum == 1 + 7 + 1 + 8,
+	   "args begun: both on the END");
+	ok(s.args[1].n == 1 && s.args[1].sum == 2 + 'a' + 'b' + 'c', "args begun: B's on B");
+	expect_valid(&s, "args begun");
+	ASSERT_EQ_U64(r.nargs, 0, "args begun: every list freed");
+	recon_free(&r);
+	free(s.v);
+
+	/* A list longer than the list's own room: ten entries, 200 bytes. */
+	memset(&s, 0, sizeof(s));
+	recon_init(&r, &test_sink, &s, 0);
+	recon_feed(&r, 10, 0xd);
+	{
+		char big[100];
+		uint64_t want = 0;
+		memset(big, 1, sizeof(big));
+		str.len = sizeof(big);
+		for (uint64_t i = 0; i < 10; i++) {
+			a.value = i;
+			recon_arg(&r, i % 5 ? &a : &str, big);
+			want += i % 5 ? 1 + i : 2 + sizeof(big);
+		}
+		str.len = 3;
+		recon_feed(&r, 100, 0xd | EXIT);
+		recon_finish(&r, 200);
+		ok(s.n == 1 && s.args[0].n == 10 && s.args[0].sum == want,
+		   "args: ten entries and 200 bytes, all kept");
+	}
+	recon_free(&r);
+	free(s.v);
+
+	/* Lists of frames never emitted are freed by recon_free(). */
+	memset(&s, 0, sizeof(s));
+	recon_init(&r, &test_sink, &s, 0);
+	recon_feed(&r, 10, 0xa);
+	recon_arg(&r, &str, "abc");
+	recon_feed(&r, 20, 0xb);
+	recon_arg(&r, &str, "abc");
+	ASSERT_EQ_U64(r.nargs, 2, "args: two lists alive");
+	recon_free(&r);
+	ASSERT_EQ_U64(r.nargs, 0, "args: freed without emitting");
+	free(s.v);
+}
+
 int main(void)
 {
-	plan(91);
+	plan(114);
 	test_simple();
 	test_out_of_order();
 	test_unmatched_exits();
@@ -503,5 +637,6 @@ int main(void)
 	test_random();
 	test_checker();
 	test_emit_error();
+	test_args();
 	return exit_status();
 }
