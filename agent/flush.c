@@ -198,6 +198,8 @@ struct flusher {
 	size_t nactions;
 	unsigned char *sampled; /* by serial: the thread has samples */
 	uint64_t sample_period;
+	/* Added to every timestamp written (see flush.h, time_base). */
+	uint64_t shift;
 };
 #define SCRATCH (FXT_MAX_ARGS * (STR_MAX + 64) + MESSAGE_MAX)
 
@@ -366,8 +368,8 @@ static int emit_one(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t add
 		return -ENOMEM;
 	function_refs(ctx, e);
 	ctx->ev.type = type;
-	ctx->ev.ts = ts;
-	ctx->ev.extra = end;
+	ctx->ev.ts = ts + ctx->fl->shift;
+	ctx->ev.extra = end + ctx->fl->shift;
 	return fxt_writer_event(ctx->w, &ctx->ev);
 }
 
@@ -483,7 +485,7 @@ static int emit_flows(struct emit_ctx *ctx, struct sym_entry *e, const struct re
 		if (ts <= fstart)
 			ts = fend > fstart + 1 ? fstart + 1 : fstart;
 		ev.type = types[phase];
-		ev.ts = ts;
+		ev.ts = ts + ctx->fl->shift;
 		ev.extra = a->value;
 		ev.category = fxt_writer_cstring(ctx->w, "flow");
 		ctx->names->epoch++;
@@ -527,8 +529,8 @@ static int emit_rich(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t ad
 	ctx->names->epoch++;
 	function_refs(ctx, e);
 	ctx->ev.type = type;
-	ctx->ev.ts = type == FXT_EVENT_DURATION_END ? fend : fstart;
-	ctx->ev.extra = fend;
+	ctx->ev.ts = (type == FXT_EVENT_DURATION_END ? fend : fstart) + ctx->fl->shift;
+	ctx->ev.extra = fend + ctx->fl->shift;
 	ctx->ev.args = args;
 	ctx->ev.nargs = n;
 	err = fxt_writer_event(ctx->w, &ctx->ev);
@@ -552,6 +554,7 @@ static int emit_log_line(struct emit_ctx *ctx, uint64_t ts, const struct log_lin
 	unsigned n = 0;
 	int err;
 
+	ts += ctx->fl->shift;
 	err = fxt_writer_log(ctx->w, ts, ctx->ev.thread, text, len);
 	if (err < 0)
 		return err;
@@ -590,7 +593,7 @@ static int emit_log_line(struct emit_ctx *ctx, uint64_t ts, const struct log_lin
  * memory) or that has arguments (`args` NULL: none has).  Returns how
  * many it encoded. */
 static inline __attribute__((always_inline)) size_t
-encode_run(struct sym_table *names, uint64_t hdr, const struct recon_slot *v,
+encode_run(struct sym_table *names, uint64_t hdr, uint64_t shift, const struct recon_slot *v,
 	   struct recon_args *const *args, size_t k, uint64_t *out, struct sym_entry **e)
 {
 	uint64_t *p = out;
@@ -601,8 +604,8 @@ encode_run(struct sym_table *names, uint64_t hdr, const struct recon_slot *v,
 		if (__builtin_expect(!*e || (*e)->epoch != names->epoch || (args && args[i]), 0))
 			break;
 		p[0] = hdr | (*e)->ref_bits;
-		p[1] = v[i].start;
-		p[2] = v[i].end;
+		p[1] = v[i].start + shift;
+		p[2] = v[i].end + shift;
 		p += COMPLETE_WORDS;
 	}
 	return i;
@@ -641,8 +644,8 @@ static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args
 		if (!out)
 			return fxt_writer_error(ctx->w) ? fxt_writer_error(ctx->w) : -EIO;
 		/* Two copies of the loop: most runs have no arguments at all. */
-		i = args ? encode_run(names, hdr, v, args, k, out, &e)
-			 : encode_run(names, hdr, v, NULL, k, out, &e);
+		i = args ? encode_run(names, hdr, ctx->fl->shift, v, args, k, out, &e)
+			 : encode_run(names, hdr, ctx->fl->shift, v, NULL, k, out, &e);
 		fxt_writer_commit(ctx->w, i * COMPLETE_WORDS);
 		v += i;
 		n -= i;
@@ -695,7 +698,7 @@ static int emit_event(void *vctx, enum recon_kind kind, uint64_t addr, uint64_t 
 			ctx->lhead = ctx->ltail = 0;
 		return err;
 	}
-	err = emit_drops(ctx->w, ctx->ev.thread, start, ctx->dropped);
+	err = emit_drops(ctx->w, ctx->ev.thread, start + ctx->fl->shift, ctx->dropped);
 	ctx->names->epoch++; /* it registered strings */
 	return err;
 }
@@ -1560,7 +1563,7 @@ static int emit_counters(struct flusher *fl)
 		ev.name = fxt_writer_cstring(fl->w, "heap");
 		arg.name = fxt_writer_cstring(fl->w, "bytes_in_use");
 		arg.v.i64 = sum;
-		ev.ts = fl->deltas[i].ts;
+		ev.ts = fl->deltas[i].ts + fl->shift;
 		err = fxt_writer_event(fl->w, &ev);
 		fl->st->counters++;
 	}
@@ -1568,6 +1571,16 @@ static int emit_counters(struct flusher *fl)
 }
 
 /* ------------------------------------------------------------ archive */
+
+uint64_t flush_time_shift(const struct flush_input *in)
+{
+	unsigned __int128 base;
+
+	if (!in->base_ns || !in->ticks_per_second)
+		return 0;
+	base = (unsigned __int128)in->base_ns * in->ticks_per_second / 1000000000u;
+	return (uint64_t)base - in->base_ticks;
+}
 
 int agent_flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flush_stats *st)
 {
@@ -1588,6 +1601,7 @@ int agent_flush_archive(struct fxt_writer *w, const struct flush_input *in, stru
 	fl.names.epoch = 1;
 	if (in->sample_hz && in->ticks_per_second)
 		fl.sample_period = in->ticks_per_second / in->sample_hz;
+	fl.shift = flush_time_shift(in);
 	err = fxt_writer_magic(w);
 	if (!err)
 		err = fxt_writer_provider(w, (uint32_t)in->pid, "fxtrace");

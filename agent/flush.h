@@ -86,7 +86,19 @@ struct flush_input {
 	 * write whose first byte it consumed.  May be NULL. */
 	const struct session_write *pipe_writes;
 	size_t npipe_writes;
+	/* The time base: a point known both in ticks and in CLOCK_MONOTONIC
+	 * ns (the clock calibration start).  Every timestamp written is
+	 * rebased on it, ts + (base_ns in ticks - base_ticks), so that the
+	 * archive's times, read with its ticks per second, are CLOCK_MONOTONIC
+	 * times: processes that measured slightly different tick rates still
+	 * agree (a rate error then only scales the process's own run time,
+	 * not the machine's uptime that raw TSC values count).  0: raw ticks. */
+	uint64_t base_ticks;
+	uint64_t base_ns;
 };
+
+/* What agent_flush_archive() adds to every timestamp (modulo 2^64). */
+uint64_t flush_time_shift(const struct flush_input *in);
 
 struct flush_stats {
 	uint64_t events;  /* slices: complete events and begin/end pairs */

@@ -133,6 +133,8 @@ int recover_spool(const char *spool_path, const char *archive_path, int no_clobb
 	in.pid = h->pid;
 	in.process_name = h->program;
 	in.ticks_per_second = ticks_per_second(h);
+	in.base_ticks = h->start_ticks;
+	in.base_ns = h->start_ns;
 	in.now_ts = 0; /* open frames close after their thread's last record */
 	in.spool_fd = fd;
 	in.spool_end = (uint64_t)sb.st_size;

@@ -1269,9 +1269,47 @@ static void test_garbage(void)
 	free(a.ev);
 }
 
+/* Two processes whose measured tick rates differ by 1e-5 agree on when
+ * an event happened once rebased on their monotonic anchors: the error is
+ * the rate error times the process's own run time (1 s: 10 us), not times
+ * the TSC's count since boot (6000 s: 60 ms). */
+static void test_time_base(void)
+{
+	const double true_rate = 3e9;
+	struct flush_input a, b;
+	uint64_t ta, tb;
+	double ns_a, ns_b, raw_a, raw_b;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.ticks_per_second = 3000000000u;
+	a.base_ticks = 18000000000000u; /* 6000 s of TSC since boot */
+	a.base_ns = 6000000000000u;
+	b.ticks_per_second = 3000030000u; /* measured 1e-5 fast */
+	b.base_ticks = a.base_ticks + 6000000000u; /* started 2 s later */
+	b.base_ns = a.base_ns + 2000000000u;
+	/* One instant, 3 s after A started, 1 s after B started. */
+	ta = a.base_ticks + (uint64_t)(3 * true_rate);
+	tb = ta;
+	ns_a = (double)(ta + flush_time_shift(&a)) * 1e9 / (double)a.ticks_per_second;
+	ns_b = (double)(tb + flush_time_shift(&b)) * 1e9 / (double)b.ticks_per_second;
+	ok(ns_a - (double)a.base_ns == 3e9, "A: 3 s after its anchor (%.0f ns)",
+	   ns_a - (double)a.base_ns);
+	ok(ns_a - ns_b < 20000 && ns_b - ns_a < 20000, "A and B agree within 20 us (%.0f ns)",
+	   ns_a - ns_b);
+	raw_a = (double)ta * 1e9 / (double)a.ticks_per_second;
+	raw_b = (double)tb * 1e9 / (double)b.ticks_per_second;
+	ok(raw_a - raw_b > 1e7, "raw ticks would disagree by %.0f ms", (raw_a - raw_b) / 1e6);
+	memset(&a, 0, sizeof(a));
+	a.ticks_per_second = 1000000000u;
+	ASSERT_EQ_U64(flush_time_shift(&a), 0, "no time base: raw ticks");
+	a.base_ticks = a.base_ns = 12345;
+	ASSERT_EQ_U64(flush_time_shift(&a), 0, "ns ticks: nothing to shift");
+}
+
 int main(void)
 {
-	plan(179);
+	plan(184);
 	test_basic();
 	test_unnamed_threads();
 	test_drops();
@@ -1289,6 +1327,7 @@ int main(void)
 	test_pipe();
 	test_samples();
 	test_garbage();
+	test_time_base();
 	test_agent_cleanup();
 	return exit_status();
 }
