@@ -5,7 +5,8 @@
  *  - duration begin/end pairing per thread: an end without a begin, or a
  *    begin never ended, is what real recorders do (a trace started or
  *    stopped mid-call): a warning;
- *  - flows begun and never ended: a warning;
+ *  - flows begun and never ended, ended and never begun, or ending
+ *    before they begin (in time: file order does not matter): warnings;
  *  - complete events on one thread must nest exactly.  Perfetto drops a
  *    complete event that partly overlaps a sibling, so that is an error.
  *    Complete events may be written in any order (at their end, typically),
@@ -39,13 +40,17 @@ struct thread_state {
 	size_t niv, capiv;
 };
 
+enum { FLOW_BEGIN_AT, FLOW_BEGIN_TS, FLOW_END_AT, FLOW_END_TS };
+
 struct checker {
 	fxt_diag_fn report;
 	void *ctx;
 	struct pairmap thread_index; /* (pid, tid) -> index + 1 into threads */
 	struct thread_state *threads;
 	size_t nthreads, capthreads;
-	struct pairmap flows; /* (correlation id, 0) -> offset of the flow begin */
+	/* (correlation id, FLOW_*) -> offset + 1 of the first begin / end
+	 * or step, and their timestamps. */
+	struct pairmap flows;
 	size_t total_iv;
 	bool iv_capped;
 };
@@ -188,28 +193,33 @@ int checker_record(struct checker *c, const struct fxt_record *rec)
 		t->iv[t->niv++] = (struct interval){ ev->ts, ev->extra, rec->offset };
 		c->total_iv++;
 		break;
-	case FXT_EVENT_FLOW_BEGIN: {
-		uint64_t *v = pairmap_get(&c->flows, ev->extra, 0, &created);
+	case FXT_EVENT_FLOW_BEGIN:
+	case FXT_EVENT_FLOW_STEP:
+	case FXT_EVENT_FLOW_END: {
+		/* Kept by id, paired at the end: a flow's ends may come before
+		 * its begin in the file (writers emit thread by thread;
+		 * Perfetto sorts by time).  Keys (id, FLOW_*). */
+		const bool begin = ev->type == FXT_EVENT_FLOW_BEGIN;
+		uint64_t *v = pairmap_get(&c->flows, ev->extra, begin ? FLOW_BEGIN_AT : FLOW_END_AT,
+					  &created);
 		if (!v)
 			return -ENOMEM;
-		if (!created)
+		if (!created && begin) {
 			report(c, FXT_DIAG_WARNING, rec->offset,
-			       "flow %" PRIu64 " begun again while open (first at offset %" PRIu64
-			       ")",
-			       ev->extra, *v);
-		*v = rec->offset;
+			       "flow %" PRIu64 " begun again (first at offset %" PRIu64 ")",
+			       ev->extra, *v - 1);
+			break;
+		}
+		if (!created)
+			break; /* steps and the end: the first one is enough */
+		*v = rec->offset + 1;
+		v = pairmap_get(&c->flows, ev->extra, begin ? FLOW_BEGIN_TS : FLOW_END_TS,
+				&created);
+		if (!v)
+			return -ENOMEM;
+		*v = ev->ts;
 		break;
 	}
-	case FXT_EVENT_FLOW_STEP:
-	case FXT_EVENT_FLOW_END:
-		if (!pairmap_find(&c->flows, ev->extra, 0))
-			report(c, FXT_DIAG_WARNING, rec->offset,
-			       "%s with no flow begin (id %" PRIu64 ")",
-			       ev->type == FXT_EVENT_FLOW_STEP ? "flow step" : "flow end",
-			       ev->extra);
-		else if (ev->type == FXT_EVENT_FLOW_END)
-			pairmap_del(&c->flows, ev->extra, 0);
-		break;
 	default:
 		break;
 	}
@@ -230,6 +240,63 @@ static int cmp_interval(const void *pa, const void *pb)
 /* Reports complete events that partly overlap an enclosing one.  The stack
  * holds the chain of open intervals; anything that ends at or before the
  * new start is closed first. */
+/* Flows, by id: begun and never ended, ended (or stepped) and never
+ * begun, and ended before they begin (Perfetto binds flow events in time
+ * order: such an end is dropped). */
+static void check_flows(struct checker *c)
+{
+	uint64_t unended = 0, unbegun = 0, backwards = 0;
+	uint64_t first_unended = UINT64_MAX, first_unbegun = UINT64_MAX, first_back = UINT64_MAX;
+	uint64_t id_unended = 0, id_unbegun = 0, id_back = 0;
+
+	for (size_t i = 0; i < c->flows.nslots; i++) {
+		const struct pairmap_slot *s = &c->flows.slots[i];
+		const uint64_t *other, *bts, *ets;
+
+		if (!s->used)
+			continue;
+		if (s->b == FLOW_BEGIN_AT) {
+			other = pairmap_find(&c->flows, s->a, FLOW_END_AT);
+			if (!other) {
+				unended++;
+				if (s->value - 1 < first_unended) {
+					first_unended = s->value - 1;
+					id_unended = s->a;
+				}
+				continue;
+			}
+			bts = pairmap_find(&c->flows, s->a, FLOW_BEGIN_TS);
+			ets = pairmap_find(&c->flows, s->a, FLOW_END_TS);
+			if (bts && ets && *ets < *bts) {
+				backwards++;
+				if (*other - 1 < first_back) {
+					first_back = *other - 1;
+					id_back = s->a;
+				}
+			}
+		} else if (s->b == FLOW_END_AT && !pairmap_find(&c->flows, s->a, FLOW_BEGIN_AT)) {
+			unbegun++;
+			if (s->value - 1 < first_unbegun) {
+				first_unbegun = s->value - 1;
+				id_unbegun = s->a;
+			}
+		}
+	}
+	if (unended)
+		report(c, FXT_DIAG_WARNING, first_unended,
+		       "%" PRIu64 " flow(s) begun and never ended (first: id %" PRIu64 ")", unended,
+		       id_unended);
+	if (unbegun)
+		report(c, FXT_DIAG_WARNING, first_unbegun,
+		       "%" PRIu64 " flow(s) stepped or ended and never begun (first: id %" PRIu64
+		       ")",
+		       unbegun, id_unbegun);
+	if (backwards)
+		report(c, FXT_DIAG_WARNING, first_back,
+		       "%" PRIu64 " flow(s) end before they begin (first: id %" PRIu64 ")",
+		       backwards, id_back);
+}
+
 static void check_nesting(struct checker *c, struct thread_state *t)
 {
 	if (t->niv < 2)
@@ -270,19 +337,7 @@ void checker_finish(struct checker *c)
 			       t->nbegins, t->pid, t->tid);
 		check_nesting(c, t);
 	}
-	if (c->flows.count) {
-		uint64_t first = UINT64_MAX, id = 0;
-		for (size_t i = 0; i < c->flows.nslots; i++) {
-			const struct pairmap_slot *s = &c->flows.slots[i];
-			if (s->used && s->value < first) {
-				first = s->value;
-				id = s->a;
-			}
-		}
-		report(c, FXT_DIAG_WARNING, first,
-		       "%zu flow(s) begun and never ended (first: id %" PRIu64 ")", c->flows.count,
-		       id);
-	}
+	check_flows(c);
 	if (c->iv_capped)
 		report(c, FXT_DIAG_WARNING, 0,
 		       "nesting checked for the first %u complete events only", MAX_INTERVALS);

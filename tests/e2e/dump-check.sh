@@ -3,7 +3,7 @@
 # rejects each broken archive naming the offset and the rule.
 . "$abs_top_srcdir/tests/e2e/dump-common.sh"
 
-plan 33
+plan 35
 
 for f in valid.fxt valid.fxt.gz two-providers.fxt unknown.fxt; do
   dump --check "$A/$f"
@@ -19,6 +19,12 @@ is "$out" "$A/warn.fxt: offset 168: warning: duration end with no begin on pid 1
 $A/warn.fxt: offset 184: warning: 1 duration begin(s) never ended on pid 10 tid 12
 $A/warn.fxt: offset 200: warning: 1 flow(s) begun and never ended (first: id 9)
 $A/warn.fxt: ok (14 records, 0 errors, 3 warnings)" "warnings listed with offsets"
+
+dump --check "$A/flow-order.fxt"
+is "$rc" 0 "flows in any file order: exit 0"
+is "$out" "$A/flow-order.fxt: offset 216: warning: 1 flow(s) stepped or ended and never begun (first: id 7)
+$A/flow-order.fxt: offset 192: warning: 1 flow(s) end before they begin (first: id 6)
+$A/flow-order.fxt: ok (15 records, 0 errors, 2 warnings)" "flows paired by id, not by file order"
 
 dump --check -q "$A/warn.fxt"
 is "$rc/$out" "0/" "-q: nothing to say about warnings"

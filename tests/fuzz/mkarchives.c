@@ -8,6 +8,8 @@
  *   valid.fxt.gz      the same, gzip-compressed
  *   warn.fxt          legal but unusual: a duration end without begin, a
  *                     begin never ended, a flow never ended
+ *   flow-order.fxt    flows whose end comes first in the file (fine), one
+ *                     that ends before it begins in time, one never begun
  *   two-providers.fxt two providers with their own tables and clocks
  *   unknown.fxt       a reserved record type and an unknown argument type
  *   bad-*.fxt         one broken rule each (see the table at the bottom)
@@ -208,6 +210,17 @@ int main(int argc, char **argv)
 	add_event(&b, event(FXT_EVENT_FLOW_BEGIN, 210, 2, 5, 9));	   /* 200 */
 	add_event(&b, event(FXT_EVENT_DURATION_COMPLETE, 300, 1, 4, 300)); /* 224: zero length */
 	save_buf("warn.fxt", &b);
+
+	/* Flows in any file order (writers emit thread by thread; Perfetto
+	 * sorts by time).  Events start at 168, 24 bytes each. */
+	b.n = 0;
+	preamble(&b);
+	add_event(&b, event(FXT_EVENT_FLOW_END, 500, 1, 5, 5));	  /* 168: begun later in the file */
+	add_event(&b, event(FXT_EVENT_FLOW_END, 100, 1, 5, 6));	  /* 192: ends before it begins */
+	add_event(&b, event(FXT_EVENT_FLOW_STEP, 150, 1, 5, 7));  /* 216: never begun */
+	add_event(&b, event(FXT_EVENT_FLOW_BEGIN, 300, 2, 5, 5)); /* 240 */
+	add_event(&b, event(FXT_EVENT_FLOW_BEGIN, 200, 2, 5, 6)); /* 264 */
+	save_buf("flow-order.fxt", &b);
 
 	/* Three threads each busy for the whole 64-bit clock: sums of their
 	 * times overflow 64 bits (fxt-report's shares must not).  Not valid
