@@ -1,4 +1,181 @@
-/* libc wrappers: TODO(owner). */
+/* The thread group's wrappers: pthread_create (with a flow into the new
+ * thread), join, detach, exit, and the frame of each thread's life.  See
+ * agent/libc.h for the rules every wrapper follows.
+ *
+ * pthread_create starts the thread on a trampoline that runs, in the new
+ * thread, before and after the program's start routine:
+ *  - agent_sample_thread_start(): stack sampling needs every thread, so
+ *    the trampoline is used whenever the thread group is on OR sampling
+ *    is (FXT_SAMPLE), even if only the latter;
+ *  - a "thread" frame (AGENT_FN_THREAD_LIFE) around the start routine,
+ *    whose enter payload (and argument start_routine) is the routine's
+ *    address, holding the FLOW end of the flow begun in the creator's
+ *    pthread_create frame: the arrow from the creating call to the
+ *    thread's first slice;
+ *  - at the routine's return: the thread's pending heap delta
+ *    (agent_mem_flush_delta) and the frame's exit.
+ * A thread that ends in pthread_exit (or is cancelled) never returns to
+ * the trampoline: pthread_exit records its own enter and the heap delta,
+ * and the flusher closes the frames left open at the thread's end.
+ *
+ * The trampoline's arguments live in a small block from the real malloc
+ * (not the program's heap: not recorded, not counted), freed by the new
+ * thread as soon as it has read them, or by the creator if the thread
+ * could not be created.  Threads created by agent code (t->busy), or
+ * before the agent's settings are loaded, start as they are. */
 #include <config.h>
 
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
 #include "agent/libc.h"
+#include "agent/sample.h"
+#include "agent/settings.h"
+
+REAL_DECL(pthread_create);
+REAL_DECL(pthread_join);
+REAL_DECL(pthread_timedjoin_np);
+REAL_DECL(pthread_tryjoin_np);
+REAL_DECL(pthread_detach);
+REAL_DECL(pthread_exit);
+REAL_DECL(malloc);
+REAL_DECL(free);
+
+typedef void *thread_fn(void *);
+
+struct thread_start {
+	thread_fn *fn;
+	void *arg;
+	uint64_t flow; /* the creator's FLOW begin, 0 if it recorded none */
+};
+
+/* ------------------------------------------------------------ trampoline */
+
+static void *thread_trampoline(void *p)
+{
+	struct thread_start st = *(struct thread_start *)p;
+	struct tstate *t;
+	bool rec = false;
+	void *ret;
+
+	REAL(free)(p);
+	agent_sample_thread_start();
+	t = wrap_enter(AGENT_G_THREAD);
+	if (t) {
+		const void *start = (const void *)(uintptr_t)st.fn;
+		struct wrap_arg a[] = { WARG(START_ROUTINE, CODE, (uintptr_t)st.fn) };
+
+		rec = wrap_call_begin(t, AGENT_FN_THREAD_LIFE, start, a, 1);
+		if (rec && st.flow)
+			wrap_flow(t, EV_FLOW_END, st.flow, false);
+		/* The routine's own calls are the program's: recorded. */
+		wrap_leave(t);
+	}
+	ret = st.fn(st.arg);
+	t = &agent_tls;
+	agent_mem_flush_delta(t);
+	if (rec && (agent_libc_on & AGENT_G_THREAD) && !t->busy)
+		wrap_call_end(t, AGENT_FN_THREAD_LIFE, 0, 0, 0, NULL, 0);
+	return ret;
+}
+
+/* ------------------------------------------------------------ create */
+
+WRAP int pthread_create(pthread_t *thread, const pthread_attr_t *attr, thread_fn *start, void *arg)
+{
+	struct tstate *t = &agent_tls;
+	struct thread_start *st;
+	bool rec = false;
+	int r;
+
+	if (t->busy || (!(agent_libc_on & AGENT_G_THREAD) && !agent_cfg.sample_hz))
+		return REAL(pthread_create)(thread, attr, start, arg);
+	st = REAL(malloc)(sizeof(*st));
+	if (!st) /* the thread still starts, untraced */
+		return REAL(pthread_create)(thread, attr, start, arg);
+	st->fn = start;
+	st->arg = arg;
+	st->flow = 0;
+	t = wrap_enter(AGENT_G_THREAD);
+	if (t) {
+		struct wrap_arg a[] = { WARG(THREAD, PTR, thread),
+					WARG(START_ROUTINE, CODE, (uintptr_t)start) };
+
+		rec = wrap_call_begin(t, AGENT_FN_pthread_create, CALLER, a, 2);
+		if (rec) {
+			/* Before the thread exists, so that the begin comes
+			 * before its end in the new thread's frame.  (If the
+			 * creation fails, the flow has no end: none is shown.) */
+			st->flow = agent_new_flow_id(EV_FLOWID_THREAD);
+			wrap_flow(t, EV_FLOW_BEGIN, st->flow, false);
+		}
+	}
+	r = REAL(pthread_create)(thread, attr, thread_trampoline, st);
+	if (r != 0)
+		REAL(free)(st);
+	if (t) {
+		if (rec)
+			wrap_end_int(t, AGENT_FN_pthread_create, r, 0);
+		wrap_leave(t);
+	}
+	return r;
+}
+
+/* ------------------------------------------------------------ join, detach */
+
+/* A call on a thread (its pthread_t as the argument "thread") returning 0
+ * or an error number. */
+#define THREAD_CALL(fn, th, call)                                         \
+	do {                                                              \
+		struct tstate *t_ = wrap_enter(AGENT_G_THREAD);           \
+		struct wrap_arg a_[] = { WARG(THREAD, U64, (th)) };       \
+		bool rec_;                                                \
+		int r_;                                                   \
+                                                                          \
+		if (!t_)                                                  \
+			return REAL(fn) call;                             \
+		rec_ = wrap_call_begin(t_, AGENT_FN_##fn, CALLER, a_, 1); \
+		r_ = REAL(fn) call;                                       \
+		if (rec_)                                                 \
+			wrap_end_int(t_, AGENT_FN_##fn, r_, 0);           \
+		wrap_leave(t_);                                           \
+		return r_;                                                \
+	} while (0)
+
+WRAP int pthread_join(pthread_t th, void **retval)
+{
+	THREAD_CALL(pthread_join, th, (th, retval));
+}
+
+WRAP int pthread_timedjoin_np(pthread_t th, void **retval, const struct timespec *abstime)
+{
+	THREAD_CALL(pthread_timedjoin_np, th, (th, retval, abstime));
+}
+
+WRAP int pthread_tryjoin_np(pthread_t th, void **retval)
+{
+	THREAD_CALL(pthread_tryjoin_np, th, (th, retval));
+}
+
+WRAP int pthread_detach(pthread_t th)
+{
+	THREAD_CALL(pthread_detach, th, (th));
+}
+
+/* ------------------------------------------------------------ exit */
+
+/* Its enter only: it does not return.  The flusher closes the frame (and
+ * the thread's life frame) at the thread's end. */
+WRAP void pthread_exit(void *retval)
+{
+	struct tstate *t = wrap_enter(AGENT_G_THREAD);
+
+	agent_mem_flush_delta(&agent_tls);
+	if (t) {
+		wrap_call_begin(t, AGENT_FN_pthread_exit, CALLER, NULL, 0);
+		wrap_leave(t);
+	}
+	REAL(pthread_exit)(retval);
+	__builtin_unreachable();
+}
