@@ -22,6 +22,8 @@
 #include "agent/libc.h"
 #include "agent/log.h"
 #include "agent/modules.h"
+#include "agent/sample.h"
+#include "agent/session.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -54,13 +56,18 @@ static bool is_root(void)
 static void key_destructor(void *arg)
 {
 	(void)arg;
+	agent_sample_thread_stop();
 	agent_tbuf_retire(&agent_tls);
 }
 
 /* ------------------------------------------------------------ fork */
 
+/* The agent's locks are taken as agent code (busy): the sync wrappers
+ * must neither record them as the program's nor, recording, need a new
+ * chunk while the spool lock is held (its refill takes that lock). */
 static void atfork_prepare(void)
 {
+	agent_tls.busy++;
 	pthread_mutex_lock(&agent.lock);
 	pthread_mutex_lock(&agent.spool.lock);
 }
@@ -69,6 +76,7 @@ static void atfork_parent(void)
 {
 	pthread_mutex_unlock(&agent.spool.lock);
 	pthread_mutex_unlock(&agent.lock);
+	agent_tls.busy--;
 }
 
 /* The child starts afresh: its own spool and archive, no buffer of the
@@ -87,7 +95,11 @@ static void atfork_child(void)
 	agent_spool_path(agent.spool_path, sizeof(agent.spool_path), agent_cfg.output,
 			 (long)agent.pid);
 	spool_forget(&agent.spool, agent.spool_path);
+	/* Timers are not inherited: the forking thread gets its own. */
+	if (!agent.disabled)
+		agent_sample_thread_start();
 	agent_dbg("fork child");
+	agent_tls.busy--; /* taken in atfork_prepare, in the parent */
 }
 
 /* ------------------------------------------------------------ init */
@@ -143,6 +155,7 @@ __attribute__((constructor)) static void agent_constructor(void)
 	agent_tls.busy++;
 	agent_ensure_init();
 	agent_tls.busy--;
+	agent_sample_thread_start();
 }
 
 /* Only a fallback: the atexit handler runs later (see do_init). */
@@ -274,6 +287,8 @@ void agent_flush(void)
 		return;
 	if (__atomic_exchange_n(&agent.flushed, true, __ATOMIC_ACQ_REL))
 		return;
+	/* Other threads' samples stop too: the handler sees agent.flushed. */
+	agent_sample_thread_stop();
 	/* No more libc calls recorded: the flush's own are not the program's,
 	 * and other threads' would not make it into the archive. */
 	__atomic_store_n(&agent_libc_on, 0, __ATOMIC_RELAXED);
@@ -285,9 +300,12 @@ void agent_flush(void)
 	in.now_ts = agent_ticks();
 	in.spool_end = spool_close_grants(&agent.spool);
 	in.ticks_per_second = agent_clock_rate();
+	agent_clock_start(&in.base_ticks, &in.base_ns);
 	in.pid = (uint64_t)agent.pid;
 	in.process_name = program_invocation_short_name;
 	in.lost = __atomic_load_n(&agent.lost, __ATOMIC_RELAXED);
+	in.sample_hz = agent_cfg.sample_hz;
+	in.libc_groups = agent_cfg.libc_groups; /* sync records: pair them */
 	threads = collect_threads(&nthreads);
 	if (!threads) {
 		agent_err("out of memory; records left in %s", agent.spool.path);
@@ -324,7 +342,25 @@ void agent_flush(void)
 			  agent.spool.path);
 		goto out_sym;
 	}
-	err = agent_flush_archive(w, &in, &st);
+	{
+		/* Pipe and socket writes of the whole session: this process's
+		 * reads pair with them.  None (no session file) is no error. */
+		char session[4096 + 64];
+		struct session_write *writes = NULL;
+		size_t nwrites = 0;
+
+		session_path(session, sizeof(session), agent_cfg.output, agent_cfg.root_pid);
+		if (session_load_writes(session, &writes, &nwrites) == 0) {
+			in.pipe_writes = writes;
+			in.npipe_writes = nwrites;
+		}
+		err = agent_flush_archive(w, &in, &st);
+		free(writes);
+		/* The root removes the session when no fxt-run does (it
+		 * removes it when the whole trace ends). */
+		if (is_root() && agent_cfg.status_fd < 0)
+			unlink(session);
+	}
 	{
 		uint64_t bytes = fxt_writer_bytes(w);
 		int cerr = fxt_writer_close(w);
@@ -427,32 +463,88 @@ static execve_fn *real_fn(const char *name)
 	return (execve_fn *)dlsym(RTLD_NEXT, name);
 }
 
+/* The exec frame (proc group), recorded before the flush so that the
+ * archive shows it: the path (or file) and the argument vector, joined
+ * with spaces.  It stays open: the flusher closes it at flush time, the
+ * last moment this image is traced.  Only the outermost exec wrapper
+ * records (execl -> execv -> execve is one call of the program's: the
+ * inner ones find `wrap` set).  Returns the thread state for exec_end(),
+ * or NULL. */
+#define EXEC_STR_MAX 256u
+
+static struct tstate *exec_begin(unsigned fn, unsigned key, const char *file, char *const argv[],
+				 const void *caller)
+{
+	struct tstate *t = wrap_enter(AGENT_G_PROC);
+	/* One byte more than kept, so that wrap_str() sees a cut. */
+	char args[EXEC_STR_MAX + 2];
+	size_t n = 0, cap = EXEC_STR_MAX + 1;
+
+	if (!t)
+		return NULL;
+	if (getpid() != agent.pid || !wrap_call_begin(t, fn, caller, NULL, 0)) {
+		wrap_leave(t);
+		return NULL;
+	}
+	wrap_str(t, key, file, EXEC_STR_MAX);
+	for (size_t i = 0; argv && argv[i] && n < cap; i++) {
+		size_t len;
+
+		if (i)
+			args[n++] = ' ';
+		len = strnlen(argv[i], cap - n);
+		memcpy(args + n, argv[i], len);
+		n += len;
+	}
+	args[n] = '\0';
+	wrap_str(t, AGENT_KEY_ARGV, args, EXEC_STR_MAX);
+	return t;
+}
+
+/* After a failed exec (a successful one does not return): nothing more is
+ * recorded, the archive is written already; the thread is free again. */
+static int exec_end(struct tstate *t, int ret)
+{
+	int saved = errno;
+
+	if (t)
+		wrap_leave(t);
+	errno = saved;
+	return ret;
+}
+
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
+	struct tstate *t = exec_begin(AGENT_FN_execve, AGENT_KEY_PATH, path, argv, CALLER);
 	static execve_fn *fn;
 
 	if (!fn)
 		fn = real_fn("execve");
-	return do_exec(fn, path, argv, envp);
+	return exec_end(t, do_exec(fn, path, argv, envp));
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
+	struct tstate *t = exec_begin(AGENT_FN_execvpe, AGENT_KEY_FILE, file, argv, CALLER);
 	static execve_fn *fn;
 
 	if (!fn)
 		fn = real_fn("execvpe");
-	return do_exec(fn, file, argv, envp);
+	return exec_end(t, do_exec(fn, file, argv, envp));
 }
 
 EXPORT int execv(const char *path, char *const argv[])
 {
-	return execve(path, argv, environ);
+	struct tstate *t = exec_begin(AGENT_FN_execv, AGENT_KEY_PATH, path, argv, CALLER);
+
+	return exec_end(t, execve(path, argv, environ));
 }
 
 EXPORT int execvp(const char *file, char *const argv[])
 {
-	return execvpe(file, argv, environ);
+	struct tstate *t = exec_begin(AGENT_FN_execvp, AGENT_KEY_FILE, file, argv, CALLER);
+
+	return exec_end(t, execvpe(file, argv, environ));
 }
 
 /* The list forms: glibc implements them with its internal execve, which
@@ -493,31 +585,37 @@ static void list_fill(char **v, size_t n, const char *arg0, va_list ap, char *co
 
 EXPORT int execl(const char *path, const char *arg, ...)
 {
+	struct tstate *t;
 	va_list ap;
 
 	va_start(ap, arg);
 	EXEC_LIST_ARGV(argv, arg, ap, NULL);
 	va_end(ap);
-	return execv(path, argv);
+	t = exec_begin(AGENT_FN_execl, AGENT_KEY_PATH, path, argv, CALLER);
+	return exec_end(t, execv(path, argv));
 }
 
 EXPORT int execlp(const char *file, const char *arg, ...)
 {
+	struct tstate *t;
 	va_list ap;
 
 	va_start(ap, arg);
 	EXEC_LIST_ARGV(argv, arg, ap, NULL);
 	va_end(ap);
-	return execvp(file, argv);
+	t = exec_begin(AGENT_FN_execlp, AGENT_KEY_FILE, file, argv, CALLER);
+	return exec_end(t, execvp(file, argv));
 }
 
 EXPORT int execle(const char *path, const char *arg, ...)
 {
 	char *const *envp = NULL;
+	struct tstate *t;
 	va_list ap;
 
 	va_start(ap, arg);
 	EXEC_LIST_ARGV(argv, arg, ap, &envp);
 	va_end(ap);
-	return execve(path, argv, envp);
+	t = exec_begin(AGENT_FN_execle, AGENT_KEY_PATH, path, argv, CALLER);
+	return exec_end(t, execve(path, argv, envp));
 }

@@ -13,6 +13,7 @@
 #include "agent/agent.h"
 #include "agent/log.h"
 #include "agent/modules.h"
+#include "agent/sample.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -130,7 +131,9 @@ EXPORT void *dlopen(const char *file, int mode)
 
 	if (!fn)
 		return NULL;
+	agent_in_dl++; /* no stack samples meanwhile (sample.h) */
 	h = fn(file, mode);
+	agent_in_dl--;
 	if (h && !agent.disabled) {
 		int saved = errno;
 		agent_tls.busy++;
@@ -144,6 +147,7 @@ EXPORT void *dlopen(const char *file, int mode)
 EXPORT int dlclose(void *handle)
 {
 	dlclose_fn *fn = real_dlclose();
+	int ret;
 
 	if (!fn) {
 		errno = ENOSYS;
@@ -154,5 +158,13 @@ EXPORT int dlclose(void *handle)
 		agent_modules_snapshot();
 		agent_tls.busy--;
 	}
-	return fn(handle);
+	agent_in_dl++;
+	ret = fn(handle);
+	agent_in_dl--;
+	if (ret == 0) {
+		int saved = errno;
+		agent_sample_dlclosed();
+		errno = saved;
+	}
+	return ret;
 }

@@ -1,12 +1,386 @@
-/* Stack sampling (see sample.h).  TODO(owner: sampling). */
+/* Stack sampling of threads' CPU time (see sample.h). */
 #include <config.h>
 
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "agent/agent.h"
+#include "agent/clock.h"
+#include "agent/events.h"
+#include "agent/libc.h"
+#include "agent/log.h"
 #include "agent/sample.h"
+#include "agent/settings.h"
+#include "agent/tbuf.h"
+
+/* glibc before 2.35 does not name the field. */
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
+TLS unsigned char agent_in_dl;
+
+/* The calling thread's timer.  `on` is what the handler checks: cleared
+ * before the timer is deleted, since a signal the timer already queued is
+ * still delivered after timer_delete(). */
+struct sample_thread {
+	timer_t timer;
+	pid_t pid; /* the process that created the timer (fork: not ours) */
+	volatile sig_atomic_t on;
+};
+
+static TLS struct sample_thread self;
+
+/* Set between our fork handlers (see fork_prepare). */
+static TLS unsigned char forking;
+
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+static bool setup_ok;
+static const char timer_cookie; /* its address tags our timers' signals */
+/* Samples taken and the ticks spent in taking them (FXT_DEBUG reports
+ * them at the flush). */
+static uint64_t nsamples, sample_ticks;
+static pthread_key_t stop_key;
+static struct timespec period;
+
+/* Stores one sample of `n` pcs: a SAMPLE slot, then the pcs two per FRAME
+ * slot.  The reservation is the hooks' (signal-safe); when the thread is
+ * inside agent code (busy), it counts as nested and never refills. */
+static void put_sample(struct tstate *t, uint64_t ts, const uint64_t *pcs, unsigned n)
+{
+	unsigned nslots = 1 + (n + 1) / 2;
+	uint64_t *p = agent_ev_begin(t, nslots, ts, false);
+
+	if (p) {
+		p[0] = ts;
+		p[1] = ev_tag_bits(EV_TAG_SAMPLE) | n;
+		for (unsigned i = 0; i < n; i += 2) {
+			p += 2;
+			p[0] = pcs[i];
+			p[1] = ev_tag_bits(EV_TAG_FRAME) |
+			       (i + 1 < n ? pcs[i + 1] & ((1ull << EV_TAG_SHIFT) - 1) : 0);
+		}
+	}
+	agent_ev_end(t);
+}
+
+/* Walks the interrupted stack from the signal's context.  Frame 0 is the
+ * interrupted pc; the others are return addresses, which the flusher looks
+ * up at pc - 1, except the frame interrupted by a signal further up (a
+ * handler of the program's own on the stack): its pc is exact, so it is
+ * stored plus one. */
+static unsigned walk(ucontext_t *uc, uint64_t *pcs, unsigned max)
+{
+	unw_cursor_t cur;
+	unsigned n = 0;
+	bool exact = true;
+
+	if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
+		return 0;
+	do {
+		unw_word_t ip;
+
+		if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
+			break;
+		pcs[n] = (uint64_t)ip + (n && exact ? 1 : 0);
+		n++;
+		exact = unw_is_signal_frame(&cur) > 0;
+	} while (n < max && unw_step(&cur) > 0);
+	return n;
+}
+
+/* ------------------------------------------------------------ SIGPROF's action
+ *
+ * Our handler stays installed: the action the program sets for SIGPROF is
+ * kept here, returned to it by sigaction() and signal(), and applied by
+ * our handler to every SIGPROF that is not our timers' (see sample.h).
+ * Updates take a lock and publish a new slot; the handler reads the
+ * published one (a ring: an update never rewrites the slot a handler may
+ * still be reading, unless seven more come in between). */
+#define NACTS 8
+static struct sigaction prog_acts[NACTS];
+static unsigned prog_cur;
+static bool virtual_on; /* our handler is installed: prog_acts is the program's view */
+static pthread_mutex_t prog_lock = PTHREAD_MUTEX_INITIALIZER;
+
+REAL_DECL(sigaction);
+REAL_DECL(signal);
+
+static void on_sigprof(int sig, siginfo_t *si, void *ucv);
+
+/* A SIGPROF that is not ours: what the program's action does with it. */
+static void forward(int sig, siginfo_t *si, void *ucv)
+{
+	const struct sigaction *pa = &prog_acts[__atomic_load_n(&prog_cur, __ATOMIC_ACQUIRE)];
+
+	if (pa->sa_flags & SA_SIGINFO) {
+		if (pa->sa_sigaction)
+			pa->sa_sigaction(sig, si, ucv);
+	} else if (pa->sa_handler == SIG_DFL) {
+		/* Terminate, as it would have: SIGPROF is blocked until we
+		 * return, and then the default action happens. */
+		struct sigaction dfl;
+
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		REAL(sigaction)(SIGPROF, &dfl, NULL);
+		raise(SIGPROF);
+	} else if (pa->sa_handler != SIG_IGN) {
+		pa->sa_handler(sig);
+	}
+}
+
+/* Sets the program's view of SIGPROF's action (and reads the old one),
+ * with the real action ours, under the program's mask.  SA_RESTART always:
+ * our samples must not interrupt system calls.  A program that ignores
+ * SIGPROF gets SIG_IGN for real (our samples stop; exec keeps it). */
+static int prof_action(const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction next, real;
+	sigset_t all, mask;
+	int ret = 0;
+
+	if (act)
+		next = *act; /* act and old may be the same */
+	/* A handler calling sigaction() must not find the lock taken. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &mask);
+	pthread_mutex_lock(&prog_lock);
+	if (old)
+		*old = prog_acts[prog_cur];
+	if (act) {
+		unsigned i = (prog_cur + 1) % NACTS;
+
+		memset(&real, 0, sizeof(real));
+		if (!(next.sa_flags & SA_SIGINFO) && next.sa_handler == SIG_IGN) {
+			real.sa_handler = SIG_IGN;
+		} else {
+			real.sa_sigaction = on_sigprof;
+			real.sa_flags = SA_SIGINFO | SA_RESTART | (next.sa_flags & SA_ONSTACK);
+		}
+		real.sa_mask = next.sa_mask;
+		prog_acts[i] = next;
+		ret = REAL(sigaction)(SIGPROF, &real, NULL);
+		if (ret == 0)
+			__atomic_store_n(&prog_cur, i, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&prog_lock);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	return ret;
+}
+
+__attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
+						     struct sigaction *old)
+{
+	if (sig != SIGPROF || !__atomic_load_n(&virtual_on, __ATOMIC_ACQUIRE))
+		return REAL(sigaction)(sig, act, old);
+	return prof_action(act, old);
+}
+
+/* glibc's signal(): BSD semantics (SA_RESTART, the signal blocked in its
+ * handler). */
+__attribute__((visibility("default"))) __sighandler_t signal(int sig, __sighandler_t handler)
+{
+	struct sigaction sa, old;
+
+	if (sig != SIGPROF || !__atomic_load_n(&virtual_on, __ATOMIC_ACQUIRE))
+		return REAL(signal)(sig, handler);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, sig);
+	sa.sa_flags = SA_RESTART;
+	if (prof_action(&sa, &old) != 0)
+		return SIG_ERR;
+	return (old.sa_flags & SA_SIGINFO) ? (__sighandler_t)(void (*)(void))old.sa_sigaction
+					   : old.sa_handler;
+}
+
+/* ------------------------------------------------------------ the handler */
+
+static void on_sigprof(int sig, siginfo_t *si, void *ucv)
+{
+	struct tstate *t = &agent_tls;
+	uint64_t pcs[EV_SAMPLE_MAX_DEPTH];
+	uint64_t ts;
+	unsigned n;
+	int saved;
+
+	(void)sig;
+	if (si->si_code != SI_TIMER || si->si_value.sival_ptr != &timer_cookie) {
+		/* Not ours (kill, the program's ITIMER_PROF or timers). */
+		forward(sig, si, ucv);
+		return;
+	}
+	/* Not while the loader's lists change (libunwind reads them through
+	 * dl_iterate_phdr), nor after the thread stopped (a signal queued
+	 * before timer_delete() is still delivered). */
+	if (!self.on || agent_in_dl || forking || __atomic_load_n(&agent.flushed, __ATOMIC_RELAXED))
+		return;
+	saved = errno;
+	ts = agent_ticks();
+	/* libunwind's own libc calls are not the program's: busy keeps the
+	 * wrappers from recording them, and refuses it the pipe it would
+	 * check addresses through (wrap_io.c).  It comes back down before the record, whose reservation
+	 * counts as nested only if the thread was busy already. */
+	t->busy++;
+	n = walk(ucv, pcs, EV_SAMPLE_MAX_DEPTH);
+	t->busy--;
+	if (n)
+		put_sample(t, ts, pcs, n);
+	__atomic_fetch_add(&nsamples, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&sample_ticks, agent_ticks() - ts, __ATOMIC_RELAXED);
+	errno = saved;
+}
+
+static bool handler_is_ours(void)
+{
+	struct sigaction sa;
+
+	return REAL(sigaction)(SIGPROF, NULL, &sa) == 0 && (sa.sa_flags & SA_SIGINFO) &&
+	       sa.sa_sigaction == on_sigprof;
+}
+
+/* Thread exit: pthread key destructors run for every thread that set a
+ * value, whether or not it ever recorded anything. */
+static void stop_key_destructor(void *arg)
+{
+	(void)arg;
+	agent_sample_thread_stop();
+}
+
+/* fork: from before the agent's prepare handler takes its locks (handlers
+ * registered later prepare first) to after its parent or child handler:
+ * a sample that needed a new chunk there would take them again. */
+static void fork_prepare(void)
+{
+	forking = 1;
+}
+
+static void fork_done(void)
+{
+	forking = 0;
+}
+
+/* Once per process image: the period, libunwind's set-up done outside any
+ * signal handler (its first use initialises global state under a lock),
+ * the key, and the handler. */
+static void setup(void)
+{
+	struct sigaction sa, old;
+	unw_context_t uc;
+	unw_cursor_t cur;
+	uint64_t ns = 1000000000ull / agent_cfg.sample_hz;
+
+	period.tv_sec = (time_t)(ns / 1000000000ull);
+	period.tv_nsec = (long)(ns % 1000000000ull);
+	/* A cache per thread: no lock shared with other threads' handlers
+	 * (see sample.h). */
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	agent_tls.busy++; /* libunwind's libc calls are ours (see wrap_io.c, pipes) */
+	if (unw_getcontext(&uc) == 0 && unw_init_local(&cur, &uc) == 0)
+		while (unw_step(&cur) > 0)
+			;
+	agent_tls.busy--;
+	if (pthread_key_create(&stop_key, stop_key_destructor) != 0 ||
+	    pthread_atfork(fork_prepare, fork_done, fork_done) != 0)
+		return;
+	if (!REAL(sigaction) || !REAL(signal) || REAL(sigaction)(SIGPROF, NULL, &old) != 0 ||
+	    ((old.sa_flags & SA_SIGINFO)
+		 ? old.sa_sigaction != NULL
+		 : old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) {
+		agent_dbg("SIGPROF has a handler already: no sampling");
+		return;
+	}
+	prog_acts[0] = old;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigprof;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (REAL(sigaction)(SIGPROF, &sa, NULL) != 0)
+		return;
+	__atomic_store_n(&virtual_on, true, __ATOMIC_RELEASE);
+	setup_ok = true;
+	agent_dbg("sampling at %u Hz of each thread's CPU time", agent_cfg.sample_hz);
+}
 
 void agent_sample_thread_start(void)
 {
+	struct sigevent sev;
+	struct itimerspec its;
+	pid_t pid = getpid();
+	int saved = errno;
+
+	if (!agent_cfg.sample_hz || agent.disabled)
+		return;
+	if (self.on && self.pid == pid)
+		goto out; /* started already */
+	/* In a fork child, the parent's timer is not ours to delete. */
+	self.on = 0;
+	agent_tls.busy++; /* our libc calls are not the program's */
+	pthread_once(&setup_once, setup);
+	/* The program may have installed a SIGPROF handler of its own since:
+	 * then threads started from now on are not sampled. */
+	if (!setup_ok || !handler_is_ours())
+		goto out_busy;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGPROF;
+	sev.sigev_value.sival_ptr = (void *)&timer_cookie;
+	sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &self.timer) != 0) {
+		agent_dbg("timer_create: %s: thread not sampled", strerror(errno));
+		goto out_busy;
+	}
+	self.pid = pid;
+	pthread_setspecific(stop_key, (void *)1);
+	self.on = 1;
+	its.it_interval = period;
+	its.it_value = period;
+	if (timer_settime(self.timer, 0, &its, NULL) != 0)
+		agent_sample_thread_stop();
+out_busy:
+	agent_tls.busy--;
+out:
+	errno = saved;
+}
+
+void agent_sample_dlclosed(void)
+{
+	/* Unwind information libunwind cached for the library's addresses
+	 * would describe whatever is loaded there next. */
+	if (setup_ok)
+		unw_flush_cache(unw_local_addr_space, 0, 0);
 }
 
 void agent_sample_thread_stop(void)
 {
+	int saved = errno;
+
+	if (!self.on)
+		return;
+	self.on = 0;
+	if (agent.flushed && nsamples) {
+		uint64_t n = __atomic_load_n(&nsamples, __ATOMIC_RELAXED);
+		uint64_t ticks = __atomic_load_n(&sample_ticks, __ATOMIC_RELAXED);
+
+		agent_dbg("%llu samples, %llu ns each on average", (unsigned long long)n,
+			  (unsigned long long)(ticks * 1000000000.0 / agent_clock_rate() / n));
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (self.pid == getpid())
+		timer_delete(self.timer);
+	errno = saved;
 }

@@ -3,7 +3,22 @@
  *
  * Consecutive samples share their outer frames: a frame stays open while
  * the samples keep it on the stack, and closes at the first sample that
- * does not have it.  TODO(owner: sampling): details.
+ * does not have it.  Precisely, the samples are compared from their
+ * outermost frame, by function identity (fn_of of the pc; pc - 1 for every
+ * frame but the innermost, which are return addresses): the frames of the
+ * new sample that match the open ones at the same depths, up to the first
+ * difference, stay open; the deeper open frames close at the sample's
+ * time, innermost first, and the sample's remaining frames open at that
+ * time, outermost first.  So a recursion is one frame per level, and the
+ * same function reached through another caller is another frame.  The
+ * last sample's frames end one period after it (its share of the CPU
+ * time), or at end_ts if that comes first.
+ *
+ * The timeline is the thread's: samples tick with its CPU time, so a frame
+ * that stays on the stack while the thread blocks (in the kernel, not
+ * sampled) spans the blocked time too.
+ *
+ * A stackchart only feeds its recon; the recon's owner frees it.
  */
 #ifndef FXT_AGENT_STACKCHART_H
 #define FXT_AGENT_STACKCHART_H
@@ -14,7 +29,8 @@
 #include "agent/recon.h"
 
 /* Maps a pc to its function's identity (the start address of the function
- * containing it, for the flusher's name table), or 0 when unknown. */
+ * containing it, for the flusher's name table), or 0 when unknown: the
+ * looked-up address then stands for the function.  NULL fn_of: the same. */
 typedef uint64_t stackchart_fn_of(void *ctx, uint64_t pc);
 
 struct stackchart {
@@ -37,7 +53,8 @@ void stackchart_init(struct stackchart *sc, struct recon *r, stackchart_fn_of *f
 int stackchart_sample(struct stackchart *sc, uint64_t ts, const uint64_t *pcs, unsigned depth);
 
 /* Closes every open frame (at most one period after the last sample, and
- * not after `end_ts` when it is not 0). */
+ * not after `end_ts` when it is not 0), and hands the recon's pending
+ * slices to its sink (recon_finish).  Returns 0 or the recon's error. */
 int stackchart_finish(struct stackchart *sc, uint64_t end_ts);
 
 void stackchart_free(struct stackchart *sc);

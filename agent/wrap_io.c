@@ -38,6 +38,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -632,6 +633,81 @@ WRAP int __openat64_2(int dirfd, const char *path, int flags)
 
 /* ------------------------------------------------------------ close, dup */
 
+/* A pipe the agent's own code asks for (busy): only libunwind does, to
+ * check that an address is readable before it loads from it while it
+ * walks a stack for a sample (it writes one byte from the address into
+ * the pipe and drains it; write fails with EFAULT if the address is not
+ * readable).  A real pipe would live in the program's fd space, and
+ * libunwind closes and re-creates it by NUMBER when a read on it fails,
+ * which closes the program's own files once the program has reused the
+ * numbers (or closed every fd).  So the agent hands out two numbers no
+ * kernel ever gives (above any RLIMIT_NOFILE: the kernel's limit is
+ * 2^20), and serves them here: a read finds nothing (EAGAIN), a write
+ * checks the address with process_vm_readv on our own pid (no fd), a
+ * close succeeds.  No fd is ever created for the agent. */
+#define FAKE_PIPE_READ	0x7ffffff0
+#define FAKE_PIPE_WRITE 0x7ffffff1
+
+static inline bool fake_fd(int fd)
+{
+	return __builtin_expect(fd >= FAKE_PIPE_READ && fd <= FAKE_PIPE_WRITE, 0);
+}
+
+static bool agent_own_pipe(int fds[2])
+{
+	if (!agent_tls.busy)
+		return false;
+	fds[0] = FAKE_PIPE_READ;
+	fds[1] = FAKE_PIPE_WRITE;
+	return true;
+}
+
+/* What read/write/close do on the fake numbers. */
+static ssize_t fake_read(void)
+{
+	errno = EAGAIN;
+	return -1;
+}
+
+static ssize_t fake_write(const void *buf, size_t count)
+{
+	struct iovec local, remote;
+	char byte[16];
+	ssize_t r;
+
+	local.iov_base = byte;
+	local.iov_len = count < sizeof(byte) ? count : sizeof(byte);
+	remote.iov_base = (void *)(uintptr_t)buf;
+	remote.iov_len = local.iov_len;
+	r = syscall(SYS_process_vm_readv, (long)getpid(), &local, 1ul, &remote, 1ul, 0ul);
+	if (r == (ssize_t)local.iov_len)
+		return r;
+	errno = EFAULT; /* unreadable, or the check itself is refused */
+	return -1;
+}
+
+/* libunwind writes to and reads from its pipe with syscall(SYS_write,
+ * ...) and syscall(SYS_read, ...): those reach the fake numbers here.
+ * Anything else passes through with its six argument registers (what the
+ * C library's own syscall() reads too). */
+REAL_DECL(syscall);
+
+WRAP long syscall(long number, ...)
+{
+	va_list ap;
+	long a[6];
+
+	va_start(ap, number);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (__builtin_expect(agent_tls.busy != 0, 0) && (number == SYS_read || number == SYS_write) &&
+	    a[0] >= 0 && a[0] <= INT_MAX && fake_fd((int)a[0]))
+		return number == SYS_write ? fake_write((const void *)a[1], (size_t)a[2])
+					   : fake_read();
+	return REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
 REAL_DECL(close);
 REAL_DECL(dup);
 REAL_DECL(dup2);
@@ -644,6 +720,8 @@ WRAP int close(int fd)
 	int r, err;
 
 	if (!t) {
+		if (fake_fd(fd))
+			return 0;
 		r = REAL(close)(fd);
 		fd_forget(fd);
 		return r;
@@ -723,8 +801,11 @@ WRAP ssize_t read(int fd, void *buf, size_t count)
 	struct tstate *t = wrap_enter(AGENT_G_IO);
 	bool rec;
 
-	if (!t)
+	if (!t) {
+		if (fake_fd(fd))
+			return fake_read();
 		return io_quiet(fd, DIR_READ, REAL(read)(fd, buf, count));
+	}
 	rec = io_begin(t, AGENT_FN_read, CALLER, ARGS(WARG(FD, I64, fd), WARG(NBYTES, U64, count)));
 	return io_read_end(t, rec, AGENT_FN_read, fd, REAL(read)(fd, buf, count));
 }
@@ -803,8 +884,11 @@ WRAP ssize_t write(int fd, const void *buf, size_t count)
 	struct tstate *t = wrap_enter(AGENT_G_IO | AGENT_G_LOG);
 	bool rec;
 
-	if (!t)
+	if (!t) {
+		if (fake_fd(fd))
+			return fake_write(buf, count);
 		return io_quiet(fd, DIR_WRITE, REAL(write)(fd, buf, count));
+	}
 	rec =
 	    io_begin(t, AGENT_FN_write, CALLER, ARGS(WARG(FD, I64, fd), WARG(NBYTES, U64, count)));
 	return io_write_end(t, rec, AGENT_FN_write, fd, buf, REAL(write)(fd, buf, count));
@@ -1444,10 +1528,13 @@ REAL_DECL(pipe2);
 
 WRAP int pipe(int fds[2])
 {
-	struct tstate *t = wrap_enter(AGENT_G_IO);
+	struct tstate *t;
 	bool rec;
 	int r, err;
 
+	if (agent_own_pipe(fds))
+		return 0;
+	t = wrap_enter(AGENT_G_IO);
 	if (!t) {
 		r = REAL(pipe)(fds);
 		if (r == 0)
@@ -1467,10 +1554,13 @@ WRAP int pipe(int fds[2])
 
 WRAP int pipe2(int fds[2], int flags)
 {
-	struct tstate *t = wrap_enter(AGENT_G_IO);
+	struct tstate *t;
 	bool rec;
 	int r, err;
 
+	if (agent_own_pipe(fds))
+		return 0;
+	t = wrap_enter(AGENT_G_IO);
 	if (!t) {
 		r = REAL(pipe2)(fds, flags);
 		if (r == 0)

@@ -419,6 +419,7 @@ static struct fxt_sym_info *symbolize(struct fxt_sym *s, uint64_t addr)
 	info->module = "";
 	info->file = NULL;
 	info->line = 0;
+	info->start = addr;
 	if (m && m->dwmod && !m->indexed && fxt_sym__module_index(m) < 0)
 		return NULL;
 	if (m && m->syms)
@@ -427,6 +428,7 @@ static struct fxt_sym_info *symbolize(struct fxt_sym *s, uint64_t addr)
 	if (e) {
 		const char *demangled;
 
+		info->start = e->addr;
 		/* Without its version ("@GLIBC_2.2.5"): the demangler would
 		 * refuse it, and it is not part of the function's name. */
 		name = e->name;
@@ -484,7 +486,7 @@ static struct fxt_sym_info *symbolize(struct fxt_sym *s, uint64_t addr)
 
 const struct fxt_sym_info *fxt_sym_lookup(struct fxt_sym *s, uint64_t addr)
 {
-	static const struct fxt_sym_info nomem = { "?", "", NULL, 0 };
+	static const struct fxt_sym_info nomem = { "?", "", NULL, 0, 0 };
 	struct fxt_sym_info *info;
 
 	if (!s)

@@ -46,6 +46,9 @@ struct fxt_sym_info {
 			       the address is in no module */
 	const char *file;   /* source file (DWARF) or NULL */
 	unsigned line;	    /* 0 when unknown */
+	uint64_t start;	    /* start address of the function symbol containing the address
+			       (for stack samples: one identity per function); the address
+			       itself when no symbol covers it; 0 in the "?" fallback */
 };
 
 enum fxt_sym_flags {

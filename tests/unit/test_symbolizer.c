@@ -149,11 +149,14 @@ static void test_self(void)
 	ok(fxt_sym_lookup(s, ADDR(local_c_function)) == a, "same address, same result pointer");
 	c = fxt_sym_lookup(s, ADDR(local_c_function) + 1);
 	ok(c != a && c->name == a->name, "another address in the function shares the name");
+	ASSERT_EQ_U64(a->start, ADDR(local_c_function), "start of a function: its entry");
+	ASSERT_EQ_U64(c->start, ADDR(local_c_function), "start of an address inside it: the entry");
 
 	/* Outside every module. */
 	a = fxt_sym_lookup(s, 0x10);
 	ASSERT_STR_EQ(a->name, "0x10", "address in no module");
 	ASSERT_STR_EQ(a->module, "", "  has no module");
+	ASSERT_EQ_U64(a->start, 0x10, "  its start is the address itself");
 	ok(a->file == NULL && a->line == 0, "  nor a line");
 
 	/* add_self again, and add_module of the program: nothing new. */
