@@ -49,8 +49,9 @@ struct checker {
 	struct thread_state *threads;
 	size_t nthreads, capthreads;
 	/* (correlation id, FLOW_*) -> offset + 1 of the first begin / end
-	 * or step, and their timestamps. */
+	 * or step, and their times in ns (providers have their own clocks). */
 	struct pairmap flows;
+	struct pairmap rates; /* (provider id, 0) -> ticks per second */
 	size_t total_iv;
 	bool iv_capped;
 };
@@ -77,6 +78,7 @@ int checker_new(struct checker **out, fxt_diag_fn fn, void *ctx)
 	c->ctx = ctx;
 	pairmap_init(&c->thread_index);
 	pairmap_init(&c->flows);
+	pairmap_init(&c->rates);
 	*out = c;
 	return 0;
 }
@@ -92,6 +94,7 @@ void checker_free(struct checker *c)
 	free(c->threads);
 	pairmap_free(&c->thread_index);
 	pairmap_free(&c->flows);
+	pairmap_free(&c->rates);
 	free(c);
 }
 
@@ -156,9 +159,28 @@ static void check_perfetto(struct checker *c, const struct fxt_record *rec)
 	}
 }
 
+/* Ticks of provider `provider` in ns (a provider without an
+ * initialization record counts in ns). */
+static uint64_t to_ns(const struct checker *c, uint32_t provider, uint64_t ticks)
+{
+	const uint64_t *rate = pairmap_find(&c->rates, provider, 0);
+
+	if (!rate || !*rate || *rate == 1000000000u)
+		return ticks;
+	return (uint64_t)((unsigned __int128)ticks * 1000000000u / *rate);
+}
+
 int checker_record(struct checker *c, const struct fxt_record *rec)
 {
 	check_perfetto(c, rec);
+	if (rec->type == FXT_RECORD_INITIALIZATION) {
+		bool created;
+		uint64_t *rate = pairmap_get(&c->rates, rec->provider_id, 0, &created);
+		if (!rate)
+			return -ENOMEM;
+		*rate = rec->u.init.ticks_per_second;
+		return 0;
+	}
 	if (rec->type != FXT_RECORD_EVENT)
 		return 0;
 	const __typeof__(rec->u.event) *ev = &rec->u.event;
@@ -217,7 +239,7 @@ int checker_record(struct checker *c, const struct fxt_record *rec)
 				&created);
 		if (!v)
 			return -ENOMEM;
-		*v = ev->ts;
+		*v = to_ns(c, rec->provider_id, ev->ts);
 		break;
 	}
 	default:
