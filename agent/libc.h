@@ -367,9 +367,9 @@ static inline __attribute__((always_inline)) void wrap_leave(struct tstate *t)
  * `ts` (agent_ticks(), read by the caller).  Returns false if it was
  * dropped (then record nothing more for the call, just wrap_leave()). */
 static inline __attribute__((always_inline)) bool wrap_call_begin_ts(struct tstate *t, unsigned fn,
-								      const void *caller,
-								      const struct wrap_arg *args,
-								      unsigned n, uint64_t ts)
+								     const void *caller,
+								     const struct wrap_arg *args,
+								     unsigned n, uint64_t ts)
 {
 	uint64_t *p = agent_ev_begin(t, 1 + n, ts, true);
 
@@ -387,9 +387,9 @@ static inline __attribute__((always_inline)) bool wrap_call_begin_ts(struct tsta
 
 /* The same, with the timestamp taken here. */
 static inline __attribute__((always_inline)) bool wrap_call_begin(struct tstate *t, unsigned fn,
-								   const void *caller,
-								   const struct wrap_arg *args,
-								   unsigned n)
+								  const void *caller,
+								  const struct wrap_arg *args,
+								  unsigned n)
 {
 	return wrap_call_begin_ts(t, fn, caller, args, n, agent_ticks());
 }
@@ -409,6 +409,52 @@ wrap_call_end(struct tstate *t, unsigned fn, uint64_t payload, int64_t full, int
 		for (unsigned i = 0; i < n; i++) {
 			p[0] = args[i].value;
 			p[1] = ev_arg_w1(args[i].key, args[i].type);
+			p += 2;
+		}
+		if (err) {
+			p[0] = (uint64_t)(int64_t)err;
+			p[1] = ev_arg_w1(AGENT_KEY_ERRNO, EV_ARG_ERRNO);
+			p += 2;
+		}
+		if (payload == EV_RESULT_SPILLED) {
+			p[0] = (uint64_t)full;
+			p[1] = ev_arg_w1(AGENT_KEY_RESULT, EV_ARG_I64);
+			p += 2;
+		}
+		p[0] = ts;
+		p[1] = EV_EXIT_BIT | EV_CALL_ADDR(fn) | payload;
+	}
+	agent_ev_end(t);
+}
+
+/* A whole call in one record, written after the call, with ONE
+ * timestamp `ts` (read before the call): the enter, its arguments, a SYNC
+ * record of `op` on `obj` when op is not 0, the exit at the same time (the
+ * flusher gives each slot the next tick: the slice lasts a few ticks).
+ * For calls too short for a second timestamp to be worth its cost (the
+ * heap allocator, a lock that did not wait, an unlock): on this machine a
+ * timestamp costs more than malloc.  Arguments and result as for
+ * wrap_call_begin() and wrap_call_end(). */
+static inline __attribute__((always_inline)) void
+wrap_call_once(struct tstate *t, unsigned fn, const void *caller, uint64_t ts,
+	       const struct wrap_arg *args, unsigned n, enum ev_sync_op op, const void *obj,
+	       uint64_t payload, int64_t full, int err)
+{
+	unsigned extra = (payload == EV_RESULT_SPILLED) + (err != 0) + (op != 0);
+	uint64_t *p = agent_ev_begin(t, 2 + n + extra, ts, true);
+
+	if (__builtin_expect(p != NULL, 1)) {
+		p[0] = ts;
+		p[1] = EV_CALL_ADDR(fn) | ((uint64_t)(uintptr_t)caller & EV_PAYLOAD_MASK);
+		p += 2;
+		for (unsigned i = 0; i < n; i++) {
+			p[0] = args[i].value;
+			p[1] = ev_arg_w1(args[i].key, args[i].type);
+			p += 2;
+		}
+		if (op) {
+			p[0] = (uint64_t)(uintptr_t)obj;
+			p[1] = ev_tag_bits(EV_TAG_SYNC) | (unsigned)op;
 			p += 2;
 		}
 		if (err) {

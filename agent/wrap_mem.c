@@ -216,13 +216,34 @@ static inline __attribute__((always_inline)) void mem_end_ptr(struct tstate *t, 
 	wrap_leave(t);
 }
 
+/* The hot calls (malloc, calloc, realloc, free): one record written after
+ * the call with the one timestamp `ts` read before it (wrap_call_once:
+ * a second timestamp would cost more than the call), after the COUNTER
+ * record when one is due.  errno is left as the real call left it. */
+static inline __attribute__((always_inline)) void mem_once(struct tstate *t, unsigned fn,
+							   const void *caller, uint64_t ts,
+							   const struct wrap_arg *args, unsigned n,
+							   const void *r, bool failed, int err,
+							   int64_t change)
+{
+	uint64_t v = (uint64_t)(uintptr_t)r;
+
+	/* The counter's value before the call, then the call's change. */
+	if (heap.bytes && ts - heap.last_ts >= heap_period())
+		heap_write(t, ts);
+	heap.bytes += change;
+	wrap_call_once(t, fn, caller, ts, args, n, 0, NULL,
+		       fn == AGENT_FN_free ? 0 : ev_ptr_payload(v), (int64_t)v, failed ? err : 0);
+	wrap_leave(t);
+	errno = err;
+}
+
 /* ------------------------------------------------------------ malloc family */
 
 WRAP void *malloc(size_t size)
 {
 	struct tstate *t;
 	void *r;
-	bool rec;
 
 	if (BOOTSTRAP(malloc))
 		return arena_alloc(size, ARENA_ALIGN);
@@ -236,11 +257,14 @@ WRAP void *malloc(size_t size)
 	}
 	{
 		struct wrap_arg a[] = { WARG(SIZE, U64, size) };
-		rec = mem_begin(t, AGENT_FN_malloc, CALLER, a, 1);
+		uint64_t ts = agent_ticks();
+		int err;
+
+		t->wrap = 1;
+		r = REAL(malloc)(size);
+		err = errno;
+		mem_once(t, AGENT_FN_malloc, CALLER, ts, a, 1, r, !r, err, (int64_t)usable(r));
 	}
-	r = REAL(malloc)(size);
-	heap.bytes += (int64_t)usable(r);
-	mem_end_ptr(t, AGENT_FN_malloc, rec, r, !r);
 	return r;
 }
 
@@ -249,7 +273,6 @@ WRAP void *calloc(size_t nmemb, size_t size)
 	struct tstate *t;
 	size_t total;
 	void *r;
-	bool rec;
 
 	if (BOOTSTRAP(calloc)) {
 		if (__builtin_mul_overflow(nmemb, size, &total)) {
@@ -268,11 +291,14 @@ WRAP void *calloc(size_t nmemb, size_t size)
 	}
 	{
 		struct wrap_arg a[] = { WARG(NMEMB, U64, nmemb), WARG(SIZE, U64, size) };
-		rec = mem_begin(t, AGENT_FN_calloc, CALLER, a, 2);
+		uint64_t ts = agent_ticks();
+		int err;
+
+		t->wrap = 1;
+		r = REAL(calloc)(nmemb, size);
+		err = errno;
+		mem_once(t, AGENT_FN_calloc, CALLER, ts, a, 2, r, !r, err, (int64_t)usable(r));
 	}
-	r = REAL(calloc)(nmemb, size);
-	heap.bytes += (int64_t)usable(r);
-	mem_end_ptr(t, AGENT_FN_calloc, rec, r, !r);
 	return r;
 }
 
@@ -303,7 +329,6 @@ WRAP void *realloc(void *ptr, size_t size)
 	struct tstate *t;
 	size_t old;
 	void *r;
-	bool rec;
 
 	if (__builtin_expect(in_arena(ptr), 0))
 		return arena_realloc(ptr, size);
@@ -320,11 +345,15 @@ WRAP void *realloc(void *ptr, size_t size)
 	}
 	{
 		struct wrap_arg a[] = { WARG(PTR, PTR, ptr), WARG(SIZE, U64, size) };
-		rec = mem_begin(t, AGENT_FN_realloc, CALLER, a, 2);
+		uint64_t ts = agent_ticks();
+		int err;
+
+		t->wrap = 1;
+		r = REAL(realloc)(ptr, size);
+		err = errno;
+		mem_once(t, AGENT_FN_realloc, CALLER, ts, a, 2, r, !r && size, err,
+			 realloc_change(ptr, old, size, r));
 	}
-	r = REAL(realloc)(ptr, size);
-	heap.bytes += realloc_change(ptr, old, size, r);
-	mem_end_ptr(t, AGENT_FN_realloc, rec, r, !r && size);
 	return r;
 }
 
@@ -369,7 +398,6 @@ WRAP void free(void *ptr)
 {
 	struct tstate *t;
 	size_t old;
-	bool rec;
 
 	if (__builtin_expect(in_arena(ptr), 0))
 		return;
@@ -386,13 +414,13 @@ WRAP void free(void *ptr)
 	}
 	{
 		struct wrap_arg a[] = { WARG(PTR, PTR, ptr) };
-		rec = mem_begin(t, AGENT_FN_free, CALLER, a, 1);
+		uint64_t ts = agent_ticks();
+		int err = errno;
+
+		t->wrap = 1;
+		REAL(free)(ptr);
+		mem_once(t, AGENT_FN_free, CALLER, ts, a, 1, NULL, false, err, -(int64_t)old);
 	}
-	heap.bytes -= (int64_t)old;
-	REAL(free)(ptr);
-	if (rec)
-		wrap_call_end(t, AGENT_FN_free, 0, 0, 0, NULL, 0);
-	wrap_leave(t);
 }
 
 WRAP size_t malloc_usable_size(void *ptr)

@@ -14,10 +14,15 @@
  *    LOCK_WAITED (SEM_WAITED) record with the object ends the frame: the
  *    flusher draws the flow from the release that let it through;
  *  - a release (mutex or rwlock unlock, sem_post) writes its SYNC UNLOCK
- *    (POST) record inside its frame BEFORE the real call, so the releasing
- *    frame starts before the waiter can acquire;
- *  - pthread_cond_signal/broadcast write SIGNAL/BROADCAST before the real
- *    call; a cond wait that returns 0 writes WOKEN;
+ *    (POST) record inside its frame, dated BEFORE the real call, so the
+ *    releasing frame starts before the waiter can acquire;
+ *  - pthread_cond_signal/broadcast write SIGNAL/BROADCAST the same way; a
+ *    cond wait that returns 0 writes WOKEN;
+ *  - calls that do not block (an acquisition whose try succeeded, trylocks,
+ *    releases, signals, posts) take ONE timestamp, before the real call,
+ *    and write their whole frame in one record after it (wrap_call_once):
+ *    on this machine a timestamp costs more than an uncontended lock.
+ *    Only calls that waited get a second timestamp (and waited=true);
  *  - pthread_barrier_wait writes BARRIER once it returns (no flow).
  * A thread cancelled inside a blocking call (a cancellation point) never
  * returns to its wrapper: its cleanup handlers' calls are not recorded.
@@ -97,43 +102,52 @@ static inline __attribute__((always_inline)) void acquired(struct tstate *t, uns
 
 /* A pthread acquisition of `obj` (argument KEY): `try_call` first, then
  * `wait_call` if it was busy. */
-#define ACQUIRE(fn, KEY, obj, try_call, wait_call)                        \
-	do {                                                              \
-		struct tstate *t_ = wrap_enter(AGENT_G_SYNC);             \
-		struct wrap_arg a_[] = { WARG(KEY, PTR, (obj)) };         \
-		bool rec_, busy_;                                         \
-		int r_;                                                   \
-                                                                          \
-		if (!t_)                                                  \
-			return wait_call;                                 \
-		rec_ = wrap_call_begin(t_, AGENT_FN_##fn, CALLER, a_, 1); \
-		r_ = try_call;                                            \
-		busy_ = r_ == EBUSY;                                      \
-		if (busy_)                                                \
-			r_ = wait_call;                                   \
-		acquired(t_, AGENT_FN_##fn, rec_, (obj), r_, busy_);      \
-		return r_;                                                \
+#define ACQUIRE(fn, KEY, obj, try_call, wait_call)                                     \
+	do {                                                                           \
+		struct tstate *t_ = wrap_enter(AGENT_G_SYNC);                          \
+		struct wrap_arg a_[] = { WARG(KEY, PTR, (obj)) };                      \
+		uint64_t ts_;                                                          \
+		bool rec_, busy_;                                                      \
+		int r_;                                                                \
+                                                                                       \
+		if (!t_)                                                               \
+			return wait_call;                                              \
+		ts_ = agent_ticks();                                                   \
+		r_ = try_call;                                                         \
+		busy_ = r_ == EBUSY;                                                   \
+		if (!busy_) {                                                          \
+			/* No wait: one timestamp (wrap_call_once). */                 \
+			struct wrap_arg o_[] = { WARG(KEY, PTR, (obj)) };              \
+			wrap_call_once(t_, AGENT_FN_##fn, CALLER, ts_, o_, 1, 0, NULL, \
+				       ev_int_payload(r_), r_, 0);                     \
+			wrap_leave(t_);                                                \
+			return r_;                                                     \
+		}                                                                      \
+		rec_ = wrap_call_begin_ts(t_, AGENT_FN_##fn, CALLER, a_, 1, ts_);      \
+		r_ = wait_call;                                                        \
+		acquired(t_, AGENT_FN_##fn, rec_, (obj), r_, busy_);                   \
+		return r_;                                                             \
 	} while (0)
 
-/* A pthread call on `obj` returning an error number; `op` (if not 0) is
- * recorded before the real call. */
-#define SYNC_CALL(fn, real, KEY, obj, call, op)                           \
-	do {                                                              \
-		struct tstate *t_ = wrap_enter(AGENT_G_SYNC);             \
-		struct wrap_arg a_[] = { WARG(KEY, PTR, (obj)) };         \
-		bool rec_;                                                \
-		int r_;                                                   \
-                                                                          \
-		if (!t_)                                                  \
-			return real call;                                 \
-		rec_ = wrap_call_begin(t_, AGENT_FN_##fn, CALLER, a_, 1); \
-		if (rec_ && (op))                                         \
-			wrap_sync(t_, (enum ev_sync_op)(op), (obj));      \
-		r_ = real call;                                           \
-		if (rec_)                                                 \
-			wrap_end_int(t_, AGENT_FN_##fn, r_, 0);           \
-		wrap_leave(t_);                                           \
-		return r_;                                                \
+/* A pthread call on `obj` that does not block (trylock, unlock, signal,
+ * broadcast), returning an error number: one record after the call, with
+ * the one timestamp read before it (wrap_call_once), so that a release
+ * (`op`: its SYNC record) is dated before any waiter it lets through. */
+#define SYNC_CALL(fn, real, KEY, obj, call, op)                                              \
+	do {                                                                                 \
+		struct tstate *t_ = wrap_enter(AGENT_G_SYNC);                                \
+		struct wrap_arg a_[] = { WARG(KEY, PTR, (obj)) };                            \
+		uint64_t ts_;                                                                \
+		int r_;                                                                      \
+                                                                                             \
+		if (!t_)                                                                     \
+			return real call;                                                    \
+		ts_ = agent_ticks();                                                         \
+		r_ = real call;                                                              \
+		wrap_call_once(t_, AGENT_FN_##fn, CALLER, ts_, a_, 1, (enum ev_sync_op)(op), \
+			       (obj), ev_int_payload(r_), r_, 0);                            \
+		wrap_leave(t_);                                                              \
+		return r_;                                                                   \
 	} while (0)
 
 /* ------------------------------------------------------------ mutex */
@@ -300,17 +314,28 @@ WRAP int pthread_barrier_wait(pthread_barrier_t *b)
 		struct tstate *t_ = wrap_enter(AGENT_G_SYNC);                                  \
 		struct wrap_arg a_[] = { WARG(SEM, PTR, (sem)) };                              \
 		bool rec_, busy_ = false;                                                      \
+		uint64_t ts_;                                                                  \
 		int r_, err_, saved_ = errno;                                                  \
                                                                                                \
 		if (!t_)                                                                       \
 			return wait_call;                                                      \
-		rec_ = wrap_call_begin(t_, AGENT_FN_##fn, CALLER, a_, 1);                      \
+		ts_ = agent_ticks();                                                           \
 		r_ = REAL(sem_trywait)(sem);                                                   \
-		if (r_ < 0 && errno == EAGAIN) {                                               \
-			busy_ = true;                                                          \
-			errno = saved_;                                                        \
-			r_ = wait_call;                                                        \
+		if (!(r_ < 0 && errno == EAGAIN)) {                                            \
+			/* No wait: one timestamp (wrap_call_once). */                         \
+			struct wrap_arg o_[] = { WARG(SEM, PTR, (sem)) };                      \
+			err_ = r_ < 0 ? errno : 0;                                             \
+			wrap_call_once(t_, AGENT_FN_##fn, CALLER, ts_, o_, 1, 0, NULL,         \
+				       ev_int_payload(r_), r_, err_);                          \
+			wrap_leave(t_);                                                        \
+			if (r_ < 0)                                                            \
+				errno = err_;                                                  \
+			return r_;                                                             \
 		}                                                                              \
+		rec_ = wrap_call_begin_ts(t_, AGENT_FN_##fn, CALLER, a_, 1, ts_);              \
+		busy_ = true;                                                                  \
+		errno = saved_;                                                                \
+		r_ = wait_call;                                                                \
 		err_ = r_ < 0 ? errno : 0;                                                     \
 		if (rec_) {                                                                    \
 			struct wrap_arg w_[] = { WARG(WAITED, BOOL, busy_) };                  \
@@ -335,25 +360,22 @@ WRAP int sem_timedwait(sem_t *sem, const struct timespec *abstime)
 	SEM_ACQUIRE(sem_timedwait, sem, REAL(sem_timedwait)(sem, abstime));
 }
 
-/* A semaphore call returning 0 or -1 with errno; `op` (if not 0) is
- * recorded before the real call. */
+/* A semaphore call that does not block (trywait, post), returning 0 or
+ * -1 with errno: one record, one timestamp, as SYNC_CALL. */
 static inline __attribute__((always_inline)) int
 sem_call(unsigned fn, int (*real)(sem_t *), sem_t *sem, const void *caller, enum ev_sync_op op)
 {
 	struct tstate *t = wrap_enter(AGENT_G_SYNC);
 	struct wrap_arg a[] = { WARG(SEM, PTR, sem) };
-	bool rec;
+	uint64_t ts;
 	int r, err;
 
 	if (!t)
 		return real(sem);
-	rec = wrap_call_begin(t, fn, caller, a, 1);
-	if (rec && op)
-		wrap_sync(t, op, sem);
+	ts = agent_ticks();
 	r = real(sem);
 	err = r < 0 ? errno : 0;
-	if (rec)
-		wrap_end_int(t, fn, r, err);
+	wrap_call_once(t, fn, caller, ts, a, 1, op, sem, ev_int_payload(r), r, err);
 	wrap_leave(t);
 	if (r < 0)
 		errno = err;
