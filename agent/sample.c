@@ -233,8 +233,8 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	ts = agent_ticks();
 	/* libunwind's own libc calls are not the program's: busy keeps the
 	 * wrappers from recording them, and refuses it the pipe it would
-	 * check addresses through (wrap_io.c).  It comes back down before the record, whose reservation
-	 * counts as nested only if the thread was busy already. */
+	 * check addresses through (wrap_io.c).  It comes back down before the record, whose
+	 * reservation counts as nested only if the thread was busy already. */
 	t->busy++;
 	n = walk(ucv, pcs, EV_SAMPLE_MAX_DEPTH);
 	t->busy--;

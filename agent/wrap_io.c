@@ -701,8 +701,9 @@ WRAP long syscall(long number, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	if (__builtin_expect(agent_tls.busy != 0, 0) && (number == SYS_read || number == SYS_write) &&
-	    a[0] >= 0 && a[0] <= INT_MAX && fake_fd((int)a[0]))
+	if (__builtin_expect(agent_tls.busy != 0, 0) &&
+	    (number == SYS_read || number == SYS_write) && a[0] >= 0 && a[0] <= INT_MAX &&
+	    fake_fd((int)a[0]))
 		return number == SYS_write ? fake_write((const void *)a[1], (size_t)a[2])
 					   : fake_read();
 	return REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
