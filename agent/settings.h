@@ -164,9 +164,9 @@ struct agent_config {
 	uint64_t max_size;     /* FXT_MAX_SIZE, 0 = unlimited */
 	enum agent_clock clock;
 	bool debug;
-	int status_fd; /* -1 = none */
-	long root_pid; /* FXT_ROOT_PID, 0 = unset */
-	long exec_pid; /* FXT_EXEC_PID, 0 = unset */
+	int status_fd;	      /* -1 = none */
+	long root_pid;	      /* FXT_ROOT_PID, 0 = unset */
+	long exec_pid;	      /* FXT_EXEC_PID, 0 = unset */
 	unsigned libc_groups; /* FXT_LIBC: AGENT_G_* bits */
 	unsigned sample_hz;   /* FXT_SAMPLE, 0 = off */
 };

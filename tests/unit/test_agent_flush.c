@@ -1285,7 +1285,7 @@ static void test_time_base(void)
 	a.ticks_per_second = 3000000000u;
 	a.base_ticks = 18000000000000u; /* 6000 s of TSC since boot */
 	a.base_ns = 6000000000000u;
-	b.ticks_per_second = 3000030000u; /* measured 1e-5 fast */
+	b.ticks_per_second = 3000030000u;	   /* measured 1e-5 fast */
 	b.base_ticks = a.base_ticks + 6000000000u; /* started 2 s later */
 	b.base_ns = a.base_ns + 2000000000u;
 	/* One instant, 3 s after A started, 1 s after B started. */
