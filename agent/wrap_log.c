@@ -125,8 +125,9 @@ __attribute__((destructor)) static void log_report(void)
 	agent_tls.busy--;
 }
 
-/* Whether output is text, to be logged: no NUL byte and valid UTF-8 in its
- * first LOG_SNIFF bytes.  Binary output (gzip -c, tar -cf - ...) is not
+/* Whether output is text, to be logged: no NUL byte in what would be
+ * logged (a tar stream's writes can start with a file's text and carry
+ * headers further on) and valid UTF-8 in its first LOG_SNIFF bytes.  Binary output (gzip -c, tar -cf - ...) is not
  * logged: it has no lines, and its bytes would make unreadable log
  * instants.  A character cut by a write's start or end is fine (up to 3
  * continuation bytes first; an incomplete sequence last), as programs
@@ -280,7 +281,8 @@ void agent_log_bytes(struct tstate *t, enum ev_log_stream stream, unsigned prio,
 	log_mark(stream);
 	if (!len)
 		return;
-	if (!log_is_text((const unsigned char *)buf, len)) {
+	if (!log_is_text((const unsigned char *)buf, len) ||
+	    memchr(buf, 0, len < LOG_CALL_MAX ? len : LOG_CALL_MAX)) {
 		__atomic_fetch_add(&log_binary_bytes, len, __ATOMIC_RELAXED);
 		return;
 	}
