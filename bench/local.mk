@@ -24,3 +24,39 @@ bench: all
 	  $(SHELL) $(top_srcdir)/bench/run.sh
 .PHONY: bench
 EXTRA_DIST += bench/README.md bench/lua-bench.lua
+
+# The libc wrappers' cost per call (mem and sync groups): plain, agent with
+# the groups off, agent recording, in one run.  `make bench-libc`.
+noinst_PROGRAMS += bench/libc_mem
+bench_libc_mem_SOURCES = bench/libc_mem.c
+bench_libc_mem_CFLAGS = $(WARN_CFLAGS) -O2 -g -fno-omit-frame-pointer
+bench_libc_mem_LDFLAGS = -no-install
+bench_libc_mem_LDADD = -lpthread
+
+# `make bench-libc`: bench/libc-summary.sh runs every libc bench program
+# (libc_mem, libc_io, then bench/sample.sh) and unmodified programs plainly
+# and under fxt-run, and prints their costs side by side.
+dist_noinst_SCRIPTS += bench/libc-summary.sh
+bench-libc: all
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/libc-summary.sh
+.PHONY: bench-libc
+
+# The io wrappers' cost per call (read/write of 1 byte, a pipe round trip):
+# plain, agent with the group off, agent recording, in one run (io owner).
+noinst_PROGRAMS += bench/libc_io
+bench_libc_io_SOURCES = bench/libc_io.c
+bench_libc_io_CFLAGS = $(WARN_CFLAGS) -O2 -g -fno-omit-frame-pointer
+bench_libc_io_LDFLAGS = -no-install
+
+# Stack sampling's cost (bench/sample.sh): a CPU-bound loop without hooks,
+# plain, with the agent, and with FXT_SAMPLE.  Run with `make bench-sample`.
+noinst_PROGRAMS += bench/sample_hotcold
+bench_sample_hotcold_SOURCES = tests/e2e/sample_hotcold.c
+bench_sample_hotcold_CFLAGS = $(WARN_CFLAGS) -O2 -g
+bench_sample_hotcold_LDFLAGS = -no-install
+bench_sample_hotcold_LDADD = -lpthread
+dist_noinst_SCRIPTS += bench/sample.sh
+
+bench-sample: all
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/sample.sh
+.PHONY: bench-sample
