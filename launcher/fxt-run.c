@@ -1182,22 +1182,25 @@ static bool process_alive(long pid)
  * exclusively as the agent does (.PID.2 ... when taken).  Removes the spool
  * when the archive is written.  Returns 0 or -errno. */
 static int recover_one(struct parts *ps, const char *spool, const char *out, long pid, bool is_root,
-		       bool quiet)
+		       pid_t root, bool quiet)
 {
 	struct recover_result res;
-	char path[PATH_MAX + 64];
+	char path[PATH_MAX + 64], session[PATH_MAX + 64];
 	unsigned image = 0;
 	struct stat sb;
 	int rc;
 
+	/* Recovered before the session file is removed: pipe reads keep
+	 * their flows. */
+	session_path(session, sizeof(session), out, (long)root);
 	if (is_root) {
 		snprintf(path, sizeof(path), "%s", out);
-		rc = recover_spool(spool, path, 0, &res);
+		rc = recover_spool(spool, path, 0, session, &res);
 	} else {
 		rc = -EEXIST;
 		while (image < 100 && rc == -EEXIST) {
 			agent_pid_output(path, sizeof(path), out, pid, ++image);
-			rc = recover_spool(spool, path, 1, &res);
+			rc = recover_spool(spool, path, 1, session, &res);
 		}
 	}
 	if (rc < 0)
@@ -1278,7 +1281,7 @@ static void recover_spools(struct parts *ps, const char *out, pid_t root, time_t
 		 * an exec and this spool is a later image's). */
 		bool is_root =
 		    pid == (long)root && !root_seen && !(newer_than(out, since) && is_archive(out));
-		int rc = recover_one(ps, path, out, pid, is_root, quiet);
+		int rc = recover_one(ps, path, out, pid, is_root, root, quiet);
 		if (rc == 0)
 			root_seen |= is_root;
 		else if (!quiet)

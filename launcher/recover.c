@@ -14,6 +14,7 @@
 #endif
 
 #include "agent/flush.h"
+#include "agent/session.h"
 #include "agent/spool.h"
 #include "launcher/recover.h"
 #include "symbolizer/symbolizer.h"
@@ -97,8 +98,10 @@ long recover_spool_pid(const char *spool_path)
 }
 
 int recover_spool(const char *spool_path, const char *archive_path, int no_clobber,
-		  struct recover_result *res)
+		  const char *session, struct recover_result *res)
 {
+	struct session_write *writes = NULL;
+	size_t nwrites = 0;
 	struct spool_header *h = NULL;
 	struct fxt_sym *sym = NULL;
 	struct fxt_writer *w = NULL;
@@ -141,6 +144,11 @@ int recover_spool(const char *spool_path, const char *archive_path, int no_clobb
 	in.sym = sym;
 	in.libc_groups = h->libc_groups;
 	in.sample_hz = h->sample_hz;
+	/* No session (none given, or nothing was piped): no pipe flows. */
+	if (session && session_load_writes(session, &writes, &nwrites) == 0) {
+		in.pipe_writes = writes;
+		in.npipe_writes = nwrites;
+	}
 
 	err = fxt_writer_open_path(&w, archive_path, no_clobber ? FXT_WRITER_NO_CLOBBER : 0);
 	if (err < 0)
@@ -160,6 +168,7 @@ int recover_spool(const char *spool_path, const char *archive_path, int no_clobb
 	res->threads = st.threads;
 	res->records = st.records;
 out_sym:
+	free(writes);
 	fxt_sym_free(sym);
 out_header:
 	free(h);

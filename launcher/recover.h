@@ -30,11 +30,13 @@ struct recover_result {
 };
 
 /* Writes the archive of `spool_path` to `archive_path` (".gz": compressed),
- * replacing it unless `no_clobber` (then -EEXIST if it exists).  The spool
+ * replacing it unless `no_clobber` (then -EEXIST if it exists).  `session`
+ * (may be NULL) is the trace's session file (agent/session.h), whose
+ * logged pipe writes give the process's pipe reads their flows.  The spool
  * is left in place.  Returns 0 or -errno; -EBADMSG for a file that is not
  * a spool of this version. */
 int recover_spool(const char *spool_path, const char *archive_path, int no_clobber,
-		  struct recover_result *res);
+		  const char *session, struct recover_result *res);
 
 /* The pid a spool belongs to, read from its header, or -errno. */
 long recover_spool_pid(const char *spool_path);

@@ -7,7 +7,7 @@
 # removed at the end either way.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 39
+plan 42
 prog=$abs_top_builddir/tests/e2e/libc_io_prog
 SLICES=$abs_top_builddir/tests/e2e/libc_slices
 
@@ -102,6 +102,16 @@ is "$(flows sh.fxt | sort | uniq -c | sed 's/^ *//')" "6 write -> read other" \
 is "$(ids begin sh.fxt)" "$(ids end sh.fxt)" "pipeline: begin and end ids match"
 is "$(offsets write sh.fxt)" "0 8 16 24 32 40 " "pipeline: write offsets"
 no_session pipeline
+
+# ---------------------------------------------------------------- recovered
+# A reader killed before its flush: fxt-run recovers its archive from the
+# spool, and its reads still end the writer's flows (the session is read
+# before it is removed).
+io_trace killed.fxt sh -c "'$prog' produce 3 | sh -c 'read line; kill -KILL \$\$'"
+ok "recovered: the reader's archive recovered" grep -q "recovered from spool" "$TMPD/err"
+is "$(flows killed.fxt | sort -u)" "write -> read other" \
+  "recovered: the killed reader's read ends a write's flow"
+no_session recovered
 
 # ---------------------------------------------------------------- no fxt-run
 # Each process writes its own archive; the ids still match across them,
