@@ -586,7 +586,9 @@ static int run(struct dump *d)
 	}
 	if (d->stats)
 		print_stats(d);
-	return damaged || (d->check && d->nerrors) ? 1 : 0;
+	/* An error the reader reported and read past (no magic record, a
+	 * string that is not UTF-8 ...) makes the archive invalid too. */
+	return damaged || d->nerrors ? 1 : 0;
 }
 
 int main(int argc, char **argv)

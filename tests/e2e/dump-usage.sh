@@ -2,7 +2,7 @@
 # fxt-dump's command line: help, version, bad options and unreadable files.
 . "$abs_top_srcdir/tests/e2e/dump-common.sh"
 
-plan 18
+plan 19
 
 dump --help
 is "$rc" 0 "--help: exit 0"
@@ -46,5 +46,6 @@ dump "$A/bad-nomagic.fxt"
 is "$(printf '%s\n' "$err" | head -n 1)" \
   "fxt-dump: $A/bad-nomagic.fxt: offset 0: error: no magic record at offset 0: not an FXT archive" \
   "missing magic before records: still reported"
+is "$rc" 1 "missing magic: exit 1 (an invalid archive), records printed or not"
 
 finish
