@@ -363,6 +363,59 @@ static inline __attribute__((always_inline)) void wrap_leave(struct tstate *t)
 	t->wrap = 0;
 }
 
+/* The slot writers the records below are made of: each fills slots at
+ * `p` and returns the slot after them. */
+static inline __attribute__((always_inline)) uint64_t *slot_enter(uint64_t *p, unsigned fn,
+								  const void *caller, uint64_t ts)
+{
+	p[0] = ts;
+	p[1] = EV_CALL_ADDR(fn) | ((uint64_t)(uintptr_t)caller & EV_PAYLOAD_MASK);
+	return p + 2;
+}
+
+static inline __attribute__((always_inline)) uint64_t *
+slot_args(uint64_t *p, const struct wrap_arg *args, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++, p += 2) {
+		p[0] = args[i].value;
+		p[1] = ev_arg_w1(args[i].key, args[i].type);
+	}
+	return p;
+}
+
+static inline __attribute__((always_inline)) uint64_t *slot_sync(uint64_t *p, enum ev_sync_op op,
+								 const void *obj)
+{
+	p[0] = (uint64_t)(uintptr_t)obj;
+	p[1] = ev_tag_bits(EV_TAG_SYNC) | (unsigned)op;
+	return p + 2;
+}
+
+/* Slots the exit of a call needs besides its own: an errno ARG when `err`,
+ * an ARG with the full result when it did not fit the payload. */
+static inline __attribute__((always_inline)) unsigned slot_exit_extra(uint64_t payload, int err)
+{
+	return (payload == EV_RESULT_SPILLED) + (err != 0);
+}
+
+/* Those slots, then the CALL exit itself. */
+static inline __attribute__((always_inline)) void slot_exit(uint64_t *p, unsigned fn, uint64_t ts,
+							    uint64_t payload, int64_t full, int err)
+{
+	if (err) {
+		p[0] = (uint64_t)(int64_t)err;
+		p[1] = ev_arg_w1(AGENT_KEY_ERRNO, EV_ARG_ERRNO);
+		p += 2;
+	}
+	if (payload == EV_RESULT_SPILLED) {
+		p[0] = (uint64_t)full;
+		p[1] = ev_arg_w1(AGENT_KEY_RESULT, EV_ARG_I64);
+		p += 2;
+	}
+	p[0] = ts;
+	p[1] = EV_EXIT_BIT | EV_CALL_ADDR(fn) | payload;
+}
+
 /* The enter record: CALL enter with the caller, then `n` arguments, at
  * `ts` (agent_ticks(), read by the caller).  Returns false if it was
  * dropped (then record nothing more for the call, just wrap_leave()). */
@@ -373,14 +426,8 @@ static inline __attribute__((always_inline)) bool wrap_call_begin_ts(struct tsta
 {
 	uint64_t *p = agent_ev_begin(t, 1 + n, ts, true);
 
-	if (__builtin_expect(p != NULL, 1)) {
-		p[0] = ts;
-		p[1] = EV_CALL_ADDR(fn) | ((uint64_t)(uintptr_t)caller & EV_PAYLOAD_MASK);
-		for (unsigned i = 0; i < n; i++) {
-			p[2 + 2 * i] = args[i].value;
-			p[3 + 2 * i] = ev_arg_w1(args[i].key, args[i].type);
-		}
-	}
+	if (__builtin_expect(p != NULL, 1))
+		slot_args(slot_enter(p, fn, caller, ts), args, n);
 	agent_ev_end(t);
 	return p != NULL;
 }
@@ -401,29 +448,11 @@ static inline __attribute__((always_inline)) void
 wrap_call_end(struct tstate *t, unsigned fn, uint64_t payload, int64_t full, int err,
 	      const struct wrap_arg *args, unsigned n)
 {
-	unsigned extra = (payload == EV_RESULT_SPILLED) + (err != 0);
 	uint64_t ts = agent_ticks();
-	uint64_t *p = agent_ev_begin(t, 1 + n + extra, ts, false);
+	uint64_t *p = agent_ev_begin(t, 1 + n + slot_exit_extra(payload, err), ts, false);
 
-	if (__builtin_expect(p != NULL, 1)) {
-		for (unsigned i = 0; i < n; i++) {
-			p[0] = args[i].value;
-			p[1] = ev_arg_w1(args[i].key, args[i].type);
-			p += 2;
-		}
-		if (err) {
-			p[0] = (uint64_t)(int64_t)err;
-			p[1] = ev_arg_w1(AGENT_KEY_ERRNO, EV_ARG_ERRNO);
-			p += 2;
-		}
-		if (payload == EV_RESULT_SPILLED) {
-			p[0] = (uint64_t)full;
-			p[1] = ev_arg_w1(AGENT_KEY_RESULT, EV_ARG_I64);
-			p += 2;
-		}
-		p[0] = ts;
-		p[1] = EV_EXIT_BIT | EV_CALL_ADDR(fn) | payload;
-	}
+	if (__builtin_expect(p != NULL, 1))
+		slot_exit(slot_args(p, args, n), fn, ts, payload, full, err);
 	agent_ev_end(t);
 }
 
@@ -440,35 +469,14 @@ wrap_call_once(struct tstate *t, unsigned fn, const void *caller, uint64_t ts,
 	       const struct wrap_arg *args, unsigned n, enum ev_sync_op op, const void *obj,
 	       uint64_t payload, int64_t full, int err)
 {
-	unsigned extra = (payload == EV_RESULT_SPILLED) + (err != 0) + (op != 0);
-	uint64_t *p = agent_ev_begin(t, 2 + n + extra, ts, true);
+	uint64_t *p =
+	    agent_ev_begin(t, 2 + n + (op != 0) + slot_exit_extra(payload, err), ts, true);
 
 	if (__builtin_expect(p != NULL, 1)) {
-		p[0] = ts;
-		p[1] = EV_CALL_ADDR(fn) | ((uint64_t)(uintptr_t)caller & EV_PAYLOAD_MASK);
-		p += 2;
-		for (unsigned i = 0; i < n; i++) {
-			p[0] = args[i].value;
-			p[1] = ev_arg_w1(args[i].key, args[i].type);
-			p += 2;
-		}
-		if (op) {
-			p[0] = (uint64_t)(uintptr_t)obj;
-			p[1] = ev_tag_bits(EV_TAG_SYNC) | (unsigned)op;
-			p += 2;
-		}
-		if (err) {
-			p[0] = (uint64_t)(int64_t)err;
-			p[1] = ev_arg_w1(AGENT_KEY_ERRNO, EV_ARG_ERRNO);
-			p += 2;
-		}
-		if (payload == EV_RESULT_SPILLED) {
-			p[0] = (uint64_t)full;
-			p[1] = ev_arg_w1(AGENT_KEY_RESULT, EV_ARG_I64);
-			p += 2;
-		}
-		p[0] = ts;
-		p[1] = EV_EXIT_BIT | EV_CALL_ADDR(fn) | payload;
+		p = slot_args(slot_enter(p, fn, caller, ts), args, n);
+		if (op)
+			p = slot_sync(p, op, obj);
+		slot_exit(p, fn, ts, payload, full, err);
 	}
 	agent_ev_end(t);
 }
@@ -502,10 +510,8 @@ static inline __attribute__((always_inline)) void wrap_sync(struct tstate *t, en
 {
 	uint64_t *p = agent_ev_begin(t, 1, 0, false);
 
-	if (__builtin_expect(p != NULL, 1)) {
-		p[0] = (uint64_t)(uintptr_t)obj;
-		p[1] = ev_tag_bits(EV_TAG_SYNC) | (unsigned)op;
-	}
+	if (__builtin_expect(p != NULL, 1))
+		slot_sync(p, op, obj);
 	agent_ev_end(t);
 }
 
