@@ -22,18 +22,14 @@
  * bench/libc_mem's, for bench/libc-summary.sh. */
 #include "config.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define ROUNDS 5
+#include "bench/libc_side.h"
 
 enum loop { LOOP_READ, LOOP_WRITE, LOOP_PIPE, NLOOPS };
 static const char *const loop_names[NLOOPS] = { "read-1B", "write-1B", "pipe-w+r" };
@@ -70,7 +66,9 @@ static bool round_of(enum loop which, long n, int zero, int null, const int p[2]
 	return true;
 }
 
-static int child(long n)
+/* Every loop, best of LIBC_SIDE_ROUNDS, in ns of thread CPU time per
+ * iteration. */
+static int time_loops(long n, double *out)
 {
 	int zero = open("/dev/zero", O_RDONLY), null = open("/dev/null", O_WRONLY), p[2];
 
@@ -79,7 +77,7 @@ static int child(long n)
 	for (int l = 0; l < NLOOPS; l++) {
 		double best = 1e30;
 
-		for (int r = 0; r < ROUNDS; r++) {
+		for (int r = 0; r < LIBC_SIDE_ROUNDS; r++) {
 			uint64_t t0 = now_ns();
 			double ns;
 
@@ -89,85 +87,21 @@ static int child(long n)
 			if (ns < best)
 				best = ns;
 		}
-		printf("%.2f\n", best);
+		out[l] = best;
 	}
 	return 0;
-}
-
-/* Runs `self --child N` with the agent (or not) and FXT_LIBC=`groups`;
- * reads its results into out[]. */
-static int run(const char *self, const char *agent, const char *groups, const char *archive, long n,
-	       double out[NLOOPS])
-{
-	char count[32];
-	int fds[2], status;
-	FILE *f;
-	pid_t pid;
-
-	snprintf(count, sizeof(count), "%ld", n);
-	if (pipe(fds) != 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		close(fds[1]);
-		if (agent) {
-			setenv("LD_PRELOAD", agent, 1);
-			setenv("FXT_LIBC", groups, 1);
-			setenv("FXT_OUTPUT", archive, 1);
-		}
-		execl(self, self, "--child", count, (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	f = fdopen(fds[0], "r");
-	for (int l = 0; f && l < NLOOPS; l++)
-		if (fscanf(f, "%lf", &out[l]) != 1)
-			out[l] = -1;
-	if (f)
-		fclose(f);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
 }
 
 int main(int argc, char **argv)
 {
-	double plain[NLOOPS], off[NLOOPS], rec[NLOOPS];
-	char self[4096], archive[4096];
-	const char *tmp = getenv("TMPDIR");
-	long n = 100000;
-	ssize_t len;
+	static const struct libc_side bench = {
+		.name = "libc_io",
+		.groups = "io",
+		.iterations = 100000,
+		.nloops = NLOOPS,
+		.loop_names = loop_names,
+		.time_loops = time_loops,
+	};
 
-	if (argc == 3 && !strcmp(argv[1], "--child"))
-		return child(atol(argv[2]));
-	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: libc_io AGENT_SO [ITERATIONS]\n");
-		return 2;
-	}
-	if (argc == 3)
-		n = atol(argv[2]);
-	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (len < 0)
-		return 1;
-	self[len] = '\0';
-	snprintf(archive, sizeof(archive), "%s/fxt-bench-libc-io.%ld.fxt", tmp ? tmp : "/tmp",
-		 (long)getpid());
-	if (run(self, NULL, NULL, NULL, n, plain) < 0 ||
-	    run(self, argv[1], "none", archive, n, off) < 0 ||
-	    run(self, argv[1], "io", archive, n, rec) < 0) {
-		fprintf(stderr, "libc_io: a run failed\n");
-		unlink(archive);
-		return 1;
-	}
-	unlink(archive);
-	printf("ns per iteration (best of %d rounds of %ld)\n", ROUNDS, n);
-	printf("%-12s %8s %8s %10s %12s %14s\n", "loop", "plain", "off", "recording", "added (off)",
-	       "added (rec.)");
-	for (int l = 0; l < NLOOPS; l++)
-		printf("%-12s %8.1f %8.1f %10.1f %12.1f %14.1f\n", loop_names[l], plain[l], off[l],
-		       rec[l], off[l] - plain[l], rec[l] - plain[l]);
-	return 0;
+	return libc_side_main(argc, argv, &bench);
 }

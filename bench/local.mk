@@ -28,7 +28,7 @@ EXTRA_DIST += bench/README.md bench/lua-bench.lua
 # The libc wrappers' cost per call (mem and sync groups): plain, agent with
 # the groups off, agent recording, in one run.  `make bench-libc`.
 noinst_PROGRAMS += bench/libc_mem
-bench_libc_mem_SOURCES = bench/libc_mem.c
+bench_libc_mem_SOURCES = bench/libc_mem.c bench/libc_side.c bench/libc_side.h
 bench_libc_mem_CFLAGS = $(WARN_CFLAGS) -O2 -g -fno-omit-frame-pointer
 bench_libc_mem_LDFLAGS = -no-install
 bench_libc_mem_LDADD = -lpthread
@@ -44,7 +44,7 @@ bench-libc: all
 # The io wrappers' cost per call (read/write of 1 byte, a pipe round trip):
 # plain, agent with the group off, agent recording, in one run (io owner).
 noinst_PROGRAMS += bench/libc_io
-bench_libc_io_SOURCES = bench/libc_io.c
+bench_libc_io_SOURCES = bench/libc_io.c bench/libc_side.c bench/libc_side.h
 bench_libc_io_CFLAGS = $(WARN_CFLAGS) -O2 -g -fno-omit-frame-pointer
 bench_libc_io_LDFLAGS = -no-install
 
