@@ -127,11 +127,10 @@ __attribute__((destructor)) static void log_report(void)
 
 /* Whether output is text, to be logged: no NUL byte in what would be
  * logged (a tar stream's writes can start with a file's text and carry
- * headers further on) and valid UTF-8 in its first LOG_SNIFF bytes.  Binary output (gzip -c, tar -cf - ...) is not
- * logged: it has no lines, and its bytes would make unreadable log
- * instants.  A character cut by a write's start or end is fine (up to 3
- * continuation bytes first; an incomplete sequence last), as programs
- * write text in chunks of any size.  Overlong forms are not looked for:
+ * headers further on) and valid UTF-8 in its first LOG_SNIFF bytes.  Binary output (gzip -c, tar
+ * -cf - ...) is not logged: it has no lines, and its bytes would make unreadable log instants.  A
+ * character cut by a write's start or end is fine (up to 3 continuation bytes first; an incomplete
+ * sequence last), as programs write text in chunks of any size.  Overlong forms are not looked for:
  * this is a heuristic, not a validator. */
 #define LOG_SNIFF 1024u
 
@@ -720,48 +719,37 @@ static inline struct tstate *char_enter(FILE *f, unsigned *stream, FILE **locked
 	*locked = log_catch_up_locked(t, f, *stream) ? f : NULL;
 	return t;
 }
+/* A character function's whole body: `f` is the stream, the rest the
+ * real call's arguments. */
+#define CHAR_BODY(fn, f, ...)                                                 \
+	do {                                                                  \
+		unsigned stream_ = 0;                                         \
+		FILE *locked_ = NULL;                                         \
+		struct tstate *t_ = char_enter((f), &stream_, &locked_);      \
+                                                                              \
+		if (!t_)                                                      \
+			return REAL(fn)(__VA_ARGS__);                         \
+		return log_char(t_, stream_, locked_, REAL(fn)(__VA_ARGS__)); \
+	} while (0)
+
 WRAP int fputc(int ch, FILE *f)
 {
-	unsigned stream = 0;
-	FILE *locked = NULL;
-	struct tstate *t = char_enter(f, &stream, &locked);
-
-	if (!t)
-		return REAL(fputc)(ch, f);
-	return log_char(t, stream, locked, REAL(fputc)(ch, f));
+	CHAR_BODY(fputc, f, ch, f);
 }
 
 WRAP int fputc_unlocked(int ch, FILE *f)
 {
-	unsigned stream = 0;
-	FILE *locked = NULL;
-	struct tstate *t = char_enter(f, &stream, &locked);
-
-	if (!t)
-		return REAL(fputc_unlocked)(ch, f);
-	return log_char(t, stream, locked, REAL(fputc_unlocked)(ch, f));
+	CHAR_BODY(fputc_unlocked, f, ch, f);
 }
 
 WRAP int putc(int ch, FILE *f)
 {
-	unsigned stream = 0;
-	FILE *locked = NULL;
-	struct tstate *t = char_enter(f, &stream, &locked);
-
-	if (!t)
-		return REAL(putc)(ch, f);
-	return log_char(t, stream, locked, REAL(putc)(ch, f));
+	CHAR_BODY(putc, f, ch, f);
 }
 
 WRAP int putchar(int ch)
 {
-	unsigned stream = 0;
-	FILE *locked = NULL;
-	struct tstate *t = char_enter(stdout, &stream, &locked);
-
-	if (!t)
-		return REAL(putchar)(ch);
-	return log_char(t, stream, locked, REAL(putchar)(ch));
+	CHAR_BODY(putchar, stdout, ch);
 }
 
 /* ------------------------------------------------------------ messages */
