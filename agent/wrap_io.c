@@ -735,56 +735,41 @@ WRAP int close(int fd)
 	return (int)io_end(t, rec, AGENT_FN_close, r, err);
 }
 
-/* The new fd gets a fresh entry rather than a copy of the old one's: in
+/* A call that makes a new fd (dup*, socket, accept*): `call` is the real
+ * call's parenthesized arguments, the rest its recorded arguments.  The
+ * new fd gets a fresh cache entry rather than a copy of the old one's: in
  * a vfork child the cache is the parent's, whose fd of that number is
  * another file. */
+#define NEW_FD_BODY(fn, call, ...)                                             \
+	do {                                                                   \
+		struct tstate *t_ = wrap_enter(AGENT_G_IO);                    \
+		bool rec_;                                                     \
+		int r_;                                                        \
+                                                                               \
+		if (!t_) {                                                     \
+			r_ = REAL(fn) call;                                    \
+			fd_forget(r_);                                         \
+			return r_;                                             \
+		}                                                              \
+		rec_ = io_begin(t_, AGENT_FN_##fn, CALLER, ARGS(__VA_ARGS__)); \
+		r_ = REAL(fn) call;                                            \
+		return io_fd_end(t_, rec_, AGENT_FN_##fn, r_);                 \
+	} while (0)
+
 WRAP int dup(int fd)
 {
-	struct tstate *t = wrap_enter(AGENT_G_IO);
-	bool rec;
-	int r;
-
-	if (!t) {
-		r = REAL(dup)(fd);
-		fd_forget(r);
-		return r;
-	}
-	rec = io_begin(t, AGENT_FN_dup, CALLER, ARGS(WARG(FD, I64, fd)));
-	r = REAL(dup)(fd);
-	return io_fd_end(t, rec, AGENT_FN_dup, r);
+	NEW_FD_BODY(dup, (fd), WARG(FD, I64, fd));
 }
 
 WRAP int dup2(int fd, int newfd)
 {
-	struct tstate *t = wrap_enter(AGENT_G_IO);
-	bool rec;
-	int r;
-
-	if (!t) {
-		r = REAL(dup2)(fd, newfd);
-		fd_forget(r);
-		return r;
-	}
-	rec = io_begin(t, AGENT_FN_dup2, CALLER, ARGS(WARG(FD, I64, fd), WARG(NEWFD, I64, newfd)));
-	r = REAL(dup2)(fd, newfd);
-	return io_fd_end(t, rec, AGENT_FN_dup2, r);
+	NEW_FD_BODY(dup2, (fd, newfd), WARG(FD, I64, fd), WARG(NEWFD, I64, newfd));
 }
 
 WRAP int dup3(int fd, int newfd, int flags)
 {
-	struct tstate *t = wrap_enter(AGENT_G_IO);
-	bool rec;
-	int r;
-
-	if (!t) {
-		r = REAL(dup3)(fd, newfd, flags);
-		fd_forget(r);
-		return r;
-	}
-	rec = io_begin(t, AGENT_FN_dup3, CALLER,
-		       ARGS(WARG(FD, I64, fd), WARG(NEWFD, I64, newfd), WARG(FLAGS, I64, flags)));
-	r = REAL(dup3)(fd, newfd, flags);
-	return io_fd_end(t, rec, AGENT_FN_dup3, r);
+	NEW_FD_BODY(dup3, (fd, newfd, flags), WARG(FD, I64, fd), WARG(NEWFD, I64, newfd),
+		    WARG(FLAGS, I64, flags));
 }
 
 /* ------------------------------------------------------------ read */
@@ -1219,20 +1204,8 @@ REAL_DECL(shutdown);
 
 WRAP int socket(int domain, int type, int protocol)
 {
-	struct tstate *t = wrap_enter(AGENT_G_IO);
-	bool rec;
-	int r;
-
-	if (!t) {
-		r = REAL(socket)(domain, type, protocol);
-		fd_forget(r);
-		return r;
-	}
-	rec = io_begin(
-	    t, AGENT_FN_socket, CALLER,
-	    ARGS(WARG(DOMAIN, I64, domain), WARG(TYPE, I64, type), WARG(PROTOCOL, I64, protocol)));
-	r = REAL(socket)(domain, type, protocol);
-	return io_fd_end(t, rec, AGENT_FN_socket, r);
+	NEW_FD_BODY(socket, (domain, type, protocol), WARG(DOMAIN, I64, domain),
+		    WARG(TYPE, I64, type), WARG(PROTOCOL, I64, protocol));
 }
 
 /* "3,4": the two fds of pipe and socketpair, as one argument. */
@@ -1312,35 +1285,12 @@ WRAP int listen(int fd, int backlog)
 
 WRAP int accept(int fd, __SOCKADDR_ARG addr, socklen_t *len)
 {
-	struct tstate *t = wrap_enter(AGENT_G_IO);
-	bool rec;
-	int r;
-
-	if (!t) {
-		r = REAL(accept)(fd, addr, len);
-		fd_forget(r);
-		return r;
-	}
-	rec = io_begin(t, AGENT_FN_accept, CALLER, ARGS(WARG(FD, I64, fd)));
-	r = REAL(accept)(fd, addr, len);
-	return io_fd_end(t, rec, AGENT_FN_accept, r);
+	NEW_FD_BODY(accept, (fd, addr, len), WARG(FD, I64, fd));
 }
 
 WRAP int accept4(int fd, __SOCKADDR_ARG addr, socklen_t *len, int flags)
 {
-	struct tstate *t = wrap_enter(AGENT_G_IO);
-	bool rec;
-	int r;
-
-	if (!t) {
-		r = REAL(accept4)(fd, addr, len, flags);
-		fd_forget(r);
-		return r;
-	}
-	rec =
-	    io_begin(t, AGENT_FN_accept4, CALLER, ARGS(WARG(FD, I64, fd), WARG(FLAGS, I64, flags)));
-	r = REAL(accept4)(fd, addr, len, flags);
-	return io_fd_end(t, rec, AGENT_FN_accept4, r);
+	NEW_FD_BODY(accept4, (fd, addr, len, flags), WARG(FD, I64, fd), WARG(FLAGS, I64, flags));
 }
 
 WRAP int shutdown(int fd, int how)
