@@ -35,10 +35,11 @@ extern struct agent agent;
  * Returns 0 or -errno (the agent then stays disabled). */
 int agent_ensure_init(void);
 
-/* Computes the spool path for the current pid into agent.spool_path. */
-void agent_spool_path(char *buf, size_t cap, const char *output, long pid);
+/* The spool path of image `image` of process `pid` (spool/format.h). */
+void agent_spool_path(char *buf, size_t cap, const char *output, long pid, unsigned image);
 
-/* Writes the archive for this process (idempotent).  Other threads may
+/* Seals this process's spool and, unless fxt-run converts it, writes the
+ * archive (idempotent).  Other threads may
  * still be running; the calling thread records nothing afterwards. */
 void agent_flush(void);
 

@@ -18,12 +18,13 @@
 #include "agent/agent.h"
 #include "agent/clock.h"
 #include "agent/settings.h"
-#include "agent/flush.h"
 #include "agent/libc.h"
 #include "agent/log.h"
 #include "agent/modules.h"
 #include "agent/sample.h"
-#include "agent/session.h"
+#include "spool/session.h"
+#include "convert/convert.h"
+#include "spool/proc.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -39,9 +40,12 @@ static ino_t status_ino;
 
 /* ------------------------------------------------------------ naming */
 
-void agent_spool_path(char *buf, size_t cap, const char *output, long pid)
+void agent_spool_path(char *buf, size_t cap, const char *output, long pid, unsigned image)
 {
-	agent_fmt(buf, cap, "%s.%ld.spool", output, pid);
+	if (image > 1)
+		agent_fmt(buf, cap, "%s.%ld.%u.spool", output, pid, image);
+	else
+		agent_fmt(buf, cap, "%s.%ld.spool", output, pid);
 }
 
 static bool is_root(void)
@@ -92,8 +96,9 @@ static void atfork_child(void)
 	if (!agent.disabled)
 		agent_libc_on = agent_cfg.libc_groups;
 	agent_tbuf_forget_all(&agent_tls);
+	agent_cfg.image = 1;
 	agent_spool_path(agent.spool_path, sizeof(agent.spool_path), agent_cfg.output,
-			 (long)agent.pid);
+			 (long)agent.pid, 1);
 	spool_forget(&agent.spool, agent.spool_path);
 	/* Timers are not inherited: the forking thread gets its own. */
 	if (!agent.disabled)
@@ -128,7 +133,7 @@ static void do_init(void)
 		status_ino = st.st_ino;
 	}
 	agent_spool_path(agent.spool_path, sizeof(agent.spool_path), agent_cfg.output,
-			 (long)agent.pid);
+			 (long)agent.pid, agent_cfg.image);
 	spool_init(&agent.spool, agent.spool_path, agent_cfg.chunk_size, agent_cfg.buffer_size,
 		   agent_cfg.max_size);
 	agent.key_ok = pthread_key_create(&agent.key, key_destructor) == 0;
@@ -189,19 +194,10 @@ static void thread_comm(uint64_t tid, char *name, size_t cap)
 		name[n - 1] = '\0';
 }
 
-static uint64_t thread_cpu_ns(void)
+/* Snapshot of the thread table for the seal; *n threads (malloc'd). */
+static struct spool_seal_thread *collect_threads(size_t *n)
 {
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Snapshot of the thread table for the flusher. */
-static struct flush_thread *collect_threads(size_t *n)
-{
-	struct flush_thread *v;
+	struct spool_seal_thread *v;
 	size_t len = 0, cap = 0;
 	struct tbuf *tb;
 
@@ -210,7 +206,7 @@ static struct flush_thread *collect_threads(size_t *n)
 		cap++;
 	v = calloc(cap ? cap : 1, sizeof(*v));
 	for (tb = agent.threads; v && tb; tb = tb->next) {
-		struct flush_thread *f = &v[len++];
+		struct spool_seal_thread *f = &v[len++];
 		f->serial = tb->serial;
 		f->tid = tb->tid;
 		f->dropped = __atomic_load_n(&tb->dropped, __ATOMIC_RELAXED);
@@ -231,24 +227,7 @@ static struct flush_thread *collect_threads(size_t *n)
 	return v;
 }
 
-static int open_archive(struct fxt_writer **w, char *path, size_t cap)
-{
-	int err;
-
-	if (is_root()) {
-		snprintf(path, cap, "%s", agent_cfg.output);
-		return fxt_writer_open_path(w, path, 0);
-	}
-	for (unsigned n = 1; n < 100; n++) {
-		agent_pid_output(path, cap, agent_cfg.output, (long)agent.pid, n);
-		err = fxt_writer_open_path(w, path, FXT_WRITER_NO_CLOBBER);
-		if (err != -EEXIST)
-			return err;
-	}
-	return -EEXIST;
-}
-
-static void report_status(const struct flush_stats *st, uint64_t bytes, const char *path)
+static void report_status(const struct convert_result *res, const char *path)
 {
 	struct stat sb;
 	char line[4096 + 160];
@@ -260,27 +239,73 @@ static void report_status(const struct flush_stats *st, uint64_t bytes, const ch
 	n = agent_fmt(
 	    line, sizeof(line),
 	    "fxtrace pid=%ld events=%llu threads=%llu dropped=%llu bytes=%llu output=%s\n",
-	    (long)agent.pid, (unsigned long long)st->events, (unsigned long long)st->threads,
-	    (unsigned long long)st->dropped, (unsigned long long)bytes, path);
+	    (long)agent.pid, (unsigned long long)res->events, (unsigned long long)res->threads,
+	    (unsigned long long)res->dropped, (unsigned long long)res->bytes, path);
 	while (write(agent_cfg.status_fd, line, n) < 0 && errno == EINTR)
 		;
 }
 
+/* After the seal: whether fxt-run converts the spool (the owner protocol
+ * of spool/format.h); if not, this process has claimed it. */
+static bool launcher_converts(void)
+{
+	struct spool_header *h = agent.spool.hdr;
+
+	if (__atomic_load_n(&h->owner, __ATOMIC_SEQ_CST) == SPOOL_OWNER_NONE &&
+	    agent_cfg.launcher_pid && proc_alive(agent_cfg.launcher_pid, agent_cfg.launcher_start))
+		return true;
+	if (spool_claim(h, SPOOL_OWNER_NONE, SPOOL_OWNER_SELF) ||
+	    spool_claim(h, SPOOL_OWNER_ABANDONED, SPOOL_OWNER_SELF))
+		return false;
+	return true; /* fxt-run claimed it meanwhile */
+}
+
+/* Converts this process's own sealed spool into its archive, in this
+ * process: without fxt-run, or when fxt-run is gone. */
+static void convert_self(void)
+{
+	char path[4096 + 64], session[4096 + 64];
+	struct convert_opts o = { 0 };
+	struct convert_result res;
+	uint64_t t0 = agent_mono_ns();
+	int err = -EEXIST;
+
+	session_path(session, sizeof(session), agent_cfg.output, agent_cfg.root_pid);
+	o.session = session;
+	if (is_root()) {
+		snprintf(path, sizeof(path), "%s", agent_cfg.output);
+		err = convert_spool(agent.spool.path, path, &o, &res);
+	} else {
+		o.no_clobber = true;
+		for (unsigned n = 1; n < 100 && err == -EEXIST; n++) {
+			agent_pid_output(path, sizeof(path), agent_cfg.output, (long)agent.pid, n);
+			err = convert_spool(agent.spool.path, path, &o, &res);
+		}
+	}
+	/* The root removes the session when no fxt-run does (it removes it
+	 * when the whole trace ends). */
+	if (is_root() && !agent_cfg.launcher_pid)
+		unlink(session);
+	if (err < 0) {
+		agent_err("writing %s failed: %s; records left in %s", path, strerror(-err),
+			  agent.spool.path);
+		spool_release(&agent.spool);
+		return;
+	}
+	agent_dbg("wrote %s: %llu events, %llu threads, %llu dropped, %llu bytes in %llu us", path,
+		  (unsigned long long)res.events, (unsigned long long)res.threads,
+		  (unsigned long long)res.dropped, (unsigned long long)res.bytes,
+		  (unsigned long long)((agent_mono_ns() - t0) / 1000));
+	report_status(&res, path);
+	spool_destroy(&agent.spool);
+}
+
 void agent_flush(void)
 {
-	extern char *program_invocation_short_name;
 	int saved = errno;
-	struct flush_input in;
-	struct flush_stats st;
-	struct flush_thread *threads;
-	struct fxt_writer *w = NULL;
-	char path[4096 + 64];
+	struct spool_seal_thread *threads;
+	struct spool_seal seal;
 	size_t nthreads = 0;
-	uint64_t t0 = agent_mono_ns(), t_sym, cpu_sym;
-	/* When the archive cannot be written, the spool stays: fxt-run, which
-	 * is not bound by our limits (RLIMIT_FSIZE, RLIMIT_NOFILE ...),
-	 * recovers the archive from it as from a killed process's. */
-	bool keep_spool = true;
 	int err;
 
 	if (agent_ensure_init() < 0 || agent.disabled)
@@ -289,113 +314,51 @@ void agent_flush(void)
 		return;
 	/* Other threads' samples stop too: the handler sees agent.flushed. */
 	agent_sample_thread_stop();
-	/* No more libc calls recorded: the flush's own are not the program's,
+	/* No more libc calls recorded: the seal's own are not the program's,
 	 * and other threads' would not make it into the archive. */
 	__atomic_store_n(&agent_libc_on, 0, __ATOMIC_RELAXED);
 	/* Hooks of this thread (signal handlers) that come to the slow path
 	 * from now on count as nested: they never take a chunk. */
 	agent_tls.busy++;
 
-	memset(&in, 0, sizeof(in));
-	in.now_ts = agent_ticks();
-	in.spool_end = spool_close_grants(&agent.spool);
-	in.ticks_per_second = agent_clock_rate();
-	agent_clock_start(&in.base_ticks, &in.base_ns);
-	in.pid = (uint64_t)agent.pid;
-	in.process_name = program_invocation_short_name;
-	in.lost = __atomic_load_n(&agent.lost, __ATOMIC_RELAXED);
-	in.sample_hz = agent_cfg.sample_hz;
-	in.libc_groups = agent_cfg.libc_groups; /* sync records: pair them */
+	memset(&seal, 0, sizeof(seal));
+	seal.magic = SPOOL_SEAL_MAGIC;
+	seal.now_ts = agent_ticks();
+	spool_close_grants(&agent.spool);
+	seal.ticks_per_second = agent_clock_rate();
+	agent_clock_start(&seal.base_ticks, &seal.base_ns);
+	seal.lost = __atomic_load_n(&agent.lost, __ATOMIC_RELAXED);
 	threads = collect_threads(&nthreads);
 	if (!threads) {
 		agent_err("out of memory; records left in %s", agent.spool.path);
-		goto out_spool;
+		spool_release(&agent.spool);
+		goto out;
 	}
-	in.threads = threads;
-	in.nthreads = nthreads;
 	if (!nthreads && !is_root()) {
 		agent_dbg("nothing recorded; no archive");
-		keep_spool = false;
+		spool_destroy(&agent.spool);
 		goto out_threads;
 	}
-	in.spool_fd = in.spool_end ? spool_fd(&agent.spool) : -1;
-	if (in.spool_end && in.spool_fd < 0) {
-		agent_err("cannot re-open spool %s: %s; records left in it", agent.spool.path,
-			  strerror(-in.spool_fd));
-		goto out_threads;
-	}
-
-	in.sym = fxt_sym_new(0);
-	if (in.sym) {
-		fxt_sym_add_self(in.sym);
-		/* Modules dlclose'd since: refused if they overlap a current one. */
-		for (unsigned i = 0; i < agent.spool.nmods; i++)
-			fxt_sym_add_module(in.sym, agent.spool.mods[i].path,
-					   agent.spool.mods[i].bias);
-	}
-
-	t_sym = agent_mono_ns();
-	cpu_sym = thread_cpu_ns();
-	err = open_archive(&w, path, sizeof(path));
+	seal.nthreads = nthreads;
+	seal.size = sizeof(seal) + nthreads * sizeof(*threads);
+	err = spool_seal(&agent.spool, &seal, threads);
 	if (err < 0) {
-		agent_err("cannot create %s: %s; records left in %s", path, strerror(-err),
-			  agent.spool.path);
-		goto out_sym;
+		/* fxt-run (or fxt-run --recover) still converts it, as a
+		 * killed process's. */
+		agent_err("cannot seal %s: %s; its records stay in it", agent.spool.path,
+			  strerror(-err));
+		spool_release(&agent.spool);
+		goto out_threads;
 	}
-	{
-		/* Pipe and socket writes of the whole session: this process's
-		 * reads pair with them.  None (no session file) is no error. */
-		char session[4096 + 64];
-		struct session_write *writes = NULL;
-		size_t nwrites = 0;
-
-		session_path(session, sizeof(session), agent_cfg.output, agent_cfg.root_pid);
-		if (session_load_writes(session, &writes, &nwrites) == 0) {
-			in.pipe_writes = writes;
-			in.npipe_writes = nwrites;
-		}
-		err = agent_flush_archive(w, &in, &st);
-		free(writes);
-		/* The root removes the session when no fxt-run does (it
-		 * removes it when the whole trace ends). */
-		if (is_root() && agent_cfg.status_fd < 0)
-			unlink(session);
+	if (launcher_converts()) {
+		agent_dbg("sealed %s for fxt-run", agent.spool.path);
+		spool_release(&agent.spool);
+	} else {
+		convert_self();
 	}
-	{
-		uint64_t bytes = fxt_writer_bytes(w);
-		int cerr = fxt_writer_close(w);
-		if (!err)
-			err = cerr;
-		if (err < 0) {
-			/* A truncated archive would pass for the trace. */
-			unlink(path);
-			agent_err("writing %s failed: %s; removed it; records left in %s", path,
-				  strerror(-err), agent.spool.path);
-		} else {
-			uint64_t t1 = agent_mono_ns(), cpu = thread_cpu_ns() - cpu_sym;
-			agent_dbg(
-			    "wrote %s: %llu events, %llu threads, %llu dropped, %llu bytes "
-			    "in %llu us (symbolizer set-up %llu us; then %llu MB/s, "
-			    "%llu MB/s of CPU time)",
-			    path, (unsigned long long)st.events, (unsigned long long)st.threads,
-			    (unsigned long long)st.dropped, (unsigned long long)bytes,
-			    (unsigned long long)((t1 - t0) / 1000),
-			    (unsigned long long)((t_sym - t0) / 1000),
-			    (unsigned long long)(t1 > t_sym ? bytes * 1000 / (t1 - t_sym) : 0),
-			    (unsigned long long)(cpu ? bytes * 1000 / cpu : 0));
-			report_status(&st, bytes, path);
-			keep_spool = false;
-		}
-	}
-out_sym:
-	fxt_sym_free(in.sym);
-	if (in.spool_fd >= 0)
-		close(in.spool_fd);
 out_threads:
 	free(threads);
-out_spool:
-	if (!keep_spool)
-		spool_destroy(&agent.spool);
+out:
 	errno = saved;
 }
 
@@ -411,21 +374,24 @@ out_spool:
 typedef int execve_fn(const char *, char *const[], char *const[]);
 typedef int execvpe_fn(const char *, char *const[], char *const[]);
 
-static char **exec_env(char *const envp[], char *var, size_t cap)
+static char **exec_env(char *const envp[], char *var, size_t cap, char *img, size_t icap)
 {
 	size_t n = 0, j = 0;
 	char **v;
 
 	agent_fmt(var, cap, "FXT_EXEC_PID=%ld", (long)agent.pid);
+	agent_fmt(img, icap, "FXT_IMAGE=%u", agent_cfg.image + 1);
 	while (envp && envp[n])
 		n++;
-	v = malloc((n + 2) * sizeof(*v));
+	v = malloc((n + 3) * sizeof(*v));
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(envp[i], "FXT_EXEC_PID=", 13) != 0)
+		if (strncmp(envp[i], "FXT_EXEC_PID=", 13) != 0 &&
+		    strncmp(envp[i], "FXT_IMAGE=", 10) != 0)
 			v[j++] = envp[i];
 	v[j++] = var;
+	v[j++] = img;
 	v[j] = NULL;
 	return v;
 }
@@ -440,7 +406,7 @@ static bool before_exec(void)
 
 static int do_exec(execve_fn *fn, const char *file, char *const argv[], char *const envp[])
 {
-	char var[48];
+	char var[48], img[32];
 	char **env;
 	int ret, saved;
 
@@ -450,7 +416,7 @@ static int do_exec(execve_fn *fn, const char *file, char *const argv[], char *co
 	}
 	if (!before_exec())
 		return fn(file, argv, envp);
-	env = exec_env(envp, var, sizeof(var));
+	env = exec_env(envp, var, sizeof(var), img, sizeof(img));
 	ret = fn(file, argv, env ? env : envp);
 	saved = errno;
 	free(env);

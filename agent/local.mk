@@ -11,16 +11,9 @@ AGENT_LDFLAGS = -module -avoid-version -shared -Wl,--no-undefined -Wl,-z,nodelet
 AGENT_CORE_SOURCES = \
 	agent/agent.h \
 	agent/clock.c agent/clock.h \
-	agent/settings.c agent/settings.h \
-	agent/events.h \
-	agent/flush.c agent/flush.h \
-	agent/libc_table.c agent/libc.h \
-	agent/log.c agent/log.h \
-	agent/recon.c agent/recon.h \
-	agent/session.c agent/session.h \
 	agent/spool.c agent/spool.h \
-	agent/stackchart.c agent/stackchart.h \
-	agent/tbuf.c agent/tbuf.h
+	agent/tbuf.c agent/tbuf.h \
+	$(CONVERT_SOURCES) $(SPOOL_SOURCES)
 
 pkglib_LTLIBRARIES += libfxt-agent.la
 libfxt_agent_la_SOURCES = $(AGENT_CORE_SOURCES) \
@@ -63,7 +56,7 @@ tests_unit_test_agent_tbuf_SOURCES = tests/unit/test_agent_tbuf.c \
 tests_unit_test_agent_tbuf_CFLAGS = $(AGENT_TEST_CFLAGS)
 tests_unit_test_agent_tbuf_LDADD = $(AGENT_TEST_LDADD)
 tests_unit_test_agent_recon_SOURCES = tests/unit/test_agent_recon.c \
-	tests/unit/agent_test_nest.h agent/recon.c agent/recon.h
+	tests/unit/agent_test_nest.h convert/recon.c convert/recon.h
 tests_unit_test_agent_recon_CFLAGS = $(AGENT_TEST_CFLAGS)
 tests_unit_test_agent_flush_SOURCES = tests/unit/test_agent_flush.c \
 	tests/unit/agent_test_stubs.h tests/unit/agent_test_nest.h $(AGENT_CORE_SOURCES)

@@ -194,6 +194,27 @@ static void load_output(void)
 		snprintf(agent_cfg.output, sizeof(agent_cfg.output), "%s", s);
 }
 
+/* FXT_LAUNCHER: "PID:START". */
+static void parse_launcher(const char *s)
+{
+	const char *colon = s ? strchr(s, ':') : NULL;
+	char *end;
+	long pid;
+	unsigned long long start;
+
+	if (!colon)
+		return;
+	errno = 0;
+	pid = strtol(s, &end, 10);
+	if (errno || end != colon || pid <= 0)
+		return;
+	start = strtoull(colon + 1, &end, 10);
+	if (errno || *end || end == colon + 1)
+		return;
+	agent_cfg.launcher_pid = pid;
+	agent_cfg.launcher_start = start;
+}
+
 void agent_config_load(void)
 {
 	const char *s;
@@ -226,6 +247,12 @@ void agent_config_load(void)
 	agent_cfg.status_fd = parse_status_fd(getenv("FXT_STATUS_FD"));
 	agent_cfg.root_pid = parse_long(getenv("FXT_ROOT_PID"));
 	agent_cfg.exec_pid = parse_long(getenv("FXT_EXEC_PID"));
+	agent_cfg.image = 1;
+	if (agent_cfg.exec_pid == (long)getpid()) {
+		long image = parse_long(getenv("FXT_IMAGE"));
+		agent_cfg.image = image >= 2 && image < 1000000 ? (unsigned)image : 2;
+	}
+	parse_launcher(getenv("FXT_LAUNCHER"));
 
 	agent_cfg.libc_groups = AGENT_G_DEFAULT;
 	s = getenv("FXT_LIBC");

@@ -53,6 +53,20 @@
  *                  an exec'd program sees FXT_EXEC_PID and FXT_ROOT_PID in
  *                  its environment, as it sees LD_PRELOAD.)
  *
+ * FXT_IMAGE        Internal, with FXT_EXEC_PID: the new image's number for
+ *                  that pid (2 after the first exec, 3 after the second...);
+ *                  its spool is "OUT.PID.N.spool", so that it never
+ *                  overwrites the spool the image before it sealed.
+ *
+ * FXT_LAUNCHER     PID:START: set by fxt-run to its own pid and start time
+ *                  (field 22 of /proc/PID/stat).  While that process runs,
+ *                  a traced process only seals its spool at exit (and
+ *                  before exec): fxt-run converts it into the archive,
+ *                  outside the traced process (spool/format.h, the owner
+ *                  protocol).  Without it, or once fxt-run is gone (a
+ *                  daemon that outlives the run, a killed fxt-run), the
+ *                  process converts its own spool at exit.
+ *
  * FXT_BUFFER_SIZE  Bytes of trace buffer the process keeps mapped at once,
  *                  over all threads (default 64M).  Each thread writes into
  *                  one chunk (FXT_CHUNK_SIZE) at a time; full chunks are
@@ -164,9 +178,12 @@ struct agent_config {
 	uint64_t max_size;     /* FXT_MAX_SIZE, 0 = unlimited */
 	enum agent_clock clock;
 	bool debug;
-	int status_fd;	      /* -1 = none */
-	long root_pid;	      /* FXT_ROOT_PID, 0 = unset */
-	long exec_pid;	      /* FXT_EXEC_PID, 0 = unset */
+	int status_fd;	   /* -1 = none */
+	long root_pid;	   /* FXT_ROOT_PID, 0 = unset */
+	long exec_pid;	   /* FXT_EXEC_PID, 0 = unset */
+	unsigned image;	   /* FXT_IMAGE when exec_pid is this pid, else 1 */
+	long launcher_pid; /* FXT_LAUNCHER, 0 = no fxt-run */
+	uint64_t launcher_start;
 	unsigned libc_groups; /* FXT_LIBC: AGENT_G_* bits */
 	unsigned sample_hz;   /* FXT_SAMPLE, 0 = off */
 };

@@ -15,6 +15,7 @@
 #include "agent/settings.h"
 #include "agent/log.h"
 #include "agent/spool.h"
+#include "spool/proc.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -87,6 +88,14 @@ static int create(struct spool *sp)
 	sp->hdr->clock_tsc = agent_clock_tsc;
 	sp->hdr->libc_groups = agent_cfg.libc_groups;
 	sp->hdr->sample_hz = agent_cfg.sample_hz;
+	sp->hdr->root_pid = (uint64_t)agent_cfg.root_pid;
+	sp->hdr->image = agent_cfg.image ? agent_cfg.image : 1;
+	{
+		char state;
+		uint64_t t;
+		if (proc_stat_read(0, &state, &t) == 0)
+			sp->hdr->start_time = t;
+	}
 	snprintf(sp->hdr->program, sizeof(sp->hdr->program), "%s",
 		 program_invocation_short_name ? program_invocation_short_name : "");
 	header_sync_modules(sp);
@@ -202,8 +211,18 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 	} else {
 		size = next_size(sp);
 		if (sp->max_size && sp->granted + size > sp->max_size) {
-			err = -ENOSPC;
-			goto out;
+			/* The last bytes under the bound: a smaller chunk, down
+			 * to one page, so that a bound below one chunk keeps
+			 * the first max_size bytes rather than nothing. */
+			long pgl = sysconf(_SC_PAGESIZE);
+			uint64_t pg = pgl > 0 ? (uint64_t)pgl : 4096;
+			uint64_t left = sp->max_size > sp->granted ? sp->max_size - sp->granted : 0;
+
+			size = left / pg * pg;
+			if (size < pg || size < SPOOL_CHUNK_HEADER_SIZE + SPOOL_RECORD_SIZE * 8) {
+				err = -ENOSPC;
+				goto out;
+			}
 		}
 		off = sp->end;
 		err = extend(fd, off, size);
@@ -315,6 +334,57 @@ uint64_t spool_close_grants(struct spool *sp)
 	return end;
 }
 
+int spool_seal(struct spool *sp, const struct spool_seal *seal,
+	       const struct spool_seal_thread *threads)
+{
+	struct iovec iov[2];
+	uint64_t off, want;
+	ssize_t got;
+	int fd, err = 0;
+
+	pthread_mutex_lock(&sp->lock);
+	if (!sp->hdr && !sp->failed) {
+		err = create(sp); /* nothing recorded: a spool all the same */
+		if (err < 0) {
+			sp->failed = true;
+			goto out;
+		}
+	}
+	if (!sp->hdr) {
+		err = -EIO;
+		goto out;
+	}
+	fd = open_checked(sp, O_RDWR);
+	if (fd < 0) {
+		err = fd;
+		goto out;
+	}
+	off = sp->end;
+	iov[0].iov_base = (void *)seal;
+	iov[0].iov_len = sizeof(*seal);
+	iov[1].iov_base = (void *)threads;
+	iov[1].iov_len = seal->nthreads * sizeof(*threads);
+	want = iov[0].iov_len + iov[1].iov_len;
+	do
+		got = pwritev(fd, iov, seal->nthreads ? 2 : 1, (off_t)off);
+	while (got < 0 && errno == EINTR);
+	if (got < 0 || (uint64_t)got != want) {
+		err = got < 0 ? -errno : -ENOSPC;
+		/* No half trailer: the spool stays as a killed process's. */
+		if (ftruncate(fd, (off_t)off) < 0)
+			agent_dbg("spool truncation failed: %s", strerror(errno));
+	}
+	close(fd);
+	if (err)
+		goto out;
+	sp->hdr->seal_off = off;
+	/* Sequentially consistent: the owner is read after this (format.h). */
+	__atomic_store_n(&sp->hdr->state, SPOOL_SEALED, __ATOMIC_SEQ_CST);
+out:
+	pthread_mutex_unlock(&sp->lock);
+	return err;
+}
+
 int spool_fd(struct spool *sp)
 {
 	int fd;
@@ -332,6 +402,17 @@ void spool_destroy(struct spool *sp)
 		munmap(sp->hdr, SPOOL_HEADER_SIZE);
 		sp->hdr = NULL;
 		unlink(sp->path);
+	}
+	sp->closed = true;
+	pthread_mutex_unlock(&sp->lock);
+}
+
+void spool_release(struct spool *sp)
+{
+	pthread_mutex_lock(&sp->lock);
+	if (sp->hdr) {
+		munmap(sp->hdr, SPOOL_HEADER_SIZE);
+		sp->hdr = NULL;
 	}
 	sp->closed = true;
 	pthread_mutex_unlock(&sp->lock);

@@ -26,7 +26,7 @@
  * Order: the timestamp is read before the reservation, so a handler that
  * runs between the two writes later slots with later timestamps; the
  * interrupted record then looks slightly out of order.  The flusher makes
- * timestamps monotonic per thread (agent/recon.h), which keeps nesting
+ * timestamps monotonic per thread (convert/recon.h), which keeps nesting
  * exact.
  */
 #ifndef FXT_AGENT_TBUF_H

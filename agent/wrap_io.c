@@ -44,7 +44,7 @@
 
 #include "agent/libc.h"
 #include "agent/log.h"
-#include "agent/session.h"
+#include "spool/session.h"
 
 /* Macros in glibc's optimized stdio headers. */
 #undef fread_unlocked

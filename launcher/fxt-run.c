@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -55,10 +56,12 @@
 #include <fxt/reader.h>
 
 #include "agent/libc.h"
-#include "agent/session.h"
 #include "agent/settings.h"
+#include "convert/convert.h"
 #include "launcher/merge.h"
-#include "launcher/recover.h"
+#include "spool/format.h"
+#include "spool/proc.h"
+#include "spool/session.h"
 
 #ifndef FXT_PKGLIBDIR
 #define FXT_PKGLIBDIR "/usr/local/lib/fxtrace"
@@ -75,6 +78,7 @@
 #define ENV_ROOT_PID	"FXT_ROOT_PID"
 #define ENV_LIBC	"FXT_LIBC"
 #define ENV_SAMPLE	"FXT_SAMPLE"
+#define ENV_LAUNCHER	"FXT_LAUNCHER"
 
 /* --sample without a rate. */
 #define DEFAULT_SAMPLE_HZ 1000u
@@ -547,8 +551,17 @@ static char *output_path(const struct options *o)
 		die(EXIT_USAGE, "cannot write %s: %s", name, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		die(EXIT_USAGE, "cannot write %s: %s", name, strerror(ENOTDIR));
-	if (access(d, W_OK | X_OK) != 0)
+	/* A real file, as the agent and we will create them: access(2)
+	 * says yes to root in /proc, where nothing can be created. */
+	char *probe;
+	if (asprintf(&probe, "%s/.fxt-run.%ld.probe", d[1] != '\0' ? d : "", (long)getpid()) < 0)
+		die(EXIT_USAGE, "out of memory");
+	int pfd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (pfd < 0)
 		die(EXIT_USAGE, "cannot write %s: %s", name, strerror(errno));
+	close(pfd);
+	unlink(probe);
+	free(probe);
 	free(dir);
 	free(owned);
 	return path;
@@ -588,13 +601,27 @@ static void prepend_preload(const char *agent)
 
 /* ------------------------------------------------------------- running */
 
+struct run;
+static void scan_spools(struct run *r, bool final);
+static void run_set_root(struct run *r, long root);
+
+/* How often the spools are looked at while the program runs. */
+#define SCAN_INTERVAL_NS (50 * 1000 * 1000)
+
 /* Forks and execs the program; returns its wait status.  While it runs we
  * ignore SIGINT and SIGQUIT, as a shell does: the terminal sends them to
- * the whole foreground group, the program decides, and we report. */
-static int run(const char *path, char *const argv[], pid_t *child)
+ * the whole foreground group, the program decides, and we report.  And we
+ * convert the spools of the processes that are done, waking at SIGCHLD
+ * (blocked here, so that sigtimedwait() takes it) or every interval. */
+static int run(const char *path, char *const argv[], pid_t *child, struct run *r)
 {
 	struct sigaction ign, old_int, old_quit;
+	sigset_t chld, old_mask;
 	int status;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old_mask);
 
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
@@ -610,6 +637,7 @@ static int run(const char *path, char *const argv[], pid_t *child)
 		/* The program gets the dispositions we were given. */
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		/* It is the root process, the one that writes exactly
 		 * FXT_OUTPUT, even if it forks before the agent starts. */
 		char buf[24];
@@ -637,10 +665,18 @@ static int run(const char *path, char *const argv[], pid_t *child)
 	}
 
 	*child = pid;
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
+	run_set_root(r, (long)pid);
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
 			die(EXIT_USAGE, "waitpid: %s", strerror(errno));
+		scan_spools(r, false);
+		struct timespec ts = { 0, SCAN_INTERVAL_NS };
+		sigtimedwait(&chld, NULL, &ts);
 	}
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	return status;
@@ -1164,135 +1200,294 @@ static bool find_root(struct parts *ps, const char *prog, const char *out, pid_t
 	return rc == -ENOENT;
 }
 
-/* ------------------------------------------------------------ recovery */
+/* ------------------------------------------------------------ spools */
+
+/* Every traced process records into its spool, OUT.PID.spool (image N of
+ * a pid after N - 1 execs: OUT.PID.N.spool; spool/format.h), and seals
+ * it at exit and before exec.  fxt-run converts each spool of the run
+ * (the root pid in its header is ours) into that process's archive as
+ * soon as it is sealed or its process is gone, whatever killed it, while
+ * the program runs: a long build does not pile up spools.  When the
+ * program is done, the spools of processes still running are left to
+ * them (the owner protocol of spool/format.h): such a process converts
+ * its own at exit. */
+struct run {
+	const char *out; /* OUT, absolute */
+	char *dir;	 /* OUT's directory ("" for "/") */
+	const char *base;
+	size_t blen;
+	long root;    /* the root's pid; 0: any (--recover) */
+	time_t since; /* spools older than the run are not its */
+	bool quiet;
+	bool recover; /* --recover: claim whatever the owner says */
+	struct parts *ps;
+	char session[PATH_MAX + 64];
+	unsigned running; /* spools of live processes seen by the last scan */
+};
+
+/* The spool's header page, mapped shared: the owner protocol needs its
+ * atomics on the very memory the process sees. */
+struct spool_view {
+	struct spool_header *h;
+	size_t len;
+};
+
+/* 0, -errno, -EBADMSG (no spool of this version) or -EAGAIN (being
+ * created: the magic comes last). */
+static int spool_view_open(const char *path, struct spool_view *v)
+{
+	struct stat sb;
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	int err = 0;
+
+	v->h = NULL;
+	v->len = 4096;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		err = -EBADMSG;
+	} else if ((uint64_t)sb.st_size < v->len) {
+		err = sb.st_size == 0 ? -EAGAIN : -EBADMSG;
+	} else {
+		void *p = mmap(NULL, v->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED)
+			err = -errno;
+		else
+			v->h = p;
+	}
+	close(fd);
+	if (err)
+		return err;
+	if (__atomic_load_n(&v->h->magic, __ATOMIC_ACQUIRE) != SPOOL_MAGIC) {
+		err = v->h->magic == 0 ? -EAGAIN : -EBADMSG;
+	} else if (v->h->version != SPOOL_VERSION || v->h->header_size != SPOOL_HEADER_SIZE) {
+		err = -EBADMSG;
+	}
+	if (err) {
+		munmap(v->h, v->len);
+		v->h = NULL;
+	}
+	return err;
+}
+
+static void spool_view_close(struct spool_view *v)
+{
+	if (v->h)
+		munmap(v->h, v->len);
+	v->h = NULL;
+}
+
+/* Converts one claimed spool into its process's archive: image 1 of the
+ * root's pid at OUT, any other at OUT.PID[.N].fxt, created exclusively as
+ * the agent names them.  Removes the spool once the archive is written. */
+static int convert_one(struct run *r, const char *spool, long pid, long root, unsigned image)
+{
+	bool is_root = pid == root && image == 1;
+	struct convert_opts o = { .session = r->session };
+	struct convert_result res;
+	char path[PATH_MAX + 64];
+	unsigned n = 0;
+	struct stat sb;
+	int rc;
+
+	if (is_root) {
+		snprintf(path, sizeof(path), "%s", r->out);
+		rc = convert_spool(spool, path, &o, &res);
+	} else {
+		/* The root's later images follow OUT; others start at .PID. */
+		n = pid == root && image > 1 ? image - 1 : image;
+		o.no_clobber = true;
+		rc = -EEXIST;
+		for (unsigned tries = 0; tries < 100 && rc == -EEXIST; tries++, n++) {
+			agent_pid_output(path, sizeof(path), r->out, pid, n);
+			rc = convert_spool(spool, path, &o, &res);
+		}
+		n--;
+	}
+	if (rc < 0)
+		return rc;
+	if (unlink(spool) != 0 && !r->quiet)
+		fprintf(stderr, "fxt-run: cannot remove %s: %s\n", display_name(spool),
+			strerror(errno));
+	struct part *pt = parts_add(r->ps, path, pid, is_root ? 0 : n);
+	if (pt != NULL) {
+		pt->st.bytes = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : res.bytes;
+		pt->st.events = res.events;
+		pt->st.threads = res.threads;
+		pt->st.dropped = res.dropped;
+		pt->recovered = !res.sealed;
+		pt->note = res.sealed ? NULL : "recovered from spool";
+	}
+	return 0;
+}
+
+/* Looks at one spool of the run and converts it if its process is done
+ * with it.  At the end (`final`), the spool of a live process is left to
+ * that process.  Returns false while its process still runs. */
+static bool consider_spool(struct run *r, const char *path, bool final)
+{
+	struct spool_view v;
+	int rc = spool_view_open(path, &v);
+
+	if (rc == -EAGAIN || rc == -ENOENT)
+		return rc == -ENOENT || final; /* being created, or gone */
+	if (rc < 0 || v.h == NULL) {
+		if (final && !r->quiet)
+			fprintf(stderr, "fxt-run: %s is not a spool this fxt-run can read (%s)\n",
+				display_name(path), strerror(rc < 0 ? -rc : EINVAL));
+		return true;
+	}
+	struct spool_header *h = v.h;
+	long pid = (long)h->pid;
+	unsigned image = h->image ? h->image : 1;
+	long root = r->root ? r->root : (long)h->root_pid;
+	if (r->root && (long)h->root_pid != r->root) {
+		spool_view_close(&v);
+		return true; /* another run's */
+	}
+	if (r->recover)
+		session_path(r->session, sizeof(r->session), r->out, root);
+	uint32_t owner = __atomic_load_n(&h->owner, __ATOMIC_SEQ_CST);
+	bool sealed = __atomic_load_n(&h->state, __ATOMIC_SEQ_CST) == SPOOL_SEALED;
+	bool alive = proc_alive(pid, h->start_time);
+	bool mine = false;
+
+	if (!sealed && alive) {
+		if (!final) {
+			spool_view_close(&v);
+			return false;
+		}
+		/* Left to the process, unless it sealed it meanwhile: each
+		 * side stores, then loads (spool/format.h). */
+		if (spool_claim(h, SPOOL_OWNER_NONE, SPOOL_OWNER_ABANDONED) ||
+		    owner == SPOOL_OWNER_ABANDONED) {
+			if (__atomic_load_n(&h->state, __ATOMIC_SEQ_CST) == SPOOL_SEALED)
+				mine = spool_claim(h, SPOOL_OWNER_ABANDONED, SPOOL_OWNER_LAUNCHER);
+		}
+		if (!mine) {
+			spool_view_close(&v);
+			if (!r->quiet)
+				fprintf(stderr,
+					"fxt-run: process %ld is still running; it writes its "
+					"archive when it exits (its records are in %s)\n",
+					pid, display_name(path));
+			return false;
+		}
+	} else if (owner == SPOOL_OWNER_SELF && alive) {
+		spool_view_close(&v);
+		return true; /* converting its own */
+	} else {
+		mine = spool_claim(h, SPOOL_OWNER_NONE, SPOOL_OWNER_LAUNCHER) ||
+		       spool_claim(h, SPOOL_OWNER_ABANDONED, SPOOL_OWNER_LAUNCHER) ||
+		       ((r->recover || final) && owner != SPOOL_OWNER_NONE);
+	}
+	spool_view_close(&v);
+	if (!mine)
+		return true;
+	rc = convert_one(r, path, pid, root, image);
+	if (rc < 0 && !r->quiet)
+		fprintf(stderr,
+			"fxt-run: the records of process %ld cannot be converted (%s); they "
+			"stay in %s (try: fxt-run --recover %s)\n",
+			pid, strerror(-rc), display_name(path), display_name(path));
+	return true;
+}
+
+/* Whether NAME is BASE.PID.spool or BASE.PID.N.spool. */
+static bool is_spool_name(const char *n, const char *base, size_t blen)
+{
+	size_t len = strlen(n), i = blen + 1, digits = 0;
+
+	if (len <= blen + 7 || strncmp(n, base, blen) != 0 || n[blen] != '.' ||
+	    strcmp(n + len - 6, ".spool") != 0)
+		return false;
+	for (int part = 0; part < 2; part++) {
+		size_t start = i;
+		while (n[i] >= '0' && n[i] <= '9')
+			i++;
+		digits += i - start;
+		if (i == start)
+			return false;
+		if (i == len - 6)
+			return true;
+		if (n[i] != '.')
+			return false;
+		i++;
+	}
+	(void)digits;
+	return false;
+}
+
+/* One pass over OUT's directory: converts every spool of the run whose
+ * process is done; r->running counts the others. */
+static void scan_spools(struct run *r, bool final)
+{
+	DIR *d = opendir(r->dir[0] != '\0' ? r->dir : "/");
+	struct dirent *de;
+
+	r->running = 0;
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char *path;
+		struct stat sb;
+
+		if (!is_spool_name(de->d_name, r->base, r->blen))
+			continue;
+		if (asprintf(&path, "%s/%s", r->dir, de->d_name) < 0)
+			break;
+		if (stat(path, &sb) == 0 && (r->recover || sb.st_mtime >= r->since) &&
+		    !consider_spool(r, path, final))
+			r->running++;
+		free(path);
+	}
+	closedir(d);
+}
+
+static void run_set_root(struct run *r, long root)
+{
+	r->root = root;
+	session_path(r->session, sizeof(r->session), r->out, root);
+}
+
+static int run_init(struct run *r, struct parts *ps, const char *out, long root, time_t since,
+		    bool quiet)
+{
+	memset(r, 0, sizeof(*r));
+	r->out = out;
+	r->dir = strdup(out);
+	if (r->dir == NULL)
+		return -ENOMEM;
+	char *slash = strrchr(r->dir, '/'); /* out is absolute */
+	*slash = '\0';
+	r->base = out + (slash - r->dir) + 1;
+	r->blen = strlen(r->base);
+	r->since = since;
+	r->quiet = quiet;
+	r->ps = ps;
+	run_set_root(r, root);
+	return 0;
+}
+
+/* The end of the run: every spool whose process is done is converted;
+ * processes that are exiting get a moment (a SIGKILLed process with a
+ * large spool takes a while to go); the rest are left to themselves. */
+static void finish_spools(struct run *r)
+{
+	scan_spools(r, false);
+	for (int i = 0; i < 25 && r->running != 0; i++) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+		scan_spools(r, false);
+	}
+	if (r->running != 0)
+		scan_spools(r, true);
+}
 
 static bool newer_than(const char *path, time_t since)
 {
 	struct stat sb;
 	return stat(path, &sb) == 0 && sb.st_mtime >= since;
-}
-
-static bool process_alive(long pid)
-{
-	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
-}
-
-/* Turns one dead process's spool into its archive: the root's (when it did
- * not report) at OUT, any other process's at OUT.PID.fxt, created
- * exclusively as the agent does (.PID.2 ... when taken).  Removes the spool
- * when the archive is written.  Returns 0 or -errno. */
-static int recover_one(struct parts *ps, const char *spool, const char *out, long pid, bool is_root,
-		       pid_t root, bool quiet)
-{
-	struct recover_result res;
-	char path[PATH_MAX + 64], session[PATH_MAX + 64];
-	unsigned image = 0;
-	struct stat sb;
-	int rc;
-
-	/* Recovered before the session file is removed: pipe reads keep
-	 * their flows. */
-	session_path(session, sizeof(session), out, (long)root);
-	if (is_root) {
-		snprintf(path, sizeof(path), "%s", out);
-		rc = recover_spool(spool, path, 0, session, &res);
-	} else {
-		rc = -EEXIST;
-		while (image < 100 && rc == -EEXIST) {
-			agent_pid_output(path, sizeof(path), out, pid, ++image);
-			rc = recover_spool(spool, path, 1, session, &res);
-		}
-	}
-	if (rc < 0)
-		return rc;
-	if (unlink(spool) != 0 && !quiet)
-		fprintf(stderr, "fxt-run: cannot remove %s: %s\n", display_name(spool),
-			strerror(errno));
-	struct part *pt = parts_add(ps, path, pid, image);
-	if (pt != NULL) {
-		if (stat(path, &sb) == 0)
-			pt->st.bytes = (uint64_t)sb.st_size;
-		pt->st.events = res.events;
-		pt->st.threads = res.threads;
-		pt->note = "recovered from spool";
-		pt->recovered = true;
-	}
-	return 0;
-}
-
-/* A traced process that dies without flushing (SIGKILL, abort(), _exit(),
- * a fatal signal) leaves its spool, OUT.PID.spool next to the archive (OUT
- * is FXT_OUTPUT, which fxt-run sets), with its raw records.  Every such
- * spool created since `since` is turned into an archive: the root's into
- * OUT, the others' into OUT.PID.fxt like the archives they would have
- * written.  A process that is still running (e.g. a daemon the program
- * left behind) owns its spool and writes its archive when it exits: its
- * spool is only named. */
-static void recover_spools(struct parts *ps, const char *out, pid_t root, time_t since, bool quiet)
-{
-	bool root_seen = parts_have_root(ps, root, false);
-	char *dir = strdup(out);
-	if (dir == NULL)
-		return;
-	char *slash = strrchr(dir, '/'); /* out is absolute */
-	*slash = '\0';
-	const char *base = slash + 1;
-	size_t blen = strlen(base);
-	DIR *d = opendir(dir[0] != '\0' ? dir : "/");
-	if (d == NULL) {
-		free(dir);
-		return;
-	}
-
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		/* BASE "." DIGITS ".spool" */
-		const char *n = de->d_name;
-		size_t len = strlen(n);
-		if (len <= blen + 7 || strncmp(n, base, blen) != 0 || n[blen] != '.' ||
-		    strcmp(n + len - 6, ".spool") != 0)
-			continue;
-		size_t i = blen + 1;
-		while (n[i] >= '0' && n[i] <= '9')
-			i++;
-		if (i == blen + 1 || i != len - 6)
-			continue;
-		long pid = strtol(n + blen + 1, NULL, 10);
-
-		char *path;
-		struct stat sb;
-		if (asprintf(&path, "%s/%s", dir, n) < 0)
-			break;
-		if (stat(path, &sb) != 0 || sb.st_mtime < since) {
-			free(path);
-			continue;
-		}
-		if (pid != (long)root && process_alive(pid)) {
-			if (!quiet)
-				fprintf(stderr,
-					"fxt-run: process %ld is still running; it writes its "
-					"archive when it exits (its records are in %s)\n",
-					pid, display_name(path));
-			free(path);
-			continue;
-		}
-		/* The root's archive is OUT unless the root wrote it already
-		 * (it reported, or OUT is new: a first image flushed before
-		 * an exec and this spool is a later image's). */
-		bool is_root =
-		    pid == (long)root && !root_seen && !(newer_than(out, since) && is_archive(out));
-		int rc = recover_one(ps, path, out, pid, is_root, root, quiet);
-		if (rc == 0)
-			root_seen |= is_root;
-		else if (!quiet)
-			fprintf(stderr,
-				"fxt-run: process %ld died without writing its archive, which "
-				"cannot be recovered (%s); its raw records are in %s\n",
-				pid, strerror(-rc), display_name(path));
-		free(path);
-	}
-	closedir(d);
-	free(dir);
 }
 
 /* The processes that closed the status fd (daemons, programs that close
@@ -1330,7 +1525,7 @@ static void collect_unreported(struct parts *ps, const struct out_name *on, time
 				if (!quiet)
 					pt->st = st;
 				pt->note = "its process did not report it";
-				pt->running = process_alive(pid);
+				pt->running = proc_alive(pid, 0);
 			}
 		}
 		free(path);
@@ -1514,6 +1709,15 @@ int main(int argc, char **argv)
 	if (o.sample_hz != 0)
 		set_env_u64(ENV_SAMPLE, o.sample_hz);
 	prepend_preload(agent);
+	{
+		/* Who converts the spools: we, while we run (FXT_LAUNCHER). */
+		char id[64], st;
+		uint64_t t = 0;
+		if (proc_stat_read(0, &st, &t) != 0)
+			t = 0;
+		snprintf(id, sizeof(id), "%ld:%" PRIu64, (long)getpid(), t);
+		set_env(ENV_LAUNCHER, id);
+	}
 
 	if (!o.quiet)
 		warn_untraceable(program, o.argv[0]);
@@ -1522,7 +1726,11 @@ int main(int argc, char **argv)
 	list_old_parts(&old_parts, &on);
 	pid_t root;
 	time_t start = time(NULL);
-	int status = run(program, o.argv, &root);
+	struct parts parts = { 0 };
+	struct run r;
+	if (run_init(&r, &parts, out, 0, start, o.quiet) != 0)
+		die(EXIT_USAGE, "out of memory");
+	int status = run(program, o.argv, &root, &r);
 	int code = WIFEXITED(status)	 ? WEXITSTATUS(status)
 		   : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
 					 : EXIT_USAGE;
@@ -1531,11 +1739,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fxt-run: %s: killed by signal %d (%s)\n", o.argv[0],
 			WTERMSIG(status), strsignal(WTERMSIG(status)));
 
-	/* Every archive of the run: reported, recovered, or found. */
-	struct parts parts = { 0 };
+	/* Every archive of the run: converted, reported, or found. */
+	finish_spools(&r);
 	if (status_fd >= 0)
 		collect_reports(&parts, &on, status_fd);
-	recover_spools(&parts, out, root, start, o.quiet);
 	bool no_root = !parts_have_root(&parts, root, true) &&
 		       find_root(&parts, o.argv[0], out, root, o.quiet);
 	collect_unreported(&parts, &on, start, &old_parts, o.quiet);
@@ -1565,13 +1772,14 @@ int main(int argc, char **argv)
 		close(status_fd);
 	}
 
-	/* The session file the traced processes shared (agent/session.h): the
+	/* The session file the traced processes shared (spool/session.h): the
 	 * run is over, and a later run gets a root pid of its own. */
 	char session[PATH_MAX + 64];
 	session_path(session, sizeof(session), out, (long)root);
 	unlink(session);
 
 	parts_free(&parts);
+	free(r.dir);
 	name_list_free(&old_parts);
 	free(on.dir);
 	free(out);

@@ -1,21 +1,11 @@
 # launcher/: fxt-run, which runs a program under the agent.
 bin_PROGRAMS += fxt-run
-# It recovers the spool of a process killed before its flush with the
-# agent's own flusher: those agent sources (no hooks, no life cycle) are
-# compiled in.
+# It converts every spool of the run with the converter (convert/).
 fxt_run_SOURCES = launcher/fxt-run.c \
-	launcher/recover.c launcher/recover.h \
-	launcher/merge.c launcher/merge.h \
-	agent/settings.c agent/settings.h \
-	agent/libc_table.c agent/libc.h agent/events.h \
-	agent/flush.c agent/flush.h \
-	agent/log.c agent/log.h \
-	agent/recon.c agent/recon.h \
-	agent/session.c agent/session.h \
-	agent/stackchart.c agent/stackchart.h
+	launcher/merge.c launcher/merge.h
 fxt_run_CPPFLAGS = $(AM_CPPFLAGS) -DFXT_PKGLIBDIR='"$(pkglibdir)"'
 fxt_run_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-fxt_run_LDADD = libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) $(ZLIB_LIBS)
+fxt_run_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) $(ZLIB_LIBS)
 
 # End-to-end tests of the agent through fxt-run (TAP shell scripts).  The
 # traced programs they run are in examples/local.mk; fxt_calltree reads an

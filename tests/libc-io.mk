@@ -1,5 +1,5 @@
 # Tests of the io and sleep groups of the libc wrappers (agent/wrap_io.c,
-# agent/wrap_sleep.c) and of the pipe/socket flows (agent/session.c).  The
+# agent/wrap_sleep.c) and of the pipe/socket flows (spool/session.c).  The
 # traced program stands for an unmodified one: built without
 # -finstrument-functions (and without the sanitizers: it runs with the
 # agent preloaded); libc_io_prog_fortify is built as Debian builds its
@@ -22,7 +22,7 @@ tests_e2e_libc_io_prog_fortify_LDADD = -lpthread
 check_PROGRAMS += tests/unit/test_agent_session
 TESTS += tests/unit/test_agent_session
 tests_unit_test_agent_session_SOURCES = tests/unit/test_agent_session.c \
-	agent/session.c agent/session.h
+	spool/session.c spool/session.h
 
 LIBC_IO_TESTS = \
 	tests/e2e/libc-io.sh \

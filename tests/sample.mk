@@ -1,11 +1,11 @@
-# Stack sampling (agent/sample.c) and the stack chart (agent/stackchart.c).
+# Stack sampling (agent/sample.c) and the stack chart (convert/stackchart.c).
 
 # The stack chart against a real recon with a recording sink.
 check_PROGRAMS += tests/unit/test_stackchart
 TESTS += tests/unit/test_stackchart
 tests_unit_test_stackchart_SOURCES = tests/unit/test_stackchart.c \
-	tests/unit/agent_test_nest.h agent/stackchart.c agent/stackchart.h \
-	agent/recon.c agent/recon.h
+	tests/unit/agent_test_nest.h convert/stackchart.c convert/stackchart.h \
+	convert/recon.c convert/recon.h
 tests_unit_test_stackchart_CFLAGS = $(AM_CFLAGS)
 
 # The end-to-end test's programs: CPU-bound, -O2, without hooks (and the

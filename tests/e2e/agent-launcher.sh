@@ -96,12 +96,13 @@ ok "killed: the summary says it was recovered" grep -q \
   "^fxt-run: wrote killed.fxt (.*); .*1 recovered from spool\$" "$TMPD/err"
 
 # --- A child still running when the program exits owns its spool: fxt-run
-# leaves it alone (the child writes its archive when it exits).
+# leaves it alone (the child writes its archive when it exits).  The
+# child is the second image of its pid (sh forks, then execs loop).
 trace live.fxt sh -c '"$0" 1000000000 >/dev/null 2>&1 & p=$! n=0
-  while [ ! -s "live.fxt.$p.spool" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+  while [ ! -s "live.fxt.$p.2.spool" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
   echo "pid $p"' "$E2E/loop"
 pid=$(sed -n 's/^pid //p' "$TMPD/out")
-ok "running: its spool live.fxt.$pid.spool is left in place" test -s "live.fxt.$pid.spool"
+ok "running: its spool live.fxt.$pid.2.spool is left in place" test -s "live.fxt.$pid.2.spool"
 ok "running: the summary says it is still running" grep -q \
   "^fxt-run: process $pid is still running; it writes its archive when it exits" "$TMPD/err"
 [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null

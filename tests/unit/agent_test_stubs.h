@@ -25,9 +25,9 @@ void agent_flush(void)
 {
 }
 
-void agent_spool_path(char *buf, size_t cap, const char *output, long pid)
+void agent_spool_path(char *buf, size_t cap, const char *output, long pid, unsigned image)
 {
-	snprintf(buf, cap, "%s.%ld.spool", output, pid);
+	snprintf(buf, cap, "%s.%ld.%u.spool", output, pid, image);
 }
 
 static char test_dir[] = "/tmp/fxt-agent-test.XXXXXX";

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "agent/stackchart.h"
+#include "convert/stackchart.h"
 
 /* Identities are recon addresses: below 2^56 (the spool's tag bits), so
  * that a garbage pc from a torn record can never pass for an exit. */

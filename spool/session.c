@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/session.h"
+#include "spool/session.h"
 
 _Static_assert(sizeof(struct session_hdr) == 4096, "the header fills one page");
 _Static_assert((SESSION_STREAMS & (SESSION_STREAMS - 1)) == 0, "a power of two");

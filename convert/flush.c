@@ -9,11 +9,11 @@
 #include <fxt/reader.h>
 
 #include "agent/events.h"
-#include "agent/flush.h"
+#include "convert/flush.h"
 #include "agent/libc.h"
 #include "agent/log.h"
-#include "agent/recon.h"
-#include "agent/stackchart.h"
+#include "convert/recon.h"
+#include "convert/stackchart.h"
 
 /* The tag bits of a slot's second word: 0 for a hook record. */
 #define TAG_BITS (EV_TAG_MASK << EV_TAG_SHIFT)

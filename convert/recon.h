@@ -1,5 +1,5 @@
 /* Stack reconstruction: a thread's raw enter/exit records -> properly
- * nested duration events in START order.  Private to agent/.
+ * nested duration events in START order.  Private to convert/.
  *
  * Perfetto drops a complete event that partly overlaps a sibling, so the
  * intervals handed to the sink must nest exactly, whatever the records say:
@@ -44,13 +44,13 @@
  * in runs, handed to the sink's `slices` callback as an array, so the
  * flusher encodes them in a tight loop.
  */
-#ifndef FXT_AGENT_RECON_H
-#define FXT_AGENT_RECON_H
+#ifndef FXT_CONVERT_RECON_H
+#define FXT_CONVERT_RECON_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent/spool.h"
+#include "spool/format.h"
 
 /* A frame's arguments (recon_arg()): a malloc'd list of entries owned by
  * the recon, handed to the sink with the frame and freed once emitted
@@ -207,4 +207,4 @@ int recon_finish(struct recon *r, uint64_t end_ts);
 
 void recon_free(struct recon *r);
 
-#endif /* FXT_AGENT_RECON_H */
+#endif /* FXT_CONVERT_RECON_H */

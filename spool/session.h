@@ -1,6 +1,7 @@
 /* The trace session: state shared by every traced process of one trace,
  * for the pipe/socket flows (a write in one process -> the read that
- * consumed it in another).  Private to agent/.
+ * consumed it in another).  Shared by agent/ (which writes it),
+ * convert/ (which reads its write log) and fxt-run (which removes it).
  *
  * The session is one file, session_path(), that every traced process of
  * the trace maps MAP_SHARED (whoever comes first creates it; the fd is
@@ -38,8 +39,8 @@
  * Removal: the root process unlinks it after its flush when not under
  * fxt-run; fxt-run unlinks it (session_path()) when the trace ends.
  */
-#ifndef FXT_AGENT_SESSION_H
-#define FXT_AGENT_SESSION_H
+#ifndef FXT_SPOOL_SESSION_H
+#define FXT_SPOOL_SESSION_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -118,4 +119,4 @@ int session_log_write(struct session *s, const struct session_write *w, bool *fi
  * not a session file: -EPROTO). */
 int session_load_writes(const char *path, struct session_write **out, size_t *n);
 
-#endif /* FXT_AGENT_SESSION_H */
+#endif /* FXT_SPOOL_SESSION_H */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/recon.h"
+#include "convert/recon.h"
 
 #define FIFO_MIN 256u
 

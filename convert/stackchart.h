@@ -1,5 +1,5 @@
 /* Stack samples -> a stack chart: nested frames a recon (recon.h) turns
- * into slices.  Private to agent/.
+ * into slices.  Private to convert/.
  *
  * Consecutive samples share their outer frames: a frame stays open while
  * the samples keep it on the stack, and closes at the first sample that
@@ -20,13 +20,13 @@
  *
  * A stackchart only feeds its recon; the recon's owner frees it.
  */
-#ifndef FXT_AGENT_STACKCHART_H
-#define FXT_AGENT_STACKCHART_H
+#ifndef FXT_CONVERT_STACKCHART_H
+#define FXT_CONVERT_STACKCHART_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent/recon.h"
+#include "convert/recon.h"
 
 /* Maps a pc to its function's identity (the start address of the function
  * containing it, for the flusher's name table), or 0 when unknown: the
@@ -59,4 +59,4 @@ int stackchart_finish(struct stackchart *sc, uint64_t end_ts);
 
 void stackchart_free(struct stackchart *sc);
 
-#endif /* FXT_AGENT_STACKCHART_H */
+#endif /* FXT_CONVERT_STACKCHART_H */

@@ -1,10 +1,9 @@
-/* The flusher: spool -> FXT archive.  Private to agent/.
+/* The flusher: spool -> FXT archive.  Private to convert/.
  *
  * agent_flush_archive() only needs the spool file, the thread metadata and
- * the symbolizer, not the live process: the same code can turn the spool of
- * a killed process into an archive (launcher/recover.c, in fxt-run), given
- * the thread table or none: threads are then known by the tids in the chunk
- * headers and named "thread TID".
+ * the symbolizer, not the live process (convert.c gives it those from a
+ * sealed spool, or none for a killed process's: threads are then known by
+ * the tids in the chunk headers and named "thread TID").
  *
  * Archive layout: magic; provider info (id = pid, "fxtrace");
  * initialization (ticks per second); kernel objects naming the process and
@@ -42,16 +41,16 @@
  * summed in time order): counter events "heap" (category "libc.mem",
  * argument "bytes_in_use") on the main thread.
  */
-#ifndef FXT_AGENT_FLUSH_H
-#define FXT_AGENT_FLUSH_H
+#ifndef FXT_CONVERT_FLUSH_H
+#define FXT_CONVERT_FLUSH_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include <fxt/writer.h>
 
-#include "agent/session.h"
-#include "agent/spool.h"
+#include "spool/session.h"
+#include "spool/format.h"
 #include "symbolizer/symbolizer.h"
 
 struct flush_thread {
@@ -119,4 +118,4 @@ struct flush_stats {
  * spool read error, -ENOMEM). */
 int agent_flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flush_stats *st);
 
-#endif /* FXT_AGENT_FLUSH_H */
+#endif /* FXT_CONVERT_FLUSH_H */

@@ -1,0 +1,233 @@
+/* A spool file -> its archive (see convert.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+#include "convert/flush.h"
+#include "spool/session.h"
+#include "convert/convert.h"
+#include "symbolizer/symbolizer.h"
+
+int convert_read_header(int fd, struct spool_header **out)
+{
+	struct spool_header *h = malloc(SPOOL_HEADER_SIZE);
+	ssize_t got;
+
+	if (!h)
+		return -ENOMEM;
+	got = pread(fd, h, SPOOL_HEADER_SIZE, 0);
+	if (got < 0) {
+		int err = -errno;
+		free(h);
+		return err;
+	}
+	if ((size_t)got < SPOOL_HEADER_SIZE || h->magic != SPOOL_MAGIC ||
+	    h->version != SPOOL_VERSION || h->header_size != SPOOL_HEADER_SIZE ||
+	    h->nmodules > SPOOL_MAX_MODULES) {
+		free(h);
+		return -EBADMSG;
+	}
+	h->program[sizeof(h->program) - 1] = '\0';
+	for (uint32_t i = 0; i < h->nmodules; i++)
+		h->modules[i].path[SPOOL_MODULE_PATH - 1] = '\0';
+	*out = h;
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t rate(uint64_t ticks, uint64_t ns)
+{
+	return (uint64_t)((unsigned __int128)ticks * 1000000000u / ns);
+}
+
+/* Ticks per second of a process that died unsealed. */
+static uint64_t ticks_per_second(const struct spool_header *h)
+{
+	if (!h->clock_tsc)
+		return 1000000000u;
+#if defined(__x86_64__)
+	{
+		/* The process ran on this machine, whose TSC is invariant
+		 * (the agent only uses it then): now is the calibration
+		 * point farthest from the start, so the most precise. */
+		uint64_t t = __rdtsc(), ns = mono_ns();
+		if (ns > h->start_ns + 1000000u && t > h->start_ticks)
+			return rate(t - h->start_ticks, ns - h->start_ns);
+	}
+#endif
+	if (h->last_ns > h->start_ns && h->last_ticks > h->start_ticks)
+		return rate(h->last_ticks - h->start_ticks, h->last_ns - h->start_ns);
+	return 1000000000u;
+}
+
+/* The seal's thread table, as the flusher takes it (malloc'd, or NULL
+ * with *n = 0 when there is none).  0, -ENOMEM, or -EBADMSG for a seal
+ * that does not fit the file. */
+static int read_seal(int fd, const struct spool_header *h, uint64_t file_size,
+		     struct spool_seal *seal, struct flush_thread **out, size_t *n)
+{
+	struct spool_seal_thread *st = NULL;
+	struct flush_thread *v = NULL;
+	uint64_t bytes;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (h->seal_off < SPOOL_HEADER_SIZE || h->seal_off > file_size ||
+	    file_size - h->seal_off < sizeof(*seal) ||
+	    pread(fd, seal, sizeof(*seal), (off_t)h->seal_off) != (ssize_t)sizeof(*seal) ||
+	    seal->magic != SPOOL_SEAL_MAGIC ||
+	    seal->nthreads > (file_size - h->seal_off - sizeof(*seal)) / sizeof(*st))
+		return -EBADMSG;
+	if (!seal->nthreads)
+		return 0;
+	bytes = seal->nthreads * sizeof(*st);
+	st = malloc(bytes);
+	v = calloc(seal->nthreads, sizeof(*v));
+	if (!st || !v) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (pread(fd, st, bytes, (off_t)(h->seal_off + sizeof(*seal))) != (ssize_t)bytes) {
+		err = -EBADMSG;
+		goto out;
+	}
+	for (uint64_t i = 0; i < seal->nthreads; i++) {
+		v[i].serial = st[i].serial;
+		v[i].tid = st[i].tid;
+		memcpy(v[i].name, st[i].name, sizeof(v[i].name));
+		v[i].name[sizeof(v[i].name) - 1] = '\0';
+		v[i].dropped = st[i].dropped;
+		v[i].first_drop_ts = st[i].first_drop_ts;
+		v[i].stop_ts = st[i].stop_ts;
+		v[i].end_ts = st[i].end_ts;
+	}
+	*out = v;
+	*n = seal->nthreads;
+	v = NULL;
+out:
+	free(st);
+	free(v);
+	return err;
+}
+
+int convert_spool(const char *spool_path, const char *archive_path, const struct convert_opts *o,
+		  struct convert_result *res)
+{
+	struct session_write *writes = NULL;
+	struct flush_thread *threads = NULL;
+	size_t nwrites = 0, nthreads = 0;
+	struct spool_header *h = NULL;
+	struct fxt_sym *sym = NULL;
+	struct fxt_writer *w = NULL;
+	struct spool_seal seal;
+	struct flush_input in;
+	struct flush_stats st;
+	struct stat sb;
+	int fd, err;
+
+	memset(res, 0, sizeof(*res));
+	fd = open(spool_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) != 0) {
+		err = -errno;
+		goto out_fd;
+	}
+	err = convert_read_header(fd, &h);
+	if (err < 0)
+		goto out_fd;
+
+	memset(&in, 0, sizeof(in));
+	in.pid = h->pid;
+	in.process_name = h->program;
+	in.spool_fd = fd;
+	in.libc_groups = h->libc_groups;
+	in.sample_hz = h->sample_hz;
+	res->sealed = __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == SPOOL_SEALED;
+	if (res->sealed) {
+		err = read_seal(fd, h, (uint64_t)sb.st_size, &seal, &threads, &nthreads);
+		if (err < 0)
+			goto out_header;
+		in.ticks_per_second = seal.ticks_per_second;
+		in.base_ticks = seal.base_ticks;
+		in.base_ns = seal.base_ns;
+		in.now_ts = seal.now_ts;
+		in.lost = seal.lost;
+		in.threads = threads;
+		in.nthreads = nthreads;
+		in.spool_end = h->seal_off;
+	} else {
+		in.ticks_per_second = ticks_per_second(h);
+		in.base_ticks = h->start_ticks;
+		in.base_ns = h->start_ns;
+		in.now_ts = 0; /* open frames close after their thread's last record */
+		in.spool_end = (uint64_t)sb.st_size;
+	}
+
+	sym = fxt_sym_new(0);
+	if (!sym) {
+		err = -ENOMEM;
+		goto out_threads;
+	}
+	/* The main program first, as the process listed it; a module
+	 * refused for overlapping an earlier one is no error. */
+	for (uint32_t i = 0; i < h->nmodules; i++)
+		fxt_sym_add_module(sym, h->modules[i].path, h->modules[i].bias);
+	in.sym = sym;
+	/* No session (none given, or nothing was piped): no pipe flows. */
+	if (o && o->session && session_load_writes(o->session, &writes, &nwrites) == 0) {
+		in.pipe_writes = writes;
+		in.npipe_writes = nwrites;
+	}
+
+	err =
+	    fxt_writer_open_path(&w, archive_path, o && o->no_clobber ? FXT_WRITER_NO_CLOBBER : 0);
+	if (err < 0)
+		goto out_sym;
+	err = agent_flush_archive(w, &in, &st);
+	res->bytes = fxt_writer_bytes(w);
+	{
+		int cerr = fxt_writer_close(w);
+		if (!err)
+			err = cerr;
+	}
+	if (err < 0) {
+		unlink(archive_path); /* no half archive */
+		goto out_sym;
+	}
+	res->pid = h->pid;
+	res->root_pid = h->root_pid;
+	res->image = h->image ? h->image : 1;
+	res->events = st.events;
+	res->threads = st.threads;
+	res->records = st.records;
+	res->dropped = st.dropped;
+out_sym:
+	free(writes);
+	fxt_sym_free(sym);
+out_threads:
+	free(threads);
+out_header:
+	free(h);
+out_fd:
+	close(fd);
+	return err;
+}

@@ -1,0 +1,61 @@
+/* Conversion: one process's spool (spool/format.h) -> its FXT archive.
+ *
+ * The stage between the recording and the archive, outside the traced
+ * process whenever fxt-run is there: fxt-run converts each spool once its
+ * process sealed it (at exit or exec) or is gone (killed), and `fxt-run
+ * --recover` converts spools found later.  The agent links it too, for a
+ * process that converts its own spool (no fxt-run, or fxt-run gone).
+ *
+ * A sealed spool holds everything: records, modules, thread names, drop
+ * counts, the clock.  A spool whose process died unsealed (SIGKILL,
+ * _exit, a crash) lacks what only the seal holds:
+ *
+ *  - thread names (threads are named "thread TID");
+ *  - drop counts: no "records dropped" instants;
+ *  - the exact end of frames still open when the process died: they close
+ *    one tick after their thread's last record.
+ *
+ * Its ticks per second: 1e9 for the monotonic clock; for the TSC, measured
+ * from the spool's calibration start to now (the same machine, an
+ * invariant TSC), else from the header's later calibration point.
+ */
+#ifndef FXT_CONVERT_H
+#define FXT_CONVERT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "spool/format.h"
+
+struct convert_opts {
+	/* The run's session file (spool/session.h), whose logged pipe
+	 * writes give the process's pipe reads their flows; NULL or a
+	 * missing file: no pipe flows. */
+	const char *session;
+	bool no_clobber; /* -EEXIST rather than replace the archive */
+};
+
+struct convert_result {
+	uint64_t pid;	   /* from the spool header */
+	uint64_t root_pid; /* the run's root, 0 if unknown */
+	uint32_t image;	   /* 1 for the pid's first image */
+	bool sealed;	   /* false: its process died without sealing it */
+	uint64_t events;   /* slices written */
+	uint64_t threads;  /* threads with records */
+	uint64_t records;  /* spool records read */
+	uint64_t dropped;  /* calls not recorded */
+	uint64_t bytes;	   /* archive bytes, uncompressed */
+};
+
+/* Reads and checks a spool's fixed header and module list into a malloc'd
+ * copy (free() it).  0, -errno, or -EBADMSG: not a spool of this version. */
+int convert_read_header(int fd, struct spool_header **out);
+
+/* Writes the archive of the spool at `spool_path` to `archive_path`
+ * (".gz": compressed).  The spool is left in place, and no half archive
+ * is: on error there is none.  Returns 0 or -errno; -EBADMSG for a file
+ * that is not a spool of this version. */
+int convert_spool(const char *spool_path, const char *archive_path, const struct convert_opts *o,
+		  struct convert_result *res);
+
+#endif /* FXT_CONVERT_H */

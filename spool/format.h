@@ -1,0 +1,159 @@
+/* The spool's on-disk layout: the file each traced process writes its raw
+ * records into (agent/spool.c writes it; convert/ reads it, in fxt-run, in
+ * `fxt-run --recover` and in the agent itself when it converts its own).
+ * This header is the one owner of that layout.
+ *
+ * Layout (little-endian, all offsets in bytes):
+ *
+ *   0                  struct spool_header (SPOOL_HEADER_SIZE bytes): pid,
+ *                      program, clock calibration start, identity, seal
+ *                      state, module list.
+ *   SPOOL_HEADER_SIZE  chunks, back to back, each starting with a
+ *                      struct spool_chunk giving its size and owner; the
+ *                      next chunk starts at offset + size.
+ *   seal_off           once sealed: struct spool_seal and its threads.
+ *
+ * A chunk's records follow its header: 16-byte slots, hook records
+ *
+ *	struct spool_record {
+ *		uint64_t ts;   // raw ticks
+ *		uint64_t addr; // function address; bit 63 set = exit hook
+ *	};
+ *
+ * and tagged records (agent/events.h), ending at the first slot whose
+ * second word is 0 (the file is created sparse, so unwritten space reads
+ * as zeros) or at the chunk's end.  Because the page cache keeps a
+ * MAP_SHARED file's data when the process dies, a killed process's spool
+ * is still readable: it is converted like a sealed one, without what only
+ * the seal holds (thread names, drop counts, the exact end).
+ *
+ * Names: "OUT.PID.spool" for a process's first image, "OUT.PID.N.spool"
+ * for its image N (after N - 1 execs), OUT being the root's archive path.
+ */
+#ifndef FXT_SPOOL_FORMAT_H
+#define FXT_SPOOL_FORMAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SPOOL_MAGIC	  0x4c4f4f5053545846ull /* "FXTSPOOL" */
+#define SPOOL_VERSION	  2u
+#define SPOOL_HEADER_SIZE (64u << 10)
+#define SPOOL_CHUNK_MAGIC 0x4b4e554843545846ull /* "FXTCHUNK" */
+#define SPOOL_RECORD_SIZE 16u
+#define SPOOL_EXIT_BIT	  (1ull << 63)
+#define SPOOL_MODULE_PATH 240u
+#define SPOOL_MAX_MODULES ((SPOOL_HEADER_SIZE - 512u) / sizeof(struct spool_module))
+#define SPOOL_RECYCLE_MIN (16u << 10) /* smaller tails are not worth a chunk */
+
+struct spool_module {
+	uint64_t bias; /* load bias (l_addr / dlpi_addr) */
+	uint64_t base; /* lowest mapped address, for overlap checks */
+	char path[SPOOL_MODULE_PATH];
+};
+
+struct spool_header {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t header_size;
+	uint64_t pid;
+	uint64_t start_ticks; /* calibration start: ticks and CLOCK_MONOTONIC ns */
+	uint64_t start_ns;
+	uint32_t clock_tsc; /* 1: ticks are TSC; 0: ns */
+	uint32_t nmodules;
+	char program[256];
+	/* A later calibration point, updated at each chunk grant, so that a
+	 * spool recovered after a crash still yields ticks per second. */
+	uint64_t last_ticks;
+	uint64_t last_ns;
+	/* What the agent records besides hooks, for the flusher (and
+	 * fxt-run's recovery): the FXT_LIBC groups (AGENT_G_*) and the
+	 * FXT_SAMPLE rate in Hz.  0 in spools of older agents. */
+	uint32_t libc_groups;
+	uint32_t sample_hz;
+	/* Who the process is, for the converter and for liveness checks: a
+	 * pid is reused, (pid, start_time) is not.  start_time is field 22 of
+	 * /proc/PID/stat (clock ticks since boot). */
+	uint64_t root_pid;   /* FXT_ROOT_PID: the run's root process */
+	uint64_t start_time; /* the process's start time; 0 = unknown */
+	uint32_t image;	     /* 1 = first image of the pid; N after N-1 execs */
+	/* The seal (spool_seal()): SPOOL_OPEN while the process records,
+	 * SPOOL_SEALED once it wrote its trailer at seal_off: a sealed spool
+	 * holds everything the archive needs, and no byte of it changes. */
+	uint32_t state;
+	uint64_t seal_off;
+	/* Who converts it (spool_claim()): SPOOL_OWNER_*, changed by compare
+	 * and swap only, by the process and by fxt-run alike. */
+	uint32_t owner;
+	uint32_t pad;
+	uint8_t reserved[512 - 8 - 4 - 4 - 8 - 8 - 8 - 4 - 4 - 256 - 8 - 8 - 4 - 4 - 8 - 8 - 4 - 4 -
+			 8 - 4 - 4];
+	struct spool_module modules[];
+};
+
+enum spool_state {
+	SPOOL_OPEN = 0,
+	SPOOL_SEALED = 1,
+};
+
+/* The owner protocol.  A process seals its spool at exit, then reads
+ * `owner`: NONE with fxt-run alive means fxt-run converts it (the agent
+ * is done); ABANDONED means fxt-run is finishing and left it to the
+ * process, which converts it itself, as does a process without fxt-run.
+ * fxt-run claims sealed spools (and those of dead processes) NONE ->
+ * LAUNCHER, and at its end marks the spools of live processes NONE ->
+ * ABANDONED, then reads their state again: both sides store, then load
+ * (sequentially consistent), so at least one of them sees the other. */
+enum spool_owner {
+	SPOOL_OWNER_NONE = 0,
+	SPOOL_OWNER_LAUNCHER = 1, /* fxt-run (or fxt-run --recover) converts it */
+	SPOOL_OWNER_SELF = 2,	  /* its process converts it */
+	SPOOL_OWNER_ABANDONED = 3 /* fxt-run gave it up to its process */
+};
+
+/* The trailer a sealed spool ends with, at header.seal_off: what the
+ * process knew only in memory.  Followed by `nthreads` struct
+ * spool_seal_thread. */
+#define SPOOL_SEAL_MAGIC 0x4c4145535458462eull /* ".FXTSEAL" */
+struct spool_seal {
+	uint64_t magic;
+	uint64_t size;		   /* bytes, this struct and the threads */
+	uint64_t now_ts;	   /* when it was sealed, in ticks */
+	uint64_t ticks_per_second; /* the process's measured clock rate */
+	uint64_t base_ticks;	   /* its time base (flush.h) */
+	uint64_t base_ns;
+	uint64_t lost; /* calls lost outside any thread's count */
+	uint64_t nthreads;
+	uint64_t reserved[4];
+};
+
+struct spool_seal_thread {
+	uint32_t serial;
+	uint32_t pad;
+	uint64_t tid;
+	char name[16]; /* "" = unknown */
+	uint64_t dropped;
+	uint64_t first_drop_ts;
+	uint64_t stop_ts;
+	uint64_t end_ts;
+};
+
+struct spool_chunk {
+	uint64_t magic;
+	uint64_t size;	 /* bytes, this header included; a page multiple */
+	uint32_t serial; /* the owning thread's serial number in the process */
+	uint32_t seq;	 /* the chunk's number in that thread's sequence */
+	uint64_t tid;	 /* the owning thread's tid (tids are reused: use serial) */
+	uint64_t reserved[4];
+};
+#define SPOOL_CHUNK_HEADER_SIZE sizeof(struct spool_chunk)
+
+/* Compare and swap of a mapped header's owner: true when `from` was there
+ * and is now `to`. */
+static inline bool spool_claim(struct spool_header *h, uint32_t from, uint32_t to)
+{
+	return __atomic_compare_exchange_n(&h->owner, &from, to, false, __ATOMIC_SEQ_CST,
+					   __ATOMIC_SEQ_CST);
+}
+
+#endif /* FXT_SPOOL_FORMAT_H */

@@ -1,0 +1,8 @@
+# spool/: what a run leaves on disk between recording and conversion: the
+# spool layout (format.h), the session file shared by a run's processes,
+# and process liveness.  Compiled into the agent (with its flags) and into
+# the converter library.
+SPOOL_SOURCES = \
+	spool/format.h \
+	spool/proc.c spool/proc.h \
+	spool/session.c spool/session.h

@@ -1,0 +1,68 @@
+/* Process identity and liveness from /proc (see proc.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spool/proc.h"
+
+int proc_stat_read(long pid, char *state, uint64_t *start_time)
+{
+	char path[48], buf[1024];
+	const char *p;
+	ssize_t n;
+	int fd, field;
+
+	if (pid > 0)
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/stat");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -EINVAL;
+	buf[n] = '\0';
+	/* "PID (COMM) S ...": COMM may hold spaces and parentheses, so the
+	 * fields start after the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2])
+		return -EINVAL;
+	p += 2;
+	*state = *p;
+	/* p is at field 3; skip to field 22. */
+	for (field = 3; field < 22 && *p; p++)
+		if (*p == ' ')
+			field++;
+	if (field != 22 || *p < '0' || *p > '9')
+		return -EINVAL;
+	*start_time = 0;
+	for (; *p >= '0' && *p <= '9'; p++)
+		*start_time = *start_time * 10 + (uint64_t)(*p - '0');
+	return 0;
+}
+
+bool proc_alive(long pid, uint64_t start_time)
+{
+	uint64_t t;
+	char st;
+	int err;
+
+	if (pid <= 0)
+		return false;
+	err = proc_stat_read(pid, &st, &t);
+	if (err == -ENOENT || err == -ESRCH)
+		return false;
+	if (err < 0)
+		return true; /* unreadable (hidepid ...): assume it runs */
+	if (st == 'Z' || st == 'X' || st == 'x')
+		return false;
+	return start_time == 0 || t == start_time;
+}

@@ -1,0 +1,22 @@
+/* Is a process still there?  A pid alone cannot say (pids are reused, and
+ * kill(pid, 0) succeeds on a zombie), so a process is known by its pid and
+ * its start time, field 22 of /proc/PID/stat.  Used by the agent (to
+ * stamp its spool, and to see whether fxt-run is still there) and by
+ * fxt-run (to tell a spool whose process is gone).  No malloc, no stdio. */
+#ifndef FXT_SPOOL_PROC_H
+#define FXT_SPOOL_PROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* State (field 3: 'R', 'S', 'Z' ...) and start time (field 22, clock ticks
+ * since boot) of process `pid` (0: this process).  0 or -errno (-ENOENT:
+ * no such process; -EINVAL: unreadable line). */
+int proc_stat_read(long pid, char *state, uint64_t *start_time);
+
+/* Whether process `pid` runs: it exists, is no zombie, and (when
+ * start_time is not 0) started at start_time, so is not a later process
+ * that reuses the pid. */
+bool proc_alive(long pid, uint64_t start_time);
+
+#endif /* FXT_SPOOL_PROC_H */
