@@ -24,6 +24,7 @@
 #include "agent/sample.h"
 #include "spool/session.h"
 #include "convert/convert.h"
+#include "spool/launcher.h"
 #include "spool/proc.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -245,19 +246,20 @@ static void report_status(const struct convert_result *res, const char *path)
 		;
 }
 
-/* After the seal: whether fxt-run converts the spool (the owner protocol
- * of spool/format.h); if not, this process has claimed it. */
+/* After the seal: whether fxt-run converts the spool (the protocol of
+ * spool/launcher.h); if not, this process has claimed it. */
 static bool launcher_converts(void)
 {
-	struct spool_header *h = agent.spool.hdr;
+	char ctl[4096 + 64];
 
-	if (__atomic_load_n(&h->owner, __ATOMIC_SEQ_CST) == SPOOL_OWNER_NONE &&
-	    agent_cfg.launcher_pid && proc_alive(agent_cfg.launcher_pid, agent_cfg.launcher_start))
-		return true;
-	if (spool_claim(h, SPOOL_OWNER_NONE, SPOOL_OWNER_SELF) ||
-	    spool_claim(h, SPOOL_OWNER_ABANDONED, SPOOL_OWNER_SELF))
-		return false;
-	return true; /* fxt-run claimed it meanwhile */
+	if (agent_cfg.launcher_pid &&
+	    proc_alive(agent_cfg.launcher_pid, agent_cfg.launcher_start)) {
+		launcher_ctl_path(ctl, sizeof(ctl), agent_cfg.output, agent_cfg.launcher_pid);
+		if (launcher_ctl_get(ctl) == LAUNCHER_OPEN)
+			return true;
+	}
+	/* fxt-run may take it all the same, the spool being sealed. */
+	return !spool_claim(agent.spool.hdr, SPOOL_OWNER_NONE, SPOOL_OWNER_SELF);
 }
 
 /* Converts this process's own sealed spool into its archive, in this

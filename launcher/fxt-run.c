@@ -60,6 +60,7 @@
 #include "convert/convert.h"
 #include "launcher/merge.h"
 #include "spool/format.h"
+#include "spool/launcher.h"
 #include "spool/proc.h"
 #include "spool/session.h"
 
@@ -100,6 +101,7 @@ struct options {
 	const char *libc;   /* --libc, validated, passed on as given */
 	unsigned sample_hz; /* --sample, 0 = not given */
 	bool keep_parts;    /* --keep-parts: no merge */
+	bool recover;	    /* --recover: argv are spools, not a program */
 	char *const *argv;  /* PROGRAM [ARGS...] */
 };
 
@@ -137,6 +139,7 @@ static void die(int status, const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fputs("Usage: fxt-run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+	      "       fxt-run --recover [-o FILE] [-f] SPOOL|DIR...\n"
 	      "Run PROGRAM (built with -finstrument-functions) under the fxtrace agent and\n"
 	      "write its calls to a Fuchsia Trace Format archive.\n"
 	      "\n"
@@ -155,6 +158,10 @@ static void usage(FILE *f)
 	      "      --buffer-size SIZE trace buffer size of each process\n"
 	      "      --max-size SIZE    stop recording (and count drops) past SIZE bytes\n"
 	      "                         of trace; 0 means no limit\n"
+	      "      --recover          turn spools left behind (fxt-run killed, a crash\n"
+	      "                         of the session) into one archive: SPOOL files, or\n"
+	      "                         every *.spool in DIR; FILE defaults to the archive\n"
+	      "                         name the spools were written for\n"
 	      "  -q, --quiet            do not print the summary\n"
 	      "  -h, --help             show this help and exit\n"
 	      "  -V, --version          show the version and exit\n"
@@ -167,7 +174,8 @@ static void usage(FILE *f)
 	      "are done into FILE, one FXT provider per process, PROGRAM's first.  A\n"
 	      "process still running then keeps its own archive, written when it exits.\n"
 	      "If a process dies before its archive is written (_exit, abort, a signal,\n"
-	      "SIGKILL), fxt-run recovers the archive from the spool it left.\n"
+	      "SIGKILL), fxt-run recovers the archive from the spool it left; if fxt-run\n"
+	      "itself is killed, `fxt-run --recover DIR` does it later.\n"
 	      "Exit status: PROGRAM's, or 128+N if signal N killed it; 127 if PROGRAM\n"
 	      "is not found, 126 if it cannot be executed, 2 on fxt-run's own errors.\n",
 	      f);
@@ -263,7 +271,14 @@ static unsigned parse_sample(const char *s)
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_BUFFER_SIZE = 256, OPT_MAX_SIZE, OPT_LIBC, OPT_SAMPLE, OPT_KEEP_PARTS };
+	enum {
+		OPT_BUFFER_SIZE = 256,
+		OPT_MAX_SIZE,
+		OPT_LIBC,
+		OPT_SAMPLE,
+		OPT_KEEP_PARTS,
+		OPT_RECOVER
+	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
@@ -273,6 +288,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "libc", required_argument, NULL, OPT_LIBC },
 		{ "sample", optional_argument, NULL, OPT_SAMPLE },
 		{ "keep-parts", no_argument, NULL, OPT_KEEP_PARTS },
+		{ "recover", no_argument, NULL, OPT_RECOVER },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -321,6 +337,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_KEEP_PARTS:
 			o->keep_parts = true;
 			break;
+		case OPT_RECOVER:
+			o->recover = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -337,7 +356,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		}
 	}
 	if (optind >= argc)
-		die(EXIT_USAGE, "no program to run (see --help)");
+		die(EXIT_USAGE, o->recover ? "--recover: no spool or directory given (see --help)"
+					   : "no program to run (see --help)");
 	o->argv = argv + optind;
 }
 
@@ -1353,34 +1373,21 @@ static bool consider_spool(struct run *r, const char *path, bool final)
 	bool mine = false;
 
 	if (!sealed && alive) {
-		if (!final) {
-			spool_view_close(&v);
-			return false;
-		}
-		/* Left to the process, unless it sealed it meanwhile: each
-		 * side stores, then loads (spool/format.h). */
-		if (spool_claim(h, SPOOL_OWNER_NONE, SPOOL_OWNER_ABANDONED) ||
-		    owner == SPOOL_OWNER_ABANDONED) {
-			if (__atomic_load_n(&h->state, __ATOMIC_SEQ_CST) == SPOOL_SEALED)
-				mine = spool_claim(h, SPOOL_OWNER_ABANDONED, SPOOL_OWNER_LAUNCHER);
-		}
-		if (!mine) {
-			spool_view_close(&v);
-			if (!r->quiet)
-				fprintf(stderr,
-					"fxt-run: process %ld is still running; it writes its "
-					"archive when it exits (its records are in %s)\n",
-					pid, display_name(path));
-			return false;
-		}
-	} else if (owner == SPOOL_OWNER_SELF && alive) {
+		/* Its process converts it at its exit, fxt-run being done. */
+		spool_view_close(&v);
+		if (final && !r->quiet)
+			fprintf(stderr,
+				"fxt-run: process %ld is still running; it writes its archive "
+				"when it exits (its records are in %s)\n",
+				pid, display_name(path));
+		return false;
+	}
+	if (owner == SPOOL_OWNER_SELF && alive) {
 		spool_view_close(&v);
 		return true; /* converting its own */
-	} else {
-		mine = spool_claim(h, SPOOL_OWNER_NONE, SPOOL_OWNER_LAUNCHER) ||
-		       spool_claim(h, SPOOL_OWNER_ABANDONED, SPOOL_OWNER_LAUNCHER) ||
-		       ((r->recover || final) && owner != SPOOL_OWNER_NONE);
 	}
+	mine = spool_claim(h, SPOOL_OWNER_NONE, SPOOL_OWNER_LAUNCHER) ||
+	       ((r->recover || final) && owner != SPOOL_OWNER_NONE);
 	spool_view_close(&v);
 	if (!mine)
 		return true;
@@ -1472,7 +1479,7 @@ static int run_init(struct run *r, struct parts *ps, const char *out, long root,
 /* The end of the run: every spool whose process is done is converted;
  * processes that are exiting get a moment (a SIGKILLed process with a
  * large spool takes a while to go); the rest are left to themselves. */
-static void finish_spools(struct run *r)
+static void finish_spools(struct run *r, const char *ctl)
 {
 	scan_spools(r, false);
 	for (int i = 0; i < 25 && r->running != 0; i++) {
@@ -1480,8 +1487,13 @@ static void finish_spools(struct run *r)
 		nanosleep(&ts, NULL);
 		scan_spools(r, false);
 	}
-	if (r->running != 0)
-		scan_spools(r, true);
+	/* From now on a process that seals converts its own spool; the last
+	 * pass sees every spool sealed before (spool/launcher.h). */
+	int err = ctl != NULL ? launcher_ctl_set(ctl, LAUNCHER_CLOSING) : 0;
+	if (err != 0 && !r->quiet)
+		fprintf(stderr, "fxt-run: cannot write %s: %s\n", display_name(ctl),
+			strerror(-err));
+	scan_spools(r, true);
 }
 
 static bool newer_than(const char *path, time_t since)
@@ -1666,11 +1678,158 @@ out:
 	return err;
 }
 
+/* --recover: the archive a spool was written for, from its name
+ * OUT.PID[.N].spool (malloc'd), or NULL when the name is not of that form. */
+static char *spool_output(const char *spool)
+{
+	size_t len = strlen(spool);
+	char *out;
+
+	if (len < 7 || strcmp(spool + len - 6, ".spool") != 0)
+		return NULL;
+	out = strndup(spool, len - 6);
+	for (int part = 0; out != NULL && part < 2; part++) {
+		char *dot = strrchr(out, '.');
+		size_t i;
+		if (dot == NULL || dot[1] == '\0')
+			break;
+		for (i = 1; dot[i] >= '0' && dot[i] <= '9'; i++)
+			;
+		if (dot[i] != '\0') /* not digits: OUT ends here */
+			break;
+		*dot = '\0';
+	}
+	return out;
+}
+
+static void add_spool(struct name_list *l, size_t *cap, const char *path)
+{
+	if (l->n == *cap) {
+		size_t ncap = *cap != 0 ? 2 * *cap : 16;
+		char **nv = realloc(l->v, ncap * sizeof(*nv));
+		if (nv == NULL)
+			die(EXIT_USAGE, "out of memory");
+		l->v = nv;
+		*cap = ncap;
+	}
+	if ((l->v[l->n++] = strdup(path)) == NULL)
+		die(EXIT_USAGE, "out of memory");
+}
+
+/* fxt-run --recover [-o OUT] [-f] SPOOL|DIR...: every spool given, or
+ * found in a directory given, becomes its process's archive, and they
+ * are merged into OUT as a run would have merged them.  Exit status 0
+ * when something was recovered, 1 when nothing could be, 2 on usage
+ * errors. */
+static int recover_main(const struct options *o)
+{
+	struct name_list spools = { 0 };
+	size_t cap = 0;
+
+	for (char *const *a = o->argv; *a != NULL; a++) {
+		struct stat sb;
+		if (stat(*a, &sb) != 0)
+			die(EXIT_USAGE, "%s: %s", *a, strerror(errno));
+		if (!S_ISDIR(sb.st_mode)) {
+			add_spool(&spools, &cap, *a);
+			continue;
+		}
+		DIR *d = opendir(*a);
+		if (d == NULL)
+			die(EXIT_USAGE, "%s: %s", *a, strerror(errno));
+		struct dirent *de;
+		size_t before = spools.n;
+		while ((de = readdir(d)) != NULL) {
+			char *p;
+			size_t len = strlen(de->d_name);
+			if (len < 7 || strcmp(de->d_name + len - 6, ".spool") != 0)
+				continue;
+			if (asprintf(&p, "%s/%s", *a, de->d_name) < 0)
+				die(EXIT_USAGE, "out of memory");
+			add_spool(&spools, &cap, p);
+			free(p);
+		}
+		closedir(d);
+		if (spools.n > 1)
+			qsort(spools.v + before, spools.n - before, sizeof(*spools.v), cmp_name);
+		if (spools.n == before)
+			die(EXIT_USAGE, "--recover: no spool (*.spool) in %s", *a);
+	}
+
+	/* OUT: -o, else the name the spools were written for. */
+	struct options oo = *o;
+	char *derived = NULL;
+	if (oo.output == NULL) {
+		for (size_t i = 0; i < spools.n; i++) {
+			char *one = spool_output(spools.v[i]);
+			if (one == NULL)
+				die(EXIT_USAGE,
+				    "--recover: %s is not named OUT.PID.spool; give the archive's "
+				    "name with -o",
+				    spools.v[i]);
+			if (derived != NULL && strcmp(one, derived) != 0)
+				die(EXIT_USAGE,
+				    "--recover: spools of several runs (%s, %s); recover them one "
+				    "run at a time, or merge them with -o FILE",
+				    derived, one);
+			free(derived);
+			derived = one;
+		}
+		oo.output = derived;
+	}
+	static char *no_argv[] = { (char *)"spool", NULL };
+	oo.argv = no_argv;
+	char *out = output_path(&oo);
+	if (oo.force && unlink(out) != 0 && errno != ENOENT)
+		die(EXIT_USAGE, "cannot remove %s: %s", display_name(out), strerror(errno));
+
+	struct parts parts = { 0 };
+	struct run r;
+	if (run_init(&r, &parts, out, 0, 0, o->quiet) != 0)
+		die(EXIT_USAGE, "out of memory");
+	r.recover = true;
+	for (size_t i = 0; i < spools.n; i++) {
+		struct spool_view v;
+		int rc = spool_view_open(spools.v[i], &v);
+		if (rc < 0) {
+			fprintf(stderr, "fxt-run: %s: %s\n", spools.v[i],
+				rc == -EBADMSG || rc == -EAGAIN
+				    ? "not an fxtrace spool (or of another version)"
+				    : strerror(-rc));
+			continue;
+		}
+		spool_view_close(&v);
+		consider_spool(&r, spools.v[i], true);
+	}
+	long root = 0;
+	for (size_t i = 0; i < parts.n; i++)
+		if (parts.v[i].image == 0)
+			root = parts.v[i].pid;
+	if (parts.n > 1)
+		qsort_r(parts.v, parts.n, sizeof(*parts.v), part_cmp, &root);
+	int code = parts.n != 0 ? 0 : 1;
+	if (parts.n == 0)
+		fprintf(stderr, "fxt-run: --recover: nothing recovered; %s not written\n",
+			display_name(out));
+	else if (o->keep_parts || merge_parts(&parts, out, o->quiet) != 0) {
+		if (!o->quiet)
+			print_parts(&parts);
+	}
+	parts_free(&parts);
+	free(r.dir);
+	free(out);
+	free(derived);
+	name_list_free(&spools);
+	return code;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
 
 	parse_options(argc, argv, &o);
+	if (o.recover)
+		return recover_main(&o);
 	char *agent = find_agent();
 	char *program = find_program(o.argv[0]);
 	char *out = output_path(&o);
@@ -1718,6 +1877,11 @@ int main(int argc, char **argv)
 		snprintf(id, sizeof(id), "%ld:%" PRIu64, (long)getpid(), t);
 		set_env(ENV_LAUNCHER, id);
 	}
+	char ctl[PATH_MAX + 64];
+	launcher_ctl_path(ctl, sizeof(ctl), out, (long)getpid());
+	int cerr = launcher_ctl_set(ctl, LAUNCHER_OPEN);
+	if (cerr != 0)
+		die(EXIT_USAGE, "cannot create %s: %s", display_name(ctl), strerror(-cerr));
 
 	if (!o.quiet)
 		warn_untraceable(program, o.argv[0]);
@@ -1740,7 +1904,7 @@ int main(int argc, char **argv)
 			WTERMSIG(status), strsignal(WTERMSIG(status)));
 
 	/* Every archive of the run: converted, reported, or found. */
-	finish_spools(&r);
+	finish_spools(&r, ctl);
 	if (status_fd >= 0)
 		collect_reports(&parts, &on, status_fd);
 	bool no_root = !parts_have_root(&parts, root, true) &&
@@ -1778,6 +1942,7 @@ int main(int argc, char **argv)
 	session_path(session, sizeof(session), out, (long)root);
 	unlink(session);
 
+	unlink(ctl);
 	parts_free(&parts);
 	free(r.dir);
 	name_list_free(&old_parts);

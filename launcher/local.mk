@@ -44,6 +44,7 @@ AGENT_E2E_TESTS = \
 	tests/e2e/agent-hotspot.sh \
 	tests/e2e/agent-exec.sh \
 	tests/e2e/launcher-options.sh \
-	tests/e2e/launcher-merge.sh
+	tests/e2e/launcher-merge.sh \
+	tests/e2e/launcher-recover.sh
 TESTS += $(AGENT_E2E_TESTS)
 EXTRA_DIST += $(AGENT_E2E_TESTS) tests/e2e/agent-common.sh

@@ -82,8 +82,8 @@ struct spool_header {
 	 * holds everything the archive needs, and no byte of it changes. */
 	uint32_t state;
 	uint64_t seal_off;
-	/* Who converts it (spool_claim()): SPOOL_OWNER_*, changed by compare
-	 * and swap only, by the process and by fxt-run alike. */
+	/* Who converts it: SPOOL_OWNER_*, changed by compare and swap only
+	 * (spool_claim()), by the process and by fxt-run alike. */
 	uint32_t owner;
 	uint32_t pad;
 	uint8_t reserved[512 - 8 - 4 - 4 - 8 - 8 - 8 - 4 - 4 - 256 - 8 - 8 - 4 - 4 - 8 - 8 - 4 - 4 -
@@ -96,19 +96,15 @@ enum spool_state {
 	SPOOL_SEALED = 1,
 };
 
-/* The owner protocol.  A process seals its spool at exit, then reads
- * `owner`: NONE with fxt-run alive means fxt-run converts it (the agent
- * is done); ABANDONED means fxt-run is finishing and left it to the
- * process, which converts it itself, as does a process without fxt-run.
- * fxt-run claims sealed spools (and those of dead processes) NONE ->
- * LAUNCHER, and at its end marks the spools of live processes NONE ->
- * ABANDONED, then reads their state again: both sides store, then load
- * (sequentially consistent), so at least one of them sees the other. */
+/* Who converts a sealed spool: the process seals it, then asks whether
+ * fxt-run will (spool/launcher.h).  Either side takes it by compare and
+ * swap NONE -> LAUNCHER or NONE -> SELF (spool_claim()), so it is
+ * converted once; fxt-run takes the spools of dead processes the same way,
+ * sealed or not. */
 enum spool_owner {
 	SPOOL_OWNER_NONE = 0,
 	SPOOL_OWNER_LAUNCHER = 1, /* fxt-run (or fxt-run --recover) converts it */
-	SPOOL_OWNER_SELF = 2,	  /* its process converts it */
-	SPOOL_OWNER_ABANDONED = 3 /* fxt-run gave it up to its process */
+	SPOOL_OWNER_SELF = 2	  /* its process converts it */
 };
 
 /* The trailer a sealed spool ends with, at header.seal_off: what the

@@ -4,5 +4,6 @@
 # the converter library.
 SPOOL_SOURCES = \
 	spool/format.h \
+	spool/launcher.c spool/launcher.h \
 	spool/proc.c spool/proc.h \
 	spool/session.c spool/session.h

@@ -1,0 +1,32 @@
+/* The launcher's control file: how a traced process knows whether fxt-run
+ * will convert its spool.  fxt-run creates "OUT.LPID.run" (LPID: its own
+ * pid) holding one byte, LAUNCHER_OPEN, before it starts the program; when
+ * the program has exited it writes LAUNCHER_CLOSING, and only then makes
+ * its last pass over the spools; at the very end it removes the file.
+ *
+ * A process seals its spool first, then reads this file (spool/format.h):
+ * OPEN, with fxt-run alive, means fxt-run's last pass comes after the
+ * seal, so fxt-run converts it; CLOSING, no file, or fxt-run gone means
+ * the process converts its own.  Both sides claim the spool by compare
+ * and swap of its owner, so it is converted once. */
+#ifndef FXT_SPOOL_LAUNCHER_H
+#define FXT_SPOOL_LAUNCHER_H
+
+#include <stddef.h>
+
+enum launcher_state {
+	LAUNCHER_OPEN = 'o',
+	LAUNCHER_CLOSING = 'c',
+};
+
+/* "OUT.LPID.run". */
+void launcher_ctl_path(char *buf, size_t cap, const char *output, long launcher_pid);
+
+/* Writes `state` into the control file, creating it: 0 or -errno. */
+int launcher_ctl_set(const char *path, enum launcher_state state);
+
+/* The state in the control file: LAUNCHER_OPEN, LAUNCHER_CLOSING, or
+ * -errno (-ENOENT: fxt-run is done). */
+int launcher_ctl_get(const char *path);
+
+#endif /* FXT_SPOOL_LAUNCHER_H */

@@ -1,0 +1,80 @@
+#!/bin/sh
+# Nothing is lost, whatever ends the run: fxt-run converts the spools of
+# processes killed at any moment, `fxt-run --recover` turns the spools a
+# killed fxt-run left into the archive, a process that outlives fxt-run
+# writes its own archive, and bad output paths are refused before the
+# program runs.
+. "$abs_top_srcdir/tests/e2e/agent-common.sh"
+
+plan 24
+
+LOOP=$E2E/loop
+
+# --- fxt-run and the program killed together (the whole process group):
+# the spool stays, and --recover turns it into the archive.
+mkdir killed && cd killed || exit 1
+rc=0
+timeout -s KILL 1 "$FXT_RUN" -o k.fxt -- "$LOOP" 1000000000 >/dev/null 2>&1 || rc=$?
+is "$rc" 137 "killed run: fxt-run and the program were killed"
+ok "killed run: no archive, one spool left" sh -c 'test ! -e k.fxt && ls k.fxt.*.spool >/dev/null'
+rc=0
+"$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+is "$rc" 0 "recover: exit status 0"
+ok "recover: k.fxt written, the spool removed" sh -c 'test -s k.fxt && ! ls k.fxt.*.spool 2>/dev/null'
+check_archive "recover" k.fxt
+events=$(stat_of k.fxt slices)
+ok "recover: the records are there ($events events)" test "${events:-0}" -gt 100000
+ok "recover: the summary says so" grep -q '^fxt-run: wrote \./k\.fxt (.*); recovered from spool$' \
+  "$TMPD/err"
+rc=0
+"$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+is "$rc" 2 "recover: a directory without spools is a usage error"
+is "$(wc -l <"$TMPD/err" | tr -d ' ')" 1 "recover: ... in one line"
+cd "$TMPD" || exit 1
+
+# --- A spool given by name, and junk.
+printf 'not a spool at all, but long enough to be read as one maybe\n' >junk.fxt.1.spool
+rc=0
+"$FXT_RUN" --recover junk.fxt.1.spool >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+is "$rc" 1 "recover junk: exit status 1"
+ok "recover junk: named as no spool" grep -q 'junk.fxt.1.spool: not an fxtrace spool' "$TMPD/err"
+ok "recover junk: no archive written" test ! -e junk.fxt
+
+# --- A child SIGKILLed just as the program exits is gone, not running:
+# its spool is converted and merged.
+trace k1.fxt timeout -s KILL 1 "$LOOP" 1000000000
+is "$rc" 137 "child killed at exit: the program's status"
+check_archive "child killed at exit" k1.fxt
+ok "child killed at exit: nothing left apart" sh -c '! ls k1.fxt.*.spool k1.*.fxt 2>/dev/null'
+ok "child killed at exit: merged, and said so" grep -q \
+  '^fxt-run: wrote k1\.fxt (.*); 2 processes, .*recovered from spool$' "$TMPD/err"
+n=$("$CALLTREE" --flat k1.fxt | sed -n 's/^\([0-9]*\) leaf$/\1/p')
+ok "child killed at exit: its calls are kept ($n leaf calls)" test "${n:-0}" -gt 100000
+
+# --- A process that outlives fxt-run converts its own spool at its exit.
+trace d.fxt sh -c '"$0" 3000000 >/dev/null 2>&1 & echo "pid $!"' "$LOOP"
+pid=$(sed -n 's/^pid //p' "$TMPD/out")
+n=0
+while kill -0 "$pid" 2>/dev/null && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+n=0
+while ! ls d.$pid.*fxt >/dev/null 2>&1 && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+part=$(ls d.$pid.*fxt 2>/dev/null | head -n 1)
+ok "daemon: wrote its own archive ($part)" test -n "$part"
+ok "daemon: its spool is gone" sh -c '! ls d.fxt.*.spool 2>/dev/null'
+is "$("$CALLTREE" --flat "$part" | sed -n 's/^\([0-9]*\) leaf$/\1/p')" 3000000 "daemon: every call"
+
+# --- Output paths where nothing can be created: refused before running.
+rc=0
+"$FXT_RUN" -o /proc/a.fxt -- sh -c 'echo ran' >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+is "$rc" 2 "-o /proc/a.fxt: exit status 2"
+ok "-o /proc/a.fxt: one line, the program did not run" sh -c \
+  'test "$(wc -l <"$1")" -eq 1 && grep -q "^fxt-run: cannot write /proc/a.fxt" "$1" && ! test -s "$2"' \
+  sh "$TMPD/err" "$TMPD/out"
+
+# --- --max-size below one chunk keeps the first bytes, and counts drops.
+trace small.fxt --max-size 64k "$LOOP" 100000
+n=$("$CALLTREE" --flat small.fxt | sed -n 's/^\([0-9]*\) leaf$/\1/p')
+ok "--max-size 64k: the first calls are kept ($n)" test "${n:-0}" -gt 1000
+ok "--max-size 64k: the rest are counted as drops" grep -q \
+  '^fxt-run: wrote small\.fxt (.*[1-9][0-9]* dropped' "$TMPD/err"
+finish
