@@ -11,12 +11,13 @@ FXT_SYM_SOURCES = \
 	symbolizer/store.c \
 	symbolizer/store.h \
 	symbolizer/demangle.c \
-	symbolizer/demangle.h
+	symbolizer/demangle.h \
+	symbolizer/debuginfo.c
 
 noinst_LTLIBRARIES += libfxtsym.la
 libfxtsym_la_SOURCES = $(FXT_SYM_SOURCES)
-libfxtsym_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-libfxtsym_la_LIBADD = $(LIBDW_LIBS)
+libfxtsym_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS) $(ZLIB_CFLAGS)
+libfxtsym_la_LIBADD = $(LIBDW_LIBS) $(ZLIB_LIBS)
 
 # Test fixtures (tests/symfix/), built without sanitizers: the test loads
 # the libraries with dlopen and runs the non-PIE program as a child.  The
