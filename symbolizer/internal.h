@@ -7,6 +7,7 @@
  *   lines.c       file:line
  *   store.c       arena, interned strings, address cache
  *   demangle.c    C++ names
+ *   debuginfo.c   where libdwfl finds debuginfo (local files only)
  */
 #ifndef FXT_SYMBOLIZER_INTERNAL_H
 #define FXT_SYMBOLIZER_INTERNAL_H
@@ -96,6 +97,14 @@ const struct sym_entry *fxt_sym__module_symbol(const struct sym_module *m, uint6
 
 /* The source file and line of addr: 0, -ENOENT when unknown, -ENOMEM. */
 int fxt_sym__module_line(struct sym_module *m, uint64_t addr, const char **file, int *line);
+
+/* libdwfl's find_elf and find_debuginfo callbacks (debuginfo.c): local
+ * files only, never debuginfod. */
+int fxt_sym__find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		      char **file_name, Elf **elfp);
+int fxt_sym__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			    const char *file_name, const char *debuglink, GElf_Word debuglink_crc,
+			    char **debuginfo_file_name);
 
 /* The length of a symbol name without its version: .symtab names symbols
  * defined with .symver "glob@GLIBC_2.2.5" or "glob@@GLIBC_2.27". */

@@ -11,12 +11,13 @@ FXT_SYM_SOURCES = \
 	symbolizer/store.c \
 	symbolizer/store.h \
 	symbolizer/demangle.c \
-	symbolizer/demangle.h
+	symbolizer/demangle.h \
+	symbolizer/debuginfo.c
 
 noinst_LTLIBRARIES += libfxtsym.la
 libfxtsym_la_SOURCES = $(FXT_SYM_SOURCES)
-libfxtsym_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-libfxtsym_la_LIBADD = $(LIBDW_LIBS)
+libfxtsym_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS) $(ZLIB_CFLAGS)
+libfxtsym_la_LIBADD = $(LIBDW_LIBS) $(ZLIB_LIBS)
 
 # Test fixtures (tests/symfix/), built without sanitizers: the test loads
 # the libraries with dlopen and runs the non-PIE program as a child.  The
@@ -38,12 +39,18 @@ tests_symfix_nopie_SOURCES = tests/symfix/nopie.c
 tests_symfix_nopie_CFLAGS = $(WARN_CFLAGS) -fno-pie
 tests_symfix_nopie_LDFLAGS = -XCClinker -no-pie
 
-# Copies of the C++ fixture: one stripped of everything but .dynsym, one
-# whose symbols live in a separate file found through .gnu_debuglink.
+# Copies of the C++ fixture: one stripped of everything but .dynsym, and
+# stripped ones with a .gnu_debuglink: to a file next to it, to one in the
+# .debug/ subdirectory, and to one whose CRC32 no longer matches (appended
+# to after the link was made: it must be refused).
 SYMFIX_COPIES = \
 	tests/symfix/libsymcxx-stripped.so \
 	tests/symfix/libsymcxx-dbglink.so \
-	tests/symfix/libsymcxx-dbglink.debug
+	tests/symfix/libsymcxx-dbglink.debug \
+	tests/symfix/libsymcxx-dbgsub.so \
+	tests/symfix/.debug/libsymcxx-dbgsub.debug \
+	tests/symfix/libsymcxx-badcrc.so
+CLEANFILES += tests/symfix/libsymcxx-badcrc.debug
 CLEANFILES += $(SYMFIX_COPIES)
 SYMFIX_OBJCOPY = objcopy
 tests/symfix/libsymcxx-stripped.so: tests/symfix/libsymcxx.la
@@ -53,6 +60,18 @@ tests/symfix/libsymcxx-dbglink.debug: tests/symfix/libsymcxx.la
 tests/symfix/libsymcxx-dbglink.so: tests/symfix/libsymcxx-dbglink.debug
 	$(AM_V_GEN)cd tests/symfix && $(SYMFIX_OBJCOPY) --strip-all \
 	  --add-gnu-debuglink=libsymcxx-dbglink.debug .libs/libsymcxx.so libsymcxx-dbglink.so
+tests/symfix/.debug/libsymcxx-dbgsub.debug: tests/symfix/libsymcxx.la
+	$(AM_V_GEN)$(MKDIR_P) tests/symfix/.debug && \
+	  $(SYMFIX_OBJCOPY) --only-keep-debug tests/symfix/.libs/libsymcxx.so $@
+tests/symfix/libsymcxx-dbgsub.so: tests/symfix/.debug/libsymcxx-dbgsub.debug
+	$(AM_V_GEN)cd tests/symfix && $(SYMFIX_OBJCOPY) --strip-all \
+	  --add-gnu-debuglink=.debug/libsymcxx-dbgsub.debug .libs/libsymcxx.so libsymcxx-dbgsub.so
+tests/symfix/libsymcxx-badcrc.so: tests/symfix/libsymcxx.la
+	$(AM_V_GEN)cd tests/symfix && \
+	  $(SYMFIX_OBJCOPY) --only-keep-debug .libs/libsymcxx.so libsymcxx-badcrc.debug && \
+	  $(SYMFIX_OBJCOPY) --strip-all --add-gnu-debuglink=libsymcxx-badcrc.debug \
+	    .libs/libsymcxx.so libsymcxx-badcrc.so && \
+	  printf x >> libsymcxx-badcrc.debug
 
 check_PROGRAMS += tests/unit/test_symbolizer
 TESTS += tests/unit/test_symbolizer

@@ -27,12 +27,13 @@
 /* ------------------------------------------------------------- the modules */
 
 /* Read-only callbacks: every module is reported with an open ELF, so
- * find_elf is only a formality; debuginfo comes from .gnu_debuglink and
- * /usr/lib/debug/.build-id. */
+ * find_elf is only a formality; debuginfo comes from
+ * /usr/lib/debug/.build-id and .gnu_debuglink, never from debuginfod
+ * (debuginfo.c). */
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_elf = fxt_sym__find_elf,
+	.find_debuginfo = fxt_sym__find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };

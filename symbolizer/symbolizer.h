@@ -20,9 +20,10 @@
  * (that is, the ELF file's virtual address, what `nm` and `addr2line -e`
  * use); outside every module it is "0xADDRESS".
  *
- * libdw looks for debuginfo on debuginfod servers too when DEBUGINFOD_URLS
- * is set in the environment (read when libdw is loaded): the symbolizer can
- * then block on the network.
+ * Separate debuginfo comes from local files only (/usr/lib/debug/.build-id,
+ * .gnu_debuglink): the symbolizer never contacts debuginfod, whatever
+ * DEBUGINFOD_URLS says, and never loads libdebuginfod (whose libcurl would
+ * start up inside the traced process at exit).
  *
  * Each address is symbolized once: results are cached, and their strings are
  * owned by the symbolizer until fxt_sym_free.  Nothing is printed.  There is

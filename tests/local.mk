@@ -2,6 +2,23 @@
 # Unit tests are declared next to the code they test (fxt/local.mk ...).
 EXTRA_DIST += tests/lib/test_subr.sh
 
+# ------------------------------------------- the agent never reaches debuginfod
+# curl and tests/e2e/ssl_cleanup (OpenSSL torn down before exit) traced
+# with fxt-run and a plain LD_PRELOAD: the agent's exit-time symbolizer
+# must not load libdebuginfod (its libcurl restarts OpenSSL: a crash) nor
+# touch the network.  ssl_cleanup is built when configure finds openssl,
+# like the examples (no sanitizers: the agent is preloaded into it); the
+# test skips what is missing.
+if HAVE_OPENSSL
+check_PROGRAMS += tests/e2e/ssl_cleanup
+tests_e2e_ssl_cleanup_SOURCES = tests/e2e/ssl_cleanup.c
+tests_e2e_ssl_cleanup_CFLAGS = $(WARN_CFLAGS) $(OPENSSL_CFLAGS) -O1 -g
+tests_e2e_ssl_cleanup_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_e2e_ssl_cleanup_LDADD = $(OPENSSL_LIBS)
+endif
+TESTS += tests/e2e/agent-no-debuginfod.sh
+EXTRA_DIST += tests/e2e/agent-no-debuginfod.sh tests/e2e/ssl_cleanup.c
+
 # ------------------------------------------------ fxt-dump end-to-end tests
 # tests/fuzz/mkarchives writes small valid and broken archives; the dump-*.sh
 # tests run fxt-dump on them (and the fuzzer starts from them).

@@ -240,6 +240,10 @@ static void test_cxx(void)
 	check_cxx_copy("libsymcxx-stripped.so", FXT_SYM_LINES, false, false);
 	/* Stripped too, but .gnu_debuglink leads to the symbols and lines. */
 	check_cxx_copy("libsymcxx-dbglink.so", FXT_SYM_LINES, true, true);
+	/* The debug file in the .debug/ subdirectory of the library's. */
+	check_cxx_copy("libsymcxx-dbgsub.so", FXT_SYM_LINES, true, true);
+	/* A debug file whose CRC32 is not the debuglink's is not used. */
+	check_cxx_copy("libsymcxx-badcrc.so", FXT_SYM_LINES, false, false);
 }
 
 /* --------------------------------------------------- a dlclose'd plugin */
