@@ -207,6 +207,14 @@ struct profile {
 	uint64_t nrecords, nslices;
 	struct profile_anomalies anom;
 	bool finished;
+
+	/* Drops: the sum of the "fxt: N records dropped" instants, and the
+	 * distinct threads they came on. */
+	uint64_t dropped;
+	struct drop_thread {
+		uint64_t pid, tid;
+	} * drop_thr;
+	size_t ndrop_thr, capdrop_thr;
 };
 
 /* -------------------------------------------------------------- growth */
@@ -1039,6 +1047,7 @@ void profile_free(struct profile *p)
 	}
 	for (i = 0; i < p->nthreads; i++)
 		thread_release(&p->threads[i]);
+	free(p->drop_thr);
 	free(p->rows);
 	free(p->keys);
 	free(p->rowtab);
@@ -1134,6 +1143,24 @@ static inline __attribute__((always_inline)) int64_t event_row(struct profile *p
 	return row;
 }
 
+/* Counts the records an instant event says were dropped on its thread. */
+static int see_drops(struct profile *p, uint64_t pid, uint64_t tid, const struct fxt_string *name)
+{
+	uint64_t n = fxt_dropped_in_name(name->data, name->len);
+	size_t i;
+
+	if (!n)
+		return 0;
+	p->dropped = n > UINT64_MAX - p->dropped ? UINT64_MAX : p->dropped + n;
+	for (i = 0; i < p->ndrop_thr; i++)
+		if (p->drop_thr[i].pid == pid && p->drop_thr[i].tid == tid)
+			return 0;
+	if (GROW(p->drop_thr, p->capdrop_thr, p->ndrop_thr + 1) < 0)
+		return -ENOMEM;
+	p->drop_thr[p->ndrop_thr++] = (struct drop_thread){ pid, tid };
+	return 0;
+}
+
 /* The body of profile_add_record(), inlined into profile_load()'s loop. */
 static inline __attribute__((always_inline)) int add_record(struct profile *p, struct fxt_reader *r,
 							    const struct fxt_record *rec)
@@ -1170,6 +1197,8 @@ static inline __attribute__((always_inline)) int add_record(struct profile *p, s
 		if (!t)
 			return -ENOMEM;
 		return end_frame(p, t, ts);
+	case FXT_EVENT_INSTANT:
+		return see_drops(p, ev->pid, ev->tid, &ev->name);
 	default:
 		return 0;
 	}
@@ -1324,6 +1353,13 @@ uint64_t profile_nslices(const struct profile *p)
 const struct profile_anomalies *profile_anomalies(const struct profile *p)
 {
 	return &p->anom;
+}
+
+uint64_t profile_dropped(const struct profile *p, uint64_t *nthreads)
+{
+	if (nthreads)
+		*nthreads = p->ndrop_thr;
+	return p->dropped;
 }
 
 /* --------------------------------------------------------------- sorting */

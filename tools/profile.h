@@ -12,7 +12,8 @@
  *    emits them).  In end order a finished slice has to wait for a parent
  *    that may still come, so memory there grows with the number of finished
  *    siblings whose parent has not been seen yet (see profile.c).
- * Instant, counter, async and flow events only advance the trace's end.
+ * Instant, counter, async and flow events only advance the trace's end;
+ * instants "fxt: N records dropped" also count drops (profile_dropped()).
  *
  * Times are nanoseconds (ticks converted per provider by the reader).
  *
@@ -133,6 +134,12 @@ uint64_t profile_end_ns(const struct profile *p);
 uint64_t profile_nrecords(const struct profile *p);
 uint64_t profile_nslices(const struct profile *p);
 const struct profile_anomalies *profile_anomalies(const struct profile *p);
+
+/* Calls the tracer could not record: the sum of N over the instant events
+ * "fxt: N records dropped" (FXT_DROP_PREFIX, one per thread that dropped,
+ * fxt_dropped_in_name()), and in *nthreads (may be NULL) the number of
+ * distinct threads they are on.  0: no drops, the totals are complete. */
+uint64_t profile_dropped(const struct profile *p, uint64_t *nthreads);
 
 /* Sorting rows for output. */
 enum profile_sort {
