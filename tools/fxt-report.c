@@ -42,6 +42,9 @@ static void usage(FILE *f)
 	      "When the trace dropped calls (it hit fxt-run --max-size), the header says\n"
 	      "\"N calls dropped: totals are partial\" (json: \"dropped\", \"dropped_threads\";\n"
 	      "csv: a warning on standard error).\n"
+	      "With --by thread, the rows of a stack-sample track (fxt-run --sample) get\n"
+	      "the sampled thread's tid and the track's name, \"NAME (samples)\": after the\n"
+	      "function in text, column \"track\" in csv, \"track\" in json (else empty/null).\n"
 	      "Exit status: 0 on success, 2 on bad usage or an unreadable archive.\n",
 	      f);
 }
@@ -190,6 +193,11 @@ static void print_text(const struct options *o, const struct profile *p,
 		}
 		if (r->open)
 			printf(" [%" PRIu64 " open]", r->open);
+		if (r->track) {
+			fputs(" [", stdout);
+			tool_put_text_str(stdout, r->track);
+			putchar(']');
+		}
 		putchar('\n');
 	}
 }
@@ -204,7 +212,7 @@ static void print_csv(const struct options *o, const struct profile_row **rows, 
 		fputs("pid,", stdout);
 	if (o->by == PROFILE_BY_THREAD)
 		fputs("tid,", stdout);
-	fputs("category,name\n", stdout);
+	fputs(o->by == PROFILE_BY_THREAD ? "category,name,track\n" : "category,name\n", stdout);
 	for (i = 0; i < n; i++) {
 		const struct profile_row *r = rows[i];
 
@@ -219,6 +227,10 @@ static void print_csv(const struct options *o, const struct profile_row **rows, 
 		profile_put_csv_str(stdout, r->category);
 		putchar(',');
 		profile_put_csv_str(stdout, r->name);
+		if (o->by == PROFILE_BY_THREAD) {
+			putchar(',');
+			profile_put_csv_str(stdout, r->track ? r->track : "");
+		}
 		putchar('\n');
 	}
 }
@@ -245,8 +257,13 @@ static void print_json(const struct options *o, const struct profile *p,
 		tool_put_json_str(stdout, r->category);
 		if (o->by != PROFILE_BY_FUNCTION)
 			printf(",\"pid\":%" PRIu64, r->pid);
-		if (o->by == PROFILE_BY_THREAD)
-			printf(",\"tid\":%" PRIu64, r->tid);
+		if (o->by == PROFILE_BY_THREAD) {
+			printf(",\"tid\":%" PRIu64 ",\"track\":", r->tid);
+			if (r->track)
+				tool_put_json_str(stdout, r->track);
+			else
+				fputs("null", stdout);
+		}
 		printf(",\"calls\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"self_ns\":%" PRIu64
 		       ",\"avg_ns\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
 		       ",\"self_pct\":%.2f,\"open\":%" PRIu64 "}",

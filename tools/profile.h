@@ -46,11 +46,19 @@ enum profile_by {
 	PROFILE_BY_THREAD,
 };
 
+/* The bit the agent sets in a thread's koid for its stack-sample track. */
+#define PROFILE_SAMPLE_BIT (UINT64_C(1) << 30)
+
 struct profile_row {
 	const char *category; /* NUL-terminated copies owned by the profile */
 	const char *name;
 	uint64_t pid; /* 0 unless grouped by process or thread */
 	uint64_t tid; /* 0 unless grouped by thread */
+	/* Grouped by thread, for the slices of a stack-sample track (the
+	 * agent writes them on a thread of their own, koid
+	 * tid | PROFILE_SAMPLE_BIT, named "<thread> (samples)"): that name,
+	 * and tid is the sampled thread's.  NULL for every other row. */
+	const char *track;
 
 	uint64_t calls;
 	uint64_t total_ns;
