@@ -12,6 +12,54 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The spool header's fields read here (agent/spool.h, read-only). */
+#define SPOOL_MAGIC	  UINT64_C(0x4c4f4f5053545846) /* "FXTSPOOL" */
+#define SPOOL_PID_AT	  16
+#define SPOOL_PROGRAM_AT  48
+#define SPOOL_PROGRAM_LEN 256
+
+bool tool_is_spool(const char *path, char *msg, size_t msglen)
+{
+	unsigned char h[SPOOL_PROGRAM_AT + SPOOL_PROGRAM_LEN];
+	char prog[SPOOL_PROGRAM_LEN + 1];
+	uint64_t magic = 0, pid = 0;
+	size_t got, n, i;
+	FILE *f;
+
+	if (strcmp(path, "-") == 0 || !(f = fopen(path, "rb")))
+		return false;
+	got = fread(h, 1, sizeof(h), f);
+	fclose(f);
+	if (got < SPOOL_PID_AT + 8)
+		return false;
+	for (i = 0; i < 8; i++) { /* little-endian, whatever the host */
+		magic |= (uint64_t)h[i] << (8 * i);
+		pid |= (uint64_t)h[SPOOL_PID_AT + i] << (8 * i);
+	}
+	if (magic != SPOOL_MAGIC)
+		return false;
+	n = got > SPOOL_PROGRAM_AT ? got - SPOOL_PROGRAM_AT : 0;
+	n = strnlen((const char *)h + SPOOL_PROGRAM_AT, n);
+	/* For a terminal: no control characters, no invalid UTF-8. */
+	for (i = 0; i < n;) {
+		const char *c = (const char *)h + SPOOL_PROGRAM_AT + i;
+		size_t l = tool_utf8_len(c, n - i);
+
+		if (l == 0 || (l == 1 && ((unsigned char)*c < 0x20 || *c == 0x7f))) {
+			prog[i++] = '?';
+			continue;
+		}
+		memcpy(prog + i, c, l);
+		i += l;
+	}
+	prog[n] = 0;
+	snprintf(msg, msglen,
+		 "is an fxtrace spool (raw records of process %" PRIu64
+		 ", %s), not an archive; turn it into one with: fxt-run --recover %s",
+		 pid, n ? prog : "unknown program", path);
+	return true;
+}
+
 int tool_open_archive(struct fxt_reader **r, const char *path, unsigned flags, char *err,
 		      size_t errlen)
 {
@@ -29,6 +77,8 @@ int tool_open_archive(struct fxt_reader **r, const char *path, unsigned flags, c
 			snprintf(err, errlen, "%s", strerror(EISDIR));
 			return -EISDIR;
 		}
+		if (tool_is_spool(path, err, errlen))
+			return -EMEDIUMTYPE;
 	}
 	rc = fxt_reader_open_path(r, path, flags);
 	if (rc < 0) {

@@ -10,9 +10,17 @@
 
 #include <fxt/reader.h>
 
+/* If PATH is an fxtrace spool file (the agent's raw per-process records,
+ * agent/spool.h: magic "FXTSPOOL", pid at offset 16, program[256] at 48),
+ * writes "is an fxtrace spool (raw records of process PID, PROGRAM), not an
+ * archive; turn it into one with: fxt-run --recover PATH" to msg and
+ * returns true.  False for anything else, or a file that cannot be read. */
+bool tool_is_spool(const char *path, char *msg, size_t msglen);
+
 /* Opens PATH ("-" is standard input) for reading.  Returns 0, or a negative
  * errno with the errno text in err; a directory is refused with EISDIR up
- * front, since reading one would only fail later with a vaguer error. */
+ * front, since reading one would only fail later with a vaguer error, and
+ * a spool file with -EMEDIUMTYPE and tool_is_spool()'s message. */
 int tool_open_archive(struct fxt_reader **r, const char *path, unsigned flags, char *err,
 		      size_t errlen);
 

@@ -14,7 +14,10 @@
  *    past MAX_INTERVALS the check covers the first ones and says so;
  *  - what Perfetto needs: a thread object's "process" argument of koid type
  *    (a warning when missing, an error when of another type), numeric
- *    counter arguments (a warning).
+ *    counter arguments (a warning);
+ *  - what Perfetto does not show: slices nested deeper than its limit of
+ *    512 levels (a warning, tools/nesting.c; complete events are fed in
+ *    the sorted order of the overlap check, begin/end pairs as they come).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,6 +28,7 @@
 
 #include "tools/common.h"
 #include "tools/dump.h"
+#include "tools/nesting.h"
 
 #define MAX_INTERVALS (8u << 20) /* 24 bytes each: 192 MB at most */
 
@@ -54,6 +58,9 @@ struct checker {
 	struct pairmap rates; /* (provider id, 0) -> ticks per second */
 	size_t total_iv;
 	bool iv_capped;
+	/* Depths of complete events (sorted, at the end) and of begin/end
+	 * pairs (streaming). */
+	struct nesting *nest_x, *nest_be;
 };
 
 static void report(struct checker *c, enum fxt_diag_level level, uint64_t off, const char *fmt, ...)
@@ -61,7 +68,7 @@ static void report(struct checker *c, enum fxt_diag_level level, uint64_t off, c
 
 static void report(struct checker *c, enum fxt_diag_level level, uint64_t off, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -79,6 +86,11 @@ int checker_new(struct checker **out, fxt_diag_fn fn, void *ctx)
 	pairmap_init(&c->thread_index);
 	pairmap_init(&c->flows);
 	pairmap_init(&c->rates);
+	if (nesting_new(&c->nest_x, NESTING_PERFETTO_LIMIT) < 0 ||
+	    nesting_new(&c->nest_be, NESTING_PERFETTO_LIMIT) < 0) {
+		checker_free(c);
+		return -ENOMEM;
+	}
 	*out = c;
 	return 0;
 }
@@ -95,6 +107,8 @@ void checker_free(struct checker *c)
 	pairmap_free(&c->thread_index);
 	pairmap_free(&c->flows);
 	pairmap_free(&c->rates);
+	nesting_free(c->nest_x);
+	nesting_free(c->nest_be);
 	free(c);
 }
 
@@ -193,6 +207,8 @@ int checker_record(struct checker *c, const struct fxt_record *rec)
 		    TOOL_GROW(t->begins, t->capbegins, t->nbegins + 1) < 0)
 			return -ENOMEM;
 		t->begins[t->nbegins++] = rec->offset;
+		if (nesting_begin(c->nest_be, ev->pid, ev->tid, ev->ts) < 0)
+			return -ENOMEM;
 		break;
 	case FXT_EVENT_DURATION_END:
 		if (!(t = thread_of(c, ev->pid, ev->tid)))
@@ -203,6 +219,8 @@ int checker_record(struct checker *c, const struct fxt_record *rec)
 			       ev->pid, ev->tid);
 		else
 			t->nbegins--;
+		if (nesting_end(c->nest_be, ev->pid, ev->tid, ev->ts) < 0)
+			return -ENOMEM;
 		break;
 	case FXT_EVENT_DURATION_COMPLETE:
 		if (c->total_iv >= MAX_INTERVALS) {
@@ -321,6 +339,9 @@ static void check_flows(struct checker *c)
 
 static void check_nesting(struct checker *c, struct thread_state *t)
 {
+	if (t->niv == 1 &&
+	    nesting_complete(c->nest_x, t->pid, t->tid, t->iv[0].start, t->iv[0].end) < 0)
+		report(c, FXT_DIAG_WARNING, 0, "out of memory: depth not checked");
 	if (t->niv < 2)
 		return;
 	qsort(t->iv, t->niv, sizeof(*t->iv), cmp_interval);
@@ -345,8 +366,33 @@ static void check_nesting(struct checker *c, struct thread_state *t)
 			continue; /* keep the stack as Perfetto would: without it */
 		}
 		stack[depth++] = i;
+		if (nesting_complete(c->nest_x, t->pid, t->tid, cur->start, cur->end) < 0) {
+			report(c, FXT_DIAG_WARNING, 0, "out of memory: depth not checked");
+			break;
+		}
 	}
 	free(stack);
+}
+
+/* Slices Perfetto will not show: deeper than its 512 levels. */
+static void check_depth(struct checker *c)
+{
+	struct nesting_result x, be;
+	uint64_t deeper;
+
+	nesting_result(c->nest_x, &x);
+	nesting_result(c->nest_be, &be);
+	deeper = x.deeper + be.deeper;
+	if (!deeper)
+		return;
+	if (be.max_depth > x.max_depth)
+		x = be;
+	report(c, FXT_DIAG_WARNING, 0,
+	       "%" PRIu64 " slice(s) nest deeper than %u levels (depth %" PRIu64 " on pid %" PRIu64
+	       " tid %" PRIu64
+	       "): Perfetto will not show them (its stat slice_max_depth_exceeded); "
+	       "fxt-report counts them, fxt-flame --max-depth draws them bounded",
+	       deeper, NESTING_PERFETTO_LIMIT, x.max_depth, x.max_pid, x.max_tid);
 }
 
 void checker_finish(struct checker *c)
@@ -360,6 +406,7 @@ void checker_finish(struct checker *c)
 		check_nesting(c, t);
 	}
 	check_flows(c);
+	check_depth(c);
 	if (c->iv_capped)
 		report(c, FXT_DIAG_WARNING, 0,
 		       "nesting checked for the first %u complete events only", MAX_INTERVALS);

@@ -214,7 +214,17 @@ struct flame {
 	size_t caprl;
 	int err;
 	uint64_t end_ordered;
+
+	/* Bounds (flame_set_limits()): function frames kept per stack, and
+	 * whether a function calling itself stays one frame.  deeper is the
+	 * label of the marker frame that stands for the frames past the
+	 * limit (FLAME_NONE: no limit). */
+	unsigned max_depth;
+	bool merge_recursion;
+	uint32_t deeper;
 };
+
+#define DEEPER_KEY "[deeper frames]"
 
 /* --------------------------------------------------------------- labels */
 
@@ -436,6 +446,27 @@ static int64_t thread_group(struct flame *f, size_t ti)
 	return node;
 }
 
+/* The frame of function `label` called from node `parent` (a function,
+ * or the thread's group node `group`), with the bounds applied: a function
+ * calling itself stays in its frame when merging recursion, everything
+ * below a marker frame is the marker, and a function past the depth limit
+ * becomes the marker.  Returns the node (parent itself when merged) or
+ * -ENOMEM. */
+static int64_t frame_child(struct flame *f, uint32_t parent, uint32_t group, uint32_t label)
+{
+	const struct flame_node *p = &f->nodes[parent];
+
+	if (p->kind == FLAME_FUNCTION) {
+		if (f->nkey[parent] == f->deeper)
+			return parent;
+		if (f->merge_recursion && f->nkey[parent] == label)
+			return parent;
+	}
+	if (f->deeper != FLAME_NONE && p->depth - f->nodes[group].depth >= f->max_depth)
+		label = f->deeper;
+	return node_child(f, parent, FLAME_FUNCTION, label);
+}
+
 /* ------------------------------------------------------------ public API */
 
 int flame_new(struct flame **out, enum flame_by by)
@@ -445,6 +476,8 @@ int flame_new(struct flame **out, enum flame_by by)
 	if (!f)
 		return -ENOMEM;
 	f->by = by;
+	f->max_depth = FLAME_DEFAULT_MAX_DEPTH;
+	f->deeper = FLAME_NONE;
 	if (labtab_resize(f) < 0 || nodetab_resize(f) < 0 || thrtab_resize(f) < 0 ||
 	    node_push(f, FLAME_NONE, FLAME_ROOT, 0) < 0) {
 		flame_free(f);
@@ -452,6 +485,15 @@ int flame_new(struct flame **out, enum flame_by by)
 	}
 	f->nodes[0].name = "all";
 	*out = f;
+	return 0;
+}
+
+int flame_set_limits(struct flame *f, unsigned max_depth, bool merge_recursion)
+{
+	if (f->loaded)
+		return -EBUSY;
+	f->max_depth = max_depth;
+	f->merge_recursion = merge_recursion;
 	return 0;
 }
 
@@ -560,7 +602,7 @@ static int64_t row_label(struct flame *f, uint32_t row)
 static int add_slice(struct flame *f, const struct profile_slice *s)
 {
 	uint64_t dur = s->end_ns - s->start_ns;
-	int64_t ti = thread_get(f, s->pid, s->tid), node, l;
+	int64_t ti = thread_get(f, s->pid, s->tid), node, group, l;
 	struct fthread *t;
 	unsigned i;
 
@@ -578,9 +620,10 @@ static int add_slice(struct flame *f, const struct profile_slice *s)
 		t->nes++;
 		return 0;
 	}
-	node = thread_group(f, (size_t)ti);
-	if (node < 0)
-		return (int)node;
+	group = thread_group(f, (size_t)ti);
+	if (group < 0)
+		return (int)group;
+	node = group;
 	t = &f->thr[ti]; /* thread_group() may have moved it */
 	if ((size_t)s->depth >= t->capcache) {
 		size_t cap = t->capcache;
@@ -616,7 +659,7 @@ static int add_slice(struct flame *f, const struct profile_slice *s)
 		l = row_label(f, row);
 		if (l < 0)
 			return (int)l;
-		node = node_child(f, (uint32_t)node, FLAME_FUNCTION, (uint32_t)l);
+		node = frame_child(f, (uint32_t)node, (uint32_t)group, (uint32_t)l);
 		if (node < 0)
 			return (int)node;
 		t = &f->thr[ti];
@@ -624,7 +667,11 @@ static int add_slice(struct flame *f, const struct profile_slice *s)
 		t->cnode[i] = (uint32_t)node;
 		t->ncache = i + 1;
 	}
-	f->nodes[node].total_ns += dur;
+	/* A frame merged into its caller's (recursion, or past the depth
+	 * limit) is inside the caller's time already: only its self time and
+	 * its call count add up. */
+	if (node != (s->depth ? (int64_t)t->cnode[s->depth - 1] : group))
+		f->nodes[node].total_ns += dur;
 	f->nodes[node].self_ns += s->self_ns;
 	f->nodes[node].calls++;
 	/* This frame is closed: the next slice at this depth has another one. */
@@ -695,6 +742,7 @@ static int nest_thread(struct flame *f, size_t ti)
 	size_t sp = 0, cap = 0, i;
 	int64_t group = thread_group(f, ti), node;
 	struct fthread *t = &f->thr[ti];
+	uint32_t parent;
 	int rc = 0;
 
 	if (group < 0)
@@ -707,13 +755,14 @@ static int nest_thread(struct flame *f, size_t ti)
 
 		while (sp && (st[sp - 1].end <= s->start || st[sp - 1].end < s->end))
 			epop(f, &st[--sp]);
-		node =
-		    node_child(f, sp ? st[sp - 1].node : (uint32_t)group, FLAME_FUNCTION, s->label);
+		parent = sp ? st[sp - 1].node : (uint32_t)group;
+		node = frame_child(f, parent, (uint32_t)group, s->label);
 		if (node < 0 || GROW(st, cap, sp + 1) < 0) {
 			rc = -ENOMEM;
 			break;
 		}
-		f->nodes[node].total_ns += dur;
+		if (node != parent) /* merged: in the parent's total already */
+			f->nodes[node].total_ns += dur;
 		f->nodes[node].calls++;
 		if (sp)
 			st[sp - 1].child += dur;
@@ -767,6 +816,14 @@ static int finish_groups(struct flame *f)
 		char buf[600];
 		int64_t l;
 
+		if (n->kind == FLAME_FUNCTION && f->nkey[i] == f->deeper) {
+			snprintf(buf, sizeof(buf), "[deeper frames: %" PRIu64 "]", n->calls);
+			l = label_get(f, buf, strlen(buf));
+			if (l < 0)
+				return -ENOMEM;
+			n->name = f->labels[l];
+			continue;
+		}
 		if (n->kind == FLAME_FUNCTION)
 			continue;
 		t = &f->thr[f->nkey[i]];
@@ -807,6 +864,15 @@ int flame_load(struct flame *f, const struct flame_input *in, char *err, size_t 
 		return -EBUSY;
 	}
 	f->loaded = true;
+	if (f->max_depth) {
+		int64_t l = label_get(f, DEEPER_KEY, strlen(DEEPER_KEY));
+
+		if (l < 0) {
+			snprintf(err, errlen, "%s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		f->deeper = (uint32_t)l;
+	}
 	if (!in->mem && strcmp(in->path, "-") == 0) {
 		rc = spool_stdin(&fd, err, errlen);
 		if (rc < 0)

@@ -15,6 +15,18 @@
  * proportional to that thread's slices.  Every other thread streams into
  * the tree in memory proportional to the distinct paths.  Standard input
  * is spooled to a temporary file to allow the two passes.
+ *
+ * Depth.  A path holds at most max_depth function frames (default
+ * FLAME_DEFAULT_MAX_DEPTH, see flame_set_limits()): the slices deeper than
+ * that on a path become one marker frame "[deeper frames: N]" (N: how many
+ * slices it stands for, its calls; its total is the time of the outermost
+ * of them, its self time theirs).  Optionally, a function calling itself
+ * directly stays one frame (merge_recursion), as flamegraph.pl's and
+ * speedscope's recursion merging do.  So the tree, the folded output and
+ * the SVG stay bounded whatever the depth: a 1,000,000-deep recursion is
+ * max_depth + 1 frames (1 with merging), not a million paths of up to a
+ * million names.  What does grow with depth is profile.c's open-slice
+ * stack (a few words per level) and, for end-ordered threads, their slices.
  */
 #ifndef FXT_TOOLS_FLAME_H
 #define FXT_TOOLS_FLAME_H
@@ -88,6 +100,18 @@ struct flame;
 
 int flame_new(struct flame **f, enum flame_by by);
 void flame_free(struct flame *f);
+
+/* The default depth limit, in function frames below the root, process and
+ * thread frames. */
+#define FLAME_DEFAULT_MAX_DEPTH 1024
+
+/* Before flame_load(): keep at most max_depth function frames per path
+ * (0: no limit, memory and output then grow with the deepest stack), the
+ * deeper slices becoming a marker frame "[deeper frames: N]"; with
+ * merge_recursion, a direct recursion (f calling f) is one frame of f whose
+ * calls count every level, total the outermost frame's time, self every
+ * level's self time.  Returns 0, or -EBUSY once loaded. */
+int flame_set_limits(struct flame *f, unsigned max_depth, bool merge_recursion);
 
 /* Builds the tree from one archive (once per flame).  Returns 0 or a
  * negative errno with a one-line reason in err (see flame_read()). */

@@ -46,6 +46,7 @@ struct func {
 struct diff {
 	struct options o;
 	struct profile **runs;
+	char **files; /* [nruns] */
 	size_t nbase, nnew, nruns;
 	struct func *f;
 	size_t nf;
@@ -90,7 +91,10 @@ static void usage(FILE *f)
 	      "side Welch's t-test on per-run totals; with one run on a side the\n"
 	      "Mann-Whitney U test on per-call durations.  Verdicts: SLOWER / FASTER\n"
 	      "(significant and >= threshold), ~ (not), NEW / GONE (on one side only).\n"
-	      "Rows are sorted by the size of the change in total time.\n"
+	      "Rows are sorted by the size of the change in total time.  A run that\n"
+	      "dropped calls is named with its side: \"base|new FILE: N calls dropped:\n"
+	      "totals are partial\" (text: in the header; csv: on standard error; json:\n"
+	      "\"base_dropped\" and \"new_dropped\").\n"
 	      "Exit status: 0; 1 with --fail-above when a slowdown is above it; 2 on\n"
 	      "bad usage or an unreadable archive.\n",
 	      f);
@@ -386,6 +390,32 @@ static double pct(double from, double to)
 	return 100 * (to - from) / from;
 }
 
+/* The calls a side dropped, over its runs. */
+static uint64_t side_dropped(const struct diff *d, bool base)
+{
+	size_t lo = base ? 0 : d->nbase, hi = base ? d->nbase : d->nruns;
+	uint64_t n = 0;
+
+	for (size_t i = lo; i < hi; i++)
+		n += profile_dropped(d->runs[i], NULL);
+	return n;
+}
+
+/* A line per run that dropped calls, saying which side it is on:
+ * "PREFIXbase FILE: N calls dropped: totals are partial". */
+static void put_drops(const struct diff *d, FILE *out, const char *prefix)
+{
+	for (size_t i = 0; i < d->nruns; i++) {
+		uint64_t n = profile_dropped(d->runs[i], NULL);
+
+		if (!n)
+			continue;
+		fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");
+		tool_put_text_str(out, d->files[i]);
+		fprintf(out, ": %" PRIu64 " calls dropped: totals are partial\n", n);
+	}
+}
+
 static void print_text(const struct diff *d, size_t n)
 {
 	char b[4][32];
@@ -396,6 +426,7 @@ static void print_text(const struct diff *d, size_t n)
 	       d->nbase > 1 && d->nnew > 1 ? "Welch's t on per-run totals"
 					   : "Mann-Whitney U on per-call durations",
 	       d->o.alpha, d->o.threshold);
+	put_drops(d, stdout, "# ");
 	printf("%-7s %12s %12s %12s %8s %9s %12s %8s %12s %12s  function\n", "verdict",
 	       "total base", "total new", "delta", "delta%", "p", "self delta", "self%",
 	       "calls base", "calls new");
@@ -460,8 +491,9 @@ static void print_json(const struct diff *d, size_t n)
 	size_t i;
 
 	printf("{\"base_runs\":%zu,\"new_runs\":%zu,\"alpha\":%g,\"threshold_pct\":%g,"
-	       "\"functions\":[",
-	       d->nbase, d->nnew, d->o.alpha, d->o.threshold);
+	       "\"base_dropped\":%" PRIu64 ",\"new_dropped\":%" PRIu64 ",\"functions\":[",
+	       d->nbase, d->nnew, d->o.alpha, d->o.threshold, side_dropped(d, true),
+	       side_dropped(d, false));
 	for (i = 0; i < n; i++) {
 		const struct func *f = &d->f[i];
 
@@ -500,6 +532,7 @@ int main(int argc, char **argv)
 	d.o.samples = 1000;
 	if (parse_args(argc, argv, &d, &files) < 0)
 		return 2;
+	d.files = files;
 	if (load_runs(&d, files) < 0)
 		goto out;
 	rc = build(&d);
@@ -514,6 +547,7 @@ int main(int argc, char **argv)
 		print_text(&d, n);
 		break;
 	case TOOL_FMT_CSV:
+		put_drops(&d, stderr, "fxt-diff: "); /* CSV has rows only */
 		print_csv(&d, n);
 		break;
 	case TOOL_FMT_JSON:

@@ -13,6 +13,7 @@
 #include <fxt/reader.h>
 
 #include "config.h"
+#include "tools/common.h"
 #include "tools/dump.h"
 
 #define MAX_SHOWN 20 /* problems printed per level by --check */
@@ -643,6 +644,11 @@ int main(int argc, char **argv)
 	}
 	d.path = argv[optind];
 
+	char spool[1024];
+	if (tool_is_spool(d.path, spool, sizeof(spool))) {
+		fprintf(stderr, "fxt-dump: %s: %s\n", d.path, spool);
+		return 2;
+	}
 	int err = fxt_reader_open_path(&d.r, d.path, d.check ? FXT_READER_VALIDATE : 0);
 	if (err) {
 		fprintf(stderr, "fxt-dump: %s: %s\n", d.path, strerror(-err));

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@ struct options {
 	const char *title;
 	unsigned width;
 	bool normalize;
+	unsigned max_depth;
+	bool merge_recursion;
 	const char *paths[2];
 	int npaths;
 };
@@ -43,6 +46,13 @@ static void usage(FILE *f)
 	      "                      sorted, for flamegraph.pl and speedscope\n"
 	      "  -t, --title TEXT    the graph's heading\n"
 	      "  -w, --width PX      the graph's width (default 1200)\n"
+	      "  -D, --max-depth N   keep at most N function frames per stack (default\n"
+	      "                      1024; 0 = no limit): the slices deeper than that\n"
+	      "                      become one frame \"[deeper frames: N]\" (N slices)\n"
+	      "  -r, --merge-recursion\n"
+	      "                      a function calling itself directly stays one frame\n"
+	      "                      (its calls count every level, its total the\n"
+	      "                      outermost call's time)\n"
 	      "  -h, --help          this help\n"
 	      "\n"
 	      "Frame width is inclusive time, stacks are merged by path, children are\n"
@@ -55,7 +65,9 @@ static void usage(FILE *f)
 	      "whose complete events come children first (exit-time flushers) are\n"
 	      "found in a first pass; their slices are kept (24 bytes each) and sorted,\n"
 	      "so memory grows with those threads' slices.  Standard input ('-') is\n"
-	      "copied to a temporary file for the two passes.\n"
+	      "copied to a temporary file for the two passes.  The depth limit bounds\n"
+	      "the graph and the folded output whatever the depth of the recursion\n"
+	      "(a 1,000,000-deep one is 1025 frames, or 1 with --merge-recursion).\n"
 	      "\n"
 	      "Exit status: 0 on success, 2 on bad usage or an unreadable archive.\n",
 	      f);
@@ -71,6 +83,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "folded", no_argument, NULL, 'f' },
 		{ "title", required_argument, NULL, 't' },
 		{ "width", required_argument, NULL, 'w' },
+		{ "max-depth", required_argument, NULL, 'D' },
+		{ "merge-recursion", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -79,7 +93,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	char *end;
 	int c, want;
 
-	while ((c = getopt_long(argc, argv, "o:b:dnft:w:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:b:dnft:w:D:rh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -118,6 +132,19 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -EINVAL;
 			}
 			o->width = (unsigned)v;
+			break;
+		case 'D':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-' || v > UINT_MAX) {
+				fprintf(stderr, "fxt-flame: --max-depth: not a depth: '%s'\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->max_depth = (unsigned)v;
+			break;
+		case 'r':
+			o->merge_recursion = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -166,6 +193,7 @@ static struct flame *load(const struct options *o, const char *path)
 		fprintf(stderr, "fxt-flame: %s\n", strerror(-rc));
 		return NULL;
 	}
+	flame_set_limits(f, o->max_depth, o->merge_recursion);
 	rc = flame_load(f, &in, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "fxt-flame: %s: %s\n", path, err);
@@ -177,7 +205,7 @@ static struct flame *load(const struct options *o, const char *path)
 
 int main(int argc, char **argv)
 {
-	struct options o = { .mode = MODE_SVG };
+	struct options o = { .mode = MODE_SVG, .max_depth = FLAME_DEFAULT_MAX_DEPTH };
 	struct flame *f[2] = { NULL, NULL };
 	struct flame_svg_opts so = { 0 };
 	struct tool_output out;

@@ -39,6 +39,12 @@ static void usage(FILE *f)
 	      "time; self% = share of all self time (the traced time of every thread).\n"
 	      "Frames never closed are counted to the end of the trace and marked\n"
 	      "\"[N open]\" (column \"open\" in csv/json).  csv/json times are integer ns.\n"
+	      "When the trace dropped calls (it hit fxt-run --max-size), the header says\n"
+	      "\"N calls dropped: totals are partial\" (json: \"dropped\", \"dropped_threads\";\n"
+	      "csv: a warning on standard error).\n"
+	      "With --by thread, the rows of a stack-sample track (fxt-run --sample) get\n"
+	      "the sampled thread's tid and the track's name, \"NAME (samples)\": after the\n"
+	      "function in text, column \"track\" in csv, \"track\" in json (else empty/null).\n"
 	      "Exit status: 0 on success, 2 on bad usage or an unreadable archive.\n",
 	      f);
 }
@@ -140,6 +146,7 @@ static void print_text(const struct options *o, const struct profile *p,
 		       const struct profile_row **rows, size_t n, double all_self)
 {
 	const struct profile_anomalies *a = profile_anomalies(p);
+	uint64_t dthreads, dropped = profile_dropped(p, &dthreads);
 	char b[6][32];
 	size_t i;
 
@@ -147,6 +154,10 @@ static void print_text(const struct options *o, const struct profile *p,
 	       profile_nrows(p));
 	profile_fmt_ns(b[0], sizeof(b[0]), (double)(profile_end_ns(p) - profile_start_ns(p)));
 	printf("%s\n", b[0]);
+	if (dropped)
+		printf("# %" PRIu64 " calls dropped: totals are partial (on %" PRIu64
+		       " thread%s; the trace hit its size limit)\n",
+		       dropped, dthreads, dthreads == 1 ? "" : "s");
 	if (a->unmatched_ends || a->overlaps || a->reversed || a->merged)
 		printf("# input oddities: %" PRIu64 " ends without a begin, %" PRIu64
 		       " improperly nested slices, %" PRIu64
@@ -182,6 +193,11 @@ static void print_text(const struct options *o, const struct profile *p,
 		}
 		if (r->open)
 			printf(" [%" PRIu64 " open]", r->open);
+		if (r->track) {
+			fputs(" [", stdout);
+			tool_put_text_str(stdout, r->track);
+			putchar(']');
+		}
 		putchar('\n');
 	}
 }
@@ -196,7 +212,7 @@ static void print_csv(const struct options *o, const struct profile_row **rows, 
 		fputs("pid,", stdout);
 	if (o->by == PROFILE_BY_THREAD)
 		fputs("tid,", stdout);
-	fputs("category,name\n", stdout);
+	fputs(o->by == PROFILE_BY_THREAD ? "category,name,track\n" : "category,name\n", stdout);
 	for (i = 0; i < n; i++) {
 		const struct profile_row *r = rows[i];
 
@@ -211,6 +227,10 @@ static void print_csv(const struct options *o, const struct profile_row **rows, 
 		profile_put_csv_str(stdout, r->category);
 		putchar(',');
 		profile_put_csv_str(stdout, r->name);
+		if (o->by == PROFILE_BY_THREAD) {
+			putchar(',');
+			profile_put_csv_str(stdout, r->track ? r->track : "");
+		}
 		putchar('\n');
 	}
 }
@@ -219,13 +239,15 @@ static void print_json(const struct options *o, const struct profile *p,
 		       const struct profile_row **rows, size_t n, double all_self)
 {
 	static const char *const by_names[] = { "function", "process", "thread" };
+	uint64_t dthreads, dropped = profile_dropped(p, &dthreads);
 	size_t i;
 
 	fputs("{\"archive\":", stdout);
 	tool_put_json_str(stdout, o->path);
 	printf(",\"by\":\"%s\",\"slices\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
-	       ",\"rows\":[",
-	       by_names[o->by], profile_nslices(p), profile_start_ns(p), profile_end_ns(p));
+	       ",\"dropped\":%" PRIu64 ",\"dropped_threads\":%" PRIu64 ",\"rows\":[",
+	       by_names[o->by], profile_nslices(p), profile_start_ns(p), profile_end_ns(p), dropped,
+	       dthreads);
 	for (i = 0; i < n; i++) {
 		const struct profile_row *r = rows[i];
 
@@ -235,8 +257,13 @@ static void print_json(const struct options *o, const struct profile *p,
 		tool_put_json_str(stdout, r->category);
 		if (o->by != PROFILE_BY_FUNCTION)
 			printf(",\"pid\":%" PRIu64, r->pid);
-		if (o->by == PROFILE_BY_THREAD)
-			printf(",\"tid\":%" PRIu64, r->tid);
+		if (o->by == PROFILE_BY_THREAD) {
+			printf(",\"tid\":%" PRIu64 ",\"track\":", r->tid);
+			if (r->track)
+				tool_put_json_str(stdout, r->track);
+			else
+				fputs("null", stdout);
+		}
 		printf(",\"calls\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"self_ns\":%" PRIu64
 		       ",\"avg_ns\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
 		       ",\"self_pct\":%.2f,\"open\":%" PRIu64 "}",
@@ -310,6 +337,11 @@ int main(int argc, char **argv)
 		print_text(&o, p, rows, n, all_self);
 		break;
 	case TOOL_FMT_CSV:
+		/* CSV has rows only: the warning goes to standard error. */
+		if (profile_dropped(p, NULL))
+			fprintf(stderr,
+				"fxt-report: %s: %" PRIu64 " calls dropped: totals are partial\n",
+				o.path, profile_dropped(p, NULL));
 		print_csv(&o, rows, n, all_self);
 		break;
 	case TOOL_FMT_JSON:

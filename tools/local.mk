@@ -1,10 +1,18 @@
 # tools/: programs that read archives.
 
-# Helpers the archive-reading tools share (tools/common.h).
+# Helpers the archive-reading tools share (tools/common.h), and the
+# nesting-depth tracker (tools/nesting.h), which the launcher can link too
+# (libfxttools.la, or these sources).
+FXT_NESTING_SOURCES = tools/nesting.c tools/nesting.h
 noinst_LTLIBRARIES += libfxttools.la
-libfxttools_la_SOURCES = tools/common.c tools/common.h
+libfxttools_la_SOURCES = tools/common.c tools/common.h $(FXT_NESTING_SOURCES)
 libfxttools_la_LIBADD = libfxtcodec.la
 
 bin_PROGRAMS += fxt-dump
 fxt_dump_SOURCES = tools/fxt-dump.c tools/dump-check.c tools/dump-map.c tools/dump.h
 fxt_dump_LDADD = libfxttools.la libfxtcodec.la
+
+# The nesting-depth tracker.
+check_PROGRAMS += tests/unit/test_nesting
+TESTS += tests/unit/test_nesting
+tests_unit_test_nesting_LDADD = libfxttools.la libfxtcodec.la

@@ -207,6 +207,21 @@ struct profile {
 	uint64_t nrecords, nslices;
 	struct profile_anomalies anom;
 	bool finished;
+
+	/* Drops: the sum of the "fxt: N records dropped" instants, and the
+	 * distinct threads they came on. */
+	uint64_t dropped;
+	struct drop_thread {
+		uint64_t pid, tid;
+	} * drop_thr;
+	size_t ndrop_thr, capdrop_thr;
+	/* Stack-sample tracks: thread objects of koid tid | PROFILE_SAMPLE_BIT
+	 * named "<thread> (samples)", with a copy of the name. */
+	struct sample_track {
+		uint64_t koid;
+		char *name;
+	} * tracks;
+	size_t ntracks, captracks;
 };
 
 /* -------------------------------------------------------------- growth */
@@ -1039,6 +1054,10 @@ void profile_free(struct profile *p)
 	}
 	for (i = 0; i < p->nthreads; i++)
 		thread_release(&p->threads[i]);
+	free(p->drop_thr);
+	for (i = 0; i < p->ntracks; i++)
+		free(p->tracks[i].name);
+	free(p->tracks);
 	free(p->rows);
 	free(p->keys);
 	free(p->rowtab);
@@ -1134,6 +1153,56 @@ static inline __attribute__((always_inline)) int64_t event_row(struct profile *p
 	return row;
 }
 
+/* Notes the thread objects that are stack-sample tracks (the last name
+ * given to a koid wins). */
+static int see_kobj(struct profile *p, const struct fxt_record *rec)
+{
+	static const char suffix[] = " (samples)";
+	const struct fxt_string *name = &rec->u.kobj.name;
+	const size_t slen = sizeof(suffix) - 1;
+	uint64_t koid = rec->u.kobj.koid;
+	char *copy;
+	size_t i;
+
+	if (rec->u.kobj.obj_type != FXT_OBJ_THREAD || !(koid & PROFILE_SAMPLE_BIT) ||
+	    name->len <= slen || memcmp(name->data + name->len - slen, suffix, slen) != 0)
+		return 0;
+	copy = strndup(name->data, name->len);
+	if (!copy)
+		return -ENOMEM;
+	for (i = 0; i < p->ntracks && p->tracks[i].koid != koid; i++)
+		;
+	if (i == p->ntracks) {
+		if (GROW(p->tracks, p->captracks, p->ntracks + 1) < 0) {
+			free(copy);
+			return -ENOMEM;
+		}
+		p->tracks[p->ntracks++].koid = koid;
+	} else {
+		free(p->tracks[i].name);
+	}
+	p->tracks[i].name = copy;
+	return 0;
+}
+
+/* Counts the records an instant event says were dropped on its thread. */
+static int see_drops(struct profile *p, uint64_t pid, uint64_t tid, const struct fxt_string *name)
+{
+	uint64_t n = fxt_dropped_in_name(name->data, name->len);
+	size_t i;
+
+	if (!n)
+		return 0;
+	p->dropped = n > UINT64_MAX - p->dropped ? UINT64_MAX : p->dropped + n;
+	for (i = 0; i < p->ndrop_thr; i++)
+		if (p->drop_thr[i].pid == pid && p->drop_thr[i].tid == tid)
+			return 0;
+	if (GROW(p->drop_thr, p->capdrop_thr, p->ndrop_thr + 1) < 0)
+		return -ENOMEM;
+	p->drop_thr[p->ndrop_thr++] = (struct drop_thread){ pid, tid };
+	return 0;
+}
+
 /* The body of profile_add_record(), inlined into profile_load()'s loop. */
 static inline __attribute__((always_inline)) int add_record(struct profile *p, struct fxt_reader *r,
 							    const struct fxt_record *rec)
@@ -1149,6 +1218,8 @@ static inline __attribute__((always_inline)) int add_record(struct profile *p, s
 		p->ns_per_tick = p->tps && p->tps < (UINT64_C(1) << 59)
 				     ? (double)NS_PER_S / (double)p->tps
 				     : 0; /* to_ns() falls back to the reader */
+		if (rec->type == FXT_RECORD_KERNEL_OBJECT)
+			return see_kobj(p, rec);
 		/* Strings change meaning on string and provider records. */
 		if (rec->type == FXT_RECORD_STRING || rec->type == FXT_RECORD_METADATA)
 			bump_strgen(p);
@@ -1170,6 +1241,8 @@ static inline __attribute__((always_inline)) int add_record(struct profile *p, s
 		if (!t)
 			return -ENOMEM;
 		return end_frame(p, t, ts);
+	case FXT_EVENT_INSTANT:
+		return see_drops(p, ev->pid, ev->tid, &ev->name);
 	default:
 		return 0;
 	}
@@ -1226,6 +1299,18 @@ int profile_finish(struct profile *p)
 	for (i = 0; i < p->nrows; i++)
 		if (!p->rows[i].calls)
 			p->rows[i].min_ns = 0;
+	/* Rows of a sample track belong to the thread it samples. */
+	for (i = 0; p->ntracks && p->opts.by == PROFILE_BY_THREAD && i < p->nrows; i++) {
+		struct profile_row *r = &p->rows[i];
+
+		for (size_t k = 0; k < p->ntracks; k++) {
+			if (p->tracks[k].koid == r->tid) {
+				r->tid &= ~PROFILE_SAMPLE_BIT;
+				r->track = p->tracks[k].name;
+				break;
+			}
+		}
+	}
 	return 0;
 }
 
@@ -1326,6 +1411,13 @@ const struct profile_anomalies *profile_anomalies(const struct profile *p)
 	return &p->anom;
 }
 
+uint64_t profile_dropped(const struct profile *p, uint64_t *nthreads)
+{
+	if (nthreads)
+		*nthreads = p->ndrop_thr;
+	return p->dropped;
+}
+
 /* --------------------------------------------------------------- sorting */
 
 static const struct {
@@ -1390,6 +1482,8 @@ static int cmp_rows(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
+	if (!x->track != !y->track)
+		return x->track ? 1 : -1;
 	return 0;
 }
 

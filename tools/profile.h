@@ -12,7 +12,8 @@
  *    emits them).  In end order a finished slice has to wait for a parent
  *    that may still come, so memory there grows with the number of finished
  *    siblings whose parent has not been seen yet (see profile.c).
- * Instant, counter, async and flow events only advance the trace's end.
+ * Instant, counter, async and flow events only advance the trace's end;
+ * instants "fxt: N records dropped" also count drops (profile_dropped()).
  *
  * Times are nanoseconds (ticks converted per provider by the reader).
  *
@@ -45,11 +46,19 @@ enum profile_by {
 	PROFILE_BY_THREAD,
 };
 
+/* The bit the agent sets in a thread's koid for its stack-sample track. */
+#define PROFILE_SAMPLE_BIT (UINT64_C(1) << 30)
+
 struct profile_row {
 	const char *category; /* NUL-terminated copies owned by the profile */
 	const char *name;
 	uint64_t pid; /* 0 unless grouped by process or thread */
 	uint64_t tid; /* 0 unless grouped by thread */
+	/* Grouped by thread, for the slices of a stack-sample track (the
+	 * agent writes them on a thread of their own, koid
+	 * tid | PROFILE_SAMPLE_BIT, named "<thread> (samples)"): that name,
+	 * and tid is the sampled thread's.  NULL for every other row. */
+	const char *track;
 
 	uint64_t calls;
 	uint64_t total_ns;
@@ -133,6 +142,12 @@ uint64_t profile_end_ns(const struct profile *p);
 uint64_t profile_nrecords(const struct profile *p);
 uint64_t profile_nslices(const struct profile *p);
 const struct profile_anomalies *profile_anomalies(const struct profile *p);
+
+/* Calls the tracer could not record: the sum of N over the instant events
+ * "fxt: N records dropped" (FXT_DROP_PREFIX, one per thread that dropped,
+ * fxt_dropped_in_name()), and in *nthreads (may be NULL) the number of
+ * distinct threads they are on.  0: no drops, the totals are complete. */
+uint64_t profile_dropped(const struct profile *p, uint64_t *nthreads);
 
 /* Sorting rows for output. */
 enum profile_sort {

@@ -3,7 +3,7 @@
 # rejects each broken archive naming the offset and the rule.
 . "$abs_top_srcdir/tests/e2e/dump-common.sh"
 
-plan 35
+plan 37
 
 for f in valid.fxt valid.fxt.gz two-providers.fxt unknown.fxt; do
   dump --check "$A/$f"
@@ -58,4 +58,9 @@ dump --check "$A/bad-ref.fxt"
 is "$(printf '%s\n' "$out" | grep -c 'thread ref 7 used before registration')" 1 "every problem listed"
 is "$(printf '%s\n' "$out" | tail -1)" "$A/bad-ref.fxt: invalid (12 records, 2 errors, 0 warnings)" "summary line"
 
+# Deeper than Perfetto's 512 levels: a warning, not an error.
+dump --check "$A/deep.fxt"
+is "$rc" 0 "too deep for Perfetto: exit 0"
+is "$(printf '%s\n' "$out" | grep -c 'warning: 2 slice(s) nest deeper than 512 levels (depth 514 on pid 10 tid 11): Perfetto will not show them')" 1 \
+  "too deep for Perfetto: how many slices it will not show"
 finish

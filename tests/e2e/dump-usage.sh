@@ -2,7 +2,7 @@
 # fxt-dump's command line: help, version, bad options and unreadable files.
 . "$abs_top_srcdir/tests/e2e/dump-common.sh"
 
-plan 19
+plan 24
 
 dump --help
 is "$rc" 0 "--help: exit 0"
@@ -48,4 +48,22 @@ is "$(printf '%s\n' "$err" | head -n 1)" \
   "missing magic before records: still reported"
 is "$rc" 1 "missing magic: exit 1 (an invalid archive), records printed or not"
 
+# A spool file (agent/spool.h: "FXTSPOOL", version, header size, pid at 16,
+# program at 48) is named as one, with how to turn it into an archive, by
+# every tool that opens archives.
+printf 'FXTSPOOL\001\000\000\000\000\020\000\000\222\020\000\000\000\000\000\000' >"$TMPD/app.spool"
+head -c 24 /dev/zero >>"$TMPD/app.spool"
+printf 'myprog\033x' >>"$TMPD/app.spool"
+head -c 300 /dev/zero >>"$TMPD/app.spool"
+S="$TMPD/app.spool"
+why="is an fxtrace spool (raw records of process 4242, myprog?x), not an archive; turn it into one with: fxt-run --recover $S"
+dump --check "$S"
+is "$rc/$out/$err" "2//fxt-dump: $S: $why" "fxt-dump: a spool is named as one, exit 2"
+B=$abs_top_builddir
+for cmd in "fxt-report $S" "fxt-flame --folded $S" "fxt-export --chrome $S" "fxt-diff $S $S"; do
+  set -- $cmd
+  tool=$1; shift
+  got=$("$B/$tool" "$@" 2>&1 >/dev/null); rc=$?
+  is "$rc/$got" "2/$tool: $S: $why" "$tool: a spool is named as one, exit 2"
+done
 finish

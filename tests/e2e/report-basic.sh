@@ -6,7 +6,7 @@ REPORT=$abs_top_builddir/fxt-report
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$abs_top_builddir/tests/fuzz/mkarchives
 scratch
-plan 17
+plan 22
 
 "$GEN" --events 40 -o "$TMPD/end.fxt"
 "$GEN" --events 40 --order start -o "$TMPD/start.fxt"
@@ -79,4 +79,18 @@ is "$("$REPORT" -F json "$TMPD/mk/extreme.fxt" | grep -o '"name":"a[^,]*,')" \
   '"name":"a\u0009b\u001b[1m\ufffd",' "json: control characters escaped, invalid UTF-8 replaced"
 is "$("$REPORT" "$TMPD/mk/extreme.fxt" | grep -c 'a\\x09b\\x1b\[1m\\xff (cat)$')" 1 \
   "text: control characters and invalid UTF-8 shown as \\xNN"
+# Drops: mkarchives' valid.fxt says "fxt: 12 records dropped" on one thread.
+is "$("$REPORT" "$TMPD/mk/valid.fxt" | sed -n 2p)" \
+  "# 12 calls dropped: totals are partial (on 1 thread; the trace hit its size limit)" \
+  "text: the header says the totals are partial"
+is "$("$REPORT" "$TMPD/end.fxt" | grep -c dropped)" 0 "text: nothing said without drops"
+is "$("$REPORT" -F json "$TMPD/mk/valid.fxt" | grep -o '"dropped":[0-9]*,"dropped_threads":[0-9]*')" \
+  '"dropped":12,"dropped_threads":1' "json: dropped fields"
+"$REPORT" -F csv "$TMPD/mk/valid.fxt" >"$TMPD/drop.csv" 2>"$TMPD/drop.err"
+is "$(cat "$TMPD/drop.err")" \
+  "fxt-report: $TMPD/mk/valid.fxt: 12 calls dropped: totals are partial" \
+  "csv: the warning on standard error"
+is "$(head -n 1 "$TMPD/drop.csv")" \
+  "calls,total_ns,self_ns,avg_ns,min_ns,max_ns,self_pct,open,category,name" \
+  "csv: rows unchanged"
 finish

@@ -7,7 +7,7 @@ DIFF=$abs_top_builddir/fxt-diff
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$abs_top_builddir/tests/fuzz/mkarchives
 scratch
-plan 15
+plan 18
 
 for s in 1 2 3; do
   "$GEN" --events 20000 --seed $s -o "$TMPD/base$s.fxt"
@@ -82,4 +82,13 @@ is "$("$DIFF" -F json "$TMPD/mk/extreme.fxt" "$TMPD/mk/extreme.fxt" | grep -o '"
   '"name":"a\u0009b\u001b[1m\ufffd",' "json: control characters escaped, invalid UTF-8 replaced"
 is "$("$DIFF" "$TMPD/mk/extreme.fxt" "$TMPD/mk/extreme.fxt" | grep -c '  a\\x09b\\x1b\[1m\\xff (cat)')" 1 \
   "text: control characters and invalid UTF-8 shown as \\xNN"
+# Drops (valid.fxt: 12 on one thread): the side that has them is named.
+is "$("$DIFF" "$TMPD/base1.fxt" "$TMPD/mk/valid.fxt" | grep dropped)" \
+  "# new $TMPD/mk/valid.fxt: 12 calls dropped: totals are partial" \
+  "text: the new side's drops in the header"
+is "$("$DIFF" -F json "$TMPD/mk/valid.fxt" "$TMPD/base1.fxt" | grep -o '"base_dropped":[0-9]*,"new_dropped":[0-9]*')" \
+  '"base_dropped":12,"new_dropped":0' "json: drops per side"
+is "$("$DIFF" -F csv "$TMPD/mk/valid.fxt" "$TMPD/base1.fxt" 2>&1 >/dev/null)" \
+  "fxt-diff: base $TMPD/mk/valid.fxt: 12 calls dropped: totals are partial" \
+  "csv: the base side's drops on standard error"
 finish

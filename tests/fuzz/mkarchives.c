@@ -283,6 +283,14 @@ int main(int argc, char **argv)
 	preamble(&b);
 	save("bad-nomagic.fxt", b.w + 1, (b.n - 1) * 8);
 
+	/* 515 complete events nested on thread 1, written children first:
+	 * depths 0 .. 514, two of them past Perfetto's 512. */
+	b.n = 0;
+	preamble(&b);
+	for (unsigned k = 515; k-- > 0;)
+		add_event(&b, event(FXT_EVENT_DURATION_COMPLETE, 100 + k, 1, 3, 2000 - k));
+	save_buf("deep.fxt", &b);
+
 	/* Two providers sharing string index 2 and thread index 1. */
 	b.n = 0;
 	preamble(&b);

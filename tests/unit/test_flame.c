@@ -5,6 +5,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -488,9 +490,115 @@ static void test_chrome(void)
 	fxt_writer_free(w);
 }
 
+/* DEEP nested slices of "dive" on one thread, slice k (depth k) spanning
+ * [k, 2 * DEEP - k], so every slice has 2 ns of self time; parents first,
+ * or (end_order) children first. */
+#define DEEP 100000
+
+static struct archive build_deep(bool end_order)
+{
+	struct ev *evs = malloc(DEEP * sizeof(*evs));
+	struct archive a;
+
+	if (!evs)
+		bail_out("malloc");
+	for (size_t k = 0; k < DEEP; k++)
+		evs[end_order ? DEEP - 1 - k : k] = (struct ev){ 'X', 2, "dive", k, 2 * DEEP - k };
+	a = build(evs, DEEP, 0, NULL, NULL);
+	free(evs);
+	return a;
+}
+
+static struct flame *load_limited(struct archive a, unsigned max_depth, bool merge)
+{
+	struct flame_input in = { .mem = a.data, .len = a.len };
+	struct flame *f;
+	char err[256];
+
+	if (flame_new(&f, FLAME_BY_ALL) < 0)
+		bail_out("flame_new");
+	if (flame_set_limits(f, max_depth, merge) < 0 || flame_load(f, &in, err, sizeof(err)) < 0) {
+		flame_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* A 100,000-deep recursion: bounded by the depth limit (the default) to
+ * 1024 frames and a marker, or to one frame when merging recursion. */
+static void test_deep(const char *what, bool end_order)
+{
+	struct archive a = build_deep(end_order);
+	const uint64_t hidden = DEEP - FLAME_DEFAULT_MAX_DEPTH;
+	const struct flame_node *nd;
+	struct flame *f;
+	size_t lines = 0;
+	char *s, *t;
+
+	f = load(a, FLAME_BY_ALL);
+	ok(f && flame_nnodes(f) == FLAME_DEFAULT_MAX_DEPTH + 2,
+	   "%s: default limit: root, 1024 frames and a marker", what);
+	nd = f ? flame_node(f, flame_nnodes(f) - 1) : NULL;
+	ok(nd && nd->depth == FLAME_DEFAULT_MAX_DEPTH + 1 && nd->calls == hidden &&
+	       nd->total_ns == 2 * (DEEP - FLAME_DEFAULT_MAX_DEPTH) && nd->self_ns == 2 * hidden,
+	   "%s: the marker holds the %" PRIu64 " deeper slices", what, hidden);
+	s = f ? folded(f) : NULL;
+	for (t = s; t && *t; t++)
+		lines += *t == '\n';
+	ok(lines == FLAME_DEFAULT_MAX_DEPTH + 1, "%s: %zu folded lines", what, lines);
+	ok(s && strstr(s, ";dive;[deeper frames: 98976] 197952\n"), "%s: marker line", what);
+	free(s);
+	s = f ? svg(f, NULL) : NULL;
+	ok(s && strlen(s) < 1024 * 1024 && strstr(s, "<title>[deeper frames: 98976]\n"),
+	   "%s: small SVG (%zu bytes) with the marker", what, s ? strlen(s) : 0);
+	free(s);
+	flame_free(f);
+
+	f = load_limited(a, 0, true);
+	s = f ? folded(f) : NULL;
+	ASSERT_STR_EQ(s, "dive 200000\n", "%s: merged recursion is one frame", what);
+	nd = f ? flame_node(f, 1) : NULL;
+	ok(f && flame_nnodes(f) == 2 && nd->calls == DEEP && nd->total_ns == 2 * DEEP,
+	   "%s: merged: every call, the outermost's total", what);
+	free(s);
+	flame_free(f);
+	free(a.data);
+}
+
+/* Mutual recursion is not merged, the depth limit still bounds it; the
+ * two bounds together: a;b;a;b... limited to 3 frames. */
+static const struct ev mutual[] = {
+	{ 'X', 2, "a", 0, 100 }, { 'X', 2, "b", 10, 90 }, { 'X', 2, "b", 15, 85 },
+	{ 'X', 2, "a", 20, 80 }, { 'X', 2, "b", 30, 70 }, { 'X', 2, "a", 40, 60 },
+};
+
+static void test_limits(void)
+{
+	struct archive a = build(mutual, N(mutual), 0, NULL, NULL);
+	struct flame *f;
+	char *s;
+
+	f = load_limited(a, 3, false);
+	s = f ? folded(f) : NULL;
+	ASSERT_STR_EQ(s, "a 20\na;b 10\na;b;b 10\na;b;b;[deeper frames: 3] 60\n",
+		      "depth limit 3: a marker for the 3 deeper slices");
+	free(s);
+	flame_free(f);
+	f = load_limited(a, 3, true);
+	s = f ? folded(f) : NULL;
+	ASSERT_STR_EQ(s, "a 20\na;b 20\na;b;a 20\na;b;a;[deeper frames: 2] 40\n",
+		      "depth limit 3 and merging: b;b is one frame");
+	free(s);
+	flame_free(f);
+	ok(flame_new(&f, FLAME_BY_ALL) == 0 && flame_set_limits(f, 0, false) == 0,
+	   "limits set before loading");
+	flame_free(f);
+	free(a.data);
+}
+
 int main(void)
 {
-	plan(49);
+	plan(49 + 14 + 3);
 	test_nested("complete, start order", nested_start, N(nested_start), 0);
 	test_nested("complete, end order", nested_end, N(nested_end), 1);
 	test_nested("begin/end", nested_be, N(nested_be), 0);
@@ -502,5 +610,8 @@ int main(void)
 	test_names();
 	test_bad_input();
 	test_chrome();
+	test_deep("complete, start order", false);
+	test_deep("complete, end order", true);
+	test_limits();
 	return exit_status();
 }

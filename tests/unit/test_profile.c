@@ -702,6 +702,41 @@ static void sorting(void)
 	profile_free(p);
 }
 
+/* A stack-sample track, as the agent writes it: thread 5 "main" and its
+ * samples on koid 5 | 2^30 named "main (samples)".  Grouped by thread, the
+ * sample rows get the real tid and the track's name; the two threads'
+ * drops add up. */
+static void samples_and_drops(void)
+{
+	const uint64_t track = 5 | PROFILE_SAMPLE_BIT;
+	const struct profile_row *r;
+	struct profile *p;
+	uint64_t nthr = 0;
+	size_t i, nsamp = 0, nreal = 0;
+
+	start(1000000000);
+	fxt_writer_thread_name(w, 1, 5, "main");
+	fxt_writer_thread_name(w, 1, track, "main (samples)");
+	X(5, "work", 0, 100);
+	event(FXT_EVENT_DURATION_COMPLETE, 1, track, "sample", "work", 0, 90);
+	event(FXT_EVENT_INSTANT, 1, 5, "fxt", "fxt: 7 records dropped", 100, 0);
+	event(FXT_EVENT_INSTANT, 1, 6, "fxt", "fxt: 3 records dropped", 100, 0);
+	p = finish(PROFILE_BY_THREAD, 0, NULL, NULL);
+	for (i = 0; i < profile_nrows(p); i++) {
+		r = profile_row(p, i);
+		if (r->tid != 5)
+			continue;
+		if (r->track && strcmp(r->track, "main (samples)") == 0 && r->total_ns == 90)
+			nsamp++;
+		else if (!r->track && r->total_ns == 100)
+			nreal++;
+	}
+	ok(nsamp == 1 && nreal == 1, "sample track: tid 5, named \"main (samples)\"");
+	ok(!profile_find(p, NULL, "work", 1, track), "no row on the made-up tid");
+	ok(profile_dropped(p, &nthr) == 10 && nthr == 2, "drops: 10 on 2 threads");
+	profile_free(p);
+}
+
 int main(void)
 {
 	for (int how = 0; how < 3; how++)
@@ -724,6 +759,7 @@ int main(void)
 	callback();
 	bad_input();
 	sorting();
+	samples_and_drops();
 	done_testing();
 	return exit_status();
 }
