@@ -1,4 +1,4 @@
-/* Unit tests of the agent's flusher (agent/flush.c): spool -> archive,
+/* Unit tests of the agent's flusher (convert/flush.c): spool -> archive,
  * read back with the reader. */
 #include <config.h>
 
@@ -9,9 +9,9 @@
 #include <fxt/reader.h>
 
 #include "agent/events.h"
-#include "agent/flush.h"
+#include "convert/flush.h"
 #include "agent/libc.h"
-#include "agent/recon.h"
+#include "convert/recon.h"
 #include "tests/lib/tap.h"
 #include "tests/unit/agent_test_nest.h"
 #include "tests/unit/agent_test_stubs.h"

@@ -1,4 +1,4 @@
-/* Unit tests of the agent's stack reconstruction (agent/recon.c): exact
+/* Unit tests of the agent's stack reconstruction (convert/recon.c): exact
  * events, in start order, through both the complete-event path and the
  * forced begin/end path of a full FIFO. */
 #include <config.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/recon.h"
+#include "convert/recon.h"
 #include "agent/spool.h"
 #include "tests/lib/tap.h"
 #include "tests/unit/agent_test_nest.h"

@@ -1,5 +1,5 @@
-/* Unit tests of the stack chart (agent/stackchart.c): stack samples fed
- * through a real recon (agent/recon.c) into a recording sink, and the
+/* Unit tests of the stack chart (convert/stackchart.c): stack samples fed
+ * through a real recon (convert/recon.c) into a recording sink, and the
  * exact slices compared.
  *
  * Function identities in these tests: fn_of(pc) = pc rounded down to 256
@@ -10,9 +10,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "agent/recon.h"
+#include "convert/recon.h"
 #include "agent/spool.h"
-#include "agent/stackchart.h"
+#include "convert/stackchart.h"
 #include "tests/lib/tap.h"
 #include "tests/unit/agent_test_nest.h"
 
