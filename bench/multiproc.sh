@@ -51,7 +51,8 @@
 # (python3 to run; default /usr/bin/python3 if present, else python3 on
 # PATH), CC (cc), BENCH_DIR (scratch directory, default under TMPDIR,
 # removed at the end unless given).  Needs only sh, bash, awk, date with
-# %N and the workloads' own tools.
+# %N and the workloads' own tools.  With the defaults it takes several
+# minutes on 2 CPUs: the traced runs are the long ones.
 # Indirect names (cmd_NAME, prep_NAME) and text for other shells and make:
 # shellcheck disable=SC2016,SC2034,SC2154,SC2317
 set -eu
@@ -273,8 +274,8 @@ once() {
       # Nothing recorded (no libc group, no instrumented code): noted
       # under the table, not a failure.
       o_procs=0
-      grep '^fxt-run: .* wrote no archive' "$W/err" | sed "s/^/$o_w, $o_v, round $o_r: /" |
-        head -n 1 >>"$W/res/notes"
+      echo "$o_w, --libc=none: fxt-run wrote no archive (\"$(sed -n \
+        's/^fxt-run: \(.* wrote no archive\).*/\1/p' "$W/err" | head -n 1)\")" >>"$W/res/notes"
     else
       o_check="no fxt-run summary line (no archive)"
     fi
@@ -285,8 +286,8 @@ once() {
   if [ "$o_check" != ok ]; then
     {
       echo "$o_w, $o_v, round $o_r: $o_check"
-      tail -n 5 "$W/err" | sed 's/^/    /'
-      [ "$o_v" = plain ] || [ ! -s "$W/check" ] || head -n 5 "$W/check" | sed 's/^/    check: /'
+      tail -n 3 "$W/err" | sed 's/^/    /'
+      [ "$o_v" = plain ] || [ ! -s "$W/check" ] || grep -m 2 'error' "$W/check" | sed 's/^/    /'
     } >>"$W/res/failures"
   fi
   rm -f "$W/check" "$W"/t.fxt "$W"/t.*.fxt
