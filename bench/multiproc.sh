@@ -295,9 +295,12 @@ once() {
   echo "$((o_t1 - o_t0)) $o_st $o_procs $o_check" >>"$W/res/$o_w.$o_v"
 }
 
-# row WORKLOAD LABEL: the table row of a measured workload.
+# row WORKLOAD LABEL: the table row of a measured workload (FAIL when any
+# of its runs failed, the warm-up's included).
 row() {
-  awk -v label="$2" -v n="$N" '
+  r_bad=0
+  if [ -f "$W/res/failures" ] && grep -q "^$1, " "$W/res/failures"; then r_bad=1; fi
+  awk -v label="$2" -v n="$N" -v bad="$r_bad" '
     function median(a, k,   i, j, t) {
       for (i = 2; i <= k; i++)
         for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -308,7 +311,7 @@ row() {
       for (i = 2; i <= k; i++) if (a[i] < m) m = a[i]
       return m
     }
-    FILENAME ~ /\.plain$/ { plain[++np] = $1 / 1e9; if ($4 != "ok") bad = 1; next }
+    FILENAME ~ /\.plain$/ { plain[++np] = $1 / 1e9; next }
     {
       v = FILENAME ~ /\.default$/ ? "d" : "n"
       k = ++nv[v]
@@ -317,7 +320,6 @@ row() {
         if (!((v, "lo") in procs) || $3 < procs[v, "lo"]) procs[v, "lo"] = $3
         if (!((v, "hi") in procs) || $3 > procs[v, "hi"]) procs[v, "hi"] = $3
       }
-      if ($4 != "ok") bad = 1
     }
     function ratios(v,   i, a) {
       for (i = 1; i <= nv[v]; i++) a[i] = ratio[v, i]
