@@ -60,3 +60,12 @@ dist_noinst_SCRIPTS += bench/sample.sh
 bench-sample: all
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/sample.sh
 .PHONY: bench-sample
+
+# `make bench-multiproc`: bench/multiproc.sh times real multi-process
+# workloads (bash pipes, find | xargs md5sum, make -j2, cc -O2 -c, python3
+# through sh) plainly and under fxt-run (default --libc and --libc=none),
+# and prints the wall-time slowdowns side by side.  N=5 for more rounds.
+dist_noinst_SCRIPTS += bench/multiproc.sh
+bench-multiproc: all
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/multiproc.sh
+.PHONY: bench-multiproc
