@@ -230,7 +230,12 @@ int checker_record(struct checker *c, const struct fxt_record *rec)
 		if (!(t = thread_of(c, ev->pid, ev->tid)) ||
 		    TOOL_GROW(t->iv, t->capiv, t->niv + 1) < 0)
 			return -ENOMEM;
-		t->iv[t->niv++] = (struct interval){ ev->ts, ev->extra, rec->offset };
+		/* In ns, as Perfetto compares them: two sections of one
+		 * provider id (a process's images) may count ticks at
+		 * slightly different rates. */
+		t->iv[t->niv++] = (struct interval){ to_ns(c, rec->provider_id, ev->ts),
+						     to_ns(c, rec->provider_id, ev->extra),
+						     rec->offset };
 		c->total_iv++;
 		break;
 	case FXT_EVENT_FLOW_BEGIN:
@@ -358,8 +363,8 @@ static void check_nesting(struct checker *c, struct thread_state *t)
 			const struct interval *top = &t->iv[stack[depth - 1]];
 			report(c, FXT_DIAG_ERROR, cur->offset,
 			       "complete event [%" PRIu64 ", %" PRIu64
-			       "] partly overlaps the one at "
-			       "offset %" PRIu64 " [%" PRIu64 ", %" PRIu64 "] on pid %" PRIu64
+			       "] ns partly overlaps the one at "
+			       "offset %" PRIu64 " [%" PRIu64 ", %" PRIu64 "] ns on pid %" PRIu64
 			       " tid %" PRIu64 " (Perfetto drops it)",
 			       cur->start, cur->end, top->offset, top->start, top->end, t->pid,
 			       t->tid);

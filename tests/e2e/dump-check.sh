@@ -41,7 +41,7 @@ check_bad() {
 
 check_bad bad-truncated.fxt 704 "record runs past the end of the input (header says 2 words, 8 bytes left)"
 check_bad bad-zero.fxt 184 "record of size 0"
-check_bad bad-overlap.fxt 192 "complete event [300, 700] partly overlaps the one at offset 168 [100, 500] on pid 10 tid 11"
+check_bad bad-overlap.fxt 192 "complete event [150, 350] ns partly overlaps the one at offset 168 [50, 250] ns on pid 10 tid 11"
 check_bad bad-ref.fxt 168 "name string ref 9 used before registration"
 check_bad bad-utf8.fxt 168 "string 6 is not valid UTF-8"
 check_bad bad-reserved.fxt 168 "thread record with reserved bits set"
