@@ -327,7 +327,9 @@ void agent_flush(void)
 	seal.magic = SPOOL_SEAL_MAGIC;
 	seal.now_ts = agent_ticks();
 	spool_close_grants(&agent.spool);
-	seal.ticks_per_second = agent_clock_rate();
+	/* 0: the converter measures the rate, later and so more precisely,
+	 * and this process does not wait for it at its exit. */
+	seal.ticks_per_second = 0;
 	agent_clock_start(&seal.base_ticks, &seal.base_ns);
 	seal.lost = __atomic_load_n(&agent.lost, __ATOMIC_RELAXED);
 	threads = collect_threads(&nthreads);

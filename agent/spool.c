@@ -167,10 +167,18 @@ static void *map_chunk(struct spool *sp, int fd, uint64_t off, uint64_t size)
 }
 
 /* The size of the next new chunk: the configured size while the threads'
- * mapped chunks stay within FXT_BUFFER_SIZE, else halved down to the floor. */
-static uint64_t next_size(const struct spool *sp)
+ * mapped chunks stay within FXT_BUFFER_SIZE, else halved down to the floor.
+ * A thread's first chunks are smaller (the floor, then a quarter): most
+ * processes of a pipeline or a build live a few milliseconds and record a
+ * few KiB, and each byte of a chunk is zeroed and faulted in up front. */
+static uint64_t next_size(const struct spool *sp, uint32_t seq)
 {
 	uint64_t size = sp->chunk_size;
+
+	if (seq == 0 && size > AGENT_FLOOR_CHUNK_SIZE)
+		size = AGENT_FLOOR_CHUNK_SIZE;
+	else if (seq == 1 && size / 4 > AGENT_FLOOR_CHUNK_SIZE)
+		size /= 4;
 
 	while (size > AGENT_FLOOR_CHUNK_SIZE && sp->mapped + size > sp->buffer_size)
 		size /= 2;
@@ -209,7 +217,7 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 		off = sp->free_list[sp->nfree].off;
 		size = sp->free_list[sp->nfree].size;
 	} else {
-		size = next_size(sp);
+		size = next_size(sp, seq);
 		if (sp->max_size && sp->granted + size > sp->max_size) {
 			/* The last bytes under the bound: a smaller chunk, down
 			 * to one page, so that a bound below one chunk keeps

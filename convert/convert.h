@@ -23,15 +23,23 @@
 #define FXT_CONVERT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "spool/format.h"
+#include "spool/session.h"
 
 struct convert_opts {
 	/* The run's session file (spool/session.h), whose logged pipe
 	 * writes give the process's pipe reads their flows; NULL or a
 	 * missing file: no pipe flows. */
 	const char *session;
+	/* Or the writes already loaded from it (session_load_writes()), for
+	 * a caller that converts many spools of one session: used when
+	 * `writes_loaded`, instead of `session`. */
+	const struct session_write *writes;
+	size_t nwrites;
+	bool writes_loaded;
 	bool no_clobber; /* -EEXIST rather than replace the archive */
 };
 

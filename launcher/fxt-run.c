@@ -1242,6 +1242,11 @@ struct run {
 	bool recover; /* --recover: claim whatever the owner says */
 	struct parts *ps;
 	char session[PATH_MAX + 64];
+	/* The session's pipe writes, loaded once per pass over the spools
+	 * (a pass's conversions share them; the log only grows). */
+	struct session_write *writes;
+	size_t nwrites;
+	bool writes_loaded;
 	unsigned running; /* spools of live processes seen by the last scan */
 };
 
@@ -1305,6 +1310,22 @@ static int convert_one(struct run *r, const char *spool, long pid, long root, un
 	bool is_root = pid == root && image == 1;
 	struct convert_opts o = { .session = r->session };
 	struct convert_result res;
+
+	if (!r->recover) {
+		if (!r->writes_loaded) {
+			free(r->writes);
+			r->writes = NULL;
+			r->nwrites = 0;
+			if (session_load_writes(r->session, &r->writes, &r->nwrites) != 0) {
+				r->writes = NULL;
+				r->nwrites = 0;
+			}
+			r->writes_loaded = true;
+		}
+		o.writes = r->writes;
+		o.nwrites = r->nwrites;
+		o.writes_loaded = true;
+	}
 	char path[PATH_MAX + 64];
 	unsigned n = 0;
 	struct stat sb;
@@ -1433,6 +1454,7 @@ static void scan_spools(struct run *r, bool final)
 	struct dirent *de;
 
 	r->running = 0;
+	r->writes_loaded = false; /* reloaded at the pass's first conversion */
 	if (d == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
@@ -1816,6 +1838,7 @@ static int recover_main(const struct options *o)
 			print_parts(&parts);
 	}
 	parts_free(&parts);
+	free(r.writes);
 	free(r.dir);
 	free(out);
 	free(derived);
@@ -1944,6 +1967,7 @@ int main(int argc, char **argv)
 
 	unlink(ctl);
 	parts_free(&parts);
+	free(r.writes);
 	free(r.dir);
 	name_list_free(&old_parts);
 	free(on.dir);

@@ -360,17 +360,24 @@ static void test_recycle(void)
 	ASSERT_EQ_U64(a.tb->dropped, 1, "recycle: a hook after retirement is a drop");
 }
 
-/* Past FXT_BUFFER_SIZE of mapped chunks, new chunks are halved down to the
- * floor. */
+/* A thread's first chunk is the floor (short-lived processes zero and
+ * fault in little), its later ones full size; past FXT_BUFFER_SIZE of
+ * mapped chunks, new chunks are halved down to the floor.  Each thread
+ * here records past its first chunk (5000 records: a 64 KiB chunk holds
+ * under 4096), one after the other. */
 static void test_buffer_bound(void)
 {
 	struct tstate t[4] = { { 0 } };
 
 	test_agent_reset(256 << 10, 512 << 10, 0);
+	agent_record(&t[0], 0x10);
+	ASSERT_EQ_U64(t[0].tb->map.size, AGENT_FLOOR_CHUNK_SIZE,
+		      "bound: a first chunk is the floor");
 	for (int i = 0; i < 4; i++)
-		agent_record(&t[i], 0x10);
-	ASSERT_EQ_U64(t[0].tb->map.size, 256 << 10, "bound: first chunk full size");
-	ASSERT_EQ_U64(t[1].tb->map.size, 256 << 10, "bound: second chunk full size");
+		for (int j = 0; j < 5000; j++)
+			agent_record(&t[i], 0x10 + (uint64_t)j);
+	ASSERT_EQ_U64(t[0].tb->map.size, 256 << 10, "bound: first thread's second chunk full size");
+	ASSERT_EQ_U64(t[1].tb->map.size, 256 << 10, "bound: second thread's full size");
 	ASSERT_EQ_U64(t[2].tb->map.size, AGENT_FLOOR_CHUNK_SIZE, "bound: third at the floor");
 	ASSERT_EQ_U64(t[3].tb->map.size, AGENT_FLOOR_CHUNK_SIZE, "bound: fourth at the floor");
 }
@@ -455,7 +462,7 @@ static void test_config(void)
 
 int main(void)
 {
-	plan(93);
+	plan(94);
 	test_config();
 	test_refill();
 	test_drops();
