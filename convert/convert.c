@@ -16,7 +16,7 @@
 #include "convert/flush.h"
 #include "spool/session.h"
 #include "convert/convert.h"
-#include "symbolizer/symbolizer.h"
+#include "convert/symcache.h"
 
 int convert_read_header(int fd, struct spool_header **out)
 {
@@ -148,7 +148,8 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	struct flush_thread *threads = NULL;
 	size_t nwrites = 0, nthreads = 0;
 	struct spool_header *h = NULL;
-	struct fxt_sym *sym = NULL;
+	struct symcache *cache, *own_cache = NULL;
+	struct symview *view = NULL;
 	struct fxt_writer *w = NULL;
 	struct spool_seal seal;
 	struct flush_input in;
@@ -196,16 +197,14 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		in.spool_end = (uint64_t)sb.st_size;
 	}
 
-	sym = fxt_sym_new(0);
-	if (!sym) {
+	/* Symbols: through the run's cache, or one of our own. */
+	cache = o && o->cache ? o->cache : (own_cache = symcache_new());
+	if (!cache || symview_open(&view, cache, h) < 0) {
 		err = -ENOMEM;
 		goto out_threads;
 	}
-	/* The main program first, as the process listed it; a module
-	 * refused for overlapping an earlier one is no error. */
-	for (uint32_t i = 0; i < h->nmodules; i++)
-		fxt_sym_add_module(sym, h->modules[i].path, h->modules[i].bias);
-	in.sym = sym;
+	in.lookup = symview_lookup;
+	in.lookup_ctx = view;
 	/* No session (none given, or nothing was piped): no pipe flows. */
 	if (o && o->writes_loaded) {
 		in.pipe_writes = o->writes;
@@ -239,8 +238,9 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	res->dropped = st.dropped;
 out_sym:
 	free(writes);
-	fxt_sym_free(sym);
 out_threads:
+	symview_close(view);
+	symcache_free(own_cache);
 	free(threads);
 out_header:
 	free(h);

@@ -29,6 +29,8 @@
 #include "spool/format.h"
 #include "spool/session.h"
 
+struct symcache;
+
 struct convert_opts {
 	/* The run's session file (spool/session.h), whose logged pipe
 	 * writes give the process's pipe reads their flows; NULL or a
@@ -41,6 +43,9 @@ struct convert_opts {
 	size_t nwrites;
 	bool writes_loaded;
 	bool no_clobber; /* -EEXIST rather than replace the archive */
+	/* The run's symbol cache (symcache.h), or NULL for one of this
+	 * conversion's own. */
+	struct symcache *cache;
 };
 
 struct convert_result {

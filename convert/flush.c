@@ -55,8 +55,9 @@ struct sym_entry {
 
 struct sym_table {
 	struct sym_entry *v;
-	size_t cap, used; /* cap is a power of two */
-	struct fxt_sym *sym;
+	size_t cap, used;	 /* cap is a power of two */
+	flush_lookup_fn *lookup; /* symbols: flush_input's lookup, or fxt_sym's */
+	void *lookup_ctx;
 	uint64_t epoch; /* bumped whenever a string may have been registered */
 	/* A direct-mapped cache of recent entries: most events hit it. */
 	struct sym_entry *recent[RECENT];
@@ -87,6 +88,11 @@ static int table_grow(struct sym_table *t)
 	t->cap = cap;
 	memset(t->recent, 0, sizeof(t->recent));
 	return 0;
+}
+
+static const struct fxt_sym_info *sym_lookup(void *sym, uint64_t addr)
+{
+	return fxt_sym_lookup(sym, addr);
 }
 
 static struct sym_entry *table_get_slow(struct sym_table *t, uint64_t addr)
@@ -120,7 +126,7 @@ static struct sym_entry *table_get_slow(struct sym_table *t, uint64_t addr)
 			e->cat = "libc";
 		}
 	} else {
-		info = t->sym ? fxt_sym_lookup(t->sym, addr) : NULL;
+		info = t->lookup ? t->lookup(t->lookup_ctx, addr) : NULL;
 		e->name = info && info->name ? info->name : "?";
 		e->cat = info && info->module ? info->module : "";
 	}
@@ -1171,8 +1177,9 @@ static __attribute__((noinline)) int feed_chunk(struct thread_state *t, const st
 
 static uint64_t sample_fn_of(void *vctx, uint64_t pc)
 {
-	struct fxt_sym *sym = vctx;
-	const struct fxt_sym_info *info = sym ? fxt_sym_lookup(sym, pc) : NULL;
+	const struct sym_table *names = vctx;
+	const struct fxt_sym_info *info =
+	    names->lookup ? names->lookup(names->lookup_ctx, pc) : NULL;
 
 	/* An identity below 2^56, as hook addresses are: the recon's and the
 	 * name table's other bits mean exits and tags. */
@@ -1221,7 +1228,7 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 		 * the other while this thread is written (writer.h). */
 		emit_ctx_init(&t->sctx, fl, th->tid | SAMPLE_KOID_BIT, 0);
 		recon_init(&t->sr, &flush_sink, &t->sctx, fl->in->fifo_max);
-		stackchart_init(&t->sc, &t->sr, sample_fn_of, fl->in->sym, fl->sample_period);
+		stackchart_init(&t->sc, &t->sr, sample_fn_of, &fl->names, fl->sample_period);
 		t->sampling = true;
 	}
 	end = th->stop_ts ? th->stop_ts : th->end_ts ? th->end_ts : fl->in->now_ts;
@@ -1597,7 +1604,13 @@ int agent_flush_archive(struct fxt_writer *w, const struct flush_input *in, stru
 	fl.w = w;
 	fl.in = in;
 	fl.st = st;
-	fl.names.sym = in->sym;
+	if (in->lookup) {
+		fl.names.lookup = in->lookup;
+		fl.names.lookup_ctx = in->lookup_ctx;
+	} else if (in->sym) {
+		fl.names.lookup = sym_lookup;
+		fl.names.lookup_ctx = in->sym;
+	}
 	fl.names.epoch = 1;
 	if (in->sample_hz && in->ticks_per_second)
 		fl.sample_period = in->ticks_per_second / in->sample_hz;

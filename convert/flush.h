@@ -63,6 +63,9 @@ struct flush_thread {
 	uint64_t end_ts;  /* ... else here if set ... else at now_ts */
 };
 
+/* Symbols for code addresses, as fxt_sym_lookup() gives them. */
+typedef const struct fxt_sym_info *flush_lookup_fn(void *ctx, uint64_t addr);
+
 struct flush_input {
 	uint64_t pid;
 	const char *process_name;
@@ -72,8 +75,10 @@ struct flush_input {
 	uint64_t spool_end; /* bytes of the spool to read */
 	const struct flush_thread *threads;
 	size_t nthreads;
-	uint64_t lost; /* calls lost outside any thread's count */
-	struct fxt_sym *sym;
+	uint64_t lost;	     /* calls lost outside any thread's count */
+	struct fxt_sym *sym; /* symbols, unless `lookup` is set; may be NULL */
+	flush_lookup_fn *lookup;
+	void *lookup_ctx;
 	size_t fifo_max; /* start-order FIFO bound per thread (recon.h); 0 = default */
 	/* What the agent recorded besides hooks (spool header): the FXT_LIBC
 	 * groups (AGENT_G_SYNC: pair sync records into flows) and the

@@ -8,6 +8,7 @@ CONVERT_SOURCES = \
 	convert/flush.c convert/flush.h \
 	convert/recon.c convert/recon.h \
 	convert/stackchart.c convert/stackchart.h \
+	convert/symcache.c convert/symcache.h \
 	agent/events.h agent/libc.h agent/libc_table.c \
 	agent/log.c agent/log.h \
 	agent/settings.c agent/settings.h

@@ -10,21 +10,21 @@
  * status (128 + signal if it was killed).  Programs the agent cannot enter
  * (static, set-user-ID) run with a warning.
  *
- * Every traced process writes an archive of its own: the root (the program
- * fxt-run starts) OUT, the others OUT.PID.fxt.  Each reports it on
- * FXT_STATUS_FD (a file fxt-run opens for it); one that closed that fd
- * (or any, under -q) is found in the output directory instead.  A file
- * without the FXT magic record is no archive.  When a process dies without
- * writing its archive (SIGKILL, abort(), _exit() ...), or its agent cannot
- * write it (RLIMIT_FSIZE, RLIMIT_NOFILE, a full disk), it leaves its spool:
- * fxt-run turns it into the archive with the agent's own flusher
- * (launcher/recover.h).  Then fxt-run leaves one archive: it merges them
- * all into OUT (launcher/merge.h), the root's first, the others by pid,
- * removes the parts, and prints one summary line that counts them, from
- * the processes' reports (the reader library counts those that did not
- * report).  A process still running then (a daemon) is not waited for: its
- * archive stays apart.  --keep-parts leaves the per-process archives, one
- * summary line each.
+ * Every traced process records into a spool of its own and seals it at
+ * exit (spool/format.h); fxt-run converts each spool into that process's
+ * archive (convert/convert.h) as soon as the process is done -- sealed,
+ * or gone whatever killed it -- while the program runs, with one symbol
+ * cache for the whole run (convert/symcache.h): the root's archive is
+ * OUT, the others' OUT.PID.fxt.  A process that converted its own (fxt-run
+ * was closing) reports it on FXT_STATUS_FD, or is found in the output
+ * directory.  Then fxt-run leaves one archive: it merges them all into OUT
+ * (launcher/merge.h), the root's first, the others by pid, removes the
+ * parts, and prints one summary line that counts them.  A process still
+ * running then (a daemon) is not waited for: it converts its own spool at
+ * its exit.  --keep-parts leaves the per-process archives, one summary
+ * line each.  fxt-run --recover converts spools left behind later.
+ *
+ * FXT_RUN_DEBUG set: fxt-run says how many symbols its cache answered.
  *
  * Errors follow the shell: a program that cannot be found exits 127, one
  * that cannot be executed 126; fxt-run's own errors (options, agent, output
@@ -58,6 +58,7 @@
 #include "agent/libc.h"
 #include "agent/settings.h"
 #include "convert/convert.h"
+#include "convert/symcache.h"
 #include "launcher/merge.h"
 #include "spool/format.h"
 #include "spool/launcher.h"
@@ -1247,7 +1248,9 @@ struct run {
 	struct session_write *writes;
 	size_t nwrites;
 	bool writes_loaded;
-	unsigned running; /* spools of live processes seen by the last scan */
+	char writes_of[PATH_MAX + 64]; /* the session they are of */
+	struct symcache *syms;	       /* one for the whole run */
+	unsigned running;	       /* spools of live processes seen by the last scan */
 };
 
 /* The spool's header page, mapped shared: the owner protocol needs its
@@ -1308,11 +1311,12 @@ static void spool_view_close(struct spool_view *v)
 static int convert_one(struct run *r, const char *spool, long pid, long root, unsigned image)
 {
 	bool is_root = pid == root && image == 1;
-	struct convert_opts o = { .session = r->session };
+	struct convert_opts o = { .session = r->session, .cache = r->syms };
 	struct convert_result res;
 
-	if (!r->recover) {
-		if (!r->writes_loaded) {
+	{
+		/* --recover reads spools of any run: reloaded per session. */
+		if (!r->writes_loaded || strcmp(r->writes_of, r->session) != 0) {
 			free(r->writes);
 			r->writes = NULL;
 			r->nwrites = 0;
@@ -1321,6 +1325,7 @@ static int convert_one(struct run *r, const char *spool, long pid, long root, un
 				r->nwrites = 0;
 			}
 			r->writes_loaded = true;
+			snprintf(r->writes_of, sizeof(r->writes_of), "%s", r->session);
 		}
 		o.writes = r->writes;
 		o.nwrites = r->nwrites;
@@ -1494,8 +1499,22 @@ static int run_init(struct run *r, struct parts *ps, const char *out, long root,
 	r->since = since;
 	r->quiet = quiet;
 	r->ps = ps;
+	r->syms = symcache_new(); /* NULL: each conversion makes its own */
 	run_set_root(r, root);
 	return 0;
+}
+
+/* FXT_RUN_DEBUG set: how the run's symbol cache did, on stderr. */
+static void run_debug(const struct run *r)
+{
+	uint64_t hits, misses;
+
+	if (getenv("FXT_RUN_DEBUG") == NULL || r->syms == NULL)
+		return;
+	symcache_counts(r->syms, &hits, &misses);
+	fprintf(stderr,
+		"fxt-run: symbols: %" PRIu64 " from the run's cache, %" PRIu64 " looked up\n", hits,
+		misses);
 }
 
 /* The end of the run: every spool whose process is done is converted;
@@ -1839,6 +1858,8 @@ static int recover_main(const struct options *o)
 	}
 	parts_free(&parts);
 	free(r.writes);
+	run_debug(&r);
+	symcache_free(r.syms);
 	free(r.dir);
 	free(out);
 	free(derived);
@@ -1968,6 +1989,8 @@ int main(int argc, char **argv)
 	unlink(ctl);
 	parts_free(&parts);
 	free(r.writes);
+	run_debug(&r);
+	symcache_free(r.syms);
 	free(r.dir);
 	name_list_free(&old_parts);
 	free(on.dir);

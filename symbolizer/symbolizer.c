@@ -520,6 +520,21 @@ struct fxt_sym *fxt_sym_new(unsigned flags)
 	return s;
 }
 
+int fxt_sym_elf_layout(const char *path, struct fxt_sym_layout *out)
+{
+	struct elf_file ef;
+	int err;
+
+	elf_version(EV_CURRENT); /* libelf refuses to work before it */
+	err = fxt_sym__elf_open(&ef, path);
+	if (err < 0)
+		return err;
+	out->fixed = ef.type == ET_EXEC;
+	err = fxt_sym__elf_load_range(ef.elf, 0, &out->lo, &out->hi);
+	fxt_sym__elf_close(&ef);
+	return err;
+}
+
 void fxt_sym_free(struct fxt_sym *s)
 {
 	size_t i;

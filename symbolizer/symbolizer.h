@@ -85,6 +85,18 @@ int fxt_sym_add_module(struct fxt_sym *s, const char *path, uint64_t bias);
  * when a line cannot be parsed (then nothing is reported), -ENOMEM. */
 int fxt_sym_add_maps(struct fxt_sym *s, const char *maps_text);
 
+/* An ELF file's layout as the loader maps it: the addresses its PT_LOAD
+ * segments cover, [lo, hi) as ELF virtual addresses (lo page-aligned, as
+ * the module ranges above), and whether they are fixed (an ET_EXEC file,
+ * whose load bias is meaningless).  Lets a caller tell which module of a
+ * process covers an address without a symbolizer.  0, -errno of open(2),
+ * or -ENOEXEC. */
+struct fxt_sym_layout {
+	uint64_t lo, hi;
+	int fixed;
+};
+int fxt_sym_elf_layout(const char *path, struct fxt_sym_layout *out);
+
 /* The symbol for a code address.  Pass function entry addresses as they are,
  * and pc - 1 for return addresses.  Never NULL; cached per address; the
  * result and its strings stay valid until fxt_sym_free.  On ENOMEM, a static

@@ -6,7 +6,7 @@
 # program runs.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 24
+plan 27
 
 LOOP=$E2E/loop
 
@@ -51,17 +51,30 @@ ok "child killed at exit: merged, and said so" grep -q \
 n=$("$CALLTREE" --flat k1.fxt | sed -n 's/^\([0-9]*\) leaf$/\1/p')
 ok "child killed at exit: its calls are kept ($n leaf calls)" test "${n:-0}" -gt 100000
 
-# --- A process that outlives fxt-run converts its own spool at its exit.
-trace d.fxt sh -c '"$0" 3000000 >/dev/null 2>&1 & echo "pid $!"' "$LOOP"
+# --- A process that outlives fxt-run converts its own spool at its exit
+# (it sleeps past fxt-run's grace for exiting processes, then execs loop).
+trace d.fxt sh -c '(sleep 1; exec "$0" 300000) >/dev/null 2>&1 & echo "pid $!"' "$LOOP"
 pid=$(sed -n 's/^pid //p' "$TMPD/out")
 n=0
 while kill -0 "$pid" 2>/dev/null && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
 n=0
-while ! ls d.$pid.*fxt >/dev/null 2>&1 && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-part=$(ls d.$pid.*fxt 2>/dev/null | head -n 1)
-ok "daemon: wrote its own archive ($part)" test -n "$part"
-ok "daemon: its spool is gone" sh -c '! ls d.fxt.*.spool 2>/dev/null'
-is "$("$CALLTREE" --flat "$part" | sed -n 's/^\([0-9]*\) leaf$/\1/p')" 3000000 "daemon: every call"
+while ls d.fxt.*.spool >/dev/null 2>&1 && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+parts=$(ls d.$pid.*fxt 2>/dev/null | tr '\n' ' ')
+ok "daemon: wrote its own archives ($parts)" test -n "$parts"
+ok "daemon: its spools are gone" sh -c '! ls d.fxt.*.spool 2>/dev/null'
+is "$(for f in $parts; do flat "$f"; done | sed -n 's/^\([0-9]*\) leaf$/\1/p')" 300000 \
+  "daemon: every call"
+
+# --- One symbol cache for the run: the second and third processes of one
+# program are named from it, alike.
+rc=0
+FXT_RUN_DEBUG=1 "$FXT_RUN" -o cache.fxt -- sh -c '"$0" 5; "$0" 5; "$0" 5' "$LOOP" \
+  >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+is "$rc" 0 "symbol cache: exit status"
+is "$(flat cache.fxt | grep -e ' leaf$' -e ' main$')" "$(printf '%s\n' '15 leaf' '3 main')" \
+  "symbol cache: every process's calls named"
+hits=$(sed -n "s/^fxt-run: symbols: \([0-9]*\) from the run's cache.*/\1/p" "$TMPD/err")
+ok "symbol cache: answered lookups ($hits)" test "${hits:-0}" -gt 0
 
 # --- Output paths where nothing can be created: refused before running.
 rc=0

@@ -1,0 +1,355 @@
+/* The per-run symbol cache (see symcache.h).
+ *
+ * Files: one entry per file identity seen, with its load range from the
+ * ELF program headers (read once).  Results: open addressing on (file,
+ * address - bias), with names interned in a string set.  A view's modules
+ * are the header's, in its order, a module overlapping an earlier one left
+ * out, as the symbolizer itself does (so both attribute an address to the
+ * same module); a result is only kept when the symbolizer named that very
+ * module. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "convert/symcache.h"
+
+struct sc_file {
+	char *path;
+	const char *base; /* basename, inside path */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	struct fxt_sym_layout lay;
+	bool ok; /* layout known */
+};
+
+struct sc_entry {
+	uint64_t rel;  /* address - bias */
+	uint32_t file; /* index + 1; 0 = free slot */
+	bool has_start;
+	const char *name;
+	const char *module;
+	uint64_t start_rel;
+};
+
+struct symcache {
+	struct sc_file *files;
+	size_t nfiles, capfiles;
+	struct sc_entry *v;
+	size_t cap, used;
+	char **strs; /* interned strings, open addressing */
+	size_t scap, sused;
+	uint64_t hits, misses;
+};
+
+struct sv_mod {
+	uint64_t start, end, bias;
+	uint32_t file; /* index into the cache's files */
+};
+
+struct symview {
+	struct symcache *c;
+	const struct spool_header *h;
+	struct sv_mod *mods; /* sorted by start, disjoint */
+	size_t n;
+	struct fxt_sym *sym; /* made at the first miss */
+	bool sym_failed;
+	struct fxt_sym_info out;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* ------------------------------------------------------------ strings */
+
+static int strs_grow(struct symcache *c)
+{
+	size_t ncap = c->scap ? c->scap * 2 : 1024;
+	char **nv = calloc(ncap, sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->scap; i++) {
+		if (!c->strs[i])
+			continue;
+		size_t j = (size_t)str_hash(c->strs[i]) & (ncap - 1);
+		while (nv[j])
+			j = (j + 1) & (ncap - 1);
+		nv[j] = c->strs[i];
+	}
+	free(c->strs);
+	c->strs = nv;
+	c->scap = ncap;
+	return 0;
+}
+
+/* The interned copy of s, or NULL on ENOMEM. */
+static const char *intern(struct symcache *c, const char *s)
+{
+	size_t j;
+
+	if (c->sused * 2 >= c->scap && strs_grow(c) < 0)
+		return NULL;
+	for (j = (size_t)str_hash(s) & (c->scap - 1); c->strs[j]; j = (j + 1) & (c->scap - 1))
+		if (strcmp(c->strs[j], s) == 0)
+			return c->strs[j];
+	c->strs[j] = strdup(s);
+	if (!c->strs[j])
+		return NULL;
+	c->sused++;
+	return c->strs[j];
+}
+
+/* ------------------------------------------------------------ results */
+
+static size_t slot_of(uint32_t file, uint64_t rel, size_t cap)
+{
+	return (size_t)mix(rel * 31 + file) & (cap - 1);
+}
+
+static int table_grow(struct symcache *c)
+{
+	size_t ncap = c->cap ? c->cap * 2 : 4096;
+	struct sc_entry *nv = calloc(ncap, sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->cap; i++) {
+		const struct sc_entry *e = &c->v[i];
+		size_t j;
+
+		if (!e->file)
+			continue;
+		for (j = slot_of(e->file, e->rel, ncap); nv[j].file; j = (j + 1) & (ncap - 1))
+			;
+		nv[j] = *e;
+	}
+	free(c->v);
+	c->v = nv;
+	c->cap = ncap;
+	return 0;
+}
+
+static const struct sc_entry *table_find(const struct symcache *c, uint32_t file, uint64_t rel)
+{
+	if (!c->cap)
+		return NULL;
+	for (size_t j = slot_of(file, rel, c->cap); c->v[j].file; j = (j + 1) & (c->cap - 1))
+		if (c->v[j].file == file && c->v[j].rel == rel)
+			return &c->v[j];
+	return NULL;
+}
+
+static void table_add(struct symcache *c, uint32_t file, uint64_t rel,
+		      const struct fxt_sym_info *info, uint64_t bias)
+{
+	const char *name, *module;
+	size_t j;
+
+	if (c->used * 2 >= c->cap && table_grow(c) < 0)
+		return;
+	name = intern(c, info->name);
+	module = intern(c, info->module);
+	if (!name || !module)
+		return;
+	for (j = slot_of(file, rel, c->cap); c->v[j].file; j = (j + 1) & (c->cap - 1))
+		;
+	c->v[j].file = file;
+	c->v[j].rel = rel;
+	c->v[j].name = name;
+	c->v[j].module = module;
+	c->v[j].has_start = info->start != 0;
+	c->v[j].start_rel = info->start - bias;
+	c->used++;
+}
+
+/* ------------------------------------------------------------ files */
+
+/* The index of the file at `path` as it is now, added if new; -errno when
+ * it cannot be stat'ed (then it is never cached). */
+static long file_of(struct symcache *c, const char *path)
+{
+	struct stat st;
+	struct sc_file *f;
+
+	if (stat(path, &st) != 0)
+		return -errno;
+	for (size_t i = 0; i < c->nfiles; i++) {
+		f = &c->files[i];
+		if (f->dev == st.st_dev && f->ino == st.st_ino && f->size == st.st_size &&
+		    f->mtime.tv_sec == st.st_mtim.tv_sec &&
+		    f->mtime.tv_nsec == st.st_mtim.tv_nsec && strcmp(f->path, path) == 0)
+			return (long)i;
+	}
+	if (c->nfiles == c->capfiles) {
+		size_t ncap = c->capfiles ? c->capfiles * 2 : 32;
+		struct sc_file *nv = realloc(c->files, ncap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		c->files = nv;
+		c->capfiles = ncap;
+	}
+	f = &c->files[c->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->path = strdup(path);
+	if (!f->path)
+		return -ENOMEM;
+	f->base = strrchr(f->path, '/') ? strrchr(f->path, '/') + 1 : f->path;
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	f->size = st.st_size;
+	f->mtime = st.st_mtim;
+	f->ok = fxt_sym_elf_layout(path, &f->lay) == 0;
+	return (long)c->nfiles++;
+}
+
+/* ------------------------------------------------------------ cache */
+
+struct symcache *symcache_new(void)
+{
+	return calloc(1, sizeof(struct symcache));
+}
+
+void symcache_free(struct symcache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nfiles; i++)
+		free(c->files[i].path);
+	for (size_t i = 0; i < c->scap; i++)
+		free(c->strs[i]);
+	free(c->files);
+	free(c->v);
+	free(c->strs);
+	free(c);
+}
+
+void symcache_counts(const struct symcache *c, uint64_t *hits, uint64_t *misses)
+{
+	*hits = c->hits;
+	*misses = c->misses;
+}
+
+/* ------------------------------------------------------------ views */
+
+static int mod_cmp(const void *a, const void *b)
+{
+	const struct sv_mod *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int symview_open(struct symview **out, struct symcache *c, const struct spool_header *h)
+{
+	struct symview *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	v->c = c;
+	v->h = h;
+	v->mods = calloc(h->nmodules ? h->nmodules : 1, sizeof(*v->mods));
+	if (!v->mods) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < h->nmodules; i++) {
+		long f = file_of(c, h->modules[i].path);
+		struct sv_mod m;
+		bool overlaps = false;
+
+		if (f < 0 || !c->files[f].ok)
+			continue;
+		m.bias = c->files[f].lay.fixed ? 0 : h->modules[i].bias;
+		m.start = m.bias + c->files[f].lay.lo;
+		m.end = m.bias + c->files[f].lay.hi;
+		m.file = (uint32_t)f;
+		for (size_t j = 0; j < v->n && !overlaps; j++)
+			overlaps = m.start < v->mods[j].end && v->mods[j].start < m.end;
+		if (!overlaps)
+			v->mods[v->n++] = m;
+	}
+	qsort(v->mods, v->n, sizeof(*v->mods), mod_cmp);
+	*out = v;
+	return 0;
+}
+
+static const struct sv_mod *mod_find(const struct symview *v, uint64_t addr)
+{
+	size_t lo = 0, hi = v->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->mods[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < v->mods[lo - 1].end ? &v->mods[lo - 1] : NULL;
+}
+
+/* The process's own symbolizer, with its modules as the header lists
+ * them (a module refused for overlapping an earlier one is no error). */
+static const struct fxt_sym_info *direct(struct symview *v, uint64_t addr)
+{
+	if (!v->sym && !v->sym_failed) {
+		v->sym = fxt_sym_new(0);
+		v->sym_failed = !v->sym;
+		for (uint32_t i = 0; v->sym && i < v->h->nmodules; i++)
+			fxt_sym_add_module(v->sym, v->h->modules[i].path, v->h->modules[i].bias);
+	}
+	return v->sym ? fxt_sym_lookup(v->sym, addr) : NULL;
+}
+
+const struct fxt_sym_info *symview_lookup(void *view, uint64_t addr)
+{
+	struct symview *v = view;
+	const struct sv_mod *m = mod_find(v, addr);
+	const struct fxt_sym_info *info;
+	const struct sc_entry *e;
+
+	if (m && (e = table_find(v->c, m->file + 1, addr - m->bias))) {
+		v->c->hits++;
+		v->out.name = e->name;
+		v->out.module = e->module;
+		v->out.file = NULL;
+		v->out.line = 0;
+		v->out.start = e->has_start ? e->start_rel + m->bias : 0;
+		return &v->out;
+	}
+	v->c->misses++;
+	info = direct(v, addr);
+	/* Kept only when the symbolizer put it in the same module. */
+	if (m && info && info->start && info->module &&
+	    strcmp(info->module, v->c->files[m->file].base) == 0)
+		table_add(v->c, m->file + 1, addr - m->bias, info, m->bias);
+	return info;
+}
+
+void symview_close(struct symview *v)
+{
+	if (!v)
+		return;
+	fxt_sym_free(v->sym);
+	free(v->mods);
+	free(v);
+}
