@@ -23,7 +23,6 @@
 #include "agent/modules.h"
 #include "agent/sample.h"
 #include "spool/session.h"
-#include "convert/convert.h"
 #include "spool/launcher.h"
 #include "spool/proc.h"
 
@@ -228,7 +227,12 @@ static struct spool_seal_thread *collect_threads(size_t *n)
 	return v;
 }
 
-static void report_status(const struct convert_result *res, const char *path)
+/* What the converter said of the archive it wrote. */
+struct self_result {
+	uint64_t events, threads, dropped, bytes;
+};
+
+static void report_status(const struct self_result *res, const char *path)
 {
 	struct stat sb;
 	char line[4096 + 160];
@@ -262,26 +266,62 @@ static bool launcher_converts(void)
 	return !spool_claim(agent.spool.hdr, SPOOL_OWNER_NONE, SPOOL_OWNER_SELF);
 }
 
+typedef int convert_self_fn(const char *spool_path, const char *archive_path, const char *session,
+			    int no_clobber, uint64_t *events, uint64_t *threads, uint64_t *dropped,
+			    uint64_t *bytes);
+
+/* The converter, libfxt-convert.so next to this library (convert/self.c),
+ * loaded now: only a process that converts its own spool pays for it and
+ * for libdw. */
+static convert_self_fn *load_converter(void)
+{
+	static const char name[] = "libfxt-convert.so";
+	char path[4096];
+	const char *slash;
+	Dl_info info;
+	size_t dir;
+	void *h;
+
+	if (!dladdr((void *)load_converter, &info) || !info.dli_fname ||
+	    !(slash = strrchr(info.dli_fname, '/')))
+		return NULL;
+	dir = (size_t)(slash - info.dli_fname) + 1;
+	if (dir + sizeof(name) > sizeof(path))
+		return NULL;
+	memcpy(path, info.dli_fname, dir);
+	memcpy(path + dir, name, sizeof(name));
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		agent_err("cannot load %s: %s", path, dlerror());
+		return NULL;
+	}
+	return (convert_self_fn *)dlsym(h, "fxt_convert_spool_self");
+}
+
 /* Converts this process's own sealed spool into its archive, in this
  * process: without fxt-run, or when fxt-run is gone. */
 static void convert_self(void)
 {
 	char path[4096 + 64], session[4096 + 64];
-	struct convert_opts o = { 0 };
-	struct convert_result res;
+	convert_self_fn *convert = load_converter();
+	struct self_result res;
 	uint64_t t0 = agent_mono_ns();
 	int err = -EEXIST;
 
+	memset(&res, 0, sizeof(res));
 	session_path(session, sizeof(session), agent_cfg.output, agent_cfg.root_pid);
-	o.session = session;
-	if (is_root()) {
+	if (!convert) {
 		snprintf(path, sizeof(path), "%s", agent_cfg.output);
-		err = convert_spool(agent.spool.path, path, &o, &res);
+		err = -ENOSYS;
+	} else if (is_root()) {
+		snprintf(path, sizeof(path), "%s", agent_cfg.output);
+		err = convert(agent.spool.path, path, session, 0, &res.events, &res.threads,
+			      &res.dropped, &res.bytes);
 	} else {
-		o.no_clobber = true;
 		for (unsigned n = 1; n < 100 && err == -EEXIST; n++) {
 			agent_pid_output(path, sizeof(path), agent_cfg.output, (long)agent.pid, n);
-			err = convert_spool(agent.spool.path, path, &o, &res);
+			err = convert(agent.spool.path, path, session, 1, &res.events, &res.threads,
+				      &res.dropped, &res.bytes);
 		}
 	}
 	/* The root removes the session when no fxt-run does (it removes it
@@ -289,8 +329,9 @@ static void convert_self(void)
 	if (is_root() && !agent_cfg.launcher_pid)
 		unlink(session);
 	if (err < 0) {
-		agent_err("writing %s failed: %s; records left in %s", path, strerror(-err),
-			  agent.spool.path);
+		agent_err("writing %s failed: %s; records left in %s (fxt-run --recover turns "
+			  "them into the archive)",
+			  path, strerror(-err), agent.spool.path);
 		spool_release(&agent.spool);
 		return;
 	}

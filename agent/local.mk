@@ -1,22 +1,31 @@
 # agent/: libfxt-agent.so, preloaded into the traced program.  Built without
 # sanitizers and with hidden visibility; only the hooks and the libc
-# wrappers (dlopen/dlclose, the exec family) are exported.  It compiles the
-# codec and symbolizer sources itself so that they carry its flags.
+# wrappers (dlopen/dlclose, the exec family) are exported.  It does not
+# convert: at exit it seals its spool, and fxt-run converts it.  A process
+# that must convert its own (no fxt-run) loads libfxt-convert.so, built
+# next to it from the converter's, codec's and symbolizer's sources with
+# the same flags, so that libdw and the libraries it loads never enter a
+# traced process under fxt-run.
 AGENT_CFLAGS = $(WARN_CFLAGS) -fvisibility=hidden -fno-omit-frame-pointer \
 	-ftls-model=initial-exec $(LIBDW_CFLAGS) $(LIBUNWIND_CFLAGS) $(ZLIB_CFLAGS)
 AGENT_LDFLAGS = -module -avoid-version -shared -Wl,--no-undefined -Wl,-z,nodelete
 
 # The agent's own modules (without the hooks and the life cycle, which
 # unit tests cannot link: they define the constructor and the wrappers).
-AGENT_CORE_SOURCES = \
+AGENT_RECORD_SOURCES = \
 	agent/agent.h \
 	agent/clock.c agent/clock.h \
+	agent/events.h agent/libc.h agent/libc_table.c \
+	agent/log.c agent/log.h \
+	agent/settings.c agent/settings.h \
 	agent/spool.c agent/spool.h \
 	agent/tbuf.c agent/tbuf.h \
-	$(CONVERT_SOURCES) $(SPOOL_SOURCES)
+	$(SPOOL_SOURCES)
+# What the unit tests compile: the recording side and the converter.
+AGENT_CORE_SOURCES = $(AGENT_RECORD_SOURCES) $(CONVERT_ONLY_SOURCES)
 
 pkglib_LTLIBRARIES += libfxt-agent.la
-libfxt_agent_la_SOURCES = $(AGENT_CORE_SOURCES) \
+libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	agent/hooks.c \
 	agent/libc.c \
 	agent/sample.c agent/sample.h \
@@ -24,11 +33,17 @@ libfxt_agent_la_SOURCES = $(AGENT_CORE_SOURCES) \
 	agent/wrap_mem.c agent/wrap_sync.c agent/wrap_thread.c \
 	agent/wrap_proc.c agent/wrap_log.c \
 	agent/lifecycle.c \
-	agent/modules.c agent/modules.h \
-	$(FXT_CODEC_SOURCES) $(FXT_SYM_SOURCES)
+	agent/modules.c agent/modules.h
 libfxt_agent_la_CFLAGS = $(AGENT_CFLAGS)
 libfxt_agent_la_LDFLAGS = $(AGENT_LDFLAGS)
-libfxt_agent_la_LIBADD = $(LIBDW_LIBS) $(LIBUNWIND_LIBS) $(ZLIB_LIBS) -lpthread -ldl -lrt
+libfxt_agent_la_LIBADD = $(LIBUNWIND_LIBS) -lpthread -ldl -lrt
+
+pkglib_LTLIBRARIES += libfxt-convert.la
+libfxt_convert_la_SOURCES = convert/self.c $(CONVERT_SOURCES) $(SPOOL_SOURCES) \
+	$(FXT_CODEC_SOURCES) $(FXT_SYM_SOURCES)
+libfxt_convert_la_CFLAGS = $(AGENT_CFLAGS)
+libfxt_convert_la_LDFLAGS = $(AGENT_LDFLAGS)
+libfxt_convert_la_LIBADD = $(LIBDW_LIBS) $(ZLIB_LIBS) -lpthread -ldl
 
 # The no-op agent: the same hooks doing nothing, a baseline for bench/.
 pkglib_LTLIBRARIES += libfxt-agent-nop.la

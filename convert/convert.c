@@ -205,6 +205,8 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	}
 	in.lookup = symview_lookup;
 	in.lookup_ctx = view;
+	if (symview_range_of(view, "libfxt-agent.so", &in.agent_lo, &in.agent_hi) < 0)
+		in.agent_lo = in.agent_hi = 0;
 	/* No session (none given, or nothing was piped): no pipe flows. */
 	if (o && o->writes_loaded) {
 		in.pipe_writes = o->writes;

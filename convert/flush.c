@@ -125,6 +125,9 @@ static struct sym_entry *table_get_slow(struct sym_table *t, uint64_t addr)
 			e->name = e->owned ? e->owned : "libc#?";
 			e->cat = "libc";
 		}
+	} else if (addr == FLUSH_AGENT_PC) {
+		e->name = FLUSH_AGENT_FRAME;
+		e->cat = FLUSH_AGENT_FRAME;
 	} else {
 		info = t->lookup ? t->lookup(t->lookup_ctx, addr) : NULL;
 		e->name = info && info->name ? info->name : "?";
@@ -1082,7 +1085,17 @@ static long tagged(struct thread_state *t, const uint64_t *p, const uint64_t *st
 			pcs[2 * i + 1] = p[3 + 2 * i] & ((1ull << 56) - 1);
 		}
 		if (t->sampling && depth) {
-			err = stackchart_sample(&t->sc, w0, pcs, depth);
+			const struct flush_input *in = t->fl->in;
+			unsigned skip = 0;
+			/* The agent's innermost frames: one "fxtrace" frame. */
+			while (skip < depth && pcs[skip] >= in->agent_lo &&
+			       pcs[skip] < in->agent_hi)
+				skip++;
+			if (skip) {
+				pcs[skip - 1] = FLUSH_AGENT_PC;
+				skip--;
+			}
+			err = stackchart_sample(&t->sc, w0, pcs + skip, depth - skip);
 			if (err == -ENOSYS) {
 				t->sampling = false; /* no stack charts in this build */
 				err = 0;
@@ -1178,8 +1191,11 @@ static __attribute__((noinline)) int feed_chunk(struct thread_state *t, const st
 static uint64_t sample_fn_of(void *vctx, uint64_t pc)
 {
 	const struct sym_table *names = vctx;
-	const struct fxt_sym_info *info =
-	    names->lookup ? names->lookup(names->lookup_ctx, pc) : NULL;
+	const struct fxt_sym_info *info;
+
+	if (pc == FLUSH_AGENT_PC)
+		return pc;
+	info = names->lookup ? names->lookup(names->lookup_ctx, pc) : NULL;
 
 	/* An identity below 2^56, as hook addresses are: the recon's and the
 	 * name table's other bits mean exits and tags. */

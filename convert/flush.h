@@ -36,7 +36,10 @@
  *    instant event, category "log", named after the line, with arguments
  *    "message" and "stream", in stream order among the slices;
  *  - a sample track (SAMPLE): a thread of its own (koid tid | 2^30, named
- *    "<thread> (samples)") whose slices are the stack chart of the samples.
+ *    "<thread> (samples)") whose slices are the stack chart of the samples;
+ *    time the sampled thread spent in the agent itself (its start-up, a
+ *    hook's chunk refill, a wrapper's recording) is one frame "fxtrace"
+ *    (category "fxtrace") under the program's frame that called it.
  * After every thread, the heap counter (COUNTER deltas of all threads,
  * summed in time order): counter events "heap" (category "libc.mem",
  * argument "bytes_in_use") on the main thread.
@@ -77,6 +80,10 @@ struct flush_input {
 	size_t nthreads;
 	uint64_t lost;	     /* calls lost outside any thread's count */
 	struct fxt_sym *sym; /* symbols, unless `lookup` is set; may be NULL */
+	/* The agent's own code, [agent_lo, agent_hi) (0, 0: unknown): the
+	 * innermost frames of a stack sample that lie in it are the agent's
+	 * work, not the program's, and become one frame named "fxtrace". */
+	uint64_t agent_lo, agent_hi;
 	flush_lookup_fn *lookup;
 	void *lookup_ctx;
 	size_t fifo_max; /* start-order FIFO bound per thread (recon.h); 0 = default */
@@ -100,6 +107,11 @@ struct flush_input {
 	uint64_t base_ticks;
 	uint64_t base_ns;
 };
+
+/* The address a stack sample's agent frames become (FLUSH_AGENT_FRAME
+ * names it): below 2^56 like a code address, in no module. */
+#define FLUSH_AGENT_PC	  ((1ull << 56) - 16)
+#define FLUSH_AGENT_FRAME "fxtrace"
 
 /* What agent_flush_archive() adds to every timestamp (modulo 2^64). */
 uint64_t flush_time_shift(const struct flush_input *in);

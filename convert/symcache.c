@@ -345,6 +345,18 @@ const struct fxt_sym_info *symview_lookup(void *view, uint64_t addr)
 	return info;
 }
 
+int symview_range_of(const struct symview *v, const char *base, uint64_t *lo, uint64_t *hi)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		if (strcmp(v->c->files[v->mods[i].file].base, base) == 0) {
+			*lo = v->mods[i].start;
+			*hi = v->mods[i].end;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 void symview_close(struct symview *v)
 {
 	if (!v)

@@ -44,6 +44,10 @@ int symview_open(struct symview **out, struct symcache *c, const struct spool_he
  * is a struct symview (void * for the flusher's callback). */
 const struct fxt_sym_info *symview_lookup(void *view, uint64_t addr);
 
+/* The addresses of the view's module whose file is named `base`
+ * ("libfxt-agent.so"): 0, or -ENOENT when it has none. */
+int symview_range_of(const struct symview *v, const char *base, uint64_t *lo, uint64_t *hi);
+
 void symview_close(struct symview *v);
 
 #endif /* FXT_CONVERT_SYMCACHE_H */

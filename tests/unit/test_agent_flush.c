@@ -195,6 +195,7 @@ static bool names_unknown;
 
 /* Further flush_input fields for the next flush_to(). */
 static unsigned flush_groups, flush_sample_hz;
+static uint64_t flush_agent_lo, flush_agent_hi;
 static const struct session_write *flush_writes;
 static size_t flush_nwrites;
 
@@ -233,6 +234,8 @@ static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flu
 	in.fifo_max = fifo_max;
 	in.libc_groups = flush_groups;
 	in.sample_hz = flush_sample_hz;
+	in.agent_lo = flush_agent_lo;
+	in.agent_hi = flush_agent_hi;
 	in.pipe_writes = flush_writes;
 	in.npipe_writes = flush_nwrites;
 	in.sym = fxt_sym_new(0);
@@ -1206,6 +1209,46 @@ static void test_samples(void)
 	free(a.ev);
 }
 
+/* Time a sampled thread spent in the agent's own code is not the
+ * program's: its innermost agent frames become one "fxtrace" frame under
+ * the program's frame that called into the agent.  Here agent_test_work
+ * plays the agent's code. */
+static void test_samples_in_agent(void)
+{
+	const uint64_t koid = 52 | (1ull << 30);
+	struct tstate t = { 0 };
+	struct archive a;
+	struct flush_stats st;
+	uint64_t rec[4];
+
+	test_agent_reset(1 << 20, 64 << 20, 0);
+	put(&t, 100, A);
+	rec[0] = 110;
+	rec[1] = ev_tag_bits(EV_TAG_SAMPLE) | 2;
+	rec[2] = (uint64_t)(uintptr_t)agent_test_work + 4;
+	rec[3] = ev_tag_bits(EV_TAG_FRAME) | ((uintptr_t)agent_test_outer + 5);
+	put_slots(&t, rec, 2);
+	put(&t, 200, A | EXIT);
+	t.tb->tid = 52;
+	flush_sample_hz = 1000;
+	flush_agent_lo = (uint64_t)(uintptr_t)agent_test_work;
+	flush_agent_hi = flush_agent_lo + 16;
+	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "agent samples: flushed");
+	flush_agent_lo = flush_agent_hi = 0;
+	flush_sample_hz = 0;
+	{
+		const struct ev *outer =
+		    find_type(&a, koid, FXT_EVENT_DURATION_COMPLETE, "agent_test_outer");
+		const struct ev *mine = find_type(&a, koid, FXT_EVENT_DURATION_COMPLETE, "fxtrace");
+		ok(outer && mine && mine->ts >= outer->ts && mine->end <= outer->end &&
+		       strcmp(mine->cat, "fxtrace") == 0,
+		   "agent samples: one \"fxtrace\" frame under the program's caller");
+		ASSERT_EQ_U64(count(&a, koid, FXT_EVENT_DURATION_COMPLETE, "agent_test_work"), 0,
+			      "agent samples: the agent's function is not on the track");
+	}
+	free(a.ev);
+}
+
 /* Whatever the slots say: no crash, a valid archive. */
 static void test_garbage(void)
 {
@@ -1309,7 +1352,7 @@ static void test_time_base(void)
 
 int main(void)
 {
-	plan(184);
+	plan(187);
 	test_basic();
 	test_unnamed_threads();
 	test_drops();
@@ -1326,6 +1369,7 @@ int main(void)
 	test_sync();
 	test_pipe();
 	test_samples();
+	test_samples_in_agent();
 	test_garbage();
 	test_time_base();
 	test_agent_cleanup();
