@@ -238,6 +238,9 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	res->threads = st.threads;
 	res->records = st.records;
 	res->dropped = st.dropped;
+	res->deep = st.deep;
+	res->max_depth = st.max_depth;
+	res->deep_tid = st.deep_tid;
 out_sym:
 	free(writes);
 out_threads:

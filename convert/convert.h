@@ -58,6 +58,9 @@ struct convert_result {
 	uint64_t records;  /* spool records read */
 	uint64_t dropped;  /* calls not recorded */
 	uint64_t bytes;	   /* archive bytes, uncompressed */
+	uint64_t deep;	   /* slices nested deeper than Perfetto shows (512) */
+	uint64_t max_depth;
+	uint64_t deep_tid;
 };
 
 /* Reads and checks a spool's fixed header and module list into a malloc'd

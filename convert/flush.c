@@ -1279,6 +1279,11 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 	}
 	st->dropped += th->dropped;
 	st->unmatched += t->r.unmatched;
+	st->deep += t->r.deep;
+	if (t->r.max_depth > st->max_depth) {
+		st->max_depth = t->r.max_depth;
+		st->deep_tid = th->tid;
+	}
 	st->events += t->r.emitted;
 	st->begun += t->r.begun;
 	recon_free(&t->r);

@@ -129,6 +129,9 @@ struct flush_stats {
 	uint64_t counters;	/* counter events */
 	uint64_t samples;	/* stack samples fed to a stack chart */
 	uint64_t sample_slices; /* slices of the sample tracks (not in `events`) */
+	uint64_t deep;		/* slices nested deeper than Perfetto shows */
+	uint64_t max_depth;	/* the deepest nesting among those, else 0 */
+	uint64_t deep_tid;	/* a thread with the deepest */
 };
 
 /* Writes the archive.  Returns 0 or -errno (the writer's first error, a

@@ -31,6 +31,8 @@ void recon_init(struct recon *r, const struct recon_sink *sink, void *ctx, size_
 	r->head = r->tail = 0;
 	r->last_ts = 0;
 	r->unmatched = 0;
+	r->deep = 0;
+	r->max_depth = 0;
 	r->emitted = 0;
 	r->begun = 0;
 	r->nargs = 0;

@@ -107,6 +107,11 @@ struct recon_sink {
 		     const struct recon_args *args);
 };
 
+/* Perfetto shows slices at nesting depths 0 .. 512 and counts deeper ones
+ * in its stat slice_max_depth_exceeded: the recon counts the frames it
+ * would not show. */
+#define RECON_SHOWN_DEPTH 512u
+
 /* Default bound of the FIFO, in slots (24 bytes each). */
 #define RECON_FIFO_MAX (64u << 10)
 
@@ -136,6 +141,8 @@ struct recon {
 	uint64_t emitted;   /* frames emitted (complete events and begun frames) */
 	uint64_t begun;	    /* frames emitted as begin/end pairs */
 	uint64_t nargs;	    /* argument lists alive (0: nothing to free on drain) */
+	uint64_t deep;	    /* frames entered deeper than RECON_SHOWN_DEPTH */
+	size_t max_depth;   /* the deepest of those, else 0 */
 	const struct recon_sink *sink;
 	void *ctx;
 };
@@ -158,6 +165,11 @@ static inline __attribute__((always_inline)) int recon_feed(struct recon *r, uin
 		ts = r->last_ts + 1;
 	r->last_ts = ts;
 	if (!(addr & SPOOL_EXIT_BIT)) {
+		if (__builtin_expect(r->depth > RECON_SHOWN_DEPTH, 0)) {
+			r->deep++;
+			if (r->depth + 1 > r->max_depth)
+				r->max_depth = r->depth + 1;
+		}
 		if (__builtin_expect(r->depth < r->cap && r->tail - r->head < r->fifo_cap, 1)) {
 			struct recon_slot *s = &r->fifo[r->tail & (r->fifo_cap - 1)];
 			struct recon_frame *f = &r->stack[r->depth++];

@@ -58,6 +58,7 @@
 #include "agent/libc.h"
 #include "agent/settings.h"
 #include "convert/convert.h"
+#include "convert/recon.h"
 #include "convert/symcache.h"
 #include "launcher/merge.h"
 #include "spool/format.h"
@@ -108,11 +109,13 @@ struct options {
 
 /* What the summary says about one archive. */
 struct archive_stats {
-	uint64_t bytes;	   /* on disk */
-	uint64_t events;   /* duration event records */
-	uint64_t threads;  /* distinct threads with events */
-	uint64_t dropped;  /* calls not recorded (FXT_MAX_SIZE) */
-	const char *error; /* damage found by the reader, or NULL */
+	uint64_t bytes;				/* on disk */
+	uint64_t events;			/* duration event records */
+	uint64_t threads;			/* distinct threads with events */
+	uint64_t dropped;			/* calls not recorded (FXT_MAX_SIZE) */
+	uint64_t deep;				/* slices nested deeper than Perfetto shows */
+	uint64_t max_depth, deep_pid, deep_tid; /* the deepest of those */
+	const char *error;			/* damage found by the reader, or NULL */
 };
 
 /* One line of FXT_STATUS_FD:
@@ -859,6 +862,26 @@ static void print_summary(const char *what, const char *display, const struct ar
 		st->dropped != 0 ? ": raise --max-size to keep them" : "",
 		st->error != NULL ? "; " : "", st->error != NULL ? st->error : "",
 		note != NULL ? "; " : "", note != NULL ? note : "");
+	if (st->deep != 0)
+		fprintf(stderr,
+			"fxt-run: warning: %" PRIu64 " slice%s nest deeper than %u levels (%" PRIu64
+			" deep on pid %" PRIu64 " tid %" PRIu64
+			"): Perfetto does not show them (its "
+			"stat slice_max_depth_exceeded); fxt-report counts them, fxt-flame "
+			"--max-depth draws them bounded\n",
+			st->deep, st->deep == 1 ? "" : "s", RECON_SHOWN_DEPTH, st->max_depth,
+			st->deep_pid, st->deep_tid);
+}
+
+/* Adds one archive's deep nesting to `sum`'s. */
+static void add_deep(struct archive_stats *sum, const struct archive_stats *st)
+{
+	sum->deep += st->deep;
+	if (st->max_depth > sum->max_depth) {
+		sum->max_depth = st->max_depth;
+		sum->deep_pid = st->deep_pid;
+		sum->deep_tid = st->deep_tid;
+	}
 }
 
 /* The path as the user named it: relative to the current directory when
@@ -1361,6 +1384,10 @@ static int convert_one(struct run *r, const char *spool, long pid, long root, un
 		pt->st.events = res.events;
 		pt->st.threads = res.threads;
 		pt->st.dropped = res.dropped;
+		pt->st.deep = res.deep;
+		pt->st.max_depth = res.max_depth;
+		pt->st.deep_pid = (uint64_t)pid;
+		pt->st.deep_tid = res.deep_tid;
 		pt->recovered = !res.sealed;
 		pt->note = res.sealed ? NULL : "recovered from spool";
 	}
@@ -1667,6 +1694,7 @@ static int merge_parts(struct parts *ps, const char *out, bool quiet)
 		sum.events += pt->st.events;
 		sum.threads += pt->st.threads;
 		sum.dropped += pt->st.dropped;
+		add_deep(&sum, &pt->st);
 		nrecovered += pt->recovered;
 	}
 	if (n == 0)

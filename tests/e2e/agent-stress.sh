@@ -8,7 +8,7 @@
 # own (tests/libc-*.mk).
 export FXT_LIBC=none
 
-plan 19
+plan 20
 
 # --- 4 rounds of 64 threads, created and joined.
 trace threads.fxt "$E2E/stress_threads"
@@ -40,6 +40,9 @@ EOT
 )" "deep recursion: calls per function"
 is "$(stat_of deep.fxt maxdepth)/$(stat_of deep.fxt overlaps)/$(stat_of deep.fxt open)" \
   1000002/0/0 "deep recursion: nested 1,000,002 deep"
+ok "deep recursion: fxt-run warns that Perfetto shows 513 levels of 1,000,002" grep -q \
+  '^fxt-run: warning: 999489 slices nest deeper than 512 levels (1000002 deep on pid [0-9]* tid [0-9]*): Perfetto does not show them' \
+  "$TMPD/err"
 
 # --- SIGUSR1 handled 3000 times while the thread runs instrumented code.
 # Each handler makes 3 calls (on_signal, then handler_work twice).  A handler
