@@ -28,36 +28,13 @@
 #include "agent/clock.h"
 #include "agent/events.h"
 #include "agent/tbuf.h"
+#include "spool/recording.h"
 
 /* ------------------------------------------------------------ groups */
-
-enum agent_group {
-	AGENT_G_IO = 1u << 0,
-	AGENT_G_MEM = 1u << 1,
-	AGENT_G_THREAD = 1u << 2,
-	AGENT_G_SYNC = 1u << 3,
-	AGENT_G_PROC = 1u << 4,
-	AGENT_G_SLEEP = 1u << 5,
-	AGENT_G_LOG = 1u << 6,
-	AGENT_G_ALL = (1u << 7) - 1,
-	/* Internal frames (the thread's life, fork's child side): recorded
-	 * when their group is; category "libc.thread" / "libc.proc". */
-};
-
-/* The default of FXT_LIBC: everything but the two groups whose calls are
- * frequent and cheap (mem, sync), where recording would dominate. */
-#define AGENT_G_DEFAULT (AGENT_G_IO | AGENT_G_THREAD | AGENT_G_PROC | AGENT_G_SLEEP | AGENT_G_LOG)
 
 /* The groups switched on (FXT_LIBC), 0 until the settings are loaded and
  * after the flush started.  Read on every wrapped call. */
 extern unsigned agent_libc_on;
-
-/* Parses "io,mem,...", "all", "none" (also "" = none) into group bits.
- * Returns -1 on an unknown name. */
-int agent_libc_parse(const char *s, unsigned *out);
-
-/* Group name ("io") of one group bit. */
-const char *agent_group_name(unsigned group_bit);
 
 /* ------------------------------------------------------------ functions */
 

@@ -24,6 +24,7 @@
 #include "agent/sample.h"
 #include "spool/session.h"
 #include "spool/launcher.h"
+#include "spool/names.h"
 #include "spool/proc.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -42,10 +43,7 @@ static ino_t status_ino;
 
 void agent_spool_path(char *buf, size_t cap, const char *output, long pid, unsigned image)
 {
-	if (image > 1)
-		agent_fmt(buf, cap, "%s.%ld.%u.spool", output, pid, image);
-	else
-		agent_fmt(buf, cap, "%s.%ld.spool", output, pid);
+	run_spool_name(buf, cap, output, pid, image);
 }
 
 static bool is_root(void)
@@ -319,7 +317,7 @@ static void convert_self(void)
 			      &res.dropped, &res.bytes);
 	} else {
 		for (unsigned n = 1; n < 100 && err == -EEXIST; n++) {
-			agent_pid_output(path, sizeof(path), agent_cfg.output, (long)agent.pid, n);
+			run_archive_name(path, sizeof(path), agent_cfg.output, (long)agent.pid, n);
 			err = convert(agent.spool.path, path, session, 1, &res.events, &res.threads,
 				      &res.dropped, &res.bytes);
 		}

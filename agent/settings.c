@@ -60,42 +60,6 @@ int agent_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-size_t agent_output_stem(const char *output)
-{
-	const char *base = strrchr(output, '/');
-	const char *dot, *gz;
-
-	base = base ? base + 1 : output;
-	dot = strrchr(base, '.');
-	gz = dot && strcmp(dot, ".gz") == 0 ? dot : NULL;
-	if (gz) {
-		const char *p = gz;
-		dot = NULL;
-		while (p > base && *--p != '.')
-			;
-		if (*p == '.' && p > base)
-			dot = p;
-		else
-			dot = gz;
-	}
-	if (!dot || dot == base)
-		dot = base + strlen(base);
-	return (size_t)(dot - output);
-}
-
-/* FXT_OUTPUT with ".PID" (and ".N" for n > 1) before the extension. */
-void agent_pid_output(char *buf, size_t cap, const char *output, long pid, unsigned n)
-{
-	size_t stem = agent_output_stem(output);
-	char tag[48];
-
-	if (n > 1)
-		agent_fmt(tag, sizeof(tag), ".%ld.%u", pid, n);
-	else
-		agent_fmt(tag, sizeof(tag), ".%ld", pid);
-	snprintf(buf, cap, "%.*s%s%s", (int)stem, output, tag, output + stem);
-}
-
 static long parse_long(const char *s)
 {
 	char *end;

@@ -158,12 +158,13 @@
 #include <stdint.h>
 #include <limits.h>
 
+#include "spool/recording.h"
+
 #define AGENT_DEFAULT_BUFFER_SIZE (64ull << 20)
 #define AGENT_DEFAULT_CHUNK_SIZE  (1ull << 20)
 #define AGENT_MIN_CHUNK_SIZE	  (4ull << 10)
 #define AGENT_FLOOR_CHUNK_SIZE	  (64ull << 10)
 #define AGENT_DEFAULT_MAX_SIZE	  (1ull << 30)
-#define AGENT_MAX_SAMPLE_HZ	  10000u
 
 enum agent_clock {
 	AGENT_CLOCK_AUTO,
@@ -198,14 +199,5 @@ void agent_config_load(void);
 /* Parses a size with an optional k/K, m/M, g/G suffix (powers of 1024),
  * e.g. "64M".  Returns 0 or -EINVAL (garbage, overflow). */
 int agent_parse_size(const char *s, uint64_t *out);
-
-/* The archive name of a process that is not the root: `output` with ".PID"
- * (n = 1) or ".PID.N" (n > 1) inserted before the extension (".fxt.gz"
- * counts as one), or appended when there is none. */
-void agent_pid_output(char *buf, size_t cap, const char *output, long pid, unsigned n);
-
-/* Where agent_pid_output() inserts ".PID": the length of `output` without
- * its extension. */
-size_t agent_output_stem(const char *output);
 
 #endif /* FXT_AGENT_SETTINGS_H */

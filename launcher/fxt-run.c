@@ -55,15 +55,15 @@
 
 #include <fxt/reader.h>
 
-#include "agent/libc.h"
-#include "agent/settings.h"
 #include "convert/convert.h"
 #include "convert/recon.h"
 #include "convert/symcache.h"
 #include "launcher/merge.h"
 #include "spool/format.h"
 #include "spool/launcher.h"
+#include "spool/names.h"
 #include "spool/proc.h"
+#include "spool/recording.h"
 #include "spool/session.h"
 
 #ifndef FXT_PKGLIBDIR
@@ -1010,7 +1010,7 @@ struct parts {
 };
 
 /* OUT, split as the agent names the other processes' archives after it
- * (agent_pid_output()): DIR/STEM.PID[.N]EXT for OUT = DIR/STEM EXT. */
+ * (run_archive_name()): DIR/STEM.PID[.N]EXT for OUT = DIR/STEM EXT. */
 struct out_name {
 	const char *path; /* OUT, absolute */
 	char *dir;	  /* "" for "/" */
@@ -1022,7 +1022,7 @@ struct out_name {
 static int out_name_init(struct out_name *on, const char *out)
 {
 	/* The last slash by index: out is absolute, so there is one. */
-	size_t dirlen = strlen(out), stem = agent_output_stem(out);
+	size_t dirlen = strlen(out), stem = run_archive_stem(out);
 
 	while (dirlen > 0 && out[dirlen] != '/')
 		dirlen--;
@@ -1368,7 +1368,7 @@ static int convert_one(struct run *r, const char *spool, long pid, long root, un
 		o.no_clobber = true;
 		rc = -EEXIST;
 		for (unsigned tries = 0; tries < 100 && rc == -EEXIST; tries++, n++) {
-			agent_pid_output(path, sizeof(path), r->out, pid, n);
+			run_archive_name(path, sizeof(path), r->out, pid, n);
 			rc = convert_spool(spool, path, &o, &res);
 		}
 		n--;

@@ -5,5 +5,7 @@
 SPOOL_SOURCES = \
 	spool/format.h \
 	spool/launcher.c spool/launcher.h \
+	spool/names.c spool/names.h \
 	spool/proc.c spool/proc.h \
+	spool/recording.c spool/recording.h \
 	spool/session.c spool/session.h

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "spool/names.h"
 #include "tests/lib/tap.h"
 #include "tests/unit/agent_test_stubs.h"
 
@@ -446,23 +447,29 @@ static void test_config(void)
 		      "config: overflow refused");
 	ASSERT_EQ_I64(agent_parse_size("17179869184G", &v), -EINVAL,
 		      "config: overflow with suffix refused");
-	agent_pid_output(buf, sizeof(buf), "/d/trace.fxt", 42, 1);
+	run_archive_name(buf, sizeof(buf), "/d/trace.fxt", 42, 1);
 	ASSERT_STR_EQ(buf, "/d/trace.42.fxt", "naming: before the extension");
-	agent_pid_output(buf, sizeof(buf), "/d/trace.fxt.gz", 42, 1);
+	run_archive_name(buf, sizeof(buf), "/d/trace.fxt.gz", 42, 1);
 	ASSERT_STR_EQ(buf, "/d/trace.42.fxt.gz", "naming: before .fxt.gz");
-	agent_pid_output(buf, sizeof(buf), "/d.x/trace", 42, 1);
+	run_archive_name(buf, sizeof(buf), "/d.x/trace", 42, 1);
 	ASSERT_STR_EQ(buf, "/d.x/trace.42", "naming: no extension, dot in the directory");
-	agent_pid_output(buf, sizeof(buf), "/d/trace.fxt", 42, 3);
+	run_archive_name(buf, sizeof(buf), "/d/trace.fxt", 42, 3);
 	ASSERT_STR_EQ(buf, "/d/trace.42.3.fxt", "naming: second image of a pid");
-	agent_pid_output(buf, sizeof(buf), "/d/.hidden", 42, 1);
+	run_archive_name(buf, sizeof(buf), "/d/.hidden", 42, 1);
 	ASSERT_STR_EQ(buf, "/d/.hidden.42", "naming: a leading dot is not an extension");
-	agent_pid_output(buf, sizeof(buf), "/d/t.gz", 7, 1);
+	run_archive_name(buf, sizeof(buf), "/d/t.gz", 7, 1);
 	ASSERT_STR_EQ(buf, "/d/t.7.gz", "naming: plain .gz");
+	run_spool_name(buf, sizeof(buf), "/d/t.fxt", 7, 1);
+	ASSERT_STR_EQ(buf, "/d/t.fxt.7.spool", "naming: a first image's spool");
+	run_spool_name(buf, sizeof(buf), "/d/t.fxt", 7, 12);
+	ASSERT_STR_EQ(buf, "/d/t.fxt.7.12.spool", "naming: a later image's spool");
+	run_spool_name(buf, 8, "/d/t.fxt", 7, 1);
+	ASSERT_STR_EQ(buf, "/d/t.fx", "naming: cut to the buffer, NUL-terminated");
 }
 
 int main(void)
 {
-	plan(94);
+	plan(97);
 	test_config();
 	test_refill();
 	test_drops();

@@ -1,0 +1,35 @@
+/* What a traced process can be asked to record besides its hooks, as the
+ * agent (FXT_LIBC, FXT_SAMPLE), its spool header, the converter and
+ * fxt-run's --libc and --sample all name it: the groups of libc calls and
+ * the bound on the sampling rate.  The one owner of those names. */
+#ifndef FXT_SPOOL_RECORDING_H
+#define FXT_SPOOL_RECORDING_H
+
+enum agent_group {
+	AGENT_G_IO = 1u << 0,
+	AGENT_G_MEM = 1u << 1,
+	AGENT_G_THREAD = 1u << 2,
+	AGENT_G_SYNC = 1u << 3,
+	AGENT_G_PROC = 1u << 4,
+	AGENT_G_SLEEP = 1u << 5,
+	AGENT_G_LOG = 1u << 6,
+	AGENT_G_ALL = (1u << 7) - 1,
+	/* Internal frames (the thread's life, fork's child side): recorded
+	 * when their group is; category "libc.thread" / "libc.proc". */
+};
+
+/* The default of FXT_LIBC: everything but the two groups whose calls are
+ * frequent and cheap (mem, sync), where recording would dominate. */
+#define AGENT_G_DEFAULT (AGENT_G_IO | AGENT_G_THREAD | AGENT_G_PROC | AGENT_G_SLEEP | AGENT_G_LOG)
+
+/* FXT_SAMPLE's bound, in samples per second of a thread's CPU time. */
+#define AGENT_MAX_SAMPLE_HZ 10000u
+
+/* Parses "io,mem,...", "all", "none" (also "" = none) into group bits.
+ * Returns -1 on an unknown name. */
+int agent_libc_parse(const char *s, unsigned *out);
+
+/* Group name ("io") of one group bit. */
+const char *agent_group_name(unsigned group_bit);
+
+#endif /* FXT_SPOOL_RECORDING_H */
