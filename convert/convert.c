@@ -16,7 +16,7 @@
 #include "convert/flush.h"
 #include "spool/session.h"
 #include "convert/convert.h"
-#include "convert/symcache.h"
+#include "symbolizer/runcache.h"
 
 int convert_read_header(int fd, struct spool_header **out)
 {
@@ -148,8 +148,9 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	struct flush_thread *threads = NULL;
 	size_t nwrites = 0, nthreads = 0;
 	struct spool_header *h = NULL;
-	struct symcache *cache, *own_cache = NULL;
-	struct symview *view = NULL;
+	struct fxt_symcache *cache, *own_cache = NULL;
+	struct fxt_symview *view = NULL;
+	struct fxt_symview_module *mods = NULL;
 	struct fxt_writer *w = NULL;
 	struct spool_seal seal;
 	struct flush_input in;
@@ -198,14 +199,19 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	}
 
 	/* Symbols: through the run's cache, or one of our own. */
-	cache = o && o->cache ? o->cache : (own_cache = symcache_new());
-	if (!cache || symview_open(&view, cache, h) < 0) {
+	cache = o && o->cache ? o->cache : (own_cache = fxt_symcache_new());
+	mods = calloc(h->nmodules ? h->nmodules : 1, sizeof(*mods));
+	for (uint32_t i = 0; mods && i < h->nmodules; i++) {
+		mods[i].path = h->modules[i].path;
+		mods[i].bias = h->modules[i].bias;
+	}
+	if (!cache || !mods || fxt_symview_open(&view, cache, mods, h->nmodules) < 0) {
 		err = -ENOMEM;
 		goto out_threads;
 	}
-	in.lookup = symview_lookup;
+	in.lookup = fxt_symview_lookup;
 	in.lookup_ctx = view;
-	if (symview_range_of(view, "libfxt-agent.so", &in.agent_lo, &in.agent_hi) < 0)
+	if (fxt_symview_range_of(view, "libfxt-agent.so", &in.agent_lo, &in.agent_hi) < 0)
 		in.agent_lo = in.agent_hi = 0;
 	/* No session (none given, or nothing was piped): no pipe flows. */
 	if (o && o->writes_loaded) {
@@ -244,8 +250,9 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 out_sym:
 	free(writes);
 out_threads:
-	symview_close(view);
-	symcache_free(own_cache);
+	fxt_symview_close(view);
+	fxt_symcache_free(own_cache);
+	free(mods);
 	free(threads);
 out_header:
 	free(h);

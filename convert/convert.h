@@ -29,7 +29,7 @@
 #include "spool/format.h"
 #include "spool/session.h"
 
-struct symcache;
+struct fxt_symcache;
 
 struct convert_opts {
 	/* The run's session file (spool/session.h), whose logged pipe
@@ -43,9 +43,9 @@ struct convert_opts {
 	size_t nwrites;
 	bool writes_loaded;
 	bool no_clobber; /* -EEXIST rather than replace the archive */
-	/* The run's symbol cache (symcache.h), or NULL for one of this
-	 * conversion's own. */
-	struct symcache *cache;
+	/* The run's symbol cache (symbolizer/runcache.h), or NULL for one
+	 * of this conversion's own. */
+	struct fxt_symcache *cache;
 };
 
 struct convert_result {

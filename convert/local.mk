@@ -7,8 +7,7 @@ CONVERT_ONLY_SOURCES = \
 	convert/convert.c convert/convert.h \
 	convert/flush.c convert/flush.h \
 	convert/recon.c convert/recon.h \
-	convert/stackchart.c convert/stackchart.h \
-	convert/symcache.c convert/symcache.h
+	convert/stackchart.c convert/stackchart.h
 CONVERT_SOURCES = $(CONVERT_ONLY_SOURCES) \
 	agent/events.h agent/libc.h agent/libc_table.c \
 	agent/log.c agent/log.h \

@@ -14,7 +14,7 @@
  * exit (spool/format.h); fxt-run converts each spool into that process's
  * archive (convert/convert.h) as soon as the process is done -- sealed,
  * or gone whatever killed it -- while the program runs, with one symbol
- * cache for the whole run (convert/symcache.h): the root's archive is
+ * cache for the whole run (symbolizer/runcache.h): the root's archive is
  * OUT, the others' OUT.PID.fxt.  A process that converted its own (fxt-run
  * was closing) reports it on FXT_STATUS_FD, or is found in the output
  * directory.  Then fxt-run leaves one archive: it merges them all into OUT
@@ -57,7 +57,6 @@
 
 #include "convert/convert.h"
 #include "convert/recon.h"
-#include "convert/symcache.h"
 #include "launcher/merge.h"
 #include "spool/format.h"
 #include "spool/launcher.h"
@@ -65,6 +64,7 @@
 #include "spool/proc.h"
 #include "spool/recording.h"
 #include "spool/session.h"
+#include "symbolizer/runcache.h"
 
 #ifndef FXT_PKGLIBDIR
 #define FXT_PKGLIBDIR "/usr/local/lib/fxtrace"
@@ -1272,7 +1272,7 @@ struct run {
 	size_t nwrites;
 	bool writes_loaded;
 	char writes_of[PATH_MAX + 64]; /* the session they are of */
-	struct symcache *syms;	       /* one for the whole run */
+	struct fxt_symcache *syms;     /* one for the whole run */
 	unsigned running;	       /* spools of live processes seen by the last scan */
 };
 
@@ -1526,7 +1526,7 @@ static int run_init(struct run *r, struct parts *ps, const char *out, long root,
 	r->since = since;
 	r->quiet = quiet;
 	r->ps = ps;
-	r->syms = symcache_new(); /* NULL: each conversion makes its own */
+	r->syms = fxt_symcache_new(); /* NULL: each conversion makes its own */
 	run_set_root(r, root);
 	return 0;
 }
@@ -1538,7 +1538,7 @@ static void run_debug(const struct run *r)
 
 	if (getenv("FXT_RUN_DEBUG") == NULL || r->syms == NULL)
 		return;
-	symcache_counts(r->syms, &hits, &misses);
+	fxt_symcache_counts(r->syms, &hits, &misses);
 	fprintf(stderr,
 		"fxt-run: symbols: %" PRIu64 " from the run's cache, %" PRIu64 " looked up\n", hits,
 		misses);
@@ -1887,7 +1887,7 @@ static int recover_main(const struct options *o)
 	parts_free(&parts);
 	free(r.writes);
 	run_debug(&r);
-	symcache_free(r.syms);
+	fxt_symcache_free(r.syms);
 	free(r.dir);
 	free(out);
 	free(derived);
@@ -2018,7 +2018,7 @@ int main(int argc, char **argv)
 	parts_free(&parts);
 	free(r.writes);
 	run_debug(&r);
-	symcache_free(r.syms);
+	fxt_symcache_free(r.syms);
 	free(r.dir);
 	name_list_free(&old_parts);
 	free(on.dir);

@@ -12,6 +12,8 @@ FXT_SYM_SOURCES = \
 	symbolizer/store.h \
 	symbolizer/demangle.c \
 	symbolizer/demangle.h \
+	symbolizer/runcache.c \
+	symbolizer/runcache.h \
 	symbolizer/debuginfo.c
 
 noinst_LTLIBRARIES += libfxtsym.la

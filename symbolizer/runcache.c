@@ -1,12 +1,12 @@
-/* The per-run symbol cache (see symcache.h).
+/* The per-run symbol cache (see runcache.h).
  *
  * Files: one entry per file identity seen, with its load range from the
  * ELF program headers (read once).  Results: open addressing on (file,
- * address - bias), with names interned in a string set.  A view's modules
- * are the header's, in its order, a module overlapping an earlier one left
- * out, as the symbolizer itself does (so both attribute an address to the
- * same module); a result is only kept when the symbolizer named that very
- * module. */
+ * address - bias), with names interned in the symbolizer's string set
+ * (store.h).  A view's modules are the ones given, in their order, a module
+ * overlapping an earlier one left out, as the symbolizer itself does (so
+ * both attribute an address to the same module); a result is only kept
+ * when the symbolizer named that very module. */
 #include "config.h"
 
 #include <errno.h>
@@ -15,7 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "convert/symcache.h"
+#include "symbolizer/runcache.h"
+#include "symbolizer/store.h"
 
 struct sc_file {
 	char *path;
@@ -37,13 +38,13 @@ struct sc_entry {
 	uint64_t start_rel;
 };
 
-struct symcache {
+struct fxt_symcache {
 	struct sc_file *files;
 	size_t nfiles, capfiles;
 	struct sc_entry *v;
 	size_t cap, used;
-	char **strs; /* interned strings, open addressing */
-	size_t scap, sused;
+	struct arena arena; /* interned names */
+	struct strset names;
 	uint64_t hits, misses;
 };
 
@@ -52,9 +53,10 @@ struct sv_mod {
 	uint32_t file; /* index into the cache's files */
 };
 
-struct symview {
-	struct symcache *c;
-	const struct spool_header *h;
+struct fxt_symview {
+	struct fxt_symcache *c;
+	const struct fxt_symview_module *in; /* as given */
+	size_t nin;
 	struct sv_mod *mods; /* sorted by start, disjoint */
 	size_t n;
 	struct fxt_sym *sym; /* made at the first miss */
@@ -71,55 +73,6 @@ static uint64_t mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
-/* ------------------------------------------------------------ strings */
-
-static int strs_grow(struct symcache *c)
-{
-	size_t ncap = c->scap ? c->scap * 2 : 1024;
-	char **nv = calloc(ncap, sizeof(*nv));
-
-	if (!nv)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->scap; i++) {
-		if (!c->strs[i])
-			continue;
-		size_t j = (size_t)str_hash(c->strs[i]) & (ncap - 1);
-		while (nv[j])
-			j = (j + 1) & (ncap - 1);
-		nv[j] = c->strs[i];
-	}
-	free(c->strs);
-	c->strs = nv;
-	c->scap = ncap;
-	return 0;
-}
-
-/* The interned copy of s, or NULL on ENOMEM. */
-static const char *intern(struct symcache *c, const char *s)
-{
-	size_t j;
-
-	if (c->sused * 2 >= c->scap && strs_grow(c) < 0)
-		return NULL;
-	for (j = (size_t)str_hash(s) & (c->scap - 1); c->strs[j]; j = (j + 1) & (c->scap - 1))
-		if (strcmp(c->strs[j], s) == 0)
-			return c->strs[j];
-	c->strs[j] = strdup(s);
-	if (!c->strs[j])
-		return NULL;
-	c->sused++;
-	return c->strs[j];
-}
-
 /* ------------------------------------------------------------ results */
 
 static size_t slot_of(uint32_t file, uint64_t rel, size_t cap)
@@ -127,7 +80,7 @@ static size_t slot_of(uint32_t file, uint64_t rel, size_t cap)
 	return (size_t)mix(rel * 31 + file) & (cap - 1);
 }
 
-static int table_grow(struct symcache *c)
+static int table_grow(struct fxt_symcache *c)
 {
 	size_t ncap = c->cap ? c->cap * 2 : 4096;
 	struct sc_entry *nv = calloc(ncap, sizeof(*nv));
@@ -150,7 +103,7 @@ static int table_grow(struct symcache *c)
 	return 0;
 }
 
-static const struct sc_entry *table_find(const struct symcache *c, uint32_t file, uint64_t rel)
+static const struct sc_entry *table_find(const struct fxt_symcache *c, uint32_t file, uint64_t rel)
 {
 	if (!c->cap)
 		return NULL;
@@ -160,7 +113,7 @@ static const struct sc_entry *table_find(const struct symcache *c, uint32_t file
 	return NULL;
 }
 
-static void table_add(struct symcache *c, uint32_t file, uint64_t rel,
+static void table_add(struct fxt_symcache *c, uint32_t file, uint64_t rel,
 		      const struct fxt_sym_info *info, uint64_t bias)
 {
 	const char *name, *module;
@@ -168,8 +121,8 @@ static void table_add(struct symcache *c, uint32_t file, uint64_t rel,
 
 	if (c->used * 2 >= c->cap && table_grow(c) < 0)
 		return;
-	name = intern(c, info->name);
-	module = intern(c, info->module);
+	name = fxt_sym__intern(&c->names, &c->arena, info->name, strlen(info->name));
+	module = fxt_sym__intern(&c->names, &c->arena, info->module, strlen(info->module));
 	if (!name || !module)
 		return;
 	for (j = slot_of(file, rel, c->cap); c->v[j].file; j = (j + 1) & (c->cap - 1))
@@ -187,7 +140,7 @@ static void table_add(struct symcache *c, uint32_t file, uint64_t rel,
 
 /* The index of the file at `path` as it is now, added if new; -errno when
  * it cannot be stat'ed (then it is never cached). */
-static long file_of(struct symcache *c, const char *path)
+static long file_of(struct fxt_symcache *c, const char *path)
 {
 	struct stat st;
 	struct sc_file *f;
@@ -225,26 +178,25 @@ static long file_of(struct symcache *c, const char *path)
 
 /* ------------------------------------------------------------ cache */
 
-struct symcache *symcache_new(void)
+struct fxt_symcache *fxt_symcache_new(void)
 {
-	return calloc(1, sizeof(struct symcache));
+	return calloc(1, sizeof(struct fxt_symcache));
 }
 
-void symcache_free(struct symcache *c)
+void fxt_symcache_free(struct fxt_symcache *c)
 {
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->nfiles; i++)
 		free(c->files[i].path);
-	for (size_t i = 0; i < c->scap; i++)
-		free(c->strs[i]);
 	free(c->files);
 	free(c->v);
-	free(c->strs);
+	free(c->names.slots);
+	fxt_sym__arena_free(&c->arena);
 	free(c);
 }
 
-void symcache_counts(const struct symcache *c, uint64_t *hits, uint64_t *misses)
+void fxt_symcache_counts(const struct fxt_symcache *c, uint64_t *hits, uint64_t *misses)
 {
 	*hits = c->hits;
 	*misses = c->misses;
@@ -259,27 +211,29 @@ static int mod_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-int symview_open(struct symview **out, struct symcache *c, const struct spool_header *h)
+int fxt_symview_open(struct fxt_symview **out, struct fxt_symcache *c,
+		     const struct fxt_symview_module *mods, size_t n)
 {
-	struct symview *v = calloc(1, sizeof(*v));
+	struct fxt_symview *v = calloc(1, sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
 	v->c = c;
-	v->h = h;
-	v->mods = calloc(h->nmodules ? h->nmodules : 1, sizeof(*v->mods));
+	v->in = mods;
+	v->nin = n;
+	v->mods = calloc(n ? n : 1, sizeof(*v->mods));
 	if (!v->mods) {
 		free(v);
 		return -ENOMEM;
 	}
-	for (uint32_t i = 0; i < h->nmodules; i++) {
-		long f = file_of(c, h->modules[i].path);
+	for (size_t i = 0; i < n; i++) {
+		long f = file_of(c, mods[i].path);
 		struct sv_mod m;
 		bool overlaps = false;
 
 		if (f < 0 || !c->files[f].ok)
 			continue;
-		m.bias = c->files[f].lay.fixed ? 0 : h->modules[i].bias;
+		m.bias = c->files[f].lay.fixed ? 0 : mods[i].bias;
 		m.start = m.bias + c->files[f].lay.lo;
 		m.end = m.bias + c->files[f].lay.hi;
 		m.file = (uint32_t)f;
@@ -293,7 +247,7 @@ int symview_open(struct symview **out, struct symcache *c, const struct spool_he
 	return 0;
 }
 
-static const struct sv_mod *mod_find(const struct symview *v, uint64_t addr)
+static const struct sv_mod *mod_find(const struct fxt_symview *v, uint64_t addr)
 {
 	size_t lo = 0, hi = v->n;
 
@@ -307,22 +261,22 @@ static const struct sv_mod *mod_find(const struct symview *v, uint64_t addr)
 	return lo && addr < v->mods[lo - 1].end ? &v->mods[lo - 1] : NULL;
 }
 
-/* The process's own symbolizer, with its modules as the header lists
- * them (a module refused for overlapping an earlier one is no error). */
-static const struct fxt_sym_info *direct(struct symview *v, uint64_t addr)
+/* The process's own symbolizer, with its modules as given (a module
+ * refused for overlapping an earlier one is no error). */
+static const struct fxt_sym_info *direct(struct fxt_symview *v, uint64_t addr)
 {
 	if (!v->sym && !v->sym_failed) {
 		v->sym = fxt_sym_new(0);
 		v->sym_failed = !v->sym;
-		for (uint32_t i = 0; v->sym && i < v->h->nmodules; i++)
-			fxt_sym_add_module(v->sym, v->h->modules[i].path, v->h->modules[i].bias);
+		for (size_t i = 0; v->sym && i < v->nin; i++)
+			fxt_sym_add_module(v->sym, v->in[i].path, v->in[i].bias);
 	}
 	return v->sym ? fxt_sym_lookup(v->sym, addr) : NULL;
 }
 
-const struct fxt_sym_info *symview_lookup(void *view, uint64_t addr)
+const struct fxt_sym_info *fxt_symview_lookup(void *view, uint64_t addr)
 {
-	struct symview *v = view;
+	struct fxt_symview *v = view;
 	const struct sv_mod *m = mod_find(v, addr);
 	const struct fxt_sym_info *info;
 	const struct sc_entry *e;
@@ -345,7 +299,7 @@ const struct fxt_sym_info *symview_lookup(void *view, uint64_t addr)
 	return info;
 }
 
-int symview_range_of(const struct symview *v, const char *base, uint64_t *lo, uint64_t *hi)
+int fxt_symview_range_of(const struct fxt_symview *v, const char *base, uint64_t *lo, uint64_t *hi)
 {
 	for (size_t i = 0; i < v->n; i++) {
 		if (strcmp(v->c->files[v->mods[i].file].base, base) == 0) {
@@ -357,7 +311,7 @@ int symview_range_of(const struct symview *v, const char *base, uint64_t *lo, ui
 	return -ENOENT;
 }
 
-void symview_close(struct symview *v)
+void fxt_symview_close(struct fxt_symview *v)
 {
 	if (!v)
 		return;

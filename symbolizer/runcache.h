@@ -1,0 +1,63 @@
+/* Symbols once per run: a cache of symbolized addresses shared by all the
+ * processes whose traces one fxt-run converts.
+ *
+ * A run of a shell script or a build starts hundreds of processes from a
+ * handful of files (bash, cat, libc ...).  A symbolizer per process opens
+ * and maps each of its modules and indexes their symbols again; instead,
+ * a result is kept under the file's identity (path, device, inode, size,
+ * mtime) and the address relative to the file's load bias, which is the
+ * same in every process whatever ASLR did.  A process's view
+ * (fxt_symview_open()) knows where its modules were loaded; a lookup that
+ * the cache cannot answer goes to a symbolizer of that process's own
+ * (struct fxt_sym, made at the first such lookup), and its answer is kept
+ * for the next processes.
+ *
+ * Single-threaded; no global state.
+ */
+#ifndef FXT_SYMBOLIZER_RUNCACHE_H
+#define FXT_SYMBOLIZER_RUNCACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbolizer/symbolizer.h"
+
+struct fxt_symcache;
+struct fxt_symview;
+
+/* One module of a process: an ELF file loaded at `bias` (as for
+ * fxt_sym_add_module()). */
+struct fxt_symview_module {
+	const char *path;
+	uint64_t bias;
+};
+
+/* A new, empty cache; NULL on ENOMEM. */
+struct fxt_symcache *fxt_symcache_new(void);
+
+/* Frees the cache; no view of it may remain.  NULL is accepted. */
+void fxt_symcache_free(struct fxt_symcache *c);
+
+/* Lookups answered by the cache, and those that needed a symbolizer. */
+void fxt_symcache_counts(const struct fxt_symcache *c, uint64_t *hits, uint64_t *misses);
+
+/* A view of a process whose modules are `mods` (in the order the process
+ * listed them; a module overlapping an earlier one is left out, as
+ * fxt_sym_add_module() does).  `mods` and its paths must outlive the view.
+ * 0 or -ENOMEM. */
+int fxt_symview_open(struct fxt_symview **out, struct fxt_symcache *c,
+		     const struct fxt_symview_module *mods, size_t n);
+
+/* The symbol for a code address of that process, as fxt_sym_lookup()
+ * gives it (file and line are not kept).  The result is valid until the
+ * next lookup on the view; its strings until the cache is freed.  `view`
+ * is a struct fxt_symview (void *, for callbacks). */
+const struct fxt_sym_info *fxt_symview_lookup(void *view, uint64_t addr);
+
+/* The addresses of the view's module whose file is named `base`
+ * ("libfxt-agent.so"): 0, or -ENOENT when it has none. */
+int fxt_symview_range_of(const struct fxt_symview *v, const char *base, uint64_t *lo, uint64_t *hi);
+
+void fxt_symview_close(struct fxt_symview *v);
+
+#endif /* FXT_SYMBOLIZER_RUNCACHE_H */
