@@ -1857,10 +1857,12 @@ static int recover_main(const struct options *o)
 	if (run_init(&r, &parts, out, 0, 0, o->quiet) != 0)
 		die(EXIT_USAGE, "out of memory");
 	r.recover = true;
+	size_t bad = 0;
 	for (size_t i = 0; i < spools.n; i++) {
 		struct spool_view v;
 		int rc = spool_view_open(spools.v[i], &v);
 		if (rc < 0) {
+			bad++;
 			fprintf(stderr, "fxt-run: %s: %s\n", spools.v[i],
 				rc == -EBADMSG || rc == -EAGAIN
 				    ? "not an fxtrace spool (or of another version)"
@@ -1877,7 +1879,7 @@ static int recover_main(const struct options *o)
 	if (parts.n > 1)
 		qsort_r(parts.v, parts.n, sizeof(*parts.v), part_cmp, &root);
 	int code = parts.n != 0 ? 0 : 1;
-	if (parts.n == 0)
+	if (parts.n == 0 && bad < spools.n) /* else each said why */
 		fprintf(stderr, "fxt-run: --recover: nothing recovered; %s not written\n",
 			display_name(out));
 	else if (o->keep_parts || merge_parts(&parts, out, o->quiet) != 0) {
