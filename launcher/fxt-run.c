@@ -586,6 +586,18 @@ static char *output_path(const struct options *o)
 	close(pfd);
 	unlink(probe);
 	free(probe);
+	/* The directory without "." or ".." or links: every name of the run
+	 * (the agent's, ours) is then spelled one way. */
+	char *real = realpath(d, NULL);
+	if (real != NULL) {
+		char *canon;
+		if (asprintf(&canon, "%s/%s", strcmp(real, "/") != 0 ? real : "",
+			     strrchr(path, '/') + 1) >= 0) {
+			free(path);
+			path = canon;
+		}
+		free(real);
+	}
 	free(dir);
 	free(owned);
 	return path;
@@ -1321,6 +1333,29 @@ static int spool_view_open(const char *path, struct spool_view *v)
 	return err;
 }
 
+/* Whether the spool at `path` was never born: its process died while
+ * creating it, before the magic that comes last (spool.c), so before any
+ * chunk.  Such a spool holds no record: it is removed.  A spool being
+ * created by a live process is not; one whose header does not even name
+ * its process yet is taken for unborn only when `any_pid` (--recover: the
+ * run is over). */
+static bool spool_unborn(const char *path, bool any_pid)
+{
+	struct spool_header h;
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	bool unborn;
+
+	if (fd < 0)
+		return false;
+	unborn = fstat(fd, &sb) == 0 && (uint64_t)sb.st_size <= SPOOL_HEADER_SIZE &&
+		 ((sb.st_size == 0 && any_pid) ||
+		  (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && h.magic == 0 &&
+		   (h.pid != 0 ? !proc_alive((long)h.pid, h.start_time) : any_pid)));
+	close(fd);
+	return unborn;
+}
+
 static void spool_view_close(struct spool_view *v)
 {
 	if (v->h)
@@ -1402,6 +1437,10 @@ static bool consider_spool(struct run *r, const char *path, bool final)
 	struct spool_view v;
 	int rc = spool_view_open(path, &v);
 
+	if (rc == -EAGAIN && spool_unborn(path, r->recover)) {
+		unlink(path);
+		return true;
+	}
 	if (rc == -EAGAIN || rc == -ENOENT)
 		return rc == -ENOENT || final; /* being created, or gone */
 	if (rc < 0 || v.h == NULL) {
@@ -1790,12 +1829,104 @@ static void add_spool(struct name_list *l, size_t *cap, const char *path)
  * are merged into OUT as a run would have merged them.  Exit status 0
  * when something was recovered, 1 when nothing could be, 2 on usage
  * errors. */
-static int recover_main(const struct options *o)
+/* --recover takes its options anywhere among the paths. */
+static char **recover_args(struct options *o)
 {
+	size_t n = 0, j = 0;
+	char **paths;
+	bool opts = true;
+
+	while (o->argv[n] != NULL)
+		n++;
+	paths = calloc(n + 1, sizeof(*paths));
+	if (paths == NULL)
+		die(EXIT_USAGE, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		char *a = o->argv[i];
+		if (opts && strcmp(a, "--") == 0) {
+			opts = false;
+		} else if (opts && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
+			if (i + 1 == n)
+				die(EXIT_USAGE, "option '%s' needs an argument (see --help)", a);
+			o->output = o->argv[++i];
+		} else if (opts && strncmp(a, "--output=", 9) == 0) {
+			o->output = a + 9;
+		} else if (opts && (strcmp(a, "-f") == 0 || strcmp(a, "--force") == 0)) {
+			o->force = true;
+		} else if (opts && (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)) {
+			o->quiet = true;
+		} else if (opts && strcmp(a, "--keep-parts") == 0) {
+			o->keep_parts = true;
+		} else if (opts && a[0] == '-' && a[1] != '\0') {
+			die(EXIT_USAGE, "--recover: unknown option '%s' (see --help)", a);
+		} else {
+			paths[j++] = a;
+		}
+	}
+	if (j == 0)
+		die(EXIT_USAGE, "--recover: no spool or directory given (see --help)");
+	if (o->output != NULL && o->output[0] == '\0')
+		die(EXIT_USAGE, "-o: empty file name");
+	return paths;
+}
+
+/* After --recover of a directory: the archives its processes wrote
+ * themselves (fxt-run was gone) join the merge, and the files of runs
+ * whose processes are all gone (session, control file) go. */
+static void recover_dir_rest(struct parts *ps, const char *given, const struct out_name *on)
+{
+	/* Absolute, as the parts converted here are named. */
+	char *dir = realpath(given, NULL);
+	DIR *d = dir != NULL ? opendir(dir) : NULL;
+	struct dirent *de;
+
+	if (d == NULL) {
+		free(dir);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		const char *n = de->d_name;
+		size_t len = strlen(n), blen = strlen(on->base);
+		char *path;
+		long pid;
+		unsigned image;
+
+		if (asprintf(&path, "%s/%s", dir, n) < 0)
+			break;
+		if (part_name(on, n, &pid, &image) && is_archive(path) &&
+		    parts_find(ps, path) == NULL) {
+			struct part *pt = parts_add(ps, path, pid, image);
+			struct stat sb;
+			if (pt != NULL) {
+				pt->note = "written by its process";
+				if (stat(path, &sb) == 0)
+					pt->st.bytes = (uint64_t)sb.st_size;
+				archive_stats(path, &pt->st);
+			}
+		} else if (len > blen + 1 && strncmp(n, on->base, blen) == 0 && n[blen] == '.' &&
+			   (strcmp(n + len - 8, ".session") == 0 ||
+			    strcmp(n + len - 4, ".run") == 0)) {
+			/* OUT.PID.session (PID: the root), OUT.PID.run (fxt-run) */
+			char *end;
+			long owner = strtol(n + blen + 1, &end, 10);
+			if (owner > 0 && *end == '.' && !proc_alive(owner, 0))
+				unlink(path);
+		}
+		free(path);
+	}
+	closedir(d);
+	free(dir);
+}
+
+static int recover_main(const struct options *given)
+{
+	struct options opts = *given;
+	const struct options *o = &opts;
+	char **args = recover_args(&opts);
 	struct name_list spools = { 0 };
 	size_t cap = 0;
 
-	for (char *const *a = o->argv; *a != NULL; a++) {
+	for (char *const *a = args; *a != NULL; a++) {
 		struct stat sb;
 		if (stat(*a, &sb) != 0)
 			die(EXIT_USAGE, "%s: %s", *a, strerror(errno));
@@ -1861,6 +1992,10 @@ static int recover_main(const struct options *o)
 	for (size_t i = 0; i < spools.n; i++) {
 		struct spool_view v;
 		int rc = spool_view_open(spools.v[i], &v);
+		if (rc == -EAGAIN && spool_unborn(spools.v[i], true)) {
+			unlink(spools.v[i]); /* no record in it */
+			continue;
+		}
 		if (rc < 0) {
 			bad++;
 			fprintf(stderr, "fxt-run: %s: %s\n", spools.v[i],
@@ -1872,6 +2007,15 @@ static int recover_main(const struct options *o)
 		spool_view_close(&v);
 		consider_spool(&r, spools.v[i], true);
 	}
+	struct out_name on;
+	if (out_name_init(&on, out) != 0)
+		die(EXIT_USAGE, "out of memory");
+	for (char *const *a = args; *a != NULL; a++) {
+		struct stat sb;
+		if (stat(*a, &sb) == 0 && S_ISDIR(sb.st_mode))
+			recover_dir_rest(&parts, *a, &on);
+	}
+	free(on.dir);
 	long root = 0;
 	for (size_t i = 0; i < parts.n; i++)
 		if (parts.v[i].image == 0)
@@ -1893,6 +2037,7 @@ static int recover_main(const struct options *o)
 	free(r.dir);
 	free(out);
 	free(derived);
+	free(args);
 	name_list_free(&spools);
 	return code;
 }

@@ -6,7 +6,7 @@
 # program runs.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 27
+plan 31
 
 LOOP=$E2E/loop
 
@@ -20,16 +20,32 @@ ok "killed run: no archive, one spool left" sh -c 'test ! -e k.fxt && ls k.fxt.*
 rc=0
 "$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
 is "$rc" 0 "recover: exit status 0"
-ok "recover: k.fxt written, the spool removed" sh -c 'test -s k.fxt && ! ls k.fxt.*.spool 2>/dev/null'
+ok "recover: k.fxt written, nothing else left (spool, control file)" \
+  sh -c 'test -s k.fxt && test "$(ls)" = k.fxt'
 check_archive "recover" k.fxt
 events=$(stat_of k.fxt slices)
 ok "recover: the records are there ($events events)" test "${events:-0}" -gt 100000
-ok "recover: the summary says so" grep -q '^fxt-run: wrote \./k\.fxt (.*); recovered from spool$' \
+ok "recover: the summary says so" grep -q '^fxt-run: wrote k\.fxt (.*); recovered from spool$' \
   "$TMPD/err"
 rc=0
 "$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
 is "$rc" 2 "recover: a directory without spools is a usage error"
 is "$(wc -l <"$TMPD/err" | tr -d ' ')" 1 "recover: ... in one line"
+cd "$TMPD" || exit 1
+
+# --- The same with a pipeline of short processes, whose archives fxt-run
+# had converted but not merged yet: --recover (options after the
+# directory) merges them too, and leaves one archive.
+mkdir killed2 && cd killed2 || exit 1
+timeout -s KILL 1 "$FXT_RUN" -o p.fxt -- sh -c 'while :; do echo x | cat >/dev/null; done' \
+  >/dev/null 2>&1
+rc=0
+"$FXT_RUN" --recover . -o p.fxt >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+is "$rc" 0 "recover pipeline: exit status 0"
+ok "recover pipeline: one archive left, nothing else" test "$(ls)" = p.fxt
+check_archive "recover pipeline" p.fxt
+ok "recover pipeline: every process in it" grep -q \
+  '^fxt-run: wrote p\.fxt (.*); [1-9][0-9]* processes, ' "$TMPD/err"
 cd "$TMPD" || exit 1
 
 # --- A spool given by name, and junk.
