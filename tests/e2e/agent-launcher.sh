@@ -85,7 +85,7 @@ ok "fork: the summary counts both processes" grep -q "^fxt-run: wrote fork.fxt (
 # --- A traced child killed before it could flush: fxt-run turns the spool
 # it left into the archive it would have written, then merges it.
 trace killed.fxt sh -c '"$0" 1000000000 & p=$! n=0
-  while [ ! -s "killed.fxt.$p.spool" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+  while [ ! -s "killed.fxt.$p.2.spool" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
   sleep 0.2; kill -KILL $p; echo "pid $p"; wait' "$E2E/loop"
 pid=$(sed -n 's/^pid //p' "$TMPD/out")
 ok "killed: its spool killed.fxt.$pid.spool is removed" test ! -e "killed.fxt.$pid.spool"

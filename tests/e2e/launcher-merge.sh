@@ -110,7 +110,7 @@ is "${2:-none}/$(pflat quiet/m.fxt "$child")" "$child/3 child_work" "-q: the chi
 # The kill waits a moment after the spool appears: its header is written
 # just after the file is sized.)
 run killed m.fxt --libc=none sh -c '"$0" 1000000000 & p=$! n=0
-  while [ ! -s "killed/m.fxt.$p.spool" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+  while [ ! -s "killed/m.fxt.$p.2.spool" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
   sleep 0.2; kill -KILL $p; echo "pid $p root $$"; wait' "$E2E/loop"
 pid=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$TMPD/out")
 sh_pid=$(sed -n 's/^pid .* root //p' "$TMPD/out")
