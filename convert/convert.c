@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -141,6 +142,20 @@ out:
 	return err;
 }
 
+int convert_partial_name(const char *archive_path, char **out)
+{
+	const char *slash = strrchr(archive_path, '/');
+	size_t dir = slash ? (size_t)(slash - archive_path) + 1 : 0;
+
+	*out = malloc(strlen(archive_path) + sizeof(CONVERT_PARTIAL_PREFIX));
+	if (!*out)
+		return -ENOMEM;
+	memcpy(*out, archive_path, dir);
+	strcpy(*out + dir, CONVERT_PARTIAL_PREFIX);
+	strcat(*out, archive_path + dir);
+	return 0;
+}
+
 int convert_spool(const char *spool_path, const char *archive_path, const struct convert_opts *o,
 		  struct convert_result *res)
 {
@@ -148,6 +163,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	struct flush_thread *threads = NULL;
 	size_t nwrites = 0, nthreads = 0;
 	struct spool_header *h = NULL;
+	char *tmp = NULL;
 	struct fxt_symcache *cache, *own_cache = NULL;
 	struct fxt_symview *view = NULL;
 	struct fxt_symview_module *mods = NULL;
@@ -222,8 +238,18 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		in.npipe_writes = nwrites;
 	}
 
-	err =
-	    fxt_writer_open_path(&w, archive_path, o && o->no_clobber ? FXT_WRITER_NO_CLOBBER : 0);
+	/* Written under a temporary name, then put in place: a conversion
+	 * killed halfway leaves no half archive under the archive's name
+	 * (its spool is still there to convert again). */
+	err = convert_partial_name(archive_path, &tmp);
+	if (err < 0)
+		goto out_sym;
+	if (o && o->no_clobber && access(archive_path, F_OK) == 0) {
+		err = -EEXIST;
+		goto out_sym;
+	}
+	unlink(tmp); /* a stale one, from a conversion killed halfway */
+	err = fxt_writer_open_path(&w, tmp, FXT_WRITER_NO_CLOBBER);
 	if (err < 0)
 		goto out_sym;
 	err = agent_flush_archive(w, &in, &st);
@@ -233,10 +259,14 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		if (!err)
 			err = cerr;
 	}
-	if (err < 0) {
-		unlink(archive_path); /* no half archive */
+	if (!err && o && o->no_clobber)
+		err = link(tmp, archive_path) == 0 ? 0 : -errno;
+	else if (!err)
+		err = rename(tmp, archive_path) == 0 ? 0 : -errno;
+	if (err < 0 || (o && o->no_clobber))
+		unlink(tmp);
+	if (err < 0)
 		goto out_sym;
-	}
 	res->pid = h->pid;
 	res->root_pid = h->root_pid;
 	res->image = h->image ? h->image : 1;
@@ -248,6 +278,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	res->max_depth = st.max_depth;
 	res->deep_tid = st.deep_tid;
 out_sym:
+	free(tmp);
 	free(writes);
 out_threads:
 	fxt_symview_close(view);

@@ -67,10 +67,16 @@ struct convert_result {
  * copy (free() it).  0, -errno, or -EBADMSG: not a spool of this version. */
 int convert_read_header(int fd, struct spool_header **out);
 
+/* The name an archive is written under until it is complete: DIR/BASE ->
+ * DIR/.fxt-partial.BASE (malloc'd).  0 or -ENOMEM. */
+#define CONVERT_PARTIAL_PREFIX ".fxt-partial."
+int convert_partial_name(const char *archive_path, char **out);
+
 /* Writes the archive of the spool at `spool_path` to `archive_path`
- * (".gz": compressed).  The spool is left in place, and no half archive
- * is: on error there is none.  Returns 0 or -errno; -EBADMSG for a file
- * that is not a spool of this version. */
+ * (".gz": compressed), through its partial name, so that a conversion
+ * killed halfway leaves nothing under the archive's name.  The spool is
+ * left in place, and no half archive is: on error there is none.  Returns 0 or -errno; -EBADMSG for
+ * a file that is not a spool of this version. */
 int convert_spool(const char *spool_path, const char *archive_path, const struct convert_opts *o,
 		  struct convert_result *res);
 

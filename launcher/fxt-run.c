@@ -1903,6 +1903,11 @@ static void recover_dir_rest(struct parts *ps, const char *given, const struct o
 					pt->st.bytes = (uint64_t)sb.st_size;
 				archive_stats(path, &pt->st);
 			}
+		} else if (strncmp(n, CONVERT_PARTIAL_PREFIX, strlen(CONVERT_PARTIAL_PREFIX)) ==
+			       0 &&
+			   strncmp(n + strlen(CONVERT_PARTIAL_PREFIX), on->base, on->stem_len) ==
+			       0) {
+			unlink(path); /* a conversion killed halfway: its spool is here */
 		} else if (len > blen + 1 && strncmp(n, on->base, blen) == 0 && n[blen] == '.' &&
 			   (strcmp(n + len - 8, ".session") == 0 ||
 			    strcmp(n + len - 4, ".run") == 0)) {
