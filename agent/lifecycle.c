@@ -264,9 +264,9 @@ static bool launcher_converts(void)
 	return !spool_claim(agent.spool.hdr, SPOOL_OWNER_NONE, SPOOL_OWNER_SELF);
 }
 
-typedef int convert_self_fn(const char *spool_path, const char *archive_path, const char *session,
-			    int no_clobber, uint64_t *events, uint64_t *threads, uint64_t *dropped,
-			    uint64_t *bytes);
+typedef int convert_self_fn(const char *spool_path, const char *output, long pid, unsigned n,
+			    const char *session, char *path, size_t cap, uint64_t *events,
+			    uint64_t *threads, uint64_t *dropped, uint64_t *bytes);
 
 /* The converter, libfxt-convert.so next to this library (convert/self.c),
  * loaded now: only a process that converts its own spool pays for it and
@@ -304,24 +304,16 @@ static void convert_self(void)
 	convert_self_fn *convert = load_converter();
 	struct self_result res;
 	uint64_t t0 = agent_mono_ns();
-	int err = -EEXIST;
+	int err;
 
 	memset(&res, 0, sizeof(res));
 	session_path(session, sizeof(session), agent_cfg.output, agent_cfg.root_pid);
-	if (!convert) {
-		snprintf(path, sizeof(path), "%s", agent_cfg.output);
-		err = -ENOSYS;
-	} else if (is_root()) {
-		snprintf(path, sizeof(path), "%s", agent_cfg.output);
-		err = convert(agent.spool.path, path, session, 0, &res.events, &res.threads,
-			      &res.dropped, &res.bytes);
-	} else {
-		for (unsigned n = 1; n < 100 && err == -EEXIST; n++) {
-			run_archive_name(path, sizeof(path), agent_cfg.output, (long)agent.pid, n);
-			err = convert(agent.spool.path, path, session, 1, &res.events, &res.threads,
-				      &res.dropped, &res.bytes);
-		}
-	}
+	snprintf(path, sizeof(path), "%s", agent_cfg.output);
+	/* The root's archive is OUT; any other process's OUT.PID[.N]. */
+	err = convert ? convert(agent.spool.path, agent_cfg.output, (long)agent.pid,
+				is_root() ? 0 : 1, session, path, sizeof(path), &res.events,
+				&res.threads, &res.dropped, &res.bytes)
+		      : -ENOSYS;
 	/* The root removes the session when no fxt-run does (it removes it
 	 * when the whole trace ends). */
 	if (is_root() && !agent_cfg.launcher_pid)

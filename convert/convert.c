@@ -15,6 +15,7 @@
 #endif
 
 #include "convert/flush.h"
+#include "spool/names.h"
 #include "spool/session.h"
 #include "convert/convert.h"
 #include "symbolizer/runcache.h"
@@ -289,5 +290,28 @@ out_header:
 	free(h);
 out_fd:
 	close(fd);
+	return err;
+}
+
+int convert_spool_named(const char *spool_path, const char *output, long pid, unsigned n,
+			struct convert_opts *o, struct convert_result *res, char *path, size_t cap,
+			unsigned *used)
+{
+	int err = -EEXIST;
+
+	if (n == 0) {
+		snprintf(path, cap, "%s", output);
+		o->no_clobber = false;
+		err = convert_spool(spool_path, path, o, res);
+	} else {
+		o->no_clobber = true;
+		for (unsigned tries = 0; tries < 100 && err == -EEXIST; tries++, n++) {
+			run_archive_name(path, cap, output, pid, n);
+			err = convert_spool(spool_path, path, o, res);
+		}
+		n--;
+	}
+	if (used)
+		*used = n;
 	return err;
 }

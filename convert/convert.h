@@ -80,4 +80,13 @@ int convert_partial_name(const char *archive_path, char **out);
 int convert_spool(const char *spool_path, const char *archive_path, const struct convert_opts *o,
 		  struct convert_result *res);
 
+/* convert_spool() into the archive named after the run's output
+ * (spool/names.h): OUT itself when `n` is 0 (replacing it), else
+ * OUT's stem.PID.N..., created exclusively, the first of n, n + 1 ...
+ * (up to 100 tries) that is free.  The name used goes into `path` (and
+ * its N into *used, unless NULL).  0 or -errno as convert_spool(). */
+int convert_spool_named(const char *spool_path, const char *output, long pid, unsigned n,
+			struct convert_opts *o, struct convert_result *res, char *path, size_t cap,
+			unsigned *used);
+
 #endif /* FXT_CONVERT_H */

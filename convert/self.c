@@ -8,17 +8,19 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-EXPORT int fxt_convert_spool_self(const char *spool_path, const char *archive_path,
-				  const char *session, int no_clobber, uint64_t *events,
+EXPORT int fxt_convert_spool_self(const char *spool_path, const char *output, long pid, unsigned n,
+				  const char *session, char *path, size_t cap, uint64_t *events,
 				  uint64_t *threads, uint64_t *dropped, uint64_t *bytes);
 
-int fxt_convert_spool_self(const char *spool_path, const char *archive_path, const char *session,
-			   int no_clobber, uint64_t *events, uint64_t *threads, uint64_t *dropped,
-			   uint64_t *bytes)
+/* convert_spool_named() for the agent, with plain types across the
+ * dlopen boundary. */
+int fxt_convert_spool_self(const char *spool_path, const char *output, long pid, unsigned n,
+			   const char *session, char *path, size_t cap, uint64_t *events,
+			   uint64_t *threads, uint64_t *dropped, uint64_t *bytes)
 {
-	struct convert_opts o = { .session = session, .no_clobber = no_clobber != 0 };
+	struct convert_opts o = { .session = session };
 	struct convert_result res;
-	int err = convert_spool(spool_path, archive_path, &o, &res);
+	int err = convert_spool_named(spool_path, output, pid, n, &o, &res, path, cap, NULL);
 
 	*events = res.events;
 	*threads = res.threads;

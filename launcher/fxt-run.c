@@ -1366,48 +1366,45 @@ static void spool_view_close(struct spool_view *v)
 /* Converts one claimed spool into its process's archive: image 1 of the
  * root's pid at OUT, any other at OUT.PID[.N].fxt, created exclusively as
  * the agent names them.  Removes the spool once the archive is written. */
+/* The session's pipe writes for a conversion, loaded once per pass over
+ * the spools (the log only grows), and again when --recover moves on to
+ * another run's session. */
+static void run_writes(struct run *r, struct convert_opts *o)
+{
+	if (!r->writes_loaded || strcmp(r->writes_of, r->session) != 0) {
+		free(r->writes);
+		r->writes = NULL;
+		r->nwrites = 0;
+		if (session_load_writes(r->session, &r->writes, &r->nwrites) != 0) {
+			r->writes = NULL;
+			r->nwrites = 0;
+		}
+		r->writes_loaded = true;
+		snprintf(r->writes_of, sizeof(r->writes_of), "%s", r->session);
+	}
+	o->writes = r->writes;
+	o->nwrites = r->nwrites;
+	o->writes_loaded = true;
+}
+
 static int convert_one(struct run *r, const char *spool, long pid, long root, unsigned image)
 {
 	bool is_root = pid == root && image == 1;
 	struct convert_opts o = { .session = r->session, .cache = r->syms };
 	struct convert_result res;
-
-	{
-		/* --recover reads spools of any run: reloaded per session. */
-		if (!r->writes_loaded || strcmp(r->writes_of, r->session) != 0) {
-			free(r->writes);
-			r->writes = NULL;
-			r->nwrites = 0;
-			if (session_load_writes(r->session, &r->writes, &r->nwrites) != 0) {
-				r->writes = NULL;
-				r->nwrites = 0;
-			}
-			r->writes_loaded = true;
-			snprintf(r->writes_of, sizeof(r->writes_of), "%s", r->session);
-		}
-		o.writes = r->writes;
-		o.nwrites = r->nwrites;
-		o.writes_loaded = true;
-	}
 	char path[PATH_MAX + 64];
 	unsigned n = 0;
 	struct stat sb;
 	int rc;
 
-	if (is_root) {
-		snprintf(path, sizeof(path), "%s", r->out);
-		rc = convert_spool(spool, path, &o, &res);
-	} else {
-		/* The root's later images follow OUT; others start at .PID. */
-		n = pid == root && image > 1 ? image - 1 : image;
-		o.no_clobber = true;
-		rc = -EEXIST;
-		for (unsigned tries = 0; tries < 100 && rc == -EEXIST; tries++, n++) {
-			run_archive_name(path, sizeof(path), r->out, pid, n);
-			rc = convert_spool(spool, path, &o, &res);
-		}
-		n--;
-	}
+	run_writes(r, &o);
+	/* The root's first image is OUT; its later images follow OUT, named
+	 * from .ROOT; the others' start at .PID. */
+	rc = convert_spool_named(spool, r->out, pid,
+				 is_root       ? 0
+				 : pid == root ? image - 1
+					       : image,
+				 &o, &res, path, sizeof(path), &n);
 	if (rc < 0)
 		return rc;
 	if (unlink(spool) != 0 && !r->quiet)
@@ -1495,7 +1492,7 @@ static bool consider_spool(struct run *r, const char *path, bool final)
 /* Whether NAME is BASE.PID.spool or BASE.PID.N.spool. */
 static bool is_spool_name(const char *n, const char *base, size_t blen)
 {
-	size_t len = strlen(n), i = blen + 1, digits = 0;
+	size_t len = strlen(n), i = blen + 1;
 
 	if (len <= blen + 7 || strncmp(n, base, blen) != 0 || n[blen] != '.' ||
 	    strcmp(n + len - 6, ".spool") != 0)
@@ -1504,7 +1501,6 @@ static bool is_spool_name(const char *n, const char *base, size_t blen)
 		size_t start = i;
 		while (n[i] >= '0' && n[i] <= '9')
 			i++;
-		digits += i - start;
 		if (i == start)
 			return false;
 		if (i == len - 6)
@@ -1513,7 +1509,6 @@ static bool is_spool_name(const char *n, const char *base, size_t blen)
 			return false;
 		i++;
 	}
-	(void)digits;
 	return false;
 }
 
