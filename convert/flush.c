@@ -1,4 +1,11 @@
-/* The flusher: spool -> FXT archive (see flush.h). */
+/* The flusher: spool -> FXT archive (see flush.h).
+ *
+ * One job, the translation of one process's spool records into FXT events,
+ * in one file because its parts share the per-thread state and the name
+ * table on the hot loop (feed_chunk -> tagged -> recon -> emit): the name
+ * table, the emitters, the chunk walk, tagged-record decoding, log line
+ * assembly, the sync pre-pass and the counters.  Splitting it along those
+ * lines is planned (issue 16). */
 #include <config.h>
 
 #include <errno.h>

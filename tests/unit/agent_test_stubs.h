@@ -11,6 +11,7 @@
 
 #include "agent/agent.h"
 #include "agent/settings.h"
+#include "spool/names.h"
 
 struct agent agent = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -27,7 +28,7 @@ void agent_flush(void)
 
 void agent_spool_path(char *buf, size_t cap, const char *output, long pid, unsigned image)
 {
-	snprintf(buf, cap, "%s.%ld.%u.spool", output, pid, image);
+	run_spool_name(buf, cap, output, pid, image);
 }
 
 static char test_dir[] = "/tmp/fxt-agent-test.XXXXXX";
