@@ -240,48 +240,6 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
 
 /* ------------------------------------------------------------ strings */
 
-/* Copies `len` bytes to `dst`, replacing bytes that are not valid UTF-8
- * with '?': FXT strings are UTF-8, program output and paths need not be. */
-static size_t utf8_clean(char *dst, const char *src, size_t len)
-{
-	size_t i = 0, n = 0;
-
-	if (!len)
-		return 0;
-	if (fxt_utf8_valid(src, len)) {
-		memcpy(dst, src, len);
-		return len;
-	}
-	while (i < len) {
-		unsigned char c = (unsigned char)src[i];
-		size_t k = c < 0x80		    ? 1
-			   : c >= 0xc2 && c <= 0xdf ? 2
-			   : c >= 0xe0 && c <= 0xef ? 3
-			   : c >= 0xf0 && c <= 0xf4 ? 4
-						    : 0;
-		if (k && i + k <= len && fxt_utf8_valid(src + i, k)) {
-			memcpy(dst + n, src + i, k);
-			n += k;
-			i += k;
-		} else {
-			dst[n++] = '?';
-			i++;
-		}
-	}
-	return n;
-}
-
-/* The longest prefix of valid UTF-8 `s` of at most `max` bytes that ends
- * on a character boundary. */
-static size_t utf8_cut(const char *s, size_t len, size_t max)
-{
-	if (len <= max)
-		return len;
-	while (max && ((unsigned char)s[max] & 0xc0) == 0x80)
-		max--;
-	return max;
-}
-
 static const char *key_name(unsigned key, char *buf, size_t cap)
 {
 	const char *name;
@@ -408,7 +366,7 @@ static struct fxt_sref inline_value(char **scratch, const char *s, size_t len, s
 
 	if (len > STR_MAX + MESSAGE_MAX)
 		len = STR_MAX + MESSAGE_MAX;
-	len = utf8_cut(d, utf8_clean(d, s, len), max);
+	len = fxt_utf8_cut(d, fxt_utf8_clean(d, s, len), max);
 	*scratch += len;
 	return fxt_sref_inline(d, len);
 }
@@ -566,7 +524,7 @@ static int emit_log_line(struct emit_ctx *ctx, uint64_t ts, const struct log_lin
 	struct fxt_arg args[3];
 	struct fxt_event ev;
 	char *text = ctx->fl->scratch;
-	size_t len = utf8_cut(text, utf8_clean(text, line->text, line->len), MESSAGE_MAX);
+	size_t len = fxt_utf8_cut(text, fxt_utf8_clean(text, line->text, line->len), MESSAGE_MAX);
 	unsigned n = 0;
 	int err;
 
@@ -592,7 +550,7 @@ static int emit_log_line(struct emit_ctx *ctx, uint64_t ts, const struct log_lin
 	ev.ts = ts;
 	ev.thread = ctx->ev.thread;
 	ev.category = fxt_writer_cstring(ctx->w, "log");
-	ev.name = fxt_sref_inline(text, utf8_cut(text, len, LOG_NAME_MAX));
+	ev.name = fxt_sref_inline(text, fxt_utf8_cut(text, len, LOG_NAME_MAX));
 	ev.args = args;
 	ev.nargs = n;
 	ctx->names->epoch++; /* strings registered */

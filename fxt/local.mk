@@ -7,7 +7,8 @@ FXT_CODEC_SOURCES = \
 	fxt/reader.c \
 	fxt/utf8.c \
 	fxt/names.c \
-	fxt/internal.h
+	fxt/internal.h \
+	fxt/hash.h
 
 noinst_LTLIBRARIES += libfxtcodec.la
 libfxtcodec_la_SOURCES = $(FXT_CODEC_SOURCES)
@@ -20,7 +21,8 @@ nodist_EXTRA_libfxt_la_SOURCES = fxt/dummy.c
 libfxt_la_LIBADD = libfxtcodec.la $(ZLIB_LIBS)
 libfxt_la_LDFLAGS = -version-info 0:0:0 -export-symbols-regex '^fxt_'
 
-fxtinclude_HEADERS += include/fxt/format.h include/fxt/writer.h include/fxt/reader.h
+fxtinclude_HEADERS += include/fxt/format.h include/fxt/writer.h include/fxt/reader.h \
+	include/fxt/utf8.h
 
 # Unit tests of the codec.
 FXT_UNIT_TESTS = \

@@ -1,8 +1,10 @@
-/* UTF-8 validation for FXT strings (RFC 3629: no overlong forms, no
- * surrogates, nothing above U+10FFFF). */
+/* UTF-8 for FXT strings (include/fxt/utf8.h): validation, character
+ * length and cleaning (RFC 3629: no overlong forms, no surrogates, nothing
+ * above U+10FFFF). */
+#include <stdint.h>
 #include <string.h>
 
-#include <fxt/reader.h>
+#include <fxt/utf8.h>
 
 bool fxt_utf8_valid(const char *str, size_t len)
 {
@@ -53,4 +55,48 @@ bool fxt_utf8_valid(const char *str, size_t len)
 		i += n;
 	}
 	return true;
+}
+
+size_t fxt_utf8_char_len(const char *s, size_t len)
+{
+	unsigned char c;
+	size_t n;
+
+	if (!len)
+		return 0;
+	c = (unsigned char)s[0];
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	return n <= len && fxt_utf8_valid(s, n) ? n : 0;
+}
+
+size_t fxt_utf8_clean(char *dst, const char *src, size_t len)
+{
+	size_t i = 0, n = 0, k;
+
+	if (fxt_utf8_valid(src, len)) {
+		if (len)
+			memcpy(dst, src, len);
+		return len;
+	}
+	while (i < len) {
+		k = fxt_utf8_char_len(src + i, len - i);
+		if (k) {
+			memcpy(dst + n, src + i, k);
+			n += k;
+			i += k;
+		} else {
+			dst[n++] = '?';
+			i++;
+		}
+	}
+	return n;
 }

@@ -1113,7 +1113,7 @@ static struct provider *provider_get(struct fxt_writer *w, uint32_t id)
 
 int fxt_writer_provider(struct fxt_writer *w, uint32_t provider_id, const char *name)
 {
-	size_t len = fxt__utf8_cut(name, strlen(name), 0xff); /* 8-bit length field */
+	size_t len = fxt_utf8_cut(name, strlen(name), 0xff); /* 8-bit length field */
 	size_t n = fxt_enc_provider_info(NULL, 0, provider_id, name, len);
 	struct provider *p;
 	uint64_t *out;
@@ -1284,10 +1284,10 @@ struct fxt_sref fxt_writer_string(struct fxt_writer *w, const char *s, size_t le
 	uint32_t h;
 	uint16_t ix;
 
-	len = fxt__utf8_cut(s, len, FXT_MAX_STRING_LEN);
+	len = fxt_utf8_cut(s, len, FXT_MAX_STRING_LEN);
 	if (len == 0)
 		return fxt_sref_empty();
-	h = fxt__hash_bytes(s, len);
+	h = (uint32_t)fxt__hash_bytes(s, len);
 	ix = strtab_find(t, s, len, h);
 	if (ix && fifo_distance(ix, t->next, FXT_MAX_STRING_INDEX) < STRING_GUARD) {
 		strtab_drop(t, ix);
@@ -1365,7 +1365,7 @@ static uint8_t thrtab_add(struct fxt_writer *w, struct thrtab *t, uint64_t pid, 
 struct fxt_tref fxt_writer_thread(struct fxt_writer *w, uint64_t pid, uint64_t tid)
 {
 	struct thrtab *t = &w->cur->tt;
-	uint32_t h = fxt__hash_pair(pid, tid);
+	uint32_t h = (uint32_t)fxt__hash_pair(pid, tid);
 	uint8_t ix = thrtab_find(t, pid, tid, h);
 
 	if (ix && fifo_distance(ix, t->next, FXT_MAX_THREAD_INDEX) < THREAD_GUARD) {
@@ -1398,7 +1398,7 @@ struct fxt_tref fxt_writer_thread_cached(struct fxt_writer *w, struct fxt_thread
 
 int fxt_writer_process_name(struct fxt_writer *w, uint64_t pid, const char *name)
 {
-	size_t len = fxt__utf8_cut(name, strlen(name), FXT_MAX_STRING_LEN);
+	size_t len = fxt_utf8_cut(name, strlen(name), FXT_MAX_STRING_LEN);
 
 	return fxt_writer_kernel_object(w, FXT_OBJ_PROCESS, pid, fxt_sref_inline(name, len), NULL,
 					0);
@@ -1406,7 +1406,7 @@ int fxt_writer_process_name(struct fxt_writer *w, uint64_t pid, const char *name
 
 int fxt_writer_thread_name(struct fxt_writer *w, uint64_t pid, uint64_t tid, const char *name)
 {
-	size_t len = fxt__utf8_cut(name, strlen(name), FXT_MAX_STRING_LEN);
+	size_t len = fxt_utf8_cut(name, strlen(name), FXT_MAX_STRING_LEN);
 	struct fxt_arg process = {
 		.type = FXT_ARG_KOID, /* not u64: Perfetto rejects that */
 		.name = fxt_writer_cstring(w, "process"),

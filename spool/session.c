@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fxt/hash.h"
 #include "spool/session.h"
 
 _Static_assert(sizeof(struct session_hdr) == 4096, "the header fills one page");
@@ -95,17 +96,6 @@ void session_unmap(struct session *s)
 
 /* ------------------------------------------------------------ keys */
 
-/* A 64-bit mix (splitmix64's finalizer): keys spread over the table. */
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
-
 static uint64_t nonzero_key(uint64_t k)
 {
 	k &= SESSION_KEY_MASK;
@@ -121,33 +111,21 @@ uint64_t session_pipe_key(uint64_t dev, uint64_t ino)
 			   ((dev >> 16) << 40));
 }
 
-/* FNV-1a over the bytes, then mixed. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
-	return h;
-}
-
 uint64_t session_addr_key(const void *from, size_t from_len, const void *to, size_t to_len)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = fxt__hash_more(FXT__HASH_SEED, from, from_len);
 
-	h = fnv(h, &from_len, sizeof(from_len));
-	h = fnv(h, from, from_len);
-	h = fnv(h, to, to_len);
+	h = fxt__hash_more(h, to, to_len);
 	/* Bit 47 set: never equal to a pipe key of an inode below 2^32 on
 	 * a device below 2^15. */
-	return nonzero_key(mix64(h) | (1ull << 47));
+	return nonzero_key(fxt__hash_mix(h) | (1ull << 47));
 }
 
 /* ------------------------------------------------------------ streams */
 
 struct session_stream *session_stream(struct session *s, uint64_t key)
 {
-	uint32_t mask = SESSION_STREAMS - 1, i = (uint32_t)mix64(key) & mask;
+	uint32_t mask = SESSION_STREAMS - 1, i = (uint32_t)fxt__hash_mix(key) & mask;
 
 	if (!s->hdr || !key)
 		return NULL;
@@ -168,7 +146,7 @@ struct session_stream *session_stream(struct session *s, uint64_t key)
 
 struct session_stream *session_find_stream(const struct session *s, uint64_t key)
 {
-	uint32_t mask = SESSION_STREAMS - 1, i = (uint32_t)mix64(key) & mask;
+	uint32_t mask = SESSION_STREAMS - 1, i = (uint32_t)fxt__hash_mix(key) & mask;
 
 	if (!s->hdr || !key)
 		return NULL;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fxt/hash.h"
 #include "symbolizer/store.h"
 
 /* ------------------------------------------------------------------ arena */
@@ -66,11 +67,7 @@ void fxt_sym__arena_free(struct arena *a)
 
 static uint64_t str_hash(const char *s, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-
-	while (len--)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h ^ (h >> 29);
+	return fxt__hash_bytes(s, len);
 }
 
 static int strset_grow(struct strset *set)
@@ -122,9 +119,7 @@ const char *fxt_sym__intern(struct strset *set, struct arena *a, const char *s, 
 
 static size_t addr_hash(uint64_t addr, size_t cap)
 {
-	/* Fibonacci hashing: code addresses differ mostly in their middle
-	 * bits, which the multiplication carries into the top ones. */
-	return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+	return (size_t)fxt__hash_u64(addr) & (cap - 1);
 }
 
 struct fxt_sym_info *fxt_sym__cache_get(const struct addr_cache *c, uint64_t addr)

@@ -43,7 +43,7 @@ bool tool_is_spool(const char *path, char *msg, size_t msglen)
 	/* For a terminal: no control characters, no invalid UTF-8. */
 	for (i = 0; i < n;) {
 		const char *c = (const char *)h + SPOOL_PROGRAM_AT + i;
-		size_t l = tool_utf8_len(c, n - i);
+		size_t l = fxt_utf8_char_len(c, n - i);
 
 		if (l == 0 || (l == 1 && ((unsigned char)*c < 0x20 || *c == 0x7f))) {
 			prog[i++] = '?';
@@ -209,24 +209,6 @@ int tool_output_close(struct tool_output *o, bool discard, char *err, size_t err
 	return rc;
 }
 
-size_t tool_utf8_len(const char *s, size_t len)
-{
-	unsigned char c = (unsigned char)s[0];
-	size_t n;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	return n <= len && fxt_utf8_valid(s, n) ? n : 0;
-}
-
 void tool_put_json_str(FILE *f, const char *s)
 {
 	size_t i = 0, len = strlen(s), n;
@@ -241,7 +223,7 @@ void tool_put_json_str(FILE *f, const char *s)
 		} else if (c < 0x20 || c == 0x7f) {
 			fprintf(f, "\\u%04x", c);
 			i++;
-		} else if ((n = tool_utf8_len(s + i, len - i)) != 0) {
+		} else if ((n = fxt_utf8_char_len(s + i, len - i)) != 0) {
 			fwrite(s + i, 1, n, f);
 			i += n;
 		} else {
@@ -259,7 +241,7 @@ void tool_put_text_str(FILE *f, const char *s)
 	while (i < len) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c >= 0x20 && c != 0x7f && (n = tool_utf8_len(s + i, len - i)) != 0) {
+		if (c >= 0x20 && c != 0x7f && (n = fxt_utf8_char_len(s + i, len - i)) != 0) {
 			fwrite(s + i, 1, n, f);
 			i += n;
 		} else {

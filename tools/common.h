@@ -61,10 +61,6 @@ int tool_output_open(struct tool_output *o, const char *path, char *err, size_t 
  * temporary file is removed and path is left as it was. */
 int tool_output_close(struct tool_output *o, bool discard, char *err, size_t errlen);
 
-/* Length (1 .. 4) of the valid UTF-8 sequence at s, or 0 if the bytes
- * there are not one (len > 0).  For escaping names into XML and JSON. */
-size_t tool_utf8_len(const char *s, size_t len);
-
 /* Writes s as a JSON string: quotes, backslashes and control characters
  * escaped, and each byte that is not part of valid UTF-8 replaced by
  * U+FFFD, since JSON must be UTF-8 and names in archives need not be. */

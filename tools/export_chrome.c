@@ -165,7 +165,7 @@ static void j_str(struct jout *o, const char *s, size_t len)
 			p[5] = hex[c & 15];
 			o->n += 6;
 			i++;
-		} else if ((n = flame_utf8_len(s + i, len - i)) != 0) {
+		} else if ((n = fxt_utf8_char_len(s + i, len - i)) != 0) {
 			j_mem(o, s + i, n);
 			i += n;
 		} else {

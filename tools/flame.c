@@ -55,11 +55,6 @@ static uint64_t hash_str(const char *s, size_t len)
 	return h;
 }
 
-size_t flame_utf8_len(const char *s, size_t len)
-{
-	return tool_utf8_len(s, len);
-}
-
 /* ------------------------------------------------------ reading archives */
 
 /* Streams the archive at path ("-": standard input). */
@@ -258,7 +253,7 @@ static char *sanitize(const char *s, size_t len)
 	if (!d)
 		return NULL;
 	while (i < len) {
-		n = flame_utf8_len(s + i, len - i);
+		n = fxt_utf8_char_len(s + i, len - i);
 		if (n == 0 || (n == 1 && ((unsigned char)s[i] < 0x20 || s[i] == 0x7f))) {
 			*w++ = '?';
 			i++;

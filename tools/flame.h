@@ -60,10 +60,6 @@ typedef int (*flame_record_fn)(void *ctx, struct fxt_reader *r, const struct fxt
 int flame_read(const struct flame_input *in, flame_record_fn fn, void *ctx, char *err,
 	       size_t errlen);
 
-/* Length (1 .. 4) of the valid UTF-8 sequence at s, or 0 if the bytes
- * there are not one (len > 0).  For escaping names into XML and JSON. */
-size_t flame_utf8_len(const char *s, size_t len);
-
 /* ------------------------------------------------------------ call paths */
 
 enum flame_by {

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include <fxt/format.h>
+#include <fxt/utf8.h> /* fxt_utf8_valid() and its kin */
 
 #ifdef __cplusplus
 extern "C" {
@@ -185,9 +186,6 @@ const char *fxt_arg_type_name(unsigned type);
 /* N if [name, name + len) is fxtrace's drop marker "fxt: N records
  * dropped" (see FXT_DROP_PREFIX), else 0. */
 uint64_t fxt_dropped_in_name(const char *name, size_t len);
-
-/* True if [s, s + len) is valid UTF-8 (no overlongs, no surrogates). */
-bool fxt_utf8_valid(const char *s, size_t len);
 
 #ifdef __cplusplus
 }

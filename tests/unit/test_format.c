@@ -126,16 +126,52 @@ static void test_utf8_cut(void)
 	const char s[] = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
 	size_t len = sizeof(s) - 1;
 
-	ASSERT_EQ_U64(fxt__utf8_cut(s, len, 100), len, "utf8_cut: short string unchanged");
-	ASSERT_EQ_U64(fxt__utf8_cut(s, len, len), len, "utf8_cut: exactly max");
-	ASSERT_EQ_U64(fxt__utf8_cut(s, len, 1), 1, "utf8_cut before a 2-byte char");
-	ASSERT_EQ_U64(fxt__utf8_cut(s, len, 2), 1, "utf8_cut inside a 2-byte char");
-	ASSERT_EQ_U64(fxt__utf8_cut(s, len, 3), 3, "utf8_cut after a 2-byte char");
-	ASSERT_EQ_U64(fxt__utf8_cut(s, len, 5), 3, "utf8_cut inside a 3-byte char");
-	ASSERT_EQ_U64(fxt__utf8_cut(s, len, 9), 6, "utf8_cut inside a 4-byte char (3 in)");
-	ASSERT_EQ_U64(fxt__utf8_cut(s, len, 7), 6, "utf8_cut inside a 4-byte char (1 in)");
-	ASSERT_EQ_U64(fxt__utf8_cut("\x80\x80\x80\x80\x80", 5, 4), 1,
+	ASSERT_EQ_U64(fxt_utf8_cut(s, len, 100), len, "utf8_cut: short string unchanged");
+	ASSERT_EQ_U64(fxt_utf8_cut(s, len, len), len, "utf8_cut: exactly max");
+	ASSERT_EQ_U64(fxt_utf8_cut(s, len, 1), 1, "utf8_cut before a 2-byte char");
+	ASSERT_EQ_U64(fxt_utf8_cut(s, len, 2), 1, "utf8_cut inside a 2-byte char");
+	ASSERT_EQ_U64(fxt_utf8_cut(s, len, 3), 3, "utf8_cut after a 2-byte char");
+	ASSERT_EQ_U64(fxt_utf8_cut(s, len, 5), 3, "utf8_cut inside a 3-byte char");
+	ASSERT_EQ_U64(fxt_utf8_cut(s, len, 9), 6, "utf8_cut inside a 4-byte char (3 in)");
+	ASSERT_EQ_U64(fxt_utf8_cut(s, len, 7), 6, "utf8_cut inside a 4-byte char (1 in)");
+	ASSERT_EQ_U64(fxt_utf8_cut("\x80\x80\x80\x80\x80", 5, 4), 1,
 		      "utf8_cut backs off at most 3 bytes in bad input");
+}
+
+static void test_utf8_chars(void)
+{
+	/* Each row: input, its length, the first character's length, and the
+	 * input with every byte outside a valid character made '?'. */
+	static const struct {
+		const char *in;
+		size_t len, first;
+		const char *clean;
+	} rows[] = {
+		{ "", 0, 0, "" },
+		{ "a", 1, 1, "a" },
+		{ "\xc3\xa9x", 3, 2, "\xc3\xa9x" },
+		{ "\xe2\x82\xac", 3, 3, "\xe2\x82\xac" },
+		{ "\xf0\x9f\x98\x80", 4, 4, "\xf0\x9f\x98\x80" },
+		{ "\xc3", 1, 0, "?" }, /* truncated */
+		{ "\x80"
+		  "a",
+		  2, 0, "?a" },			      /* stray continuation */
+		{ "\xc0\xaf", 2, 0, "??" },	      /* overlong */
+		{ "\xed\xa0\x80", 3, 0, "???" },      /* surrogate */
+		{ "\xf4\x90\x80\x80", 4, 0, "????" }, /* above U+10FFFF */
+		{ "a\xff"
+		  "b\xc3\xa9",
+		  5, 1, "a?b\xc3\xa9" },
+	};
+	char out[16];
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ASSERT_EQ_U64(fxt_utf8_char_len(rows[i].in, rows[i].len), rows[i].first,
+			      "utf8_char_len of row %zu", i);
+		size_t n = fxt_utf8_clean(out, rows[i].in, rows[i].len);
+		ok(n == rows[i].len && memcmp(out, rows[i].clean, n) == 0, "utf8_clean of row %zu",
+		   i);
+	}
 }
 
 static void test_hash(void)
@@ -145,11 +181,16 @@ static void test_hash(void)
 	ok(fxt__hash_bytes("abcdefgh1", 9) != fxt__hash_bytes("abcdefgh2", 9),
 	   "hash depends on the tail");
 	ok(fxt__hash_pair(1, 2) != fxt__hash_pair(2, 1), "pair hash depends on order");
+	ok(fxt__hash_u64(1) != fxt__hash_u64(2), "u64 hash depends on the key");
+	/* Keys that differ in one bit land in different low bits (table
+	 * indices): the finalizer spreads them. */
+	ok((fxt__hash_u64(0x400000) & 1023) != (fxt__hash_u64(0x400008) & 1023),
+	   "nearby addresses spread over the low bits");
 }
 
 int main(void)
 {
-	plan(61);
+	plan(85);
 	test_bits();
 	test_field();
 	test_stream_words();
@@ -158,6 +199,7 @@ int main(void)
 	test_magic();
 	test_put_stream();
 	test_utf8_cut();
+	test_utf8_chars();
 	test_hash();
 	return exit_status();
 }
