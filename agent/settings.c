@@ -19,47 +19,6 @@ struct agent_config agent_cfg = {
 	.status_fd = -1,
 };
 
-int agent_parse_size(const char *s, uint64_t *out)
-{
-	uint64_t v = 0, mul = 1;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	switch (*s) {
-	case 'k':
-	case 'K':
-		mul = 1ull << 10;
-		s++;
-		break;
-	case 'm':
-	case 'M':
-		mul = 1ull << 20;
-		s++;
-		break;
-	case 'g':
-	case 'G':
-		mul = 1ull << 30;
-		s++;
-		break;
-	default:
-		break;
-	}
-	/* Accept "64M", "64MB", "64MiB" alike. */
-	if (mul > 1 && (*s == 'i' || *s == 'I'))
-		s++;
-	if (mul > 1 && (*s == 'b' || *s == 'B'))
-		s++;
-	if (*s != '\0' || (v && mul > UINT64_MAX / v))
-		return -EINVAL;
-	*out = v * mul;
-	return 0;
-}
-
 static long parse_long(const char *s)
 {
 	char *end;
@@ -115,7 +74,7 @@ static void load_size(const char *name, uint64_t *field)
 
 	if (!s)
 		return;
-	if (agent_parse_size(s, &v) < 0) {
+	if (fxt__parse_size(s, &v) < 0) {
 		agent_dbg("%s=%s is not a size; using %llu", name, s, (unsigned long long)*field);
 		return;
 	}

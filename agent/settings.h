@@ -196,8 +196,4 @@ extern struct agent_config agent_cfg;
  * fall back to the defaults (and are logged with FXT_DEBUG). */
 void agent_config_load(void);
 
-/* Parses a size with an optional k/K, m/M, g/G suffix (powers of 1024),
- * e.g. "64M".  Returns 0 or -EINVAL (garbage, overflow). */
-int agent_parse_size(const char *s, uint64_t *out);
-
 #endif /* FXT_AGENT_SETTINGS_H */

@@ -187,50 +187,6 @@ static void usage(FILE *f)
 
 /* ------------------------------------------------------------- options */
 
-/* Parses SIZE ("4096", "64k", "1M", "2G"; a trailing "B" or "iB" is
- * allowed).  Returns 0 or -EINVAL / -ERANGE. */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned shift = 0;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno != 0)
-		return -ERANGE;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		shift = 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		shift = 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		shift = 30;
-		end++;
-		break;
-	default:
-		break;
-	}
-	if (shift != 0 && *end == 'i')
-		end++;
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end != '\0')
-		return -EINVAL;
-	if (shift != 0 && v > (UINT64_MAX >> shift))
-		return -ERANGE;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
 /* Dies unless every group of the --libc list is known, naming the first
  * unknown one.  The agent parses the list itself (FXT_LIBC), with the same
  * function: it gets it as given. */
@@ -322,12 +278,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->quiet = true;
 			break;
 		case OPT_BUFFER_SIZE:
-			if (parse_size(optarg, &o->buffer_bytes) != 0 || o->buffer_bytes == 0)
+			if (fxt__parse_size(optarg, &o->buffer_bytes) != 0 || o->buffer_bytes == 0)
 				die(EXIT_USAGE, "--buffer-size: invalid size '%s'", optarg);
 			o->buffer_size = optarg;
 			break;
 		case OPT_MAX_SIZE:
-			if (parse_size(optarg, &o->max_bytes) != 0)
+			if (fxt__parse_size(optarg, &o->max_bytes) != 0)
 				die(EXIT_USAGE, "--max-size: invalid size '%s'", optarg);
 			o->max_size = optarg;
 			break;
