@@ -5,7 +5,7 @@
  *
  * It is a small trace manager in the manner of a shell: it finds the agent,
  * passes the options to it through FXT_* environment variables (the agent
- * reads them, see agent/settings.h), prepends the agent to LD_PRELOAD, runs
+ * reads them, see spool/env.h), prepends the agent to LD_PRELOAD, runs
  * the program with the terminal untouched, and exits with the program's
  * status (128 + signal if it was killed).  Programs the agent cannot enter
  * (static, set-user-ID) run with a warning.
@@ -58,6 +58,7 @@
 #include "convert/convert.h"
 #include "convert/recon.h"
 #include "launcher/merge.h"
+#include "spool/env.h"
 #include "spool/format.h"
 #include "spool/launcher.h"
 #include "spool/names.h"
@@ -71,17 +72,6 @@
 #endif
 
 #define AGENT_NAME "libfxt-agent.so"
-
-/* The variables the agent reads (agent/settings.h documents them). */
-#define ENV_AGENT	"FXT_AGENT"
-#define ENV_OUTPUT	"FXT_OUTPUT"
-#define ENV_BUFFER_SIZE "FXT_BUFFER_SIZE"
-#define ENV_MAX_SIZE	"FXT_MAX_SIZE"
-#define ENV_STATUS_FD	"FXT_STATUS_FD"
-#define ENV_ROOT_PID	"FXT_ROOT_PID"
-#define ENV_LIBC	"FXT_LIBC"
-#define ENV_SAMPLE	"FXT_SAMPLE"
-#define ENV_LAUNCHER	"FXT_LAUNCHER"
 
 /* --sample without a rate. */
 #define DEFAULT_SAMPLE_HZ 1000u
@@ -348,13 +338,13 @@ static int self_dir(char *buf, size_t size)
 /* Finds the agent and returns its absolute path (malloc'd), or dies. */
 static char *find_agent(void)
 {
-	const char *env = getenv(ENV_AGENT);
+	const char *env = getenv(FXT_ENV_AGENT);
 	char dir[PATH_MAX], cand[PATH_MAX + 64];
 
 	if (env != NULL && env[0] != '\0') {
 		char *abs = realpath(env, NULL);
 		if (abs == NULL || !is_regular_file(abs))
-			die(EXIT_USAGE, "%s=%s: %s", ENV_AGENT, env,
+			die(EXIT_USAGE, "%s=%s: %s", FXT_ENV_AGENT, env,
 			    abs == NULL ? strerror(errno) : "not a regular file");
 		return abs;
 	}
@@ -373,7 +363,7 @@ static char *find_agent(void)
 	if (is_regular_file(cand))
 		return realpath(cand, NULL);
 	die(EXIT_USAGE, "cannot find the agent %s (next to fxt-run, in %s, or set %s)", AGENT_NAME,
-	    FXT_PKGLIBDIR, ENV_AGENT);
+	    FXT_PKGLIBDIR, FXT_ENV_AGENT);
 }
 
 /* --------------------------------------------------------- the program */
@@ -634,7 +624,7 @@ static int run(const char *path, char *const argv[], pid_t *child, struct run *r
 		 * FXT_OUTPUT, even if it forks before the agent starts. */
 		char buf[24];
 		snprintf(buf, sizeof(buf), "%ld", (long)getpid());
-		setenv(ENV_ROOT_PID, buf, 1);
+		setenv(FXT_ENV_ROOT_PID, buf, 1);
 		execve(path, argv, environ);
 		int err = errno;
 		if (err == ENOEXEC) {
@@ -1526,7 +1516,7 @@ static void run_debug(const struct run *r)
 {
 	uint64_t hits, misses;
 
-	if (getenv("FXT_RUN_DEBUG") == NULL || r->syms == NULL)
+	if (getenv(FXT_ENV_RUN_DEBUG) == NULL || r->syms == NULL)
 		return;
 	fxt_symcache_counts(r->syms, &hits, &misses);
 	fprintf(stderr,
@@ -2031,17 +2021,17 @@ int main(int argc, char **argv)
 			die(EXIT_USAGE, "cannot stat the status file: %s", strerror(errno));
 		snprintf(id, sizeof(id), "%d:%ju:%ju", status_fd, (uintmax_t)sb.st_dev,
 			 (uintmax_t)sb.st_ino);
-		set_env(ENV_STATUS_FD, id);
+		set_env(FXT_ENV_STATUS_FD, id);
 	}
-	set_env(ENV_OUTPUT, out);
+	set_env(FXT_ENV_OUTPUT, out);
 	if (o.buffer_size != NULL)
-		set_env_u64(ENV_BUFFER_SIZE, o.buffer_bytes);
+		set_env_u64(FXT_ENV_BUFFER_SIZE, o.buffer_bytes);
 	if (o.max_size != NULL)
-		set_env_u64(ENV_MAX_SIZE, o.max_bytes);
+		set_env_u64(FXT_ENV_MAX_SIZE, o.max_bytes);
 	if (o.libc != NULL)
-		set_env(ENV_LIBC, o.libc);
+		set_env(FXT_ENV_LIBC, o.libc);
 	if (o.sample_hz != 0)
-		set_env_u64(ENV_SAMPLE, o.sample_hz);
+		set_env_u64(FXT_ENV_SAMPLE, o.sample_hz);
 	prepend_preload(agent);
 	{
 		/* Who converts the spools: we, while we run (FXT_LAUNCHER). */
@@ -2050,7 +2040,7 @@ int main(int argc, char **argv)
 		if (proc_stat_read(0, &st, &t) != 0)
 			t = 0;
 		snprintf(id, sizeof(id), "%ld:%" PRIu64, (long)getpid(), t);
-		set_env(ENV_LAUNCHER, id);
+		set_env(FXT_ENV_LAUNCHER, id);
 	}
 	char ctl[PATH_MAX + 64];
 	launcher_ctl_path(ctl, sizeof(ctl), out, (long)getpid());

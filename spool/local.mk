@@ -3,6 +3,7 @@
 # and process liveness.  Compiled into the agent (with its flags) and into
 # the converter library.
 SPOOL_SOURCES = \
+	spool/env.h \
 	spool/format.h \
 	spool/launcher.c spool/launcher.h \
 	spool/names.c spool/names.h \
