@@ -967,60 +967,6 @@ struct parts {
 	size_t n, cap;
 };
 
-/* OUT, split as the agent names the other processes' archives after it
- * (run_archive_name()): DIR/STEM.PID[.N]EXT for OUT = DIR/STEM EXT. */
-struct out_name {
-	const char *path; /* OUT, absolute */
-	char *dir;	  /* "" for "/" */
-	const char *base; /* OUT's basename */
-	size_t stem_len;  /* of base */
-	const char *ext;  /* "" when OUT has no extension */
-};
-
-static int out_name_init(struct out_name *on, const char *out)
-{
-	/* The last slash by index: out is absolute, so there is one. */
-	size_t dirlen = strlen(out), stem = run_archive_stem(out);
-
-	while (dirlen > 0 && out[dirlen] != '/')
-		dirlen--;
-	on->path = out;
-	on->dir = strndup(out, dirlen);
-	if (on->dir == NULL)
-		return -ENOMEM;
-	on->base = out + dirlen + 1;
-	on->ext = out + stem;
-	on->stem_len = stem - (dirlen + 1);
-	return 0;
-}
-
-/* Whether `name` (a basename) is "STEM.PID[.N]EXT", the archive of a
- * process other than the root; sets *pid and *image (1 without ".N"). */
-static bool part_name(const struct out_name *on, const char *name, long *pid, unsigned *image)
-{
-	const char *p = name + on->stem_len;
-	unsigned long v[2];
-
-	if (strncmp(name, on->base, on->stem_len) != 0)
-		return false;
-	for (int i = 0; i < 2; i++) {
-		char *end;
-		if (p[0] != '.' || p[1] < '0' || p[1] > '9')
-			return false;
-		errno = 0;
-		v[i] = strtoul(p + 1, &end, 10);
-		if (errno != 0 || v[i] > UINT_MAX)
-			return false;
-		p = end;
-		if (strcmp(p, on->ext) == 0) {
-			*pid = (long)v[0];
-			*image = i == 0 ? 1 : (unsigned)v[1];
-			return true;
-		}
-	}
-	return false;
-}
-
 /* The names of the archives of other processes in OUT's directory before
  * the program ran: none of them is this run's, since the agent creates
  * those names exclusively (a taken name makes it try ".PID.2"...).  So a
@@ -1038,10 +984,10 @@ static int cmp_name(const void *a, const void *b)
 
 /* Lists them, sorted.  Best effort: a directory that cannot be read, or no
  * memory, gives a shorter list (the time check still applies). */
-static void list_old_parts(struct name_list *l, const struct out_name *on)
+static void list_old_parts(struct name_list *l, const char *out, const char *dir)
 {
 	size_t cap = 0;
-	DIR *d = opendir(on->dir[0] != '\0' ? on->dir : "/");
+	DIR *d = opendir(dir[0] != '\0' ? dir : "/");
 
 	memset(l, 0, sizeof(*l));
 	if (d == NULL)
@@ -1050,7 +996,7 @@ static void list_old_parts(struct name_list *l, const struct out_name *on)
 	while ((de = readdir(d)) != NULL) {
 		long pid;
 		unsigned image;
-		if (!part_name(on, de->d_name, &pid, &image))
+		if (!run_archive_parse(out, de->d_name, &pid, &image))
 			continue;
 		if (l->n == cap) {
 			size_t ncap = cap != 0 ? 2 * cap : 16;
@@ -1134,7 +1080,7 @@ static void parts_free(struct parts *ps)
 }
 
 /* Adds the archive each process reported on the status file. */
-static void collect_reports(struct parts *ps, const struct out_name *on, int status_fd)
+static void collect_reports(struct parts *ps, const char *out, int status_fd)
 {
 	char *buf = status_read(status_fd);
 	struct stat sb;
@@ -1152,8 +1098,8 @@ static void collect_reports(struct parts *ps, const struct out_name *on, int sta
 		const char *slash = strrchr(sl.output, '/');
 		long pid;
 		unsigned image = 0;
-		if (strcmp(sl.output, on->path) != 0 &&
-		    !part_name(on, slash != NULL ? slash + 1 : sl.output, &pid, &image))
+		if (strcmp(sl.output, out) != 0 &&
+		    !run_archive_parse(out, slash != NULL ? slash + 1 : sl.output, &pid, &image))
 			image = UINT_MAX; /* not a name of ours: last of its pid */
 		struct part *pt = parts_add(ps, sl.output, sl.pid, image);
 		if (pt != NULL)
@@ -1216,10 +1162,8 @@ static bool find_root(struct parts *ps, const char *prog, const char *out, pid_t
 struct run {
 	const char *out; /* OUT, absolute */
 	char *dir;	 /* OUT's directory ("" for "/") */
-	const char *base;
-	size_t blen;
-	long root;    /* the root's pid; 0: any (--recover) */
-	time_t since; /* spools older than the run are not its */
+	long root;	 /* the root's pid; 0: any (--recover) */
+	time_t since;	 /* spools older than the run are not its */
 	bool quiet;
 	bool recover; /* --recover: claim whatever the owner says */
 	struct parts *ps;
@@ -1435,29 +1379,6 @@ static bool consider_spool(struct run *r, const char *path, bool final)
 	return true;
 }
 
-/* Whether NAME is BASE.PID.spool or BASE.PID.N.spool. */
-static bool is_spool_name(const char *n, const char *base, size_t blen)
-{
-	size_t len = strlen(n), i = blen + 1;
-
-	if (len <= blen + 7 || strncmp(n, base, blen) != 0 || n[blen] != '.' ||
-	    strcmp(n + len - 6, ".spool") != 0)
-		return false;
-	for (int part = 0; part < 2; part++) {
-		size_t start = i;
-		while (n[i] >= '0' && n[i] <= '9')
-			i++;
-		if (i == start)
-			return false;
-		if (i == len - 6)
-			return true;
-		if (n[i] != '.')
-			return false;
-		i++;
-	}
-	return false;
-}
-
 /* One pass over OUT's directory: converts every spool of the run whose
  * process is done; r->running counts the others. */
 static void scan_spools(struct run *r, bool final)
@@ -1472,8 +1393,10 @@ static void scan_spools(struct run *r, bool final)
 	while ((de = readdir(d)) != NULL) {
 		char *path;
 		struct stat sb;
+		long pid;
+		unsigned image;
 
-		if (!is_spool_name(de->d_name, r->base, r->blen))
+		if (!run_spool_parse(r->out, de->d_name, &pid, &image))
 			continue;
 		if (asprintf(&path, "%s/%s", r->dir, de->d_name) < 0)
 			break;
@@ -1499,10 +1422,7 @@ static int run_init(struct run *r, struct parts *ps, const char *out, long root,
 	r->dir = strdup(out);
 	if (r->dir == NULL)
 		return -ENOMEM;
-	char *slash = strrchr(r->dir, '/'); /* out is absolute */
-	*slash = '\0';
-	r->base = out + (slash - r->dir) + 1;
-	r->blen = strlen(r->base);
+	*strrchr(r->dir, '/') = '\0'; /* out is absolute */
 	r->since = since;
 	r->quiet = quiet;
 	r->ps = ps;
@@ -1557,10 +1477,10 @@ static bool newer_than(const char *path, time_t since)
  * and not known yet is added; its
  * numbers are read unless `quiet`.  One whose process is still running
  * may be half written: it is marked so. */
-static void collect_unreported(struct parts *ps, const struct out_name *on, time_t since,
+static void collect_unreported(struct parts *ps, const char *out, const char *dir, time_t since,
 			       const struct name_list *old, bool quiet)
 {
-	DIR *d = opendir(on->dir[0] != '\0' ? on->dir : "/");
+	DIR *d = opendir(dir[0] != '\0' ? dir : "/");
 	if (d == NULL)
 		return;
 	struct dirent *de;
@@ -1569,9 +1489,10 @@ static void collect_unreported(struct parts *ps, const struct out_name *on, time
 		unsigned image;
 		char *path;
 
-		if (!part_name(on, de->d_name, &pid, &image) || name_list_has(old, de->d_name))
+		if (!run_archive_parse(out, de->d_name, &pid, &image) ||
+		    name_list_has(old, de->d_name))
 			continue;
-		if (asprintf(&path, "%s/%s", on->dir, de->d_name) < 0)
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
 			break;
 		if (parts_find(ps, path) != NULL || !newer_than(path, since) || !is_archive(path)) {
 			free(path);
@@ -1727,30 +1648,6 @@ out:
 	return err;
 }
 
-/* --recover: the archive a spool was written for, from its name
- * OUT.PID[.N].spool (malloc'd), or NULL when the name is not of that form. */
-static char *spool_output(const char *spool)
-{
-	size_t len = strlen(spool);
-	char *out;
-
-	if (len < 7 || strcmp(spool + len - 6, ".spool") != 0)
-		return NULL;
-	out = strndup(spool, len - 6);
-	for (int part = 0; out != NULL && part < 2; part++) {
-		char *dot = strrchr(out, '.');
-		size_t i;
-		if (dot == NULL || dot[1] == '\0')
-			break;
-		for (i = 1; dot[i] >= '0' && dot[i] <= '9'; i++)
-			;
-		if (dot[i] != '\0') /* not digits: OUT ends here */
-			break;
-		*dot = '\0';
-	}
-	return out;
-}
-
 static void add_spool(struct name_list *l, size_t *cap, const char *path)
 {
 	if (l->n == *cap) {
@@ -1814,11 +1711,13 @@ static char **recover_args(struct options *o)
 /* After --recover of a directory: the archives its processes wrote
  * themselves (fxt-run was gone) join the merge, and the files of runs
  * whose processes are all gone (session, control file) go. */
-static void recover_dir_rest(struct parts *ps, const char *given, const struct out_name *on)
+static void recover_dir_rest(struct parts *ps, const char *given, const char *out)
 {
 	/* Absolute, as the parts converted here are named. */
 	char *dir = realpath(given, NULL);
 	DIR *d = dir != NULL ? opendir(dir) : NULL;
+	const size_t plen = strlen(CONVERT_PARTIAL_PREFIX);
+	const char *base = strrchr(out, '/') + 1; /* out is absolute */
 	struct dirent *de;
 
 	if (d == NULL) {
@@ -1827,14 +1726,13 @@ static void recover_dir_rest(struct parts *ps, const char *given, const struct o
 	}
 	while ((de = readdir(d)) != NULL) {
 		const char *n = de->d_name;
-		size_t len = strlen(n), blen = strlen(on->base);
 		char *path;
 		long pid;
 		unsigned image;
 
 		if (asprintf(&path, "%s/%s", dir, n) < 0)
 			break;
-		if (part_name(on, n, &pid, &image) && is_archive(path) &&
+		if (run_archive_parse(out, n, &pid, &image) && is_archive(path) &&
 		    parts_find(ps, path) == NULL) {
 			struct part *pt = parts_add(ps, path, pid, image);
 			struct stat sb;
@@ -1844,18 +1742,15 @@ static void recover_dir_rest(struct parts *ps, const char *given, const struct o
 					pt->st.bytes = (uint64_t)sb.st_size;
 				archive_stats(path, &pt->st);
 			}
-		} else if (strncmp(n, CONVERT_PARTIAL_PREFIX, strlen(CONVERT_PARTIAL_PREFIX)) ==
-			       0 &&
-			   strncmp(n + strlen(CONVERT_PARTIAL_PREFIX), on->base, on->stem_len) ==
-			       0) {
+		} else if (strncmp(n, CONVERT_PARTIAL_PREFIX, plen) == 0 &&
+			   (strcmp(n + plen, base) == 0 ||
+			    run_archive_parse(out, n + plen, &pid, &image))) {
 			unlink(path); /* a conversion killed halfway: its spool is here */
-		} else if (len > blen + 1 && strncmp(n, on->base, blen) == 0 && n[blen] == '.' &&
-			   (strcmp(n + len - 8, ".session") == 0 ||
-			    strcmp(n + len - 4, ".run") == 0)) {
-			/* OUT.PID.session (PID: the root), OUT.PID.run (fxt-run) */
-			char *end;
-			long owner = strtol(n + blen + 1, &end, 10);
-			if (owner > 0 && *end == '.' && !proc_alive(owner, 0))
+		} else if (run_pid_file_parse(out, n, RUN_SESSION_SUFFIX, &pid) ||
+			   run_pid_file_parse(out, n, RUN_CONTROL_SUFFIX, &pid)) {
+			/* The session (PID: the root) or fxt-run's control file
+			 * of a run whose process is gone. */
+			if (pid > 0 && !proc_alive(pid, 0))
 				unlink(path);
 		}
 		free(path);
@@ -1907,8 +1802,9 @@ static int recover_main(const struct options *given)
 	char *derived = NULL;
 	if (oo.output == NULL) {
 		for (size_t i = 0; i < spools.n; i++) {
-			char *one = spool_output(spools.v[i]);
-			if (one == NULL)
+			size_t len = run_spool_output(spools.v[i]);
+			char *one = len != 0 ? strndup(spools.v[i], len) : NULL;
+			if (len == 0)
 				die(EXIT_USAGE,
 				    "--recover: %s is not named OUT.PID.spool; give the archive's "
 				    "name with -o",
@@ -1953,15 +1849,11 @@ static int recover_main(const struct options *given)
 		spool_view_close(&v);
 		consider_spool(&r, spools.v[i], true);
 	}
-	struct out_name on;
-	if (out_name_init(&on, out) != 0)
-		die(EXIT_USAGE, "out of memory");
 	for (char *const *a = args; *a != NULL; a++) {
 		struct stat sb;
 		if (stat(*a, &sb) == 0 && S_ISDIR(sb.st_mode))
-			recover_dir_rest(&parts, *a, &on);
+			recover_dir_rest(&parts, *a, out);
 	}
-	free(on.dir);
 	long root = 0;
 	for (size_t i = 0; i < parts.n; i++)
 		if (parts.v[i].image == 0)
@@ -1998,9 +1890,6 @@ int main(int argc, char **argv)
 	char *agent = find_agent();
 	char *program = find_program(o.argv[0]);
 	char *out = output_path(&o);
-	struct out_name on;
-	if (out_name_init(&on, out) != 0)
-		die(EXIT_USAGE, "out of memory");
 
 	/* With --force the old archive goes first, so that a run that writes
 	 * nothing is not reported with the old one's numbers. */
@@ -2051,14 +1940,14 @@ int main(int argc, char **argv)
 	if (!o.quiet)
 		warn_untraceable(program, o.argv[0]);
 
-	struct name_list old_parts;
-	list_old_parts(&old_parts, &on);
 	pid_t root;
 	time_t start = time(NULL);
 	struct parts parts = { 0 };
 	struct run r;
 	if (run_init(&r, &parts, out, 0, start, o.quiet) != 0)
 		die(EXIT_USAGE, "out of memory");
+	struct name_list old_parts;
+	list_old_parts(&old_parts, out, r.dir);
 	int status = run(program, o.argv, &root, &r);
 	int code = WIFEXITED(status)	 ? WEXITSTATUS(status)
 		   : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
@@ -2071,10 +1960,10 @@ int main(int argc, char **argv)
 	/* Every archive of the run: converted, reported, or found. */
 	finish_spools(&r, ctl);
 	if (status_fd >= 0)
-		collect_reports(&parts, &on, status_fd);
+		collect_reports(&parts, out, status_fd);
 	bool no_root = !parts_have_root(&parts, root, true) &&
 		       find_root(&parts, o.argv[0], out, root, o.quiet);
-	collect_unreported(&parts, &on, start, &old_parts, o.quiet);
+	collect_unreported(&parts, out, r.dir, start, &old_parts, o.quiet);
 	/* Not traced (an uninstrumented image it exec'd), nothing recorded
 	 * and no exit(): e.g. a shell that only starts the traced programs. */
 	if (no_root && !o.quiet) {
@@ -2114,7 +2003,6 @@ int main(int argc, char **argv)
 	fxt_symcache_free(r.syms);
 	free(r.dir);
 	name_list_free(&old_parts);
-	free(on.dir);
 	free(out);
 	free(program);
 	free(agent);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "spool/names.h"
 #include "spool/recording.h"
@@ -111,10 +112,117 @@ static void test_names(void)
 	ASSERT_STR_EQ(buf, "/d/t.fx", "naming: cut to the buffer, NUL-terminated");
 }
 
+/* What the formatters make, the parsers read back, for names of every
+ * shape; and they read nothing else. */
+static void test_round_trips(void)
+{
+	static const char *const outs[] = {
+		"/d/trace.fxt", "/d/trace.fxt.gz", "/d.x/trace",
+		"/d/.hidden",	"/d/t.gz",	   "/d/a.b.c",
+	};
+	static const long pids[] = { 1, 42, 4194304 };
+	static const unsigned ns[] = { 1, 2, 12 };
+	char buf[256];
+	unsigned bad = 0, checked = 0;
+
+	for (size_t o = 0; o < sizeof(outs) / sizeof(outs[0]); o++) {
+		const char *out = outs[o];
+		size_t dir = (size_t)(strrchr(out, '/') - out) + 1;
+		for (size_t p = 0; p < sizeof(pids) / sizeof(pids[0]); p++) {
+			for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+				long pid = 0;
+				unsigned n = 0;
+
+				run_archive_name(buf, sizeof(buf), out, pids[p], ns[i]);
+				if (!run_archive_parse(out, buf + dir, &pid, &n) ||
+				    pid != pids[p] || n != ns[i]) {
+					diag("archive %s of %s: pid %ld, n %u", buf, out, pid, n);
+					bad++;
+				}
+				run_spool_name(buf, sizeof(buf), out, pids[p], ns[i]);
+				pid = 0;
+				n = 0;
+				if (!run_spool_parse(out, buf + dir, &pid, &n) || pid != pids[p] ||
+				    n != ns[i] || run_spool_output(buf) != strlen(out)) {
+					diag("spool %s of %s: pid %ld, image %u", buf, out, pid, n);
+					bad++;
+				}
+				checked += 2;
+			}
+			long pid = 0;
+			run_pid_file_name(buf, sizeof(buf), out, pids[p], RUN_SESSION_SUFFIX);
+			if (!run_pid_file_parse(out, buf + dir, RUN_SESSION_SUFFIX, &pid) ||
+			    pid != pids[p] ||
+			    run_pid_file_parse(out, buf + dir, RUN_CONTROL_SUFFIX, &pid)) {
+				diag("session %s of %s: pid %ld", buf, out, pid);
+				bad++;
+			}
+			checked++;
+		}
+	}
+	ok(bad == 0, "names: %u made and read back", checked);
+
+	run_pid_file_name(buf, sizeof(buf), "/d/t.fxt", 77, RUN_CONTROL_SUFFIX);
+	ASSERT_STR_EQ(buf, "/d/t.fxt.77.run", "naming: fxt-run's control file");
+	run_pid_file_name(buf, sizeof(buf), "/d/t.fxt", 5, RUN_SESSION_SUFFIX);
+	ASSERT_STR_EQ(buf, "/d/t.fxt.5.session", "naming: the session");
+}
+
+/* Names that are not the run's files. */
+static void test_not_names(void)
+{
+	static const struct {
+		char kind; /* a: archive, s: spool, p: session */
+		const char *out, *name, *what;
+	} cases[] = {
+		{ 'a', "/d/trace.fxt", "trace.fxt", "the root's archive is no other process's" },
+		{ 'a', "/d/trace.fxt", "trace.x.fxt", "a pid is digits" },
+		{ 'a', "/d/trace.fxt", "trace..fxt", "an empty pid" },
+		{ 'a', "/d/trace.fxt", "trace.-4.fxt", "a negative pid" },
+		{ 'a', "/d/trace.fxt", "trace.42.fxt.gz", "another extension" },
+		{ 'a', "/d/trace.fxt.gz", "trace.42.fxt", "another extension (gzip)" },
+		{ 'a', "/d/trace.fxt", "other.42.fxt", "another run" },
+		{ 'a', "/d/trace.fxt", "trace.42.3.4.fxt", "three numbers" },
+		{ 'a', "/d/trace.fxt", "trace.4294967296.fxt", "a pid past 32 bits" },
+		{ 'a', "/d/trace.fxt", "trace.42.fxt.spool", "a spool" },
+		{ 'a', "/d/trace", "trace.42.spool", "a spool, OUT without extension" },
+		{ 's', "/d/t.fxt", "t.fxt.spool", "a spool without a pid" },
+		{ 's', "/d/t.fxt", "t.fxt.7.spool.x", "more after .spool" },
+		{ 's', "/d/t.fxt", "t.fxt.7a.spool", "a pid is digits (spool)" },
+		{ 's', "/d/t.fxt", "u.fxt.7.spool", "another run's spool" },
+		{ 's', "/d/t.fxt", "t.fxt.7.2.3.spool", "three numbers (spool)" },
+		{ 's', "/d/t.fxt", "t.7.fxt", "an archive" },
+		{ 'p', "/d/t.fxt", "t.fxt.7.2.session", "a session has one number" },
+		{ 'p', "/d/t.fxt", "t.fxt.session", "a session without a pid" },
+		{ 'p', "/d/t.fxt", "t.fxt.7.run", "a control file is no session" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long pid;
+		unsigned n;
+		bool yes =
+		    cases[i].kind == 'a' ? run_archive_parse(cases[i].out, cases[i].name, &pid, &n)
+		    : cases[i].kind == 's'
+			? run_spool_parse(cases[i].out, cases[i].name, &pid, &n)
+			: run_pid_file_parse(cases[i].out, cases[i].name, RUN_SESSION_SUFFIX, &pid);
+		ok(!yes, "not a name: %s (%s)", cases[i].name, cases[i].what);
+	}
+
+	/* A spool found alone: OUT is what precedes .PID[.N].spool. */
+	ASSERT_EQ_U64(run_spool_output("/d/t.fxt.7.spool"), 8, "spool output: .PID");
+	ASSERT_EQ_U64(run_spool_output("/d/t.fxt.7.12.spool"), 8, "spool output: .PID.N");
+	ASSERT_EQ_U64(run_spool_output("/d/t.fxt.spool"), 8, "spool output: no pid");
+	ASSERT_EQ_U64(run_spool_output("t.fxt.x7.spool"), 8, "spool output: not digits");
+	ASSERT_EQ_U64(run_spool_output("/d/t.fxt.7"), 0, "spool output: no .spool");
+	ASSERT_EQ_U64(run_spool_output(".spool"), 0, "spool output: nothing before .spool");
+}
+
 int main(void)
 {
 	test_sizes();
 	test_names();
+	test_round_trips();
+	test_not_names();
 	done_testing();
 	return exit_status();
 }
