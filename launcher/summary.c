@@ -13,6 +13,7 @@
 #include <fxt/reader.h>
 
 #include "convert/recon.h"
+#include "fxt/hash.h"
 #include "launcher/launcher.h"
 
 /* A set of thread ids (open addressing, grows at half full). */
@@ -21,10 +22,10 @@ struct tid_set {
 	size_t cap, n;
 };
 
-/* Fibonacci hashing: the product's high bits mix all of the tid's bits. */
-static size_t tid_hash(uint64_t tid, size_t cap)
+/* The slot a tid hashes to, in a table of `cap` slots (a power of 2). */
+static size_t tid_slot(uint64_t tid, size_t cap)
 {
-	return (size_t)((tid * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+	return (size_t)fxt__hash_u64(tid) & (cap - 1);
 }
 
 static int tid_set_add(struct tid_set *s, uint64_t tid)
@@ -40,7 +41,7 @@ static int tid_set_add(struct tid_set *s, uint64_t tid)
 			uint64_t v = s->slots[i];
 			if (v == 0)
 				continue;
-			size_t j = tid_hash(v, ncap);
+			size_t j = tid_slot(v, ncap);
 			while (ns[j] != 0)
 				j = (j + 1) & (ncap - 1);
 			ns[j] = v;
@@ -49,7 +50,7 @@ static int tid_set_add(struct tid_set *s, uint64_t tid)
 		s->slots = ns;
 		s->cap = ncap;
 	}
-	size_t j = tid_hash(tid, s->cap);
+	size_t j = tid_slot(tid, s->cap);
 	while (s->slots[j] != 0) {
 		if (s->slots[j] == tid)
 			return 0;
