@@ -85,11 +85,12 @@ void setup_env(const struct options *o, const char *agent, const char *out, int 
 
 /* What the summary says about one archive. */
 struct archive_stats {
-	uint64_t bytes;				/* on disk */
-	uint64_t events;			/* duration event records */
-	uint64_t threads;			/* distinct threads with events */
-	uint64_t dropped;			/* calls not recorded (FXT_MAX_SIZE) */
-	uint64_t deep;				/* slices nested deeper than Perfetto shows */
+	uint64_t bytes;	  /* on disk */
+	uint64_t events;  /* duration event records */
+	uint64_t calls;	  /* ... of instrumented functions, or `events` when not known */
+	uint64_t threads; /* distinct threads with events */
+	uint64_t dropped; /* calls not recorded (FXT_MAX_SIZE) */
+	uint64_t deep;	  /* slices nested deeper than Perfetto shows */
 	uint64_t max_depth, deep_pid, deep_tid; /* the deepest of those */
 	const char *error;			/* damage found by the reader, or NULL */
 };

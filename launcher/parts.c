@@ -310,6 +310,7 @@ int parts_merge(struct parts *ps, const char *out, bool quiet)
 		paths[n++] = pt->path;
 		only = pt;
 		sum.events += pt->st.events;
+		sum.calls += pt->st.calls;
 		sum.threads += pt->st.threads;
 		sum.dropped += pt->st.dropped;
 		summary_add_deep(&sum, &pt->st);

@@ -157,6 +157,7 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 	if (pt != NULL) {
 		pt->st.bytes = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : res.bytes;
 		pt->st.events = res.events;
+		pt->st.calls = res.calls;
 		pt->st.threads = res.threads;
 		pt->st.dropped = res.dropped;
 		pt->st.deep = res.deep;

@@ -106,6 +106,7 @@ static int status_parse(char *line, struct status_line *sl)
 		return -EINVAL;
 	sl->pid = (long)v[0];
 	sl->st.events = v[1];
+	sl->st.calls = v[1]; /* not reported: not known */
 	sl->st.threads = v[2];
 	sl->st.dropped = v[3];
 	sl->st.bytes = v[4];

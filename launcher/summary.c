@@ -105,6 +105,7 @@ int archive_stats(const char *path, struct archive_stats *st)
 	if (rc < 0 && rc != -ENOMEM && magic)
 		st->error = "damaged archive";
 	st->threads = tids.n;
+	st->calls = st->events; /* an archive does not say which are hooks' */
 	free(tids.slots);
 	fxt_reader_free(r);
 	if (!magic)
@@ -148,8 +149,8 @@ static void format_size(uint64_t bytes, char *buf, size_t size)
 
 /* What the summary lines said, for the final hint. */
 static struct {
-	bool root; /* the root's archive was summarised */
-	uint64_t events;
+	bool root;	/* the root's archive was summarised */
+	uint64_t calls; /* instrumented ones, and calls dropped */
 } summarised;
 
 /* `note`, if not NULL, follows the numbers ("recovered from spool").  An
@@ -160,7 +161,7 @@ void summary_line(const char *what, const char *display, const struct archive_st
 	char size[32];
 
 	summarised.root |= what[0] == '\0';
-	summarised.events += st->events + st->dropped;
+	summarised.calls += st->calls + st->dropped;
 	format_size(st->bytes, size, sizeof(size));
 	fprintf(stderr,
 		"fxt-run: wrote %s%s (%s, %" PRIu64 " event%s, %" PRIu64 " thread%s, %" PRIu64
@@ -194,9 +195,12 @@ void summary_add_deep(struct archive_stats *sum, const struct archive_stats *st)
 
 void summary_hint(const char *prog)
 {
-	if (summarised.root && summarised.events == 0)
+	/* Whatever the libc groups: libc calls and samples are recorded
+	 * without -finstrument-functions, but they are not the program's
+	 * own functions. */
+	if (summarised.root && summarised.calls == 0)
 		fprintf(stderr,
-			"fxt-run: no instrumented calls: was %s built with "
-			"-finstrument-functions?\n",
+			"fxt-run: no instrumented calls (the program's own functions; libc calls "
+			"do not count): was %s built with -finstrument-functions?\n",
 			prog);
 }
