@@ -22,49 +22,83 @@
 /* --sample without a rate. */
 #define DEFAULT_SAMPLE_HZ 1000u
 
-static void usage(FILE *f)
+/* --help: also the source of man fxt-run (help2man), hence its shape:
+ * options with their descriptions two spaces apart, then paragraphs that
+ * help2man makes sections of ("Exit status:", "Environment:",
+ * "Examples:"). */
+static void usage(void)
 {
-	fputs("Usage: fxt-run [OPTIONS] [--] PROGRAM [ARGS...]\n"
-	      "       fxt-run --recover [-o FILE] [-f] SPOOL|DIR...\n"
-	      "Run PROGRAM (built with -finstrument-functions) under the fxtrace agent and\n"
-	      "write its calls to a Fuchsia Trace Format archive.\n"
+	fputs("Usage: fxt-run [OPTION]... [--] PROGRAM [ARG]...\n"
+	      "  or:  fxt-run --recover [-o FILE] [-f] [-q] [--keep-parts] SPOOL|DIR...\n"
+	      "Run PROGRAM under the fxtrace agent and write what it did to a Fuchsia Trace\n"
+	      "Format archive: every call of its functions built with -finstrument-functions,\n"
+	      "its calls into the C library, stack samples; threads, fork and exec followed.\n"
 	      "\n"
-	      "  -o, --output FILE      archive to write (default: PROGRAM.fxt, in the\n"
-	      "                         current directory; not '-': it must be a file;\n"
-	      "                         FILE.gz is written compressed)\n"
-	      "  -f, --force            overwrite FILE if it exists\n"
-	      "      --libc=LIST        libc calls to record, a comma-separated list of\n"
-	      "                         groups: io, mem, thread, sync, proc, sleep, log;\n"
-	      "                         or all, none, default (= io,thread,proc,sleep,log)\n"
-	      "      --sample[=HZ]      also sample each thread's stack HZ times per second\n"
-	      "                         of its CPU time (1 to 10000; default 1000)\n"
-	      "      --keep-parts       leave one archive per process (FILE for PROGRAM,\n"
-	      "                         FILE's name with .PID before .fxt for the others)\n"
-	      "                         instead of merging them all into FILE\n"
-	      "      --buffer-size SIZE trace buffer size of each process\n"
-	      "      --max-size SIZE    stop recording (and count drops) past SIZE bytes\n"
-	      "                         of trace; 0 means no limit\n"
-	      "      --recover          turn spools left behind (fxt-run killed, a crash\n"
-	      "                         of the session) into one archive: SPOOL files, or\n"
-	      "                         every *.spool in DIR; FILE defaults to the archive\n"
-	      "                         name the spools were written for\n"
-	      "  -q, --quiet            do not print the summary\n"
-	      "  -h, --help             show this help and exit\n"
-	      "  -V, --version          show the version and exit\n"
+	      "  -o, --output=FILE       archive to write (default: PROGRAM.fxt, in the\n"
+	      "                          current directory; not '-': it must be a file;\n"
+	      "                          FILE.gz is written compressed)\n"
+	      "  -f, --force             overwrite FILE if it exists\n"
+	      "      --libc=LIST         libc calls to record, a comma-separated list of\n"
+	      "                          groups: io, mem, thread, sync, proc, sleep, log;\n"
+	      "                          or all, none, default (= io,thread,proc,sleep,log)\n"
+	      "      --sample[=HZ]       also sample each thread's stack HZ times per second\n"
+	      "                          of its CPU time (1 to 10000; default 1000); write\n"
+	      "                          --sample=HZ: the next word is PROGRAM\n"
+	      "      --keep-parts        leave one archive per process (FILE for PROGRAM,\n"
+	      "                          FILE's name with .PID before .fxt for the others)\n"
+	      "                          instead of merging them all into FILE\n"
+	      "      --buffer-size=SIZE  trace buffer each process keeps mapped at once\n"
+	      "                          (default 64M)\n"
+	      "      --max-size=SIZE     stop recording (and count drops) past SIZE bytes of\n"
+	      "                          trace in a process (default 1G; 0: no limit)\n"
+	      "      --recover           turn spools left behind (fxt-run killed, a crash\n"
+	      "                          of the session) into one archive: SPOOL files, or\n"
+	      "                          every *.spool in DIR; FILE defaults to the archive\n"
+	      "                          name the spools were written for\n"
+	      "  -q, --quiet             do not print the summary\n"
+	      "  -h, --help              show this help and exit\n"
+	      "  -V, --version           show the version and exit\n"
 	      "\n"
-	      "SIZE is a number of bytes with an optional suffix k, M or G (powers of 1024).\n"
-	      "The agent is $FXT_AGENT if set, else " AGENT_NAME " next to fxt-run\n"
-	      "(or in its .libs/), else the one installed in " FXT_PKGLIBDIR ".\n"
-	      "Every traced process (PROGRAM, its children, the programs they run) writes\n"
-	      "an archive; when PROGRAM exits, fxt-run merges those of the processes that\n"
-	      "are done into FILE, one FXT provider per process, PROGRAM's first.  A\n"
-	      "process still running then keeps its own archive, written when it exits.\n"
-	      "If a process dies before its archive is written (_exit, abort, a signal,\n"
-	      "SIGKILL), fxt-run recovers the archive from the spool it left; if fxt-run\n"
-	      "itself is killed, `fxt-run --recover DIR` does it later.\n"
-	      "Exit status: PROGRAM's, or 128+N if signal N killed it; 127 if PROGRAM\n"
-	      "is not found, 126 if it cannot be executed, 2 on fxt-run's own errors.\n",
-	      f);
+	      "SIZE is a number of bytes, optionally followed by B, or by K, M or G (powers\n"
+	      "of 1024) optionally followed by B or iB, in either case: 4096, 64k, 64MiB.\n"
+	      "\n"
+	      "The agent is $FXT_AGENT if set, else " AGENT_NAME " next to fxt-run (or in\n"
+	      "its .libs/), else the one installed in " FXT_PKGLIBDIR ".\n"
+	      "\n"
+	      "Each traced process (PROGRAM, its children, the programs they run) records\n"
+	      "into a spool next to FILE, which fxt-run turns into that process's archive as\n"
+	      "soon as the process is done; when PROGRAM exits, fxt-run merges them into\n"
+	      "FILE, one FXT provider per process, PROGRAM's first, and prints one summary\n"
+	      "line.  A process still running then (a daemon) writes its own archive when it\n"
+	      "exits.  A process that dies before it is done (_exit, abort, a signal,\n"
+	      "SIGKILL) leaves its spool, which fxt-run converts all the same; if fxt-run\n"
+	      "itself is killed, `fxt-run --recover DIR` does it later.  fxt-run warns when\n"
+	      "PROGRAM cannot be traced (static or set-user-ID) and when none of its own\n"
+	      "functions was recorded (not built with -finstrument-functions).\n"
+	      "\n"
+	      "Exit status:\n"
+	      "  N       PROGRAM's exit status\n"
+	      "  128+N   PROGRAM was killed by signal N\n"
+	      "  127     PROGRAM was not found\n"
+	      "  126     PROGRAM was found but cannot be executed\n"
+	      "  2       fxt-run's own errors (options, the agent, FILE), before PROGRAM runs\n"
+	      "  0, 1    with --recover: 0 when something was recovered, 1 when nothing was\n"
+	      "\n"
+	      "Environment:\n",
+	      stdout);
+#define ENV_LINE(name, summary) printf("  %-16s  %s\n", name, summary);
+	FXT_ENV_LIST(ENV_LINE)
+#undef ENV_LINE
+	fputs("\n"
+	      "The FXT_* variables above are what fxt-run passes to the agent (or reads\n"
+	      "itself: FXT_AGENT, FXT_RUN_DEBUG); without fxt-run, LD_PRELOAD the agent and\n"
+	      "set them by hand.\n"
+	      "\n"
+	      "Examples:\n"
+	      "  $ fxt-run -o app.fxt -- ./app --its --own --arguments\n"
+	      "  $ fxt-run --libc=all --sample -o sort.fxt -- sort -n numbers.txt\n"
+	      "  $ fxt-run --recover .\n",
+	      stdout);
 }
 
 /* Dies unless every group of the --libc list is known, naming the first
@@ -181,7 +215,7 @@ void options_parse(int argc, char **argv, struct options *o)
 			o->recover = true;
 			break;
 		case 'h':
-			usage(stdout);
+			usage();
 			exit(0);
 		case 'V':
 			printf("fxt-run (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);

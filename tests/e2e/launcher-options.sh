@@ -4,7 +4,7 @@
 # reads FXT_LIBC and FXT_SAMPLE, in every accepted form.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 33
+plan 36
 
 # env_of OPTIONS...: FXT_LIBC and FXT_SAMPLE as the traced program sees
 # them ("unset" when absent), with neither inherited from make's environment.
@@ -78,4 +78,18 @@ ok "--help: --libc, its groups and the default" grep -q \
   'or all, none, default (= io,thread,proc,sleep,log)' out
 ok "--help: --sample[=HZ] and its default rate" \
   sh -c 'grep -q -- "--sample\[=HZ\]" "$1" && grep -q "1 to 10000; default 1000" "$1"' sh out
+
+# --- --help is the source of man fxt-run (help2man): every FXT_* variable
+# of spool/env.h has a line under "Environment:", and the exit statuses
+# theirs under "Exit status:".
+vars=$(sed -n 's/^#define FXT_ENV_[A-Z_]*[[:space:]]*"\(FXT_[A-Z_]*\)"$/\1/p' \
+  "$abs_top_srcdir/spool/env.h")
+ok "spool/env.h: the variables found ($(echo $vars | wc -w))" test "$(echo $vars | wc -w)" -ge 15
+missing=
+for v in $vars; do
+  sed -n '/^Environment:$/,/^$/p' out | grep -q "^  $v  " || missing="$missing $v"
+done
+is "$missing" "" "--help: each FXT_* variable under Environment:"
+ok "--help: the exit statuses under Exit status:" sh -c \
+  'sed -n "/^Exit status:$/,/^$/p" "$1" | grep -q "^  128+N  *PROGRAM was killed by signal N$"' sh out
 finish
