@@ -391,6 +391,20 @@ static void test_providers(void)
 
 /* ------------------------------------------------------------ gzip */
 
+/* n complete events named `name`, at ts 0 .. n - 1, each one tick long. */
+static void put_events(struct fxt_writer *w, struct fxt_tref th, struct fxt_sref name, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct fxt_event ev = { .type = FXT_EVENT_DURATION_COMPLETE,
+					.ts = i,
+					.thread = th,
+					.category = name,
+					.name = name,
+					.extra = i + 1 };
+		fxt_writer_event(w, &ev);
+	}
+}
+
 static int count_events(struct fxt_reader *r, uint64_t *sum_ts)
 {
 	struct fxt_record rec;
@@ -411,15 +425,7 @@ static void test_gzip(void)
 	struct fxt_tref th = fxt_writer_thread(w, 1, 2);
 	struct fxt_sref name = fxt_writer_cstring(w, "f");
 	/* 300000 events * 24 bytes = 7.2 MB: several windows. */
-	for (unsigned i = 0; i < 300000; i++) {
-		struct fxt_event ev = { .type = FXT_EVENT_DURATION_COMPLETE,
-					.ts = i,
-					.thread = th,
-					.category = name,
-					.name = name,
-					.extra = i + 1 };
-		fxt_writer_event(w, &ev);
-	}
+	put_events(w, th, name, 300000);
 	if (fxt_writer_finish(w) != 0)
 		bail_out("gzip finish failed");
 	size_t len;
@@ -478,15 +484,7 @@ static void raw_archive(struct fxt_writer *w)
 	fxt_writer_initialization(w, 1000);
 	th = fxt_writer_thread(w, 1, 2);
 	name = fxt_writer_cstring(w, "f");
-	for (unsigned i = 0; i < 100; i++) {
-		struct fxt_event ev = { .type = FXT_EVENT_DURATION_COMPLETE,
-					.ts = i,
-					.thread = th,
-					.category = name,
-					.name = name,
-					.extra = i + 1 };
-		fxt_writer_event(w, &ev);
-	}
+	put_events(w, th, name, 100);
 	fxt_writer_words(w, unknown, 3);
 	struct fxt_large_blob lb = { .format = FXT_BLOB_FORMAT_ATTACHMENT,
 				     .category = name,
