@@ -1,7 +1,10 @@
-# spool/: what a run leaves on disk between recording and conversion: the
-# spool layout (format.h), the session file shared by a run's processes,
-# and process liveness.  Compiled into the agent (with its flags) and into
-# the converter library.
+# spool/: what fxt-run and the traced processes share: the FXT_*
+# environment (env.h), what can be recorded and how sizes are spelled
+# (recording.h), the names of a run's files (names.h), and what a run
+# leaves on disk between recording and conversion: the spool layout
+# (format.h), the session file shared by a run's processes, and process
+# liveness.  Compiled into the agent (with its flags) and into the
+# converter library.
 SPOOL_SOURCES = \
 	spool/env.h \
 	spool/format.h \
