@@ -1,4 +1,5 @@
-/* Agent settings: every FXT_* variable, read once (see settings.h). */
+/* Agent settings: every FXT_* variable (spool/env.h), read once (see
+ * settings.h). */
 #include <config.h>
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include "agent/settings.h"
 #include "agent/libc.h"
 #include "agent/log.h"
+#include "spool/env.h"
 
 struct agent_config agent_cfg = {
 	.buffer_size = AGENT_DEFAULT_BUFFER_SIZE,
@@ -18,47 +20,6 @@ struct agent_config agent_cfg = {
 	.max_size = AGENT_DEFAULT_MAX_SIZE,
 	.status_fd = -1,
 };
-
-int agent_parse_size(const char *s, uint64_t *out)
-{
-	uint64_t v = 0, mul = 1;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	switch (*s) {
-	case 'k':
-	case 'K':
-		mul = 1ull << 10;
-		s++;
-		break;
-	case 'm':
-	case 'M':
-		mul = 1ull << 20;
-		s++;
-		break;
-	case 'g':
-	case 'G':
-		mul = 1ull << 30;
-		s++;
-		break;
-	default:
-		break;
-	}
-	/* Accept "64M", "64MB", "64MiB" alike. */
-	if (mul > 1 && (*s == 'i' || *s == 'I'))
-		s++;
-	if (mul > 1 && (*s == 'b' || *s == 'B'))
-		s++;
-	if (*s != '\0' || (v && mul > UINT64_MAX / v))
-		return -EINVAL;
-	*out = v * mul;
-	return 0;
-}
 
 static long parse_long(const char *s)
 {
@@ -102,7 +63,8 @@ static int parse_status_fd(const char *s)
 		return -1;
 	if (identified &&
 	    ((unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino)) {
-		agent_dbg("FXT_STATUS_FD=%s: fd %llu is another file now; no status line", s, fd);
+		agent_dbg(FXT_ENV_STATUS_FD "=%s: fd %llu is another file now; no status line", s,
+			  fd);
 		return -1;
 	}
 	return (int)fd;
@@ -115,7 +77,7 @@ static void load_size(const char *name, uint64_t *field)
 
 	if (!s)
 		return;
-	if (agent_parse_size(s, &v) < 0) {
+	if (fxt__parse_size(s, &v) < 0) {
 		agent_dbg("%s=%s is not a size; using %llu", name, s, (unsigned long long)*field);
 		return;
 	}
@@ -136,7 +98,7 @@ static void program_name(char *buf, size_t cap)
 
 static void load_output(void)
 {
-	const char *s = getenv("FXT_OUTPUT");
+	const char *s = getenv(FXT_ENV_OUTPUT);
 	char name[256], cwd[PATH_MAX];
 	size_t n;
 
@@ -185,13 +147,13 @@ void agent_config_load(void)
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t pg = page > 0 ? (uint64_t)page : 4096;
 
-	s = getenv("FXT_DEBUG");
+	s = getenv(FXT_ENV_DEBUG);
 	agent_cfg.debug = s && *s && strcmp(s, "0") != 0;
 
 	load_output();
-	load_size("FXT_BUFFER_SIZE", &agent_cfg.buffer_size);
-	load_size("FXT_CHUNK_SIZE", &agent_cfg.chunk_size);
-	load_size("FXT_MAX_SIZE", &agent_cfg.max_size);
+	load_size(FXT_ENV_BUFFER_SIZE, &agent_cfg.buffer_size);
+	load_size(FXT_ENV_CHUNK_SIZE, &agent_cfg.chunk_size);
+	load_size(FXT_ENV_MAX_SIZE, &agent_cfg.max_size);
 	if (agent_cfg.chunk_size < AGENT_MIN_CHUNK_SIZE)
 		agent_cfg.chunk_size = AGENT_MIN_CHUNK_SIZE;
 	if (agent_cfg.chunk_size > (1ull << 30))
@@ -200,7 +162,7 @@ void agent_config_load(void)
 	if (agent_cfg.buffer_size < agent_cfg.chunk_size)
 		agent_cfg.buffer_size = agent_cfg.chunk_size;
 
-	s = getenv("FXT_CLOCK");
+	s = getenv(FXT_ENV_CLOCK);
 	if (s && strcmp(s, "tsc") == 0)
 		agent_cfg.clock = AGENT_CLOCK_TSC;
 	else if (s && *s)
@@ -208,27 +170,27 @@ void agent_config_load(void)
 	else
 		agent_cfg.clock = AGENT_CLOCK_AUTO;
 
-	agent_cfg.status_fd = parse_status_fd(getenv("FXT_STATUS_FD"));
-	agent_cfg.root_pid = parse_long(getenv("FXT_ROOT_PID"));
-	agent_cfg.exec_pid = parse_long(getenv("FXT_EXEC_PID"));
+	agent_cfg.status_fd = parse_status_fd(getenv(FXT_ENV_STATUS_FD));
+	agent_cfg.root_pid = parse_long(getenv(FXT_ENV_ROOT_PID));
+	agent_cfg.exec_pid = parse_long(getenv(FXT_ENV_EXEC_PID));
 	agent_cfg.image = 1;
 	if (agent_cfg.exec_pid == (long)getpid()) {
-		long image = parse_long(getenv("FXT_IMAGE"));
+		long image = parse_long(getenv(FXT_ENV_IMAGE));
 		agent_cfg.image = image >= 2 && image < 1000000 ? (unsigned)image : 2;
 	}
-	parse_launcher(getenv("FXT_LAUNCHER"));
+	parse_launcher(getenv(FXT_ENV_LAUNCHER));
 
 	agent_cfg.libc_groups = AGENT_G_DEFAULT;
-	s = getenv("FXT_LIBC");
+	s = getenv(FXT_ENV_LIBC);
 	if (s && agent_libc_parse(s, &agent_cfg.libc_groups) < 0) {
-		agent_dbg("FXT_LIBC=%s: unknown group; using the default", s);
+		agent_dbg(FXT_ENV_LIBC "=%s: unknown group; using the default", s);
 		agent_cfg.libc_groups = AGENT_G_DEFAULT;
 	}
-	s = getenv("FXT_SAMPLE");
+	s = getenv(FXT_ENV_SAMPLE);
 	if (s && *s) {
 		long hz = parse_long(s);
 		if (hz < 0 || hz > (long)AGENT_MAX_SAMPLE_HZ)
-			agent_dbg("FXT_SAMPLE=%s: not a rate in 0..%u Hz; not sampling", s,
+			agent_dbg(FXT_ENV_SAMPLE "=%s: not a rate in 0..%u Hz; not sampling", s,
 				  AGENT_MAX_SAMPLE_HZ);
 		else
 			agent_cfg.sample_hz = (unsigned)hz;

@@ -272,6 +272,8 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	res->root_pid = h->root_pid;
 	res->image = h->image ? h->image : 1;
 	res->events = st.events;
+	/* Every slice is a hook's frame or a libc call's. */
+	res->calls = st.events > st.libc_calls ? st.events - st.libc_calls : 0;
 	res->threads = st.threads;
 	res->records = st.records;
 	res->dropped = st.dropped;

@@ -54,6 +54,7 @@ struct convert_result {
 	uint32_t image;	   /* 1 for the pid's first image */
 	bool sealed;	   /* false: its process died without sealing it */
 	uint64_t events;   /* slices written */
+	uint64_t calls;	   /* ... of them, calls of instrumented functions (hooks) */
 	uint64_t threads;  /* threads with records */
 	uint64_t records;  /* spool records read */
 	uint64_t dropped;  /* calls not recorded */

@@ -30,6 +30,10 @@
 #define ZIN_BYTES     (256u << 10)
 #define NS_PER_SECOND UINT64_C(1000000000)
 
+/* With FXT_READER_RAW the window grows to hold a large record whole, up to
+ * this size; a larger one is damage (a copy could not keep it whole). */
+#define RAW_MAX_BYTES (64u << 20)
+
 /* ------------------------------------------------------- provider context */
 
 /* The string table is paged so that a provider that registers a few high
@@ -97,6 +101,11 @@ struct fxt_reader {
 	bool started, saw_magic, failed;
 	char err[160];
 	uint64_t err_off;
+	int read_errno; /* what stopped us, if not damage: a read error, ENOMEM */
+
+	/* The bytes of the record last returned, while the window holds them
+	 * whole (fxt_reader_record_bytes()), else NULL. */
+	const uint8_t *rec_bytes;
 
 	/* Providers, in an open-addressing hash on the id. */
 	struct provider **slots;
@@ -167,6 +176,7 @@ static bool gz_refill(struct fxt_reader *r)
 		ssize_t got = read_fd(r->fd, r->zin, ZIN_BYTES);
 		if (got < 0) {
 			set_error(r, r->win_off + r->end, "read error: %s", strerror((int)-got));
+			r->read_errno = (int)-got;
 			return false;
 		}
 		r->zs.next_in = r->zin;
@@ -245,6 +255,7 @@ static bool fill_slow(struct fxt_reader *r, size_t need)
 			if (got < 0) {
 				set_error(r, r->win_off + r->end, "read error: %s",
 					  strerror((int)-got));
+				r->read_errno = (int)-got;
 				return false;
 			}
 		}
@@ -260,6 +271,25 @@ static inline bool fill(struct fxt_reader *r, size_t need)
 	if (__builtin_expect(r->end - r->pos >= need, 1))
 		return true;
 	return fill_slow(r, need);
+}
+
+/* Makes the window (of a descriptor or gzip input) hold `need` bytes. */
+static bool grow_window(struct fxt_reader *r, size_t need)
+{
+	uint8_t *nb;
+
+	if (need <= r->cap)
+		return true;
+	nb = realloc(r->buf, need);
+	if (!nb) {
+		set_error(r, r->win_off + r->pos, "out of memory for a record of %zu bytes", need);
+		r->read_errno = ENOMEM;
+		return false;
+	}
+	r->buf = nb;
+	r->win = nb;
+	r->cap = need;
+	return true;
 }
 
 /* Throws away the rest of a large record too big for the window.  The bytes
@@ -998,6 +1028,38 @@ static int dec_large(struct fxt_reader *r, struct cursor *c, uint64_t h, struct 
 	return 1;
 }
 
+/* Decodes a record held whole in the window (any but a large one).
+ * Returns 1, 0 for a record skipped (an unknown type), or -1. */
+static int dec_record(struct fxt_reader *r, struct cursor *c, uint64_t h, struct fxt_record *rec)
+{
+	switch (rec->type) {
+	case FXT_RECORD_EVENT:
+		return dec_event(r, c, h, rec);
+	case FXT_RECORD_METADATA:
+		return dec_metadata(r, c, h, rec);
+	case FXT_RECORD_INITIALIZATION:
+		return dec_init(r, c, h, rec);
+	case FXT_RECORD_STRING:
+		return dec_string(r, c, h, rec);
+	case FXT_RECORD_THREAD:
+		return dec_thread(r, c, h, rec);
+	case FXT_RECORD_BLOB:
+		return dec_blob(r, c, h, rec);
+	case FXT_RECORD_USERSPACE_OBJECT:
+		return dec_uobj(r, c, h, rec);
+	case FXT_RECORD_KERNEL_OBJECT:
+		return dec_kobj(r, c, h, rec);
+	case FXT_RECORD_CONTEXT_SWITCH:
+		return dec_cswitch(r, c, h, rec);
+	case FXT_RECORD_LOG:
+		return dec_log(r, c, h, rec);
+	default:
+		diag(r, FXT_DIAG_INFO, rec->offset, "unknown record type %u (%llu words) skipped",
+		     rec->type, (unsigned long long)rec->nwords);
+		return 0;
+	}
+}
+
 /* ------------------------------------------------------------ public API */
 
 static int reader_new(struct fxt_reader **out, unsigned flags)
@@ -1052,6 +1114,7 @@ int fxt_reader_open_fd(struct fxt_reader **out, int fd, unsigned flags)
 		if (got < 0) {
 			err = (int)got;
 			set_error(r, 0, "read error: %s", strerror(-err));
+			r->read_errno = -err;
 			goto fail;
 		}
 		if (got == 0) {
@@ -1162,6 +1225,7 @@ static int next_large(struct fxt_reader *r, uint64_t h, struct fxt_record *rec)
 		return FAIL(r, rec->offset, "large record of size 0");
 	uint64_t nbytes = nwords * 8;
 	size_t left = r->end - r->pos;
+	bool raw = r->flags & FXT_READER_RAW;
 	bool held;
 	size_t take;
 	if (r->src == SRC_MEM && !r->gz) {
@@ -1170,6 +1234,12 @@ static int next_large(struct fxt_reader *r, uint64_t h, struct fxt_record *rec)
 		if (nbytes > left)
 			goto truncated;
 	} else {
+		if (raw && nbytes > RAW_MAX_BYTES)
+			return FAIL(r, rec->offset,
+				    "large record of %llu bytes: more than the %u MiB held whole",
+				    (unsigned long long)nbytes, RAW_MAX_BYTES >> 20);
+		if (raw && !grow_window(r, (size_t)nbytes))
+			return -1;
 		held = nbytes <= r->cap;
 		take = held ? (size_t)nbytes : r->cap;
 		if (!fill(r, take)) {
@@ -1180,10 +1250,11 @@ static int next_large(struct fxt_reader *r, uint64_t h, struct fxt_record *rec)
 		}
 	}
 	struct cursor c = { r->win + r->pos + 8, take / 8 - 1, rec->offset + 8 };
+	r->rec_bytes = held ? r->win + r->pos : NULL;
 	r->pos += take;
 	r->skip_left = nbytes - take;
 	r->skip_off = rec->offset;
-	return dec_large(r, &c, h, rec, held);
+	return raw ? 1 : dec_large(r, &c, h, rec, held);
 
 truncated:
 	return FAIL(r, rec->offset,
@@ -1215,6 +1286,7 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 		rec->offset = r->win_off + r->pos;
 		rec->type = (enum fxt_record_type)fxt_header_type(h);
 		rec->nargs = 0;
+		r->rec_bytes = NULL;
 
 		if (__builtin_expect(!r->started, 0)) {
 			r->started = true;
@@ -1249,49 +1321,15 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 			}
 			p = r->win + r->pos;
 			r->pos += (size_t)nwords * 8;
+			r->rec_bytes = p;
 			struct cursor c = { p + 8, nwords - 1, rec->offset + 8 };
-			switch (rec->type) {
-			case FXT_RECORD_EVENT:
-				rc = dec_event(r, &c, h, rec);
-				break;
-			case FXT_RECORD_METADATA:
-				rc = dec_metadata(r, &c, h, rec);
-				break;
-			case FXT_RECORD_INITIALIZATION:
-				rc = dec_init(r, &c, h, rec);
-				break;
-			case FXT_RECORD_STRING:
-				rc = dec_string(r, &c, h, rec);
-				break;
-			case FXT_RECORD_THREAD:
-				rc = dec_thread(r, &c, h, rec);
-				break;
-			case FXT_RECORD_BLOB:
-				rc = dec_blob(r, &c, h, rec);
-				break;
-			case FXT_RECORD_USERSPACE_OBJECT:
-				rc = dec_uobj(r, &c, h, rec);
-				break;
-			case FXT_RECORD_KERNEL_OBJECT:
-				rc = dec_kobj(r, &c, h, rec);
-				break;
-			case FXT_RECORD_CONTEXT_SWITCH:
-				rc = dec_cswitch(r, &c, h, rec);
-				break;
-			case FXT_RECORD_LOG:
-				rc = dec_log(r, &c, h, rec);
-				break;
-			default:
-				diag(r, FXT_DIAG_INFO, rec->offset,
-				     "unknown record type %u (%u words) skipped", rec->type,
-				     nwords);
-				rc = 0;
-				break;
-			}
+			rc = r->flags & FXT_READER_RAW ? 1 /* framed, not decoded */
+						       : dec_record(r, &c, h, rec);
 		}
 		if (rc < 0) {
 			/* Stay at the last well-formed record. */
 			r->skip_left = 0;
+			r->rec_bytes = NULL;
 			return -1;
 		}
 		if (rc > 0) {
@@ -1309,6 +1347,16 @@ const char *fxt_reader_error(const struct fxt_reader *r, uint64_t *offset)
 	if (offset)
 		*offset = r->err_off;
 	return r->err;
+}
+
+int fxt_reader_errno(const struct fxt_reader *r)
+{
+	return r->failed ? r->read_errno : 0;
+}
+
+const void *fxt_reader_record_bytes(const struct fxt_reader *r)
+{
+	return r->rec_bytes;
 }
 
 bool fxt_reader_saw_magic(const struct fxt_reader *r)

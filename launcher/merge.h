@@ -1,21 +1,22 @@
 /* Merging the archives of one run's processes into one archive.
  *
- * Every traced process writes an archive of its own (agent/settings.h):
- * the magic record, then provider info with id = its pid, then its records.
- * FXT aggregates providers in one stream the same way: the merged archive
- * is the magic record once, then each part's records after its own magic
- * record, unchanged.  Each part starts with provider info, which switches a
- * reader to that provider's fresh string and thread tables (and starts a
- * provider afresh when a pid comes twice, as after an exec), so no record
- * needs rewriting; and a cross-process flow (fork -> child, a pipe write ->
- * its read) pairs up, in a viewer, only when both ends are in one file.
+ * Every traced process's spool becomes an archive of its own
+ * (convert/convert.h): the magic record, then provider info with id = its
+ * pid, then its records.  FXT aggregates providers in one stream the same
+ * way: the merged archive is the magic record once, then each part's
+ * records after its own magic record, unchanged.  Each part starts with
+ * provider info, which switches a reader to that provider's fresh string
+ * and thread tables (and starts a provider afresh when a pid comes twice,
+ * as after an exec), so no record needs rewriting; and a cross-process
+ * flow (fork -> child, a pipe write -> its read) pairs up, in a viewer,
+ * only when both ends are in one file.
  *
- * Parts are copied record by record, by their headers' sizes: a part that
- * ends in a truncated record (its process died writing it), or whose
+ * Parts are read with the reader's framing (fxt/reader.h, FXT_READER_RAW),
+ * plain or gzip alike, and copied record by record as they are: a part
+ * that ends in a truncated record (its process died writing it), or whose
  * header says size 0, is copied up to its last whole record, so that the
- * merged archive stays readable after it.  Plain and gzip parts are read
- * alike; the output is gzip when its name ends in ".gz".  Private to
- * launcher/.
+ * merged archive stays readable after it.  The output is gzip when its
+ * name ends in ".gz".  Private to launcher/.
  */
 #ifndef FXT_LAUNCHER_MERGE_H
 #define FXT_LAUNCHER_MERGE_H

@@ -3,14 +3,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <unistd.h>
 
 #include "spool/launcher.h"
+#include "spool/names.h"
 
 void launcher_ctl_path(char *buf, size_t cap, const char *output, long launcher_pid)
 {
-	snprintf(buf, cap, "%s.%ld.run", output, launcher_pid);
+	run_pid_file_name(buf, cap, output, launcher_pid, RUN_CONTROL_SUFFIX);
 }
 
 int launcher_ctl_set(const char *path, enum launcher_state state)

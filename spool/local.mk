@@ -1,11 +1,22 @@
-# spool/: what a run leaves on disk between recording and conversion: the
-# spool layout (format.h), the session file shared by a run's processes,
-# and process liveness.  Compiled into the agent (with its flags) and into
-# the converter library.
+# spool/: what fxt-run and the traced processes share: the FXT_*
+# environment (env.h), what can be recorded and how sizes are spelled
+# (recording.h), the names of a run's files (names.h), and what a run
+# leaves on disk between recording and conversion: the spool layout
+# (format.h), the session file shared by a run's processes, and process
+# liveness.  Compiled into the agent (with its flags) and into the
+# converter library.
 SPOOL_SOURCES = \
+	spool/env.h \
 	spool/format.h \
 	spool/launcher.c spool/launcher.h \
 	spool/names.c spool/names.h \
 	spool/proc.c spool/proc.h \
 	spool/recording.c spool/recording.h \
 	spool/session.c spool/session.h
+
+# Unit tests of what fxt-run and the agent share: sizes, names.
+check_PROGRAMS += tests/unit/test_spool
+TESTS += tests/unit/test_spool
+tests_unit_test_spool_SOURCES = tests/unit/test_spool.c \
+	spool/recording.c spool/recording.h spool/names.c spool/names.h
+tests_unit_test_spool_CFLAGS = $(AM_CFLAGS)

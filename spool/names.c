@@ -1,6 +1,7 @@
-/* The names of a run's files (see names.h). */
+/* The names of a run's files, made and read back (see names.h). */
 #include "config.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "spool/names.h"
@@ -80,4 +81,102 @@ void run_spool_name(char *buf, size_t cap, const char *output, long pid, unsigne
 		put_dec(&b, image);
 	}
 	put_str(&b, ".spool", 6);
+}
+
+void run_pid_file_name(char *buf, size_t cap, const char *output, long pid, const char *suffix)
+{
+	struct sbuf b = { buf, cap, 0 };
+
+	put_str(&b, output, strlen(output));
+	put_str(&b, ".", 1);
+	put_dec(&b, (unsigned long long)pid);
+	put_str(&b, suffix, strlen(suffix));
+}
+
+/* ------------------------------------------------------------ parsing */
+
+static const char *base_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* Reads ".DIGITS" at p into *v (at most UINT_MAX).  Returns what follows,
+ * or NULL when p holds no such number. */
+static const char *get_dot_dec(const char *p, unsigned long *v)
+{
+	if (p[0] != '.' || p[1] < '0' || p[1] > '9')
+		return NULL;
+	*v = 0;
+	for (p++; *p >= '0' && *p <= '9'; p++) {
+		*v = *v * 10 + (unsigned long)(*p - '0');
+		if (*v > UINT_MAX)
+			return NULL;
+	}
+	return p;
+}
+
+/* Whether `name` is prefix, then ".PID" or ".PID.N", then `suffix`; sets
+ * *pid, and *n (1 without ".N") unless n is NULL, in which case ".N" is
+ * no match. */
+static bool parse_pid_n(const char *name, const char *prefix, size_t plen, const char *suffix,
+			long *pid, unsigned *n)
+{
+	unsigned long v[2];
+	const char *p = name + plen;
+
+	if (strncmp(name, prefix, plen) != 0)
+		return false;
+	for (int i = 0; i < (n ? 2 : 1); i++) {
+		if (!(p = get_dot_dec(p, &v[i])))
+			return false;
+		if (strcmp(p, suffix) == 0) {
+			*pid = (long)v[0];
+			if (n)
+				*n = i == 0 ? 1 : (unsigned)v[1];
+			return true;
+		}
+	}
+	return false;
+}
+
+bool run_archive_parse(const char *output, const char *name, long *pid, unsigned *n)
+{
+	const char *base = base_of(output);
+	size_t stem = run_archive_stem(output);
+
+	return parse_pid_n(name, base, stem - (size_t)(base - output), output + stem, pid, n);
+}
+
+bool run_spool_parse(const char *output, const char *name, long *pid, unsigned *image)
+{
+	const char *base = base_of(output);
+
+	return parse_pid_n(name, base, strlen(base), ".spool", pid, image);
+}
+
+bool run_pid_file_parse(const char *output, const char *name, const char *suffix, long *pid)
+{
+	const char *base = base_of(output);
+
+	return parse_pid_n(name, base, strlen(base), suffix, pid, NULL);
+}
+
+size_t run_spool_output(const char *spool)
+{
+	size_t len = strlen(spool);
+
+	if (len < 7 || strcmp(spool + len - 6, ".spool") != 0)
+		return 0;
+	len -= 6;
+	for (int i = 0; i < 2; i++) {
+		size_t d = len;
+		while (d > 0 && spool[d - 1] >= '0' && spool[d - 1] <= '9')
+			d--;
+		if (d == len || d == 0 || spool[d - 1] != '.')
+			break;
+		len = d - 1;
+	}
+	return len;
 }

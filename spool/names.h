@@ -12,12 +12,18 @@
  *                          (spool/session.h)
  *   OUT.LPID.run           fxt-run's control file (spool/launcher.h)
  *
- * The formatters use no malloc and no stdio: the agent calls them in fork
- * children. */
+ * Both ways: the formatters make the names, the parsers read them back
+ * (fxt-run, which finds a run's files in OUT's directory).  None uses
+ * malloc or stdio: the agent calls the formatters in fork children. */
 #ifndef FXT_SPOOL_NAMES_H
 #define FXT_SPOOL_NAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+/* The files named after OUT and one pid: OUT.PID + suffix. */
+#define RUN_SESSION_SUFFIX ".session" /* PID: the root's (spool/session.h) */
+#define RUN_CONTROL_SUFFIX ".run"     /* PID: fxt-run's (spool/launcher.h) */
 
 /* Where run_archive_name() inserts ".PID": the length of `output` without
  * its extension. */
@@ -28,5 +34,29 @@ void run_archive_name(char *buf, size_t cap, const char *output, long pid, unsig
 
 /* The spool of image `image` (1 = the first) of process `pid`. */
 void run_spool_name(char *buf, size_t cap, const char *output, long pid, unsigned image);
+
+/* OUT.PID + suffix (RUN_SESSION_SUFFIX, RUN_CONTROL_SUFFIX). */
+void run_pid_file_name(char *buf, size_t cap, const char *output, long pid, const char *suffix);
+
+/* The parsers take a file's basename, `name`, and say whether it is that
+ * file of the run of `output`, and of which process.  Numbers are decimal
+ * digits that fit an unsigned int. */
+
+/* An archive of a process other than the root, run_archive_name()'s
+ * STEM.PID[.N]EXT: sets *pid and *n (1 without ".N"). */
+bool run_archive_parse(const char *output, const char *name, long *pid, unsigned *n);
+
+/* A spool, run_spool_name()'s OUT.PID[.N].spool: sets *pid and *image (1
+ * without ".N"). */
+bool run_spool_parse(const char *output, const char *name, long *pid, unsigned *image);
+
+/* OUT.PID + suffix: sets *pid. */
+bool run_pid_file_parse(const char *output, const char *name, const char *suffix, long *pid);
+
+/* The other way, for a spool found alone (fxt-run --recover): the length
+ * of OUT in the path `spool`, which ends in ".spool" after OUT and at most
+ * two ".DIGITS" (PID, N), taken as PID and N when there are; 0 when it
+ * does not end in ".spool". */
+size_t run_spool_output(const char *spool);
 
 #endif /* FXT_SPOOL_NAMES_H */

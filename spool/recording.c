@@ -1,6 +1,8 @@
-/* The names of the libc groups (see recording.h). */
+/* What a traced process can be asked to record: the names of the libc
+ * groups and the spelling of sizes (see recording.h). */
 #include "config.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -53,5 +55,52 @@ int agent_libc_parse(const char *s, unsigned *out)
 			s++;
 	}
 	*out = mask;
+	return 0;
+}
+
+/* ASCII lower case, without the locale. */
+static char lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+int fxt__parse_size(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	switch (lower(*s)) {
+	case 'k':
+		shift = 10;
+		break;
+	case 'm':
+		shift = 20;
+		break;
+	case 'g':
+		shift = 30;
+		break;
+	default:
+		break;
+	}
+	if (shift) {
+		s++;
+		if (lower(*s) == 'i')
+			s++;
+	}
+	if (lower(*s) == 'b')
+		s++;
+	if (*s != '\0')
+		return -EINVAL;
+	if (v > UINT64_MAX >> shift)
+		return -ERANGE;
+	*out = v << shift;
 	return 0;
 }

@@ -1,9 +1,13 @@
-/* What a traced process can be asked to record besides its hooks, as the
- * agent (FXT_LIBC, FXT_SAMPLE), its spool header, the converter and
- * fxt-run's --libc and --sample all name it: the groups of libc calls and
- * the bound on the sampling rate.  The one owner of those names. */
+/* What a traced process can be asked to record, as the agent (FXT_LIBC,
+ * FXT_SAMPLE, FXT_BUFFER_SIZE ...), its spool header, the converter and
+ * fxt-run's options all name it: the groups of libc calls, the bound on
+ * the sampling rate, and the spelling of sizes.  The one owner of those
+ * names and of their parsers, which run inside the traced process too:
+ * no malloc, no stdio, no locale. */
 #ifndef FXT_SPOOL_RECORDING_H
 #define FXT_SPOOL_RECORDING_H
+
+#include <stdint.h>
 
 enum agent_group {
 	AGENT_G_IO = 1u << 0,
@@ -31,5 +35,14 @@ int agent_libc_parse(const char *s, unsigned *out);
 
 /* Group name ("io") of one group bit. */
 const char *agent_group_name(unsigned group_bit);
+
+/* Parses a size, as FXT_BUFFER_SIZE, FXT_CHUNK_SIZE, FXT_MAX_SIZE and
+ * fxt-run's --buffer-size and --max-size take it: a decimal number of
+ * bytes, optionally followed by B ("4096", "4096B"), or by a multiplier
+ * K, M or G, powers of 1024, itself optionally followed by B, i or iB
+ * ("64k" = "64KB" = "64KiB" = 65536).  Letters in either case ("1gib");
+ * no sign, space or fraction.  Returns 0, -EINVAL (not a size) or
+ * -ERANGE (more than 2^64 - 1 bytes). */
+int fxt__parse_size(const char *s, uint64_t *out);
 
 #endif /* FXT_SPOOL_RECORDING_H */

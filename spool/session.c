@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "fxt/hash.h"
+#include "spool/names.h"
 #include "spool/session.h"
 
 _Static_assert(sizeof(struct session_hdr) == 4096, "the header fills one page");
@@ -24,7 +24,7 @@ _Static_assert((SESSION_STREAMS & (SESSION_STREAMS - 1)) == 0, "a power of two")
 
 void session_path(char *buf, size_t cap, const char *output, long root_pid)
 {
-	snprintf(buf, cap, "%s.%ld.session", output, root_pid);
+	run_pid_file_name(buf, cap, output, root_pid, RUN_SESSION_SUFFIX);
 }
 
 /* ------------------------------------------------------------ mapping */

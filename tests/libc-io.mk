@@ -22,7 +22,7 @@ tests_e2e_libc_io_prog_fortify_LDADD = -lpthread
 check_PROGRAMS += tests/unit/test_agent_session
 TESTS += tests/unit/test_agent_session
 tests_unit_test_agent_session_SOURCES = tests/unit/test_agent_session.c \
-	spool/session.c spool/session.h
+	spool/session.c spool/session.h spool/names.c spool/names.h
 
 LIBC_IO_TESTS = \
 	tests/e2e/libc-io.sh \

@@ -42,6 +42,13 @@ enum fxt_reader_flags {
 	 * bits, argument layouts.  Findings go to the diagnostic callback.
 	 * String and thread records are always checked (they are rare). */
 	FXT_READER_VALIDATE = 1u << 0,
+	/* Frame records without decoding them, for a consumer that copies
+	 * records as they are (fxt-run merging archives): fxt_reader_next()
+	 * fills only offset, type and nwords, returns every record (unknown
+	 * types too; metadata switches no provider), and holds each one
+	 * whole for fxt_reader_record_bytes() -- a large record up to
+	 * 64 MiB; a larger one is damage. */
+	FXT_READER_RAW = 1u << 1,
 };
 
 enum fxt_diag_level {
@@ -166,6 +173,18 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec);
 
 /* The last error (NULL if none) and the byte offset it concerns. */
 const char *fxt_reader_error(const struct fxt_reader *r, uint64_t *offset);
+
+/* When fxt_reader_next() failed on something else than damage in the
+ * data: its errno (a read error; ENOMEM holding a raw large record), else
+ * 0. */
+int fxt_reader_errno(const struct fxt_reader *r);
+
+/* The bytes of the record fxt_reader_next() returned last, as they are in
+ * the (decompressed) input: rec->nwords little-endian words, the header
+ * first.  NULL for a large record bigger than the window, which is not
+ * held whole (never with FXT_READER_RAW).  Valid until the next call to
+ * fxt_reader_next(); not aligned when the input is unaligned memory. */
+const void *fxt_reader_record_bytes(const struct fxt_reader *r);
 
 /* True if the archive began with the magic record. */
 bool fxt_reader_saw_magic(const struct fxt_reader *r);

@@ -4,7 +4,7 @@
 # reads FXT_LIBC and FXT_SAMPLE, in every accepted form.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 29
+plan 36
 
 # env_of OPTIONS...: FXT_LIBC and FXT_SAMPLE as the traced program sees
 # them ("unset" when absent), with neither inherited from make's environment.
@@ -56,10 +56,40 @@ bad --sample=0 "--sample: invalid rate '0' $rates" "--sample=0"
 bad --sample=10001 "--sample: invalid rate '10001' $rates" "--sample: above 10000"
 bad --sample=12x "--sample: invalid rate '12x' $rates" "--sample: not a number"
 
+# --- The hint at -finstrument-functions, whatever the groups: the libc
+# calls of an uninstrumented program are recorded, its own functions not.
+# hint PROGRAM: the hint's line, as a pattern.
+hint() {
+  printf '^fxt-run: no instrumented calls (%s): was %s built with %s$' \
+    "the program.s own functions; libc calls do not count" "$1" "-finstrument-functions?"
+}
+rc=0; env -u FXT_LIBC "$FXT_RUN" -f -o hint.fxt sh -c 'echo hi' >out 2>err || rc=$?
+ok "uninstrumented, default groups: its libc calls recorded" \
+  grep -q '^fxt-run: wrote hint.fxt ([^,]*, [1-9][0-9]* events' err
+ok "uninstrumented, default groups: the hint all the same" grep -q "$(hint sh)" err
+rc=0; "$FXT_RUN" -f -o hint.fxt --libc=none true >out 2>err || rc=$?
+ok "uninstrumented, --libc=none: the hint" grep -q "$(hint true)" err
+rc=0; "$FXT_RUN" -f -o hint.fxt --libc=all "$EXAMPLES/calltree" >out 2>err || rc=$?
+ok "instrumented, --libc=all: no hint" sh -c '! grep -q "no instrumented" "$1"' sh err
+
 # --- Documented in --help, with the default groups.
 "$FXT_RUN" --help >out 2>&1
 ok "--help: --libc, its groups and the default" grep -q \
   'or all, none, default (= io,thread,proc,sleep,log)' out
 ok "--help: --sample[=HZ] and its default rate" \
   sh -c 'grep -q -- "--sample\[=HZ\]" "$1" && grep -q "1 to 10000; default 1000" "$1"' sh out
+
+# --- --help is the source of man fxt-run (help2man): every FXT_* variable
+# of spool/env.h has a line under "Environment:", and the exit statuses
+# theirs under "Exit status:".
+vars=$(sed -n 's/^#define FXT_ENV_[A-Z_]*[[:space:]]*"\(FXT_[A-Z_]*\)"$/\1/p' \
+  "$abs_top_srcdir/spool/env.h")
+ok "spool/env.h: the variables found ($(echo $vars | wc -w))" test "$(echo $vars | wc -w)" -ge 15
+missing=
+for v in $vars; do
+  sed -n '/^Environment:$/,/^$/p' out | grep -q "^  $v  " || missing="$missing $v"
+done
+is "$missing" "" "--help: each FXT_* variable under Environment:"
+ok "--help: the exit statuses under Exit status:" sh -c \
+  'sed -n "/^Exit status:$/,/^$/p" "$1" | grep -q "^  128+N  *PROGRAM was killed by signal N$"' sh out
 finish

@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "spool/names.h"
 #include "tests/lib/tap.h"
 #include "tests/unit/agent_test_stubs.h"
 
@@ -429,48 +428,9 @@ static void test_no_fd_held(void)
 	ASSERT_EQ_I64(count_fds(), before, "fds: none held after refills");
 }
 
-/* FXT_* parsing and archive naming (agent/settings.c). */
-static void test_config(void)
-{
-	uint64_t v = 0;
-	char buf[256];
-
-	ok(agent_parse_size("64M", &v) == 0 && v == 64ull << 20, "config: 64M");
-	ok(agent_parse_size("4k", &v) == 0 && v == 4096, "config: 4k");
-	ok(agent_parse_size("1GiB", &v) == 0 && v == 1ull << 30, "config: 1GiB");
-	ok(agent_parse_size("0", &v) == 0 && v == 0, "config: 0");
-	ok(agent_parse_size("12", &v) == 0 && v == 12, "config: plain bytes");
-	ASSERT_EQ_I64(agent_parse_size("", &v), -EINVAL, "config: empty refused");
-	ASSERT_EQ_I64(agent_parse_size("10X", &v), -EINVAL, "config: bad suffix refused");
-	ASSERT_EQ_I64(agent_parse_size("-1", &v), -EINVAL, "config: negative refused");
-	ASSERT_EQ_I64(agent_parse_size("99999999999999999999", &v), -EINVAL,
-		      "config: overflow refused");
-	ASSERT_EQ_I64(agent_parse_size("17179869184G", &v), -EINVAL,
-		      "config: overflow with suffix refused");
-	run_archive_name(buf, sizeof(buf), "/d/trace.fxt", 42, 1);
-	ASSERT_STR_EQ(buf, "/d/trace.42.fxt", "naming: before the extension");
-	run_archive_name(buf, sizeof(buf), "/d/trace.fxt.gz", 42, 1);
-	ASSERT_STR_EQ(buf, "/d/trace.42.fxt.gz", "naming: before .fxt.gz");
-	run_archive_name(buf, sizeof(buf), "/d.x/trace", 42, 1);
-	ASSERT_STR_EQ(buf, "/d.x/trace.42", "naming: no extension, dot in the directory");
-	run_archive_name(buf, sizeof(buf), "/d/trace.fxt", 42, 3);
-	ASSERT_STR_EQ(buf, "/d/trace.42.3.fxt", "naming: second image of a pid");
-	run_archive_name(buf, sizeof(buf), "/d/.hidden", 42, 1);
-	ASSERT_STR_EQ(buf, "/d/.hidden.42", "naming: a leading dot is not an extension");
-	run_archive_name(buf, sizeof(buf), "/d/t.gz", 7, 1);
-	ASSERT_STR_EQ(buf, "/d/t.7.gz", "naming: plain .gz");
-	run_spool_name(buf, sizeof(buf), "/d/t.fxt", 7, 1);
-	ASSERT_STR_EQ(buf, "/d/t.fxt.7.spool", "naming: a first image's spool");
-	run_spool_name(buf, sizeof(buf), "/d/t.fxt", 7, 12);
-	ASSERT_STR_EQ(buf, "/d/t.fxt.7.12.spool", "naming: a later image's spool");
-	run_spool_name(buf, 8, "/d/t.fxt", 7, 1);
-	ASSERT_STR_EQ(buf, "/d/t.fx", "naming: cut to the buffer, NUL-terminated");
-}
-
 int main(void)
 {
-	plan(97);
-	test_config();
+	plan(78);
 	test_refill();
 	test_drops();
 	test_nested();

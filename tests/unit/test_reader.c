@@ -2,7 +2,8 @@
  * Covers every record type and argument type, provider contexts with their
  * own tables and clocks, gzip (memory and file), streaming a 200 MB archive
  * through a pipe in bounded memory, large records bigger than the window,
- * and measures decoding speed. */
+ * records framed without decoding (FXT_READER_RAW) and copied back byte for
+ * byte, and measures decoding speed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -390,6 +391,20 @@ static void test_providers(void)
 
 /* ------------------------------------------------------------ gzip */
 
+/* n complete events named `name`, at ts 0 .. n - 1, each one tick long. */
+static void put_events(struct fxt_writer *w, struct fxt_tref th, struct fxt_sref name, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct fxt_event ev = { .type = FXT_EVENT_DURATION_COMPLETE,
+					.ts = i,
+					.thread = th,
+					.category = name,
+					.name = name,
+					.extra = i + 1 };
+		fxt_writer_event(w, &ev);
+	}
+}
+
 static int count_events(struct fxt_reader *r, uint64_t *sum_ts)
 {
 	struct fxt_record rec;
@@ -410,15 +425,7 @@ static void test_gzip(void)
 	struct fxt_tref th = fxt_writer_thread(w, 1, 2);
 	struct fxt_sref name = fxt_writer_cstring(w, "f");
 	/* 300000 events * 24 bytes = 7.2 MB: several windows. */
-	for (unsigned i = 0; i < 300000; i++) {
-		struct fxt_event ev = { .type = FXT_EVENT_DURATION_COMPLETE,
-					.ts = i,
-					.thread = th,
-					.category = name,
-					.name = name,
-					.extra = i + 1 };
-		fxt_writer_event(w, &ev);
-	}
+	put_events(w, th, name, 300000);
 	if (fxt_writer_finish(w) != 0)
 		bail_out("gzip finish failed");
 	size_t len;
@@ -456,6 +463,138 @@ static void test_gzip(void)
 	fxt_reader_free(r);
 	unlink(path);
 	fxt_writer_free(w);
+}
+
+/* ---------------------------------------------------------------- raw */
+
+/* An archive with a record of every kind a copy must keep: an unknown
+ * type, a large record twice the window, more events after it. */
+static void raw_archive(struct fxt_writer *w)
+{
+	static const uint64_t unknown[3] = { 11 | 3 << 4, 0x1234, 0x5678 };
+	size_t big = 2u << 20;
+	char *payload = calloc(1, big);
+	struct fxt_tref th;
+	struct fxt_sref name;
+
+	if (!payload)
+		bail_out("out of memory");
+	fxt_writer_magic(w);
+	fxt_writer_provider(w, 7, "p");
+	fxt_writer_initialization(w, 1000);
+	th = fxt_writer_thread(w, 1, 2);
+	name = fxt_writer_cstring(w, "f");
+	put_events(w, th, name, 100);
+	fxt_writer_words(w, unknown, 3);
+	struct fxt_large_blob lb = { .format = FXT_BLOB_FORMAT_ATTACHMENT,
+				     .category = name,
+				     .name = name,
+				     .payload = payload,
+				     .size = big };
+	if (fxt_writer_large_blob(w, &lb) != 0)
+		bail_out("large blob failed");
+	struct fxt_event last = {
+		.type = FXT_EVENT_INSTANT, .ts = 200, .thread = th, .category = name, .name = name
+	};
+	fxt_writer_event(w, &last);
+	free(payload);
+}
+
+/* Reads `path` with FXT_READER_RAW and compares what it frames with the
+ * plain bytes of the archive.  Returns the records framed, or -1. */
+static long raw_copy(struct fxt_reader *r, const uint8_t *plain, size_t len, bool *same,
+		     unsigned *unknown)
+{
+	struct fxt_record rec;
+	size_t off = 0;
+	long n = 0;
+	int rc;
+
+	*same = true;
+	*unknown = 0;
+	while ((rc = fxt_reader_next(r, &rec)) == 1) {
+		const void *b = fxt_reader_record_bytes(r);
+		size_t nb = (size_t)rec.nwords * 8;
+		if (!b || rec.offset != off || off + nb > len || memcmp(b, plain + off, nb) != 0)
+			*same = false;
+		*unknown += rec.type == 11;
+		off += nb;
+		n++;
+	}
+	if (off != len)
+		*same = false;
+	return rc < 0 ? -1 : n;
+}
+
+static void test_raw(void)
+{
+	struct fxt_writer *w = new_mem_writer(0), *gz = new_mem_writer(FXT_WRITER_GZIP);
+	size_t len, gzlen;
+	bool same;
+	unsigned unknown;
+
+	raw_archive(w);
+	raw_archive(gz);
+	const uint8_t *plain = writer_bytes(w, &len);
+	if (fxt_writer_finish(gz) != 0)
+		bail_out("gzip finish failed");
+	const uint8_t *zipped = fxt_writer_mem_data(gz, &gzlen);
+
+	/* magic, provider, init, string, thread, 100 events, unknown, large,
+	 * instant */
+	struct fxt_reader *r;
+	if (fxt_reader_open_mem(&r, plain, len, FXT_READER_RAW) != 0)
+		bail_out("open_mem");
+	ASSERT_EQ_I64(raw_copy(r, plain, len, &same, &unknown), 108, "raw, memory: every record");
+	ok(same, "raw, memory: the bytes as written, in order");
+	ASSERT_EQ_U64(unknown, 1, "raw: an unknown record type is returned");
+	ok(fxt_reader_saw_magic(r), "raw: the magic record is seen");
+	fxt_reader_free(r);
+
+	char path[] = "/tmp/fxt-test-raw-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0 || write(fd, zipped, gzlen) != (ssize_t)gzlen)
+		bail_out("temp file");
+	close(fd);
+	if (fxt_reader_open_path(&r, path, FXT_READER_RAW) != 0)
+		bail_out("open_path");
+	ASSERT_EQ_I64(raw_copy(r, plain, len, &same, &unknown), 108,
+		      "raw, gzip file: every record, the large one held whole");
+	ok(same, "raw, gzip file: the bytes as written");
+	fxt_reader_free(r);
+
+	/* Decoding, the large record (twice the window) is not held. */
+	if (fxt_reader_open_path(&r, path, 0) != 0)
+		bail_out("open_path");
+	struct fxt_record rec;
+	int rc, held_events = 0, large_held = -1;
+	while ((rc = fxt_reader_next(r, &rec)) == 1) {
+		if (rec.type == FXT_RECORD_EVENT)
+			held_events += fxt_reader_record_bytes(r) != NULL;
+		if (rec.type == FXT_RECORD_LARGE)
+			large_held = fxt_reader_record_bytes(r) != NULL;
+	}
+	ok(rc == 0 && held_events == 101 && large_held == 0,
+	   "decoding: small records held, a large one bigger than the window not");
+	fxt_reader_free(r);
+
+	/* Cut inside the last record: the records before it, then damage,
+	 * which is no read error. */
+	if (truncate(path, 0) != 0 || (fd = open(path, O_WRONLY)) < 0 ||
+	    write(fd, plain, len - 8) != (ssize_t)(len - 8))
+		bail_out("rewrite");
+	close(fd);
+	if (fxt_reader_open_path(&r, path, FXT_READER_RAW) != 0)
+		bail_out("open_path");
+	long n = 0;
+	while ((rc = fxt_reader_next(r, &rec)) == 1)
+		n++;
+	ok(rc == -1 && n == 107 && fxt_reader_errno(r) == 0 && fxt_reader_record_bytes(r) == NULL,
+	   "raw, cut: the whole records, then damage (no errno)");
+	fxt_reader_free(r);
+	unlink(path);
+	fxt_writer_free(w);
+	fxt_writer_free(gz);
 }
 
 /* --------------------------------------------------------- streaming */
@@ -622,6 +761,7 @@ int main(void)
 	test_other_records();
 	test_providers();
 	test_gzip();
+	test_raw();
 	test_streaming();
 	test_speed();
 	test_drop_marker();

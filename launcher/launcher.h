@@ -1,0 +1,250 @@
+/* fxt-run's own modules and what they share.  Private to launcher/.
+ *
+ *   fxt-run.c    main: the steps of a run in order; how fxt-run speaks
+ *   options.c    the command line, --help, --version
+ *   setup.c      before the program runs: the agent, the program, the
+ *                archive's path, the environment the agent reads
+ *   supervise.c  running the program: fork, exec, signals, and waking to
+ *                convert spools while it runs
+ *   spools.c     the run's spools: which are done, converting them
+ *   status.c     the file the traced processes report their archives to
+ *   parts.c      the run's per-process archives: collecting, ordering,
+ *                merging them into one
+ *   summary.c    what fxt-run says of archives: numbers, lines, hints
+ *   recover.c    fxt-run --recover
+ *   merge.c      merging archives into one (merge.h)
+ */
+#ifndef FXT_LAUNCHER_LAUNCHER_H
+#define FXT_LAUNCHER_LAUNCHER_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* fxt-run's exit statuses besides the program's own (see fxt-run.c):
+ * its own failures, as a shell reports a usage error; a program that
+ * cannot be executed, or found. */
+#define EXIT_USAGE    2
+#define EXIT_NOEXEC   126
+#define EXIT_NOTFOUND 127
+
+/* ------------------------------------------------------------ fxt-run.c */
+
+/* "fxt-run: " and the message on stderr, then exit(status). */
+void die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+
+/* The path as the user named it: relative to the current directory when
+ * it is inside it. */
+const char *display_name(const char *path);
+
+/* ------------------------------------------------------------ options.c */
+
+struct options {
+	const char *output; /* -o, as given */
+	bool force;
+	bool quiet;
+	const char *buffer_size; /* as given; validated, passed on in bytes */
+	const char *max_size;
+	uint64_t buffer_bytes, max_bytes;
+	const char *libc;   /* --libc, validated, passed on as given */
+	unsigned sample_hz; /* --sample, 0 = not given */
+	bool keep_parts;    /* --keep-parts: no merge */
+	bool recover;	    /* --recover: argv are spools, not a program */
+	char *const *argv;  /* PROGRAM [ARGS...] */
+};
+
+/* Parses the command line into *o, or dies (--help and --version exit 0). */
+void options_parse(int argc, char **argv, struct options *o);
+
+/* --recover takes its options anywhere among the paths: reads them from
+ * o->argv into *o and returns the paths (malloc'd array), or dies. */
+char **options_recover(struct options *o);
+
+/* -------------------------------------------------------------- setup.c */
+
+/* The agent's absolute path (malloc'd), or death. */
+char *find_agent(void);
+
+/* PROGRAM's path (malloc'd), found as a shell does, or death. */
+char *find_program(const char *prog);
+
+/* Warns when the loader will not preload the agent into the program. */
+void warn_untraceable(const char *path, const char *name);
+
+/* The archive's absolute path (malloc'd), checked writable, or death. */
+char *output_path(const struct options *o);
+
+/* Sets what the traced processes read (spool/env.h) and preloads the
+ * agent; status_fd (-1: none) is where they report.  Dies on failure. */
+void setup_env(const struct options *o, const char *agent, const char *out, int status_fd);
+
+/* -------------------------------------------------------------- summary.c */
+
+/* What the summary says about one archive. */
+struct archive_stats {
+	uint64_t bytes;	  /* on disk */
+	uint64_t events;  /* duration event records */
+	uint64_t calls;	  /* ... of instrumented functions, or `events` when not known */
+	uint64_t threads; /* distinct threads with events */
+	uint64_t dropped; /* calls not recorded (FXT_MAX_SIZE) */
+	uint64_t deep;	  /* slices nested deeper than Perfetto shows */
+	uint64_t max_depth, deep_pid, deep_tid; /* the deepest of those */
+	const char *error;			/* damage found by the reader, or NULL */
+};
+
+/* Reads the archive at path.  Returns 0 or -errno (st->error then says
+ * what the reader found, if it got that far). */
+int archive_stats(const char *path, struct archive_stats *st);
+
+/* Whether path is an archive: it starts with the magic record. */
+bool is_archive(const char *path);
+
+/* One summary line: "wrote WHAT DISPLAY (numbers)", `note` (if not NULL)
+ * after the numbers.  An empty `what` means the root's archive. */
+void summary_line(const char *what, const char *display, const struct archive_stats *st,
+		  const char *note);
+
+/* Adds one archive's deep nesting to `sum`'s. */
+void summary_add_deep(struct archive_stats *sum, const struct archive_stats *st);
+
+/* The hint after the summary lines, when they say something is amiss. */
+void summary_hint(const char *prog);
+
+/* -------------------------------------------------------------- parts.c */
+
+/* One traced process's archive of this run. */
+struct part {
+	char *path;		 /* absolute */
+	long pid;		 /* its process */
+	unsigned image;		 /* 0: OUT; N: OUT.PID.fxt (1) or OUT.PID.N.fxt */
+	bool running;		 /* its process was still running: not merged */
+	bool recovered;		 /* from its process's spool */
+	struct archive_stats st; /* bytes: on disk */
+	const char *note;	 /* after its summary line's numbers, or NULL */
+};
+
+/* The archives of the run: reported on the status file, converted from a
+ * spool, or found in the output directory. */
+struct parts {
+	struct part *v;
+	size_t n, cap;
+};
+
+/* A sorted list of file names (malloc'd). */
+struct name_list {
+	char **v;
+	size_t n, cap;
+};
+
+struct part *parts_find(const struct parts *ps, const char *path);
+
+/* The part at `path`, added if new (zeroed but for its names).  NULL when
+ * out of memory: the archive is then neither summarised nor merged, and
+ * stays where its process wrote it. */
+struct part *parts_add(struct parts *ps, const char *path, long pid, unsigned image);
+
+/* Whether OUT is known, or (unless out_only) the root reported an archive. */
+bool parts_have_root(const struct parts *ps, pid_t root, bool out_only);
+
+/* The root's archive that neither a report nor a spool gave: reads what
+ * is at out.  Returns whether there is no file at all. */
+bool parts_find_root(struct parts *ps, const char *prog, const char *out, pid_t root, bool quiet);
+
+/* The names of the archives of other processes in OUT's directory (`dir`)
+ * before the program ran: none of them is this run's. */
+void parts_list_old(struct name_list *l, const char *out, const char *dir);
+
+/* Adds the archives the run's processes wrote without a report. */
+void parts_collect_unreported(struct parts *ps, const char *out, const char *dir, time_t since,
+			      const struct name_list *old, bool quiet);
+
+/* Sorts them as the merged archive and the summary list them: the root's
+ * first, then its later images, then the others by pid and image. */
+void parts_sort(struct parts *ps, long root);
+
+/* Merges the parts whose processes are done into OUT, removes them and
+ * says so in one line.  0, or -errno when the merge failed (the parts
+ * are then as their processes left them). */
+int parts_merge(struct parts *ps, const char *out, bool quiet);
+
+/* One summary line per part (--keep-parts, or when merging failed). */
+void parts_print(const struct parts *ps);
+
+void parts_free(struct parts *ps);
+
+/* 0 or -ENOMEM. */
+int name_list_add(struct name_list *l, const char *name);
+/* Sorts the names from index `from` on. */
+void name_list_sort(struct name_list *l, size_t from);
+void name_list_free(struct name_list *l);
+
+/* ------------------------------------------------------------- status.c */
+
+/* Opens the file the traced processes report to (FXT_STATUS_FD).
+ * Returns the fd or -errno. */
+int status_open(void);
+
+/* Adds the archive each process reported on the status file. */
+void status_collect(struct parts *ps, const char *out, int status_fd);
+
+/* ------------------------------------------------------------- spools.c */
+
+struct session_write;
+struct fxt_symcache;
+
+/* The run's spools, converted as their processes are done with them. */
+struct spools {
+	const char *out; /* OUT, absolute */
+	char *dir;	 /* OUT's directory ("" for "/") */
+	long root;	 /* the root's pid; 0: any (--recover) */
+	time_t since;	 /* spools older than the run are not its */
+	bool quiet;
+	bool recover; /* --recover: claim whatever the owner says */
+	struct parts *ps;
+	char session[PATH_MAX + 64];
+	/* The session's pipe writes, loaded once per pass over the spools
+	 * (a pass's conversions share them; the log only grows). */
+	struct session_write *writes;
+	size_t nwrites;
+	bool writes_loaded;
+	char writes_of[PATH_MAX + 64]; /* the session they are of */
+	struct fxt_symcache *syms;     /* one for the whole run */
+	unsigned running;	       /* spools of live processes seen by the last scan */
+};
+
+/* 0 or -ENOMEM. */
+int spools_init(struct spools *r, struct parts *ps, const char *out, long root, time_t since,
+		bool quiet);
+void spools_set_root(struct spools *r, long root);
+
+/* One pass over OUT's directory: converts every spool of the run whose
+ * process is done.  `final`: the last pass. */
+void spools_scan(struct spools *r, bool final);
+
+/* The end of the run: the last passes, around writing CLOSING into the
+ * control file `ctl` (NULL: none). */
+void spools_finish(struct spools *r, const char *ctl);
+
+/* --recover of one spool: converts it (or removes it when it holds no
+ * record).  0, or -errno when it is no spool this fxt-run can read
+ * (-EBADMSG, -EAGAIN: not a spool, or of another version). */
+int spools_recover(struct spools *r, const char *path);
+
+/* Frees them (FXT_RUN_DEBUG: says how the symbol cache did). */
+void spools_free(struct spools *r);
+
+/* ---------------------------------------------------------- supervise.c */
+
+/* Runs the program, converting spools while it runs; returns its wait
+ * status and its pid in *child. */
+int supervise(const char *path, char *const argv[], pid_t *child, struct spools *r);
+
+/* ------------------------------------------------------------ recover.c */
+
+/* fxt-run --recover: the exit status. */
+int recover_main(const struct options *o);
+
+#endif /* FXT_LAUNCHER_LAUNCHER_H */

@@ -1,0 +1,277 @@
+/* fxt-run's command line: the options, --help (the source of man fxt-run)
+ * and --version, and --recover's options among its paths. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launcher/launcher.h"
+#include "spool/env.h"
+#include "spool/recording.h"
+
+#ifndef FXT_PKGLIBDIR
+#define FXT_PKGLIBDIR "/usr/local/lib/fxtrace"
+#endif
+
+#define AGENT_NAME "libfxt-agent.so"
+
+/* --sample without a rate. */
+#define DEFAULT_SAMPLE_HZ 1000u
+
+/* --help: also the source of man fxt-run (help2man), hence its shape:
+ * options with their descriptions two spaces apart, then paragraphs that
+ * help2man makes sections of ("Exit status:", "Environment:",
+ * "Examples:"). */
+static void usage(void)
+{
+	fputs("Usage: fxt-run [OPTION]... [--] PROGRAM [ARG]...\n"
+	      "  or:  fxt-run --recover [-o FILE] [-f] [-q] [--keep-parts] SPOOL|DIR...\n"
+	      "Run PROGRAM under the fxtrace agent and write what it did to a Fuchsia Trace\n"
+	      "Format archive: every call of its functions built with -finstrument-functions,\n"
+	      "its calls into the C library, stack samples; threads, fork and exec followed.\n"
+	      "\n"
+	      "  -o, --output=FILE       archive to write (default: PROGRAM.fxt, in the\n"
+	      "                          current directory; not '-': it must be a file;\n"
+	      "                          FILE.gz is written compressed)\n"
+	      "  -f, --force             overwrite FILE if it exists\n"
+	      "      --libc=LIST         libc calls to record, a comma-separated list of\n"
+	      "                          groups: io, mem, thread, sync, proc, sleep, log;\n"
+	      "                          or all, none, default (= io,thread,proc,sleep,log)\n"
+	      "      --sample[=HZ]       also sample each thread's stack HZ times per second\n"
+	      "                          of its CPU time (1 to 10000; default 1000); write\n"
+	      "                          --sample=HZ: the next word is PROGRAM\n"
+	      "      --keep-parts        leave one archive per process (FILE for PROGRAM,\n"
+	      "                          FILE's name with .PID before .fxt for the others)\n"
+	      "                          instead of merging them all into FILE\n"
+	      "      --buffer-size=SIZE  trace buffer each process keeps mapped at once\n"
+	      "                          (default 64M)\n"
+	      "      --max-size=SIZE     stop recording (and count drops) past SIZE bytes of\n"
+	      "                          trace in a process (default 1G; 0: no limit)\n"
+	      "      --recover           turn spools left behind (fxt-run killed, a crash\n"
+	      "                          of the session) into one archive: SPOOL files, or\n"
+	      "                          every *.spool in DIR; FILE defaults to the archive\n"
+	      "                          name the spools were written for\n"
+	      "  -q, --quiet             do not print the summary\n"
+	      "  -h, --help              show this help and exit\n"
+	      "  -V, --version           show the version and exit\n"
+	      "\n"
+	      "SIZE is a number of bytes, optionally followed by B, or by K, M or G (powers\n"
+	      "of 1024) optionally followed by B or iB, in either case: 4096, 64k, 64MiB.\n"
+	      "\n"
+	      "The agent is $FXT_AGENT if set, else " AGENT_NAME " next to fxt-run (or in\n"
+	      "its .libs/), else the one installed in " FXT_PKGLIBDIR ".\n"
+	      "\n"
+	      "Each traced process (PROGRAM, its children, the programs they run) records\n"
+	      "into a spool next to FILE, which fxt-run turns into that process's archive as\n"
+	      "soon as the process is done; when PROGRAM exits, fxt-run merges them into\n"
+	      "FILE, one FXT provider per process, PROGRAM's first, and prints one summary\n"
+	      "line.  A process still running then (a daemon) writes its own archive when it\n"
+	      "exits.  A process that dies before it is done (_exit, abort, a signal,\n"
+	      "SIGKILL) leaves its spool, which fxt-run converts all the same; if fxt-run\n"
+	      "itself is killed, `fxt-run --recover DIR` does it later.  fxt-run warns when\n"
+	      "PROGRAM cannot be traced (static or set-user-ID) and when none of its own\n"
+	      "functions was recorded (not built with -finstrument-functions).\n"
+	      "\n"
+	      "Exit status:\n"
+	      "  N       PROGRAM's exit status\n"
+	      "  128+N   PROGRAM was killed by signal N\n"
+	      "  127     PROGRAM was not found\n"
+	      "  126     PROGRAM was found but cannot be executed\n"
+	      "  2       fxt-run's own errors (options, the agent, FILE), before PROGRAM runs\n"
+	      "  0, 1    with --recover: 0 when something was recovered, 1 when nothing was\n"
+	      "\n"
+	      "Environment:\n",
+	      stdout);
+#define ENV_LINE(name, summary) printf("  %-16s  %s\n", name, summary);
+	FXT_ENV_LIST(ENV_LINE)
+#undef ENV_LINE
+	fputs("\n"
+	      "The FXT_* variables above are what fxt-run passes to the agent (or reads\n"
+	      "itself: FXT_AGENT, FXT_RUN_DEBUG); without fxt-run, LD_PRELOAD the agent and\n"
+	      "set them by hand.\n"
+	      "\n"
+	      "Examples:\n"
+	      "  $ fxt-run -o app.fxt -- ./app --its --own --arguments\n"
+	      "  $ fxt-run --libc=all --sample -o sort.fxt -- sort -n numbers.txt\n"
+	      "  $ fxt-run --recover .\n",
+	      stdout);
+}
+
+/* Dies unless every group of the --libc list is known, naming the first
+ * unknown one.  The agent parses the list itself (FXT_LIBC), with the same
+ * function: it gets it as given. */
+static void check_libc(const char *list)
+{
+	unsigned groups;
+
+	if (agent_libc_parse(list, &groups) == 0)
+		return;
+	for (const char *p = list;;) {
+		size_t len = strcspn(p, ",");
+		char *one = strndup(p, len);
+		if (one == NULL)
+			die(EXIT_USAGE, "out of memory");
+		if (agent_libc_parse(one, &groups) != 0)
+			die(EXIT_USAGE,
+			    "--libc: unknown group '%s' (groups: io, mem, thread, sync, proc, "
+			    "sleep, log; or all, none, default)",
+			    one);
+		free(one);
+		if (p[len] == '\0')
+			break;
+		p += len + 1;
+	}
+	die(EXIT_USAGE, "--libc: invalid list '%s'", list); /* not reached */
+}
+
+/* The rate of --sample=HZ: a decimal number from 1 to AGENT_MAX_SAMPLE_HZ,
+ * or death. */
+static unsigned parse_sample(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = s[0] >= '0' && s[0] <= '9' ? strtoul(s, &end, 10) : 0;
+	if (v == 0 || errno != 0 || *end != '\0' || v > AGENT_MAX_SAMPLE_HZ)
+		die(EXIT_USAGE, "--sample: invalid rate '%s' (1 to %u samples per second)", s,
+		    AGENT_MAX_SAMPLE_HZ);
+	return (unsigned)v;
+}
+
+void options_parse(int argc, char **argv, struct options *o)
+{
+	enum {
+		OPT_BUFFER_SIZE = 256,
+		OPT_MAX_SIZE,
+		OPT_LIBC,
+		OPT_SAMPLE,
+		OPT_KEEP_PARTS,
+		OPT_RECOVER
+	};
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "libc", required_argument, NULL, OPT_LIBC },
+		{ "sample", optional_argument, NULL, OPT_SAMPLE },
+		{ "keep-parts", no_argument, NULL, OPT_KEEP_PARTS },
+		{ "recover", no_argument, NULL, OPT_RECOVER },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	/* '+': stop at PROGRAM, whose own options are not ours.  ':': we
+	 * print the errors ourselves, on one line. */
+	while ((c = getopt_long(argc, argv, "+:o:fqhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (optarg[0] == '\0')
+				die(EXIT_USAGE, "-o: empty file name");
+			/* The agent writes archives with seeks and renames of
+			 * its own, and several processes may write: a file. */
+			if (strcmp(optarg, "-") == 0)
+				die(EXIT_USAGE,
+				    "-o -: cannot write the archive to standard output; "
+				    "give a file name");
+			o->output = optarg;
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case OPT_BUFFER_SIZE:
+			if (fxt__parse_size(optarg, &o->buffer_bytes) != 0 || o->buffer_bytes == 0)
+				die(EXIT_USAGE, "--buffer-size: invalid size '%s'", optarg);
+			o->buffer_size = optarg;
+			break;
+		case OPT_MAX_SIZE:
+			if (fxt__parse_size(optarg, &o->max_bytes) != 0)
+				die(EXIT_USAGE, "--max-size: invalid size '%s'", optarg);
+			o->max_size = optarg;
+			break;
+		case OPT_LIBC:
+			check_libc(optarg);
+			o->libc = optarg;
+			break;
+		case OPT_SAMPLE:
+			o->sample_hz = optarg != NULL ? parse_sample(optarg) : DEFAULT_SAMPLE_HZ;
+			break;
+		case OPT_KEEP_PARTS:
+			o->keep_parts = true;
+			break;
+		case OPT_RECOVER:
+			o->recover = true;
+			break;
+		case 'h':
+			usage();
+			exit(0);
+		case 'V':
+			printf("fxt-run (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+			exit(0);
+		case ':':
+			die(EXIT_USAGE, "option '%s' needs an argument (see --help)",
+			    argv[optind - 1]);
+		default:
+			if (optopt != 0)
+				die(EXIT_USAGE, "unknown option '-%c' (see --help)", optopt);
+			die(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		die(EXIT_USAGE, o->recover ? "--recover: no spool or directory given (see --help)"
+					   : "no program to run (see --help)");
+	o->argv = argv + optind;
+}
+
+/* --recover takes its options anywhere among the paths. */
+char **options_recover(struct options *o)
+{
+	size_t n = 0, j = 0;
+	char **paths;
+	bool opts = true;
+
+	while (o->argv[n] != NULL)
+		n++;
+	paths = calloc(n + 1, sizeof(*paths));
+	if (paths == NULL)
+		die(EXIT_USAGE, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		char *a = o->argv[i];
+		if (opts && strcmp(a, "--") == 0) {
+			opts = false;
+		} else if (opts && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
+			if (i + 1 == n)
+				die(EXIT_USAGE, "option '%s' needs an argument (see --help)", a);
+			o->output = o->argv[++i];
+		} else if (opts && strncmp(a, "--output=", 9) == 0) {
+			o->output = a + 9;
+		} else if (opts && (strcmp(a, "-f") == 0 || strcmp(a, "--force") == 0)) {
+			o->force = true;
+		} else if (opts && (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)) {
+			o->quiet = true;
+		} else if (opts && strcmp(a, "--keep-parts") == 0) {
+			o->keep_parts = true;
+		} else if (opts && a[0] == '-' && a[1] != '\0') {
+			die(EXIT_USAGE, "--recover: unknown option '%s' (see --help)", a);
+		} else {
+			paths[j++] = a;
+		}
+	}
+	if (j == 0)
+		die(EXIT_USAGE, "--recover: no spool or directory given (see --help)");
+	if (o->output != NULL && o->output[0] == '\0')
+		die(EXIT_USAGE, "-o: empty file name");
+	return paths;
+}

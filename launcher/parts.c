@@ -1,0 +1,367 @@
+/* The run's per-process archives ("parts"): converted from a spool,
+ * reported on the status file, or found in OUT's directory; ordered as
+ * the merged archive lists them; merged into OUT (merge.h), or left apart
+ * with --keep-parts. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launcher/launcher.h"
+#include "launcher/merge.h"
+#include "spool/names.h"
+#include "spool/proc.h"
+
+/* ------------------------------------------------------------ name lists */
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int name_list_add(struct name_list *l, const char *name)
+{
+	if (l->n == l->cap) {
+		size_t ncap = l->cap != 0 ? 2 * l->cap : 16;
+		char **nv = realloc(l->v, ncap * sizeof(*nv));
+		if (nv == NULL)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = ncap;
+	}
+	if ((l->v[l->n] = strdup(name)) == NULL)
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+void name_list_sort(struct name_list *l, size_t from)
+{
+	if (l->n > from + 1)
+		qsort(l->v + from, l->n - from, sizeof(*l->v), cmp_name);
+}
+
+static bool name_list_has(const struct name_list *l, const char *name)
+{
+	return l->n != 0 && bsearch(&name, l->v, l->n, sizeof(*l->v), cmp_name) != NULL;
+}
+
+void name_list_free(struct name_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+/* ----------------------------------------------------------------- parts */
+
+struct part *parts_find(const struct parts *ps, const char *path)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (strcmp(ps->v[i].path, path) == 0)
+			return &ps->v[i];
+	return NULL;
+}
+
+/* The part at `path`, added if new (zeroed but for its names).  NULL when
+ * out of memory: the archive is then neither summarised nor merged, and
+ * stays where its process wrote it. */
+struct part *parts_add(struct parts *ps, const char *path, long pid, unsigned image)
+{
+	struct part *pt = parts_find(ps, path);
+
+	if (pt != NULL)
+		return pt;
+	if (ps->n == ps->cap) {
+		size_t ncap = ps->cap != 0 ? 2 * ps->cap : 16;
+		struct part *nv = realloc(ps->v, ncap * sizeof(*nv));
+		if (nv == NULL)
+			return NULL;
+		ps->v = nv;
+		ps->cap = ncap;
+	}
+	pt = &ps->v[ps->n];
+	memset(pt, 0, sizeof(*pt));
+	pt->path = strdup(path);
+	if (pt->path == NULL)
+		return NULL;
+	pt->pid = pid;
+	pt->image = image;
+	ps->n++;
+	return pt;
+}
+
+/* Whether OUT is known, or (unless out_only) the root reported an archive. */
+bool parts_have_root(const struct parts *ps, pid_t root, bool out_only)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->v[i].image == 0 || (!out_only && ps->v[i].pid == (long)root))
+			return true;
+	return false;
+}
+
+void parts_free(struct parts *ps)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		free(ps->v[i].path);
+	free(ps->v);
+}
+
+/* The root process neither reported nor left a spool: it replaced itself
+ * with an uninstrumented image, or its archive or spool could not be
+ * written.  Reads what is there.  A file at out that is no archive (no
+ * magic record: the agent failed or died writing it) is this run's (out
+ * did not exist, or -f removed it, before the program ran): it goes.
+ * Returns whether there is no file at all (said once the other archives
+ * are known). */
+bool parts_find_root(struct parts *ps, const char *prog, const char *out, pid_t root, bool quiet)
+{
+	struct archive_stats st;
+	int rc;
+
+	/* Under -q no numbers are printed: only the magic record is read. */
+	if (quiet) {
+		memset(&st, 0, sizeof(st));
+		rc = is_archive(out) ? 0 : access(out, F_OK) == 0 ? -ENODATA : -errno;
+	} else {
+		rc = archive_stats(out, &st);
+	}
+	if (rc == 0 || st.error != NULL) {
+		struct part *pt = parts_add(ps, out, (long)root, 0);
+		if (pt != NULL)
+			pt->st = st;
+		return false;
+	}
+	if (rc == -ENODATA) {
+		bool removed = unlink(out) == 0;
+		if (!quiet)
+			fprintf(stderr,
+				"fxt-run: %s: the trace is lost: %s is not an archive (%s)%s, and "
+				"there is no spool to recover it from\n",
+				prog, display_name(out), st.bytes != 0 ? "truncated" : "empty",
+				removed ? "; removed it" : "");
+		return false;
+	}
+	if (rc != -ENOENT && !quiet)
+		fprintf(stderr, "fxt-run: cannot read %s: %s\n", display_name(out), strerror(-rc));
+	return rc == -ENOENT;
+}
+
+/* The names of the archives of other processes in OUT's directory before
+ * the program ran: none of them is this run's, since the agent creates
+ * those names exclusively (a taken name makes it try ".PID.2"...).  So a
+ * part a --keep-parts run left is never merged into the next run's OUT,
+ * however close in time the two runs are.  Sorted.  Best effort: a
+ * directory that cannot be read, or no memory, gives a shorter list (the
+ * time check still applies). */
+void parts_list_old(struct name_list *l, const char *out, const char *dir)
+{
+	DIR *d = opendir(dir[0] != '\0' ? dir : "/");
+	struct dirent *de;
+
+	memset(l, 0, sizeof(*l));
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		long pid;
+		unsigned image;
+		if (run_archive_parse(out, de->d_name, &pid, &image) &&
+		    name_list_add(l, de->d_name) != 0)
+			break;
+	}
+	closedir(d);
+	name_list_sort(l, 0);
+}
+
+static bool newer_than(const char *path, time_t since)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0 && sb.st_mtime >= since;
+}
+
+/* The processes that closed the status fd (daemons, programs that close
+ * every fd above 2), and every process under -q, write their archives
+ * without a report.  Every archive of a process other than the root in
+ * OUT's directory written since `since`, not there before the run (`old`)
+ * and not known yet is added; its
+ * numbers are read unless `quiet`.  One whose process is still running
+ * may be half written: it is marked so. */
+void parts_collect_unreported(struct parts *ps, const char *out, const char *dir, time_t since,
+			      const struct name_list *old, bool quiet)
+{
+	DIR *d = opendir(dir[0] != '\0' ? dir : "/");
+	if (d == NULL)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		long pid;
+		unsigned image;
+		char *path;
+
+		if (!run_archive_parse(out, de->d_name, &pid, &image) ||
+		    name_list_has(old, de->d_name))
+			continue;
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
+			break;
+		if (parts_find(ps, path) != NULL || !newer_than(path, since) || !is_archive(path)) {
+			free(path);
+			continue;
+		}
+		struct archive_stats st = { 0 };
+		int rc = quiet ? 0 : archive_stats(path, &st);
+		if (rc == 0 || st.error != NULL) {
+			struct part *pt = parts_add(ps, path, pid, image);
+			if (pt != NULL) {
+				if (!quiet)
+					pt->st = st;
+				pt->note = "its process did not report it";
+				pt->running = proc_alive(pid, 0);
+			}
+		}
+		free(path);
+	}
+	closedir(d);
+}
+
+/* At most this many child archives get a line of their own. */
+#define MAX_CHILD_LINES 8
+
+/* parts_sort()'s order; ctx points to the root's pid. */
+static int part_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct part *x = a, *y = b;
+	long root = *(const long *)ctx;
+	int xr = x->image == 0 ? 0 : x->pid == root ? 1 : 2;
+	int yr = y->image == 0 ? 0 : y->pid == root ? 1 : 2;
+
+	if (xr != yr)
+		return xr - yr;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->image != y->image)
+		return x->image < y->image ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+void parts_sort(struct parts *ps, long root)
+{
+	if (ps->n > 1)
+		qsort_r(ps->v, ps->n, sizeof(*ps->v), part_cmp, &root);
+}
+
+/* One line per archive (--keep-parts, or when merging failed). */
+void parts_print(const struct parts *ps)
+{
+	unsigned nchildren = 0;
+	uint64_t more_events = 0;
+
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct part *pt = &ps->v[i];
+		if (pt->image == 0)
+			summary_line("", display_name(pt->path), &pt->st, pt->note);
+		else if (nchildren++ < MAX_CHILD_LINES)
+			summary_line("child archive ", display_name(pt->path), &pt->st, pt->note);
+		else
+			more_events += pt->st.events;
+	}
+	if (nchildren > MAX_CHILD_LINES)
+		fprintf(stderr, "fxt-run: and %u more child archives (%" PRIu64 " events)\n",
+			nchildren - MAX_CHILD_LINES, more_events);
+}
+
+/* Merges the archives of the processes that are done into OUT, removes
+ * them, and says so in one line (or prints the only archive's line).
+ * Returns 0, or -errno when the merge failed: the archives are then as
+ * their processes left them. */
+int parts_merge(struct parts *ps, const char *out, bool quiet)
+{
+	const char **paths = calloc(ps->n + 1, sizeof(*paths));
+	const struct part **merged = calloc(ps->n + 1, sizeof(*merged));
+	struct merge_part_result *res = calloc(ps->n + 1, sizeof(*res));
+	size_t n = 0, nprocs = 0, nrecovered = 0, ntruncated = 0;
+	const struct part *only = NULL;
+	struct archive_stats sum;
+	int err = 0;
+
+	if (paths == NULL || merged == NULL || res == NULL) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memset(&sum, 0, sizeof(sum));
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct part *pt = &ps->v[i];
+		if (pt->running) {
+			if (!quiet)
+				fprintf(stderr,
+					"fxt-run: process %ld is still running: its archive %s is "
+					"left apart\n",
+					pt->pid, display_name(pt->path));
+			continue;
+		}
+		/* Sorted: a process's images are neighbours. */
+		nprocs += only == NULL || pt->pid != only->pid;
+		merged[n] = pt;
+		paths[n++] = pt->path;
+		only = pt;
+		sum.events += pt->st.events;
+		sum.calls += pt->st.calls;
+		sum.threads += pt->st.threads;
+		sum.dropped += pt->st.dropped;
+		summary_add_deep(&sum, &pt->st);
+		nrecovered += pt->recovered;
+	}
+	if (n == 0)
+		goto out;
+	/* The root's archive alone is the archive: nothing to rewrite. */
+	if (n == 1 && strcmp(paths[0], out) == 0 && only->st.error == NULL) {
+		if (!quiet)
+			summary_line("", display_name(out), &only->st, only->note);
+		goto out;
+	}
+	err = merge_archives(out, paths, n, res);
+	if (err < 0) {
+		if (!quiet)
+			fprintf(stderr, "fxt-run: cannot merge the archives into %s: %s\n",
+				display_name(out), strerror(-err));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ntruncated += res[i].truncated;
+		/* What the reader found beyond a cut is still in OUT. */
+		if (merged[i]->st.error != NULL && !res[i].truncated)
+			sum.error = merged[i]->st.error;
+		if (res[i].not_an_archive)
+			continue; /* not merged: left as it is */
+		if (strcmp(paths[i], out) != 0 && unlink(paths[i]) != 0 && !quiet)
+			fprintf(stderr, "fxt-run: cannot remove %s: %s\n", display_name(paths[i]),
+				strerror(errno));
+	}
+	if (!quiet) {
+		struct stat sb;
+		char note[160];
+		int len =
+		    snprintf(note, sizeof(note), "%zu process%s", nprocs, nprocs == 1 ? "" : "es");
+		if (n != nprocs)
+			len += snprintf(note + len, sizeof(note) - (size_t)len, ", %zu images", n);
+		if (nrecovered != 0)
+			len += snprintf(note + len, sizeof(note) - (size_t)len,
+					", %zu recovered from spool", nrecovered);
+		if (ntruncated != 0)
+			snprintf(note + len, sizeof(note) - (size_t)len,
+				 ", %zu truncated (their last records are lost)", ntruncated);
+		if (stat(out, &sb) == 0)
+			sum.bytes = (uint64_t)sb.st_size;
+		summary_line("", display_name(out), &sum, note);
+	}
+out:
+	free(paths);
+	free(merged);
+	free(res);
+	return err;
+}

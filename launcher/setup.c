@@ -1,0 +1,323 @@
+/* Before the program runs: finding the agent and the program (as a shell
+ * finds it), warning when the loader will not preload the agent, the
+ * archive's path, and the environment the traced processes read
+ * (spool/env.h). */
+#include "config.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launcher/launcher.h"
+#include "spool/env.h"
+#include "spool/proc.h"
+
+#ifndef FXT_PKGLIBDIR
+#define FXT_PKGLIBDIR "/usr/local/lib/fxtrace"
+#endif
+
+#define AGENT_NAME "libfxt-agent.so"
+
+static bool is_regular_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The directory holding our own executable, in buf.  Returns 0 or -errno. */
+static int self_dir(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n == size - 1)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	char *slash = strrchr(buf, '/');
+	if (slash == NULL)
+		return -EINVAL;
+	*slash = '\0';
+	return 0;
+}
+
+/* Finds the agent and returns its absolute path (malloc'd), or dies. */
+char *find_agent(void)
+{
+	const char *env = getenv(FXT_ENV_AGENT);
+	char dir[PATH_MAX], cand[PATH_MAX + 64];
+
+	if (env != NULL && env[0] != '\0') {
+		char *abs = realpath(env, NULL);
+		if (abs == NULL || !is_regular_file(abs))
+			die(EXIT_USAGE, "%s=%s: %s", FXT_ENV_AGENT, env,
+			    abs == NULL ? strerror(errno) : "not a regular file");
+		return abs;
+	}
+
+	if (self_dir(dir, sizeof(dir)) == 0) {
+		/* Installed side by side, or in the libtool build tree, where
+		 * the shared object lives in .libs/. */
+		static const char *const subdirs[] = { "", "/.libs" };
+		for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
+			snprintf(cand, sizeof(cand), "%s%s/%s", dir, subdirs[i], AGENT_NAME);
+			if (is_regular_file(cand))
+				return realpath(cand, NULL);
+		}
+	}
+	snprintf(cand, sizeof(cand), "%s/%s", FXT_PKGLIBDIR, AGENT_NAME);
+	if (is_regular_file(cand))
+		return realpath(cand, NULL);
+	die(EXIT_USAGE, "cannot find the agent %s (next to fxt-run, in %s, or set %s)", AGENT_NAME,
+	    FXT_PKGLIBDIR, FXT_ENV_AGENT);
+}
+
+/* Resolves PROGRAM as a shell does: a name with a slash is a path, any
+ * other name is searched in $PATH.  Returns the path (malloc'd), or dies
+ * with 127 (not found) or 126 (found but not executable). */
+char *find_program(const char *prog)
+{
+	if (strchr(prog, '/') != NULL) {
+		struct stat st;
+		if (stat(prog, &st) != 0) {
+			int err = errno;
+			die(err == ENOENT || err == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC, "%s: %s",
+			    prog, strerror(err));
+		}
+		if (S_ISDIR(st.st_mode))
+			die(EXIT_NOEXEC, "%s: Is a directory", prog);
+		if (access(prog, X_OK) != 0)
+			die(EXIT_NOEXEC, "%s: %s", prog, strerror(errno));
+		return strdup(prog);
+	}
+
+	const char *path = getenv("PATH");
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	bool denied = false;
+	size_t plen = strlen(prog);
+	for (const char *p = path;; p++) {
+		const char *colon = strchrnul(p, ':');
+		size_t dlen = (size_t)(colon - p);
+		/* An empty element means the current directory. */
+		char *cand = malloc(dlen + plen + 3);
+		if (cand == NULL)
+			die(EXIT_USAGE, "out of memory");
+		if (dlen == 0)
+			sprintf(cand, "./%s", prog);
+		else
+			sprintf(cand, "%.*s/%s", (int)dlen, p, prog);
+
+		struct stat st;
+		if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			if (access(cand, X_OK) == 0)
+				return cand;
+			denied = true;
+		}
+		free(cand);
+		if (*colon == '\0')
+			break;
+		p = colon;
+	}
+	if (denied)
+		die(EXIT_NOEXEC, "%s: Permission denied", prog);
+	die(EXIT_NOTFOUND, "%s: command not found", prog);
+}
+
+/* The loader ignores LD_PRELOAD in a program that has none (static and
+ * static-PIE executables: no PT_INTERP) and in a secure-mode one (set-user-
+ * or set-group-ID to someone else): say so before it runs untraced.
+ * Scripts and unreadable files are not checked. */
+void warn_untraceable(const char *path, const char *name)
+{
+	struct stat st;
+	unsigned char ident[EI_NIDENT];
+	bool interp = false;
+	int fd;
+
+	if (stat(path, &st) != 0)
+		return;
+	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+	    ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
+		fprintf(stderr,
+			"fxt-run: warning: %s is set-%s-ID: the loader ignores LD_PRELOAD, so it "
+			"runs untraced\n",
+			name, (st.st_mode & S_ISUID) && st.st_uid != geteuid() ? "user" : "group");
+		return;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (pread(fd, ident, sizeof(ident), 0) != (ssize_t)sizeof(ident) ||
+	    memcmp(ident, ELFMAG, SELFMAG) != 0 ||
+	    ident[EI_CLASS] != (__ELF_NATIVE_CLASS == 64 ? ELFCLASS64 : ELFCLASS32)) {
+		close(fd);
+		return;
+	}
+	ElfW(Ehdr) eh;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    eh.e_phentsize != sizeof(ElfW(Phdr))) {
+		close(fd);
+		return;
+	}
+	for (unsigned i = 0; i < eh.e_phnum && !interp; i++) {
+		ElfW(Phdr) ph;
+		off_t off = (off_t)eh.e_phoff + (off_t)i * (off_t)sizeof(ph);
+		if (pread(fd, &ph, sizeof(ph), off) != (ssize_t)sizeof(ph))
+			break;
+		interp = ph.p_type == PT_INTERP;
+	}
+	close(fd);
+	if (!interp)
+		fprintf(stderr,
+			"fxt-run: warning: %s is statically linked: LD_PRELOAD cannot load the "
+			"agent into it, so it runs untraced\n",
+			name);
+}
+
+/* The archive's absolute path (malloc'd): -o, or PROGRAM's basename plus
+ * ".fxt" in the current directory.  Absolute because the program may
+ * change directory before the agent writes.  Dies if the file exists
+ * (without --force) or its directory is not writable. */
+char *output_path(const struct options *o)
+{
+	char cwd[PATH_MAX], *path;
+	const char *name = o->output;
+	char *owned = NULL;
+
+	if (name == NULL) {
+		const char *base = strrchr(o->argv[0], '/');
+		base = base != NULL ? base + 1 : o->argv[0];
+		if (asprintf(&owned, "%s.fxt", base) < 0)
+			die(EXIT_USAGE, "out of memory");
+		name = owned;
+	}
+	if (name[0] == '/') {
+		path = strdup(name);
+	} else {
+		if (getcwd(cwd, sizeof(cwd)) == NULL)
+			die(EXIT_USAGE, "cannot get the current directory: %s", strerror(errno));
+		if (asprintf(&path, "%s/%s", cwd, name) < 0)
+			path = NULL;
+	}
+	if (path == NULL)
+		die(EXIT_USAGE, "out of memory");
+
+	struct stat st;
+	if (lstat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			die(EXIT_USAGE, "%s: Is a directory", name);
+		if (!o->force)
+			die(EXIT_USAGE,
+			    "%s exists; use -f to overwrite it or -o to choose another name", name);
+	} else if (errno != ENOENT) {
+		die(EXIT_USAGE, "%s: %s", name, strerror(errno));
+	}
+
+	char *dir = strdup(path);
+	if (dir == NULL)
+		die(EXIT_USAGE, "out of memory");
+	*strrchr(dir, '/') = '\0';
+	const char *d = dir[0] != '\0' ? dir : "/";
+	if (stat(d, &st) != 0)
+		die(EXIT_USAGE, "cannot write %s: %s", name, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		die(EXIT_USAGE, "cannot write %s: %s", name, strerror(ENOTDIR));
+	/* A real file, as the agent and we will create them: access(2)
+	 * says yes to root in /proc, where nothing can be created. */
+	char *probe;
+	if (asprintf(&probe, "%s/.fxt-run.%ld.probe", d[1] != '\0' ? d : "", (long)getpid()) < 0)
+		die(EXIT_USAGE, "out of memory");
+	int pfd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (pfd < 0)
+		die(EXIT_USAGE, "cannot write %s: %s", name, strerror(errno));
+	close(pfd);
+	unlink(probe);
+	free(probe);
+	/* The directory without "." or ".." or links: every name of the run
+	 * (the agent's, ours) is then spelled one way. */
+	char *real = realpath(d, NULL);
+	if (real != NULL) {
+		char *canon;
+		if (asprintf(&canon, "%s/%s", strcmp(real, "/") != 0 ? real : "",
+			     strrchr(path, '/') + 1) >= 0) {
+			free(path);
+			path = canon;
+		}
+		free(real);
+	}
+	free(dir);
+	free(owned);
+	return path;
+}
+
+/* Sets NAME=VALUE in our environment, which the child inherits. */
+static void set_env(const char *name, const char *value)
+{
+	if (setenv(name, value, 1) != 0)
+		die(EXIT_USAGE, "setenv %s: %s", name, strerror(errno));
+}
+
+static void set_env_u64(const char *name, uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	set_env(name, buf);
+}
+
+/* Puts the agent first in LD_PRELOAD, keeping what the user preloads. */
+static void prepend_preload(const char *agent)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *v;
+
+	if (old == NULL || old[0] == '\0') {
+		set_env("LD_PRELOAD", agent);
+		return;
+	}
+	if (asprintf(&v, "%s:%s", agent, old) < 0)
+		die(EXIT_USAGE, "out of memory");
+	set_env("LD_PRELOAD", v);
+	free(v);
+}
+
+/* Sets what the traced processes read (spool/env.h) and preloads the
+ * agent. */
+void setup_env(const struct options *o, const char *agent, const char *out, int status_fd)
+{
+	char id[80], state;
+	uint64_t start = 0;
+	struct stat sb;
+
+	if (status_fd >= 0) {
+		/* With the file's identity: a process that closes the fd and
+		 * opens a file of its own on that number passes the number on
+		 * to its children, whose agents must not write into that file. */
+		if (fstat(status_fd, &sb) != 0)
+			die(EXIT_USAGE, "cannot stat the status file: %s", strerror(errno));
+		snprintf(id, sizeof(id), "%d:%ju:%ju", status_fd, (uintmax_t)sb.st_dev,
+			 (uintmax_t)sb.st_ino);
+		set_env(FXT_ENV_STATUS_FD, id);
+	}
+	set_env(FXT_ENV_OUTPUT, out);
+	if (o->buffer_size != NULL)
+		set_env_u64(FXT_ENV_BUFFER_SIZE, o->buffer_bytes);
+	if (o->max_size != NULL)
+		set_env_u64(FXT_ENV_MAX_SIZE, o->max_bytes);
+	if (o->libc != NULL)
+		set_env(FXT_ENV_LIBC, o->libc);
+	if (o->sample_hz != 0)
+		set_env_u64(FXT_ENV_SAMPLE, o->sample_hz);
+	prepend_preload(agent);
+	/* Who converts the spools: we, while we run. */
+	if (proc_stat_read(0, &state, &start) != 0)
+		start = 0;
+	snprintf(id, sizeof(id), "%ld:%" PRIu64, (long)getpid(), start);
+	set_env(FXT_ENV_LAUNCHER, id);
+}

@@ -1,0 +1,343 @@
+/* The run's spools.  Every traced process records into its spool,
+ * OUT.PID.spool (image N of a pid after N - 1 execs: OUT.PID.N.spool;
+ * spool/format.h, spool/names.h), and seals it at exit and before exec.
+ * fxt-run converts each spool of the run (the root pid in its header is
+ * ours) into that process's archive (convert/convert.h) as soon as it is
+ * sealed or its process is gone, whatever killed it, while the program
+ * runs: a long build does not pile up spools.  When the program is done,
+ * the spools of processes still running are left to them (the owner
+ * protocol of spool/format.h): such a process converts its own at exit. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "convert/convert.h"
+#include "launcher/launcher.h"
+#include "spool/env.h"
+#include "spool/format.h"
+#include "spool/launcher.h"
+#include "spool/names.h"
+#include "spool/proc.h"
+#include "spool/session.h"
+#include "symbolizer/runcache.h"
+
+/* The spool's header page, mapped shared: the owner protocol needs its
+ * atomics on the very memory the process sees. */
+struct spool_view {
+	struct spool_header *h;
+	size_t len;
+};
+
+/* 0, -errno, -EBADMSG (no spool of this version) or -EAGAIN (being
+ * created: the magic comes last). */
+static int spool_view_open(const char *path, struct spool_view *v)
+{
+	struct stat sb;
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	int err = 0;
+
+	v->h = NULL;
+	v->len = 4096;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		err = -EBADMSG;
+	} else if ((uint64_t)sb.st_size < v->len) {
+		err = sb.st_size == 0 ? -EAGAIN : -EBADMSG;
+	} else {
+		void *p = mmap(NULL, v->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED)
+			err = -errno;
+		else
+			v->h = p;
+	}
+	close(fd);
+	if (err)
+		return err;
+	if (__atomic_load_n(&v->h->magic, __ATOMIC_ACQUIRE) != SPOOL_MAGIC) {
+		err = v->h->magic == 0 ? -EAGAIN : -EBADMSG;
+	} else if (v->h->version != SPOOL_VERSION || v->h->header_size != SPOOL_HEADER_SIZE) {
+		err = -EBADMSG;
+	}
+	if (err) {
+		munmap(v->h, v->len);
+		v->h = NULL;
+	}
+	return err;
+}
+
+/* Whether the spool at `path` was never born: its process died while
+ * creating it, before the magic that comes last (spool.c), so before any
+ * chunk.  Such a spool holds no record: it is removed.  A spool being
+ * created by a live process is not; one whose header does not even name
+ * its process yet is taken for unborn only when `any_pid` (--recover: the
+ * run is over). */
+static bool spool_unborn(const char *path, bool any_pid)
+{
+	struct spool_header h;
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	bool unborn;
+
+	if (fd < 0)
+		return false;
+	unborn = fstat(fd, &sb) == 0 && (uint64_t)sb.st_size <= SPOOL_HEADER_SIZE &&
+		 ((sb.st_size == 0 && any_pid) ||
+		  (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && h.magic == 0 &&
+		   (h.pid != 0 ? !proc_alive((long)h.pid, h.start_time) : any_pid)));
+	close(fd);
+	return unborn;
+}
+
+static void spool_view_close(struct spool_view *v)
+{
+	if (v->h)
+		munmap(v->h, v->len);
+	v->h = NULL;
+}
+
+/* The session's pipe writes for a conversion, loaded once per pass over
+ * the spools (the log only grows), and again when --recover moves on to
+ * another run's session. */
+static void load_writes(struct spools *r, struct convert_opts *o)
+{
+	if (!r->writes_loaded || strcmp(r->writes_of, r->session) != 0) {
+		free(r->writes);
+		r->writes = NULL;
+		r->nwrites = 0;
+		if (session_load_writes(r->session, &r->writes, &r->nwrites) != 0) {
+			r->writes = NULL;
+			r->nwrites = 0;
+		}
+		r->writes_loaded = true;
+		snprintf(r->writes_of, sizeof(r->writes_of), "%s", r->session);
+	}
+	o->writes = r->writes;
+	o->nwrites = r->nwrites;
+	o->writes_loaded = true;
+}
+
+/* Converts one claimed spool into its process's archive: image 1 of the
+ * root's pid at OUT, any other at OUT.PID[.N].fxt, created exclusively as
+ * the agent names them.  Removes the spool once the archive is written. */
+static int convert_one(struct spools *r, const char *spool, long pid, long root, unsigned image)
+{
+	bool is_root = pid == root && image == 1;
+	struct convert_opts o = { .session = r->session, .cache = r->syms };
+	struct convert_result res;
+	char path[PATH_MAX + 64];
+	unsigned n = 0;
+	struct stat sb;
+	int rc;
+
+	load_writes(r, &o);
+	/* The root's first image is OUT; its later images follow OUT, named
+	 * from .ROOT; the others' start at .PID. */
+	rc = convert_spool_named(spool, r->out, pid,
+				 is_root       ? 0
+				 : pid == root ? image - 1
+					       : image,
+				 &o, &res, path, sizeof(path), &n);
+	if (rc < 0)
+		return rc;
+	if (unlink(spool) != 0 && !r->quiet)
+		fprintf(stderr, "fxt-run: cannot remove %s: %s\n", display_name(spool),
+			strerror(errno));
+	struct part *pt = parts_add(r->ps, path, pid, is_root ? 0 : n);
+	if (pt != NULL) {
+		pt->st.bytes = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : res.bytes;
+		pt->st.events = res.events;
+		pt->st.calls = res.calls;
+		pt->st.threads = res.threads;
+		pt->st.dropped = res.dropped;
+		pt->st.deep = res.deep;
+		pt->st.max_depth = res.max_depth;
+		pt->st.deep_pid = (uint64_t)pid;
+		pt->st.deep_tid = res.deep_tid;
+		pt->recovered = !res.sealed;
+		pt->note = res.sealed ? NULL : "recovered from spool";
+	}
+	return 0;
+}
+
+/* Looks at one spool of the run and converts it if its process is done
+ * with it.  At the end (`final`), the spool of a live process is left to
+ * that process.  Returns false while its process still runs. */
+static bool consider_spool(struct spools *r, const char *path, bool final)
+{
+	struct spool_view v;
+	int rc = spool_view_open(path, &v);
+
+	if (rc == -EAGAIN && spool_unborn(path, r->recover)) {
+		unlink(path);
+		return true;
+	}
+	if (rc == -EAGAIN || rc == -ENOENT)
+		return rc == -ENOENT || final; /* being created, or gone */
+	if (rc < 0 || v.h == NULL) {
+		if (final && !r->quiet)
+			fprintf(stderr, "fxt-run: %s is not a spool this fxt-run can read (%s)\n",
+				display_name(path), strerror(rc < 0 ? -rc : EINVAL));
+		return true;
+	}
+	struct spool_header *h = v.h;
+	long pid = (long)h->pid;
+	unsigned image = h->image ? h->image : 1;
+	long root = r->root ? r->root : (long)h->root_pid;
+	if (r->root && (long)h->root_pid != r->root) {
+		spool_view_close(&v);
+		return true; /* another run's */
+	}
+	if (r->recover)
+		session_path(r->session, sizeof(r->session), r->out, root);
+	uint32_t owner = __atomic_load_n(&h->owner, __ATOMIC_SEQ_CST);
+	bool sealed = __atomic_load_n(&h->state, __ATOMIC_SEQ_CST) == SPOOL_SEALED;
+	bool alive = proc_alive(pid, h->start_time);
+	bool mine = false;
+
+	if (!sealed && alive) {
+		/* Its process converts it at its exit, fxt-run being done. */
+		spool_view_close(&v);
+		if (final && !r->quiet)
+			fprintf(stderr,
+				"fxt-run: process %ld is still running; it writes its archive "
+				"when it exits (its records are in %s)\n",
+				pid, display_name(path));
+		return false;
+	}
+	if (owner == SPOOL_OWNER_SELF && alive) {
+		spool_view_close(&v);
+		return true; /* converting its own */
+	}
+	mine = spool_claim(h, SPOOL_OWNER_NONE, SPOOL_OWNER_LAUNCHER) ||
+	       ((r->recover || final) && owner != SPOOL_OWNER_NONE);
+	spool_view_close(&v);
+	if (!mine)
+		return true;
+	rc = convert_one(r, path, pid, root, image);
+	if (rc < 0 && !r->quiet)
+		fprintf(stderr,
+			"fxt-run: the records of process %ld cannot be converted (%s); they "
+			"stay in %s (try: fxt-run --recover %s)\n",
+			pid, strerror(-rc), display_name(path), display_name(path));
+	return true;
+}
+
+/* One pass over OUT's directory: converts every spool of the run whose
+ * process is done; r->running counts the others. */
+void spools_scan(struct spools *r, bool final)
+{
+	DIR *d = opendir(r->dir[0] != '\0' ? r->dir : "/");
+	struct dirent *de;
+
+	r->running = 0;
+	r->writes_loaded = false; /* reloaded at the pass's first conversion */
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char *path;
+		struct stat sb;
+		long pid;
+		unsigned image;
+
+		if (!run_spool_parse(r->out, de->d_name, &pid, &image))
+			continue;
+		if (asprintf(&path, "%s/%s", r->dir, de->d_name) < 0)
+			break;
+		if (stat(path, &sb) == 0 && (r->recover || sb.st_mtime >= r->since) &&
+		    !consider_spool(r, path, final))
+			r->running++;
+		free(path);
+	}
+	closedir(d);
+}
+
+void spools_set_root(struct spools *r, long root)
+{
+	r->root = root;
+	session_path(r->session, sizeof(r->session), r->out, root);
+}
+
+int spools_init(struct spools *r, struct parts *ps, const char *out, long root, time_t since,
+		bool quiet)
+{
+	memset(r, 0, sizeof(*r));
+	r->out = out;
+	r->dir = strdup(out);
+	if (r->dir == NULL)
+		return -ENOMEM;
+	*strrchr(r->dir, '/') = '\0'; /* out is absolute */
+	r->since = since;
+	r->quiet = quiet;
+	r->ps = ps;
+	r->syms = fxt_symcache_new(); /* NULL: each conversion makes its own */
+	spools_set_root(r, root);
+	return 0;
+}
+
+/* FXT_RUN_DEBUG set: how the run's symbol cache did, on stderr. */
+static void symcache_debug(const struct spools *r)
+{
+	uint64_t hits, misses;
+
+	if (getenv(FXT_ENV_RUN_DEBUG) == NULL || r->syms == NULL)
+		return;
+	fxt_symcache_counts(r->syms, &hits, &misses);
+	fprintf(stderr,
+		"fxt-run: symbols: %" PRIu64 " from the run's cache, %" PRIu64 " looked up\n", hits,
+		misses);
+}
+
+/* The end of the run: every spool whose process is done is converted;
+ * processes that are exiting get a moment (a SIGKILLed process with a
+ * large spool takes a while to go); the rest are left to themselves. */
+void spools_finish(struct spools *r, const char *ctl)
+{
+	spools_scan(r, false);
+	for (int i = 0; i < 25 && r->running != 0; i++) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+		spools_scan(r, false);
+	}
+	/* From now on a process that seals converts its own spool; the last
+	 * pass sees every spool sealed before (spool/launcher.h). */
+	int err = ctl != NULL ? launcher_ctl_set(ctl, LAUNCHER_CLOSING) : 0;
+	if (err != 0 && !r->quiet)
+		fprintf(stderr, "fxt-run: cannot write %s: %s\n", display_name(ctl),
+			strerror(-err));
+	spools_scan(r, true);
+}
+
+int spools_recover(struct spools *r, const char *path)
+{
+	struct spool_view v;
+	int rc = spool_view_open(path, &v);
+
+	if (rc == -EAGAIN && spool_unborn(path, true)) {
+		unlink(path); /* no record in it */
+		return 0;
+	}
+	if (rc < 0)
+		return rc;
+	spool_view_close(&v);
+	consider_spool(r, path, true);
+	return 0;
+}
+
+void spools_free(struct spools *r)
+{
+	free(r->writes);
+	symcache_debug(r);
+	fxt_symcache_free(r->syms);
+	free(r->dir);
+}

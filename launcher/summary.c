@@ -1,0 +1,206 @@
+/* What fxt-run says of the archives it leaves: their numbers (from the
+ * conversion, a status report, or read back from the archive), one line
+ * each or for the merged one, and the hints after them. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <fxt/reader.h>
+
+#include "convert/recon.h"
+#include "fxt/hash.h"
+#include "launcher/launcher.h"
+
+/* A set of thread ids (open addressing, grows at half full). */
+struct tid_set {
+	uint64_t *slots; /* 0 = empty; a tid of 0 is stored as UINT64_MAX */
+	size_t cap, n;
+};
+
+/* The slot a tid hashes to, in a table of `cap` slots (a power of 2). */
+static size_t tid_slot(uint64_t tid, size_t cap)
+{
+	return (size_t)fxt__hash_u64(tid) & (cap - 1);
+}
+
+static int tid_set_add(struct tid_set *s, uint64_t tid)
+{
+	if (tid == 0)
+		tid = UINT64_MAX;
+	if (2 * (s->n + 1) > s->cap) {
+		size_t ncap = s->cap != 0 ? 2 * s->cap : 64;
+		uint64_t *ns = calloc(ncap, sizeof(*ns));
+		if (ns == NULL)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->cap; i++) {
+			uint64_t v = s->slots[i];
+			if (v == 0)
+				continue;
+			size_t j = tid_slot(v, ncap);
+			while (ns[j] != 0)
+				j = (j + 1) & (ncap - 1);
+			ns[j] = v;
+		}
+		free(s->slots);
+		s->slots = ns;
+		s->cap = ncap;
+	}
+	size_t j = tid_slot(tid, s->cap);
+	while (s->slots[j] != 0) {
+		if (s->slots[j] == tid)
+			return 0;
+		j = (j + 1) & (s->cap - 1);
+	}
+	s->slots[j] = tid;
+	s->n++;
+	return 0;
+}
+
+/* Reads the archive at path.  Returns 0 or -errno (st->error then says
+ * what the reader found, if it got that far). */
+int archive_stats(const char *path, struct archive_stats *st)
+{
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	struct tid_set tids = { 0 };
+	struct stat sb;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if (stat(path, &sb) != 0)
+		return -errno;
+	st->bytes = (uint64_t)sb.st_size;
+	rc = fxt_reader_open_path(&r, path, 0);
+	if (rc < 0)
+		return rc;
+	while ((rc = fxt_reader_next(r, &rec)) > 0) {
+		if (rec.type != FXT_RECORD_EVENT)
+			continue;
+		switch (rec.u.event.type) {
+		case FXT_EVENT_INSTANT:
+			st->dropped +=
+			    fxt_dropped_in_name(rec.u.event.name.data, rec.u.event.name.len);
+			continue;
+		case FXT_EVENT_DURATION_BEGIN:
+		case FXT_EVENT_DURATION_END:
+		case FXT_EVENT_DURATION_COMPLETE:
+			break; /* events = duration events, as the agent counts them */
+		default:
+			continue;
+		}
+		st->events++;
+		if (tid_set_add(&tids, rec.u.event.tid) != 0) {
+			rc = -ENOMEM;
+			break;
+		}
+	}
+	/* No magic record first: empty, truncated before its first record,
+	 * or not an archive at all; nothing a trace viewer can read. */
+	bool magic = fxt_reader_saw_magic(r);
+	if (rc < 0 && rc != -ENOMEM && magic)
+		st->error = "damaged archive";
+	st->threads = tids.n;
+	st->calls = st->events; /* an archive does not say which are hooks' */
+	free(tids.slots);
+	fxt_reader_free(r);
+	if (!magic)
+		return -ENODATA;
+	return rc < 0 ? (rc == -1 ? -EBADMSG : rc) : 0;
+}
+
+/* Whether path is an archive: it starts with the magic record (a process
+ * that failed or died while writing it may leave an empty file). */
+bool is_archive(const char *path)
+{
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	bool magic;
+
+	if (fxt_reader_open_path(&r, path, 0) < 0)
+		return false;
+	(void)fxt_reader_next(r, &rec);
+	magic = fxt_reader_saw_magic(r);
+	fxt_reader_free(r);
+	return magic;
+}
+
+static void format_size(uint64_t bytes, char *buf, size_t size)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	size_t u = 0;
+
+	if (bytes < 1024) {
+		snprintf(buf, size, "%" PRIu64 " B", bytes);
+		return;
+	}
+	v /= 1024.0;
+	while (v >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, size, "%.1f %s", v, units[u]);
+}
+
+/* What the summary lines said, for the final hint. */
+static struct {
+	bool root;	/* the root's archive was summarised */
+	uint64_t calls; /* instrumented ones, and calls dropped */
+} summarised;
+
+/* `note`, if not NULL, follows the numbers ("recovered from spool").  An
+ * empty `what` means the root's archive. */
+void summary_line(const char *what, const char *display, const struct archive_stats *st,
+		  const char *note)
+{
+	char size[32];
+
+	summarised.root |= what[0] == '\0';
+	summarised.calls += st->calls + st->dropped;
+	format_size(st->bytes, size, sizeof(size));
+	fprintf(stderr,
+		"fxt-run: wrote %s%s (%s, %" PRIu64 " event%s, %" PRIu64 " thread%s, %" PRIu64
+		" dropped%s)%s%s%s%s\n",
+		what, display, size, st->events, st->events == 1 ? "" : "s", st->threads,
+		st->threads == 1 ? "" : "s", st->dropped,
+		st->dropped != 0 ? ": raise --max-size to keep them" : "",
+		st->error != NULL ? "; " : "", st->error != NULL ? st->error : "",
+		note != NULL ? "; " : "", note != NULL ? note : "");
+	if (st->deep != 0)
+		fprintf(stderr,
+			"fxt-run: warning: %" PRIu64 " slice%s nest deeper than %u levels (%" PRIu64
+			" deep on pid %" PRIu64 " tid %" PRIu64
+			"): Perfetto does not show them (its "
+			"stat slice_max_depth_exceeded); fxt-report counts them, fxt-flame "
+			"--max-depth draws them bounded\n",
+			st->deep, st->deep == 1 ? "" : "s", RECON_SHOWN_DEPTH, st->max_depth,
+			st->deep_pid, st->deep_tid);
+}
+
+/* Adds one archive's deep nesting to `sum`'s. */
+void summary_add_deep(struct archive_stats *sum, const struct archive_stats *st)
+{
+	sum->deep += st->deep;
+	if (st->max_depth > sum->max_depth) {
+		sum->max_depth = st->max_depth;
+		sum->deep_pid = st->deep_pid;
+		sum->deep_tid = st->deep_tid;
+	}
+}
+
+void summary_hint(const char *prog)
+{
+	/* Whatever the libc groups: libc calls and samples are recorded
+	 * without -finstrument-functions, but they are not the program's
+	 * own functions. */
+	if (summarised.root && summarised.calls == 0)
+		fprintf(stderr,
+			"fxt-run: no instrumented calls (the program's own functions; libc calls "
+			"do not count): was %s built with -finstrument-functions?\n",
+			prog);
+}

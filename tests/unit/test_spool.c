@@ -1,0 +1,228 @@
+/* Unit tests of what fxt-run and the agent share in spool/, table-driven:
+ * the spelling of sizes (recording.h) and the names of a run's files
+ * (names.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "spool/names.h"
+#include "spool/recording.h"
+#include "tests/lib/tap.h"
+
+#define KIB (UINT64_C(1) << 10)
+#define MIB (UINT64_C(1) << 20)
+#define GIB (UINT64_C(1) << 30)
+
+static void test_sizes(void)
+{
+	static const struct {
+		const char *s;
+		int rc;
+		uint64_t want;
+	} cases[] = {
+		/* Bytes, with or without B. */
+		{ "0", 0, 0 },
+		{ "12", 0, 12 },
+		{ "100B", 0, 100 },
+		{ "100b", 0, 100 },
+		{ "18446744073709551615", 0, UINT64_MAX },
+		/* K, M, G: powers of 1024, alone or with B, i or iB, any case. */
+		{ "4k", 0, 4 * KIB },
+		{ "4K", 0, 4 * KIB },
+		{ "4KB", 0, 4 * KIB },
+		{ "4kb", 0, 4 * KIB },
+		{ "4KiB", 0, 4 * KIB },
+		{ "64M", 0, 64 * MIB },
+		{ "64MB", 0, 64 * MIB },
+		{ "64MiB", 0, 64 * MIB },
+		{ "64MIB", 0, 64 * MIB },
+		{ "64mib", 0, 64 * MIB },
+		{ "64Mi", 0, 64 * MIB },
+		{ "1G", 0, GIB },
+		{ "1GiB", 0, GIB },
+		{ "0M", 0, 0 },
+		{ "17179869183G", 0, UINT64_C(17179869183) * GIB },
+		/* Not sizes. */
+		{ "", -EINVAL, 0 },
+		{ "M", -EINVAL, 0 },
+		{ "-1", -EINVAL, 0 },
+		{ "+1", -EINVAL, 0 },
+		{ " 1", -EINVAL, 0 },
+		{ "1 ", -EINVAL, 0 },
+		{ "1.5M", -EINVAL, 0 },
+		{ "10X", -EINVAL, 0 },
+		{ "1T", -EINVAL, 0 },
+		{ "100iB", -EINVAL, 0 },
+		{ "1MBB", -EINVAL, 0 },
+		{ "1BM", -EINVAL, 0 },
+		{ "0x10", -EINVAL, 0 },
+		/* Too large. */
+		{ "18446744073709551616", -ERANGE, 0 },
+		{ "99999999999999999999", -ERANGE, 0 },
+		{ "17179869184G", -ERANGE, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = 12345;
+		int rc = fxt__parse_size(cases[i].s, &v);
+		if (cases[i].rc == 0)
+			ok(rc == 0 && v == cases[i].want, "size '%s' = %llu (got %d, %llu)",
+			   cases[i].s, (unsigned long long)cases[i].want, rc,
+			   (unsigned long long)v);
+		else
+			ok(rc == cases[i].rc && v == 12345, "size '%s' refused with %d (got %d)",
+			   cases[i].s, cases[i].rc, rc);
+	}
+	ok(fxt__parse_size(NULL, &(uint64_t){ 0 }) == -EINVAL, "size: NULL refused");
+}
+
+/* The names the agent and the converter give a run's files. */
+static void test_names(void)
+{
+	static const struct {
+		bool spool; /* run_spool_name(), else run_archive_name() */
+		const char *out;
+		long pid;
+		unsigned n;
+		const char *want, *what;
+	} cases[] = {
+		{ false, "/d/trace.fxt", 42, 1, "/d/trace.42.fxt", "before the extension" },
+		{ false, "/d/trace.fxt.gz", 42, 1, "/d/trace.42.fxt.gz", "before .fxt.gz" },
+		{ false, "/d.x/trace", 42, 1, "/d.x/trace.42",
+		  "no extension, dot in the directory" },
+		{ false, "/d/trace.fxt", 42, 3, "/d/trace.42.3.fxt", "a later image of a pid" },
+		{ false, "/d/.hidden", 42, 1, "/d/.hidden.42", "a leading dot is no extension" },
+		{ false, "/d/t.gz", 7, 1, "/d/t.7.gz", "plain .gz" },
+		{ true, "/d/t.fxt", 7, 1, "/d/t.fxt.7.spool", "a first image's spool" },
+		{ true, "/d/t.fxt", 7, 12, "/d/t.fxt.7.12.spool", "a later image's spool" },
+	};
+	char buf[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].spool)
+			run_spool_name(buf, sizeof(buf), cases[i].out, cases[i].pid, cases[i].n);
+		else
+			run_archive_name(buf, sizeof(buf), cases[i].out, cases[i].pid, cases[i].n);
+		ASSERT_STR_EQ(buf, cases[i].want, "naming: %s", cases[i].what);
+	}
+	run_spool_name(buf, 8, "/d/t.fxt", 7, 1);
+	ASSERT_STR_EQ(buf, "/d/t.fx", "naming: cut to the buffer, NUL-terminated");
+}
+
+/* What the formatters make, the parsers read back, for names of every
+ * shape; and they read nothing else. */
+static void test_round_trips(void)
+{
+	static const char *const outs[] = {
+		"/d/trace.fxt", "/d/trace.fxt.gz", "/d.x/trace",
+		"/d/.hidden",	"/d/t.gz",	   "/d/a.b.c",
+	};
+	static const long pids[] = { 1, 42, 4194304 };
+	static const unsigned ns[] = { 1, 2, 12 };
+	char buf[256];
+	unsigned bad = 0, checked = 0;
+
+	for (size_t o = 0; o < sizeof(outs) / sizeof(outs[0]); o++) {
+		const char *out = outs[o];
+		size_t dir = (size_t)(strrchr(out, '/') - out) + 1;
+		for (size_t p = 0; p < sizeof(pids) / sizeof(pids[0]); p++) {
+			for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+				long pid = 0;
+				unsigned n = 0;
+
+				run_archive_name(buf, sizeof(buf), out, pids[p], ns[i]);
+				if (!run_archive_parse(out, buf + dir, &pid, &n) ||
+				    pid != pids[p] || n != ns[i]) {
+					diag("archive %s of %s: pid %ld, n %u", buf, out, pid, n);
+					bad++;
+				}
+				run_spool_name(buf, sizeof(buf), out, pids[p], ns[i]);
+				pid = 0;
+				n = 0;
+				if (!run_spool_parse(out, buf + dir, &pid, &n) || pid != pids[p] ||
+				    n != ns[i] || run_spool_output(buf) != strlen(out)) {
+					diag("spool %s of %s: pid %ld, image %u", buf, out, pid, n);
+					bad++;
+				}
+				checked += 2;
+			}
+			long pid = 0;
+			run_pid_file_name(buf, sizeof(buf), out, pids[p], RUN_SESSION_SUFFIX);
+			if (!run_pid_file_parse(out, buf + dir, RUN_SESSION_SUFFIX, &pid) ||
+			    pid != pids[p] ||
+			    run_pid_file_parse(out, buf + dir, RUN_CONTROL_SUFFIX, &pid)) {
+				diag("session %s of %s: pid %ld", buf, out, pid);
+				bad++;
+			}
+			checked++;
+		}
+	}
+	ok(bad == 0, "names: %u made and read back", checked);
+
+	run_pid_file_name(buf, sizeof(buf), "/d/t.fxt", 77, RUN_CONTROL_SUFFIX);
+	ASSERT_STR_EQ(buf, "/d/t.fxt.77.run", "naming: fxt-run's control file");
+	run_pid_file_name(buf, sizeof(buf), "/d/t.fxt", 5, RUN_SESSION_SUFFIX);
+	ASSERT_STR_EQ(buf, "/d/t.fxt.5.session", "naming: the session");
+}
+
+/* Names that are not the run's files. */
+static void test_not_names(void)
+{
+	static const struct {
+		char kind; /* a: archive, s: spool, p: session */
+		const char *out, *name, *what;
+	} cases[] = {
+		{ 'a', "/d/trace.fxt", "trace.fxt", "the root's archive is no other process's" },
+		{ 'a', "/d/trace.fxt", "trace.x.fxt", "a pid is digits" },
+		{ 'a', "/d/trace.fxt", "trace..fxt", "an empty pid" },
+		{ 'a', "/d/trace.fxt", "trace.-4.fxt", "a negative pid" },
+		{ 'a', "/d/trace.fxt", "trace.42.fxt.gz", "another extension" },
+		{ 'a', "/d/trace.fxt.gz", "trace.42.fxt", "another extension (gzip)" },
+		{ 'a', "/d/trace.fxt", "other.42.fxt", "another run" },
+		{ 'a', "/d/trace.fxt", "trace.42.3.4.fxt", "three numbers" },
+		{ 'a', "/d/trace.fxt", "trace.4294967296.fxt", "a pid past 32 bits" },
+		{ 'a', "/d/trace.fxt", "trace.42.fxt.spool", "a spool" },
+		{ 'a', "/d/trace", "trace.42.spool", "a spool, OUT without extension" },
+		{ 's', "/d/t.fxt", "t.fxt.spool", "a spool without a pid" },
+		{ 's', "/d/t.fxt", "t.fxt.7.spool.x", "more after .spool" },
+		{ 's', "/d/t.fxt", "t.fxt.7a.spool", "a pid is digits (spool)" },
+		{ 's', "/d/t.fxt", "u.fxt.7.spool", "another run's spool" },
+		{ 's', "/d/t.fxt", "t.fxt.7.2.3.spool", "three numbers (spool)" },
+		{ 's', "/d/t.fxt", "t.7.fxt", "an archive" },
+		{ 'p', "/d/t.fxt", "t.fxt.7.2.session", "a session has one number" },
+		{ 'p', "/d/t.fxt", "t.fxt.session", "a session without a pid" },
+		{ 'p', "/d/t.fxt", "t.fxt.7.run", "a control file is no session" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long pid;
+		unsigned n;
+		bool yes =
+		    cases[i].kind == 'a' ? run_archive_parse(cases[i].out, cases[i].name, &pid, &n)
+		    : cases[i].kind == 's'
+			? run_spool_parse(cases[i].out, cases[i].name, &pid, &n)
+			: run_pid_file_parse(cases[i].out, cases[i].name, RUN_SESSION_SUFFIX, &pid);
+		ok(!yes, "not a name: %s (%s)", cases[i].name, cases[i].what);
+	}
+
+	/* A spool found alone: OUT is what precedes .PID[.N].spool. */
+	ASSERT_EQ_U64(run_spool_output("/d/t.fxt.7.spool"), 8, "spool output: .PID");
+	ASSERT_EQ_U64(run_spool_output("/d/t.fxt.7.12.spool"), 8, "spool output: .PID.N");
+	ASSERT_EQ_U64(run_spool_output("/d/t.fxt.spool"), 8, "spool output: no pid");
+	ASSERT_EQ_U64(run_spool_output("t.fxt.x7.spool"), 8, "spool output: not digits");
+	ASSERT_EQ_U64(run_spool_output("/d/t.fxt.7"), 0, "spool output: no .spool");
+	ASSERT_EQ_U64(run_spool_output(".spool"), 0, "spool output: nothing before .spool");
+}
+
+int main(void)
+{
+	test_sizes();
+	test_names();
+	test_round_trips();
+	test_not_names();
+	done_testing();
+	return exit_status();
+}
