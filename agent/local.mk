@@ -15,14 +15,14 @@ AGENT_LDFLAGS = -module -avoid-version -shared -Wl,--no-undefined -Wl,-z,nodelet
 AGENT_RECORD_SOURCES = \
 	agent/agent.h \
 	agent/clock.c agent/clock.h \
-	agent/events.h agent/libc.h agent/libc_table.c \
+	agent/events.h agent/libc.h \
 	agent/log.c agent/log.h \
 	agent/settings.c agent/settings.h \
 	agent/spool.c agent/spool.h \
 	agent/tbuf.c agent/tbuf.h \
 	$(SPOOL_SOURCES)
 # What the unit tests compile: the recording side and the converter.
-AGENT_CORE_SOURCES = $(AGENT_RECORD_SOURCES) $(CONVERT_ONLY_SOURCES)
+AGENT_CORE_SOURCES = $(AGENT_RECORD_SOURCES) $(CONVERT_SOURCES)
 
 pkglib_LTLIBRARIES += libfxt-agent.la
 libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \

@@ -9,18 +9,19 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <fxt/reader.h>
 
-#include "agent/events.h"
 #include "convert/flush.h"
-#include "agent/libc.h"
-#include "agent/log.h"
 #include "convert/recon.h"
 #include "convert/stackchart.h"
+#include "spool/libc_table.h"
+#include "spool/recording.h"
+#include "spool/records.h"
 
 /* The tag bits of a slot's second word: 0 for a hook record. */
 #define TAG_BITS (EV_TAG_MASK << EV_TAG_SHIFT)
@@ -127,7 +128,7 @@ static struct sym_entry *table_get_slow(struct sym_table *t, uint64_t addr)
 			e->cat = fi->category;
 		} else {
 			char buf[32];
-			agent_fmt(buf, sizeof(buf), "libc#%u", ev_call_fn(addr));
+			snprintf(buf, sizeof(buf), "libc#%u", ev_call_fn(addr));
 			e->owned = strdup(buf);
 			e->name = e->owned ? e->owned : "libc#?";
 			e->cat = "libc";
@@ -251,7 +252,7 @@ static const char *key_name(unsigned key, char *buf, size_t cap)
 	name = agent_key_name(key);
 	if (name)
 		return name;
-	agent_fmt(buf, cap, "arg%u", key);
+	snprintf(buf, cap, "arg%u", key);
 	return buf;
 }
 
@@ -265,8 +266,10 @@ static size_t errno_name(char *buf, size_t cap, int64_t e)
 		name = strerrorname_np((int)e);
 #endif
 	if (name)
-		return agent_fmt(buf, cap, "%s", name);
-	return agent_fmt(buf, cap, "E%lld", (long long)e);
+		snprintf(buf, cap, "%s", name);
+	else
+		snprintf(buf, cap, "E%lld", (long long)e);
+	return strlen(buf);
 }
 
 /* ------------------------------------------------------------ events */
@@ -297,16 +300,15 @@ struct emit_ctx {
 static int emit_drops(struct fxt_writer *w, struct fxt_tref thread, uint64_t ts, uint64_t n)
 {
 	char name[64];
-	size_t len = agent_fmt(name, sizeof(name), FXT_DROP_PREFIX "%llu" FXT_DROP_SUFFIX,
-			       (unsigned long long)n);
 	struct fxt_event ev;
 
+	snprintf(name, sizeof(name), FXT_DROP_PREFIX "%llu" FXT_DROP_SUFFIX, (unsigned long long)n);
 	memset(&ev, 0, sizeof(ev));
 	ev.type = FXT_EVENT_INSTANT;
 	ev.ts = ts;
 	ev.thread = thread;
 	ev.category = fxt_writer_cstring(w, "fxt");
-	ev.name = fxt_writer_string(w, name, len);
+	ev.name = fxt_writer_cstring(w, name);
 	return fxt_writer_event(w, &ev);
 }
 
@@ -867,13 +869,13 @@ static int sync_flows(struct thread_state *t, uint64_t pos)
 static int pipe_record(struct thread_state *t, const uint64_t *p)
 {
 	const struct flush_input *in = t->fl->in;
-	uint64_t off = p[0], key = p[1] & ((1ull << 48) - 1), count = p[2];
-	unsigned op = (unsigned)((p[1] >> 48) & 0xff);
+	uint64_t off = p[0], key = ev_pipe_key(p[1]), count = p[2];
+	unsigned op = ev_pipe_op(p[1]);
 	struct recon_arg a = { .key = KEY_STREAM_OFFSET, .type = EV_ARG_U64, .value = off };
 	size_t lo = 0, hi = in->npipe_writes;
 	int err = recon_arg(&t->r, &a, NULL);
 
-	if (err < 0 || op != 1)
+	if (err < 0 || op != EV_PIPE_READ)
 		return err;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -965,8 +967,8 @@ static long tagged(struct thread_state *t, const uint64_t *p, const uint64_t *st
 		return err < 0 ? err : 1;
 	}
 	case EV_TAG_ARG:
-		a.key = (uint32_t)(w1 & 0xff);
-		a.type = (uint32_t)((w1 >> 8) & 0xff);
+		a.key = ev_key(w1);
+		a.type = ev_arg_type(w1);
 		if (a.type > EV_ARG_BOOL)
 			a.type = EV_ARG_U64;
 		a.value = w0;
@@ -981,13 +983,13 @@ static long tagged(struct thread_state *t, const uint64_t *p, const uint64_t *st
 		if (len > got * EV_DATA_BYTES)
 			len = got * EV_DATA_BYTES; /* torn: what there is */
 		ev_get_data(p + 2, bytes, len);
-		a.key = (uint32_t)(w1 & 0xff);
+		a.key = ev_key(w1);
 		a.type = ARGT_STR;
 		a.len = (uint32_t)len;
 		err = recon_arg(r, &a, bytes);
 		return err < 0 ? err : (long)(1 + got);
 	case EV_TAG_FLOW:
-		a.key = (uint32_t)((w1 >> 8) & 3) | (w1 & EV_FLOW_AT_END ? FLOW_AT_END : 0);
+		a.key = ev_flow_phase(w1) | (w1 & EV_FLOW_AT_END ? FLOW_AT_END : 0);
 		a.type = ARGT_FLOW;
 		a.value = w0;
 		err = recon_arg(r, (a.key & 3) <= EV_FLOW_END ? &a : NULL, NULL);
@@ -998,9 +1000,8 @@ static long tagged(struct thread_state *t, const uint64_t *p, const uint64_t *st
 			err = sync_flows(t, pos);
 		return err < 0 ? err : 1;
 	case EV_TAG_LOG: {
-		unsigned stream = (unsigned)((w1 >> 32) & 0xff),
-			 prio = (unsigned)((w1 >> 40) & 0xff);
-		len = (size_t)(w1 & 0xffffffffu);
+		unsigned stream = ev_log_stream(w1), prio = ev_log_prio(w1);
+		len = (size_t)ev_log_len(w1);
 		if (len > STR_MAX)
 			len = STR_MAX;
 		want = ev_data_slots(len);
@@ -1022,7 +1023,7 @@ static long tagged(struct thread_state *t, const uint64_t *p, const uint64_t *st
 		return err < 0 ? err : (long)(1 + got);
 	}
 	case EV_TAG_COUNTER:
-		if (((w1 >> 48) & 0xff) == EV_COUNTER_HEAP) {
+		if (ev_counter_id(w1) == EV_COUNTER_HEAP) {
 			struct flusher *fl = t->fl;
 			err = grow((void **)&fl->deltas, &fl->deltas_cap, fl->ndeltas + 1,
 				   sizeof(*fl->deltas));
@@ -1036,7 +1037,7 @@ static long tagged(struct thread_state *t, const uint64_t *p, const uint64_t *st
 		return 1;
 	case EV_TAG_SAMPLE: {
 		uint64_t pcs[EV_SAMPLE_MAX_DEPTH + 1];
-		unsigned depth = (unsigned)(w1 & 0xff);
+		unsigned depth = ev_sample_depth(w1);
 		if (depth > EV_SAMPLE_MAX_DEPTH)
 			depth = EV_SAMPLE_MAX_DEPTH;
 		want = (depth + 1) / 2;
@@ -1047,7 +1048,7 @@ static long tagged(struct thread_state *t, const uint64_t *p, const uint64_t *st
 			depth = (unsigned)(2 * got);
 		for (size_t i = 0; i < got; i++) {
 			pcs[2 * i] = p[2 + 2 * i];
-			pcs[2 * i + 1] = p[3 + 2 * i] & ((1ull << 56) - 1);
+			pcs[2 * i + 1] = ev_frame_pc(p[3 + 2 * i]);
 		}
 		if (t->sampling && depth) {
 			const struct flush_input *in = t->fl->in;
@@ -1164,7 +1165,7 @@ static uint64_t sample_fn_of(void *vctx, uint64_t pc)
 
 	/* An identity below 2^56, as hook addresses are: the recon's and the
 	 * name table's other bits mean exits and tags. */
-	return (info && info->start ? info->start : pc) & ((1ull << EV_TAG_SHIFT) - 1);
+	return (info && info->start ? info->start : pc) & EV_ADDR_MASK;
 }
 
 static void emit_ctx_init(struct emit_ctx *ctx, struct flusher *fl, uint64_t tid, uint64_t dropped)
@@ -1340,7 +1341,7 @@ static int prepass_slot(struct flusher *fl, struct prepass *pp, uint32_t serial,
 		s->start = c->start;
 		s->end = UINT64_MAX;
 		s->serial = serial;
-		s->op = (uint32_t)(p[1] & 0xff);
+		s->op = ev_sync_op(p[1]);
 		s->frame = c->id;
 	}
 	return 0;
@@ -1638,8 +1639,8 @@ int agent_flush_archive(struct fxt_writer *w, const struct flush_input *in, stru
 			/* Not in the table (a recovery): known by its tid. */
 			extra[s].serial = s;
 			extra[s].tid = chunks[i].tid;
-			agent_fmt(extra[s].name, sizeof(extra[s].name), "thread %llu",
-				  (unsigned long long)chunks[i].tid);
+			snprintf(extra[s].name, sizeof(extra[s].name), "thread %llu",
+				 (unsigned long long)chunks[i].tid);
 			by_serial[s] = &extra[s];
 		}
 	}
@@ -1662,13 +1663,13 @@ int agent_flush_archive(struct fxt_writer *w, const struct flush_input *in, stru
 		if (!name[0] && th->tid == in->pid && in->process_name && in->process_name[0]) {
 			name = in->process_name;
 		} else if (!name[0]) {
-			agent_fmt(fallback, sizeof(fallback), "thread %llu",
-				  (unsigned long long)th->tid);
+			snprintf(fallback, sizeof(fallback), "thread %llu",
+				 (unsigned long long)th->tid);
 			name = fallback;
 		}
 		err = fxt_writer_thread_name(w, in->pid, th->tid, name);
 		if (!err && fl.sampled && fl.sampled[s]) {
-			agent_fmt(track, sizeof(track), "%s (samples)", name);
+			snprintf(track, sizeof(track), "%s (samples)", name);
 			err = fxt_writer_thread_name(w, in->pid, th->tid | SAMPLE_KOID_BIT, track);
 		}
 	}

@@ -21,7 +21,7 @@
  * Name of a slice: the symbolized function; category: the basename of its
  * module (the executable or shared library).
  *
- * Tagged records (agent/events.h) add, per thread:
+ * Tagged records (spool/records.h) add, per thread:
  *  - libc calls (CALL frames), nested like functions, named after the
  *    wrapped function ("read"), category its group ("libc.io"), with their
  *    arguments (ARG, STR; "caller", "result", "error" for an errno result)

@@ -1,9 +1,11 @@
 # spool/: what a run leaves on disk between recording and conversion: the
-# spool layout (format.h), the session file shared by a run's processes,
-# and process liveness.  Compiled into the agent (with its flags) and into
-# the converter library.
+# spool layout (format.h), its records (records.h) and the ids of the libc
+# functions they name (libc_table.h), the session file shared by a run's
+# processes, and process liveness.  Compiled into the agent (with its
+# flags) and into the converter library.
 SPOOL_SOURCES = \
-	spool/format.h \
+	spool/format.h spool/records.h \
+	spool/libc_table.c spool/libc_table.h \
 	spool/launcher.c spool/launcher.h \
 	spool/names.c spool/names.h \
 	spool/proc.c spool/proc.h \

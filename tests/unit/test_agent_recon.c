@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "convert/recon.h"
-#include "agent/spool.h"
+#include "spool/records.h"
 #include "tests/lib/tap.h"
 #include "tests/unit/agent_test_nest.h"
 
