@@ -714,8 +714,7 @@ static int scan_chunks(int fd, uint64_t end, struct chunk_ref **out, size_t *n)
 	while (off + SPOOL_CHUNK_HEADER_SIZE <= end) {
 		struct spool_chunk c;
 		ssize_t got = pread(fd, &c, sizeof(c), (off_t)off);
-		if (got != (ssize_t)sizeof(c) || c.magic != SPOOL_CHUNK_MAGIC ||
-		    c.size < SPOOL_CHUNK_HEADER_SIZE || c.size > end - off || c.size % 16)
+		if (got != (ssize_t)sizeof(c) || !spool_chunk_ok(&c, off, end))
 			break;
 		if (c.serial) {
 			if (grow((void **)&v, &cap, len + 1, sizeof(*v)) < 0) {

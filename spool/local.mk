@@ -5,6 +5,7 @@
 # flags) and into the converter library.
 SPOOL_SOURCES = \
 	spool/format.h spool/records.h \
+	spool/clock.c spool/clock.h \
 	spool/libc_table.c spool/libc_table.h \
 	spool/launcher.c spool/launcher.h \
 	spool/names.c spool/names.h \
