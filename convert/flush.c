@@ -327,8 +327,7 @@ static void function_refs(struct emit_ctx *ctx, struct sym_entry *e)
 		    memcmp(&name, &e->name_slot, sizeof(name)) != 0)
 			ctx->names->epoch++;
 		e->epoch = ctx->names->epoch;
-		e->ref_bits =
-		    fxt_field(e->cat_ref.ref, 32, 47) | fxt_field(e->name_ref.ref, 48, 63);
+		e->ref_bits = fxt_event_header_refs(e->cat_ref.ref, e->name_ref.ref);
 	}
 	ctx->ev.category = e->cat_ref;
 	ctx->ev.name = e->name_ref;
@@ -560,8 +559,8 @@ static int emit_log_line(struct emit_ctx *ctx, uint64_t ts, const struct log_lin
 	return fxt_writer_event(ctx->w, &ev);
 }
 
-/* Complete events of indexed refs and no arguments, 3 words each. */
-#define COMPLETE_WORDS	 3u
+/* Complete events of indexed refs and no arguments. */
+#define COMPLETE_WORDS	 FXT_COMPLETE_INDEXED_WORDS
 #define COMPLETE_PER_RUN (FXT_MAX_RECORD_WORDS / COMPLETE_WORDS)
 
 /* Encodes complete events from v[0 .. k) into `out` up to the first
@@ -1178,9 +1177,8 @@ static void emit_ctx_init(struct emit_ctx *ctx, struct flusher *fl, uint64_t tid
 	ctx->ev.thread = fxt_writer_thread(fl->w, fl->in->pid, tid);
 	fl->names.epoch++; /* registering the thread may have written strings */
 	if (ctx->ev.thread.index != FXT_THREADREF_INLINE)
-		ctx->hdr = fxt_field(FXT_RECORD_EVENT, 0, 3) | fxt_field(COMPLETE_WORDS, 4, 15) |
-			   fxt_field(FXT_EVENT_DURATION_COMPLETE, 16, 19) |
-			   fxt_field(ctx->ev.thread.index, 24, 31);
+		ctx->hdr = fxt_event_header(COMPLETE_WORDS, FXT_EVENT_DURATION_COMPLETE, 0,
+					    ctx->ev.thread.index, 0, 0);
 }
 
 static void emit_ctx_free(struct emit_ctx *ctx)

@@ -286,9 +286,8 @@ static inline __attribute__((always_inline)) size_t enc_event(uint64_t *out, siz
 	if (n > cap)
 		return n;
 
-	*p++ = header(FXT_RECORD_EVENT, n) | fxt_field(ev->type, 16, 19) |
-	       fxt_field(ev->nargs, 20, 23) | fxt_field(ev->thread.index, 24, 31) |
-	       fxt_field(ev->category.ref, 32, 47) | fxt_field(ev->name.ref, 48, 63);
+	*p++ = fxt_event_header(n, ev->type, ev->nargs, ev->thread.index, ev->category.ref,
+				ev->name.ref);
 	*p++ = ev->ts;
 	p = put_tref(p, ev->thread);
 	if (!simple) {
