@@ -1,4 +1,4 @@
-/* Unit tests of the agent's stack reconstruction (convert/recon.c): exact
+/* Unit tests of the stack reconstruction (convert/recon.c): exact
  * events, in start order, through both the complete-event path and the
  * forced begin/end path of a full FIFO. */
 #include <config.h>
