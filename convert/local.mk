@@ -5,6 +5,14 @@
 CONVERT_SOURCES = \
 	convert/convert.c convert/convert.h \
 	convert/flush.c convert/flush.h \
+	convert/chunks.c convert/chunks.h \
+	convert/counters.c convert/counters.h \
+	convert/decode.c convert/decode.h \
+	convert/emit.c convert/emit.h \
+	convert/entries.h convert/grow.h \
+	convert/loglines.c convert/loglines.h \
+	convert/names.c convert/names.h \
+	convert/prepass.c convert/prepass.h \
 	convert/recon.c convert/recon.h \
 	convert/stackchart.c convert/stackchart.h
 

@@ -104,6 +104,7 @@ enum ev_tag {
 
 #define EV_TAG_SHIFT 56
 #define EV_TAG_MASK  0x7full
+#define EV_TAG_BITS  (EV_TAG_MASK << EV_TAG_SHIFT) /* 0 in a hook record */
 #define EV_EXIT_BIT  SPOOL_EXIT_BIT
 
 static inline unsigned ev_tag(uint64_t w1)
