@@ -203,7 +203,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	err = fxt_writer_open_path(&w, tmp, FXT_WRITER_NO_CLOBBER);
 	if (err < 0)
 		goto out_sym;
-	err = agent_flush_archive(w, &in, &st);
+	err = flush_archive(w, &in, &st);
 	res->bytes = fxt_writer_bytes(w);
 	{
 		int cerr = fxt_writer_close(w);

@@ -148,7 +148,7 @@ uint64_t flush_time_shift(const struct flush_input *in)
 	return (uint64_t)base - in->base_ticks;
 }
 
-int agent_flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flush_stats *st)
+int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flush_stats *st)
 {
 	struct flusher fl;
 	struct chunk_ref *chunks = NULL;

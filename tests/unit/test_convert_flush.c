@@ -244,7 +244,7 @@ static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flu
 	fxt_sym_add_self(in.sym);
 	if (fxt_writer_open_mem(&w, 0) < 0)
 		return -1;
-	err = agent_flush_archive(w, &in, st);
+	err = flush_archive(w, &in, st);
 	fxt_writer_flush(w);
 	data = fxt_writer_mem_data(w, &len);
 	if (!err)
