@@ -128,10 +128,12 @@ struct spool_seal_thread {
 
 struct spool_chunk {
 	uint64_t magic;
-	uint64_t size;	 /* bytes, this header included; a page multiple */
-	uint32_t serial; /* the owning thread's serial number in the process */
-	uint32_t seq;	 /* the chunk's number in that thread's sequence */
-	uint64_t tid;	 /* the owning thread's tid (tids are reused: use serial) */
+	uint64_t size; /* bytes, this header included; a page multiple */
+	/* The owning thread's serial in the process; 0: no owner and no
+	 * records (a tail recycled by spool_chunk_put()). */
+	uint32_t serial;
+	uint32_t seq; /* the chunk's number in that thread's sequence */
+	uint64_t tid; /* the owning thread's tid (tids are reused: use serial) */
 	uint64_t reserved[4];
 };
 #define SPOOL_CHUNK_HEADER_SIZE sizeof(struct spool_chunk)
