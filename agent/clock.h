@@ -3,29 +3,27 @@
  * One timestamp per hook, in raw ticks: rdtsc on x86-64 when CPUID reports
  * an invariant TSC (constant rate, not stopped in deep C-states), else
  * CLOCK_MONOTONIC nanoseconds.  Ticks per second are calibrated against
- * CLOCK_MONOTONIC between agent start and flush (agent_clock_rate()), so the
- * hot path never converts units.
+ * CLOCK_MONOTONIC from the agent's start (spool/clock.h), by the converter
+ * or by agent_clock_rate(), so the hot path never converts units.
  */
 #ifndef FXT_AGENT_CLOCK_H
 #define FXT_AGENT_CLOCK_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
+
+#include "spool/clock.h"
 
 /* True when ticks come from the TSC; written once by agent_clock_init(). */
 extern bool agent_clock_tsc;
 
 static inline uint64_t agent_mono_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return spool_mono_ns();
 }
 
 /* The fallback, out of line so that the hooks' fast path needs no stack
@@ -49,8 +47,8 @@ void agent_clock_init(void);
  * spool header. */
 void agent_clock_start(uint64_t *ticks, uint64_t *ns);
 
-/* Ticks per second, measured from the start point to now (waiting a few ms
- * if the run was too short to measure well).  1e9 for the monotonic clock. */
+/* Ticks per second, measured from the start point to now
+ * (spool_tsc_rate()).  SPOOL_MONO_RATE for the monotonic clock. */
 uint64_t agent_clock_rate(void);
 
 /* Whether the CPU reports an invariant TSC (CPUID 0x80000007 EDX bit 8). */

@@ -40,7 +40,7 @@ void wrap_str(struct tstate *t, unsigned key, const char *s, size_t max)
 	p = agent_ev_begin(t, 1 + ev_data_slots(len), 0, false);
 	if (p) {
 		p[0] = len;
-		p[1] = ev_tag_bits(EV_TAG_STR) | flags | (key & 0xffu);
+		p[1] = ev_str_w1(key, flags);
 		ev_put_data(p + 2, s, len);
 	}
 	agent_ev_end(t);
@@ -52,8 +52,7 @@ void wrap_flow(struct tstate *t, enum ev_flow_phase phase, uint64_t id, bool at_
 
 	if (p) {
 		p[0] = id;
-		p[1] = ev_tag_bits(EV_TAG_FLOW) | (at_end ? EV_FLOW_AT_END : 0) |
-		       ((uint64_t)phase << 8);
+		p[1] = ev_flow_w1(phase, at_end);
 	}
 	agent_ev_end(t);
 }

@@ -15,14 +15,12 @@ AGENT_LDFLAGS = -module -avoid-version -shared -Wl,--no-undefined -Wl,-z,nodelet
 AGENT_RECORD_SOURCES = \
 	agent/agent.h \
 	agent/clock.c agent/clock.h \
-	agent/events.h agent/libc.h agent/libc_table.c \
+	agent/events.h agent/libc.h \
 	agent/log.c agent/log.h \
 	agent/settings.c agent/settings.h \
 	agent/spool.c agent/spool.h \
 	agent/tbuf.c agent/tbuf.h \
 	$(SPOOL_SOURCES)
-# What the unit tests compile: the recording side and the converter.
-AGENT_CORE_SOURCES = $(AGENT_RECORD_SOURCES) $(CONVERT_ONLY_SOURCES)
 
 pkglib_LTLIBRARIES += libfxt-agent.la
 libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
@@ -55,29 +53,19 @@ libfxt_agent_nop_la_LDFLAGS = $(AGENT_LDFLAGS)
 # test flags (sanitizers included when configured) and provide the few
 # life-cycle symbols themselves (tests/unit/agent_test_stubs.h).  They
 # cover the buffers and spool (reserve, refill, drops, recycling, signals,
-# naming), the stack reconstruction, and the flusher read back through the
-# reader.
+# naming) and the tagged records' writers.
 AGENT_UNIT_TESTS = \
 	tests/unit/test_agent_tbuf \
-	tests/unit/test_agent_recon \
-	tests/unit/test_agent_flush \
 	tests/unit/test_agent_events
 check_PROGRAMS += $(AGENT_UNIT_TESTS)
 TESTS += $(AGENT_UNIT_TESTS)
 AGENT_TEST_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-AGENT_TEST_LDADD = libfxtcodec.la libfxtsym.la $(LIBDW_LIBS) $(ZLIB_LIBS) -lpthread -ldl
+AGENT_TEST_LDADD = -lpthread -ldl
 tests_unit_test_agent_tbuf_SOURCES = tests/unit/test_agent_tbuf.c \
-	tests/unit/agent_test_stubs.h $(AGENT_CORE_SOURCES)
+	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES)
 tests_unit_test_agent_tbuf_CFLAGS = $(AGENT_TEST_CFLAGS)
 tests_unit_test_agent_tbuf_LDADD = $(AGENT_TEST_LDADD)
-tests_unit_test_agent_recon_SOURCES = tests/unit/test_agent_recon.c \
-	tests/unit/agent_test_nest.h convert/recon.c convert/recon.h
-tests_unit_test_agent_recon_CFLAGS = $(AGENT_TEST_CFLAGS)
-tests_unit_test_agent_flush_SOURCES = tests/unit/test_agent_flush.c \
-	tests/unit/agent_test_stubs.h tests/unit/agent_test_nest.h $(AGENT_CORE_SOURCES)
-tests_unit_test_agent_flush_CFLAGS = $(AGENT_TEST_CFLAGS)
-tests_unit_test_agent_flush_LDADD = $(AGENT_TEST_LDADD)
 tests_unit_test_agent_events_SOURCES = tests/unit/test_agent_events.c \
-	tests/unit/agent_test_stubs.h $(AGENT_CORE_SOURCES) agent/libc.c
+	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES) agent/libc.c
 tests_unit_test_agent_events_CFLAGS = $(AGENT_TEST_CFLAGS)
 tests_unit_test_agent_events_LDADD = $(AGENT_TEST_LDADD)

@@ -65,12 +65,11 @@ static void put_sample(struct tstate *t, uint64_t ts, const uint64_t *pcs, unsig
 
 	if (p) {
 		p[0] = ts;
-		p[1] = ev_tag_bits(EV_TAG_SAMPLE) | n;
+		p[1] = ev_sample_w1(n);
 		for (unsigned i = 0; i < n; i += 2) {
 			p += 2;
 			p[0] = pcs[i];
-			p[1] = ev_tag_bits(EV_TAG_FRAME) |
-			       (i + 1 < n ? pcs[i + 1] & ((1ull << EV_TAG_SHIFT) - 1) : 0);
+			p[1] = ev_frame_w1(i + 1 < n ? pcs[i + 1] : 0);
 		}
 	}
 	agent_ev_end(t);

@@ -21,9 +21,6 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-_Static_assert(sizeof(struct spool_header) == 512, "spool header prefix is 512 bytes");
-_Static_assert(sizeof(struct spool_chunk) == 64, "chunk header is 64 bytes");
-
 void spool_init(struct spool *sp, const char *path, uint64_t chunk_size, uint64_t buffer_size,
 		uint64_t max_size)
 {

@@ -250,7 +250,7 @@ out:
 
 /* ------------------------------------------------------------ streams */
 
-enum { DIR_WRITE = 0, DIR_READ = 1 };
+enum { DIR_WRITE = EV_PIPE_WRITE, DIR_READ = EV_PIPE_READ };
 
 static void pipe_record(struct tstate *t, unsigned op, uint64_t key, uint64_t off, uint64_t n)
 {
@@ -258,7 +258,7 @@ static void pipe_record(struct tstate *t, unsigned op, uint64_t key, uint64_t of
 
 	if (p) {
 		p[0] = off;
-		p[1] = ev_tag_bits(EV_TAG_PIPE) | (uint64_t)op << 48 | (key & SESSION_KEY_MASK);
+		p[1] = ev_pipe_w1(op, key);
 		p[2] = n;
 		p[3] = ev_tag_bits(EV_TAG_DATA);
 	}

@@ -1,5 +1,5 @@
 /* The log group: what the program prints to stdout and stderr, and its
- * syslog messages, as LOG records (agent/events.h); the flusher assembles
+ * syslog messages, as LOG records (spool/records.h); the flusher assembles
  * them into lines, each an FXT log record and a "log" instant.
  *
  * The wrappers here record no slices, only the text: the printf family
@@ -296,8 +296,7 @@ void agent_log_bytes(struct tstate *t, enum ev_log_stream stream, unsigned prio,
 
 		if (p) {
 			p[0] = ts;
-			p[1] = ev_tag_bits(EV_TAG_LOG) | (uint64_t)(prio & 0xffu) << 40 |
-			       (uint64_t)((unsigned)stream & 0xffu) << 32 | n;
+			p[1] = ev_log_w1(stream, prio, n);
 			ev_put_data(p + 2, buf, n);
 		}
 		agent_ev_end(t);

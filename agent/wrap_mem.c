@@ -15,7 +15,7 @@
  * freed pointers: what the allocator really hands out), in TLS, without
  * atomics.  A recorded call that finds a non-zero delta and its previous
  * COUNTER record about a millisecond old writes the delta as a COUNTER
- * record (agent/events.h) and starts a new one: the counter is sampled,
+ * record (spool/records.h) and starts a new one: the counter is sampled,
  * not written per call.  The flusher sums the deltas of all threads in
  * time order.  A thread's last delta is written when it ends through the
  * pthread_create trampoline or pthread_exit (agent_mem_flush_delta(), from
@@ -143,8 +143,7 @@ static __attribute__((noinline)) void heap_write(struct tstate *t, uint64_t ts)
 
 	if (p) {
 		p[0] = ts;
-		p[1] = ev_tag_bits(EV_TAG_COUNTER) | ((uint64_t)EV_COUNTER_HEAP << 48) |
-		       ((uint64_t)heap.bytes & EV_DELTA_MASK);
+		p[1] = ev_counter_w1(EV_COUNTER_HEAP, heap.bytes);
 		heap.bytes = 0;
 	}
 	agent_ev_end(t);

@@ -3,7 +3,7 @@
  * follows.
  *
  * The hot path only records what happened; the flusher pairs the SYNC
- * records (agent/events.h) into flows:
+ * records (spool/records.h) into flows:
  *  - an acquisition (mutex lock, rwlock rdlock/wrlock, their timed forms,
  *    sem_wait/sem_timedwait) first tries without blocking (trylock,
  *    tryrdlock, trywrlock, sem_trywait).  If that gives anything but

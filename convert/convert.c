@@ -7,14 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
-
 #include "convert/flush.h"
+#include "spool/clock.h"
 #include "spool/names.h"
 #include "spool/session.h"
 #include "convert/convert.h"
@@ -33,9 +29,7 @@ int convert_read_header(int fd, struct spool_header **out)
 		free(h);
 		return err;
 	}
-	if ((size_t)got < SPOOL_HEADER_SIZE || h->magic != SPOOL_MAGIC ||
-	    h->version != SPOOL_VERSION || h->header_size != SPOOL_HEADER_SIZE ||
-	    h->nmodules > SPOOL_MAX_MODULES) {
+	if ((size_t)got < SPOOL_HEADER_SIZE || !spool_header_ok(h)) {
 		free(h);
 		return -EBADMSG;
 	}
@@ -44,52 +38,6 @@ int convert_read_header(int fd, struct spool_header **out)
 		h->modules[i].path[SPOOL_MODULE_PATH - 1] = '\0';
 	*out = h;
 	return 0;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t rate(uint64_t ticks, uint64_t ns)
-{
-	return (uint64_t)((unsigned __int128)ticks * 1000000000u / ns);
-}
-
-/* Ticks per second of the process's clock, measured here rather than in
- * the process: the process ran on this machine, whose TSC is invariant
- * (the agent only uses it then), so now is the calibration point farthest
- * from its start, the most precise; and a short-lived process need not
- * wait for a precise rate at its exit.  5 ms between the two points bound
- * the error of one clock read (~50 ns) to ~1e-5: a conversion that comes
- * sooner than that after the process started waits the rest. */
-static uint64_t ticks_per_second(const struct spool_header *h)
-{
-	const uint64_t min_ns = 5000000;
-
-	if (!h->clock_tsc)
-		return 1000000000u;
-#if defined(__x86_64__)
-	{
-		uint64_t t, ns = mono_ns();
-		if (ns >= h->start_ns && ns - h->start_ns < min_ns) {
-			uint64_t left = min_ns - (ns - h->start_ns);
-			struct timespec req = { 0, (long)left };
-			while (nanosleep(&req, &req) != 0)
-				;
-		}
-		t = __rdtsc();
-		ns = mono_ns();
-		if (ns > h->start_ns + 1000000u && t > h->start_ticks)
-			return rate(t - h->start_ticks, ns - h->start_ns);
-	}
-#endif
-	if (h->last_ns > h->start_ns && h->last_ticks > h->start_ticks)
-		return rate(h->last_ticks - h->start_ticks, h->last_ns - h->start_ns);
-	return 1000000000u;
 }
 
 /* The seal's thread table, as the flusher takes it (malloc'd, or NULL
@@ -108,8 +56,7 @@ static int read_seal(int fd, const struct spool_header *h, uint64_t file_size,
 	if (h->seal_off < SPOOL_HEADER_SIZE || h->seal_off > file_size ||
 	    file_size - h->seal_off < sizeof(*seal) ||
 	    pread(fd, seal, sizeof(*seal), (off_t)h->seal_off) != (ssize_t)sizeof(*seal) ||
-	    seal->magic != SPOOL_SEAL_MAGIC ||
-	    seal->nthreads > (file_size - h->seal_off - sizeof(*seal)) / sizeof(*st))
+	    !spool_seal_ok(seal, h->seal_off, file_size))
 		return -EBADMSG;
 	if (!seal->nthreads)
 		return 0;
@@ -198,8 +145,11 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		err = read_seal(fd, h, (uint64_t)sb.st_size, &seal, &threads, &nthreads);
 		if (err < 0)
 			goto out_header;
+		/* 0: measured here rather than in the process, which need not
+		 * wait for a precise rate at its exit; and now is the point
+		 * farthest from its start, the most precise (spool/clock.h). */
 		in.ticks_per_second =
-		    seal.ticks_per_second ? seal.ticks_per_second : ticks_per_second(h);
+		    seal.ticks_per_second ? seal.ticks_per_second : spool_clock_rate(h);
 		in.base_ticks = seal.base_ticks;
 		in.base_ns = seal.base_ns;
 		in.now_ts = seal.now_ts;
@@ -208,7 +158,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		in.nthreads = nthreads;
 		in.spool_end = h->seal_off;
 	} else {
-		in.ticks_per_second = ticks_per_second(h);
+		in.ticks_per_second = spool_clock_rate(h);
 		in.base_ticks = h->start_ticks;
 		in.base_ns = h->start_ns;
 		in.now_ts = 0; /* open frames close after their thread's last record */
@@ -253,7 +203,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	err = fxt_writer_open_path(&w, tmp, FXT_WRITER_NO_CLOBBER);
 	if (err < 0)
 		goto out_sym;
-	err = agent_flush_archive(w, &in, &st);
+	err = flush_archive(w, &in, &st);
 	res->bytes = fxt_writer_bytes(w);
 	{
 		int cerr = fxt_writer_close(w);

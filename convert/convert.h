@@ -15,9 +15,8 @@
  *  - the exact end of frames still open when the process died: they close
  *    one tick after their thread's last record.
  *
- * Its ticks per second: 1e9 for the monotonic clock; for the TSC, measured
- * from the spool's calibration start to now (the same machine, an
- * invariant TSC), else from the header's later calibration point.
+ * Its ticks per second, unless the seal gives them: spool_clock_rate()
+ * (spool/clock.h), measured now on the machine that recorded it.
  */
 #ifndef FXT_CONVERT_H
 #define FXT_CONVERT_H

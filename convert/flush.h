@@ -1,6 +1,6 @@
 /* The flusher: spool -> FXT archive.  Private to convert/.
  *
- * agent_flush_archive() only needs the spool file, the thread metadata and
+ * flush_archive() only needs the spool file, the thread metadata and
  * the symbolizer, not the live process (convert.c gives it those from a
  * sealed spool, or none for a killed process's: threads are then known by
  * the tids in the chunk headers and named "thread TID").
@@ -21,7 +21,7 @@
  * Name of a slice: the symbolized function; category: the basename of its
  * module (the executable or shared library).
  *
- * Tagged records (agent/events.h) add, per thread:
+ * Tagged records (spool/records.h) add, per thread:
  *  - libc calls (CALL frames), nested like functions, named after the
  *    wrapped function ("read"), category its group ("libc.io"), with their
  *    arguments (ARG, STR; "caller", "result", "error" for an errno result)
@@ -113,7 +113,7 @@ struct flush_input {
 #define FLUSH_AGENT_PC	  ((1ull << 56) - 16)
 #define FLUSH_AGENT_FRAME "fxtrace"
 
-/* What agent_flush_archive() adds to every timestamp (modulo 2^64). */
+/* What flush_archive() adds to every timestamp (modulo 2^64). */
 uint64_t flush_time_shift(const struct flush_input *in);
 
 struct flush_stats {
@@ -136,6 +136,6 @@ struct flush_stats {
 
 /* Writes the archive.  Returns 0 or -errno (the writer's first error, a
  * spool read error, -ENOMEM). */
-int agent_flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flush_stats *st);
+int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flush_stats *st);
 
 #endif /* FXT_CONVERT_FLUSH_H */

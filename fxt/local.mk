@@ -3,7 +3,8 @@
 # library with the same code.  The agent compiles these sources itself,
 # without sanitizers (see agent/local.mk).
 FXT_CODEC_SOURCES = \
-	fxt/writer.c \
+	fxt/encode.c fxt/encode.h \
+	fxt/writer.c fxt/writer_int.h fxt/tables.c \
 	fxt/reader.c \
 	fxt/utf8.c \
 	fxt/names.c \

@@ -13,19 +13,11 @@
  *                      next chunk starts at offset + size.
  *   seal_off           once sealed: struct spool_seal and its threads.
  *
- * A chunk's records follow its header: 16-byte slots, hook records
- *
- *	struct spool_record {
- *		uint64_t ts;   // raw ticks
- *		uint64_t addr; // function address; bit 63 set = exit hook
- *	};
- *
- * and tagged records (agent/events.h), ending at the first slot whose
- * second word is 0 (the file is created sparse, so unwritten space reads
- * as zeros) or at the chunk's end.  Because the page cache keeps a
- * MAP_SHARED file's data when the process dies, a killed process's spool
- * is still readable: it is converted like a sealed one, without what only
- * the seal holds (thread names, drop counts, the exact end).
+ * A chunk's records follow its header: 16-byte slots (spool/records.h),
+ * ending at the first slot whose second word is 0 (the file is created sparse, so unwritten space
+ * reads as zeros) or at the chunk's end.  Because the page cache keeps a MAP_SHARED file's data
+ * when the process dies, a killed process's spool is still readable: it is converted like a sealed
+ * one, without what only the seal holds (thread names, drop counts, the exact end).
  *
  * Names: "OUT.PID.spool" for a process's first image, "OUT.PID.N.spool"
  * for its image N (after N - 1 execs), OUT being the root's archive path.
@@ -36,12 +28,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "spool/records.h"
+
 #define SPOOL_MAGIC	  0x4c4f4f5053545846ull /* "FXTSPOOL" */
 #define SPOOL_VERSION	  2u
 #define SPOOL_HEADER_SIZE (64u << 10)
 #define SPOOL_CHUNK_MAGIC 0x4b4e554843545846ull /* "FXTCHUNK" */
-#define SPOOL_RECORD_SIZE 16u
-#define SPOOL_EXIT_BIT	  (1ull << 63)
 #define SPOOL_MODULE_PATH 240u
 #define SPOOL_MAX_MODULES ((SPOOL_HEADER_SIZE - 512u) / sizeof(struct spool_module))
 #define SPOOL_RECYCLE_MIN (16u << 10) /* smaller tails are not worth a chunk */
@@ -136,13 +128,44 @@ struct spool_seal_thread {
 
 struct spool_chunk {
 	uint64_t magic;
-	uint64_t size;	 /* bytes, this header included; a page multiple */
-	uint32_t serial; /* the owning thread's serial number in the process */
-	uint32_t seq;	 /* the chunk's number in that thread's sequence */
-	uint64_t tid;	 /* the owning thread's tid (tids are reused: use serial) */
+	uint64_t size; /* bytes, this header included; a page multiple */
+	/* The owning thread's serial in the process; 0: no owner and no
+	 * records (a tail recycled by spool_chunk_put()). */
+	uint32_t serial;
+	uint32_t seq; /* the chunk's number in that thread's sequence */
+	uint64_t tid; /* the owning thread's tid (tids are reused: use serial) */
 	uint64_t reserved[4];
 };
 #define SPOOL_CHUNK_HEADER_SIZE sizeof(struct spool_chunk)
+
+_Static_assert(sizeof(struct spool_header) == 512, "spool header prefix is 512 bytes");
+_Static_assert(sizeof(struct spool_chunk) == 64, "chunk header is 64 bytes");
+
+/* Whether a header read from a file is one of a spool this version reads:
+ * its magic (written last, so a header being created is not one yet),
+ * version, size and module count. */
+static inline bool spool_header_ok(const struct spool_header *h)
+{
+	return h->magic == SPOOL_MAGIC && h->version == SPOOL_VERSION &&
+	       h->header_size == SPOOL_HEADER_SIZE && h->nmodules <= SPOOL_MAX_MODULES;
+}
+
+/* Whether `c`, read at offset `off` of a spool whose chunks end at `end`,
+ * is a chunk header.  Readers stop at the first one that is not: the
+ * spool was cut short there. */
+static inline bool spool_chunk_ok(const struct spool_chunk *c, uint64_t off, uint64_t end)
+{
+	return c->magic == SPOOL_CHUNK_MAGIC && c->size >= SPOOL_CHUNK_HEADER_SIZE &&
+	       c->size <= end - off && c->size % SPOOL_RECORD_SIZE == 0;
+}
+
+/* Whether `s`, read at header.seal_off of a file of `file_size` bytes
+ * (which holds the struct itself), is a seal whose threads fit in it. */
+static inline bool spool_seal_ok(const struct spool_seal *s, uint64_t seal_off, uint64_t file_size)
+{
+	return s->magic == SPOOL_SEAL_MAGIC && s->nthreads <= (file_size - seal_off - sizeof(*s)) /
+								  sizeof(struct spool_seal_thread);
+}
 
 /* Compare and swap of a mapped header's owner: true when `from` was there
  * and is now `to`. */

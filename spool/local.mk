@@ -2,12 +2,15 @@
 # environment (env.h), what can be recorded and how sizes are spelled
 # (recording.h), the names of a run's files (names.h), and what a run
 # leaves on disk between recording and conversion: the spool layout
-# (format.h), the session file shared by a run's processes, and process
-# liveness.  Compiled into the agent (with its flags) and into the
-# converter library.
+# (format.h), its records (records.h) and the ids of the libc functions
+# they name (libc_table.h), the tick rate (clock.h), the session file
+# shared by a run's processes, and process liveness.  Compiled into the
+# agent (with its flags) and into the converter library.
 SPOOL_SOURCES = \
 	spool/env.h \
-	spool/format.h \
+	spool/format.h spool/records.h \
+	spool/clock.c spool/clock.h \
+	spool/libc_table.c spool/libc_table.h \
 	spool/launcher.c spool/launcher.h \
 	spool/names.c spool/names.h \
 	spool/proc.c spool/proc.h \

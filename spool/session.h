@@ -28,7 +28,7 @@
  *
  * Protocol: a write of n bytes on stream K takes off = fetch_add(written,
  * n), a flow id, appends {K, off, n, id} to the log and records a FLOW
- * begin and a PIPE record (agent/events.h).  A read of m bytes takes off =
+ * begin and a PIPE record (spool/records.h).  A read of m bytes takes off =
  * fetch_add(read, m) and records a PIPE record {K, off, m}; at flush, the
  * read is paired with every logged write on K whose off lies in
  * [off, off + m).  This is exact when every writer and reader of the

@@ -185,4 +185,29 @@ static inline uint64_t fxt_large_header_size(uint64_t h)
 	return fxt_bits(h, 4, 35);
 }
 
+/* ---------------------------------------------------------- event header
+ * [0..3] record type (4), [4..15] size in words, [16..19] event type,
+ * [20..23] argument count, [24..31] thread ref, [32..47] category ref,
+ * [48..63] name ref.  For a writer that encodes many events of one thread
+ * itself (the converter's hot path): the header without refs once, then
+ * fxt_event_header_refs() per event. */
+
+/* The category and name refs, placed in an event header. */
+static inline uint64_t fxt_event_header_refs(uint16_t category, uint16_t name)
+{
+	return fxt_field(category, 32, 47) | fxt_field(name, 48, 63);
+}
+
+static inline uint64_t fxt_event_header(uint64_t nwords, unsigned event_type, unsigned nargs,
+					uint8_t thread, uint16_t category, uint16_t name)
+{
+	return fxt_field(FXT_RECORD_EVENT, 0, 3) | fxt_field(nwords, 4, 15) |
+	       fxt_field(event_type, 16, 19) | fxt_field(nargs, 20, 23) |
+	       fxt_field(thread, 24, 31) | fxt_event_header_refs(category, name);
+}
+
+/* Words of a duration complete event with an indexed thread, indexed
+ * strings and no arguments: the header, the start and the end time. */
+#define FXT_COMPLETE_INDEXED_WORDS 3u
+
 #endif /* FXT_FORMAT_H */

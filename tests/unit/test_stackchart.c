@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "convert/recon.h"
-#include "agent/spool.h"
+#include "spool/records.h"
 #include "convert/stackchart.h"
 #include "tests/lib/tap.h"
 #include "tests/unit/agent_test_nest.h"

@@ -147,6 +147,10 @@ static void test_event_types(void)
 		memset(out, 0xee, sizeof(out));
 		n = fxt_enc_event(out, N(out), &ev);
 		ASSERT_WORDS(out, n, want, cases[i].extra ? 3u : 2u, "event %s", cases[i].what);
+		/* The header helper the converter encodes with says the same. */
+		ASSERT_EQ_U64(fxt_event_header(n, cases[i].type, 0, 1, 0, 0) |
+				  fxt_event_header_refs(2, 3),
+			      cases[i].header, "fxt_event_header: %s", cases[i].what);
 	}
 }
 

@@ -1,20 +1,23 @@
-/* Unit tests of the agent's flusher (convert/flush.c): spool -> archive,
- * read back with the reader. */
+/* Unit tests of the flusher (convert/flush.c): spool -> archive, read
+ * back with the reader.  The spools are written by the tests' own writer
+ * (spool_test_writer.h), as spool/format.h and spool/records.h lay them
+ * out. */
 #include <config.h>
 
-#include <fcntl.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <unistd.h>
 
 #include <fxt/reader.h>
 
-#include "agent/events.h"
 #include "convert/flush.h"
-#include "agent/libc.h"
 #include "convert/recon.h"
+#include "spool/libc_table.h"
+#include "spool/recording.h"
+#include "spool/records.h"
 #include "tests/lib/tap.h"
 #include "tests/unit/agent_test_nest.h"
-#include "tests/unit/agent_test_stubs.h"
+#include "tests/unit/spool_test_writer.h"
 
 #define EXIT SPOOL_EXIT_BIT
 
@@ -210,7 +213,7 @@ static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flu
 	size_t len;
 	int err;
 
-	for (struct tbuf *tb = agent.threads; tb && n < 512; tb = tb->next) {
+	for (struct test_thread *tb = test_spool.threads; tb && n < 512; tb = tb->next) {
 		memset(&th[n], 0, sizeof(th[n]));
 		th[n].serial = tb->serial;
 		th[n].tid = tb->tid;
@@ -227,8 +230,7 @@ static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flu
 	in.process_name = "unit";
 	in.ticks_per_second = 1000000000;
 	in.now_ts = now;
-	in.spool_end = spool_close_grants(&agent.spool);
-	in.spool_fd = open(agent.spool.path, O_RDONLY | O_CLOEXEC);
+	in.spool_fd = test_spool_fd(in.pid, &in.spool_end);
 	in.threads = th;
 	in.nthreads = n;
 	in.fifo_max = fifo_max;
@@ -242,7 +244,7 @@ static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flu
 	fxt_sym_add_self(in.sym);
 	if (fxt_writer_open_mem(&w, 0) < 0)
 		return -1;
-	err = agent_flush_archive(w, &in, st);
+	err = flush_archive(w, &in, st);
 	fxt_writer_flush(w);
 	data = fxt_writer_mem_data(w, &len);
 	if (!err)
@@ -340,21 +342,21 @@ static const struct ev *find(const struct archive *a, uint64_t tid, const char *
 /* Two threads; a frame still open at the flush; names and categories. */
 static void test_basic(void)
 {
-	struct tstate t1 = { 0 }, t2 = { 0 };
+	struct test_thread t1 = { 0 }, t2 = { 0 };
 	struct archive a;
 	struct flush_stats st;
 	const struct ev *e;
 
-	test_agent_reset(4096, 1 << 20, 0);
-	agent_record(&t1, A);
-	agent_record(&t1, B);
-	agent_record(&t1, B | EXIT);
-	agent_record(&t1, C); /* never exits */
-	agent_record(&t2, B);
-	agent_record(&t2, B | EXIT);
-	t1.tb->tid = 101;
-	t2.tb->tid = 102;
-	agent_tbuf_retire(&t2);
+	test_spool_reset(4096, 0);
+	test_hook(&t1, A);
+	test_hook(&t1, B);
+	test_hook(&t1, B | EXIT);
+	test_hook(&t1, C); /* never exits */
+	test_hook(&t2, B);
+	test_hook(&t2, B | EXIT);
+	t1.tid = 101;
+	t2.tid = 102;
+	test_retire(&t2);
 
 	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "basic: flushed and read back");
 	ASSERT_EQ_I64(a.errors, 0, "basic: reader finds no error");
@@ -374,8 +376,8 @@ static void test_basic(void)
 	e = find(&a, 101, "agent_test_alpha");
 	ok(e && e->end == ~0ull >> 2, "basic: open outer frame closed at the flush time");
 	e = find(&a, 102, "agent_test_beta");
-	ok(e && strcmp(e->cat, "test_agent_flush") == 0, "basic: category is the module");
-	if (e && strcmp(e->cat, "test_agent_flush") != 0)
+	ok(e && strcmp(e->cat, "test_convert_flush") == 0, "basic: category is the module");
+	if (e && strcmp(e->cat, "test_convert_flush") != 0)
 		diag("  category \"%s\"", e->cat);
 	ASSERT_EQ_I64(nesting(&a, 101), -1, "basic: t1 nests");
 	ok(stream_ok(&a, 101) && stream_ok(&a, 102), "basic: start order on both threads");
@@ -390,18 +392,18 @@ static void test_basic(void)
  * after the process, the others "thread TID". */
 static void test_unnamed_threads(void)
 {
-	struct tstate t1 = { 0 }, t2 = { 0 };
+	struct test_thread t1 = { 0 }, t2 = { 0 };
 	struct archive a;
 	struct flush_stats st;
 
-	test_agent_reset(4096, 1 << 20, 0);
-	agent_record(&t1, A);
-	agent_record(&t1, A | EXIT);
-	agent_record(&t2, B);
-	agent_record(&t2, B | EXIT);
-	t1.tb->tid = 4242; /* flush_to's pid: the main thread */
-	t2.tb->tid = 4250;
-	agent_tbuf_retire(&t2);
+	test_spool_reset(4096, 0);
+	test_hook(&t1, A);
+	test_hook(&t1, A | EXIT);
+	test_hook(&t2, B);
+	test_hook(&t2, B | EXIT);
+	t1.tid = 4242; /* flush_to's pid: the main thread */
+	t2.tid = 4250;
+	test_retire(&t2);
 
 	names_unknown = true;
 	ASSERT_EQ_I64(flush_to(&a, 1000, 0, &st), 0, "unnamed: flushed and read back");
@@ -421,28 +423,27 @@ static void test_unnamed_threads(void)
 static void test_drops(void)
 {
 	const uint64_t chunk = 4096, calls = 500;
-	struct tstate t = { 0 };
+	struct test_thread t = { 0 };
 	struct archive a;
 	struct flush_stats st;
 	char name[64];
 	const struct ev *e, *outer;
 
-	test_agent_reset(chunk, 1 << 20, chunk);
-	agent_record(&t, A); /* outer frame, exits after the drop point */
+	test_spool_reset(chunk, chunk);
+	test_hook(&t, A); /* outer frame, exits after the drop point */
 	for (uint64_t i = 0; i < calls; i++) {
-		agent_record(&t, B);
-		agent_record(&t, C);
-		agent_record(&t, C | EXIT);
-		agent_record(&t, B | EXIT);
+		test_hook(&t, B);
+		test_hook(&t, C);
+		test_hook(&t, C | EXIT);
+		test_hook(&t, B | EXIT);
 	}
-	agent_record(&t, A | EXIT);
-	t.tb->tid = 7;
+	test_hook(&t, A | EXIT);
+	t.tid = 7;
 	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "drops: flushed");
 	ASSERT_EQ_I64(a.errors, 0, "drops: reader finds no error");
 	ASSERT_EQ_U64(count(&a, 7, FXT_EVENT_DURATION_COMPLETE, NULL) + st.dropped, 1 + 2 * calls,
 		      "drops: slices + dropped = calls");
-	snprintf(name, sizeof(name), "fxt: %llu records dropped",
-		 (unsigned long long)t.tb->dropped);
+	snprintf(name, sizeof(name), "fxt: %llu records dropped", (unsigned long long)t.dropped);
 	e = find(&a, 7, name);
 	ok(e && e->type == FXT_EVENT_INSTANT && strcmp(e->cat, "fxt") == 0,
 	   "drops: instant event \"%s\"", name);
@@ -461,18 +462,18 @@ static void test_drops(void)
 static void test_many_threads(void)
 {
 	enum { N = 300 };
-	static struct tstate t[N];
+	static struct test_thread t[N];
 	struct archive a;
 	struct flush_stats st;
 	int all = 1;
 
-	test_agent_reset(64 << 10, 64 << 20, 0);
+	test_spool_reset(64 << 10, 0);
 	memset(t, 0, sizeof(t));
 	for (int i = 0; i < N; i++) {
-		agent_record(&t[i], A);
-		agent_record(&t[i], A | EXIT);
-		t[i].tb->tid = 1000 + (uint64_t)i;
-		agent_tbuf_retire(&t[i]);
+		test_hook(&t[i], A);
+		test_hook(&t[i], A | EXIT);
+		t[i].tid = 1000 + (uint64_t)i;
+		test_retire(&t[i]);
 	}
 	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "threads: flushed");
 	ASSERT_EQ_I64(a.errors, 0, "threads: reader finds no error");
@@ -491,19 +492,19 @@ static void test_many_threads(void)
 static void test_many_names(void)
 {
 	const uint64_t n = 40000, again = 2000;
-	struct tstate t = { 0 };
+	struct test_thread t = { 0 };
 	struct archive a;
 	struct flush_stats st;
 	size_t bad = 0, k = 0;
 	char want[32];
 
-	test_agent_reset(1 << 20, 64 << 20, 0);
+	test_spool_reset(1 << 20, 0);
 	for (uint64_t i = 0; i < n + again; i++) {
 		uint64_t addr = 0x1000 + (i % n) * 16;
-		agent_record(&t, addr);
-		agent_record(&t, addr | EXIT);
+		test_hook(&t, addr);
+		test_hook(&t, addr | EXIT);
 	}
-	t.tb->tid = 11;
+	t.tid = 11;
 	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "names: flushed");
 	ASSERT_EQ_I64(a.errors, 0, "names: reader finds no error");
 	ASSERT_EQ_U64(st.events, n + again, "names: all events");
@@ -525,22 +526,22 @@ static void test_many_names(void)
 static void test_forced_begin(void)
 {
 	const uint64_t calls = 300;
-	struct tstate t = { 0 };
+	struct test_thread t = { 0 };
 	struct archive a;
 	struct flush_stats st;
 	size_t complete, begins, ends;
 
-	test_agent_reset(1 << 20, 64 << 20, 0);
-	agent_record(&t, A);
+	test_spool_reset(1 << 20, 0);
+	test_hook(&t, A);
 	for (uint64_t i = 0; i < calls; i++) {
-		agent_record(&t, B);
-		agent_record(&t, C);
-		agent_record(&t, C | EXIT);
-		agent_record(&t, B | EXIT);
+		test_hook(&t, B);
+		test_hook(&t, C);
+		test_hook(&t, C | EXIT);
+		test_hook(&t, B | EXIT);
 	}
-	agent_record(&t, B); /* left open: closed at the flush */
-	agent_record(&t, C);
-	t.tb->tid = 5;
+	test_hook(&t, B); /* left open: closed at the flush */
+	test_hook(&t, C);
+	t.tid = 5;
 	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 4, &st), 0, "forced: flushed");
 	ASSERT_EQ_I64(a.errors, 0, "forced: reader finds no error");
 	complete = count(&a, 5, FXT_EVENT_DURATION_COMPLETE, NULL);
@@ -563,25 +564,23 @@ static void test_forced_begin(void)
  * drop, inside the frames open then, in stream order. */
 static void test_drop_midway(void)
 {
-	struct tstate t = { 0 };
+	struct test_thread t = { 0 };
 	struct archive a;
 	struct flush_stats st;
 	uint64_t mid;
 	size_t ia = 0, ib = 0, ii = 0, ic = 0;
 
-	test_agent_reset(1 << 20, 64 << 20, 0);
-	agent_record(&t, A);
-	agent_record(&t, B);
-	agent_record(&t, B | EXIT);
-	mid = agent_ticks();
-	while (agent_ticks() == mid)
-		;
-	agent_record(&t, C);
-	agent_record(&t, C | EXIT);
-	agent_record(&t, A | EXIT);
-	t.tb->tid = 6;
-	t.tb->dropped = 3;
-	t.tb->first_drop_ts = mid;
+	test_spool_reset(1 << 20, 0);
+	test_hook(&t, A);
+	test_hook(&t, B);
+	test_hook(&t, B | EXIT);
+	mid = test_ticks();
+	test_hook(&t, C);
+	test_hook(&t, C | EXIT);
+	test_hook(&t, A | EXIT);
+	t.tid = 6;
+	t.dropped = 3;
+	t.first_drop_ts = mid;
 	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "midway: flushed");
 	ASSERT_EQ_I64(a.errors, 0, "midway: reader finds no error");
 	ASSERT_EQ_U64(st.dropped, 3, "midway: drops counted");
@@ -607,14 +606,14 @@ static void test_drop_midway(void)
 static void test_deep(void)
 {
 	const uint64_t n = 1000000;
-	struct tstate t = { 0 };
+	struct test_thread t = { 0 };
 	struct archive a;
 	struct flush_stats st;
 
-	test_agent_reset(1 << 20, 64 << 20, 0);
+	test_spool_reset(1 << 20, 0);
 	for (uint64_t i = 0; i < n; i++)
-		agent_record(&t, A);
-	t.tb->tid = 9;
+		test_hook(&t, A);
+	t.tid = 9;
 	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "deep: flushed");
 	ASSERT_EQ_U64(st.events, n, "deep: a million events");
 	ASSERT_EQ_I64(nesting(&a, 9), -1, "deep: nested");
@@ -629,40 +628,35 @@ static void test_deep(void)
 
 /* ------------------------------------------------------------ tagged records */
 
-/* One record of `n` slots on t's buffer, as the wrappers write them. */
-static void put_slots(struct tstate *t, const uint64_t *w, unsigned n)
+static void put_slots(struct test_thread *t, const uint64_t *w, unsigned n)
 {
-	uint64_t *p = agent_ev_begin(t, n, 0, true);
-
-	if (p)
-		memcpy(p, w, n * SPOOL_RECORD_SIZE);
-	agent_ev_end(t);
+	test_record(t, w, n);
 }
 
-static void put(struct tstate *t, uint64_t w0, uint64_t w1)
+static void put(struct test_thread *t, uint64_t w0, uint64_t w1)
 {
 	uint64_t w[2] = { w0, w1 };
 
 	put_slots(t, w, 1);
 }
 
-static void call_enter(struct tstate *t, uint64_t ts, unsigned fn, uint64_t caller)
+static void call_enter(struct test_thread *t, uint64_t ts, unsigned fn, uint64_t caller)
 {
 	put(t, ts, EV_CALL_ADDR(fn) | (caller & EV_PAYLOAD_MASK));
 }
 
-static void call_exit(struct tstate *t, uint64_t ts, unsigned fn, uint64_t payload)
+static void call_exit(struct test_thread *t, uint64_t ts, unsigned fn, uint64_t payload)
 {
 	put(t, ts, EV_EXIT_BIT | EV_CALL_ADDR(fn) | payload);
 }
 
-static void put_arg(struct tstate *t, unsigned key, enum ev_arg_type type, uint64_t v)
+static void put_arg(struct test_thread *t, unsigned key, enum ev_arg_type type, uint64_t v)
 {
 	put(t, v, ev_arg_w1(key, type));
 }
 
 /* A head slot {w0, w1} followed by the DATA slots of `len` bytes. */
-static void put_bytes(struct tstate *t, uint64_t w0, uint64_t w1, const char *s, size_t len)
+static void put_bytes(struct test_thread *t, uint64_t w0, uint64_t w1, const char *s, size_t len)
 {
 	uint64_t w[2 + 2 * 64];
 
@@ -672,27 +666,25 @@ static void put_bytes(struct tstate *t, uint64_t w0, uint64_t w1, const char *s,
 	put_slots(t, w, 1 + ev_data_slots(len));
 }
 
-static void put_str(struct tstate *t, unsigned key, const char *s)
+static void put_str(struct test_thread *t, unsigned key, const char *s)
 {
-	put_bytes(t, strlen(s), ev_tag_bits(EV_TAG_STR) | key, s, strlen(s));
+	put_bytes(t, strlen(s), ev_str_w1(key, 0), s, strlen(s));
 }
 
-static void put_log(struct tstate *t, uint64_t ts, unsigned stream, unsigned prio, const char *s)
+static void put_log(struct test_thread *t, uint64_t ts, unsigned stream, unsigned prio,
+		    const char *s)
 {
-	put_bytes(t, ts,
-		  ev_tag_bits(EV_TAG_LOG) | (uint64_t)prio << 40 | (uint64_t)stream << 32 |
-		      strlen(s),
-		  s, strlen(s));
+	put_bytes(t, ts, ev_log_w1(stream, prio, strlen(s)), s, strlen(s));
 }
 
-static void put_sync(struct tstate *t, enum ev_sync_op op, uint64_t obj)
+static void put_sync(struct test_thread *t, enum ev_sync_op op, uint64_t obj)
 {
-	put(t, obj, ev_tag_bits(EV_TAG_SYNC) | op);
+	put(t, obj, ev_sync_w1(op));
 }
 
-static void put_flow(struct tstate *t, enum ev_flow_phase phase, uint64_t id, bool at_end)
+static void put_flow(struct test_thread *t, enum ev_flow_phase phase, uint64_t id, bool at_end)
 {
-	put(t, id, ev_tag_bits(EV_TAG_FLOW) | (at_end ? EV_FLOW_AT_END : 0) | (uint64_t)phase << 8);
+	put(t, id, ev_flow_w1(phase, at_end));
 }
 
 static const struct ev *find_type(const struct archive *a, uint64_t tid, int type, const char *name)
@@ -741,12 +733,12 @@ static void expect_int(const struct ev *e, const char *name, int type, uint64_t 
 /* libc calls: names, categories, arguments typed as the records say. */
 static void test_calls(void)
 {
-	struct tstate t = { 0 };
+	struct test_thread t = { 0 };
 	struct archive a;
 	struct flush_stats st;
 	const struct ev *e;
 
-	test_agent_reset(1 << 20, 64 << 20, 0);
+	test_spool_reset(1 << 20, 0);
 	/* read(3) = 5 from agent_test_alpha (a return address just past its
 	 * first byte), with a path */
 	call_enter(&t, 100, AGENT_FN_read, A + 1);
@@ -785,7 +777,7 @@ static void test_calls(void)
 	put_arg(&t, AGENT_KEY_FD, EV_ARG_I64, 4);
 	put_arg(&t, 200, EV_ARG_U64, 9); /* an unknown key */
 	call_exit(&t, 2000, AGENT_FN_close, ev_int_payload(0));
-	t.tb->tid = 21;
+	t.tid = 21;
 	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "calls: flushed");
 	ASSERT_EQ_I64(a.errors, 0, "calls: reader finds no error");
 	ASSERT_EQ_U64(st.libc_calls, 8, "calls: libc calls counted");
@@ -849,12 +841,12 @@ static void test_calls(void)
  * from its enter and its exit) on its END event. */
 static void test_begun_args(void)
 {
-	struct tstate t = { 0 };
+	struct test_thread t = { 0 };
 	struct archive a;
 	struct flush_stats st;
 	const struct ev *b, *e;
 
-	test_agent_reset(1 << 20, 64 << 20, 0);
+	test_spool_reset(1 << 20, 0);
 	call_enter(&t, 100, AGENT_FN_read, 0);
 	put_arg(&t, AGENT_KEY_FD, EV_ARG_I64, 3);
 	for (uint64_t i = 0; i < 4; i++) {
@@ -862,7 +854,7 @@ static void test_begun_args(void)
 		put(&t, 205 + 10 * i, B | EXIT);
 	}
 	call_exit(&t, 300, AGENT_FN_read, ev_int_payload(42));
-	t.tb->tid = 22;
+	t.tid = 22;
 	ASSERT_EQ_I64(flush_to(&a, 5000, 2, &st), 0, "begun args: flushed");
 	ASSERT_EQ_I64(a.errors, 0, "begun args: reader finds no error");
 	b = find_type(&a, 22, FXT_EVENT_DURATION_BEGIN, "read");
@@ -884,12 +876,12 @@ static void test_flows(void)
 {
 	const uint64_t id1 = ev_flow_id(EV_FLOWID_THREAD, 4242, 1);
 	const uint64_t id2 = ev_flow_id(EV_FLOWID_THREAD, 4242, 2);
-	struct tstate t = { 0 };
+	struct test_thread t = { 0 };
 	struct archive a;
 	struct flush_stats st;
 	const struct ev *f, *g;
 
-	test_agent_reset(1 << 20, 64 << 20, 0);
+	test_spool_reset(1 << 20, 0);
 	call_enter(&t, 100, AGENT_FN_pthread_create, 0);
 	put_flow(&t, EV_FLOW_BEGIN, id1, false);
 	put_flow(&t, EV_FLOW_STEP, id2, false);
@@ -900,7 +892,7 @@ static void test_flows(void)
 	put_flow(&t, EV_FLOW_END, id1, true);
 	call_exit(&t, 400, AGENT_FN_pthread_join, ev_int_payload(0));
 	put_flow(&t, EV_FLOW_BEGIN, id2, false); /* no frame open: dropped */
-	t.tb->tid = 23;
+	t.tid = 23;
 	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "flows: flushed");
 	ASSERT_EQ_I64(a.errors, 0, "flows: reader finds no error");
 	ASSERT_EQ_U64(st.flows, 3, "flows: three flow events");
@@ -924,13 +916,13 @@ static void test_flows(void)
  * left without its newline at the thread's end. */
 static void test_logs(void)
 {
-	struct tstate t = { 0 };
+	struct test_thread t = { 0 };
 	struct archive a;
 	struct flush_stats st;
 	const struct ev *w, *e;
 	size_t nlines = 0;
 
-	test_agent_reset(1 << 20, 64 << 20, 0);
+	test_spool_reset(1 << 20, 0);
 	call_enter(&t, 100, AGENT_FN_write, 0);
 	put_log(&t, 101, EV_LOG_STDOUT, 0, "hel");
 	call_exit(&t, 110, AGENT_FN_write, ev_int_payload(3));
@@ -942,7 +934,7 @@ static void test_logs(void)
 	call_exit(&t, 310, AGENT_FN_write, ev_int_payload(6));
 	put_log(&t, 400, EV_LOG_STDOUT, 0, "ld\ntail");
 	put_log(&t, 500, EV_LOG_SYSLOG, 3, "disk \xff full");
-	t.tb->tid = 24;
+	t.tid = 24;
 	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "logs: flushed");
 	ASSERT_EQ_I64(a.errors, 0, "logs: reader finds no error");
 	ASSERT_EQ_U64(st.log_lines, 6, "logs: six lines");
@@ -977,23 +969,21 @@ static void test_logs(void)
 /* Heap deltas of two threads summed in time order, on the main thread. */
 static void test_counters(void)
 {
-	struct tstate t1 = { 0 }, t2 = { 0 };
+	struct test_thread t1 = { 0 }, t2 = { 0 };
 	struct archive a;
 	struct flush_stats st;
 	const uint64_t want_ts[] = { 10, 20, 30, 40 };
 	const int64_t want[] = { 100, 110, 60, 65 };
 	size_t k = 0, bad = 0;
 
-	test_agent_reset(1 << 20, 64 << 20, 0);
-	put(&t1, 10, ev_tag_bits(EV_TAG_COUNTER) | (uint64_t)EV_COUNTER_HEAP << 48 | 100);
-	put(&t2, 20, ev_tag_bits(EV_TAG_COUNTER) | (uint64_t)EV_COUNTER_HEAP << 48 | 10);
-	put(&t1, 30,
-	    ev_tag_bits(EV_TAG_COUNTER) | (uint64_t)EV_COUNTER_HEAP << 48 |
-		((uint64_t)-50 & EV_DELTA_MASK));
-	put(&t2, 40, ev_tag_bits(EV_TAG_COUNTER) | (uint64_t)EV_COUNTER_HEAP << 48 | 5);
-	put(&t2, 50, ev_tag_bits(EV_TAG_COUNTER) | 9ull << 48 | 5); /* unknown counter */
-	t1.tb->tid = 4242;
-	t2.tb->tid = 4243;
+	test_spool_reset(1 << 20, 0);
+	put(&t1, 10, ev_counter_w1(EV_COUNTER_HEAP, 100));
+	put(&t2, 20, ev_counter_w1(EV_COUNTER_HEAP, 10));
+	put(&t1, 30, ev_counter_w1(EV_COUNTER_HEAP, -50));
+	put(&t2, 40, ev_counter_w1(EV_COUNTER_HEAP, 5));
+	put(&t2, 50, ev_counter_w1((enum ev_counter)9, 5)); /* unknown counter */
+	t1.tid = 4242;
+	t2.tid = 4243;
 	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "counters: flushed");
 	ASSERT_EQ_I64(a.errors, 0, "counters: reader finds no error");
 	ASSERT_EQ_U64(st.counters, 4, "counters: four counter events");
@@ -1027,13 +1017,13 @@ static const struct ev *flow_with(const struct archive *a, int type, uint64_t id
 static void test_sync(void)
 {
 	const uint64_t M = 0x1000, M2 = 0x2000, CV = 0x3000, CV2 = 0x3100, SEM = 0x4000;
-	struct tstate t1 = { 0 }, t2 = { 0 }, t3 = { 0 };
+	struct test_thread t1 = { 0 }, t2 = { 0 }, t3 = { 0 };
 	struct archive a;
 	struct flush_stats st;
 	uint64_t id[3];
 	const struct ev *b, *e;
 
-	test_agent_reset(1 << 20, 64 << 20, 0);
+	test_spool_reset(1 << 20, 0);
 	/* t1 releases: unlock M [100, 110], signal C [300, 305], post S
 	 * [400, 402], signal CV2 [520, 530] (after t3's wait) */
 	call_enter(&t1, 100, AGENT_FN_pthread_mutex_unlock, 0);
@@ -1073,9 +1063,9 @@ static void test_sync(void)
 	put_sync(&t3, EV_SYNC_BARRIER, 0x5000);
 	call_exit(&t3, 610, AGENT_FN_pthread_barrier_wait, 0);
 	put_sync(&t3, EV_SYNC_UNLOCK, M); /* outside any call: ignored */
-	t1.tb->tid = 31;
-	t2.tb->tid = 32;
-	t3.tb->tid = 33;
+	t1.tid = 31;
+	t2.tid = 32;
+	t3.tid = 33;
 	flush_groups = AGENT_G_SYNC;
 	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "sync: flushed");
 	flush_groups = 0;
@@ -1117,26 +1107,26 @@ static void test_pipe(void)
 		{ .key = 7, .off = 15, .len = 5, .flow_id = 0x3000000000000004ull },
 		{ .key = 8, .off = 3, .len = 5, .flow_id = 0x3000000000000005ull },
 	};
-	struct tstate t = { 0 };
+	struct test_thread t = { 0 };
 	struct archive a;
 	struct flush_stats st;
 	uint64_t rec[4];
 	const struct ev *e;
 
-	test_agent_reset(1 << 20, 64 << 20, 0);
+	test_spool_reset(1 << 20, 0);
 	call_enter(&t, 100, AGENT_FN_read, 0);
 	rec[0] = 3; /* bytes [3, 11) of pipe 7: writes at 5 and 10 */
-	rec[1] = ev_tag_bits(EV_TAG_PIPE) | 1ull << 48 | 7;
+	rec[1] = ev_pipe_w1(EV_PIPE_READ, 7);
 	rec[2] = 8;
 	rec[3] = ev_tag_bits(EV_TAG_DATA);
 	put_slots(&t, rec, 2);
 	call_exit(&t, 200, AGENT_FN_read, ev_int_payload(8));
 	call_enter(&t, 300, AGENT_FN_write, 0);
 	rec[0] = 20;
-	rec[1] = ev_tag_bits(EV_TAG_PIPE) | 0ull << 48 | 7;
+	rec[1] = ev_pipe_w1(EV_PIPE_WRITE, 7);
 	put_slots(&t, rec, 2);
 	call_exit(&t, 400, AGENT_FN_write, ev_int_payload(8));
-	t.tb->tid = 41;
+	t.tid = 41;
 	flush_writes = w;
 	flush_nwrites = sizeof(w) / sizeof(w[0]);
 	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "pipe: flushed");
@@ -1163,23 +1153,23 @@ static void test_pipe(void)
  * sampled one. */
 static void test_samples(void)
 {
-	struct tstate t = { 0 };
+	struct test_thread t = { 0 };
 	struct archive a;
 	struct flush_stats st;
 	uint64_t rec[4];
 	bool named = false;
 
-	test_agent_reset(1 << 20, 64 << 20, 0);
+	test_spool_reset(1 << 20, 0);
 	put(&t, 100, A);
 	rec[0] = 110;
-	rec[1] = ev_tag_bits(EV_TAG_SAMPLE) | 2;
-	rec[2] = (uint64_t)(uintptr_t)agent_test_work + 4;			/* the pc */
-	rec[3] = ev_tag_bits(EV_TAG_FRAME) | ((uintptr_t)agent_test_outer + 5); /* a return */
+	rec[1] = ev_sample_w1(2);
+	rec[2] = (uint64_t)(uintptr_t)agent_test_work + 4;     /* the pc */
+	rec[3] = ev_frame_w1((uintptr_t)agent_test_outer + 5); /* a return */
 	put_slots(&t, rec, 2);
 	rec[0] = 120;
 	put_slots(&t, rec, 2);
 	put(&t, 200, A | EXIT);
-	t.tb->tid = 51;
+	t.tid = 51;
 	flush_sample_hz = 1000;
 	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "samples: flushed");
 	flush_sample_hz = 0;
@@ -1199,7 +1189,7 @@ static void test_samples(void)
 		   "samples: the caller (a return address) on the sample track, from 110");
 		ok(inner && outer && inner->ts > outer->ts && inner->end <= outer->end,
 		   "samples: the interrupted function inside it");
-		ok(inner && strcmp(inner->cat, "test_agent_flush") == 0,
+		ok(inner && strcmp(inner->cat, "test_convert_flush") == 0,
 		   "samples: category is the module");
 		ASSERT_EQ_U64(st.sample_slices, 2, "samples: two sample slices, counted apart");
 		ASSERT_EQ_U64(st.events, 1, "samples: events are the thread's slices only");
@@ -1216,20 +1206,20 @@ static void test_samples(void)
 static void test_samples_in_agent(void)
 {
 	const uint64_t koid = 52 | (1ull << 30);
-	struct tstate t = { 0 };
+	struct test_thread t = { 0 };
 	struct archive a;
 	struct flush_stats st;
 	uint64_t rec[4];
 
-	test_agent_reset(1 << 20, 64 << 20, 0);
+	test_spool_reset(1 << 20, 0);
 	put(&t, 100, A);
 	rec[0] = 110;
-	rec[1] = ev_tag_bits(EV_TAG_SAMPLE) | 2;
+	rec[1] = ev_sample_w1(2);
 	rec[2] = (uint64_t)(uintptr_t)agent_test_work + 4;
-	rec[3] = ev_tag_bits(EV_TAG_FRAME) | ((uintptr_t)agent_test_outer + 5);
+	rec[3] = ev_frame_w1((uintptr_t)agent_test_outer + 5);
 	put_slots(&t, rec, 2);
 	put(&t, 200, A | EXIT);
-	t.tb->tid = 52;
+	t.tid = 52;
 	flush_sample_hz = 1000;
 	flush_agent_lo = (uint64_t)(uintptr_t)agent_test_work;
 	flush_agent_hi = flush_agent_lo + 16;
@@ -1252,13 +1242,13 @@ static void test_samples_in_agent(void)
 /* Whatever the slots say: no crash, a valid archive. */
 static void test_garbage(void)
 {
-	struct tstate t = { 0 };
+	struct test_thread t = { 0 };
 	struct archive a;
 	struct flush_stats st;
 	uint64_t x = 0x9e3779b97f4a7c15ull, rec[4];
 	const struct ev *e;
 
-	test_agent_reset(1 << 20, 64 << 20, 0);
+	test_spool_reset(1 << 20, 0);
 	put(&t, 5, ev_tag_bits(EV_TAG_DATA) | 123);   /* orphan DATA */
 	put(&t, 6, ev_tag_bits(EV_TAG_FRAME) | 0x10); /* FRAME without SAMPLE */
 	put(&t, 7, ev_tag_bits(0x7f) | 1);	      /* a tag of a later agent */
@@ -1267,7 +1257,7 @@ static void test_garbage(void)
 	call_enter(&t, 100, AGENT_FN_open, 0);
 	/* a STR of 30 bytes with one DATA slot, then an ARG */
 	rec[0] = 30;
-	rec[1] = ev_tag_bits(EV_TAG_STR) | AGENT_KEY_PATH;
+	rec[1] = ev_str_w1(AGENT_KEY_PATH, 0);
 	ev_put_data(rec + 2, "abcdefghijklmn", 14);
 	put_slots(&t, rec, 2);
 	put_arg(&t, AGENT_KEY_FLAGS, EV_ARG_U64, 2);
@@ -1275,12 +1265,12 @@ static void test_garbage(void)
 	/* a SAMPLE of depth 5 with one FRAME, a PIPE without its DATA, a LOG
 	 * of 100 bytes without any */
 	rec[0] = 110;
-	rec[1] = ev_tag_bits(EV_TAG_SAMPLE) | 5;
+	rec[1] = ev_sample_w1(5);
 	rec[2] = A;
-	rec[3] = ev_tag_bits(EV_TAG_FRAME);
+	rec[3] = ev_frame_w1(0);
 	put_slots(&t, rec, 2);
-	put(&t, 0, ev_tag_bits(EV_TAG_PIPE) | 1ull << 48 | 7);
-	put(&t, 120, ev_tag_bits(EV_TAG_LOG) | 1ull << 32 | 100);
+	put(&t, 0, ev_pipe_w1(EV_PIPE_READ, 7));
+	put(&t, 120, ev_log_w1(EV_LOG_STDOUT, 0, 100));
 	call_exit(&t, 200, AGENT_FN_open, ev_int_payload(3));
 	/* 4000 random slots */
 	for (int i = 0; i < 4000; i++) {
@@ -1296,7 +1286,7 @@ static void test_garbage(void)
 			w1 = 1;
 		put(&t, w0, w1);
 	}
-	t.tb->tid = 61;
+	t.tid = 61;
 	flush_groups = AGENT_G_ALL;
 	flush_sample_hz = 100;
 	ASSERT_EQ_I64(flush_to(&a, 1ull << 40, 0, &st), 0, "garbage: flushed");
@@ -1372,6 +1362,6 @@ int main(void)
 	test_samples_in_agent();
 	test_garbage();
 	test_time_base();
-	test_agent_cleanup();
+	test_spool_cleanup();
 	return exit_status();
 }

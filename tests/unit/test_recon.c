@@ -1,4 +1,4 @@
-/* Unit tests of the agent's stack reconstruction (convert/recon.c): exact
+/* Unit tests of the stack reconstruction (convert/recon.c): exact
  * events, in start order, through both the complete-event path and the
  * forced begin/end path of a full FIFO. */
 #include <config.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "convert/recon.h"
-#include "agent/spool.h"
+#include "spool/records.h"
 #include "tests/lib/tap.h"
 #include "tests/unit/agent_test_nest.h"
 

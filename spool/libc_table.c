@@ -1,10 +1,11 @@
-/* The libc wrappers' tables and group names (see libc.h): shared by the
- * agent, its flusher and fxt-run. */
+/* The table of recorded libc functions and argument keys (see
+ * libc_table.h). */
 #include <config.h>
 
 #include <string.h>
 
-#include "agent/libc.h"
+#include "spool/libc_table.h"
+#include "spool/recording.h"
 
 /* ------------------------------------------------------------ tables */
 

@@ -1,0 +1,72 @@
+/* Reading a spool's chunks (see chunks.h). */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "convert/chunks.h"
+#include "convert/grow.h"
+#include "spool/format.h"
+
+static int chunk_cmp(const void *a, const void *b)
+{
+	const struct chunk_ref *x = a, *y = b;
+
+	if (x->serial != y->serial)
+		return x->serial < y->serial ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return 0;
+}
+
+int flush_chunks_scan(int fd, uint64_t end, struct chunk_ref **out, size_t *n)
+{
+	struct chunk_ref *v = NULL;
+	size_t len = 0, cap = 0;
+	uint64_t off = SPOOL_HEADER_SIZE;
+
+	while (off + SPOOL_CHUNK_HEADER_SIZE <= end) {
+		struct spool_chunk c;
+		ssize_t got = pread(fd, &c, sizeof(c), (off_t)off);
+		if (got != (ssize_t)sizeof(c) || !spool_chunk_ok(&c, off, end))
+			break;
+		if (c.serial) {
+			if (flush_grow((void **)&v, &cap, len + 1, sizeof(*v)) < 0) {
+				free(v);
+				return -ENOMEM;
+			}
+			v[len].off = off;
+			v[len].size = c.size;
+			v[len].serial = c.serial;
+			v[len].seq = c.seq;
+			v[len].tid = c.tid;
+			len++;
+		}
+		off += c.size;
+	}
+	if (len)
+		qsort(v, len, sizeof(*v), chunk_cmp);
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+int flush_chunk_read(int fd, const struct chunk_ref *c, uint64_t off, uint64_t *buf,
+		     const uint64_t **stop)
+{
+	uint64_t end = c->off + c->size;
+	size_t want = end - off < READ_BLOCK ? (size_t)(end - off) : READ_BLOCK;
+	ssize_t got;
+
+	do
+		got = pread(fd, buf, want, (off_t)off);
+	while (got < 0 && errno == EINTR);
+	if (got <= 0)
+		return got < 0 ? -errno : -EIO;
+	got -= got % SPOOL_RECORD_SIZE;
+	if (!got)
+		return -EIO;
+	*stop = buf + got / 8;
+	return 0;
+}

@@ -1,0 +1,33 @@
+/* Reading a spool's chunks (spool/format.h) for the flusher: the chain of
+ * chunk headers, sorted into each thread's sequence, and their records in
+ * blocks.  Private to convert/. */
+#ifndef FXT_CONVERT_CHUNKS_H
+#define FXT_CONVERT_CHUNKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Chunks are read in blocks of this size (pread: cheaper here than
+ * mapping each). */
+#define READ_BLOCK (256u << 10)
+
+/* A chunk with records: where it is, whose it is. */
+struct chunk_ref {
+	uint64_t off, size;
+	uint32_t serial, seq;
+	uint64_t tid;
+};
+
+/* The chunks of the spool open as `fd` whose chunks end at `end`, owned
+ * ones only, sorted by thread serial then sequence (malloc'd, or NULL
+ * with *n = 0).  Walks the chain from the header on and stops quietly at
+ * the first bad chunk header (a spool cut short).  0 or -ENOMEM. */
+int flush_chunks_scan(int fd, uint64_t end, struct chunk_ref **out, size_t *n);
+
+/* Reads the block of chunk `c` that starts at `off` into `buf` (READ_BLOCK
+ * bytes): its whole slots, from buf to *stop.  0 or -errno (-EIO when
+ * nothing could be read). */
+int flush_chunk_read(int fd, const struct chunk_ref *c, uint64_t off, uint64_t *buf,
+		     const uint64_t **stop);
+
+#endif /* FXT_CONVERT_CHUNKS_H */

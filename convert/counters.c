@@ -1,0 +1,68 @@
+/* The heap counter (see counters.h). */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert/counters.h"
+#include "convert/grow.h"
+
+int flush_heap_add(struct heap_counter *h, uint64_t ts, int64_t delta)
+{
+	int err = flush_grow((void **)&h->v, &h->cap, h->n + 1, sizeof(*h->v));
+
+	if (err < 0)
+		return err;
+	h->v[h->n].ts = ts;
+	h->v[h->n].delta = delta;
+	h->v[h->n].seq = h->n;
+	h->n++;
+	return 0;
+}
+
+static int delta_cmp(const void *a, const void *b)
+{
+	const struct counter_delta *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int flush_heap_emit(struct heap_counter *h, struct fxt_writer *w, uint64_t pid, uint64_t shift,
+		    uint64_t *events)
+{
+	struct fxt_arg arg;
+	struct fxt_event ev;
+	int64_t sum = 0;
+	int err = 0;
+
+	if (!h->n)
+		return 0;
+	qsort(h->v, h->n, sizeof(*h->v), delta_cmp);
+	memset(&ev, 0, sizeof(ev));
+	memset(&arg, 0, sizeof(arg));
+	ev.type = FXT_EVENT_COUNTER;
+	ev.args = &arg;
+	ev.nargs = 1;
+	ev.extra = 0; /* counter id */
+	arg.type = FXT_ARG_INT64;
+	for (size_t i = 0; i < h->n && !err; i++) {
+		sum += h->v[i].delta;
+		/* Refs per event: strings may be evicted in between. */
+		ev.thread = fxt_writer_thread(w, pid, pid);
+		ev.category = fxt_writer_cstring(w, "libc.mem");
+		ev.name = fxt_writer_cstring(w, "heap");
+		arg.name = fxt_writer_cstring(w, "bytes_in_use");
+		arg.v.i64 = sum;
+		ev.ts = h->v[i].ts + shift;
+		err = fxt_writer_event(w, &ev);
+		(*events)++;
+	}
+	return err;
+}
+
+void flush_heap_free(struct heap_counter *h)
+{
+	free(h->v);
+}

@@ -1,0 +1,36 @@
+/* The heap counter: the COUNTER deltas of every thread (spool/records.h),
+ * summed in time order into counter events "heap" (category "libc.mem",
+ * argument "bytes_in_use") on the process's main thread.  Private to
+ * convert/. */
+#ifndef FXT_CONVERT_COUNTERS_H
+#define FXT_CONVERT_COUNTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fxt/writer.h>
+
+/* A change of the heap counter, from any thread. */
+struct counter_delta {
+	uint64_t ts;
+	int64_t delta;
+	uint64_t seq; /* stable order among equal timestamps */
+};
+
+struct heap_counter {
+	struct counter_delta *v;
+	size_t n, cap;
+};
+
+/* A delta of `delta` bytes at `ts`.  0 or -ENOMEM. */
+int flush_heap_add(struct heap_counter *h, uint64_t ts, int64_t delta);
+
+/* Writes the counter events of process `pid`, each timestamp plus `shift`
+ * (flush_time_shift()), counting them in *events.  0 or the writer's
+ * error. */
+int flush_heap_emit(struct heap_counter *h, struct fxt_writer *w, uint64_t pid, uint64_t shift,
+		    uint64_t *events);
+
+void flush_heap_free(struct heap_counter *h);
+
+#endif /* FXT_CONVERT_COUNTERS_H */

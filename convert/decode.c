@@ -1,0 +1,301 @@
+/* The flusher's decoding of one thread's records (see decode.h). */
+#include <config.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "convert/decode.h"
+#include "convert/entries.h"
+#include "spool/format.h"
+#include "spool/libc_table.h"
+
+/* The flow events the sync pairing binds to the SYNC slot at `pos`. */
+static int sync_flows(struct decoder *d, uint64_t pos)
+{
+	const struct sync_action *v = d->pp->actions;
+	size_t i = flush_prepass_actions_at(d->pp, pos);
+	int err = 0;
+
+	for (; i < d->pp->nactions && v[i].pos == pos && !err; i++) {
+		struct recon_arg a = { .key = v[i].phase, .type = ARGT_FLOW, .value = v[i].id };
+		err = recon_arg(d->r, &a, NULL);
+	}
+	return err;
+}
+
+/* PIPE: a read gets a flow END ("at end") from each write (in the session
+ * log) whose first byte it consumed; a write's own FLOW begin is in the
+ * spool already. */
+static int pipe_record(struct decoder *d, const uint64_t *p)
+{
+	const struct flush_input *in = d->in;
+	uint64_t off = p[0], key = ev_pipe_key(p[1]), count = p[2];
+	unsigned op = ev_pipe_op(p[1]);
+	struct recon_arg a = { .key = KEY_STREAM_OFFSET, .type = EV_ARG_U64, .value = off };
+	size_t lo = 0, hi = in->npipe_writes;
+	int err = recon_arg(d->r, &a, NULL);
+
+	if (err < 0 || op != EV_PIPE_READ)
+		return err;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct session_write *sw = &in->pipe_writes[mid];
+		if (sw->key < key || (sw->key == key && sw->off < off))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < in->npipe_writes && !err; lo++) {
+		const struct session_write *sw = &in->pipe_writes[lo];
+		struct recon_arg f = { .key = EV_FLOW_END | FLOW_AT_END, .type = ARGT_FLOW };
+		if (sw->key != key || sw->off - off >= count)
+			break;
+		f.value = sw->flow_id;
+		err = recon_arg(d->r, &f, NULL);
+	}
+	return err;
+}
+
+/* A libc call's frame identity for the recon and the name table: its tag
+ * and function, and the function again in bits 4.. (payload bits, 0 in
+ * the record's identity), where the name table's cache of recent
+ * entries looks: without it, every call would share one cache entry. */
+static inline uint64_t call_frame(uint64_t w1)
+{
+	return (w1 & EV_CALL_ADDR_MASK) | ((uint64_t)ev_call_fn(w1) << 4);
+}
+
+/* How many of the `want` slots from p are DATA (or FRAME) slots. */
+static size_t payload_run(const uint64_t *p, const uint64_t *stop, size_t want, unsigned tag)
+{
+	size_t n = 0;
+
+	while (n < want && p + 2 * n < stop && ev_tag(p[2 * n + 1]) == tag)
+		n++;
+	return n;
+}
+
+/* A tagged record at p (slots up to `stop`; `more`: the chunk goes on
+ * after stop).  Returns the slots it used (at least 1), 0 when it needs
+ * slots past `stop` (read again from p), or -errno.  Whatever the slots
+ * say, this never reads outside [p, stop): torn records, orphan payload
+ * slots and unknown tags are skipped. */
+static long tagged(struct decoder *d, const uint64_t *p, const uint64_t *stop, bool more,
+		   uint64_t pos)
+{
+	const uint64_t w0 = p[0], w1 = p[1];
+	struct flush_stats *st = d->st;
+	struct recon *r = d->r;
+	struct recon_arg a = { 0 };
+	char bytes[STR_MAX];
+	size_t want, got, len;
+	int err = 0;
+
+	switch (ev_tag(w1)) {
+	case EV_TAG_CALL: {
+		uint64_t frame = call_frame(w1), payload = w1 & EV_PAYLOAD_MASK;
+		const struct agent_fn_info *fi = agent_fn_lookup(ev_call_fn(w1));
+
+		if (!(w1 & EV_EXIT_BIT)) {
+			st->libc_calls++;
+			err = recon_feed(r, w0, frame);
+			if (!err && payload) {
+				a.key = AGENT_KEY_CALLER;
+				a.type = ARGT_RETURN;
+				a.value = payload;
+				err = recon_arg(r, &a, NULL);
+			}
+			return err < 0 ? err : 1;
+		}
+		/* The result, unless an ARG carried it or the frame is not the
+		 * innermost one (then it closes frames left open above it). */
+		if (fi && fi->res != AGENT_RES_VOID && payload != EV_RESULT_SPILLED &&
+		    recon_top(r) == frame) {
+			a.key = AGENT_KEY_RESULT;
+			a.type = fi->res == AGENT_RES_PTR ? EV_ARG_PTR : EV_ARG_I64;
+			a.value =
+			    fi->res == AGENT_RES_PTR ? payload : (uint64_t)ev_payload_int(payload);
+			err = recon_arg(r, &a, NULL);
+			if (!err && fi->res == AGENT_RES_ERRNO && a.value) {
+				a.key = KEY_ERROR;
+				a.type = EV_ARG_ERRNO;
+				err = recon_arg(r, &a, NULL);
+			}
+		}
+		if (!err)
+			err = recon_feed(r, w0, frame | SPOOL_EXIT_BIT);
+		return err < 0 ? err : 1;
+	}
+	case EV_TAG_ARG:
+		a.key = ev_key(w1);
+		a.type = ev_arg_type(w1);
+		if (a.type > EV_ARG_BOOL)
+			a.type = EV_ARG_U64;
+		a.value = w0;
+		err = recon_arg(r, &a, NULL);
+		return err < 0 ? err : 1;
+	case EV_TAG_STR:
+		len = w0 < STR_MAX ? (size_t)w0 : STR_MAX;
+		want = ev_data_slots(len);
+		got = payload_run(p + 2, stop, want, EV_TAG_DATA);
+		if (got < want && more && p + 2 + 2 * got >= stop)
+			return 0;
+		if (len > got * EV_DATA_BYTES)
+			len = got * EV_DATA_BYTES; /* torn: what there is */
+		ev_get_data(p + 2, bytes, len);
+		a.key = ev_key(w1);
+		a.type = ARGT_STR;
+		a.len = (uint32_t)len;
+		err = recon_arg(r, &a, bytes);
+		return err < 0 ? err : (long)(1 + got);
+	case EV_TAG_FLOW:
+		a.key = ev_flow_phase(w1) | (w1 & EV_FLOW_AT_END ? FLOW_AT_END : 0);
+		a.type = ARGT_FLOW;
+		a.value = w0;
+		err = recon_arg(r, (a.key & 3) <= EV_FLOW_END ? &a : NULL, NULL);
+		return err < 0 ? err : 1;
+	case EV_TAG_SYNC:
+		err = recon_arg(r, NULL, NULL);
+		if (!err && d->pp->nactions)
+			err = sync_flows(d, pos);
+		return err < 0 ? err : 1;
+	case EV_TAG_LOG: {
+		unsigned stream = ev_log_stream(w1), prio = ev_log_prio(w1);
+		len = (size_t)ev_log_len(w1);
+		if (len > STR_MAX)
+			len = STR_MAX;
+		want = ev_data_slots(len);
+		got = payload_run(p + 2, stop, want, EV_TAG_DATA);
+		if (got < want && more && p + 2 + 2 * got >= stop)
+			return 0;
+		if (len > got * EV_DATA_BYTES)
+			len = got * EV_DATA_BYTES;
+		if (stream >= EV_LOG_STDOUT && stream <= EV_LOG_SYSLOG) {
+			ev_get_data(p + 2, bytes, len);
+			err = flush_log_bytes(d->logs, stream, prio, w0, bytes, len);
+			/* A syslog message is a line of its own. */
+			if (!err && stream == EV_LOG_SYSLOG)
+				err = flush_log_end(d->logs, stream);
+		}
+		return err < 0 ? err : (long)(1 + got);
+	}
+	case EV_TAG_COUNTER:
+		if (ev_counter_id(w1) == EV_COUNTER_HEAP) {
+			err = flush_heap_add(d->heap, w0, ev_counter_delta(w1));
+			if (err < 0)
+				return err;
+		}
+		return 1;
+	case EV_TAG_SAMPLE: {
+		uint64_t pcs[EV_SAMPLE_MAX_DEPTH + 1];
+		unsigned depth = ev_sample_depth(w1);
+		if (depth > EV_SAMPLE_MAX_DEPTH)
+			depth = EV_SAMPLE_MAX_DEPTH;
+		want = (depth + 1) / 2;
+		got = payload_run(p + 2, stop, want, EV_TAG_FRAME);
+		if (got < want && more && p + 2 + 2 * got >= stop)
+			return 0;
+		if (depth > 2 * got)
+			depth = (unsigned)(2 * got);
+		for (size_t i = 0; i < got; i++) {
+			pcs[2 * i] = p[2 + 2 * i];
+			pcs[2 * i + 1] = ev_frame_pc(p[3 + 2 * i]);
+		}
+		if (d->sampling && depth) {
+			const struct flush_input *in = d->in;
+			unsigned skip = 0;
+			/* The agent's innermost frames: one "fxtrace" frame. */
+			while (skip < depth && pcs[skip] >= in->agent_lo &&
+			       pcs[skip] < in->agent_hi)
+				skip++;
+			if (skip) {
+				pcs[skip - 1] = FLUSH_AGENT_PC;
+				skip--;
+			}
+			err = stackchart_sample(d->sc, w0, pcs + skip, depth - skip);
+			if (err == -ENOSYS) {
+				d->sampling = false; /* no stack charts in this build */
+				err = 0;
+			}
+			st->samples++;
+		}
+		return err < 0 ? err : (long)(1 + got);
+	}
+	case EV_TAG_PIPE:
+		if (p + 2 >= stop)
+			return more ? 0 : 1;
+		if (ev_tag(p[3]) != EV_TAG_DATA)
+			return 1; /* torn */
+		err = pipe_record(d, p);
+		return err < 0 ? err : 2;
+	default: /* DATA or FRAME without a head, or a tag of a later agent */
+		return 1;
+	}
+}
+
+/* Hook records (tag 0: nearly all) take the first, cheapest branch.  Not
+ * inlined: on its own, the loop keeps its state in registers. */
+__attribute__((noinline)) int flush_decode_chunk(struct decoder *d, const struct chunk_ref *c,
+						 uint64_t *buf, uint64_t *mark_ts)
+{
+	uint64_t off = c->off + SPOOL_CHUNK_HEADER_SIZE, end = c->off + c->size;
+	/* Locals, not pointers the recon's stores might alias: registers. */
+	uint64_t records = 0, mts = *mark_ts;
+	struct recon *r = d->r;
+	int err = 0;
+
+	while (off < end && !err) {
+		const uint64_t *p, *stop;
+		bool more;
+
+		err = flush_chunk_read(d->in->spool_fd, c, off, buf, &stop);
+		if (err < 0)
+			break;
+		more = off + (uint64_t)((const char *)stop - (const char *)buf) < end;
+		for (p = buf; p < stop; p += 2) {
+			const uint64_t w1 = p[1];
+			/* One compare keeps hook records (an address in
+			 * [1, 2^56), maybe with the exit bit) on the fast
+			 * path; the rest is rare. */
+			if (__builtin_expect((w1 << 1) - 2 >= (1ull << (EV_TAG_SHIFT + 1)) - 2,
+					     0)) {
+				long n;
+				/* A zero second word: never written (the rest
+				 * of a chunk being filled) or a slot reserved
+				 * by a hook that a signal handler interrupted
+				 * for good (exit() in the handler).  Skip it. */
+				if (!w1)
+					continue;
+				if (w1 & EV_TAG_BITS) {
+					n = tagged(
+					    d, p, stop, more,
+					    off + (uint64_t)((const char *)p - (const char *)buf));
+					if (n <= 0) {
+						/* An error, or the record goes on
+						 * past the block: read from p. */
+						err = (int)n;
+						break;
+					}
+					records++;
+					p += 2 * (n - 1);
+					continue;
+				}
+				/* The exit of address 0: a hook record. */
+			}
+			if (__builtin_expect(p[0] >= mts, 0)) {
+				err = recon_mark(r, mts, MARK_DROPS);
+				mts = NO_MARK;
+				if (err < 0)
+					break;
+			}
+			err = recon_feed(r, p[0], w1);
+			if (err < 0)
+				break;
+			records++;
+		}
+		off += (uint64_t)((const char *)p - (const char *)buf);
+	}
+	d->st->records += records;
+	*mark_ts = mts;
+	return err;
+}

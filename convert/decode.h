@@ -1,0 +1,48 @@
+/* The flusher's decoding of one thread's records: a chunk's slots
+ * (spool/records.h) fed to the thread's reconstruction (recon.h).  Hook
+ * records are frames; tagged records become frames too (CALL: a libc
+ * call, named after the function), or entries of the innermost open frame
+ * (entries.h: arguments, strings, flow events, the flows the pre-pass
+ * bound to a SYNC record, a pipe read's flows from the session's writes),
+ * or go elsewhere: LOG bytes to the thread's log lines (loglines.h),
+ * COUNTER deltas to the heap counter (counters.h), SAMPLE stacks to the
+ * thread's stack chart (stackchart.h).  Whatever the slots say, nothing
+ * is read outside the block: torn records, orphan payload slots and
+ * unknown tags are skipped.  Private to convert/. */
+#ifndef FXT_CONVERT_DECODE_H
+#define FXT_CONVERT_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "convert/chunks.h"
+#include "convert/counters.h"
+#include "convert/flush.h"
+#include "convert/loglines.h"
+#include "convert/prepass.h"
+#include "convert/recon.h"
+#include "convert/stackchart.h"
+
+/* Where the drop instant of a thread goes: before the first record at or
+ * after its time (NO_MARK once placed, or when there is none). */
+#define NO_MARK UINT64_MAX
+
+/* One thread's decoding: where its records go. */
+struct decoder {
+	const struct flush_input *in;
+	struct flush_stats *st;
+	struct recon *r;
+	struct log_lines *logs;
+	const struct prepass *pp;
+	struct heap_counter *heap;
+	struct stackchart *sc; /* the sample track, when `sampling` */
+	bool sampling;	       /* cleared if this build makes no stack charts */
+};
+
+/* Feeds the records of chunk `c` (read into `buf`, READ_BLOCK bytes) to
+ * the thread's reconstruction, placing the drop mark before the first
+ * record at or after *mark_ts (then NO_MARK).  0 or -errno. */
+int flush_decode_chunk(struct decoder *d, const struct chunk_ref *c, uint64_t *buf,
+		       uint64_t *mark_ts);
+
+#endif /* FXT_CONVERT_DECODE_H */

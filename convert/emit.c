@@ -1,0 +1,450 @@
+/* The flusher's event emission (see emit.h). */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fxt/utf8.h>
+
+#include "convert/emit.h"
+#include "spool/libc_table.h"
+
+#define LOG_NAME_MAX  200u
+#define ARG_WORDS_MAX 3000u /* per event, under FXT_MAX_RECORD_WORDS */
+
+/* ------------------------------------------------------------ strings */
+
+static const char *key_name(unsigned key, char *buf, size_t cap)
+{
+	const char *name;
+
+	if (key == KEY_ERROR)
+		return "error";
+	if (key == KEY_STREAM_OFFSET)
+		return "stream_offset";
+	name = agent_key_name(key);
+	if (name)
+		return name;
+	snprintf(buf, cap, "arg%u", key);
+	return buf;
+}
+
+/* "ENOENT" for 2; "E<n>" when the C library has no name for it. */
+static size_t errno_name(char *buf, size_t cap, int64_t e)
+{
+	const char *name = NULL;
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+	if (e > 0 && e < 4096)
+		name = strerrorname_np((int)e);
+#endif
+	if (name)
+		snprintf(buf, cap, "%s", name);
+	else
+		snprintf(buf, cap, "E%lld", (long long)e);
+	return strlen(buf);
+}
+
+/* ------------------------------------------------------------ events */
+
+static int emit_drops(struct fxt_writer *w, struct fxt_tref thread, uint64_t ts, uint64_t n)
+{
+	char name[64];
+	struct fxt_event ev;
+
+	snprintf(name, sizeof(name), FXT_DROP_PREFIX "%llu" FXT_DROP_SUFFIX, (unsigned long long)n);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = FXT_EVENT_INSTANT;
+	ev.ts = ts;
+	ev.thread = thread;
+	ev.category = fxt_writer_cstring(w, "fxt");
+	ev.name = fxt_writer_cstring(w, name);
+	return fxt_writer_event(w, &ev);
+}
+
+/* The refs of a function's name and category, interned on first use and
+ * after any possible eviction, in ctx->ev and as header bits in the entry. */
+static void function_refs(struct emit_ctx *ctx, struct sym_entry *e)
+{
+	if (e->epoch != ctx->names->epoch) {
+		/* Interning registers a string when its slot changes, which
+		 * may evict other strings: a new epoch then.  The two refs of
+		 * one event cannot evict each other (writer.h). */
+		struct fxt_string_slot cat = e->cat_slot, name = e->name_slot;
+		e->cat_ref = fxt_writer_string_cached(ctx->w, &e->cat_slot, e->cat, e->cat_len);
+		e->name_ref = fxt_writer_string_cached(ctx->w, &e->name_slot, e->name, e->name_len);
+		if (memcmp(&cat, &e->cat_slot, sizeof(cat)) != 0 ||
+		    memcmp(&name, &e->name_slot, sizeof(name)) != 0)
+			ctx->names->epoch++;
+		e->epoch = ctx->names->epoch;
+		e->ref_bits = fxt_event_header_refs(e->cat_ref.ref, e->name_ref.ref);
+	}
+	ctx->ev.category = e->cat_ref;
+	ctx->ev.name = e->name_ref;
+}
+
+/* One event without arguments through the writer's general encoder. */
+static int emit_one(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t addr, uint64_t ts,
+		    uint64_t end)
+{
+	struct sym_entry *e = flush_names_get(ctx->names, addr);
+
+	if (!e)
+		return -ENOMEM;
+	function_refs(ctx, e);
+	ctx->ev.type = type;
+	ctx->ev.ts = ts + ctx->com->shift;
+	ctx->ev.extra = end + ctx->com->shift;
+	return fxt_writer_event(ctx->w, &ctx->ev);
+}
+
+/* An argument's name, interned once per key. */
+static struct fxt_sref arg_name(struct emit_ctx *ctx, unsigned key)
+{
+	char buf[16];
+	const char *name = key_name(key, buf, sizeof(buf));
+
+	if (key >= KEY_COUNT)
+		return fxt_writer_cstring(ctx->w, name);
+	return fxt_writer_string_cached(ctx->w, &ctx->com->key_slots[key], name, strlen(name));
+}
+
+/* A string value: cleaned into *scratch (advanced), cut at `max` bytes,
+ * as an inline ref (paths and log lines are mostly unique). */
+static struct fxt_sref inline_value(char **scratch, const char *s, size_t len, size_t max)
+{
+	char *d = *scratch;
+
+	if (len > STR_MAX + MESSAGE_MAX)
+		len = STR_MAX + MESSAGE_MAX;
+	len = fxt_utf8_cut(d, fxt_utf8_clean(d, s, len), max);
+	*scratch += len;
+	return fxt_sref_inline(d, len);
+}
+
+/* One frame entry as an FXT argument; false for entries that are not
+ * arguments (flows). */
+static bool to_fxt_arg(struct emit_ctx *ctx, const struct recon_args *l, const struct recon_arg *a,
+		       struct fxt_arg *out, char **scratch)
+{
+	char buf[32];
+	size_t len;
+
+	memset(out, 0, sizeof(*out));
+	switch (a->type) {
+	case ARGT_FLOW:
+		return false;
+	case EV_ARG_I64:
+		out->type = FXT_ARG_INT64;
+		out->v.i64 = (int64_t)a->value;
+		break;
+	case EV_ARG_PTR:
+		out->type = FXT_ARG_POINTER;
+		out->v.ptr = a->value;
+		break;
+	case EV_ARG_BOOL:
+		out->type = FXT_ARG_BOOL;
+		out->v.b = a->value != 0;
+		break;
+	case EV_ARG_CODE:
+	case ARGT_RETURN: {
+		/* A function's address, or a return address: the function it
+		 * returns into, which holds the call before it.  Named through
+		 * the name table: symbolized once, interned in O(1). */
+		uint64_t pc = a->type == ARGT_RETURN && a->value ? a->value - 1 : a->value;
+		struct sym_entry *e = pc ? flush_names_get(ctx->names, pc) : NULL;
+		out->type = FXT_ARG_STRING;
+		if (!e)
+			out->v.str = fxt_sref_inline(pc ? "?" : "NULL", pc ? 1 : 4);
+		else
+			out->v.str =
+			    fxt_writer_string_cached(ctx->w, &e->name_slot, e->name, e->name_len);
+		break;
+	}
+	case EV_ARG_ERRNO:
+		len = errno_name(buf, sizeof(buf), (int64_t)a->value);
+		out->type = FXT_ARG_STRING;
+		out->v.str = inline_value(scratch, buf, len, len);
+		break;
+	case ARGT_STR:
+		out->type = FXT_ARG_STRING;
+		out->v.str =
+		    inline_value(scratch, a->len ? l->bytes + a->off : "", a->len, MESSAGE_MAX);
+		break;
+	case EV_ARG_U64:
+	default:
+		out->type = FXT_ARG_UINT64;
+		out->v.u64 = a->value;
+		break;
+	}
+	out->name = arg_name(ctx, a->key);
+	return true;
+}
+
+/* The flow events of a frame [fstart, fend), strictly inside it: the k-th
+ * begin, step or end just after its start (start + 1 + k), the k-th "at
+ * end" one just before its end (end - 1 - k).  Perfetto binds a flow
+ * event to the innermost slice open at its time: the frame's own, since
+ * every entry moved the thread's time on by a tick (recon_arg()). */
+static int emit_flows(struct emit_ctx *ctx, struct sym_entry *e, const struct recon_args *l,
+		      uint64_t fstart, uint64_t fend)
+{
+	static const enum fxt_event_type types[] = { FXT_EVENT_FLOW_BEGIN, FXT_EVENT_FLOW_STEP,
+						     FXT_EVENT_FLOW_END };
+	struct fxt_event ev;
+	uint64_t kb = 0, ke = 0;
+	int err = 0;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.thread = ctx->ev.thread;
+	for (uint32_t i = 0; i < l->n && !err; i++) {
+		const struct recon_arg *a = &l->v[i];
+		unsigned phase = a->key & 3;
+		uint64_t ts;
+
+		if (a->type != ARGT_FLOW || phase > EV_FLOW_END)
+			continue;
+		ts = a->key & FLOW_AT_END ? fend - 1 - ke++ : fstart + 1 + kb++;
+		if (ts >= fend)
+			ts = fend - 1;
+		if (ts <= fstart)
+			ts = fend > fstart + 1 ? fstart + 1 : fstart;
+		ev.type = types[phase];
+		ev.ts = ts + ctx->com->shift;
+		ev.extra = a->value;
+		ev.category = fxt_writer_cstring(ctx->w, "flow");
+		ctx->names->epoch++;
+		function_refs(ctx, e);
+		ev.name = ctx->ev.name;
+		err = fxt_writer_event(ctx->w, &ev);
+		ctx->com->st->flows++;
+	}
+	return err;
+}
+
+/* A frame with arguments (the few: libc calls): its event through the
+ * general encoder, then its flow events.  `type` is a complete event
+ * (ts = fstart, extra = fend) or a begun frame's END (ts = fend). */
+static int emit_rich(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t addr, uint64_t fstart,
+		     uint64_t fend, const struct recon_args *l)
+{
+	struct fxt_arg args[FXT_MAX_ARGS];
+	struct sym_entry *e = flush_names_get(ctx->names, addr);
+	char *scratch = ctx->com->scratch;
+	size_t words = 0;
+	unsigned n = 0;
+	int err;
+
+	if (!e)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < l->n && n < FXT_MAX_ARGS; i++) {
+		char *mark = scratch;
+		size_t k;
+		if (!to_fxt_arg(ctx, l, &l->v[i], &args[n], &scratch))
+			continue;
+		k = fxt_arg_words(&args[n]);
+		if (!k || words + k > ARG_WORDS_MAX) {
+			scratch = mark; /* too large for the record: left out */
+			continue;
+		}
+		words += k;
+		n++;
+	}
+	/* Interning the names may have evicted strings. */
+	ctx->names->epoch++;
+	function_refs(ctx, e);
+	ctx->ev.type = type;
+	ctx->ev.ts = (type == FXT_EVENT_DURATION_END ? fend : fstart) + ctx->com->shift;
+	ctx->ev.extra = fend + ctx->com->shift;
+	ctx->ev.args = args;
+	ctx->ev.nargs = n;
+	err = fxt_writer_event(ctx->w, &ctx->ev);
+	ctx->ev.args = NULL;
+	ctx->ev.nargs = 0;
+	if (!err)
+		err = emit_flows(ctx, e, l, fstart, fend);
+	return err;
+}
+
+static const char *const stream_names[] = { "?", "stdout", "stderr", "syslog" };
+
+/* A log line: an FXT log record (for tools that read them) and an instant
+ * event (what Perfetto shows), category "log", named after the line. */
+static int emit_log_line(struct emit_ctx *ctx, uint64_t ts, const struct log_line *line)
+{
+	struct fxt_arg args[3];
+	struct fxt_event ev;
+	char *text = ctx->com->scratch;
+	size_t len = fxt_utf8_cut(text, fxt_utf8_clean(text, line->text, line->len), MESSAGE_MAX);
+	unsigned n = 0;
+	int err;
+
+	ts += ctx->com->shift;
+	err = fxt_writer_log(ctx->w, ts, ctx->ev.thread, text, len);
+	if (err < 0)
+		return err;
+	memset(args, 0, sizeof(args));
+	args[n].type = FXT_ARG_STRING;
+	args[n].name = fxt_writer_cstring(ctx->w, "message");
+	args[n++].v.str = fxt_sref_inline(text, len);
+	args[n].type = FXT_ARG_STRING;
+	args[n].name = fxt_writer_cstring(ctx->w, "stream");
+	args[n++].v.str =
+	    fxt_writer_cstring(ctx->w, stream_names[line->stream < 4 ? line->stream : 0]);
+	if (line->stream == EV_LOG_SYSLOG) {
+		args[n].type = FXT_ARG_INT64;
+		args[n].name = fxt_writer_cstring(ctx->w, "priority");
+		args[n++].v.i64 = line->prio;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.type = FXT_EVENT_INSTANT;
+	ev.ts = ts;
+	ev.thread = ctx->ev.thread;
+	ev.category = fxt_writer_cstring(ctx->w, "log");
+	ev.name = fxt_sref_inline(text, fxt_utf8_cut(text, len, LOG_NAME_MAX));
+	ev.args = args;
+	ev.nargs = n;
+	ctx->names->epoch++; /* strings registered */
+	ctx->com->st->log_lines++;
+	return fxt_writer_event(ctx->w, &ev);
+}
+
+/* Complete events of indexed refs and no arguments. */
+#define COMPLETE_WORDS	 FXT_COMPLETE_INDEXED_WORDS
+#define COMPLETE_PER_RUN (FXT_MAX_RECORD_WORDS / COMPLETE_WORDS)
+
+/* Encodes complete events from v[0 .. k) into `out` up to the first
+ * whose refs must be (re)interned (*e: its entry, NULL when out of
+ * memory) or that has arguments (`args` NULL: none has).  Returns how
+ * many it encoded. */
+static inline __attribute__((always_inline)) size_t
+encode_run(struct sym_table *names, uint64_t hdr, uint64_t shift, const struct recon_slot *v,
+	   struct recon_args *const *args, size_t k, uint64_t *out, struct sym_entry **e)
+{
+	uint64_t *p = out;
+	size_t i;
+
+	for (i = 0; i < k; i++) {
+		*e = flush_names_get(names, v[i].addr);
+		if (__builtin_expect(!*e || (*e)->epoch != names->epoch || (args && args[i]), 0))
+			break;
+		p[0] = hdr | (*e)->ref_bits;
+		p[1] = v[i].start + shift;
+		p[2] = v[i].end + shift;
+		p += COMPLETE_WORDS;
+	}
+	return i;
+}
+
+/* The sink's hot path: a run of complete events, encoded straight into
+ * the writer's buffer.  A function whose refs must be (re)interned first,
+ * which writes string records, ends the reservation, and so does a frame
+ * with arguments (general encoder).  (After a writer error, refs may be
+ * inline, but then nothing is written: the reservation fails.) */
+static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args *const *args,
+		       size_t n)
+{
+	struct emit_ctx *ctx = vctx;
+	struct sym_table *names = ctx->names;
+	const uint64_t hdr = ctx->hdr;
+
+	if (!hdr) {
+		/* An inline thread ref (the writer failed): the slow way. */
+		for (size_t i = 0; i < n; i++) {
+			int err = args && args[i]
+				      ? emit_rich(ctx, FXT_EVENT_DURATION_COMPLETE, v[i].addr,
+						  v[i].start, v[i].end, args[i])
+				      : emit_one(ctx, FXT_EVENT_DURATION_COMPLETE, v[i].addr,
+						 v[i].start, v[i].end);
+			if (err < 0)
+				return err;
+		}
+		return 0;
+	}
+	while (n) {
+		size_t k = n < COMPLETE_PER_RUN ? n : COMPLETE_PER_RUN, i;
+		uint64_t *out = fxt_writer_reserve(ctx->w, k * COMPLETE_WORDS);
+		struct sym_entry *e = NULL;
+
+		if (!out)
+			return fxt_writer_error(ctx->w) ? fxt_writer_error(ctx->w) : -EIO;
+		/* Two copies of the loop: most runs have no arguments at all. */
+		i = args ? encode_run(names, hdr, ctx->com->shift, v, args, k, out, &e)
+			 : encode_run(names, hdr, ctx->com->shift, v, NULL, k, out, &e);
+		fxt_writer_commit(ctx->w, i * COMPLETE_WORDS);
+		v += i;
+		n -= i;
+		if (args)
+			args += i;
+		if (i < k) {
+			/* Writer calls: after the commit. */
+			if (!e)
+				return -ENOMEM;
+			if (args && *args) {
+				int err = emit_rich(ctx, FXT_EVENT_DURATION_COMPLETE, v->addr,
+						    v->start, v->end, *args);
+				if (err < 0)
+					return err;
+				v++;
+				n--;
+				args++;
+			} else {
+				function_refs(ctx, e);
+			}
+		}
+	}
+	return 0;
+}
+
+static int emit_event(void *vctx, enum recon_kind kind, uint64_t addr, uint64_t start, uint64_t end,
+		      const struct recon_args *args)
+{
+	struct emit_ctx *ctx = vctx;
+	int err;
+
+	switch (kind) {
+	case RECON_BEGIN:
+		return emit_one(ctx, FXT_EVENT_DURATION_BEGIN, addr, start, 0);
+	case RECON_END:
+		if (args)
+			return emit_rich(ctx, FXT_EVENT_DURATION_END, addr, start, end, args);
+		return emit_one(ctx, FXT_EVENT_DURATION_END, addr, end, 0);
+	case RECON_MARK:
+		break;
+	}
+	if (addr == MARK_LOG) {
+		struct log_line line;
+		if (!ctx->logs || !flush_log_pop(ctx->logs, &line))
+			return 0; /* cannot happen: one line per mark */
+		err = emit_log_line(ctx, start, &line);
+		free(line.text);
+		return err;
+	}
+	err = emit_drops(ctx->w, ctx->ev.thread, start + ctx->com->shift, ctx->dropped);
+	ctx->names->epoch++; /* it registered strings */
+	return err;
+}
+
+const struct recon_sink flush_sink = {
+	.slices = emit_slices,
+	.event = emit_event,
+};
+
+void flush_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid, uint64_t tid,
+		     uint64_t dropped, struct log_lines *logs)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->w = com->w;
+	ctx->names = &com->names;
+	ctx->com = com;
+	ctx->dropped = dropped;
+	ctx->logs = logs;
+	ctx->ev.type = FXT_EVENT_DURATION_COMPLETE;
+	ctx->ev.thread = fxt_writer_thread(com->w, pid, tid);
+	com->names.epoch++; /* registering the thread may have written strings */
+	if (ctx->ev.thread.index != FXT_THREADREF_INLINE)
+		ctx->hdr = fxt_event_header(COMPLETE_WORDS, FXT_EVENT_DURATION_COMPLETE, 0,
+					    ctx->ev.thread.index, 0, 0);
+}

@@ -1,0 +1,65 @@
+/* The flusher's event emission: a thread's reconstructed frames (the
+ * sink of its recon, recon.h) as FXT events through the writer.  Private
+ * to convert/.
+ *
+ *  - Frames without entries, nearly all: complete events of indexed refs,
+ *    3 words each, encoded straight into the writer's buffer (the hot
+ *    path: one name-table compare and an epoch check per event).
+ *  - Frames with entries (libc calls, entries.h): through the writer's
+ *    general encoder, the entries as arguments, then the frame's flow
+ *    events strictly inside it.
+ *  - Begun frames: a begin and an end event, the frame's arguments on the
+ *    end.
+ *  - Marks: the thread's drop instant ("fxt: N records dropped") and its
+ *    log lines (a log record and an instant event each, loglines.h).
+ */
+#ifndef FXT_CONVERT_EMIT_H
+#define FXT_CONVERT_EMIT_H
+
+#include <stdint.h>
+
+#include <fxt/writer.h>
+
+#include "convert/entries.h"
+#include "convert/flush.h"
+#include "convert/loglines.h"
+#include "convert/names.h"
+#include "convert/recon.h"
+
+/* What the emitters of one flush share. */
+struct emit_common {
+	struct fxt_writer *w;
+	struct sym_table names;
+	struct fxt_string_slot key_slots[KEY_COUNT]; /* argument names */
+	char *scratch;				     /* EMIT_SCRATCH bytes: strings of one event */
+	uint64_t shift; /* added to every timestamp written (flush_time_shift()) */
+	struct flush_stats *st;
+};
+#define EMIT_SCRATCH (FXT_MAX_ARGS * (STR_MAX + 64) + MESSAGE_MAX)
+
+/* One track's emitter: the recon sink's context. */
+struct emit_ctx {
+	struct fxt_writer *w;
+	struct sym_table *names;
+	struct emit_common *com;
+	/* A template: type and thread set once; per event only the times
+	 * and refs change (zeroing a struct per event is measurable). */
+	struct fxt_event ev;
+	uint64_t dropped; /* for the drop instant (the recon's mark) */
+	/* The header word of this thread's complete events but their refs
+	 * (0 when the thread ref is inline: no fast path). */
+	uint64_t hdr;
+	/* The thread's log lines, whose marks bring them out; NULL: none. */
+	struct log_lines *logs;
+};
+
+/* An emitter for thread `tid` of process `pid`, which dropped `dropped`
+ * records, with its log lines in `logs` (may be NULL).  Registers the
+ * thread with the writer. */
+void flush_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid, uint64_t tid,
+		     uint64_t dropped, struct log_lines *logs);
+
+/* The recon sink: its context is a struct emit_ctx. */
+extern const struct recon_sink flush_sink;
+
+#endif /* FXT_CONVERT_EMIT_H */

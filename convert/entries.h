@@ -1,0 +1,35 @@
+/* What the flusher attaches to a frame (struct recon_arg, recon.h): the
+ * vocabulary between the decoder (decode.c, prepass.c), which makes the
+ * entries from tagged records, and the emitter (emit.c), which writes
+ * them as FXT arguments and flow events.  Private to convert/. */
+#ifndef FXT_CONVERT_ENTRIES_H
+#define FXT_CONVERT_ENTRIES_H
+
+#include "spool/records.h"
+
+/* An entry's type: enum ev_arg_type's values for arguments read from the
+ * spool, then these. */
+enum {
+	ARGT_STR = 16,	  /* a string: its bytes are the entry's */
+	ARGT_FLOW = 17,	  /* a flow event: key = phase | FLOW_AT_END, value = id */
+	ARGT_RETURN = 18, /* a return address (a call's caller): symbolized */
+};
+#define FLOW_AT_END 4u
+
+/* An entry's key: an agent_key (spool/libc_table.h), or one of these. */
+enum {
+	KEY_ERROR = 256,	 /* "error": the name of an errno result */
+	KEY_STREAM_OFFSET = 257, /* "stream_offset" of a pipe transfer */
+	KEY_COUNT = 258,
+};
+
+/* The cookies of recon_mark(): where a thread's drop instant and its log
+ * lines go among its frames. */
+enum { MARK_DROPS = 0, MARK_LOG = 1 };
+
+/* Strings shown in arguments and log events are cut here. */
+#define MESSAGE_MAX 4096u
+/* The longest string a record carries. */
+#define STR_MAX (EV_MAX_SLOTS * EV_DATA_BYTES)
+
+#endif /* FXT_CONVERT_ENTRIES_H */

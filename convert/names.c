@@ -1,0 +1,112 @@
+/* The flusher's name table (see names.h). */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert/names.h"
+#include "spool/libc_table.h"
+#include "spool/records.h"
+
+void flush_names_init(struct sym_table *t, flush_lookup_fn *lookup, void *lookup_ctx)
+{
+	memset(t, 0, sizeof(*t));
+	t->lookup = lookup;
+	t->lookup_ctx = lookup_ctx;
+	t->epoch = 1;
+}
+
+static size_t slot_of(uint64_t addr, size_t cap)
+{
+	return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
+
+static int table_grow(struct sym_table *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 1024;
+	struct sym_entry *v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap; i++) {
+		size_t j;
+		if (!t->v[i].addr)
+			continue;
+		for (j = slot_of(t->v[i].addr, cap); v[j].addr; j = (j + 1) & (cap - 1))
+			;
+		v[j] = t->v[i];
+	}
+	free(t->v);
+	t->v = v;
+	t->cap = cap;
+	memset(t->recent, 0, sizeof(t->recent));
+	return 0;
+}
+
+struct sym_entry *flush_names_get_slow(struct sym_table *t, uint64_t addr)
+{
+	struct sym_entry **r = &t->recent[(addr >> 4) & (RECENT - 1)];
+	const struct fxt_sym_info *info;
+	struct sym_entry *e;
+	size_t j;
+
+	if (t->used * 2 >= t->cap && table_grow(t) < 0)
+		return NULL;
+	r = &t->recent[(addr >> 4) & (RECENT - 1)];
+	for (j = slot_of(addr, t->cap); t->v[j].addr; j = (j + 1) & (t->cap - 1)) {
+		if (t->v[j].addr == addr)
+			return *r = &t->v[j];
+	}
+	e = &t->v[j];
+	memset(e, 0, sizeof(*e));
+	e->addr = addr;
+	if (ev_tag(addr) == EV_TAG_CALL) {
+		/* A libc call: named after the wrapped function. */
+		const struct agent_fn_info *fi = agent_fn_lookup(ev_call_fn(addr));
+		if (fi) {
+			e->name = fi->name;
+			e->cat = fi->category;
+		} else {
+			char buf[32];
+			snprintf(buf, sizeof(buf), "libc#%u", ev_call_fn(addr));
+			e->owned = strdup(buf);
+			e->name = e->owned ? e->owned : "libc#?";
+			e->cat = "libc";
+		}
+	} else if (addr == FLUSH_AGENT_PC) {
+		e->name = FLUSH_AGENT_FRAME;
+		e->cat = FLUSH_AGENT_FRAME;
+	} else {
+		info = t->lookup ? t->lookup(t->lookup_ctx, addr) : NULL;
+		e->name = info && info->name ? info->name : "?";
+		e->cat = info && info->module ? info->module : "";
+	}
+	e->name_len = strlen(e->name);
+	e->cat_len = strlen(e->cat);
+	e->epoch = 0; /* epochs start at 1 */
+	t->used++;
+	return *r = e;
+}
+
+void flush_names_free(struct sym_table *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->v[i].owned);
+	free(t->v);
+}
+
+uint64_t flush_names_fn_of(void *vtable, uint64_t pc)
+{
+	const struct sym_table *t = vtable;
+	const struct fxt_sym_info *info;
+
+	if (pc == FLUSH_AGENT_PC)
+		return pc;
+	info = t->lookup ? t->lookup(t->lookup_ctx, pc) : NULL;
+
+	/* An identity below 2^56, as hook addresses are: the recon's and the
+	 * name table's other bits mean exits and tags. */
+	return (info && info->start ? info->start : pc) & EV_ADDR_MASK;
+}

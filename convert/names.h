@@ -1,0 +1,76 @@
+/* The flusher's name table: per unique function address, its names
+ * (symbolized once), the writer's string slots for them and their refs as
+ * event header bits.  Private to convert/.
+ *
+ * An event of a recently seen function costs one compare (a direct-mapped
+ * cache in front of an open-addressing hash table) and one epoch check:
+ * its refs stay valid while the table's epoch has not moved, that is
+ * while no string was registered (and so none evicted) since.  Whoever
+ * may have registered a string bumps the epoch.
+ *
+ * Names: a libc call (a CALL record's frame identity) is named after the
+ * wrapped function (spool/libc_table.h), FLUSH_AGENT_PC "fxtrace", any
+ * other address by the symbol lookup: function and module, "?" and "" when
+ * unknown.
+ */
+#ifndef FXT_CONVERT_NAMES_H
+#define FXT_CONVERT_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fxt/writer.h>
+
+#include "convert/flush.h"
+
+/* Entries of the direct-mapped cache in front of the hash table. */
+#define RECENT 256u
+
+struct sym_entry {
+	uint64_t addr; /* 0 = free */
+	const char *name, *cat;
+	char *owned; /* the name when made here ("libc#N"), freed with the table */
+	size_t name_len, cat_len;
+	struct fxt_string_slot name_slot, cat_slot;
+	/* The refs last returned by the writer, valid while table->epoch is
+	 * still `epoch`: no string was registered since, so none evicted. */
+	struct fxt_sref name_ref, cat_ref;
+	uint64_t ref_bits; /* the refs in an event header word, for the same epoch */
+	uint64_t epoch;
+};
+
+struct sym_table {
+	struct sym_entry *v;
+	size_t cap, used;	 /* cap is a power of two */
+	flush_lookup_fn *lookup; /* symbols, or NULL: every function is "?" */
+	void *lookup_ctx;
+	uint64_t epoch; /* bumped whenever a string may have been registered */
+	/* A direct-mapped cache of recent entries: most events hit it. */
+	struct sym_entry *recent[RECENT];
+};
+
+/* An empty table naming addresses with `lookup` (may be NULL). */
+void flush_names_init(struct sym_table *t, flush_lookup_fn *lookup, void *lookup_ctx);
+void flush_names_free(struct sym_table *t);
+
+/* The entry of `addr` when it is not in the cache: found or made (and
+ * symbolized).  NULL when out of memory. */
+struct sym_entry *flush_names_get_slow(struct sym_table *t, uint64_t addr);
+
+/* The entry of `addr`, symbolized on first sight: one compare for the
+ * recent ones.  NULL when out of memory. */
+static inline struct sym_entry *flush_names_get(struct sym_table *t, uint64_t addr)
+{
+	struct sym_entry *e = t->recent[(addr >> 4) & (RECENT - 1)];
+
+	if (__builtin_expect(e && e->addr == addr, 1))
+		return e;
+	return flush_names_get_slow(t, addr);
+}
+
+/* The identity of the function holding `pc`, for a stack chart
+ * (stackchart.h; `table` is a struct sym_table): its entry address, or
+ * `pc` when unknown. */
+uint64_t flush_names_fn_of(void *table, uint64_t pc);
+
+#endif /* FXT_CONVERT_NAMES_H */

@@ -1,0 +1,394 @@
+/* The records of a spool chunk: what each 16-byte slot means.  Written by
+ * the agent (agent/tbuf.h for hook records, agent/events.h and
+ * agent/libc.h for the others), read by the converter (convert/); the one
+ * owner of the slots' bit layout.  The file around the chunks is
+ * spool/format.h.
+ *
+ * A slot is two little-endian words {w0, w1}.  A hook record is
+ *
+ *	w0 = ts    raw ticks
+ *	w1 = addr  the function's address; bit 63 (SPOOL_EXIT_BIT) set on exit
+ *
+ * Code addresses are below 2^56, so bits 56..62 of w1 are free: a non-zero
+ * value there is a TAG, and the slot belongs to one of the tagged records
+ * below.  w1 is never 0 in a written slot (readers skip slots whose w1 is
+ * 0: never written).
+ *
+ * A record is one slot or a head slot followed by payload slots, at most
+ * EV_MAX_SLOTS, written under one reservation, so its slots are
+ * consecutive in the thread's chunk.  A reader that finds a payload slot
+ * without its head (a torn record) skips it: every payload slot is tagged.
+ *
+ *  CALL   w0 = ts
+ *         w1 = [63 exit] [62:56 tag] [55:47 fn] [46:0 payload]
+ *         A wrapped libc call, nested like a function frame: fn is the
+ *         index into the table of spool/libc_table.h.  Enter: payload = the
+ *         caller's return address.  Exit: payload = the result, 47-bit
+ *         two's complement for AGENT_RES_INT and AGENT_RES_ERRNO, unsigned
+ *         for AGENT_RES_PTR; EV_RESULT_SPILLED when the result did not fit
+ *         (an ARG with key AGENT_KEY_RESULT, written just before the exit
+ *         slot in the same record, holds it).
+ *  ARG    w0 = value
+ *         w1 = [62:56 tag] [15:8 type] [7:0 key]
+ *         An argument of the innermost open frame (a CALL).
+ *  STR    w0 = length in bytes
+ *         w1 = [62:56 tag] [16 truncated] [7:0 key]
+ *         A string argument of the innermost open frame, followed by
+ *         ceil(length / 14) DATA slots.
+ *  DATA   w0 = bytes 0..7, w1 = [62:56 tag] [47:0 bytes 8..13]
+ *         (little-endian: byte k of the slice is byte k of w0, then of w1.)
+ *  FLOW   w0 = flow id
+ *         w1 = [62:56 tag] [10 at end] [9:8 phase]
+ *         A flow event bound to the innermost open frame: phase 0 begin,
+ *         1 step, 2 end; placed just after the frame's start, or just
+ *         before its end with "at end" (for an end that must come after a
+ *         begin recorded by another thread while this frame was open).
+ *  SYNC   w0 = address of the object (mutex, rwlock, cond, sem)
+ *         w1 = [62:56 tag] [7:0 op]
+ *         What a sync call did, inside its CALL frame; the flusher pairs
+ *         them into flows (an unlock with the lock acquisition that had
+ *         waited, ...).
+ *  LOG    w0 = ts
+ *         w1 = [62:56 tag] [47:40 syslog priority] [39:32 stream]
+ *              [31:0 length]
+ *         Bytes the program wrote to stdout or stderr (or a syslog
+ *         message), followed by ceil(length / 14) DATA slots.  Lines are
+ *         assembled at flush time, per thread and stream.
+ *  COUNTER w0 = ts
+ *         w1 = [62:56 tag] [55:48 counter] [47:0 signed delta]
+ *         A change of a process-wide counter (heap bytes in use) since
+ *         this thread's previous COUNTER record of it.
+ *  SAMPLE w0 = ts
+ *         w1 = [62:56 tag] [7:0 depth]
+ *         A stack sample (innermost frame first), followed by
+ *         ceil(depth / 2) FRAME slots.
+ *  FRAME  w0 = pc, w1 = [62:56 tag] [55:0 next pc or 0]
+ *  PIPE   w0 = offset in the pipe's byte stream (session.h)
+ *         w1 = [62:56 tag] [55:48 op] [47:0 pipe key]
+ *         followed by one DATA-tagged slot: w0 = byte count.
+ *         A write to or read from a pipe or socket, inside its CALL frame.
+ */
+#ifndef FXT_SPOOL_RECORDS_H
+#define FXT_SPOOL_RECORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ slots */
+
+#define SPOOL_RECORD_SIZE 16u	       /* bytes per slot */
+#define SPOOL_EXIT_BIT	  (1ull << 63) /* w1 of an exit hook */
+
+/* The most slots one record takes: writers reserve no more at once, so
+ * readers need no longer string. */
+#define EV_MAX_SLOTS 160u
+
+/* ------------------------------------------------------------ tags */
+
+enum ev_tag {
+	EV_TAG_NONE = 0, /* a hook record */
+	EV_TAG_CALL = 1,
+	EV_TAG_ARG = 2,
+	EV_TAG_STR = 3,
+	EV_TAG_DATA = 4,
+	EV_TAG_FLOW = 5,
+	EV_TAG_SYNC = 6,
+	EV_TAG_LOG = 7,
+	EV_TAG_COUNTER = 8,
+	EV_TAG_SAMPLE = 9,
+	EV_TAG_FRAME = 10,
+	EV_TAG_PIPE = 11,
+};
+
+#define EV_TAG_SHIFT 56
+#define EV_TAG_MASK  0x7full
+#define EV_TAG_BITS  (EV_TAG_MASK << EV_TAG_SHIFT) /* 0 in a hook record */
+#define EV_EXIT_BIT  SPOOL_EXIT_BIT
+
+static inline unsigned ev_tag(uint64_t w1)
+{
+	return (unsigned)((w1 >> EV_TAG_SHIFT) & EV_TAG_MASK);
+}
+
+static inline uint64_t ev_tag_bits(unsigned tag)
+{
+	return (uint64_t)tag << EV_TAG_SHIFT;
+}
+
+/* The bits of w1 below the tag: a hook record's address, a FRAME's pc. */
+#define EV_ADDR_MASK ((1ull << EV_TAG_SHIFT) - 1)
+
+/* ------------------------------------------------------------ CALL */
+
+#define EV_FN_SHIFT	  47
+#define EV_FN_MASK	  0x1ffu /* 9 bits: up to 512 wrapped functions */
+#define EV_PAYLOAD_MASK	  ((1ull << 47) - 1)
+#define EV_RESULT_SPILLED (1ull << 46) /* as a payload: see ARG */
+#define EV_CALL_ADDR(fn)  (ev_tag_bits(EV_TAG_CALL) | ((uint64_t)(fn) << EV_FN_SHIFT))
+#define EV_CALL_ADDR_MASK (~(EV_EXIT_BIT | EV_PAYLOAD_MASK))
+
+static inline unsigned ev_call_fn(uint64_t w1)
+{
+	return (unsigned)((w1 >> EV_FN_SHIFT) & EV_FN_MASK);
+}
+
+/* A signed result as a payload, or EV_RESULT_SPILLED when it does not fit
+ * (-2^46 itself is spilled too: it is the marker). */
+static inline uint64_t ev_int_payload(int64_t v)
+{
+	if (v <= -(1ll << 46) || v >= (1ll << 46))
+		return EV_RESULT_SPILLED;
+	return (uint64_t)v & EV_PAYLOAD_MASK;
+}
+
+static inline int64_t ev_payload_int(uint64_t payload)
+{
+	return (int64_t)(payload << 17) >> 17;
+}
+
+static inline uint64_t ev_ptr_payload(uint64_t v)
+{
+	return v > EV_PAYLOAD_MASK || v == EV_RESULT_SPILLED ? EV_RESULT_SPILLED : v;
+}
+
+/* ------------------------------------------------------------ ARG */
+
+enum ev_arg_type {
+	EV_ARG_I64 = 0,	  /* signed integer */
+	EV_ARG_U64 = 1,	  /* unsigned integer */
+	EV_ARG_PTR = 2,	  /* a data address (shown as a pointer) */
+	EV_ARG_CODE = 3,  /* a code address: symbolized at flush, a string */
+	EV_ARG_ERRNO = 4, /* an errno value: shown by name ("ENOENT") */
+	EV_ARG_BOOL = 5,
+};
+
+static inline uint64_t ev_arg_w1(unsigned key, enum ev_arg_type type)
+{
+	return ev_tag_bits(EV_TAG_ARG) | ((uint64_t)type << 8) | (key & 0xffu);
+}
+
+/* The key of an ARG or a STR (an agent_key, spool/libc_table.h). */
+static inline unsigned ev_key(uint64_t w1)
+{
+	return (unsigned)(w1 & 0xff);
+}
+
+/* The type of an ARG (enum ev_arg_type; later agents may add types). */
+static inline unsigned ev_arg_type(uint64_t w1)
+{
+	return (unsigned)((w1 >> 8) & 0xff);
+}
+
+/* ------------------------------------------------------------ STR, DATA */
+
+#define EV_DATA_BYTES	 14u /* bytes per DATA slot */
+#define EV_STR_TRUNCATED (1ull << 16)
+
+/* A STR head; `flags` is 0 or EV_STR_TRUNCATED. */
+static inline uint64_t ev_str_w1(unsigned key, uint64_t flags)
+{
+	return ev_tag_bits(EV_TAG_STR) | flags | (key & 0xffu);
+}
+
+static inline unsigned ev_data_slots(size_t len)
+{
+	return (unsigned)((len + EV_DATA_BYTES - 1) / EV_DATA_BYTES);
+}
+
+/* Fills DATA slots from `s` (len bytes; the last slot's tail is zero). */
+static inline void ev_put_data(uint64_t *p, const char *s, size_t len)
+{
+	while (len) {
+		uint64_t a = 0, b = 0;
+		size_t k = len < 8 ? len : 8;
+
+		memcpy(&a, s, k);
+		if (len > 8)
+			memcpy(&b, s + 8, len - 8 < 6 ? len - 8 : 6);
+		p[0] = a;
+		p[1] = ev_tag_bits(EV_TAG_DATA) | b;
+		p += 2;
+		s += len < EV_DATA_BYTES ? len : EV_DATA_BYTES;
+		len -= len < EV_DATA_BYTES ? len : EV_DATA_BYTES;
+	}
+}
+
+/* Reads `len` bytes of DATA slots into `out` (which has room for them). */
+static inline void ev_get_data(const uint64_t *p, char *out, size_t len)
+{
+	while (len) {
+		uint64_t b = p[1] & ((1ull << 48) - 1);
+		size_t k = len < 8 ? len : 8;
+
+		memcpy(out, &p[0], k);
+		if (len > 8)
+			memcpy(out + 8, &b, len - 8 < 6 ? len - 8 : 6);
+		p += 2;
+		out += len < EV_DATA_BYTES ? len : EV_DATA_BYTES;
+		len -= len < EV_DATA_BYTES ? len : EV_DATA_BYTES;
+	}
+}
+
+/* ------------------------------------------------------------ FLOW */
+
+enum ev_flow_phase { EV_FLOW_BEGIN = 0, EV_FLOW_STEP = 1, EV_FLOW_END = 2 };
+#define EV_FLOW_AT_END (1ull << 10)
+
+static inline uint64_t ev_flow_w1(enum ev_flow_phase phase, bool at_end)
+{
+	return ev_tag_bits(EV_TAG_FLOW) | (at_end ? EV_FLOW_AT_END : 0) | ((uint64_t)phase << 8);
+}
+
+/* A FLOW's phase: enum ev_flow_phase, or 3 (no phase: ignored). */
+static inline unsigned ev_flow_phase(uint64_t w1)
+{
+	return (unsigned)((w1 >> 8) & 3);
+}
+
+/* Flow ids are unique across the processes of one trace:
+ *   [63:60] kind  [59:32] pid (28 bits)  [31:0] per-kind sequence
+ * A fork flow is [63:60] EV_FLOWID_FORK [59:30] parent pid [29:0] child
+ * pid, which parent and child can both compute. */
+enum ev_flowid_kind {
+	EV_FLOWID_LOCAL = 1,  /* paired inside one process (threads, sync) */
+	EV_FLOWID_FORK = 2,   /* fork -> child */
+	EV_FLOWID_PIPE = 3,   /* pipe/socket write -> read (session.h) */
+	EV_FLOWID_THREAD = 4, /* pthread_create -> the thread */
+};
+
+static inline uint64_t ev_flow_id(enum ev_flowid_kind kind, uint64_t pid, uint32_t seq)
+{
+	return ((uint64_t)kind << 60) | ((pid & 0xfffffffull) << 32) | seq;
+}
+
+static inline uint64_t ev_fork_flow_id(uint64_t ppid, uint64_t cpid)
+{
+	return ((uint64_t)EV_FLOWID_FORK << 60) | ((ppid & 0x3fffffffull) << 30) |
+	       (cpid & 0x3fffffffull);
+}
+
+/* ------------------------------------------------------------ SYNC */
+
+enum ev_sync_op {
+	EV_SYNC_UNLOCK = 1,	 /* mutex or rwlock released */
+	EV_SYNC_LOCK_WAITED = 2, /* acquired after having to wait */
+	EV_SYNC_SIGNAL = 3,	 /* pthread_cond_signal */
+	EV_SYNC_BROADCAST = 4,	 /* pthread_cond_broadcast */
+	EV_SYNC_WOKEN = 5,	 /* a cond wait that returned 0 */
+	EV_SYNC_POST = 6,	 /* sem_post */
+	EV_SYNC_SEM_WAITED = 7,	 /* a sem_wait that had to wait */
+	EV_SYNC_BARRIER = 8,	 /* pthread_barrier_wait returned */
+};
+
+static inline uint64_t ev_sync_w1(enum ev_sync_op op)
+{
+	return ev_tag_bits(EV_TAG_SYNC) | (unsigned)op;
+}
+
+static inline unsigned ev_sync_op(uint64_t w1)
+{
+	return (unsigned)(w1 & 0xff);
+}
+
+/* ------------------------------------------------------------ LOG */
+
+enum ev_log_stream {
+	EV_LOG_STDOUT = 1,
+	EV_LOG_STDERR = 2,
+	EV_LOG_SYSLOG = 3,
+};
+#define EV_LOG_MAX_RECORD 1024u /* bytes per LOG record (longer writes: more records) */
+
+/* A LOG head of `len` (< 2^32) bytes. */
+static inline uint64_t ev_log_w1(enum ev_log_stream stream, unsigned prio, uint64_t len)
+{
+	return ev_tag_bits(EV_TAG_LOG) | (uint64_t)(prio & 0xffu) << 40 |
+	       (uint64_t)((unsigned)stream & 0xffu) << 32 | len;
+}
+
+static inline unsigned ev_log_stream(uint64_t w1)
+{
+	return (unsigned)((w1 >> 32) & 0xff);
+}
+
+static inline unsigned ev_log_prio(uint64_t w1)
+{
+	return (unsigned)((w1 >> 40) & 0xff);
+}
+
+static inline uint64_t ev_log_len(uint64_t w1)
+{
+	return w1 & 0xffffffffu;
+}
+
+/* ------------------------------------------------------------ COUNTER */
+
+enum ev_counter { EV_COUNTER_HEAP = 1 };
+#define EV_DELTA_MASK ((1ull << 48) - 1)
+
+static inline uint64_t ev_counter_w1(enum ev_counter counter, int64_t delta)
+{
+	return ev_tag_bits(EV_TAG_COUNTER) | ((uint64_t)counter << 48) |
+	       ((uint64_t)delta & EV_DELTA_MASK);
+}
+
+static inline unsigned ev_counter_id(uint64_t w1)
+{
+	return (unsigned)((w1 >> 48) & 0xff);
+}
+
+static inline int64_t ev_counter_delta(uint64_t w1)
+{
+	return (int64_t)(w1 << 16) >> 16;
+}
+
+/* ------------------------------------------------------------ SAMPLE */
+
+#define EV_SAMPLE_MAX_DEPTH 128u
+
+static inline uint64_t ev_sample_w1(unsigned depth)
+{
+	return ev_tag_bits(EV_TAG_SAMPLE) | depth;
+}
+
+static inline unsigned ev_sample_depth(uint64_t w1)
+{
+	return (unsigned)(w1 & 0xff);
+}
+
+/* A FRAME whose second pc is `pc` (0: none). */
+static inline uint64_t ev_frame_w1(uint64_t pc)
+{
+	return ev_tag_bits(EV_TAG_FRAME) | (pc & EV_ADDR_MASK);
+}
+
+/* A FRAME's second pc, or 0. */
+static inline uint64_t ev_frame_pc(uint64_t w1)
+{
+	return w1 & EV_ADDR_MASK;
+}
+
+/* ------------------------------------------------------------ PIPE */
+
+enum ev_pipe_op { EV_PIPE_WRITE = 0, EV_PIPE_READ = 1 };
+#define EV_PIPE_KEY_MASK ((1ull << 48) - 1)
+
+/* A PIPE head; the DATA slot after it holds the byte count. */
+static inline uint64_t ev_pipe_w1(unsigned op, uint64_t key)
+{
+	return ev_tag_bits(EV_TAG_PIPE) | (uint64_t)op << 48 | (key & EV_PIPE_KEY_MASK);
+}
+
+static inline unsigned ev_pipe_op(uint64_t w1)
+{
+	return (unsigned)((w1 >> 48) & 0xff);
+}
+
+static inline uint64_t ev_pipe_key(uint64_t w1)
+{
+	return w1 & EV_PIPE_KEY_MASK;
+}
+
+#endif /* FXT_SPOOL_RECORDS_H */
