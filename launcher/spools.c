@@ -64,11 +64,10 @@ static int spool_view_open(const char *path, struct spool_view *v)
 	close(fd);
 	if (err)
 		return err;
-	if (__atomic_load_n(&v->h->magic, __ATOMIC_ACQUIRE) != SPOOL_MAGIC) {
-		err = v->h->magic == 0 ? -EAGAIN : -EBADMSG;
-	} else if (v->h->version != SPOOL_VERSION || v->h->header_size != SPOOL_HEADER_SIZE) {
+	if (__atomic_load_n(&v->h->magic, __ATOMIC_ACQUIRE) == 0)
+		err = -EAGAIN;
+	else if (!spool_header_ok(v->h))
 		err = -EBADMSG;
-	}
 	if (err) {
 		munmap(v->h, v->len);
 		v->h = NULL;

@@ -9,25 +9,18 @@
 
 /* ------------------------------------------------------------ tables */
 
-#define G_NAME_IO     "io"
-#define G_NAME_MEM    "mem"
-#define G_NAME_THREAD "thread"
-#define G_NAME_SYNC   "sync"
-#define G_NAME_PROC   "proc"
-#define G_NAME_SLEEP  "sleep"
-
 const struct agent_fn_info agent_fn_table[AGENT_FN_COUNT] = {
 #define FN_INFO(fn, group, res) \
-	[AGENT_FN_##fn] = { #fn, "libc." G_NAME_##group, AGENT_G_##group, AGENT_RES_##res },
+	[AGENT_FN_##fn] = { #fn, "libc." AGENT_G_NAME_##group, AGENT_G_##group, AGENT_RES_##res },
 	AGENT_LIBC_FUNCS(FN_INFO)
 #undef FN_INFO
 };
 
 /* Our own frames, under readable names. */
-static const struct agent_fn_info thread_life = { "thread", "libc.thread", AGENT_G_THREAD,
-						  AGENT_RES_VOID };
-static const struct agent_fn_info fork_child = { "fork (child)", "libc.proc", AGENT_G_PROC,
-						 AGENT_RES_VOID };
+static const struct agent_fn_info thread_life = { "thread", "libc." AGENT_G_NAME_THREAD,
+						  AGENT_G_THREAD, AGENT_RES_VOID };
+static const struct agent_fn_info fork_child = { "fork (child)", "libc." AGENT_G_NAME_PROC,
+						 AGENT_G_PROC, AGENT_RES_VOID };
 
 const struct agent_fn_info *agent_fn_lookup(unsigned fn)
 {

@@ -12,9 +12,10 @@ static const struct {
 	const char *name;
 	unsigned bit;
 } groups[] = {
-	{ "io", AGENT_G_IO },	  { "mem", AGENT_G_MEM },   { "thread", AGENT_G_THREAD },
-	{ "sync", AGENT_G_SYNC }, { "proc", AGENT_G_PROC }, { "sleep", AGENT_G_SLEEP },
-	{ "log", AGENT_G_LOG },
+	{ AGENT_G_NAME_IO, AGENT_G_IO },	 { AGENT_G_NAME_MEM, AGENT_G_MEM },
+	{ AGENT_G_NAME_THREAD, AGENT_G_THREAD }, { AGENT_G_NAME_SYNC, AGENT_G_SYNC },
+	{ AGENT_G_NAME_PROC, AGENT_G_PROC },	 { AGENT_G_NAME_SLEEP, AGENT_G_SLEEP },
+	{ AGENT_G_NAME_LOG, AGENT_G_LOG },
 };
 
 const char *agent_group_name(unsigned group_bit)

@@ -22,6 +22,16 @@ enum agent_group {
 	 * when their group is; category "libc.thread" / "libc.proc". */
 };
 
+/* Each group's name, as FXT_LIBC and --libc spell it; the category of its
+ * calls is "libc." and the name. */
+#define AGENT_G_NAME_IO	    "io"
+#define AGENT_G_NAME_MEM    "mem"
+#define AGENT_G_NAME_THREAD "thread"
+#define AGENT_G_NAME_SYNC   "sync"
+#define AGENT_G_NAME_PROC   "proc"
+#define AGENT_G_NAME_SLEEP  "sleep"
+#define AGENT_G_NAME_LOG    "log"
+
 /* The default of FXT_LIBC: everything but the two groups whose calls are
  * frequent and cheap (mem, sync), where recording would dominate. */
 #define AGENT_G_DEFAULT (AGENT_G_IO | AGENT_G_THREAD | AGENT_G_PROC | AGENT_G_SLEEP | AGENT_G_LOG)
