@@ -30,30 +30,13 @@
 
 #include <fxt/reader.h>
 
+#include "fxt/hash.h"
 #include "tools/common.h"
 #include "tools/profile.h"
 
 /* -------------------------------------------------------------- helpers */
 
 #define GROW(v, cap, need) TOOL_GROW(v, cap, need)
-
-static inline uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= UINT64_C(0xff51afd7ed558ccd);
-	x ^= x >> 33;
-	x *= UINT64_C(0xc4ceb9fe1a85ec53);
-	return x ^ (x >> 33);
-}
-
-static uint64_t hash_str(const char *s, size_t len)
-{
-	uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a */
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * UINT64_C(0x100000001b3);
-	return h;
-}
 
 /* ------------------------------------------------------ reading archives */
 
@@ -232,7 +215,7 @@ static int labtab_resize(struct flame *f)
 		return -ENOMEM;
 	for (size_t i = 0; i < f->nlabels; i++) {
 		const char *s = f->labels[i];
-		size_t j = hash_str(s, strlen(s)) & (ncap - 1);
+		size_t j = fxt__hash_bytes(s, strlen(s)) & (ncap - 1);
 		while (nt[j])
 			j = (j + 1) & (ncap - 1);
 		nt[j] = (uint32_t)i + 1;
@@ -277,7 +260,7 @@ static int64_t label_get(struct flame *f, const char *s, size_t len)
 	if (!clean)
 		return -ENOMEM;
 	clen = strlen(clean);
-	h = hash_str(clean, clen);
+	h = fxt__hash_bytes(clean, clen);
 	for (j = h & f->labmask; f->labtab[j]; j = (j + 1) & f->labmask) {
 		uint32_t k = f->labtab[j] - 1;
 		if (strcmp(f->labels[k], clean) == 0) {
@@ -300,7 +283,7 @@ static int64_t label_get(struct flame *f, const char *s, size_t len)
 
 static inline uint64_t node_hash(uint32_t parent, enum flame_kind kind, uint32_t key)
 {
-	return mix64(((uint64_t)parent << 34) ^ ((uint64_t)kind << 32) ^ key);
+	return fxt__hash_pair(parent, (uint64_t)kind << 32 | key);
 }
 
 static int nodetab_resize(struct flame *f)
@@ -377,7 +360,7 @@ static int thrtab_resize(struct flame *f)
 	if (!nt)
 		return -ENOMEM;
 	for (size_t i = 0; i < f->nthr; i++) {
-		size_t j = mix64(f->thr[i].pid * 31 + f->thr[i].tid) & (ncap - 1);
+		size_t j = fxt__hash_pair(f->thr[i].pid, f->thr[i].tid) & (ncap - 1);
 		while (nt[j])
 			j = (j + 1) & (ncap - 1);
 		nt[j] = (uint32_t)i + 1;
@@ -397,7 +380,7 @@ static int64_t thread_get(struct flame *f, uint64_t pid, uint64_t tid)
 
 	if (f->nthr && f->thr[f->last_thr].pid == pid && f->thr[f->last_thr].tid == tid)
 		return (int64_t)f->last_thr;
-	for (j = mix64(pid * 31 + tid) & f->thrmask; f->thrtab[j]; j = (j + 1) & f->thrmask) {
+	for (j = fxt__hash_pair(pid, tid) & f->thrmask; f->thrtab[j]; j = (j + 1) & f->thrmask) {
 		t = &f->thr[f->thrtab[j] - 1];
 		if (t->pid == pid && t->tid == tid) {
 			f->last_thr = f->thrtab[j] - 1;
@@ -1167,7 +1150,8 @@ static void fmt_change(char *buf, size_t len, double base, double now)
 		snprintf(buf, len, "unchanged");
 }
 
-/* A warm color from the name's hash: same name, same color, every time. */
+/* A warm color from the name's hash: same name, same color (fxt/hash.h:
+ * stable within a build, not across versions). */
 static void color_of(const struct flame_node *n, int rgb[3])
 {
 	uint64_t h;
@@ -1185,7 +1169,7 @@ static void color_of(const struct flame_node *n, int rgb[3])
 	case FLAME_FUNCTION:
 		break;
 	}
-	h = mix64(hash_str(n->name, strlen(n->name)));
+	h = fxt__hash_bytes(n->name, strlen(n->name));
 	rgb[0] = 205 + (int)(h % 50);
 	rgb[1] = (int)((h >> 8) % 230);
 	rgb[2] = (int)((h >> 16) % 55);

@@ -53,38 +53,7 @@
 
 #include <fxt/reader.h>
 
-/* ------------------------------------------------------------- hashing */
-
-#define HASH_K1 UINT64_C(0x9e3779b97f4a7c15) /* 2^64 / golden ratio */
-#define HASH_K2 UINT64_C(0xd6e8feb86659fd93)
-
-static inline uint64_t hash_word(uint64_t h, uint64_t w)
-{
-	h = (h ^ w) * HASH_K1;
-	return (h << 29) | (h >> 35);
-}
-
-static inline uint64_t hash_final(uint64_t h)
-{
-	h ^= h >> 32;
-	h *= HASH_K2;
-	h ^= h >> 29;
-	return h;
-}
-
-static uint64_t hash_bytes(uint64_t h, const char *s, size_t len)
-{
-	uint64_t w;
-
-	for (; len >= 8; s += 8, len -= 8) {
-		memcpy(&w, s, 8);
-		h = hash_word(h, w);
-	}
-	w = 0;
-	for (size_t i = 0; i < len; i++) /* no variable-size memcpy call */
-		w |= (uint64_t)(unsigned char)s[i] << (8 * i);
-	return hash_word(h, w ^ ((uint64_t)len << 56));
-}
+#include "fxt/hash.h"
 
 /* --------------------------------------------------------------- types */
 
@@ -244,7 +213,7 @@ static int act_init(struct actmap *m)
 
 static inline uint32_t act_slot(uint32_t row, uint32_t mask)
 {
-	return (uint32_t)((row * UINT64_C(0x9e3779b1)) >> 7) & mask;
+	return (uint32_t)fxt__hash_u64(row) & mask;
 }
 
 static int act_rehash(struct actmap *m)
@@ -372,10 +341,10 @@ static inline bool act_pop(struct profile *p, struct thread *t, const struct fra
 static uint64_t row_hash(uint64_t pid, uint64_t tid, const struct fxt_string *cat,
 			 const struct fxt_string *name)
 {
-	uint64_t h = hash_word(hash_word(HASH_K2, pid), tid);
+	uint64_t h = fxt__hash_word(fxt__hash_word(FXT__HASH_SEED, pid), tid);
 
-	h = hash_bytes(h, cat->data, cat->len);
-	return hash_final(hash_bytes(h, name->data, name->len));
+	h = fxt__hash_more(h, cat->data, cat->len);
+	return fxt__hash_mix(fxt__hash_more(h, name->data, name->len));
 }
 
 static int rowtab_resize(struct profile *p)
@@ -490,13 +459,13 @@ static inline __attribute__((always_inline)) int64_t row_lookup(struct profile *
 								const struct fxt_string *cat,
 								const struct fxt_string *name)
 {
-	uintptr_t h = ((uintptr_t)name->data >> 3) ^ ((uintptr_t)cat->data >> 7) ^ name->len;
+	uint64_t h = fxt__hash_word((uintptr_t)name->data ^ name->len, (uintptr_t)cat->data);
 	struct lookaside *l;
 	int64_t row;
 
 	if (p->opts.by != PROFILE_BY_FUNCTION)
-		h ^= (uintptr_t)(tid * 31 + pid);
-	l = &p->look[(h ^ (h >> 8)) & (LOOKASIDE - 1)];
+		h = fxt__hash_word(fxt__hash_word(h, pid), tid);
+	l = &p->look[h & (LOOKASIDE - 1)];
 	if (l->row && l->name == name->data && l->cat == cat->data && l->name_len == name->len &&
 	    l->cat_len == cat->len && l->pid == pid && l->tid == tid) {
 		const struct profile_row *r = &p->rows[l->row - 1];
@@ -563,8 +532,7 @@ static int thrtab_resize(struct profile *p)
 	if (!nt)
 		return -ENOMEM;
 	for (i = 0; i < p->nthreads; i++) {
-		uint64_t h =
-		    hash_final(hash_word(hash_word(0, p->threads[i].pid), p->threads[i].tid));
+		uint64_t h = fxt__hash_pair(p->threads[i].pid, p->threads[i].tid);
 		for (j = h & (ncap - 1); nt[j]; j = (j + 1) & (ncap - 1))
 			;
 		nt[j] = (uint32_t)i + 1;
@@ -581,7 +549,7 @@ static struct thread *thread_lookup(struct profile *p, uint64_t pid, uint64_t ti
 	uint64_t h;
 	size_t i;
 
-	h = hash_final(hash_word(hash_word(0, pid), tid));
+	h = fxt__hash_pair(pid, tid);
 	for (i = h & p->thrmask; p->thrtab[i]; i = (i + 1) & p->thrmask) {
 		t = &p->threads[p->thrtab[i] - 1];
 		if (t->pid == pid && t->tid == tid) {
@@ -1130,7 +1098,7 @@ static inline __attribute__((always_inline)) int64_t event_row(struct profile *p
 	const typeof(rec->u.event) *ev = &rec->u.event;
 	uint64_t pid = 0, tid = 0, key;
 	struct refcache *c;
-	uint32_t h;
+	uint64_t h;
 	int64_t row;
 
 	if (!ref_cacheable(ev->category_ref, &ev->category) ||
@@ -1142,9 +1110,8 @@ static inline __attribute__((always_inline)) int64_t event_row(struct profile *p
 			tid = ev->tid;
 	}
 	key = (uint64_t)p->strgen << 32 | (uint32_t)ev->category_ref << 16 | ev->name_ref;
-	h = ((uint32_t)ev->name_ref * 0x9e3779b1u) ^ ev->category_ref ^
-	    (uint32_t)(tid * 0x85ebca6bu) ^ (uint32_t)pid;
-	c = &p->refc[(h ^ (h >> 16)) & (REFCACHE - 1)];
+	h = fxt__hash_word(fxt__hash_word((uint32_t)key, pid), tid);
+	c = &p->refc[h & (REFCACHE - 1)];
 	if (c->key == key && c->pid == pid && c->tid == tid)
 		return c->row;
 	row = row_lookup(p, ev->pid, ev->tid, &ev->category, &ev->name);
