@@ -209,48 +209,6 @@ int tool_output_close(struct tool_output *o, bool discard, char *err, size_t err
 	return rc;
 }
 
-void tool_put_json_str(FILE *f, const char *s)
-{
-	size_t i = 0, len = strlen(s), n;
-
-	fputc('"', f);
-	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			fprintf(f, "\\%c", c);
-			i++;
-		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
-			i++;
-		} else if ((n = fxt_utf8_char_len(s + i, len - i)) != 0) {
-			fwrite(s + i, 1, n, f);
-			i += n;
-		} else {
-			fputs("\\ufffd", f);
-			i++;
-		}
-	}
-	fputc('"', f);
-}
-
-void tool_put_text_str(FILE *f, const char *s)
-{
-	size_t i = 0, len = strlen(s), n;
-
-	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c >= 0x20 && c != 0x7f && (n = fxt_utf8_char_len(s + i, len - i)) != 0) {
-			fwrite(s + i, 1, n, f);
-			i += n;
-		} else {
-			fprintf(f, "\\x%02x", c);
-			i++;
-		}
-	}
-}
-
 int tool_parse_format(const char *s, enum tool_format *out)
 {
 	static const char *const names[] = { "text", "csv", "json" };

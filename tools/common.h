@@ -61,16 +61,6 @@ int tool_output_open(struct tool_output *o, const char *path, char *err, size_t 
  * temporary file is removed and path is left as it was. */
 int tool_output_close(struct tool_output *o, bool discard, char *err, size_t errlen);
 
-/* Writes s as a JSON string: quotes, backslashes and control characters
- * escaped, and each byte that is not part of valid UTF-8 replaced by
- * U+FFFD, since JSON must be UTF-8 and names in archives need not be. */
-void tool_put_json_str(FILE *f, const char *s);
-
-/* Writes s for a terminal or a line-oriented text table: control
- * characters and bytes that are not valid UTF-8 become \xNN, so a name
- * from an archive can neither break a line nor send escape sequences. */
-void tool_put_text_str(FILE *f, const char *s);
-
 /* Makes room for `need` elements of `elem` bytes in *v, whose capacity is
  * *cap, doubling from 16.  Returns 0 or -ENOMEM (*v is then unchanged). */
 int tool_grow(void **v, size_t *cap, size_t need, size_t elem);

@@ -31,6 +31,7 @@
 
 #include <fxt/reader.h>
 
+#include "tools/escape.h"
 #include "tools/flame.h"
 
 /* A write buffer in front of the FILE: event lines are assembled with a
@@ -132,47 +133,16 @@ static void j_double(struct jout *o, double d)
 	j_mem(o, tmp, (size_t)n);
 }
 
-/* A JSON string literal; invalid UTF-8 becomes U+FFFD. */
+static void j_put(void *o, const char *s, size_t len)
+{
+	j_mem(o, s, len);
+}
+
+/* A JSON string literal (tools/escape.h). */
 static void j_str(struct jout *o, const char *s, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i = 0, run;
-
 	J_LIT(o, "\"");
-	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
-		size_t n;
-
-		for (run = i; run < len; run++) { /* the plain ASCII run */
-			c = (unsigned char)s[run];
-			if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
-				break;
-		}
-		j_mem(o, s + i, run - i);
-		i = run;
-		if (i == len)
-			break;
-		if (c == '"' || c == '\\') {
-			char *p = j_room(o, 2);
-			p[0] = '\\';
-			p[1] = (char)c;
-			o->n += 2;
-			i++;
-		} else if (c < 0x20) {
-			char *p = j_room(o, 6);
-			memcpy(p, "\\u00", 4);
-			p[4] = hex[c >> 4];
-			p[5] = hex[c & 15];
-			o->n += 6;
-			i++;
-		} else if ((n = fxt_utf8_char_len(s + i, len - i)) != 0) {
-			j_mem(o, s + i, n);
-			i += n;
-		} else {
-			J_LIT(o, "\\ufffd");
-			i++;
-		}
-	}
+	tool_json_escape(s, len, j_put, o);
 	J_LIT(o, "\"");
 }
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "tools/common.h"
+#include "tools/escape.h"
 #include "tools/profile.h"
 #include "tools/stats.h"
 
@@ -469,9 +470,9 @@ static void print_csv(const struct diff *d, size_t n)
 		       f->cmp.sd_base, f->cmp.sd_new, f->cmp.p, method_name(f->cmp.method),
 		       f->self_base, f->self_new, pct(f->self_base, f->self_new), f->calls_base,
 		       f->calls_new);
-		profile_put_csv_str(stdout, f->category);
+		tool_put_csv_str(stdout, f->category);
 		putchar(',');
-		profile_put_csv_str(stdout, f->name);
+		tool_put_csv_str(stdout, f->name);
 		putchar('\n');
 	}
 }

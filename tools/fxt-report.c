@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tools/common.h"
+#include "tools/escape.h"
 #include "tools/profile.h"
 
 struct options {
@@ -224,12 +225,12 @@ static void print_csv(const struct options *o, const struct profile_row **rows, 
 			printf("%" PRIu64 ",", r->pid);
 		if (o->by == PROFILE_BY_THREAD)
 			printf("%" PRIu64 ",", r->tid);
-		profile_put_csv_str(stdout, r->category);
+		tool_put_csv_str(stdout, r->category);
 		putchar(',');
-		profile_put_csv_str(stdout, r->name);
+		tool_put_csv_str(stdout, r->name);
 		if (o->by == PROFILE_BY_THREAD) {
 			putchar(',');
-			profile_put_csv_str(stdout, r->track ? r->track : "");
+			tool_put_csv_str(stdout, r->track ? r->track : "");
 		}
 		putchar('\n');
 	}

@@ -1,11 +1,13 @@
 # tools/: programs that read archives.
 
-# Helpers the archive-reading tools share (tools/common.h), and the
-# nesting-depth tracker (tools/nesting.h), which the launcher can link too
-# (libfxttools.la, or these sources).
+# Helpers the archive-reading tools share (tools/common.h), their string
+# escapers (tools/escape.h), and the nesting-depth tracker
+# (tools/nesting.h), which the launcher can link too (libfxttools.la, or
+# these sources).
 FXT_NESTING_SOURCES = tools/nesting.c tools/nesting.h
 noinst_LTLIBRARIES += libfxttools.la
-libfxttools_la_SOURCES = tools/common.c tools/common.h $(FXT_NESTING_SOURCES)
+libfxttools_la_SOURCES = tools/common.c tools/common.h tools/escape.c tools/escape.h \
+	$(FXT_NESTING_SOURCES)
 libfxttools_la_LIBADD = libfxtcodec.la
 
 bin_PROGRAMS += fxt-dump
@@ -16,3 +18,8 @@ fxt_dump_LDADD = libfxttools.la libfxtcodec.la
 check_PROGRAMS += tests/unit/test_nesting
 TESTS += tests/unit/test_nesting
 tests_unit_test_nesting_LDADD = libfxttools.la libfxtcodec.la
+
+# The JSON, CSV and text escapers.
+check_PROGRAMS += tests/unit/test_escape
+TESTS += tests/unit/test_escape
+tests_unit_test_escape_LDADD = libfxttools.la libfxtcodec.la

@@ -1475,34 +1475,3 @@ void profile_fmt_ns(char *buf, size_t len, double ns)
 	else
 		snprintf(buf, len, "%.3f s", ns / 1e9);
 }
-
-void profile_put_json_str(FILE *f, const char *s)
-{
-	const unsigned char *c;
-
-	fputc('"', f);
-	for (c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if (*c < 0x20)
-			fprintf(f, "\\u%04x", *c);
-		else
-			fputc(*c, f);
-	}
-	fputc('"', f);
-}
-
-void profile_put_csv_str(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}

@@ -1,0 +1,95 @@
+/* The tools' string escapers (JSON, CSV, text): see escape.h. */
+#include "config.h"
+
+#include "tools/escape.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include <fxt/utf8.h>
+
+/* True for a byte that JSON text cannot carry as it is. */
+static inline bool json_special(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f || c == '"' || c == '\\' || c >= 0x80;
+}
+
+void tool_json_escape(const char *s, size_t len, tool_put_fn put, void *ctx)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i = 0, run, n;
+
+	while (i < len) {
+		unsigned char c;
+
+		for (run = i; run < len && !json_special((unsigned char)s[run]); run++)
+			;
+		if (run > i)
+			put(ctx, s + i, run - i);
+		if (run == len)
+			break;
+		i = run;
+		c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			char e[2] = { '\\', (char)c };
+
+			put(ctx, e, 2);
+			i++;
+		} else if (c < 0x80) { /* a control character or DEL */
+			char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+
+			put(ctx, e, 6);
+			i++;
+		} else if ((n = fxt_utf8_char_len(s + i, len - i)) != 0) {
+			put(ctx, s + i, n);
+			i += n;
+		} else {
+			put(ctx, "\\ufffd", 6);
+			i++;
+		}
+	}
+}
+
+static void put_file(void *ctx, const char *s, size_t n)
+{
+	fwrite(s, 1, n, (FILE *)ctx);
+}
+
+void tool_put_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	tool_json_escape(s, strlen(s), put_file, f);
+	fputc('"', f);
+}
+
+void tool_put_csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void tool_put_text_str(FILE *f, const char *s)
+{
+	size_t i = 0, len = strlen(s), n;
+
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c != 0x7f && (n = fxt_utf8_char_len(s + i, len - i)) != 0) {
+			fwrite(s + i, 1, n, f);
+			i += n;
+		} else {
+			fprintf(f, "\\x%02x", c);
+			i++;
+		}
+	}
+}
