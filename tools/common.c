@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tools/escape.h"
+
 /* The spool header's fields read here (agent/spool.h, read-only). */
 #define SPOOL_MAGIC	  UINT64_C(0x4c4f4f5053545846) /* "FXTSPOOL" */
 #define SPOOL_PID_AT	  16
@@ -40,19 +42,7 @@ bool tool_is_spool(const char *path, char *msg, size_t msglen)
 		return false;
 	n = got > SPOOL_PROGRAM_AT ? got - SPOOL_PROGRAM_AT : 0;
 	n = strnlen((const char *)h + SPOOL_PROGRAM_AT, n);
-	/* For a terminal: no control characters, no invalid UTF-8. */
-	for (i = 0; i < n;) {
-		const char *c = (const char *)h + SPOOL_PROGRAM_AT + i;
-		size_t l = fxt_utf8_char_len(c, n - i);
-
-		if (l == 0 || (l == 1 && ((unsigned char)*c < 0x20 || *c == 0x7f))) {
-			prog[i++] = '?';
-			continue;
-		}
-		memcpy(prog + i, c, l);
-		i += l;
-	}
-	prog[n] = 0;
+	tool_clean_str(prog, (const char *)h + SPOOL_PROGRAM_AT, n); /* for a terminal */
 	snprintf(msg, msglen,
 		 "is an fxtrace spool (raw records of process %" PRIu64
 		 ", %s), not an archive; turn it into one with: fxt-run --recover %s",
@@ -119,6 +109,28 @@ int tool_read_records(struct fxt_reader *r, tool_record_fn fn, void *ctx, char *
 		return -ENODATA;
 	}
 	return 0;
+}
+
+int tool_read_input(const struct tool_input *in, tool_record_fn fn, void *ctx, char *err,
+		    size_t errlen)
+{
+	struct fxt_reader *r;
+	int rc;
+
+	if (in->mem) {
+		rc = fxt_reader_open_mem(&r, in->mem, in->len, 0);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s", strerror(-rc));
+			return rc;
+		}
+	} else {
+		rc = tool_open_archive(&r, in->path, 0, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	rc = tool_read_records(r, fn, ctx, err, errlen);
+	fxt_reader_free(r);
+	return rc;
 }
 
 int tool_output_open(struct tool_output *o, const char *path, char *err, size_t errlen)

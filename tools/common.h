@@ -40,6 +40,19 @@ typedef int (*tool_record_fn)(void *ctx, struct fxt_reader *r, const struct fxt_
  * r is left open: the caller frees it. */
 int tool_read_records(struct fxt_reader *r, tool_record_fn fn, void *ctx, char *err, size_t errlen);
 
+/* An archive to read: a path ("-" is standard input), or bytes in memory
+ * (mem non-NULL; path then only names it). */
+struct tool_input {
+	const char *path;
+	const void *mem;
+	size_t len;
+};
+
+/* Streams the records of in to fn: tool_open_archive() (or the memory),
+ * then tool_read_records(), whose return and messages it shares. */
+int tool_read_input(const struct tool_input *in, tool_record_fn fn, void *ctx, char *err,
+		    size_t errlen);
+
 /* Where a tool writes: standard output, or a file named with -o. */
 struct tool_output {
 	FILE *f;

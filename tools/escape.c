@@ -1,4 +1,4 @@
-/* The tools' string escapers (JSON, CSV, text): see escape.h. */
+/* The tools' string escapers (JSON, CSV, text) and cleaner: see escape.h. */
 #include "config.h"
 
 #include "tools/escape.h"
@@ -92,4 +92,14 @@ void tool_put_text_str(FILE *f, const char *s)
 			i++;
 		}
 	}
+}
+
+size_t tool_clean_str(char *dst, const char *src, size_t len)
+{
+	fxt_utf8_clean(dst, src, len);
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7f)
+			dst[i] = '?';
+	dst[len] = 0;
+	return len;
 }

@@ -1,5 +1,6 @@
 /* How the tools write strings that come from an archive or the command line
- * into their outputs: JSON string literals, CSV fields and plain text lines.
+ * into their outputs: JSON string literals, CSV fields, plain text lines, and
+ * names cleaned once for every output.
  * The one owner of these rules; the XML of flame graphs is the SVG writer's
  * own.
  *
@@ -32,5 +33,11 @@ void tool_put_csv_str(FILE *f, const char *s);
  * bytes that are not valid UTF-8 become \xNN, so a name from an archive can
  * neither break a line nor send escape sequences. */
 void tool_put_text_str(FILE *f, const char *s);
+
+/* Copies src[0 .. len) to dst (room for len + 1 bytes), NUL-terminated,
+ * with each control character and each byte that is not part of valid
+ * UTF-8 replaced by '?': a name that any output (XML, a folded line, a
+ * terminal) can carry as it is.  Returns len. */
+size_t tool_clean_str(char *dst, const char *src, size_t len);
 
 #endif /* FXT_TOOLS_ESCAPE_H */

@@ -32,6 +32,7 @@
 #include <fxt/reader.h>
 
 #include "tools/escape.h"
+#include "tools/common.h"
 #include "tools/flame.h"
 
 /* A write buffer in front of the FILE: event lines are assembled with a
@@ -378,7 +379,7 @@ static int export_record(void *ctx, struct fxt_reader *r, const struct fxt_recor
 	return x->o.err;
 }
 
-int export_chrome(const struct flame_input *in, FILE *out, struct export_stats *st, char *err,
+int export_chrome(const struct tool_input *in, FILE *out, struct export_stats *st, char *err,
 		  size_t errlen)
 {
 	struct exporter *x = calloc(1, sizeof(*x)); /* 64 KiB: not on the stack */
@@ -390,7 +391,7 @@ int export_chrome(const struct flame_input *in, FILE *out, struct export_stats *
 	}
 	x->o.f = out;
 	J_LIT(&x->o, "{\"traceEvents\":[\n");
-	rc = flame_read(in, export_record, x, err, errlen);
+	rc = tool_read_input(in, export_record, x, err, errlen);
 	if (rc == 0) {
 		J_LIT(&x->o, "\n],\n\"displayTimeUnit\":\"ns\"}\n");
 		j_flush(&x->o);

@@ -87,7 +87,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
-	struct flame_input in = { 0 };
+	struct tool_input in = { 0 };
 	struct export_stats st;
 	struct tool_output out;
 	char err[512], cerr[256];

@@ -183,7 +183,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 
 static struct flame *load(const struct options *o, const char *path)
 {
-	struct flame_input in = { .path = path };
+	struct tool_input in = { .path = path };
 	struct flame *f;
 	char err[512];
 	int rc;
