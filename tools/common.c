@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,111 @@
 #include <unistd.h>
 
 #include "tools/escape.h"
+
+/* ------------------------------------------------------------ command line */
+
+/* Room for every tool's options (fxt-flame has the most, 10). */
+#define TOOL_MAX_OPTIONS 24
+
+static void vsay(const char *name, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", name);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int tool_error(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(name, fmt, ap);
+	va_end(ap);
+	return TOOL_EXIT_ERROR;
+}
+
+int tool_usage_error(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(name, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help'.\n", name);
+	return TOOL_EXIT_ERROR;
+}
+
+int tool_flush_stdout(const char *name)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	return tool_error(name, "write error: %s", strerror(errno ? errno : EIO));
+}
+
+/* The message for what getopt_long() refused (c is '?' or ':'), from the
+ * argument it stopped at: a long option is named as written, a short one
+ * by its letter. */
+static void option_error(int argc, char **argv, const struct tool_cli *cli, int c)
+{
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+	bool is_long = strncmp(arg, "--", 2) == 0;
+	const char *eq = is_long ? strchr(arg, '=') : NULL;
+
+	if (!is_long && optopt)
+		tool_usage_error(cli->name,
+				 c == ':' ? "option '-%c' needs a value" : "unknown option '-%c'",
+				 optopt);
+	else if (c == ':')
+		tool_usage_error(cli->name, "option '%s' needs a value", arg);
+	else if (eq && optopt)
+		tool_usage_error(cli->name, "option '%.*s' takes no value", (int)(eq - arg), arg);
+	else
+		tool_usage_error(cli->name, "unknown option '%s'", arg);
+}
+
+int tool_getopt(int argc, char **argv, const struct tool_cli *cli)
+{
+	static struct option longopts[TOOL_MAX_OPTIONS + 3];
+	static char shortopts[3 * TOOL_MAX_OPTIONS + 8];
+	static const struct tool_cli *built;
+	int c;
+
+	if (built != cli) {
+		const char *own = cli->shortopts;
+		size_t n = 0;
+
+		/* '+' stays first; ':' next makes a missing value ':', not '?'. */
+		snprintf(shortopts, sizeof(shortopts), "%s:%shV", *own == '+' ? "+" : "",
+			 own + (*own == '+'));
+		while (cli->longopts[n].name && n < TOOL_MAX_OPTIONS) {
+			longopts[n] = cli->longopts[n];
+			n++;
+		}
+		longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+		longopts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
+		longopts[n] = (struct option){ NULL, 0, NULL, 0 };
+		built = cli;
+		opterr = 0; /* our messages, not getopt's */
+	}
+	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	switch (c) {
+	case 'h':
+		fputs(cli->help, stdout);
+		exit(tool_flush_stdout(cli->name));
+	case 'V':
+		printf("%s (%s) %s\n", cli->name, PACKAGE_NAME, PACKAGE_VERSION);
+		exit(tool_flush_stdout(cli->name));
+	case '?':
+	case ':':
+		option_error(argc, argv, cli, c);
+		return '?';
+	default:
+		return c;
+	}
+}
+
+/* -------------------------------------------------------------- archives */
 
 /* The spool header's fields read here (agent/spool.h, read-only). */
 #define SPOOL_MAGIC	  UINT64_C(0x4c4f4f5053545846) /* "FXTSPOOL" */
