@@ -75,11 +75,12 @@ static int cmp_entry(const void *a, const void *b)
 
 static const char help[] =
     "Usage: fxt-diff [OPTION]... BASE NEW\n"
-    "       fxt-diff [OPTION]... BASE1 BASE2... -- NEW1 NEW2...\n"
+    "  or:  fxt-diff [OPTION]... BASE1 BASE2... -- NEW1 NEW2...\n"
     "Compare per-function times between runs, with a significance test.\n"
     "Options come before the archives.  Archives are files, plain or gzip; one\n"
     "of them may be '-', standard input.\n"
     "\n"
+    "Options:\n"
     "  -t, --threshold PCT   never flag changes smaller than PCT% (default 5)\n"
     "  -x, --fail-above PCT  exit 1 if a significant slowdown exceeds PCT%\n"
     "  -a, --alpha P         significance level (default 0.05)\n"

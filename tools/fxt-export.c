@@ -25,6 +25,7 @@ static const char help[] =
     "Perfetto, speedscope), streaming: memory does not grow with the archive.\n"
     "ARCHIVE is a file, plain or gzip, or '-' for standard input.\n"
     "\n"
+    "Options:\n"
     "  -c, --chrome        Chrome trace-event JSON (the only format so far)\n"
     "  -o, --output FILE   write to FILE (default: standard output); FILE is\n"
     "                      only replaced once the whole archive was converted:\n"

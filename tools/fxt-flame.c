@@ -30,12 +30,13 @@ struct options {
 
 static const char help[] =
     "Usage: fxt-flame [OPTION]... ARCHIVE\n"
-    "       fxt-flame --diff [OPTION]... BASE NEW\n"
-    "       fxt-flame --folded [OPTION]... ARCHIVE\n"
+    "  or:  fxt-flame --diff [OPTION]... BASE NEW\n"
+    "  or:  fxt-flame --folded [OPTION]... ARCHIVE\n"
     "Draw the duration slices of an FXT archive as a flame graph (SVG).\n"
     "Archives are files, plain or gzip, or '-' for standard input (one of\n"
     "BASE and NEW at most).\n"
     "\n"
+    "Options:\n"
     "  -o, --output FILE   write to FILE (default: standard output); FILE is\n"
     "                      only replaced once the whole graph was written\n"
     "  -b, --by KEY        all (default: every thread merged), process (a frame\n"

@@ -28,6 +28,7 @@ static const char help[] =
     "Sum the duration slices of an FXT archive per function: where the time went.\n"
     "ARCHIVE is a file, plain or gzip, or '-' for standard input.\n"
     "\n"
+    "Options:\n"
     "  -b, --by KEY        rows per function (default), thread or process\n"
     "  -s, --sort KEY      self (default), total, calls, avg, max or name\n"
     "  -n, --top N         print the first N rows only\n"

@@ -41,7 +41,7 @@ static const struct command {
 
 static const char help_head[] =
     "Usage: fxt [OPTION] COMMAND [ARG]...\n"
-    "       fxt help COMMAND\n"
+    "  or:  fxt help COMMAND\n"
     "Run an fxtrace command: trace a program, read its FXT archives.\n"
     "`fxt COMMAND ARG...` runs the program fxt-COMMAND with ARG...: its\n"
     "standard input, output, error and exit status are the command's own.\n"
@@ -52,6 +52,7 @@ static const char help_tail[] =
     "  help      show a command's help: `fxt help COMMAND` is\n"
     "            `fxt-COMMAND --help`\n"
     "\n"
+    "Options:\n"
     "  -h, --help      print this help and exit\n"
     "  -V, --version   print the version and exit\n"
     "\n"
