@@ -11,32 +11,19 @@
 
 FXT_MANS = man/fxt.1 man/fxt-run.1 man/fxt-dump.1 man/fxt-report.1 \
 	man/fxt-diff.1 man/fxt-flame.1 man/fxt-export.1
-EXTRA_DIST += $(FXT_MANS) man/mkman.sh \
-	man/fxt.h2m man/fxt-run.h2m man/fxt-dump.h2m man/fxt-report.h2m \
-	man/fxt-diff.h2m man/fxt-flame.h2m man/fxt-export.h2m
+FXT_MAN_INCLUDES = $(FXT_MANS:.1=.h2m)
+EXTRA_DIST += $(FXT_MANS) $(FXT_MAN_INCLUDES) man/mkman.sh
 if BUILD_MANS
 man1_MANS = $(FXT_MANS)
 endif
 
-# $(FXT_MKMAN) PROGRAM FXT [COMMAND] writes the page $@ of PROGRAM.
+# Each page depends on every program: one rule writes them all (a page
+# takes help2man a moment).
 FXT_FRONT = tools/fxt$(EXEEXT)
-FXT_MKMAN = $(AM_V_GEN)$(SHELL) $(srcdir)/man/mkman.sh '$(HELP2MAN)' $@ $(srcdir)
-FXT_MAN_DEPS = $(FXT_FRONT) $(srcdir)/man/mkman.sh
-
-man/fxt.1: $(FXT_MAN_DEPS) $(srcdir)/man/fxt.h2m
-	$(FXT_MKMAN) $(FXT_FRONT) $(FXT_FRONT)
-man/fxt-run.1: fxt-run$(EXEEXT) $(FXT_MAN_DEPS) $(srcdir)/man/fxt-run.h2m
-	$(FXT_MKMAN) ./fxt-run$(EXEEXT) $(FXT_FRONT) run
-man/fxt-dump.1: fxt-dump$(EXEEXT) $(FXT_MAN_DEPS) $(srcdir)/man/fxt-dump.h2m
-	$(FXT_MKMAN) ./fxt-dump$(EXEEXT) $(FXT_FRONT) dump
-man/fxt-report.1: fxt-report$(EXEEXT) $(FXT_MAN_DEPS) $(srcdir)/man/fxt-report.h2m
-	$(FXT_MKMAN) ./fxt-report$(EXEEXT) $(FXT_FRONT) report
-man/fxt-diff.1: fxt-diff$(EXEEXT) $(FXT_MAN_DEPS) $(srcdir)/man/fxt-diff.h2m
-	$(FXT_MKMAN) ./fxt-diff$(EXEEXT) $(FXT_FRONT) diff
-man/fxt-flame.1: fxt-flame$(EXEEXT) $(FXT_MAN_DEPS) $(srcdir)/man/fxt-flame.h2m
-	$(FXT_MKMAN) ./fxt-flame$(EXEEXT) $(FXT_FRONT) flame
-man/fxt-export.1: fxt-export$(EXEEXT) $(FXT_MAN_DEPS) $(srcdir)/man/fxt-export.h2m
-	$(FXT_MKMAN) ./fxt-export$(EXEEXT) $(FXT_FRONT) export
+$(FXT_MANS): $(FXT_FRONT) fxt-run$(EXEEXT) fxt-dump$(EXEEXT) fxt-report$(EXEEXT) \
+		fxt-diff$(EXEEXT) fxt-flame$(EXEEXT) fxt-export$(EXEEXT) \
+		$(srcdir)/man/mkman.sh $(FXT_MAN_INCLUDES:%=$(srcdir)/%)
+	$(AM_V_GEN)$(SHELL) $(srcdir)/man/mkman.sh '$(HELP2MAN)' $@ $(srcdir) $(FXT_FRONT)
 
 # A build tree's pages go with it; a source tree's are the shipped ones.
 distclean-local: distclean-man

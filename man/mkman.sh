@@ -2,12 +2,13 @@
 # Writes one manual page with help2man, from the program's --help and
 # --version (man/local.mk runs it; the pages have no other source):
 #
-#   mkman.sh HELP2MAN OUT SRCDIR PROGRAM FXT [COMMAND]
+#   mkman.sh HELP2MAN OUT SRCDIR FXT
 #
-# OUT is man/NAME.1, PROGRAM the program to run, FXT the front command: the
-# page's NAME line is `FXT --help`'s summary of COMMAND, or without
-# COMMAND (fxt's own page) the first line of its description.
-# SRCDIR/man/NAME.h2m adds what --help cannot say (SEE ALSO).
+# OUT is man/NAME.1, the page of the program NAME of the build tree (FXT,
+# the front command, for man/fxt.1).  The page's NAME line is `FXT --help`'s
+# summary of the command (fxt-report: report), or for fxt itself the first
+# line of its description.  SRCDIR/man/NAME.h2m adds what --help cannot say
+# (SEE ALSO).
 #
 # Two touches on help2man's output: an "Exit status:" paragraph, which it
 # makes a subsection, becomes the EXIT STATUS section, and a --help with no
@@ -15,8 +16,13 @@
 # same.  Without help2man (HELP2MAN empty: a dist tarball built where it is
 # not installed) the page shipped in SRCDIR is used as it is.
 set -e
-help2man=$1 out=$2 srcdir=$3 prog=$4 fxt=$5 cmd=$6
+help2man=$1 out=$2 srcdir=$3 fxt=$4
 name=$(basename "$out" .1)
+if [ "$name" = fxt ]; then
+  prog=$fxt cmd=
+else
+  prog=./$name cmd=${name#fxt-}
+fi
 
 if [ -z "$help2man" ]; then
   if [ -f "$srcdir/$out" ]; then
