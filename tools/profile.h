@@ -1,9 +1,10 @@
 /* Profile: per-function aggregates of the duration slices of an FXT archive.
  *
- * Private to tools/ (fxt-report, fxt-diff, and later the flame graph and
- * Chrome JSON exports).  The engine streams records from the reader and
- * rebuilds each thread's call stack; memory grows with the number of
- * distinct rows (function x grouping) and stack depth, not with events.
+ * Private to tools/ (fxt-report, fxt-diff, and the flame graph's loading).
+ * The engine (profile.c) streams records from the reader and rebuilds each
+ * thread's call stack; memory grows with the number of distinct rows
+ * (function x grouping) and stack depth, not with events.  Its tables are
+ * profile-table.c's, the order of rows for output profile-sort.c's.
  *
  * What it accepts, per thread (pid, tid of the event):
  *  - duration begin / end pairs (an end closes the innermost open begin);
