@@ -3,16 +3,9 @@
 
 #include "tools/escape.h"
 
-#include <stdbool.h>
 #include <string.h>
 
 #include <fxt/utf8.h>
-
-/* True for a byte that JSON text cannot carry as it is. */
-static inline bool json_special(unsigned char c)
-{
-	return c < 0x20 || c == 0x7f || c == '"' || c == '\\' || c >= 0x80;
-}
 
 void tool_json_escape(const char *s, size_t len, tool_put_fn put, void *ctx)
 {
@@ -22,8 +15,7 @@ void tool_json_escape(const char *s, size_t len, tool_put_fn put, void *ctx)
 	while (i < len) {
 		unsigned char c;
 
-		for (run = i; run < len && !json_special((unsigned char)s[run]); run++)
-			;
+		run = i + tool_json_plain(s + i, len - i);
 		if (run > i)
 			put(ctx, s + i, run - i);
 		if (run == len)

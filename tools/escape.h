@@ -10,11 +10,31 @@
 #ifndef FXT_TOOLS_ESCAPE_H
 #define FXT_TOOLS_ESCAPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 /* Receives a piece of escaped output: n bytes at s (n > 0). */
 typedef void (*tool_put_fn)(void *ctx, const char *s, size_t n);
+
+/* True for a byte that JSON text cannot carry as it is (see
+ * tool_json_escape()). */
+static inline bool tool_json_special(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f || c == '"' || c == '\\' || c >= 0x80;
+}
+
+/* The length of the longest prefix of s[0 .. len) that JSON carries as it
+ * is: a writer on a hot path copies it, and calls tool_json_escape() only
+ * for the rest, if any. */
+static inline size_t tool_json_plain(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && !tool_json_special((unsigned char)s[i]))
+		i++;
+	return i;
+}
 
 /* Escapes s[0 .. len) as the inside of a JSON string literal (no quotes):
  * '"' and '\\' backslashed, control characters and DEL as \u00XX, each

@@ -139,11 +139,16 @@ static void j_put(void *o, const char *s, size_t len)
 	j_mem(o, s, len);
 }
 
-/* A JSON string literal (tools/escape.h). */
+/* A JSON string literal (tools/escape.h): most names need no escaping,
+ * and are copied without a call. */
 static void j_str(struct jout *o, const char *s, size_t len)
 {
+	size_t plain = tool_json_plain(s, len);
+
 	J_LIT(o, "\"");
-	tool_json_escape(s, len, j_put, o);
+	j_mem(o, s, plain);
+	if (plain < len)
+		tool_json_escape(s + plain, len - plain, j_put, o);
 	J_LIT(o, "\"");
 }
 

@@ -232,43 +232,18 @@ int64_t profile__row_lookup(struct profile *p, uint64_t pid, uint64_t tid,
 	return row;
 }
 
-static inline uint64_t rng_next(uint64_t *s)
+int profile__row_sample_grow(struct profile *p, struct profile_row *r)
 {
-	/* xorshift64*: plenty for reservoir positions. */
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * UINT64_C(2685821657736338717);
-}
+	uint32_t n = r->samples_cap ? r->samples_cap * 2 : 8;
+	uint64_t *ns;
 
-int profile__row_sample(struct profile *p, struct profile_row *r, uint64_t d)
-{
-	uint32_t cap = p->opts.reservoir;
-
-	if (r->nsamples < cap) {
-		if (r->nsamples == r->samples_cap) {
-			uint32_t n = r->samples_cap ? r->samples_cap * 2 : 8;
-			uint64_t *ns;
-			if (n > cap)
-				n = cap;
-			ns = realloc(r->samples, n * sizeof(*ns));
-			if (!ns)
-				return -ENOMEM;
-			r->samples = ns;
-			r->samples_cap = n;
-		}
-		r->samples[r->nsamples++] = d;
-		return 0;
-	}
-	/* Algorithm R: the calls-th value replaces a random slot with
-	 * probability cap / calls, which keeps the sample uniform. */
-	{
-		uint64_t j = rng_next(&p->rng) % r->calls;
-		if (j < cap)
-			r->samples[j] = d;
-	}
+	if (n > p->opts.reservoir)
+		n = p->opts.reservoir;
+	ns = realloc(r->samples, n * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	r->samples = ns;
+	r->samples_cap = n;
 	return 0;
 }
 
