@@ -5,12 +5,120 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "tools/escape.h"
+
+/* ------------------------------------------------------------ command line */
+
+/* Room for every tool's options (fxt-flame has the most, 10). */
+#define TOOL_MAX_OPTIONS 24
+
+static void vsay(const char *name, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", name);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int tool_error(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(name, fmt, ap);
+	va_end(ap);
+	return TOOL_EXIT_ERROR;
+}
+
+int tool_usage_error(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(name, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help'.\n", name);
+	return TOOL_EXIT_ERROR;
+}
+
+int tool_flush_stdout(const char *name)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	return tool_error(name, "write error: %s", strerror(errno ? errno : EIO));
+}
+
+/* The message for what getopt_long() refused (c is '?' or ':'), from the
+ * argument it stopped at: a long option is named as written, a short one
+ * by its letter. */
+static void option_error(int argc, char **argv, const struct tool_cli *cli, int c)
+{
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+	bool is_long = strncmp(arg, "--", 2) == 0;
+	const char *eq = is_long ? strchr(arg, '=') : NULL;
+
+	if (!is_long && optopt)
+		tool_usage_error(cli->name,
+				 c == ':' ? "option '-%c' needs a value" : "unknown option '-%c'",
+				 optopt);
+	else if (c == ':')
+		tool_usage_error(cli->name, "option '%s' needs a value", arg);
+	else if (eq && optopt)
+		tool_usage_error(cli->name, "option '%.*s' takes no value", (int)(eq - arg), arg);
+	else
+		tool_usage_error(cli->name, "unknown option '%s'", arg);
+}
+
+int tool_getopt(int argc, char **argv, const struct tool_cli *cli)
+{
+	static struct option longopts[TOOL_MAX_OPTIONS + 3];
+	static char shortopts[3 * TOOL_MAX_OPTIONS + 8];
+	static const struct tool_cli *built;
+	int c;
+
+	if (built != cli) {
+		const char *own = cli->shortopts;
+		size_t n = 0;
+
+		/* '+' stays first; ':' next makes a missing value ':', not '?'. */
+		snprintf(shortopts, sizeof(shortopts), "%s:%shV", *own == '+' ? "+" : "",
+			 own + (*own == '+'));
+		while (cli->longopts[n].name && n < TOOL_MAX_OPTIONS) {
+			longopts[n] = cli->longopts[n];
+			n++;
+		}
+		longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+		longopts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
+		longopts[n] = (struct option){ NULL, 0, NULL, 0 };
+		built = cli;
+		opterr = 0; /* our messages, not getopt's */
+	}
+	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	switch (c) {
+	case 'h':
+		fputs(cli->help, stdout);
+		exit(tool_flush_stdout(cli->name));
+	case 'V':
+		printf("%s (%s) %s\n", cli->name, PACKAGE_NAME, PACKAGE_VERSION);
+		exit(tool_flush_stdout(cli->name));
+	case '?':
+	case ':':
+		option_error(argc, argv, cli, c);
+		return '?';
+	default:
+		return c;
+	}
+}
+
+/* -------------------------------------------------------------- archives */
 
 /* The spool header's fields read here (agent/spool.h, read-only). */
 #define SPOOL_MAGIC	  UINT64_C(0x4c4f4f5053545846) /* "FXTSPOOL" */
@@ -40,19 +148,7 @@ bool tool_is_spool(const char *path, char *msg, size_t msglen)
 		return false;
 	n = got > SPOOL_PROGRAM_AT ? got - SPOOL_PROGRAM_AT : 0;
 	n = strnlen((const char *)h + SPOOL_PROGRAM_AT, n);
-	/* For a terminal: no control characters, no invalid UTF-8. */
-	for (i = 0; i < n;) {
-		const char *c = (const char *)h + SPOOL_PROGRAM_AT + i;
-		size_t l = fxt_utf8_char_len(c, n - i);
-
-		if (l == 0 || (l == 1 && ((unsigned char)*c < 0x20 || *c == 0x7f))) {
-			prog[i++] = '?';
-			continue;
-		}
-		memcpy(prog + i, c, l);
-		i += l;
-	}
-	prog[n] = 0;
+	tool_clean_str(prog, (const char *)h + SPOOL_PROGRAM_AT, n); /* for a terminal */
 	snprintf(msg, msglen,
 		 "is an fxtrace spool (raw records of process %" PRIu64
 		 ", %s), not an archive; turn it into one with: fxt-run --recover %s",
@@ -119,6 +215,28 @@ int tool_read_records(struct fxt_reader *r, tool_record_fn fn, void *ctx, char *
 		return -ENODATA;
 	}
 	return 0;
+}
+
+int tool_read_input(const struct tool_input *in, tool_record_fn fn, void *ctx, char *err,
+		    size_t errlen)
+{
+	struct fxt_reader *r;
+	int rc;
+
+	if (in->mem) {
+		rc = fxt_reader_open_mem(&r, in->mem, in->len, 0);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s", strerror(-rc));
+			return rc;
+		}
+	} else {
+		rc = tool_open_archive(&r, in->path, 0, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	rc = tool_read_records(r, fn, ctx, err, errlen);
+	fxt_reader_free(r);
+	return rc;
 }
 
 int tool_output_open(struct tool_output *o, const char *path, char *err, size_t errlen)
@@ -207,48 +325,6 @@ int tool_output_close(struct tool_output *o, bool discard, char *err, size_t err
 	if (rc < 0)
 		snprintf(err, errlen, "%s", strerror(-rc));
 	return rc;
-}
-
-void tool_put_json_str(FILE *f, const char *s)
-{
-	size_t i = 0, len = strlen(s), n;
-
-	fputc('"', f);
-	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			fprintf(f, "\\%c", c);
-			i++;
-		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
-			i++;
-		} else if ((n = fxt_utf8_char_len(s + i, len - i)) != 0) {
-			fwrite(s + i, 1, n, f);
-			i += n;
-		} else {
-			fputs("\\ufffd", f);
-			i++;
-		}
-	}
-	fputc('"', f);
-}
-
-void tool_put_text_str(FILE *f, const char *s)
-{
-	size_t i = 0, len = strlen(s), n;
-
-	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c >= 0x20 && c != 0x7f && (n = fxt_utf8_char_len(s + i, len - i)) != 0) {
-			fwrite(s + i, 1, n, f);
-			i += n;
-		} else {
-			fprintf(f, "\\x%02x", c);
-			i++;
-		}
-	}
 }
 
 int tool_parse_format(const char *s, enum tool_format *out)

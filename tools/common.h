@@ -1,6 +1,8 @@
-/* Pieces every archive-reading tool shares: opening an archive named on
- * the command line, streaming its records with one-line error messages,
- * and parsing the option values several tools take. */
+/* Pieces every archive-reading tool shares: the command-line conventions
+ * (--help, --version, usage errors, exit statuses), opening an archive
+ * named on the command line, streaming its records with one-line error
+ * messages, writing the output, and parsing the option values several
+ * tools take. */
 #ifndef FXT_TOOLS_COMMON_H
 #define FXT_TOOLS_COMMON_H
 
@@ -8,7 +10,53 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <getopt.h>
+
 #include <fxt/reader.h>
+
+/* ------------------------------------------------------------ command line */
+
+/* The exit statuses of every fxt-* tool (fxt-run has its program's). */
+enum {
+	TOOL_EXIT_OK = 0,
+	/* Done, and the answer is no: fxt-dump found the archive damaged or
+	 * invalid, fxt-diff --fail-above found a slowdown above it. */
+	TOOL_EXIT_FOUND = 1,
+	/* Bad usage, an input that cannot be read or is not an FXT archive,
+	 * an output that cannot be written: one line on standard error. */
+	TOOL_EXIT_ERROR = 2,
+};
+
+/* A tool's command line as tool_getopt() reads it. */
+struct tool_cli {
+	const char *name;	       /* "fxt-report" */
+	const char *help;	       /* the whole --help text */
+	const char *shortopts;	       /* its own option letters, as getopt_long()
+					  takes them; '+' first: stop at the
+					  first operand */
+	const struct option *longopts; /* its own, NULL-terminated */
+};
+
+/* getopt_long() over the tool's options plus -h/--help and -V/--version,
+ * with the conventions every tool shares: --help prints the help on
+ * standard output and exits 0; --version prints "NAME (fxtrace) VERSION"
+ * and exits 0; an unknown option or a missing value is a usage error
+ * (tool_usage_error()) and returns '?'.  Otherwise returns what
+ * getopt_long() returns: an option's value, -1 after the last option. */
+int tool_getopt(int argc, char **argv, const struct tool_cli *cli);
+
+/* Prints "NAME: MESSAGE" and "Try 'NAME --help'." on standard error.
+ * Returns TOOL_EXIT_ERROR, for `return tool_usage_error(...)`. */
+int tool_usage_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints "NAME: MESSAGE" on standard error.  Returns TOOL_EXIT_ERROR. */
+int tool_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Flushes standard output; on a write error says so (tool_error()).
+ * Returns 0, or TOOL_EXIT_ERROR after a write error. */
+int tool_flush_stdout(const char *name);
+
+/* -------------------------------------------------------------- archives */
 
 /* If PATH is an fxtrace spool file (the agent's raw per-process records,
  * agent/spool.h: magic "FXTSPOOL", pid at offset 16, program[256] at 48),
@@ -40,6 +88,19 @@ typedef int (*tool_record_fn)(void *ctx, struct fxt_reader *r, const struct fxt_
  * r is left open: the caller frees it. */
 int tool_read_records(struct fxt_reader *r, tool_record_fn fn, void *ctx, char *err, size_t errlen);
 
+/* An archive to read: a path ("-" is standard input), or bytes in memory
+ * (mem non-NULL; path then only names it). */
+struct tool_input {
+	const char *path;
+	const void *mem;
+	size_t len;
+};
+
+/* Streams the records of in to fn: tool_open_archive() (or the memory),
+ * then tool_read_records(), whose return and messages it shares. */
+int tool_read_input(const struct tool_input *in, tool_record_fn fn, void *ctx, char *err,
+		    size_t errlen);
+
 /* Where a tool writes: standard output, or a file named with -o. */
 struct tool_output {
 	FILE *f;
@@ -60,16 +121,6 @@ int tool_output_open(struct tool_output *o, const char *path, char *err, size_t 
  * error) with its text in err.  With discard, or on an error, the
  * temporary file is removed and path is left as it was. */
 int tool_output_close(struct tool_output *o, bool discard, char *err, size_t errlen);
-
-/* Writes s as a JSON string: quotes, backslashes and control characters
- * escaped, and each byte that is not part of valid UTF-8 replaced by
- * U+FFFD, since JSON must be UTF-8 and names in archives need not be. */
-void tool_put_json_str(FILE *f, const char *s);
-
-/* Writes s for a terminal or a line-oriented text table: control
- * characters and bytes that are not valid UTF-8 become \xNN, so a name
- * from an archive can neither break a line nor send escape sequences. */
-void tool_put_text_str(FILE *f, const char *s);
 
 /* Makes room for `need` elements of `elem` bytes in *v, whose capacity is
  * *cap, doubling from 16.  Returns 0 or -ENOMEM (*v is then unchanged). */

@@ -2,12 +2,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fxt/hash.h"
 #include "tools/dump.h"
 
 static size_t slot_of(const struct pairmap_slot *slots, size_t nslots, uint64_t a, uint64_t b)
 {
-	uint64_t h = (a * UINT64_C(0x9e3779b97f4a7c15)) ^ (b * UINT64_C(0xc2b2ae3d27d4eb4f));
-	h ^= h >> 29;
+	uint64_t h = fxt__hash_pair(a, b);
 	size_t mask = nslots - 1, i = (size_t)h & mask;
 	while (slots[i].used && (slots[i].a != a || slots[i].b != b))
 		i = (i + 1) & mask;

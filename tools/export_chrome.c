@@ -31,6 +31,8 @@
 
 #include <fxt/reader.h>
 
+#include "tools/escape.h"
+#include "tools/common.h"
 #include "tools/flame.h"
 
 /* A write buffer in front of the FILE: event lines are assembled with a
@@ -132,47 +134,21 @@ static void j_double(struct jout *o, double d)
 	j_mem(o, tmp, (size_t)n);
 }
 
-/* A JSON string literal; invalid UTF-8 becomes U+FFFD. */
+static void j_put(void *o, const char *s, size_t len)
+{
+	j_mem(o, s, len);
+}
+
+/* A JSON string literal (tools/escape.h): most names need no escaping,
+ * and are copied without a call. */
 static void j_str(struct jout *o, const char *s, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i = 0, run;
+	size_t plain = tool_json_plain(s, len);
 
 	J_LIT(o, "\"");
-	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
-		size_t n;
-
-		for (run = i; run < len; run++) { /* the plain ASCII run */
-			c = (unsigned char)s[run];
-			if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
-				break;
-		}
-		j_mem(o, s + i, run - i);
-		i = run;
-		if (i == len)
-			break;
-		if (c == '"' || c == '\\') {
-			char *p = j_room(o, 2);
-			p[0] = '\\';
-			p[1] = (char)c;
-			o->n += 2;
-			i++;
-		} else if (c < 0x20) {
-			char *p = j_room(o, 6);
-			memcpy(p, "\\u00", 4);
-			p[4] = hex[c >> 4];
-			p[5] = hex[c & 15];
-			o->n += 6;
-			i++;
-		} else if ((n = fxt_utf8_char_len(s + i, len - i)) != 0) {
-			j_mem(o, s + i, n);
-			i += n;
-		} else {
-			J_LIT(o, "\\ufffd");
-			i++;
-		}
-	}
+	j_mem(o, s, plain);
+	if (plain < len)
+		tool_json_escape(s + plain, len - plain, j_put, o);
 	J_LIT(o, "\"");
 }
 
@@ -408,7 +384,7 @@ static int export_record(void *ctx, struct fxt_reader *r, const struct fxt_recor
 	return x->o.err;
 }
 
-int export_chrome(const struct flame_input *in, FILE *out, struct export_stats *st, char *err,
+int export_chrome(const struct tool_input *in, FILE *out, struct export_stats *st, char *err,
 		  size_t errlen)
 {
 	struct exporter *x = calloc(1, sizeof(*x)); /* 64 KiB: not on the stack */
@@ -420,7 +396,7 @@ int export_chrome(const struct flame_input *in, FILE *out, struct export_stats *
 	}
 	x->o.f = out;
 	J_LIT(&x->o, "{\"traceEvents\":[\n");
-	rc = flame_read(in, export_record, x, err, errlen);
+	rc = tool_read_input(in, export_record, x, err, errlen);
 	if (rc == 0) {
 		J_LIT(&x->o, "\n],\n\"displayTimeUnit\":\"ns\"}\n");
 		j_flush(&x->o);

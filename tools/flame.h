@@ -1,6 +1,8 @@
 /* Flame graphs, folded stacks and the Chrome trace-event JSON export.
  *
- * Private to tools/ (fxt-flame, fxt-export).  A flame is a tree of call
+ * Private to tools/ (fxt-flame, fxt-export).  The tree is flame.c's, its
+ * loading flame-load.c's, the SVG flame-svg.c's, the export
+ * export_chrome.c's.  A flame is a tree of call
  * paths: one node per distinct stack (root; optionally a process and a
  * thread frame; then the functions, outermost first), with the inclusive
  * time, the self time and the number of slices of that path.  It is built
@@ -36,29 +38,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct fxt_reader;
-struct fxt_record;
-
-/* ------------------------------------------------------ reading archives */
-
-/* One input: a path ("-" for standard input) or bytes in memory. */
-struct flame_input {
-	const char *path; /* used when mem is NULL */
-	const void *mem;
-	size_t len;
-};
-
-/* Called for every record, in archive order; a negative return stops the
- * reading and is returned (with err set to strerror) by flame_read(). */
-typedef int (*flame_record_fn)(void *ctx, struct fxt_reader *r, const struct fxt_record *rec);
-
-/* Streams the records of an archive to fn.  Returns 0, or a negative errno
- * with a one-line reason in err: the errno text for a missing file or a
- * directory, "empty file, not an FXT archive", "not an FXT archive (...)",
- * "<reader's reason> at byte N" for damage or truncation.  A damaged
- * archive is an error even when records came before the damage. */
-int flame_read(const struct flame_input *in, flame_record_fn fn, void *ctx, char *err,
-	       size_t errlen);
+struct tool_input; /* tools/common.h */
 
 /* ------------------------------------------------------------ call paths */
 
@@ -110,12 +90,14 @@ void flame_free(struct flame *f);
 int flame_set_limits(struct flame *f, unsigned max_depth, bool merge_recursion);
 
 /* Builds the tree from one archive (once per flame).  Returns 0 or a
- * negative errno with a one-line reason in err (see flame_read()). */
-int flame_load(struct flame *f, const struct flame_input *in, char *err, size_t errlen);
+ * negative errno with a one-line reason in err (see tool_read_records()). */
+int flame_load(struct flame *f, const struct tool_input *in, char *err, size_t errlen);
 
-/* Nodes, parents before children; node 0 is the root ("all"). */
+/* Nodes, parents before children; node 0 is the root ("all").  They are
+ * one array: flame_nodes() is its start, valid until flame_free(). */
 size_t flame_nnodes(const struct flame *f);
 const struct flame_node *flame_node(const struct flame *f, size_t i);
+const struct flame_node *flame_nodes(const struct flame *f);
 /* The node at the end of a path of names below the root, or NULL. */
 const struct flame_node *flame_lookup(const struct flame *f, const char *const *names, size_t n);
 /* Threads whose complete events came in end order (collected and sorted). */
@@ -162,7 +144,7 @@ struct export_stats {
  * "args", ids as hex strings (64-bit ids do not fit a JSON double).
  * Returns 0 or a negative errno with a one-line reason in err; on -EIO
  * the output failed (errno text in err). */
-int export_chrome(const struct flame_input *in, FILE *out, struct export_stats *st, char *err,
+int export_chrome(const struct tool_input *in, FILE *out, struct export_stats *st, char *err,
 		  size_t errlen);
 
 #endif /* FXT_TOOLS_FLAME_H */

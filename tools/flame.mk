@@ -1,9 +1,13 @@
 # tools/flame.mk: fxt-flame (flame graphs, differential flame graphs, folded
 # stacks) and fxt-export (Chrome trace-event JSON), their shared library
-# (flame.c builds on tools/profile.c) and their tests.
+# (the tree, flame.c, is loaded by flame-load.c from tools/profile.c's
+# slices and drawn by flame-svg.c) and their tests.
 
 noinst_LTLIBRARIES += libfxtflame.la
-libfxtflame_la_SOURCES = tools/flame.c tools/flame.h tools/export_chrome.c
+libfxtflame_la_SOURCES = \
+	tools/flame.c tools/flame.h tools/flame-tree.h \
+	tools/flame-load.c tools/flame-svg.c \
+	tools/export_chrome.c
 libfxtflame_la_LIBADD = libfxtprofile.la -lm
 
 bin_PROGRAMS += fxt-flame fxt-export

@@ -13,7 +13,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include <string.h>
 
 #include "tools/common.h"
+#include "tools/escape.h"
 #include "tools/profile.h"
 #include "tools/stats.h"
 
@@ -71,35 +71,59 @@ static int cmp_entry(const void *a, const void *b)
 	return (x->run > y->run) - (x->run < y->run);
 }
 
-static void usage(FILE *f)
-{
-	fputs("Usage: fxt-diff [OPTION]... BASE.fxt NEW.fxt\n"
-	      "       fxt-diff [OPTION]... BASE1.fxt BASE2.fxt... -- NEW1.fxt NEW2.fxt...\n"
-	      "Compare per-function times between runs (options come first).\n"
-	      "\n"
-	      "  -t, --threshold PCT   never flag changes smaller than PCT% (default 5)\n"
-	      "  -x, --fail-above PCT  exit 1 if a significant slowdown exceeds PCT%\n"
-	      "  -a, --alpha P         significance level (default 0.05)\n"
-	      "  -s, --samples N       per-call samples kept per function and run for\n"
-	      "                        single-run sides (default 1000)\n"
-	      "  -n, --top N           print the N largest changes only\n"
-	      "  -F, --format FMT      text (default), csv or json\n"
-	      "  -h, --help            this help\n"
-	      "\n"
-	      "Per function: mean calls, inclusive (total) and self time per run on each\n"
-	      "side, their change, and a verdict on the total time: with >= 2 runs per\n"
-	      "side Welch's t-test on per-run totals; with one run on a side the\n"
-	      "Mann-Whitney U test on per-call durations.  Verdicts: SLOWER / FASTER\n"
-	      "(significant and >= threshold), ~ (not), NEW / GONE (on one side only).\n"
-	      "Rows are sorted by the size of the change in total time.  A run that\n"
-	      "dropped calls is named with its side: \"base|new FILE: N calls dropped:\n"
-	      "totals are partial\" (text: in the header; csv: on standard error; json:\n"
-	      "\"base_dropped\" and \"new_dropped\").\n"
-	      "Exit status: 0; 1 with --fail-above when a slowdown is above it; 2 on\n"
-	      "bad usage or an unreadable archive.\n",
-	      f);
-}
+#define NAME "fxt-diff"
 
+static const char help[] =
+    "Usage: fxt-diff [OPTION]... BASE NEW\n"
+    "  or:  fxt-diff [OPTION]... BASE1 BASE2... -- NEW1 NEW2...\n"
+    "Compare per-function times between runs, with a significance test.\n"
+    "Options come before the archives.  Archives are files, plain or gzip; one\n"
+    "of them may be '-', standard input.\n"
+    "\n"
+    "Options:\n"
+    "  -t, --threshold PCT   never flag changes smaller than PCT% (default 5)\n"
+    "  -x, --fail-above PCT  exit 1 if a significant slowdown exceeds PCT%\n"
+    "  -a, --alpha P         significance level (default 0.05)\n"
+    "  -s, --samples N       per-call samples kept per function and run for\n"
+    "                        single-run sides (default 1000)\n"
+    "  -n, --top N           print the N largest changes only\n"
+    "  -F, --format FMT      text (default), csv or json\n"
+    "  -h, --help            print this help and exit\n"
+    "  -V, --version         print the version and exit\n"
+    "\n"
+    "Per function: mean calls, inclusive (total) and self time per run on each\n"
+    "side, their change, and a verdict on the total time: with >= 2 runs per\n"
+    "side Welch's t-test on per-run totals; with one run on a side the\n"
+    "Mann-Whitney U test on per-call durations.  Verdicts: SLOWER / FASTER\n"
+    "(significant and >= threshold), ~ (not), NEW / GONE (on one side only).\n"
+    "Rows are sorted by the size of the change in total time.  A run that\n"
+    "dropped calls is named with its side: \"base|new FILE: N calls dropped:\n"
+    "totals are partial\" (text: in the header; csv: on standard error; json:\n"
+    "\"base_dropped\" and \"new_dropped\").\n"
+    "\n"
+    "Exit status:\n"
+    "  0   the comparison was written (and nothing is above --fail-above)\n"
+    "  1   with --fail-above: a significant slowdown is above it; one line per\n"
+    "      such function on standard error\n"
+    "  2   bad usage; or an archive cannot be read, is not an FXT archive or is\n"
+    "      damaged; or the comparison cannot be written.  One line on standard\n"
+    "      error names the file and the problem.\n";
+
+static const struct option longopts[] = {
+	{ "threshold", required_argument, NULL, 't' },
+	{ "fail-above", required_argument, NULL, 'x' },
+	{ "alpha", required_argument, NULL, 'a' },
+	{ "samples", required_argument, NULL, 's' },
+	{ "top", required_argument, NULL, 'n' },
+	{ "format", required_argument, NULL, 'F' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* '+': stop at the first operand, so a "--" between the two sets stays
+ * among the operands. */
+static const struct tool_cli cli = { NAME, help, "+t:x:a:s:n:F:", longopts };
+
+/* Returns 0 or TOOL_EXIT_ERROR (said). */
 static int parse_pct(const char *s, double *out, const char *what)
 {
 	char *end;
@@ -108,77 +132,53 @@ static int parse_pct(const char *s, double *out, const char *what)
 	*out = strtod(s, &end);
 	if (*end == '%')
 		end++;
-	if (errno || end == s || *end || !(*out >= 0)) {
-		fprintf(stderr, "fxt-diff: %s: not a percentage: '%s'\n", what, s);
-		return -EINVAL;
-	}
+	if (errno || end == s || *end || !(*out >= 0))
+		return tool_usage_error(NAME, "%s: not a percentage: '%s'", what, s);
 	return 0;
 }
 
-/* Splits the operands at "--"; without it, exactly two runs. */
+/* Splits the operands at "--"; without it, exactly two runs.  Returns 0 or
+ * TOOL_EXIT_ERROR (said). */
 static int parse_args(int argc, char **argv, struct diff *d, char ***files)
 {
-	static const struct option longopts[] = {
-		{ "threshold", required_argument, NULL, 't' },
-		{ "fail-above", required_argument, NULL, 'x' },
-		{ "alpha", required_argument, NULL, 'a' },
-		{ "samples", required_argument, NULL, 's' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	size_t count;
 	char *end;
 	int c, i, sep = -1, n;
 
-	/* '+': stop at the first operand, so a "--" between the two sets
-	 * stays among the operands. */
-	while ((c = getopt_long(argc, argv, "+t:x:a:s:n:F:h", longopts, NULL)) != -1) {
+	while ((c = tool_getopt(argc, argv, &cli)) != -1) {
 		switch (c) {
 		case 't':
-			if (parse_pct(optarg, &d->o.threshold, "--threshold") < 0)
-				return -EINVAL;
+			if (parse_pct(optarg, &d->o.threshold, "--threshold"))
+				return TOOL_EXIT_ERROR;
 			break;
 		case 'x':
-			if (parse_pct(optarg, &d->o.fail_above, "--fail-above") < 0)
-				return -EINVAL;
+			if (parse_pct(optarg, &d->o.fail_above, "--fail-above"))
+				return TOOL_EXIT_ERROR;
 			d->o.fail = true;
 			break;
 		case 'a':
 			d->o.alpha = strtod(optarg, &end);
-			if (*end || !(d->o.alpha > 0 && d->o.alpha < 1)) {
-				fprintf(stderr, "fxt-diff: --alpha: not in (0, 1): '%s'\n", optarg);
-				return -EINVAL;
-			}
+			if (*end || !(d->o.alpha > 0 && d->o.alpha < 1))
+				return tool_usage_error(NAME, "--alpha: not in (0, 1): '%s'",
+							optarg);
 			break;
 		case 's':
 			/* Range-checked before narrowing: 4294967297 is not 1. */
-			if (tool_parse_count(optarg, &count) < 0 || !count || count > 10000000) {
-				fprintf(stderr, "fxt-diff: --samples: bad count '%s'\n", optarg);
-				return -EINVAL;
-			}
+			if (tool_parse_count(optarg, &count) < 0 || !count || count > 10000000)
+				return tool_usage_error(NAME, "--samples: bad count '%s'", optarg);
 			d->o.samples = (uint32_t)count;
 			break;
 		case 'n':
-			if (tool_parse_count(optarg, &d->o.top) < 0) {
-				fprintf(stderr, "fxt-diff: --top: not a count: '%s'\n", optarg);
-				return -EINVAL;
-			}
+			if (tool_parse_count(optarg, &d->o.top) < 0)
+				return tool_usage_error(NAME, "--top: not a count: '%s'", optarg);
 			break;
 		case 'F':
-			if (tool_parse_format(optarg, &d->o.format) < 0) {
-				fprintf(stderr, "fxt-diff: --format: unknown format '%s'\n",
-					optarg);
-				return -EINVAL;
-			}
+			if (tool_parse_format(optarg, &d->o.format) < 0)
+				return tool_usage_error(NAME, "--format: unknown format '%s'",
+							optarg);
 			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
 		default:
-			fputs("Try 'fxt-diff --help'.\n", stderr);
-			return -EINVAL;
+			return TOOL_EXIT_ERROR;
 		}
 	}
 	n = argc - optind;
@@ -189,20 +189,15 @@ static int parse_args(int argc, char **argv, struct diff *d, char ***files)
 		}
 	}
 	if (sep < 0) {
-		if (n != 2) {
-			fprintf(stderr, "fxt-diff: give BASE NEW, or BASE... -- NEW...\n"
-					"Try 'fxt-diff --help'.\n");
-			return -EINVAL;
-		}
+		if (n != 2)
+			return tool_usage_error(NAME, "give BASE NEW, or BASE... -- NEW...");
 		d->nbase = 1;
 		d->nnew = 1;
 	} else {
 		d->nbase = (size_t)(sep - optind);
 		d->nnew = (size_t)(argc - sep - 1);
-		if (!d->nbase || !d->nnew) {
-			fprintf(stderr, "fxt-diff: each side needs at least one archive\n");
-			return -EINVAL;
-		}
+		if (!d->nbase || !d->nnew)
+			return tool_usage_error(NAME, "each side needs at least one archive");
 		/* Close the gap left by "--". */
 		memmove(&argv[sep], &argv[sep + 1], (size_t)(argc - sep - 1) * sizeof(*argv));
 	}
@@ -211,13 +206,12 @@ static int parse_args(int argc, char **argv, struct diff *d, char ***files)
 	/* Standard input can be read once: a second "-" would be empty. */
 	for (i = 0, n = 0; i < (int)d->nruns; i++)
 		n += strcmp((*files)[i], "-") == 0;
-	if (n > 1) {
-		fprintf(stderr, "fxt-diff: only one archive can be standard input ('-')\n");
-		return -EINVAL;
-	}
+	if (n > 1)
+		return tool_usage_error(NAME, "only one archive can be standard input ('-')");
 	return 0;
 }
 
+/* Reads every run.  Returns 0 or TOOL_EXIT_ERROR (said). */
 static int load_runs(struct diff *d, char **files)
 {
 	struct profile_opts po = { 0 };
@@ -227,22 +221,18 @@ static int load_runs(struct diff *d, char **files)
 
 	d->runs = calloc(d->nruns, sizeof(*d->runs));
 	if (!d->runs)
-		return -ENOMEM;
+		return tool_error(NAME, "%s", strerror(ENOMEM));
 	po.by = PROFILE_BY_FUNCTION;
 	/* Per-call samples only serve the single-run test. */
 	po.reservoir = d->nbase < 2 || d->nnew < 2 ? d->o.samples : 0;
 	for (i = 0; i < d->nruns; i++) {
 		po.seed = i + 1;
 		rc = profile_new(&d->runs[i], &po);
-		if (rc < 0) {
-			fprintf(stderr, "fxt-diff: %s\n", strerror(-rc));
-			return rc;
-		}
+		if (rc < 0)
+			return tool_error(NAME, "%s", strerror(-rc));
 		rc = profile_load(d->runs[i], files[i], err, sizeof(err));
-		if (rc < 0) {
-			fprintf(stderr, "fxt-diff: %s: %s\n", files[i], err);
-			return rc;
-		}
+		if (rc < 0)
+			return tool_error(NAME, "%s: %s", files[i], err);
 	}
 	return 0;
 }
@@ -469,9 +459,9 @@ static void print_csv(const struct diff *d, size_t n)
 		       f->cmp.sd_base, f->cmp.sd_new, f->cmp.p, method_name(f->cmp.method),
 		       f->self_base, f->self_new, pct(f->self_base, f->self_new), f->calls_base,
 		       f->calls_new);
-		profile_put_csv_str(stdout, f->category);
+		tool_put_csv_str(stdout, f->category);
 		putchar(',');
-		profile_put_csv_str(stdout, f->name);
+		tool_put_csv_str(stdout, f->name);
 		putchar('\n');
 	}
 }
@@ -523,21 +513,21 @@ static void print_json(const struct diff *d, size_t n)
 int main(int argc, char **argv)
 {
 	struct diff d = { 0 };
-	char **files;
+	char **files = NULL;
 	size_t i, n;
-	int status = 2, rc;
+	int status = TOOL_EXIT_ERROR, rc;
 
 	d.o.threshold = 5;
 	d.o.alpha = 0.05;
 	d.o.samples = 1000;
-	if (parse_args(argc, argv, &d, &files) < 0)
-		return 2;
+	if (parse_args(argc, argv, &d, &files))
+		return TOOL_EXIT_ERROR;
 	d.files = files;
-	if (load_runs(&d, files) < 0)
+	if (load_runs(&d, files))
 		goto out;
 	rc = build(&d);
 	if (rc < 0) {
-		fprintf(stderr, "fxt-diff: %s\n", strerror(-rc));
+		tool_error(NAME, "%s", strerror(-rc));
 		goto out;
 	}
 	qsort(d.f, d.nf, sizeof(*d.f), cmp_func);
@@ -554,11 +544,9 @@ int main(int argc, char **argv)
 		print_json(&d, n);
 		break;
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "fxt-diff: write error: %s\n", strerror(errno));
+	if (tool_flush_stdout(NAME))
 		goto out;
-	}
-	status = 0;
+	status = TOOL_EXIT_OK;
 	/* The gate looks at every function, not only the printed ones. */
 	for (i = 0; d.o.fail && i < d.nf; i++) {
 		const struct func *f = &d.f[i];
@@ -568,7 +556,7 @@ int main(int argc, char **argv)
 			tool_put_text_str(stderr, f->name);
 			fprintf(stderr, " is %.1f%% slower (p = %.2g), above %g%%\n", f->cmp.pct,
 				f->cmp.p, d.o.fail_above);
-			status = 1;
+			status = TOOL_EXIT_FOUND;
 		}
 	}
 out:

@@ -1,11 +1,11 @@
 /* fxt-dump: prints, checks and counts the records of an FXT archive.
  *
- * The line format is documented in usage() below and is an interface:
+ * The line format is documented in help[] below and is an interface:
  * end-to-end tests grep it.  Change it only by adding fields at the end.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +18,14 @@
 
 #define MAX_SHOWN 20 /* problems printed per level by --check */
 
-static const char usage_text[] =
-    "Usage: fxt-dump [--check] [--stats] [--normalize] [-q] FILE\n"
-    "Print the records of an FXT archive (plain or gzip; FILE \"-\" is stdin).\n"
+#define NAME "fxt-dump"
+
+static const char help[] =
+    "Usage: fxt-dump [OPTION]... FILE\n"
+    "Print, check or count the records of an FXT archive.\n"
+    "FILE is a file, plain or gzip, or '-' for standard input.\n"
     "\n"
+    "Options:\n"
     "  -c, --check      validate the archive against the FXT spec; print the\n"
     "                   first problems with their byte offsets; exit 1 on errors\n"
     "  -s, --stats      print counts of records, events, threads, drops, time span\n"
@@ -30,34 +34,42 @@ static const char usage_text[] =
     "                   durations, pids/tids/flow ids renumbered from 1 in order\n"
     "                   of first appearance, no init/string/thread records,\n"
     "                   pointers shown as *\n"
-    "  -q, --quiet      --check: print errors only; otherwise: no diagnostics\n"
-    "  -h, --help       this text\n"
-    "  -V, --version    the version\n"
+    "  -q, --quiet      with --check, print errors only; otherwise print no\n"
+    "                   diagnostics\n"
+    "  -h, --help       print this help and exit\n"
+    "  -V, --version    print the version and exit\n"
     "\n"
-    "Output (one record per line; strings quoted, with \\\" \\\\ \\n \\t \\xNN escapes):\n"
-    "  magic\n"
-    "  provider_info id=ID name=\"NAME\"\n"
-    "  provider_section id=ID\n"
-    "  provider_event id=ID event=buffer_full|N\n"
-    "  trace_info type=N\n"
-    "  init ticks_per_second=N\n"
-    "  string index=N str=\"S\"\n"
-    "  thread index=N pid=P tid=T\n"
-    "  ts=SEC.NSEC pid=P tid=T event TYPE cat=\"C\" name=\"N\" [dur=Dns] [id=N] "
-    "[args={...}]\n"
-    "      TYPE: instant counter begin end complete async_begin async_instant\n"
-    "      async_end flow_begin flow_step flow_end; dur for complete events, id for\n"
-    "      counter, async and flow events (counter id or correlation id)\n"
-    "  blob name=\"N\" type=N size=BYTES\n"
-    "  uobj ptr=0xADDR pid=P name=\"N\" [args={...}]\n"
-    "  kobj type=process|thread|N koid=K name=\"N\" [args={...}]\n"
-    "  ts=SEC.NSEC cswitch cpu=N out_pid=P out_tid=T out_state=N out_prio=N in_pid=P\n"
-    "      in_tid=T in_prio=N\n"
-    "  ts=SEC.NSEC pid=P tid=T log msg=\"M\"\n"
-    "  [ts=SEC.NSEC pid=P tid=T] large_blob format=event|attachment cat=\"C\" name=\"N\"\n"
-    "      size=BYTES [args={...}]\n"
-    "  args={NAME:TYPE=VALUE, ...}, TYPE one of null i32 u32 i64 u64 f64 str ptr\n"
-    "      koid bool (a null argument is NAME:null)\n"
+    "Output: one line per record, its kind and its fields (events, logs and\n"
+    "context switches begin with their time, ts=SEC.NSEC).  Strings are in\n"
+    "double quotes, with \\\" \\\\ \\n \\t and \\xNN escapes.\n"
+    "\n"
+    "Record lines:\n"
+    "  magic             the magic record\n"
+    "  provider_info     provider_info id=ID name=\"NAME\"\n"
+    "  provider_section  provider_section id=ID\n"
+    "  provider_event    provider_event id=ID event=buffer_full|N\n"
+    "  trace_info        trace_info type=N\n"
+    "  init              init ticks_per_second=N\n"
+    "  string            string index=N str=\"S\"\n"
+    "  thread            thread index=N pid=P tid=T\n"
+    "  event             ts=SEC.NSEC pid=P tid=T event TYPE cat=\"C\" name=\"N\"\n"
+    "                    [dur=Dns] [id=N] [args={...}]; TYPE: instant counter\n"
+    "                    begin end complete async_begin async_instant async_end\n"
+    "                    flow_begin flow_step flow_end; dur for complete events,\n"
+    "                    id for counter, async and flow events (counter id or\n"
+    "                    correlation id)\n"
+    "  blob              blob name=\"N\" type=N size=BYTES\n"
+    "  uobj              uobj ptr=0xADDR pid=P name=\"N\" [args={...}]\n"
+    "  kobj              kobj type=process|thread|N koid=K name=\"N\" [args={...}]\n"
+    "  cswitch           ts=SEC.NSEC cswitch cpu=N out_pid=P out_tid=T\n"
+    "                    out_state=N out_prio=N in_pid=P in_tid=T in_prio=N\n"
+    "  log               ts=SEC.NSEC pid=P tid=T log msg=\"M\"\n"
+    "  large_blob        [ts=SEC.NSEC pid=P tid=T] large_blob\n"
+    "                    format=event|attachment cat=\"C\" name=\"N\" size=BYTES\n"
+    "                    [args={...}]\n"
+    "  args              args={NAME:TYPE=VALUE, ...}, TYPE one of null i32 u32\n"
+    "                    i64 u64 f64 str ptr koid bool (a null argument is\n"
+    "                    NAME:null)\n"
     "\n"
     "--check prints \"FILE: offset N: error|warning|note: RULE\" lines, then\n"
     "\"FILE: ok|invalid (R records, E errors, W warnings)\".  Warnings (a duration\n"
@@ -65,9 +77,26 @@ static const char usage_text[] =
     "--stats prints \"KEY VALUE\" lines: bytes records record.TYPE event.TYPE\n"
     "providers processes threads strings buffer_full dropped first_ns last_ns span_ns.\n"
     "\n"
-    "Exit status: 0 ok, 1 damaged or invalid archive, 2 bad usage or a file that\n"
-    "cannot be read or is not an FXT archive at all (empty, or no record; --check\n"
-    "reports those as invalid, 1).\n";
+    "Exit status:\n"
+    "  0   the archive was read (with --check: it is valid; warnings allowed)\n"
+    "  1   the archive is damaged: records were read, then one that cannot be\n"
+    "      (printed with its offset); or --check found errors in it\n"
+    "  2   bad usage; or FILE cannot be read, or is not an FXT archive at all\n"
+    "      (empty, or not one record can be read), with or without --check: one\n"
+    "      line on standard error names the file and the problem\n";
+
+static const struct option longopts[] = {
+	{ "check", no_argument, NULL, 'c' },
+	{ "stats", no_argument, NULL, 's' },
+	{ "normalize", no_argument, NULL, 'n' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct tool_cli cli = { NAME, help, "csnq", longopts };
+
+/* Problems are held back until the first record (see say()). */
+#define MAX_HELD 8
 
 struct dump {
 	const char *path;
@@ -79,11 +108,14 @@ struct dump {
 
 	uint64_t nerrors, nwarnings, ninfos;
 
-	/* Without --check: the first problem reported before any record, held
-	 * back until a record shows the input is an archive at all.  If none
-	 * comes, one "not an FXT archive" line replaces it. */
-	char held[256];
-	uint64_t held_off;
+	/* The lines of the problems reported before any record, held back
+	 * until a record shows the input is an archive at all.  If none comes,
+	 * one "not an FXT archive" line replaces them. */
+	struct held {
+		FILE *to;
+		char text[320];
+	} held[MAX_HELD];
+	unsigned nheld;
 
 	/* --normalize: first-appearance numbering. */
 	struct pairmap pids, tids, ids;
@@ -110,12 +142,29 @@ static const char *level_name(enum fxt_diag_level level)
 	}
 }
 
+/* Prints a line of diagnostics to `to`, or holds it back while no record
+ * was read yet. */
+static void say(struct dump *d, FILE *to, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(struct dump *d, FILE *to, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (d->nrecords) {
+		vfprintf(to, fmt, ap);
+	} else if (d->nheld < MAX_HELD) {
+		d->held[d->nheld].to = to;
+		vsnprintf(d->held[d->nheld++].text, sizeof(d->held[0].text), fmt, ap);
+	}
+	va_end(ap);
+}
+
 static void flush_held(struct dump *d)
 {
-	if (!d->held[0])
-		return;
-	fprintf(stderr, "fxt-dump: %s: offset %" PRIu64 ": %s\n", d->path, d->held_off, d->held);
-	d->held[0] = '\0';
+	for (unsigned i = 0; i < d->nheld; i++)
+		fputs(d->held[i].text, d->held[i].to);
+	d->nheld = 0;
 }
 
 static void on_diag(void *ctx, enum fxt_diag_level level, uint64_t off, const char *msg)
@@ -129,19 +178,14 @@ static void on_diag(void *ctx, enum fxt_diag_level level, uint64_t off, const ch
 		if (level != FXT_DIAG_ERROR && d->quiet)
 			return;
 		if (*count <= MAX_SHOWN)
-			fprintf(d->out, "%s: offset %" PRIu64 ": %s: %s\n", d->path, off,
-				level_name(level), msg);
+			say(d, d->out, "%s: offset %" PRIu64 ": %s: %s\n", d->path, off,
+			    level_name(level), msg);
 		else if (*count == MAX_SHOWN + 1)
-			fprintf(d->out, "%s: more %ss not shown\n", d->path, level_name(level));
+			say(d, d->out, "%s: more %ss not shown\n", d->path, level_name(level));
 	} else if (!d->quiet && level != FXT_DIAG_INFO) {
-		if (d->nrecords == 0 && !d->held[0]) {
-			snprintf(d->held, sizeof(d->held), "%s: %s", level_name(level), msg);
-			d->held_off = off;
-			return;
-		}
-		flush_held(d);
-		fprintf(stderr, "fxt-dump: %s: offset %" PRIu64 ": %s: %s\n", d->path, off,
-			level_name(level), msg);
+		fflush(d->out);
+		say(d, stderr, NAME ": %s: offset %" PRIu64 ": %s: %s\n", d->path, off,
+		    level_name(level), msg);
 	}
 }
 
@@ -543,18 +587,16 @@ static int run(struct dump *d)
 			break;
 	}
 	/* Not one record: the input is no archive at all, which is bad input
-	 * (2) like a missing file, not a damaged archive (1).  --check keeps
-	 * reporting it as an invalid archive. */
-	if (!d->check && d->nrecords == 0 && !d->oom) {
+	 * (2) like a missing file, not a damaged archive (1), with or without
+	 * --check; one line says so instead of the problems held back. */
+	if (d->nrecords == 0 && !d->oom) {
 		const char *why = rc < 0 ? fxt_reader_error(d->r, NULL) : NULL;
 
 		fflush(d->out);
 		if (rc < 0)
-			fprintf(stderr, "fxt-dump: %s: not an FXT archive (%s)\n", d->path,
-				why ? why : "unreadable");
-		else
-			fprintf(stderr, "fxt-dump: %s: empty file, not an FXT archive\n", d->path);
-		return 2;
+			return tool_error(NAME, "%s: not an FXT archive (%s)", d->path,
+					  why ? why : "unreadable");
+		return tool_error(NAME, "%s: empty file, not an FXT archive", d->path);
 	}
 	if (rc < 0) {
 		uint64_t off = 0;
@@ -564,19 +606,14 @@ static int run(struct dump *d)
 			on_diag(d, FXT_DIAG_ERROR, off, why);
 		} else {
 			fflush(d->out);
-			fprintf(stderr, "fxt-dump: %s: offset %" PRIu64 ": %s\n", d->path, off,
-				why);
+			fprintf(stderr, NAME ": %s: offset %" PRIu64 ": %s\n", d->path, off, why);
 		}
 	}
 	if (d->oom) {
 		fflush(d->out);
-		fprintf(stderr, "fxt-dump: %s: out of memory\n", d->path);
-		return 2;
+		return tool_error(NAME, "%s: out of memory", d->path);
 	}
 	if (d->check) {
-		if (d->nrecords == 0 && !damaged)
-			on_diag(d, FXT_DIAG_ERROR, 0,
-				"empty input: no magic record, not an FXT archive");
 		checker_finish(d->checker);
 		if (!d->quiet)
 			fprintf(d->out,
@@ -589,25 +626,16 @@ static int run(struct dump *d)
 		print_stats(d);
 	/* An error the reader reported and read past (no magic record, a
 	 * string that is not UTF-8 ...) makes the archive invalid too. */
-	return damaged || d->nerrors ? 1 : 0;
+	return damaged || d->nerrors ? TOOL_EXIT_FOUND : TOOL_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "check", no_argument, NULL, 'c' },
-		{ "stats", no_argument, NULL, 's' },
-		{ "normalize", no_argument, NULL, 'n' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct dump d = { .out = stdout };
+	char spool[1024];
 	int c, status;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "csnqhV", opts, NULL)) != -1) {
+	while ((c = tool_getopt(argc, argv, &cli)) != -1) {
 		switch (c) {
 		case 'c':
 			d.check = true;
@@ -621,44 +649,24 @@ int main(int argc, char **argv)
 		case 'q':
 			d.quiet = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		case 'V':
-			printf("fxt-dump (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
-			return 0;
 		default:
-			if (optopt)
-				fprintf(stderr, "fxt-dump: unknown option '-%c' (try --help)\n",
-					optopt);
-			else
-				fprintf(stderr, "fxt-dump: unknown option '%s' (try --help)\n",
-					argv[optind - 1]);
-			return 2;
+			return TOOL_EXIT_ERROR;
 		}
 	}
-	if (argc - optind != 1) {
-		fprintf(stderr, "fxt-dump: %s (try --help)\n",
-			argc - optind ? "one FILE only" : "missing FILE");
-		return 2;
-	}
+	if (argc - optind != 1)
+		return tool_usage_error(NAME, "%s",
+					argc - optind ? "one FILE only" : "missing FILE");
 	d.path = argv[optind];
 
-	char spool[1024];
-	if (tool_is_spool(d.path, spool, sizeof(spool))) {
-		fprintf(stderr, "fxt-dump: %s: %s\n", d.path, spool);
-		return 2;
-	}
-	int err = fxt_reader_open_path(&d.r, d.path, d.check ? FXT_READER_VALIDATE : 0);
-	if (err) {
-		fprintf(stderr, "fxt-dump: %s: %s\n", d.path, strerror(-err));
-		return 2;
-	}
+	if (tool_is_spool(d.path, spool, sizeof(spool)))
+		return tool_error(NAME, "%s: %s", d.path, spool);
+	status = fxt_reader_open_path(&d.r, d.path, d.check ? FXT_READER_VALIDATE : 0);
+	if (status)
+		return tool_error(NAME, "%s: %s", d.path, strerror(-status));
 	fxt_reader_set_diag(d.r, on_diag, &d);
 	if (d.check && checker_new(&d.checker, on_diag, &d) < 0) {
-		fprintf(stderr, "fxt-dump: %s: out of memory\n", d.path);
 		fxt_reader_free(d.r);
-		return 2;
+		return tool_error(NAME, "%s: out of memory", d.path);
 	}
 	pairmap_init(&d.pids);
 	pairmap_init(&d.tids);
@@ -668,11 +676,8 @@ int main(int argc, char **argv)
 	pairmap_init(&d.threads);
 
 	status = run(&d);
-
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "fxt-dump: write error: %s\n", strerror(errno));
-		status = 2;
-	}
+	if (tool_flush_stdout(NAME))
+		status = TOOL_EXIT_ERROR;
 	pairmap_free(&d.pids);
 	pairmap_free(&d.tids);
 	pairmap_free(&d.ids);

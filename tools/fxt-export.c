@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,41 +17,50 @@ struct options {
 	bool stats;
 };
 
-static void usage(FILE *f)
-{
-	fputs("Usage: fxt-export --chrome [OPTION]... ARCHIVE\n"
-	      "Convert an FXT archive to Chrome trace-event JSON (chrome://tracing,\n"
-	      "Perfetto, speedscope), streaming: memory does not grow with the archive.\n"
-	      "\n"
-	      "  -c, --chrome        Chrome trace-event JSON (the only format so far)\n"
-	      "  -o, --output FILE   write to FILE (default: standard output); FILE is\n"
-	      "                      only replaced once the whole archive was converted:\n"
-	      "                      on an error an existing FILE is left as it was\n"
-	      "  -s, --stats         print the number of events of each kind on stderr\n"
-	      "  -h, --help          this help\n"
-	      "\n"
-	      "Slices become \"X\" (complete) or \"B\"/\"E\" events, instants \"i\", counters\n"
-	      "\"C\", async events \"b\"/\"n\"/\"e\", flows \"s\"/\"t\"/\"f\", log records \"i\"\n"
-	      "events named \"log\" (message in args), process and thread names \"M\"\n"
-	      "events.  Times are microseconds with nanosecond decimals; ids are hex\n"
-	      "strings.  Context switches and blobs are not exported.\n"
-	      "\n"
-	      "Exit status: 0 on success, 2 on bad usage or an unreadable archive.\n",
-	      f);
-}
+#define NAME "fxt-export"
 
+static const char help[] =
+    "Usage: fxt-export --chrome [OPTION]... ARCHIVE\n"
+    "Convert an FXT archive to Chrome trace-event JSON (chrome://tracing,\n"
+    "Perfetto, speedscope), streaming: memory does not grow with the archive.\n"
+    "ARCHIVE is a file, plain or gzip, or '-' for standard input.\n"
+    "\n"
+    "Options:\n"
+    "  -c, --chrome        Chrome trace-event JSON (the only format so far)\n"
+    "  -o, --output FILE   write to FILE (default: standard output); FILE is\n"
+    "                      only replaced once the whole archive was converted:\n"
+    "                      on an error an existing FILE is left as it was\n"
+    "  -s, --stats         print the number of events of each kind on stderr\n"
+    "  -h, --help          print this help and exit\n"
+    "  -V, --version       print the version and exit\n"
+    "\n"
+    "Slices become \"X\" (complete) or \"B\"/\"E\" events, instants \"i\", counters\n"
+    "\"C\", async events \"b\"/\"n\"/\"e\", flows \"s\"/\"t\"/\"f\", log records \"i\"\n"
+    "events named \"log\" (message in args), process and thread names \"M\"\n"
+    "events.  Times are microseconds with nanosecond decimals; ids are hex\n"
+    "strings.  Context switches and blobs are not exported.\n"
+    "\n"
+    "Exit status:\n"
+    "  0   the archive was converted\n"
+    "  2   bad usage; or ARCHIVE cannot be read, is not an FXT archive or is\n"
+    "      damaged; or the output cannot be written (no partial output is left).\n"
+    "      One line on standard error names the file and the problem.\n";
+
+static const struct option longopts[] = {
+	{ "chrome", no_argument, NULL, 'c' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "stats", no_argument, NULL, 's' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct tool_cli cli = { NAME, help, "co:s", longopts };
+
+/* Returns 0 or TOOL_EXIT_ERROR (said). */
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	static const struct option longopts[] = {
-		{ "chrome", no_argument, NULL, 'c' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "stats", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "co:sh", longopts, NULL)) != -1) {
+	while ((c = tool_getopt(argc, argv, &cli)) != -1) {
 		switch (c) {
 		case 'c':
 			o->chrome = true;
@@ -63,23 +71,15 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 's':
 			o->stats = true;
 			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
 		default:
-			fputs("Try 'fxt-export --help'.\n", stderr);
-			return -EINVAL;
+			return TOOL_EXIT_ERROR;
 		}
 	}
-	if (!o->chrome) {
-		fputs("fxt-export: say which format: --chrome\nTry 'fxt-export --help'.\n", stderr);
-		return -EINVAL;
-	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "fxt-export: %s\nTry 'fxt-export --help'.\n",
-			optind == argc ? "missing ARCHIVE" : "only one ARCHIVE is read");
-		return -EINVAL;
-	}
+	if (!o->chrome)
+		return tool_usage_error(NAME, "say which format: --chrome");
+	if (optind != argc - 1)
+		return tool_usage_error(
+		    NAME, "%s", optind == argc ? "missing ARCHIVE" : "only one ARCHIVE is read");
 	o->path = argv[optind];
 	return 0;
 }
@@ -87,19 +87,17 @@ static int parse_args(int argc, char **argv, struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
-	struct flame_input in = { 0 };
+	struct tool_input in = { 0 };
 	struct export_stats st;
 	struct tool_output out;
 	char err[512], cerr[256];
 	int rc, crc;
 
-	if (parse_args(argc, argv, &o) < 0)
-		return 2;
+	if (parse_args(argc, argv, &o))
+		return TOOL_EXIT_ERROR;
 	in.path = o.path;
-	if (tool_output_open(&out, o.output, err, sizeof(err)) < 0) {
-		fprintf(stderr, "fxt-export: %s: %s\n", o.output, err);
-		return 2;
-	}
+	if (tool_output_open(&out, o.output, err, sizeof(err)) < 0)
+		return tool_error(NAME, "%s: %s", o.output, err);
 	rc = export_chrome(&in, out.f, &st, err, sizeof(err));
 	/* An unreadable archive or a failed write leaves no partial JSON. */
 	crc = tool_output_close(&out, rc < 0, cerr, sizeof(cerr));
@@ -107,11 +105,10 @@ int main(int argc, char **argv)
 		snprintf(err, sizeof(err), "%s", cerr);
 		rc = -EIO;
 	}
-	if (rc < 0) {
-		fprintf(stderr, "fxt-export: %s: %s\n",
-			rc == -EIO ? (out.path ? out.path : "standard output") : o.path, err);
-		return 2;
-	}
+	if (rc < 0)
+		return tool_error(NAME, "%s: %s",
+				  rc == -EIO ? (out.path ? out.path : "standard output") : o.path,
+				  err);
 	if (o.stats)
 		fprintf(stderr,
 			"slices %" PRIu64 ", instants %" PRIu64 ", counters %" PRIu64
@@ -119,5 +116,5 @@ int main(int argc, char **argv)
 			", process names %" PRIu64 ", thread names %" PRIu64 "\n",
 			st.slices, st.instants, st.counters, st.async, st.flows, st.logs,
 			st.processes, st.threads);
-	return 0;
+	return TOOL_EXIT_OK;
 }

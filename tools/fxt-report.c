@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <regex.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <string.h>
 
 #include "tools/common.h"
+#include "tools/escape.h"
 #include "tools/profile.h"
 
 struct options {
@@ -21,49 +21,59 @@ struct options {
 	const char *path;
 };
 
-static void usage(FILE *f)
-{
-	fputs("Usage: fxt-report [OPTION]... ARCHIVE\n"
-	      "Sum the duration slices of an FXT archive per function.\n"
-	      "\n"
-	      "  -b, --by KEY        rows per function (default), thread or process\n"
-	      "  -s, --sort KEY      self (default), total, calls, avg, max or name\n"
-	      "  -n, --top N         print the first N rows only\n"
-	      "  -f, --filter RE     only functions whose name matches RE (POSIX ERE)\n"
-	      "  -c, --category RE   only slices whose category matches RE (e.g. '^libc\\.')\n"
-	      "  -F, --format FMT    text (default), csv or json\n"
-	      "  -h, --help          this help\n"
-	      "\n"
-	      "Columns: calls; total = inclusive time, recursion counted once (outermost\n"
-	      "frame only); self = exclusive time; avg, min, max = per-call inclusive\n"
-	      "time; self% = share of all self time (the traced time of every thread).\n"
-	      "Frames never closed are counted to the end of the trace and marked\n"
-	      "\"[N open]\" (column \"open\" in csv/json).  csv/json times are integer ns.\n"
-	      "When the trace dropped calls (it hit fxt-run --max-size), the header says\n"
-	      "\"N calls dropped: totals are partial\" (json: \"dropped\", \"dropped_threads\";\n"
-	      "csv: a warning on standard error).\n"
-	      "With --by thread, the rows of a stack-sample track (fxt-run --sample) get\n"
-	      "the sampled thread's tid and the track's name, \"NAME (samples)\": after the\n"
-	      "function in text, column \"track\" in csv, \"track\" in json (else empty/null).\n"
-	      "Exit status: 0 on success, 2 on bad usage or an unreadable archive.\n",
-	      f);
-}
+#define NAME "fxt-report"
 
+static const char help[] =
+    "Usage: fxt-report [OPTION]... ARCHIVE\n"
+    "Sum the duration slices of an FXT archive per function: where the time went.\n"
+    "ARCHIVE is a file, plain or gzip, or '-' for standard input.\n"
+    "\n"
+    "Options:\n"
+    "  -b, --by KEY        rows per function (default), thread or process\n"
+    "  -s, --sort KEY      self (default), total, calls, avg, max or name\n"
+    "  -n, --top N         print the first N rows only\n"
+    "  -f, --filter RE     only functions whose name matches RE (POSIX ERE)\n"
+    "  -c, --category RE   only slices whose category matches RE (e.g. '^libc\\.')\n"
+    "  -F, --format FMT    text (default), csv or json\n"
+    "  -h, --help          print this help and exit\n"
+    "  -V, --version       print the version and exit\n"
+    "\n"
+    "Columns: calls; total = inclusive time, recursion counted once (outermost\n"
+    "frame only); self = exclusive time; avg, min, max = per-call inclusive\n"
+    "time; self% = share of all self time (the traced time of every thread).\n"
+    "Frames never closed are counted to the end of the trace and marked\n"
+    "\"[N open]\" (column \"open\" in csv/json).  csv/json times are integer ns.\n"
+    "When the trace dropped calls (it hit fxt-run --max-size), the header says\n"
+    "\"N calls dropped: totals are partial\" (json: \"dropped\", \"dropped_threads\";\n"
+    "csv: a warning on standard error).\n"
+    "With --by thread, the rows of a stack-sample track (fxt-run --sample) get\n"
+    "the sampled thread's tid and the track's name, \"NAME (samples)\": after the\n"
+    "function in text, column \"track\" in csv, \"track\" in json (else empty/null).\n"
+    "\n"
+    "Exit status:\n"
+    "  0   the report was written\n"
+    "  2   bad usage; or ARCHIVE cannot be read, is not an FXT archive or is\n"
+    "      damaged (a partial report would mislead); or the report cannot be\n"
+    "      written.  One line on standard error names the file and the problem.\n";
+
+static const struct option longopts[] = {
+	{ "by", required_argument, NULL, 'b' },
+	{ "sort", required_argument, NULL, 's' },
+	{ "top", required_argument, NULL, 'n' },
+	{ "filter", required_argument, NULL, 'f' },
+	{ "category", required_argument, NULL, 'c' },
+	{ "format", required_argument, NULL, 'F' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct tool_cli cli = { NAME, help, "b:s:n:f:c:F:", longopts };
+
+/* Returns 0 or TOOL_EXIT_ERROR (said). */
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	static const struct option longopts[] = {
-		{ "by", required_argument, NULL, 'b' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "category", required_argument, NULL, 'c' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "b:s:n:f:c:F:h", longopts, NULL)) != -1) {
+	while ((c = tool_getopt(argc, argv, &cli)) != -1) {
 		switch (c) {
 		case 'b':
 			if (strcmp(optarg, "function") == 0)
@@ -72,22 +82,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 				o->by = PROFILE_BY_THREAD;
 			else if (strcmp(optarg, "process") == 0)
 				o->by = PROFILE_BY_PROCESS;
-			else {
-				fprintf(stderr, "fxt-report: --by: unknown key '%s'\n", optarg);
-				return -EINVAL;
-			}
+			else
+				return tool_usage_error(NAME, "--by: unknown key '%s'", optarg);
 			break;
 		case 's':
-			if (profile_sort_parse(optarg, &o->sort) < 0) {
-				fprintf(stderr, "fxt-report: --sort: unknown key '%s'\n", optarg);
-				return -EINVAL;
-			}
+			if (profile_sort_parse(optarg, &o->sort) < 0)
+				return tool_usage_error(NAME, "--sort: unknown key '%s'", optarg);
 			break;
 		case 'n':
-			if (tool_parse_count(optarg, &o->top) < 0) {
-				fprintf(stderr, "fxt-report: --top: not a count: '%s'\n", optarg);
-				return -EINVAL;
-			}
+			if (tool_parse_count(optarg, &o->top) < 0)
+				return tool_usage_error(NAME, "--top: not a count: '%s'", optarg);
 			break;
 		case 'f':
 			o->filter = optarg;
@@ -96,25 +100,17 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->category = optarg;
 			break;
 		case 'F':
-			if (tool_parse_format(optarg, &o->format) < 0) {
-				fprintf(stderr, "fxt-report: --format: unknown format '%s'\n",
-					optarg);
-				return -EINVAL;
-			}
+			if (tool_parse_format(optarg, &o->format) < 0)
+				return tool_usage_error(NAME, "--format: unknown format '%s'",
+							optarg);
 			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
 		default:
-			fputs("Try 'fxt-report --help'.\n", stderr);
-			return -EINVAL;
+			return TOOL_EXIT_ERROR;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "fxt-report: %s\nTry 'fxt-report --help'.\n",
-			optind == argc ? "missing ARCHIVE" : "only one ARCHIVE is read");
-		return -EINVAL;
-	}
+	if (optind != argc - 1)
+		return tool_usage_error(
+		    NAME, "%s", optind == argc ? "missing ARCHIVE" : "only one ARCHIVE is read");
 	o->path = argv[optind];
 	return 0;
 }
@@ -126,8 +122,7 @@ static int compile_re(regex_t *re, const char *pattern, const char *what)
 
 	if (rc) {
 		regerror(rc, re, msg, sizeof(msg));
-		fprintf(stderr, "fxt-report: %s '%s': %s\n", what, pattern, msg);
-		return -EINVAL;
+		return tool_usage_error(NAME, "%s '%s': %s", what, pattern, msg);
 	}
 	return 0;
 }
@@ -224,12 +219,12 @@ static void print_csv(const struct options *o, const struct profile_row **rows, 
 			printf("%" PRIu64 ",", r->pid);
 		if (o->by == PROFILE_BY_THREAD)
 			printf("%" PRIu64 ",", r->tid);
-		profile_put_csv_str(stdout, r->category);
+		tool_put_csv_str(stdout, r->category);
 		putchar(',');
-		profile_put_csv_str(stdout, r->name);
+		tool_put_csv_str(stdout, r->name);
 		if (o->by == PROFILE_BY_THREAD) {
 			putchar(',');
-			profile_put_csv_str(stdout, r->track ? r->track : "");
+			tool_put_csv_str(stdout, r->track ? r->track : "");
 		}
 		putchar('\n');
 	}
@@ -286,35 +281,35 @@ int main(int argc, char **argv)
 	double all_self = 0; /* a double: the sum of many threads' times can pass 2^64 ns */
 	char err[512];
 	size_t i, n = 0;
-	int rc, status = 2;
+	int rc, status = TOOL_EXIT_ERROR;
 
-	if (parse_args(argc, argv, &o) < 0)
-		return 2;
+	if (parse_args(argc, argv, &o))
+		return TOOL_EXIT_ERROR;
 	if (o.filter) {
-		if (compile_re(&name_re, o.filter, "--filter") < 0)
-			return 2;
+		if (compile_re(&name_re, o.filter, "--filter"))
+			return TOOL_EXIT_ERROR;
 		have_name_re = true;
 	}
 	if (o.category) {
-		if (compile_re(&cat_re, o.category, "--category") < 0)
+		if (compile_re(&cat_re, o.category, "--category"))
 			goto out;
 		have_cat_re = true;
 	}
 	popts.by = o.by;
 	rc = profile_new(&p, &popts);
 	if (rc < 0) {
-		fprintf(stderr, "fxt-report: %s\n", strerror(-rc));
+		tool_error(NAME, "%s", strerror(-rc));
 		goto out;
 	}
 	rc = profile_load(p, o.path, err, sizeof(err));
 	if (rc < 0) {
-		fprintf(stderr, "fxt-report: %s: %s\n", o.path, err);
+		tool_error(NAME, "%s: %s", o.path, err);
 		goto out;
 	}
 
 	rows = malloc((profile_nrows(p) + 1) * sizeof(*rows));
 	if (!rows) {
-		fprintf(stderr, "fxt-report: %s\n", strerror(ENOMEM));
+		tool_error(NAME, "%s", strerror(ENOMEM));
 		goto out;
 	}
 	/* Shares are of all the traced time, before any filter. */
@@ -340,7 +335,7 @@ int main(int argc, char **argv)
 		/* CSV has rows only: the warning goes to standard error. */
 		if (profile_dropped(p, NULL))
 			fprintf(stderr,
-				"fxt-report: %s: %" PRIu64 " calls dropped: totals are partial\n",
+				NAME ": %s: %" PRIu64 " calls dropped: totals are partial\n",
 				o.path, profile_dropped(p, NULL));
 		print_csv(&o, rows, n, all_self);
 		break;
@@ -348,11 +343,9 @@ int main(int argc, char **argv)
 		print_json(&o, p, rows, n, all_self);
 		break;
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "fxt-report: write error: %s\n", strerror(errno));
+	if (tool_flush_stdout(NAME))
 		goto out;
-	}
-	status = 0;
+	status = TOOL_EXIT_OK;
 out:
 	free(rows);
 	profile_free(p);

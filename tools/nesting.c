@@ -13,6 +13,7 @@
 
 #include <fxt/reader.h>
 
+#include "fxt/hash.h"
 #include "tools/common.h"
 
 #define OPEN UINT64_MAX
@@ -35,15 +36,6 @@ struct nesting {
 	struct nesting_result res;
 };
 
-static uint64_t mix(uint64_t pid, uint64_t tid)
-{
-	uint64_t x = pid * UINT64_C(0x9e3779b97f4a7c15) ^ tid;
-
-	x ^= x >> 33;
-	x *= UINT64_C(0xff51afd7ed558ccd);
-	return x ^ (x >> 33);
-}
-
 static int rehash(struct nesting *n)
 {
 	size_t ncap = n->mask ? (n->mask + 1) * 2 : 64;
@@ -52,7 +44,7 @@ static int rehash(struct nesting *n)
 	if (!t)
 		return -ENOMEM;
 	for (size_t i = 0; i < n->nthr; i++) {
-		size_t j = mix(n->thr[i].pid, n->thr[i].tid) & (ncap - 1);
+		size_t j = fxt__hash_pair(n->thr[i].pid, n->thr[i].tid) & (ncap - 1);
 
 		while (t[j])
 			j = (j + 1) & (ncap - 1);
@@ -72,7 +64,7 @@ static struct nthread *thread_get(struct nesting *n, uint64_t pid, uint64_t tid)
 
 	if (n->nthr && n->thr[n->last].pid == pid && n->thr[n->last].tid == tid)
 		return &n->thr[n->last];
-	for (j = mix(pid, tid) & n->mask; n->tab[j]; j = (j + 1) & n->mask) {
+	for (j = fxt__hash_pair(pid, tid) & n->mask; n->tab[j]; j = (j + 1) & n->mask) {
 		t = &n->thr[n->tab[j] - 1];
 		if (t->pid == pid && t->tid == tid) {
 			n->last = n->tab[j] - 1;

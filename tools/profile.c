@@ -1,5 +1,9 @@
-/* Profile: rebuilds per-thread call stacks from duration slices and sums
- * them per row (function, function x process, or function x thread).
+/* The profile engine: takes records in, rebuilds per-thread call stacks
+ * from duration slices and sums them per row (function, function x
+ * process, or function x thread).  The tables it works on (rows, threads,
+ * each thread's map of rows with open frames) are profile-table.c's, the
+ * sorting and formatting of rows for output profile-sort.c's.  The hot
+ * path, from a record to its frame, stays in this file so that it inlines.
  *
  * Each thread keeps one stack of frames.  A frame is OPEN while children
  * may still be attached to it, DONE once its numbers are final.  `openv`
@@ -40,288 +44,35 @@
  */
 #include "config.h"
 
-#include "tools/common.h"
 #include "tools/profile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <fxt/reader.h>
 
-/* ------------------------------------------------------------- hashing */
-
-#define HASH_K1 UINT64_C(0x9e3779b97f4a7c15) /* 2^64 / golden ratio */
-#define HASH_K2 UINT64_C(0xd6e8feb86659fd93)
-
-static inline uint64_t hash_word(uint64_t h, uint64_t w)
-{
-	h = (h ^ w) * HASH_K1;
-	return (h << 29) | (h >> 35);
-}
-
-static inline uint64_t hash_final(uint64_t h)
-{
-	h ^= h >> 32;
-	h *= HASH_K2;
-	h ^= h >> 29;
-	return h;
-}
-
-static uint64_t hash_bytes(uint64_t h, const char *s, size_t len)
-{
-	uint64_t w;
-
-	for (; len >= 8; s += 8, len -= 8) {
-		memcpy(&w, s, 8);
-		h = hash_word(h, w);
-	}
-	w = 0;
-	for (size_t i = 0; i < len; i++) /* no variable-size memcpy call */
-		w |= (uint64_t)(unsigned char)s[i] << (8 * i);
-	return hash_word(h, w ^ ((uint64_t)len << 56));
-}
-
-/* --------------------------------------------------------------- types */
-
-struct frame {
-	uint64_t start, end; /* ns; end valid once has_end */
-	uint64_t child_ns;   /* durations of the children folded in so far */
-	uint64_t dur;	     /* once DONE: the duration a parent subtracts */
-	uint32_t row;
-	uint32_t ledger_lo; /* start of this frame's ledger range (end order) */
-	uint8_t done;
-	uint8_t has_end;
-	uint8_t open;	 /* closed at the end of the trace */
-	uint8_t summary; /* DONE frames merged by compact_run() */
-	uint8_t mapped;	 /* counted in the thread's actmap, not in its rowkey */
-	uint32_t act;	 /* slot of the row in the thread's actmap */
-};
-
-struct ledger_ent {
-	uint32_t row;
-	uint64_t incl; /* outermost-counted inclusive time inside the subtree */
-};
-
-/* Open addressing map row -> number of its open frames, per thread. */
-struct actmap {
-	uint32_t *keys; /* row + 1; 0 = empty */
-	uint32_t *vals;
-	uint32_t mask; /* capacity - 1 */
-	uint32_t n;
-};
-
-struct thread {
-	uint64_t pid, tid;
-	struct frame *f;
-	size_t nf, capf;
-	uint32_t *openv;
-	size_t nopen, capopen;
-	/* The rows of the open frames, kept in step with openv, plus a spare
-	 * slot: the path handed to on_slice without copying it per slice
-	 * (a copy made a deep recursion quadratic). */
-	uint32_t *openrow;
-	size_t capopenrow;
-	struct ledger_ent *led;
-	size_t nled, capled;
-	struct actmap act;
-	uint32_t nmapped; /* open frames counted in act */
-	uint32_t idx;	  /* index in profile.threads + 1 */
-	uint64_t last_start;
-	bool seen;
-	bool post; /* end-ordered complete events */
-};
-
-/* Private per-row data, parallel to rows[]. */
-struct rowkey {
-	uint64_t hash;
-	uint32_t cat_len, name_len;
-	uint32_t mark; /* ledger dedup scratch, see ledger_merge() */
-	/* Open frames of the row, when they all belong to one thread (the
-	 * usual case): act_thr is that thread's idx, 0 if none is open.  Only
-	 * when another thread already holds the row does a thread fall back
-	 * to its own actmap (see act_push()). */
-	uint32_t act_thr, act_n;
-};
-
-/* Most events name their function through the reader's string table, so
- * the same (pointer, length) comes back again and again: a small direct
- * mapped cache on the pointers skips the hashing.  The bytes are still
- * compared, as a table slot or the reader's window can hold new text at
- * the same address later. */
-#define LOOKASIDE 256
-
-struct lookaside {
-	const char *name, *cat;
-	uint32_t name_len, cat_len;
-	uint64_t pid, tid;
-	uint32_t row; /* + 1; 0 = empty */
-};
-
-/* Rows by the string refs of the event.  A table ref names the same text
- * until a string record replaces it, a provider record clears the table or
- * another provider's section begins; string and metadata records (all
- * provider records are metadata) bump profile.strgen, which retires every
- * entry at once.  So a hit costs one key compare: no hashing or comparing
- * of bytes, and no provider in the key. */
-#define REFCACHE 1024
-
-struct refcache {
-	uint64_t key;	   /* strgen << 32 | category ref << 16 | name ref */
-	uint64_t pid, tid; /* as grouped: 0 unless by process / thread */
-	uint32_t row;
-};
-
-struct profile {
-	struct profile_opts opts;
-	struct lookaside look[LOOKASIDE];
-	struct refcache refc[REFCACHE];
-	uint32_t strgen;
-	const struct fxt_reader *last_reader;
-
-	/* Ticks per second of the provider of the last records: 1e9 makes the
-	 * conversion to ns the identity.  Refreshed on every non-event record
-	 * (provider switches and initialization records are such), with
-	 * ns_per_tick for to_ns(). */
-	uint64_t tps;
-	double ns_per_tick;
-
-	struct profile_row *rows;
-	struct rowkey *keys;
-	size_t nrows, caprows;
-	uint32_t *rowtab; /* row index + 1; 0 = empty */
-	size_t rowmask;
-
-	struct thread *threads;
-	size_t nthreads, capthreads;
-	uint32_t *thrtab; /* thread index + 1 */
-	size_t thrmask;
-	size_t last_thread;
-
-	uint64_t rng;
-	uint64_t start_ns, end_ns; /* UINT64_MAX and 0 until a timestamp is seen */
-	uint64_t nrecords, nslices;
-	struct profile_anomalies anom;
-	bool finished;
-
-	/* Drops: the sum of the "fxt: N records dropped" instants, and the
-	 * distinct threads they came on. */
-	uint64_t dropped;
-	struct drop_thread {
-		uint64_t pid, tid;
-	} * drop_thr;
-	size_t ndrop_thr, capdrop_thr;
-	/* Stack-sample tracks: thread objects of koid tid | PROFILE_SAMPLE_BIT
-	 * named "<thread> (samples)", with a copy of the name. */
-	struct sample_track {
-		uint64_t koid;
-		char *name;
-	} * tracks;
-	size_t ntracks, captracks;
-};
-
-/* -------------------------------------------------------------- growth */
-
-/* The common case, room already there, stays inline. */
-#define GROW(v, cap, need) TOOL_GROW(v, cap, need)
+#include "fxt/hash.h"
+#include "tools/common.h"
+#include "tools/profile-int.h"
 
 /* ----------------------------------------------------- active row map */
-
-static int act_init(struct actmap *m)
-{
-	m->keys = calloc(16, sizeof(*m->keys));
-	m->vals = calloc(16, sizeof(*m->vals));
-	if (!m->keys || !m->vals)
-		return -ENOMEM;
-	m->mask = 15;
-	m->n = 0;
-	return 0;
-}
-
-static inline uint32_t act_slot(uint32_t row, uint32_t mask)
-{
-	return (uint32_t)((row * UINT64_C(0x9e3779b1)) >> 7) & mask;
-}
-
-static int act_rehash(struct actmap *m)
-{
-	uint32_t ncap = (m->mask + 1) * 2, i, j;
-	uint32_t *nk = calloc(ncap, sizeof(*nk)), *nv = calloc(ncap, sizeof(*nv));
-
-	if (!nk || !nv) {
-		free(nk);
-		free(nv);
-		return -ENOMEM;
-	}
-	for (i = 0; i <= m->mask; i++) {
-		if (!m->keys[i])
-			continue;
-		for (j = act_slot(m->keys[i] - 1, ncap - 1); nk[j]; j = (j + 1) & (ncap - 1))
-			;
-		nk[j] = m->keys[i];
-		nv[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = nk;
-	m->vals = nv;
-	m->mask = ncap - 1;
-	return 0;
-}
-
-/* Finds or adds row's slot; returns it, or -ENOMEM.  Slots are never
- * deleted (a count drops to zero and stays): the map holds the distinct rows
- * of the thread, and a slot stays valid until the next rehash, so frames
- * can keep it (see act_slot_of()). */
-static int64_t act_find(struct actmap *m, uint32_t row)
-{
-	uint32_t i;
-
-	for (i = act_slot(row, m->mask); m->keys[i]; i = (i + 1) & m->mask)
-		if (m->keys[i] == row + 1)
-			return i;
-	if ((m->n + 1) * 2 > m->mask + 1) {
-		if (act_rehash(m) < 0)
-			return -ENOMEM;
-		for (i = act_slot(row, m->mask); m->keys[i]; i = (i + 1) & m->mask)
-			;
-	}
-	m->keys[i] = row + 1;
-	m->vals[i] = 0;
-	m->n++;
-	return i;
-}
 
 /* The slot a frame remembered, re-found if a rehash moved it. */
 static inline uint32_t act_slot_of(struct actmap *m, uint32_t row, uint32_t hint)
 {
 	if (hint <= m->mask && m->keys[hint] == row + 1)
 		return hint;
-	return (uint32_t)act_find(m, row); /* present: cannot fail */
-}
-
-/* Whether thread t has an open frame of `row` in its actmap. */
-static bool act_mapped(struct thread *t, uint32_t row)
-{
-	uint32_t i;
-
-	if (!t->nmapped)
-		return false;
-	for (i = act_slot(row, t->act.mask); t->act.keys[i]; i = (i + 1) & t->act.mask)
-		if (t->act.keys[i] == row + 1)
-			return t->act.vals[i] != 0;
-	return false;
+	return (uint32_t)profile__act_find(m, row); /* present: cannot fail */
 }
 
 /* Whether t has an open frame of `row`: then a frame of the row finishing
  * now is not its outermost one. */
 static inline bool act_open(const struct profile *p, struct thread *t, uint32_t row)
 {
-	return p->keys[row].act_thr == t->idx || act_mapped(t, row);
+	return p->keys[row].act_thr == t->idx || (t->nmapped && profile__act_mapped(t, row));
 }
 
 /* Counts a frame opening.  While one thread at a time holds frames of a
@@ -336,13 +87,14 @@ static inline int act_push(struct profile *p, struct thread *t, struct frame *fr
 	struct rowkey *k = &p->keys[fr->row];
 	int64_t slot;
 
-	if (k->act_thr == t->idx || (k->act_thr == 0 && !act_mapped(t, fr->row))) {
+	if (k->act_thr == t->idx ||
+	    (k->act_thr == 0 && !(t->nmapped && profile__act_mapped(t, fr->row)))) {
 		k->act_thr = t->idx;
 		k->act_n++;
 		fr->mapped = 0;
 		return 0;
 	}
-	slot = act_find(&t->act, fr->row);
+	slot = profile__act_find(&t->act, fr->row);
 	if (slot < 0)
 		return -ENOMEM;
 	t->act.vals[slot]++;
@@ -367,246 +119,7 @@ static inline bool act_pop(struct profile *p, struct thread *t, const struct fra
 	return --t->act.vals[act_slot_of(&t->act, fr->row, fr->act)] == 0;
 }
 
-/* ---------------------------------------------------------------- rows */
-
-static uint64_t row_hash(uint64_t pid, uint64_t tid, const struct fxt_string *cat,
-			 const struct fxt_string *name)
-{
-	uint64_t h = hash_word(hash_word(HASH_K2, pid), tid);
-
-	h = hash_bytes(h, cat->data, cat->len);
-	return hash_final(hash_bytes(h, name->data, name->len));
-}
-
-static int rowtab_resize(struct profile *p)
-{
-	size_t ncap = p->rowmask ? (p->rowmask + 1) * 2 : 1024, i, j;
-	uint32_t *nt = calloc(ncap, sizeof(*nt));
-
-	if (!nt)
-		return -ENOMEM;
-	for (i = 0; i < p->nrows; i++) {
-		for (j = p->keys[i].hash & (ncap - 1); nt[j]; j = (j + 1) & (ncap - 1))
-			;
-		nt[j] = (uint32_t)i + 1;
-	}
-	free(p->rowtab);
-	p->rowtab = nt;
-	p->rowmask = ncap - 1;
-	return 0;
-}
-
-static int row_new(struct profile *p, uint64_t h, uint64_t pid, uint64_t tid,
-		   const struct fxt_string *cat, const struct fxt_string *name, size_t slot)
-{
-	struct profile_row *r;
-	char *s;
-
-	if (p->nrows >= UINT32_MAX - 1)
-		return -ENOMEM;
-	if (GROW(p->rows, p->caprows, p->nrows + 1) < 0)
-		return -ENOMEM;
-	{
-		size_t cap = p->caprows;
-		void *nk = realloc(p->keys, cap * sizeof(*p->keys));
-		if (!nk)
-			return -ENOMEM;
-		p->keys = nk;
-	}
-	s = malloc((size_t)cat->len + name->len + 2);
-	if (!s)
-		return -ENOMEM;
-	memcpy(s, cat->data, cat->len);
-	s[cat->len] = 0;
-	memcpy(s + cat->len + 1, name->data, name->len);
-	s[cat->len + 1 + name->len] = 0;
-
-	r = &p->rows[p->nrows];
-	memset(r, 0, sizeof(*r));
-	r->category = s;
-	r->name = s + cat->len + 1;
-	r->pid = pid;
-	r->tid = tid;
-	r->min_ns = UINT64_MAX;
-	p->keys[p->nrows] = (struct rowkey){ h, cat->len, name->len, UINT32_MAX, 0, 0 };
-	p->rowtab[slot] = (uint32_t)++p->nrows;
-	return 0;
-}
-
-/* Finds or creates the row for a slice; returns its index or -ENOMEM. */
-static int64_t row_get(struct profile *p, uint64_t pid, uint64_t tid, const struct fxt_string *cat,
-		       const struct fxt_string *name)
-{
-	uint64_t h;
-	size_t i;
-
-	switch (p->opts.by) {
-	case PROFILE_BY_FUNCTION:
-		pid = 0;
-		/* fall through */
-	case PROFILE_BY_PROCESS:
-		tid = 0;
-		break;
-	case PROFILE_BY_THREAD:
-		break;
-	}
-	h = row_hash(pid, tid, cat, name);
-	for (i = h & p->rowmask; p->rowtab[i]; i = (i + 1) & p->rowmask) {
-		uint32_t k = p->rowtab[i] - 1;
-		const struct rowkey *rk = &p->keys[k];
-		const struct profile_row *r = &p->rows[k];
-
-		if (rk->hash == h && rk->cat_len == cat->len && rk->name_len == name->len &&
-		    r->pid == pid && r->tid == tid && memcmp(r->name, name->data, name->len) == 0 &&
-		    memcmp(r->category, cat->data, cat->len) == 0)
-			return k;
-	}
-	if (row_new(p, h, pid, tid, cat, name, i) < 0)
-		return -ENOMEM;
-	if ((p->nrows * 2 > p->rowmask + 1) && rowtab_resize(p) < 0)
-		return -ENOMEM;
-	return (int64_t)p->nrows - 1;
-}
-
-static inline __attribute__((always_inline)) bool same_bytes(const char *a, const char *b,
-							     size_t len)
-{
-	uint64_t x, y;
-
-	for (; len >= 8; a += 8, b += 8, len -= 8) {
-		memcpy(&x, a, 8);
-		memcpy(&y, b, 8);
-		if (x != y)
-			return false;
-	}
-	while (len--)
-		if (*a++ != *b++)
-			return false;
-	return true;
-}
-
-static inline __attribute__((always_inline)) int64_t row_lookup(struct profile *p, uint64_t pid,
-								uint64_t tid,
-								const struct fxt_string *cat,
-								const struct fxt_string *name)
-{
-	uintptr_t h = ((uintptr_t)name->data >> 3) ^ ((uintptr_t)cat->data >> 7) ^ name->len;
-	struct lookaside *l;
-	int64_t row;
-
-	if (p->opts.by != PROFILE_BY_FUNCTION)
-		h ^= (uintptr_t)(tid * 31 + pid);
-	l = &p->look[(h ^ (h >> 8)) & (LOOKASIDE - 1)];
-	if (l->row && l->name == name->data && l->cat == cat->data && l->name_len == name->len &&
-	    l->cat_len == cat->len && l->pid == pid && l->tid == tid) {
-		const struct profile_row *r = &p->rows[l->row - 1];
-		if (same_bytes(r->name, name->data, name->len) &&
-		    same_bytes(r->category, cat->data, cat->len))
-			return l->row - 1;
-	}
-	row = row_get(p, pid, tid, cat, name);
-	if (row >= 0)
-		*l = (struct lookaside){ name->data, cat->data, name->len,	  cat->len,
-					 pid,	     tid,	(uint32_t)row + 1 };
-	return row;
-}
-
-static inline uint64_t rng_next(uint64_t *s)
-{
-	/* xorshift64*: plenty for reservoir positions. */
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * UINT64_C(2685821657736338717);
-}
-
-static int row_sample(struct profile *p, struct profile_row *r, uint64_t d)
-{
-	uint32_t cap = p->opts.reservoir;
-
-	if (!cap)
-		return 0;
-	if (r->nsamples < cap) {
-		if (r->nsamples == r->samples_cap) {
-			uint32_t n = r->samples_cap ? r->samples_cap * 2 : 8;
-			uint64_t *ns;
-			if (n > cap)
-				n = cap;
-			ns = realloc(r->samples, n * sizeof(*ns));
-			if (!ns)
-				return -ENOMEM;
-			r->samples = ns;
-			r->samples_cap = n;
-		}
-		r->samples[r->nsamples++] = d;
-		return 0;
-	}
-	/* Algorithm R: the calls-th value replaces a random slot with
-	 * probability cap / calls, which keeps the sample uniform. */
-	{
-		uint64_t j = rng_next(&p->rng) % r->calls;
-		if (j < cap)
-			r->samples[j] = d;
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------------- threads */
-
-static int thrtab_resize(struct profile *p)
-{
-	size_t ncap = p->thrmask ? (p->thrmask + 1) * 2 : 64, i, j;
-	uint32_t *nt = calloc(ncap, sizeof(*nt));
-
-	if (!nt)
-		return -ENOMEM;
-	for (i = 0; i < p->nthreads; i++) {
-		uint64_t h =
-		    hash_final(hash_word(hash_word(0, p->threads[i].pid), p->threads[i].tid));
-		for (j = h & (ncap - 1); nt[j]; j = (j + 1) & (ncap - 1))
-			;
-		nt[j] = (uint32_t)i + 1;
-	}
-	free(p->thrtab);
-	p->thrtab = nt;
-	p->thrmask = ncap - 1;
-	return 0;
-}
-
-static struct thread *thread_lookup(struct profile *p, uint64_t pid, uint64_t tid)
-{
-	struct thread *t;
-	uint64_t h;
-	size_t i;
-
-	h = hash_final(hash_word(hash_word(0, pid), tid));
-	for (i = h & p->thrmask; p->thrtab[i]; i = (i + 1) & p->thrmask) {
-		t = &p->threads[p->thrtab[i] - 1];
-		if (t->pid == pid && t->tid == tid) {
-			p->last_thread = p->thrtab[i] - 1;
-			return t;
-		}
-	}
-	if (GROW(p->threads, p->capthreads, p->nthreads + 1) < 0)
-		return NULL;
-	t = &p->threads[p->nthreads];
-	memset(t, 0, sizeof(*t));
-	t->pid = pid;
-	t->tid = tid;
-	t->idx = (uint32_t)p->nthreads + 1;
-	if (act_init(&t->act) < 0) {
-		free(t->act.keys);
-		free(t->act.vals);
-		return NULL;
-	}
-	p->thrtab[i] = (uint32_t)++p->nthreads;
-	p->last_thread = p->nthreads - 1;
-	if (p->nthreads * 2 > p->thrmask + 1 && thrtab_resize(p) < 0)
-		return NULL;
-	return &p->threads[p->last_thread];
-}
 
 /* Events of one thread usually come in runs: try the last one first. */
 static inline __attribute__((always_inline)) struct thread *thread_get(struct profile *p,
@@ -617,17 +130,7 @@ static inline __attribute__((always_inline)) struct thread *thread_get(struct pr
 		if (t->pid == pid && t->tid == tid)
 			return t;
 	}
-	return thread_lookup(p, pid, tid);
-}
-
-static void thread_release(struct thread *t)
-{
-	free(t->f);
-	free(t->openv);
-	free(t->openrow);
-	free(t->led);
-	free(t->act.keys);
-	free(t->act.vals);
+	return profile__thread_lookup(p, pid, tid);
 }
 
 static void set_end_ordered(struct profile *p, struct thread *t)
@@ -749,7 +252,7 @@ static inline uint64_t count_frame(struct profile *p, const struct frame *fr, ui
 		r->max_ns = dur;
 	r->open += fr->open;
 	p->nslices++;
-	if (row_sample(p, r, dur) < 0)
+	if (p->opts.reservoir && profile__row_sample(p, r, dur) < 0)
 		*err = -ENOMEM;
 	return self;
 }
@@ -1021,51 +524,6 @@ static int end_frame(struct profile *p, struct thread *t, uint64_t ts)
 	return finish_top(p, t);
 }
 
-/* ------------------------------------------------------------ public API */
-
-int profile_new(struct profile **pp, const struct profile_opts *opts)
-{
-	struct profile *p = calloc(1, sizeof(*p));
-
-	if (!p)
-		return -ENOMEM;
-	if (opts)
-		p->opts = *opts;
-	p->rng = p->opts.seed ? p->opts.seed : UINT64_C(0x853c49e6748fea9b);
-	p->strgen = 1;
-	p->start_ns = UINT64_MAX;
-	if (rowtab_resize(p) < 0 || thrtab_resize(p) < 0) {
-		profile_free(p);
-		return -ENOMEM;
-	}
-	*pp = p;
-	return 0;
-}
-
-void profile_free(struct profile *p)
-{
-	size_t i;
-
-	if (!p)
-		return;
-	for (i = 0; i < p->nrows; i++) {
-		free((char *)p->rows[i].category);
-		free(p->rows[i].samples);
-	}
-	for (i = 0; i < p->nthreads; i++)
-		thread_release(&p->threads[i]);
-	free(p->drop_thr);
-	for (i = 0; i < p->ntracks; i++)
-		free(p->tracks[i].name);
-	free(p->tracks);
-	free(p->rows);
-	free(p->keys);
-	free(p->rowtab);
-	free(p->threads);
-	free(p->thrtab);
-	free(p);
-}
-
 static inline void see_time(struct profile *p, uint64_t ns)
 {
 	if (ns < p->start_ns)
@@ -1130,77 +588,26 @@ static inline __attribute__((always_inline)) int64_t event_row(struct profile *p
 	const typeof(rec->u.event) *ev = &rec->u.event;
 	uint64_t pid = 0, tid = 0, key;
 	struct refcache *c;
-	uint32_t h;
+	uint64_t h;
 	int64_t row;
 
 	if (!ref_cacheable(ev->category_ref, &ev->category) ||
 	    !ref_cacheable(ev->name_ref, &ev->name))
-		return row_lookup(p, ev->pid, ev->tid, &ev->category, &ev->name);
+		return profile__row_lookup(p, ev->pid, ev->tid, &ev->category, &ev->name);
 	if (p->opts.by != PROFILE_BY_FUNCTION) {
 		pid = ev->pid;
 		if (p->opts.by == PROFILE_BY_THREAD)
 			tid = ev->tid;
 	}
 	key = (uint64_t)p->strgen << 32 | (uint32_t)ev->category_ref << 16 | ev->name_ref;
-	h = ((uint32_t)ev->name_ref * 0x9e3779b1u) ^ ev->category_ref ^
-	    (uint32_t)(tid * 0x85ebca6bu) ^ (uint32_t)pid;
-	c = &p->refc[(h ^ (h >> 16)) & (REFCACHE - 1)];
+	h = fxt__hash_word(fxt__hash_word((uint32_t)key, pid), tid);
+	c = &p->refc[h & (REFCACHE - 1)];
 	if (c->key == key && c->pid == pid && c->tid == tid)
 		return c->row;
-	row = row_lookup(p, ev->pid, ev->tid, &ev->category, &ev->name);
+	row = profile__row_lookup(p, ev->pid, ev->tid, &ev->category, &ev->name);
 	if (row >= 0)
 		*c = (struct refcache){ key, pid, tid, (uint32_t)row };
 	return row;
-}
-
-/* Notes the thread objects that are stack-sample tracks (the last name
- * given to a koid wins). */
-static int see_kobj(struct profile *p, const struct fxt_record *rec)
-{
-	static const char suffix[] = " (samples)";
-	const struct fxt_string *name = &rec->u.kobj.name;
-	const size_t slen = sizeof(suffix) - 1;
-	uint64_t koid = rec->u.kobj.koid;
-	char *copy;
-	size_t i;
-
-	if (rec->u.kobj.obj_type != FXT_OBJ_THREAD || !(koid & PROFILE_SAMPLE_BIT) ||
-	    name->len <= slen || memcmp(name->data + name->len - slen, suffix, slen) != 0)
-		return 0;
-	copy = strndup(name->data, name->len);
-	if (!copy)
-		return -ENOMEM;
-	for (i = 0; i < p->ntracks && p->tracks[i].koid != koid; i++)
-		;
-	if (i == p->ntracks) {
-		if (GROW(p->tracks, p->captracks, p->ntracks + 1) < 0) {
-			free(copy);
-			return -ENOMEM;
-		}
-		p->tracks[p->ntracks++].koid = koid;
-	} else {
-		free(p->tracks[i].name);
-	}
-	p->tracks[i].name = copy;
-	return 0;
-}
-
-/* Counts the records an instant event says were dropped on its thread. */
-static int see_drops(struct profile *p, uint64_t pid, uint64_t tid, const struct fxt_string *name)
-{
-	uint64_t n = fxt_dropped_in_name(name->data, name->len);
-	size_t i;
-
-	if (!n)
-		return 0;
-	p->dropped = n > UINT64_MAX - p->dropped ? UINT64_MAX : p->dropped + n;
-	for (i = 0; i < p->ndrop_thr; i++)
-		if (p->drop_thr[i].pid == pid && p->drop_thr[i].tid == tid)
-			return 0;
-	if (GROW(p->drop_thr, p->capdrop_thr, p->ndrop_thr + 1) < 0)
-		return -ENOMEM;
-	p->drop_thr[p->ndrop_thr++] = (struct drop_thread){ pid, tid };
-	return 0;
 }
 
 /* The body of profile_add_record(), inlined into profile_load()'s loop. */
@@ -1219,7 +626,7 @@ static inline __attribute__((always_inline)) int add_record(struct profile *p, s
 				     ? (double)NS_PER_S / (double)p->tps
 				     : 0; /* to_ns() falls back to the reader */
 		if (rec->type == FXT_RECORD_KERNEL_OBJECT)
-			return see_kobj(p, rec);
+			return profile__see_kobj(p, rec);
 		/* Strings change meaning on string and provider records. */
 		if (rec->type == FXT_RECORD_STRING || rec->type == FXT_RECORD_METADATA)
 			bump_strgen(p);
@@ -1242,7 +649,7 @@ static inline __attribute__((always_inline)) int add_record(struct profile *p, s
 			return -ENOMEM;
 		return end_frame(p, t, ts);
 	case FXT_EVENT_INSTANT:
-		return see_drops(p, ev->pid, ev->tid, &ev->name);
+		return profile__see_drops(p, ev->pid, ev->tid, &ev->name);
 	default:
 		return 0;
 	}
@@ -1293,7 +700,7 @@ int profile_finish(struct profile *p)
 				return -ENOMEM;
 		}
 		/* Only roots are left; their numbers are final. */
-		thread_release(t);
+		profile__thread_release(t);
 		memset(&t->f, 0, sizeof(*t) - offsetof(struct thread, f));
 	}
 	for (i = 0; i < p->nrows; i++)
@@ -1359,183 +766,4 @@ int profile_load(struct profile *p, const char *path, char *err, size_t errlen)
 out:
 	fxt_reader_free(r);
 	return rc;
-}
-
-size_t profile_nrows(const struct profile *p)
-{
-	return p->nrows;
-}
-
-const struct profile_row *profile_row(const struct profile *p, size_t i)
-{
-	return i < p->nrows ? &p->rows[i] : NULL;
-}
-
-const struct profile_row *profile_find(const struct profile *p, const char *category,
-				       const char *name, uint64_t pid, uint64_t tid)
-{
-	size_t i;
-
-	for (i = 0; i < p->nrows; i++) {
-		const struct profile_row *r = &p->rows[i];
-		if (strcmp(r->name, name) == 0 &&
-		    (!category || strcmp(r->category, category) == 0) && r->pid == pid &&
-		    r->tid == tid)
-			return r;
-	}
-	return NULL;
-}
-
-uint64_t profile_start_ns(const struct profile *p)
-{
-	return p->start_ns <= p->end_ns ? p->start_ns : 0;
-}
-
-uint64_t profile_end_ns(const struct profile *p)
-{
-	return p->end_ns;
-}
-
-uint64_t profile_nrecords(const struct profile *p)
-{
-	return p->nrecords;
-}
-
-uint64_t profile_nslices(const struct profile *p)
-{
-	return p->nslices;
-}
-
-const struct profile_anomalies *profile_anomalies(const struct profile *p)
-{
-	return &p->anom;
-}
-
-uint64_t profile_dropped(const struct profile *p, uint64_t *nthreads)
-{
-	if (nthreads)
-		*nthreads = p->ndrop_thr;
-	return p->dropped;
-}
-
-/* --------------------------------------------------------------- sorting */
-
-static const struct {
-	const char *name;
-	enum profile_sort key;
-} sort_names[] = {
-	{ "self", PROFILE_SORT_SELF },	 { "total", PROFILE_SORT_TOTAL },
-	{ "calls", PROFILE_SORT_CALLS }, { "avg", PROFILE_SORT_AVG },
-	{ "max", PROFILE_SORT_MAX },	 { "name", PROFILE_SORT_NAME },
-};
-
-int profile_sort_parse(const char *s, enum profile_sort *out)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(sort_names) / sizeof(sort_names[0]); i++) {
-		if (strcmp(s, sort_names[i].name) == 0) {
-			*out = sort_names[i].key;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static enum profile_sort sort_key; /* qsort has no context argument */
-
-static uint64_t sort_value(const struct profile_row *r)
-{
-	switch (sort_key) {
-	case PROFILE_SORT_SELF:
-		return r->self_ns;
-	case PROFILE_SORT_TOTAL:
-		return r->total_ns;
-	case PROFILE_SORT_CALLS:
-		return r->calls;
-	case PROFILE_SORT_AVG:
-		return r->calls ? r->sum_ns / r->calls : 0;
-	case PROFILE_SORT_MAX:
-		return r->max_ns;
-	case PROFILE_SORT_NAME:
-		break;
-	}
-	return 0;
-}
-
-static int cmp_rows(const void *a, const void *b)
-{
-	const struct profile_row *x = *(const struct profile_row *const *)a;
-	const struct profile_row *y = *(const struct profile_row *const *)b;
-	uint64_t vx = sort_value(x), vy = sort_value(y);
-	int c;
-
-	if (vx != vy)
-		return vx < vy ? 1 : -1;
-	c = strcmp(x->name, y->name);
-	if (c)
-		return c;
-	c = strcmp(x->category, y->category);
-	if (c)
-		return c;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (!x->track != !y->track)
-		return x->track ? 1 : -1;
-	return 0;
-}
-
-void profile_sort_rows(const struct profile_row **rows, size_t n, enum profile_sort key)
-{
-	sort_key = key;
-	qsort(rows, n, sizeof(*rows), cmp_rows);
-}
-
-/* ---------------------------------------------------------------- output */
-
-void profile_fmt_ns(char *buf, size_t len, double ns)
-{
-	double a = ns < 0 ? -ns : ns;
-
-	if (a < 1e3)
-		snprintf(buf, len, "%.0f ns", ns);
-	else if (a < 1e6)
-		snprintf(buf, len, "%.3f us", ns / 1e3);
-	else if (a < 1e9)
-		snprintf(buf, len, "%.3f ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.3f s", ns / 1e9);
-}
-
-void profile_put_json_str(FILE *f, const char *s)
-{
-	const unsigned char *c;
-
-	fputc('"', f);
-	for (c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if (*c < 0x20)
-			fprintf(f, "\\u%04x", *c);
-		else
-			fputc(*c, f);
-	}
-	fputc('"', f);
-}
-
-void profile_put_csv_str(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
 }

@@ -1,9 +1,10 @@
 /* Profile: per-function aggregates of the duration slices of an FXT archive.
  *
- * Private to tools/ (fxt-report, fxt-diff, and later the flame graph and
- * Chrome JSON exports).  The engine streams records from the reader and
- * rebuilds each thread's call stack; memory grows with the number of
- * distinct rows (function x grouping) and stack depth, not with events.
+ * Private to tools/ (fxt-report, fxt-diff, and the flame graph's loading).
+ * The engine (profile.c) streams records from the reader and rebuilds each
+ * thread's call stack; memory grows with the number of distinct rows
+ * (function x grouping) and stack depth, not with events.  Its tables are
+ * profile-table.c's, the order of rows for output profile-sort.c's.
  *
  * What it accepts, per thread (pid, tid of the event):
  *  - duration begin / end pairs (an end closes the innermost open begin);
@@ -166,13 +167,7 @@ int profile_sort_parse(const char *s, enum profile_sort *out);
 void profile_sort_rows(const struct profile_row **rows, size_t n, enum profile_sort key);
 
 /* Output helpers shared by the report tools. */
-#include <stdio.h>
-
 /* A duration for people: "812 ns", "1.250 us", "3.000 ms", "2.500 s". */
 void profile_fmt_ns(char *buf, size_t len, double ns);
-/* s as a JSON string literal, quotes included. */
-void profile_put_json_str(FILE *f, const char *s);
-/* s as a CSV field, quoted (RFC 4180) when it holds ',', '"' or a newline. */
-void profile_put_csv_str(FILE *f, const char *s);
 
 #endif /* FXT_TOOLS_PROFILE_H */

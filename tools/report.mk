@@ -1,10 +1,11 @@
 # tools/report.mk: fxt-report and fxt-diff, their shared aggregation engine
-# (profile.c) and statistics (stats.c), their tests and the benchmark
-# archive generator.
+# (profile.c, its tables profile-table.c, its row order profile-sort.c) and
+# statistics (stats.c), their tests and the benchmark archive generator.
 
 noinst_LTLIBRARIES += libfxtprofile.la
 libfxtprofile_la_SOURCES = \
-	tools/profile.c tools/profile.h \
+	tools/profile.c tools/profile.h tools/profile-int.h \
+	tools/profile-table.c tools/profile-sort.c \
 	tools/stats.c tools/stats.h
 libfxtprofile_la_LIBADD = libfxttools.la libfxtcodec.la -lm
 

@@ -3,7 +3,7 @@
 # rejects each broken archive naming the offset and the rule.
 . "$abs_top_srcdir/tests/e2e/dump-common.sh"
 
-plan 37
+plan 35
 
 for f in valid.fxt valid.fxt.gz two-providers.fxt unknown.fxt; do
   dump --check "$A/$f"
@@ -47,8 +47,13 @@ check_bad bad-utf8.fxt 168 "string 6 is not valid UTF-8"
 check_bad bad-reserved.fxt 168 "thread record with reserved bits set"
 check_bad bad-endbefore.fxt 168 "complete event ends (100) before it starts (500)"
 check_bad bad-nomagic.fxt 0 "no magic record at offset 0"
-check_bad empty.fxt 0 "empty input"
-check_bad garbage.fxt 0 "no magic record at offset 0"
+
+# Not an archive at all (no record can be read): bad input, as without
+# --check: exit 2 and one line on standard error, nothing on standard output.
+dump --check "$A/empty.fxt"
+is "$rc/$out/$err" "2//fxt-dump: $A/empty.fxt: empty file, not an FXT archive" "empty file: exit 2, one line"
+dump --check "$A/garbage.fxt"
+is "$rc/$out/$(printf '%s\n' "$err" | wc -l)" "2//1" "garbage: exit 2, one line"
 
 check_bad bad-perfetto.fxt 168 'thread object 11: its "process" argument is u64, not koid (Perfetto rejects the record)'
 is "$(printf '%s\n' "$out" | grep ": warning:")" "$A/bad-perfetto.fxt: offset 216: warning: thread object 12 without a \"process\" argument: Perfetto puts it under pid 0

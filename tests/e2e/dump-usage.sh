@@ -18,11 +18,14 @@ is "$rc" 2 "directory: exit 2"
 is "$err" "fxt-dump: $A: Is a directory" "directory: one line"
 dump --bogus "$A/valid.fxt"
 is "$rc" 2 "bad option: exit 2"
-is "$err" "fxt-dump: unknown option '--bogus' (try --help)" "bad option: one line"
+is "$err" "fxt-dump: unknown option '--bogus'
+Try 'fxt-dump --help'." "bad option: one line, and where to look"
 dump -x "$A/valid.fxt"
-is "$rc/$err" "2/fxt-dump: unknown option '-x' (try --help)" "bad short option"
+is "$rc/$err" "2/fxt-dump: unknown option '-x'
+Try 'fxt-dump --help'." "bad short option"
 dump
-is "$rc/$err" "2/fxt-dump: missing FILE (try --help)" "no file"
+is "$rc/$err" "2/fxt-dump: missing FILE
+Try 'fxt-dump --help'." "no file"
 dump "$A/valid.fxt" "$A/valid.fxt"
 is "$rc" 2 "two files: exit 2"
 

@@ -35,12 +35,15 @@ check "bad NEW of a diff" "fxt-flame: $TMPD/garbage.fxt: not an FXT archive (rec
 "$FLAME" -o "$TMPD/out.svg" "$TMPD/empty.fxt" 2>/dev/null
 ok "no output file after a bad archive" test ! -e "$TMPD/out.svg"
 
-check "unknown --by" "fxt-flame: --by: unknown key 'cpu'" "$FLAME" --by cpu "$TMPD/valid.fxt"
+check "unknown --by" "fxt-flame: --by: unknown key 'cpu'
+Try 'fxt-flame --help'." "$FLAME" --by cpu "$TMPD/valid.fxt"
 check "--diff with one archive" "fxt-flame: --diff needs BASE and NEW
 Try 'fxt-flame --help'." "$FLAME" --diff "$TMPD/valid.fxt"
-check "--diff and --folded" "fxt-flame: --diff and --folded do not go together" \
+check "--diff and --folded" "fxt-flame: --diff and --folded do not go together
+Try 'fxt-flame --help'." \
   "$FLAME" --diff --folded "$TMPD/valid.fxt" "$TMPD/valid.fxt"
-check "bad --width" "fxt-flame: --width: not a width in 100 .. 100000: 'wide'" \
+check "bad --width" "fxt-flame: --width: not a width in 100 .. 100000: 'wide'
+Try 'fxt-flame --help'." \
   "$FLAME" --width wide "$TMPD/valid.fxt"
 "$FLAME" --bogus "$TMPD/valid.fxt" >/dev/null 2>&1
 is "$?" 2 "unknown option"

@@ -22,24 +22,35 @@ expect_fail() {
   ok "$name: message says '$want'" grep -q -- "$want" "$TMPD/err"
 }
 
+# expect_usage NAME WANT-IN-MESSAGE COMMAND...: a usage error: exit 2, one
+# line naming WANT, then "Try 'TOOL --help'.".
+expect_usage() {
+  name=$1 want=$2; shift 2
+  "$@" >"$TMPD/out" 2>"$TMPD/err"
+  rc=$?
+  is "$rc:$(wc -l <"$TMPD/err" | tr -d ' '):$(sed -n 2p "$TMPD/err")" \
+    "2:2:Try '$(basename "$1") --help'." "$name: exit 2, one line and where to look"
+  ok "$name: message says '$want'" sh -c 'head -n 1 "$1" | grep -q -- "$2"' - "$TMPD/err" "$want"
+}
+
 expect_fail "report missing" "No such file" "$REPORT" "$TMPD/missing.fxt"
 expect_fail "report directory" "Is a directory" "$REPORT" "$TMPD"
 expect_fail "report empty" "empty" "$REPORT" "$TMPD/empty.fxt"
 expect_fail "report text" "not an FXT archive" "$REPORT" "$TMPD/text.fxt"
 expect_fail "report truncated" "cut.fxt: .*byte" "$REPORT" "$TMPD/cut.fxt"
-expect_fail "report bad --sort" "unknown key" "$REPORT" --sort bogus "$TMPD/good.fxt"
-expect_fail "report bad regex" "--filter" "$REPORT" --filter '(' "$TMPD/good.fxt"
+expect_usage "report bad --sort" "unknown key" "$REPORT" --sort bogus "$TMPD/good.fxt"
+expect_usage "report bad regex" "--filter" "$REPORT" --filter '(' "$TMPD/good.fxt"
 expect_fail "diff missing" "missing.fxt" "$DIFF" "$TMPD/good.fxt" "$TMPD/missing.fxt"
 expect_fail "diff truncated" "cut.fxt" "$DIFF" "$TMPD/good.fxt" -- "$TMPD/cut.fxt"
-expect_fail "diff empty side" "at least one" "$DIFF" "$TMPD/good.fxt" --
+expect_usage "diff empty side" "at least one" "$DIFF" "$TMPD/good.fxt" --
 # Counts: digits only, and range-checked before narrowing (2^32 + 1 is not 1).
-expect_fail "diff --samples 2^32+1" "bad count '4294967297'" \
+expect_usage "diff --samples 2^32+1" "bad count '4294967297'" \
   "$DIFF" --samples 4294967297 "$TMPD/good.fxt" "$TMPD/good.fxt"
-expect_fail "diff empty --top" "--top: not a count: ''" \
+expect_usage "diff empty --top" "--top: not a count: ''" \
   "$DIFF" --top '' "$TMPD/good.fxt" "$TMPD/good.fxt"
-expect_fail "report negative --top" "--top: not a count: '-1'" \
+expect_usage "report negative --top" "--top: not a count: '-1'" \
   "$REPORT" --top=-1 "$TMPD/good.fxt"
 # Standard input can only be read once.
-expect_fail "diff stdin twice" "only one archive can be standard input" \
+expect_usage "diff stdin twice" "only one archive can be standard input" \
   "$DIFF" - - <"$TMPD/good.fxt"
 finish

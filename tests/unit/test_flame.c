@@ -14,6 +14,7 @@
 #include <fxt/writer.h>
 
 #include "tests/lib/tap.h"
+#include "tools/common.h"
 #include "tools/flame.h"
 
 /* One event of a test archive: 'X' complete, 'B' begin, 'E' end. */
@@ -78,7 +79,7 @@ static struct archive build(const struct ev *evs, size_t n, uint64_t tps, const 
 
 static struct flame *load(struct archive a, enum flame_by by)
 {
-	struct flame_input in = { .mem = a.data, .len = a.len };
+	struct tool_input in = { .mem = a.data, .len = a.len };
 	struct flame *f;
 	char err[256];
 
@@ -352,7 +353,7 @@ static void test_names(void)
 		{ 'X', 2, "x;y", 0, 5 },
 	};
 	struct archive a = build(evs, N(evs), 0, NULL, NULL);
-	struct flame_input in = { .mem = a.data, .len = a.len };
+	struct tool_input in = { .mem = a.data, .len = a.len };
 	struct flame *f = load(a, FLAME_BY_ALL);
 	char *s = f ? folded(f) : NULL, *doc, *buf = NULL, err[256];
 	size_t len = 0;
@@ -380,7 +381,7 @@ static void test_names(void)
 static void test_bad_input(void)
 {
 	struct archive a = build(nested_start, N(nested_start), 0, NULL, NULL);
-	struct flame_input in = { .mem = "hello, world, not FXT", .len = 21 };
+	struct tool_input in = { .mem = "hello, world, not FXT", .len = 21 };
 	struct flame *f;
 	char err[256] = "";
 	int rc;
@@ -419,7 +420,7 @@ static void test_chrome(void)
 	struct fxt_writer *w;
 	struct fxt_event e = { 0 };
 	struct fxt_arg args[3];
-	struct flame_input in = { 0 };
+	struct tool_input in = { 0 };
 	struct export_stats st;
 	const void *data;
 	char *buf = NULL, err[256];
@@ -511,7 +512,7 @@ static struct archive build_deep(bool end_order)
 
 static struct flame *load_limited(struct archive a, unsigned max_depth, bool merge)
 {
-	struct flame_input in = { .mem = a.data, .len = a.len };
+	struct tool_input in = { .mem = a.data, .len = a.len };
 	struct flame *f;
 	char err[256];
 
