@@ -27,7 +27,9 @@ libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	agent/hooks.c \
 	agent/libc.c \
 	agent/sample.c agent/sample.h \
-	agent/wrap_io.c agent/wrap_sleep.c \
+	agent/io.h agent/io_fds.c \
+	agent/wrap_fd.c agent/wrap_stdio.c agent/wrap_net.c \
+	agent/wrap_sleep.c \
 	agent/wrap_mem.c agent/wrap_sync.c agent/wrap_thread.c \
 	agent/wrap_proc.c agent/wrap_log.c \
 	agent/lifecycle.c \

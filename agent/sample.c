@@ -232,8 +232,9 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	ts = agent_ticks();
 	/* libunwind's own libc calls are not the program's: busy keeps the
 	 * wrappers from recording them, and refuses it the pipe it would
-	 * check addresses through (wrap_io.c).  It comes back down before the record, whose
-	 * reservation counts as nested only if the thread was busy already. */
+	 * check addresses through (io.h, the fake pipe).  It comes back down
+	 * before the record, whose reservation counts as nested only if the
+	 * thread was busy already. */
 	t->busy++;
 	n = walk(ucv, pcs, EV_SAMPLE_MAX_DEPTH);
 	t->busy--;
@@ -288,7 +289,7 @@ static void setup(void)
 	/* A cache per thread: no lock shared with other threads' handlers
 	 * (see sample.h). */
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-	agent_tls.busy++; /* libunwind's libc calls are ours (see wrap_io.c, pipes) */
+	agent_tls.busy++; /* libunwind's libc calls are ours (see io.h, the fake pipe) */
 	if (unw_getcontext(&uc) == 0 && unw_init_local(&cur, &uc) == 0)
 		while (unw_step(&cur) > 0)
 			;

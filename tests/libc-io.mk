@@ -1,5 +1,6 @@
-# Tests of the io and sleep groups of the libc wrappers (agent/wrap_io.c,
-# agent/wrap_sleep.c) and of the pipe/socket flows (spool/session.c).  The
+# Tests of the io and sleep groups of the libc wrappers (agent/wrap_fd.c,
+# agent/wrap_stdio.c, agent/wrap_net.c, agent/io_fds.c, agent/wrap_sleep.c)
+# and of the pipe/socket flows (spool/session.c).  The
 # traced program stands for an unmodified one: built without
 # -finstrument-functions (and without the sanitizers: it runs with the
 # agent preloaded); libc_io_prog_fortify is built as Debian builds its

@@ -1,6 +1,6 @@
 #!/bin/sh
-# The io and sleep groups of the libc wrappers (agent/wrap_io.c,
-# agent/wrap_sleep.c) on tests/e2e/libc_io_prog, an uninstrumented
+# The io and sleep groups of the libc wrappers (agent/wrap_fd.c,
+# agent/wrap_stdio.c, agent/wrap_net.c, agent/io_fds.c, agent/wrap_sleep.c) on tests/e2e/libc_io_prog, an uninstrumented
 # program: exact slices and arguments, errors passed through unchanged,
 # the groups switched by FXT_LIBC, the fortified entry points, output
 # byte-identical with and without the agent.
