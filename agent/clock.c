@@ -36,8 +36,15 @@ bool agent_cpu_has_invariant_tsc(void)
 void agent_clock_init(void)
 {
 	agent_clock_tsc = agent_cfg.clock != AGENT_CLOCK_MONOTONIC && agent_cpu_has_invariant_tsc();
-	start_ns = agent_mono_ns();
-	start_ticks = agent_ticks();
+#if defined(__x86_64__)
+	if (agent_clock_tsc) {
+		spool_tsc_sample(&start_ticks, &start_ns);
+	} else
+#endif
+	{
+		start_ns = agent_mono_ns(); /* ticks are these ns: one read */
+		start_ticks = start_ns;
+	}
 	agent_dbg("clock: %s", agent_clock_tsc ? "tsc" : "monotonic");
 }
 

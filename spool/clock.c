@@ -11,9 +11,7 @@
 #include "spool/clock.h"
 
 #if defined(__x86_64__)
-/* Reads the TSC and the monotonic clock as close together as possible:
- * the pair with the shortest bracketing interval of three tries. */
-static void sample(uint64_t *ticks, uint64_t *ns)
+void spool_tsc_sample(uint64_t *ticks, uint64_t *ns)
 {
 	uint64_t best = UINT64_MAX;
 
@@ -39,7 +37,7 @@ uint64_t spool_tsc_rate(uint64_t start_ticks, uint64_t start_ns)
 		while (nanosleep(&req, &req) != 0)
 			;
 	}
-	sample(&ticks, &ns);
+	spool_tsc_sample(&ticks, &ns);
 	return spool_rate(start_ticks, start_ns, ticks, ns);
 #else
 	(void)start_ticks;

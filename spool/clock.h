@@ -42,6 +42,14 @@ static inline uint64_t spool_rate(uint64_t ticks0, uint64_t ns0, uint64_t ticks1
 	return (uint64_t)((unsigned __int128)(ticks1 - ticks0) * 1000000000u / (ns1 - ns0));
 }
 
+#if defined(__x86_64__)
+/* Reads the TSC and the monotonic clock as close together as possible:
+ * the pair with the shortest bracketing interval of three tries, so that
+ * a preemption between the two reads cannot skew a process's anchor (its
+ * timeline would move by as much, over the one before an exec). */
+void spool_tsc_sample(uint64_t *ticks, uint64_t *ns);
+#endif
+
 /* The TSC's ticks per second, measured from the start point (start_ticks,
  * start_ns) to now, waiting until SPOOL_CLOCK_MIN_NS after the start if
  * it is sooner.  0 when it cannot be measured here (no TSC, a start point
