@@ -1,0 +1,408 @@
+/* FXT reader (the contract: include/fxt/reader.h): streams records out of
+ * a plain or gzip archive through a bounded window, keeping per-provider
+ * string and thread tables.
+ *
+ * This file is the orchestration: opening and freeing a reader, framing
+ * each record in the window and handing it to its decoder (decode.c), the
+ * per-provider contexts, errors and diagnostics.  The byte source and the
+ * window are source.c's; reader_int.h says who does what.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fxt/reader_int.h"
+
+/* ----------------------------------------------------- errors, diagnostics */
+
+void fxt__set_error(struct fxt_reader *r, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	r->err_off = off;
+	r->failed = true;
+}
+
+void fxt__diag(struct fxt_reader *r, enum fxt_diag_level level, uint64_t off, const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+	if (!r->diag_fn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	r->diag_fn(r->diag_ctx, level, off, msg);
+}
+
+/* -------------------------------------------------------------- providers */
+
+static struct provider *provider_new(uint32_t id)
+{
+	struct provider *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->id = id;
+	p->ticks_per_second = NS_PER_SECOND;
+	return p;
+}
+
+void fxt__provider_clear(struct provider *p)
+{
+	for (size_t i = 0; p->pages && i < STR_PAGES; i++) {
+		if (!p->pages[i])
+			continue;
+		for (size_t k = 0; k < STR_PAGE_SIZE; k++)
+			free(p->pages[i]->e[k].data);
+		free(p->pages[i]);
+	}
+	free(p->pages);
+	p->pages = NULL;
+	free(p->threads);
+	p->threads = NULL;
+	p->ticks_per_second = NS_PER_SECOND;
+}
+
+static void provider_free(struct provider *p)
+{
+	if (!p)
+		return;
+	fxt__provider_clear(p);
+	free(p);
+}
+
+static size_t provider_slot(const struct fxt_reader *r, uint32_t id)
+{
+	size_t mask = r->nslots - 1;
+	size_t i = (size_t)((id * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & mask;
+	while (r->slots[i] && r->slots[i]->id != id)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* The context of provider `id`, created if new.  NULL when out of memory. */
+struct provider *fxt__provider_get(struct fxt_reader *r, uint32_t id, bool *created)
+{
+	*created = false;
+	size_t i = provider_slot(r, id);
+	if (r->slots[i])
+		return r->slots[i];
+	if ((r->nproviders + 1) * 2 > r->nslots) {
+		size_t n = r->nslots * 2;
+		struct provider **old = r->slots;
+		size_t nold = r->nslots;
+		struct provider **slots = calloc(n, sizeof(*slots));
+		if (!slots)
+			return NULL;
+		r->slots = slots;
+		r->nslots = n;
+		for (size_t k = 0; k < nold; k++)
+			if (old[k])
+				r->slots[provider_slot(r, old[k]->id)] = old[k];
+		free(old);
+		i = provider_slot(r, id);
+	}
+	struct provider *p = provider_new(id);
+	if (!p)
+		return NULL;
+	r->slots[i] = p;
+	r->nproviders++;
+	*created = true;
+	return p;
+}
+
+const struct str_entry *fxt__string_lookup(const struct provider *p, unsigned index)
+{
+	if (!p->pages)
+		return NULL;
+	const struct str_page *pg = p->pages[index >> STR_PAGE_SHIFT];
+	if (!pg)
+		return NULL;
+	const struct str_entry *e = &pg->e[index & (STR_PAGE_SIZE - 1)];
+	return e->data ? e : NULL;
+}
+
+/* Registers (or replaces) string `index`.  Returns the entry or NULL when
+ * out of memory. */
+struct str_entry *fxt__string_set(struct provider *p, unsigned index, const char *s, uint32_t len)
+{
+	if (!p->pages && !(p->pages = calloc(STR_PAGES, sizeof(*p->pages))))
+		return NULL;
+	struct str_page **pg = &p->pages[index >> STR_PAGE_SHIFT];
+	if (!*pg) {
+		*pg = calloc(1, sizeof(**pg));
+		if (!*pg)
+			return NULL;
+	}
+	struct str_entry *e = &(*pg)->e[index & (STR_PAGE_SIZE - 1)];
+	if (!e->data || e->cap < len + 1) {
+		/* +1 so that an empty string still has a non-NULL buffer. */
+		char *d = realloc(e->data, len + 1);
+		if (!d)
+			return NULL;
+		e->data = d;
+		e->cap = len + 1;
+	}
+	memcpy(e->data, s, len);
+	e->data[len] = '\0';
+	e->len = len;
+	return e;
+}
+
+/* ------------------------------------------------------------ public API */
+
+static int reader_new(struct fxt_reader **out, unsigned flags)
+{
+	struct fxt_reader *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->flags = flags;
+	r->fd = -1;
+	r->nslots = 8;
+	r->slots = calloc(r->nslots, sizeof(*r->slots));
+	bool created;
+	if (!r->slots || !(r->cur = fxt__provider_get(r, 0, &created))) {
+		fxt_reader_free(r);
+		return -ENOMEM;
+	}
+	*out = r;
+	return 0;
+}
+
+int fxt_reader_open_fd(struct fxt_reader **out, int fd, unsigned flags)
+{
+	struct fxt_reader *r;
+	int err = reader_new(&r, flags);
+	if (err)
+		return err;
+	err = fxt__source_open_fd(r, fd);
+	if (err) {
+		fxt_reader_free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+int fxt_reader_open_path(struct fxt_reader **out, const char *path, unsigned flags)
+{
+	if (strcmp(path, "-") == 0)
+		return fxt_reader_open_fd(out, STDIN_FILENO, flags);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int err = fxt_reader_open_fd(out, fd, flags);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	(*out)->own_fd = true;
+	return 0;
+}
+
+int fxt_reader_open_mem(struct fxt_reader **out, const void *data, size_t len, unsigned flags)
+{
+	struct fxt_reader *r;
+	int err = reader_new(&r, flags);
+	if (err)
+		return err;
+	err = fxt__source_open_mem(r, data, len);
+	if (err) {
+		fxt_reader_free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+void fxt_reader_free(struct fxt_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nslots; i++)
+		provider_free(r->slots[i]);
+	free(r->slots);
+	fxt__source_close(r);
+	free(r->provider_name);
+	free(r);
+}
+
+void fxt_reader_set_diag(struct fxt_reader *r, fxt_diag_fn fn, void *ctx)
+{
+	r->diag_fn = fn;
+	r->diag_ctx = ctx;
+}
+
+/* A large record (type 15): held whole when it fits in the window,
+ * otherwise decoded from the part that does and skipped. */
+static int next_large(struct fxt_reader *r, uint64_t h, struct fxt_record *rec)
+{
+	uint64_t nwords = fxt_large_header_size(h);
+	rec->nwords = nwords;
+	if (nwords == 0)
+		return FAIL(r, rec->offset, "large record of size 0");
+	uint64_t nbytes = nwords * 8;
+	size_t left = r->end - r->pos;
+	bool raw = r->flags & FXT_READER_RAW;
+	bool held;
+	size_t take;
+	if (r->src == SRC_MEM && !r->gz) {
+		held = true;
+		take = (size_t)nbytes;
+		if (nbytes > left)
+			goto truncated;
+	} else {
+		if (raw && nbytes > RAW_MAX_BYTES)
+			return FAIL(r, rec->offset,
+				    "large record of %llu bytes: more than the %u MiB held whole",
+				    (unsigned long long)nbytes, RAW_MAX_BYTES >> 20);
+		if (raw && !fxt__grow_window(r, (size_t)nbytes))
+			return -1;
+		held = nbytes <= r->cap;
+		take = held ? (size_t)nbytes : r->cap;
+		if (!fxt__fill(r, take)) {
+			if (r->failed)
+				return -1;
+			left = r->end - r->pos;
+			goto truncated;
+		}
+	}
+	struct cursor c = { r->win + r->pos + 8, take / 8 - 1, rec->offset + 8 };
+	r->rec_bytes = held ? r->win + r->pos : NULL;
+	r->pos += take;
+	r->skip_left = nbytes - take;
+	r->skip_off = rec->offset;
+	return raw ? 1 : fxt__dec_large(r, &c, h, rec, held);
+
+truncated:
+	return FAIL(r, rec->offset,
+		    "large record runs past the end of the input (header says %llu words, %zu "
+		    "bytes left)",
+		    (unsigned long long)nwords, left);
+}
+
+int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
+{
+	for (;;) {
+		if (r->failed)
+			return -1;
+		if (r->skip_left && !fxt__skip_payload(r))
+			return -1;
+		if (!fxt__fill(r, 8)) {
+			if (r->failed)
+				return -1;
+			size_t left = r->end - r->pos;
+			if (left == 0)
+				return 0;
+			fxt__set_error(r, r->win_off + r->pos,
+				       "truncated record header: %zu bytes at the end of the input",
+				       left);
+			return -1;
+		}
+		const uint8_t *p = r->win + r->pos;
+		uint64_t h = fxt__load64(p);
+		rec->offset = r->win_off + r->pos;
+		rec->type = (enum fxt_record_type)fxt_header_type(h);
+		rec->nargs = 0;
+		r->rec_bytes = NULL;
+
+		if (__builtin_expect(!r->started, 0)) {
+			r->started = true;
+			r->saw_magic = h == FXT_MAGIC_RECORD;
+			/* The spec lets a big-endian machine write its own byte
+			 * order; every word would need swapping, which we do not
+			 * do: say so rather than report garbage records. */
+			if (h == __builtin_bswap64(FXT_MAGIC_RECORD))
+				return FAIL(r, rec->offset,
+					    "big-endian FXT archive: only little-endian archives "
+					    "are supported");
+			if (!r->saw_magic)
+				fxt__diag(r, FXT_DIAG_ERROR, rec->offset,
+					  "no magic record at offset 0: not an FXT archive");
+		}
+
+		int rc;
+		if (rec->type == FXT_RECORD_LARGE) {
+			rc = next_large(r, h, rec);
+		} else {
+			unsigned nwords = fxt_header_size(h);
+			rec->nwords = nwords;
+			if (nwords == 0)
+				return FAIL(r, rec->offset, "record of size 0");
+			if (!fxt__fill(r, (size_t)nwords * 8)) {
+				if (r->failed)
+					return -1;
+				return FAIL(r, rec->offset,
+					    "record runs past the end of the input (header says "
+					    "%u words, %zu bytes left)",
+					    nwords, r->end - r->pos);
+			}
+			p = r->win + r->pos;
+			r->pos += (size_t)nwords * 8;
+			r->rec_bytes = p;
+			struct cursor c = { p + 8, nwords - 1, rec->offset + 8 };
+			rc = r->flags & FXT_READER_RAW ? 1 /* framed, not decoded */
+						       : fxt__dec_record(r, &c, h, rec);
+		}
+		if (rc < 0) {
+			/* Stay at the last well-formed record. */
+			r->skip_left = 0;
+			r->rec_bytes = NULL;
+			return -1;
+		}
+		if (rc > 0) {
+			/* After decoding: provider records belong to their provider. */
+			rec->provider_id = r->cur->id;
+			return 1;
+		}
+	}
+}
+
+const char *fxt_reader_error(const struct fxt_reader *r, uint64_t *offset)
+{
+	if (!r->failed)
+		return NULL;
+	if (offset)
+		*offset = r->err_off;
+	return r->err;
+}
+
+int fxt_reader_errno(const struct fxt_reader *r)
+{
+	return r->failed ? r->read_errno : 0;
+}
+
+const void *fxt_reader_record_bytes(const struct fxt_reader *r)
+{
+	return r->rec_bytes;
+}
+
+bool fxt_reader_saw_magic(const struct fxt_reader *r)
+{
+	return r->saw_magic;
+}
+
+uint64_t fxt_reader_ticks_per_second(const struct fxt_reader *r)
+{
+	return r->cur->ticks_per_second;
+}
+
+uint64_t fxt_reader_ticks_to_ns(const struct fxt_reader *r, uint64_t ticks)
+{
+	uint64_t tps = r->cur->ticks_per_second;
+	if (tps == NS_PER_SECOND)
+		return ticks;
+	unsigned __int128 ns = (unsigned __int128)ticks * NS_PER_SECOND / tps;
+	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+}
+
+uint64_t fxt_reader_offset(const struct fxt_reader *r)
+{
+	return r->win_off + r->pos;
+}
