@@ -2,10 +2,10 @@
  * a plain or gzip archive through a bounded window, keeping per-provider
  * string and thread tables.
  *
- * This file is the orchestration: opening and freeing a reader, framing
- * each record in the window and handing it to its decoder (decode.c), the
- * per-provider contexts, errors and diagnostics.  The byte source and the
- * window are source.c's; reader_int.h says who does what.
+ * This file: opening and freeing a reader, the per-provider contexts
+ * (string and thread tables), errors and diagnostics, and the getters.
+ * The byte source and the window are source.c's; reading records,
+ * fxt_reader_next(), is decode.c's; reader_int.h says who does what.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -237,131 +237,6 @@ void fxt_reader_set_diag(struct fxt_reader *r, fxt_diag_fn fn, void *ctx)
 {
 	r->diag_fn = fn;
 	r->diag_ctx = ctx;
-}
-
-/* A large record (type 15): held whole when it fits in the window,
- * otherwise decoded from the part that does and skipped. */
-static int next_large(struct fxt_reader *r, uint64_t h, struct fxt_record *rec)
-{
-	uint64_t nwords = fxt_large_header_size(h);
-	rec->nwords = nwords;
-	if (nwords == 0)
-		return FAIL(r, rec->offset, "large record of size 0");
-	uint64_t nbytes = nwords * 8;
-	size_t left = r->end - r->pos;
-	bool raw = r->flags & FXT_READER_RAW;
-	bool held;
-	size_t take;
-	if (r->src == SRC_MEM && !r->gz) {
-		held = true;
-		take = (size_t)nbytes;
-		if (nbytes > left)
-			goto truncated;
-	} else {
-		if (raw && nbytes > RAW_MAX_BYTES)
-			return FAIL(r, rec->offset,
-				    "large record of %llu bytes: more than the %u MiB held whole",
-				    (unsigned long long)nbytes, RAW_MAX_BYTES >> 20);
-		if (raw && !fxt__grow_window(r, (size_t)nbytes))
-			return -1;
-		held = nbytes <= r->cap;
-		take = held ? (size_t)nbytes : r->cap;
-		if (!fxt__fill(r, take)) {
-			if (r->failed)
-				return -1;
-			left = r->end - r->pos;
-			goto truncated;
-		}
-	}
-	struct cursor c = { r->win + r->pos + 8, take / 8 - 1, rec->offset + 8 };
-	r->rec_bytes = held ? r->win + r->pos : NULL;
-	r->pos += take;
-	r->skip_left = nbytes - take;
-	r->skip_off = rec->offset;
-	return raw ? 1 : fxt__dec_large(r, &c, h, rec, held);
-
-truncated:
-	return FAIL(r, rec->offset,
-		    "large record runs past the end of the input (header says %llu words, %zu "
-		    "bytes left)",
-		    (unsigned long long)nwords, left);
-}
-
-int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
-{
-	for (;;) {
-		if (r->failed)
-			return -1;
-		if (r->skip_left && !fxt__skip_payload(r))
-			return -1;
-		if (!fxt__fill(r, 8)) {
-			if (r->failed)
-				return -1;
-			size_t left = r->end - r->pos;
-			if (left == 0)
-				return 0;
-			fxt__set_error(r, r->win_off + r->pos,
-				       "truncated record header: %zu bytes at the end of the input",
-				       left);
-			return -1;
-		}
-		const uint8_t *p = r->win + r->pos;
-		uint64_t h = fxt__load64(p);
-		rec->offset = r->win_off + r->pos;
-		rec->type = (enum fxt_record_type)fxt_header_type(h);
-		rec->nargs = 0;
-		r->rec_bytes = NULL;
-
-		if (__builtin_expect(!r->started, 0)) {
-			r->started = true;
-			r->saw_magic = h == FXT_MAGIC_RECORD;
-			/* The spec lets a big-endian machine write its own byte
-			 * order; every word would need swapping, which we do not
-			 * do: say so rather than report garbage records. */
-			if (h == __builtin_bswap64(FXT_MAGIC_RECORD))
-				return FAIL(r, rec->offset,
-					    "big-endian FXT archive: only little-endian archives "
-					    "are supported");
-			if (!r->saw_magic)
-				fxt__diag(r, FXT_DIAG_ERROR, rec->offset,
-					  "no magic record at offset 0: not an FXT archive");
-		}
-
-		int rc;
-		if (rec->type == FXT_RECORD_LARGE) {
-			rc = next_large(r, h, rec);
-		} else {
-			unsigned nwords = fxt_header_size(h);
-			rec->nwords = nwords;
-			if (nwords == 0)
-				return FAIL(r, rec->offset, "record of size 0");
-			if (!fxt__fill(r, (size_t)nwords * 8)) {
-				if (r->failed)
-					return -1;
-				return FAIL(r, rec->offset,
-					    "record runs past the end of the input (header says "
-					    "%u words, %zu bytes left)",
-					    nwords, r->end - r->pos);
-			}
-			p = r->win + r->pos;
-			r->pos += (size_t)nwords * 8;
-			r->rec_bytes = p;
-			struct cursor c = { p + 8, nwords - 1, rec->offset + 8 };
-			rc = r->flags & FXT_READER_RAW ? 1 /* framed, not decoded */
-						       : fxt__dec_record(r, &c, h, rec);
-		}
-		if (rc < 0) {
-			/* Stay at the last well-formed record. */
-			r->skip_left = 0;
-			r->rec_bytes = NULL;
-			return -1;
-		}
-		if (rc > 0) {
-			/* After decoding: provider records belong to their provider. */
-			rec->provider_id = r->cur->id;
-			return 1;
-		}
-	}
 }
 
 const char *fxt_reader_error(const struct fxt_reader *r, uint64_t *offset)

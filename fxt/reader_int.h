@@ -1,19 +1,20 @@
 /* The FXT reader's state, shared by its parts: private to fxt/.
  *
  * Who does what:
- *   reader.c  the public API (include/fxt/reader.h): opening and freeing,
- *             framing records out of the window and handing each to its
- *             decoder; the per-provider contexts (string and thread tables);
- *             errors and diagnostics.
+ *   reader.c  the public API (include/fxt/reader.h) but the record path:
+ *             opening and freeing a reader, the per-provider contexts
+ *             (string and thread tables), errors and diagnostics, getters.
  *   source.c  the byte source (memory, descriptor, inflate) and the window
  *             over it: filling, growing, skipping a large payload.
- *   decode.c  the bounds-checked cursor over a record's words and the
- *             record decoders, one per record type.
+ *   decode.c  the record path, fxt_reader_next(): framing each record in
+ *             the window, the bounds-checked cursor over its words and the
+ *             record decoders, one per record type.  They stay in one file
+ *             so that the compiler inlines the decoders into the loop.
  *
- * Every read of record content goes through struct cursor, which knows how
- * many words of the record are left: a field that would lie past the end of
- * its record (or of its argument) is damage, reported with the offset of the
- * record or argument, and never a read out of bounds.
+ * Every read of record content goes through decode.c's struct cursor, which
+ * knows how many words of the record are left: a field that would lie past
+ * the end of its record (or of its argument) is damage, reported with the
+ * offset of the record or argument, and never a read out of bounds.
  */
 #ifndef FXT_READER_INT_H
 #define FXT_READER_INT_H
@@ -118,18 +119,6 @@ struct fxt_reader {
 	char *provider_name; /* copy of the last provider info name */
 };
 
-/* The words of one record (or argument) not consumed yet (decode.c reads
- * them; reader.c sets one up per record). */
-struct cursor {
-	const uint8_t *p;
-	uint64_t left; /* words */
-	uint64_t off;  /* stream offset of p */
-};
-
-/* Why a decoder stopped: it sets the error itself and returns false. */
-#define DAMAGE(r, off, ...) (fxt__set_error((r), (off), __VA_ARGS__), false)
-#define FAIL(r, off, ...)   (fxt__set_error((r), (off), __VA_ARGS__), -1)
-
 static inline uint64_t fxt__load64(const uint8_t *p)
 {
 	uint64_t w;
@@ -186,13 +175,5 @@ bool fxt__skip_payload(struct fxt_reader *r);
 
 /* "", for empty strings and empty memory input. */
 extern const char fxt__empty[];
-
-/* Decodes a record held whole in the window (any but a large one).
- * Returns 1, 0 for a record skipped (an unknown type), or -1. */
-int fxt__dec_record(struct fxt_reader *r, struct cursor *c, uint64_t h, struct fxt_record *rec);
-/* Decodes a large record; `held` is false when the cursor covers only the
- * part of the record that fits in the window.  Returns as fxt__dec_record. */
-int fxt__dec_large(struct fxt_reader *r, struct cursor *c, uint64_t h, struct fxt_record *rec,
-		   bool held);
 
 #endif /* FXT_READER_INT_H */

@@ -118,7 +118,7 @@ bool fxt__fill_slow(struct fxt_reader *r, size_t need)
 			got = read_fd(r->fd, r->buf + r->end, r->cap - r->end);
 			if (got < 0) {
 				fxt__set_error(r, r->win_off + r->end, "read error: %s",
-					  strerror((int)-got));
+					       strerror((int)-got));
 				r->read_errno = (int)-got;
 				return false;
 			}
