@@ -39,7 +39,7 @@ EXTRA_DIST += $(DUMP_E2E_TESTS) tests/e2e/dump-common.sh
 EXTRA_DIST += tests/fuzz/fuzz_reader.c
 if FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz_reader
-tests_fuzz_fuzz_reader_SOURCES = tests/fuzz/fuzz_reader.c fxt/reader.c fxt/utf8.c fxt/names.c
+tests_fuzz_fuzz_reader_SOURCES = tests/fuzz/fuzz_reader.c fxt/reader.c fxt/source.c fxt/decode.c fxt/reader_int.h fxt/utf8.c fxt/names.c
 tests_fuzz_fuzz_reader_CFLAGS = $(WARN_CFLAGS) $(FUZZ_CFLAGS) $(ZLIB_CFLAGS)
 tests_fuzz_fuzz_reader_LDFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_reader_LDADD = $(ZLIB_LIBS)

@@ -1,0 +1,179 @@
+/* The FXT reader's state, shared by its parts: private to fxt/.
+ *
+ * Who does what:
+ *   reader.c  the public API (include/fxt/reader.h) but the record path:
+ *             opening and freeing a reader, the per-provider contexts
+ *             (string and thread tables), errors and diagnostics, getters.
+ *   source.c  the byte source (memory, descriptor, inflate) and the window
+ *             over it: filling, growing, skipping a large payload.
+ *   decode.c  the record path, fxt_reader_next(): framing each record in
+ *             the window, the bounds-checked cursor over its words and the
+ *             record decoders, one per record type.  They stay in one file
+ *             so that the compiler inlines the decoders into the loop.
+ *
+ * Every read of record content goes through decode.c's struct cursor, which
+ * knows how many words of the record are left: a field that would lie past
+ * the end of its record (or of its argument) is damage, reported with the
+ * offset of the record or argument, and never a read out of bounds.
+ */
+#ifndef FXT_READER_INT_H
+#define FXT_READER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include <fxt/reader.h>
+
+/* The window holds at least one whole normal record (32 KB) and refills in
+ * big reads.  Large records up to its size are held whole; bigger ones have
+ * their header decoded and their payload skipped. */
+#define WINDOW_BYTES  (1u << 20)
+#define ZIN_BYTES     (256u << 10)
+#define NS_PER_SECOND UINT64_C(1000000000)
+
+/* With FXT_READER_RAW the window grows to hold a large record whole, up to
+ * this size; a larger one is damage (a copy could not keep it whole). */
+#define RAW_MAX_BYTES (64u << 20)
+
+/* ------------------------------------------------------- provider context */
+
+/* The string table is paged so that a provider that registers a few high
+ * indices (or a hostile archive with thousands of providers) costs a few
+ * KB, not the 512 KB of a flat 32768-entry table. */
+#define STR_PAGE_SHIFT 8
+#define STR_PAGE_SIZE  (1u << STR_PAGE_SHIFT)
+#define STR_PAGES      ((FXT_MAX_STRING_INDEX + 1) / STR_PAGE_SIZE)
+
+struct str_entry {
+	char *data; /* NULL: not registered */
+	uint32_t len, cap;
+};
+
+struct str_page {
+	struct str_entry e[STR_PAGE_SIZE];
+};
+
+struct thread_entry {
+	uint64_t pid, tid;
+	bool set;
+};
+
+struct provider {
+	uint32_t id;
+	uint64_t ticks_per_second;
+	/* Both allocated on first use: a hostile archive announcing a
+	 * provider every 16 bytes must not cost kilobytes per provider. */
+	struct str_page **pages;      /* STR_PAGES entries */
+	struct thread_entry *threads; /* FXT_MAX_THREAD_INDEX + 1 entries */
+};
+
+/* ----------------------------------------------------------------- reader */
+
+enum source { SRC_MEM, SRC_FD };
+
+struct fxt_reader {
+	/* The window: unread bytes are win[pos .. end); win[0] is at stream
+	 * offset win_off.  For plain memory input win is the caller's buffer. */
+	const uint8_t *win;
+	size_t pos, end;
+	uint64_t win_off;
+	uint64_t skip_left; /* payload of a large record still to discard */
+	uint64_t skip_off;  /* and that record's offset */
+
+	enum source src;
+	bool eof;     /* the source has no more bytes */
+	bool gz;      /* bytes come through inflate */
+	uint8_t *buf; /* window storage (fd or gzip input) */
+	size_t cap;
+	int fd;
+	bool own_fd;
+	const uint8_t *mem; /* compressed memory input */
+	size_t mem_len, mem_pos;
+	z_stream zs;
+	bool zs_init;
+	bool in_eof;	  /* no more compressed input */
+	bool member_done; /* inflate finished a gzip member */
+	uint8_t *zin;
+
+	unsigned flags;
+	fxt_diag_fn diag_fn;
+	void *diag_ctx;
+
+	bool started, saw_magic, failed;
+	char err[160];
+	uint64_t err_off;
+	int read_errno; /* what stopped us, if not damage: a read error, ENOMEM */
+
+	/* The bytes of the record last returned, while the window holds them
+	 * whole (fxt_reader_record_bytes()), else NULL. */
+	const uint8_t *rec_bytes;
+
+	/* Providers, in an open-addressing hash on the id. */
+	struct provider **slots;
+	size_t nslots, nproviders;
+	struct provider *cur;
+	char *provider_name; /* copy of the last provider info name */
+};
+
+static inline uint64_t fxt__load64(const uint8_t *p)
+{
+	uint64_t w;
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+/* ---------------------------------------------------------------- reader.c */
+
+/* Records the error that stops the reader, at stream offset `off`. */
+void fxt__set_error(struct fxt_reader *r, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Passes a diagnostic to the caller's callback, if any. */
+void fxt__diag(struct fxt_reader *r, enum fxt_diag_level level, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The context of provider `id`, created if new.  NULL when out of memory. */
+struct provider *fxt__provider_get(struct fxt_reader *r, uint32_t id, bool *created);
+/* Forgets a provider's strings, threads and tick rate. */
+void fxt__provider_clear(struct provider *p);
+/* String `index` of a provider, NULL if not registered. */
+const struct str_entry *fxt__string_lookup(const struct provider *p, unsigned index);
+/* Registers (or replaces) string `index`.  Returns the entry or NULL when
+ * out of memory. */
+struct str_entry *fxt__string_set(struct provider *p, unsigned index, const char *s, uint32_t len);
+
+/* ---------------------------------------------------------------- source.c */
+
+/* Sets up reading from a descriptor (plain or gzip, told by its first
+ * bytes) or from memory.  Return 0 or -errno; the caller frees r on error. */
+int fxt__source_open_fd(struct fxt_reader *r, int fd);
+int fxt__source_open_mem(struct fxt_reader *r, const uint8_t *data, size_t len);
+/* Releases the source: inflate state, owned descriptor, buffers. */
+void fxt__source_close(struct fxt_reader *r);
+
+/* Makes at least `need` (<= cap) unread bytes available in the window.
+ * Returns true if it could, false at the end of input or on error
+ * (r->failed tells which). */
+bool fxt__fill_slow(struct fxt_reader *r, size_t need);
+
+static inline bool fxt__fill(struct fxt_reader *r, size_t need)
+{
+	if (__builtin_expect(r->end - r->pos >= need, 1))
+		return true;
+	return fxt__fill_slow(r, need);
+}
+
+/* Makes the window (of a descriptor or gzip input) hold `need` bytes. */
+bool fxt__grow_window(struct fxt_reader *r, size_t need);
+/* Throws away the rest of a large record too big for the window. */
+bool fxt__skip_payload(struct fxt_reader *r);
+
+/* ---------------------------------------------------------------- decode.c */
+
+/* "", for empty strings and empty memory input. */
+extern const char fxt__empty[];
+
+#endif /* FXT_READER_INT_H */
