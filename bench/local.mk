@@ -51,7 +51,7 @@ bench_libc_io_LDFLAGS = -no-install
 # Stack sampling's cost (bench/sample.sh): a CPU-bound loop without hooks,
 # plain, with the agent, and with FXT_SAMPLE.  Run with `make bench-sample`.
 noinst_PROGRAMS += bench/sample_hotcold
-bench_sample_hotcold_SOURCES = tests/e2e/sample_hotcold.c
+bench_sample_hotcold_SOURCES = tests/progs/sample_hotcold.c
 bench_sample_hotcold_CFLAGS = $(WARN_CFLAGS) -O2 -g
 bench_sample_hotcold_LDFLAGS = -no-install
 bench_sample_hotcold_LDADD = -lpthread

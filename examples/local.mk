@@ -60,32 +60,32 @@ EXTRA_examples_plugin_DEPENDENCIES = examples/plugin_lib.la
 # Traced helper programs of the end-to-end tests (tests/e2e/), built the
 # same way.
 E2E_TRACED = \
-	tests/e2e/stress_threads \
-	tests/e2e/deep_recursion \
-	tests/e2e/signals \
-	tests/e2e/fork_child \
-	tests/e2e/loop
+	tests/progs/stress_threads \
+	tests/progs/deep_recursion \
+	tests/progs/signals \
+	tests/progs/fork_child \
+	tests/progs/loop
 check_PROGRAMS += $(E2E_TRACED)
 
-tests_e2e_stress_threads_SOURCES = tests/e2e/stress_threads.c
-tests_e2e_stress_threads_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_e2e_stress_threads_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_e2e_stress_threads_LDADD = -lpthread
+tests_progs_stress_threads_SOURCES = tests/progs/stress_threads.c
+tests_progs_stress_threads_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_stress_threads_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_stress_threads_LDADD = -lpthread
 
-tests_e2e_deep_recursion_SOURCES = tests/e2e/deep_recursion.c
-tests_e2e_deep_recursion_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_e2e_deep_recursion_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_e2e_deep_recursion_LDADD = -lpthread
+tests_progs_deep_recursion_SOURCES = tests/progs/deep_recursion.c
+tests_progs_deep_recursion_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_deep_recursion_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_deep_recursion_LDADD = -lpthread
 
-tests_e2e_signals_SOURCES = tests/e2e/signals.c
-tests_e2e_signals_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_e2e_signals_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_e2e_signals_LDADD = -lpthread
+tests_progs_signals_SOURCES = tests/progs/signals.c
+tests_progs_signals_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_signals_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_signals_LDADD = -lpthread
 
-tests_e2e_fork_child_SOURCES = tests/e2e/fork_child.c
-tests_e2e_fork_child_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_e2e_fork_child_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_fork_child_SOURCES = tests/progs/fork_child.c
+tests_progs_fork_child_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_fork_child_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 
-tests_e2e_loop_SOURCES = tests/e2e/loop.c
-tests_e2e_loop_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_e2e_loop_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_loop_SOURCES = tests/progs/loop.c
+tests_progs_loop_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_loop_LDFLAGS = $(EXAMPLE_LINK_FLAGS)

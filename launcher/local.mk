@@ -13,26 +13,26 @@ fxt_run_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) $(ZLI
 # End-to-end tests of the agent through fxt-run (TAP shell scripts).  The
 # traced programs they run are in examples/local.mk; fxt_calltree reads an
 # archive back with the reader library and prints what they assert on.
-check_PROGRAMS += tests/e2e/fxt_calltree tests/e2e/calltree_fixture
-tests_e2e_fxt_calltree_SOURCES = tests/e2e/fxt_calltree.c
-tests_e2e_fxt_calltree_LDADD = libfxtcodec.la
+check_PROGRAMS += tests/helpers/fxt_calltree tests/helpers/calltree_fixture
+tests_helpers_fxt_calltree_SOURCES = tests/helpers/fxt_calltree.c
+tests_helpers_fxt_calltree_LDADD = libfxtcodec.la
 # An archive of known shape, to test fxt_calltree itself.
-tests_e2e_calltree_fixture_SOURCES = tests/e2e/calltree_fixture.c
-tests_e2e_calltree_fixture_LDADD = libfxtcodec.la
+tests_helpers_calltree_fixture_SOURCES = tests/helpers/calltree_fixture.c
+tests_helpers_calltree_fixture_LDADD = libfxtcodec.la
 
 # A traced program that dies without flushing (_exit, SIGKILL, abort),
 # built like the examples (examples/local.mk), for the recovery test.
-check_PROGRAMS += tests/e2e/crash
-tests_e2e_crash_SOURCES = tests/e2e/crash.c
-tests_e2e_crash_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_e2e_crash_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_e2e_crash_LDADD = -lpthread
+check_PROGRAMS += tests/progs/crash
+tests_progs_crash_SOURCES = tests/progs/crash.c
+tests_progs_crash_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_crash_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_crash_LDADD = -lpthread
 
 # A traced program that re-executes itself with execl, execlp or execle.
-check_PROGRAMS += tests/e2e/exec_list
-tests_e2e_exec_list_SOURCES = tests/e2e/exec_list.c
-tests_e2e_exec_list_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_e2e_exec_list_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+check_PROGRAMS += tests/progs/exec_list
+tests_progs_exec_list_SOURCES = tests/progs/exec_list.c
+tests_progs_exec_list_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_exec_list_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 
 AGENT_E2E_TESTS = \
 	tests/e2e/agent-calltree-helper.sh \

@@ -5,19 +5,19 @@
 # -finstrument-functions (and without the sanitizers: it runs with the
 # agent preloaded); libc_io_prog_fortify is built as Debian builds its
 # packages, so that it calls the fortified entry points (__open_2,
-# __read_chk ...).  The archives are read back with tests/e2e/libc_slices
+# __read_chk ...).  The archives are read back with tests/helpers/libc_slices
 # (tests/libc-threads.mk).
 LIBC_IO_C_FLAGS = $(WARN_CFLAGS) -O1 -g -fno-omit-frame-pointer
-check_PROGRAMS += tests/e2e/libc_io_prog tests/e2e/libc_io_prog_fortify
-tests_e2e_libc_io_prog_SOURCES = tests/e2e/libc_io_prog.c
-tests_e2e_libc_io_prog_CFLAGS = $(LIBC_IO_C_FLAGS)
-tests_e2e_libc_io_prog_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_e2e_libc_io_prog_LDADD = -lpthread
-tests_e2e_libc_io_prog_fortify_SOURCES = tests/e2e/libc_io_prog.c
-tests_e2e_libc_io_prog_fortify_CPPFLAGS = $(AM_CPPFLAGS) -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2
-tests_e2e_libc_io_prog_fortify_CFLAGS = $(WARN_CFLAGS) -O2 -g
-tests_e2e_libc_io_prog_fortify_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_e2e_libc_io_prog_fortify_LDADD = -lpthread
+check_PROGRAMS += tests/progs/libc_io_prog tests/progs/libc_io_prog_fortify
+tests_progs_libc_io_prog_SOURCES = tests/progs/libc_io_prog.c
+tests_progs_libc_io_prog_CFLAGS = $(LIBC_IO_C_FLAGS)
+tests_progs_libc_io_prog_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_libc_io_prog_LDADD = -lpthread
+tests_progs_libc_io_prog_fortify_SOURCES = tests/progs/libc_io_prog.c
+tests_progs_libc_io_prog_fortify_CPPFLAGS = $(AM_CPPFLAGS) -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2
+tests_progs_libc_io_prog_fortify_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_libc_io_prog_fortify_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_libc_io_prog_fortify_LDADD = -lpthread
 
 # The session file's tables, mapped by two processes.
 check_PROGRAMS += tests/unit/test_agent_session

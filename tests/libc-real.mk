@@ -3,11 +3,11 @@
 # (sort, find and python3 with --sample too): output and exit status
 # unchanged, archives valid, the libc calls, flows, log records and
 # samples they must show.  A program that is not installed is
-# skipped.  tests/e2e/libc-real-flows.py resolves flows to the slices they
+# skipped.  tests/helpers/libc-real-flows.py resolves flows to the slices they
 # bind to, as Perfetto does.
 LIBC_REAL_TESTS = \
 	tests/e2e/libc-real-files.sh \
 	tests/e2e/libc-real-pipeline.sh \
 	tests/e2e/libc-real-python.sh
 TESTS += $(LIBC_REAL_TESTS)
-EXTRA_DIST += $(LIBC_REAL_TESTS) tests/e2e/libc-real-common.sh tests/e2e/libc-real-flows.py
+EXTRA_DIST += $(LIBC_REAL_TESTS) tests/e2e/libc-real-common.sh tests/helpers/libc-real-flows.py

@@ -6,16 +6,16 @@
 # what the scripts assert on (slices with their arguments, counters, and
 # which slices each flow joins).
 LIBC_THREADS_C_FLAGS = $(WARN_CFLAGS) -O1 -g -fno-omit-frame-pointer
-check_PROGRAMS += tests/e2e/libc_mem tests/e2e/libc_threads tests/e2e/libc_slices
-tests_e2e_libc_mem_SOURCES = tests/e2e/libc_mem.c
-tests_e2e_libc_mem_CFLAGS = $(LIBC_THREADS_C_FLAGS)
-tests_e2e_libc_mem_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_e2e_libc_threads_SOURCES = tests/e2e/libc_threads.c
-tests_e2e_libc_threads_CFLAGS = $(LIBC_THREADS_C_FLAGS)
-tests_e2e_libc_threads_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_e2e_libc_threads_LDADD = -lpthread
-tests_e2e_libc_slices_SOURCES = tests/e2e/libc_slices.c
-tests_e2e_libc_slices_LDADD = libfxtcodec.la
+check_PROGRAMS += tests/progs/libc_mem tests/progs/libc_threads tests/helpers/libc_slices
+tests_progs_libc_mem_SOURCES = tests/progs/libc_mem.c
+tests_progs_libc_mem_CFLAGS = $(LIBC_THREADS_C_FLAGS)
+tests_progs_libc_mem_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_libc_threads_SOURCES = tests/progs/libc_threads.c
+tests_progs_libc_threads_CFLAGS = $(LIBC_THREADS_C_FLAGS)
+tests_progs_libc_threads_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_libc_threads_LDADD = -lpthread
+tests_helpers_libc_slices_SOURCES = tests/helpers/libc_slices.c
+tests_helpers_libc_slices_LDADD = libfxtcodec.la
 
 LIBC_THREADS_TESTS = \
 	tests/e2e/libc-mem.sh \

@@ -3,27 +3,27 @@
 EXTRA_DIST += tests/lib/test_subr.sh
 
 # ------------------------------------------- the agent never reaches debuginfod
-# curl and tests/e2e/ssl_cleanup (OpenSSL torn down before exit) traced
+# curl and tests/progs/ssl_cleanup (OpenSSL torn down before exit) traced
 # with fxt-run and a plain LD_PRELOAD: the agent's exit-time symbolizer
 # must not load libdebuginfod (its libcurl restarts OpenSSL: a crash) nor
 # touch the network.  ssl_cleanup is built when configure finds openssl,
 # like the examples (no sanitizers: the agent is preloaded into it); the
 # test skips what is missing.
 if HAVE_OPENSSL
-check_PROGRAMS += tests/e2e/ssl_cleanup
-tests_e2e_ssl_cleanup_SOURCES = tests/e2e/ssl_cleanup.c
-tests_e2e_ssl_cleanup_CFLAGS = $(WARN_CFLAGS) $(OPENSSL_CFLAGS) -O1 -g
-tests_e2e_ssl_cleanup_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_e2e_ssl_cleanup_LDADD = $(OPENSSL_LIBS)
+check_PROGRAMS += tests/progs/ssl_cleanup
+tests_progs_ssl_cleanup_SOURCES = tests/progs/ssl_cleanup.c
+tests_progs_ssl_cleanup_CFLAGS = $(WARN_CFLAGS) $(OPENSSL_CFLAGS) -O1 -g
+tests_progs_ssl_cleanup_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_ssl_cleanup_LDADD = $(OPENSSL_LIBS)
 endif
 TESTS += tests/e2e/agent-no-debuginfod.sh
-EXTRA_DIST += tests/e2e/agent-no-debuginfod.sh tests/e2e/ssl_cleanup.c
+EXTRA_DIST += tests/e2e/agent-no-debuginfod.sh tests/progs/ssl_cleanup.c
 
 # ------------------------------------------------ fxt-dump end-to-end tests
-# tests/fuzz/mkarchives writes small valid and broken archives; the dump-*.sh
+# tests/helpers/mkarchives writes small valid and broken archives; the dump-*.sh
 # tests run fxt-dump on them (and the fuzzer starts from them).
-check_PROGRAMS += tests/fuzz/mkarchives
-tests_fuzz_mkarchives_LDADD = libfxtcodec.la
+check_PROGRAMS += tests/helpers/mkarchives
+tests_helpers_mkarchives_LDADD = libfxtcodec.la
 DUMP_E2E_TESTS = \
 	tests/e2e/dump-print.sh \
 	tests/e2e/dump-check.sh \
@@ -45,9 +45,9 @@ tests_fuzz_fuzz_reader_LDFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_reader_LDADD = $(ZLIB_LIBS)
 
 FUZZ_SECONDS = 60
-fuzz: tests/fuzz/fuzz_reader tests/fuzz/mkarchives
+fuzz: tests/fuzz/fuzz_reader tests/helpers/mkarchives
 	$(MKDIR_P) tests/fuzz/corpus tests/fuzz/seeds tests/fuzz/artifacts
-	tests/fuzz/mkarchives tests/fuzz/seeds
+	tests/helpers/mkarchives tests/fuzz/seeds
 	tests/fuzz/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	  -timeout=10 -rss_limit_mb=2048 -artifact_prefix=tests/fuzz/artifacts/ \
 	  tests/fuzz/corpus tests/fuzz/seeds

@@ -11,15 +11,15 @@ tests_unit_test_stackchart_CFLAGS = $(AM_CFLAGS)
 # The end-to-end test's programs: CPU-bound, -O2, without hooks (and the
 # same with hooks, to check that samples and hooks coexist).  Built like
 # the examples: no sanitizers, since the agent is preloaded.
-check_PROGRAMS += tests/e2e/sample_hotcold tests/e2e/sample_hotcold_hooks
-tests_e2e_sample_hotcold_SOURCES = tests/e2e/sample_hotcold.c
-tests_e2e_sample_hotcold_CFLAGS = $(WARN_CFLAGS) -O2 -g
-tests_e2e_sample_hotcold_LDFLAGS = -no-install
-tests_e2e_sample_hotcold_LDADD = -lpthread
-tests_e2e_sample_hotcold_hooks_SOURCES = tests/e2e/sample_hotcold.c
-tests_e2e_sample_hotcold_hooks_CFLAGS = $(WARN_CFLAGS) -O2 -g -finstrument-functions
-tests_e2e_sample_hotcold_hooks_LDFLAGS = -no-install
-tests_e2e_sample_hotcold_hooks_LDADD = -lpthread
+check_PROGRAMS += tests/progs/sample_hotcold tests/progs/sample_hotcold_hooks
+tests_progs_sample_hotcold_SOURCES = tests/progs/sample_hotcold.c
+tests_progs_sample_hotcold_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_sample_hotcold_LDFLAGS = -no-install
+tests_progs_sample_hotcold_LDADD = -lpthread
+tests_progs_sample_hotcold_hooks_SOURCES = tests/progs/sample_hotcold.c
+tests_progs_sample_hotcold_hooks_CFLAGS = $(WARN_CFLAGS) -O2 -g -finstrument-functions
+tests_progs_sample_hotcold_hooks_LDFLAGS = -no-install
+tests_progs_sample_hotcold_hooks_LDADD = -lpthread
 
 SAMPLE_E2E_TESTS = tests/e2e/sample.sh
 TESTS += $(SAMPLE_E2E_TESTS)

@@ -11,7 +11,7 @@
 export FXT_LIBC=none
 
 plan 15
-prog=$abs_top_builddir/tests/e2e/exec_list
+prog=$PROGS/exec_list
 
 for form in l lp le; do
   case $form in

@@ -6,7 +6,7 @@
 
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-FLOWS=$abs_top_srcdir/tests/e2e/libc-real-flows.py
+FLOWS=$abs_top_srcdir/tests/helpers/libc-real-flows.py
 export LC_ALL=C
 
 scratch

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Traces tests/real/wordfreq as a daemon-like program would run: it closes
+# Traces wordfreq (tests/progs/wordfreq/) as a daemon-like program would run: it closes
 # every inherited fd (fxt-run's status fd among them), changes directory,
 # and runs a shell hook with system() that starts a second traced
 # wordfreq.  The archive must land where -o said, one section (provider)
@@ -10,9 +10,9 @@
 
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-WF=$abs_top_builddir/tests/real/wordfreq
+WF=$PROGS/wordfreq/wordfreq
 REPORT=$abs_top_builddir/fxt-report
-RULES=$abs_top_srcdir/tests/real/perfetto_rules.py
+RULES=$abs_top_srcdir/tests/helpers/perfetto_rules.py
 export LC_ALL=C
 
 scratch

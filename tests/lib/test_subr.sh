@@ -8,6 +8,10 @@
 FXT_RUN=$abs_top_builddir/fxt-run
 FXT_DUMP=$abs_top_builddir/fxt-dump
 EXAMPLES=$abs_top_builddir/examples
+# The traced test programs (tests/progs/) and the programs that write or
+# read archives for the tests (tests/helpers/).
+PROGS=$abs_top_builddir/tests/progs
+HELPERS=$abs_top_builddir/tests/helpers
 
 tap_n=0
 tap_fail=0
