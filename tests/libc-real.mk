@@ -6,8 +6,8 @@
 # skipped.  tests/helpers/libc-real-flows.py resolves flows to the slices they
 # bind to, as Perfetto does.
 LIBC_REAL_TESTS = \
-	tests/e2e/libc-real-files.sh \
-	tests/e2e/libc-real-pipeline.sh \
-	tests/e2e/libc-real-python.sh
+	tests/real/libc-real-files.sh \
+	tests/real/libc-real-pipeline.sh \
+	tests/real/libc-real-python.sh
 TESTS += $(LIBC_REAL_TESTS)
-EXTRA_DIST += $(LIBC_REAL_TESTS) tests/e2e/libc-real-common.sh tests/helpers/libc-real-flows.py
+EXTRA_DIST += $(LIBC_REAL_TESTS) tests/real/libc-real-common.sh tests/helpers/libc-real-flows.py

@@ -1,4 +1,4 @@
-# Shared by the tests/e2e/libc-real-*.sh tests (sourced, not run): real,
+# Shared by the tests/real/libc-real-*.sh tests (sourced, not run): real,
 # unmodified programs of the Debian system (no -finstrument-functions,
 # nothing rebuilt) run once plainly and once under fxt-run with every libc
 # group on; what the program shows must not change, and the archive must
