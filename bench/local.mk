@@ -57,6 +57,14 @@ bench_sample_hotcold_LDFLAGS = -no-install
 bench_sample_hotcold_LDADD = -lpthread
 dist_noinst_SCRIPTS += bench/sample.sh
 
+# The symbolizer's lookups per second, cold and warm, over libc: run it by
+# hand (bench/sym_bench [STEP [lines]]).  Built by make check, so that it
+# keeps building.
+check_PROGRAMS += bench/sym_bench
+bench_sym_bench_SOURCES = bench/sym_bench.c
+bench_sym_bench_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+bench_sym_bench_LDADD = libfxtsym.la $(LIBDW_LIBS)
+
 bench-sample: all
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/sample.sh
 .PHONY: bench-sample

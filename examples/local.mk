@@ -3,7 +3,8 @@
 # They run with the agent preloaded, so they are built without the
 # sanitizers (their own CFLAGS and LDFLAGS replace AM_CFLAGS/AM_LDFLAGS).
 # Every function they call on purpose is out of line (examples/example.h),
-# so the call counts the tests expect hold at any -O level.
+# so the call counts the tests expect hold at any -O level.  The traced test
+# programs (tests/progs.mk) are built with the same flags.
 EXAMPLE_C_FLAGS = $(WARN_CFLAGS) -O1 -g -fno-omit-frame-pointer -finstrument-functions
 # Only the example's own code: the inline functions of the C++ library
 # would add calls that change with the compiler's version.
@@ -56,36 +57,3 @@ examples_plugin_CPPFLAGS = $(AM_CPPFLAGS) \
 examples_plugin_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 examples_plugin_LDADD = -ldl
 EXTRA_examples_plugin_DEPENDENCIES = examples/plugin_lib.la
-
-# Traced helper programs of the end-to-end tests (tests/e2e/), built the
-# same way.
-E2E_TRACED = \
-	tests/progs/stress_threads \
-	tests/progs/deep_recursion \
-	tests/progs/signals \
-	tests/progs/fork_child \
-	tests/progs/loop
-check_PROGRAMS += $(E2E_TRACED)
-
-tests_progs_stress_threads_SOURCES = tests/progs/stress_threads.c
-tests_progs_stress_threads_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_progs_stress_threads_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_progs_stress_threads_LDADD = -lpthread
-
-tests_progs_deep_recursion_SOURCES = tests/progs/deep_recursion.c
-tests_progs_deep_recursion_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_progs_deep_recursion_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_progs_deep_recursion_LDADD = -lpthread
-
-tests_progs_signals_SOURCES = tests/progs/signals.c
-tests_progs_signals_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_progs_signals_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_progs_signals_LDADD = -lpthread
-
-tests_progs_fork_child_SOURCES = tests/progs/fork_child.c
-tests_progs_fork_child_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_progs_fork_child_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-
-tests_progs_loop_SOURCES = tests/progs/loop.c
-tests_progs_loop_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_progs_loop_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
