@@ -76,5 +76,9 @@ E2E_TESTS += \
 	tests/e2e/fxt-front.sh \
 	tests/e2e/man-pages.sh
 
+# The top-level README's commands, taken from README.md, run against the
+# build tree, with what the README says about them.
+E2E_TESTS += tests/e2e/readme.sh
+
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) $(E2E_COMMON)
