@@ -30,7 +30,7 @@ process_koids() {
   "$FXT_DUMP" "$1" | sed -n 's/^kobj type=process koid=\([0-9]*\) .*/\1/p' | tr '\n' ' '
 }
 # The program's own functions only: the libc wrappers have tests of their
-# own (tests/libc-*.mk).
+# own (tests/e2e/libc-*.sh).
 export FXT_LIBC=none
 
 # 3000 words, 80 distinct (no plug-in: "Word3" and "word3" differ); each of

@@ -1,7 +1,7 @@
 /* Unit tests of the symbolizer (symbolizer/symbolizer.h).
  *
  * Fixtures live in tests/progs/symfix/ (built by make check, see
- * symbolizer/local.mk): a C++ library with namespaces, templates, overloads
+ * tests/progs.mk): a C++ library with namespaces, templates, overloads
  * and a lambda, a stripped copy of it and a copy with separate debuginfo, a
  * C plugin that is dlclose'd before the lookups, and a non-PIE program whose
  * maps are symbolized after it exited.
