@@ -54,6 +54,10 @@ for tool in $TOOLS; do
   ln -s "$abs_top_builddir/$tool" "w/$tool"
   ln -s "$abs_top_builddir/$tool" "p/$tool"
 done
+# The front command, `fxt report ...`, where the build has it (tools/fxt).
+if [ -x "$abs_top_builddir/tools/fxt" ]; then
+  for d in bin w p; do ln -s "$abs_top_builddir/tools/fxt" "$d/fxt"; done
+fi
 ln -s "$abs_top_builddir/examples" w/examples
 printf '#!/bin/sh\ncat >/dev/null\n' >bin/less
 chmod +x bin/less
