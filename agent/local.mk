@@ -50,24 +50,3 @@ pkglib_LTLIBRARIES += libfxt-agent-nop.la
 libfxt_agent_nop_la_SOURCES = agent/hooks_nop.c
 libfxt_agent_nop_la_CFLAGS = $(AGENT_CFLAGS)
 libfxt_agent_nop_la_LDFLAGS = $(AGENT_LDFLAGS)
-
-# Unit tests of agent internals: they compile the agent's modules with the
-# test flags (sanitizers included when configured) and provide the few
-# life-cycle symbols themselves (tests/unit/agent_test_stubs.h).  They
-# cover the buffers and spool (reserve, refill, drops, recycling, signals,
-# naming) and the tagged records' writers.
-AGENT_UNIT_TESTS = \
-	tests/unit/test_agent_tbuf \
-	tests/unit/test_agent_events
-check_PROGRAMS += $(AGENT_UNIT_TESTS)
-TESTS += $(AGENT_UNIT_TESTS)
-AGENT_TEST_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-AGENT_TEST_LDADD = -lpthread -ldl
-tests_unit_test_agent_tbuf_SOURCES = tests/unit/test_agent_tbuf.c \
-	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES)
-tests_unit_test_agent_tbuf_CFLAGS = $(AGENT_TEST_CFLAGS)
-tests_unit_test_agent_tbuf_LDADD = $(AGENT_TEST_LDADD)
-tests_unit_test_agent_events_SOURCES = tests/unit/test_agent_events.c \
-	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES) agent/libc.c
-tests_unit_test_agent_events_CFLAGS = $(AGENT_TEST_CFLAGS)
-tests_unit_test_agent_events_LDADD = $(AGENT_TEST_LDADD)

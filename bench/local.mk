@@ -51,11 +51,19 @@ bench_libc_io_LDFLAGS = -no-install
 # Stack sampling's cost (bench/sample.sh): a CPU-bound loop without hooks,
 # plain, with the agent, and with FXT_SAMPLE.  Run with `make bench-sample`.
 noinst_PROGRAMS += bench/sample_hotcold
-bench_sample_hotcold_SOURCES = tests/e2e/sample_hotcold.c
+bench_sample_hotcold_SOURCES = tests/progs/sample_hotcold.c
 bench_sample_hotcold_CFLAGS = $(WARN_CFLAGS) -O2 -g
 bench_sample_hotcold_LDFLAGS = -no-install
 bench_sample_hotcold_LDADD = -lpthread
 dist_noinst_SCRIPTS += bench/sample.sh
+
+# The symbolizer's lookups per second, cold and warm, over libc: run it by
+# hand (bench/sym_bench [STEP [lines]]).  Built by make check, so that it
+# keeps building.
+check_PROGRAMS += bench/sym_bench
+bench_sym_bench_SOURCES = bench/sym_bench.c
+bench_sym_bench_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+bench_sym_bench_LDADD = libfxtsym.la $(LIBDW_LIBS)
 
 bench-sample: all
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/sample.sh

@@ -5,7 +5,7 @@
 #   make bench-sample               (from the build tree), or
 #   abs_top_builddir=BUILD sh bench/sample.sh
 #
-# Workload: bench/sample_hotcold -t ROUNDS (tests/e2e/sample_hotcold.c, -O2,
+# Workload: bench/sample_hotcold -t ROUNDS (tests/progs/sample_hotcold.c, -O2,
 # no hooks: a CPU-bound loop), which reports the CPU and wall time of its
 # work alone.  Variants, interleaved REPS times:
 #   plain        no agent

@@ -3,7 +3,8 @@
 # They run with the agent preloaded, so they are built without the
 # sanitizers (their own CFLAGS and LDFLAGS replace AM_CFLAGS/AM_LDFLAGS).
 # Every function they call on purpose is out of line (examples/example.h),
-# so the call counts the tests expect hold at any -O level.
+# so the call counts the tests expect hold at any -O level.  The traced test
+# programs (tests/progs.mk) are built with the same flags.
 EXAMPLE_C_FLAGS = $(WARN_CFLAGS) -O1 -g -fno-omit-frame-pointer -finstrument-functions
 # Only the example's own code: the inline functions of the C++ library
 # would add calls that change with the compiler's version.
@@ -56,36 +57,3 @@ examples_plugin_CPPFLAGS = $(AM_CPPFLAGS) \
 examples_plugin_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 examples_plugin_LDADD = -ldl
 EXTRA_examples_plugin_DEPENDENCIES = examples/plugin_lib.la
-
-# Traced helper programs of the end-to-end tests (tests/e2e/), built the
-# same way.
-E2E_TRACED = \
-	tests/e2e/stress_threads \
-	tests/e2e/deep_recursion \
-	tests/e2e/signals \
-	tests/e2e/fork_child \
-	tests/e2e/loop
-check_PROGRAMS += $(E2E_TRACED)
-
-tests_e2e_stress_threads_SOURCES = tests/e2e/stress_threads.c
-tests_e2e_stress_threads_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_e2e_stress_threads_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_e2e_stress_threads_LDADD = -lpthread
-
-tests_e2e_deep_recursion_SOURCES = tests/e2e/deep_recursion.c
-tests_e2e_deep_recursion_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_e2e_deep_recursion_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_e2e_deep_recursion_LDADD = -lpthread
-
-tests_e2e_signals_SOURCES = tests/e2e/signals.c
-tests_e2e_signals_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_e2e_signals_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_e2e_signals_LDADD = -lpthread
-
-tests_e2e_fork_child_SOURCES = tests/e2e/fork_child.c
-tests_e2e_fork_child_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_e2e_fork_child_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-
-tests_e2e_loop_SOURCES = tests/e2e/loop.c
-tests_e2e_loop_CFLAGS = $(EXAMPLE_C_FLAGS)
-tests_e2e_loop_LDFLAGS = $(EXAMPLE_LINK_FLAGS)

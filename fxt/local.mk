@@ -24,17 +24,3 @@ libfxt_la_LDFLAGS = -version-info 0:0:0 -export-symbols-regex '^fxt_'
 
 fxtinclude_HEADERS += include/fxt/format.h include/fxt/writer.h include/fxt/reader.h \
 	include/fxt/utf8.h
-
-# Unit tests of the codec.
-FXT_UNIT_TESTS = \
-	tests/unit/test_format \
-	tests/unit/test_writer \
-	tests/unit/test_reader \
-	tests/unit/test_malformed
-check_PROGRAMS += $(FXT_UNIT_TESTS)
-TESTS += $(FXT_UNIT_TESTS)
-tests_unit_test_format_LDADD = libfxtcodec.la
-tests_unit_test_writer_LDADD = libfxtcodec.la
-tests_unit_test_reader_LDADD = libfxtcodec.la
-tests_unit_test_malformed_LDADD = libfxtcodec.la
-noinst_HEADERS += tests/lib/tap.h

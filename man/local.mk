@@ -30,8 +30,3 @@ distclean-local: distclean-man
 distclean-man:
 	test "$(srcdir)" = . || rm -f $(FXT_MANS)
 .PHONY: distclean-man
-
-# After `make install DESTDIR=...` (of the man pages), each page renders
-# with its NAME and OPTIONS sections.
-TESTS += tests/e2e/man-pages.sh
-EXTRA_DIST += tests/e2e/man-pages.sh

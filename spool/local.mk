@@ -16,10 +16,3 @@ SPOOL_SOURCES = \
 	spool/proc.c spool/proc.h \
 	spool/recording.c spool/recording.h \
 	spool/session.c spool/session.h
-
-# Unit tests of what fxt-run and the agent share: sizes, names.
-check_PROGRAMS += tests/unit/test_spool
-TESTS += tests/unit/test_spool
-tests_unit_test_spool_SOURCES = tests/unit/test_spool.c \
-	spool/recording.c spool/recording.h spool/names.c spool/names.h
-tests_unit_test_spool_CFLAGS = $(AM_CFLAGS)

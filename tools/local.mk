@@ -19,18 +19,3 @@ tools_fxt_LDADD = libfxttools.la libfxtcodec.la
 bin_PROGRAMS += fxt-dump
 fxt_dump_SOURCES = tools/fxt-dump.c tools/dump-check.c tools/dump-map.c tools/dump.h
 fxt_dump_LDADD = libfxttools.la libfxtcodec.la
-
-# The nesting-depth tracker.
-check_PROGRAMS += tests/unit/test_nesting
-TESTS += tests/unit/test_nesting
-tests_unit_test_nesting_LDADD = libfxttools.la libfxtcodec.la
-
-# The JSON, CSV and text escapers.
-check_PROGRAMS += tests/unit/test_escape
-TESTS += tests/unit/test_escape
-tests_unit_test_escape_LDADD = libfxttools.la libfxtcodec.la
-
-# The command line the tools share, and the fxt front command.
-TOOLS_E2E_TESTS = tests/e2e/tools-cli.sh tests/e2e/fxt-front.sh
-TESTS += $(TOOLS_E2E_TESTS)
-EXTRA_DIST += $(TOOLS_E2E_TESTS)

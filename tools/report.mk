@@ -1,6 +1,7 @@
 # tools/report.mk: fxt-report and fxt-diff, their shared aggregation engine
 # (profile.c, its tables profile-table.c, its row order profile-sort.c) and
-# statistics (stats.c), their tests and the benchmark archive generator.
+# statistics (stats.c), and the benchmark archive generator.  Their tests
+# are in tests/unit.mk and tests/e2e.mk.
 
 noinst_LTLIBRARIES += libfxtprofile.la
 libfxtprofile_la_SOURCES = \
@@ -19,21 +20,6 @@ fxt_diff_LDADD = libfxtprofile.la
 noinst_PROGRAMS += bench/gen_archive
 bench_gen_archive_SOURCES = bench/gen_archive.c
 bench_gen_archive_LDADD = libfxtcodec.la
-
-REPORT_UNIT_TESTS = \
-	tests/unit/test_profile \
-	tests/unit/test_diff_stats
-check_PROGRAMS += $(REPORT_UNIT_TESTS)
-TESTS += $(REPORT_UNIT_TESTS)
-tests_unit_test_profile_LDADD = libfxtprofile.la
-tests_unit_test_diff_stats_LDADD = libfxtprofile.la
-
-REPORT_E2E_TESTS = \
-	tests/e2e/report-basic.sh \
-	tests/e2e/report-diff.sh \
-	tests/e2e/report-errors.sh
-TESTS += $(REPORT_E2E_TESTS)
-EXTRA_DIST += $(REPORT_E2E_TESTS)
 
 # Times fxt-report on generated archives of BENCH_EVENTS events, complete
 # events in start order (the agent's) and in end order (an exit-time

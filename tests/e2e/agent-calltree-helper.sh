@@ -1,12 +1,12 @@
 #!/bin/sh
-# The helper the agent tests read archives with (tests/e2e/fxt_calltree),
+# The helper the agent tests read archives with (tests/helpers/fxt_calltree),
 # on an archive of known shape written by the writer library: it must
 # rebuild nesting from timestamps and find overlaps, open slices, unmatched
 # ends and drops, or the agent tests could not fail.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
 plan 6
-"$E2E/calltree_fixture" fixture.fxt
+"$HELPERS/calltree_fixture" fixture.fxt
 
 is "$("$CALLTREE" fixture.fxt)" "$(cat <<'EOT'
 thread main

@@ -3,8 +3,7 @@
 
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-CALLTREE=$abs_top_builddir/tests/e2e/fxt_calltree
-E2E=$abs_top_builddir/tests/e2e
+CALLTREE=$HELPERS/fxt_calltree
 AGENT_SO=$(cd "$abs_top_builddir/.libs" && pwd -P)/libfxt-agent.so
 NOP_SO=$(cd "$abs_top_builddir/.libs" && pwd -P)/libfxt-agent-nop.so
 export LC_ALL=C

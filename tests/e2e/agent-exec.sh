@@ -7,11 +7,11 @@
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
 # The program's own functions only: the libc wrappers have tests of their
-# own (tests/libc-*.mk).
+# own (tests/e2e/libc-*.sh).
 export FXT_LIBC=none
 
 plan 15
-prog=$abs_top_builddir/tests/e2e/exec_list
+prog=$PROGS/exec_list
 
 for form in l lp le; do
   case $form in

@@ -4,7 +4,7 @@
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
 # The program's own functions only: the libc wrappers have tests of their
-# own (tests/libc-*.mk).
+# own (tests/e2e/libc-*.sh).
 export FXT_LIBC=none
 
 plan 8

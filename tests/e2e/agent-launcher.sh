@@ -5,7 +5,7 @@
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
 # The program's own functions only: the libc wrappers have tests of their
-# own (tests/libc-*.mk).
+# own (tests/e2e/libc-*.sh).
 export FXT_LIBC=none
 # providers ARCHIVE: the provider ids (one per process), in archive order.
 providers() { "$FXT_DUMP" "$1" | sed -n 's/^provider_info id=\([0-9]*\) .*/\1/p' | tr '\n' ' '; }
@@ -70,7 +70,7 @@ is "$rc" 143 "killed by SIGTERM: exit 128+15"
 
 # --- A forked child's archive is merged into OUT, after the root's: one
 # provider per process; the summary counts both.
-trace fork.fxt "$E2E/fork_child"
+trace fork.fxt "$PROGS/fork_child"
 is "$rc" 0 "fork: exit status"
 child=$(sed -n 's/^fork_child: child //p' "$TMPD/out")
 set -- $(providers fork.fxt)
@@ -86,7 +86,7 @@ ok "fork: the summary counts both processes" grep -q "^fxt-run: wrote fork.fxt (
 # it left into the archive it would have written, then merges it.
 trace killed.fxt sh -c '"$0" 1000000000 & p=$! n=0
   while [ ! -s "killed.fxt.$p.2.spool" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
-  sleep 0.2; kill -KILL $p; echo "pid $p"; wait' "$E2E/loop"
+  sleep 0.2; kill -KILL $p; echo "pid $p"; wait' "$PROGS/loop"
 pid=$(sed -n 's/^pid //p' "$TMPD/out")
 ok "killed: its spool killed.fxt.$pid.spool is removed" test ! -e "killed.fxt.$pid.spool"
 ok "killed: its archive recovered, merged into killed.fxt" sh -c \
@@ -100,7 +100,7 @@ ok "killed: the summary says it was recovered" grep -q \
 # child is the second image of its pid (sh forks, then execs loop).
 trace live.fxt sh -c '"$0" 1000000000 >/dev/null 2>&1 & p=$! n=0
   while [ ! -s "live.fxt.$p.2.spool" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
-  echo "pid $p"' "$E2E/loop"
+  echo "pid $p"' "$PROGS/loop"
 pid=$(sed -n 's/^pid //p' "$TMPD/out")
 ok "running: its spool live.fxt.$pid.2.spool is left in place" test -s "live.fxt.$pid.2.spool"
 ok "running: the summary says it is still running" grep -q \
@@ -117,7 +117,7 @@ if ${CC:-cc} -static -o static static.c 2>/dev/null; then
 else
   skip "no static linking here"; skip "no static linking here"
 fi
-if [ "$(id -u)" = 0 ] && cp "$E2E/loop" suid && chown nobody suid 2>/dev/null && chmod u+s suid; then
+if [ "$(id -u)" = 0 ] && cp "$PROGS/loop" suid && chown nobody suid 2>/dev/null && chmod u+s suid; then
   trace suid.fxt ./suid 1
   is "$rc" 0 "set-user-ID: runs, its exit status"
   ok "set-user-ID: warned before it runs" grep -q \
@@ -125,7 +125,7 @@ if [ "$(id -u)" = 0 ] && cp "$E2E/loop" suid && chown nobody suid 2>/dev/null &&
 else
   skip "set-user-ID needs root"; skip "set-user-ID needs root"
 fi
-trace dyn.fxt "$E2E/loop" 1
+trace dyn.fxt "$PROGS/loop" 1
 ok "instrumented program: no warning, no hint" sh -c '! grep -q "warning\|no instrumented" "$1"' sh "$TMPD/err"
 
 # --- A program with no instrumented calls: the summary hints why.

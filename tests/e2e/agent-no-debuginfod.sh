@@ -1,6 +1,6 @@
 #!/bin/sh
 # Programs that tear OpenSSL down before they exit (curl, and
-# tests/e2e/ssl_cleanup), traced with fxt-run and with a plain LD_PRELOAD
+# tests/progs/ssl_cleanup), traced with fxt-run and with a plain LD_PRELOAD
 # of the agent: the agent symbolizes at exit inside the process, and must
 # find debuginfo in local files only.  Were libdebuginfod loaded (libdwfl's
 # standard callbacks do it), its libcurl would initialise OpenSSL again
@@ -15,7 +15,7 @@ plan 25
 
 PY=$(command -v "${PYTHON3:-python3}" 2>/dev/null || command -v python3 2>/dev/null)
 CURL=$(command -v curl 2>/dev/null)
-SSLPROG=$abs_top_builddir/tests/e2e/ssl_cleanup
+SSLPROG=$PROGS/ssl_cleanup
 DEAD_URLS=http://127.0.0.1:1
 # Each traced run is bounded: a symbolizer waiting on the network fails
 # the test instead of hanging it.
@@ -148,7 +148,7 @@ fi
 
 # -------------------------------------------------------------- ssl_cleanup
 if [ ! -x "$SSLPROG" ]; then
-  skip_n 9 "tests/e2e/ssl_cleanup not built (configure found no openssl)"
+  skip_n 9 "tests/progs/ssl_cleanup not built (configure found no openssl)"
 else
   p_rc=0
   "$SSLPROG" >plain-ssl.out 2>&1 || p_rc=$?

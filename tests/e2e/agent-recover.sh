@@ -5,11 +5,11 @@
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
 # The program's own functions only: the libc wrappers have tests of their
-# own (tests/libc-*.mk).
+# own (tests/e2e/libc-*.sh).
 export FXT_LIBC=none
 
 plan 35
-prog=$E2E/crash
+prog=$PROGS/crash
 
 # The expected calls: a worker thread's 200 work() calls, and main's
 # frames open when it died.
@@ -54,7 +54,7 @@ recovered abort abort.fxt 134
 # A fork child that leaves through _exit(): no flush, its spool stays, and
 # fxt-run turns it into the archive it would have written, then merges it
 # into fork.fxt after the parent's (--keep-parts: left as fork.PID.fxt).
-trace fork.fxt "$E2E/fork_child" _exit
+trace fork.fxt "$PROGS/fork_child" _exit
 child=$(sed -n 's/^fork_child: child //p' "$TMPD/out")
 is "$rc/$child" "0/${child:-none}" "fork+_exit: exit 0, child pid printed"
 check_archive "fork+_exit: merged" fork.fxt
@@ -66,7 +66,7 @@ ok "fork+_exit: summary says the child archive was recovered" grep -q \
   "^fxt-run: wrote fork.fxt (.*, 6 events, 2 threads, 0 dropped); 2 processes, 1 recovered from spool\$" \
   "$TMPD/err"
 is "$(ls | grep -c '\.spool$')/$(ls | grep -c '^fork\..*\.fxt$')" 0/0 "fork+_exit: spool and part removed"
-trace keep.fxt --keep-parts "$E2E/fork_child" _exit
+trace keep.fxt --keep-parts "$PROGS/fork_child" _exit
 child=$(sed -n 's/^fork_child: child //p' "$TMPD/out")
 check_archive "fork+_exit, --keep-parts: child" "keep.$child.fxt"
 is "$(flat "keep.$child.fxt")" "3 child_work" "fork+_exit, --keep-parts: the child's calls"

@@ -5,13 +5,13 @@
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
 # The program's own functions only: the libc wrappers have tests of their
-# own (tests/libc-*.mk).
+# own (tests/e2e/libc-*.sh).
 export FXT_LIBC=none
 
 plan 20
 
 # --- 4 rounds of 64 threads, created and joined.
-trace threads.fxt "$E2E/stress_threads"
+trace threads.fxt "$PROGS/stress_threads"
 is "$rc" 0 "threads: exit status"
 check_archive threads threads.fxt
 is "$(flat threads.fxt)" "$(sort <<'EOT'
@@ -29,7 +29,7 @@ is "$(stat_of threads.fxt overlaps)/$(stat_of threads.fxt open)/$(stat_of thread
   0/0/0 "threads: exact nesting"
 
 # --- A recursion 1,000,000 calls deep (in a thread with a 1 GiB stack).
-trace deep.fxt "$E2E/deep_recursion" 1000000
+trace deep.fxt "$PROGS/deep_recursion" 1000000
 is "$rc" 0 "deep recursion: exit status"
 check_archive deep deep.fxt
 is "$(flat deep.fxt)" "$(sort <<'EOT'
@@ -48,7 +48,7 @@ ok "deep recursion: fxt-run warns that Perfetto shows 513 levels of 1,000,002" g
 # Each handler makes 3 calls (on_signal, then handler_work twice).  A handler
 # that interrupts the thread's buffer refill writes into the reserve the
 # agent keeps at the end of each chunk, so every call is recorded.
-trace signals.fxt "$E2E/signals" 3000
+trace signals.fxt "$PROGS/signals" 3000
 is "$rc/$(cat "$TMPD/out")" "0/signals: handled 3000" "signals: all 3000 handled"
 check_archive signals signals.fxt
 on=$(flat signals.fxt | sed -n 's/^\([0-9]*\) on_signal$/\1/p')
@@ -71,7 +71,7 @@ is "$(stat_of signals.fxt overlaps)/$(stat_of signals.fxt open)/$(stat_of signal
 # pairs, and one more leaf enter whose frame is closed when the thread
 # starts dropping.  2017 slices recorded, 200,001 - 2017 = 197,984 dropped.
 calls=200001
-FXT_CHUNK_SIZE=4096 trace drops.fxt --max-size 64k "$E2E/loop" 200000
+FXT_CHUNK_SIZE=4096 trace drops.fxt --max-size 64k "$PROGS/loop" 200000
 is "$rc" 0 "drops: exit status"
 check_archive drops drops.fxt
 slices=$(stat_of drops.fxt slices)

@@ -1,8 +1,8 @@
 # Shared set-up of the fxt-dump tests: TAP helpers, a scratch directory and
-# the archives of tests/fuzz/mkarchives in it ($A).
+# the archives of tests/helpers/mkarchives in it ($A).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-MKARCHIVES=$abs_top_builddir/tests/fuzz/mkarchives
+MKARCHIVES=$HELPERS/mkarchives
 scratch
 A=$TMPD
 "$MKARCHIVES" "$A" || { echo "Bail out! mkarchives failed"; exit 1; }

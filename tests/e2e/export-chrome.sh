@@ -5,7 +5,7 @@
 EXPORT=$abs_top_builddir/fxt-export
 REPORT=$abs_top_builddir/fxt-report
 GEN=$abs_top_builddir/bench/gen_archive
-MK=$abs_top_builddir/tests/fuzz/mkarchives
+MK=$HELPERS/mkarchives
 scratch
 plan 6
 

@@ -6,7 +6,7 @@
 FLAME=$abs_top_builddir/fxt-flame
 REPORT=$abs_top_builddir/fxt-report
 GEN=$abs_top_builddir/bench/gen_archive
-MK=$abs_top_builddir/tests/fuzz/mkarchives
+MK=$HELPERS/mkarchives
 scratch
 plan 13
 

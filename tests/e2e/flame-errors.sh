@@ -4,7 +4,7 @@
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 FLAME=$abs_top_builddir/fxt-flame
 EXPORT=$abs_top_builddir/fxt-export
-MK=$abs_top_builddir/tests/fuzz/mkarchives
+MK=$HELPERS/mkarchives
 scratch
 plan 24
 

@@ -5,7 +5,7 @@
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 B=$abs_top_builddir
 FXT=$B/tools/fxt
-MK=$B/tests/fuzz/mkarchives
+MK=$HELPERS/mkarchives
 scratch
 plan 17
 

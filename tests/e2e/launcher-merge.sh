@@ -7,7 +7,7 @@
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
 plan 41
-prog=$E2E/fork_child
+prog=$PROGS/fork_child
 
 # providers ARCHIVE: the provider ids, in archive order, on one line.
 providers() { "$FXT_DUMP" "$1" | sed -n 's/^provider_info id=\([0-9]*\) .*/\1/p' | tr '\n' ' '; }
@@ -111,7 +111,7 @@ is "${2:-none}/$(pflat quiet/m.fxt "$child")" "$child/3 child_work" "-q: the chi
 # just after the file is sized.)
 run killed m.fxt --libc=none sh -c '"$0" 1000000000 & p=$! n=0
   while [ ! -s "killed/m.fxt.$p.2.spool" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
-  sleep 0.2; kill -KILL $p; echo "pid $p root $$"; wait' "$E2E/loop"
+  sleep 0.2; kill -KILL $p; echo "pid $p root $$"; wait' "$PROGS/loop"
 pid=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$TMPD/out")
 sh_pid=$(sed -n 's/^pid .* root //p' "$TMPD/out")
 is "$(ls killed)/$(others killed/m.fxt "$sh_pid")" "m.fxt/${pid:-?} " \
@@ -131,7 +131,7 @@ is "$(pflat exit/m.fxt "$child")" "3 child_work" "_exit: the child's recovered c
 is "$(stat_of exit/m.fxt threads)/$(stat_of exit/m.fxt unmatched)" "2/0" "_exit: two threads, nothing unmatched"
 
 # --- exec: one process, two images, two sections of the same provider.
-run exec m.fxt --libc=none "$E2E/exec_list" l
+run exec m.fxt --libc=none "$PROGS/exec_list" l
 set -- $(providers exec/m.fxt)
 is "$rc/$(ls exec)/$#" "0/m.fxt/2" "exec: one archive, two sections"
 is "${1:-a}" "${2:-b}" "exec: both sections are the one process's"
@@ -157,14 +157,14 @@ ok "cut: the summary says a part was truncated, not that OUT is damaged" grep -E
 mkdir session
 : >session/m.fxt.1.session
 : >"session/m.fxt.$$.session"
-trace session/m.fxt --libc=none sh -c ': >"$FXT_OUTPUT.$$.session"; "$0" 1' "$E2E/loop"
+trace session/m.fxt --libc=none sh -c ': >"$FXT_OUTPUT.$$.session"; "$0" 1' "$PROGS/loop"
 is "$rc/$(ls session | grep session | tr '\n' ' ')" \
   "0/$(printf '%s\n' "m.fxt.$$.session" m.fxt.1.session | sort | tr '\n' ' ')" \
   "session: the run's session file removed, others kept"
 
 # --- Many children: all of them in OUT, by pid.
 run many m.fxt --libc=none sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do "$0" 1; done; echo "root $$"' \
-  "$E2E/loop"
+  "$PROGS/loop"
 sh_pid=$(sed -n 's/^root //p' "$TMPD/out")
 set -- $(others many/m.fxt "$sh_pid")
 is "$rc/$(ls many)/$#" "0/m.fxt/10" "10 children: one archive, 10 providers"

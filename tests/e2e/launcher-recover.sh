@@ -8,7 +8,7 @@
 
 plan 31
 
-LOOP=$E2E/loop
+LOOP=$PROGS/loop
 
 # --- fxt-run and the program killed together (the whole process group):
 # the spool stays, and --recover turns it into the archive.

@@ -8,8 +8,8 @@
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
 plan 42
-prog=$abs_top_builddir/tests/e2e/libc_io_prog
-SLICES=$abs_top_builddir/tests/e2e/libc_slices
+prog=$PROGS/libc_io_prog
+SLICES=$HELPERS/libc_slices
 
 # io_trace ARCHIVE PROGRAM [ARGS...]: trace() with the io group only.
 io_trace() { FXT_LIBC=io trace "$@"; }

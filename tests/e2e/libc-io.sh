@@ -1,15 +1,16 @@
 #!/bin/sh
 # The io and sleep groups of the libc wrappers (agent/wrap_fd.c,
-# agent/wrap_stdio.c, agent/wrap_net.c, agent/io_fds.c, agent/wrap_sleep.c) on tests/e2e/libc_io_prog, an uninstrumented
+# agent/wrap_stdio.c, agent/wrap_net.c, agent/io_fds.c, agent/wrap_sleep.c)
+# on tests/progs/libc_io_prog, an uninstrumented
 # program: exact slices and arguments, errors passed through unchanged,
 # the groups switched by FXT_LIBC, the fortified entry points, output
 # byte-identical with and without the agent.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
 plan 39
-prog=$abs_top_builddir/tests/e2e/libc_io_prog
-fortify=$abs_top_builddir/tests/e2e/libc_io_prog_fortify
-SLICES=$abs_top_builddir/tests/e2e/libc_slices
+prog=$PROGS/libc_io_prog
+fortify=$PROGS/libc_io_prog_fortify
+SLICES=$HELPERS/libc_slices
 
 # io_trace GROUPS ARCHIVE PROGRAM [ARGS...]: trace() with FXT_LIBC=GROUPS.
 io_trace() {

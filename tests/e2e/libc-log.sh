@@ -1,12 +1,12 @@
 #!/bin/sh
-# The log group on an uninstrumented program (tests/e2e/libc_log.c, built
+# The log group on an uninstrumented program (tests/progs/libc_log.c, built
 # plainly and with _FORTIFY_SOURCE=2): what it prints to stdout and stderr
 # becomes log records and "log" instants, one per line, with the text it
 # printed; its output and exit status are unchanged byte for byte.
 . "$abs_top_srcdir/tests/e2e/libc-proc-common.sh"
 
 plan 69
-log=$abs_top_builddir/tests/e2e/libc_log
+log=$PROGS/libc_log
 
 # 50 printf calls -> the same 50 lines, as log records and as instants.
 both lines.fxt --libc=log -- "$log" lines 50
@@ -27,7 +27,7 @@ log_dump() { log_lines "$1" "$2"; }
 printed() { grep -a -v '^bin' "$1"; }
 
 for v in libc_log libc_log_fortify; do
-  both "$v.fxt" --libc=all -- "$abs_top_builddir/tests/e2e/$v" mixed
+  both "$v.fxt" --libc=all -- "$PROGS/$v" mixed
   same "$v mixed"
   check_archive "$v mixed" "$v.fxt"
   is "$(log_dump "$v.fxt" stdout)" "$(printed "$TMPD/plain.out")" \

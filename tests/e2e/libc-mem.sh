@@ -5,7 +5,7 @@
 . "$abs_top_srcdir/tests/e2e/libc-threads-common.sh"
 
 plan 17
-prog=$abs_top_builddir/tests/e2e/libc_mem
+prog=$PROGS/libc_mem
 
 # 100 mallocs of 1234 bytes, then 100 frees.
 plain "$prog" count 100 1234

@@ -1,12 +1,12 @@
 #!/bin/sh
-# The proc group on an uninstrumented program (tests/e2e/libc_proc.c):
+# The proc group on an uninstrumented program (tests/progs/libc_proc.c):
 # fork and vfork with their flow into the child, the wait family, posix_spawn,
 # system, exec, exit/_exit/_Exit; the program's output and exit status are
 # unchanged, and the merged archive passes fxt-dump --check.
 . "$abs_top_srcdir/tests/e2e/libc-proc-common.sh"
 
 plan 83
-prog=$abs_top_builddir/tests/e2e/libc_proc
+prog=$PROGS/libc_proc
 
 # fork_case NAME: libc_proc NAME forks (NAME = fork or vfork); the child
 # _exits with 7, the parent reaps it with waitpid.

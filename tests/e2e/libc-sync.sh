@@ -5,7 +5,7 @@
 . "$abs_top_srcdir/tests/e2e/libc-threads-common.sh"
 
 plan 27
-prog=$abs_top_builddir/tests/e2e/libc_threads
+prog=$PROGS/libc_threads
 
 # run MODE: traces `libc_threads MODE` with every group, checks the run
 # and the archive; the flows go to MODE.flows, the sync slices to MODE.txt.

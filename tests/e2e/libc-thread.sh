@@ -5,7 +5,7 @@
 . "$abs_top_srcdir/tests/e2e/libc-threads-common.sh"
 
 plan 15
-prog=$abs_top_builddir/tests/e2e/libc_threads
+prog=$PROGS/libc_threads
 
 plain "$prog" create
 ltrace all create.fxt "$prog" create

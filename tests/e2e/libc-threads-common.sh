@@ -2,7 +2,7 @@
 
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-SLICES=$abs_top_builddir/tests/e2e/libc_slices
+SLICES=$HELPERS/libc_slices
 
 # ltrace GROUPS ARCHIVE PROGRAM [ARGS...]: trace() with FXT_LIBC=GROUPS.
 ltrace() {

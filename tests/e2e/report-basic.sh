@@ -4,7 +4,7 @@
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 REPORT=$abs_top_builddir/fxt-report
 GEN=$abs_top_builddir/bench/gen_archive
-MK=$abs_top_builddir/tests/fuzz/mkarchives
+MK=$HELPERS/mkarchives
 scratch
 plan 22
 

@@ -5,7 +5,7 @@
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 DIFF=$abs_top_builddir/fxt-diff
 GEN=$abs_top_builddir/bench/gen_archive
-MK=$abs_top_builddir/tests/fuzz/mkarchives
+MK=$HELPERS/mkarchives
 scratch
 plan 18
 

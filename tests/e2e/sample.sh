@@ -1,6 +1,6 @@
 #!/bin/sh
 # Stack sampling (agent/sample.c) end to end: fxt-run --sample on a
-# CPU-bound program built -O2 without hooks (tests/e2e/sample_hotcold.c:
+# CPU-bound program built -O2 without hooks (tests/progs/sample_hotcold.c:
 # hot() does 4 times cold()'s work).  The stack chart on each thread's
 # "(samples)" track shows hot as the widest function; the program's output
 # and exit status are unchanged; hooks keep their exact counts next to the
@@ -10,8 +10,8 @@
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
 plan 32
-PROG=$E2E/sample_hotcold
-HOOKS=$E2E/sample_hotcold_hooks
+PROG=$PROGS/sample_hotcold
+HOOKS=$PROGS/sample_hotcold_hooks
 
 # total_of ARCHIVE FUNCTION: its total ns in fxt-report (0 if absent).
 total_of() {

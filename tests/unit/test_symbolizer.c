@@ -1,7 +1,7 @@
 /* Unit tests of the symbolizer (symbolizer/symbolizer.h).
  *
- * Fixtures live in tests/symfix/ (built by make check, see
- * symbolizer/local.mk): a C++ library with namespaces, templates, overloads
+ * Fixtures live in tests/progs/symfix/ (built by make check, see
+ * tests/progs.mk): a C++ library with namespaces, templates, overloads
  * and a lambda, a stripped copy of it and a copy with separate debuginfo, a
  * C plugin that is dlclose'd before the lookups, and a non-PIE program whose
  * maps are symbolized after it exited.
@@ -21,7 +21,7 @@
 #include "symbolizer/store.h"
 #include "symbolizer/symbolizer.h"
 #include "tests/lib/tap.h"
-#include "tests/symfix/symfix.h"
+#include "tests/progs/symfix/symfix.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -362,7 +362,7 @@ static void test_maps_nopie(void)
 	uint64_t start, offset;
 
 	if (!p)
-		bail_out("cannot run tests/symfix/nopie");
+		bail_out("cannot run tests/progs/symfix/nopie");
 	while (fgets(line, sizeof(line), p) && strcmp(line, "maps\n") != 0)
 		if (nfn < 2 && sscanf(line, "fn %" SCNx64 " %63s", &addrs[nfn], names[nfn]) == 2)
 			nfn++;
@@ -378,7 +378,7 @@ static void test_maps_nopie(void)
 	ASSERT_EQ_I64(pclose(p), 0, "nopie child ran");
 	ASSERT_EQ_I64(nfn, 2, "  and printed its functions");
 	if (nfn != 2 || !maps)
-		bail_out("no output from tests/symfix/nopie");
+		bail_out("no output from tests/progs/symfix/nopie");
 
 	s = fxt_sym_new(0);
 	s2 = fxt_sym_new(0); /* two at once: no shared state */
@@ -411,7 +411,7 @@ static void test_maps_nopie(void)
 		memcpy(pos, SYMFIX_DIR "/other", strlen(SYMFIX_DIR "/other"));
 	other = maps_with_inode(maps, 1);
 	unlink(SYMFIX_DIR "/other");
-	if (symlink("../unit/test_symbolizer", SYMFIX_DIR "/other") < 0)
+	if (symlink("../../unit/test_symbolizer", SYMFIX_DIR "/other") < 0)
 		bail_out("symlink");
 	s = fxt_sym_new(0);
 	ASSERT_EQ_I64(fxt_sym_add_maps(s, other), 0, "add_maps, replaced file");
@@ -531,7 +531,7 @@ static void test_errors(void)
 	exe[n > 0 ? n : 0] = '\0';
 	ASSERT_EQ_I64(fxt_sym_add_module(s, "/nonexistent/lib.so", 0x1000), -ENOENT,
 		      "add_module: missing file");
-	ASSERT_EQ_I64(fxt_sym_add_module(s, SYMFIX_DIR "/../../config.status", 0x1000), -ENOEXEC,
+	ASSERT_EQ_I64(fxt_sym_add_module(s, SYMFIX_DIR "/../../../config.status", 0x1000), -ENOEXEC,
 		      "add_module: not ELF");
 	ASSERT_EQ_I64(fxt_sym_add_module(s, "", 0), -EINVAL, "add_module: empty path");
 	ASSERT_EQ_I64(fxt_sym_add_maps(s, "not a maps line\n"), -EINVAL, "add_maps: garbage");

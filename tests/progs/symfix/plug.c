@@ -1,6 +1,6 @@
 /* A C plugin for the symbolizer test: dlopen'ed, then dlclose'd before its
  * addresses are symbolized. */
-#include "tests/symfix/symfix.h"
+#include "tests/progs/symfix/symfix.h"
 
 int fxsym_plug_entry(int x);
 

@@ -6,7 +6,7 @@
 # fxt-dump --check and hold the libc calls they make, with their
 # arguments, and their output lines as log records.
 
-. "$abs_top_srcdir/tests/e2e/libc-real-common.sh"
+. "$abs_top_srcdir/tests/real/libc-real-common.sh"
 
 SORT=$(prog sort) GZIP_=$(prog gzip) FIND=$(prog find) GIT=$(prog git)
 

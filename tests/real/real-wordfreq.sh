@@ -1,5 +1,5 @@
 #!/bin/sh
-# Traces tests/real/wordfreq, a small real program (threads, a dlopened
+# Traces wordfreq (tests/progs/wordfreq/), a small real program (threads, a dlopened
 # plug-in, stdin to stdout, exit() from inside a call), as a user would:
 # the traced run must behave exactly as the plain one, and the archive must
 # hold the exact calls, read with every tool, and meet what Perfetto needs;
@@ -8,12 +8,12 @@
 
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-WF=$abs_top_builddir/tests/real/wordfreq
-PLUG=$abs_top_builddir/tests/real/.libs/wfplug.so
+WF=$PROGS/wordfreq/wordfreq
+PLUG=$PROGS/wordfreq/.libs/wfplug.so
 REPORT=$abs_top_builddir/fxt-report
 FLAME=$abs_top_builddir/fxt-flame
 EXPORT=$abs_top_builddir/fxt-export
-RULES=$abs_top_srcdir/tests/real/perfetto_rules.py
+RULES=$abs_top_srcdir/tests/helpers/perfetto_rules.py
 export LC_ALL=C
 
 scratch
@@ -67,7 +67,7 @@ is "$("$REPORT" --format csv wf.fxt | awk -F, '$10 == "wf_plugin_normalize" { pr
 is "$("$FXT_DUMP" --stats wf.fxt | sed -n 's/^threads //p')" 5 "5 threads: main + 4"
 
 if [ -n "$PYTHON3" ]; then
-  is "$("$PYTHON3" "$RULES" wf.fxt)" ok "what Perfetto needs (tests/real/perfetto_rules.py)"
+  is "$("$PYTHON3" "$RULES" wf.fxt)" ok "what Perfetto needs (tests/helpers/perfetto_rules.py)"
   "$EXPORT" --chrome wf.fxt -o wf.json
   is "$("$PYTHON3" -c '
 import json, sys

@@ -1,6 +1,6 @@
 /* Symbolizer speed over libc, run by hand (not part of make check):
  *
- *	tests/symfix/sym_bench [STEP [lines]]
+ *	bench/sym_bench [STEP [lines]]
  *
  * Looks up every STEP-th byte (default 16) of libc's code (with file:line
  * too when "lines" is given), the way return

@@ -1,5 +1,5 @@
 /* wordfreq: a small multi-threaded word counter, traced by
- * tests/e2e/real-wordfreq.sh.  Not a fixture of hand-made calls: it reads
+ * tests/real/real-wordfreq.sh.  Not a fixture of hand-made calls: it reads
  * its input, splits the work over threads, loads a plug-in and writes a
  * report, as a real program does; the test knows how often each of the
  * functions below runs for a given input. */

@@ -1,5 +1,5 @@
 /* calltree_fixture: writes, with the writer library, an archive whose
- * nesting is known, to test tests/e2e/fxt_calltree itself (the agent tests
+ * nesting is known, to test tests/helpers/fxt_calltree itself (the agent tests
  * rely on it to find overlaps, open slices and drops):
  *
  *   thread "main" (tid 101): complete events a [10, 20] > b [11, 16] >

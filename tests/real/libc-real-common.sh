@@ -1,4 +1,4 @@
-# Shared by the tests/e2e/libc-real-*.sh tests (sourced, not run): real,
+# Shared by the tests/real/libc-real-*.sh tests (sourced, not run): real,
 # unmodified programs of the Debian system (no -finstrument-functions,
 # nothing rebuilt) run once plainly and once under fxt-run with every libc
 # group on; what the program shows must not change, and the archive must
@@ -6,7 +6,7 @@
 
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-FLOWS=$abs_top_srcdir/tests/e2e/libc-real-flows.py
+FLOWS=$abs_top_srcdir/tests/helpers/libc-real-flows.py
 export LC_ALL=C
 
 scratch

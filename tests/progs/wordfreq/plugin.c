@@ -1,4 +1,4 @@
-/* The plug-in tests/real/wordfreq dlopens (see wf.h): lower-cases a word. */
+/* The plug-in wordfreq dlopens (see wf.h): lower-cases a word. */
 #include "wf.h"
 
 void wf_plugin_normalize(char *word);

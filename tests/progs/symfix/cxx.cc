@@ -2,7 +2,7 @@
 // function body differs, so that no optimisation folds two into one address.
 #include <cstring>
 
-#include "tests/symfix/symfix.h"
+#include "tests/progs/symfix/symfix.h"
 
 namespace fxsym
 {

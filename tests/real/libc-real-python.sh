@@ -5,7 +5,7 @@
 # with a flow into the new thread's "thread" slice; and the hand-offs of
 # CPython's locks (POSIX semaphores) as sem_post -> sem_wait flows.
 
-. "$abs_top_srcdir/tests/e2e/libc-real-common.sh"
+. "$abs_top_srcdir/tests/real/libc-real-common.sh"
 
 # The system's python3 (not a version manager's shim, which would add a
 # shell and exec's of its own).

@@ -1,4 +1,4 @@
-/* The hash table of tests/real/wordfreq (see wf.h). */
+/* The hash table of wordfreq (see wf.h). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

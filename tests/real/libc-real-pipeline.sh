@@ -7,7 +7,7 @@
 # processes); and nothing left next to the archive (no per-process part,
 # spool or session file).
 
-. "$abs_top_srcdir/tests/e2e/libc-real-common.sh"
+. "$abs_top_srcdir/tests/real/libc-real-common.sh"
 
 SH=$(prog sh) TAR=$(prog tar)
 

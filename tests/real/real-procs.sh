@@ -1,5 +1,5 @@
 #!/bin/sh
-# Traces tests/real/wordfreq as a daemon-like program would run: it closes
+# Traces wordfreq (tests/progs/wordfreq/) as a daemon-like program would run: it closes
 # every inherited fd (fxt-run's status fd among them), changes directory,
 # and runs a shell hook with system() that starts a second traced
 # wordfreq.  The archive must land where -o said, one section (provider)
@@ -10,9 +10,9 @@
 
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-WF=$abs_top_builddir/tests/real/wordfreq
+WF=$PROGS/wordfreq/wordfreq
 REPORT=$abs_top_builddir/fxt-report
-RULES=$abs_top_srcdir/tests/real/perfetto_rules.py
+RULES=$abs_top_srcdir/tests/helpers/perfetto_rules.py
 export LC_ALL=C
 
 scratch
@@ -30,7 +30,7 @@ process_koids() {
   "$FXT_DUMP" "$1" | sed -n 's/^kobj type=process koid=\([0-9]*\) .*/\1/p' | tr '\n' ' '
 }
 # The program's own functions only: the libc wrappers have tests of their
-# own (tests/libc-*.mk).
+# own (tests/e2e/libc-*.sh).
 export FXT_LIBC=none
 
 # 3000 words, 80 distinct (no plug-in: "Word3" and "word3" differ); each of

@@ -1,0 +1,84 @@
+# tests/e2e.mk: every end-to-end test.  An end-to-end test is a shell
+# script, tests/e2e/NAME.sh, that speaks TAP through tests/lib/test_subr.sh
+# and runs the built programs as a user does: fxt-run on the examples and on
+# the traced test programs (tests/progs/, built by tests/progs.mk), the
+# tools on the archives, and the helpers (tests/helpers/) to read them.
+# Tests against programs we did not write are in tests/real.mk.  Run one
+# with `make check TESTS=tests/e2e/NAME.sh`.
+#
+# To add one: write tests/e2e/NAME.sh (executable; start from a neighbour,
+# e.g. agent-exit.sh), list it in E2E_TESTS below, and list a file it
+# sources in E2E_COMMON.  A program it traces goes to tests/progs.mk.
+E2E_COMMON = \
+	tests/lib/test_subr.sh \
+	tests/e2e/agent-common.sh \
+	tests/e2e/dump-common.sh \
+	tests/e2e/libc-proc-common.sh \
+	tests/e2e/libc-threads-common.sh
+
+# The agent through fxt-run: calls (checked against uftrace when it is
+# installed), C++, threads, plug-ins, exit paths, stress, recovery, exec;
+# fxt-run's options, the merge of a run's processes and --recover.
+# agent-calltree-helper.sh tests the reader the others use, fxt_calltree.
+E2E_TESTS = \
+	tests/e2e/agent-calltree-helper.sh \
+	tests/e2e/agent-launcher.sh \
+	tests/e2e/agent-calltree.sh \
+	tests/e2e/agent-cxx.sh \
+	tests/e2e/agent-threads.sh \
+	tests/e2e/agent-plugin.sh \
+	tests/e2e/agent-exit.sh \
+	tests/e2e/agent-stress.sh \
+	tests/e2e/agent-recover.sh \
+	tests/e2e/agent-hotspot.sh \
+	tests/e2e/agent-exec.sh \
+	tests/e2e/launcher-options.sh \
+	tests/e2e/launcher-merge.sh \
+	tests/e2e/launcher-recover.sh
+
+# The agent never reaches debuginfod: curl and tests/progs/ssl_cleanup
+# (OpenSSL torn down before exit) traced with fxt-run and a plain
+# LD_PRELOAD: the agent's exit-time symbolizer must not load libdebuginfod
+# (its libcurl restarts OpenSSL: a crash) nor touch the network.  The test
+# skips what is missing (curl; ssl_cleanup without openssl).
+E2E_TESTS += tests/e2e/agent-no-debuginfod.sh
+
+# The libc wrappers, on uninstrumented programs: the io and sleep groups
+# and the pipe/socket flows; the mem, thread and sync groups; the proc and
+# log groups.  Stack sampling and the stack chart.
+E2E_TESTS += \
+	tests/e2e/libc-io.sh \
+	tests/e2e/libc-io-flows.sh \
+	tests/e2e/libc-mem.sh \
+	tests/e2e/libc-sync.sh \
+	tests/e2e/libc-thread.sh \
+	tests/e2e/libc-proc.sh \
+	tests/e2e/libc-log.sh \
+	tests/e2e/sample.sh
+
+# The tools on archives: fxt-dump on the small valid and broken archives
+# of tests/helpers/mkarchives; fxt-report and fxt-diff; fxt-flame and
+# fxt-export; the command line the tools share, and the fxt front command;
+# the man pages, which after `make install DESTDIR=...` each render with
+# their NAME and OPTIONS sections.
+E2E_TESTS += \
+	tests/e2e/dump-print.sh \
+	tests/e2e/dump-check.sh \
+	tests/e2e/dump-usage.sh \
+	tests/e2e/report-basic.sh \
+	tests/e2e/report-diff.sh \
+	tests/e2e/report-errors.sh \
+	tests/e2e/flame-basic.sh \
+	tests/e2e/flame-diff.sh \
+	tests/e2e/flame-errors.sh \
+	tests/e2e/export-chrome.sh \
+	tests/e2e/tools-cli.sh \
+	tests/e2e/fxt-front.sh \
+	tests/e2e/man-pages.sh
+
+# The top-level README's commands, taken from README.md, run against the
+# build tree, with what the README says about them.
+E2E_TESTS += tests/e2e/readme.sh
+
+TESTS += $(E2E_TESTS)
+EXTRA_DIST += $(E2E_TESTS) $(E2E_COMMON)

@@ -1,0 +1,29 @@
+# tests/helpers.mk: the programs the tests observe with, tests/helpers/:
+# they write archives of known shape or read archives back and print what
+# a test asserts on.  They link the codec (libfxtcodec.la) with the test
+# flags, sanitizers included; the tests run them as "$HELPERS/NAME"
+# (tests/lib/test_subr.sh).
+#
+#  - fxt_calltree: an archive's call tree, flat call counts, threads and
+#    stats (the agent's tests); calltree_fixture writes an archive of
+#    known nesting, to test fxt_calltree itself (agent-calltree-helper.sh).
+#  - libc_slices: the libc wrappers' slices with their arguments, counters,
+#    and which slices each flow joins (the libc-*.sh tests).
+#  - mkarchives: small valid and broken archives, for fxt-dump and the
+#    other tools' tests, and the seed corpus of the fuzzer (tests/fuzz.mk).
+#  - perfetto_rules.py, libc-real-flows.py (Python 3): what Perfetto needs
+#    of an archive, and flows resolved to the slices they bind to, as
+#    Perfetto does (tests/real/).
+#
+# To add one: put tests/helpers/NAME.c here and add tests/helpers/NAME to
+# check_PROGRAMS with its LDADD; a script goes to EXTRA_DIST.
+check_PROGRAMS += \
+	tests/helpers/fxt_calltree \
+	tests/helpers/calltree_fixture \
+	tests/helpers/libc_slices \
+	tests/helpers/mkarchives
+tests_helpers_fxt_calltree_LDADD = libfxtcodec.la
+tests_helpers_calltree_fixture_LDADD = libfxtcodec.la
+tests_helpers_libc_slices_LDADD = libfxtcodec.la
+tests_helpers_mkarchives_LDADD = libfxtcodec.la
+EXTRA_DIST += tests/helpers/perfetto_rules.py tests/helpers/libc-real-flows.py

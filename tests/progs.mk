@@ -1,0 +1,205 @@
+# tests/progs.mk: the programs the tests observe, tests/progs/: what they
+# trace under fxt-run or a preloaded agent, and the fixtures the
+# symbolizer's unit test loads and names.  (The programs the tests observe
+# *with*, which write or read archives, are tests/helpers/, helpers.mk; the
+# user-facing examples, which the tests trace too, stay in examples/.)
+#
+# The agent is preloaded into these programs, so none gets the sanitizers:
+# each sets its own CFLAGS (which replace AM_CFLAGS) and links with
+# EXAMPLE_LINK_FLAGS (-no-install: a real binary, not a libtool wrapper).
+# Instrumented ones use EXAMPLE_C_FLAGS (examples/local.mk: -O1 -g
+# -finstrument-functions) and call out-of-line functions
+# (examples/example.h), so the call counts the tests expect hold at any -O
+# level; "unmodified" ones (the libc wrappers' and sampling's tests) are
+# built without -finstrument-functions, some the way Debian builds its
+# packages (_FORTIFY_SOURCE=2, -O2), to reach the __*_chk entry points.
+#
+# To add one: put tests/progs/NAME.c here, add tests/progs/NAME to
+# check_PROGRAMS with its CFLAGS and LDFLAGS as its neighbours have them,
+# and run it from a test as "$PROGS/NAME" (tests/lib/test_subr.sh).
+
+# ------------------------------------ instrumented, for the agent's tests
+# stress_threads, deep_recursion, signals, fork_child, loop: the agent under
+# stress, fork, drops, fxt-run's options; crash dies without flushing
+# (_exit, SIGKILL, abort) for the recovery test; exec_list re-executes
+# itself with execl, execlp or execle.
+PROGS_TRACED = \
+	tests/progs/stress_threads \
+	tests/progs/deep_recursion \
+	tests/progs/signals \
+	tests/progs/fork_child \
+	tests/progs/loop \
+	tests/progs/crash \
+	tests/progs/exec_list
+check_PROGRAMS += $(PROGS_TRACED)
+
+tests_progs_stress_threads_SOURCES = tests/progs/stress_threads.c
+tests_progs_stress_threads_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_stress_threads_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_stress_threads_LDADD = -lpthread
+
+tests_progs_deep_recursion_SOURCES = tests/progs/deep_recursion.c
+tests_progs_deep_recursion_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_deep_recursion_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_deep_recursion_LDADD = -lpthread
+
+tests_progs_signals_SOURCES = tests/progs/signals.c
+tests_progs_signals_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_signals_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_signals_LDADD = -lpthread
+
+tests_progs_fork_child_SOURCES = tests/progs/fork_child.c
+tests_progs_fork_child_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_fork_child_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+
+tests_progs_loop_SOURCES = tests/progs/loop.c
+tests_progs_loop_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_loop_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+
+tests_progs_crash_SOURCES = tests/progs/crash.c
+tests_progs_crash_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_crash_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_crash_LDADD = -lpthread
+
+tests_progs_exec_list_SOURCES = tests/progs/exec_list.c
+tests_progs_exec_list_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_exec_list_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+
+# ----------------------------------------------- wordfreq (tests/real/)
+# A small real program: a multi-threaded word counter with a dlopened
+# plug-in.  The plug-in is a shared module, never installed (-rpath only
+# makes libtool build it shared).
+check_PROGRAMS += tests/progs/wordfreq/wordfreq
+tests_progs_wordfreq_wordfreq_SOURCES = tests/progs/wordfreq/main.c \
+	tests/progs/wordfreq/table.c tests/progs/wordfreq/wf.h
+tests_progs_wordfreq_wordfreq_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_wordfreq_wordfreq_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_wordfreq_wordfreq_LDADD = -lpthread -ldl
+
+check_LTLIBRARIES += tests/progs/wordfreq/wfplug.la
+tests_progs_wordfreq_wfplug_la_SOURCES = tests/progs/wordfreq/plugin.c tests/progs/wordfreq/wf.h
+tests_progs_wordfreq_wfplug_la_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_wordfreq_wfplug_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+
+# ------------------------------------- OpenSSL torn down before exit
+# For agent-no-debuginfod.sh; built when configure finds openssl.
+if HAVE_OPENSSL
+check_PROGRAMS += tests/progs/ssl_cleanup
+tests_progs_ssl_cleanup_SOURCES = tests/progs/ssl_cleanup.c
+tests_progs_ssl_cleanup_CFLAGS = $(WARN_CFLAGS) $(OPENSSL_CFLAGS) -O1 -g
+tests_progs_ssl_cleanup_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_ssl_cleanup_LDADD = $(OPENSSL_LIBS)
+endif
+EXTRA_DIST += tests/progs/ssl_cleanup.c
+
+# --------------------------------- unmodified, for the libc wrappers' tests
+# The io and sleep groups (libc_io_prog), the proc and log groups (libc_proc,
+# libc_log), the mem, thread and sync groups (libc_mem, libc_threads).
+# libc_io_prog_fortify and libc_log_fortify are the same sources built as
+# Debian builds its packages, so that they call the fortified entry points
+# (__open_2, __read_chk, __printf_chk ...).
+LIBC_IO_C_FLAGS = $(WARN_CFLAGS) -O1 -g -fno-omit-frame-pointer
+check_PROGRAMS += tests/progs/libc_io_prog tests/progs/libc_io_prog_fortify
+tests_progs_libc_io_prog_SOURCES = tests/progs/libc_io_prog.c
+tests_progs_libc_io_prog_CFLAGS = $(LIBC_IO_C_FLAGS)
+tests_progs_libc_io_prog_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_libc_io_prog_LDADD = -lpthread
+tests_progs_libc_io_prog_fortify_SOURCES = tests/progs/libc_io_prog.c
+tests_progs_libc_io_prog_fortify_CPPFLAGS = $(AM_CPPFLAGS) -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2
+tests_progs_libc_io_prog_fortify_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_libc_io_prog_fortify_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_libc_io_prog_fortify_LDADD = -lpthread
+
+LIBC_PROC_C_FLAGS = $(WARN_CFLAGS) -O0 -g
+check_PROGRAMS += tests/progs/libc_proc tests/progs/libc_log tests/progs/libc_log_fortify
+tests_progs_libc_proc_SOURCES = tests/progs/libc_proc.c
+tests_progs_libc_proc_CFLAGS = $(LIBC_PROC_C_FLAGS)
+tests_progs_libc_proc_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_libc_log_SOURCES = tests/progs/libc_log.c
+tests_progs_libc_log_CFLAGS = $(LIBC_PROC_C_FLAGS)
+tests_progs_libc_log_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_libc_log_LDADD = -lpthread
+tests_progs_libc_log_fortify_SOURCES = tests/progs/libc_log.c
+tests_progs_libc_log_fortify_CPPFLAGS = $(AM_CPPFLAGS) -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2
+tests_progs_libc_log_fortify_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_libc_log_fortify_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_libc_log_fortify_LDADD = -lpthread
+
+LIBC_THREADS_C_FLAGS = $(WARN_CFLAGS) -O1 -g -fno-omit-frame-pointer
+check_PROGRAMS += tests/progs/libc_mem tests/progs/libc_threads
+tests_progs_libc_mem_SOURCES = tests/progs/libc_mem.c
+tests_progs_libc_mem_CFLAGS = $(LIBC_THREADS_C_FLAGS)
+tests_progs_libc_mem_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_libc_threads_SOURCES = tests/progs/libc_threads.c
+tests_progs_libc_threads_CFLAGS = $(LIBC_THREADS_C_FLAGS)
+tests_progs_libc_threads_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_libc_threads_LDADD = -lpthread
+
+# ---------------------------------------------------- for stack sampling
+# CPU-bound, -O2, without hooks (and the same with hooks, to check that
+# samples and hooks coexist).  bench/ builds the same source as
+# bench/sample_hotcold.
+check_PROGRAMS += tests/progs/sample_hotcold tests/progs/sample_hotcold_hooks
+tests_progs_sample_hotcold_SOURCES = tests/progs/sample_hotcold.c
+tests_progs_sample_hotcold_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_sample_hotcold_LDFLAGS = -no-install
+tests_progs_sample_hotcold_LDADD = -lpthread
+tests_progs_sample_hotcold_hooks_SOURCES = tests/progs/sample_hotcold.c
+tests_progs_sample_hotcold_hooks_CFLAGS = $(WARN_CFLAGS) -O2 -g -finstrument-functions
+tests_progs_sample_hotcold_hooks_LDFLAGS = -no-install
+tests_progs_sample_hotcold_hooks_LDADD = -lpthread
+
+# ------------------------------------ the symbolizer's fixtures (symfix/)
+# Built without sanitizers: test_symbolizer loads the libraries with dlopen
+# and runs the non-PIE program as a child.  The libraries are shared
+# (-rpath) but never installed.
+SYMFIX_DIR = $(abs_top_builddir)/tests/progs/symfix
+check_LTLIBRARIES += tests/progs/symfix/libsymcxx.la tests/progs/symfix/libsymplug.la
+tests_progs_symfix_libsymcxx_la_SOURCES = tests/progs/symfix/cxx.cc tests/progs/symfix/symfix.h
+tests_progs_symfix_libsymcxx_la_CXXFLAGS = $(WARN_CXXFLAGS)
+tests_progs_symfix_libsymcxx_la_LDFLAGS = -module -avoid-version -shared -rpath $(SYMFIX_DIR)
+tests_progs_symfix_libsymplug_la_SOURCES = tests/progs/symfix/plug.c tests/progs/symfix/symfix.h
+tests_progs_symfix_libsymplug_la_CFLAGS = $(WARN_CFLAGS)
+tests_progs_symfix_libsymplug_la_LDFLAGS = -module -avoid-version -shared -rpath $(SYMFIX_DIR) \
+	-Wl,--version-script=$(srcdir)/tests/progs/symfix/plug.map
+EXTRA_tests_progs_symfix_libsymplug_la_DEPENDENCIES = tests/progs/symfix/plug.map
+EXTRA_DIST += tests/progs/symfix/plug.map
+
+check_PROGRAMS += tests/progs/symfix/nopie
+tests_progs_symfix_nopie_SOURCES = tests/progs/symfix/nopie.c
+tests_progs_symfix_nopie_CFLAGS = $(WARN_CFLAGS) -fno-pie
+tests_progs_symfix_nopie_LDFLAGS = -XCClinker -no-pie
+
+# Copies of the C++ fixture: one stripped of everything but .dynsym, and
+# stripped ones with a .gnu_debuglink: to a file next to it, to one in the
+# .debug/ subdirectory, and to one whose CRC32 no longer matches (appended
+# to after the link was made: it must be refused).
+SYMFIX_COPIES = \
+	tests/progs/symfix/libsymcxx-stripped.so \
+	tests/progs/symfix/libsymcxx-dbglink.so \
+	tests/progs/symfix/libsymcxx-dbglink.debug \
+	tests/progs/symfix/libsymcxx-dbgsub.so \
+	tests/progs/symfix/.debug/libsymcxx-dbgsub.debug \
+	tests/progs/symfix/libsymcxx-badcrc.so
+CLEANFILES += tests/progs/symfix/libsymcxx-badcrc.debug
+CLEANFILES += $(SYMFIX_COPIES)
+SYMFIX_OBJCOPY = objcopy
+tests/progs/symfix/libsymcxx-stripped.so: tests/progs/symfix/libsymcxx.la
+	$(AM_V_GEN)$(SYMFIX_OBJCOPY) --strip-all tests/progs/symfix/.libs/libsymcxx.so $@
+tests/progs/symfix/libsymcxx-dbglink.debug: tests/progs/symfix/libsymcxx.la
+	$(AM_V_GEN)$(SYMFIX_OBJCOPY) --only-keep-debug tests/progs/symfix/.libs/libsymcxx.so $@
+tests/progs/symfix/libsymcxx-dbglink.so: tests/progs/symfix/libsymcxx-dbglink.debug
+	$(AM_V_GEN)cd tests/progs/symfix && $(SYMFIX_OBJCOPY) --strip-all \
+	  --add-gnu-debuglink=libsymcxx-dbglink.debug .libs/libsymcxx.so libsymcxx-dbglink.so
+tests/progs/symfix/.debug/libsymcxx-dbgsub.debug: tests/progs/symfix/libsymcxx.la
+	$(AM_V_GEN)$(MKDIR_P) tests/progs/symfix/.debug && \
+	  $(SYMFIX_OBJCOPY) --only-keep-debug tests/progs/symfix/.libs/libsymcxx.so $@
+tests/progs/symfix/libsymcxx-dbgsub.so: tests/progs/symfix/.debug/libsymcxx-dbgsub.debug
+	$(AM_V_GEN)cd tests/progs/symfix && $(SYMFIX_OBJCOPY) --strip-all \
+	  --add-gnu-debuglink=.debug/libsymcxx-dbgsub.debug .libs/libsymcxx.so libsymcxx-dbgsub.so
+tests/progs/symfix/libsymcxx-badcrc.so: tests/progs/symfix/libsymcxx.la
+	$(AM_V_GEN)cd tests/progs/symfix && \
+	  $(SYMFIX_OBJCOPY) --only-keep-debug .libs/libsymcxx.so libsymcxx-badcrc.debug && \
+	  $(SYMFIX_OBJCOPY) --strip-all --add-gnu-debuglink=libsymcxx-badcrc.debug \
+	    .libs/libsymcxx.so libsymcxx-badcrc.so && \
+	  printf x >> libsymcxx-badcrc.debug

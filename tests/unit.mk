@@ -1,0 +1,97 @@
+# tests/unit.mk: every unit test.  A unit test is one C program,
+# tests/unit/test_NAME.c, that prints TAP through tests/lib/tap.h and links
+# (or compiles) the code it tests, with the test flags: the sanitizers when
+# configured.  Run one with `make check TESTS=tests/unit/test_NAME`.
+#
+# To add one: write tests/unit/test_NAME.c, list tests/unit/test_NAME in
+# UNIT_TESTS below, and give it its LDADD (a library) or its SOURCES (when it
+# compiles private sources, as the agent's tests do) in its module's section.
+UNIT_TESTS = \
+	tests/unit/test_format \
+	tests/unit/test_writer \
+	tests/unit/test_reader \
+	tests/unit/test_malformed \
+	tests/unit/test_symbolizer \
+	tests/unit/test_spool \
+	tests/unit/test_agent_tbuf \
+	tests/unit/test_agent_events \
+	tests/unit/test_agent_session \
+	tests/unit/test_recon \
+	tests/unit/test_convert_flush \
+	tests/unit/test_stackchart \
+	tests/unit/test_nesting \
+	tests/unit/test_escape \
+	tests/unit/test_profile \
+	tests/unit/test_diff_stats \
+	tests/unit/test_flame
+check_PROGRAMS += $(UNIT_TESTS)
+TESTS += $(UNIT_TESTS)
+noinst_HEADERS += tests/lib/tap.h
+
+# ------------------------------------------------------- the codec (fxt/)
+tests_unit_test_format_LDADD = libfxtcodec.la
+tests_unit_test_writer_LDADD = libfxtcodec.la
+tests_unit_test_reader_LDADD = libfxtcodec.la
+tests_unit_test_malformed_LDADD = libfxtcodec.la
+
+# ------------------------------------------------ the symbolizer (symbolizer/)
+# Its fixtures (a C++ library, copies of it stripped or with separate
+# debuginfo, a plug-in, a non-PIE program) are built in tests/progs/symfix/
+# (tests/progs.mk); SYMFIX_DIR is where.
+tests_unit_test_symbolizer_SOURCES = tests/unit/test_symbolizer.c tests/progs/symfix/symfix.h
+tests_unit_test_symbolizer_CPPFLAGS = $(AM_CPPFLAGS) -DSYMFIX_DIR='"$(SYMFIX_DIR)"'
+tests_unit_test_symbolizer_LDADD = libfxtsym.la
+tests_unit_test_symbolizer_DEPENDENCIES = libfxtsym.la $(SYMFIX_COPIES) \
+	tests/progs/symfix/libsymplug.la tests/progs/symfix/nopie$(EXEEXT)
+
+# ---------------------------------------------------------- the spool (spool/)
+# What fxt-run and the agent share: sizes, names; and the session file's
+# tables, mapped by two processes.
+tests_unit_test_spool_SOURCES = tests/unit/test_spool.c \
+	spool/recording.c spool/recording.h spool/names.c spool/names.h
+tests_unit_test_spool_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_agent_session_SOURCES = tests/unit/test_agent_session.c \
+	spool/session.c spool/session.h spool/names.c spool/names.h
+
+# ------------------------------------------------------- the agent (agent/)
+# They compile the agent's modules with the test flags (sanitizers included
+# when configured) and provide the few life-cycle symbols themselves
+# (tests/unit/agent_test_stubs.h).  They cover the buffers and spool
+# (reserve, refill, drops, recycling, signals, naming) and the tagged
+# records' writers.
+AGENT_TEST_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+AGENT_TEST_LDADD = -lpthread -ldl
+tests_unit_test_agent_tbuf_SOURCES = tests/unit/test_agent_tbuf.c \
+	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES)
+tests_unit_test_agent_tbuf_CFLAGS = $(AGENT_TEST_CFLAGS)
+tests_unit_test_agent_tbuf_LDADD = $(AGENT_TEST_LDADD)
+tests_unit_test_agent_events_SOURCES = tests/unit/test_agent_events.c \
+	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES) agent/libc.c
+tests_unit_test_agent_events_CFLAGS = $(AGENT_TEST_CFLAGS)
+tests_unit_test_agent_events_LDADD = $(AGENT_TEST_LDADD)
+
+# ------------------------------------------------- the converter (convert/)
+# The stack reconstruction alone; the flusher on spools written by the
+# tests' own writer (tests/unit/spool_test_writer.h), read back through the
+# reader; the stack chart against a real recon with a recording sink.
+tests_unit_test_recon_SOURCES = tests/unit/test_recon.c \
+	tests/unit/agent_test_nest.h convert/recon.c convert/recon.h
+tests_unit_test_convert_flush_SOURCES = tests/unit/test_convert_flush.c \
+	tests/unit/agent_test_nest.h tests/unit/spool_test_writer.h
+tests_unit_test_convert_flush_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+tests_unit_test_convert_flush_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la \
+	$(LIBDW_LIBS) $(ZLIB_LIBS)
+tests_unit_test_stackchart_SOURCES = tests/unit/test_stackchart.c \
+	tests/unit/agent_test_nest.h convert/stackchart.c convert/stackchart.h \
+	convert/recon.c convert/recon.h
+tests_unit_test_stackchart_CFLAGS = $(AM_CFLAGS)
+
+# ------------------------------------------------------------ the tools
+# The nesting-depth tracker, the JSON, CSV and text escapers, the profile
+# engine of fxt-report and fxt-diff, fxt-diff's statistics, and fxt-flame's
+# and fxt-export's library.
+tests_unit_test_nesting_LDADD = libfxttools.la libfxtcodec.la
+tests_unit_test_escape_LDADD = libfxttools.la libfxtcodec.la
+tests_unit_test_profile_LDADD = libfxtprofile.la
+tests_unit_test_diff_stats_LDADD = libfxtprofile.la
+tests_unit_test_flame_LDADD = libfxtflame.la
