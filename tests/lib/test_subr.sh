@@ -40,17 +40,6 @@ is() {
 
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $1"; }
 
-# todo REASON NAME COMMAND...: like ok, but a failure is reported as a TAP
-# TODO (an expected failure, not counted against the suite) for a promise
-# whose fix has not landed yet; once COMMAND passes it is a plain "ok", so
-# the test needs no change when the fix lands.
-todo() {
-  t_why=$1 name=$2; shift 2
-  tap_n=$((tap_n + 1))
-  if "$@"; then echo "ok $tap_n - $name"
-  else echo "not ok $tap_n - $name # TODO $t_why"; fi
-}
-
 diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
 
 # A scratch directory, removed at exit.
