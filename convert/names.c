@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "convert/names.h"
+#include "fxt/hash.h"
 #include "spool/libc_table.h"
 #include "spool/records.h"
 
@@ -20,7 +21,7 @@ void flush_names_init(struct sym_table *t, flush_lookup_fn *lookup, void *lookup
 
 static size_t slot_of(uint64_t addr, size_t cap)
 {
-	return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+	return (size_t)fxt__hash_u64(addr) & (cap - 1);
 }
 
 static int table_grow(struct sym_table *t)

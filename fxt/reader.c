@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fxt/hash.h"
 #include "fxt/reader_int.h"
 
 /* ----------------------------------------------------- errors, diagnostics */
@@ -80,7 +81,7 @@ static void provider_free(struct provider *p)
 static size_t provider_slot(const struct fxt_reader *r, uint32_t id)
 {
 	size_t mask = r->nslots - 1;
-	size_t i = (size_t)((id * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & mask;
+	size_t i = (size_t)fxt__hash_u64(id) & mask;
 	while (r->slots[i] && r->slots[i]->id != id)
 		i = (i + 1) & mask;
 	return i;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fxt/hash.h"
 #include "symbolizer/runcache.h"
 #include "symbolizer/store.h"
 
@@ -64,20 +65,11 @@ struct fxt_symview {
 	struct fxt_sym_info out;
 };
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 /* ------------------------------------------------------------ results */
 
 static size_t slot_of(uint32_t file, uint64_t rel, size_t cap)
 {
-	return (size_t)mix(rel * 31 + file) & (cap - 1);
+	return (size_t)fxt__hash_pair(file, rel) & (cap - 1);
 }
 
 static int table_grow(struct fxt_symcache *c)
