@@ -184,24 +184,19 @@ int tool_open_archive(struct fxt_reader **r, const char *path, unsigned flags, c
 	return rc;
 }
 
-int tool_read_records(struct fxt_reader *r, tool_record_fn fn, void *ctx, char *err, size_t errlen)
+int tool_read_first(struct fxt_reader *r, char *err, size_t errlen)
 {
-	struct fxt_record rec;
-	uint64_t off = 0, n = 0;
-	const char *why;
-	int rc;
+	if (fxt_reader_saw_magic(r))
+		return 0;
+	snprintf(err, errlen, "not an FXT archive (no magic record at offset 0)");
+	return -EINVAL;
+}
 
-	while ((rc = fxt_reader_next(r, &rec)) > 0) {
-		if (n++ == 0 && !fxt_reader_saw_magic(r)) {
-			snprintf(err, errlen, "not an FXT archive (no magic record at offset 0)");
-			return -EINVAL;
-		}
-		rc = fn(ctx, r, &rec);
-		if (rc < 0) {
-			snprintf(err, errlen, "%s", strerror(-rc));
-			return rc;
-		}
-	}
+int tool_read_end(struct fxt_reader *r, int rc, uint64_t n, char *err, size_t errlen)
+{
+	uint64_t off = 0;
+	const char *why;
+
 	if (rc < 0) {
 		why = fxt_reader_error(r, &off);
 		if (n == 0 && !fxt_reader_saw_magic(r))
@@ -215,6 +210,24 @@ int tool_read_records(struct fxt_reader *r, tool_record_fn fn, void *ctx, char *
 		return -ENODATA;
 	}
 	return 0;
+}
+
+int tool_read_records(struct fxt_reader *r, tool_record_fn fn, void *ctx, char *err, size_t errlen)
+{
+	struct fxt_record rec;
+	uint64_t n = 0;
+	int rc;
+
+	while ((rc = fxt_reader_next(r, &rec)) > 0) {
+		if (n++ == 0 && (rc = tool_read_first(r, err, errlen)) < 0)
+			return rc;
+		rc = fn(ctx, r, &rec);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s", strerror(-rc));
+			return rc;
+		}
+	}
+	return tool_read_end(r, rc, n, err, errlen);
 }
 
 int tool_read_input(const struct tool_input *in, tool_record_fn fn, void *ctx, char *err,

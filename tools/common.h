@@ -88,6 +88,15 @@ typedef int (*tool_record_fn)(void *ctx, struct fxt_reader *r, const struct fxt_
  * r is left open: the caller frees it. */
 int tool_read_records(struct fxt_reader *r, tool_record_fn fn, void *ctx, char *err, size_t errlen);
 
+/* The checks and messages of tool_read_records(), for a loop of its own
+ * (the profile engine's, which inlines its per-record work): after the
+ * first record, tool_read_first() (not an archive without the magic
+ * record); after the loop, tool_read_end() with fxt_reader_next()'s last
+ * return and the records read (damage, an empty file).  Each returns 0 or
+ * -errno with err set. */
+int tool_read_first(struct fxt_reader *r, char *err, size_t errlen);
+int tool_read_end(struct fxt_reader *r, int rc, uint64_t n, char *err, size_t errlen);
+
 /* An archive to read: a path ("-" is standard input), or bytes in memory
  * (mem non-NULL; path then only names it). */
 struct tool_input {
