@@ -1,7 +1,10 @@
 /* Unit tests of the flusher (convert/flush.c): spool -> archive, read
  * back with the reader.  The spools are written by the tests' own writer
  * (spool_test_writer.h), as spool/format.h and spool/records.h lay them
- * out. */
+ * out.  One job, one file past 800 lines: each scenario (calls, drops,
+ * threads, libc frames, flows, logs, counters, sync pairs, pipes, samples,
+ * damage) builds its spool and checks the archive with the same helpers,
+ * which a split would have to share through a header of their own. */
 #include <config.h>
 
 #include <errno.h>

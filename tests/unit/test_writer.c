@@ -1,7 +1,9 @@
 /* Unit tests of the FXT writer: every record and argument type encoded and
  * compared with words written out by hand from the spec
  * (shared/seeds/000_*.txt), the encoders' refusals, and the buffered writer
- * (interning and re-registration, gzip, sinks and their errors).
+ * (interning and re-registration, gzip, sinks and their errors).  One
+ * job, the writer's contract (include/fxt/writer.h), checked against the
+ * spec's words: past 800 lines because that contract is long.
  *
  * Strings in expected words are little-endian: "main" is 6d 61 69 6e, the
  * word 0x000000006e69616d. */
