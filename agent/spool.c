@@ -271,6 +271,78 @@ out:
 	return err;
 }
 
+/* Writes all of `buf` at `off`, retrying short writes. */
+static int write_at(int fd, const void *buf, uint64_t size, uint64_t off)
+{
+	while (size) {
+		ssize_t got = pwrite(fd, buf, size, (off_t)off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? -errno : -EIO;
+		buf = (const char *)buf + got;
+		off += (uint64_t)got;
+		size -= (uint64_t)got;
+	}
+	return 0;
+}
+
+int spool_chunk_drain(struct spool *sp, struct spool_map *m, uint32_t seq)
+{
+	struct spool_chunk *c = m->base;
+	uint64_t *first = (uint64_t *)((char *)m->base + SPOOL_CHUNK_HEADER_SIZE);
+	uint64_t off;
+	int fd, err;
+
+	pthread_mutex_lock(&sp->lock);
+	if (sp->closed || sp->failed) {
+		err = sp->closed ? -ESHUTDOWN : -EIO;
+		goto out;
+	}
+	if (sp->max_size && sp->granted + m->size > sp->max_size) {
+		err = -ENOSPC; /* spool_chunk_get() grants what is left */
+		goto out;
+	}
+	fd = open_checked(sp, O_RDWR);
+	if (fd < 0) {
+		err = fd;
+		goto out;
+	}
+	/* The copy is the chunk's image, header included: the same owner
+	 * and seq.  Readers keep the later of two chunks with one (serial,
+	 * seq), so until the mapping is re-stamped below, a process killed
+	 * here is read from the copy; a copy cut short by the kill ends
+	 * past the file's end and is not read at all. */
+	off = sp->end;
+	err = write_at(fd, m->base, m->size, off);
+	if (err < 0) {
+		if (ftruncate(fd, (off_t)off) < 0)
+			agent_dbg("spool truncation failed: %s", strerror(errno));
+		close(fd);
+		goto out;
+	}
+	close(fd);
+	sp->end += m->size;
+	sp->granted += m->size;
+	sp->hdr->last_ns = agent_mono_ns();
+	sp->hdr->last_ticks = agent_ticks();
+	pthread_mutex_unlock(&sp->lock);
+
+	/* Empty first (the records end at the first zero slot), then the new
+	 * seq, then the rest of the old records, so that no moment of a
+	 * killed process shows old records under the new seq. */
+	__atomic_store_n(&first[1], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&first[0], 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&c->seq, seq, __ATOMIC_RELEASE);
+	memset(first + 2, 0, m->size - SPOOL_CHUNK_HEADER_SIZE - SPOOL_RECORD_SIZE);
+	return 0;
+out:
+	pthread_mutex_unlock(&sp->lock);
+	return err;
+}
+
 void spool_chunk_put(struct spool *sp, struct spool_map *m, uint64_t used, bool recycle)
 {
 	long pgl = sysconf(_SC_PAGESIZE);

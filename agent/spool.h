@@ -62,6 +62,16 @@ void spool_init(struct spool *sp, const char *path, uint64_t chunk_size, uint64_
 int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t seq,
 		    struct spool_map *out);
 
+/* Recycles a full chunk in place: appends a copy of it to the spool,
+ * then empties the mapping and stamps it as its thread's chunk `seq`.  A
+ * thread past its first chunks thus writes into pages that stay mapped
+ * and cached instead of faulting fresh ones in for every chunk, which on
+ * some machines costs more than the hooks themselves (bench/README.md).
+ * Returns 0, -ENOSPC when the copy would pass max_size (the caller then
+ * takes a smaller chunk from spool_chunk_get()), or another -errno; on
+ * error the mapping is unchanged. */
+int spool_chunk_drain(struct spool *sp, struct spool_map *m, uint32_t seq);
+
 /* Unmaps a chunk.  With `used` < its size (a retiring thread), splits the
  * page-aligned unused tail off for recycling. */
 void spool_chunk_put(struct spool *sp, struct spool_map *m, uint64_t used, bool recycle);

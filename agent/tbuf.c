@@ -73,6 +73,16 @@ static bool in_chunk(const struct tbuf *tb, const uint64_t *p)
 	       (const char *)p + SPOOL_RECORD_SIZE <= base + tb->map.size;
 }
 
+/* Whether a thread's full chunk is recycled in place (spool_chunk_drain())
+ * rather than replaced by a fresh one: past the thread's first two chunks
+ * (most threads and short processes never get there), for chunks of the
+ * usual sizes.  Tiny test chunks keep their one-chunk-after-another
+ * layout. */
+static bool reusable(const struct tbuf *tb, const struct spool_map *m)
+{
+	return tb->seq >= 2 && m->size >= AGENT_FLOOR_CHUNK_SIZE;
+}
+
 /* Installs a new chunk.  The caller blocks signals meanwhile, but a
  * synchronous one (or a future caller) could still run a handler's hooks
  * in between, so the order is kept safe for them (they cannot refill, see
@@ -82,17 +92,31 @@ static bool in_chunk(const struct tbuf *tb, const uint64_t *p)
  * unwritten. */
 static int refill(struct tstate *t, struct tbuf *tb)
 {
-	struct spool_map m;
-	int err;
+	struct spool_map m = tb->map;
+	int err = -1;
 
 	t->end = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	/* The kernel writes a full chunk back to the spool once unmapped. */
-	if (tb->map.base)
-		spool_chunk_put(&agent.spool, &tb->map, tb->map.size, false);
-	err = spool_chunk_get(&agent.spool, tb->serial, tb->tid, tb->seq, &m);
-	if (err < 0)
-		return err;
+	if (m.base) {
+		/* Unpublished while it changes: a nested hook drops its call
+		 * rather than write into slots about to be copied or cleared. */
+		__atomic_store_n(&tb->map.base, NULL, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (reusable(tb, &m))
+			err = spool_chunk_drain(&agent.spool, &m, tb->seq);
+		if (err < 0) {
+			/* The kernel writes a full chunk back once unmapped. */
+			spool_chunk_put(&agent.spool, &m, m.size, false);
+			m.base = NULL;
+		}
+	}
+	if (!m.base) {
+		err = spool_chunk_get(&agent.spool, tb->serial, tb->tid, tb->seq, &m);
+		if (err < 0) {
+			tb->map.base = NULL;
+			return err;
+		}
+	}
 	tb->seq++;
 	tb->map.off = m.off;
 	tb->map.size = m.size;

@@ -17,7 +17,23 @@ static int chunk_cmp(const void *a, const void *b)
 		return x->serial < y->serial ? -1 : 1;
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
-	return 0;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Keeps one chunk of each (serial, seq) in the sorted `v`: the last in
+ * the file.  Two exist when a thread's chunk was recycled in place
+ * (spool_chunk_drain()): its copy, appended later, is the one to read
+ * until the original has been emptied and re-stamped. */
+static size_t drop_copies(struct chunk_ref *v, size_t len)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (i + 1 < len && v[i + 1].serial == v[i].serial && v[i + 1].seq == v[i].seq)
+			continue;
+		v[out++] = v[i];
+	}
+	return out;
 }
 
 int flush_chunks_scan(int fd, uint64_t end, struct chunk_ref **out, size_t *n)
@@ -45,8 +61,10 @@ int flush_chunks_scan(int fd, uint64_t end, struct chunk_ref **out, size_t *n)
 		}
 		off += c.size;
 	}
-	if (len)
+	if (len) {
 		qsort(v, len, sizeof(*v), chunk_cmp);
+		len = drop_copies(v, len);
+	}
 	*out = v;
 	*n = len;
 	return 0;

@@ -8,7 +8,7 @@
 # own (tests/e2e/libc-*.sh).
 export FXT_LIBC=none
 
-plan 35
+plan 39
 prog=$PROGS/crash
 
 # The expected calls: a worker thread's 200 work() calls, and main's
@@ -50,6 +50,16 @@ ok "kill: summary says recovered" grep -q \
 
 trace abort.fxt "$prog" abort 200
 recovered abort abort.fxt 134
+
+# Killed after writing many chunks on both threads (each recycled in
+# place, its copies appended): every call once, in order.
+trace busy.fxt "$prog" kill 300000 250001
+is "$rc" 137 "killed busy: fxt-run exits 137"
+check_archive "killed busy" busy.fxt
+is "$(flat busy.fxt)" "$(printf '%s\n' '1 inner' '1 main' '1 outer' '550001 work' '1 worker' | sort)" \
+  "killed busy: every call once"
+is "$(stat_of busy.fxt overlaps)/$(stat_of busy.fxt unmatched)/$(stat_of busy.fxt open)" \
+  "0/0/0" "killed busy: exact nesting, frames closed"
 
 # A fork child that leaves through _exit(): no flush, its spool stays, and
 # fxt-run turns it into the archive it would have written, then merges it

@@ -1,10 +1,12 @@
 /* crash: dies without letting the agent flush, for the recovery tests.
  *
- *	crash exit|kill|abort [N]
+ *	crash exit|kill|abort [N [M]]
  *
  * A second thread calls work() N times (default 1000) and ends; then main
- * calls outer() -> inner(), which dies in the way asked: _exit(3),
- * raise(SIGKILL) or abort().  outer and inner stay open.
+ * calls work() M times (default 0), then outer() -> inner(), which dies in
+ * the way asked: _exit(3), raise(SIGKILL) or abort().  outer and inner
+ * stay open.  A large M kills a thread that has been writing for many
+ * chunks (recycled in place, agent/spool.c).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -59,6 +61,8 @@ int main(int argc, char **argv)
 		calls = strtoul(argv[2], NULL, 10);
 	if (pthread_create(&t, NULL, worker, NULL) != 0 || pthread_join(t, NULL) != 0)
 		return 1;
+	for (unsigned long i = 0, m = argc > 3 ? strtoul(argv[3], NULL, 10) : 0; i < m; i++)
+		work(i);
 	outer(argv[1]);
 	return 0;
 }

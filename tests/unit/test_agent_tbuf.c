@@ -47,6 +47,31 @@ static size_t read_chunks(struct chunk_info *v, size_t cap)
 	return n;
 }
 
+static int chunk_order(const void *a, const void *b)
+{
+	const struct chunk_info *x = a, *y = b;
+
+	if (x->serial != y->serial)
+		return x->serial < y->serial ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The chain in each thread's order, as the converter reads it: by serial
+ * and seq, the later in the file of two with the same (a chunk recycled
+ * in place and its copy, spool_chunk_drain()). */
+static size_t read_chunks_in_order(struct chunk_info *v, size_t cap)
+{
+	size_t n = read_chunks(v, cap), out = 0;
+
+	qsort(v, n, sizeof(*v), chunk_order);
+	for (size_t i = 0; i < n; i++)
+		if (i + 1 == n || v[i + 1].serial != v[i].serial || v[i + 1].seq != v[i].seq)
+			v[out++] = v[i];
+	return out;
+}
+
 static uint64_t read_word(uint64_t off)
 {
 	uint64_t w = 0;
@@ -100,6 +125,95 @@ static void test_refill(void)
 	ASSERT_EQ_U64(read_word(SPOOL_HEADER_SIZE + 3 * chunk + SPOOL_CHUNK_HEADER_SIZE +
 				(n - 3 * per) * SPOOL_RECORD_SIZE + 8),
 		      0, "refill: the slot after the last record is zero");
+}
+
+/* Reads chunk `c`'s records in order: checks that they continue the
+ * sequence 0x1000 + *next and that only zero slots follow them. */
+static bool chunk_continues(int fd, const struct chunk_info *c, uint64_t *next)
+{
+	uint64_t rec[2];
+	bool ended = false, ok = true;
+
+	for (uint64_t off = c->off + SPOOL_CHUNK_HEADER_SIZE; off < c->off + c->size; off += 16) {
+		if (pread(fd, rec, 16, (off_t)off) != 16)
+			return false;
+		if (!rec[1])
+			ended = true;
+		else if (ended || rec[1] != 0x1000 + *next)
+			ok = false;
+		else
+			++*next;
+	}
+	return ok;
+}
+
+/* Past its first two chunks a thread recycles its chunk in place: one
+ * mapping at one offset, each full chunk copied to the end of the spool
+ * under its own seq, the mapping emptied and re-stamped.  Read in order,
+ * the chunks hold every record once, and no stale record survives. */
+static void test_reuse(void)
+{
+	const uint64_t chunk = 64 << 10, n = 8 * 4031 + 100;
+	struct tstate t = { 0 };
+	struct chunk_info c[32];
+	uint64_t next = 0, staging = 0;
+	bool one_place = true, in_seq = true;
+	size_t nc;
+	int fd;
+
+	test_agent_reset(chunk, 1 << 30, 0);
+	for (uint64_t i = 0; i < n; i++) {
+		agent_record(&t, 0x1000 + i);
+		if (t.tb->seq == 3)
+			staging = t.tb->map.off;
+		else if (t.tb->seq > 3)
+			one_place &= t.tb->map.off == staging;
+	}
+	ok(one_place && staging, "reuse: the thread keeps one chunk from its third on");
+	ASSERT_EQ_U64(t.tb->seq, 9, "reuse: nine chunks in the thread's sequence");
+	ASSERT_EQ_U64(agent.spool.mapped, chunk, "reuse: one chunk mapped");
+	ASSERT_EQ_U64(file_size(), SPOOL_HEADER_SIZE + 9 * chunk,
+		      "reuse: the spool grows by one chunk per chunk filled");
+	ASSERT_EQ_U64(agent.spool.granted, 9 * chunk, "reuse: copies count in the budget");
+	nc = read_chunks_in_order(c, 32);
+	ASSERT_EQ_U64(nc, 9, "reuse: nine chunks, one per seq");
+	fd = open(agent.spool.path, O_RDONLY | O_CLOEXEC);
+	for (size_t k = 0; k < nc; k++)
+		in_seq &= c[k].seq == k && chunk_continues(fd, &c[k], &next);
+	close(fd);
+	ok(in_seq, "reuse: records in order, nothing stale after them");
+	ASSERT_EQ_U64(next, n, "reuse: every record once");
+	ASSERT_EQ_U64(t.tb->dropped, 0, "reuse: nothing dropped");
+}
+
+/* A copy that would pass FXT_MAX_SIZE is not made: the thread takes the
+ * smaller chunk the rest of the budget allows, then stops; every record
+ * is in the spool or counted, and the budget is kept. */
+static void test_reuse_bound(void)
+{
+	const uint64_t chunk = 64 << 10, max = 5 * chunk + 8192, calls = 30000;
+	struct tstate t = { 0 };
+	struct chunk_info c[32];
+	uint64_t next = 0;
+	bool in_seq = true;
+	size_t nc;
+	int fd;
+
+	test_agent_reset(chunk, 1 << 30, max);
+	for (uint64_t i = 0; i < calls; i++)
+		agent_record(&t, 0x1000 + i);
+	ASSERT_EQ_U64(t.tb->state, TBUF_STOPPED, "reuse bound: stopped");
+	ok(agent.spool.granted <= max, "reuse bound: %llu bytes granted of %llu",
+	   (unsigned long long)agent.spool.granted, (unsigned long long)max);
+	nc = read_chunks_in_order(c, 32);
+	fd = open(agent.spool.path, O_RDONLY | O_CLOEXEC);
+	for (size_t k = 0; k < nc; k++)
+		in_seq &= c[k].seq == k && chunk_continues(fd, &c[k], &next);
+	close(fd);
+	ok(in_seq, "reuse bound: records in order");
+	ok(next > 5 * 4031, "reuse bound: the last 8 KiB were used too (%llu records)",
+	   (unsigned long long)next);
+	ASSERT_EQ_U64(next + t.tb->dropped, calls, "reuse bound: recorded + dropped = calls");
 }
 
 /* Past FXT_MAX_SIZE a thread stops; each call (enter) is counted once,
@@ -219,7 +333,7 @@ static void test_signals(uint64_t chunk, bool strict)
 	setitimer(ITIMER_REAL, &it, NULL);
 	signal(SIGALRM, SIG_DFL);
 
-	nc = read_chunks(c, 4096);
+	nc = read_chunks_in_order(c, 4096);
 	fd = open(agent.spool.path, O_RDONLY | O_CLOEXEC);
 	for (size_t k = 0; k < nc; k++) {
 		uint64_t rec[2];
@@ -430,8 +544,10 @@ static void test_no_fd_held(void)
 
 int main(void)
 {
-	plan(78);
+	plan(92);
 	test_refill();
+	test_reuse();
+	test_reuse_bound();
 	test_drops();
 	test_nested();
 	test_signals(4096, false);

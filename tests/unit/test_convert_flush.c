@@ -1305,6 +1305,47 @@ static void test_garbage(void)
 	free(a.ev);
 }
 
+/* A thread's chunk recycled in place leaves, for a moment, two chunks of
+ * one (serial, seq): the original (not yet emptied, or emptied but not yet
+ * re-stamped) and its copy at the end of the spool (spool_chunk_drain()).
+ * A process killed then is read from the copy: every call once. */
+static void test_recycled_copy(void)
+{
+	for (int emptied = 0; emptied < 2; emptied++) {
+		struct test_thread t = { 0 };
+		struct test_chunk *k;
+		struct archive a;
+		struct flush_stats st;
+
+		test_spool_reset(4096, 0);
+		for (int i = 0; i < 500; i++) {
+			test_hook(&t, A);
+			test_hook(&t, A | EXIT);
+		}
+		t.tid = 71;
+		/* Room for one more chunk, then chunk 1 copied to the end. */
+		test_spool.chunks = realloc(test_spool.chunks,
+					    (test_spool.nchunks + 1) * sizeof(*test_spool.chunks));
+		if (!test_spool.chunks)
+			abort();
+		k = &test_spool.chunks[test_spool.nchunks++];
+		k->owner = &t;
+		k->c = malloc(4096);
+		if (!k->c)
+			abort();
+		memcpy(k->c, test_spool.chunks[1].c, 4096);
+		if (emptied)
+			memset((char *)test_spool.chunks[1].c + SPOOL_CHUNK_HEADER_SIZE, 0,
+			       SPOOL_RECORD_SIZE);
+		ASSERT_EQ_I64(flush_to(&a, 1ull << 40, 0, &st), 0, "recycled copy: flushed");
+		ASSERT_EQ_U64(count(&a, 71, FXT_EVENT_DURATION_COMPLETE, NULL), 500,
+			      "recycled copy (%s): every call once",
+			      emptied ? "original emptied" : "original whole");
+		ASSERT_EQ_I64(nesting(&a, 71), -1, "recycled copy: slices nest");
+		free(a.ev);
+	}
+}
+
 /* Two processes whose measured tick rates differ by 1e-5 agree on when
  * an event happened once rebased on their monotonic anchors: the error is
  * the rate error times the process's own run time (1 s: 10 us), not times
@@ -1345,7 +1386,7 @@ static void test_time_base(void)
 
 int main(void)
 {
-	plan(187);
+	plan(193);
 	test_basic();
 	test_unnamed_threads();
 	test_drops();
@@ -1364,6 +1405,7 @@ int main(void)
 	test_samples();
 	test_samples_in_agent();
 	test_garbage();
+	test_recycled_copy();
 	test_time_base();
 	test_spool_cleanup();
 	return exit_status();
