@@ -1,11 +1,13 @@
 /* The spool writer: a per-process MAP_SHARED file the threads' buffers are
  * carved from (its layout: spool/format.h).  Private to agent/.
  *
- * Chunks are granted under a mutex (cold path).  Full chunks are unmapped
- * during the run; the unused, page-aligned tail of a retired thread's chunk
- * is split off as a chunk of its own and recycled for the next thread that
- * needs one, so programs that start many short threads do not grow the
- * spool by a chunk per thread.  At exit (and before exec) the process
+ * Chunks are granted under a mutex (cold path).  A thread's first two
+ * full chunks are unmapped during the run; after that it keeps one chunk
+ * mapped and recycles it in place (spool_chunk_drain()).  The unused,
+ * page-aligned tail of a retired thread's chunk is split off as a chunk
+ * of its own and recycled for the next thread that needs one, so programs
+ * that start many short threads do not grow the spool by a chunk per
+ * thread.  At exit (and before exec) the process
  * seals it (spool_seal()).
  */
 #ifndef FXT_AGENT_SPOOL_H

@@ -13,6 +13,12 @@
  *                      next chunk starts at offset + size.
  *   seal_off           once sealed: struct spool_seal and its threads.
  *
+ * A thread's chunks are numbered in its sequence (seq), and readers take
+ * them in that order, whatever their place in the file.  Two chunks may
+ * carry one (serial, seq): a chunk recycled in place (agent/spool.c,
+ * spool_chunk_drain()) is first copied to the end of the file, then
+ * emptied and re-stamped; a reader keeps the later one in the file.
+ *
  * A chunk's records follow its header: 16-byte slots (spool/records.h),
  * ending at the first slot whose second word is 0 (the file is created sparse, so unwritten space
  * reads as zeros) or at the chunk's end.  Because the page cache keeps a MAP_SHARED file's data
