@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +16,9 @@
 #include "agent/settings.h"
 #include "agent/log.h"
 #include "agent/spool.h"
+#include "spool/launcher.h"
 #include "spool/proc.h"
+#include "spool/stage.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -271,27 +274,24 @@ out:
 	return err;
 }
 
-/* Writes all of `buf` at `off`, retrying short writes. */
-static int write_at(int fd, const void *buf, uint64_t size, uint64_t off)
+/* The drain doorbell of the fxt-run that converts us, mapped at the first
+ * use; NULL without one.  Called with the lock held. */
+static struct launcher_bell *bell(struct spool *sp)
 {
-	while (size) {
-		ssize_t got = pwrite(fd, buf, size, (off_t)off);
+	char ctl[PATH_MAX + 64];
 
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			return got < 0 ? -errno : -EIO;
-		buf = (const char *)buf + got;
-		off += (uint64_t)got;
-		size -= (uint64_t)got;
+	if (!sp->bell_tried && agent_cfg.launcher_pid > 0) {
+		sp->bell_tried = true;
+		launcher_ctl_path(ctl, sizeof(ctl), agent_cfg.output, agent_cfg.launcher_pid);
+		sp->bell = launcher_bell_map(ctl);
 	}
-	return 0;
+	return sp->bell;
 }
 
-int spool_chunk_drain(struct spool *sp, struct spool_map *m, uint32_t seq)
+int spool_stage_full(struct spool *sp, struct spool_map *m)
 {
-	struct spool_chunk *c = m->base;
-	uint64_t *first = (uint64_t *)((char *)m->base + SPOOL_CHUNK_HEADER_SIZE);
+	struct spool_chunk *c = m->base, dest;
+	struct launcher_bell *b;
 	uint64_t off;
 	int fd, err;
 
@@ -309,14 +309,15 @@ int spool_chunk_drain(struct spool *sp, struct spool_map *m, uint32_t seq)
 		err = fd;
 		goto out;
 	}
-	/* The copy is the chunk's image, header included: the same owner
-	 * and seq.  Readers keep the later of two chunks with one (serial,
-	 * seq), so until the mapping is re-stamped below, a process killed
-	 * here is read from the copy; a copy cut short by the kill ends
-	 * past the file's end and is not read at all. */
+	/* The copy's place: a chunk without owner (readers skip it) until
+	 * the copy is whole, its bytes a hole until then. */
 	off = sp->end;
-	err = write_at(fd, m->base, m->size, off);
-	if (err < 0) {
+	memset(&dest, 0, sizeof(dest));
+	dest.magic = SPOOL_CHUNK_MAGIC;
+	dest.size = m->size;
+	if (pwrite(fd, &dest, sizeof(dest), (off_t)off) != (ssize_t)sizeof(dest) ||
+	    ftruncate(fd, (off_t)(off + m->size)) != 0) {
+		err = -errno;
 		if (ftruncate(fd, (off_t)off) < 0)
 			agent_dbg("spool truncation failed: %s", strerror(errno));
 		close(fd);
@@ -327,20 +328,74 @@ int spool_chunk_drain(struct spool *sp, struct spool_map *m, uint32_t seq)
 	sp->granted += m->size;
 	sp->hdr->last_ns = agent_mono_ns();
 	sp->hdr->last_ticks = agent_ticks();
+	c->dest = off;
+	if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == CHUNK_PLAIN) {
+		/* Staged from now on: linked where the drain thread looks. */
+		c->next_staged = sp->hdr->first_staged;
+		__atomic_store_n(&sp->hdr->first_staged, m->off, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&c->state, CHUNK_FULL, __ATOMIC_RELEASE);
+	b = bell(sp);
 	pthread_mutex_unlock(&sp->lock);
-
-	/* Empty first (the records end at the first zero slot), then the new
-	 * seq, then the rest of the old records, so that no moment of a
-	 * killed process shows old records under the new seq. */
-	__atomic_store_n(&first[1], 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&first[0], 0, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&c->seq, seq, __ATOMIC_RELEASE);
-	memset(first + 2, 0, m->size - SPOOL_CHUNK_HEADER_SIZE - SPOOL_RECORD_SIZE);
+	if (b)
+		launcher_bell_ring(b);
 	return 0;
 out:
 	pthread_mutex_unlock(&sp->lock);
 	return err;
+}
+
+/* How long a thread waits for the drain thread to finish copying the
+ * chunk it needs next, before it takes a fresh one instead. */
+#define TAKE_WAIT_NS (20u * 1000 * 1000)
+
+int spool_stage_take(struct spool *sp, struct spool_map *m, uint32_t seq)
+{
+	struct spool_chunk *c = m->base;
+	uint64_t *first = (uint64_t *)((char *)m->base + SPOOL_CHUNK_HEADER_SIZE);
+	uint64_t deadline = 0;
+	int fd, err;
+
+	for (;;) {
+		uint32_t state = __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
+
+		if (state == CHUNK_COPIED)
+			break;
+		if (state == CHUNK_FULL && spool_chunk_claim(c, CHUNK_FULL, CHUNK_COPYING)) {
+			/* Not copied yet: copy it ourselves.  dev and ino are
+			 * fixed once the spool exists: no lock needed. */
+			fd = open_checked(sp, O_RDWR);
+			err = fd < 0 ? fd : spool_stage_copy(fd, c, m->off, m->base);
+			if (fd >= 0)
+				close(fd);
+			__atomic_store_n(&c->state, err < 0 ? CHUNK_FULL : CHUNK_COPIED,
+					 __ATOMIC_RELEASE);
+			if (err < 0)
+				return err;
+			break;
+		}
+		if (state != CHUNK_COPYING)
+			return -EINVAL;
+		/* The drain thread is at it: a copy takes well under a
+		 * millisecond, unless it was stopped or killed meanwhile. */
+		if (!deadline)
+			deadline = agent_mono_ns() + TAKE_WAIT_NS;
+		else if (agent_mono_ns() > deadline)
+			return -EBUSY;
+		sched_yield();
+	}
+	/* Empty first (the records end at the first zero slot), then the new
+	 * seq, then the rest of the old records, so that no moment of a
+	 * killed process shows old records under the new seq: until the seq
+	 * changes, readers take the copy (the later of the two). */
+	__atomic_store_n(&first[1], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&first[0], 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&c->seq, seq, __ATOMIC_RELEASE);
+	c->dest = 0;
+	__atomic_store_n(&c->state, CHUNK_FILLING, __ATOMIC_RELEASE);
+	memset(first + 2, 0, m->size - SPOOL_CHUNK_HEADER_SIZE - SPOOL_RECORD_SIZE);
+	return 0;
 }
 
 void spool_chunk_put(struct spool *sp, struct spool_map *m, uint64_t used, bool recycle)

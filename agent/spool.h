@@ -2,8 +2,8 @@
  * carved from (its layout: spool/format.h).  Private to agent/.
  *
  * Chunks are granted under a mutex (cold path).  A thread's first two
- * full chunks are unmapped during the run; after that it keeps one chunk
- * mapped and recycles it in place (spool_chunk_drain()).  The unused,
+ * full chunks are unmapped during the run; after that it fills two
+ * staged chunks in turn (spool_stage_full()).  The unused,
  * page-aligned tail of a retired thread's chunk is split off as a chunk
  * of its own and recycled for the next thread that needs one, so programs
  * that start many short threads do not grow the spool by a chunk per
@@ -46,6 +46,8 @@ struct spool {
 		uint64_t off, size;
 	} free_list[64];
 	unsigned nfree;
+	struct launcher_bell *bell; /* fxt-run's drain doorbell, or NULL */
+	bool bell_tried;
 	bool closed; /* after the flush: grant nothing */
 	bool failed; /* creation failed: grant nothing */
 	/* Modules loaded so far, mirrored into the header once it exists.
@@ -64,15 +66,24 @@ void spool_init(struct spool *sp, const char *path, uint64_t chunk_size, uint64_
 int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t seq,
 		    struct spool_map *out);
 
-/* Recycles a full chunk in place: appends a copy of it to the spool,
- * then empties the mapping and stamps it as its thread's chunk `seq`.  A
- * thread past its first chunks thus writes into pages that stay mapped
- * and cached instead of faulting fresh ones in for every chunk, which on
- * some machines costs more than the hooks themselves (bench/README.md).
- * Returns 0, -ENOSPC when the copy would pass max_size (the caller then
- * takes a smaller chunk from spool_chunk_get()), or another -errno; on
- * error the mapping is unchanged. */
-int spool_chunk_drain(struct spool *sp, struct spool_map *m, uint32_t seq);
+/* Staged chunks (spool/format.h): a thread past its first chunks fills
+ * two chunks in turn that stay mapped, since faulting fresh pages in for
+ * every chunk costs more than the hooks themselves on some machines
+ * (bench/README.md).
+ *
+ * spool_stage_full(): `m` is full: reserves its copy's place at the end
+ * of the spool, marks it CHUNK_FULL and rings fxt-run's drain thread.
+ * 0, -ENOSPC when the copy would pass max_size (the caller then takes a
+ * smaller chunk from spool_chunk_get()), or another -errno; on error `m`
+ * is unchanged.
+ *
+ * spool_stage_take(): makes the staged chunk `m` the thread's chunk `seq`,
+ * empty: once copied (by the drain thread, or here when it has not begun),
+ * it is emptied and re-stamped.  0, or -errno when it cannot be had (the
+ * caller leaves it as it is, its records readable, and takes a fresh
+ * chunk). */
+int spool_stage_full(struct spool *sp, struct spool_map *m);
+int spool_stage_take(struct spool *sp, struct spool_map *m, uint32_t seq);
 
 /* Unmaps a chunk.  With `used` < its size (a retiring thread), splits the
  * page-aligned unused tail off for recycling. */

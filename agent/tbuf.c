@@ -62,6 +62,8 @@ static void stop(struct tstate *t, struct tbuf *tb, uint64_t ts, int err)
 	__atomic_store_n(&tb->stop_ts, ts ? ts : 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&tb->state, TBUF_STOPPED, __ATOMIC_RELAXED);
 	t->pos = t->end = NULL;
+	if (tb->spare.base)
+		spool_chunk_put(&agent.spool, &tb->spare, tb->spare.size, false);
 }
 
 /* Whether `p` is a record slot of the chunk tb->map describes. */
@@ -73,17 +75,17 @@ static bool in_chunk(const struct tbuf *tb, const uint64_t *p)
 	       (const char *)p + SPOOL_RECORD_SIZE <= base + tb->map.size;
 }
 
-/* Whether a thread's full chunk is recycled in place (spool_chunk_drain())
- * rather than replaced by a fresh one: past the thread's first two chunks
- * (most threads and short processes never get there), for chunks of the
- * usual sizes.  Tiny test chunks keep their one-chunk-after-another
- * layout. */
+/* Whether a thread's full chunk becomes one of its two staged chunks
+ * (agent/spool.h) rather than being replaced by a fresh one: past the
+ * thread's first two chunks (most threads and short processes never get
+ * there), for chunks of the usual sizes.  Tiny test chunks keep their
+ * one-chunk-after-another layout. */
 static bool reusable(const struct tbuf *tb, const struct spool_map *m)
 {
-	return tb->seq >= 2 && m->size >= AGENT_FLOOR_CHUNK_SIZE;
+	return tb->seq >= 3 && m->size >= AGENT_FLOOR_CHUNK_SIZE; /* m's seq is tb->seq - 1 */
 }
 
-/* Installs a new chunk.  The caller blocks signals meanwhile, but a
+/* Installs the next chunk.  The caller blocks signals meanwhile, but a
  * synchronous one (or a future caller) could still run a handler's hooks
  * in between, so the order is kept safe for them (they cannot refill, see
  * tbuf.h): `end` is NULL first, so their reservations fail and come to the
@@ -92,40 +94,48 @@ static bool reusable(const struct tbuf *tb, const struct spool_map *m)
  * unwritten. */
 static int refill(struct tstate *t, struct tbuf *tb)
 {
-	struct spool_map m = tb->map;
-	int err = -1;
+	struct spool_map m = tb->map, next = { 0 };
+	int err;
 
 	t->end = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (m.base) {
-		/* Unpublished while it changes: a nested hook drops its call
-		 * rather than write into slots about to be copied or cleared. */
+		/* Unpublished while it changes hands: a nested hook drops its
+		 * call rather than write into a chunk being copied. */
 		__atomic_store_n(&tb->map.base, NULL, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (reusable(tb, &m))
-			err = spool_chunk_drain(&agent.spool, &m, tb->seq);
-		if (err < 0) {
+		if (reusable(tb, &m) && spool_stage_full(&agent.spool, &m) == 0) {
+			if (agent.spool.bell) {
+				/* m waits for fxt-run's drain thread; go on in
+				 * the other one. */
+				next = tb->spare;
+				tb->spare = m;
+			} else {
+				/* Nobody else copies: now, while it is in the
+				 * cache, and m again. */
+				next = m;
+			}
+			if (next.base && spool_stage_take(&agent.spool, &next, tb->seq) < 0)
+				spool_chunk_put(&agent.spool, &next, next.size, false);
+		} else {
 			/* The kernel writes a full chunk back once unmapped. */
 			spool_chunk_put(&agent.spool, &m, m.size, false);
-			m.base = NULL;
 		}
 	}
-	if (!m.base) {
-		err = spool_chunk_get(&agent.spool, tb->serial, tb->tid, tb->seq, &m);
-		if (err < 0) {
-			tb->map.base = NULL;
+	if (!next.base) {
+		err = spool_chunk_get(&agent.spool, tb->serial, tb->tid, tb->seq, &next);
+		if (err < 0)
 			return err;
-		}
 	}
 	tb->seq++;
-	tb->map.off = m.off;
-	tb->map.size = m.size;
+	tb->map.off = next.off;
+	tb->map.size = next.size;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&tb->map.base, m.base, __ATOMIC_RELAXED);
+	__atomic_store_n(&tb->map.base, next.base, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->pos = (uint64_t *)((char *)m.base + SPOOL_CHUNK_HEADER_SIZE);
+	t->pos = (uint64_t *)((char *)next.base + SPOOL_CHUNK_HEADER_SIZE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->end = (uint64_t *)((char *)m.base + m.size - agent_tbuf_reserve(m.size));
+	t->end = (uint64_t *)((char *)next.base + next.size - agent_tbuf_reserve(next.size));
 	return 0;
 }
 
@@ -290,6 +300,8 @@ void agent_tbuf_retire(struct tstate *t)
 		uint64_t used = (uint64_t)((char *)t->pos - (char *)tb->map.base);
 		spool_chunk_put(&agent.spool, &tb->map, used, true);
 	}
+	if (tb->spare.base)
+		spool_chunk_put(&agent.spool, &tb->spare, tb->spare.size, false);
 	__atomic_store_n(&tb->state, TBUF_RETIRED, __ATOMIC_RELAXED);
 	t->pos = t->end = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -304,6 +316,8 @@ void agent_tbuf_forget_all(struct tstate *self)
 	for (struct tbuf *tb = agent.threads; tb; tb = tb->next) {
 		if (tb->map.base)
 			munmap(tb->map.base, tb->map.size);
+		if (tb->spare.base)
+			munmap(tb->spare.base, tb->spare.size);
 	}
 	agent.threads = NULL;
 	agent.next_serial = 0;

@@ -33,6 +33,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +43,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/drain.h"
 #include "launcher/launcher.h"
+#include "spool/env.h"
 #include "spool/launcher.h"
 #include "spool/session.h"
 
@@ -115,7 +118,19 @@ int main(int argc, char **argv)
 		die(EXIT_USAGE, "out of memory");
 	struct name_list old_parts;
 	parts_list_old(&old_parts, out, r.dir);
+	/* The drain thread spares busy threads the copies of their chunks;
+	 * the run does without it if it cannot start. */
+	struct drain drain;
+	int derr = drain_start(&drain, out, ctl);
 	int status = supervise(program, o.argv, &root, &r);
+	drain_stop(&drain);
+	if (getenv(FXT_ENV_RUN_DEBUG) != NULL) {
+		if (derr < 0)
+			fprintf(stderr, "fxt-run: no drain thread: %s\n", strerror(-derr));
+		else
+			fprintf(stderr, "fxt-run: drain: %" PRIu64 " chunks copied\n",
+				drain.copied);
+	}
 	int code = WIFEXITED(status)	 ? WEXITSTATUS(status)
 		   : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
 					 : EXIT_USAGE;

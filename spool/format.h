@@ -15,9 +15,22 @@
  *
  * A thread's chunks are numbered in its sequence (seq), and readers take
  * them in that order, whatever their place in the file.  Two chunks may
- * carry one (serial, seq): a chunk recycled in place (agent/spool.c,
- * spool_chunk_drain()) is first copied to the end of the file, then
- * emptied and re-stamped; a reader keeps the later one in the file.
+ * carry one (serial, seq): a chunk recycled in place is first copied to
+ * a chunk reserved for it later in the file, then emptied and re-stamped;
+ * a reader keeps the later one in the file.
+ *
+ * Staged chunks: a thread past its first chunks writes into two chunks
+ * that stay mapped (fresh pages cost more than the hooks on some
+ * machines), in turn.  When one is full its thread reserves its copy's
+ * place at the end of the file (a chunk with serial 0 until the copy is
+ * whole), marks it CHUNK_FULL and goes on in the other; fxt-run's drain
+ * thread copies it (launcher/drain.c), or the thread itself does when it
+ * comes back to it first; then the chunk is CHUNK_COPIED and can be
+ * emptied and filled again.  Who copies takes the chunk by compare and
+ * swap FULL -> COPYING (spool_chunk_claim()).  The staged chunks are
+ * linked from header.first_staged through chunk.next_staged.  Readers
+ * need none of this: copies and originals are told apart by the rule
+ * above.
  *
  * A chunk's records follow its header: 16-byte slots (spool/records.h),
  * ending at the first slot whose second word is 0 (the file is created sparse, so unwritten space
@@ -37,7 +50,7 @@
 #include "spool/records.h"
 
 #define SPOOL_MAGIC	  0x4c4f4f5053545846ull /* "FXTSPOOL" */
-#define SPOOL_VERSION	  2u
+#define SPOOL_VERSION	  3u
 #define SPOOL_HEADER_SIZE (64u << 10)
 #define SPOOL_CHUNK_MAGIC 0x4b4e554843545846ull /* "FXTCHUNK" */
 #define SPOOL_MODULE_PATH 240u
@@ -84,8 +97,10 @@ struct spool_header {
 	 * (spool_claim()), by the process and by fxt-run alike. */
 	uint32_t owner;
 	uint32_t pad;
+	/* The first staged chunk (see above), 0: none yet. */
+	uint64_t first_staged;
 	uint8_t reserved[512 - 8 - 4 - 4 - 8 - 8 - 8 - 4 - 4 - 256 - 8 - 8 - 4 - 4 - 8 - 8 - 4 - 4 -
-			 8 - 4 - 4];
+			 8 - 4 - 4 - 8];
 	struct spool_module modules[];
 };
 
@@ -140,9 +155,22 @@ struct spool_chunk {
 	uint32_t serial;
 	uint32_t seq; /* the chunk's number in that thread's sequence */
 	uint64_t tid; /* the owning thread's tid (tids are reused: use serial) */
-	uint64_t reserved[4];
+	/* Staged chunks only (see above); 0 in the others. */
+	uint32_t state; /* enum chunk_state */
+	uint32_t pad;
+	uint64_t dest;	      /* from CHUNK_FULL on: where its copy goes */
+	uint64_t next_staged; /* the next staged chunk; 0: the last */
+	uint64_t reserved[1];
 };
 #define SPOOL_CHUNK_HEADER_SIZE sizeof(struct spool_chunk)
+
+enum chunk_state {
+	CHUNK_PLAIN = 0,   /* not staged (yet) */
+	CHUNK_FILLING = 1, /* its thread writes it */
+	CHUNK_FULL = 2,	   /* full; its copy's place is reserved at dest */
+	CHUNK_COPYING = 3, /* someone copies it */
+	CHUNK_COPIED = 4,  /* the copy at dest is whole: free to refill */
+};
 
 _Static_assert(sizeof(struct spool_header) == 512, "spool header prefix is 512 bytes");
 _Static_assert(sizeof(struct spool_chunk) == 64, "chunk header is 64 bytes");
@@ -171,6 +199,13 @@ static inline bool spool_seal_ok(const struct spool_seal *s, uint64_t seal_off, 
 {
 	return s->magic == SPOOL_SEAL_MAGIC && s->nthreads <= (file_size - seal_off - sizeof(*s)) /
 								  sizeof(struct spool_seal_thread);
+}
+
+/* Compare and swap of a mapped chunk header's state. */
+static inline bool spool_chunk_claim(struct spool_chunk *c, uint32_t from, uint32_t to)
+{
+	return __atomic_compare_exchange_n(&c->state, &from, to, false, __ATOMIC_ACQ_REL,
+					   __ATOMIC_ACQUIRE);
 }
 
 /* Compare and swap of a mapped header's owner: true when `from` was there

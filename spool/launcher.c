@@ -3,6 +3,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "spool/launcher.h"
@@ -19,8 +23,17 @@ int launcher_ctl_set(const char *path, enum launcher_state state)
 	ssize_t n;
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 
+	struct stat st;
+
 	if (fd < 0)
 		return -errno;
+	/* Room for the doorbell (a mapping past the end would fault). */
+	if (fstat(fd, &st) == 0 && st.st_size < (off_t)LAUNCHER_CTL_SIZE &&
+	    ftruncate(fd, LAUNCHER_CTL_SIZE) != 0) {
+		n = -errno;
+		close(fd);
+		return (int)n;
+	}
 	do
 		n = pwrite(fd, &c, 1, 0);
 	while (n < 0 && errno == EINTR);
@@ -43,4 +56,25 @@ int launcher_ctl_get(const char *path)
 	if (n != 1)
 		return n < 0 ? -errno : -EIO;
 	return c == LAUNCHER_OPEN ? LAUNCHER_OPEN : LAUNCHER_CLOSING;
+}
+
+struct launcher_bell *launcher_bell_map(const char *path)
+{
+	struct stat st;
+	void *p = MAP_FAILED;
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t)LAUNCHER_CTL_SIZE)
+		p = mmap(NULL, LAUNCHER_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	return p == MAP_FAILED ? NULL : (struct launcher_bell *)((char *)p + LAUNCHER_BELL_OFF);
+}
+
+void launcher_bell_ring(struct launcher_bell *b)
+{
+	__atomic_add_fetch(&b->word, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&b->waiters, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &b->word, FUTEX_WAKE, 1, NULL, NULL, 0);
 }

@@ -8,15 +8,30 @@
  * OPEN, with fxt-run alive, means fxt-run's last pass comes after the
  * seal, so fxt-run converts it; CLOSING, no file, or fxt-run gone means
  * the process converts its own.  Both sides claim the spool by compare
- * and swap of its owner, so it is converted once. */
+ * and swap of its owner, so it is converted once.
+ *
+ * The file is LAUNCHER_CTL_SIZE bytes: after the state byte, at
+ * LAUNCHER_BELL_OFF, the drain doorbell (struct launcher_bell). */
 #ifndef FXT_SPOOL_LAUNCHER_H
 #define FXT_SPOOL_LAUNCHER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum launcher_state {
 	LAUNCHER_OPEN = 'o',
 	LAUNCHER_CLOSING = 'c',
+};
+
+#define LAUNCHER_CTL_SIZE 4096u
+#define LAUNCHER_BELL_OFF 64u
+
+/* How a traced process tells fxt-run's drain thread that a staged chunk is
+ * full (spool/format.h): it adds one to `word`, and wakes the thread (a
+ * futex on the shared mapping) when `waiters` says that it sleeps. */
+struct launcher_bell {
+	uint32_t word;
+	uint32_t waiters;
 };
 
 /* "OUT.LPID.run". */
@@ -28,5 +43,12 @@ int launcher_ctl_set(const char *path, enum launcher_state state);
 /* The state in the control file: LAUNCHER_OPEN, LAUNCHER_CLOSING, or
  * -errno (-ENOENT: fxt-run is done). */
 int launcher_ctl_get(const char *path);
+
+/* The doorbell of the control file at `path`, mapped shared (the
+ * mapping holds no descriptor), or NULL. */
+struct launcher_bell *launcher_bell_map(const char *path);
+
+/* Rings it: no system call unless the drain thread sleeps. */
+void launcher_bell_ring(struct launcher_bell *b);
 
 #endif /* FXT_SPOOL_LAUNCHER_H */

@@ -15,4 +15,5 @@ SPOOL_SOURCES = \
 	spool/names.c spool/names.h \
 	spool/proc.c spool/proc.h \
 	spool/recording.c spool/recording.h \
-	spool/session.c spool/session.h
+	spool/session.c spool/session.h \
+	spool/stage.c spool/stage.h

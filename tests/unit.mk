@@ -62,7 +62,8 @@ tests_unit_test_agent_session_SOURCES = tests/unit/test_agent_session.c \
 AGENT_TEST_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 AGENT_TEST_LDADD = -lpthread -ldl
 tests_unit_test_agent_tbuf_SOURCES = tests/unit/test_agent_tbuf.c \
-	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES)
+	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES) \
+	launcher/drain.c launcher/drain.h
 tests_unit_test_agent_tbuf_CFLAGS = $(AGENT_TEST_CFLAGS)
 tests_unit_test_agent_tbuf_LDADD = $(AGENT_TEST_LDADD)
 tests_unit_test_agent_events_SOURCES = tests/unit/test_agent_events.c \

@@ -10,7 +10,7 @@ export FXT_LIBC=none
 # providers ARCHIVE: the provider ids (one per process), in archive order.
 providers() { "$FXT_DUMP" "$1" | sed -n 's/^provider_info id=\([0-9]*\) .*/\1/p' | tr '\n' ' '; }
 
-plan 41
+plan 45
 
 # --- Errors, like a shell.
 rc=0; "$FXT_RUN" no-such-program-here >out 2>err || rc=$?
@@ -127,6 +127,16 @@ else
 fi
 trace dyn.fxt "$PROGS/loop" 1
 ok "instrumented program: no warning, no hint" sh -c '! grep -q "warning\|no instrumented" "$1"' sh "$TMPD/err"
+
+# --- A busy thread's full chunks are copied by fxt-run's drain thread
+# while it runs (spool/format.h, "Staged chunks"): ~90 chunks of 1 MiB.
+rc=0
+FXT_RUN_DEBUG=1 "$FXT_RUN" -o busy.fxt "$PROGS/loop" 3000000 >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+is "$rc" 0 "busy: exit 0"
+check_archive "busy" busy.fxt
+is "$(flat busy.fxt)" "$(printf '%s\n' '1 main' '3000000 leaf')" "busy: every call once"
+copied=$(sed -n 's/^fxt-run: drain: \([0-9]*\) chunks copied$/\1/p' "$TMPD/err")
+ok "busy: the drain thread copied chunks (${copied:-none})" test "${copied:-0}" -gt 0
 
 # --- A program with no instrumented calls: the summary hints why.
 trace none.fxt true

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tests/lib/tap.h"
+#include "launcher/drain.h"
 #include "tests/unit/agent_test_stubs.h"
 
 #define EXIT		SPOOL_EXIT_BIT
@@ -58,16 +59,17 @@ static int chunk_order(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* The chain in each thread's order, as the converter reads it: by serial
- * and seq, the later in the file of two with the same (a chunk recycled
- * in place and its copy, spool_chunk_drain()). */
+/* The chain in each thread's order, as the converter reads it: owned
+ * chunks by serial and seq, the later in the file of two with the same (a
+ * staged chunk and its copy, spool/format.h). */
 static size_t read_chunks_in_order(struct chunk_info *v, size_t cap)
 {
 	size_t n = read_chunks(v, cap), out = 0;
 
 	qsort(v, n, sizeof(*v), chunk_order);
 	for (size_t i = 0; i < n; i++)
-		if (i + 1 == n || v[i + 1].serial != v[i].serial || v[i + 1].seq != v[i].seq)
+		if (v[i].serial &&
+		    (i + 1 == n || v[i + 1].serial != v[i].serial || v[i + 1].seq != v[i].seq))
 			v[out++] = v[i];
 	return out;
 }
@@ -147,10 +149,11 @@ static bool chunk_continues(int fd, const struct chunk_info *c, uint64_t *next)
 	return ok;
 }
 
-/* Past its first two chunks a thread recycles its chunk in place: one
- * mapping at one offset, each full chunk copied to the end of the spool
- * under its own seq, the mapping emptied and re-stamped.  Read in order,
- * the chunks hold every record once, and no stale record survives. */
+/* Without fxt-run's drain thread, a thread past its first chunks recycles
+ * its chunk in place: one mapping at one offset, each full chunk copied to
+ * the end of the spool under its own seq, the mapping emptied and
+ * re-stamped.  Read in order, the chunks hold every record once, and no
+ * stale record survives. */
 static void test_reuse(void)
 {
 	const uint64_t chunk = 64 << 10, n = 8 * 4031 + 100;
@@ -184,6 +187,70 @@ static void test_reuse(void)
 	ok(in_seq, "reuse: records in order, nothing stale after them");
 	ASSERT_EQ_U64(next, n, "reuse: every record once");
 	ASSERT_EQ_U64(t.tb->dropped, 0, "reuse: nothing dropped");
+}
+
+/* Under fxt-run, with a drain thread (its passes run here between hooks):
+ * the thread fills two staged chunks in turn, and the drain thread copies
+ * each full one while the other fills.  `late`: it never passes (stopped,
+ * or busy): the thread copies its chunks itself, one chunk later.
+ * `stuck`: it took a chunk and never finished (killed): the thread waits a
+ * moment, then leaves that chunk as it is and goes on in a fresh one. */
+static void test_staged(bool late, bool stuck)
+{
+	static struct launcher_bell bell;
+	const uint64_t chunk = 64 << 10, n = 12 * 4031 + 50;
+	const char *what = stuck ? "staged, stuck" : late ? "staged, late" : "staged";
+	struct tstate t = { 0 };
+	struct chunk_info c[64];
+	struct drain d;
+	uint64_t next = 0, places[3] = { 0 };
+	bool two_places = true, in_seq = true, watching = false;
+	size_t nc;
+	int fd;
+
+	memset(&d, 0, sizeof(d));
+	test_agent_reset(chunk, 1 << 30, 0);
+	agent.spool.bell = &bell;
+	agent.spool.bell_tried = true;
+	for (uint64_t i = 0; i < n; i++) {
+		agent_record(&t, 0x1000 + i);
+		if (!watching) {
+			drain_watch(&d, agent.spool.path);
+			watching = true;
+		}
+		if (t.tb->seq >= 3 && t.tb->seq <= 4)
+			places[t.tb->seq - 2] = t.tb->map.off;
+		else if (t.tb->seq > 4 && !stuck)
+			two_places &= t.tb->map.off == places[1 + (t.tb->seq + 1) % 2];
+		if (stuck && t.tb->seq == 6 && t.tb->spare.base)
+			((struct spool_chunk *)t.tb->spare.base)->state = CHUNK_COPYING;
+		if (!late && i % 1000 == 0)
+			drain_pass(&d);
+	}
+	if (!stuck) {
+		ok(two_places && places[1] && places[2] && places[1] != places[2],
+		   "%s: two chunks in turn from the third on", what);
+		ASSERT_EQ_U64(agent.spool.mapped, 2 * chunk, "%s: two chunks mapped", what);
+		ASSERT_EQ_U64(d.copied, late ? 0 : t.tb->seq - 4,
+			      "%s: the drain thread copied every chunk but the last full one",
+			      what);
+	} else {
+		ok(t.tb->map.off != places[1] && t.tb->map.off != places[2],
+		   "%s: a fresh chunk after the stuck one", what);
+		ASSERT_EQ_U64(agent.spool.mapped, 2 * chunk, "%s: still two chunks mapped", what);
+		ok(d.copied > 0, "%s: the drain thread copied the others", what);
+	}
+	nc = read_chunks_in_order(c, 64);
+	ASSERT_EQ_U64(nc, t.tb->seq, "%s: one chunk per seq", what);
+	fd = open(agent.spool.path, O_RDONLY | O_CLOEXEC);
+	for (size_t k = 0; k < nc; k++)
+		in_seq &= c[k].seq == k && chunk_continues(fd, &c[k], &next);
+	close(fd);
+	ok(in_seq, "%s: records in order, nothing stale after them", what);
+	ASSERT_EQ_U64(next, n, "%s: every record once", what);
+	ASSERT_EQ_U64(t.tb->dropped, 0, "%s: nothing dropped", what);
+	drain_forget_all(&d);
+	agent.spool.bell = NULL;
 }
 
 /* A copy that would pass FXT_MAX_SIZE is not made: the thread takes the
@@ -544,9 +611,12 @@ static void test_no_fd_held(void)
 
 int main(void)
 {
-	plan(92);
+	plan(113);
 	test_refill();
 	test_reuse();
+	test_staged(false, false);
+	test_staged(true, false);
+	test_staged(false, true);
 	test_reuse_bound();
 	test_drops();
 	test_nested();

@@ -1,0 +1,18 @@
+/* Copying a staged chunk to its reserved place (spool/format.h, "Staged
+ * chunks"): the one way both the agent and fxt-run's drain thread do it. */
+#ifndef FXT_SPOOL_STAGE_H
+#define FXT_SPOOL_STAGE_H
+
+#include <stdint.h>
+
+#include "spool/format.h"
+
+/* Copies the staged chunk at `off` of the spool open as `fd` (its header
+ * `c`, state CHUNK_COPYING, taken by the caller) to c->dest: the records
+ * first, then the header, which makes the copy count (serial and seq set,
+ * staging fields cleared).  `map`, when not NULL, is the chunk's mapping
+ * (the agent's own, cache-hot); else the bytes are copied within the file.
+ * 0 or -errno; the original is never changed. */
+int spool_stage_copy(int fd, const struct spool_chunk *c, uint64_t off, const void *map);
+
+#endif /* FXT_SPOOL_STAGE_H */
