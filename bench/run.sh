@@ -14,7 +14,7 @@
 #   fxtrace          fxt-run (the agent), archive written and flushed
 #   uftrace          uftrace record --no-libcall, if installed
 #
-# Interleaving: the fib tables are measured in rounds.  A round runs each of
+# Interleaving: every table is measured in rounds.  A round runs each of
 # its variants once, in the fixed order above, and each figure that
 # compares two variants is computed within one round (against the
 # uninstrumented run of the same round, or the null recorder's), then the
@@ -54,11 +54,16 @@
 # the two medians printed beside it).  Goal: 2/1 at most 1.05 for fxtrace
 # (a second thread costs nothing per call).
 #
-# Then peak RSS of a multi-GB trace (BIG_N), and last, if LUA_SRC names
-# the src/ directory of Debian's Lua 5.4 source (`apt-get source lua5.4`,
-# which needs a deb-src line), a real program: the interpreter built -O2
-# with and without -finstrument-functions, running bench/lua-bench.lua
-# plain, with the null recorder and under fxt-run (best of REPS runs each).
+# Then peak RSS of a multi-GB trace (BIG_N), and last, Lua 5.4 built from
+# Debian's source: the interpreter built -O2 with and without
+# -finstrument-functions, running bench/lua-bench.lua plain, with the null
+# recorder and under fxt-run, interleaved like the rest; CPU is user+sys
+# of the process tree (/usr/bin/time), so fxtrace's includes its flush and
+# fxt-run's own work.  The source is LUA_SRC (the src/ directory of
+# `apt-get source lua5.4`); when LUA_SRC is unset, a lua5.4-*/src under
+# BENCH_DIR or under the cache directory ${XDG_CACHE_HOME:-~/.cache}/fxt-bench
+# (where `make bench-lua-setup`, bench/lua-setup.sh, puts it) is used;
+# LUA_SRC= (empty) skips it.
 #
 # Environment: FIB_N (35), BIG_N (37: ~78 M calls, a ~2 GB archive; 0 skips
 # it), REPS (5 rounds), STAT (median or best, see above), BENCH_DIR (a
@@ -277,47 +282,73 @@ if [ "$BIG_N" -gt 0 ]; then
     "$((sz / 1048576))" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) / 1e9 }')"
 fi
 
-if [ -n "${LUA_SRC:-}" ]; then
+# -------------------------------------------------------------------- Lua
+# LUA_SRC unset: look for a source fetched by bench/lua-setup.sh.
+if [ -z "${LUA_SRC+set}" ]; then
+  LUA_SRC=
+  for d in ${BENCH_DIR:+"$BENCH_DIR"} "${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/fxt-bench"; do
+    for s in "$d"/lua5.4-*/src; do
+      if [ -f "$s/lua.c" ]; then LUA_SRC=$s; fi
+    done
+    [ -z "$LUA_SRC" ] || break
+  done
+  if [ -z "$LUA_SRC" ]; then
+    echo
+    echo "Lua 5.4: no source (make bench-lua-setup fetches it; or set LUA_SRC)"
+  fi
+fi
+if [ -n "$LUA_SRC" ] && [ ! -x /usr/bin/time ]; then
   echo
-  echo "Lua 5.4 (Debian source, $LUA_SRC), bench/lua-bench.lua; CPU s of the process"
+  echo "Lua 5.4: skipped, /usr/bin/time is missing (apt-get install time)"
+  LUA_SRC=
+fi
+if [ -n "$LUA_SRC" ]; then
+  echo
+  echo "Lua 5.4 (Debian source, $LUA_SRC), bench/lua-bench.lua;" \
+    "CPU s (user+sys) of the process tree, median of $REPS rounds"
   mkdir -p "$W/lua"
   cp "$LUA_SRC"/*.c "$LUA_SRC"/*.h "$W/lua/"
   # Debian's luaconf.h wants a generated header naming the multiarch triplet.
   [ -e "$W/lua/lua5.4-deb-multiarch.h" ] ||
     echo "#define DEB_HOST_MULTIARCH \"$(gcc -print-multiarch 2>/dev/null)\"" \
       >"$W/lua/lua5.4-deb-multiarch.h"
-  srcs=$(cd "$W/lua" && ls *.c | grep -v '^luac\.c$')
+  srcs=$(cd "$W/lua" && for f in *.c; do [ "$f" = luac.c ] || printf '%s ' "$f"; done)
   for v in plain instr; do
     fl=; [ $v = instr ] && fl=-finstrument-functions
+    # $srcs and $fl: word splitting wanted (file names without spaces).
+    # shellcheck disable=SC2086
     (cd "$W/lua" && ${CC:-gcc} -O2 -g -fno-omit-frame-pointer $fl -DLUA_USE_LINUX \
       -DLUA_COMPAT_5_3 -o "lua-$v" $srcs -lm -ldl -Wl,-E) || exit 1
   done
   script=$(cd "$(dirname "$0")" && pwd)/lua-bench.lua
-  cpu() { # CMD...: user+sys seconds of CMD and its children, best of REPS
-    best=
-    i=0
-    while [ $i -lt "$REPS" ]; do
-      rm -f "$W/lua.fxt"
-      /usr/bin/time -f '%U %S' -o "$W/cpu" "$@" >/dev/null 2>"$W/stderr" || {
-        cat "$W/stderr" >&2; return 1; }
-      c=$(awk '{ print $1 + $2 }' "$W/cpu")
-      if [ -z "$best" ] || awk -v a="$c" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-        best=$c
-      fi
-      i=$((i + 1))
-    done
-    echo "$best"
+  lua_once() { # VARIANT CMD...: appends user+sys seconds to $W/res/lua.VARIANT
+    l_v=$1; shift
+    rm -f "$W/lua.fxt"
+    /usr/bin/time -f '%U %S' -o "$W/cpu" "$@" >/dev/null 2>"$W/stderr" || {
+      echo "bench: Lua, $l_v failed:" >&2; cat "$W/stderr" >&2; exit 1; }
+    awk '{ print $1 + $2 }' "$W/cpu" >>"$W/res/lua.$l_v"
   }
-  lp=$(cpu "$W/lua/lua-plain" "$script")
-  ln=$(cpu env LD_PRELOAD="$NULLREC" "$W/lua/lua-instr" "$script")
-  lf=$(cpu "$B/fxt-run" -f -o "$W/lua.fxt" "$W/lua/lua-instr" "$script")
-  ev=$(sed -n 's/.*, \([0-9]*\) events,.*/\1/p' "$W/stderr")
-  sz=$(du -sb "$W/lua.fxt" | cut -f1)
-  printf "%-16s %8s %12s\n" variant "cpu s" "ns/call"
-  printf "%-16s %8s %12s\n" uninstrumented "$lp" -
-  for v in "null recorder:$ln" "fxtrace:$lf"; do
-    awk -v n="${v%%:*}" -v c="${v#*:}" -v p="$lp" -v e="$ev" \
-      'BEGIN { printf "%-16s %8s %12.1f\n", n, c, (c - p) * 1e9 / e }'
+  r=0
+  while [ $r -lt "$REPS" ]; do
+    lua_once plain "$W/lua/lua-plain" "$script"
+    lua_once null env LD_PRELOAD="$NULLREC" "$W/lua/lua-instr" "$script"
+    lua_once fxtrace "$B/fxt-run" -f -o "$W/lua.fxt" "$W/lua/lua-instr" "$script"
+    r=$((r + 1))
   done
-  echo "  $ev calls; archive $((sz / 1048576)) MiB; fxtrace includes the flush"
+  # Calls: the events in fxt-run's summary line of the last round.
+  ev=$(sed -n 's/.*, \([0-9]*\) events,.*/\1/p' "$W/stderr")
+  [ -n "$ev" ] || { echo "bench: no event count in fxt-run's summary:" >&2; cat "$W/stderr" >&2; exit 1; }
+  sz=$(du -sb "$W/lua.fxt" | cut -f1)
+  printf "%-16s %8s %12s %8s\n" variant "cpu s" "ns/call" "x null"
+  awk -v ev="$ev" -v stat=median "$AWK_STATS"'
+    FNR == 1 { f++ }
+    f == 1 { p[FNR] = $1; next }
+    f == 2 { n[FNR] = $1; no[FNR] = ($1 - p[FNR]) * 1e9 / ev; next }
+    { k = FNR; x[k] = $1; xo[k] = ($1 - p[k]) * 1e9 / ev; ratio(q, k, xo[k], no[k]) }
+    END {
+      printf "%-16s %8.2f %12s %8s\n", "uninstrumented", median(p, k), "-", "-"
+      printf "%-16s %8.2f %12.1f %8s\n", "null recorder", median(n, k), median(no, k), "1.00"
+      printf "%-16s %8.2f %12.1f %8s\n", "fxtrace", median(x, k), median(xo, k), ratios(q, k)
+    }' "$W/res/lua.plain" "$W/res/lua.null" "$W/res/lua.fxtrace"
+  echo "  $ev calls; archive $((sz / 1048576)) MiB; fxtrace's CPU includes the flush and fxt-run's own work"
 fi
