@@ -14,11 +14,11 @@
 #   fxtrace          fxt-run (the agent), archive written and flushed
 #   uftrace          uftrace record --no-libcall, if installed
 #
-# Interleaving: every table is measured in rounds.  A round runs each of
-# its variants once, in the fixed order above, and each figure that
-# compares two variants is computed within one round (against the
-# uninstrumented run of the same round, or the null recorder's), then the
-# median over the REPS rounds is printed.  So a machine whose speed drifts
+# Interleaving: every table but peak RSS (one run) is measured in rounds.
+# A round runs each of its variants once, in the fixed order above, and
+# each figure that compares two variants is computed within one round
+# (against the uninstrumented run of the same round, or the null
+# recorder's), then the median over the REPS rounds is printed.  So a machine whose speed drifts
 # (another build starting on a shared machine) hits every variant of a
 # round alike instead of one variant's whole set of runs.
 #
