@@ -66,10 +66,11 @@
 # LUA_SRC= (empty) skips it.
 #
 # Environment: FIB_N (35), BIG_N (37: ~78 M calls, a ~2 GB archive; 0 skips
-# it), REPS (5 rounds), STAT (median or best, see above), BENCH_DIR (a
-# directory in which the scratch directory is made, default TMPDIR or /tmp;
-# several GB are written there, and the spool and archives go there, so
-# its filesystem is printed), LUA_SRC, UFTRACE, CC (for Lua).
+# it), REPS (5 rounds), STAT (median or best, the main table only; the
+# other tables print medians), BENCH_DIR (a directory in which the scratch
+# directory is made, default TMPDIR or /tmp; several GB are written there,
+# and the spool and archives go there, so its filesystem is printed),
+# LUA_SRC, UFTRACE, CC (for Lua).
 set -eu
 
 : "${abs_top_builddir:?set abs_top_builddir to the build tree}"
