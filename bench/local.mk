@@ -25,6 +25,15 @@ bench: all
 .PHONY: bench
 EXTRA_DIST += bench/README.md bench/lua-bench.lua
 
+# `make bench-lua-setup`: bench/lua-setup.sh fetches Debian's Lua 5.4
+# source (`apt-get source lua5.4`, adding a deb-src entry for Debian's
+# archive if there is none; needs root for that) into the cache directory
+# in which `make bench` looks for it when LUA_SRC is unset.
+dist_noinst_SCRIPTS += bench/lua-setup.sh
+bench-lua-setup:
+	$(SHELL) $(top_srcdir)/bench/lua-setup.sh "$${XDG_CACHE_HOME:-$$HOME/.cache}/fxt-bench"
+.PHONY: bench-lua-setup
+
 # The libc wrappers' cost per call (mem and sync groups): plain, agent with
 # the groups off, agent recording, in one run.  `make bench-libc`.
 noinst_PROGRAMS += bench/libc_mem

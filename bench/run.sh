@@ -13,20 +13,64 @@
 #   nop agent        .libs/libfxt-agent-nop.so
 #   fxtrace          fxt-run (the agent), archive written and flushed
 #   uftrace          uftrace record --no-libcall, if installed
-# Per call = (CPU time of the work - uninstrumented) / calls: the hook pair's
-# cost.  "x null" divides that by the null recorder's.  Flush = wall time
-# from the end of the work to the exit of the process, per million events.
-# Then: 1 vs 2 threads, and peak RSS of a multi-GB trace.
 #
-# Last, if LUA_SRC names the src/ directory of Debian's Lua 5.4 source
-# (`apt-get source lua5.4`, which needs a deb-src line), a real program:
-# the interpreter built -O2 with and without -finstrument-functions, running
-# bench/lua-bench.lua plain, with the null recorder and under fxt-run.
+# Interleaving: every table but peak RSS (one run) is measured in rounds.
+# A round runs each of its variants once, in the fixed order above, and
+# each figure that compares two variants is computed within one round
+# (against the uninstrumented run of the same round, or the null
+# recorder's), then the median over the REPS rounds is printed.  So a machine whose speed drifts
+# (another build starting on a shared machine) hits every variant of a
+# round alike instead of one variant's whole set of runs.
+#
+# Main table, per variant:
+#   cpu s            CPU time of the work (fib's CLOCK_PROCESS_CPUTIME_ID
+#                    around the computation, so neither start-up nor the
+#                    flush)
+#   ns/call          overhead per call pair: (cpu - the uninstrumented
+#                    cpu of the same round) / calls
+#   x null           that overhead divided by the null recorder's of the
+#                    same round
+#   flush ms/M       wall time from the end of the work to the exit of the
+#                    process (fxt-run's: the archive is written), per
+#                    million events
+#   archive MiB, B/call   size of the archive, and per call pair
+# Each column is the median over the rounds of that per-round figure;
+# STAT=best prints the least instead (each column on its own, so a row may
+# mix rounds; the least of a ratio is its most favourable round, which
+# flatters whatever was measured while the others paused: median is the
+# default for that reason).
+#
+# Whole run: the wall time, start to exit, of the null recorder's process
+# and of `fxt-run ... bench/fib N` (archive written), from the main
+# table's rounds; the ratio is the median of the per-round ratios.  Goal:
+# at most 2x.
+#
+# Threads: fib(N-1) on 1 and on 2 threads.  Each round runs
+# uninstrumented, null recorder, fxtrace with 1 thread, then the same with
+# 2 threads.  fib's cpu_ns is the CPU time of the whole process (both
+# threads) and calls= is already multiplied by the thread count, so the
+# overhead per call pair is comparable between the two.  2/1 and x null
+# are medians of per-round ratios (so 2/1 need not be exactly the ratio of
+# the two medians printed beside it).  Goal: 2/1 at most 1.05 for fxtrace
+# (a second thread costs nothing per call).
+#
+# Then peak RSS of a multi-GB trace (BIG_N), and last, Lua 5.4 built from
+# Debian's source: the interpreter built -O2 with and without
+# -finstrument-functions, running bench/lua-bench.lua plain, with the null
+# recorder and under fxt-run, interleaved like the rest; CPU is user+sys
+# of the process tree (/usr/bin/time), so fxtrace's includes its flush and
+# fxt-run's own work.  The source is LUA_SRC (the src/ directory of
+# `apt-get source lua5.4`); when LUA_SRC is unset, a lua5.4-*/src under
+# BENCH_DIR or under the cache directory ${XDG_CACHE_HOME:-~/.cache}/fxt-bench
+# (where `make bench-lua-setup`, bench/lua-setup.sh, puts it) is used;
+# LUA_SRC= (empty) skips it.
 #
 # Environment: FIB_N (35), BIG_N (37: ~78 M calls, a ~2 GB archive; 0 skips
-# it), REPS (5 runs of each variant), STAT (median: the run with the median
-# CPU time is kept; best: the fastest), BENCH_DIR (a scratch
-# directory, default under TMPDIR; several GB are written there), LUA_SRC.
+# it), REPS (5 rounds), STAT (median or best, the main table only; the
+# other tables print medians), BENCH_DIR (a directory in which the scratch
+# directory is made, default TMPDIR or /tmp; several GB are written there,
+# and the spool and archives go there, so its filesystem is printed),
+# LUA_SRC, UFTRACE, CC (for Lua).
 set -eu
 
 : "${abs_top_builddir:?set abs_top_builddir to the build tree}"
@@ -36,9 +80,14 @@ BIG_N=${BIG_N:-37}
 REPS=${REPS:-5}
 STAT=${STAT:-median}
 UFTRACE=${UFTRACE:-$(command -v uftrace || true)}
-W=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/fxt-bench.XXXXXX")}
-mkdir -p "$W"
+case $REPS in '' | *[!0-9]* | 0) echo "bench: REPS must be a positive integer" >&2; exit 2 ;; esac
+case $STAT in median | best) ;; *) echo "bench: STAT must be median or best" >&2; exit 2 ;; esac
+# Only the scratch directory made here is removed, never BENCH_DIR itself
+# (which may hold a fetched Lua source).
+[ -z "${BENCH_DIR:-}" ] || mkdir -p "$BENCH_DIR"
+W=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/fxt-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
+mkdir -p "$W/res"
 
 FIB=$B/bench/fib
 PLAIN=$B/bench/fib-plain
@@ -51,97 +100,169 @@ done
 
 now_ns() { date +%s%N; }
 
-# measure NAME ARCHIVE CMD...: runs CMD REPS times and keeps the run with
-# the median CPU time (STAT=median) or the least (STAT=best); sets cpu_ns,
-# calls, flush_ns, wall_ns, bytes from that run.  The median is the
-# default: on a shared machine the best run is the one that was least
-# disturbed, which flatters whatever was measured when the others paused.
-measure() {
-  m_name=$1 m_archive=$2; shift 2
-  : >"$W/reps"
-  r=0
-  while [ $r -lt "$REPS" ]; do
-    rm -rf "$W/out.fxt" "$W/uftrace.data"
-    t0=$(now_ns)
-    line=$("$@" 2>"$W/stderr" | grep '^calls=') || {
-      echo "bench: $m_name failed:" >&2; cat "$W/stderr" >&2; return 1; }
-    t1=$(now_ns)
-    c=$(echo "$line" | sed 's/.*cpu_ns=\([0-9]*\).*/\1/')
-    e=$(echo "$line" | sed 's/.*end_ns=\([0-9]*\).*/\1/')
-    n=$(echo "$line" | sed 's/calls=\([0-9]*\).*/\1/')
-    b=-
-    if [ -n "$m_archive" ] && [ -e "$m_archive" ]; then
-      b=$(du -sb "$m_archive" | cut -f1)
-    fi
-    echo "$c $n $((t1 - e)) $((t1 - t0)) $b" >>"$W/reps"
-    r=$((r + 1))
-  done
-  if [ "$STAT" = best ]; then pick=1; else pick=$(((REPS + 1) / 2)); fi
-  set -- $(sort -n "$W/reps" | sed -n "${pick}p")
-  cpu_ns=$1 calls=$2 flush_ns=$3 wall_ns=$4 bytes=$5
-  [ "$bytes" != - ] || bytes=
+# Awk functions shared by the tables: median and least of a[1..k], and
+# pick(), which is one of them as STAT says.
+AWK_STATS='
+function median(a, k,   i, j, t) {
+  for (i = 2; i <= k; i++)
+    for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+  return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+}
+function least(a, k,   i, m) {
+  m = a[1]
+  for (i = 2; i <= k; i++) if (a[i] < m) m = a[i]
+  return m
+}
+function pick(a, k) { return stat == "best" ? least(a, k) : median(a, k) }
+# ratio(a, i, x, y): a[i] = x / y, or deleted when y <= 0 (an overhead lost
+# in the noise); ratios(a, k): the median of what is left, or "-".
+function ratio(a, i, x, y) { if (y > 0) a[i] = x / y; else delete a[i] }
+function ratios(a, k,   i, b, m) {
+  for (i = 1; i <= k; i++) if (i in a) b[++m] = a[i]
+  return m ? sprintf("%.2f", pick(b, m)) : "-"
+}
+'
+
+# once VARIANT N THREADS: one run of fib(N) on THREADS threads as VARIANT
+# (plain, stubs, null, nop, fxtrace, uftrace).  Appends one line,
+# "cpu_ns calls flush_ns wall_ns bytes", to $W/res/VARIANT.N.THREADS, so
+# that line R of every file is round R.  flush_ns: from fib's end of the
+# work to the exit of the command; wall_ns: start to exit; bytes: the
+# archive's size, or - when nothing is written.
+once() {
+  o_v=$1 o_n=$2 o_t=$3
+  o_archive=
+  rm -rf "$W/out.fxt" "$W/uftrace.data"
+  case $o_v in
+  plain) set -- "$PLAIN" ;;
+  stubs) set -- "$FIB" ;;
+  null) set -- env LD_PRELOAD="$NULLREC" "$FIB" ;;
+  nop) set -- env LD_PRELOAD="$NOP" "$FIB" ;;
+  fxtrace)
+    o_archive=$W/out.fxt
+    set -- "$B/fxt-run" -q -f --max-size 0 -o "$W/out.fxt" "$FIB"
+    ;;
+  uftrace)
+    o_archive=$W/uftrace.data
+    set -- "$UFTRACE" record --no-libcall -d "$W/uftrace.data" "$FIB"
+    ;;
+  esac
+  o_t0=$(now_ns)
+  o_line=$("$@" "$o_n" "$o_t" 2>"$W/stderr" | grep '^calls=') || {
+    echo "bench: $o_v (fib($o_n), $o_t threads) failed:" >&2; cat "$W/stderr" >&2; exit 1; }
+  o_t1=$(now_ns)
+  o_c=$(echo "$o_line" | sed 's/.*cpu_ns=\([0-9]*\).*/\1/')
+  o_e=$(echo "$o_line" | sed 's/.*end_ns=\([0-9]*\).*/\1/')
+  o_calls=$(echo "$o_line" | sed 's/calls=\([0-9]*\).*/\1/')
+  o_b=-
+  if [ -n "$o_archive" ] && [ -e "$o_archive" ]; then
+    o_b=$(du -sb "$o_archive" | cut -f1)
+  fi
+  echo "$o_c $o_calls $((o_t1 - o_e)) $((o_t1 - o_t0)) $o_b" >>"$W/res/$o_v.$o_n.$o_t"
 }
 
-# row NAME: prints one line of the main table from the last measure.
+# row VARIANT LABEL: one line of the main table, from the files of the
+# uninstrumented build, the null recorder and VARIANT.
 row() {
-  awk -v name="$1" -v cpu="$cpu_ns" -v calls="$calls" -v base="$base_cpu" \
-      -v null="${null_over:-0}" -v flush="$flush_ns" -v bytes="${bytes:-}" \
-      -v traced="${2:-0}" 'BEGIN {
-    over = (cpu - base) / calls
-    ratio = null > 0 ? sprintf("%.2f", over / null) : "-"
-    if (traced) {
-      fl = sprintf("%.1f", flush / 1e6 / (calls / 1e6))
-      b = bytes != "" ? sprintf("%.1f", bytes / calls) : "-"
-      mb = bytes != "" ? sprintf("%.0f", bytes / 1048576) : "-"
-    } else { fl = "-"; b = "-"; mb = "-" }
-    printf "%-16s %9.3f %10.2f %8s %11s %9s %8s\n", name, cpu / 1e9, over, ratio, fl, mb, b
-  }'
+  awk -v label="$2" -v var="$1" -v stat="$STAT" "$AWK_STATS"'
+    FNR == 1 { f++ }
+    f == 1 { base[FNR] = $1; next }
+    f == 2 { nover[FNR] = ($1 - base[FNR]) / $2; next }
+    {
+      k = FNR
+      cpu[k] = $1
+      over[k] = ($1 - base[k]) / $2
+      ratio(xnull, k, over[k], nover[k])
+      flush[k] = $3 / 1e6 / ($2 / 1e6)
+      if ($5 != "-") { bytes[k] = $5; bpc[k] = $5 / $2 } else nob = 1
+    }
+    END {
+      traced = var == "fxtrace" || var == "uftrace"
+      x = var == "plain" ? "-" : ratios(xnull, k)
+      fl = traced ? sprintf("%.1f", pick(flush, k)) : "-"
+      mb = traced && !nob ? sprintf("%.0f", pick(bytes, k) / 1048576) : "-"
+      b = traced && !nob ? sprintf("%.1f", pick(bpc, k)) : "-"
+      printf "%-16s %9.3f %10.2f %8s %11s %9s %8s\n", label, pick(cpu, k) / 1e9,
+        pick(over, k), x, fl, mb, b
+    }' "$W/res/plain.$FIB_N.1" "$W/res/null.$FIB_N.1" "$W/res/$1.$FIB_N.1"
 }
 
-echo "fxtrace bench: fib($FIB_N), $(nproc) CPUs, $STAT of $REPS runs; $(uname -r)"
+# ---------------------------------------------------------------- machine
+# The spool and the archives are written under the scratch directory, so
+# its filesystem matters (findmnt names ext4 where stat -f says ext2/ext3).
+cpu_model=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)
+fs=$(findmnt -n -o FSTYPE -T "$W" 2>/dev/null || stat -f -c %T "$W")
+echo "machine: ${cpu_model:-$(uname -m)}, $(nproc) CPUs, Linux $(uname -r);" \
+  "scratch $W on $fs"
+
+# ------------------------------------------------------------- main table
+variants="plain stubs null nop fxtrace"
+[ -z "$UFTRACE" ] || variants="$variants uftrace"
+echo "fxtrace bench: fib($FIB_N), $STAT of $REPS rounds (each round runs every variant once, in turn)"
 printf "%-16s %9s %10s %8s %11s %9s %8s\n" variant "cpu s" "ns/call" "x null" \
   "flush ms/M" "archive" "B/call"
 printf "%-16s %9s %10s %8s %11s %9s %8s\n" "" "" "(overhead)" "" "(events)" "MiB" ""
-
-measure uninstrumented "" "$PLAIN" "$FIB_N"
-base_cpu=$cpu_ns
-row uninstrumented
-measure "glibc stubs" "" "$FIB" "$FIB_N"
-row "glibc stubs"
-measure "null recorder" "" env LD_PRELOAD="$NULLREC" "$FIB" "$FIB_N"
-null_over=$(awk -v c="$cpu_ns" -v b="$base_cpu" -v n="$calls" 'BEGIN { print (c - b) / n }')
-row "null recorder"
-measure "nop agent" "" env LD_PRELOAD="$NOP" "$FIB" "$FIB_N"
-row "nop agent"
-measure fxtrace "$W/out.fxt" "$B/fxt-run" -q -f --max-size 0 -o "$W/out.fxt" "$FIB" "$FIB_N"
-row fxtrace 1
+r=0
+while [ $r -lt "$REPS" ]; do
+  for v in $variants; do once "$v" "$FIB_N" 1; done
+  r=$((r + 1))
+done
+row plain uninstrumented
+row stubs "glibc stubs"
+row null "null recorder"
+row nop "nop agent"
+row fxtrace fxtrace
 if [ -n "$UFTRACE" ]; then
-  measure uftrace "$W/uftrace.data" "$UFTRACE" record --no-libcall -d "$W/uftrace.data" \
-    "$FIB" "$FIB_N"
-  row uftrace 1
+  row uftrace uftrace
 else
   echo "uftrace          (not installed)"
 fi
 
-echo
-echo "threads: fib($((FIB_N - 1))) per thread, CPU ns per call pair (overhead)"
-printf "%-16s %10s %10s %8s\n" variant "1 thread" "2 threads" "2/1"
-for v in null fxtrace; do
-  for t in 1 2; do
-    measure "$v" "" "$PLAIN" $((FIB_N - 1)) "$t"
-    b=$cpu_ns
-    if [ $v = null ]; then
-      measure "$v" "" env LD_PRELOAD="$NULLREC" "$FIB" $((FIB_N - 1)) "$t"
-    else
-      measure "$v" "$W/out.fxt" "$B/fxt-run" -q -f --max-size 0 -o "$W/out.fxt" \
-        "$FIB" $((FIB_N - 1)) "$t"
-    fi
-    eval "per_$t=\$(awk -v c=\$cpu_ns -v b=\$b -v n=\$calls 'BEGIN { printf \"%.2f\", (c - b) / n }')"
-  done
-  printf "%-16s %10s %10s %8s\n" "$v" "$per_1" "$per_2" \
-    "$(awk -v a="$per_1" -v b="$per_2" 'BEGIN { printf "%.2f", b / a }')"
-done
+# Whole run: wall time start to exit, same rounds.
+awk -v reps="$REPS" "$AWK_STATS"'
+  FNR == 1 { f++ }
+  f == 1 { nw[FNR] = $4 / 1e9; next }
+  { k = FNR; fw[k] = $4 / 1e9; q[k] = fw[k] / nw[k] }
+  END {
+    printf "whole run: fxtrace %.2f s vs null recorder %.2f s = %.2fx (goal <= 2.0x), median of %d rounds\n",
+      median(fw, k), median(nw, k), median(q, k), reps
+  }' "$W/res/null.$FIB_N.1" "$W/res/fxtrace.$FIB_N.1"
 
+# ---------------------------------------------------------------- threads
+TN=$((FIB_N - 1))
+echo
+echo "threads: fib($TN) per thread, CPU ns per call pair (overhead), median of $REPS rounds;" \
+  "goal: 2/1 <= 1.05"
+printf "%-16s %10s %10s %8s %9s %9s\n" variant "1 thread" "2 threads" "2/1" \
+  "x null 1" "x null 2"
+r=0
+while [ $r -lt "$REPS" ]; do
+  for t in 1 2; do
+    for v in plain null fxtrace; do once "$v" "$TN" "$t"; done
+  done
+  r=$((r + 1))
+done
+awk -v stat=median "$AWK_STATS"'
+  FNR == 1 { f++ }
+  # Files: plain, null, fxtrace with 1 thread, then with 2 threads.
+  { t = f <= 3 ? 1 : 2; v = (f - 1) % 3; k = FNR }
+  v == 0 { base[t, k] = $1; next }
+  { over[v, t, k] = ($1 - base[t, k]) / $2 }
+  END {
+    for (v = 1; v <= 2; v++) {
+      for (i = 1; i <= k; i++) {
+        o1[i] = over[v, 1, i]; o2[i] = over[v, 2, i]
+        ratio(q, i, o2[i], o1[i])
+        ratio(x1, i, o1[i], over[1, 1, i]); ratio(x2, i, o2[i], over[1, 2, i])
+      }
+      printf "%-16s %10.2f %10.2f %8s %9s %9s\n", v == 1 ? "null recorder" : "fxtrace",
+        median(o1, k), median(o2, k), ratios(q, k),
+        v == 1 ? "-" : ratios(x1, k), v == 1 ? "-" : ratios(x2, k)
+    }
+  }' "$W/res/plain.$TN.1" "$W/res/null.$TN.1" "$W/res/fxtrace.$TN.1" \
+  "$W/res/plain.$TN.2" "$W/res/null.$TN.2" "$W/res/fxtrace.$TN.2"
+
+# --------------------------------------------------------------- peak RSS
 if [ "$BIG_N" -gt 0 ]; then
   echo
   echo "peak RSS, fib($BIG_N) (/usr/bin/time or getrusage of the process tree)"
@@ -156,52 +277,79 @@ if [ "$BIG_N" -gt 0 ]; then
   r1=$(rss "$B/fxt-run" -q -f --max-size 0 -o "$W/out.fxt" "$FIB" "$BIG_N")
   t1=$(now_ns)
   sz=$(du -sb "$W/out.fxt" | cut -f1)
+  rm -f "$W/out.fxt"
   printf "%-16s %10s KiB\n" uninstrumented "$r0"
   printf "%-16s %10s KiB   (archive %s MiB, %.1f s)\n" fxtrace "$r1" \
     "$((sz / 1048576))" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) / 1e9 }')"
 fi
 
-if [ -n "${LUA_SRC:-}" ]; then
+# -------------------------------------------------------------------- Lua
+# LUA_SRC unset: look for a source fetched by bench/lua-setup.sh.
+if [ -z "${LUA_SRC+set}" ]; then
+  LUA_SRC=
+  for d in ${BENCH_DIR:+"$BENCH_DIR"} "${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/fxt-bench"; do
+    for s in "$d"/lua5.4-*/src; do
+      if [ -f "$s/lua.c" ]; then LUA_SRC=$s; fi
+    done
+    [ -z "$LUA_SRC" ] || break
+  done
+  if [ -z "$LUA_SRC" ]; then
+    echo
+    echo "Lua 5.4: no source (make bench-lua-setup fetches it; or set LUA_SRC)"
+  fi
+fi
+if [ -n "$LUA_SRC" ] && [ ! -x /usr/bin/time ]; then
   echo
-  echo "Lua 5.4 (Debian source, $LUA_SRC), bench/lua-bench.lua; CPU s of the process"
+  echo "Lua 5.4: skipped, /usr/bin/time is missing (apt-get install time)"
+  LUA_SRC=
+fi
+if [ -n "$LUA_SRC" ]; then
+  echo
+  echo "Lua 5.4 (Debian source, $LUA_SRC), bench/lua-bench.lua;" \
+    "CPU s (user+sys) of the process tree, median of $REPS rounds"
   mkdir -p "$W/lua"
   cp "$LUA_SRC"/*.c "$LUA_SRC"/*.h "$W/lua/"
   # Debian's luaconf.h wants a generated header naming the multiarch triplet.
   [ -e "$W/lua/lua5.4-deb-multiarch.h" ] ||
     echo "#define DEB_HOST_MULTIARCH \"$(gcc -print-multiarch 2>/dev/null)\"" \
       >"$W/lua/lua5.4-deb-multiarch.h"
-  srcs=$(cd "$W/lua" && ls *.c | grep -v '^luac\.c$')
+  srcs=$(cd "$W/lua" && for f in *.c; do [ "$f" = luac.c ] || printf '%s ' "$f"; done)
   for v in plain instr; do
     fl=; [ $v = instr ] && fl=-finstrument-functions
+    # $srcs and $fl: word splitting wanted (file names without spaces).
+    # shellcheck disable=SC2086
     (cd "$W/lua" && ${CC:-gcc} -O2 -g -fno-omit-frame-pointer $fl -DLUA_USE_LINUX \
       -DLUA_COMPAT_5_3 -o "lua-$v" $srcs -lm -ldl -Wl,-E) || exit 1
   done
   script=$(cd "$(dirname "$0")" && pwd)/lua-bench.lua
-  cpu() { # CMD...: user+sys seconds of CMD and its children, best of REPS
-    best=
-    i=0
-    while [ $i -lt "$REPS" ]; do
-      rm -f "$W/lua.fxt"
-      /usr/bin/time -f '%U %S' -o "$W/cpu" "$@" >/dev/null 2>"$W/stderr" || {
-        cat "$W/stderr" >&2; return 1; }
-      c=$(awk '{ print $1 + $2 }' "$W/cpu")
-      if [ -z "$best" ] || awk -v a="$c" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-        best=$c
-      fi
-      i=$((i + 1))
-    done
-    echo "$best"
+  lua_once() { # VARIANT CMD...: appends user+sys seconds to $W/res/lua.VARIANT
+    l_v=$1; shift
+    rm -f "$W/lua.fxt"
+    /usr/bin/time -f '%U %S' -o "$W/cpu" "$@" >/dev/null 2>"$W/stderr" || {
+      echo "bench: Lua, $l_v failed:" >&2; cat "$W/stderr" >&2; exit 1; }
+    awk '{ print $1 + $2 }' "$W/cpu" >>"$W/res/lua.$l_v"
   }
-  lp=$(cpu "$W/lua/lua-plain" "$script")
-  ln=$(cpu env LD_PRELOAD="$NULLREC" "$W/lua/lua-instr" "$script")
-  lf=$(cpu "$B/fxt-run" -f -o "$W/lua.fxt" "$W/lua/lua-instr" "$script")
-  ev=$(sed -n 's/.*, \([0-9]*\) events,.*/\1/p' "$W/stderr")
-  sz=$(du -sb "$W/lua.fxt" | cut -f1)
-  printf "%-16s %8s %12s\n" variant "cpu s" "ns/call"
-  printf "%-16s %8s %12s\n" uninstrumented "$lp" -
-  for v in "null recorder:$ln" "fxtrace:$lf"; do
-    awk -v n="${v%%:*}" -v c="${v#*:}" -v p="$lp" -v e="$ev" \
-      'BEGIN { printf "%-16s %8s %12.1f\n", n, c, (c - p) * 1e9 / e }'
+  r=0
+  while [ $r -lt "$REPS" ]; do
+    lua_once plain "$W/lua/lua-plain" "$script"
+    lua_once null env LD_PRELOAD="$NULLREC" "$W/lua/lua-instr" "$script"
+    lua_once fxtrace "$B/fxt-run" -f -o "$W/lua.fxt" "$W/lua/lua-instr" "$script"
+    r=$((r + 1))
   done
-  echo "  $ev calls; archive $((sz / 1048576)) MiB; fxtrace includes the flush"
+  # Calls: the events in fxt-run's summary line of the last round.
+  ev=$(sed -n 's/.*, \([0-9]*\) events,.*/\1/p' "$W/stderr")
+  [ -n "$ev" ] || { echo "bench: no event count in fxt-run's summary:" >&2; cat "$W/stderr" >&2; exit 1; }
+  sz=$(du -sb "$W/lua.fxt" | cut -f1)
+  printf "%-16s %8s %12s %8s\n" variant "cpu s" "ns/call" "x null"
+  awk -v ev="$ev" -v stat=median "$AWK_STATS"'
+    FNR == 1 { f++ }
+    f == 1 { p[FNR] = $1; next }
+    f == 2 { n[FNR] = $1; no[FNR] = ($1 - p[FNR]) * 1e9 / ev; next }
+    { k = FNR; x[k] = $1; xo[k] = ($1 - p[k]) * 1e9 / ev; ratio(q, k, xo[k], no[k]) }
+    END {
+      printf "%-16s %8.2f %12s %8s\n", "uninstrumented", median(p, k), "-", "-"
+      printf "%-16s %8.2f %12.1f %8s\n", "null recorder", median(n, k), median(no, k), "1.00"
+      printf "%-16s %8.2f %12.1f %8s\n", "fxtrace", median(x, k), median(xo, k), ratios(q, k)
+    }' "$W/res/lua.plain" "$W/res/lua.null" "$W/res/lua.fxtrace"
+  echo "  $ev calls; archive $((sz / 1048576)) MiB; fxtrace's CPU includes the flush and fxt-run's own work"
 fi
