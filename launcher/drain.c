@@ -18,6 +18,9 @@
 #include "spool/names.h"
 #include "spool/stage.h"
 
+/* Spools watched at once (each holds a descriptor). */
+#define DRAIN_MAX_SPOOLS 64
+
 /* How long the thread sleeps when nobody rings; it also stops then. */
 #define IDLE_NS (100 * 1000 * 1000)
 

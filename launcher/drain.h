@@ -4,7 +4,9 @@
  * that their hooks do not pay for the copy.  The processes ring it through
  * the control file's doorbell (spool/launcher.h).  A chunk it does not get
  * to in time is copied by its own thread: the drain thread only ever saves
- * work, and nothing depends on it running. */
+ * work, and nothing depends on it running.  It allocates only when rung,
+ * so fxt-run's fork of the program (before any process can ring) finds
+ * it asleep. */
 #ifndef FXT_LAUNCHER_DRAIN_H
 #define FXT_LAUNCHER_DRAIN_H
 
@@ -58,8 +60,8 @@ void drain_stop(struct drain *d);
 size_t drain_pass(struct drain *d);
 void drain_rescan(struct drain *d);
 
-/* Watches the spool at `path` if it is one of this version, unsealed
- * (drain_rescan() does it for the spools of OUT). */
+/* Watches the spool at `path` if it is one of this version, unsealed, with
+ * staged chunks (drain_rescan() does it for the spools of OUT). */
 void drain_watch(struct drain *d, const char *path);
 
 /* Lets every spool go (drain_stop() does it). */
