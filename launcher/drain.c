@@ -27,7 +27,7 @@
 static void spool_forget(struct drain_spool *s)
 {
 	for (size_t i = 0; i < s->nstaged; i++)
-		munmap(s->staged[i].c, 4096);
+		munmap(s->staged[i].c, s->staged[i].size);
 	free(s->staged);
 	if (s->h)
 		munmap(s->h, 4096);
@@ -130,15 +130,20 @@ static void refresh(struct drain_spool *s)
 			s->staged = v;
 			s->cap = cap;
 		}
-		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, (off_t)off);
+		/* The header first, then the whole chunk: staged chunks stay
+		 * where they are for their thread's life, so one mapping
+		 * serves every copy, written straight from it. */
+		struct spool_chunk head;
+		if (pread(s->fd, &head, sizeof(head), (off_t)off) != (ssize_t)sizeof(head) ||
+		    head.magic != SPOOL_CHUNK_MAGIC || head.size < 4096 || head.size % 4096)
+			return;
+		void *p =
+		    mmap(NULL, head.size, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, (off_t)off);
 		if (p == MAP_FAILED)
 			return;
 		struct spool_chunk *c = p;
-		if (c->magic != SPOOL_CHUNK_MAGIC) {
-			munmap(p, 4096);
-			return;
-		}
 		s->staged[s->nstaged].off = off;
+		s->staged[s->nstaged].size = head.size;
 		s->staged[s->nstaged].c = c;
 		s->nstaged++;
 		added++;
@@ -165,7 +170,11 @@ size_t drain_pass(struct drain *d)
 			if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != CHUNK_FULL ||
 			    !spool_chunk_claim(c, CHUNK_FULL, CHUNK_COPYING))
 				continue;
-			int err = spool_stage_copy(s->fd, c, s->staged[k].off, NULL);
+			/* A chunk shrunk by its thread's exit is never full
+			 * again; this is for a spool that lies. */
+			int err = c->size <= s->staged[k].size
+				      ? spool_stage_copy(s->fd, c, s->staged[k].off, c)
+				      : -EINVAL;
 			__atomic_store_n(&c->state, err < 0 ? CHUNK_FULL : CHUNK_COPIED,
 					 __ATOMIC_RELEASE);
 			if (err == 0)
@@ -177,28 +186,62 @@ size_t drain_pass(struct drain *d)
 	return copied;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* While chunks come, the thread polls (POLL_NS) rather than have each
+ * process wake it: a futex wake costs the busy thread that rings more
+ * than the copy saves on some machines.  After ACTIVE_NS without a copy
+ * it sleeps until rung (`waiters` set) or IDLE_NS pass.  It looks for new
+ * spools when rung and the ones it knows had nothing full, at most every
+ * RESCAN_NS. */
+#define POLL_NS	  (200 * 1000)
+#define ACTIVE_NS (50 * 1000 * 1000)
+#define RESCAN_NS (20 * 1000 * 1000)
+
 static void *drain_main(void *arg)
 {
 	struct drain *d = arg;
 	struct launcher_bell *b = d->bell;
+	uint64_t last_copy = 0, next_rescan = 0;
 
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
 		uint32_t seen = __atomic_load_n(&b->word, __ATOMIC_SEQ_CST);
-		if (drain_pass(d))
+		uint64_t now = now_ns(), wait = IDLE_NS;
+
+		if (drain_pass(d)) {
+			last_copy = now;
 			continue;
-		if (seen != d->rescanned) {
+		}
+		if (seen != d->rescanned && now >= next_rescan) {
 			/* Rung, and nothing full where we look: a new spool. */
 			d->rescanned = seen;
+			next_rescan = now + RESCAN_NS;
 			drain_rescan(d);
-			if (drain_pass(d))
+			if (drain_pass(d)) {
+				last_copy = now;
 				continue;
+			}
+		}
+		if (seen != d->rescanned)
+			wait = next_rescan - now;
+		if (now - last_copy < ACTIVE_NS && wait > POLL_NS) {
+			struct timespec ts = { 0, POLL_NS };
+			nanosleep(&ts, NULL);
+			continue;
 		}
 		/* Announce the sleep, then look once more (a process that
 		 * rang before seeing `waiters` did not wake us). */
 		__atomic_store_n(&b->waiters, 1, __ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&b->word, __ATOMIC_SEQ_CST) == seen &&
 		    !__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
-			struct timespec ts = { 0, IDLE_NS };
+			struct timespec ts = { (time_t)(wait / 1000000000u),
+					       (long)(wait % 1000000000u) };
 			syscall(SYS_futex, &b->word, FUTEX_WAIT, seen, &ts, NULL, 0);
 		}
 		__atomic_store_n(&b->waiters, 0, __ATOMIC_SEQ_CST);

@@ -21,8 +21,8 @@
 #include "spool/launcher.h"
 
 struct drain_staged {
-	uint64_t off;
-	struct spool_chunk *c; /* its header, mapped shared (one page) */
+	uint64_t off, size;
+	struct spool_chunk *c; /* the chunk, mapped shared */
 };
 
 /* A spool the thread watches: open, header mapped, its staged chunks. */
