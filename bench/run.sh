@@ -147,6 +147,11 @@ once() {
     set -- "$UFTRACE" record --no-libcall -d "$W/uftrace.data" "$FIB"
     ;;
   esac
+  # Each run starts with no dirty page cache left by the one before (the
+  # traced variants write GBs: their write-back would otherwise land on
+  # whichever run comes next, and a run's figures would depend on its
+  # place in the round).
+  sync
   o_t0=$(now_ns)
   o_line=$("$@" "$o_n" "$o_t" 2>"$W/stderr" | grep '^calls=') || {
     echo "bench: $o_v (fib($o_n), $o_t threads) failed:" >&2; cat "$W/stderr" >&2; exit 1; }
