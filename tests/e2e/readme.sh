@@ -323,7 +323,7 @@ for path in $(grep -o '`[^`]*`' "$README" | tr -d '`' | awk '{ print $1 }' |
 done
 is "${missing:-none}" none "every repository path the README names exists"
 missing=
-for target in check check-loop install format fuzz bench bench-libc bench-multiproc; do
+for target in check check-loop install format fuzz bench bench-lua-setup bench-libc bench-multiproc; do
   grep -q "^$target:" "$abs_top_builddir/Makefile" || missing="$missing $target"
 done
 is "${missing:-none}" none "every make target the README names exists"
