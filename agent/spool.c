@@ -283,7 +283,8 @@ static struct launcher_bell *bell(struct spool *sp)
 	if (!sp->bell_tried && agent_cfg.launcher_pid > 0) {
 		sp->bell_tried = true;
 		launcher_ctl_path(ctl, sizeof(ctl), agent_cfg.output, agent_cfg.launcher_pid);
-		sp->bell = launcher_bell_map(ctl);
+		/* Read without the lock by refill() (agent/tbuf.c). */
+		__atomic_store_n(&sp->bell, launcher_bell_map(ctl), __ATOMIC_RELEASE);
 	}
 	return sp->bell;
 }

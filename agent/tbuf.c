@@ -105,7 +105,7 @@ static int refill(struct tstate *t, struct tbuf *tb)
 		__atomic_store_n(&tb->map.base, NULL, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (reusable(tb, &m) && spool_stage_full(&agent.spool, &m) == 0) {
-			if (agent.spool.bell) {
+			if (__atomic_load_n(&agent.spool.bell, __ATOMIC_ACQUIRE)) {
 				/* m waits for fxt-run's drain thread; go on in
 				 * the other one. */
 				next = tb->spare;
