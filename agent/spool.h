@@ -85,6 +85,13 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 int spool_stage_full(struct spool *sp, struct spool_map *m);
 int spool_stage_take(struct spool *sp, struct spool_map *m, uint32_t seq);
 
+/* Whether the staged chunk `m` has been copied (CHUNK_COPIED). */
+static inline bool spool_stage_copied(const struct spool_map *m)
+{
+	return __atomic_load_n(&((const struct spool_chunk *)m->base)->state, __ATOMIC_ACQUIRE) ==
+	       CHUNK_COPIED;
+}
+
 /* Unmaps a chunk.  With `used` < its size (a retiring thread), splits the
  * page-aligned unused tail off for recycling. */
 void spool_chunk_put(struct spool *sp, struct spool_map *m, uint64_t used, bool recycle);

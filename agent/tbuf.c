@@ -105,14 +105,17 @@ static int refill(struct tstate *t, struct tbuf *tb)
 		__atomic_store_n(&tb->map.base, NULL, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (reusable(tb, &m) && spool_stage_full(&agent.spool, &m) == 0) {
-			if (__atomic_load_n(&agent.spool.bell, __ATOMIC_ACQUIRE)) {
+			if (__atomic_load_n(&agent.spool.bell, __ATOMIC_ACQUIRE) &&
+			    (!tb->spare.base || spool_stage_copied(&tb->spare))) {
 				/* m waits for fxt-run's drain thread; go on in
-				 * the other one. */
+				 * the other one, which it has copied. */
 				next = tb->spare;
 				tb->spare = m;
 			} else {
-				/* Nobody else copies: now, while it is in the
-				 * cache, and m again. */
+				/* Nobody else copies, or the drain thread is
+				 * behind (a busy machine): copy m now, while it
+				 * is in the cache, and fill it again.  The
+				 * other one waits for the drain thread. */
 				next = m;
 			}
 			if (next.base && spool_stage_take(&agent.spool, &next, tb->seq) < 0)
