@@ -157,7 +157,8 @@
  *                  the installed one.
  *
  * FXT_RUN_DEBUG    Read by fxt-run: set, it says how many symbols its
- *                  cache answered for the run's conversions.
+ *                  cache answered for the run's conversions, and how
+ *                  many chunks its drain thread copied.
  */
 #ifndef FXT_SPOOL_ENV_H
 #define FXT_SPOOL_ENV_H
@@ -195,6 +196,6 @@
 	X(FXT_ENV_LIBC, "libc groups to record (--libc)")                              \
 	X(FXT_ENV_SAMPLE, "stack samples per second of CPU time (--sample)")           \
 	X(FXT_ENV_AGENT, "the agent fxt-run preloads")                                 \
-	X(FXT_ENV_RUN_DEBUG, "set: fxt-run reports its symbol cache")
+	X(FXT_ENV_RUN_DEBUG, "set: fxt-run reports its symbol cache, drain thread")
 
 #endif /* FXT_SPOOL_ENV_H */
