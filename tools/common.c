@@ -88,9 +88,10 @@ int tool_getopt(int argc, char **argv, const struct tool_cli *cli)
 		const char *own = cli->shortopts;
 		size_t n = 0;
 
-		/* '+' stays first; ':' next makes a missing value ':', not '?'. */
-		snprintf(shortopts, sizeof(shortopts), "%s:%shV", *own == '+' ? "+" : "",
-			 own + (*own == '+'));
+		/* '+' or '-' stays first; ':' next makes a missing value ':',
+		 * not '?'. */
+		bool mode = *own == '+' || *own == '-';
+		snprintf(shortopts, sizeof(shortopts), "%.*s:%shV", mode ? 1 : 0, own, own + mode);
 		while (cli->longopts[n].name && n < TOOL_MAX_OPTIONS) {
 			longopts[n] = cli->longopts[n];
 			n++;

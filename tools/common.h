@@ -33,7 +33,8 @@ struct tool_cli {
 	const char *help;	       /* the whole --help text */
 	const char *shortopts;	       /* its own option letters, as getopt_long()
 					  takes them; '+' first: stop at the
-					  first operand */
+					  first operand; '-' first: operands
+					  come back in order as option 1 */
 	const struct option *longopts; /* its own, NULL-terminated */
 };
 

@@ -75,10 +75,12 @@ static int cmp_entry(const void *a, const void *b)
 
 static const char help[] =
     "Usage: fxt-diff [OPTION]... BASE NEW\n"
-    "  or:  fxt-diff [OPTION]... BASE1 BASE2... -- NEW1 NEW2...\n"
+    "  or:  fxt-diff [OPTION]... BASE1 BASE2... --vs NEW1 NEW2...\n"
     "Compare per-function times between runs, with a significance test.\n"
-    "Options come before the archives.  Archives are files, plain or gzip; one\n"
-    "of them may be '-', standard input.\n"
+    "Options may come before, between or after the archives.  --vs, or the\n"
+    "first --, parts the base runs from the new ones (so an archive named like\n"
+    "an option is given as ./NAME; a second -- ends the options).  Archives\n"
+    "are files, plain or gzip; one of them may be '-', standard input.\n"
     "\n"
     "Options:\n"
     "  -t, --threshold PCT   never flag changes smaller than PCT% (default 5)\n"
@@ -91,7 +93,8 @@ static const char help[] =
     "  -h, --help            print this help and exit\n"
     "  -V, --version         print the version and exit\n"
     "\n"
-    "Per function: mean calls, inclusive (total) and self time per run on each\n"
+    "Per function: calls (a mean per run when a side has several runs, whole\n"
+    "when they agree), inclusive (total) and self time per run on each\n"
     "side, their change, and a verdict on the total time: with >= 2 runs per\n"
     "side Welch's t-test on per-run totals; with one run on a side the\n"
     "Mann-Whitney U test on per-call durations.  Verdicts: SLOWER / FASTER\n"
@@ -116,12 +119,14 @@ static const struct option longopts[] = {
 	{ "samples", required_argument, NULL, 's' },
 	{ "top", required_argument, NULL, 'n' },
 	{ "format", required_argument, NULL, 'F' },
+	{ "vs", no_argument, NULL, 'S' },
 	{ NULL, 0, NULL, 0 },
 };
 
-/* '+': stop at the first operand, so a "--" between the two sets stays
- * among the operands. */
-static const struct tool_cli cli = { NAME, help, "+t:x:a:s:n:F:", longopts };
+/* '-': operands come back in order among the options (as option 1), so
+ * options may come anywhere, as with GNU tools, and the place of --vs
+ * among the operands parts the two sides. */
+static const struct tool_cli cli = { NAME, help, "-t:x:a:s:n:F:", longopts };
 
 /* Returns 0 or TOOL_EXIT_ERROR (said). */
 static int parse_pct(const char *s, double *out, const char *what)
@@ -137,16 +142,36 @@ static int parse_pct(const char *s, double *out, const char *what)
 	return 0;
 }
 
-/* Splits the operands at "--"; without it, exactly two runs.  Returns 0 or
- * TOOL_EXIT_ERROR (said). */
+/* The operands, in order, and the base runs' count: those before --vs
+ * (the first "--" counts as --vs); without it, exactly two runs.  Returns
+ * 0 or TOOL_EXIT_ERROR (said). */
 static int parse_args(int argc, char **argv, struct diff *d, char ***files)
 {
-	size_t count;
+	static char vs[] = "--vs";
+	static char **ops; /* until exit */
+	size_t count, nops = 0;
 	char *end;
 	int c, i, sep = -1, n;
 
+	ops = calloc((size_t)argc + 1, sizeof(*ops));
+	if (!ops)
+		return tool_error(NAME, "out of memory");
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			argv[i] = vs; /* a part, not the end of the options */
+			break;
+		}
+	}
 	while ((c = tool_getopt(argc, argv, &cli)) != -1) {
 		switch (c) {
+		case 1:
+			ops[nops++] = optarg;
+			break;
+		case 'S':
+			if (sep >= 0)
+				return tool_usage_error(NAME, "--vs (or --) given twice");
+			sep = (int)nops;
+			break;
 		case 't':
 			if (parse_pct(optarg, &d->o.threshold, "--threshold"))
 				return TOOL_EXIT_ERROR;
@@ -181,28 +206,22 @@ static int parse_args(int argc, char **argv, struct diff *d, char ***files)
 			return TOOL_EXIT_ERROR;
 		}
 	}
-	n = argc - optind;
-	for (i = optind; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0) {
-			sep = i;
-			break;
-		}
-	}
+	/* After a second "--": operands only. */
+	for (i = optind; i < argc; i++)
+		ops[nops++] = argv[i];
 	if (sep < 0) {
-		if (n != 2)
-			return tool_usage_error(NAME, "give BASE NEW, or BASE... -- NEW...");
+		if (nops != 2)
+			return tool_usage_error(NAME, "give BASE NEW, or BASE... --vs NEW...");
 		d->nbase = 1;
 		d->nnew = 1;
 	} else {
-		d->nbase = (size_t)(sep - optind);
-		d->nnew = (size_t)(argc - sep - 1);
+		d->nbase = (size_t)sep;
+		d->nnew = nops - (size_t)sep;
 		if (!d->nbase || !d->nnew)
 			return tool_usage_error(NAME, "each side needs at least one archive");
-		/* Close the gap left by "--". */
-		memmove(&argv[sep], &argv[sep + 1], (size_t)(argc - sep - 1) * sizeof(*argv));
 	}
 	d->nruns = d->nbase + d->nnew;
-	*files = &argv[optind];
+	*files = ops;
 	/* Standard input can be read once: a second "-" would be empty. */
 	for (i = 0, n = 0; i < (int)d->nruns; i++)
 		n += strcmp((*files)[i], "-") == 0;
@@ -406,16 +425,25 @@ static void put_drops(const struct diff *d, FILE *out, const char *prefix)
 	}
 }
 
+/* A call count: whole, or a mean of runs that differ, to one decimal. */
+static const char *fmt_calls(char *buf, size_t cap, double calls)
+{
+	snprintf(buf, cap, calls < 1e15 && calls == (double)(uint64_t)calls ? "%.0f" : "%.1f",
+		 calls);
+	return buf;
+}
+
 static void print_text(const struct diff *d, size_t n)
 {
-	char b[4][32];
+	char b[4][32], c[2][32];
 	size_t i;
 
-	printf("# %zu base run%s vs %zu new run%s; test: %s; alpha %g; threshold %g%%\n", d->nbase,
-	       d->nbase > 1 ? "s" : "", d->nnew, d->nnew > 1 ? "s" : "",
+	printf("# %zu base run%s vs %zu new run%s; test: %s; alpha %g; threshold %g%%%s\n",
+	       d->nbase, d->nbase > 1 ? "s" : "", d->nnew, d->nnew > 1 ? "s" : "",
 	       d->nbase > 1 && d->nnew > 1 ? "Welch's t on per-run totals"
 					   : "Mann-Whitney U on per-call durations",
-	       d->o.alpha, d->o.threshold);
+	       d->o.alpha, d->o.threshold,
+	       d->nbase > 1 || d->nnew > 1 ? "; calls: mean per run" : "");
 	put_drops(d, stdout, "# ");
 	printf("%-7s %12s %12s %12s %8s %9s %12s %8s %12s %12s  function\n", "verdict",
 	       "total base", "total new", "delta", "delta%", "p", "self delta", "self%",
@@ -427,9 +455,10 @@ static void print_text(const struct diff *d, size_t n)
 		profile_fmt_ns(b[1], sizeof(b[1]), f->cmp.mean_new);
 		profile_fmt_ns(b[2], sizeof(b[2]), f->cmp.delta);
 		profile_fmt_ns(b[3], sizeof(b[3]), f->self_new - f->self_base);
-		printf("%-7s %12s %12s %12s %+7.1f%% %9.2g %12s %+7.1f%% %12.1f %12.1f  ",
-		       verdict(f), b[0], b[1], b[2], f->cmp.pct, f->cmp.p, b[3],
-		       pct(f->self_base, f->self_new), f->calls_base, f->calls_new);
+		printf("%-7s %12s %12s %12s %+7.1f%% %9.2g %12s %+7.1f%% %12s %12s  ", verdict(f),
+		       b[0], b[1], b[2], f->cmp.pct, f->cmp.p, b[3], pct(f->self_base, f->self_new),
+		       fmt_calls(c[0], sizeof(c[0]), f->calls_base),
+		       fmt_calls(c[1], sizeof(c[1]), f->calls_new));
 		tool_put_text_str(stdout, f->name);
 		if (f->category[0]) {
 			fputs(" (", stdout);

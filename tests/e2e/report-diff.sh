@@ -7,7 +7,7 @@ DIFF=$abs_top_builddir/fxt-diff
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$HELPERS/mkarchives
 scratch
-plan 18
+plan 24
 
 for s in 1 2 3; do
   "$GEN" --events 20000 --seed $s -o "$TMPD/base$s.fxt"
@@ -62,6 +62,26 @@ is "$?" 0 "--fail-above ignores speedups"
 # shellcheck disable=SC2086
 "$DIFF" --threshold 30 --fail-above 10 $B -- $N >/dev/null 2>&1
 is "$?" 0 "--threshold 30: +20% is never flagged"
+
+# Options anywhere, as with GNU tools; --vs (or the first --) parts the
+# sides, and a second one is an error.
+# shellcheck disable=SC2086
+"$DIFF" $B -- $N --fail-above 10 >/dev/null 2>"$TMPD/err"
+is "$?/$(grep -c 'hot is' "$TMPD/err")" 1/1 "options after the archives: the same gate"
+# shellcheck disable=SC2086
+"$DIFF" -F csv $B --vs $N -t 5 >"$TMPD/vs.csv" 2>&1
+# shellcheck disable=SC2086
+is "$(cat "$TMPD/vs.csv")" "$("$DIFF" -F csv -t 5 $B -- $N 2>&1)" "--vs parts the sides as -- does"
+"$DIFF" "$TMPD/base1.fxt" "$TMPD/new1.fxt" --fail-above 10 >/dev/null 2>&1
+is "$?" 1 "1 vs 1, options last"
+"$DIFF" "$TMPD/base1.fxt" --vs "$TMPD/new1.fxt" -- "$TMPD/new2.fxt" >/dev/null 2>"$TMPD/err"
+is "$?/$(cat "$TMPD/err" | head -1)" "2/fxt-diff: --vs (or --) given twice" "--vs and -- together: exit 2"
+# Calls as integers; means of repeated runs say so.
+is "$("$DIFF" "$TMPD/base1.fxt" "$TMPD/new1.fxt" | awk '$NF == "(function)" && $(NF-1) == "hot" { print $(NF-3) "/" $(NF-2) }')" \
+  "5333/5333" "calls as integers"
+# shellcheck disable=SC2086
+ok "repeated runs: the header says calls are means" sh -c '"$1" "$2" "$3" --vs "$4" "$5" | head -1 | grep -q "; calls: mean per run$"' \
+  sh "$DIFF" "$TMPD/base1.fxt" "$TMPD/base2.fxt" "$TMPD/new1.fxt" "$TMPD/new2.fxt"
 
 # Functions only on one side.
 "$GEN" --events 100 -o "$TMPD/a.fxt"
