@@ -18,6 +18,8 @@ bench_libnull_recorder_la_CFLAGS = $(WARN_CFLAGS) -O2 -fno-omit-frame-pointer
 bench_libnull_recorder_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
 dist_noinst_SCRIPTS += bench/run.sh
+# The awk functions run.sh and multiproc.sh share.
+EXTRA_DIST += bench/stats.sh
 
 bench: all
 	abs_top_builddir='$(abs_top_builddir)' UFTRACE='$(UFTRACE)' \

@@ -58,6 +58,8 @@
 set -eu
 
 : "${abs_top_builddir:?set abs_top_builddir to the build tree}"
+# shellcheck source=bench/stats.sh
+. "$(cd "$(dirname "$0")" && pwd)/stats.sh"
 B=$abs_top_builddir
 FXT_RUN=$B/fxt-run
 FXT_DUMP=$B/fxt-dump
@@ -300,17 +302,7 @@ once() {
 row() {
   r_bad=0
   if [ -f "$W/res/failures" ] && grep -q "^$1, " "$W/res/failures"; then r_bad=1; fi
-  awk -v label="$2" -v n="$N" -v bad="$r_bad" '
-    function median(a, k,   i, j, t) {
-      for (i = 2; i <= k; i++)
-        for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-      return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-    }
-    function least(a, k,   i, m) {
-      m = a[1]
-      for (i = 2; i <= k; i++) if (a[i] < m) m = a[i]
-      return m
-    }
+  awk -v label="$2" -v n="$N" -v bad="$r_bad" "$AWK_ORDER"'
     FILENAME ~ /\.plain$/ { plain[++np] = $1 / 1e9; next }
     {
       v = FILENAME ~ /\.default$/ ? "d" : "n"

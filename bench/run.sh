@@ -100,19 +100,11 @@ done
 
 now_ns() { date +%s%N; }
 
-# Awk functions shared by the tables: median and least of a[1..k], and
-# pick(), which is one of them as STAT says.
-AWK_STATS='
-function median(a, k,   i, j, t) {
-  for (i = 2; i <= k; i++)
-    for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-  return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-}
-function least(a, k,   i, m) {
-  m = a[1]
-  for (i = 2; i <= k; i++) if (a[i] < m) m = a[i]
-  return m
-}
+# Awk functions shared by the tables: median and least of a[1..k]
+# (bench/stats.sh), and pick(), which is one of them as STAT says.
+# shellcheck source=bench/stats.sh
+. "$(cd "$(dirname "$0")" && pwd)/stats.sh"
+AWK_STATS=$AWK_ORDER'
 function pick(a, k) { return stat == "best" ? least(a, k) : median(a, k) }
 # ratio(a, i, x, y): a[i] = x / y, or deleted when y <= 0 (an overhead lost
 # in the noise); ratios(a, k): the median of what is left, or "-".
