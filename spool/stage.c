@@ -25,39 +25,6 @@ static int write_all(int fd, const void *buf, uint64_t size, uint64_t off)
 	return 0;
 }
 
-/* Copies `size` bytes within the file, in the kernel when it can. */
-static int copy_within(int fd, uint64_t from, uint64_t to, uint64_t size)
-{
-	char buf[64 << 10];
-
-	while (size) {
-		loff_t in = (loff_t)from, out = (loff_t)to;
-		ssize_t n = copy_file_range(fd, &in, fd, &out, size, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 &&
-		    (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
-			/* No in-kernel copy here: through a buffer. */
-			size_t want = size < sizeof(buf) ? (size_t)size : sizeof(buf);
-			n = pread(fd, buf, want, (off_t)from);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n > 0) {
-				int err = write_all(fd, buf, (uint64_t)n, to);
-				if (err < 0)
-					return err;
-			}
-		}
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		from += (uint64_t)n;
-		to += (uint64_t)n;
-		size -= (uint64_t)n;
-	}
-	return 0;
-}
-
 int spool_stage_copy(int fd, const struct spool_chunk *c, uint64_t off, const void *map)
 {
 	struct spool_chunk h = *c;
@@ -66,12 +33,8 @@ int spool_stage_copy(int fd, const struct spool_chunk *c, uint64_t off, const vo
 
 	if (c->dest <= off || c->size < SPOOL_CHUNK_HEADER_SIZE)
 		return -EINVAL;
-	if (map)
-		err = write_all(fd, (const char *)map + SPOOL_CHUNK_HEADER_SIZE, body,
-				c->dest + SPOOL_CHUNK_HEADER_SIZE);
-	else
-		err = copy_within(fd, off + SPOOL_CHUNK_HEADER_SIZE,
-				  c->dest + SPOOL_CHUNK_HEADER_SIZE, body);
+	err = write_all(fd, (const char *)map + SPOOL_CHUNK_HEADER_SIZE, body,
+			c->dest + SPOOL_CHUNK_HEADER_SIZE);
 	if (err < 0)
 		return err;
 	h.state = CHUNK_PLAIN;

@@ -10,8 +10,9 @@
 /* Copies the staged chunk at `off` of the spool open as `fd` (its header
  * `c`, state CHUNK_COPYING, taken by the caller) to c->dest: the records
  * first, then the header, which makes the copy count (serial and seq set,
- * staging fields cleared).  `map`, when not NULL, is the chunk's mapping
- * (the agent's own, cache-hot); else the bytes are copied within the file.
+ * staging fields cleared).  `map` is the chunk's mapping, the agent's own
+ * or the drain thread's: both keep staged chunks mapped, and writing from
+ * the mapping is one copy where reading the file first would be two.
  * 0 or -errno; the original is never changed. */
 int spool_stage_copy(int fd, const struct spool_chunk *c, uint64_t off, const void *map);
 
