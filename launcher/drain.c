@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "launcher/drain.h"
+#include "spool/clock.h"
 #include "spool/names.h"
 #include "spool/stage.h"
 
@@ -186,14 +187,6 @@ size_t drain_pass(struct drain *d)
 	return copied;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* While chunks come, the thread polls (POLL_NS) rather than have each
  * process wake it: a futex wake costs the busy thread that rings more
  * than the copy saves on some machines.  After ACTIVE_NS without a copy
@@ -212,7 +205,7 @@ static void *drain_main(void *arg)
 
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
 		uint32_t seen = __atomic_load_n(&b->word, __ATOMIC_SEQ_CST);
-		uint64_t now = now_ns(), wait = IDLE_NS;
+		uint64_t now = spool_mono_ns(), wait = IDLE_NS;
 
 		if (drain_pass(d)) {
 			last_copy = now;
