@@ -11,6 +11,8 @@
 #    and which slices each flow joins (the libc-*.sh tests).
 #  - mkarchives: small valid and broken archives, for fxt-dump and the
 #    other tools' tests, and the seed corpus of the fuzzer (tests/fuzz.mk).
+#  - mkruns: one run of a simulated program of many functions, with
+#    machine and per-call noise, for fxt-diff's statistics (diff-noise.sh).
 #  - perfetto_rules.py, libc-real-flows.py (Python 3): what Perfetto needs
 #    of an archive, and flows resolved to the slices they bind to, as
 #    Perfetto does (tests/real/).
@@ -21,9 +23,11 @@ check_PROGRAMS += \
 	tests/helpers/fxt_calltree \
 	tests/helpers/calltree_fixture \
 	tests/helpers/libc_slices \
-	tests/helpers/mkarchives
+	tests/helpers/mkarchives \
+	tests/helpers/mkruns
 tests_helpers_fxt_calltree_LDADD = libfxtcodec.la
 tests_helpers_calltree_fixture_LDADD = libfxtcodec.la
 tests_helpers_libc_slices_LDADD = libfxtcodec.la
 tests_helpers_mkarchives_LDADD = libfxtcodec.la
+tests_helpers_mkruns_LDADD = libfxtcodec.la -lm
 EXTRA_DIST += tests/helpers/perfetto_rules.py tests/helpers/libc-real-flows.py
