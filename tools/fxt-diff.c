@@ -1,14 +1,8 @@
 /* fxt-diff: per-function changes between two runs or two sets of runs,
- * with a significance test so that noise is not reported as a regression.
- *
- * The verdict is about a function's inclusive time (total_ns) per run.
- * With at least two runs per side: Welch's t-test on the per-run totals.
- * With one run on a side: the per-call inclusive durations are the samples
- * (a uniform reservoir sample of at most --samples, default 1000, per
- * function and run, pooled per side: memory is 8 bytes x samples x
- * functions at most, whatever the number of calls),
- * compared with the Mann-Whitney U test.  A change is flagged only when it
- * is significant (p < --alpha) and at least --threshold percent.
+ * with statistics that hold under a noisy machine.  This file is the
+ * command: its options, reading the archives (profile.c), the text, CSV
+ * and JSON output and the --fail-above gate; the comparison itself, and
+ * how it tells noise from change, is tools/diff.h's.
  */
 #include "config.h"
 
@@ -20,94 +14,78 @@
 #include <string.h>
 
 #include "tools/common.h"
+#include "tools/diff.h"
 #include "tools/escape.h"
-#include "tools/profile.h"
-#include "tools/stats.h"
 
 struct options {
 	double threshold; /* percent */
 	double fail_above;
 	bool fail;
 	double alpha;
-	uint32_t samples;
 	size_t top;
 	enum tool_format format;
 };
 
-/* One function's rows in every run (NULL where absent). */
-struct func {
-	const char *category, *name;
-	const struct profile_row **row; /* [nruns] */
-	struct stats_cmp cmp;
-	double calls_base, calls_new, self_base, self_new;
-	int state; /* 0 both sides, 1 new only, -1 base only */
-};
-
-struct diff {
+/* One invocation: its options, archives and comparison. */
+struct job {
 	struct options o;
-	struct profile **runs;
-	char **files; /* [nruns] */
-	size_t nbase, nnew, nruns;
-	struct func *f;
-	size_t nf;
+	char **files; /* [d.nruns] */
+	struct diff d;
 };
-
-/* Entry for the merge of all runs' rows by (category, name). */
-struct entry {
-	const struct profile_row *row;
-	size_t run;
-};
-
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-	int c = strcmp(x->row->name, y->row->name);
-
-	if (c)
-		return c;
-	c = strcmp(x->row->category, y->row->category);
-	if (c)
-		return c;
-	return (x->run > y->run) - (x->run < y->run);
-}
 
 #define NAME "fxt-diff"
 
 static const char help[] =
     "Usage: fxt-diff [OPTION]... BASE NEW\n"
     "  or:  fxt-diff [OPTION]... BASE1 BASE2... --vs NEW1 NEW2...\n"
-    "Compare per-function times between runs, with a significance test.\n"
-    "Options may come before, between or after the archives.  --vs, or the\n"
-    "first --, parts the base runs from the new ones (so an archive named like\n"
-    "an option is given as ./NAME; a second -- ends the options).  Archives\n"
-    "are files, plain or gzip; one of them may be '-', standard input.\n"
+    "Compare per-function times between runs, with statistics that hold on a\n"
+    "noisy machine.  Options may come before, between or after the archives.\n"
+    "--vs, or the first --, parts the base runs from the new ones (so an\n"
+    "archive named like an option is given as ./NAME; a second -- ends the\n"
+    "options).  Archives are files, plain or gzip; one of them may be '-',\n"
+    "standard input.  Three runs a side are better than one: see below.\n"
     "\n"
     "Options:\n"
     "  -t, --threshold PCT   never flag changes smaller than PCT% (default 5)\n"
-    "  -x, --fail-above PCT  exit 1 if a significant slowdown exceeds PCT%\n"
-    "  -a, --alpha P         significance level (default 0.05)\n"
-    "  -s, --samples N       per-call samples kept per function and run for\n"
-    "                        single-run sides (default 1000)\n"
+    "  -x, --fail-above PCT  exit 1 if a flagged slowdown exceeds PCT%\n"
+    "  -a, --alpha Q         false discovery rate (default 0.05)\n"
     "  -n, --top N           print the N largest changes only\n"
     "  -F, --format FMT      text (default), csv or json\n"
     "  -h, --help            print this help and exit\n"
     "  -V, --version         print the version and exit\n"
     "\n"
+    "The whole run.  What every function of a run shares, the machine's speed\n"
+    "during it, is measured apart: each run's factor is the weighted median,\n"
+    "over the functions measured in every run (at least 10), of how much slower\n"
+    "their self times were in that run (weights: the square root of the calls,\n"
+    "up to 10^4).  A line \"whole run\" gives the change between the sides'\n"
+    "factors.  With >= 2 runs a side it is tested (Welch's t on the runs'\n"
+    "factors) and flagged like a function; with one run a side a busy machine\n"
+    "and a program slower as a whole look alike, so it is not tested, and\n"
+    "does not count for --fail-above.\n"
+    "\n"
     "Per function: calls (a mean per run when a side has several runs, whole\n"
-    "when they agree), inclusive (total) and self time per run on each\n"
-    "side, their change, and a verdict on the total time: with >= 2 runs per\n"
-    "side Welch's t-test on per-run totals; with one run on a side the\n"
-    "Mann-Whitney U test on per-call durations.  Verdicts: SLOWER / FASTER\n"
-    "(significant and >= threshold), ~ (not), NEW / GONE (on one side only).\n"
-    "Rows are sorted by the size of the change in total time.  A run that\n"
-    "dropped calls is named with its side: \"base|new FILE: N calls dropped:\n"
-    "totals are partial\" (text: in the header; csv: on standard error; json:\n"
-    "\"base_dropped\" and \"new_dropped\").\n"
+    "when they agree), inclusive (total) and self time per run on each side,\n"
+    "their change, and adj%, the change of the total beyond the whole run's\n"
+    "(each run's times divided by its factor).  The test is on those adjusted\n"
+    "totals: with >= 2 runs a side Welch's t-test on the per-run totals; with\n"
+    "one run on a side the Mann-Whitney U test on per-call durations.  The\n"
+    "p-values of all functions are one family: q is each one's\n"
+    "Benjamini-Hochberg q-value, and a change is significant when q < --alpha\n"
+    "(so at most that share of the significant changes are expected to be\n"
+    "noise).  Verdicts: SLOWER / FASTER (significant and adj% beyond the\n"
+    "threshold), ~ (not), NEW / GONE (on one side only).  Rows are sorted by\n"
+    "the size of the adjusted change in total time.  A run that dropped calls\n"
+    "is named with its side: \"base|new FILE: N calls dropped: totals are\n"
+    "partial\" (text: in the header; csv: on standard error; json:\n"
+    "\"base_dropped\" and \"new_dropped\").  csv writes the whole run's line on\n"
+    "standard error; json has it as \"whole_run\".\n"
     "\n"
     "Exit status:\n"
     "  0   the comparison was written (and nothing is above --fail-above)\n"
-    "  1   with --fail-above: a significant slowdown is above it; one line per\n"
-    "      such function on standard error\n"
+    "  1   with --fail-above: a flagged slowdown (a function's adj%, or the\n"
+    "      whole run's when tested) is above it; one line per such function on\n"
+    "      standard error\n"
     "  2   bad usage; or an archive cannot be read, is not an FXT archive or is\n"
     "      damaged; or the comparison cannot be written.  One line on standard\n"
     "      error names the file and the problem.\n";
@@ -116,7 +94,6 @@ static const struct option longopts[] = {
 	{ "threshold", required_argument, NULL, 't' },
 	{ "fail-above", required_argument, NULL, 'x' },
 	{ "alpha", required_argument, NULL, 'a' },
-	{ "samples", required_argument, NULL, 's' },
 	{ "top", required_argument, NULL, 'n' },
 	{ "format", required_argument, NULL, 'F' },
 	{ "vs", no_argument, NULL, 'S' },
@@ -126,7 +103,7 @@ static const struct option longopts[] = {
 /* '-': operands come back in order among the options (as option 1), so
  * options may come anywhere, as with GNU tools, and the place of --vs
  * among the operands parts the two sides. */
-static const struct tool_cli cli = { NAME, help, "-t:x:a:s:n:F:", longopts };
+static const struct tool_cli cli = { NAME, help, "-t:x:a:n:F:", longopts };
 
 /* Returns 0 or TOOL_EXIT_ERROR (said). */
 static int parse_pct(const char *s, double *out, const char *what)
@@ -145,11 +122,11 @@ static int parse_pct(const char *s, double *out, const char *what)
 /* The operands, in order, and the base runs' count: those before --vs
  * (the first "--" counts as --vs); without it, exactly two runs.  Returns
  * 0 or TOOL_EXIT_ERROR (said). */
-static int parse_args(int argc, char **argv, struct diff *d, char ***files)
+static int parse_args(int argc, char **argv, struct job *j)
 {
 	static char vs[] = "--vs";
 	static char **ops; /* until exit */
-	size_t count, nops = 0;
+	size_t nops = 0;
 	char *end;
 	int c, i, sep = -1, n;
 
@@ -173,32 +150,26 @@ static int parse_args(int argc, char **argv, struct diff *d, char ***files)
 			sep = (int)nops;
 			break;
 		case 't':
-			if (parse_pct(optarg, &d->o.threshold, "--threshold"))
+			if (parse_pct(optarg, &j->o.threshold, "--threshold"))
 				return TOOL_EXIT_ERROR;
 			break;
 		case 'x':
-			if (parse_pct(optarg, &d->o.fail_above, "--fail-above"))
+			if (parse_pct(optarg, &j->o.fail_above, "--fail-above"))
 				return TOOL_EXIT_ERROR;
-			d->o.fail = true;
+			j->o.fail = true;
 			break;
 		case 'a':
-			d->o.alpha = strtod(optarg, &end);
-			if (*end || !(d->o.alpha > 0 && d->o.alpha < 1))
+			j->o.alpha = strtod(optarg, &end);
+			if (*end || !(j->o.alpha > 0 && j->o.alpha < 1))
 				return tool_usage_error(NAME, "--alpha: not in (0, 1): '%s'",
 							optarg);
 			break;
-		case 's':
-			/* Range-checked before narrowing: 4294967297 is not 1. */
-			if (tool_parse_count(optarg, &count) < 0 || !count || count > 10000000)
-				return tool_usage_error(NAME, "--samples: bad count '%s'", optarg);
-			d->o.samples = (uint32_t)count;
-			break;
 		case 'n':
-			if (tool_parse_count(optarg, &d->o.top) < 0)
+			if (tool_parse_count(optarg, &j->o.top) < 0)
 				return tool_usage_error(NAME, "--top: not a count: '%s'", optarg);
 			break;
 		case 'F':
-			if (tool_parse_format(optarg, &d->o.format) < 0)
+			if (tool_parse_format(optarg, &j->o.format) < 0)
 				return tool_usage_error(NAME, "--format: unknown format '%s'",
 							optarg);
 			break;
@@ -212,19 +183,19 @@ static int parse_args(int argc, char **argv, struct diff *d, char ***files)
 	if (sep < 0) {
 		if (nops != 2)
 			return tool_usage_error(NAME, "give BASE NEW, or BASE... --vs NEW...");
-		d->nbase = 1;
-		d->nnew = 1;
+		j->d.nbase = 1;
+		j->d.nnew = 1;
 	} else {
-		d->nbase = (size_t)sep;
-		d->nnew = nops - (size_t)sep;
-		if (!d->nbase || !d->nnew)
+		j->d.nbase = (size_t)sep;
+		j->d.nnew = nops - (size_t)sep;
+		if (!j->d.nbase || !j->d.nnew)
 			return tool_usage_error(NAME, "each side needs at least one archive");
 	}
-	d->nruns = d->nbase + d->nnew;
-	*files = ops;
+	j->d.nruns = j->d.nbase + j->d.nnew;
+	j->files = ops;
 	/* Standard input can be read once: a second "-" would be empty. */
-	for (i = 0, n = 0; i < (int)d->nruns; i++)
-		n += strcmp((*files)[i], "-") == 0;
+	for (i = 0, n = 0; i < (int)j->d.nruns; i++)
+		n += strcmp(j->files[i], "-") == 0;
 	if (n > 1)
 		return tool_usage_error(NAME, "only one archive can be standard input ('-')");
 	return 0;
@@ -242,10 +213,7 @@ static int load_runs(struct diff *d, char **files)
 	if (!d->runs)
 		return tool_error(NAME, "%s", strerror(ENOMEM));
 	po.by = PROFILE_BY_FUNCTION;
-	/* Per-call samples only serve the single-run test. */
-	po.reservoir = d->nbase < 2 || d->nnew < 2 ? d->o.samples : 0;
 	for (i = 0; i < d->nruns; i++) {
-		po.seed = i + 1;
 		rc = profile_new(&d->runs[i], &po);
 		if (rc < 0)
 			return tool_error(NAME, "%s", strerror(-rc));
@@ -256,119 +224,7 @@ static int load_runs(struct diff *d, char **files)
 	return 0;
 }
 
-/* Appends the samples of runs [lo, hi) of f to *v. */
-static int pool_samples(const struct diff *d, const struct func *f, size_t lo, size_t hi,
-			double **v, size_t *n)
-{
-	size_t i, k, total = 0;
-
-	for (i = lo; i < hi; i++)
-		if (f->row[i])
-			total += f->row[i]->nsamples;
-	*n = 0;
-	*v = malloc((total + 1) * sizeof(**v));
-	if (!*v)
-		return -ENOMEM;
-	for (i = lo; i < hi; i++)
-		for (k = 0; f->row[i] && k < f->row[i]->nsamples; k++)
-			(*v)[(*n)++] = (double)f->row[i]->samples[k];
-	(void)d;
-	return 0;
-}
-
-static int compare_func(struct diff *d, struct func *f)
-{
-	double *tot, *calls_b = NULL, *calls_n = NULL;
-	size_t i, ncb = 0, ncn = 0;
-	bool in_base = false, in_new = false;
-	int rc;
-
-	tot = malloc(d->nruns * sizeof(*tot));
-	if (!tot)
-		return -ENOMEM;
-	for (i = 0; i < d->nruns; i++) {
-		const struct profile_row *r = f->row[i];
-		bool base = i < d->nbase;
-		double n = d->nbase, m = d->nnew;
-
-		tot[i] = r ? (double)r->total_ns : 0;
-		if (r) {
-			if (base) {
-				in_base = true;
-				f->calls_base += (double)r->calls / n;
-				f->self_base += (double)r->self_ns / n;
-			} else {
-				in_new = true;
-				f->calls_new += (double)r->calls / m;
-				f->self_new += (double)r->self_ns / m;
-			}
-		}
-	}
-	f->state = in_base && in_new ? 0 : (in_new ? 1 : -1);
-	rc = pool_samples(d, f, 0, d->nbase, &calls_b, &ncb);
-	if (rc == 0)
-		rc = pool_samples(d, f, d->nbase, d->nruns, &calls_n, &ncn);
-	if (rc == 0)
-		rc = stats_compare(tot, d->nbase, tot + d->nbase, d->nnew, calls_b, ncb, calls_n,
-				   ncn, d->o.alpha, d->o.threshold, &f->cmp);
-	free(calls_b);
-	free(calls_n);
-	free(tot);
-	return rc;
-}
-
-static int build(struct diff *d)
-{
-	struct entry *e;
-	size_t n = 0, i, j, r;
-	int rc = 0;
-
-	for (r = 0; r < d->nruns; r++)
-		n += profile_nrows(d->runs[r]);
-	e = malloc((n + 1) * sizeof(*e));
-	d->f = calloc(n + 1, sizeof(*d->f));
-	if (!e || !d->f) {
-		free(e);
-		return -ENOMEM;
-	}
-	n = 0;
-	for (r = 0; r < d->nruns; r++)
-		for (i = 0; i < profile_nrows(d->runs[r]); i++)
-			e[n++] = (struct entry){ profile_row(d->runs[r], i), r };
-	qsort(e, n, sizeof(*e), cmp_entry);
-	for (i = 0; i < n && rc == 0; i = j) {
-		struct func *f = &d->f[d->nf++];
-
-		f->name = e[i].row->name;
-		f->category = e[i].row->category;
-		f->row = calloc(d->nruns, sizeof(*f->row));
-		if (!f->row) {
-			rc = -ENOMEM;
-			break;
-		}
-		for (j = i; j < n && strcmp(e[j].row->name, f->name) == 0 &&
-			    strcmp(e[j].row->category, f->category) == 0;
-		     j++)
-			f->row[e[j].run] = e[j].row;
-		rc = compare_func(d, f);
-	}
-	free(e);
-	return rc;
-}
-
-static int cmp_func(const void *a, const void *b)
-{
-	const struct func *x = a, *y = b;
-	double dx = fabs(x->cmp.delta), dy = fabs(y->cmp.delta);
-	int c;
-
-	if (dx != dy)
-		return dx < dy ? 1 : -1;
-	c = strcmp(x->name, y->name);
-	return c ? c : strcmp(x->category, y->category);
-}
-
-static const char *verdict(const struct func *f)
+static const char *verdict(const struct diff_func *f)
 {
 	if (f->state > 0)
 		return "NEW";
@@ -379,13 +235,20 @@ static const char *verdict(const struct func *f)
 	return f->cmp.delta > 0 ? "SLOWER" : "FASTER";
 }
 
+static const char *whole_verdict(const struct diff_whole *w)
+{
+	if (!w->flagged)
+		return "~";
+	return w->pct > 0 ? "SLOWER" : "FASTER";
+}
+
 static const char *method_name(enum stats_method m)
 {
 	switch (m) {
 	case STATS_WELCH:
 		return "welch";
-	case STATS_MANN_WHITNEY:
-		return "mann-whitney";
+	case STATS_MODERATED:
+		return "moderated";
 	case STATS_NONE:
 		break;
 	}
@@ -412,16 +275,67 @@ static uint64_t side_dropped(const struct diff *d, bool base)
 
 /* A line per run that dropped calls, saying which side it is on:
  * "PREFIXbase FILE: N calls dropped: totals are partial". */
-static void put_drops(const struct diff *d, FILE *out, const char *prefix)
+static void put_drops(const struct job *j, FILE *out, const char *prefix)
 {
+	const struct diff *d = &j->d;
+
 	for (size_t i = 0; i < d->nruns; i++) {
 		uint64_t n = profile_dropped(d->runs[i], NULL);
 
 		if (!n)
 			continue;
 		fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");
-		tool_put_text_str(out, d->files[i]);
+		tool_put_text_str(out, j->files[i]);
 		fprintf(out, ": %" PRIu64 " calls dropped: totals are partial\n", n);
+	}
+}
+
+/* "PREFIXwhole run: ...": its change, its test or why there is none, and
+ * each run's factor against the base runs' mean. */
+static void put_whole(const struct diff *d, FILE *out, const char *prefix)
+{
+	const struct diff_whole *w = &d->whole;
+
+	fprintf(out, "%swhole run: ", prefix);
+	if (w->gauges < DIFF_MIN_GAUGES) {
+		fprintf(out,
+			"not measured: %zu function%s in every run, it takes %d; adj%% is the "
+			"raw change\n",
+			w->gauges, w->gauges == 1 ? "" : "s", DIFF_MIN_GAUGES);
+		return;
+	}
+	fprintf(out, "%+.1f%%, ", w->pct);
+	if (!w->tested) {
+		fprintf(out,
+			"not tested: with one run a side, a busy machine and a program slower "
+			"as a whole look alike (%zu functions in every run; give 3 runs a "
+			"side)\n",
+			w->gauges);
+		return;
+	}
+	fprintf(out,
+		"p %.2g: %s (%zu functions in every run; each run against the base runs' "
+		"mean:",
+		w->p, whole_verdict(w), w->gauges);
+	for (size_t i = 0; i < d->nruns; i++)
+		fprintf(out, "%s %+.1f%%", i == d->nbase ? " |" : "", 100 * expm1(w->g[i]));
+	fputs(")\n", out);
+}
+
+/* "test: ..." with the fitted noise model: what a run adds to a
+ * function beyond its calls' noise (as a relative spread), and the weight
+ * of the model (prior degrees of freedom) with repeated runs. */
+static void put_test(const struct diff *d, FILE *out)
+{
+	const struct stats_family *m = &d->fam;
+
+	if (m->df > 0) {
+		fprintf(out, "test: moderated t on log totals (run noise %.1f%%, prior df ",
+			100 * sqrt(m->tau2));
+		fprintf(out, isfinite(m->d0) ? "%.0f)" : "inf)", m->d0);
+	} else {
+		fprintf(out, "test: z on log totals (run noise %.1f%%, from the functions' spread)",
+			100 * sqrt(m->tau2));
 	}
 }
 
@@ -433,30 +347,31 @@ static const char *fmt_calls(char *buf, size_t cap, double calls)
 	return buf;
 }
 
-static void print_text(const struct diff *d, size_t n)
+static void print_text(const struct job *j, size_t n)
 {
-	char b[4][32], c[2][32];
+	const struct diff *d = &j->d;
+	char b[3][32], c[2][32];
 	size_t i;
 
-	printf("# %zu base run%s vs %zu new run%s; test: %s; alpha %g; threshold %g%%%s\n",
-	       d->nbase, d->nbase > 1 ? "s" : "", d->nnew, d->nnew > 1 ? "s" : "",
-	       d->nbase > 1 && d->nnew > 1 ? "Welch's t on per-run totals"
-					   : "Mann-Whitney U on per-call durations",
-	       d->o.alpha, d->o.threshold,
+	printf("# %zu base run%s vs %zu new run%s; ", d->nbase, d->nbase > 1 ? "s" : "", d->nnew,
+	       d->nnew > 1 ? "s" : "");
+	put_test(d, stdout);
+	printf("; q: Benjamini-Hochberg over %zu function%s; alpha %g; threshold %g%%%s\n",
+	       d->ntested, d->ntested == 1 ? "" : "s", j->o.alpha, j->o.threshold,
 	       d->nbase > 1 || d->nnew > 1 ? "; calls: mean per run" : "");
-	put_drops(d, stdout, "# ");
-	printf("%-7s %12s %12s %12s %8s %9s %12s %8s %12s %12s  function\n", "verdict",
-	       "total base", "total new", "delta", "delta%", "p", "self delta", "self%",
-	       "calls base", "calls new");
+	put_whole(d, stdout, "# ");
+	put_drops(j, stdout, "# ");
+	printf("%-7s %12s %12s %12s %8s %8s %9s %8s %12s %12s  function\n", "verdict", "total base",
+	       "total new", "delta", "delta%", "adj%", "q", "self%", "calls base", "calls new");
 	for (i = 0; i < n; i++) {
-		const struct func *f = &d->f[i];
+		const struct diff_func *f = &d->f[i];
 
-		profile_fmt_ns(b[0], sizeof(b[0]), f->cmp.mean_base);
-		profile_fmt_ns(b[1], sizeof(b[1]), f->cmp.mean_new);
-		profile_fmt_ns(b[2], sizeof(b[2]), f->cmp.delta);
-		profile_fmt_ns(b[3], sizeof(b[3]), f->self_new - f->self_base);
-		printf("%-7s %12s %12s %12s %+7.1f%% %9.2g %12s %+7.1f%% %12s %12s  ", verdict(f),
-		       b[0], b[1], b[2], f->cmp.pct, f->cmp.p, b[3], pct(f->self_base, f->self_new),
+		profile_fmt_ns(b[0], sizeof(b[0]), f->total_base);
+		profile_fmt_ns(b[1], sizeof(b[1]), f->total_new);
+		profile_fmt_ns(b[2], sizeof(b[2]), f->total_new - f->total_base);
+		printf("%-7s %12s %12s %12s %+7.1f%% %+7.1f%% %9.2g %+7.1f%% %12s %12s  ",
+		       verdict(f), b[0], b[1], b[2], pct(f->total_base, f->total_new), f->cmp.pct,
+		       f->cmp.q, pct(f->self_base, f->self_new),
 		       fmt_calls(c[0], sizeof(c[0]), f->calls_base),
 		       fmt_calls(c[1], sizeof(c[1]), f->calls_new));
 		tool_put_text_str(stdout, f->name);
@@ -476,18 +391,21 @@ static void print_text(const struct diff *d, size_t n)
 
 static void print_csv(const struct diff *d, size_t n)
 {
+	char c[2][32];
 	size_t i;
 
-	puts("verdict,total_base_ns,total_new_ns,delta_ns,delta_pct,sd_base_ns,sd_new_ns,p,"
-	     "method,self_base_ns,self_new_ns,self_delta_pct,calls_base,calls_new,category,name");
+	puts("verdict,total_base_ns,total_new_ns,delta_ns,delta_pct,adj_pct,sd_base_ns,sd_new_ns,"
+	     "p,q,method,self_base_ns,self_new_ns,self_delta_pct,calls_base,calls_new,category,"
+	     "name");
 	for (i = 0; i < n; i++) {
-		const struct func *f = &d->f[i];
+		const struct diff_func *f = &d->f[i];
 
-		printf("%s,%.0f,%.0f,%.0f,%.2f,%.0f,%.0f,%.3g,%s,%.0f,%.0f,%.2f,%.1f,%.1f,",
-		       verdict(f), f->cmp.mean_base, f->cmp.mean_new, f->cmp.delta, f->cmp.pct,
-		       f->cmp.sd_base, f->cmp.sd_new, f->cmp.p, method_name(f->cmp.method),
-		       f->self_base, f->self_new, pct(f->self_base, f->self_new), f->calls_base,
-		       f->calls_new);
+		printf("%s,%.0f,%.0f,%.0f,%.2f,%.2f,%.0f,%.0f,%.3g,%.3g,%s,%.0f,%.0f,%.2f,%s,%s,",
+		       verdict(f), f->total_base, f->total_new, f->total_new - f->total_base,
+		       pct(f->total_base, f->total_new), f->cmp.pct, f->cmp.sd_base, f->cmp.sd_new,
+		       f->cmp.p, f->cmp.q, method_name(f->cmp.method), f->self_base, f->self_new,
+		       pct(f->self_base, f->self_new), fmt_calls(c[0], sizeof(c[0]), f->calls_base),
+		       fmt_calls(c[1], sizeof(c[1]), f->calls_new));
 		tool_put_csv_str(stdout, f->category);
 		putchar(',');
 		tool_put_csv_str(stdout, f->name);
@@ -505,16 +423,40 @@ static void json_num(const char *key, double v, int decimals)
 		fputs("null", stdout);
 }
 
-static void print_json(const struct diff *d, size_t n)
+static void json_whole(const struct diff *d)
 {
+	const struct diff_whole *w = &d->whole;
+
+	printf(",\"whole_run\":{\"measured\":%s,\"functions\":%zu",
+	       w->gauges >= DIFF_MIN_GAUGES ? "true" : "false", w->gauges);
+	json_num("pct", w->pct, 2);
+	printf(",\"tested\":%s,\"p\":", w->tested ? "true" : "false");
+	if (w->tested)
+		printf("%.3g", w->p);
+	else
+		fputs("null", stdout);
+	printf(",\"verdict\":\"%s\",\"run_factors_pct\":[", whole_verdict(w));
+	for (size_t i = 0; i < d->nruns; i++)
+		printf("%s%.2f", i ? "," : "", 100 * expm1(w->g[i]));
+	fputs("]}", stdout);
+}
+
+static void print_json(const struct job *j, size_t n)
+{
+	const struct diff *d = &j->d;
+	char c[32];
 	size_t i;
 
 	printf("{\"base_runs\":%zu,\"new_runs\":%zu,\"alpha\":%g,\"threshold_pct\":%g,"
-	       "\"base_dropped\":%" PRIu64 ",\"new_dropped\":%" PRIu64 ",\"functions\":[",
-	       d->nbase, d->nnew, d->o.alpha, d->o.threshold, side_dropped(d, true),
-	       side_dropped(d, false));
+	       "\"base_dropped\":%" PRIu64 ",\"new_dropped\":%" PRIu64 ",\"tested\":%zu",
+	       d->nbase, d->nnew, j->o.alpha, j->o.threshold, side_dropped(d, true),
+	       side_dropped(d, false), d->ntested);
+	json_whole(d);
+	json_num("run_noise_pct", 100 * sqrt(d->fam.tau2), 2);
+	json_num("prior_df", d->fam.df > 0 ? d->fam.d0 : NAN, 1);
+	fputs(",\"functions\":[", stdout);
 	for (i = 0; i < n; i++) {
-		const struct func *f = &d->f[i];
+		const struct diff_func *f = &d->f[i];
 
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", stdout);
 		tool_put_json_str(stdout, f->name);
@@ -522,78 +464,92 @@ static void print_json(const struct diff *d, size_t n)
 		tool_put_json_str(stdout, f->category);
 		printf(",\"verdict\":\"%s\",\"method\":\"%s\"", verdict(f),
 		       method_name(f->cmp.method));
-		json_num("total_base_ns", f->cmp.mean_base, 0);
-		json_num("total_new_ns", f->cmp.mean_new, 0);
-		json_num("delta_ns", f->cmp.delta, 0);
-		json_num("delta_pct", f->cmp.pct, 2);
+		json_num("total_base_ns", f->total_base, 0);
+		json_num("total_new_ns", f->total_new, 0);
+		json_num("delta_ns", f->total_new - f->total_base, 0);
+		json_num("delta_pct", pct(f->total_base, f->total_new), 2);
+		json_num("adj_pct", f->cmp.pct, 2);
 		json_num("sd_base_ns", f->cmp.sd_base, 0);
 		json_num("sd_new_ns", f->cmp.sd_new, 0);
-		printf(",\"p\":%.3g", f->cmp.p);
+		printf(",\"p\":%.3g,\"q\":%.3g", f->cmp.p, f->cmp.q);
 		json_num("self_base_ns", f->self_base, 0);
 		json_num("self_new_ns", f->self_new, 0);
 		json_num("self_delta_pct", pct(f->self_base, f->self_new), 2);
-		json_num("calls_base", f->calls_base, 1);
-		json_num("calls_new", f->calls_new, 1);
+		printf(",\"calls_base\":%s", fmt_calls(c, sizeof(c), f->calls_base));
+		printf(",\"calls_new\":%s", fmt_calls(c, sizeof(c), f->calls_new));
 		printf(",\"significant\":%s}", f->cmp.significant ? "true" : "false");
 	}
 	fputs("\n]}\n", stdout);
 }
 
+/* --fail-above: a line on standard error per slowdown above it (the whole
+ * run's first).  Looks at every function, not only the printed ones.
+ * Returns TOOL_EXIT_FOUND when there is one, else TOOL_EXIT_OK. */
+static int gate(const struct job *j)
+{
+	const struct diff *d = &j->d;
+	int status = TOOL_EXIT_OK;
+
+	if (d->whole.flagged && d->whole.pct > j->o.fail_above) {
+		fprintf(stderr, "fxt-diff: the whole run is %.1f%% slower (p = %.2g), above %g%%\n",
+			d->whole.pct, d->whole.p, j->o.fail_above);
+		status = TOOL_EXIT_FOUND;
+	}
+	for (size_t i = 0; i < d->nf; i++) {
+		const struct diff_func *f = &d->f[i];
+
+		if (f->state != 0 || !f->cmp.flagged || !(f->cmp.pct > j->o.fail_above))
+			continue;
+		fputs("fxt-diff: ", stderr);
+		tool_put_text_str(stderr, f->name);
+		fprintf(stderr, " is %.1f%% slower (q = %.2g), above %g%%\n", f->cmp.pct, f->cmp.q,
+			j->o.fail_above);
+		status = TOOL_EXIT_FOUND;
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
-	struct diff d = { 0 };
-	char **files = NULL;
+	static struct job j; /* zero */
+	struct diff *d = &j.d;
 	size_t i, n;
 	int status = TOOL_EXIT_ERROR, rc;
 
-	d.o.threshold = 5;
-	d.o.alpha = 0.05;
-	d.o.samples = 1000;
-	if (parse_args(argc, argv, &d, &files))
+	j.o.threshold = 5;
+	j.o.alpha = 0.05;
+	if (parse_args(argc, argv, &j))
 		return TOOL_EXIT_ERROR;
-	d.files = files;
-	if (load_runs(&d, files))
+	d->alpha = j.o.alpha;
+	d->threshold = j.o.threshold;
+	if (load_runs(d, j.files))
 		goto out;
-	rc = build(&d);
+	rc = diff_build(d);
 	if (rc < 0) {
 		tool_error(NAME, "%s", strerror(-rc));
 		goto out;
 	}
-	qsort(d.f, d.nf, sizeof(*d.f), cmp_func);
-	n = d.o.top && d.o.top < d.nf ? d.o.top : d.nf;
-	switch (d.o.format) {
+	n = j.o.top && j.o.top < d->nf ? j.o.top : d->nf;
+	switch (j.o.format) {
 	case TOOL_FMT_TEXT:
-		print_text(&d, n);
+		print_text(&j, n);
 		break;
 	case TOOL_FMT_CSV:
-		put_drops(&d, stderr, "fxt-diff: "); /* CSV has rows only */
-		print_csv(&d, n);
+		put_whole(d, stderr, "fxt-diff: "); /* CSV has rows only */
+		put_drops(&j, stderr, "fxt-diff: ");
+		print_csv(d, n);
 		break;
 	case TOOL_FMT_JSON:
-		print_json(&d, n);
+		print_json(&j, n);
 		break;
 	}
 	if (tool_flush_stdout(NAME))
 		goto out;
-	status = TOOL_EXIT_OK;
-	/* The gate looks at every function, not only the printed ones. */
-	for (i = 0; d.o.fail && i < d.nf; i++) {
-		const struct func *f = &d.f[i];
-		if (f->state == 0 && f->cmp.flagged && f->cmp.delta > 0 &&
-		    f->cmp.pct > d.o.fail_above) {
-			fputs("fxt-diff: ", stderr);
-			tool_put_text_str(stderr, f->name);
-			fprintf(stderr, " is %.1f%% slower (p = %.2g), above %g%%\n", f->cmp.pct,
-				f->cmp.p, d.o.fail_above);
-			status = TOOL_EXIT_FOUND;
-		}
-	}
+	status = j.o.fail ? gate(&j) : TOOL_EXIT_OK;
 out:
-	for (i = 0; i < d.nf; i++)
-		free(d.f[i].row);
-	free(d.f);
-	for (i = 0; d.runs && i < d.nruns; i++)
-		profile_free(d.runs[i]);
-	free(d.runs);
+	diff_free(d);
+	for (i = 0; d->runs && i < d->nruns; i++)
+		profile_free(d->runs[i]);
+	free(d->runs);
 	return status;
 }

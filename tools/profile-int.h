@@ -131,7 +131,6 @@ struct profile {
 	size_t thrmask;
 	size_t last_thread;
 
-	uint64_t rng;
 	uint64_t start_ns, end_ns; /* UINT64_MAX and 0 until a timestamp is seen */
 	uint64_t nrecords, nslices;
 	struct profile_anomalies anom;
@@ -177,42 +176,6 @@ int64_t profile__row_get(struct profile *p, uint64_t pid, uint64_t tid,
 /* profile__row_get() behind a small cache on the addresses of the bytes. */
 int64_t profile__row_lookup(struct profile *p, uint64_t pid, uint64_t tid,
 			    const struct fxt_string *cat, const struct fxt_string *name);
-
-/* Makes room for one more sample in r's reservoir, up to opts.reservoir.
- * Returns 0 or -ENOMEM. */
-int profile__row_sample_grow(struct profile *p, struct profile_row *r);
-
-static inline uint64_t profile__rng_next(uint64_t *s)
-{
-	/* xorshift64*: plenty for reservoir positions. */
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * UINT64_C(2685821657736338717);
-}
-
-/* Keeps d, a call of row r, in r's reservoir (opts.reservoir > 0), once
- * per frame counted: inline.  Returns 0 or -ENOMEM. */
-static inline int profile__row_sample(struct profile *p, struct profile_row *r, uint64_t d)
-{
-	uint32_t cap = p->opts.reservoir;
-	uint64_t j;
-
-	if (r->nsamples < cap) {
-		if (r->nsamples == r->samples_cap && profile__row_sample_grow(p, r) < 0)
-			return -ENOMEM;
-		r->samples[r->nsamples++] = d;
-		return 0;
-	}
-	/* Algorithm R: the calls-th value replaces a random slot with
-	 * probability cap / calls, which keeps the sample uniform. */
-	j = profile__rng_next(&p->rng) % r->calls;
-	if (j < cap)
-		r->samples[j] = d;
-	return 0;
-}
 
 /* ------------------------------------------------------------- threads */
 

@@ -1,7 +1,7 @@
 /* The profile's tables: rows (found by category and name, cached by the
  * address of the name's bytes), threads (by pid and tid), each thread's map
- * of the rows it has open frames of, the reservoir of per-call durations
- * of each row, the stack-sample tracks and the drop counts; creating and
+ * of the rows it has open frames of, the stack-sample tracks and the drop
+ * counts; creating and
  * freeing a profile, and reading its rows.  The engine (profile.c) calls
  * in here when its inlined fast paths miss. */
 #include "config.h"
@@ -232,21 +232,6 @@ int64_t profile__row_lookup(struct profile *p, uint64_t pid, uint64_t tid,
 	return row;
 }
 
-int profile__row_sample_grow(struct profile *p, struct profile_row *r)
-{
-	uint32_t n = r->samples_cap ? r->samples_cap * 2 : 8;
-	uint64_t *ns;
-
-	if (n > p->opts.reservoir)
-		n = p->opts.reservoir;
-	ns = realloc(r->samples, n * sizeof(*ns));
-	if (!ns)
-		return -ENOMEM;
-	r->samples = ns;
-	r->samples_cap = n;
-	return 0;
-}
-
 /* ------------------------------------------------------------- threads */
 
 static int thrtab_resize(struct profile *p)
@@ -321,7 +306,6 @@ int profile_new(struct profile **pp, const struct profile_opts *opts)
 		return -ENOMEM;
 	if (opts)
 		p->opts = *opts;
-	p->rng = p->opts.seed ? p->opts.seed : UINT64_C(0x853c49e6748fea9b);
 	p->strgen = 1;
 	p->start_ns = UINT64_MAX;
 	if (rowtab_resize(p) < 0 || thrtab_resize(p) < 0) {
@@ -338,10 +322,8 @@ void profile_free(struct profile *p)
 
 	if (!p)
 		return;
-	for (i = 0; i < p->nrows; i++) {
+	for (i = 0; i < p->nrows; i++)
 		free((char *)p->rows[i].category);
-		free(p->rows[i].samples);
-	}
 	for (i = 0; i < p->nthreads; i++)
 		profile__thread_release(&p->threads[i]);
 	free(p->drop_thr);

@@ -246,14 +246,17 @@ static inline uint64_t count_frame(struct profile *p, const struct frame *fr, ui
 	r->calls++;
 	r->self_ns += self;
 	r->sum_ns += dur;
+	{
+		double x = (double)dur, delta = x - r->dur_mean;
+		r->dur_mean += delta / (double)r->calls;
+		r->dur_m2 += delta * (x - r->dur_mean);
+	}
 	if (dur < r->min_ns)
 		r->min_ns = dur;
 	if (dur > r->max_ns)
 		r->max_ns = dur;
 	r->open += fr->open;
 	p->nslices++;
-	if (p->opts.reservoir && profile__row_sample(p, r, dur) < 0)
-		*err = -ENOMEM;
 	return self;
 }
 

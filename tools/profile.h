@@ -25,7 +25,9 @@
  *  self_ns   exclusive time: each frame's duration minus its children's;
  *  sum_ns    the sum of every frame's inclusive duration (recursive frames
  *            included): avg = sum_ns / calls, and min_ns/max_ns are over
- *            the same per-frame durations;
+ *            the same per-frame durations, and so is their variance
+ *            (profile_row_var(), from a running mean and sum of squared
+ *            deviations, Welford's, exact whatever the number of calls);
  *  open      frames still open at the end of the trace, counted up to the
  *            trace's last timestamp.
  */
@@ -69,13 +71,18 @@ struct profile_row {
 	uint64_t max_ns;
 	uint64_t open;
 
-	/* A uniform sample (reservoir sampling) of per-call inclusive
-	 * durations, at most `reservoir` of struct profile_opts; `nsamples`
-	 * <= calls.  NULL when sampling is off. */
-	uint64_t *samples;
-	uint32_t nsamples;
-	uint32_t samples_cap;
+	/* Per-frame durations: their running mean and sum of squared
+	 * deviations from it (Welford), for profile_row_var(). */
+	double dur_mean;
+	double dur_m2;
 };
+
+/* The variance of the row's per-frame inclusive durations, ns^2 (n - 1 in
+ * the denominator; 0 with fewer than two calls). */
+static inline double profile_row_var(const struct profile_row *r)
+{
+	return r->calls > 1 ? r->dur_m2 / (double)(r->calls - 1) : 0;
+}
 
 /* A slice whose numbers are final, for exporters (flame graphs, Chrome
  * JSON).  `path` lists the rows of the slice's open ancestors on its
@@ -95,8 +102,6 @@ typedef void (*profile_slice_fn)(void *ctx, const struct profile_slice *s);
 
 struct profile_opts {
 	enum profile_by by;
-	uint32_t reservoir;	   /* per-call samples kept per row; 0 = none */
-	uint64_t seed;		   /* of the reservoir's generator (runs are reproducible) */
 	profile_slice_fn on_slice; /* optional */
 	void *ctx;
 };

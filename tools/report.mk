@@ -1,7 +1,7 @@
-# tools/report.mk: fxt-report and fxt-diff, their shared aggregation engine
-# (profile.c, its tables profile-table.c, its row order profile-sort.c) and
-# statistics (stats.c), and the benchmark archive generator.  Their tests
-# are in tests/unit.mk and tests/e2e.mk.
+# tools/report.mk: fxt-report and fxt-diff (its comparison, diff.c), their
+# shared aggregation engine (profile.c, its tables profile-table.c, its row
+# order profile-sort.c) and statistics (stats.c), and the benchmark archive
+# generator.  Their tests are in tests/unit.mk and tests/e2e.mk.
 
 noinst_LTLIBRARIES += libfxtprofile.la
 libfxtprofile_la_SOURCES = \
@@ -13,7 +13,7 @@ libfxtprofile_la_LIBADD = libfxttools.la libfxtcodec.la -lm
 bin_PROGRAMS += fxt-report fxt-diff
 fxt_report_SOURCES = tools/fxt-report.c
 fxt_report_LDADD = libfxtprofile.la
-fxt_diff_SOURCES = tools/fxt-diff.c
+fxt_diff_SOURCES = tools/fxt-diff.c tools/diff.c tools/diff.h
 fxt_diff_LDADD = libfxtprofile.la
 
 # Writes large synthetic archives: for the benchmark and the e2e tests.

@@ -43,9 +43,9 @@ expect_usage "report bad regex" "--filter" "$REPORT" --filter '(' "$TMPD/good.fx
 expect_fail "diff missing" "missing.fxt" "$DIFF" "$TMPD/good.fxt" "$TMPD/missing.fxt"
 expect_fail "diff truncated" "cut.fxt" "$DIFF" "$TMPD/good.fxt" -- "$TMPD/cut.fxt"
 expect_usage "diff empty side" "at least one" "$DIFF" "$TMPD/good.fxt" --
-# Counts: digits only, and range-checked before narrowing (2^32 + 1 is not 1).
-expect_usage "diff --samples 2^32+1" "bad count '4294967297'" \
-  "$DIFF" --samples 4294967297 "$TMPD/good.fxt" "$TMPD/good.fxt"
+# Counts: digits only, and range-checked (2^64 + 1 is not 1).
+expect_usage "diff --top 2^64+1" "--top: not a count: '18446744073709551617'" \
+  "$DIFF" --top 18446744073709551617 "$TMPD/good.fxt" "$TMPD/good.fxt"
 expect_usage "diff empty --top" "--top: not a count: ''" \
   "$DIFF" --top '' "$TMPD/good.fxt" "$TMPD/good.fxt"
 expect_usage "report negative --top" "--top: not a count: '-1'" \

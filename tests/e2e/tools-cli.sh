@@ -14,7 +14,7 @@ opts() {
   case $1 in
   fxt-dump) echo check stats normalize quiet ;;
   fxt-report) echo by sort top filter category format ;;
-  fxt-diff) echo threshold fail-above alpha samples top format ;;
+  fxt-diff) echo threshold fail-above alpha top format ;;
   fxt-flame) echo output by diff normalize folded title width max-depth merge-recursion ;;
   fxt-export) echo chrome output stats ;;
   esac

@@ -1,16 +1,16 @@
-/* Unit tests of tools/stats.c (t distribution, Welch, Mann-Whitney) and of
- * the verdict of fxt-diff on synthetic runs built with the writer. */
+/* Unit tests of tools/stats.c: the special functions, Welch's t-test, the
+ * weighted median, Benjamini-Hochberg q-values, run factors, and the
+ * family's noise model and moderated test on simulated functions.  How
+ * fxt-diff uses them on archives is tests/e2e/report-diff.sh's and
+ * diff-noise.sh's. */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <fxt/reader.h>
-#include <fxt/writer.h>
-
 #include "tests/lib/tap.h"
-#include "tools/profile.h"
 #include "tools/stats.h"
 
 #define ASSERT_NEAR(got, want, tol, ...)                                                       \
@@ -46,7 +46,29 @@ static void special_functions(void)
 	ASSERT_NEAR(stats_t_cdf(2.0, 10), 0.9633059826146269, 1e-9, "t cdf: t=2 df=10");
 	ASSERT_NEAR(stats_t_cdf(2.5, 3.5), 0.9621526780952518, 1e-9, "t cdf: t=2.5 df=3.5");
 	ASSERT_NEAR(stats_t_cdf(1e6, 3), 1, 1e-12, "t cdf far right");
+	ASSERT_NEAR(stats_t_cdf(1.959963984540, INFINITY), 0.975, 1e-12,
+		    "t cdf with infinite df is the normal's");
 	ASSERT_NEAR(stats_normal_cdf(1.959963984540), 0.975, 1e-12, "normal cdf 1.96");
+
+	/* digamma(1) = -gamma, digamma(1/2) = -gamma - 2 ln 2; trigamma(1) =
+	 * pi^2/6, trigamma(1/2) = pi^2/2; the recurrences across the switch
+	 * to the asymptotic series at 6. */
+	ASSERT_NEAR(stats_digamma(1), -0.5772156649015329, 1e-12, "digamma(1)");
+	ASSERT_NEAR(stats_digamma(0.5), -1.9635100260214235, 1e-12, "digamma(1/2)");
+	ASSERT_NEAR(stats_digamma(6.5) - stats_digamma(5.5), 1 / 5.5, 1e-12,
+		    "digamma(x + 1) - digamma(x) = 1/x");
+	ASSERT_NEAR(stats_digamma(100), 4.600161852738087, 1e-12, "digamma(100)");
+	ASSERT_NEAR(stats_trigamma(1), M_PI * M_PI / 6, 1e-12, "trigamma(1)");
+	ASSERT_NEAR(stats_trigamma(0.5), M_PI * M_PI / 2, 1e-11, "trigamma(1/2)");
+	ASSERT_NEAR(stats_trigamma(5.5) - stats_trigamma(6.5), 1 / (5.5 * 5.5), 1e-12,
+		    "trigamma(x) - trigamma(x + 1) = 1/x^2");
+	ASSERT_NEAR(stats_trigamma(100), 0.010050166663333571, 1e-14, "trigamma(100)");
+	ASSERT_NEAR(stats_trigamma_inv(stats_trigamma(3.7)), 3.7, 1e-9, "trigamma_inv(3.7)");
+	ASSERT_NEAR(stats_trigamma_inv(stats_trigamma(0.02)), 0.02, 1e-11,
+		    "trigamma_inv of a small x");
+	ASSERT_NEAR(stats_trigamma_inv(stats_trigamma(5e4)), 5e4, 1e-4,
+		    "trigamma_inv of a large x");
+	ok(isnan(stats_trigamma_inv(0)) && isnan(stats_digamma(0)), "out of domain: NaN");
 }
 
 static void welch(void)
@@ -70,173 +92,219 @@ static void welch(void)
 	ok(stats_welch(c, 3, d, 3, &t) == 0 && t.p == 0, "different constants: p = 0");
 }
 
-static void mann_whitney(void)
+static void wmedian(void)
 {
-	const double a[] = { 1, 2, 3, 4, 5 }, b[] = { 6, 7, 8, 9, 10 };
-	const double c[] = { 1, 2, 2, 3 }, d[] = { 2, 3, 4, 5 };
-	struct stats_test t;
+	const double x[] = { 5, 1, 3, 4 }, one[] = { 1, 1, 1, 1 }, heavy[] = { 1, 1, 5, 1 };
+	double m;
 
-	ok(stats_mann_whitney(a, 5, b, 5, &t) == 0, "mann-whitney runs");
-	/* U = 25, mean 12.5, var 25 * 11 / 12; z = (12.5 - 0.5) / sd */
-	ASSERT_NEAR(t.stat, 12 / sqrt(25.0 * 11 / 12), 1e-12, "z, complete separation");
-	ASSERT_NEAR(t.p, 0.012185780355, 1e-9, "p, complete separation");
-	ok(stats_mann_whitney(b, 5, a, 5, &t) == 0 && t.stat < 0, "z < 0 when b is smaller");
-	ok(stats_mann_whitney(c, 4, d, 4, &t) == 0, "mann-whitney with ties");
-	ASSERT_NEAR(t.stat, 1.488351394469, 1e-9, "z with the tie correction");
-	ASSERT_NEAR(t.p, 0.136658247738, 1e-9, "p with ties");
-	ok(stats_mann_whitney(c, 1, c, 1, &t) == 0 && t.p == 1, "one equal value each: p = 1");
+	ok(stats_wmedian(x, one, 3, &m) == 0 && m == 3, "median of 5 1 3 is 3");
+	ok(stats_wmedian(x, one, 4, &m) == 0 && m == 3.5, "even count: midway (3.5)");
+	ok(stats_wmedian(x, heavy, 4, &m) == 0 && m == 3, "a weight over half wins (3)");
+	ok(stats_wmedian(x, one, 1, &m) == 0 && m == 5, "one value");
+	ok(stats_wmedian(x, one, 0, &m) == -EINVAL, "no value: -EINVAL");
 }
 
-static void verdicts(void)
+static void bh(void)
 {
-	/* 3 vs 3 per-run totals: +20% with 1-2% noise, and unchanged. */
-	const double hot_b[] = { 1000, 1015, 990 }, hot_n[] = { 1195, 1210, 1188 };
-	const double cold_b[] = { 1000, 1012, 991 }, cold_n[] = { 1008, 989, 1003 };
-	const double x[] = { 100, 100 }, y[] = { 103, 103.5 };
-	struct stats_cmp c;
+	const double p[] = { 0.01, 0.04, 0.03, 0.5 }, tie[] = { 0.02, 0.02 };
+	double q[4];
 
-	stats_compare(hot_b, 3, hot_n, 3, NULL, 0, NULL, 0, 0.05, 5, &c);
-	ok(c.method == STATS_WELCH && c.significant && c.flagged, "3v3: +20%% flagged (p=%.2g)",
-	   c.p);
-	ASSERT_NEAR(c.pct, 100 * (1197.666666666667 - 1001.666666666667) / 1001.666666666667, 1e-9,
-		    "3v3: change in percent of the base mean");
-	stats_compare(cold_b, 3, cold_n, 3, NULL, 0, NULL, 0, 0.05, 5, &c);
-	ok(c.method == STATS_WELCH && !c.significant && !c.flagged,
-	   "3v3: unchanged not significant (p=%.2g)", c.p);
-	/* Significant but under the threshold: never flagged. */
-	stats_compare(x, 2, y, 2, NULL, 0, NULL, 0, 0.05, 5, &c);
-	ok(c.significant && !c.flagged,
-	   "3%% change, significant, under 5%% threshold: not flagged");
-	/* With one run no test without samples. */
-	stats_compare(x, 1, y, 1, NULL, 0, NULL, 0, 0.05, 5, &c);
-	ok(c.method == STATS_NONE && !c.flagged, "1v1 without samples: no verdict");
+	ok(stats_bh(p, 4, q) == 0, "bh runs");
+	/* Sorted 0.01 0.03 0.04 0.5: 4p/rank = 0.04 0.06 0.0533 0.5, then the
+	 * running minimum from the top. */
+	ASSERT_NEAR(q[0], 0.04, 1e-15, "q of the smallest p");
+	ASSERT_NEAR(q[2], 0.16 / 3, 1e-15, "q of 0.03: the minimum above it");
+	ASSERT_NEAR(q[1], 0.16 / 3, 1e-15, "q of 0.04");
+	ASSERT_NEAR(q[3], 0.5, 1e-15, "q of the largest p is p");
+	ok(stats_bh(tie, 2, q) == 0 && q[0] == 0.02 && q[1] == 0.02, "ties share their q");
+	ok(stats_bh(p, 0, q) == 0, "an empty family");
 }
 
-/* ------------------------------------------------ synthetic runs, end to end */
+static void run_factors(void)
+{
+	/* 20 functions x 4 runs (2 base, 2 new): y = a_f + g_r exactly, but
+	 * function 7 is 1.0 slower on the new side and function 9 missing
+	 * from run 2. */
+	const double g_true[] = { 0.1, -0.1, 0.3, 0.1 };
+	double x[20 * 4], w[20], g[4], shift;
+	int n;
+
+	for (int f = 0; f < 20; f++) {
+		w[f] = 1 + f % 3;
+		for (int r = 0; r < 4; r++)
+			x[f * 4 + r] = 2 + 0.37 * f + g_true[r] + (f == 7 && r >= 2 ? 1 : 0);
+	}
+	x[9 * 4 + 2] = NAN;
+	n = stats_run_factors(x, w, 20, 2, 2, g, &shift);
+	ok(n == 19, "functions in every run: 19 (%d)", n);
+	ASSERT_NEAR(g[0], 0.1, 1e-12, "base run 1: +0.1 (the base side's mean is 0)");
+	ASSERT_NEAR(g[1], -0.1, 1e-12, "base run 2: -0.1");
+	ASSERT_NEAR(shift, 0.2, 1e-12, "the shift between the sides: 0.2, not moved by f7");
+	ASSERT_NEAR(g[2], 0.3, 1e-12, "new run 1: 0.3");
+	ASSERT_NEAR(g[3], 0.1, 1e-12, "new run 2: 0.1");
+
+	/* One run a side: only the shift. */
+	double y[20 * 2];
+	for (int f = 0; f < 20; f++) {
+		y[f * 2] = 1 + f;
+		y[f * 2 + 1] = 1 + f + 0.05 + (f < 4 ? 2 : 0);
+	}
+	n = stats_run_factors(y, w, 20, 1, 1, g, &shift);
+	ok(n == 20 && g[0] == 0, "1v1: the base run's factor is 0");
+	ASSERT_NEAR(shift, 0.05, 1e-12, "1v1: the shift, 4 of 20 functions changed");
+	ASSERT_NEAR(g[1], 0.05, 1e-12, "1v1: the new run's factor is the shift");
+	for (int f = 0; f < 20; f++)
+		y[f * 2] = NAN;
+	ok(stats_run_factors(y, w, 20, 1, 1, g, &shift) == 0 && shift == 0 && g[1] == 0,
+	   "no function in every run: no factor");
+}
+
+/* ------------------------------------------------ the family's noise model */
 
 static uint64_t rng = 12345;
 
-static double uniform(void) /* [-1, 1) */
+static double uniform(void) /* (0, 1) */
 {
 	rng ^= rng >> 12;
 	rng ^= rng << 25;
 	rng ^= rng >> 27;
-	return (double)((rng * UINT64_C(2685821657736338717)) >> 11) / (double)(UINT64_C(1) << 52) *
-		   2 -
-	       1;
+	return ((double)((rng * UINT64_C(2685821657736338717)) >> 11) + 0.5) /
+	       (double)(UINT64_C(1) << 53);
 }
 
-/* A run of `calls` iterations of main > hot, main > cold, per-call noise
- * +-10% and a per-run factor +-2%; hot is `slow` times slower. */
-static struct profile *run(double slow, unsigned calls, uint32_t reservoir)
+static double normal(void)
 {
-	struct profile_opts o = { PROFILE_BY_FUNCTION, reservoir, 3, NULL, NULL };
-	struct fxt_writer *w;
-	struct fxt_reader *r;
-	struct fxt_record rec;
-	struct profile *p;
-	const void *data;
-	size_t len;
-	double factor = 1 + 0.02 * uniform();
-	uint64_t now = 0, s;
-	unsigned i;
-
-	if (fxt_writer_open_mem(&w, 0) < 0)
-		bail_out("writer");
-	fxt_writer_magic(w);
-	fxt_writer_provider(w, 1, "run");
-	fxt_writer_initialization(w, 1000000000);
-	for (i = 0; i < calls; i++) {
-		struct fxt_event ev = { 0 };
-		const char *name = i % 2 ? "cold" : "hot";
-		double base = i % 2 ? 1000 : 1000 * slow;
-
-		now += 50;
-		s = now;
-		now += (uint64_t)(base * factor * (1 + 0.10 * uniform()));
-		ev.type = FXT_EVENT_DURATION_COMPLETE;
-		ev.ts = s;
-		ev.extra = now;
-		ev.thread = fxt_writer_thread(w, 1, 2);
-		ev.category = fxt_writer_cstring(w, "function");
-		ev.name = fxt_writer_cstring(w, name);
-		fxt_writer_event(w, &ev);
-	}
-	fxt_writer_flush(w);
-	data = fxt_writer_mem_data(w, &len);
-	if (profile_new(&p, &o) < 0 || fxt_reader_open_mem(&r, data, len, 0) < 0)
-		bail_out("profile/reader");
-	while (fxt_reader_next(r, &rec) > 0)
-		profile_add_record(p, r, &rec);
-	profile_finish(p);
-	fxt_reader_free(r);
-	fxt_writer_free(w);
-	return p;
+	return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
 }
 
-static void compare_runs(struct profile **base, size_t nb, struct profile **neu, size_t nn,
-			 const char *name, struct stats_cmp *c)
+/* n functions, kb vs kn runs; function f's calls give it variance v[f]
+ * (known, from many calls), a run adds tau_f^2 (tau2 for all but the last
+ * `wild` functions, which get wild_tau2), and the first `changed` move by
+ * `change` on the new side. */
+static void simulate(struct stats_fn *fn, size_t n, int kb, int kn, double tau2, size_t wild,
+		     double wild_tau2, size_t changed, double change)
 {
-	double tb[8], tn[8], *sb = NULL, *sn = NULL;
-	size_t i, k, nsb = 0, nsn = 0;
+	for (size_t f = 0; f < n; f++) {
+		double v = 1e-4 * (1 + (double)(f % 10)), t2 = f >= n - wild ? wild_tau2 : tau2;
+		double mb = 0, mn = 0, ss = 0, y[16];
 
-	for (i = 0; i < nb + nn; i++) {
-		const struct profile_row *r =
-		    profile_find(i < nb ? base[i] : neu[i - nb], "function", name, 0, 0);
-		double **s = i < nb ? &sb : &sn;
-		size_t *ns = i < nb ? &nsb : &nsn;
-
-		if (i < nb)
-			tb[i] = (double)r->total_ns;
-		else
-			tn[i - nb] = (double)r->total_ns;
-		*s = realloc(*s, (*ns + r->nsamples + 1) * sizeof(**s));
-		for (k = 0; k < r->nsamples; k++)
-			(*s)[(*ns)++] = (double)r->samples[k];
+		for (int r = 0; r < kb + kn; r++) {
+			y[r] = sqrt(v + t2) * normal() + (r >= kb && f < changed ? change : 0);
+			*(r < kb ? &mb : &mn) += y[r] / (r < kb ? kb : kn);
+		}
+		for (int r = 0; r < kb + kn; r++)
+			ss += (y[r] - (r < kb ? mb : mn)) * (y[r] - (r < kb ? mb : mn));
+		fn[f] =
+		    (struct stats_fn){ mn - mb, v, 1e4, kb + kn > 2 ? ss / (kb + kn - 2) : NAN };
 	}
-	stats_compare(tb, nb, tn, nn, sb, nsb, sn, nsn, 0.05, 5, c);
-	free(sb);
-	free(sn);
 }
 
-static void synthetic(void)
+static void family(void)
 {
-	struct profile *base[3], *neu[3];
-	struct stats_cmp c;
-	int i;
+	static struct stats_fn fn[400];
+	struct stats_family fam;
+	struct stats_test t;
+	size_t low = 0;
 
-	for (i = 0; i < 3; i++) {
-		base[i] = run(1.0, 2000, 500);
-		neu[i] = run(1.2, 2000, 500);
+	/* 3 v 3, every function by the model: tau and a large d0. */
+	simulate(fn, 400, 3, 3, 0.05 * 0.05, 0, 0, 0, 0);
+	ok(stats_family_fit(fn, 400, 3, 3, &fam) == 0 && fam.n == 400 && fam.df == 4,
+	   "3v3 fit: 400 functions, 4 degrees of freedom");
+	ASSERT_NEAR(sqrt(fam.tau2), 0.05, 0.006, "3v3: the run noise, 5%%");
+	ok(fam.d0 > 30, "3v3: the functions follow the model: d0 large (%g)", fam.d0);
+	for (size_t f = 0; f < 400; f++) {
+		stats_family_test(&fam, &fn[f], &t);
+		low += t.p < 0.05;
 	}
-	compare_runs(base, 3, neu, 3, "hot", &c);
-	ok(c.method == STATS_WELCH && c.flagged && c.delta > 0,
-	   "3v3 archives: hot +20%% flagged (%.1f%%, p=%.2g)", c.pct, c.p);
-	ok(c.pct > 15 && c.pct < 25, "3v3 archives: hot change near 20%% (%.1f%%)", c.pct);
-	compare_runs(base, 3, neu, 3, "cold", &c);
-	ok(c.method == STATS_WELCH && !c.flagged,
-	   "3v3 archives: cold unchanged not flagged (%.1f%%, p=%.2g)", c.pct, c.p);
+	ok(low >= 8 && low <= 35, "3v3 unchanged: about 5%% of p < 0.05 (%zu of 400)", low);
+	fn[0].delta = 0.2;
+	stats_family_test(&fam, &fn[0], &t);
+	ok(t.p < 1e-4, "3v3: +20%% with 5%% run noise is clear (p=%.2g)", t.p);
 
-	compare_runs(base, 1, neu, 1, "hot", &c);
-	ok(c.method == STATS_MANN_WHITNEY && c.flagged && c.delta > 0,
-	   "1v1 archives: hot +20%% flagged on per-call samples (p=%.2g)", c.p);
-	compare_runs(base, 1, neu, 1, "cold", &c);
-	ok(c.method == STATS_MANN_WHITNEY && !c.flagged,
-	   "1v1 archives: cold not flagged (%.1f%%, p=%.2g)", c.pct, c.p);
-
-	for (i = 0; i < 3; i++) {
-		profile_free(base[i]);
-		profile_free(neu[i]);
+	/* A tenth of the functions vary much more: d0 drops, their own
+	 * variance counts, and they are not taken for changes. */
+	simulate(fn, 400, 3, 3, 0.02 * 0.02, 40, 0.3 * 0.3, 0, 0);
+	stats_family_fit(fn, 400, 3, 3, &fam);
+	ok(fam.d0 < 15, "3v3 with wild functions: d0 small (%g)", fam.d0);
+	low = 0;
+	for (size_t f = 360; f < 400; f++) {
+		stats_family_test(&fam, &fn[f], &t);
+		low += t.p < 0.01;
 	}
+	ok(low <= 3, "3v3: the wild functions are rarely below 0.01 (%zu of 40)", low);
+
+	/* One run a side: tau from the spread, which changed functions make
+	 * larger (the median moves), never smaller. */
+	simulate(fn, 400, 1, 1, 0.05 * 0.05, 0, 0, 20, 1.0);
+	ok(stats_family_fit(fn, 400, 1, 1, &fam) == 0 && fam.df == 0 && isinf(fam.d0),
+	   "1v1 fit: no degrees of freedom, d0 infinite");
+	ASSERT_NEAR(sqrt(fam.tau2), 0.05, 0.008, "1v1: the run noise, 5%% of them changed");
+	simulate(fn, 400, 1, 1, 0.05 * 0.05, 0, 0, 80, 1.0);
+	stats_family_fit(fn, 400, 1, 1, &fam);
+	ok(sqrt(fam.tau2) > 0.045 && sqrt(fam.tau2) < 0.085,
+	   "1v1: a fifth changed: the run noise a little larger (%.3f)", sqrt(fam.tau2));
+	stats_family_test(&fam, &fn[0], &t);
+	ok(t.p < 1e-6, "1v1: a changed function is clear (p=%.2g)", t.p);
+	low = 0;
+	for (size_t f = 80; f < 400; f++) {
+		stats_family_test(&fam, &fn[f], &t);
+		low += t.p < 0.05;
+	}
+	ok(low <= 25, "1v1 unchanged: at most 5%% of p < 0.05 (%zu of 320)", low);
+
+	/* v hardly known (few calls): the model counts less. */
+	struct stats_fn few = { 0.1, 0.002, 2, NAN }, many = few;
+	struct stats_test tf, tm;
+	many.v_df = 1e4;
+	fam = (struct stats_family){ 1, 1, 0, 0, INFINITY, 1 };
+	stats_family_test(&fam, &few, &tf);
+	stats_family_test(&fam, &many, &tm);
+	ok(tf.p > tm.p && tf.df < 3, "1v1: v from few calls gives a weaker test (p %.2g > %.2g)",
+	   tf.p, tm.p);
+
+	/* v unknown (a single call): s2 alone, and no test with one run. */
+	struct stats_fn single = { 0.1, NAN, INFINITY, 0.01 * 0.01 };
+	fam = (struct stats_family){ 3, 3, 4, 0.0001, 50, 1 };
+	stats_family_test(&fam, &single, &t);
+	ASSERT_NEAR(t.stat, 0.1 / sqrt(0.0001 * 2.0 / 3), 1e-9, "v unknown: Student's t on s2");
+	ok(t.df == 4, "v unknown: df 4");
+	single.s2 = NAN;
+	fam = (struct stats_family){ 1, 1, 0, 0, INFINITY, 1 };
+	stats_family_test(&fam, &single, &t);
+	ok(t.p == 1, "v unknown with one run a side: no test");
+}
+
+static void judge(void)
+{
+	struct stats_cmp c = { 0 };
+
+	c.method = STATS_MODERATED;
+	c.q = 0.01;
+	c.pct = 20;
+	stats_judge(&c, 0.05, 5);
+	ok(c.significant && c.flagged, "q < alpha and 20%% >= 5%%: flagged");
+	c.pct = -3;
+	stats_judge(&c, 0.05, 5);
+	ok(c.significant && !c.flagged, "significant, under the threshold: not flagged");
+	c.q = 0.2;
+	c.pct = 50;
+	stats_judge(&c, 0.05, 5);
+	ok(!c.significant && !c.flagged, "q above alpha: not significant");
+	c.method = STATS_NONE;
+	c.q = 0;
+	stats_judge(&c, 0.05, 5);
+	ok(!c.significant, "no test: never significant");
 }
 
 int main(void)
 {
 	special_functions();
 	welch();
-	mann_whitney();
-	verdicts();
-	synthetic();
+	wmedian();
+	bh();
+	run_factors();
+	family();
+	judge();
 	done_testing();
 	return exit_status();
 }

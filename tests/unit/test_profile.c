@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -59,10 +60,9 @@ static void X(uint64_t tid, const char *name, uint64_t ts, uint64_t end)
 }
 
 /* Reads the archive built since start() into a new profile. */
-static struct profile *finish(enum profile_by by, uint32_t reservoir, profile_slice_fn fn,
-			      void *ctx)
+static struct profile *finish(enum profile_by by, profile_slice_fn fn, void *ctx)
 {
-	struct profile_opts o = { by, reservoir, 7, fn, ctx };
+	struct profile_opts o = { by, fn, ctx };
 	struct fxt_reader *r;
 	struct fxt_record rec;
 	struct profile *p;
@@ -136,7 +136,7 @@ static void nested(int how)
 		X(2, "main", 0, 100);
 		break;
 	}
-	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
 	check_row(p, "main", 0, 0, "calls=1 total=100 self=60 sum=100 min=100 max=100 open=0",
 		  names[how]);
 	check_row(p, "foo", 0, 0, "calls=1 total=40 self=30 sum=40 min=40 max=40 open=0",
@@ -168,7 +168,7 @@ static void siblings(bool end_order)
 		X(2, "f", 400, 450);
 		X(2, "f", 700, 720);
 	}
-	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
 	check_row(p, "main", 0, 0, "calls=1 total=1000 self=580 sum=1000 min=1000 max=1000 open=0",
 		  what);
 	check_row(p, "f", 0, 0, "calls=3 total=170 self=170 sum=170 min=20 max=100 open=0", what);
@@ -213,7 +213,7 @@ static void recursion(int how)
 		X(2, "b", 110, 190);
 		X(2, "a", 100, 200);
 	}
-	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
 	check_row(p, "fact", 0, 0, "calls=3 total=50 self=50 sum=90 min=10 max=50 open=0",
 		  names[how]);
 	check_row(p, "a", 0, 0, "calls=2 total=100 self=80 sum=160 min=60 max=100 open=0",
@@ -241,7 +241,7 @@ static void processes(void)
 		fxt_writer_initialization(w, 1000000000);
 		event(FXT_EVENT_DURATION_COMPLETE, 2, 21, "function", "work", 0, 1000);
 		event(FXT_EVENT_DURATION_COMPLETE, 2, 21, "libc.io", "read", 100, 400);
-		p = finish(bys[i], 0, NULL, NULL);
+		p = finish(bys[i], NULL, NULL);
 		switch (bys[i]) {
 		case PROFILE_BY_FUNCTION:
 			check_row(p, "work", 0, 0,
@@ -289,7 +289,7 @@ static void open_frames(void)
 	B(2, "foo", 10);
 	X(2, "bar", 20, 30);
 	event(FXT_EVENT_INSTANT, 1, 3, "mark", "late", 100, 0);
-	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
 	check_row(p, "main", 0, 0, "calls=1 total=100 self=10 sum=100 min=100 max=100 open=1",
 		  "open frames");
 	check_row(p, "foo", 0, 0, "calls=1 total=90 self=80 sum=90 min=90 max=90 open=1",
@@ -308,7 +308,7 @@ static void ticks(void)
 	start(1000000);
 	X(2, "slow", 1, 4);
 	X(2, "inner", 2, 3);
-	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
 	check_row(p, "slow", 0, 0, "calls=1 total=3000 self=2000 sum=3000 min=3000 max=3000 open=0",
 		  "ticks to ns");
 	profile_free(p);
@@ -368,7 +368,7 @@ static void string_refs(void)
 	raw_X(cat, fxt_sref_inline("inl1", 4), 130, 131);
 	raw_X(cat, fxt_sref_inline("inl2", 4), 140, 142);
 	raw_X(cat, fxt_sref_inline("inl1", 4), 150, 153);
-	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
 	check_row(p, "alpha", 0, 0, "calls=2 total=15 self=15 sum=15 min=5 max=10 open=0",
 		  "string refs");
 	check_row(p, "beta", 0, 0, "calls=2 total=40 self=40 sum=40 min=10 max=30 open=0",
@@ -433,7 +433,7 @@ static void ticks_exact(void)
 
 			start(rates[i]);
 			event(FXT_EVENT_INSTANT, 1, 2, "mark", "t", v, 0);
-			p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+			p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
 			if (profile_start_ns(p) != want || profile_end_ns(p) != want) {
 				diag("%" PRIu64 " ticks at %" PRIu64 "/s: %" PRIu64
 				     " ns, want %" PRIu64,
@@ -464,7 +464,7 @@ static void shared_rows(void)
 	X(3, "g", 55, 95);
 	X(2, "g", 60, 70);
 	X(3, "g", 75, 80);
-	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
 	check_row(p, "f", 0, 0, "calls=3 total=45 self=45 sum=55 min=10 max=35 open=0",
 		  "shared rows");
 	check_row(p, "g", 0, 0, "calls=4 total=80 self=80 sum=95 min=5 max=40 open=0",
@@ -484,7 +484,7 @@ static void order_switch(void)
 	X(2, "a", 10, 20);
 	X(2, "b", 10, 30);
 	X(2, "c", 40, 50);
-	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
 	check_row(p, "main", 0, 0, "calls=1 total=100 self=70 sum=100 min=100 max=100 open=0",
 		  "order switch");
 	check_row(p, "a", 0, 0, "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0",
@@ -509,7 +509,7 @@ static void anomalies(void)
 	E(2, "nothing", 5);
 	B(2, "f", 10);
 	E(2, "f", 20);
-	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
 	a = profile_anomalies(p);
 	ASSERT_EQ_U64(a->unmatched_ends, 1, "an end without a begin is counted");
 	check_row(p, "f", 0, 0, "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0",
@@ -529,7 +529,7 @@ static void many_siblings(void)
 	for (i = 0; i < n; i++)
 		X(2, "leaf", 10 + i * 10, 10 + i * 10 + 4);
 	X(2, "main", 0, 10 + n * 10);
-	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
 	check_row(p, "main", 0, 0,
 		  "calls=1 total=200010 self=120010 sum=200010 min=200010 max=200010 open=0",
 		  "20000 siblings, end order");
@@ -553,29 +553,38 @@ static void deep(void)
 		B(2, "r", i);
 	for (i = 0; i < n; i++)
 		E(2, "r", n + i);
-	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
 	check_row(p, "r", 0, 0,
 		  "calls=100000 total=199999 self=199999 sum=10000000000 min=1 max=199999 open=0",
 		  "100000 deep recursion");
 	profile_free(p);
 }
 
-/* Reservoir: at most N samples, all of them real durations. */
-static void reservoir(void)
+/* The variance of per-call durations: exact (Welford), also for
+ * durations far from 0, where sums of squares would cancel. */
+static void variance(void)
 {
 	const struct profile_row *r;
 	struct profile *p;
-	uint64_t i, bad = 0;
+	uint64_t i;
 
 	start(1000000000);
+	/* 1 .. 3000 ns: variance n (n + 1) / 12 = 750250. */
 	for (i = 0; i < 3000; i++)
-		X(2, "f", i * 100, i * 100 + 1 + i % 50);
-	p = finish(PROFILE_BY_FUNCTION, 64, NULL, NULL);
+		X(2, "f", i * 4000, i * 4000 + 1 + i);
+	/* 10^9 + 0, 1, 2: variance 1. */
+	for (i = 0; i < 3; i++)
+		X(2, "g", 20000000 + i * 2000000000, 20000000 + i * 2000000000 + 1000000000 + i);
+	X(2, "h", 10000000000, 10000000005);
+	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
 	r = profile_find(p, "function", "f", 0, 0);
-	ASSERT_EQ_U64(r->nsamples, 64, "reservoir holds 64 of 3000 calls");
-	for (i = 0; i < r->nsamples; i++)
-		bad += r->samples[i] < 1 || r->samples[i] > 50;
-	ASSERT_EQ_U64(bad, 0, "every sample is a call's duration");
+	ok(fabs(profile_row_var(r) - 750250) < 1e-6, "variance of 1 .. 3000 (%g)",
+	   profile_row_var(r));
+	r = profile_find(p, "function", "g", 0, 0);
+	ok(fabs(profile_row_var(r) - 1) < 1e-6, "variance of 1e9 + 0..2 is 1 (%g)",
+	   profile_row_var(r));
+	r = profile_find(p, "function", "h", 0, 0);
+	ok(profile_row_var(r) == 0, "one call: variance 0");
 	profile_free(p);
 }
 
@@ -610,7 +619,7 @@ static void callback(void)
 	X(2, "bar", 20, 30);
 	E(2, "foo", 50);
 	E(2, "main", 100);
-	p = finish(PROFILE_BY_FUNCTION, 0, on_slice, &seen);
+	p = finish(PROFILE_BY_FUNCTION, on_slice, &seen);
 	ASSERT_EQ_U64(seen.n, 3, "one callback per slice");
 	ASSERT_STR_EQ(seen.paths[0], "0;1;2 self=10", "bar with its stack (row ids)");
 	ASSERT_STR_EQ(seen.paths[1], "0;1 self=30", "foo");
@@ -686,7 +695,7 @@ static void sorting(void)
 	X(2, "b", 10, 20);
 	X(2, "b", 30, 40);
 	X(2, "a", 50, 90);
-	p = finish(PROFILE_BY_FUNCTION, 0, NULL, NULL);
+	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
 	for (size_t i = 0; i < 3; i++)
 		rows[i] = profile_row(p, i);
 	ok(profile_sort_parse("calls", &key) == 0 && key == PROFILE_SORT_CALLS, "parse calls");
@@ -721,7 +730,7 @@ static void samples_and_drops(void)
 	event(FXT_EVENT_DURATION_COMPLETE, 1, track, "sample", "work", 0, 90);
 	event(FXT_EVENT_INSTANT, 1, 5, "fxt", "fxt: 7 records dropped", 100, 0);
 	event(FXT_EVENT_INSTANT, 1, 6, "fxt", "fxt: 3 records dropped", 100, 0);
-	p = finish(PROFILE_BY_THREAD, 0, NULL, NULL);
+	p = finish(PROFILE_BY_THREAD, NULL, NULL);
 	for (i = 0; i < profile_nrows(p); i++) {
 		r = profile_row(p, i);
 		if (r->tid != 5)
@@ -755,7 +764,7 @@ int main(void)
 	anomalies();
 	many_siblings();
 	deep();
-	reservoir();
+	variance();
 	callback();
 	bad_input();
 	sorting();
