@@ -8,13 +8,15 @@ DIFF=$abs_top_builddir/fxt-diff
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$HELPERS/mkarchives
 scratch
-plan 24
+plan 26
 
 for s in 1 2 3; do
   "$GEN" --events 20000 --seed $s -o "$TMPD/base$s.fxt"
   "$GEN" --events 20000 --seed $((s + 10)) --slow 20 -o "$TMPD/new$s.fxt"
 done
 B="$TMPD/base1.fxt $TMPD/base2.fxt $TMPD/base3.fxt"
+"$MK" "$TMPD/mk" >/dev/null
+MK_VALID=$TMPD/mk/valid.fxt
 N="$TMPD/new1.fxt $TMPD/new2.fxt $TMPD/new3.fxt"
 
 # verdict,name for each function, sorted by name.
@@ -84,6 +86,12 @@ is "$("$DIFF" "$TMPD/base1.fxt" "$TMPD/new1.fxt" | awk '$NF == "(function)" && $
 ok "repeated runs: the header says calls are means" sh -c '"$1" "$2" "$3" --vs "$4" "$5" | head -1 | grep -q "; calls: mean per run$"' \
   sh "$DIFF" "$TMPD/base1.fxt" "$TMPD/base2.fxt" "$TMPD/new1.fxt" "$TMPD/new2.fxt"
 
+# A function missing from a run of a side (valid.fxt has none of gen's)
+# gets Welch's t on the adjusted totals, zero where missing.
+# shellcheck disable=SC2086
+is "$("$DIFF" -F csv "$TMPD/base1.fxt" "$MK_VALID" --vs "$TMPD/new1.fxt" "$TMPD/new2.fxt" 2>/dev/null |
+  awk -F, '$18 == "hot" { print $11 }')" welch "missing from a run: Welch's t-test"
+
 # Functions only on one side.
 "$GEN" --events 100 -o "$TMPD/a.fxt"
 "$DIFF" -F json "$TMPD/a.fxt" "$TMPD/base1.fxt" >"$TMPD/j" 2>&1
@@ -94,11 +102,21 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 print(d["base_runs"], d["new_runs"], len(d["functions"]), d["functions"][0]["name"])' "$TMPD/j")" \
     "1 1 5 main" "json parses; largest change first"
+  # shellcheck disable=SC2086
+  "$DIFF" -F json $B -- $N >"$TMPD/j3"
+  is "$("$PYTHON3" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = d["whole_run"]
+hot = [f for f in d["functions"] if f["name"] == "hot"][0]
+print(w["measured"], w["functions"], len(w["run_factors_pct"]), d["tested"],
+      hot["verdict"], hot["q"] < 0.05, type(hot["calls_base"]).__name__)' "$TMPD/j3")" \
+    "False 5 6 5 SLOWER True int" "json: the whole run (5 functions: not measured), q, calls whole"
 else
+  skip "python3 not found"
   skip "python3 not found"
 fi
 # Names with control characters and bytes that are not UTF-8 (extreme.fxt).
-"$MK" "$TMPD/mk" >/dev/null
 is "$("$DIFF" -F json "$TMPD/mk/extreme.fxt" "$TMPD/mk/extreme.fxt" | grep -o '"name":"a[^,]*,')" \
   '"name":"a\u0009b\u001b[1m\ufffd",' "json: control characters escaped, invalid UTF-8 replaced"
 is "$("$DIFF" "$TMPD/mk/extreme.fxt" "$TMPD/mk/extreme.fxt" | grep -c '  a\\x09b\\x1b\[1m\\xff (cat)')" 1 \
