@@ -8,9 +8,9 @@
  *
  * A sealed spool holds everything: records, modules, thread names, drop
  * counts, the clock.  A spool whose process died unsealed (SIGKILL,
- * _exit, a crash) lacks what only the seal holds:
+ * _exit, a crash) lacks what only the seal holds (its threads' names are
+ * in its chunks: spool/format.h, "Thread names"):
  *
- *  - thread names (threads are named "thread TID");
  *  - drop counts: no "records dropped" instants;
  *  - the exact end of frames still open when the process died: they close
  *    one tick after their thread's last record.

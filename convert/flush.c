@@ -156,6 +156,7 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 	uint32_t max_serial = 0;
 	const struct flush_thread **by_serial = NULL;
 	struct flush_thread *extra = NULL;
+	const char **newest = NULL; /* by serial: its newest chunk's name */
 	int err;
 
 	memset(st, 0, sizeof(*st));
@@ -195,8 +196,9 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 		max_serial = chunks[nchunks - 1].serial;
 	by_serial = calloc((size_t)max_serial + 1, sizeof(*by_serial));
 	extra = calloc((size_t)max_serial + 1, sizeof(*extra));
+	newest = calloc((size_t)max_serial + 1, sizeof(*newest));
 	fl.em.scratch = malloc(EMIT_SCRATCH);
-	if (!by_serial || !extra || !fl.em.scratch) {
+	if (!by_serial || !extra || !newest || !fl.em.scratch) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -208,20 +210,22 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 			/* Not in the table (a recovery): known by its tid. */
 			extra[s].serial = s;
 			extra[s].tid = chunks[i].tid;
-			snprintf(extra[s].name, sizeof(extra[s].name), "thread %llu",
-				 (unsigned long long)chunks[i].tid);
 			by_serial[s] = &extra[s];
 		}
+		/* In sequence order: the last one named is the newest name. */
+		if (chunks[i].name[0])
+			newest[s] = chunks[i].name;
 	}
 	err = flush_prepass(in->spool_fd, chunks, nchunks, max_serial, fl.sample_period != 0,
 			    (in->libc_groups & AGENT_G_SYNC) != 0, in->pid, &fl.pp);
 
 	/* Kernel objects first: names before any event refers to a thread.
 	 * Every thread gets one, named or not: its "process" argument is what
-	 * puts the thread under its process in Perfetto.  A thread whose name
-	 * could not be read (it exited during the flush, /proc is not
-	 * mounted) is named as a recovered one is, the main thread after the
-	 * process.  A thread with samples also gets its sample track. */
+	 * puts the thread under its process in Perfetto.  A thread's name is
+	 * the seal's; else (a recovery, or a name that could not be read at
+	 * the seal) its newest chunk's (spool/format.h, "Thread names"); else
+	 * the main thread is named after the process, the others by tid.  A
+	 * thread with samples also gets its sample track. */
 	for (uint32_t s = 1; s <= max_serial && !err; s++) {
 		const struct flush_thread *th = by_serial[s];
 		char fallback[sizeof(th->name)], track[sizeof(th->name) + 16];
@@ -229,7 +233,7 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 
 		if (!th)
 			continue;
-		name = th->name;
+		name = th->name[0] || !newest[s] ? th->name : newest[s];
 		if (!name[0] && th->tid == in->pid && in->process_name && in->process_name[0]) {
 			name = in->process_name;
 		} else if (!name[0]) {
@@ -265,6 +269,7 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 out:
 	free(by_serial);
 	free(extra);
+	free(newest);
 	free(chunks);
 	free(fl.em.scratch);
 	flush_heap_free(&fl.heap);

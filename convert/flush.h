@@ -3,7 +3,8 @@
  * flush_archive() only needs the spool file, the thread metadata and
  * the symbolizer, not the live process (convert.c gives it those from a
  * sealed spool, or none for a killed process's: threads are then known by
- * the tids in the chunk headers and named "thread TID").
+ * the tids in the chunk headers and named after the names there, the
+ * newest of each thread's chunks; spool/format.h, "Thread names").
  *
  * Archive layout: magic; provider info (id = pid, "fxtrace");
  * initialization (ticks per second); kernel objects naming the process and

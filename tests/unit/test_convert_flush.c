@@ -199,6 +199,10 @@ static int read_archive(const void *data, size_t len, struct archive *a, uint64_
  * agent does for a thread whose /proc/self/task/TID/comm is gone. */
 static bool names_unknown;
 
+/* When set, flush_to() gives no thread table, as for a killed process's
+ * spool: threads are known from their chunks alone. */
+static bool flush_recovered;
+
 /* Further flush_input fields for the next flush_to(). */
 static unsigned flush_groups, flush_sample_hz;
 static uint64_t flush_agent_lo, flush_agent_hi;
@@ -234,8 +238,8 @@ static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flu
 	in.ticks_per_second = 1000000000;
 	in.now_ts = now;
 	in.spool_fd = test_spool_fd(in.pid, &in.spool_end);
-	in.threads = th;
-	in.nthreads = n;
+	in.threads = flush_recovered ? NULL : th;
+	in.nthreads = flush_recovered ? 0 : n;
 	in.fifo_max = fifo_max;
 	in.libc_groups = flush_groups;
 	in.sample_hz = flush_sample_hz;
@@ -418,6 +422,52 @@ static void test_unnamed_threads(void)
 	ASSERT_EQ_U64(a.threads[1].koid, 4250, "unnamed: other thread's koid");
 	ASSERT_STR_EQ(a.threads[1].name, "thread 4250", "unnamed: other thread named by its tid");
 	ASSERT_EQ_U64(st.events, 2, "unnamed: both threads' events written");
+	free(a.ev);
+}
+
+/* A killed process's spool (no seal, so no thread table): each thread is
+ * named after its newest chunk's name, a rename included; the main thread
+ * without one after the process, another by its tid.  A sealed thread
+ * whose name could not be read takes its chunks' too. */
+static void test_recovered_names(void)
+{
+	struct test_thread t1 = { 0 }, t2 = { 0 }, t3 = { 0 };
+	struct archive a;
+	struct flush_stats st;
+
+	test_spool_reset(4096, 0);
+	t1.tid = 4242; /* flush_to's pid: the main thread, its name unknown */
+	t2.tid = 4250;
+	t3.tid = 4260;
+	snprintf(t2.name, sizeof(t2.name), "%s", "before");
+	test_hook(&t1, A);
+	test_hook(&t2, A);
+	test_hook(&t3, C);
+	for (unsigned i = 0; i < 600; i++) { /* three chunks */
+		test_hook(&t2, B);
+		test_hook(&t2, B | EXIT);
+		if (i == 300)
+			snprintf(t2.name, sizeof(t2.name), "%s", "after");
+	}
+	test_hook(&t2, A | EXIT);
+	test_hook(&t3, C | EXIT);
+	test_hook(&t1, A | EXIT);
+
+	flush_recovered = true;
+	ASSERT_EQ_I64(flush_to(&a, 0, 0, &st), 0, "recovered names: flushed and read back");
+	flush_recovered = false;
+	ASSERT_EQ_I64(a.errors, 0, "recovered names: reader finds no error");
+	ASSERT_EQ_U64(a.kobj_thread, 3, "recovered names: three threads named");
+	ASSERT_STR_EQ(a.threads[0].name, "unit", "recovered names: main thread after the process");
+	ASSERT_STR_EQ(a.threads[1].name, "after", "recovered names: the newest name, a rename's");
+	ASSERT_STR_EQ(a.threads[2].name, "thread 4260", "recovered names: unnamed, by its tid");
+	free(a.ev);
+
+	/* Sealed, names unknown: the chunks' names. */
+	names_unknown = true;
+	ASSERT_EQ_I64(flush_to(&a, 100000, 0, &st), 0, "sealed, unnamed: flushed");
+	names_unknown = false;
+	ASSERT_STR_EQ(a.threads[1].name, "after", "sealed, unnamed: the newest chunk's name");
 	free(a.ev);
 }
 
@@ -1386,9 +1436,10 @@ static void test_time_base(void)
 
 int main(void)
 {
-	plan(193);
+	plan(201);
 	test_basic();
 	test_unnamed_threads();
+	test_recovered_names();
 	test_drops();
 	test_many_threads();
 	test_many_names();
