@@ -30,6 +30,7 @@ E2E_TESTS = \
 	tests/e2e/agent-exit.sh \
 	tests/e2e/agent-stress.sh \
 	tests/e2e/agent-recover.sh \
+	tests/e2e/agent-recover-names.sh \
 	tests/e2e/agent-hotspot.sh \
 	tests/e2e/agent-exec.sh \
 	tests/e2e/launcher-options.sh \
