@@ -121,6 +121,12 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 		stackchart_free(&t->sc);
 		recon_free(&t->sr);
 	}
+	/* Counted as a reader of the archive counts them. */
+	st->counts.events += t->ctx.events + t->sctx.events;
+	if (!err && t->ctx.events)
+		err = fxt__counts_thread(&st->counts, in->pid, th->tid);
+	if (!err && t->sctx.events)
+		err = fxt__counts_thread(&st->counts, in->pid, th->tid | SAMPLE_KOID_BIT);
 	st->dropped += th->dropped;
 	st->unmatched += t->r.unmatched;
 	st->deep += t->r.deep;
@@ -179,6 +185,8 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 		err = fxt_writer_initialization(w, in->ticks_per_second);
 	if (!err)
 		err = fxt_writer_process_name(w, in->pid, in->process_name ? in->process_name : "");
+	if (!err)
+		err = fxt__counts_process(&st->counts, in->pid);
 	if (err)
 		return err;
 
@@ -261,6 +269,19 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 	}
 	if (!err)
 		err = flush_heap_emit(&fl.heap, w, in->pid, fl.em.shift, &st->counters);
+	st->counts.events += st->counters;
+	if (!err && st->counters)
+		err = fxt__counts_thread(&st->counts, in->pid, in->pid);
+	if (!err && in->lost) {
+		/* Not in any thread's count: on the main thread, so that the
+		 * archive holds every drop its summary says. */
+		struct emit_ctx lost;
+		flush_emit_init(&lost, &fl.em, in->pid, in->pid, in->lost, NULL);
+		err = flush_emit_drops(&lost, in->now_ts);
+		if (!err)
+			err = fxt__counts_thread(&st->counts, in->pid, in->pid);
+		st->counts.events += lost.events;
+	}
 	if (!err && (st->dropped || in->lost)) {
 		st->dropped += in->lost;
 		err =

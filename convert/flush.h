@@ -17,7 +17,9 @@
  * point it started dropping, or at the flush.  A thread that dropped records
  * gets an instant event "fxt: N records dropped" (category "fxt") at the
  * time it started dropping, in stream order among its slices; the provider
- * event "buffer full" comes once at the end if any thread dropped.
+ * event "buffer full" comes once at the end if any thread dropped.  Calls
+ * lost outside any thread (the seal's `lost`) get a drop instant of their
+ * own on the main thread, at the seal's time, before it.
  *
  * Name of a slice: the symbolized function; category: the basename of its
  * module (the executable or shared library).
@@ -52,6 +54,8 @@
 #include <stdint.h>
 
 #include <fxt/writer.h>
+
+#include "fxt/counts.h"
 
 #include "spool/session.h"
 #include "spool/format.h"
@@ -133,6 +137,11 @@ struct flush_stats {
 	uint64_t deep;		/* slices nested deeper than Perfetto shows */
 	uint64_t max_depth;	/* the deepest nesting among those, else 0 */
 	uint64_t deep_tid;	/* a thread with the deepest */
+	/* What the archive holds, as a reader counts it (fxt/counts.h):
+	 * every event record, the threads with one, the process, the calls
+	 * its drop instants count.  Owned: fxt__counts_free() it, whatever
+	 * flush_archive() returned. */
+	struct fxt__counts counts;
 };
 
 /* Writes the archive.  Returns 0 or -errno (the writer's first error, a
