@@ -35,7 +35,8 @@ E2E_TESTS = \
 	tests/e2e/agent-exec.sh \
 	tests/e2e/launcher-options.sh \
 	tests/e2e/launcher-merge.sh \
-	tests/e2e/launcher-recover.sh
+	tests/e2e/launcher-recover.sh \
+	tests/e2e/launcher-counts.sh
 
 # The agent never reaches debuginfod: curl and tests/progs/ssl_cleanup
 # (OpenSSL torn down before exit) traced with fxt-run and a plain
