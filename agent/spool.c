@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -270,6 +272,47 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 out:
 	if (fd >= 0)
 		close(fd);
+	pthread_mutex_unlock(&sp->lock);
+	return err;
+}
+
+void spool_chunk_name(struct spool *sp, const struct spool_map *m, uint64_t *name_off)
+{
+	struct spool_chunk *c = m->base;
+	char name[sizeof(c->name)] = "";
+
+	pthread_mutex_lock(&sp->lock);
+	/* syscall(), not prctl(): the agent wraps prctl (wrap_thread.c), and
+	 * its first call would resolve the real one, with dlsym, under our
+	 * lock; syscall() was resolved by the thread's first gettid. */
+	if (syscall(SYS_prctl, PR_GET_NAME, name) != 0)
+		name[0] = '\0';
+	name[sizeof(name) - 1] = '\0';
+	memcpy(c->name, name, sizeof(name));
+	*name_off = m->off;
+	pthread_mutex_unlock(&sp->lock);
+}
+
+int spool_chunk_rename(struct spool *sp, const uint64_t *name_off, const char *name)
+{
+	char buf[sizeof(((struct spool_chunk *)0)->name)] = "";
+	ssize_t n;
+	int fd, err = 0;
+
+	strncpy(buf, name, sizeof(buf) - 1);
+	pthread_mutex_lock(&sp->lock);
+	if (sp->closed || sp->failed || !sp->hdr || !*name_off)
+		goto out;
+	fd = open_checked(sp, O_RDWR);
+	if (fd < 0) {
+		err = fd;
+		goto out;
+	}
+	n = pwrite(fd, buf, sizeof(buf), (off_t)(*name_off + offsetof(struct spool_chunk, name)));
+	if (n != (ssize_t)sizeof(buf))
+		err = n < 0 ? -errno : -EIO;
+	close(fd);
+out:
 	pthread_mutex_unlock(&sp->lock);
 	return err;
 }

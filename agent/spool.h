@@ -92,6 +92,18 @@ static inline bool spool_stage_copied(const struct spool_map *m)
 	       CHUNK_COPIED;
 }
 
+/* Thread names (spool/format.h, "Thread names").  spool_chunk_name():
+ * names the chunk `m` after the calling thread, its owner (its comm), and
+ * makes it the thread's newest, the one *name_off gives the offset of.
+ * spool_chunk_rename(): the thread whose newest chunk *name_off gives was
+ * renamed `name`: writes it into that chunk's header (through the file,
+ * since the chunk may be unmapped meanwhile), unless the spool is closed
+ * (sealed: the seal names the threads).  Both under the spool lock: a
+ * rename lands in the chunk a new chunk's name is read after, or in that
+ * new chunk.  0 or -errno. */
+void spool_chunk_name(struct spool *sp, const struct spool_map *m, uint64_t *name_off);
+int spool_chunk_rename(struct spool *sp, const uint64_t *name_off, const char *name);
+
 /* Unmaps a chunk.  With `used` < its size (a retiring thread), splits the
  * page-aligned unused tail off for recycling. */
 void spool_chunk_put(struct spool *sp, struct spool_map *m, uint64_t used, bool recycle);

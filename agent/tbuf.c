@@ -45,6 +45,7 @@ static struct tbuf *tbuf_new(void)
 	memset(tb, 0, sizeof(*tb));
 	tb->serial = ++agent.next_serial;
 	tb->tid = (uint64_t)syscall(SYS_gettid);
+	tb->self = pthread_self();
 	tb->next = agent.threads;
 	agent.threads = tb;
 out:
@@ -130,6 +131,9 @@ static int refill(struct tstate *t, struct tbuf *tb)
 		if (err < 0)
 			return err;
 	}
+	/* Named now, a fresh chunk or a staged one filled again: a killed
+	 * process's threads are named after their newest chunk. */
+	spool_chunk_name(&agent.spool, &next, &tb->name_off);
 	tb->seq++;
 	tb->map.off = next.off;
 	tb->map.size = next.size;

@@ -32,6 +32,7 @@
 #ifndef FXT_AGENT_TBUF_H
 #define FXT_AGENT_TBUF_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -63,6 +64,10 @@ struct tbuf {
 	uint64_t end_ts;  /* when the thread exited; 0 = alive */
 	int state;	  /* enum tbuf_state */
 	char name[16];	  /* comm at thread exit */
+	/* Where a rename goes (spool_chunk_rename()): the file offset of the
+	 * thread's newest chunk, written under the spool lock; 0: none yet. */
+	uint64_t name_off;
+	pthread_t self; /* the thread, for pthread_setname_np() on it */
 };
 
 struct tstate {

@@ -18,6 +18,12 @@
  * the trampoline: pthread_exit records its own enter and the heap delta,
  * and the flusher closes the frames left open at the thread's end.
  *
+ * Renames (pthread_setname_np, prctl(PR_SET_NAME)) are not recorded as
+ * calls: they are followed, whatever the groups, into the renamed thread's
+ * newest spool chunk (spool_chunk_rename()), so that the threads of a
+ * process killed before its seal keep their names (spool/format.h,
+ * "Thread names").
+ *
  * The trampoline's arguments live in a small block from the real malloc
  * (not the program's heap: not recorded, not counted), freed by the new
  * thread as soon as it has read them, or by the creator if the thread
@@ -27,8 +33,11 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 
+#include "agent/agent.h"
 #include "agent/libc.h"
 #include "agent/sample.h"
 #include "agent/settings.h"
@@ -39,6 +48,8 @@ REAL_DECL(pthread_timedjoin_np);
 REAL_DECL(pthread_tryjoin_np);
 REAL_DECL(pthread_detach);
 REAL_DECL(pthread_exit);
+REAL_DECL(pthread_setname_np);
+REAL_DECL(prctl);
 REAL_DECL(malloc);
 REAL_DECL(free);
 
@@ -178,4 +189,64 @@ WRAP void pthread_exit(void *retval)
 	}
 	REAL(pthread_exit)(retval);
 	__builtin_unreachable();
+}
+
+/* ------------------------------------------------------------ names */
+
+/* Thread `th` of this process (NULL: the calling one) was renamed `name`:
+ * into its newest chunk.  As agent code (busy): the locks taken here are
+ * not the program's. */
+static void renamed(const pthread_t *th, const char *name)
+{
+	struct tstate *t = &agent_tls;
+	struct tbuf *tb = NULL;
+	int saved = errno;
+
+	if (agent.disabled || !name)
+		return;
+	t->busy++;
+	if (!th || pthread_equal(*th, pthread_self())) {
+		tb = t->tb;
+	} else {
+		pthread_mutex_lock(&agent.lock);
+		for (tb = agent.threads; tb; tb = tb->next)
+			if (pthread_equal(tb->self, *th) &&
+			    __atomic_load_n(&tb->state, __ATOMIC_RELAXED) != TBUF_RETIRED)
+				break;
+		pthread_mutex_unlock(&agent.lock);
+	}
+	/* A thread without a chunk yet reads its name when it takes one. */
+	if (tb)
+		(void)spool_chunk_rename(&agent.spool, &tb->name_off, name);
+	t->busy--;
+	errno = saved;
+}
+
+WRAP int pthread_setname_np(pthread_t th, const char *name)
+{
+	int r = REAL(pthread_setname_np)(th, name);
+
+	if (r == 0)
+		renamed(&th, name);
+	return r;
+}
+
+/* prctl() takes up to four more arguments, unsigned longs: all are passed
+ * on, as glibc's own wrapper does. */
+WRAP int prctl(int option, ...)
+{
+	unsigned long a2, a3, a4, a5;
+	va_list ap;
+	int r;
+
+	va_start(ap, option);
+	a2 = va_arg(ap, unsigned long);
+	a3 = va_arg(ap, unsigned long);
+	a4 = va_arg(ap, unsigned long);
+	a5 = va_arg(ap, unsigned long);
+	va_end(ap);
+	r = REAL(prctl)(option, a2, a3, a4, a5);
+	if (r == 0 && option == PR_SET_NAME)
+		renamed(NULL, (const char *)a2);
+	return r;
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "convert/chunks.h"
@@ -57,6 +58,8 @@ int flush_chunks_scan(int fd, uint64_t end, struct chunk_ref **out, size_t *n)
 			v[len].serial = c.serial;
 			v[len].seq = c.seq;
 			v[len].tid = c.tid;
+			memcpy(v[len].name, c.name, sizeof(v[len].name));
+			v[len].name[sizeof(v[len].name) - 1] = '\0';
 			len++;
 		}
 		off += c.size;

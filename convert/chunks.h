@@ -16,6 +16,7 @@ struct chunk_ref {
 	uint64_t off, size;
 	uint32_t serial, seq;
 	uint64_t tid;
+	char name[16]; /* its thread's name then, NUL-terminated; "": unknown */
 };
 
 /* The chunks of the spool open as `fd` whose chunks end at `end`, owned

@@ -123,6 +123,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	int fd, err;
 
 	memset(res, 0, sizeof(*res));
+	memset(&st, 0, sizeof(st));
 	fd = open(spool_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -221,16 +222,19 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	res->pid = h->pid;
 	res->root_pid = h->root_pid;
 	res->image = h->image ? h->image : 1;
-	res->events = st.events;
+	res->events = st.counts.events;
+	res->threads = fxt__counts_threads(&st.counts);
+	res->dropped = st.counts.dropped;
 	/* Every slice is a hook's frame or a libc call's. */
 	res->calls = st.events > st.libc_calls ? st.events - st.libc_calls : 0;
-	res->threads = st.threads;
 	res->records = st.records;
-	res->dropped = st.dropped;
 	res->deep = st.deep;
 	res->max_depth = st.max_depth;
 	res->deep_tid = st.deep_tid;
+	res->counts = st.counts;
+	memset(&st.counts, 0, sizeof(st.counts));
 out_sym:
+	fxt__counts_free(&st.counts);
 	free(tmp);
 	free(writes);
 out_threads:
@@ -243,6 +247,11 @@ out_header:
 out_fd:
 	close(fd);
 	return err;
+}
+
+void convert_result_free(struct convert_result *res)
+{
+	fxt__counts_free(&res->counts);
 }
 
 int convert_spool_named(const char *spool_path, const char *output, long pid, unsigned n,

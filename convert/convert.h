@@ -8,9 +8,9 @@
  *
  * A sealed spool holds everything: records, modules, thread names, drop
  * counts, the clock.  A spool whose process died unsealed (SIGKILL,
- * _exit, a crash) lacks what only the seal holds:
+ * _exit, a crash) lacks what only the seal holds (its threads' names are
+ * in its chunks: spool/format.h, "Thread names"):
  *
- *  - thread names (threads are named "thread TID");
  *  - drop counts: no "records dropped" instants;
  *  - the exact end of frames still open when the process died: they close
  *    one tick after their thread's last record.
@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fxt/counts.h"
 #include "spool/format.h"
 #include "spool/session.h"
 
@@ -52,16 +53,25 @@ struct convert_result {
 	uint64_t root_pid; /* the run's root, 0 if unknown */
 	uint32_t image;	   /* 1 for the pid's first image */
 	bool sealed;	   /* false: its process died without sealing it */
-	uint64_t events;   /* slices written */
-	uint64_t calls;	   /* ... of them, calls of instrumented functions (hooks) */
-	uint64_t threads;  /* threads with records */
-	uint64_t records;  /* spool records read */
-	uint64_t dropped;  /* calls not recorded */
-	uint64_t bytes;	   /* archive bytes, uncompressed */
-	uint64_t deep;	   /* slices nested deeper than Perfetto shows (512) */
+	/* What the archive holds, as fxt/counts.h defines it: event records,
+	 * threads with one, calls its drop instants count. */
+	uint64_t events;
+	uint64_t threads;
+	uint64_t dropped;
+	uint64_t calls;	  /* slices of calls of instrumented functions (hooks) */
+	uint64_t records; /* spool records read */
+	uint64_t bytes;	  /* archive bytes, uncompressed */
+	uint64_t deep;	  /* slices nested deeper than Perfetto shows (512) */
 	uint64_t max_depth;
 	uint64_t deep_tid;
+	/* The same counts, its threads and process as sets, for a caller
+	 * that adds up several archives (fxt__counts_add()).  Owned after a
+	 * conversion that returned 0: convert_result_free(). */
+	struct fxt__counts counts;
 };
+
+/* Frees what a convert_result owns. */
+void convert_result_free(struct convert_result *res);
 
 /* Reads and checks a spool's fixed header and module list into a malloc'd
  * copy (free() it).  0, -errno, or -EBADMSG: not a spool of this version. */

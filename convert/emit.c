@@ -9,6 +9,7 @@
 #include <fxt/utf8.h>
 
 #include "convert/emit.h"
+#include "fxt/counts.h"
 #include "spool/libc_table.h"
 
 #define LOG_NAME_MAX  200u
@@ -49,19 +50,23 @@ static size_t errno_name(char *buf, size_t cap, int64_t e)
 
 /* ------------------------------------------------------------ events */
 
-static int emit_drops(struct fxt_writer *w, struct fxt_tref thread, uint64_t ts, uint64_t n)
+int flush_emit_drops(struct emit_ctx *ctx, uint64_t ts)
 {
 	char name[64];
 	struct fxt_event ev;
+	int len = snprintf(name, sizeof(name), FXT_DROP_PREFIX "%llu" FXT_DROP_SUFFIX,
+			   (unsigned long long)ctx->dropped);
 
-	snprintf(name, sizeof(name), FXT_DROP_PREFIX "%llu" FXT_DROP_SUFFIX, (unsigned long long)n);
 	memset(&ev, 0, sizeof(ev));
 	ev.type = FXT_EVENT_INSTANT;
-	ev.ts = ts;
-	ev.thread = thread;
-	ev.category = fxt_writer_cstring(w, "fxt");
-	ev.name = fxt_writer_cstring(w, name);
-	return fxt_writer_event(w, &ev);
+	ev.ts = ts + ctx->com->shift;
+	ev.thread = ctx->ev.thread;
+	ev.category = fxt_writer_cstring(ctx->w, "fxt");
+	ev.name = fxt_writer_cstring(ctx->w, name);
+	ctx->names->epoch++; /* strings registered */
+	ctx->events++;
+	fxt__counts_drops(&ctx->com->st->counts, name, (size_t)len);
+	return fxt_writer_event(ctx->w, &ev);
 }
 
 /* The refs of a function's name and category, interned on first use and
@@ -97,6 +102,7 @@ static int emit_one(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t add
 	ctx->ev.type = type;
 	ctx->ev.ts = ts + ctx->com->shift;
 	ctx->ev.extra = end + ctx->com->shift;
+	ctx->events++;
 	return fxt_writer_event(ctx->w, &ctx->ev);
 }
 
@@ -220,6 +226,7 @@ static int emit_flows(struct emit_ctx *ctx, struct sym_entry *e, const struct re
 		ev.name = ctx->ev.name;
 		err = fxt_writer_event(ctx->w, &ev);
 		ctx->com->st->flows++;
+		ctx->events++;
 	}
 	return err;
 }
@@ -260,6 +267,7 @@ static int emit_rich(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t ad
 	ctx->ev.extra = fend + ctx->com->shift;
 	ctx->ev.args = args;
 	ctx->ev.nargs = n;
+	ctx->events++;
 	err = fxt_writer_event(ctx->w, &ctx->ev);
 	ctx->ev.args = NULL;
 	ctx->ev.nargs = 0;
@@ -308,6 +316,7 @@ static int emit_log_line(struct emit_ctx *ctx, uint64_t ts, const struct log_lin
 	ev.nargs = n;
 	ctx->names->epoch++; /* strings registered */
 	ctx->com->st->log_lines++;
+	ctx->events++;
 	return fxt_writer_event(ctx->w, &ev);
 }
 
@@ -374,6 +383,7 @@ static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args
 		i = args ? encode_run(names, hdr, ctx->com->shift, v, args, k, out, &e)
 			 : encode_run(names, hdr, ctx->com->shift, v, NULL, k, out, &e);
 		fxt_writer_commit(ctx->w, i * COMPLETE_WORDS);
+		ctx->events += i;
 		v += i;
 		n -= i;
 		if (args)
@@ -422,9 +432,7 @@ static int emit_event(void *vctx, enum recon_kind kind, uint64_t addr, uint64_t 
 		free(line.text);
 		return err;
 	}
-	err = emit_drops(ctx->w, ctx->ev.thread, start + ctx->com->shift, ctx->dropped);
-	ctx->names->epoch++; /* it registered strings */
-	return err;
+	return flush_emit_drops(ctx, start);
 }
 
 const struct recon_sink flush_sink = {

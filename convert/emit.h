@@ -51,6 +51,10 @@ struct emit_ctx {
 	uint64_t hdr;
 	/* The thread's log lines, whose marks bring them out; NULL: none. */
 	struct log_lines *logs;
+	/* Event records written on the track, for the flush's counts
+	 * (fxt/counts.h): a thread with one counts, and so does a log record,
+	 * which always comes with its instant. */
+	uint64_t events;
 };
 
 /* An emitter for thread `tid` of process `pid`, which dropped `dropped`
@@ -61,5 +65,9 @@ void flush_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid
 
 /* The recon sink: its context is a struct emit_ctx. */
 extern const struct recon_sink flush_sink;
+
+/* The drop instant "fxt: N records dropped" (N = ctx->dropped) at `ts`
+ * (not shifted yet), counted in the flush's counts.  0 or -errno. */
+int flush_emit_drops(struct emit_ctx *ctx, uint64_t ts);
 
 #endif /* FXT_CONVERT_EMIT_H */

@@ -121,6 +121,12 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 		stackchart_free(&t->sc);
 		recon_free(&t->sr);
 	}
+	/* Counted as a reader of the archive counts them. */
+	st->counts.events += t->ctx.events + t->sctx.events;
+	if (!err && t->ctx.events)
+		err = fxt__counts_thread(&st->counts, in->pid, th->tid);
+	if (!err && t->sctx.events)
+		err = fxt__counts_thread(&st->counts, in->pid, th->tid | SAMPLE_KOID_BIT);
 	st->dropped += th->dropped;
 	st->unmatched += t->r.unmatched;
 	st->deep += t->r.deep;
@@ -156,6 +162,7 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 	uint32_t max_serial = 0;
 	const struct flush_thread **by_serial = NULL;
 	struct flush_thread *extra = NULL;
+	const char **newest = NULL; /* by serial: its newest chunk's name */
 	int err;
 
 	memset(st, 0, sizeof(*st));
@@ -178,6 +185,8 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 		err = fxt_writer_initialization(w, in->ticks_per_second);
 	if (!err)
 		err = fxt_writer_process_name(w, in->pid, in->process_name ? in->process_name : "");
+	if (!err)
+		err = fxt__counts_process(&st->counts, in->pid);
 	if (err)
 		return err;
 
@@ -195,8 +204,9 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 		max_serial = chunks[nchunks - 1].serial;
 	by_serial = calloc((size_t)max_serial + 1, sizeof(*by_serial));
 	extra = calloc((size_t)max_serial + 1, sizeof(*extra));
+	newest = calloc((size_t)max_serial + 1, sizeof(*newest));
 	fl.em.scratch = malloc(EMIT_SCRATCH);
-	if (!by_serial || !extra || !fl.em.scratch) {
+	if (!by_serial || !extra || !newest || !fl.em.scratch) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -208,20 +218,22 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 			/* Not in the table (a recovery): known by its tid. */
 			extra[s].serial = s;
 			extra[s].tid = chunks[i].tid;
-			snprintf(extra[s].name, sizeof(extra[s].name), "thread %llu",
-				 (unsigned long long)chunks[i].tid);
 			by_serial[s] = &extra[s];
 		}
+		/* In sequence order: the last one named is the newest name. */
+		if (chunks[i].name[0])
+			newest[s] = chunks[i].name;
 	}
 	err = flush_prepass(in->spool_fd, chunks, nchunks, max_serial, fl.sample_period != 0,
 			    (in->libc_groups & AGENT_G_SYNC) != 0, in->pid, &fl.pp);
 
 	/* Kernel objects first: names before any event refers to a thread.
 	 * Every thread gets one, named or not: its "process" argument is what
-	 * puts the thread under its process in Perfetto.  A thread whose name
-	 * could not be read (it exited during the flush, /proc is not
-	 * mounted) is named as a recovered one is, the main thread after the
-	 * process.  A thread with samples also gets its sample track. */
+	 * puts the thread under its process in Perfetto.  A thread's name is
+	 * the seal's; else (a recovery, or a name that could not be read at
+	 * the seal) its newest chunk's (spool/format.h, "Thread names"); else
+	 * the main thread is named after the process, the others by tid.  A
+	 * thread with samples also gets its sample track. */
 	for (uint32_t s = 1; s <= max_serial && !err; s++) {
 		const struct flush_thread *th = by_serial[s];
 		char fallback[sizeof(th->name)], track[sizeof(th->name) + 16];
@@ -229,7 +241,7 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 
 		if (!th)
 			continue;
-		name = th->name;
+		name = th->name[0] || !newest[s] ? th->name : newest[s];
 		if (!name[0] && th->tid == in->pid && in->process_name && in->process_name[0]) {
 			name = in->process_name;
 		} else if (!name[0]) {
@@ -257,6 +269,19 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 	}
 	if (!err)
 		err = flush_heap_emit(&fl.heap, w, in->pid, fl.em.shift, &st->counters);
+	st->counts.events += st->counters;
+	if (!err && st->counters)
+		err = fxt__counts_thread(&st->counts, in->pid, in->pid);
+	if (!err && in->lost) {
+		/* Not in any thread's count: on the main thread, so that the
+		 * archive holds every drop its summary says. */
+		struct emit_ctx lost;
+		flush_emit_init(&lost, &fl.em, in->pid, in->pid, in->lost, NULL);
+		err = flush_emit_drops(&lost, in->now_ts);
+		if (!err)
+			err = fxt__counts_thread(&st->counts, in->pid, in->pid);
+		st->counts.events += lost.events;
+	}
 	if (!err && (st->dropped || in->lost)) {
 		st->dropped += in->lost;
 		err =
@@ -265,6 +290,7 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 out:
 	free(by_serial);
 	free(extra);
+	free(newest);
 	free(chunks);
 	free(fl.em.scratch);
 	flush_heap_free(&fl.heap);

@@ -3,7 +3,8 @@
  * flush_archive() only needs the spool file, the thread metadata and
  * the symbolizer, not the live process (convert.c gives it those from a
  * sealed spool, or none for a killed process's: threads are then known by
- * the tids in the chunk headers and named "thread TID").
+ * the tids in the chunk headers and named after the names there, the
+ * newest of each thread's chunks; spool/format.h, "Thread names").
  *
  * Archive layout: magic; provider info (id = pid, "fxtrace");
  * initialization (ticks per second); kernel objects naming the process and
@@ -16,7 +17,9 @@
  * point it started dropping, or at the flush.  A thread that dropped records
  * gets an instant event "fxt: N records dropped" (category "fxt") at the
  * time it started dropping, in stream order among its slices; the provider
- * event "buffer full" comes once at the end if any thread dropped.
+ * event "buffer full" comes once at the end if any thread dropped.  Calls
+ * lost outside any thread (the seal's `lost`) get a drop instant of their
+ * own on the main thread, at the seal's time, before it.
  *
  * Name of a slice: the symbolized function; category: the basename of its
  * module (the executable or shared library).
@@ -51,6 +54,8 @@
 #include <stdint.h>
 
 #include <fxt/writer.h>
+
+#include "fxt/counts.h"
 
 #include "spool/session.h"
 #include "spool/format.h"
@@ -132,6 +137,11 @@ struct flush_stats {
 	uint64_t deep;		/* slices nested deeper than Perfetto shows */
 	uint64_t max_depth;	/* the deepest nesting among those, else 0 */
 	uint64_t deep_tid;	/* a thread with the deepest */
+	/* What the archive holds, as a reader counts it (fxt/counts.h):
+	 * every event record, the threads with one, the process, the calls
+	 * its drop instants count.  Owned: fxt__counts_free() it, whatever
+	 * flush_archive() returned. */
+	struct fxt__counts counts;
 };
 
 /* Writes the archive.  Returns 0 or -errno (the writer's first error, a

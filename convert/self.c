@@ -26,5 +26,6 @@ int fxt_convert_spool_self(const char *spool_path, const char *output, long pid,
 	*threads = res.threads;
 	*dropped = res.dropped;
 	*bytes = res.bytes;
+	convert_result_free(&res);
 	return err;
 }

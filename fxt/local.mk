@@ -8,6 +8,7 @@ FXT_CODEC_SOURCES = \
 	fxt/reader_int.h fxt/reader.c fxt/source.c fxt/decode.c \
 	fxt/utf8.c \
 	fxt/names.c \
+	fxt/counts.c fxt/counts.h \
 	fxt/internal.h \
 	fxt/hash.h
 

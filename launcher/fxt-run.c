@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 	/* Every archive of the run: converted, reported, or found. */
 	spools_finish(&r, ctl);
 	if (status_fd >= 0)
-		status_collect(&parts, out, status_fd);
+		status_collect(&parts, out, status_fd, o.quiet);
 	bool no_root = !parts_have_root(&parts, root, true) &&
 		       parts_find_root(&parts, o.argv[0], out, root, o.quiet);
 	parts_collect_unreported(&parts, out, r.dir, start, &old_parts, o.quiet);

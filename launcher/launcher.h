@@ -24,6 +24,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "fxt/counts.h"
+
 /* fxt-run's exit statuses besides the program's own (see fxt-run.c):
  * its own failures, as a shell reports a usage error; a program that
  * cannot be executed, or found. */
@@ -83,21 +85,27 @@ void setup_env(const struct options *o, const char *agent, const char *out, int 
 
 /* -------------------------------------------------------------- summary.c */
 
-/* What the summary says about one archive. */
+/* What the summary says about one archive.  Its numbers are what the
+ * archive holds, as `fxt-dump --stats` counts them (fxt/counts.h: event
+ * records, threads and processes with events, calls its drop instants
+ * count), whether the converter counted them as it wrote the archive or
+ * archive_stats() read them back; the counts of several archives add up
+ * to the merged archive's (fxt__counts_add()). */
 struct archive_stats {
-	uint64_t bytes;	  /* on disk */
-	uint64_t events;  /* duration event records */
-	uint64_t calls;	  /* ... of instrumented functions, or `events` when not known */
-	uint64_t threads; /* distinct threads with events */
-	uint64_t dropped; /* calls not recorded (FXT_MAX_SIZE) */
-	uint64_t deep;	  /* slices nested deeper than Perfetto shows */
+	uint64_t bytes;				/* on disk */
+	struct fxt__counts n;			/* owned: archive_stats_free() */
+	uint64_t calls;				/* slices of instrumented functions; when not
+						 * known, the events */
+	uint64_t deep;				/* slices nested deeper than Perfetto shows */
 	uint64_t max_depth, deep_pid, deep_tid; /* the deepest of those */
 	const char *error;			/* damage found by the reader, or NULL */
 };
 
 /* Reads the archive at path.  Returns 0 or -errno (st->error then says
- * what the reader found, if it got that far). */
+ * what the reader found, if it got that far); archive_stats_free() it
+ * either way. */
 int archive_stats(const char *path, struct archive_stats *st);
+void archive_stats_free(struct archive_stats *st);
 
 /* Whether path is an archive: it starts with the magic record. */
 bool is_archive(const char *path);
@@ -187,8 +195,9 @@ void name_list_free(struct name_list *l);
  * Returns the fd or -errno. */
 int status_open(void);
 
-/* Adds the archive each process reported on the status file. */
-void status_collect(struct parts *ps, const char *out, int status_fd);
+/* Adds the archive each process reported on the status file; reads its
+ * numbers back from it unless `quiet`. */
+void status_collect(struct parts *ps, const char *out, int status_fd, bool quiet);
 
 /* ------------------------------------------------------------- spools.c */
 

@@ -108,8 +108,10 @@ bool parts_have_root(const struct parts *ps, pid_t root, bool out_only)
 
 void parts_free(struct parts *ps)
 {
-	for (size_t i = 0; i < ps->n; i++)
+	for (size_t i = 0; i < ps->n; i++) {
 		free(ps->v[i].path);
+		archive_stats_free(&ps->v[i].st);
+	}
 	free(ps->v);
 }
 
@@ -136,8 +138,11 @@ bool parts_find_root(struct parts *ps, const char *prog, const char *out, pid_t 
 		struct part *pt = parts_add(ps, out, (long)root, 0);
 		if (pt != NULL)
 			pt->st = st;
+		else
+			archive_stats_free(&st);
 		return false;
 	}
+	archive_stats_free(&st);
 	if (rc == -ENODATA) {
 		bool removed = unlink(out) == 0;
 		if (!quiet)
@@ -215,14 +220,15 @@ void parts_collect_unreported(struct parts *ps, const char *out, const char *dir
 		}
 		struct archive_stats st = { 0 };
 		int rc = quiet ? 0 : archive_stats(path, &st);
-		if (rc == 0 || st.error != NULL) {
-			struct part *pt = parts_add(ps, path, pid, image);
-			if (pt != NULL) {
-				if (!quiet)
-					pt->st = st;
-				pt->note = "its process did not report it";
-				pt->running = proc_alive(pid, 0);
-			}
+		struct part *pt = NULL;
+		if (rc == 0 || st.error != NULL)
+			pt = parts_add(ps, path, pid, image);
+		if (pt != NULL) {
+			pt->st = st;
+			pt->note = "its process did not report it";
+			pt->running = proc_alive(pid, 0);
+		} else {
+			archive_stats_free(&st);
 		}
 		free(path);
 	}
@@ -268,7 +274,7 @@ void parts_print(const struct parts *ps)
 		else if (nchildren++ < MAX_CHILD_LINES)
 			summary_line("child archive ", display_name(pt->path), &pt->st, pt->note);
 		else
-			more_events += pt->st.events;
+			more_events += pt->st.n.events;
 	}
 	if (nchildren > MAX_CHILD_LINES)
 		fprintf(stderr, "fxt-run: and %u more child archives (%" PRIu64 " events)\n",
@@ -284,16 +290,17 @@ int parts_merge(struct parts *ps, const char *out, bool quiet)
 	const char **paths = calloc(ps->n + 1, sizeof(*paths));
 	const struct part **merged = calloc(ps->n + 1, sizeof(*merged));
 	struct merge_part_result *res = calloc(ps->n + 1, sizeof(*res));
-	size_t n = 0, nprocs = 0, nrecovered = 0, ntruncated = 0;
+	size_t n = 0, nrecovered = 0, ntruncated = 0;
 	const struct part *only = NULL;
 	struct archive_stats sum;
+	bool counted = true;
 	int err = 0;
 
+	memset(&sum, 0, sizeof(sum));
 	if (paths == NULL || merged == NULL || res == NULL) {
 		err = -ENOMEM;
 		goto out;
 	}
-	memset(&sum, 0, sizeof(sum));
 	for (size_t i = 0; i < ps->n; i++) {
 		const struct part *pt = &ps->v[i];
 		if (pt->running) {
@@ -304,16 +311,9 @@ int parts_merge(struct parts *ps, const char *out, bool quiet)
 					pt->pid, display_name(pt->path));
 			continue;
 		}
-		/* Sorted: a process's images are neighbours. */
-		nprocs += only == NULL || pt->pid != only->pid;
 		merged[n] = pt;
 		paths[n++] = pt->path;
 		only = pt;
-		sum.events += pt->st.events;
-		sum.calls += pt->st.calls;
-		sum.threads += pt->st.threads;
-		sum.dropped += pt->st.dropped;
-		summary_add_deep(&sum, &pt->st);
 		nrecovered += pt->recovered;
 	}
 	if (n == 0)
@@ -338,17 +338,33 @@ int parts_merge(struct parts *ps, const char *out, bool quiet)
 			sum.error = merged[i]->st.error;
 		if (res[i].not_an_archive)
 			continue; /* not merged: left as it is */
+		/* OUT holds what each part held: its events and drops, its
+		 * threads and process, which are another image's too when it
+		 * exec'd (the same pid and tid), counted once. */
+		if (!quiet && fxt__counts_add(&sum.n, &merged[i]->st.n) != 0)
+			counted = false;
+		sum.calls += merged[i]->st.calls;
+		summary_add_deep(&sum, &merged[i]->st);
 		if (strcmp(paths[i], out) != 0 && unlink(paths[i]) != 0 && !quiet)
 			fprintf(stderr, "fxt-run: cannot remove %s: %s\n", display_name(paths[i]),
 				strerror(errno));
 	}
 	if (!quiet) {
+		uint64_t nprocs = fxt__counts_processes(&sum.n);
+		size_t nimages = n;
 		struct stat sb;
 		char note[160];
-		int len =
-		    snprintf(note, sizeof(note), "%zu process%s", nprocs, nprocs == 1 ? "" : "es");
-		if (n != nprocs)
-			len += snprintf(note + len, sizeof(note) - (size_t)len, ", %zu images", n);
+		int len;
+
+		for (size_t i = 0; i < n; i++)
+			nimages -= res[i].not_an_archive;
+		if (!counted)
+			sum.error = "out of memory: fewer threads and processes than it holds";
+		len = snprintf(note, sizeof(note), "%" PRIu64 " process%s", nprocs,
+			       nprocs == 1 ? "" : "es");
+		if (nimages != nprocs)
+			len += snprintf(note + len, sizeof(note) - (size_t)len, ", %zu images",
+					nimages);
 		if (nrecovered != 0)
 			len += snprintf(note + len, sizeof(note) - (size_t)len,
 					", %zu recovered from spool", nrecovered);
@@ -360,6 +376,7 @@ int parts_merge(struct parts *ps, const char *out, bool quiet)
 		summary_line("", display_name(out), &sum, note);
 	}
 out:
+	archive_stats_free(&sum);
 	free(paths);
 	free(merged);
 	free(res);

@@ -155,10 +155,11 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 	struct part *pt = parts_add(r->ps, path, pid, is_root ? 0 : n);
 	if (pt != NULL) {
 		pt->st.bytes = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : res.bytes;
-		pt->st.events = res.events;
+		/* Counted as the archive was written: what a reader finds. */
+		archive_stats_free(&pt->st);
+		pt->st.n = res.counts;
+		memset(&res.counts, 0, sizeof(res.counts));
 		pt->st.calls = res.calls;
-		pt->st.threads = res.threads;
-		pt->st.dropped = res.dropped;
 		pt->st.deep = res.deep;
 		pt->st.max_depth = res.max_depth;
 		pt->st.deep_pid = (uint64_t)pid;
@@ -166,6 +167,7 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 		pt->recovered = !res.sealed;
 		pt->note = res.sealed ? NULL : "recovered from spool";
 	}
+	convert_result_free(&res);
 	return 0;
 }
 

@@ -9,17 +9,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "launcher/launcher.h"
 #include "spool/names.h"
 
 /* One line of FXT_STATUS_FD:
- *   fxtrace pid=PID events=N threads=N dropped=N bytes=N output=PATH */
+ *   fxtrace pid=PID events=N threads=N dropped=N bytes=N output=PATH
+ * Only the pid and the path are used: the numbers of the summary are the
+ * archive's own, read back from it (rare: only processes that converted
+ * their own spool report), with its threads and process, which the
+ * merged archive's counts need (launcher.h). */
 struct status_line {
 	long pid;
-	struct archive_stats st;
 	char *output; /* points into the status buffer */
 };
 
@@ -105,20 +107,14 @@ static int status_parse(char *line, struct status_line *sl)
 	if (strncmp(p, "output=", 7) != 0 || p[7] == '\0')
 		return -EINVAL;
 	sl->pid = (long)v[0];
-	sl->st.events = v[1];
-	sl->st.calls = v[1]; /* not reported: not known */
-	sl->st.threads = v[2];
-	sl->st.dropped = v[3];
-	sl->st.bytes = v[4];
 	sl->output = p + 7;
 	return 0;
 }
 
 /* Adds the archive each process reported on the status file. */
-void status_collect(struct parts *ps, const char *out, int status_fd)
+void status_collect(struct parts *ps, const char *out, int status_fd, bool quiet)
 {
 	char *buf = status_read(status_fd);
-	struct stat sb;
 
 	for (char *line = buf, *next; line != NULL && *line != '\0'; line = next) {
 		next = strchr(line, '\n');
@@ -127,9 +123,6 @@ void status_collect(struct parts *ps, const char *out, int status_fd)
 		struct status_line sl;
 		if (status_parse(line, &sl) != 0)
 			continue;
-		/* Sizes on disk: a gzip archive is smaller than its bytes. */
-		if (stat(sl.output, &sb) == 0)
-			sl.st.bytes = (uint64_t)sb.st_size;
 		const char *slash = strrchr(sl.output, '/');
 		long pid;
 		unsigned image = 0;
@@ -137,8 +130,10 @@ void status_collect(struct parts *ps, const char *out, int status_fd)
 		    !run_archive_parse(out, slash != NULL ? slash + 1 : sl.output, &pid, &image))
 			image = UINT_MAX; /* not a name of ours: last of its pid */
 		struct part *pt = parts_add(ps, sl.output, sl.pid, image);
-		if (pt != NULL)
-			pt->st = sl.st;
+		if (pt != NULL && !quiet) {
+			archive_stats_free(&pt->st);
+			archive_stats(sl.output, &pt->st);
+		}
 	}
 	free(buf);
 }

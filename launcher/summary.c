@@ -1,6 +1,7 @@
-/* What fxt-run says of the archives it leaves: their numbers (from the
- * conversion, a status report, or read back from the archive), one line
- * each or for the merged one, and the hints after them. */
+/* What fxt-run says of the archives it leaves: their numbers (what each
+ * holds, fxt/counts.h: counted by the converter as it wrote it, or read
+ * back from it), one line each or for the merged one, and the hints
+ * after them. */
 #include "config.h"
 
 #include <errno.h>
@@ -13,53 +14,8 @@
 #include <fxt/reader.h>
 
 #include "convert/recon.h"
-#include "fxt/hash.h"
+#include "fxt/counts.h"
 #include "launcher/launcher.h"
-
-/* A set of thread ids (open addressing, grows at half full). */
-struct tid_set {
-	uint64_t *slots; /* 0 = empty; a tid of 0 is stored as UINT64_MAX */
-	size_t cap, n;
-};
-
-/* The slot a tid hashes to, in a table of `cap` slots (a power of 2). */
-static size_t tid_slot(uint64_t tid, size_t cap)
-{
-	return (size_t)fxt__hash_u64(tid) & (cap - 1);
-}
-
-static int tid_set_add(struct tid_set *s, uint64_t tid)
-{
-	if (tid == 0)
-		tid = UINT64_MAX;
-	if (2 * (s->n + 1) > s->cap) {
-		size_t ncap = s->cap != 0 ? 2 * s->cap : 64;
-		uint64_t *ns = calloc(ncap, sizeof(*ns));
-		if (ns == NULL)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->cap; i++) {
-			uint64_t v = s->slots[i];
-			if (v == 0)
-				continue;
-			size_t j = tid_slot(v, ncap);
-			while (ns[j] != 0)
-				j = (j + 1) & (ncap - 1);
-			ns[j] = v;
-		}
-		free(s->slots);
-		s->slots = ns;
-		s->cap = ncap;
-	}
-	size_t j = tid_slot(tid, s->cap);
-	while (s->slots[j] != 0) {
-		if (s->slots[j] == tid)
-			return 0;
-		j = (j + 1) & (s->cap - 1);
-	}
-	s->slots[j] = tid;
-	s->n++;
-	return 0;
-}
 
 /* Reads the archive at path.  Returns 0 or -errno (st->error then says
  * what the reader found, if it got that far). */
@@ -67,7 +23,6 @@ int archive_stats(const char *path, struct archive_stats *st)
 {
 	struct fxt_reader *r;
 	struct fxt_record rec;
-	struct tid_set tids = { 0 };
 	struct stat sb;
 	int rc;
 
@@ -79,22 +34,7 @@ int archive_stats(const char *path, struct archive_stats *st)
 	if (rc < 0)
 		return rc;
 	while ((rc = fxt_reader_next(r, &rec)) > 0) {
-		if (rec.type != FXT_RECORD_EVENT)
-			continue;
-		switch (rec.u.event.type) {
-		case FXT_EVENT_INSTANT:
-			st->dropped +=
-			    fxt_dropped_in_name(rec.u.event.name.data, rec.u.event.name.len);
-			continue;
-		case FXT_EVENT_DURATION_BEGIN:
-		case FXT_EVENT_DURATION_END:
-		case FXT_EVENT_DURATION_COMPLETE:
-			break; /* events = duration events, as the agent counts them */
-		default:
-			continue;
-		}
-		st->events++;
-		if (tid_set_add(&tids, rec.u.event.tid) != 0) {
+		if (fxt__counts_record(&st->n, &rec) != 0) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -104,13 +44,16 @@ int archive_stats(const char *path, struct archive_stats *st)
 	bool magic = fxt_reader_saw_magic(r);
 	if (rc < 0 && rc != -ENOMEM && magic)
 		st->error = "damaged archive";
-	st->threads = tids.n;
-	st->calls = st->events; /* an archive does not say which are hooks' */
-	free(tids.slots);
+	st->calls = st->n.events; /* an archive does not say which are hooks' */
 	fxt_reader_free(r);
 	if (!magic)
 		return -ENODATA;
 	return rc < 0 ? (rc == -1 ? -EBADMSG : rc) : 0;
+}
+
+void archive_stats_free(struct archive_stats *st)
+{
+	fxt__counts_free(&st->n);
 }
 
 /* Whether path is an archive: it starts with the magic record (a process
@@ -158,17 +101,19 @@ static struct {
 void summary_line(const char *what, const char *display, const struct archive_stats *st,
 		  const char *note)
 {
+	uint64_t events = st->n.events, threads = fxt__counts_threads(&st->n);
+	uint64_t dropped = st->n.dropped;
 	char size[32];
 
 	summarised.root |= what[0] == '\0';
-	summarised.calls += st->calls + st->dropped;
+	summarised.calls += st->calls + dropped;
 	format_size(st->bytes, size, sizeof(size));
 	fprintf(stderr,
 		"fxt-run: wrote %s%s (%s, %" PRIu64 " event%s, %" PRIu64 " thread%s, %" PRIu64
 		" dropped%s)%s%s%s%s\n",
-		what, display, size, st->events, st->events == 1 ? "" : "s", st->threads,
-		st->threads == 1 ? "" : "s", st->dropped,
-		st->dropped != 0 ? ": raise --max-size to keep them" : "",
+		what, display, size, events, events == 1 ? "" : "s", threads,
+		threads == 1 ? "" : "s", dropped,
+		dropped != 0 ? ": raise --max-size to keep them" : "",
 		st->error != NULL ? "; " : "", st->error != NULL ? st->error : "",
 		note != NULL ? "; " : "", note != NULL ? note : "");
 	if (st->deep != 0)

@@ -36,7 +36,16 @@
  * ending at the first slot whose second word is 0 (the file is created sparse, so unwritten space
  * reads as zeros) or at the chunk's end.  Because the page cache keeps a MAP_SHARED file's data
  * when the process dies, a killed process's spool is still readable: it is converted like a sealed
- * one, without what only the seal holds (thread names, drop counts, the exact end).
+ * one, without what only the seal holds (drop counts, calls lost outside threads, the exact end).
+ *
+ * Thread names: a chunk's header carries its thread's name (its comm),
+ * read by the thread when it takes the chunk (a fresh one, or a staged
+ * one it fills again), and rewritten in the thread's newest chunk when
+ * the program renames the thread (pthread_setname_np(), prctl(PR_SET_NAME):
+ * agent/wrap_thread.c).  The seal's thread table names the threads of a
+ * sealed spool; a killed process's threads are named after their newest
+ * chunk's name (the highest seq), its main thread after the program when
+ * that is empty.
  *
  * Names: "OUT.PID.spool" for a process's first image, "OUT.PID.N.spool"
  * for its image N (after N - 1 execs), OUT being the root's archive path.
@@ -50,7 +59,7 @@
 #include "spool/records.h"
 
 #define SPOOL_MAGIC	  0x4c4f4f5053545846ull /* "FXTSPOOL" */
-#define SPOOL_VERSION	  3u
+#define SPOOL_VERSION	  4u
 #define SPOOL_HEADER_SIZE (64u << 10)
 #define SPOOL_CHUNK_MAGIC 0x4b4e554843545846ull /* "FXTCHUNK" */
 #define SPOOL_MODULE_PATH 240u
@@ -161,6 +170,10 @@ struct spool_chunk {
 	uint64_t dest;	      /* from CHUNK_FULL on: where its copy goes */
 	uint64_t next_staged; /* the next staged chunk; 0: the last */
 	uint64_t reserved[1];
+	/* The owning thread's name (see above), NUL-terminated; "": unknown.
+	 * Written under the agent's spool lock, so a rename and a new chunk
+	 * are never crossed (agent/spool.c). */
+	char name[16];
 };
 #define SPOOL_CHUNK_HEADER_SIZE sizeof(struct spool_chunk)
 
@@ -173,7 +186,7 @@ enum chunk_state {
 };
 
 _Static_assert(sizeof(struct spool_header) == 512, "spool header prefix is 512 bytes");
-_Static_assert(sizeof(struct spool_chunk) == 64, "chunk header is 64 bytes");
+_Static_assert(sizeof(struct spool_chunk) == 80, "chunk header is 80 bytes");
 
 /* Whether a header read from a file is one of a spool this version reads:
  * its magic (written last, so a header being created is not one yet),

@@ -30,11 +30,13 @@ E2E_TESTS = \
 	tests/e2e/agent-exit.sh \
 	tests/e2e/agent-stress.sh \
 	tests/e2e/agent-recover.sh \
+	tests/e2e/agent-recover-names.sh \
 	tests/e2e/agent-hotspot.sh \
 	tests/e2e/agent-exec.sh \
 	tests/e2e/launcher-options.sh \
 	tests/e2e/launcher-merge.sh \
-	tests/e2e/launcher-recover.sh
+	tests/e2e/launcher-recover.sh \
+	tests/e2e/launcher-counts.sh
 
 # The agent never reaches debuginfod: curl and tests/progs/ssl_cleanup
 # (OpenSSL torn down before exit) traced with fxt-run and a plain

@@ -21,8 +21,10 @@
 # ------------------------------------ instrumented, for the agent's tests
 # stress_threads, deep_recursion, signals, fork_child, loop: the agent under
 # stress, fork, drops, fxt-run's options; crash dies without flushing
-# (_exit, SIGKILL, abort) for the recovery test; exec_list re-executes
-# itself with execl, execlp or execle.
+# (_exit, SIGKILL, abort) for the recovery test; named_threads names its
+# threads every way a program can, then dies or hangs, for the names of
+# recovered archives; exec_list re-executes itself with execl, execlp or
+# execle.
 PROGS_TRACED = \
 	tests/progs/stress_threads \
 	tests/progs/deep_recursion \
@@ -30,6 +32,7 @@ PROGS_TRACED = \
 	tests/progs/fork_child \
 	tests/progs/loop \
 	tests/progs/crash \
+	tests/progs/named_threads \
 	tests/progs/exec_list
 check_PROGRAMS += $(PROGS_TRACED)
 
@@ -55,6 +58,11 @@ tests_progs_fork_child_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_loop_SOURCES = tests/progs/loop.c
 tests_progs_loop_CFLAGS = $(EXAMPLE_C_FLAGS)
 tests_progs_loop_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+
+tests_progs_named_threads_SOURCES = tests/progs/named_threads.c
+tests_progs_named_threads_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_named_threads_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_named_threads_LDADD = -lpthread
 
 tests_progs_crash_SOURCES = tests/progs/crash.c
 tests_progs_crash_CFLAGS = $(EXAMPLE_C_FLAGS)

@@ -13,6 +13,7 @@
 #include <fxt/reader.h>
 
 #include "config.h"
+#include "fxt/counts.h"
 #include "tools/common.h"
 #include "tools/dump.h"
 
@@ -75,7 +76,13 @@ static const char help[] =
     "\"FILE: ok|invalid (R records, E errors, W warnings)\".  Warnings (a duration\n"
     "end without begin, begins never ended, flows never ended) do not fail it.\n"
     "--stats prints \"KEY VALUE\" lines: bytes records record.TYPE event.TYPE\n"
-    "providers processes threads strings buffer_full dropped first_ns last_ns span_ns.\n"
+    "providers processes threads strings buffer_full dropped first_ns last_ns span_ns\n"
+    "events.  events, threads, processes and dropped are what fxt-run's summary\n"
+    "line says of the archive it wrote: events are event records of every type\n"
+    "(record.event); threads, the (process, thread) pairs with at least one event\n"
+    "or log record (a thread's sample track is one); processes, those with a\n"
+    "process kernel object or a thread; dropped, the calls the instants \"fxt: N\n"
+    "records dropped\" count.\n"
     "\n"
     "Exit status:\n"
     "  0   the archive was read (with --check: it is valid; warnings allowed)\n"
@@ -122,8 +129,9 @@ struct dump {
 
 	/* --stats */
 	uint64_t nrecords, rec_count[16], ev_count[FXT_EVENT_TYPE_COUNT + 1];
-	struct pairmap providers, processes, threads;
-	uint64_t nstrings, buffer_full, dropped;
+	struct pairmap providers;
+	struct fxt__counts counts; /* events, threads, processes, dropped */
+	uint64_t nstrings, buffer_full;
 	uint64_t first_ns, last_ns;
 	bool have_ts;
 };
@@ -479,12 +487,6 @@ static void seen(struct dump *d, struct pairmap *m, uint64_t a, uint64_t b)
 		d->oom = true;
 }
 
-static void seen_thread(struct dump *d, uint64_t pid, uint64_t tid)
-{
-	seen(d, &d->processes, pid, 0);
-	seen(d, &d->threads, pid, tid);
-}
-
 static void seen_time(struct dump *d, uint64_t ticks)
 {
 	uint64_t ns = fxt_reader_ticks_to_ns(d->r, ticks);
@@ -498,6 +500,8 @@ static void seen_time(struct dump *d, uint64_t ticks)
 static void stats_record(struct dump *d, const struct fxt_record *rec)
 {
 	d->rec_count[rec->type & 15]++;
+	if (fxt__counts_record(&d->counts, rec) < 0)
+		d->oom = true;
 	switch (rec->type) {
 	case FXT_RECORD_METADATA:
 		if (rec->u.meta.type == FXT_METADATA_PROVIDER_INFO ||
@@ -510,27 +514,15 @@ static void stats_record(struct dump *d, const struct fxt_record *rec)
 	case FXT_RECORD_STRING:
 		d->nstrings++;
 		break;
-	case FXT_RECORD_THREAD:
-		if (rec->u.thread.index)
-			seen_thread(d, rec->u.thread.pid, rec->u.thread.tid);
-		break;
 	case FXT_RECORD_EVENT: {
 		const __typeof__(rec->u.event) *ev = &rec->u.event;
 		d->ev_count[ev->type < FXT_EVENT_TYPE_COUNT ? ev->type : FXT_EVENT_TYPE_COUNT]++;
-		seen_thread(d, ev->pid, ev->tid);
 		seen_time(d, ev->ts);
 		if (ev->type == FXT_EVENT_DURATION_COMPLETE)
 			seen_time(d, ev->extra);
-		if (ev->type == FXT_EVENT_INSTANT)
-			d->dropped += fxt_dropped_in_name(ev->name.data, ev->name.len);
 		break;
 	}
-	case FXT_RECORD_KERNEL_OBJECT:
-		if (rec->u.kobj.obj_type == FXT_OBJ_PROCESS)
-			seen(d, &d->processes, rec->u.kobj.koid, 0);
-		break;
 	case FXT_RECORD_LOG:
-		seen_thread(d, rec->u.log.pid, rec->u.log.tid);
 		seen_time(d, rec->u.log.ts);
 		break;
 	case FXT_RECORD_CONTEXT_SWITCH:
@@ -556,14 +548,15 @@ static void print_stats(struct dump *d)
 	if (d->ev_count[FXT_EVENT_TYPE_COUNT])
 		fprintf(f, "event.unknown %" PRIu64 "\n", d->ev_count[FXT_EVENT_TYPE_COUNT]);
 	fprintf(f, "providers %zu\n", d->providers.count);
-	fprintf(f, "processes %zu\n", d->processes.count);
-	fprintf(f, "threads %zu\n", d->threads.count);
+	fprintf(f, "processes %" PRIu64 "\n", fxt__counts_processes(&d->counts));
+	fprintf(f, "threads %" PRIu64 "\n", fxt__counts_threads(&d->counts));
 	fprintf(f, "strings %" PRIu64 "\n", d->nstrings);
 	fprintf(f, "buffer_full %" PRIu64 "\n", d->buffer_full);
-	fprintf(f, "dropped %" PRIu64 "\n", d->dropped);
+	fprintf(f, "dropped %" PRIu64 "\n", d->counts.dropped);
 	fprintf(f, "first_ns %" PRIu64 "\n", d->first_ns);
 	fprintf(f, "last_ns %" PRIu64 "\n", d->last_ns);
 	fprintf(f, "span_ns %" PRIu64 "\n", d->last_ns - d->first_ns);
+	fprintf(f, "events %" PRIu64 "\n", d->counts.events);
 }
 
 /* ----------------------------------------------------------------- main */
@@ -672,8 +665,6 @@ int main(int argc, char **argv)
 	pairmap_init(&d.tids);
 	pairmap_init(&d.ids);
 	pairmap_init(&d.providers);
-	pairmap_init(&d.processes);
-	pairmap_init(&d.threads);
 
 	status = run(&d);
 	if (tool_flush_stdout(NAME))
@@ -682,8 +673,7 @@ int main(int argc, char **argv)
 	pairmap_free(&d.tids);
 	pairmap_free(&d.ids);
 	pairmap_free(&d.providers);
-	pairmap_free(&d.processes);
-	pairmap_free(&d.threads);
+	fxt__counts_free(&d.counts);
 	checker_free(d.checker);
 	fxt_reader_free(d.r);
 	return status;

@@ -66,10 +66,10 @@ is "$(stat_of signals.fxt overlaps)/$(stat_of signals.fxt open)/$(stat_of signal
 # agent counts each call it could not record, so that recorded slices +
 # dropped records = calls made (main + 200,000 leaf), and fxt-run's summary
 # says the same number.  The number itself is predictable from the spool
-# layout (agent/spool.h): 64 KiB = 16 chunks of (4096 - 64) / 16 = 252
-# records of 16 bytes, 4032 records: main's enter, 2015 leaf enter/exit
+# layout (spool/format.h): 64 KiB = 16 chunks of (4096 - 80) / 16 = 251
+# records of 16 bytes, 4016 records: main's enter, 2007 leaf enter/exit
 # pairs, and one more leaf enter whose frame is closed when the thread
-# starts dropping.  2017 slices recorded, 200,001 - 2017 = 197,984 dropped.
+# starts dropping.  2009 slices recorded, 200,001 - 2009 = 197,992 dropped.
 calls=200001
 FXT_CHUNK_SIZE=4096 trace drops.fxt --max-size 64k "$PROGS/loop" 200000
 is "$rc" 0 "drops: exit status"
@@ -77,7 +77,7 @@ check_archive drops drops.fxt
 slices=$(stat_of drops.fxt slices)
 dropped=$(stat_of drops.fxt dropped)
 is "$((slices + dropped))" "$calls" "drops: recorded + dropped = calls ($slices + $dropped)"
-is "$slices/$dropped" 2017/197984 "drops: exactly the predicted number dropped"
+is "$slices/$dropped" 2009/197992 "drops: exactly the predicted number dropped"
 case $(summary) in
 *", $dropped dropped: raise --max-size to keep them)") ok "drops: summary says $dropped dropped" true ;;
 *) ok "drops: summary says $dropped dropped" false; diag "got: $(summary)" ;;

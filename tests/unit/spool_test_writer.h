@@ -8,7 +8,8 @@
  * thread that needs a chunk past it stops recording, as the agent's
  * FXT_MAX_SIZE makes it: its stop and first drop are the time of the
  * record that did not fit, and every call it makes from then on (an enter
- * hook, a tagged record) is one dropped record.  A record of several slots
+ * hook, a tagged record) is one dropped record.  Each chunk carries its
+ * thread's name when it was taken.  A record of several slots
  * never straddles two chunks.  Timestamps come from a counter
  * (test_ticks()), one tick per hook. */
 #ifndef FXT_TESTS_SPOOL_TEST_WRITER_H
@@ -34,6 +35,7 @@ struct test_thread {
 	uint32_t seq; /* chunks taken */
 	uint64_t tid;
 	uint64_t dropped, first_drop_ts, stop_ts, end_ts;
+	char name[16]; /* stamped into each chunk it takes, as the agent does */
 	bool stopped;
 	uint64_t *pos, *end; /* free slots of its current chunk */
 };
@@ -110,6 +112,7 @@ static inline uint64_t *test_reserve(struct test_thread *t, unsigned n, uint64_t
 		k->c->size = size;
 		k->c->serial = t->serial;
 		k->c->seq = t->seq++;
+		memcpy(k->c->name, t->name, sizeof(k->c->name));
 		test_spool.granted += size;
 		t->pos = (uint64_t *)((char *)k->c + SPOOL_CHUNK_HEADER_SIZE);
 		t->end = (uint64_t *)((char *)k->c + size);

@@ -96,6 +96,7 @@ struct archive {
 	struct logrec logs[16];
 	size_t nlogs;
 	int errors;
+	struct fxt__counts counts; /* as fxt-dump --stats counts them */
 };
 
 static void diag_cb(void *ctx, enum fxt_diag_level level, uint64_t off, const char *msg)
@@ -128,6 +129,8 @@ static int read_archive(const void *data, size_t len, struct archive *a, uint64_
 		return -1;
 	fxt_reader_set_diag(r, diag_cb, a);
 	while ((ret = fxt_reader_next(r, &rec)) > 0) {
+		if (fxt__counts_record(&a->counts, &rec) < 0)
+			abort();
 		if (first)
 			a->magic_first = rec.type == FXT_RECORD_METADATA &&
 					 rec.u.meta.type == FXT_METADATA_TRACE_INFO;
@@ -199,13 +202,48 @@ static int read_archive(const void *data, size_t len, struct archive *a, uint64_
  * agent does for a thread whose /proc/self/task/TID/comm is gone. */
 static bool names_unknown;
 
+/* When set, flush_to() gives no thread table, as for a killed process's
+ * spool: threads are known from their chunks alone. */
+static bool flush_recovered;
+
 /* Further flush_input fields for the next flush_to(). */
+static uint64_t flush_lost;
 static unsigned flush_groups, flush_sample_hz;
 static uint64_t flush_agent_lo, flush_agent_hi;
 static const struct session_write *flush_writes;
 static size_t flush_nwrites;
 
-/* Flushes the test spool into memory and reads it back. */
+/* Whether the flush counted what a reader of its archive counts (every
+ * flush_to() checks it): 0, or -1 after saying what differs. */
+static int same_counts(const struct fxt__counts *flush, const struct fxt__counts *read)
+{
+	struct fxt__counts both = { 0 };
+	int same;
+
+	if (fxt__counts_add(&both, flush) < 0 || fxt__counts_add(&both, read) < 0)
+		abort();
+	same = flush->events == read->events && flush->dropped == read->dropped &&
+	       fxt__counts_threads(flush) == fxt__counts_threads(read) &&
+	       fxt__counts_threads(&both) == fxt__counts_threads(read) &&
+	       fxt__counts_processes(flush) == fxt__counts_processes(read) &&
+	       fxt__counts_processes(&both) == fxt__counts_processes(read);
+	if (!same)
+		diag("counts: flush %llu events, %llu threads, %llu processes, %llu dropped; "
+		     "archive %llu, %llu, %llu, %llu; together %llu threads",
+		     (unsigned long long)flush->events,
+		     (unsigned long long)fxt__counts_threads(flush),
+		     (unsigned long long)fxt__counts_processes(flush),
+		     (unsigned long long)flush->dropped, (unsigned long long)read->events,
+		     (unsigned long long)fxt__counts_threads(read),
+		     (unsigned long long)fxt__counts_processes(read),
+		     (unsigned long long)read->dropped,
+		     (unsigned long long)fxt__counts_threads(&both));
+	fxt__counts_free(&both);
+	return same ? 0 : -1;
+}
+
+/* Flushes the test spool into memory and reads it back.  The flush's
+ * counts (flush_stats.counts) must be the archive's (fxt/counts.h). */
 static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flush_stats *st)
 {
 	struct fxt_writer *w;
@@ -234,8 +272,9 @@ static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flu
 	in.ticks_per_second = 1000000000;
 	in.now_ts = now;
 	in.spool_fd = test_spool_fd(in.pid, &in.spool_end);
-	in.threads = th;
-	in.nthreads = n;
+	in.lost = flush_lost;
+	in.threads = flush_recovered ? NULL : th;
+	in.nthreads = flush_recovered ? 0 : n;
 	in.fifo_max = fifo_max;
 	in.libc_groups = flush_groups;
 	in.sample_hz = flush_sample_hz;
@@ -252,6 +291,10 @@ static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flu
 	data = fxt_writer_mem_data(w, &len);
 	if (!err)
 		err = read_archive(data, len, a, in.pid);
+	if (!err)
+		err = same_counts(&st->counts, &a->counts);
+	fxt__counts_free(&st->counts);
+	fxt__counts_free(&a->counts);
 	fxt_writer_free(w);
 	fxt_sym_free(in.sym);
 	close(in.spool_fd);
@@ -421,6 +464,52 @@ static void test_unnamed_threads(void)
 	free(a.ev);
 }
 
+/* A killed process's spool (no seal, so no thread table): each thread is
+ * named after its newest chunk's name, a rename included; the main thread
+ * without one after the process, another by its tid.  A sealed thread
+ * whose name could not be read takes its chunks' too. */
+static void test_recovered_names(void)
+{
+	struct test_thread t1 = { 0 }, t2 = { 0 }, t3 = { 0 };
+	struct archive a;
+	struct flush_stats st;
+
+	test_spool_reset(4096, 0);
+	t1.tid = 4242; /* flush_to's pid: the main thread, its name unknown */
+	t2.tid = 4250;
+	t3.tid = 4260;
+	snprintf(t2.name, sizeof(t2.name), "%s", "before");
+	test_hook(&t1, A);
+	test_hook(&t2, A);
+	test_hook(&t3, C);
+	for (unsigned i = 0; i < 600; i++) { /* three chunks */
+		test_hook(&t2, B);
+		test_hook(&t2, B | EXIT);
+		if (i == 300)
+			snprintf(t2.name, sizeof(t2.name), "%s", "after");
+	}
+	test_hook(&t2, A | EXIT);
+	test_hook(&t3, C | EXIT);
+	test_hook(&t1, A | EXIT);
+
+	flush_recovered = true;
+	ASSERT_EQ_I64(flush_to(&a, 0, 0, &st), 0, "recovered names: flushed and read back");
+	flush_recovered = false;
+	ASSERT_EQ_I64(a.errors, 0, "recovered names: reader finds no error");
+	ASSERT_EQ_U64(a.kobj_thread, 3, "recovered names: three threads named");
+	ASSERT_STR_EQ(a.threads[0].name, "unit", "recovered names: main thread after the process");
+	ASSERT_STR_EQ(a.threads[1].name, "after", "recovered names: the newest name, a rename's");
+	ASSERT_STR_EQ(a.threads[2].name, "thread 4260", "recovered names: unnamed, by its tid");
+	free(a.ev);
+
+	/* Sealed, names unknown: the chunks' names. */
+	names_unknown = true;
+	ASSERT_EQ_I64(flush_to(&a, 100000, 0, &st), 0, "sealed, unnamed: flushed");
+	names_unknown = false;
+	ASSERT_STR_EQ(a.threads[1].name, "after", "sealed, unnamed: the newest chunk's name");
+	free(a.ev);
+}
+
 /* A thread that runs out of budget mid-stack: open frames close at the
  * drop point, drops are counted exactly, and slices + drops = calls. */
 static void test_drops(void)
@@ -457,6 +546,29 @@ static void test_drops(void)
 	ok(outer && outer->end < (~0ull >> 2), "drops: open frames closed at the drop point");
 	ASSERT_EQ_I64(nesting(&a, 7), -1, "drops: slices nest");
 	ok(stream_ok(&a, 7), "drops: start order, the instant in place");
+	free(a.ev);
+}
+
+/* Calls lost outside any thread (the seal's `lost`): a drop instant of
+ * their own on the main thread, which then counts as a thread. */
+static void test_lost(void)
+{
+	struct test_thread t = { 0 };
+	struct archive a;
+	struct flush_stats st;
+	const struct ev *e;
+
+	test_spool_reset(4096, 0);
+	test_hook(&t, A);
+	test_hook(&t, A | EXIT);
+	t.tid = 4250; /* not the main thread */
+	flush_lost = 5;
+	ASSERT_EQ_I64(flush_to(&a, 1000, 0, &st), 0, "lost: flushed, counted as read back");
+	flush_lost = 0;
+	e = find(&a, 4242, "fxt: 5 records dropped");
+	ok(e && e->type == FXT_EVENT_INSTANT, "lost: a drop instant on the main thread");
+	ASSERT_EQ_U64(st.dropped, 5, "lost: counted as dropped");
+	ASSERT_EQ_U64(a.buffer_full, 1, "lost: provider event buffer full");
 	free(a.ev);
 }
 
@@ -1386,10 +1498,12 @@ static void test_time_base(void)
 
 int main(void)
 {
-	plan(193);
+	plan(205);
 	test_basic();
 	test_unnamed_threads();
+	test_recovered_names();
 	test_drops();
+	test_lost();
 	test_many_threads();
 	test_many_names();
 	test_deep();
