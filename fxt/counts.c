@@ -73,6 +73,7 @@ int fxt__counts_process(struct fxt__counts *c, uint64_t pid)
 void fxt__counts_drops(struct fxt__counts *c, const char *name, size_t len)
 {
 	c->dropped += fxt_dropped_in_name(name, len);
+	c->overwritten += fxt_overwritten_in_name(name, len);
 }
 
 int fxt__counts_record(struct fxt__counts *c, const struct fxt_record *rec)
@@ -100,6 +101,7 @@ int fxt__counts_add(struct fxt__counts *dst, const struct fxt__counts *src)
 
 	dst->events += src->events;
 	dst->dropped += src->dropped;
+	dst->overwritten += src->overwritten;
 	for (size_t i = 0; i < src->threads.cap && !err; i++)
 		if (src->threads.slots[i].used)
 			err = pairs_add(&dst->threads, src->threads.slots[i].a,

@@ -12,6 +12,9 @@
  *   processes  processes with a process kernel object or a thread counted
  *   dropped    calls not recorded: the sum of N over the drop instants
  *              "fxt: N records dropped" (fxt_dropped_in_name())
+ *   overwritten  calls a flight recorder overwrote: the sum of N over the
+ *              instants "fxt: N records overwritten"
+ *              (fxt_overwritten_in_name())
  *
  * A reader counts record by record (fxt__counts_record()).  A writer that
  * knows what it wrote (the converter) counts the same things in bulk:
@@ -44,6 +47,7 @@ struct fxt__pairs {
 struct fxt__counts {
 	uint64_t events;
 	uint64_t dropped;
+	uint64_t overwritten;
 	struct fxt__pairs threads;   /* (pid, tid) */
 	struct fxt__pairs processes; /* (pid, 0) */
 };
@@ -60,7 +64,8 @@ int fxt__counts_thread(struct fxt__counts *c, uint64_t pid, uint64_t tid);
 /* A process with its kernel object.  0 or -ENOMEM. */
 int fxt__counts_process(struct fxt__counts *c, uint64_t pid);
 
-/* A drop instant named `name` (`len` bytes): adds its N to `dropped`. */
+/* An instant named `name` (`len` bytes): a drop marker adds its N to
+ * `dropped`, an overwrite marker to `overwritten`. */
 void fxt__counts_drops(struct fxt__counts *c, const char *name, size_t len);
 
 /* Adds `src` to `dst`: events and drops summed, threads and processes as

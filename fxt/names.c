@@ -54,10 +54,11 @@ const char *fxt_arg_type_name(unsigned type)
 	return type < FXT_ARG_TYPE_COUNT ? names[type] : "unknown";
 }
 
-uint64_t fxt_dropped_in_name(const char *name, size_t len)
+/* N of a marker name FXT_DROP_PREFIX "N" suffix, else 0. */
+static uint64_t marker_count(const char *name, size_t len, const char *suffix)
 {
-	static const char prefix[] = FXT_DROP_PREFIX, suffix[] = FXT_DROP_SUFFIX;
-	const size_t np = sizeof(prefix) - 1, ns = sizeof(suffix) - 1;
+	static const char prefix[] = FXT_DROP_PREFIX;
+	const size_t np = sizeof(prefix) - 1, ns = strlen(suffix);
 	uint64_t n = 0;
 
 	if (len <= np + ns || memcmp(name, prefix, np) != 0 ||
@@ -73,4 +74,14 @@ uint64_t fxt_dropped_in_name(const char *name, size_t len)
 		n = n * 10 + d;
 	}
 	return n;
+}
+
+uint64_t fxt_dropped_in_name(const char *name, size_t len)
+{
+	return marker_count(name, len, FXT_DROP_SUFFIX);
+}
+
+uint64_t fxt_overwritten_in_name(const char *name, size_t len)
+{
+	return marker_count(name, len, FXT_OVERWRITE_SUFFIX);
 }

@@ -274,19 +274,29 @@ static uint64_t side_dropped(const struct diff *d, bool base)
 }
 
 /* A line per run that dropped calls, saying which side it is on:
- * "PREFIXbase FILE: N calls dropped: totals are partial". */
+ * "PREFIXbase FILE: N calls dropped: totals are partial"; one per run
+ * whose calls a flight recorder overwrote. */
 static void put_drops(const struct job *j, FILE *out, const char *prefix)
 {
 	const struct diff *d = &j->d;
 
 	for (size_t i = 0; i < d->nruns; i++) {
 		uint64_t n = profile_dropped(d->runs[i], NULL);
+		uint64_t o = profile_overwritten(d->runs[i]);
 
-		if (!n)
-			continue;
-		fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");
-		tool_put_text_str(out, j->files[i]);
-		fprintf(out, ": %" PRIu64 " calls dropped: totals are partial\n", n);
+		if (n) {
+			fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");
+			tool_put_text_str(out, j->files[i]);
+			fprintf(out, ": %" PRIu64 " calls dropped: totals are partial\n", n);
+		}
+		if (o) {
+			fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");
+			tool_put_text_str(out, j->files[i]);
+			fprintf(out,
+				": %" PRIu64 " calls overwritten: totals are those of a flight "
+				"recorder's window\n",
+				o);
+		}
 	}
 }
 

@@ -76,13 +76,15 @@ static const char help[] =
     "\"FILE: ok|invalid (R records, E errors, W warnings)\".  Warnings (a duration\n"
     "end without begin, begins never ended, flows never ended) do not fail it.\n"
     "--stats prints \"KEY VALUE\" lines: bytes records record.TYPE event.TYPE\n"
-    "providers processes threads strings buffer_full dropped first_ns last_ns span_ns\n"
-    "events.  events, threads, processes and dropped are what fxt-run's summary\n"
-    "line says of the archive it wrote: events are event records of every type\n"
+    "providers processes threads strings buffer_full dropped overwritten first_ns\n"
+    "last_ns span_ns events.  events, threads, processes, dropped and overwritten\n"
+    "are what fxt-run's summary line says of the archive it wrote: events are\n"
+    "event records of every type\n"
     "(record.event); threads, the (process, thread) pairs with at least one event\n"
     "or log record (a thread's sample track is one); processes, those with a\n"
     "process kernel object or a thread; dropped, the calls the instants \"fxt: N\n"
-    "records dropped\" count.\n"
+    "records dropped\" count; overwritten, those \"fxt: N records overwritten\"\n"
+    "count (fxt-run --mode=circular).\n"
     "\n"
     "Exit status:\n"
     "  0   the archive was read (with --check: it is valid; warnings allowed)\n"
@@ -553,6 +555,7 @@ static void print_stats(struct dump *d)
 	fprintf(f, "strings %" PRIu64 "\n", d->nstrings);
 	fprintf(f, "buffer_full %" PRIu64 "\n", d->buffer_full);
 	fprintf(f, "dropped %" PRIu64 "\n", d->counts.dropped);
+	fprintf(f, "overwritten %" PRIu64 "\n", d->counts.overwritten);
 	fprintf(f, "first_ns %" PRIu64 "\n", d->first_ns);
 	fprintf(f, "last_ns %" PRIu64 "\n", d->last_ns);
 	fprintf(f, "span_ns %" PRIu64 "\n", d->last_ns - d->first_ns);

@@ -45,7 +45,8 @@ static const char help[] =
     "\"[N open]\" (column \"open\" in csv/json).  csv/json times are integer ns.\n"
     "When the trace dropped calls (it hit fxt-run --max-size), the header says\n"
     "\"N calls dropped: totals are partial\" (json: \"dropped\", \"dropped_threads\";\n"
-    "csv: a warning on standard error).\n"
+    "csv: a warning on standard error); when a flight recorder overwrote calls\n"
+    "(fxt-run --mode=circular), \"N calls overwritten\" (json: \"overwritten\").\n"
     "With --by thread, the rows of a stack-sample track (fxt-run --sample) get\n"
     "the sampled thread's tid and the track's name, \"NAME (samples)\": after the\n"
     "function in text, column \"track\" in csv, \"track\" in json (else empty/null).\n"
@@ -153,6 +154,10 @@ static void print_text(const struct options *o, const struct profile *p,
 		printf("# %" PRIu64 " calls dropped: totals are partial (on %" PRIu64
 		       " thread%s; the trace hit its size limit)\n",
 		       dropped, dthreads, dthreads == 1 ? "" : "s");
+	if (profile_overwritten(p))
+		printf("# %" PRIu64 " calls overwritten: totals are those of each thread's "
+		       "newest calls (a flight recorder's window)\n",
+		       profile_overwritten(p));
 	if (a->unmatched_ends || a->overlaps || a->reversed || a->merged)
 		printf("# input oddities: %" PRIu64 " ends without a begin, %" PRIu64
 		       " improperly nested slices, %" PRIu64
@@ -240,9 +245,10 @@ static void print_json(const struct options *o, const struct profile *p,
 	fputs("{\"archive\":", stdout);
 	tool_put_json_str(stdout, o->path);
 	printf(",\"by\":\"%s\",\"slices\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
-	       ",\"dropped\":%" PRIu64 ",\"dropped_threads\":%" PRIu64 ",\"rows\":[",
+	       ",\"dropped\":%" PRIu64 ",\"dropped_threads\":%" PRIu64 ",\"overwritten\":%" PRIu64
+	       ",\"rows\":[",
 	       by_names[o->by], profile_nslices(p), profile_start_ns(p), profile_end_ns(p), dropped,
-	       dthreads);
+	       dthreads, profile_overwritten(p));
 	for (i = 0; i < n; i++) {
 		const struct profile_row *r = rows[i];
 
@@ -337,6 +343,11 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 				NAME ": %s: %" PRIu64 " calls dropped: totals are partial\n",
 				o.path, profile_dropped(p, NULL));
+		if (profile_overwritten(p))
+			fprintf(stderr,
+				NAME ": %s: %" PRIu64 " calls overwritten: totals are those of "
+				     "each thread's newest calls\n",
+				o.path, profile_overwritten(p));
 		print_csv(&o, rows, n, all_self);
 		break;
 	case TOOL_FMT_JSON:

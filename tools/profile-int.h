@@ -139,6 +139,8 @@ struct profile {
 	/* Drops: the sum of the "fxt: N records dropped" instants, and the
 	 * distinct threads they came on. */
 	uint64_t dropped;
+	/* The sum of the "fxt: N records overwritten" instants. */
+	uint64_t overwritten;
 	struct drop_thread {
 		uint64_t pid, tid;
 	} * drop_thr;
@@ -191,8 +193,8 @@ void profile__thread_release(struct thread *t);
  * given to a koid wins).  Returns 0 or -ENOMEM. */
 int profile__see_kobj(struct profile *p, const struct fxt_record *rec);
 
-/* Counts the records an instant event says were dropped on its thread.
- * Returns 0 or -ENOMEM. */
+/* Counts the records an instant event says were dropped (or overwritten)
+ * on its thread.  Returns 0 or -ENOMEM. */
 int profile__see_drops(struct profile *p, uint64_t pid, uint64_t tid,
 		       const struct fxt_string *name);
 

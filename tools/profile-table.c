@@ -373,8 +373,10 @@ int profile__see_kobj(struct profile *p, const struct fxt_record *rec)
 int profile__see_drops(struct profile *p, uint64_t pid, uint64_t tid, const struct fxt_string *name)
 {
 	uint64_t n = fxt_dropped_in_name(name->data, name->len);
+	uint64_t o = fxt_overwritten_in_name(name->data, name->len);
 	size_t i;
 
+	p->overwritten = o > UINT64_MAX - p->overwritten ? UINT64_MAX : p->overwritten + o;
 	if (!n)
 		return 0;
 	p->dropped = n > UINT64_MAX - p->dropped ? UINT64_MAX : p->dropped + n;
@@ -437,6 +439,11 @@ uint64_t profile_nslices(const struct profile *p)
 const struct profile_anomalies *profile_anomalies(const struct profile *p)
 {
 	return &p->anom;
+}
+
+uint64_t profile_overwritten(const struct profile *p)
+{
+	return p->overwritten;
 }
 
 uint64_t profile_dropped(const struct profile *p, uint64_t *nthreads)

@@ -14,7 +14,9 @@
  *    that may still come, so memory there grows with the number of finished
  *    siblings whose parent has not been seen yet (see profile.c).
  * Instant, counter, async and flow events only advance the trace's end;
- * instants "fxt: N records dropped" also count drops (profile_dropped()).
+ * instants "fxt: N records dropped" also count drops (profile_dropped()),
+ * and "fxt: N records overwritten" what a flight recorder overwrote
+ * (profile_overwritten()).
  *
  * Times are nanoseconds (ticks converted per provider by the reader).
  *
@@ -154,6 +156,12 @@ const struct profile_anomalies *profile_anomalies(const struct profile *p);
  * fxt_dropped_in_name()), and in *nthreads (may be NULL) the number of
  * distinct threads they are on.  0: no drops, the totals are complete. */
 uint64_t profile_dropped(const struct profile *p, uint64_t *nthreads);
+
+/* Calls a flight recorder overwrote (fxt-run --mode=circular): the sum of
+ * N over the instants "fxt: N records overwritten"
+ * (fxt_overwritten_in_name()).  Not 0: the totals are those of the
+ * newest calls, the window each thread kept. */
+uint64_t profile_overwritten(const struct profile *p);
 
 /* Sorting rows for output. */
 enum profile_sort {

@@ -125,6 +125,12 @@ enum fxt_obj_type {
 #define FXT_DROP_PREFIX "fxt: "
 #define FXT_DROP_SUFFIX " records dropped"
 
+/* fxtrace's flight-recorder marker: where a thread's kept records begin
+ * when older ones were overwritten (fxt-run --mode=circular), an instant
+ * event named FXT_DROP_PREFIX "N" FXT_OVERWRITE_SUFFIX ("fxt: N records
+ * overwritten"); fxt_overwritten_in_name() (reader.h) reads N. */
+#define FXT_OVERWRITE_SUFFIX " records overwritten"
+
 /* ------------------------------------------------------------ string refs
  * 16 bits: 0 = empty; MSB clear = index 1 .. 0x7fff; MSB set = inline string
  * whose byte length is the low 15 bits, stored in the record as a stream. */

@@ -206,6 +206,10 @@ const char *fxt_arg_type_name(unsigned type);
  * dropped" (see FXT_DROP_PREFIX), else 0. */
 uint64_t fxt_dropped_in_name(const char *name, size_t len);
 
+/* N if [name, name + len) is fxtrace's flight-recorder marker "fxt: N
+ * records overwritten" (see FXT_OVERWRITE_SUFFIX), else 0. */
+uint64_t fxt_overwritten_in_name(const char *name, size_t len);
+
 #ifdef __cplusplus
 }
 #endif
