@@ -212,6 +212,7 @@ static struct spool_seal_thread *collect_threads(size_t *n)
 		f->first_drop_ts = __atomic_load_n(&tb->first_drop_ts, __ATOMIC_RELAXED);
 		f->stop_ts = __atomic_load_n(&tb->stop_ts, __ATOMIC_RELAXED);
 		f->end_ts = __atomic_load_n(&tb->end_ts, __ATOMIC_RELAXED);
+		f->overwritten = __atomic_load_n(&tb->overwritten, __ATOMIC_RELAXED);
 		if (__atomic_load_n(&tb->state, __ATOMIC_RELAXED) == TBUF_RETIRED)
 			memcpy(f->name, tb->name, sizeof(f->name));
 		else

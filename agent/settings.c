@@ -15,7 +15,7 @@
 #include "spool/env.h"
 
 struct agent_config agent_cfg = {
-	.buffer_size = AGENT_DEFAULT_BUFFER_SIZE,
+	.buffer_size = FXT_DEFAULT_BUFFER_STREAM,
 	.chunk_size = AGENT_DEFAULT_CHUNK_SIZE,
 	.max_size = AGENT_DEFAULT_MAX_SIZE,
 	.status_fd = -1,
@@ -151,6 +151,13 @@ void agent_config_load(void)
 	agent_cfg.debug = s && *s && strcmp(s, "0") != 0;
 
 	load_output();
+	s = getenv(FXT_ENV_MODE);
+	if (s && fxt__mode_parse(s, &agent_cfg.mode) < 0) {
+		agent_dbg(FXT_ENV_MODE "=%s: not a mode (" FXT_MODE_NAMES "); using stream", s);
+		agent_cfg.mode = FXT_MODE_STREAM;
+	}
+	agent_cfg.buffer_size = agent_cfg.mode == FXT_MODE_STREAM ? FXT_DEFAULT_BUFFER_STREAM
+								  : FXT_DEFAULT_BUFFER_THREAD;
 	load_size(FXT_ENV_BUFFER_SIZE, &agent_cfg.buffer_size);
 	load_size(FXT_ENV_CHUNK_SIZE, &agent_cfg.chunk_size);
 	load_size(FXT_ENV_MAX_SIZE, &agent_cfg.max_size);
@@ -159,8 +166,14 @@ void agent_config_load(void)
 	if (agent_cfg.chunk_size > (1ull << 30))
 		agent_cfg.chunk_size = 1ull << 30;
 	agent_cfg.chunk_size = (agent_cfg.chunk_size + pg - 1) / pg * pg;
-	if (agent_cfg.buffer_size < agent_cfg.chunk_size)
+	if (agent_cfg.mode == FXT_MODE_STREAM && agent_cfg.buffer_size < agent_cfg.chunk_size)
 		agent_cfg.buffer_size = agent_cfg.chunk_size;
+	/* A thread's buffer: whole pages, at least AGENT_MIN_THREAD_BUFFER. */
+	if (agent_cfg.mode != FXT_MODE_STREAM) {
+		if (agent_cfg.buffer_size < AGENT_MIN_THREAD_BUFFER)
+			agent_cfg.buffer_size = AGENT_MIN_THREAD_BUFFER;
+		agent_cfg.buffer_size = agent_cfg.buffer_size / pg * pg;
+	}
 
 	s = getenv(FXT_ENV_CLOCK);
 	if (s && strcmp(s, "tsc") == 0)
@@ -196,7 +209,8 @@ void agent_config_load(void)
 			agent_cfg.sample_hz = (unsigned)hz;
 	}
 
-	agent_dbg("output=%s buffer=%llu chunk=%llu max=%llu status_fd=%d", agent_cfg.output,
+	agent_dbg("output=%s mode=%s buffer=%llu chunk=%llu max=%llu status_fd=%d",
+		  agent_cfg.output, fxt__mode_name(agent_cfg.mode),
 		  (unsigned long long)agent_cfg.buffer_size,
 		  (unsigned long long)agent_cfg.chunk_size, (unsigned long long)agent_cfg.max_size,
 		  agent_cfg.status_fd);

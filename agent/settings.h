@@ -19,11 +19,12 @@
 
 #include "spool/recording.h"
 
-#define AGENT_DEFAULT_BUFFER_SIZE (64ull << 20)
-#define AGENT_DEFAULT_CHUNK_SIZE  (1ull << 20)
-#define AGENT_MIN_CHUNK_SIZE	  (4ull << 10)
-#define AGENT_FLOOR_CHUNK_SIZE	  (64ull << 10)
-#define AGENT_DEFAULT_MAX_SIZE	  (1ull << 30)
+#define AGENT_DEFAULT_CHUNK_SIZE (1ull << 20)
+/* The least per-thread buffer of the oneshot and circular modes. */
+#define AGENT_MIN_THREAD_BUFFER (16ull << 10)
+#define AGENT_MIN_CHUNK_SIZE	(4ull << 10)
+#define AGENT_FLOOR_CHUNK_SIZE	(64ull << 10)
+#define AGENT_DEFAULT_MAX_SIZE	(1ull << 30)
 
 enum agent_clock {
 	AGENT_CLOCK_AUTO,
@@ -33,7 +34,8 @@ enum agent_clock {
 
 struct agent_config {
 	char output[PATH_MAX]; /* absolute archive path (root's name) */
-	uint64_t buffer_size;  /* FXT_BUFFER_SIZE */
+	enum fxt_mode mode;    /* FXT_MODE */
+	uint64_t buffer_size;  /* FXT_BUFFER_SIZE: per process (stream), or thread */
 	uint64_t chunk_size;   /* FXT_CHUNK_SIZE, page multiple */
 	uint64_t max_size;     /* FXT_MAX_SIZE, 0 = unlimited */
 	enum agent_clock clock;

@@ -89,6 +89,8 @@ static int create(struct spool *sp)
 	agent_clock_start(&sp->hdr->start_ticks, &sp->hdr->start_ns);
 	sp->hdr->clock_tsc = agent_clock_tsc;
 	sp->hdr->libc_groups = agent_cfg.libc_groups;
+	sp->hdr->mode = agent_cfg.mode;
+	sp->hdr->buffer_size = agent_cfg.buffer_size;
 	sp->hdr->sample_hz = agent_cfg.sample_hz;
 	sp->hdr->root_pid = (uint64_t)agent_cfg.root_pid;
 	sp->hdr->image = agent_cfg.image ? agent_cfg.image : 1;
@@ -169,10 +171,12 @@ static void *map_chunk(struct spool *sp, int fd, uint64_t off, uint64_t size)
 }
 
 /* The size of the next new chunk: the configured size while the threads'
- * mapped chunks stay within FXT_BUFFER_SIZE, else halved down to the floor.
- * A thread's first chunks are smaller (the floor, then a quarter): most
- * processes of a pipeline or a build live a few milliseconds and record a
- * few KiB, and each byte of a chunk is zeroed and faulted in up front. */
+ * mapped chunks stay within FXT_BUFFER_SIZE (stream mode: the other modes
+ * bound each thread's buffer, spool_chunk_get()'s cap), else halved down
+ * to the floor.  A thread's first chunks are smaller (the floor, then a
+ * quarter): most processes of a pipeline or a build live a few
+ * milliseconds and record a few KiB, and each byte of a chunk is zeroed
+ * and faulted in up front. */
 static uint64_t next_size(const struct spool *sp, uint32_t seq)
 {
 	uint64_t size = sp->chunk_size;
@@ -182,12 +186,26 @@ static uint64_t next_size(const struct spool *sp, uint32_t seq)
 	else if (seq == 1 && size / 4 > AGENT_FLOOR_CHUNK_SIZE)
 		size /= 4;
 
-	while (size > AGENT_FLOOR_CHUNK_SIZE && sp->mapped + size > sp->buffer_size)
+	while (agent_cfg.mode == FXT_MODE_STREAM && size > AGENT_FLOOR_CHUNK_SIZE &&
+	       sp->mapped + size > sp->buffer_size)
 		size /= 2;
 	return size;
 }
 
-int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t seq,
+/* The page size. */
+static uint64_t page_size(void)
+{
+	long pgl = sysconf(_SC_PAGESIZE);
+	return pgl > 0 ? (uint64_t)pgl : 4096;
+}
+
+/* Whether a chunk of `size` bytes holds enough records to be worth one. */
+static bool chunk_worth(uint64_t size)
+{
+	return size >= page_size() && size >= SPOOL_CHUNK_HEADER_SIZE + SPOOL_RECORD_SIZE * 8;
+}
+
+int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t seq, uint64_t cap,
 		    struct spool_map *out)
 {
 	uint64_t off, size;
@@ -213,23 +231,29 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 		err = fd;
 		goto out;
 	}
-	if (sp->nfree) {
+	if (sp->nfree && (!cap || sp->free_list[sp->nfree - 1].size <= cap)) {
 		/* A recycled tail: already in the file and counted in granted. */
 		sp->nfree--;
 		off = sp->free_list[sp->nfree].off;
 		size = sp->free_list[sp->nfree].size;
 	} else {
 		size = next_size(sp, seq);
+		if (cap && size > cap) {
+			/* The rest of the thread's buffer. */
+			size = cap / page_size() * page_size();
+			if (!chunk_worth(size)) {
+				err = -ENOSPC;
+				goto out;
+			}
+		}
 		if (sp->max_size && sp->granted + size > sp->max_size) {
 			/* The last bytes under the bound: a smaller chunk, down
 			 * to one page, so that a bound below one chunk keeps
 			 * the first max_size bytes rather than nothing. */
-			long pgl = sysconf(_SC_PAGESIZE);
-			uint64_t pg = pgl > 0 ? (uint64_t)pgl : 4096;
 			uint64_t left = sp->max_size > sp->granted ? sp->max_size - sp->granted : 0;
 
-			size = left / pg * pg;
-			if (size < pg || size < SPOOL_CHUNK_HEADER_SIZE + SPOOL_RECORD_SIZE * 8) {
+			size = left / page_size() * page_size();
+			if (!chunk_worth(size)) {
 				err = -ENOSPC;
 				goto out;
 			}
@@ -442,10 +466,37 @@ int spool_stage_take(struct spool *sp, struct spool_map *m, uint32_t seq)
 	return 0;
 }
 
+uint64_t spool_ring_reuse(struct spool *sp, struct spool_map *m, uint32_t seq, uint64_t overwritten)
+{
+	struct spool_chunk *c = m->base;
+	uint64_t *p = (uint64_t *)((char *)m->base + SPOOL_CHUNK_HEADER_SIZE);
+	uint64_t n = (m->size - SPOOL_CHUNK_HEADER_SIZE) / SPOOL_RECORD_SIZE, calls = 0;
+
+	/* The calls it held: hook enters and libc calls' enters. */
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t w1 = p[2 * i + 1];
+		unsigned tag = ev_tag(w1);
+		calls += w1 && !(w1 & SPOOL_EXIT_BIT) && (tag == EV_TAG_NONE || tag == EV_TAG_CALL);
+	}
+	/* Emptied before the new seq, so that no moment of a killed process
+	 * shows old records under it (a reader skips zero slots). */
+	memset(p, 0, n * SPOOL_RECORD_SIZE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	c->overwritten = overwritten + calls;
+	c->state = CHUNK_PLAIN;
+	__atomic_store_n(&c->seq, seq, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&sp->lock);
+	if (sp->hdr) {
+		sp->hdr->last_ns = agent_mono_ns();
+		sp->hdr->last_ticks = agent_ticks();
+	}
+	pthread_mutex_unlock(&sp->lock);
+	return calls;
+}
+
 void spool_chunk_put(struct spool *sp, struct spool_map *m, uint64_t used, bool recycle)
 {
-	long pgl = sysconf(_SC_PAGESIZE);
-	uint64_t pg = pgl > 0 ? (uint64_t)pgl : 4096;
+	uint64_t pg = page_size();
 	uint64_t keep = (used + pg - 1) / pg * pg;
 
 	if (!m->base)

@@ -61,10 +61,20 @@ void spool_init(struct spool *sp, const char *path, uint64_t chunk_size, uint64_
 		uint64_t max_size);
 
 /* Grants, maps (pre-faulted) and stamps a chunk for thread (serial, tid).
- * Returns 0, -ENOSPC past max_size, -ESHUTDOWN after spool_close_grants(),
- * or another -errno. */
-int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t seq,
+ * `cap`, when not 0, bounds its size (what is left of the thread's
+ * buffer in the oneshot and circular modes).  Returns 0, -ENOSPC past
+ * max_size or when `cap` leaves too little for a chunk, -ESHUTDOWN after
+ * spool_close_grants(), or another -errno. */
+int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t seq, uint64_t cap,
 		    struct spool_map *out);
+
+/* Rings (the circular mode, spool/format.h): the thread's oldest chunk `m`
+ * becomes its chunk `seq`: its records are counted (the calls among them)
+ * and zeroed, then it is re-stamped with seq and `overwritten` plus those
+ * calls.  Returns the calls it held.  Not under the lock: the chunk is the
+ * calling thread's. */
+uint64_t spool_ring_reuse(struct spool *sp, struct spool_map *m, uint32_t seq,
+			  uint64_t overwritten);
 
 /* Staged chunks (spool/format.h): a thread past its first chunks fills
  * two chunks in turn that stay mapped, since faulting fresh pages in for

@@ -59,7 +59,9 @@ static void stop(struct tstate *t, struct tbuf *tb, uint64_t ts, int err)
 {
 	if (err != -ESHUTDOWN)
 		agent_dbg("thread %llu stops recording: %s", (unsigned long long)tb->tid,
-			  err == -ENOSPC ? "FXT_MAX_SIZE reached" : strerror(-err));
+			  err != -ENOSPC		       ? strerror(-err)
+			  : agent_cfg.mode == FXT_MODE_ONESHOT ? "its FXT_BUFFER_SIZE is full"
+							       : "FXT_MAX_SIZE reached");
 	__atomic_store_n(&tb->stop_ts, ts ? ts : 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&tb->state, TBUF_STOPPED, __ATOMIC_RELAXED);
 	t->pos = t->end = NULL;
@@ -83,7 +85,105 @@ static bool in_chunk(const struct tbuf *tb, const uint64_t *p)
  * one-chunk-after-another layout. */
 static bool reusable(const struct tbuf *tb, const struct spool_map *m)
 {
-	return tb->seq >= 3 && m->size >= AGENT_FLOOR_CHUNK_SIZE; /* m's seq is tb->seq - 1 */
+	return agent_cfg.mode == FXT_MODE_STREAM && tb->seq >= 3 &&
+	       m->size >= AGENT_FLOOR_CHUNK_SIZE; /* m's seq is tb->seq - 1 */
+}
+
+/* ------------------------------------------------------------ rings */
+
+/* Makes room in tb's ring for one more entry: a bigger block, mmap'd.
+ * 0 or -ENOMEM. */
+static int ring_grow(struct tbuf *tb)
+{
+	struct agent_ring *old = tb->ring, *r;
+	uint64_t bytes = old ? old->bytes * 2 : 4096;
+	void *p;
+
+	if (old && old->n < old->cap)
+		return 0;
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	r = p;
+	r->bytes = bytes;
+	r->cap = (unsigned)((bytes - sizeof(*r)) / sizeof(r->v[0]));
+	if (old) {
+		/* Entries are only added before the first is reused: in
+		 * order from 0. */
+		r->n = old->n;
+		r->head = old->head;
+		memcpy(r->v, old->v, old->n * sizeof(old->v[0]));
+		munmap(old, old->bytes);
+	}
+	tb->ring = r;
+	return 0;
+}
+
+/* The size bound of tb's next new chunk in the oneshot and circular
+ * modes: what is left of its buffer, and (circular) a quarter of the
+ * buffer, so that a full ring has at least four chunks and a reused one
+ * takes at most a quarter of the window. */
+static uint64_t buffer_cap(const struct tbuf *tb)
+{
+	uint64_t b = agent_cfg.buffer_size, left = b > tb->bytes ? b - tb->bytes : 0;
+	uint64_t quarter = b / 4;
+
+	if (agent_cfg.mode == FXT_MODE_CIRCULAR && quarter >= AGENT_MIN_CHUNK_SIZE &&
+	    left > quarter)
+		left = quarter;
+	return left ? left : 1; /* 1: too little for a chunk (0 is no bound) */
+}
+
+/* The circular mode's next chunk: a new one while the ring is not full,
+ * else its oldest, emptied (spool_ring_reuse()); the chunk being left
+ * stays mapped, in the ring.  0 or -errno. */
+static int ring_next(struct tbuf *tb, struct spool_map *next)
+{
+	struct agent_ring *r = tb->ring;
+	int err;
+
+	if (!r || r->head == 0) {
+		err = ring_grow(tb);
+		if (err < 0)
+			return err;
+		r = tb->ring;
+		err = spool_chunk_get(&agent.spool, tb->serial, tb->tid, tb->seq, buffer_cap(tb),
+				      next);
+		if (err == 0) {
+			r->v[r->n++] = *next;
+			tb->bytes += next->size;
+			return 0;
+		}
+		if (err != -ENOSPC || !r->n)
+			return err;
+	}
+	/* Full (or the spool is): the oldest becomes the newest. */
+	*next = r->v[r->head];
+	r->head = (r->head + 1) % r->n;
+	__atomic_store_n(&tb->overwritten,
+			 tb->overwritten +
+			     spool_ring_reuse(&agent.spool, next, tb->seq, tb->overwritten),
+			 __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Unmaps every chunk of tb's ring but `keep` (its base), and the ring. */
+static void ring_free(struct tbuf *tb, const void *keep, bool put)
+{
+	struct agent_ring *r = tb->ring;
+
+	if (!r)
+		return;
+	for (unsigned i = 0; i < r->n; i++) {
+		if (r->v[i].base == keep)
+			continue;
+		if (put)
+			spool_chunk_put(&agent.spool, &r->v[i], r->v[i].size, false);
+		else
+			munmap(r->v[i].base, r->v[i].size);
+	}
+	munmap(r, r->bytes);
+	tb->ring = NULL;
 }
 
 /* Installs the next chunk.  The caller blocks signals meanwhile, but a
@@ -100,7 +200,14 @@ static int refill(struct tstate *t, struct tbuf *tb)
 
 	t->end = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (m.base) {
+	if (agent_cfg.mode == FXT_MODE_CIRCULAR) {
+		/* The chunk being left stays mapped, in the ring. */
+		__atomic_store_n(&tb->map.base, NULL, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		err = ring_next(tb, &next);
+		if (err < 0)
+			return err;
+	} else if (m.base) {
 		/* Unpublished while it changes hands: a nested hook drops its
 		 * call rather than write into a chunk being copied. */
 		__atomic_store_n(&tb->map.base, NULL, __ATOMIC_RELAXED);
@@ -127,9 +234,13 @@ static int refill(struct tstate *t, struct tbuf *tb)
 		}
 	}
 	if (!next.base) {
-		err = spool_chunk_get(&agent.spool, tb->serial, tb->tid, tb->seq, &next);
+		/* Oneshot: no more than the thread's buffer. */
+		err =
+		    spool_chunk_get(&agent.spool, tb->serial, tb->tid, tb->seq,
+				    agent_cfg.mode == FXT_MODE_ONESHOT ? buffer_cap(tb) : 0, &next);
 		if (err < 0)
 			return err;
+		tb->bytes += next.size;
 	}
 	/* Named now, a fresh chunk or a staged one filled again: a killed
 	 * process's threads are named after their newest chunk. */
@@ -303,6 +414,8 @@ void agent_tbuf_retire(struct tstate *t)
 	if (prctl(PR_GET_NAME, tb->name) != 0)
 		tb->name[0] = '\0';
 	tb->name[sizeof(tb->name) - 1] = '\0';
+	/* A ring's other chunks hold its window: unmapped, not recycled. */
+	ring_free(tb, tb->map.base, true);
 	if (tb->map.base) {
 		uint64_t used = (uint64_t)((char *)t->pos - (char *)tb->map.base);
 		spool_chunk_put(&agent.spool, &tb->map, used, true);
@@ -321,6 +434,7 @@ void agent_tbuf_forget_all(struct tstate *self)
 	/* The parent's chunks are still mapped here (MAP_SHARED, so writing
 	 * them would clobber the parent's data): unmap them, nothing more. */
 	for (struct tbuf *tb = agent.threads; tb; tb = tb->next) {
+		ring_free(tb, tb->map.base, false);
 		if (tb->map.base)
 			munmap(tb->map.base, tb->map.size);
 		if (tb->spare.base)

@@ -49,6 +49,18 @@ enum tbuf_state {
 	TBUF_RETIRED = 2, /* the thread exited (key destructor ran) */
 };
 
+/* A thread's chunks in the circular mode (spool/format.h, "Rings"), all
+ * mapped: v[head] is the oldest, the one before it (circularly) the one
+ * the thread fills.  An mmap'd block: the hooks that grow it may run in a
+ * signal handler, where malloc may not. */
+struct agent_ring {
+	uint64_t bytes;	 /* of the block */
+	unsigned cap, n; /* entries it has room for, entries used */
+	unsigned head;	 /* the oldest */
+	unsigned pad;
+	struct spool_map v[];
+};
+
 /* Per-thread metadata, kept on agent.threads until the flush.  Fields the
  * flusher reads while the thread may still run are accessed atomically. */
 struct tbuf {
@@ -68,6 +80,12 @@ struct tbuf {
 	 * thread's newest chunk, written under the spool lock; 0: none yet. */
 	uint64_t name_off;
 	pthread_t self; /* the thread, for pthread_setname_np() on it */
+	/* The oneshot and circular modes (spool/recording.h): the bytes of
+	 * chunks granted to the thread, against FXT_BUFFER_SIZE; its ring
+	 * (circular), and the calls it overwrote there. */
+	uint64_t bytes;
+	struct agent_ring *ring;
+	uint64_t overwritten;
 };
 
 struct tstate {

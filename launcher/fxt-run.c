@@ -83,6 +83,7 @@ int main(int argc, char **argv)
 	struct options o;
 
 	options_parse(argc, argv, &o);
+	summary_mode(o.mode);
 	if (o.recover)
 		return recover_main(&o);
 	char *agent = find_agent();

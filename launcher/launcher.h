@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "fxt/counts.h"
+#include "spool/recording.h"
 
 /* fxt-run's exit statuses besides the program's own (see fxt-run.c):
  * its own failures, as a shell reports a usage error; a program that
@@ -48,6 +49,8 @@ struct options {
 	const char *output; /* -o, as given */
 	bool force;
 	bool quiet;
+	enum fxt_mode mode; /* --mode */
+	bool mode_given;
 	const char *buffer_size; /* as given; validated, passed on in bytes */
 	const char *max_size;
 	uint64_t buffer_bytes, max_bytes;
@@ -120,6 +123,9 @@ void summary_add_deep(struct archive_stats *sum, const struct archive_stats *st)
 
 /* The hint after the summary lines, when they say something is amiss. */
 void summary_hint(const char *prog);
+
+/* The mode the run recorded in: what the summary's drop hint names. */
+void summary_mode(enum fxt_mode mode);
 
 /* -------------------------------------------------------------- parts.c */
 

@@ -47,8 +47,14 @@ static void usage(void)
 	      "      --keep-parts        leave one archive per process (FILE for PROGRAM,\n"
 	      "                          FILE's name with .PID before .fxt for the others)\n"
 	      "                          instead of merging them all into FILE\n"
-	      "      --buffer-size=SIZE  trace buffer each process keeps mapped at once\n"
-	      "                          (default 64M)\n"
+	      "      --mode=MODE         what is kept: stream (default) every call, up to\n"
+	      "                          --max-size; oneshot: each thread's first\n"
+	      "                          --buffer-size of records, then drops are counted;\n"
+	      "                          circular: each thread's newest --buffer-size (a\n"
+	      "                          flight recorder), the overwritten calls counted\n"
+	      "      --buffer-size=SIZE  stream: the trace buffer each process keeps mapped\n"
+	      "                          at once (default 64M); oneshot and circular: each\n"
+	      "                          thread's buffer (default 16M)\n"
 	      "      --max-size=SIZE     stop recording (and count drops) past SIZE bytes of\n"
 	      "                          trace in a process (default 1G; 0: no limit)\n"
 	      "      --recover           turn spools left behind (fxt-run killed, a crash\n"
@@ -79,8 +85,10 @@ static void usage(void)
 	      "The summary line says what FILE holds, as `fxt-dump --stats FILE` counts it:\n"
 	      "its events (event records of every type: slices, instants, counters, flow\n"
 	      "events), its threads (each thread with at least one event; a thread's\n"
-	      "--sample track is one of its own), the calls dropped past --max-size, and\n"
-	      "for a merged FILE its processes (and the per-process archives merged, when\n"
+	      "--sample track is one of its own), the calls dropped past --max-size (or\n"
+	      "past a thread's --buffer-size in oneshot mode), the calls overwritten in\n"
+	      "circular mode (when there are), and for a merged FILE its processes (and the "
+	      "per-process archives merged, when\n"
 	      "more: a process leaves one more after each exec); with --keep-parts, one\n"
 	      "such line per archive.\n"
 	      "\n"
@@ -105,6 +113,7 @@ static void usage(void)
 	      "Examples:\n"
 	      "  $ fxt-run -o app.fxt -- ./app --its --own --arguments\n"
 	      "  $ fxt-run --libc=all --sample -o sort.fxt -- sort -n numbers.txt\n"
+	      "  $ fxt-run --mode=circular --buffer-size=4M -o last.fxt -- ./server\n"
 	      "  $ fxt-run --recover .\n",
 	      stdout);
 }
@@ -159,7 +168,8 @@ void options_parse(int argc, char **argv, struct options *o)
 		OPT_LIBC,
 		OPT_SAMPLE,
 		OPT_KEEP_PARTS,
-		OPT_RECOVER
+		OPT_RECOVER,
+		OPT_MODE
 	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -170,6 +180,7 @@ void options_parse(int argc, char **argv, struct options *o)
 		{ "libc", required_argument, NULL, OPT_LIBC },
 		{ "sample", optional_argument, NULL, OPT_SAMPLE },
 		{ "keep-parts", no_argument, NULL, OPT_KEEP_PARTS },
+		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "recover", no_argument, NULL, OPT_RECOVER },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -218,6 +229,13 @@ void options_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_KEEP_PARTS:
 			o->keep_parts = true;
+			break;
+		case OPT_MODE:
+			if (fxt__mode_parse(optarg, &o->mode) != 0)
+				die(EXIT_USAGE,
+				    "--mode: unknown mode '%s' (modes: " FXT_MODE_NAMES ")",
+				    optarg);
+			o->mode_given = true;
 			break;
 		case OPT_RECOVER:
 			o->recover = true;

@@ -306,6 +306,8 @@ void setup_env(const struct options *o, const char *agent, const char *out, int 
 		set_env(FXT_ENV_STATUS_FD, id);
 	}
 	set_env(FXT_ENV_OUTPUT, out);
+	if (o->mode_given)
+		set_env(FXT_ENV_MODE, fxt__mode_name(o->mode));
 	if (o->buffer_size != NULL)
 		set_env_u64(FXT_ENV_BUFFER_SIZE, o->buffer_bytes);
 	if (o->max_size != NULL)

@@ -90,11 +90,18 @@ static void format_size(uint64_t bytes, char *buf, size_t size)
 	snprintf(buf, size, "%.1f %s", v, units[u]);
 }
 
-/* What the summary lines said, for the final hint. */
+/* What the summary lines said, for the final hint; the mode, for what
+ * keeps drops. */
 static struct {
 	bool root;	/* the root's archive was summarised */
-	uint64_t calls; /* instrumented ones, and calls dropped */
+	uint64_t calls; /* instrumented ones, and calls dropped or overwritten */
+	enum fxt_mode mode;
 } summarised;
+
+void summary_mode(enum fxt_mode mode)
+{
+	summarised.mode = mode;
+}
 
 /* `note`, if not NULL, follows the numbers ("recovered from spool").  An
  * empty `what` means the root's archive. */
@@ -102,19 +109,23 @@ void summary_line(const char *what, const char *display, const struct archive_st
 		  const char *note)
 {
 	uint64_t events = st->n.events, threads = fxt__counts_threads(&st->n);
-	uint64_t dropped = st->n.dropped;
-	char size[32];
+	uint64_t dropped = st->n.dropped, overwritten = st->n.overwritten;
+	char size[32], over[48] = "";
 
 	summarised.root |= what[0] == '\0';
-	summarised.calls += st->calls + dropped;
+	summarised.calls += st->calls + dropped + overwritten;
 	format_size(st->bytes, size, sizeof(size));
+	if (overwritten != 0)
+		snprintf(over, sizeof(over), ", %" PRIu64 " overwritten", overwritten);
 	fprintf(stderr,
 		"fxt-run: wrote %s%s (%s, %" PRIu64 " event%s, %" PRIu64 " thread%s, %" PRIu64
-		" dropped%s)%s%s%s%s\n",
+		" dropped%s%s)%s%s%s%s\n",
 		what, display, size, events, events == 1 ? "" : "s", threads,
 		threads == 1 ? "" : "s", dropped,
-		dropped != 0 ? ": raise --max-size to keep them" : "",
-		st->error != NULL ? "; " : "", st->error != NULL ? st->error : "",
+		dropped == 0			      ? ""
+		: summarised.mode == FXT_MODE_ONESHOT ? ": raise --buffer-size to keep them"
+						      : ": raise --max-size to keep them",
+		over, st->error != NULL ? "; " : "", st->error != NULL ? st->error : "",
 		note != NULL ? "; " : "", note != NULL ? note : "");
 	if (st->deep != 0)
 		fprintf(stderr,

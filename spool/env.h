@@ -70,15 +70,36 @@
  *                  killed fxt-run), the process converts its own spool at
  *                  exit.
  *
- * FXT_BUFFER_SIZE  Bytes of trace buffer the process keeps mapped at once,
- *                  over all threads (default 64M; fxt-run --buffer-size).
- *                  Each thread writes into one chunk (FXT_CHUNK_SIZE) at a
- *                  time; full chunks are unmapped (the kernel writes them
- *                  back to the spool), so long runs do not grow RSS.  When
- *                  threads * chunk size would exceed this, new chunks are
- *                  halved, down to 64 KiB (a floor that is always granted,
- *                  so the bound is exceeded only beyond
- *                  FXT_BUFFER_SIZE / 64K threads).
+ * FXT_MODE         The recording mode (spool/recording.h; fxt-run --mode):
+ *                  "stream" (default), "oneshot" or "circular".  Anything
+ *                  else means stream (logged with FXT_DEBUG; fxt-run
+ *                  --mode refuses it before starting the program).
+ *                  stream: every call, until FXT_MAX_SIZE.
+ *                  oneshot: each thread records its first FXT_BUFFER_SIZE
+ *                  bytes of records, then stops; its later calls are
+ *                  counted as dropped records, as past FXT_MAX_SIZE.
+ *                  circular: each thread keeps its newest FXT_BUFFER_SIZE
+ *                  bytes of records (a flight recorder): its chunks stay
+ *                  mapped as a ring, and when the ring is full the oldest
+ *                  chunk is emptied and filled again.  The calls it held
+ *                  are counted as overwritten records; the archive gets an
+ *                  instant event "fxt: N records overwritten" (category
+ *                  "fxt") on the thread where its kept records begin.
+ *                  Frames open at that point start there.  FXT_MAX_SIZE
+ *                  still bounds the spool (threads * FXT_BUFFER_SIZE).
+ *
+ * FXT_BUFFER_SIZE  Bytes of trace buffer.  Stream mode: what the process
+ *                  keeps mapped at once, over all threads (default 64M;
+ *                  fxt-run --buffer-size).  Each thread writes into one
+ *                  chunk (FXT_CHUNK_SIZE) at a time; full chunks are
+ *                  unmapped (the kernel writes them back to the spool), so
+ *                  long runs do not grow RSS.  When threads * chunk size
+ *                  would exceed this, new chunks are halved, down to 64
+ *                  KiB (a floor that is always granted, so the bound is
+ *                  exceeded only beyond FXT_BUFFER_SIZE / 64K threads).
+ *                  Oneshot and circular modes: each thread's buffer
+ *                  (default 16M), mapped for the thread's life, so that
+ *                  the process maps at most threads * FXT_BUFFER_SIZE.
  *
  * FXT_CHUNK_SIZE   Bytes per chunk (default 1M, minimum 4K, maximum 1G,
  *                  rounded up to the page size).  Small values are for
@@ -168,6 +189,7 @@
 #define FXT_ENV_EXEC_PID    "FXT_EXEC_PID"
 #define FXT_ENV_IMAGE	    "FXT_IMAGE"
 #define FXT_ENV_LAUNCHER    "FXT_LAUNCHER"
+#define FXT_ENV_MODE	    "FXT_MODE"
 #define FXT_ENV_BUFFER_SIZE "FXT_BUFFER_SIZE"
 #define FXT_ENV_CHUNK_SIZE  "FXT_CHUNK_SIZE"
 #define FXT_ENV_MAX_SIZE    "FXT_MAX_SIZE"
@@ -187,7 +209,8 @@
 	X(FXT_ENV_EXEC_PID, "internal: the pid that called exec")                      \
 	X(FXT_ENV_IMAGE, "internal: which image of that pid this is")                  \
 	X(FXT_ENV_LAUNCHER, "PID:START of the fxt-run that converts (set by it)")      \
-	X(FXT_ENV_BUFFER_SIZE, "trace buffer mapped per process (--buffer-size)")      \
+	X(FXT_ENV_MODE, "stream, oneshot or circular (--mode)")                        \
+	X(FXT_ENV_BUFFER_SIZE, "trace buffer: per process, or thread (--buffer-size)") \
 	X(FXT_ENV_CHUNK_SIZE, "bytes per buffer chunk (default 1M)")                   \
 	X(FXT_ENV_MAX_SIZE, "bound on each process's trace (--max-size)")              \
 	X(FXT_ENV_CLOCK, "tsc or monotonic (default: tsc when invariant)")             \

@@ -47,6 +47,17 @@
  * chunk's name (the highest seq), its main thread after the program when
  * that is empty.
  *
+ * Rings (the circular mode, header.mode; spool/recording.h): each thread's
+ * chunks stay mapped as a ring of at most FXT_BUFFER_SIZE bytes; when it
+ * is full, the thread's oldest chunk is emptied (its records zeroed) and
+ * re-stamped as the thread's next seq, with `overwritten`, the calls the
+ * thread had overwritten so far, those of the chunk included.  A thread's
+ * kept records are then its chunks from the lowest seq left: a reader
+ * that finds a thread's first chunk's seq above 0 knows its start was
+ * overwritten (the frames open there are those whose exits come without
+ * enters).  The seal's `overwritten` is the thread's final count; a
+ * killed process's is its newest chunk's.
+ *
  * Names: "OUT.PID.spool" for a process's first image, "OUT.PID.N.spool"
  * for its image N (after N - 1 execs), OUT being the root's archive path.
  */
@@ -59,7 +70,7 @@
 #include "spool/records.h"
 
 #define SPOOL_MAGIC	  0x4c4f4f5053545846ull /* "FXTSPOOL" */
-#define SPOOL_VERSION	  4u
+#define SPOOL_VERSION	  5u
 #define SPOOL_HEADER_SIZE (64u << 10)
 #define SPOOL_CHUNK_MAGIC 0x4b4e554843545846ull /* "FXTCHUNK" */
 #define SPOOL_MODULE_PATH 240u
@@ -108,8 +119,12 @@ struct spool_header {
 	uint32_t pad;
 	/* The first staged chunk (see above), 0: none yet. */
 	uint64_t first_staged;
+	/* The recording mode (enum fxt_mode) and FXT_BUFFER_SIZE. */
+	uint32_t mode;
+	uint32_t pad2;
+	uint64_t buffer_size;
 	uint8_t reserved[512 - 8 - 4 - 4 - 8 - 8 - 8 - 4 - 4 - 256 - 8 - 8 - 4 - 4 - 8 - 8 - 4 - 4 -
-			 8 - 4 - 4 - 8];
+			 8 - 4 - 4 - 8 - 4 - 4 - 8];
 	struct spool_module modules[];
 };
 
@@ -154,6 +169,7 @@ struct spool_seal_thread {
 	uint64_t first_drop_ts;
 	uint64_t stop_ts;
 	uint64_t end_ts;
+	uint64_t overwritten; /* calls overwritten (circular mode) */
 };
 
 struct spool_chunk {
@@ -169,7 +185,9 @@ struct spool_chunk {
 	uint32_t pad;
 	uint64_t dest;	      /* from CHUNK_FULL on: where its copy goes */
 	uint64_t next_staged; /* the next staged chunk; 0: the last */
-	uint64_t reserved[1];
+	/* Rings only (see above): the calls its thread had overwritten when
+	 * it was stamped; 0 in the others. */
+	uint64_t overwritten;
 	/* The owning thread's name (see above), NUL-terminated; "": unknown.
 	 * Written under the agent's spool lock, so a rename and a new chunk
 	 * are never crossed (agent/spool.c). */

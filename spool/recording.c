@@ -1,5 +1,5 @@
 /* What a traced process can be asked to record: the names of the libc
- * groups and the spelling of sizes (see recording.h). */
+ * groups and of the modes, and the spelling of sizes (see recording.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -57,6 +57,28 @@ int agent_libc_parse(const char *s, unsigned *out)
 	}
 	*out = mask;
 	return 0;
+}
+
+static const char *const modes[] = {
+	[FXT_MODE_STREAM] = "stream",
+	[FXT_MODE_ONESHOT] = "oneshot",
+	[FXT_MODE_CIRCULAR] = "circular",
+};
+
+int fxt__mode_parse(const char *s, enum fxt_mode *out)
+{
+	for (unsigned i = 0; s && i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (strcmp(s, modes[i]) == 0) {
+			*out = (enum fxt_mode)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *fxt__mode_name(unsigned mode)
+{
+	return mode < sizeof(modes) / sizeof(modes[0]) ? modes[mode] : "?";
 }
 
 /* ASCII lower case, without the locale. */

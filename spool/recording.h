@@ -1,7 +1,8 @@
 /* What a traced process can be asked to record, as the agent (FXT_LIBC,
- * FXT_SAMPLE, FXT_BUFFER_SIZE ...), its spool header, the converter and
- * fxt-run's options all name it: the groups of libc calls, the bound on
- * the sampling rate, and the spelling of sizes.  The one owner of those
+ * FXT_SAMPLE, FXT_MODE, FXT_BUFFER_SIZE ...), its spool header, the
+ * converter and fxt-run's options all name it: the groups of libc calls,
+ * the recording modes, the bound on the sampling rate, and the spelling of
+ * sizes.  The one owner of those
  * names and of their parsers, which run inside the traced process too:
  * no malloc, no stdio, no locale. */
 #ifndef FXT_SPOOL_RECORDING_H
@@ -35,6 +36,35 @@ enum agent_group {
 /* The default of FXT_LIBC: everything but the two groups whose calls are
  * frequent and cheap (mem, sync), where recording would dominate. */
 #define AGENT_G_DEFAULT (AGENT_G_IO | AGENT_G_THREAD | AGENT_G_PROC | AGENT_G_SLEEP | AGENT_G_LOG)
+
+/* Recording modes (FXT_MODE, fxt-run --mode), each spool header says
+ * which it was recorded in:
+ *   stream    every call, written back to the spool as the buffers fill,
+ *             until FXT_MAX_SIZE; FXT_BUFFER_SIZE bounds the buffers
+ *             mapped at once in the whole process;
+ *   oneshot   each thread records until it has filled FXT_BUFFER_SIZE,
+ *             then stops: the start is kept, the rest counted as drops;
+ *   circular  each thread keeps its newest FXT_BUFFER_SIZE (a flight
+ *             recorder): a ring of chunks, the oldest overwritten, the
+ *             calls overwritten counted. */
+enum fxt_mode {
+	FXT_MODE_STREAM = 0,
+	FXT_MODE_ONESHOT = 1,
+	FXT_MODE_CIRCULAR = 2,
+};
+
+#define FXT_MODE_NAMES "stream, oneshot, circular"
+
+/* FXT_BUFFER_SIZE's default: per process in stream mode, per thread in
+ * the other two. */
+#define FXT_DEFAULT_BUFFER_STREAM (64ull << 20)
+#define FXT_DEFAULT_BUFFER_THREAD (16ull << 20)
+
+/* Parses a mode's name.  0, or -EINVAL for anything else. */
+int fxt__mode_parse(const char *s, enum fxt_mode *out);
+
+/* A mode's name ("stream"); "?" for an unknown value. */
+const char *fxt__mode_name(unsigned mode);
 
 /* FXT_SAMPLE's bound, in samples per second of a thread's CPU time. */
 #define AGENT_MAX_SAMPLE_HZ 10000u
