@@ -58,6 +58,7 @@ int flush_chunks_scan(int fd, uint64_t end, struct chunk_ref **out, size_t *n)
 			v[len].serial = c.serial;
 			v[len].seq = c.seq;
 			v[len].tid = c.tid;
+			v[len].overwritten = c.overwritten;
 			memcpy(v[len].name, c.name, sizeof(v[len].name));
 			v[len].name[sizeof(v[len].name) - 1] = '\0';
 			len++;

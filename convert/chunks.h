@@ -16,7 +16,8 @@ struct chunk_ref {
 	uint64_t off, size;
 	uint32_t serial, seq;
 	uint64_t tid;
-	char name[16]; /* its thread's name then, NUL-terminated; "": unknown */
+	char name[16];	      /* its thread's name then, NUL-terminated; "": unknown */
+	uint64_t overwritten; /* a ring's chunk: its thread's count then */
 };
 
 /* The chunks of the spool open as `fd` whose chunks end at `end`, owned

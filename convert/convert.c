@@ -77,6 +77,7 @@ static int read_seal(int fd, const struct spool_header *h, uint64_t file_size,
 		memcpy(v[i].name, st[i].name, sizeof(v[i].name));
 		v[i].name[sizeof(v[i].name) - 1] = '\0';
 		v[i].dropped = st[i].dropped;
+		v[i].overwritten = st[i].overwritten;
 		v[i].first_drop_ts = st[i].first_drop_ts;
 		v[i].stop_ts = st[i].stop_ts;
 		v[i].end_ts = st[i].end_ts;

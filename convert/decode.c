@@ -2,10 +2,12 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "convert/decode.h"
 #include "convert/entries.h"
+#include "convert/grow.h"
 #include "spool/format.h"
 #include "spool/libc_table.h"
 
@@ -231,6 +233,84 @@ static long tagged(struct decoder *d, const uint64_t *p, const uint64_t *stop, b
 	default: /* DATA or FRAME without a head, or a tag of a later agent */
 		return 1;
 	}
+}
+
+/* A growing array of frame identities. */
+struct frames {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int frames_push(struct frames *f, uint64_t id)
+{
+	if (flush_grow((void **)&f->v, &f->cap, f->n + 1, sizeof(*f->v)) < 0)
+		return -ENOMEM;
+	f->v[f->n++] = id;
+	return 0;
+}
+
+/* A frame's exit: pops it (and any left open above it) off `open`, or,
+ * when no frame is open, it is one of those open before the records. */
+static int frames_exit(struct frames *open, struct frames *before, uint64_t id)
+{
+	for (size_t i = open->n; i-- > 0;) {
+		if (open->v[i] == id) {
+			open->n = i;
+			return 0;
+		}
+	}
+	return open->n ? 0 : frames_push(before, id);
+}
+
+int flush_decode_open_frames(const struct flush_input *in, const struct chunk_ref *chunks, size_t n,
+			     uint64_t *buf, uint64_t **out, size_t *nout, uint64_t *first_ts)
+{
+	struct frames open = { 0 }, before = { 0 };
+	int err = 0;
+
+	*first_ts = 0;
+	for (size_t c = 0; c < n && !err; c++) {
+		uint64_t off = chunks[c].off + SPOOL_CHUNK_HEADER_SIZE;
+		uint64_t end = chunks[c].off + chunks[c].size;
+
+		while (off < end && !err) {
+			const uint64_t *p, *stop;
+
+			err = flush_chunk_read(in->spool_fd, &chunks[c], off, buf, &stop);
+			if (err < 0)
+				break;
+			for (p = buf; p < stop && !err; p += 2) {
+				const uint64_t w1 = p[1];
+				unsigned tag = ev_tag(w1);
+				uint64_t id;
+
+				if (!w1 || (tag != EV_TAG_NONE && tag != EV_TAG_CALL))
+					continue; /* payload, other records, unwritten */
+				if (!*first_ts)
+					*first_ts = p[0] ? p[0] : 1;
+				id = tag == EV_TAG_CALL ? call_frame(w1) : w1 & ~SPOOL_EXIT_BIT;
+				if (w1 & SPOOL_EXIT_BIT)
+					err = frames_exit(&open, &before, id);
+				else
+					err = frames_push(&open, id);
+			}
+			off += (uint64_t)((const char *)stop - (const char *)buf);
+		}
+	}
+	free(open.v);
+	if (err < 0) {
+		free(before.v);
+		return err;
+	}
+	/* Found innermost first: outermost first, as they were entered. */
+	for (size_t i = 0; i < before.n / 2; i++) {
+		uint64_t t = before.v[i];
+		before.v[i] = before.v[before.n - 1 - i];
+		before.v[before.n - 1 - i] = t;
+	}
+	*out = before.v;
+	*nout = before.n;
+	return 0;
 }
 
 /* Hook records (tag 0: nearly all) take the first, cheapest branch.  Not

@@ -45,4 +45,13 @@ struct decoder {
 int flush_decode_chunk(struct decoder *d, const struct chunk_ref *c, uint64_t *buf,
 		       uint64_t *mark_ts);
 
+/* A thread whose oldest records were overwritten (the circular mode): the
+ * frames open where its kept records, its chunks[0 .. n), begin.  They
+ * are the exits that come while no frame is open (their enters were
+ * overwritten): *out (malloc'd, or NULL) gets their frame identities as
+ * recon_feed() takes them, outermost first, *nout their number, and
+ * *first_ts the time of the first record (0 if none).  0 or -errno. */
+int flush_decode_open_frames(const struct flush_input *in, const struct chunk_ref *chunks, size_t n,
+			     uint64_t *buf, uint64_t **out, size_t *nout, uint64_t *first_ts);
+
 #endif /* FXT_CONVERT_DECODE_H */

@@ -25,6 +25,8 @@ static const char *key_name(unsigned key, char *buf, size_t cap)
 		return "error";
 	if (key == KEY_STREAM_OFFSET)
 		return "stream_offset";
+	if (key == KEY_START_OVERWRITTEN)
+		return "start_overwritten";
 	name = agent_key_name(key);
 	if (name)
 		return name;
@@ -50,12 +52,13 @@ static size_t errno_name(char *buf, size_t cap, int64_t e)
 
 /* ------------------------------------------------------------ events */
 
-int flush_emit_drops(struct emit_ctx *ctx, uint64_t ts)
+/* An instant of category "fxt" named FXT_DROP_PREFIX "N" suffix. */
+static int emit_marker(struct emit_ctx *ctx, uint64_t ts, uint64_t n, const char *suffix)
 {
 	char name[64];
 	struct fxt_event ev;
-	int len = snprintf(name, sizeof(name), FXT_DROP_PREFIX "%llu" FXT_DROP_SUFFIX,
-			   (unsigned long long)ctx->dropped);
+	int len =
+	    snprintf(name, sizeof(name), FXT_DROP_PREFIX "%llu%s", (unsigned long long)n, suffix);
 
 	memset(&ev, 0, sizeof(ev));
 	ev.type = FXT_EVENT_INSTANT;
@@ -67,6 +70,16 @@ int flush_emit_drops(struct emit_ctx *ctx, uint64_t ts)
 	ctx->events++;
 	fxt__counts_drops(&ctx->com->st->counts, name, (size_t)len);
 	return fxt_writer_event(ctx->w, &ev);
+}
+
+int flush_emit_drops(struct emit_ctx *ctx, uint64_t ts)
+{
+	return emit_marker(ctx, ts, ctx->dropped, FXT_DROP_SUFFIX);
+}
+
+int flush_emit_overwritten(struct emit_ctx *ctx, uint64_t ts)
+{
+	return emit_marker(ctx, ts, ctx->overwritten, FXT_OVERWRITE_SUFFIX);
 }
 
 /* The refs of a function's name and category, interned on first use and
@@ -432,6 +445,8 @@ static int emit_event(void *vctx, enum recon_kind kind, uint64_t addr, uint64_t 
 		free(line.text);
 		return err;
 	}
+	if (addr == MARK_OVERWRITTEN)
+		return flush_emit_overwritten(ctx, start);
 	return flush_emit_drops(ctx, start);
 }
 

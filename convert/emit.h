@@ -45,7 +45,8 @@ struct emit_ctx {
 	/* A template: type and thread set once; per event only the times
 	 * and refs change (zeroing a struct per event is measurable). */
 	struct fxt_event ev;
-	uint64_t dropped; /* for the drop instant (the recon's mark) */
+	uint64_t dropped;     /* for the drop instant (the recon's mark) */
+	uint64_t overwritten; /* for the overwrite instant (likewise) */
 	/* The header word of this thread's complete events but their refs
 	 * (0 when the thread ref is inline: no fast path). */
 	uint64_t hdr;
@@ -69,5 +70,8 @@ extern const struct recon_sink flush_sink;
 /* The drop instant "fxt: N records dropped" (N = ctx->dropped) at `ts`
  * (not shifted yet), counted in the flush's counts.  0 or -errno. */
 int flush_emit_drops(struct emit_ctx *ctx, uint64_t ts);
+
+/* The instant "fxt: N records overwritten" at `ts`, N = ctx->overwritten. */
+int flush_emit_overwritten(struct emit_ctx *ctx, uint64_t ts);
 
 #endif /* FXT_CONVERT_EMIT_H */

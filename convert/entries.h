@@ -20,12 +20,15 @@ enum {
 enum {
 	KEY_ERROR = 256,	 /* "error": the name of an errno result */
 	KEY_STREAM_OFFSET = 257, /* "stream_offset" of a pipe transfer */
-	KEY_COUNT = 258,
+	/* "start_overwritten" (true): a frame open where a thread's kept
+	 * records begin, whose start was overwritten (flush.h). */
+	KEY_START_OVERWRITTEN = 258,
+	KEY_COUNT = 259,
 };
 
-/* The cookies of recon_mark(): where a thread's drop instant and its log
- * lines go among its frames. */
-enum { MARK_DROPS = 0, MARK_LOG = 1 };
+/* The cookies of recon_mark(): where a thread's drop instant, its log
+ * lines and its overwrite instant go among its frames. */
+enum { MARK_DROPS = 0, MARK_LOG = 1, MARK_OVERWRITTEN = 2 };
 
 /* Strings shown in arguments and log events are cut here. */
 #define MESSAGE_MAX 4096u

@@ -25,6 +25,7 @@
 #include "convert/counters.h"
 #include "convert/decode.h"
 #include "convert/emit.h"
+#include "convert/entries.h"
 #include "convert/flush.h"
 #include "convert/loglines.h"
 #include "convert/names.h"
@@ -61,6 +62,35 @@ struct thread_state {
 static const struct fxt_sym_info *sym_lookup(void *sym, uint64_t addr)
 {
 	return fxt_sym_lookup(sym, addr);
+}
+
+/* A thread whose oldest records were overwritten (the circular mode): the
+ * frames open where its kept records begin start just before them, and
+ * the overwrite instant marks that point. */
+static int open_window(struct thread_state *t, const struct flush_thread *th,
+		       const struct chunk_ref *chunks, size_t nchunks, uint64_t *buf)
+{
+	uint64_t *frames = NULL, first_ts = 0, ts;
+	size_t n = 0;
+	int err = flush_decode_open_frames(t->d.in, chunks, nchunks, buf, &frames, &n, &first_ts);
+
+	/* Strictly before the first record, one tick apart (the recon moves
+	 * times that do not increase; 0 is a time like another). */
+	ts = first_ts > n + 1 ? first_ts - n - 1 : 0;
+	for (size_t i = 0; i < n && !err; i++) {
+		struct recon_arg a = { .key = KEY_START_OVERWRITTEN,
+				       .type = EV_ARG_BOOL,
+				       .value = 1 };
+
+		err = recon_feed(&t->r, ts++, frames[i]);
+		if (!err)
+			err = recon_arg(&t->r, &a, NULL);
+	}
+	free(frames);
+	t->ctx.overwritten = th->overwritten;
+	if (!err)
+		err = recon_mark(&t->r, ts, MARK_OVERWRITTEN);
+	return err;
 }
 
 /* One thread: its records, the frames left open, its drops, its samples. */
@@ -103,6 +133,8 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 		mark_ts = th->first_drop_ts ? th->first_drop_ts : end;
 	if (nchunks && !(buf = malloc(READ_BLOCK)))
 		err = -ENOMEM;
+	if (!err && nchunks && chunks[0].seq > 0)
+		err = open_window(t, th, chunks, nchunks, buf);
 	for (size_t i = 0; i < nchunks && !err; i++)
 		err = flush_decode_chunk(&t->d, &chunks[i], buf, &mark_ts);
 	free(buf);
@@ -128,6 +160,7 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 	if (!err && t->sctx.events)
 		err = fxt__counts_thread(&st->counts, in->pid, th->tid | SAMPLE_KOID_BIT);
 	st->dropped += th->dropped;
+	st->overwritten += th->overwritten;
 	st->unmatched += t->r.unmatched;
 	st->deep += t->r.deep;
 	if (t->r.max_depth > st->max_depth) {
@@ -220,6 +253,9 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 			extra[s].tid = chunks[i].tid;
 			by_serial[s] = &extra[s];
 		}
+		/* A recovered ring: its newest chunk's count. */
+		if (by_serial[s] == &extra[s] && chunks[i].overwritten > extra[s].overwritten)
+			extra[s].overwritten = chunks[i].overwritten;
 		/* In sequence order: the last one named is the newest name. */
 		if (chunks[i].name[0])
 			newest[s] = chunks[i].name;

@@ -17,7 +17,12 @@
  * point it started dropping, or at the flush.  A thread that dropped records
  * gets an instant event "fxt: N records dropped" (category "fxt") at the
  * time it started dropping, in stream order among its slices; the provider
- * event "buffer full" comes once at the end if any thread dropped.  Calls
+ * event "buffer full" comes once at the end if any thread dropped.  A
+ * thread whose oldest records were overwritten (the circular mode: its
+ * first chunk's seq is not 0) gets an instant "fxt: N records overwritten"
+ * where its kept records begin, and the frames open there (the exits
+ * whose enters were overwritten) start just before it, with an argument
+ * "start_overwritten" (true).  Calls
  * lost outside any thread (the seal's `lost`) get a drop instant of their
  * own on the main thread, at the seal's time, before it.
  *
@@ -67,8 +72,9 @@ struct flush_thread {
 	char name[16]; /* "" = unknown */
 	uint64_t dropped;
 	uint64_t first_drop_ts;
-	uint64_t stop_ts; /* frames open at the end close here if set ... */
-	uint64_t end_ts;  /* ... else here if set ... else at now_ts */
+	uint64_t stop_ts;     /* frames open at the end close here if set ... */
+	uint64_t end_ts;      /* ... else here if set ... else at now_ts */
+	uint64_t overwritten; /* calls overwritten (circular mode) */
 };
 
 /* Symbols for code addresses, as fxt_sym_lookup() gives them. */
@@ -126,10 +132,11 @@ struct flush_stats {
 	uint64_t begun;	  /* slices written as begin/end pairs */
 	uint64_t threads; /* threads with at least one record or drop */
 	uint64_t dropped;
-	uint64_t unmatched;  /* exits without enters, ignored */
-	uint64_t records;    /* hook records and tagged records */
-	uint64_t libc_calls; /* CALL frames entered */
-	uint64_t flows;	     /* flow events written */
+	uint64_t overwritten; /* calls overwritten (circular mode) */
+	uint64_t unmatched;   /* exits without enters, ignored */
+	uint64_t records;     /* hook records and tagged records */
+	uint64_t libc_calls;  /* CALL frames entered */
+	uint64_t flows;	      /* flow events written */
 	uint64_t log_lines;
 	uint64_t counters;	/* counter events */
 	uint64_t samples;	/* stack samples fed to a stack chart */
