@@ -13,6 +13,8 @@
 #    other tools' tests, and the seed corpus of the fuzzer (tests/fuzz.mk).
 #  - mkruns: one run of a simulated program of many functions, with
 #    machine and per-call noise, for fxt-diff's statistics (diff-noise.sh).
+#  - numbers: the numbered calls of tests/progs/numbered read back from an
+#    archive, and the calls kept, overwritten, dropped (modes.sh).
 #  - perfetto_rules.py, libc-real-flows.py (Python 3): what Perfetto needs
 #    of an archive, and flows resolved to the slices they bind to, as
 #    Perfetto does (tests/real/).
@@ -24,10 +26,12 @@ check_PROGRAMS += \
 	tests/helpers/calltree_fixture \
 	tests/helpers/libc_slices \
 	tests/helpers/mkarchives \
-	tests/helpers/mkruns
+	tests/helpers/mkruns \
+	tests/helpers/numbers
 tests_helpers_fxt_calltree_LDADD = libfxtcodec.la
 tests_helpers_calltree_fixture_LDADD = libfxtcodec.la
 tests_helpers_libc_slices_LDADD = libfxtcodec.la
 tests_helpers_mkarchives_LDADD = libfxtcodec.la
 tests_helpers_mkruns_LDADD = libfxtcodec.la -lm
+tests_helpers_numbers_LDADD = libfxtcodec.la
 EXTRA_DIST += tests/helpers/perfetto_rules.py tests/helpers/libc-real-flows.py

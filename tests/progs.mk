@@ -24,7 +24,8 @@
 # (_exit, SIGKILL, abort) for the recovery test; named_threads names its
 # threads every way a program can, then dies or hangs, for the names of
 # recovered archives; exec_list re-executes itself with execl, execlp or
-# execle.
+# execle; numbered makes calls that say their own number, for the
+# recording modes.
 PROGS_TRACED = \
 	tests/progs/stress_threads \
 	tests/progs/deep_recursion \
@@ -33,8 +34,14 @@ PROGS_TRACED = \
 	tests/progs/loop \
 	tests/progs/crash \
 	tests/progs/named_threads \
-	tests/progs/exec_list
+	tests/progs/exec_list \
+	tests/progs/numbered
 check_PROGRAMS += $(PROGS_TRACED)
+
+tests_progs_numbered_SOURCES = tests/progs/numbered.c
+tests_progs_numbered_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_numbered_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_numbered_LDADD = -lpthread
 
 tests_progs_stress_threads_SOURCES = tests/progs/stress_threads.c
 tests_progs_stress_threads_CFLAGS = $(EXAMPLE_C_FLAGS)

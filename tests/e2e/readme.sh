@@ -173,8 +173,19 @@ else
   skip "no C compiler for an uninstrumented app"
 fi
 
+# The flight recorder's line, with tests/progs/numbered standing for the
+# README's server (two threads of 300000 numbers: more than 4M of records each).
+block=$(readme_code 'Tracing a program' sh 2)
+line=$(printf '%s\n' "$block" | grep '^fxt-run --mode=circular' | head -1)
+said=$(printf '%s\n' "$block" | sed -n 's/^# fxt-run: /fxt-run: /p' | head -1)
+(cd t && sh -c "$(printf '%s\n' "$line" | sed "s#./server#$PROGS/numbered 300000 2#")") >t.out 2>t.err
+rc=$?
+ok "README: $line: exit 0, last.fxt written" test "$rc" = 0 -a -s t/last.fxt
+is "$(grep '^fxt-run: wrote' t.err | shape)" "$(printf '%s\n' "$said" | shape)" \
+  "README: the flight recorder's summary has the README's shape"
+
 # Without fxt-run: the README's LD_PRELOAD line, with the build tree's agent.
-line=$(readme_code 'Tracing a program' sh 2 | grep 'FXT_OUTPUT' | head -1)
+line=$(readme_code 'Tracing a program' sh 3 | grep 'FXT_OUTPUT' | head -1)
 line=$(printf '%s\n' "$line" | sed "s#/usr/local/lib/fxtrace/#$AGENT_DIR/#g")
 mkdir d d2
 cp t/app d/app
