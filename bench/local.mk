@@ -80,6 +80,16 @@ bench-sample: all
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/sample.sh
 .PHONY: bench-sample
 
+# `make bench-modes`: bench/modes.sh runs the flight recorder
+# (--mode=circular) for about SECONDS (60) on tests/progs/numbered and
+# prints the calls per second, the peak RSS against the mode's bound and
+# whether the archive holds exactly the newest window.
+dist_noinst_SCRIPTS += bench/modes.sh
+bench-modes: all
+	$(MAKE) $(AM_MAKEFLAGS) tests/progs/numbered tests/helpers/numbers
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/modes.sh
+.PHONY: bench-modes
+
 # `make bench-multiproc`: bench/multiproc.sh times real multi-process
 # workloads (bash pipes, find | xargs md5sum, make -j2, cc -O2 -c, python3
 # through sh) plainly and under fxt-run (default --libc and --libc=none),
