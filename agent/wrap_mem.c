@@ -400,6 +400,11 @@ WRAP void free(void *ptr)
 
 	if (__builtin_expect(in_arena(ptr), 0))
 		return;
+	/* dlsym() frees the error string of a failed lookup before it looks
+	 * up again: if that look-up is ours, for free() itself, resolving it
+	 * here would come back here.  The string is leaked, once. */
+	if (BOOTSTRAP(free))
+		return;
 	t = mem_thread();
 	if (!t) {
 		REAL(free)(ptr);

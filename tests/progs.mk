@@ -109,7 +109,8 @@ EXTRA_DIST += tests/progs/ssl_cleanup.c
 
 # --------------------------------- unmodified, for the libc wrappers' tests
 # The io and sleep groups (libc_io_prog), the proc and log groups (libc_proc,
-# libc_log), the mem, thread and sync groups (libc_mem, libc_threads).
+# libc_log), the mem, thread and sync groups (libc_mem, libc_threads;
+# dlsym_first: failed dlsym() look-ups before the first free()).
 # libc_io_prog_fortify and libc_log_fortify are the same sources built as
 # Debian builds its packages, so that they call the fortified entry points
 # (__open_2, __read_chk, __printf_chk ...).
@@ -141,7 +142,11 @@ tests_progs_libc_log_fortify_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_libc_log_fortify_LDADD = -lpthread
 
 LIBC_THREADS_C_FLAGS = $(WARN_CFLAGS) -O1 -g -fno-omit-frame-pointer
-check_PROGRAMS += tests/progs/libc_mem tests/progs/libc_threads
+check_PROGRAMS += tests/progs/libc_mem tests/progs/libc_threads tests/progs/dlsym_first
+tests_progs_dlsym_first_SOURCES = tests/progs/dlsym_first.c
+tests_progs_dlsym_first_CFLAGS = $(LIBC_THREADS_C_FLAGS)
+tests_progs_dlsym_first_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_dlsym_first_LDADD = -ldl
 tests_progs_libc_mem_SOURCES = tests/progs/libc_mem.c
 tests_progs_libc_mem_CFLAGS = $(LIBC_THREADS_C_FLAGS)
 tests_progs_libc_mem_LDFLAGS = $(EXAMPLE_LINK_FLAGS)

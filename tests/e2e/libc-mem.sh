@@ -1,10 +1,11 @@
 #!/bin/sh
 # The mem group: malloc/free slices with their arguments, the heap
 # counter, allocation functions under the agent (blocks allocated before
-# it started included), and the group switched off.
+# it started included), the group switched off, and a program whose first
+# free() comes inside a failed dlsym().
 . "$abs_top_srcdir/tests/e2e/libc-threads-common.sh"
 
-plan 17
+plan 19
 prog=$PROGS/libc_mem
 
 # 100 mallocs of 1234 bytes, then 100 frees.
@@ -55,4 +56,9 @@ pvalloc realloc reallocarray valloc " "compat: the functions called, each record
 else
   for i in 1 2 3; do skip "compat: the flusher writes no libc slices yet"; done
 fi
+# Two failed dlsym() before any free(): the C library frees the first
+# error string inside the second look-up, through the agent's free().
+"$FXT_RUN" -q -f --libc=all -o dlsym.fxt -- "$PROGS/dlsym_first" >dlsym.out 2>dlsym.err
+is "$?/$(cat dlsym.out)" "0/dlsym_first: missing missing" "dlsym first: the program runs as without the agent"
+ok "dlsym first: valid archive" sh -c '"$1" --check dlsym.fxt >/dev/null' sh "$FXT_DUMP"
 finish
