@@ -17,6 +17,7 @@
 
 #include "agent/agent.h"
 #include "agent/clock.h"
+#include "agent/filter.h"
 #include "agent/settings.h"
 #include "agent/libc.h"
 #include "agent/log.h"
@@ -119,6 +120,8 @@ static void do_init(void)
 	struct stat st;
 
 	agent_config_load();
+	if (agent_filter_init() < 0)
+		agent_dbg("filters off: a pattern is not valid");
 	agent_clock_init();
 	agent.pid = getpid();
 	if (!agent_cfg.root_pid) {

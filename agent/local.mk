@@ -33,7 +33,9 @@ libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	agent/wrap_mem.c agent/wrap_sync.c agent/wrap_thread.c \
 	agent/wrap_proc.c agent/wrap_log.c \
 	agent/lifecycle.c \
-	agent/modules.c agent/modules.h
+	agent/modules.c agent/modules.h \
+	agent/filter.c agent/filter.h \
+	agent/elfsyms.c agent/elfsyms.h
 libfxt_agent_la_CFLAGS = $(AGENT_CFLAGS)
 libfxt_agent_la_LDFLAGS = $(AGENT_LDFLAGS)
 libfxt_agent_la_LIBADD = $(LIBUNWIND_LIBS) -lpthread -ldl -lrt

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "agent/filter.h"
 #include "agent/log.h"
 #include "agent/modules.h"
 #include "agent/sample.h"
@@ -64,7 +65,7 @@ static int add_one(struct dl_phdr_info *info, size_t size, void *arg)
 	static char exe[SPOOL_MODULE_PATH];
 	char abs[SPOOL_MODULE_PATH];
 	const char *path = info->dlpi_name;
-	uint64_t base = UINT64_MAX;
+	uint64_t base = UINT64_MAX, end = 0;
 	int *first = arg;
 
 	(void)size;
@@ -85,11 +86,18 @@ static int add_one(struct dl_phdr_info *info, size_t size, void *arg)
 		return 0;
 	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_LOAD && info->dlpi_addr + ph->p_vaddr < base)
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < base)
 			base = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > end)
+			end = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
 	}
-	if (spool_add_module(&agent.spool, path, info->dlpi_addr, base) > 0)
+	if (spool_add_module(&agent.spool, path, info->dlpi_addr, base) > 0) {
 		agent_dbg("module %s at bias %p", path, (void *)info->dlpi_addr);
+		/* New: its functions go through the filters once. */
+		agent_filter_module(path, info->dlpi_addr, base, end);
+	}
 	return 0;
 }
 

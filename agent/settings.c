@@ -70,6 +70,15 @@ static int parse_status_fd(const char *s)
 	return (int)fd;
 }
 
+/* A copy of variable `name`, when set and not empty. */
+static void load_string(const char *name, char **field)
+{
+	const char *s = getenv(name);
+
+	if (s && *s)
+		*field = strdup(s);
+}
+
 static void load_size(const char *name, uint64_t *field)
 {
 	const char *s = getenv(name);
@@ -207,6 +216,23 @@ void agent_config_load(void)
 				  AGENT_MAX_SAMPLE_HZ);
 		else
 			agent_cfg.sample_hz = (unsigned)hz;
+	}
+
+	load_string(FXT_ENV_INCLUDE, &agent_cfg.include);
+	load_string(FXT_ENV_EXCLUDE, &agent_cfg.exclude);
+	load_string(FXT_ENV_MODULE, &agent_cfg.modules);
+	s = getenv(FXT_ENV_DEPTH);
+	if (s && *s) {
+		long d = parse_long(s);
+		if (d < 0 || d > 1000000)
+			agent_dbg(FXT_ENV_DEPTH "=%s: not a depth; no bound", s);
+		else
+			agent_cfg.depth = (unsigned)d;
+	}
+	s = getenv(FXT_ENV_MIN_DURATION);
+	if (s && *s && fxt__parse_duration(s, &agent_cfg.min_duration_ns) < 0) {
+		agent_dbg(FXT_ENV_MIN_DURATION "=%s: not a duration; every call kept", s);
+		agent_cfg.min_duration_ns = 0;
 	}
 
 	agent_dbg("output=%s mode=%s buffer=%llu chunk=%llu max=%llu status_fd=%d",

@@ -48,6 +48,13 @@ struct agent_config {
 	uint64_t launcher_start;
 	unsigned libc_groups; /* FXT_LIBC: AGENT_G_* bits */
 	unsigned sample_hz;   /* FXT_SAMPLE, 0 = off */
+	/* The filters (agent/filter.h): patterns and globs one a line, as
+	 * given (copies: the program may change its environment). */
+	char *include;		  /* FXT_INCLUDE */
+	char *exclude;		  /* FXT_EXCLUDE */
+	char *modules;		  /* FXT_MODULE */
+	unsigned depth;		  /* FXT_DEPTH, 0 = no bound */
+	uint64_t min_duration_ns; /* FXT_MIN_DURATION, for the converter */
 };
 
 /* The settings; valid after agent_config_load(). */

@@ -91,6 +91,9 @@ static int create(struct spool *sp)
 	sp->hdr->libc_groups = agent_cfg.libc_groups;
 	sp->hdr->mode = agent_cfg.mode;
 	sp->hdr->buffer_size = agent_cfg.buffer_size;
+	sp->hdr->filter_included = sp->filter_inc;
+	sp->hdr->filter_excluded = sp->filter_exc;
+	sp->hdr->min_duration_ns = agent_cfg.min_duration_ns;
 	sp->hdr->sample_hz = agent_cfg.sample_hz;
 	sp->hdr->root_pid = (uint64_t)agent_cfg.root_pid;
 	sp->hdr->image = agent_cfg.image ? agent_cfg.image : 1;
@@ -548,6 +551,18 @@ int spool_add_module(struct spool *sp, const char *path, uint64_t bias, uint64_t
 out:
 	pthread_mutex_unlock(&sp->lock);
 	return ret;
+}
+
+void spool_set_filter_counts(struct spool *sp, uint32_t included, uint32_t excluded)
+{
+	pthread_mutex_lock(&sp->lock);
+	sp->filter_inc = included;
+	sp->filter_exc = excluded;
+	if (sp->hdr) {
+		sp->hdr->filter_included = included;
+		sp->hdr->filter_excluded = excluded;
+	}
+	pthread_mutex_unlock(&sp->lock);
 }
 
 uint64_t spool_close_grants(struct spool *sp)

@@ -48,8 +48,9 @@ struct spool {
 	unsigned nfree;
 	struct launcher_bell *bell; /* fxt-run's drain doorbell, or NULL */
 	bool bell_tried;
-	bool closed; /* after the flush: grant nothing */
-	bool failed; /* creation failed: grant nothing */
+	uint32_t filter_inc, filter_exc; /* for the header (spool_set_filter_counts()) */
+	bool closed;			 /* after the flush: grant nothing */
+	bool failed;			 /* creation failed: grant nothing */
 	/* Modules loaded so far, mirrored into the header once it exists.
 	 * Last: spool_init() resets everything before it. */
 	unsigned nmods;
@@ -121,6 +122,9 @@ void spool_chunk_put(struct spool *sp, struct spool_map *m, uint64_t used, bool 
 /* Records a loaded module (deduplicated by path and bias), in sp->mods and
  * in the header.  Returns 1 when it was new, 0 when known, -ENOSPC. */
 int spool_add_module(struct spool *sp, const char *path, uint64_t bias, uint64_t base);
+
+/* The functions the filters matched so far, for the header. */
+void spool_set_filter_counts(struct spool *sp, uint32_t included, uint32_t excluded);
 
 /* Stops granting chunks; returns the spool size at that point. */
 uint64_t spool_close_grants(struct spool *sp);

@@ -94,6 +94,9 @@ struct tstate {
 	struct tbuf *tb;
 	unsigned char busy; /* hooks (or agent code) active on this thread */
 	unsigned char wrap; /* a libc wrapper is recording a call (agent/libc.h) */
+	/* The filters (agent/filter.h): include and exclude functions active
+	 * on the thread, the depth of the calls that pass them. */
+	uint32_t f_inc, f_exc, f_depth;
 };
 
 extern __thread struct tstate agent_tls __attribute__((tls_model("initial-exec")));

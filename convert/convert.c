@@ -142,6 +142,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	in.spool_fd = fd;
 	in.libc_groups = h->libc_groups;
 	in.sample_hz = h->sample_hz;
+	in.min_duration_ns = h->min_duration_ns;
 	res->sealed = __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == SPOOL_SEALED;
 	if (res->sealed) {
 		err = read_seal(fd, h, (uint64_t)sb.st_size, &seal, &threads, &nthreads);
@@ -223,6 +224,8 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	res->pid = h->pid;
 	res->root_pid = h->root_pid;
 	res->image = h->image ? h->image : 1;
+	res->filter_included = h->filter_included;
+	res->filter_excluded = h->filter_excluded;
 	res->events = st.counts.events;
 	res->threads = fxt__counts_threads(&st.counts);
 	res->dropped = st.counts.dropped;

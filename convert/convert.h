@@ -62,6 +62,8 @@ struct convert_result {
 	uint64_t records; /* spool records read */
 	uint64_t bytes;	  /* archive bytes, uncompressed */
 	uint64_t deep;	  /* slices nested deeper than Perfetto shows (512) */
+	/* The functions the filters matched (spool header). */
+	uint32_t filter_included, filter_excluded;
 	uint64_t max_depth;
 	uint64_t deep_tid;
 	/* The same counts, its threads and process as sets, for a caller

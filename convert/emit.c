@@ -9,6 +9,7 @@
 #include <fxt/utf8.h>
 
 #include "convert/emit.h"
+#include "convert/shortcalls.h"
 #include "fxt/counts.h"
 #include "spool/libc_table.h"
 
@@ -453,6 +454,8 @@ static int emit_event(void *vctx, enum recon_kind kind, uint64_t addr, uint64_t 
 const struct recon_sink flush_sink = {
 	.slices = emit_slices,
 	.event = emit_event,
+	.short_call = flush_short_call,
+	.short_children = flush_short_children,
 };
 
 void flush_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid, uint64_t tid,

@@ -52,6 +52,8 @@ struct emit_ctx {
 	uint64_t hdr;
 	/* The thread's log lines, whose marks bring them out; NULL: none. */
 	struct log_lines *logs;
+	/* Calls left out (FXT_MIN_DURATION), by function; NULL: none. */
+	struct short_calls *shorts;
 	/* Event records written on the track, for the flush's counts
 	 * (fxt/counts.h): a thread with one counts, and so does a log record,
 	 * which always comes with its instant. */

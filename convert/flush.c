@@ -31,6 +31,7 @@
 #include "convert/names.h"
 #include "convert/prepass.h"
 #include "convert/recon.h"
+#include "convert/shortcalls.h"
 #include "convert/stackchart.h"
 #include "spool/recording.h"
 
@@ -57,6 +58,7 @@ struct thread_state {
 	struct emit_ctx sctx;
 	struct recon sr;
 	struct stackchart sc;
+	struct short_calls shorts;
 };
 
 static const struct fxt_sym_info *sym_lookup(void *sym, uint64_t addr)
@@ -108,6 +110,12 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 	flush_log_init(&t->logs, &t->r);
 	flush_emit_init(&t->ctx, &fl->em, in->pid, th->tid, th->dropped, &t->logs);
 	recon_init(&t->r, &flush_sink, &t->ctx, in->fifo_max);
+	if (in->min_duration_ns && in->ticks_per_second) {
+		t->shorts.ticks_per_second = in->ticks_per_second;
+		t->ctx.shorts = &t->shorts;
+		recon_set_min(&t->r, (uint64_t)((unsigned __int128)in->min_duration_ns *
+						in->ticks_per_second / 1000000000u));
+	}
 	t->d.in = in;
 	t->d.st = st;
 	t->d.r = &t->r;
@@ -144,6 +152,10 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 		err = recon_mark(&t->r, mark_ts, MARK_DROPS);
 	if (!err)
 		err = recon_finish(&t->r, end);
+	if (!err && t->ctx.shorts)
+		err = flush_short_emit(&t->ctx, t->r.last_ts);
+	st->left_out += t->r.left_out;
+	flush_short_free(&t->shorts);
 	if (t->d.sampling) {
 		if (!err)
 			err = stackchart_finish(&t->sc, end);

@@ -117,6 +117,10 @@ struct flush_input {
 	 * not the machine's uptime that raw TSC values count).  0: raw ticks. */
 	uint64_t base_ticks;
 	uint64_t base_ns;
+	/* FXT_MIN_DURATION: calls shorter than this many ns are written as
+	 * no slice, but counted in the thread's summary instants
+	 * (FXT_SHORT_CATEGORY, include/fxt/format.h).  0: every call. */
+	uint64_t min_duration_ns;
 };
 
 /* The address a stack sample's agent frames become (FLUSH_AGENT_FRAME
@@ -141,6 +145,7 @@ struct flush_stats {
 	uint64_t counters;	/* counter events */
 	uint64_t samples;	/* stack samples fed to a stack chart */
 	uint64_t sample_slices; /* slices of the sample tracks (not in `events`) */
+	uint64_t left_out;	/* calls written as no slice (min_duration_ns) */
 	uint64_t deep;		/* slices nested deeper than Perfetto shows */
 	uint64_t max_depth;	/* the deepest nesting among those, else 0 */
 	uint64_t deep_tid;	/* a thread with the deepest */

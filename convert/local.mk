@@ -14,6 +14,7 @@ CONVERT_SOURCES = \
 	convert/names.c convert/names.h \
 	convert/prepass.c convert/prepass.h \
 	convert/recon.c convert/recon.h \
+	convert/shortcalls.c convert/shortcalls.h \
 	convert/stackchart.c convert/stackchart.h
 
 noinst_LTLIBRARIES += libfxtconvert.la

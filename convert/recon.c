@@ -38,6 +38,15 @@ void recon_init(struct recon *r, const struct recon_sink *sink, void *ctx, size_
 	r->nargs = 0;
 	r->sink = sink;
 	r->ctx = ctx;
+	r->min = 0;
+	r->open = NULL;
+	r->open_cap = r->open_n = 0;
+	r->left_out = 0;
+}
+
+void recon_set_min(struct recon *r, uint64_t ticks)
+{
+	r->min = ticks;
 }
 
 static void args_free(struct recon_args *a)
@@ -86,6 +95,9 @@ void recon_free(struct recon *r)
 	free(r->stack);
 	free(r->fifo);
 	free(r->fifo_args);
+	free(r->open);
+	r->open = NULL;
+	r->open_cap = r->open_n = 0;
 	r->stack = NULL;
 	r->fifo = NULL;
 	r->fifo_args = NULL;
@@ -108,7 +120,7 @@ int recon__drain(struct recon *r)
 		const struct recon_slot *v = &r->fifo[i];
 		int err;
 
-		while (n < limit && v[n].end && !(v[n].addr & RECON_MARK_BIT))
+		while (n < limit && v[n].end && !(v[n].addr & (RECON_MARK_BIT | RECON_OMIT_BIT)))
 			n++;
 		if (n) {
 			struct recon_args **a = r->nargs ? &r->fifo_args[i] : NULL;
@@ -128,6 +140,10 @@ int recon__drain(struct recon *r)
 		}
 		if (slot_open(v))
 			break;
+		if (v->addr & RECON_OMIT_BIT) {
+			r->head++; /* a short call, left out */
+			continue;
+		}
 		err = r->sink->event(r->ctx, RECON_MARK, v->addr & ~RECON_MARK_BIT, v->start,
 				     v->start, NULL);
 		if (err < 0)
@@ -235,6 +251,12 @@ static int close_to(struct recon *r, size_t to, uint64_t end)
 		const struct recon_frame *f = &r->stack[--r->depth];
 		int err;
 
+		/* Short calls: these frames are emitted, whatever they last. */
+		if (r->min && f->left_out) {
+			err = r->sink->short_children(r->ctx, f->addr, f->left_out);
+			if (err < 0)
+				return err;
+		}
 		if (r->depth >= r->nbegun) {
 			r->fifo[f->slot & mask].end = end;
 			continue;
@@ -265,6 +287,98 @@ int recon__exit_slow(struct recon *r, uint64_t fn, uint64_t ts)
 	}
 	r->unmatched++;
 	return 0;
+}
+
+/* ------------------------------------------------------------ short calls */
+
+/* The open-frame count of `addr`, its slot in r->open (grown at half
+ * full), or NULL when out of memory. */
+static uint64_t *open_count(struct recon *r, uint64_t addr)
+{
+	size_t mask, h;
+
+	if (2 * (r->open_n + 1) > r->open_cap) {
+		size_t cap = r->open_cap ? 2 * r->open_cap : 256;
+		struct recon_open *v = calloc(cap, sizeof(*v));
+		if (!v)
+			return NULL;
+		for (size_t i = 0; i < r->open_cap; i++) {
+			if (!r->open[i].addr)
+				continue;
+			h = (r->open[i].addr * 0x9e3779b97f4a7c15ull >> 24) & (cap - 1);
+			while (v[h].addr)
+				h = (h + 1) & (cap - 1);
+			v[h] = r->open[i];
+		}
+		free(r->open);
+		r->open = v;
+		r->open_cap = cap;
+	}
+	mask = r->open_cap - 1;
+	for (h = (addr * 0x9e3779b97f4a7c15ull >> 24) & mask; r->open[h].addr; h = (h + 1) & mask)
+		if (r->open[h].addr == addr)
+			return &r->open[h].n;
+	r->open[h].addr = addr;
+	r->open_n++;
+	return &r->open[h].n;
+}
+
+/* recon_feed() with the short calls' bookkeeping: which frames of each
+ * function are open, each frame's children's time, and the top frame's
+ * verdict when it closes (the rare other exits are left to recon__feed(),
+ * their frames emitted). */
+int recon__feed_min(struct recon *r, uint64_t ts, uint64_t addr)
+{
+	const uint64_t fn = addr & ~SPOOL_EXIT_BIT;
+	uint64_t *n = open_count(r, fn);
+	struct recon_frame *f, *parent;
+	uint64_t t, dur;
+	int err;
+
+	if (!n)
+		return -ENOMEM;
+	if (!(addr & SPOOL_EXIT_BIT)) {
+		size_t depth = r->depth;
+		err = recon__feed(r, ts, addr);
+		if (err < 0 || r->depth != depth + 1)
+			return err;
+		r->stack[depth].child = r->stack[depth].left_out = 0;
+		++*n;
+		return 0;
+	}
+	if (!(r->depth > r->nbegun && r->stack[r->depth - 1].addr == fn)) {
+		/* Not the top frame: every frame it closes is emitted; their
+		 * counts follow. */
+		for (size_t i = r->depth; i > 0; i--) {
+			if (r->stack[i - 1].addr != fn)
+				continue;
+			for (size_t k = i - 1; k < r->depth; k++) {
+				uint64_t *m = open_count(r, r->stack[k].addr);
+				if (m && *m)
+					--*m;
+			}
+			break;
+		}
+		return recon__feed(r, ts, addr);
+	}
+	t = r->last_ts && ts <= r->last_ts ? r->last_ts + 1 : ts;
+	f = &r->stack[r->depth - 1];
+	parent = r->depth > 1 ? &r->stack[r->depth - 2] : NULL;
+	dur = t - f->start;
+	if (*n)
+		--*n;
+	if (parent)
+		parent->child += dur;
+	if (dur < r->min && !(r->fifo_args && r->fifo_args[f->slot & (r->fifo_cap - 1)])) {
+		r->fifo[f->slot & (r->fifo_cap - 1)].addr |= RECON_OMIT_BIT;
+		if (parent)
+			parent->left_out += dur;
+		r->left_out++;
+		err = r->sink->short_call(r->ctx, fn, dur, dur - f->child, *n == 0);
+	} else {
+		err = f->left_out ? r->sink->short_children(r->ctx, fn, f->left_out) : 0;
+	}
+	return err < 0 ? err : recon__feed(r, ts, addr);
 }
 
 int recon_mark(struct recon *r, uint64_t ts, uint64_t cookie)

@@ -43,6 +43,15 @@
  * the exit of the top frame) touch a few words; closed slots leave the FIFO
  * in runs, handed to the sink's `slices` callback as an array, so the
  * flusher encodes them in a tight loop.
+ *
+ * Short calls (recon_set_min()): a frame that closes shorter than the
+ * bound, with no arguments, is not emitted; the sink's `short_call` gets
+ * its function, duration and self time instead (and whether no other
+ * frame of the function is open, so that a recursion's time is counted
+ * once, as an inclusive total is), and a frame that is emitted gets
+ * `short_children` with the time of its children that were not, so that
+ * the sink can keep every function's calls and times exact.  Off (the
+ * default), the hot path pays one branch.
  */
 #ifndef FXT_CONVERT_RECON_H
 #define FXT_CONVERT_RECON_H
@@ -105,6 +114,12 @@ struct recon_sink {
 	 * begun frame's arguments come with its END (NULL otherwise). */
 	int (*event)(void *ctx, enum recon_kind kind, uint64_t addr, uint64_t start, uint64_t end,
 		     const struct recon_args *args);
+	/* Short calls (recon_set_min()): a frame of `addr` left out, `dur`
+	 * and `self` ticks long, `outer` when no other frame of addr was open;
+	 * a frame emitted whose left-out children took `ticks`.  May be NULL
+	 * when the recon has no bound. */
+	int (*short_call)(void *ctx, uint64_t addr, uint64_t dur, uint64_t self, int outer);
+	int (*short_children)(void *ctx, uint64_t addr, uint64_t ticks);
 };
 
 /* Perfetto shows slices at nesting depths 0 .. 512 and counts deeper ones
@@ -120,7 +135,15 @@ struct recon_frame {
 	uint64_t start;
 	uint64_t slot;		 /* its FIFO slot's sequence number (unless begun) */
 	struct recon_args *args; /* a begun frame's arguments (its slot's before) */
+	/* Short calls only: its closed children's time, and that of those
+	 * left out. */
+	uint64_t child, left_out;
 };
+
+/* A slot left out (short calls): skipped when the FIFO drains. */
+#define RECON_OMIT_BIT (1ull << 62)
+_Static_assert(((uint64_t)EV_TAG_PIPE << EV_TAG_SHIFT) < RECON_OMIT_BIT,
+	       "frame identities (tags below 64) stay below RECON_OMIT_BIT");
 
 struct recon {
 	/* The stack; frames 0 .. nbegun-1 are begun (the front of the FIFO
@@ -145,21 +168,34 @@ struct recon {
 	size_t max_depth;   /* the deepest of those, else 0 */
 	const struct recon_sink *sink;
 	void *ctx;
+	/* Short calls: the bound in ticks (0: off), and how many frames of
+	 * each function are open (an open-addressing table, by address). */
+	uint64_t min;
+	struct recon_open {
+		uint64_t addr; /* 0: empty */
+		uint64_t n;
+	} * open;
+	size_t open_cap, open_n;
+	uint64_t left_out; /* frames left out */
 };
 
 /* `fifo_max`: the FIFO bound in slots (rounded up to a power of two, at
  * least 2); 0 means RECON_FIFO_MAX.  Small values are for tests. */
 void recon_init(struct recon *r, const struct recon_sink *sink, void *ctx, size_t fifo_max);
 
+/* Leaves out the frames that close shorter than `ticks` (see above); the
+ * sink then needs `short_call` and `short_children`.  0: none. */
+void recon_set_min(struct recon *r, uint64_t ticks);
+
 /* The out-of-line cases of recon_feed() and its drain. */
 int recon__enter_slow(struct recon *r, uint64_t fn, uint64_t ts);
 int recon__exit_slow(struct recon *r, uint64_t fn, uint64_t ts);
 int recon__drain(struct recon *r);
+int recon__feed_min(struct recon *r, uint64_t ts, uint64_t addr);
 
-/* One record: ts in ticks, addr with SPOOL_EXIT_BIT for an exit.  Returns 0,
- * -ENOMEM, or the first error of the sink. */
-static inline __attribute__((always_inline)) int recon_feed(struct recon *r, uint64_t ts,
-							    uint64_t addr)
+/* recon_feed() without short calls. */
+static inline __attribute__((always_inline)) int recon__feed(struct recon *r, uint64_t ts,
+							     uint64_t addr)
 {
 	if (__builtin_expect(r->last_ts && ts <= r->last_ts, 0))
 		ts = r->last_ts + 1;
@@ -190,6 +226,16 @@ static inline __attribute__((always_inline)) int recon_feed(struct recon *r, uin
 		return seq == r->head ? recon__drain(r) : 0;
 	}
 	return recon__exit_slow(r, addr, ts);
+}
+
+/* One record: ts in ticks, addr with SPOOL_EXIT_BIT for an exit.  Returns 0,
+ * -ENOMEM, or the first error of the sink. */
+static inline __attribute__((always_inline)) int recon_feed(struct recon *r, uint64_t ts,
+							    uint64_t addr)
+{
+	if (__builtin_expect(r->min != 0, 0))
+		return recon__feed_min(r, ts, addr);
+	return recon__feed(r, ts, addr);
 }
 
 /* The innermost open frame's address (without SPOOL_EXIT_BIT), or

@@ -84,8 +84,11 @@ int main(int argc, char **argv)
 
 	options_parse(argc, argv, &o);
 	summary_mode(o.mode);
-	if (o.recover)
-		return recover_main(&o);
+	if (o.recover) {
+		int rc = recover_main(&o);
+		options_free(&o);
+		return rc;
+	}
 	char *agent = find_agent();
 	char *program = find_program(o.argv[0]);
 	char *out = output_path(&o);
@@ -163,7 +166,10 @@ int main(int argc, char **argv)
 			parts_print(&parts);
 	}
 	if (!o.quiet) {
-		summary_hint(o.argv[0]);
+		/* With filters, no call is a choice, not a build problem. */
+		if (!o.include && !o.exclude && !o.modules)
+			summary_hint(o.argv[0]);
+		summary_filter_hint(&o);
 		close(status_fd);
 	}
 
@@ -180,5 +186,6 @@ int main(int argc, char **argv)
 	free(out);
 	free(program);
 	free(agent);
+	options_free(&o);
 	return code;
 }

@@ -51,6 +51,11 @@ struct options {
 	bool quiet;
 	enum fxt_mode mode; /* --mode */
 	bool mode_given;
+	/* The filters, passed on as given: patterns and globs one a line. */
+	char *include, *exclude, *modules;
+	unsigned depth; /* 0: not given */
+	const char *min_duration;
+	uint64_t min_duration_ns;
 	const char *buffer_size; /* as given; validated, passed on in bytes */
 	const char *max_size;
 	uint64_t buffer_bytes, max_bytes;
@@ -63,6 +68,9 @@ struct options {
 
 /* Parses the command line into *o, or dies (--help and --version exit 0). */
 void options_parse(int argc, char **argv, struct options *o);
+
+/* Frees what options_parse() allocated (the filters' lists). */
+void options_free(struct options *o);
 
 /* --recover takes its options anywhere among the paths: reads them from
  * o->argv into *o and returns the paths (malloc'd array), or dies. */
@@ -126,6 +134,13 @@ void summary_hint(const char *prog);
 
 /* The mode the run recorded in: what the summary's drop hint names. */
 void summary_mode(enum fxt_mode mode);
+
+/* A process's filters matched these functions (its spool header). */
+void summary_filters(uint32_t included, uint32_t excluded);
+
+/* Warns when --include or --exclude matched no function in any process
+ * (o: the options as given). */
+void summary_filter_hint(const struct options *o);
 
 /* -------------------------------------------------------------- parts.c */
 

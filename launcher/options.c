@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <regex.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,21 @@ static void usage(void)
 	      "                          thread's buffer (default 16M)\n"
 	      "      --max-size=SIZE     stop recording (and count drops) past SIZE bytes of\n"
 	      "                          trace in a process (default 1G; 0: no limit)\n"
+	      "      --include=REGEX     record only the calls of functions whose name\n"
+	      "                          matches REGEX, and the calls they make (a POSIX\n"
+	      "                          extended regular expression, on the demangled\n"
+	      "                          name; the option may be repeated)\n"
+	      "      --exclude=REGEX     record neither the calls of functions whose name\n"
+	      "                          matches REGEX nor the calls they make (repeatable)\n"
+	      "      --module=GLOB       record only the functions of modules whose file name\n"
+	      "                          matches GLOB (libfoo.so*, the program's name;\n"
+	      "                          repeatable)\n"
+	      "      --depth=N           record calls at most N deep (among those that pass\n"
+	      "                          the filters above)\n"
+	      "      --min-duration=T    write no slice for calls shorter than T (150ns,\n"
+	      "                          2us, 1ms, 1s): their calls and total and self times\n"
+	      "                          are kept per function and thread, and fxt-report\n"
+	      "                          adds them back\n"
 	      "      --recover           turn spools left behind (fxt-run killed, a crash\n"
 	      "                          of the session) into one archive: SPOOL files, or\n"
 	      "                          every *.spool in DIR; FILE defaults to the archive\n"
@@ -145,6 +161,51 @@ static void check_libc(const char *list)
 	die(EXIT_USAGE, "--libc: invalid list '%s'", list); /* not reached */
 }
 
+/* Dies unless `re` is a POSIX extended regular expression (as the agent
+ * compiles it, agent/filter.c) without a newline (the list separator). */
+static void check_regex(const char *opt, const char *re)
+{
+	regex_t r;
+	char msg[128];
+	int rc;
+
+	if (re[0] == '\0' || strchr(re, '\n'))
+		die(EXIT_USAGE, "%s: invalid pattern '%s'", opt, re);
+	rc = regcomp(&r, re, REG_EXTENDED | REG_NOSUB);
+	if (rc != 0) {
+		regerror(rc, &r, msg, sizeof(msg));
+		die(EXIT_USAGE, "%s: '%s' is not a regular expression: %s", opt, re, msg);
+	}
+	regfree(&r);
+}
+
+/* Appends `s` to the newline-separated list *list (malloc'd). */
+static void append_line(char **list, const char *s)
+{
+	size_t old = *list ? strlen(*list) : 0;
+	char *v = realloc(*list, old + strlen(s) + 2);
+
+	if (v == NULL)
+		die(EXIT_USAGE, "out of memory");
+	if (old)
+		v[old++] = '\n';
+	strcpy(v + old, s);
+	*list = v;
+}
+
+/* --depth=N: 1 to 1000000, or death. */
+static unsigned parse_depth(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = s[0] >= '0' && s[0] <= '9' ? strtoul(s, &end, 10) : 0;
+	if (v == 0 || errno != 0 || *end != '\0' || v > 1000000)
+		die(EXIT_USAGE, "--depth: invalid depth '%s' (1 to 1000000)", s);
+	return (unsigned)v;
+}
+
 /* The rate of --sample=HZ: a decimal number from 1 to AGENT_MAX_SAMPLE_HZ,
  * or death. */
 static unsigned parse_sample(const char *s)
@@ -169,7 +230,12 @@ void options_parse(int argc, char **argv, struct options *o)
 		OPT_SAMPLE,
 		OPT_KEEP_PARTS,
 		OPT_RECOVER,
-		OPT_MODE
+		OPT_MODE,
+		OPT_INCLUDE,
+		OPT_EXCLUDE,
+		OPT_MODULE,
+		OPT_DEPTH,
+		OPT_MIN_DURATION
 	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -181,6 +247,11 @@ void options_parse(int argc, char **argv, struct options *o)
 		{ "sample", optional_argument, NULL, OPT_SAMPLE },
 		{ "keep-parts", no_argument, NULL, OPT_KEEP_PARTS },
 		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "include", required_argument, NULL, OPT_INCLUDE },
+		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+		{ "module", required_argument, NULL, OPT_MODULE },
+		{ "depth", required_argument, NULL, OPT_DEPTH },
+		{ "min-duration", required_argument, NULL, OPT_MIN_DURATION },
 		{ "recover", no_argument, NULL, OPT_RECOVER },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -230,6 +301,31 @@ void options_parse(int argc, char **argv, struct options *o)
 		case OPT_KEEP_PARTS:
 			o->keep_parts = true;
 			break;
+		case OPT_INCLUDE:
+			check_regex("--include", optarg);
+			append_line(&o->include, optarg);
+			break;
+		case OPT_EXCLUDE:
+			check_regex("--exclude", optarg);
+			append_line(&o->exclude, optarg);
+			break;
+		case OPT_MODULE:
+			if (optarg[0] == '\0' || strchr(optarg, '\n'))
+				die(EXIT_USAGE, "--module: invalid glob '%s'", optarg);
+			append_line(&o->modules, optarg);
+			break;
+		case OPT_DEPTH:
+			o->depth = parse_depth(optarg);
+			break;
+		case OPT_MIN_DURATION:
+			if (fxt__parse_duration(optarg, &o->min_duration_ns) != 0)
+				die(EXIT_USAGE,
+				    "--min-duration: invalid duration '%s' (a number and ns, us, "
+				    "ms "
+				    "or s: 10us)",
+				    optarg);
+			o->min_duration = optarg;
+			break;
 		case OPT_MODE:
 			if (fxt__mode_parse(optarg, &o->mode) != 0)
 				die(EXIT_USAGE,
@@ -259,6 +355,14 @@ void options_parse(int argc, char **argv, struct options *o)
 		die(EXIT_USAGE, o->recover ? "--recover: no spool or directory given (see --help)"
 					   : "no program to run (see --help)");
 	o->argv = argv + optind;
+}
+
+void options_free(struct options *o)
+{
+	free(o->include);
+	free(o->exclude);
+	free(o->modules);
+	o->include = o->exclude = o->modules = NULL;
 }
 
 /* --recover takes its options anywhere among the paths. */

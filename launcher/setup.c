@@ -308,6 +308,16 @@ void setup_env(const struct options *o, const char *agent, const char *out, int 
 	set_env(FXT_ENV_OUTPUT, out);
 	if (o->mode_given)
 		set_env(FXT_ENV_MODE, fxt__mode_name(o->mode));
+	if (o->include != NULL)
+		set_env(FXT_ENV_INCLUDE, o->include);
+	if (o->exclude != NULL)
+		set_env(FXT_ENV_EXCLUDE, o->exclude);
+	if (o->modules != NULL)
+		set_env(FXT_ENV_MODULE, o->modules);
+	if (o->depth != 0)
+		set_env_u64(FXT_ENV_DEPTH, o->depth);
+	if (o->min_duration != NULL)
+		set_env_u64(FXT_ENV_MIN_DURATION, o->min_duration_ns);
 	if (o->buffer_size != NULL)
 		set_env_u64(FXT_ENV_BUFFER_SIZE, o->buffer_bytes);
 	if (o->max_size != NULL)

@@ -167,6 +167,7 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 		pt->recovered = !res.sealed;
 		pt->note = res.sealed ? NULL : "recovered from spool";
 	}
+	summary_filters(res.filter_included, res.filter_excluded);
 	convert_result_free(&res);
 	return 0;
 }

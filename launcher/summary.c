@@ -103,6 +103,27 @@ void summary_mode(enum fxt_mode mode)
 	summarised.mode = mode;
 }
 
+/* The functions the filters matched, over the run's processes. */
+static uint64_t matched_include, matched_exclude;
+
+void summary_filters(uint32_t included, uint32_t excluded)
+{
+	matched_include += included;
+	matched_exclude += excluded;
+}
+
+void summary_filter_hint(const struct options *o)
+{
+	if (o->include != NULL && matched_include == 0)
+		fprintf(stderr,
+			"fxt-run: warning: --include matched no function of the instrumented "
+			"modules: no call of them was recorded\n");
+	if (o->exclude != NULL && matched_exclude == 0)
+		fprintf(stderr,
+			"fxt-run: warning: --exclude matched no function of the instrumented "
+			"modules: it left nothing out\n");
+}
+
 /* `note`, if not NULL, follows the numbers ("recovered from spool").  An
  * empty `what` means the root's archive. */
 void summary_line(const char *what, const char *display, const struct archive_stats *st,

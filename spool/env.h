@@ -131,6 +131,34 @@
  *                  dropped, an instant event named "fxt: N records dropped"
  *                  (category "fxt") at the time it started dropping.
  *
+ * FXT_INCLUDE      Filters (agent/filter.h; fxt-run --include, --exclude,
+ * FXT_EXCLUDE      --module, --depth): which calls the hooks record.
+ * FXT_MODULE       FXT_INCLUDE and FXT_EXCLUDE: POSIX extended regular
+ * FXT_DEPTH        expressions, one a line, matched against the names of
+ *                  the functions of instrumented modules (demangled, when
+ *                  the process has libstdc++), once per function when its
+ *                  module is loaded.  With FXT_INCLUDE only calls of
+ *                  matching functions and of what they call are recorded;
+ *                  with FXT_EXCLUDE, neither matching functions nor what
+ *                  they call.  FXT_MODULE: globs, one a line, of module
+ *                  file names ("libfoo.so*", the executable's name): only
+ *                  functions of matching modules are recorded (what they
+ *                  call in other modules is not, unless it matches too).
+ *                  FXT_DEPTH: calls nested at most this deep among those
+ *                  that pass the other filters (0: no bound).  Calls
+ *                  filtered out are neither recorded nor counted as
+ *                  dropped.  A pattern that is not a regular expression
+ *                  disables the filters (logged with FXT_DEBUG; fxt-run
+ *                  refuses it before running).  libc calls and samples are
+ *                  not filtered.
+ *
+ * FXT_MIN_DURATION The converter writes no slice for a call shorter than
+ *                  this (fxt__parse_duration(): "10us", "1ms"; 0 or unset:
+ *                  every call): it counts such calls per function and
+ *                  thread, with their total and self time, in a summary
+ *                  the tools add back (so fxt-report's totals stay exact;
+ *                  convert/flush.h).
+ *
  * FXT_CLOCK        "tsc" (default on x86-64 when CPUID reports an invariant
  *                  TSC) or "monotonic" (clock_gettime(CLOCK_MONOTONIC),
  *                  1 tick = 1 ns).  Anything else, or "tsc" without an
@@ -184,22 +212,27 @@
 #ifndef FXT_SPOOL_ENV_H
 #define FXT_SPOOL_ENV_H
 
-#define FXT_ENV_OUTPUT	    "FXT_OUTPUT"
-#define FXT_ENV_ROOT_PID    "FXT_ROOT_PID"
-#define FXT_ENV_EXEC_PID    "FXT_EXEC_PID"
-#define FXT_ENV_IMAGE	    "FXT_IMAGE"
-#define FXT_ENV_LAUNCHER    "FXT_LAUNCHER"
-#define FXT_ENV_MODE	    "FXT_MODE"
-#define FXT_ENV_BUFFER_SIZE "FXT_BUFFER_SIZE"
-#define FXT_ENV_CHUNK_SIZE  "FXT_CHUNK_SIZE"
-#define FXT_ENV_MAX_SIZE    "FXT_MAX_SIZE"
-#define FXT_ENV_CLOCK	    "FXT_CLOCK"
-#define FXT_ENV_DEBUG	    "FXT_DEBUG"
-#define FXT_ENV_STATUS_FD   "FXT_STATUS_FD"
-#define FXT_ENV_LIBC	    "FXT_LIBC"
-#define FXT_ENV_SAMPLE	    "FXT_SAMPLE"
-#define FXT_ENV_AGENT	    "FXT_AGENT"
-#define FXT_ENV_RUN_DEBUG   "FXT_RUN_DEBUG"
+#define FXT_ENV_OUTPUT	     "FXT_OUTPUT"
+#define FXT_ENV_ROOT_PID     "FXT_ROOT_PID"
+#define FXT_ENV_EXEC_PID     "FXT_EXEC_PID"
+#define FXT_ENV_IMAGE	     "FXT_IMAGE"
+#define FXT_ENV_LAUNCHER     "FXT_LAUNCHER"
+#define FXT_ENV_MODE	     "FXT_MODE"
+#define FXT_ENV_BUFFER_SIZE  "FXT_BUFFER_SIZE"
+#define FXT_ENV_CHUNK_SIZE   "FXT_CHUNK_SIZE"
+#define FXT_ENV_MAX_SIZE     "FXT_MAX_SIZE"
+#define FXT_ENV_CLOCK	     "FXT_CLOCK"
+#define FXT_ENV_DEBUG	     "FXT_DEBUG"
+#define FXT_ENV_STATUS_FD    "FXT_STATUS_FD"
+#define FXT_ENV_LIBC	     "FXT_LIBC"
+#define FXT_ENV_SAMPLE	     "FXT_SAMPLE"
+#define FXT_ENV_INCLUDE	     "FXT_INCLUDE"
+#define FXT_ENV_EXCLUDE	     "FXT_EXCLUDE"
+#define FXT_ENV_MODULE	     "FXT_MODULE"
+#define FXT_ENV_DEPTH	     "FXT_DEPTH"
+#define FXT_ENV_MIN_DURATION "FXT_MIN_DURATION"
+#define FXT_ENV_AGENT	     "FXT_AGENT"
+#define FXT_ENV_RUN_DEBUG    "FXT_RUN_DEBUG"
 
 /* Every variable above, in that order, with one line (at most 56
  * characters) for `fxt-run --help`: X(NAME, SUMMARY). */
@@ -218,6 +251,11 @@
 	X(FXT_ENV_STATUS_FD, "where processes report their archives (set by fxt-run)") \
 	X(FXT_ENV_LIBC, "libc groups to record (--libc)")                              \
 	X(FXT_ENV_SAMPLE, "stack samples per second of CPU time (--sample)")           \
+	X(FXT_ENV_INCLUDE, "record only these functions' calls (--include)")           \
+	X(FXT_ENV_EXCLUDE, "record none of these functions' calls (--exclude)")        \
+	X(FXT_ENV_MODULE, "record only these modules' functions (--module)")           \
+	X(FXT_ENV_DEPTH, "record calls at most this deep (--depth)")                   \
+	X(FXT_ENV_MIN_DURATION, "no slices for shorter calls (--min-duration)")        \
 	X(FXT_ENV_AGENT, "the agent fxt-run preloads")                                 \
 	X(FXT_ENV_RUN_DEBUG, "set: fxt-run reports its symbol cache, drain thread")
 

@@ -123,8 +123,14 @@ struct spool_header {
 	uint32_t mode;
 	uint32_t pad2;
 	uint64_t buffer_size;
+	/* The filters (agent/filter.h): the functions FXT_INCLUDE and
+	 * FXT_EXCLUDE matched so far, and FXT_MIN_DURATION in ns, which the
+	 * converter applies. */
+	uint32_t filter_included;
+	uint32_t filter_excluded;
+	uint64_t min_duration_ns;
 	uint8_t reserved[512 - 8 - 4 - 4 - 8 - 8 - 8 - 4 - 4 - 256 - 8 - 8 - 4 - 4 - 8 - 8 - 4 - 4 -
-			 8 - 4 - 4 - 8 - 4 - 4 - 8];
+			 8 - 4 - 4 - 8 - 4 - 4 - 8 - 4 - 4 - 8];
 	struct spool_module modules[];
 };
 

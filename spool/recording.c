@@ -127,3 +127,42 @@ int fxt__parse_size(const char *s, uint64_t *out)
 	*out = v << shift;
 	return 0;
 }
+
+int fxt__parse_duration(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1 }
+	};
+	uint64_t whole = 0, frac = 0, scale = 1;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (whole > (UINT64_MAX - 9) / 10)
+			return -ERANGE;
+		whole = whole * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s == '.') {
+		s++;
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		for (; *s >= '0' && *s <= '9'; s++) {
+			if (scale < 1000000000) { /* digits past 1e-9 are noise */
+				frac = frac * 10 + (uint64_t)(*s - '0');
+				scale *= 10;
+			}
+		}
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(s, units[i].unit) != 0)
+			continue;
+		if (whole > UINT64_MAX / units[i].ns)
+			return -ERANGE;
+		*out = whole * units[i].ns + frac * units[i].ns / scale;
+		return 0;
+	}
+	return -EINVAL;
+}

@@ -85,4 +85,10 @@ const char *agent_group_name(unsigned group_bit);
  * -ERANGE (more than 2^64 - 1 bytes). */
 int fxt__parse_size(const char *s, uint64_t *out);
 
+/* Parses a duration, as FXT_MIN_DURATION and fxt-run's --min-duration take
+ * it: a decimal number, optionally with a fraction, followed by a unit,
+ * ns, us, ms or s, or by none (ns): "150", "2.5us", "10ms", "1s".
+ * Returns 0 and nanoseconds, -EINVAL (not a duration) or -ERANGE. */
+int fxt__parse_duration(const char *s, uint64_t *out);
+
 #endif /* FXT_SPOOL_RECORDING_H */

@@ -193,6 +193,10 @@ void profile__thread_release(struct thread *t);
  * given to a koid wins).  Returns 0 or -ENOMEM. */
 int profile__see_kobj(struct profile *p, const struct fxt_record *rec);
 
+/* Adds a summary of calls written as no slice (FXT_SHORT_CATEGORY,
+ * include/fxt/format.h) to its function's row.  0 or -ENOMEM. */
+int profile__see_short(struct profile *p, const struct fxt_record *rec);
+
 /* Counts the records an instant event says were dropped (or overwritten)
  * on its thread.  Returns 0 or -ENOMEM. */
 int profile__see_drops(struct profile *p, uint64_t pid, uint64_t tid,

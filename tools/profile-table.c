@@ -370,6 +370,54 @@ int profile__see_kobj(struct profile *p, const struct fxt_record *rec)
 	return 0;
 }
 
+int profile__see_short(struct profile *p, const struct fxt_record *rec)
+{
+	const typeof(rec->u.event) *ev = &rec->u.event;
+	struct fxt_string module = { "", 0 };
+	uint64_t calls = 0, sum = 0, total = 0, self = 0, min = 0, max = 0, child = 0;
+	struct profile_row *r;
+	int64_t row;
+
+	for (unsigned i = 0; i < rec->nargs; i++) {
+		const struct fxt_arg_value *a = &rec->args[i];
+		const struct {
+			const char *name;
+			uint64_t *v;
+		} keys[] = { { FXT_SHORT_ARG_CALLS, &calls }, { FXT_SHORT_ARG_SUM, &sum },
+			     { FXT_SHORT_ARG_TOTAL, &total }, { FXT_SHORT_ARG_SELF, &self },
+			     { FXT_SHORT_ARG_MIN, &min },     { FXT_SHORT_ARG_MAX, &max },
+			     { FXT_SHORT_ARG_CHILD, &child } };
+
+		if (a->type == FXT_ARG_STRING && a->name.len == strlen(FXT_SHORT_ARG_MODULE) &&
+		    !memcmp(a->name.data, FXT_SHORT_ARG_MODULE, a->name.len)) {
+			module = a->v.s;
+			continue;
+		}
+		if (a->type != FXT_ARG_UINT64)
+			continue;
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (a->name.len == strlen(keys[k].name) &&
+			    !memcmp(a->name.data, keys[k].name, a->name.len))
+				*keys[k].v = a->v.u;
+	}
+	row = profile__row_lookup(p, ev->pid, ev->tid, &module, &ev->name);
+	if (row < 0)
+		return (int)row;
+	r = &p->rows[row];
+	if (calls) {
+		if (!r->calls || min < r->min_ns)
+			r->min_ns = min;
+		if (max > r->max_ns)
+			r->max_ns = max;
+	}
+	r->calls += calls;
+	r->sum_ns += sum;
+	r->total_ns += total;
+	r->self_ns += self;
+	r->left_out_child_ns += child;
+	return 0;
+}
+
 int profile__see_drops(struct profile *p, uint64_t pid, uint64_t tid, const struct fxt_string *name)
 {
 	uint64_t n = fxt_dropped_in_name(name->data, name->len);

@@ -652,6 +652,9 @@ static inline __attribute__((always_inline)) int add_record(struct profile *p, s
 			return -ENOMEM;
 		return end_frame(p, t, ts);
 	case FXT_EVENT_INSTANT:
+		if (__builtin_expect(ev->category.len == sizeof(FXT_SHORT_CATEGORY) - 1, 0) &&
+		    memcmp(ev->category.data, FXT_SHORT_CATEGORY, ev->category.len) == 0)
+			return profile__see_short(p, rec);
 		return profile__see_drops(p, ev->pid, ev->tid, &ev->name);
 	default:
 		return 0;
@@ -706,9 +709,15 @@ int profile_finish(struct profile *p)
 		profile__thread_release(t);
 		memset(&t->f, 0, sizeof(*t) - offsetof(struct thread, f));
 	}
-	for (i = 0; i < p->nrows; i++)
-		if (!p->rows[i].calls)
-			p->rows[i].min_ns = 0;
+	for (i = 0; i < p->nrows; i++) {
+		struct profile_row *r = &p->rows[i];
+
+		if (!r->calls)
+			r->min_ns = 0;
+		/* Calls written as no slice under this function's: their time
+		 * was not taken from its frames' as their children's was. */
+		r->self_ns -= r->left_out_child_ns < r->self_ns ? r->left_out_child_ns : r->self_ns;
+	}
 	/* Rows of a sample track belong to the thread it samples. */
 	for (i = 0; p->ntracks && p->opts.by == PROFILE_BY_THREAD && i < p->nrows; i++) {
 		struct profile_row *r = &p->rows[i];

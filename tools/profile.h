@@ -32,6 +32,11 @@
  *            deviations, Welford's, exact whatever the number of calls);
  *  open      frames still open at the end of the trace, counted up to the
  *            trace's last timestamp.
+ * Calls a writer summarised instead of writing them as slices (the
+ * instants of category FXT_SHORT_CATEGORY, include/fxt/format.h: fxt-run
+ * --min-duration) are added to their function's calls, total, self, sum,
+ * min and max, and their time under a function's written calls is taken
+ * from its self time, so that the numbers are those of every call.
  */
 #ifndef FXT_TOOLS_PROFILE_H
 #define FXT_TOOLS_PROFILE_H
@@ -77,6 +82,9 @@ struct profile_row {
 	 * deviations from it (Welford), for profile_row_var(). */
 	double dur_mean;
 	double dur_m2;
+	/* Calls written as no slice (fxt-run --min-duration) directly under
+	 * this function's, which profile_finish() takes from its self time. */
+	uint64_t left_out_child_ns;
 };
 
 /* The variance of the row's per-frame inclusive durations, ns^2 (n - 1 in

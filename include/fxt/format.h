@@ -131,6 +131,26 @@ enum fxt_obj_type {
  * overwritten"); fxt_overwritten_in_name() (reader.h) reads N. */
 #define FXT_OVERWRITE_SUFFIX " records overwritten"
 
+/* fxtrace's summary of calls written as no slice (fxt-run --min-duration:
+ * shorter than the bound): per thread and function, one instant event of
+ * category FXT_SHORT_CATEGORY named after the function, at the thread's
+ * end, with the arguments FXT_SHORT_ARG_*: the function's module (the
+ * category its slices have), its calls left out, the sum of their
+ * durations, their inclusive time counted as a total is (a recursion once),
+ * their self time, the shortest and longest, and the time of the calls
+ * left out directly under its own calls that were written (which a reader
+ * that subtracts children from a slice's time did not subtract).  Times
+ * in ns. */
+#define FXT_SHORT_CATEGORY   "fxt.short"
+#define FXT_SHORT_ARG_MODULE "module"
+#define FXT_SHORT_ARG_CALLS  "calls"
+#define FXT_SHORT_ARG_SUM    "sum_ns"
+#define FXT_SHORT_ARG_TOTAL  "total_ns"
+#define FXT_SHORT_ARG_SELF   "self_ns"
+#define FXT_SHORT_ARG_MIN    "min_ns"
+#define FXT_SHORT_ARG_MAX    "max_ns"
+#define FXT_SHORT_ARG_CHILD  "left_out_children_ns"
+
 /* ------------------------------------------------------------ string refs
  * 16 bits: 0 = empty; MSB clear = index 1 .. 0x7fff; MSB set = inline string
  * whose byte length is the low 15 bits, stored in the record as a stream. */

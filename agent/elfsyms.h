@@ -1,0 +1,26 @@
+/* The function symbols of an ELF file, read in the traced process for the
+ * filters (agent/filter.c) without libdw: its symbol table (.symtab, or
+ * .dynsym when the file is stripped), and whether the file was built with
+ * -finstrument-functions (it refers to __cyg_profile_func_enter).  Private
+ * to agent/.
+ *
+ * The file is mapped read-only and every offset is checked against its
+ * size: a damaged or foreign file gives fewer symbols, never a fault.
+ */
+#ifndef FXT_AGENT_ELFSYMS_H
+#define FXT_AGENT_ELFSYMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Called for each defined function symbol: its name (NUL-terminated) and
+ * its value (an address relative to the load bias). */
+typedef void agent_elf_fn(void *ctx, const char *name, uint64_t value);
+
+/* Reads the ELF64 file at `path`.  With `fn`, calls it for each function
+ * symbol, but only when the file refers to __cyg_profile_func_enter
+ * (*instrumented says whether it does).  Returns the number of symbols
+ * passed to fn, or -errno (not a file we can read, not ELF64). */
+long agent_elf_functions(const char *path, agent_elf_fn *fn, void *ctx, bool *instrumented);
+
+#endif /* FXT_AGENT_ELFSYMS_H */

@@ -1,0 +1,341 @@
+/* Which calls the hooks record (see filter.h). */
+#include <config.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <link.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/agent.h"
+#include "agent/elfsyms.h"
+#include "agent/filter.h"
+#include "agent/log.h"
+#include "agent/settings.h"
+
+#define F_INCLUDE 1u
+#define F_EXCLUDE 2u
+#define F_SKIP	  4u
+
+/* Modules left out by FXT_MODULE, at most this many. */
+#define MAX_SKIP 64u
+
+unsigned char agent_filter_on;
+
+/* The published table: functions with flags, modules skipped. */
+struct ftable {
+	uint64_t mask; /* capacity - 1; entries are empty when addr is 0 */
+	size_t n;
+	unsigned nskip;
+	struct {
+		uint64_t lo, hi;
+	} skip[MAX_SKIP];
+	struct fentry {
+		uint64_t addr;
+		uint64_t flags;
+	} v[];
+};
+
+/* Patterns: one compiled expression each (a list per option). */
+struct patterns {
+	regex_t *re;
+	size_t n;
+};
+
+static struct {
+	pthread_mutex_t lock; /* builders of tables */
+	struct patterns include, exclude;
+	char **modules; /* FXT_MODULE's globs */
+	size_t nmodules;
+	char *(*demangle)(const char *, char *, size_t *, int *);
+	struct ftable *table; /* published; old ones are kept (readers) */
+	unsigned matched_include, matched_exclude;
+} F = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static inline uint64_t slot_of(uint64_t addr, uint64_t mask)
+{
+	return ((addr >> 4) * 0x9e3779b97f4a7c15ull >> 20) & mask;
+}
+
+static inline unsigned flags_of(const struct ftable *t, uint64_t fn)
+{
+	for (unsigned i = 0; i < t->nskip; i++)
+		if (fn - t->skip[i].lo < t->skip[i].hi - t->skip[i].lo)
+			return F_SKIP;
+	if (!t->n)
+		return 0;
+	for (uint64_t h = slot_of(fn, t->mask); t->v[h].addr; h = (h + 1) & t->mask)
+		if (t->v[h].addr == fn)
+			return (unsigned)t->v[h].flags;
+	return 0;
+}
+
+/* ------------------------------------------------------------ the hook */
+
+/* Whether a call with flags f passes the include, exclude and module
+ * filters, the counters being those after its enter. */
+static inline bool passes(const struct tstate *t, unsigned f)
+{
+	return (!F.include.n || t->f_inc) && !t->f_exc && !(f & F_SKIP);
+}
+
+void agent_filter_hook(struct tstate *t, uint64_t addr)
+{
+	const struct ftable *tab = __atomic_load_n(&F.table, __ATOMIC_ACQUIRE);
+	uint64_t fn = addr & ~SPOOL_EXIT_BIT;
+	unsigned f = tab ? flags_of(tab, fn) : 0, depth = agent_cfg.depth;
+	bool rec = false;
+
+	if (!(addr & SPOOL_EXIT_BIT)) {
+		t->f_inc += (f & F_INCLUDE) != 0;
+		t->f_exc += (f & F_EXCLUDE) != 0;
+		if (passes(t, f))
+			rec = ++t->f_depth <= depth || !depth;
+	} else {
+		if (passes(t, f)) {
+			rec = t->f_depth <= depth || !depth;
+			t->f_depth -= t->f_depth != 0;
+		}
+		t->f_inc -= (f & F_INCLUDE) && t->f_inc;
+		t->f_exc -= (f & F_EXCLUDE) && t->f_exc;
+	}
+	if (rec)
+		agent_record(t, addr);
+}
+
+/* ------------------------------------------------------------ patterns */
+
+/* Compiles each line of `list` (one pattern a line) into *p. */
+static int compile(const char *list, struct patterns *p, const char *what)
+{
+	char buf[1024];
+
+	for (const char *s = list; s && *s;) {
+		size_t len = strcspn(s, "\n");
+		regex_t *re;
+		int rc;
+
+		if (len >= sizeof(buf)) {
+			agent_dbg("%s: pattern too long", what);
+			return -EINVAL;
+		}
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		s += len + (s[len] == '\n');
+		if (!len)
+			continue;
+		re = realloc(p->re, (p->n + 1) * sizeof(*p->re));
+		if (!re)
+			return -ENOMEM;
+		p->re = re;
+		rc = regcomp(&p->re[p->n], buf, REG_EXTENDED | REG_NOSUB);
+		if (rc != 0) {
+			agent_dbg("%s: '%s' is not a regular expression", what, buf);
+			return -EINVAL;
+		}
+		p->n++;
+	}
+	return 0;
+}
+
+static bool match(const struct patterns *p, const char *name)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (regexec(&p->re[i], name, 0, NULL, 0) == 0)
+			return true;
+	return false;
+}
+
+int agent_filter_init(void)
+{
+	int err = compile(agent_cfg.include, &F.include, "FXT_INCLUDE");
+
+	if (!err)
+		err = compile(agent_cfg.exclude, &F.exclude, "FXT_EXCLUDE");
+	for (const char *s = agent_cfg.modules; !err && s && *s;) {
+		size_t len = strcspn(s, "\n");
+
+		if (len) {
+			char **v = realloc(F.modules, (F.nmodules + 1) * sizeof(*v));
+			if (!v) {
+				err = -ENOMEM;
+				break;
+			}
+			F.modules = v;
+			v[F.nmodules] = strndup(s, len);
+			if (!v[F.nmodules]) {
+				err = -ENOMEM;
+				break;
+			}
+			F.nmodules++;
+		}
+		s += len + (s[len] == '\n');
+	}
+	if (err) {
+		F.include.n = F.exclude.n = F.nmodules = 0;
+		return err;
+	}
+	if (F.include.n || F.exclude.n || F.nmodules || agent_cfg.depth)
+		__atomic_store_n(&agent_filter_on, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* ------------------------------------------------------------ tables */
+
+struct found {
+	struct fentry *v;
+	size_t n, cap;
+	uint64_t bias;
+};
+
+static void on_function(void *ctx, const char *name, uint64_t value)
+{
+	struct found *f = ctx;
+	char *dm = NULL;
+	unsigned flags;
+
+	if (name[0] == '_' && name[1] == 'Z' && F.demangle) {
+		int status = -1;
+		dm = F.demangle(name, NULL, NULL, &status);
+		if (status != 0) {
+			free(dm);
+			dm = NULL;
+		}
+	}
+	flags = (match(&F.include, dm ? dm : name) ? F_INCLUDE : 0) |
+		(match(&F.exclude, dm ? dm : name) ? F_EXCLUDE : 0);
+	free(dm);
+	if (!flags)
+		return;
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 64;
+		struct fentry *v = realloc(f->v, cap * sizeof(*v));
+		if (!v)
+			return; /* fewer functions filtered: logged by the caller */
+		f->v = v;
+		f->cap = cap;
+	}
+	f->v[f->n++] = (struct fentry){ f->bias + value, flags };
+}
+
+static void insert(struct ftable *t, uint64_t addr, uint64_t flags)
+{
+	uint64_t h = slot_of(addr, t->mask);
+
+	while (t->v[h].addr && t->v[h].addr != addr)
+		h = (h + 1) & t->mask;
+	if (!t->v[h].addr)
+		t->n++;
+	t->v[h].addr = addr;
+	t->v[h].flags |= flags;
+}
+
+/* A new table: the old one's entries and ranges, plus `add` and a range. */
+static struct ftable *rebuild(const struct ftable *old, const struct found *add, bool skip,
+			      uint64_t lo, uint64_t hi)
+{
+	size_t n = (old ? old->n : 0) + add->n, cap = 16;
+	struct ftable *t;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	t = calloc(1, sizeof(*t) + cap * sizeof(t->v[0]));
+	if (!t)
+		return NULL;
+	t->mask = cap - 1;
+	if (old) {
+		t->nskip = old->nskip;
+		memcpy(t->skip, old->skip, sizeof(t->skip));
+		for (uint64_t i = 0; old->n && i <= old->mask; i++)
+			if (old->v[i].addr)
+				insert(t, old->v[i].addr, old->v[i].flags);
+	}
+	for (size_t i = 0; i < add->n; i++)
+		insert(t, add->v[i].addr, add->v[i].flags);
+	if (skip && t->nskip < MAX_SKIP) {
+		t->skip[t->nskip].lo = lo;
+		t->skip[t->nskip].hi = hi;
+		t->nskip++;
+	}
+	return t;
+}
+
+static int has_libstdcxx(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+
+	(void)size;
+	if (base && strncmp(base + 1, "libstdc++.so", 12) == 0)
+		*(bool *)arg = true;
+	return 0;
+}
+
+/* libstdc++'s demangler, when the process has loaded libstdc++ (C++
+ * programs do; loading it into a C program would start another library).
+ * Looked for only then: a failed dlsym() leaves an error string that the
+ * C library frees later, through our free() (agent/wrap_mem.c). */
+static void find_demangler(void)
+{
+	bool loaded = false;
+
+	dl_iterate_phdr(has_libstdcxx, &loaded);
+	if (loaded)
+		*(void **)&F.demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+}
+
+/* Whether FXT_MODULE keeps the module at `path` (its file name). */
+static bool module_kept(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	if (!F.nmodules)
+		return true;
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < F.nmodules; i++)
+		if (fnmatch(F.modules[i], base, 0) == 0)
+			return true;
+	return false;
+}
+
+void agent_filter_module(const char *path, uint64_t bias, uint64_t lo, uint64_t hi)
+{
+	struct found add = { .bias = bias };
+	struct ftable *t;
+	bool instrumented = false, skip;
+	long n = 0;
+
+	if (!__atomic_load_n(&agent_filter_on, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&F.lock);
+	if (!F.demangle)
+		find_demangler();
+	skip = !module_kept(path);
+	if (F.include.n || F.exclude.n)
+		n = agent_elf_functions(path, on_function, &add, &instrumented);
+	else
+		n = agent_elf_functions(path, NULL, NULL, &instrumented);
+	if (n < 0 || !instrumented) {
+		pthread_mutex_unlock(&F.lock);
+		free(add.v);
+		return;
+	}
+	for (size_t i = 0; i < add.n; i++) {
+		F.matched_include += (add.v[i].flags & F_INCLUDE) != 0;
+		F.matched_exclude += (add.v[i].flags & F_EXCLUDE) != 0;
+	}
+	if (add.n || skip) {
+		t = rebuild(F.table, &add, skip, lo, hi);
+		if (t)
+			__atomic_store_n(&F.table, t, __ATOMIC_RELEASE);
+		else
+			agent_dbg("filters: out of memory; %s is not filtered", path);
+	}
+	agent_dbg("filters: %s: %ld functions, %zu matched%s", path, n, add.n,
+		  skip ? ", module left out" : "");
+	spool_set_filter_counts(&agent.spool, F.matched_include, F.matched_exclude);
+	pthread_mutex_unlock(&F.lock);
+	free(add.v);
+}
