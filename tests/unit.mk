@@ -80,7 +80,7 @@ tests_unit_test_recon_SOURCES = tests/unit/test_recon.c \
 tests_unit_test_convert_flush_SOURCES = tests/unit/test_convert_flush.c \
 	tests/unit/agent_test_nest.h tests/unit/spool_test_writer.h
 tests_unit_test_convert_flush_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-tests_unit_test_convert_flush_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la \
+tests_unit_test_convert_flush_LDADD = libfxtconvert.la libfxtsym.la libfxtprofile.la libfxtcodec.la \
 	$(LIBDW_LIBS) $(ZLIB_LIBS)
 tests_unit_test_stackchart_SOURCES = tests/unit/test_stackchart.c \
 	tests/unit/agent_test_nest.h convert/stackchart.c convert/stackchart.h \

@@ -184,8 +184,15 @@ ok "README: $line: exit 0, last.fxt written" test "$rc" = 0 -a -s t/last.fxt
 is "$(grep '^fxt-run: wrote' t.err | shape)" "$(printf '%s\n' "$said" | shape)" \
   "README: the flight recorder's summary has the README's shape"
 
+# The filters' line, on the README's app (whose functions it names are
+# not there: fxt-run warns, and runs it).
+line=$(readme_code 'Tracing a program' sh 3 | grep '^fxt-run --include' | head -1)
+(cd t && sh -c "$line") >t.out 2>t.err
+rc=$?
+ok "README: $line: exit 0, parse.fxt written" test "$rc" = 0 -a -s t/parse.fxt
+
 # Without fxt-run: the README's LD_PRELOAD line, with the build tree's agent.
-line=$(readme_code 'Tracing a program' sh 3 | grep 'FXT_OUTPUT' | head -1)
+line=$(readme_code 'Tracing a program' sh 4 | grep 'FXT_OUTPUT' | head -1)
 line=$(printf '%s\n' "$line" | sed "s#/usr/local/lib/fxtrace/#$AGENT_DIR/#g")
 mkdir d d2
 cp t/app d/app

@@ -21,6 +21,7 @@
 #include "tests/lib/tap.h"
 #include "tests/unit/agent_test_nest.h"
 #include "tests/unit/spool_test_writer.h"
+#include "tools/profile.h"
 
 #define EXIT SPOOL_EXIT_BIT
 
@@ -242,6 +243,13 @@ static int same_counts(const struct fxt__counts *flush, const struct fxt__counts
 	return same ? 0 : -1;
 }
 
+/* The next flushes' FXT_MIN_DURATION, and a copy of the last archive
+ * (malloc'd) when `flush_keep` is set. */
+static uint64_t flush_min_ns;
+static bool flush_keep;
+static void *kept_archive;
+static size_t kept_len;
+
 /* Flushes the test spool into memory and reads it back.  The flush's
  * counts (flush_stats.counts) must be the archive's (fxt/counts.h). */
 static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flush_stats *st)
@@ -282,6 +290,7 @@ static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flu
 	in.agent_hi = flush_agent_hi;
 	in.pipe_writes = flush_writes;
 	in.npipe_writes = flush_nwrites;
+	in.min_duration_ns = flush_min_ns;
 	in.sym = fxt_sym_new(0);
 	fxt_sym_add_self(in.sym);
 	if (fxt_writer_open_mem(&w, 0) < 0)
@@ -289,6 +298,13 @@ static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flu
 	err = flush_archive(w, &in, st);
 	fxt_writer_flush(w);
 	data = fxt_writer_mem_data(w, &len);
+	if (flush_keep) {
+		free(kept_archive);
+		kept_archive = malloc(len + 1);
+		if (kept_archive)
+			memcpy(kept_archive, data, len);
+		kept_len = len;
+	}
 	if (!err)
 		err = read_archive(data, len, a, in.pid);
 	if (!err)
@@ -1496,9 +1512,118 @@ static void test_time_base(void)
 	ASSERT_EQ_U64(flush_time_shift(&a), 0, "ns ticks: nothing to shift");
 }
 
+/* The kept archive's profile (tools/profile.h), by function. */
+static struct profile *profile_of_kept(void)
+{
+	struct profile_opts o = { PROFILE_BY_FUNCTION, NULL, NULL };
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	struct profile *p;
+
+	if (!kept_archive || profile_new(&p, &o) < 0)
+		return NULL;
+	if (fxt_reader_open_mem(&r, kept_archive, kept_len, 0) < 0) {
+		profile_free(p);
+		return NULL;
+	}
+	while (fxt_reader_next(r, &rec) > 0)
+		profile_add_record(p, r, &rec);
+	profile_finish(p);
+	fxt_reader_free(r);
+	return p;
+}
+
+/* FXT_MIN_DURATION: the short calls are written as no slice, but the
+ * summary instants give every function's numbers back exactly. */
+static void test_min_duration(void)
+{
+	struct test_thread t = { 0 };
+	struct flush_stats st;
+	struct archive a;
+	struct profile *full, *cut;
+	uint64_t W = (uint64_t)(uintptr_t)agent_test_work,
+		 O = (uint64_t)(uintptr_t)agent_test_outer;
+	const uint64_t fns[] = { O, A, B, C, W };
+	const char *names[] = { "agent_test_outer", "agent_test_alpha", "agent_test_beta",
+				"agent_test_gamma", "agent_test_work" };
+	size_t same = 0;
+
+	/* One tick a hook: a leaf lasts 1 tick, B 7, W 3, the outer A 3. */
+	test_spool_reset(4096, 0);
+	test_hook(&t, O);
+	for (int i = 0; i < 5; i++) {
+		test_hook(&t, A);
+		test_hook(&t, A | EXIT);
+	}
+	test_hook(&t, B);
+	for (int i = 0; i < 3; i++) {
+		test_hook(&t, C);
+		test_hook(&t, C | EXIT);
+	}
+	test_hook(&t, B | EXIT);
+	test_hook(&t, W);
+	test_hook(&t, A);
+	test_hook(&t, A | EXIT);
+	test_hook(&t, W | EXIT);
+	test_hook(&t, A); /* a recursion: the inner call is short */
+	test_hook(&t, A);
+	test_hook(&t, A | EXIT);
+	test_hook(&t, A | EXIT);
+	test_hook(&t, O | EXIT);
+	t.tid = 101;
+	test_retire(&t);
+
+	flush_keep = true;
+	flush_min_ns = 0;
+	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "min duration: flushed whole");
+	free(a.ev);
+	full = profile_of_kept();
+	flush_min_ns = 2;
+	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "min duration: flushed, 2 ns");
+	ASSERT_EQ_U64(st.left_out, 10, "min duration: 7 calls of A and 3 of C left out");
+	ASSERT_EQ_U64(count(&a, 101, FXT_EVENT_DURATION_COMPLETE, "agent_test_gamma"), 0,
+		      "min duration: no slice of C");
+	ASSERT_EQ_U64(count(&a, 101, FXT_EVENT_DURATION_COMPLETE, "agent_test_alpha"), 1,
+		      "min duration: the outer A only");
+	ASSERT_EQ_U64(count(&a, 101, FXT_EVENT_INSTANT, "agent_test_alpha"), 1,
+		      "min duration: A's summary instant");
+	free(a.ev);
+	cut = profile_of_kept();
+	flush_keep = false;
+	flush_min_ns = 0;
+	ok(full && cut, "min duration: both archives profiled");
+	for (size_t i = 0; full && cut && i < sizeof(fns) / sizeof(fns[0]); i++) {
+		const struct profile_row *x = profile_find(full, NULL, names[i], 0, 0);
+		const struct profile_row *y = profile_find(cut, NULL, names[i], 0, 0);
+
+		if (x && y && x->calls == y->calls && x->total_ns == y->total_ns &&
+		    x->self_ns == y->self_ns && x->sum_ns == y->sum_ns && x->min_ns == y->min_ns &&
+		    x->max_ns == y->max_ns) {
+			same++;
+			continue;
+		}
+		diag("%s: whole %llu calls %llu/%llu/%llu total/self/sum, left out %llu calls "
+		     "%llu/%llu/%llu",
+		     names[i], x ? (unsigned long long)x->calls : 0,
+		     x ? (unsigned long long)x->total_ns : 0,
+		     x ? (unsigned long long)x->self_ns : 0, x ? (unsigned long long)x->sum_ns : 0,
+		     y ? (unsigned long long)y->calls : 0, y ? (unsigned long long)y->total_ns : 0,
+		     y ? (unsigned long long)y->self_ns : 0, y ? (unsigned long long)y->sum_ns : 0);
+	}
+	ASSERT_EQ_U64(same, 5,
+		      "min duration: every function's calls, total, self, sum, min, max "
+		      "as without it");
+	if (full)
+		profile_free(full);
+	if (cut)
+		profile_free(cut);
+	free(kept_archive);
+	kept_archive = NULL;
+}
+
 int main(void)
 {
-	plan(205);
+	plan(213);
 	test_basic();
 	test_unnamed_threads();
 	test_recovered_names();
@@ -1521,6 +1646,7 @@ int main(void)
 	test_garbage();
 	test_recycled_copy();
 	test_time_base();
+	test_min_duration();
 	test_spool_cleanup();
 	return exit_status();
 }
