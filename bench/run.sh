@@ -12,6 +12,10 @@
 #                    store per hook, nothing kept (the floor for a recorder)
 #   nop agent        .libs/libfxt-agent-nop.so
 #   fxtrace          fxt-run (the agent), archive written and flushed
+#   circular         the same, --mode=circular (each thread's newest 16 MiB)
+#   filtered out     the same, --exclude '^fib$': every call goes through
+#                    the filters and none is recorded (goal: at most 1.2x
+#                    the null recorder)
 #   uftrace          uftrace record --no-libcall, if installed
 #
 # Interleaving: every table but peak RSS (one run) is measured in rounds.
@@ -134,6 +138,14 @@ once() {
     o_archive=$W/out.fxt
     set -- "$B/fxt-run" -q -f --max-size 0 -o "$W/out.fxt" "$FIB"
     ;;
+  circular)
+    o_archive=$W/out.fxt
+    set -- "$B/fxt-run" -q -f --mode=circular -o "$W/out.fxt" "$FIB"
+    ;;
+  filtered)
+    o_archive=$W/out.fxt
+    set -- "$B/fxt-run" -q -f --exclude '^fib$' -o "$W/out.fxt" "$FIB"
+    ;;
   uftrace)
     o_archive=$W/uftrace.data
     set -- "$UFTRACE" record --no-libcall -d "$W/uftrace.data" "$FIB"
@@ -174,7 +186,7 @@ row() {
       if ($5 != "-") { bytes[k] = $5; bpc[k] = $5 / $2 } else nob = 1
     }
     END {
-      traced = var == "fxtrace" || var == "uftrace"
+      traced = var == "fxtrace" || var == "uftrace" || var == "circular" || var == "filtered"
       x = var == "plain" ? "-" : ratios(xnull, k)
       fl = traced ? sprintf("%.1f", pick(flush, k)) : "-"
       mb = traced && !nob ? sprintf("%.0f", pick(bytes, k) / 1048576) : "-"
@@ -193,7 +205,7 @@ echo "machine: ${cpu_model:-$(uname -m)}, $(nproc) CPUs, Linux $(uname -r);" \
   "scratch $W on $fs"
 
 # ------------------------------------------------------------- main table
-variants="plain stubs null nop fxtrace"
+variants="plain stubs null nop fxtrace circular filtered"
 [ -z "$UFTRACE" ] || variants="$variants uftrace"
 echo "fxtrace bench: fib($FIB_N), $STAT of $REPS rounds (each round runs every variant once, in turn)"
 printf "%-16s %9s %10s %8s %11s %9s %8s\n" variant "cpu s" "ns/call" "x null" \
@@ -209,6 +221,8 @@ row stubs "glibc stubs"
 row null "null recorder"
 row nop "nop agent"
 row fxtrace fxtrace
+row circular circular
+row filtered "filtered out"
 if [ -n "$UFTRACE" ]; then
   row uftrace uftrace
 else
