@@ -1,9 +1,11 @@
 /* The function symbols of an ELF file (see elfsyms.h). */
 #include <config.h>
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -150,4 +152,106 @@ long agent_elf_functions(const char *path, agent_elf_fn *fn, void *ctx, bool *in
 	}
 	munmap(map, e.size);
 	return count;
+}
+
+/* ------------------------------------------------ loaded modules */
+
+/* A dynamic entry's address: the loader relocates most of them in place,
+ * but not a read-only dynamic section's (the vDSO's). */
+static const void *dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) v)
+{
+	return (const void *)(v < info->dlpi_addr ? v + info->dlpi_addr : v);
+}
+
+/* Whether one of n relocations (each `ent` bytes, the symbol index in the
+ * high half of r_info, as for Elf64_Rel and Elf64_Rela) names HOOK_NAME. */
+static bool relocs_name_hook(const unsigned char *rel, uint64_t size, uint64_t ent,
+			     const Elf64_Sym *sym, const char *str, uint64_t strsize)
+{
+	if (!rel || !sym || !str || ent < sizeof(Elf64_Rel))
+		return false;
+	for (uint64_t off = 0; off + ent <= size; off += ent) {
+		const Elf64_Rel *r = (const Elf64_Rel *)(rel + off);
+		uint64_t name = sym[ELF64_R_SYM(r->r_info)].st_name;
+
+		if (ELF64_R_SYM(r->r_info) && name < strsize && strcmp(str + name, HOOK_NAME) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int module_instrumented(struct dl_phdr_info *info, size_t size, void *self)
+{
+	const ElfW(Dyn) *dyn = NULL;
+	const unsigned char *jmprel = NULL, *rela = NULL, *rel = NULL;
+	uint64_t pltsz = 0, relasz = 0, relsz = 0, relaent = sizeof(Elf64_Rela),
+		 relent = sizeof(Elf64_Rel), strsize = 0, pltrel = DT_RELA;
+	const Elf64_Sym *sym = NULL;
+	const char *str = NULL;
+
+	(void)size;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+		if (info->dlpi_phdr[i].p_type == PT_LOAD && info->dlpi_phdr[i].p_offset == 0 &&
+		    info->dlpi_addr + info->dlpi_phdr[i].p_vaddr == (uintptr_t)self)
+			return 0; /* the agent */
+	}
+	if (!dyn)
+		return 0;
+	for (; dyn->d_tag != DT_NULL; dyn++) {
+		switch (dyn->d_tag) {
+		case DT_SYMTAB:
+			sym = dyn_ptr(info, dyn->d_un.d_ptr);
+			break;
+		case DT_STRTAB:
+			str = dyn_ptr(info, dyn->d_un.d_ptr);
+			break;
+		case DT_STRSZ:
+			strsize = dyn->d_un.d_val;
+			break;
+		case DT_JMPREL:
+			jmprel = dyn_ptr(info, dyn->d_un.d_ptr);
+			break;
+		case DT_PLTRELSZ:
+			pltsz = dyn->d_un.d_val;
+			break;
+		case DT_PLTREL:
+			pltrel = dyn->d_un.d_val;
+			break;
+		case DT_RELA:
+			rela = dyn_ptr(info, dyn->d_un.d_ptr);
+			break;
+		case DT_RELASZ:
+			relasz = dyn->d_un.d_val;
+			break;
+		case DT_RELAENT:
+			relaent = dyn->d_un.d_val;
+			break;
+		case DT_REL:
+			rel = dyn_ptr(info, dyn->d_un.d_ptr);
+			break;
+		case DT_RELSZ:
+			relsz = dyn->d_un.d_val;
+			break;
+		case DT_RELENT:
+			relent = dyn->d_un.d_val;
+			break;
+		}
+	}
+	/* Calls go through the PLT; with -fno-plt or -z now they may be
+	 * GLOB_DAT relocations among the others. */
+	return relocs_name_hook(jmprel, pltsz, pltrel == DT_REL ? relent : relaent, sym, str,
+				strsize) ||
+	       relocs_name_hook(rela, relasz, relaent, sym, str, strsize) ||
+	       relocs_name_hook(rel, relsz, relent, sym, str, strsize);
+}
+
+bool agent_elf_loaded_instrumented(void)
+{
+	Dl_info self;
+
+	if (!dladdr((void *)agent_elf_loaded_instrumented, &self))
+		self.dli_fbase = NULL;
+	return dl_iterate_phdr(module_instrumented, self.dli_fbase) != 0;
 }

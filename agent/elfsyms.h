@@ -23,4 +23,10 @@ typedef void agent_elf_fn(void *ctx, const char *name, uint64_t value);
  * passed to fn, or -errno (not a file we can read, not ELF64). */
 long agent_elf_functions(const char *path, agent_elf_fn *fn, void *ctx, bool *instrumented);
 
+/* Whether a module loaded now, other than the agent, refers to
+ * __cyg_profile_func_enter: read off the modules' relocations in memory
+ * (dl_iterate_phdr), no file opened.  For the seal, which measures the
+ * hooks' cost only when something calls them (agent/calib.h). */
+bool agent_elf_loaded_instrumented(void);
+
 #endif /* FXT_AGENT_ELFSYMS_H */

@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "agent/calib.h"
 #include "agent/clock.h"
+#include "agent/elfsyms.h"
 #include "agent/filter.h"
 #include "agent/settings.h"
 #include "agent/libc.h"
@@ -368,7 +370,21 @@ void agent_flush(void)
 	seal.ticks_per_second = 0;
 	agent_clock_start(&seal.base_ticks, &seal.base_ns);
 	seal.lost = __atomic_load_n(&agent.lost, __ATOMIC_RELAXED);
+	/* Worth it once the trace fills more than a thread's first chunk
+	 * (a short process's exit does not wait for it), and when some
+	 * module calls the hooks (not for libc calls alone). */
+	if (agent.spool.granted > AGENT_FLOOR_CHUNK_SIZE && agent_elf_loaded_instrumented())
+		agent_calibrate(&seal.hook_pair_ticks, &seal.hook_inside_ticks,
+				&seal.hook_stub_ticks);
+	agent_dbg("hooks: extra %llu, inside %llu, empty pair %llu thousandths of a tick",
+		  (unsigned long long)seal.hook_pair_ticks,
+		  (unsigned long long)seal.hook_inside_ticks,
+		  (unsigned long long)seal.hook_stub_ticks);
 	threads = collect_threads(&nthreads);
+	pthread_mutex_lock(&agent.lock);
+	for (struct tbuf *tb = agent.threads; tb; tb = tb->next)
+		seal.refill_ticks += __atomic_load_n(&tb->refill_ticks, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&agent.lock);
 	if (!threads) {
 		agent_err("out of memory; records left in %s", agent.spool.path);
 		spool_release(&agent.spool);

@@ -35,6 +35,7 @@ libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	agent/lifecycle.c \
 	agent/modules.c agent/modules.h \
 	agent/filter.c agent/filter.h \
+	agent/calib.c agent/calib.h \
 	agent/elfsyms.c agent/elfsyms.h
 libfxt_agent_la_CFLAGS = $(AGENT_CFLAGS)
 libfxt_agent_la_LDFLAGS = $(AGENT_LDFLAGS)

@@ -303,7 +303,12 @@ void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
 		}
 		t->tb = tb;
 	}
-	err = refill(t, tb);
+	{
+		uint64_t r0 = agent_ticks();
+		err = refill(t, tb);
+		__atomic_store_n(&tb->refill_ticks, tb->refill_ticks + agent_ticks() - r0,
+				 __ATOMIC_RELAXED);
+	}
 	if (err < 0)
 		stop(t, tb, ts, err);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -371,7 +376,12 @@ uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t 
 		}
 		t->tb = tb;
 	}
-	err = refill(t, tb);
+	{
+		uint64_t r0 = agent_ticks();
+		err = refill(t, tb);
+		__atomic_store_n(&tb->refill_ticks, tb->refill_ticks + agent_ticks() - r0,
+				 __ATOMIC_RELAXED);
+	}
 	if (err < 0) {
 		stop(t, tb, ts, err);
 	} else {

@@ -86,6 +86,7 @@ struct tbuf {
 	uint64_t bytes;
 	struct agent_ring *ring;
 	uint64_t overwritten;
+	uint64_t refill_ticks; /* spent taking chunks, for the seal (calib.h) */
 };
 
 struct tstate {

@@ -157,6 +157,10 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		in.base_ns = seal.base_ns;
 		in.now_ts = seal.now_ts;
 		in.lost = seal.lost;
+		in.hook_pair_ticks = seal.hook_pair_ticks;
+		in.hook_inside_ticks = seal.hook_inside_ticks;
+		in.refill_ticks = seal.refill_ticks;
+		in.hook_stub_ticks = seal.hook_stub_ticks;
 		in.threads = threads;
 		in.nthreads = nthreads;
 		in.spool_end = h->seal_off;

@@ -187,6 +187,48 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 	return err;
 }
 
+/* The instant FXT_HOOK_COST_NAME (include/fxt/format.h) on the main
+ * thread, before any other event: what tracing adds to a call, against
+ * the untraced program's empty hooks (the agent's "extra"), plus the chunk
+ * refills spread over the records (two a call) the chunks hold; and
+ * "inside" less the empty pair, which the untraced call pays for its own
+ * hooks (so it may be below 0). */
+static int hook_cost(struct flusher *fl, const struct chunk_ref *chunks, size_t nchunks)
+{
+	const struct flush_input *in = fl->in;
+	struct fxt_writer *w = fl->em.w;
+	double tick_ns = 1e9 / (double)in->ticks_per_second, slots = 0;
+	struct fxt_arg a[2];
+	struct fxt_event ev;
+	int err;
+
+	for (size_t i = 0; i < nchunks; i++)
+		slots += (double)(chunks[i].size - SPOOL_CHUNK_HEADER_SIZE) / SPOOL_RECORD_SIZE;
+	memset(a, 0, sizeof(a));
+	a[0].type = FXT_ARG_DOUBLE;
+	a[0].name = fxt_writer_cstring(w, FXT_HOOK_ARG_PAIR);
+	a[0].v.f64 = ((double)in->hook_pair_ticks / 1000 +
+		      (slots > 0 ? 2 * (double)in->refill_ticks / slots : 0)) *
+		     tick_ns;
+	a[1].type = FXT_ARG_DOUBLE;
+	a[1].name = fxt_writer_cstring(w, FXT_HOOK_ARG_INSIDE);
+	a[1].v.f64 = ((double)in->hook_inside_ticks - (double)in->hook_stub_ticks) / 1000 * tick_ns;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = FXT_EVENT_INSTANT;
+	ev.ts = in->base_ticks + fl->em.shift;
+	ev.thread = fxt_writer_thread(w, in->pid, in->pid);
+	ev.category = fxt_writer_cstring(w, "fxt");
+	ev.name = fxt_writer_cstring(w, FXT_HOOK_COST_NAME);
+	ev.args = a;
+	ev.nargs = 2;
+	fl->em.names.epoch++; /* strings registered */
+	fl->st->counts.events++;
+	err = fxt_writer_event(w, &ev);
+	if (!err) /* counted as a reader of the archive counts it */
+		err = fxt__counts_thread(&fl->st->counts, in->pid, in->pid);
+	return err;
+}
+
 /* ------------------------------------------------------------ archive */
 
 uint64_t flush_time_shift(const struct flush_input *in)
@@ -303,6 +345,9 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 			err = fxt_writer_thread_name(w, in->pid, th->tid | SAMPLE_KOID_BIT, track);
 		}
 	}
+
+	if (!err && in->hook_pair_ticks && in->ticks_per_second)
+		err = hook_cost(&fl, chunks, nchunks);
 
 	for (uint32_t s = 1; s <= max_serial && !err; s++) {
 		const struct flush_thread *th = by_serial[s];

@@ -121,6 +121,10 @@ struct flush_input {
 	 * no slice, but counted in the thread's summary instants
 	 * (FXT_SHORT_CATEGORY, include/fxt/format.h).  0: every call. */
 	uint64_t min_duration_ns;
+	/* The hooks' own cost (the seal's, agent/calib.h: thousandths of a
+	 * tick, refills in ticks); 0: not measured, no FXT_HOOK_COST_NAME
+	 * instant. */
+	uint64_t hook_pair_ticks, hook_inside_ticks, refill_ticks, hook_stub_ticks;
 };
 
 /* The address a stack sample's agent frames become (FLUSH_AGENT_FRAME

@@ -163,7 +163,16 @@ struct spool_seal {
 	uint64_t base_ns;
 	uint64_t lost; /* calls lost outside any thread's count */
 	uint64_t nthreads;
-	uint64_t reserved[4];
+	/* The hooks' own cost (agent/calib.h), in thousandths of a tick:
+	 * what tracing adds to a call (its hooks against empty ones), the
+	 * part of a hook pair inside the call's own interval, a pair of
+	 * calls of empty functions (the C library's hooks, when nothing
+	 * traces); and the ticks all threads spent taking chunks.  0: not
+	 * measured. */
+	uint64_t hook_pair_ticks;
+	uint64_t hook_inside_ticks;
+	uint64_t refill_ticks;
+	uint64_t hook_stub_ticks;
 };
 
 struct spool_seal_thread {

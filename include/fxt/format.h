@@ -151,6 +151,20 @@ enum fxt_obj_type {
 #define FXT_SHORT_ARG_MAX    "max_ns"
 #define FXT_SHORT_ARG_CHILD  "left_out_children_ns"
 
+/* fxtrace's measure of its own hooks (agent/calib.h): per process, one
+ * instant event of category "fxt" named FXT_HOOK_COST_NAME on its main
+ * thread, before its other events, with two double arguments, in ns,
+ * against the program run without tracing (whose hooks are the C
+ * library's, empty): what an enter and exit hook pair adds to the code
+ * around a call (the chunk refills spread over the calls included), and
+ * what the part of a pair inside the call's own interval adds (below 0
+ * when it is less than the empty pair the untraced call pays).
+ * fxt-report --subtract-overhead takes, from each call's measured time,
+ * "inside" and one pair per call it made. */
+#define FXT_HOOK_COST_NAME  "fxt: hook cost"
+#define FXT_HOOK_ARG_PAIR   "pair_ns"
+#define FXT_HOOK_ARG_INSIDE "inside_ns"
+
 /* ------------------------------------------------------------ string refs
  * 16 bits: 0 = empty; MSB clear = index 1 .. 0x7fff; MSB set = inline string
  * whose byte length is the low 15 bits, stored in the record as a stream. */
