@@ -24,6 +24,7 @@ struct options {
 	double alpha;
 	size_t top;
 	enum tool_format format;
+	bool subtract; /* --subtract-overhead */
 };
 
 /* One invocation: its options, archives and comparison. */
@@ -51,6 +52,9 @@ static const char help[] =
     "  -a, --alpha Q         false discovery rate (default 0.05)\n"
     "  -n, --top N           print the N largest changes only\n"
     "  -F, --format FMT      text (default), csv or json\n"
+    "  -O, --subtract-overhead\n"
+    "                        take the tracer's own cost out of every run's times\n"
+    "                        (as fxt-report -O does)\n"
     "  -h, --help            print this help and exit\n"
     "  -V, --version         print the version and exit\n"
     "\n"
@@ -80,6 +84,11 @@ static const char help[] =
     "partial\" (text: in the header; csv: on standard error; json:\n"
     "\"base_dropped\" and \"new_dropped\").  csv writes the whole run's line on\n"
     "standard error; json has it as \"whole_run\".\n"
+    "With --subtract-overhead, each run loses its own measure of the hooks'\n"
+    "cost, so that a function which makes more calls is not charged the\n"
+    "hooks of those calls; a run whose archive has no measure is named\n"
+    "(\"base|new FILE: no measure of the hooks' cost: times as measured\")\n"
+    "and json gives each run's \"hook_pair_ns\" (null: none).\n"
     "\n"
     "Exit status:\n"
     "  0   the comparison was written (and nothing is above --fail-above)\n"
@@ -97,13 +106,14 @@ static const struct option longopts[] = {
 	{ "top", required_argument, NULL, 'n' },
 	{ "format", required_argument, NULL, 'F' },
 	{ "vs", no_argument, NULL, 'S' },
+	{ "subtract-overhead", no_argument, NULL, 'O' },
 	{ NULL, 0, NULL, 0 },
 };
 
 /* '-': operands come back in order among the options (as option 1), so
  * options may come anywhere, as with GNU tools, and the place of --vs
  * among the operands parts the two sides. */
-static const struct tool_cli cli = { NAME, help, "-t:x:a:n:F:", longopts };
+static const struct tool_cli cli = { NAME, help, "-t:x:a:n:F:O", longopts };
 
 /* Returns 0 or TOOL_EXIT_ERROR (said). */
 static int parse_pct(const char *s, double *out, const char *what)
@@ -173,6 +183,9 @@ static int parse_args(int argc, char **argv, struct job *j)
 				return tool_usage_error(NAME, "--format: unknown format '%s'",
 							optarg);
 			break;
+		case 'O':
+			j->o.subtract = true;
+			break;
 		default:
 			return TOOL_EXIT_ERROR;
 		}
@@ -202,7 +215,7 @@ static int parse_args(int argc, char **argv, struct job *j)
 }
 
 /* Reads every run.  Returns 0 or TOOL_EXIT_ERROR (said). */
-static int load_runs(struct diff *d, char **files)
+static int load_runs(struct diff *d, char **files, bool subtract)
 {
 	struct profile_opts po = { 0 };
 	char err[512];
@@ -213,6 +226,7 @@ static int load_runs(struct diff *d, char **files)
 	if (!d->runs)
 		return tool_error(NAME, "%s", strerror(ENOMEM));
 	po.by = PROFILE_BY_FUNCTION;
+	po.subtract_overhead = subtract;
 	for (i = 0; i < d->nruns; i++) {
 		rc = profile_new(&d->runs[i], &po);
 		if (rc < 0)
@@ -275,7 +289,8 @@ static uint64_t side_dropped(const struct diff *d, bool base)
 
 /* A line per run that dropped calls, saying which side it is on:
  * "PREFIXbase FILE: N calls dropped: totals are partial"; one per run
- * whose calls a flight recorder overwrote. */
+ * whose calls a flight recorder overwrote; with --subtract-overhead, one
+ * per run whose archive does not say what the hooks cost. */
 static void put_drops(const struct job *j, FILE *out, const char *prefix)
 {
 	const struct diff *d = &j->d;
@@ -297,6 +312,38 @@ static void put_drops(const struct job *j, FILE *out, const char *prefix)
 				"recorder's window\n",
 				o);
 		}
+		if (j->o.subtract && !profile_hook_cost(d->runs[i], NULL, NULL)) {
+			fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");
+			tool_put_text_str(out, j->files[i]);
+			fputs(": no measure of the hooks' cost: times as measured\n", out);
+		}
+	}
+}
+
+/* With --subtract-overhead: "PREFIXthe hooks' cost taken out: ..." with
+ * each side's mean over its runs that measured it. */
+static void put_hook_cost(const struct job *j, FILE *out, const char *prefix)
+{
+	const struct diff *d = &j->d;
+	double sum[2] = { 0, 0 }, pair;
+	size_t n[2] = { 0, 0 };
+
+	if (!j->o.subtract)
+		return;
+	for (size_t i = 0; i < d->nruns; i++) {
+		if (profile_hook_cost(d->runs[i], &pair, NULL)) {
+			sum[i >= d->nbase] += pair;
+			n[i >= d->nbase]++;
+		}
+	}
+	fprintf(out, "%sthe hooks' cost taken out, a call:", prefix);
+	for (int s = 0; s < 2; s++) {
+		fprintf(out, " %s ", s ? "new" : "base");
+		if (n[s])
+			fprintf(out, "%.1f ns", sum[s] / (double)n[s]);
+		else
+			fputs("not measured", out);
+		fputs(s ? "\n" : ",", out);
 	}
 }
 
@@ -370,6 +417,7 @@ static void print_text(const struct job *j, size_t n)
 	       d->ntested, d->ntested == 1 ? "" : "s", j->o.alpha, j->o.threshold,
 	       d->nbase > 1 || d->nnew > 1 ? "; calls: mean per run" : "");
 	put_whole(d, stdout, "# ");
+	put_hook_cost(j, stdout, "# ");
 	put_drops(j, stdout, "# ");
 	printf("%-7s %12s %12s %12s %8s %8s %9s %8s %12s %12s  function\n", "verdict", "total base",
 	       "total new", "delta", "delta%", "adj%", "q", "self%", "calls base", "calls new");
@@ -462,6 +510,20 @@ static void print_json(const struct job *j, size_t n)
 	       d->nbase, d->nnew, j->o.alpha, j->o.threshold, side_dropped(d, true),
 	       side_dropped(d, false), d->ntested);
 	json_whole(d);
+	if (j->o.subtract) {
+		fputs(",\"hook_pair_ns\":[", stdout);
+		for (i = 0; i < d->nruns; i++) {
+			double pair;
+
+			if (i)
+				putchar(',');
+			if (profile_hook_cost(d->runs[i], &pair, NULL))
+				printf("%.3f", pair);
+			else
+				fputs("null", stdout);
+		}
+		putchar(']');
+	}
 	json_num("run_noise_pct", 100 * sqrt(d->fam.tau2), 2);
 	json_num("prior_df", d->fam.df > 0 ? d->fam.d0 : NAN, 1);
 	fputs(",\"functions\":[", stdout);
@@ -532,7 +594,7 @@ int main(int argc, char **argv)
 		return TOOL_EXIT_ERROR;
 	d->alpha = j.o.alpha;
 	d->threshold = j.o.threshold;
-	if (load_runs(d, j.files))
+	if (load_runs(d, j.files, j.o.subtract))
 		goto out;
 	rc = diff_build(d);
 	if (rc < 0) {
@@ -546,6 +608,7 @@ int main(int argc, char **argv)
 		break;
 	case TOOL_FMT_CSV:
 		put_whole(d, stderr, "fxt-diff: "); /* CSV has rows only */
+		put_hook_cost(&j, stderr, "fxt-diff: ");
 		put_drops(&j, stderr, "fxt-diff: ");
 		print_csv(d, n);
 		break;

@@ -19,6 +19,7 @@ struct options {
 	enum tool_format format;
 	const char *filter, *category;
 	const char *path;
+	bool subtract; /* --subtract-overhead */
 };
 
 #define NAME "fxt-report"
@@ -35,6 +36,8 @@ static const char help[] =
     "  -f, --filter RE     only functions whose name matches RE (POSIX ERE)\n"
     "  -c, --category RE   only slices whose category matches RE (e.g. '^libc\\.')\n"
     "  -F, --format FMT    text (default), csv or json\n"
+    "  -O, --subtract-overhead\n"
+    "                      take the tracer's own cost out of the times (see below)\n"
     "  -h, --help          print this help and exit\n"
     "  -V, --version       print the version and exit\n"
     "\n"
@@ -47,6 +50,15 @@ static const char help[] =
     "\"N calls dropped: totals are partial\" (json: \"dropped\", \"dropped_threads\";\n"
     "csv: a warning on standard error); when a flight recorder overwrote calls\n"
     "(fxt-run --mode=circular), \"N calls overwritten\" (json: \"overwritten\").\n"
+    "Calls fxt-run --min-duration wrote as no slice are counted all the same\n"
+    "(the archive's fxt.short summaries).\n"
+    "--subtract-overhead: the agent measures what its hooks cost at the end of\n"
+    "each process and writes it into the archive (the instant \"fxt: hook cost\");\n"
+    "from each call of a hooked function this takes the part of its own hooks\n"
+    "inside its interval and one pair of hooks per hooked call it made, so\n"
+    "that the times approach those of the program run without tracing.  The\n"
+    "header says what was taken (json: \"hook_pair_ns\", \"hook_inside_ns\").\n"
+    "libc calls, samples and archives without the measure are left as they are.\n"
     "With --by thread, the rows of a stack-sample track (fxt-run --sample) get\n"
     "the sampled thread's tid and the track's name, \"NAME (samples)\": after the\n"
     "function in text, column \"track\" in csv, \"track\" in json (else empty/null).\n"
@@ -57,6 +69,7 @@ static const char help[] =
     "      damaged (a partial report would mislead); or the report cannot be\n"
     "      written.  One line on standard error names the file and the problem.\n";
 
+/* clang-format off */
 static const struct option longopts[] = {
 	{ "by", required_argument, NULL, 'b' },
 	{ "sort", required_argument, NULL, 's' },
@@ -64,10 +77,12 @@ static const struct option longopts[] = {
 	{ "filter", required_argument, NULL, 'f' },
 	{ "category", required_argument, NULL, 'c' },
 	{ "format", required_argument, NULL, 'F' },
+	{ "subtract-overhead", no_argument, NULL, 'O' },
 	{ NULL, 0, NULL, 0 },
 };
+/* clang-format on */
 
-static const struct tool_cli cli = { NAME, help, "b:s:n:f:c:F:", longopts };
+static const struct tool_cli cli = { NAME, help, "b:s:n:f:c:F:O", longopts };
 
 /* Returns 0 or TOOL_EXIT_ERROR (said). */
 static int parse_args(int argc, char **argv, struct options *o)
@@ -104,6 +119,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 			if (tool_parse_format(optarg, &o->format) < 0)
 				return tool_usage_error(NAME, "--format: unknown format '%s'",
 							optarg);
+			break;
+		case 'O':
+			o->subtract = true;
 			break;
 		default:
 			return TOOL_EXIT_ERROR;
@@ -158,6 +176,18 @@ static void print_text(const struct options *o, const struct profile *p,
 		printf("# %" PRIu64 " calls overwritten: totals are those of each thread's "
 		       "newest calls (a flight recorder's window)\n",
 		       profile_overwritten(p));
+	if (o->subtract) {
+		double pair, inside;
+		size_t np = profile_hook_cost(p, &pair, &inside);
+
+		if (np)
+			printf("# the hooks' cost taken out: %.1f ns a call (%.1f of it inside the "
+			       "call's own time), measured in %zu process%s\n",
+			       pair, inside, np, np == 1 ? "" : "es");
+		else
+			printf("# --subtract-overhead: the archive says nothing of the hooks' "
+			       "cost; times as measured\n");
+	}
 	if (a->unmatched_ends || a->overlaps || a->reversed || a->merged)
 		printf("# input oddities: %" PRIu64 " ends without a begin, %" PRIu64
 		       " improperly nested slices, %" PRIu64
@@ -245,10 +275,18 @@ static void print_json(const struct options *o, const struct profile *p,
 	fputs("{\"archive\":", stdout);
 	tool_put_json_str(stdout, o->path);
 	printf(",\"by\":\"%s\",\"slices\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
-	       ",\"dropped\":%" PRIu64 ",\"dropped_threads\":%" PRIu64 ",\"overwritten\":%" PRIu64
-	       ",\"rows\":[",
+	       ",\"dropped\":%" PRIu64 ",\"dropped_threads\":%" PRIu64 ",\"overwritten\":%" PRIu64,
 	       by_names[o->by], profile_nslices(p), profile_start_ns(p), profile_end_ns(p), dropped,
 	       dthreads, profile_overwritten(p));
+	if (o->subtract) {
+		double pair, inside;
+
+		if (profile_hook_cost(p, &pair, &inside))
+			printf(",\"hook_pair_ns\":%.3f,\"hook_inside_ns\":%.3f", pair, inside);
+		else
+			fputs(",\"hook_pair_ns\":null,\"hook_inside_ns\":null", stdout);
+	}
+	fputs(",\"rows\":[", stdout);
 	for (i = 0; i < n; i++) {
 		const struct profile_row *r = rows[i];
 
@@ -302,6 +340,7 @@ int main(int argc, char **argv)
 		have_cat_re = true;
 	}
 	popts.by = o.by;
+	popts.subtract_overhead = o.subtract;
 	rc = profile_new(&p, &popts);
 	if (rc < 0) {
 		tool_error(NAME, "%s", strerror(-rc));

@@ -152,7 +152,11 @@ static int row_new(struct profile *p, uint64_t h, uint64_t pid, uint64_t tid,
 	r->pid = pid;
 	r->tid = tid;
 	r->min_ns = UINT64_MAX;
-	p->keys[p->nrows] = (struct rowkey){ h, cat->len, name->len, UINT32_MAX, 0, 0 };
+	p->keys[p->nrows] = (struct rowkey){ h, cat->len, name->len, UINT32_MAX, 0, 0, 0 };
+	/* Hooked functions' categories are their modules; libc calls'
+	 * "libc.*", fxtrace's own "fxt*". */
+	p->keys[p->nrows].hook =
+	    strncmp(r->category, "libc.", 5) != 0 && strncmp(r->category, "fxt", 3) != 0;
 	p->rowtab[slot] = (uint32_t)++p->nrows;
 	return 0;
 }
@@ -274,6 +278,13 @@ struct thread *profile__thread_lookup(struct profile *p, uint64_t pid, uint64_t 
 	t->pid = pid;
 	t->tid = tid;
 	t->idx = (uint32_t)p->nthreads + 1;
+	/* Not a sample track's: its slices are samples, not hooked calls. */
+	for (size_t k = 0; !(tid & PROFILE_SAMPLE_BIT) && k < p->ncosts; k++) {
+		if (p->costs[k].pid == pid) {
+			t->pair_ns = p->costs[k].pair_ns;
+			t->inside_ns = p->costs[k].inside_ns;
+		}
+	}
 	if (profile__act_init(&t->act) < 0) {
 		free(t->act.keys);
 		free(t->act.vals);
@@ -327,6 +338,7 @@ void profile_free(struct profile *p)
 	for (i = 0; i < p->nthreads; i++)
 		profile__thread_release(&p->threads[i]);
 	free(p->drop_thr);
+	free(p->costs);
 	for (i = 0; i < p->ntracks; i++)
 		free(p->tracks[i].name);
 	free(p->tracks);
@@ -367,6 +379,38 @@ int profile__see_kobj(struct profile *p, const struct fxt_record *rec)
 		free(p->tracks[i].name);
 	}
 	p->tracks[i].name = copy;
+	return 0;
+}
+
+int profile__see_hook_cost(struct profile *p, const struct fxt_record *rec)
+{
+	const typeof(rec->u.event) *ev = &rec->u.event;
+	double pair = 0, inside = 0;
+
+	if (!p->opts.subtract_overhead)
+		return 0;
+	for (unsigned i = 0; i < rec->nargs; i++) {
+		const struct fxt_arg_value *a = &rec->args[i];
+
+		if (a->type != FXT_ARG_DOUBLE || !(a->v.d > -1e9 && a->v.d < 1e9))
+			continue;
+		if (a->name.len == strlen(FXT_HOOK_ARG_PAIR) &&
+		    !memcmp(a->name.data, FXT_HOOK_ARG_PAIR, a->name.len))
+			pair = a->v.d;
+		else if (a->name.len == strlen(FXT_HOOK_ARG_INSIDE) &&
+			 !memcmp(a->name.data, FXT_HOOK_ARG_INSIDE, a->name.len))
+			inside = a->v.d;
+	}
+	if (GROW(p->costs, p->capcosts, p->ncosts + 1) < 0)
+		return -ENOMEM;
+	p->costs[p->ncosts++] = (struct hook_cost){ ev->pid, pair, inside };
+	/* Threads of the process met before it. */
+	for (size_t k = 0; k < p->nthreads; k++) {
+		if (p->threads[k].pid == ev->pid && !(p->threads[k].tid & PROFILE_SAMPLE_BIT)) {
+			p->threads[k].pair_ns = pair;
+			p->threads[k].inside_ns = inside;
+		}
+	}
 	return 0;
 }
 
@@ -487,6 +531,21 @@ uint64_t profile_nslices(const struct profile *p)
 const struct profile_anomalies *profile_anomalies(const struct profile *p)
 {
 	return &p->anom;
+}
+
+size_t profile_hook_cost(const struct profile *p, double *pair_ns, double *inside_ns)
+{
+	double pair = 0, inside = 0;
+
+	for (size_t k = 0; k < p->ncosts; k++) {
+		pair += p->costs[k].pair_ns / (double)p->ncosts;
+		inside += p->costs[k].inside_ns / (double)p->ncosts;
+	}
+	if (pair_ns)
+		*pair_ns = pair;
+	if (inside_ns)
+		*inside_ns = inside;
+	return p->ncosts;
 }
 
 uint64_t profile_overwritten(const struct profile *p)

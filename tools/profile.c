@@ -48,6 +48,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,8 +193,10 @@ static void compact_run(struct profile *p, struct thread *t, size_t base)
 	struct frame *s = &t->f[base];
 	uint64_t unused;
 
-	for (j = base + 1; j < base + n; j++)
+	for (j = base + 1; j < base + n; j++) {
 		s->dur += t->f[j].dur;
+		s->sub += t->f[j].sub;
+	}
 	s->end = t->f[base + n - 1].end;
 	s->summary = 1;
 
@@ -229,15 +232,55 @@ static int emit_slice(struct profile *p, struct thread *t, const struct frame *f
 	return 0;
 }
 
+/* --subtract-overhead: a finished frame's measured duration less the
+ * hooks' cost in it (its own "inside", a pair per hooked descendant).
+ * Rounded to whole ns with the remainder carried to the row's next frame,
+ * so that a row's sums over many calls stay exact.  Not clamped: for a
+ * call much shorter than its hooks, the estimate may be below 0, and
+ * 64-bit wrapping keeps every sum of such values exact (a parent's self
+ * time is its time less its children's whatever their signs); rows are
+ * clamped at 0 only at the end (profile_finish()). */
+static inline uint64_t adjusted(const struct profile *p, const struct thread *t,
+				const struct frame *fr, uint64_t dur)
+{
+	struct rowkey *k = &p->keys[fr->row];
+	double cost;
+	int64_t whole;
+
+	if (__builtin_expect(t->pair_ns == 0, 1))
+		return dur;
+	cost = (double)fr->desc * t->pair_ns + (k->hook ? t->inside_ns : 0) + k->carry_ns;
+	whole = (int64_t)llround(cost);
+	k->carry_ns = (float)(cost - (double)whole);
+	return dur - (uint64_t)whole;
+}
+
+/* A duration as a reader sees it: the adjusted ones below 0 (wrapped
+ * past 2^63) count as 0. */
+static inline uint64_t shown(uint64_t v)
+{
+	return v > INT64_MAX ? 0 : v;
+}
+
+static inline uint64_t sub_of(const struct profile *p, const struct frame *fr)
+{
+	return fr->desc + p->keys[fr->row].hook;
+}
+
 /* Counts a finished frame (its children folded in) in its row; returns
- * its self time. */
+ * its self time.  With the hooks' cost taken out (`adjusted`), times are
+ * estimates that may wrap below 0 (see adjusted()): self is their exact
+ * difference, the per-call figures count them as 0. */
 static inline uint64_t count_frame(struct profile *p, const struct frame *fr, uint64_t dur,
-				   int *err)
+				   bool adjusted_times, int *err)
 {
 	struct profile_row *r = &p->rows[fr->row];
 	uint64_t self;
 
-	if (fr->child_ns > dur) {
+	if (adjusted_times) {
+		self = dur - fr->child_ns;
+		dur = shown(dur);
+	} else if (fr->child_ns > dur) {
 		p->anom.overlaps++;
 		self = 0;
 	} else {
@@ -284,6 +327,7 @@ settle(struct profile *p, struct thread *t, struct frame *fr, uint64_t dur, bool
 		t->led[t->nled++] = (struct ledger_ent){ fr->row, dur };
 	}
 	fr->dur = dur;
+	fr->sub = sub_of(p, fr);
 	fr->done = 1;
 	base = t->nopen ? t->openv[t->nopen - 1] + 1 : 0;
 	if (t->nf - base > RUN_CAP)
@@ -302,13 +346,15 @@ static int finish_top(struct profile *p, struct thread *t)
 	bool outermost;
 	int err = 0;
 
-	for (j = oi + 1; j < t->nf; j++)
+	for (j = oi + 1; j < t->nf; j++) {
 		fr->child_ns += t->f[j].dur;
+		fr->desc += t->f[j].sub;
+	}
 	t->nf = oi + 1;
 
-	dur = fr->end - fr->start;
+	dur = adjusted(p, t, fr, fr->end - fr->start);
 	outermost = act_pop(p, t, fr);
-	self = count_frame(p, fr, dur, &err);
+	self = count_frame(p, fr, dur, t->pair_ns != 0, &err);
 	if (err < 0)
 		return err;
 	if (p->opts.on_slice && emit_slice(p, t, fr, self) < 0)
@@ -321,6 +367,7 @@ static int finish_top(struct profile *p, struct thread *t)
 			p->rows[fr->row].total_ns += dur;
 		t->nled = fr->ledger_lo;
 		t->f[oi - 1].child_ns += dur;
+		t->f[oi - 1].desc += sub_of(p, fr);
 		t->nf = oi;
 		return 0;
 	}
@@ -333,10 +380,10 @@ static int finish_top(struct profile *p, struct thread *t)
 static inline __attribute__((always_inline)) int finish_complete(struct profile *p,
 								 struct thread *t, struct frame *fr)
 {
-	uint64_t dur = fr->end - fr->start, self;
+	uint64_t dur = adjusted(p, t, fr, fr->end - fr->start), self;
 	int err = 0;
 
-	self = count_frame(p, fr, dur, &err);
+	self = count_frame(p, fr, dur, t->pair_ns != 0, &err);
 	if (err < 0)
 		return err;
 	if (p->opts.on_slice && emit_slice(p, t, fr, self) < 0)
@@ -373,7 +420,7 @@ static inline __attribute__((always_inline)) int
 push_frame(struct profile *p, struct thread *t, uint64_t s, uint64_t e, bool has_end, uint32_t row)
 {
 	struct frame *fr;
-	uint64_t child = 0;
+	uint64_t child = 0, desc = 0;
 	size_t k, lo;
 
 	if (t->seen && s < t->last_start && has_end)
@@ -397,8 +444,10 @@ push_frame(struct profile *p, struct thread *t, uint64_t s, uint64_t e, bool has
 		if (k < t->nf) {
 			set_end_ordered(p, t);
 			lo = t->f[k].ledger_lo;
-			for (size_t j = k; j < t->nf; j++)
+			for (size_t j = k; j < t->nf; j++) {
 				child += t->f[j].dur;
+				desc += t->f[j].sub;
+			}
 			t->nf = k;
 		}
 	}
@@ -409,6 +458,8 @@ push_frame(struct profile *p, struct thread *t, uint64_t s, uint64_t e, bool has
 	fr->start = s;
 	fr->end = e;
 	fr->child_ns = child;
+	fr->desc = desc;
+	fr->sub = 0;
 	fr->dur = 0;
 	fr->row = row;
 	fr->ledger_lo = (uint32_t)lo;
@@ -441,16 +492,17 @@ static inline __attribute__((always_inline)) int fold_top(struct profile *p, str
 	if (oi + 1 != t->nf || oi == 0 || fr[-1].done)
 		return 0;
 	t->nopen--;
-	dur = fr->end - fr->start;
+	dur = adjusted(p, t, fr, fr->end - fr->start);
 	if (act_pop(p, t, fr))
 		p->rows[fr->row].total_ns += dur;
-	self = count_frame(p, fr, dur, &err);
+	self = count_frame(p, fr, dur, t->pair_ns != 0, &err);
 	if (err < 0)
 		return err;
 	if (p->opts.on_slice && emit_slice(p, t, fr, self) < 0)
 		return -ENOMEM;
 	t->nled = fr->ledger_lo;
 	fr[-1].child_ns += dur;
+	fr[-1].desc += sub_of(p, fr);
 	t->nf = oi;
 	return 1;
 }
@@ -655,6 +707,9 @@ static inline __attribute__((always_inline)) int add_record(struct profile *p, s
 		if (__builtin_expect(ev->category.len == sizeof(FXT_SHORT_CATEGORY) - 1, 0) &&
 		    memcmp(ev->category.data, FXT_SHORT_CATEGORY, ev->category.len) == 0)
 			return profile__see_short(p, rec);
+		if (ev->name.len == sizeof(FXT_HOOK_COST_NAME) - 1 &&
+		    memcmp(ev->name.data, FXT_HOOK_COST_NAME, ev->name.len) == 0)
+			return profile__see_hook_cost(p, rec);
 		return profile__see_drops(p, ev->pid, ev->tid, &ev->name);
 	default:
 		return 0;
@@ -717,6 +772,9 @@ int profile_finish(struct profile *p)
 		/* Calls written as no slice under this function's: their time
 		 * was not taken from its frames' as their children's was. */
 		r->self_ns -= r->left_out_child_ns < r->self_ns ? r->left_out_child_ns : r->self_ns;
+		/* With the hooks' cost taken out, an estimate below 0 is 0. */
+		r->self_ns = shown(r->self_ns);
+		r->total_ns = shown(r->total_ns);
 	}
 	/* Rows of a sample track belong to the thread it samples. */
 	for (i = 0; p->ntracks && p->opts.by == PROFILE_BY_THREAD && i < p->nrows; i++) {

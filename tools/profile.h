@@ -32,6 +32,8 @@
  *            deviations, Welford's, exact whatever the number of calls);
  *  open      frames still open at the end of the trace, counted up to the
  *            trace's last timestamp.
+ * With subtract_overhead, the times of the calls of hooked functions are
+ * those without the hooks' cost (see struct profile_opts).
  * Calls a writer summarised instead of writing them as slices (the
  * instants of category FXT_SHORT_CATEGORY, include/fxt/format.h: fxt-run
  * --min-duration) are added to their function's calls, total, self, sum,
@@ -114,6 +116,12 @@ struct profile_opts {
 	enum profile_by by;
 	profile_slice_fn on_slice; /* optional */
 	void *ctx;
+	/* Take the hooks' own cost (an archive's FXT_HOOK_COST_NAME instants,
+	 * include/fxt/format.h) from the times of the calls of hooked
+	 * functions: from each call "inside", and a pair per call of a hooked
+	 * function it made (its descendants); its self time then loses
+	 * "inside" and the rest of a pair per child.  Times never go below 0. */
+	bool subtract_overhead;
 };
 
 /* Counts of things in the input that were tolerated, not fatal. */
@@ -170,6 +178,11 @@ uint64_t profile_dropped(const struct profile *p, uint64_t *nthreads);
  * (fxt_overwritten_in_name()).  Not 0: the totals are those of the
  * newest calls, the window each thread kept. */
 uint64_t profile_overwritten(const struct profile *p);
+
+/* With subtract_overhead: the processes whose hook cost the archive gave,
+ * and in *pair_ns and *inside_ns (may be NULL) their mean.  0: none (the
+ * times are as measured). */
+size_t profile_hook_cost(const struct profile *p, double *pair_ns, double *inside_ns);
 
 /* Sorting rows for output. */
 enum profile_sort {
