@@ -98,3 +98,12 @@ dist_noinst_SCRIPTS += bench/multiproc.sh
 bench-multiproc: all
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/multiproc.sh
 .PHONY: bench-multiproc
+
+# `make bench-overhead`: bench/overhead.sh checks fxt-report
+# --subtract-overhead against the untraced program: fib, tiny calls
+# (tests/progs/numbered) and Lua (when make bench-lua-setup fetched it).
+dist_noinst_SCRIPTS += bench/overhead.sh
+bench-overhead: all
+	$(MAKE) $(AM_MAKEFLAGS) tests/progs/numbered
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/overhead.sh
+.PHONY: bench-overhead

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fxt/format.h>
 #include <fxt/reader.h>
 #include <fxt/writer.h>
 
@@ -60,9 +61,8 @@ static void X(uint64_t tid, const char *name, uint64_t ts, uint64_t end)
 }
 
 /* Reads the archive built since start() into a new profile. */
-static struct profile *finish(enum profile_by by, profile_slice_fn fn, void *ctx)
+static struct profile *finish_opts(const struct profile_opts *o)
 {
-	struct profile_opts o = { by, fn, ctx };
 	struct fxt_reader *r;
 	struct fxt_record rec;
 	struct profile *p;
@@ -73,7 +73,7 @@ static struct profile *finish(enum profile_by by, profile_slice_fn fn, void *ctx
 	if (fxt_writer_flush(w) < 0)
 		bail_out("fxt_writer_flush");
 	data = fxt_writer_mem_data(w, &len);
-	if (profile_new(&p, &o) < 0 || fxt_reader_open_mem(&r, data, len, 0) < 0)
+	if (profile_new(&p, o) < 0 || fxt_reader_open_mem(&r, data, len, 0) < 0)
 		bail_out("profile_new / fxt_reader_open_mem");
 	while ((rc = fxt_reader_next(r, &rec)) > 0)
 		if (profile_add_record(p, r, &rec) < 0)
@@ -86,6 +86,13 @@ static struct profile *finish(enum profile_by by, profile_slice_fn fn, void *ctx
 	fxt_writer_free(w);
 	w = NULL;
 	return p;
+}
+
+static struct profile *finish(enum profile_by by, profile_slice_fn fn, void *ctx)
+{
+	struct profile_opts o = { by, fn, ctx };
+
+	return finish_opts(&o);
 }
 
 /* ------------------------------------------------------------ checking */
@@ -746,6 +753,78 @@ static void samples_and_drops(void)
 	profile_free(p);
 }
 
+/* The archive's measure of the hooks' cost, as the converter writes it:
+ * on pid 1's main thread, before its calls. */
+static void hook_cost(double pair, double inside)
+{
+	struct fxt_arg a[2];
+	struct fxt_event ev = { 0 };
+
+	memset(a, 0, sizeof(a));
+	a[0].type = a[1].type = FXT_ARG_DOUBLE;
+	a[0].name = fxt_writer_cstring(w, FXT_HOOK_ARG_PAIR);
+	a[0].v.f64 = pair;
+	a[1].name = fxt_writer_cstring(w, FXT_HOOK_ARG_INSIDE);
+	a[1].v.f64 = inside;
+	ev.type = FXT_EVENT_INSTANT;
+	ev.thread = fxt_writer_thread(w, 1, 1);
+	ev.category = fxt_writer_cstring(w, "fxt");
+	ev.name = fxt_writer_cstring(w, FXT_HOOK_COST_NAME);
+	ev.args = a;
+	ev.nargs = 2;
+	if (fxt_writer_event(w, &ev) < 0)
+		bail_out("fxt_writer_event");
+}
+
+/* main [0, 1000] > a [100, 500] > b [200, 300]; main > c [600, 700] of
+ * category libc.mem (not hooked); main > d [800, 802]; pair 10 ns, inside
+ * 4 ns.  Taken out: b 4 (96); a 4 + a pair for b (386, self 290); c
+ * nothing; d 4, below 0: counted as 0, but main's self is exact: main
+ * 1000 - 4 - 3 pairs = 966, self 966 - 386 - 100 - (-2) = 482.  Without
+ * --subtract-overhead the measure is ignored; without a measure, times
+ * are as measured. */
+static void overhead(void)
+{
+	struct profile_opts o = { PROFILE_BY_FUNCTION, NULL, NULL, true };
+	struct profile *p;
+	double pair = 0, inside = 0;
+
+	for (int sub = 0; sub < 2; sub++) {
+		start(1000000000);
+		hook_cost(10, 4);
+		X(1, "main", 0, 1000);
+		X(1, "a", 100, 500);
+		X(1, "b", 200, 300);
+		event(FXT_EVENT_DURATION_COMPLETE, 1, 1, "libc.mem", "c", 600, 700);
+		X(1, "d", 800, 802);
+		if (!sub) {
+			p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
+			ok(profile_hook_cost(p, NULL, NULL) == 0,
+			   "no subtraction asked: no measure");
+			check_row(p, "main", 0, 0,
+				  "calls=1 total=1000 self=498 sum=1000 min=1000 max=1000 open=0",
+				  "overhead kept");
+			profile_free(p);
+			continue;
+		}
+		p = finish_opts(&o);
+		ok(profile_hook_cost(p, &pair, &inside) == 1 && pair == 10 && inside == 4,
+		   "the measure: one process, pair 10, inside 4");
+		check_row(p, "b", 0, 0, "calls=1 total=96 self=96 sum=96 min=96 max=96 open=0",
+			  "overhead out");
+		check_row(p, "a", 0, 0, "calls=1 total=386 self=290 sum=386 min=386 max=386 open=0",
+			  "overhead out");
+		check_row(p, "c", 0, 0, "calls=1 total=100 self=100 sum=100 min=100 max=100 open=0",
+			  "overhead out: libc call as measured");
+		check_row(p, "d", 0, 0, "calls=1 total=0 self=0 sum=0 min=0 max=0 open=0",
+			  "overhead out: below 0 shown as 0");
+		check_row(p, "main", 0, 0,
+			  "calls=1 total=966 self=482 sum=966 min=966 max=966 open=0",
+			  "overhead out: self exact");
+		profile_free(p);
+	}
+}
+
 int main(void)
 {
 	for (int how = 0; how < 3; how++)
@@ -769,6 +848,7 @@ int main(void)
 	bad_input();
 	sorting();
 	samples_and_drops();
+	overhead();
 	done_testing();
 	return exit_status();
 }
