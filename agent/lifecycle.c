@@ -131,6 +131,7 @@ static void do_init(void)
 		agent_cfg.root_pid = (long)agent.pid;
 		agent_fmt(pid, sizeof(pid), "%ld", (long)agent.pid);
 		setenv(FXT_ENV_ROOT_PID, pid, 0);
+		agent_output_export();
 	}
 	if (agent_cfg.status_fd >= 0 && fstat(agent_cfg.status_fd, &st) == 0) {
 		status_dev = st.st_dev;

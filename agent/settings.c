@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent/settings.h"
 #include "agent/libc.h"
 #include "agent/log.h"
 #include "spool/env.h"
+#include "spool/names.h"
 
 struct agent_config agent_cfg = {
 	.buffer_size = FXT_DEFAULT_BUFFER_STREAM,
@@ -105,28 +107,57 @@ static void program_name(char *buf, size_t cap)
 	snprintf(buf, cap, "%s", p);
 }
 
+/* FXT_OUTPUT, a template (spool/names.h): fxt-run gives every process
+ * the name escaped, as does the first process of a run without it, once
+ * it expanded it (agent_output_export()); so every process of a run
+ * comes to the same name.  Unset: PROGRAM.fxt.  Made absolute against
+ * the current directory. */
 static void load_output(void)
 {
 	const char *s = getenv(FXT_ENV_OUTPUT);
-	char name[256], cwd[PATH_MAX];
+	char name[PATH_MAX], cwd[PATH_MAX], host[256], bad = 0;
+	struct run_template_values v;
 	size_t n;
 
-	if (s && *s == '/') {
-		snprintf(agent_cfg.output, sizeof(agent_cfg.output), "%s", s);
+	if (!s || !*s) {
+		program_name(name, sizeof(name));
+		n = strlen(name);
+		if (n + 5 < sizeof(name))
+			memcpy(name + n, ".fxt", 5);
+	} else {
+		program_name(cwd, sizeof(cwd));
+		if (gethostname(host, sizeof(host)) != 0)
+			snprintf(host, sizeof(host), "localhost");
+		host[sizeof(host) - 1] = '\0';
+		v.pid = (long)getpid();
+		v.start = (long long)time(NULL);
+		v.program = cwd;
+		v.host = host;
+		agent_cfg.output_template = strchr(s, '%') != NULL;
+		if (run_output_expand(name, sizeof(name), s, &v, &bad) != 0) {
+			agent_err("%s: %s; the name is taken as it is", FXT_ENV_OUTPUT,
+				  bad ? "an unknown %-escape" : "too long once expanded");
+			snprintf(name, sizeof(name), "%s", s);
+		}
+	}
+	if (name[0] == '/') {
+		snprintf(agent_cfg.output, sizeof(agent_cfg.output), "%s", name);
 		return;
 	}
 	if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), ".");
-	if (!s || !*s) {
-		program_name(name, sizeof(name));
-		s = name;
-		n = strlen(name);
-		if (n + 5 < sizeof(name))
-			memcpy(name + n, ".fxt", 5);
-	}
-	n = (size_t)snprintf(agent_cfg.output, sizeof(agent_cfg.output), "%s/%s", cwd, s);
+	n = (size_t)snprintf(agent_cfg.output, sizeof(agent_cfg.output), "%s/%s", cwd, name);
 	if (n >= sizeof(agent_cfg.output))
-		snprintf(agent_cfg.output, sizeof(agent_cfg.output), "%s", s);
+		snprintf(agent_cfg.output, sizeof(agent_cfg.output), "%s", name);
+}
+
+void agent_output_export(void)
+{
+	char escaped[2 * PATH_MAX + 1];
+
+	if (agent_cfg.output_template &&
+	    run_output_escape(escaped, sizeof(escaped), agent_cfg.output) == 0)
+		setenv(FXT_ENV_OUTPUT, escaped, 1);
 }
 
 /* FXT_LAUNCHER: "PID:START". */

@@ -34,6 +34,7 @@ enum agent_clock {
 
 struct agent_config {
 	char output[PATH_MAX]; /* absolute archive path (root's name) */
+	bool output_template;  /* FXT_OUTPUT held a '%' */
 	enum fxt_mode mode;    /* FXT_MODE */
 	uint64_t buffer_size;  /* FXT_BUFFER_SIZE: per process (stream), or thread */
 	uint64_t chunk_size;   /* FXT_CHUNK_SIZE, page multiple */
@@ -63,5 +64,9 @@ extern struct agent_config agent_cfg;
 /* Reads every FXT_* variable into agent_cfg.  Never fails: malformed values
  * fall back to the defaults (and are logged with FXT_DEBUG). */
 void agent_config_load(void);
+
+/* The run's first process, with FXT_OUTPUT a template: passes on the name
+ * it made of it, escaped (spool/names.h), to the processes it starts. */
+void agent_output_export(void);
 
 #endif /* FXT_AGENT_SETTINGS_H */

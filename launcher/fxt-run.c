@@ -45,6 +45,7 @@
 
 #include "launcher/drain.h"
 #include "launcher/launcher.h"
+#include "spool/names.h"
 #include "spool/env.h"
 #include "spool/launcher.h"
 #include "spool/session.h"
@@ -91,12 +92,7 @@ int main(int argc, char **argv)
 	}
 	char *agent = find_agent();
 	char *program = find_program(o.argv[0]);
-	char *out = output_path(&o);
-
-	/* With --force the old archive goes first, so that a run that writes
-	 * nothing is not reported with the old one's numbers. */
-	if (o.force && unlink(out) != 0 && errno != ENOENT)
-		die(EXIT_USAGE, "cannot remove %s: %s", display_name(out), strerror(errno));
+	time_t start = time(NULL);
 
 	int status_fd = -1;
 	if (!o.quiet) {
@@ -104,7 +100,26 @@ int main(int argc, char **argv)
 		if (status_fd < 0)
 			die(EXIT_USAGE, "cannot create a status file: %s", strerror(-status_fd));
 	}
-	setup_env(&o, agent, out, status_fd);
+	setup_env(&o, agent, status_fd);
+	/* The program's process first: the archive's name may hold its pid.
+	 * It runs once everything named after the archive is made. */
+	struct launch launch;
+	launch_start(&launch, program, o.argv);
+	pid_t root = launch.pid;
+	char host[256];
+	if (gethostname(host, sizeof(host)) != 0)
+		strcpy(host, "localhost");
+	host[sizeof(host) - 1] = '\0';
+	const char *base = strrchr(o.argv[0], '/');
+	struct run_template_values tv = { (long)root, (long long)start,
+					  base != NULL ? base + 1 : o.argv[0], host };
+	char *out = output_path(&o, &tv);
+
+	/* With --force the old archive goes first, so that a run that writes
+	 * nothing is not reported with the old one's numbers. */
+	if (o.force && unlink(out) != 0 && errno != ENOENT)
+		die(EXIT_USAGE, "cannot remove %s: %s", display_name(out), strerror(errno));
+
 	char ctl[PATH_MAX + 64];
 	launcher_ctl_path(ctl, sizeof(ctl), out, (long)getpid());
 	int cerr = launcher_ctl_set(ctl, LAUNCHER_OPEN);
@@ -114,8 +129,6 @@ int main(int argc, char **argv)
 	if (!o.quiet)
 		warn_untraceable(program, o.argv[0]);
 
-	pid_t root;
-	time_t start = time(NULL);
 	struct parts parts = { 0 };
 	struct spools r;
 	if (spools_init(&r, &parts, out, 0, start, o.quiet) != 0)
@@ -126,7 +139,8 @@ int main(int argc, char **argv)
 	 * the run does without it if it cannot start. */
 	struct drain drain;
 	int derr = drain_start(&drain, out, ctl);
-	int status = supervise(program, o.argv, &root, &r);
+	launch_go(&launch, out);
+	int status = supervise(&launch, &r);
 	drain_stop(&drain);
 	if (getenv(FXT_ENV_RUN_DEBUG) != NULL) {
 		if (derr < 0)

@@ -18,6 +18,7 @@
 #define FXT_LAUNCHER_LAUNCHER_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -87,12 +88,15 @@ char *find_program(const char *prog);
 /* Warns when the loader will not preload the agent into the program. */
 void warn_untraceable(const char *path, const char *name);
 
-/* The archive's absolute path (malloc'd), checked writable, or death. */
-char *output_path(const struct options *o);
+/* The archive's absolute path (malloc'd), checked writable, or death;
+ * -o expanded as a template with v (spool/names.h) unless v is NULL. */
+struct run_template_values;
+char *output_path(const struct options *o, const struct run_template_values *v);
 
-/* Sets what the traced processes read (spool/env.h) and preloads the
+/* Sets what the traced processes read (spool/env.h) but the archive's
+ * name (the program's process sets it: struct launch) and preloads the
  * agent; status_fd (-1: none) is where they report.  Dies on failure. */
-void setup_env(const struct options *o, const char *agent, const char *out, int status_fd);
+void setup_env(const struct options *o, const char *agent, int status_fd);
 
 /* -------------------------------------------------------------- summary.c */
 
@@ -268,9 +272,28 @@ void spools_free(struct spools *r);
 
 /* ---------------------------------------------------------- supervise.c */
 
-/* Runs the program, converting spools while it runs; returns its wait
- * status and its pid in *child. */
-int supervise(const char *path, char *const argv[], pid_t *child, struct spools *r);
+/* The program's process, forked but held before its exec until
+ * launch_go() gives it the archive's name: the name may hold its pid
+ * (fxt-run -o 'run-%p.fxt'), and everything named after the archive is
+ * made before it runs. */
+struct launch {
+	pid_t pid;
+	int go_fd; /* the pipe the name goes through; -1 once sent */
+	struct sigaction old_int, old_quit;
+	sigset_t old_mask;
+};
+
+/* Forks the program's process (or dies), which waits for launch_go(): if
+ * fxt-run exits before, it exits too, having run nothing.  From here to
+ * supervise(), SIGINT and SIGQUIT are ignored and SIGCHLD blocked. */
+void launch_start(struct launch *l, const char *path, char *const argv[]);
+
+/* Lets the program run with FXT_OUTPUT = out (an absolute path). */
+void launch_go(struct launch *l, const char *out);
+
+/* Waits for the program, converting spools while it runs; returns its
+ * wait status. */
+int supervise(struct launch *l, struct spools *r);
 
 /* ------------------------------------------------------------ recover.c */
 

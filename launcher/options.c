@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "launcher/launcher.h"
+#include "spool/names.h"
 #include "spool/env.h"
 #include "spool/recording.h"
 
@@ -27,6 +28,22 @@
  * options with their descriptions two spaces apart, then paragraphs that
  * help2man makes sections of ("Exit status:", "Environment:",
  * "Examples:"). */
+/* -o's escapes (spool/names.h), checked before anything runs. */
+static void check_template(const char *tmpl)
+{
+	struct run_template_values v = { 1, 0, "p", "h" };
+	char buf[PATH_MAX], bad = 0;
+
+	if (run_output_expand(buf, sizeof(buf), tmpl, &v, &bad) == -EINVAL) {
+		if (bad)
+			die(EXIT_USAGE,
+			    "-o %s: unknown escape '%%%c' (%%p pid, %%t time, %%n program, "
+			    "%%h host, %%%% a '%%')",
+			    tmpl, bad);
+		die(EXIT_USAGE, "-o %s: a '%%' at the end (write %%%% for a '%%')", tmpl);
+	}
+}
+
 static void usage(void)
 {
 	fputs("Usage: fxt-run [OPTION]... [--] PROGRAM [ARG]...\n"
@@ -37,7 +54,10 @@ static void usage(void)
 	      "\n"
 	      "  -o, --output=FILE       archive to write (default: PROGRAM.fxt, in the\n"
 	      "                          current directory; not '-': it must be a file;\n"
-	      "                          FILE.gz is written compressed)\n"
+	      "                          FILE.gz is written compressed).  FILE may hold\n"
+	      "                          %p (the program's pid), %t (the start, UTC,\n"
+	      "                          YYYYmmdd-HHMMSS), %n (the program's name), %h\n"
+	      "                          (the host's name), %% (a '%'): -o 'run-%p-%t.fxt'\n"
 	      "  -f, --force             overwrite FILE if it exists\n"
 	      "      --libc=LIST         libc calls to record, a comma-separated list of\n"
 	      "                          groups: io, mem, thread, sync, proc, sleep, log;\n"
@@ -273,6 +293,7 @@ void options_parse(int argc, char **argv, struct options *o)
 				die(EXIT_USAGE,
 				    "-o -: cannot write the archive to standard output; "
 				    "give a file name");
+			check_template(optarg);
 			o->output = optarg;
 			break;
 		case 'f':

@@ -149,7 +149,7 @@ int recover_main(const struct options *given)
 		o.output = derived = derive_output(&spools);
 	static char *no_argv[] = { (char *)"spool", NULL };
 	o.argv = no_argv;
-	char *out = output_path(&o);
+	char *out = output_path(&o, NULL); /* a name, not a template */
 	if (o.force && unlink(out) != 0 && errno != ENOENT)
 		die(EXIT_USAGE, "cannot remove %s: %s", display_name(out), strerror(errno));
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "launcher/launcher.h"
+#include "spool/names.h"
 #include "spool/env.h"
 #include "spool/proc.h"
 
@@ -181,16 +182,22 @@ void warn_untraceable(const char *path, const char *name)
 			name);
 }
 
-/* The archive's absolute path (malloc'd): -o, or PROGRAM's basename plus
- * ".fxt" in the current directory.  Absolute because the program may
- * change directory before the agent writes.  Dies if the file exists
- * (without --force) or its directory is not writable. */
-char *output_path(const struct options *o)
+/* The archive's absolute path (malloc'd): -o (a template expanded with
+ * `v`, unless v is NULL), or PROGRAM's basename plus ".fxt" in the current
+ * directory.  Absolute because the program may change directory before
+ * the agent writes.  Dies if the file exists (without --force) or its
+ * directory is not writable. */
+char *output_path(const struct options *o, const struct run_template_values *v)
 {
-	char cwd[PATH_MAX], *path;
+	char cwd[PATH_MAX], *path, expanded[PATH_MAX];
 	const char *name = o->output;
 	char *owned = NULL;
 
+	if (name != NULL && v != NULL && strchr(name, '%') != NULL) {
+		if (run_output_expand(expanded, sizeof(expanded), name, v, NULL) != 0)
+			die(EXIT_USAGE, "-o %s: the name is too long", name);
+		name = expanded;
+	}
 	if (name == NULL) {
 		const char *base = strrchr(o->argv[0], '/');
 		base = base != NULL ? base + 1 : o->argv[0];
@@ -289,7 +296,7 @@ static void prepend_preload(const char *agent)
 
 /* Sets what the traced processes read (spool/env.h) and preloads the
  * agent. */
-void setup_env(const struct options *o, const char *agent, const char *out, int status_fd)
+void setup_env(const struct options *o, const char *agent, int status_fd)
 {
 	char id[80], state;
 	uint64_t start = 0;
@@ -305,7 +312,6 @@ void setup_env(const struct options *o, const char *agent, const char *out, int 
 			 (uintmax_t)sb.st_ino);
 		set_env(FXT_ENV_STATUS_FD, id);
 	}
-	set_env(FXT_ENV_OUTPUT, out);
 	if (o->mode_given)
 		set_env(FXT_ENV_MODE, fxt__mode_name(o->mode));
 	if (o->include != NULL)

@@ -1,10 +1,14 @@
 /* Running the program as a shell runs it: fork and exec (a script without
  * "#!" through sh), SIGINT and SIGQUIT left to the program, its status
  * returned; and, while it runs, waking at each SIGCHLD or every 50 ms to
- * convert the spools of the processes that are done (spools.c). */
+ * convert the spools of the processes that are done (spools.c).  The
+ * fork comes first and the exec once the archive's name is known, which
+ * may hold the program's pid (struct launch). */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,69 +19,128 @@
 
 #include "launcher/launcher.h"
 #include "spool/env.h"
+#include "spool/names.h"
 
 extern char **environ;
 
 /* How often the spools are looked at while the program runs. */
 #define SCAN_INTERVAL_NS (50 * 1000 * 1000)
 
-/* Forks and execs the program; returns its wait status.  While it runs we
- * ignore SIGINT and SIGQUIT, as a shell does: the terminal sends them to
- * the whole foreground group, the program decides, and we report.  And we
- * convert the spools of the processes that are done, waking at SIGCHLD
- * (blocked here, so that sigtimedwait() takes it) or every interval. */
-int supervise(const char *path, char *const argv[], pid_t *child, struct spools *r)
+/* The program's process: reads the archive's name, then execs.  Exits
+ * without running anything when fxt-run went away first. */
+static void __attribute__((noreturn))
+child(struct launch *l, int in, const char *path, char *const argv[])
 {
-	struct sigaction ign, old_int, old_quit;
-	sigset_t chld, old_mask;
-	int status;
+	char out[PATH_MAX + 1], escaped[2 * PATH_MAX + 1], buf[24];
+	size_t n = 0;
+	ssize_t got;
+
+	/* The program gets the dispositions we were given. */
+	sigaction(SIGINT, &l->old_int, NULL);
+	sigaction(SIGQUIT, &l->old_quit, NULL);
+	sigprocmask(SIG_SETMASK, &l->old_mask, NULL);
+	while (n < PATH_MAX && (got = read(in, out + n, PATH_MAX - n)) != 0) {
+		if (got < 0 && errno != EINTR)
+			_exit(EXIT_USAGE);
+		if (got > 0)
+			n += (size_t)got;
+	}
+	close(in);
+	if (n == 0 || n >= PATH_MAX)
+		_exit(EXIT_USAGE); /* fxt-run died before it sent the name */
+	out[n] = '\0';
+	/* Escaped: the agent reads FXT_OUTPUT as a template, and this name
+	 * must come out of it as it is. */
+	if (run_output_escape(escaped, sizeof(escaped), out) != 0 ||
+	    setenv(FXT_ENV_OUTPUT, escaped, 1) != 0)
+		_exit(EXIT_USAGE);
+	/* It is the root process, the one that writes exactly FXT_OUTPUT,
+	 * even if it forks before the agent starts. */
+	snprintf(buf, sizeof(buf), "%ld", (long)getpid());
+	setenv(FXT_ENV_ROOT_PID, buf, 1);
+	execve(path, argv, environ);
+	int err = errno;
+	if (err == ENOEXEC) {
+		/* A script without "#!": a shell runs it with sh. */
+		size_t argc = 0;
+		while (argv[argc] != NULL)
+			argc++;
+		char **sh_argv = calloc(argc + 2, sizeof(*sh_argv));
+		if (sh_argv != NULL) {
+			sh_argv[0] = (char *)"sh";
+			sh_argv[1] = (char *)path;
+			for (size_t i = 1; i <= argc; i++)
+				sh_argv[i + 1] = argv[i];
+			execve("/bin/sh", sh_argv, environ);
+			err = errno;
+		}
+	}
+	fprintf(stderr, "fxt-run: %s: %s\n", argv[0], strerror(err));
+	_exit(err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+}
+
+/* While the program runs we ignore SIGINT and SIGQUIT, as a shell does:
+ * the terminal sends them to the whole foreground group, the program
+ * decides, and we report.  SIGCHLD is blocked, so that supervise()'s
+ * sigtimedwait() takes it. */
+void launch_start(struct launch *l, const char *path, char *const argv[])
+{
+	struct sigaction ign;
+	sigset_t chld;
+	int p[2];
 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &chld, &old_mask);
-
+	sigprocmask(SIG_BLOCK, &chld, &l->old_mask);
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	sigemptyset(&ign.sa_mask);
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
+	sigaction(SIGINT, &ign, &l->old_int);
+	sigaction(SIGQUIT, &ign, &l->old_quit);
 
+	/* Close-on-exec: the program never sees either end. */
+	if (pipe2(p, O_CLOEXEC) != 0)
+		die(EXIT_USAGE, "pipe: %s", strerror(errno));
 	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0)
+	l->pid = fork();
+	if (l->pid < 0)
 		die(EXIT_USAGE, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		/* The program gets the dispositions we were given. */
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGQUIT, &old_quit, NULL);
-		sigprocmask(SIG_SETMASK, &old_mask, NULL);
-		/* It is the root process, the one that writes exactly
-		 * FXT_OUTPUT, even if it forks before the agent starts. */
-		char buf[24];
-		snprintf(buf, sizeof(buf), "%ld", (long)getpid());
-		setenv(FXT_ENV_ROOT_PID, buf, 1);
-		execve(path, argv, environ);
-		int err = errno;
-		if (err == ENOEXEC) {
-			/* A script without "#!": a shell runs it with sh. */
-			size_t n = 0;
-			while (argv[n] != NULL)
-				n++;
-			char **sh_argv = calloc(n + 2, sizeof(*sh_argv));
-			if (sh_argv != NULL) {
-				sh_argv[0] = (char *)"sh";
-				sh_argv[1] = (char *)path;
-				for (size_t i = 1; i <= n; i++)
-					sh_argv[i + 1] = argv[i];
-				execve("/bin/sh", sh_argv, environ);
-				err = errno;
-			}
-		}
-		fprintf(stderr, "fxt-run: %s: %s\n", argv[0], strerror(err));
-		_exit(err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+	if (l->pid == 0) {
+		close(p[1]);
+		child(l, p[0], path, argv);
 	}
+	close(p[0]);
+	l->go_fd = p[1];
+}
 
-	*child = pid;
+void launch_go(struct launch *l, const char *out)
+{
+	size_t n = strlen(out), done = 0;
+	ssize_t w;
+
+	/* A path is shorter than the pipe's buffer: this never blocks. */
+	while (done < n) {
+		w = write(l->go_fd, out + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break; /* the child is gone: supervise() sees its status */
+		done += (size_t)w;
+	}
+	close(l->go_fd);
+	l->go_fd = -1;
+}
+
+/* Waits for the program; converts the spools of the processes that are
+ * done, waking at SIGCHLD or every interval. */
+int supervise(struct launch *l, struct spools *r)
+{
+	sigset_t chld;
+	int status;
+	pid_t pid = l->pid;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
 	spools_set_root(r, (long)pid);
 	for (;;) {
 		pid_t w = waitpid(pid, &status, WNOHANG);
@@ -89,8 +152,8 @@ int supervise(const char *path, char *const argv[], pid_t *child, struct spools 
 		struct timespec ts = { 0, SCAN_INTERVAL_NS };
 		sigtimedwait(&chld, NULL, &ts);
 	}
-	sigprocmask(SIG_SETMASK, &old_mask, NULL);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
+	sigprocmask(SIG_SETMASK, &l->old_mask, NULL);
+	sigaction(SIGINT, &l->old_int, NULL);
+	sigaction(SIGQUIT, &l->old_quit, NULL);
 	return status;
 }

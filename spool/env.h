@@ -15,7 +15,11 @@
  *                  PROGRAM being the executable's short name.  A relative
  *                  path is made absolute at start-up, so a later chdir()
  *                  does not move the archive.  A path ending in ".gz" is
- *                  written gzip-compressed.
+ *                  written gzip-compressed.  It is a template
+ *                  (spool/names.h: %p, %t, %n, %h, %%): the root process
+ *                  expands it and sets FXT_OUTPUT to the result, escaped,
+ *                  for its descendants; fxt-run passes it expanded and
+ *                  escaped ('%' doubled).
  *                  Only the root process's first image writes exactly
  *                  FXT_OUTPUT.  Every other process (fork children,
  *                  processes spawned by the root, the new image after an

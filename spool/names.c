@@ -1,8 +1,10 @@
 /* The names of a run's files, made and read back (see names.h). */
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <string.h>
+#include <time.h>
 
 #include "spool/names.h"
 
@@ -10,12 +12,16 @@
 struct sbuf {
 	char *p;
 	size_t cap, len;
+	bool cut; /* something did not fit */
 };
 
 static void put_str(struct sbuf *b, const char *s, size_t n)
 {
-	for (size_t i = 0; i < n && b->len + 1 < b->cap; i++)
+	size_t i;
+
+	for (i = 0; i < n && b->len + 1 < b->cap; i++)
 		b->p[b->len++] = s[i];
+	b->cut |= i < n;
 	if (b->cap)
 		b->p[b->len] = '\0';
 }
@@ -29,6 +35,76 @@ static void put_dec(struct sbuf *b, unsigned long long v)
 		d[sizeof(d) - 1 - n++] = (char)('0' + v % 10);
 	while ((v /= 10) && n < sizeof(d));
 	put_str(b, d + sizeof(d) - n, n);
+}
+
+/* n decimal digits of v, zero-padded. */
+static void put_dec_width(struct sbuf *b, unsigned long long v, unsigned n)
+{
+	char d[24];
+
+	for (unsigned i = n; i-- > 0; v /= 10)
+		d[i] = (char)('0' + v % 10);
+	put_str(b, d, n);
+}
+
+int run_output_expand(char *buf, size_t cap, const char *tmpl, const struct run_template_values *v,
+		      char *bad)
+{
+	struct sbuf b = { buf, cap, 0, false };
+	struct tm tm;
+	time_t t;
+
+	for (const char *p = tmpl; *p; p++) {
+		if (*p != '%') {
+			put_str(&b, p, 1);
+			continue;
+		}
+		switch (*++p) {
+		case '%':
+			put_str(&b, "%", 1);
+			break;
+		case 'p':
+			put_dec(&b, (unsigned long long)v->pid);
+			break;
+		case 'n':
+			put_str(&b, v->program, strlen(v->program));
+			break;
+		case 'h':
+			put_str(&b, v->host, strlen(v->host));
+			break;
+		case 't':
+			/* UTC: gmtime_r reads no time zone file, in the agent
+			 * no more than in fxt-run. */
+			t = (time_t)v->start;
+			if (!gmtime_r(&t, &tm))
+				memset(&tm, 0, sizeof(tm));
+			put_dec_width(&b, (unsigned long long)tm.tm_year + 1900, 4);
+			put_dec_width(&b, (unsigned long long)tm.tm_mon + 1, 2);
+			put_dec_width(&b, (unsigned long long)tm.tm_mday, 2);
+			put_str(&b, "-", 1);
+			put_dec_width(&b, (unsigned long long)tm.tm_hour, 2);
+			put_dec_width(&b, (unsigned long long)tm.tm_min, 2);
+			put_dec_width(&b, (unsigned long long)tm.tm_sec, 2);
+			break;
+		default:
+			if (bad)
+				*bad = *p;
+			return -EINVAL;
+		}
+	}
+	return b.cut || !cap ? -ENAMETOOLONG : 0;
+}
+
+int run_output_escape(char *buf, size_t cap, const char *name)
+{
+	struct sbuf b = { buf, cap, 0, false };
+
+	for (const char *p = name; *p; p++) {
+		put_str(&b, p, 1);
+		if (*p == '%')
+			put_str(&b, "%", 1);
+	}
+	return b.cut || !cap ? -ENAMETOOLONG : 0;
 }
 
 size_t run_archive_stem(const char *output)
@@ -56,7 +132,7 @@ size_t run_archive_stem(const char *output)
 
 void run_archive_name(char *buf, size_t cap, const char *output, long pid, unsigned n)
 {
-	struct sbuf b = { buf, cap, 0 };
+	struct sbuf b = { buf, cap, 0, false };
 	size_t stem = run_archive_stem(output);
 
 	put_str(&b, output, stem);
@@ -71,7 +147,7 @@ void run_archive_name(char *buf, size_t cap, const char *output, long pid, unsig
 
 void run_spool_name(char *buf, size_t cap, const char *output, long pid, unsigned image)
 {
-	struct sbuf b = { buf, cap, 0 };
+	struct sbuf b = { buf, cap, 0, false };
 
 	put_str(&b, output, strlen(output));
 	put_str(&b, ".", 1);
@@ -85,7 +161,7 @@ void run_spool_name(char *buf, size_t cap, const char *output, long pid, unsigne
 
 void run_pid_file_name(char *buf, size_t cap, const char *output, long pid, const char *suffix)
 {
-	struct sbuf b = { buf, cap, 0 };
+	struct sbuf b = { buf, cap, 0, false };
 
 	put_str(&b, output, strlen(output));
 	put_str(&b, ".", 1);

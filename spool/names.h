@@ -12,6 +12,14 @@
  *                          (spool/session.h)
  *   OUT.LPID.run           fxt-run's control file (spool/launcher.h)
  *
+ * OUT itself may be a template (fxt-run -o, FXT_OUTPUT): run_output_expand()
+ * makes the name, once per run, from
+ *   %p  the root process's pid       %t  the run's start, UTC, YYYYmmdd-HHMMSS
+ *   %n  the program's name           %h  the host's name
+ *   %%  a '%'
+ * and the name is passed on to the run's processes escaped
+ * (run_output_escape()), so that every one of them expands it to itself.
+ *
  * Both ways: the formatters make the names, the parsers read them back
  * (fxt-run, which finds a run's files in OUT's directory).  None uses
  * malloc or stdio: the agent calls the formatters in fork children. */
@@ -20,6 +28,25 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* The values of a template's escapes. */
+struct run_template_values {
+	long pid;	     /* %p */
+	long long start;     /* %t: seconds since the Epoch */
+	const char *program; /* %n: a name without '/' */
+	const char *host;    /* %h */
+};
+
+/* Expands the template `tmpl` into buf (NUL-terminated).  Returns 0,
+ * -EINVAL for a '%' followed by anything else than the escapes above (at
+ * *bad, which may be NULL: the offending character, or 0 at the end of
+ * the template), -ENAMETOOLONG when buf is too small. */
+int run_output_expand(char *buf, size_t cap, const char *tmpl, const struct run_template_values *v,
+		      char *bad);
+
+/* `name` with each '%' doubled, a template that expands to `name`.
+ * Returns 0 or -ENAMETOOLONG. */
+int run_output_escape(char *buf, size_t cap, const char *name);
 
 /* The files named after OUT and one pid: OUT.PID + suffix. */
 #define RUN_SESSION_SUFFIX ".session" /* PID: the root's (spool/session.h) */

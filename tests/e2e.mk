@@ -37,6 +37,7 @@ E2E_TESTS = \
 	tests/e2e/launcher-merge.sh \
 	tests/e2e/launcher-recover.sh \
 	tests/e2e/launcher-counts.sh \
+	tests/e2e/launcher-template.sh \
 	tests/e2e/modes.sh \
 	tests/e2e/filters.sh \
 	tests/e2e/overhead.sh

@@ -173,9 +173,19 @@ else
   skip "no C compiler for an uninstrumented app"
 fi
 
+# The template's line: the name the README's comment shows, with this
+# run's pid and time.
+line=$(command_of "$(readme_code 'Tracing a program' sh 2 | grep '^fxt-run -o' | head -1)")
+mkdir tpl
+cp t/app tpl/app
+(cd tpl && sh -c "$line") >/dev/null 2>&1
+rc=$?
+ok "README: $line: exit 0, run-app-PID-TIME.fxt written" \
+  sh -c "test $rc = 0 && ls tpl | grep -Eqx 'run-app-[0-9]+-[0-9]{8}-[0-9]{6}\.fxt'"
+
 # The flight recorder's line, with tests/progs/numbered standing for the
 # README's server (two threads of 300000 numbers: more than 4M of records each).
-block=$(readme_code 'Tracing a program' sh 2)
+block=$(readme_code 'Tracing a program' sh 3)
 line=$(printf '%s\n' "$block" | grep '^fxt-run --mode=circular' | head -1)
 said=$(printf '%s\n' "$block" | sed -n 's/^# fxt-run: /fxt-run: /p' | head -1)
 (cd t && sh -c "$(printf '%s\n' "$line" | sed "s#./server#$PROGS/numbered 300000 2#")") >t.out 2>t.err
@@ -186,13 +196,13 @@ is "$(grep '^fxt-run: wrote' t.err | shape)" "$(printf '%s\n' "$said" | shape)" 
 
 # The filters' line, on the README's app (whose functions it names are
 # not there: fxt-run warns, and runs it).
-line=$(readme_code 'Tracing a program' sh 3 | grep '^fxt-run --include' | head -1)
+line=$(readme_code 'Tracing a program' sh 4 | grep '^fxt-run --include' | head -1)
 (cd t && sh -c "$line") >t.out 2>t.err
 rc=$?
 ok "README: $line: exit 0, parse.fxt written" test "$rc" = 0 -a -s t/parse.fxt
 
 # Without fxt-run: the README's LD_PRELOAD line, with the build tree's agent.
-line=$(readme_code 'Tracing a program' sh 4 | grep 'FXT_OUTPUT' | head -1)
+line=$(readme_code 'Tracing a program' sh 5 | grep 'FXT_OUTPUT' | head -1)
 line=$(printf '%s\n' "$line" | sed "s#/usr/local/lib/fxtrace/#$AGENT_DIR/#g")
 mkdir d d2
 cp t/app d/app

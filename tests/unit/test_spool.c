@@ -217,12 +217,57 @@ static void test_not_names(void)
 	ASSERT_EQ_U64(run_spool_output(".spool"), 0, "spool output: nothing before .spool");
 }
 
+/* -o / FXT_OUTPUT templates: each escape, the errors, and that an
+ * escaped name expands to itself. */
+static void test_templates(void)
+{
+	/* 2026-11-26 09:30:15 UTC. */
+	const struct run_template_values v = { 41870, 1795685415LL, "app", "build-3" };
+	static const struct {
+		const char *tmpl, *want;
+	} cases[] = {
+		{ "run.fxt", "run.fxt" },
+		{ "run-%p.fxt", "run-41870.fxt" },
+		{ "run-%t.fxt", "run-20261126-093015.fxt" },
+		{ "%n-%h.fxt", "app-build-3.fxt" },
+		{ "100%%-%p%p", "100%-4187041870" },
+		{ "/d/%n/%n.fxt.gz", "/d/app/app.fxt.gz" },
+	};
+	const struct run_template_values epoch = { 1, 0, "", "" };
+	char buf[64], esc[64], back[64], bad = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ok(run_output_expand(buf, sizeof(buf), cases[i].tmpl, &v, NULL) == 0,
+		   "template %s: expands", cases[i].tmpl);
+		ASSERT_STR_EQ(buf, cases[i].want, "template %s", cases[i].tmpl);
+		ok(run_output_escape(esc, sizeof(esc), buf) == 0 &&
+		       run_output_expand(back, sizeof(back), esc, &epoch, NULL) == 0,
+		   "template %s: escaped and expanded again", cases[i].tmpl);
+		ASSERT_STR_EQ(back, buf, "template %s: the escaped name is itself", cases[i].tmpl);
+	}
+	run_output_expand(buf, sizeof(buf), "%t", &epoch, NULL);
+	ASSERT_STR_EQ(buf, "19700101-000000", "template: %%t at the Epoch");
+	ok(run_output_expand(buf, sizeof(buf), "a%qb", &v, &bad) == -EINVAL && bad == 'q',
+	   "template: an unknown escape is -EINVAL, and named");
+	bad = 'x';
+	ok(run_output_expand(buf, sizeof(buf), "a%", &v, &bad) == -EINVAL && bad == 0,
+	   "template: a '%%' at the end is -EINVAL, named as 0");
+	ok(run_output_expand(buf, 6, "ab%p", &v, NULL) == -ENAMETOOLONG,
+	   "template: too long for the buffer");
+	ok(run_output_expand(buf, 8, "ab%p", &v, NULL) == 0 && strcmp(buf, "ab41870") == 0,
+	   "template: exactly the buffer");
+	ok(run_output_escape(esc, 4, "a%b") == -ENAMETOOLONG, "escape: too long");
+	ok(run_output_escape(esc, 5, "a%b") == 0 && strcmp(esc, "a%%b") == 0,
+	   "escape: exactly the buffer");
+}
+
 int main(void)
 {
 	test_sizes();
 	test_names();
 	test_round_trips();
 	test_not_names();
+	test_templates();
 	done_testing();
 	return exit_status();
 }
