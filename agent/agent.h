@@ -43,4 +43,11 @@ void agent_spool_path(char *buf, size_t cap, const char *output, long pid, unsig
  * still be running; the calling thread records nothing afterwards. */
 void agent_flush(void);
 
+/* A thread's entry of a seal's thread table, its name only when it has
+ * exited ("" for a live thread: agent_thread_comm()).  Under agent.lock. */
+void agent_seal_thread(const struct tbuf *tb, struct spool_seal_thread *f);
+
+/* Thread `tid`'s comm now ("" if unknown). */
+void agent_thread_comm(uint64_t tid, char *name, size_t cap);
+
 #endif /* FXT_AGENT_AGENT_H */

@@ -15,10 +15,15 @@
 #include "agent/filter.h"
 #include "agent/log.h"
 #include "agent/settings.h"
+#include "agent/snapshot.h"
 
 #define F_INCLUDE 1u
 #define F_EXCLUDE 2u
 #define F_SKIP	  4u
+/* A snapshot rule watches the function (agent/snapshot.h): the rule's
+ * index in the bits above F_RULE_SHIFT. */
+#define F_WATCH	     8u
+#define F_RULE_SHIFT 8u
 
 /* Modules left out by FXT_MODULE, at most this many. */
 #define MAX_SKIP 64u
@@ -48,7 +53,8 @@ struct patterns {
 static struct {
 	pthread_mutex_t lock; /* builders of tables */
 	struct patterns include, exclude;
-	char **modules; /* FXT_MODULE's globs */
+	unsigned nwatch; /* snapshot rules on functions */
+	char **modules;	 /* FXT_MODULE's globs */
 	size_t nmodules;
 	char *(*demangle)(const char *, char *, size_t *, int *);
 	struct ftable *table; /* published; old ones are kept (readers) */
@@ -82,12 +88,49 @@ static inline bool passes(const struct tstate *t, unsigned f)
 	return (!F.include.n || t->f_inc) && !t->f_exc && !(f & F_SKIP);
 }
 
+/* A watched function's call begins: its start, on the thread's stack of
+ * watched calls (those past its depth are not timed). */
+static void watch_enter(struct tstate *t, uint64_t fn)
+{
+	if (t->w_n < AGENT_WATCH_DEPTH) {
+		t->w_fn[t->w_n] = fn;
+		t->w_t0[t->w_n++] = agent_mono_ns();
+	} else {
+		t->w_over++;
+	}
+}
+
+/* ... and ends (after its exit record): a snapshot when it took longer
+ * than its rule says.  An exit that longjmp() skipped leaves its entry
+ * on the stack, under the one this exit is for. */
+static void watch_exit(struct tstate *t, uint64_t fn, unsigned f)
+{
+	unsigned rule = f >> F_RULE_SHIFT, i = t->w_n;
+	uint64_t dur;
+
+	if (t->w_over) {
+		t->w_over--;
+		return;
+	}
+	while (i > 0 && t->w_fn[i - 1] != fn)
+		i--;
+	if (!i)
+		return;
+	t->w_n = i - 1;
+	dur = agent_mono_ns() - t->w_t0[i - 1];
+	if (rule < agent_cfg.nsnap_rules && dur > agent_cfg.snap_rules[rule].limit_ns)
+		agent_snapshot_fn(t, fn, rule, dur);
+}
+
 void agent_filter_hook(struct tstate *t, uint64_t addr)
 {
 	const struct ftable *tab = __atomic_load_n(&F.table, __ATOMIC_ACQUIRE);
 	uint64_t fn = addr & ~SPOOL_EXIT_BIT;
 	unsigned f = tab ? flags_of(tab, fn) : 0, depth = agent_cfg.depth;
 	bool rec = false;
+
+	if (__builtin_expect(f & F_WATCH, 0) && !(addr & SPOOL_EXIT_BIT))
+		watch_enter(t, fn);
 
 	if (!(addr & SPOOL_EXIT_BIT)) {
 		t->f_inc += (f & F_INCLUDE) != 0;
@@ -104,6 +147,8 @@ void agent_filter_hook(struct tstate *t, uint64_t addr)
 	}
 	if (rec)
 		agent_record(t, addr);
+	if (__builtin_expect(f & F_WATCH, 0) && (addr & SPOOL_EXIT_BIT) && !t->busy)
+		watch_exit(t, fn, f);
 }
 
 /* ------------------------------------------------------------ patterns */
@@ -178,7 +223,13 @@ int agent_filter_init(void)
 		F.include.n = F.exclude.n = F.nmodules = 0;
 		return err;
 	}
-	if (F.include.n || F.exclude.n || F.nmodules || agent_cfg.depth)
+	for (unsigned i = 0; i < agent_cfg.nsnap_rules; i++) {
+		if (agent_cfg.snap_rules[i].libc_group)
+			agent_snap_libc |= agent_cfg.snap_rules[i].libc_group;
+		else
+			F.nwatch++;
+	}
+	if (F.include.n || F.exclude.n || F.nmodules || agent_cfg.depth || F.nwatch)
 		__atomic_store_n(&agent_filter_on, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -190,6 +241,18 @@ struct found {
 	size_t n, cap;
 	uint64_t bias;
 };
+
+/* F_WATCH and the first snapshot rule whose glob matches `name`. */
+static unsigned watched(const char *name)
+{
+	for (unsigned i = 0; F.nwatch && i < agent_cfg.nsnap_rules; i++) {
+		const struct fxt_snapshot_rule *r = &agent_cfg.snap_rules[i];
+
+		if (!r->libc_group && fnmatch(r->name, name, 0) == 0)
+			return F_WATCH | i << F_RULE_SHIFT;
+	}
+	return 0;
+}
 
 static void on_function(void *ctx, const char *name, uint64_t value)
 {
@@ -206,7 +269,7 @@ static void on_function(void *ctx, const char *name, uint64_t value)
 		}
 	}
 	flags = (match(&F.include, dm ? dm : name) ? F_INCLUDE : 0) |
-		(match(&F.exclude, dm ? dm : name) ? F_EXCLUDE : 0);
+		(match(&F.exclude, dm ? dm : name) ? F_EXCLUDE : 0) | watched(dm ? dm : name);
 	free(dm);
 	if (!flags)
 		return;
@@ -313,7 +376,7 @@ void agent_filter_module(const char *path, uint64_t bias, uint64_t lo, uint64_t 
 	if (!F.demangle)
 		find_demangler();
 	skip = !module_kept(path);
-	if (F.include.n || F.exclude.n)
+	if (F.include.n || F.exclude.n || F.nwatch)
 		n = agent_elf_functions(path, on_function, &add, &instrumented);
 	else
 		n = agent_elf_functions(path, NULL, NULL, &instrumented);

@@ -27,6 +27,7 @@
 
 #include "agent/clock.h"
 #include "agent/events.h"
+#include "agent/snapshot.h"
 #include "agent/tbuf.h"
 #include "spool/libc_table.h"
 #include "spool/recording.h"
@@ -160,6 +161,8 @@ static inline __attribute__((always_inline)) bool wrap_call_begin_ts(struct tsta
 	if (__builtin_expect(p != NULL, 1))
 		slot_args(slot_enter(p, fn, caller, ts), args, n);
 	agent_ev_end(t);
+	if (__builtin_expect(agent_snap_libc != 0, 0))
+		agent_snapshot_libc_begin(t, fn);
 	return p != NULL;
 }
 
@@ -185,6 +188,8 @@ wrap_call_end(struct tstate *t, unsigned fn, uint64_t payload, int64_t full, int
 	if (__builtin_expect(p != NULL, 1))
 		slot_exit(slot_args(p, args, n), fn, ts, payload, full, err);
 	agent_ev_end(t);
+	if (__builtin_expect(agent_snap_libc != 0, 0))
+		agent_snapshot_libc_end(t, fn);
 }
 
 /* A whole call in one record, written after the call, with ONE

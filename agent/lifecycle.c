@@ -21,6 +21,7 @@
 #include "agent/elfsyms.h"
 #include "agent/filter.h"
 #include "agent/settings.h"
+#include "agent/snapshot.h"
 #include "agent/libc.h"
 #include "agent/log.h"
 #include "agent/modules.h"
@@ -177,7 +178,7 @@ __attribute__((destructor)) static void agent_destructor(void)
 
 /* ------------------------------------------------------------ flush */
 
-static void thread_comm(uint64_t tid, char *name, size_t cap)
+void agent_thread_comm(uint64_t tid, char *name, size_t cap)
 {
 	char path[64];
 	ssize_t n;
@@ -199,6 +200,20 @@ static void thread_comm(uint64_t tid, char *name, size_t cap)
 		name[n - 1] = '\0';
 }
 
+void agent_seal_thread(const struct tbuf *tb, struct spool_seal_thread *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->serial = tb->serial;
+	f->tid = tb->tid;
+	f->dropped = __atomic_load_n(&tb->dropped, __ATOMIC_RELAXED);
+	f->first_drop_ts = __atomic_load_n(&tb->first_drop_ts, __ATOMIC_RELAXED);
+	f->stop_ts = __atomic_load_n(&tb->stop_ts, __ATOMIC_RELAXED);
+	f->end_ts = __atomic_load_n(&tb->end_ts, __ATOMIC_RELAXED);
+	f->overwritten = __atomic_load_n(&tb->overwritten, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&tb->state, __ATOMIC_RELAXED) == TBUF_RETIRED)
+		memcpy(f->name, tb->name, sizeof(f->name));
+}
+
 /* Snapshot of the thread table for the seal; *n threads (malloc'd). */
 static struct spool_seal_thread *collect_threads(size_t *n)
 {
@@ -210,25 +225,13 @@ static struct spool_seal_thread *collect_threads(size_t *n)
 	for (tb = agent.threads; tb; tb = tb->next)
 		cap++;
 	v = calloc(cap ? cap : 1, sizeof(*v));
-	for (tb = agent.threads; v && tb; tb = tb->next) {
-		struct spool_seal_thread *f = &v[len++];
-		f->serial = tb->serial;
-		f->tid = tb->tid;
-		f->dropped = __atomic_load_n(&tb->dropped, __ATOMIC_RELAXED);
-		f->first_drop_ts = __atomic_load_n(&tb->first_drop_ts, __ATOMIC_RELAXED);
-		f->stop_ts = __atomic_load_n(&tb->stop_ts, __ATOMIC_RELAXED);
-		f->end_ts = __atomic_load_n(&tb->end_ts, __ATOMIC_RELAXED);
-		f->overwritten = __atomic_load_n(&tb->overwritten, __ATOMIC_RELAXED);
-		if (__atomic_load_n(&tb->state, __ATOMIC_RELAXED) == TBUF_RETIRED)
-			memcpy(f->name, tb->name, sizeof(f->name));
-		else
-			f->name[0] = '\0';
-	}
+	for (tb = agent.threads; v && tb; tb = tb->next)
+		agent_seal_thread(tb, &v[len++]);
 	pthread_mutex_unlock(&agent.lock);
 	/* Live threads: their comm now (outside the lock: it opens files). */
 	for (size_t i = 0; v && i < len; i++)
 		if (!v[i].name[0])
-			thread_comm(v[i].tid, v[i].name, sizeof(v[i].name));
+			agent_thread_comm(v[i].tid, v[i].name, sizeof(v[i].name));
 	*n = len;
 	return v;
 }
@@ -278,8 +281,8 @@ typedef int convert_self_fn(const char *spool_path, const char *output, long pid
 
 /* The converter, libfxt-convert.so next to this library (convert/self.c),
  * loaded now: only a process that converts its own spool pays for it and
- * for libdw. */
-static convert_self_fn *load_converter(void)
+ * for libdw.  Its entry for snapshots in *snap. */
+static convert_self_fn *load_converter(agent_snapshot_convert_fn **snap)
 {
 	static const char name[] = "libfxt-convert.so";
 	char path[4096];
@@ -301,6 +304,7 @@ static convert_self_fn *load_converter(void)
 		agent_err("cannot load %s: %s", path, dlerror());
 		return NULL;
 	}
+	*(void **)snap = dlsym(h, "fxt_convert_snapshot_self");
 	return (convert_self_fn *)dlsym(h, "fxt_convert_spool_self");
 }
 
@@ -309,13 +313,15 @@ static convert_self_fn *load_converter(void)
 static void convert_self(void)
 {
 	char path[4096 + 64], session[4096 + 64];
-	convert_self_fn *convert = load_converter();
+	agent_snapshot_convert_fn *snap = NULL;
+	convert_self_fn *convert = load_converter(&snap);
 	struct self_result res;
 	uint64_t t0 = agent_mono_ns();
 	int err;
 
 	memset(&res, 0, sizeof(res));
 	session_path(session, sizeof(session), agent_cfg.output, agent_cfg.root_pid);
+	agent_snapshot_convert_own(snap, session);
 	snprintf(path, sizeof(path), "%s", agent_cfg.output);
 	/* The root's archive is OUT; any other process's OUT.PID[.N]. */
 	err = convert ? convert(agent.spool.path, agent_cfg.output, (long)agent.pid,

@@ -25,6 +25,7 @@ AGENT_RECORD_SOURCES = \
 pkglib_LTLIBRARIES += libfxt-agent.la
 libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	agent/hooks.c \
+	agent/snapshot.c agent/snapshot.h \
 	agent/libc.c \
 	agent/sample.c agent/sample.h \
 	agent/io.h agent/io_fds.c \

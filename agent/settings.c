@@ -160,6 +160,36 @@ void agent_output_export(void)
 		setenv(FXT_ENV_OUTPUT, escaped, 1);
 }
 
+/* FXT_SNAPSHOT_IF and FXT_MAX_SNAPSHOTS: the rules, which make the mode
+ * circular unless FXT_MODE chose another (they are then ignored). */
+static void load_snapshot_rules(bool mode_given)
+{
+	const char *s = getenv(FXT_ENV_SNAPSHOT_IF), *m = getenv(FXT_ENV_MAX_SNAPSHOTS);
+	long max = m && *m ? parse_long(m) : FXT_DEFAULT_MAX_SNAPSHOTS;
+
+	agent_cfg.max_snapshots = max > 0 && max <= 1000000 ? (unsigned)max : 0;
+	if (m && *m && !agent_cfg.max_snapshots)
+		agent_dbg(FXT_ENV_MAX_SNAPSHOTS "=%s: not a count in 1..1000000; no snapshots", m);
+	while (s && *s && agent_cfg.nsnap_rules < FXT_MAX_SNAPSHOT_RULES) {
+		size_t len = strcspn(s, "\n");
+		struct fxt_snapshot_rule *r = &agent_cfg.snap_rules[agent_cfg.nsnap_rules];
+
+		if (len && fxt__snapshot_rule_parse(s, len, r) == 0)
+			agent_cfg.nsnap_rules++;
+		else if (len)
+			agent_dbg(FXT_ENV_SNAPSHOT_IF ": a rule is not NAME>DURATION; left out");
+		s += len + (s[len] == '\n');
+	}
+	if (!agent_cfg.nsnap_rules || !agent_cfg.max_snapshots) {
+		agent_cfg.nsnap_rules = 0;
+	} else if (!mode_given) {
+		agent_cfg.mode = FXT_MODE_CIRCULAR;
+	} else if (agent_cfg.mode != FXT_MODE_CIRCULAR) {
+		agent_dbg(FXT_ENV_SNAPSHOT_IF ": the mode is not circular; no snapshots");
+		agent_cfg.nsnap_rules = 0;
+	}
+}
+
 /* FXT_LAUNCHER: "PID:START". */
 static void parse_launcher(const char *s)
 {
@@ -196,6 +226,7 @@ void agent_config_load(void)
 		agent_dbg(FXT_ENV_MODE "=%s: not a mode (" FXT_MODE_NAMES "); using stream", s);
 		agent_cfg.mode = FXT_MODE_STREAM;
 	}
+	load_snapshot_rules(s != NULL);
 	agent_cfg.buffer_size = agent_cfg.mode == FXT_MODE_STREAM ? FXT_DEFAULT_BUFFER_STREAM
 								  : FXT_DEFAULT_BUFFER_THREAD;
 	load_size(FXT_ENV_BUFFER_SIZE, &agent_cfg.buffer_size);

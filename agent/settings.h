@@ -56,6 +56,11 @@ struct agent_config {
 	char *modules;		  /* FXT_MODULE */
 	unsigned depth;		  /* FXT_DEPTH, 0 = no bound */
 	uint64_t min_duration_ns; /* FXT_MIN_DURATION, for the converter */
+	/* FXT_SNAPSHOT_IF (agent/snapshot.h), only in the circular mode;
+	 * FXT_MAX_SNAPSHOTS. */
+	struct fxt_snapshot_rule snap_rules[FXT_MAX_SNAPSHOT_RULES];
+	unsigned nsnap_rules;
+	unsigned max_snapshots;
 };
 
 /* The settings; valid after agent_config_load(). */

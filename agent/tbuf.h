@@ -89,6 +89,8 @@ struct tbuf {
 	uint64_t refill_ticks; /* spent taking chunks, for the seal (calib.h) */
 };
 
+#define AGENT_WATCH_DEPTH 16u
+
 struct tstate {
 	uint64_t *pos; /* next free record slot */
 	uint64_t *end; /* end of the chunk; pos >= end sends hooks to the slow path */
@@ -98,6 +100,14 @@ struct tstate {
 	/* The filters (agent/filter.h): include and exclude functions active
 	 * on the thread, the depth of the calls that pass them. */
 	uint32_t f_inc, f_exc, f_depth;
+	/* Snapshot rules (agent/snapshot.h): the calls of watched functions
+	 * open on the thread, and when they began (CLOCK_MONOTONIC ns), up to
+	 * AGENT_WATCH_DEPTH (w_over counts those past it); and when the libc
+	 * call being recorded began, if its group is watched. */
+	uint32_t w_n, w_over;
+	uint64_t w_fn[AGENT_WATCH_DEPTH];
+	uint64_t w_t0[AGENT_WATCH_DEPTH];
+	uint64_t w_libc_t0;
 };
 
 extern __thread struct tstate agent_tls __attribute__((tls_model("initial-exec")));

@@ -187,6 +187,31 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 	return err;
 }
 
+/* An instant event of category "fxt" on thread `tid` of the process at
+ * `ts` (ticks), counted as a reader of the archive counts it. */
+static int fxt_instant(struct flusher *fl, uint64_t tid, uint64_t ts, const char *name,
+		       const struct fxt_arg *args, unsigned nargs)
+{
+	struct fxt_writer *w = fl->em.w;
+	struct fxt_event ev;
+	int err;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = FXT_EVENT_INSTANT;
+	ev.ts = ts + fl->em.shift;
+	ev.thread = fxt_writer_thread(w, fl->in->pid, tid);
+	ev.category = fxt_writer_cstring(w, "fxt");
+	ev.name = fxt_writer_cstring(w, name);
+	ev.args = args;
+	ev.nargs = nargs;
+	fl->em.names.epoch++; /* strings registered */
+	fl->st->counts.events++;
+	err = fxt_writer_event(w, &ev);
+	if (!err)
+		err = fxt__counts_thread(&fl->st->counts, fl->in->pid, tid);
+	return err;
+}
+
 /* The instant FXT_HOOK_COST_NAME (include/fxt/format.h) on the main
  * thread, before any other event: what tracing adds to a call, against
  * the untraced program's empty hooks (the agent's "extra"), plus the chunk
@@ -199,8 +224,6 @@ static int hook_cost(struct flusher *fl, const struct chunk_ref *chunks, size_t 
 	struct fxt_writer *w = fl->em.w;
 	double tick_ns = 1e9 / (double)in->ticks_per_second, slots = 0;
 	struct fxt_arg a[2];
-	struct fxt_event ev;
-	int err;
 
 	for (size_t i = 0; i < nchunks; i++)
 		slots += (double)(chunks[i].size - SPOOL_CHUNK_HEADER_SIZE) / SPOOL_RECORD_SIZE;
@@ -213,20 +236,58 @@ static int hook_cost(struct flusher *fl, const struct chunk_ref *chunks, size_t 
 	a[1].type = FXT_ARG_DOUBLE;
 	a[1].name = fxt_writer_cstring(w, FXT_HOOK_ARG_INSIDE);
 	a[1].v.f64 = ((double)in->hook_inside_ticks - (double)in->hook_stub_ticks) / 1000 * tick_ns;
-	memset(&ev, 0, sizeof(ev));
-	ev.type = FXT_EVENT_INSTANT;
-	ev.ts = in->base_ticks + fl->em.shift;
-	ev.thread = fxt_writer_thread(w, in->pid, in->pid);
-	ev.category = fxt_writer_cstring(w, "fxt");
-	ev.name = fxt_writer_cstring(w, FXT_HOOK_COST_NAME);
-	ev.args = a;
-	ev.nargs = 2;
-	fl->em.names.epoch++; /* strings registered */
-	fl->st->counts.events++;
-	err = fxt_writer_event(w, &ev);
-	if (!err) /* counted as a reader of the archive counts it */
-		err = fxt__counts_thread(&fl->st->counts, in->pid, in->pid);
-	return err;
+	return fxt_instant(fl, in->pid, in->base_ticks, FXT_HOOK_COST_NAME, a, 2);
+}
+
+/* A duration for a name: "12.345 ms". */
+static void fmt_duration(char *buf, size_t cap, uint64_t ns)
+{
+	if (ns >= 1000000000)
+		snprintf(buf, cap, "%.3f s", (double)ns / 1e9);
+	else if (ns >= 1000000)
+		snprintf(buf, cap, "%.3f ms", (double)ns / 1e6);
+	else if (ns >= 1000)
+		snprintf(buf, cap, "%.3f us", (double)ns / 1e3);
+	else
+		snprintf(buf, cap, "%llu ns", (unsigned long long)ns);
+}
+
+/* A snapshot's instant (FXT_SNAPSHOT_PREFIX, include/fxt/format.h) on the
+ * thread whose call set it off, at the call's end. */
+static int snapshot_mark(struct flusher *fl)
+{
+	const struct spool_header *h = fl->in->snapshot;
+	struct fxt_writer *w = fl->em.w;
+	const struct sym_entry *e;
+	char name[512], dur[32], rule[sizeof(h->snap_rule) + 1];
+	const char *fn = "?";
+	struct fxt_arg a[5];
+
+	e = flush_names_get(&fl->em.names,
+			    h->snap_libc_fn ? EV_CALL_ADDR(h->snap_libc_fn - 1) : h->snap_addr);
+	if (e && e->name)
+		fn = e->name;
+	memcpy(rule, h->snap_rule, sizeof(h->snap_rule));
+	rule[sizeof(h->snap_rule)] = '\0';
+	fmt_duration(dur, sizeof(dur), h->snap_dur_ns);
+	snprintf(name, sizeof(name), FXT_SNAPSHOT_PREFIX "%u: %s took %s", h->snapshot, fn, dur);
+	memset(a, 0, sizeof(a));
+	a[0].type = FXT_ARG_UINT64;
+	a[0].name = fxt_writer_cstring(w, FXT_SNAPSHOT_ARG_NUMBER);
+	a[0].v.u64 = h->snapshot;
+	a[1].type = FXT_ARG_STRING;
+	a[1].name = fxt_writer_cstring(w, FXT_SNAPSHOT_ARG_FUNCTION);
+	a[1].v.str = fxt_writer_cstring(w, fn);
+	a[2].type = FXT_ARG_UINT64;
+	a[2].name = fxt_writer_cstring(w, FXT_SNAPSHOT_ARG_DURATION);
+	a[2].v.u64 = h->snap_dur_ns;
+	a[3].type = FXT_ARG_UINT64;
+	a[3].name = fxt_writer_cstring(w, FXT_SNAPSHOT_ARG_LIMIT);
+	a[3].v.u64 = h->snap_limit_ns;
+	a[4].type = FXT_ARG_STRING;
+	a[4].name = fxt_writer_cstring(w, FXT_SNAPSHOT_ARG_RULE);
+	a[4].v.str = fxt_writer_cstring(w, rule);
+	return fxt_instant(fl, h->snap_tid, h->snap_end_ts, name, a, 5);
 }
 
 /* ------------------------------------------------------------ archive */
@@ -348,6 +409,8 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 
 	if (!err && in->hook_pair_ticks && in->ticks_per_second)
 		err = hook_cost(&fl, chunks, nchunks);
+	if (!err && in->snapshot)
+		err = snapshot_mark(&fl);
 
 	for (uint32_t s = 1; s <= max_serial && !err; s++) {
 		const struct flush_thread *th = by_serial[s];

@@ -125,6 +125,9 @@ struct flush_input {
 	 * tick, refills in ticks); 0: not measured, no FXT_HOOK_COST_NAME
 	 * instant. */
 	uint64_t hook_pair_ticks, hook_inside_ticks, refill_ticks, hook_stub_ticks;
+	/* A snapshot's spool (its header's snapshot is not 0): the header,
+	 * whose snap_* fields say what set it off; NULL for a process's own. */
+	const struct spool_header *snapshot;
 };
 
 /* The address a stack sample's agent frames become (FLUSH_AGENT_FRAME

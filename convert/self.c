@@ -29,3 +29,18 @@ int fxt_convert_spool_self(const char *spool_path, const char *output, long pid,
 	convert_result_free(&res);
 	return err;
 }
+
+EXPORT int fxt_convert_snapshot_self(const char *spool_path, const char *archive_path,
+				     const char *session);
+
+/* convert_spool() of a snapshot's spool (agent/snapshot.h) into its
+ * archive, for the agent. */
+int fxt_convert_snapshot_self(const char *spool_path, const char *archive_path, const char *session)
+{
+	struct convert_opts o = { .session = session };
+	struct convert_result res;
+	int err = convert_spool(spool_path, archive_path, &o, &res);
+
+	convert_result_free(&res);
+	return err;
+}

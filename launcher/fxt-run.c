@@ -32,6 +32,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -77,6 +78,38 @@ const char *display_name(const char *path)
 
 /* ---------------------------------------------------------------- main */
 
+/* --snapshot-if: the snapshots of an earlier run of the same name go
+ * with -f; without, they stop the run, as an existing archive does. */
+static void clear_snapshots(const char *out, bool force)
+{
+	char *dir = strdup(out);
+	struct dirent *de;
+	unsigned n;
+	DIR *d;
+
+	if (dir == NULL)
+		die(EXIT_USAGE, "out of memory");
+	*strrchr(dir, '/') = '\0'; /* out is absolute */
+	d = opendir(dir[0] != '\0' ? dir : "/");
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		char path[PATH_MAX + 300];
+
+		if (!run_snapshot_parse(out, de->d_name, &n))
+			continue;
+		if (!force)
+			die(EXIT_USAGE,
+			    "%s exists (an earlier run's snapshot); use -f to remove it or -o to "
+			    "choose another name",
+			    de->d_name);
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (unlink(path) != 0 && errno != ENOENT)
+			die(EXIT_USAGE, "cannot remove %s: %s", path, strerror(errno));
+	}
+	if (d != NULL)
+		closedir(d);
+	free(dir);
+}
+
 /* A run, step by step: options, setup, the program, its archives, the
  * summary, cleaning up. */
 int main(int argc, char **argv)
@@ -119,6 +152,9 @@ int main(int argc, char **argv)
 	 * nothing is not reported with the old one's numbers. */
 	if (o.force && unlink(out) != 0 && errno != ENOENT)
 		die(EXIT_USAGE, "cannot remove %s: %s", display_name(out), strerror(errno));
+
+	if (o.snapshot_if != NULL)
+		clear_snapshots(out, o.force);
 
 	char ctl[PATH_MAX + 64];
 	launcher_ctl_path(ctl, sizeof(ctl), out, (long)getpid());
@@ -178,6 +214,16 @@ int main(int argc, char **argv)
 	if (o.keep_parts || parts_merge(&parts, out, o.quiet) != 0) {
 		if (!o.quiet)
 			parts_print(&parts);
+	}
+	for (size_t i = 0; i < r.snapshots.n && !o.quiet; i++) {
+		struct archive_stats st = { 0 };
+		struct stat sb;
+
+		if (stat(r.snapshots.v[i], &sb) == 0)
+			st.bytes = (uint64_t)sb.st_size;
+		archive_stats(r.snapshots.v[i], &st);
+		summary_line("snapshot ", display_name(r.snapshots.v[i]), &st, NULL);
+		archive_stats_free(&st);
 	}
 	if (!o.quiet) {
 		/* With filters, no call is a choice, not a build problem. */

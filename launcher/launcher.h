@@ -57,6 +57,8 @@ struct options {
 	unsigned depth; /* 0: not given */
 	const char *min_duration;
 	uint64_t min_duration_ns;
+	char *snapshot_if;	 /* --snapshot-if: rules one a line */
+	unsigned max_snapshots;	 /* --max-snapshots; 0: not given */
 	const char *buffer_size; /* as given; validated, passed on in bytes */
 	const char *max_size;
 	uint64_t buffer_bytes, max_bytes;
@@ -247,6 +249,8 @@ struct spools {
 	char writes_of[PATH_MAX + 64]; /* the session they are of */
 	struct fxt_symcache *syms;     /* one for the whole run */
 	unsigned running;	       /* spools of live processes seen by the last scan */
+	/* Snapshots converted (fxt-run --snapshot-if): their archives. */
+	struct name_list snapshots;
 };
 
 /* 0 or -ENOMEM. */

@@ -44,6 +44,69 @@ static void check_template(const char *tmpl)
 	}
 }
 
+/* --snapshot-if: "NAME>DURATION" (spool/recording.h). */
+static void check_snapshot_rule(const char *rule, const struct options *o)
+{
+	struct fxt_snapshot_rule r;
+	unsigned n = 1;
+
+	for (const char *p = o->snapshot_if; p && *p; p++)
+		n += *p == '\n';
+	if (n > FXT_MAX_SNAPSHOT_RULES)
+		die(EXIT_USAGE, "--snapshot-if: at most %u rules", FXT_MAX_SNAPSHOT_RULES);
+	if (strchr(rule, '\n') != NULL || fxt__snapshot_rule_parse(rule, strlen(rule), &r) != 0)
+		die(EXIT_USAGE,
+		    "--snapshot-if: '%s' is not NAME>DURATION (a function's name or glob, or "
+		    "libc.GROUP; a duration such as 10ms)",
+		    rule);
+}
+
+static unsigned parse_max_snapshots(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v == 0 || v > 1000000)
+		die(EXIT_USAGE, "--max-snapshots: not a count in 1..1000000: '%s'", s);
+	return (unsigned)v;
+}
+
+/* With --snapshot-if: the flight recorder, unless another --mode was
+ * asked for; the libc groups its rules name recorded. */
+static void check_snapshots(struct options *o)
+{
+	unsigned groups = AGENT_G_DEFAULT;
+
+	if (!o->snapshot_if) {
+		if (o->max_snapshots)
+			die(EXIT_USAGE, "--max-snapshots: without --snapshot-if");
+		return;
+	}
+	if (o->mode_given && o->mode != FXT_MODE_CIRCULAR)
+		die(EXIT_USAGE,
+		    "--snapshot-if: snapshots are of the flight recorder "
+		    "(--mode=circular), not of --mode=%s",
+		    fxt__mode_name(o->mode));
+	o->mode = FXT_MODE_CIRCULAR;
+	o->mode_given = true;
+	if (o->libc)
+		agent_libc_parse(o->libc, &groups);
+	for (const char *p = o->snapshot_if; *p;) {
+		size_t len = strcspn(p, "\n");
+		struct fxt_snapshot_rule r;
+
+		if (fxt__snapshot_rule_parse(p, len, &r) == 0 && r.libc_group &&
+		    !(groups & r.libc_group))
+			die(EXIT_USAGE,
+			    "--snapshot-if: %s is not recorded; add it with --libc (e.g. "
+			    "--libc=default,%s)",
+			    r.name, agent_group_name(r.libc_group));
+		p += len + (p[len] == '\n');
+	}
+}
+
 static void usage(void)
 {
 	fputs("Usage: fxt-run [OPTION]... [--] PROGRAM [ARG]...\n"
@@ -93,6 +156,16 @@ static void usage(void)
 	      "                          2us, 1ms, 1s): their calls and total and self times\n"
 	      "                          are kept per function and thread, and fxt-report\n"
 	      "                          adds them back\n"
+	      "      --snapshot-if=RULE  with the flight recorder (--mode=circular, the\n"
+	      "                          default with this option): each time a call RULE\n"
+	      "                          names ends after more than its DURATION, write\n"
+	      "                          the window to FILE's name with .snapN before .fxt,\n"
+	      "                          while the program goes on.  RULE is NAME>DURATION:\n"
+	      "                          a function's name or a glob ('parse>10ms',\n"
+	      "                          'db_*>1s'), or libc.GROUP for a libc group's calls\n"
+	      "                          ('libc.io>50ms'; the group must be recorded);\n"
+	      "                          repeatable\n"
+	      "      --max-snapshots=N   at most N snapshots a run (default 10)\n"
 	      "      --recover           turn spools left behind (fxt-run killed, a crash\n"
 	      "                          of the session) into one archive: SPOOL files, or\n"
 	      "                          every *.spool in DIR; FILE defaults to the archive\n"
@@ -255,7 +328,9 @@ void options_parse(int argc, char **argv, struct options *o)
 		OPT_EXCLUDE,
 		OPT_MODULE,
 		OPT_DEPTH,
-		OPT_MIN_DURATION
+		OPT_MIN_DURATION,
+		OPT_SNAPSHOT_IF,
+		OPT_MAX_SNAPSHOTS
 	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -272,6 +347,8 @@ void options_parse(int argc, char **argv, struct options *o)
 		{ "module", required_argument, NULL, OPT_MODULE },
 		{ "depth", required_argument, NULL, OPT_DEPTH },
 		{ "min-duration", required_argument, NULL, OPT_MIN_DURATION },
+		{ "snapshot-if", required_argument, NULL, OPT_SNAPSHOT_IF },
+		{ "max-snapshots", required_argument, NULL, OPT_MAX_SNAPSHOTS },
 		{ "recover", no_argument, NULL, OPT_RECOVER },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -354,6 +431,13 @@ void options_parse(int argc, char **argv, struct options *o)
 				    optarg);
 			o->mode_given = true;
 			break;
+		case OPT_SNAPSHOT_IF:
+			check_snapshot_rule(optarg, o);
+			append_line(&o->snapshot_if, optarg);
+			break;
+		case OPT_MAX_SNAPSHOTS:
+			o->max_snapshots = parse_max_snapshots(optarg);
+			break;
 		case OPT_RECOVER:
 			o->recover = true;
 			break;
@@ -376,6 +460,7 @@ void options_parse(int argc, char **argv, struct options *o)
 		die(EXIT_USAGE, o->recover ? "--recover: no spool or directory given (see --help)"
 					   : "no program to run (see --help)");
 	o->argv = argv + optind;
+	check_snapshots(o);
 }
 
 void options_free(struct options *o)
@@ -383,7 +468,8 @@ void options_free(struct options *o)
 	free(o->include);
 	free(o->exclude);
 	free(o->modules);
-	o->include = o->exclude = o->modules = NULL;
+	free(o->snapshot_if);
+	o->include = o->exclude = o->modules = o->snapshot_if = NULL;
 }
 
 /* --recover takes its options anywhere among the paths. */

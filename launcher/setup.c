@@ -324,6 +324,10 @@ void setup_env(const struct options *o, const char *agent, int status_fd)
 		set_env_u64(FXT_ENV_DEPTH, o->depth);
 	if (o->min_duration != NULL)
 		set_env_u64(FXT_ENV_MIN_DURATION, o->min_duration_ns);
+	if (o->snapshot_if != NULL)
+		set_env(FXT_ENV_SNAPSHOT_IF, o->snapshot_if);
+	if (o->max_snapshots != 0)
+		set_env_u64(FXT_ENV_MAX_SNAPSHOTS, o->max_snapshots);
 	if (o->buffer_size != NULL)
 		set_env_u64(FXT_ENV_BUFFER_SIZE, o->buffer_bytes);
 	if (o->max_size != NULL)

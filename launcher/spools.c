@@ -172,6 +172,30 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 	return 0;
 }
 
+/* Converts a snapshot's spool (agent/snapshot.h), claimed, into
+ * OUT's stem.snapN.EXT, replacing an archive of that name (fxt-run checked
+ * at its start that none was there, or -f); removes the spool. */
+static int convert_snapshot(struct spools *r, const char *spool, unsigned n)
+{
+	struct convert_opts o = { .session = r->session, .cache = r->syms };
+	struct convert_result res;
+	char path[PATH_MAX + 64];
+	int rc;
+
+	load_writes(r, &o);
+	run_snapshot_name(path, sizeof(path), r->out, n, false);
+	rc = convert_spool(spool, path, &o, &res);
+	convert_result_free(&res);
+	if (rc < 0)
+		return rc;
+	if (unlink(spool) != 0 && !r->quiet)
+		fprintf(stderr, "fxt-run: cannot remove %s: %s\n", display_name(spool),
+			strerror(errno));
+	if (name_list_add(&r->snapshots, path) != 0)
+		return -ENOMEM;
+	return 0;
+}
+
 /* Looks at one spool of the run and converts it if its process is done
  * with it.  At the end (`final`), the spool of a live process is left to
  * that process.  Returns false while its process still runs. */
@@ -206,6 +230,21 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 	bool sealed = __atomic_load_n(&h->state, __ATOMIC_SEQ_CST) == SPOOL_SEALED;
 	bool alive = proc_alive(pid, h->start_time);
 	bool mine = false;
+
+	if (h->snapshot) {
+		/* Sealed from the start; its process may go on. */
+		unsigned n = h->snapshot;
+		mine = spool_claim(h, SPOOL_OWNER_NONE, SPOOL_OWNER_LAUNCHER) ||
+		       (r->recover && !(owner == SPOOL_OWNER_SELF && alive));
+		spool_view_close(&v);
+		rc = mine ? convert_snapshot(r, path, n) : 0;
+		if (rc < 0 && !r->quiet)
+			fprintf(stderr,
+				"fxt-run: snapshot %u cannot be converted (%s); it stays in %s "
+				"(try: fxt-run --recover %s)\n",
+				n, strerror(-rc), display_name(path), display_name(path));
+		return true;
+	}
 
 	if (!sealed && alive) {
 		/* Its process converts it at its exit, fxt-run being done. */
@@ -252,7 +291,8 @@ void spools_scan(struct spools *r, bool final)
 		long pid;
 		unsigned image;
 
-		if (!run_spool_parse(r->out, de->d_name, &pid, &image))
+		if (!run_spool_parse(r->out, de->d_name, &pid, &image) &&
+		    !run_snapshot_spool_parse(r->out, de->d_name, &image))
 			continue;
 		if (asprintf(&path, "%s/%s", r->dir, de->d_name) < 0)
 			break;
@@ -338,6 +378,7 @@ int spools_recover(struct spools *r, const char *path)
 
 void spools_free(struct spools *r)
 {
+	name_list_free(&r->snapshots);
 	free(r->writes);
 	symcache_debug(r);
 	fxt_symcache_free(r->syms);

@@ -163,6 +163,18 @@
  *                  the tools add back (so fxt-report's totals stay exact;
  *                  convert/flush.h).
  *
+ * FXT_SNAPSHOT_IF  Rules, one a line, "NAME>DURATION" (fxt__snapshot_rule_parse(),
+ *                  spool/recording.h): in the circular mode, each time a
+ *                  call of a function NAME names (a name or a glob on the
+ *                  symbol, C++ names demangled) or of a libc group
+ *                  ("libc.io") ends after more than DURATION, the process
+ *                  copies its flight recorder into a snapshot,
+ *                  "OUT's stem.snapN.spool" (spool/names.h), N counting the
+ *                  run's snapshots from 1 (agent/snapshot.h); fxt-run
+ *                  converts it into "OUT's stem.snapN.EXT" while the
+ *                  program goes on.  FXT_MAX_SNAPSHOTS bounds N (default
+ *                  10).
+ *
  * FXT_CLOCK        "tsc" (default on x86-64 when CPUID reports an invariant
  *                  TSC) or "monotonic" (clock_gettime(CLOCK_MONOTONIC),
  *                  1 tick = 1 ns).  Anything else, or "tsc" without an
@@ -216,27 +228,29 @@
 #ifndef FXT_SPOOL_ENV_H
 #define FXT_SPOOL_ENV_H
 
-#define FXT_ENV_OUTPUT	     "FXT_OUTPUT"
-#define FXT_ENV_ROOT_PID     "FXT_ROOT_PID"
-#define FXT_ENV_EXEC_PID     "FXT_EXEC_PID"
-#define FXT_ENV_IMAGE	     "FXT_IMAGE"
-#define FXT_ENV_LAUNCHER     "FXT_LAUNCHER"
-#define FXT_ENV_MODE	     "FXT_MODE"
-#define FXT_ENV_BUFFER_SIZE  "FXT_BUFFER_SIZE"
-#define FXT_ENV_CHUNK_SIZE   "FXT_CHUNK_SIZE"
-#define FXT_ENV_MAX_SIZE     "FXT_MAX_SIZE"
-#define FXT_ENV_CLOCK	     "FXT_CLOCK"
-#define FXT_ENV_DEBUG	     "FXT_DEBUG"
-#define FXT_ENV_STATUS_FD    "FXT_STATUS_FD"
-#define FXT_ENV_LIBC	     "FXT_LIBC"
-#define FXT_ENV_SAMPLE	     "FXT_SAMPLE"
-#define FXT_ENV_INCLUDE	     "FXT_INCLUDE"
-#define FXT_ENV_EXCLUDE	     "FXT_EXCLUDE"
-#define FXT_ENV_MODULE	     "FXT_MODULE"
-#define FXT_ENV_DEPTH	     "FXT_DEPTH"
-#define FXT_ENV_MIN_DURATION "FXT_MIN_DURATION"
-#define FXT_ENV_AGENT	     "FXT_AGENT"
-#define FXT_ENV_RUN_DEBUG    "FXT_RUN_DEBUG"
+#define FXT_ENV_OUTPUT	      "FXT_OUTPUT"
+#define FXT_ENV_ROOT_PID      "FXT_ROOT_PID"
+#define FXT_ENV_EXEC_PID      "FXT_EXEC_PID"
+#define FXT_ENV_IMAGE	      "FXT_IMAGE"
+#define FXT_ENV_LAUNCHER      "FXT_LAUNCHER"
+#define FXT_ENV_MODE	      "FXT_MODE"
+#define FXT_ENV_BUFFER_SIZE   "FXT_BUFFER_SIZE"
+#define FXT_ENV_CHUNK_SIZE    "FXT_CHUNK_SIZE"
+#define FXT_ENV_MAX_SIZE      "FXT_MAX_SIZE"
+#define FXT_ENV_CLOCK	      "FXT_CLOCK"
+#define FXT_ENV_DEBUG	      "FXT_DEBUG"
+#define FXT_ENV_STATUS_FD     "FXT_STATUS_FD"
+#define FXT_ENV_LIBC	      "FXT_LIBC"
+#define FXT_ENV_SAMPLE	      "FXT_SAMPLE"
+#define FXT_ENV_INCLUDE	      "FXT_INCLUDE"
+#define FXT_ENV_EXCLUDE	      "FXT_EXCLUDE"
+#define FXT_ENV_MODULE	      "FXT_MODULE"
+#define FXT_ENV_DEPTH	      "FXT_DEPTH"
+#define FXT_ENV_MIN_DURATION  "FXT_MIN_DURATION"
+#define FXT_ENV_SNAPSHOT_IF   "FXT_SNAPSHOT_IF"
+#define FXT_ENV_MAX_SNAPSHOTS "FXT_MAX_SNAPSHOTS"
+#define FXT_ENV_AGENT	      "FXT_AGENT"
+#define FXT_ENV_RUN_DEBUG     "FXT_RUN_DEBUG"
 
 /* Every variable above, in that order, with one line (at most 56
  * characters) for `fxt-run --help`: X(NAME, SUMMARY). */
@@ -260,6 +274,8 @@
 	X(FXT_ENV_MODULE, "record only these modules' functions (--module)")           \
 	X(FXT_ENV_DEPTH, "record calls at most this deep (--depth)")                   \
 	X(FXT_ENV_MIN_DURATION, "no slices for shorter calls (--min-duration)")        \
+	X(FXT_ENV_SNAPSHOT_IF, "snapshot the flight recorder on slow calls")           \
+	X(FXT_ENV_MAX_SNAPSHOTS, "at most this many snapshots a run (default 10)")     \
 	X(FXT_ENV_AGENT, "the agent fxt-run preloads")                                 \
 	X(FXT_ENV_RUN_DEBUG, "set: fxt-run reports its symbol cache, drain thread")
 

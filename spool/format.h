@@ -129,8 +129,23 @@ struct spool_header {
 	uint32_t filter_included;
 	uint32_t filter_excluded;
 	uint64_t min_duration_ns;
+	/* A snapshot (fxt-run --snapshot-if; agent/snapshot.h): this spool is
+	 * a copy of its process's flight recorder, number `snapshot` of the
+	 * run, taken when a call of the function at snap_addr (or of the libc
+	 * function snap_libc_fn - 1, spool/libc_table.h) on thread snap_tid
+	 * ended at snap_end_ts (ticks) after snap_dur_ns, over the rule's
+	 * snap_limit_ns; snap_rule is the rule as given, cut to fit.  0 in a
+	 * process's own spool. */
+	uint32_t snapshot;
+	uint32_t snap_libc_fn;
+	uint64_t snap_addr;
+	uint64_t snap_tid;
+	uint64_t snap_end_ts;
+	uint64_t snap_dur_ns;
+	uint64_t snap_limit_ns;
+	char snap_rule[48];
 	uint8_t reserved[512 - 8 - 4 - 4 - 8 - 8 - 8 - 4 - 4 - 256 - 8 - 8 - 4 - 4 - 8 - 8 - 4 - 4 -
-			 8 - 4 - 4 - 8 - 4 - 4 - 8 - 4 - 4 - 8];
+			 8 - 4 - 4 - 8 - 4 - 4 - 8 - 4 - 4 - 8 - 4 - 4 - 8 * 5 - 48];
 	struct spool_module modules[];
 };
 

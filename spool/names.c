@@ -169,6 +169,22 @@ void run_pid_file_name(char *buf, size_t cap, const char *output, long pid, cons
 	put_str(&b, suffix, strlen(suffix));
 }
 
+#define SNAP_TAG ".snap"
+
+void run_snapshot_name(char *buf, size_t cap, const char *output, unsigned n, bool spool)
+{
+	struct sbuf b = { buf, cap, 0, false };
+	size_t stem = spool ? strlen(output) : run_archive_stem(output);
+
+	put_str(&b, output, stem);
+	put_str(&b, SNAP_TAG, strlen(SNAP_TAG));
+	put_dec(&b, n);
+	if (spool)
+		put_str(&b, ".spool", 6);
+	else
+		put_str(&b, output + stem, strlen(output + stem));
+}
+
 /* ------------------------------------------------------------ parsing */
 
 static const char *base_of(const char *path)
@@ -180,17 +196,39 @@ static const char *base_of(const char *path)
 
 /* Reads ".DIGITS" at p into *v (at most UINT_MAX).  Returns what follows,
  * or NULL when p holds no such number. */
-static const char *get_dot_dec(const char *p, unsigned long *v)
+static const char *get_dec(const char *p, unsigned long *v)
 {
-	if (p[0] != '.' || p[1] < '0' || p[1] > '9')
+	if (*p < '0' || *p > '9')
 		return NULL;
 	*v = 0;
-	for (p++; *p >= '0' && *p <= '9'; p++) {
+	for (; *p >= '0' && *p <= '9'; p++) {
 		*v = *v * 10 + (unsigned long)(*p - '0');
 		if (*v > UINT_MAX)
 			return NULL;
 	}
 	return p;
+}
+
+static const char *get_dot_dec(const char *p, unsigned long *v)
+{
+	return p[0] == '.' ? get_dec(p + 1, v) : NULL;
+}
+
+/* Whether `name` is prefix, ".snap", N and `suffix`: sets *n. */
+static bool parse_snap(const char *name, const char *prefix, size_t plen, const char *suffix,
+		       unsigned *n)
+{
+	size_t tlen = strlen(SNAP_TAG);
+	unsigned long v;
+	const char *p;
+
+	if (strncmp(name, prefix, plen) != 0 || strncmp(name + plen, SNAP_TAG, tlen) != 0)
+		return false;
+	p = get_dec(name + plen + tlen, &v);
+	if (!p || strcmp(p, suffix) != 0)
+		return false;
+	*n = (unsigned)v;
+	return true;
 }
 
 /* Whether `name` is prefix, then ".PID" or ".PID.N", then `suffix`; sets
@@ -246,6 +284,14 @@ size_t run_spool_output(const char *spool)
 	if (len < 7 || strcmp(spool + len - 6, ".spool") != 0)
 		return 0;
 	len -= 6;
+	/* A snapshot's, OUT.snapN.spool. */
+	{
+		size_t d = len, t = strlen(SNAP_TAG);
+		while (d > 0 && spool[d - 1] >= '0' && spool[d - 1] <= '9')
+			d--;
+		if (d < len && d > t && strncmp(spool + d - t, SNAP_TAG, t) == 0)
+			return d - t;
+	}
 	for (int i = 0; i < 2; i++) {
 		size_t d = len;
 		while (d > 0 && spool[d - 1] >= '0' && spool[d - 1] <= '9')
@@ -255,4 +301,19 @@ size_t run_spool_output(const char *spool)
 		len = d - 1;
 	}
 	return len;
+}
+
+bool run_snapshot_spool_parse(const char *output, const char *name, unsigned *n)
+{
+	const char *base = base_of(output);
+
+	return parse_snap(name, base, strlen(base), ".spool", n);
+}
+
+bool run_snapshot_parse(const char *output, const char *name, unsigned *n)
+{
+	const char *base = base_of(output);
+	size_t stem = run_archive_stem(output) - (size_t)(base - output);
+
+	return parse_snap(name, base, stem, base + stem, n);
 }

@@ -11,6 +11,9 @@
  *   OUT.ROOT.session       the session shared by the run's processes
  *                          (spool/session.h)
  *   OUT.LPID.run           fxt-run's control file (spool/launcher.h)
+ *   OUT's stem.snapN EXT   snapshot N of the run (fxt-run --snapshot-if),
+ *                          ".snapN" inserted as ".PID" is
+ *   OUT.snapN.spool        ... its spool, until it is converted
  *
  * OUT itself may be a template (fxt-run -o, FXT_OUTPUT): run_output_expand()
  * makes the name, once per run, from
@@ -65,6 +68,9 @@ void run_spool_name(char *buf, size_t cap, const char *output, long pid, unsigne
 /* OUT.PID + suffix (RUN_SESSION_SUFFIX, RUN_CONTROL_SUFFIX). */
 void run_pid_file_name(char *buf, size_t cap, const char *output, long pid, const char *suffix);
 
+/* Snapshot n's archive (`spool` false) or spool (true). */
+void run_snapshot_name(char *buf, size_t cap, const char *output, unsigned n, bool spool);
+
 /* The parsers take a file's basename, `name`, and say whether it is that
  * file of the run of `output`, and of which process.  Numbers are decimal
  * digits that fit an unsigned int. */
@@ -80,10 +86,16 @@ bool run_spool_parse(const char *output, const char *name, long *pid, unsigned *
 /* OUT.PID + suffix: sets *pid. */
 bool run_pid_file_parse(const char *output, const char *name, const char *suffix, long *pid);
 
+/* A snapshot's archive, run_snapshot_name()'s STEM.snapN EXT: sets *n. */
+bool run_snapshot_parse(const char *output, const char *name, unsigned *n);
+
+/* A snapshot's spool, OUT.snapN.spool: sets *n. */
+bool run_snapshot_spool_parse(const char *output, const char *name, unsigned *n);
+
 /* The other way, for a spool found alone (fxt-run --recover): the length
  * of OUT in the path `spool`, which ends in ".spool" after OUT and at most
- * two ".DIGITS" (PID, N), taken as PID and N when there are; 0 when it
- * does not end in ".spool". */
+ * two ".DIGITS" (PID, N), taken as PID and N when there are, or ".snapN"
+ * (a snapshot's); 0 when it does not end in ".spool". */
 size_t run_spool_output(const char *spool);
 
 #endif /* FXT_SPOOL_NAMES_H */

@@ -166,3 +166,29 @@ int fxt__parse_duration(const char *s, uint64_t *out)
 	}
 	return -EINVAL;
 }
+
+int fxt__snapshot_rule_parse(const char *s, size_t len, struct fxt_snapshot_rule *out)
+{
+	char dur[64];
+	size_t gt = len;
+
+	while (gt > 0 && s[gt - 1] != '>')
+		gt--;
+	if (gt < 2 || gt - 1 >= sizeof(out->name) || len - gt >= sizeof(dur))
+		return -EINVAL; /* no '>', or an empty NAME */
+	memcpy(out->name, s, gt - 1);
+	out->name[gt - 1] = '\0';
+	memcpy(dur, s + gt, len - gt);
+	dur[len - gt] = '\0';
+	if (fxt__parse_duration(dur, &out->limit_ns) != 0)
+		return -EINVAL;
+	out->libc_group = 0;
+	if (strncmp(out->name, "libc.", 5) == 0) {
+		for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+			if (strcmp(out->name + 5, groups[i].name) == 0)
+				out->libc_group = groups[i].bit;
+		if (!out->libc_group)
+			return -EINVAL;
+	}
+	return 0;
+}

@@ -91,4 +91,23 @@ int fxt__parse_size(const char *s, uint64_t *out);
  * Returns 0 and nanoseconds, -EINVAL (not a duration) or -ERANGE. */
 int fxt__parse_duration(const char *s, uint64_t *out);
 
+/* Snapshots (FXT_SNAPSHOT_IF, fxt-run --snapshot-if): a rule is
+ * "NAME>DURATION", NAME a function's name or a glob on it (fnmatch(3):
+ * "parse_*", "demo::Stack<int>::push"), or "libc.GROUP" for the calls of
+ * a libc group ("libc.io"); DURATION as fxt__parse_duration() takes it.
+ * The rule is split at its last '>'. */
+#define FXT_SNAPSHOT_NAME_MAX	  128u /* bytes of NAME, its NUL included */
+#define FXT_MAX_SNAPSHOT_RULES	  16u
+#define FXT_DEFAULT_MAX_SNAPSHOTS 10u
+
+struct fxt_snapshot_rule {
+	char name[FXT_SNAPSHOT_NAME_MAX];
+	unsigned libc_group; /* AGENT_G_* for "libc.GROUP"; 0: functions */
+	uint64_t limit_ns;
+};
+
+/* Parses the rule in s[0, len).  0, or -EINVAL: no '>', an empty or too
+ * long NAME, "libc." and no group's name, or not a duration. */
+int fxt__snapshot_rule_parse(const char *s, size_t len, struct fxt_snapshot_rule *out);
+
 #endif /* FXT_SPOOL_RECORDING_H */

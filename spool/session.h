@@ -74,7 +74,9 @@ struct session_hdr {
 	uint64_t nlog;
 	uint64_t log_next; /* next log index to claim (may run past nlog) */
 	uint32_t log_full; /* set by the first writer that found the log full */
-	uint32_t pad;
+	/* Snapshots of the run taken so far (fetch_add: the next one's number
+	 * less 1; agent/snapshot.h). */
+	uint32_t snapshots;
 	char reserved[4096 - 40];
 };
 

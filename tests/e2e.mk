@@ -40,7 +40,8 @@ E2E_TESTS = \
 	tests/e2e/launcher-template.sh \
 	tests/e2e/modes.sh \
 	tests/e2e/filters.sh \
-	tests/e2e/overhead.sh
+	tests/e2e/overhead.sh \
+	tests/e2e/snapshots.sh
 
 # The agent never reaches debuginfod: curl and tests/progs/ssl_cleanup
 # (OpenSSL torn down before exit) traced with fxt-run and a plain

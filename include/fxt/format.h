@@ -165,6 +165,18 @@ enum fxt_obj_type {
 #define FXT_HOOK_ARG_PAIR   "pair_ns"
 #define FXT_HOOK_ARG_INSIDE "inside_ns"
 
+/* A snapshot (fxt-run --snapshot-if): its archive holds one instant
+ * event of category "fxt" on the thread whose call set it off, at the
+ * call's end, named FXT_SNAPSHOT_PREFIX "N: NAME took DURATION", with
+ * arguments: the snapshot's number, the function, the call's duration and
+ * the rule's limit in ns, and the rule as given. */
+#define FXT_SNAPSHOT_PREFIX	  "fxt: snapshot "
+#define FXT_SNAPSHOT_ARG_NUMBER	  "snapshot"
+#define FXT_SNAPSHOT_ARG_FUNCTION "function"
+#define FXT_SNAPSHOT_ARG_DURATION "duration_ns"
+#define FXT_SNAPSHOT_ARG_LIMIT	  "limit_ns"
+#define FXT_SNAPSHOT_ARG_RULE	  "rule"
+
 /* ------------------------------------------------------------ string refs
  * 16 bits: 0 = empty; MSB clear = index 1 .. 0x7fff; MSB set = inline string
  * whose byte length is the low 15 bits, stored in the record as a stream. */

@@ -26,8 +26,9 @@ cd "$TMPD" || exit 1
 
 # readme_code SECTION LANG N: the Nth code block whose fence names LANG
 # ("sh", or "" for the output blocks) in the README section whose "## "
-# title starts with SECTION, without the block's own indentation (a block
-# inside a list item is indented).
+# title starts with SECTION (N = 0: all of them, one after the other),
+# without the block's own indentation (a block inside a list item is
+# indented).
 readme_code() {
   awk -v want="$1" -v lang="$2" -v nth="$3" '
     !fence && /^## / { sec = substr($0, 4); next }
@@ -37,7 +38,7 @@ readme_code() {
       l = substr($0, ind + 4)
       mine = index(sec, want) == 1 && l == lang
       if (mine) k++
-      take = mine && k == nth
+      take = mine && (k == nth || nth == 0)
       next
     }
     fence && /^ *```/ { fence = 0; take = 0; next }
@@ -175,7 +176,7 @@ fi
 
 # The template's line: the name the README's comment shows, with this
 # run's pid and time.
-line=$(command_of "$(readme_code 'Tracing a program' sh 2 | grep '^fxt-run -o' | head -1)")
+line=$(command_of "$(readme_code 'Tracing a program' sh 0 | grep "^fxt-run -o 'run-" | head -1)")
 mkdir tpl
 cp t/app tpl/app
 (cd tpl && sh -c "$line") >/dev/null 2>&1
@@ -185,7 +186,7 @@ ok "README: $line: exit 0, run-app-PID-TIME.fxt written" \
 
 # The flight recorder's line, with tests/progs/numbered standing for the
 # README's server (two threads of 300000 numbers: more than 4M of records each).
-block=$(readme_code 'Tracing a program' sh 3)
+block=$(readme_code 'Tracing a program' sh 0 | grep -A1 '^fxt-run --mode=circular')
 line=$(printf '%s\n' "$block" | grep '^fxt-run --mode=circular' | head -1)
 said=$(printf '%s\n' "$block" | sed -n 's/^# fxt-run: /fxt-run: /p' | head -1)
 (cd t && sh -c "$(printf '%s\n' "$line" | sed "s#./server#$PROGS/numbered 300000 2#")") >t.out 2>t.err
@@ -196,13 +197,21 @@ is "$(grep '^fxt-run: wrote' t.err | shape)" "$(printf '%s\n' "$said" | shape)" 
 
 # The filters' line, on the README's app (whose functions it names are
 # not there: fxt-run warns, and runs it).
-line=$(readme_code 'Tracing a program' sh 4 | grep '^fxt-run --include' | head -1)
+line=$(readme_code 'Tracing a program' sh 0 | grep '^fxt-run --include' | head -1)
 (cd t && sh -c "$line") >t.out 2>t.err
 rc=$?
 ok "README: $line: exit 0, parse.fxt written" test "$rc" = 0 -a -s t/parse.fxt
 
+# The snapshots' line, on the README's app (no function of its is
+# watched: it runs, and no snapshot is taken).
+line=$(command_of "$(readme_code 'Tracing a program' sh 0 | grep '^fxt-run --snapshot-if' | head -1)")
+(cd t && sh -c "$(printf '%s\n' "$line" | sed 's#./server#./app#')") >t.out 2>t.err
+rc=$?
+ok "README: $line: exit 0, srv.fxt written, no snapshot" \
+  sh -c "test $rc = 0 && test -s t/srv.fxt && ! ls t | grep -q snap"
+
 # Without fxt-run: the README's LD_PRELOAD line, with the build tree's agent.
-line=$(readme_code 'Tracing a program' sh 5 | grep 'FXT_OUTPUT' | head -1)
+line=$(readme_code 'Tracing a program' sh 0 | grep '^LD_PRELOAD=.*FXT_OUTPUT' | head -1)
 line=$(printf '%s\n' "$line" | sed "s#/usr/local/lib/fxtrace/#$AGENT_DIR/#g")
 mkdir d d2
 cp t/app d/app

@@ -11,6 +11,7 @@
 
 #include "agent/agent.h"
 #include "agent/settings.h"
+#include "agent/snapshot.h"
 #include "spool/names.h"
 
 struct agent agent = {
@@ -24,6 +25,21 @@ int agent_ensure_init(void)
 
 void agent_flush(void)
 {
+}
+
+/* Snapshots (snapshot.c, which needs lifecycle.c): no rule. */
+unsigned agent_snap_libc;
+
+void agent_snapshot_libc_begin(struct tstate *t, unsigned fn)
+{
+	(void)t;
+	(void)fn;
+}
+
+void agent_snapshot_libc_end(struct tstate *t, unsigned fn)
+{
+	(void)t;
+	(void)fn;
 }
 
 void agent_spool_path(char *buf, size_t cap, const char *output, long pid, unsigned image)

@@ -261,6 +261,51 @@ static void test_templates(void)
 	   "escape: exactly the buffer");
 }
 
+/* Snapshots: their names both ways, and the rules of --snapshot-if. */
+static void test_snapshots(void)
+{
+	struct fxt_snapshot_rule r;
+	char buf[128];
+	unsigned n = 0;
+
+	run_snapshot_name(buf, sizeof(buf), "/d/run.fxt", 3, false);
+	ASSERT_STR_EQ(buf, "/d/run.snap3.fxt", "snapshot: before the extension");
+	run_snapshot_name(buf, sizeof(buf), "/d/run.fxt.gz", 12, false);
+	ASSERT_STR_EQ(buf, "/d/run.snap12.fxt.gz", "snapshot: before .fxt.gz");
+	run_snapshot_name(buf, sizeof(buf), "/d/run.fxt", 3, true);
+	ASSERT_STR_EQ(buf, "/d/run.fxt.snap3.spool", "snapshot: its spool");
+	ok(run_snapshot_parse("/d/run.fxt", "run.snap12.fxt", &n) && n == 12, "snapshot: parsed");
+	ok(!run_snapshot_parse("/d/run.fxt", "run.snap.fxt", &n) &&
+	       !run_snapshot_parse("/d/run.fxt", "run.snap1.fxt.gz", &n) &&
+	       !run_snapshot_parse("/d/run.fxt", "run.12.fxt", &n) &&
+	       !run_snapshot_parse("/d/run.fxt", "xrun.snap1.fxt", &n),
+	   "snapshot: nothing else parsed");
+	ok(run_snapshot_spool_parse("/d/run.fxt", "run.fxt.snap7.spool", &n) && n == 7,
+	   "snapshot spool: parsed");
+	ok(!run_snapshot_spool_parse("/d/run.fxt", "run.fxt.7.spool", &n) &&
+	       !run_snapshot_spool_parse("/d/run.fxt", "run.fxt.snap7.spool.part", &n),
+	   "snapshot spool: nothing else (a process's spool, a copy being made)");
+	ASSERT_EQ_U64(run_spool_output("/d/run.fxt.snap7.spool"), strlen("/d/run.fxt"),
+		      "spool output: a snapshot's");
+
+	ok(fxt__snapshot_rule_parse("parse>10ms", 10, &r) == 0 && strcmp(r.name, "parse") == 0 &&
+	       r.limit_ns == 10000000 && r.libc_group == 0,
+	   "rule: a function");
+	ok(fxt__snapshot_rule_parse("operator>>(int)>2us", 19, &r) == 0 &&
+	       strcmp(r.name, "operator>>(int)") == 0 && r.limit_ns == 2000,
+	   "rule: split at the last '>'");
+	ok(fxt__snapshot_rule_parse("libc.io>1.5ms", 13, &r) == 0 && r.libc_group == AGENT_G_IO &&
+	       r.limit_ns == 1500000,
+	   "rule: a libc group");
+	ok(fxt__snapshot_rule_parse("parse>10msXX", 10, &r) == 0, "rule: only its length is read");
+	ok(fxt__snapshot_rule_parse("parse10ms", 9, &r) == -EINVAL &&
+	       fxt__snapshot_rule_parse(">10ms", 5, &r) == -EINVAL &&
+	       fxt__snapshot_rule_parse("parse>", 6, &r) == -EINVAL &&
+	       fxt__snapshot_rule_parse("parse>soon", 10, &r) == -EINVAL &&
+	       fxt__snapshot_rule_parse("libc.disk>1ms", 13, &r) == -EINVAL,
+	   "rule: no '>', no name, no or a bad duration, an unknown group");
+}
+
 int main(void)
 {
 	test_sizes();
@@ -268,6 +313,7 @@ int main(void)
 	test_round_trips();
 	test_not_names();
 	test_templates();
+	test_snapshots();
 	done_testing();
 	return exit_status();
 }
