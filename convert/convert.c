@@ -222,6 +222,8 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		err = link(tmp, archive_path) == 0 ? 0 : -errno;
 	else if (!err)
 		err = rename(tmp, archive_path) == 0 ? 0 : -errno;
+	if (!err && o && o->consume)
+		unlink(spool_path);
 	if (err < 0 || (o && o->no_clobber))
 		unlink(tmp);
 	if (err < 0)

@@ -43,6 +43,11 @@ struct convert_opts {
 	size_t nwrites;
 	bool writes_loaded;
 	bool no_clobber; /* -EEXIST rather than replace the archive */
+	/* Remove the spool as soon as its archive has its name, in the same
+	 * breath: whatever kills the converter then leaves the spool or the
+	 * archive, hardly ever both (which `fxt-run --recover` would turn
+	 * into the process's events twice). */
+	bool consume;
 	/* The run's symbol cache (symbolizer/runcache.h), or NULL for one
 	 * of this conversion's own. */
 	struct fxt_symcache *cache;

@@ -132,7 +132,7 @@ static void load_writes(struct spools *r, struct convert_opts *o)
 static int convert_one(struct spools *r, const char *spool, long pid, long root, unsigned image)
 {
 	bool is_root = pid == root && image == 1;
-	struct convert_opts o = { .session = r->session, .cache = r->syms };
+	struct convert_opts o = { .session = r->session, .cache = r->syms, .consume = true };
 	struct convert_result res;
 	char path[PATH_MAX + 64];
 	unsigned n = 0;
@@ -149,9 +149,6 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 				 &o, &res, path, sizeof(path), &n);
 	if (rc < 0)
 		return rc;
-	if (unlink(spool) != 0 && !r->quiet)
-		fprintf(stderr, "fxt-run: cannot remove %s: %s\n", display_name(spool),
-			strerror(errno));
 	struct part *pt = parts_add(r->ps, path, pid, is_root ? 0 : n);
 	if (pt != NULL) {
 		pt->st.bytes = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : res.bytes;
@@ -177,7 +174,7 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
  * at its start that none was there, or -f); removes the spool. */
 static int convert_snapshot(struct spools *r, const char *spool, unsigned n)
 {
-	struct convert_opts o = { .session = r->session, .cache = r->syms };
+	struct convert_opts o = { .session = r->session, .cache = r->syms, .consume = true };
 	struct convert_result res;
 	char path[PATH_MAX + 64];
 	int rc;
@@ -188,9 +185,6 @@ static int convert_snapshot(struct spools *r, const char *spool, unsigned n)
 	convert_result_free(&res);
 	if (rc < 0)
 		return rc;
-	if (unlink(spool) != 0 && !r->quiet)
-		fprintf(stderr, "fxt-run: cannot remove %s: %s\n", display_name(spool),
-			strerror(errno));
 	if (name_list_add(&r->snapshots, path) != 0)
 		return -ENOMEM;
 	return 0;
@@ -372,6 +366,16 @@ int spools_recover(struct spools *r, const char *path)
 	if (rc < 0)
 		return rc;
 	spool_view_close(&v);
+	/* A process killed a moment ago may still be going (a large spool's
+	 * pages take a while to let go of): it gets a second, as at the end
+	 * of a run (spools_finish()), before it counts as still running. */
+	for (int i = 0; i < 50; i++) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+		if (consider_spool(r, path, false))
+			return 0;
+		nanosleep(&ts, NULL);
+	}
 	consider_spool(r, path, true);
 	return 0;
 }
