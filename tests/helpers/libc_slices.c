@@ -212,7 +212,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	while ((err = fxt_reader_next(r, &rec)) > 0) {
-		uint64_t tid = rec.u.event.tid, ts = rec.u.event.ts;
+		/* In ns: an archive's processes each have their own tick rate
+		 * (their provider's initialization record), and two images of
+		 * one pid share its thread. */
+		uint64_t tid = rec.u.event.tid, ts = fxt_reader_ticks_to_ns(r, rec.u.event.ts);
 		struct open_slices *o;
 		struct slice *s;
 
@@ -224,8 +227,9 @@ int main(int argc, char **argv)
 			s = vec_push(&slices);
 			s->tid = tid;
 			s->start = ts;
-			s->end = rec.u.event.type == FXT_EVENT_DURATION_COMPLETE ? rec.u.event.extra
-										 : UINT64_MAX;
+			s->end = rec.u.event.type == FXT_EVENT_DURATION_COMPLETE
+				     ? fxt_reader_ticks_to_ns(r, rec.u.event.extra)
+				     : UINT64_MAX;
 			s->name = dup_str(rec.u.event.name);
 			s->cat = dup_str(rec.u.event.category);
 			s->waited = NULL;
