@@ -41,6 +41,11 @@
  * comparing names, open-frame counts of a row sit in its key while one
  * thread holds it (act_push()), and ticks become ns without a 128-bit
  * division (to_ns()).
+ *
+ * Past 800 lines on purpose: everything from a record to a counted frame
+ * (including --subtract-overhead's adjusted()) is this file's, static and
+ * inline, because splitting it costs the fold its inlining; what can live
+ * elsewhere (tables, rows' statistics, sorting) already does.
  */
 #include "config.h"
 
