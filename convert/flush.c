@@ -111,7 +111,7 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 	flush_emit_init(&t->ctx, &fl->em, in->pid, th->tid, th->dropped, &t->logs);
 	recon_init(&t->r, &flush_sink, &t->ctx, in->fifo_max);
 	if (in->min_duration_ns && in->ticks_per_second) {
-		t->shorts.ticks_per_second = in->ticks_per_second;
+		flush_short_init(&t->shorts, in->ticks_per_second);
 		t->ctx.shorts = &t->shorts;
 		recon_set_min(&t->r, (uint64_t)((unsigned __int128)in->min_duration_ns *
 						in->ticks_per_second / 1000000000u));

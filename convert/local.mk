@@ -13,6 +13,7 @@ CONVERT_SOURCES = \
 	convert/loglines.c convert/loglines.h \
 	convert/names.c convert/names.h \
 	convert/prepass.c convert/prepass.h \
+	convert/addrtab.c convert/addrtab.h \
 	convert/recon.c convert/recon.h \
 	convert/shortcalls.c convert/shortcalls.h \
 	convert/stackchart.c convert/stackchart.h

@@ -39,8 +39,7 @@ void recon_init(struct recon *r, const struct recon_sink *sink, void *ctx, size_
 	r->sink = sink;
 	r->ctx = ctx;
 	r->min = 0;
-	r->open = NULL;
-	r->open_cap = r->open_n = 0;
+	r->open = ADDRTAB_INIT(struct recon_open);
 	r->left_out = 0;
 }
 
@@ -95,9 +94,7 @@ void recon_free(struct recon *r)
 	free(r->stack);
 	free(r->fifo);
 	free(r->fifo_args);
-	free(r->open);
-	r->open = NULL;
-	r->open_cap = r->open_n = 0;
+	addrtab_free(&r->open);
 	r->stack = NULL;
 	r->fifo = NULL;
 	r->fifo_args = NULL;
@@ -291,36 +288,12 @@ int recon__exit_slow(struct recon *r, uint64_t fn, uint64_t ts)
 
 /* ------------------------------------------------------------ short calls */
 
-/* The open-frame count of `addr`, its slot in r->open (grown at half
- * full), or NULL when out of memory. */
+/* The open-frame count of `addr`, or NULL when out of memory. */
 static uint64_t *open_count(struct recon *r, uint64_t addr)
 {
-	size_t mask, h;
+	struct recon_open *o = addrtab_get(&r->open, addr, NULL);
 
-	if (2 * (r->open_n + 1) > r->open_cap) {
-		size_t cap = r->open_cap ? 2 * r->open_cap : 256;
-		struct recon_open *v = calloc(cap, sizeof(*v));
-		if (!v)
-			return NULL;
-		for (size_t i = 0; i < r->open_cap; i++) {
-			if (!r->open[i].addr)
-				continue;
-			h = (r->open[i].addr * 0x9e3779b97f4a7c15ull >> 24) & (cap - 1);
-			while (v[h].addr)
-				h = (h + 1) & (cap - 1);
-			v[h] = r->open[i];
-		}
-		free(r->open);
-		r->open = v;
-		r->open_cap = cap;
-	}
-	mask = r->open_cap - 1;
-	for (h = (addr * 0x9e3779b97f4a7c15ull >> 24) & mask; r->open[h].addr; h = (h + 1) & mask)
-		if (r->open[h].addr == addr)
-			return &r->open[h].n;
-	r->open[h].addr = addr;
-	r->open_n++;
-	return &r->open[h].n;
+	return o ? &o->n : NULL;
 }
 
 /* recon_feed() with the short calls' bookkeeping: which frames of each

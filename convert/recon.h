@@ -59,6 +59,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "convert/addrtab.h"
+
 #include "spool/format.h"
 
 /* A frame's arguments (recon_arg()): a malloc'd list of entries owned by
@@ -145,6 +147,12 @@ struct recon_frame {
 _Static_assert(((uint64_t)EV_TAG_PIPE << EV_TAG_SHIFT) < RECON_OMIT_BIT,
 	       "frame identities (tags below 64) stay below RECON_OMIT_BIT");
 
+/* How many frames of a function are open on a thread (recon.open). */
+struct recon_open {
+	uint64_t addr;
+	uint64_t n;
+};
+
 struct recon {
 	/* The stack; frames 0 .. nbegun-1 are begun (the front of the FIFO
 	 * is always the oldest open frame, so begun frames are a prefix). */
@@ -171,12 +179,8 @@ struct recon {
 	/* Short calls: the bound in ticks (0: off), and how many frames of
 	 * each function are open (an open-addressing table, by address). */
 	uint64_t min;
-	struct recon_open {
-		uint64_t addr; /* 0: empty */
-		uint64_t n;
-	} * open;
-	size_t open_cap, open_n;
-	uint64_t left_out; /* frames left out */
+	struct addrtab open; /* struct recon_open, by function */
+	uint64_t left_out;   /* frames left out */
 };
 
 /* `fifo_max`: the FIFO bound in slots (rounded up to a power of two, at

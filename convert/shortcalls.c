@@ -9,36 +9,15 @@
 #include "convert/shortcalls.h"
 #include "fxt/counts.h"
 
-/* The entry of `addr`, added if new (grown at half full); NULL: no memory. */
+/* The entry of `addr`, added if new; NULL: no memory. */
 static struct short_fn *entry(struct short_calls *s, uint64_t addr)
 {
-	size_t mask, h;
+	bool added;
+	struct short_fn *f = addrtab_get(&s->fns, addr, &added);
 
-	if (2 * (s->n + 1) > s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct short_fn *v = calloc(cap, sizeof(*v));
-		if (!v)
-			return NULL;
-		for (size_t i = 0; i < s->cap; i++) {
-			if (!s->v[i].addr)
-				continue;
-			h = (s->v[i].addr * 0x9e3779b97f4a7c15ull >> 24) & (cap - 1);
-			while (v[h].addr)
-				h = (h + 1) & (cap - 1);
-			v[h] = s->v[i];
-		}
-		free(s->v);
-		s->v = v;
-		s->cap = cap;
-	}
-	mask = s->cap - 1;
-	for (h = (addr * 0x9e3779b97f4a7c15ull >> 24) & mask; s->v[h].addr; h = (h + 1) & mask)
-		if (s->v[h].addr == addr)
-			return &s->v[h];
-	s->v[h].addr = addr;
-	s->v[h].min = UINT64_MAX;
-	s->n++;
-	return &s->v[h];
+	if (f && added)
+		f->min = UINT64_MAX;
+	return f;
 }
 
 int flush_short_call(void *vctx, uint64_t addr, uint64_t dur, uint64_t self, int outer)
@@ -77,59 +56,69 @@ static uint64_t to_ns(const struct short_calls *s, uint64_t ticks)
 	return (uint64_t)((unsigned __int128)ticks * 1000000000u / s->ticks_per_second);
 }
 
+/* One function's summary instant. */
+static int emit_one(struct emit_ctx *ctx, const struct short_calls *s, const struct short_fn *f,
+		    uint64_t ts)
+{
+	static const char *const names[8] = { FXT_SHORT_ARG_MODULE, FXT_SHORT_ARG_CALLS,
+					      FXT_SHORT_ARG_SUM,    FXT_SHORT_ARG_TOTAL,
+					      FXT_SHORT_ARG_SELF,   FXT_SHORT_ARG_MIN,
+					      FXT_SHORT_ARG_MAX,    FXT_SHORT_ARG_CHILD };
+	const uint64_t v[8] = { 0,
+				f->calls,
+				to_ns(s, f->sum),
+				to_ns(s, f->total),
+				to_ns(s, f->self),
+				f->calls ? to_ns(s, f->min) : 0,
+				to_ns(s, f->max),
+				to_ns(s, f->child) };
+	struct sym_entry *e = flush_names_get(ctx->names, f->addr);
+	struct fxt_arg a[8];
+	struct fxt_event ev;
+
+	if (!e)
+		return -ENOMEM;
+	memset(a, 0, sizeof(a));
+	for (unsigned k = 0; k < 8; k++) {
+		a[k].type = k ? FXT_ARG_UINT64 : FXT_ARG_STRING;
+		a[k].name = fxt_writer_cstring(ctx->w, names[k]);
+		a[k].v.u64 = v[k];
+	}
+	a[0].v.str = fxt_writer_string(ctx->w, e->cat, e->cat_len);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = FXT_EVENT_INSTANT;
+	ev.ts = ts + ctx->com->shift;
+	ev.thread = ctx->ev.thread;
+	ev.category = fxt_writer_cstring(ctx->w, FXT_SHORT_CATEGORY);
+	ev.name = fxt_writer_string(ctx->w, e->name, e->name_len);
+	ev.args = a;
+	ev.nargs = 8;
+	ctx->names->epoch++; /* strings registered */
+	ctx->events++;
+	return fxt_writer_event(ctx->w, &ev);
+}
+
 int flush_short_emit(struct emit_ctx *ctx, uint64_t ts)
 {
-	struct short_calls *s = ctx->shorts;
+	const struct short_calls *s = ctx->shorts;
 	int err = 0;
 
-	for (size_t i = 0; s && i < s->cap && !err; i++) {
-		const struct short_fn *f = &s->v[i];
-		struct sym_entry *e;
-		struct fxt_arg a[8];
-		struct fxt_event ev;
-		const char *names[8] = { FXT_SHORT_ARG_MODULE, FXT_SHORT_ARG_CALLS,
-					 FXT_SHORT_ARG_SUM,    FXT_SHORT_ARG_TOTAL,
-					 FXT_SHORT_ARG_SELF,   FXT_SHORT_ARG_MIN,
-					 FXT_SHORT_ARG_MAX,    FXT_SHORT_ARG_CHILD };
-		const uint64_t v[8] = { 0,
-					f->calls,
-					to_ns(s, f->sum),
-					to_ns(s, f->total),
-					to_ns(s, f->self),
-					f->calls ? to_ns(s, f->min) : 0,
-					to_ns(s, f->max),
-					to_ns(s, f->child) };
+	for (size_t i = 0; s && i < s->fns.cap && !err; i++) {
+		const struct short_fn *f = addrtab_slot(&s->fns, i);
 
-		if (!f->addr)
-			continue;
-		e = flush_names_get(ctx->names, f->addr);
-		if (!e)
-			return -ENOMEM;
-		memset(a, 0, sizeof(a));
-		for (unsigned k = 0; k < 8; k++) {
-			a[k].type = k ? FXT_ARG_UINT64 : FXT_ARG_STRING;
-			a[k].name = fxt_writer_cstring(ctx->w, names[k]);
-			a[k].v.u64 = v[k];
-		}
-		a[0].v.str = fxt_writer_string(ctx->w, e->cat, e->cat_len);
-		memset(&ev, 0, sizeof(ev));
-		ev.type = FXT_EVENT_INSTANT;
-		ev.ts = ts + ctx->com->shift;
-		ev.thread = ctx->ev.thread;
-		ev.category = fxt_writer_cstring(ctx->w, FXT_SHORT_CATEGORY);
-		ev.name = fxt_writer_string(ctx->w, e->name, e->name_len);
-		ev.args = a;
-		ev.nargs = 8;
-		ctx->names->epoch++; /* strings registered */
-		ctx->events++;
-		err = fxt_writer_event(ctx->w, &ev);
+		if (f)
+			err = emit_one(ctx, s, f, ts);
 	}
 	return err;
 }
 
+void flush_short_init(struct short_calls *s, uint64_t ticks_per_second)
+{
+	s->fns = ADDRTAB_INIT(struct short_fn);
+	s->ticks_per_second = ticks_per_second;
+}
+
 void flush_short_free(struct short_calls *s)
 {
-	free(s->v);
-	s->v = NULL;
-	s->cap = s->n = 0;
+	addrtab_free(&s->fns);
 }

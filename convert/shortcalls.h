@@ -10,15 +10,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "convert/addrtab.h"
+
 struct emit_ctx;
 
-/* One thread's calls left out, by function. */
+/* One function's calls left out. */
+struct short_fn {
+	uint64_t addr;
+	uint64_t calls, sum, total, self, min, max, child; /* ticks */
+};
+
+/* One thread's calls left out, by function (flush_short_init()). */
 struct short_calls {
-	struct short_fn {
-		uint64_t addr;					   /* 0: empty slot */
-		uint64_t calls, sum, total, self, min, max, child; /* ticks */
-	} * v;
-	size_t cap, n;
+	struct addrtab fns; /* struct short_fn */
 	uint64_t ticks_per_second;
 };
 
@@ -30,6 +34,7 @@ int flush_short_children(void *ctx, uint64_t addr, uint64_t ticks);
 /* The summary instants of ctx->shorts, at `ts` (the thread's end). */
 int flush_short_emit(struct emit_ctx *ctx, uint64_t ts);
 
+void flush_short_init(struct short_calls *s, uint64_t ticks_per_second);
 void flush_short_free(struct short_calls *s);
 
 #endif /* FXT_CONVERT_SHORTCALLS_H */

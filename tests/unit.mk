@@ -76,7 +76,7 @@ tests_unit_test_agent_events_LDADD = $(AGENT_TEST_LDADD)
 # tests' own writer (tests/unit/spool_test_writer.h), read back through the
 # reader; the stack chart against a real recon with a recording sink.
 tests_unit_test_recon_SOURCES = tests/unit/test_recon.c \
-	tests/unit/agent_test_nest.h convert/recon.c convert/recon.h
+	tests/unit/agent_test_nest.h convert/recon.c convert/recon.h convert/addrtab.c convert/addrtab.h
 tests_unit_test_convert_flush_SOURCES = tests/unit/test_convert_flush.c \
 	tests/unit/agent_test_nest.h tests/unit/spool_test_writer.h
 tests_unit_test_convert_flush_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
@@ -84,7 +84,7 @@ tests_unit_test_convert_flush_LDADD = libfxtconvert.la libfxtsym.la libfxtprofil
 	$(LIBDW_LIBS) $(ZLIB_LIBS)
 tests_unit_test_stackchart_SOURCES = tests/unit/test_stackchart.c \
 	tests/unit/agent_test_nest.h convert/stackchart.c convert/stackchart.h \
-	convert/recon.c convert/recon.h
+	convert/recon.c convert/recon.h convert/addrtab.c convert/addrtab.h
 tests_unit_test_stackchart_CFLAGS = $(AM_CFLAGS)
 
 # ------------------------------------------------------------ the tools
