@@ -26,6 +26,30 @@ holds() {
   h_v() { sed -n "s/^$1 //p" "$TMPD/stats"; }
   echo "$(h_v events) events, $(h_v threads) threads, $(h_v dropped) dropped${2:+, $(h_v processes) processes}"
 }
+# each_agrees NAME MIN: every archive here has its own line in the summary,
+# saying what it holds; at least MIN of them (each_agrees NAME MIN).
+each_agrees() {
+  n=0 bad=
+  for a in *.fxt; do
+    n=$((n + 1))
+    [ "$(said "$a")" = "$(holds "$a")" ] || bad="$bad $a: said $(said "$a"), holds $(holds "$a");"
+  done
+  ok "$1: $n archives, each line says what it holds" test -z "$bad" -a "$n" -ge "$2"
+  [ -z "$bad" ] || diag "$bad"
+}
+# killed_run COMMAND...: fxt-run -o r.fxt COMMAND in a session of its own,
+# killed with all its processes (SIGKILL) once the program says "ready";
+# returns when they are gone.
+killed_run() {
+  setsid "$FXT_RUN" -o r.fxt "$@" >out 2>err &
+  run=$!
+  n=0
+  while ! grep -q ready out 2>/dev/null && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
+  kill -9 "-$run" 2>/dev/null
+  wait "$run" 2>/dev/null
+  n=0
+  while pgrep -g "$run" >/dev/null 2>&1 && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+}
 # agrees NAME ARCHIVE [processes]: the summary's numbers are ARCHIVE's.
 agrees() {
   a_want=$(holds "$2" $3)
@@ -65,13 +89,7 @@ ok "drops, samples, all libc groups: calls were dropped" \
 # --keep-parts: each archive's line says what that archive holds.
 mkdir keep && cd keep || exit 1
 trace k.fxt --keep-parts sh -c "$few" sh "$@"
-n=0 bad=
-for a in *.fxt; do
-  n=$((n + 1))
-  [ "$(said "$a")" = "$(holds "$a")" ] || bad="$bad $a: said $(said "$a"), holds $(holds "$a");"
-done
-ok "--keep-parts: $n archives, each line says what it holds" test -z "$bad" -a "$n" -gt 3
-[ -z "$bad" ] || diag "$bad"
+each_agrees --keep-parts 4
 cd "$TMPD" || exit 1
 
 # One process, no merge: the converter's numbers are the archive's.
@@ -82,15 +100,8 @@ agrees "one process" one.fxt
 # stay; --recover converts and merges them, and says what the archive
 # holds.
 mkdir gone && cd gone || exit 1
-setsid "$FXT_RUN" -o r.fxt sh -c "$workload"'; "$1" hang' sh "$@" >out 2>err &
-run=$!
-n=0
-while ! grep -q ready out 2>/dev/null && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
-kill -9 "-$run" 2>/dev/null
-wait "$run" 2>/dev/null
+killed_run sh -c "$workload"'; "$1" hang' sh "$@"
 ok "killed run: spools left, no archive" sh -c 'test ! -e r.fxt && ls r.fxt.*.spool >/dev/null'
-n=0
-while pgrep -g "$run" >/dev/null 2>&1 && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
 rc=0
 "$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
 is "$rc" 0 "--recover: exit status 0"
@@ -100,21 +111,8 @@ cd "$TMPD" || exit 1
 
 # --recover --keep-parts of the same kind of leftovers.
 mkdir gone2 && cd gone2 || exit 1
-setsid "$FXT_RUN" -o r.fxt sh -c '"$3" _exit >/dev/null; "$1" hang' sh "$@" >out 2>err &
-run=$!
-n=0
-while ! grep -q ready out 2>/dev/null && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
-kill -9 "-$run" 2>/dev/null
-wait "$run" 2>/dev/null
-n=0
-while pgrep -g "$run" >/dev/null 2>&1 && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+killed_run sh -c '"$3" _exit >/dev/null; "$1" hang' sh "$@"
 "$FXT_RUN" --recover --keep-parts . >"$TMPD/out" 2>"$TMPD/err"
-n=0 bad=
-for a in *.fxt; do
-  n=$((n + 1))
-  [ "$(said "$a")" = "$(holds "$a")" ] || bad="$bad $a: said $(said "$a"), holds $(holds "$a");"
-done
-ok "--recover --keep-parts: $n archives, each line says what it holds" test -z "$bad" -a "$n" -gt 0
-[ -z "$bad" ] || diag "$bad"
+each_agrees "--recover --keep-parts" 1
 cd "$TMPD" || exit 1
 finish
