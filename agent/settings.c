@@ -115,7 +115,7 @@ static void program_name(char *buf, size_t cap)
 static void load_output(void)
 {
 	const char *s = getenv(FXT_ENV_OUTPUT);
-	char name[PATH_MAX], cwd[PATH_MAX], host[256], bad = 0;
+	char name[PATH_MAX], cwd[PATH_MAX], prog[256], host[256], bad = 0;
 	struct run_template_values v;
 	size_t n;
 
@@ -124,16 +124,18 @@ static void load_output(void)
 		n = strlen(name);
 		if (n + 5 < sizeof(name))
 			memcpy(name + n, ".fxt", 5);
+	} else if (!strchr(s, '%')) {
+		snprintf(name, sizeof(name), "%s", s);
 	} else {
-		program_name(cwd, sizeof(cwd));
+		agent_cfg.output_template = true;
+		program_name(prog, sizeof(prog));
 		if (gethostname(host, sizeof(host)) != 0)
 			snprintf(host, sizeof(host), "localhost");
 		host[sizeof(host) - 1] = '\0';
 		v.pid = (long)getpid();
 		v.start = (long long)time(NULL);
-		v.program = cwd;
+		v.program = prog;
 		v.host = host;
-		agent_cfg.output_template = strchr(s, '%') != NULL;
 		if (run_output_expand(name, sizeof(name), s, &v, &bad) != 0) {
 			agent_err("%s: %s; the name is taken as it is", FXT_ENV_OUTPUT,
 				  bad ? "an unknown %-escape" : "too long once expanded");
