@@ -20,6 +20,7 @@
 #include "spool/libc_table.h"
 #include "spool/names.h"
 #include "spool/session.h"
+#include "spool/stage.h"
 
 unsigned agent_snap_libc;
 
@@ -43,6 +44,8 @@ static unsigned char copy_buf[64 << 10];
 /* Copies [off, off + len) of `in` to the same place in `out`. */
 static int copy_range(int in, int out, uint64_t off, uint64_t len)
 {
+	int err;
+
 	while (len) {
 		size_t n = len < sizeof(copy_buf) ? (size_t)len : sizeof(copy_buf);
 		ssize_t r = pread(in, copy_buf, n, (off_t)off);
@@ -51,8 +54,9 @@ static int copy_range(int in, int out, uint64_t off, uint64_t len)
 			continue;
 		if (r <= 0)
 			return r < 0 ? -errno : -EIO;
-		if (pwrite(out, copy_buf, (size_t)r, (off_t)off) != r)
-			return -errno;
+		err = spool_write_all(out, copy_buf, (uint64_t)r, off);
+		if (err)
+			return err;
 		off += (uint64_t)r;
 		len -= (uint64_t)r;
 	}
@@ -78,8 +82,8 @@ static int copy_chunks(int in, int out, uint64_t size, uint64_t *end)
 		    (pread(in, &again, sizeof(again), (off_t)off) != (ssize_t)sizeof(again) ||
 		     again.seq != c.seq || again.serial != c.serial))
 			c.serial = 0;
-		if (!err && pwrite(out, &c, sizeof(c), (off_t)off) != (ssize_t)sizeof(c))
-			err = -errno;
+		if (!err)
+			err = spool_write_all(out, &c, sizeof(c), off);
 		off += c.size;
 	}
 	*end = off;
@@ -100,9 +104,7 @@ static int write_seal(int out, uint64_t off)
 		agent_seal_thread(tb, &th);
 		if (!th.name[0])
 			agent_thread_comm(th.tid, th.name, sizeof(th.name));
-		if (pwrite(out, &th, sizeof(th), (off_t)(off + sizeof(seal) + n * sizeof(th))) !=
-		    (ssize_t)sizeof(th))
-			err = -errno;
+		err = spool_write_all(out, &th, sizeof(th), off + sizeof(seal) + n * sizeof(th));
 		n++;
 	}
 	pthread_mutex_unlock(&agent.lock);
@@ -113,9 +115,7 @@ static int write_seal(int out, uint64_t off)
 	agent_clock_start(&seal.base_ticks, &seal.base_ns);
 	seal.lost = __atomic_load_n(&agent.lost, __ATOMIC_RELAXED);
 	seal.nthreads = n;
-	if (!err && pwrite(out, &seal, sizeof(seal), (off_t)off) != (ssize_t)sizeof(seal))
-		err = -errno;
-	return err;
+	return err ? err : spool_write_all(out, &seal, sizeof(seal), off);
 }
 
 /* The header, last: the live one's, sealed, with what set it off. */
@@ -142,8 +142,7 @@ static int write_header(int in, int out, uint64_t seal_off, const struct trigger
 	h->snap_limit_ns = rule->limit_ns;
 	agent_fmt(h->snap_rule, sizeof(h->snap_rule), "%s>%lluns", rule->name,
 		  (unsigned long long)rule->limit_ns);
-	return pwrite(out, copy_buf, SPOOL_HEADER_SIZE, 0) == (ssize_t)SPOOL_HEADER_SIZE ? 0
-											 : -errno;
+	return spool_write_all(out, copy_buf, SPOOL_HEADER_SIZE, 0);
 }
 
 /* Snapshot n: the spool copied into OUT.snapN.spool (through a ".part"

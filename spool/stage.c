@@ -8,8 +8,7 @@
 
 #include "spool/stage.h"
 
-/* Writes `size` bytes of `buf` at `off`. */
-static int write_all(int fd, const void *buf, uint64_t size, uint64_t off)
+int spool_write_all(int fd, const void *buf, uint64_t size, uint64_t off)
 {
 	while (size) {
 		ssize_t n = pwrite(fd, buf, size, (off_t)off);
@@ -33,12 +32,12 @@ int spool_stage_copy(int fd, const struct spool_chunk *c, uint64_t off, const vo
 
 	if (c->dest <= off || c->size < SPOOL_CHUNK_HEADER_SIZE)
 		return -EINVAL;
-	err = write_all(fd, (const char *)map + SPOOL_CHUNK_HEADER_SIZE, body,
-			c->dest + SPOOL_CHUNK_HEADER_SIZE);
+	err = spool_write_all(fd, (const char *)map + SPOOL_CHUNK_HEADER_SIZE, body,
+			      c->dest + SPOOL_CHUNK_HEADER_SIZE);
 	if (err < 0)
 		return err;
 	h.state = CHUNK_PLAIN;
 	h.dest = 0;
 	h.next_staged = 0;
-	return write_all(fd, &h, sizeof(h), c->dest);
+	return spool_write_all(fd, &h, sizeof(h), c->dest);
 }

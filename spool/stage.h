@@ -1,5 +1,6 @@
 /* Copying a staged chunk to its reserved place (spool/format.h, "Staged
- * chunks"): the one way both the agent and fxt-run's drain thread do it. */
+ * chunks"): the one way both the agent and fxt-run's drain thread do it;
+ * and the write loop it uses. */
 #ifndef FXT_SPOOL_STAGE_H
 #define FXT_SPOOL_STAGE_H
 
@@ -15,5 +16,10 @@
  * the mapping is one copy where reading the file first would be two.
  * 0 or -errno; the original is never changed. */
 int spool_stage_copy(int fd, const struct spool_chunk *c, uint64_t off, const void *map);
+
+/* Writes `size` bytes of `buf` at `off` of `fd`, through short writes and
+ * EINTR: 0, -errno, or -EIO for a write that wrote nothing.  Also the
+ * agent's snapshots' (agent/snapshot.c). */
+int spool_write_all(int fd, const void *buf, uint64_t size, uint64_t off);
 
 #endif /* FXT_SPOOL_STAGE_H */
