@@ -3,8 +3,9 @@
  * (spool_test_writer.h), as spool/format.h and spool/records.h lay them
  * out.  One job, one file past 800 lines: each scenario (calls, drops,
  * threads, libc frames, flows, logs, counters, sync pairs, pipes, samples,
- * damage) builds its spool and checks the archive with the same helpers,
- * which a split would have to share through a header of their own. */
+ * damage, recycled copies, time bases, --min-duration's summaries) builds
+ * its spool and checks the archive with the same helpers, which a split
+ * would have to share through a header of their own. */
 #include <config.h>
 
 #include <errno.h>
