@@ -1,13 +1,13 @@
 # launcher/: fxt-run, which runs a program under the agent.
 bin_PROGRAMS += fxt-run
-# It converts every spool of the run with the converter (convert/).
+# It converts every spool of the run with the converter (convert/), and
+# merges the archives with tools/merge.h (libfxttools).
 fxt_run_SOURCES = launcher/fxt-run.c launcher/launcher.h \
 	launcher/options.c launcher/setup.c launcher/supervise.c \
 	launcher/spools.c launcher/status.c launcher/parts.c \
 	launcher/summary.c launcher/recover.c \
-	launcher/merge.c launcher/merge.h \
 	launcher/drain.c launcher/drain.h
 fxt_run_CPPFLAGS = $(AM_CPPFLAGS) -DFXT_PKGLIBDIR='"$(pkglibdir)"'
 fxt_run_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-fxt_run_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) $(ZLIB_LIBS) \
+fxt_run_LDADD = libfxttools.la libfxtconvert.la libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) $(ZLIB_LIBS) \
 	-lpthread

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "launcher/launcher.h"
-#include "launcher/merge.h"
+#include "tools/merge.h"
 #include "spool/names.h"
 #include "spool/proc.h"
 

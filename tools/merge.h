@@ -1,4 +1,5 @@
-/* Merging the archives of one run's processes into one archive.
+/* Merging archives into one: the archives of one run's processes
+ * (fxt-run), or archives of different recorders (fxt-merge), side by side.
  *
  * Every traced process's spool becomes an archive of its own
  * (convert/convert.h): the magic record, then provider info with id = its
@@ -16,10 +17,17 @@
  * that ends in a truncated record (its process died writing it), or whose
  * header says size 0, is copied up to its last whole record, so that the
  * merged archive stays readable after it.  The output is gzip when its
- * name ends in ".gz".  Private to launcher/.
+ * name ends in ".gz".
+ *
+ * Records can also move in time, provider by provider (fxt-merge aligning
+ * a kernel trace on another clock with the agent's CLOCK_MONOTONIC): the
+ * timestamp word of event, context switch and log records gets the
+ * provider's shift, in its own ticks (initialization record).  Large
+ * records are copied as they are (no importer writes timed ones).
+ * Private to launcher/ and tools/.
  */
-#ifndef FXT_LAUNCHER_MERGE_H
-#define FXT_LAUNCHER_MERGE_H
+#ifndef FXT_TOOLS_MERGE_H
+#define FXT_TOOLS_MERGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,7 +39,14 @@ struct merge_part_result {
 	uint64_t bytes;	     /* bytes copied, uncompressed */
 	bool truncated;	     /* it ended inside a record, or a record of size 0 */
 	bool not_an_archive; /* gone, or not starting with the magic record: skipped */
+	uint64_t clamped;    /* timestamps a negative shift would have put before 0 */
 };
+
+/* Called at each provider info record of part `part` with the provider's
+ * name: sets *shift_ns, what that provider's timestamps move by.  Returns 0,
+ * or -errno to fail the merge. */
+typedef int merge_shift_fn(void *ctx, size_t part, const char *name, size_t len,
+			   int64_t *shift_ns);
 
 /* Writes `out` (replacing it atomically: a temporary file in its directory
  * renamed over it, created with the mode the agent gives archives)
@@ -42,4 +57,9 @@ struct merge_part_result {
 int merge_archives(const char *out, const char *const *parts, size_t nparts,
 		   struct merge_part_result *res);
 
-#endif /* FXT_LAUNCHER_MERGE_H */
+/* The same, moving each provider's records by what `shift` says (NULL: as
+ * merge_archives()).  Its error fails the merge as any other. */
+int merge_archives_shifted(const char *out, const char *const *parts, size_t nparts,
+			   merge_shift_fn *shift, void *ctx, struct merge_part_result *res);
+
+#endif /* FXT_TOOLS_MERGE_H */
