@@ -3,7 +3,8 @@
  * Each element starts with its key, a uint64_t address (0: an empty
  * slot).  For the converter's per-function tallies: the frames of each
  * function open on a thread (recon.c) and the calls left out of it
- * (shortcalls.c).  Private to convert/. */
+ * (shortcalls.c); and the importers' threads, keyed by tid + 1
+ * (import/).  Private to convert/ and import/. */
 #ifndef FXT_CONVERT_ADDRTAB_H
 #define FXT_CONVERT_ADDRTAB_H
 

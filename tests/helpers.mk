@@ -11,6 +11,8 @@
 #    and which slices each flow joins (the libc-*.sh tests).
 #  - mkarchives: small valid and broken archives, for fxt-dump and the
 #    other tools' tests, and the seed corpus of the fuzzer (tests/fuzz.mk).
+#  - mkktrace: Darwin ktrace V3 files built by hand, valid and broken
+#    (import-ktrace.sh, and the import fuzzer's seeds).
 #  - mkruns: one run of a simulated program of many functions, with
 #    machine and per-call noise, for fxt-diff's statistics (diff-noise.sh).
 #  - numbers: the numbered calls of tests/progs/numbered read back from an
@@ -26,6 +28,7 @@ check_PROGRAMS += \
 	tests/helpers/calltree_fixture \
 	tests/helpers/libc_slices \
 	tests/helpers/mkarchives \
+	tests/helpers/mkktrace \
 	tests/helpers/mkruns \
 	tests/helpers/numbers
 tests_helpers_fxt_calltree_LDADD = libfxtcodec.la

@@ -1,0 +1,736 @@
+/* trace-cmd's trace.dat (v6, v7; plain or compressed) -> FXT, read through
+ * libtracecmd and libtraceevent: they parse the file, its sections, its
+ * compression, its clocks (TSC2NSEC, offsets) and each event's format;
+ * this file only maps what they hand out to FXT records:
+ *
+ *   sched_switch            a context switch record (cpu, the outgoing
+ *                           thread's state and priority, both threads)
+ *   sched_waking / _wakeup  an instant on the woken thread; and, when the
+ *   / _wakeup_new           thread was not already runnable, a slice
+ *                           "runnable" from then to its next switch-in,
+ *                           with a flow from it to the "running" slice
+ *                           that starts there (Perfetto binds flows to
+ *                           slices, and shows the wake-up latency)
+ *   ftrace print / bprint   a log record and an instant "print" (Perfetto
+ *   (trace_marker)          ignores log records), the text in "message"
+ *   ftrace kernel_stack     an instant with the frames, named from the
+ *                           file's kallsyms, in "stack"
+ *   every other event       an instant on its thread, category = system,
+ *                           the event's own fields as arguments (integers
+ *                           signed or not, pointers, strings; arrays other
+ *                           than strings are left out), at most 15
+ *   lost events             "fxt: N records dropped" on the thread of the
+ *                           next event, and the provider's buffer-full event
+ *
+ * Threads are named from the file's saved command lines, else from the
+ * comm fields of the scheduler events.  trace.dat keeps no thread-group
+ * ids, so each thread is its own process (koid = tid).  Each buffer
+ * (instance) is a provider of its own, the top buffer first.  Timestamps
+ * are the library's: nanoseconds on the file's trace clock.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fxt/format.h>
+
+#include "convert/addrtab.h"
+#include "import/import.h"
+
+#ifndef HAVE_LIBTRACECMD
+
+int import_tracedat(struct import_ctx *ic)
+{
+	return import_fail(ic, -ENOTSUP, 0,
+			   "a trace.dat file, but fxtrace was built without libtracecmd "
+			   "(install libtracecmd-dev and configure again)");
+}
+
+#else
+
+#include <event-parse.h>
+#include <trace-cmd.h>
+#include <trace-seq.h>
+
+#ifdef HAVE_TRACECMD_GET_TRACE_CLOCK
+/* Exported by libtracecmd (all versions since 2.9) but declared only in
+ * its private header; configure checks that the library has it. */
+const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+#endif
+
+/* What becomes of an event, found once per event type. */
+enum ev_kind { EV_GENERIC, EV_SWITCH, EV_WAKEUP, EV_PRINT, EV_BPRINT, EV_STACK };
+
+#define MAX_ARGS 15
+
+struct ev_field {
+	struct tep_format_field *f;
+	struct fxt_string_slot name;
+	enum { F_INT, F_UINT, F_PTR, F_STR, F_DYNSTR } kind;
+};
+
+struct ev_info {
+	struct tep_event *ev;
+	enum ev_kind kind;
+	struct fxt_string_slot cat, name;
+	unsigned nfields;
+	struct ev_field fields[MAX_ARGS];
+	/* sched_switch / sched_wakeup fields */
+	struct tep_format_field *prev_pid, *prev_prio, *prev_state, *prev_comm;
+	struct tep_format_field *next_pid, *next_prio, *next_comm;
+	struct tep_format_field *pid, *comm, *size, *caller, *buf;
+};
+
+/* A thread's scheduling state, for the runnable/running slices. */
+enum { T_UNKNOWN, T_RUNNABLE, T_RUNNING, T_OFF };
+
+struct thread {
+	uint64_t key; /* tid + 1 (addrtab.h) */
+	uint8_t state;
+	bool named;
+	uint64_t flow; /* the flow its "runnable" slice began, 0: none */
+	struct fxt_thread_slot slot;
+};
+
+struct stream {
+	struct import_ctx *ic;
+	struct tep_handle *tep;
+	uint32_t provider;
+	struct ev_info **evs; /* by event id */
+	size_t nevs;
+	struct addrtab threads; /* struct thread */
+	uint64_t next_flow;
+	uint64_t last_ts;
+	bool buffer_full;
+	int err;
+	struct trace_seq seq;
+	struct fxt_string_slot s_running, s_runnable, s_sched, s_print, s_message, s_stack,
+	    s_depth, s_waker, s_cpu;
+};
+
+/* ------------------------------------------------------------- threads */
+
+/* The thread of `tid` (the table's key is tid + 1: 0 marks an empty slot);
+ * NULL when out of memory.  A later call may move it. */
+static struct thread *thread_of(struct stream *s, int tid)
+{
+	return addrtab_get(&s->threads, (uint64_t)(int64_t)tid + 1, NULL);
+}
+
+/* Names the thread (and its process: koid = tid) once; `comm` from an
+ * event's fields, or NULL for the saved command lines'. */
+static void thread_name(struct stream *s, struct thread *t, int tid, const char *comm, size_t len)
+{
+	const char *name = comm;
+
+	if (t->named)
+		return;
+	if (name == NULL || len == 0) {
+		name = tid == 0 ? "swapper" : tep_data_comm_from_pid(s->tep, tid);
+		if (name == NULL || strcmp(name, "<...>") == 0) {
+			if (comm == NULL)
+				return; /* a later comm field may name it */
+			name = "<...>";
+		}
+		len = strlen(name);
+	}
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, name);
+	int err = fxt_writer_process_name(s->ic->w, (uint64_t)tid, buf);
+	if (err == 0)
+		err = fxt_writer_thread_name(s->ic->w, (uint64_t)tid, (uint64_t)tid, buf);
+	if (err < 0 && !s->err)
+		s->err = err;
+	t->named = true;
+	s->ic->st.threads++;
+}
+
+static struct fxt_tref tref(struct stream *s, struct thread *t, int tid)
+{
+	return fxt_writer_thread_cached(s->ic->w, &t->slot, (uint64_t)tid, (uint64_t)tid);
+}
+
+static struct fxt_sref str(struct stream *s, struct fxt_string_slot *slot, const char *lit)
+{
+	return fxt_writer_string_cached(s->ic->w, slot, lit, strlen(lit));
+}
+
+/* --------------------------------------------------------------- events */
+
+static void put(struct stream *s, const struct fxt_event *e)
+{
+	int err = fxt_writer_event(s->ic->w, e);
+
+	if (err < 0 && !s->err)
+		s->err = err;
+	s->ic->st.records++;
+}
+
+static void slice(struct stream *s, struct thread *t, int tid, enum fxt_event_type type,
+		  uint64_t ts, struct fxt_string_slot *name, const char *lit)
+{
+	struct fxt_event e = { .type = type, .ts = ts };
+
+	e.thread = tref(s, t, tid);
+	e.category = str(s, &s->s_sched, "sched");
+	e.name = str(s, name, lit);
+	put(s, &e);
+}
+
+static void flow(struct stream *s, struct thread *t, int tid, enum fxt_event_type type,
+		 uint64_t ts, uint64_t id)
+{
+	struct fxt_event e = { .type = type, .ts = ts, .extra = id };
+
+	e.thread = tref(s, t, tid);
+	e.category = str(s, &s->s_sched, "sched");
+	e.name = str(s, &s->s_runnable, "wakeup");
+	put(s, &e);
+}
+
+/* Ends a "runnable" slice that no switch-in ends (the trace ends first, or
+ * its switch-in was lost): its flow, if any, ends in it, so that no flow
+ * is left dangling. */
+static void end_runnable(struct stream *s, struct thread *t, int tid, uint64_t ts)
+{
+	if (t->flow)
+		flow(s, t, tid, FXT_EVENT_FLOW_END, ts, t->flow);
+	t->flow = 0;
+	slice(s, t, tid, FXT_EVENT_DURATION_END, ts, &s->s_runnable, "runnable");
+}
+
+static uint64_t read_field(struct tep_format_field *f, struct tep_record *rec)
+{
+	unsigned long long v = 0;
+
+	if (f == NULL || tep_read_number_field(f, rec->data, &v) != 0)
+		return 0;
+	return v;
+}
+
+static int64_t read_signed(struct tep_format_field *f, struct tep_record *rec)
+{
+	uint64_t v = read_field(f, rec);
+
+	if (f != NULL && f->size > 0 && f->size < 8) {
+		unsigned bits = (unsigned)f->size * 8;
+		if (v & (1ull << (bits - 1)))
+			v |= ~0ull << bits;
+	}
+	return (int64_t)v;
+}
+
+/* The bytes of a char-array field (NUL-terminated within it, or not). */
+static const char *field_chars(struct tep_format_field *f, struct tep_record *rec, size_t *len)
+{
+	if (f == NULL || f->offset < 0 || f->offset + f->size > rec->size) {
+		*len = 0;
+		return NULL;
+	}
+	const char *p = (const char *)rec->data + f->offset;
+	*len = strnlen(p, (size_t)f->size);
+	return p;
+}
+
+static struct ev_info *info_of(struct stream *s, struct tep_record *rec)
+{
+	int id = tep_data_type(s->tep, rec);
+
+	if (id < 0)
+		return NULL;
+	if ((size_t)id >= s->nevs) {
+		size_t n = (size_t)id + 64;
+		struct ev_info **ne = realloc(s->evs, n * sizeof(*ne));
+		if (ne == NULL)
+			return NULL;
+		memset(ne + s->nevs, 0, (n - s->nevs) * sizeof(*ne));
+		s->evs = ne;
+		s->nevs = n;
+	}
+	if (s->evs[id] != NULL)
+		return s->evs[id];
+
+	struct tep_event *ev = tep_find_event(s->tep, id);
+	if (ev == NULL)
+		return NULL;
+	struct ev_info *in = calloc(1, sizeof(*in));
+	if (in == NULL)
+		return NULL;
+	in->ev = ev;
+	const char *sys = ev->system ? ev->system : "", *name = ev->name ? ev->name : "";
+	if (strcmp(name, "sched_switch") == 0) {
+		in->kind = EV_SWITCH;
+		in->prev_pid = tep_find_field(ev, "prev_pid");
+		in->prev_prio = tep_find_field(ev, "prev_prio");
+		in->prev_state = tep_find_field(ev, "prev_state");
+		in->prev_comm = tep_find_field(ev, "prev_comm");
+		in->next_pid = tep_find_field(ev, "next_pid");
+		in->next_prio = tep_find_field(ev, "next_prio");
+		in->next_comm = tep_find_field(ev, "next_comm");
+		if (!in->prev_pid || !in->next_pid)
+			in->kind = EV_GENERIC;
+	} else if (strcmp(name, "sched_wakeup") == 0 || strcmp(name, "sched_waking") == 0 ||
+		   strcmp(name, "sched_wakeup_new") == 0) {
+		in->kind = EV_WAKEUP;
+		in->pid = tep_find_field(ev, "pid");
+		in->comm = tep_find_field(ev, "comm");
+		if (!in->pid)
+			in->kind = EV_GENERIC;
+	} else if (strcmp(sys, "ftrace") == 0 && strcmp(name, "print") == 0) {
+		in->kind = EV_PRINT;
+		in->buf = tep_find_field(ev, "buf");
+	} else if (strcmp(sys, "ftrace") == 0 && strcmp(name, "bprint") == 0) {
+		in->kind = EV_BPRINT;
+	} else if (strcmp(sys, "ftrace") == 0 && strcmp(name, "kernel_stack") == 0) {
+		in->kind = EV_STACK;
+		in->size = tep_find_field(ev, "size");
+		in->caller = tep_find_field(ev, "caller");
+		if (!in->caller)
+			in->kind = EV_GENERIC;
+	}
+	/* The arguments of a generic event (and a wake-up's instant). */
+	for (struct tep_format_field *f = ev->format.fields; f && in->nfields < MAX_ARGS;
+	     f = f->next) {
+		struct ev_field *a = &in->fields[in->nfields];
+		if (f->flags & TEP_FIELD_IS_STRING)
+			a->kind = (f->flags & TEP_FIELD_IS_DYNAMIC) ? F_DYNSTR : F_STR;
+		else if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
+			continue;
+		else if (f->flags & TEP_FIELD_IS_POINTER)
+			a->kind = F_PTR;
+		else if (f->size < 1 || f->size > 8)
+			continue;
+		else
+			a->kind = (f->flags & TEP_FIELD_IS_SIGNED) ? F_INT : F_UINT;
+		a->f = f;
+		in->nfields++;
+	}
+	s->evs[id] = in;
+	return in;
+}
+
+static void event_args(struct stream *s, struct ev_info *in, struct tep_record *rec,
+		       struct fxt_arg *args, unsigned *nargs)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < in->nfields; i++) {
+		struct ev_field *a = &in->fields[i];
+		struct fxt_arg *o = &args[n];
+		size_t len;
+		const char *p;
+		int dlen;
+
+		switch (a->kind) {
+		case F_INT:
+			o->type = FXT_ARG_INT64;
+			o->v.i64 = read_signed(a->f, rec);
+			break;
+		case F_UINT:
+			o->type = FXT_ARG_UINT64;
+			o->v.u64 = read_field(a->f, rec);
+			break;
+		case F_PTR:
+			o->type = FXT_ARG_POINTER;
+			o->v.ptr = read_field(a->f, rec);
+			break;
+		case F_STR:
+			p = field_chars(a->f, rec, &len);
+			if (p == NULL)
+				continue;
+			o->type = FXT_ARG_STRING;
+			o->v.str = fxt_writer_string(s->ic->w, p, len);
+			break;
+		case F_DYNSTR:
+			p = tep_get_field_raw(&s->seq, in->ev, a->f->name, rec, &dlen, 0);
+			if (p == NULL || dlen < 0)
+				continue;
+			len = strnlen(p, (size_t)dlen);
+			o->type = FXT_ARG_STRING;
+			o->v.str = len <= 64 ? fxt_writer_string(s->ic->w, p, len)
+					     : fxt_sref_inline(p, len < FXT_MAX_STRING_LEN
+								      ? len
+								      : FXT_MAX_STRING_LEN);
+			break;
+		}
+		o->name = fxt_writer_string_cached(s->ic->w, &a->name, a->f->name,
+						   strlen(a->f->name));
+		n++;
+	}
+	*nargs = n;
+}
+
+static void instant(struct stream *s, struct ev_info *in, struct thread *t, int tid,
+		    uint64_t ts, const struct fxt_arg *args, unsigned nargs)
+{
+	struct fxt_event e = { .type = FXT_EVENT_INSTANT, .ts = ts, .args = args, .nargs = nargs };
+	const char *sys = in->ev->system ? in->ev->system : "";
+	const char *name = in->ev->name ? in->ev->name : "";
+
+	e.thread = tref(s, t, tid);
+	e.category = fxt_writer_string_cached(s->ic->w, &in->cat, sys, strlen(sys));
+	e.name = fxt_writer_string_cached(s->ic->w, &in->name, name, strlen(name));
+	put(s, &e);
+}
+
+/* Linux's task state bits -> the state FXT gives the outgoing thread. */
+static unsigned fxt_state(int64_t prev_state)
+{
+	uint64_t st = (uint64_t)prev_state & 0xff; /* TASK_REPORT bits */
+
+	if (prev_state & 0x100) /* TASK_REPORT_MAX: preempted while running */
+		return FXT_THREAD_RUNNING;
+	if (st == 0)
+		return FXT_THREAD_RUNNING; /* R: preempted, still runnable */
+	if (st & (0x10 | 0x20))
+		return FXT_THREAD_DEAD; /* X, Z */
+	if (st & (0x04 | 0x08))
+		return FXT_THREAD_SUSPENDED; /* T, t */
+	return FXT_THREAD_BLOCKED;	     /* S, D, I, P */
+}
+
+static void on_switch(struct stream *s, struct ev_info *in, struct tep_record *rec)
+{
+	int prev = (int)read_signed(in->prev_pid, rec), next = (int)read_signed(in->next_pid, rec);
+	int64_t state = read_signed(in->prev_state, rec);
+	struct thread *tp = thread_of(s, prev), *tn;
+	struct fxt_context_switch cs = { 0 };
+	const char *c;
+	size_t len;
+
+	if (tp == NULL) {
+		s->err = -ENOMEM;
+		return;
+	}
+	c = field_chars(in->prev_comm, rec, &len);
+	thread_name(s, tp, prev, c, len);
+	tn = thread_of(s, next); /* may move tp */
+	if (tn == NULL) {
+		s->err = -ENOMEM;
+		return;
+	}
+	c = field_chars(in->next_comm, rec, &len);
+	thread_name(s, tn, next, c, len);
+	tp = thread_of(s, prev);
+	cs.in_thread = tref(s, tn, next);
+	cs.out_thread = tref(s, tp, prev);
+	cs.cpu = (unsigned)rec->cpu & 0xff;
+	cs.out_state = fxt_state(state);
+	cs.out_prio = (unsigned)read_field(in->prev_prio, rec) & 0xff;
+	cs.in_prio = (unsigned)read_field(in->next_prio, rec) & 0xff;
+	cs.ts = rec->ts;
+	int err = fxt_writer_context_switch(s->ic->w, &cs);
+	if (err < 0 && !s->err)
+		s->err = err;
+	s->ic->st.records++;
+
+	/* The slices (not for the idle threads: one koid on every CPU). */
+	if (prev != 0 && prev != next) {
+		if (tp->state == T_RUNNING)
+			slice(s, tp, prev, FXT_EVENT_DURATION_END, rec->ts, &s->s_running,
+			      "running");
+		else if (tp->state == T_RUNNABLE) /* its switch-in is not in the file */
+			end_runnable(s, tp, prev, rec->ts);
+		tp->state = T_OFF;
+		if (cs.out_state == FXT_THREAD_RUNNING) { /* preempted: runnable */
+			slice(s, tp, prev, FXT_EVENT_DURATION_BEGIN, rec->ts, &s->s_runnable,
+			      "runnable");
+			tp->state = T_RUNNABLE;
+			tp->flow = 0;
+		}
+	}
+	if (next != 0 && prev != next) {
+		if (tn->state == T_RUNNABLE)
+			slice(s, tn, next, FXT_EVENT_DURATION_END, rec->ts, &s->s_runnable,
+			      "runnable");
+		if (tn->state != T_RUNNING) {
+			slice(s, tn, next, FXT_EVENT_DURATION_BEGIN, rec->ts, &s->s_running,
+			      "running");
+			if (tn->state == T_RUNNABLE && tn->flow)
+				flow(s, tn, next, FXT_EVENT_FLOW_END, rec->ts, tn->flow);
+		}
+		tn->flow = 0;
+		tn->state = T_RUNNING;
+	}
+}
+
+static void on_wakeup(struct stream *s, struct ev_info *in, struct tep_record *rec)
+{
+	int tid = (int)read_signed(in->pid, rec);
+	struct thread *t = thread_of(s, tid);
+	struct fxt_arg args[MAX_ARGS + 1];
+	unsigned nargs;
+	const char *c;
+	size_t len;
+
+	if (t == NULL) {
+		s->err = -ENOMEM;
+		return;
+	}
+	c = field_chars(in->comm, rec, &len);
+	thread_name(s, t, tid, c, len);
+	event_args(s, in, rec, args, &nargs);
+	instant(s, in, t, tid, rec->ts, args, nargs);
+	if (tid == 0 || t->state == T_RUNNING || t->state == T_RUNNABLE)
+		return;
+	slice(s, t, tid, FXT_EVENT_DURATION_BEGIN, rec->ts, &s->s_runnable, "runnable");
+	t->flow = ++s->next_flow;
+	flow(s, t, tid, FXT_EVENT_FLOW_BEGIN, rec->ts, t->flow);
+	t->state = T_RUNNABLE;
+}
+
+static void on_print(struct stream *s, struct ev_info *in, struct tep_record *rec,
+		     struct thread *t, int tid)
+{
+	const char *p = NULL;
+	size_t len = 0;
+	int dlen;
+
+	if (in->kind == EV_PRINT && in->buf != NULL) {
+		if (in->buf->flags & TEP_FIELD_IS_DYNAMIC) {
+			p = tep_get_field_raw(&s->seq, in->ev, "buf", rec, &dlen, 0);
+			len = p && dlen > 0 ? strnlen(p, (size_t)dlen) : 0;
+		} else if (in->buf->offset >= 0 && in->buf->offset <= rec->size) {
+			p = (const char *)rec->data + in->buf->offset;
+			len = strnlen(p, (size_t)(rec->size - in->buf->offset));
+		}
+	} else {
+		trace_seq_reset(&s->seq);
+		tep_print_event(s->tep, &s->seq, rec, "%s", TEP_PRINT_INFO);
+		trace_seq_terminate(&s->seq);
+		p = s->seq.buffer;
+		len = p ? strlen(p) : 0;
+	}
+	if (p == NULL)
+		p = "";
+	while (len > 0 && (p[len - 1] == '\n' || p[len - 1] == '\0'))
+		len--;
+	if (len > FXT_MAX_STRING_LEN)
+		len = FXT_MAX_STRING_LEN;
+	struct fxt_tref th = tref(s, t, tid);
+	int err = fxt_writer_log(s->ic->w, rec->ts, th, p, len);
+	if (err < 0 && !s->err)
+		s->err = err;
+	s->ic->st.records++;
+	struct fxt_arg a = { .type = FXT_ARG_STRING };
+	a.name = str(s, &s->s_message, "message");
+	a.v.str = fxt_sref_inline(p, len);
+	instant(s, in, t, tid, rec->ts, &a, 1);
+}
+
+static void on_stack(struct stream *s, struct ev_info *in, struct tep_record *rec,
+		     struct thread *t, int tid)
+{
+	struct tep_format_field *f = in->caller;
+	int lsize = f->elementsize > 0 ? (int)f->elementsize : 8;
+	uint64_t depth = in->size ? read_field(in->size, rec) : (uint64_t)f->arraylen;
+	char text[4096];
+	size_t used = 0;
+	unsigned n = 0;
+
+	text[0] = '\0';
+	for (uint64_t i = 0; i < depth; i++) {
+		int off = f->offset + (int)i * lsize;
+		if (off < 0 || off + lsize > rec->size)
+			break;
+		uint64_t addr = 0;
+		memcpy(&addr, (const char *)rec->data + off, (size_t)(lsize < 8 ? lsize : 8));
+		if (lsize == 8 && addr == ~0ull)
+			break; /* the end marker of older kernels */
+		const char *fn = tep_find_function(s->tep, addr);
+		int w = snprintf(text + used, sizeof(text) - used, "%s%s (0x%" PRIx64 ")",
+				 n ? "\n" : "", fn ? fn : "?", addr);
+		if (w < 0 || (size_t)w >= sizeof(text) - used)
+			break;
+		used += (size_t)w;
+		n++;
+	}
+	struct fxt_arg a[2] = { { .type = FXT_ARG_STRING }, { .type = FXT_ARG_UINT64 } };
+	a[0].name = str(s, &s->s_stack, "stack");
+	a[0].v.str = fxt_sref_inline(text, used);
+	a[1].name = str(s, &s->s_depth, "depth");
+	a[1].v.u64 = n;
+	instant(s, in, t, tid, rec->ts, a, 2);
+}
+
+static void lost(struct stream *s, struct tep_record *rec, struct thread *t, int tid)
+{
+	char name[64];
+	long long n = rec->missed_events;
+
+	if (!s->buffer_full) {
+		s->buffer_full = true;
+		int err = fxt_writer_provider_event(s->ic->w, s->provider,
+						    FXT_PROVIDER_EVENT_BUFFER_FULL);
+		if (err < 0 && !s->err)
+			s->err = err;
+	}
+	/* -1: the kernel knew events were lost, not how many. */
+	if (n < 0)
+		snprintf(name, sizeof(name), "fxt: events lost (count unknown)");
+	else
+		snprintf(name, sizeof(name), FXT_DROP_PREFIX "%lld" FXT_DROP_SUFFIX, n);
+	s->ic->st.lost += n > 0 ? (uint64_t)n : 0;
+	struct fxt_event e = { .type = FXT_EVENT_INSTANT, .ts = rec->ts };
+	e.thread = tref(s, t, tid);
+	e.category = fxt_writer_cstring(s->ic->w, "fxt");
+	e.name = fxt_writer_cstring(s->ic->w, name);
+	put(s, &e);
+}
+
+static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+	struct stream *s = data;
+	struct ev_info *in;
+	struct thread *t;
+	int tid;
+
+	(void)h;
+	(void)cpu;
+	s->ic->st.events++;
+	if (rec->ts > s->last_ts)
+		s->last_ts = rec->ts;
+	in = info_of(s, rec);
+	if (in == NULL) {
+		s->ic->st.skipped++;
+		return 0;
+	}
+	tid = tep_data_pid(s->tep, rec);
+	t = thread_of(s, tid);
+	if (t == NULL) {
+		s->err = -ENOMEM;
+		return 1;
+	}
+	thread_name(s, t, tid, NULL, 0);
+	if (rec->missed_events)
+		lost(s, rec, t, tid);
+
+	switch (in->kind) {
+	case EV_SWITCH:
+		on_switch(s, in, rec);
+		break;
+	case EV_WAKEUP:
+		on_wakeup(s, in, rec);
+		break;
+	case EV_PRINT:
+	case EV_BPRINT:
+		on_print(s, in, rec, t, tid);
+		break;
+	case EV_STACK:
+		on_stack(s, in, rec, t, tid);
+		break;
+	case EV_GENERIC: {
+		struct fxt_arg args[MAX_ARGS];
+		unsigned nargs;
+		event_args(s, in, rec, args, &nargs);
+		instant(s, in, t, tid, rec->ts, args, nargs);
+		break;
+	}
+	}
+	return s->err ? 1 : 0; /* non-zero stops the iteration */
+}
+
+/* Ends the slices still open when the stream ends. */
+static void close_open(struct stream *s)
+{
+	for (size_t i = 0; i < s->threads.cap; i++) {
+		struct thread *t = addrtab_slot(&s->threads, i);
+		if (t == NULL)
+			continue;
+		int tid = (int)(t->key - 1);
+		if (t->state == T_RUNNING)
+			slice(s, t, tid, FXT_EVENT_DURATION_END, s->last_ts, &s->s_running,
+			      "running");
+		else if (t->state == T_RUNNABLE)
+			end_runnable(s, t, tid, s->last_ts);
+		t->state = T_OFF;
+	}
+}
+
+static const char *clock_of(struct tracecmd_input *h)
+{
+	const char *c = NULL;
+
+#ifdef HAVE_TRACECMD_GET_TRACE_CLOCK
+	c = tracecmd_get_trace_clock(h);
+#else
+	(void)h;
+#endif
+	return c && *c ? c : "local";
+}
+
+static int import_stream(struct import_ctx *ic, struct tracecmd_input *h, const char *buffer)
+{
+	struct stream s;
+	char name[160];
+	int err;
+
+	memset(&s, 0, sizeof(s));
+	s.ic = ic;
+	s.threads = ADDRTAB_INIT(struct thread);
+	s.tep = tracecmd_get_tep(h);
+	if (s.tep == NULL)
+		return import_fail(ic, -EINVAL, 0, "libtracecmd found no event formats");
+	snprintf(name, sizeof(name), "trace-cmd %s", buffer);
+	err = import_provider(ic, name, clock_of(h), &s.provider);
+	if (err < 0)
+		return err;
+	trace_seq_init(&s.seq);
+	err = tracecmd_iterate_events(h, NULL, 0, on_record, &s);
+	if (err < 0 && !s.err)
+		s.err = import_fail(ic, -EIO, 0, "libtracecmd could not read the %s buffer's events",
+				    buffer);
+	if (!s.err)
+		close_open(&s);
+	trace_seq_destroy(&s.seq);
+	for (size_t i = 0; i < s.nevs; i++)
+		free(s.evs[i]);
+	free(s.evs);
+	addrtab_free(&s.threads);
+	if (s.err && !ic->err[0])
+		import_fail(ic, s.err, 0, "%s", strerror(-s.err));
+	return s.err;
+}
+
+int import_tracedat(struct import_ctx *ic)
+{
+	struct tracecmd_input *h;
+	int err;
+
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	tep_set_loglevel(TEP_LOG_NONE);
+	/* Plugins only change how events print; loading them would run code
+	 * from the user's and the system's plugin folders. */
+	h = tracecmd_open_fd(dup(ic->fd), TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (h == NULL) {
+		struct stat st;
+		uint64_t size = fstat(ic->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+		return import_fail(ic, -EINVAL, size,
+				   "libtracecmd cannot read this trace.dat (truncated, damaged, "
+				   "or a version it does not know)");
+	}
+	err = import_stream(ic, h, "top");
+	int nb = tracecmd_buffer_instances(h);
+	for (int i = 0; i < nb && err == 0; i++) {
+		struct tracecmd_input *bh = tracecmd_buffer_instance_handle(h, i);
+		const char *bn = tracecmd_buffer_instance_name(h, i);
+		char label[96];
+		if (bh == NULL) {
+			err = import_fail(ic, -EINVAL, 0, "libtracecmd cannot open buffer %d", i);
+			break;
+		}
+		snprintf(label, sizeof(label), "buffer %s", bn ? bn : "?");
+		err = import_stream(ic, bh, label);
+		tracecmd_close(bh);
+	}
+	tracecmd_close(h);
+	return err;
+}
+
+#endif /* HAVE_LIBTRACECMD */
