@@ -90,6 +90,15 @@ bench-modes: all
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/modes.sh
 .PHONY: bench-modes
 
+# `make bench-import`: bench/import.sh records a ~100 MB trace.dat (root,
+# tracefs) or takes TRACE_DAT=FILE, and times fxt-import on it against
+# `trace-cmd report` in the same run: events/s, MB/s, peak RSS.
+dist_noinst_SCRIPTS += bench/import.sh
+bench-import: all
+	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+	  $(SHELL) $(top_srcdir)/bench/import.sh
+.PHONY: bench-import
+
 # `make bench-multiproc`: bench/multiproc.sh times real multi-process
 # workloads (bash pipes, find | xargs md5sum, make -j2, cc -O2 -c, python3
 # through sh) plainly and under fxt-run (default --libc and --libc=none),

@@ -28,6 +28,16 @@ void *addrtab_get(struct addrtab *t, uint64_t addr, bool *added)
 {
 	uint64_t *e;
 
+	/* A key already there is found without growing the table: only an
+	 * insertion moves the elements. */
+	if (t->cap) {
+		e = key_at(t->v, t->elem, probe(t->v, t->elem, t->cap, addr));
+		if (*e == addr) {
+			if (added)
+				*added = false;
+			return e;
+		}
+	}
 	if (2 * (t->n + 1) > t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 64;
 		void *v = calloc(cap, t->elem);

@@ -22,7 +22,9 @@ struct addrtab {
 #define ADDRTAB_INIT(type) ((struct addrtab){ NULL, sizeof(type), 0, 0 })
 
 /* The element of `addr` (not 0), added zero-filled but for its key when
- * new (*added then true, if added is not NULL).  NULL: out of memory. */
+ * new (*added then true, if added is not NULL).  NULL: out of memory.
+ * Adding an element may move every element (pointers from earlier calls
+ * then dangle); finding one moves nothing. */
 void *addrtab_get(struct addrtab *t, uint64_t addr, bool *added);
 
 /* Slot i (i < t->cap): its element, or NULL when empty. */

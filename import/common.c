@@ -15,8 +15,8 @@ int import_fail(struct import_ctx *ic, int rc, uint64_t off, const char *fmt, ..
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(ic->err, sizeof(ic->err), "%s: offset %llu: %s", ic->path,
-		 (unsigned long long)off, msg);
+	snprintf(ic->err, sizeof(ic->err), "%s: offset %llu: %s", ic->path, (unsigned long long)off,
+		 msg);
 	return rc < 0 ? rc : -EINVAL;
 }
 
@@ -58,7 +58,8 @@ bool import_clock_of_provider(const char *name, size_t len, char *buf, size_t ca
 
 enum import_format import_sniff(const void *head, size_t len)
 {
-	static const unsigned char tracedat[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	static const unsigned char tracedat[] = { 0x17, 0x08, 0x44, 't', 'r',
+						  'a',	'c',  'i',  'n', 'g' };
 	static const unsigned char fxt[] = { 0x10, 0x00, 0x04, 0x46, 0x78, 0x54, 0x16, 0x00 };
 	static const unsigned char ktrace[] = { 0x00, 0x03, 0xaa, 0x55 }; /* 0x55aa0300, LE */
 	const unsigned char *p = head;

@@ -31,19 +31,19 @@
 
 /* What an import counted. */
 struct import_stats {
-	uint64_t events;      /* input events read */
-	uint64_t records;     /* FXT event, context switch and log records written */
-	uint64_t lost;	      /* events the recorder lost (its buffer overran) */
-	uint64_t skipped;     /* chunks or events not understood and left out */
-	uint64_t threads;     /* threads named */
-	unsigned providers;   /* streams (buffers) written */
-	char clock[32];	      /* the (first) stream's clock */
+	uint64_t events;    /* input events read */
+	uint64_t records;   /* FXT event, context switch and log records written */
+	uint64_t lost;	    /* events the recorder lost (its buffer overran) */
+	uint64_t skipped;   /* chunks or events not understood and left out */
+	uint64_t threads;   /* threads named */
+	unsigned providers; /* streams (buffers) written */
+	char clock[32];	    /* the (first) stream's clock */
 };
 
 struct import_ctx {
 	struct fxt_writer *w;
-	const char *path; /* the input, for messages */
-	int fd;		  /* the input, open for reading */
+	const char *path;	/* the input, for messages */
+	int fd;			/* the input, open for reading */
 	uint32_t next_provider; /* the id the next stream takes (from 1) */
 	bool verbose;
 	struct import_stats st;

@@ -40,14 +40,14 @@
 #include "convert/addrtab.h"
 #include "import/import.h"
 
-#define KT_MAGIC 0x55aa0300u
-#define KT_HEADER_SIZE 56u
-#define KT_CHUNK_HEADER 16u
+#define KT_MAGIC	  0x55aa0300u
+#define KT_HEADER_SIZE	  56u
+#define KT_CHUNK_HEADER	  16u
 #define KT_TAG_THREAD_MAP 0x1d00u
-#define KT_TAG_EVENTS 0x1e00u
-#define KT_EVENT_SIZE 64u
-#define KT_MAP_ENTRY 32u
-#define KT_STACK 32 /* open START events kept per thread */
+#define KT_TAG_EVENTS	  0x1e00u
+#define KT_EVENT_SIZE	  64u
+#define KT_MAP_ENTRY	  32u
+#define KT_STACK	  32 /* open START events kept per thread */
 
 struct kt_header {
 	uint16_t major, minor;
@@ -72,8 +72,8 @@ struct kt_in {
 	int fd;
 	uint64_t size; /* the file's */
 	unsigned char buf[65536];
-	uint64_t at;  /* file offset of buf[0] */
-	size_t len;   /* bytes valid in buf */
+	uint64_t at; /* file offset of buf[0] */
+	size_t len;  /* bytes valid in buf */
 };
 
 struct kt {
@@ -131,8 +131,9 @@ static const unsigned char *kt_at(struct kt *k, uint64_t off, size_t n, const ch
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
-			k->err = import_fail(k->ic, r < 0 ? -errno : -EIO, off + got,
-					     "cannot read: %s", r < 0 ? strerror(errno) : "short file");
+			k->err =
+			    import_fail(k->ic, r < 0 ? -errno : -EIO, off + got, "cannot read: %s",
+					r < 0 ? strerror(errno) : "short file");
 			return NULL;
 		}
 		got += (size_t)r;
@@ -154,39 +155,72 @@ static struct kt_thread *kt_thread(struct kt *k, uint64_t tid)
 static const char *class_name(unsigned c)
 {
 	switch (c) {
-	case 1: return "mach";
-	case 2: return "network";
-	case 3: return "fsystem";
-	case 4: return "bsd";
-	case 5: return "iokit";
-	case 6: return "drivers";
-	case 7: return "trace";
-	case 8: return "dlil";
-	case 9: return "pthread";
-	case 10: return "corestorage";
-	case 11: return "cg";
-	case 12: return "monotonic";
-	case 20: return "misc";
-	case 30: return "security";
-	case 31: return "dyld";
-	case 32: return "qt";
-	case 33: return "apps";
-	case 34: return "launchd";
-	case 35: return "silicon";
-	case 37: return "perf";
-	case 38: return "importance";
-	case 40: return "bank";
-	case 41: return "xpc";
-	case 42: return "atm";
-	case 43: return "ariadne";
-	case 44: return "daemon";
-	case 45: return "energytrace";
-	case 46: return "dispatch";
-	case 49: return "img";
-	case 51: return "umalloc";
-	case 53: return "turnstile";
-	case 255: return "mig";
-	default: return "kdebug";
+	case 1:
+		return "mach";
+	case 2:
+		return "network";
+	case 3:
+		return "fsystem";
+	case 4:
+		return "bsd";
+	case 5:
+		return "iokit";
+	case 6:
+		return "drivers";
+	case 7:
+		return "trace";
+	case 8:
+		return "dlil";
+	case 9:
+		return "pthread";
+	case 10:
+		return "corestorage";
+	case 11:
+		return "cg";
+	case 12:
+		return "monotonic";
+	case 20:
+		return "misc";
+	case 30:
+		return "security";
+	case 31:
+		return "dyld";
+	case 32:
+		return "qt";
+	case 33:
+		return "apps";
+	case 34:
+		return "launchd";
+	case 35:
+		return "silicon";
+	case 37:
+		return "perf";
+	case 38:
+		return "importance";
+	case 40:
+		return "bank";
+	case 41:
+		return "xpc";
+	case 42:
+		return "atm";
+	case 43:
+		return "ariadne";
+	case 44:
+		return "daemon";
+	case 45:
+		return "energytrace";
+	case 46:
+		return "dispatch";
+	case 49:
+		return "img";
+	case 51:
+		return "umalloc";
+	case 53:
+		return "turnstile";
+	case 255:
+		return "mig";
+	default:
+		return "kdebug";
 	}
 }
 
@@ -231,9 +265,9 @@ static void kt_header_event(struct kt *k, struct fxt_tref th, uint64_t ts)
 	struct fxt_writer *w = k->ic->w;
 	struct fxt_arg a[7];
 	static const char *const names[7] = { "timebase_numer", "timebase_denom", "timestamp",
-					       "walltime_sec",	 "walltime_usec",  "minutes_west",
-					       "flags" };
-	const uint64_t v[7] = { k->h.numer,    k->h.denom,	  k->h.timestamp, k->h.wall_sec,
+					      "walltime_sec",	"walltime_usec",  "minutes_west",
+					      "flags" };
+	const uint64_t v[7] = { k->h.numer,	k->h.denom,	   k->h.timestamp, k->h.wall_sec,
 				k->h.wall_usec, k->h.minutes_west, k->h.flags };
 	struct fxt_event e = { .type = FXT_EVENT_INSTANT, .ts = ts, .thread = th };
 
@@ -288,9 +322,14 @@ static void kt_event(struct kt *k, const unsigned char *r)
 	}
 	static const char *const an[8] = { "class", "subclass", "code", "arg1",
 					   "arg2",  "arg3",	"arg4", "cpu" };
-	const uint64_t av[8] = { cls,	       (debugid >> 16) & 0xff, (debugid >> 2) & 0x3fff,
-				 le64(r + 8),  le64(r + 16),	       le64(r + 24),
-				 le64(r + 32), cpu };
+	const uint64_t av[8] = { cls,
+				 (debugid >> 16) & 0xff,
+				 (debugid >> 2) & 0x3fff,
+				 le64(r + 8),
+				 le64(r + 16),
+				 le64(r + 24),
+				 le64(r + 32),
+				 cpu };
 	for (unsigned i = 0; i < 8; i++) {
 		a[i].type = FXT_ARG_UINT64;
 		a[i].name = fxt_writer_cstring(w, an[i]);

@@ -22,11 +22,16 @@
  *   lost events             "fxt: N records dropped" on the thread of the
  *                           next event, and the provider's buffer-full event
  *
- * Threads are named from the file's saved command lines, else from the
- * comm fields of the scheduler events.  trace.dat keeps no thread-group
+ * Threads are named from the file's saved command lines, and named again
+ * when the comm fields of the scheduler events say their name changed
+ * (an exec), as `trace-cmd report` prints them.  trace.dat keeps no thread-group
  * ids, so each thread is its own process (koid = tid).  Each buffer
  * (instance) is a provider of its own, the top buffer first.  Timestamps
  * are the library's: nanoseconds on the file's trace clock.
+ *
+ * One file past 800 lines: the event mapping, the threads' scheduling
+ * states and the time-ordered read share one stream's state and its
+ * string caches, and nothing outside this file needs any of them.
  */
 #include "config.h"
 
@@ -94,6 +99,7 @@ struct thread {
 	uint64_t key; /* tid + 1 (addrtab.h) */
 	uint8_t state;
 	bool named;
+	char comm[17]; /* its name as last written (TASK_COMM_LEN is 16) */
 	uint64_t flow; /* the flow its "runnable" slice began, 0: none */
 	struct fxt_thread_slot slot;
 };
@@ -110,45 +116,53 @@ struct stream {
 	bool buffer_full;
 	int err;
 	struct trace_seq seq;
-	struct fxt_string_slot s_running, s_runnable, s_sched, s_print, s_message, s_stack,
-	    s_depth, s_waker, s_cpu;
+	struct fxt_string_slot s_running, s_runnable, s_sched, s_print, s_message, s_stack, s_depth,
+	    s_waker, s_cpu;
 };
 
 /* ------------------------------------------------------------- threads */
 
 /* The thread of `tid` (the table's key is tid + 1: 0 marks an empty slot);
- * NULL when out of memory.  A later call may move it. */
+ * NULL when out of memory.  A call that adds another thread may move
+ * it (convert/addrtab.h); on_switch() looks its two up again for that. */
 static struct thread *thread_of(struct stream *s, int tid)
 {
 	return addrtab_get(&s->threads, (uint64_t)(int64_t)tid + 1, NULL);
 }
 
-/* Names the thread (and its process: koid = tid) once; `comm` from an
- * event's fields, or NULL for the saved command lines'. */
+/* Names the thread (and its process: koid = tid): from `comm`, an event's
+ * comm field (the task's name at that moment: named again when it
+ * changed, as at an exec), or with comm NULL from the saved command
+ * lines, once. */
 static void thread_name(struct stream *s, struct thread *t, int tid, const char *comm, size_t len)
 {
 	const char *name = comm;
+	char buf[sizeof(t->comm)];
 
-	if (t->named)
-		return;
-	if (name == NULL || len == 0) {
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	if (name != NULL && len > 0) {
+		if (t->named && strncmp(t->comm, comm, len) == 0 && t->comm[len] == '\0')
+			return;
+	} else {
+		if (t->named)
+			return;
 		name = tid == 0 ? "swapper" : tep_data_comm_from_pid(s->tep, tid);
-		if (name == NULL || strcmp(name, "<...>") == 0) {
-			if (comm == NULL)
-				return; /* a later comm field may name it */
-			name = "<...>";
-		}
-		len = strlen(name);
+		if (name == NULL || strcmp(name, "<...>") == 0)
+			return; /* a later comm field may name it */
+		len = strnlen(name, sizeof(buf) - 1);
 	}
-	char buf[64];
-	snprintf(buf, sizeof(buf), "%.*s", (int)len, name);
+	memcpy(buf, name, len);
+	buf[len] = '\0';
 	int err = fxt_writer_process_name(s->ic->w, (uint64_t)tid, buf);
 	if (err == 0)
 		err = fxt_writer_thread_name(s->ic->w, (uint64_t)tid, (uint64_t)tid, buf);
 	if (err < 0 && !s->err)
 		s->err = err;
+	memcpy(t->comm, buf, len + 1);
+	if (!t->named)
+		s->ic->st.threads++;
 	t->named = true;
-	s->ic->st.threads++;
 }
 
 static struct fxt_tref tref(struct stream *s, struct thread *t, int tid)
@@ -183,8 +197,8 @@ static void slice(struct stream *s, struct thread *t, int tid, enum fxt_event_ty
 	put(s, &e);
 }
 
-static void flow(struct stream *s, struct thread *t, int tid, enum fxt_event_type type,
-		 uint64_t ts, uint64_t id)
+static void flow(struct stream *s, struct thread *t, int tid, enum fxt_event_type type, uint64_t ts,
+		 uint64_t id)
 {
 	struct fxt_event e = { .type = type, .ts = ts, .extra = id };
 
@@ -359,15 +373,15 @@ static void event_args(struct stream *s, struct ev_info *in, struct tep_record *
 								      : FXT_MAX_STRING_LEN);
 			break;
 		}
-		o->name = fxt_writer_string_cached(s->ic->w, &a->name, a->f->name,
-						   strlen(a->f->name));
+		o->name =
+		    fxt_writer_string_cached(s->ic->w, &a->name, a->f->name, strlen(a->f->name));
 		n++;
 	}
 	*nargs = n;
 }
 
-static void instant(struct stream *s, struct ev_info *in, struct thread *t, int tid,
-		    uint64_t ts, const struct fxt_arg *args, unsigned nargs)
+static void instant(struct stream *s, struct ev_info *in, struct thread *t, int tid, uint64_t ts,
+		    const struct fxt_arg *args, unsigned nargs)
 {
 	struct fxt_event e = { .type = FXT_EVENT_INSTANT, .ts = ts, .args = args, .nargs = nargs };
 	const char *sys = in->ev->system ? in->ev->system : "";
@@ -485,8 +499,8 @@ static void on_wakeup(struct stream *s, struct ev_info *in, struct tep_record *r
 	t->state = T_RUNNABLE;
 }
 
-static void on_print(struct stream *s, struct ev_info *in, struct tep_record *rec,
-		     struct thread *t, int tid)
+static void on_print(struct stream *s, struct ev_info *in, struct tep_record *rec, struct thread *t,
+		     int tid)
 {
 	const char *p = NULL;
 	size_t len = 0;
@@ -524,8 +538,8 @@ static void on_print(struct stream *s, struct ev_info *in, struct tep_record *re
 	instant(s, in, t, tid, rec->ts, &a, 1);
 }
 
-static void on_stack(struct stream *s, struct ev_info *in, struct tep_record *rec,
-		     struct thread *t, int tid)
+static void on_stack(struct stream *s, struct ev_info *in, struct tep_record *rec, struct thread *t,
+		     int tid)
 {
 	struct tep_format_field *f = in->caller;
 	int lsize = f->elementsize > 0 ? (int)f->elementsize : 8;
@@ -543,12 +557,24 @@ static void on_stack(struct stream *s, struct ev_info *in, struct tep_record *re
 		memcpy(&addr, (const char *)rec->data + off, (size_t)(lsize < 8 ? lsize : 8));
 		if (lsize == 8 && addr == ~0ull)
 			break; /* the end marker of older kernels */
+		/* "name (0xaddr)" a line, written by hand: snprintf() was a
+		 * fifth of the import of a trace with a stack per event. */
 		const char *fn = tep_find_function(s->tep, addr);
-		int w = snprintf(text + used, sizeof(text) - used, "%s%s (0x%" PRIx64 ")",
-				 n ? "\n" : "", fn ? fn : "?", addr);
-		if (w < 0 || (size_t)w >= sizeof(text) - used)
+		size_t fl = fn ? strlen(fn) : 1;
+		if (used + fl + 24 > sizeof(text))
 			break;
-		used += (size_t)w;
+		if (n)
+			text[used++] = '\n';
+		memcpy(text + used, fn ? fn : "?", fl);
+		used += fl;
+		memcpy(text + used, " (0x", 4);
+		used += 4;
+		int digits = 1;
+		while (digits < 16 && (addr >> (4 * digits)))
+			digits++;
+		for (int d = digits - 1; d >= 0; d--)
+			text[used++] = "0123456789abcdef"[(addr >> (4 * d)) & 0xf];
+		text[used++] = ')';
 		n++;
 	}
 	struct fxt_arg a[2] = { { .type = FXT_ARG_STRING }, { .type = FXT_ARG_UINT64 } };
@@ -636,6 +662,66 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 	return s->err ? 1 : 0; /* non-zero stops the iteration */
 }
 
+/* The records of every CPU of h, merged by time, to on_record().
+ * tracecmd_iterate_events() would do the same, but goes quadratic on
+ * compressed files (libtracecmd 3.1.6: 57 s for 12 M events, where reading
+ * each CPU in turn with tracecmd_read_data() takes 9 s): here each CPU's
+ * next record waits in a binary heap keyed by time.  0 or -errno. */
+static int read_in_order(struct stream *s, struct tracecmd_input *h)
+{
+	int ncpu = tep_get_cpus(s->tep), n = 0, err = 0;
+	struct tep_record **heap;
+
+	if (ncpu <= 0)
+		return 0;
+	heap = calloc((size_t)ncpu, sizeof(*heap));
+	if (heap == NULL)
+		return -ENOMEM;
+	for (int c = 0; c < ncpu; c++) {
+		struct tep_record *r = tracecmd_read_data(h, c);
+		if (r == NULL)
+			continue;
+		/* sift up */
+		int i = n++;
+		while (i > 0 && heap[(i - 1) / 2]->ts > r->ts) {
+			heap[i] = heap[(i - 1) / 2];
+			i = (i - 1) / 2;
+		}
+		heap[i] = r;
+	}
+	while (n > 0) {
+		struct tep_record *top = heap[0];
+		int cpu = top->cpu;
+		if (on_record(h, top, cpu, s) != 0)
+			err = s->err;
+		tracecmd_free_record(top);
+		struct tep_record *r = err ? NULL : tracecmd_read_data(h, cpu);
+		if (r == NULL)
+			r = heap[--n];
+		/* sift r down from the root */
+		int i = 0;
+		for (;;) {
+			int c = 2 * i + 1;
+			if (c >= n)
+				break;
+			if (c + 1 < n && heap[c + 1]->ts < heap[c]->ts)
+				c++;
+			if (heap[c]->ts >= r->ts)
+				break;
+			heap[i] = heap[c];
+			i = c;
+		}
+		if (n > 0)
+			heap[i] = r;
+		if (err)
+			break;
+	}
+	while (n > 0)
+		tracecmd_free_record(heap[--n]);
+	free(heap);
+	return err;
+}
+
 /* Ends the slices still open when the stream ends. */
 static void close_open(struct stream *s)
 {
@@ -682,10 +768,9 @@ static int import_stream(struct import_ctx *ic, struct tracecmd_input *h, const 
 	if (err < 0)
 		return err;
 	trace_seq_init(&s.seq);
-	err = tracecmd_iterate_events(h, NULL, 0, on_record, &s);
+	err = read_in_order(&s, h);
 	if (err < 0 && !s.err)
-		s.err = import_fail(ic, -EIO, 0, "libtracecmd could not read the %s buffer's events",
-				    buffer);
+		s.err = import_fail(ic, err, 0, "%s", strerror(-err));
 	if (!s.err)
 		close_open(&s);
 	trace_seq_destroy(&s.seq);

@@ -14,7 +14,8 @@ E2E_COMMON = \
 	tests/e2e/agent-common.sh \
 	tests/e2e/dump-common.sh \
 	tests/e2e/libc-proc-common.sh \
-	tests/e2e/libc-threads-common.sh
+	tests/e2e/libc-threads-common.sh \
+	tests/e2e/import-common.sh
 
 # The agent through fxt-run: calls (checked against uftrace when it is
 # installed), C++, threads, plug-ins, exit paths, stress, recovery, exec;
@@ -86,6 +87,19 @@ E2E_TESTS += \
 
 # The top-level README's commands, taken from README.md, run against the
 # build tree, with what the README says about them.
+# fxt-import and fxt-merge: trace.dat files kept in tests/data/tracecmd
+# (v6, v7, v7 zstd) against their `trace-cmd report`, one recorded here
+# when tracefs allows; ktrace files written by tests/helpers/mkktrace;
+# merging a kernel trace with fxt-run's archive on one clock.
+E2E_TESTS += \
+	tests/e2e/import-tracedat.sh \
+	tests/e2e/import-ktrace.sh \
+	tests/e2e/merge.sh
+EXTRA_DIST += tests/data/tracecmd/README.md tests/data/tracecmd/record.sh \
+	tests/data/tracecmd/v6.dat tests/data/tracecmd/v6.report.gz \
+	tests/data/tracecmd/v7-plain.dat tests/data/tracecmd/v7-plain.report.gz \
+	tests/data/tracecmd/v7-zstd.dat tests/data/tracecmd/v7-zstd.report.gz
+
 E2E_TESTS += tests/e2e/readme.sh
 
 TESTS += $(E2E_TESTS)

@@ -91,8 +91,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		}
 	}
 	if (optind != argc - 1)
-		return tool_usage_error(NAME, "%s",
-					optind == argc ? "missing FILE" : "only one FILE is imported");
+		return tool_usage_error(
+		    NAME, "%s", optind == argc ? "missing FILE" : "only one FILE is imported");
 	o->input = argv[optind];
 	return 0;
 }
@@ -231,9 +231,10 @@ int main(int argc, char **argv)
 	}
 	if (fmt == IMPORT_UNKNOWN || fmt == IMPORT_FXT) {
 		tool_error(NAME, "%s: offset 0: %s", o.input,
-			   fmt == IMPORT_FXT ? "already an FXT archive (fxt-merge combines archives)"
-			   : n == 0	     ? "an empty file"
-					     : "not a trace.dat or ktrace file (unknown magic number)");
+			   fmt == IMPORT_FXT
+			       ? "already an FXT archive (fxt-merge combines archives)"
+			   : n == 0 ? "an empty file"
+				    : "not a trace.dat or ktrace file (unknown magic number)");
 		close(ic.fd);
 		return EXIT_BAD_INPUT;
 	}
@@ -273,8 +274,8 @@ int main(int argc, char **argv)
 			NAME ": %s (%s, clock %s): %" PRIu64 " events -> %" PRIu64
 			     " records, %" PRIu64 " threads, %u provider%s, %" PRIu64
 			     " events lost, %" PRIu64 " skipped -> %s\n",
-			o.input, format_name(fmt), ic.st.clock[0] ? ic.st.clock : "?",
-			ic.st.events, ic.st.records, ic.st.threads, ic.st.providers,
+			o.input, format_name(fmt), ic.st.clock[0] ? ic.st.clock : "?", ic.st.events,
+			ic.st.records, ic.st.threads, ic.st.providers,
 			ic.st.providers == 1 ? "" : "s", ic.st.lost, ic.st.skipped, o.output);
 	free(defout);
 	return TOOL_EXIT_OK;

@@ -142,7 +142,8 @@ int main(int argc, char **argv)
 			m.shifts[m.nshifts].ns = strtoll(eq + 1, &end, 10);
 			if (errno || end == eq + 1 || *end)
 				return tool_usage_error(
-				    NAME, "--shift %s: NS must be an integer of nanoseconds", optarg);
+				    NAME, "--shift %s: NS must be an integer of nanoseconds",
+				    optarg);
 			*eq = '\0';
 			m.shifts[m.nshifts++].path = optarg;
 			break;
@@ -213,7 +214,8 @@ int main(int argc, char **argv)
 			tool_error(NAME, "%s: offset 0: not an FXT archive (left out)", parts[i]);
 			status = 1;
 		} else if (res[i].truncated) {
-			fprintf(stderr, NAME ": %s: truncated: merged up to its last whole record\n",
+			fprintf(stderr,
+				NAME ": %s: truncated: merged up to its last whole record\n",
 				parts[i]);
 		}
 	}

@@ -35,6 +35,8 @@ static const struct command {
 	{ "diff", "per-function changes between runs, with a significance test" },
 	{ "flame", "flame graphs (SVG), differential flame graphs, folded stacks" },
 	{ "export", "convert an FXT archive to Chrome trace-event JSON" },
+	{ "import", "convert a trace-cmd trace.dat or a Darwin ktrace file to FXT" },
+	{ "merge", "put FXT archives side by side in one, on one clock" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

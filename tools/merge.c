@@ -23,7 +23,7 @@ struct shifts {
 		uint32_t id;
 		int64_t ns;
 		uint64_t tps; /* ticks per second: 10^9 until an initialization */
-	} *v;
+	} * v;
 	size_t n, cap;
 	struct shift *cur; /* the provider whose records come now */
 };

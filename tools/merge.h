@@ -45,8 +45,7 @@ struct merge_part_result {
 /* Called at each provider info record of part `part` with the provider's
  * name: sets *shift_ns, what that provider's timestamps move by.  Returns 0,
  * or -errno to fail the merge. */
-typedef int merge_shift_fn(void *ctx, size_t part, const char *name, size_t len,
-			   int64_t *shift_ns);
+typedef int merge_shift_fn(void *ctx, size_t part, const char *name, size_t len, int64_t *shift_ns);
 
 /* Writes `out` (replacing it atomically: a temporary file in its directory
  * renamed over it, created with the mode the agent gives archives)

@@ -6,8 +6,8 @@
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 B=$abs_top_builddir
 scratch
-TOOLS="fxt-dump fxt-report fxt-diff fxt-flame fxt-export"
-plan 30
+TOOLS="fxt-dump fxt-report fxt-diff fxt-flame fxt-export fxt-import fxt-merge"
+plan 40
 
 # opts TOOL: the long options of TOOL besides --help and --version.
 opts() {
@@ -17,6 +17,8 @@ opts() {
   fxt-diff) echo threshold fail-above alpha top format ;;
   fxt-flame) echo output by diff normalize folded title width max-depth merge-recursion ;;
   fxt-export) echo chrome output stats ;;
+  fxt-import) echo output quiet ;;
+  fxt-merge) echo output shift no-align quiet ;;
   esac
 }
 

@@ -38,9 +38,18 @@ static void put(const void *p, size_t n)
 	nbytes += (long)n;
 }
 
-static void u16(uint16_t v) { put(&v, 2); }
-static void u32(uint32_t v) { put(&v, 4); }
-static void u64(uint64_t v) { put(&v, 8); }
+static void u16(uint16_t v)
+{
+	put(&v, 2);
+}
+static void u32(uint32_t v)
+{
+	put(&v, 4);
+}
+static void u64(uint64_t v)
+{
+	put(&v, 8);
+}
 
 static void pad8(void)
 {
@@ -106,9 +115,9 @@ static void basic(int cut)
 	header(0x55aa0300u, 56 - 16 + HEADER_CHUNKS, 3);
 	header_chunks();
 	chunk(0x1e00, 5 * 64);
-	event(30, 0x101, 0x04010004 | 1, 0, 11); /* START outer */
-	event(60, 0x101, 0x04010008 | 1, 0, 12); /* START inner */
-	event(90, 0x101, 0x01300000, 1, 13);	 /* instant */
+	event(30, 0x101, 0x04010004 | 1, 0, 11);  /* START outer */
+	event(60, 0x101, 0x04010008 | 1, 0, 12);  /* START inner */
+	event(90, 0x101, 0x01300000, 1, 13);	  /* instant */
 	event(120, 0x101, 0x04010008 | 2, 0, 14); /* END inner */
 	event(150, 0x101, 0x04010004 | 2, 0, 15); /* END outer */
 	chunk(0x9999, 13);

@@ -1,0 +1,63 @@
+# Shared by the import tests: what `trace-cmd report` says of a trace.dat
+# and what fxt-dump says of its import, in the same shape, to compare.
+. "$abs_top_srcdir/tests/lib/test_subr.sh"
+FXT_IMPORT=$abs_top_builddir/fxt-import
+FXT_MERGE=$abs_top_builddir/fxt-merge
+
+# report_counts REPORT: "BUFFER EVENT COUNT" lines, sorted (BUFFER "top").
+report_counts() {
+  awk '
+    { buf = "top"; line = $0
+      if (match(line, /^[A-Za-z0-9_]+:[ \t]/) && line !~ /^[ \t]/) { buf = substr(line, 1, RLENGTH - 2); line = substr(line, RLENGTH) }
+      if (!match(line, /\] +[0-9]+\.[0-9]+: +[^ :]+:/)) next
+      m = substr(line, RSTART, RLENGTH); sub(/:$/, "", m); n = split(m, f, / +/)
+      c[buf " " f[n]]++ }
+    END { for (k in c) print k, c[k] }' "$1" | sort
+}
+
+# report_span REPORT: the first and last timestamps, in microseconds.
+report_span() {
+  awk 'match($0, /\] +[0-9]+\.[0-9]+:/) { m = substr($0, RSTART, RLENGTH); sub(/^\] +/, "", m); sub(/:$/, "", m)
+         if (first == "") first = m; last = m }
+       END { print first, last }' "$1"
+}
+
+# report_threads REPORT: "PID COMM" for the threads the report names, by
+# the name of their last line.
+report_threads() {
+  awk '{ line = $0
+         if (match(line, /^[A-Za-z0-9_]+:[ \t]/)) line = substr(line, RLENGTH)
+         if (!match(line, / +\[[0-9]+\] +[0-9]+\.[0-9]+:/)) next
+         who = substr(line, 1, RSTART - 1); sub(/^[ \t]+/, "", who)
+         p = who; sub(/.*-/, "", p); comm = who; sub(/-[0-9]+$/, "", comm)
+         if (p != 0 && comm != "<...>") last[p] = comm }
+       END { for (p in last) print p, last[p] }' "$1" | sort -k 1,1
+}
+
+# dump_counts ARCHIVE: the same "BUFFER EVENT COUNT" from the import: an
+# instant per event, a context switch per sched_switch; not the slices and
+# flows the import adds.
+dump_counts() {
+  "$FXT_DUMP" "$1" | awk '
+    /^provider_info/ { buf = $0; sub(/.*name="trace-cmd /, "", buf); sub(/ \[clock=.*/, "", buf); sub(/^buffer /, "", buf); next }
+    / cswitch / { c[buf " sched_switch"]++; next }
+    / event instant / { n = $0; sub(/.* name="/, "", n); sub(/".*/, "", n); c[buf " " n]++ }
+    END { for (k in c) print k, c[k] }' | sort
+}
+
+# dump_span ARCHIVE: first and last timestamps of the events, in
+# microseconds rounded as trace-cmd prints them.
+dump_span() {
+  "$FXT_DUMP" "$1" | awk '
+    function us(t,   s, f) { s = t; sub(/\..*/, "", s); f = t; sub(/.*\./, "", f)
+                            f = int((f + 500) / 1000); if (f >= 1000000) { s++; f -= 1000000 }
+                            return sprintf("%d.%06d", s, f) }
+    /^ts=/ { t = substr($1, 4); if (first == "" || t + 0 < first + 0) first = t; if (last == "" || t + 0 > last + 0) last = t }
+    END { print us(first), us(last) }'
+}
+
+# dump_threads ARCHIVE: "TID NAME" of the thread objects, by their last name.
+dump_threads() {
+  "$FXT_DUMP" "$1" | awk '/^kobj type=thread/ { k = $3; sub(/koid=/, "", k); n = $0; sub(/.* name="/, "", n); sub(/".*/, "", n); last[k] = n }
+                         END { for (k in last) print k, last[k] }' | sort -k 1,1
+}
