@@ -155,6 +155,13 @@ static int import_isolated(struct import_ctx *ic, int fd, bool gz, enum import_f
 		return import_fail(ic, -errno, 0, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
+		/* What it says goes through the pipe; what the library or a
+		 * sanitizer would print about a crash is the parent's one line. */
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (null >= 0) {
+			dup2(null, STDERR_FILENO);
+			close(null);
+		}
 		close(pfd[0]);
 		memset(&res, 0, sizeof(res));
 		res.rc = import_to(ic, fd, gz, fmt, output, &res.output_failed);

@@ -120,9 +120,10 @@ static int shift_of(void *vctx, size_t part, const char *name, size_t len, int64
 int main(int argc, char **argv)
 {
 	struct merge_ctx m = { 0 };
+	struct merge_part_result *res = NULL;
 	const char *output = NULL;
 	bool quiet = false;
-	int c, rc;
+	int c, rc, status = TOOL_EXIT_ERROR;
 
 	m.shifts = calloc((size_t)argc, sizeof(*m.shifts));
 	if (m.shifts == NULL)
@@ -135,15 +136,19 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			eq = strrchr(optarg, '=');
-			if (eq == NULL || eq == optarg)
-				return tool_usage_error(NAME, "--shift wants ARCHIVE=NS, not '%s'",
-							optarg);
+			if (eq == NULL || eq == optarg) {
+				status = tool_usage_error(
+				    NAME, "--shift wants ARCHIVE=NS, not '%s'", optarg);
+				goto out;
+			}
 			errno = 0;
 			m.shifts[m.nshifts].ns = strtoll(eq + 1, &end, 10);
-			if (errno || end == eq + 1 || *end)
-				return tool_usage_error(
+			if (errno || end == eq + 1 || *end) {
+				status = tool_usage_error(
 				    NAME, "--shift %s: NS must be an integer of nanoseconds",
 				    optarg);
+				goto out;
+			}
 			*eq = '\0';
 			m.shifts[m.nshifts++].path = optarg;
 			break;
@@ -154,22 +159,28 @@ int main(int argc, char **argv)
 			quiet = true;
 			break;
 		default:
-			return TOOL_EXIT_ERROR;
+			goto out;
 		}
 	}
-	if (output == NULL)
-		return tool_usage_error(NAME, "say where to write: -o OUT.fxt");
-	if (optind == argc)
-		return tool_usage_error(NAME, "missing ARCHIVE");
+	if (output == NULL) {
+		status = tool_usage_error(NAME, "say where to write: -o OUT.fxt");
+		goto out;
+	}
+	if (optind == argc) {
+		status = tool_usage_error(NAME, "missing ARCHIVE");
+		goto out;
+	}
 	size_t n = (size_t)(argc - optind);
 	const char *const *parts = (const char *const *)argv + optind;
 	for (size_t i = 0; i < m.nshifts; i++) {
 		bool found = false;
 		for (size_t j = 0; j < n && !found; j++)
 			found = strcmp(parts[j], m.shifts[i].path) == 0;
-		if (!found)
-			return tool_usage_error(NAME, "--shift names %s, which is not an ARCHIVE",
-						m.shifts[i].path);
+		if (!found) {
+			status = tool_usage_error(NAME, "--shift names %s, which is not an ARCHIVE",
+						  m.shifts[i].path);
+			goto out;
+		}
 	}
 	/* Every ARCHIVE is checked first: a bad one fails the merge before
 	 * anything is written. */
@@ -177,36 +188,42 @@ int main(int argc, char **argv)
 		struct fxt_reader *r;
 		struct fxt_record rec;
 		rc = fxt_reader_open_path(&r, parts[i], FXT_READER_RAW);
-		if (rc < 0)
-			return tool_error(NAME, "%s: %s", parts[i], strerror(-rc));
+		if (rc < 0) {
+			tool_error(NAME, "%s: %s", parts[i], strerror(-rc));
+			goto out;
+		}
 		rc = fxt_reader_next(r, &rec);
 		bool ok = rc > 0 && fxt_reader_saw_magic(r);
 		fxt_reader_free(r);
 		if (!ok) {
 			tool_error(NAME, "%s: offset 0: not an FXT archive (no magic record)",
 				   parts[i]);
-			return 1;
+			status = 1;
+			goto out;
 		}
 	}
 	m.parts = parts;
-	struct merge_part_result *res = calloc(n, sizeof(*res));
-	if (res == NULL)
-		return tool_error(NAME, "out of memory");
+	res = calloc(n, sizeof(*res));
+	if (res == NULL) {
+		tool_error(NAME, "out of memory");
+		goto out;
+	}
 	rc = merge_archives_shifted(output, parts, n, shift_of, &m, res);
 	if (rc == -EDOM) {
 		tool_error(NAME, "%s", m.err);
-		return 1;
+		status = 1;
+		goto out;
 	}
 	if (rc < 0) {
-		/* Which part failed: the first that is not fully read. */
 		if (rc == -ENODATA)
 			tool_error(NAME, "no ARCHIVE is an FXT archive");
 		else
 			tool_error(NAME, "%s: %s", output, strerror(-rc));
-		return rc == -ENODATA ? 1 : TOOL_EXIT_ERROR;
+		status = rc == -ENODATA ? 1 : TOOL_EXIT_ERROR;
+		goto out;
 	}
 	uint64_t records = 0, clamped = 0;
-	int status = TOOL_EXIT_OK;
+	status = TOOL_EXIT_OK;
 	for (size_t i = 0; i < n; i++) {
 		records += res[i].records;
 		clamped += res[i].clamped;
@@ -225,6 +242,7 @@ int main(int argc, char **argv)
 	if (!quiet)
 		fprintf(stderr, NAME ": %zu archive%s, %" PRIu64 " records -> %s\n", n,
 			n == 1 ? "" : "s", records, output);
+out:
 	free(res);
 	free(m.shifts);
 	return status;
