@@ -9,15 +9,17 @@ report_counts() {
   awk '
     { buf = "top"; line = $0
       if (match(line, /^[A-Za-z0-9_]+:[ \t]/) && line !~ /^[ \t]/) { buf = substr(line, 1, RLENGTH - 2); line = substr(line, RLENGTH) }
-      if (!match(line, /\] +[0-9]+\.[0-9]+: +[^ :]+:/)) next
+      if (!match(line, /\] *[0-9]+(\.[0-9]+)?: +[^ :]+:/)) next
       m = substr(line, RSTART, RLENGTH); sub(/:$/, "", m); n = split(m, f, / +/)
       c[buf " " f[n]]++ }
     END { for (k in c) print k, c[k] }' "$1" | sort
 }
 
-# report_span REPORT: the first and last timestamps, in microseconds.
+# report_span REPORT: the first and last timestamps, in microseconds (or
+# raw ticks, without a point, when the file's clock has no ns conversion:
+# x86-tsc without TSC2NSEC).
 report_span() {
-  awk 'match($0, /\] +[0-9]+\.[0-9]+:/) { m = substr($0, RSTART, RLENGTH); sub(/^\] +/, "", m); sub(/:$/, "", m)
+  awk 'match($0, /\] *[0-9]+(\.[0-9]+)?:/) { m = substr($0, RSTART, RLENGTH); sub(/^\] */, "", m); sub(/:$/, "", m)
          if (first == "") first = m; last = m }
        END { print first, last }' "$1"
 }
@@ -27,7 +29,7 @@ report_span() {
 report_threads() {
   awk '{ line = $0
          if (match(line, /^[A-Za-z0-9_]+:[ \t]/)) line = substr(line, RLENGTH)
-         if (!match(line, / +\[[0-9]+\] +[0-9]+\.[0-9]+:/)) next
+         if (!match(line, / +\[[0-9]+\] *[0-9]+(\.[0-9]+)?:/)) next
          who = substr(line, 1, RSTART - 1); sub(/^[ \t]+/, "", who)
          p = who; sub(/.*-/, "", p); comm = who; sub(/-[0-9]+$/, "", comm)
          if (p != 0 && comm != "<...>") last[p] = comm }
@@ -45,15 +47,16 @@ dump_counts() {
     END { for (k in c) print k, c[k] }' | sort
 }
 
-# dump_span ARCHIVE: first and last timestamps of the events, in
-# microseconds rounded as trace-cmd prints them.
+# dump_span ARCHIVE [raw]: first and last timestamps of the events, in
+# microseconds rounded as trace-cmd prints them; with raw, the whole ticks.
 dump_span() {
-  "$FXT_DUMP" "$1" | awk '
+  "$FXT_DUMP" "$1" | awk -v raw="${2:-}" '
     function us(t,   s, f) { s = t; sub(/\..*/, "", s); f = t; sub(/.*\./, "", f)
                             f = int((f + 500) / 1000); if (f >= 1000000) { s++; f -= 1000000 }
                             return sprintf("%d.%06d", s, f) }
     /^ts=/ { t = substr($1, 4); if (first == "" || t + 0 < first + 0) first = t; if (last == "" || t + 0 > last + 0) last = t }
-    END { print us(first), us(last) }'
+    function whole(t) { sub(/\./, "", t); sub(/^0+/, "", t); return t }
+    END { if (raw) print whole(first), whole(last); else print us(first), us(last) }'
 }
 
 # dump_threads ARCHIVE: "TID NAME" of the thread objects, by their last name.

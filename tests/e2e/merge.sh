@@ -9,7 +9,7 @@
 . "$abs_top_srcdir/tests/e2e/import-common.sh"
 
 DATA=$abs_top_srcdir/tests/data/tracecmd
-plan 17
+plan 19
 scratch
 
 "$FXT_RUN" -q -o "$TMPD/app.fxt" -- "$EXAMPLES/calltree" > /dev/null 2>&1
@@ -73,6 +73,28 @@ if [ $rc -eq 0 ] && [ -s "$TMPD/live-app.fxt" ]; then
   is "$(cat "$TMPD/where")" "inside" "live: the kernel's print event lies inside the agent's write slice"
 else
   diag "no live recording: $(tail -n 1 "$TMPD/rec.err")"
+  skip "trace-cmd cannot record here"; skip "trace-cmd cannot record here"
+fi
+
+# Live on clock boot: fxt-merge moves it by CLOCK_MONOTONIC - CLOCK_BOOTTIME
+# (0 on a machine that never slept, so the check is that it says so and
+# that the marker still lands in the write).
+FXT_RECORD_CMD="'$FXT_RUN' -q -o '$TMPD/boot-app.fxt' -- sh -c 'sleep 0.05; echo fxt-align > $mark; sleep 0.05'" \
+  "$DATA/record.sh" "$TMPD/boot.dat" boot > "$TMPD/rec.err" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && [ -s "$TMPD/boot-app.fxt" ]; then
+  "$FXT_IMPORT" -q "$TMPD/boot.dat" -o "$TMPD/boot.fxt" &&
+    "$FXT_MERGE" -q "$TMPD/boot.fxt" "$TMPD/boot-app.fxt" -o "$TMPD/boot-both.fxt" 2> "$TMPD/err"
+  ok "live, clock boot: merged, with a note of the shift" \
+    grep -q "^fxt-merge: note: $TMPD/boot.fxt is on CLOCK_BOOTTIME: moved by -\?[0-9]* ns" "$TMPD/err"
+  "$FXT_DUMP" "$TMPD/boot-both.fxt" | awk '
+    function ns(t,  s, f) { s = t; sub(/\..*/, "", s); f = t; sub(/.*\./, "", f); return s * 1e9 + f }
+    / name="print" args=\{message:str="fxt-align"\}/ { p = ns(substr($1, 4)) }
+    / name="write" dur=/ && /fd:i64=1, count:u64=10/ { b = ns(substr($1, 4)); d = $0; sub(/.* dur=/, "", d); sub(/ns.*/, "", d); wb = b; we = b + d }
+    END { if (p && wb && p >= wb && p <= we) print "inside"; else printf "print %.0f write %.0f..%.0f\n", p, wb, we }' > "$TMPD/where"
+  is "$(cat "$TMPD/where")" "inside" "live, clock boot: the print event lies inside the agent's write slice"
+else
+  diag "no live recording on clock boot: $(tail -n 1 "$TMPD/rec.err")"
   skip "trace-cmd cannot record here"; skip "trace-cmd cannot record here"
 fi
 finish
