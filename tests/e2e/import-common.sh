@@ -24,16 +24,15 @@ report_span() {
        END { print first, last }' "$1"
 }
 
-# report_threads REPORT: "PID COMM" for the threads the report names, by
-# the name of their last line.
+# report_threads REPORT: "PID COMM" for each name the report gives a
+# thread (a thread renamed by an exec has two).
 report_threads() {
   awk '{ line = $0
          if (match(line, /^[A-Za-z0-9_]+:[ \t]/)) line = substr(line, RLENGTH)
          if (!match(line, / +\[[0-9]+\] *[0-9]+(\.[0-9]+)?:/)) next
          who = substr(line, 1, RSTART - 1); sub(/^[ \t]+/, "", who)
          p = who; sub(/.*-/, "", p); comm = who; sub(/-[0-9]+$/, "", comm)
-         if (p != 0 && comm != "<...>") last[p] = comm }
-       END { for (p in last) print p, last[p] }' "$1" | sort -k 1,1
+         if (p != 0 && comm != "<...>") print p, comm }' "$1" | sort -u
 }
 
 # dump_counts ARCHIVE: the same "BUFFER EVENT COUNT" from the import: an
