@@ -42,6 +42,7 @@ dump_counts() {
   "$FXT_DUMP" "$1" | awk '
     /^provider_info/ { buf = $0; sub(/.*name="trace-cmd /, "", buf); sub(/ \[clock=.*/, "", buf); sub(/^buffer /, "", buf); next }
     / cswitch / { c[buf " sched_switch"]++; next }
+    / event instant cat="fxt" / { next }   # lost-event markers: the report prints no line for them
     / event instant / { n = $0; sub(/.* name="/, "", n); sub(/".*/, "", n); c[buf " " n]++ }
     END { for (k in c) print k, c[k] }' | sort
 }

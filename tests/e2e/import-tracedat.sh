@@ -18,9 +18,9 @@ if ! grep -q '^#define HAVE_LIBTRACECMD 1' "$abs_top_builddir/config.h"; then
   finish; exit $?
 fi
 
-# check_file NAME DAT REPORT: 7 tests.
+# check_file NAME DAT REPORT [loose]: 7 tests.
 check_file() {
-  f_name=$1 f_dat=$2 f_rep=$3
+  f_name=$1 f_dat=$2 f_rep=$3 f_loose=${4:-}
   "$FXT_IMPORT" -q "$f_dat" -o "$TMPD/$f_name.fxt" 2> "$TMPD/err"
   is "$?/$(cat "$TMPD/err")" "0/" "$f_name: imported"
   ok "$f_name: fxt-dump --check: ok, no warning" sh -c \
@@ -35,11 +35,14 @@ check_file() {
   # forks and execs between two events may be caught under either name).
   dump_threads "$TMPD/$f_name.fxt" > "$TMPD/ours"
   report_threads "$f_rep" > "$TMPD/theirs"
-  is "$(awk 'NR == FNR { names[$1] = names[$1] "|" $2 "|"; next }
-             { seen[$1] = 1; if (($1 in names) && index(names[$1], "|" $2 "|") == 0) print "pid " $1 ": ours " $2 ", report" names[$1] }
+  # A live recording on a busy machine (the tests run in parallel) can
+  # catch a thread between its fork and its exec under a name the report
+  # never prints for its own lines: there, only that every thread is named.
+  is "$(awk -v loose="${f_loose:-}" 'NR == FNR { names[$1] = names[$1] "|" $2 "|"; next }
+             { seen[$1] = 1; if (!loose && ($1 in names) && index(names[$1], "|" $2 "|") == 0) print "pid " $1 ": ours " $2 ", report" names[$1] }
              END { for (p in names) if (!(p in seen)) print "pid " p ": not in the archive" }' \
         "$TMPD/theirs" "$TMPD/ours" | sort)" "" \
-    "$f_name: thread names = trace-cmd report's ($(cut -d' ' -f1 "$TMPD/theirs" | sort -u | wc -l) threads)"
+    "$f_name: thread names = trace-cmd report's ($(cut -d' ' -f1 "$TMPD/theirs" | sort -u | wc -l) threads${f_loose:+, names not compared: live})"
   n_print=$(grep -c ': print: ' "$f_rep")
   is "$("$FXT_DUMP" "$TMPD/$f_name.fxt" | grep -c ' log msg=')" "$n_print" "$f_name: a log record per trace_marker line ($n_print)"
   ok "$f_name: fxt-report, fxt-flame and fxt-export read it" sh -c \
@@ -75,7 +78,7 @@ ok "a syscall's fields as typed arguments" \
 rc=$?
 if [ $rc -eq 0 ] && command -v trace-cmd > /dev/null; then
   trace-cmd report "$TMPD/live.dat" > "$TMPD/live.report" 2> /dev/null
-  check_file live "$TMPD/live.dat" "$TMPD/live.report"
+  check_file live "$TMPD/live.dat" "$TMPD/live.report" loose
 else
   diag "no live recording: $(tail -n 1 "$TMPD/rec.err")"
   for i in 1 2 3 4 5 6 7; do skip "trace-cmd cannot record here (record.sh exit $rc)"; done
@@ -86,7 +89,7 @@ fi
 if [ "$(uname -m)" = x86_64 ] && grep -qw x86-tsc /sys/kernel/tracing/trace_clock 2>/dev/null &&
    "$DATA/record.sh" "$TMPD/tsc.dat" x86-tsc > "$TMPD/rec.err" 2>&1; then
   trace-cmd report "$TMPD/tsc.dat" > "$TMPD/tsc.report" 2> /dev/null
-  check_file tsc "$TMPD/tsc.dat" "$TMPD/tsc.report"
+  check_file tsc "$TMPD/tsc.dat" "$TMPD/tsc.report" loose
 else
   diag "no x86-tsc recording: $(tail -n 1 "$TMPD/rec.err" 2>/dev/null)"
   for i in 1 2 3 4 5 6 7; do skip "trace-cmd cannot record on x86-tsc here"; done
