@@ -35,6 +35,11 @@ extern struct agent agent;
  * Returns 0 or -errno (the agent then stays disabled). */
 int agent_ensure_init(void);
 
+/* Loads the library `name` that lies next to the agent (libfxt-convert.so,
+ * libfxt-patch.so): only a process that needs one pays for it.  NULL (and
+ * logged) when it cannot. */
+void *agent_load_sibling(const char *name);
+
 /* The spool path of image `image` of process `pid` (spool/format.h). */
 void agent_spool_path(char *buf, size_t cap, const char *output, long pid, unsigned image);
 

@@ -90,7 +90,24 @@ static bool refers_to_hook(const struct symtab *t)
 	return false;
 }
 
+static long visit(const char *path, agent_elf_fn *fn, agent_elf_sized_fn *sfn, void *ctx,
+		  bool *instrumented);
+
 long agent_elf_functions(const char *path, agent_elf_fn *fn, void *ctx, bool *instrumented)
+{
+	return visit(path, fn, NULL, ctx, instrumented);
+}
+
+long agent_elf_all_functions(const char *path, agent_elf_sized_fn *fn, void *ctx)
+{
+	bool instrumented;
+
+	return visit(path, NULL, fn, ctx, &instrumented);
+}
+
+/* With fn: the functions of an instrumented file; with sfn: all of them. */
+static long visit(const char *path, agent_elf_fn *fn, agent_elf_sized_fn *sfn, void *ctx,
+		  bool *instrumented)
 {
 	struct symtab sym = { 0 }, dyn = { 0 }, *use = NULL;
 	bool have_sym = false, have_dyn = false;
@@ -136,7 +153,7 @@ long agent_elf_functions(const char *path, agent_elf_fn *fn, void *ctx, bool *in
 	 * symbols say so (or, stripped of those, its symbol table). */
 	*instrumented = (have_dyn && refers_to_hook(&dyn)) || (have_sym && refers_to_hook(&sym));
 	use = have_sym ? &sym : have_dyn ? &dyn : NULL;
-	for (uint64_t k = 0; fn && *instrumented && use && k < use->n; k++) {
+	for (uint64_t k = 0; ((fn && *instrumented) || sfn) && use && k < use->n; k++) {
 		const Elf64_Sym *s = &use->sym[k];
 		unsigned type = ELF64_ST_TYPE(s->st_info);
 		const char *name;
@@ -147,7 +164,10 @@ long agent_elf_functions(const char *path, agent_elf_fn *fn, void *ctx, bool *in
 		name = name_of(use, k);
 		if (!name || !name[0])
 			continue;
-		fn(ctx, name, s->st_value);
+		if (sfn)
+			sfn(ctx, name, s->st_value, s->st_size);
+		else
+			fn(ctx, name, s->st_value);
 		count++;
 	}
 	munmap(map, e.size);

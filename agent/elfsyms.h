@@ -23,6 +23,14 @@ typedef void agent_elf_fn(void *ctx, const char *name, uint64_t value);
  * passed to fn, or -errno (not a file we can read, not ELF64). */
 long agent_elf_functions(const char *path, agent_elf_fn *fn, void *ctx, bool *instrumented);
 
+/* Called for each defined function symbol with its size (0: unknown). */
+typedef void agent_elf_sized_fn(void *ctx, const char *name, uint64_t value, uint64_t size);
+
+/* Reads the ELF64 file at `path`: calls fn for every function symbol of
+ * its symbol table (.symtab, else .dynsym), instrumented or not, for
+ * run-time patching (agent/patch.h).  Returns their number, or -errno. */
+long agent_elf_all_functions(const char *path, agent_elf_sized_fn *fn, void *ctx);
+
 /* Whether a module loaded now, other than the agent, refers to
  * __cyg_profile_func_enter: read off the modules' relocations in memory
  * (dl_iterate_phdr), no file opened.  For the seal, which measures the

@@ -45,14 +45,10 @@ struct ftable {
 };
 
 /* Patterns: one compiled expression each (a list per option). */
-struct patterns {
-	regex_t *re;
-	size_t n;
-};
 
 static struct {
 	pthread_mutex_t lock; /* builders of tables */
-	struct patterns include, exclude;
+	struct agent_patterns include, exclude;
 	unsigned nwatch; /* snapshot rules on functions */
 	char **modules;	 /* FXT_MODULE's globs */
 	size_t nmodules;
@@ -159,8 +155,7 @@ void agent_filter_hook(struct tstate *t, uint64_t addr)
 
 /* ------------------------------------------------------------ patterns */
 
-/* Compiles each line of `list` (one pattern a line) into *p. */
-static int compile(const char *list, struct patterns *p, const char *what)
+int agent_patterns_compile(const char *list, struct agent_patterns *p, const char *what)
 {
 	char buf[1024];
 
@@ -192,7 +187,7 @@ static int compile(const char *list, struct patterns *p, const char *what)
 	return 0;
 }
 
-static bool match(const struct patterns *p, const char *name)
+bool agent_patterns_match(const struct agent_patterns *p, const char *name)
 {
 	for (size_t i = 0; i < p->n; i++)
 		if (regexec(&p->re[i], name, 0, NULL, 0) == 0)
@@ -202,10 +197,10 @@ static bool match(const struct patterns *p, const char *name)
 
 int agent_filter_init(void)
 {
-	int err = compile(agent_cfg.include, &F.include, "FXT_INCLUDE");
+	int err = agent_patterns_compile(agent_cfg.include, &F.include, "FXT_INCLUDE");
 
 	if (!err)
-		err = compile(agent_cfg.exclude, &F.exclude, "FXT_EXCLUDE");
+		err = agent_patterns_compile(agent_cfg.exclude, &F.exclude, "FXT_EXCLUDE");
 	for (const char *s = agent_cfg.modules; !err && s && *s;) {
 		size_t len = strcspn(s, "\n");
 
@@ -260,13 +255,20 @@ static unsigned watched(const char *name)
 	return 0;
 }
 
-static void on_function(void *ctx, const char *name, uint64_t value)
-{
-	struct found *f = ctx;
-	char *dm = NULL;
-	unsigned flags;
+static void find_demangler(void);
 
-	if (name[0] == '_' && name[1] == 'Z' && F.demangle) {
+char *agent_demangle(const char *name)
+{
+	static bool looked; /* once: a C program has none to find */
+	char *dm = NULL;
+
+	if (name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	if (!F.demangle && !looked) {
+		looked = true;
+		find_demangler();
+	}
+	if (F.demangle) {
 		int status = -1;
 		dm = F.demangle(name, NULL, NULL, &status);
 		if (status != 0) {
@@ -274,8 +276,17 @@ static void on_function(void *ctx, const char *name, uint64_t value)
 			dm = NULL;
 		}
 	}
-	flags = (match(&F.include, dm ? dm : name) ? F_INCLUDE : 0) |
-		(match(&F.exclude, dm ? dm : name) ? F_EXCLUDE : 0) | watched(dm ? dm : name);
+	return dm;
+}
+
+static void on_function(void *ctx, const char *name, uint64_t value)
+{
+	struct found *f = ctx;
+	char *dm = F.demangle ? agent_demangle(name) : NULL;
+	unsigned flags;
+
+	flags = (agent_patterns_match(&F.include, dm ? dm : name) ? F_INCLUDE : 0) |
+		(agent_patterns_match(&F.exclude, dm ? dm : name) ? F_EXCLUDE : 0) | watched(dm ? dm : name);
 	free(dm);
 	if (!flags)
 		return;

@@ -31,10 +31,29 @@
 #ifndef FXT_AGENT_FILTER_H
 #define FXT_AGENT_FILTER_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "agent/tbuf.h"
+
+/* POSIX extended regular expressions, one a line of a setting: the
+ * filters' FXT_INCLUDE and FXT_EXCLUDE, and FXT_PATCH (agent/patch.h). */
+struct agent_patterns {
+	regex_t *re;
+	size_t n;
+};
+
+/* Compiles each line of `list` into *p (appending).  0, -ENOMEM, or
+ * -EINVAL when a line is not a regular expression (logged, with `what`). */
+int agent_patterns_compile(const char *list, struct agent_patterns *p, const char *what);
+
+/* Whether `name` matches one of p's patterns. */
+bool agent_patterns_match(const struct agent_patterns *p, const char *name);
+
+/* `name` demangled (malloc'd), when it is a C++ name and the process has
+ * loaded libstdc++'s demangler; else NULL. */
+char *agent_demangle(const char *name);
 
 /* Set (to 1) once filters are compiled: the hooks then go through
  * agent_filter_hook(). */

@@ -25,6 +25,7 @@
 #include "agent/libc.h"
 #include "agent/log.h"
 #include "agent/modules.h"
+#include "agent/patch.h"
 #include "agent/sample.h"
 #include "spool/env.h"
 #include "spool/session.h"
@@ -149,6 +150,9 @@ static void do_init(void)
 	 * after the program's atexit handlers and every destructor. */
 	atexit_ok = atexit(atexit_flush) == 0;
 	agent_modules_snapshot();
+	/* Before main(), while the process has one thread (patch.h). */
+	if (agent_cfg.patch && agent_patch_init() < 0)
+		agent_err("FXT_PATCH: nothing patched (FXT_DEBUG=1 says why)");
 	if (init_err)
 		agent.disabled = true;
 	else
@@ -282,28 +286,34 @@ typedef int convert_self_fn(const char *spool_path, const char *output, long pid
 /* The converter, libfxt-convert.so next to this library (convert/self.c),
  * loaded now: only a process that converts its own spool pays for it and
  * for libdw.  Its entry for snapshots in *snap. */
-static convert_self_fn *load_converter(agent_snapshot_convert_fn **snap)
+void *agent_load_sibling(const char *name)
 {
-	static const char name[] = "libfxt-convert.so";
 	char path[4096];
 	const char *slash;
 	Dl_info info;
-	size_t dir;
+	size_t dir, len = strlen(name) + 1;
 	void *h;
 
-	if (!dladdr((void *)load_converter, &info) || !info.dli_fname ||
+	if (!dladdr((void *)agent_load_sibling, &info) || !info.dli_fname ||
 	    !(slash = strrchr(info.dli_fname, '/')))
 		return NULL;
 	dir = (size_t)(slash - info.dli_fname) + 1;
-	if (dir + sizeof(name) > sizeof(path))
+	if (dir + len > sizeof(path))
 		return NULL;
 	memcpy(path, info.dli_fname, dir);
-	memcpy(path + dir, name, sizeof(name));
+	memcpy(path + dir, name, len);
 	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
+	if (!h)
 		agent_err("cannot load %s: %s", path, dlerror());
+	return h;
+}
+
+static convert_self_fn *load_converter(agent_snapshot_convert_fn **snap)
+{
+	void *h = agent_load_sibling("libfxt-convert.so");
+
+	if (!h)
 		return NULL;
-	}
 	*(void **)snap = dlsym(h, "fxt_convert_snapshot_self");
 	return (convert_self_fn *)dlsym(h, "fxt_convert_spool_self");
 }

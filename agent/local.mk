@@ -37,7 +37,8 @@ libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	agent/modules.c agent/modules.h \
 	agent/filter.c agent/filter.h \
 	agent/calib.c agent/calib.h \
-	agent/elfsyms.c agent/elfsyms.h
+	agent/elfsyms.c agent/elfsyms.h \
+	agent/patch.c agent/patch.h agent/patch_rt.c agent/patch_tramp.S
 libfxt_agent_la_CFLAGS = $(AGENT_CFLAGS)
 libfxt_agent_la_LDFLAGS = $(AGENT_LDFLAGS)
 libfxt_agent_la_LIBADD = $(LIBUNWIND_LIBS) -lpthread -ldl -lrt
@@ -48,6 +49,17 @@ libfxt_convert_la_SOURCES = convert/self.c $(CONVERT_SOURCES) $(SPOOL_SOURCES) \
 libfxt_convert_la_CFLAGS = $(AGENT_CFLAGS)
 libfxt_convert_la_LDFLAGS = $(AGENT_LDFLAGS)
 libfxt_convert_la_LIBADD = $(LIBDW_LIBS) $(ZLIB_LIBS) -lpthread -ldl
+
+# The patch planner (patch/plan.h), with Capstone: loaded by the agent only
+# when FXT_PATCH asks for run-time patching.
+if HAVE_CAPSTONE
+pkglib_LTLIBRARIES += libfxt-patch.la
+libfxt_patch_la_SOURCES = patch/plan.c patch/plan.h
+libfxt_patch_la_CFLAGS = $(AGENT_CFLAGS) $(CAPSTONE_CFLAGS)
+libfxt_patch_la_LDFLAGS = $(AGENT_LDFLAGS) -export-symbols-regex '^fxt_patch_plan$$'
+libfxt_patch_la_LIBADD = $(CAPSTONE_LIBS) -lpthread
+endif
+EXTRA_DIST += patch/plan.c patch/plan.h
 
 # The no-op agent: the same hooks doing nothing, a baseline for bench/.
 pkglib_LTLIBRARIES += libfxt-agent-nop.la

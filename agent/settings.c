@@ -282,6 +282,8 @@ void agent_config_load(void)
 			agent_cfg.sample_hz = (unsigned)hz;
 	}
 
+	load_string(FXT_ENV_PATCH, &agent_cfg.patch);
+	load_string(FXT_ENV_PATCH_REPORT, &agent_cfg.patch_report);
 	load_string(FXT_ENV_INCLUDE, &agent_cfg.include);
 	load_string(FXT_ENV_EXCLUDE, &agent_cfg.exclude);
 	load_string(FXT_ENV_MODULE, &agent_cfg.modules);

@@ -61,6 +61,10 @@ struct agent_config {
 	struct fxt_snapshot_rule snap_rules[FXT_MAX_SNAPSHOT_RULES];
 	unsigned nsnap_rules;
 	unsigned max_snapshots;
+	/* Run-time patching (agent/patch.h): FXT_PATCH's patterns, one a
+	 * line; FXT_PATCH_REPORT, the folder of the patch reports. */
+	char *patch;
+	char *patch_report;
 };
 
 /* The settings; valid after agent_config_load(). */

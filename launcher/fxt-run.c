@@ -133,6 +133,8 @@ int main(int argc, char **argv)
 		if (status_fd < 0)
 			die(EXIT_USAGE, "cannot create a status file: %s", strerror(-status_fd));
 	}
+	if (o.patch)
+		o.patch_dir = patch_report_dir();
 	setup_env(&o, agent, status_fd);
 	/* The program's process first: the archive's name may hold its pid.
 	 * It runs once everything named after the archive is made. */
@@ -225,9 +227,13 @@ int main(int argc, char **argv)
 		summary_line("snapshot ", display_name(r.snapshots.v[i]), &st, NULL);
 		archive_stats_free(&st);
 	}
+	if (o.patch_dir) {
+		patch_report_finish(o.patch_dir, o.patch_list, o.quiet);
+		free(o.patch_dir);
+	}
 	if (!o.quiet) {
 		/* With filters, no call is a choice, not a build problem. */
-		if (!o.include && !o.exclude && !o.modules)
+		if (!o.include && !o.exclude && !o.modules && !o.patch)
 			summary_hint(o.argv[0]);
 		summary_filter_hint(&o);
 		close(status_fd);

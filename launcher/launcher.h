@@ -66,6 +66,9 @@ struct options {
 	unsigned sample_hz; /* --sample, 0 = not given */
 	bool keep_parts;    /* --keep-parts: no merge */
 	bool recover;	    /* --recover: argv are spools, not a program */
+	char *patch;	    /* --patch: patterns one a line */
+	bool patch_list;    /* --patch-list */
+	char *patch_dir;    /* where the processes report what they patched */
 	char *const *argv;  /* PROGRAM [ARGS...] */
 };
 
@@ -99,6 +102,15 @@ char *output_path(const struct options *o, const struct run_template_values *v);
  * name (the program's process sets it: struct launch) and preloads the
  * agent; status_fd (-1: none) is where they report.  Dies on failure. */
 void setup_env(const struct options *o, const char *agent, int status_fd);
+
+/* ----------------------------------------------------------- patchrep.c */
+
+/* A new folder for the patch reports (malloc'd), or death. */
+char *patch_report_dir(void);
+
+/* Prints what the processes patched (each program once; with `list`, each
+ * function), then removes the reports and the folder. */
+void patch_report_finish(const char *dir, bool list, bool quiet);
 
 /* -------------------------------------------------------------- summary.c */
 

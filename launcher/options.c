@@ -166,6 +166,14 @@ static void usage(void)
 	      "                          ('libc.io>50ms'; the group must be recorded);\n"
 	      "                          repeatable\n"
 	      "      --max-snapshots=N   at most N snapshots a run (default 10)\n"
+	      "      --patch=REGEX       record every call of the main program's functions\n"
+	      "                          whose name matches REGEX ('.': all), without\n"
+	      "                          recompiling: their entries are patched at start-up\n"
+	      "                          (x86-64; the program needs a symbol table).  A\n"
+	      "                          function that cannot be patched safely is left\n"
+	      "                          alone, and the summary says how many and why;\n"
+	      "                          repeatable\n"
+	      "      --patch-list        also list each function, patched or not and why\n"
 	      "      --recover           turn spools left behind (fxt-run killed, a crash\n"
 	      "                          of the session) into one archive: SPOOL files, or\n"
 	      "                          every *.spool in DIR; FILE defaults to the archive\n"
@@ -330,7 +338,9 @@ void options_parse(int argc, char **argv, struct options *o)
 		OPT_DEPTH,
 		OPT_MIN_DURATION,
 		OPT_SNAPSHOT_IF,
-		OPT_MAX_SNAPSHOTS
+		OPT_MAX_SNAPSHOTS,
+		OPT_PATCH,
+		OPT_PATCH_LIST
 	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -349,6 +359,8 @@ void options_parse(int argc, char **argv, struct options *o)
 		{ "min-duration", required_argument, NULL, OPT_MIN_DURATION },
 		{ "snapshot-if", required_argument, NULL, OPT_SNAPSHOT_IF },
 		{ "max-snapshots", required_argument, NULL, OPT_MAX_SNAPSHOTS },
+		{ "patch", required_argument, NULL, OPT_PATCH },
+		{ "patch-list", no_argument, NULL, OPT_PATCH_LIST },
 		{ "recover", no_argument, NULL, OPT_RECOVER },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -441,6 +453,13 @@ void options_parse(int argc, char **argv, struct options *o)
 		case OPT_RECOVER:
 			o->recover = true;
 			break;
+		case OPT_PATCH:
+			check_regex("--patch", optarg);
+			append_line(&o->patch, optarg);
+			break;
+		case OPT_PATCH_LIST:
+			o->patch_list = true;
+			break;
 		case 'h':
 			usage();
 			exit(0);
@@ -461,6 +480,13 @@ void options_parse(int argc, char **argv, struct options *o)
 					   : "no program to run (see --help)");
 	o->argv = argv + optind;
 	check_snapshots(o);
+	if (o->patch_list && !o->patch)
+		die(EXIT_USAGE, "--patch-list: say what to patch with --patch (see --help)");
+#ifndef HAVE_CAPSTONE
+	if (o->patch)
+		die(EXIT_USAGE, "--patch: this fxtrace was built without Capstone (install "
+				"libcapstone-dev and build again)");
+#endif
 }
 
 void options_free(struct options *o)
@@ -469,7 +495,8 @@ void options_free(struct options *o)
 	free(o->exclude);
 	free(o->modules);
 	free(o->snapshot_if);
-	o->include = o->exclude = o->modules = o->snapshot_if = NULL;
+	free(o->patch);
+	o->include = o->exclude = o->modules = o->snapshot_if = o->patch = NULL;
 }
 
 /* --recover takes its options anywhere among the paths. */

@@ -336,6 +336,10 @@ void setup_env(const struct options *o, const char *agent, int status_fd)
 		set_env(FXT_ENV_LIBC, o->libc);
 	if (o->sample_hz != 0)
 		set_env_u64(FXT_ENV_SAMPLE, o->sample_hz);
+	if (o->patch != NULL) {
+		set_env(FXT_ENV_PATCH, o->patch);
+		set_env(FXT_ENV_PATCH_REPORT, o->patch_dir);
+	}
 	prepend_preload(agent);
 	/* Who converts the spools: we, while we run. */
 	if (proc_stat_read(0, &state, &start) != 0)

@@ -1,0 +1,351 @@
+/* Run-time patching, the patcher (see patch.h): which functions, their
+ * stubs, the jumps at their entries, and the report. */
+#include <config.h>
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "agent/elfsyms.h"
+#include "agent/filter.h"
+#include "agent/log.h"
+#include "agent/patch.h"
+#include "patch/plan.h"
+
+void agent_patch_activate(void); /* patch_rt.c */
+
+#if defined(__x86_64__)
+
+/* A stub: mov $fn,%r11 (10 bytes); call *slot(%rip) (6); the relocated
+ * code; jmp back (5).  Rounded up to 16 bytes. */
+#define STUB_HEAD	    16
+#define STUB_SIZE(code_len) ((STUB_HEAD + (code_len) + 5 + 15) & ~(size_t)15)
+
+/* A function the patterns name. */
+struct cand {
+	uint64_t addr, size;
+	char *name;
+	struct patch_plan plan;
+	uint64_t stub;
+};
+
+struct cands {
+	struct cand *v;
+	size_t n, cap;
+	struct agent_patterns pat;
+	uint64_t bias;
+	uint64_t text_lo, text_hi; /* the executable segments' span */
+	uint64_t entry;		   /* the program's entry point (AT_ENTRY) */
+	struct {
+		uint64_t lo, hi;
+	} exec[8];
+	unsigned nexec;
+};
+
+static bool in_exec(const struct cands *c, uint64_t addr, uint64_t size)
+{
+	for (unsigned i = 0; i < c->nexec; i++)
+		if (addr >= c->exec[i].lo && addr + size <= c->exec[i].hi)
+			return true;
+	return false;
+}
+
+static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size)
+{
+	struct cands *c = ctx;
+	uint64_t addr = c->bias + value;
+	char *dm;
+	bool match;
+
+	if (!in_exec(c, addr, size ? size : 1))
+		return;
+	/* Never patched, nor counted: the entry point has no caller to return
+	 * to (the kernel jumps to it with argc where a return address would
+	 * be); _init and _fini are the loader's, run around everything else. */
+	if (addr == c->entry || strcmp(name, "_start") == 0 || strcmp(name, "_init") == 0 ||
+	    strcmp(name, "_fini") == 0)
+		return;
+	/* gcc's cold parts (NAME.cold, NAME.cold.N) are symbols of their own,
+	 * but the hot part jumps there: no call, no return address. */
+	const char *cold = strstr(name, ".cold");
+	if (cold && (cold[5] == '\0' || cold[5] == '.'))
+		return;
+	dm = agent_demangle(name);
+	match = agent_patterns_match(&c->pat, dm ? dm : name);
+	if (!match) {
+		free(dm);
+		return;
+	}
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 256;
+		struct cand *v = realloc(c->v, cap * sizeof(*v));
+		if (!v) {
+			free(dm);
+			return;
+		}
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = (struct cand){ .addr = addr, .size = size, .name = dm ? dm : strdup(name) };
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The main program: its bias and executable segments. */
+static int main_program(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct cands *c = arg;
+
+	(void)size;
+	c->bias = info->dlpi_addr;
+	c->text_lo = UINT64_MAX;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || c->nexec == 8)
+			continue;
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		c->exec[c->nexec].lo = lo;
+		c->exec[c->nexec].hi = hi;
+		c->nexec++;
+		if (lo < c->text_lo)
+			c->text_lo = lo;
+		if (hi > c->text_hi)
+			c->text_hi = hi;
+	}
+	return 1; /* the first entry is the main program */
+}
+
+/* Pages for `size` bytes of stubs within reach (rel32) of [lo, hi):
+ * tried above hi, then below lo, a megabyte at a time.  Read-write. */
+static void *near_pages(uint64_t lo, uint64_t hi, size_t size)
+{
+	const uint64_t step = 1u << 20, reach = (1u << 31) - (1u << 24);
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	for (uint64_t d = step; d < reach - (hi - lo) - size; d += step) {
+		uint64_t at[2] = { ((hi + d) & ~(page - 1)),
+				   lo > d + size ? ((lo - d - size) & ~(page - 1)) : 0 };
+		for (int k = 0; k < 2; k++) {
+			if (!at[k])
+				continue;
+			void *p = mmap((void *)(uintptr_t)at[k], size, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (p == MAP_FAILED)
+				continue;
+			if ((uint64_t)(uintptr_t)p == at[k])
+				return p;
+			munmap(p, size); /* an old kernel that took the hint as a hint */
+		}
+	}
+	return NULL;
+}
+
+static void put32(uint8_t *p, int64_t v)
+{
+	int32_t x = (int32_t)v;
+	memcpy(p, &x, 4);
+}
+
+/* Writes the stub of c at its address (in the writable mapping at `w`,
+ * whose executable address is `x`), the enter slot at `slot`. */
+static void write_stub(const struct cand *c, uint8_t *w, uint64_t x, uint64_t slot)
+{
+	uint8_t *p = w + (c->stub - x);
+	uint64_t fn = c->addr;
+	uint64_t back = c->addr + c->plan.keep + c->plan.len;
+
+	p[0] = 0x49; /* mov $fn, %r11 */
+	p[1] = 0xbb;
+	memcpy(p + 2, &fn, 8);
+	p[10] = 0xff; /* call *slot(%rip) */
+	p[11] = 0x15;
+	put32(p + 12, (int64_t)(slot - (c->stub + 16)));
+	memcpy(p + STUB_HEAD, c->plan.code, c->plan.code_len);
+	uint8_t *j = p + STUB_HEAD + c->plan.code_len;
+	j[0] = 0xe9;
+	put32(j + 1, (int64_t)(back - (c->stub + STUB_HEAD + c->plan.code_len + 5)));
+}
+
+/* Makes the executable segments writable and not executable, or back. */
+static int text_prot(const struct cands *c, bool writable)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	for (unsigned i = 0; i < c->nexec; i++) {
+		uint64_t a = c->exec[i].lo & ~(page - 1);
+		uint64_t b = (c->exec[i].hi + page - 1) & ~(page - 1);
+		if (mprotect((void *)(uintptr_t)a, b - a,
+			     writable ? PROT_READ | PROT_WRITE : PROT_READ | PROT_EXEC) != 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/* The report (patch.h), when FXT_PATCH_REPORT names a folder. */
+static void report(const struct cands *c, const char *exe)
+{
+	char path[4096];
+	FILE *f;
+	int fd;
+
+	if (!agent_cfg.patch_report)
+		return;
+	agent_fmt(path, sizeof(path), "%s/patch.%ld", agent_cfg.patch_report, (long)getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		agent_dbg("patch report %s: cannot write", path);
+		return;
+	}
+	fprintf(f, "exe %s\n", exe);
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->v[i].plan.why)
+			fprintf(f, "skipped %s\t%s\n", c->v[i].name, c->v[i].plan.why);
+		else
+			fprintf(f, "patched %s\n", c->v[i].name);
+	}
+	fclose(f);
+}
+
+int agent_patch_init(void)
+{
+	struct cands c = { 0 };
+	char exe[4096];
+	fxt_patch_plan_fn *plan;
+	void *lib;
+	int err = 0;
+
+	if (!agent_cfg.patch)
+		return 0;
+	err = agent_patterns_compile(agent_cfg.patch, &c.pat, "FXT_PATCH");
+	if (err)
+		return err;
+	lib = agent_load_sibling("libfxt-patch.so");
+	if (!lib)
+		return -ENOENT;
+	*(void **)&plan = dlsym(lib, "fxt_patch_plan");
+	if (!plan)
+		return -ENOENT;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -errno;
+	exe[n] = '\0';
+	dl_iterate_phdr(main_program, &c);
+	c.entry = getauxval(AT_ENTRY);
+	if (!c.nexec)
+		return -ENOEXEC;
+	long nsym = agent_elf_all_functions(exe, on_symbol, &c);
+	if (nsym < 0) {
+		agent_dbg("FXT_PATCH: cannot read the symbols of %s", exe);
+		return (int)nsym;
+	}
+	qsort(c.v, c.n, sizeof(*c.v), by_addr);
+
+	/* Aliases (one address, several names) are patched once; overlapping
+	 * symbols are left alone. */
+	size_t total = 16, npatch = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		struct cand *f = &c.v[i];
+		if (i && f->addr == c.v[i - 1].addr) {
+			f->plan.why = "an alias of another name, patched under it";
+			continue;
+		}
+		if (i + 1 < c.n && f->addr + f->size > c.v[i + 1].addr &&
+		    c.v[i + 1].addr != f->addr) {
+			f->plan.why = "overlaps another function";
+			continue;
+		}
+		if (plan((const uint8_t *)(uintptr_t)f->addr, f->size, f->addr, f->addr + STUB_HEAD,
+			 &f->plan) < 0) {
+			err = -EINVAL;
+			goto out;
+		}
+		if (!f->plan.why)
+			total += STUB_SIZE(f->plan.code_len) + 8; /* relocation may grow: room */
+	}
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	size_t size = (total + page - 1) & ~(page - 1);
+	uint8_t *area = near_pages(c.text_lo, c.text_hi, size);
+	if (!area) {
+		for (size_t i = 0; i < c.n; i++)
+			if (!c.v[i].plan.why)
+				c.v[i].plan.why = "no memory within reach for its trampoline";
+		goto done;
+	}
+	uint64_t x = (uint64_t)(uintptr_t)area, slot = x, at = x + 16;
+	uint64_t fnptr = (uint64_t)(uintptr_t)fxt__patch_enter_tramp;
+	memcpy(area, &fnptr, 8);
+	/* The final plans, for where each stub is. */
+	for (size_t i = 0; i < c.n; i++) {
+		struct cand *f = &c.v[i];
+		if (f->plan.why)
+			continue;
+		f->stub = at;
+		if (plan((const uint8_t *)(uintptr_t)f->addr, f->size, f->addr, at + STUB_HEAD,
+			 &f->plan) < 0) {
+			err = -EINVAL;
+			goto out;
+		}
+		if (f->plan.why)
+			continue;
+		if (at + STUB_SIZE(f->plan.code_len) > x + size) {
+			f->plan.why = "no room left for its trampoline";
+			continue;
+		}
+		write_stub(f, area, x, slot);
+		at += STUB_SIZE(f->plan.code_len);
+		npatch++;
+	}
+	if (mprotect(area, size, PROT_READ | PROT_EXEC) != 0) {
+		err = -errno;
+		goto out;
+	}
+	if (npatch) {
+		agent_patch_activate();
+		if ((err = text_prot(&c, true)) < 0)
+			goto out;
+		for (size_t i = 0; i < c.n; i++) {
+			struct cand *f = &c.v[i];
+			if (f->plan.why)
+				continue;
+			uint8_t *p = (uint8_t *)(uintptr_t)(f->addr + f->plan.keep);
+			p[0] = 0xe9;
+			put32(p + 1, (int64_t)(f->stub - (f->addr + f->plan.keep + 5)));
+			memset(p + 5, 0x90, f->plan.len - 5); /* never reached: nops */
+		}
+		err = text_prot(&c, false);
+	}
+done:
+	report(&c, exe);
+	agent_dbg("FXT_PATCH: patched %zu of %zu functions of %s", npatch, c.n, exe);
+out:
+	for (size_t i = 0; i < c.n; i++)
+		free(c.v[i].name);
+	free(c.v);
+	return err;
+}
+
+#else /* !__x86_64__ */
+
+int agent_patch_init(void)
+{
+	if (agent_cfg.patch)
+		agent_err("FXT_PATCH: run-time patching is for x86-64 only");
+	return agent_cfg.patch ? -ENOTSUP : 0;
+}
+
+#endif

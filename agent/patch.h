@@ -1,0 +1,64 @@
+/* Run-time patching: exact calls of functions that were not built with
+ * -finstrument-functions (FXT_PATCH; fxt-run --patch).  x86-64 only.
+ * Private to agent/.
+ *
+ * At start-up, before main() and while the process has one thread, the
+ * agent reads the main program's symbol table and, for each function
+ * whose name (demangled for C++) matches a pattern of FXT_PATCH, asks the
+ * planner (libfxt-patch.so, patch/plan.h, loaded only then) whether its
+ * entry can be patched.  Each one that can gets a stub in a page within
+ * 2 GiB of it:
+ *
+ *     mov  $FN, %r11
+ *     call *enter_slot          -> fxt__patch_enter_tramp (patch_tramp.S)
+ *     <the displaced instructions, relocated>
+ *     jmp  FN + displaced
+ *
+ * and its entry a `jmp` to the stub.  The text is made writable (not
+ * executable) only while it is written, the stubs' page executable (not
+ * writable) once written: no page is ever writable and executable.
+ *
+ * Entry: the trampoline saves the argument registers and calls
+ * fxt__patch_enter(FN, slot), which records the call as the
+ * -finstrument-functions hook does (the same 16-byte record, through the
+ * filters), pushes {slot, return address, FN} on the thread's shadow stack
+ * and puts fxt__patch_exit_tramp in the return address's slot.  Exit: the
+ * function returns into that trampoline, which saves the return registers
+ * and calls fxt__patch_exit(), which records the exit and gives back the
+ * real return address.  So the records nest exactly as the hooks' do, and
+ * everything after the spool is unchanged.
+ *
+ * Frames that never return through their slot:
+ *   - longjmp() (and a signal handler that jumps out): a shadow entry whose
+ *     slot lies at or below a new call's, or below a returning one's, is a
+ *     frame that is gone; its exit is recorded then.
+ *   - C++ exceptions and forced unwinding (pthread_exit): the unwinder reads
+ *     return addresses, so the agent's _Unwind_RaiseException,
+ *     _Unwind_Resume_or_Rethrow, _Unwind_ForcedUnwind and _Unwind_Backtrace
+ *     put the real ones back first; __cxa_begin_catch records the exits of
+ *     the frames that were unwound and hooks the live ones again.
+ *
+ * The planner's verdicts go to FXT_PATCH_REPORT/patch.PID (when set):
+ *     exe PATH
+ *     patched NAME          (one line a function)
+ *     skipped NAME\tREASON
+ * which fxt-run sums up ("patched N of M functions").
+ */
+#ifndef FXT_AGENT_PATCH_H
+#define FXT_AGENT_PATCH_H
+
+#include <stdint.h>
+
+/* Patches the main program's functions that FXT_PATCH names.  Called once
+ * from the agent's start-up, before main().  0 or -errno (logged). */
+int agent_patch_init(void);
+
+/* The runtime the trampolines call (patch_tramp.S); see above. */
+void fxt__patch_enter(uint64_t fn, uint64_t *slot);
+uint64_t fxt__patch_exit(uint64_t *sp);
+
+/* The trampolines. */
+void fxt__patch_enter_tramp(void);
+void fxt__patch_exit_tramp(void);
+
+#endif /* FXT_AGENT_PATCH_H */

@@ -1,0 +1,254 @@
+/* Run-time patching, the runtime (see patch.h): the shadow stack of each
+ * thread, the enter and exit handlers the trampolines call, and the
+ * unwinder's entry points, which put the real return addresses back. */
+#include <config.h>
+
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "agent/log.h"
+#include "agent/patch.h"
+#include "agent/tbuf.h"
+
+/* The hooks of -finstrument-functions (hooks.c): the same records, the
+ * same filters. */
+void __cyg_profile_func_enter(void *fn, void *call_site);
+void __cyg_profile_func_exit(void *fn, void *call_site);
+
+/* One patched call in progress: where its return address is, what it was,
+ * and the function. */
+struct shadow {
+	uint64_t *slot;
+	uint64_t ret;
+	uint64_t fn;
+};
+
+/* Deep enough for any recursion a stack of 8 MiB holds (a frame is at
+ * least 16 bytes); reserved, not committed: pages come as they are used. */
+#define SHADOW_MAX (1u << 19)
+
+struct pstack {
+	struct shadow *v; /* NULL until the thread's first patched call */
+	uint32_t n;
+	bool failed; /* no memory for it: the thread's patched calls go unrecorded */
+};
+
+static __thread struct pstack pstack __attribute__((tls_model("initial-exec")));
+
+/* Set once something is patched: the unwinder's entry points do their
+ * work only then. */
+static bool patch_active;
+
+void agent_patch_activate(void);
+void agent_patch_activate(void)
+{
+	__atomic_store_n(&patch_active, true, __ATOMIC_RELEASE);
+}
+
+static bool shadow_ready(struct pstack *s)
+{
+	if (__builtin_expect(s->v != NULL, 1))
+		return true;
+	if (s->failed)
+		return false;
+	void *p = mmap(NULL, (size_t)SHADOW_MAX * sizeof(struct shadow), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		s->failed = true;
+		return false;
+	}
+	s->v = p;
+	return true;
+}
+
+static void count_unrecorded(void)
+{
+	if (agent_tls.tb)
+		__atomic_fetch_add(&agent_tls.tb->dropped, 1, __ATOMIC_RELAXED);
+}
+
+/* Pops the entries of frames that are gone (their slot at or below
+ * `below`): longjmp() or an unwinding skipped their returns, or a tail
+ * call (a jmp) to a patched function reuses the slot of the caller, which
+ * is done.  Returns the real return address of the entry whose slot is
+ * `below`, if one was popped (the tail call's), else 0. */
+static uint64_t pop_gone(struct pstack *s, uint64_t *below)
+{
+	uint64_t ret = 0;
+
+	while (s->n && s->v[s->n - 1].slot <= below) {
+		struct shadow e = s->v[s->n - 1];
+		s->n--;
+		if (e.slot == below)
+			ret = e.ret;
+		__cyg_profile_func_exit((void *)(uintptr_t)e.fn, NULL);
+	}
+	return ret;
+}
+
+void fxt__patch_enter(uint64_t fn, uint64_t *slot)
+{
+	struct pstack *s = &pstack;
+
+	if (__builtin_expect(!shadow_ready(s) || s->n >= SHADOW_MAX, 0)) {
+		count_unrecorded();
+		return;
+	}
+	uint64_t ret = *slot, tail = pop_gone(s, slot);
+	/* A tail call: the slot holds our trampoline, put there for the
+	 * caller; the real return address is the caller's. */
+	if (ret == (uint64_t)(uintptr_t)fxt__patch_exit_tramp && tail)
+		ret = tail;
+	__cyg_profile_func_enter((void *)(uintptr_t)fn, NULL);
+	/* A signal handler's calls may come between any two of these steps:
+	 * the entry is marked live (an unknown slot is above every other)
+	 * before it is counted, and filled after. */
+	uint32_t i = s->n;
+	s->v[i].slot = (uint64_t *)UINTPTR_MAX;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->n = i + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->v[i].fn = fn;
+	s->v[i].ret = ret;
+	s->v[i].slot = slot;
+	*slot = (uint64_t)(uintptr_t)fxt__patch_exit_tramp;
+}
+
+uint64_t fxt__patch_exit(uint64_t *sp)
+{
+	struct pstack *s = &pstack;
+	uint64_t *slot = sp - 1;
+
+	pop_gone(s, slot - 1);
+	if (__builtin_expect(s->n && s->v[s->n - 1].slot == slot, 1)) {
+		struct shadow e = s->v[s->n - 1];
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		s->n--;
+		__cyg_profile_func_exit((void *)(uintptr_t)e.fn, NULL);
+		return e.ret;
+	}
+	/* A return into the trampoline that no entry explains: the program
+	 * moved its stack under us (a coroutine switch).  There is no way
+	 * back to where it came from. */
+	agent_err("patched function returned with an unknown stack (%p): aborting", (void *)sp);
+	abort();
+}
+
+/* ---------------------------------------------------------- unwinding */
+
+/* Puts the real return addresses back in every hooked slot. */
+static void restore_all(struct pstack *s)
+{
+	for (uint32_t i = 0; i < s->n; i++)
+		if (*s->v[i].slot == (uint64_t)(uintptr_t)fxt__patch_exit_tramp)
+			*s->v[i].slot = s->v[i].ret;
+}
+
+/* After an unwinding that stopped in the frame whose stack pointer is
+ * `sp`: the frames below it are gone (their exits are recorded now), the
+ * others hooked again. */
+static void rearm(struct pstack *s, uint64_t *sp)
+{
+	pop_gone(s, sp - 1);
+	for (uint32_t i = 0; i < s->n; i++)
+		if (*s->v[i].slot == s->v[i].ret)
+			*s->v[i].slot = (uint64_t)(uintptr_t)fxt__patch_exit_tramp;
+}
+
+/* The caller's stack pointer: above our return address (frame pointers
+ * are kept in the agent). */
+#define CALLER_SP() ((uint64_t *)__builtin_frame_address(0) + 2)
+
+#define REAL(type, name)                                                    \
+	static type real_##name;                                            \
+	if (!real_##name)                                                   \
+		*(void **)&real_##name = dlsym(RTLD_NEXT, #name);           \
+	if (!real_##name) {                                                 \
+		agent_err(#name ": not found after the agent's; aborting"); \
+		abort();                                                    \
+	}
+
+struct _Unwind_Exception;
+struct _Unwind_Context;
+typedef int unwind_code;
+typedef unwind_code unwind_stop_fn(int, int, uint64_t, struct _Unwind_Exception *,
+				   struct _Unwind_Context *, void *);
+typedef unwind_code unwind_trace_fn(struct _Unwind_Context *, void *);
+
+typedef unwind_code raise_fn(struct _Unwind_Exception *);
+typedef unwind_code forced_fn(struct _Unwind_Exception *, unwind_stop_fn *, void *);
+typedef unwind_code backtrace_fn(unwind_trace_fn *, void *);
+typedef void *begin_catch_fn(void *);
+
+__attribute__((visibility("default"))) unwind_code
+_Unwind_RaiseException(struct _Unwind_Exception *e);
+__attribute__((visibility("default"))) unwind_code
+_Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e);
+__attribute__((visibility("default"))) unwind_code
+_Unwind_ForcedUnwind(struct _Unwind_Exception *e, unwind_stop_fn *stop, void *arg);
+__attribute__((visibility("default"))) unwind_code _Unwind_Backtrace(unwind_trace_fn *fn,
+								     void *arg);
+__attribute__((visibility("default"))) void *__cxa_begin_catch(void *e);
+
+/* Throwing: the unwinder must see real return addresses.  It returns only
+ * when nothing caught the exception (the caller then terminates): nothing
+ * was unwound, every frame is hooked again. */
+unwind_code _Unwind_RaiseException(struct _Unwind_Exception *e)
+{
+	REAL(raise_fn *, _Unwind_RaiseException);
+	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n;
+	if (on)
+		restore_all(&pstack);
+	unwind_code rc = real__Unwind_RaiseException(e);
+	if (on)
+		rearm(&pstack, CALLER_SP());
+	return rc;
+}
+
+unwind_code _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
+{
+	REAL(raise_fn *, _Unwind_Resume_or_Rethrow);
+	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n;
+	if (on)
+		restore_all(&pstack);
+	unwind_code rc = real__Unwind_Resume_or_Rethrow(e);
+	if (on)
+		rearm(&pstack, CALLER_SP());
+	return rc;
+}
+
+/* pthread_exit() and cancellation: the thread's frames go; their exits are
+ * left to the end of the thread. */
+unwind_code _Unwind_ForcedUnwind(struct _Unwind_Exception *e, unwind_stop_fn *stop, void *arg)
+{
+	REAL(forced_fn *, _Unwind_ForcedUnwind);
+	if (__atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n)
+		restore_all(&pstack);
+	return real__Unwind_ForcedUnwind(e, stop, arg);
+}
+
+/* A backtrace walks the frames and leaves them: hooked again after. */
+unwind_code _Unwind_Backtrace(unwind_trace_fn *fn, void *arg)
+{
+	REAL(backtrace_fn *, _Unwind_Backtrace);
+	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n;
+	if (on)
+		restore_all(&pstack);
+	unwind_code rc = real__Unwind_Backtrace(fn, arg);
+	if (on)
+		rearm(&pstack, CALLER_SP());
+	return rc;
+}
+
+/* A catch: the frames between the throw and the catching one are gone. */
+void *__cxa_begin_catch(void *e)
+{
+	REAL(begin_catch_fn *, __cxa_begin_catch);
+	if (__atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n)
+		rearm(&pstack, CALLER_SP());
+	return real___cxa_begin_catch(e);
+}

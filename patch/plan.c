@@ -1,0 +1,262 @@
+/* The plan of a function's patch (see plan.h), with Capstone. */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "patch/plan.h"
+
+/* One disassembler for the process, opened on first use; plans are made
+ * one at a time (the agent patches at start-up and after a dlopen). */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static csh handle;
+static bool opened;
+
+static bool fits32(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+static bool is_endbr64(const uint8_t *p, uint64_t size)
+{
+	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	return size >= 4 && memcmp(p, endbr64, 4) == 0;
+}
+
+static bool in_group(const cs_insn *in, uint8_t g)
+{
+	for (unsigned i = 0; i < in->detail->groups_count; i++)
+		if (in->detail->groups[i] == g)
+			return true;
+	return false;
+}
+
+/* The target of a direct branch (its immediate operand), 0 when the
+ * instruction has none. */
+static uint64_t branch_target(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
+		return (uint64_t)x->operands[0].imm;
+	return 0;
+}
+
+static bool is_rip_relative(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	for (unsigned i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP)
+			return true;
+	return false;
+}
+
+/* Every instruction of the function (at addr): none may jump to its entry
+ * or into the displaced bytes [lo, hi), call into them past lo, nor jump
+ * indirectly.  NULL when none does. */
+static const char *scan_function(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t lo,
+				 uint64_t hi)
+{
+	const uint64_t entry = addr;
+	const uint8_t *p = code;
+	uint64_t left = size, at = addr;
+	cs_insn *in = cs_malloc(handle);
+	const char *why = NULL;
+
+	if (in == NULL)
+		return "out of memory";
+	while (left > 0) {
+		if (!cs_disasm_iter(handle, &p, &left, &at, in)) {
+			why = "bytes that do not decode";
+			break;
+		}
+		bool jump = in_group(in, X86_GRP_JUMP), call = in_group(in, X86_GRP_CALL);
+		if (!jump && !call)
+			continue;
+		uint64_t t = branch_target(in);
+		if (t == 0) {
+			if (jump) {
+				why = "an indirect jump (a jump table)";
+				break;
+			}
+			continue; /* an indirect call returns where it was */
+		}
+		/* A call to the entry is a call (recursion); a jump to it is a
+		 * loop or a tail call to itself, which would count as calls. */
+		if (call ? (t > lo && t < hi) : (t >= entry && t < hi)) {
+			why = "a jump back into the first bytes";
+			break;
+		}
+	}
+	cs_free(in, 1);
+	return why;
+}
+
+/* Appends the relocated form of `in` (at its original address) to the
+ * plan's code, which will run at `at`.  NULL, or why it cannot be. */
+static const char *relocate(const cs_insn *in, uint64_t at, struct patch_plan *plan)
+{
+	uint64_t new_addr = at + plan->code_len;
+	uint8_t *out = plan->code + plan->code_len;
+	const cs_x86 *x = &in->detail->x86;
+
+	if (plan->code_len + in->size + 4 > PATCH_CODE_MAX || plan->code_len + 18 > PATCH_CODE_MAX)
+		return "too many bytes to displace";
+	if (in_group(in, X86_GRP_CALL)) {
+		/* A direct call: it is the last displaced instruction (a call
+		 * is 5 bytes).  Its return address is pushed as it was, the
+		 * instruction after it in the function (untouched), so that the
+		 * callee returns there and the unwinder sees the function:
+		 * push $lo; movl $hi, 4(%rsp); jmp target. */
+		uint64_t t = branch_target(in), ret = in->address + in->size;
+		if (t == 0)
+			return "an indirect call in the first bytes";
+		int64_t rel = (int64_t)(t - (new_addr + 18));
+		if (!fits32(rel))
+			return "a call the trampoline cannot reach";
+		uint32_t lo = (uint32_t)ret, hi = (uint32_t)(ret >> 32);
+		out[0] = 0x68;
+		memcpy(out + 1, &lo, 4);
+		out[5] = 0xc7;
+		out[6] = 0x44;
+		out[7] = 0x24;
+		out[8] = 0x04;
+		memcpy(out + 9, &hi, 4);
+		out[13] = 0xe9;
+		int32_t r32 = (int32_t)rel;
+		memcpy(out + 14, &r32, 4);
+		plan->code_len += 18;
+		return NULL;
+	}
+	if (in_group(in, X86_GRP_JUMP)) {
+		uint64_t t = branch_target(in);
+		if (t == 0)
+			return "an indirect jump in the first bytes";
+		if (in->id == X86_INS_LOOP || in->id == X86_INS_LOOPE || in->id == X86_INS_LOOPNE ||
+		    in->id == X86_INS_JRCXZ || in->id == X86_INS_JECXZ)
+			return "a loop instruction in the first bytes";
+		if (in->id == X86_INS_JMP) {
+			int64_t rel = (int64_t)(t - (new_addr + 5));
+			if (!fits32(rel))
+				return "a jump the trampoline cannot reach";
+			out[0] = 0xe9;
+			int32_t r32 = (int32_t)rel;
+			memcpy(out + 1, &r32, 4);
+			plan->code_len += 5;
+			return NULL;
+		}
+		/* jcc: 0x70+cc rel8, or 0x0f 0x80+cc rel32 */
+		uint8_t cc;
+		if (in->size == 2 && (in->bytes[0] & 0xf0) == 0x70)
+			cc = in->bytes[0] & 0x0f;
+		else if (in->size == 6 && in->bytes[0] == 0x0f && (in->bytes[1] & 0xf0) == 0x80)
+			cc = in->bytes[1] & 0x0f;
+		else
+			return "a conditional jump not understood";
+		int64_t rel = (int64_t)(t - (new_addr + 6));
+		if (!fits32(rel))
+			return "a jump the trampoline cannot reach";
+		out[0] = 0x0f;
+		out[1] = (uint8_t)(0x80 | cc);
+		int32_t r32 = (int32_t)rel;
+		memcpy(out + 2, &r32, 4);
+		plan->code_len += 6;
+		return NULL;
+	}
+	memcpy(out, in->bytes, in->size);
+	if (is_rip_relative(in)) {
+		if (x->encoding.disp_offset == 0 || x->encoding.disp_size != 4 ||
+		    x->encoding.disp_offset + 4u > in->size)
+			return "a RIP-relative operand not understood";
+		int32_t d;
+		memcpy(&d, in->bytes + x->encoding.disp_offset, 4);
+		int64_t nd = (int64_t)d + (int64_t)(in->address - new_addr);
+		if (!fits32(nd))
+			return "a RIP-relative operand the trampoline cannot reach";
+		int32_t n32 = (int32_t)nd;
+		memcpy(out + x->encoding.disp_offset, &n32, 4);
+	}
+	plan->code_len += in->size;
+	return NULL;
+}
+
+/* The displaced instructions, from code (at addr) on: at least
+ * PATCH_JMP_SIZE bytes of whole instructions, relocated. */
+static const char *displace(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t at,
+			    struct patch_plan *plan)
+{
+	const uint8_t *p = code;
+	uint64_t left = size, pc = addr;
+	cs_insn *in = cs_malloc(handle);
+	const char *why = NULL;
+
+	if (in == NULL)
+		return "out of memory";
+	while (plan->len < PATCH_JMP_SIZE && !why) {
+		if (left == 0) {
+			why = "shorter than the patch";
+			break;
+		}
+		if (!cs_disasm_iter(handle, &p, &left, &pc, in)) {
+			why = "bytes that do not decode";
+			break;
+		}
+		if (in_group(in, X86_GRP_RET) || in_group(in, X86_GRP_IRET) ||
+		    in_group(in, X86_GRP_INT) || in->id == X86_INS_HLT || in->id == X86_INS_UD2 ||
+		    in->id == X86_INS_INT3) {
+			/* It ends in fewer bytes than the patch needs. */
+			why = "shorter than the patch";
+			break;
+		}
+		why = relocate(in, at, plan);
+		plan->len += in->size;
+		/* An unconditional jump ends the displaced code: what follows
+		 * it is no fall-through. */
+		if (!why && in->id == X86_INS_JMP && plan->len < PATCH_JMP_SIZE)
+			why = "shorter than the patch";
+	}
+	cs_free(in, 1);
+	return why;
+}
+
+__attribute__((visibility("default"))) int fxt_patch_plan(const uint8_t *code, uint64_t size,
+							  uint64_t addr, uint64_t at,
+							  struct patch_plan *plan)
+{
+	int err = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	pthread_mutex_lock(&lock);
+	if (!opened) {
+		if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK ||
+		    cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
+			err = -EINVAL;
+			goto out;
+		}
+		opened = true;
+	}
+	if (size == 0) {
+		plan->why = "no size in the symbol table";
+		goto out;
+	}
+	plan->keep = is_endbr64(code, size) ? 4 : 0;
+	if (size < plan->keep + PATCH_JMP_SIZE) {
+		plan->why = "shorter than the patch";
+		goto out;
+	}
+	plan->why = displace(code + plan->keep, size - plan->keep, addr + plan->keep, at, plan);
+	if (plan->why)
+		goto out;
+	/* Re-checked over the whole function: a jump to the patched entry
+	 * itself, as well as into the bytes after it. */
+	plan->why =
+	    scan_function(code, size, addr, addr + plan->keep, addr + plan->keep + plan->len);
+out:
+	pthread_mutex_unlock(&lock);
+	return err;
+}

@@ -1,0 +1,145 @@
+/* patchme: a program built without -finstrument-functions (-O2), for
+ * run-time patching (fxt-run --patch, tests/e2e/patch.sh).  Each part
+ * makes a known number of calls and prints a result that depends on them
+ * running right:
+ *
+ *   fib_rec(20)        recursion: 21891 calls
+ *   rip_first          its first instruction reads a global through %rip
+ *                      (relocated into the trampoline): 1000 calls
+ *   loop_back          jumps back into its first 5 bytes: left alone
+ *   tiny, tiny_xor     shorter than the patch: left alone
+ *   worker x 4 threads each calls leaf() 5000 times
+ *   on_signal          a SIGUSR1 handler calling leaf() 3 times, 10 signals
+ *   dive(50)           longjmp()s out of 50 nested calls, 3 times; the
+ *                      calls after it still nest
+ *
+ * Arguments: none (all), or the names of the parts to run.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NOINLINE __attribute__((noinline, noclone))
+
+int counter; /* rip_first's */
+int rip_first(int v);
+int loop_back(int n);
+int tiny(void);
+int tiny_xor(void);
+
+/* Written in assembly, so that their first bytes are known. */
+__asm__(".text\n"
+	".globl rip_first\n.type rip_first, @function\n"
+	"rip_first:\n"
+	"\tmovl counter(%rip), %eax\n" /* 6 bytes, RIP-relative */
+	"\taddl %edi, %eax\n"
+	"\tmovl %eax, counter(%rip)\n"
+	"\tret\n"
+	".size rip_first, .-rip_first\n"
+	".globl loop_back\n.type loop_back, @function\n"
+	"loop_back:\n"
+	"\txorl %eax, %eax\n"	/* 2 bytes */
+	"1:\taddl %edi, %eax\n" /* the loop's head, 2 bytes in */
+	"\tdecl %edi\n"
+	"\tjnz 1b\n"
+	"\tret\n"
+	".size loop_back, .-loop_back\n"
+	".globl tiny\n.type tiny, @function\n"
+	"tiny:\n"
+	"\tret\n"
+	".size tiny, .-tiny\n"
+	".globl tiny_xor\n.type tiny_xor, @function\n"
+	"tiny_xor:\n"
+	"\txorl %eax, %eax\n"
+	"\tret\n"
+	".size tiny_xor, .-tiny_xor\n");
+
+NOINLINE int fib_rec(int n)
+{
+	return n < 2 ? n : fib_rec(n - 1) + fib_rec(n - 2);
+}
+
+static volatile long sink;
+
+NOINLINE void leaf(long v)
+{
+	sink += v;
+}
+
+NOINLINE void *worker(void *arg)
+{
+	for (long i = 0; i < 5000; i++)
+		leaf(i + (long)arg);
+	return NULL;
+}
+
+NOINLINE void on_signal(int sig)
+{
+	for (int i = 0; i < 3; i++)
+		leaf(sig);
+}
+
+static jmp_buf env;
+
+NOINLINE void dive(int depth)
+{
+	if (depth == 0)
+		longjmp(env, 1);
+	dive(depth - 1);
+	sink++; /* not a tail call */
+}
+
+static bool want(int argc, char **argv, const char *part)
+{
+	if (argc < 2)
+		return true;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], part) == 0)
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	if (want(argc, argv, "fib"))
+		printf("fib_rec(20) = %d\n", fib_rec(20));
+	if (want(argc, argv, "rip")) {
+		int v = 0;
+		for (int i = 0; i < 1000; i++)
+			v = rip_first(i);
+		printf("rip_first: %d\n", v);
+	}
+	if (want(argc, argv, "short")) {
+		printf("loop_back(10) = %d, tiny = %d\n", loop_back(10), tiny_xor());
+		tiny();
+	}
+	if (want(argc, argv, "threads")) {
+		pthread_t t[4];
+		for (long i = 0; i < 4; i++)
+			pthread_create(&t[i], NULL, worker, (void *)i);
+		for (int i = 0; i < 4; i++)
+			pthread_join(t[i], NULL);
+		printf("threads: done\n");
+	}
+	if (want(argc, argv, "signals")) {
+		signal(SIGUSR1, on_signal);
+		for (int i = 0; i < 10; i++)
+			raise(SIGUSR1);
+		printf("signals: done\n");
+	}
+	if (want(argc, argv, "longjmp")) {
+		int n = 0;
+		for (int i = 0; i < 3; i++) {
+			if (setjmp(env) == 0)
+				dive(50);
+			else
+				n++;
+		}
+		leaf(n); /* after the jumps, calls still nest */
+		printf("longjmp: %d\n", n);
+	}
+	return 0;
+}

@@ -1,0 +1,97 @@
+// patchme_cxx: C++ exceptions through patched functions (fxt-run --patch,
+// tests/e2e/patch.sh), built without -finstrument-functions (-O2).  The
+// unwinder reads return addresses, which patching replaces: each throw
+// here crosses patched frames, is caught in a patched frame, and the calls
+// after it must still nest and return.
+//
+//   thrower(d)   recurses d deep, then throws at the bottom
+//   catcher(i)   calls thrower(10) in a try, catches, then calls leaf()
+//   cleanup(d)   has a destructor run by the unwinding (a landing pad that
+//                resumes), d deep, under catcher_cleanup()
+//   rethrower()  catches and rethrows to catcher_rethrow()
+// main runs 100 of each and prints the sums, as the plain build does.
+#include <cstdio>
+#include <stdexcept>
+
+#define NOINLINE __attribute__((noinline, noclone))
+
+static volatile long sink;
+
+NOINLINE void leaf(long v)
+{
+	sink += v;
+}
+
+NOINLINE void thrower(int d)
+{
+	if (d == 0)
+		throw std::runtime_error("bottom");
+	thrower(d - 1);
+	sink++;
+}
+
+NOINLINE long catcher(int i)
+{
+	try {
+		thrower(10);
+	} catch (const std::exception &e) {
+		leaf(i);
+		return 1;
+	}
+	return 0;
+}
+
+struct Guard {
+	~Guard() { leaf(1); }
+};
+
+NOINLINE void cleanup(int d)
+{
+	Guard g;
+	if (d == 0)
+		throw 42;
+	cleanup(d - 1);
+	sink++;
+}
+
+NOINLINE long catcher_cleanup()
+{
+	try {
+		cleanup(5);
+	} catch (int v) {
+		return v;
+	}
+	return 0;
+}
+
+NOINLINE void rethrower()
+{
+	try {
+		thrower(3);
+	} catch (...) {
+		leaf(2);
+		throw;
+	}
+}
+
+NOINLINE long catcher_rethrow()
+{
+	try {
+		rethrower();
+	} catch (const std::runtime_error &) {
+		return 1;
+	}
+	return 0;
+}
+
+int main()
+{
+	long a = 0, b = 0, c = 0;
+	for (int i = 0; i < 100; i++) {
+		a += catcher(i);
+		b += catcher_cleanup();
+		c += catcher_rethrow();
+	}
+	std::printf("caught %ld, %ld, %ld; sink %ld\n", a, b, c, (long)sink);
+	return 0;
+}
