@@ -75,7 +75,11 @@ static const char *scan_function(const uint8_t *code, uint64_t size, uint64_t ad
 			why = "bytes that do not decode";
 			break;
 		}
-		bool jump = in_group(in, X86_GRP_JUMP), call = in_group(in, X86_GRP_CALL);
+		bool call = in_group(in, X86_GRP_CALL);
+		bool jump = in_group(in, X86_GRP_JUMP) || in_group(in, X86_GRP_BRANCH_RELATIVE) ||
+			    in->id == X86_INS_LOOP || in->id == X86_INS_LOOPE ||
+			    in->id == X86_INS_LOOPNE || in->id == X86_INS_JRCXZ ||
+			    in->id == X86_INS_JECXZ;
 		if (!jump && !call)
 			continue;
 		uint64_t t = branch_target(in);
@@ -107,6 +111,15 @@ static const char *relocate(const cs_insn *in, uint64_t at, struct patch_plan *p
 
 	if (plan->code_len + in->size + 4 > PATCH_CODE_MAX || plan->code_len + 18 > PATCH_CODE_MAX)
 		return "too many bytes to displace";
+	/* Branches with only an 8-bit form (Capstone 4 puts them in no jump
+	 * group) and xbegin's relative fallback. */
+	if (in->id == X86_INS_LOOP || in->id == X86_INS_LOOPE || in->id == X86_INS_LOOPNE ||
+	    in->id == X86_INS_JRCXZ || in->id == X86_INS_JECXZ || in->id == X86_INS_JCXZ ||
+	    in->id == X86_INS_XBEGIN)
+		return "a loop instruction in the first bytes";
+	if (in_group(in, X86_GRP_BRANCH_RELATIVE) && !in_group(in, X86_GRP_JUMP) &&
+	    !in_group(in, X86_GRP_CALL))
+		return "a relative branch not understood";
 	if (in_group(in, X86_GRP_CALL)) {
 		/* A direct call: it is the last displaced instruction (a call
 		 * is 5 bytes).  Its return address is pushed as it was, the
@@ -137,9 +150,6 @@ static const char *relocate(const cs_insn *in, uint64_t at, struct patch_plan *p
 		uint64_t t = branch_target(in);
 		if (t == 0)
 			return "an indirect jump in the first bytes";
-		if (in->id == X86_INS_LOOP || in->id == X86_INS_LOOPE || in->id == X86_INS_LOOPNE ||
-		    in->id == X86_INS_JRCXZ || in->id == X86_INS_JECXZ)
-			return "a loop instruction in the first bytes";
 		if (in->id == X86_INS_JMP) {
 			int64_t rel = (int64_t)(t - (new_addr + 5));
 			if (!fits32(rel))
@@ -203,7 +213,8 @@ static const char *displace(const uint8_t *code, uint64_t size, uint64_t addr, u
 			break;
 		}
 		if (!cs_disasm_iter(handle, &p, &left, &pc, in)) {
-			why = "bytes that do not decode";
+			/* Cut inside an instruction: the symbol ends first. */
+			why = left < 15 ? "shorter than the patch" : "bytes that do not decode";
 			break;
 		}
 		if (in_group(in, X86_GRP_RET) || in_group(in, X86_GRP_IRET) ||

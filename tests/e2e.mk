@@ -100,6 +100,10 @@ EXTRA_DIST += tests/data/tracecmd/README.md tests/data/tracecmd/record.sh \
 	tests/data/tracecmd/v7-plain.dat tests/data/tracecmd/v7-plain.report.gz \
 	tests/data/tracecmd/v7-zstd.dat tests/data/tracecmd/v7-zstd.report.gz
 
+# fxt-run --patch: exact calls of -O2 programs without hooks, C and C++
+# (tests/progs/patchme, patchme_cxx), against uftrace -P. when installed.
+E2E_TESTS += tests/e2e/patch.sh
+
 E2E_TESTS += tests/e2e/readme.sh
 
 TESTS += $(E2E_TESTS)

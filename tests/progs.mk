@@ -169,6 +169,19 @@ tests_progs_sample_hotcold_hooks_CFLAGS = $(WARN_CFLAGS) -O2 -g -finstrument-fun
 tests_progs_sample_hotcold_hooks_LDFLAGS = -no-install
 tests_progs_sample_hotcold_hooks_LDADD = -lpthread
 
+# --------------------------------------------------- run-time patching
+# patchme (C) and patchme_cxx (C++ exceptions) are built the way a
+# distribution builds a program, -O2 -g, without -finstrument-functions:
+# fxt-run --patch makes their calls exact (tests/e2e/patch.sh).
+check_PROGRAMS += tests/progs/patchme tests/progs/patchme_cxx
+tests_progs_patchme_SOURCES = tests/progs/patchme.c
+tests_progs_patchme_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_patchme_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_patchme_LDADD = -lpthread
+tests_progs_patchme_cxx_SOURCES = tests/progs/patchme_cxx.cc
+tests_progs_patchme_cxx_CXXFLAGS = $(WARN_CXXFLAGS) -O2 -g
+tests_progs_patchme_cxx_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+
 # ------------------------------------ the symbolizer's fixtures (symfix/)
 # Built without sanitizers: test_symbolizer loads the libraries with dlopen
 # and runs the non-PIE program as a child.  The libraries are shared

@@ -24,6 +24,13 @@ UNIT_TESTS = \
 	tests/unit/test_profile \
 	tests/unit/test_diff_stats \
 	tests/unit/test_flame
+if HAVE_CAPSTONE
+UNIT_TESTS += tests/unit/test_patch_plan
+tests_unit_test_patch_plan_SOURCES = tests/unit/test_patch_plan.c patch/plan.c patch/plan.h
+tests_unit_test_patch_plan_CFLAGS = $(AM_CFLAGS) $(CAPSTONE_CFLAGS)
+tests_unit_test_patch_plan_LDADD = $(CAPSTONE_LIBS) -lpthread
+endif
+EXTRA_DIST += tests/unit/test_patch_plan.c
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 noinst_HEADERS += tests/lib/tap.h

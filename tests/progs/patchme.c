@@ -12,6 +12,8 @@
  *   on_signal          a SIGUSR1 handler calling leaf() 3 times, 10 signals
  *   dive(50)           longjmp()s out of 50 nested calls, 3 times; the
  *                      calls after it still nest
+ *   maps               prints the mappings that are writable and
+ *                      executable at once ("none")
  *
  * Arguments: none (all), or the names of the parts to run.
  */
@@ -57,26 +59,26 @@ __asm__(".text\n"
 	"\tret\n"
 	".size tiny_xor, .-tiny_xor\n");
 
-NOINLINE int fib_rec(int n)
+static NOINLINE int fib_rec(int n)
 {
 	return n < 2 ? n : fib_rec(n - 1) + fib_rec(n - 2);
 }
 
 static volatile long sink;
 
-NOINLINE void leaf(long v)
+static NOINLINE void leaf(long v)
 {
 	sink += v;
 }
 
-NOINLINE void *worker(void *arg)
+static NOINLINE void *worker(void *arg)
 {
 	for (long i = 0; i < 5000; i++)
 		leaf(i + (long)arg);
 	return NULL;
 }
 
-NOINLINE void on_signal(int sig)
+static NOINLINE void on_signal(int sig)
 {
 	for (int i = 0; i < 3; i++)
 		leaf(sig);
@@ -84,8 +86,10 @@ NOINLINE void on_signal(int sig)
 
 static jmp_buf env;
 
-NOINLINE void dive(int depth)
+static NOINLINE void dive(int depth)
 {
+	if (depth < 0)
+		return;
 	if (depth == 0)
 		longjmp(env, 1);
 	dive(depth - 1);
@@ -131,8 +135,8 @@ int main(int argc, char **argv)
 		printf("signals: done\n");
 	}
 	if (want(argc, argv, "longjmp")) {
-		int n = 0;
-		for (int i = 0; i < 3; i++) {
+		volatile int n = 0;
+		for (volatile int i = 0; i < 3; i++) {
 			if (setjmp(env) == 0)
 				dive(50);
 			else
@@ -140,6 +144,20 @@ int main(int argc, char **argv)
 		}
 		leaf(n); /* after the jumps, calls still nest */
 		printf("longjmp: %d\n", n);
+	}
+	if (want(argc, argv, "maps")) {
+		FILE *f = fopen("/proc/self/maps", "r");
+		char line[512], perms[8];
+		int wx = 0;
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "%*s %7s", perms) == 1 && perms[1] == 'w' && perms[2] == 'x') {
+				printf("wx: %s", line);
+				wx++;
+			}
+		if (f)
+			fclose(f);
+		if (!wx)
+			printf("wx: none\n");
 	}
 	return 0;
 }

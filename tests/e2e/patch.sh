@@ -1,0 +1,100 @@
+#!/bin/sh
+# fxt-run --patch: exact calls of programs built without
+# -finstrument-functions (tests/progs/patchme, patchme_cxx: -O2 -g).  The
+# program's output and exit status stay the same; each function's calls
+# are the number the program makes (recursion, threads, a signal handler,
+# longjmp out of nested calls, C++ exceptions thrown, cleaned up, rethrown
+# and caught through patched frames); functions that cannot be patched are
+# left alone with their reason; no page is writable and executable; the
+# archive is valid.  With uftrace installed, the counts equal `uftrace
+# record -P.`'s for every function both patch.
+. "$abs_top_srcdir/tests/lib/test_subr.sh"
+
+plan 27
+scratch
+P=$PROGS/patchme
+X=$PROGS/patchme_cxx
+
+if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
+  for i in $(seq 27); do skip "built without Capstone"; done
+  finish; exit $?
+fi
+if [ "$(uname -m)" != x86_64 ]; then
+  for i in $(seq 27); do skip "run-time patching is for x86-64"; done
+  finish; exit $?
+fi
+
+# calls ARCHIVE: "FUNCTION CALLS" of the program's functions.
+calls() {
+  "$abs_top_builddir/fxt-report" --format csv "$1" |
+    awk -F, 'NR > 1 && $(NF - 1) ~ /^"?(patchme|patchme_cxx|stripped)"?$/ { n = $NF; gsub(/"/, "", n); gsub(/\(.*/, "", n); print n, $1 }' | sort
+}
+
+"$P" > "$TMPD/plain.out" 2>&1
+plain_rc=$?
+"$FXT_RUN" -o "$TMPD/p.fxt" --patch=. --patch-list -- "$P" > "$TMPD/p.out" 2> "$TMPD/p.err"
+is "$?" "$plain_rc" "patchme: the exit status is the plain run's ($plain_rc)"
+is "$(cat "$TMPD/p.out")" "$(cat "$TMPD/plain.out")" "patchme: the output is the plain run's"
+ok "patchme: the archive is valid, no warning" sh -c \
+  '"$1" --check "$2" | tail -n 1 | grep -q ", 0 errors, 0 warnings)$"' - "$FXT_DUMP" "$TMPD/p.fxt"
+calls "$TMPD/p.fxt" > "$TMPD/calls"
+want() { awk -v f="$1" '$1 == f { print $2 }' "$TMPD/calls"; }
+is "$(want worker)" 4 "threads: worker 4 calls"
+is "$(want leaf)" 20031 "leaf: 4 x 5000 in the threads, 10 x 3 in the signal handler, 1 after the longjmps"
+is "$(want on_signal)" 10 "a signal handler: 10 calls"
+is "$(want dive)" 153 "longjmp out of 50 nested calls, 3 times: 3 x 51 calls, each ended"
+is "$(want rip_first)" 1000 "a RIP-relative first instruction, relocated: 1000 calls (and the right sum)"
+is "$(want main)" 1 "main: 1 call"
+ok "fib_rec: recursion, calls counted" test "$(want fib_rec)" -gt 1000
+is "$(want loop_back)$(want tiny)$(want tiny_xor)" "" "the functions left alone have no calls"
+ok "--patch-list: a jump back into the first bytes" grep -q '^fxt-run: skipped loop_back: a jump back into the first bytes$' "$TMPD/p.err"
+ok "--patch-list: shorter than the patch" sh -c \
+  'grep -q "^fxt-run: skipped tiny: shorter than the patch$" "$1" && grep -q "^fxt-run: skipped tiny_xor: shorter than the patch$" "$1"' - "$TMPD/p.err"
+ok "--patch-list: the patched ones" grep -q '^fxt-run: patched rip_first$' "$TMPD/p.err"
+ok "the summary: patched N of M functions, the reasons counted" \
+  grep -q "^fxt-run: patched [0-9]* of [0-9]* functions of .*patchme (skipped: .*2 shorter than the patch.*)$" "$TMPD/p.err"
+
+# No page both writable and executable, in the patched process.
+"$FXT_RUN" -q -o "$TMPD/m.fxt" --patch=. -- "$P" maps > "$TMPD/m.out" 2>&1
+is "$(cat "$TMPD/m.out")" "wx: none" "no mapping is writable and executable"
+
+# A pattern: only those functions.
+"$FXT_RUN" -o "$TMPD/l.fxt" --patch='^leaf$' -- "$P" threads > /dev/null 2> "$TMPD/l.err"
+is "$(calls "$TMPD/l.fxt")" "leaf 20000" "--patch='^leaf\$': leaf's calls only"
+ok "... and the summary says 1 of 1" grep -q '^fxt-run: patched 1 of 1 functions of ' "$TMPD/l.err"
+
+# C++ exceptions through patched frames.
+"$X" > "$TMPD/xplain.out" 2>&1
+xrc=$?
+"$FXT_RUN" -q -o "$TMPD/x.fxt" --patch=. -- "$X" > "$TMPD/x.out" 2>&1
+is "$?/$(cat "$TMPD/x.out")" "$xrc/$(cat "$TMPD/xplain.out")" "C++: the output and status are the plain run's"
+calls "$TMPD/x.fxt" > "$TMPD/calls"
+is "$(want thrower) $(want cleanup) $(want rethrower)" "1500 600 100" \
+  "C++: thrown through 11 and 4 frames, cleaned up through 6, rethrown: every call"
+is "$(want catcher) $(want catcher_cleanup) $(want catcher_rethrow) $(want leaf)" "100 100 100 800" \
+  "C++: the catching frames, and the calls made in handlers and destructors"
+ok "C++: the archive is valid, no warning" sh -c \
+  '"$1" --check "$2" | tail -n 1 | grep -q ", 0 errors, 0 warnings)$"' - "$FXT_DUMP" "$TMPD/x.fxt"
+
+# A program with no symbol table: nothing to patch, nothing broken.
+cp "$P" "$TMPD/stripped" && strip "$TMPD/stripped"
+"$FXT_RUN" -o "$TMPD/s.fxt" --patch=. -- "$TMPD/stripped" fib > "$TMPD/s.out" 2> "$TMPD/s.err"
+is "$?/$(cat "$TMPD/s.out")" "0/fib_rec(20) = 6765" "stripped: runs as it does"
+ok "stripped: the summary says nothing was patched" grep -q '^fxt-run: patched 0 of ' "$TMPD/s.err"
+
+# Usage.
+"$FXT_RUN" --patch-list -- "$P" fib > /dev/null 2> "$TMPD/err"
+is "$?/$(cat "$TMPD/err")" "2/fxt-run: --patch-list: say what to patch with --patch (see --help)" "--patch-list alone: usage error"
+"$FXT_RUN" --patch='(' -- "$P" fib > /dev/null 2> "$TMPD/err"
+is "$?" 2 "--patch with a bad pattern: usage error"
+
+# uftrace patches the same way (-P.): the same counts, function by function.
+if [ -n "${UFTRACE:-}" ] && "$UFTRACE" record -P. -d "$TMPD/uft" "$P" > /dev/null 2>&1; then
+  "$UFTRACE" report -d "$TMPD/uft" -f call 2>/dev/null | awk 'NR > 2 { print $2, $1 }' | sort > "$TMPD/uft.calls"
+  calls "$TMPD/p.fxt" > "$TMPD/ours"
+  is "$(join "$TMPD/ours" "$TMPD/uft.calls" | awk '$2 != $3')" "" \
+    "the same calls as uftrace -P. for the $(join "$TMPD/ours" "$TMPD/uft.calls" | wc -l) functions both patch"
+else
+  skip "uftrace is not installed"
+fi
+finish

@@ -1,0 +1,142 @@
+/* The run-time patch planner (patch/plan.h) on hand-written x86-64 bytes:
+ * what it displaces, how it relocates (RIP-relative operands, short and
+ * conditional jumps, a call), and each reason it leaves a function alone.
+ * The relocated bytes are checked against the encodings written out here. */
+#include "config.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "patch/plan.h"
+#include "tests/lib/tap.h"
+
+#define ADDR 0x400000ull  /* where the function "is" */
+#define AT   0x500000ull  /* where its displaced code will run */
+
+static struct patch_plan P;
+
+static const char *plan_of(const uint8_t *code, size_t size, uint64_t at)
+{
+	if (fxt_patch_plan(code, size, ADDR, at, &P) != 0)
+		return "ERROR";
+	return P.why ? P.why : "patchable";
+}
+
+static int32_t rd32(const uint8_t *p)
+{
+	int32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+int main(void)
+{
+	plan(27);
+
+	/* push %rbp; mov %rsp,%rbp; sub $16,%rsp; ...; leave; ret */
+	static const uint8_t frame[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10,
+					 0x90, 0xc9, 0xc3 };
+	ok(strcmp(plan_of(frame, sizeof(frame), AT), "patchable") == 0, "a frame prologue");
+	ok(P.keep == 0 && P.len == 8 && P.code_len == 8 && memcmp(P.code, frame, 8) == 0,
+	   "... displaces push, mov, sub (8 bytes) as they are (len %u)", P.len);
+
+	/* endbr64 stays at the entry; the patch goes after it */
+	static const uint8_t endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5,
+					 0x5d, 0xc3 };
+	ok(strcmp(plan_of(endbr, sizeof(endbr), AT), "patchable") == 0 && P.keep == 4 &&
+	       P.len == 5,
+	   "endbr64 is kept, the next 5 bytes displaced (keep %u, len %u)", P.keep, P.len);
+
+	/* Too short: ret; xor %eax,%eax; ret; endbr64; ret */
+	static const uint8_t ret1[] = { 0xc3 };
+	static const uint8_t xorret[] = { 0x31, 0xc0, 0xc3 };
+	static const uint8_t endret[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0xc3 };
+	ok(strcmp(plan_of(ret1, 1, AT), "shorter than the patch") == 0, "ret: too short");
+	ok(strcmp(plan_of(xorret, 3, AT), "shorter than the patch") == 0, "xor; ret: too short");
+	ok(strcmp(plan_of(endret, 5, AT), "shorter than the patch") == 0, "endbr64; ret: too short");
+	/* A ret inside the first 5 bytes of a longer symbol (padding after). */
+	static const uint8_t retpad[] = { 0x31, 0xc0, 0xc3, 0x90, 0x90, 0x90, 0x90, 0x90 };
+	ok(strcmp(plan_of(retpad, sizeof(retpad), AT), "shorter than the patch") == 0,
+	   "xor; ret; nops: too short (the ret ends it)");
+
+	/* RIP-relative first: mov 0x100(%rip),%eax; add %edi,%eax; ret */
+	static const uint8_t rip[] = { 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0x01, 0xf8, 0xc3 };
+	ok(strcmp(plan_of(rip, sizeof(rip), AT), "patchable") == 0 && P.len == 6 &&
+	       P.code_len == 6,
+	   "a RIP-relative load first: displaced");
+	/* target = ADDR + 6 + 0x100; from AT: disp' = target - (AT + 6) */
+	ok(rd32(P.code + 2) == (int32_t)(ADDR + 6 + 0x100 - (AT + 6)),
+	   "... its displacement aimed at the same address from the trampoline (%d)",
+	   rd32(P.code + 2));
+	ok(strcmp(plan_of(rip, sizeof(rip), ADDR + (3ull << 31)),
+		  "a RIP-relative operand the trampoline cannot reach") == 0,
+	   "... out of reach from a trampoline 6 GiB away: left alone");
+
+	/* test %edi,%edi; je +0x10; ... : the jcc rel8 becomes jcc rel32 */
+	static const uint8_t jcc[] = { 0x85, 0xff, 0x74, 0x10, 0x89, 0xf8, 0x90, 0x90, 0x90, 0x90,
+				       0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+				       0x90, 0x90, 0xc3 };
+	ok(strcmp(plan_of(jcc, sizeof(jcc), AT), "patchable") == 0 && P.len == 6,
+	   "test; je rel8; mov: displaced (len %u)", P.len);
+	ok(P.code_len == 2 + 6 + 2 && P.code[2] == 0x0f && P.code[3] == 0x84,
+	   "... je rel8 became je rel32 (0f 84)");
+	ok((uint64_t)((int64_t)(AT + 2 + 6) + rd32(P.code + 4)) == ADDR + 4 + 0x10,
+	   "... aimed at the original target");
+
+	/* A call in the first bytes: push the return address it had, jump. */
+	static const uint8_t call[] = { 0x48, 0x63, 0xff, 0xe8, 0x10, 0x00, 0x00, 0x00,
+					0x90, 0xc3 };
+	ok(strcmp(plan_of(call, sizeof(call), AT), "patchable") == 0 && P.len == 8,
+	   "movslq; call: displaced (len %u)", P.len);
+	uint32_t lo, hi;
+	memcpy(&lo, P.code + 3 + 1, 4);
+	memcpy(&hi, P.code + 3 + 9, 4);
+	ok(P.code_len == 3 + 18 && P.code[3] == 0x68 && P.code[3 + 5] == 0xc7 &&
+	       P.code[3 + 13] == 0xe9,
+	   "... the call became push $lo; movl $hi,4(%%rsp); jmp");
+	ok(((uint64_t)hi << 32 | lo) == ADDR + 8, "... pushing the address after the call");
+	ok((uint64_t)((int64_t)(AT + 3 + 18) + rd32(P.code + 3 + 14)) == ADDR + 8 + 0x10,
+	   "... jumping to the callee");
+
+	/* A jump back into the displaced bytes (a loop head 2 bytes in). */
+	static const uint8_t loop[] = { 0x31, 0xc0, 0x01, 0xf8, 0xff, 0xcf, 0x75, 0xfa, 0xc3 };
+	ok(strcmp(plan_of(loop, sizeof(loop), AT), "a jump back into the first bytes") == 0,
+	   "a loop whose head is in the first bytes: left alone");
+	/* A jump back to the entry itself (a tail call to itself). */
+	static const uint8_t self[] = { 0x48, 0x89, 0xf8, 0x48, 0xff, 0xc8, 0x75, 0xf8, 0xc3 };
+	ok(strcmp(plan_of(self, sizeof(self), AT), "a jump back into the first bytes") == 0,
+	   "a jump to the entry: left alone");
+	/* A call to the entry (recursion) is fine. */
+	static const uint8_t recur[] = { 0x48, 0x83, 0xec, 0x08, 0x90, 0xe8, 0xf6, 0xff, 0xff,
+					 0xff, 0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	ok(strcmp(plan_of(recur, sizeof(recur), AT), "patchable") == 0,
+	   "a call to its own entry (recursion): patchable");
+
+	/* An indirect jump anywhere in the function (a jump table). */
+	static const uint8_t table[] = { 0x48, 0x83, 0xec, 0x08, 0x90, 0xff, 0xe0, 0xc3 };
+	ok(strcmp(plan_of(table, sizeof(table), AT), "an indirect jump (a jump table)") == 0,
+	   "an indirect jump: left alone");
+	/* An indirect call in the first bytes. */
+	static const uint8_t icall[] = { 0xff, 0xd0, 0x90, 0x90, 0x90, 0x90, 0xc3 };
+	ok(strcmp(plan_of(icall, sizeof(icall), AT), "an indirect call in the first bytes") == 0,
+	   "an indirect call in the first bytes: left alone");
+	/* An unconditional jmp before 5 bytes (a tail call stub). */
+	static const uint8_t tail[] = { 0xeb, 0x10, 0x90, 0x90, 0x90, 0x90, 0xc3 };
+	ok(strcmp(plan_of(tail, sizeof(tail), AT), "shorter than the patch") == 0,
+	   "jmp rel8 first: left alone");
+	/* loop / jrcxz cannot be widened. */
+	static const uint8_t lp[] = { 0x90, 0xe2, 0xfd, 0x90, 0x90, 0x90, 0xc3 };
+	ok(strcmp(plan_of(lp, sizeof(lp), AT), "a loop instruction in the first bytes") == 0,
+	   "loop in the first bytes: left alone");
+	/* Bytes that do not decode. */
+	static const uint8_t bad[] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0x06, 0x06, 0xc3 };
+	ok(strcmp(plan_of(bad, sizeof(bad), AT), "bytes that do not decode") == 0,
+	   "an invalid opcode in the body (%s)", P.why ? P.why : "patchable");
+	/* No size. */
+	ok(strcmp(plan_of(frame, 0, AT), "no size in the symbol table") == 0, "size 0: left alone");
+	/* A function whose symbol ends inside its first instruction. */
+	ok(strcmp(plan_of(frame, 3, AT), "shorter than the patch") == 0,
+	   "a symbol shorter than its instructions: too short");
+	done_testing();
+	return 0;
+}
