@@ -38,10 +38,16 @@ libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	agent/filter.c agent/filter.h \
 	agent/calib.c agent/calib.h \
 	agent/elfsyms.c agent/elfsyms.h \
-	agent/patch.c agent/patch.h agent/patch_rt.c agent/patch_tramp.S
+	agent/patch.c agent/patch.h agent/patch_tramp.S
 libfxt_agent_la_CFLAGS = $(AGENT_CFLAGS)
 libfxt_agent_la_LDFLAGS = $(AGENT_LDFLAGS)
-libfxt_agent_la_LIBADD = $(LIBUNWIND_LIBS) -lpthread -ldl -lrt
+libfxt_agent_la_LIBADD = libfxt-patchrt.la $(LIBUNWIND_LIBS) -lpthread -ldl -lrt
+
+# Run-time patching's handlers, which run where every register is the
+# program's: general registers only (agent/patch_rt.c).
+noinst_LTLIBRARIES += libfxt-patchrt.la
+libfxt_patchrt_la_SOURCES = agent/patch_rt.c
+libfxt_patchrt_la_CFLAGS = $(AGENT_CFLAGS) $(PATCHRT_CFLAGS)
 
 pkglib_LTLIBRARIES += libfxt-convert.la
 libfxt_convert_la_SOURCES = convert/self.c $(CONVERT_SOURCES) $(SPOOL_SOURCES) \

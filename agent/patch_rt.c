@@ -1,6 +1,13 @@
 /* Run-time patching, the runtime (see patch.h): the shadow stack of each
  * thread, the enter and exit handlers the trampolines call, and the
- * unwinder's entry points, which put the real return addresses back. */
+ * unwinder's entry points, which put the real return addresses back.
+ *
+ * This file is compiled with -mgeneral-regs-only: the handlers run at a
+ * patched function's entry and return, where every register must be as
+ * the program left it, and the trampolines save only the general ones.
+ * What may touch vector registers (the slow path of a record, the
+ * filters, the C library) goes through fxt__patch_call_saving
+ * (patch_tramp.S), which saves them first. */
 #include <config.h>
 
 #include <dlfcn.h>
@@ -10,14 +17,36 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* Calls fn(a, b, c, d) with xmm0-15 saved around it (patch_tramp.S). */
+uint64_t fxt__patch_call_saving(void *fn, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+
+/* The slow path of agent_record() (tbuf.h), with the vector registers
+ * saved around it: defined before tbuf.h comes in (filter.h has it). */
+#define AGENT_TBUF_SLOW(t, p, ts, addr)                                           \
+	fxt__patch_call_saving((void *)agent_tbuf_slow, (uint64_t)(uintptr_t)(t), \
+			       (uint64_t)(uintptr_t)(p), (ts), (addr))
+
+#include "agent/filter.h"
 #include "agent/log.h"
 #include "agent/patch.h"
 #include "agent/tbuf.h"
 
-/* The hooks of -finstrument-functions (hooks.c): the same records, the
- * same filters. */
-void __cyg_profile_func_enter(void *fn, void *call_site);
-void __cyg_profile_func_exit(void *fn, void *call_site);
+/* One record, as the -finstrument-functions hooks write it (hooks.c):
+ * through the filters when they are on. */
+static inline __attribute__((always_inline)) void record(uint64_t addr)
+{
+	if (__builtin_expect(agent_filter_on, 0)) {
+		fxt__patch_call_saving((void *)agent_filter_hook, (uint64_t)(uintptr_t)&agent_tls,
+				       addr, 0, 0);
+		return;
+	}
+	if (__builtin_expect(agent_clock_tsc, 1)) {
+		agent_record_clk(&agent_tls, addr, true);
+		return;
+	}
+	fxt__patch_call_saving((void *)agent_record_mono, (uint64_t)(uintptr_t)&agent_tls, addr, 0,
+			       0);
+}
 
 /* One patched call in progress: where its return address is, what it was,
  * and the function. */
@@ -49,14 +78,19 @@ void agent_patch_activate(void)
 	__atomic_store_n(&patch_active, true, __ATOMIC_RELEASE);
 }
 
+static void *shadow_map(void)
+{
+	return mmap(NULL, (size_t)SHADOW_MAX * sizeof(struct shadow), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+}
+
 static bool shadow_ready(struct pstack *s)
 {
 	if (__builtin_expect(s->v != NULL, 1))
 		return true;
 	if (s->failed)
 		return false;
-	void *p = mmap(NULL, (size_t)SHADOW_MAX * sizeof(struct shadow), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = (void *)(uintptr_t)fxt__patch_call_saving((void *)shadow_map, 0, 0, 0, 0);
 	if (p == MAP_FAILED) {
 		s->failed = true;
 		return false;
@@ -85,7 +119,7 @@ static uint64_t pop_gone(struct pstack *s, uint64_t *below)
 		s->n--;
 		if (e.slot == below)
 			ret = e.ret;
-		__cyg_profile_func_exit((void *)(uintptr_t)e.fn, NULL);
+		record(e.fn | SPOOL_EXIT_BIT);
 	}
 	return ret;
 }
@@ -103,7 +137,7 @@ void fxt__patch_enter(uint64_t fn, uint64_t *slot)
 	 * caller; the real return address is the caller's. */
 	if (ret == (uint64_t)(uintptr_t)fxt__patch_exit_tramp && tail)
 		ret = tail;
-	__cyg_profile_func_enter((void *)(uintptr_t)fn, NULL);
+	record(fn);
 	/* A signal handler's calls may come between any two of these steps:
 	 * the entry is marked live (an unknown slot is above every other)
 	 * before it is counted, and filled after. */
@@ -118,6 +152,11 @@ void fxt__patch_enter(uint64_t fn, uint64_t *slot)
 	*slot = (uint64_t)(uintptr_t)fxt__patch_exit_tramp;
 }
 
+static void patch_lost(uint64_t *sp)
+{
+	agent_err("patched function returned with an unknown stack (%p): aborting", (void *)sp);
+}
+
 uint64_t fxt__patch_exit(uint64_t *sp)
 {
 	struct pstack *s = &pstack;
@@ -128,13 +167,13 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 		struct shadow e = s->v[s->n - 1];
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		s->n--;
-		__cyg_profile_func_exit((void *)(uintptr_t)e.fn, NULL);
+		record(e.fn | SPOOL_EXIT_BIT);
 		return e.ret;
 	}
 	/* A return into the trampoline that no entry explains: the program
 	 * moved its stack under us (a coroutine switch).  There is no way
 	 * back to where it came from. */
-	agent_err("patched function returned with an unknown stack (%p): aborting", (void *)sp);
+	fxt__patch_call_saving((void *)patch_lost, (uint64_t)(uintptr_t)sp, 0, 0, 0);
 	abort();
 }
 

@@ -7,7 +7,10 @@
  * the ones the ABI says a call may change: a compiler that sees a whole
  * program (gcc's -fipa-ra) keeps values in registers across calls of
  * functions it knows leave them alone, and a patched function's entry and
- * return must look as if nothing ran there. */
+ * return must look as if nothing ran there.  The handlers (patch_rt.c)
+ * are compiled to use general registers only: the trampolines save
+ * those, and fxt__patch_call_saving the vector registers, for what the
+ * handlers call that may use them. */
 .macro SAVE_GPRS
 	pushq	%rax
 	pushq	%rdi
@@ -71,7 +74,7 @@
 /* Called (call *slot) from a function's stub, with %r11 = the function.
  * The stack then holds the stub's return address (into its relocated
  * instructions) and, above it, the function's own return address.  Saves
- * the registers (see above), calls fxt__patch_enter(fn, &return
+ * the general registers (see above), calls fxt__patch_enter(fn, &return
  * address), restores and returns into the stub.  The stack is aligned
  * here: a compiler may call a function it knows with it 8 bytes off. */
 	.globl	fxt__patch_enter_tramp
@@ -87,12 +90,9 @@ fxt__patch_enter_tramp:
 	.cfi_def_cfa_register %rbp
 	SAVE_GPRS
 	andq	$-16, %rsp
-	subq	$256, %rsp
-	SAVE_XMM
 	movq	%r11, %rdi
 	leaq	16(%rbp), %rsi		/* above the saved rbp and the stub's return */
 	call	fxt__patch_enter
-	RESTORE_XMM
 	leaq	-72(%rbp), %rsp
 	RESTORE_GPRS
 	popq	%rbp
@@ -102,8 +102,8 @@ fxt__patch_enter_tramp:
 	.size	fxt__patch_enter_tramp, .-fxt__patch_enter_tramp
 
 /* A patched function returns here (its return address was replaced).
- * Keeps a slot for the real return address, saves the registers (see
- * above), calls fxt__patch_exit(the stack pointer the
+ * Keeps a slot for the real return address, saves the general registers
+ * (see above), calls fxt__patch_exit(the stack pointer the
  * function returned with) on an aligned stack, puts the real return
  * address it gives in the slot, and returns there. */
 	.globl	fxt__patch_exit_tramp
@@ -116,16 +116,48 @@ fxt__patch_exit_tramp:
 	movq	%rsp, %rbp
 	SAVE_GPRS
 	andq	$-16, %rsp
-	subq	$256, %rsp
-	SAVE_XMM
 	leaq	16(%rbp), %rdi
 	call	fxt__patch_exit
 	movq	%rax, 8(%rbp)
-	RESTORE_XMM
 	leaq	-72(%rbp), %rsp
 	RESTORE_GPRS
 	popq	%rbp
-	ret
+	/* Not `ret`: the return stack predicts the address this function
+	 * was called from, never right here; an indirect jump is predicted
+	 * by its target's history.  The slot it reads is in the red zone,
+	 * which signal handlers leave alone. */
+	leaq	8(%rsp), %rsp
+	jmp	*-8(%rsp)
 	.size	fxt__patch_exit_tramp, .-fxt__patch_exit_tramp
+
+/* fxt__patch_call_saving(fn, a, b, c, d): fn(a, b, c, d) with xmm0-15
+ * saved around it; returns what fn returns. */
+	.globl	fxt__patch_call_saving
+	.hidden	fxt__patch_call_saving
+	.type	fxt__patch_call_saving, @function
+	.p2align 4
+fxt__patch_call_saving:
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	andq	$-16, %rsp
+	subq	$256, %rsp
+	SAVE_XMM
+	movq	%rdi, %rax
+	movq	%rsi, %rdi
+	movq	%rdx, %rsi
+	movq	%rcx, %rdx
+	movq	%r8, %rcx
+	call	*%rax
+	RESTORE_XMM
+	movq	%rbp, %rsp
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+	.size	fxt__patch_call_saving, .-fxt__patch_call_saving
 #endif
 	.section .note.GNU-stack,"",@progbits

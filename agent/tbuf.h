@@ -129,6 +129,13 @@ static inline uint64_t agent_tbuf_reserve(uint64_t size)
 	return size >= AGENT_FLOOR_CHUNK_SIZE ? size / 64 : 0;
 }
 
+/* How the inline hooks below reach the slow path; run-time patching's
+ * handlers (agent/patch_rt.c), which run with no vector register saved,
+ * route it through a shim that saves them. */
+#ifndef AGENT_TBUF_SLOW
+#define AGENT_TBUF_SLOW agent_tbuf_slow
+#endif
+
 /* Reserves one 16-byte slot: returns the old `*pos` and advances it, in one
  * instruction that a signal cannot split (not locked: only this thread and
  * its signal handlers touch it). */
@@ -170,7 +177,7 @@ static inline __attribute__((always_inline)) void agent_record_clk(struct tstate
 		t->busy--;
 		return;
 	}
-	agent_tbuf_slow(t, p, ts, addr);
+	AGENT_TBUF_SLOW(t, p, ts, addr);
 }
 
 /* One hook: `addr` has SPOOL_EXIT_BIT set for an exit hook.  The timestamp

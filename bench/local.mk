@@ -99,6 +99,15 @@ bench-import: all
 	  $(SHELL) $(top_srcdir)/bench/import.sh
 .PHONY: bench-import
 
+# `make bench-patch`: bench/patch.sh times fxt-run --patch on bench/fib-plain
+# against the -finstrument-functions hook (bench/fib) and uftrace -P., per
+# call and whole run, in one run.
+dist_noinst_SCRIPTS += bench/patch.sh
+bench-patch: all
+	abs_top_builddir='$(abs_top_builddir)' UFTRACE='$(UFTRACE)' \
+	  $(SHELL) $(top_srcdir)/bench/patch.sh
+.PHONY: bench-patch
+
 # `make bench-multiproc`: bench/multiproc.sh times real multi-process
 # workloads (bash pipes, find | xargs md5sum, make -j2, cc -O2 -c, python3
 # through sh) plainly and under fxt-run (default --libc and --libc=none),

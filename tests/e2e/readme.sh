@@ -355,7 +355,7 @@ ok "README: $line: exit 0, 12 rows" test "$rc" = 0 -a "$(rows p2.out | wc -l)" =
 # Repository paths in `code`: each exists in the source or the build tree.
 missing=
 for path in $(grep -o '`[^`]*`' "$README" | tr -d '`' | awk '{ print $1 }' |
-  grep -E '^(agent|bench|convert|docs|examples|fxt|import|include|launcher|scripts|spool|symbolizer|tests|tools)/' |
+  grep -E '^(agent|bench|convert|docs|examples|fxt|import|include|launcher|patch|scripts|spool|symbolizer|tests|tools)/' |
   sort -u); do
   # shellcheck disable=SC2086 # globs (tests/real/libc-real-*.sh) expand
   ls -d "$abs_top_srcdir"/$path >/dev/null 2>&1 || ls -d "$abs_top_builddir"/$path >/dev/null 2>&1 ||
@@ -363,7 +363,7 @@ for path in $(grep -o '`[^`]*`' "$README" | tr -d '`' | awk '{ print $1 }' |
 done
 is "${missing:-none}" none "every repository path the README names exists"
 missing=
-for target in check check-loop install format fuzz bench bench-lua-setup bench-libc bench-multiproc bench-import; do
+for target in check check-loop install format fuzz bench bench-lua-setup bench-libc bench-multiproc bench-import bench-patch; do
   grep -q "^$target:" "$abs_top_builddir/Makefile" || missing="$missing $target"
 done
 is "${missing:-none}" none "every make target the README names exists"

@@ -150,7 +150,8 @@ int main(int argc, char **argv)
 		char line[512], perms[8];
 		int wx = 0;
 		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "%*s %7s", perms) == 1 && perms[1] == 'w' && perms[2] == 'x') {
+			if (sscanf(line, "%*s %7s", perms) == 1 && perms[1] == 'w' &&
+			    perms[2] == 'x') {
 				printf("wx: %s", line);
 				wx++;
 			}

@@ -42,7 +42,10 @@ NOINLINE long catcher(int i)
 }
 
 struct Guard {
-	~Guard() { leaf(1); }
+	~Guard()
+	{
+		leaf(1);
+	}
 };
 
 NOINLINE void cleanup(int d)

@@ -10,8 +10,8 @@
 #include "patch/plan.h"
 #include "tests/lib/tap.h"
 
-#define ADDR 0x400000ull  /* where the function "is" */
-#define AT   0x500000ull  /* where its displaced code will run */
+#define ADDR 0x400000ull /* where the function "is" */
+#define AT   0x500000ull /* where its displaced code will run */
 
 static struct patch_plan P;
 
@@ -34,17 +34,17 @@ int main(void)
 	plan(27);
 
 	/* push %rbp; mov %rsp,%rbp; sub $16,%rsp; ...; leave; ret */
-	static const uint8_t frame[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10,
-					 0x90, 0xc9, 0xc3 };
+	static const uint8_t frame[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83,
+					 0xec, 0x10, 0x90, 0xc9, 0xc3 };
 	ok(strcmp(plan_of(frame, sizeof(frame), AT), "patchable") == 0, "a frame prologue");
 	ok(P.keep == 0 && P.len == 8 && P.code_len == 8 && memcmp(P.code, frame, 8) == 0,
 	   "... displaces push, mov, sub (8 bytes) as they are (len %u)", P.len);
 
 	/* endbr64 stays at the entry; the patch goes after it */
-	static const uint8_t endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5,
-					 0x5d, 0xc3 };
-	ok(strcmp(plan_of(endbr, sizeof(endbr), AT), "patchable") == 0 && P.keep == 4 &&
-	       P.len == 5,
+	static const uint8_t endbr[] = {
+		0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3
+	};
+	ok(strcmp(plan_of(endbr, sizeof(endbr), AT), "patchable") == 0 && P.keep == 4 && P.len == 5,
 	   "endbr64 is kept, the next 5 bytes displaced (keep %u, len %u)", P.keep, P.len);
 
 	/* Too short: ret; xor %eax,%eax; ret; endbr64; ret */
@@ -53,7 +53,8 @@ int main(void)
 	static const uint8_t endret[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0xc3 };
 	ok(strcmp(plan_of(ret1, 1, AT), "shorter than the patch") == 0, "ret: too short");
 	ok(strcmp(plan_of(xorret, 3, AT), "shorter than the patch") == 0, "xor; ret: too short");
-	ok(strcmp(plan_of(endret, 5, AT), "shorter than the patch") == 0, "endbr64; ret: too short");
+	ok(strcmp(plan_of(endret, 5, AT), "shorter than the patch") == 0,
+	   "endbr64; ret: too short");
 	/* A ret inside the first 5 bytes of a longer symbol (padding after). */
 	static const uint8_t retpad[] = { 0x31, 0xc0, 0xc3, 0x90, 0x90, 0x90, 0x90, 0x90 };
 	ok(strcmp(plan_of(retpad, sizeof(retpad), AT), "shorter than the patch") == 0,
@@ -61,8 +62,7 @@ int main(void)
 
 	/* RIP-relative first: mov 0x100(%rip),%eax; add %edi,%eax; ret */
 	static const uint8_t rip[] = { 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0x01, 0xf8, 0xc3 };
-	ok(strcmp(plan_of(rip, sizeof(rip), AT), "patchable") == 0 && P.len == 6 &&
-	       P.code_len == 6,
+	ok(strcmp(plan_of(rip, sizeof(rip), AT), "patchable") == 0 && P.len == 6 && P.code_len == 6,
 	   "a RIP-relative load first: displaced");
 	/* target = ADDR + 6 + 0x100; from AT: disp' = target - (AT + 6) */
 	ok(rd32(P.code + 2) == (int32_t)(ADDR + 6 + 0x100 - (AT + 6)),
@@ -73,9 +73,9 @@ int main(void)
 	   "... out of reach from a trampoline 6 GiB away: left alone");
 
 	/* test %edi,%edi; je +0x10; ... : the jcc rel8 becomes jcc rel32 */
-	static const uint8_t jcc[] = { 0x85, 0xff, 0x74, 0x10, 0x89, 0xf8, 0x90, 0x90, 0x90, 0x90,
-				       0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
-				       0x90, 0x90, 0xc3 };
+	static const uint8_t jcc[] = { 0x85, 0xff, 0x74, 0x10, 0x89, 0xf8, 0x90, 0x90,
+				       0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+				       0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0xc3 };
 	ok(strcmp(plan_of(jcc, sizeof(jcc), AT), "patchable") == 0 && P.len == 6,
 	   "test; je rel8; mov: displaced (len %u)", P.len);
 	ok(P.code_len == 2 + 6 + 2 && P.code[2] == 0x0f && P.code[3] == 0x84,
@@ -84,8 +84,9 @@ int main(void)
 	   "... aimed at the original target");
 
 	/* A call in the first bytes: push the return address it had, jump. */
-	static const uint8_t call[] = { 0x48, 0x63, 0xff, 0xe8, 0x10, 0x00, 0x00, 0x00,
-					0x90, 0xc3 };
+	static const uint8_t call[] = {
+		0x48, 0x63, 0xff, 0xe8, 0x10, 0x00, 0x00, 0x00, 0x90, 0xc3
+	};
 	ok(strcmp(plan_of(call, sizeof(call), AT), "patchable") == 0 && P.len == 8,
 	   "movslq; call: displaced (len %u)", P.len);
 	uint32_t lo, hi;
@@ -107,8 +108,8 @@ int main(void)
 	ok(strcmp(plan_of(self, sizeof(self), AT), "a jump back into the first bytes") == 0,
 	   "a jump to the entry: left alone");
 	/* A call to the entry (recursion) is fine. */
-	static const uint8_t recur[] = { 0x48, 0x83, 0xec, 0x08, 0x90, 0xe8, 0xf6, 0xff, 0xff,
-					 0xff, 0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	static const uint8_t recur[] = { 0x48, 0x83, 0xec, 0x08, 0x90, 0xe8, 0xf6, 0xff,
+					 0xff, 0xff, 0x48, 0x83, 0xc4, 0x08, 0xc3 };
 	ok(strcmp(plan_of(recur, sizeof(recur), AT), "patchable") == 0,
 	   "a call to its own entry (recursion): patchable");
 
@@ -137,6 +138,5 @@ int main(void)
 	/* A function whose symbol ends inside its first instruction. */
 	ok(strcmp(plan_of(frame, 3, AT), "shorter than the patch") == 0,
 	   "a symbol shorter than its instructions: too short");
-	done_testing();
-	return 0;
+	return exit_status();
 }
