@@ -180,16 +180,27 @@ static const char *relocate(const cs_insn *in, uint64_t at, struct patch_plan *p
 	}
 	memcpy(out, in->bytes, in->size);
 	if (is_rip_relative(in)) {
-		if (x->encoding.disp_offset == 0 || x->encoding.disp_size != 4 ||
-		    x->encoding.disp_offset + 4u > in->size)
-			return "a RIP-relative operand not understood";
+		/* Where the 32-bit displacement is: Capstone 4 says for most
+		 * instructions; for some (SSE moves) it does not, and it is
+		 * then the last 4 bytes before the immediate, if they hold the
+		 * displacement Capstone decoded. */
+		unsigned off = x->encoding.disp_offset;
 		int32_t d;
-		memcpy(&d, in->bytes + x->encoding.disp_offset, 4);
+		if (off == 0 || x->encoding.disp_size != 4) {
+			if (in->size < 4u + x->encoding.imm_size + 1u)
+				return "a RIP-relative operand not understood";
+			off = in->size - x->encoding.imm_size - 4u;
+		}
+		if (off + 4u > in->size)
+			return "a RIP-relative operand not understood";
+		memcpy(&d, in->bytes + off, 4);
+		if ((int64_t)d != x->disp)
+			return "a RIP-relative operand not understood";
 		int64_t nd = (int64_t)d + (int64_t)(in->address - new_addr);
 		if (!fits32(nd))
 			return "a RIP-relative operand the trampoline cannot reach";
 		int32_t n32 = (int32_t)nd;
-		memcpy(out + x->encoding.disp_offset, &n32, 4);
+		memcpy(out + off, &n32, 4);
 	}
 	plan->code_len += in->size;
 	return NULL;

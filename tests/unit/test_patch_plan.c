@@ -31,7 +31,7 @@ static int32_t rd32(const uint8_t *p)
 
 int main(void)
 {
-	plan(27);
+	plan(29);
 
 	/* push %rbp; mov %rsp,%rbp; sub $16,%rsp; ...; leave; ret */
 	static const uint8_t frame[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83,
@@ -71,6 +71,14 @@ int main(void)
 	ok(strcmp(plan_of(rip, sizeof(rip), ADDR + (3ull << 31)),
 		  "a RIP-relative operand the trampoline cannot reach") == 0,
 	   "... out of reach from a trampoline 6 GiB away: left alone");
+
+	/* movdqa 0x100(%rip),%xmm0 first: an SSE move whose displacement
+	 * Capstone 4 does not place (encoding.disp_offset 0) */
+	static const uint8_t sse[] = { 0x66, 0x0f, 0x6f, 0x05, 0x00, 0x01, 0x00, 0x00, 0xc3 };
+	ok(strcmp(plan_of(sse, sizeof(sse), AT), "patchable") == 0 && P.len == 8,
+	   "movdqa from %%rip first: displaced (%s)", P.why ? P.why : "patchable");
+	ok(rd32(P.code + 4) == (int32_t)(ADDR + 8 + 0x100 - (AT + 8)),
+	   "... its displacement aimed at the same address (%d)", rd32(P.code + 4));
 
 	/* test %edi,%edi; je +0x10; ... : the jcc rel8 becomes jcc rel32 */
 	static const uint8_t jcc[] = { 0x85, 0xff, 0x74, 0x10, 0x89, 0xf8, 0x90, 0x90,
