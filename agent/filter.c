@@ -9,6 +9,7 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/agent.h"
 #include "agent/elfsyms.h"
@@ -286,7 +287,8 @@ static void on_function(void *ctx, const char *name, uint64_t value)
 	unsigned flags;
 
 	flags = (agent_patterns_match(&F.include, dm ? dm : name) ? F_INCLUDE : 0) |
-		(agent_patterns_match(&F.exclude, dm ? dm : name) ? F_EXCLUDE : 0) | watched(dm ? dm : name);
+		(agent_patterns_match(&F.exclude, dm ? dm : name) ? F_EXCLUDE : 0) |
+		watched(dm ? dm : name);
 	free(dm);
 	if (!flags)
 		return;
@@ -380,6 +382,26 @@ static bool module_kept(const char *path)
 	return false;
 }
 
+static void on_function_sized(void *ctx, const char *name, uint64_t value, uint64_t size)
+{
+	(void)size;
+	on_function(ctx, name, value);
+}
+
+/* Whether FXT_PATCH patches the module at `path`: the main program. */
+static bool patched_module(const char *path)
+{
+	static char exe[4096];
+
+	if (!agent_cfg.patch)
+		return false;
+	if (!exe[0]) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+	}
+	return exe[0] && strcmp(path, exe) == 0;
+}
+
 void agent_filter_module(const char *path, uint64_t bias, uint64_t lo, uint64_t hi)
 {
 	struct found add = { .bias = bias };
@@ -393,10 +415,17 @@ void agent_filter_module(const char *path, uint64_t bias, uint64_t lo, uint64_t 
 	if (!F.demangle)
 		find_demangler();
 	skip = !module_kept(path);
-	if (F.include.n || F.exclude.n || F.nwatch)
+	if (patched_module(path)) {
+		/* Its calls are recorded by run-time patching (patch.h):
+		 * filtered as an instrumented module's are. */
+		instrumented = true;
+		if (F.include.n || F.exclude.n || F.nwatch)
+			n = agent_elf_all_functions(path, on_function_sized, &add);
+	} else if (F.include.n || F.exclude.n || F.nwatch) {
 		n = agent_elf_functions(path, on_function, &add, &instrumented);
-	else
+	} else {
 		n = agent_elf_functions(path, NULL, NULL, &instrumented);
+	}
 	if (n < 0 || !instrumented) {
 		pthread_mutex_unlock(&F.lock);
 		free(add.v);

@@ -10,17 +10,17 @@
 # record -P.`'s for every function both patch.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 27
+plan 29
 scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
 
 if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
-  for i in $(seq 27); do skip "built without Capstone"; done
+  for i in $(seq 29); do skip "built without Capstone"; done
   finish; exit $?
 fi
 if [ "$(uname -m)" != x86_64 ]; then
-  for i in $(seq 27); do skip "run-time patching is for x86-64"; done
+  for i in $(seq 29); do skip "run-time patching is for x86-64"; done
   finish; exit $?
 fi
 
@@ -62,6 +62,12 @@ is "$(cat "$TMPD/m.out")" "wx: none" "no mapping is writable and executable"
 "$FXT_RUN" -o "$TMPD/l.fxt" --patch='^leaf$' -- "$P" threads > /dev/null 2> "$TMPD/l.err"
 is "$(calls "$TMPD/l.fxt")" "leaf 20000" "--patch='^leaf\$': leaf's calls only"
 ok "... and the summary says 1 of 1" grep -q '^fxt-run: patched 1 of 1 functions of ' "$TMPD/l.err"
+
+# The filters see patched functions as they see instrumented ones.
+"$FXT_RUN" -q -o "$TMPD/e.fxt" --patch=. --exclude='^leaf$' -- "$P" threads > /dev/null 2>&1
+is "$(calls "$TMPD/e.fxt" | grep -c '^leaf ')" 0 "--exclude='^leaf\$' with --patch: no leaf call"
+"$FXT_RUN" -q -o "$TMPD/i.fxt" --patch=. --include='^worker$' --depth=1 -- "$P" threads > /dev/null 2>&1
+is "$(calls "$TMPD/i.fxt")" "worker 4" "--include='^worker\$' --depth=1 with --patch: worker's 4 calls only"
 
 # C++ exceptions through patched frames.
 "$X" > "$TMPD/xplain.out" 2>&1
