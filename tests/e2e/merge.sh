@@ -9,7 +9,7 @@
 . "$abs_top_srcdir/tests/e2e/import-common.sh"
 
 DATA=$abs_top_srcdir/tests/data/tracecmd
-plan 19
+plan 20
 scratch
 
 "$FXT_RUN" -q -o "$TMPD/app.fxt" -- "$EXAMPLES/calltree" > /dev/null 2>&1
@@ -46,6 +46,13 @@ is "$?" 0 "clock mono next to fxt-run's archive: merged"
 is "$("$FXT_DUMP" "$TMPD/mono.fxt" | grep '^ts=' | sort | md5sum)" \
    "$( ("$FXT_DUMP" "$TMPD/kern.fxt"; "$FXT_DUMP" "$TMPD/app.fxt") | grep '^ts=' | sort | md5sum)" \
    "... every timed record as it was"
+
+if [ -n "${PYTHON3:-}" ]; then
+  is "$("$PYTHON3" "$abs_top_srcdir/tests/helpers/perfetto_rules.py" "$TMPD/mono.fxt")" ok \
+    "the kernel's trace and the program's, merged: what Perfetto needs (perfetto_rules.py)"
+else
+  skip "no python3"
+fi
 
 # Bad input: refused before anything is written.
 printf 'not an archive' > "$TMPD/junk.fxt"

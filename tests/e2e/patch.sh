@@ -10,17 +10,17 @@
 # record -P.`'s for every function both patch.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 29
+plan 31
 scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
 
 if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
-  for i in $(seq 29); do skip "built without Capstone"; done
+  for i in $(seq 31); do skip "built without Capstone"; done
   finish; exit $?
 fi
 if [ "$(uname -m)" != x86_64 ]; then
-  for i in $(seq 29); do skip "run-time patching is for x86-64"; done
+  for i in $(seq 31); do skip "run-time patching is for x86-64"; done
   finish; exit $?
 fi
 
@@ -37,6 +37,12 @@ is "$?" "$plain_rc" "patchme: the exit status is the plain run's ($plain_rc)"
 is "$(cat "$TMPD/p.out")" "$(cat "$TMPD/plain.out")" "patchme: the output is the plain run's"
 ok "patchme: the archive is valid, no warning" sh -c \
   '"$1" --check "$2" | tail -n 1 | grep -q ", 0 errors, 0 warnings)$"' - "$FXT_DUMP" "$TMPD/p.fxt"
+RULES=$abs_top_srcdir/tests/helpers/perfetto_rules.py
+if [ -n "${PYTHON3:-}" ]; then
+  is "$("$PYTHON3" "$RULES" "$TMPD/p.fxt")" ok "patchme: what Perfetto needs (perfetto_rules.py)"
+else
+  skip "no python3"
+fi
 calls "$TMPD/p.fxt" > "$TMPD/calls"
 want() { awk -v f="$1" '$1 == f { print $2 }' "$TMPD/calls"; }
 is "$(want worker)" 4 "threads: worker 4 calls"
@@ -74,6 +80,11 @@ is "$(calls "$TMPD/i.fxt")" "worker 4" "--include='^worker\$' --depth=1 with --p
 xrc=$?
 "$FXT_RUN" -q -o "$TMPD/x.fxt" --patch=. -- "$X" > "$TMPD/x.out" 2>&1
 is "$?/$(cat "$TMPD/x.out")" "$xrc/$(cat "$TMPD/xplain.out")" "C++: the output and status are the plain run's"
+if [ -n "${PYTHON3:-}" ]; then
+  is "$("$PYTHON3" "$RULES" "$TMPD/x.fxt")" ok "C++: what Perfetto needs (perfetto_rules.py)"
+else
+  skip "no python3"
+fi
 calls "$TMPD/x.fxt" > "$TMPD/calls"
 is "$(want thrower) $(want cleanup) $(want rethrower)" "1500 600 100" \
   "C++: thrown through 11 and 4 frames, cleaned up through 6, rethrown: every call"
