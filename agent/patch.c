@@ -45,6 +45,7 @@ struct cands {
 	uint64_t bias;
 	uint64_t text_lo, text_hi; /* the executable segments' span */
 	uint64_t entry;		   /* the program's entry point (AT_ENTRY) */
+	bool own_unwinder;	   /* it links the unwinder in: not patched */
 	struct {
 		uint64_t lo, hi;
 	} exec[8];
@@ -68,6 +69,10 @@ static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size
 
 	if (!in_exec(c, addr, size ? size : 1))
 		return;
+	/* An unwinder of its own (-static-libgcc): the agent's entry points
+	 * cannot give it the real return addresses. */
+	if (strcmp(name, "_Unwind_RaiseException") == 0)
+		c->own_unwinder = true;
 	/* Never patched, nor counted: the entry point has no caller to return
 	 * to (the kernel jumps to it with argc where a return address would
 	 * be); _init and _fini are the loader's, run around everything else. */
@@ -226,6 +231,7 @@ int agent_patch_init(void)
 	struct cands c = { 0 };
 	char exe[4096];
 	fxt_patch_plan_fn *plan;
+	size_t npatch = 0;
 	void *lib;
 	int err = 0;
 
@@ -254,10 +260,15 @@ int agent_patch_init(void)
 		return (int)nsym;
 	}
 	qsort(c.v, c.n, sizeof(*c.v), by_addr);
+	if (c.own_unwinder) {
+		for (size_t i = 0; i < c.n; i++)
+			c.v[i].plan.why = "the program has an unwinder of its own (-static-libgcc)";
+		goto done;
+	}
 
 	/* Aliases (one address, several names) are patched once; overlapping
 	 * symbols are left alone. */
-	size_t total = 16, npatch = 0;
+	size_t total = 16;
 	for (size_t i = 0; i < c.n; i++) {
 		struct cand *f = &c.v[i];
 		if (i && f->addr == c.v[i - 1].addr) {
