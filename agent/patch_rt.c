@@ -233,31 +233,32 @@ __attribute__((visibility("default"))) unwind_code _Unwind_Backtrace(unwind_trac
 								     void *arg);
 __attribute__((visibility("default"))) void *__cxa_begin_catch(void *e);
 
-/* Throwing: the unwinder must see real return addresses.  It returns only
- * when nothing caught the exception (the caller then terminates): nothing
- * was unwound, every frame is hooked again. */
-unwind_code _Unwind_RaiseException(struct _Unwind_Exception *e)
+/* Throwing (real is _Unwind_RaiseException or _Unwind_Resume_or_Rethrow,
+ * sp the thrower's stack pointer): the unwinder must see real return
+ * addresses.  It returns only when nothing caught the exception (the
+ * caller then terminates): nothing was unwound, every frame is hooked
+ * again. */
+static unwind_code throwing(raise_fn *real, struct _Unwind_Exception *e, uint64_t *sp)
 {
-	REAL(raise_fn *, _Unwind_RaiseException);
 	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n;
 	if (on)
 		restore_all(&pstack);
-	unwind_code rc = real__Unwind_RaiseException(e);
+	unwind_code rc = real(e);
 	if (on)
-		rearm(&pstack, CALLER_SP());
+		rearm(&pstack, sp);
 	return rc;
+}
+
+unwind_code _Unwind_RaiseException(struct _Unwind_Exception *e)
+{
+	REAL(raise_fn *, _Unwind_RaiseException);
+	return throwing(real__Unwind_RaiseException, e, CALLER_SP());
 }
 
 unwind_code _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
 {
 	REAL(raise_fn *, _Unwind_Resume_or_Rethrow);
-	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n;
-	if (on)
-		restore_all(&pstack);
-	unwind_code rc = real__Unwind_Resume_or_Rethrow(e);
-	if (on)
-		rearm(&pstack, CALLER_SP());
-	return rc;
+	return throwing(real__Unwind_Resume_or_Rethrow, e, CALLER_SP());
 }
 
 /* pthread_exit() and cancellation: the thread's frames go; their exits are
