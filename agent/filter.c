@@ -14,6 +14,7 @@
 #include "agent/agent.h"
 #include "agent/elfsyms.h"
 #include "agent/filter.h"
+#include "agent/patch.h"
 #include "agent/log.h"
 #include "agent/settings.h"
 #include "agent/snapshot.h"
@@ -388,7 +389,8 @@ static void on_function_sized(void *ctx, const char *name, uint64_t value, uint6
 	on_function(ctx, name, value);
 }
 
-/* Whether FXT_PATCH patches the module at `path`: the main program. */
+/* Whether FXT_PATCH patches the module at `path`: the main program, and
+ * the libraries FXT_PATCH_MODULE names. */
 static bool patched_module(const char *path)
 {
 	static char exe[4096];
@@ -399,7 +401,7 @@ static bool patched_module(const char *path)
 		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = '\0';
 	}
-	return exe[0] && strcmp(path, exe) == 0;
+	return (exe[0] && strcmp(path, exe) == 0) || agent_patch_wants_module(path);
 }
 
 void agent_filter_module(const char *path, uint64_t bias, uint64_t lo, uint64_t hi)

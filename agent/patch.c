@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <fnmatch.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -109,28 +110,98 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The main program: its bias and executable segments. */
-static int main_program(struct dl_phdr_info *info, size_t size, void *arg)
+/* A module to patch: the main program, or a library FXT_PATCH_MODULE
+ * names, loaded before main(). */
+struct module {
+	char path[4096];
+	uint64_t bias;
+	uint64_t entry; /* the main program's entry point, else 0 */
+	struct {
+		uint64_t lo, hi;
+	} exec[8];
+	unsigned nexec;
+};
+
+struct modules {
+	struct module v[64];
+	unsigned n;
+	bool first;
+};
+
+/* Never patched, whatever FXT_PATCH_MODULE says: the agent's own code and
+ * what it calls while it records (the C library, the loader, libunwind,
+ * Capstone, the unwinder), which would call the hooks from the hooks. */
+static bool protected_module(const char *base)
 {
-	struct cands *c = arg;
+	static const char *const never[] = { "libc.so*",      "ld-linux*",    "ld-*.so*",
+					     "libfxt-*",      "libcapstone*", "libunwind*",
+					     "libgcc_s*",     "libpthread*",  "libdl.so*",
+					     "librt.so*",     "libm.so*",     "linux-vdso*",
+					     "libstdc++.so*", "liblzma*",     "libz.so*" };
+	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+		if (fnmatch(never[i], base, 0) == 0)
+			return true;
+	return false;
+}
+
+bool agent_patch_wants_module(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	const char *globs = agent_cfg.patch_modules;
+
+	base = base ? base + 1 : path;
+	if (!globs || protected_module(base))
+		return false;
+	for (const char *g = globs; *g;) {
+		size_t len = strcspn(g, "\n");
+		char buf[256];
+		if (len && len < sizeof(buf)) {
+			memcpy(buf, g, len);
+			buf[len] = '\0';
+			if (fnmatch(buf, base, 0) == 0)
+				return true;
+		}
+		g += len + (g[len] == '\n');
+	}
+	return false;
+}
+
+static int collect(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct modules *ms = arg;
+	bool first = ms->first;
+	struct module *m;
 
 	(void)size;
-	c->bias = info->dlpi_addr;
-	c->text_lo = UINT64_MAX;
-	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || c->nexec == 8)
-			continue;
-		uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-		c->exec[c->nexec].lo = lo;
-		c->exec[c->nexec].hi = hi;
-		c->nexec++;
-		if (lo < c->text_lo)
-			c->text_lo = lo;
-		if (hi > c->text_hi)
-			c->text_hi = hi;
+	ms->first = false;
+	if (ms->n == sizeof(ms->v) / sizeof(ms->v[0]))
+		return 1;
+	m = &ms->v[ms->n];
+	memset(m, 0, sizeof(*m));
+	if (first) {
+		ssize_t n = readlink("/proc/self/exe", m->path, sizeof(m->path) - 1);
+		if (n <= 0)
+			return 0;
+		m->path[n] = '\0';
+		m->entry = getauxval(AT_ENTRY);
+	} else {
+		if (!info->dlpi_name || info->dlpi_name[0] != '/' ||
+		    !agent_patch_wants_module(info->dlpi_name))
+			return 0;
+		snprintf(m->path, sizeof(m->path), "%s", info->dlpi_name);
 	}
-	return 1; /* the first entry is the main program */
+	m->bias = info->dlpi_addr;
+	for (unsigned i = 0; i < info->dlpi_phnum && m->nexec < 8; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		m->exec[m->nexec].lo = info->dlpi_addr + ph->p_vaddr;
+		m->exec[m->nexec].hi = m->exec[m->nexec].lo + ph->p_memsz;
+		m->nexec++;
+	}
+	if (m->nexec)
+		ms->n++;
+	return 0;
 }
 
 /* Pages for `size` bytes of stubs within reach (rel32) of [lo, hi):
@@ -199,23 +270,31 @@ static int text_prot(const struct cands *c, bool writable)
 	return 0;
 }
 
-/* The report (patch.h), when FXT_PATCH_REPORT names a folder. */
-static void report(const struct cands *c, const char *exe)
+/* The report (patch.h), when FXT_PATCH_REPORT names a folder: opened
+ * once, a section a module. */
+static FILE *report_open(void)
 {
 	char path[4096];
 	FILE *f;
 	int fd;
 
 	if (!agent_cfg.patch_report)
-		return;
+		return NULL;
 	agent_fmt(path, sizeof(path), "%s/patch.%ld", agent_cfg.patch_report, (long)getpid());
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		if (fd >= 0)
 			close(fd);
 		agent_dbg("patch report %s: cannot write", path);
-		return;
+		return NULL;
 	}
+	return f;
+}
+
+static void report(FILE *f, const struct cands *c, const char *exe)
+{
+	if (!f)
+		return;
 	fprintf(f, "exe %s\n", exe);
 	for (size_t i = 0; i < c->n; i++) {
 		if (c->v[i].plan.why)
@@ -223,37 +302,30 @@ static void report(const struct cands *c, const char *exe)
 		else
 			fprintf(f, "patched %s\n", c->v[i].name);
 	}
-	fclose(f);
 }
 
-int agent_patch_init(void)
+/* Patches the functions of module m that pat names, and reports them. */
+static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pat,
+			const struct module *m, FILE *rep)
 {
 	struct cands c = { 0 };
-	char exe[4096];
-	fxt_patch_plan_fn *plan;
+	const char *exe = m->path;
 	size_t npatch = 0;
-	void *lib;
 	int err = 0;
 
-	if (!agent_cfg.patch)
-		return 0;
-	err = agent_patterns_compile(agent_cfg.patch, &c.pat, "FXT_PATCH");
-	if (err)
-		return err;
-	lib = agent_load_sibling("libfxt-patch.so");
-	if (!lib)
-		return -ENOENT;
-	*(void **)&plan = dlsym(lib, "fxt_patch_plan");
-	if (!plan)
-		return -ENOENT;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return -errno;
-	exe[n] = '\0';
-	dl_iterate_phdr(main_program, &c);
-	c.entry = getauxval(AT_ENTRY);
-	if (!c.nexec)
-		return -ENOEXEC;
+	c.pat = *pat;
+	c.bias = m->bias;
+	c.entry = m->entry;
+	c.text_lo = UINT64_MAX;
+	for (unsigned i = 0; i < m->nexec; i++) {
+		c.exec[i].lo = m->exec[i].lo;
+		c.exec[i].hi = m->exec[i].hi;
+		if (c.exec[i].lo < c.text_lo)
+			c.text_lo = c.exec[i].lo;
+		if (c.exec[i].hi > c.text_hi)
+			c.text_hi = c.exec[i].hi;
+	}
+	c.nexec = m->nexec;
 	long nsym = agent_elf_all_functions(exe, on_symbol, &c);
 	if (nsym < 0) {
 		agent_dbg("FXT_PATCH: cannot read the symbols of %s", exe);
@@ -341,12 +413,49 @@ int agent_patch_init(void)
 		err = text_prot(&c, false);
 	}
 done:
-	report(&c, exe);
+	report(rep, &c, exe);
 	agent_dbg("FXT_PATCH: patched %zu of %zu functions of %s", npatch, c.n, exe);
 out:
 	for (size_t i = 0; i < c.n; i++)
 		free(c.v[i].name);
 	free(c.v);
+	return err;
+}
+
+int agent_patch_init(void)
+{
+	struct agent_patterns pat = { 0 };
+	struct modules *ms;
+	fxt_patch_plan_fn *plan;
+	void *lib;
+	FILE *rep;
+	int err;
+
+	if (!agent_cfg.patch)
+		return 0;
+	err = agent_patterns_compile(agent_cfg.patch, &pat, "FXT_PATCH");
+	if (err)
+		return err;
+	lib = agent_load_sibling("libfxt-patch.so");
+	if (!lib)
+		return -ENOENT;
+	*(void **)&plan = dlsym(lib, "fxt_patch_plan");
+	if (!plan)
+		return -ENOENT;
+	ms = calloc(1, sizeof(*ms));
+	if (!ms)
+		return -ENOMEM;
+	ms->first = true;
+	dl_iterate_phdr(collect, ms);
+	rep = report_open();
+	for (unsigned i = 0; i < ms->n; i++) {
+		int e = patch_module(plan, &pat, &ms->v[i], rep);
+		if (e < 0 && !err)
+			err = e;
+	}
+	if (rep)
+		fclose(rep);
+	free(ms);
 	return err;
 }
 

@@ -3,7 +3,8 @@
  * Private to agent/.
  *
  * At start-up, before main() and while the process has one thread, the
- * agent reads the main program's symbol table and, for each function
+ * agent reads the symbol table of the main program and of the libraries
+ * loaded with it that FXT_PATCH_MODULE's globs name, and, for each function
  * whose name (demangled for C++) matches a pattern of FXT_PATCH, asks the
  * planner (libfxt-patch.so, patch/plan.h, loaded only then) whether its
  * entry can be patched.  Each one that can gets a stub in a page within
@@ -47,11 +48,16 @@
 #ifndef FXT_AGENT_PATCH_H
 #define FXT_AGENT_PATCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Patches the main program's functions that FXT_PATCH names.  Called once
  * from the agent's start-up, before main().  0 or -errno (logged). */
 int agent_patch_init(void);
+
+/* Whether FXT_PATCH_MODULE's globs name the library at `path` (and it is
+ * not one the agent relies on: the C library, the loader, libunwind ...). */
+bool agent_patch_wants_module(const char *path);
 
 /* The runtime the trampolines call (patch_tramp.S); see above. */
 void fxt__patch_enter(uint64_t fn, uint64_t *slot);

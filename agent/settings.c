@@ -283,6 +283,7 @@ void agent_config_load(void)
 	}
 
 	load_string(FXT_ENV_PATCH, &agent_cfg.patch);
+	load_string(FXT_ENV_PATCH_MODULE, &agent_cfg.patch_modules);
 	load_string(FXT_ENV_PATCH_REPORT, &agent_cfg.patch_report);
 	load_string(FXT_ENV_INCLUDE, &agent_cfg.include);
 	load_string(FXT_ENV_EXCLUDE, &agent_cfg.exclude);

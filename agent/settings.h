@@ -62,8 +62,10 @@ struct agent_config {
 	unsigned nsnap_rules;
 	unsigned max_snapshots;
 	/* Run-time patching (agent/patch.h): FXT_PATCH's patterns, one a
-	 * line; FXT_PATCH_REPORT, the folder of the patch reports. */
+	 * line; FXT_PATCH_MODULE, the libraries' globs; FXT_PATCH_REPORT, the
+	 * folder of the patch reports. */
 	char *patch;
+	char *patch_modules; /* FXT_PATCH_MODULE: globs one a line */
 	char *patch_report;
 };
 

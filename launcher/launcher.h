@@ -67,6 +67,7 @@ struct options {
 	bool keep_parts;    /* --keep-parts: no merge */
 	bool recover;	    /* --recover: argv are spools, not a program */
 	char *patch;	    /* --patch: patterns one a line */
+	char *patch_modules; /* --patch-module: globs one a line */
 	bool patch_list;    /* --patch-list */
 	char *patch_dir;    /* where the processes report what they patched */
 	char *const *argv;  /* PROGRAM [ARGS...] */

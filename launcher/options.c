@@ -173,6 +173,10 @@ static void usage(void)
 	      "                          function that cannot be patched safely is left\n"
 	      "                          alone, and the summary says how many and why;\n"
 	      "                          repeatable\n"
+	      "      --patch-module=GLOB also patch the functions of the libraries whose\n"
+	      "                          file name matches GLOB, loaded with the program\n"
+	      "                          (not dlopen()ed ones yet; never the C library or\n"
+	      "                          the loader); repeatable\n"
 	      "      --patch-list        also list each function, patched or not and why\n"
 	      "      --recover           turn spools left behind (fxt-run killed, a crash\n"
 	      "                          of the session) into one archive: SPOOL files, or\n"
@@ -340,6 +344,7 @@ void options_parse(int argc, char **argv, struct options *o)
 		OPT_SNAPSHOT_IF,
 		OPT_MAX_SNAPSHOTS,
 		OPT_PATCH,
+		OPT_PATCH_MODULE,
 		OPT_PATCH_LIST
 	};
 	static const struct option longopts[] = {
@@ -360,6 +365,7 @@ void options_parse(int argc, char **argv, struct options *o)
 		{ "snapshot-if", required_argument, NULL, OPT_SNAPSHOT_IF },
 		{ "max-snapshots", required_argument, NULL, OPT_MAX_SNAPSHOTS },
 		{ "patch", required_argument, NULL, OPT_PATCH },
+		{ "patch-module", required_argument, NULL, OPT_PATCH_MODULE },
 		{ "patch-list", no_argument, NULL, OPT_PATCH_LIST },
 		{ "recover", no_argument, NULL, OPT_RECOVER },
 		{ "help", no_argument, NULL, 'h' },
@@ -457,6 +463,11 @@ void options_parse(int argc, char **argv, struct options *o)
 			check_regex("--patch", optarg);
 			append_line(&o->patch, optarg);
 			break;
+		case OPT_PATCH_MODULE:
+			if (optarg[0] == '\0' || strchr(optarg, '\n'))
+				die(EXIT_USAGE, "--patch-module: invalid glob '%s'", optarg);
+			append_line(&o->patch_modules, optarg);
+			break;
 		case OPT_PATCH_LIST:
 			o->patch_list = true;
 			break;
@@ -482,6 +493,8 @@ void options_parse(int argc, char **argv, struct options *o)
 	check_snapshots(o);
 	if (o->patch_list && !o->patch)
 		die(EXIT_USAGE, "--patch-list: say what to patch with --patch (see --help)");
+	if (o->patch_modules && !o->patch)
+		die(EXIT_USAGE, "--patch-module: say what to patch with --patch (see --help)");
 #ifndef HAVE_CAPSTONE
 	if (o->patch)
 		die(EXIT_USAGE, "--patch: this fxtrace was built without Capstone (install "
@@ -496,7 +509,9 @@ void options_free(struct options *o)
 	free(o->modules);
 	free(o->snapshot_if);
 	free(o->patch);
+	free(o->patch_modules);
 	o->include = o->exclude = o->modules = o->snapshot_if = o->patch = NULL;
+	o->patch_modules = NULL;
 }
 
 /* --recover takes its options anywhere among the paths. */

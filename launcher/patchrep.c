@@ -45,58 +45,76 @@ static void count_reason(struct reasons *r, const char *why)
 		r->n[r->k++] = 1;
 }
 
-/* One report file: its summary line (unless its program was said
- * already), and its list. */
+/* One module's section: its summary line, once per module of the run. */
+struct section {
+	char exe[4096];
+	unsigned patched, skipped;
+	struct reasons r;
+	bool said; /* its module was summed up already (another process) */
+};
+
+static void section_end(struct section *sec, char ***seen, size_t *nseen)
+{
+	if (sec->exe[0] && !sec->said) {
+		fprintf(stderr, "fxt-run: patched %u of %u functions of %s", sec->patched,
+			sec->patched + sec->skipped, display_name(sec->exe));
+		for (unsigned i = 0; i < sec->r.k; i++)
+			fprintf(stderr, "%s%u %s", i ? ", " : " (skipped: ", sec->r.n[i],
+				sec->r.why[i]);
+		fprintf(stderr, "%s\n", sec->r.k ? ")" : "");
+		char **v = realloc(*seen, (*nseen + 1) * sizeof(*v));
+		if (v) {
+			*seen = v;
+			if ((v[*nseen] = strdup(sec->exe)) != NULL)
+				(*nseen)++;
+		}
+	}
+	for (unsigned i = 0; i < sec->r.k; i++)
+		free(sec->r.why[i]);
+	memset(sec, 0, sizeof(*sec));
+}
+
+/* One report file (a process): a section a module. */
 static void one_report(const char *path, bool list, char ***seen, size_t *nseen)
 {
 	FILE *f = fopen(path, "r");
-	char *line = NULL, exe[4096] = "";
+	char *line = NULL;
 	size_t cap = 0;
-	unsigned patched = 0, skipped = 0;
-	struct reasons r = { 0 };
-	bool said = false;
+	struct section *sec = calloc(1, sizeof(*sec));
 
-	if (!f)
+	if (!f || !sec) {
+		if (f)
+			fclose(f);
+		free(sec);
 		return;
+	}
 	while (getline(&line, &cap, f) > 0) {
 		line[strcspn(line, "\n")] = '\0';
 		if (strncmp(line, "exe ", 4) == 0) {
-			snprintf(exe, sizeof(exe), "%s", line + 4);
+			section_end(sec, seen, nseen);
+			snprintf(sec->exe, sizeof(sec->exe), "%s", line + 4);
 			for (size_t i = 0; i < *nseen; i++)
-				said |= strcmp((*seen)[i], exe) == 0;
+				sec->said |= strcmp((*seen)[i], sec->exe) == 0;
 		} else if (strncmp(line, "patched ", 8) == 0) {
-			patched++;
-			if (list && !said)
+			sec->patched++;
+			if (list && !sec->said)
 				fprintf(stderr, "fxt-run: patched %s\n", line + 8);
 		} else if (strncmp(line, "skipped ", 8) == 0) {
 			char *tab = strchr(line + 8, '\t');
-			skipped++;
+			sec->skipped++;
 			if (tab) {
 				*tab = '\0';
-				count_reason(&r, tab + 1);
+				count_reason(&sec->r, tab + 1);
 			}
-			if (list && !said)
+			if (list && !sec->said)
 				fprintf(stderr, "fxt-run: skipped %s: %s\n", line + 8,
 					tab ? tab + 1 : "?");
 		}
 	}
+	section_end(sec, seen, nseen);
+	free(sec);
 	free(line);
 	fclose(f);
-	if (!said && exe[0]) {
-		fprintf(stderr, "fxt-run: patched %u of %u functions of %s", patched,
-			patched + skipped, display_name(exe));
-		for (unsigned i = 0; i < r.k; i++)
-			fprintf(stderr, "%s%u %s", i ? ", " : " (skipped: ", r.n[i], r.why[i]);
-		fprintf(stderr, "%s\n", r.k ? ")" : "");
-		char **v = realloc(*seen, (*nseen + 1) * sizeof(*v));
-		if (v) {
-			*seen = v;
-			if ((v[*nseen] = strdup(exe)) != NULL)
-				(*nseen)++;
-		}
-	}
-	for (unsigned i = 0; i < r.k; i++)
-		free(r.why[i]);
 }
 
 void patch_report_finish(const char *dir, bool list, bool quiet)

@@ -338,6 +338,8 @@ void setup_env(const struct options *o, const char *agent, int status_fd)
 		set_env_u64(FXT_ENV_SAMPLE, o->sample_hz);
 	if (o->patch != NULL) {
 		set_env(FXT_ENV_PATCH, o->patch);
+		if (o->patch_modules != NULL)
+			set_env(FXT_ENV_PATCH_MODULE, o->patch_modules);
 		set_env(FXT_ENV_PATCH_REPORT, o->patch_dir);
 	}
 	prepend_preload(agent);

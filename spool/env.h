@@ -250,6 +250,7 @@
 #define FXT_ENV_SNAPSHOT_IF   "FXT_SNAPSHOT_IF"
 #define FXT_ENV_MAX_SNAPSHOTS "FXT_MAX_SNAPSHOTS"
 #define FXT_ENV_PATCH	      "FXT_PATCH"
+#define FXT_ENV_PATCH_MODULE  "FXT_PATCH_MODULE"
 #define FXT_ENV_PATCH_REPORT  "FXT_PATCH_REPORT"
 #define FXT_ENV_AGENT	      "FXT_AGENT"
 #define FXT_ENV_RUN_DEBUG     "FXT_RUN_DEBUG"
@@ -279,6 +280,7 @@
 	X(FXT_ENV_SNAPSHOT_IF, "snapshot the flight recorder on slow calls")           \
 	X(FXT_ENV_MAX_SNAPSHOTS, "at most this many snapshots a run (default 10)")     \
 	X(FXT_ENV_PATCH, "patch these functions' entries (--patch)")                   \
+	X(FXT_ENV_PATCH_MODULE, "patch these libraries' functions too (--patch-module)") \
 	X(FXT_ENV_PATCH_REPORT, "internal: where each process says what it patched")   \
 	X(FXT_ENV_AGENT, "the agent fxt-run preloads")                                 \
 	X(FXT_ENV_RUN_DEBUG, "set: fxt-run reports its symbol cache, drain thread")

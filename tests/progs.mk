@@ -181,6 +181,16 @@ tests_progs_patchme_LDADD = -lpthread
 tests_progs_patchme_cxx_SOURCES = tests/progs/patchme_cxx.cc
 tests_progs_patchme_cxx_CXXFLAGS = $(WARN_CXXFLAGS) -O2 -g
 tests_progs_patchme_cxx_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+# patchme_lib and its library libpatchlib: --patch-module.
+check_LTLIBRARIES += tests/progs/libpatchlib.la
+tests_progs_libpatchlib_la_SOURCES = tests/progs/patchlib.c tests/progs/patchlib.h
+tests_progs_libpatchlib_la_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_libpatchlib_la_LDFLAGS = -avoid-version -shared -rpath /nowhere
+check_PROGRAMS += tests/progs/patchme_lib
+tests_progs_patchme_lib_SOURCES = tests/progs/patchme_lib.c
+tests_progs_patchme_lib_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_patchme_lib_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_patchme_lib_LDADD = tests/progs/libpatchlib.la
 
 # ------------------------------------ the symbolizer's fixtures (symfix/)
 # Built without sanitizers: test_symbolizer loads the libraries with dlopen

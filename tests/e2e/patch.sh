@@ -10,24 +10,24 @@
 # record -P.`'s for every function both patch.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 31
+plan 36
 scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
 
 if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
-  for i in $(seq 31); do skip "built without Capstone"; done
+  for i in $(seq 36); do skip "built without Capstone"; done
   finish; exit $?
 fi
 if [ "$(uname -m)" != x86_64 ]; then
-  for i in $(seq 31); do skip "run-time patching is for x86-64"; done
+  for i in $(seq 36); do skip "run-time patching is for x86-64"; done
   finish; exit $?
 fi
 
 # calls ARCHIVE: "FUNCTION CALLS" of the program's functions.
 calls() {
   "$abs_top_builddir/fxt-report" --format csv "$1" |
-    awk -F, 'NR > 1 && $(NF - 1) ~ /^"?(patchme|patchme_cxx|stripped)"?$/ { n = $NF; gsub(/"/, "", n); gsub(/\(.*/, "", n); print n, $1 }' | sort
+    awk -F, 'NR > 1 && $(NF - 1) ~ /^"?(patchme|patchme_cxx|stripped|patchme_lib|libpatchlib.so)"?$/ { n = $NF; gsub(/"/, "", n); gsub(/\(.*/, "", n); print n, $1 }' | sort
 }
 
 "$P" > "$TMPD/plain.out" 2>&1
@@ -92,6 +92,18 @@ is "$(want catcher) $(want catcher_cleanup) $(want catcher_rethrow) $(want leaf)
   "C++: the catching frames, and the calls made in handlers and destructors"
 ok "C++: the archive is valid, no warning" sh -c \
   '"$1" --check "$2" | tail -n 1 | grep -q ", 0 errors, 0 warnings)$"' - "$FXT_DUMP" "$TMPD/x.fxt"
+
+# Libraries loaded with the program: --patch-module.
+L=$PROGS/patchme_lib
+"$L" > "$TMPD/lplain.out" 2>&1
+"$FXT_RUN" -o "$TMPD/lib.fxt" --patch=. --patch-module='libpatchlib*' --patch-module='libc.so*' \
+  -- "$L" > "$TMPD/lib.out" 2> "$TMPD/lib.err"
+is "$?/$(cat "$TMPD/lib.out")" "0/$(cat "$TMPD/lplain.out")" "--patch-module: the output and status are the plain run's"
+calls "$TMPD/lib.fxt" > "$TMPD/calls"
+is "$(want lib_each) $(want back)" "3 300" "--patch-module: the library's calls, and its calls back into the program"
+ok "--patch-module: the library's recursion counted" test "$(want lib_fib)" -gt 100
+ok "--patch-module: a summary line for the library" grep -q '^fxt-run: patched [0-9]* of [0-9]* functions of .*libpatchlib.so' "$TMPD/lib.err"
+ok "--patch-module: never the C library" sh -c '! grep -q "functions of .*libc.so" "$1"' - "$TMPD/lib.err"
 
 # A program with no symbol table: nothing to patch, nothing broken.
 cp "$P" "$TMPD/stripped" && strip "$TMPD/stripped"
