@@ -9,11 +9,11 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "agent/agent.h"
 #include "agent/elfsyms.h"
 #include "agent/filter.h"
+#include "agent/modules.h"
 #include "agent/patch.h"
 #include "agent/log.h"
 #include "agent/settings.h"
@@ -393,14 +393,11 @@ static void on_function_sized(void *ctx, const char *name, uint64_t value, uint6
  * the libraries FXT_PATCH_MODULE names. */
 static bool patched_module(const char *path)
 {
-	static char exe[4096];
+	const char *exe;
 
 	if (!agent_cfg.patch)
 		return false;
-	if (!exe[0]) {
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = '\0';
-	}
+	exe = agent_exe_path();
 	return (exe[0] && strcmp(path, exe) == 0) || agent_patch_wants_module(path);
 }
 

@@ -60,9 +60,19 @@ static const char *absolute_path(const struct dl_phdr_info *info, char *buf, siz
 	return buf;
 }
 
-static int add_one(struct dl_phdr_info *info, size_t size, void *arg)
+const char *agent_exe_path(void)
 {
 	static char exe[SPOOL_MODULE_PATH];
+
+	if (!exe[0]) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+	}
+	return exe;
+}
+
+static int add_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
 	char abs[SPOOL_MODULE_PATH];
 	const char *path = info->dlpi_name;
 	uint64_t base = UINT64_MAX, end = 0;
@@ -72,13 +82,8 @@ static int add_one(struct dl_phdr_info *info, size_t size, void *arg)
 	/* The main program comes first, with an empty name: the spool header
 	 * needs its path for a recovery after a crash.  The vDSO and other
 	 * entries without a path are left out. */
-	if (*first && (!path || !path[0])) {
-		if (!exe[0]) {
-			ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-			exe[n > 0 ? n : 0] = '\0';
-		}
-		path = exe;
-	}
+	if (*first && (!path || !path[0]))
+		path = agent_exe_path();
 	*first = 0;
 	if (path && path[0] && path[0] != '/')
 		path = absolute_path(info, abs, sizeof(abs));

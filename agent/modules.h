@@ -12,4 +12,8 @@
  * by /proc/self/exe; not the vDSO) to agent.spool's list. */
 void agent_modules_snapshot(void);
 
+/* The main program's path (/proc/self/exe, read once; "" if unreadable).
+ * After a fork the child's is the parent's; an exec starts afresh. */
+const char *agent_exe_path(void);
+
 #endif /* FXT_AGENT_MODULES_H */

@@ -19,6 +19,7 @@
 #include "agent/elfsyms.h"
 #include "agent/filter.h"
 #include "agent/log.h"
+#include "agent/modules.h"
 #include "agent/patch.h"
 #include "patch/plan.h"
 
@@ -31,6 +32,18 @@ void agent_patch_activate(void); /* patch_rt.c */
 #define STUB_HEAD	    16
 #define STUB_SIZE(code_len) ((STUB_HEAD + (code_len) + 5 + 15) & ~(size_t)15)
 
+/* A module to patch: the main program, or a library FXT_PATCH_MODULE
+ * names, loaded before main(). */
+struct module {
+	char path[4096];
+	uint64_t bias;
+	uint64_t entry; /* the main program's entry point, else 0 */
+	struct {
+		uint64_t lo, hi;
+	} exec[8];
+	unsigned nexec;
+};
+
 /* A function the patterns name. */
 struct cand {
 	uint64_t addr, size;
@@ -42,21 +55,15 @@ struct cand {
 struct cands {
 	struct cand *v;
 	size_t n, cap;
-	struct agent_patterns pat;
-	uint64_t bias;
-	uint64_t text_lo, text_hi; /* the executable segments' span */
-	uint64_t entry;		   /* the program's entry point (AT_ENTRY) */
-	bool own_unwinder;	   /* it links the unwinder in: not patched */
-	struct {
-		uint64_t lo, hi;
-	} exec[8];
-	unsigned nexec;
+	const struct agent_patterns *pat;
+	const struct module *m;
+	bool own_unwinder; /* it links the unwinder in: not patched */
 };
 
-static bool in_exec(const struct cands *c, uint64_t addr, uint64_t size)
+static bool in_exec(const struct module *m, uint64_t addr, uint64_t size)
 {
-	for (unsigned i = 0; i < c->nexec; i++)
-		if (addr >= c->exec[i].lo && addr + size <= c->exec[i].hi)
+	for (unsigned i = 0; i < m->nexec; i++)
+		if (addr >= m->exec[i].lo && addr + size <= m->exec[i].hi)
 			return true;
 	return false;
 }
@@ -64,11 +71,11 @@ static bool in_exec(const struct cands *c, uint64_t addr, uint64_t size)
 static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size)
 {
 	struct cands *c = ctx;
-	uint64_t addr = c->bias + value;
+	uint64_t addr = c->m->bias + value;
 	char *dm;
 	bool match;
 
-	if (!in_exec(c, addr, size ? size : 1))
+	if (!in_exec(c->m, addr, size ? size : 1))
 		return;
 	/* An unwinder of its own (-static-libgcc): the agent's entry points
 	 * cannot give it the real return addresses. */
@@ -77,7 +84,7 @@ static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size
 	/* Never patched, nor counted: the entry point has no caller to return
 	 * to (the kernel jumps to it with argc where a return address would
 	 * be); _init and _fini are the loader's, run around everything else. */
-	if (addr == c->entry || strcmp(name, "_start") == 0 || strcmp(name, "_init") == 0 ||
+	if (addr == c->m->entry || strcmp(name, "_start") == 0 || strcmp(name, "_init") == 0 ||
 	    strcmp(name, "_fini") == 0)
 		return;
 	/* gcc's cold parts (NAME.cold, NAME.cold.N) are symbols of their own,
@@ -86,7 +93,7 @@ static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size
 	if (cold && (cold[5] == '\0' || cold[5] == '.'))
 		return;
 	dm = agent_demangle(name);
-	match = agent_patterns_match(&c->pat, dm ? dm : name);
+	match = agent_patterns_match(c->pat, dm ? dm : name);
 	if (!match) {
 		free(dm);
 		return;
@@ -109,18 +116,6 @@ static int by_addr(const void *a, const void *b)
 	const struct cand *x = a, *y = b;
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
-
-/* A module to patch: the main program, or a library FXT_PATCH_MODULE
- * names, loaded before main(). */
-struct module {
-	char path[4096];
-	uint64_t bias;
-	uint64_t entry; /* the main program's entry point, else 0 */
-	struct {
-		uint64_t lo, hi;
-	} exec[8];
-	unsigned nexec;
-};
 
 struct modules {
 	struct module v[64];
@@ -179,10 +174,9 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 	m = &ms->v[ms->n];
 	memset(m, 0, sizeof(*m));
 	if (first) {
-		ssize_t n = readlink("/proc/self/exe", m->path, sizeof(m->path) - 1);
-		if (n <= 0)
+		if (!agent_exe_path()[0])
 			return 0;
-		m->path[n] = '\0';
+		snprintf(m->path, sizeof(m->path), "%s", agent_exe_path());
 		m->entry = getauxval(AT_ENTRY);
 	} else {
 		if (!info->dlpi_name || info->dlpi_name[0] != '/' ||
@@ -256,13 +250,13 @@ static void write_stub(const struct cand *c, uint8_t *w, uint64_t x, uint64_t sl
 }
 
 /* Makes the executable segments writable and not executable, or back. */
-static int text_prot(const struct cands *c, bool writable)
+static int text_prot(const struct module *m, bool writable)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 
-	for (unsigned i = 0; i < c->nexec; i++) {
-		uint64_t a = c->exec[i].lo & ~(page - 1);
-		uint64_t b = (c->exec[i].hi + page - 1) & ~(page - 1);
+	for (unsigned i = 0; i < m->nexec; i++) {
+		uint64_t a = m->exec[i].lo & ~(page - 1);
+		uint64_t b = (m->exec[i].hi + page - 1) & ~(page - 1);
 		if (mprotect((void *)(uintptr_t)a, b - a,
 			     writable ? PROT_READ | PROT_WRITE : PROT_READ | PROT_EXEC) != 0)
 			return -errno;
@@ -308,24 +302,18 @@ static void report(FILE *f, const struct cands *c, const char *exe)
 static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pat,
 			const struct module *m, FILE *rep)
 {
-	struct cands c = { 0 };
+	struct cands c = { .pat = pat, .m = m };
 	const char *exe = m->path;
-	size_t npatch = 0;
+	uint64_t text_lo = UINT64_MAX, text_hi = 0;
+	size_t npatch = 0, nplan = 0;
 	int err = 0;
 
-	c.pat = *pat;
-	c.bias = m->bias;
-	c.entry = m->entry;
-	c.text_lo = UINT64_MAX;
 	for (unsigned i = 0; i < m->nexec; i++) {
-		c.exec[i].lo = m->exec[i].lo;
-		c.exec[i].hi = m->exec[i].hi;
-		if (c.exec[i].lo < c.text_lo)
-			c.text_lo = c.exec[i].lo;
-		if (c.exec[i].hi > c.text_hi)
-			c.text_hi = c.exec[i].hi;
+		if (m->exec[i].lo < text_lo)
+			text_lo = m->exec[i].lo;
+		if (m->exec[i].hi > text_hi)
+			text_hi = m->exec[i].hi;
 	}
-	c.nexec = m->nexec;
 	long nsym = agent_elf_all_functions(exe, on_symbol, &c);
 	if (nsym < 0) {
 		agent_dbg("FXT_PATCH: cannot read the symbols of %s", exe);
@@ -340,29 +328,22 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 
 	/* Aliases (one address, several names) are patched once; overlapping
 	 * symbols are left alone. */
-	size_t total = 16;
 	for (size_t i = 0; i < c.n; i++) {
 		struct cand *f = &c.v[i];
-		if (i && f->addr == c.v[i - 1].addr) {
+		if (i && f->addr == c.v[i - 1].addr)
 			f->plan.why = "an alias of another name, patched under it";
-			continue;
-		}
-		if (i + 1 < c.n && f->addr + f->size > c.v[i + 1].addr &&
-		    c.v[i + 1].addr != f->addr) {
+		else if (i + 1 < c.n && f->addr + f->size > c.v[i + 1].addr &&
+			 c.v[i + 1].addr != f->addr)
 			f->plan.why = "overlaps another function";
-			continue;
-		}
-		if (plan((const uint8_t *)(uintptr_t)f->addr, f->size, f->addr, f->addr + STUB_HEAD,
-			 &f->plan) < 0) {
-			err = -EINVAL;
-			goto out;
-		}
-		if (!f->plan.why)
-			total += STUB_SIZE(f->plan.code_len) + 8; /* relocation may grow: room */
+		else
+			nplan++;
 	}
+	/* Room for the largest stub of each function to plan, so that each
+	 * is planned once, where its stub will be; the pages left unused
+	 * are given back. */
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	size_t size = (total + page - 1) & ~(page - 1);
-	uint8_t *area = near_pages(c.text_lo, c.text_hi, size);
+	size_t size = (16 + nplan * STUB_SIZE(PATCH_CODE_MAX) + page - 1) & ~(page - 1);
+	uint8_t *area = nplan ? near_pages(text_lo, text_hi, size) : NULL;
 	if (!area) {
 		for (size_t i = 0; i < c.n; i++)
 			if (!c.v[i].plan.why)
@@ -372,12 +353,10 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 	uint64_t x = (uint64_t)(uintptr_t)area, slot = x, at = x + 16;
 	uint64_t fnptr = (uint64_t)(uintptr_t)fxt__patch_enter_tramp;
 	memcpy(area, &fnptr, 8);
-	/* The final plans, for where each stub is. */
 	for (size_t i = 0; i < c.n; i++) {
 		struct cand *f = &c.v[i];
 		if (f->plan.why)
 			continue;
-		f->stub = at;
 		if (plan((const uint8_t *)(uintptr_t)f->addr, f->size, f->addr, at + STUB_HEAD,
 			 &f->plan) < 0) {
 			err = -EINVAL;
@@ -385,21 +364,21 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 		}
 		if (f->plan.why)
 			continue;
-		if (at + STUB_SIZE(f->plan.code_len) > x + size) {
-			f->plan.why = "no room left for its trampoline";
-			continue;
-		}
+		f->stub = at;
 		write_stub(f, area, x, slot);
 		at += STUB_SIZE(f->plan.code_len);
 		npatch++;
 	}
-	if (mprotect(area, size, PROT_READ | PROT_EXEC) != 0) {
+	size_t used = (size_t)((at - x + page - 1) & ~(page - 1));
+	if (used < size)
+		munmap(area + used, size - used);
+	if (mprotect(area, used, PROT_READ | PROT_EXEC) != 0) {
 		err = -errno;
 		goto out;
 	}
 	if (npatch) {
 		agent_patch_activate();
-		if ((err = text_prot(&c, true)) < 0)
+		if ((err = text_prot(m, true)) < 0)
 			goto out;
 		for (size_t i = 0; i < c.n; i++) {
 			struct cand *f = &c.v[i];
@@ -410,7 +389,7 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 			put32(p + 1, (int64_t)(f->stub - (f->addr + f->plan.keep + 5)));
 			memset(p + 5, 0x90, f->plan.len - 5); /* never reached: nops */
 		}
-		err = text_prot(&c, false);
+		err = text_prot(m, false);
 	}
 done:
 	report(rep, &c, exe);
