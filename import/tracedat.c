@@ -124,7 +124,8 @@ struct stream {
 
 /* The thread of `tid` (the table's key is tid + 1: 0 marks an empty slot);
  * NULL when out of memory.  A call that adds another thread may move
- * it (convert/addrtab.h); on_switch() looks its two up again for that. */
+ * it (convert/addrtab.h); on_switch() looks the first of its two up
+ * again for that. */
 static struct thread *thread_of(struct stream *s, int tid)
 {
 	return addrtab_get(&s->threads, (uint64_t)(int64_t)tid + 1, NULL);
@@ -409,29 +410,35 @@ static unsigned fxt_state(int64_t prev_state)
 	return FXT_THREAD_BLOCKED;	     /* S, D, I, P */
 }
 
+/* The thread of `tid`, named from the event's comm field `comm`; NULL
+ * (s->err set) when out of memory.  It may move others (thread_of()). */
+static struct thread *comm_thread(struct stream *s, int tid, struct tep_format_field *comm,
+				  struct tep_record *rec)
+{
+	struct thread *t = thread_of(s, tid);
+	const char *c;
+	size_t len;
+
+	if (t == NULL) {
+		s->err = -ENOMEM;
+		return NULL;
+	}
+	c = field_chars(comm, rec, &len);
+	thread_name(s, t, tid, c, len);
+	return t;
+}
+
 static void on_switch(struct stream *s, struct ev_info *in, struct tep_record *rec)
 {
 	int prev = (int)read_signed(in->prev_pid, rec), next = (int)read_signed(in->next_pid, rec);
 	int64_t state = read_signed(in->prev_state, rec);
-	struct thread *tp = thread_of(s, prev), *tn;
 	struct fxt_context_switch cs = { 0 };
-	const char *c;
-	size_t len;
+	struct thread *tp, *tn;
 
-	if (tp == NULL) {
-		s->err = -ENOMEM;
+	if (!comm_thread(s, prev, in->prev_comm, rec) ||
+	    !(tn = comm_thread(s, next, in->next_comm, rec)))
 		return;
-	}
-	c = field_chars(in->prev_comm, rec, &len);
-	thread_name(s, tp, prev, c, len);
-	tn = thread_of(s, next); /* may move tp */
-	if (tn == NULL) {
-		s->err = -ENOMEM;
-		return;
-	}
-	c = field_chars(in->next_comm, rec, &len);
-	thread_name(s, tn, next, c, len);
-	tp = thread_of(s, prev);
+	tp = thread_of(s, prev); /* found: moves nothing */
 	cs.in_thread = tref(s, tn, next);
 	cs.out_thread = tref(s, tp, prev);
 	cs.cpu = (unsigned)rec->cpu & 0xff;
@@ -477,18 +484,12 @@ static void on_switch(struct stream *s, struct ev_info *in, struct tep_record *r
 static void on_wakeup(struct stream *s, struct ev_info *in, struct tep_record *rec)
 {
 	int tid = (int)read_signed(in->pid, rec);
-	struct thread *t = thread_of(s, tid);
+	struct thread *t = comm_thread(s, tid, in->comm, rec);
 	struct fxt_arg args[MAX_ARGS + 1];
 	unsigned nargs;
-	const char *c;
-	size_t len;
 
-	if (t == NULL) {
-		s->err = -ENOMEM;
+	if (t == NULL)
 		return;
-	}
-	c = field_chars(in->comm, rec, &len);
-	thread_name(s, t, tid, c, len);
 	event_args(s, in, rec, args, &nargs);
 	instant(s, in, t, tid, rec->ts, args, nargs);
 	if (tid == 0 || t->state == T_RUNNING || t->state == T_RUNNABLE)

@@ -11,9 +11,10 @@
 #include "patch/plan.h"
 
 /* One disassembler for the process, opened on first use; plans are made
- * one at a time (the agent patches at start-up and after a dlopen). */
+ * one at a time (under the lock), each decoding into the same insn. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static csh handle;
+static cs_insn *insn; /* the one instruction decoded at a time */
 static bool opened;
 
 static bool fits32(int64_t v)
@@ -59,17 +60,14 @@ static bool is_rip_relative(const cs_insn *in)
 /* Every instruction of the function (at addr): none may jump to its entry
  * or into the displaced bytes [lo, hi), call into them past lo, nor jump
  * indirectly.  NULL when none does. */
-static const char *scan_function(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t lo,
-				 uint64_t hi)
+static const char *scan_function(cs_insn *in, const uint8_t *code, uint64_t size, uint64_t addr,
+				 uint64_t lo, uint64_t hi)
 {
 	const uint64_t entry = addr;
 	const uint8_t *p = code;
 	uint64_t left = size, at = addr;
-	cs_insn *in = cs_malloc(handle);
 	const char *why = NULL;
 
-	if (in == NULL)
-		return "out of memory";
 	while (left > 0) {
 		if (!cs_disasm_iter(handle, &p, &left, &at, in)) {
 			why = "bytes that do not decode";
@@ -97,7 +95,6 @@ static const char *scan_function(const uint8_t *code, uint64_t size, uint64_t ad
 			break;
 		}
 	}
-	cs_free(in, 1);
 	return why;
 }
 
@@ -208,16 +205,13 @@ static const char *relocate(const cs_insn *in, uint64_t at, struct patch_plan *p
 
 /* The displaced instructions, from code (at addr) on: at least
  * PATCH_JMP_SIZE bytes of whole instructions, relocated. */
-static const char *displace(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t at,
-			    struct patch_plan *plan)
+static const char *displace(cs_insn *in, const uint8_t *code, uint64_t size, uint64_t addr,
+			    uint64_t at, struct patch_plan *plan)
 {
 	const uint8_t *p = code;
 	uint64_t left = size, pc = addr;
-	cs_insn *in = cs_malloc(handle);
 	const char *why = NULL;
 
-	if (in == NULL)
-		return "out of memory";
 	while (plan->len < PATCH_JMP_SIZE && !why) {
 		if (left == 0) {
 			why = "shorter than the patch";
@@ -242,7 +236,6 @@ static const char *displace(const uint8_t *code, uint64_t size, uint64_t addr, u
 		if (!why && in->id == X86_INS_JMP && plan->len < PATCH_JMP_SIZE)
 			why = "shorter than the patch";
 	}
-	cs_free(in, 1);
 	return why;
 }
 
@@ -260,6 +253,11 @@ __attribute__((visibility("default"))) int fxt_patch_plan(const uint8_t *code, u
 			err = -EINVAL;
 			goto out;
 		}
+		if ((insn = cs_malloc(handle)) == NULL) {
+			cs_close(&handle);
+			err = -ENOMEM;
+			goto out;
+		}
 		opened = true;
 	}
 	if (size == 0) {
@@ -271,13 +269,14 @@ __attribute__((visibility("default"))) int fxt_patch_plan(const uint8_t *code, u
 		plan->why = "shorter than the patch";
 		goto out;
 	}
-	plan->why = displace(code + plan->keep, size - plan->keep, addr + plan->keep, at, plan);
+	plan->why =
+	    displace(insn, code + plan->keep, size - plan->keep, addr + plan->keep, at, plan);
 	if (plan->why)
 		goto out;
 	/* Re-checked over the whole function: a jump to the patched entry
 	 * itself, as well as into the bytes after it. */
 	plan->why =
-	    scan_function(code, size, addr, addr + plan->keep, addr + plan->keep + plan->len);
+	    scan_function(insn, code, size, addr, addr + plan->keep, addr + plan->keep + plan->len);
 out:
 	pthread_mutex_unlock(&lock);
 	return err;
