@@ -62,22 +62,29 @@ ok "... no output" test ! -e "$TMPD/bad.fxt"
 "$FXT_MERGE" --shift "$TMPD/other.fxt=5" "$TMPD/app.fxt" -o "$TMPD/bad.fxt" 2> "$TMPD/err"
 is "$?/$(head -n 1 "$TMPD/err")" "2/fxt-merge: --shift names $TMPD/other.fxt, which is not an ARCHIVE" "--shift of no ARCHIVE: usage error"
 
-# Live: one clock for the kernel and the program.
+# Live: one clock for the kernel and the program.  live_record NAME CLOCK:
+# trace-cmd records on CLOCK while fxt-run traces a shell whose write(2)
+# marks the kernel's trace (NAME.dat, NAME-app.fxt); 0 when both exist.
 mark=/sys/kernel/tracing/trace_marker
-FXT_RECORD_CMD="'$FXT_RUN' -q -o '$TMPD/live-app.fxt' -- sh -c 'sleep 0.05; echo fxt-align > $mark; sleep 0.05'" \
-  "$DATA/record.sh" "$TMPD/live.dat" > "$TMPD/rec.err" 2>&1
-rc=$?
-if [ $rc -eq 0 ] && [ -s "$TMPD/live-app.fxt" ]; then
-  "$FXT_IMPORT" -q "$TMPD/live.dat" -o "$TMPD/live.fxt" &&
-    "$FXT_MERGE" -q "$TMPD/live.fxt" "$TMPD/live-app.fxt" -o "$TMPD/live-both.fxt"
-  is "$?" 0 "live: the kernel's trace and the program's, merged"
-  # The kernel saw the marker inside the write(2) the agent timed.
-  "$FXT_DUMP" "$TMPD/live-both.fxt" | awk '
+live_record() {
+  FXT_RECORD_CMD="'$FXT_RUN' -q -o '$TMPD/$1-app.fxt' -- sh -c 'sleep 0.05; echo fxt-align > $mark; sleep 0.05'" \
+    "$DATA/record.sh" "$TMPD/$1.dat" "$2" > "$TMPD/rec.err" 2>&1 && [ -s "$TMPD/$1-app.fxt" ]
+}
+# marker_where ARCHIVE: "inside" when the kernel saw the marker inside the
+# write(2) the agent timed, else both times.
+marker_where() {
+  "$FXT_DUMP" "$1" | awk '
     function ns(t,  s, f) { s = t; sub(/\..*/, "", s); f = t; sub(/.*\./, "", f); return s * 1e9 + f }
     / name="print" args=\{message:str="fxt-align"\}/ { p = ns(substr($1, 4)) }
     / name="write" dur=/ && /fd:i64=1, count:u64=10/ { b = ns(substr($1, 4)); d = $0; sub(/.* dur=/, "", d); sub(/ns.*/, "", d); wb = b; we = b + d }
-    END { if (p && wb && p >= wb && p <= we) print "inside"; else printf "print %.0f write %.0f..%.0f\n", p, wb, we }' > "$TMPD/where"
-  is "$(cat "$TMPD/where")" "inside" "live: the kernel's print event lies inside the agent's write slice"
+    END { if (p && wb && p >= wb && p <= we) print "inside"; else printf "print %.0f write %.0f..%.0f\n", p, wb, we }'
+}
+
+if live_record live mono; then
+  "$FXT_IMPORT" -q "$TMPD/live.dat" -o "$TMPD/live.fxt" &&
+    "$FXT_MERGE" -q "$TMPD/live.fxt" "$TMPD/live-app.fxt" -o "$TMPD/live-both.fxt"
+  is "$?" 0 "live: the kernel's trace and the program's, merged"
+  is "$(marker_where "$TMPD/live-both.fxt")" "inside" "live: the kernel's print event lies inside the agent's write slice"
 else
   diag "no live recording: $(tail -n 1 "$TMPD/rec.err")"
   skip "trace-cmd cannot record here"; skip "trace-cmd cannot record here"
@@ -86,20 +93,12 @@ fi
 # Live on clock boot: fxt-merge moves it by CLOCK_MONOTONIC - CLOCK_BOOTTIME
 # (0 on a machine that never slept, so the check is that it says so and
 # that the marker still lands in the write).
-FXT_RECORD_CMD="'$FXT_RUN' -q -o '$TMPD/boot-app.fxt' -- sh -c 'sleep 0.05; echo fxt-align > $mark; sleep 0.05'" \
-  "$DATA/record.sh" "$TMPD/boot.dat" boot > "$TMPD/rec.err" 2>&1
-rc=$?
-if [ $rc -eq 0 ] && [ -s "$TMPD/boot-app.fxt" ]; then
+if live_record boot boot; then
   "$FXT_IMPORT" -q "$TMPD/boot.dat" -o "$TMPD/boot.fxt" &&
     "$FXT_MERGE" -q "$TMPD/boot.fxt" "$TMPD/boot-app.fxt" -o "$TMPD/boot-both.fxt" 2> "$TMPD/err"
   ok "live, clock boot: merged, with a note of the shift" \
     grep -q "^fxt-merge: note: $TMPD/boot.fxt is on CLOCK_BOOTTIME: moved by -\?[0-9]* ns" "$TMPD/err"
-  "$FXT_DUMP" "$TMPD/boot-both.fxt" | awk '
-    function ns(t,  s, f) { s = t; sub(/\..*/, "", s); f = t; sub(/.*\./, "", f); return s * 1e9 + f }
-    / name="print" args=\{message:str="fxt-align"\}/ { p = ns(substr($1, 4)) }
-    / name="write" dur=/ && /fd:i64=1, count:u64=10/ { b = ns(substr($1, 4)); d = $0; sub(/.* dur=/, "", d); sub(/ns.*/, "", d); wb = b; we = b + d }
-    END { if (p && wb && p >= wb && p <= we) print "inside"; else printf "print %.0f write %.0f..%.0f\n", p, wb, we }' > "$TMPD/where"
-  is "$(cat "$TMPD/where")" "inside" "live, clock boot: the print event lies inside the agent's write slice"
+  is "$(marker_where "$TMPD/boot-both.fxt")" "inside" "live, clock boot: the print event lies inside the agent's write slice"
 else
   diag "no live recording on clock boot: $(tail -n 1 "$TMPD/rec.err")"
   skip "trace-cmd cannot record here"; skip "trace-cmd cannot record here"
