@@ -38,7 +38,7 @@ libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	agent/filter.c agent/filter.h \
 	agent/calib.c agent/calib.h \
 	agent/elfsyms.c agent/elfsyms.h \
-	agent/patch.c agent/patch.h agent/patch_tramp.S
+	agent/patch.c agent/patch.h agent/patch_live.c agent/patch_tramp.S
 libfxt_agent_la_CFLAGS = $(AGENT_CFLAGS)
 libfxt_agent_la_LDFLAGS = $(AGENT_LDFLAGS)
 libfxt_agent_la_LIBADD = libfxt-patchrt.la $(LIBUNWIND_LIBS) -lpthread -ldl -lrt

@@ -14,6 +14,7 @@
 #include "agent/filter.h"
 #include "agent/log.h"
 #include "agent/modules.h"
+#include "agent/patch.h"
 #include "agent/sample.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -151,6 +152,8 @@ EXPORT void *dlopen(const char *file, int mode)
 		int saved = errno;
 		agent_tls.busy++;
 		agent_modules_snapshot();
+		if (agent_cfg.patch)
+			agent_patch_dlopened();
 		agent_tls.busy--;
 		errno = saved;
 	}
@@ -177,6 +180,8 @@ EXPORT int dlclose(void *handle)
 	if (ret == 0) {
 		int saved = errno;
 		agent_sample_dlclosed();
+		if (agent_cfg.patch && !agent.disabled)
+			agent_patch_dlclosed();
 		errno = saved;
 	}
 	return ret;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,59 @@ struct module {
 		uint64_t lo, hi;
 	} exec[8];
 	unsigned nexec;
+	bool live; /* loaded by dlopen(): other threads may be running */
 };
+
+/* A module patched: the libraries loaded by dlopen() are patched once,
+ * and forgotten when they are unloaded. */
+struct patched {
+	char *path;
+	uint64_t bias;
+	void *area; /* its stubs */
+	size_t area_size;
+	struct agent_patch_site *sites; /* what agent_patch_live() wrote */
+	size_t nsites;
+	bool main; /* the main program: never unloaded */
+};
+
+/* What patching after start-up needs, set by agent_patch_init(). */
+static struct {
+	pthread_mutex_t lock;
+	fxt_patch_plan_fn *plan;
+	struct agent_patterns pat;
+	struct patched *v;
+	size_t n, cap;
+} state = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static bool is_patched(const char *path, uint64_t bias)
+{
+	for (size_t i = 0; i < state.n; i++)
+		if (state.v[i].bias == bias && strcmp(state.v[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+/* Remembers module m as patched (its stubs in area, its live sites). */
+static void remember(const struct module *m, void *area, size_t area_size,
+		     struct agent_patch_site *sites, size_t nsites)
+{
+	if (state.n == state.cap) {
+		size_t cap = state.cap ? 2 * state.cap : 16;
+		struct patched *v = realloc(state.v, cap * sizeof(*v));
+		if (!v)
+			goto fail;
+		state.v = v;
+		state.cap = cap;
+	}
+	char *path = strdup(m->path);
+	if (!path)
+		goto fail;
+	state.v[state.n++] =
+	    (struct patched){ path, m->bias, area, area_size, sites, nsites, m->entry != 0 };
+	return;
+fail:
+	free(sites); /* patched anyway, but may be patched twice: not worse */
+}
 
 /* A function the patterns name. */
 struct cand {
@@ -121,6 +174,7 @@ struct modules {
 	struct module v[64];
 	unsigned n;
 	bool first;
+	bool live; /* after start-up: the libraries not patched yet */
 };
 
 /* Never patched, whatever FXT_PATCH_MODULE says: the agent's own code and
@@ -174,17 +228,19 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 	m = &ms->v[ms->n];
 	memset(m, 0, sizeof(*m));
 	if (first) {
-		if (!agent_exe_path()[0])
+		if (ms->live || !agent_exe_path()[0])
 			return 0;
 		snprintf(m->path, sizeof(m->path), "%s", agent_exe_path());
 		m->entry = getauxval(AT_ENTRY);
 	} else {
 		if (!info->dlpi_name || info->dlpi_name[0] != '/' ||
-		    !agent_patch_wants_module(info->dlpi_name))
+		    !agent_patch_wants_module(info->dlpi_name) ||
+		    is_patched(info->dlpi_name, info->dlpi_addr))
 			return 0;
 		snprintf(m->path, sizeof(m->path), "%s", info->dlpi_name);
 	}
 	m->bias = info->dlpi_addr;
+	m->live = ms->live;
 	for (unsigned i = 0; i < info->dlpi_phnum && m->nexec < 8; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
@@ -266,7 +322,7 @@ static int text_prot(const struct module *m, bool writable)
 
 /* The report (patch.h), when FXT_PATCH_REPORT names a folder: opened
  * once, a section a module. */
-static FILE *report_open(void)
+static FILE *report_open(bool append)
 {
 	char path[4096];
 	FILE *f;
@@ -275,7 +331,7 @@ static FILE *report_open(void)
 	if (!agent_cfg.patch_report)
 		return NULL;
 	agent_fmt(path, sizeof(path), "%s/patch.%ld", agent_cfg.patch_report, (long)getpid());
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		if (fd >= 0)
 			close(fd);
@@ -298,6 +354,34 @@ static void report(FILE *f, const struct cands *c, const char *exe)
 	}
 }
 
+/* Writes the jumps of the functions of c that have a stub, in a running
+ * program (patch_live.c); *sites gets what was written. */
+static int write_live(const struct cands *c, size_t npatch, struct agent_patch_site **sites)
+{
+	struct agent_patch_site *v = calloc(npatch, sizeof(*v));
+	size_t n = 0;
+	int err;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cand *f = &c->v[i];
+		if (f->plan.why)
+			continue;
+		v[n].site = f->addr + f->plan.keep;
+		v[n].stub = f->stub;
+		v[n].len = f->plan.len;
+		memcpy(v[n].orig, (const void *)(uintptr_t)v[n].site, f->plan.len);
+		n++;
+	}
+	if ((err = agent_patch_live(v, n)) < 0) {
+		free(v);
+		return err;
+	}
+	*sites = v;
+	return 0;
+}
+
 /* Patches the functions of module m that pat names, and reports them. */
 static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pat,
 			const struct module *m, FILE *rep)
@@ -305,7 +389,9 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 	struct cands c = { .pat = pat, .m = m };
 	const char *exe = m->path;
 	uint64_t text_lo = UINT64_MAX, text_hi = 0;
-	size_t npatch = 0, nplan = 0;
+	size_t npatch = 0, nplan = 0, kept_size = 0;
+	struct agent_patch_site *sites = NULL;
+	void *kept = NULL;
 	int err = 0;
 
 	for (unsigned i = 0; i < m->nexec; i++) {
@@ -376,7 +462,26 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 		err = -errno;
 		goto out;
 	}
-	if (npatch) {
+	kept = area;
+	kept_size = used;
+	if (npatch && m->live) {
+		agent_patch_activate();
+		if ((err = write_live(&c, npatch, &sites)) < 0) {
+			/* Nothing changed; the stubs stay (a trap may be on
+			 * its way to one). */
+			agent_dbg("FXT_PATCH: %s: cannot patch it while it runs: %s", exe,
+				  strerror(-err));
+			for (size_t i = 0; i < c.n; i++)
+				if (c.v[i].stub) {
+					c.v[i].plan.why =
+					    "its text cannot be rewritten while the program runs";
+					c.v[i].stub = 0;
+				}
+			npatch = 0;
+			kept = NULL;
+			err = 0;
+		}
+	} else if (npatch) {
 		agent_patch_activate();
 		if ((err = text_prot(m, true)) < 0)
 			goto out;
@@ -392,6 +497,7 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 		err = text_prot(m, false);
 	}
 done:
+	remember(m, kept, kept_size, sites, sites ? npatch : 0);
 	report(rep, &c, exe);
 	agent_dbg("FXT_PATCH: patched %zu of %zu functions of %s", npatch, c.n, exe);
 out:
@@ -401,44 +507,127 @@ out:
 	return err;
 }
 
-int agent_patch_init(void)
+/* Patches the modules that dl_iterate_phdr() lists and ms takes: at
+ * start-up, the main program and the libraries FXT_PATCH_MODULE names;
+ * after dlopen(), those of them not patched yet. */
+static int patch_modules(struct modules *ms)
 {
-	struct agent_patterns pat = { 0 };
-	struct modules *ms;
-	fxt_patch_plan_fn *plan;
-	void *lib;
 	FILE *rep;
-	int err;
+	int err = 0;
 
-	if (!agent_cfg.patch)
-		return 0;
-	err = agent_patterns_compile(agent_cfg.patch, &pat, "FXT_PATCH");
-	if (err)
-		return err;
-	lib = agent_load_sibling("libfxt-patch.so");
-	if (!lib)
-		return -ENOENT;
-	*(void **)&plan = dlsym(lib, "fxt_patch_plan");
-	if (!plan)
-		return -ENOENT;
-	ms = calloc(1, sizeof(*ms));
-	if (!ms)
-		return -ENOMEM;
-	ms->first = true;
 	dl_iterate_phdr(collect, ms);
-	rep = report_open();
+	if (!ms->n)
+		return 0;
+	rep = report_open(ms->live);
 	for (unsigned i = 0; i < ms->n; i++) {
-		int e = patch_module(plan, &pat, &ms->v[i], rep);
+		int e = patch_module(state.plan, &state.pat, &ms->v[i], rep);
 		if (e < 0 && !err)
 			err = e;
 	}
 	if (rep)
 		fclose(rep);
+	return err;
+}
+
+int agent_patch_init(void)
+{
+	struct modules *ms;
+	void *lib;
+	int err;
+
+	if (!agent_cfg.patch)
+		return 0;
+	err = agent_patterns_compile(agent_cfg.patch, &state.pat, "FXT_PATCH");
+	if (err)
+		return err;
+	lib = agent_load_sibling("libfxt-patch.so");
+	if (!lib)
+		return -ENOENT;
+	*(void **)&state.plan = dlsym(lib, "fxt_patch_plan");
+	if (!state.plan)
+		return -ENOENT;
+	ms = calloc(1, sizeof(*ms));
+	if (!ms)
+		return -ENOMEM;
+	ms->first = true;
+	err = patch_modules(ms);
 	free(ms);
 	return err;
 }
 
+void agent_patch_dlopened(void)
+{
+	struct modules *ms;
+
+	if (!state.plan || !agent_cfg.patch_modules)
+		return;
+	ms = calloc(1, sizeof(*ms));
+	if (!ms)
+		return;
+	ms->first = true;
+	ms->live = true;
+	pthread_mutex_lock(&state.lock);
+	if (patch_modules(ms) < 0)
+		agent_err("FXT_PATCH: a library loaded by dlopen() was not patched (FXT_DEBUG=1 "
+			  "says why)");
+	pthread_mutex_unlock(&state.lock);
+	free(ms);
+}
+
+/* dl_iterate_phdr(): marks the patched modules still loaded. */
+static int still_loaded(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	bool *seen = arg;
+
+	(void)size;
+	for (size_t i = 0; i < state.n; i++)
+		if (state.v[i].bias == info->dlpi_addr && info->dlpi_name &&
+		    strcmp(state.v[i].path, info->dlpi_name) == 0)
+			seen[i] = true;
+	return 0;
+}
+
+void agent_patch_dlclosed(void)
+{
+	bool *seen;
+	size_t k = 0;
+
+	if (!state.plan || !agent_cfg.patch_modules)
+		return;
+	pthread_mutex_lock(&state.lock);
+	seen = calloc(state.n ? state.n : 1, sizeof(*seen));
+	if (!seen)
+		goto out;
+	dl_iterate_phdr(still_loaded, seen);
+	for (size_t i = 0; i < state.n; i++) {
+		struct patched *p = &state.v[i];
+		if (seen[i] || p->main) {
+			state.v[k++] = *p;
+			continue;
+		}
+		if (p->sites)
+			agent_patch_live_forget(p->sites, p->nsites);
+		if (p->area)
+			munmap(p->area, p->area_size);
+		agent_dbg("FXT_PATCH: %s unloaded", p->path);
+		free(p->sites);
+		free(p->path);
+	}
+	state.n = k;
+	free(seen);
+out:
+	pthread_mutex_unlock(&state.lock);
+}
+
 #else /* !__x86_64__ */
+
+void agent_patch_dlopened(void)
+{
+}
+
+void agent_patch_dlclosed(void)
+{
+}
 
 int agent_patch_init(void)
 {

@@ -49,11 +49,39 @@
 #define FXT_AGENT_PATCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Patches the main program's functions that FXT_PATCH names.  Called once
  * from the agent's start-up, before main().  0 or -errno (logged). */
 int agent_patch_init(void);
+
+/* Patches the libraries that FXT_PATCH_MODULE names and that are loaded
+ * but not patched yet: called after each dlopen(), when other threads may
+ * be running (patch_live.c).  Logs what fails. */
+void agent_patch_dlopened(void);
+
+/* Forgets the patched libraries that are no longer loaded: after each
+ * dlclose(). */
+void agent_patch_dlclosed(void);
+
+/* One entry to patch in a running program: the jump at `site` to `stub`
+ * over `len` bytes (5 <= len <= PATCH_SITE_MAX), which were `orig`. */
+#define PATCH_SITE_MAX 20
+struct agent_patch_site {
+	uint64_t site, stub;
+	uint32_t len;
+	uint8_t orig[PATCH_SITE_MAX];
+};
+
+/* Writes the jumps of v[0..n) (sorted by site) while other threads may be
+ * running (patch_live.c), their stubs being complete and executable.  0,
+ * or -errno with nothing changed. */
+int agent_patch_live(const struct agent_patch_site *v, size_t n);
+
+/* The sites of one agent_patch_live() call are gone (their library was
+ * unloaded): a trap there is no longer ours. */
+void agent_patch_live_forget(const struct agent_patch_site *v, size_t n);
 
 /* Whether FXT_PATCH_MODULE's globs name the library at `path` (and it is
  * not one the agent relies on: the C library, the loader, libunwind ...). */

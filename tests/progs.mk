@@ -174,7 +174,7 @@ tests_progs_sample_hotcold_hooks_LDADD = -lpthread
 # distribution builds a program, -O2 -g, without -finstrument-functions:
 # fxt-run --patch makes their calls exact (tests/e2e/patch.sh).
 check_PROGRAMS += tests/progs/patchme tests/progs/patchme_cxx
-tests_progs_patchme_SOURCES = tests/progs/patchme.c
+tests_progs_patchme_SOURCES = tests/progs/patchme.c tests/progs/wx_maps.h
 tests_progs_patchme_CFLAGS = $(WARN_CFLAGS) -O2 -g
 tests_progs_patchme_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_patchme_LDADD = -lpthread
@@ -191,6 +191,18 @@ tests_progs_patchme_lib_SOURCES = tests/progs/patchme_lib.c
 tests_progs_patchme_lib_CFLAGS = $(WARN_CFLAGS) -O2 -g
 tests_progs_patchme_lib_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_patchme_lib_LDADD = tests/progs/libpatchlib.la
+# patchme_dl and the plug-in it loads, libpatchdl: dlopen() with threads
+# running.
+check_LTLIBRARIES += tests/progs/libpatchdl.la
+tests_progs_libpatchdl_la_SOURCES = tests/progs/patchdl.c
+tests_progs_libpatchdl_la_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_libpatchdl_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_progs_libpatchdl_la_LIBADD = -lpthread
+check_PROGRAMS += tests/progs/patchme_dl
+tests_progs_patchme_dl_SOURCES = tests/progs/patchme_dl.c tests/progs/wx_maps.h
+tests_progs_patchme_dl_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_patchme_dl_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_patchme_dl_LDADD = -lpthread -ldl
 
 # ------------------------------------ the symbolizer's fixtures (symfix/)
 # Built without sanitizers: test_symbolizer loads the libraries with dlopen

@@ -31,6 +31,13 @@ tests_unit_test_patch_plan_CFLAGS = $(AM_CFLAGS) $(CAPSTONE_CFLAGS)
 tests_unit_test_patch_plan_LDADD = $(CAPSTONE_LIBS) -lpthread
 endif
 EXTRA_DIST += tests/unit/test_patch_plan.c
+if ARCH_X86_64
+UNIT_TESTS += tests/unit/test_patch_live
+tests_unit_test_patch_live_SOURCES = tests/unit/test_patch_live.c agent/patch_live.c agent/log.c
+tests_unit_test_patch_live_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_patch_live_LDADD = -lpthread
+endif
+EXTRA_DIST += tests/unit/test_patch_live.c
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 noinst_HEADERS += tests/lib/tap.h

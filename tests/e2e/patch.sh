@@ -10,24 +10,24 @@
 # record -P.`'s for every function both patch.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 36
+plan 43
 scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
 
 if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
-  for i in $(seq 36); do skip "built without Capstone"; done
+  for i in $(seq 43); do skip "built without Capstone"; done
   finish; exit $?
 fi
 if [ "$(uname -m)" != x86_64 ]; then
-  for i in $(seq 36); do skip "run-time patching is for x86-64"; done
+  for i in $(seq 43); do skip "run-time patching is for x86-64"; done
   finish; exit $?
 fi
 
 # calls ARCHIVE: "FUNCTION CALLS" of the program's functions.
 calls() {
   "$abs_top_builddir/fxt-report" --format csv "$1" |
-    awk -F, 'NR > 1 && $(NF - 1) ~ /^"?(patchme|patchme_cxx|stripped|patchme_lib|libpatchlib.so)"?$/ { n = $NF; gsub(/"/, "", n); gsub(/\(.*/, "", n); print n, $1 }' | sort
+    awk -F, 'NR > 1 && $(NF - 1) ~ /^"?(patchme|patchme_cxx|stripped|patchme_lib|libpatchlib.so|patchme_dl|libpatchdl.so)"?$/ { n = $NF; gsub(/"/, "", n); gsub(/\(.*/, "", n); print n, $1 }' | sort
 }
 
 "$P" > "$TMPD/plain.out" 2>&1
@@ -104,6 +104,29 @@ is "$(want lib_each) $(want back)" "3 300" "--patch-module: the library's calls,
 ok "--patch-module: the library's recursion counted" test "$(want lib_fib)" -gt 100
 ok "--patch-module: a summary line for the library" grep -q '^fxt-run: patched [0-9]* of [0-9]* functions of .*libpatchlib.so' "$TMPD/lib.err"
 ok "--patch-module: never the C library" sh -c '! grep -q "functions of .*libc.so" "$1"' - "$TMPD/lib.err"
+
+# Libraries loaded by dlopen(), with threads running: patched at each load
+# (twice here), one of its functions being called on another thread the
+# while (PATCHDL_SPIN: a thread its constructor starts).
+D=$PROGS/patchme_dl
+DL=$(cd "$PROGS/.libs" && pwd -P)/libpatchdl.so
+"$D" "$DL" > "$TMPD/dplain.out" 2> /dev/null
+PATCHDL_SPIN=1 "$FXT_RUN" -o "$TMPD/dl.fxt" --patch=. --patch-module='libpatchdl*' \
+  -- "$D" "$DL" > "$TMPD/dl.out" 2> "$TMPD/dl.err"
+is "$?/$(cat "$TMPD/dl.out")" "0/$(cat "$TMPD/dplain.out")" "dlopen: the output and status are the plain run's"
+calls "$TMPD/dl.fxt" > "$TMPD/calls"
+is "$(want dl_each) $(want dl_square) $(want dl_stop_spinner)" "4 220 2" \
+  "dlopen: patched at each of two loads, called from two threads: every call"
+spins=$(awk '/^spins/ { n += $2 } END { print n + 0 }' "$TMPD/dl.err")
+ok "dlopen: the spinner's calls after the patch counted ($(want dl_spin) of $spins)" \
+  test "$(want dl_spin)" -gt 0 -a "$(want dl_spin)" -le "$spins"
+ok "dlopen: a summary line for the library" \
+  grep -q '^fxt-run: patched [0-9]* of [0-9]* functions of .*libpatchdl.so' "$TMPD/dl.err"
+"$FXT_RUN" -q -o "$TMPD/dl0.fxt" --patch=. -- "$D" "$DL" > /dev/null 2>&1
+is "$(calls "$TMPD/dl0.fxt" | grep -c '^dl_')" 0 "dlopen: a library --patch-module does not name is left alone"
+ok "dlopen: no mapping is writable and executable" grep -qx 'wx: none' "$TMPD/dl.out"
+ok "dlopen: the archive is valid, no warning" sh -c \
+  '"$1" --check "$2" | tail -n 1 | grep -q ", 0 errors, 0 warnings)$"' - "$FXT_DUMP" "$TMPD/dl.fxt"
 
 # A program with no symbol table: nothing to patch, nothing broken.
 cp "$P" "$TMPD/stripped" && strip "$TMPD/stripped"

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tests/progs/wx_maps.h"
+
 #define NOINLINE __attribute__((noinline, noclone))
 
 int counter; /* rip_first's */
@@ -145,20 +147,7 @@ int main(int argc, char **argv)
 		leaf(n); /* after the jumps, calls still nest */
 		printf("longjmp: %d\n", n);
 	}
-	if (want(argc, argv, "maps")) {
-		FILE *f = fopen("/proc/self/maps", "r");
-		char line[512], perms[8];
-		int wx = 0;
-		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "%*s %7s", perms) == 1 && perms[1] == 'w' &&
-			    perms[2] == 'x') {
-				printf("wx: %s", line);
-				wx++;
-			}
-		if (f)
-			fclose(f);
-		if (!wx)
-			printf("wx: none\n");
-	}
+	if (want(argc, argv, "maps"))
+		print_wx_maps();
 	return 0;
 }
