@@ -39,6 +39,12 @@
  *     put the real ones back first; __cxa_begin_catch records the exits of
  *     the frames that were unwound and hooks the live ones again.
  *
+ * Libraries loaded later by dlopen() that FXT_PATCH_MODULE names are
+ * patched as dlopen() returns (agent_patch_dlopened(), from the wrapper in
+ * modules.c), when other threads may be running: the same stubs, but the
+ * jumps are written by patch_live.c (an int3 first, see there), and
+ * forgotten when the library is unloaded, patched again if it comes back.
+ *
  * The planner's verdicts go to FXT_PATCH_REPORT/patch.PID (when set):
  *     exe PATH
  *     patched NAME          (one line a function)
