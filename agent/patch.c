@@ -28,8 +28,11 @@ void agent_patch_activate(void); /* patch_rt.c */
 
 #if defined(__x86_64__)
 
-/* A stub: mov $fn,%r11 (10 bytes); call *slot(%rip) (6); the relocated
- * code; jmp back (5).  Rounded up to 16 bytes. */
+/* A stub: call *slot(%rip) (6 bytes); the function's address (8, read by
+ * the trampoline, which returns past it); 2 bytes of padding; the
+ * relocated code; jmp back (5).  Rounded up to 16 bytes.  No register
+ * carries the address: with -fipa-ra, a caller may keep values in any
+ * register its callee is known not to use. */
 #define STUB_HEAD	    16
 #define STUB_SIZE(code_len) ((STUB_HEAD + (code_len) + 5 + 15) & ~(size_t)15)
 
@@ -293,12 +296,12 @@ static void write_stub(const struct cand *c, uint8_t *w, uint64_t x, uint64_t sl
 	uint64_t fn = c->addr;
 	uint64_t back = c->addr + c->plan.keep + c->plan.len;
 
-	p[0] = 0x49; /* mov $fn, %r11 */
-	p[1] = 0xbb;
-	memcpy(p + 2, &fn, 8);
-	p[10] = 0xff; /* call *slot(%rip) */
-	p[11] = 0x15;
-	put32(p + 12, (int64_t)(slot - (c->stub + 16)));
+	p[0] = 0xff; /* call *slot(%rip) */
+	p[1] = 0x15;
+	put32(p + 2, (int64_t)(slot - (c->stub + 6)));
+	memcpy(p + 6, &fn, 8);
+	p[14] = 0x0f; /* never run: ud2 */
+	p[15] = 0x0b;
 	memcpy(p + STUB_HEAD, c->plan.code, c->plan.code_len);
 	uint8_t *j = p + STUB_HEAD + c->plan.code_len;
 	j[0] = 0xe9;

@@ -10,17 +10,17 @@
 # record -P.`'s for every function both patch.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 43
+plan 44
 scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
 
 if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
-  for i in $(seq 43); do skip "built without Capstone"; done
+  for i in $(seq 44); do skip "built without Capstone"; done
   finish; exit $?
 fi
 if [ "$(uname -m)" != x86_64 ]; then
-  for i in $(seq 43); do skip "run-time patching is for x86-64"; done
+  for i in $(seq 44); do skip "run-time patching is for x86-64"; done
   finish; exit $?
 fi
 
@@ -50,6 +50,8 @@ is "$(want leaf)" 20031 "leaf: 4 x 5000 in the threads, 10 x 3 in the signal han
 is "$(want on_signal)" 10 "a signal handler: 10 calls"
 is "$(want dive)" 153 "longjmp out of 50 nested calls, 3 times: 3 x 51 calls, each ended"
 is "$(want rip_first)" 1000 "a RIP-relative first instruction, relocated: 1000 calls (and the right sum)"
+is "$(want leaves_regs)/$(grep '^regs:' "$TMPD/p.out")" "10/regs: kept (0)" \
+  "every register a call may change but %rax is as the caller left it (-fipa-ra)"
 is "$(want main)" 1 "main: 1 call"
 ok "fib_rec: recursion, calls counted" test "$(want fib_rec)" -gt 1000
 is "$(want loop_back)$(want tiny)$(want tiny_xor)" "" "the functions left alone have no calls"

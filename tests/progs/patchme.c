@@ -6,6 +6,9 @@
  *   fib_rec(20)        recursion: 21891 calls
  *   rip_first          its first instruction reads a global through %rip
  *                      (relocated into the trampoline): 1000 calls
+ *   keeps_regs         calls leaves_regs (10 calls), which changes no
+ *                      register but %rax, and checks the others a call may
+ *                      change are as they were (-fipa-ra callers rely on it)
  *   loop_back          jumps back into its first 5 bytes: left alone
  *   tiny, tiny_xor     shorter than the patch: left alone
  *   worker x 4 threads each calls leaf() 5000 times
@@ -33,6 +36,7 @@ int rip_first(int v);
 int loop_back(int n);
 int tiny(void);
 int tiny_xor(void);
+int keeps_regs(void);
 
 /* Written in assembly, so that their first bytes are known. */
 __asm__(".text\n"
@@ -51,6 +55,42 @@ __asm__(".text\n"
 	"\tjnz 1b\n"
 	"\tret\n"
 	".size loop_back, .-loop_back\n"
+	/* keeps_regs calls leaves_regs, which changes no register but
+	 * %rax, with a known value in each other one a call may change,
+	 * as a caller built with -fipa-ra may; it returns a bit for each
+	 * of them that changed. */
+	".globl leaves_regs\n.type leaves_regs, @function\n"
+	"leaves_regs:\n"
+	"\tpushq %rbp\n"
+	"\tmovq %rsp, %rbp\n"
+	"\tmovl $7, %eax\n"
+	"\tpopq %rbp\n"
+	"\tret\n"
+	".size leaves_regs, .-leaves_regs\n"
+	".globl keeps_regs\n.type keeps_regs, @function\n"
+	"keeps_regs:\n"
+	"\tmovq $0x11, %rcx\n"
+	"\tmovq $0x12, %rdx\n"
+	"\tmovq $0x13, %rsi\n"
+	"\tmovq $0x14, %rdi\n"
+	"\tmovq $0x15, %r8\n"
+	"\tmovq $0x16, %r9\n"
+	"\tmovq $0x17, %r10\n"
+	"\tmovq $0x18, %r11\n"
+	"\tsubq $8, %rsp\n"
+	"\tcall leaves_regs\n"
+	"\taddq $8, %rsp\n"
+	"\txorl %eax, %eax\n"
+	"\tcmpq $0x11, %rcx\n\tje 1f\n\torl $1, %eax\n1:\n"
+	"\tcmpq $0x12, %rdx\n\tje 1f\n\torl $2, %eax\n1:\n"
+	"\tcmpq $0x13, %rsi\n\tje 1f\n\torl $4, %eax\n1:\n"
+	"\tcmpq $0x14, %rdi\n\tje 1f\n\torl $8, %eax\n1:\n"
+	"\tcmpq $0x15, %r8\n\tje 1f\n\torl $16, %eax\n1:\n"
+	"\tcmpq $0x16, %r9\n\tje 1f\n\torl $32, %eax\n1:\n"
+	"\tcmpq $0x17, %r10\n\tje 1f\n\torl $64, %eax\n1:\n"
+	"\tcmpq $0x18, %r11\n\tje 1f\n\torl $128, %eax\n1:\n"
+	"\tret\n"
+	".size keeps_regs, .-keeps_regs\n"
 	".globl tiny\n.type tiny, @function\n"
 	"tiny:\n"
 	"\tret\n"
@@ -117,6 +157,12 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 1000; i++)
 			v = rip_first(i);
 		printf("rip_first: %d\n", v);
+	}
+	if (want(argc, argv, "regs")) {
+		int changed = 0;
+		for (int i = 0; i < 10; i++)
+			changed |= keeps_regs();
+		printf("regs: %s (%#x)\n", changed ? "changed" : "kept", (unsigned)changed);
 	}
 	if (want(argc, argv, "short")) {
 		printf("loop_back(10) = %d, tiny = %d\n", loop_back(10), tiny_xor());
