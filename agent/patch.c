@@ -28,12 +28,14 @@ void agent_patch_activate(void); /* patch_rt.c */
 
 #if defined(__x86_64__)
 
-/* A stub: call *slot(%rip) (6 bytes); the function's address (8, read by
- * the trampoline, which returns past it); 2 bytes of padding; the
+/* A stub: the function's address (8 bytes, data: the trampoline reads it
+ * before its return address); its entry, call *slot(%rip) (6); the
  * relocated code; jmp back (5).  Rounded up to 16 bytes.  No register
- * carries the address: with -fipa-ra, a caller may keep values in any
- * register its callee is known not to use. */
-#define STUB_HEAD	    16
+ * carries the address (with -fipa-ra, a caller may keep values in any
+ * register its callee is known not to use), and the trampoline returns
+ * where it was called from (a return it would move is mispredicted). */
+#define STUB_ENTRY	    8
+#define STUB_HEAD	    (STUB_ENTRY + 6)
 #define STUB_SIZE(code_len) ((STUB_HEAD + (code_len) + 5 + 15) & ~(size_t)15)
 
 /* A module to patch: the main program, or a library FXT_PATCH_MODULE
@@ -292,20 +294,19 @@ static void put32(uint8_t *p, int64_t v)
  * whose executable address is `x`), the enter slot at `slot`. */
 static void write_stub(const struct cand *c, uint8_t *w, uint64_t x, uint64_t slot)
 {
-	uint8_t *p = w + (c->stub - x);
+	uint64_t at = c->stub - STUB_ENTRY;
+	uint8_t *p = w + (at - x);
 	uint64_t fn = c->addr;
 	uint64_t back = c->addr + c->plan.keep + c->plan.len;
 
-	p[0] = 0xff; /* call *slot(%rip) */
-	p[1] = 0x15;
-	put32(p + 2, (int64_t)(slot - (c->stub + 6)));
-	memcpy(p + 6, &fn, 8);
-	p[14] = 0x0f; /* never run: ud2 */
-	p[15] = 0x0b;
+	memcpy(p, &fn, 8);
+	p[8] = 0xff; /* call *slot(%rip) */
+	p[9] = 0x15;
+	put32(p + 10, (int64_t)(slot - (at + STUB_HEAD)));
 	memcpy(p + STUB_HEAD, c->plan.code, c->plan.code_len);
 	uint8_t *j = p + STUB_HEAD + c->plan.code_len;
 	j[0] = 0xe9;
-	put32(j + 1, (int64_t)(back - (c->stub + STUB_HEAD + c->plan.code_len + 5)));
+	put32(j + 1, (int64_t)(back - (at + STUB_HEAD + c->plan.code_len + 5)));
 }
 
 /* Makes the executable segments writable and not executable, or back. */
@@ -453,7 +454,7 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 		}
 		if (f->plan.why)
 			continue;
-		f->stub = at;
+		f->stub = at + STUB_ENTRY;
 		write_stub(f, area, x, slot);
 		at += STUB_SIZE(f->plan.code_len);
 		npatch++;

@@ -10,8 +10,8 @@
  * entry can be patched.  Each one that can gets a stub in a page within
  * 2 GiB of it:
  *
+ *     .quad FN                  (data, read by the trampoline)
  *     call *enter_slot          -> fxt__patch_enter_tramp (patch_tramp.S)
- *     .quad FN                  (read by it, which returns past it)
  *     <the displaced instructions, relocated>
  *     jmp  FN + displaced
  *

@@ -72,12 +72,12 @@
 .endm
 
 /* Called (call *slot) from a function's stub, which is
- *     call *slot(%rip); .quad FN; .word 0; <its relocated instructions>
+ *     .quad FN; call *slot(%rip); <its relocated instructions>
  * so that no register carries FN (with -fipa-ra, any may be live).  The
- * stack then holds the stub's return address (at FN's quad) and, above
- * it, the function's own return address.  Saves the general registers
- * (see above), calls fxt__patch_enter(FN, &return address), restores and
- * returns into the stub, past the quad.  The stack is aligned here: a
+ * stack then holds the stub's return address (14 bytes past FN's quad)
+ * and, above it, the function's own return address.  Saves the general
+ * registers (see above), calls fxt__patch_enter(FN, &return address),
+ * restores and returns into the stub.  The stack is aligned here: a
  * compiler may call a function it knows with it 8 bytes off. */
 	.globl	fxt__patch_enter_tramp
 	.hidden	fxt__patch_enter_tramp
@@ -92,9 +92,8 @@ fxt__patch_enter_tramp:
 	.cfi_def_cfa_register %rbp
 	SAVE_GPRS
 	andq	$-16, %rsp
-	movq	8(%rbp), %rax		/* the stub's return: FN's quad */
-	movq	(%rax), %rdi
-	addq	$10, 8(%rbp)		/* back past the quad and the padding */
+	movq	8(%rbp), %rax		/* the stub's return address */
+	movq	-14(%rax), %rdi		/* FN, before the call */
 	leaq	16(%rbp), %rsi		/* above the saved rbp and the stub's return */
 	call	fxt__patch_enter
 	leaq	-72(%rbp), %rsp
