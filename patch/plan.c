@@ -57,9 +57,35 @@ static bool is_rip_relative(const cs_insn *in)
 	return false;
 }
 
+/* Whether an instruction reads memory through an index register (a
+ * table: `movslq (%rdx,%rax,4),%rax`, `jmp *.L4(,%rax,8)`; not `lea`,
+ * which only computes). */
+static bool reads_indexed(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	if (in->id == X86_INS_LEA)
+		return false;
+	for (uint8_t i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_MEM &&
+		    x->operands[i].mem.index != X86_REG_INVALID)
+			return true;
+	return false;
+}
+
+/* How many instructions before an indirect jump are looked at for the
+ * read of a jump table's entry. */
+#define TABLE_WINDOW 6
+
 /* Every instruction of the function (at addr): none may jump to its entry
  * or into the displaced bytes [lo, hi), call into them past lo, nor jump
- * indirectly.  NULL when none does. */
+ * through a jump table, whose targets are not known.  An indirect jump is
+ * a jump table's when it is marked `notrack` (CET) or when it, or one of
+ * the TABLE_WINDOW instructions before it, reads memory through an index
+ * register (what gcc and clang emit to dispatch a switch: `movslq
+ * (%rdx,%rax,4),%rax; add %rdx,%rax; jmp *%rax`); any other is a tail
+ * call through a pointer, which leaves the function like a return.  NULL
+ * when none does. */
 static const char *scan_function(cs_insn *in, const uint8_t *code, uint64_t size, uint64_t addr,
 				 uint64_t lo, uint64_t hi)
 {
@@ -67,12 +93,14 @@ static const char *scan_function(cs_insn *in, const uint8_t *code, uint64_t size
 	const uint8_t *p = code;
 	uint64_t left = size, at = addr;
 	const char *why = NULL;
+	unsigned since_indexed = TABLE_WINDOW + 1; /* instructions since an indexed read */
 
 	while (left > 0) {
 		if (!cs_disasm_iter(handle, &p, &left, &at, in)) {
 			why = "bytes that do not decode";
 			break;
 		}
+		since_indexed = reads_indexed(in) ? 0 : since_indexed + 1;
 		bool call = in_group(in, X86_GRP_CALL);
 		bool jump = in_group(in, X86_GRP_JUMP) || in_group(in, X86_GRP_BRANCH_RELATIVE) ||
 			    in->id == X86_INS_LOOP || in->id == X86_INS_LOOPE ||
@@ -82,7 +110,8 @@ static const char *scan_function(cs_insn *in, const uint8_t *code, uint64_t size
 			continue;
 		uint64_t t = branch_target(in);
 		if (t == 0) {
-			if (jump) {
+			if (jump && (since_indexed <= TABLE_WINDOW ||
+				     in->detail->x86.prefix[1] == X86_PREFIX_DS)) {
 				why = "an indirect jump (a jump table)";
 				break;
 			}

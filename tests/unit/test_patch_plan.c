@@ -31,7 +31,7 @@ static int32_t rd32(const uint8_t *p)
 
 int main(void)
 {
-	plan(29);
+	plan(32);
 
 	/* push %rbp; mov %rsp,%rbp; sub $16,%rsp; ...; leave; ret */
 	static const uint8_t frame[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83,
@@ -121,10 +121,31 @@ int main(void)
 	ok(strcmp(plan_of(recur, sizeof(recur), AT), "patchable") == 0,
 	   "a call to its own entry (recursion): patchable");
 
-	/* An indirect jump anywhere in the function (a jump table). */
-	static const uint8_t table[] = { 0x48, 0x83, 0xec, 0x08, 0x90, 0xff, 0xe0, 0xc3 };
+	/* A jump table, as gcc and clang dispatch a switch in PIC: sub
+	 * $8,%rsp; lea T(%rip),%rdx; movslq (%rdx,%rax,4),%rax; add
+	 * %rdx,%rax; jmp *%rax. */
+	static const uint8_t table[] = { 0x48, 0x83, 0xec, 0x08, 0x48, 0x8d, 0x15,
+					 0x00, 0x00, 0x00, 0x00, 0x48, 0x63, 0x04,
+					 0x82, 0x48, 0x01, 0xd0, 0xff, 0xe0, 0xc3 };
 	ok(strcmp(plan_of(table, sizeof(table), AT), "an indirect jump (a jump table)") == 0,
-	   "an indirect jump: left alone");
+	   "a jump table (PIC: an indexed read, then jmp *%%rax): left alone");
+	/* Without PIC: sub $8,%rsp; nop; jmp *T(,%rax,8). */
+	static const uint8_t table8[] = { 0x48, 0x83, 0xec, 0x08, 0x90, 0xff,
+					  0x24, 0xc5, 0x00, 0x00, 0x00, 0x00 };
+	ok(strcmp(plan_of(table8, sizeof(table8), AT), "an indirect jump (a jump table)") == 0,
+	   "a jump table (jmp *T(,%%rax,8)): left alone");
+	/* CET marks a jump table's jump: notrack jmp *%rax. */
+	static const uint8_t notrack[] = { 0x48, 0x83, 0xec, 0x08, 0x90, 0x3e, 0xff, 0xe0 };
+	ok(strcmp(plan_of(notrack, sizeof(notrack), AT), "an indirect jump (a jump table)") == 0,
+	   "notrack jmp *%%rax: a jump table, left alone");
+	/* A tail call through a pointer: sub $8,%rsp; add $8,%rsp; mov
+	 * 16(%rdi),%rax; lea (,%rsi,4),%rdi (indexed, but no read); jmp
+	 * *%rax. */
+	static const uint8_t itail[] = { 0x48, 0x83, 0xec, 0x08, 0x48, 0x83, 0xc4, 0x08,
+					 0x48, 0x8b, 0x47, 0x10, 0x48, 0x8d, 0x3c, 0xb5,
+					 0x00, 0x00, 0x00, 0x00, 0xff, 0xe0 };
+	ok(strcmp(plan_of(itail, sizeof(itail), AT), "patchable") == 0,
+	   "a tail call through a pointer (jmp *%%rax, no table read): patchable");
 	/* An indirect call in the first bytes. */
 	static const uint8_t icall[] = { 0xff, 0xd0, 0x90, 0x90, 0x90, 0x90, 0xc3 };
 	ok(strcmp(plan_of(icall, sizeof(icall), AT), "an indirect call in the first bytes") == 0,
