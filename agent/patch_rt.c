@@ -11,6 +11,7 @@
 #include <config.h>
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -105,17 +106,55 @@ static void count_unrecorded(void)
 		__atomic_fetch_add(&agent_tls.tb->dropped, 1, __ATOMIC_RELAXED);
 }
 
+/* The alternate signal stack the thread runs on (sigaltstack(2)), or an
+ * empty range. */
+struct range {
+	uint64_t lo, hi;
+};
+
+static struct range alt_stack(void)
+{
+	stack_t ss;
+	struct range r = { 0, 0 };
+
+	if (fxt__patch_call_saving((void *)sigaltstack, 0, (uint64_t)(uintptr_t)&ss, 0, 0) == 0 &&
+	    (ss.ss_flags & SS_ONSTACK)) {
+		r.lo = (uint64_t)(uintptr_t)ss.ss_sp;
+		r.hi = r.lo + ss.ss_size;
+	}
+	return r;
+}
+
+static bool in_range(struct range r, const uint64_t *p)
+{
+	return (uint64_t)(uintptr_t)p >= r.lo && (uint64_t)(uintptr_t)p < r.hi;
+}
+
 /* Pops the entries of frames that are gone (their slot at or below
  * `below`): longjmp() or an unwinding skipped their returns, or a tail
  * call (a jmp) to a patched function reuses the slot of the caller, which
- * is done.  Returns the real return address of the entry whose slot is
- * `below`, if one was popped (the tail call's), else 0. */
+ * is done.  Not the frames a signal handler running on the alternate
+ * signal stack interrupted, which may lie below it: an entry below
+ * `below` on the other side of that stack's bounds stays (asked of the
+ * kernel only then, which is rare).  Returns the real return address of
+ * the entry whose slot is `below`, if one was popped (the tail call's),
+ * else 0. */
 static uint64_t pop_gone(struct pstack *s, uint64_t *below)
 {
 	uint64_t ret = 0;
+	bool asked = false;
+	struct range alt = { 0, 0 };
 
 	while (s->n && s->v[s->n - 1].slot <= below) {
 		struct shadow e = s->v[s->n - 1];
+		if (e.slot != below) {
+			if (!asked) {
+				alt = alt_stack();
+				asked = true;
+			}
+			if (in_range(alt, below) != in_range(alt, e.slot))
+				break;
+		}
 		s->n--;
 		if (e.slot == below)
 			ret = e.ret;
@@ -170,6 +209,20 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 		record(e.fn | SPOOL_EXIT_BIT);
 		return e.ret;
 	}
+	/* Deeper down: the frames above it are gone (a handler on the
+	 * alternate signal stack left by siglongjmp()). */
+	for (uint32_t i = s->n; i-- > 0;)
+		if (s->v[i].slot == slot) {
+			while (s->n > i + 1) {
+				s->n--;
+				record(s->v[s->n].fn | SPOOL_EXIT_BIT);
+			}
+			struct shadow e = s->v[i];
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			s->n = i;
+			record(e.fn | SPOOL_EXIT_BIT);
+			return e.ret;
+		}
 	/* A return into the trampoline that no entry explains: the program
 	 * moved its stack under us (a coroutine switch).  There is no way
 	 * back to where it came from. */

@@ -15,6 +15,9 @@
  *   on_signal          a SIGUSR1 handler calling leaf() 3 times, 10 signals
  *   dive(50)           longjmp()s out of 50 nested calls, 3 times; the
  *                      calls after it still nest
+ *   altstack           a SIGUSR2 handler on an alternate signal stack that
+ *                      lies above the frames it interrupts, 5 times, 2 of
+ *                      them left by siglongjmp()
  *   maps               prints the mappings that are writable and
  *                      executable at once ("none")
  *
@@ -138,6 +141,61 @@ static NOINLINE void dive(int depth)
 	sink++; /* not a tail call */
 }
 
+/* A handler on an alternate signal stack above the frames it interrupts
+ * (the stack is in main()'s frame): 5 signals, raised 2 patched frames
+ * deep, each handler calling alt_leaf() 3 times; the last 2 leave by
+ * siglongjmp(). */
+static sigjmp_buf alt_env;
+static volatile int alt_jump;
+
+static NOINLINE void alt_leaf(long v)
+{
+	sink -= v;
+}
+
+static NOINLINE void on_alt(int sig)
+{
+	for (int i = 0; i < 3; i++)
+		alt_leaf(sig);
+	if (alt_jump)
+		siglongjmp(alt_env, 1);
+}
+
+static NOINLINE int alt_inner(int i)
+{
+	raise(SIGUSR2);
+	sink += i;
+	return i;
+}
+
+static NOINLINE int alt_outer(int i)
+{
+	int v = alt_inner(i);
+	sink++; /* not a tail call */
+	return v + 1;
+}
+
+static NOINLINE int on_alt_stack(char *stack, size_t size)
+{
+	stack_t ss = { .ss_sp = stack, .ss_size = size };
+	struct sigaction sa;
+	volatile int sum = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alt;
+	sa.sa_flags = SA_ONSTACK;
+	if (sigaltstack(&ss, NULL) != 0 || sigaction(SIGUSR2, &sa, NULL) != 0)
+		return -1;
+	for (volatile int i = 0; i < 5; i++) {
+		alt_jump = i >= 3;
+		if (sigsetjmp(alt_env, 1) == 0)
+			sum += alt_outer(i);
+	}
+	ss.ss_flags = SS_DISABLE;
+	sigaltstack(&ss, NULL);
+	return sum;
+}
+
 static bool want(int argc, char **argv, const char *part)
 {
 	if (argc < 2)
@@ -192,6 +250,10 @@ int main(int argc, char **argv)
 		}
 		leaf(n); /* after the jumps, calls still nest */
 		printf("longjmp: %d\n", n);
+	}
+	if (want(argc, argv, "altstack")) {
+		char stack[1 << 16]; /* above on_alt_stack()'s frames */
+		printf("altstack: %d\n", on_alt_stack(stack, sizeof(stack)));
 	}
 	if (want(argc, argv, "maps"))
 		print_wx_maps();
