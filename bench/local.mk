@@ -27,13 +27,13 @@ bench: all
 .PHONY: bench
 EXTRA_DIST += bench/README.md bench/lua-bench.lua
 
-# `make bench-lua-setup`: bench/lua-setup.sh fetches Debian's Lua 5.4
+# `make bench-lua-setup`: bench/src-setup.sh fetches Debian's Lua 5.4
 # source (`apt-get source lua5.4`, adding a deb-src entry for Debian's
 # archive if there is none; needs root for that) into the cache directory
 # in which `make bench` looks for it when LUA_SRC is unset.
-dist_noinst_SCRIPTS += bench/lua-setup.sh
+dist_noinst_SCRIPTS += bench/src-setup.sh
 bench-lua-setup:
-	$(SHELL) $(top_srcdir)/bench/lua-setup.sh "$${XDG_CACHE_HOME:-$$HOME/.cache}/fxt-bench"
+	$(SHELL) $(top_srcdir)/bench/src-setup.sh lua5.4 "$${XDG_CACHE_HOME:-$$HOME/.cache}/fxt-bench"
 .PHONY: bench-lua-setup
 
 # The libc wrappers' cost per call (mem and sync groups): plain, agent with
@@ -107,6 +107,17 @@ bench-patch: all
 	abs_top_builddir='$(abs_top_builddir)' UFTRACE='$(UFTRACE)' \
 	  $(SHELL) $(top_srcdir)/bench/patch.sh
 .PHONY: bench-patch
+
+# `make bench-patch-compare`: bench/patch-compare.sh compares fxt-run
+# --patch=. with uftrace record -P., function by function, on -O2 builds
+# of the examples, Lua 5.4 and SQLite's shell (Debian's sources, fetched
+# by bench/src-setup.sh).
+dist_noinst_SCRIPTS += bench/patch-compare.sh
+EXTRA_DIST += bench/sqlite-bench.sql
+bench-patch-compare: all
+	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+	  UFTRACE='$(UFTRACE)' $(SHELL) $(top_srcdir)/bench/patch-compare.sh
+.PHONY: bench-patch-compare
 
 # `make bench-multiproc`: bench/multiproc.sh times real multi-process
 # workloads (bash pipes, find | xargs md5sum, make -j2, cc -O2 -c, python3

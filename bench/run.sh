@@ -66,7 +66,7 @@
 # fxt-run's own work.  The source is LUA_SRC (the src/ directory of
 # `apt-get source lua5.4`); when LUA_SRC is unset, a lua5.4-*/src under
 # BENCH_DIR or under the cache directory ${XDG_CACHE_HOME:-~/.cache}/fxt-bench
-# (where `make bench-lua-setup`, bench/lua-setup.sh, puts it) is used;
+# (where `make bench-lua-setup`, bench/src-setup.sh, puts it) is used;
 # LUA_SRC= (empty) skips it.
 #
 # Environment: FIB_N (35), BIG_N (37: ~78 M calls, a ~2 GB archive; 0 skips
@@ -295,7 +295,7 @@ if [ "$BIG_N" -gt 0 ]; then
 fi
 
 # -------------------------------------------------------------------- Lua
-# LUA_SRC unset: look for a source fetched by bench/lua-setup.sh.
+# LUA_SRC unset: look for a source fetched by bench/src-setup.sh.
 if [ -z "${LUA_SRC+set}" ]; then
   LUA_SRC=
   for d in ${BENCH_DIR:+"$BENCH_DIR"} "${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/fxt-bench"; do

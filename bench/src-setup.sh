@@ -1,13 +1,15 @@
 #!/bin/sh
-# bench/lua-setup.sh DIR: fetches Debian's Lua 5.4 source into DIR for the
-# Lua workload of bench/run.sh, and prints the path of its src/ directory.
+# bench/src-setup.sh PKG DIR: fetches the source of Debian's package PKG
+# into DIR, for the benchmarks that build real programs (Lua 5.4, lua5.4,
+# for bench/run.sh; lua5.4 and SQLite, sqlite3, for bench/patch-compare.sh),
+# and prints the path of the unpacked tree (DIR/PKG-VERSION).
 #
-#   make bench-lua-setup           (DIR = ${XDG_CACHE_HOME:-~/.cache}/fxt-bench,
+#   make bench-lua-setup           (lua5.4; DIR = ${XDG_CACHE_HOME:-~/.cache}/fxt-bench,
 #                                   where `make bench` looks), or
-#   sh bench/lua-setup.sh DIR
+#   sh bench/src-setup.sh PKG DIR
 #
 # On a Debian (or derived) system it does, only as far as needed:
-#   1. If apt knows no source package lua5.4 and no deb-src entry exists,
+#   1. If apt knows no source package PKG and no deb-src entry exists,
 #      adds one for Debian's own archive, derived from the first enabled
 #      `deb` entry whose URI is a Debian archive (.../debian) and whose
 #      suite is the release's codename (VERSION_CODENAME of os-release):
@@ -19,27 +21,27 @@
 #      existed but apt had not read its index yet.
 #   3. Installs dpkg-dev (apt-get source unpacks with dpkg-source) if it is
 #      missing.
-#   4. Runs `apt-get source lua5.4` in DIR, unless a lua5.4-*/src is
-#      already there.
+#   4. Runs `apt-get source PKG` in DIR, unless a PKG-*/ tree (with its
+#      debian/ directory) is already there.
 # Running it again changes nothing.  Steps 1-3 need root (sudo is used if
-# present and needed).  Output: the src/ directory on stdout, progress on
+# present and needed).  Output: the tree's directory on stdout, progress on
 # stderr.
 set -eu
 
-[ $# -eq 1 ] || { echo "usage: lua-setup.sh DIR" >&2; exit 2; }
-DIR=$1
-PKG=lua5.4
+[ $# -eq 2 ] || { echo "usage: src-setup.sh PKG DIR" >&2; exit 2; }
+PKG=$1
+DIR=$2
 LIST_DIR=/etc/apt/sources.list.d
 OUR=$LIST_DIR/fxt-bench-src
 
-say() { echo "lua-setup: $*" >&2; }
+say() { echo "src-setup: $*" >&2; }
 die() { say "$*"; exit 1; }
 
-# found: the src/ directory of an already fetched source, if any.
+# found: the tree of an already fetched source, if any.
 found() {
   f_src=
-  for f in "$DIR"/"$PKG"-*/src; do
-    [ -f "$f/lua.c" ] && f_src=$f
+  for f in "$DIR"/"$PKG"-*; do
+    [ -f "$f/debian/control" ] && f_src=$f
   done
   [ -n "$f_src" ] && (cd "$f_src" && pwd)
 }
@@ -51,7 +53,7 @@ if src=$(found); then
   exit 0
 fi
 
-command -v apt-get >/dev/null 2>&1 || die "apt-get not found (not a Debian system?); set LUA_SRC instead"
+command -v apt-get >/dev/null 2>&1 || die "apt-get not found (not a Debian system?)"
 as_root=
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null 2>&1; then as_root=sudo; fi
@@ -168,5 +170,5 @@ fi
 
 say "apt-get source $PKG in $DIR"
 (cd "$DIR" && apt-get source "$PKG" >&2) || die "apt-get source $PKG failed"
-src=$(found) || die "no $PKG-*/src/lua.c in $DIR after apt-get source"
+src=$(found) || die "no $PKG-*/debian/control in $DIR after apt-get source"
 echo "$src"
