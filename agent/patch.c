@@ -48,6 +48,8 @@ struct module {
 		uint64_t lo, hi;
 	} exec[8];
 	unsigned nexec;
+	struct patch_region seg[16]; /* what the planner may read (jump tables) */
+	unsigned nseg;
 	bool live; /* loaded by dlopen(): other threads may be running */
 };
 
@@ -246,6 +248,16 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	m->bias = info->dlpi_addr;
 	m->live = ms->live;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R) ||
+		    m->nseg == sizeof(m->seg) / sizeof(m->seg[0]))
+			continue;
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
+		m->seg[m->nseg++] =
+		    (struct patch_region){ lo, ph->p_memsz, (const uint8_t *)(uintptr_t)lo,
+					   !!(ph->p_flags & PF_X) };
+	}
 	for (unsigned i = 0; i < info->dlpi_phnum && m->nexec < 8; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
@@ -441,6 +453,7 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 		goto done;
 	}
 	uint64_t x = (uint64_t)(uintptr_t)area, slot = x, at = x + 16;
+	const struct patch_mem mem = { m->seg, m->nseg };
 	uint64_t fnptr = (uint64_t)(uintptr_t)fxt__patch_enter_tramp;
 	memcpy(area, &fnptr, 8);
 	for (size_t i = 0; i < c.n; i++) {
@@ -448,7 +461,7 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 		if (f->plan.why)
 			continue;
 		if (plan((const uint8_t *)(uintptr_t)f->addr, f->size, f->addr, at + STUB_HEAD,
-			 &f->plan) < 0) {
+			 &mem, &f->plan) < 0) {
 			err = -EINVAL;
 			goto out;
 		}

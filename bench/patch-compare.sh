@@ -43,15 +43,17 @@ done
 "$CC" -O2 -g -I"$S" -DPLUGIN_PATH="\"$W/ex/libplugin_lib.so\"" -o "$W/ex/plugin" \
   "$S/examples/plugin.c" -ldl
 
-# lua: Debian's source, built -O2 -g (kept in the cache).
+# lua: Debian's source, built -O2 -g (kept in the cache), its strings'
+# hash seed fixed (it mixes the time and ASLR's addresses): the number of
+# calls of its string and table functions would change from run to run.
 lua=
 if tree=$(sh "$S/bench/src-setup.sh" lua5.4 "$CACHE" 2> "$W/setup.err"); then
-  lua=$CACHE/plain-lua/lua
+  lua=$CACHE/plain-lua/lua-seed0
   if [ ! -x "$lua" ]; then
     mkdir -p "$CACHE/plain-lua"
     echo '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"' > "$CACHE/plain-lua/lua5.4-deb-multiarch.h"
     (cd "$tree/src" && ls ./*.c | grep -v luac.c |
-      xargs -P 2 -I{} sh -c '"$1" -O2 -g -DLUA_USE_LINUX -I"$2" -c -o "$2/$(basename "$3" .c).o" "$3"' \
+      xargs -P 2 -I{} sh -c '"$1" -O2 -g -DLUA_USE_LINUX "-Dluai_makeseed(L)=0u" -I"$2" -c -o "$2/$(basename "$3" .c).o" "$3"' \
         - "$CC" "$CACHE/plain-lua" {}) &&
       "$CC" -o "$lua" "$CACHE"/plain-lua/*.o -lm -ldl || lua=
   fi
@@ -111,6 +113,11 @@ for n in sorted(tot):
     print("%s\t%d" % (n, tot[n]))
 '
 
+# Without address space randomization where setarch can: Lua's string
+# cache is indexed by the addresses of C strings.
+norand=
+if setarch "$(uname -m)" -R true 2> /dev/null; then norand="setarch $(uname -m) -R"; fi
+
 printf "%-10s %-14s %-14s %-16s %8s %8s %8s %8s\n" program "fxt-run" "uftrace -P." "patched" both equal "only us" "only uft"
 compare() { # NAME CMD... (stdin: the program's input, in $W/in)
   name=$1
@@ -118,12 +125,12 @@ compare() { # NAME CMD... (stdin: the program's input, in $W/in)
   d=$W/$name
   mkdir -p "$d"
   set +e
-  "$@" < "$W/in" > "$d/plain.out" 2> "$d/plain.err"
+  $norand "$@" < "$W/in" > "$d/plain.out" 2> "$d/plain.err"
   rc0=$?
-  "$B/fxt-run" -q -o "$d/a.fxt" --libc=none --patch=. --patch-module='libplugin_lib*' --patch-list \
+  $norand "$B/fxt-run" -q -o "$d/a.fxt" --libc=none --patch=. --patch-module='libplugin_lib*' --patch-list \
     -- "$@" < "$W/in" > "$d/ours.out" 2> "$d/list"
   rc1=$?
-  "$UFTRACE" record -P. --no-libcall -d "$d/uft" "$@" < "$W/in" > "$d/uft.out" 2> "$d/uft.err"
+  $norand "$UFTRACE" record -P. --no-libcall -d "$d/uft" "$@" < "$W/in" > "$d/uft.out" 2> "$d/uft.err"
   rc2=$?
   set -e
   # The program's stderr, without fxt-run's lines (--patch-list).

@@ -59,12 +59,12 @@ static bool is_rip_relative(const cs_insn *in)
 
 /* Whether an instruction reads memory through an index register (a
  * table: `movslq (%rdx,%rax,4),%rax`, `jmp *.L4(,%rax,8)`; not `lea`,
- * which only computes). */
+ * which only computes, nor a long nop, `nopl 0(%rax,%rax,1)`). */
 static bool reads_indexed(const cs_insn *in)
 {
 	const cs_x86 *x = &in->detail->x86;
 
-	if (in->id == X86_INS_LEA)
+	if (in->id == X86_INS_LEA || in->id == X86_INS_NOP)
 		return false;
 	for (uint8_t i = 0; i < x->op_count; i++)
 		if (x->operands[i].type == X86_OP_MEM &&
@@ -76,19 +76,127 @@ static bool reads_indexed(const cs_insn *in)
 /* How many instructions before an indirect jump are looked at for the
  * read of a jump table's entry. */
 #define TABLE_WINDOW 6
+/* At most so many table bases a function, entries a table. */
+#define TABLE_BASES   64
+#define TABLE_ENTRIES 65536
+
+/* The region of mem holding [a, a + n), or NULL. */
+static const struct patch_region *region_of(const struct patch_mem *mem, uint64_t a, uint64_t n)
+{
+	for (unsigned i = 0; i < mem->n; i++) {
+		const struct patch_region *r = &mem->v[i];
+		if (a >= r->addr && a - r->addr <= r->size && n <= r->size - (a - r->addr))
+			return r;
+	}
+	return NULL;
+}
+
+static bool read_mem(const struct patch_mem *mem, uint64_t a, void *out, size_t n)
+{
+	const struct patch_region *r = region_of(mem, a, n);
+	if (!r)
+		return false;
+	memcpy(out, r->bytes + (a - r->addr), n);
+	return true;
+}
+
+static bool is_code(const struct patch_mem *mem, uint64_t a)
+{
+	const struct patch_region *r = region_of(mem, a, 1);
+	return r && r->exec;
+}
+
+/* Where the function's instructions point into data: the possible bases
+ * of its jump tables. */
+struct bases {
+	uint64_t v[TABLE_BASES];
+	unsigned n;
+};
+
+static void add_base(struct bases *b, const struct patch_mem *mem, uint64_t a)
+{
+	const struct patch_region *r = mem ? region_of(mem, a, 4) : NULL;
+	if (!r || r->exec || b->n == TABLE_BASES)
+		return;
+	for (unsigned i = 0; i < b->n; i++)
+		if (b->v[i] == a)
+			return;
+	b->v[b->n++] = a;
+}
+
+/* The data addresses `in` names: a RIP-relative operand's (`lea
+ * T(%rip)`), and the pointer there when it is loaded (`mov
+ * T@GOTPCREL(%rip)`); an absolute table's (`jmp *T(,%rax,8)`). */
+static void note_bases(const cs_insn *in, const struct patch_mem *mem, struct bases *b)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	if (!mem)
+		return;
+	for (uint8_t i = 0; i < x->op_count; i++) {
+		const cs_x86_op *o = &x->operands[i];
+		if (o->type != X86_OP_MEM)
+			continue;
+		if (o->mem.base == X86_REG_RIP) {
+			uint64_t a = in->address + in->size + (uint64_t)o->mem.disp;
+			uint64_t ptr;
+			add_base(b, mem, a);
+			if (in->id == X86_INS_MOV && read_mem(mem, a, &ptr, 8))
+				add_base(b, mem, ptr);
+		} else if (o->mem.base == X86_REG_INVALID && o->mem.index != X86_REG_INVALID) {
+			add_base(b, mem, (uint64_t)o->mem.disp);
+		}
+	}
+}
+
+/* The tables at the bases, read as gcc and clang lay them out: 32-bit
+ * offsets from the table (PIC switches) or 64-bit addresses (switches
+ * without PIC, computed gotos), as long as each entry points into code.
+ * NULL when some entry points into the function and none into [entry,
+ * hi), the displaced bytes. */
+static const char *check_tables(const struct bases *b, const struct patch_mem *mem, uint64_t addr,
+				uint64_t size, uint64_t hi)
+{
+	unsigned inside = 0;
+
+	for (unsigned i = 0; i < b->n; i++) {
+		uint64_t t = b->v[i];
+		for (unsigned k = 0; k < TABLE_ENTRIES; k++) {
+			int32_t e;
+			if (!read_mem(mem, t + 4ull * k, &e, 4) ||
+			    !is_code(mem, t + (uint64_t)(int64_t)e))
+				break;
+			uint64_t to = t + (uint64_t)(int64_t)e;
+			if (to >= addr && to < hi)
+				return "a jump table into the first bytes";
+			inside += to >= addr && to < addr + size;
+		}
+		for (unsigned k = 0; k < TABLE_ENTRIES; k++) {
+			uint64_t to;
+			if (!read_mem(mem, t + 8ull * k, &to, 8) || !is_code(mem, to))
+				break;
+			if (to >= addr && to < hi)
+				return "a jump table into the first bytes";
+			inside += to >= addr && to < addr + size;
+		}
+	}
+	return inside ? NULL : "an indirect jump (a jump table)";
+}
 
 /* Every instruction of the function (at addr): none may jump to its entry
  * or into the displaced bytes [lo, hi), call into them past lo, nor jump
- * through a jump table, whose targets are not known.  An indirect jump is
- * a jump table's when it is marked `notrack` (CET) or when it, or one of
- * the TABLE_WINDOW instructions before it, reads memory through an index
- * register (what gcc and clang emit to dispatch a switch: `movslq
- * (%rdx,%rax,4),%rax; add %rdx,%rax; jmp *%rax`); any other is a tail
- * call through a pointer, which leaves the function like a return.  NULL
- * when none does. */
+ * through a jump table with an entry there or that cannot be found (in
+ * mem; see check_tables()).  An indirect jump is a jump table's when it is
+ * marked `notrack` (CET) or when it, or one of the TABLE_WINDOW
+ * instructions before it, reads memory through an index register (what
+ * gcc and clang emit to dispatch a switch: `movslq (%rdx,%rax,4),%rax;
+ * add %rdx,%rax; jmp *%rax`); any other is a tail call through a pointer,
+ * which leaves the function like a return.  NULL when none does. */
 static const char *scan_function(cs_insn *in, const uint8_t *code, uint64_t size, uint64_t addr,
-				 uint64_t lo, uint64_t hi)
+				 uint64_t lo, uint64_t hi, const struct patch_mem *mem)
 {
+	struct bases bases = { .n = 0 };
+	bool table = false;
 	const uint64_t entry = addr;
 	const uint8_t *p = code;
 	uint64_t left = size, at = addr;
@@ -101,6 +209,7 @@ static const char *scan_function(cs_insn *in, const uint8_t *code, uint64_t size
 			break;
 		}
 		since_indexed = reads_indexed(in) ? 0 : since_indexed + 1;
+		note_bases(in, mem, &bases);
 		bool call = in_group(in, X86_GRP_CALL);
 		bool jump = in_group(in, X86_GRP_JUMP) || in_group(in, X86_GRP_BRANCH_RELATIVE) ||
 			    in->id == X86_INS_LOOP || in->id == X86_INS_LOOPE ||
@@ -112,8 +221,11 @@ static const char *scan_function(cs_insn *in, const uint8_t *code, uint64_t size
 		if (t == 0) {
 			if (jump && (since_indexed <= TABLE_WINDOW ||
 				     in->detail->x86.prefix[1] == X86_PREFIX_DS)) {
-				why = "an indirect jump (a jump table)";
-				break;
+				if (!mem) {
+					why = "an indirect jump (a jump table)";
+					break;
+				}
+				table = true; /* its tables are read at the end */
 			}
 			continue; /* an indirect call returns where it was */
 		}
@@ -124,6 +236,8 @@ static const char *scan_function(cs_insn *in, const uint8_t *code, uint64_t size
 			break;
 		}
 	}
+	if (!why && table)
+		why = check_tables(&bases, mem, addr, size, hi);
 	return why;
 }
 
@@ -270,6 +384,7 @@ static const char *displace(cs_insn *in, const uint8_t *code, uint64_t size, uin
 
 __attribute__((visibility("default"))) int fxt_patch_plan(const uint8_t *code, uint64_t size,
 							  uint64_t addr, uint64_t at,
+							  const struct patch_mem *mem,
 							  struct patch_plan *plan)
 {
 	int err = 0;
@@ -304,8 +419,8 @@ __attribute__((visibility("default"))) int fxt_patch_plan(const uint8_t *code, u
 		goto out;
 	/* Re-checked over the whole function: a jump to the patched entry
 	 * itself, as well as into the bytes after it. */
-	plan->why =
-	    scan_function(insn, code, size, addr, addr + plan->keep, addr + plan->keep + plan->len);
+	plan->why = scan_function(insn, code, size, addr, addr + plan->keep,
+				  addr + plan->keep + plan->len, mem);
 out:
 	pthread_mutex_unlock(&lock);
 	return err;

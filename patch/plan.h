@@ -13,8 +13,11 @@
  *     relocated (loop, jrcxz, an indirect call or jump; a RIP-relative
  *     operand that the trampoline cannot reach);
  *   - an instruction of the function jumps into the displaced bytes past
- *     the first (a loop back into the prologue), or the function has an
- *     indirect jump (a jump table, whose targets cannot be checked);
+ *     the first (a loop back into the prologue), or through a jump table
+ *     with an entry there, or through a jump table the planner cannot
+ *     find (it looks for the tables the function's instructions address,
+ *     in the memory it is given, read as 32-bit offsets from the table or
+ *     as 64-bit addresses: gcc's and clang's switches, computed gotos);
  *   - a byte of it does not decode.
  * Relocation: RIP-relative operands get the displacement for their new
  * address; jcc and jmp with an 8- or 32-bit offset become their 32-bit
@@ -42,13 +45,28 @@ struct patch_plan {
 	const char *why; /* NULL: patchable; else why not (a static string) */
 };
 
-/* Plans the patch of the function whose `size` bytes are at `code`, mapped
- * at address `addr`; the displaced instructions will run from `at`.
- * Returns 0 with plan->why NULL when it can be patched, 0 with plan->why
- * set when it must be left alone, -ENOMEM or -EINVAL (no disassembler). */
-int fxt_patch_plan(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t at,
-		   struct patch_plan *plan);
+/* Memory the planner may read to follow jump tables: the segments of the
+ * function's module, as mapped (a table's entries are relocated by then). */
+struct patch_region {
+	uint64_t addr, size;
+	const uint8_t *bytes; /* where the planner reads addr's bytes */
+	int exec;	      /* code: where a table's entries may point */
+};
 
-typedef int fxt_patch_plan_fn(const uint8_t *, uint64_t, uint64_t, uint64_t, struct patch_plan *);
+struct patch_mem {
+	const struct patch_region *v;
+	unsigned n;
+};
+
+/* Plans the patch of the function whose `size` bytes are at `code`, mapped
+ * at address `addr`; the displaced instructions will run from `at`; `mem`
+ * (or NULL: no jump table is followed) is what it may read.  Returns 0
+ * with plan->why NULL when it can be patched, 0 with plan->why set when it
+ * must be left alone, -ENOMEM or -EINVAL (no disassembler). */
+int fxt_patch_plan(const uint8_t *code, uint64_t size, uint64_t addr, uint64_t at,
+		   const struct patch_mem *mem, struct patch_plan *plan);
+
+typedef int fxt_patch_plan_fn(const uint8_t *, uint64_t, uint64_t, uint64_t,
+			      const struct patch_mem *, struct patch_plan *);
 
 #endif /* FXT_PATCH_PLAN_H */

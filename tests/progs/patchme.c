@@ -9,6 +9,8 @@
  *   keeps_regs         calls leaves_regs (10 calls), which changes no
  *                      register but %rax, and checks the others a call may
  *                      change are as they were (-fipa-ra callers rely on it)
+ *   dispatch, interp   a switch through a jump table (800 calls), computed
+ *                      gotos through a table of labels (100 calls)
  *   loop_back          jumps back into its first 5 bytes: left alone
  *   tiny, tiny_xor     shorter than the patch: left alone
  *   worker x 4 threads each calls leaf() 5000 times
@@ -196,6 +198,48 @@ static NOINLINE int on_alt_stack(char *stack, size_t size)
 	return sum;
 }
 
+/* A switch gcc dispatches through a jump table, and an interpreter's
+ * computed gotos (a table of label addresses). */
+static NOINLINE int dispatch(int op, int v)
+{
+	switch (op) {
+	case 0:
+		return v + 1;
+	case 1:
+		return v * 3;
+	case 2:
+		return v - 7;
+	case 3:
+		return v ^ 0x55;
+	case 4:
+		return v << 2;
+	case 5:
+		return v / 3;
+	case 6:
+		return -v;
+	case 7:
+		return v & 0xff;
+	default:
+		return v;
+	}
+}
+
+static NOINLINE int interp(const unsigned char *code)
+{
+	static const void *const ops[] = { &&op_inc, &&op_dbl, &&op_end };
+	int acc = 0;
+
+	goto *ops[*code++];
+op_inc:
+	acc++;
+	goto *ops[*code++];
+op_dbl:
+	acc *= 2;
+	goto *ops[*code++];
+op_end:
+	return acc;
+}
+
 static bool want(int argc, char **argv, const char *part)
 {
 	if (argc < 2)
@@ -221,6 +265,15 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 10; i++)
 			changed |= keeps_regs();
 		printf("regs: %s (%#x)\n", changed ? "changed" : "kept", (unsigned)changed);
+	}
+	if (want(argc, argv, "tables")) {
+		static const unsigned char prog[] = { 0, 1, 0, 1, 1, 2 }; /* ((1*2)+1)*4 */
+		int v = 1, acc = 0;
+		for (int i = 0; i < 800; i++)
+			v = dispatch(i % 9, v);
+		for (int i = 0; i < 100; i++)
+			acc += interp(prog);
+		printf("tables: %d %d\n", v, acc);
 	}
 	if (want(argc, argv, "short")) {
 		printf("loop_back(10) = %d, tiny = %d\n", loop_back(10), tiny_xor());

@@ -17,9 +17,35 @@ static struct patch_plan P;
 
 static const char *plan_of(const uint8_t *code, size_t size, uint64_t at)
 {
-	if (fxt_patch_plan(code, size, ADDR, at, &P) != 0)
+	if (fxt_patch_plan(code, size, ADDR, at, NULL, &P) != 0)
 		return "ERROR";
 	return P.why ? P.why : "patchable";
+}
+
+/* A module for the jump tables: its code at ADDR (0x100 bytes), its data
+ * at ADDR + 0x100. */
+static uint8_t image[0x200];
+static const struct patch_region regions[] = {
+	{ ADDR, 0x100, image, 1 },
+	{ ADDR + 0x100, 0x100, image + 0x100, 0 },
+};
+static const struct patch_mem module = { regions, 2 };
+
+static const char *plan_in_module(size_t size)
+{
+	if (fxt_patch_plan(image, size, ADDR, AT, &module, &P) != 0)
+		return "ERROR";
+	return P.why ? P.why : "patchable";
+}
+
+static void put_i32(size_t at, int32_t v)
+{
+	memcpy(image + at, &v, 4);
+}
+
+static void put_u64(size_t at, uint64_t v)
+{
+	memcpy(image + at, &v, 8);
 }
 
 static int32_t rd32(const uint8_t *p)
@@ -31,7 +57,7 @@ static int32_t rd32(const uint8_t *p)
 
 int main(void)
 {
-	plan(32);
+	plan(37);
 
 	/* push %rbp; mov %rsp,%rbp; sub $16,%rsp; ...; leave; ret */
 	static const uint8_t frame[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83,
@@ -134,6 +160,39 @@ int main(void)
 					  0x24, 0xc5, 0x00, 0x00, 0x00, 0x00 };
 	ok(strcmp(plan_of(table8, sizeof(table8), AT), "an indirect jump (a jump table)") == 0,
 	   "a jump table (jmp *T(,%%rax,8)): left alone");
+	/* The table found and read: sub $8,%rsp; lea T(%rip),%rdx (T at
+	 * ADDR + 0x100); movslq (%rdx,%rax,4),%rax; add %rdx,%rax; jmp *%rax;
+	 * case 0 (0x14): add $8,%rsp; ret; case 1 (0x19): the same.  The
+	 * displaced bytes are sub and lea: [0, 0x0b). */
+	static const uint8_t sw[] = { 0x48, 0x83, 0xec, 0x08, 0x48, 0x8d, 0x15, 0xf5, 0x00, 0x00,
+				      0x00, 0x48, 0x63, 0x04, 0x82, 0x48, 0x01, 0xd0, 0xff, 0xe0,
+				      0x48, 0x83, 0xc4, 0x08, 0xc3, 0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	memcpy(image, sw, sizeof(sw));
+	put_i32(0x100, 0x14 - 0x100);
+	put_i32(0x104, 0x19 - 0x100);
+	put_i32(0x108, 0x7fffffff); /* no code there: the table's end */
+	ok(strcmp(plan_in_module(sizeof(sw)), "patchable") == 0,
+	   "a jump table read (32-bit offsets), no entry into the first bytes: patchable");
+	put_i32(0x104, 0x04 - 0x100);
+	ok(strcmp(plan_in_module(sizeof(sw)), "a jump table into the first bytes") == 0,
+	   "... an entry into the displaced bytes: left alone");
+	put_i32(0x100, 0x7fffffff);
+	ok(strcmp(plan_in_module(sizeof(sw)), "an indirect jump (a jump table)") == 0,
+	   "... no entry into the function (the table not found): left alone");
+	/* 64-bit addresses (a computed goto, a switch without PIC):
+	 * jmp *T(,%rax,8) after sub and a nop. */
+	static const uint8_t sw8[] = { 0x48, 0x83, 0xec, 0x08, 0x90, 0xff, 0x24, 0xc5, 0x00,
+				       0x01, 0x40, 0x00, 0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	memset(image, 0, sizeof(image));
+	memcpy(image, sw8, sizeof(sw8));
+	put_u64(0x100, ADDR + 0x0c);
+	put_u64(0x108, ADDR + 0x0c);
+	ok(strcmp(plan_in_module(sizeof(sw8)), "patchable") == 0,
+	   "a table of addresses (jmp *T(,%%rax,8)), none into the first bytes: patchable");
+	put_u64(0x108, ADDR + 0x04);
+	ok(strcmp(plan_in_module(sizeof(sw8)), "a jump table into the first bytes") == 0,
+	   "... one to the byte after the displaced sub: left alone");
+
 	/* CET marks a jump table's jump: notrack jmp *%rax. */
 	static const uint8_t notrack[] = { 0x48, 0x83, 0xec, 0x08, 0x90, 0x3e, 0xff, 0xe0 };
 	ok(strcmp(plan_of(notrack, sizeof(notrack), AT), "an indirect jump (a jump table)") == 0,
