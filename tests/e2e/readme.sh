@@ -363,7 +363,7 @@ for path in $(grep -o '`[^`]*`' "$README" | tr -d '`' | awk '{ print $1 }' |
 done
 is "${missing:-none}" none "every repository path the README names exists"
 missing=
-for target in check check-loop install format fuzz bench bench-lua-setup bench-libc bench-multiproc bench-import bench-patch; do
+for target in $(grep -o '`make [a-z][a-z-]*' "$README" | awk '{ print $2 }' | sort -u); do
   grep -q "^$target:" "$abs_top_builddir/Makefile" || missing="$missing $target"
 done
 is "${missing:-none}" none "every make target the README names exists"
