@@ -32,7 +32,11 @@
  * Frames that never return through their slot:
  *   - longjmp() (and a signal handler that jumps out): a shadow entry whose
  *     slot lies at or below a new call's, or below a returning one's, is a
- *     frame that is gone; its exit is recorded then.
+ *     frame that is gone; its exit is recorded then (not when the new call
+ *     runs on the alternate signal stack and the entry does not).
+ *   - Frames taken for gone that were not (the program switched stacks: a
+ *     coroutine) find their return address in a ring of the last entries
+ *     popped as gone, when they return.
  *   - C++ exceptions and forced unwinding (pthread_exit): the unwinder reads
  *     return addresses, so the agent's _Unwind_RaiseException,
  *     _Unwind_Resume_or_Rethrow, _Unwind_ForcedUnwind and _Unwind_Backtrace

@@ -61,10 +61,17 @@ struct shadow {
  * least 16 bytes); reserved, not committed: pages come as they are used. */
 #define SHADOW_MAX (1u << 19)
 
+/* The last entries popped as gone (see pop_gone()), kept in a ring after
+ * the stack: a frame taken for gone that returns after all (the program
+ * switched stacks: coroutines, swapcontext()) finds its return address
+ * there. */
+#define PARKED_MAX (1u << 12)
+
 struct pstack {
 	struct shadow *v; /* NULL until the thread's first patched call */
 	uint32_t n;
-	bool failed; /* no memory for it: the thread's patched calls go unrecorded */
+	uint32_t parked; /* entries ever parked; the ring is v + SHADOW_MAX */
+	bool failed;	 /* no memory for it: the thread's patched calls go unrecorded */
 };
 
 static __thread struct pstack pstack __attribute__((tls_model("initial-exec")));
@@ -81,8 +88,8 @@ void agent_patch_activate(void)
 
 static void *shadow_map(void)
 {
-	return mmap(NULL, (size_t)SHADOW_MAX * sizeof(struct shadow), PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return mmap(NULL, (size_t)(SHADOW_MAX + PARKED_MAX) * sizeof(struct shadow),
+		    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 }
 
 static bool shadow_ready(struct pstack *s)
@@ -158,6 +165,8 @@ static uint64_t pop_gone(struct pstack *s, uint64_t *below)
 		s->n--;
 		if (e.slot == below)
 			ret = e.ret;
+		else
+			s->v[SHADOW_MAX + s->parked++ % PARKED_MAX] = e;
 		record(e.fn | SPOOL_EXIT_BIT);
 	}
 	return ret;
@@ -223,9 +232,19 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 			record(e.fn | SPOOL_EXIT_BIT);
 			return e.ret;
 		}
-	/* A return into the trampoline that no entry explains: the program
-	 * moved its stack under us (a coroutine switch).  There is no way
-	 * back to where it came from. */
+	/* A frame taken for gone: the program switched stacks (a coroutine)
+	 * and came back.  Its exit is recorded already. */
+	uint32_t kept = s->parked < PARKED_MAX ? s->parked : PARKED_MAX;
+	for (uint32_t k = 1; k <= kept; k++) {
+		struct shadow *e = &s->v[SHADOW_MAX + (s->parked - k) % PARKED_MAX];
+		if (e->slot == slot) {
+			e->slot = NULL;
+			return e->ret;
+		}
+	}
+	/* A return into the trampoline that no entry explains (more frames
+	 * parked than the ring keeps).  There is no way back to where it
+	 * came from. */
 	fxt__patch_call_saving((void *)patch_lost, (uint64_t)(uintptr_t)sp, 0, 0, 0);
 	abort();
 }

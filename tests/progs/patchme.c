@@ -17,6 +17,9 @@
  *   on_signal          a SIGUSR1 handler calling leaf() 3 times, 10 signals
  *   dive(50)           longjmp()s out of 50 nested calls, 3 times; the
  *                      calls after it still nest
+ *   coroutine          a coroutine (swapcontext) of 4 steps, its stack
+ *                      below the main stack, then above: co_body 2 calls,
+ *                      co_step 8, co_leaf 8
  *   altstack           a SIGUSR2 handler on an alternate signal stack that
  *                      lies above the frames it interrupts, 5 times, 2 of
  *                      them left by siglongjmp()
@@ -31,6 +34,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <ucontext.h>
 
 #include "tests/progs/wx_maps.h"
 
@@ -240,6 +244,49 @@ op_end:
 	return acc;
 }
 
+/* A coroutine (swapcontext): co_body runs on a stack of its own, 4 steps
+ * each entered from co_step on the main stack.  Run twice: its stack below
+ * the main one, then above. */
+static ucontext_t co_main, co_ctx;
+static volatile int co_n;
+
+static NOINLINE void co_leaf(int v)
+{
+	sink += 3 * v;
+}
+
+static NOINLINE void co_body(void)
+{
+	for (int i = 0; i < 3; i++) {
+		co_leaf(i);
+		swapcontext(&co_ctx, &co_main);
+	}
+	co_leaf(9);
+	co_n++;
+}
+
+static NOINLINE int co_step(void)
+{
+	swapcontext(&co_main, &co_ctx);
+	sink++; /* not a tail call */
+	return 1;
+}
+
+static NOINLINE int coroutine(char *stack, size_t size)
+{
+	volatile int steps = 0;
+
+	if (getcontext(&co_ctx) != 0)
+		return -1;
+	co_ctx.uc_stack.ss_sp = stack;
+	co_ctx.uc_stack.ss_size = size;
+	co_ctx.uc_link = &co_main;
+	makecontext(&co_ctx, co_body, 0);
+	for (int i = 0; i < 4; i++)
+		steps += co_step();
+	return steps;
+}
+
 static bool want(int argc, char **argv, const char *part)
 {
 	if (argc < 2)
@@ -307,6 +354,13 @@ int main(int argc, char **argv)
 	if (want(argc, argv, "altstack")) {
 		char stack[1 << 16]; /* above on_alt_stack()'s frames */
 		printf("altstack: %d\n", on_alt_stack(stack, sizeof(stack)));
+	}
+	if (want(argc, argv, "coroutine")) {
+		static char low[1 << 16];
+		char high[1 << 16]; /* above coroutine()'s frames */
+		int a = coroutine(low, sizeof(low));
+		int b = coroutine(high, sizeof(high));
+		printf("coroutine: %d %d %d\n", a, b, co_n);
 	}
 	if (want(argc, argv, "maps"))
 		print_wx_maps();
