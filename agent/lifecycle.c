@@ -66,6 +66,8 @@ static void key_destructor(void *arg)
 	(void)arg;
 	agent_sample_thread_stop();
 	agent_tbuf_retire(&agent_tls);
+	if (agent_cfg.patch)
+		agent_patch_thread_end();
 }
 
 /* ------------------------------------------------------------ fork */

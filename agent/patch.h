@@ -97,6 +97,11 @@ void agent_patch_live_forget(const struct agent_patch_site *v, size_t n);
  * not one the agent relies on: the C library, the loader, libunwind ...). */
 bool agent_patch_wants_module(const char *path);
 
+/* The thread is ending (its TLS destructors run): its shadow stack is
+ * given back; its patched calls from then on go unrecorded, as its other
+ * records do. */
+void agent_patch_thread_end(void);
+
 /* The runtime the trampolines call (patch_tramp.S); see above. */
 void fxt__patch_enter(uint64_t fn, uint64_t *slot);
 uint64_t fxt__patch_exit(uint64_t *sp);

@@ -72,6 +72,7 @@ struct pstack {
 	uint32_t n;
 	uint32_t parked; /* entries ever parked; the ring is v + SHADOW_MAX */
 	bool failed;	 /* no memory for it: the thread's patched calls go unrecorded */
+	bool ended;	 /* the thread is ending: its stack is given back */
 };
 
 static __thread struct pstack pstack __attribute__((tls_model("initial-exec")));
@@ -96,7 +97,7 @@ static bool shadow_ready(struct pstack *s)
 {
 	if (__builtin_expect(s->v != NULL, 1))
 		return true;
-	if (s->failed)
+	if (s->failed || s->ended)
 		return false;
 	void *p = (void *)(uintptr_t)fxt__patch_call_saving((void *)shadow_map, 0, 0, 0, 0);
 	if (p == MAP_FAILED) {
@@ -177,7 +178,8 @@ void fxt__patch_enter(uint64_t fn, uint64_t *slot)
 	struct pstack *s = &pstack;
 
 	if (__builtin_expect(!shadow_ready(s) || s->n >= SHADOW_MAX, 0)) {
-		count_unrecorded();
+		if (!s->ended) /* after its buffer, as the thread's other records */
+			count_unrecorded();
 		return;
 	}
 	uint64_t ret = *slot, tail = pop_gone(s, slot);
@@ -198,6 +200,20 @@ void fxt__patch_enter(uint64_t fn, uint64_t *slot)
 	s->v[i].ret = ret;
 	s->v[i].slot = slot;
 	*slot = (uint64_t)(uintptr_t)fxt__patch_exit_tramp;
+}
+
+void agent_patch_thread_end(void)
+{
+	struct pstack *s = &pstack;
+	void *v = s->v;
+
+	s->ended = true;
+	if (!v)
+		return;
+	s->v = NULL;
+	s->n = 0;
+	s->parked = 0;
+	munmap(v, (size_t)(SHADOW_MAX + PARKED_MAX) * sizeof(struct shadow));
 }
 
 static void patch_lost(uint64_t *sp)

@@ -10,17 +10,17 @@
 # record -P.`'s for every function both patch.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 47
+plan 48
 scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
 
 if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
-  for i in $(seq 47); do skip "built without Capstone"; done
+  for i in $(seq 48); do skip "built without Capstone"; done
   finish; exit $?
 fi
 if [ "$(uname -m)" != x86_64 ]; then
-  for i in $(seq 47); do skip "run-time patching is for x86-64"; done
+  for i in $(seq 48); do skip "run-time patching is for x86-64"; done
   finish; exit $?
 fi
 
@@ -70,6 +70,12 @@ ok "the summary: patched N of M functions, the reasons counted" \
 # No page both writable and executable, in the patched process.
 "$FXT_RUN" -q -o "$TMPD/m.fxt" --patch=. -- "$P" maps > "$TMPD/m.out" 2>&1
 is "$(cat "$TMPD/m.out")" "wx: none" "no mapping is writable and executable"
+
+# 2000 threads one after the other: what each took is given back.
+"$FXT_RUN" -q -o "$TMPD/churn.fxt" --patch=. -- "$P" churn > "$TMPD/churn.out" 2>&1
+mib=$(sed -n 's/^churn: \([0-9]*\) MiB$/\1/p' "$TMPD/churn.out")
+ok "2000 threads, one after the other: the process stays at ${mib:-?} MiB (< 2048; 12 MiB a thread kept would be 24 GiB)" \
+  test "${mib:-99999}" -lt 2048
 
 # A pattern: only those functions.
 "$FXT_RUN" -o "$TMPD/l.fxt" --patch='^leaf$' -- "$P" threads > /dev/null 2> "$TMPD/l.err"

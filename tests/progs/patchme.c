@@ -25,6 +25,8 @@
  *                      them left by siglongjmp()
  *   maps               prints the mappings that are writable and
  *                      executable at once ("none")
+ *   churn              (only when named) 2000 threads one after the other,
+ *                      each calling leaf(); then the process's size
  *
  * Arguments: none (all), or the names of the parts to run.
  */
@@ -287,6 +289,27 @@ static NOINLINE int coroutine(char *stack, size_t size)
 	return steps;
 }
 
+static NOINLINE void *churn_thread(void *arg)
+{
+	leaf((long)arg);
+	return NULL;
+}
+
+/* The process's virtual size, in MiB. */
+static long vm_mib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib < 0 ? -1 : kib / 1024;
+}
+
 static bool want(int argc, char **argv, const char *part)
 {
 	if (argc < 2)
@@ -364,5 +387,15 @@ int main(int argc, char **argv)
 	}
 	if (want(argc, argv, "maps"))
 		print_wx_maps();
+	/* Only when named: 2000 threads one after the other, then the
+	 * process's size (what each thread took is given back). */
+	if (argc > 1 && want(argc, argv, "churn")) {
+		for (long i = 0; i < 2000; i++) {
+			pthread_t t;
+			if (pthread_create(&t, NULL, churn_thread, (void *)i) == 0)
+				pthread_join(t, NULL);
+		}
+		printf("churn: %ld MiB\n", vm_mib());
+	}
 	return 0;
 }
