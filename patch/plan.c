@@ -229,9 +229,12 @@ static const char *scan_function(cs_insn *in, const uint8_t *code, uint64_t size
 			}
 			continue; /* an indirect call returns where it was */
 		}
-		/* A call to the entry is a call (recursion); a jump to it is a
-		 * loop or a tail call to itself, which would count as calls. */
-		if (call ? (t > lo && t < hi) : (t >= entry && t < hi)) {
+		/* A call to the entry is a call (recursion), and so is a jmp
+		 * there (a tail call to itself, as gcc makes of one, counted
+		 * as the source's call, as uftrace counts it); a conditional
+		 * jump there is a loop, whose turns would count as calls. */
+		bool self_tail = in->id == X86_INS_JMP && (t == entry || t == lo);
+		if (call || self_tail ? (t > lo && t < hi) : (t >= entry && t < hi)) {
 			why = "a jump back into the first bytes";
 			break;
 		}
@@ -286,10 +289,8 @@ static const char *relocate(const cs_insn *in, uint64_t at, struct patch_plan *p
 		plan->code_len += 18;
 		return NULL;
 	}
-	if (in_group(in, X86_GRP_JUMP)) {
+	if (in_group(in, X86_GRP_JUMP) && branch_target(in) != 0) {
 		uint64_t t = branch_target(in);
-		if (t == 0)
-			return "an indirect jump in the first bytes";
 		if (in->id == X86_INS_JMP) {
 			int64_t rel = (int64_t)(t - (new_addr + 5));
 			if (!fits32(rel))
@@ -346,14 +347,25 @@ static const char *relocate(const cs_insn *in, uint64_t at, struct patch_plan *p
 	return NULL;
 }
 
+/* Whether the flow never goes on to the next instruction. */
+static bool ends_flow(const cs_insn *in)
+{
+	return in->id == X86_INS_JMP || in_group(in, X86_GRP_RET) || in_group(in, X86_GRP_IRET) ||
+	       in->id == X86_INS_HLT || in->id == X86_INS_UD2 || in->id == X86_INS_INT3;
+}
+
 /* The displaced instructions, from code (at addr) on: at least
- * PATCH_JMP_SIZE bytes of whole instructions, relocated. */
+ * PATCH_JMP_SIZE bytes of whole instructions, relocated.  After one that
+ * ends the flow (a jmp over the padding to a loop's test, a ret), the
+ * bytes up to the patch's end are only overwritten: no flow reaches them
+ * but a jump, and scan_function() lets none jump there. */
 static const char *displace(cs_insn *in, const uint8_t *code, uint64_t size, uint64_t addr,
 			    uint64_t at, struct patch_plan *plan)
 {
 	const uint8_t *p = code;
 	uint64_t left = size, pc = addr;
 	const char *why = NULL;
+	bool dead = false;
 
 	while (plan->len < PATCH_JMP_SIZE && !why) {
 		if (left == 0) {
@@ -365,19 +377,11 @@ static const char *displace(cs_insn *in, const uint8_t *code, uint64_t size, uin
 			why = left < 15 ? "shorter than the patch" : "bytes that do not decode";
 			break;
 		}
-		if (in_group(in, X86_GRP_RET) || in_group(in, X86_GRP_IRET) ||
-		    in_group(in, X86_GRP_INT) || in->id == X86_INS_HLT || in->id == X86_INS_UD2 ||
-		    in->id == X86_INS_INT3) {
-			/* It ends in fewer bytes than the patch needs. */
-			why = "shorter than the patch";
-			break;
+		if (!dead) {
+			why = relocate(in, at, plan);
+			dead = ends_flow(in);
 		}
-		why = relocate(in, at, plan);
 		plan->len += in->size;
-		/* An unconditional jump ends the displaced code: what follows
-		 * it is no fall-through. */
-		if (!why && in->id == X86_INS_JMP && plan->len < PATCH_JMP_SIZE)
-			why = "shorter than the patch";
 	}
 	return why;
 }

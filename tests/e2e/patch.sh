@@ -10,17 +10,17 @@
 # record -P.`'s for every function both patch.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 48
+plan 49
 scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
 
 if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
-  for i in $(seq 48); do skip "built without Capstone"; done
+  for i in $(seq 49); do skip "built without Capstone"; done
   finish; exit $?
 fi
 if [ "$(uname -m)" != x86_64 ]; then
-  for i in $(seq 48); do skip "run-time patching is for x86-64"; done
+  for i in $(seq 49); do skip "run-time patching is for x86-64"; done
   finish; exit $?
 fi
 
@@ -57,6 +57,7 @@ is "$(grep '^altstack:' "$TMPD/p.out")/$(want alt_outer) $(want alt_inner) $(wan
 is "$(want dispatch) $(want interp)" "800 100" "a switch's jump table and computed gotos, read and found clear: every call"
 is "$(grep '^coroutine:' "$TMPD/p.out")/$(want co_body) $(want co_step) $(want co_leaf)" \
   "coroutine: 4 4 2/2 8 8" "a coroutine (swapcontext), its stack below the main one, then above: every call"
+is "$(want count_tail)" 60 "a tail call to itself (jmp to its entry): each call counted (10 x 6)"
 is "$(want main)" 1 "main: 1 call"
 ok "fib_rec: recursion, calls counted" test "$(want fib_rec)" -gt 1000
 is "$(want loop_back)$(want tiny)$(want tiny_xor)" "" "the functions left alone have no calls"

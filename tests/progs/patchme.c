@@ -6,6 +6,8 @@
  *   fib_rec(20)        recursion: 21891 calls
  *   rip_first          its first instruction reads a global through %rip
  *                      (relocated into the trampoline): 1000 calls
+ *   count_tail(5)      a tail call to itself (jmp to its entry), 10 times:
+ *                      60 calls
  *   keeps_regs         calls leaves_regs (10 calls), which changes no
  *                      register but %rax, and checks the others a call may
  *                      change are as they were (-fipa-ra callers rely on it)
@@ -48,6 +50,7 @@ int loop_back(int n);
 int tiny(void);
 int tiny_xor(void);
 int keeps_regs(void);
+int count_tail(long n);
 
 /* Written in assembly, so that their first bytes are known. */
 __asm__(".text\n"
@@ -70,6 +73,17 @@ __asm__(".text\n"
 	 * %rax, with a known value in each other one a call may change,
 	 * as a caller built with -fipa-ra may; it returns a bit for each
 	 * of them that changed. */
+	/* count_tail(n) jumps back to its own entry n times: a tail call to
+	 * itself, as gcc makes of one; n + 1 calls. */
+	".globl count_tail\n.type count_tail, @function\n"
+	"count_tail:\n"
+	"\ttestq %rdi, %rdi\n"
+	"\tje 1f\n"
+	"\tdecq %rdi\n"
+	"\tjmp count_tail\n"
+	"1:\txorl %eax, %eax\n"
+	"\tret\n"
+	".size count_tail, .-count_tail\n"
 	".globl leaves_regs\n.type leaves_regs, @function\n"
 	"leaves_regs:\n"
 	"\tpushq %rbp\n"
@@ -329,6 +343,12 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 1000; i++)
 			v = rip_first(i);
 		printf("rip_first: %d\n", v);
+	}
+	if (want(argc, argv, "tail")) {
+		int r = 0;
+		for (int i = 0; i < 10; i++)
+			r += count_tail(5);
+		printf("tail: %d\n", r);
 	}
 	if (want(argc, argv, "regs")) {
 		int changed = 0;

@@ -57,7 +57,7 @@ static int32_t rd32(const uint8_t *p)
 
 int main(void)
 {
-	plan(37);
+	plan(40);
 
 	/* push %rbp; mov %rsp,%rbp; sub $16,%rsp; ...; leave; ret */
 	static const uint8_t frame[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83,
@@ -81,10 +81,12 @@ int main(void)
 	ok(strcmp(plan_of(xorret, 3, AT), "shorter than the patch") == 0, "xor; ret: too short");
 	ok(strcmp(plan_of(endret, 5, AT), "shorter than the patch") == 0,
 	   "endbr64; ret: too short");
-	/* A ret inside the first 5 bytes of a longer symbol (padding after). */
+	/* A ret inside the first 5 bytes of a longer symbol (padding after):
+	 * the padding is only overwritten. */
 	static const uint8_t retpad[] = { 0x31, 0xc0, 0xc3, 0x90, 0x90, 0x90, 0x90, 0x90 };
-	ok(strcmp(plan_of(retpad, sizeof(retpad), AT), "shorter than the patch") == 0,
-	   "xor; ret; nops: too short (the ret ends it)");
+	ok(strcmp(plan_of(retpad, sizeof(retpad), AT), "patchable") == 0 && P.len == 5 &&
+	       P.code_len == 3 && memcmp(P.code, retpad, 3) == 0,
+	   "xor; ret; nops in the symbol: xor and ret displaced, the nops overwritten");
 
 	/* RIP-relative first: mov 0x100(%rip),%eax; add %edi,%eax; ret */
 	static const uint8_t rip[] = { 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0x01, 0xf8, 0xc3 };
@@ -137,10 +139,16 @@ int main(void)
 	static const uint8_t loop[] = { 0x31, 0xc0, 0x01, 0xf8, 0xff, 0xcf, 0x75, 0xfa, 0xc3 };
 	ok(strcmp(plan_of(loop, sizeof(loop), AT), "a jump back into the first bytes") == 0,
 	   "a loop whose head is in the first bytes: left alone");
-	/* A jump back to the entry itself (a tail call to itself). */
+	/* A conditional jump back to the entry itself (a loop). */
 	static const uint8_t self[] = { 0x48, 0x89, 0xf8, 0x48, 0xff, 0xc8, 0x75, 0xf8, 0xc3 };
 	ok(strcmp(plan_of(self, sizeof(self), AT), "a jump back into the first bytes") == 0,
-	   "a jump to the entry: left alone");
+	   "a conditional jump to the entry (a loop): left alone");
+	/* A jmp to the entry: a tail call to itself (test %rdi,%rdi; je
+	 * ret; dec %rdi; jmp entry; ret), counted as the calls they are. */
+	static const uint8_t selftail[] = { 0x48, 0x85, 0xff, 0x74, 0x05, 0x48,
+					    0xff, 0xcf, 0xeb, 0xf6, 0xc3 };
+	ok(strcmp(plan_of(selftail, sizeof(selftail), AT), "patchable") == 0,
+	   "a jmp to the entry (a tail call to itself): patchable");
 	/* A call to the entry (recursion) is fine. */
 	static const uint8_t recur[] = { 0x48, 0x83, 0xec, 0x08, 0x90, 0xe8, 0xf6, 0xff,
 					 0xff, 0xff, 0x48, 0x83, 0xc4, 0x08, 0xc3 };
@@ -209,10 +217,24 @@ int main(void)
 	static const uint8_t icall[] = { 0xff, 0xd0, 0x90, 0x90, 0x90, 0x90, 0xc3 };
 	ok(strcmp(plan_of(icall, sizeof(icall), AT), "an indirect call in the first bytes") == 0,
 	   "an indirect call in the first bytes: left alone");
-	/* An unconditional jmp before 5 bytes (a tail call stub). */
+	/* An unconditional jmp before 5 bytes (a tail call, or over padding
+	 * to a loop's test): relocated, the padding after it only
+	 * overwritten. */
 	static const uint8_t tail[] = { 0xeb, 0x10, 0x90, 0x90, 0x90, 0x90, 0xc3 };
-	ok(strcmp(plan_of(tail, sizeof(tail), AT), "shorter than the patch") == 0,
-	   "jmp rel8 first: left alone");
+	ok(strcmp(plan_of(tail, sizeof(tail), AT), "patchable") == 0 && P.len == 5 &&
+	       P.code_len == 5 && P.code[0] == 0xe9 &&
+	       rd32(P.code + 1) == (int32_t)(ADDR + 0x12 - (AT + 5)),
+	   "jmp rel8 first: a jmp rel32 to its target, the nops after it not run");
+	/* ... but not when something jumps into those bytes: jmp +3; nop x3;
+	 * nop; jmp back to byte 2. */
+	static const uint8_t into_pad[] = { 0xeb, 0x03, 0x90, 0x90, 0x90, 0x90, 0xeb, 0xfa, 0xc3 };
+	ok(strcmp(plan_of(into_pad, sizeof(into_pad), AT), "a jump back into the first bytes") == 0,
+	   "jmp first, a jump into the bytes after it: left alone");
+	/* ret after a test: test %edi,%edi; jne +1; ret; then the code jne
+	 * goes to (5 bytes in: past the patch). */
+	static const uint8_t early_ret[] = { 0x85, 0xff, 0x75, 0x01, 0xc3, 0x31, 0xc0, 0xc3 };
+	ok(strcmp(plan_of(early_ret, sizeof(early_ret), AT), "patchable") == 0 && P.len == 5,
+	   "a ret within the first 5 bytes: displaced with them");
 	/* loop / jrcxz cannot be widened. */
 	static const uint8_t lp[] = { 0x90, 0xe2, 0xfd, 0x90, 0x90, 0x90, 0xc3 };
 	ok(strcmp(plan_of(lp, sizeof(lp), AT), "a loop instruction in the first bytes") == 0,
