@@ -377,7 +377,10 @@ static const char *displace(cs_insn *in, const uint8_t *code, uint64_t size, uin
 			why = left < 15 ? "shorter than the patch" : "bytes that do not decode";
 			break;
 		}
-		if (!dead) {
+		/* A nop needs no copy: a sled left for patching
+		 * (-fpatchable-function-entry, -pg -mnop-mcount -mfentry)
+		 * is used as it is, the stub jumping back past it. */
+		if (!dead && in->id != X86_INS_NOP) {
 			why = relocate(in, at, plan);
 			dead = ends_flow(in);
 		}

@@ -181,6 +181,13 @@ tests_progs_patchme_LDADD = -lpthread
 tests_progs_patchme_cxx_SOURCES = tests/progs/patchme_cxx.cc
 tests_progs_patchme_cxx_CXXFLAGS = $(WARN_CXXFLAGS) -O2 -g
 tests_progs_patchme_cxx_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+# patchme built with a nop sled at each entry (-fpatchable-function-entry=5):
+# the sled is used as it is.
+check_PROGRAMS += tests/progs/patchme_pfe
+tests_progs_patchme_pfe_SOURCES = tests/progs/patchme.c tests/progs/wx_maps.h
+tests_progs_patchme_pfe_CFLAGS = $(WARN_CFLAGS) -O2 -g -fpatchable-function-entry=5
+tests_progs_patchme_pfe_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_patchme_pfe_LDADD = -lpthread
 # patchme_lib and its library libpatchlib: --patch-module.
 check_LTLIBRARIES += tests/progs/libpatchlib.la
 tests_progs_libpatchlib_la_SOURCES = tests/progs/patchlib.c tests/progs/patchlib.h

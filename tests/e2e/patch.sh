@@ -10,24 +10,24 @@
 # record -P.`'s for every function both patch.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 49
+plan 50
 scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
 
 if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
-  for i in $(seq 49); do skip "built without Capstone"; done
+  for i in $(seq 50); do skip "built without Capstone"; done
   finish; exit $?
 fi
 if [ "$(uname -m)" != x86_64 ]; then
-  for i in $(seq 49); do skip "run-time patching is for x86-64"; done
+  for i in $(seq 50); do skip "run-time patching is for x86-64"; done
   finish; exit $?
 fi
 
 # calls ARCHIVE: "FUNCTION CALLS" of the program's functions.
 calls() {
   "$abs_top_builddir/fxt-report" --format csv "$1" |
-    awk -F, 'NR > 1 && $(NF - 1) ~ /^"?(patchme|patchme_cxx|stripped|patchme_lib|libpatchlib.so|patchme_dl|libpatchdl.so)"?$/ { n = $NF; gsub(/"/, "", n); gsub(/\(.*/, "", n); print n, $1 }' | sort
+    awk -F, 'NR > 1 && $(NF - 1) ~ /^"?(patchme|patchme_pfe|patchme_cxx|stripped|patchme_lib|libpatchlib.so|patchme_dl|libpatchdl.so)"?$/ { n = $NF; gsub(/"/, "", n); gsub(/\(.*/, "", n); print n, $1 }' | sort
 }
 
 "$P" > "$TMPD/plain.out" 2>&1
@@ -67,6 +67,12 @@ ok "--patch-list: shorter than the patch" sh -c \
 ok "--patch-list: the patched ones" grep -q '^fxt-run: patched rip_first$' "$TMPD/p.err"
 ok "the summary: patched N of M functions, the reasons counted" \
   grep -q "^fxt-run: patched [0-9]* of [0-9]* functions of .*patchme (skipped: .*2 shorter than the patch.*)$" "$TMPD/p.err"
+
+# A nop sled at each entry (-fpatchable-function-entry=5): used as it is.
+"$FXT_RUN" -q -o "$TMPD/pfe.fxt" --patch=. -- "$PROGS/patchme_pfe" fib threads tables > "$TMPD/pfe.out" 2>&1
+calls "$TMPD/pfe.fxt" > "$TMPD/pfe.calls"
+is "$(awk '$1 == "leaf" || $1 == "worker" || $1 == "dispatch" || $1 == "interp" { printf "%s=%s ", $1, $2 }' "$TMPD/pfe.calls")" \
+  "dispatch=800 interp=100 leaf=20000 worker=4 " "-fpatchable-function-entry=5: its nop sleds patched, every call"
 
 # No page both writable and executable, in the patched process.
 "$FXT_RUN" -q -o "$TMPD/m.fxt" --patch=. -- "$P" maps > "$TMPD/m.out" 2>&1

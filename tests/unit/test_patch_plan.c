@@ -57,7 +57,7 @@ static int32_t rd32(const uint8_t *p)
 
 int main(void)
 {
-	plan(40);
+	plan(42);
 
 	/* push %rbp; mov %rsp,%rbp; sub $16,%rsp; ...; leave; ret */
 	static const uint8_t frame[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83,
@@ -217,6 +217,16 @@ int main(void)
 	static const uint8_t icall[] = { 0xff, 0xd0, 0x90, 0x90, 0x90, 0x90, 0xc3 };
 	ok(strcmp(plan_of(icall, sizeof(icall), AT), "an indirect call in the first bytes") == 0,
 	   "an indirect call in the first bytes: left alone");
+	/* A nop sled (-fpatchable-function-entry=5, -mnop-mcount): nothing to
+	 * copy, the stub jumps back past it. */
+	static const uint8_t sled[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x31, 0xc0, 0xc3 };
+	ok(strcmp(plan_of(sled, sizeof(sled), AT), "patchable") == 0 && P.len == 5 &&
+	       P.code_len == 0,
+	   "a 5-byte nop sled: used as it is, nothing displaced to run");
+	static const uint8_t sled1[] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0xc3 };
+	ok(strcmp(plan_of(sled1, sizeof(sled1), AT), "patchable") == 0 && P.len == 5 &&
+	       P.code_len == 0,
+	   "five 1-byte nops before a ret: the same");
 	/* An unconditional jmp before 5 bytes (a tail call, or over padding
 	 * to a loop's test): relocated, the padding after it only
 	 * overwritten. */
