@@ -160,15 +160,21 @@ is "$?/$(cat "$TMPD/err")" "2/fxt-run: --patch-list: say what to patch with --pa
 "$FXT_RUN" --patch='(' -- "$P" fib > /dev/null 2> "$TMPD/err"
 is "$?" 2 "--patch with a bad pattern: usage error"
 
-# uftrace patches the same way (-P.): the same counts, function by function.
-if [ -n "${UFTRACE:-}" ] && "$UFTRACE" record -P. -d "$TMPD/uft" "$P" > /dev/null 2>&1; then
-  "$UFTRACE" report -d "$TMPD/uft" -f call 2>/dev/null | awk 'NR > 2 { print $2, $1 }' | sort > "$TMPD/uft.calls"
+# uftrace patches the same way (-P.): the same counts, function by function,
+# for every part but the coroutine, which uftrace does not survive (it
+# stops there, status 1).  Not want(), whose calls depend on the arguments.
+PARTS="fib rip tail regs tables short threads signals longjmp altstack maps"
+if [ -z "${UFTRACE:-}" ]; then
+  skip "uftrace is not installed"
+elif ! "$UFTRACE" record -P. -d "$TMPD/uft" "$P" $PARTS > /dev/null 2>&1; then
+  skip "uftrace record -P. failed on patchme"
+else
+  "$UFTRACE" report -d "$TMPD/uft" -f call 2>/dev/null | awk 'NR > 2 { print $2, $1 }' |
+    grep -v '^want' | sort > "$TMPD/uft.calls"
   # Not the frames siglongjmp() leaves from a handler on an alternate
   # stack: uftrace loses 2 of their 5 calls.
-  calls "$TMPD/p.fxt" | grep -Ev '^(alt_outer|alt_inner|on_alt) ' > "$TMPD/ours"
+  calls "$TMPD/p.fxt" | grep -Ev '^(alt_outer|alt_inner|on_alt|want[^ ]*) ' > "$TMPD/ours"
   is "$(join "$TMPD/ours" "$TMPD/uft.calls" | awk '$2 != $3')" "" \
     "the same calls as uftrace -P. for the $(join "$TMPD/ours" "$TMPD/uft.calls" | wc -l) functions both patch"
-else
-  skip "uftrace is not installed"
 fi
 finish
