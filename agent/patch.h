@@ -41,7 +41,11 @@
  *     return addresses, so the agent's _Unwind_RaiseException,
  *     _Unwind_Resume_or_Rethrow, _Unwind_ForcedUnwind and _Unwind_Backtrace
  *     put the real ones back first; __cxa_begin_catch records the exits of
- *     the frames that were unwound and hooks the live ones again.
+ *     the frames that were unwound and hooks the live ones again.  The C
+ *     library's pthread_exit() calls the unwinder through a pointer of its
+ *     own: the pthread_exit wrapper puts them back (a thread cancelled at
+ *     a cancellation point still unwinds without: the destructors of its
+ *     C++ frames below a patched one do not run).
  *
  * Libraries loaded later by dlopen() that FXT_PATCH_MODULE names are
  * patched as dlopen() returns (agent_patch_dlopened(), from the wrapper in
@@ -96,6 +100,11 @@ void agent_patch_live_forget(const struct agent_patch_site *v, size_t n);
 /* Whether FXT_PATCH_MODULE's globs name the library at `path` (and it is
  * not one the agent relies on: the C library, the loader, libunwind ...). */
 bool agent_patch_wants_module(const char *path);
+
+/* The thread unwinds its stack to end (pthread_exit()): the C library
+ * calls the unwinder through a pointer of its own, not the agent's entry
+ * points, so the real return addresses are put back first. */
+void agent_patch_thread_unwinds(void);
 
 /* The thread is ending (its TLS destructors run): its shadow stack is
  * given back; its patched calls from then on go unrecorded, as its other

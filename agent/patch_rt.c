@@ -359,6 +359,12 @@ unwind_code _Unwind_ForcedUnwind(struct _Unwind_Exception *e, unwind_stop_fn *st
 	return real__Unwind_ForcedUnwind(e, stop, arg);
 }
 
+void agent_patch_thread_unwinds(void)
+{
+	if (__atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n)
+		restore_all(&pstack);
+}
+
 /* A backtrace walks the frames and leaves them: hooked again after. */
 unwind_code _Unwind_Backtrace(unwind_trace_fn *fn, void *arg)
 {

@@ -39,6 +39,7 @@
 
 #include "agent/agent.h"
 #include "agent/libc.h"
+#include "agent/patch.h"
 #include "agent/sample.h"
 #include "agent/settings.h"
 
@@ -187,6 +188,10 @@ WRAP void pthread_exit(void *retval)
 		wrap_call_begin(t, AGENT_FN_pthread_exit, CALLER, NULL, 0);
 		wrap_leave(t);
 	}
+	/* C library's unwinding (its own pointer into libgcc_s) must see
+	 * the real return addresses of patched frames (patch.h). */
+	if (agent_cfg.patch)
+		agent_patch_thread_unwinds();
 	REAL(pthread_exit)(retval);
 	__builtin_unreachable();
 }

@@ -181,6 +181,7 @@ tests_progs_patchme_LDADD = -lpthread
 tests_progs_patchme_cxx_SOURCES = tests/progs/patchme_cxx.cc
 tests_progs_patchme_cxx_CXXFLAGS = $(WARN_CXXFLAGS) -O2 -g
 tests_progs_patchme_cxx_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_patchme_cxx_LDADD = -lpthread
 # patchme built with a nop sled at each entry (-fpatchable-function-entry=5):
 # the sled is used as it is.
 check_PROGRAMS += tests/progs/patchme_pfe

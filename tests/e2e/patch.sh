@@ -10,17 +10,17 @@
 # record -P.`'s for every function both patch.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 50
+plan 51
 scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
 
 if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
-  for i in $(seq 50); do skip "built without Capstone"; done
+  for i in $(seq 51); do skip "built without Capstone"; done
   finish; exit $?
 fi
 if [ "$(uname -m)" != x86_64 ]; then
-  for i in $(seq 50); do skip "run-time patching is for x86-64"; done
+  for i in $(seq 51); do skip "run-time patching is for x86-64"; done
   finish; exit $?
 fi
 
@@ -110,6 +110,8 @@ is "$(want thrower) $(want cleanup) $(want rethrower)" "1500 600 100" \
   "C++: thrown through 11 and 4 frames, cleaned up through 6, rethrown: every call"
 is "$(want catcher) $(want catcher_cleanup) $(want catcher_rethrow) $(want leaf)" "100 100 100 800" \
   "C++: the catching frames, and the calls made in handlers and destructors"
+is "$(grep -c '^destructor' "$TMPD/x.out")/$(want exiter)" "4/4" \
+  "C++: pthread_exit() 4 patched frames deep runs their 4 destructors"
 ok "C++: the archive is valid, no warning" sh -c \
   '"$1" --check "$2" | tail -n 1 | grep -q ", 0 errors, 0 warnings)$"' - "$FXT_DUMP" "$TMPD/x.fxt"
 

@@ -9,8 +9,11 @@
 //   cleanup(d)   has a destructor run by the unwinding (a landing pad that
 //                resumes), d deep, under catcher_cleanup()
 //   rethrower()  catches and rethrows to catcher_rethrow()
+//   exiter(d)    d deep, each frame with a destructor, then pthread_exit()
+//                on a thread of its own: the destructors run
 // main runs 100 of each and prints the sums, as the plain build does.
 #include <cstdio>
+#include <pthread.h>
 #include <stdexcept>
 
 #define NOINLINE __attribute__((noinline, noclone))
@@ -87,6 +90,34 @@ NOINLINE long catcher_rethrow()
 	return 0;
 }
 
+// A thread ends in pthread_exit() 4 patched frames deep, each with a
+// destructor that prints: the C library's forced unwinding runs them all.
+struct DepthPrinter {
+	int depth;
+	~DepthPrinter()
+	{
+		std::printf("destructor %d\n", depth);
+	}
+};
+
+NOINLINE void exiter(int d)
+{
+	DepthPrinter g{ d };
+	if (d == 0) {
+		if (sink >= 0) // always; a way out gcc can see
+			pthread_exit(reinterpret_cast<void *>(42L));
+		return;
+	}
+	exiter(d - 1);
+	sink++; // not a tail call
+}
+
+NOINLINE void *exiting_thread(void *)
+{
+	exiter(3);
+	return nullptr;
+}
+
 int main()
 {
 	long a = 0, b = 0, c = 0;
@@ -96,5 +127,9 @@ int main()
 		c += catcher_rethrow();
 	}
 	std::printf("caught %ld, %ld, %ld; sink %ld\n", a, b, c, (long)sink);
+	pthread_t t;
+	void *ret = nullptr;
+	if (pthread_create(&t, nullptr, exiting_thread, nullptr) == 0 && pthread_join(t, &ret) == 0)
+		std::printf("pthread_exit: %ld\n", reinterpret_cast<long>(ret));
 	return 0;
 }
