@@ -153,11 +153,18 @@ static long visit(const char *path, agent_elf_fn *fn, agent_elf_sized_fn *sfn, v
 	 * symbols say so (or, stripped of those, its symbol table). */
 	*instrumented = (have_dyn && refers_to_hook(&dyn)) || (have_sym && refers_to_hook(&sym));
 	use = have_sym ? &sym : have_dyn ? &dyn : NULL;
+	const char *file = NULL; /* the STT_FILE the local symbols are under */
 	for (uint64_t k = 0; ((fn && *instrumented) || sfn) && use && k < use->n; k++) {
 		const Elf64_Sym *s = &use->sym[k];
 		unsigned type = ELF64_ST_TYPE(s->st_info);
 		const char *name;
 
+		if (type == STT_FILE) {
+			file = name_of(use, k);
+			continue;
+		}
+		if (ELF64_ST_BIND(s->st_info) != STB_LOCAL)
+			file = NULL;
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF ||
 		    !s->st_value)
 			continue;
@@ -165,7 +172,7 @@ static long visit(const char *path, agent_elf_fn *fn, agent_elf_sized_fn *sfn, v
 		if (!name || !name[0])
 			continue;
 		if (sfn)
-			sfn(ctx, name, s->st_value, s->st_size);
+			sfn(ctx, name, s->st_value, s->st_size, file);
 		else
 			fn(ctx, name, s->st_value);
 		count++;

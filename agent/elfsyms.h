@@ -23,8 +23,11 @@ typedef void agent_elf_fn(void *ctx, const char *name, uint64_t value);
  * passed to fn, or -errno (not a file we can read, not ELF64). */
 long agent_elf_functions(const char *path, agent_elf_fn *fn, void *ctx, bool *instrumented);
 
-/* Called for each defined function symbol with its size (0: unknown). */
-typedef void agent_elf_sized_fn(void *ctx, const char *name, uint64_t value, uint64_t size);
+/* Called for each defined function symbol with its size (0: unknown), and
+ * for a local one, the source file the symbol table puts it under (its
+ * STT_FILE entry), else NULL. */
+typedef void agent_elf_sized_fn(void *ctx, const char *name, uint64_t value, uint64_t size,
+				const char *file);
 
 /* Reads the ELF64 file at `path`: calls fn for every function symbol of
  * its symbol table (.symtab, else .dynsym), instrumented or not, for

@@ -383,9 +383,11 @@ static bool module_kept(const char *path)
 	return false;
 }
 
-static void on_function_sized(void *ctx, const char *name, uint64_t value, uint64_t size)
+static void on_function_sized(void *ctx, const char *name, uint64_t value, uint64_t size,
+			      const char *file)
 {
 	(void)size;
+	(void)file;
 	on_function(ctx, name, value);
 }
 

@@ -41,7 +41,8 @@ libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	agent/patch.c agent/patch.h agent/patch_live.c agent/patch_tramp.S
 libfxt_agent_la_CFLAGS = $(AGENT_CFLAGS)
 libfxt_agent_la_LDFLAGS = $(AGENT_LDFLAGS)
-libfxt_agent_la_LIBADD = libfxt-patchrt.la $(LIBUNWIND_LIBS) -lpthread -ldl -lrt
+# libunwind is loaded with dlopen() when sampling starts (agent/sample.c).
+libfxt_agent_la_LIBADD = libfxt-patchrt.la -lpthread -ldl -lrt
 
 # Run-time patching's handlers, which run where every register is the
 # program's: general registers only (agent/patch_rt.c).

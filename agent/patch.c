@@ -117,7 +117,7 @@ struct cands {
 	size_t n, cap;
 	const struct agent_patterns *pat;
 	const struct module *m;
-	bool own_unwinder; /* it links the unwinder in: not patched */
+	bool own_raise, own_throw; /* it links in the unwinder, C++'s throw */
 };
 
 static bool in_exec(const struct module *m, uint64_t addr, uint64_t size)
@@ -128,7 +128,21 @@ static bool in_exec(const struct module *m, uint64_t addr, uint64_t size)
 	return false;
 }
 
-static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size)
+/* Whether a function is the unwinder's own, linked into the module
+ * (libgcc's, -static-libgcc): it reads its callers' return addresses, and
+ * so is never patched. */
+static bool unwinder_function(const char *name, const char *file)
+{
+	static const char *const prefixes[] = { "_Unwind_", "__register_frame",
+						"__deregister_frame", "__frame_state_for",
+						"__gcc_personality" };
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return file && strncmp(file, "unwind-", 7) == 0; /* unwind-dw2.c ... */
+}
+
+static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size, const char *file)
 {
 	struct cands *c = ctx;
 	uint64_t addr = c->m->bias + value;
@@ -137,10 +151,14 @@ static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size
 
 	if (!in_exec(c->m, addr, size ? size : 1))
 		return;
-	/* An unwinder of its own (-static-libgcc): the agent's entry points
-	 * cannot give it the real return addresses. */
+	/* An unwinder of its own (-static-libgcc) and C++'s throw too
+	 * (-static-libstdc++): its throws never go through the agent's entry
+	 * points, which give the unwinder the real return addresses.  With
+	 * only the unwinder, libstdc++'s throw comes to the agent's. */
 	if (strcmp(name, "_Unwind_RaiseException") == 0)
-		c->own_unwinder = true;
+		c->own_raise = true;
+	if (strcmp(name, "__cxa_throw") == 0)
+		c->own_throw = true;
 	/* Never patched, nor counted: the entry point has no caller to return
 	 * to (the kernel jumps to it with argc where a return address would
 	 * be); _init and _fini are the loader's, run around everything else. */
@@ -168,7 +186,13 @@ static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size
 		c->v = v;
 		c->cap = cap;
 	}
-	c->v[c->n++] = (struct cand){ .addr = addr, .size = size, .name = dm ? dm : strdup(name) };
+	c->v[c->n++] = (struct cand){
+		.addr = addr,
+		.size = size,
+		.name = dm ? dm : strdup(name),
+		.plan.why =
+		    unwinder_function(name, file) ? "the unwinder's own (-static-libgcc)" : NULL,
+	};
 }
 
 static int by_addr(const void *a, const void *b)
@@ -422,9 +446,10 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 		return (int)nsym;
 	}
 	qsort(c.v, c.n, sizeof(*c.v), by_addr);
-	if (c.own_unwinder) {
+	if (c.own_raise && c.own_throw) {
 		for (size_t i = 0; i < c.n; i++)
-			c.v[i].plan.why = "the program has an unwinder of its own (-static-libgcc)";
+			c.v[i].plan.why = "it throws with an unwinder of its own (-static-libgcc "
+					  "-static-libstdc++)";
 		goto done;
 	}
 
@@ -437,7 +462,7 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 		else if (i + 1 < c.n && f->addr + f->size > c.v[i + 1].addr &&
 			 c.v[i + 1].addr != f->addr)
 			f->plan.why = "overlaps another function";
-		else
+		else if (!f->plan.why)
 			nplan++;
 	}
 	/* Room for the largest stub of each function to plan, so that each

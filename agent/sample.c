@@ -1,6 +1,7 @@
 /* Stack sampling of threads' CPU time (see sample.h). */
 #include <config.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -42,6 +43,56 @@ struct sample_thread {
 };
 
 static TLS struct sample_thread self;
+
+/* libunwind, loaded with dlopen(RTLD_LOCAL) when sampling is set up, not
+ * linked to the agent: its _Unwind_* entry points (a second unwinder with
+ * GCC's interface) would then come before libgcc_s's for the whole
+ * program, whose C++ exceptions would be thrown by libunwind (and, in a
+ * program built -static-libgcc, resumed by its own copy of libgcc's:
+ * abort). */
+static struct {
+	__typeof__(unw_init_local2) *init_local2;
+	__typeof__(unw_init_local) *init_local;
+	__typeof__(unw_get_reg) *get_reg;
+	__typeof__(unw_is_signal_frame) *is_signal_frame;
+	__typeof__(unw_step) *step;
+	__typeof__(unw_set_caching_policy) *set_caching_policy;
+	__typeof__(unw_flush_cache) *flush_cache;
+	__typeof__(unw_tdep_getcontext) *getcontext;
+	__typeof__(unw_local_addr_space) *local_addr_space;
+} unw;
+
+#define STR(x)	#x
+#define NAME(x) STR(x) /* the symbol a libunwind.h macro names */
+
+static bool load_libunwind(void)
+{
+	static const char *const sonames[] = { "libunwind.so.8", "libunwind.so" };
+	void *h = NULL;
+
+	for (size_t i = 0; !h && i < sizeof(sonames) / sizeof(sonames[0]); i++)
+		h = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		agent_dbg("libunwind: %s: no sampling", dlerror());
+		return false;
+	}
+	*(void **)&unw.init_local2 = dlsym(h, NAME(unw_init_local2));
+	*(void **)&unw.init_local = dlsym(h, NAME(unw_init_local));
+	*(void **)&unw.get_reg = dlsym(h, NAME(unw_get_reg));
+	*(void **)&unw.is_signal_frame = dlsym(h, NAME(unw_is_signal_frame));
+	*(void **)&unw.step = dlsym(h, NAME(unw_step));
+	*(void **)&unw.set_caching_policy = dlsym(h, NAME(unw_set_caching_policy));
+	*(void **)&unw.flush_cache = dlsym(h, NAME(unw_flush_cache));
+	*(void **)&unw.getcontext = dlsym(h, NAME(unw_tdep_getcontext));
+	unw.local_addr_space = dlsym(h, NAME(unw_local_addr_space));
+	if (!unw.init_local2 || !unw.init_local || !unw.get_reg || !unw.is_signal_frame ||
+	    !unw.step || !unw.set_caching_policy || !unw.flush_cache || !unw.getcontext ||
+	    !unw.local_addr_space) {
+		agent_dbg("libunwind: a function is missing: no sampling");
+		return false;
+	}
+	return true;
+}
 
 /* Set between our fork handlers (see fork_prepare). */
 static TLS unsigned char forking;
@@ -86,17 +137,17 @@ static unsigned walk(ucontext_t *uc, uint64_t *pcs, unsigned max)
 	unsigned n = 0;
 	bool exact = true;
 
-	if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
+	if (unw.init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
 		return 0;
 	do {
 		unw_word_t ip;
 
-		if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
+		if (unw.get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
 			break;
 		pcs[n] = (uint64_t)ip + (n && exact ? 1 : 0);
 		n++;
-		exact = unw_is_signal_frame(&cur) > 0;
-	} while (n < max && unw_step(&cur) > 0);
+		exact = unw.is_signal_frame(&cur) > 0;
+	} while (n < max && unw.step(&cur) > 0);
 	return n;
 }
 
@@ -286,12 +337,16 @@ static void setup(void)
 
 	period.tv_sec = (time_t)(ns / 1000000000ull);
 	period.tv_nsec = (long)(ns % 1000000000ull);
+	agent_tls.busy++; /* libunwind's libc calls are ours (see io.h, the fake pipe) */
+	if (!load_libunwind()) {
+		agent_tls.busy--;
+		return;
+	}
 	/* A cache per thread: no lock shared with other threads' handlers
 	 * (see sample.h). */
-	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-	agent_tls.busy++; /* libunwind's libc calls are ours (see io.h, the fake pipe) */
-	if (unw_getcontext(&uc) == 0 && unw_init_local(&cur, &uc) == 0)
-		while (unw_step(&cur) > 0)
+	unw.set_caching_policy(*unw.local_addr_space, UNW_CACHE_PER_THREAD);
+	if (unw.getcontext(&uc) == 0 && unw.init_local(&cur, &uc) == 0)
+		while (unw.step(&cur) > 0)
 			;
 	agent_tls.busy--;
 	if (pthread_key_create(&stop_key, stop_key_destructor) != 0 ||
@@ -362,7 +417,7 @@ void agent_sample_dlclosed(void)
 	/* Unwind information libunwind cached for the library's addresses
 	 * would describe whatever is loaded there next. */
 	if (setup_ok)
-		unw_flush_cache(unw_local_addr_space, 0, 0);
+		unw.flush_cache(*unw.local_addr_space, 0, 0);
 }
 
 void agent_sample_thread_stop(void)

@@ -189,6 +189,23 @@ tests_progs_patchme_pfe_SOURCES = tests/progs/patchme.c tests/progs/wx_maps.h
 tests_progs_patchme_pfe_CFLAGS = $(WARN_CFLAGS) -O2 -g -fpatchable-function-entry=5
 tests_progs_patchme_pfe_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_patchme_pfe_LDADD = -lpthread
+# examples/cxx_demo linked with -static-libgcc: its own copy of the
+# unwinder resumes what libstdc++ throws (agent-cxx.sh).
+check_PROGRAMS += tests/progs/cxx_static_libgcc
+tests_progs_cxx_static_libgcc_SOURCES = examples/cxx_demo.cc
+tests_progs_cxx_static_libgcc_CXXFLAGS = $(EXAMPLE_CXX_FLAGS)
+tests_progs_cxx_static_libgcc_LDFLAGS = $(EXAMPLE_LINK_FLAGS) -static-libgcc
+# patchme_cxx with the unwinder linked in (-static-libgcc), and with C++'s
+# library too (-static-libstdc++: left alone).
+check_PROGRAMS += tests/progs/patchme_cxx_slg tests/progs/patchme_cxx_static
+tests_progs_patchme_cxx_slg_SOURCES = tests/progs/patchme_cxx.cc
+tests_progs_patchme_cxx_slg_CXXFLAGS = $(WARN_CXXFLAGS) -O2 -g
+tests_progs_patchme_cxx_slg_LDFLAGS = $(EXAMPLE_LINK_FLAGS) -static-libgcc
+tests_progs_patchme_cxx_slg_LDADD = -lpthread
+tests_progs_patchme_cxx_static_SOURCES = tests/progs/patchme_cxx.cc
+tests_progs_patchme_cxx_static_CXXFLAGS = $(WARN_CXXFLAGS) -O2 -g
+tests_progs_patchme_cxx_static_LDFLAGS = $(EXAMPLE_LINK_FLAGS) -static-libgcc -static-libstdc++
+tests_progs_patchme_cxx_static_LDADD = -lpthread
 # patchme_lib and its library libpatchlib: --patch-module.
 check_LTLIBRARIES += tests/progs/libpatchlib.la
 tests_progs_libpatchlib_la_SOURCES = tests/progs/patchlib.c tests/progs/patchlib.h

@@ -3,7 +3,7 @@
 # overloads, a lambda) and exact nesting through a C++ exception.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 7
+plan 8
 prog=$EXAMPLES/cxx_demo
 
 trace cxx.fxt "$prog"
@@ -36,4 +36,10 @@ is "$(stat_of cxx.fxt overlaps)/$(stat_of cxx.fxt open)/$(stat_of cxx.fxt unmatc
   0/0/0 "exact nesting through the exception"
 is "$(stat_of cxx.fxt threads)" 1 "one thread track"
 UFTRACE_DEMANGLE=full cross_check cxx_demo cxx.fxt "$prog"
+
+# The same program linked with -static-libgcc: the exception is thrown by
+# libgcc_s (the agent brings no unwinder of its own into the program) and
+# resumed by the program's copy of libgcc's.
+trace slg.fxt "$PROGS/cxx_static_libgcc"
+is "$rc/$(cat "$TMPD/out")" "0/cxx_demo: total=274" "-static-libgcc: the exit status and output are the plain run's"
 finish

@@ -10,24 +10,24 @@
 # record -P.`'s for every function both patch.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 51
+plan 55
 scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
 
 if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
-  for i in $(seq 51); do skip "built without Capstone"; done
+  for i in $(seq 55); do skip "built without Capstone"; done
   finish; exit $?
 fi
 if [ "$(uname -m)" != x86_64 ]; then
-  for i in $(seq 51); do skip "run-time patching is for x86-64"; done
+  for i in $(seq 55); do skip "run-time patching is for x86-64"; done
   finish; exit $?
 fi
 
 # calls ARCHIVE: "FUNCTION CALLS" of the program's functions.
 calls() {
   "$abs_top_builddir/fxt-report" --format csv "$1" |
-    awk -F, 'NR > 1 && $(NF - 1) ~ /^"?(patchme|patchme_pfe|patchme_cxx|stripped|patchme_lib|libpatchlib.so|patchme_dl|libpatchdl.so)"?$/ { n = $NF; gsub(/"/, "", n); gsub(/\(.*/, "", n); print n, $1 }' | sort
+    awk -F, 'NR > 1 && $(NF - 1) ~ /^"?(patchme|patchme_pfe|patchme_cxx|patchme_cxx_slg|stripped|patchme_lib|libpatchlib.so|patchme_dl|libpatchdl.so)"?$/ { n = $NF; gsub(/"/, "", n); gsub(/\(.*/, "", n); print n, $1 }' | sort
 }
 
 "$P" > "$TMPD/plain.out" 2>&1
@@ -114,6 +114,16 @@ is "$(grep -c '^destructor' "$TMPD/x.out")/$(want exiter)" "4/4" \
   "C++: pthread_exit() 4 patched frames deep runs their 4 destructors"
 ok "C++: the archive is valid, no warning" sh -c \
   '"$1" --check "$2" | tail -n 1 | grep -q ", 0 errors, 0 warnings)$"' - "$FXT_DUMP" "$TMPD/x.fxt"
+
+# The unwinder linked into the program (-static-libgcc): patched, the
+# same calls; with C++'s library too (-static-libstdc++), left alone.
+"$FXT_RUN" -q -o "$TMPD/slg.fxt" --patch=. -- "$PROGS/patchme_cxx_slg" > "$TMPD/slg.out" 2>&1
+is "$?/$(cat "$TMPD/slg.out")" "$xrc/$(cat "$TMPD/xplain.out")" "C++ -static-libgcc: the output and status are the plain run's"
+calls "$TMPD/slg.fxt" > "$TMPD/calls"
+is "$(want thrower) $(want catcher) $(want exiter)" "1500 100 4" "C++ -static-libgcc: every call"
+"$FXT_RUN" -o "$TMPD/st.fxt" --patch=. -- "$PROGS/patchme_cxx_static" > "$TMPD/st.out" 2> "$TMPD/st.err"
+is "$?/$(cat "$TMPD/st.out")" "$xrc/$(cat "$TMPD/xplain.out")" "C++ -static-libstdc++ -static-libgcc: the output and status are the plain run's"
+ok "... left alone, and the summary says why" grep -q 'patched 0 of [0-9]* functions .*(skipped: [0-9]* it throws with an unwinder of its own' "$TMPD/st.err"
 
 # Libraries loaded with the program: --patch-module.
 L=$PROGS/patchme_lib
