@@ -18,11 +18,34 @@ __thread struct tstate agent_tls __attribute__((tls_model("initial-exec")));
 
 #define SLAB_BYTES (64u << 10)
 
+/* Adds n drops to the spool header's count, for a recovery (spool/format.h,
+ * dropped_floor): the seal's exact counts never come if the process is
+ * killed. */
+static void publish_drops(uint64_t n)
+{
+	struct spool_header *h = __atomic_load_n(&agent.spool.hdr, __ATOMIC_ACQUIRE);
+
+	if (h)
+		__atomic_fetch_add(&h->dropped_floor, n, __ATOMIC_RELAXED);
+}
+
 static void count_drop(struct tbuf *tb, uint64_t ts)
 {
+	uint64_t n = tb->dropped + 1;
+
 	if (!tb->first_drop_ts)
 		__atomic_store_n(&tb->first_drop_ts, ts ? ts : 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&tb->dropped, tb->dropped + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&tb->dropped, n, __ATOMIC_RELAXED);
+	if (n == 1 || n % SPOOL_DROPS_PUBLISHED == 0) {
+		publish_drops(n - tb->dropped_published);
+		tb->dropped_published = n;
+	}
+}
+
+static void count_lost(void)
+{
+	__atomic_fetch_add(&agent.lost, 1, __ATOMIC_RELAXED);
+	publish_drops(1);
 }
 
 /* A new tbuf for the calling thread, on the list.  mmap'd slabs rather than
@@ -327,7 +350,7 @@ drop:
 		if (tb)
 			count_drop(tb, ts);
 		else
-			__atomic_fetch_add(&agent.lost, 1, __ATOMIC_RELAXED);
+			count_lost();
 	}
 out:
 	errno = saved;
@@ -399,7 +422,7 @@ drop:
 		if (tb)
 			count_drop(tb, ts);
 		else
-			__atomic_fetch_add(&agent.lost, 1, __ATOMIC_RELAXED);
+			count_lost();
 	}
 out:
 	errno = saved;

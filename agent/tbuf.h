@@ -68,9 +68,10 @@ struct tbuf {
 	uint32_t serial; /* 1, 2, ... in creation order within the process */
 	uint32_t seq;	 /* chunks taken so far */
 	uint64_t tid;
-	struct spool_map map;	/* the chunk being filled; base NULL if none */
-	struct spool_map spare; /* the other staged chunk (spool.h), or none */
-	uint64_t dropped;	/* calls not recorded (enter hooks) */
+	struct spool_map map;	    /* the chunk being filled; base NULL if none */
+	struct spool_map spare;	    /* the other staged chunk (spool.h), or none */
+	uint64_t dropped;	    /* calls not recorded (enter hooks) */
+	uint64_t dropped_published; /* the part of it added to the spool header's */
 	uint64_t first_drop_ts;
 	uint64_t stop_ts; /* when it stopped recording for good; 0 = never */
 	uint64_t end_ts;  /* when the thread exited; 0 = alive */

@@ -433,7 +433,7 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 		 * archive holds every drop its summary says. */
 		struct emit_ctx lost;
 		flush_emit_init(&lost, &fl.em, in->pid, in->pid, in->lost, NULL);
-		err = flush_emit_drops(&lost, in->now_ts);
+		err = flush_emit_drops(&lost, in->now_ts ? in->now_ts : in->lost_ts);
 		if (!err)
 			err = fxt__counts_thread(&st->counts, in->pid, in->pid);
 		st->counts.events += lost.events;

@@ -90,6 +90,7 @@ struct flush_input {
 	const struct flush_thread *threads;
 	size_t nthreads;
 	uint64_t lost;	     /* calls lost outside any thread's count */
+	uint64_t lost_ts;    /* where their instant goes when now_ts is 0 (a recovery) */
 	struct fxt_sym *sym; /* symbols, unless `lookup` is set; may be NULL */
 	/* The agent's own code, [agent_lo, agent_hi) (0, 0: unknown): the
 	 * innermost frames of a stack sample that lie in it are the agent's

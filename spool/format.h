@@ -69,13 +69,14 @@
 
 #include "spool/records.h"
 
-#define SPOOL_MAGIC	  0x4c4f4f5053545846ull /* "FXTSPOOL" */
-#define SPOOL_VERSION	  5u
-#define SPOOL_HEADER_SIZE (64u << 10)
-#define SPOOL_CHUNK_MAGIC 0x4b4e554843545846ull /* "FXTCHUNK" */
-#define SPOOL_MODULE_PATH 240u
-#define SPOOL_MAX_MODULES ((SPOOL_HEADER_SIZE - 512u) / sizeof(struct spool_module))
-#define SPOOL_RECYCLE_MIN (16u << 10) /* smaller tails are not worth a chunk */
+#define SPOOL_MAGIC	      0x4c4f4f5053545846ull /* "FXTSPOOL" */
+#define SPOOL_VERSION	      5u
+#define SPOOL_HEADER_SIZE     (64u << 10)
+#define SPOOL_CHUNK_MAGIC     0x4b4e554843545846ull /* "FXTCHUNK" */
+#define SPOOL_MODULE_PATH     240u
+#define SPOOL_MAX_MODULES     ((SPOOL_HEADER_SIZE - 512u) / sizeof(struct spool_module))
+#define SPOOL_RECYCLE_MIN     (16u << 10) /* smaller tails are not worth a chunk */
+#define SPOOL_DROPS_PUBLISHED 256u	  /* see spool_header.dropped_floor */
 
 struct spool_module {
 	uint64_t bias; /* load bias (l_addr / dlpi_addr) */
@@ -144,8 +145,13 @@ struct spool_header {
 	uint64_t snap_dur_ns;
 	uint64_t snap_limit_ns;
 	char snap_rule[48];
-	uint8_t reserved[512 - 8 - 4 - 4 - 8 - 8 - 8 - 4 - 4 - 256 - 8 - 8 - 4 - 4 - 8 - 8 - 4 - 4 -
-			 8 - 4 - 4 - 8 - 4 - 4 - 8 - 4 - 4 - 8 - 4 - 4 - 8 * 5 - 48];
+	/* Calls dropped so far, for a spool that is never sealed (the
+	 * process killed): each thread adds its count at its first drop and
+	 * every SPOOL_DROPS_PUBLISHED drops after (so a recovery may miss
+	 * fewer than that many a thread), calls lost outside any thread one
+	 * by one.  A seal's counts are exact and replace it.  (The 512 bytes
+	 * are full with it.) */
+	uint64_t dropped_floor;
 	struct spool_module modules[];
 };
 

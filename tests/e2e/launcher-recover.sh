@@ -6,7 +6,7 @@
 # program runs.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 31
+plan 33
 
 LOOP=$PROGS/loop
 
@@ -28,6 +28,12 @@ events=$(stat_of k.fxt slices)
 ok "recover: the records are there ($events events)" test "${events:-0}" -gt 100000
 ok "recover: the summary says so" grep -q '^fxt-run: wrote k\.fxt (.*); recovered from spool$' \
   "$TMPD/err"
+# Past --max-size, the loop's calls were dropped: the process never
+# sealed its counts, but published them in its spool as it went.
+ok "recover: the calls dropped past --max-size are counted" \
+  grep -Eq '^fxt-run: wrote k\.fxt \(.*, [1-9][0-9]* dropped: raise --max-size' "$TMPD/err"
+ok "recover: ... and the archive says so (fxt-report)" sh -c \
+  '"$1" "$2" | grep -Eq "^# [1-9][0-9]* calls dropped"' - "$abs_top_builddir/fxt-report" k.fxt
 rc=0
 "$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
 is "$rc" 2 "recover: a directory without spools is a usage error"
