@@ -44,11 +44,9 @@ struct module {
 	char path[4096];
 	uint64_t bias;
 	uint64_t entry; /* the main program's entry point, else 0 */
-	struct {
-		uint64_t lo, hi;
-	} exec[8];
-	unsigned nexec;
-	struct patch_region seg[16]; /* what the planner may read (jump tables) */
+	/* Its loaded segments: the executable ones are its text; all are
+	 * what the planner may read (jump tables). */
+	struct patch_region seg[16];
 	unsigned nseg;
 	bool live; /* loaded by dlopen(): other threads may be running */
 };
@@ -60,9 +58,8 @@ struct patched {
 	uint64_t bias;
 	void *area; /* its stubs */
 	size_t area_size;
-	struct agent_patch_site *sites; /* what agent_patch_live() wrote */
-	size_t nsites;
-	bool main; /* the main program: never unloaded */
+	struct agent_live_sites *sites; /* what agent_patch_live() wrote */
+	bool main;			/* the main program: never unloaded */
 };
 
 /* What patching after start-up needs, set by agent_patch_init(). */
@@ -84,24 +81,22 @@ static bool is_patched(const char *path, uint64_t bias)
 
 /* Remembers module m as patched (its stubs in area, its live sites). */
 static void remember(const struct module *m, void *area, size_t area_size,
-		     struct agent_patch_site *sites, size_t nsites)
+		     struct agent_live_sites *sites)
 {
+	char *path;
+
 	if (state.n == state.cap) {
 		size_t cap = state.cap ? 2 * state.cap : 16;
 		struct patched *v = realloc(state.v, cap * sizeof(*v));
 		if (!v)
-			goto fail;
+			return; /* patched anyway, but may be patched twice: not worse */
 		state.v = v;
 		state.cap = cap;
 	}
-	char *path = strdup(m->path);
-	if (!path)
-		goto fail;
+	if (!(path = strdup(m->path)))
+		return;
 	state.v[state.n++] =
-	    (struct patched){ path, m->bias, area, area_size, sites, nsites, m->entry != 0 };
-	return;
-fail:
-	free(sites); /* patched anyway, but may be patched twice: not worse */
+	    (struct patched){ path, m->bias, area, area_size, sites, m->entry != 0 };
 }
 
 /* A function the patterns name. */
@@ -122,8 +117,9 @@ struct cands {
 
 static bool in_exec(const struct module *m, uint64_t addr, uint64_t size)
 {
-	for (unsigned i = 0; i < m->nexec; i++)
-		if (addr >= m->exec[i].lo && addr + size <= m->exec[i].hi)
+	for (unsigned i = 0; i < m->nseg; i++)
+		if (m->seg[i].exec && addr >= m->seg[i].addr &&
+		    addr + size <= m->seg[i].addr + m->seg[i].size)
 			return true;
 	return false;
 }
@@ -272,25 +268,19 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	m->bias = info->dlpi_addr;
 	m->live = ms->live;
+	bool text = false;
 	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R) ||
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & (PF_R | PF_X)) ||
 		    m->nseg == sizeof(m->seg) / sizeof(m->seg[0]))
 			continue;
 		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
 		m->seg[m->nseg++] =
 		    (struct patch_region){ lo, ph->p_memsz, (const uint8_t *)(uintptr_t)lo,
 					   !!(ph->p_flags & PF_X) };
+		text |= (ph->p_flags & PF_X) != 0;
 	}
-	for (unsigned i = 0; i < info->dlpi_phnum && m->nexec < 8; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		m->exec[m->nexec].lo = info->dlpi_addr + ph->p_vaddr;
-		m->exec[m->nexec].hi = m->exec[m->nexec].lo + ph->p_memsz;
-		m->nexec++;
-	}
-	if (m->nexec)
+	if (text)
 		ms->n++;
 	return 0;
 }
@@ -350,9 +340,11 @@ static int text_prot(const struct module *m, bool writable)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 
-	for (unsigned i = 0; i < m->nexec; i++) {
-		uint64_t a = m->exec[i].lo & ~(page - 1);
-		uint64_t b = (m->exec[i].hi + page - 1) & ~(page - 1);
+	for (unsigned i = 0; i < m->nseg; i++) {
+		if (!m->seg[i].exec)
+			continue;
+		uint64_t a = m->seg[i].addr & ~(page - 1);
+		uint64_t b = (m->seg[i].addr + m->seg[i].size + page - 1) & ~(page - 1);
 		if (mprotect((void *)(uintptr_t)a, b - a,
 			     writable ? PROT_READ | PROT_WRITE : PROT_READ | PROT_EXEC) != 0)
 			return -errno;
@@ -396,7 +388,7 @@ static void report(FILE *f, const struct cands *c, const char *exe)
 
 /* Writes the jumps of the functions of c that have a stub, in a running
  * program (patch_live.c); *sites gets what was written. */
-static int write_live(const struct cands *c, size_t npatch, struct agent_patch_site **sites)
+static int write_live(const struct cands *c, size_t npatch, struct agent_live_sites **sites)
 {
 	struct agent_patch_site *v = calloc(npatch, sizeof(*v));
 	size_t n = 0;
@@ -414,12 +406,9 @@ static int write_live(const struct cands *c, size_t npatch, struct agent_patch_s
 		memcpy(v[n].orig, (const void *)(uintptr_t)v[n].site, f->plan.len);
 		n++;
 	}
-	if ((err = agent_patch_live(v, n)) < 0) {
-		free(v);
-		return err;
-	}
-	*sites = v;
-	return 0;
+	err = agent_patch_live(v, n, sites);
+	free(v);
+	return err;
 }
 
 /* Patches the functions of module m that pat names, and reports them. */
@@ -430,15 +419,17 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 	const char *exe = m->path;
 	uint64_t text_lo = UINT64_MAX, text_hi = 0;
 	size_t npatch = 0, nplan = 0, kept_size = 0;
-	struct agent_patch_site *sites = NULL;
+	struct agent_live_sites *sites = NULL;
 	void *kept = NULL;
 	int err = 0;
 
-	for (unsigned i = 0; i < m->nexec; i++) {
-		if (m->exec[i].lo < text_lo)
-			text_lo = m->exec[i].lo;
-		if (m->exec[i].hi > text_hi)
-			text_hi = m->exec[i].hi;
+	for (unsigned i = 0; i < m->nseg; i++) {
+		if (!m->seg[i].exec)
+			continue;
+		if (m->seg[i].addr < text_lo)
+			text_lo = m->seg[i].addr;
+		if (m->seg[i].addr + m->seg[i].size > text_hi)
+			text_hi = m->seg[i].addr + m->seg[i].size;
 	}
 	long nsym = agent_elf_all_functions(exe, on_symbol, &c);
 	if (nsym < 0) {
@@ -539,7 +530,7 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 		err = text_prot(m, false);
 	}
 done:
-	remember(m, kept, kept_size, sites, sites ? npatch : 0);
+	remember(m, kept, kept_size, sites);
 	report(rep, &c, exe);
 	agent_dbg("FXT_PATCH: patched %zu of %zu functions of %s", npatch, c.n, exe);
 out:
@@ -647,12 +638,10 @@ void agent_patch_dlclosed(void)
 			state.v[k++] = *p;
 			continue;
 		}
-		if (p->sites)
-			agent_patch_live_forget(p->sites, p->nsites);
+		agent_patch_live_forget(p->sites);
 		if (p->area)
 			munmap(p->area, p->area_size);
 		agent_dbg("FXT_PATCH: %s unloaded", p->path);
-		free(p->sites);
 		free(p->path);
 	}
 	state.n = k;

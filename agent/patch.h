@@ -88,14 +88,18 @@ struct agent_patch_site {
 	uint8_t orig[PATCH_SITE_MAX];
 };
 
+/* The sites one agent_patch_live() call wrote, as its SIGTRAP handler
+ * knows them (patch_live.c). */
+struct agent_live_sites;
+
 /* Writes the jumps of v[0..n) (sorted by site) while other threads may be
- * running (patch_live.c), their stubs being complete and executable.  0,
- * or -errno with nothing changed. */
-int agent_patch_live(const struct agent_patch_site *v, size_t n);
+ * running (patch_live.c), their stubs being complete and executable.  0
+ * with *sites set (NULL when n is 0), or -errno with nothing changed. */
+int agent_patch_live(const struct agent_patch_site *v, size_t n, struct agent_live_sites **sites);
 
 /* The sites of one agent_patch_live() call are gone (their library was
  * unloaded): a trap there is no longer ours. */
-void agent_patch_live_forget(const struct agent_patch_site *v, size_t n);
+void agent_patch_live_forget(struct agent_live_sites *sites);
 
 /* Whether FXT_PATCH_MODULE's globs name the library at `path` (and it is
  * not one the agent relies on: the C library, the loader, libunwind ...). */

@@ -53,21 +53,22 @@
 /* The sites of one call of agent_patch_live(), sorted, for the handler.
  * Never freed (the handler may be reading it); `dead` once the library
  * is unloaded. */
-struct live_table {
-	struct live_table *next;
+struct agent_live_sites {
+	struct agent_live_sites *next;
 	bool dead;
 	size_t n;
 	struct agent_patch_site v[];
 };
 
-static struct live_table *tables;
+static struct agent_live_sites *tables;
 static struct sigaction prev_trap;
 static bool trap_installed;
 static unsigned long traps; /* threads sent to a stub by an int3, for FXT_DEBUG */
 
 static uint64_t find_stub(uint64_t site)
 {
-	for (struct live_table *t = __atomic_load_n(&tables, __ATOMIC_ACQUIRE); t; t = t->next) {
+	for (struct agent_live_sites *t = __atomic_load_n(&tables, __ATOMIC_ACQUIRE); t;
+	     t = t->next) {
 		size_t lo = 0, hi = t->n;
 		if (__atomic_load_n(&t->dead, __ATOMIC_ACQUIRE) || !t->n || site < t->v[0].site ||
 		    site > t->v[t->n - 1].site)
@@ -166,13 +167,14 @@ static int poke(int fd, uint64_t at, const void *buf, size_t len)
 	return n < 0 ? -errno : -EIO;
 }
 
-int agent_patch_live(const struct agent_patch_site *v, size_t n)
+int agent_patch_live(const struct agent_patch_site *v, size_t n, struct agent_live_sites **sites)
 {
 	static bool registered;
-	struct live_table *t;
+	struct agent_live_sites *t;
 	const uint8_t int3 = 0xcc, jmp = 0xe9;
 	int fd, err;
 
+	*sites = NULL;
 	if (!n)
 		return 0;
 	if (!registered &&
@@ -226,6 +228,7 @@ int agent_patch_live(const struct agent_patch_site *v, size_t n)
 	close(fd);
 	agent_dbg("FXT_PATCH: %zu entries patched while running (%lu int3 traps so far)", n,
 		  __atomic_load_n(&traps, __ATOMIC_RELAXED));
+	*sites = t;
 	return 0;
 undo:
 	/* The sites that have their int3 get their bytes back, the first
@@ -240,11 +243,10 @@ undo:
 	return err;
 }
 
-void agent_patch_live_forget(const struct agent_patch_site *v, size_t n)
+void agent_patch_live_forget(struct agent_live_sites *sites)
 {
-	for (struct live_table *t = tables; t && n; t = t->next)
-		if (t->n == n && t->v[0].site == v[0].site && t->v[0].stub == v[0].stub)
-			__atomic_store_n(&t->dead, true, __ATOMIC_RELEASE);
+	if (sites)
+		__atomic_store_n(&sites->dead, true, __ATOMIC_RELEASE);
 }
 
 #endif /* __x86_64__ */

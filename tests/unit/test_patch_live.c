@@ -94,7 +94,8 @@ int main(void)
 	mov_ret(stubs, 2);
 	struct agent_patch_site s = site_of(f, stubs);
 	ok(call(f) == 1, "before: f returns 1");
-	ok(agent_patch_live(&s, 1) == 0 && page[0] == 0xe9 && call(f) == 2,
+	struct agent_live_sites *live;
+	ok(agent_patch_live(&s, 1, &live) == 0 && live && page[0] == 0xe9 && call(f) == 2,
 	   "patched: a jmp at the entry, to the stub");
 
 	/* As a thread sees it between the first step and the last. */
@@ -110,7 +111,7 @@ int main(void)
 	ok(call(g) == 3 && theirs == 2, "an int3 elsewhere: the program's handler, then on");
 
 	/* Forgotten (its library unloaded): no longer the agent's. */
-	agent_patch_live_forget(&s, 1);
+	agent_patch_live_forget(live);
 	put(f, (const uint8_t[]){ 0xcc, 0x90, 0x90, 0x90, 0x90 }, 5);
 	mov_ret(f + 5, 4);
 	ok(call(f) == 4 && theirs == 3, "forgotten: its int3 is the program's");
@@ -124,8 +125,9 @@ int main(void)
 	struct agent_patch_site two[2] = {
 		site_of(h, stubs), { .site = base + 3 * (uint64_t)pg, .stub = stubs, .len = 5 }
 	};
-	int err = agent_patch_live(two, 2);
-	ok(err < 0 && memcmp(before, page + 128, 6) == 0 && call(h) == 1,
+	struct agent_live_sites *none;
+	int err = agent_patch_live(two, 2, &none);
+	ok(err < 0 && !none && memcmp(before, page + 128, 6) == 0 && call(h) == 1,
 	   "a site that cannot be written: an error (%d), the others as they were", err);
 
 	/* Threads calling functions while they are patched, 100 times: each
@@ -143,7 +145,7 @@ int main(void)
 			abort();
 		usleep(100);
 		struct agent_patch_site v = site_of(fn, stub);
-		if (agent_patch_live(&v, 1) != 0)
+		if (agent_patch_live(&v, 1, &live) != 0)
 			bad++;
 		pthread_join(t, &n);
 		calls += (long)n;
