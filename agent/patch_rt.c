@@ -65,7 +65,8 @@ struct shadow {
  * the stack: a frame taken for gone that returns after all (the program
  * switched stacks: coroutines, swapcontext()) finds its return address
  * there. */
-#define PARKED_MAX (1u << 12)
+#define PARKED_MAX   (1u << 12)
+#define SHADOW_BYTES ((size_t)(SHADOW_MAX + PARKED_MAX) * sizeof(struct shadow))
 
 struct pstack {
 	struct shadow *v; /* NULL until the thread's first patched call */
@@ -89,8 +90,8 @@ void agent_patch_activate(void)
 
 static void *shadow_map(void)
 {
-	return mmap(NULL, (size_t)(SHADOW_MAX + PARKED_MAX) * sizeof(struct shadow),
-		    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return mmap(NULL, SHADOW_BYTES, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 }
 
 static bool shadow_ready(struct pstack *s)
@@ -213,7 +214,7 @@ void agent_patch_thread_end(void)
 	s->v = NULL;
 	s->n = 0;
 	s->parked = 0;
-	munmap(v, (size_t)(SHADOW_MAX + PARKED_MAX) * sizeof(struct shadow));
+	munmap(v, SHADOW_BYTES);
 }
 
 static void patch_lost(uint64_t *sp)
@@ -238,15 +239,12 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 	 * alternate signal stack left by siglongjmp()). */
 	for (uint32_t i = s->n; i-- > 0;)
 		if (s->v[i].slot == slot) {
-			while (s->n > i + 1) {
+			uint64_t ret = s->v[i].ret;
+			while (s->n > i) {
 				s->n--;
 				record(s->v[s->n].fn | SPOOL_EXIT_BIT);
 			}
-			struct shadow e = s->v[i];
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			s->n = i;
-			record(e.fn | SPOOL_EXIT_BIT);
-			return e.ret;
+			return ret;
 		}
 	/* A frame taken for gone: the program switched stacks (a coroutine)
 	 * and came back.  Its exit is recorded already. */

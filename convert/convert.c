@@ -172,9 +172,9 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		in.now_ts = 0; /* open frames close after their thread's last record */
 		in.spool_end = (uint64_t)sb.st_size;
 		/* The drops the process had counted, as far as it published
-		 * them (spool/format.h): at least these were lost. */
-		/* At the last chunk granted: where a process past its size
-		 * limit started dropping. */
+		 * them (spool/format.h): at least these were lost; their
+		 * instant at the last chunk granted, where a process past its
+		 * size limit started dropping. */
 		in.lost = __atomic_load_n(&h->dropped_floor, __ATOMIC_RELAXED);
 		in.lost_ts = h->last_ticks;
 	}

@@ -149,6 +149,15 @@ static void note_bases(const cs_insn *in, const struct patch_mem *mem, struct ba
 	}
 }
 
+/* One table entry's target: whether it leads into the displaced bytes
+ * [addr, hi); counted in *inside when it lies in the function. */
+static bool into_first_bytes(uint64_t to, uint64_t addr, uint64_t size, uint64_t hi,
+			     unsigned *inside)
+{
+	*inside += to >= addr && to < addr + size;
+	return to >= addr && to < hi;
+}
+
 /* The tables at the bases, read as gcc and clang lay them out: 32-bit
  * offsets from the table (PIC switches) or 64-bit addresses (switches
  * without PIC, computed gotos), as long as each entry points into code.
@@ -166,18 +175,15 @@ static const char *check_tables(const struct bases *b, const struct patch_mem *m
 			if (!read_mem(mem, t + 4ull * k, &e, 4) ||
 			    !is_code(mem, t + (uint64_t)(int64_t)e))
 				break;
-			uint64_t to = t + (uint64_t)(int64_t)e;
-			if (to >= addr && to < hi)
+			if (into_first_bytes(t + (uint64_t)(int64_t)e, addr, size, hi, &inside))
 				return "a jump table into the first bytes";
-			inside += to >= addr && to < addr + size;
 		}
 		for (unsigned k = 0; k < TABLE_ENTRIES; k++) {
 			uint64_t to;
 			if (!read_mem(mem, t + 8ull * k, &to, 8) || !is_code(mem, to))
 				break;
-			if (to >= addr && to < hi)
+			if (into_first_bytes(to, addr, size, hi, &inside))
 				return "a jump table into the first bytes";
-			inside += to >= addr && to < addr + size;
 		}
 	}
 	return inside ? NULL : "an indirect jump (a jump table)";
