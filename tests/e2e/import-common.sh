@@ -4,6 +4,9 @@
 FXT_IMPORT=$abs_top_builddir/fxt-import
 FXT_MERGE=$abs_top_builddir/fxt-merge
 
+# have_tracecmd: true when this build reads trace.dat (configure found libtracecmd).
+have_tracecmd() { grep -q '^#define HAVE_LIBTRACECMD 1' "$abs_top_builddir/config.h"; }
+
 # report_counts REPORT: "BUFFER EVENT COUNT" lines, sorted (BUFFER "top").
 report_counts() {
   awk '

@@ -13,7 +13,7 @@ DATA=$abs_top_srcdir/tests/data/tracecmd
 plan 54
 scratch
 
-if ! grep -q '^#define HAVE_LIBTRACECMD 1' "$abs_top_builddir/config.h"; then
+if ! have_tracecmd; then
   for i in $(seq 54); do skip "built without libtracecmd"; done
   finish; exit $?
 fi
