@@ -368,7 +368,7 @@ for target in $(grep -o '`make [a-z][a-z-]*' "$README" | awk '{ print $2 }' | so
 done
 is "${missing:-none}" none "every make target the README names exists"
 missing=
-for opt in --enable-sanitizers --enable-fuzzing --enable-werror; do
+for opt in $(grep -oE -- '--(enable|with)-[a-z][a-z-]*' "$README" | sort -u); do
   "$abs_top_srcdir/configure" --help | grep -q -- "$opt" || missing="$missing $opt"
 done
 is "${missing:-none}" none "every configure option the README names exists"
