@@ -43,8 +43,17 @@ fi
 
 run broadcast
 if has_libc broadcast.fxt; then
-  is "$(count_of '^pthread_cond_broadcast -> pthread_cond_wait other$' <broadcast.flows)" 2 \
-    "broadcast: a flow from the broadcast to each woken wait"
+  # Both workers wait before main can lock the mutex (each flags while
+  # holding it, and its wait releases it), so the broadcast starts inside
+  # both waits: two flows, whatever the scheduling.  Failed once on a
+  # loaded machine and never again in 1,200 runs under load: say what
+  # there was if it does.
+  n=$(count_of '^pthread_cond_broadcast -> pthread_cond_wait other$' <broadcast.flows)
+  is "$n" 2 "broadcast: a flow from the broadcast to each woken wait"
+  if [ "$n" != 2 ]; then
+    diag "flows: $(cat broadcast.flows)"
+    diag "$("$FXT_DUMP" broadcast.fxt | grep -E 'cond_|flow_' | cut -c 1-200)"
+  fi
 else
   skip "broadcast: the flusher writes no libc slices yet"
 fi
