@@ -46,6 +46,11 @@
  *     own: the pthread_exit wrapper puts them back (a thread cancelled at
  *     a cancellation point still unwinds without: the destructors of its
  *     C++ frames below a patched one do not run).
+ *   - Backtraces the program takes of itself: the C library's backtrace()
+ *     (which calls the unwinder through a pointer of its own too) and
+ *     libunwind's unw_backtrace() are the agent's as well, and put the real
+ *     return addresses back around the walk; the agent's entry points
+ *     leave their own frames out of what they give.
  *
  * Libraries loaded later by dlopen() that FXT_PATCH_MODULE names are
  * patched as dlopen() returns (agent_patch_dlopened(), from the wrapper in

@@ -11,10 +11,12 @@
 #include <config.h>
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -363,17 +365,96 @@ void agent_patch_thread_unwinds(void)
 		restore_all(&pstack);
 }
 
-/* A backtrace walks the frames and leaves them: hooked again after. */
+/* The caller's callback, behind one that passes over the first frame the
+ * unwinder shows it: the agent's _Unwind_Backtrace, which its caller's
+ * would be without the agent. */
+struct trace_skip {
+	unwind_trace_fn *fn;
+	void *arg;
+	bool skipped;
+};
+
+static unwind_code trace_skipping(struct _Unwind_Context *ctx, void *arg)
+{
+	struct trace_skip *t = arg;
+
+	if (!t->skipped) {
+		t->skipped = true;
+		return 0; /* _URC_NO_REASON */
+	}
+	return t->fn(ctx, t->arg);
+}
+
+/* A backtrace walks the frames and leaves them: hooked again after.  The
+ * callback sees the frames it would see without the agent. */
 unwind_code _Unwind_Backtrace(unwind_trace_fn *fn, void *arg)
 {
 	REAL(backtrace_fn *, _Unwind_Backtrace);
+	struct trace_skip t = { fn, arg, false };
 	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n;
 	if (on)
 		restore_all(&pstack);
-	unwind_code rc = real__Unwind_Backtrace(fn, arg);
+	unwind_code rc = real__Unwind_Backtrace(trace_skipping, &t);
+	/* Never a tail call: this frame is the one skipped. */
+	__asm__ volatile("" ::: "memory");
 	if (on)
 		rearm(&pstack, CALLER_SP());
 	return rc;
+}
+
+/* backtrace(3) and the like (real), called from the agent's of the same
+ * name, whose caller's stack pointer is sp.  The real return addresses
+ * are put back around the walk.  The real one, called from here, gives
+ * the address in the agent's first: it is dropped, and when that filled
+ * the buffer, the address it pushed out is read again with room for one
+ * more, in pages of their own (backtraces are taken in crash handlers,
+ * where malloc() is not safe). */
+typedef int walk_fn(void **, int);
+
+static inline __attribute__((always_inline)) int walk_for_caller(walk_fn *real, void **array,
+								 int size, uint64_t *sp)
+{
+	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n;
+	size_t len = ((size_t)(size > 0 ? size : 0) + 1) * sizeof(void *);
+	void **v = MAP_FAILED, **from = array;
+	int n;
+
+	if (on)
+		restore_all(&pstack);
+	n = real(array, size);
+	if (n > 0 && n == size && size < INT_MAX) {
+		v = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		int m = v != MAP_FAILED ? real(v, size + 1) : 0;
+		if (m > 1) {
+			from = v;
+			n = m;
+		}
+	}
+	if (n > 0)
+		memmove(array, from + 1, (size_t)(n - 1) * sizeof(void *));
+	if (v != MAP_FAILED)
+		munmap(v, len);
+	if (on)
+		rearm(&pstack, sp);
+	return n > 0 ? n - 1 : 0;
+}
+
+/* The C library's backtrace() calls the unwinder through a pointer of its
+ * own (it loads libgcc_s itself), not through the agent's
+ * _Unwind_Backtrace. */
+__attribute__((visibility("default"))) int backtrace(void **array, int size);
+int backtrace(void **array, int size)
+{
+	REAL(walk_fn *, backtrace);
+	return walk_for_caller(real_backtrace, array, size, CALLER_SP());
+}
+
+/* libunwind's, which walks with an unwinder of its own. */
+__attribute__((visibility("default"))) int unw_backtrace(void **array, int size);
+int unw_backtrace(void **array, int size)
+{
+	REAL(walk_fn *, unw_backtrace);
+	return walk_for_caller(real_unw_backtrace, array, size, CALLER_SP());
 }
 
 /* A catch: the frames between the throw and the catching one are gone. */

@@ -206,6 +206,17 @@ tests_progs_patchme_cxx_static_SOURCES = tests/progs/patchme_cxx.cc
 tests_progs_patchme_cxx_static_CXXFLAGS = $(WARN_CXXFLAGS) -O2 -g
 tests_progs_patchme_cxx_static_LDFLAGS = $(EXAMPLE_LINK_FLAGS) -static-libgcc -static-libstdc++
 tests_progs_patchme_cxx_static_LDADD = -lpthread
+# patchme_bt prints its own backtraces (backtrace(), _Unwind_Backtrace());
+# patchme_bt_unw, linked with libunwind, unw_backtrace() too: the frames of
+# the plain run (tests/e2e/patch-walkers.sh).
+check_PROGRAMS += tests/progs/patchme_bt tests/progs/patchme_bt_unw
+tests_progs_patchme_bt_SOURCES = tests/progs/patchme_bt.c
+tests_progs_patchme_bt_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_patchme_bt_LDFLAGS = $(EXAMPLE_LINK_FLAGS) -rdynamic
+tests_progs_patchme_bt_unw_SOURCES = tests/progs/patchme_bt.c
+tests_progs_patchme_bt_unw_CFLAGS = $(WARN_CFLAGS) -O2 -g -DPATCHME_BT_UNW $(LIBUNWIND_CFLAGS)
+tests_progs_patchme_bt_unw_LDFLAGS = $(EXAMPLE_LINK_FLAGS) -rdynamic
+tests_progs_patchme_bt_unw_LDADD = $(LIBUNWIND_LIBS)
 # patchme_lib and its library libpatchlib: --patch-module.
 check_LTLIBRARIES += tests/progs/libpatchlib.la
 tests_progs_libpatchlib_la_SOURCES = tests/progs/patchlib.c tests/progs/patchlib.h

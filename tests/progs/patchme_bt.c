@@ -1,0 +1,99 @@
+/* patchme_bt: a program that prints its own backtrace, as crash handlers,
+ * loggers and assert macros do, built without -finstrument-functions
+ * (-O2, -rdynamic for the names) for run-time patching
+ * (tests/e2e/patch-walkers.sh).  Patching replaces return addresses on
+ * the stack; the backtraces must be the ones the plain run prints.
+ *
+ *   outer -> middle -> inner(3) -> inner(2) ... -> inner(0) -> show()
+ *
+ * show() prints, each symbolized by backtrace_symbols_fd():
+ *   glibc's backtrace() with room for every frame,
+ *   backtrace() with room for 4 (the buffer full),
+ *   the frames _Unwind_Backtrace() gives a callback of the program's,
+ *   built as patchme_bt_unw (PATCHME_BT_UNW, linked with libunwind, whose
+ *   _Unwind_Backtrace comes first then): libunwind's unw_backtrace() too,
+ * each after a line "NAME: N frames".  Run 3 times, from 3 calls.
+ */
+#include <execinfo.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <unwind.h>
+#ifdef PATCHME_BT_UNW
+#include <libunwind.h>
+#endif
+
+#define NOINLINE __attribute__((noinline, noclone))
+#define MAXF	 64
+
+static volatile int sink;
+
+/* Global, so that -rdynamic names them. */
+void show(void);
+void inner(int d);
+void middle(void);
+void outer(void);
+
+static void print(const char *what, void **v, int n)
+{
+	printf("%s: %d frames\n", what, n);
+	fflush(stdout);
+	backtrace_symbols_fd(v, n, STDOUT_FILENO);
+}
+
+struct collected {
+	void *v[MAXF];
+	int n;
+};
+
+static _Unwind_Reason_Code collect(struct _Unwind_Context *ctx, void *arg)
+{
+	struct collected *c = arg;
+
+	if (c->n == MAXF)
+		return _URC_END_OF_STACK;
+	c->v[c->n++] = (void *)_Unwind_GetIP(ctx);
+	return _URC_NO_REASON;
+}
+
+NOINLINE void show(void)
+{
+	void *v[MAXF];
+	struct collected c = { .n = 0 };
+
+	print("backtrace", v, backtrace(v, MAXF));
+	print("backtrace(4)", v, backtrace(v, 4));
+	_Unwind_Backtrace(collect, &c);
+	print("_Unwind_Backtrace", c.v, c.n);
+#ifdef PATCHME_BT_UNW
+	print("unw_backtrace", v, unw_backtrace(v, MAXF));
+#endif
+	sink++;
+}
+
+NOINLINE void inner(int d)
+{
+	if (d == 0)
+		show();
+	else
+		inner(d - 1);
+	sink++;
+}
+
+NOINLINE void middle(void)
+{
+	inner(3);
+	sink++;
+}
+
+NOINLINE void outer(void)
+{
+	middle();
+	sink++;
+}
+
+int main(void)
+{
+	for (int i = 0; i < 3; i++)
+		outer();
+	return 0;
+}
