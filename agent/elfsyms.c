@@ -90,24 +90,26 @@ static bool refers_to_hook(const struct symtab *t)
 	return false;
 }
 
-static long visit(const char *path, agent_elf_fn *fn, agent_elf_sized_fn *sfn, void *ctx,
-		  bool *instrumented);
+static long visit(const char *path, agent_elf_fn *fn, agent_elf_sized_fn *sfn,
+		  agent_elf_other_fn *other, void *ctx, bool *instrumented);
 
 long agent_elf_functions(const char *path, agent_elf_fn *fn, void *ctx, bool *instrumented)
 {
-	return visit(path, fn, NULL, ctx, instrumented);
+	return visit(path, fn, NULL, NULL, ctx, instrumented);
 }
 
-long agent_elf_all_functions(const char *path, agent_elf_sized_fn *fn, void *ctx)
+long agent_elf_all_functions(const char *path, agent_elf_sized_fn *fn, agent_elf_other_fn *other,
+			     void *ctx)
 {
 	bool instrumented;
 
-	return visit(path, NULL, fn, ctx, &instrumented);
+	return visit(path, NULL, fn, other, ctx, &instrumented);
 }
 
-/* With fn: the functions of an instrumented file; with sfn: all of them. */
-static long visit(const char *path, agent_elf_fn *fn, agent_elf_sized_fn *sfn, void *ctx,
-		  bool *instrumented)
+/* With fn: the functions of an instrumented file; with sfn: all of them
+ * (and with other, the other symbols). */
+static long visit(const char *path, agent_elf_fn *fn, agent_elf_sized_fn *sfn,
+		  agent_elf_other_fn *other, void *ctx, bool *instrumented)
 {
 	struct symtab sym = { 0 }, dyn = { 0 }, *use = NULL;
 	bool have_sym = false, have_dyn = false;
@@ -166,8 +168,11 @@ static long visit(const char *path, agent_elf_fn *fn, agent_elf_sized_fn *sfn, v
 		if (ELF64_ST_BIND(s->st_info) != STB_LOCAL)
 			file = NULL;
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF ||
-		    !s->st_value)
+		    !s->st_value) {
+			if (other && type != STT_SECTION && (name = name_of(use, k)) && name[0])
+				other(ctx, name);
 			continue;
+		}
 		name = name_of(use, k);
 		if (!name || !name[0])
 			continue;

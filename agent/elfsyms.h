@@ -29,10 +29,17 @@ long agent_elf_functions(const char *path, agent_elf_fn *fn, void *ctx, bool *in
 typedef void agent_elf_sized_fn(void *ctx, const char *name, uint64_t value, uint64_t size,
 				const char *file);
 
+/* Called for each named symbol of the table that is not a defined
+ * function: what the module refers to (undefined), its data, the bounds
+ * the linker defines (etext ...). */
+typedef void agent_elf_other_fn(void *ctx, const char *name);
+
 /* Reads the ELF64 file at `path`: calls fn for every function symbol of
- * its symbol table (.symtab, else .dynsym), instrumented or not, for
- * run-time patching (agent/patch.h).  Returns their number, or -errno. */
-long agent_elf_all_functions(const char *path, agent_elf_sized_fn *fn, void *ctx);
+ * its symbol table (.symtab, else .dynsym), instrumented or not, and
+ * `other` (unless NULL) for its other symbols, for run-time patching
+ * (agent/patch.h).  Returns the number of functions, or -errno. */
+long agent_elf_all_functions(const char *path, agent_elf_sized_fn *fn, agent_elf_other_fn *other,
+			     void *ctx);
 
 /* Whether a module loaded now, other than the agent, refers to
  * __cyg_profile_func_enter: read off the modules' relocations in memory

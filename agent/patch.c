@@ -113,6 +113,7 @@ struct cands {
 	const struct agent_patterns *pat;
 	const struct module *m;
 	bool own_raise, own_throw; /* it links in the unwinder, C++'s throw */
+	const char *walker;	   /* it walks its own stack: why (walker_sign()) */
 };
 
 static bool in_exec(const struct module *m, uint64_t addr, uint64_t size)
@@ -138,6 +139,62 @@ static bool unwinder_function(const char *name, const char *file)
 	return file && strncmp(file, "unwind-", 7) == 0; /* unwind-dw2.c ... */
 }
 
+/* What tells a module whose code walks its own stack by return address,
+ * as a runtime does to find its frames (HotSpot's frame::sender, the Go
+ * runtime's traceback, V8's, a sanitizer's unwinder, a program stepping
+ * with libunwind): it would meet the return trampoline where a return
+ * address should be, and take it for a frame it cannot explain (HotSpot
+ * crashes).  A symbol the module defines or refers to, whole or, ending
+ * in '*', its start; the reason the module is left alone.  (The C
+ * library's backtrace(), _Unwind_Backtrace and unw_backtrace are the
+ * agent's, which put the real return addresses back: no sign.) */
+static const struct {
+	const char *sym, *why;
+} walker_signs[] = {
+	/* HotSpot's libjvm: its walker, which it exports for profilers. */
+	{ "AsyncGetCallTrace", "walks its own stack (HotSpot)" },
+	{ "_ZN2v88internal*", "walks its own stack (V8)" },
+	{ "runtime.morestack", "walks its own stack (the Go runtime)" },
+	/* Built with a sanitizer, or its run-time library. */
+	{ "__asan_init", "walks its own stack (a sanitizer's)" },
+	{ "__hwasan_init", "walks its own stack (a sanitizer's)" },
+	{ "__msan_init", "walks its own stack (a sanitizer's)" },
+	{ "__tsan_init", "walks its own stack (a sanitizer's)" },
+	{ "__ubsan_handle_*", "walks its own stack (a sanitizer's)" },
+	{ "__sanitizer_print_stack_trace", "walks its own stack (a sanitizer's)" },
+	/* unw_init_local(), then unw_step(). */
+	{ "_ULx86_64_init_local*", "walks its own stack (libunwind)" },
+	/* The linker defines these only for a module that reads them: the
+	 * bounds of its text, which a walker checks return addresses
+	 * against (gprof's mcount too). */
+	{ "__executable_start", "walks its own stack (it reads the bounds of its text)" },
+	{ "etext", "walks its own stack (it reads the bounds of its text)" },
+	{ "_etext", "walks its own stack (it reads the bounds of its text)" },
+	{ "__etext", "walks its own stack (it reads the bounds of its text)" },
+};
+
+static const char *walker_sign(const char *name)
+{
+	if (name[0] != '_' && name[0] != 'A' && name[0] != 'r' && name[0] != 'e')
+		return NULL;
+	for (size_t i = 0; i < sizeof(walker_signs) / sizeof(walker_signs[0]); i++) {
+		const char *w = walker_signs[i].sym;
+		size_t len = strlen(w);
+		if (w[len - 1] == '*' ? strncmp(name, w, len - 1) == 0 : strcmp(name, w) == 0)
+			return walker_signs[i].why;
+	}
+	return NULL;
+}
+
+/* A symbol not a function's: what the module refers to, its bounds. */
+static void on_other(void *ctx, const char *name)
+{
+	struct cands *c = ctx;
+
+	if (!c->walker)
+		c->walker = walker_sign(name);
+}
+
 static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size, const char *file)
 {
 	struct cands *c = ctx;
@@ -145,6 +202,7 @@ static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size
 	char *dm;
 	bool match;
 
+	on_other(ctx, name);
 	if (!in_exec(c->m, addr, size ? size : 1))
 		return;
 	/* An unwinder of its own (-static-libgcc) and C++'s throw too
@@ -431,7 +489,7 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 		if (m->seg[i].addr + m->seg[i].size > text_hi)
 			text_hi = m->seg[i].addr + m->seg[i].size;
 	}
-	long nsym = agent_elf_all_functions(exe, on_symbol, &c);
+	long nsym = agent_elf_all_functions(exe, on_symbol, on_other, &c);
 	if (nsym < 0) {
 		agent_dbg("FXT_PATCH: cannot read the symbols of %s", exe);
 		return (int)nsym;
@@ -441,6 +499,11 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 		for (size_t i = 0; i < c.n; i++)
 			c.v[i].plan.why = "it throws with an unwinder of its own (-static-libgcc "
 					  "-static-libstdc++)";
+		goto done;
+	}
+	if (c.walker) {
+		for (size_t i = 0; i < c.n; i++)
+			c.v[i].plan.why = c.walker;
 		goto done;
 	}
 

@@ -52,6 +52,11 @@
  *     return addresses back around the walk; the agent's entry points
  *     leave their own frames out of what they give.
  *
+ * A module whose own code walks its stack by return address (a runtime:
+ * HotSpot, V8, Go; a sanitizer; libunwind's unw_step) would meet the exit
+ * trampoline where a return address should be: it is left alone whole,
+ * known by a symbol it defines or refers to (patch.c, walker_signs).
+ *
  * Libraries loaded later by dlopen() that FXT_PATCH_MODULE names are
  * patched as dlopen() returns (agent_patch_dlopened(), from the wrapper in
  * modules.c), when other threads may be running: the same stubs, but the

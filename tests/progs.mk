@@ -217,6 +217,18 @@ tests_progs_patchme_bt_unw_SOURCES = tests/progs/patchme_bt.c
 tests_progs_patchme_bt_unw_CFLAGS = $(WARN_CFLAGS) -O2 -g -DPATCHME_BT_UNW $(LIBUNWIND_CFLAGS)
 tests_progs_patchme_bt_unw_LDFLAGS = $(EXAMPLE_LINK_FLAGS) -rdynamic
 tests_progs_patchme_bt_unw_LDADD = $(LIBUNWIND_LIBS)
+# patchme_walk walks its own stack by return address, and calls libwalkrt,
+# which does too (standing for HotSpot's libjvm): left alone.  Frame
+# pointers, which both walk.
+check_LTLIBRARIES += tests/progs/libwalkrt.la
+tests_progs_libwalkrt_la_SOURCES = tests/progs/walkrt.c tests/progs/walkrt.h
+tests_progs_libwalkrt_la_CFLAGS = $(WARN_CFLAGS) -O2 -g -fno-omit-frame-pointer
+tests_progs_libwalkrt_la_LDFLAGS = -avoid-version -shared -rpath /nowhere
+check_PROGRAMS += tests/progs/patchme_walk
+tests_progs_patchme_walk_SOURCES = tests/progs/patchme_walk.c
+tests_progs_patchme_walk_CFLAGS = $(WARN_CFLAGS) -O2 -g -fno-omit-frame-pointer
+tests_progs_patchme_walk_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_patchme_walk_LDADD = tests/progs/libwalkrt.la
 # patchme_lib and its library libpatchlib: --patch-module.
 check_LTLIBRARIES += tests/progs/libpatchlib.la
 tests_progs_libpatchlib_la_SOURCES = tests/progs/patchlib.c tests/progs/patchlib.h

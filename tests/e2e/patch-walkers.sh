@@ -3,10 +3,13 @@
 # patching's return trampoline would meet where a return address should be.
 # A program printing its own backtrace (backtrace(), _Unwind_Backtrace(),
 # libunwind's unw_backtrace(): tests/progs/patchme_bt) prints the frames of
-# the plain run, its calls counted.
+# the plain run, its calls counted.  A module that walks its own stack by
+# return address, as a runtime does (tests/progs/patchme_walk, and
+# libwalkrt standing for HotSpot's libjvm), is left alone, with its
+# reason; with a JDK installed, java runs as it does, libjvm left alone.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-N=5
+N=12
 plan $N
 scratch
 
@@ -39,4 +42,68 @@ is "$(awk '$1 ~ /^(show|inner|middle|outer|collect)$/ { printf "%s=%s ", $1, $2 
 # of their frames).
 "$FXT_RUN" -q -o "$TMPD/np.fxt" -- "$PROGS/patchme_bt_unw" > "$TMPD/np.out" 2>&1
 is "$(frames "$TMPD/np.out")" "$(frames "$TMPD/patchme_bt_unw.plain")" "patchme_bt_unw, traced without --patch: the frames of the plain run"
+# Modules that walk their own stack: left alone, and said so.
+W=$PROGS/patchme_walk
+"$W" > "$TMPD/w.plain" 2>&1
+w_rc=$?
+"$FXT_RUN" -o "$TMPD/w.fxt" --patch=. --patch-module='libwalkrt*' --patch-list -- "$W" \
+  > "$TMPD/w.out" 2> "$TMPD/w.err"
+is "$?/$(cat "$TMPD/w.out")" "$w_rc/$(cat "$TMPD/w.plain")" \
+  "patchme_walk: it walks its own stack and the library's, the output and status of the plain run"
+ok "... the program left alone: it reads the bounds of its text" \
+  grep -q '^fxt-run: patched 0 of [1-9][0-9]* functions of .*patchme_walk (skipped: [0-9]* walks its own stack (it reads the bounds of its text))$' "$TMPD/w.err"
+ok "... the library left alone: HotSpot's walker (AsyncGetCallTrace)" \
+  grep -q '^fxt-run: patched 0 of [1-9][0-9]* functions of .*libwalkrt.so (skipped: [0-9]* walks its own stack (HotSpot))$' "$TMPD/w.err"
+ok "... --patch-list names each function with the reason" \
+  grep -q '^fxt-run: skipped rt_run: walks its own stack (HotSpot)$' "$TMPD/w.err"
+
+# HotSpot: java -version and a small program (threads, an exception's
+# stack trace, the JIT, a GC), libjvm left alone.
+if ! command -v java > /dev/null 2>&1 || ! command -v javac > /dev/null 2>&1; then
+  for i in 1 2 3; do skip "no java or javac"; done
+else
+  java -version > "$TMPD/jv.plain" 2>&1
+  "$FXT_RUN" -q -o "$TMPD/jv.fxt" --patch=. --patch-module='libjvm*' -- java -version \
+    > "$TMPD/jv.out" 2>&1
+  is "$?/$(cat "$TMPD/jv.out")" "0/$(cat "$TMPD/jv.plain")" "java -version, --patch-module='libjvm*': as it runs plain"
+  cat > "$TMPD/Walk.java" <<'JAVA'
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+public class Walk {
+    static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+
+    public static void main(String[] args) throws Exception {
+        List<String> l = new ArrayList<>();
+        for (int i = 0; i < 100000; i++)
+            l.add("s" + i);
+        Collections.sort(l);
+        Thread t = new Thread(() -> System.out.println("thread " + fib(25)));
+        t.start();
+        t.join();
+        try {
+            Object o = null;
+            o.hashCode();
+        } catch (NullPointerException e) {
+            System.out.println("caught, " + e.getStackTrace().length + " frames");
+        }
+        System.gc();
+        System.out.println(l.get(5) + " " + fib(30));
+    }
+}
+JAVA
+  if ! (cd "$TMPD" && javac Walk.java) > "$TMPD/javac.err" 2>&1; then
+    for i in 1 2; do skip "javac failed: $(head -n 1 "$TMPD/javac.err")"; done
+  else
+    java -cp "$TMPD" Walk > "$TMPD/j.plain" 2>&1
+    j_rc=$?
+    "$FXT_RUN" -o "$TMPD/j.fxt" --patch=. --patch-module='libjvm*' -- java -cp "$TMPD" Walk \
+      > "$TMPD/j.out" 2> "$TMPD/j.err"
+    is "$?/$(cat "$TMPD/j.out")" "$j_rc/$(cat "$TMPD/j.plain")" \
+      "a Java program, --patch-module='libjvm*': the output and status of the plain run"
+    ok "... libjvm left alone: it walks its own stack (HotSpot)" \
+      grep -q '^fxt-run: patched 0 of [1-9][0-9]* functions of .*libjvm.so (skipped: [0-9]* walks its own stack (HotSpot))$' "$TMPD/j.err"
+  fi
+fi
 finish
