@@ -267,11 +267,19 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 
 /* ---------------------------------------------------------- unwinding */
 
+/* Whether entry e is filled: a signal handler may walk the stack while
+ * fxt__patch_enter() is between counting an entry and filling it (its
+ * slot is still UINTPTR_MAX then, its return address not hooked yet). */
+static bool filled(const struct shadow *e)
+{
+	return e->slot != (uint64_t *)UINTPTR_MAX;
+}
+
 /* Puts the real return addresses back in every hooked slot. */
 static void restore_all(struct pstack *s)
 {
 	for (uint32_t i = 0; i < s->n; i++)
-		if (*s->v[i].slot == (uint64_t)(uintptr_t)fxt__patch_exit_tramp)
+		if (filled(&s->v[i]) && *s->v[i].slot == (uint64_t)(uintptr_t)fxt__patch_exit_tramp)
 			*s->v[i].slot = s->v[i].ret;
 }
 
@@ -282,7 +290,7 @@ static void rearm(struct pstack *s, uint64_t *sp)
 {
 	pop_gone(s, sp - 1);
 	for (uint32_t i = 0; i < s->n; i++)
-		if (*s->v[i].slot == s->v[i].ret)
+		if (filled(&s->v[i]) && *s->v[i].slot == s->v[i].ret)
 			*s->v[i].slot = (uint64_t)(uintptr_t)fxt__patch_exit_tramp;
 }
 

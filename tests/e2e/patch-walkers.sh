@@ -3,13 +3,14 @@
 # patching's return trampoline would meet where a return address should be.
 # A program printing its own backtrace (backtrace(), _Unwind_Backtrace(),
 # libunwind's unw_backtrace(): tests/progs/patchme_bt) prints the frames of
-# the plain run, its calls counted.  A module that walks its own stack by
+# the plain run, its calls counted, and takes them in a signal handler
+# without a fault.  A module that walks its own stack by
 # return address, as a runtime does (tests/progs/patchme_walk, and
 # libwalkrt standing for HotSpot's libjvm), is left alone, with its
 # reason; with a JDK installed, java runs as it does, libjvm left alone.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-N=12
+N=13
 plan $N
 scratch
 
@@ -38,6 +39,16 @@ ok "patchme_bt: backtrace() with room for 4 of 11 frames: the first 4" \
   awk -F, 'NR > 1 && $(NF - 1) ~ /patchme_bt/ { n = $NF; gsub(/"/, "", n); print n, $1 }' | sort > "$TMPD/calls"
 is "$(awk '$1 ~ /^(show|inner|middle|outer|collect)$/ { printf "%s=%s ", $1, $2 }' "$TMPD/calls")" \
   "collect=36 inner=12 middle=3 outer=3 show=3 " "patchme_bt: the functions it walks through are patched, every call counted"
+# Backtraces from a SIGPROF handler, which may come in the middle of a
+# patched call's entry or return (a sampling profiler): twice, as the
+# window is a few instructions wide (the agent faulted 5 times in 6).
+for i in 1 2; do
+  "$FXT_RUN" -q -o "$TMPD/prof$i.fxt" --max-size=1 --patch='^leaf$' -- "$PROGS/patchme_bt" prof \
+    > "$TMPD/prof$i.out" 2> /dev/null
+  echo "$?/$(cat "$TMPD/prof$i.out")"
+done > "$TMPD/prof.out"
+is "$(sort -u "$TMPD/prof.out")" "0/prof: 250 backtraces" \
+  "patchme_bt prof: 250 backtraces in a SIGPROF handler across patched calls, twice: no fault"
 # Not patched, the same frames too (the agent's own entry points show none
 # of their frames).
 "$FXT_RUN" -q -o "$TMPD/np.fxt" -- "$PROGS/patchme_bt_unw" > "$TMPD/np.out" 2>&1

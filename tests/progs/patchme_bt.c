@@ -13,9 +13,17 @@
  *   built as patchme_bt_unw (PATCHME_BT_UNW, linked with libunwind, whose
  *   _Unwind_Backtrace comes first then): libunwind's unw_backtrace() too,
  * each after a line "NAME: N frames".  Run 3 times, from 3 calls.
+ *
+ * With the argument "prof": calls leaf() in a loop while a SIGPROF
+ * handler takes a backtrace (its timer set to 200 us of CPU time), 250
+ * times, as a sampling profiler does; a signal may come in the middle of
+ * any patched call's entry or return.
  */
 #include <execinfo.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 #include <unwind.h>
 #ifdef PATCHME_BT_UNW
@@ -32,6 +40,7 @@ void show(void);
 void inner(int d);
 void middle(void);
 void outer(void);
+void leaf(long v);
 
 static void print(const char *what, void **v, int n)
 {
@@ -91,8 +100,43 @@ NOINLINE void outer(void)
 	sink++;
 }
 
-int main(void)
+NOINLINE void leaf(long v)
 {
+	sink += (int)v;
+}
+
+static volatile int samples;
+
+static void on_prof(int sig)
+{
+	void *v[MAXF];
+
+	(void)sig;
+	if (backtrace(v, MAXF) > 0)
+		samples++;
+}
+
+static int prof(void)
+{
+	struct sigaction sa;
+	struct itimerval it = { { 0, 200 }, { 0, 200 } }, off = { { 0, 0 }, { 0, 0 } };
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_prof;
+	sa.sa_flags = SA_RESTART;
+	if (sigaction(SIGPROF, &sa, NULL) != 0 || setitimer(ITIMER_PROF, &it, NULL) != 0)
+		return 1;
+	for (long i = 0; samples < 250; i++)
+		leaf(i);
+	setitimer(ITIMER_PROF, &off, NULL);
+	printf("prof: %d backtraces\n", samples);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "prof") == 0)
+		return prof();
 	for (int i = 0; i < 3; i++)
 		outer();
 	return 0;
