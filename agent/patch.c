@@ -148,35 +148,35 @@ static bool unwinder_function(const char *name, const char *file)
  * in '*', its start; the reason the module is left alone.  (The C
  * library's backtrace(), _Unwind_Backtrace and unw_backtrace are the
  * agent's, which put the real return addresses back: no sign.) */
+#define WALKS(who) "walks its own stack (" who ")"
 static const struct {
 	const char *sym, *why;
 } walker_signs[] = {
 	/* HotSpot's libjvm: its walker, which it exports for profilers. */
-	{ "AsyncGetCallTrace", "walks its own stack (HotSpot)" },
-	{ "_ZN2v88internal*", "walks its own stack (V8)" },
-	{ "runtime.morestack", "walks its own stack (the Go runtime)" },
+	{ "AsyncGetCallTrace", WALKS("HotSpot") },
+	{ "_ZN2v88internal*", WALKS("V8") },
+	{ "runtime.morestack", WALKS("the Go runtime") },
 	/* Built with a sanitizer, or its run-time library. */
-	{ "__asan_init", "walks its own stack (a sanitizer's)" },
-	{ "__hwasan_init", "walks its own stack (a sanitizer's)" },
-	{ "__msan_init", "walks its own stack (a sanitizer's)" },
-	{ "__tsan_init", "walks its own stack (a sanitizer's)" },
-	{ "__ubsan_handle_*", "walks its own stack (a sanitizer's)" },
-	{ "__sanitizer_print_stack_trace", "walks its own stack (a sanitizer's)" },
+	{ "__asan_init", WALKS("a sanitizer's") },
+	{ "__hwasan_init", WALKS("a sanitizer's") },
+	{ "__msan_init", WALKS("a sanitizer's") },
+	{ "__tsan_init", WALKS("a sanitizer's") },
+	{ "__ubsan_handle_*", WALKS("a sanitizer's") },
+	{ "__sanitizer_print_stack_trace", WALKS("a sanitizer's") },
 	/* unw_init_local(), then unw_step(). */
-	{ "_ULx86_64_init_local*", "walks its own stack (libunwind)" },
+	{ "_ULx86_64_init_local*", WALKS("libunwind") },
 	/* The linker defines these only for a module that reads them: the
 	 * bounds of its text, which a walker checks return addresses
 	 * against (gprof's mcount too). */
-	{ "__executable_start", "walks its own stack (it reads the bounds of its text)" },
-	{ "etext", "walks its own stack (it reads the bounds of its text)" },
-	{ "_etext", "walks its own stack (it reads the bounds of its text)" },
-	{ "__etext", "walks its own stack (it reads the bounds of its text)" },
+	{ "__executable_start", WALKS("it reads the bounds of its text") },
+	{ "etext", WALKS("it reads the bounds of its text") },
+	{ "_etext", WALKS("it reads the bounds of its text") },
+	{ "__etext", WALKS("it reads the bounds of its text") },
 };
+#undef WALKS
 
 static const char *walker_sign(const char *name)
 {
-	if (name[0] != '_' && name[0] != 'A' && name[0] != 'r' && name[0] != 'e')
-		return NULL;
 	for (size_t i = 0; i < sizeof(walker_signs) / sizeof(walker_signs[0]); i++) {
 		const char *w = walker_signs[i].sym;
 		size_t len = strlen(w);
