@@ -66,7 +66,7 @@ struct convert_result {
 	uint64_t calls;	  /* slices of calls of instrumented functions (hooks) */
 	uint64_t records; /* spool records read */
 	uint64_t bytes;	  /* archive bytes, uncompressed */
-	uint64_t deep;	  /* slices nested deeper than Perfetto shows (512) */
+	uint64_t deep;	  /* slices nested deeper than Perfetto shows (fxt/depth.h) */
 	/* The functions the filters matched (spool header). */
 	uint32_t filter_included, filter_excluded;
 	uint64_t max_depth;

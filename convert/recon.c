@@ -238,6 +238,13 @@ int recon__enter_slow(struct recon *r, uint64_t fn, uint64_t ts)
 	return 0;
 }
 
+/* Short calls: a frame at `depth` closes and is emitted. */
+static void kept_depth(struct recon *r, size_t depth)
+{
+	if (fxt__depth_hidden(depth) && depth > r->max_depth)
+		r->max_depth = depth;
+}
+
 /* Pops frames down to (and including) index `to`, all ending at `end`
  * (equal ends still nest), innermost first, then emits what is ready. */
 static int close_to(struct recon *r, size_t to, uint64_t end)
@@ -249,6 +256,8 @@ static int close_to(struct recon *r, size_t to, uint64_t end)
 		int err;
 
 		/* Short calls: these frames are emitted, whatever they last. */
+		if (r->min)
+			kept_depth(r, r->depth);
 		if (r->min && f->left_out) {
 			err = r->sink->short_children(r->ctx, f->addr, f->left_out);
 			if (err < 0)
@@ -311,8 +320,11 @@ int recon__feed_min(struct recon *r, uint64_t ts, uint64_t addr)
 	if (!n)
 		return -ENOMEM;
 	if (!(addr & SPOOL_EXIT_BIT)) {
-		size_t depth = r->depth;
+		size_t depth = r->depth, max = r->max_depth;
 		err = recon__feed(r, ts, addr);
+		/* The deepest is known when frames close: the deepest to open
+		 * may be left out. */
+		r->max_depth = max;
 		if (err < 0 || r->depth != depth + 1)
 			return err;
 		r->stack[depth].child = r->stack[depth].left_out = 0;
@@ -347,8 +359,11 @@ int recon__feed_min(struct recon *r, uint64_t ts, uint64_t addr)
 		if (parent)
 			parent->left_out += dur;
 		r->left_out++;
+		if (fxt__depth_hidden(r->depth - 1))
+			r->deep--; /* counted as it opened */
 		err = r->sink->short_call(r->ctx, fn, dur, dur - f->child, *n == 0);
 	} else {
+		kept_depth(r, r->depth - 1);
 		err = f->left_out ? r->sink->short_children(r->ctx, fn, f->left_out) : 0;
 	}
 	return err < 0 ? err : recon__feed(r, ts, addr);

@@ -60,6 +60,7 @@
 #include <stdint.h>
 
 #include "convert/addrtab.h"
+#include "fxt/depth.h"
 
 #include "spool/format.h"
 
@@ -124,11 +125,6 @@ struct recon_sink {
 	int (*short_children)(void *ctx, uint64_t addr, uint64_t ticks);
 };
 
-/* Perfetto shows slices at nesting depths 0 .. 512 and counts deeper ones
- * in its stat slice_max_depth_exceeded: the recon counts the frames it
- * would not show. */
-#define RECON_SHOWN_DEPTH 512u
-
 /* Default bound of the FIFO, in slots (24 bytes each). */
 #define RECON_FIFO_MAX (64u << 10)
 
@@ -172,8 +168,11 @@ struct recon {
 	uint64_t emitted;   /* frames emitted (complete events and begun frames) */
 	uint64_t begun;	    /* frames emitted as begin/end pairs */
 	uint64_t nargs;	    /* argument lists alive (0: nothing to free on drain) */
-	uint64_t deep;	    /* frames entered deeper than RECON_SHOWN_DEPTH */
-	size_t max_depth;   /* the deepest of those, else 0 */
+	/* The frames emitted that Perfetto does not show (fxt/depth.h),
+	 * counted as they open and uncounted when left out (short calls),
+	 * and the depth of the deepest of them, else 0. */
+	uint64_t deep;
+	size_t max_depth;
 	const struct recon_sink *sink;
 	void *ctx;
 	/* Short calls: the bound in ticks (0: off), and how many frames of
@@ -205,10 +204,10 @@ static inline __attribute__((always_inline)) int recon__feed(struct recon *r, ui
 		ts = r->last_ts + 1;
 	r->last_ts = ts;
 	if (!(addr & SPOOL_EXIT_BIT)) {
-		if (__builtin_expect(r->depth > RECON_SHOWN_DEPTH, 0)) {
+		if (__builtin_expect(fxt__depth_hidden(r->depth), 0)) {
 			r->deep++;
-			if (r->depth + 1 > r->max_depth)
-				r->max_depth = r->depth + 1;
+			if (r->depth > r->max_depth)
+				r->max_depth = r->depth;
 		}
 		if (__builtin_expect(r->depth < r->cap && r->tail - r->head < r->fifo_cap, 1)) {
 			struct recon_slot *s = &r->fifo[r->tail & (r->fifo_cap - 1)];

@@ -9,6 +9,7 @@ FXT_CODEC_SOURCES = \
 	fxt/utf8.c \
 	fxt/names.c \
 	fxt/counts.c fxt/counts.h \
+	fxt/depth.c fxt/depth.h \
 	fxt/internal.h \
 	fxt/hash.h
 

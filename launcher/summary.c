@@ -13,8 +13,8 @@
 
 #include <fxt/reader.h>
 
-#include "convert/recon.h"
 #include "fxt/counts.h"
+#include "fxt/depth.h"
 #include "launcher/launcher.h"
 
 /* Reads the archive at path.  Returns 0 or -errno (st->error then says
@@ -148,15 +148,13 @@ void summary_line(const char *what, const char *display, const struct archive_st
 						      : ": raise --max-size to keep them",
 		over, st->error != NULL ? "; " : "", st->error != NULL ? st->error : "",
 		note != NULL ? "; " : "", note != NULL ? note : "");
-	if (st->deep != 0)
-		fprintf(stderr,
-			"fxt-run: warning: %" PRIu64 " slice%s nest deeper than %u levels (%" PRIu64
-			" deep on pid %" PRIu64 " tid %" PRIu64
-			"): Perfetto does not show them (its "
-			"stat slice_max_depth_exceeded); fxt-report counts them, fxt-flame "
-			"--max-depth draws them bounded\n",
-			st->deep, st->deep == 1 ? "" : "s", RECON_SHOWN_DEPTH, st->max_depth,
-			st->deep_pid, st->deep_tid);
+	if (st->deep != 0) {
+		char msg[512];
+
+		fxt__depth_warning(msg, sizeof(msg), st->deep, st->max_depth, st->deep_pid,
+				   st->deep_tid);
+		fprintf(stderr, "fxt-run: warning: %s\n", msg);
+	}
 }
 
 /* Adds one archive's deep nesting to `sum`'s. */

@@ -10,14 +10,16 @@
  *  - complete events on one thread must nest exactly.  Perfetto drops a
  *    complete event that partly overlaps a sibling, so that is an error.
  *    Complete events may be written in any order (at their end, typically),
- *    so their intervals are kept per thread and checked, sorted, at the end;
- *    past MAX_INTERVALS the check covers the first ones and says so;
+ *    so their intervals are kept per thread and checked, sorted, at the end,
+ *    with those of the begin/end pairs (the slices Perfetto nests them
+ *    with); past MAX_INTERVALS the check covers the first ones and says so;
  *  - what Perfetto needs: a thread object's "process" argument of koid type
  *    (a warning when missing, an error when of another type), numeric
  *    counter arguments (a warning);
- *  - what Perfetto does not show: slices nested deeper than its limit of
- *    512 levels (a warning, tools/nesting.c; complete events are fed in
- *    the sorted order of the overlap check, begin/end pairs as they come).
+ *  - what Perfetto does not show: slices nested deeper than its limit
+ *    (a warning, fxt/depth.h; tools/nesting.c is fed every slice of a
+ *    thread, complete events and begin/end pairs, in the sorted order of
+ *    the overlap check).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -32,13 +34,22 @@
 
 #define MAX_INTERVALS (8u << 20) /* 24 bytes each: 192 MB at most */
 
+/* A slice: a complete event, or a begin/end pair (offset | IV_BEGUN, the
+ * begin's; end UINT64_MAX when never ended). */
 struct interval {
 	uint64_t start, end, offset;
 };
 
+#define IV_BEGUN (1ull << 63)
+
+/* An open duration begin: its offset, its time in ns. */
+struct begin {
+	uint64_t offset, ts;
+};
+
 struct thread_state {
 	uint64_t pid, tid;
-	uint64_t *begins; /* offsets of the open duration begins */
+	struct begin *begins; /* the open duration begins, outermost first */
 	size_t nbegins, capbegins;
 	struct interval *iv;
 	size_t niv, capiv;
@@ -58,9 +69,8 @@ struct checker {
 	struct pairmap rates; /* (provider id, 0) -> ticks per second */
 	size_t total_iv;
 	bool iv_capped;
-	/* Depths of complete events (sorted, at the end) and of begin/end
-	 * pairs (streaming). */
-	struct nesting *nest_x, *nest_be;
+	/* Depths of the slices (sorted, at the end). */
+	struct nesting *nest;
 };
 
 static void report(struct checker *c, enum fxt_diag_level level, uint64_t off, const char *fmt, ...)
@@ -86,8 +96,7 @@ int checker_new(struct checker **out, fxt_diag_fn fn, void *ctx)
 	pairmap_init(&c->thread_index);
 	pairmap_init(&c->flows);
 	pairmap_init(&c->rates);
-	if (nesting_new(&c->nest_x, NESTING_PERFETTO_LIMIT) < 0 ||
-	    nesting_new(&c->nest_be, NESTING_PERFETTO_LIMIT) < 0) {
+	if (nesting_new(&c->nest, FXT__SHOWN_DEPTH) < 0) {
 		checker_free(c);
 		return -ENOMEM;
 	}
@@ -107,8 +116,7 @@ void checker_free(struct checker *c)
 	pairmap_free(&c->thread_index);
 	pairmap_free(&c->flows);
 	pairmap_free(&c->rates);
-	nesting_free(c->nest_x);
-	nesting_free(c->nest_be);
+	nesting_free(c->nest);
 	free(c);
 }
 
@@ -184,6 +192,23 @@ static uint64_t to_ns(const struct checker *c, uint32_t provider, uint64_t ticks
 	return (uint64_t)((unsigned __int128)ticks * 1000000000u / *rate);
 }
 
+/* A slice of t, [start, end] in ns (as Perfetto compares them: two
+ * sections of one provider id, a process's images, may count ticks at
+ * slightly different rates). */
+static int add_interval(struct checker *c, struct thread_state *t, uint64_t start, uint64_t end,
+			uint64_t offset)
+{
+	if (c->total_iv >= MAX_INTERVALS) {
+		c->iv_capped = true;
+		return 0;
+	}
+	if (TOOL_GROW(t->iv, t->capiv, t->niv + 1) < 0)
+		return -ENOMEM;
+	t->iv[t->niv++] = (struct interval){ start, end, offset };
+	c->total_iv++;
+	return 0;
+}
+
 int checker_record(struct checker *c, const struct fxt_record *rec)
 {
 	check_perfetto(c, rec);
@@ -206,38 +231,27 @@ int checker_record(struct checker *c, const struct fxt_record *rec)
 		if (!(t = thread_of(c, ev->pid, ev->tid)) ||
 		    TOOL_GROW(t->begins, t->capbegins, t->nbegins + 1) < 0)
 			return -ENOMEM;
-		t->begins[t->nbegins++] = rec->offset;
-		if (nesting_begin(c->nest_be, ev->pid, ev->tid, ev->ts) < 0)
-			return -ENOMEM;
+		t->begins[t->nbegins++] =
+		    (struct begin){ rec->offset, to_ns(c, rec->provider_id, ev->ts) };
 		break;
 	case FXT_EVENT_DURATION_END:
 		if (!(t = thread_of(c, ev->pid, ev->tid)))
 			return -ENOMEM;
-		if (t->nbegins == 0)
+		if (t->nbegins == 0) {
 			report(c, FXT_DIAG_WARNING, rec->offset,
 			       "duration end with no begin on pid %" PRIu64 " tid %" PRIu64,
 			       ev->pid, ev->tid);
-		else
-			t->nbegins--;
-		if (nesting_end(c->nest_be, ev->pid, ev->tid, ev->ts) < 0)
-			return -ENOMEM;
-		break;
-	case FXT_EVENT_DURATION_COMPLETE:
-		if (c->total_iv >= MAX_INTERVALS) {
-			c->iv_capped = true;
 			break;
 		}
-		if (!(t = thread_of(c, ev->pid, ev->tid)) ||
-		    TOOL_GROW(t->iv, t->capiv, t->niv + 1) < 0)
+		t->nbegins--;
+		return add_interval(c, t, t->begins[t->nbegins].ts,
+				    to_ns(c, rec->provider_id, ev->ts),
+				    t->begins[t->nbegins].offset | IV_BEGUN);
+	case FXT_EVENT_DURATION_COMPLETE:
+		if (!(t = thread_of(c, ev->pid, ev->tid)))
 			return -ENOMEM;
-		/* In ns, as Perfetto compares them: two sections of one
-		 * provider id (a process's images) may count ticks at
-		 * slightly different rates. */
-		t->iv[t->niv++] = (struct interval){ to_ns(c, rec->provider_id, ev->ts),
-						     to_ns(c, rec->provider_id, ev->extra),
-						     rec->offset };
-		c->total_iv++;
-		break;
+		return add_interval(c, t, to_ns(c, rec->provider_id, ev->ts),
+				    to_ns(c, rec->provider_id, ev->extra), rec->offset);
 	case FXT_EVENT_FLOW_BEGIN:
 	case FXT_EVENT_FLOW_STEP:
 	case FXT_EVENT_FLOW_END: {
@@ -282,9 +296,6 @@ static int cmp_interval(const void *pa, const void *pb)
 	return a->offset < b->offset ? -1 : a->offset > b->offset;
 }
 
-/* Reports complete events that partly overlap an enclosing one.  The stack
- * holds the chain of open intervals; anything that ends at or before the
- * new start is closed first. */
 /* Flows, by id: begun and never ended, ended (or stepped) and never
  * begun, and ended before they begin (Perfetto binds flow events in time
  * order: such an end is dropped). */
@@ -342,10 +353,15 @@ static void check_flows(struct checker *c)
 		       backwards, id_back);
 }
 
+/* Reports complete events that partly overlap an enclosing one, and feeds
+ * the depth tracker.  The stack holds the chain of open intervals;
+ * anything that ends at or before the new start is closed first.  A
+ * begin/end pair is only nested: Perfetto matches an end with its begin,
+ * whatever closed in between. */
 static void check_nesting(struct checker *c, struct thread_state *t)
 {
 	if (t->niv == 1 &&
-	    nesting_complete(c->nest_x, t->pid, t->tid, t->iv[0].start, t->iv[0].end) < 0)
+	    nesting_complete(c->nest, t->pid, t->tid, t->iv[0].start, t->iv[0].end) < 0)
 		report(c, FXT_DIAG_WARNING, 0, "out of memory: depth not checked");
 	if (t->niv < 2)
 		return;
@@ -359,7 +375,8 @@ static void check_nesting(struct checker *c, struct thread_state *t)
 		const struct interval *cur = &t->iv[i];
 		while (depth > 0 && t->iv[stack[depth - 1]].end <= cur->start)
 			depth--;
-		if (depth > 0 && cur->end > t->iv[stack[depth - 1]].end) {
+		if (depth > 0 && cur->end > t->iv[stack[depth - 1]].end &&
+		    !((cur->offset | t->iv[stack[depth - 1]].offset) & IV_BEGUN)) {
 			const struct interval *top = &t->iv[stack[depth - 1]];
 			report(c, FXT_DIAG_ERROR, cur->offset,
 			       "complete event [%" PRIu64 ", %" PRIu64
@@ -371,7 +388,7 @@ static void check_nesting(struct checker *c, struct thread_state *t)
 			continue; /* keep the stack as Perfetto would: without it */
 		}
 		stack[depth++] = i;
-		if (nesting_complete(c->nest_x, t->pid, t->tid, cur->start, cur->end) < 0) {
+		if (nesting_complete(c->nest, t->pid, t->tid, cur->start, cur->end) < 0) {
 			report(c, FXT_DIAG_WARNING, 0, "out of memory: depth not checked");
 			break;
 		}
@@ -379,25 +396,17 @@ static void check_nesting(struct checker *c, struct thread_state *t)
 	free(stack);
 }
 
-/* Slices Perfetto will not show: deeper than its 512 levels. */
+/* Slices Perfetto will not show (fxt/depth.h). */
 static void check_depth(struct checker *c)
 {
-	struct nesting_result x, be;
-	uint64_t deeper;
+	struct nesting_result res;
+	char msg[512];
 
-	nesting_result(c->nest_x, &x);
-	nesting_result(c->nest_be, &be);
-	deeper = x.deeper + be.deeper;
-	if (!deeper)
+	nesting_result(c->nest, &res);
+	if (!res.deeper)
 		return;
-	if (be.max_depth > x.max_depth)
-		x = be;
-	report(c, FXT_DIAG_WARNING, 0,
-	       "%" PRIu64 " slice(s) nest deeper than %u levels (depth %" PRIu64 " on pid %" PRIu64
-	       " tid %" PRIu64
-	       "): Perfetto will not show them (its stat slice_max_depth_exceeded); "
-	       "fxt-report counts them, fxt-flame --max-depth draws them bounded",
-	       deeper, NESTING_PERFETTO_LIMIT, x.max_depth, x.max_pid, x.max_tid);
+	fxt__depth_warning(msg, sizeof(msg), res.deeper, res.max_depth, res.max_pid, res.max_tid);
+	report(c, FXT_DIAG_WARNING, 0, "%s", msg);
 }
 
 void checker_finish(struct checker *c)
@@ -405,9 +414,16 @@ void checker_finish(struct checker *c)
 	for (size_t i = 0; i < c->nthreads; i++) {
 		struct thread_state *t = &c->threads[i];
 		if (t->nbegins)
-			report(c, FXT_DIAG_WARNING, t->begins[0],
+			report(c, FXT_DIAG_WARNING, t->begins[0].offset,
 			       "%zu duration begin(s) never ended on pid %" PRIu64 " tid %" PRIu64,
 			       t->nbegins, t->pid, t->tid);
+		/* Open to the end: they enclose whatever follows them. */
+		for (size_t k = 0; k < t->nbegins; k++)
+			if (add_interval(c, t, t->begins[k].ts, UINT64_MAX,
+					 t->begins[k].offset | IV_BEGUN) < 0) {
+				report(c, FXT_DIAG_WARNING, 0, "out of memory: depth not checked");
+				break;
+			}
 		check_nesting(c, t);
 	}
 	check_flows(c);

@@ -1,8 +1,7 @@
 /* Nesting depth of the duration slices of an archive, per thread, in one
  * streaming pass: the deepest nesting and how many slices lie deeper than
- * a limit, e.g. Perfetto's (it shows no slice deeper than
- * NESTING_PERFETTO_LIMIT and counts the rest in its stat
- * slice_max_depth_exceeded).
+ * a limit, e.g. Perfetto's (FXT__SHOWN_DEPTH, fxt/depth.h: the slices it
+ * does not show, as fxt-run's summary counts them too).
  *
  * Depths are Perfetto's: 0 for a slice with no parent on its thread, so a
  * chain of N nested slices reaches depth N - 1, and with the limit 512 the
@@ -22,7 +21,7 @@
  *
  *	struct nesting *n;
  *	struct nesting_result res;
- *	nesting_new(&n, NESTING_PERFETTO_LIMIT);
+ *	nesting_new(&n, FXT__SHOWN_DEPTH);
  *	for each record rec read by reader r: nesting_record(n, r, &rec);
  *	nesting_result(n, &res);  // res.max_depth, res.deeper ...
  *	nesting_free(n);
@@ -32,11 +31,10 @@
 
 #include <stdint.h>
 
+#include "fxt/depth.h"
+
 struct fxt_reader;
 struct fxt_record;
-
-/* The deepest slice depth Perfetto shows (its kMaxDepth, 512). */
-#define NESTING_PERFETTO_LIMIT 512
 
 struct nesting;
 

@@ -41,7 +41,7 @@ EOT
 is "$(stat_of deep.fxt maxdepth)/$(stat_of deep.fxt overlaps)/$(stat_of deep.fxt open)" \
   1000002/0/0 "deep recursion: nested 1,000,002 deep"
 ok "deep recursion: fxt-run warns that Perfetto shows 513 levels of 1,000,002" grep -q \
-  '^fxt-run: warning: 999489 slices nest deeper than 512 levels (1000002 deep on pid [0-9]* tid [0-9]*): Perfetto does not show them' \
+  '^fxt-run: warning: 999489 slices nest deeper than 512 levels (depth 1000001 on pid [0-9]* tid [0-9]*): Perfetto does not show them' \
   "$TMPD/err"
 
 # --- SIGUSR1 handled 3000 times while the thread runs instrumented code.

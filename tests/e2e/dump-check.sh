@@ -66,6 +66,6 @@ is "$(printf '%s\n' "$out" | tail -1)" "$A/bad-ref.fxt: invalid (12 records, 2 e
 # Deeper than Perfetto's 512 levels: a warning, not an error.
 dump --check "$A/deep.fxt"
 is "$rc" 0 "too deep for Perfetto: exit 0"
-is "$(printf '%s\n' "$out" | grep -c 'warning: 2 slice(s) nest deeper than 512 levels (depth 514 on pid 10 tid 11): Perfetto will not show them')" 1 \
+is "$(printf '%s\n' "$out" | grep -c 'warning: 2 slices nest deeper than 512 levels (depth 514 on pid 10 tid 11): Perfetto does not show them')" 1 \
   "too deep for Perfetto: how many slices it will not show"
 finish

@@ -5,9 +5,11 @@
 # processes (threads, forks, execs, pipes, a process recovered from its
 # spool), with drops, samples and every libc group; for each archive
 # --keep-parts leaves; and for the archive `fxt-run --recover` writes.
+# Its warning of slices nested too deep for Perfetto is the one
+# `fxt-dump --check` gives (fxt/depth.h).
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 14
+plan 17
 
 # said ARCHIVE: what fxt-run's summary line of ARCHIVE said (in
 # $TMPD/err), "E events, T threads, D dropped[, P processes]".
@@ -95,6 +97,21 @@ cd "$TMPD" || exit 1
 # One process, no merge: the converter's numbers are the archive's.
 trace one.fxt --sample=2000 --libc=all "$PROGS/named_threads" return
 agrees "one process" one.fxt
+
+# Too deep for Perfetto: fxt-run's warning (the converter's count) is
+# the one fxt-dump --check gives (the archive's), same numbers, same
+# deepest slice.  100,000 calls deep, the outer frames are begin/end pairs
+# (past the converter's FIFO) and the inner ones complete events nested
+# in them; with --min-duration the calls left out are not counted.
+deep_said() { sed -n 's/^fxt-run: warning: \(.* nest deeper .*\)/\1/p' "$TMPD/err"; }
+deep_holds() { "$FXT_DUMP" --check "$1" 2>&1 | sed -n 's/^.*: warning: \(.* nest deeper .*\)/\1/p'; }
+trace deep.fxt "$PROGS/deep_recursion" 100000
+w=$(deep_said)
+is "$w" "$(deep_holds deep.fxt)" "deep recursion: fxt-run's warning is fxt-dump --check's"
+ok "deep recursion: 99,490 slices too deep, the deepest at depth 100,002" \
+  test -n "$(printf '%s\n' "$w" | grep '^99490 slices .*(depth 100002 on ')"
+trace deepmin.fxt --min-duration=20us "$PROGS/deep_recursion" 2000
+is "$(deep_said)" "$(deep_holds deepmin.fxt)" "--min-duration: fxt-run's warning is fxt-dump --check's"
 
 # fxt-run killed with its processes (its own process group): the spools
 # stay; --recover converts and merges them, and says what the archive

@@ -26,7 +26,7 @@ int main(void)
 	plan(11);
 
 	/* The deep_recursion test's shape: 100,001 nested slices. */
-	n = fresh(NESTING_PERFETTO_LIMIT);
+	n = fresh(FXT__SHOWN_DEPTH);
 	for (uint64_t k = 0; k <= 100000 && rc == 0; k++)
 		rc = nesting_complete(n, 1, 2, k, 300000 - k);
 	nesting_result(n, &res);
@@ -58,7 +58,7 @@ int main(void)
 	nesting_free(n);
 
 	/* Children first: flagged, depth a lower bound. */
-	n = fresh(NESTING_PERFETTO_LIMIT);
+	n = fresh(FXT__SHOWN_DEPTH);
 	nesting_complete(n, 1, 1, 10, 20);
 	nesting_complete(n, 1, 1, 0, 100);
 	nesting_result(n, &res);
