@@ -5,8 +5,11 @@
  *  - duration begin/end pairing per thread: an end without a begin, or a
  *    begin never ended, is what real recorders do (a trace started or
  *    stopped mid-call): a warning;
- *  - flows begun and never ended, ended and never begun, or ending
- *    before they begin (in time: file order does not matter): warnings;
+ *  - flows ended and never begun, or ending before they begin (in time:
+ *    file order does not matter): warnings.  Flows begun and never ended
+ *    are counted in a note: a recorder cannot end a flow whose other end
+ *    it did not trace (every write into a pipe or socket that an untraced
+ *    program reads), and Perfetto shows the begin without an arrow;
  *  - complete events on one thread must nest exactly.  Perfetto drops a
  *    complete event that partly overlaps a sibling, so that is an error.
  *    Complete events may be written in any order (at their end, typically),
@@ -296,9 +299,9 @@ static int cmp_interval(const void *pa, const void *pb)
 	return a->offset < b->offset ? -1 : a->offset > b->offset;
 }
 
-/* Flows, by id: begun and never ended, ended (or stepped) and never
- * begun, and ended before they begin (Perfetto binds flow events in time
- * order: such an end is dropped). */
+/* Flows, by id: begun and never ended (a note), ended (or stepped) and
+ * never begun, and ended before they begin (Perfetto binds flow events in
+ * time order: such an end is dropped). */
 static void check_flows(struct checker *c)
 {
 	uint64_t unended = 0, unbegun = 0, backwards = 0;
@@ -339,9 +342,10 @@ static void check_flows(struct checker *c)
 		}
 	}
 	if (unended)
-		report(c, FXT_DIAG_WARNING, first_unended,
-		       "%" PRIu64 " flow(s) begun and never ended (first: id %" PRIu64 ")", unended,
-		       id_unended);
+		report(c, FXT_DIAG_INFO, first_unended,
+		       "%" PRIu64 " flow(s) begun and never ended (first: id %" PRIu64
+		       "): their other end was not traced (a pipe's or socket's reader)",
+		       unended, id_unended);
 	if (unbegun)
 		report(c, FXT_DIAG_WARNING, first_unbegun,
 		       "%" PRIu64 " flow(s) stepped or ended and never begun (first: id %" PRIu64

@@ -17,8 +17,8 @@ dump --check "$A/warn.fxt"
 is "$rc" 0 "warnings only: exit 0"
 is "$out" "$A/warn.fxt: offset 168: warning: duration end with no begin on pid 10 tid 11
 $A/warn.fxt: offset 184: warning: 1 duration begin(s) never ended on pid 10 tid 12
-$A/warn.fxt: offset 200: warning: 1 flow(s) begun and never ended (first: id 9)
-$A/warn.fxt: ok (14 records, 0 errors, 3 warnings)" "warnings listed with offsets"
+$A/warn.fxt: offset 200: note: 1 flow(s) begun and never ended (first: id 9): their other end was not traced (a pipe's or socket's reader)
+$A/warn.fxt: ok (14 records, 0 errors, 2 warnings)" "warnings listed with offsets, open flows in a note"
 
 dump --check "$A/flow-order.fxt"
 is "$rc" 0 "flows in any file order: exit 0"

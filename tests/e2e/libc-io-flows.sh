@@ -4,10 +4,10 @@
 # byte, in one thread, across threads, across a fork (pipe and socket
 # pair), across the two programs of a shell pipeline, and across the
 # separate archives of a run without fxt-run; the session file is
-# removed at the end either way.
+# removed at the end either way.  A write nobody traced reads: no warning.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 42
+plan 44
 prog=$PROGS/libc_io_prog
 SLICES=$HELPERS/libc_slices
 
@@ -112,6 +112,18 @@ ok "recovered: the reader's archive recovered" grep -q "recovered from spool" "$
 is "$(flows killed.fxt | sort -u)" "write -> read other" \
   "recovered: the killed reader's read ends a write's flow"
 no_session recovered
+
+# ---------------------------------------------------------------- untraced reader
+# Writes read by a program fxt-run does not trace (here the test's cat)
+# begin flows that never end: expected, so fxt-dump --check counts them
+# in a note and the archive has nothing to warn of.
+FXT_LIBC=io "$FXT_RUN" -o untraced.fxt "$prog" produce 5 2>"$TMPD/err" | cat >/dev/null
+"$FXT_DUMP" --check untraced.fxt >untraced.check 2>&1
+is "$(sed -n 's/^untraced\.fxt: ok (.*, \([0-9]*\) errors, \([0-9]*\) warnings)$/\1\/\2/p' untraced.check)" \
+  0/0 "untraced reader: --check passes without a warning"
+ok "untraced reader: a note counts the 5 open flows" grep -q \
+  '^untraced\.fxt: offset [0-9]*: note: 5 flow(s) begun and never ended (first: id [0-9]*): their other end was not traced' \
+  untraced.check
 
 # ---------------------------------------------------------------- no fxt-run
 # Each process writes its own archive; the ids still match across them,
