@@ -5,14 +5,17 @@
 #include "config.h"
 
 #include <elf.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <link.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "launcher/launcher.h"
@@ -131,10 +134,42 @@ char *find_program(const char *prog)
 	die(EXIT_NOTFOUND, "%s: command not found", prog);
 }
 
+/* Whether executing `path` gains capabilities from its file capabilities
+ * (the xattr security.capability, as setcap(8) writes it), which puts it
+ * in secure mode like a set-user-ID program: the kernel does so when the
+ * file's effective bit is set or it grants permitted capabilities, unless
+ * the real user is root.  (Which of those the bounding set keeps is not
+ * looked at: a grant it removes entirely is rare.) */
+static bool gains_file_caps(const char *path)
+{
+	struct vfs_ns_cap_data cap;
+	ssize_t n;
+	uint32_t magic;
+
+	if (getuid() == 0)
+		return false;
+	n = getxattr(path, "security.capability", &cap, sizeof(cap));
+	if (n < (ssize_t)sizeof(cap.magic_etc))
+		return false; /* none, or no xattrs on this filesystem */
+	magic = le32toh(cap.magic_etc);
+	if (magic & VFS_CAP_FLAGS_EFFECTIVE)
+		return true;
+	switch (magic & VFS_CAP_REVISION_MASK) {
+	case VFS_CAP_REVISION_1:
+		return n >= (ssize_t)XATTR_CAPS_SZ_1 && cap.data[0].permitted != 0;
+	case VFS_CAP_REVISION_2:
+	case VFS_CAP_REVISION_3:
+		return n >= (ssize_t)XATTR_CAPS_SZ_2 &&
+		       (cap.data[0].permitted != 0 || cap.data[1].permitted != 0);
+	default:
+		return false;
+	}
+}
+
 /* The loader ignores LD_PRELOAD in a program that has none (static and
  * static-PIE executables: no PT_INTERP) and in a secure-mode one (set-user-
- * or set-group-ID to someone else): say so before it runs untraced.
- * Scripts and unreadable files are not checked. */
+ * or set-group-ID to someone else, or gaining file capabilities): say so
+ * before it runs untraced.  Scripts and unreadable files are not checked. */
 void warn_untraceable(const char *path, const char *name)
 {
 	struct stat st;
@@ -150,6 +185,13 @@ void warn_untraceable(const char *path, const char *name)
 			"fxt-run: warning: %s is set-%s-ID: the loader ignores LD_PRELOAD, so it "
 			"runs untraced\n",
 			name, (st.st_mode & S_ISUID) && st.st_uid != geteuid() ? "user" : "group");
+		return;
+	}
+	if (gains_file_caps(path)) {
+		fprintf(stderr,
+			"fxt-run: warning: %s has file capabilities: the loader ignores LD_PRELOAD, "
+			"so it runs untraced\n",
+			name);
 		return;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -10,7 +10,7 @@ export FXT_LIBC=none
 # providers ARCHIVE: the provider ids (one per process), in archive order.
 providers() { "$FXT_DUMP" "$1" | sed -n 's/^provider_info id=\([0-9]*\) .*/\1/p' | tr '\n' ' '; }
 
-plan 45
+plan 47
 
 # --- Errors, like a shell.
 rc=0; "$FXT_RUN" no-such-program-here >out 2>err || rc=$?
@@ -124,6 +124,24 @@ if [ "$(id -u)" = 0 ] && cp "$PROGS/loop" suid && chown nobody suid 2>/dev/null 
     '^fxt-run: warning: \./suid is set-user-ID: the loader ignores LD_PRELOAD' "$TMPD/err"
 else
   skip "set-user-ID needs root"; skip "set-user-ID needs root"
+fi
+# File capabilities (ping's cap_net_raw=ep) put a program run by another
+# user than root in secure mode too: run as nobody, in a directory nobody
+# may write.  Skipped where setcap or setpriv is missing, nobody cannot
+# run fxt-run from here, or the filesystem keeps no capabilities.
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+if [ "$(id -u)" = 0 ] && command -v setcap >/dev/null 2>&1 && command -v setpriv >/dev/null 2>&1 &&
+  chmod 711 "$TMPD" && mkdir caps && chmod 777 caps && cp "$PROGS/loop" caps/capped &&
+  nobody test -x "$FXT_RUN" && setcap cap_net_raw+ep caps/capped 2>/dev/null &&
+  getcap caps/capped | grep -q cap_net_raw; then
+  rc=0
+  (cd caps && nobody "$FXT_RUN" -o capped.fxt ./capped 1 >"$TMPD/out" 2>"$TMPD/err") || rc=$?
+  is "$rc" 0 "file capabilities: runs, its exit status"
+  ok "file capabilities: warned before it runs" grep -q \
+    '^fxt-run: warning: \./capped has file capabilities: the loader ignores LD_PRELOAD' "$TMPD/err"
+else
+  skip "file capabilities need root, setcap, setpriv and xattrs"
+  skip "file capabilities need root, setcap, setpriv and xattrs"
 fi
 trace dyn.fxt "$PROGS/loop" 1
 ok "instrumented program: no warning, no hint" sh -c '! grep -q "warning\|no instrumented" "$1"' sh "$TMPD/err"
