@@ -96,15 +96,28 @@ static void load_size(const char *name, uint64_t *field)
 }
 
 /* The executable's short name, for the default output and the process
- * name: /proc/self/comm would be cut at 15 bytes, so prefer argv[0]. */
-static void program_name(char *buf, size_t cap)
+ * name (agent_cfg.program): /proc/self/comm would be cut at 15 bytes, so
+ * argv[0]'s, which glibc's program_invocation_short_name points into: a
+ * copy, taken before the program may write its title over argv.  Without
+ * argv[0], the executable file's name. */
+static void load_program(void)
 {
 	extern char *program_invocation_short_name;
 	const char *p = program_invocation_short_name;
+	char exe[PATH_MAX];
+	size_t len;
+	ssize_t n;
 
-	if (!p || !*p)
+	if (!p || !*p) {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		p = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	}
+	if (!*p)
 		p = "program";
-	snprintf(buf, cap, "%s", p);
+	len = strnlen(p, sizeof(agent_cfg.program) - 1);
+	memcpy(agent_cfg.program, p, len);
+	agent_cfg.program[len] = '\0';
 }
 
 /* FXT_OUTPUT, a template (spool/names.h): fxt-run gives every process
@@ -115,12 +128,12 @@ static void program_name(char *buf, size_t cap)
 static void load_output(void)
 {
 	const char *s = getenv(FXT_ENV_OUTPUT);
-	char name[PATH_MAX], cwd[PATH_MAX], prog[256], host[256], bad = 0;
+	char name[PATH_MAX], cwd[PATH_MAX], host[256], bad = 0;
 	struct run_template_values v;
 	size_t n;
 
 	if (!s || !*s) {
-		program_name(name, sizeof(name));
+		snprintf(name, sizeof(name), "%s", agent_cfg.program);
 		n = strlen(name);
 		if (n + 5 < sizeof(name))
 			memcpy(name + n, ".fxt", 5);
@@ -128,13 +141,12 @@ static void load_output(void)
 		snprintf(name, sizeof(name), "%s", s);
 	} else {
 		agent_cfg.output_template = true;
-		program_name(prog, sizeof(prog));
 		if (gethostname(host, sizeof(host)) != 0)
 			snprintf(host, sizeof(host), "localhost");
 		host[sizeof(host) - 1] = '\0';
 		v.pid = (long)getpid();
 		v.start = (long long)time(NULL);
-		v.program = prog;
+		v.program = agent_cfg.program;
 		v.host = host;
 		if (run_output_expand(name, sizeof(name), s, &v, &bad) != 0) {
 			agent_err("%s: %s; the name is taken as it is", FXT_ENV_OUTPUT,
@@ -222,6 +234,7 @@ void agent_config_load(void)
 	s = getenv(FXT_ENV_DEBUG);
 	agent_cfg.debug = s && *s && strcmp(s, "0") != 0;
 
+	load_program();
 	load_output();
 	s = getenv(FXT_ENV_MODE);
 	if (s && fxt__mode_parse(s, &agent_cfg.mode) < 0) {

@@ -33,6 +33,10 @@ enum agent_clock {
 };
 
 struct agent_config {
+	/* The program's name as it was executed: argv[0]'s basename, read
+	 * before main() (a server may retitle itself for ps over its argv
+	 * later: setproctitle).  A fork child keeps it; an exec reads anew. */
+	char program[256];
 	char output[PATH_MAX]; /* absolute archive path (root's name) */
 	bool output_template;  /* FXT_OUTPUT held a '%' */
 	enum fxt_mode mode;    /* FXT_MODE */

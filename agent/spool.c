@@ -67,7 +67,6 @@ static void header_sync_modules(struct spool *sp)
 /* Creates the file and its header.  Called with the lock held. */
 static int create(struct spool *sp)
 {
-	extern char *program_invocation_short_name;
 	struct stat st;
 	void *p;
 	int fd, err;
@@ -103,8 +102,7 @@ static int create(struct spool *sp)
 		if (proc_stat_read(0, &state, &t) == 0)
 			sp->hdr->start_time = t;
 	}
-	snprintf(sp->hdr->program, sizeof(sp->hdr->program), "%s",
-		 program_invocation_short_name ? program_invocation_short_name : "");
+	snprintf(sp->hdr->program, sizeof(sp->hdr->program), "%s", agent_cfg.program);
 	header_sync_modules(sp);
 	/* The magic last: a reader seeing it sees a complete header. */
 	__atomic_store_n(&sp->hdr->magic, SPOOL_MAGIC, __ATOMIC_RELEASE);

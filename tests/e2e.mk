@@ -18,7 +18,8 @@ E2E_COMMON = \
 	tests/e2e/import-common.sh
 
 # The agent through fxt-run: calls (checked against uftrace when it is
-# installed), C++, threads, plug-ins, exit paths, stress, recovery, exec;
+# installed), C++, threads, plug-ins, exit paths, stress, recovery, process
+# names under retitling (setproctitle), exec;
 # fxt-run's options, the merge of a run's processes and --recover.
 # agent-calltree-helper.sh tests the reader the others use, fxt_calltree.
 E2E_TESTS = \
@@ -32,6 +33,7 @@ E2E_TESTS = \
 	tests/e2e/agent-stress.sh \
 	tests/e2e/agent-recover.sh \
 	tests/e2e/agent-recover-names.sh \
+	tests/e2e/agent-proctitle.sh \
 	tests/e2e/agent-hotspot.sh \
 	tests/e2e/agent-exec.sh \
 	tests/e2e/launcher-options.sh \

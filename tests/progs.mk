@@ -25,7 +25,8 @@
 # threads every way a program can, then dies or hangs, for the names of
 # recovered archives; exec_list re-executes itself with execl, execlp or
 # execle; numbered makes calls that say their own number, for the
-# recording modes.
+# recording modes; proctitle retitles itself for ps over its argv, as
+# servers do, then forks, for the process names.
 PROGS_TRACED = \
 	tests/progs/stress_threads \
 	tests/progs/deep_recursion \
@@ -35,7 +36,8 @@ PROGS_TRACED = \
 	tests/progs/crash \
 	tests/progs/named_threads \
 	tests/progs/exec_list \
-	tests/progs/numbered
+	tests/progs/numbered \
+	tests/progs/proctitle
 check_PROGRAMS += $(PROGS_TRACED)
 
 tests_progs_numbered_SOURCES = tests/progs/numbered.c
@@ -65,6 +67,10 @@ tests_progs_fork_child_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_loop_SOURCES = tests/progs/loop.c
 tests_progs_loop_CFLAGS = $(EXAMPLE_C_FLAGS)
 tests_progs_loop_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+
+tests_progs_proctitle_SOURCES = tests/progs/proctitle.c
+tests_progs_proctitle_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_proctitle_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 
 tests_progs_named_threads_SOURCES = tests/progs/named_threads.c
 tests_progs_named_threads_CFLAGS = $(EXAMPLE_C_FLAGS)
