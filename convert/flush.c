@@ -35,9 +35,6 @@
 #include "convert/stackchart.h"
 #include "spool/recording.h"
 
-/* Koid of a thread's sample track: a thread of its own next to it. */
-#define SAMPLE_KOID_BIT (1ull << 30)
-
 /* One flush: what the threads' passes share. */
 struct flusher {
 	const struct flush_input *in;
@@ -126,7 +123,7 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 	if (fl->pp.sampled && fl->pp.sampled[th->serial] && fl->sample_period) {
 		/* Registered right after the thread's own ref: neither evicts
 		 * the other while this thread is written (writer.h). */
-		flush_emit_init(&t->sctx, &fl->em, in->pid, th->tid | SAMPLE_KOID_BIT, 0, NULL);
+		flush_emit_init(&t->sctx, &fl->em, in->pid, th->tid | FXT_SAMPLE_KOID_BIT, 0, NULL);
 		recon_init(&t->sr, &flush_sink, &t->sctx, in->fifo_max);
 		stackchart_init(&t->sc, &t->sr, flush_names_fn_of, &fl->em.names,
 				fl->sample_period);
@@ -170,7 +167,7 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 	if (!err && t->ctx.events)
 		err = fxt__counts_thread(&st->counts, in->pid, th->tid);
 	if (!err && t->sctx.events)
-		err = fxt__counts_thread(&st->counts, in->pid, th->tid | SAMPLE_KOID_BIT);
+		err = fxt__counts_thread(&st->counts, in->pid, th->tid | FXT_SAMPLE_KOID_BIT);
 	st->dropped += th->dropped;
 	st->overwritten += th->overwritten;
 	st->unmatched += t->r.unmatched;
@@ -402,8 +399,8 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 		}
 		err = fxt_writer_thread_name(w, in->pid, th->tid, name);
 		if (!err && fl.pp.sampled && fl.pp.sampled[s]) {
-			snprintf(track, sizeof(track), "%s (samples)", name);
-			err = fxt_writer_thread_name(w, in->pid, th->tid | SAMPLE_KOID_BIT, track);
+			snprintf(track, sizeof(track), "%s" FXT_SAMPLE_TRACK_SUFFIX, name);
+			err = fxt_writer_thread_name(w, in->pid, th->tid | FXT_SAMPLE_KOID_BIT, track);
 		}
 	}
 

@@ -131,6 +131,15 @@ enum fxt_obj_type {
  * overwritten"); fxt_overwritten_in_name() (reader.h) reads N. */
 #define FXT_OVERWRITE_SUFFIX " records overwritten"
 
+/* fxtrace's stack samples (fxt-run --sample): each sampled thread gets a
+ * track of its own, a thread of koid tid | FXT_SAMPLE_KOID_BIT named after
+ * the thread with FXT_SAMPLE_TRACK_SUFFIX ("main (samples)"), whose slices
+ * are the stack chart of its samples (categories: the frames' modules, as
+ * hooked functions have).  Those slices are estimates of where CPU time
+ * went, not calls: readers keep them apart from the slices of calls. */
+#define FXT_SAMPLE_KOID_BIT	(UINT64_C(1) << 30)
+#define FXT_SAMPLE_TRACK_SUFFIX " (samples)"
+
 /* fxtrace's summary of calls written as no slice (fxt-run --min-duration:
  * shorter than the bound): per thread and function, one instant event of
  * category FXT_SHORT_CATEGORY named after the function, at the thread's
