@@ -248,9 +248,15 @@ int diff_build(struct diff *d)
 		return -ENOMEM;
 	}
 	n = 0;
-	for (r = 0; r < d->nruns; r++)
-		for (i = 0; i < profile_nrows(d->runs[r]); i++)
-			e[n++] = (struct entry){ profile_row(d->runs[r], i), r };
+	for (r = 0; r < d->nruns; r++) {
+		for (i = 0; i < profile_nrows(d->runs[r]); i++) {
+			const struct profile_row *row = profile_row(d->runs[r], i);
+
+			if (row->sampled) /* an estimate, not calls: not compared */
+				continue;
+			e[n++] = (struct entry){ row, r };
+		}
+	}
 	qsort(e, n, sizeof(*e), cmp_entry);
 	for (i = 0; i < n && rc == 0; i = j) {
 		struct diff_func *f = &d->f[d->nf++];

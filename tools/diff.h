@@ -33,6 +33,10 @@
  * are one family: a change is significant when its Benjamini-Hochberg
  * q-value is below --alpha, and flagged when it is also at least
  * --threshold percent.
+ *
+ * Only calls are compared: the rows of stack samples (profile_row.sampled)
+ * are estimates of CPU time whose "calls" are frames of a stack chart, and
+ * are left out.
  */
 #ifndef FXT_TOOLS_DIFF_H
 #define FXT_TOOLS_DIFF_H

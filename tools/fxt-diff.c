@@ -89,6 +89,10 @@ static const char help[] =
     "hooks of those calls; a run whose archive has no measure is named\n"
     "(\"base|new FILE: no measure of the hooks' cost: times as measured\")\n"
     "and json gives each run's \"hook_pair_ns\" (null: none).\n"
+    "Stack samples (fxt-run --sample) are estimates of CPU time, not calls:\n"
+    "they are left out of the comparison, and a line says how many runs had\n"
+    "them (\"stack samples left out\"; csv: on standard error; json:\n"
+    "\"sampled_runs\").  fxt-flame --diff --samples compares them.\n"
     "\n"
     "Exit status:\n"
     "  0   the comparison was written (and nothing is above --fail-above)\n"
@@ -320,6 +324,28 @@ static void put_drops(const struct job *j, FILE *out, const char *prefix)
 	}
 }
 
+/* The runs that have stack samples (left out of the comparison). */
+static size_t sampled_runs(const struct diff *d)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nruns; i++)
+		n += profile_nsampled(d->runs[i], NULL) != 0;
+	return n;
+}
+
+/* "PREFIXstack samples left out ..." when a run has them. */
+static void put_samples(const struct diff *d, FILE *out, const char *prefix)
+{
+	size_t n = sampled_runs(d);
+
+	if (n)
+		fprintf(out,
+			"%sstack samples left out (in %zu of %zu runs): estimates of CPU time, "
+			"not calls; fxt-flame --diff --samples compares them\n",
+			prefix, n, d->nruns);
+}
+
 /* With --subtract-overhead: "PREFIXthe hooks' cost taken out: ..." with
  * each side's mean over its runs that measured it. */
 static void put_hook_cost(const struct job *j, FILE *out, const char *prefix)
@@ -419,6 +445,7 @@ static void print_text(const struct job *j, size_t n)
 	put_whole(d, stdout, "# ");
 	put_hook_cost(j, stdout, "# ");
 	put_drops(j, stdout, "# ");
+	put_samples(d, stdout, "# ");
 	printf("%-7s %12s %12s %12s %8s %8s %9s %8s %12s %12s  function\n", "verdict", "total base",
 	       "total new", "delta", "delta%", "adj%", "q", "self%", "calls base", "calls new");
 	for (i = 0; i < n; i++) {
@@ -506,9 +533,10 @@ static void print_json(const struct job *j, size_t n)
 	size_t i;
 
 	printf("{\"base_runs\":%zu,\"new_runs\":%zu,\"alpha\":%g,\"threshold_pct\":%g,"
-	       "\"base_dropped\":%" PRIu64 ",\"new_dropped\":%" PRIu64 ",\"tested\":%zu",
+	       "\"base_dropped\":%" PRIu64 ",\"new_dropped\":%" PRIu64
+	       ",\"tested\":%zu,\"sampled_runs\":%zu",
 	       d->nbase, d->nnew, j->o.alpha, j->o.threshold, side_dropped(d, true),
-	       side_dropped(d, false), d->ntested);
+	       side_dropped(d, false), d->ntested, sampled_runs(d));
 	json_whole(d);
 	if (j->o.subtract) {
 		fputs(",\"hook_pair_ns\":[", stdout);
@@ -610,6 +638,7 @@ int main(int argc, char **argv)
 		put_whole(d, stderr, "fxt-diff: "); /* CSV has rows only */
 		put_hook_cost(&j, stderr, "fxt-diff: ");
 		put_drops(&j, stderr, "fxt-diff: ");
+		put_samples(d, stderr, "fxt-diff: ");
 		print_csv(d, n);
 		break;
 	case TOOL_FMT_JSON:

@@ -1,4 +1,5 @@
-/* fxt-report: where the time went, per function, thread or process. */
+/* fxt-report: where the time went, per function, thread or process; the
+ * stack samples (fxt-run --sample) in a table of their own. */
 #include "config.h"
 
 #include <errno.h>
@@ -12,6 +13,13 @@
 #include "tools/escape.h"
 #include "tools/profile.h"
 
+/* What to do with the slices of stack samples (--samples). */
+enum samples_mode {
+	SAMPLES_APART, /* a table of their own after the calls' */
+	SAMPLES_NO,
+	SAMPLES_ONLY,
+};
+
 struct options {
 	enum profile_by by;
 	enum profile_sort sort;
@@ -20,6 +28,7 @@ struct options {
 	const char *filter, *category;
 	const char *path;
 	bool subtract; /* --subtract-overhead */
+	enum samples_mode samples;
 };
 
 #define NAME "fxt-report"
@@ -38,6 +47,8 @@ static const char help[] =
     "  -F, --format FMT    text (default), csv or json\n"
     "  -O, --subtract-overhead\n"
     "                      take the tracer's own cost out of the times (see below)\n"
+    "  -S, --samples MODE  stack samples (fxt-run --sample): apart (default: a\n"
+    "                      table of their own after the calls), no, or only\n"
     "  -h, --help          print this help and exit\n"
     "  -V, --version       print the version and exit\n"
     "\n"
@@ -59,9 +70,21 @@ static const char help[] =
     "that the times approach those of the program run without tracing.  The\n"
     "header says what was taken (json: \"hook_pair_ns\", \"hook_inside_ns\").\n"
     "libc calls, samples and archives without the measure are left as they are.\n"
-    "With --by thread, the rows of a stack-sample track (fxt-run --sample) get\n"
-    "the sampled thread's tid and the track's name, \"NAME (samples)\": after the\n"
-    "function in text, column \"track\" in csv, \"track\" in json (else empty/null).\n"
+    "\n"
+    "Stack samples (fxt-run --sample) are estimates of where the CPU time went,\n"
+    "not calls: a function's sampled frames never add to its calls or times.\n"
+    "They get a table of their own, after the calls': \"# stack samples\" with\n"
+    "the frames and tracks they come from, then per function its sampled time\n"
+    "(total: with the function on the stack; self: in the function itself) and\n"
+    "self% of all sampled time.  --sort total and name order it, any other key\n"
+    "by self; --top, --filter and --category apply to it as to the calls.  With\n"
+    "--by thread, a sampled row has the sampled thread's tid and the track's\n"
+    "name, \"NAME (samples)\", after the function.  csv holds one table: the\n"
+    "calls (a line on standard error says what samples were left out), or with\n"
+    "--samples only the samples: total_ns,self_ns,self_pct,[pid,tid,]category,\n"
+    "name[,track].  json has the calls in \"rows\" and the samples in \"samples\"\n"
+    "(name, category, [pid, tid, track,] total_ns, self_ns, self_pct), with\n"
+    "\"sampled_frames\" and \"sample_tracks\"; \"slices\" counts the calls' only.\n"
     "\n"
     "Exit status:\n"
     "  0   the report was written\n"
@@ -78,11 +101,12 @@ static const struct option longopts[] = {
 	{ "category", required_argument, NULL, 'c' },
 	{ "format", required_argument, NULL, 'F' },
 	{ "subtract-overhead", no_argument, NULL, 'O' },
+	{ "samples", required_argument, NULL, 'S' },
 	{ NULL, 0, NULL, 0 },
 };
 /* clang-format on */
 
-static const struct tool_cli cli = { NAME, help, "b:s:n:f:c:F:O", longopts };
+static const struct tool_cli cli = { NAME, help, "b:s:n:f:c:F:OS:", longopts };
 
 /* Returns 0 or TOOL_EXIT_ERROR (said). */
 static int parse_args(int argc, char **argv, struct options *o)
@@ -123,6 +147,17 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'O':
 			o->subtract = true;
 			break;
+		case 'S':
+			if (strcmp(optarg, "apart") == 0)
+				o->samples = SAMPLES_APART;
+			else if (strcmp(optarg, "no") == 0)
+				o->samples = SAMPLES_NO;
+			else if (strcmp(optarg, "only") == 0)
+				o->samples = SAMPLES_ONLY;
+			else
+				return tool_usage_error(NAME, "--samples: unknown mode '%s'",
+							optarg);
+			break;
 		default:
 			return TOOL_EXIT_ERROR;
 		}
@@ -146,6 +181,17 @@ static int compile_re(regex_t *re, const char *pattern, const char *what)
 	return 0;
 }
 
+/* The rows of one table, filtered, sorted and cut to --top: the calls'
+ * or the samples'.  all_self: the self time of every row of its kind,
+ * before any filter, what self% is a share of (a double: the sum of many
+ * threads' times can pass 2^64 ns). */
+struct table {
+	const struct profile_row **rows;
+	size_t n;
+	size_t nall; /* rows of its kind, before the filters */
+	double all_self;
+};
+
 static uint64_t avg_ns(const struct profile_row *r)
 {
 	return r->calls ? r->sum_ns / r->calls : 0;
@@ -156,8 +202,78 @@ static double share(const struct profile_row *r, double all_self)
 	return all_self > 0 ? 100.0 * (double)r->self_ns / all_self : 0;
 }
 
-static void print_text(const struct options *o, const struct profile *p,
-		       const struct profile_row **rows, size_t n, double all_self)
+/* Whether the samples' table is printed (text, json). */
+static bool show_samples(const struct options *o, const struct table *samples)
+{
+	return o->samples == SAMPLES_ONLY || (o->samples == SAMPLES_APART && samples->nall);
+}
+
+/* "[pid tid ]function (category)[ [track]]" of a text row, from the pid. */
+static void put_text_function(const struct options *o, const struct profile_row *r)
+{
+	if (o->by != PROFILE_BY_FUNCTION)
+		printf("%8" PRIu64 " ", r->pid);
+	if (o->by == PROFILE_BY_THREAD)
+		printf("%8" PRIu64 " ", r->tid);
+	tool_put_text_str(stdout, r->name);
+	if (r->category[0]) {
+		fputs(" (", stdout);
+		tool_put_text_str(stdout, r->category);
+		putchar(')');
+	}
+	if (r->open)
+		printf(" [%" PRIu64 " open]", r->open);
+	if (r->track) {
+		fputs(" [", stdout);
+		tool_put_text_str(stdout, r->track);
+		putchar(']');
+	}
+	putchar('\n');
+}
+
+static void put_text_heads(const struct options *o)
+{
+	if (o->by != PROFILE_BY_FUNCTION)
+		printf("%8s ", "pid");
+	if (o->by == PROFILE_BY_THREAD)
+		printf("%8s ", "tid");
+	printf("function\n");
+}
+
+/* The samples' table: a heading that says what they are, then per row the
+ * sampled time with the function on the stack and in it. */
+static void print_text_samples(const struct options *o, const struct profile *p,
+			       const struct table *t)
+{
+	uint64_t ntracks, nframes = profile_nsampled(p, &ntracks);
+	char b[2][32];
+
+	if (!t->nall) {
+		printf("# stack samples: none (the archive was not recorded with fxt-run "
+		       "--sample)\n");
+		return;
+	}
+	printf("# stack samples: %" PRIu64 " frames on %" PRIu64 " track%s, %zu rows", nframes,
+	       ntracks, ntracks == 1 ? "" : "s", t->nall);
+	if (!t->n) {
+		printf(", none of them matching the filters\n");
+		return;
+	}
+	printf("; sampled time, an estimate of CPU time, not calls\n");
+	printf("%12s %12s %7s  ", "total", "self", "self%");
+	put_text_heads(o);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct profile_row *r = t->rows[i];
+
+		profile_fmt_ns(b[0], sizeof(b[0]), (double)r->total_ns);
+		profile_fmt_ns(b[1], sizeof(b[1]), (double)r->self_ns);
+		printf("%12s %12s %6.2f%%  ", b[0], b[1], share(r, t->all_self));
+		put_text_function(o, r);
+	}
+}
+
+static void print_text(const struct options *o, const struct profile *p, const struct table *calls,
+		       const struct table *samples)
 {
 	const struct profile_anomalies *a = profile_anomalies(p);
 	uint64_t dthreads, dropped = profile_dropped(p, &dthreads);
@@ -165,7 +281,7 @@ static void print_text(const struct options *o, const struct profile *p,
 	size_t i;
 
 	printf("# %s: %" PRIu64 " slices, %zu rows, span ", o->path, profile_nslices(p),
-	       profile_nrows(p));
+	       calls->nall);
 	profile_fmt_ns(b[0], sizeof(b[0]), (double)(profile_end_ns(p) - profile_start_ns(p)));
 	printf("%s\n", b[0]);
 	if (dropped)
@@ -194,90 +310,113 @@ static void print_text(const struct options *o, const struct profile *p,
 		       " slices ending before they start, %" PRIu64
 		       " end-ordered parents split from merged children\n",
 		       a->unmatched_ends, a->overlaps, a->reversed, a->merged);
-	printf("%10s %12s %12s %12s %12s %12s %7s  ", "calls", "total", "self", "avg", "min", "max",
-	       "self%");
-	if (o->by != PROFILE_BY_FUNCTION)
-		printf("%8s ", "pid");
-	if (o->by == PROFILE_BY_THREAD)
-		printf("%8s ", "tid");
-	printf("function\n");
-	for (i = 0; i < n; i++) {
-		const struct profile_row *r = rows[i];
+	if (o->samples != SAMPLES_ONLY) {
+		printf("%10s %12s %12s %12s %12s %12s %7s  ", "calls", "total", "self", "avg",
+		       "min", "max", "self%");
+		put_text_heads(o);
+		for (i = 0; i < calls->n; i++) {
+			const struct profile_row *r = calls->rows[i];
 
-		profile_fmt_ns(b[0], sizeof(b[0]), (double)r->total_ns);
-		profile_fmt_ns(b[1], sizeof(b[1]), (double)r->self_ns);
-		profile_fmt_ns(b[2], sizeof(b[2]), (double)avg_ns(r));
-		profile_fmt_ns(b[3], sizeof(b[3]), (double)r->min_ns);
-		profile_fmt_ns(b[4], sizeof(b[4]), (double)r->max_ns);
-		printf("%10" PRIu64 " %12s %12s %12s %12s %12s %6.2f%%  ", r->calls, b[0], b[1],
-		       b[2], b[3], b[4], share(r, all_self));
-		if (o->by != PROFILE_BY_FUNCTION)
-			printf("%8" PRIu64 " ", r->pid);
-		if (o->by == PROFILE_BY_THREAD)
-			printf("%8" PRIu64 " ", r->tid);
-		tool_put_text_str(stdout, r->name);
-		if (r->category[0]) {
-			fputs(" (", stdout);
-			tool_put_text_str(stdout, r->category);
-			putchar(')');
+			profile_fmt_ns(b[0], sizeof(b[0]), (double)r->total_ns);
+			profile_fmt_ns(b[1], sizeof(b[1]), (double)r->self_ns);
+			profile_fmt_ns(b[2], sizeof(b[2]), (double)avg_ns(r));
+			profile_fmt_ns(b[3], sizeof(b[3]), (double)r->min_ns);
+			profile_fmt_ns(b[4], sizeof(b[4]), (double)r->max_ns);
+			printf("%10" PRIu64 " %12s %12s %12s %12s %12s %6.2f%%  ", r->calls, b[0],
+			       b[1], b[2], b[3], b[4], share(r, calls->all_self));
+			put_text_function(o, r);
 		}
-		if (r->open)
-			printf(" [%" PRIu64 " open]", r->open);
-		if (r->track) {
-			fputs(" [", stdout);
-			tool_put_text_str(stdout, r->track);
-			putchar(']');
-		}
-		putchar('\n');
 	}
+	if (show_samples(o, samples))
+		print_text_samples(o, p, samples);
 }
 
-static void print_csv(const struct options *o, const struct profile_row **rows, size_t n,
-		      double all_self)
+/* "[pid,][tid,]category,name[,track]\n" of a csv row. */
+static void put_csv_function(const struct options *o, const struct profile_row *r)
 {
-	size_t i;
+	if (o->by != PROFILE_BY_FUNCTION)
+		printf("%" PRIu64 ",", r->pid);
+	if (o->by == PROFILE_BY_THREAD)
+		printf("%" PRIu64 ",", r->tid);
+	tool_put_csv_str(stdout, r->category);
+	putchar(',');
+	tool_put_csv_str(stdout, r->name);
+	if (o->by == PROFILE_BY_THREAD) {
+		putchar(',');
+		tool_put_csv_str(stdout, r->track ? r->track : "");
+	}
+	putchar('\n');
+}
 
-	fputs("calls,total_ns,self_ns,avg_ns,min_ns,max_ns,self_pct,open,", stdout);
+static void put_csv_heads(const struct options *o)
+{
 	if (o->by != PROFILE_BY_FUNCTION)
 		fputs("pid,", stdout);
 	if (o->by == PROFILE_BY_THREAD)
 		fputs("tid,", stdout);
 	fputs(o->by == PROFILE_BY_THREAD ? "category,name,track\n" : "category,name\n", stdout);
-	for (i = 0; i < n; i++) {
-		const struct profile_row *r = rows[i];
+}
+
+/* One table: the calls', or with --samples only the samples'. */
+static void print_csv(const struct options *o, const struct table *calls,
+		      const struct table *samples)
+{
+	size_t i;
+
+	if (o->samples == SAMPLES_ONLY) {
+		fputs("total_ns,self_ns,self_pct,", stdout);
+		put_csv_heads(o);
+		for (i = 0; i < samples->n; i++) {
+			const struct profile_row *r = samples->rows[i];
+
+			printf("%" PRIu64 ",%" PRIu64 ",%.2f,", r->total_ns, r->self_ns,
+			       share(r, samples->all_self));
+			put_csv_function(o, r);
+		}
+		return;
+	}
+	fputs("calls,total_ns,self_ns,avg_ns,min_ns,max_ns,self_pct,open,", stdout);
+	put_csv_heads(o);
+	for (i = 0; i < calls->n; i++) {
+		const struct profile_row *r = calls->rows[i];
 
 		printf("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		       ",%.2f,%" PRIu64 ",",
 		       r->calls, r->total_ns, r->self_ns, avg_ns(r), r->min_ns, r->max_ns,
-		       share(r, all_self), r->open);
-		if (o->by != PROFILE_BY_FUNCTION)
-			printf("%" PRIu64 ",", r->pid);
-		if (o->by == PROFILE_BY_THREAD)
-			printf("%" PRIu64 ",", r->tid);
-		tool_put_csv_str(stdout, r->category);
-		putchar(',');
-		tool_put_csv_str(stdout, r->name);
-		if (o->by == PROFILE_BY_THREAD) {
-			putchar(',');
-			tool_put_csv_str(stdout, r->track ? r->track : "");
-		}
-		putchar('\n');
+		       share(r, calls->all_self), r->open);
+		put_csv_function(o, r);
 	}
 }
 
-static void print_json(const struct options *o, const struct profile *p,
-		       const struct profile_row **rows, size_t n, double all_self)
+/* ",\"pid\":P,\"tid\":T,\"track\":..." as grouped. */
+static void put_json_group(const struct options *o, const struct profile_row *r)
+{
+	if (o->by != PROFILE_BY_FUNCTION)
+		printf(",\"pid\":%" PRIu64, r->pid);
+	if (o->by == PROFILE_BY_THREAD) {
+		printf(",\"tid\":%" PRIu64 ",\"track\":", r->tid);
+		if (r->track)
+			tool_put_json_str(stdout, r->track);
+		else
+			fputs("null", stdout);
+	}
+}
+
+static void print_json(const struct options *o, const struct profile *p, const struct table *calls,
+		       const struct table *samples)
 {
 	static const char *const by_names[] = { "function", "process", "thread" };
 	uint64_t dthreads, dropped = profile_dropped(p, &dthreads);
-	size_t i;
+	uint64_t ntracks, nframes = profile_nsampled(p, &ntracks);
+	size_t i, n;
 
 	fputs("{\"archive\":", stdout);
 	tool_put_json_str(stdout, o->path);
 	printf(",\"by\":\"%s\",\"slices\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
-	       ",\"dropped\":%" PRIu64 ",\"dropped_threads\":%" PRIu64 ",\"overwritten\":%" PRIu64,
+	       ",\"dropped\":%" PRIu64 ",\"dropped_threads\":%" PRIu64 ",\"overwritten\":%" PRIu64
+	       ",\"sampled_frames\":%" PRIu64 ",\"sample_tracks\":%" PRIu64,
 	       by_names[o->by], profile_nslices(p), profile_start_ns(p), profile_end_ns(p), dropped,
-	       dthreads, profile_overwritten(p));
+	       dthreads, profile_overwritten(p), nframes, ntracks);
 	if (o->subtract) {
 		double pair, inside;
 
@@ -287,29 +426,72 @@ static void print_json(const struct options *o, const struct profile *p,
 			fputs(",\"hook_pair_ns\":null,\"hook_inside_ns\":null", stdout);
 	}
 	fputs(",\"rows\":[", stdout);
+	n = o->samples == SAMPLES_ONLY ? 0 : calls->n;
 	for (i = 0; i < n; i++) {
-		const struct profile_row *r = rows[i];
+		const struct profile_row *r = calls->rows[i];
 
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", stdout);
 		tool_put_json_str(stdout, r->name);
 		fputs(",\"category\":", stdout);
 		tool_put_json_str(stdout, r->category);
-		if (o->by != PROFILE_BY_FUNCTION)
-			printf(",\"pid\":%" PRIu64, r->pid);
-		if (o->by == PROFILE_BY_THREAD) {
-			printf(",\"tid\":%" PRIu64 ",\"track\":", r->tid);
-			if (r->track)
-				tool_put_json_str(stdout, r->track);
-			else
-				fputs("null", stdout);
-		}
+		put_json_group(o, r);
 		printf(",\"calls\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"self_ns\":%" PRIu64
 		       ",\"avg_ns\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
 		       ",\"self_pct\":%.2f,\"open\":%" PRIu64 "}",
 		       r->calls, r->total_ns, r->self_ns, avg_ns(r), r->min_ns, r->max_ns,
-		       share(r, all_self), r->open);
+		       share(r, calls->all_self), r->open);
+	}
+	fputs("\n],\"samples\":[", stdout);
+	n = show_samples(o, samples) ? samples->n : 0;
+	for (i = 0; i < n; i++) {
+		const struct profile_row *r = samples->rows[i];
+
+		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", stdout);
+		tool_put_json_str(stdout, r->name);
+		fputs(",\"category\":", stdout);
+		tool_put_json_str(stdout, r->category);
+		put_json_group(o, r);
+		printf(",\"total_ns\":%" PRIu64 ",\"self_ns\":%" PRIu64 ",\"self_pct\":%.2f}",
+		       r->total_ns, r->self_ns, share(r, samples->all_self));
 	}
 	fputs("\n]}\n", stdout);
+}
+
+/* Splits the rows into the calls' table and the samples', each filtered,
+ * sorted (the samples by total or name, else by self) and cut to --top.
+ * Returns 0 or -ENOMEM. */
+static int make_tables(const struct options *o, const struct profile *p, const regex_t *name_re,
+		       const regex_t *cat_re, struct table *calls, struct table *samples)
+{
+	size_t i, nrows = profile_nrows(p);
+	enum profile_sort skey = o->sort == PROFILE_SORT_TOTAL || o->sort == PROFILE_SORT_NAME
+				     ? o->sort
+				     : PROFILE_SORT_SELF;
+
+	calls->rows = malloc((nrows + 1) * sizeof(*calls->rows));
+	samples->rows = malloc((nrows + 1) * sizeof(*samples->rows));
+	if (!calls->rows || !samples->rows)
+		return -ENOMEM;
+	/* Shares are of all the traced time of the kind, before any filter. */
+	for (i = 0; i < nrows; i++) {
+		const struct profile_row *r = profile_row(p, i);
+		struct table *t = r->sampled ? samples : calls;
+
+		t->nall++;
+		t->all_self += (double)r->self_ns;
+		if (name_re && regexec(name_re, r->name, 0, NULL, 0) != 0)
+			continue;
+		if (cat_re && regexec(cat_re, r->category, 0, NULL, 0) != 0)
+			continue;
+		t->rows[t->n++] = r;
+	}
+	profile_sort_rows(calls->rows, calls->n, o->sort);
+	profile_sort_rows(samples->rows, samples->n, skey);
+	if (o->top && o->top < calls->n)
+		calls->n = o->top;
+	if (o->top && o->top < samples->n)
+		samples->n = o->top;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -318,13 +500,11 @@ int main(int argc, char **argv)
 		PROFILE_BY_FUNCTION, PROFILE_SORT_SELF, 0, TOOL_FMT_TEXT, NULL, NULL, NULL
 	};
 	struct profile_opts popts = { 0 };
-	const struct profile_row **rows = NULL;
+	struct table calls = { 0 }, samples = { 0 };
 	struct profile *p = NULL;
 	regex_t name_re, cat_re;
 	bool have_name_re = false, have_cat_re = false;
-	double all_self = 0; /* a double: the sum of many threads' times can pass 2^64 ns */
 	char err[512];
-	size_t i, n = 0;
 	int rc, status = TOOL_EXIT_ERROR;
 
 	if (parse_args(argc, argv, &o))
@@ -351,33 +531,18 @@ int main(int argc, char **argv)
 		tool_error(NAME, "%s: %s", o.path, err);
 		goto out;
 	}
-
-	rows = malloc((profile_nrows(p) + 1) * sizeof(*rows));
-	if (!rows) {
+	if (make_tables(&o, p, have_name_re ? &name_re : NULL, have_cat_re ? &cat_re : NULL,
+			&calls, &samples) < 0) {
 		tool_error(NAME, "%s", strerror(ENOMEM));
 		goto out;
 	}
-	/* Shares are of all the traced time, before any filter. */
-	for (i = 0; i < profile_nrows(p); i++) {
-		const struct profile_row *r = profile_row(p, i);
-
-		all_self += (double)r->self_ns;
-		if (have_name_re && regexec(&name_re, r->name, 0, NULL, 0) != 0)
-			continue;
-		if (have_cat_re && regexec(&cat_re, r->category, 0, NULL, 0) != 0)
-			continue;
-		rows[n++] = r;
-	}
-	profile_sort_rows(rows, n, o.sort);
-	if (o.top && o.top < n)
-		n = o.top;
 
 	switch (o.format) {
 	case TOOL_FMT_TEXT:
-		print_text(&o, p, rows, n, all_self);
+		print_text(&o, p, &calls, &samples);
 		break;
 	case TOOL_FMT_CSV:
-		/* CSV has rows only: the warning goes to standard error. */
+		/* CSV has rows only: the warnings go to standard error. */
 		if (profile_dropped(p, NULL))
 			fprintf(stderr,
 				NAME ": %s: %" PRIu64 " calls dropped: totals are partial\n",
@@ -387,17 +552,23 @@ int main(int argc, char **argv)
 				NAME ": %s: %" PRIu64 " calls overwritten: totals are those of "
 				     "each thread's newest calls\n",
 				o.path, profile_overwritten(p));
-		print_csv(&o, rows, n, all_self);
+		if (o.samples == SAMPLES_APART && samples.nall)
+			fprintf(stderr,
+				NAME ": %s: stack samples left out (%zu rows, not calls): "
+				     "--samples=only lists them\n",
+				o.path, samples.nall);
+		print_csv(&o, &calls, &samples);
 		break;
 	case TOOL_FMT_JSON:
-		print_json(&o, p, rows, n, all_self);
+		print_json(&o, p, &calls, &samples);
 		break;
 	}
 	if (tool_flush_stdout(NAME))
 		goto out;
 	status = TOOL_EXIT_OK;
 out:
-	free(rows);
+	free(calls.rows);
+	free(samples.rows);
 	profile_free(p);
 	if (have_name_re)
 		regfree(&name_re);

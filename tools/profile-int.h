@@ -154,6 +154,9 @@ struct profile {
 
 	uint64_t start_ns, end_ns; /* UINT64_MAX and 0 until a timestamp is seen */
 	uint64_t nrecords, nslices;
+	/* Of nslices, those of sample tracks, and the tracks with slices
+	 * (counted by profile_finish()). */
+	uint64_t nsampled, nsample_tracks;
 	struct profile_anomalies anom;
 	bool finished;
 
@@ -169,8 +172,8 @@ struct profile {
 		uint64_t pid, tid;
 	} * drop_thr;
 	size_t ndrop_thr, capdrop_thr;
-	/* Stack-sample tracks: thread objects of koid tid | PROFILE_SAMPLE_BIT
-	 * named "<thread> (samples)", with a copy of the name. */
+	/* Stack-sample tracks: thread objects of koid tid | FXT_SAMPLE_KOID_BIT
+	 * named "<thread>" FXT_SAMPLE_TRACK_SUFFIX, with a copy of the name. */
 	struct sample_track {
 		uint64_t koid;
 		char *name;

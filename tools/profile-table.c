@@ -151,6 +151,7 @@ static int row_new(struct profile *p, uint64_t h, uint64_t pid, uint64_t tid,
 	r->name = s + cat->len + 1;
 	r->pid = pid;
 	r->tid = tid;
+	r->sampled = (tid & FXT_SAMPLE_KOID_BIT) != 0;
 	r->min_ns = UINT64_MAX;
 	p->keys[p->nrows] = (struct rowkey){ h, cat->len, name->len, UINT32_MAX, 0, 0, 0 };
 	/* Hooked functions' categories are their modules; libc calls'
@@ -172,7 +173,7 @@ int64_t profile__row_get(struct profile *p, uint64_t pid, uint64_t tid,
 		pid = 0;
 		/* fall through */
 	case PROFILE_BY_PROCESS:
-		tid = 0;
+		tid &= FXT_SAMPLE_KOID_BIT; /* samples: rows of their own */
 		break;
 	case PROFILE_BY_THREAD:
 		break;
@@ -279,7 +280,7 @@ struct thread *profile__thread_lookup(struct profile *p, uint64_t pid, uint64_t 
 	t->tid = tid;
 	t->idx = (uint32_t)p->nthreads + 1;
 	/* Not a sample track's: its slices are samples, not hooked calls. */
-	for (size_t k = 0; !(tid & PROFILE_SAMPLE_BIT) && k < p->ncosts; k++) {
+	for (size_t k = 0; !(tid & FXT_SAMPLE_KOID_BIT) && k < p->ncosts; k++) {
 		if (p->costs[k].pid == pid) {
 			t->pair_ns = p->costs[k].pair_ns;
 			t->inside_ns = p->costs[k].inside_ns;
@@ -354,14 +355,14 @@ void profile_free(struct profile *p)
 
 int profile__see_kobj(struct profile *p, const struct fxt_record *rec)
 {
-	static const char suffix[] = " (samples)";
+	static const char suffix[] = FXT_SAMPLE_TRACK_SUFFIX;
 	const struct fxt_string *name = &rec->u.kobj.name;
 	const size_t slen = sizeof(suffix) - 1;
 	uint64_t koid = rec->u.kobj.koid;
 	char *copy;
 	size_t i;
 
-	if (rec->u.kobj.obj_type != FXT_OBJ_THREAD || !(koid & PROFILE_SAMPLE_BIT) ||
+	if (rec->u.kobj.obj_type != FXT_OBJ_THREAD || !(koid & FXT_SAMPLE_KOID_BIT) ||
 	    name->len <= slen || memcmp(name->data + name->len - slen, suffix, slen) != 0)
 		return 0;
 	copy = strndup(name->data, name->len);
@@ -406,7 +407,7 @@ int profile__see_hook_cost(struct profile *p, const struct fxt_record *rec)
 	p->costs[p->ncosts++] = (struct hook_cost){ ev->pid, pair, inside };
 	/* Threads of the process met before it. */
 	for (size_t k = 0; k < p->nthreads; k++) {
-		if (p->threads[k].pid == ev->pid && !(p->threads[k].tid & PROFILE_SAMPLE_BIT)) {
+		if (p->threads[k].pid == ev->pid && !(p->threads[k].tid & FXT_SAMPLE_KOID_BIT)) {
 			p->threads[k].pair_ns = pair;
 			p->threads[k].inside_ns = inside;
 		}
@@ -500,7 +501,7 @@ const struct profile_row *profile_find(const struct profile *p, const char *cate
 
 	for (i = 0; i < p->nrows; i++) {
 		const struct profile_row *r = &p->rows[i];
-		if (strcmp(r->name, name) == 0 &&
+		if (!r->sampled && strcmp(r->name, name) == 0 &&
 		    (!category || strcmp(r->category, category) == 0) && r->pid == pid &&
 		    r->tid == tid)
 			return r;
@@ -525,7 +526,14 @@ uint64_t profile_nrecords(const struct profile *p)
 
 uint64_t profile_nslices(const struct profile *p)
 {
-	return p->nslices;
+	return p->nslices - p->nsampled;
+}
+
+uint64_t profile_nsampled(const struct profile *p, uint64_t *ntracks)
+{
+	if (ntracks)
+		*ntracks = p->nsample_tracks;
+	return p->nsampled;
 }
 
 const struct profile_anomalies *profile_anomalies(const struct profile *p)

@@ -646,7 +646,7 @@ static inline __attribute__((always_inline)) int64_t event_row(struct profile *p
 							       const struct fxt_record *rec)
 {
 	const typeof(rec->u.event) *ev = &rec->u.event;
-	uint64_t pid = 0, tid = 0, key;
+	uint64_t pid = 0, tid, key;
 	struct refcache *c;
 	uint64_t h;
 	int64_t row;
@@ -654,11 +654,9 @@ static inline __attribute__((always_inline)) int64_t event_row(struct profile *p
 	if (!ref_cacheable(ev->category_ref, &ev->category) ||
 	    !ref_cacheable(ev->name_ref, &ev->name))
 		return profile__row_lookup(p, ev->pid, ev->tid, &ev->category, &ev->name);
-	if (p->opts.by != PROFILE_BY_FUNCTION) {
+	if (p->opts.by != PROFILE_BY_FUNCTION)
 		pid = ev->pid;
-		if (p->opts.by == PROFILE_BY_THREAD)
-			tid = ev->tid;
-	}
+	tid = p->opts.by == PROFILE_BY_THREAD ? ev->tid : ev->tid & FXT_SAMPLE_KOID_BIT;
 	key = (uint64_t)p->strgen << 32 | (uint32_t)ev->category_ref << 16 | ev->name_ref;
 	h = fxt__hash_word(fxt__hash_word((uint32_t)key, pid), tid);
 	c = &p->refc[h & (REFCACHE - 1)];
@@ -765,6 +763,8 @@ int profile_finish(struct profile *p)
 			if (finish_top(p, t) < 0)
 				return -ENOMEM;
 		}
+		if (t->tid & FXT_SAMPLE_KOID_BIT)
+			p->nsample_tracks++;
 		/* Only roots are left; their numbers are final. */
 		profile__thread_release(t);
 		memset(&t->f, 0, sizeof(*t) - offsetof(struct thread, f));
@@ -781,17 +781,21 @@ int profile_finish(struct profile *p)
 		r->self_ns = shown(r->self_ns);
 		r->total_ns = shown(r->total_ns);
 	}
-	/* Rows of a sample track belong to the thread it samples. */
-	for (i = 0; p->ntracks && p->opts.by == PROFILE_BY_THREAD && i < p->nrows; i++) {
+	/* Sampled rows: their frames are counted apart, and grouped by
+	 * thread they belong to the thread the track samples. */
+	for (i = 0; i < p->nrows; i++) {
 		struct profile_row *r = &p->rows[i];
 
+		if (!r->sampled)
+			continue;
+		p->nsampled += r->calls;
 		for (size_t k = 0; k < p->ntracks; k++) {
 			if (p->tracks[k].koid == r->tid) {
-				r->tid &= ~PROFILE_SAMPLE_BIT;
 				r->track = p->tracks[k].name;
 				break;
 			}
 		}
+		r->tid &= ~FXT_SAMPLE_KOID_BIT;
 	}
 	return 0;
 }

@@ -20,6 +20,10 @@
  *
  * Times are nanoseconds (ticks converted per provider by the reader).
  *
+ * The slices of stack-sample tracks (fxt-run --sample) go to rows of their
+ * own (profile_row.sampled), whatever the grouping: a sampled frame of f
+ * is not a call of f.
+ *
  * Definitions, per row:
  *  calls     slices (frames) of the function;
  *  total_ns  inclusive time, counting only the outermost active frame of the
@@ -58,18 +62,20 @@ enum profile_by {
 	PROFILE_BY_THREAD,
 };
 
-/* The bit the agent sets in a thread's koid for its stack-sample track. */
-#define PROFILE_SAMPLE_BIT (UINT64_C(1) << 30)
-
 struct profile_row {
 	const char *category; /* NUL-terminated copies owned by the profile */
 	const char *name;
 	uint64_t pid; /* 0 unless grouped by process or thread */
 	uint64_t tid; /* 0 unless grouped by thread */
-	/* Grouped by thread, for the slices of a stack-sample track (the
-	 * agent writes them on a thread of their own, koid
-	 * tid | PROFILE_SAMPLE_BIT, named "<thread> (samples)"): that name,
-	 * and tid is the sampled thread's.  NULL for every other row. */
+	/* The row's slices are stack samples (a sample track's, a thread of
+	 * koid tid | FXT_SAMPLE_KOID_BIT, include/fxt/format.h), never
+	 * merged with the calls of the same function: a function that has
+	 * both has two rows.  Its "calls" are frames of the stack chart and
+	 * its times estimates of CPU time. */
+	bool sampled;
+	/* Grouped by thread, for a sampled row: the track's name, "<thread>
+	 * (samples)", and tid is the sampled thread's (NULL when the track
+	 * was not named).  NULL for every other row. */
 	const char *track;
 
 	uint64_t calls;
@@ -155,16 +161,20 @@ int profile_load(struct profile *p, const char *path, char *err, size_t errlen);
 size_t profile_nrows(const struct profile *p);
 const struct profile_row *profile_row(const struct profile *p, size_t i);
 
-/* Looks a row up by category and name (pid/tid too when grouped); the
- * category may be NULL to match the first row with that name. */
+/* Looks a row of calls up by category and name (pid/tid too when
+ * grouped; sampled rows are not looked up); the category may be NULL to
+ * match the first row with that name. */
 const struct profile_row *profile_find(const struct profile *p, const char *category,
 				       const char *name, uint64_t pid, uint64_t tid);
 
-/* First and last timestamps seen (ns), record and event counts. */
+/* First and last timestamps seen (ns), record and event counts: slices
+ * of calls, and apart the slices of sample tracks (sampled rows' frames)
+ * and the sample tracks they are on.  The counts are final once finished. */
 uint64_t profile_start_ns(const struct profile *p);
 uint64_t profile_end_ns(const struct profile *p);
 uint64_t profile_nrecords(const struct profile *p);
 uint64_t profile_nslices(const struct profile *p);
+uint64_t profile_nsampled(const struct profile *p, uint64_t *ntracks);
 const struct profile_anomalies *profile_anomalies(const struct profile *p);
 
 /* Calls the tracer could not record: the sum of N over the instant events

@@ -13,10 +13,10 @@ plan 32
 PROG=$PROGS/sample_hotcold
 HOOKS=$PROGS/sample_hotcold_hooks
 
-# total_of ARCHIVE FUNCTION: its total ns in fxt-report (0 if absent).
+# total_of ARCHIVE FUNCTION: its sampled total ns in fxt-report (0 if absent).
 total_of() {
-  "$abs_top_builddir/fxt-report" -F csv "$1" |
-    awk -F, -v f="$2" 'NR > 1 && $NF == f { t = $2 } END { printf "%.0f\n", t + 0 }'
+  "$abs_top_builddir/fxt-report" -F csv --samples=only "$1" |
+    awk -F, -v f="$2" 'NR > 1 && $NF == f { t = $1 } END { printf "%.0f\n", t + 0 }'
 }
 
 # block ARCHIVE THREAD: the call tree of one thread of fxt_calltree's.
@@ -50,8 +50,8 @@ ok "cold: 5-40% of main's time" test $((cold_ns * 100)) -ge $((main_ns * 5)) -a 
   $((cold_ns * 100)) -le $((main_ns * 40))
 # The widest function below the trunk (everything at least 97% of main's
 # width: its callers, work, and mix, which both hot and cold call).
-widest=$("$abs_top_builddir/fxt-report" -F csv -s total one.fxt |
-  awk -F, -v m="$main_ns" 'NR > 1 && $2 * 100 < m * 97 { print $NF; exit }')
+widest=$("$abs_top_builddir/fxt-report" -F csv --samples=only -s total one.fxt |
+  awk -F, -v m="$main_ns" 'NR > 1 && $1 * 100 < m * 97 { print $NF; exit }')
 is "$widest" hot "hot is the widest function below the trunk"
 # The track's slices are samples: each starts where one sample was taken,
 # so at most about 1 kHz of the run's time.

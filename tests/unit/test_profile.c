@@ -724,10 +724,12 @@ static void sorting(void)
 /* A stack-sample track, as the agent writes it: thread 5 "main" and its
  * samples on koid 5 | 2^30 named "main (samples)".  Grouped by thread, the
  * sample rows get the real tid and the track's name; the two threads'
- * drops add up. */
+ * drops add up.  Whatever the grouping, a sampled frame of "work" is a
+ * row of its own, never a call of work: by function, work has its 1
+ * call of 100 and apart its sampled row of 90. */
 static void samples_and_drops(void)
 {
-	const uint64_t track = 5 | PROFILE_SAMPLE_BIT;
+	const uint64_t track = 5 | FXT_SAMPLE_KOID_BIT;
 	const struct profile_row *r;
 	struct profile *p;
 	uint64_t nthr = 0;
@@ -754,6 +756,33 @@ static void samples_and_drops(void)
 	ok(!profile_find(p, NULL, "work", 1, track), "no row on the made-up tid");
 	ok(profile_dropped(p, &nthr) == 10 && nthr == 2, "drops: 10 on 2 threads");
 	profile_free(p);
+
+	for (int by = PROFILE_BY_FUNCTION; by <= PROFILE_BY_PROCESS; by++) {
+		uint64_t ntracks = 0;
+
+		start(1000000000);
+		fxt_writer_thread_name(w, 1, 5, "main");
+		fxt_writer_thread_name(w, 1, track, "main (samples)");
+		X(5, "work", 0, 100);
+		X(7, "work", 0, 50);
+		event(FXT_EVENT_DURATION_COMPLETE, 1, track, "function", "work", 0, 90);
+		p = finish((enum profile_by)by, NULL, NULL);
+		nsamp = nreal = 0;
+		for (i = 0; i < profile_nrows(p); i++) {
+			r = profile_row(p, i);
+			if (r->sampled && r->calls == 1 && r->total_ns == 90 && r->tid == 0)
+				nsamp++;
+			else if (!r->sampled && r->calls == 2 && r->total_ns == 150)
+				nreal++;
+		}
+		ok(nsamp == 1 && nreal == 1 && profile_nrows(p) == 2,
+		   "by %s: work's 2 calls, its sampled frame apart",
+		   by == PROFILE_BY_FUNCTION ? "function" : "process");
+		ok(profile_nslices(p) == 2 && profile_nsampled(p, &ntracks) == 1 && ntracks == 1,
+		   "by %s: 2 slices of calls, 1 sampled on 1 track",
+		   by == PROFILE_BY_FUNCTION ? "function" : "process");
+		profile_free(p);
+	}
 }
 
 /* The archive's measure of the hooks' cost, as the converter writes it:
