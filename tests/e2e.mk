@@ -55,7 +55,8 @@ E2E_TESTS += tests/e2e/agent-no-debuginfod.sh
 
 # The libc wrappers, on uninstrumented programs: the io and sleep groups
 # and the pipe/socket flows; the mem, thread and sync groups; the proc and
-# log groups.  Stack sampling and the stack chart.
+# log groups.  Stack sampling and the stack chart; the tools keep the
+# samples apart from the calls.
 E2E_TESTS += \
 	tests/e2e/libc-io.sh \
 	tests/e2e/libc-io-flows.sh \
@@ -64,7 +65,8 @@ E2E_TESTS += \
 	tests/e2e/libc-thread.sh \
 	tests/e2e/libc-proc.sh \
 	tests/e2e/libc-log.sh \
-	tests/e2e/sample.sh
+	tests/e2e/sample.sh \
+	tests/e2e/sample-tools.sh
 
 # The tools on archives: fxt-dump on the small valid and broken archives
 # of tests/helpers/mkarchives; fxt-report and fxt-diff; fxt-flame and

@@ -15,6 +15,10 @@
  *                            in args.message
  *   kernel object process    "M" process_name
  *   kernel object thread     "M" thread_name (pid from its "process" arg)
+ * A stack sample's slice (on a sample track, koid tid | FXT_SAMPLE_KOID_BIT)
+ * keeps its track and gets EXPORT_SAMPLE_CATEGORY after its category, so
+ * that nothing takes it for a call; or it is left out, with its track's
+ * name, when samples are not wanted.
  * Other records (context switches, blobs, userspace objects) are skipped.
  * Timestamps are microseconds with three decimals (the nanoseconds), so
  * no precision is lost in the text; ids are hex strings, as a JSON number
@@ -47,6 +51,7 @@ struct jout {
 
 struct exporter {
 	struct jout o;
+	bool samples; /* the stack samples' slices are exported */
 	struct export_stats st;
 	uint64_t nevents; /* written so far, for the separators */
 };
@@ -222,21 +227,38 @@ static void j_begin(struct exporter *x, const char *ph, uint64_t pid, uint64_t t
 	j_u64(o, tid);
 }
 
-static void j_name_cat(struct jout *o, const struct fxt_string *cat, const struct fxt_string *name)
+/* The category, with EXPORT_SAMPLE_CATEGORY after it for a sample. */
+static void j_name_cat(struct jout *o, const struct fxt_string *cat, const struct fxt_string *name,
+		       bool sampled)
 {
+	size_t plain = tool_json_plain(cat->data, cat->len);
+
 	J_LIT(o, ",\"name\":");
 	j_fstr(o, name);
-	J_LIT(o, ",\"cat\":");
-	j_fstr(o, cat);
+	if (!sampled) {
+		J_LIT(o, ",\"cat\":");
+		j_fstr(o, cat);
+		return;
+	}
+	J_LIT(o, ",\"cat\":\"");
+	j_mem(o, cat->data, plain);
+	if (plain < cat->len)
+		tool_json_escape(cat->data + plain, cat->len - plain, j_put, o);
+	if (cat->len)
+		J_LIT(o, ",");
+	J_LIT(o, EXPORT_SAMPLE_CATEGORY "\"");
 }
 
 static void export_event(struct exporter *x, struct fxt_reader *r, const struct fxt_record *rec)
 {
 	const typeof(rec->u.event) *ev = &rec->u.event;
 	uint64_t ts = fxt_reader_ticks_to_ns(r, ev->ts), end;
+	bool sampled = (ev->tid & FXT_SAMPLE_KOID_BIT) != 0;
 	struct jout *o = &x->o;
 	const char *ph;
 
+	if (sampled && !x->samples)
+		return;
 	switch (ev->type) {
 	case FXT_EVENT_INSTANT:
 		ph = "i";
@@ -248,15 +270,12 @@ static void export_event(struct exporter *x, struct fxt_reader *r, const struct 
 		break;
 	case FXT_EVENT_DURATION_BEGIN:
 		ph = "B";
-		x->st.slices++;
 		break;
 	case FXT_EVENT_DURATION_END:
 		ph = "E";
-		x->st.slices++;
 		break;
 	case FXT_EVENT_DURATION_COMPLETE:
 		ph = "X";
-		x->st.slices++;
 		break;
 	case FXT_EVENT_ASYNC_BEGIN:
 		ph = "b";
@@ -285,8 +304,15 @@ static void export_event(struct exporter *x, struct fxt_reader *r, const struct 
 	default:
 		return; /* a type the reader knows but JSON has no use for */
 	}
+	if (ev->type == FXT_EVENT_DURATION_BEGIN || ev->type == FXT_EVENT_DURATION_END ||
+	    ev->type == FXT_EVENT_DURATION_COMPLETE) {
+		if (sampled)
+			x->st.samples++;
+		else
+			x->st.slices++;
+	}
 	j_begin(x, ph, ev->pid, ev->tid);
-	j_name_cat(o, &ev->category, &ev->name);
+	j_name_cat(o, &ev->category, &ev->name, sampled);
 	J_LIT(o, ",\"ts\":");
 	j_us(o, ts);
 	switch (ev->type) {
@@ -334,6 +360,8 @@ static void export_kobj(struct exporter *x, const struct fxt_record *rec)
 		J_LIT(o, ",\"name\":\"process_name\"");
 		x->st.processes++;
 	} else if (rec->u.kobj.obj_type == FXT_OBJ_THREAD) {
+		if ((rec->u.kobj.koid & FXT_SAMPLE_KOID_BIT) && !x->samples)
+			return;
 		for (unsigned i = 0; i < rec->nargs; i++) {
 			const struct fxt_arg_value *a = &rec->args[i];
 			if (a->type == FXT_ARG_KOID && a->name.len == 7 &&
@@ -384,8 +412,8 @@ static int export_record(void *ctx, struct fxt_reader *r, const struct fxt_recor
 	return x->o.err;
 }
 
-int export_chrome(const struct tool_input *in, FILE *out, struct export_stats *st, char *err,
-		  size_t errlen)
+int export_chrome(const struct tool_input *in, FILE *out, bool samples, struct export_stats *st,
+		  char *err, size_t errlen)
 {
 	struct exporter *x = calloc(1, sizeof(*x)); /* 64 KiB: not on the stack */
 	int rc;
@@ -395,6 +423,7 @@ int export_chrome(const struct tool_input *in, FILE *out, struct export_stats *s
 		return -ENOMEM;
 	}
 	x->o.f = out;
+	x->samples = samples;
 	J_LIT(&x->o, "{\"traceEvents\":[\n");
 	rc = tool_read_input(in, export_record, x, err, errlen);
 	if (rc == 0) {

@@ -6,7 +6,8 @@
  *     starting before the latest start on its thread, or one starting
  *     with it and ending later than a complete event that did, i.e.
  *     containing it).  Only starts and ends are looked at.
- *  2. build: feed profile.c and take its slices.  A slice of a
+ *  2. build: feed profile.c and take its slices, those of calls or, with
+ *     flame_set_samples(), those of the sample tracks.  A slice of a
  *     start-ordered thread comes with its ancestors' rows and is added to
  *     its path at once; a per-thread cache of the last path makes that
  *     O(depth) compares and a hash lookup for the new part only.  A slice
@@ -166,10 +167,15 @@ static int64_t row_label(struct flame *f, uint32_t row)
 static int add_slice(struct flame *f, const struct profile_slice *s)
 {
 	uint64_t dur = s->end_ns - s->start_ns;
-	int64_t ti = flame__thread_get(f, s->pid, s->tid), node, group, l;
+	int64_t ti, node, group, l;
 	struct fthread *t;
 	unsigned i;
 
+	if (((s->tid & FXT_SAMPLE_KOID_BIT) != 0) != f->samples) {
+		f->left_out++;
+		return 0;
+	}
+	ti = flame__thread_get(f, s->pid, s->tid);
 	if (ti < 0)
 		return (int)ti;
 	t = &f->thr[ti];
@@ -398,11 +404,18 @@ static int finish_groups(struct flame *f)
 			else
 				snprintf(buf, sizeof(buf), "pid %" PRIu64, t->pid);
 		} else {
+			/* A sample track, named "<thread> (samples)", shows the
+			 * sampled thread's tid. */
+			uint64_t tid = t->tid & ~FXT_SAMPLE_KOID_BIT;
+
 			name = kname_find(f, FXT_OBJ_THREAD, t->tid);
 			if (name)
-				snprintf(buf, sizeof(buf), "%.512s [%" PRIu64 "]", name, t->tid);
+				snprintf(buf, sizeof(buf), "%.512s [%" PRIu64 "]", name, tid);
+			else if (tid != t->tid)
+				snprintf(buf, sizeof(buf), "tid %" PRIu64 FXT_SAMPLE_TRACK_SUFFIX,
+					 tid);
 			else
-				snprintf(buf, sizeof(buf), "tid %" PRIu64, t->tid);
+				snprintf(buf, sizeof(buf), "tid %" PRIu64, tid);
 		}
 		l = flame__label_get(f, buf, strlen(buf));
 		if (l < 0)

@@ -369,7 +369,13 @@ int flame_write_svg(const struct flame *f, const struct flame_svg_opts *o, FILE 
 	    "<text class=\"h\" x=\"%u\" y=\"24\" text-anchor=\"middle\">",
 	    width, height, width, height, SVG_FONT, inner, SVG_PAD, SVG_CHAR_W, svg_script, width,
 	    height, width / 2);
-	put_xml_any(out, o->title ? o->title : base ? "Differential flame graph" : "Flame graph");
+	if (o->title)
+		put_xml_any(out, o->title);
+	else if (flame_is_samples(f))
+		put_xml_any(out, base ? "Differential flame graph of stack samples"
+				      : "Flame graph of stack samples");
+	else
+		put_xml_any(out, base ? "Differential flame graph" : "Flame graph");
 	fprintf(out, "</text>\n<text x=\"%u\" y=\"42\" text-anchor=\"middle\">", width / 2);
 	if (o->subtitle)
 		put_xml_any(out, o->subtitle);
@@ -400,7 +406,9 @@ int flame_write_svg(const struct flame *f, const struct flame_svg_opts *o, FILE 
 				    : 0.0);
 			if (nd->kind == FLAME_FUNCTION) {
 				profile_fmt_ns(t2, sizeof(t2), (double)nd->self_ns);
-				fprintf(out, "\nself %s\ncalls %" PRIu64, t2, nd->calls);
+				fprintf(out, "\nself %s", t2);
+				if (!flame_is_samples(f))
+					fprintf(out, "\ncalls %" PRIu64, nd->calls);
 			}
 			color_of(nd, rgb);
 		} else {
@@ -421,8 +429,9 @@ int flame_write_svg(const struct flame *f, const struct flame_svg_opts *o, FILE 
 				profile_fmt_ns(t2, sizeof(t2), bs);
 				fmt_change(t3, sizeof(t3), bs, (double)nd->self_ns);
 				fprintf(out, "\nself: base %s, new %s (%s)", t2, t1, t3);
-				fprintf(out, "\ncalls: base %" PRIu64 ", new %" PRIu64,
-					b ? b->calls : 0, nd->calls);
+				if (!flame_is_samples(f))
+					fprintf(out, "\ncalls: base %" PRIu64 ", new %" PRIu64,
+						b ? b->calls : 0, nd->calls);
 				color_diff(bs, (double)nd->self_ns, rgb);
 			} else {
 				color_diff(bt, (double)nd->total_ns, rgb);

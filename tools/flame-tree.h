@@ -94,6 +94,11 @@ struct flame {
 	unsigned max_depth;
 	bool merge_recursion;
 	uint32_t deeper;
+
+	/* flame_set_samples(): the sample tracks' slices are drawn, not the
+	 * calls'; left_out counts the slices of the other kind. */
+	bool samples;
+	uint64_t left_out;
 };
 
 /* Returns the label of a name (interning a copy cleaned by

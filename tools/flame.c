@@ -250,6 +250,24 @@ int flame_set_limits(struct flame *f, unsigned max_depth, bool merge_recursion)
 	return 0;
 }
 
+int flame_set_samples(struct flame *f, bool samples)
+{
+	if (f->loaded)
+		return -EBUSY;
+	f->samples = samples;
+	return 0;
+}
+
+bool flame_is_samples(const struct flame *f)
+{
+	return f->samples;
+}
+
+uint64_t flame_left_out(const struct flame *f)
+{
+	return f->left_out;
+}
+
 void flame__threads_release(struct flame *f)
 {
 	for (size_t i = 0; i < f->nthr; i++) {

@@ -6,7 +6,8 @@
  * paths: one node per distinct stack (root; optionally a process and a
  * thread frame; then the functions, outermost first), with the inclusive
  * time, the self time and the number of slices of that path.  It is built
- * from the slices that tools/profile.c reconstructs.
+ * from the slices that tools/profile.c reconstructs: those of calls, or
+ * (flame_set_samples()) those of stack samples, never the two together.
  *
  * Event order.  profile.c hands out the ancestor path of a slice only when
  * the thread's complete events come parents first.  Threads whose complete
@@ -89,6 +90,18 @@ void flame_free(struct flame *f);
  * level's self time.  Returns 0, or -EBUSY once loaded. */
 int flame_set_limits(struct flame *f, unsigned max_depth, bool merge_recursion);
 
+/* Before flame_load(): draw the stack samples (the slices of the sample
+ * tracks, koid tid | FXT_SAMPLE_KOID_BIT: sampled time, an estimate of CPU
+ * time) instead of the calls.  A sample track's thread frame shows the
+ * sampled thread's tid.  Returns 0, or -EBUSY once loaded. */
+int flame_set_samples(struct flame *f, bool samples);
+/* Whether the flame is of stack samples (its nodes' calls are then frames
+ * of the stack chart, not calls). */
+bool flame_is_samples(const struct flame *f);
+/* The slices of the kind not drawn: the samples', or with
+ * flame_set_samples() the calls'. */
+uint64_t flame_left_out(const struct flame *f);
+
 /* Builds the tree from one archive (once per flame).  Returns 0 or a
  * negative errno with a one-line reason in err (see tool_read_records()). */
 int flame_load(struct flame *f, const struct tool_input *in, char *err, size_t errlen);
@@ -117,7 +130,8 @@ struct flame_svg_opts {
 };
 
 /* A self-contained SVG: frames sized by inclusive time, children ordered
- * by name, a <title> per frame (name, times, calls), labels cut to fit,
+ * by name, a <title> per frame (name, times, calls; for stack samples
+ * their sampled times only), labels cut to fit,
  * and a little script to zoom into a frame on click.  With opts->base,
  * frames are sized by this flame (NEW) and colored by the change of their
  * self time against the same path in base: red slower, blue faster,
@@ -129,7 +143,8 @@ int flame_write_svg(const struct flame *f, const struct flame_svg_opts *opts, FI
 
 /* What was written, per kind of trace event. */
 struct export_stats {
-	uint64_t slices;    /* "X", "B", "E" */
+	uint64_t slices;    /* "X", "B", "E" of calls */
+	uint64_t samples;   /* "X", "B", "E" of stack samples */
 	uint64_t instants;  /* "i" from instant events */
 	uint64_t counters;  /* "C" */
 	uint64_t async;	    /* "b", "n", "e" */
@@ -139,12 +154,20 @@ struct export_stats {
 	uint64_t threads;   /* "M" thread_name */
 };
 
+/* The category a stack sample's slice gets in the export after its own
+ * (a Chrome category list, "libc.so.6,fxt.sample"): what tells it from a
+ * call in a viewer or a query. */
+#define EXPORT_SAMPLE_CATEGORY "fxt.sample"
+
 /* Streams an archive as Chrome trace-event JSON ({"traceEvents":[...]}):
  * times in microseconds with the nanoseconds as decimals, arguments in
- * "args", ids as hex strings (64-bit ids do not fit a JSON double).
- * Returns 0 or a negative errno with a one-line reason in err; on -EIO
- * the output failed (errno text in err). */
-int export_chrome(const struct tool_input *in, FILE *out, struct export_stats *st, char *err,
-		  size_t errlen);
+ * "args", ids as hex strings (64-bit ids do not fit a JSON double).  The
+ * slices of stack samples stay on their track ("NAME (samples)") with
+ * EXPORT_SAMPLE_CATEGORY added to their category, or without `samples`
+ * are left out with their tracks' names.  Returns 0 or a negative errno
+ * with a one-line reason in err; on -EIO the output failed (errno text in
+ * err). */
+int export_chrome(const struct tool_input *in, FILE *out, bool samples, struct export_stats *st,
+		  char *err, size_t errlen);
 
 #endif /* FXT_TOOLS_FLAME_H */

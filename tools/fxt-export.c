@@ -15,6 +15,7 @@ struct options {
 	const char *path;
 	bool chrome;
 	bool stats;
+	bool no_samples;
 };
 
 #define NAME "fxt-export"
@@ -31,6 +32,7 @@ static const char help[] =
     "                      only replaced once the whole archive was converted:\n"
     "                      on an error an existing FILE is left as it was\n"
     "  -s, --stats         print the number of events of each kind on stderr\n"
+    "  -S, --no-samples    leave the stack samples (fxt-run --sample) out\n"
     "  -h, --help          print this help and exit\n"
     "  -V, --version       print the version and exit\n"
     "\n"
@@ -39,6 +41,12 @@ static const char help[] =
     "events named \"log\" (message in args), process and thread names \"M\"\n"
     "events.  Times are microseconds with nanosecond decimals; ids are hex\n"
     "strings.  Context switches and blobs are not exported.\n"
+    "Stack samples are estimates of CPU time, not calls: their slices stay on\n"
+    "their own track, \"NAME (samples)\" (tid: the thread's tid + 2^30), and\n"
+    "get the category \"" EXPORT_SAMPLE_CATEGORY "\" after their own (\"libc.so.6,"
+    EXPORT_SAMPLE_CATEGORY "\"),\n"
+    "so that a viewer or a query tells them from calls; --stats counts them\n"
+    "apart (\"samples N\"); --no-samples leaves them and their tracks out.\n"
     "\n"
     "Exit status:\n"
     "  0   the archive was converted\n"
@@ -50,10 +58,11 @@ static const struct option longopts[] = {
 	{ "chrome", no_argument, NULL, 'c' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "stats", no_argument, NULL, 's' },
+	{ "no-samples", no_argument, NULL, 'S' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static const struct tool_cli cli = { NAME, help, "co:s", longopts };
+static const struct tool_cli cli = { NAME, help, "co:sS", longopts };
 
 /* Returns 0 or TOOL_EXIT_ERROR (said). */
 static int parse_args(int argc, char **argv, struct options *o)
@@ -70,6 +79,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 's':
 			o->stats = true;
+			break;
+		case 'S':
+			o->no_samples = true;
 			break;
 		default:
 			return TOOL_EXIT_ERROR;
@@ -98,7 +110,7 @@ int main(int argc, char **argv)
 	in.path = o.path;
 	if (tool_output_open(&out, o.output, err, sizeof(err)) < 0)
 		return tool_error(NAME, "%s: %s", o.output, err);
-	rc = export_chrome(&in, out.f, &st, err, sizeof(err));
+	rc = export_chrome(&in, out.f, !o.no_samples, &st, err, sizeof(err));
 	/* An unreadable archive or a failed write leaves no partial JSON. */
 	crc = tool_output_close(&out, rc < 0, cerr, sizeof(cerr));
 	if (rc == 0 && crc < 0) {
@@ -111,10 +123,11 @@ int main(int argc, char **argv)
 				  err);
 	if (o.stats)
 		fprintf(stderr,
-			"slices %" PRIu64 ", instants %" PRIu64 ", counters %" PRIu64
+			"slices %" PRIu64 ", samples %" PRIu64 ", instants %" PRIu64
+			", counters %" PRIu64
 			", async %" PRIu64 ", flows %" PRIu64 ", logs %" PRIu64
 			", process names %" PRIu64 ", thread names %" PRIu64 "\n",
-			st.slices, st.instants, st.counters, st.async, st.flows, st.logs,
+			st.slices, st.samples, st.instants, st.counters, st.async, st.flows, st.logs,
 			st.processes, st.threads);
 	return TOOL_EXIT_OK;
 }

@@ -22,6 +22,7 @@ struct options {
 	bool normalize;
 	unsigned max_depth;
 	bool merge_recursion;
+	bool samples;
 	const char *paths[2];
 	int npaths;
 };
@@ -32,7 +33,8 @@ static const char help[] =
     "Usage: fxt-flame [OPTION]... ARCHIVE\n"
     "  or:  fxt-flame --diff [OPTION]... BASE NEW\n"
     "  or:  fxt-flame --folded [OPTION]... ARCHIVE\n"
-    "Draw the duration slices of an FXT archive as a flame graph (SVG).\n"
+    "Draw the calls of an FXT archive as a flame graph (SVG), or with --samples\n"
+    "its stack samples.\n"
     "Archives are files, plain or gzip, or '-' for standard input (one of\n"
     "BASE and NEW at most).\n"
     "\n"
@@ -57,6 +59,8 @@ static const char help[] =
     "                      a function calling itself directly stays one frame\n"
     "                      (its calls count every level, its total the\n"
     "                      outermost call's time)\n"
+    "  -s, --samples       draw the stack samples (fxt-run --sample) instead of\n"
+    "                      the calls: sampled time, an estimate of CPU time\n"
     "  -h, --help          print this help and exit\n"
     "  -V, --version       print the version and exit\n"
     "\n"
@@ -64,6 +68,11 @@ static const char help[] =
     "ordered by name; hover shows times and calls, a click zooms (the root\n"
     "resets).  Folded lines with no self time are left out.  With --diff and\n"
     "--by process/thread, frames match by their labels, which hold pids.\n"
+    "Calls and stack samples are never drawn together: a sampled frame is no\n"
+    "call.  By default the graph is of the calls; an archive that has stack\n"
+    "samples only gives an empty graph and a line on standard error saying\n"
+    "so.  With --samples, frames are sized by sampled time and hover shows no\n"
+    "calls; with --by thread a sample track is its thread's \"NAME (samples)\".\n"
     "\n"
     "Memory: start-ordered complete events (parents first) and begin/end\n"
     "pairs stream, in memory proportional to the distinct paths.  Threads\n"
@@ -91,10 +100,11 @@ static const struct option longopts[] = {
 	{ "width", required_argument, NULL, 'w' },
 	{ "max-depth", required_argument, NULL, 'D' },
 	{ "merge-recursion", no_argument, NULL, 'r' },
+	{ "samples", no_argument, NULL, 's' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static const struct tool_cli cli = { NAME, help, "o:b:dnft:w:D:r", longopts };
+static const struct tool_cli cli = { NAME, help, "o:b:dnft:w:D:rs", longopts };
 
 /* Returns 0 or TOOL_EXIT_ERROR (said). */
 static int parse_args(int argc, char **argv, struct options *o)
@@ -150,6 +160,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'r':
 			o->merge_recursion = true;
 			break;
+		case 's':
+			o->samples = true;
+			break;
 		default:
 			return TOOL_EXIT_ERROR;
 		}
@@ -187,12 +200,21 @@ static struct flame *load(const struct options *o, const char *path)
 		return NULL;
 	}
 	flame_set_limits(f, o->max_depth, o->merge_recursion);
+	flame_set_samples(f, o->samples);
 	rc = flame_load(f, &in, err, sizeof(err));
 	if (rc < 0) {
 		tool_error(NAME, "%s: %s", path, err);
 		flame_free(f);
 		return NULL;
 	}
+	/* Nothing of the kind drawn, but some of the other: say why. */
+	if (flame_nnodes(f) <= 1 && flame_left_out(f))
+		fprintf(stderr,
+			o->samples ? NAME ": %s: no stack samples, only calls (drawn without "
+				       "--samples)\n"
+				   : NAME ": %s: no calls, only stack samples (fxt-run --sample): "
+					  "--samples draws them\n",
+			path);
 	return f;
 }
 

@@ -13,7 +13,7 @@ plan 6
 "$GEN" --events 2000 --threads 2 --processes 2 -o "$TMPD/mt.fxt"
 
 "$EXPORT" --chrome -o "$TMPD/valid.json" --stats "$TMPD/valid.fxt" 2> "$TMPD/stats"
-is "$(cat "$TMPD/stats")" "slices 6, instants 2, counters 1, async 0, flows 2, logs 1, process names 1, thread names 1" \
+is "$(cat "$TMPD/stats")" "slices 6, samples 0, instants 2, counters 1, async 0, flows 2, logs 1, process names 1, thread names 1" \
   "counts per kind"
 "$EXPORT" --chrome "$TMPD/valid.fxt.gz" > "$TMPD/gz.json"
 ok "gzip archive, same JSON" cmp -s "$TMPD/valid.json" "$TMPD/gz.json"

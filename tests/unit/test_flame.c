@@ -369,7 +369,7 @@ static void test_names(void)
 	flame_free(f);
 
 	m = open_memstream(&buf, &len);
-	ok(export_chrome(&in, m, NULL, err, sizeof(err)) == 0, "export_chrome");
+	ok(export_chrome(&in, m, true, NULL, err, sizeof(err)) == 0, "export_chrome");
 	fclose(m);
 	ok(buf && strstr(buf, "\"name\":\"bad\\ufffdname\\u000a\"") &&
 	       strstr(buf, "\"name\":\"<&>\""),
@@ -464,7 +464,7 @@ static void test_chrome(void)
 	in.mem = data;
 
 	m = open_memstream(&buf, &len);
-	rc = export_chrome(&in, m, &st, err, sizeof(err));
+	rc = export_chrome(&in, m, true, &st, err, sizeof(err));
 	fclose(m);
 	ASSERT_EQ_I64(rc, 0, "export_chrome");
 	ok(st.slices == 3 && st.instants == 1 && st.counters == 1 && st.async == 3 &&
