@@ -635,6 +635,25 @@ int spool_fd(struct spool *sp)
 	return fd;
 }
 
+void spool_mark_exit(struct spool *sp, int status)
+{
+	/* Under the lock, which the header's unmapping takes: another thread
+	 * flushing at this moment must not unmap it under our store.  Held
+	 * by this very thread (a handler that interrupted a grant) or by
+	 * another for long: no mark, and the summary says less. */
+	for (int i = 0; i < 64; i++) {
+		if (pthread_mutex_trylock(&sp->lock) == 0) {
+			if (sp->hdr && !sp->closed)
+				__atomic_store_n(&sp->hdr->exited,
+						 SPOOL_EXITED | ((uint32_t)status & 0xffu),
+						 __ATOMIC_RELEASE);
+			pthread_mutex_unlock(&sp->lock);
+			return;
+		}
+		sched_yield();
+	}
+}
+
 void spool_destroy(struct spool *sp)
 {
 	pthread_mutex_lock(&sp->lock);

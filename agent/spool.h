@@ -136,6 +136,12 @@ uint64_t spool_close_grants(struct spool *sp);
 int spool_seal(struct spool *sp, const struct spool_seal *seal,
 	       const struct spool_seal_thread *threads);
 
+/* The process ends through _exit() or _Exit() with `status`, without
+ * sealing the spool: says so in its header (spool_header.exited), for the
+ * converter.  Async-signal-safe enough for _exit() (a signal handler's):
+ * it never waits for the lock, and gives up when the spool is taken. */
+void spool_mark_exit(struct spool *sp, int status);
+
 /* Opens the spool for reading (the caller closes it), or -errno. */
 int spool_fd(struct spool *sp);
 

@@ -305,18 +305,22 @@ WRAP void exit(int status)
 	__builtin_unreachable();
 }
 
-/* _exit and _Exit flush nothing: the frame is closed here, and fxt-run
- * recovers the archive from the spool. */
+/* _exit and _Exit flush nothing (a signal handler may call them): the
+ * frame is closed here, the spool's header says that the process exited
+ * and with which status, whatever the groups recorded, and fxt-run
+ * converts the spool as it is. */
 static void quick_exit_record(unsigned fn, const void *caller, int status)
 {
 	struct wrap_arg a = WARG(STATUS, I64, status);
 	struct tstate *t = wrap_enter(AGENT_G_PROC);
 
-	if (!t)
-		return;
-	if (wrap_call_begin(t, fn, caller, &a, 1))
-		wrap_call_end(t, fn, 0, 0, 0, NULL, 0);
-	wrap_leave(t);
+	if (t) {
+		if (wrap_call_begin(t, fn, caller, &a, 1))
+			wrap_call_end(t, fn, 0, 0, 0, NULL, 0);
+		wrap_leave(t);
+	}
+	if (agent_ensure_init() == 0 && !agent.disabled)
+		spool_mark_exit(&agent.spool, status);
 }
 
 WRAP void _exit(int status)

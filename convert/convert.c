@@ -237,6 +237,10 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	res->pid = h->pid;
 	res->root_pid = h->root_pid;
 	res->image = h->image ? h->image : 1;
+	{
+		uint32_t ex = __atomic_load_n(&h->exited, __ATOMIC_ACQUIRE);
+		res->exit_status = !res->sealed && (ex & SPOOL_EXITED) ? (int)(ex & 0xffu) : -1;
+	}
 	res->filter_included = h->filter_included;
 	res->filter_excluded = h->filter_excluded;
 	res->events = st.counts.events;

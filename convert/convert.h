@@ -58,6 +58,9 @@ struct convert_result {
 	uint64_t root_pid; /* the run's root, 0 if unknown */
 	uint32_t image;	   /* 1 for the pid's first image */
 	bool sealed;	   /* false: its process died without sealing it */
+	/* Not sealed: the status its process gave _exit() or _Exit()
+	 * (spool_header.exited), or -1 when not known (killed...). */
+	int exit_status;
 	/* What the archive holds, as fxt/counts.h defines it: event records,
 	 * threads with one, calls its drop instants count. */
 	uint64_t events;

@@ -211,6 +211,7 @@ int main(int argc, char **argv)
 		else
 			fprintf(stderr, "fxt-run: %s wrote no archive of its own\n", o.argv[0]);
 	}
+	parts_set_wait_status(&parts, (long)root, status);
 	parts_sort(&parts, (long)root);
 
 	if (o.keep_parts || parts_merge(&parts, out, o.quiet) != 0) {

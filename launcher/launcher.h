@@ -169,7 +169,12 @@ struct part {
 	long pid;		 /* its process */
 	unsigned image;		 /* 0: OUT; N: OUT.PID.fxt (1) or OUT.PID.N.fxt */
 	bool running;		 /* its process was still running: not merged */
-	bool recovered;		 /* from its process's spool */
+	bool recovered;		 /* from its process's spool, which it did not seal */
+	/* Recovered: how its process ended, as far as is known.  The status
+	 * it gave _exit() (the spool's header says), and the root's wait
+	 * status (fxt-run waited for it); -1: not known. */
+	int exit_status;
+	int wait_status;
 	struct archive_stats st; /* bytes: on disk */
 	const char *note;	 /* after its summary line's numbers, or NULL */
 };
@@ -193,6 +198,10 @@ struct part *parts_find(const struct parts *ps, const char *path);
  * out of memory: the archive is then neither summarised nor merged, and
  * stays where its process wrote it. */
 struct part *parts_add(struct parts *ps, const char *path, long pid, unsigned image);
+
+/* The root's wait status: what its recovered archives' lines say of how
+ * it ended. */
+void parts_set_wait_status(struct parts *ps, long root, int status);
 
 /* Whether OUT is known, or (unless out_only) the root reported an archive. */
 bool parts_have_root(const struct parts *ps, pid_t root, bool out_only);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "launcher/launcher.h"
@@ -93,8 +94,59 @@ struct part *parts_add(struct parts *ps, const char *path, long pid, unsigned im
 		return NULL;
 	pt->pid = pid;
 	pt->image = image;
+	pt->exit_status = -1;
+	pt->wait_status = -1;
 	ps->n++;
 	return pt;
+}
+
+void parts_set_wait_status(struct parts *ps, long root, int status)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->v[i].pid == root)
+			ps->v[i].wait_status = status;
+}
+
+/* Whether a recovered part's process exited, with a status, rather than
+ * was killed: through _exit(), or (the root, whose status fxt-run has)
+ * some other way that did not seal its spool (a bare exit_group, as Go's
+ * os.Exit; a seal that failed). */
+static bool part_exited(const struct part *pt, int *status)
+{
+	if (pt->exit_status >= 0) {
+		*status = pt->exit_status;
+		return true;
+	}
+	if (pt->wait_status >= 0 && WIFEXITED(pt->wait_status)) {
+		*status = WEXITSTATUS(pt->wait_status);
+		return true;
+	}
+	return false;
+}
+
+/* What a part's summary line says after its numbers: how a process that
+ * did not seal its spool ended, as far as fxt-run knows, or the part's
+ * note; NULL for nothing.  In buf. */
+static const char *part_note(const struct part *pt, char *buf, size_t cap)
+{
+	int status;
+
+	if (!pt->recovered)
+		return pt->note;
+	if (pt->exit_status >= 0)
+		snprintf(buf, cap, "ended by _exit(%d), not exit(): converted from its spool",
+			 pt->exit_status);
+	else if (part_exited(pt, &status))
+		snprintf(buf, cap, "exited with status %d but did not seal its spool: converted from it",
+			 status);
+	else if (pt->wait_status >= 0 && WIFSIGNALED(pt->wait_status))
+		snprintf(buf, cap, "killed by SIG%s: recovered from spool",
+			 sigabbrev_np(WTERMSIG(pt->wait_status)) != NULL
+			     ? sigabbrev_np(WTERMSIG(pt->wait_status))
+			     : "?");
+	else
+		snprintf(buf, cap, "recovered from spool");
+	return buf;
 }
 
 /* Whether OUT is known, or (unless out_only) the root reported an archive. */
@@ -269,10 +321,13 @@ void parts_print(const struct parts *ps)
 
 	for (size_t i = 0; i < ps->n; i++) {
 		const struct part *pt = &ps->v[i];
+		char buf[128];
 		if (pt->image == 0)
-			summary_line("", display_name(pt->path), &pt->st, pt->note);
+			summary_line("", display_name(pt->path), &pt->st,
+				     part_note(pt, buf, sizeof(buf)));
 		else if (nchildren++ < MAX_CHILD_LINES)
-			summary_line("child archive ", display_name(pt->path), &pt->st, pt->note);
+			summary_line("child archive ", display_name(pt->path), &pt->st,
+				     part_note(pt, buf, sizeof(buf)));
 		else
 			more_events += pt->st.n.events;
 	}
@@ -290,7 +345,7 @@ int parts_merge(struct parts *ps, const char *out, bool quiet)
 	const char **paths = calloc(ps->n + 1, sizeof(*paths));
 	const struct part **merged = calloc(ps->n + 1, sizeof(*merged));
 	struct merge_part_result *res = calloc(ps->n + 1, sizeof(*res));
-	size_t n = 0, nrecovered = 0, ntruncated = 0;
+	size_t n = 0, nrecovered = 0, nexited = 0, ntruncated = 0;
 	const struct part *only = NULL;
 	struct archive_stats sum;
 	bool counted = true;
@@ -314,14 +369,22 @@ int parts_merge(struct parts *ps, const char *out, bool quiet)
 		merged[n] = pt;
 		paths[n++] = pt->path;
 		only = pt;
-		nrecovered += pt->recovered;
+		if (pt->recovered) {
+			int status;
+			if (part_exited(pt, &status))
+				nexited++;
+			else
+				nrecovered++;
+		}
 	}
 	if (n == 0)
 		goto out;
 	/* The root's archive alone is the archive: nothing to rewrite. */
 	if (n == 1 && strcmp(paths[0], out) == 0 && only->st.error == NULL) {
+		char buf[128];
 		if (!quiet)
-			summary_line("", display_name(out), &only->st, only->note);
+			summary_line("", display_name(out), &only->st,
+				     part_note(only, buf, sizeof(buf)));
 		goto out;
 	}
 	err = merge_archives(out, paths, n, res);
@@ -353,7 +416,7 @@ int parts_merge(struct parts *ps, const char *out, bool quiet)
 		uint64_t nprocs = fxt__counts_processes(&sum.n);
 		size_t nimages = n;
 		struct stat sb;
-		char note[160];
+		char note[256];
 		int len;
 
 		for (size_t i = 0; i < n; i++)
@@ -365,6 +428,10 @@ int parts_merge(struct parts *ps, const char *out, bool quiet)
 		if (nimages != nprocs)
 			len += snprintf(note + len, sizeof(note) - (size_t)len, ", %zu images",
 					nimages);
+		if (nexited != 0)
+			len += snprintf(note + len, sizeof(note) - (size_t)len,
+					", %zu exited without sealing their spool (converted from it)",
+					nexited);
 		if (nrecovered != 0)
 			len += snprintf(note + len, sizeof(note) - (size_t)len,
 					", %zu recovered from spool", nrecovered);

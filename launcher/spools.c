@@ -162,7 +162,7 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 		pt->st.deep_pid = (uint64_t)pid;
 		pt->st.deep_tid = res.deep_tid;
 		pt->recovered = !res.sealed;
-		pt->note = res.sealed ? NULL : "recovered from spool";
+		pt->exit_status = res.exit_status;
 	}
 	summary_filters(res.filter_included, res.filter_excluded);
 	convert_result_free(&res);

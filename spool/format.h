@@ -117,7 +117,11 @@ struct spool_header {
 	/* Who converts it: SPOOL_OWNER_*, changed by compare and swap only
 	 * (spool_claim()), by the process and by fxt-run alike. */
 	uint32_t owner;
-	uint32_t pad;
+	/* How the process ended when it did not seal the spool: SPOOL_EXITED
+	 * and the status (0-255) once it called _exit() or _Exit() (not
+	 * exit(): agent/wrap_proc.c), which flush nothing; 0 when not known
+	 * (killed, a crash, a raw exit_group, or an older agent's spool). */
+	uint32_t exited;
 	/* The first staged chunk (see above), 0: none yet. */
 	uint64_t first_staged;
 	/* The recording mode (enum fxt_mode) and FXT_BUFFER_SIZE. */
@@ -154,6 +158,8 @@ struct spool_header {
 	uint64_t dropped_floor;
 	struct spool_module modules[];
 };
+
+#define SPOOL_EXITED 0x100u /* spool_header.exited: the low byte is the status */
 
 enum spool_state {
 	SPOOL_OPEN = 0,

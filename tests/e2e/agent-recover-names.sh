@@ -34,7 +34,7 @@ for libc in default none; do
   unset FXT_LIBC
   is "$rc" 137 "killed, FXT_LIBC=$libc: fxt-run exits 137"
   ok "killed, FXT_LIBC=$libc: recovered from spool" grep -q \
-    "^fxt-run: wrote kill-$libc\\.fxt (.*); recovered from spool\$" "$TMPD/err"
+    "^fxt-run: wrote kill-$libc\\.fxt (.*); killed by SIGKILL: recovered from spool\$" "$TMPD/err"
   check_archive "killed, FXT_LIBC=$libc" "kill-$libc.fxt"
   is "$(names "kill-$libc.fxt")" "$want" \
     "killed, FXT_LIBC=$libc: named as sealed, the newest names, none by tid"

@@ -158,7 +158,7 @@ check_archive "cut" cut/m.fxt
 # (The cut part holds neither a process's kernel object nor an event: no
 # process of the archive's, one image of the merge's.)
 ok "cut: the summary says a part was truncated, not that OUT is damaged" grep -Eq \
-  "^fxt-run: wrote cut/m.fxt \(.* dropped\); $(nprocs cut/m.fxt)(, [0-9]+ images)?(, 1 recovered from spool)?, 1 truncated \(their last records are lost\)\$" \
+  "^fxt-run: wrote cut/m.fxt \(.* dropped\); $(nprocs cut/m.fxt)(, [0-9]+ images)?(, 1 exited without sealing their spool \(converted from it\))?, 1 truncated \(their last records are lost\)\$" \
   "$TMPD/err"
 
 # --- The session file of the run goes (agent/session.h); another run's stays.

@@ -1,10 +1,12 @@
 /* crash: dies without letting the agent flush, for the recovery tests.
  *
- *	crash exit|kill|abort [N [M]]
+ *	crash exit|exit_group|kill|abort [N [M]]
  *
  * A second thread calls work() N times (default 1000) and ends; then main
  * calls work() M times (default 0), then outer() -> inner(), which dies in
- * the way asked: _exit(3), raise(SIGKILL) or abort().  outer and inner
+ * the way asked: _exit(3), the exit_group system call with status 4 (as
+ * Go's os.Exit does, no libc function on the way), raise(SIGKILL) or
+ * abort().  outer and inner
  * stay open.  A large M kills a thread that has been writing for many
  * chunks (recycled in place, agent/spool.c).
  */
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "examples/example.h"
@@ -41,6 +44,8 @@ EXAMPLE_NOINLINE static void inner(const char *how)
 		raise(SIGKILL);
 	else if (strcmp(how, "abort") == 0)
 		abort();
+	else if (strcmp(how, "exit_group") == 0)
+		syscall(SYS_exit_group, 4);
 	_exit(3);
 }
 
@@ -54,7 +59,7 @@ int main(int argc, char **argv)
 	pthread_t t;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: crash exit|kill|abort [N]\n");
+		fprintf(stderr, "usage: crash exit|exit_group|kill|abort [N [M]]\n");
 		return 2;
 	}
 	if (argc > 2)

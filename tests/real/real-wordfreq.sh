@@ -129,7 +129,7 @@ ok "RLIMIT_FSIZE 0: fxt-run claims only an archive that is valid" f_claim_true
 ok "RLIMIT_FSIZE 0: no empty archive is left behind" \
   sh -c '! test -e f.fxt || test -s f.fxt'
 ok "RLIMIT_FSIZE 0: recovered from the spool the agent kept" \
-  grep -q '^fxt-run: wrote f\.fxt (.*; recovered from spool$' f.err
+  grep -q '^fxt-run: wrote f\.fxt (.*; exited with status 0 but did not seal its spool: converted from it$' f.err
 f_adds=$(calls f.fxt wf_table_add)
 ok "RLIMIT_FSIZE 0: the main thread's merges are in it ($f_adds adds)" \
   test "$f_adds" -ge 160 -a "$f_adds" -le 3160
@@ -142,7 +142,7 @@ trc=0
 is "$trc" 0 "RLIMIT_NOFILE 3: the program's exit status"
 ok "RLIMIT_NOFILE 3: stdout byte-identical" cmp -s plain-np.out n.out
 ok "RLIMIT_NOFILE 3: recovered from the spool the agent kept, a valid archive" \
-  sh -c 'grep -q "^fxt-run: wrote n\.fxt (.*; recovered from spool$" n.err && "$1" --check n.fxt >/dev/null' \
+  sh -c 'grep -q "^fxt-run: wrote n\.fxt (.*; exited with status 0 but did not seal its spool: converted from it$" n.err && "$1" --check n.fxt >/dev/null' \
   sh "$FXT_DUMP"
 n_adds=$(calls n.fxt wf_table_add)
 ok "RLIMIT_NOFILE 3: the main thread's merges are in it ($n_adds adds)" \
