@@ -22,7 +22,8 @@
  * parts, and prints one summary line that counts them.  A process still
  * running then (a daemon) is not waited for: it converts its own spool at
  * its exit.  --keep-parts leaves the per-process archives, one summary
- * line each.  fxt-run --recover converts spools left behind later.
+ * line each.  fxt-run --recover makes the archive of a run whose fxt-run was
+ * killed, later: of the spools and the archives the run left (recover.c).
  *
  * Its files, one job each, are listed in launcher/launcher.h.
  *

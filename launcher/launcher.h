@@ -140,6 +140,10 @@ void archive_stats_free(struct archive_stats *st);
 /* Whether path is an archive: it starts with the magic record. */
 bool is_archive(const char *path);
 
+/* The pid of the process whose archive path is (its first provider's
+ * id, merge.h), or 0. */
+long archive_first_pid(const char *path);
+
 /* One summary line: "wrote WHAT DISPLAY (numbers)", `note` (if not NULL)
  * after the numbers.  An empty `what` means the root's archive. */
 void summary_line(const char *what, const char *display, const struct archive_stats *st,
@@ -170,6 +174,7 @@ struct part {
 	unsigned image;		 /* 0: OUT; N: OUT.PID.fxt (1) or OUT.PID.N.fxt */
 	bool running;		 /* its process was still running: not merged */
 	bool recovered;		 /* from its process's spool, which it did not seal */
+	bool left;		 /* --recover: an archive the killed run had left */
 	/* Recovered: how its process ended, as far as is known.  The status
 	 * it gave _exit() (the spool's header says), and the root's wait
 	 * status (fxt-run waited for it); -1: not known. */

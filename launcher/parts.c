@@ -137,7 +137,8 @@ static const char *part_note(const struct part *pt, char *buf, size_t cap)
 		snprintf(buf, cap, "ended by _exit(%d), not exit(): converted from its spool",
 			 pt->exit_status);
 	else if (part_exited(pt, &status))
-		snprintf(buf, cap, "exited with status %d but did not seal its spool: converted from it",
+		snprintf(buf, cap,
+			 "exited with status %d but did not seal its spool: converted from it",
 			 status);
 	else if (pt->wait_status >= 0 && WIFSIGNALED(pt->wait_status))
 		snprintf(buf, cap, "killed by SIG%s: recovered from spool",
@@ -425,13 +426,14 @@ int parts_merge(struct parts *ps, const char *out, bool quiet)
 			sum.error = "out of memory: fewer threads and processes than it holds";
 		len = snprintf(note, sizeof(note), "%" PRIu64 " process%s", nprocs,
 			       nprocs == 1 ? "" : "es");
-		if (nimages != nprocs)
+		if (nimages > nprocs) /* (a part merged before counts as one) */
 			len += snprintf(note + len, sizeof(note) - (size_t)len, ", %zu images",
 					nimages);
 		if (nexited != 0)
-			len += snprintf(note + len, sizeof(note) - (size_t)len,
-					", %zu exited without sealing their spool (converted from it)",
-					nexited);
+			len +=
+			    snprintf(note + len, sizeof(note) - (size_t)len,
+				     ", %zu exited without sealing their spool (converted from it)",
+				     nexited);
 		if (nrecovered != 0)
 			len += snprintf(note + len, sizeof(note) - (size_t)len,
 					", %zu recovered from spool", nrecovered);

@@ -72,6 +72,20 @@ bool is_archive(const char *path)
 	return magic;
 }
 
+long archive_first_pid(const char *path)
+{
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	long pid = 0;
+
+	if (fxt_reader_open_path(&r, path, 0) < 0)
+		return 0;
+	for (int i = 0; i < 4 && pid == 0 && fxt_reader_next(r, &rec) > 0; i++)
+		pid = (long)rec.provider_id;
+	fxt_reader_free(r);
+	return pid;
+}
+
 static void format_size(uint64_t bytes, char *buf, size_t size)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };

@@ -303,6 +303,23 @@ size_t run_spool_output(const char *spool)
 	return len;
 }
 
+size_t run_pid_file_output(const char *path, const char *suffix, long *pid)
+{
+	size_t len = strlen(path), slen = strlen(suffix), d;
+	unsigned long v;
+
+	if (len <= slen || strcmp(path + len - slen, suffix) != 0)
+		return 0;
+	len -= slen;
+	for (d = len; d > 0 && path[d - 1] >= '0' && path[d - 1] <= '9'; d--)
+		;
+	if (d == len || d < 2 || path[d - 1] != '.' || path[d - 2] == '/' ||
+	    get_dec(path + d, &v) != path + len)
+		return 0;
+	*pid = (long)v;
+	return d - 1;
+}
+
 bool run_snapshot_spool_parse(const char *output, const char *name, unsigned *n)
 {
 	const char *base = base_of(output);

@@ -98,4 +98,9 @@ bool run_snapshot_spool_parse(const char *output, const char *name, unsigned *n)
  * (a snapshot's); 0 when it does not end in ".spool". */
 size_t run_spool_output(const char *spool);
 
+/* The same for a file named after OUT and a pid, run_pid_file_name()'s
+ * OUT.PID + suffix (a session, fxt-run's control file): the length of OUT
+ * in `path`, and the pid in *pid; 0 when it is no such name. */
+size_t run_pid_file_output(const char *path, const char *suffix, long *pid);
+
 #endif /* FXT_SPOOL_NAMES_H */

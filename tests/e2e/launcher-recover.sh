@@ -6,7 +6,7 @@
 # program runs.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 33
+plan 43
 
 LOOP=$PROGS/loop
 
@@ -36,8 +36,73 @@ ok "recover: ... and the archive says so (fxt-report)" sh -c \
   '"$1" "$2" | grep -Eq "^# [1-9][0-9]* calls dropped"' - "$abs_top_builddir/fxt-report" k.fxt
 rc=0
 "$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
-is "$rc" 2 "recover: a directory without spools is a usage error"
+is "$rc" 1 "recover: a directory with nothing to recover: exit status 1, as --help says"
 is "$(wc -l <"$TMPD/err" | tr -d ' ')" 1 "recover: ... in one line"
+cd "$TMPD" || exit 1
+
+# --- fxt-run alone killed (kill -9) while the program runs on: processes
+# that end before write nothing yet (fxt-run converted their spools), those
+# that end after write their own archives (the root its OUT, the others
+# r.PID.fxt); the session (a pipe) and fxt-run's control file stay, with
+# whatever a conversion or merge cut short leaves.  --recover DIR makes one
+# archive of the whole run of it, says what it merged, and leaves nothing
+# else.  The root is bash, which ends with exit(): it writes r.fxt.
+# killed_run DIR: the run, in DIR; the program's processes are done.
+killed_run() {
+  mkdir "$1" && (
+    cd "$1" || exit 1
+    "$FXT_RUN" -o r.fxt -- bash -c 'echo $$ >"$1/root"; "$0" 200000 >/dev/null
+      echo x | cat >/dev/null
+      (sleep 1; "$0" 300000 >/dev/null) & (sleep 1; "$0" 100000 | cat >/dev/null) &
+      touch "$1/started"; wait; "$0" 1000 >/dev/null' "$LOOP" "$TMPD/$1" >/dev/null 2>&1 &
+    f=$!
+    n=0
+    while [ ! -e "$TMPD/$1/started" ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
+    kill -KILL $f
+    wait $f
+    n=0
+    while kill -0 "$(cat "$TMPD/$1/root")" 2>/dev/null && [ $n -lt 600 ]; do
+      sleep 0.05; n=$((n + 1))
+    done
+    rm -f "$TMPD/$1/root" "$TMPD/$1/started"
+    # What a conversion and a merge killed halfway leave (fxt-run's names).
+    echo partial >.fxt-partial.r.4194305.fxt
+    echo merge >.r.fxt.merge.AbC123
+  )
+}
+killed_run whole
+cd whole || exit 1
+ok "fxt-run killed: the root wrote r.fxt, others their own, the session and control file stay" \
+  sh -c 'test -s r.fxt && ls r.*.fxt r.fxt.*.session r.fxt.*.run >/dev/null 2>&1'
+rc=0
+"$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+is "$rc" 0 "recover after fxt-run was killed: exit status 0"
+is "$(ls -A | tr '\n' ' ')" "r.fxt " "recover after fxt-run was killed: r.fxt and nothing else"
+check_archive "recover after fxt-run was killed" r.fxt
+is "$(flat r.fxt | sed -n 's/^\([0-9]*\) leaf$/\1/p')" 601000 \
+  "recover after fxt-run was killed: every process's calls"
+ok "recover after fxt-run was killed: says what it merged" grep -Eq \
+  '^fxt-run: --recover: merged [0-9]+ spools? and the [0-9]+ archives the run had left: r\.fxt, r\.[0-9]' "$TMPD/err"
+ok "recover after fxt-run was killed: ... and what it removed" sh -c \
+  'grep "^fxt-run: --recover: removed what the run left besides: " "$1" | grep -F .session |
+     grep -F .run | grep -F .fxt-partial.r.4194305.fxt | grep -qF .r.fxt.merge.AbC123' sh "$TMPD/err"
+cd "$TMPD" || exit 1
+# The same run, whole: as many processes and images.
+mkdir clean && "$FXT_RUN" -o clean/r.fxt -- bash -c '"$0" 200000 >/dev/null
+  echo x | cat >/dev/null
+  (sleep 1; "$0" 300000 >/dev/null) & (sleep 1; "$0" 100000 | cat >/dev/null) &
+  touch clean/started; wait; "$0" 1000 >/dev/null' "$LOOP" >/dev/null 2>"$TMPD/clean.err"
+procs() { sed -n 's/^fxt-run: wrote .*); \([0-9]* processes, [0-9]* images\).*/\1/p' "$1"; }
+is "$(procs "$TMPD/err")" "$(procs "$TMPD/clean.err")" \
+  "recover after fxt-run was killed: the processes and images of a whole run"
+
+# --- The same, into another archive (-o): the run's r.fxt is merged too.
+killed_run other
+cd other || exit 1
+rc=0
+"$FXT_RUN" --recover -o all.fxt . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+is "$rc/$(ls -A | tr '\n' ' ')" "0/all.fxt " "recover -o: all.fxt and nothing else"
+is "$(flat all.fxt | sed -n 's/^\([0-9]*\) leaf$/\1/p')" 601000 "recover -o: every process's calls"
 cd "$TMPD" || exit 1
 
 # --- The same with a pipeline of short processes, whose archives fxt-run

@@ -215,6 +215,25 @@ static void test_not_names(void)
 	ASSERT_EQ_U64(run_spool_output("t.fxt.x7.spool"), 8, "spool output: not digits");
 	ASSERT_EQ_U64(run_spool_output("/d/t.fxt.7"), 0, "spool output: no .spool");
 	ASSERT_EQ_U64(run_spool_output(".spool"), 0, "spool output: nothing before .spool");
+
+	/* A run's session or control file found alone (fxt-run --recover of a
+	 * run that left no spool): OUT and the pid. */
+	{
+		long pid = 0;
+		ASSERT_EQ_U64(run_pid_file_output("/d/t.fxt.42.session", RUN_SESSION_SUFFIX, &pid),
+			      8, "pid file output: session");
+		ASSERT_EQ_U64((uint64_t)pid, 42, "pid file output: its pid");
+		ASSERT_EQ_U64(run_pid_file_output("t.fxt.7.run", RUN_CONTROL_SUFFIX, &pid), 5,
+			      "pid file output: control file");
+		ASSERT_EQ_U64(run_pid_file_output("t.fxt.run", RUN_CONTROL_SUFFIX, &pid), 0,
+			      "pid file output: no pid");
+		ASSERT_EQ_U64(run_pid_file_output("t.fxt.x7.run", RUN_CONTROL_SUFFIX, &pid), 0,
+			      "pid file output: not digits");
+		ASSERT_EQ_U64(run_pid_file_output("/d/.7.run", RUN_CONTROL_SUFFIX, &pid), 0,
+			      "pid file output: nothing before the pid");
+		ASSERT_EQ_U64(run_pid_file_output("t.fxt.7.spool", RUN_CONTROL_SUFFIX, &pid), 0,
+			      "pid file output: another suffix");
+	}
 }
 
 /* -o / FXT_OUTPUT templates: each escape, the errors, and that an
