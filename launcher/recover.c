@@ -277,11 +277,14 @@ static bool spool_left(const struct run *r, const struct name_list *left, long p
 
 /* Once run `r` is recovered: removes what it left that holds nothing any
  * more (names to `removed`).  A conversion cut short (its spool was
- * converted again), a merge cut short, and, unless a process of the run
- * still runs (it keeps its spool, and converts it with the session) or
- * `keep_marks` (the merge failed), the session and the dead fxt-run's
- * control file.  Returns how many spools are left. */
-static size_t clean_run(const struct run *r, long root, bool keep_marks, struct name_list *removed)
+ * converted again), a merge cut short, and the session and the dead
+ * fxt-run's control file, by which a later --recover finds the run: kept
+ * when `keep_marks` (the merge failed), and while a process of the run
+ * still runs (it keeps its spool, and converts it with the session) or,
+ * unless `parts_stay` (--keep-parts), one wrote an archive since the
+ * merge.  Returns how many of those spools and archives there are. */
+static size_t clean_run(const struct run *r, long root, bool keep_marks, bool parts_stay,
+			struct name_list *removed)
 {
 	const char *base = strrchr(r->name, '/') + 1; /* absolute */
 	const size_t plen = strlen(CONVERT_PARTIAL_PREFIX), blen = strlen(base);
@@ -291,14 +294,21 @@ static size_t clean_run(const struct run *r, long root, bool keep_marks, struct 
 
 	if (d == NULL)
 		return 0;
+	size_t nparts = 0;
 	while ((de = readdir(d)) != NULL) {
 		long pid;
 		unsigned image;
 		add_name(&names, de->d_name);
 		if (run_spool_parse(r->name, de->d_name, &pid, &image))
 			add_name(&left, de->d_name);
+		else if (!parts_stay && run_archive_parse(r->name, de->d_name, &pid, &image)) {
+			char *path = join(r->dir, de->d_name, strlen(de->d_name));
+			nparts += is_archive(path);
+			free(path);
+		}
 	}
 	closedir(d);
+	keep_marks |= nparts != 0;
 	for (size_t i = 0; i < names.n; i++) {
 		const char *n = names.v[i];
 		long pid;
@@ -329,7 +339,7 @@ static size_t clean_run(const struct run *r, long root, bool keep_marks, struct 
 			add_name(removed, path);
 		free(path);
 	}
-	size_t nleft = left.n;
+	size_t nleft = left.n + nparts;
 	name_list_free(&names);
 	name_list_free(&left);
 	return nleft;
@@ -406,7 +416,8 @@ int recover_main(const struct options *given)
 			size_t before = parts.n;
 			int rc = spools_recover(&r, ru->spools.v[j]);
 			nspools += parts.n > before;
-			if (rc < 0) {
+			/* Gone: its process converted it meanwhile. */
+			if (rc < 0 && rc != -ENOENT) {
 				bad++;
 				fprintf(stderr, "fxt-run: %s: %s\n", ru->spools.v[j],
 					rc == -EBADMSG || rc == -EAGAIN
@@ -462,16 +473,17 @@ int recover_main(const struct options *given)
 	size_t nleft = 0;
 	for (size_t i = 0; i < runs.n; i++)
 		if (runs.v[i].dir != NULL)
-			nleft += clean_run(&runs.v[i], root, failed, &removed);
+			nleft +=
+			    clean_run(&runs.v[i], root, failed, o.keep_parts || failed, &removed);
 	if (!o.quiet) {
 		say_names("--recover: removed what the run left besides", &removed);
 		if (nleft != 0)
-			fprintf(stderr,
-				"fxt-run: --recover: %zu spool%s left to %s process%s: run fxt-run "
-				"--recover again once %s exited, to merge %s archive%s\n",
-				nleft, nleft == 1 ? " is" : "s are", nleft == 1 ? "its" : "their",
-				nleft == 1 ? "" : "es", nleft == 1 ? "it has" : "they have",
-				nleft == 1 ? "its" : "their", nleft == 1 ? "" : "s");
+			fprintf(
+			    stderr,
+			    "fxt-run: --recover: %zu spools or archives of processes still running "
+			    "(or just ended) stay: run fxt-run --recover again once they have "
+			    "exited, to merge them\n",
+			    nleft);
 	}
 	name_list_free(&found);
 	name_list_free(&removed);

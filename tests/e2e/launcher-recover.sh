@@ -6,7 +6,7 @@
 # program runs.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 43
+plan 46
 
 LOOP=$PROGS/loop
 
@@ -118,6 +118,33 @@ ok "recover pipeline: one archive left, nothing else" test "$(ls)" = p.fxt
 check_archive "recover pipeline" p.fxt
 ok "recover pipeline: every process in it" grep -q \
   '^fxt-run: wrote p\.fxt (.*); [1-9][0-9]* processes, ' "$TMPD/err"
+cd "$TMPD" || exit 1
+
+# --- A process of the run still running at --recover keeps its spool, and
+# the run's marks stay; once it has ended (writing its own archive), a
+# second --recover merges that too and leaves one archive.
+mkdir later && cd later || exit 1
+"$FXT_RUN" -o l.fxt -- bash -c '(sleep 4; exec "$0" 5000 >/dev/null) & echo $! >"$1.child"
+  echo $$ >"$1.root"; "$0" 1000 >/dev/null' "$LOOP" "$TMPD/later" \
+  >/dev/null 2>&1 &
+f=$!
+n=0
+while [ ! -s "$TMPD/later.root" ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
+kill -KILL $f
+wait $f
+n=0
+while kill -0 "$(cat "$TMPD/later.root")" 2>/dev/null && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
+rc=0
+"$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+ok "recover, a process still running: exit 0, its spool and the run's marks stay, and it says so" \
+  sh -c 'test "$1" = 0 && ls l.fxt.*.spool l.fxt.*.run >/dev/null 2>&1 &&
+    grep -q "stay: run fxt-run --recover again once they have exited" "$2"' sh "$rc" "$TMPD/err"
+n=0
+while kill -0 "$(cat "$TMPD/later.child")" 2>/dev/null && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
+rc=0
+"$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+is "$rc/$(ls -A | tr '\n' ' ')" "0/l.fxt " "recover again once it has ended: l.fxt and nothing else"
+is "$(flat l.fxt | sed -n 's/^\([0-9]*\) leaf$/\1/p')" 6000 "recover again: every process's calls"
 cd "$TMPD" || exit 1
 
 # --- A spool given by name, and junk.
