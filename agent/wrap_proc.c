@@ -319,7 +319,9 @@ static void quick_exit_record(unsigned fn, const void *caller, int status)
 			wrap_call_end(t, fn, 0, 0, 0, NULL, 0);
 		wrap_leave(t);
 	}
-	if (agent_ensure_init() == 0 && !agent.disabled)
+	/* Not in a child that shares our memory without fork (clone with
+	 * CLONE_VM): the spool is its parent's. */
+	if (agent_ensure_init() == 0 && !agent.disabled && getpid() == agent.pid)
 		spool_mark_exit(&agent.spool, status);
 }
 
