@@ -106,17 +106,19 @@ static uint64_t nsamples, sample_ticks;
 static pthread_key_t stop_key;
 static struct timespec period;
 
-/* Stores one sample of `n` pcs: a SAMPLE slot, then the pcs two per FRAME
- * slot.  The reservation is the hooks' (signal-safe); when the thread is
- * inside agent code (busy), it counts as nested and never refills. */
-static void put_sample(struct tstate *t, uint64_t ts, const uint64_t *pcs, unsigned n)
+/* Stores one sample of `n` pcs, taken inside the agent's own code when
+ * `in_agent`: a SAMPLE slot, then the pcs two per FRAME slot.  The
+ * reservation is the hooks' (signal-safe); when the thread is inside agent
+ * code (busy), it counts as nested and never refills. */
+static void put_sample(struct tstate *t, uint64_t ts, const uint64_t *pcs, unsigned n,
+		       bool in_agent)
 {
 	unsigned nslots = 1 + (n + 1) / 2;
 	uint64_t *p = agent_ev_begin(t, nslots, ts, false);
 
 	if (p) {
 		p[0] = ts;
-		p[1] = ev_sample_w1(n);
+		p[1] = ev_sample_w1_full(n, in_agent);
 		for (unsigned i = 0; i < n; i += 2) {
 			p += 2;
 			p[0] = pcs[i];
@@ -265,6 +267,9 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	struct tstate *t = &agent_tls;
 	uint64_t pcs[EV_SAMPLE_MAX_DEPTH];
 	uint64_t ts;
+	/* Inside a hook, a refill, a wrapper's recording: the agent's time,
+	 * whatever the innermost frames (a libc call of the agent's). */
+	bool agent_work = t->busy != 0;
 	unsigned n;
 	int saved;
 
@@ -290,7 +295,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	n = walk(ucv, pcs, EV_SAMPLE_MAX_DEPTH);
 	t->busy--;
 	if (n)
-		put_sample(t, ts, pcs, n);
+		put_sample(t, ts, pcs, n, agent_work);
 	__atomic_fetch_add(&nsamples, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&sample_ticks, agent_ticks() - ts, __ATOMIC_RELAXED);
 	errno = saved;

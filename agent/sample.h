@@ -69,6 +69,10 @@
  *    them.  They cannot be closed behind libunwind's back: a program that
  *    reuses their numbers would then have its own pipe read (and block) by
  *    the next guess.
+ *  - A sample taken while the thread is in agent code (busy) is marked as
+ *    the agent's: the flusher shows it as "fxtrace", even when its
+ *    innermost frames are the C library's (a refill's pthread_sigmask, at
+ *    whose return a sample that waited for it is taken).
  *  - Threads that do not start through pthread_create (raw clone) are not
  *    sampled.
  *  - Timers are not inherited by fork children: the child starts its own

@@ -11,6 +11,9 @@
 #include "spool/format.h"
 #include "spool/libc_table.h"
 
+/* Whether `pc` lies in the agent's own code. */
+#define IN_AGENT(in, pc) ((pc) >= (in)->agent_lo && (pc) < (in)->agent_hi)
+
 /* The flow events the sync pairing binds to the SYNC slot at `pos`. */
 static int sync_flows(struct decoder *d, uint64_t pos)
 {
@@ -206,13 +209,22 @@ static long tagged(struct decoder *d, const uint64_t *p, const uint64_t *stop, b
 		if (d->sampling && depth) {
 			const struct flush_input *in = d->in;
 			unsigned skip = 0;
+			/* Taken inside the agent: the frames it called (the C
+			 * library's) are its work too; with no agent frame
+			 * found, the innermost one stands for it. */
+			if (ev_sample_agent(w1)) {
+				while (skip < depth && !IN_AGENT(in, pcs[skip]))
+					skip++;
+				if (skip == depth) {
+					skip = 0;
+					pcs[0] = FLUSH_AGENT_PC;
+				}
+			}
 			/* The agent's innermost frames: one "fxtrace" frame. */
-			while (skip < depth && pcs[skip] >= in->agent_lo &&
-			       pcs[skip] < in->agent_hi)
-				skip++;
-			if (skip) {
-				pcs[skip - 1] = FLUSH_AGENT_PC;
-				skip--;
+			if (skip < depth && IN_AGENT(in, pcs[skip])) {
+				while (skip < depth && IN_AGENT(in, pcs[skip]))
+					skip++;
+				pcs[--skip] = FLUSH_AGENT_PC;
 			}
 			err = stackchart_sample(d->sc, w0, pcs + skip, depth - skip);
 			if (err == -ENOSYS) {

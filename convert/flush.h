@@ -46,8 +46,10 @@
  *  - a sample track (SAMPLE): a thread of its own (koid tid | 2^30, named
  *    "<thread> (samples)") whose slices are the stack chart of the samples;
  *    time the sampled thread spent in the agent itself (its start-up, a
- *    hook's chunk refill, a wrapper's recording) is one frame "fxtrace"
- *    (category "fxtrace") under the program's frame that called it.
+ *    hook's chunk refill, a wrapper's recording: the agent's frames, and
+ *    in a sample the agent marked as its own the C library's frames it
+ *    called) is one frame "fxtrace" (category "fxtrace") under the
+ *    program's frame that called it.
  * After every thread, the heap counter (COUNTER deltas of all threads,
  * summed in time order): counter events "heap" (category "libc.mem",
  * argument "bytes_in_use") on the main thread.

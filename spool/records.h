@@ -59,9 +59,12 @@
  *         A change of a process-wide counter (heap bytes in use) since
  *         this thread's previous COUNTER record of it.
  *  SAMPLE w0 = ts
- *         w1 = [62:56 tag] [7:0 depth]
+ *         w1 = [62:56 tag] [8 agent] [7:0 depth]
  *         A stack sample (innermost frame first), followed by
- *         ceil(depth / 2) FRAME slots.
+ *         ceil(depth / 2) FRAME slots.  agent: the thread was inside the
+ *         agent's own code (a hook, a chunk refill, a wrapper's
+ *         recording), whatever the innermost frames are (a libc call of
+ *         the agent's).
  *  FRAME  w0 = pc, w1 = [62:56 tag] [55:0 next pc or 0]
  *  PIPE   w0 = offset in the pipe's byte stream (session.h)
  *         w1 = [62:56 tag] [55:48 op] [47:0 pipe key]
@@ -348,14 +351,28 @@ static inline int64_t ev_counter_delta(uint64_t w1)
 
 #define EV_SAMPLE_MAX_DEPTH 128u
 
+#define EV_SAMPLE_AGENT (1ull << 8)
+
 static inline uint64_t ev_sample_w1(unsigned depth)
 {
 	return ev_tag_bits(EV_TAG_SAMPLE) | depth;
 }
 
+/* A sample of `depth` frames, taken inside the agent's own code when
+ * `in_agent`. */
+static inline uint64_t ev_sample_w1_full(unsigned depth, bool in_agent)
+{
+	return ev_sample_w1(depth) | (in_agent ? EV_SAMPLE_AGENT : 0);
+}
+
 static inline unsigned ev_sample_depth(uint64_t w1)
 {
 	return (unsigned)(w1 & 0xff);
+}
+
+static inline bool ev_sample_agent(uint64_t w1)
+{
+	return (w1 & EV_SAMPLE_AGENT) != 0;
 }
 
 /* A FRAME whose second pc is `pc` (0: none). */

@@ -6,10 +6,11 @@
 # and exit status are unchanged; hooks keep their exact counts next to the
 # samples; threads and fork children are sampled each on their own track;
 # a program that blocks SIGPROF, catches it (GNU sort) or dies of it is
-# left alone; dlopen/dlclose under sampling.
+# left alone; dlopen/dlclose under sampling; samples taken in the agent's
+# buffer work are the agent's.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 32
+plan 35
 PROG=$PROGS/sample_hotcold
 HOOKS=$PROGS/sample_hotcold_hooks
 
@@ -109,6 +110,15 @@ plain_rc=$?
 trace plugin.fxt --sample=10000 "$EXAMPLES/plugin"
 is "$rc/$(cat "$TMPD/out")" "$plain_rc/$(cat plain.out)" "dlopen/dlclose: output and exit status unchanged"
 check_archive plugin plugin.fxt
+
+# --- the agent's own buffer work ---------------------------------------------
+# Tiny chunks: a refill every few hundred calls.  A refill blocks signals,
+# so a sample that came meanwhile is taken as its pthread_sigmask returns:
+# the agent's time, not the C library's.
+FXT_CHUNK_SIZE=4096 trace refill.fxt --sample=1000 "$PROGS/loop" 2000000
+is "$rc/$(cat "$TMPD/out")" "0/loop: 2000000 calls" "refills: output and exit status unchanged"
+is "$(total_of refill.fxt pthread_sigmask)" 0 "refills: no sample in the C library's pthread_sigmask"
+ok "refills: the agent's time is the agent's" test "$(total_of refill.fxt fxtrace)" -gt 0
 
 # --- SIGPROF of the program's: its own handler, or the default action --------
 trace own.fxt --sample=1000 "$PROG" 6 0 own

@@ -1371,6 +1371,49 @@ static void test_samples_in_agent(void)
 	free(a.ev);
 }
 
+/* A sample the agent marked as its own (taken inside agent code): its
+ * innermost frames outside the agent (the C library's functions the agent
+ * called; agent_test_beta plays one) are the agent's work too, one
+ * "fxtrace" frame.  The same stack unmarked is the program's. */
+static void test_samples_agent_marked(void)
+{
+	const uint64_t koid = 53 | (1ull << 30);
+
+	for (int marked = 0; marked < 2; marked++) {
+		struct test_thread t = { 0 };
+		struct archive a;
+		struct flush_stats st;
+		uint64_t rec[6];
+		const char *what = marked ? "marked" : "unmarked";
+
+		test_spool_reset(1 << 20, 0);
+		put(&t, 100, A);
+		rec[0] = 110;
+		rec[1] = ev_sample_w1_full(3, marked);
+		rec[2] = B;					      /* pthread_sigmask */
+		rec[3] = ev_frame_w1((uintptr_t)agent_test_work + 5); /* the agent */
+		rec[4] = (uint64_t)(uintptr_t)agent_test_outer + 5;   /* the program */
+		rec[5] = ev_frame_w1(0);
+		put_slots(&t, rec, 3);
+		put(&t, 200, A | EXIT);
+		t.tid = 53;
+		flush_sample_hz = 1000;
+		flush_agent_lo = (uint64_t)(uintptr_t)agent_test_work;
+		flush_agent_hi = flush_agent_lo + 16;
+		ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "%s agent sample: flushed", what);
+		flush_agent_lo = flush_agent_hi = 0;
+		flush_sample_hz = 0;
+		ASSERT_EQ_U64(count(&a, koid, FXT_EVENT_DURATION_COMPLETE, "agent_test_beta"),
+			      marked ? 0 : 1, "%s: the C library's frame %s", what,
+			      marked ? "is the agent's" : "is the program's");
+		ASSERT_EQ_U64(count(&a, koid, FXT_EVENT_DURATION_COMPLETE, "fxtrace"), marked,
+			      "%s: %s \"fxtrace\" frame", what, marked ? "one" : "no");
+		ASSERT_EQ_U64(count(&a, koid, FXT_EVENT_DURATION_COMPLETE, "agent_test_outer"), 1,
+			      "%s: under the program's caller", what);
+		free(a.ev);
+	}
+}
+
 /* Whatever the slots say: no crash, a valid archive. */
 static void test_garbage(void)
 {
@@ -1624,7 +1667,7 @@ static void test_min_duration(void)
 
 int main(void)
 {
-	plan(213);
+	plan(221);
 	test_basic();
 	test_unnamed_threads();
 	test_recovered_names();
@@ -1644,6 +1687,7 @@ int main(void)
 	test_pipe();
 	test_samples();
 	test_samples_in_agent();
+	test_samples_agent_marked();
 	test_garbage();
 	test_recycled_copy();
 	test_time_base();
