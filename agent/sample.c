@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +41,10 @@ struct sample_thread {
 	timer_t timer;
 	pid_t pid; /* the process that created the timer (fork: not ours) */
 	volatile sig_atomic_t on;
+	/* Periods of CPU time whose signals took no sample (skipped, or no
+	 * frame): the next sample stands for them too. */
+	uint64_t carry;
+	uint64_t nvcsw; /* its voluntary context switches at its last sample */
 };
 
 static TLS struct sample_thread self;
@@ -106,19 +111,20 @@ static uint64_t nsamples, sample_ticks;
 static pthread_key_t stop_key;
 static struct timespec period;
 
-/* Stores one sample of `n` pcs, taken inside the agent's own code when
- * `in_agent`: a SAMPLE slot, then the pcs two per FRAME slot.  The
+/* Stores one sample of `n` pcs standing for `periods` of CPU time, taken
+ * inside the agent's own code when `in_agent`, after the thread gave up the
+ * CPU when `waited`: a SAMPLE slot, then the pcs two per FRAME slot.  The
  * reservation is the hooks' (signal-safe); when the thread is inside agent
  * code (busy), it counts as nested and never refills. */
 static void put_sample(struct tstate *t, uint64_t ts, const uint64_t *pcs, unsigned n,
-		       bool in_agent)
+		       uint64_t periods, bool in_agent, bool waited)
 {
 	unsigned nslots = 1 + (n + 1) / 2;
 	uint64_t *p = agent_ev_begin(t, nslots, ts, false);
 
 	if (p) {
 		p[0] = ts;
-		p[1] = ev_sample_w1_full(n, in_agent);
+		p[1] = ev_sample_w1_full(n, periods, in_agent, waited);
 		for (unsigned i = 0; i < n; i += 2) {
 			p += 2;
 			p[0] = pcs[i];
@@ -266,7 +272,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 {
 	struct tstate *t = &agent_tls;
 	uint64_t pcs[EV_SAMPLE_MAX_DEPTH];
-	uint64_t ts;
+	uint64_t ts, periods;
 	/* Inside a hook, a refill, a wrapper's recording: the agent's time,
 	 * whatever the innermost frames (a libc call of the agent's). */
 	bool agent_work = t->busy != 0;
@@ -279,11 +285,19 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 		forward(sig, si, ucv);
 		return;
 	}
+	/* The periods of CPU time since the signal before: one, and those
+	 * that passed while this one was pending (the kernel fires CPU-time
+	 * timers at its tick, or the thread blocked signals). */
+	periods = 1 + (si->si_overrun > 0 ? (uint64_t)si->si_overrun : 0) + self.carry;
 	/* Not while the loader's lists change (libunwind reads them through
 	 * dl_iterate_phdr), nor after the thread stopped (a signal queued
 	 * before timer_delete() is still delivered). */
-	if (!self.on || agent_in_dl || forking || __atomic_load_n(&agent.flushed, __ATOMIC_RELAXED))
+	if (!self.on || __atomic_load_n(&agent.flushed, __ATOMIC_RELAXED))
 		return;
+	if (agent_in_dl || forking) {
+		self.carry = periods;
+		return;
+	}
 	saved = errno;
 	ts = agent_ticks();
 	/* libunwind's own libc calls are not the program's: busy keeps the
@@ -294,8 +308,18 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	t->busy++;
 	n = walk(ucv, pcs, EV_SAMPLE_MAX_DEPTH);
 	t->busy--;
-	if (n)
-		put_sample(t, ts, pcs, n, agent_work);
+	self.carry = n ? 0 : periods;
+	if (n) {
+		/* Its voluntary context switches: did it wait since? */
+		struct rusage ru;
+		bool waited = true;
+
+		if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+			waited = (uint64_t)ru.ru_nvcsw != self.nvcsw;
+			self.nvcsw = (uint64_t)ru.ru_nvcsw;
+		}
+		put_sample(t, ts, pcs, n, periods, agent_work, waited);
+	}
 	__atomic_fetch_add(&nsamples, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&sample_ticks, agent_ticks() - ts, __ATOMIC_RELAXED);
 	errno = saved;

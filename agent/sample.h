@@ -69,6 +69,12 @@
  *    them.  They cannot be closed behind libunwind's back: a program that
  *    reuses their numbers would then have its own pipe read (and block) by
  *    the next guess.
+ *  - Each sample says how many periods of CPU time it stands for (1 + the
+ *    timer's overruns, + the periods of signals that took no sample), and
+ *    whether the thread gave up the CPU since the sample before (its
+ *    voluntary context switches, getrusage(RUSAGE_THREAD)): the flusher
+ *    draws a sample for that CPU time, not for the thread's wait after it
+ *    (stackchart.h).
  *  - A sample taken while the thread is in agent code (busy) is marked as
  *    the agent's: the flusher shows it as "fxtrace", even when its
  *    innermost frames are the C library's (a refill's pthread_sigmask, at

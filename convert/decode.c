@@ -226,7 +226,10 @@ static long tagged(struct decoder *d, const uint64_t *p, const uint64_t *stop, b
 					skip++;
 				pcs[--skip] = FLUSH_AGENT_PC;
 			}
-			err = stackchart_sample(d->sc, w0, pcs + skip, depth - skip);
+			/* A thread that did not wait was running, or
+			 * runnable (preempted): its frames go on. */
+			err = stackchart_sample(d->sc, w0, pcs + skip, depth - skip,
+						ev_sample_waited(w1) ? ev_sample_periods(w1) : 0);
 			if (err == -ENOSYS) {
 				d->sampling = false; /* no stack charts in this build */
 				err = 0;

@@ -65,11 +65,24 @@ static int grow(struct stackchart *sc, size_t need)
 	return 0;
 }
 
-int stackchart_sample(struct stackchart *sc, uint64_t ts, const uint64_t *pcs, unsigned depth)
+int stackchart_sample(struct stackchart *sc, uint64_t ts, const uint64_t *pcs, unsigned depth,
+		      uint64_t periods)
 {
 	size_t same = 0;
 	int err;
 
+	/* The thread waited since the previous sample: that one's frames
+	 * last the CPU time it used, not the wait. */
+	if (sc->depth && periods && sc->period && ts > sc->last_ts) {
+		uint64_t cpu = periods <= UINT64_MAX / sc->period - 1 ? periods * sc->period
+								      : UINT64_MAX - sc->period;
+
+		if (ts - sc->last_ts > cpu + sc->period) {
+			err = close_to(sc, 0, sc->last_ts + cpu);
+			if (err < 0)
+				return err;
+		}
+	}
 	/* The frames both stacks share, from the outermost: frame j of the
 	 * sample (outermost first) is pcs[depth - 1 - j]. */
 	while (same < depth && same < sc->depth &&

@@ -14,9 +14,17 @@
  * last sample's frames end one period after it (its share of the CPU
  * time), or at end_ts if that comes first.
  *
- * The timeline is the thread's: samples tick with its CPU time, so a frame
- * that stays on the stack while the thread blocks (in the kernel, not
- * sampled) spans the blocked time too.
+ * A sample stands for CPU time, not for the wait after it: samples tick
+ * with the thread's CPU time, and each says how many periods of it the
+ * thread used since the previous one.  When the time between two samples
+ * is more than that CPU time and one period more (the kernel fires its
+ * CPU-time timers at its tick, so the count is one period coarse), the
+ * thread waited (blocked, or was not scheduled) in between: every frame
+ * of the previous sample closes once that CPU time has passed after it,
+ * and the new sample's frames open at its own time.  A sample that does
+ * not say (periods 0: an older agent, or a thread that did not give up
+ * the CPU, whose wait was for it: preempted) keeps its frames until the
+ * next.
  *
  * A stackchart only feeds its recon; the recon's owner frees it.
  */
@@ -49,8 +57,10 @@ void stackchart_init(struct stackchart *sc, struct recon *r, stackchart_fn_of *f
 		     uint64_t period);
 
 /* One sample at `ts`: pcs[0] is the interrupted pc, pcs[1..] return
- * addresses, innermost first.  Returns 0 or the recon's error. */
-int stackchart_sample(struct stackchart *sc, uint64_t ts, const uint64_t *pcs, unsigned depth);
+ * addresses, innermost first; `periods`: the periods of CPU time since the
+ * previous sample (0: unknown).  Returns 0 or the recon's error. */
+int stackchart_sample(struct stackchart *sc, uint64_t ts, const uint64_t *pcs, unsigned depth,
+		      uint64_t periods);
 
 /* Closes every open frame (at most one period after the last sample, and
  * not after `end_ts` when it is not 0), and hands the recon's pending

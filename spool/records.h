@@ -59,9 +59,13 @@
  *         A change of a process-wide counter (heap bytes in use) since
  *         this thread's previous COUNTER record of it.
  *  SAMPLE w0 = ts
- *         w1 = [62:56 tag] [8 agent] [7:0 depth]
+ *         w1 = [62:56 tag] [47:16 periods] [11 waited] [8 agent]
+ *              [7:0 depth]
  *         A stack sample (innermost frame first), followed by
- *         ceil(depth / 2) FRAME slots.  agent: the thread was inside the
+ *         ceil(depth / 2) FRAME slots.  periods: the sampling periods of
+ *         CPU time the thread used since its previous sample (0, from an
+ *         older agent: unknown); waited: the thread gave up the CPU
+ *         (blocked, slept) since then.  agent: the thread was inside the
  *         agent's own code (a hook, a chunk refill, a wrapper's
  *         recording), whatever the innermost frames are (a libc call of
  *         the agent's).
@@ -351,23 +355,40 @@ static inline int64_t ev_counter_delta(uint64_t w1)
 
 #define EV_SAMPLE_MAX_DEPTH 128u
 
-#define EV_SAMPLE_AGENT (1ull << 8)
+#define EV_SAMPLE_AGENT	      (1ull << 8)
+#define EV_SAMPLE_WAITED      (1ull << 11)
+#define EV_SAMPLE_MAX_PERIODS 0xffffffffull
 
 static inline uint64_t ev_sample_w1(unsigned depth)
 {
 	return ev_tag_bits(EV_TAG_SAMPLE) | depth;
 }
 
-/* A sample of `depth` frames, taken inside the agent's own code when
- * `in_agent`. */
-static inline uint64_t ev_sample_w1_full(unsigned depth, bool in_agent)
+/* A sample of `depth` frames standing for `periods` (capped), taken inside
+ * the agent's own code when `in_agent`, after the thread waited when
+ * `waited`. */
+static inline uint64_t ev_sample_w1_full(unsigned depth, uint64_t periods, bool in_agent,
+					 bool waited)
 {
-	return ev_sample_w1(depth) | (in_agent ? EV_SAMPLE_AGENT : 0);
+	if (periods > EV_SAMPLE_MAX_PERIODS)
+		periods = EV_SAMPLE_MAX_PERIODS;
+	return ev_sample_w1(depth) | periods << 16 | (in_agent ? EV_SAMPLE_AGENT : 0) |
+	       (waited ? EV_SAMPLE_WAITED : 0);
 }
 
 static inline unsigned ev_sample_depth(uint64_t w1)
 {
 	return (unsigned)(w1 & 0xff);
+}
+
+static inline uint64_t ev_sample_periods(uint64_t w1)
+{
+	return (w1 >> 16) & EV_SAMPLE_MAX_PERIODS;
+}
+
+static inline bool ev_sample_waited(uint64_t w1)
+{
+	return (w1 & EV_SAMPLE_WAITED) != 0;
 }
 
 static inline bool ev_sample_agent(uint64_t w1)

@@ -10,7 +10,7 @@
 # buffer work are the agent's.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 35
+plan 36
 PROG=$PROGS/sample_hotcold
 HOOKS=$PROGS/sample_hotcold_hooks
 
@@ -35,10 +35,15 @@ is "$(cat "$TMPD/out")" "$(cat plain.out)" "stdout unchanged"
 check_archive one one.fxt
 is "$("$CALLTREE" --threads one.fxt | grep -c '^sample_hotcold (samples)$')" 1 \
   "one samples track, named after the thread"
-# The chart's trunk, down to the loop (every sample has it).
-is "$(block one.fxt 'sample_hotcold (samples)' | grep -E '^ *(main|work) ')" \
-  "        main 1
-          work 1" "main and work: one frame each, nested"
+# The chart's trunk, down to the loop (every sample has it): one frame
+# each, nested, but where the thread gave up the CPU (rare in a CPU-bound
+# program, but a page fault may wait for I/O): a sample's slices last its
+# CPU time, not the wait.
+trunk=$(block one.fxt 'sample_hotcold (samples)' | grep -E '^ *(main|work) ' | tr -s ' ')
+n=$(echo "$trunk" | sed -n 's/^ main \([0-9]*\)$/\1/p')
+is "$trunk" " main $n
+ work $n" "main and work: nested, as many of each ($n)"
+ok "main and work: one frame each but for a wait or two" test "${n:-0}" -ge 1 -a "${n:-0}" -le 3
 main_ns=$(total_of one.fxt main)
 hot_ns=$(total_of one.fxt hot)
 cold_ns=$(total_of one.fxt cold)

@@ -1389,7 +1389,7 @@ static void test_samples_agent_marked(void)
 		test_spool_reset(1 << 20, 0);
 		put(&t, 100, A);
 		rec[0] = 110;
-		rec[1] = ev_sample_w1_full(3, marked);
+		rec[1] = ev_sample_w1_full(3, 1, marked, false);
 		rec[2] = B;					      /* pthread_sigmask */
 		rec[3] = ev_frame_w1((uintptr_t)agent_test_work + 5); /* the agent */
 		rec[4] = (uint64_t)(uintptr_t)agent_test_outer + 5;   /* the program */

@@ -94,12 +94,12 @@ static void chart_free(struct chart *c)
 	free(c->s.v);
 }
 
-#define SAMPLE(c, ts, ...)                                                                   \
-	do {                                                                                 \
-		const uint64_t pcs_[] = { __VA_ARGS__ };                                     \
-		ASSERT_EQ_I64(stackchart_sample(&(c)->sc, (ts), pcs_,                        \
-						(unsigned)(sizeof(pcs_) / sizeof(pcs_[0]))), \
-			      0, "sample at %llu", (unsigned long long)(ts));                \
+#define SAMPLE(c, ts, ...)                                                                      \
+	do {                                                                                    \
+		const uint64_t pcs_[] = { __VA_ARGS__ };                                        \
+		ASSERT_EQ_I64(stackchart_sample(&(c)->sc, (ts), pcs_,                           \
+						(unsigned)(sizeof(pcs_) / sizeof(pcs_[0])), 0), \
+			      0, "sample at %llu", (unsigned long long)(ts));                   \
 	} while (0)
 
 /* The recorded slices are exactly `want` (n of them, in start order). */
@@ -262,7 +262,7 @@ static void test_unknown_and_empty(void)
 	chart_init(&c, 10);
 	SAMPLE(&c, 10, 0xf010, 0x1021);
 	SAMPLE(&c, 20, 0x2000, 0xf021, 0x1021);
-	ASSERT_EQ_I64(stackchart_sample(&c.sc, 30, NULL, 0), 0, "empty sample");
+	ASSERT_EQ_I64(stackchart_sample(&c.sc, 30, NULL, 0, 0), 0, "empty sample");
 	ASSERT_EQ_U64(c.sc.depth, 0, "  closes every frame");
 	SAMPLE(&c, 40, 0x2000);
 	ASSERT_EQ_I64(stackchart_finish(&c.sc, 0), 0, "finish");
@@ -278,8 +278,8 @@ static void test_sink_error(void)
 
 	chart_init(&c, 10);
 	c.s.fail = -EIO;
-	ASSERT_EQ_I64(stackchart_sample(&c.sc, 10, a, 1), 0, "first sample: nothing emitted");
-	ASSERT_EQ_I64(stackchart_sample(&c.sc, 20, b, 1), -EIO, "A closes: the sink's error");
+	ASSERT_EQ_I64(stackchart_sample(&c.sc, 10, a, 1, 0), 0, "first sample: nothing emitted");
+	ASSERT_EQ_I64(stackchart_sample(&c.sc, 20, b, 1, 0), -EIO, "A closes: the sink's error");
 	chart_free(&c);
 }
 
@@ -299,9 +299,10 @@ static void test_hot_cold(void)
 			       k[] = { 0x2000 + (i % 5) * 16, 0x5041 };
 
 		if (i % 5 == 4)
-			ASSERT_EQ_I64(stackchart_sample(&c.sc, ts, k, 2), 0, "cold sample %u", i);
+			ASSERT_EQ_I64(stackchart_sample(&c.sc, ts, k, 2, 1), 0, "cold sample %u",
+				      i);
 		else
-			ASSERT_EQ_I64(stackchart_sample(&c.sc, ts, h, 2), 0, "hot sample %u", i);
+			ASSERT_EQ_I64(stackchart_sample(&c.sc, ts, h, 2, 1), 0, "hot sample %u", i);
 	}
 	ASSERT_EQ_I64(stackchart_finish(&c.sc, 0), 0, "finish");
 	for (size_t i = 0; i < c.s.n; i++) {
@@ -336,9 +337,9 @@ static void test_deep(void)
 	for (i = 0; i < 300; i++)
 		pcs[i] = 0x1001 + 0x100 * (i % 200); /* functions 0x1000 .. 0xd700 */
 	chart_init(&c, 10);
-	ASSERT_EQ_I64(stackchart_sample(&c.sc, 100, pcs, 300), 0, "300 frames");
+	ASSERT_EQ_I64(stackchart_sample(&c.sc, 100, pcs, 300, 0), 0, "300 frames");
 	ASSERT_EQ_U64(c.sc.depth, 300, "  all open");
-	ASSERT_EQ_I64(stackchart_sample(&c.sc, 1000, pcs + 1, 299), 0, "minus the innermost");
+	ASSERT_EQ_I64(stackchart_sample(&c.sc, 1000, pcs + 1, 299, 0), 0, "minus the innermost");
 	ASSERT_EQ_U64(c.sc.depth, 299, "  one closed");
 	ASSERT_EQ_I64(stackchart_finish(&c.sc, 0), 0, "finish");
 	ASSERT_EQ_U64(c.s.n, 300, "300 slices");
@@ -352,9 +353,38 @@ static void test_deep(void)
 	chart_free(&c);
 }
 
+/* A sample stands for CPU time, not for the wait after it: when the time
+ * to the next sample is more than the CPU time the thread used meanwhile
+ * (its periods) and one period more, the frames close once that CPU time
+ * has passed; within that, they stay open (the kernel's tick makes the
+ * count one period coarse). */
+static void test_waits(void)
+{
+	struct chart c;
+	const uint64_t a[] = { 0x2010, 0x1021 }, b[] = { 0x3010, 0x1021 };
+	static const struct nest_ev want[] = {
+		SLICE(A, 1000, 1501), /* to one period of CPU after 1400 */
+		SLICE(B, 1001, 1500),	  SLICE(A, 100000, 100201), /* after the wait */
+		SLICE(B, 100001, 100100), SLICE(C, 100101, 100200),
+	};
+
+	chart_init(&c, 100);
+	/* Busy: 3 periods counted in 4 periods' time (the tick). */
+	ASSERT_EQ_I64(stackchart_sample(&c.sc, 1000, a, 2, 1), 0, "sample 1");
+	ASSERT_EQ_I64(stackchart_sample(&c.sc, 1400, a, 2, 3), 0, "sample 2: busy");
+	ASSERT_EQ_U64(c.sc.depth, 2, "  frames open");
+	/* Then one period of CPU in 98600 ticks: a wait. */
+	ASSERT_EQ_I64(stackchart_sample(&c.sc, 100000, a, 2, 1), 0, "sample 3: after a wait");
+	ASSERT_EQ_I64(stackchart_sample(&c.sc, 100100, b, 2, 1), 0, "sample 4");
+	ASSERT_EQ_I64(stackchart_finish(&c.sc, 0), 0, "finish");
+	expect(&c, want, 5, "waits between samples");
+	chart_free(&c);
+}
+
 int main(void)
 {
 	test_basic();
+	test_waits();
 	test_return_address();
 	test_recursion();
 	test_other_caller();
