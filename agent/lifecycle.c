@@ -108,7 +108,7 @@ static void atfork_child(void)
 	spool_forget(&agent.spool, agent.spool_path);
 	/* Timers are not inherited: the forking thread gets its own. */
 	if (!agent.disabled)
-		agent_sample_thread_start();
+		agent_sample_thread_start(false);
 	agent_dbg("fork child");
 	agent_tls.busy--; /* taken in atfork_prepare, in the parent */
 }
@@ -172,7 +172,7 @@ __attribute__((constructor)) static void agent_constructor(void)
 	agent_tls.busy++;
 	agent_ensure_init();
 	agent_tls.busy--;
-	agent_sample_thread_start();
+	agent_sample_thread_start(false);
 }
 
 /* Only a fallback: the atexit handler runs later (see do_init). */

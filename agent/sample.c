@@ -44,7 +44,12 @@ struct sample_thread {
 	/* Periods of CPU time whose signals took no sample (skipped, or no
 	 * frame): the next sample stands for them too. */
 	uint64_t carry;
+	/* The program's view of the thread's mask blocks SIGPROF, the real
+	 * one does not (see "Masks" below). */
+	volatile sig_atomic_t virt;
 	uint64_t nvcsw; /* its voluntary context switches at its last sample */
+	/* Why the thread is not sampled, once said (enum ev_unsampled). */
+	unsigned char said;
 };
 
 static TLS struct sample_thread self;
@@ -113,9 +118,10 @@ static struct timespec period;
 
 /* Stores one sample of `n` pcs standing for `periods` of CPU time, taken
  * inside the agent's own code when `in_agent`, after the thread gave up the
- * CPU when `waited`: a SAMPLE slot, then the pcs two per FRAME slot.  The
- * reservation is the hooks' (signal-safe); when the thread is inside agent
- * code (busy), it counts as nested and never refills. */
+ * CPU when `waited`: a SAMPLE slot, then the pcs
+ * two per FRAME slot.  The reservation is the hooks' (signal-safe); when
+ * the thread is inside agent code (busy), it counts as nested and never
+ * refills. */
 static void put_sample(struct tstate *t, uint64_t ts, const uint64_t *pcs, unsigned n,
 		       uint64_t periods, bool in_agent, bool waited)
 {
@@ -175,6 +181,24 @@ static pthread_mutex_t prog_lock = PTHREAD_MUTEX_INITIALIZER;
 
 REAL_DECL(sigaction);
 REAL_DECL(signal);
+REAL_DECL(pthread_sigmask);
+REAL_DECL(sigprocmask);
+
+/* The thread's real mask, whatever the program's view (an error number). */
+static int real_mask(int how, const sigset_t *set, sigset_t *old)
+{
+	return REAL(pthread_sigmask)(how, set, old);
+}
+
+/* Blocks or unblocks SIGPROF alone in the real mask. */
+static void real_prof(int how)
+{
+	sigset_t prof;
+
+	sigemptyset(&prof);
+	sigaddset(&prof, SIGPROF);
+	(void)real_mask(how, &prof, NULL);
+}
 
 static void on_sigprof(int sig, siginfo_t *si, void *ucv);
 
@@ -214,7 +238,7 @@ static int prof_action(const struct sigaction *act, struct sigaction *old)
 		next = *act; /* act and old may be the same */
 	/* A handler calling sigaction() must not find the lock taken. */
 	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &mask);
+	real_mask(SIG_BLOCK, &all, &mask);
 	pthread_mutex_lock(&prog_lock);
 	if (old)
 		*old = prog_acts[prog_cur];
@@ -235,7 +259,7 @@ static int prof_action(const struct sigaction *act, struct sigaction *old)
 			__atomic_store_n(&prog_cur, i, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&prog_lock);
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	real_mask(SIG_SETMASK, &mask, NULL);
 	return ret;
 }
 
@@ -266,6 +290,161 @@ __attribute__((visibility("default"))) __sighandler_t signal(int sig, __sighandl
 					   : old.sa_handler;
 }
 
+/* ------------------------------------------------------------ masks
+ *
+ * A thread that blocks SIGPROF would get no sample (its timer's signal
+ * stays pending).  While the program does not use SIGPROF (its action is
+ * the default one), a sampled thread's mask is kept in two: the real one,
+ * where SIGPROF stays unblocked, and the program's view, where it is
+ * blocked (`virt`).  pthread_sigmask() and sigprocmask() work on the view
+ * and return it; a thread starts with its creator's view.  A SIGPROF of
+ * anyone else's that comes to a thread whose view blocks it gets the
+ * program's treatment (on_sigprof()): the thread's real mask blocks
+ * SIGPROF again from the handler's return on, and the signal is sent
+ * again, to the thread if it was sent to the thread (SI_TKILL), else to
+ * the process, where it waits or goes to a thread that does not block it,
+ * as it would have.  A program with a SIGPROF action of its own has its
+ * masks as it sets them: its handler must not run where it blocked it. */
+
+/* Whether the program has an action of its own for SIGPROF. */
+static bool prog_uses_sigprof(void)
+{
+	const struct sigaction *pa = &prog_acts[__atomic_load_n(&prog_cur, __ATOMIC_ACQUIRE)];
+
+	return (pa->sa_flags & SA_SIGINFO) ? pa->sa_sigaction != NULL : pa->sa_handler != SIG_DFL;
+}
+
+/* From now on the thread is not sampled, for `why`: a record the flusher
+ * turns into an instant (once per thread).  Signal-safe, errno kept. */
+static void note_unsampled(enum ev_unsampled why)
+{
+	struct tstate *t = &agent_tls;
+	int saved = errno;
+	uint64_t ts, *p;
+
+	if (self.said || agent.disabled)
+		return;
+	self.said = (unsigned char)why;
+	ts = agent_ticks();
+	p = agent_ev_begin(t, 1, ts, false);
+	if (p) {
+		p[0] = ts;
+		p[1] = ev_unsampled_w1(why);
+	}
+	agent_ev_end(t);
+	errno = saved;
+}
+
+/* Whether SIGPROF may stay unblocked in the real mask while the view
+ * blocks it. */
+static bool may_virtualize(void)
+{
+	return self.on && !agent_in_dl && !__atomic_load_n(&agent.flushed, __ATOMIC_RELAXED) &&
+	       !prog_uses_sigprof();
+}
+
+/* The thread's view blocks SIGPROF (a new thread with its creator's view,
+ * or whose real mask blocks it): virtualized, or blocked for real. */
+static void view_blocks_prof(bool real_blocked)
+{
+	if (may_virtualize()) {
+		/* Before: a SIGPROF the unblocking lets in finds the view. */
+		self.virt = 1;
+		if (real_blocked)
+			real_prof(SIG_UNBLOCK);
+		return;
+	}
+	self.virt = 0;
+	if (!real_blocked)
+		real_prof(SIG_BLOCK);
+	if (self.on && prog_uses_sigprof())
+		note_unsampled(EV_UNSAMPLED_SIGPROF_USED);
+}
+
+/* pthread_sigmask()'s and sigprocmask()'s work on the view.  `real` is the
+ * function called; its own result is returned (an error number, or -1 and
+ * errno), with SIGPROF added to `old` when the view blocked it. */
+static int mask_call(int (*real)(int, const sigset_t *, sigset_t *), int how, const sigset_t *set,
+		     sigset_t *old)
+{
+	bool was = self.virt, in, view;
+	sigset_t s;
+	int r;
+
+	if (!__atomic_load_n(&virtual_on, __ATOMIC_RELAXED) || agent_tls.busy)
+		return real(how, set, old); /* the agent's own */
+	if (!set || (how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)) {
+		r = real(how, set, old);
+		goto out;
+	}
+	in = sigismember(set, SIGPROF) == 1;
+	/* The view's SIGPROF after the call.  Without `virt`, only a call
+	 * that blocks SIGPROF is ours. */
+	if (!was && (how == SIG_UNBLOCK || !in))
+		return real(how, set, old);
+	view = how == SIG_BLOCK ? true : how == SIG_UNBLOCK ? !in : in;
+	/* `virt` changes before the real mask lets SIGPROF in: a SIGPROF of
+	 * the program's that comes then finds the view it comes into. */
+	if (view && may_virtualize()) {
+		s = *set;
+		sigdelset(&s, SIGPROF);
+		self.virt = 1;
+		r = real(how, &s, old);
+		/* A thread that blocked SIGPROF for real before (when the
+		 * program had an action of its own) unblocks it now. */
+		if (r == 0 && !was && how == SIG_BLOCK)
+			real_prof(SIG_UNBLOCK);
+	} else if (!view) {
+		self.virt = 0;
+		r = real(how, set, old);
+	} else {
+		/* The program handles SIGPROF: its mask as it sets it. */
+		r = real(how, set, old);
+		if (r == 0) {
+			real_prof(SIG_BLOCK);
+			self.virt = 0;
+			if (self.on)
+				note_unsampled(EV_UNSAMPLED_SIGPROF_USED);
+		}
+	}
+	if (r != 0)
+		self.virt = was;
+out:
+	if (r == 0 && old && was)
+		sigaddset(old, SIGPROF);
+	return r;
+}
+
+__attribute__((visibility("default"))) int pthread_sigmask(int how, const sigset_t *set,
+							   sigset_t *old)
+{
+	return mask_call(REAL(pthread_sigmask), how, set, old);
+}
+
+__attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return mask_call(REAL(sigprocmask), how, set, old);
+}
+
+/* A SIGPROF not ours came to a thread whose view blocks it: the real mask
+ * blocks it from the handler's return on, and it is sent again (see
+ * "Masks").  The thread is no longer sampled. */
+static void pend_for_program(siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	pid_t pid = getpid();
+
+	sigaddset(&uc->uc_sigmask, SIGPROF);
+	self.virt = 0;
+	/* Only the main thread may queue a kill()'s information (si_code
+	 * SI_USER) to the process: another one sends a kill() of its own. */
+	if (si->si_code == SI_TKILL)
+		syscall(SYS_rt_tgsigqueueinfo, pid, (pid_t)syscall(SYS_gettid), SIGPROF, si);
+	else if (syscall(SYS_rt_sigqueueinfo, pid, SIGPROF, si) != 0)
+		kill(pid, SIGPROF);
+	note_unsampled(EV_UNSAMPLED_SIGPROF_PENDING);
+}
+
 /* ------------------------------------------------------------ the handler */
 
 static void on_sigprof(int sig, siginfo_t *si, void *ucv)
@@ -282,7 +461,12 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	(void)sig;
 	if (si->si_code != SI_TIMER || si->si_value.sival_ptr != &timer_cookie) {
 		/* Not ours (kill, the program's ITIMER_PROF or timers). */
-		forward(sig, si, ucv);
+		saved = errno;
+		if (self.virt)
+			pend_for_program(si, ucv);
+		else
+			forward(sig, si, ucv);
+		errno = saved;
 		return;
 	}
 	/* The periods of CPU time since the signal before: one, and those
@@ -381,7 +565,8 @@ static void setup(void)
 	if (pthread_key_create(&stop_key, stop_key_destructor) != 0 ||
 	    pthread_atfork(fork_prepare, fork_done, fork_done) != 0)
 		return;
-	if (!REAL(sigaction) || !REAL(signal) || REAL(sigaction)(SIGPROF, NULL, &old) != 0 ||
+	if (!REAL(sigaction) || !REAL(signal) || !REAL(pthread_sigmask) || !REAL(sigprocmask) ||
+	    REAL(sigaction)(SIGPROF, NULL, &old) != 0 ||
 	    ((old.sa_flags & SA_SIGINFO)
 		 ? old.sa_sigaction != NULL
 		 : old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) {
@@ -400,15 +585,19 @@ static void setup(void)
 	agent_dbg("sampling at %u Hz of each thread's CPU time", agent_cfg.sample_hz);
 }
 
-void agent_sample_thread_start(void)
+void agent_sample_thread_start(bool prof_blocked)
 {
 	struct sigevent sev;
 	struct itimerspec its;
 	pid_t pid = getpid();
 	int saved = errno;
+	sigset_t cur;
 
-	if (!agent_cfg.sample_hz || agent.disabled)
+	if (!agent_cfg.sample_hz || agent.disabled) {
+		if (prof_blocked)
+			real_prof(SIG_BLOCK);
 		return;
+	}
 	if (self.on && self.pid == pid)
 		goto out; /* started already */
 	/* In a fork child, the parent's timer is not ours to delete. */
@@ -426,6 +615,7 @@ void agent_sample_thread_start(void)
 	sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
 	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &self.timer) != 0) {
 		agent_dbg("timer_create: %s: thread not sampled", strerror(errno));
+		note_unsampled(EV_UNSAMPLED_NO_TIMER);
 		goto out_busy;
 	}
 	self.pid = pid;
@@ -437,8 +627,32 @@ void agent_sample_thread_start(void)
 		agent_sample_thread_stop();
 out_busy:
 	agent_tls.busy--;
+	/* The program's view of the new thread's mask: its creator's, or the
+	 * real one (see "Masks"). */
+	if (setup_ok && real_mask(SIG_BLOCK, NULL, &cur) == 0) {
+		bool real_blocked = sigismember(&cur, SIGPROF) == 1;
+
+		if (prof_blocked || real_blocked)
+			view_blocks_prof(real_blocked);
+	} else if (prof_blocked) {
+		real_prof(SIG_BLOCK);
+	}
 out:
 	errno = saved;
+}
+
+bool agent_sample_hold_prof(void)
+{
+	if (!self.virt)
+		return false;
+	real_prof(SIG_BLOCK);
+	return true;
+}
+
+void agent_sample_release_prof(bool prof_blocked)
+{
+	if (prof_blocked)
+		real_prof(SIG_UNBLOCK);
 }
 
 void agent_sample_dlclosed(void)
@@ -466,5 +680,11 @@ void agent_sample_thread_stop(void)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (self.pid == getpid())
 		timer_delete(self.timer);
+	/* Not sampled any more: the real mask is the program's view (an exec
+	 * keeps it). */
+	if (self.virt) {
+		self.virt = 0;
+		real_prof(SIG_BLOCK);
+	}
 	errno = saved;
 }

@@ -46,7 +46,30 @@
  *
  * Limits:
  *  - a process that had a SIGPROF handler before the agent started is not
- *    sampled.  A thread that blocks SIGPROF is not sampled while it does.
+ *    sampled.  A thread that blocks SIGPROF is sampled all the same while
+ *    the program has no SIGPROF action of its own: the mask it sees and
+ *    sets through pthread_sigmask() and sigprocmask() is a view, its real
+ *    one leaves SIGPROF unblocked ("Masks" in sample.c).  Otherwise it is
+ *    not sampled while it blocks SIGPROF, and a record says so (the
+ *    flusher's instant "fxt: not sampled: REASON").  Not in the view: the
+ *    masks set by other calls (sigsuspend, pselect and the like set the
+ *    real one for their while, which is fine; sigsetmask, sighold, a raw
+ *    system call, a siglongjmp back to a mask saved before, a signal
+ *    handler's change of the view, which its return does not undo), the
+ *    mask a popen() child inherits (SIGPROF unblocked where the view
+ *    blocks it: posix_spawn(), system(), exec and new threads get the
+ *    view), and a program's own thread-directed timer signals, which may
+ *    go to another thread once re-sent.
+ *  - Each sample says how many periods of CPU time it stands for (1 + the
+ *    timer's overruns, + the periods of signals that took no sample), and
+ *    whether the thread gave up the CPU since the sample before (its
+ *    voluntary context switches, getrusage(RUSAGE_THREAD)): the flusher
+ *    draws a sample for that CPU time, not for the thread's wait after it
+ *    (stackchart.h).
+ *  - A sample taken while the thread is in agent code (busy) is marked as
+ *    the agent's: the flusher shows it as "fxtrace", even when its
+ *    innermost frames are the C library's (a refill's pthread_sigmask, at
+ *    whose return a sample that waited for it is taken).
  *  - SA_RESTART (also for the program's own SIGPROFs, whatever its
  *    flags) restarts most interrupted system calls, but the ones
  *    signal(7) lists as never restarted (poll, select, epoll_wait,
@@ -69,16 +92,6 @@
  *    them.  They cannot be closed behind libunwind's back: a program that
  *    reuses their numbers would then have its own pipe read (and block) by
  *    the next guess.
- *  - Each sample says how many periods of CPU time it stands for (1 + the
- *    timer's overruns, + the periods of signals that took no sample), and
- *    whether the thread gave up the CPU since the sample before (its
- *    voluntary context switches, getrusage(RUSAGE_THREAD)): the flusher
- *    draws a sample for that CPU time, not for the thread's wait after it
- *    (stackchart.h).
- *  - A sample taken while the thread is in agent code (busy) is marked as
- *    the agent's: the flusher shows it as "fxtrace", even when its
- *    innermost frames are the C library's (a refill's pthread_sigmask, at
- *    whose return a sample that waited for it is taken).
  *  - Threads that do not start through pthread_create (raw clone) are not
  *    sampled.
  *  - Timers are not inherited by fork children: the child starts its own
@@ -88,12 +101,27 @@
 #ifndef FXT_AGENT_SAMPLE_H
 #define FXT_AGENT_SAMPLE_H
 
+#include <stdbool.h>
+
 /* Starts sampling the calling thread (a no-op when FXT_SAMPLE is off, or
  * when it is sampled already).  Called for the main thread at init, in
  * each new thread before its start routine (wrap_thread.c), and in a fork
- * child.  Never fails the caller: a thread whose timer cannot be created
- * is just not sampled.  errno is preserved. */
-void agent_sample_thread_start(void);
+ * child.  `prof_blocked`: the thread's creator's view of its mask blocked
+ * SIGPROF (agent_sample_hold_prof()), which the new thread inherits.
+ * Never fails the caller: a thread whose timer cannot be created is just
+ * not sampled (and says so).  errno is preserved. */
+void agent_sample_thread_start(bool prof_blocked);
+
+/* Around a call that gives the calling thread's real mask to a new thread
+ * (pthread_create) or process (posix_spawn, system): whether the
+ * program's view of the mask blocks SIGPROF while the real mask does not
+ * (see "Masks" in sample.c), and then the real mask blocks it too until
+ * agent_sample_release_prof(that answer).  So the new thread starts with
+ * SIGPROF blocked, as the program means it to, until its start has
+ * agent_sample_thread_start() take it over, and a new program gets the
+ * mask it would have had.  errno is kept. */
+bool agent_sample_hold_prof(void);
+void agent_sample_release_prof(bool prof_blocked);
 
 /* Stops sampling the calling thread (thread exit: also called from a
  * thread key destructor of our own, for threads that never recorded

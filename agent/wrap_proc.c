@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -30,6 +31,7 @@
 
 #include "agent/agent.h"
 #include "agent/libc.h"
+#include "agent/sample.h"
 
 /* The longest path or command kept in a record. */
 #define PROC_STR_MAX 256u
@@ -144,28 +146,37 @@ static int spawn_common(unsigned fn, unsigned key, const void *caller, pid_t *pi
 	return r;
 }
 
+/* The child gets the mask the program means it to (agent/sample.h). */
 WRAP int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 		     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	return spawn_common(AGENT_FN_posix_spawn, AGENT_KEY_PATH, CALLER, pid, path, fa, attr, argv,
-			    envp);
+	bool hold = agent_sample_hold_prof();
+	int r = spawn_common(AGENT_FN_posix_spawn, AGENT_KEY_PATH, CALLER, pid, path, fa, attr,
+			     argv, envp);
+
+	agent_sample_release_prof(hold);
+	return r;
 }
 
 WRAP int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 		      const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	return spawn_common(AGENT_FN_posix_spawnp, AGENT_KEY_FILE, CALLER, pid, file, fa, attr,
-			    argv, envp);
+	bool hold = agent_sample_hold_prof();
+	int r = spawn_common(AGENT_FN_posix_spawnp, AGENT_KEY_FILE, CALLER, pid, file, fa, attr,
+			     argv, envp);
+
+	agent_sample_release_prof(hold);
+	return r;
 }
 
-WRAP int system(const char *command)
+static int system_call(const char *command, const void *caller)
 {
 	struct tstate *t = wrap_enter(AGENT_G_PROC);
 	int r, err;
 
 	if (!t)
 		return REAL(system)(command);
-	if (!wrap_call_begin(t, AGENT_FN_system, CALLER, NULL, 0)) {
+	if (!wrap_call_begin(t, AGENT_FN_system, caller, NULL, 0)) {
 		wrap_leave(t);
 		return REAL(system)(command);
 	}
@@ -175,6 +186,15 @@ WRAP int system(const char *command)
 	wrap_end_int(t, AGENT_FN_system, r, r == -1 ? err : 0);
 	wrap_leave(t);
 	errno = err;
+	return r;
+}
+
+WRAP int system(const char *command)
+{
+	bool hold = agent_sample_hold_prof();
+	int r = system_call(command, CALLER);
+
+	agent_sample_release_prof(hold);
 	return r;
 }
 

@@ -6,7 +6,10 @@
  * thread, before and after the program's start routine:
  *  - agent_sample_thread_start(): stack sampling needs every thread, so
  *    the trampoline is used whenever the thread group is on OR sampling
- *    is (FXT_SAMPLE), even if only the latter;
+ *    is (FXT_SAMPLE), even if only the latter; the new thread starts
+ *    with its creator's view of the signal mask (agent/sample.h: the
+ *    creator's real mask blocks SIGPROF during the real pthread_create
+ *    when the view does);
  *  - a "thread" frame (AGENT_FN_THREAD_LIFE) around the start routine,
  *    whose enter payload (and argument start_routine) is the routine's
  *    address, holding the FLOW end of the flow begun in the creator's
@@ -33,7 +36,9 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 
@@ -60,6 +65,9 @@ struct thread_start {
 	thread_fn *fn;
 	void *arg;
 	uint64_t flow; /* the creator's FLOW begin, 0 if it recorded none */
+	/* The creator's view of its mask blocked SIGPROF (sample.h), and
+	 * the new thread starts with the creator's mask. */
+	bool prof_blocked;
 };
 
 /* ------------------------------------------------------------ trampoline */
@@ -72,7 +80,7 @@ static void *thread_trampoline(void *p)
 	void *ret;
 
 	REAL(free)(p);
-	agent_sample_thread_start();
+	agent_sample_thread_start(st.prof_blocked);
 	t = wrap_enter(AGENT_G_THREAD);
 	if (t) {
 		const void *start = (const void *)(uintptr_t)st.fn;
@@ -98,7 +106,7 @@ WRAP int pthread_create(pthread_t *thread, const pthread_attr_t *attr, thread_fn
 {
 	struct tstate *t = &agent_tls;
 	struct thread_start *st;
-	bool rec = false;
+	bool rec = false, hold;
 	int r;
 
 	if (t->busy || (!(agent_libc_on & AGENT_G_THREAD) && !agent_cfg.sample_hz))
@@ -123,7 +131,20 @@ WRAP int pthread_create(pthread_t *thread, const pthread_attr_t *attr, thread_fn
 			wrap_flow(t, EV_FLOW_BEGIN, st->flow, false);
 		}
 	}
+	hold = agent_sample_hold_prof();
+	st->prof_blocked = hold;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+	{
+		sigset_t set;
+
+		/* A mask of its own in the attributes: the new thread's real
+		 * mask says it all. */
+		if (attr && pthread_attr_getsigmask_np(attr, &set) == 0)
+			st->prof_blocked = false;
+	}
+#endif
 	r = REAL(pthread_create)(thread, attr, thread_trampoline, st);
+	agent_sample_release_prof(hold);
 	if (r != 0)
 		REAL(free)(st);
 	if (t) {

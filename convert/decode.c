@@ -206,6 +206,11 @@ static long tagged(struct decoder *d, const uint64_t *p, const uint64_t *stop, b
 			pcs[2 * i] = p[2 + 2 * i];
 			pcs[2 * i + 1] = ev_frame_pc(p[3 + 2 * i]);
 		}
+		if (ev_sample_unsampled(w1)) {
+			/* Not sampled from here on: an instant saying why. */
+			err = recon_mark(d->r, w0, MARK_UNSAMPLED + ev_sample_unsampled(w1));
+			return err < 0 ? err : 1;
+		}
 		if (d->sampling && depth) {
 			const struct flush_input *in = d->in;
 			unsigned skip = 0;

@@ -83,6 +83,26 @@ int flush_emit_overwritten(struct emit_ctx *ctx, uint64_t ts)
 	return emit_marker(ctx, ts, ctx->overwritten, FXT_OVERWRITE_SUFFIX);
 }
 
+/* The instant "fxt: not sampled: REASON" (include/fxt/format.h). */
+static int emit_unsampled(struct emit_ctx *ctx, uint64_t ts, unsigned code)
+{
+	char name[160];
+	struct fxt_event ev;
+	int len =
+	    snprintf(name, sizeof(name), FXT_UNSAMPLED_PREFIX "%s", fxt_unsampled_reason(code));
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = FXT_EVENT_INSTANT;
+	ev.ts = ts + ctx->com->shift;
+	ev.thread = ctx->ev.thread;
+	ev.category = fxt_writer_cstring(ctx->w, "fxt");
+	ev.name = fxt_writer_cstring(ctx->w, name);
+	ctx->names->epoch++; /* strings registered */
+	ctx->events++;
+	fxt__counts_drops(&ctx->com->st->counts, name, (size_t)len);
+	return fxt_writer_event(ctx->w, &ev);
+}
+
 /* The refs of a function's name and category, interned on first use and
  * after any possible eviction, in ctx->ev and as header bits in the entry. */
 static void function_refs(struct emit_ctx *ctx, struct sym_entry *e)
@@ -448,6 +468,8 @@ static int emit_event(void *vctx, enum recon_kind kind, uint64_t addr, uint64_t 
 	}
 	if (addr == MARK_OVERWRITTEN)
 		return flush_emit_overwritten(ctx, start);
+	if (addr >= MARK_UNSAMPLED)
+		return emit_unsampled(ctx, start, (unsigned)(addr - MARK_UNSAMPLED));
 	return flush_emit_drops(ctx, start);
 }
 

@@ -27,8 +27,9 @@ enum {
 };
 
 /* The cookies of recon_mark(): where a thread's drop instant, its log
- * lines and its overwrite instant go among its frames. */
-enum { MARK_DROPS = 0, MARK_LOG = 1, MARK_OVERWRITTEN = 2 };
+ * lines, its overwrite instant and its "not sampled" instant (the cookie
+ * MARK_UNSAMPLED + enum ev_unsampled) go among its frames. */
+enum { MARK_DROPS = 0, MARK_LOG = 1, MARK_OVERWRITTEN = 2, MARK_UNSAMPLED = 3 };
 
 /* Strings shown in arguments and log events are cut here. */
 #define MESSAGE_MAX 4096u

@@ -49,7 +49,9 @@
  *    hook's chunk refill, a wrapper's recording: the agent's frames, and
  *    in a sample the agent marked as its own the C library's frames it
  *    called) is one frame "fxtrace" (category "fxtrace") under the
- *    program's frame that called it.
+ *    program's frame that called it.  A thread the agent could not sample
+ *    from some time on gets an instant "fxt: not sampled: REASON"
+ *    (include/fxt/format.h) there.
  * After every thread, the heap counter (COUNTER deltas of all threads,
  * summed in time order): counter events "heap" (category "libc.mem",
  * argument "bytes_in_use") on the main thread.

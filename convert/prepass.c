@@ -60,7 +60,7 @@ static int prepass_slot(struct pass *pp, uint32_t serial, const uint64_t *p, uin
 {
 	unsigned tag = ev_tag(p[1]);
 
-	if (tag == EV_TAG_SAMPLE && pp->sampled)
+	if (tag == EV_TAG_SAMPLE && ev_sample_depth(p[1]) && pp->sampled)
 		pp->sampled[serial] = 1;
 	if (!pp->want_sync)
 		return 0;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fxt/counts.h"
 #include "fxt/hash.h"
@@ -74,6 +75,18 @@ void fxt__counts_drops(struct fxt__counts *c, const char *name, size_t len)
 {
 	c->dropped += fxt_dropped_in_name(name, len);
 	c->overwritten += fxt_overwritten_in_name(name, len);
+	if (len >= sizeof(FXT_UNSAMPLED_PREFIX) - 1 &&
+	    memcmp(name, FXT_UNSAMPLED_PREFIX, sizeof(FXT_UNSAMPLED_PREFIX) - 1) == 0) {
+		size_t rest = len - (sizeof(FXT_UNSAMPLED_PREFIX) - 1);
+
+		c->unsampled++;
+		for (unsigned i = 1; i < FXT_UNSAMPLED_REASONS; i++) {
+			const char *why = fxt_unsampled_reason(i);
+
+			if (strlen(why) == rest && memcmp(name + len - rest, why, rest) == 0)
+				c->unsampled_why |= 1u << i;
+		}
+	}
 }
 
 int fxt__counts_record(struct fxt__counts *c, const struct fxt_record *rec)
@@ -102,6 +115,8 @@ int fxt__counts_add(struct fxt__counts *dst, const struct fxt__counts *src)
 	dst->events += src->events;
 	dst->dropped += src->dropped;
 	dst->overwritten += src->overwritten;
+	dst->unsampled += src->unsampled;
+	dst->unsampled_why |= src->unsampled_why;
 	for (size_t i = 0; i < src->threads.cap && !err; i++)
 		if (src->threads.slots[i].used)
 			err = pairs_add(&dst->threads, src->threads.slots[i].a,

@@ -15,6 +15,9 @@
  *   overwritten  calls a flight recorder overwrote: the sum of N over the
  *              instants "fxt: N records overwritten"
  *              (fxt_overwritten_in_name())
+ *   unsampled  the instants "fxt: not sampled: REASON" (threads that stack
+ *              sampling could not sample from some time on), and in
+ *              unsampled_why bit i for each REASON fxt_unsampled_reason(i)
  *
  * A reader counts record by record (fxt__counts_record()).  A writer that
  * knows what it wrote (the converter) counts the same things in bulk:
@@ -48,6 +51,8 @@ struct fxt__counts {
 	uint64_t events;
 	uint64_t dropped;
 	uint64_t overwritten;
+	uint64_t unsampled;
+	unsigned unsampled_why;
 	struct fxt__pairs threads;   /* (pid, tid) */
 	struct fxt__pairs processes; /* (pid, 0) */
 };

@@ -169,6 +169,20 @@ void summary_line(const char *what, const char *display, const struct archive_st
 				   st->deep_tid);
 		fprintf(stderr, "fxt-run: warning: %s\n", msg);
 	}
+	if (st->n.unsampled != 0) {
+		char why[512] = "";
+		size_t len = 0;
+
+		for (unsigned i = 1; i < FXT_UNSAMPLED_REASONS && len < sizeof(why); i++)
+			if (st->n.unsampled_why & (1u << i))
+				len += (size_t)snprintf(why + len, sizeof(why) - len, "%s%s",
+							len ? "; " : "", fxt_unsampled_reason(i));
+		fprintf(stderr,
+			"fxt-run: warning: %" PRIu64
+			" thread%s not sampled from some point on (%s): "
+			"fxt-report lists them\n",
+			st->n.unsampled, st->n.unsampled == 1 ? "" : "s", why);
+	}
 }
 
 /* Adds one archive's deep nesting to `sum`'s. */

@@ -59,8 +59,8 @@
  *         A change of a process-wide counter (heap bytes in use) since
  *         this thread's previous COUNTER record of it.
  *  SAMPLE w0 = ts
- *         w1 = [62:56 tag] [47:16 periods] [11 waited] [8 agent]
- *              [7:0 depth]
+ *         w1 = [62:56 tag] [47:16 periods] [11 waited] [10:9 unsampled]
+ *              [8 agent] [7:0 depth]
  *         A stack sample (innermost frame first), followed by
  *         ceil(depth / 2) FRAME slots.  periods: the sampling periods of
  *         CPU time the thread used since its previous sample (0, from an
@@ -68,7 +68,9 @@
  *         (blocked, slept) since then.  agent: the thread was inside the
  *         agent's own code (a hook, a chunk refill, a wrapper's
  *         recording), whatever the innermost frames are (a libc call of
- *         the agent's).
+ *         the agent's).  A SAMPLE of depth 0 with `unsampled` set (enum
+ *         ev_unsampled) says that from its time on the thread is not
+ *         sampled, and why.
  *  FRAME  w0 = pc, w1 = [62:56 tag] [55:0 next pc or 0]
  *  PIPE   w0 = offset in the pipe's byte stream (session.h)
  *         w1 = [62:56 tag] [55:48 op] [47:0 pipe key]
@@ -359,6 +361,20 @@ static inline int64_t ev_counter_delta(uint64_t w1)
 #define EV_SAMPLE_WAITED      (1ull << 11)
 #define EV_SAMPLE_MAX_PERIODS 0xffffffffull
 
+/* Why a thread is not sampled (a SAMPLE of depth 0). */
+enum ev_unsampled {
+	EV_UNSAMPLED_NONE = 0,
+	/* It blocks SIGPROF, which the program handles itself (its handler
+	 * must not run where the program blocked it). */
+	EV_UNSAMPLED_SIGPROF_USED = 1,
+	/* A SIGPROF of the program's came while the thread blocked SIGPROF:
+	 * the agent gave the thread its mask back, to leave the signal
+	 * pending for the program as it would have been. */
+	EV_UNSAMPLED_SIGPROF_PENDING = 2,
+	/* Its CPU-time timer could not be created. */
+	EV_UNSAMPLED_NO_TIMER = 3,
+};
+
 static inline uint64_t ev_sample_w1(unsigned depth)
 {
 	return ev_tag_bits(EV_TAG_SAMPLE) | depth;
@@ -374,6 +390,12 @@ static inline uint64_t ev_sample_w1_full(unsigned depth, uint64_t periods, bool 
 		periods = EV_SAMPLE_MAX_PERIODS;
 	return ev_sample_w1(depth) | periods << 16 | (in_agent ? EV_SAMPLE_AGENT : 0) |
 	       (waited ? EV_SAMPLE_WAITED : 0);
+}
+
+/* The head of "not sampled from here on, for `why`". */
+static inline uint64_t ev_unsampled_w1(enum ev_unsampled why)
+{
+	return ev_sample_w1(0) | ((uint64_t)why & 3) << 9;
 }
 
 static inline unsigned ev_sample_depth(uint64_t w1)
@@ -394,6 +416,11 @@ static inline bool ev_sample_waited(uint64_t w1)
 static inline bool ev_sample_agent(uint64_t w1)
 {
 	return (w1 & EV_SAMPLE_AGENT) != 0;
+}
+
+static inline enum ev_unsampled ev_sample_unsampled(uint64_t w1)
+{
+	return ev_sample_depth(w1) ? EV_UNSAMPLED_NONE : (enum ev_unsampled)((w1 >> 9) & 3);
 }
 
 /* A FRAME whose second pc is `pc` (0: none). */

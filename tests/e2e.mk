@@ -66,7 +66,8 @@ E2E_TESTS += \
 	tests/e2e/libc-proc.sh \
 	tests/e2e/libc-log.sh \
 	tests/e2e/sample.sh \
-	tests/e2e/sample-tools.sh
+	tests/e2e/sample-tools.sh \
+	tests/e2e/sample-masks.sh
 
 # The tools on archives: fxt-dump on the small valid and broken archives
 # of tests/helpers/mkarchives; fxt-report and fxt-diff; fxt-flame and

@@ -174,6 +174,13 @@ tests_progs_sample_hotcold_hooks_SOURCES = tests/progs/sample_hotcold.c
 tests_progs_sample_hotcold_hooks_CFLAGS = $(WARN_CFLAGS) -O2 -g -finstrument-functions
 tests_progs_sample_hotcold_hooks_LDFLAGS = -no-install
 tests_progs_sample_hotcold_hooks_LDADD = -lpthread
+# sample_masked: threads started with every signal blocked, a thread that
+# mostly waits (tests/e2e/sample-masks.sh).
+check_PROGRAMS += tests/progs/sample_masked
+tests_progs_sample_masked_SOURCES = tests/progs/sample_masked.c
+tests_progs_sample_masked_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_sample_masked_LDFLAGS = -no-install
+tests_progs_sample_masked_LDADD = -lpthread
 
 # --------------------------------------------------- run-time patching
 # patchme (C) and patchme_cxx (C++ exceptions) are built the way a

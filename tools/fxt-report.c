@@ -61,6 +61,10 @@ static const char help[] =
     "\"N calls dropped: totals are partial\" (json: \"dropped\", \"dropped_threads\";\n"
     "csv: a warning on standard error); when a flight recorder overwrote calls\n"
     "(fxt-run --mode=circular), \"N calls overwritten\" (json: \"overwritten\").\n"
+    "A thread fxt-run --sample could not sample from some point on (the\n"
+    "archive's instant \"fxt: not sampled: REASON\") has a header line \"pid P\n"
+    "tid T not sampled from +TIME on: REASON\" (json: \"unsampled\"; csv: on\n"
+    "standard error).\n"
     "Calls fxt-run --min-duration wrote as no slice are counted all the same\n"
     "(the archive's fxt.short summaries).\n"
     "--subtract-overhead: the agent measures what its hooks cost at the end of\n"
@@ -272,6 +276,20 @@ static void print_text_samples(const struct options *o, const struct profile *p,
 	}
 }
 
+/* The threads stack sampling could not sample, one line each. */
+static void print_unsampled(FILE *f, const char *lead, const struct profile *p)
+{
+	const struct profile_unsampled *u;
+	size_t n = profile_unsampled(p, &u);
+	char at[32];
+
+	for (size_t i = 0; i < n; i++) {
+		profile_fmt_ns(at, sizeof(at), (double)(u[i].ts_ns - profile_start_ns(p)));
+		fprintf(f, "%spid %" PRIu64 " tid %" PRIu64 " not sampled from +%s on: %s\n", lead,
+			u[i].pid, u[i].tid, at, u[i].reason);
+	}
+}
+
 static void print_text(const struct options *o, const struct profile *p, const struct table *calls,
 		       const struct table *samples)
 {
@@ -292,6 +310,7 @@ static void print_text(const struct options *o, const struct profile *p, const s
 		printf("# %" PRIu64 " calls overwritten: totals are those of each thread's "
 		       "newest calls (a flight recorder's window)\n",
 		       profile_overwritten(p));
+	print_unsampled(stdout, "# ", p);
 	if (o->subtract) {
 		double pair, inside;
 		size_t np = profile_hook_cost(p, &pair, &inside);
@@ -417,6 +436,20 @@ static void print_json(const struct options *o, const struct profile *p, const s
 	       ",\"sampled_frames\":%" PRIu64 ",\"sample_tracks\":%" PRIu64,
 	       by_names[o->by], profile_nslices(p), profile_start_ns(p), profile_end_ns(p), dropped,
 	       dthreads, profile_overwritten(p), nframes, ntracks);
+	{
+		const struct profile_unsampled *u;
+		size_t nu = profile_unsampled(p, &u);
+
+		fputs(",\"unsampled\":[", stdout);
+		for (size_t k = 0; k < nu; k++) {
+			printf("%s{\"pid\":%" PRIu64 ",\"tid\":%" PRIu64 ",\"ts_ns\":%" PRIu64
+			       ",\"reason\":",
+			       k ? "," : "", u[k].pid, u[k].tid, u[k].ts_ns);
+			tool_put_json_str(stdout, u[k].reason);
+			putchar('}');
+		}
+		putchar(']');
+	}
 	if (o->subtract) {
 		double pair, inside;
 
@@ -557,6 +590,7 @@ int main(int argc, char **argv)
 				NAME ": %s: stack samples left out (%zu rows, not calls): "
 				     "--samples=only lists them\n",
 				o.path, samples.nall);
+		print_unsampled(stderr, NAME ": samples: ", p);
 		print_csv(&o, &calls, &samples);
 		break;
 	case TOOL_FMT_JSON:

@@ -172,6 +172,9 @@ struct profile {
 		uint64_t pid, tid;
 	} * drop_thr;
 	size_t ndrop_thr, capdrop_thr;
+	/* The "fxt: not sampled: REASON" instants, in archive order. */
+	struct profile_unsampled *unsampled;
+	size_t nunsampled, capunsampled;
 	/* Stack-sample tracks: thread objects of koid tid | FXT_SAMPLE_KOID_BIT
 	 * named "<thread>" FXT_SAMPLE_TRACK_SUFFIX, with a copy of the name. */
 	struct sample_track {
@@ -228,9 +231,10 @@ int profile__see_hook_cost(struct profile *p, const struct fxt_record *rec);
  * include/fxt/format.h) to its function's row.  0 or -ENOMEM. */
 int profile__see_short(struct profile *p, const struct fxt_record *rec);
 
-/* Counts the records an instant event says were dropped (or overwritten)
- * on its thread.  Returns 0 or -ENOMEM. */
-int profile__see_drops(struct profile *p, uint64_t pid, uint64_t tid,
+/* Counts the records an instant event (at `ts_ns`) says were dropped (or
+ * overwritten) on its thread, or notes that its thread was not sampled
+ * from then on.  Returns 0 or -ENOMEM. */
+int profile__see_drops(struct profile *p, uint64_t pid, uint64_t tid, uint64_t ts_ns,
 		       const struct fxt_string *name);
 
 #endif /* FXT_TOOLS_PROFILE_INT_H */

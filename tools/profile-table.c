@@ -339,6 +339,7 @@ void profile_free(struct profile *p)
 	for (i = 0; i < p->nthreads; i++)
 		profile__thread_release(&p->threads[i]);
 	free(p->drop_thr);
+	free(p->unsampled);
 	free(p->costs);
 	for (i = 0; i < p->ntracks; i++)
 		free(p->tracks[i].name);
@@ -463,11 +464,30 @@ int profile__see_short(struct profile *p, const struct fxt_record *rec)
 	return 0;
 }
 
-int profile__see_drops(struct profile *p, uint64_t pid, uint64_t tid, const struct fxt_string *name)
+int profile__see_drops(struct profile *p, uint64_t pid, uint64_t tid, uint64_t ts_ns,
+		       const struct fxt_string *name)
 {
 	uint64_t n = fxt_dropped_in_name(name->data, name->len);
 	uint64_t o = fxt_overwritten_in_name(name->data, name->len);
+	const size_t plen = sizeof(FXT_UNSAMPLED_PREFIX) - 1;
 	size_t i;
+
+	if (name->len > plen && memcmp(name->data, FXT_UNSAMPLED_PREFIX, plen) == 0) {
+		struct profile_unsampled *u;
+		size_t len = name->len - plen;
+
+		if (GROW(p->unsampled, p->capunsampled, p->nunsampled + 1) < 0)
+			return -ENOMEM;
+		u = &p->unsampled[p->nunsampled++];
+		u->pid = pid;
+		u->tid = tid;
+		u->ts_ns = ts_ns;
+		if (len >= sizeof(u->reason))
+			len = sizeof(u->reason) - 1;
+		memcpy(u->reason, name->data + plen, len);
+		u->reason[len] = '\0';
+		return 0;
+	}
 
 	p->overwritten = o > UINT64_MAX - p->overwritten ? UINT64_MAX : p->overwritten + o;
 	if (!n)
@@ -483,6 +503,12 @@ int profile__see_drops(struct profile *p, uint64_t pid, uint64_t tid, const stru
 }
 
 /* ------------------------------------------------------------- accessors */
+
+size_t profile_unsampled(const struct profile *p, const struct profile_unsampled **v)
+{
+	*v = p->unsampled;
+	return p->nunsampled;
+}
 
 size_t profile_nrows(const struct profile *p)
 {

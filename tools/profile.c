@@ -713,7 +713,7 @@ static inline __attribute__((always_inline)) int add_record(struct profile *p, s
 		if (ev->name.len == sizeof(FXT_HOOK_COST_NAME) - 1 &&
 		    memcmp(ev->name.data, FXT_HOOK_COST_NAME, ev->name.len) == 0)
 			return profile__see_hook_cost(p, rec);
-		return profile__see_drops(p, ev->pid, ev->tid, &ev->name);
+		return profile__see_drops(p, ev->pid, ev->tid, ts, &ev->name);
 	default:
 		return 0;
 	}

@@ -189,6 +189,16 @@ uint64_t profile_dropped(const struct profile *p, uint64_t *nthreads);
  * newest calls, the window each thread kept. */
 uint64_t profile_overwritten(const struct profile *p);
 
+/* A thread that stack sampling could not sample from `ts_ns` on (an
+ * instant FXT_UNSAMPLED_PREFIX "REASON", include/fxt/format.h). */
+struct profile_unsampled {
+	uint64_t pid, tid, ts_ns;
+	char reason[128];
+};
+
+/* Those threads (*v: n of them, owned by the profile). */
+size_t profile_unsampled(const struct profile *p, const struct profile_unsampled **v);
+
 /* With subtract_overhead: the processes whose hook cost the archive gave,
  * and in *pair_ns and *inside_ns (may be NULL) their mean.  0: none (the
  * times are as measured). */

@@ -140,6 +140,28 @@ enum fxt_obj_type {
 #define FXT_SAMPLE_KOID_BIT	(UINT64_C(1) << 30)
 #define FXT_SAMPLE_TRACK_SUFFIX " (samples)"
 
+/* fxtrace's mark of a thread that stack sampling (fxt-run --sample) could
+ * not sample from some time on: an instant event of category "fxt" on the
+ * thread, at that time, named FXT_UNSAMPLED_PREFIX and the reason,
+ * fxt_unsampled_reason() of the agent's code for it (1 to
+ * FXT_UNSAMPLED_REASONS - 1: spool/records.h, enum ev_unsampled). */
+#define FXT_UNSAMPLED_PREFIX  "fxt: not sampled: "
+#define FXT_UNSAMPLED_REASONS 4u
+
+static inline const char *fxt_unsampled_reason(unsigned code)
+{
+	switch (code) {
+	case 1:
+		return "it blocks SIGPROF, which the program handles itself";
+	case 2:
+		return "a SIGPROF of the program's came while it blocked SIGPROF";
+	case 3:
+		return "no CPU-time timer";
+	default:
+		return "unknown reason";
+	}
+}
+
 /* fxtrace's summary of calls written as no slice (fxt-run --min-duration:
  * shorter than the bound): per thread and function, one instant event of
  * category FXT_SHORT_CATEGORY named after the function, at the thread's

@@ -225,6 +225,7 @@ static int same_counts(const struct fxt__counts *flush, const struct fxt__counts
 	if (fxt__counts_add(&both, flush) < 0 || fxt__counts_add(&both, read) < 0)
 		abort();
 	same = flush->events == read->events && flush->dropped == read->dropped &&
+	       flush->unsampled == read->unsampled && flush->unsampled_why == read->unsampled_why &&
 	       fxt__counts_threads(flush) == fxt__counts_threads(read) &&
 	       fxt__counts_threads(&both) == fxt__counts_threads(read) &&
 	       fxt__counts_processes(flush) == fxt__counts_processes(read) &&
@@ -1414,6 +1415,36 @@ static void test_samples_agent_marked(void)
 	}
 }
 
+/* "Not sampled from here on": an instant on the thread (not a sample
+ * track) saying why, counted as the archive's reader counts it. */
+static void test_unsampled(void)
+{
+	const char *name =
+	    FXT_UNSAMPLED_PREFIX "it blocks SIGPROF, which the program handles itself";
+	struct test_thread t = { 0 };
+	struct archive a;
+	struct flush_stats st;
+	const struct ev *e;
+
+	test_spool_reset(1 << 20, 0);
+	put(&t, 100, A);
+	put(&t, 150, ev_unsampled_w1(EV_UNSAMPLED_SIGPROF_USED));
+	put(&t, 200, A | EXIT);
+	t.tid = 54;
+	flush_sample_hz = 1000;
+	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "unsampled: flushed");
+	flush_sample_hz = 0;
+	e = find_type(&a, 54, FXT_EVENT_INSTANT, name);
+	ok(e && e->ts >= 150 && e->ts < 200 && strcmp(e->cat, "fxt") == 0,
+	   "unsampled: an instant \"%s\" on the thread, at its time", name);
+	ASSERT_EQ_U64(count(&a, 54 | (1ull << 30), FXT_EVENT_INSTANT, NULL) +
+			  count(&a, 54 | (1ull << 30), FXT_EVENT_DURATION_COMPLETE, NULL),
+		      0, "unsampled: no sample track for it");
+	ASSERT_EQ_U64(count(&a, 54, FXT_EVENT_DURATION_COMPLETE, "agent_test_alpha"), 1,
+		      "unsampled: the thread's frame as before");
+	free(a.ev);
+}
+
 /* Whatever the slots say: no crash, a valid archive. */
 static void test_garbage(void)
 {
@@ -1667,7 +1698,7 @@ static void test_min_duration(void)
 
 int main(void)
 {
-	plan(221);
+	plan(225);
 	test_basic();
 	test_unnamed_threads();
 	test_recovered_names();
@@ -1688,6 +1719,7 @@ int main(void)
 	test_samples();
 	test_samples_in_agent();
 	test_samples_agent_marked();
+	test_unsampled();
 	test_garbage();
 	test_recycled_copy();
 	test_time_base();
