@@ -50,7 +50,7 @@ static inline __attribute__((always_inline)) uint64_t *agent_ev_begin(struct tst
 static inline __attribute__((always_inline)) void agent_ev_end(struct tstate *t)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->busy--;
+	agent_busy_leave(t);
 }
 
 #endif /* FXT_AGENT_EVENTS_H */

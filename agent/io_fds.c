@@ -182,7 +182,7 @@ static uint64_t fd_classify(int fd)
 out:
 	if (e)
 		fd_set_entry(fd, e);
-	self->busy--;
+	agent_busy_leave(self);
 	errno = saved;
 	return e;
 }
@@ -230,7 +230,7 @@ __attribute__((noinline)) void stream_note(struct tstate *t, int fd, int dir, ui
 			t->busy++;
 			agent_dbg("session log full (%u writes): no more pipe/socket flows",
 				  SESSION_LOG_SLOTS);
-			t->busy--;
+			agent_busy_leave(t);
 		}
 	}
 	pipe_record(t, (unsigned)dir, st->key, off, n);
@@ -253,7 +253,7 @@ void pipe_learn(const int fds[2])
 		fd_set_entry(fds[0], stream_entry(p, p));
 		fd_set_entry(fds[1], stream_entry(p, p));
 	}
-	self->busy--;
+	agent_busy_leave(self);
 	errno = saved;
 }
 
@@ -289,7 +289,7 @@ void socketpair_learn(int type, const int fds[2])
 		fd_set_entry(fds[0], stream_entry(a, b));
 		fd_set_entry(fds[1], stream_entry(b, a));
 	}
-	self->busy--;
+	agent_busy_leave(self);
 	errno = saved;
 }
 

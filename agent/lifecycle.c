@@ -86,14 +86,32 @@ static void atfork_parent(void)
 {
 	pthread_mutex_unlock(&agent.spool.lock);
 	pthread_mutex_unlock(&agent.lock);
-	agent_tls.busy--;
+	agent_busy_leave(&agent_tls);
 }
 
 /* The child starts afresh: its own spool and archive, no buffer of the
  * parent's (their chunks are shared memory: writing them would clobber the
- * parent's records). */
+ * parent's records).
+ *
+ * A fork inside a signal handler (PostgreSQL's postmaster starts its
+ * workers so) inherits the state of the code the handler interrupted on
+ * this thread.  A libc wrapper's `wrap` (say select()'s) would keep every
+ * call of the child from being recorded: it is cleared, but for fork's own
+ * wrapper's (which the child ends itself).  Should the handler return,
+ * that call ends with an exit whose enter is in the parent's archive: the
+ * converter ignores it.  Agent code (`busy` beyond prepare's count: most
+ * often a hook, as the signal came in its rdtsc) is counted from 0 again:
+ * the handler's hooks and wrappers record as any, and the interrupted
+ * code, if the handler returns, ends its counts at 0 (agent_busy_leave()),
+ * storing the slot it may have reserved in the parent's chunk into private
+ * memory left in its place. */
 static void atfork_child(void)
 {
+	unsigned interrupted = agent_tls.busy - 1u;
+	bool in_call = agent_tls.wrap && agent_tls.wrap != AGENT_WRAP_FORK;
+
+	if (in_call)
+		agent_tls.wrap = 0;
 	pthread_mutex_init(&agent.lock, NULL);
 	agent.pid = getpid();
 	agent.forked = true;
@@ -101,7 +119,7 @@ static void atfork_child(void)
 	agent.lost = 0;
 	if (!agent.disabled)
 		agent_libc_on = agent_cfg.libc_groups;
-	agent_tbuf_forget_all(&agent_tls);
+	agent_tbuf_forget_all(&agent_tls, interrupted != 0);
 	agent_cfg.image = 1;
 	agent_spool_path(agent.spool_path, sizeof(agent.spool_path), agent_cfg.output,
 			 (long)agent.pid, 1);
@@ -109,8 +127,10 @@ static void atfork_child(void)
 	/* Timers are not inherited: the forking thread gets its own. */
 	if (!agent.disabled)
 		agent_sample_thread_start(false);
-	agent_dbg("fork child");
-	agent_tls.busy--; /* taken in atfork_prepare, in the parent */
+	agent_dbg("fork child%s", interrupted ? ", in a signal handler that interrupted the agent"
+				  : in_call  ? ", in a signal handler that interrupted a libc call"
+					     : "");
+	agent_tls.busy = 0; /* prepare's count, and those of the interrupted code */
 }
 
 /* ------------------------------------------------------------ init */
@@ -171,7 +191,7 @@ __attribute__((constructor)) static void agent_constructor(void)
 {
 	agent_tls.busy++;
 	agent_ensure_init();
-	agent_tls.busy--;
+	agent_busy_leave(&agent_tls);
 	agent_sample_thread_start(false);
 }
 

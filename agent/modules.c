@@ -154,7 +154,7 @@ EXPORT void *dlopen(const char *file, int mode)
 		agent_modules_snapshot();
 		if (agent_cfg.patch)
 			agent_patch_dlopened();
-		agent_tls.busy--;
+		agent_busy_leave(&agent_tls);
 		errno = saved;
 	}
 	return h;
@@ -172,7 +172,7 @@ EXPORT int dlclose(void *handle)
 	if (!agent.disabled) {
 		agent_tls.busy++;
 		agent_modules_snapshot();
-		agent_tls.busy--;
+		agent_busy_leave(&agent_tls);
 	}
 	agent_in_dl++;
 	ret = fn(handle);

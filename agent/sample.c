@@ -491,7 +491,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	 * thread was busy already. */
 	t->busy++;
 	n = walk(ucv, pcs, EV_SAMPLE_MAX_DEPTH);
-	t->busy--;
+	agent_busy_leave(t);
 	self.carry = n ? 0 : periods;
 	if (n) {
 		/* Its voluntary context switches: did it wait since? */
@@ -552,7 +552,7 @@ static void setup(void)
 	period.tv_nsec = (long)(ns % 1000000000ull);
 	agent_tls.busy++; /* libunwind's libc calls are ours (see io.h, the fake pipe) */
 	if (!load_libunwind()) {
-		agent_tls.busy--;
+		agent_busy_leave(&agent_tls);
 		return;
 	}
 	/* A cache per thread: no lock shared with other threads' handlers
@@ -561,7 +561,7 @@ static void setup(void)
 	if (unw.getcontext(&uc) == 0 && unw.init_local(&cur, &uc) == 0)
 		while (unw.step(&cur) > 0)
 			;
-	agent_tls.busy--;
+	agent_busy_leave(&agent_tls);
 	if (pthread_key_create(&stop_key, stop_key_destructor) != 0 ||
 	    pthread_atfork(fork_prepare, fork_done, fork_done) != 0)
 		return;
@@ -626,7 +626,7 @@ void agent_sample_thread_start(bool prof_blocked)
 	if (timer_settime(self.timer, 0, &its, NULL) != 0)
 		agent_sample_thread_stop();
 out_busy:
-	agent_tls.busy--;
+	agent_busy_leave(&agent_tls);
 	/* The program's view of the new thread's mask: its creator's, or the
 	 * real one (see "Masks"). */
 	if (setup_ok && real_mask(SIG_BLOCK, NULL, &cur) == 0) {

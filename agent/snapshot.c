@@ -223,7 +223,7 @@ static void take(struct tstate *t, const struct trigger *tr)
 		if (err)
 			agent_dbg("snapshot %u: not taken: %s", n, strerror(-err));
 	}
-	t->busy--;
+	agent_busy_leave(t);
 	pthread_mutex_unlock(&snap_lock);
 }
 

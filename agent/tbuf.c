@@ -356,7 +356,7 @@ out:
 	errno = saved;
 	/* The hook ends here (see tbuf.h). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->busy--;
+	agent_busy_leave(t);
 }
 
 /* Whether the n slots at `p` all lie in the chunk tb->map describes. */
@@ -458,18 +458,25 @@ void agent_tbuf_retire(struct tstate *t)
 	__atomic_store_n(&tb->state, TBUF_RETIRED, __ATOMIC_RELAXED);
 	t->pos = t->end = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->busy--;
+	agent_busy_leave(t);
 	errno = saved;
 }
 
-void agent_tbuf_forget_all(struct tstate *self)
+void agent_tbuf_forget_all(struct tstate *self, bool interrupted)
 {
 	/* The parent's chunks are still mapped here (MAP_SHARED, so writing
 	 * them would clobber the parent's data): unmap them, nothing more. */
 	for (struct tbuf *tb = agent.threads; tb; tb = tb->next) {
 		ring_free(tb, tb->map.base, false);
-		if (tb->map.base)
+		if (tb->map.base && interrupted && tb == self->tb) {
+			/* Left mapped for good (untouched pages cost no memory). */
+			if (mmap(tb->map.base, tb->map.size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
+				 0) == MAP_FAILED)
+				munmap(tb->map.base, tb->map.size);
+		} else if (tb->map.base) {
 			munmap(tb->map.base, tb->map.size);
+		}
 		if (tb->spare.base)
 			munmap(tb->spare.base, tb->spare.size);
 	}

@@ -91,13 +91,17 @@ struct tbuf {
 };
 
 #define AGENT_WATCH_DEPTH 16u
+#define AGENT_WRAP_FORK	  2u
 
 struct tstate {
 	uint64_t *pos; /* next free record slot */
 	uint64_t *end; /* end of the chunk; pos >= end sends hooks to the slow path */
 	struct tbuf *tb;
 	unsigned char busy; /* hooks (or agent code) active on this thread */
-	unsigned char wrap; /* a libc wrapper is recording a call (agent/libc.h) */
+	/* A libc wrapper is recording a call (agent/libc.h): 1, or
+	 * AGENT_WRAP_FORK for fork's own wrapper, which the child goes on
+	 * with (agent/wrap_proc.c); any other is the parent's alone. */
+	unsigned char wrap;
 	/* The filters (agent/filter.h): include and exclude functions active
 	 * on the thread, the depth of the calls that pass them. */
 	uint32_t f_inc, f_exc, f_depth;
@@ -113,9 +117,22 @@ struct tstate {
 
 extern __thread struct tstate agent_tls __attribute__((tls_model("initial-exec")));
 
+/* Ends a count of `busy` (agent code, or a hook, leaving), never below 0:
+ * a fork child made in a signal handler starts at 0 (atfork_child(),
+ * lifecycle.c) under frames of the parent's that the handler interrupted,
+ * which end their counts once it returns.  Branch-free: a borrow undoes
+ * the decrement of a 0.  Everywhere else the counts are balanced, and
+ * this is busy--. */
+static inline __attribute__((always_inline)) void agent_busy_leave(struct tstate *t)
+{
+	unsigned char b = t->busy;
+
+	t->busy = (unsigned char)(b - (b != 0));
+}
+
 /* The cold path, out of line: `p` is the slot the hook reserved, outside
  * `end` (first hook of the thread, chunk full, stopped, retired).  Called
- * with t->busy already counted; it ends the hook (t->busy--), so that the
+ * with t->busy already counted; it ends the hook (agent_busy_leave()), so that the
  * hooks can reach it with a tail jump and need no stack frame. */
 void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
     __attribute__((noinline, cold));
@@ -175,7 +192,7 @@ static inline __attribute__((always_inline)) void agent_record_clk(struct tstate
 		p[0] = ts;
 		p[1] = addr;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->busy--;
+		agent_busy_leave(t);
 		return;
 	}
 	AGENT_TBUF_SLOW(t, p, ts, addr);
@@ -199,7 +216,12 @@ static inline __attribute__((always_inline)) void agent_record(struct tstate *t,
 void agent_tbuf_retire(struct tstate *t);
 
 /* After fork, in the child: forgets every buffer of the parent (unmapping
- * the chunks still mapped) without touching their contents. */
-void agent_tbuf_forget_all(struct tstate *self);
+ * the chunks still mapped) without touching their contents.  With
+ * `interrupted` (the fork ran in a signal handler that interrupted agent
+ * code on this thread), the calling thread's chunk is not unmapped but
+ * replaced by private memory: the interrupted hook may still store the slot
+ * it reserved there, and that must neither fault nor reach the parent's
+ * records. */
+void agent_tbuf_forget_all(struct tstate *self, bool interrupted);
 
 #endif /* FXT_AGENT_TBUF_H */

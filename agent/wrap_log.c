@@ -129,7 +129,7 @@ __attribute__((destructor)) static void log_report(void)
 		agent_dbg("log: %llu bytes of output not recorded", (unsigned long long)n);
 	if (b)
 		agent_dbg("log: %llu bytes of binary output not logged", (unsigned long long)b);
-	agent_tls.busy--;
+	agent_busy_leave(&agent_tls);
 }
 
 /* Whether output is text, to be logged: no NUL byte in what would be
@@ -273,7 +273,7 @@ __attribute__((constructor)) static void log_init(void)
 		log_marks[1].file = log_std_file(1);
 		log_marks[2].file = log_std_file(2);
 	}
-	agent_tls.busy--;
+	agent_busy_leave(&agent_tls);
 }
 
 void agent_log_bytes(struct tstate *t, enum ev_log_stream stream, unsigned prio, const char *buf,

@@ -84,6 +84,7 @@ static pid_t fork_common(unsigned fn, const void *caller)
 		return REAL(fork)();
 	rec = wrap_call_begin(t, fn, caller, NULL, 0);
 	ppid = agent.pid;
+	t->wrap = AGENT_WRAP_FORK; /* the child keeps it (atfork_child()) */
 	r = REAL(fork)();
 	if (r == 0) {
 		fork_child(t, caller, ppid, rec);

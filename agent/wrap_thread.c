@@ -244,7 +244,7 @@ static void renamed(const pthread_t *th, const char *name)
 	/* A thread without a chunk yet reads its name when it takes one. */
 	if (tb)
 		(void)spool_chunk_rename(&agent.spool, &tb->name_off, name);
-	t->busy--;
+	agent_busy_leave(t);
 	errno = saved;
 }
 

@@ -18,8 +18,8 @@ E2E_COMMON = \
 	tests/e2e/import-common.sh
 
 # The agent through fxt-run: calls (checked against uftrace when it is
-# installed), C++, threads, plug-ins, exit paths, stress, recovery, process
-# names under retitling (setproctitle), exec;
+# installed), C++, threads, plug-ins, exit paths, stress, fork in a signal
+# handler, recovery, process names under retitling (setproctitle), exec;
 # fxt-run's options, the merge of a run's processes and --recover.
 # agent-calltree-helper.sh tests the reader the others use, fxt_calltree.
 E2E_TESTS = \
@@ -31,6 +31,7 @@ E2E_TESTS = \
 	tests/e2e/agent-plugin.sh \
 	tests/e2e/agent-exit.sh \
 	tests/e2e/agent-stress.sh \
+	tests/e2e/agent-fork-signal.sh \
 	tests/e2e/agent-recover.sh \
 	tests/e2e/agent-recover-names.sh \
 	tests/e2e/agent-proctitle.sh \
