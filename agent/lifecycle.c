@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -236,6 +237,7 @@ void agent_seal_thread(const struct tbuf *tb, struct spool_seal_thread *f)
 	f->stop_ts = __atomic_load_n(&tb->stop_ts, __ATOMIC_RELAXED);
 	f->end_ts = __atomic_load_n(&tb->end_ts, __ATOMIC_RELAXED);
 	f->overwritten = __atomic_load_n(&tb->overwritten, __ATOMIC_RELAXED);
+	f->drop_cause = __atomic_load_n(&tb->drop_cause, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&tb->state, __ATOMIC_RELAXED) == TBUF_RETIRED)
 		memcpy(f->name, tb->name, sizeof(f->name));
 }
@@ -289,14 +291,10 @@ static void report_status(const struct self_result *res, const char *path)
  * spool/launcher.h); if not, this process has claimed it. */
 static bool launcher_converts(void)
 {
-	char ctl[4096 + 64];
-
 	if (agent_cfg.launcher_pid &&
-	    proc_alive(agent_cfg.launcher_pid, agent_cfg.launcher_start)) {
-		launcher_ctl_path(ctl, sizeof(ctl), agent_cfg.output, agent_cfg.launcher_pid);
-		if (launcher_ctl_get(ctl) == LAUNCHER_OPEN)
-			return true;
-	}
+	    proc_alive(agent_cfg.launcher_pid, agent_cfg.launcher_start) &&
+	    spool_launcher_state(&agent.spool) == LAUNCHER_OPEN)
+		return true;
 	/* fxt-run may take it all the same, the spool being sealed. */
 	return !spool_claim(agent.spool.hdr, SPOOL_OWNER_NONE, SPOOL_OWNER_SELF);
 }
@@ -429,10 +427,16 @@ void agent_flush(void)
 		spool_release(&agent.spool);
 		goto out;
 	}
-	if (!nthreads && !is_root()) {
-		agent_dbg("nothing recorded; no archive");
-		spool_destroy(&agent.spool);
-		goto out_threads;
+	/* Calls lost are said in an archive, even with nothing recorded. */
+	if (!nthreads && !is_root() && !seal.lost) {
+		err = spool_destroy(&agent.spool);
+		if (!err) {
+			agent_dbg("nothing recorded; no archive");
+			goto out_threads;
+		}
+		/* The process may no longer remove it (it changed user): an
+		 * empty archive rather than a spool left behind. */
+		agent_dbg("cannot remove %s: %s", agent.spool.path, strerror(-err));
 	}
 	seal.nthreads = nthreads;
 	seal.size = sizeof(seal) + nthreads * sizeof(*threads);
@@ -679,4 +683,60 @@ EXPORT int execle(const char *path, const char *arg, ...)
 	va_end(ap);
 	t = exec_begin(AGENT_FN_execle, AGENT_KEY_PATH, path, argv, CALLER);
 	return exec_end(t, execve(path, argv, envp));
+}
+
+/* ------------------------------------------------------------ change of user */
+
+/* A process that changes user (a server's workers giving up root) may no
+ * longer open its spool afterwards: the agent holds it just before
+ * (spool_hold()).  Only the effective or file system user decides who may
+ * open a file; `euid` is the one the call asks for, -1 for "unchanged". */
+static void before_user_change(uid_t euid)
+{
+	int err;
+
+	if (euid == (uid_t)-1 || euid == geteuid() || agent_ensure_init() < 0 || agent.disabled)
+		return;
+	agent_tls.busy++; /* our open() and mmap() are not the program's */
+	err = spool_hold(&agent.spool);
+	agent_busy_leave(&agent_tls);
+	if (err < 0 && err != -ESHUTDOWN)
+		agent_dbg("cannot hold %s before the change of user: %s", agent.spool.path,
+			  strerror(-err));
+}
+
+REAL_DECL(setuid);
+REAL_DECL(seteuid);
+REAL_DECL(setreuid);
+REAL_DECL(setresuid);
+REAL_DECL(setfsuid);
+
+EXPORT int setuid(uid_t uid)
+{
+	before_user_change(uid);
+	return REAL(setuid)(uid);
+}
+
+EXPORT int seteuid(uid_t euid)
+{
+	before_user_change(euid);
+	return REAL(seteuid)(euid);
+}
+
+EXPORT int setreuid(uid_t ruid, uid_t euid)
+{
+	before_user_change(euid);
+	return REAL(setreuid)(ruid, euid);
+}
+
+EXPORT int setresuid(uid_t ruid, uid_t euid, uid_t suid)
+{
+	before_user_change(euid);
+	return REAL(setresuid)(ruid, euid, suid);
+}
+
+EXPORT int setfsuid(uid_t fsuid)
+{
+	before_user_change(fsuid);
+	return REAL(setfsuid)(fsuid);
 }

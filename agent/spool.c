@@ -36,24 +36,64 @@ void spool_init(struct spool *sp, const char *path, uint64_t chunk_size, uint64_
 	sp->buffer_size = buffer_size;
 	sp->max_size = max_size;
 	sp->end = SPOOL_HEADER_SIZE;
+	sp->held = -1;
+}
+
+/* Whether `fd` is the spool's file. */
+static bool is_spool(const struct spool *sp, int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && st.st_dev == sp->dev && st.st_ino == sp->ino;
+}
+
+/* A copy of the held descriptor (spool_hold()), or -1 if none holds the
+ * spool any more (the program closed it, or reused its number: it is then
+ * the program's, and only forgotten). */
+static int dup_held(struct spool *sp)
+{
+	int held = __atomic_load_n(&sp->held, __ATOMIC_ACQUIRE), fd;
+
+	if (held < 0)
+		return -1;
+	fd = fcntl(held, F_DUPFD_CLOEXEC, 0);
+	if (fd >= 0 && is_spool(sp, fd))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	__atomic_compare_exchange_n(&sp->held, &held, -1, false, __ATOMIC_ACQ_REL,
+				    __ATOMIC_RELAXED);
+	return -1;
 }
 
 /* Opens the spool again, making sure it is still our file.  The agent
- * holds no descriptor between grants: a program that closes every fd, or
- * checks that it has no unexpected one open, never meets ours.  Called with
- * the lock held; the caller closes the fd. */
+ * holds no descriptor between grants, unless the process changed user
+ * (spool_hold()): a program that closes every fd, or checks that it has no
+ * unexpected one open, never meets ours.  Called with the lock held (or,
+ * spool_stage_take(), once the spool exists); the caller closes the fd. */
 static int open_checked(struct spool *sp, int flags)
 {
-	struct stat st;
-	int fd = open(sp->path, flags | O_CLOEXEC | O_NOFOLLOW);
+	int fd = dup_held(sp);
 
+	if (fd >= 0)
+		return fd;
+	fd = open(sp->path, flags | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) == 0 && st.st_dev == sp->dev && st.st_ino == sp->ino)
+	if (is_spool(sp, fd))
 		return fd;
 	/* Someone replaced the file: give up rather than write into theirs. */
 	close(fd);
 	return -ESTALE;
+}
+
+/* Closes the held descriptor, if it is still ours. */
+static void drop_held(struct spool *sp)
+{
+	int held = __atomic_exchange_n(&sp->held, -1, __ATOMIC_ACQ_REL);
+
+	if (held >= 0 && is_spool(sp, held))
+		close(held);
 }
 
 static void header_sync_modules(struct spool *sp)
@@ -94,6 +134,7 @@ static int create(struct spool *sp)
 	sp->hdr->filter_excluded = sp->filter_exc;
 	sp->hdr->min_duration_ns = agent_cfg.min_duration_ns;
 	sp->hdr->sample_hz = agent_cfg.sample_hz;
+	sp->hdr->drop_cause = __atomic_load_n(&sp->drop_cause, __ATOMIC_RELAXED);
 	sp->hdr->root_pid = (uint64_t)agent_cfg.root_pid;
 	sp->hdr->image = agent_cfg.image ? agent_cfg.image : 1;
 	{
@@ -216,13 +257,13 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 
 	pthread_mutex_lock(&sp->lock);
 	if (sp->closed || sp->failed) {
-		err = sp->closed ? -ESHUTDOWN : -EIO;
+		err = sp->closed ? -ESHUTDOWN : sp->failed;
 		goto out;
 	}
 	if (!sp->hdr) {
 		err = create(sp);
 		if (err < 0) {
-			sp->failed = true;
+			sp->failed = err;
 			agent_dbg("cannot create spool %s: %s", sp->path, strerror(-err));
 			goto out;
 		}
@@ -357,6 +398,55 @@ static struct launcher_bell *bell(struct spool *sp)
 	return sp->bell;
 }
 
+int spool_hold(struct spool *sp)
+{
+	int fd, err = 0;
+
+	pthread_mutex_lock(&sp->lock);
+	if (sp->closed || sp->failed) {
+		err = sp->closed ? -ESHUTDOWN : sp->failed;
+		goto out;
+	}
+	if (!sp->hdr) {
+		err = create(sp);
+		if (err < 0) {
+			sp->failed = err;
+			agent_dbg("cannot create spool %s: %s", sp->path, strerror(-err));
+			goto out;
+		}
+	}
+	bell(sp);
+	if (__atomic_load_n(&sp->held, __ATOMIC_ACQUIRE) >= 0) {
+		fd = dup_held(sp);
+		if (fd >= 0) {
+			close(fd);
+			goto out;
+		}
+	}
+	fd = open_checked(sp, O_RDWR);
+	if (fd < 0)
+		err = fd;
+	else
+		__atomic_store_n(&sp->held, fd, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&sp->lock);
+	return err;
+}
+
+int spool_launcher_state(struct spool *sp)
+{
+	char ctl[PATH_MAX + 64];
+	struct launcher_bell *b;
+
+	pthread_mutex_lock(&sp->lock);
+	b = bell(sp);
+	pthread_mutex_unlock(&sp->lock);
+	if (b)
+		return launcher_bell_state(b);
+	launcher_ctl_path(ctl, sizeof(ctl), agent_cfg.output, agent_cfg.launcher_pid);
+	return launcher_ctl_get(ctl);
+}
+
 int spool_stage_full(struct spool *sp, struct spool_map *m)
 {
 	struct spool_chunk *c = m->base, dest;
@@ -366,7 +456,7 @@ int spool_stage_full(struct spool *sp, struct spool_map *m)
 
 	pthread_mutex_lock(&sp->lock);
 	if (sp->closed || sp->failed) {
-		err = sp->closed ? -ESHUTDOWN : -EIO;
+		err = sp->closed ? -ESHUTDOWN : sp->failed;
 		goto out;
 	}
 	if (sp->max_size && sp->granted + m->size > sp->max_size) {
@@ -563,6 +653,22 @@ void spool_set_filter_counts(struct spool *sp, uint32_t included, uint32_t exclu
 	pthread_mutex_unlock(&sp->lock);
 }
 
+void spool_note_cause(struct spool *sp, uint32_t cause)
+{
+	struct spool_header *h = __atomic_load_n(&sp->hdr, __ATOMIC_ACQUIRE);
+	uint32_t none = 0;
+
+	if (!cause)
+		return;
+	/* Both: a header being created meanwhile copies sp's. */
+	__atomic_compare_exchange_n(&sp->drop_cause, &none, cause, false, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+	none = 0;
+	if (h)
+		__atomic_compare_exchange_n(&h->drop_cause, &none, cause, false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+}
+
 uint64_t spool_close_grants(struct spool *sp)
 {
 	uint64_t end;
@@ -586,7 +692,7 @@ int spool_seal(struct spool *sp, const struct spool_seal *seal,
 	if (!sp->hdr && !sp->failed) {
 		err = create(sp); /* nothing recorded: a spool all the same */
 		if (err < 0) {
-			sp->failed = true;
+			sp->failed = err;
 			goto out;
 		}
 	}
@@ -654,16 +760,24 @@ void spool_mark_exit(struct spool *sp, int status)
 	}
 }
 
-void spool_destroy(struct spool *sp)
+int spool_destroy(struct spool *sp)
 {
+	int err = 0;
+
 	pthread_mutex_lock(&sp->lock);
 	if (sp->hdr) {
+		if (unlink(sp->path) != 0 && errno != ENOENT) {
+			err = -errno;
+			goto out;
+		}
 		munmap(sp->hdr, SPOOL_HEADER_SIZE);
 		sp->hdr = NULL;
-		unlink(sp->path);
 	}
+	drop_held(sp);
 	sp->closed = true;
+out:
 	pthread_mutex_unlock(&sp->lock);
+	return err;
 }
 
 void spool_release(struct spool *sp)
@@ -673,6 +787,7 @@ void spool_release(struct spool *sp)
 		munmap(sp->hdr, SPOOL_HEADER_SIZE);
 		sp->hdr = NULL;
 	}
+	drop_held(sp);
 	sp->closed = true;
 	pthread_mutex_unlock(&sp->lock);
 }
@@ -681,6 +796,7 @@ void spool_forget(struct spool *sp, const char *path)
 {
 	unsigned nmods = sp->nmods;
 
+	drop_held(sp);
 	if (sp->hdr)
 		munmap(sp->hdr, SPOOL_HEADER_SIZE);
 	spool_init(sp, path, sp->chunk_size, sp->buffer_size, sp->max_size);

@@ -46,11 +46,15 @@ struct spool {
 		uint64_t off, size;
 	} free_list[64];
 	unsigned nfree;
+	/* A descriptor of the spool, held from the moment the process
+	 * changes user (spool_hold()), else -1. */
+	int held;
 	struct launcher_bell *bell; /* fxt-run's drain doorbell, or NULL */
 	bool bell_tried;
 	uint32_t filter_inc, filter_exc; /* for the header (spool_set_filter_counts()) */
+	uint32_t drop_cause;		 /* for the header, until it exists */
 	bool closed;			 /* after the flush: grant nothing */
-	bool failed;			 /* creation failed: grant nothing */
+	int failed;			 /* creation failed (-errno): grant nothing */
 	/* Modules loaded so far, mirrored into the header once it exists.
 	 * Last: spool_init() resets everything before it. */
 	unsigned nmods;
@@ -126,6 +130,11 @@ int spool_add_module(struct spool *sp, const char *path, uint64_t bias, uint64_t
 /* The functions the filters matched so far, for the header. */
 void spool_set_filter_counts(struct spool *sp, uint32_t included, uint32_t excluded);
 
+/* Records `cause` (SPOOL_CAUSE_*) as the process's drop cause (the
+ * header's), unless it has one.  No lock: a thread's first drop may come
+ * in a signal handler. */
+void spool_note_cause(struct spool *sp, uint32_t cause);
+
 /* Stops granting chunks; returns the spool size at that point. */
 uint64_t spool_close_grants(struct spool *sp);
 
@@ -145,14 +154,33 @@ void spool_mark_exit(struct spool *sp, int status);
 /* Opens the spool for reading (the caller closes it), or -errno. */
 int spool_fd(struct spool *sp);
 
-/* Unmaps the header and unlinks the file. */
-void spool_destroy(struct spool *sp);
+/* Unmaps the header and unlinks the file; if it cannot be unlinked (the
+ * process gave up the right to), returns -errno and leaves it as it was. */
+int spool_destroy(struct spool *sp);
 
 /* Unmaps the header and leaves the file to whoever converts it. */
 void spool_release(struct spool *sp);
 
+/* The process is about to change user (setuid() & co.): after it, it may
+ * no longer open its spool by path (root's, mode 0600, in a directory
+ * root's too).  So the spool is created now if it is not yet, and a
+ * descriptor of it is held (close-on-exec) until the spool is released:
+ * the agent opens the spool through it from then on (a dup, checked to be
+ * the spool still: a program that closes it, or reuses its number, costs
+ * no more than the by-path open).  fxt-run's doorbell is mapped too, its
+ * mapping showing fxt-run's state (spool_launcher_state()).  Records
+ * nothing; signals may come.  0 or -errno. */
+int spool_hold(struct spool *sp);
+
+/* The state of the control file of the fxt-run converting this run
+ * (spool/launcher.h): through the mapping of its doorbell if there is one
+ * (a process that changed user can no longer open it), else read from the
+ * file. */
+int spool_launcher_state(struct spool *sp);
+
 /* After fork, in the child: forgets the parent's spool without touching the
- * file (the parent still uses it) and re-initialises for `path`. */
+ * file (the parent still uses it) and re-initialises for `path`; a held
+ * descriptor of the parent's spool is closed. */
 void spool_forget(struct spool *sp, const char *path);
 
 #endif /* FXT_AGENT_SPOOL_H */

@@ -85,6 +85,15 @@ static void stop(struct tstate *t, struct tbuf *tb, uint64_t ts, int err)
 			  err != -ENOSPC		       ? strerror(-err)
 			  : agent_cfg.mode == FXT_MODE_ONESHOT ? "its FXT_BUFFER_SIZE is full"
 							       : "FXT_MAX_SIZE reached");
+	/* Past a size limit (-ENOSPC), or the flush (-ESHUTDOWN): the
+	 * default cause.  Anything else is the spool's failure, said as such
+	 * rather than as a limit to raise. */
+	if (err != -ENOSPC && err != -ESHUTDOWN) {
+		uint32_t cause = SPOOL_CAUSE_SPOOL | ((uint32_t)-err & SPOOL_CAUSE_ERRNO);
+
+		__atomic_store_n(&tb->drop_cause, cause, __ATOMIC_RELAXED);
+		spool_note_cause(&agent.spool, cause);
+	}
 	__atomic_store_n(&tb->stop_ts, ts ? ts : 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&tb->state, TBUF_STOPPED, __ATOMIC_RELAXED);
 	t->pos = t->end = NULL;

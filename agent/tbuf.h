@@ -74,6 +74,7 @@ struct tbuf {
 	uint64_t dropped_published; /* the part of it added to the spool header's */
 	uint64_t first_drop_ts;
 	uint64_t stop_ts; /* when it stopped recording for good; 0 = never */
+	uint32_t drop_cause; /* why, if not for a size limit (SPOOL_CAUSE_*) */
 	uint64_t end_ts;  /* when the thread exited; 0 = alive */
 	int state;	  /* enum tbuf_state */
 	char name[16];	  /* comm at thread exit */

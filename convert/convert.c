@@ -81,6 +81,7 @@ static int read_seal(int fd, const struct spool_header *h, uint64_t file_size,
 		v[i].first_drop_ts = st[i].first_drop_ts;
 		v[i].stop_ts = st[i].stop_ts;
 		v[i].end_ts = st[i].end_ts;
+		v[i].drop_cause = st[i].drop_cause;
 	}
 	*out = v;
 	*n = seal->nthreads;
@@ -158,6 +159,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		in.base_ns = seal.base_ns;
 		in.now_ts = seal.now_ts;
 		in.lost = seal.lost;
+		in.lost_cause = SPOOL_CAUSE_NO_BUFFER;
 		in.hook_pair_ticks = seal.hook_pair_ticks;
 		in.hook_inside_ticks = seal.hook_inside_ticks;
 		in.refill_ticks = seal.refill_ticks;
@@ -176,6 +178,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		 * instant at the last chunk granted, where a process past its
 		 * size limit started dropping. */
 		in.lost = __atomic_load_n(&h->dropped_floor, __ATOMIC_RELAXED);
+		in.lost_cause = h->drop_cause;
 		in.lost_ts = h->last_ticks;
 	}
 

@@ -11,6 +11,7 @@
 #include "convert/emit.h"
 #include "convert/shortcalls.h"
 #include "fxt/counts.h"
+#include "spool/format.h"
 #include "spool/libc_table.h"
 
 #define LOG_NAME_MAX  200u
@@ -53,34 +54,71 @@ static size_t errno_name(char *buf, size_t cap, int64_t e)
 
 /* ------------------------------------------------------------ events */
 
-/* An instant of category "fxt" named FXT_DROP_PREFIX "N" suffix. */
-static int emit_marker(struct emit_ctx *ctx, uint64_t ts, uint64_t n, const char *suffix)
+/* What a drop cause (spool/format.h, SPOOL_CAUSE_*) says, as a phrase
+ * fxt-run's summary can follow "because" with; "" for 0 (a size limit). */
+static void cause_text(uint32_t cause, char *buf, size_t cap)
 {
-	char name[64];
+	int err = (int)(cause & SPOOL_CAUSE_ERRNO);
+
+	switch (cause & ~SPOOL_CAUSE_ERRNO) {
+	case 0:
+		snprintf(buf, cap, "%s", "");
+		break;
+	case SPOOL_CAUSE_SPOOL:
+		snprintf(buf, cap, "the spool could not be written (%s)", strerror(err));
+		break;
+	case SPOOL_CAUSE_NO_BUFFER:
+		snprintf(buf, cap, "%s",
+			 "they were made before their thread had a buffer (in a signal "
+			 "handler that interrupted its first traced call, or the agent "
+			 "could not start)");
+		break;
+	default:
+		snprintf(buf, cap, "of an unknown cause (%#x)", cause);
+		break;
+	}
+}
+
+/* An instant of category "fxt" named FXT_DROP_PREFIX "N" suffix, with the
+ * argument "cause" when `cause` says one. */
+static int emit_marker(struct emit_ctx *ctx, uint64_t ts, uint64_t n, const char *suffix,
+		       uint32_t cause)
+{
+	char name[64], why[FXT_DROP_CAUSE_MAX];
 	struct fxt_event ev;
+	struct fxt_arg arg;
 	int len =
 	    snprintf(name, sizeof(name), FXT_DROP_PREFIX "%llu%s", (unsigned long long)n, suffix);
 
+	cause_text(cause, why, sizeof(why));
 	memset(&ev, 0, sizeof(ev));
 	ev.type = FXT_EVENT_INSTANT;
 	ev.ts = ts + ctx->com->shift;
 	ev.thread = ctx->ev.thread;
 	ev.category = fxt_writer_cstring(ctx->w, "fxt");
 	ev.name = fxt_writer_cstring(ctx->w, name);
+	if (why[0]) {
+		memset(&arg, 0, sizeof(arg));
+		arg.type = FXT_ARG_STRING;
+		arg.name = fxt_writer_cstring(ctx->w, FXT_DROP_CAUSE_ARG);
+		arg.v.str = fxt_sref_inline(why, strlen(why));
+		ev.args = &arg;
+		ev.nargs = 1;
+	}
 	ctx->names->epoch++; /* strings registered */
 	ctx->events++;
-	fxt__counts_drops(&ctx->com->st->counts, name, (size_t)len);
+	fxt__counts_drops(&ctx->com->st->counts, name, (size_t)len, why, strlen(why));
 	return fxt_writer_event(ctx->w, &ev);
 }
 
 int flush_emit_drops(struct emit_ctx *ctx, uint64_t ts)
 {
-	return emit_marker(ctx, ts, ctx->dropped, FXT_DROP_SUFFIX);
+	return emit_marker(ctx, ts, ctx->dropped, FXT_DROP_SUFFIX, ctx->drop_cause);
 }
 
 int flush_emit_overwritten(struct emit_ctx *ctx, uint64_t ts)
 {
-	return emit_marker(ctx, ts, ctx->overwritten, FXT_OVERWRITE_SUFFIX);
+	return emit_marker(ctx, ts, ctx->overwritten, FXT_OVERWRITE_SUFFIX, 0);
 }
 
 /* The instant "fxt: not sampled: REASON" (include/fxt/format.h). */
@@ -99,7 +137,7 @@ static int emit_unsampled(struct emit_ctx *ctx, uint64_t ts, unsigned code)
 	ev.name = fxt_writer_cstring(ctx->w, name);
 	ctx->names->epoch++; /* strings registered */
 	ctx->events++;
-	fxt__counts_drops(&ctx->com->st->counts, name, (size_t)len);
+	fxt__counts_drops(&ctx->com->st->counts, name, (size_t)len, NULL, 0);
 	return fxt_writer_event(ctx->w, &ev);
 }
 

@@ -46,6 +46,7 @@ struct emit_ctx {
 	 * and refs change (zeroing a struct per event is measurable). */
 	struct fxt_event ev;
 	uint64_t dropped;     /* for the drop instant (the recon's mark) */
+	uint32_t drop_cause;  /* its cause argument (SPOOL_CAUSE_*); 0: none */
 	uint64_t overwritten; /* for the overwrite instant (likewise) */
 	/* The header word of this thread's complete events but their refs
 	 * (0 when the thread ref is inline: no fast path). */
@@ -70,7 +71,8 @@ void flush_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid
 extern const struct recon_sink flush_sink;
 
 /* The drop instant "fxt: N records dropped" (N = ctx->dropped) at `ts`
- * (not shifted yet), counted in the flush's counts.  0 or -errno. */
+ * (not shifted yet), with the argument "cause" that says ctx->drop_cause
+ * (flush.h), counted in the flush's counts.  0 or -errno. */
 int flush_emit_drops(struct emit_ctx *ctx, uint64_t ts);
 
 /* The instant "fxt: N records overwritten" at `ts`, N = ctx->overwritten. */

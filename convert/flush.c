@@ -106,6 +106,7 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 		return -ENOMEM;
 	flush_log_init(&t->logs, &t->r);
 	flush_emit_init(&t->ctx, &fl->em, in->pid, th->tid, th->dropped, &t->logs);
+	t->ctx.drop_cause = th->drop_cause;
 	recon_init(&t->r, &flush_sink, &t->ctx, in->fifo_max);
 	if (in->min_duration_ns && in->ticks_per_second) {
 		flush_short_init(&t->shorts, in->ticks_per_second);
@@ -430,6 +431,7 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 		 * archive holds every drop its summary says. */
 		struct emit_ctx lost;
 		flush_emit_init(&lost, &fl.em, in->pid, in->pid, in->lost, NULL);
+		lost.drop_cause = in->lost_cause;
 		err = flush_emit_drops(&lost, in->now_ts ? in->now_ts : in->lost_ts);
 		if (!err)
 			err = fxt__counts_thread(&st->counts, in->pid, in->pid);

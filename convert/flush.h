@@ -16,7 +16,8 @@
  * FIFO; the frames still open at the end close at the thread's exit, at the
  * point it started dropping, or at the flush.  A thread that dropped records
  * gets an instant event "fxt: N records dropped" (category "fxt") at the
- * time it started dropping, in stream order among its slices; the provider
+ * time it started dropping, in stream order among its slices, with an
+ * argument "cause" (a string) when it was not for a size limit; the provider
  * event "buffer full" comes once at the end if any thread dropped.  A
  * thread whose oldest records were overwritten (the circular mode: its
  * first chunk's seq is not 0) gets an instant "fxt: N records overwritten"
@@ -79,6 +80,7 @@ struct flush_thread {
 	uint64_t stop_ts;     /* frames open at the end close here if set ... */
 	uint64_t end_ts;      /* ... else here if set ... else at now_ts */
 	uint64_t overwritten; /* calls overwritten (circular mode) */
+	uint32_t drop_cause;  /* why it dropped, if not for a size limit (SPOOL_CAUSE_*) */
 };
 
 /* Symbols for code addresses, as fxt_sym_lookup() gives them. */
@@ -95,6 +97,7 @@ struct flush_input {
 	size_t nthreads;
 	uint64_t lost;	     /* calls lost outside any thread's count */
 	uint64_t lost_ts;    /* where their instant goes when now_ts is 0 (a recovery) */
+	uint32_t lost_cause; /* why, if not for a size limit (SPOOL_CAUSE_*) */
 	struct fxt_sym *sym; /* symbols, unless `lookup` is set; may be NULL */
 	/* The agent's own code, [agent_lo, agent_hi) (0, 0: unknown): the
 	 * innermost frames of a stack sample that lie in it are the agent's

@@ -71,9 +71,26 @@ int fxt__counts_process(struct fxt__counts *c, uint64_t pid)
 	return pairs_add(&c->processes, pid, 0);
 }
 
-void fxt__counts_drops(struct fxt__counts *c, const char *name, size_t len)
+static void keep_cause(struct fxt__counts *c, const char *cause, size_t len)
 {
-	c->dropped += fxt_dropped_in_name(name, len);
+	if (c->cause[0] || !len)
+		return;
+	if (len >= sizeof(c->cause))
+		len = sizeof(c->cause) - 1;
+	memcpy(c->cause, cause, len);
+	c->cause[len] = '\0';
+}
+
+void fxt__counts_drops(struct fxt__counts *c, const char *name, size_t len, const char *cause,
+		       size_t cause_len)
+{
+	uint64_t n = fxt_dropped_in_name(name, len);
+
+	c->dropped += n;
+	if (n && cause_len) {
+		c->dropped_cause += n;
+		keep_cause(c, cause, cause_len);
+	}
 	c->overwritten += fxt_overwritten_in_name(name, len);
 	if (len >= sizeof(FXT_UNSAMPLED_PREFIX) - 1 &&
 	    memcmp(name, FXT_UNSAMPLED_PREFIX, sizeof(FXT_UNSAMPLED_PREFIX) - 1) == 0) {
@@ -89,13 +106,32 @@ void fxt__counts_drops(struct fxt__counts *c, const char *name, size_t len)
 	}
 }
 
+/* The drop cause argument of an instant, or NULL. */
+static const struct fxt_string *cause_arg(const struct fxt_record *rec)
+{
+	static const char key[] = FXT_DROP_CAUSE_ARG;
+
+	for (unsigned i = 0; i < rec->nargs; i++) {
+		const struct fxt_arg_value *a = &rec->args[i];
+
+		if (a->type == FXT_ARG_STRING && a->name.len == sizeof(key) - 1 &&
+		    memcmp(a->name.data, key, sizeof(key) - 1) == 0)
+			return &a->v.s;
+	}
+	return NULL;
+}
+
 int fxt__counts_record(struct fxt__counts *c, const struct fxt_record *rec)
 {
 	switch (rec->type) {
 	case FXT_RECORD_EVENT:
 		c->events++;
-		if (rec->u.event.type == FXT_EVENT_INSTANT)
-			fxt__counts_drops(c, rec->u.event.name.data, rec->u.event.name.len);
+		if (rec->u.event.type == FXT_EVENT_INSTANT) {
+			const struct fxt_string *why = cause_arg(rec);
+
+			fxt__counts_drops(c, rec->u.event.name.data, rec->u.event.name.len,
+					  why ? why->data : NULL, why ? why->len : 0);
+		}
 		return fxt__counts_thread(c, rec->u.event.pid, rec->u.event.tid);
 	case FXT_RECORD_LOG:
 		return fxt__counts_thread(c, rec->u.log.pid, rec->u.log.tid);
@@ -114,6 +150,8 @@ int fxt__counts_add(struct fxt__counts *dst, const struct fxt__counts *src)
 
 	dst->events += src->events;
 	dst->dropped += src->dropped;
+	dst->dropped_cause += src->dropped_cause;
+	keep_cause(dst, src->cause, strlen(src->cause));
 	dst->overwritten += src->overwritten;
 	dst->unsampled += src->unsampled;
 	dst->unsampled_why |= src->unsampled_why;

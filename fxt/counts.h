@@ -12,6 +12,9 @@
  *   processes  processes with a process kernel object or a thread counted
  *   dropped    calls not recorded: the sum of N over the drop instants
  *              "fxt: N records dropped" (fxt_dropped_in_name())
+ *   dropped_cause  the part of `dropped` whose instants say a cause
+ *              (FXT_DROP_CAUSE_ARG: not a size limit), and `cause`, the
+ *              first of those causes
  *   overwritten  calls a flight recorder overwrote: the sum of N over the
  *              instants "fxt: N records overwritten"
  *              (fxt_overwritten_in_name())
@@ -36,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <fxt/format.h>
 #include <fxt/reader.h>
 
 /* A set of (a, b) pairs (open addressing, grows at half full). */
@@ -50,6 +54,8 @@ struct fxt__pairs {
 struct fxt__counts {
 	uint64_t events;
 	uint64_t dropped;
+	uint64_t dropped_cause;
+	char cause[FXT_DROP_CAUSE_MAX]; /* "" while dropped_cause is 0 */
 	uint64_t overwritten;
 	uint64_t unsampled;
 	unsigned unsampled_why;
@@ -69,9 +75,11 @@ int fxt__counts_thread(struct fxt__counts *c, uint64_t pid, uint64_t tid);
 /* A process with its kernel object.  0 or -ENOMEM. */
 int fxt__counts_process(struct fxt__counts *c, uint64_t pid);
 
-/* An instant named `name` (`len` bytes): a drop marker adds its N to
- * `dropped`, an overwrite marker to `overwritten`. */
-void fxt__counts_drops(struct fxt__counts *c, const char *name, size_t len);
+/* An instant named `name` (`len` bytes) with a cause argument `cause`
+ * (`cause_len` bytes; 0: none): a drop marker adds its N to `dropped` (and
+ * to `dropped_cause` with a cause), an overwrite marker to `overwritten`. */
+void fxt__counts_drops(struct fxt__counts *c, const char *name, size_t len, const char *cause,
+		       size_t cause_len);
 
 /* Adds `src` to `dst`: events and drops summed, threads and processes as
  * sets.  0 or -ENOMEM (dst then holds part of src). */

@@ -145,23 +145,31 @@ void summary_line(const char *what, const char *display, const struct archive_st
 {
 	uint64_t events = st->n.events, threads = fxt__counts_threads(&st->n);
 	uint64_t dropped = st->n.dropped, overwritten = st->n.overwritten;
-	char size[32], over[48] = "";
+	const char *raise =
+	    summarised.mode == FXT_MODE_ONESHOT ? "raise --buffer-size" : "raise --max-size";
+	char size[32], over[48] = "", why[FXT_DROP_CAUSE_MAX + 96] = "";
 
 	summarised.root |= what[0] == '\0';
 	summarised.calls += st->calls + dropped + overwritten;
 	format_size(st->bytes, size, sizeof(size));
 	if (overwritten != 0)
 		snprintf(over, sizeof(over), ", %" PRIu64 " overwritten", overwritten);
+	/* The drops' cause: a size limit, unless their markers say another
+	 * (fxt/counts.h). */
+	if (dropped != 0 && st->n.dropped_cause == 0)
+		snprintf(why, sizeof(why), ": %s to keep them", raise);
+	else if (dropped != 0 && st->n.dropped_cause >= dropped)
+		snprintf(why, sizeof(why), ": %s", st->n.cause);
+	else if (dropped != 0)
+		snprintf(why, sizeof(why), ": %" PRIu64 " because %s; %s to keep the others",
+			 st->n.dropped_cause, st->n.cause, raise);
 	fprintf(stderr,
 		"fxt-run: wrote %s%s (%s, %" PRIu64 " event%s, %" PRIu64 " thread%s, %" PRIu64
 		" dropped%s%s)%s%s%s%s\n",
 		what, display, size, events, events == 1 ? "" : "s", threads,
-		threads == 1 ? "" : "s", dropped,
-		dropped == 0			      ? ""
-		: summarised.mode == FXT_MODE_ONESHOT ? ": raise --buffer-size to keep them"
-						      : ": raise --max-size to keep them",
-		over, st->error != NULL ? "; " : "", st->error != NULL ? st->error : "",
-		note != NULL ? "; " : "", note != NULL ? note : "");
+		threads == 1 ? "" : "s", dropped, why, over, st->error != NULL ? "; " : "",
+		st->error != NULL ? st->error : "", note != NULL ? "; " : "",
+		note != NULL ? note : "");
 	if (st->deep != 0) {
 		char msg[512];
 
@@ -170,18 +178,19 @@ void summary_line(const char *what, const char *display, const struct archive_st
 		fprintf(stderr, "fxt-run: warning: %s\n", msg);
 	}
 	if (st->n.unsampled != 0) {
-		char why[512] = "";
+		char reasons[512] = "";
 		size_t len = 0;
 
-		for (unsigned i = 1; i < FXT_UNSAMPLED_REASONS && len < sizeof(why); i++)
+		for (unsigned i = 1; i < FXT_UNSAMPLED_REASONS && len < sizeof(reasons); i++)
 			if (st->n.unsampled_why & (1u << i))
-				len += (size_t)snprintf(why + len, sizeof(why) - len, "%s%s",
-							len ? "; " : "", fxt_unsampled_reason(i));
+				len +=
+				    (size_t)snprintf(reasons + len, sizeof(reasons) - len, "%s%s",
+						     len ? "; " : "", fxt_unsampled_reason(i));
 		fprintf(stderr,
 			"fxt-run: warning: %" PRIu64
 			" thread%s not sampled from some point on (%s): "
 			"fxt-report lists them\n",
-			st->n.unsampled, st->n.unsampled == 1 ? "" : "s", why);
+			st->n.unsampled, st->n.unsampled == 1 ? "" : "s", reasons);
 	}
 }
 

@@ -126,7 +126,10 @@ struct spool_header {
 	uint64_t first_staged;
 	/* The recording mode (enum fxt_mode) and FXT_BUFFER_SIZE. */
 	uint32_t mode;
-	uint32_t pad2;
+	/* Why calls were dropped, when not for the size limits: the first
+	 * such cause (SPOOL_CAUSE_*) in the process, 0: none; for a recovery,
+	 * which has no thread's own (the seal's). */
+	uint32_t drop_cause;
 	uint64_t buffer_size;
 	/* The filters (agent/filter.h): the functions FXT_INCLUDE and
 	 * FXT_EXCLUDE matched so far, and FXT_MIN_DURATION in ns, which the
@@ -188,7 +191,7 @@ struct spool_seal {
 	uint64_t ticks_per_second; /* its clock rate; 0: measure it (convert.h) */
 	uint64_t base_ticks;	   /* its time base (flush.h) */
 	uint64_t base_ns;
-	uint64_t lost; /* calls lost outside any thread's count */
+	uint64_t lost; /* calls lost outside any thread's count (never a size limit's) */
 	uint64_t nthreads;
 	/* The hooks' own cost (agent/calib.h), in thousandths of a tick:
 	 * what tracing adds to a call (its hooks against empty ones), the
@@ -202,9 +205,18 @@ struct spool_seal {
 	uint64_t hook_stub_ticks;
 };
 
+/* Why calls were dropped, when not for the size limits (FXT_MAX_SIZE,
+ * FXT_BUFFER_SIZE: cause 0): the kind, or'ed with an errno where it has
+ * one (the low 16 bits).  The converter says it in the drop instant. */
+#define SPOOL_CAUSE_ERRNO	0xffffu
+#define SPOOL_CAUSE_SPOOL	(1u << 16) /* the spool could not be written: | errno */
+/* Calls lost outside any thread's count (a sealed spool's `lost`): made
+ * before their thread had a buffer.  Never in a spool: the converter's. */
+#define SPOOL_CAUSE_NO_BUFFER (2u << 16)
+
 struct spool_seal_thread {
 	uint32_t serial;
-	uint32_t pad;
+	uint32_t drop_cause; /* why it stopped recording, if not for a size limit */
 	uint64_t tid;
 	char name[16]; /* "" = unknown */
 	uint64_t dropped;

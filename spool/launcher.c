@@ -72,6 +72,14 @@ struct launcher_bell *launcher_bell_map(const char *path)
 	return p == MAP_FAILED ? NULL : (struct launcher_bell *)((char *)p + LAUNCHER_BELL_OFF);
 }
 
+int launcher_bell_state(const struct launcher_bell *b)
+{
+	const char *ctl = (const char *)b - LAUNCHER_BELL_OFF;
+
+	return __atomic_load_n(ctl, __ATOMIC_ACQUIRE) == LAUNCHER_OPEN ? LAUNCHER_OPEN
+								     : LAUNCHER_CLOSING;
+}
+
 void launcher_bell_ring(struct launcher_bell *b)
 {
 	__atomic_add_fetch(&b->word, 1, __ATOMIC_SEQ_CST);

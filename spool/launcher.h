@@ -48,6 +48,10 @@ int launcher_ctl_get(const char *path);
  * mapping holds no descriptor), or NULL. */
 struct launcher_bell *launcher_bell_map(const char *path);
 
+/* The state of the control file whose doorbell `b` is (mapped from its
+ * first byte): as launcher_ctl_get() reads it. */
+int launcher_bell_state(const struct launcher_bell *b);
+
 /* Rings it: no system call unless the drain thread sleeps. */
 void launcher_bell_ring(struct launcher_bell *b);
 

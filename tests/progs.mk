@@ -21,7 +21,8 @@
 # ------------------------------------ instrumented, for the agent's tests
 # stress_threads, deep_recursion, signals, fork_child, loop: the agent under
 # stress, fork, drops, fxt-run's options; fork_in_handler forks inside a
-# signal handler that interrupted a libc call or a hook; crash dies without flushing
+# signal handler that interrupted a libc call or a hook; privdrop changes
+# from root to nobody, then works; crash dies without flushing
 # (_exit, SIGKILL, abort) for the recovery test; named_threads names its
 # threads every way a program can, then dies or hangs, for the names of
 # recovered archives; exec_list re-executes itself with execl, execlp or
@@ -34,6 +35,7 @@ PROGS_TRACED = \
 	tests/progs/signals \
 	tests/progs/fork_child \
 	tests/progs/fork_in_handler \
+	tests/progs/privdrop \
 	tests/progs/loop \
 	tests/progs/crash \
 	tests/progs/named_threads \
@@ -69,6 +71,11 @@ tests_progs_fork_child_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_fork_in_handler_SOURCES = tests/progs/fork_in_handler.c
 tests_progs_fork_in_handler_CFLAGS = $(EXAMPLE_C_FLAGS)
 tests_progs_fork_in_handler_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+
+tests_progs_privdrop_SOURCES = tests/progs/privdrop.c
+tests_progs_privdrop_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_privdrop_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_privdrop_LDADD = -lpthread
 
 tests_progs_loop_SOURCES = tests/progs/loop.c
 tests_progs_loop_CFLAGS = $(EXAMPLE_C_FLAGS)

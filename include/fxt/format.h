@@ -125,6 +125,14 @@ enum fxt_obj_type {
 #define FXT_DROP_PREFIX "fxt: "
 #define FXT_DROP_SUFFIX " records dropped"
 
+/* The drop marker's argument when the records were dropped for another
+ * reason than a size limit (fxt-run --max-size, --buffer-size): a string
+ * saying why, a phrase that reads after "because" ("the spool could not
+ * be written (Permission denied)"), at most FXT_DROP_CAUSE_MAX - 1
+ * bytes. */
+#define FXT_DROP_CAUSE_ARG "cause"
+#define FXT_DROP_CAUSE_MAX 160
+
 /* fxtrace's flight-recorder marker: where a thread's kept records begin
  * when older ones were overwritten (fxt-run --mode=circular), an instant
  * event named FXT_DROP_PREFIX "N" FXT_OVERWRITE_SUFFIX ("fxt: N records
