@@ -374,7 +374,8 @@ static void convert_self(void)
 		  (unsigned long long)res.dropped, (unsigned long long)res.bytes,
 		  (unsigned long long)((agent_mono_ns() - t0) / 1000));
 	report_status(&res, path);
-	spool_destroy(&agent.spool);
+	if (spool_destroy(&agent.spool) < 0)
+		spool_release(&agent.spool); /* converted all the same */
 }
 
 void agent_flush(void)
