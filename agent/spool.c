@@ -18,6 +18,7 @@
 #include "agent/settings.h"
 #include "agent/log.h"
 #include "agent/spool.h"
+#include "agent/tbuf.h"
 #include "spool/launcher.h"
 #include "spool/proc.h"
 #include "spool/stage.h"
@@ -25,6 +26,23 @@
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
+
+/* The spool lock, taken as agent code (busy): the system calls made under
+ * it are wrapped ones, which must record nothing (recording could need a
+ * chunk, and so this lock).  Counted here rather than trusted to the
+ * callers': a fork child made in a signal handler counts from 0 under the
+ * code the handler interrupted (agent/lifecycle.c). */
+static void lock(struct spool *sp)
+{
+	agent_tls.busy++;
+	pthread_mutex_lock(&sp->lock);
+}
+
+static void unlock(struct spool *sp)
+{
+	pthread_mutex_unlock(&sp->lock);
+	agent_busy_leave(&agent_tls);
+}
 
 void spool_init(struct spool *sp, const char *path, uint64_t chunk_size, uint64_t buffer_size,
 		uint64_t max_size)
@@ -255,7 +273,7 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 	void *p;
 	int fd = -1, err = 0;
 
-	pthread_mutex_lock(&sp->lock);
+	lock(sp);
 	if (sp->closed || sp->failed) {
 		err = sp->closed ? -ESHUTDOWN : sp->failed;
 		goto out;
@@ -338,7 +356,7 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 out:
 	if (fd >= 0)
 		close(fd);
-	pthread_mutex_unlock(&sp->lock);
+	unlock(sp);
 	return err;
 }
 
@@ -347,7 +365,7 @@ void spool_chunk_name(struct spool *sp, const struct spool_map *m, uint64_t *nam
 	struct spool_chunk *c = m->base;
 	char name[sizeof(c->name)] = "";
 
-	pthread_mutex_lock(&sp->lock);
+	lock(sp);
 	/* syscall(), not prctl(): the agent wraps prctl (wrap_thread.c), and
 	 * its first call would resolve the real one, with dlsym, under our
 	 * lock; syscall() was resolved by the thread's first gettid. */
@@ -356,7 +374,7 @@ void spool_chunk_name(struct spool *sp, const struct spool_map *m, uint64_t *nam
 	name[sizeof(name) - 1] = '\0';
 	memcpy(c->name, name, sizeof(name));
 	*name_off = m->off;
-	pthread_mutex_unlock(&sp->lock);
+	unlock(sp);
 }
 
 int spool_chunk_rename(struct spool *sp, const uint64_t *name_off, const char *name)
@@ -366,7 +384,7 @@ int spool_chunk_rename(struct spool *sp, const uint64_t *name_off, const char *n
 	int fd, err = 0;
 
 	strncpy(buf, name, sizeof(buf) - 1);
-	pthread_mutex_lock(&sp->lock);
+	lock(sp);
 	if (sp->closed || sp->failed || !sp->hdr || !*name_off)
 		goto out;
 	fd = open_checked(sp, O_RDWR);
@@ -379,7 +397,7 @@ int spool_chunk_rename(struct spool *sp, const uint64_t *name_off, const char *n
 		err = n < 0 ? -errno : -EIO;
 	close(fd);
 out:
-	pthread_mutex_unlock(&sp->lock);
+	unlock(sp);
 	return err;
 }
 
@@ -402,7 +420,7 @@ int spool_hold(struct spool *sp)
 {
 	int fd, err = 0;
 
-	pthread_mutex_lock(&sp->lock);
+	lock(sp);
 	if (sp->closed || sp->failed) {
 		err = sp->closed ? -ESHUTDOWN : sp->failed;
 		goto out;
@@ -429,7 +447,7 @@ int spool_hold(struct spool *sp)
 	else
 		__atomic_store_n(&sp->held, fd, __ATOMIC_RELEASE);
 out:
-	pthread_mutex_unlock(&sp->lock);
+	unlock(sp);
 	return err;
 }
 
@@ -438,9 +456,9 @@ int spool_launcher_state(struct spool *sp)
 	char ctl[PATH_MAX + 64];
 	struct launcher_bell *b;
 
-	pthread_mutex_lock(&sp->lock);
+	lock(sp);
 	b = bell(sp);
-	pthread_mutex_unlock(&sp->lock);
+	unlock(sp);
 	if (b)
 		return launcher_bell_state(b);
 	launcher_ctl_path(ctl, sizeof(ctl), agent_cfg.output, agent_cfg.launcher_pid);
@@ -454,7 +472,7 @@ int spool_stage_full(struct spool *sp, struct spool_map *m)
 	uint64_t off;
 	int fd, err;
 
-	pthread_mutex_lock(&sp->lock);
+	lock(sp);
 	if (sp->closed || sp->failed) {
 		err = sp->closed ? -ESHUTDOWN : sp->failed;
 		goto out;
@@ -495,12 +513,12 @@ int spool_stage_full(struct spool *sp, struct spool_map *m)
 	}
 	__atomic_store_n(&c->state, CHUNK_FULL, __ATOMIC_RELEASE);
 	b = bell(sp);
-	pthread_mutex_unlock(&sp->lock);
+	unlock(sp);
 	if (b)
 		launcher_bell_ring(b);
 	return 0;
 out:
-	pthread_mutex_unlock(&sp->lock);
+	unlock(sp);
 	return err;
 }
 
@@ -576,12 +594,12 @@ uint64_t spool_ring_reuse(struct spool *sp, struct spool_map *m, uint32_t seq, u
 	c->overwritten = overwritten + calls;
 	c->state = CHUNK_PLAIN;
 	__atomic_store_n(&c->seq, seq, __ATOMIC_RELEASE);
-	pthread_mutex_lock(&sp->lock);
+	lock(sp);
 	if (sp->hdr) {
 		sp->hdr->last_ns = agent_mono_ns();
 		sp->hdr->last_ticks = agent_ticks();
 	}
-	pthread_mutex_unlock(&sp->lock);
+	unlock(sp);
 	return calls;
 }
 
@@ -592,7 +610,7 @@ void spool_chunk_put(struct spool *sp, struct spool_map *m, uint64_t used, bool 
 
 	if (!m->base)
 		return;
-	pthread_mutex_lock(&sp->lock);
+	lock(sp);
 	if (recycle && !sp->closed && keep + SPOOL_RECYCLE_MIN <= m->size &&
 	    sp->nfree < sizeof(sp->free_list) / sizeof(sp->free_list[0])) {
 		struct spool_chunk *c = m->base;
@@ -610,7 +628,7 @@ void spool_chunk_put(struct spool *sp, struct spool_map *m, uint64_t used, bool 
 		sp->nfree++;
 	}
 	sp->mapped -= m->size;
-	pthread_mutex_unlock(&sp->lock);
+	unlock(sp);
 	munmap(m->base, m->size);
 	m->base = NULL;
 }
@@ -619,7 +637,7 @@ int spool_add_module(struct spool *sp, const char *path, uint64_t bias, uint64_t
 {
 	int ret = 1;
 
-	pthread_mutex_lock(&sp->lock);
+	lock(sp);
 	for (unsigned i = 0; i < sp->nmods; i++) {
 		if (sp->mods[i].bias == bias &&
 		    strncmp(sp->mods[i].path, path, sizeof(sp->mods[i].path)) == 0) {
@@ -637,20 +655,20 @@ int spool_add_module(struct spool *sp, const char *path, uint64_t bias, uint64_t
 	sp->nmods++;
 	header_sync_modules(sp);
 out:
-	pthread_mutex_unlock(&sp->lock);
+	unlock(sp);
 	return ret;
 }
 
 void spool_set_filter_counts(struct spool *sp, uint32_t included, uint32_t excluded)
 {
-	pthread_mutex_lock(&sp->lock);
+	lock(sp);
 	sp->filter_inc = included;
 	sp->filter_exc = excluded;
 	if (sp->hdr) {
 		sp->hdr->filter_included = included;
 		sp->hdr->filter_excluded = excluded;
 	}
-	pthread_mutex_unlock(&sp->lock);
+	unlock(sp);
 }
 
 void spool_note_cause(struct spool *sp, uint32_t cause)
@@ -673,10 +691,10 @@ uint64_t spool_close_grants(struct spool *sp)
 {
 	uint64_t end;
 
-	pthread_mutex_lock(&sp->lock);
+	lock(sp);
 	sp->closed = true;
 	end = sp->hdr ? sp->end : 0;
-	pthread_mutex_unlock(&sp->lock);
+	unlock(sp);
 	return end;
 }
 
@@ -688,7 +706,7 @@ int spool_seal(struct spool *sp, const struct spool_seal *seal,
 	ssize_t got;
 	int fd, err = 0;
 
-	pthread_mutex_lock(&sp->lock);
+	lock(sp);
 	if (!sp->hdr && !sp->failed) {
 		err = create(sp); /* nothing recorded: a spool all the same */
 		if (err < 0) {
@@ -727,7 +745,7 @@ int spool_seal(struct spool *sp, const struct spool_seal *seal,
 	/* Sequentially consistent: the owner is read after this (format.h). */
 	__atomic_store_n(&sp->hdr->state, SPOOL_SEALED, __ATOMIC_SEQ_CST);
 out:
-	pthread_mutex_unlock(&sp->lock);
+	unlock(sp);
 	return err;
 }
 
@@ -735,9 +753,9 @@ int spool_fd(struct spool *sp)
 {
 	int fd;
 
-	pthread_mutex_lock(&sp->lock);
+	lock(sp);
 	fd = sp->hdr ? open_checked(sp, O_RDONLY) : -ENOENT;
-	pthread_mutex_unlock(&sp->lock);
+	unlock(sp);
 	return fd;
 }
 
@@ -764,7 +782,7 @@ int spool_destroy(struct spool *sp)
 {
 	int err = 0;
 
-	pthread_mutex_lock(&sp->lock);
+	lock(sp);
 	if (sp->hdr) {
 		if (unlink(sp->path) != 0 && errno != ENOENT) {
 			err = -errno;
@@ -776,20 +794,20 @@ int spool_destroy(struct spool *sp)
 	drop_held(sp);
 	sp->closed = true;
 out:
-	pthread_mutex_unlock(&sp->lock);
+	unlock(sp);
 	return err;
 }
 
 void spool_release(struct spool *sp)
 {
-	pthread_mutex_lock(&sp->lock);
+	lock(sp);
 	if (sp->hdr) {
 		munmap(sp->hdr, SPOOL_HEADER_SIZE);
 		sp->hdr = NULL;
 	}
 	drop_held(sp);
 	sp->closed = true;
-	pthread_mutex_unlock(&sp->lock);
+	unlock(sp);
 }
 
 void spool_forget(struct spool *sp, const char *path)

@@ -289,6 +289,18 @@ static int refill(struct tstate *t, struct tbuf *tb)
 	return 0;
 }
 
+/* The slow paths are entered with the hook's count taken, but a fork
+ * child made in a signal handler that interrupted one counts from 0
+ * (agent/lifecycle.c): once signals are blocked, the count is made the
+ * hook's own again, so that the refill's wrapped system calls record
+ * nothing (recording would refill inside the refill).  Ended as usual,
+ * with agent_busy_leave(). */
+static void hold_busy(struct tstate *t)
+{
+	if (!t->busy)
+		t->busy = 1;
+}
+
 static void put_record(uint64_t *p, uint64_t ts, uint64_t addr)
 {
 	p[0] = ts;
@@ -328,6 +340,7 @@ void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
 	 * system calls below are where pending signals get delivered. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
+	hold_busy(t);
 	if (!tb) {
 		if (agent_ensure_init() < 0 || agent.disabled || !(tb = tbuf_new())) {
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -401,6 +414,7 @@ uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t 
 	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
+	hold_busy(t);
 	if (!tb) {
 		if (agent_ensure_init() < 0 || agent.disabled || !(tb = tbuf_new())) {
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
