@@ -10,6 +10,11 @@
  * records a short "fork (child)" frame holding the FLOW end of the same
  * id.  Both sides compute the id from the two pids, so nothing has to be
  * passed between them, and the arrow ends in the child's first slice.
+ * A fork is recorded inside another wrapper's call too: the C library
+ * never forks through the public fork(), so that call is a signal
+ * handler's (PostgreSQL's postmaster forks in one, during its select())
+ * or a callback's, the program's own either way.  It nests in that call's
+ * slice, whose `wrap` it gives back in the parent.
  *
  * vfork cannot be wrapped: the child borrows the parent's stack, and the
  * wrapper's own frame would be clobbered by the child returning through it
@@ -75,12 +80,13 @@ static void fork_child(struct tstate *t, const void *caller, pid_t ppid, bool fl
 
 static pid_t fork_common(unsigned fn, const void *caller)
 {
-	struct tstate *t = wrap_enter(AGENT_G_PROC);
+	struct tstate *t = &agent_tls;
+	unsigned char outer = t->wrap;
 	pid_t ppid, r;
 	bool rec;
 	int err;
 
-	if (!t)
+	if (!(agent_libc_on & AGENT_G_PROC) || t->busy)
 		return REAL(fork)();
 	rec = wrap_call_begin(t, fn, caller, NULL, 0);
 	ppid = agent.pid;
@@ -97,7 +103,7 @@ static pid_t fork_common(unsigned fn, const void *caller)
 				  false);
 		wrap_end_int(t, fn, r, r < 0 ? err : 0);
 	}
-	wrap_leave(t);
+	t->wrap = outer;
 	errno = err;
 	return r;
 }

@@ -6,7 +6,7 @@
 # whether the child exits inside the handler or returns from it first.
 . "$abs_top_srcdir/tests/e2e/libc-proc-common.sh"
 
-plan 17
+plan 19
 prog=$PROGS/fork_in_handler
 file=$TMPD/in.txt
 printf 'one line\n' >"$file"
@@ -19,7 +19,8 @@ pids() {
 }
 
 # select: the handler interrupted select(); the child reads the file and
-# exits inside the handler.
+# exits inside the handler.  The parent's fork, inside select()'s call, is
+# recorded too, with its flow into the child.
 both sel.fxt -- "$prog" select "$file"
 same select
 is "$(cat "$TMPD/out")" "$(printf 'child read %s bytes\nparent: child exit 0' "$bytes")" \
@@ -35,6 +36,11 @@ is "$(events sel.fxt | grep "pid=$child " |
   "open read read close exit " "select: the child's libc calls, in order"
 is "$(events sel.fxt | grep "pid=$child " | grep -c "cat=\"log\" name=\"child read $bytes bytes\"")" 1 \
   "select: the child's output, logged"
+is "$(slice_args sel.fxt fork)" "pid=$parent caller:str=\"on_alarm_select\", result:i64=$child" \
+  "select: the parent's fork, in the handler"
+is "$(slice_args sel.fxt "fork (child)")" \
+  "pid=$child caller:str=\"on_alarm_select\", parent_pid:i64=$parent" \
+  "select: the child's \"fork (child)\" slice"
 
 # hooks N [exit]: a timer interrupts a loop of instrumented calls, mostly
 # inside a hook; each of N children has its own archive with its open()
