@@ -35,7 +35,7 @@ void agent_patch_activate(void); /* patch_rt.c */
  * register its callee is known not to use), and the trampoline returns
  * where it was called from (a return it would move is mispredicted). */
 #define STUB_ENTRY	    8
-#define STUB_HEAD	    (STUB_ENTRY + 6)
+#define STUB_HEAD	    PATCH_STUB_HEAD
 #define STUB_SIZE(code_len) ((STUB_HEAD + (code_len) + 5 + 15) & ~(size_t)15)
 
 /* A module to patch: the main program, or a library FXT_PATCH_MODULE

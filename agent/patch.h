@@ -51,6 +51,13 @@
  *     libunwind's unw_backtrace() are the agent's as well, and put the real
  *     return addresses back around the walk; the agent's entry points
  *     leave their own frames out of what they give.
+ *   - The sampler (sample.c), which walks the stack from a signal's
+ *     context, where putting the return addresses back is not safe: it
+ *     reads the real one from the shadow stack as it walks
+ *     (agent_patch_sampled_ret()), and fxt__patch_exit_tramp's unwind
+ *     information says where the real one goes, for a sample taken in
+ *     it.  An entry is filled in an order that lets such a reader find
+ *     either the real return address or nothing.
  *
  * A module whose own code walks its stack by return address (a runtime:
  * HotSpot, V8, Go; a sanitizer; libunwind's unw_step) would meet the exit
@@ -125,12 +132,28 @@ void agent_patch_thread_unwinds(void);
  * records do. */
 void agent_patch_thread_end(void);
 
+/* For a stack walk in a signal handler of the calling thread (the
+ * sampler, sample.c), which meets fxt__patch_exit_tramp where a patched
+ * call's return address was: the real return address of the call whose
+ * return address's slot is `slot`, from the thread's shadow stack, or 0
+ * when none is known (an entry counted but not filled yet, a thread
+ * without one).  `*from` keeps where the walk is in the shadow stack:
+ * UINT32_MAX at its start, then given back to each call.  Reads only:
+ * async-signal-safe, whatever the interrupted code was writing. */
+uint64_t agent_patch_sampled_ret(const uint64_t *slot, uint32_t *from);
+
 /* The runtime the trampolines call (patch_tramp.S); see above. */
 void fxt__patch_enter(uint64_t fn, uint64_t *slot);
 uint64_t fxt__patch_exit(uint64_t *sp);
 
-/* The trampolines. */
+/* A stub's head: the function's address (8 bytes) and the call of
+ * fxt__patch_enter_tramp (6), whose return address is this far past the
+ * function's address. */
+#define PATCH_STUB_HEAD 14
+
+/* The trampolines; fxt__patch_enter_tramp_end is where the first ends. */
 void fxt__patch_enter_tramp(void);
+void fxt__patch_enter_tramp_end(void);
 void fxt__patch_exit_tramp(void);
 
 #endif /* FXT_AGENT_PATCH_H */

@@ -201,7 +201,11 @@ void fxt__patch_enter(uint64_t fn, uint64_t *slot)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->v[i].fn = fn;
 	s->v[i].ret = ret;
+	/* Filled in this order: an entry whose slot is known has its return
+	 * address (agent_patch_sampled_ret()), and a hooked slot its entry. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->v[i].slot = slot;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	*slot = (uint64_t)(uintptr_t)fxt__patch_exit_tramp;
 }
 
@@ -263,6 +267,46 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 	 * came from. */
 	fxt__patch_call_saving((void *)patch_lost, (uint64_t)(uintptr_t)sp, 0, 0, 0);
 	abort();
+}
+
+/* ----------------------------------------------------------- sampling */
+
+uint64_t agent_patch_sampled_ret(const uint64_t *slot, uint32_t *from)
+{
+	const struct pstack *s = &pstack;
+	const struct shadow *v = s->v;
+	uint32_t n = s->n, top;
+
+	if (!v || !slot)
+		return 0;
+	/* The live entries, from the one the walk found last down: the
+	 * frames come innermost first, as the entries are pushed.  Then the
+	 * ones above it, for a walk out of that order (a handler on the
+	 * alternate signal stack, whose slots lie elsewhere). */
+	top = *from < n ? *from : n;
+	for (uint32_t i = top; i-- > 0;)
+		if (v[i].slot == slot) {
+			*from = i;
+			return v[i].ret;
+		}
+	for (uint32_t i = n; i-- > top;)
+		if (v[i].slot == slot)
+			return v[i].ret;
+	/* Popped, its return address not back in the slot yet: the exit
+	 * trampoline between fxt__patch_exit() and its write, or a tail
+	 * call's entry between pop_gone() and its own.  The entry stays as
+	 * it was until the next one is counted, which marks it unknown
+	 * (UINTPTR_MAX) first. */
+	if (n < SHADOW_MAX && v[n].slot == slot)
+		return v[n].ret;
+	/* Taken for gone, on a stack the program switched back to. */
+	uint32_t kept = s->parked < PARKED_MAX ? s->parked : PARKED_MAX;
+	for (uint32_t k = 1; k <= kept; k++) {
+		const struct shadow *e = &v[SHADOW_MAX + (s->parked - k) % PARKED_MAX];
+		if (e->slot == slot)
+			return e->ret;
+	}
+	return 0;
 }
 
 /* ---------------------------------------------------------- unwinding */

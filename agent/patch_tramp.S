@@ -102,21 +102,35 @@ fxt__patch_enter_tramp:
 	.cfi_def_cfa %rsp, 8
 	ret
 	.cfi_endproc
+	.globl	fxt__patch_enter_tramp_end
+	.hidden	fxt__patch_enter_tramp_end
+fxt__patch_enter_tramp_end:
 	.size	fxt__patch_enter_tramp, .-fxt__patch_enter_tramp
 
 /* A patched function returns here (its return address was replaced).
  * Keeps a slot for the real return address, saves the general registers
  * (see above), calls fxt__patch_exit(the stack pointer the
  * function returned with) on an aligned stack, puts the real return
- * address it gives in the slot, and returns there. */
+ * address it gives in the slot, and returns there.  That slot is the one
+ * the function returned through, which holds this trampoline's address
+ * until then: the unwind information says the return address is there
+ * throughout, so that a stack sampled in here or in fxt__patch_exit()
+ * unwinds to the function's caller (the sampler takes this trampoline's
+ * address for the real one, agent_patch_sampled_ret()). */
 	.globl	fxt__patch_exit_tramp
 	.hidden	fxt__patch_exit_tramp
 	.type	fxt__patch_exit_tramp, @function
 	.p2align 4
 fxt__patch_exit_tramp:
+	.cfi_startproc
+	.cfi_def_cfa_offset 0		/* the return address below the CFA, popped */
 	subq	$8, %rsp		/* the real return address goes here */
+	.cfi_adjust_cfa_offset 8
 	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
 	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
 	SAVE_GPRS
 	andq	$-16, %rsp
 	leaq	16(%rbp), %rdi
@@ -125,12 +139,16 @@ fxt__patch_exit_tramp:
 	leaq	-72(%rbp), %rsp
 	RESTORE_GPRS
 	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	.cfi_restore %rbp
 	/* Not `ret`: the return stack predicts the address this function
 	 * was called from, never right here; an indirect jump is predicted
 	 * by its target's history.  The slot it reads is in the red zone,
 	 * which signal handlers leave alone. */
 	leaq	8(%rsp), %rsp
+	.cfi_def_cfa_offset 0
 	jmp	*-8(%rsp)
+	.cfi_endproc
 	.size	fxt__patch_exit_tramp, .-fxt__patch_exit_tramp
 
 /* fxt__patch_call_saving(fn, a, b, c, d): fn(a, b, c, d) with xmm0-15

@@ -21,6 +21,7 @@
 #include "agent/events.h"
 #include "agent/libc.h"
 #include "agent/log.h"
+#include "agent/patch.h"
 #include "agent/sample.h"
 #include "agent/settings.h"
 #include "agent/tbuf.h"
@@ -140,28 +141,128 @@ static void put_sample(struct tstate *t, uint64_t ts, const uint64_t *pcs, unsig
 	agent_ev_end(t);
 }
 
+#if defined(__x86_64__)
+/* ------------------------------------------------------------ patched calls
+ *
+ * Run-time patching (patch.h) puts fxt__patch_exit_tramp in the return
+ * address's slot of each patched call in progress, and keeps the real one
+ * in the thread's shadow stack.  The walk takes the trampoline's address
+ * for the real one (agent_patch_sampled_ret()) and walks on from there
+ * with a cursor of its own, whose context is the caller's: its pc the
+ * real return address, its stack pointer above the slot, the registers a
+ * callee keeps as libunwind found them.  Nothing is written to the stack,
+ * whatever the interrupted code was doing.  A frame in
+ * fxt__patch_enter_tramp was called by the patched function's stub, which
+ * has no unwind information: the stub's frame is the function's at its
+ * entry (the function is read from the stub as the trampoline reads it,
+ * before its return address: PATCH_STUB_HEAD), its return address above
+ * it. */
+
+/* The registers a walk on from a frame needs: the callee-saved ones. */
+static const struct {
+	int unw, greg;
+} kept_regs[] = {
+	{ UNW_X86_64_RBX, REG_RBX }, { UNW_X86_64_RBP, REG_RBP }, { UNW_X86_64_R12, REG_R12 },
+	{ UNW_X86_64_R13, REG_R13 }, { UNW_X86_64_R14, REG_R14 }, { UNW_X86_64_R15, REG_R15 },
+};
+
+/* Moves the cursor to the frame that returns to `pc` with its stack
+ * pointer at `sp`, the other registers those of the cursor's frame.
+ * false: no walk on from there. */
+static bool walk_on(unw_cursor_t *cur, ucontext_t *at, uint64_t pc, uint64_t sp)
+{
+	enum { NKEPT = sizeof(kept_regs) / sizeof(kept_regs[0]) };
+	unw_word_t v[NKEPT];
+
+	if (!pc)
+		return false;
+	/* Read before `at` is written: the cursor may read them there (its
+	 * context when the walk went on once already). */
+	for (size_t i = 0; i < NKEPT; i++)
+		if (unw.get_reg(cur, kept_regs[i].unw, &v[i]) < 0)
+			v[i] = 0;
+	memset(at, 0, sizeof(*at));
+	for (size_t i = 0; i < NKEPT; i++)
+		at->uc_mcontext.gregs[kept_regs[i].greg] = (greg_t)v[i];
+	at->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+	at->uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+	return unw.init_local2(cur, (unw_context_t *)at, 0) == 0;
+}
+
+/* The return address in `slot`, the real one when it is the trampoline. */
+static uint64_t real_ret(const uint64_t *slot, uint32_t *from)
+{
+	uint64_t ret = *slot;
+
+	if (ret == (uint64_t)(uintptr_t)fxt__patch_exit_tramp)
+		ret = agent_patch_sampled_ret(slot, from);
+	return ret;
+}
+
+static bool in_enter_tramp(uint64_t ip)
+{
+	return ip >= (uint64_t)(uintptr_t)fxt__patch_enter_tramp &&
+	       ip < (uint64_t)(uintptr_t)fxt__patch_enter_tramp_end;
+}
+#endif
+
 /* Walks the interrupted stack from the signal's context.  Frame 0 is the
  * interrupted pc; the others are return addresses, which the flusher looks
  * up at pc - 1, except the frame interrupted by a signal further up (a
  * handler of the program's own on the stack): its pc is exact, so it is
- * stored plus one. */
+ * stored plus one.  Patched calls: see above. */
 static unsigned walk(ucontext_t *uc, uint64_t *pcs, unsigned max)
 {
 	unw_cursor_t cur;
 	unsigned n = 0;
 	bool exact = true;
+#if defined(__x86_64__)
+	ucontext_t at;
+	uint32_t from = UINT32_MAX;
+#endif
 
 	if (unw.init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
 		return 0;
-	do {
+	while (n < max) {
 		unw_word_t ip;
 
 		if (unw.get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
 			break;
+#if defined(__x86_64__)
+		if (n && !exact && ip == (uint64_t)(uintptr_t)fxt__patch_exit_tramp) {
+			/* A patched call's return address, in the slot
+			 * below the caller's stack pointer. */
+			unw_word_t sp;
+
+			if (unw.get_reg(&cur, UNW_REG_SP, &sp) < 0)
+				break;
+			ip = agent_patch_sampled_ret((const uint64_t *)(uintptr_t)sp - 1, &from);
+			if (!walk_on(&cur, &at, ip, sp))
+				break;
+		}
+#endif
 		pcs[n] = (uint64_t)ip + (n && exact ? 1 : 0);
 		n++;
 		exact = unw.is_signal_frame(&cur) > 0;
-	} while (n < max && unw.step(&cur) > 0);
+#if defined(__x86_64__)
+		if (in_enter_tramp(ip) && n < max) {
+			/* The stub's frame next, then the function's caller. */
+			unw_word_t stub, sp;
+
+			if (unw.step(&cur) <= 0 || unw.get_reg(&cur, UNW_REG_IP, &stub) < 0 ||
+			    unw.get_reg(&cur, UNW_REG_SP, &sp) < 0)
+				break;
+			pcs[n++] = *(const uint64_t *)(uintptr_t)(stub - PATCH_STUB_HEAD) + 1;
+			exact = false;
+			const uint64_t *slot = (const uint64_t *)(uintptr_t)sp;
+			if (!walk_on(&cur, &at, real_ret(slot, &from), sp + 8))
+				break;
+			continue;
+		}
+#endif
+		if (unw.step(&cur) <= 0)
+			break;
+	}
 	return n;
 }
 

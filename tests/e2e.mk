@@ -59,7 +59,8 @@ E2E_TESTS += tests/e2e/agent-no-debuginfod.sh
 # The libc wrappers, on uninstrumented programs: the io and sleep groups
 # and the pipe/socket flows; the mem, thread and sync groups; the proc and
 # log groups.  Stack sampling and the stack chart; the tools keep the
-# samples apart from the calls.
+# samples apart from the calls; sampling through run-time patching's
+# return trampolines.
 E2E_TESTS += \
 	tests/e2e/libc-io.sh \
 	tests/e2e/libc-io-flows.sh \
@@ -70,7 +71,8 @@ E2E_TESTS += \
 	tests/e2e/libc-log.sh \
 	tests/e2e/sample.sh \
 	tests/e2e/sample-tools.sh \
-	tests/e2e/sample-masks.sh
+	tests/e2e/sample-masks.sh \
+	tests/e2e/sample-patch.sh
 
 # The tools on archives: fxt-dump on the small valid and broken archives
 # of tests/helpers/mkarchives; fxt-report and fxt-diff; fxt-flame and

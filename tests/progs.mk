@@ -187,6 +187,13 @@ tests_progs_sample_hotcold_hooks_SOURCES = tests/progs/sample_hotcold.c
 tests_progs_sample_hotcold_hooks_CFLAGS = $(WARN_CFLAGS) -O2 -g -finstrument-functions
 tests_progs_sample_hotcold_hooks_LDFLAGS = -no-install
 tests_progs_sample_hotcold_hooks_LDADD = -lpthread
+# sample_chain: main -> outer -> middle -> leaf spinning, for sampling
+# under run-time patching (tests/e2e/sample-patch.sh).
+check_PROGRAMS += tests/progs/sample_chain
+tests_progs_sample_chain_SOURCES = tests/progs/sample_chain.c
+tests_progs_sample_chain_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_sample_chain_LDFLAGS = -no-install
+tests_progs_sample_chain_LDADD = -lpthread
 # sample_masked: threads started with every signal blocked, a thread that
 # mostly waits (tests/e2e/sample-masks.sh).
 check_PROGRAMS += tests/progs/sample_masked
