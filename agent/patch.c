@@ -34,7 +34,7 @@ void agent_patch_activate(void); /* patch_rt.c */
  * carries the address (with -fipa-ra, a caller may keep values in any
  * register its callee is known not to use), and the trampoline returns
  * where it was called from (a return it would move is mispredicted). */
-#define STUB_ENTRY	    8
+#define STUB_ENTRY	    PATCH_STUB_ENTRY
 #define STUB_HEAD	    PATCH_STUB_HEAD
 #define STUB_SIZE(code_len) ((STUB_HEAD + (code_len) + 5 + 15) & ~(size_t)15)
 
@@ -79,11 +79,69 @@ static bool is_patched(const char *path, uint64_t bias)
 	return false;
 }
 
+/* The stubs' areas again, for the sampler, which reads them in a signal
+ * handler (agent_patch_stub()): a fixed table, each entry's end written
+ * before its start and its start cleared before its end; changed under
+ * state.lock (or before main()).  An area that finds no room in it is
+ * not known to the sampler (a sample there is walked as code without
+ * unwind information). */
+#define AREAS_MAX 64
+static struct {
+	uint64_t lo, hi;
+} areas[AREAS_MAX];
+
+static void area_add(void *area, size_t size)
+{
+	for (size_t i = 0; area && i < AREAS_MAX; i++)
+		if (!__atomic_load_n(&areas[i].lo, __ATOMIC_RELAXED)) {
+			uint64_t lo = (uint64_t)(uintptr_t)area;
+			__atomic_store_n(&areas[i].hi, lo + size, __ATOMIC_RELAXED);
+			__atomic_store_n(&areas[i].lo, lo, __ATOMIC_RELEASE);
+			return;
+		}
+}
+
+static void area_remove(void *area)
+{
+	for (size_t i = 0; area && i < AREAS_MAX; i++)
+		if (__atomic_load_n(&areas[i].lo, __ATOMIC_RELAXED) == (uint64_t)(uintptr_t)area) {
+			__atomic_store_n(&areas[i].lo, 0, __ATOMIC_RELEASE);
+			__atomic_store_n(&areas[i].hi, 0, __ATOMIC_RELEASE);
+			return;
+		}
+}
+
+uint64_t agent_patch_stub(uint64_t pc)
+{
+	for (size_t i = 0; i < AREAS_MAX; i++) {
+		uint64_t lo = __atomic_load_n(&areas[i].lo, __ATOMIC_ACQUIRE);
+		uint64_t hi = __atomic_load_n(&areas[i].hi, __ATOMIC_ACQUIRE);
+		if (!lo || pc < lo + 16 || pc >= hi)
+			continue;
+		/* The stubs start 16 bytes in, each on 16 bytes: its head is
+		 * the first one back whose call is of the area's slot (lo),
+		 * which no relocated instruction calls. */
+		for (uint64_t at = pc & ~(uint64_t)15;
+		     at >= lo + 16 && pc - at < STUB_SIZE(PATCH_CODE_MAX); at -= 16) {
+			const uint8_t *p = (const uint8_t *)(uintptr_t)at;
+			int32_t rel;
+			memcpy(&rel, p + STUB_ENTRY + 2, 4);
+			if (p[STUB_ENTRY] == 0xff && p[STUB_ENTRY + 1] == 0x15 &&
+			    at + STUB_HEAD + (uint64_t)(int64_t)rel == lo)
+				return pc >= at + STUB_ENTRY ? at : 0;
+		}
+		return 0;
+	}
+	return 0;
+}
+
 /* Remembers module m as patched (its stubs in area, its live sites). */
 static void remember(const struct module *m, void *area, size_t area_size,
 		     struct agent_live_sites *sites)
 {
 	char *path;
+
+	area_add(area, area_size);
 
 	if (state.n == state.cap) {
 		size_t cap = state.cap ? 2 * state.cap : 16;
@@ -702,6 +760,7 @@ void agent_patch_dlclosed(void)
 			continue;
 		}
 		agent_patch_live_forget(p->sites);
+		area_remove(p->area);
 		if (p->area)
 			munmap(p->area, p->area_size);
 		agent_dbg("FXT_PATCH: %s unloaded", p->path);
@@ -714,6 +773,12 @@ out:
 }
 
 #else /* !__x86_64__ */
+
+uint64_t agent_patch_stub(uint64_t pc)
+{
+	(void)pc;
+	return 0;
+}
 
 void agent_patch_dlopened(void)
 {

@@ -56,8 +56,9 @@
  *     reads the real one from the shadow stack as it walks
  *     (agent_patch_sampled_ret()), and fxt__patch_exit_tramp's unwind
  *     information says where the real one goes, for a sample taken in
- *     it.  An entry is filled in an order that lets such a reader find
- *     either the real return address or nothing.
+ *     it; a sample taken in a stub is its function's (agent_patch_stub(),
+ *     agent_patch_sampled_call()).  An entry is filled in an order that
+ *     lets such a reader find either the real return address or nothing.
  *
  * A module whose own code walks its stack by return address (a runtime:
  * HotSpot, V8, Go; a sanitizer; libunwind's unw_step) would meet the exit
@@ -146,10 +147,22 @@ uint64_t agent_patch_sampled_ret(const uint64_t *slot, uint32_t *from);
 void fxt__patch_enter(uint64_t fn, uint64_t *slot);
 uint64_t fxt__patch_exit(uint64_t *sp);
 
-/* A stub's head: the function's address (8 bytes) and the call of
- * fxt__patch_enter_tramp (6), whose return address is this far past the
- * function's address. */
-#define PATCH_STUB_HEAD 14
+/* For the sampler: the start of the stub (its function's address) that
+ * `pc` is in, or 0 when it is in none.  Async-signal-safe. */
+uint64_t agent_patch_stub(uint64_t pc);
+
+/* For the sampler, in a signal handler of the calling thread that came
+ * while it ran the stub of `fn` past its call of fxt__patch_enter_tramp,
+ * the stack pointer at `sp`: the real return address of that call, its
+ * slot in *slot, from the thread's shadow stack; 0 when that call's entry
+ * is not there (not recorded). */
+uint64_t agent_patch_sampled_call(uint64_t fn, const uint64_t *sp, const uint64_t **slot);
+
+/* A stub's head: the function's address (8 bytes: the stub's entry is
+ * that far in) and the call of fxt__patch_enter_tramp (6), whose return
+ * address is PATCH_STUB_HEAD past the function's address. */
+#define PATCH_STUB_ENTRY 8
+#define PATCH_STUB_HEAD	 (PATCH_STUB_ENTRY + 6)
 
 /* The trampolines; fxt__patch_enter_tramp_end is where the first ends. */
 void fxt__patch_enter_tramp(void);

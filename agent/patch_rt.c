@@ -309,6 +309,20 @@ uint64_t agent_patch_sampled_ret(const uint64_t *slot, uint32_t *from)
 	return 0;
 }
 
+uint64_t agent_patch_sampled_call(uint64_t fn, const uint64_t *sp, const uint64_t **slot)
+{
+	const struct pstack *s = &pstack;
+	const struct shadow *v = s->v;
+	uint32_t n = s->n;
+
+	/* Its entry is the last one, filled: fxt__patch_enter() returned. */
+	if (!v || !n || v[n - 1].fn != fn || v[n - 1].slot < sp ||
+	    v[n - 1].slot == (uint64_t *)UINTPTR_MAX)
+		return 0;
+	*slot = v[n - 1].slot;
+	return v[n - 1].ret;
+}
+
 /* ---------------------------------------------------------- unwinding */
 
 /* Whether entry e is filled: a signal handler may walk the stack while

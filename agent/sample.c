@@ -156,7 +156,11 @@ static void put_sample(struct tstate *t, uint64_t ts, const uint64_t *pcs, unsig
  * has no unwind information: the stub's frame is the function's at its
  * entry (the function is read from the stub as the trampoline reads it,
  * before its return address: PATCH_STUB_HEAD), its return address above
- * it. */
+ * it.  A sample that lands in a stub (agent_patch_stub()) is in its
+ * function: at the stub's entry, as at the function's; past its call of
+ * the trampoline, in the first instructions of the function, moved
+ * there, whose slot the thread's last shadow entry gives
+ * (agent_patch_sampled_call()). */
 
 /* The registers a walk on from a frame needs: the callee-saved ones. */
 static const struct {
@@ -167,7 +171,9 @@ static const struct {
 };
 
 /* Moves the cursor to the frame that returns to `pc` with its stack
- * pointer at `sp`, the other registers those of the cursor's frame.
+ * pointer at `sp`, the other registers those of the cursor's frame, but
+ * for a frame pointer set up by the function's first instructions (run
+ * in its stub: it points below the return address, at the caller's).
  * false: no walk on from there. */
 static bool walk_on(unw_cursor_t *cur, ucontext_t *at, uint64_t pc, uint64_t sp)
 {
@@ -178,9 +184,12 @@ static bool walk_on(unw_cursor_t *cur, ucontext_t *at, uint64_t pc, uint64_t sp)
 		return false;
 	/* Read before `at` is written: the cursor may read them there (its
 	 * context when the walk went on once already). */
-	for (size_t i = 0; i < NKEPT; i++)
+	for (size_t i = 0; i < NKEPT; i++) {
 		if (unw.get_reg(cur, kept_regs[i].unw, &v[i]) < 0)
 			v[i] = 0;
+		if (kept_regs[i].unw == UNW_X86_64_RBP && v[i] == sp - 16)
+			v[i] = *(const uint64_t *)(uintptr_t)v[i];
+	}
 	memset(at, 0, sizeof(*at));
 	for (size_t i = 0; i < NKEPT; i++)
 		at->uc_mcontext.gregs[kept_regs[i].greg] = (greg_t)v[i];
@@ -229,6 +238,27 @@ static unsigned walk(ucontext_t *uc, uint64_t *pcs, unsigned max)
 		if (unw.get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
 			break;
 #if defined(__x86_64__)
+		uint64_t stub = exact ? agent_patch_stub(ip) : 0;
+		if (stub) {
+			/* Interrupted in a stub: its function's frame. */
+			uint64_t fn = *(const uint64_t *)(uintptr_t)stub, ret;
+			const uint64_t *slot;
+			unw_word_t sp;
+
+			if (unw.get_reg(&cur, UNW_REG_SP, &sp) < 0)
+				break;
+			slot = (const uint64_t *)(uintptr_t)sp;
+			if (ip == stub + PATCH_STUB_ENTRY) /* the function's entry */
+				ret = real_ret(slot, &from);
+			else
+				ret = agent_patch_sampled_call(fn, slot, &slot);
+			pcs[n] = fn + (n ? 1 : 0);
+			n++;
+			exact = false;
+			if (n >= max || !walk_on(&cur, &at, ret, (uint64_t)(uintptr_t)(slot + 1)))
+				break;
+			continue;
+		}
 		if (n && !exact && ip == (uint64_t)(uintptr_t)fxt__patch_exit_tramp) {
 			/* A patched call's return address, in the slot
 			 * below the caller's stack pointer. */
@@ -247,12 +277,12 @@ static unsigned walk(ucontext_t *uc, uint64_t *pcs, unsigned max)
 #if defined(__x86_64__)
 		if (in_enter_tramp(ip) && n < max) {
 			/* The stub's frame next, then the function's caller. */
-			unw_word_t stub, sp;
+			unw_word_t ret_stub, sp;
 
-			if (unw.step(&cur) <= 0 || unw.get_reg(&cur, UNW_REG_IP, &stub) < 0 ||
+			if (unw.step(&cur) <= 0 || unw.get_reg(&cur, UNW_REG_IP, &ret_stub) < 0 ||
 			    unw.get_reg(&cur, UNW_REG_SP, &sp) < 0)
 				break;
-			pcs[n++] = *(const uint64_t *)(uintptr_t)(stub - PATCH_STUB_HEAD) + 1;
+			pcs[n++] = *(const uint64_t *)(uintptr_t)(ret_stub - PATCH_STUB_HEAD) + 1;
 			exact = false;
 			const uint64_t *slot = (const uint64_t *)(uintptr_t)sp;
 			if (!walk_on(&cur, &at, real_ret(slot, &from), sp + 8))

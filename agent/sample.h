@@ -86,12 +86,14 @@
  *    each patched call's return address: the walk takes the real one from
  *    the thread's shadow stack and walks on from there (sample.c, "patched
  *    calls"); a sample in the trampolines or the agent's handlers is the
- *    agent's, under the function whose entry or return it was in.  A
- *    sample taken in a patched function's stub, its first instructions
- *    moved there (a few per call), has no unwind information:
- *    libunwind's guess from there ends the walk or gives a wrong caller.
- *    One taken in the few instructions of a tail call's entry where the
- *    return address is neither hooked nor known ends at that frame.
+ *    agent's, under the function whose entry or return it was in, and one
+ *    in a patched function's stub (its first instructions, moved there)
+ *    is the function's.  A sample taken in the few instructions of a tail
+ *    call's entry where the return address is neither hooked nor known
+ *    ends at that frame; one in a stub whose first instructions changed a
+ *    register other than the frame pointer that a caller's unwind rules
+ *    need (rare: -O2 code finds its frames by the stack pointer) may get
+ *    a wrong caller.
  *  - Code without unwind information (JIT code, some assembly) ends the
  *    walk early or, through libunwind's frame-pointer guess, gives a wrong
  *    caller.  A program that itself walks stacks with libunwind, on the
