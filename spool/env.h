@@ -255,23 +255,16 @@
 #define FXT_ENV_AGENT	      "FXT_AGENT"
 #define FXT_ENV_RUN_DEBUG     "FXT_RUN_DEBUG"
 
-/* Every variable above, in that order, with one line (at most 56
- * characters) for `fxt-run --help`: X(NAME, SUMMARY). */
+/* Every variable above with one line (at most 56 characters) for
+ * `fxt-run --help`: X(NAME, SUMMARY).  In --help's order: first those the
+ * options set, as the options come, then the agent's own, then fxt-run's. */
 #define FXT_ENV_LIST(X)                                                                \
 	X(FXT_ENV_OUTPUT, "the root process's archive (-o; default PROGRAM.fxt)")      \
-	X(FXT_ENV_ROOT_PID, "pid of the root process (set by fxt-run)")                \
-	X(FXT_ENV_EXEC_PID, "internal: the pid that called exec")                      \
-	X(FXT_ENV_IMAGE, "internal: which image of that pid this is")                  \
-	X(FXT_ENV_LAUNCHER, "PID:START of the fxt-run that converts (set by it)")      \
-	X(FXT_ENV_MODE, "stream, oneshot or circular (--mode)")                        \
-	X(FXT_ENV_BUFFER_SIZE, "trace buffer: per process, or thread (--buffer-size)") \
-	X(FXT_ENV_CHUNK_SIZE, "bytes per buffer chunk (default 1M)")                   \
-	X(FXT_ENV_MAX_SIZE, "bound on each process's trace (--max-size)")              \
-	X(FXT_ENV_CLOCK, "tsc or monotonic (default: tsc when invariant)")             \
-	X(FXT_ENV_DEBUG, "set and not 0: the agent logs to stderr")                    \
-	X(FXT_ENV_STATUS_FD, "where processes report their archives (set by fxt-run)") \
 	X(FXT_ENV_LIBC, "libc groups to record (--libc)")                              \
 	X(FXT_ENV_SAMPLE, "stack samples per second of CPU time (--sample)")           \
+	X(FXT_ENV_MODE, "stream, oneshot or circular (--mode)")                        \
+	X(FXT_ENV_BUFFER_SIZE, "trace buffer: per process, or thread (--buffer-size)") \
+	X(FXT_ENV_MAX_SIZE, "bound on each process's trace (--max-size)")              \
 	X(FXT_ENV_INCLUDE, "record only these functions' calls (--include)")           \
 	X(FXT_ENV_EXCLUDE, "record none of these functions' calls (--exclude)")        \
 	X(FXT_ENV_MODULE, "record only these modules' functions (--module)")           \
@@ -281,6 +274,14 @@
 	X(FXT_ENV_MAX_SNAPSHOTS, "at most this many snapshots a run (default 10)")     \
 	X(FXT_ENV_PATCH, "patch these functions' entries (--patch)")                   \
 	X(FXT_ENV_PATCH_MODULE, "patch these libraries' functions too (--patch-module)") \
+	X(FXT_ENV_CHUNK_SIZE, "bytes per buffer chunk (default 1M)")                   \
+	X(FXT_ENV_CLOCK, "tsc or monotonic (default: tsc when invariant)")             \
+	X(FXT_ENV_DEBUG, "set and not 0: the agent logs to stderr")                    \
+	X(FXT_ENV_ROOT_PID, "pid of the root process (set by fxt-run)")                \
+	X(FXT_ENV_EXEC_PID, "internal: the pid that called exec")                      \
+	X(FXT_ENV_IMAGE, "internal: which image of that pid this is")                  \
+	X(FXT_ENV_LAUNCHER, "PID:START of the fxt-run that converts (set by it)")      \
+	X(FXT_ENV_STATUS_FD, "where processes report their archives (set by fxt-run)") \
 	X(FXT_ENV_PATCH_REPORT, "internal: where each process says what it patched")   \
 	X(FXT_ENV_AGENT, "the agent fxt-run preloads")                                 \
 	X(FXT_ENV_RUN_DEBUG, "set: fxt-run reports its symbol cache, drain thread")
