@@ -1,5 +1,5 @@
 /* Which calls the hooks record: the filters of FXT_INCLUDE, FXT_EXCLUDE,
- * FXT_MODULE and FXT_DEPTH (spool/env.h; fxt-run --include, --exclude,
+ * FXT_MODULE and FXT_DEPTH (run/settings.def; fxt-run --include, --exclude,
  * --module, --depth).  Private to agent/.
  *
  * The names are matched once per function, not per call: when a module is

@@ -28,7 +28,7 @@
 #include "agent/modules.h"
 #include "agent/patch.h"
 #include "agent/sample.h"
-#include "spool/env.h"
+#include "run/settings.h"
 #include "spool/session.h"
 #include "spool/launcher.h"
 #include "spool/names.h"
@@ -155,7 +155,7 @@ static void do_init(void)
 		/* The first traced process is the root; tell every descendant. */
 		agent_cfg.root_pid = (long)agent.pid;
 		agent_fmt(pid, sizeof(pid), "%ld", (long)agent.pid);
-		setenv(FXT_ENV_ROOT_PID, pid, 0);
+		setenv(FXT_ENV(ROOT_PID), pid, 0);
 		agent_output_export();
 	}
 	if (agent_cfg.status_fd >= 0 && fstat(agent_cfg.status_fd, &st) == 0) {
@@ -479,16 +479,16 @@ static char **exec_env(char *const envp[], char *var, size_t cap, char *img, siz
 	size_t n = 0, j = 0;
 	char **v;
 
-	agent_fmt(var, cap, FXT_ENV_EXEC_PID "=%ld", (long)agent.pid);
-	agent_fmt(img, icap, FXT_ENV_IMAGE "=%u", agent_cfg.image + 1);
+	agent_fmt(var, cap, FXT_ENV(EXEC_PID) "=%ld", (long)agent.pid);
+	agent_fmt(img, icap, FXT_ENV(IMAGE) "=%u", agent_cfg.image + 1);
 	while (envp && envp[n])
 		n++;
 	v = malloc((n + 3) * sizeof(*v));
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(envp[i], FXT_ENV_EXEC_PID "=", sizeof(FXT_ENV_EXEC_PID)) != 0 &&
-		    strncmp(envp[i], FXT_ENV_IMAGE "=", sizeof(FXT_ENV_IMAGE)) != 0)
+		if (strncmp(envp[i], FXT_ENV(EXEC_PID) "=", sizeof(FXT_ENV(EXEC_PID))) != 0 &&
+		    strncmp(envp[i], FXT_ENV(IMAGE) "=", sizeof(FXT_ENV(IMAGE))) != 0)
 			v[j++] = envp[i];
 	v[j++] = var;
 	v[j++] = img;

@@ -1,4 +1,4 @@
-/* Agent settings: every FXT_* variable (spool/env.h), read once (see
+/* Agent settings: every FXT_* variable (run/settings.def), read once (see
  * settings.h). */
 #include <config.h>
 
@@ -13,7 +13,7 @@
 #include "agent/settings.h"
 #include "agent/libc.h"
 #include "agent/log.h"
-#include "spool/env.h"
+#include "run/settings.h"
 #include "spool/names.h"
 
 struct agent_config agent_cfg = {
@@ -65,7 +65,7 @@ static int parse_status_fd(const char *s)
 		return -1;
 	if (identified &&
 	    ((unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino)) {
-		agent_dbg(FXT_ENV_STATUS_FD "=%s: fd %llu is another file now; no status line", s,
+		agent_dbg(FXT_ENV(STATUS_FD) "=%s: fd %llu is another file now; no status line", s,
 			  fd);
 		return -1;
 	}
@@ -127,7 +127,7 @@ static void load_program(void)
  * the current directory. */
 static void load_output(void)
 {
-	const char *s = getenv(FXT_ENV_OUTPUT);
+	const char *s = getenv(FXT_ENV(OUTPUT));
 	char name[PATH_MAX], cwd[PATH_MAX], host[256], bad = 0;
 	struct run_template_values v;
 	size_t n;
@@ -149,7 +149,7 @@ static void load_output(void)
 		v.program = agent_cfg.program;
 		v.host = host;
 		if (run_output_expand(name, sizeof(name), s, &v, &bad) != 0) {
-			agent_err("%s: %s; the name is taken as it is", FXT_ENV_OUTPUT,
+			agent_err("%s: %s; the name is taken as it is", FXT_ENV(OUTPUT),
 				  bad ? "an unknown %-escape" : "too long once expanded");
 			snprintf(name, sizeof(name), "%s", s);
 		}
@@ -171,19 +171,19 @@ void agent_output_export(void)
 
 	if (agent_cfg.output_template &&
 	    run_output_escape(escaped, sizeof(escaped), agent_cfg.output) == 0)
-		setenv(FXT_ENV_OUTPUT, escaped, 1);
+		setenv(FXT_ENV(OUTPUT), escaped, 1);
 }
 
 /* FXT_SNAPSHOT_IF and FXT_MAX_SNAPSHOTS: the rules, which make the mode
  * circular unless FXT_MODE chose another (they are then ignored). */
 static void load_snapshot_rules(bool mode_given)
 {
-	const char *s = getenv(FXT_ENV_SNAPSHOT_IF), *m = getenv(FXT_ENV_MAX_SNAPSHOTS);
+	const char *s = getenv(FXT_ENV(SNAPSHOT_IF)), *m = getenv(FXT_ENV(MAX_SNAPSHOTS));
 	long max = m && *m ? parse_long(m) : FXT_DEFAULT_MAX_SNAPSHOTS;
 
 	agent_cfg.max_snapshots = max > 0 && max <= 1000000 ? (unsigned)max : 0;
 	if (m && *m && !agent_cfg.max_snapshots)
-		agent_dbg(FXT_ENV_MAX_SNAPSHOTS "=%s: not a count in 1..1000000; no snapshots", m);
+		agent_dbg(FXT_ENV(MAX_SNAPSHOTS) "=%s: not a count in 1..1000000; no snapshots", m);
 	while (s && *s && agent_cfg.nsnap_rules < FXT_MAX_SNAPSHOT_RULES) {
 		size_t len = strcspn(s, "\n");
 		struct fxt_snapshot_rule *r = &agent_cfg.snap_rules[agent_cfg.nsnap_rules];
@@ -191,7 +191,7 @@ static void load_snapshot_rules(bool mode_given)
 		if (len && fxt__snapshot_rule_parse(s, len, r) == 0)
 			agent_cfg.nsnap_rules++;
 		else if (len)
-			agent_dbg(FXT_ENV_SNAPSHOT_IF ": a rule is not NAME>DURATION; left out");
+			agent_dbg(FXT_ENV(SNAPSHOT_IF) ": a rule is not NAME>DURATION; left out");
 		s += len + (s[len] == '\n');
 	}
 	if (!agent_cfg.nsnap_rules || !agent_cfg.max_snapshots) {
@@ -199,7 +199,7 @@ static void load_snapshot_rules(bool mode_given)
 	} else if (!mode_given) {
 		agent_cfg.mode = FXT_MODE_CIRCULAR;
 	} else if (agent_cfg.mode != FXT_MODE_CIRCULAR) {
-		agent_dbg(FXT_ENV_SNAPSHOT_IF ": the mode is not circular; no snapshots");
+		agent_dbg(FXT_ENV(SNAPSHOT_IF) ": the mode is not circular; no snapshots");
 		agent_cfg.nsnap_rules = 0;
 	}
 }
@@ -231,22 +231,22 @@ void agent_config_load(void)
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t pg = page > 0 ? (uint64_t)page : 4096;
 
-	s = getenv(FXT_ENV_DEBUG);
+	s = getenv(FXT_ENV(DEBUG));
 	agent_cfg.debug = s && *s && strcmp(s, "0") != 0;
 
 	load_program();
 	load_output();
-	s = getenv(FXT_ENV_MODE);
+	s = getenv(FXT_ENV(MODE));
 	if (s && fxt__mode_parse(s, &agent_cfg.mode) < 0) {
-		agent_dbg(FXT_ENV_MODE "=%s: not a mode (" FXT_MODE_NAMES "); using stream", s);
+		agent_dbg(FXT_ENV(MODE) "=%s: not a mode (" FXT_MODE_NAMES "); using stream", s);
 		agent_cfg.mode = FXT_MODE_STREAM;
 	}
 	load_snapshot_rules(s != NULL);
 	agent_cfg.buffer_size = agent_cfg.mode == FXT_MODE_STREAM ? FXT_DEFAULT_BUFFER_STREAM
 								  : FXT_DEFAULT_BUFFER_THREAD;
-	load_size(FXT_ENV_BUFFER_SIZE, &agent_cfg.buffer_size);
-	load_size(FXT_ENV_CHUNK_SIZE, &agent_cfg.chunk_size);
-	load_size(FXT_ENV_MAX_SIZE, &agent_cfg.max_size);
+	load_size(FXT_ENV(BUFFER_SIZE), &agent_cfg.buffer_size);
+	load_size(FXT_ENV(CHUNK_SIZE), &agent_cfg.chunk_size);
+	load_size(FXT_ENV(MAX_SIZE), &agent_cfg.max_size);
 	if (agent_cfg.chunk_size < AGENT_MIN_CHUNK_SIZE)
 		agent_cfg.chunk_size = AGENT_MIN_CHUNK_SIZE;
 	if (agent_cfg.chunk_size > (1ull << 30))
@@ -261,7 +261,7 @@ void agent_config_load(void)
 		agent_cfg.buffer_size = agent_cfg.buffer_size / pg * pg;
 	}
 
-	s = getenv(FXT_ENV_CLOCK);
+	s = getenv(FXT_ENV(CLOCK));
 	if (s && strcmp(s, "tsc") == 0)
 		agent_cfg.clock = AGENT_CLOCK_TSC;
 	else if (s && *s)
@@ -269,49 +269,49 @@ void agent_config_load(void)
 	else
 		agent_cfg.clock = AGENT_CLOCK_AUTO;
 
-	agent_cfg.status_fd = parse_status_fd(getenv(FXT_ENV_STATUS_FD));
-	agent_cfg.root_pid = parse_long(getenv(FXT_ENV_ROOT_PID));
-	agent_cfg.exec_pid = parse_long(getenv(FXT_ENV_EXEC_PID));
+	agent_cfg.status_fd = parse_status_fd(getenv(FXT_ENV(STATUS_FD)));
+	agent_cfg.root_pid = parse_long(getenv(FXT_ENV(ROOT_PID)));
+	agent_cfg.exec_pid = parse_long(getenv(FXT_ENV(EXEC_PID)));
 	agent_cfg.image = 1;
 	if (agent_cfg.exec_pid == (long)getpid()) {
-		long image = parse_long(getenv(FXT_ENV_IMAGE));
+		long image = parse_long(getenv(FXT_ENV(IMAGE)));
 		agent_cfg.image = image >= 2 && image < 1000000 ? (unsigned)image : 2;
 	}
-	parse_launcher(getenv(FXT_ENV_LAUNCHER));
+	parse_launcher(getenv(FXT_ENV(LAUNCHER)));
 
 	agent_cfg.libc_groups = AGENT_G_DEFAULT;
-	s = getenv(FXT_ENV_LIBC);
+	s = getenv(FXT_ENV(LIBC));
 	if (s && agent_libc_parse(s, &agent_cfg.libc_groups) < 0) {
-		agent_dbg(FXT_ENV_LIBC "=%s: unknown group; using the default", s);
+		agent_dbg(FXT_ENV(LIBC) "=%s: unknown group; using the default", s);
 		agent_cfg.libc_groups = AGENT_G_DEFAULT;
 	}
-	s = getenv(FXT_ENV_SAMPLE);
+	s = getenv(FXT_ENV(SAMPLE));
 	if (s && *s) {
 		long hz = parse_long(s);
 		if (hz < 0 || hz > (long)AGENT_MAX_SAMPLE_HZ)
-			agent_dbg(FXT_ENV_SAMPLE "=%s: not a rate in 0..%u Hz; not sampling", s,
+			agent_dbg(FXT_ENV(SAMPLE) "=%s: not a rate in 0..%u Hz; not sampling", s,
 				  AGENT_MAX_SAMPLE_HZ);
 		else
 			agent_cfg.sample_hz = (unsigned)hz;
 	}
 
-	load_string(FXT_ENV_PATCH, &agent_cfg.patch);
-	load_string(FXT_ENV_PATCH_MODULE, &agent_cfg.patch_modules);
-	load_string(FXT_ENV_PATCH_REPORT, &agent_cfg.patch_report);
-	load_string(FXT_ENV_INCLUDE, &agent_cfg.include);
-	load_string(FXT_ENV_EXCLUDE, &agent_cfg.exclude);
-	load_string(FXT_ENV_MODULE, &agent_cfg.modules);
-	s = getenv(FXT_ENV_DEPTH);
+	load_string(FXT_ENV(PATCH), &agent_cfg.patch);
+	load_string(FXT_ENV(PATCH_MODULE), &agent_cfg.patch_modules);
+	load_string(FXT_ENV(PATCH_REPORT), &agent_cfg.patch_report);
+	load_string(FXT_ENV(INCLUDE), &agent_cfg.include);
+	load_string(FXT_ENV(EXCLUDE), &agent_cfg.exclude);
+	load_string(FXT_ENV(MODULE), &agent_cfg.modules);
+	s = getenv(FXT_ENV(DEPTH));
 	if (s && *s) {
 		long d = parse_long(s);
 		if (d < 0 || d > 1000000)
-			agent_dbg(FXT_ENV_DEPTH "=%s: not a depth; no bound", s);
+			agent_dbg(FXT_ENV(DEPTH) "=%s: not a depth; no bound", s);
 		else
 			agent_cfg.depth = (unsigned)d;
 	}
-	s = getenv(FXT_ENV_MIN_DURATION);
+	s = getenv(FXT_ENV(MIN_DURATION));
 	if (s && *s && fxt__parse_duration(s, &agent_cfg.min_duration_ns) < 0) {
-		agent_dbg(FXT_ENV_MIN_DURATION "=%s: not a duration; every call kept", s);
+		agent_dbg(FXT_ENV(MIN_DURATION) "=%s: not a duration; every call kept", s);
 		agent_cfg.min_duration_ns = 0;
 	}
 

@@ -4,7 +4,7 @@
  * constructor (before main) into one `struct agent_config`, which is
  * read-only afterwards; nothing else in the agent calls getenv().  The
  * variables, their names and what they mean are the contract between
- * fxt-run and the agent, spool/env.h.
+ * fxt-run and the agent, run/settings.def.
  *
  * Category of slices: the basename of the module (executable or shared
  * library) that contains the function, e.g. "prog" or "libfoo.so.1".

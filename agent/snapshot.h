@@ -1,5 +1,5 @@
 /* Flight-recorder snapshots on slow calls (FXT_SNAPSHOT_IF, fxt-run
- * --snapshot-if; spool/env.h).  Private to agent/.
+ * --snapshot-if; run/settings.def).  Private to agent/.
  *
  * The circular mode keeps each thread's newest records; a snapshot keeps
  * them at a moment that matters, while the program goes on: when a call

@@ -5,7 +5,7 @@
  *
  * It is a small trace manager in the manner of a shell: it finds the agent,
  * passes the options to it through FXT_* environment variables (the agent
- * reads them, see spool/env.h), prepends the agent to LD_PRELOAD, runs
+ * reads them, see run/settings.def), prepends the agent to LD_PRELOAD, runs
  * the program with the terminal untouched, and exits with the program's
  * status (128 + signal if it was killed).  Programs the agent cannot enter
  * (static, set-user-ID) run with a warning.
@@ -47,8 +47,8 @@
 
 #include "launcher/drain.h"
 #include "launcher/launcher.h"
+#include "run/settings.h"
 #include "spool/names.h"
-#include "spool/env.h"
 #include "spool/launcher.h"
 #include "spool/session.h"
 
@@ -181,7 +181,7 @@ int main(int argc, char **argv)
 	launch_go(&launch, out);
 	int status = supervise(&launch, &r);
 	drain_stop(&drain);
-	if (getenv(FXT_ENV_RUN_DEBUG) != NULL) {
+	if (getenv(FXT_ENV(RUN_DEBUG)) != NULL) {
 		if (derr < 0)
 			fprintf(stderr, "fxt-run: no drain thread: %s\n", strerror(-derr));
 		else

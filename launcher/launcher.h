@@ -99,7 +99,7 @@ void warn_untraceable(const char *path, const char *name);
 struct run_template_values;
 char *output_path(const struct options *o, const struct run_template_values *v);
 
-/* Sets what the traced processes read (spool/env.h) but the archive's
+/* Sets what the traced processes read (run/settings.def) but the archive's
  * name (the program's process sets it: struct launch) and preloads the
  * agent; status_fd (-1: none) is where they report.  Dies on failure. */
 void setup_env(const struct options *o, const char *agent, int status_fd);

@@ -1,7 +1,7 @@
 /* Before the program runs: finding the agent and the program (as a shell
  * finds it), warning when the loader will not preload the agent, the
  * archive's path, and the environment the traced processes read
- * (spool/env.h). */
+ * (run/settings.def). */
 #include "config.h"
 
 #include <elf.h>
@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "launcher/launcher.h"
+#include "run/settings.h"
 #include "spool/names.h"
-#include "spool/env.h"
 #include "spool/proc.h"
 
 #ifndef FXT_PKGLIBDIR
@@ -54,13 +54,13 @@ static int self_dir(char *buf, size_t size)
 /* Finds the agent and returns its absolute path (malloc'd), or dies. */
 char *find_agent(void)
 {
-	const char *env = getenv(FXT_ENV_AGENT);
+	const char *env = getenv(FXT_ENV(AGENT));
 	char dir[PATH_MAX], cand[PATH_MAX + 64];
 
 	if (env != NULL && env[0] != '\0') {
 		char *abs = realpath(env, NULL);
 		if (abs == NULL || !is_regular_file(abs))
-			die(EXIT_USAGE, "%s=%s: %s", FXT_ENV_AGENT, env,
+			die(EXIT_USAGE, "%s=%s: %s", FXT_ENV(AGENT), env,
 			    abs == NULL ? strerror(errno) : "not a regular file");
 		return abs;
 	}
@@ -79,7 +79,7 @@ char *find_agent(void)
 	if (is_regular_file(cand))
 		return realpath(cand, NULL);
 	die(EXIT_USAGE, "cannot find the agent %s (next to fxt-run, in %s, or set %s)", AGENT_NAME,
-	    FXT_PKGLIBDIR, FXT_ENV_AGENT);
+	    FXT_PKGLIBDIR, FXT_ENV(AGENT));
 }
 
 /* Resolves PROGRAM as a shell does: a name with a slash is a path, any
@@ -336,7 +336,7 @@ static void prepend_preload(const char *agent)
 	free(v);
 }
 
-/* Sets what the traced processes read (spool/env.h) and preloads the
+/* Sets what the traced processes read (run/settings.def) and preloads the
  * agent. */
 void setup_env(const struct options *o, const char *agent, int status_fd)
 {
@@ -352,42 +352,42 @@ void setup_env(const struct options *o, const char *agent, int status_fd)
 			die(EXIT_USAGE, "cannot stat the status file: %s", strerror(errno));
 		snprintf(id, sizeof(id), "%d:%ju:%ju", status_fd, (uintmax_t)sb.st_dev,
 			 (uintmax_t)sb.st_ino);
-		set_env(FXT_ENV_STATUS_FD, id);
+		set_env(FXT_ENV(STATUS_FD), id);
 	}
 	if (o->mode_given)
-		set_env(FXT_ENV_MODE, fxt__mode_name(o->mode));
+		set_env(FXT_ENV(MODE), fxt__mode_name(o->mode));
 	if (o->include != NULL)
-		set_env(FXT_ENV_INCLUDE, o->include);
+		set_env(FXT_ENV(INCLUDE), o->include);
 	if (o->exclude != NULL)
-		set_env(FXT_ENV_EXCLUDE, o->exclude);
+		set_env(FXT_ENV(EXCLUDE), o->exclude);
 	if (o->modules != NULL)
-		set_env(FXT_ENV_MODULE, o->modules);
+		set_env(FXT_ENV(MODULE), o->modules);
 	if (o->depth != 0)
-		set_env_u64(FXT_ENV_DEPTH, o->depth);
+		set_env_u64(FXT_ENV(DEPTH), o->depth);
 	if (o->min_duration != NULL)
-		set_env_u64(FXT_ENV_MIN_DURATION, o->min_duration_ns);
+		set_env_u64(FXT_ENV(MIN_DURATION), o->min_duration_ns);
 	if (o->snapshot_if != NULL)
-		set_env(FXT_ENV_SNAPSHOT_IF, o->snapshot_if);
+		set_env(FXT_ENV(SNAPSHOT_IF), o->snapshot_if);
 	if (o->max_snapshots != 0)
-		set_env_u64(FXT_ENV_MAX_SNAPSHOTS, o->max_snapshots);
+		set_env_u64(FXT_ENV(MAX_SNAPSHOTS), o->max_snapshots);
 	if (o->buffer_size != NULL)
-		set_env_u64(FXT_ENV_BUFFER_SIZE, o->buffer_bytes);
+		set_env_u64(FXT_ENV(BUFFER_SIZE), o->buffer_bytes);
 	if (o->max_size != NULL)
-		set_env_u64(FXT_ENV_MAX_SIZE, o->max_bytes);
+		set_env_u64(FXT_ENV(MAX_SIZE), o->max_bytes);
 	if (o->libc != NULL)
-		set_env(FXT_ENV_LIBC, o->libc);
+		set_env(FXT_ENV(LIBC), o->libc);
 	if (o->sample_hz != 0)
-		set_env_u64(FXT_ENV_SAMPLE, o->sample_hz);
+		set_env_u64(FXT_ENV(SAMPLE), o->sample_hz);
 	if (o->patch != NULL) {
-		set_env(FXT_ENV_PATCH, o->patch);
+		set_env(FXT_ENV(PATCH), o->patch);
 		if (o->patch_modules != NULL)
-			set_env(FXT_ENV_PATCH_MODULE, o->patch_modules);
-		set_env(FXT_ENV_PATCH_REPORT, o->patch_dir);
+			set_env(FXT_ENV(PATCH_MODULE), o->patch_modules);
+		set_env(FXT_ENV(PATCH_REPORT), o->patch_dir);
 	}
 	prepend_preload(agent);
 	/* Who converts the spools: we, while we run. */
 	if (proc_stat_read(0, &state, &start) != 0)
 		start = 0;
 	snprintf(id, sizeof(id), "%ld:%" PRIu64, (long)getpid(), start);
-	set_env(FXT_ENV_LAUNCHER, id);
+	set_env(FXT_ENV(LAUNCHER), id);
 }

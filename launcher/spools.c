@@ -23,7 +23,7 @@
 
 #include "convert/convert.h"
 #include "launcher/launcher.h"
-#include "spool/env.h"
+#include "run/settings.h"
 #include "spool/format.h"
 #include "spool/launcher.h"
 #include "spool/names.h"
@@ -326,7 +326,7 @@ static void symcache_debug(const struct spools *r)
 {
 	uint64_t hits, misses;
 
-	if (getenv(FXT_ENV_RUN_DEBUG) == NULL || r->syms == NULL)
+	if (getenv(FXT_ENV(RUN_DEBUG)) == NULL || r->syms == NULL)
 		return;
 	fxt_symcache_counts(r->syms, &hits, &misses);
 	fprintf(stderr,

@@ -1,6 +1,6 @@
 /* The status file: where a traced process that converts its own spool
  * (fxt-run was closing, or gone) reports the archive it wrote, one line
- * each (FXT_STATUS_FD, spool/env.h), and fxt-run reads them back. */
+ * each (FXT_STATUS_FD, run/settings.def), and fxt-run reads them back. */
 #include "config.h"
 
 #include <errno.h>

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "launcher/launcher.h"
-#include "spool/env.h"
+#include "run/settings.h"
 #include "spool/names.h"
 
 extern char **environ;
@@ -52,12 +52,12 @@ child(struct launch *l, int in, const char *path, char *const argv[])
 	/* Escaped: the agent reads FXT_OUTPUT as a template, and this name
 	 * must come out of it as it is. */
 	if (run_output_escape(escaped, sizeof(escaped), out) != 0 ||
-	    setenv(FXT_ENV_OUTPUT, escaped, 1) != 0)
+	    setenv(FXT_ENV(OUTPUT), escaped, 1) != 0)
 		_exit(EXIT_USAGE);
 	/* It is the root process, the one that writes exactly FXT_OUTPUT,
 	 * even if it forks before the agent starts. */
 	snprintf(buf, sizeof(buf), "%ld", (long)getpid());
-	setenv(FXT_ENV_ROOT_PID, buf, 1);
+	setenv(FXT_ENV(ROOT_PID), buf, 1);
 	execve(path, argv, environ);
 	int err = errno;
 	if (err == ENOEXEC) {

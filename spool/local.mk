@@ -1,5 +1,5 @@
-# spool/: what fxt-run and the traced processes share: the FXT_*
-# environment (env.h), what can be recorded and how sizes are spelled
+# spool/: what fxt-run and the traced processes share (the settings are
+# run/settings.def): what can be recorded and how sizes are spelled
 # (recording.h), the names of a run's files (names.h), and what a run
 # leaves on disk between recording and conversion: the spool layout
 # (format.h), its records (records.h) and the ids of the libc functions
@@ -7,7 +7,6 @@
 # shared by a run's processes, and process liveness.  Compiled into the
 # agent (with its flags) and into the converter library.
 SPOOL_SOURCES = \
-	spool/env.h \
 	spool/format.h spool/records.h \
 	spool/clock.c spool/clock.h \
 	spool/libc_table.c spool/libc_table.h \

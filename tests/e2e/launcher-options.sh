@@ -80,11 +80,11 @@ ok "--help: --sample[=HZ] and its default rate" \
   sh -c 'grep -q -- "--sample\[=HZ\]" "$1" && grep -q "1 to 10000; default 1000" "$1"' sh out
 
 # --- --help is the source of man fxt-run (help2man): every FXT_* variable
-# of spool/env.h has a line under "Environment:", and the exit statuses
-# theirs under "Exit status:".
-vars=$(sed -n 's/^#define FXT_ENV_[A-Z_]*[[:space:]]*"\(FXT_[A-Z_]*\)"$/\1/p' \
-  "$abs_top_srcdir/spool/env.h")
-ok "spool/env.h: the variables found ($(echo $vars | wc -w))" test "$(echo $vars | wc -w)" -ge 15
+# of run/settings.def (each row but fxt-run's own options) has a line under
+# "Environment:", and the exit statuses theirs under "Exit status:".
+vars=$(sed -n 's/^X(\([A-Z_]*\), [^,]*, [^,]*, [^,]*, [A-Z_]*, \(AGENT\|INTERNAL\|RUNENV\),.*/FXT_\1/p' \
+  "$abs_top_srcdir/run/settings.def")
+ok "run/settings.def: the variables found ($(echo $vars | wc -w))" test "$(echo $vars | wc -w)" -ge 15
 missing=
 for v in $vars; do
   sed -n '/^Environment:$/,/^$/p' out | grep -q "^  $v  " || missing="$missing $v"
