@@ -118,7 +118,7 @@ int main(int argc, char **argv)
 	struct options o;
 
 	options_parse(argc, argv, &o);
-	summary_mode(o.mode);
+	summary_mode((enum fxt_mode)o.set.v[FXT_S_MODE].u);
 	if (o.recover) {
 		int rc = recover_main(&o);
 		options_free(&o);
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 		if (status_fd < 0)
 			die(EXIT_USAGE, "cannot create a status file: %s", strerror(-status_fd));
 	}
-	if (o.patch)
+	if (o.set.given[FXT_S_PATCH])
 		o.patch_dir = patch_report_dir();
 	setup_env(&o, agent, status_fd);
 	/* The program's process first: the archive's name may hold its pid.
@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 	if (o.force && unlink(out) != 0 && errno != ENOENT)
 		die(EXIT_USAGE, "cannot remove %s: %s", display_name(out), strerror(errno));
 
-	if (o.snapshot_if != NULL)
+	if (o.set.given[FXT_S_SNAPSHOT_IF])
 		clear_snapshots(out, o.force);
 
 	char ctl[PATH_MAX + 64];
@@ -235,7 +235,8 @@ int main(int argc, char **argv)
 	}
 	if (!o.quiet) {
 		/* With filters, no call is a choice, not a build problem. */
-		if (!o.include && !o.exclude && !o.modules && !o.patch)
+		if (!o.set.given[FXT_S_INCLUDE] && !o.set.given[FXT_S_EXCLUDE] &&
+		    !o.set.given[FXT_S_MODULE] && !o.set.given[FXT_S_PATCH])
 			summary_hint(o.argv[0]);
 		summary_filter_hint(&o);
 		close(status_fd);

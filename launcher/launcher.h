@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "fxt/counts.h"
+#include "run/settings.h"
 #include "spool/recording.h"
 
 /* fxt-run's exit statuses besides the program's own (see fxt-run.c):
@@ -50,33 +51,20 @@ struct options {
 	const char *output; /* -o, as given */
 	bool force;
 	bool quiet;
-	enum fxt_mode mode; /* --mode */
-	bool mode_given;
-	/* The filters, passed on as given: patterns and globs one a line. */
-	char *include, *exclude, *modules;
-	unsigned depth; /* 0: not given */
-	const char *min_duration;
-	uint64_t min_duration_ns;
-	char *snapshot_if;	 /* --snapshot-if: rules one a line */
-	unsigned max_snapshots;	 /* --max-snapshots; 0: not given */
-	const char *buffer_size; /* as given; validated, passed on in bytes */
-	const char *max_size;
-	uint64_t buffer_bytes, max_bytes;
-	const char *libc;   /* --libc, validated, passed on as given */
-	unsigned sample_hz; /* --sample, 0 = not given */
-	bool keep_parts;    /* --keep-parts: no merge */
-	bool recover;	    /* --recover: argv are spools, not a program */
-	char *patch;	    /* --patch: patterns one a line */
-	char *patch_modules; /* --patch-module: globs one a line */
-	bool patch_list;    /* --patch-list */
-	char *patch_dir;    /* where the processes report what they patched */
-	char *const *argv;  /* PROGRAM [ARGS...] */
+	/* The settings given (run/settings.def), checked: fxt-run passes on
+	 * those the agent reads (fxt_settings_export()). */
+	struct fxt_values set;
+	bool keep_parts;     /* --keep-parts: no merge */
+	bool recover;	     /* --recover: argv are spools, not a program */
+	bool patch_list;     /* --patch-list */
+	char *patch_dir;     /* where the processes report what they patched */
+	char *const *argv;   /* PROGRAM [ARGS...] */
 };
 
 /* Parses the command line into *o, or dies (--help and --version exit 0). */
 void options_parse(int argc, char **argv, struct options *o);
 
-/* Frees what options_parse() allocated (the filters' lists). */
+/* Frees what options_parse() allocated (the settings' strings). */
 void options_free(struct options *o);
 
 /* --recover takes its options anywhere among the paths: reads them from

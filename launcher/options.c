@@ -1,10 +1,10 @@
-/* fxt-run's command line: the options, --help (the source of man fxt-run)
+/* fxt-run's command line: the options (their rows, spelling and checks are
+ * the settings table's, run/settings.def; here, what fxt-run does with its
+ * own and the checks across options), --help (the source of man fxt-run)
  * and --version, and --recover's options among its paths. */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <regex.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,6 @@
 
 #include "launcher/launcher.h"
 #include "run/settings.h"
-#include "spool/names.h"
 #include "spool/recording.h"
 
 #ifndef FXT_PKGLIBDIR
@@ -21,79 +20,29 @@
 
 #define AGENT_NAME "libfxt-agent.so"
 
-/* --sample without a rate. */
-#define DEFAULT_SAMPLE_HZ 1000u
-
-/* --help: also the source of man fxt-run (help2man), hence its shape:
- * options with their descriptions two spaces apart, then paragraphs that
- * help2man makes sections of ("Exit status:", "Environment:",
- * "Examples:"). */
-/* -o's escapes (spool/names.h), checked before anything runs. */
-static void check_template(const char *tmpl)
-{
-	struct run_template_values v = { 1, 0, "p", "h" };
-	char buf[PATH_MAX], bad = 0;
-
-	if (run_output_expand(buf, sizeof(buf), tmpl, &v, &bad) == -EINVAL) {
-		if (bad)
-			die(EXIT_USAGE,
-			    "-o %s: unknown escape '%%%c' (%%p pid, %%t time, %%n program, "
-			    "%%h host, %%%% a '%%')",
-			    tmpl, bad);
-		die(EXIT_USAGE, "-o %s: a '%%' at the end (write %%%% for a '%%')", tmpl);
-	}
-}
-
-/* --snapshot-if: "NAME>DURATION" (spool/recording.h). */
-static void check_snapshot_rule(const char *rule, const struct options *o)
-{
-	struct fxt_snapshot_rule r;
-	unsigned n = 1;
-
-	for (const char *p = o->snapshot_if; p && *p; p++)
-		n += *p == '\n';
-	if (n > FXT_MAX_SNAPSHOT_RULES)
-		die(EXIT_USAGE, "--snapshot-if: at most %u rules", FXT_MAX_SNAPSHOT_RULES);
-	if (strchr(rule, '\n') != NULL || fxt__snapshot_rule_parse(rule, strlen(rule), &r) != 0)
-		die(EXIT_USAGE,
-		    "--snapshot-if: '%s' is not NAME>DURATION (a function's name or glob, or "
-		    "libc.GROUP; a duration such as 10ms)",
-		    rule);
-}
-
-static unsigned parse_max_snapshots(const char *s)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v == 0 || v > 1000000)
-		die(EXIT_USAGE, "--max-snapshots: not a count in 1..1000000: '%s'", s);
-	return (unsigned)v;
-}
-
 /* With --snapshot-if: the flight recorder, unless another --mode was
  * asked for; the libc groups its rules name recorded. */
 static void check_snapshots(struct options *o)
 {
+	struct fxt_values *v = &o->set;
+	const char *rules = v->v[FXT_S_SNAPSHOT_IF].s;
 	unsigned groups = AGENT_G_DEFAULT;
 
-	if (!o->snapshot_if) {
-		if (o->max_snapshots)
+	if (!v->given[FXT_S_SNAPSHOT_IF]) {
+		if (v->given[FXT_S_MAX_SNAPSHOTS])
 			die(EXIT_USAGE, "--max-snapshots: without --snapshot-if");
 		return;
 	}
-	if (o->mode_given && o->mode != FXT_MODE_CIRCULAR)
+	if (v->given[FXT_S_MODE] && v->v[FXT_S_MODE].u != FXT_MODE_CIRCULAR)
 		die(EXIT_USAGE,
 		    "--snapshot-if: snapshots are of the flight recorder "
 		    "(--mode=circular), not of --mode=%s",
-		    fxt__mode_name(o->mode));
-	o->mode = FXT_MODE_CIRCULAR;
-	o->mode_given = true;
-	if (o->libc)
-		agent_libc_parse(o->libc, &groups);
-	for (const char *p = o->snapshot_if; *p;) {
+		    fxt__mode_name((unsigned)v->v[FXT_S_MODE].u));
+	v->v[FXT_S_MODE].u = FXT_MODE_CIRCULAR;
+	v->given[FXT_S_MODE] = true;
+	if (v->given[FXT_S_LIBC])
+		agent_libc_parse(v->v[FXT_S_LIBC].s, &groups);
+	for (const char *p = rules; *p;) {
 		size_t len = strcspn(p, "\n");
 		struct fxt_snapshot_rule r;
 
@@ -107,6 +56,11 @@ static void check_snapshots(struct options *o)
 	}
 }
 
+/* --help: also the source of man fxt-run (help2man), hence its shape:
+ * options with their descriptions two spaces apart, then paragraphs that
+ * help2man makes sections of ("Exit status:", "Environment:",
+ * "Examples:").  The options' lines and the Environment block are the
+ * table's (run/settings.def). */
 static void usage(void)
 {
 	fputs("Usage: fxt-run [OPTION]... [--] PROGRAM [ARG]...\n"
@@ -177,251 +131,95 @@ static void usage(void)
 	      stdout);
 }
 
-/* Dies unless every group of the --libc list is known, naming the first
- * unknown one.  The agent parses the list itself (FXT_LIBC), with the same
- * function: it gets it as given. */
-static void check_libc(const char *list)
+/* getopt's tables, from the rows that are options: each option's value is
+ * its short letter, or 256 + its row. */
+static void options_table(struct option *lo, char *shortopts)
 {
-	unsigned groups;
+	char *p = shortopts;
 
-	if (agent_libc_parse(list, &groups) == 0)
-		return;
-	for (const char *p = list;;) {
-		size_t len = strcspn(p, ",");
-		char *one = strndup(p, len);
-		if (one == NULL)
-			die(EXIT_USAGE, "out of memory");
-		if (agent_libc_parse(one, &groups) != 0)
-			die(EXIT_USAGE,
-			    "--libc: unknown group '%s' (groups: io, mem, thread, sync, proc, "
-			    "sleep, log; or all, none, default)",
-			    one);
-		free(one);
-		if (p[len] == '\0')
-			break;
-		p += len + 1;
+	/* '+': stop at PROGRAM, whose own options are not ours.  ':': we
+	 * print the errors ourselves, on one line. */
+	*p++ = '+';
+	*p++ = ':';
+	for (size_t i = 0; i < FXT_S_COUNT; i++) {
+		const struct fxt_setting *row = &fxt_settings[i];
+
+		if (row->opt == NULL)
+			continue;
+		lo->name = row->opt;
+		lo->has_arg = row->arg == NULL	 ? no_argument
+			      : row->arg[0] == '[' ? optional_argument
+						   : required_argument;
+		lo->flag = NULL;
+		lo->val = row->short_opt ? row->short_opt : 256 + (int)i;
+		lo++;
+		if (row->short_opt) {
+			*p++ = row->short_opt;
+			if (row->arg != NULL)
+				*p++ = ':';
+		}
 	}
-	die(EXIT_USAGE, "--libc: invalid list '%s'", list); /* not reached */
+	*lo = (struct option){ 0 };
+	*p = '\0';
 }
 
-/* Dies unless `re` is a POSIX extended regular expression (as the agent
- * compiles it, agent/filter.c) without a newline (the list separator). */
-static void check_regex(const char *opt, const char *re)
+/* The row of getopt's value c. */
+static enum fxt_setting_id option_row(int c)
 {
-	regex_t r;
-	char msg[128];
-	int rc;
-
-	if (re[0] == '\0' || strchr(re, '\n'))
-		die(EXIT_USAGE, "%s: invalid pattern '%s'", opt, re);
-	rc = regcomp(&r, re, REG_EXTENDED | REG_NOSUB);
-	if (rc != 0) {
-		regerror(rc, &r, msg, sizeof(msg));
-		die(EXIT_USAGE, "%s: '%s' is not a regular expression: %s", opt, re, msg);
-	}
-	regfree(&r);
-}
-
-/* Appends `s` to the newline-separated list *list (malloc'd). */
-static void append_line(char **list, const char *s)
-{
-	size_t old = *list ? strlen(*list) : 0;
-	char *v = realloc(*list, old + strlen(s) + 2);
-
-	if (v == NULL)
-		die(EXIT_USAGE, "out of memory");
-	if (old)
-		v[old++] = '\n';
-	strcpy(v + old, s);
-	*list = v;
-}
-
-/* --depth=N: 1 to 1000000, or death. */
-static unsigned parse_depth(const char *s)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = s[0] >= '0' && s[0] <= '9' ? strtoul(s, &end, 10) : 0;
-	if (v == 0 || errno != 0 || *end != '\0' || v > 1000000)
-		die(EXIT_USAGE, "--depth: invalid depth '%s' (1 to 1000000)", s);
-	return (unsigned)v;
-}
-
-/* The rate of --sample=HZ: a decimal number from 1 to AGENT_MAX_SAMPLE_HZ,
- * or death. */
-static unsigned parse_sample(const char *s)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = s[0] >= '0' && s[0] <= '9' ? strtoul(s, &end, 10) : 0;
-	if (v == 0 || errno != 0 || *end != '\0' || v > AGENT_MAX_SAMPLE_HZ)
-		die(EXIT_USAGE, "--sample: invalid rate '%s' (1 to %u samples per second)", s,
-		    AGENT_MAX_SAMPLE_HZ);
-	return (unsigned)v;
+	if (c >= 256)
+		return (enum fxt_setting_id)(c - 256);
+	for (size_t i = 0; i < FXT_S_COUNT; i++)
+		if (fxt_settings[i].short_opt == c)
+			return (enum fxt_setting_id)i;
+	return FXT_S_COUNT;
 }
 
 void options_parse(int argc, char **argv, struct options *o)
 {
-	enum {
-		OPT_BUFFER_SIZE = 256,
-		OPT_MAX_SIZE,
-		OPT_LIBC,
-		OPT_SAMPLE,
-		OPT_KEEP_PARTS,
-		OPT_RECOVER,
-		OPT_MODE,
-		OPT_INCLUDE,
-		OPT_EXCLUDE,
-		OPT_MODULE,
-		OPT_DEPTH,
-		OPT_MIN_DURATION,
-		OPT_SNAPSHOT_IF,
-		OPT_MAX_SNAPSHOTS,
-		OPT_PATCH,
-		OPT_PATCH_MODULE,
-		OPT_PATCH_LIST
-	};
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
-		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
-		{ "libc", required_argument, NULL, OPT_LIBC },
-		{ "sample", optional_argument, NULL, OPT_SAMPLE },
-		{ "keep-parts", no_argument, NULL, OPT_KEEP_PARTS },
-		{ "mode", required_argument, NULL, OPT_MODE },
-		{ "include", required_argument, NULL, OPT_INCLUDE },
-		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-		{ "module", required_argument, NULL, OPT_MODULE },
-		{ "depth", required_argument, NULL, OPT_DEPTH },
-		{ "min-duration", required_argument, NULL, OPT_MIN_DURATION },
-		{ "snapshot-if", required_argument, NULL, OPT_SNAPSHOT_IF },
-		{ "max-snapshots", required_argument, NULL, OPT_MAX_SNAPSHOTS },
-		{ "patch", required_argument, NULL, OPT_PATCH },
-		{ "patch-module", required_argument, NULL, OPT_PATCH_MODULE },
-		{ "patch-list", no_argument, NULL, OPT_PATCH_LIST },
-		{ "recover", no_argument, NULL, OPT_RECOVER },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[FXT_S_COUNT + 1];
+	char shortopts[2 + 2 * FXT_S_COUNT + 1], why[512];
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	/* '+': stop at PROGRAM, whose own options are not ours.  ':': we
-	 * print the errors ourselves, on one line. */
-	while ((c = getopt_long(argc, argv, "+:o:fqhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (optarg[0] == '\0')
-				die(EXIT_USAGE, "-o: empty file name");
-			/* The agent writes archives with seeks and renames of
-			 * its own, and several processes may write: a file. */
-			if (strcmp(optarg, "-") == 0)
-				die(EXIT_USAGE,
-				    "-o -: cannot write the archive to standard output; "
-				    "give a file name");
-			check_template(optarg);
-			o->output = optarg;
-			break;
-		case 'f':
+	options_table(longopts, shortopts);
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		enum fxt_setting_id id = c == ':' || c == '?' ? FXT_S_COUNT : option_row(c);
+
+		switch (id) {
+		case FXT_S_FORCE:
 			o->force = true;
 			break;
-		case 'q':
+		case FXT_S_QUIET:
 			o->quiet = true;
 			break;
-		case OPT_BUFFER_SIZE:
-			if (fxt__parse_size(optarg, &o->buffer_bytes) != 0 || o->buffer_bytes == 0)
-				die(EXIT_USAGE, "--buffer-size: invalid size '%s'", optarg);
-			o->buffer_size = optarg;
-			break;
-		case OPT_MAX_SIZE:
-			if (fxt__parse_size(optarg, &o->max_bytes) != 0)
-				die(EXIT_USAGE, "--max-size: invalid size '%s'", optarg);
-			o->max_size = optarg;
-			break;
-		case OPT_LIBC:
-			check_libc(optarg);
-			o->libc = optarg;
-			break;
-		case OPT_SAMPLE:
-			o->sample_hz = optarg != NULL ? parse_sample(optarg) : DEFAULT_SAMPLE_HZ;
-			break;
-		case OPT_KEEP_PARTS:
+		case FXT_S_KEEP_PARTS:
 			o->keep_parts = true;
 			break;
-		case OPT_INCLUDE:
-			check_regex("--include", optarg);
-			append_line(&o->include, optarg);
-			break;
-		case OPT_EXCLUDE:
-			check_regex("--exclude", optarg);
-			append_line(&o->exclude, optarg);
-			break;
-		case OPT_MODULE:
-			if (optarg[0] == '\0' || strchr(optarg, '\n'))
-				die(EXIT_USAGE, "--module: invalid glob '%s'", optarg);
-			append_line(&o->modules, optarg);
-			break;
-		case OPT_DEPTH:
-			o->depth = parse_depth(optarg);
-			break;
-		case OPT_MIN_DURATION:
-			if (fxt__parse_duration(optarg, &o->min_duration_ns) != 0)
-				die(EXIT_USAGE,
-				    "--min-duration: invalid duration '%s' (a number and ns, us, "
-				    "ms "
-				    "or s: 10us)",
-				    optarg);
-			o->min_duration = optarg;
-			break;
-		case OPT_MODE:
-			if (fxt__mode_parse(optarg, &o->mode) != 0)
-				die(EXIT_USAGE,
-				    "--mode: unknown mode '%s' (modes: " FXT_MODE_NAMES ")",
-				    optarg);
-			o->mode_given = true;
-			break;
-		case OPT_SNAPSHOT_IF:
-			check_snapshot_rule(optarg, o);
-			append_line(&o->snapshot_if, optarg);
-			break;
-		case OPT_MAX_SNAPSHOTS:
-			o->max_snapshots = parse_max_snapshots(optarg);
-			break;
-		case OPT_RECOVER:
+		case FXT_S_RECOVER:
 			o->recover = true;
 			break;
-		case OPT_PATCH:
-			check_regex("--patch", optarg);
-			append_line(&o->patch, optarg);
-			break;
-		case OPT_PATCH_MODULE:
-			if (optarg[0] == '\0' || strchr(optarg, '\n'))
-				die(EXIT_USAGE, "--patch-module: invalid glob '%s'", optarg);
-			append_line(&o->patch_modules, optarg);
-			break;
-		case OPT_PATCH_LIST:
+		case FXT_S_PATCH_LIST:
 			o->patch_list = true;
 			break;
-		case 'h':
+		case FXT_S_HELP:
 			usage();
 			exit(0);
-		case 'V':
+		case FXT_S_VERSION:
 			printf("fxt-run (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
 			exit(0);
-		case ':':
-			die(EXIT_USAGE, "option '%s' needs an argument (see --help)",
-			    argv[optind - 1]);
-		default:
+		case FXT_S_COUNT:
+			if (c == ':')
+				die(EXIT_USAGE, "option '%s' needs an argument (see --help)",
+				    argv[optind - 1]);
 			if (optopt != 0)
 				die(EXIT_USAGE, "unknown option '-%c' (see --help)", optopt);
 			die(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
+		default: /* a setting: the table checks and keeps it */
+			if (fxt_setting_parse(id, optarg, &o->set, why, sizeof(why)) != 0)
+				die(EXIT_USAGE, "%s", why);
+			if (id == FXT_S_OUTPUT)
+				o->output = o->set.v[id].s;
+			break;
 		}
 	}
 	if (optind >= argc)
@@ -429,12 +227,12 @@ void options_parse(int argc, char **argv, struct options *o)
 					   : "no program to run (see --help)");
 	o->argv = argv + optind;
 	check_snapshots(o);
-	if (o->patch_list && !o->patch)
+	if (o->patch_list && !o->set.given[FXT_S_PATCH])
 		die(EXIT_USAGE, "--patch-list: say what to patch with --patch (see --help)");
-	if (o->patch_modules && !o->patch)
+	if (o->set.given[FXT_S_PATCH_MODULE] && !o->set.given[FXT_S_PATCH])
 		die(EXIT_USAGE, "--patch-module: say what to patch with --patch (see --help)");
 #ifndef HAVE_CAPSTONE
-	if (o->patch)
+	if (o->set.given[FXT_S_PATCH])
 		die(EXIT_USAGE, "--patch: this fxtrace was built without Capstone (install "
 				"libcapstone-dev and build again)");
 #endif
@@ -442,14 +240,9 @@ void options_parse(int argc, char **argv, struct options *o)
 
 void options_free(struct options *o)
 {
-	free(o->include);
-	free(o->exclude);
-	free(o->modules);
-	free(o->snapshot_if);
-	free(o->patch);
-	free(o->patch_modules);
-	o->include = o->exclude = o->modules = o->snapshot_if = o->patch = NULL;
-	o->patch_modules = NULL;
+	if (o->output == o->set.v[FXT_S_OUTPUT].s)
+		o->output = NULL;
+	fxt_values_free(&o->set);
 }
 
 /* --recover takes its options anywhere among the paths. */

@@ -313,11 +313,12 @@ static void set_env(const char *name, const char *value)
 		die(EXIT_USAGE, "setenv %s: %s", name, strerror(errno));
 }
 
-static void set_env_u64(const char *name, uint64_t v)
+/* The options' settings go to the environment one by one. */
+static int env_sink(void *ctx, const char *env, const char *value)
 {
-	char buf[24];
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	set_env(name, buf);
+	(void)ctx;
+	set_env(env, value);
+	return 0;
 }
 
 /* Puts the agent first in LD_PRELOAD, keeping what the user preloads. */
@@ -354,36 +355,9 @@ void setup_env(const struct options *o, const char *agent, int status_fd)
 			 (uintmax_t)sb.st_ino);
 		set_env(FXT_ENV(STATUS_FD), id);
 	}
-	if (o->mode_given)
-		set_env(FXT_ENV(MODE), fxt__mode_name(o->mode));
-	if (o->include != NULL)
-		set_env(FXT_ENV(INCLUDE), o->include);
-	if (o->exclude != NULL)
-		set_env(FXT_ENV(EXCLUDE), o->exclude);
-	if (o->modules != NULL)
-		set_env(FXT_ENV(MODULE), o->modules);
-	if (o->depth != 0)
-		set_env_u64(FXT_ENV(DEPTH), o->depth);
-	if (o->min_duration != NULL)
-		set_env_u64(FXT_ENV(MIN_DURATION), o->min_duration_ns);
-	if (o->snapshot_if != NULL)
-		set_env(FXT_ENV(SNAPSHOT_IF), o->snapshot_if);
-	if (o->max_snapshots != 0)
-		set_env_u64(FXT_ENV(MAX_SNAPSHOTS), o->max_snapshots);
-	if (o->buffer_size != NULL)
-		set_env_u64(FXT_ENV(BUFFER_SIZE), o->buffer_bytes);
-	if (o->max_size != NULL)
-		set_env_u64(FXT_ENV(MAX_SIZE), o->max_bytes);
-	if (o->libc != NULL)
-		set_env(FXT_ENV(LIBC), o->libc);
-	if (o->sample_hz != 0)
-		set_env_u64(FXT_ENV(SAMPLE), o->sample_hz);
-	if (o->patch != NULL) {
-		set_env(FXT_ENV(PATCH), o->patch);
-		if (o->patch_modules != NULL)
-			set_env(FXT_ENV(PATCH_MODULE), o->patch_modules);
+	fxt_settings_export(&o->set, env_sink, NULL);
+	if (o->set.given[FXT_S_PATCH])
 		set_env(FXT_ENV(PATCH_REPORT), o->patch_dir);
-	}
 	prepend_preload(agent);
 	/* Who converts the spools: we, while we run. */
 	if (proc_stat_read(0, &state, &start) != 0)

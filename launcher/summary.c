@@ -128,11 +128,11 @@ void summary_filters(uint32_t included, uint32_t excluded)
 
 void summary_filter_hint(const struct options *o)
 {
-	if (o->include != NULL && matched_include == 0)
+	if (o->set.given[FXT_S_INCLUDE] && matched_include == 0)
 		fprintf(stderr,
 			"fxt-run: warning: --include matched no function of the instrumented "
 			"modules: no call of them was recorded\n");
-	if (o->exclude != NULL && matched_exclude == 0)
+	if (o->set.given[FXT_S_EXCLUDE] && matched_exclude == 0)
 		fprintf(stderr,
 			"fxt-run: warning: --exclude matched no function of the instrumented "
 			"modules: it left nothing out\n");

@@ -4,6 +4,9 @@
 #ifndef FXT_RUN_SETTINGS_H
 #define FXT_RUN_SETTINGS_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* The variable of row ID: a literal, so FXT_ENV(STATUS_FD) "=%s" works. */
@@ -58,11 +61,67 @@ struct fxt_setting {
 	enum fxt_setting_scope scope;
 	const char *def;      /* the agent's default, spelled as a user would */
 	const char *optdef;   /* the option's value without its argument */
-	const char *help;     /* --help's lines, at most 50 columns each */
+	const char *help;     /* --help's lines, at most 53 columns each */
 	const char *env_help; /* the Environment line, at most 56 columns */
 };
 
 extern const struct fxt_setting fxt_settings[FXT_S_COUNT];
+
+/* A value as fxt-run holds it: a number (sizes in bytes, durations in ns,
+ * the mode, a flag), or a malloc'd string (lists one item a line, libc
+ * groups as given, paths) for the types that fxt_setting_is_text(). */
+union fxt_value {
+	uint64_t u;
+	char *s;
+};
+
+/* The settings given on fxt-run's command line. */
+struct fxt_values {
+	bool given[FXT_S_COUNT];
+	union fxt_value v[FXT_S_COUNT];
+};
+
+bool fxt_setting_is_text(enum fxt_setting_type type);
+
+/* Checks the argument of row `id`'s option and stores it into *v (a list
+ * grows by one line).  0, or -1 with the whole error line in why
+ * ("--max-size: invalid size '12x'"). */
+int fxt_setting_parse(enum fxt_setting_id id, const char *arg, struct fxt_values *v, char *why,
+		      size_t cap);
+
+/* The strings of *v. */
+void fxt_values_free(struct fxt_values *v);
+
+/* Receives one variable of an export; 0 or -errno. */
+typedef int fxt_setting_sink_fn(void *ctx, const char *env, const char *value);
+
+/* Passes every AGENT row given in *v to sink, as the agent reads it: sizes
+ * and durations in bytes and ns, the mode by name, lists one item a line.
+ * 0, or the sink's first error. */
+int fxt_settings_export(const struct fxt_values *v, fxt_setting_sink_fn *sink, void *ctx);
+
+/* A block of settings, "NAME=VALUE\0...NAME=VALUE\0\0": what attach hands
+ * to the agent (agent_config_load_block()).  Empty: {NULL, 0, 0}. */
+struct fxt_block {
+	char *buf;
+	size_t len, cap; /* len: with the final '\0' */
+};
+
+/* A sink appending to the struct fxt_block *block; 0 or -ENOMEM, -EINVAL
+ * (a name with '=', a value too long). */
+int fxt_block_sink(void *block, const char *env, const char *value);
+
+/* The value of `env` in a block of `len` bytes, or NULL; never reads past
+ * len.  The block must end with "\0\0" (or be "\0"): see
+ * fxt_block_valid(). */
+const char *fxt_block_get(const char *block, size_t len, const char *env);
+bool fxt_block_valid(const char *block, size_t len);
+
+/* The table's rules, for unit tests: no two rows with one option, short
+ * option or variable; help lines of at most 53 columns, Environment lines
+ * of 56; an option's row has a help, a variable's its line.  0, or -1 with
+ * the first broken rule in why. */
+int fxt__settings_check(const struct fxt_setting *v, size_t n, char *why, size_t cap);
 
 /* --help's option lines, every row with an option, in the table's order. */
 void fxt_settings_usage_options(FILE *f);

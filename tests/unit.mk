@@ -13,6 +13,7 @@ UNIT_TESTS = \
 	tests/unit/test_malformed \
 	tests/unit/test_symbolizer \
 	tests/unit/test_spool \
+	tests/unit/test_settings \
 	tests/unit/test_agent_tbuf \
 	tests/unit/test_agent_events \
 	tests/unit/test_agent_session \
@@ -64,6 +65,9 @@ tests_unit_test_symbolizer_DEPENDENCIES = libfxtsym.la $(SYMFIX_COPIES) \
 tests_unit_test_spool_SOURCES = tests/unit/test_spool.c \
 	spool/recording.c spool/recording.h spool/names.c spool/names.h
 tests_unit_test_spool_CFLAGS = $(AM_CFLAGS)
+# The settings table and fxt-run's side of it (run/settings.def).
+tests_unit_test_settings_SOURCES = tests/unit/test_settings.c $(RUN_SOURCES) \
+	spool/recording.c spool/recording.h spool/names.c spool/names.h
 tests_unit_test_agent_session_SOURCES = tests/unit/test_agent_session.c \
 	spool/session.c spool/session.h spool/names.c spool/names.h
 
