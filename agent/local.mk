@@ -20,7 +20,7 @@ AGENT_RECORD_SOURCES = \
 	agent/settings.c agent/settings.h \
 	agent/spool.c agent/spool.h \
 	agent/tbuf.c agent/tbuf.h \
-	$(RUN_SETTINGS_H) $(SPOOL_SOURCES)
+	$(RUN_SOURCES) $(SPOOL_SOURCES)
 
 pkglib_LTLIBRARIES += libfxt-agent.la
 libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \

@@ -1,8 +1,11 @@
-/* Agent settings: every FXT_* variable (run/settings.def), read once (see
- * settings.h). */
+/* Agent settings: every row of the settings table that the agent loads
+ * (run/settings.def), read once (see settings.h): from the environment, or
+ * from a block of them.  A walk over the rows loads each into its field of
+ * agent_cfg, by its type; derive() then does what is not one row's. */
 #include <config.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,29 +75,6 @@ static int parse_status_fd(const char *s)
 	return (int)fd;
 }
 
-/* A copy of variable `name`, when set and not empty. */
-static void load_string(const char *name, char **field)
-{
-	const char *s = getenv(name);
-
-	if (s && *s)
-		*field = strdup(s);
-}
-
-static void load_size(const char *name, uint64_t *field)
-{
-	const char *s = getenv(name);
-	uint64_t v;
-
-	if (!s)
-		return;
-	if (fxt__parse_size(s, &v) < 0) {
-		agent_dbg("%s=%s is not a size; using %llu", name, s, (unsigned long long)*field);
-		return;
-	}
-	*field = v;
-}
-
 /* The executable's short name, for the default output and the process
  * name (agent_cfg.program): /proc/self/comm would be cut at 15 bytes, so
  * argv[0]'s, which glibc's program_invocation_short_name points into: a
@@ -125,9 +105,8 @@ static void load_program(void)
  * it expanded it (agent_output_export()); so every process of a run
  * comes to the same name.  Unset: PROGRAM.fxt.  Made absolute against
  * the current directory. */
-static void load_output(void)
+static void load_output(const char *s)
 {
-	const char *s = getenv(FXT_ENV(OUTPUT));
 	char name[PATH_MAX], cwd[PATH_MAX], host[256], bad = 0;
 	struct run_template_values v;
 	size_t n;
@@ -174,16 +153,11 @@ void agent_output_export(void)
 		setenv(FXT_ENV(OUTPUT), escaped, 1);
 }
 
-/* FXT_SNAPSHOT_IF and FXT_MAX_SNAPSHOTS: the rules, which make the mode
- * circular unless FXT_MODE chose another (they are then ignored). */
-static void load_snapshot_rules(bool mode_given)
+/* FXT_SNAPSHOT_IF, with FXT_MAX_SNAPSHOTS loaded: the rules, which make
+ * the mode circular unless FXT_MODE chose another (they are then
+ * ignored). */
+static void load_snapshot_rules(const char *s, bool mode_given)
 {
-	const char *s = getenv(FXT_ENV(SNAPSHOT_IF)), *m = getenv(FXT_ENV(MAX_SNAPSHOTS));
-	long max = m && *m ? parse_long(m) : FXT_DEFAULT_MAX_SNAPSHOTS;
-
-	agent_cfg.max_snapshots = max > 0 && max <= 1000000 ? (unsigned)max : 0;
-	if (m && *m && !agent_cfg.max_snapshots)
-		agent_dbg(FXT_ENV(MAX_SNAPSHOTS) "=%s: not a count in 1..1000000; no snapshots", m);
 	while (s && *s && agent_cfg.nsnap_rules < FXT_MAX_SNAPSHOT_RULES) {
 		size_t len = strcspn(s, "\n");
 		struct fxt_snapshot_rule *r = &agent_cfg.snap_rules[agent_cfg.nsnap_rules];
@@ -225,28 +199,230 @@ static void parse_launcher(const char *s)
 	agent_cfg.launcher_start = start;
 }
 
-void agent_config_load(void)
+/* ---------------------------------------------------- loading the rows */
+
+/* Each type's loader: the text of row `id` (set, perhaps empty) into its
+ * field, as leniently as the agent always read it; a malformed value keeps
+ * the default (or the type's fallback) and is logged.  False when the
+ * field was left as it was. */
+typedef bool load_fn(enum fxt_setting_id id, const char *s, void *field);
+
+static bool load_bool(enum fxt_setting_id id, const char *s, void *field)
 {
-	const char *s;
+	(void)id;
+	*(bool *)field = *s && strcmp(s, "0") != 0;
+	return true;
+}
+
+static bool load_size(enum fxt_setting_id id, const char *s, void *field)
+{
+	uint64_t v;
+
+	if (fxt__parse_size(s, &v) < 0) {
+		if (fxt_settings[id].def == NULL)
+			agent_dbg("%s=%s is not a size; using the default", fxt_settings[id].env, s);
+		else
+			agent_dbg("%s=%s is not a size; using %llu", fxt_settings[id].env, s,
+				  (unsigned long long)*(uint64_t *)field);
+		return false;
+	}
+	*(uint64_t *)field = v;
+	return true;
+}
+
+static bool load_duration(enum fxt_setting_id id, const char *s, void *field)
+{
+	if (*s && fxt__parse_duration(s, (uint64_t *)field) < 0) {
+		agent_dbg("%s=%s: not a duration; every call kept", fxt_settings[id].env, s);
+		*(uint64_t *)field = 0;
+	}
+	return true;
+}
+
+/* 1 to 1000000; else 0: FXT_MAX_SNAPSHOTS's type, whose 0 is no
+ * snapshot. */
+static bool load_count(enum fxt_setting_id id, const char *s, void *field)
+{
+	long v = *s ? parse_long(s) : parse_long(fxt_settings[id].def);
+
+	*(unsigned *)field = v > 0 && v <= 1000000 ? (unsigned)v : 0;
+	if (*s && !*(unsigned *)field)
+		agent_dbg("%s=%s: not a count in 1..1000000; no snapshots", fxt_settings[id].env, s);
+	return true;
+}
+
+static bool load_rate(enum fxt_setting_id id, const char *s, void *field)
+{
+	long hz;
+
+	if (!*s)
+		return false;
+	hz = parse_long(s);
+	if (hz < 0 || hz > (long)AGENT_MAX_SAMPLE_HZ) {
+		agent_dbg("%s=%s: not a rate in 0..%u Hz; not sampling", fxt_settings[id].env, s,
+			  AGENT_MAX_SAMPLE_HZ);
+		return false;
+	}
+	*(unsigned *)field = (unsigned)hz;
+	return true;
+}
+
+static bool load_depth(enum fxt_setting_id id, const char *s, void *field)
+{
+	long d;
+
+	if (!*s)
+		return false;
+	d = parse_long(s);
+	if (d < 0 || d > 1000000) {
+		agent_dbg("%s=%s: not a depth; no bound", fxt_settings[id].env, s);
+		return false;
+	}
+	*(unsigned *)field = (unsigned)d;
+	return true;
+}
+
+static bool load_mode(enum fxt_setting_id id, const char *s, void *field)
+{
+	if (fxt__mode_parse(s, (enum fxt_mode *)field) < 0) {
+		agent_dbg("%s=%s: not a mode (" FXT_MODE_NAMES "); using stream",
+			  fxt_settings[id].env, s);
+		*(enum fxt_mode *)field = FXT_MODE_STREAM;
+	}
+	return true;
+}
+
+static bool load_libc(enum fxt_setting_id id, const char *s, void *field)
+{
+	if (agent_libc_parse(s, (unsigned *)field) < 0) {
+		agent_dbg("%s=%s: unknown group; using the default", fxt_settings[id].env, s);
+		*(unsigned *)field = AGENT_G_DEFAULT;
+	}
+	return true;
+}
+
+/* A copy, when not empty (the program may change its environment). */
+static bool load_text(enum fxt_setting_id id, const char *s, void *field)
+{
+	(void)id;
+	if (!*s)
+		return false;
+	*(char **)field = strdup(s);
+	return true;
+}
+
+static bool load_pid(enum fxt_setting_id id, const char *s, void *field)
+{
+	(void)id;
+	*(long *)field = parse_long(s);
+	return true;
+}
+
+/* "tsc", or anything else: monotonic; empty: the default. */
+static bool load_clock(enum fxt_setting_id id, const char *s, void *field)
+{
+	(void)id;
+	*(enum agent_clock *)field = strcmp(s, "tsc") == 0 ? AGENT_CLOCK_TSC
+				     : *s		 ? AGENT_CLOCK_MONOTONIC
+							 : AGENT_CLOCK_AUTO;
+	return true;
+}
+
+static bool load_status_fd(enum fxt_setting_id id, const char *s, void *field)
+{
+	(void)id;
+	*(int *)field = parse_status_fd(s);
+	return true;
+}
+
+static load_fn *const loaders[] = {
+	[FXT_T_BOOL] = load_bool,	  [FXT_T_SIZE] = load_size,
+	[FXT_T_SIZE_NZ] = load_size,	  [FXT_T_DURATION] = load_duration,
+	[FXT_T_COUNT] = load_count,	  [FXT_T_RATE] = load_rate,
+	[FXT_T_DEPTH] = load_depth,	  [FXT_T_MODE] = load_mode,
+	[FXT_T_LIBC] = load_libc,	  [FXT_T_REGEXES] = load_text,
+	[FXT_T_GLOBS] = load_text,	  [FXT_T_PATH] = load_text,
+	[FXT_T_PID] = load_pid,		  [FXT_T_CLOCK] = load_clock,
+	[FXT_T_STATUS_FD] = load_status_fd,
+};
+
+/* Where each row goes in agent_cfg (F(member)), or NO_FIELD (NF): the
+ * rows derive() reads itself, and fxt-run's. */
+#define NO_FIELD SIZE_MAX
+#define F(member) offsetof(struct agent_config, member)
+#define NF	  NO_FIELD
+static const size_t field_off[FXT_S_COUNT] = {
+#define X(ID, SHORT, OPT, ARG, TYPE, SCOPE, FIELD, ...) [FXT_S_##ID] = FIELD,
+#include "run/settings.def"
+#undef X
+};
+#undef F
+#undef NF
+
+/* Each field as wide as its type's loader writes it. */
+#define AGENT_W_BOOL	  sizeof(bool)
+#define AGENT_W_SIZE	  sizeof(uint64_t)
+#define AGENT_W_SIZE_NZ	  sizeof(uint64_t)
+#define AGENT_W_DURATION  sizeof(uint64_t)
+#define AGENT_W_COUNT	  sizeof(unsigned)
+#define AGENT_W_RATE	  sizeof(unsigned)
+#define AGENT_W_DEPTH	  sizeof(unsigned)
+#define AGENT_W_MODE	  sizeof(enum fxt_mode)
+#define AGENT_W_LIBC	  sizeof(unsigned)
+#define AGENT_W_REGEXES	  sizeof(char *)
+#define AGENT_W_GLOBS	  sizeof(char *)
+#define AGENT_W_PATH	  sizeof(char *)
+#define AGENT_W_PID	  sizeof(long)
+#define AGENT_W_CLOCK	  sizeof(enum agent_clock)
+#define AGENT_W_STATUS_FD sizeof(int)
+#define AGENT_W_FLAG	  0 /* no field: derive()'s, or fxt-run's */
+#define AGENT_W_RULES	  0
+#define AGENT_W_TEMPLATE  0
+#define AGENT_W_IMAGE	  0
+#define AGENT_W_LAUNCHER  0
+#define F(member)	  sizeof(((struct agent_config *)0)->member)
+#define NF		  0
+#define X(ID, SHORT, OPT, ARG, TYPE, SCOPE, FIELD, ...) \
+	_Static_assert(FIELD == 0 || FIELD == AGENT_W_##TYPE, #ID ": a field of its type's width");
+#include "run/settings.def"
+#undef X
+#undef F
+#undef NF
+
+/* The row's text, or NULL when unset. */
+static const char *get_row(agent_settings_get_fn *get, void *ctx, enum fxt_setting_id id)
+{
+	return get(ctx, fxt_settings[id].env);
+}
+
+/* Loads row id: its text, else its default, through its type's loader.
+ * Returns whether the field was set. */
+static bool load_row(agent_settings_get_fn *get, void *ctx, enum fxt_setting_id id)
+{
+	const char *s = get_row(get, ctx, id);
+
+	if (s == NULL)
+		s = fxt_settings[id].def;
+	if (s == NULL || field_off[id] == NO_FIELD || loaders[fxt_settings[id].type] == NULL)
+		return false;
+	return loaders[fxt_settings[id].type](id, s, (char *)&agent_cfg + field_off[id]);
+}
+
+/* What is not one row's: the names, the mode's consequences, the buffer
+ * sizes against each other, the image, fxt-run's identity. */
+static void derive(agent_settings_get_fn *get, void *ctx, bool buffer_loaded)
+{
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t pg = page > 0 ? (uint64_t)page : 4096;
 
-	s = getenv(FXT_ENV(DEBUG));
-	agent_cfg.debug = s && *s && strcmp(s, "0") != 0;
-
 	load_program();
-	load_output();
-	s = getenv(FXT_ENV(MODE));
-	if (s && fxt__mode_parse(s, &agent_cfg.mode) < 0) {
-		agent_dbg(FXT_ENV(MODE) "=%s: not a mode (" FXT_MODE_NAMES "); using stream", s);
-		agent_cfg.mode = FXT_MODE_STREAM;
-	}
-	load_snapshot_rules(s != NULL);
-	agent_cfg.buffer_size = agent_cfg.mode == FXT_MODE_STREAM ? FXT_DEFAULT_BUFFER_STREAM
-								  : FXT_DEFAULT_BUFFER_THREAD;
-	load_size(FXT_ENV(BUFFER_SIZE), &agent_cfg.buffer_size);
-	load_size(FXT_ENV(CHUNK_SIZE), &agent_cfg.chunk_size);
-	load_size(FXT_ENV(MAX_SIZE), &agent_cfg.max_size);
+	load_output(get_row(get, ctx, FXT_S_OUTPUT));
+	load_snapshot_rules(get_row(get, ctx, FXT_S_SNAPSHOT_IF),
+			    get_row(get, ctx, FXT_S_MODE) != NULL);
+	if (!buffer_loaded)
+		agent_cfg.buffer_size = agent_cfg.mode == FXT_MODE_STREAM
+						? FXT_DEFAULT_BUFFER_STREAM
+						: FXT_DEFAULT_BUFFER_THREAD;
 	if (agent_cfg.chunk_size < AGENT_MIN_CHUNK_SIZE)
 		agent_cfg.chunk_size = AGENT_MIN_CHUNK_SIZE;
 	if (agent_cfg.chunk_size > (1ull << 30))
@@ -261,63 +437,69 @@ void agent_config_load(void)
 		agent_cfg.buffer_size = agent_cfg.buffer_size / pg * pg;
 	}
 
-	s = getenv(FXT_ENV(CLOCK));
-	if (s && strcmp(s, "tsc") == 0)
-		agent_cfg.clock = AGENT_CLOCK_TSC;
-	else if (s && *s)
-		agent_cfg.clock = AGENT_CLOCK_MONOTONIC;
-	else
-		agent_cfg.clock = AGENT_CLOCK_AUTO;
-
-	agent_cfg.status_fd = parse_status_fd(getenv(FXT_ENV(STATUS_FD)));
-	agent_cfg.root_pid = parse_long(getenv(FXT_ENV(ROOT_PID)));
-	agent_cfg.exec_pid = parse_long(getenv(FXT_ENV(EXEC_PID)));
+	/* FXT_IMAGE counts only in the image that FXT_EXEC_PID's exec made. */
 	agent_cfg.image = 1;
 	if (agent_cfg.exec_pid == (long)getpid()) {
-		long image = parse_long(getenv(FXT_ENV(IMAGE)));
+		long image = parse_long(get_row(get, ctx, FXT_S_IMAGE));
 		agent_cfg.image = image >= 2 && image < 1000000 ? (unsigned)image : 2;
 	}
-	parse_launcher(getenv(FXT_ENV(LAUNCHER)));
+	parse_launcher(get_row(get, ctx, FXT_S_LAUNCHER));
+}
 
-	agent_cfg.libc_groups = AGENT_G_DEFAULT;
-	s = getenv(FXT_ENV(LIBC));
-	if (s && agent_libc_parse(s, &agent_cfg.libc_groups) < 0) {
-		agent_dbg(FXT_ENV(LIBC) "=%s: unknown group; using the default", s);
-		agent_cfg.libc_groups = AGENT_G_DEFAULT;
-	}
-	s = getenv(FXT_ENV(SAMPLE));
-	if (s && *s) {
-		long hz = parse_long(s);
-		if (hz < 0 || hz > (long)AGENT_MAX_SAMPLE_HZ)
-			agent_dbg(FXT_ENV(SAMPLE) "=%s: not a rate in 0..%u Hz; not sampling", s,
-				  AGENT_MAX_SAMPLE_HZ);
-		else
-			agent_cfg.sample_hz = (unsigned)hz;
-	}
+void agent_config_load_from(agent_settings_get_fn *get, void *ctx)
+{
+	bool buffer_loaded = false;
 
-	load_string(FXT_ENV(PATCH), &agent_cfg.patch);
-	load_string(FXT_ENV(PATCH_MODULE), &agent_cfg.patch_modules);
-	load_string(FXT_ENV(PATCH_REPORT), &agent_cfg.patch_report);
-	load_string(FXT_ENV(INCLUDE), &agent_cfg.include);
-	load_string(FXT_ENV(EXCLUDE), &agent_cfg.exclude);
-	load_string(FXT_ENV(MODULE), &agent_cfg.modules);
-	s = getenv(FXT_ENV(DEPTH));
-	if (s && *s) {
-		long d = parse_long(s);
-		if (d < 0 || d > 1000000)
-			agent_dbg(FXT_ENV(DEPTH) "=%s: not a depth; no bound", s);
-		else
-			agent_cfg.depth = (unsigned)d;
+	/* First, so that the other rows can log. */
+	load_row(get, ctx, FXT_S_DEBUG);
+	for (size_t i = 0; i < FXT_S_COUNT; i++) {
+		enum fxt_setting_scope sc = fxt_settings[i].scope;
+		bool set;
+
+		if (i == FXT_S_DEBUG || (sc != FXT_SC_AGENT && sc != FXT_SC_INTERNAL))
+			continue;
+		set = load_row(get, ctx, (enum fxt_setting_id)i);
+		if (i == FXT_S_BUFFER_SIZE)
+			buffer_loaded = set;
 	}
-	s = getenv(FXT_ENV(MIN_DURATION));
-	if (s && *s && fxt__parse_duration(s, &agent_cfg.min_duration_ns) < 0) {
-		agent_dbg(FXT_ENV(MIN_DURATION) "=%s: not a duration; every call kept", s);
-		agent_cfg.min_duration_ns = 0;
-	}
+	derive(get, ctx, buffer_loaded);
 
 	agent_dbg("output=%s mode=%s buffer=%llu chunk=%llu max=%llu status_fd=%d",
 		  agent_cfg.output, fxt__mode_name(agent_cfg.mode),
 		  (unsigned long long)agent_cfg.buffer_size,
 		  (unsigned long long)agent_cfg.chunk_size, (unsigned long long)agent_cfg.max_size,
 		  agent_cfg.status_fd);
+}
+
+static const char *env_get(void *ctx, const char *env)
+{
+	(void)ctx;
+	return getenv(env);
+}
+
+void agent_config_load(void)
+{
+	agent_config_load_from(env_get, NULL);
+}
+
+struct block {
+	const char *buf;
+	size_t len;
+};
+
+static const char *block_get(void *ctx, const char *env)
+{
+	const struct block *b = ctx;
+
+	return fxt_block_get(b->buf, b->len, env);
+}
+
+int agent_config_load_block(const char *block, size_t len)
+{
+	struct block b = { block, len };
+
+	if (!fxt_block_valid(block, len))
+		return -EINVAL;
+	agent_config_load_from(block_get, &b);
+	return 0;
 }

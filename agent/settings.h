@@ -1,10 +1,12 @@
-/* Agent settings: every FXT_* environment variable, read once.
+/* Agent settings: every FXT_* variable the agent reads, loaded once.
  *
- * Private to agent/.  agent/settings.c parses the environment in the
- * constructor (before main) into one `struct agent_config`, which is
- * read-only afterwards; nothing else in the agent calls getenv().  The
- * variables, their names and what they mean are the contract between
- * fxt-run and the agent, run/settings.def.
+ * Private to agent/.  agent/settings.c loads the rows of the settings
+ * table (run/settings.def: the variables, their names, types, defaults and
+ * what they mean, the contract between fxt-run and the agent) in the
+ * constructor (before main), from the environment, or from a block handed
+ * to the agent (attach), into one `struct agent_config`, which is
+ * read-only afterwards; nothing else in the agent calls getenv().  A row's
+ * F(member) is its field here; its type says how it is read.
  *
  * Category of slices: the basename of the module (executable or shared
  * library) that contains the function, e.g. "prog" or "libfoo.so.1".
@@ -76,9 +78,21 @@ struct agent_config {
 /* The settings; valid after agent_config_load(). */
 extern struct agent_config agent_cfg;
 
-/* Reads every FXT_* variable into agent_cfg.  Never fails: malformed values
- * fall back to the defaults (and are logged with FXT_DEBUG). */
+/* The text of variable `env` (FXT_MODE...) from a source, or NULL. */
+typedef const char *agent_settings_get_fn(void *ctx, const char *env);
+
+/* Loads every row the agent reads (run/settings.def) into agent_cfg, from
+ * get.  Never fails: malformed values fall back to the defaults (and are
+ * logged with FXT_DEBUG).  Once, before anything records. */
+void agent_config_load_from(agent_settings_get_fn *get, void *ctx);
+
+/* The same from the environment (the preloaded agent). */
 void agent_config_load(void);
+
+/* The same from a block "NAME=VALUE\0...NAME=VALUE\0\0" of len bytes (what
+ * fxt_settings_export() gives through fxt_block_sink(): what attach hands
+ * to the agent).  0, or -EINVAL for a block without its final "\0\0". */
+int agent_config_load_block(const char *block, size_t len);
 
 /* The run's first process, with FXT_OUTPUT a template: passes on the name
  * it made of it, escaped (spool/names.h), to the processes it starts. */

@@ -17,6 +17,7 @@ UNIT_TESTS = \
 	tests/unit/test_agent_tbuf \
 	tests/unit/test_agent_events \
 	tests/unit/test_agent_session \
+	tests/unit/test_agent_settings \
 	tests/unit/test_recon \
 	tests/unit/test_convert_flush \
 	tests/unit/test_stackchart \
@@ -88,6 +89,11 @@ tests_unit_test_agent_events_SOURCES = tests/unit/test_agent_events.c \
 	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES) agent/libc.c
 tests_unit_test_agent_events_CFLAGS = $(AGENT_TEST_CFLAGS)
 tests_unit_test_agent_events_LDADD = $(AGENT_TEST_LDADD)
+# The settings from the environment and from a block: the same agent_cfg.
+tests_unit_test_agent_settings_SOURCES = tests/unit/test_agent_settings.c \
+	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES)
+tests_unit_test_agent_settings_CFLAGS = $(AGENT_TEST_CFLAGS)
+tests_unit_test_agent_settings_LDADD = $(AGENT_TEST_LDADD)
 
 # ------------------------------------------------- the converter (convert/)
 # The stack reconstruction alone; the flusher on spools written by the
