@@ -14,6 +14,7 @@
 #include "agent/elfsyms.h"
 #include "agent/filter.h"
 #include "agent/modules.h"
+#include "agent/patterns.h"
 #include "agent/patch.h"
 #include "agent/log.h"
 #include "agent/settings.h"
@@ -54,7 +55,6 @@ static struct {
 	unsigned nwatch; /* snapshot rules on functions */
 	char **modules;	 /* FXT_MODULE's globs */
 	size_t nmodules;
-	char *(*demangle)(const char *, char *, size_t *, int *);
 	struct ftable *table; /* published; old ones are kept (readers) */
 	unsigned matched_include, matched_exclude;
 } F = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -155,48 +155,6 @@ void agent_filter_hook(struct tstate *t, uint64_t addr)
 		watch_exit(t, fn, f);
 }
 
-/* ------------------------------------------------------------ patterns */
-
-int agent_patterns_compile(const char *list, struct agent_patterns *p, const char *what)
-{
-	char buf[1024];
-
-	for (const char *s = list; s && *s;) {
-		size_t len = strcspn(s, "\n");
-		regex_t *re;
-		int rc;
-
-		if (len >= sizeof(buf)) {
-			agent_dbg("%s: pattern too long", what);
-			return -EINVAL;
-		}
-		memcpy(buf, s, len);
-		buf[len] = '\0';
-		s += len + (s[len] == '\n');
-		if (!len)
-			continue;
-		re = realloc(p->re, (p->n + 1) * sizeof(*p->re));
-		if (!re)
-			return -ENOMEM;
-		p->re = re;
-		rc = regcomp(&p->re[p->n], buf, REG_EXTENDED | REG_NOSUB);
-		if (rc != 0) {
-			agent_dbg("%s: '%s' is not a regular expression", what, buf);
-			return -EINVAL;
-		}
-		p->n++;
-	}
-	return 0;
-}
-
-bool agent_patterns_match(const struct agent_patterns *p, const char *name)
-{
-	for (size_t i = 0; i < p->n; i++)
-		if (regexec(&p->re[i], name, 0, NULL, 0) == 0)
-			return true;
-	return false;
-}
-
 int agent_filter_init(void)
 {
 	int err = agent_patterns_compile(agent_cfg.include, &F.include, "FXT_INCLUDE");
@@ -257,34 +215,10 @@ static unsigned watched(const char *name)
 	return 0;
 }
 
-static void find_demangler(void);
-
-char *agent_demangle(const char *name)
-{
-	static bool looked; /* once: a C program has none to find */
-	char *dm = NULL;
-
-	if (name[0] != '_' || name[1] != 'Z')
-		return NULL;
-	if (!F.demangle && !looked) {
-		looked = true;
-		find_demangler();
-	}
-	if (F.demangle) {
-		int status = -1;
-		dm = F.demangle(name, NULL, NULL, &status);
-		if (status != 0) {
-			free(dm);
-			dm = NULL;
-		}
-	}
-	return dm;
-}
-
 static void on_function(void *ctx, const char *name, uint64_t value)
 {
 	struct found *f = ctx;
-	char *dm = F.demangle ? agent_demangle(name) : NULL;
+	char *dm = agent_demangler_found() ? agent_demangle(name) : NULL;
 	unsigned flags;
 
 	flags = (agent_patterns_match(&F.include, dm ? dm : name) ? F_INCLUDE : 0) |
@@ -346,29 +280,6 @@ static struct ftable *rebuild(const struct ftable *old, const struct found *add,
 	return t;
 }
 
-static int has_libstdcxx(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
-
-	(void)size;
-	if (base && strncmp(base + 1, "libstdc++.so", 12) == 0)
-		*(bool *)arg = true;
-	return 0;
-}
-
-/* libstdc++'s demangler, when the process has loaded libstdc++ (C++
- * programs do; loading it into a C program would start another library).
- * Looked for only then: a failed dlsym() leaves an error string that the
- * C library frees later, through our free() (agent/wrap_mem.c). */
-static void find_demangler(void)
-{
-	bool loaded = false;
-
-	dl_iterate_phdr(has_libstdcxx, &loaded);
-	if (loaded)
-		*(void **)&F.demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-}
-
 /* Whether FXT_MODULE keeps the module at `path` (its file name). */
 static bool module_kept(const char *path)
 {
@@ -391,18 +302,6 @@ static void on_function_sized(void *ctx, const char *name, uint64_t value, uint6
 	on_function(ctx, name, value);
 }
 
-/* Whether FXT_PATCH patches the module at `path`: the main program, and
- * the libraries FXT_PATCH_MODULE names. */
-static bool patched_module(const char *path)
-{
-	const char *exe;
-
-	if (!agent_cfg.patch)
-		return false;
-	exe = agent_exe_path();
-	return (exe[0] && strcmp(path, exe) == 0) || agent_patch_wants_module(path);
-}
-
 void agent_filter_module(const char *path, uint64_t bias, uint64_t lo, uint64_t hi)
 {
 	struct found add = { .bias = bias };
@@ -413,10 +312,10 @@ void agent_filter_module(const char *path, uint64_t bias, uint64_t lo, uint64_t 
 	if (!__atomic_load_n(&agent_filter_on, __ATOMIC_ACQUIRE))
 		return;
 	pthread_mutex_lock(&F.lock);
-	if (!F.demangle)
-		find_demangler();
+	if (!agent_demangler_found())
+		agent_demangler_find();
 	skip = !module_kept(path);
-	if (patched_module(path)) {
+	if (agent_module_patched(path)) {
 		/* Its calls are recorded by run-time patching (patch.h):
 		 * filtered as an instrumented module's are. */
 		instrumented = true;

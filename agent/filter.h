@@ -31,33 +31,11 @@
 #ifndef FXT_AGENT_FILTER_H
 #define FXT_AGENT_FILTER_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "agent/gates.h"
 #include "agent/tbuf.h"
-
-/* POSIX extended regular expressions, one a line of a setting: the
- * filters' FXT_INCLUDE and FXT_EXCLUDE, and FXT_PATCH (agent/patch.h). */
-struct agent_patterns {
-	regex_t *re;
-	size_t n;
-};
-
-/* Compiles each line of `list` into *p (appending).  0, -ENOMEM, or
- * -EINVAL when a line is not a regular expression (logged, with `what`). */
-int agent_patterns_compile(const char *list, struct agent_patterns *p, const char *what);
-
-/* Whether `name` matches one of p's patterns. */
-bool agent_patterns_match(const struct agent_patterns *p, const char *name);
-
-/* `name` demangled (malloc'd), when it is a C++ name and the process has
- * loaded libstdc++'s demangler; else NULL. */
-char *agent_demangle(const char *name);
-
-/* Set (to 1) once filters are compiled: the hooks then go through
- * agent_filter_hook(). */
-extern unsigned char agent_filter_on;
 
 /* Compiles the patterns of agent_cfg.  Returns 0, or -EINVAL when one is
  * not a regular expression (nothing is filtered then, and it is logged). */
@@ -67,8 +45,5 @@ int agent_filter_init(void);
  * functions, if it is instrumented, and publishes a new table.  Under the
  * busy count of the caller (agent code). */
 void agent_filter_module(const char *path, uint64_t bias, uint64_t lo, uint64_t hi);
-
-/* The hook when filtering: `addr` has SPOOL_EXIT_BIT for an exit. */
-void agent_filter_hook(struct tstate *t, uint64_t addr) __attribute__((noinline));
 
 #endif /* FXT_AGENT_FILTER_H */

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "agent/filter.h"
+#include "agent/gates.h"
 #include "agent/spool.h"
 #include "agent/tbuf.h"
 

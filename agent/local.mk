@@ -15,7 +15,7 @@ AGENT_LDFLAGS = -module -avoid-version -shared -Wl,--no-undefined -Wl,-z,nodelet
 AGENT_RECORD_SOURCES = \
 	agent/agent.h \
 	agent/clock.c agent/clock.h \
-	agent/events.h agent/libc.h \
+	agent/events.h agent/gates.h agent/libc.h agent/real.h \
 	agent/log.c agent/log.h \
 	agent/settings.c agent/settings.h \
 	agent/spool.c agent/spool.h \
@@ -36,6 +36,7 @@ libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	agent/lifecycle.c \
 	agent/modules.c agent/modules.h \
 	agent/filter.c agent/filter.h \
+	agent/patterns.c agent/patterns.h \
 	agent/calib.c agent/calib.h \
 	agent/elfsyms.c agent/elfsyms.h \
 	agent/patch.c agent/patch.h agent/patch_live.c agent/patch_tramp.S

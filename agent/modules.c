@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <link.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -185,4 +186,50 @@ EXPORT int dlclose(void *handle)
 		errno = saved;
 	}
 	return ret;
+}
+
+/* ------------------------------------------------------------ patched */
+
+/* Never patched, whatever FXT_PATCH_MODULE says: the agent's own code and
+ * what it calls while it records (the C library, the loader, libunwind,
+ * Capstone, the unwinder), which would call the hooks from the hooks. */
+static bool protected_module(const char *base)
+{
+	static const char *const never[] = { "libc.so*",      "ld-linux*",    "ld-*.so*",
+					     "libfxt-*",      "libcapstone*", "libunwind*",
+					     "libgcc_s*",     "libpthread*",  "libdl.so*",
+					     "librt.so*",     "libm.so*",     "linux-vdso*",
+					     "libstdc++.so*", "liblzma*",     "libz.so*" };
+	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+		if (fnmatch(never[i], base, 0) == 0)
+			return true;
+	return false;
+}
+
+bool agent_module_patched(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	const char *globs = agent_cfg.patch_modules;
+	const char *exe;
+
+	if (!agent_cfg.patch)
+		return false;
+	exe = agent_exe_path();
+	if (exe[0] && strcmp(path, exe) == 0)
+		return true;
+	base = base ? base + 1 : path;
+	if (!globs || protected_module(base))
+		return false;
+	for (const char *g = globs; *g;) {
+		size_t len = strcspn(g, "\n");
+		char buf[256];
+		if (len && len < sizeof(buf)) {
+			memcpy(buf, g, len);
+			buf[len] = '\0';
+			if (fnmatch(buf, base, 0) == 0)
+				return true;
+		}
+		g += len + (g[len] == '\n');
+	}
+	return false;
 }

@@ -8,6 +8,8 @@
 #ifndef FXT_AGENT_MODULES_H
 #define FXT_AGENT_MODULES_H
 
+#include <stdbool.h>
+
 /* Adds every currently loaded module with a path (the main program too,
  * by /proc/self/exe; not the vDSO) to agent.spool's list. */
 void agent_modules_snapshot(void);
@@ -15,5 +17,11 @@ void agent_modules_snapshot(void);
 /* The main program's path (/proc/self/exe, read once; "" if unreadable).
  * After a fork the child's is the parent's; an exec starts afresh. */
 const char *agent_exe_path(void);
+
+/* Whether FXT_PATCH patches the module at `path`: the main program, and
+ * the libraries FXT_PATCH_MODULE's globs name but for those the agent
+ * relies on (the C library, the loader, libunwind ...).  False without
+ * FXT_PATCH. */
+bool agent_module_patched(const char *path);
 
 #endif /* FXT_AGENT_MODULES_H */

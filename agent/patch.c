@@ -18,10 +18,10 @@
 
 #include "agent/agent.h"
 #include "agent/elfsyms.h"
-#include "agent/filter.h"
 #include "agent/log.h"
 #include "agent/modules.h"
 #include "agent/patch.h"
+#include "agent/patterns.h"
 #include "patch/plan.h"
 
 void agent_patch_activate(void); /* patch_rt.c */
@@ -320,44 +320,6 @@ struct modules {
 	bool live; /* after start-up: the libraries not patched yet */
 };
 
-/* Never patched, whatever FXT_PATCH_MODULE says: the agent's own code and
- * what it calls while it records (the C library, the loader, libunwind,
- * Capstone, the unwinder), which would call the hooks from the hooks. */
-static bool protected_module(const char *base)
-{
-	static const char *const never[] = { "libc.so*",      "ld-linux*",    "ld-*.so*",
-					     "libfxt-*",      "libcapstone*", "libunwind*",
-					     "libgcc_s*",     "libpthread*",  "libdl.so*",
-					     "librt.so*",     "libm.so*",     "linux-vdso*",
-					     "libstdc++.so*", "liblzma*",     "libz.so*" };
-	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
-		if (fnmatch(never[i], base, 0) == 0)
-			return true;
-	return false;
-}
-
-bool agent_patch_wants_module(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	const char *globs = agent_cfg.patch_modules;
-
-	base = base ? base + 1 : path;
-	if (!globs || protected_module(base))
-		return false;
-	for (const char *g = globs; *g;) {
-		size_t len = strcspn(g, "\n");
-		char buf[256];
-		if (len && len < sizeof(buf)) {
-			memcpy(buf, g, len);
-			buf[len] = '\0';
-			if (fnmatch(buf, base, 0) == 0)
-				return true;
-		}
-		g += len + (g[len] == '\n');
-	}
-	return false;
-}
-
 static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct modules *ms = arg;
@@ -377,7 +339,7 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 		m->entry = getauxval(AT_ENTRY);
 	} else {
 		if (!info->dlpi_name || info->dlpi_name[0] != '/' ||
-		    !agent_patch_wants_module(info->dlpi_name) ||
+		    !agent_module_patched(info->dlpi_name) ||
 		    is_patched(info->dlpi_name, info->dlpi_addr))
 			return 0;
 		snprintf(m->path, sizeof(m->path), "%s", info->dlpi_name);

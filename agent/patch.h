@@ -119,10 +119,6 @@ int agent_patch_live(const struct agent_patch_site *v, size_t n, struct agent_li
  * unloaded): a trap there is no longer ours. */
 void agent_patch_live_forget(struct agent_live_sites *sites);
 
-/* Whether FXT_PATCH_MODULE's globs name the library at `path` (and it is
- * not one the agent relies on: the C library, the loader, libunwind ...). */
-bool agent_patch_wants_module(const char *path);
-
 /* The thread unwinds its stack to end (pthread_exit()): the C library
  * calls the unwinder through a pointer of its own, not the agent's entry
  * points, so the real return addresses are put back first. */

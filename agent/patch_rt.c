@@ -24,12 +24,12 @@
 uint64_t fxt__patch_call_saving(void *fn, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
 
 /* The slow path of agent_record() (tbuf.h), with the vector registers
- * saved around it: defined before tbuf.h comes in (filter.h has it). */
+ * saved around it: defined before tbuf.h comes in (gates.h has it). */
 #define AGENT_TBUF_SLOW(t, p, ts, addr)                                           \
 	fxt__patch_call_saving((void *)agent_tbuf_slow, (uint64_t)(uintptr_t)(t), \
 			       (uint64_t)(uintptr_t)(p), (ts), (addr))
 
-#include "agent/filter.h"
+#include "agent/gates.h"
 #include "agent/log.h"
 #include "agent/patch.h"
 #include "agent/tbuf.h"

@@ -19,7 +19,7 @@
 #include "agent/agent.h"
 #include "agent/clock.h"
 #include "agent/events.h"
-#include "agent/libc.h"
+#include "agent/real.h"
 #include "agent/log.h"
 #include "agent/patch.h"
 #include "agent/sample.h"

@@ -115,6 +115,8 @@
 
 #include <stdbool.h>
 
+#include "agent/gates.h"
+
 /* Starts sampling the calling thread (a no-op when FXT_SAMPLE is off, or
  * when it is sampled already).  Called for the main thread at init, in
  * each new thread before its start routine (wrap_thread.c), and in a fork
@@ -124,16 +126,8 @@
  * not sampled (and says so).  errno is preserved. */
 void agent_sample_thread_start(bool prof_blocked);
 
-/* Around a call that gives the calling thread's real mask to a new thread
- * (pthread_create) or process (posix_spawn, system): whether the
- * program's view of the mask blocks SIGPROF while the real mask does not
- * (see "Masks" in sample.c), and then the real mask blocks it too until
- * agent_sample_release_prof(that answer).  So the new thread starts with
- * SIGPROF blocked, as the program means it to, until its start has
- * agent_sample_thread_start() take it over, and a new program gets the
- * mask it would have had.  errno is kept. */
-bool agent_sample_hold_prof(void);
-void agent_sample_release_prof(bool prof_blocked);
+/* agent_sample_hold_prof() and agent_sample_release_prof(), which the
+ * wrappers call, and agent_in_dl: agent/gates.h. */
 
 /* Stops sampling the calling thread (thread exit: also called from a
  * thread key destructor of our own, for threads that never recorded
@@ -143,8 +137,5 @@ void agent_sample_thread_stop(void);
 /* After a dlclose (modules.c): forgets the unwind information cached for
  * the library's addresses. */
 void agent_sample_dlclosed(void);
-
-/* Non-zero while the thread is inside dlopen or dlclose (modules.c). */
-extern __thread unsigned char agent_in_dl __attribute__((tls_model("initial-exec")));
 
 #endif /* FXT_AGENT_SAMPLE_H */

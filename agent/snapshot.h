@@ -27,22 +27,13 @@
 
 #include <stdint.h>
 
+#include "agent/gates.h"
 #include "agent/tbuf.h"
-
-/* The libc groups (AGENT_G_*) a rule watches; 0: none. */
-extern unsigned agent_snap_libc;
 
 /* The call of the function at `fn` that rule `rule` (agent_cfg.snap_rules)
  * watches ended on thread t after dur_ns, over the rule's limit: takes a
  * snapshot. */
 void agent_snapshot_fn(struct tstate *t, uint64_t fn, unsigned rule, uint64_t dur_ns);
-
-/* A recorded libc call (spool/libc_table.h's id `fn`) begins, and ends
- * (after its exit record): when a rule watches its group and it took
- * longer than the rule says, a snapshot.  Called when agent_snap_libc is
- * not 0. */
-void agent_snapshot_libc_begin(struct tstate *t, unsigned fn);
-void agent_snapshot_libc_end(struct tstate *t, unsigned fn);
 
 /* At the exit of a process that converts its own spool: converts the
  * snapshots it took that nobody converted, with `convert` (the agent's

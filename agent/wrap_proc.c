@@ -36,7 +36,6 @@
 
 #include "agent/agent.h"
 #include "agent/libc.h"
-#include "agent/sample.h"
 
 /* The longest path or command kept in a record. */
 #define PROC_STR_MAX 256u
