@@ -12,6 +12,7 @@
 
 #include "agent/agent.h"
 #include "agent/elfsyms.h"
+#include "agent/feature.h"
 #include "agent/filter.h"
 #include "agent/modules.h"
 #include "agent/patterns.h"
@@ -348,3 +349,39 @@ void agent_filter_module(const char *path, uint64_t bias, uint64_t lo, uint64_t 
 	pthread_mutex_unlock(&F.lock);
 	free(add.v);
 }
+
+/* ------------------------------------------------------------ feature */
+
+/* The filters, and the snapshots their rules take (agent/feature.h):
+ * always in the table, they do nothing when no setting asks for them. */
+static void keep_configure(const struct agent_event *ev)
+{
+	(void)ev;
+	if (agent_filter_init() < 0)
+		agent_dbg("filters off: a pattern is not valid");
+}
+
+static void keep_module_loaded(const struct agent_event *ev)
+{
+	agent_filter_module(ev->module.path, ev->module.bias, ev->module.lo, ev->module.hi);
+}
+
+/* The snapshots this process took that nobody converted, with the
+ * converter's entry for them (NULL: none loaded). */
+static void keep_self_convert(const struct agent_event *ev)
+{
+	agent_snapshot_convert_fn *snap = NULL;
+
+	if (ev->convert.converter)
+		*(void **)&snap = dlsym(ev->convert.converter, "fxt_convert_snapshot_self");
+	agent_snapshot_convert_own(snap, ev->convert.session);
+}
+
+const struct agent_feature agent_feature_keep = {
+	.name = "keep",
+	.at = {
+		[AGENT_EV_CONFIGURE] = keep_configure,
+		[AGENT_EV_MODULE_LOADED] = keep_module_loaded,
+		[AGENT_EV_SELF_CONVERT] = keep_self_convert,
+	},
+};

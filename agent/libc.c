@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/feature.h"
 #include "agent/libc.h"
 
 unsigned agent_libc_on;
@@ -65,3 +66,38 @@ uint64_t agent_new_flow_id(enum ev_flowid_kind kind)
 
 	return ev_flow_id(kind, (uint64_t)agent.pid, seq);
 }
+
+/* ------------------------------------------------------------ feature */
+
+/* The wrappers record once the agent has started (agent/feature.h). */
+static void libc_start(const struct agent_event *ev)
+{
+	(void)ev;
+	if (!agent.disabled)
+		__atomic_store_n(&agent_libc_on, agent_cfg.libc_groups, __ATOMIC_RELAXED);
+}
+
+/* A child of a process that sealed already records again. */
+static void libc_fork_child(const struct agent_event *ev)
+{
+	(void)ev;
+	if (!agent.disabled)
+		agent_libc_on = agent_cfg.libc_groups;
+}
+
+/* No more libc calls recorded: the seal's own are not the program's, and
+ * other threads' would not make it into the archive. */
+static void libc_before_seal(const struct agent_event *ev)
+{
+	(void)ev;
+	__atomic_store_n(&agent_libc_on, 0, __ATOMIC_RELAXED);
+}
+
+const struct agent_feature agent_feature_libc = {
+	.name = "libc",
+	.at = {
+		[AGENT_EV_START] = libc_start,
+		[AGENT_EV_FORK_CHILD] = libc_fork_child,
+		[AGENT_EV_BEFORE_SEAL] = libc_before_seal,
+	},
+};

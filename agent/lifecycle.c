@@ -20,14 +20,11 @@
 #include "agent/calib.h"
 #include "agent/clock.h"
 #include "agent/elfsyms.h"
-#include "agent/filter.h"
+#include "agent/feature.h"
 #include "agent/settings.h"
-#include "agent/snapshot.h"
 #include "agent/libc.h"
 #include "agent/log.h"
 #include "agent/modules.h"
-#include "agent/patch.h"
-#include "agent/sample.h"
 #include "run/settings.h"
 #include "spool/session.h"
 #include "spool/launcher.h"
@@ -65,10 +62,9 @@ static bool is_root(void)
 static void key_destructor(void *arg)
 {
 	(void)arg;
-	agent_sample_thread_stop();
+	agent_features_emit(AGENT_EV_THREAD_END, NULL);
 	agent_tbuf_retire(&agent_tls);
-	if (agent_cfg.patch)
-		agent_patch_thread_end();
+	agent_features_emit(AGENT_EV_THREAD_GONE, NULL);
 }
 
 /* ------------------------------------------------------------ fork */
@@ -118,16 +114,14 @@ static void atfork_child(void)
 	agent.forked = true;
 	agent.flushed = false;
 	agent.lost = 0;
-	if (!agent.disabled)
-		agent_libc_on = agent_cfg.libc_groups;
 	agent_tbuf_forget_all(&agent_tls, interrupted != 0);
 	agent_cfg.image = 1;
 	agent_spool_path(agent.spool_path, sizeof(agent.spool_path), agent_cfg.output,
 			 (long)agent.pid, 1);
 	spool_forget(&agent.spool, agent.spool_path);
-	/* Timers are not inherited: the forking thread gets its own. */
-	if (!agent.disabled)
-		agent_sample_thread_start(false);
+	/* The features start again in the child: libc calls recorded, the
+	 * forking thread sampled (timers are not inherited). */
+	agent_features_emit(AGENT_EV_FORK_CHILD, NULL);
 	agent_dbg("fork child%s", interrupted ? ", in a signal handler that interrupted the agent"
 				  : in_call  ? ", in a signal handler that interrupted a libc call"
 					     : "");
@@ -147,8 +141,7 @@ static void do_init(void)
 	struct stat st;
 
 	agent_config_load();
-	if (agent_filter_init() < 0)
-		agent_dbg("filters off: a pattern is not valid");
+	agent_features_configure();
 	agent_clock_init();
 	agent.pid = getpid();
 	if (!agent_cfg.root_pid) {
@@ -173,13 +166,11 @@ static void do_init(void)
 	 * after the program's atexit handlers and every destructor. */
 	atexit_ok = atexit(atexit_flush) == 0;
 	agent_modules_snapshot();
-	/* Before main(), while the process has one thread (patch.h). */
-	if (agent_cfg.patch && agent_patch_init() < 0)
-		agent_err("FXT_PATCH: nothing patched (FXT_DEBUG=1 says why)");
 	if (init_err)
 		agent.disabled = true;
-	else
-		__atomic_store_n(&agent_libc_on, agent_cfg.libc_groups, __ATOMIC_RELAXED);
+	/* Before main(), while the process has one thread: patching starts
+	 * (even when disabled), libc calls are recorded (unless disabled). */
+	agent_features_emit(AGENT_EV_START, NULL);
 }
 
 int agent_ensure_init(void)
@@ -193,7 +184,7 @@ __attribute__((constructor)) static void agent_constructor(void)
 	agent_tls.busy++;
 	agent_ensure_init();
 	agent_busy_leave(&agent_tls);
-	agent_sample_thread_start(false);
+	agent_features_emit(AGENT_EV_THREAD_START, NULL);
 }
 
 /* Only a fallback: the atexit handler runs later (see do_init). */
@@ -305,7 +296,7 @@ typedef int convert_self_fn(const char *spool_path, const char *output, long pid
 
 /* The converter, libfxt-convert.so next to this library (convert/self.c),
  * loaded now: only a process that converts its own spool pays for it and
- * for libdw.  Its entry for snapshots in *snap. */
+ * for libdw. */
 void *agent_load_sibling(const char *name)
 {
 	char path[4096];
@@ -328,14 +319,14 @@ void *agent_load_sibling(const char *name)
 	return h;
 }
 
-static convert_self_fn *load_converter(agent_snapshot_convert_fn **snap)
+/* Its entry for spools; its handle in *h (NULL if it cannot be loaded),
+ * where the features find theirs (snapshots). */
+static convert_self_fn *load_converter(void **h)
 {
-	void *h = agent_load_sibling("libfxt-convert.so");
-
-	if (!h)
+	*h = agent_load_sibling("libfxt-convert.so");
+	if (!*h)
 		return NULL;
-	*(void **)snap = dlsym(h, "fxt_convert_snapshot_self");
-	return (convert_self_fn *)dlsym(h, "fxt_convert_spool_self");
+	return (convert_self_fn *)dlsym(*h, "fxt_convert_spool_self");
 }
 
 /* Converts this process's own sealed spool into its archive, in this
@@ -343,15 +334,16 @@ static convert_self_fn *load_converter(agent_snapshot_convert_fn **snap)
 static void convert_self(void)
 {
 	char path[4096 + 64], session[4096 + 64];
-	agent_snapshot_convert_fn *snap = NULL;
-	convert_self_fn *convert = load_converter(&snap);
+	void *converter;
+	convert_self_fn *convert = load_converter(&converter);
 	struct self_result res;
 	uint64_t t0 = agent_mono_ns();
 	int err;
 
 	memset(&res, 0, sizeof(res));
 	session_path(session, sizeof(session), agent_cfg.output, agent_cfg.root_pid);
-	agent_snapshot_convert_own(snap, session);
+	agent_features_emit(AGENT_EV_SELF_CONVERT,
+			    &(struct agent_event){ .convert = { converter, session } });
 	snprintf(path, sizeof(path), "%s", agent_cfg.output);
 	/* The root's archive is OUT; any other process's OUT.PID[.N]. */
 	err = convert ? convert(agent.spool.path, agent_cfg.output, (long)agent.pid,
@@ -390,11 +382,8 @@ void agent_flush(void)
 		return;
 	if (__atomic_exchange_n(&agent.flushed, true, __ATOMIC_ACQ_REL))
 		return;
-	/* Other threads' samples stop too: the handler sees agent.flushed. */
-	agent_sample_thread_stop();
-	/* No more libc calls recorded: the seal's own are not the program's,
-	 * and other threads' would not make it into the archive. */
-	__atomic_store_n(&agent_libc_on, 0, __ATOMIC_RELAXED);
+	/* Sampling and libc calls stop (for every thread). */
+	agent_features_emit(AGENT_EV_BEFORE_SEAL, NULL);
 	/* Hooks of this thread (signal handlers) that come to the slow path
 	 * from now on count as nested: they never take a chunk. */
 	agent_tls.busy++;
@@ -500,6 +489,7 @@ static bool before_exec(void)
 {
 	if (getpid() != agent.pid)
 		return false; /* vfork child */
+	agent_features_emit(AGENT_EV_EXEC, NULL);
 	agent_flush();
 	return true;
 }

@@ -33,7 +33,7 @@ libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	agent/wrap_sleep.c \
 	agent/wrap_mem.c agent/wrap_sync.c agent/wrap_thread.c \
 	agent/wrap_proc.c agent/wrap_log.c \
-	agent/lifecycle.c \
+	agent/lifecycle.c agent/feature.h agent/features.c \
 	agent/modules.c agent/modules.h \
 	agent/filter.c agent/filter.h \
 	agent/patterns.c agent/patterns.h \

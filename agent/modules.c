@@ -12,11 +12,10 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
-#include "agent/filter.h"
+#include "agent/feature.h"
+#include "agent/gates.h"
 #include "agent/log.h"
 #include "agent/modules.h"
-#include "agent/patch.h"
-#include "agent/sample.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -103,7 +102,9 @@ static int add_one(struct dl_phdr_info *info, size_t size, void *arg)
 	if (spool_add_module(&agent.spool, path, info->dlpi_addr, base) > 0) {
 		agent_dbg("module %s at bias %p", path, (void *)info->dlpi_addr);
 		/* New: its functions go through the filters once. */
-		agent_filter_module(path, info->dlpi_addr, base, end);
+		agent_features_emit(AGENT_EV_MODULE_LOADED,
+				    &(struct agent_event){ .module = { path, info->dlpi_addr,
+								       base, end } });
 	}
 	return 0;
 }
@@ -146,15 +147,14 @@ EXPORT void *dlopen(const char *file, int mode)
 
 	if (!fn)
 		return NULL;
-	agent_in_dl++; /* no stack samples meanwhile (sample.h) */
+	agent_in_dl++; /* no stack samples meanwhile (gates.h) */
 	h = fn(file, mode);
 	agent_in_dl--;
 	if (h && !agent.disabled) {
 		int saved = errno;
 		agent_tls.busy++;
 		agent_modules_snapshot();
-		if (agent_cfg.patch)
-			agent_patch_dlopened();
+		agent_features_emit(AGENT_EV_DLOPENED, NULL);
 		agent_busy_leave(&agent_tls);
 		errno = saved;
 	}
@@ -180,9 +180,7 @@ EXPORT int dlclose(void *handle)
 	agent_in_dl--;
 	if (ret == 0) {
 		int saved = errno;
-		agent_sample_dlclosed();
-		if (agent_cfg.patch && !agent.disabled)
-			agent_patch_dlclosed();
+		agent_features_emit(AGENT_EV_DLCLOSED, NULL);
 		errno = saved;
 	}
 	return ret;

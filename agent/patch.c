@@ -18,6 +18,7 @@
 
 #include "agent/agent.h"
 #include "agent/elfsyms.h"
+#include "agent/feature.h"
 #include "agent/log.h"
 #include "agent/modules.h"
 #include "agent/patch.h"
@@ -758,3 +759,56 @@ int agent_patch_init(void)
 }
 
 #endif
+
+/* ------------------------------------------------------------ feature */
+
+/* Run-time patching (agent/feature.h), when FXT_PATCH is set. */
+static bool patch_wanted(void)
+{
+	return agent_cfg.patch != NULL;
+}
+
+/* Before main(), while the process has one thread (patch.h). */
+static void patch_start(const struct agent_event *ev)
+{
+	(void)ev;
+	if (agent_patch_init() < 0)
+		agent_err("FXT_PATCH: nothing patched (FXT_DEBUG=1 says why)");
+}
+
+static void patch_dlopened(const struct agent_event *ev)
+{
+	(void)ev;
+	agent_patch_dlopened();
+}
+
+static void patch_dlclosed(const struct agent_event *ev)
+{
+	(void)ev;
+	if (!agent.disabled)
+		agent_patch_dlclosed();
+}
+
+static void patch_thread_unwind(const struct agent_event *ev)
+{
+	(void)ev;
+	agent_patch_thread_unwinds();
+}
+
+static void patch_thread_gone(const struct agent_event *ev)
+{
+	(void)ev;
+	agent_patch_thread_end();
+}
+
+const struct agent_feature agent_feature_patch = {
+	.name = "patch",
+	.on = patch_wanted,
+	.at = {
+		[AGENT_EV_START] = patch_start,
+		[AGENT_EV_DLOPENED] = patch_dlopened,
+		[AGENT_EV_THREAD_UNWIND] = patch_thread_unwind,
+		[AGENT_EV_THREAD_GONE] = patch_thread_gone,
+		[AGENT_EV_DLCLOSED] = patch_dlclosed,
+	},
+};

@@ -19,6 +19,7 @@
 #include "agent/agent.h"
 #include "agent/clock.h"
 #include "agent/events.h"
+#include "agent/feature.h"
 #include "agent/real.h"
 #include "agent/log.h"
 #include "agent/patch.h"
@@ -819,3 +820,51 @@ void agent_sample_thread_stop(void)
 	}
 	errno = saved;
 }
+
+/* ------------------------------------------------------------ feature */
+
+/* Stack sampling (agent/feature.h), when FXT_SAMPLE is set. */
+static bool sample_wanted(void)
+{
+	return agent_cfg.sample_hz != 0;
+}
+
+/* ev NULL: the main thread's start. */
+static void sample_thread_start(const struct agent_event *ev)
+{
+	agent_sample_thread_start(ev && ev->thread.prof_blocked);
+}
+
+/* Timers are not inherited: the forking thread gets its own. */
+static void sample_fork_child(const struct agent_event *ev)
+{
+	(void)ev;
+	if (!agent.disabled)
+		agent_sample_thread_start(false);
+}
+
+/* At a thread's end, and before the seal: other threads' samples stop
+ * then too (the handler sees agent.flushed). */
+static void sample_thread_stop(const struct agent_event *ev)
+{
+	(void)ev;
+	agent_sample_thread_stop();
+}
+
+static void sample_dlclosed(const struct agent_event *ev)
+{
+	(void)ev;
+	agent_sample_dlclosed();
+}
+
+const struct agent_feature agent_feature_sample = {
+	.name = "sample",
+	.on = sample_wanted,
+	.at = {
+		[AGENT_EV_THREAD_START] = sample_thread_start,
+		[AGENT_EV_FORK_CHILD] = sample_fork_child,
+		[AGENT_EV_THREAD_END] = sample_thread_stop,
+		[AGENT_EV_DLCLOSED] = sample_dlclosed,
+		[AGENT_EV_BEFORE_SEAL] = sample_thread_stop,
+	},
+};

@@ -4,9 +4,10 @@
  *
  * pthread_create starts the thread on a trampoline that runs, in the new
  * thread, before and after the program's start routine:
- *  - agent_sample_thread_start(): stack sampling needs every thread, so
- *    the trampoline is used whenever the thread group is on OR sampling
- *    is (FXT_SAMPLE), even if only the latter; the new thread starts
+ *  - the features' THREAD_START (agent/feature.h): stack sampling needs
+ *    every thread, so the trampoline is used whenever the thread group is
+ *    on OR a feature wants THREAD_START (sampling, FXT_SAMPLE), even if
+ *    only the latter; the new thread starts
  *    with its creator's view of the signal mask (agent/sample.h: the
  *    creator's real mask blocks SIGPROF during the real pthread_create
  *    when the view does);
@@ -43,9 +44,8 @@
 #include <sys/prctl.h>
 
 #include "agent/agent.h"
+#include "agent/feature.h"
 #include "agent/libc.h"
-#include "agent/patch.h"
-#include "agent/sample.h"
 #include "agent/settings.h"
 
 REAL_DECL(pthread_create);
@@ -80,7 +80,8 @@ static void *thread_trampoline(void *p)
 	void *ret;
 
 	REAL(free)(p);
-	agent_sample_thread_start(st.prof_blocked);
+	agent_features_emit(AGENT_EV_THREAD_START,
+			    &(struct agent_event){ .thread = { st.prof_blocked } });
 	t = wrap_enter(AGENT_G_THREAD);
 	if (t) {
 		const void *start = (const void *)(uintptr_t)st.fn;
@@ -109,7 +110,8 @@ WRAP int pthread_create(pthread_t *thread, const pthread_attr_t *attr, thread_fn
 	bool rec = false, hold;
 	int r;
 
-	if (t->busy || (!(agent_libc_on & AGENT_G_THREAD) && !agent_cfg.sample_hz))
+	if (t->busy ||
+	    (!(agent_libc_on & AGENT_G_THREAD) && !agent_features_want(AGENT_EV_THREAD_START)))
 		return REAL(pthread_create)(thread, attr, start, arg);
 	st = REAL(malloc)(sizeof(*st));
 	if (!st) /* the thread still starts, untraced */
@@ -211,8 +213,7 @@ WRAP void pthread_exit(void *retval)
 	}
 	/* C library's unwinding (its own pointer into libgcc_s) must see
 	 * the real return addresses of patched frames (patch.h). */
-	if (agent_cfg.patch)
-		agent_patch_thread_unwinds();
+	agent_features_emit(AGENT_EV_THREAD_UNWIND, NULL);
 	REAL(pthread_exit)(retval);
 	__builtin_unreachable();
 }

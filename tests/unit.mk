@@ -16,6 +16,7 @@ UNIT_TESTS = \
 	tests/unit/test_settings \
 	tests/unit/test_agent_tbuf \
 	tests/unit/test_agent_events \
+	tests/unit/test_agent_features \
 	tests/unit/test_agent_session \
 	tests/unit/test_agent_settings \
 	tests/unit/test_recon \
@@ -94,6 +95,10 @@ tests_unit_test_agent_settings_SOURCES = tests/unit/test_agent_settings.c \
 	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES)
 tests_unit_test_agent_settings_CFLAGS = $(AGENT_TEST_CFLAGS)
 tests_unit_test_agent_settings_LDADD = $(AGENT_TEST_LDADD)
+# The feature table's walker, with rows of its own.
+tests_unit_test_agent_features_SOURCES = tests/unit/test_agent_features.c \
+	agent/feature.h agent/features.c
+tests_unit_test_agent_features_CFLAGS = $(AGENT_TEST_CFLAGS)
 
 # ------------------------------------------------- the converter (convert/)
 # The stack reconstruction alone; the flusher on spools written by the
