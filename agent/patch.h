@@ -50,7 +50,9 @@
  *     (which calls the unwinder through a pointer of its own too) and
  *     libunwind's unw_backtrace() are the agent's as well, and put the real
  *     return addresses back around the walk; the agent's entry points
- *     leave their own frames out of what they give.
+ *     leave every frame in the agent's code out of what they give (their
+ *     own, the pthread_create trampoline's under a thread's start
+ *     routine), traced with --patch or not.
  *   - The sampler (sample.c), which walks the stack from a signal's
  *     context, where putting the return addresses back is not safe: it
  *     reads the real one from the shadow stack as it walks

@@ -12,6 +12,7 @@
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <link.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -431,23 +432,53 @@ void agent_patch_thread_unwinds(void)
 		restore_all(&pstack);
 }
 
-/* The caller's callback, behind one that passes over the first frame the
- * unwinder shows it: the agent's _Unwind_Backtrace, which its caller's
- * would be without the agent. */
+/* The agent's own ELF header, where its program headers say where its
+ * code was loaded: read without a lock (backtraces are taken in signal
+ * handlers, where dl_iterate_phdr() may deadlock). */
+extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+
+/* Whether the return address `pc` is in the agent's own code: the frame of
+ * one of its entry points, of its pthread_create trampoline (under every
+ * thread's start routine), of its signal handlers: frames the program
+ * does not have without the agent. */
+static bool in_agent_text(uintptr_t pc)
+{
+	const ElfW(Ehdr) *eh = &__ehdr_start;
+	const ElfW(Phdr) *ph = (const void *)((const char *)eh + eh->e_phoff);
+	uintptr_t bias = 0;
+
+	for (unsigned i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0) {
+			bias = (uintptr_t)eh - ph[i].p_vaddr;
+			break;
+		}
+	/* A return address may be just past its call's function. */
+	pc--;
+	for (unsigned i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) &&
+		    pc - (bias + ph[i].p_vaddr) < ph[i].p_memsz)
+			return true;
+	return false;
+}
+
+/* The caller's callback, behind one that passes over the frames in the
+ * agent's code: the agent's _Unwind_Backtrace first, which its caller's
+ * would be without the agent, and the pthread_create trampoline's last.
+ * get_ip is the unwinder's own (its context is its own). */
+typedef uintptr_t get_ip_fn(struct _Unwind_Context *);
+
 struct trace_skip {
 	unwind_trace_fn *fn;
 	void *arg;
-	bool skipped;
+	get_ip_fn *get_ip;
 };
 
 static unwind_code trace_skipping(struct _Unwind_Context *ctx, void *arg)
 {
 	struct trace_skip *t = arg;
 
-	if (!t->skipped) {
-		t->skipped = true;
+	if (in_agent_text(t->get_ip(ctx)))
 		return 0; /* _URC_NO_REASON */
-	}
 	return t->fn(ctx, t->arg);
 }
 
@@ -456,53 +487,67 @@ static unwind_code trace_skipping(struct _Unwind_Context *ctx, void *arg)
 unwind_code _Unwind_Backtrace(unwind_trace_fn *fn, void *arg)
 {
 	REAL(backtrace_fn *, _Unwind_Backtrace);
-	struct trace_skip t = { fn, arg, false };
+	REAL(get_ip_fn *, _Unwind_GetIP);
+	struct trace_skip t = { fn, arg, real__Unwind_GetIP };
 	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n;
 	if (on)
 		restore_all(&pstack);
 	unwind_code rc = real__Unwind_Backtrace(trace_skipping, &t);
-	/* Never a tail call: this frame is the one skipped. */
-	__asm__ volatile("" ::: "memory");
 	if (on)
 		rearm(&pstack, CALLER_SP());
 	return rc;
 }
 
+/* Leaves the addresses in the agent's code out of v[0..n): how many are
+ * left, in their order. */
+static int leave_out_agent(void **v, int n)
+{
+	int m = 0;
+
+	for (int i = 0; i < n; i++)
+		if (!in_agent_text((uintptr_t)v[i]))
+			v[m++] = v[i];
+	return m;
+}
+
 /* backtrace(3) and the like (real), called from the agent's of the same
  * name, whose caller's stack pointer is sp.  The real return addresses
- * are put back around the walk.  The real one, called from here, gives
- * the address in the agent's first: it is dropped, and when that filled
- * the buffer, the address it pushed out is read again with room for one
- * more, in pages of their own (backtraces are taken in crash handlers,
- * where malloc() is not safe). */
+ * are put back around the walk.  The addresses in the agent's code (the
+ * entry point's first, the thread trampoline's last) are left out; when
+ * the walk filled the buffer and that left room, it is walked again with
+ * room for as many more, in pages of their own (backtraces are taken in
+ * crash handlers, where malloc() is not safe), until the buffer is full
+ * of the program's frames or the walk ends before the room does. */
 typedef int walk_fn(void **, int);
 
 static inline __attribute__((always_inline)) int walk_for_caller(walk_fn *real, void **array,
 								 int size, uint64_t *sp)
 {
 	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n;
-	size_t len = ((size_t)(size > 0 ? size : 0) + 1) * sizeof(void *);
-	void **v = MAP_FAILED, **from = array;
-	int n;
+	int n, m, room = size, tries = 4;
 
 	if (on)
 		restore_all(&pstack);
 	n = real(array, size);
-	if (n > 0 && n == size && size < INT_MAX) {
-		v = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		int m = v != MAP_FAILED ? real(v, size + 1) : 0;
-		if (m > 1) {
-			from = v;
-			n = m;
+	m = n > 0 ? leave_out_agent(array, n) : 0;
+	while (n == room && m < size && size - m <= INT_MAX - 8 - room && tries--) {
+		room += size - m + 8;
+		size_t len = (size_t)room * sizeof(void *);
+		void **v = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				-1, 0);
+		if (v == MAP_FAILED)
+			break;
+		n = real(v, room);
+		int k = n > 0 ? leave_out_agent(v, n) : 0;
+		if (k > m) {
+			m = k < size ? k : size;
+			memcpy(array, v, (size_t)m * sizeof(void *));
 		}
-	}
-	if (n > 0)
-		memmove(array, from + 1, (size_t)(n - 1) * sizeof(void *));
-	if (v != MAP_FAILED)
 		munmap(v, len);
+	}
 	if (on)
 		rearm(&pstack, sp);
-	return n > 0 ? n - 1 : 0;
+	return m;
 }
 
 /* The C library's backtrace() calls the unwinder through a pointer of its

@@ -241,15 +241,16 @@ tests_progs_patchme_cxx_static_LDFLAGS = $(EXAMPLE_LINK_FLAGS) -static-libgcc -s
 tests_progs_patchme_cxx_static_LDADD = -lpthread
 # patchme_bt prints its own backtraces (backtrace(), _Unwind_Backtrace());
 # patchme_bt_unw, linked with libunwind, unw_backtrace() too: the frames of
-# the plain run (tests/e2e/patch-walkers.sh).
+# the plain run, in a thread too (tests/e2e/patch-walkers.sh, backtrace-thread.sh).
 check_PROGRAMS += tests/progs/patchme_bt tests/progs/patchme_bt_unw
 tests_progs_patchme_bt_SOURCES = tests/progs/patchme_bt.c
 tests_progs_patchme_bt_CFLAGS = $(WARN_CFLAGS) -O2 -g
 tests_progs_patchme_bt_LDFLAGS = $(EXAMPLE_LINK_FLAGS) -rdynamic
+tests_progs_patchme_bt_LDADD = -lpthread
 tests_progs_patchme_bt_unw_SOURCES = tests/progs/patchme_bt.c
 tests_progs_patchme_bt_unw_CFLAGS = $(WARN_CFLAGS) -O2 -g -DPATCHME_BT_UNW $(LIBUNWIND_CFLAGS)
 tests_progs_patchme_bt_unw_LDFLAGS = $(EXAMPLE_LINK_FLAGS) -rdynamic
-tests_progs_patchme_bt_unw_LDADD = $(LIBUNWIND_LIBS)
+tests_progs_patchme_bt_unw_LDADD = $(LIBUNWIND_LIBS) -lpthread
 # patchme_walk walks its own stack by return address, and calls libwalkrt,
 # which does too (standing for HotSpot's libjvm): left alone.  Frame
 # pointers, which both walk.

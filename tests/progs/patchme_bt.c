@@ -14,12 +14,18 @@
  *   _Unwind_Backtrace comes first then): libunwind's unw_backtrace() too,
  * each after a line "NAME: N frames".  Run 3 times, from 3 calls.
  *
+ * With the argument "thread": once in a thread (its frames end in the C
+ * library's start_thread and clone, which the agent starts on a start
+ * routine of its own), then once in the main thread; backtrace() also
+ * with room for exactly the frames it gave with room for all.
+ *
  * With the argument "prof": calls leaf() in a loop while a SIGPROF
  * handler takes a backtrace (its timer set to 200 us of CPU time), 250
  * times, as a sampling profiler does; a signal may come in the middle of
  * any patched call's entry or return.
  */
 #include <execinfo.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +40,7 @@
 #define MAXF	 64
 
 static volatile int sink;
+static int exact; /* "thread": backtrace() with room for all it gave too */
 
 /* Global, so that -rdynamic names them. */
 void show(void);
@@ -69,8 +76,12 @@ NOINLINE void show(void)
 	void *v[MAXF];
 	struct collected c = { .n = 0 };
 
-	print("backtrace", v, backtrace(v, MAXF));
+	int n = backtrace(v, MAXF);
+
+	print("backtrace", v, n);
 	print("backtrace(4)", v, backtrace(v, 4));
+	if (exact)
+		print("backtrace(n)", v, backtrace(v, n));
 	_Unwind_Backtrace(collect, &c);
 	print("_Unwind_Backtrace", c.v, c.n);
 #ifdef PATCHME_BT_UNW
@@ -133,10 +144,29 @@ static int prof(void)
 	return 0;
 }
 
+static void *thread_main(void *arg)
+{
+	(void)arg;
+	outer();
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "prof") == 0)
 		return prof();
+	if (argc > 1 && strcmp(argv[1], "thread") == 0) {
+		pthread_t th;
+
+		exact = 1;
+		printf("thread:\n");
+		fflush(stdout);
+		if (pthread_create(&th, NULL, thread_main, NULL) != 0 || pthread_join(th, NULL) != 0)
+			return 1;
+		printf("main:\n");
+		outer();
+		return 0;
+	}
 	for (int i = 0; i < 3; i++)
 		outer();
 	return 0;
