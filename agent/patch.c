@@ -42,7 +42,12 @@ void agent_patch_activate(void); /* patch_rt.c */
 /* A module to patch: the main program, or a library FXT_PATCH_MODULE
  * names, loaded before main(). */
 struct module {
-	char path[4096];
+	char path[4096]; /* its file: an absolute path */
+	/* The loader's name for it when that is not path (relative to the
+	 * folder the process was in: an rpath or LD_LIBRARY_PATH of "."),
+	 * else NULL: what it is known by (is_patched(), still_loaded()). */
+	char *name;
+	const char *why; /* why it cannot be patched at all, else NULL */
 	uint64_t bias;
 	uint64_t entry; /* the main program's entry point, else 0 */
 	/* Its loaded segments: the executable ones are its text; all are
@@ -152,7 +157,7 @@ static void remember(const struct module *m, void *area, size_t area_size,
 		state.v = v;
 		state.cap = cap;
 	}
-	if (!(path = strdup(m->path)))
+	if (!(path = strdup(m->name ? m->name : m->path)))
 		return;
 	state.v[state.n++] =
 	    (struct patched){ path, m->bias, area, area_size, sites, m->entry != 0 };
@@ -321,6 +326,44 @@ struct modules {
 	bool live; /* after start-up: the libraries not patched yet */
 };
 
+/* The file mapped at addr, by /proc/self/maps, into buf: the real path of
+ * a library the loader found by a relative one, which the process's
+ * folder may no longer resolve.  NULL, or why not. */
+static const char *mapped_file(uint64_t addr, char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	const char *why = "it is not in /proc/self/maps";
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return "/proc/self/maps cannot be read, which says where its file is";
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long lo, hi;
+		int at = 0;
+
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &at) < 2 || !at ||
+		    addr < lo || addr >= hi)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		size_t len = strlen(line + at);
+		if (line[at] != '/')
+			why = "no file is mapped where it was loaded";
+		else if (len > 10 && strcmp(line + at + len - 10, " (deleted)") == 0)
+			why = "its file was deleted or replaced after it was loaded";
+		else if (len >= size)
+			why = "the path of its file is too long";
+		else {
+			memcpy(buf, line + at, len + 1);
+			why = NULL;
+		}
+		break;
+	}
+	free(line);
+	fclose(f);
+	return why;
+}
+
 static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct modules *ms = arg;
@@ -339,11 +382,13 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 		snprintf(m->path, sizeof(m->path), "%s", agent_exe_path());
 		m->entry = getauxval(AT_ENTRY);
 	} else {
-		if (!info->dlpi_name || info->dlpi_name[0] != '/' ||
+		if (!info->dlpi_name || !info->dlpi_name[0] ||
 		    !agent_module_patched(info->dlpi_name) ||
 		    is_patched(info->dlpi_name, info->dlpi_addr))
 			return 0;
 		snprintf(m->path, sizeof(m->path), "%s", info->dlpi_name);
+		if (info->dlpi_name[0] != '/' && !(m->name = strdup(info->dlpi_name)))
+			return 0;
 	}
 	m->bias = info->dlpi_addr;
 	m->live = ms->live;
@@ -359,8 +404,14 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 					   !!(ph->p_flags & PF_X) };
 		text |= (ph->p_flags & PF_X) != 0;
 	}
+	if (m->name && m->nseg)
+		m->why = mapped_file(m->seg[0].addr, m->path, sizeof(m->path));
 	if (text)
 		ms->n++;
+	else {
+		free(m->name);
+		m->name = NULL;
+	}
 	return 0;
 }
 
@@ -502,6 +553,15 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 	void *kept = NULL;
 	int err = 0;
 
+	if (m->why) {
+		/* Known as patched, said once. */
+		remember(m, NULL, 0, NULL);
+		if (rep)
+			fprintf(rep, "exe %s\nunpatched %s\n", exe, m->why);
+		agent_dbg("FXT_PATCH: %s not patched: %s", exe, m->why);
+		return 0;
+	}
+
 	for (unsigned i = 0; i < m->nseg; i++) {
 		if (!m->seg[i].exec)
 			continue;
@@ -640,6 +700,7 @@ static int patch_modules(struct modules *ms)
 		int e = patch_module(state.plan, &state.pat, &ms->v[i], rep);
 		if (e < 0 && !err)
 			err = e;
+		free(ms->v[i].name);
 	}
 	if (rep)
 		fclose(rep);

@@ -77,7 +77,11 @@
  *     exe PATH
  *     patched NAME          (one line a function)
  *     skipped NAME\tREASON
- * which fxt-run sums up ("patched N of M functions").
+ *     unpatched REASON      (the module as a whole: its file not found)
+ * which fxt-run sums up ("patched N of M functions").  A library the
+ * loader found by a relative path (an rpath or LD_LIBRARY_PATH of ".") is
+ * read from the file /proc/self/maps says is mapped there: the process
+ * may have changed folders since.
  */
 #ifndef FXT_AGENT_PATCH_H
 #define FXT_AGENT_PATCH_H

@@ -1,7 +1,8 @@
 /* fxt-run --patch: the folder where each traced process says what it
  * patched (agent/patch.h: FXT_PATCH_REPORT/patch.PID), and the summary
  * made of it after the run: "patched N of M functions of PROG (K skipped:
- * ...)", once per program, and with --patch-list every function and why. */
+ * ...)", once per program, and with --patch-list every function and why;
+ * "patched no function of PROG: WHY" for a library that could not be. */
 #include "config.h"
 
 #include <dirent.h>
@@ -50,18 +51,24 @@ struct section {
 	char exe[4096];
 	unsigned patched, skipped;
 	struct reasons r;
+	char *why; /* the module could not be patched at all: why */
 	bool said; /* its module was summed up already (another process) */
 };
 
 static void section_end(struct section *sec, char ***seen, size_t *nseen)
 {
-	if (sec->exe[0] && !sec->said) {
+	if (sec->exe[0] && !sec->said && sec->why)
+		fprintf(stderr, "fxt-run: patched no function of %s: %s\n", display_name(sec->exe),
+			sec->why);
+	else if (sec->exe[0] && !sec->said) {
 		fprintf(stderr, "fxt-run: patched %u of %u functions of %s", sec->patched,
 			sec->patched + sec->skipped, display_name(sec->exe));
 		for (unsigned i = 0; i < sec->r.k; i++)
 			fprintf(stderr, "%s%u %s", i ? ", " : " (skipped: ", sec->r.n[i],
 				sec->r.why[i]);
 		fprintf(stderr, "%s\n", sec->r.k ? ")" : "");
+	}
+	if (sec->exe[0] && !sec->said) {
 		char **v = realloc(*seen, (*nseen + 1) * sizeof(*v));
 		if (v) {
 			*seen = v;
@@ -71,6 +78,7 @@ static void section_end(struct section *sec, char ***seen, size_t *nseen)
 	}
 	for (unsigned i = 0; i < sec->r.k; i++)
 		free(sec->r.why[i]);
+	free(sec->why);
 	memset(sec, 0, sizeof(*sec));
 }
 
@@ -99,6 +107,9 @@ static void one_report(const char *path, bool list, char ***seen, size_t *nseen)
 			sec->patched++;
 			if (list && !sec->said)
 				fprintf(stderr, "fxt-run: patched %s\n", line + 8);
+		} else if (strncmp(line, "unpatched ", 10) == 0) {
+			free(sec->why);
+			sec->why = strdup(line + 10);
 		} else if (strncmp(line, "skipped ", 8) == 0) {
 			char *tab = strchr(line + 8, '\t');
 			sec->skipped++;

@@ -273,6 +273,14 @@ tests_progs_patchme_lib_SOURCES = tests/progs/patchme_lib.c
 tests_progs_patchme_lib_CFLAGS = $(WARN_CFLAGS) -O2 -g
 tests_progs_patchme_lib_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_patchme_lib_LDADD = tests/progs/libpatchlib.la
+# patchme_librel: the same program, its library found by a relative rpath
+# ("."): the loader's name for it is ./libpatchlib.so.
+check_PROGRAMS += tests/progs/patchme_librel
+tests_progs_patchme_librel_SOURCES = tests/progs/patchme_lib.c
+tests_progs_patchme_librel_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_patchme_librel_LDFLAGS = $(EXAMPLE_LINK_FLAGS) -Wl,-rpath,.
+tests_progs_patchme_librel_LDADD = -L$(top_builddir)/tests/progs/.libs -lpatchlib
+tests_progs_patchme_librel_DEPENDENCIES = tests/progs/libpatchlib.la
 # patchme_dl and the plug-in it loads, libpatchdl: dlopen() with threads
 # running.
 check_LTLIBRARIES += tests/progs/libpatchdl.la

@@ -10,24 +10,24 @@
 # record -P.`'s for every function both patch.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 55
+plan 58
 scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
 
 if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
-  for i in $(seq 55); do skip "built without Capstone"; done
+  for i in $(seq 58); do skip "built without Capstone"; done
   finish; exit $?
 fi
 if [ "$(uname -m)" != x86_64 ]; then
-  for i in $(seq 55); do skip "run-time patching is for x86-64"; done
+  for i in $(seq 58); do skip "run-time patching is for x86-64"; done
   finish; exit $?
 fi
 
 # calls ARCHIVE: "FUNCTION CALLS" of the program's functions.
 calls() {
   "$abs_top_builddir/fxt-report" --format csv "$1" |
-    awk -F, 'NR > 1 && $(NF - 1) ~ /^"?(patchme|patchme_pfe|patchme_cxx|patchme_cxx_slg|stripped|patchme_lib|libpatchlib.so|patchme_dl|libpatchdl.so)"?$/ { n = $NF; gsub(/"/, "", n); gsub(/\(.*/, "", n); print n, $1 }' | sort
+    awk -F, 'NR > 1 && $(NF - 1) ~ /^"?(patchme|patchme_pfe|patchme_cxx|patchme_cxx_slg|stripped|patchme_lib|patchme_librel|libpatchlib.so|patchme_dl|libpatchdl.so)"?$/ { n = $NF; gsub(/"/, "", n); gsub(/\(.*/, "", n); print n, $1 }' | sort
 }
 
 "$P" > "$TMPD/plain.out" 2>&1
@@ -136,6 +136,16 @@ is "$(want lib_each) $(want back)" "3 300" "--patch-module: the library's calls,
 ok "--patch-module: the library's recursion counted" test "$(want lib_fib)" -gt 100
 ok "--patch-module: a summary line for the library" grep -q '^fxt-run: patched [0-9]* of [0-9]* functions of .*libpatchlib.so' "$TMPD/lib.err"
 ok "--patch-module: never the C library" sh -c '! grep -q "functions of .*libc.so" "$1"' - "$TMPD/lib.err"
+# The library found by a relative rpath ("."), the loader's name for it
+# ./libpatchlib.so: patched all the same (it was left out, unsaid).
+mkdir "$TMPD/rel" && cp "$PROGS/.libs/libpatchlib.so" "$TMPD/rel/"
+(cd "$TMPD/rel" && "$PROGS/patchme_librel") > "$TMPD/rplain.out" 2>&1
+(cd "$TMPD/rel" && "$FXT_RUN" -o "$TMPD/rel.fxt" --patch=. --patch-module='libpatchlib*' \
+  -- "$PROGS/patchme_librel") > "$TMPD/rel.out" 2> "$TMPD/rel.err"
+is "$?/$(cat "$TMPD/rel.out")" "0/$(cat "$TMPD/rplain.out")" "--patch-module, a library found by a relative rpath: the output and status of the plain run"
+calls "$TMPD/rel.fxt" > "$TMPD/calls"
+is "$(want lib_each) $(want back)" "3 300" "... the library's calls, and its calls back into the program"
+ok "... a summary line for the library" grep -q '^fxt-run: patched [1-9][0-9]* of [0-9]* functions of libpatchlib.so' "$TMPD/rel.err"
 
 # Libraries loaded by dlopen(), with threads running: patched at each load
 # (twice here), one of its functions being called on another thread the
