@@ -10,17 +10,17 @@
 # record -P.`'s for every function both patch.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 58
+plan 63
 scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
 
 if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
-  for i in $(seq 58); do skip "built without Capstone"; done
+  for i in $(seq 63); do skip "built without Capstone"; done
   finish; exit $?
 fi
 if [ "$(uname -m)" != x86_64 ]; then
-  for i in $(seq 58); do skip "run-time patching is for x86-64"; done
+  for i in $(seq 63); do skip "run-time patching is for x86-64"; done
   finish; exit $?
 fi
 
@@ -164,6 +164,20 @@ ok "dlopen: the spinner's calls after the patch counted ($(want dl_spin) of $spi
   test "$(want dl_spin)" -gt 0 -a "$(want dl_spin)" -le "$spins"
 ok "dlopen: a summary line for the library" \
   grep -q '^fxt-run: patched [0-9]* of [0-9]* functions of .*libpatchdl.so' "$TMPD/dl.err"
+# dlopen("./libpatchdl.so"): patched at each load too; then its file
+# removed by its constructor, before it could be read: left alone, and said.
+cp "$DL" "$TMPD/rel/"
+(cd "$TMPD/rel" && "$FXT_RUN" -o "$TMPD/dlr.fxt" --patch=. --patch-module='libpatchdl*' \
+  -- "$D" ./libpatchdl.so) > "$TMPD/dlr.out" 2> "$TMPD/dlr.err"
+is "$?/$(cat "$TMPD/dlr.out")" "0/$(cat "$TMPD/dplain.out")" "dlopen of a relative path: the output and status are the plain run's"
+calls "$TMPD/dlr.fxt" > "$TMPD/calls"
+is "$(want dl_each) $(want dl_square)" "4 220" "... patched at each of two loads: every call"
+"$D" "$DL" 1 > "$TMPD/d1plain.out" 2> /dev/null
+(cd "$TMPD/rel" && PATCHDL_UNLINK=libpatchdl.so "$FXT_RUN" -o "$TMPD/dlg.fxt" --patch=. \
+  --patch-module='libpatchdl*' -- "$D" ./libpatchdl.so 1) > "$TMPD/dlg.out" 2> "$TMPD/dlg.err"
+is "$?/$(cat "$TMPD/dlg.out")" "0/$(cat "$TMPD/d1plain.out")" "dlopen, its file removed as it loads: the output and status are the plain run's"
+is "$(calls "$TMPD/dlg.fxt" | grep -c '^dl_')" 0 "... not patched"
+ok "... and the summary says why" grep -qx 'fxt-run: patched no function of ./libpatchdl.so: its file was deleted or replaced after it was loaded' "$TMPD/dlg.err"
 "$FXT_RUN" -q -o "$TMPD/dl0.fxt" --patch=. -- "$D" "$DL" > /dev/null 2>&1
 is "$(calls "$TMPD/dl0.fxt" | grep -c '^dl_')" 0 "dlopen: a library --patch-module does not name is left alone"
 ok "dlopen: no mapping is writable and executable" grep -qx 'wx: none' "$TMPD/dl.out"

@@ -2,9 +2,12 @@
  * tests/progs/patchme_dl loads with dlopen() while other threads run, for
  * fxt-run --patch-module (tests/e2e/patch.sh).  With PATCHDL_SPIN set, its
  * constructor starts a thread that calls dl_spin() in a loop: the library
- * is then patched while one of its functions is being called. */
+ * is then patched while one of its functions is being called.  With
+ * PATCHDL_UNLINK=FILE, its constructor removes FILE (its own), before
+ * fxt-run --patch-module looks for it as dlopen() returns. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline, noclone))
 
@@ -39,6 +42,10 @@ static void *spin_main(void *arg)
 
 __attribute__((constructor)) static void start_spinner(void)
 {
+	const char *gone = getenv("PATCHDL_UNLINK");
+
+	if (gone)
+		unlink(gone);
 	if (getenv("PATCHDL_SPIN") && pthread_create(&spinner, NULL, spin_main, NULL) == 0)
 		spinning = 1;
 }

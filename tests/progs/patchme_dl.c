@@ -1,4 +1,5 @@
-/* patchme_dl: loads the plug-in libpatchdl (argv[1]) with dlopen() twice,
+/* patchme_dl: loads the plug-in libpatchdl (argv[1]) with dlopen() twice
+ * (or argv[2] times),
  * each time with a thread of its own waiting to call it, calls it, unloads
  * it: fxt-run --patch-module patches it at each load (tests/e2e/patch.sh).
  * Built without -finstrument-functions.  Prints its results; the calls of
@@ -53,11 +54,13 @@ NOINLINE static int round_trip(const char *path, int round)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: patchme_dl LIBPATCHDL.so\n");
+	int rounds = argc == 3 ? atoi(argv[2]) : 2;
+
+	if (argc < 2 || argc > 3 || rounds < 1) {
+		fprintf(stderr, "usage: patchme_dl LIBPATCHDL.so [ROUNDS]\n");
 		return 2;
 	}
-	for (int round = 1; round <= 2; round++)
+	for (int round = 1; round <= rounds; round++)
 		if (round_trip(argv[1], round) != 0)
 			return 1;
 	print_wx_maps(); /* none is left writable and executable */
