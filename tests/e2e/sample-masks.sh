@@ -90,11 +90,13 @@ ok "idle: the bursts are sampled" test "$burn_ns" -gt 0
 # and the time they were preempted on a busy machine), one slice each.
 ok "idle: main's samples last its bursts, not its waits" \
   test "$main_ns" -le 1000000000
-# One slice per burst (a burst the machine's load left without a sample
-# has none).
+# A slice per burst, not one across the waits (as before the fix): on a
+# loaded machine a burst may get no sample, or be cut where the agent
+# itself waited (a chunk refill blocking on the disk), so only "several,
+# and at most two a burst" is sure.
 nmain=$(sample_slices idle.fxt main)
 ok "idle: main is a slice per burst ($nmain), not one across the waits" \
-  test "$nmain" -ge 3 -a "$nmain" -le 5
+  test "$nmain" -ge 2 -a "$nmain" -le 10
 
 # --- xz -T2: liblzma's workers block every signal -------------------------------
 if command -v xz >/dev/null; then
