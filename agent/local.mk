@@ -17,6 +17,7 @@ AGENT_RECORD_SOURCES = \
 	agent/clock.c agent/clock.h \
 	agent/events.h agent/gates.h agent/libc.h agent/real.h \
 	agent/log.c agent/log.h \
+	agent/mode.h \
 	agent/settings.c agent/settings.h \
 	agent/spool.c agent/spool.h \
 	agent/tbuf.c agent/tbuf.h \

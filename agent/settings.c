@@ -16,6 +16,7 @@
 #include "agent/settings.h"
 #include "agent/libc.h"
 #include "agent/log.h"
+#include "agent/mode.h"
 #include "run/settings.h"
 #include "spool/names.h"
 
@@ -155,9 +156,11 @@ void agent_output_export(void)
 
 /* FXT_SNAPSHOT_IF, with FXT_MAX_SNAPSHOTS loaded: the rules, which make
  * the mode circular unless FXT_MODE chose another (they are then
- * ignored). */
+ * ignored): fxt__mode_resolve(). */
 static void load_snapshot_rules(const char *s, bool mode_given)
 {
+	const char *why;
+
 	while (s && *s && agent_cfg.nsnap_rules < FXT_MAX_SNAPSHOT_RULES) {
 		size_t len = strcspn(s, "\n");
 		struct fxt_snapshot_rule *r = &agent_cfg.snap_rules[agent_cfg.nsnap_rules];
@@ -168,12 +171,12 @@ static void load_snapshot_rules(const char *s, bool mode_given)
 			agent_dbg(FXT_ENV(SNAPSHOT_IF) ": a rule is not NAME>DURATION; left out");
 		s += len + (s[len] == '\n');
 	}
-	if (!agent_cfg.nsnap_rules || !agent_cfg.max_snapshots) {
+	if (!agent_cfg.max_snapshots)
 		agent_cfg.nsnap_rules = 0;
-	} else if (!mode_given) {
-		agent_cfg.mode = FXT_MODE_CIRCULAR;
-	} else if (agent_cfg.mode != FXT_MODE_CIRCULAR) {
-		agent_dbg(FXT_ENV(SNAPSHOT_IF) ": the mode is not circular; no snapshots");
+	agent_cfg.mode =
+	    fxt__mode_resolve(mode_given, agent_cfg.mode, agent_cfg.nsnap_rules != 0, &why);
+	if (why) {
+		agent_dbg(FXT_ENV(SNAPSHOT_IF) ": %s; no snapshots", why);
 		agent_cfg.nsnap_rules = 0;
 	}
 }
@@ -420,18 +423,16 @@ static void derive(agent_settings_get_fn *get, void *ctx, bool buffer_loaded)
 	load_snapshot_rules(get_row(get, ctx, FXT_S_SNAPSHOT_IF),
 			    get_row(get, ctx, FXT_S_MODE) != NULL);
 	if (!buffer_loaded)
-		agent_cfg.buffer_size = agent_cfg.mode == FXT_MODE_STREAM
-						? FXT_DEFAULT_BUFFER_STREAM
-						: FXT_DEFAULT_BUFFER_THREAD;
+		agent_cfg.buffer_size = fxt__mode_default_buffer(agent_cfg.mode);
 	if (agent_cfg.chunk_size < AGENT_MIN_CHUNK_SIZE)
 		agent_cfg.chunk_size = AGENT_MIN_CHUNK_SIZE;
 	if (agent_cfg.chunk_size > (1ull << 30))
 		agent_cfg.chunk_size = 1ull << 30;
 	agent_cfg.chunk_size = (agent_cfg.chunk_size + pg - 1) / pg * pg;
-	if (agent_cfg.mode == FXT_MODE_STREAM && agent_cfg.buffer_size < agent_cfg.chunk_size)
+	if (agent_mode_stream() && agent_cfg.buffer_size < agent_cfg.chunk_size)
 		agent_cfg.buffer_size = agent_cfg.chunk_size;
 	/* A thread's buffer: whole pages, at least AGENT_MIN_THREAD_BUFFER. */
-	if (agent_cfg.mode != FXT_MODE_STREAM) {
+	if (!agent_mode_stream()) {
 		if (agent_cfg.buffer_size < AGENT_MIN_THREAD_BUFFER)
 			agent_cfg.buffer_size = AGENT_MIN_THREAD_BUFFER;
 		agent_cfg.buffer_size = agent_cfg.buffer_size / pg * pg;

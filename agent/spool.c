@@ -17,6 +17,7 @@
 #include "agent/clock.h"
 #include "agent/settings.h"
 #include "agent/log.h"
+#include "agent/mode.h"
 #include "agent/spool.h"
 #include "agent/tbuf.h"
 #include "spool/launcher.h"
@@ -246,7 +247,7 @@ static uint64_t next_size(const struct spool *sp, uint32_t seq)
 	else if (seq == 1 && size / 4 > AGENT_FLOOR_CHUNK_SIZE)
 		size /= 4;
 
-	while (agent_cfg.mode == FXT_MODE_STREAM && size > AGENT_FLOOR_CHUNK_SIZE &&
+	while (agent_mode_stream() && size > AGENT_FLOOR_CHUNK_SIZE &&
 	       sp->mapped + size > sp->buffer_size)
 		size /= 2;
 	return size;

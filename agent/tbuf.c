@@ -12,6 +12,7 @@
 #include "agent/agent.h"
 #include "agent/events.h"
 #include "agent/log.h"
+#include "agent/mode.h"
 #include "agent/tbuf.h"
 
 __thread struct tstate agent_tls __attribute__((tls_model("initial-exec")));
@@ -82,9 +83,9 @@ static void stop(struct tstate *t, struct tbuf *tb, uint64_t ts, int err)
 {
 	if (err != -ESHUTDOWN)
 		agent_dbg("thread %llu stops recording: %s", (unsigned long long)tb->tid,
-			  err != -ENOSPC		       ? strerror(-err)
-			  : agent_cfg.mode == FXT_MODE_ONESHOT ? "its FXT_BUFFER_SIZE is full"
-							       : "FXT_MAX_SIZE reached");
+			  err != -ENOSPC	  ? strerror(-err)
+			  : agent_mode_one_fill() ? "its FXT_BUFFER_SIZE is full"
+						  : "FXT_MAX_SIZE reached");
 	/* Past a size limit (-ENOSPC), or the flush (-ESHUTDOWN): the
 	 * default cause.  Anything else is the spool's failure, said as such
 	 * rather than as a limit to raise. */
@@ -117,7 +118,7 @@ static bool in_chunk(const struct tbuf *tb, const uint64_t *p)
  * one-chunk-after-another layout. */
 static bool reusable(const struct tbuf *tb, const struct spool_map *m)
 {
-	return agent_cfg.mode == FXT_MODE_STREAM && tb->seq >= 3 &&
+	return agent_mode_stream() && tb->seq >= 3 &&
 	       m->size >= AGENT_FLOOR_CHUNK_SIZE; /* m's seq is tb->seq - 1 */
 }
 
@@ -160,8 +161,7 @@ static uint64_t buffer_cap(const struct tbuf *tb)
 	uint64_t b = agent_cfg.buffer_size, left = b > tb->bytes ? b - tb->bytes : 0;
 	uint64_t quarter = b / 4;
 
-	if (agent_cfg.mode == FXT_MODE_CIRCULAR && quarter >= AGENT_MIN_CHUNK_SIZE &&
-	    left > quarter)
+	if (agent_mode_ring() && quarter >= AGENT_MIN_CHUNK_SIZE && left > quarter)
 		left = quarter;
 	return left ? left : 1; /* 1: too little for a chunk (0 is no bound) */
 }
@@ -232,7 +232,7 @@ static int refill(struct tstate *t, struct tbuf *tb)
 
 	t->end = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (agent_cfg.mode == FXT_MODE_CIRCULAR) {
+	if (agent_mode_ring()) {
 		/* The chunk being left stays mapped, in the ring. */
 		__atomic_store_n(&tb->map.base, NULL, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -267,9 +267,8 @@ static int refill(struct tstate *t, struct tbuf *tb)
 	}
 	if (!next.base) {
 		/* Oneshot: no more than the thread's buffer. */
-		err =
-		    spool_chunk_get(&agent.spool, tb->serial, tb->tid, tb->seq,
-				    agent_cfg.mode == FXT_MODE_ONESHOT ? buffer_cap(tb) : 0, &next);
+		err = spool_chunk_get(&agent.spool, tb->serial, tb->tid, tb->seq,
+				      agent_mode_one_fill() ? buffer_cap(tb) : 0, &next);
 		if (err < 0)
 			return err;
 		tb->bytes += next.size;

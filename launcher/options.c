@@ -20,25 +20,27 @@
 
 #define AGENT_NAME "libfxt-agent.so"
 
-/* With --snapshot-if: the flight recorder, unless another --mode was
- * asked for; the libc groups its rules name recorded. */
+/* With --snapshot-if: the flight recorder (fxt__mode_resolve()), another
+ * --mode refused; the libc groups its rules name recorded. */
 static void check_snapshots(struct options *o)
 {
 	struct fxt_values *v = &o->set;
 	const char *rules = v->v[FXT_S_SNAPSHOT_IF].s;
 	unsigned groups = AGENT_G_DEFAULT;
+	const char *why;
 
 	if (!v->given[FXT_S_SNAPSHOT_IF]) {
 		if (v->given[FXT_S_MAX_SNAPSHOTS])
 			die(EXIT_USAGE, "--max-snapshots: without --snapshot-if");
 		return;
 	}
-	if (v->given[FXT_S_MODE] && v->v[FXT_S_MODE].u != FXT_MODE_CIRCULAR)
+	v->v[FXT_S_MODE].u =
+	    fxt__mode_resolve(v->given[FXT_S_MODE], (enum fxt_mode)v->v[FXT_S_MODE].u, true, &why);
+	if (why)
 		die(EXIT_USAGE,
 		    "--snapshot-if: snapshots are of the flight recorder "
 		    "(--mode=circular), not of --mode=%s",
 		    fxt__mode_name((unsigned)v->v[FXT_S_MODE].u));
-	v->v[FXT_S_MODE].u = FXT_MODE_CIRCULAR;
 	v->given[FXT_S_MODE] = true;
 	if (v->given[FXT_S_LIBC])
 		agent_libc_parse(v->v[FXT_S_LIBC].s, &groups);

@@ -81,6 +81,23 @@ const char *fxt__mode_name(unsigned mode)
 	return mode < sizeof(modes) / sizeof(modes[0]) ? modes[mode] : "?";
 }
 
+enum fxt_mode fxt__mode_resolve(bool given, enum fxt_mode mode, bool has_rules, const char **why)
+{
+	*why = NULL;
+	if (!has_rules)
+		return mode;
+	if (!given)
+		return FXT_MODE_CIRCULAR;
+	if (mode != FXT_MODE_CIRCULAR)
+		*why = "the mode is not circular";
+	return mode;
+}
+
+uint64_t fxt__mode_default_buffer(enum fxt_mode mode)
+{
+	return mode == FXT_MODE_STREAM ? FXT_DEFAULT_BUFFER_STREAM : FXT_DEFAULT_BUFFER_THREAD;
+}
+
 /* ASCII lower case, without the locale. */
 static char lower(char c)
 {

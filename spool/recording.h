@@ -8,6 +8,7 @@
 #ifndef FXT_SPOOL_RECORDING_H
 #define FXT_SPOOL_RECORDING_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum agent_group {
@@ -56,7 +57,7 @@ enum fxt_mode {
 #define FXT_MODE_NAMES "stream, oneshot, circular"
 
 /* FXT_BUFFER_SIZE's default: per process in stream mode, per thread in
- * the other two. */
+ * the other two; fxt__mode_default_buffer() chooses. */
 #define FXT_DEFAULT_BUFFER_STREAM (64ull << 20)
 #define FXT_DEFAULT_BUFFER_THREAD (16ull << 20)
 
@@ -65,6 +66,16 @@ int fxt__mode_parse(const char *s, enum fxt_mode *out);
 
 /* A mode's name ("stream"); "?" for an unknown value. */
 const char *fxt__mode_name(unsigned mode);
+
+/* The mode a run records in, for fxt-run's checks and the agent's
+ * loading alike: `mode` as asked for (given) or its default; snapshot
+ * rules (has_rules) make it circular unless another mode was given.  *why
+ * is then the reason the rules cannot apply ("the mode is not circular";
+ * fxt-run refuses the run, the agent drops the rules), else NULL. */
+enum fxt_mode fxt__mode_resolve(bool given, enum fxt_mode mode, bool has_rules, const char **why);
+
+/* FXT_BUFFER_SIZE's default in a mode. */
+uint64_t fxt__mode_default_buffer(enum fxt_mode mode);
 
 /* FXT_SAMPLE's bound, in samples per second of a thread's CPU time. */
 #define AGENT_MAX_SAMPLE_HZ 10000u

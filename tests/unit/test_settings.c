@@ -1,7 +1,7 @@
 /* Unit tests of the settings table (run/settings.def) and what fxt-run
  * makes of it: the table's rules (on the table, and on broken copies), the
  * options' checks, the export's text read back, the block attach hands to
- * the agent. */
+ * the agent, the mode policy both sides share. */
 #include "config.h"
 
 #include <errno.h>
@@ -186,12 +186,50 @@ static void test_blocks(void)
 	free(b.buf);
 }
 
+/* fxt__mode_resolve(): snapshot rules make the mode circular unless
+ * another was given; no rules, the mode as it is. */
+static void test_mode_policy(void)
+{
+	static const struct {
+		bool given;
+		enum fxt_mode mode;
+		bool rules;
+		enum fxt_mode want;
+		bool why;
+	} cases[] = {
+		{ false, FXT_MODE_STREAM, false, FXT_MODE_STREAM, false },
+		{ true, FXT_MODE_ONESHOT, false, FXT_MODE_ONESHOT, false },
+		{ false, FXT_MODE_STREAM, true, FXT_MODE_CIRCULAR, false },
+		{ true, FXT_MODE_CIRCULAR, true, FXT_MODE_CIRCULAR, false },
+		{ true, FXT_MODE_STREAM, true, FXT_MODE_STREAM, true },
+		{ true, FXT_MODE_ONESHOT, true, FXT_MODE_ONESHOT, true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *why = "unset";
+		enum fxt_mode m =
+		    fxt__mode_resolve(cases[i].given, cases[i].mode, cases[i].rules, &why);
+
+		ok(m == cases[i].want && (why != NULL) == cases[i].why,
+		   "mode %s%s, rules %d: %s (%s)", cases[i].given ? "given " : "",
+		   fxt__mode_name(cases[i].mode), cases[i].rules, fxt__mode_name(m),
+		   why ? why : "no reason");
+	}
+	ASSERT_EQ_U64(fxt__mode_default_buffer(FXT_MODE_STREAM), FXT_DEFAULT_BUFFER_STREAM,
+		      "stream's buffer: the process's");
+	ASSERT_EQ_U64(fxt__mode_default_buffer(FXT_MODE_ONESHOT), FXT_DEFAULT_BUFFER_THREAD,
+		      "oneshot's: a thread's");
+	ASSERT_EQ_U64(fxt__mode_default_buffer(FXT_MODE_CIRCULAR), FXT_DEFAULT_BUFFER_THREAD,
+		      "circular's: a thread's");
+}
+
 int main(void)
 {
 	test_rules();
 	test_parse();
 	test_round_trips();
 	test_blocks();
+	test_mode_policy();
 	done_testing();
 	return exit_status();
 }
