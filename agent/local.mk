@@ -2,12 +2,15 @@
 # sanitizers and with hidden visibility; only the hooks and the libc
 # wrappers (dlopen/dlclose, the exec family) are exported.  It does not
 # convert: at exit it seals its spool, and fxt-run converts it.  A process
-# that must convert its own (no fxt-run) loads libfxt-convert.so, built
-# next to it from the converter's, codec's and symbolizer's sources with
-# the same flags, so that libdw and the libraries it loads never enter a
-# traced process under fxt-run.
+# that must convert its own (no fxt-run) loads libfxt-convert.so
+# (convert/local.mk), built with the same flags (AGENT_CFLAGS and
+# AGENT_LDFLAGS, for every library a traced process loads: the
+# planner's, patch/local.mk, too), so that libdw and the libraries it
+# loads never enter a traced process under fxt-run.  The agent itself
+# uses neither libdw nor zlib, and libunwind's headers only (it loads
+# libunwind with dlopen()).
 AGENT_CFLAGS = $(WARN_CFLAGS) -fvisibility=hidden -fno-omit-frame-pointer \
-	-ftls-model=initial-exec $(LIBDW_CFLAGS) $(LIBUNWIND_CFLAGS) $(ZLIB_CFLAGS)
+	-ftls-model=initial-exec
 AGENT_LDFLAGS = -module -avoid-version -shared -Wl,--no-undefined -Wl,-z,nodelete
 
 # The agent's own modules (without the hooks and the life cycle, which
@@ -41,9 +44,10 @@ libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	agent/calib.c agent/calib.h \
 	agent/elfsyms.c agent/elfsyms.h \
 	agent/patch.c agent/patch.h agent/patch_live.c agent/patch_tramp.S
-libfxt_agent_la_CFLAGS = $(AGENT_CFLAGS)
+# libunwind is loaded with dlopen() when sampling starts (agent/sample.c):
+# its headers, not its library.
+libfxt_agent_la_CFLAGS = $(AGENT_CFLAGS) $(LIBUNWIND_CFLAGS)
 libfxt_agent_la_LDFLAGS = $(AGENT_LDFLAGS)
-# libunwind is loaded with dlopen() when sampling starts (agent/sample.c).
 libfxt_agent_la_LIBADD = libfxt-patchrt.la -lpthread -ldl -lrt
 
 # Run-time patching's handlers, which run where every register is the
@@ -51,24 +55,6 @@ libfxt_agent_la_LIBADD = libfxt-patchrt.la -lpthread -ldl -lrt
 noinst_LTLIBRARIES += libfxt-patchrt.la
 libfxt_patchrt_la_SOURCES = agent/patch_rt.c
 libfxt_patchrt_la_CFLAGS = $(AGENT_CFLAGS) $(PATCHRT_CFLAGS)
-
-pkglib_LTLIBRARIES += libfxt-convert.la
-libfxt_convert_la_SOURCES = convert/self.c $(CONVERT_SOURCES) $(SPOOL_SOURCES) \
-	$(FXT_CODEC_SOURCES) $(FXT_SYM_SOURCES)
-libfxt_convert_la_CFLAGS = $(AGENT_CFLAGS)
-libfxt_convert_la_LDFLAGS = $(AGENT_LDFLAGS)
-libfxt_convert_la_LIBADD = $(LIBDW_LIBS) $(ZLIB_LIBS) -lpthread -ldl
-
-# The patch planner (patch/plan.h), with Capstone: loaded by the agent only
-# when FXT_PATCH asks for run-time patching.
-if HAVE_CAPSTONE
-pkglib_LTLIBRARIES += libfxt-patch.la
-libfxt_patch_la_SOURCES = patch/plan.c patch/plan.h
-libfxt_patch_la_CFLAGS = $(AGENT_CFLAGS) $(CAPSTONE_CFLAGS)
-libfxt_patch_la_LDFLAGS = $(AGENT_LDFLAGS) -export-symbols-regex '^fxt_patch_plan$$'
-libfxt_patch_la_LIBADD = $(CAPSTONE_LIBS) -lpthread
-endif
-EXTRA_DIST += patch/plan.c patch/plan.h
 
 # The no-op agent: the same hooks doing nothing, a baseline for bench/.
 pkglib_LTLIBRARIES += libfxt-agent-nop.la

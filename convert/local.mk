@@ -1,6 +1,6 @@
 # convert/: a spool -> its FXT archive, outside the traced process when
 # fxt-run is there (launcher/), inside it otherwise (libfxt-convert.so,
-# agent/local.mk, which the agent loads then).  What it shares with the
+# below, which the agent loads then).  What it shares with the
 # agent, the spool's layout and records, is in spool/.
 CONVERT_SOURCES = \
 	convert/convert.c convert/convert.h \
@@ -22,3 +22,14 @@ noinst_LTLIBRARIES += libfxtconvert.la
 libfxtconvert_la_SOURCES = $(CONVERT_SOURCES) $(SPOOL_SOURCES)
 libfxtconvert_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 libfxtconvert_la_LIBADD = libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) $(ZLIB_LIBS)
+
+# libfxt-convert.so: what a process that has no fxt-run loads to convert its
+# own spool (convert/self.c), from the converter's, codec's and
+# symbolizer's sources built as the agent is (AGENT_CFLAGS, agent/local.mk:
+# no sanitizers, hidden visibility).
+pkglib_LTLIBRARIES += libfxt-convert.la
+libfxt_convert_la_SOURCES = convert/self.c $(CONVERT_SOURCES) $(SPOOL_SOURCES) \
+	$(FXT_CODEC_SOURCES) $(FXT_SYM_SOURCES)
+libfxt_convert_la_CFLAGS = $(AGENT_CFLAGS) $(LIBDW_CFLAGS) $(ZLIB_CFLAGS)
+libfxt_convert_la_LDFLAGS = $(AGENT_LDFLAGS)
+libfxt_convert_la_LIBADD = $(LIBDW_LIBS) $(ZLIB_LIBS) -lpthread -ldl

@@ -1,7 +1,7 @@
 # fxt/: the FXT codec.  libfxtcodec.la is linked into the tools and tests
 # (with sanitizers when configured); libfxt.la is the installed shared
-# library with the same code.  The agent compiles these sources itself,
-# without sanitizers (see agent/local.mk).
+# library with the same code.  libfxt-convert.so, which the agent loads,
+# compiles these sources itself, without sanitizers (see convert/local.mk).
 FXT_CODEC_SOURCES = \
 	fxt/encode.c fxt/encode.h \
 	fxt/writer.c fxt/writer_int.h fxt/tables.c \

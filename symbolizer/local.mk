@@ -1,6 +1,6 @@
-# symbolizer/: addresses to function names with elfutils libdwfl.  The agent
-# compiles FXT_SYM_SOURCES itself (with its own flags); tools and tests link
-# libfxtsym.la.
+# symbolizer/: addresses to function names with elfutils libdwfl.
+# libfxt-convert.so (convert/local.mk) compiles FXT_SYM_SOURCES itself (with
+# the agent's flags); tools and tests link libfxtsym.la.
 FXT_SYM_SOURCES = \
 	symbolizer/symbolizer.c \
 	symbolizer/symbolizer.h \

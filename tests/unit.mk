@@ -79,7 +79,7 @@ tests_unit_test_agent_session_SOURCES = tests/unit/test_agent_session.c \
 # (tests/unit/agent_test_stubs.h).  They cover the buffers and spool
 # (reserve, refill, drops, recycling, signals, naming) and the tagged
 # records' writers.
-AGENT_TEST_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+AGENT_TEST_CFLAGS = $(AM_CFLAGS)
 AGENT_TEST_LDADD = -lpthread -ldl
 tests_unit_test_agent_tbuf_SOURCES = tests/unit/test_agent_tbuf.c \
 	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES) \
