@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,31 @@ int convert_partial_name(const char *archive_path, char **out)
 	return 0;
 }
 
+/* The mark a consuming conversion leaves in the spool's header
+ * (spool_header.archive_ino): the archive's inode and size, or zeros to
+ * take it back.  0 or -errno. */
+_Static_assert(offsetof(struct spool_header, archive_size) ==
+		   offsetof(struct spool_header, archive_ino) + sizeof(uint64_t),
+	       "the mark is one write");
+static int mark_spool(int fd, uint64_t ino, uint64_t size)
+{
+	const uint64_t mark[2] = { ino, size };
+	ssize_t n = pwrite(fd, mark, sizeof(mark), offsetof(struct spool_header, archive_ino));
+
+	return n == (ssize_t)sizeof(mark) ? 0 : n < 0 ? -errno : -EIO;
+}
+
+/* The spool at `fd` (opened for writing), about to be removed: marks it
+ * with the archive written at tmp, whole, before that gets its name. */
+static int mark_archive(int fd, const char *tmp)
+{
+	struct stat sb;
+
+	if (stat(tmp, &sb) != 0)
+		return -errno;
+	return mark_spool(fd, (uint64_t)sb.st_ino, (uint64_t)sb.st_size);
+}
+
 int convert_spool(const char *spool_path, const char *archive_path, const struct convert_opts *o,
 		  struct convert_result *res)
 {
@@ -122,11 +148,15 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	struct flush_input in;
 	struct flush_stats st;
 	struct stat sb;
-	int fd, err;
+	bool marks = false; /* consumed: its header says where it went */
+	int fd = -1, err;
 
 	memset(res, 0, sizeof(*res));
 	memset(&st, 0, sizeof(st));
-	fd = open(spool_path, O_RDONLY | O_CLOEXEC);
+	if (o && o->consume)
+		marks = (fd = open(spool_path, O_RDWR | O_CLOEXEC)) >= 0;
+	if (fd < 0)
+		fd = open(spool_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &sb) != 0) {
@@ -227,10 +257,17 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		if (!err)
 			err = cerr;
 	}
+	/* The spool goes once the archive has its name; a converter killed
+	 * between the two leaves both, and the mark says that they are one
+	 * (convert_spool_named()). */
+	if (!err && marks)
+		err = mark_archive(fd, tmp);
 	if (!err && o && o->no_clobber)
 		err = link(tmp, archive_path) == 0 ? 0 : -errno;
 	else if (!err)
 		err = rename(tmp, archive_path) == 0 ? 0 : -errno;
+	if (err < 0 && marks)
+		mark_spool(fd, 0, 0); /* not this archive: tmp goes */
 	if (!err && o && o->consume)
 		unlink(spool_path);
 	if (err < 0 || (o && o->no_clobber))
@@ -278,12 +315,72 @@ void convert_result_free(struct convert_result *res)
 	fxt__counts_free(&res->counts);
 }
 
+/* Whether `path` is the archive the spool's mark names. */
+static bool marked_archive(const struct spool_header *h, const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	       (uint64_t)sb.st_ino == h->archive_ino && (uint64_t)sb.st_size == h->archive_size;
+}
+
+/* A spool converted already, by a converter killed after the archive got
+ * its name and before it removed the spool: its archive, under one of the
+ * names convert_spool_named() gives (n == 0: output; else from n on), and
+ * what its header says in res (nothing from the records).  1 (its name in
+ * path, its N in *used), or 0: not converted, or that archive is gone. */
+static int converted_before(const char *spool_path, const char *output, long pid, unsigned n,
+			    struct convert_result *res, char *path, size_t cap, unsigned *used)
+{
+	struct spool_header h;
+	int fd = open(spool_path, O_RDONLY | O_CLOEXEC);
+	bool found = false;
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || !spool_header_ok(&h) ||
+	    h.archive_ino == 0) {
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	if (n == 0) {
+		snprintf(path, cap, "%s", output);
+		found = marked_archive(&h, path);
+	}
+	for (unsigned tries = 0; n != 0 && tries < 100; tries++, n++) {
+		run_archive_name(path, cap, output, pid, n);
+		if ((found = marked_archive(&h, path)))
+			break;
+	}
+	if (!found)
+		return 0;
+	memset(res, 0, sizeof(*res));
+	res->converted_before = true;
+	res->pid = h.pid;
+	res->root_pid = h.root_pid;
+	res->image = h.image ? h.image : 1;
+	res->sealed = h.state == SPOOL_SEALED;
+	res->exit_status = !res->sealed && (h.exited & SPOOL_EXITED) ? (int)(h.exited & 0xffu) : -1;
+	res->filter_included = h.filter_included;
+	res->filter_excluded = h.filter_excluded;
+	if (used)
+		*used = n;
+	return 1;
+}
+
 int convert_spool_named(const char *spool_path, const char *output, long pid, unsigned n,
 			struct convert_opts *o, struct convert_result *res, char *path, size_t cap,
 			unsigned *used)
 {
 	int err = -EEXIST;
 
+	/* One conversion per spool: the archive of an earlier one is it. */
+	if (converted_before(spool_path, output, pid, n, res, path, cap, used)) {
+		if (o->consume)
+			unlink(spool_path);
+		return 0;
+	}
 	if (n == 0) {
 		snprintf(path, cap, "%s", output);
 		o->no_clobber = false;

@@ -43,10 +43,11 @@ struct convert_opts {
 	size_t nwrites;
 	bool writes_loaded;
 	bool no_clobber; /* -EEXIST rather than replace the archive */
-	/* Remove the spool as soon as its archive has its name, in the same
-	 * breath: whatever kills the converter then leaves the spool or the
-	 * archive, hardly ever both (which `fxt-run --recover` would turn
-	 * into the process's events twice). */
+	/* The spool's one conversion, for good: mark its header with the
+	 * archive (spool_header.archive_ino) before the archive gets its
+	 * name, and remove the spool right after.  A converter killed between
+	 * the two leaves both; convert_spool_named() then takes that archive
+	 * rather than put the process's events into the run twice. */
 	bool consume;
 	/* The run's symbol cache (symbolizer/runcache.h), or NULL for one
 	 * of this conversion's own. */
@@ -58,6 +59,10 @@ struct convert_result {
 	uint64_t root_pid; /* the run's root, 0 if unknown */
 	uint32_t image;	   /* 1 for the pid's first image */
 	bool sealed;	   /* false: its process died without sealing it */
+	/* convert_spool_named() found the archive of an earlier conversion
+	 * (its converter was killed before it removed the spool): only the
+	 * fields above, exit_status and the filters' are set. */
+	bool converted_before;
 	/* Not sealed: the status its process gave _exit() or _Exit()
 	 * (spool_header.exited), or -1 when not known (killed...). */
 	int exit_status;
@@ -104,7 +109,10 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
  * (spool/names.h): OUT itself when `n` is 0 (replacing it), else
  * OUT's stem.PID.N..., created exclusively, the first of n, n + 1 ...
  * (up to 100 tries) that is free.  The name used goes into `path` (and
- * its N into *used, unless NULL).  0 or -errno as convert_spool(). */
+ * its N into *used, unless NULL).  0 or -errno as convert_spool().
+ * A spool that a consuming conversion had put under one of those names
+ * (its mark says which file) is not converted again: that archive is its
+ * result (res->converted_before), and the spool goes with o->consume. */
 int convert_spool_named(const char *spool_path, const char *output, long pid, unsigned n,
 			struct convert_opts *o, struct convert_result *res, char *path, size_t cap,
 			unsigned *used);

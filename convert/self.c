@@ -18,7 +18,9 @@ int fxt_convert_spool_self(const char *spool_path, const char *output, long pid,
 			   const char *session, char *path, size_t cap, uint64_t *events,
 			   uint64_t *threads, uint64_t *dropped, uint64_t *bytes)
 {
-	struct convert_opts o = { .session = session };
+	/* Consumed: a process killed after its archive got its name leaves
+	 * a spool that says so, converted once (convert.h). */
+	struct convert_opts o = { .session = session, .consume = true };
 	struct convert_result res;
 	int err = convert_spool_named(spool_path, output, pid, n, &o, &res, path, cap, NULL);
 

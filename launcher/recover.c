@@ -415,7 +415,9 @@ int recover_main(const struct options *given)
 		for (size_t j = 0; j < ru->spools.n; j++) {
 			size_t before = parts.n;
 			int rc = spools_recover(&r, ru->spools.v[j]);
-			nspools += parts.n > before;
+			/* (An archive a killed conversion had written counts as
+			 * one the run left.) */
+			nspools += parts.n > before && !parts.v[parts.n - 1].left;
 			/* Gone: its process converted it meanwhile. */
 			if (rc < 0 && rc != -ENOENT) {
 				bad++;

@@ -128,7 +128,9 @@ static void load_writes(struct spools *r, struct convert_opts *o)
 
 /* Converts one claimed spool into its process's archive: image 1 of the
  * root's pid at OUT, any other at OUT.PID[.N].fxt, created exclusively as
- * the agent names them.  Removes the spool once the archive is written. */
+ * the agent names them.  Removes the spool once the archive is written.
+ * A spool whose converter was killed once its archive had its name is
+ * not converted again: that archive is the part. */
 static int convert_one(struct spools *r, const char *spool, long pid, long root, unsigned image)
 {
 	bool is_root = pid == root && image == 1;
@@ -150,7 +152,17 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 	if (rc < 0)
 		return rc;
 	struct part *pt = parts_add(r->ps, path, pid, is_root ? 0 : n);
-	if (pt != NULL) {
+	if (pt != NULL && res.converted_before) {
+		/* A killed converter's: read back, as an archive the run left. */
+		archive_stats_free(&pt->st);
+		if (!r->quiet)
+			archive_stats(path, &pt->st);
+		else if (stat(path, &sb) == 0)
+			pt->st.bytes = (uint64_t)sb.st_size;
+		pt->left = true;
+		pt->recovered = !res.sealed;
+		pt->exit_status = res.exit_status;
+	} else if (pt != NULL) {
 		pt->st.bytes = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : res.bytes;
 		/* Counted as the archive was written: what a reader finds. */
 		archive_stats_free(&pt->st);

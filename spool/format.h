@@ -70,11 +70,12 @@
 #include "spool/records.h"
 
 #define SPOOL_MAGIC	      0x4c4f4f5053545846ull /* "FXTSPOOL" */
-#define SPOOL_VERSION	      5u
+#define SPOOL_VERSION	      6u
 #define SPOOL_HEADER_SIZE     (64u << 10)
 #define SPOOL_CHUNK_MAGIC     0x4b4e554843545846ull /* "FXTCHUNK" */
 #define SPOOL_MODULE_PATH     240u
-#define SPOOL_MAX_MODULES     ((SPOOL_HEADER_SIZE - 512u) / sizeof(struct spool_module))
+#define SPOOL_HEADER_FIXED    528u /* the header before its module list */
+#define SPOOL_MAX_MODULES     ((SPOOL_HEADER_SIZE - SPOOL_HEADER_FIXED) / sizeof(struct spool_module))
 #define SPOOL_RECYCLE_MIN     (16u << 10) /* smaller tails are not worth a chunk */
 #define SPOOL_DROPS_PUBLISHED 256u	  /* see spool_header.dropped_floor */
 
@@ -156,9 +157,16 @@ struct spool_header {
 	 * process killed): each thread adds its count at its first drop and
 	 * every SPOOL_DROPS_PUBLISHED drops after (so a recovery may miss
 	 * fewer than that many a thread), calls lost outside any thread one
-	 * by one.  A seal's counts are exact and replace it.  (The 512 bytes
-	 * are full with it.) */
+	 * by one.  A seal's counts are exact and replace it. */
 	uint64_t dropped_floor;
+	/* The archive the spool was converted into: its inode and size,
+	 * written by the converter (convert/convert.h) once the archive is
+	 * whole and before it gets its name, which is when the spool goes.
+	 * A converter killed between the two leaves both; the next one finds
+	 * that archive by these and does not convert the spool again, which
+	 * would put the process's events into the run twice.  0: none. */
+	uint64_t archive_ino;
+	uint64_t archive_size;
 	struct spool_module modules[];
 };
 
@@ -257,7 +265,7 @@ enum chunk_state {
 	CHUNK_COPIED = 4,  /* the copy at dest is whole: free to refill */
 };
 
-_Static_assert(sizeof(struct spool_header) == 512, "spool header prefix is 512 bytes");
+_Static_assert(sizeof(struct spool_header) == SPOOL_HEADER_FIXED, "spool header prefix size");
 _Static_assert(sizeof(struct spool_chunk) == 80, "chunk header is 80 bytes");
 
 /* Whether a header read from a file is one of a spool this version reads:

@@ -281,6 +281,14 @@ tests_progs_patchme_librel_CFLAGS = $(WARN_CFLAGS) -O2 -g
 tests_progs_patchme_librel_LDFLAGS = $(EXAMPLE_LINK_FLAGS) -Wl,-rpath,.
 tests_progs_patchme_librel_LDADD = -L$(top_builddir)/tests/progs/.libs -lpatchlib
 tests_progs_patchme_librel_DEPENDENCIES = tests/progs/libpatchlib.la
+# libkillafter: preloaded into fxt-run or a traced process, kills it right
+# after it put an archive in place, before it removed the spool
+# (launcher-recover.sh).
+check_LTLIBRARIES += tests/progs/libkillafter.la
+tests_progs_libkillafter_la_SOURCES = tests/progs/killafter.c
+tests_progs_libkillafter_la_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_libkillafter_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_progs_libkillafter_la_LIBADD = -ldl
 # patchme_dl and the plug-in it loads, libpatchdl: dlopen() with threads
 # running.
 check_LTLIBRARIES += tests/progs/libpatchdl.la

@@ -6,7 +6,7 @@
 # program runs.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 46
+plan 55
 
 LOOP=$PROGS/loop
 
@@ -118,6 +118,44 @@ ok "recover pipeline: one archive left, nothing else" test "$(ls)" = p.fxt
 check_archive "recover pipeline" p.fxt
 ok "recover pipeline: every process in it" grep -q \
   '^fxt-run: wrote p\.fxt (.*); [1-9][0-9]* processes, ' "$TMPD/err"
+cd "$TMPD" || exit 1
+
+# --- A converter killed after its archive got its name, before it removed
+# the spool, leaves both (libkillafter kills it right there, as a SIGKILL
+# of the run sometimes does): --recover takes that archive, and does not
+# convert the spool again (the process's events twice, 4 ns apart, as
+# two clock measurements differ).  fxt-run converting a child's spool, then
+# a process converting its own (no fxt-run).
+KILLAFTER=$(cd "$PROGS/.libs" && pwd -P)/libkillafter.so
+mkdir twice && cd twice || exit 1
+# (An ASan build of fxt-run must be told that a preload before its runtime
+# is fine.)
+KILLAFTER_PROG=fxt-run KILLAFTER_SUFFIX=.2.fxt LD_PRELOAD=$KILLAFTER \
+  ASAN_OPTIONS="verify_asan_link_order=0:${ASAN_OPTIONS:-}" "$FXT_RUN" -o t.fxt -- \
+  sh -c 'echo $$ >root.pid; "$0" 1000 >/dev/null; exit 0' "$LOOP" >/dev/null 2>&1
+while kill -0 "$(cat root.pid)" 2>/dev/null; do sleep 0.1; done
+rm root.pid
+ok "killed converter: a child's archive and its spool both left" sh -c \
+  'ls t.*.2.fxt >/dev/null && ls t.fxt.*.2.spool >/dev/null'
+rc=0
+"$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+is "$rc/$(ls -A | tr '\n' ' ')" "0/t.fxt " "killed converter: recovered, one archive left"
+check_archive "killed converter" t.fxt
+is "$(flat t.fxt | sed -n 's/^\([0-9]*\) leaf$/\1/p')" 1000 "killed converter: each call once"
+ok "killed converter: the archive counts as one the run left" grep -q \
+  '^fxt-run: --recover: merged .*the [0-9]* archives* the run had left: .*t\.[0-9]*\.2\.fxt' \
+  "$TMPD/err"
+cd "$TMPD" && mkdir twice-self && cd twice-self || exit 1
+env LD_PRELOAD="$AGENT_SO:$KILLAFTER" FXT_OUTPUT="$PWD/s.fxt" KILLAFTER_PROG=loop \
+  KILLAFTER_SUFFIX=.2.fxt \
+  sh -c '"$0" 1000 >/dev/null; exit 0' "$LOOP" >/dev/null 2>&1
+ok "killed self-conversion: its archive and its spool both left" sh -c \
+  'ls s.*.2.fxt >/dev/null && ls s.fxt.*.2.spool >/dev/null'
+rc=0
+"$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+is "$rc/$(ls -A | tr '\n' ' ')" "0/s.fxt " "killed self-conversion: recovered, one archive left"
+check_archive "killed self-conversion" s.fxt
+is "$(flat s.fxt | sed -n 's/^\([0-9]*\) leaf$/\1/p')" 1000 "killed self-conversion: each call once"
 cd "$TMPD" || exit 1
 
 # --- A process of the run still running at --recover keeps its spool, and
