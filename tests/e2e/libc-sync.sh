@@ -35,8 +35,12 @@ fi
 run cond
 if has_libc cond.fxt; then
   is "$(grep -c 'pthread_cond_' cond.flows)" 1 "cond: one cond flow"
-  is "$(count_of '^pthread_cond_signal -> pthread_cond_wait other$' <cond.flows)" 1 \
-    "cond: a flow from the signal to the woken wait"
+  n=$(count_of '^pthread_cond_signal -> pthread_cond_wait other$' <cond.flows)
+  is "$n" 1 "cond: a flow from the signal to the woken wait"
+  if [ "$n" != 1 ]; then
+    diag "flows: $(cat cond.flows)"
+    diag "$("$FXT_DUMP" cond.fxt | grep -E 'cond_|flow_|tid=[0-9]+ event complete cat="libc.sync"' | cut -c 1-220)"
+  fi
 else
   for i in 1 2; do skip "cond: the flusher writes no libc slices yet"; done
 fi
