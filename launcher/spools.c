@@ -371,9 +371,20 @@ int spools_recover(struct spools *r, const char *path)
 	struct spool_view v;
 	int rc = spool_view_open(path, &v);
 
-	if (rc == -EAGAIN && spool_unborn(path, true)) {
-		unlink(path); /* no record in it */
-		return 0;
+	/* Being created: by a process killed meanwhile that is still going
+	 * (a killed process takes a moment to end), it gets a second to end,
+	 * then its spool, holding no record, goes; by a live one, it stays. */
+	for (int i = 0; rc == -EAGAIN && i <= 50; i++) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+		if (spool_unborn(path, true)) {
+			unlink(path); /* no record in it */
+			return 0;
+		}
+		if (i == 50)
+			break;
+		nanosleep(&ts, NULL);
+		rc = spool_view_open(path, &v);
 	}
 	if (rc < 0)
 		return rc;
