@@ -1,6 +1,6 @@
 /* Slices nested too deep for Perfetto: the one definition that fxt-run's
  * summary (counted by the converter's recon, convert/recon.h, as it
- * rebuilds the slices) and `fxt-dump --check` (tools/nesting.c, reading
+ * rebuilds the slices) and `fxt-dump --check` (tools/dump/nesting.c, reading
  * them back) both count by and both say, so that the two agree.
  * Internal to fxtrace (not installed); names carry the fxt__ prefix.
  *

@@ -1,5 +1,5 @@
 /* Other tracers' files -> FXT: what the importers share.  Private to
- * import/ and tools/fxt-import.c.
+ * import/ and tools/front/fxt-import.c.
  *
  * An importer reads one file and writes its events into an FXT writer
  * that already holds the magic record, as one provider per stream (a

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "launcher/launcher.h"
-#include "tools/merge.h"
+#include "tools/front/merge.h"
 #include "spool/names.h"
 #include "spool/proc.h"
 

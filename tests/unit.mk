@@ -120,8 +120,9 @@ tests_unit_test_stackchart_CFLAGS = $(AM_CFLAGS)
 # The nesting-depth tracker, the JSON, CSV and text escapers, the profile
 # engine of fxt-report and fxt-diff, fxt-diff's statistics, and fxt-flame's
 # and fxt-export's library.
+tests_unit_test_nesting_SOURCES = tests/unit/test_nesting.c $(FXT_NESTING_SOURCES)
 tests_unit_test_nesting_LDADD = libfxttools.la libfxtcodec.la
 tests_unit_test_escape_LDADD = libfxttools.la libfxtcodec.la
 tests_unit_test_profile_LDADD = libfxtprofile.la
 tests_unit_test_diff_stats_LDADD = libfxtprofile.la
-tests_unit_test_flame_LDADD = libfxtflame.la
+tests_unit_test_flame_LDADD = libfxtflame.la libfxtexport.la

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The command line every archive tool shares (tools/common.c): --help on
+# The command line every archive tool shares (tools/front/common.c): --help on
 # standard output with an "Exit status:" paragraph, --version, usage errors
 # as "TOOL: message" and "Try 'TOOL --help'." with exit status 2, and a
 # help that offers every option the tool takes.

@@ -22,7 +22,7 @@
 #include "tests/lib/tap.h"
 #include "tests/unit/agent_test_nest.h"
 #include "tests/unit/spool_test_writer.h"
-#include "tools/profile.h"
+#include "tools/profile/profile.h"
 
 #define EXIT SPOOL_EXIT_BIT
 
@@ -1587,7 +1587,7 @@ static void test_time_base(void)
 	ASSERT_EQ_U64(flush_time_shift(&a), 0, "ns ticks: nothing to shift");
 }
 
-/* The kept archive's profile (tools/profile.h), by function. */
+/* The kept archive's profile (tools/profile/profile.h), by function. */
 static struct profile *profile_of_kept(void)
 {
 	struct profile_opts o = { PROFILE_BY_FUNCTION, NULL, NULL };

@@ -1,7 +1,7 @@
-/* Unit tests of tools/stats.c: the special functions, Welch's t-test, the
- * weighted median, Benjamini-Hochberg q-values, run factors, and the
- * family's noise model and moderated test on simulated functions.  How
- * fxt-diff uses them on archives is tests/e2e/report-diff.sh's and
+/* Unit tests of tools/profile/stats.c: the special functions, Welch's
+ * t-test, the weighted median, Benjamini-Hochberg q-values, run factors,
+ * and the family's noise model and moderated test on simulated functions.
+ * How fxt-diff uses them on archives is tests/e2e/report-diff.sh's and
  * diff-noise.sh's. */
 #include "config.h"
 
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "tests/lib/tap.h"
-#include "tools/stats.h"
+#include "tools/profile/stats.h"
 
 #define ASSERT_NEAR(got, want, tol, ...)                                                       \
 	do {                                                                                   \

@@ -1,4 +1,4 @@
-/* The tools' string escapers (tools/escape.c): one table of inputs, each
+/* The tools' string escapers (tools/front/escape.c): one table of inputs, each
  * with what JSON, CSV and a text line make of it. */
 #include "config.h"
 
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "tests/lib/tap.h"
-#include "tools/escape.h"
+#include "tools/front/escape.h"
 
 static const struct {
 	const char *what, *in;

@@ -14,8 +14,9 @@
 #include <fxt/writer.h>
 
 #include "tests/lib/tap.h"
-#include "tools/common.h"
-#include "tools/flame.h"
+#include "tools/front/common.h"
+#include "tools/flame/flame.h"
+#include "tools/export/export.h"
 
 /* One event of a test archive: 'X' complete, 'B' begin, 'E' end. */
 struct ev {

@@ -1,4 +1,4 @@
-/* The nesting-depth tracker (tools/nesting.c): depths as Perfetto counts
+/* The nesting-depth tracker (tools/dump/nesting.c): depths as Perfetto counts
  * them, slices past a limit, complete events and begin/end pairs, threads
  * apart, end order flagged, a 100,001-deep chain in bounded steps. */
 #include "config.h"
@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "tests/lib/tap.h"
-#include "tools/nesting.h"
+#include "tools/dump/nesting.h"
 
 static struct nesting *fresh(unsigned limit)
 {

@@ -1,4 +1,4 @@
-/* Unit tests of tools/profile.c: archives built with the writer, with
+/* Unit tests of tools/profile/profile.c: archives built with the writer, with
  * numbers worked out by hand.  One job past 800 lines: every case (nesting
  * in each event order, recursion, processes, open frames, string refs,
  * anomalies, samples, drops, --subtract-overhead) builds its archive and
@@ -18,7 +18,7 @@
 #include <fxt/writer.h>
 
 #include "tests/lib/tap.h"
-#include "tools/profile.h"
+#include "tools/profile/profile.h"
 
 /* ------------------------------------------------------------ building */
 

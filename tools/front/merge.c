@@ -1,0 +1,235 @@
+/* Merging archives into one (see merge.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fxt/reader.h>
+#include <fxt/writer.h>
+
+#include "tools/front/merge.h"
+
+/* The providers of one part and how far each moves. */
+struct shifts {
+	merge_shift_fn *fn;
+	void *ctx;
+	size_t part;
+	struct shift {
+		uint32_t id;
+		int64_t ns;
+		uint64_t tps; /* ticks per second: 10^9 until an initialization */
+	} * v;
+	size_t n, cap;
+	struct shift *cur; /* the provider whose records come now */
+};
+
+static struct shift *shift_of(struct shifts *sh, uint32_t id, bool add)
+{
+	for (size_t i = 0; i < sh->n; i++)
+		if (sh->v[i].id == id)
+			return &sh->v[i];
+	if (!add)
+		return NULL;
+	if (sh->n == sh->cap) {
+		size_t ncap = sh->cap ? 2 * sh->cap : 8;
+		struct shift *nv = realloc(sh->v, ncap * sizeof(*nv));
+		if (nv == NULL)
+			return NULL;
+		sh->v = nv;
+		sh->cap = ncap;
+	}
+	sh->v[sh->n] = (struct shift){ id, 0, 1000000000u };
+	return &sh->v[sh->n++];
+}
+
+/* Follows the provider context through metadata and initialization
+ * records, and moves a timed record's timestamp (word 1) in `w`, a copy of
+ * the record.  Returns 0 or -errno. */
+static int shift_record(struct shifts *sh, uint64_t *w, uint64_t nwords,
+			struct merge_part_result *res)
+{
+	unsigned type = (unsigned)(w[0] & 0xf);
+
+	if (type == FXT_RECORD_METADATA) {
+		unsigned mtype = (unsigned)((w[0] >> 16) & 0xf);
+		uint32_t id = (uint32_t)(w[0] >> 20);
+		if (mtype == FXT_METADATA_PROVIDER_INFO) {
+			size_t len = (size_t)((w[0] >> 52) & 0xff);
+			if (len > (nwords - 1) * 8)
+				len = (size_t)(nwords - 1) * 8;
+			sh->cur = shift_of(sh, id, true);
+			if (sh->cur == NULL)
+				return -ENOMEM;
+			sh->cur->tps = 1000000000u;
+			return sh->fn(sh->ctx, sh->part, (const char *)(w + 1), len, &sh->cur->ns);
+		}
+		if (mtype == FXT_METADATA_PROVIDER_SECTION)
+			sh->cur = shift_of(sh, id, false);
+		return 0;
+	}
+	if (sh->cur == NULL || nwords < 2)
+		return 0;
+	if (type == FXT_RECORD_INITIALIZATION) {
+		sh->cur->tps = w[1] ? w[1] : 1000000000u;
+		return 0;
+	}
+	if (sh->cur->ns == 0 || (type != FXT_RECORD_EVENT && type != FXT_RECORD_CONTEXT_SWITCH &&
+				 type != FXT_RECORD_LOG))
+		return 0;
+	__int128 d = (__int128)sh->cur->ns * (__int128)sh->cur->tps / 1000000000;
+	__int128 ts = (__int128)w[1] + d;
+	if (ts < 0) {
+		ts = 0;
+		res->clamped++;
+	}
+	w[1] = (uint64_t)ts;
+	return 0;
+}
+
+/* Copies the records of the archive at `path` after its magic record, as
+ * the reader frames them (fxt/reader.h, FXT_READER_RAW): plain or gzip, up
+ * to its last whole record; moved in time when sh is not NULL.  Returns 0
+ * or -errno (the writer's, the file system's or the shift's); damage in
+ * the part only ends it (res->truncated). */
+static int copy_part(struct fxt_writer *w, const char *path, struct shifts *sh,
+		     struct merge_part_result *res)
+{
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	uint64_t *copy = NULL;
+	size_t ccap = 0;
+	int rc, err = 0;
+
+	memset(res, 0, sizeof(*res));
+	rc = fxt_reader_open_path(&r, path, FXT_READER_RAW);
+	if (rc == -ENOENT) {
+		res->not_an_archive = true; /* gone: nothing to merge */
+		return 0;
+	}
+	if (rc < 0)
+		return rc;
+	rc = fxt_reader_next(r, &rec);
+	if (rc <= 0 || !fxt_reader_saw_magic(r)) {
+		err = rc < 0 ? -fxt_reader_errno(r) : 0;
+		res->not_an_archive = err == 0;
+		goto out;
+	}
+	while ((rc = fxt_reader_next(r, &rec)) > 0) {
+		const void *bytes = fxt_reader_record_bytes(r);
+		if (sh != NULL && rec.type != FXT_RECORD_LARGE) {
+			if (rec.nwords > ccap) {
+				uint64_t *nc = realloc(copy, (size_t)rec.nwords * sizeof(*nc));
+				if (nc == NULL) {
+					err = -ENOMEM;
+					goto out;
+				}
+				copy = nc;
+				ccap = (size_t)rec.nwords;
+			}
+			memcpy(copy, bytes, (size_t)rec.nwords * FXT_WORD_SIZE);
+			err = shift_record(sh, copy, rec.nwords, res);
+			if (err < 0)
+				goto out;
+			bytes = copy;
+		}
+		err = fxt_writer_words(w, bytes, (size_t)rec.nwords);
+		if (err < 0)
+			goto out;
+		res->records++;
+		res->bytes += rec.nwords * FXT_WORD_SIZE;
+	}
+	/* A read error fails the merge; bytes that are no whole record (the
+	 * part was cut, or damaged) only end the part. */
+	if (rc < 0) {
+		err = -fxt_reader_errno(r);
+		res->truncated = err == 0;
+	}
+out:
+	free(copy);
+	fxt_reader_free(r);
+	return err;
+}
+
+/* The permissions the agent's archives get (created 0644, less the umask:
+ * fxt_writer_open_path()), for the temporary file mkstemp() makes 0600. */
+static mode_t new_file_mode(void)
+{
+	mode_t mask = umask(0);
+	umask(mask);
+	return 0644 & ~mask;
+}
+
+int merge_archives(const char *out, const char *const *parts, size_t nparts,
+		   struct merge_part_result *res)
+{
+	return merge_archives_shifted(out, parts, nparts, NULL, NULL, res);
+}
+
+int merge_archives_shifted(const char *out, const char *const *parts, size_t nparts,
+			   merge_shift_fn *shift, void *ctx, struct merge_part_result *res)
+{
+	struct shifts sh = { .fn = shift, .ctx = ctx };
+	struct fxt_writer *w;
+	size_t ncopied = 0;
+	char *tmp;
+	int fd, err;
+
+	/* A hidden name in out's directory (rename(2) does not cross file
+	 * systems) that no process of the run can take for its archive or
+	 * spool name. */
+	const char *slash = strrchr(out, '/');
+	int dirlen = slash != NULL ? (int)(slash - out) + 1 : 0;
+	if (asprintf(&tmp, "%.*s.%s.merge.XXXXXX", dirlen, out, out + dirlen) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto out_mem;
+	}
+	if (fchmod(fd, new_file_mode()) != 0) {
+		err = -errno;
+		goto out_file;
+	}
+	size_t len = strlen(out);
+	bool gz = len >= 3 && strcmp(out + len - 3, ".gz") == 0;
+	err = fxt_writer_open_fd(&w, fd, gz ? FXT_WRITER_GZIP : 0);
+	if (err < 0)
+		goto out_file;
+
+	err = fxt_writer_magic(w);
+	for (size_t i = 0; i < nparts && err == 0; i++) {
+		struct merge_part_result r;
+		sh.part = i;
+		sh.n = 0;
+		sh.cur = NULL;
+		err = copy_part(w, parts[i], shift ? &sh : NULL, &r);
+		if (res != NULL)
+			res[i] = r;
+		ncopied += !r.not_an_archive;
+	}
+	if (err == 0 && ncopied == 0)
+		err = -ENODATA;
+	/* Closed even after an error, to free it; it leaves fd open. */
+	int cerr = fxt_writer_close(w);
+	if (err == 0)
+		err = cerr;
+	if (close(fd) != 0 && err == 0)
+		err = -errno;
+	fd = -1;
+	if (err == 0 && rename(tmp, out) != 0)
+		err = -errno;
+out_file:
+	if (fd >= 0)
+		close(fd);
+	if (err != 0)
+		unlink(tmp);
+out_mem:
+	free(tmp);
+	free(sh.v);
+	return err;
+}

@@ -1,0 +1,240 @@
+/* Private to tools/profile*.c: the profile's data as the engine
+ * (profile.c) and its tables (profile-table.c) share it, and the table
+ * functions the engine calls when its inlined fast paths miss. */
+#ifndef FXT_TOOLS_PROFILE_INT_H
+#define FXT_TOOLS_PROFILE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tools/front/common.h"
+#include "tools/profile/profile.h"
+
+struct fxt_record;
+struct fxt_string;
+
+/* The common case, room already there, stays inline. */
+#define GROW(v, cap, need) TOOL_GROW(v, cap, need)
+
+struct frame {
+	uint64_t start, end; /* ns; end valid once has_end */
+	uint64_t child_ns;   /* durations of the children folded in so far */
+	uint64_t dur;	     /* once DONE: the duration a parent subtracts */
+	/* --subtract-overhead: the calls of hooked functions among the
+	 * descendants folded in so far; once DONE, those and itself (what
+	 * a parent adds to its own). */
+	uint64_t desc, sub;
+	uint32_t row;
+	uint32_t ledger_lo; /* start of this frame's ledger range (end order) */
+	uint8_t done;
+	uint8_t has_end;
+	uint8_t open;	 /* closed at the end of the trace */
+	uint8_t summary; /* DONE frames merged by compact_run() */
+	uint8_t mapped;	 /* counted in the thread's actmap, not in its rowkey */
+	uint32_t act;	 /* slot of the row in the thread's actmap */
+};
+
+struct ledger_ent {
+	uint32_t row;
+	uint64_t incl; /* outermost-counted inclusive time inside the subtree */
+};
+
+/* Open addressing map row -> number of its open frames, per thread. */
+struct actmap {
+	uint32_t *keys; /* row + 1; 0 = empty */
+	uint32_t *vals;
+	uint32_t mask; /* capacity - 1 */
+	uint32_t n;
+};
+
+struct thread {
+	uint64_t pid, tid;
+	struct frame *f;
+	size_t nf, capf;
+	uint32_t *openv;
+	size_t nopen, capopen;
+	/* The rows of the open frames, kept in step with openv, plus a spare
+	 * slot: the path handed to on_slice without copying it per slice
+	 * (a copy made a deep recursion quadratic). */
+	uint32_t *openrow;
+	size_t capopenrow;
+	struct ledger_ent *led;
+	size_t nled, capled;
+	struct actmap act;
+	uint32_t nmapped; /* open frames counted in act */
+	uint32_t idx;	  /* index in profile.threads + 1 */
+	uint64_t last_start;
+	bool seen;
+	bool post; /* end-ordered complete events */
+	/* The hooks' cost in ns, subtracted from its frames' times (its
+	 * process's FXT_HOOK_COST_NAME instant, with subtract_overhead); 0
+	 * for none. */
+	double pair_ns, inside_ns;
+};
+
+/* A process's hook cost (include/fxt/format.h, FXT_HOOK_COST_NAME). */
+struct hook_cost {
+	uint64_t pid;
+	double pair_ns, inside_ns;
+};
+
+/* Private per-row data, parallel to rows[]. */
+struct rowkey {
+	uint64_t hash;
+	uint32_t cat_len, name_len;
+	uint32_t mark; /* ledger dedup scratch, see ledger_merge() */
+	/* Open frames of the row, when they all belong to one thread (the
+	 * usual case): act_thr is that thread's idx, 0 if none is open.  Only
+	 * when another thread already holds the row does a thread fall back
+	 * to its own actmap (see act_push()). */
+	uint32_t act_thr, act_n;
+	/* The row's frames are calls of hooked functions (not libc calls):
+	 * the hooks' cost is in their times (--subtract-overhead). */
+	uint8_t hook;
+	/* What rounding the row's costs to whole ns has left over so far,
+	 * given to its next frame, so that its totals over a million calls
+	 * of 7.6 ns lose 7.6 ns each, not 8 (--subtract-overhead). */
+	float carry_ns;
+};
+
+/* Most events name their function through the reader's string table, so
+ * the same (pointer, length) comes back again and again: a small direct
+ * mapped cache on the pointers skips the hashing.  The bytes are still
+ * compared, as a table slot or the reader's window can hold new text at
+ * the same address later. */
+#define LOOKASIDE 256
+
+struct lookaside {
+	const char *name, *cat;
+	uint32_t name_len, cat_len;
+	uint64_t pid, tid;
+	uint32_t row; /* + 1; 0 = empty */
+};
+
+/* Rows by the string refs of the event.  A table ref names the same text
+ * until a string record replaces it, a provider record clears the table or
+ * another provider's section begins; string and metadata records (all
+ * provider records are metadata) bump profile.strgen, which retires every
+ * entry at once.  So a hit costs one key compare: no hashing or comparing
+ * of bytes, and no provider in the key. */
+#define REFCACHE 1024
+
+struct refcache {
+	uint64_t key;	   /* strgen << 32 | category ref << 16 | name ref */
+	uint64_t pid, tid; /* as grouped: 0 unless by process / thread */
+	uint32_t row;
+};
+
+struct profile {
+	struct profile_opts opts;
+	struct lookaside look[LOOKASIDE];
+	struct refcache refc[REFCACHE];
+	uint32_t strgen;
+	const struct fxt_reader *last_reader;
+
+	/* Ticks per second of the provider of the last records: 1e9 makes the
+	 * conversion to ns the identity.  Refreshed on every non-event record
+	 * (provider switches and initialization records are such), with
+	 * ns_per_tick for to_ns(). */
+	uint64_t tps;
+	double ns_per_tick;
+
+	struct profile_row *rows;
+	struct rowkey *keys;
+	size_t nrows, caprows;
+	uint32_t *rowtab; /* row index + 1; 0 = empty */
+	size_t rowmask;
+
+	struct thread *threads;
+	size_t nthreads, capthreads;
+	uint32_t *thrtab; /* thread index + 1 */
+	size_t thrmask;
+	size_t last_thread;
+
+	uint64_t start_ns, end_ns; /* UINT64_MAX and 0 until a timestamp is seen */
+	uint64_t nrecords, nslices;
+	/* Of nslices, those of sample tracks, and the tracks with slices
+	 * (counted by profile_finish()). */
+	uint64_t nsampled, nsample_tracks;
+	struct profile_anomalies anom;
+	bool finished;
+
+	/* Hook costs by process (subtract_overhead). */
+	struct hook_cost *costs;
+	size_t ncosts, capcosts;
+	/* Drops: the sum of the "fxt: N records dropped" instants, and the
+	 * distinct threads they came on. */
+	uint64_t dropped;
+	/* The sum of the "fxt: N records overwritten" instants. */
+	uint64_t overwritten;
+	struct drop_thread {
+		uint64_t pid, tid;
+	} * drop_thr;
+	size_t ndrop_thr, capdrop_thr;
+	/* The "fxt: not sampled: REASON" instants, in archive order. */
+	struct profile_unsampled *unsampled;
+	size_t nunsampled, capunsampled;
+	/* Stack-sample tracks: thread objects of koid tid | FXT_SAMPLE_KOID_BIT
+	 * named "<thread>" FXT_SAMPLE_TRACK_SUFFIX, with a copy of the name. */
+	struct sample_track {
+		uint64_t koid;
+		char *name;
+	} * tracks;
+	size_t ntracks, captracks;
+};
+
+/* ----------------------------------------------------- active row map */
+
+/* An empty map.  Returns 0 or -ENOMEM. */
+int profile__act_init(struct actmap *m);
+
+/* Finds or adds row's slot; returns it, or -ENOMEM.  Slots are never
+ * deleted (a count drops to zero and stays): the map holds the distinct rows
+ * of the thread, and a slot stays valid until the next rehash, so frames
+ * can keep it (see act_slot_of()). */
+int64_t profile__act_find(struct actmap *m, uint32_t row);
+
+/* Whether thread t has an open frame of `row` in its actmap (call it only
+ * when t->nmapped). */
+bool profile__act_mapped(struct thread *t, uint32_t row);
+
+/* ---------------------------------------------------------------- rows */
+
+/* Finds or creates the row for a slice; returns its index or -ENOMEM. */
+int64_t profile__row_get(struct profile *p, uint64_t pid, uint64_t tid,
+			 const struct fxt_string *cat, const struct fxt_string *name);
+
+/* profile__row_get() behind a small cache on the addresses of the bytes. */
+int64_t profile__row_lookup(struct profile *p, uint64_t pid, uint64_t tid,
+			    const struct fxt_string *cat, const struct fxt_string *name);
+
+/* ------------------------------------------------------------- threads */
+
+/* The thread (pid, tid), created if needed; NULL when out of memory. */
+struct thread *profile__thread_lookup(struct profile *p, uint64_t pid, uint64_t tid);
+
+/* Frees a thread's stacks and map (not the thread itself). */
+void profile__thread_release(struct thread *t);
+
+/* ------------------------------------------------------- other records */
+
+/* Notes the thread objects that are stack-sample tracks (the last name
+ * given to a koid wins).  Returns 0 or -ENOMEM. */
+int profile__see_kobj(struct profile *p, const struct fxt_record *rec);
+
+/* Notes a process's hook cost (FXT_HOOK_COST_NAME) for its threads.
+ * 0 or -ENOMEM. */
+int profile__see_hook_cost(struct profile *p, const struct fxt_record *rec);
+
+/* Adds a summary of calls written as no slice (FXT_SHORT_CATEGORY,
+ * include/fxt/format.h) to its function's row.  0 or -ENOMEM. */
+int profile__see_short(struct profile *p, const struct fxt_record *rec);
+
+/* Counts the records an instant event (at `ts_ns`) says were dropped (or
+ * overwritten) on its thread, or notes that its thread was not sampled
+ * from then on.  Returns 0 or -ENOMEM. */
+int profile__see_drops(struct profile *p, uint64_t pid, uint64_t tid, uint64_t ts_ns,
+		       const struct fxt_string *name);
+
+#endif /* FXT_TOOLS_PROFILE_INT_H */
