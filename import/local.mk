@@ -1,4 +1,4 @@
-# import/: other tracers' files -> FXT archives (fxt-import, tools/fxt-import.c):
+# import/: other tracers' files -> FXT archives (fxt-import, tools/front/fxt-import.c):
 # trace-cmd's trace.dat through libtracecmd (when configure found it), and
 # Darwin's ktrace, read here.  The threads' table is the converter's
 # (convert/addrtab.h).

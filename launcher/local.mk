@@ -1,7 +1,7 @@
 # launcher/: fxt-run, which runs a program under the agent.
 bin_PROGRAMS += fxt-run
 # It converts every spool of the run with the converter (convert/), and
-# merges the archives with tools/merge.h (libfxttools).
+# merges the archives with tools/front/merge.h (libfxttools).
 fxt_run_SOURCES = launcher/fxt-run.c launcher/launcher.h \
 	launcher/options.c launcher/setup.c launcher/supervise.c \
 	launcher/spools.c launcher/status.c launcher/parts.c \
