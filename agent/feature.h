@@ -21,19 +21,19 @@
 #include <stdint.h>
 
 enum agent_ev {
-	AGENT_EV_CONFIGURE,     /* settings loaded; nothing records yet, one thread */
-	AGENT_EV_START,         /* spool ready, modules listed: before main() */
-	AGENT_EV_THREAD_START,  /* in the thread, before the program's code: ev->thread */
+	AGENT_EV_CONFIGURE,	/* settings loaded; nothing records yet, one thread */
+	AGENT_EV_START,		/* spool ready, modules listed: before main() */
+	AGENT_EV_THREAD_START,	/* in the thread, before the program's code: ev->thread */
 	AGENT_EV_MODULE_LOADED, /* one module new in the list (start, dlopen): ev->module */
-	AGENT_EV_DLOPENED,      /* dlopen returned; every new module announced */
-	AGENT_EV_FORK_CHILD,    /* in the child, inside fork, one thread, its spool new */
+	AGENT_EV_DLOPENED,	/* dlopen returned; every new module announced */
+	AGENT_EV_FORK_CHILD,	/* in the child, inside fork, one thread, its spool new */
 	AGENT_EV_THREAD_UNWIND, /* first end event: pthread_exit, the stack is about to unwind */
-	AGENT_EV_THREAD_END,    /* TLS destructors: stop writing; the buffer is retired next */
-	AGENT_EV_THREAD_GONE,   /* the buffer is retired: give back per-thread state */
-	AGENT_EV_DLCLOSED,      /* dlclose succeeded */
-	AGENT_EV_EXEC,          /* exec is about to replace the image (not in a vfork child) */
-	AGENT_EV_BEFORE_SEAL,   /* recording ends for the process (exit, exec) */
-	AGENT_EV_SELF_CONVERT,  /* the process converts its own spool: ev->convert */
+	AGENT_EV_THREAD_END,	/* TLS destructors: stop writing; the buffer is retired next */
+	AGENT_EV_THREAD_GONE,	/* the buffer is retired: give back per-thread state */
+	AGENT_EV_DLCLOSED,	/* dlclose succeeded */
+	AGENT_EV_EXEC,		/* exec is about to replace the image (not in a vfork child) */
+	AGENT_EV_BEFORE_SEAL,	/* recording ends for the process (exit, exec) */
+	AGENT_EV_SELF_CONVERT,	/* the process converts its own spool: ev->convert */
 	AGENT_EV_COUNT
 };
 #define AGENT_EV_IS_END(ev) ((ev) >= AGENT_EV_THREAD_UNWIND)
@@ -63,14 +63,14 @@ struct agent_event {
 typedef void agent_feature_fn(const struct agent_event *ev);
 
 struct agent_feature {
-	const char *name;                     /* "patch": for logs and tests */
-	bool (*on)(void);                     /* wanted by agent_cfg; asked once, at CONFIGURE */
+	const char *name;		      /* "patch": for logs and tests */
+	bool (*on)(void);		      /* wanted by agent_cfg; asked once, at CONFIGURE */
 	agent_feature_fn *at[AGENT_EV_COUNT]; /* NULL: not interested */
 };
 
 /* One row per feature, in the table's order; each row is defined by its
  * feature (agent_feature_NAME), the table by features.c. */
-#define AGENT_FEATURES(X) X(keep) X(patch) X(libc) X(sample)
+#define AGENT_FEATURES(X)	    X(keep) X(patch) X(libc) X(sample)
 #define AGENT_FEATURE_DECLARE(name) extern const struct agent_feature agent_feature_##name;
 AGENT_FEATURES(AGENT_FEATURE_DECLARE)
 

@@ -123,8 +123,8 @@ static void atfork_child(void)
 	 * forking thread sampled (timers are not inherited). */
 	agent_features_emit(AGENT_EV_FORK_CHILD, NULL);
 	agent_dbg("fork child%s", interrupted ? ", in a signal handler that interrupted the agent"
-				  : in_call  ? ", in a signal handler that interrupted a libc call"
-					     : "");
+				  : in_call   ? ", in a signal handler that interrupted a libc call"
+					      : "");
 	agent_tls.busy = 0; /* prepare's count, and those of the interrupted code */
 }
 

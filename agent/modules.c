@@ -102,9 +102,9 @@ static int add_one(struct dl_phdr_info *info, size_t size, void *arg)
 	if (spool_add_module(&agent.spool, path, info->dlpi_addr, base) > 0) {
 		agent_dbg("module %s at bias %p", path, (void *)info->dlpi_addr);
 		/* New: its functions go through the filters once. */
-		agent_features_emit(AGENT_EV_MODULE_LOADED,
-				    &(struct agent_event){ .module = { path, info->dlpi_addr,
-								       base, end } });
+		agent_features_emit(
+		    AGENT_EV_MODULE_LOADED,
+		    &(struct agent_event){ .module = { path, info->dlpi_addr, base, end } });
 	}
 	return 0;
 }

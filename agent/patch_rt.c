@@ -533,8 +533,8 @@ static inline __attribute__((always_inline)) int walk_for_caller(walk_fn *real, 
 	while (n == room && m < size && size - m <= INT_MAX - 8 - room && tries--) {
 		room += size - m + 8;
 		size_t len = (size_t)room * sizeof(void *);
-		void **v = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-				-1, 0);
+		void **v =
+		    mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (v == MAP_FAILED)
 			break;
 		n = real(v, room);

@@ -223,7 +223,8 @@ static bool load_size(enum fxt_setting_id id, const char *s, void *field)
 
 	if (fxt__parse_size(s, &v) < 0) {
 		if (fxt_settings[id].def == NULL)
-			agent_dbg("%s=%s is not a size; using the default", fxt_settings[id].env, s);
+			agent_dbg("%s=%s is not a size; using the default", fxt_settings[id].env,
+				  s);
 		else
 			agent_dbg("%s=%s is not a size; using %llu", fxt_settings[id].env, s,
 				  (unsigned long long)*(uint64_t *)field);
@@ -250,7 +251,8 @@ static bool load_count(enum fxt_setting_id id, const char *s, void *field)
 
 	*(unsigned *)field = v > 0 && v <= 1000000 ? (unsigned)v : 0;
 	if (*s && !*(unsigned *)field)
-		agent_dbg("%s=%s: not a count in 1..1000000; no snapshots", fxt_settings[id].env, s);
+		agent_dbg("%s=%s: not a count in 1..1000000; no snapshots", fxt_settings[id].env,
+			  s);
 	return true;
 }
 
@@ -326,8 +328,8 @@ static bool load_clock(enum fxt_setting_id id, const char *s, void *field)
 {
 	(void)id;
 	*(enum agent_clock *)field = strcmp(s, "tsc") == 0 ? AGENT_CLOCK_TSC
-				     : *s		 ? AGENT_CLOCK_MONOTONIC
-							 : AGENT_CLOCK_AUTO;
+				     : *s		   ? AGENT_CLOCK_MONOTONIC
+							   : AGENT_CLOCK_AUTO;
 	return true;
 }
 
@@ -339,19 +341,26 @@ static bool load_status_fd(enum fxt_setting_id id, const char *s, void *field)
 }
 
 static load_fn *const loaders[] = {
-	[FXT_T_BOOL] = load_bool,	  [FXT_T_SIZE] = load_size,
-	[FXT_T_SIZE_NZ] = load_size,	  [FXT_T_DURATION] = load_duration,
-	[FXT_T_COUNT] = load_count,	  [FXT_T_RATE] = load_rate,
-	[FXT_T_DEPTH] = load_depth,	  [FXT_T_MODE] = load_mode,
-	[FXT_T_LIBC] = load_libc,	  [FXT_T_REGEXES] = load_text,
-	[FXT_T_GLOBS] = load_text,	  [FXT_T_PATH] = load_text,
-	[FXT_T_PID] = load_pid,		  [FXT_T_CLOCK] = load_clock,
+	[FXT_T_BOOL] = load_bool,
+	[FXT_T_SIZE] = load_size,
+	[FXT_T_SIZE_NZ] = load_size,
+	[FXT_T_DURATION] = load_duration,
+	[FXT_T_COUNT] = load_count,
+	[FXT_T_RATE] = load_rate,
+	[FXT_T_DEPTH] = load_depth,
+	[FXT_T_MODE] = load_mode,
+	[FXT_T_LIBC] = load_libc,
+	[FXT_T_REGEXES] = load_text,
+	[FXT_T_GLOBS] = load_text,
+	[FXT_T_PATH] = load_text,
+	[FXT_T_PID] = load_pid,
+	[FXT_T_CLOCK] = load_clock,
 	[FXT_T_STATUS_FD] = load_status_fd,
 };
 
 /* Where each row goes in agent_cfg (F(member)), or NO_FIELD (NF): the
  * rows derive() reads itself, and fxt-run's. */
-#define NO_FIELD SIZE_MAX
+#define NO_FIELD  SIZE_MAX
 #define F(member) offsetof(struct agent_config, member)
 #define NF	  NO_FIELD
 static const size_t field_off[FXT_S_COUNT] = {
@@ -385,8 +394,9 @@ static const size_t field_off[FXT_S_COUNT] = {
 #define AGENT_W_LAUNCHER  0
 #define F(member)	  sizeof(((struct agent_config *)0)->member)
 #define NF		  0
-#define X(ID, SHORT, OPT, ARG, TYPE, SCOPE, FIELD, ...) \
-	_Static_assert(FIELD == 0 || FIELD == AGENT_W_##TYPE, #ID ": a field of its type's width");
+#define X(ID, SHORT, OPT, ARG, TYPE, SCOPE, FIELD, ...)                                      \
+	_Static_assert(FIELD == 0 || FIELD == AGENT_W_##TYPE, #ID ": a field of its type's " \
+								  "width");
 #include "run/settings.def"
 #undef X
 #undef F

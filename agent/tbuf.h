@@ -73,11 +73,11 @@ struct tbuf {
 	uint64_t dropped;	    /* calls not recorded (enter hooks) */
 	uint64_t dropped_published; /* the part of it added to the spool header's */
 	uint64_t first_drop_ts;
-	uint64_t stop_ts; /* when it stopped recording for good; 0 = never */
+	uint64_t stop_ts;    /* when it stopped recording for good; 0 = never */
 	uint32_t drop_cause; /* why, if not for a size limit (SPOOL_CAUSE_*) */
-	uint64_t end_ts;  /* when the thread exited; 0 = alive */
-	int state;	  /* enum tbuf_state */
-	char name[16];	  /* comm at thread exit */
+	uint64_t end_ts;     /* when the thread exited; 0 = alive */
+	int state;	     /* enum tbuf_state */
+	char name[16];	     /* comm at thread exit */
 	/* Where a rename goes (spool_chunk_rename()): the file offset of the
 	 * thread's newest chunk, written under the spool lock; 0: none yet. */
 	uint64_t name_off;

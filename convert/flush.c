@@ -401,7 +401,8 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 		err = fxt_writer_thread_name(w, in->pid, th->tid, name);
 		if (!err && fl.pp.sampled && fl.pp.sampled[s]) {
 			snprintf(track, sizeof(track), "%s" FXT_SAMPLE_TRACK_SUFFIX, name);
-			err = fxt_writer_thread_name(w, in->pid, th->tid | FXT_SAMPLE_KOID_BIT, track);
+			err = fxt_writer_thread_name(w, in->pid, th->tid | FXT_SAMPLE_KOID_BIT,
+						     track);
 		}
 	}
 

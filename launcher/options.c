@@ -149,7 +149,7 @@ static void options_table(struct option *lo, char *shortopts)
 		if (row->opt == NULL)
 			continue;
 		lo->name = row->opt;
-		lo->has_arg = row->arg == NULL	 ? no_argument
+		lo->has_arg = row->arg == NULL	   ? no_argument
 			      : row->arg[0] == '[' ? optional_argument
 						   : required_argument;
 		lo->flag = NULL;

@@ -188,10 +188,11 @@ void warn_untraceable(const char *path, const char *name)
 		return;
 	}
 	if (gains_file_caps(path)) {
-		fprintf(stderr,
-			"fxt-run: warning: %s has file capabilities: the loader ignores LD_PRELOAD, "
-			"so it runs untraced\n",
-			name);
+		fprintf(
+		    stderr,
+		    "fxt-run: warning: %s has file capabilities: the loader ignores LD_PRELOAD, "
+		    "so it runs untraced\n",
+		    name);
 		return;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -21,9 +21,9 @@
 #define FXT_ROW_ENV_RUNENV(ID)	 FXT_ENV(ID)
 
 const struct fxt_setting fxt_settings[FXT_S_COUNT] = {
-#define X(ID, SHORT, OPT, ARG, TYPE, SCOPE, FIELD, DEF, OPTDEF, HELP, ENV_HELP)                  \
-	[FXT_S_##ID] = { FXT_ROW_ENV_##SCOPE(ID), OPT, SHORT, ARG, FXT_T_##TYPE, FXT_SC_##SCOPE, \
-			 DEF, OPTDEF, HELP, ENV_HELP },
+#define X(ID, SHORT, OPT, ARG, TYPE, SCOPE, FIELD, DEF, OPTDEF, HELP, ENV_HELP)    \
+	[FXT_S_##ID] = { FXT_ROW_ENV_##SCOPE(ID), OPT, SHORT,  ARG,  FXT_T_##TYPE, \
+			 FXT_SC_##SCOPE,	  DEF, OPTDEF, HELP, ENV_HELP },
 #include "run/settings.def"
 #undef X
 };
@@ -280,8 +280,8 @@ int fxt_setting_parse(enum fxt_setting_id id, const char *arg, struct fxt_values
 {
 	const struct fxt_setting *row = &fxt_settings[id];
 	union fxt_value *val = &v->v[id];
-	bool list = row->type == FXT_T_REGEXES || row->type == FXT_T_GLOBS ||
-		    row->type == FXT_T_RULES;
+	bool list =
+	    row->type == FXT_T_REGEXES || row->type == FXT_T_GLOBS || row->type == FXT_T_RULES;
 	char *copy;
 
 	if (arg == NULL)

@@ -53,10 +53,10 @@ enum fxt_setting_scope {
 
 /* One row of run/settings.def. */
 struct fxt_setting {
-	const char *env;      /* "FXT_MAX_SIZE"; NULL for RUN rows */
-	const char *opt;      /* "max-size"; NULL: no option */
-	char short_opt;	      /* 'o', or 0 */
-	const char *arg;      /* "SIZE"; "[=HZ]": optional; NULL: no argument */
+	const char *env; /* "FXT_MAX_SIZE"; NULL for RUN rows */
+	const char *opt; /* "max-size"; NULL: no option */
+	char short_opt;	 /* 'o', or 0 */
+	const char *arg; /* "SIZE"; "[=HZ]": optional; NULL: no argument */
 	enum fxt_setting_type type;
 	enum fxt_setting_scope scope;
 	const char *def;      /* the agent's default, spelled as a user would */

@@ -216,8 +216,8 @@ struct spool_seal {
 /* Why calls were dropped, when not for the size limits (FXT_MAX_SIZE,
  * FXT_BUFFER_SIZE: cause 0): the kind, or'ed with an errno where it has
  * one (the low 16 bits).  The converter says it in the drop instant. */
-#define SPOOL_CAUSE_ERRNO	0xffffu
-#define SPOOL_CAUSE_SPOOL	(1u << 16) /* the spool could not be written: | errno */
+#define SPOOL_CAUSE_ERRNO 0xffffu
+#define SPOOL_CAUSE_SPOOL (1u << 16) /* the spool could not be written: | errno */
 /* Calls lost outside any thread's count (a sealed spool's `lost`): made
  * before their thread had a buffer.  Never in a spool: the converter's. */
 #define SPOOL_CAUSE_NO_BUFFER (2u << 16)

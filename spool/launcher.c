@@ -77,7 +77,7 @@ int launcher_bell_state(const struct launcher_bell *b)
 	const char *ctl = (const char *)b - LAUNCHER_BELL_OFF;
 
 	return __atomic_load_n(ctl, __ATOMIC_ACQUIRE) == LAUNCHER_OPEN ? LAUNCHER_OPEN
-								     : LAUNCHER_CLOSING;
+								       : LAUNCHER_CLOSING;
 }
 
 void launcher_bell_ring(struct launcher_bell *b)

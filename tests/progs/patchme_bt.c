@@ -161,7 +161,8 @@ int main(int argc, char **argv)
 		exact = 1;
 		printf("thread:\n");
 		fflush(stdout);
-		if (pthread_create(&th, NULL, thread_main, NULL) != 0 || pthread_join(th, NULL) != 0)
+		if (pthread_create(&th, NULL, thread_main, NULL) != 0 ||
+		    pthread_join(th, NULL) != 0)
 			return 1;
 		printf("main:\n");
 		outer();

@@ -31,31 +31,54 @@ static void saw(char c, const struct agent_event *ev)
 }
 
 static bool a_on = true, b_on = true, c_on = true;
-static bool a_wants(void) { return a_on; }
-static bool b_wants(void) { return b_on; }
-static bool c_wants(void) { return c_on; }
-static void a_ev(const struct agent_event *ev) { saw('a', ev); }
-static void b_ev(const struct agent_event *ev) { saw('b', ev); }
-static void c_ev(const struct agent_event *ev) { saw('c', ev); }
+static bool a_wants(void)
+{
+	return a_on;
+}
+static bool b_wants(void)
+{
+	return b_on;
+}
+static bool c_wants(void)
+{
+	return c_on;
+}
+static void a_ev(const struct agent_event *ev)
+{
+	saw('a', ev);
+}
+static void b_ev(const struct agent_event *ev)
+{
+	saw('b', ev);
+}
+static void c_ev(const struct agent_event *ev)
+{
+	saw('c', ev);
+}
 
 /* a and c handle everything; b all but DLCLOSED and THREAD_START. */
-#define ALL(fn)                                                                   \
-	{ [AGENT_EV_CONFIGURE] = fn,     [AGENT_EV_START] = fn,                   \
-	  [AGENT_EV_THREAD_START] = fn,  [AGENT_EV_MODULE_LOADED] = fn,           \
-	  [AGENT_EV_DLOPENED] = fn,      [AGENT_EV_FORK_CHILD] = fn,              \
-	  [AGENT_EV_THREAD_UNWIND] = fn, [AGENT_EV_THREAD_END] = fn,              \
-	  [AGENT_EV_THREAD_GONE] = fn,   [AGENT_EV_DLCLOSED] = fn,                \
-	  [AGENT_EV_EXEC] = fn,          [AGENT_EV_BEFORE_SEAL] = fn,             \
-	  [AGENT_EV_SELF_CONVERT] = fn }
+#define ALL(fn)                                                                                    \
+	{                                                                                          \
+		[AGENT_EV_CONFIGURE] = fn, [AGENT_EV_START] = fn, [AGENT_EV_THREAD_START] = fn,    \
+		[AGENT_EV_MODULE_LOADED] = fn, [AGENT_EV_DLOPENED] = fn,                           \
+		[AGENT_EV_FORK_CHILD] = fn, [AGENT_EV_THREAD_UNWIND] = fn,                         \
+		[AGENT_EV_THREAD_END] = fn, [AGENT_EV_THREAD_GONE] = fn, [AGENT_EV_DLCLOSED] = fn, \
+		[AGENT_EV_EXEC] = fn, [AGENT_EV_BEFORE_SEAL] = fn, [AGENT_EV_SELF_CONVERT] = fn    \
+	}
 static const struct agent_feature row_a = { "a", a_wants, ALL(a_ev) };
 static struct agent_feature row_b = { "b", b_wants, ALL(b_ev) };
 static const struct agent_feature row_c = { "c", c_wants, ALL(c_ev) };
 static const struct agent_feature *const abc[] = { &row_a, &row_b, &row_c, NULL };
 
 /* The agent's own rows, for the link and the table's order. */
-#define STUB_ROW(n)                                                         \
-	static void n##_start(const struct agent_event *ev) { saw(#n[0], ev); } \
-	const struct agent_feature agent_feature_##n = { #n, NULL, { [AGENT_EV_START] = n##_start } };
+#define STUB_ROW(n)                                            \
+	static void n##_start(const struct agent_event *ev)    \
+	{                                                      \
+		saw(#n[0], ev);                                \
+	}                                                      \
+	const struct agent_feature agent_feature_##n = { #n,   \
+							 NULL, \
+							 { [AGENT_EV_START] = n##_start } };
 AGENT_FEATURES(STUB_ROW)
 
 static void reset(const struct agent_feature *const *v)

@@ -51,15 +51,14 @@ static const char *const settings[][2] = {
  * keeps its own for the process's life). */
 static void same_config(struct agent_config *a, struct agent_config *b, const char *what)
 {
-	char **sa[] = { &a->include, &a->exclude, &a->modules, &a->patch, &a->patch_modules,
-			&a->patch_report };
-	char **sb[] = { &b->include, &b->exclude, &b->modules, &b->patch, &b->patch_modules,
-			&b->patch_report };
+	char **sa[] = { &a->include, &a->exclude,	&a->modules,
+			&a->patch,   &a->patch_modules, &a->patch_report };
+	char **sb[] = { &b->include, &b->exclude,	&b->modules,
+			&b->patch,   &b->patch_modules, &b->patch_report };
 	bool strings = true;
 
 	for (size_t i = 0; i < sizeof(sa) / sizeof(sa[0]); i++) {
-		if ((*sa[i] == NULL) != (*sb[i] == NULL) ||
-		    (*sa[i] && strcmp(*sa[i], *sb[i]) != 0))
+		if ((*sa[i] == NULL) != (*sb[i] == NULL) || (*sa[i] && strcmp(*sa[i], *sb[i]) != 0))
 			strings = false;
 		free(*sa[i]);
 		free(*sb[i]);
@@ -132,9 +131,9 @@ static void test_defaults(void)
 	ASSERT_EQ_U64(agent_cfg.max_snapshots, FXT_DEFAULT_MAX_SNAPSHOTS,
 		      "FXT_MAX_SNAPSHOTS's default");
 	ok(agent_cfg.mode == FXT_MODE_STREAM && agent_cfg.sample_hz == 0 && agent_cfg.depth == 0 &&
-		   agent_cfg.min_duration_ns == 0 && !agent_cfg.debug && agent_cfg.status_fd == -1 &&
-		   agent_cfg.clock == AGENT_CLOCK_AUTO && agent_cfg.image == 1 &&
-		   agent_cfg.include == NULL && agent_cfg.patch == NULL,
+	       agent_cfg.min_duration_ns == 0 && !agent_cfg.debug && agent_cfg.status_fd == -1 &&
+	       agent_cfg.clock == AGENT_CLOCK_AUTO && agent_cfg.image == 1 &&
+	       agent_cfg.include == NULL && agent_cfg.patch == NULL,
 	   "the other defaults: stream, no sampling, no bound, no fd, the clock chosen");
 }
 

@@ -25,8 +25,7 @@ static void test_rules(void)
 
 	memcpy(copy, fxt_settings, sizeof(copy));
 	copy[FXT_S_MODULE].opt = "mode";
-	ok(fxt__settings_check(copy, FXT_S_COUNT, why, sizeof(why)) != 0 &&
-		   strstr(why, "twice"),
+	ok(fxt__settings_check(copy, FXT_S_COUNT, why, sizeof(why)) != 0 && strstr(why, "twice"),
 	   "broken: two rows with one option: %s", why);
 	memcpy(copy, fxt_settings, sizeof(copy));
 	copy[FXT_S_KEEP_PARTS].short_opt = 'q';
@@ -107,13 +106,13 @@ static void test_round_trips(void)
 		enum fxt_setting_id id;
 		const char *arg;
 	} given[] = {
-		{ FXT_S_LIBC, "io,mem" },      { FXT_S_SAMPLE, "77" },
-		{ FXT_S_MODE, "oneshot" },     { FXT_S_BUFFER_SIZE, "4M" },
-		{ FXT_S_MAX_SIZE, "0" },       { FXT_S_INCLUDE, "a" },
-		{ FXT_S_INCLUDE, "b.c" },      { FXT_S_EXCLUDE, "x|y" },
-		{ FXT_S_MODULE, "lib*" },      { FXT_S_DEPTH, "7" },
-		{ FXT_S_MIN_DURATION, "2us" }, { FXT_S_SNAPSHOT_IF, "main>1ms" },
-		{ FXT_S_MAX_SNAPSHOTS, "3" },  { FXT_S_PATCH, "." },
+		{ FXT_S_LIBC, "io,mem" },	   { FXT_S_SAMPLE, "77" },
+		{ FXT_S_MODE, "oneshot" },	   { FXT_S_BUFFER_SIZE, "4M" },
+		{ FXT_S_MAX_SIZE, "0" },	   { FXT_S_INCLUDE, "a" },
+		{ FXT_S_INCLUDE, "b.c" },	   { FXT_S_EXCLUDE, "x|y" },
+		{ FXT_S_MODULE, "lib*" },	   { FXT_S_DEPTH, "7" },
+		{ FXT_S_MIN_DURATION, "2us" },	   { FXT_S_SNAPSHOT_IF, "main>1ms" },
+		{ FXT_S_MAX_SNAPSHOTS, "3" },	   { FXT_S_PATCH, "." },
 		{ FXT_S_PATCH_MODULE, "libfoo*" },
 	};
 	struct fxt_values v = { 0 }, back = { 0 };
@@ -132,8 +131,7 @@ static void test_round_trips(void)
 	ASSERT_STR_EQ(fxt_block_get(b.buf, b.len, "FXT_MODULE"), "lib*",
 		      "FXT_MODULE is not FXT_MODE");
 	ASSERT_STR_EQ(fxt_block_get(b.buf, b.len, "FXT_MIN_DURATION"), "2000", "durations in ns");
-	ASSERT_STR_EQ(fxt_block_get(b.buf, b.len, "FXT_BUFFER_SIZE"), "4194304",
-		      "sizes in bytes");
+	ASSERT_STR_EQ(fxt_block_get(b.buf, b.len, "FXT_BUFFER_SIZE"), "4194304", "sizes in bytes");
 	ok(fxt_block_get(b.buf, b.len, "FXT_CLOCK") == NULL, "what was not given is not there");
 	for (size_t i = 0; i < FXT_S_COUNT; i++) {
 		const struct fxt_setting *row = &fxt_settings[i];
@@ -168,8 +166,8 @@ static void test_round_trips(void)
 static void test_blocks(void)
 {
 	struct fxt_block b = { 0 };
-	static const char torn[] = { 'F', 'X', 'T', '_', 'A', '=', '1', '\0', 'F', 'X', 'T', '_',
-				     'B', '=', '2' };
+	static const char torn[] = { 'F', 'X', 'T', '_', 'A', '=', '1', '\0',
+				     'F', 'X', 'T', '_', 'B', '=', '2' };
 	static const char one_nul[] = "FXT_A=1"; /* sizeof: one '\0', not two */
 
 	ok(fxt_block_sink(&b, "FXT_A", "") == 0 && fxt_block_sink(&b, "FXT_B", "x=y") == 0,

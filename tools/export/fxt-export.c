@@ -43,8 +43,8 @@ static const char help[] =
     "strings.  Context switches and blobs are not exported.\n"
     "Stack samples are estimates of CPU time, not calls: their slices stay on\n"
     "their own track, \"NAME (samples)\" (tid: the thread's tid + 2^30), and\n"
-    "get the category \"" EXPORT_SAMPLE_CATEGORY "\" after their own (\"libc.so.6,"
-    EXPORT_SAMPLE_CATEGORY "\"),\n"
+    "get the category \"" EXPORT_SAMPLE_CATEGORY
+    "\" after their own (\"libc.so.6," EXPORT_SAMPLE_CATEGORY "\"),\n"
     "so that a viewer or a query tells them from calls; --stats counts them\n"
     "apart (\"samples N\"); --no-samples leaves them and their tracks out.\n"
     "\n"
@@ -124,10 +124,9 @@ int main(int argc, char **argv)
 	if (o.stats)
 		fprintf(stderr,
 			"slices %" PRIu64 ", samples %" PRIu64 ", instants %" PRIu64
-			", counters %" PRIu64
-			", async %" PRIu64 ", flows %" PRIu64 ", logs %" PRIu64
-			", process names %" PRIu64 ", thread names %" PRIu64 "\n",
-			st.slices, st.samples, st.instants, st.counters, st.async, st.flows, st.logs,
-			st.processes, st.threads);
+			", counters %" PRIu64 ", async %" PRIu64 ", flows %" PRIu64
+			", logs %" PRIu64 ", process names %" PRIu64 ", thread names %" PRIu64 "\n",
+			st.slices, st.samples, st.instants, st.counters, st.async, st.flows,
+			st.logs, st.processes, st.threads);
 	return TOOL_EXIT_OK;
 }

@@ -211,7 +211,7 @@ static struct flame *load(const struct options *o, const char *path)
 	if (flame_nnodes(f) <= 1 && flame_left_out(f))
 		fprintf(stderr,
 			o->samples ? NAME ": %s: no stack samples, only calls (drawn without "
-				       "--samples)\n"
+					  "--samples)\n"
 				   : NAME ": %s: no calls, only stack samples (fxt-run --sample): "
 					  "--samples draws them\n",
 			path);

@@ -564,8 +564,8 @@ int main(int argc, char **argv)
 		tool_error(NAME, "%s: %s", o.path, err);
 		goto out;
 	}
-	if (make_tables(&o, p, have_name_re ? &name_re : NULL, have_cat_re ? &cat_re : NULL,
-			&calls, &samples) < 0) {
+	if (make_tables(&o, p, have_name_re ? &name_re : NULL, have_cat_re ? &cat_re : NULL, &calls,
+			&samples) < 0) {
 		tool_error(NAME, "%s", strerror(ENOMEM));
 		goto out;
 	}
