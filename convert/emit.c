@@ -262,17 +262,18 @@ static bool to_fxt_arg(struct emit_ctx *ctx, const struct recon_args *l, const s
 }
 
 /* The flow events of a frame [fstart, fend), strictly inside it: the k-th
- * begin, step or end just after its start (start + 1 + k), the k-th "at
- * end" one just before its end (end - 1 - k).  Perfetto binds a flow
+ * begin, step or end just after its start (start + (1 + k) steps), the
+ * k-th "at end" one just before its end (end - (1 + k) steps), a step
+ * being a nanosecond's ticks (recon_set_step()).  Perfetto binds a flow
  * event to the innermost slice open at its time: the frame's own, since
- * every entry moved the thread's time on by a tick (recon_arg()). */
+ * every entry moved the thread's time on by a step (recon_arg()). */
 static int emit_flows(struct emit_ctx *ctx, struct sym_entry *e, const struct recon_args *l,
 		      uint64_t fstart, uint64_t fend)
 {
 	static const enum fxt_event_type types[] = { FXT_EVENT_FLOW_BEGIN, FXT_EVENT_FLOW_STEP,
 						     FXT_EVENT_FLOW_END };
 	struct fxt_event ev;
-	uint64_t kb = 0, ke = 0;
+	uint64_t kb = 0, ke = 0, step = ctx->com->step ? ctx->com->step : 1;
 	int err = 0;
 
 	memset(&ev, 0, sizeof(ev));
@@ -284,11 +285,9 @@ static int emit_flows(struct emit_ctx *ctx, struct sym_entry *e, const struct re
 
 		if (a->type != ARGT_FLOW || phase > EV_FLOW_END)
 			continue;
-		ts = a->key & FLOW_AT_END ? fend - 1 - ke++ : fstart + 1 + kb++;
-		if (ts >= fend)
-			ts = fend - 1;
-		if (ts <= fstart)
-			ts = fend > fstart + 1 ? fstart + 1 : fstart;
+		ts = a->key & FLOW_AT_END ? fend - step * (1 + ke++) : fstart + step * (1 + kb++);
+		if (ts >= fend || ts <= fstart) /* a frame too short (it cannot be) */
+			ts = fend > fstart + 1 ? fstart + (fend - fstart) / 2 : fstart;
 		ev.type = types[phase];
 		ev.ts = ts + ctx->com->shift;
 		ev.extra = a->value;

@@ -33,6 +33,7 @@ struct emit_common {
 	struct fxt_string_slot key_slots[KEY_COUNT]; /* argument names */
 	char *scratch;				     /* EMIT_SCRATCH bytes: strings of one event */
 	uint64_t shift; /* added to every timestamp written (flush_time_shift()) */
+	uint64_t step;	/* the recons' step (recon_set_step()): ticks of a nanosecond */
 	struct flush_stats *st;
 };
 #define EMIT_SCRATCH (FXT_MAX_ARGS * (STR_MAX + 64) + MESSAGE_MAX)

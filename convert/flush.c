@@ -108,6 +108,7 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 	flush_emit_init(&t->ctx, &fl->em, in->pid, th->tid, th->dropped, &t->logs);
 	t->ctx.drop_cause = th->drop_cause;
 	recon_init(&t->r, &flush_sink, &t->ctx, in->fifo_max);
+	recon_set_step(&t->r, fl->em.step);
 	if (in->min_duration_ns && in->ticks_per_second) {
 		flush_short_init(&t->shorts, in->ticks_per_second);
 		t->ctx.shorts = &t->shorts;
@@ -126,6 +127,7 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 		 * the other while this thread is written (writer.h). */
 		flush_emit_init(&t->sctx, &fl->em, in->pid, th->tid | FXT_SAMPLE_KOID_BIT, 0, NULL);
 		recon_init(&t->sr, &flush_sink, &t->sctx, in->fifo_max);
+		recon_set_step(&t->sr, fl->em.step);
 		stackchart_init(&t->sc, &t->sr, flush_names_fn_of, &fl->em.names,
 				fl->sample_period);
 		t->d.sampling = true;
@@ -324,6 +326,10 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 	if (in->sample_hz && in->ticks_per_second)
 		fl.sample_period = in->ticks_per_second / in->sample_hz;
 	fl.em.shift = flush_time_shift(in);
+	/* "Later" is a nanosecond later (recon.h): the ticks of one, rounded up. */
+	fl.em.step = in->ticks_per_second > 1000000000u
+			 ? (in->ticks_per_second + 999999999u) / 1000000000u
+			 : 1;
 	err = fxt_writer_magic(w);
 	if (!err)
 		err = fxt_writer_provider(w, (uint32_t)in->pid, "fxtrace");

@@ -30,6 +30,7 @@ void recon_init(struct recon *r, const struct recon_sink *sink, void *ctx, size_
 	r->fifo_max = max;
 	r->head = r->tail = 0;
 	r->last_ts = 0;
+	r->step = 1;
 	r->unmatched = 0;
 	r->deep = 0;
 	r->max_depth = 0;
@@ -41,6 +42,11 @@ void recon_init(struct recon *r, const struct recon_sink *sink, void *ctx, size_
 	r->min = 0;
 	r->open = ADDRTAB_INIT(struct recon_open);
 	r->left_out = 0;
+}
+
+void recon_set_step(struct recon *r, uint64_t ticks)
+{
+	r->step = ticks ? ticks : 1;
 }
 
 void recon_set_min(struct recon *r, uint64_t ticks)
@@ -346,7 +352,7 @@ int recon__feed_min(struct recon *r, uint64_t ts, uint64_t addr)
 		}
 		return recon__feed(r, ts, addr);
 	}
-	t = r->last_ts && ts <= r->last_ts ? r->last_ts + 1 : ts;
+	t = r->last_ts && ts <= r->last_ts ? r->last_ts + r->step : ts;
 	f = &r->stack[r->depth - 1];
 	parent = r->depth > 1 ? &r->stack[r->depth - 2] : NULL;
 	dur = t - f->start;
@@ -375,7 +381,7 @@ int recon_mark(struct recon *r, uint64_t ts, uint64_t cookie)
 	int err;
 
 	if (r->last_ts && ts <= r->last_ts)
-		ts = r->last_ts + 1;
+		ts = r->last_ts + r->step;
 	r->last_ts = ts;
 	err = fifo_room(r);
 	if (err < 0)
@@ -438,7 +444,7 @@ int recon_arg(struct recon *r, const struct recon_arg *a, const void *bytes)
 {
 	struct recon_frame *f;
 
-	r->last_ts++;
+	r->last_ts += r->step;
 	if (!a || !r->depth)
 		return 0;
 	f = &r->stack[r->depth - 1];
@@ -453,6 +459,6 @@ int recon_finish(struct recon *r, uint64_t end_ts)
 {
 	/* Strictly after the last record, so no frame ends where it starts. */
 	if (r->depth && end_ts <= r->last_ts)
-		end_ts = r->last_ts + 1;
+		end_ts = r->last_ts + r->step;
 	return close_to(r, 0, end_ts);
 }

@@ -6,7 +6,11 @@
  *
  *  - timestamps are made strictly increasing per thread (a record older
  *    than the previous one, e.g. across a TSC hiccup, or equal to it, is
- *    moved to previous + 1 tick), so no two starts coincide;
+ *    moved to previous + 1 step), so no two starts coincide.  A step is
+ *    the ticks of one nanosecond (recon_set_step(); 1 tick by default):
+ *    readers, Perfetto first, place events in nanoseconds, where two
+ *    times a tick apart may be one (a TSC ticks 2-4 times a nanosecond),
+ *    and a flow at the end of one call then lands in the next;
  *  - an exit whose function is not on top of the stack but deeper (frames
  *    left by longjmp or by records that were skipped) closes every frame
  *    above it at the same time, then itself;
@@ -36,8 +40,8 @@
  * call's arguments, its flow events) to the innermost open frame; the
  * list goes to the sink with the frame's complete event, or with its END
  * when the frame was begun, and is freed once emitted.  Each entry moves
- * the thread's time on by a tick, so a frame with k entries lasts at least
- * k + 1 ticks and instants can be placed strictly inside it.
+ * the thread's time on by a step, so a frame with k entries lasts at least
+ * k + 1 steps and instants can be placed strictly inside it.
  *
  * Speed: recon_feed() is inline and its common cases (an enter with room,
  * the exit of the top frame) touch a few words; closed slots leave the FIFO
@@ -164,6 +168,7 @@ struct recon {
 	size_t fifo_cap, fifo_max;
 	uint64_t head, tail;
 	uint64_t last_ts;   /* last adjusted timestamp; 0 before the first record */
+	uint64_t step;	    /* "later" is this many ticks later (recon_set_step()) */
 	uint64_t unmatched; /* exits without an enter */
 	uint64_t emitted;   /* frames emitted (complete events and begun frames) */
 	uint64_t begun;	    /* frames emitted as begin/end pairs */
@@ -186,6 +191,11 @@ struct recon {
  * least 2); 0 means RECON_FIFO_MAX.  Small values are for tests. */
 void recon_init(struct recon *r, const struct recon_sink *sink, void *ctx, size_t fifo_max);
 
+/* Makes "later" mean `ticks` later (at least 1): the ticks of a
+ * nanosecond, rounded up, so that times made distinct stay distinct in
+ * nanoseconds (see above). */
+void recon_set_step(struct recon *r, uint64_t ticks);
+
 /* Leaves out the frames that close shorter than `ticks` (see above); the
  * sink then needs `short_call` and `short_children`.  0: none. */
 void recon_set_min(struct recon *r, uint64_t ticks);
@@ -201,7 +211,7 @@ static inline __attribute__((always_inline)) int recon__feed(struct recon *r, ui
 							     uint64_t addr)
 {
 	if (__builtin_expect(r->last_ts && ts <= r->last_ts, 0))
-		ts = r->last_ts + 1;
+		ts = r->last_ts + r->step;
 	r->last_ts = ts;
 	if (!(addr & SPOOL_EXIT_BIT)) {
 		if (__builtin_expect(fxt__depth_hidden(r->depth), 0)) {
@@ -250,8 +260,8 @@ static inline uint64_t recon_top(const struct recon *r)
 
 /* Attaches an argument to the innermost open frame: a copy of `*a` and of
  * its `a->len` bytes at `bytes` (a->off is set by the recon), and moves
- * the thread's time on by one tick, so that a frame with k arguments lasts
- * at least k + 1 ticks (room for instants strictly inside it).  With `a`
+ * the thread's time on by one step, so that a frame with k arguments lasts
+ * at least k + 1 steps (room for instants strictly inside it).  With `a`
  * NULL, or no frame open, only the time moves.  Returns 0 or -ENOMEM. */
 int recon_arg(struct recon *r, const struct recon_arg *a, const void *bytes);
 
@@ -261,7 +271,7 @@ int recon_arg(struct recon *r, const struct recon_arg *a, const void *bytes);
  * in the stream.  Same returns as recon_feed(). */
 int recon_mark(struct recon *r, uint64_t ts, uint64_t cookie);
 
-/* Closes the frames still open at max(end_ts, last timestamp + 1) and
+/* Closes the frames still open at max(end_ts, last timestamp + 1 step) and
  * emits everything pending.  The recon can be fed again afterwards (it is
  * empty). */
 int recon_finish(struct recon *r, uint64_t end_ts);

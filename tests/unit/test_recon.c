@@ -194,6 +194,36 @@ static void test_out_of_order(void)
 	free(s.v);
 }
 
+/* With a step of 3 ticks (a nanosecond of a 2.6 GHz TSC), what is moved
+ * moves by a step: a call whose enter read the TSC of another CPU, behind
+ * the previous call's exit, starts a nanosecond after it, not a tick (in
+ * nanoseconds, where readers place events, it started where the other
+ * ended, and a flow bound to the end of the one landed in the other). */
+static void test_step(void)
+{
+	struct sink s = { 0 };
+	struct recon r;
+
+	recon_init(&r, &test_sink, &s, 0);
+	recon_set_step(&r, 3);
+	recon_feed(&r, 100, 0xa);
+	recon_feed(&r, 110, 0xb);
+	recon_feed(&r, 200, 0xb | EXIT);
+	recon_feed(&r, 199, 0xc);	 /* behind the exit before it: 203 */
+	recon_feed(&r, 199, 0xc | EXIT); /* 206 */
+	recon_arg(&r, NULL, NULL);	 /* time moves a step: 209 */
+	recon_feed(&r, 209, 0xa | EXIT); /* 212 */
+	recon_finish(&r, 0);
+	ASSERT_EQ_U64(s.n, 3, "step: three events");
+	expect(&s, 0, C, 0xa, 100, 212, "step");
+	expect(&s, 1, C, 0xb, 110, 200, "step");
+	expect(&s, 2, C, 0xc, 203, 206, "step");
+	recon_set_step(&r, 0);
+	ASSERT_EQ_U64(r.step, 1, "step: 0 means a tick");
+	recon_free(&r);
+	free(s.v);
+}
+
 /* Exits without enters (e.g. a fork child returning through frames entered
  * in the parent) are counted and ignored, whatever is open. */
 static void test_unmatched_exits(void)
@@ -624,9 +654,10 @@ static void test_args(void)
 
 int main(void)
 {
-	plan(114);
+	plan(119);
 	test_simple();
 	test_out_of_order();
+	test_step();
 	test_unmatched_exits();
 	test_exit_deeper();
 	test_recursion();
