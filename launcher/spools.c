@@ -105,19 +105,31 @@ static void spool_view_close(struct spool_view *v)
 	v->h = NULL;
 }
 
-/* The session's pipe writes for a conversion, loaded once per pass over
- * the spools (the log only grows), and again when --recover moves on to
- * another run's session. */
+/* The session's pipe writes for a conversion: loaded at a pass's first
+ * conversion, again whenever the log has grown since (or had a write
+ * claimed but not yet filled in), and when --recover moves on to another
+ * run's session. */
 static void load_writes(struct spools *r, struct convert_opts *o)
 {
+	uint64_t mark = 0;
+
+	/* Loaded already, but not since the log grew: a process done now may
+	 * have read what was written after the load (a pipeline's reader that
+	 * ended while the pass converted another spool got no flow). */
+	if (session_log_mark(r->session, &mark) != 0 || mark != r->writes_mark)
+		r->writes_loaded = false;
 	if (!r->writes_loaded || strcmp(r->writes_of, r->session) != 0) {
 		free(r->writes);
 		r->writes = NULL;
 		r->nwrites = 0;
+		r->writes_mark = mark;
 		if (session_load_writes(r->session, &r->writes, &r->nwrites) != 0) {
 			r->writes = NULL;
 			r->nwrites = 0;
 		}
+		/* A write claimed but not filled in was left out: load again. */
+		if (r->nwrites < (mark < SESSION_LOG_SLOTS ? mark : SESSION_LOG_SLOTS))
+			r->writes_mark = UINT64_MAX;
 		r->writes_loaded = true;
 		snprintf(r->writes_of, sizeof(r->writes_of), "%s", r->session);
 	}

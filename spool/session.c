@@ -199,6 +199,22 @@ static int cmp_write(const void *a, const void *b)
 	return 0;
 }
 
+int session_log_mark(const char *path, uint64_t *mark)
+{
+	struct session_hdr h;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t got;
+
+	if (fd < 0)
+		return -errno;
+	got = pread(fd, &h, sizeof(h), 0);
+	close(fd);
+	if (got != (ssize_t)sizeof(h) || h.magic != SESSION_MAGIC)
+		return -EPROTO;
+	*mark = h.log_next;
+	return 0;
+}
+
 int session_load_writes(const char *path, struct session_write **out, size_t *n)
 {
 	struct session s;

@@ -121,4 +121,9 @@ int session_log_write(struct session *s, const struct session_write *w, bool *fi
  * not a session file: -EPROTO). */
 int session_load_writes(const char *path, struct session_write **out, size_t *n);
 
+/* The log's mark: how many writes it has claimed so far (its next index),
+ * to tell whether writes loaded earlier are still all there are.  0 or
+ * -errno (-EPROTO: not a session file). */
+int session_log_mark(const char *path, uint64_t *mark);
+
 #endif /* FXT_SPOOL_SESSION_H */
