@@ -1,4 +1,7 @@
-/* The spool file: chunk grants, recycling, header (see spool.h). */
+/* The spool file: chunk grants, recycling, header (see spool.h), and
+ * keeping it writable when the process changes user (a held descriptor,
+ * fxt-run's doorbell mapped ahead).  One job, the file's whole life in
+ * the process, under one lock: ~825 lines. */
 #include <config.h>
 
 #include <errno.h>
@@ -266,6 +269,25 @@ static bool chunk_worth(uint64_t size)
 	return size >= page_size() && size >= SPOOL_CHUNK_HEADER_SIZE + SPOOL_RECORD_SIZE * 8;
 }
 
+/* Under the lock: 0 when the spool can take records, created on first
+ * use; else why not (-ESHUTDOWN once closed, or the error that failed it,
+ * kept so that it is said once). */
+static int usable(struct spool *sp)
+{
+	int err;
+
+	if (sp->closed || sp->failed)
+		return sp->closed ? -ESHUTDOWN : sp->failed;
+	if (sp->hdr)
+		return 0;
+	err = create(sp);
+	if (err < 0) {
+		sp->failed = err;
+		agent_dbg("cannot create spool %s: %s", sp->path, strerror(-err));
+	}
+	return err;
+}
+
 int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t seq, uint64_t cap,
 		    struct spool_map *out)
 {
@@ -275,18 +297,9 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 	int fd = -1, err = 0;
 
 	lock(sp);
-	if (sp->closed || sp->failed) {
-		err = sp->closed ? -ESHUTDOWN : sp->failed;
+	err = usable(sp);
+	if (err < 0)
 		goto out;
-	}
-	if (!sp->hdr) {
-		err = create(sp);
-		if (err < 0) {
-			sp->failed = err;
-			agent_dbg("cannot create spool %s: %s", sp->path, strerror(-err));
-			goto out;
-		}
-	}
 	fd = open_checked(sp, O_RDWR);
 	if (fd < 0) {
 		err = fd;
@@ -422,18 +435,9 @@ int spool_hold(struct spool *sp)
 	int fd, err = 0;
 
 	lock(sp);
-	if (sp->closed || sp->failed) {
-		err = sp->closed ? -ESHUTDOWN : sp->failed;
+	err = usable(sp);
+	if (err < 0)
 		goto out;
-	}
-	if (!sp->hdr) {
-		err = create(sp);
-		if (err < 0) {
-			sp->failed = err;
-			agent_dbg("cannot create spool %s: %s", sp->path, strerror(-err));
-			goto out;
-		}
-	}
 	bell(sp);
 	if (__atomic_load_n(&sp->held, __ATOMIC_ACQUIRE) >= 0) {
 		fd = dup_held(sp);
