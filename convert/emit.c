@@ -79,18 +79,15 @@ static void cause_text(uint32_t cause, char *buf, size_t cap)
 	}
 }
 
-/* An instant of category "fxt" named FXT_DROP_PREFIX "N" suffix, with the
- * argument "cause" when `cause` says one. */
-static int emit_marker(struct emit_ctx *ctx, uint64_t ts, uint64_t n, const char *suffix,
-		       uint32_t cause)
+/* An instant of category "fxt" named `name` (`len` bytes) on the track,
+ * with the argument "cause" when `why` is not empty, counted as the
+ * archive's counts count it (fxt__counts_drops()). */
+static int emit_fxt_instant(struct emit_ctx *ctx, uint64_t ts, const char *name, int len,
+			    const char *why)
 {
-	char name[64], why[FXT_DROP_CAUSE_MAX];
 	struct fxt_event ev;
 	struct fxt_arg arg;
-	int len =
-	    snprintf(name, sizeof(name), FXT_DROP_PREFIX "%llu%s", (unsigned long long)n, suffix);
 
-	cause_text(cause, why, sizeof(why));
 	memset(&ev, 0, sizeof(ev));
 	ev.type = FXT_EVENT_INSTANT;
 	ev.ts = ts + ctx->com->shift;
@@ -111,6 +108,19 @@ static int emit_marker(struct emit_ctx *ctx, uint64_t ts, uint64_t n, const char
 	return fxt_writer_event(ctx->w, &ev);
 }
 
+/* The instant FXT_DROP_PREFIX "N" suffix, with the argument "cause" when
+ * `cause` says one. */
+static int emit_marker(struct emit_ctx *ctx, uint64_t ts, uint64_t n, const char *suffix,
+		       uint32_t cause)
+{
+	char name[64], why[FXT_DROP_CAUSE_MAX];
+	int len =
+	    snprintf(name, sizeof(name), FXT_DROP_PREFIX "%llu%s", (unsigned long long)n, suffix);
+
+	cause_text(cause, why, sizeof(why));
+	return emit_fxt_instant(ctx, ts, name, len, why);
+}
+
 int flush_emit_drops(struct emit_ctx *ctx, uint64_t ts)
 {
 	return emit_marker(ctx, ts, ctx->dropped, FXT_DROP_SUFFIX, ctx->drop_cause);
@@ -125,20 +135,10 @@ int flush_emit_overwritten(struct emit_ctx *ctx, uint64_t ts)
 static int emit_unsampled(struct emit_ctx *ctx, uint64_t ts, unsigned code)
 {
 	char name[160];
-	struct fxt_event ev;
 	int len =
 	    snprintf(name, sizeof(name), FXT_UNSAMPLED_PREFIX "%s", fxt_unsampled_reason(code));
 
-	memset(&ev, 0, sizeof(ev));
-	ev.type = FXT_EVENT_INSTANT;
-	ev.ts = ts + ctx->com->shift;
-	ev.thread = ctx->ev.thread;
-	ev.category = fxt_writer_cstring(ctx->w, "fxt");
-	ev.name = fxt_writer_cstring(ctx->w, name);
-	ctx->names->epoch++; /* strings registered */
-	ctx->events++;
-	fxt__counts_drops(&ctx->com->st->counts, name, (size_t)len, NULL, 0);
-	return fxt_writer_event(ctx->w, &ev);
+	return emit_fxt_instant(ctx, ts, name, len, "");
 }
 
 /* The refs of a function's name and category, interned on first use and
