@@ -21,9 +21,7 @@ frames() { sed 's/ *\[0x[0-9a-f]*\]$//' "$1"; }
 ok "patchme_bt thread: the thread's frames end in the C library's (plain run)" \
   sh -c "sed -n '/^thread:/,/^main:/p' '$TMPD/plain' | grep -q 'libc.so.6(+0x'"
 patch=yes
-if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h" || [ "$(uname -m)" != x86_64 ]; then
-  patch=
-fi
+[ -z "$(patch_unavailable)" ] || patch=
 for p in patchme_bt patchme_bt_unw; do
   "$PROGS/$p" thread > "$TMPD/$p.plain" 2>&1
   i=0

@@ -13,10 +13,7 @@ DATA=$abs_top_srcdir/tests/data/tracecmd
 plan 54
 scratch
 
-if ! have_tracecmd; then
-  for i in $(seq 54); do skip "built without libtracecmd"; done
-  finish; exit $?
-fi
+have_tracecmd || skip_rest "built without libtracecmd"
 
 # check_file NAME DAT REPORT [loose]: 7 tests.
 check_file() {

@@ -86,10 +86,7 @@ marker_where() {
     END { if (p && wb && p >= wb && p <= we) print "inside"; else printf "print %.0f write %.0f..%.0f\n", p, wb, we }'
 }
 
-if ! have_tracecmd; then
-  for i in 1 2 3 4; do skip "built without libtracecmd"; done
-  finish; exit $?
-fi
+have_tracecmd || skip_rest "built without libtracecmd"
 if live_record live mono; then
   "$FXT_IMPORT" -q "$TMPD/live.dat" -o "$TMPD/live.fxt" &&
     "$FXT_MERGE" -q "$TMPD/live.fxt" "$TMPD/live-app.fxt" -o "$TMPD/live-both.fxt"

@@ -10,18 +10,11 @@
 # reason; with a JDK installed, java runs as it does, libjvm left alone.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-N=13
-plan $N
+plan 13
 scratch
 
-if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
-  for i in $(seq $N); do skip "built without Capstone"; done
-  finish; exit $?
-fi
-if [ "$(uname -m)" != x86_64 ]; then
-  for i in $(seq $N); do skip "run-time patching is for x86-64"; done
-  finish; exit $?
-fi
+why=$(patch_unavailable)
+[ -z "$why" ] || skip_rest "$why"
 
 # frames FILE: the backtraces printed, their absolute addresses left out
 # (the program is position-independent).

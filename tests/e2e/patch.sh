@@ -15,14 +15,8 @@ scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
 
-if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
-  for i in $(seq 63); do skip "built without Capstone"; done
-  finish; exit $?
-fi
-if [ "$(uname -m)" != x86_64 ]; then
-  for i in $(seq 63); do skip "run-time patching is for x86-64"; done
-  finish; exit $?
-fi
+why=$(patch_unavailable)
+[ -z "$why" ] || skip_rest "$why"
 
 # calls ARCHIVE: "FUNCTION CALLS" of the program's functions.
 calls() {

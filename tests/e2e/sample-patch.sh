@@ -13,16 +13,9 @@
 # run as they do.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-N=24
-plan $N
-if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
-  for i in $(seq $N); do skip "built without Capstone"; done
-  finish; exit $?
-fi
-if [ "$(uname -m)" != x86_64 ]; then
-  for i in $(seq $N); do skip "run-time patching is for x86-64"; done
-  finish; exit $?
-fi
+plan 24
+why=$(patch_unavailable)
+[ -z "$why" ] || skip_rest "$why"
 C=$PROGS/sample_chain
 
 # paths ARCHIVE THREAD NAME: the distinct paths from the root of the

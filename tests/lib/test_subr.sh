@@ -42,6 +42,23 @@ skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $1"; }
 
 diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
 
+# skip_rest WHY: skips every test of the plan not run yet, for WHY, and
+# ends the script (the plan's count is run; no test fails by it).
+skip_rest() {
+  while [ "$tap_n" -lt "$tap_plan" ]; do skip "$1"; done
+  finish; exit $?
+}
+
+# patch_unavailable: why fxt-run --patch cannot run here (this build has no
+# Capstone, or the machine is not x86-64); nothing when it can.
+patch_unavailable() {
+  if ! grep -q '^#define HAVE_CAPSTONE 1' "$abs_top_builddir/config.h"; then
+    echo "built without Capstone"
+  elif [ "$(uname -m)" != x86_64 ]; then
+    echo "run-time patching is for x86-64"
+  fi
+}
+
 # A scratch directory, removed at exit.
 scratch() {
   TMPD=$(mktemp -d "${TMPDIR:-/tmp}/fxt-test.XXXXXX")
