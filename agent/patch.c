@@ -1,5 +1,10 @@
-/* Run-time patching, the patcher (see patch.h): which functions, their
- * stubs, the jumps at their entries, and the report. */
+/* Run-time patching, the patcher (see patch.h): which modules (those that
+ * walk their own stack, or whose file cannot be read, left alone and
+ * said why), which functions, their stubs, the jumps at their entries,
+ * and the report.  One job from a module's list of functions to its
+ * patched text, hence ~875 lines; the planner that reads instructions is
+ * patch/, the run time that follows calls is patch_rt.c, and patching
+ * while threads run is patch_live.c. */
 #include <config.h>
 
 #include <dlfcn.h>

@@ -1,4 +1,11 @@
-/* Stack sampling of threads' CPU time (see sample.h). */
+/* Stack sampling of threads' CPU time (see sample.h).  One job, in four
+ * parts that share the per-thread sampling state (`self`) and the SIGPROF
+ * handler, hence one file of ~870 lines: the walk from a signal context
+ * (through run-time patching's trampolines and stubs), SIGPROF's action
+ * as the program sees it, the mask view that keeps SIGPROF open in
+ * threads the program starts with it blocked, and the handler with the
+ * per-thread timers.  Issue 25's step A3 gives sampling a folder of its
+ * own (agent/sample/), where the walk and the view become files. */
 #include <config.h>
 
 #include <dlfcn.h>
