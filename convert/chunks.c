@@ -37,7 +37,7 @@ static size_t drop_copies(struct chunk_ref *v, size_t len)
 	return out;
 }
 
-int flush_chunks_scan(int fd, uint64_t end, struct chunk_ref **out, size_t *n)
+int conv_chunks_scan(int fd, uint64_t end, struct chunk_ref **out, size_t *n)
 {
 	struct chunk_ref *v = NULL;
 	size_t len = 0, cap = 0;
@@ -49,7 +49,7 @@ int flush_chunks_scan(int fd, uint64_t end, struct chunk_ref **out, size_t *n)
 		if (got != (ssize_t)sizeof(c) || !spool_chunk_ok(&c, off, end))
 			break;
 		if (c.serial) {
-			if (flush_grow((void **)&v, &cap, len + 1, sizeof(*v)) < 0) {
+			if (conv_grow((void **)&v, &cap, len + 1, sizeof(*v)) < 0) {
 				free(v);
 				return -ENOMEM;
 			}
@@ -74,8 +74,8 @@ int flush_chunks_scan(int fd, uint64_t end, struct chunk_ref **out, size_t *n)
 	return 0;
 }
 
-int flush_chunk_read(int fd, const struct chunk_ref *c, uint64_t off, uint64_t *buf,
-		     const uint64_t **stop)
+int conv_chunk_read(int fd, const struct chunk_ref *c, uint64_t off, uint64_t *buf,
+		    const uint64_t **stop)
 {
 	uint64_t end = c->off + c->size;
 	size_t want = end - off < READ_BLOCK ? (size_t)(end - off) : READ_BLOCK;

@@ -1,4 +1,4 @@
-/* Reading a spool's chunks (spool/format.h) for the flusher: the chain of
+/* Reading a spool's chunks (spool/format.h) for the conversion: the chain of
  * chunk headers, sorted into each thread's sequence, and their records in
  * blocks.  Private to convert/. */
 #ifndef FXT_CONVERT_CHUNKS_H
@@ -24,12 +24,12 @@ struct chunk_ref {
  * ones only, sorted by thread serial then sequence (malloc'd, or NULL
  * with *n = 0).  Walks the chain from the header on and stops quietly at
  * the first bad chunk header (a spool cut short).  0 or -ENOMEM. */
-int flush_chunks_scan(int fd, uint64_t end, struct chunk_ref **out, size_t *n);
+int conv_chunks_scan(int fd, uint64_t end, struct chunk_ref **out, size_t *n);
 
 /* Reads the block of chunk `c` that starts at `off` into `buf` (READ_BLOCK
  * bytes): its whole slots, from buf to *stop.  0 or -errno (-EIO when
  * nothing could be read). */
-int flush_chunk_read(int fd, const struct chunk_ref *c, uint64_t off, uint64_t *buf,
-		     const uint64_t **stop);
+int conv_chunk_read(int fd, const struct chunk_ref *c, uint64_t off, uint64_t *buf,
+		    const uint64_t **stop);
 
 #endif /* FXT_CONVERT_CHUNKS_H */

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "convert/flush.h"
+#include "convert/pipeline.h"
 #include "spool/clock.h"
 #include "spool/names.h"
 #include "spool/session.h"
@@ -41,14 +41,14 @@ int convert_read_header(int fd, struct spool_header **out)
 	return 0;
 }
 
-/* The seal's thread table, as the flusher takes it (malloc'd, or NULL
+/* The seal's thread table, as the pipeline takes it (malloc'd, or NULL
  * with *n = 0 when there is none).  0, -ENOMEM, or -EBADMSG for a seal
  * that does not fit the file. */
 static int read_seal(int fd, const struct spool_header *h, uint64_t file_size,
-		     struct spool_seal *seal, struct flush_thread **out, size_t *n)
+		     struct spool_seal *seal, struct conv_thread **out, size_t *n)
 {
 	struct spool_seal_thread *st = NULL;
-	struct flush_thread *v = NULL;
+	struct conv_thread *v = NULL;
 	uint64_t bytes;
 	int err = 0;
 
@@ -136,7 +136,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		  struct convert_result *res)
 {
 	struct session_write *writes = NULL;
-	struct flush_thread *threads = NULL;
+	struct conv_thread *threads = NULL;
 	size_t nwrites = 0, nthreads = 0;
 	struct spool_header *h = NULL;
 	char *tmp = NULL;
@@ -145,8 +145,8 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	struct fxt_symview_module *mods = NULL;
 	struct fxt_writer *w = NULL;
 	struct spool_seal seal;
-	struct flush_input in;
-	struct flush_stats st;
+	struct conv_input in;
+	struct conv_stats st;
 	struct stat sb;
 	bool marks = false; /* consumed: its header says where it went */
 	int fd = -1, err;
@@ -250,7 +250,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	err = fxt_writer_open_path(&w, tmp, FXT_WRITER_NO_CLOBBER);
 	if (err < 0)
 		goto out_sym;
-	err = flush_archive(w, &in, &st);
+	err = conv_archive(w, &in, &st);
 	res->bytes = fxt_writer_bytes(w);
 	{
 		int cerr = fxt_writer_close(w);

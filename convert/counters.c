@@ -7,9 +7,9 @@
 #include "convert/counters.h"
 #include "convert/grow.h"
 
-int flush_heap_add(struct heap_counter *h, uint64_t ts, int64_t delta)
+int conv_heap_add(struct heap_counter *h, uint64_t ts, int64_t delta)
 {
-	int err = flush_grow((void **)&h->v, &h->cap, h->n + 1, sizeof(*h->v));
+	int err = conv_grow((void **)&h->v, &h->cap, h->n + 1, sizeof(*h->v));
 
 	if (err < 0)
 		return err;
@@ -29,8 +29,8 @@ static int delta_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int flush_heap_emit(struct heap_counter *h, struct fxt_writer *w, uint64_t pid, uint64_t shift,
-		    uint64_t *events)
+int conv_heap_emit(struct heap_counter *h, struct fxt_writer *w, uint64_t pid, uint64_t shift,
+		   uint64_t *events)
 {
 	struct fxt_arg arg;
 	struct fxt_event ev;
@@ -62,7 +62,7 @@ int flush_heap_emit(struct heap_counter *h, struct fxt_writer *w, uint64_t pid, 
 	return err;
 }
 
-void flush_heap_free(struct heap_counter *h)
+void conv_heap_free(struct heap_counter *h)
 {
 	free(h->v);
 }

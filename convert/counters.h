@@ -23,14 +23,14 @@ struct heap_counter {
 };
 
 /* A delta of `delta` bytes at `ts`.  0 or -ENOMEM. */
-int flush_heap_add(struct heap_counter *h, uint64_t ts, int64_t delta);
+int conv_heap_add(struct heap_counter *h, uint64_t ts, int64_t delta);
 
 /* Writes the counter events of process `pid`, each timestamp plus `shift`
- * (flush_time_shift()), counting them in *events.  0 or the writer's
+ * (conv_time_shift()), counting them in *events.  0 or the writer's
  * error. */
-int flush_heap_emit(struct heap_counter *h, struct fxt_writer *w, uint64_t pid, uint64_t shift,
-		    uint64_t *events);
+int conv_heap_emit(struct heap_counter *h, struct fxt_writer *w, uint64_t pid, uint64_t shift,
+		   uint64_t *events);
 
-void flush_heap_free(struct heap_counter *h);
+void conv_heap_free(struct heap_counter *h);
 
 #endif /* FXT_CONVERT_COUNTERS_H */

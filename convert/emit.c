@@ -1,4 +1,4 @@
-/* The flusher's event emission (see emit.h). */
+/* The conversion's event emission (see emit.h). */
 #include <config.h>
 
 #include <errno.h>
@@ -121,12 +121,12 @@ static int emit_marker(struct emit_ctx *ctx, uint64_t ts, uint64_t n, const char
 	return emit_fxt_instant(ctx, ts, name, len, why);
 }
 
-int flush_emit_drops(struct emit_ctx *ctx, uint64_t ts)
+int conv_emit_drops(struct emit_ctx *ctx, uint64_t ts)
 {
 	return emit_marker(ctx, ts, ctx->dropped, FXT_DROP_SUFFIX, ctx->drop_cause);
 }
 
-int flush_emit_overwritten(struct emit_ctx *ctx, uint64_t ts)
+int conv_emit_overwritten(struct emit_ctx *ctx, uint64_t ts)
 {
 	return emit_marker(ctx, ts, ctx->overwritten, FXT_OVERWRITE_SUFFIX, 0);
 }
@@ -166,7 +166,7 @@ static void function_refs(struct emit_ctx *ctx, struct sym_entry *e)
 static int emit_one(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t addr, uint64_t ts,
 		    uint64_t end)
 {
-	struct sym_entry *e = flush_names_get(ctx->names, addr);
+	struct sym_entry *e = conv_names_get(ctx->names, addr);
 
 	if (!e)
 		return -ENOMEM;
@@ -232,7 +232,7 @@ static bool to_fxt_arg(struct emit_ctx *ctx, const struct recon_args *l, const s
 		 * returns into, which holds the call before it.  Named through
 		 * the name table: symbolized once, interned in O(1). */
 		uint64_t pc = a->type == ARGT_RETURN && a->value ? a->value - 1 : a->value;
-		struct sym_entry *e = pc ? flush_names_get(ctx->names, pc) : NULL;
+		struct sym_entry *e = pc ? conv_names_get(ctx->names, pc) : NULL;
 		out->type = FXT_ARG_STRING;
 		if (!e)
 			out->v.str = fxt_sref_inline(pc ? "?" : "NULL", pc ? 1 : 4);
@@ -309,7 +309,7 @@ static int emit_rich(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t ad
 		     uint64_t fend, const struct recon_args *l)
 {
 	struct fxt_arg args[FXT_MAX_ARGS];
-	struct sym_entry *e = flush_names_get(ctx->names, addr);
+	struct sym_entry *e = conv_names_get(ctx->names, addr);
 	char *scratch = ctx->com->scratch;
 	size_t words = 0;
 	unsigned n = 0;
@@ -407,7 +407,7 @@ encode_run(struct sym_table *names, uint64_t hdr, uint64_t shift, const struct r
 	size_t i;
 
 	for (i = 0; i < k; i++) {
-		*e = flush_names_get(names, v[i].addr);
+		*e = conv_names_get(names, v[i].addr);
 		if (__builtin_expect(!*e || (*e)->epoch != names->epoch || (args && args[i]), 0))
 			break;
 		p[0] = hdr | (*e)->ref_bits;
@@ -497,28 +497,28 @@ static int emit_event(void *vctx, enum recon_kind kind, uint64_t addr, uint64_t 
 	}
 	if (addr == MARK_LOG) {
 		struct log_line line;
-		if (!ctx->logs || !flush_log_pop(ctx->logs, &line))
+		if (!ctx->logs || !conv_log_pop(ctx->logs, &line))
 			return 0; /* cannot happen: one line per mark */
 		err = emit_log_line(ctx, start, &line);
 		free(line.text);
 		return err;
 	}
 	if (addr == MARK_OVERWRITTEN)
-		return flush_emit_overwritten(ctx, start);
+		return conv_emit_overwritten(ctx, start);
 	if (addr >= MARK_UNSAMPLED)
 		return emit_unsampled(ctx, start, (unsigned)(addr - MARK_UNSAMPLED));
-	return flush_emit_drops(ctx, start);
+	return conv_emit_drops(ctx, start);
 }
 
-const struct recon_sink flush_sink = {
+const struct recon_sink conv_sink = {
 	.slices = emit_slices,
 	.event = emit_event,
-	.short_call = flush_short_call,
-	.short_children = flush_short_children,
+	.short_call = conv_short_call,
+	.short_children = conv_short_children,
 };
 
-void flush_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid, uint64_t tid,
-		     uint64_t dropped, struct log_lines *logs)
+void conv_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid, uint64_t tid,
+		    uint64_t dropped, struct log_lines *logs)
 {
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->w = com->w;

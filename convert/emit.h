@@ -1,4 +1,4 @@
-/* The flusher's event emission: a thread's reconstructed frames (the
+/* The conversion's event emission: a thread's reconstructed frames (the
  * sink of its recon, recon.h) as FXT events through the writer.  Private
  * to convert/.
  *
@@ -21,20 +21,20 @@
 #include <fxt/writer.h>
 
 #include "convert/entries.h"
-#include "convert/flush.h"
+#include "convert/pipeline.h"
 #include "convert/loglines.h"
-#include "convert/names.h"
+#include "convert/symnames.h"
 #include "convert/recon.h"
 
-/* What the emitters of one flush share. */
+/* What the emitters of one conversion share. */
 struct emit_common {
 	struct fxt_writer *w;
 	struct sym_table names;
 	struct fxt_string_slot key_slots[KEY_COUNT]; /* argument names */
 	char *scratch;				     /* EMIT_SCRATCH bytes: strings of one event */
-	uint64_t shift; /* added to every timestamp written (flush_time_shift()) */
+	uint64_t shift; /* added to every timestamp written (conv_time_shift()) */
 	uint64_t step;	/* the recons' step (recon_set_step()): ticks of a nanosecond */
-	struct flush_stats *st;
+	struct conv_stats *st;
 };
 #define EMIT_SCRATCH (FXT_MAX_ARGS * (STR_MAX + 64) + MESSAGE_MAX)
 
@@ -56,7 +56,7 @@ struct emit_ctx {
 	struct log_lines *logs;
 	/* Calls left out (FXT_MIN_DURATION), by function; NULL: none. */
 	struct short_calls *shorts;
-	/* Event records written on the track, for the flush's counts
+	/* Event records written on the track, for the conversion's counts
 	 * (fxt/counts.h): a thread with one counts, and so does a log record,
 	 * which always comes with its instant. */
 	uint64_t events;
@@ -65,18 +65,18 @@ struct emit_ctx {
 /* An emitter for thread `tid` of process `pid`, which dropped `dropped`
  * records, with its log lines in `logs` (may be NULL).  Registers the
  * thread with the writer. */
-void flush_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid, uint64_t tid,
-		     uint64_t dropped, struct log_lines *logs);
+void conv_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid, uint64_t tid,
+		    uint64_t dropped, struct log_lines *logs);
 
 /* The recon sink: its context is a struct emit_ctx. */
-extern const struct recon_sink flush_sink;
+extern const struct recon_sink conv_sink;
 
 /* The drop instant "fxt: N records dropped" (N = ctx->dropped) at `ts`
  * (not shifted yet), with the argument "cause" that says ctx->drop_cause
- * (flush.h), counted in the flush's counts.  0 or -errno. */
-int flush_emit_drops(struct emit_ctx *ctx, uint64_t ts);
+ * (pipeline.h), counted in the conversion's counts.  0 or -errno. */
+int conv_emit_drops(struct emit_ctx *ctx, uint64_t ts);
 
 /* The instant "fxt: N records overwritten" at `ts`, N = ctx->overwritten. */
-int flush_emit_overwritten(struct emit_ctx *ctx, uint64_t ts);
+int conv_emit_overwritten(struct emit_ctx *ctx, uint64_t ts);
 
 #endif /* FXT_CONVERT_EMIT_H */

@@ -1,7 +1,7 @@
-/* What the flusher attaches to a frame (struct recon_arg, recon.h): the
- * vocabulary between the decoder (decode.c, prepass.c), which makes the
- * entries from tagged records, and the emitter (emit.c), which writes
- * them as FXT arguments and flow events.  Private to convert/. */
+/* What the conversion attaches to a frame (struct recon_arg, recon.h): the
+ * vocabulary between the readers of records (replay.c, prepass.c), which
+ * make the entries from tagged records, and the emitter (emit.c), which
+ * writes them as FXT arguments and flow events.  Private to convert/. */
 #ifndef FXT_CONVERT_ENTRIES_H
 #define FXT_CONVERT_ENTRIES_H
 
@@ -21,7 +21,7 @@ enum {
 	KEY_ERROR = 256,	 /* "error": the name of an errno result */
 	KEY_STREAM_OFFSET = 257, /* "stream_offset" of a pipe transfer */
 	/* "start_overwritten" (true): a frame open where a thread's kept
-	 * records begin, whose start was overwritten (flush.h). */
+	 * records begin, whose start was overwritten (pipeline.h). */
 	KEY_START_OVERWRITTEN = 258,
 	KEY_COUNT = 259,
 };

@@ -1,4 +1,4 @@
-/* Growing the flusher's arrays: one rule for all of them.  Private to
+/* Growing the conversion's arrays: one rule for all of them.  Private to
  * convert/. */
 #ifndef FXT_CONVERT_GROW_H
 #define FXT_CONVERT_GROW_H
@@ -8,7 +8,7 @@
 
 /* Makes room for `need` elements of `size` bytes in *v (of *cap), by
  * doubling from 64.  Returns 0 or -ENOMEM (*v unchanged). */
-static inline int flush_grow(void **v, size_t *cap, size_t need, size_t size)
+static inline int conv_grow(void **v, size_t *cap, size_t need, size_t size)
 {
 	size_t ncap = *cap ? *cap : 64;
 	void *nv;

@@ -4,14 +4,14 @@
 # agent, the spool's layout and records, is in spool/.
 CONVERT_SOURCES = \
 	convert/convert.c convert/convert.h \
-	convert/flush.c convert/flush.h \
+	convert/pipeline.c convert/pipeline.h \
 	convert/chunks.c convert/chunks.h \
 	convert/counters.c convert/counters.h \
-	convert/decode.c convert/decode.h \
+	convert/replay.c convert/replay.h \
 	convert/emit.c convert/emit.h \
 	convert/entries.h convert/grow.h \
 	convert/loglines.c convert/loglines.h \
-	convert/names.c convert/names.h \
+	convert/symnames.c convert/symnames.h \
 	convert/prepass.c convert/prepass.h \
 	convert/addrtab.c convert/addrtab.h \
 	convert/recon.c convert/recon.h \

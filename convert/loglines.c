@@ -11,7 +11,7 @@
 
 #define LOG_LINE_MAX MESSAGE_MAX /* a longer run without '\n' is split */
 
-void flush_log_init(struct log_lines *ll, struct recon *r)
+void conv_log_init(struct log_lines *ll, struct recon *r)
 {
 	memset(ll, 0, sizeof(*ll));
 	ll->r = r;
@@ -24,7 +24,7 @@ static int log_line(struct log_lines *ll, unsigned stream, const char *s, size_t
 	struct log_line *l;
 	int err;
 
-	err = flush_grow((void **)&ll->q, &ll->cap, ll->tail + 1, sizeof(*ll->q));
+	err = conv_grow((void **)&ll->q, &ll->cap, ll->tail + 1, sizeof(*ll->q));
 	if (err < 0)
 		return err;
 	l = &ll->q[ll->tail];
@@ -40,8 +40,8 @@ static int log_line(struct log_lines *ll, unsigned stream, const char *s, size_t
 	return recon_mark(ll->r, l->ts, MARK_LOG);
 }
 
-int flush_log_bytes(struct log_lines *ll, unsigned stream, unsigned prio, uint64_t ts,
-		    const char *s, size_t len)
+int conv_log_bytes(struct log_lines *ll, unsigned stream, unsigned prio, uint64_t ts, const char *s,
+		   size_t len)
 {
 	struct log_stream *ls = &ll->streams[stream];
 	int err = 0;
@@ -54,7 +54,7 @@ int flush_log_bytes(struct log_lines *ll, unsigned stream, unsigned prio, uint64
 
 		if (ls->len + k > LOG_LINE_MAX)
 			k = LOG_LINE_MAX - ls->len;
-		err = flush_grow((void **)&ls->buf, &ls->cap, ls->len + k + 1, 1);
+		err = conv_grow((void **)&ls->buf, &ls->cap, ls->len + k + 1, 1);
 		if (err < 0)
 			break;
 		memcpy(ls->buf + ls->len, s, k);
@@ -73,7 +73,7 @@ int flush_log_bytes(struct log_lines *ll, unsigned stream, unsigned prio, uint64
 	return err;
 }
 
-int flush_log_end(struct log_lines *ll, unsigned stream)
+int conv_log_end(struct log_lines *ll, unsigned stream)
 {
 	struct log_stream *ls = &ll->streams[stream];
 	int err = 0;
@@ -84,17 +84,17 @@ int flush_log_end(struct log_lines *ll, unsigned stream)
 	return err;
 }
 
-int flush_log_finish(struct log_lines *ll)
+int conv_log_finish(struct log_lines *ll)
 {
 	int err = 0;
 
 	/* Lines not ended by a newline, at the time of their last bytes. */
 	for (unsigned s = EV_LOG_STDOUT; s <= EV_LOG_SYSLOG && !err; s++)
-		err = flush_log_end(ll, s);
+		err = conv_log_end(ll, s);
 	return err;
 }
 
-bool flush_log_pop(struct log_lines *ll, struct log_line *out)
+bool conv_log_pop(struct log_lines *ll, struct log_line *out)
 {
 	if (ll->head == ll->tail)
 		return false;
@@ -104,7 +104,7 @@ bool flush_log_pop(struct log_lines *ll, struct log_line *out)
 	return true;
 }
 
-void flush_log_free(struct log_lines *ll)
+void conv_log_free(struct log_lines *ll)
 {
 	for (size_t i = ll->head; i < ll->tail; i++)
 		free(ll->q[i].text);

@@ -36,22 +36,22 @@ struct log_lines {
 	size_t head, tail, cap;
 };
 
-void flush_log_init(struct log_lines *ll, struct recon *r);
+void conv_log_init(struct log_lines *ll, struct recon *r);
 
 /* Bytes of a LOG record of `stream` (1 .. 3) at `ts`: every line they
  * complete is queued and marked.  0 or -errno (the recon's, -ENOMEM). */
-int flush_log_bytes(struct log_lines *ll, unsigned stream, unsigned prio, uint64_t ts,
-		    const char *s, size_t len);
+int conv_log_bytes(struct log_lines *ll, unsigned stream, unsigned prio, uint64_t ts, const char *s,
+		   size_t len);
 
 /* Ends the line `stream` has pending, if any (a syslog message is a line
- * of its own); flush_log_finish() ends every stream's (the thread ends). */
-int flush_log_end(struct log_lines *ll, unsigned stream);
-int flush_log_finish(struct log_lines *ll);
+ * of its own); conv_log_finish() ends every stream's (the thread ends). */
+int conv_log_end(struct log_lines *ll, unsigned stream);
+int conv_log_finish(struct log_lines *ll);
 
 /* The next queued line, whose mark the emitter met: moved to *out (its
  * text is the caller's to free).  False when none is queued. */
-bool flush_log_pop(struct log_lines *ll, struct log_line *out);
+bool conv_log_pop(struct log_lines *ll, struct log_line *out);
 
-void flush_log_free(struct log_lines *ll);
+void conv_log_free(struct log_lines *ll);
 
 #endif /* FXT_CONVERT_LOGLINES_H */

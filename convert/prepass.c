@@ -1,4 +1,4 @@
-/* The flusher's pre-pass: samples and sync pairs (see prepass.h). */
+/* The conversion's pre-pass: samples and sync pairs (see prepass.h). */
 #include <config.h>
 
 #include <errno.h>
@@ -10,9 +10,9 @@
 #include "convert/prepass.h"
 #include "spool/format.h"
 
-/* Flow ids the flusher makes (sync pairs) count from here: above every
+/* Flow ids the conversion makes (sync pairs) count from here: above every
  * sequence agent_new_flow_id() hands out. */
-#define FLUSH_FLOW_SEQ (1u << 31)
+#define CONV_FLOW_SEQ (1u << 31)
 
 /* Candidates examined per acquisition, latest first: bounds the pairing's
  * time on pathological spools (thousands of unlocks in one wait). */
@@ -68,8 +68,8 @@ static int prepass_slot(struct pass *pp, uint32_t serial, const uint64_t *p, uin
 		uint64_t addr = p[1] & EV_CALL_ADDR_MASK;
 		if (!(p[1] & EV_EXIT_BIT)) {
 			struct open_call *c;
-			if (flush_grow((void **)&pp->stack, &pp->stack_cap, pp->depth + 1,
-				       sizeof(*pp->stack)) < 0)
+			if (conv_grow((void **)&pp->stack, &pp->stack_cap, pp->depth + 1,
+				      sizeof(*pp->stack)) < 0)
 				return -ENOMEM;
 			c = &pp->stack[pp->depth++];
 			c->addr = addr;
@@ -89,8 +89,8 @@ static int prepass_slot(struct pass *pp, uint32_t serial, const uint64_t *p, uin
 	if (tag == EV_TAG_SYNC && pp->depth) {
 		const struct open_call *c = &pp->stack[pp->depth - 1];
 		struct sync_rec *s;
-		if (flush_grow((void **)&pp->recs, &pp->recs_cap, pp->nrecs + 1,
-			       sizeof(*pp->recs)) < 0)
+		if (conv_grow((void **)&pp->recs, &pp->recs_cap, pp->nrecs + 1, sizeof(*pp->recs)) <
+		    0)
 			return -ENOMEM;
 		s = &pp->recs[pp->nrecs++];
 		s->obj = p[0];
@@ -113,7 +113,7 @@ static int prepass_thread(int fd, struct pass *pp, const struct chunk_ref *chunk
 		uint64_t off = c->off + SPOOL_CHUNK_HEADER_SIZE, end = c->off + c->size;
 		while (off < end) {
 			const uint64_t *p, *stop;
-			int err = flush_chunk_read(fd, c, off, buf, &stop);
+			int err = conv_chunk_read(fd, c, off, buf, &stop);
 			if (err < 0)
 				return err;
 			for (p = buf; p < stop; p += 2) {
@@ -198,7 +198,7 @@ static const struct sync_rec *pair_of(const struct sync_rec *a, const struct syn
  * each release's frame (begin) to the acquiring frame's end. */
 static int pair_syncs(struct pass *pp, uint64_t pid, struct prepass *out)
 {
-	uint32_t seq = FLUSH_FLOW_SEQ;
+	uint32_t seq = CONV_FLOW_SEQ;
 	size_t cap = 0;
 
 	qsort(pp->recs, pp->nrecs, sizeof(*pp->recs), sync_cmp);
@@ -214,8 +214,8 @@ static int pair_syncs(struct pass *pp, uint64_t pid, struct prepass *out)
 			r = pair_of(a, &pp->recs[g], h - g);
 			if (!r)
 				continue;
-			if (flush_grow((void **)&out->actions, &cap, out->nactions + 2,
-				       sizeof(*out->actions)) < 0)
+			if (conv_grow((void **)&out->actions, &cap, out->nactions + 2,
+				      sizeof(*out->actions)) < 0)
 				return -ENOMEM;
 			id = ev_flow_id(EV_FLOWID_LOCAL, pid, ++seq);
 			out->actions[out->nactions++] =
@@ -230,8 +230,8 @@ static int pair_syncs(struct pass *pp, uint64_t pid, struct prepass *out)
 	return 0;
 }
 
-int flush_prepass(int fd, const struct chunk_ref *chunks, size_t nchunks, uint32_t max_serial,
-		  bool samples, bool sync, uint64_t pid, struct prepass *out)
+int conv_prepass(int fd, const struct chunk_ref *chunks, size_t nchunks, uint32_t max_serial,
+		 bool samples, bool sync, uint64_t pid, struct prepass *out)
 {
 	struct pass pp;
 	uint64_t *buf;
@@ -264,7 +264,7 @@ int flush_prepass(int fd, const struct chunk_ref *chunks, size_t nchunks, uint32
 	return err;
 }
 
-size_t flush_prepass_actions_at(const struct prepass *pp, uint64_t pos)
+size_t conv_prepass_actions_at(const struct prepass *pp, uint64_t pos)
 {
 	const struct sync_action *v = pp->actions;
 	size_t lo = 0, hi = pp->nactions;
@@ -279,7 +279,7 @@ size_t flush_prepass_actions_at(const struct prepass *pp, uint64_t pos)
 	return lo;
 }
 
-void flush_prepass_free(struct prepass *pp)
+void conv_prepass_free(struct prepass *pp)
 {
 	free(pp->sampled);
 	free(pp->actions);

@@ -1,4 +1,4 @@
-/* The flusher's pre-pass over every thread's records, before any event is
+/* The conversion's pre-pass over every thread's records, before any event is
  * written: which threads have stack samples (their sample tracks are
  * kernel objects, which come first), and the sync pairs (a release and
  * the acquisition it ended may be on any two threads).  Private to
@@ -14,7 +14,7 @@
  *  - a sem_wait that waited: the latest post within it.
  * Each pair is a flow: its begin in the release's frame, its end at the
  * end of the acquiring frame.  Both are actions bound to the SYNC
- * records by their place in the spool, which the decoder adds to the
+ * records by their place in the spool, which the replay adds to the
  * frames when it meets those records.
  */
 #ifndef FXT_CONVERT_PREPASS_H
@@ -39,17 +39,17 @@ struct prepass {
 	size_t nactions;
 };
 
-/* Reads the spool's chunks (sorted as flush_chunks_scan() gives them; the
+/* Reads the spool's chunks (sorted as conv_chunks_scan() gives them; the
  * largest serial is `max_serial`) for samples when `samples`, for the
  * sync pairs of process `pid` when `sync`.  0, -ENOMEM or a read error;
- * flush_prepass_free() in either case. */
-int flush_prepass(int fd, const struct chunk_ref *chunks, size_t nchunks, uint32_t max_serial,
-		  bool samples, bool sync, uint64_t pid, struct prepass *out);
+ * conv_prepass_free() in either case. */
+int conv_prepass(int fd, const struct chunk_ref *chunks, size_t nchunks, uint32_t max_serial,
+		 bool samples, bool sync, uint64_t pid, struct prepass *out);
 
 /* The index of the first action bound to the SYNC slot at `pos` (those
  * that are follow it), or nactions. */
-size_t flush_prepass_actions_at(const struct prepass *pp, uint64_t pos);
+size_t conv_prepass_actions_at(const struct prepass *pp, uint64_t pos);
 
-void flush_prepass_free(struct prepass *pp);
+void conv_prepass_free(struct prepass *pp);
 
 #endif /* FXT_CONVERT_PREPASS_H */

@@ -36,7 +36,7 @@
  * The stack is an explicit, growing array: a 1,000,000-deep recursion costs
  * 32 MB of heap (a frame is 32 bytes) and no C stack.
  *
- * Arguments: recon_arg() attaches an opaque entry (the flusher's: a libc
+ * Arguments: recon_arg() attaches an opaque entry (the conversion's: a libc
  * call's arguments, its flow events) to the innermost open frame; the
  * list goes to the sink with the frame's complete event, or with its END
  * when the frame was begun, and is freed once emitted.  Each entry moves
@@ -46,7 +46,7 @@
  * Speed: recon_feed() is inline and its common cases (an enter with room,
  * the exit of the top frame) touch a few words; closed slots leave the FIFO
  * in runs, handed to the sink's `slices` callback as an array, so the
- * flusher encodes them in a tight loop.
+ * conversion encodes them in a tight loop.
  *
  * Short calls (recon_set_min()): a frame that closes shorter than the
  * bound, with no arguments, is not emitted; the sink's `short_call` gets
@@ -71,7 +71,7 @@
 /* A frame's arguments (recon_arg()): a malloc'd list of entries owned by
  * the recon, handed to the sink with the frame and freed once emitted
  * (one allocation for the common short lists).
- * The entries are opaque to the recon: the flusher chooses their keys and
+ * The entries are opaque to the recon: the conversion chooses their keys and
  * types.  Entry i is at `v[i]`; its bytes (a string, `len` long) at
  * `bytes + v[i].off`. */
 struct recon_arg {

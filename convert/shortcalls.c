@@ -20,7 +20,7 @@ static struct short_fn *entry(struct short_calls *s, uint64_t addr)
 	return f;
 }
 
-int flush_short_call(void *vctx, uint64_t addr, uint64_t dur, uint64_t self, int outer)
+int conv_short_call(void *vctx, uint64_t addr, uint64_t dur, uint64_t self, int outer)
 {
 	struct emit_ctx *ctx = vctx;
 	struct short_fn *f = ctx->shorts ? entry(ctx->shorts, addr) : NULL;
@@ -38,7 +38,7 @@ int flush_short_call(void *vctx, uint64_t addr, uint64_t dur, uint64_t self, int
 	return 0;
 }
 
-int flush_short_children(void *vctx, uint64_t addr, uint64_t ticks)
+int conv_short_children(void *vctx, uint64_t addr, uint64_t ticks)
 {
 	struct emit_ctx *ctx = vctx;
 	struct short_fn *f = ctx->shorts ? entry(ctx->shorts, addr) : NULL;
@@ -72,7 +72,7 @@ static int emit_one(struct emit_ctx *ctx, const struct short_calls *s, const str
 				f->calls ? to_ns(s, f->min) : 0,
 				to_ns(s, f->max),
 				to_ns(s, f->child) };
-	struct sym_entry *e = flush_names_get(ctx->names, f->addr);
+	struct sym_entry *e = conv_names_get(ctx->names, f->addr);
 	struct fxt_arg a[8];
 	struct fxt_event ev;
 
@@ -98,7 +98,7 @@ static int emit_one(struct emit_ctx *ctx, const struct short_calls *s, const str
 	return fxt_writer_event(ctx->w, &ev);
 }
 
-int flush_short_emit(struct emit_ctx *ctx, uint64_t ts)
+int conv_short_emit(struct emit_ctx *ctx, uint64_t ts)
 {
 	const struct short_calls *s = ctx->shorts;
 	int err = 0;
@@ -112,13 +112,13 @@ int flush_short_emit(struct emit_ctx *ctx, uint64_t ts)
 	return err;
 }
 
-void flush_short_init(struct short_calls *s, uint64_t ticks_per_second)
+void conv_short_init(struct short_calls *s, uint64_t ticks_per_second)
 {
 	s->fns = ADDRTAB_INIT(struct short_fn);
 	s->ticks_per_second = ticks_per_second;
 }
 
-void flush_short_free(struct short_calls *s)
+void conv_short_free(struct short_calls *s)
 {
 	addrtab_free(&s->fns);
 }

@@ -1,7 +1,7 @@
 /* Calls written as no slice (FXT_MIN_DURATION, fxt-run --min-duration):
  * the recon leaves out frames shorter than the bound (recon_set_min())
  * and hands their numbers to these sink callbacks, which keep them per
- * function for the thread; at the thread's end, flush_short_emit() writes
+ * function for the thread; at the thread's end, conv_short_emit() writes
  * them as the summary instants include/fxt/format.h defines
  * (FXT_SHORT_CATEGORY), which fxt-report adds back.  Private to convert/. */
 #ifndef FXT_CONVERT_SHORTCALLS_H
@@ -20,7 +20,7 @@ struct short_fn {
 	uint64_t calls, sum, total, self, min, max, child; /* ticks */
 };
 
-/* One thread's calls left out, by function (flush_short_init()). */
+/* One thread's calls left out, by function (conv_short_init()). */
 struct short_calls {
 	struct addrtab fns; /* struct short_fn */
 	uint64_t ticks_per_second;
@@ -28,13 +28,13 @@ struct short_calls {
 
 /* The recon sink's callbacks (recon.h); ctx is the thread's emit_ctx,
  * whose `shorts` they fill. */
-int flush_short_call(void *ctx, uint64_t addr, uint64_t dur, uint64_t self, int outer);
-int flush_short_children(void *ctx, uint64_t addr, uint64_t ticks);
+int conv_short_call(void *ctx, uint64_t addr, uint64_t dur, uint64_t self, int outer);
+int conv_short_children(void *ctx, uint64_t addr, uint64_t ticks);
 
 /* The summary instants of ctx->shorts, at `ts` (the thread's end). */
-int flush_short_emit(struct emit_ctx *ctx, uint64_t ts);
+int conv_short_emit(struct emit_ctx *ctx, uint64_t ts);
 
-void flush_short_init(struct short_calls *s, uint64_t ticks_per_second);
-void flush_short_free(struct short_calls *s);
+void conv_short_init(struct short_calls *s, uint64_t ticks_per_second);
+void conv_short_free(struct short_calls *s);
 
 #endif /* FXT_CONVERT_SHORTCALLS_H */

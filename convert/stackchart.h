@@ -37,7 +37,7 @@
 #include "convert/recon.h"
 
 /* Maps a pc to its function's identity (the start address of the function
- * containing it, for the flusher's name table), or 0 when unknown: the
+ * containing it, for the conversion's name table), or 0 when unknown: the
  * looked-up address then stands for the function.  NULL fn_of: the same. */
 typedef uint64_t stackchart_fn_of(void *ctx, uint64_t pc);
 

@@ -197,7 +197,7 @@ struct spool_seal {
 	uint64_t size;		   /* bytes, this struct and the threads */
 	uint64_t now_ts;	   /* when it was sealed, in ticks */
 	uint64_t ticks_per_second; /* its clock rate; 0: measure it (convert.h) */
-	uint64_t base_ticks;	   /* its time base (flush.h) */
+	uint64_t base_ticks;	   /* its time base (convert/pipeline.h) */
 	uint64_t base_ns;
 	uint64_t lost; /* calls lost outside any thread's count (never a size limit's) */
 	uint64_t nthreads;

@@ -1,6 +1,6 @@
-/* The flusher: spool -> FXT archive.  Private to convert/.
+/* The conversion's pipeline: spool -> FXT archive.  Private to convert/.
  *
- * flush_archive() only needs the spool file, the thread metadata and
+ * conv_archive() only needs the spool file, the thread metadata and
  * the symbolizer, not the live process (convert.c gives it those from a
  * sealed spool, or none for a killed process's: threads are then known by
  * the tids in the chunk headers and named after the names there, the
@@ -14,7 +14,7 @@
  * complete events (24 bytes each with indexed refs) for nearly all calls, a
  * begin/end pair for the few frames that stay open across a full start-order
  * FIFO; the frames still open at the end close at the thread's exit, at the
- * point it started dropping, or at the flush.  A thread that dropped records
+ * point it started dropping, or at the seal.  A thread that dropped records
  * gets an instant event "fxt: N records dropped" (category "fxt") at the
  * time it started dropping, in stream order among its slices, with an
  * argument "cause" (a string) when it was not for a size limit; the provider
@@ -57,8 +57,8 @@
  * summed in time order): counter events "heap" (category "libc.mem",
  * argument "bytes_in_use") on the main thread.
  */
-#ifndef FXT_CONVERT_FLUSH_H
-#define FXT_CONVERT_FLUSH_H
+#ifndef FXT_CONVERT_PIPELINE_H
+#define FXT_CONVERT_PIPELINE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -71,7 +71,7 @@
 #include "spool/format.h"
 #include "symbolizer/symbolizer.h"
 
-struct flush_thread {
+struct conv_thread {
 	uint32_t serial;
 	uint64_t tid;
 	char name[16]; /* "" = unknown */
@@ -84,16 +84,16 @@ struct flush_thread {
 };
 
 /* Symbols for code addresses, as fxt_sym_lookup() gives them. */
-typedef const struct fxt_sym_info *flush_lookup_fn(void *ctx, uint64_t addr);
+typedef const struct fxt_sym_info *conv_lookup_fn(void *ctx, uint64_t addr);
 
-struct flush_input {
+struct conv_input {
 	uint64_t pid;
 	const char *process_name;
 	uint64_t ticks_per_second;
 	uint64_t now_ts;
 	int spool_fd;	    /* read with pread/mmap; not closed */
 	uint64_t spool_end; /* bytes of the spool to read */
-	const struct flush_thread *threads;
+	const struct conv_thread *threads;
 	size_t nthreads;
 	uint64_t lost;	     /* calls lost outside any thread's count */
 	uint64_t lost_ts;    /* where their instant goes when now_ts is 0 (a recovery) */
@@ -103,7 +103,7 @@ struct flush_input {
 	 * innermost frames of a stack sample that lie in it are the agent's
 	 * work, not the program's, and become one frame named "fxtrace". */
 	uint64_t agent_lo, agent_hi;
-	flush_lookup_fn *lookup;
+	conv_lookup_fn *lookup;
 	void *lookup_ctx;
 	size_t fifo_max; /* start-order FIFO bound per thread (recon.h); 0 = default */
 	/* What the agent recorded besides hooks (spool header): the FXT_LIBC
@@ -138,15 +138,15 @@ struct flush_input {
 	const struct spool_header *snapshot;
 };
 
-/* The address a stack sample's agent frames become (FLUSH_AGENT_FRAME
+/* The address a stack sample's agent frames become (CONV_AGENT_FRAME
  * names it): below 2^56 like a code address, in no module. */
-#define FLUSH_AGENT_PC	  ((1ull << 56) - 16)
-#define FLUSH_AGENT_FRAME "fxtrace"
+#define CONV_AGENT_PC	 ((1ull << 56) - 16)
+#define CONV_AGENT_FRAME "fxtrace"
 
-/* What flush_archive() adds to every timestamp (modulo 2^64). */
-uint64_t flush_time_shift(const struct flush_input *in);
+/* What conv_archive() adds to every timestamp (modulo 2^64). */
+uint64_t conv_time_shift(const struct conv_input *in);
 
-struct flush_stats {
+struct conv_stats {
 	uint64_t events;  /* slices: complete events and begin/end pairs */
 	uint64_t begun;	  /* slices written as begin/end pairs */
 	uint64_t threads; /* threads with at least one record or drop */
@@ -167,12 +167,12 @@ struct flush_stats {
 	/* What the archive holds, as a reader counts it (fxt/counts.h):
 	 * every event record, the threads with one, the process, the calls
 	 * its drop instants count.  Owned: fxt__counts_free() it, whatever
-	 * flush_archive() returned. */
+	 * conv_archive() returned. */
 	struct fxt__counts counts;
 };
 
 /* Writes the archive.  Returns 0 or -errno (the writer's first error, a
  * spool read error, -ENOMEM). */
-int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flush_stats *st);
+int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_stats *st);
 
-#endif /* FXT_CONVERT_FLUSH_H */
+#endif /* FXT_CONVERT_PIPELINE_H */

@@ -1,4 +1,4 @@
-/* The flusher's name table: per unique function address, its names
+/* The conversion's name table: per unique function address, its names
  * (symbolized once), the writer's string slots for them and their refs as
  * event header bits.  Private to convert/.
  *
@@ -9,19 +9,19 @@
  * may have registered a string bumps the epoch.
  *
  * Names: a libc call (a CALL record's frame identity) is named after the
- * wrapped function (spool/libc_table.h), FLUSH_AGENT_PC "fxtrace", any
+ * wrapped function (spool/libc_table.h), CONV_AGENT_PC "fxtrace", any
  * other address by the symbol lookup: function and module, "?" and "" when
  * unknown.
  */
-#ifndef FXT_CONVERT_NAMES_H
-#define FXT_CONVERT_NAMES_H
+#ifndef FXT_CONVERT_SYMNAMES_H
+#define FXT_CONVERT_SYMNAMES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include <fxt/writer.h>
 
-#include "convert/flush.h"
+#include "convert/pipeline.h"
 
 /* Entries of the direct-mapped cache in front of the hash table. */
 #define RECENT 256u
@@ -41,8 +41,8 @@ struct sym_entry {
 
 struct sym_table {
 	struct sym_entry *v;
-	size_t cap, used;	 /* cap is a power of two */
-	flush_lookup_fn *lookup; /* symbols, or NULL: every function is "?" */
+	size_t cap, used;	/* cap is a power of two */
+	conv_lookup_fn *lookup; /* symbols, or NULL: every function is "?" */
 	void *lookup_ctx;
 	uint64_t epoch; /* bumped whenever a string may have been registered */
 	/* A direct-mapped cache of recent entries: most events hit it. */
@@ -50,27 +50,27 @@ struct sym_table {
 };
 
 /* An empty table naming addresses with `lookup` (may be NULL). */
-void flush_names_init(struct sym_table *t, flush_lookup_fn *lookup, void *lookup_ctx);
-void flush_names_free(struct sym_table *t);
+void conv_names_init(struct sym_table *t, conv_lookup_fn *lookup, void *lookup_ctx);
+void conv_names_free(struct sym_table *t);
 
 /* The entry of `addr` when it is not in the cache: found or made (and
  * symbolized).  NULL when out of memory. */
-struct sym_entry *flush_names_get_slow(struct sym_table *t, uint64_t addr);
+struct sym_entry *conv_names_get_slow(struct sym_table *t, uint64_t addr);
 
 /* The entry of `addr`, symbolized on first sight: one compare for the
  * recent ones.  NULL when out of memory. */
-static inline struct sym_entry *flush_names_get(struct sym_table *t, uint64_t addr)
+static inline struct sym_entry *conv_names_get(struct sym_table *t, uint64_t addr)
 {
 	struct sym_entry *e = t->recent[(addr >> 4) & (RECENT - 1)];
 
 	if (__builtin_expect(e && e->addr == addr, 1))
 		return e;
-	return flush_names_get_slow(t, addr);
+	return conv_names_get_slow(t, addr);
 }
 
 /* The identity of the function holding `pc`, for a stack chart
  * (stackchart.h; `table` is a struct sym_table): its entry address, or
  * `pc` when unknown. */
-uint64_t flush_names_fn_of(void *table, uint64_t pc);
+uint64_t conv_names_fn_of(void *table, uint64_t pc);
 
-#endif /* FXT_CONVERT_NAMES_H */
+#endif /* FXT_CONVERT_SYMNAMES_H */

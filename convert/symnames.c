@@ -1,4 +1,4 @@
-/* The flusher's name table (see names.h). */
+/* The conversion's name table (see symnames.h). */
 #include <config.h>
 
 #include <errno.h>
@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "convert/names.h"
+#include "convert/symnames.h"
 #include "fxt/hash.h"
 #include "spool/libc_table.h"
 #include "spool/records.h"
 
-void flush_names_init(struct sym_table *t, flush_lookup_fn *lookup, void *lookup_ctx)
+void conv_names_init(struct sym_table *t, conv_lookup_fn *lookup, void *lookup_ctx)
 {
 	memset(t, 0, sizeof(*t));
 	t->lookup = lookup;
@@ -46,7 +46,7 @@ static int table_grow(struct sym_table *t)
 	return 0;
 }
 
-struct sym_entry *flush_names_get_slow(struct sym_table *t, uint64_t addr)
+struct sym_entry *conv_names_get_slow(struct sym_table *t, uint64_t addr)
 {
 	struct sym_entry **r = &t->recent[(addr >> 4) & (RECENT - 1)];
 	const struct fxt_sym_info *info;
@@ -76,9 +76,9 @@ struct sym_entry *flush_names_get_slow(struct sym_table *t, uint64_t addr)
 			e->name = e->owned ? e->owned : "libc#?";
 			e->cat = "libc";
 		}
-	} else if (addr == FLUSH_AGENT_PC) {
-		e->name = FLUSH_AGENT_FRAME;
-		e->cat = FLUSH_AGENT_FRAME;
+	} else if (addr == CONV_AGENT_PC) {
+		e->name = CONV_AGENT_FRAME;
+		e->cat = CONV_AGENT_FRAME;
 	} else {
 		info = t->lookup ? t->lookup(t->lookup_ctx, addr) : NULL;
 		e->name = info && info->name ? info->name : "?";
@@ -91,19 +91,19 @@ struct sym_entry *flush_names_get_slow(struct sym_table *t, uint64_t addr)
 	return *r = e;
 }
 
-void flush_names_free(struct sym_table *t)
+void conv_names_free(struct sym_table *t)
 {
 	for (size_t i = 0; i < t->cap; i++)
 		free(t->v[i].owned);
 	free(t->v);
 }
 
-uint64_t flush_names_fn_of(void *vtable, uint64_t pc)
+uint64_t conv_names_fn_of(void *vtable, uint64_t pc)
 {
 	const struct sym_table *t = vtable;
 	const struct fxt_sym_info *info;
 
-	if (pc == FLUSH_AGENT_PC)
+	if (pc == CONV_AGENT_PC)
 		return pc;
 	info = t->lookup ? t->lookup(t->lookup_ctx, pc) : NULL;
 

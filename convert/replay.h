@@ -1,5 +1,5 @@
-/* The flusher's decoding of one thread's records: a chunk's slots
- * (spool/records.h) fed to the thread's reconstruction (recon.h).  Hook
+/* Replaying one thread's records: a chunk's slots (spool/records.h),
+ * decoded in order and fed to the thread's reconstruction (recon.h).  Hook
  * records are frames; tagged records become frames too (CALL: a libc
  * call, named after the function), or entries of the innermost open frame
  * (entries.h: arguments, strings, flow events, the flows the pre-pass
@@ -9,15 +9,15 @@
  * thread's stack chart (stackchart.h).  Whatever the slots say, nothing
  * is read outside the block: torn records, orphan payload slots and
  * unknown tags are skipped.  Private to convert/. */
-#ifndef FXT_CONVERT_DECODE_H
-#define FXT_CONVERT_DECODE_H
+#ifndef FXT_CONVERT_REPLAY_H
+#define FXT_CONVERT_REPLAY_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "convert/chunks.h"
 #include "convert/counters.h"
-#include "convert/flush.h"
+#include "convert/pipeline.h"
 #include "convert/loglines.h"
 #include "convert/prepass.h"
 #include "convert/recon.h"
@@ -27,10 +27,10 @@
  * after its time (NO_MARK once placed, or when there is none). */
 #define NO_MARK UINT64_MAX
 
-/* One thread's decoding: where its records go. */
-struct decoder {
-	const struct flush_input *in;
-	struct flush_stats *st;
+/* One thread's replay: where its records go. */
+struct replay {
+	const struct conv_input *in;
+	struct conv_stats *st;
 	struct recon *r;
 	struct log_lines *logs;
 	const struct prepass *pp;
@@ -42,8 +42,8 @@ struct decoder {
 /* Feeds the records of chunk `c` (read into `buf`, READ_BLOCK bytes) to
  * the thread's reconstruction, placing the drop mark before the first
  * record at or after *mark_ts (then NO_MARK).  0 or -errno. */
-int flush_decode_chunk(struct decoder *d, const struct chunk_ref *c, uint64_t *buf,
-		       uint64_t *mark_ts);
+int conv_replay_chunk(struct replay *d, const struct chunk_ref *c, uint64_t *buf,
+		      uint64_t *mark_ts);
 
 /* A thread whose oldest records were overwritten (the circular mode): the
  * frames open where its kept records, its chunks[0 .. n), begin.  They
@@ -51,7 +51,7 @@ int flush_decode_chunk(struct decoder *d, const struct chunk_ref *c, uint64_t *b
  * overwritten): *out (malloc'd, or NULL) gets their frame identities as
  * recon_feed() takes them, outermost first, *nout their number, and
  * *first_ts the time of the first record (0 if none).  0 or -errno. */
-int flush_decode_open_frames(const struct flush_input *in, const struct chunk_ref *chunks, size_t n,
-			     uint64_t *buf, uint64_t **out, size_t *nout, uint64_t *first_ts);
+int conv_replay_open_frames(const struct conv_input *in, const struct chunk_ref *chunks, size_t n,
+			    uint64_t *buf, uint64_t **out, size_t *nout, uint64_t *first_ts);
 
-#endif /* FXT_CONVERT_DECODE_H */
+#endif /* FXT_CONVERT_REPLAY_H */

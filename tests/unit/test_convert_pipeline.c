@@ -1,4 +1,4 @@
-/* Unit tests of the flusher (convert/flush.c): spool -> archive, read
+/* Unit tests of the conversion pipeline (convert/pipeline.c): spool -> archive, read
  * back with the reader.  The spools are written by the tests' own writer
  * (spool_test_writer.h), as spool/format.h and spool/records.h lay them
  * out.  One job, one file past 800 lines: each scenario (calls, drops,
@@ -14,7 +14,7 @@
 
 #include <fxt/reader.h>
 
-#include "convert/flush.h"
+#include "convert/pipeline.h"
 #include "convert/recon.h"
 #include "spool/libc_table.h"
 #include "spool/recording.h"
@@ -200,43 +200,43 @@ static int read_archive(const void *data, size_t len, struct archive *a, uint64_
 	return ret;
 }
 
-/* When set, flush_to() leaves every thread's name unknown (""), as the
+/* When set, conv_to() leaves every thread's name unknown (""), as the
  * agent does for a thread whose /proc/self/task/TID/comm is gone. */
 static bool names_unknown;
 
-/* When set, flush_to() gives no thread table, as for a killed process's
+/* When set, conv_to() gives no thread table, as for a killed process's
  * spool: threads are known from their chunks alone. */
-static bool flush_recovered;
+static bool conv_recovered;
 
-/* Further flush_input fields for the next flush_to(). */
-static uint64_t flush_lost;
-static unsigned flush_groups, flush_sample_hz;
-static uint64_t flush_agent_lo, flush_agent_hi;
-static const struct session_write *flush_writes;
-static size_t flush_nwrites;
+/* Further conv_input fields for the next conv_to(). */
+static uint64_t conv_lost;
+static unsigned conv_groups, conv_sample_hz;
+static uint64_t conv_agent_lo, conv_agent_hi;
+static const struct session_write *conv_writes;
+static size_t conv_nwrites;
 
-/* Whether the flush counted what a reader of its archive counts (every
- * flush_to() checks it): 0, or -1 after saying what differs. */
-static int same_counts(const struct fxt__counts *flush, const struct fxt__counts *read)
+/* Whether the conversion counted what a reader of its archive counts (every
+ * conv_to() checks it): 0, or -1 after saying what differs. */
+static int same_counts(const struct fxt__counts *conv, const struct fxt__counts *read)
 {
 	struct fxt__counts both = { 0 };
 	int same;
 
-	if (fxt__counts_add(&both, flush) < 0 || fxt__counts_add(&both, read) < 0)
+	if (fxt__counts_add(&both, conv) < 0 || fxt__counts_add(&both, read) < 0)
 		abort();
-	same = flush->events == read->events && flush->dropped == read->dropped &&
-	       flush->unsampled == read->unsampled && flush->unsampled_why == read->unsampled_why &&
-	       fxt__counts_threads(flush) == fxt__counts_threads(read) &&
+	same = conv->events == read->events && conv->dropped == read->dropped &&
+	       conv->unsampled == read->unsampled && conv->unsampled_why == read->unsampled_why &&
+	       fxt__counts_threads(conv) == fxt__counts_threads(read) &&
 	       fxt__counts_threads(&both) == fxt__counts_threads(read) &&
-	       fxt__counts_processes(flush) == fxt__counts_processes(read) &&
+	       fxt__counts_processes(conv) == fxt__counts_processes(read) &&
 	       fxt__counts_processes(&both) == fxt__counts_processes(read);
 	if (!same)
-		diag("counts: flush %llu events, %llu threads, %llu processes, %llu dropped; "
+		diag("counts: conversion %llu events, %llu threads, %llu processes, %llu dropped; "
 		     "archive %llu, %llu, %llu, %llu; together %llu threads",
-		     (unsigned long long)flush->events,
-		     (unsigned long long)fxt__counts_threads(flush),
-		     (unsigned long long)fxt__counts_processes(flush),
-		     (unsigned long long)flush->dropped, (unsigned long long)read->events,
+		     (unsigned long long)conv->events,
+		     (unsigned long long)fxt__counts_threads(conv),
+		     (unsigned long long)fxt__counts_processes(conv),
+		     (unsigned long long)conv->dropped, (unsigned long long)read->events,
 		     (unsigned long long)fxt__counts_threads(read),
 		     (unsigned long long)fxt__counts_processes(read),
 		     (unsigned long long)read->dropped,
@@ -245,20 +245,20 @@ static int same_counts(const struct fxt__counts *flush, const struct fxt__counts
 	return same ? 0 : -1;
 }
 
-/* The next flushes' FXT_MIN_DURATION, and a copy of the last archive
- * (malloc'd) when `flush_keep` is set. */
-static uint64_t flush_min_ns;
-static bool flush_keep;
+/* The next conversions' FXT_MIN_DURATION, and a copy of the last archive
+ * (malloc'd) when `conv_keep` is set. */
+static uint64_t conv_min_ns;
+static bool conv_keep;
 static void *kept_archive;
 static size_t kept_len;
 
-/* Flushes the test spool into memory and reads it back.  The flush's
- * counts (flush_stats.counts) must be the archive's (fxt/counts.h). */
-static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flush_stats *st)
+/* Converts the test spool into memory and reads it back.  The conversion's
+ * counts (conv_stats.counts) must be the archive's (fxt/counts.h). */
+static int conv_to(struct archive *a, uint64_t now, size_t fifo_max, struct conv_stats *st)
 {
 	struct fxt_writer *w;
-	struct flush_thread th[512];
-	struct flush_input in;
+	struct conv_thread th[512];
+	struct conv_input in;
 	size_t n = 0;
 	const void *data;
 	size_t len;
@@ -282,25 +282,25 @@ static int flush_to(struct archive *a, uint64_t now, size_t fifo_max, struct flu
 	in.ticks_per_second = 1000000000;
 	in.now_ts = now;
 	in.spool_fd = test_spool_fd(in.pid, &in.spool_end);
-	in.lost = flush_lost;
-	in.threads = flush_recovered ? NULL : th;
-	in.nthreads = flush_recovered ? 0 : n;
+	in.lost = conv_lost;
+	in.threads = conv_recovered ? NULL : th;
+	in.nthreads = conv_recovered ? 0 : n;
 	in.fifo_max = fifo_max;
-	in.libc_groups = flush_groups;
-	in.sample_hz = flush_sample_hz;
-	in.agent_lo = flush_agent_lo;
-	in.agent_hi = flush_agent_hi;
-	in.pipe_writes = flush_writes;
-	in.npipe_writes = flush_nwrites;
-	in.min_duration_ns = flush_min_ns;
+	in.libc_groups = conv_groups;
+	in.sample_hz = conv_sample_hz;
+	in.agent_lo = conv_agent_lo;
+	in.agent_hi = conv_agent_hi;
+	in.pipe_writes = conv_writes;
+	in.npipe_writes = conv_nwrites;
+	in.min_duration_ns = conv_min_ns;
 	in.sym = fxt_sym_new(0);
 	fxt_sym_add_self(in.sym);
 	if (fxt_writer_open_mem(&w, 0) < 0)
 		return -1;
-	err = flush_archive(w, &in, st);
+	err = conv_archive(w, &in, st);
 	fxt_writer_flush(w);
 	data = fxt_writer_mem_data(w, &len);
-	if (flush_keep) {
+	if (conv_keep) {
 		free(kept_archive);
 		kept_archive = malloc(len + 1);
 		if (kept_archive)
@@ -403,12 +403,12 @@ static const struct ev *find(const struct archive *a, uint64_t tid, const char *
 	return NULL;
 }
 
-/* Two threads; a frame still open at the flush; names and categories. */
+/* Two threads; a frame still open at the seal; names and categories. */
 static void test_basic(void)
 {
 	struct test_thread t1 = { 0 }, t2 = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	const struct ev *e;
 
 	test_spool_reset(4096, 0);
@@ -422,7 +422,7 @@ static void test_basic(void)
 	t2.tid = 102;
 	test_retire(&t2);
 
-	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "basic: flushed and read back");
+	ASSERT_EQ_I64(conv_to(&a, ~0ull >> 2, 0, &st), 0, "basic: converted and read back");
 	ASSERT_EQ_I64(a.errors, 0, "basic: reader finds no error");
 	ok(a.magic_first, "basic: magic record first");
 	ok(a.provider_id_ok, "basic: provider id is the pid");
@@ -436,12 +436,12 @@ static void test_basic(void)
 	ASSERT_EQ_U64(count(&a, 102, FXT_EVENT_DURATION_COMPLETE, "agent_test_beta"), 1,
 		      "basic: t2 event named by the symbolizer");
 	e = find(&a, 101, "agent_test_gamma");
-	ok(e && e->end == ~0ull >> 2, "basic: open frame closed at the flush time");
+	ok(e && e->end == ~0ull >> 2, "basic: open frame closed at the seal time");
 	e = find(&a, 101, "agent_test_alpha");
-	ok(e && e->end == ~0ull >> 2, "basic: open outer frame closed at the flush time");
+	ok(e && e->end == ~0ull >> 2, "basic: open outer frame closed at the seal time");
 	e = find(&a, 102, "agent_test_beta");
-	ok(e && strcmp(e->cat, "test_convert_flush") == 0, "basic: category is the module");
-	if (e && strcmp(e->cat, "test_convert_flush") != 0)
+	ok(e && strcmp(e->cat, "test_convert_pipeline") == 0, "basic: category is the module");
+	if (e && strcmp(e->cat, "test_convert_pipeline") != 0)
 		diag("  category \"%s\"", e->cat);
 	ASSERT_EQ_I64(nesting(&a, 101), -1, "basic: t1 nests");
 	ok(stream_ok(&a, 101) && stream_ok(&a, 102), "basic: start order on both threads");
@@ -458,19 +458,19 @@ static void test_unnamed_threads(void)
 {
 	struct test_thread t1 = { 0 }, t2 = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 
 	test_spool_reset(4096, 0);
 	test_hook(&t1, A);
 	test_hook(&t1, A | EXIT);
 	test_hook(&t2, B);
 	test_hook(&t2, B | EXIT);
-	t1.tid = 4242; /* flush_to's pid: the main thread */
+	t1.tid = 4242; /* conv_to's pid: the main thread */
 	t2.tid = 4250;
 	test_retire(&t2);
 
 	names_unknown = true;
-	ASSERT_EQ_I64(flush_to(&a, 1000, 0, &st), 0, "unnamed: flushed and read back");
+	ASSERT_EQ_I64(conv_to(&a, 1000, 0, &st), 0, "unnamed: converted and read back");
 	names_unknown = false;
 	ASSERT_EQ_I64(a.errors, 0, "unnamed: reader finds no error");
 	ASSERT_EQ_U64(a.kobj_thread, 2, "unnamed: both threads have a kernel object");
@@ -490,10 +490,10 @@ static void test_recovered_names(void)
 {
 	struct test_thread t1 = { 0 }, t2 = { 0 }, t3 = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 
 	test_spool_reset(4096, 0);
-	t1.tid = 4242; /* flush_to's pid: the main thread, its name unknown */
+	t1.tid = 4242; /* conv_to's pid: the main thread, its name unknown */
 	t2.tid = 4250;
 	t3.tid = 4260;
 	snprintf(t2.name, sizeof(t2.name), "%s", "before");
@@ -510,9 +510,9 @@ static void test_recovered_names(void)
 	test_hook(&t3, C | EXIT);
 	test_hook(&t1, A | EXIT);
 
-	flush_recovered = true;
-	ASSERT_EQ_I64(flush_to(&a, 0, 0, &st), 0, "recovered names: flushed and read back");
-	flush_recovered = false;
+	conv_recovered = true;
+	ASSERT_EQ_I64(conv_to(&a, 0, 0, &st), 0, "recovered names: converted and read back");
+	conv_recovered = false;
 	ASSERT_EQ_I64(a.errors, 0, "recovered names: reader finds no error");
 	ASSERT_EQ_U64(a.kobj_thread, 3, "recovered names: three threads named");
 	ASSERT_STR_EQ(a.threads[0].name, "unit", "recovered names: main thread after the process");
@@ -522,7 +522,7 @@ static void test_recovered_names(void)
 
 	/* Sealed, names unknown: the chunks' names. */
 	names_unknown = true;
-	ASSERT_EQ_I64(flush_to(&a, 100000, 0, &st), 0, "sealed, unnamed: flushed");
+	ASSERT_EQ_I64(conv_to(&a, 100000, 0, &st), 0, "sealed, unnamed: converted");
 	names_unknown = false;
 	ASSERT_STR_EQ(a.threads[1].name, "after", "sealed, unnamed: the newest chunk's name");
 	free(a.ev);
@@ -535,7 +535,7 @@ static void test_drops(void)
 	const uint64_t chunk = 4096, calls = 500;
 	struct test_thread t = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	char name[64];
 	const struct ev *e, *outer;
 
@@ -549,7 +549,7 @@ static void test_drops(void)
 	}
 	test_hook(&t, A | EXIT);
 	t.tid = 7;
-	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "drops: flushed");
+	ASSERT_EQ_I64(conv_to(&a, ~0ull >> 2, 0, &st), 0, "drops: converted");
 	ASSERT_EQ_I64(a.errors, 0, "drops: reader finds no error");
 	ASSERT_EQ_U64(count(&a, 7, FXT_EVENT_DURATION_COMPLETE, NULL) + st.dropped, 1 + 2 * calls,
 		      "drops: slices + dropped = calls");
@@ -573,16 +573,16 @@ static void test_lost(void)
 {
 	struct test_thread t = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	const struct ev *e;
 
 	test_spool_reset(4096, 0);
 	test_hook(&t, A);
 	test_hook(&t, A | EXIT);
 	t.tid = 4250; /* not the main thread */
-	flush_lost = 5;
-	ASSERT_EQ_I64(flush_to(&a, 1000, 0, &st), 0, "lost: flushed, counted as read back");
-	flush_lost = 0;
+	conv_lost = 5;
+	ASSERT_EQ_I64(conv_to(&a, 1000, 0, &st), 0, "lost: converted, counted as read back");
+	conv_lost = 0;
 	e = find(&a, 4242, "fxt: 5 records dropped");
 	ok(e && e->type == FXT_EVENT_INSTANT, "lost: a drop instant on the main thread");
 	ASSERT_EQ_U64(st.dropped, 5, "lost: counted as dropped");
@@ -597,7 +597,7 @@ static void test_many_threads(void)
 	enum { N = 300 };
 	static struct test_thread t[N];
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	int all = 1;
 
 	test_spool_reset(64 << 10, 0);
@@ -608,7 +608,7 @@ static void test_many_threads(void)
 		t[i].tid = 1000 + (uint64_t)i;
 		test_retire(&t[i]);
 	}
-	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "threads: flushed");
+	ASSERT_EQ_I64(conv_to(&a, ~0ull >> 2, 0, &st), 0, "threads: converted");
 	ASSERT_EQ_I64(a.errors, 0, "threads: reader finds no error");
 	ASSERT_EQ_U64(st.threads, N, "threads: all threads");
 	for (int i = 0; i < N; i++)
@@ -620,14 +620,14 @@ static void test_many_threads(void)
 }
 
 /* More than 32,767 distinct names: the writer re-registers evicted string
- * indices and the flusher's cached refs must follow.  Addresses outside
+ * indices and the conversion's cached refs must follow.  Addresses outside
  * every module are named "0xADDRESS" by the symbolizer. */
 static void test_many_names(void)
 {
 	const uint64_t n = 40000, again = 2000;
 	struct test_thread t = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	size_t bad = 0, k = 0;
 	char want[32];
 
@@ -638,7 +638,7 @@ static void test_many_names(void)
 		test_hook(&t, addr | EXIT);
 	}
 	t.tid = 11;
-	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "names: flushed");
+	ASSERT_EQ_I64(conv_to(&a, ~0ull >> 2, 0, &st), 0, "names: converted");
 	ASSERT_EQ_I64(a.errors, 0, "names: reader finds no error");
 	ASSERT_EQ_U64(st.events, n + again, "names: all events");
 	for (size_t i = 0; i < a.nev; i++) {
@@ -661,7 +661,7 @@ static void test_forced_begin(void)
 	const uint64_t calls = 300;
 	struct test_thread t = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	size_t complete, begins, ends;
 
 	test_spool_reset(1 << 20, 0);
@@ -672,10 +672,10 @@ static void test_forced_begin(void)
 		test_hook(&t, C | EXIT);
 		test_hook(&t, B | EXIT);
 	}
-	test_hook(&t, B); /* left open: closed at the flush */
+	test_hook(&t, B); /* left open: closed at the seal */
 	test_hook(&t, C);
 	t.tid = 5;
-	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 4, &st), 0, "forced: flushed");
+	ASSERT_EQ_I64(conv_to(&a, ~0ull >> 2, 4, &st), 0, "forced: converted");
 	ASSERT_EQ_I64(a.errors, 0, "forced: reader finds no error");
 	complete = count(&a, 5, FXT_EVENT_DURATION_COMPLETE, NULL);
 	begins = count(&a, 5, FXT_EVENT_DURATION_BEGIN, NULL);
@@ -699,7 +699,7 @@ static void test_drop_midway(void)
 {
 	struct test_thread t = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	uint64_t mid;
 	size_t ia = 0, ib = 0, ii = 0, ic = 0;
 
@@ -714,7 +714,7 @@ static void test_drop_midway(void)
 	t.tid = 6;
 	t.dropped = 3;
 	t.first_drop_ts = mid;
-	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "midway: flushed");
+	ASSERT_EQ_I64(conv_to(&a, ~0ull >> 2, 0, &st), 0, "midway: converted");
 	ASSERT_EQ_I64(a.errors, 0, "midway: reader finds no error");
 	ASSERT_EQ_U64(st.dropped, 3, "midway: drops counted");
 	for (size_t i = 0; i < a.nev; i++) {
@@ -741,13 +741,13 @@ static void test_deep(void)
 	const uint64_t n = 1000000;
 	struct test_thread t = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 
 	test_spool_reset(1 << 20, 0);
 	for (uint64_t i = 0; i < n; i++)
 		test_hook(&t, A);
 	t.tid = 9;
-	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "deep: flushed");
+	ASSERT_EQ_I64(conv_to(&a, ~0ull >> 2, 0, &st), 0, "deep: converted");
 	ASSERT_EQ_U64(st.events, n, "deep: a million events");
 	ASSERT_EQ_I64(nesting(&a, 9), -1, "deep: nested");
 	ASSERT_EQ_U64(st.begun, n - RECON_FIFO_MAX, "deep: frames beyond the FIFO begun");
@@ -868,7 +868,7 @@ static void test_calls(void)
 {
 	struct test_thread t = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	const struct ev *e;
 
 	test_spool_reset(1 << 20, 0);
@@ -911,7 +911,7 @@ static void test_calls(void)
 	put_arg(&t, 200, EV_ARG_U64, 9); /* an unknown key */
 	call_exit(&t, 2000, AGENT_FN_close, ev_int_payload(0));
 	t.tid = 21;
-	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "calls: flushed");
+	ASSERT_EQ_I64(conv_to(&a, 5000, 0, &st), 0, "calls: converted");
 	ASSERT_EQ_I64(a.errors, 0, "calls: reader finds no error");
 	ASSERT_EQ_U64(st.libc_calls, 8, "calls: libc calls counted");
 	ASSERT_EQ_U64(st.events, 9, "calls: eight calls and a function");
@@ -976,7 +976,7 @@ static void test_begun_args(void)
 {
 	struct test_thread t = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	const struct ev *b, *e;
 
 	test_spool_reset(1 << 20, 0);
@@ -988,7 +988,7 @@ static void test_begun_args(void)
 	}
 	call_exit(&t, 300, AGENT_FN_read, ev_int_payload(42));
 	t.tid = 22;
-	ASSERT_EQ_I64(flush_to(&a, 5000, 2, &st), 0, "begun args: flushed");
+	ASSERT_EQ_I64(conv_to(&a, 5000, 2, &st), 0, "begun args: converted");
 	ASSERT_EQ_I64(a.errors, 0, "begun args: reader finds no error");
 	b = find_type(&a, 22, FXT_EVENT_DURATION_BEGIN, "read");
 	e = find_type(&a, 22, FXT_EVENT_DURATION_END, "read");
@@ -1011,7 +1011,7 @@ static void test_flows(void)
 	const uint64_t id2 = ev_flow_id(EV_FLOWID_THREAD, 4242, 2);
 	struct test_thread t = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	const struct ev *f, *g;
 
 	test_spool_reset(1 << 20, 0);
@@ -1026,7 +1026,7 @@ static void test_flows(void)
 	call_exit(&t, 400, AGENT_FN_pthread_join, ev_int_payload(0));
 	put_flow(&t, EV_FLOW_BEGIN, id2, false); /* no frame open: dropped */
 	t.tid = 23;
-	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "flows: flushed");
+	ASSERT_EQ_I64(conv_to(&a, 5000, 0, &st), 0, "flows: converted");
 	ASSERT_EQ_I64(a.errors, 0, "flows: reader finds no error");
 	ASSERT_EQ_U64(st.flows, 3, "flows: three flow events");
 	f = find_type(&a, 23, FXT_EVENT_FLOW_BEGIN, NULL);
@@ -1051,7 +1051,7 @@ static void test_logs(void)
 {
 	struct test_thread t = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	const struct ev *w, *e;
 	size_t nlines = 0;
 
@@ -1068,7 +1068,7 @@ static void test_logs(void)
 	put_log(&t, 400, EV_LOG_STDOUT, 0, "ld\ntail");
 	put_log(&t, 500, EV_LOG_SYSLOG, 3, "disk \xff full");
 	t.tid = 24;
-	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "logs: flushed");
+	ASSERT_EQ_I64(conv_to(&a, 5000, 0, &st), 0, "logs: converted");
 	ASSERT_EQ_I64(a.errors, 0, "logs: reader finds no error");
 	ASSERT_EQ_U64(st.log_lines, 6, "logs: six lines");
 	ASSERT_EQ_U64(a.nlogs, 6, "logs: six log records");
@@ -1104,7 +1104,7 @@ static void test_counters(void)
 {
 	struct test_thread t1 = { 0 }, t2 = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	const uint64_t want_ts[] = { 10, 20, 30, 40 };
 	const int64_t want[] = { 100, 110, 60, 65 };
 	size_t k = 0, bad = 0;
@@ -1117,7 +1117,7 @@ static void test_counters(void)
 	put(&t2, 50, ev_counter_w1((enum ev_counter)9, 5)); /* unknown counter */
 	t1.tid = 4242;
 	t2.tid = 4243;
-	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "counters: flushed");
+	ASSERT_EQ_I64(conv_to(&a, 5000, 0, &st), 0, "counters: converted");
 	ASSERT_EQ_I64(a.errors, 0, "counters: reader finds no error");
 	ASSERT_EQ_U64(st.counters, 4, "counters: four counter events");
 	for (size_t i = 0; i < a.nev; i++) {
@@ -1152,7 +1152,7 @@ static void test_sync(void)
 	const uint64_t M = 0x1000, M2 = 0x2000, CV = 0x3000, CV2 = 0x3100, SEM = 0x4000;
 	struct test_thread t1 = { 0 }, t2 = { 0 }, t3 = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	uint64_t id[3];
 	const struct ev *b, *e;
 
@@ -1199,9 +1199,9 @@ static void test_sync(void)
 	t1.tid = 31;
 	t2.tid = 32;
 	t3.tid = 33;
-	flush_groups = AGENT_G_SYNC;
-	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "sync: flushed");
-	flush_groups = 0;
+	conv_groups = AGENT_G_SYNC;
+	ASSERT_EQ_I64(conv_to(&a, 5000, 0, &st), 0, "sync: converted");
+	conv_groups = 0;
 	ASSERT_EQ_I64(a.errors, 0, "sync: reader finds no error");
 	ASSERT_EQ_U64(st.flows, 6, "sync: three pairs, six flow events");
 	for (int i = 0; i < 3; i++)
@@ -1224,7 +1224,7 @@ static void test_sync(void)
 	ASSERT_EQ_U64(count(&a, 33, FXT_EVENT_FLOW_END, NULL), 0, "sync: nothing paired on t3");
 	free(a.ev);
 	/* The same spool from an agent without the sync group: no pairs. */
-	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "sync: flushed again");
+	ASSERT_EQ_I64(conv_to(&a, 5000, 0, &st), 0, "sync: converted again");
 	ASSERT_EQ_U64(st.flows, 0, "sync: no pairs without the sync group");
 	free(a.ev);
 }
@@ -1242,7 +1242,7 @@ static void test_pipe(void)
 	};
 	struct test_thread t = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	uint64_t rec[4];
 	const struct ev *e;
 
@@ -1260,11 +1260,11 @@ static void test_pipe(void)
 	put_slots(&t, rec, 2);
 	call_exit(&t, 400, AGENT_FN_write, ev_int_payload(8));
 	t.tid = 41;
-	flush_writes = w;
-	flush_nwrites = sizeof(w) / sizeof(w[0]);
-	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "pipe: flushed");
-	flush_writes = NULL;
-	flush_nwrites = 0;
+	conv_writes = w;
+	conv_nwrites = sizeof(w) / sizeof(w[0]);
+	ASSERT_EQ_I64(conv_to(&a, 5000, 0, &st), 0, "pipe: converted");
+	conv_writes = NULL;
+	conv_nwrites = 0;
 	ASSERT_EQ_I64(a.errors, 0, "pipe: reader finds no error");
 	ASSERT_EQ_U64(st.flows, 2, "pipe: two flow events");
 	ok(!flow_with(&a, FXT_EVENT_FLOW_END, w[0].flow_id), "pipe: not the write before");
@@ -1288,7 +1288,7 @@ static void test_samples(void)
 {
 	struct test_thread t = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	uint64_t rec[4];
 	bool named = false;
 
@@ -1303,9 +1303,9 @@ static void test_samples(void)
 	put_slots(&t, rec, 2);
 	put(&t, 200, A | EXIT);
 	t.tid = 51;
-	flush_sample_hz = 1000;
-	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "samples: flushed");
-	flush_sample_hz = 0;
+	conv_sample_hz = 1000;
+	ASSERT_EQ_I64(conv_to(&a, 5000, 0, &st), 0, "samples: converted");
+	conv_sample_hz = 0;
 	ASSERT_EQ_I64(a.errors, 0, "samples: reader finds no error");
 	ASSERT_EQ_U64(st.samples, 2, "samples: two samples");
 	for (unsigned i = 0; i < a.kobj_thread && i < 8; i++)
@@ -1322,7 +1322,7 @@ static void test_samples(void)
 		   "samples: the caller (a return address) on the sample track, from 110");
 		ok(inner && outer && inner->ts > outer->ts && inner->end <= outer->end,
 		   "samples: the interrupted function inside it");
-		ok(inner && strcmp(inner->cat, "test_convert_flush") == 0,
+		ok(inner && strcmp(inner->cat, "test_convert_pipeline") == 0,
 		   "samples: category is the module");
 		ASSERT_EQ_U64(st.sample_slices, 2, "samples: two sample slices, counted apart");
 		ASSERT_EQ_U64(st.events, 1, "samples: events are the thread's slices only");
@@ -1341,7 +1341,7 @@ static void test_samples_in_agent(void)
 	const uint64_t koid = 52 | (1ull << 30);
 	struct test_thread t = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	uint64_t rec[4];
 
 	test_spool_reset(1 << 20, 0);
@@ -1353,12 +1353,12 @@ static void test_samples_in_agent(void)
 	put_slots(&t, rec, 2);
 	put(&t, 200, A | EXIT);
 	t.tid = 52;
-	flush_sample_hz = 1000;
-	flush_agent_lo = (uint64_t)(uintptr_t)agent_test_work;
-	flush_agent_hi = flush_agent_lo + 16;
-	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "agent samples: flushed");
-	flush_agent_lo = flush_agent_hi = 0;
-	flush_sample_hz = 0;
+	conv_sample_hz = 1000;
+	conv_agent_lo = (uint64_t)(uintptr_t)agent_test_work;
+	conv_agent_hi = conv_agent_lo + 16;
+	ASSERT_EQ_I64(conv_to(&a, 5000, 0, &st), 0, "agent samples: converted");
+	conv_agent_lo = conv_agent_hi = 0;
+	conv_sample_hz = 0;
 	{
 		const struct ev *outer =
 		    find_type(&a, koid, FXT_EVENT_DURATION_COMPLETE, "agent_test_outer");
@@ -1383,7 +1383,7 @@ static void test_samples_agent_marked(void)
 	for (int marked = 0; marked < 2; marked++) {
 		struct test_thread t = { 0 };
 		struct archive a;
-		struct flush_stats st;
+		struct conv_stats st;
 		uint64_t rec[6];
 		const char *what = marked ? "marked" : "unmarked";
 
@@ -1398,12 +1398,12 @@ static void test_samples_agent_marked(void)
 		put_slots(&t, rec, 3);
 		put(&t, 200, A | EXIT);
 		t.tid = 53;
-		flush_sample_hz = 1000;
-		flush_agent_lo = (uint64_t)(uintptr_t)agent_test_work;
-		flush_agent_hi = flush_agent_lo + 16;
-		ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "%s agent sample: flushed", what);
-		flush_agent_lo = flush_agent_hi = 0;
-		flush_sample_hz = 0;
+		conv_sample_hz = 1000;
+		conv_agent_lo = (uint64_t)(uintptr_t)agent_test_work;
+		conv_agent_hi = conv_agent_lo + 16;
+		ASSERT_EQ_I64(conv_to(&a, 5000, 0, &st), 0, "%s agent sample: converted", what);
+		conv_agent_lo = conv_agent_hi = 0;
+		conv_sample_hz = 0;
 		ASSERT_EQ_U64(count(&a, koid, FXT_EVENT_DURATION_COMPLETE, "agent_test_beta"),
 			      marked ? 0 : 1, "%s: the C library's frame %s", what,
 			      marked ? "is the agent's" : "is the program's");
@@ -1423,7 +1423,7 @@ static void test_unsampled(void)
 	    FXT_UNSAMPLED_PREFIX "it blocks SIGPROF, which the program handles itself";
 	struct test_thread t = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	const struct ev *e;
 
 	test_spool_reset(1 << 20, 0);
@@ -1431,9 +1431,9 @@ static void test_unsampled(void)
 	put(&t, 150, ev_unsampled_w1(EV_UNSAMPLED_SIGPROF_USED));
 	put(&t, 200, A | EXIT);
 	t.tid = 54;
-	flush_sample_hz = 1000;
-	ASSERT_EQ_I64(flush_to(&a, 5000, 0, &st), 0, "unsampled: flushed");
-	flush_sample_hz = 0;
+	conv_sample_hz = 1000;
+	ASSERT_EQ_I64(conv_to(&a, 5000, 0, &st), 0, "unsampled: converted");
+	conv_sample_hz = 0;
 	e = find_type(&a, 54, FXT_EVENT_INSTANT, name);
 	ok(e && e->ts >= 150 && e->ts < 200 && strcmp(e->cat, "fxt") == 0,
 	   "unsampled: an instant \"%s\" on the thread, at its time", name);
@@ -1450,7 +1450,7 @@ static void test_garbage(void)
 {
 	struct test_thread t = { 0 };
 	struct archive a;
-	struct flush_stats st;
+	struct conv_stats st;
 	uint64_t x = 0x9e3779b97f4a7c15ull, rec[4];
 	const struct ev *e;
 
@@ -1493,11 +1493,11 @@ static void test_garbage(void)
 		put(&t, w0, w1);
 	}
 	t.tid = 61;
-	flush_groups = AGENT_G_ALL;
-	flush_sample_hz = 100;
-	ASSERT_EQ_I64(flush_to(&a, 1ull << 40, 0, &st), 0, "garbage: flushed");
-	flush_groups = 0;
-	flush_sample_hz = 0;
+	conv_groups = AGENT_G_ALL;
+	conv_sample_hz = 100;
+	ASSERT_EQ_I64(conv_to(&a, 1ull << 40, 0, &st), 0, "garbage: converted");
+	conv_groups = 0;
+	conv_sample_hz = 0;
 	ASSERT_EQ_I64(a.errors, 0, "garbage: reader finds no error");
 	e = find(&a, 61, "open");
 	expect_str(e, "path", "abcdefghijklmn", "garbage: a STR cut to its DATA");
@@ -1518,7 +1518,7 @@ static void test_recycled_copy(void)
 		struct test_thread t = { 0 };
 		struct test_chunk *k;
 		struct archive a;
-		struct flush_stats st;
+		struct conv_stats st;
 
 		test_spool_reset(4096, 0);
 		for (int i = 0; i < 500; i++) {
@@ -1540,7 +1540,7 @@ static void test_recycled_copy(void)
 		if (emptied)
 			memset((char *)test_spool.chunks[1].c + SPOOL_CHUNK_HEADER_SIZE, 0,
 			       SPOOL_RECORD_SIZE);
-		ASSERT_EQ_I64(flush_to(&a, 1ull << 40, 0, &st), 0, "recycled copy: flushed");
+		ASSERT_EQ_I64(conv_to(&a, 1ull << 40, 0, &st), 0, "recycled copy: converted");
 		ASSERT_EQ_U64(count(&a, 71, FXT_EVENT_DURATION_COMPLETE, NULL), 500,
 			      "recycled copy (%s): every call once",
 			      emptied ? "original emptied" : "original whole");
@@ -1556,7 +1556,7 @@ static void test_recycled_copy(void)
 static void test_time_base(void)
 {
 	const double true_rate = 3e9;
-	struct flush_input a, b;
+	struct conv_input a, b;
 	uint64_t ta, tb;
 	double ns_a, ns_b, raw_a, raw_b;
 
@@ -1571,8 +1571,8 @@ static void test_time_base(void)
 	/* One instant, 3 s after A started, 1 s after B started. */
 	ta = a.base_ticks + (uint64_t)(3 * true_rate);
 	tb = ta;
-	ns_a = (double)(ta + flush_time_shift(&a)) * 1e9 / (double)a.ticks_per_second;
-	ns_b = (double)(tb + flush_time_shift(&b)) * 1e9 / (double)b.ticks_per_second;
+	ns_a = (double)(ta + conv_time_shift(&a)) * 1e9 / (double)a.ticks_per_second;
+	ns_b = (double)(tb + conv_time_shift(&b)) * 1e9 / (double)b.ticks_per_second;
 	ok(ns_a - (double)a.base_ns == 3e9, "A: 3 s after its anchor (%.0f ns)",
 	   ns_a - (double)a.base_ns);
 	ok(ns_a - ns_b < 20000 && ns_b - ns_a < 20000, "A and B agree within 20 us (%.0f ns)",
@@ -1582,9 +1582,9 @@ static void test_time_base(void)
 	ok(raw_a - raw_b > 1e7, "raw ticks would disagree by %.0f ms", (raw_a - raw_b) / 1e6);
 	memset(&a, 0, sizeof(a));
 	a.ticks_per_second = 1000000000u;
-	ASSERT_EQ_U64(flush_time_shift(&a), 0, "no time base: raw ticks");
+	ASSERT_EQ_U64(conv_time_shift(&a), 0, "no time base: raw ticks");
 	a.base_ticks = a.base_ns = 12345;
-	ASSERT_EQ_U64(flush_time_shift(&a), 0, "ns ticks: nothing to shift");
+	ASSERT_EQ_U64(conv_time_shift(&a), 0, "ns ticks: nothing to shift");
 }
 
 /* The kept archive's profile (tools/profile/profile.h), by function. */
@@ -1613,7 +1613,7 @@ static struct profile *profile_of_kept(void)
 static void test_min_duration(void)
 {
 	struct test_thread t = { 0 };
-	struct flush_stats st;
+	struct conv_stats st;
 	struct archive a;
 	struct profile *full, *cut;
 	uint64_t W = (uint64_t)(uintptr_t)agent_test_work,
@@ -1648,13 +1648,13 @@ static void test_min_duration(void)
 	t.tid = 101;
 	test_retire(&t);
 
-	flush_keep = true;
-	flush_min_ns = 0;
-	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "min duration: flushed whole");
+	conv_keep = true;
+	conv_min_ns = 0;
+	ASSERT_EQ_I64(conv_to(&a, ~0ull >> 2, 0, &st), 0, "min duration: converted whole");
 	free(a.ev);
 	full = profile_of_kept();
-	flush_min_ns = 2;
-	ASSERT_EQ_I64(flush_to(&a, ~0ull >> 2, 0, &st), 0, "min duration: flushed, 2 ns");
+	conv_min_ns = 2;
+	ASSERT_EQ_I64(conv_to(&a, ~0ull >> 2, 0, &st), 0, "min duration: converted, 2 ns");
 	ASSERT_EQ_U64(st.left_out, 10, "min duration: 7 calls of A and 3 of C left out");
 	ASSERT_EQ_U64(count(&a, 101, FXT_EVENT_DURATION_COMPLETE, "agent_test_gamma"), 0,
 		      "min duration: no slice of C");
@@ -1664,8 +1664,8 @@ static void test_min_duration(void)
 		      "min duration: A's summary instant");
 	free(a.ev);
 	cut = profile_of_kept();
-	flush_keep = false;
-	flush_min_ns = 0;
+	conv_keep = false;
+	conv_min_ns = 0;
 	ok(full && cut, "min duration: both archives profiled");
 	for (size_t i = 0; full && cut && i < sizeof(fns) / sizeof(fns[0]); i++) {
 		const struct profile_row *x = profile_find(full, NULL, names[i], 0, 0);

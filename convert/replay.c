@@ -1,11 +1,11 @@
-/* The flusher's decoding of one thread's records (see decode.h). */
+/* Replaying one thread's records into its reconstruction (see replay.h). */
 #include <config.h>
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "convert/decode.h"
+#include "convert/replay.h"
 #include "convert/entries.h"
 #include "convert/grow.h"
 #include "spool/format.h"
@@ -15,10 +15,10 @@
 #define IN_AGENT(in, pc) ((pc) >= (in)->agent_lo && (pc) < (in)->agent_hi)
 
 /* The flow events the sync pairing binds to the SYNC slot at `pos`. */
-static int sync_flows(struct decoder *d, uint64_t pos)
+static int sync_flows(struct replay *d, uint64_t pos)
 {
 	const struct sync_action *v = d->pp->actions;
-	size_t i = flush_prepass_actions_at(d->pp, pos);
+	size_t i = conv_prepass_actions_at(d->pp, pos);
 	int err = 0;
 
 	for (; i < d->pp->nactions && v[i].pos == pos && !err; i++) {
@@ -31,9 +31,9 @@ static int sync_flows(struct decoder *d, uint64_t pos)
 /* PIPE: a read gets a flow END ("at end") from each write (in the session
  * log) whose first byte it consumed; a write's own FLOW begin is in the
  * spool already. */
-static int pipe_record(struct decoder *d, const uint64_t *p)
+static int pipe_record(struct replay *d, const uint64_t *p)
 {
-	const struct flush_input *in = d->in;
+	const struct conv_input *in = d->in;
 	uint64_t off = p[0], key = ev_pipe_key(p[1]), count = p[2];
 	unsigned op = ev_pipe_op(p[1]);
 	struct recon_arg a = { .key = KEY_STREAM_OFFSET, .type = EV_ARG_U64, .value = off };
@@ -85,11 +85,11 @@ static size_t payload_run(const uint64_t *p, const uint64_t *stop, size_t want, 
  * slots past `stop` (read again from p), or -errno.  Whatever the slots
  * say, this never reads outside [p, stop): torn records, orphan payload
  * slots and unknown tags are skipped. */
-static long tagged(struct decoder *d, const uint64_t *p, const uint64_t *stop, bool more,
+static long tagged(struct replay *d, const uint64_t *p, const uint64_t *stop, bool more,
 		   uint64_t pos)
 {
 	const uint64_t w0 = p[0], w1 = p[1];
-	struct flush_stats *st = d->st;
+	struct conv_stats *st = d->st;
 	struct recon *r = d->r;
 	struct recon_arg a = { 0 };
 	char bytes[STR_MAX];
@@ -177,16 +177,16 @@ static long tagged(struct decoder *d, const uint64_t *p, const uint64_t *stop, b
 			len = got * EV_DATA_BYTES;
 		if (stream >= EV_LOG_STDOUT && stream <= EV_LOG_SYSLOG) {
 			ev_get_data(p + 2, bytes, len);
-			err = flush_log_bytes(d->logs, stream, prio, w0, bytes, len);
+			err = conv_log_bytes(d->logs, stream, prio, w0, bytes, len);
 			/* A syslog message is a line of its own. */
 			if (!err && stream == EV_LOG_SYSLOG)
-				err = flush_log_end(d->logs, stream);
+				err = conv_log_end(d->logs, stream);
 		}
 		return err < 0 ? err : (long)(1 + got);
 	}
 	case EV_TAG_COUNTER:
 		if (ev_counter_id(w1) == EV_COUNTER_HEAP) {
-			err = flush_heap_add(d->heap, w0, ev_counter_delta(w1));
+			err = conv_heap_add(d->heap, w0, ev_counter_delta(w1));
 			if (err < 0)
 				return err;
 		}
@@ -212,7 +212,7 @@ static long tagged(struct decoder *d, const uint64_t *p, const uint64_t *stop, b
 			return err < 0 ? err : 1;
 		}
 		if (d->sampling && depth) {
-			const struct flush_input *in = d->in;
+			const struct conv_input *in = d->in;
 			unsigned skip = 0;
 			/* Taken inside the agent: the frames it called (the C
 			 * library's) are its work too; with no agent frame
@@ -222,14 +222,14 @@ static long tagged(struct decoder *d, const uint64_t *p, const uint64_t *stop, b
 					skip++;
 				if (skip == depth) {
 					skip = 0;
-					pcs[0] = FLUSH_AGENT_PC;
+					pcs[0] = CONV_AGENT_PC;
 				}
 			}
 			/* The agent's innermost frames: one "fxtrace" frame. */
 			if (skip < depth && IN_AGENT(in, pcs[skip])) {
 				while (skip < depth && IN_AGENT(in, pcs[skip]))
 					skip++;
-				pcs[--skip] = FLUSH_AGENT_PC;
+				pcs[--skip] = CONV_AGENT_PC;
 			}
 			/* A thread that did not wait was running, or
 			 * runnable (preempted): its frames go on. */
@@ -263,7 +263,7 @@ struct frames {
 
 static int frames_push(struct frames *f, uint64_t id)
 {
-	if (flush_grow((void **)&f->v, &f->cap, f->n + 1, sizeof(*f->v)) < 0)
+	if (conv_grow((void **)&f->v, &f->cap, f->n + 1, sizeof(*f->v)) < 0)
 		return -ENOMEM;
 	f->v[f->n++] = id;
 	return 0;
@@ -282,8 +282,8 @@ static int frames_exit(struct frames *open, struct frames *before, uint64_t id)
 	return open->n ? 0 : frames_push(before, id);
 }
 
-int flush_decode_open_frames(const struct flush_input *in, const struct chunk_ref *chunks, size_t n,
-			     uint64_t *buf, uint64_t **out, size_t *nout, uint64_t *first_ts)
+int conv_replay_open_frames(const struct conv_input *in, const struct chunk_ref *chunks, size_t n,
+			    uint64_t *buf, uint64_t **out, size_t *nout, uint64_t *first_ts)
 {
 	struct frames open = { 0 }, before = { 0 };
 	int err = 0;
@@ -296,7 +296,7 @@ int flush_decode_open_frames(const struct flush_input *in, const struct chunk_re
 		while (off < end && !err) {
 			const uint64_t *p, *stop;
 
-			err = flush_chunk_read(in->spool_fd, &chunks[c], off, buf, &stop);
+			err = conv_chunk_read(in->spool_fd, &chunks[c], off, buf, &stop);
 			if (err < 0)
 				break;
 			for (p = buf; p < stop && !err; p += 2) {
@@ -335,8 +335,8 @@ int flush_decode_open_frames(const struct flush_input *in, const struct chunk_re
 
 /* Hook records (tag 0: nearly all) take the first, cheapest branch.  Not
  * inlined: on its own, the loop keeps its state in registers. */
-__attribute__((noinline)) int flush_decode_chunk(struct decoder *d, const struct chunk_ref *c,
-						 uint64_t *buf, uint64_t *mark_ts)
+__attribute__((noinline)) int conv_replay_chunk(struct replay *d, const struct chunk_ref *c,
+						uint64_t *buf, uint64_t *mark_ts)
 {
 	uint64_t off = c->off + SPOOL_CHUNK_HEADER_SIZE, end = c->off + c->size;
 	/* Locals, not pointers the recon's stores might alias: registers. */
@@ -348,7 +348,7 @@ __attribute__((noinline)) int flush_decode_chunk(struct decoder *d, const struct
 		const uint64_t *p, *stop;
 		bool more;
 
-		err = flush_chunk_read(d->in->spool_fd, c, off, buf, &stop);
+		err = conv_chunk_read(d->in->spool_fd, c, off, buf, &stop);
 		if (err < 0)
 			break;
 		more = off + (uint64_t)((const char *)stop - (const char *)buf) < end;

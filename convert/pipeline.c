@@ -1,17 +1,17 @@
-/* The flusher: spool -> FXT archive (see flush.h).  The orchestration:
- * the archive's opening records, the threads' kernel objects, then per
- * thread its chunks through the decoder into its reconstruction, whose
- * frames the emitter writes, and last the heap counter.  The parts, one
+/* The conversion's pipeline: spool -> FXT archive (see pipeline.h).  The
+ * orchestration: the archive's opening records, the threads' kernel
+ * objects, then per thread its chunks replayed into its reconstruction,
+ * whose frames the emitter writes, and last the heap counter.  The parts, one
  * job each:
  *
  *   chunks.c    the spool's chunk chain and its blocks of records
  *   prepass.c   before any event: threads with samples, sync pairs
- *   decode.c    a thread's records -> its frames and their entries
+ *   replay.c    a thread's records -> its frames and their entries
  *   recon.c     frames -> exactly nested slices in start order
  *   stackchart.c  stack samples -> the frames of a sample track
  *   loglines.c  LOG bytes -> lines, marked among the frames
  *   emit.c      slices, flows, marks -> FXT events
- *   names.c     function addresses -> names and string refs
+ *   symnames.c  function addresses -> names and string refs
  *   counters.c  the heap counter's deltas -> counter events
  */
 #include <config.h>
@@ -23,32 +23,32 @@
 
 #include "convert/chunks.h"
 #include "convert/counters.h"
-#include "convert/decode.h"
+#include "convert/replay.h"
 #include "convert/emit.h"
 #include "convert/entries.h"
-#include "convert/flush.h"
+#include "convert/pipeline.h"
 #include "convert/loglines.h"
-#include "convert/names.h"
+#include "convert/symnames.h"
 #include "convert/prepass.h"
 #include "convert/recon.h"
 #include "convert/shortcalls.h"
 #include "convert/stackchart.h"
 #include "spool/recording.h"
 
-/* One flush: what the threads' passes share. */
-struct flusher {
-	const struct flush_input *in;
-	struct flush_stats *st;
+/* One conversion: what the threads' passes share. */
+struct pipeline {
+	const struct conv_input *in;
+	struct conv_stats *st;
 	struct emit_common em;
 	struct prepass pp;
 	struct heap_counter heap;
 	uint64_t sample_period; /* ticks between samples; 0: no samples */
 };
 
-/* One thread: its decoding, its frames, its log lines, and its sample
+/* One thread: its replay, its frames, its log lines, and its sample
  * track (a thread of its own, with its own stack chart). */
 struct thread_state {
-	struct decoder d;
+	struct replay d;
 	struct emit_ctx ctx;
 	struct recon r;
 	struct log_lines logs;
@@ -66,12 +66,12 @@ static const struct fxt_sym_info *sym_lookup(void *sym, uint64_t addr)
 /* A thread whose oldest records were overwritten (the circular mode): the
  * frames open where its kept records begin start just before them, and
  * the overwrite instant marks that point. */
-static int open_window(struct thread_state *t, const struct flush_thread *th,
+static int open_window(struct thread_state *t, const struct conv_thread *th,
 		       const struct chunk_ref *chunks, size_t nchunks, uint64_t *buf)
 {
 	uint64_t *frames = NULL, first_ts = 0, ts;
 	size_t n = 0;
-	int err = flush_decode_open_frames(t->d.in, chunks, nchunks, buf, &frames, &n, &first_ts);
+	int err = conv_replay_open_frames(t->d.in, chunks, nchunks, buf, &frames, &n, &first_ts);
 
 	/* Strictly before the first record, one tick apart (the recon moves
 	 * times that do not increase; 0 is a time like another). */
@@ -93,24 +93,24 @@ static int open_window(struct thread_state *t, const struct flush_thread *th,
 }
 
 /* One thread: its records, the frames left open, its drops, its samples. */
-static int flush_thread(struct flusher *fl, const struct flush_thread *th,
-			const struct chunk_ref *chunks, size_t nchunks)
+static int conv_thread(struct pipeline *pl, const struct conv_thread *th,
+		       const struct chunk_ref *chunks, size_t nchunks)
 {
-	const struct flush_input *in = fl->in;
-	struct flush_stats *st = fl->st;
+	const struct conv_input *in = pl->in;
+	struct conv_stats *st = pl->st;
 	struct thread_state *t = calloc(1, sizeof(*t));
 	uint64_t end, mark_ts = NO_MARK, *buf = NULL;
 	int err = 0;
 
 	if (!t)
 		return -ENOMEM;
-	flush_log_init(&t->logs, &t->r);
-	flush_emit_init(&t->ctx, &fl->em, in->pid, th->tid, th->dropped, &t->logs);
+	conv_log_init(&t->logs, &t->r);
+	conv_emit_init(&t->ctx, &pl->em, in->pid, th->tid, th->dropped, &t->logs);
 	t->ctx.drop_cause = th->drop_cause;
-	recon_init(&t->r, &flush_sink, &t->ctx, in->fifo_max);
-	recon_set_step(&t->r, fl->em.step);
+	recon_init(&t->r, &conv_sink, &t->ctx, in->fifo_max);
+	recon_set_step(&t->r, pl->em.step);
 	if (in->min_duration_ns && in->ticks_per_second) {
-		flush_short_init(&t->shorts, in->ticks_per_second);
+		conv_short_init(&t->shorts, in->ticks_per_second);
 		t->ctx.shorts = &t->shorts;
 		recon_set_min(&t->r, (uint64_t)((unsigned __int128)in->min_duration_ns *
 						in->ticks_per_second / 1000000000u));
@@ -119,17 +119,16 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 	t->d.st = st;
 	t->d.r = &t->r;
 	t->d.logs = &t->logs;
-	t->d.pp = &fl->pp;
-	t->d.heap = &fl->heap;
+	t->d.pp = &pl->pp;
+	t->d.heap = &pl->heap;
 	t->d.sc = &t->sc;
-	if (fl->pp.sampled && fl->pp.sampled[th->serial] && fl->sample_period) {
+	if (pl->pp.sampled && pl->pp.sampled[th->serial] && pl->sample_period) {
 		/* Registered right after the thread's own ref: neither evicts
 		 * the other while this thread is written (writer.h). */
-		flush_emit_init(&t->sctx, &fl->em, in->pid, th->tid | FXT_SAMPLE_KOID_BIT, 0, NULL);
-		recon_init(&t->sr, &flush_sink, &t->sctx, in->fifo_max);
-		recon_set_step(&t->sr, fl->em.step);
-		stackchart_init(&t->sc, &t->sr, flush_names_fn_of, &fl->em.names,
-				fl->sample_period);
+		conv_emit_init(&t->sctx, &pl->em, in->pid, th->tid | FXT_SAMPLE_KOID_BIT, 0, NULL);
+		recon_init(&t->sr, &conv_sink, &t->sctx, in->fifo_max);
+		recon_set_step(&t->sr, pl->em.step);
+		stackchart_init(&t->sc, &t->sr, conv_names_fn_of, &pl->em.names, pl->sample_period);
 		t->d.sampling = true;
 	}
 	end = th->stop_ts ? th->stop_ts : th->end_ts ? th->end_ts : in->now_ts;
@@ -144,18 +143,18 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 	if (!err && nchunks && chunks[0].seq > 0)
 		err = open_window(t, th, chunks, nchunks, buf);
 	for (size_t i = 0; i < nchunks && !err; i++)
-		err = flush_decode_chunk(&t->d, &chunks[i], buf, &mark_ts);
+		err = conv_replay_chunk(&t->d, &chunks[i], buf, &mark_ts);
 	free(buf);
 	if (!err)
-		err = flush_log_finish(&t->logs);
+		err = conv_log_finish(&t->logs);
 	if (!err && mark_ts != NO_MARK)
 		err = recon_mark(&t->r, mark_ts, MARK_DROPS);
 	if (!err)
 		err = recon_finish(&t->r, end);
 	if (!err && t->ctx.shorts)
-		err = flush_short_emit(&t->ctx, t->r.last_ts);
+		err = conv_short_emit(&t->ctx, t->r.last_ts);
 	st->left_out += t->r.left_out;
-	flush_short_free(&t->shorts);
+	conv_short_free(&t->shorts);
 	if (t->d.sampling) {
 		if (!err)
 			err = stackchart_finish(&t->sc, end);
@@ -182,33 +181,33 @@ static int flush_thread(struct flusher *fl, const struct flush_thread *th,
 	st->events += t->r.emitted;
 	st->begun += t->r.begun;
 	recon_free(&t->r);
-	flush_log_free(&t->logs);
+	conv_log_free(&t->logs);
 	free(t);
 	return err;
 }
 
 /* An instant event of category "fxt" on thread `tid` of the process at
  * `ts` (ticks), counted as a reader of the archive counts it. */
-static int fxt_instant(struct flusher *fl, uint64_t tid, uint64_t ts, const char *name,
+static int fxt_instant(struct pipeline *pl, uint64_t tid, uint64_t ts, const char *name,
 		       const struct fxt_arg *args, unsigned nargs)
 {
-	struct fxt_writer *w = fl->em.w;
+	struct fxt_writer *w = pl->em.w;
 	struct fxt_event ev;
 	int err;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.type = FXT_EVENT_INSTANT;
-	ev.ts = ts + fl->em.shift;
-	ev.thread = fxt_writer_thread(w, fl->in->pid, tid);
+	ev.ts = ts + pl->em.shift;
+	ev.thread = fxt_writer_thread(w, pl->in->pid, tid);
 	ev.category = fxt_writer_cstring(w, "fxt");
 	ev.name = fxt_writer_cstring(w, name);
 	ev.args = args;
 	ev.nargs = nargs;
-	fl->em.names.epoch++; /* strings registered */
-	fl->st->counts.events++;
+	pl->em.names.epoch++; /* strings registered */
+	pl->st->counts.events++;
 	err = fxt_writer_event(w, &ev);
 	if (!err)
-		err = fxt__counts_thread(&fl->st->counts, fl->in->pid, tid);
+		err = fxt__counts_thread(&pl->st->counts, pl->in->pid, tid);
 	return err;
 }
 
@@ -218,10 +217,10 @@ static int fxt_instant(struct flusher *fl, uint64_t tid, uint64_t ts, const char
  * refills spread over the records (two a call) the chunks hold; and
  * "inside" less the empty pair, which the untraced call pays for its own
  * hooks (so it may be below 0). */
-static int hook_cost(struct flusher *fl, const struct chunk_ref *chunks, size_t nchunks)
+static int hook_cost(struct pipeline *pl, const struct chunk_ref *chunks, size_t nchunks)
 {
-	const struct flush_input *in = fl->in;
-	struct fxt_writer *w = fl->em.w;
+	const struct conv_input *in = pl->in;
+	struct fxt_writer *w = pl->em.w;
 	double tick_ns = 1e9 / (double)in->ticks_per_second, slots = 0;
 	struct fxt_arg a[2];
 
@@ -236,7 +235,7 @@ static int hook_cost(struct flusher *fl, const struct chunk_ref *chunks, size_t 
 	a[1].type = FXT_ARG_DOUBLE;
 	a[1].name = fxt_writer_cstring(w, FXT_HOOK_ARG_INSIDE);
 	a[1].v.f64 = ((double)in->hook_inside_ticks - (double)in->hook_stub_ticks) / 1000 * tick_ns;
-	return fxt_instant(fl, in->pid, in->base_ticks, FXT_HOOK_COST_NAME, a, 2);
+	return fxt_instant(pl, in->pid, in->base_ticks, FXT_HOOK_COST_NAME, a, 2);
 }
 
 /* A duration for a name: "12.345 ms". */
@@ -254,17 +253,17 @@ static void fmt_duration(char *buf, size_t cap, uint64_t ns)
 
 /* A snapshot's instant (FXT_SNAPSHOT_PREFIX, include/fxt/format.h) on the
  * thread whose call set it off, at the call's end. */
-static int snapshot_mark(struct flusher *fl)
+static int snapshot_mark(struct pipeline *pl)
 {
-	const struct spool_header *h = fl->in->snapshot;
-	struct fxt_writer *w = fl->em.w;
+	const struct spool_header *h = pl->in->snapshot;
+	struct fxt_writer *w = pl->em.w;
 	const struct sym_entry *e;
 	char name[512], dur[32], rule[sizeof(h->snap_rule) + 1];
 	const char *fn = "?";
 	struct fxt_arg a[5];
 
-	e = flush_names_get(&fl->em.names,
-			    h->snap_libc_fn ? EV_CALL_ADDR(h->snap_libc_fn - 1) : h->snap_addr);
+	e = conv_names_get(&pl->em.names,
+			   h->snap_libc_fn ? EV_CALL_ADDR(h->snap_libc_fn - 1) : h->snap_addr);
 	if (e && e->name)
 		fn = e->name;
 	memcpy(rule, h->snap_rule, sizeof(h->snap_rule));
@@ -287,12 +286,12 @@ static int snapshot_mark(struct flusher *fl)
 	a[4].type = FXT_ARG_STRING;
 	a[4].name = fxt_writer_cstring(w, FXT_SNAPSHOT_ARG_RULE);
 	a[4].v.str = fxt_writer_cstring(w, rule);
-	return fxt_instant(fl, h->snap_tid, h->snap_end_ts, name, a, 5);
+	return fxt_instant(pl, h->snap_tid, h->snap_end_ts, name, a, 5);
 }
 
 /* ------------------------------------------------------------ archive */
 
-uint64_t flush_time_shift(const struct flush_input *in)
+uint64_t conv_time_shift(const struct conv_input *in)
 {
 	unsigned __int128 base;
 
@@ -302,32 +301,32 @@ uint64_t flush_time_shift(const struct flush_input *in)
 	return (uint64_t)base - in->base_ticks;
 }
 
-int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flush_stats *st)
+int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_stats *st)
 {
-	struct flusher fl;
+	struct pipeline pl;
 	struct chunk_ref *chunks = NULL;
 	size_t nchunks = 0, ci = 0;
 	uint32_t max_serial = 0;
-	const struct flush_thread **by_serial = NULL;
-	struct flush_thread *extra = NULL;
+	const struct conv_thread **by_serial = NULL;
+	struct conv_thread *extra = NULL;
 	const char **newest = NULL; /* by serial: its newest chunk's name */
 	int err;
 
 	memset(st, 0, sizeof(*st));
-	memset(&fl, 0, sizeof(fl));
-	fl.in = in;
-	fl.st = st;
-	fl.em.w = w;
-	fl.em.st = st;
+	memset(&pl, 0, sizeof(pl));
+	pl.in = in;
+	pl.st = st;
+	pl.em.w = w;
+	pl.em.st = st;
 	if (in->lookup)
-		flush_names_init(&fl.em.names, in->lookup, in->lookup_ctx);
+		conv_names_init(&pl.em.names, in->lookup, in->lookup_ctx);
 	else
-		flush_names_init(&fl.em.names, in->sym ? sym_lookup : NULL, in->sym);
+		conv_names_init(&pl.em.names, in->sym ? sym_lookup : NULL, in->sym);
 	if (in->sample_hz && in->ticks_per_second)
-		fl.sample_period = in->ticks_per_second / in->sample_hz;
-	fl.em.shift = flush_time_shift(in);
+		pl.sample_period = in->ticks_per_second / in->sample_hz;
+	pl.em.shift = conv_time_shift(in);
 	/* "Later" is a nanosecond later (recon.h): the ticks of one, rounded up. */
-	fl.em.step = in->ticks_per_second > 1000000000u
+	pl.em.step = in->ticks_per_second > 1000000000u
 			 ? (in->ticks_per_second + 999999999u) / 1000000000u
 			 : 1;
 	err = fxt_writer_magic(w);
@@ -343,7 +342,7 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 		return err;
 
 	if (in->spool_fd >= 0) {
-		err = flush_chunks_scan(in->spool_fd, in->spool_end, &chunks, &nchunks);
+		err = conv_chunks_scan(in->spool_fd, in->spool_end, &chunks, &nchunks);
 		if (err)
 			return err;
 	}
@@ -357,8 +356,8 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 	by_serial = calloc((size_t)max_serial + 1, sizeof(*by_serial));
 	extra = calloc((size_t)max_serial + 1, sizeof(*extra));
 	newest = calloc((size_t)max_serial + 1, sizeof(*newest));
-	fl.em.scratch = malloc(EMIT_SCRATCH);
-	if (!by_serial || !extra || !newest || !fl.em.scratch) {
+	pl.em.scratch = malloc(EMIT_SCRATCH);
+	if (!by_serial || !extra || !newest || !pl.em.scratch) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -379,8 +378,8 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 		if (chunks[i].name[0])
 			newest[s] = chunks[i].name;
 	}
-	err = flush_prepass(in->spool_fd, chunks, nchunks, max_serial, fl.sample_period != 0,
-			    (in->libc_groups & AGENT_G_SYNC) != 0, in->pid, &fl.pp);
+	err = conv_prepass(in->spool_fd, chunks, nchunks, max_serial, pl.sample_period != 0,
+			   (in->libc_groups & AGENT_G_SYNC) != 0, in->pid, &pl.pp);
 
 	/* Kernel objects first: names before any event refers to a thread.
 	 * Every thread gets one, named or not: its "process" argument is what
@@ -390,7 +389,7 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 	 * the main thread is named after the process, the others by tid.  A
 	 * thread with samples also gets its sample track. */
 	for (uint32_t s = 1; s <= max_serial && !err; s++) {
-		const struct flush_thread *th = by_serial[s];
+		const struct conv_thread *th = by_serial[s];
 		char fallback[sizeof(th->name)], track[sizeof(th->name) + 16];
 		const char *name;
 
@@ -405,7 +404,7 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 			name = fallback;
 		}
 		err = fxt_writer_thread_name(w, in->pid, th->tid, name);
-		if (!err && fl.pp.sampled && fl.pp.sampled[s]) {
+		if (!err && pl.pp.sampled && pl.pp.sampled[s]) {
 			snprintf(track, sizeof(track), "%s" FXT_SAMPLE_TRACK_SUFFIX, name);
 			err = fxt_writer_thread_name(w, in->pid, th->tid | FXT_SAMPLE_KOID_BIT,
 						     track);
@@ -413,12 +412,12 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 	}
 
 	if (!err && in->hook_pair_ticks && in->ticks_per_second)
-		err = hook_cost(&fl, chunks, nchunks);
+		err = hook_cost(&pl, chunks, nchunks);
 	if (!err && in->snapshot)
-		err = snapshot_mark(&fl);
+		err = snapshot_mark(&pl);
 
 	for (uint32_t s = 1; s <= max_serial && !err; s++) {
-		const struct flush_thread *th = by_serial[s];
+		const struct conv_thread *th = by_serial[s];
 		size_t first = ci;
 
 		while (ci < nchunks && chunks[ci].serial == s)
@@ -426,10 +425,10 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 		if (!th || (first == ci && !th->dropped))
 			continue;
 		st->threads++;
-		err = flush_thread(&fl, th, chunks + first, ci - first);
+		err = conv_thread(&pl, th, chunks + first, ci - first);
 	}
 	if (!err)
-		err = flush_heap_emit(&fl.heap, w, in->pid, fl.em.shift, &st->counters);
+		err = conv_heap_emit(&pl.heap, w, in->pid, pl.em.shift, &st->counters);
 	st->counts.events += st->counters;
 	if (!err && st->counters)
 		err = fxt__counts_thread(&st->counts, in->pid, in->pid);
@@ -437,9 +436,9 @@ int flush_archive(struct fxt_writer *w, const struct flush_input *in, struct flu
 		/* Not in any thread's count: on the main thread, so that the
 		 * archive holds every drop its summary says. */
 		struct emit_ctx lost;
-		flush_emit_init(&lost, &fl.em, in->pid, in->pid, in->lost, NULL);
+		conv_emit_init(&lost, &pl.em, in->pid, in->pid, in->lost, NULL);
 		lost.drop_cause = in->lost_cause;
-		err = flush_emit_drops(&lost, in->now_ts ? in->now_ts : in->lost_ts);
+		err = conv_emit_drops(&lost, in->now_ts ? in->now_ts : in->lost_ts);
 		if (!err)
 			err = fxt__counts_thread(&st->counts, in->pid, in->pid);
 		st->counts.events += lost.events;
@@ -454,9 +453,9 @@ out:
 	free(extra);
 	free(newest);
 	free(chunks);
-	free(fl.em.scratch);
-	flush_heap_free(&fl.heap);
-	flush_prepass_free(&fl.pp);
-	flush_names_free(&fl.em.names);
+	free(pl.em.scratch);
+	conv_heap_free(&pl.heap);
+	conv_prepass_free(&pl.pp);
+	conv_names_free(&pl.em.names);
 	return err;
 }

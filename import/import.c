@@ -1,4 +1,5 @@
-/* What the importers share (import.h): messages, streams, magic numbers. */
+/* What the importers share (import.h): messages, providers and their
+ * clocks, the formats' magic numbers. */
 #include "config.h"
 
 #include <errno.h>
