@@ -1,6 +1,8 @@
 /* Unit tests of the stack reconstruction (convert/recon.c): exact
  * events, in start order, through both the complete-event path and the
- * forced begin/end path of a full FIFO. */
+ * forced begin/end path of a full FIFO.  The small scenarios are tables
+ * (`scenarios`): what is fed, and the checks between, in order; the
+ * large, random and argument ones are code. */
 #include <config.h>
 
 #include <errno.h>
@@ -144,278 +146,260 @@ static void expect_valid(const struct sink *s, const char *what)
 #define E NEST_END
 #define I NEST_INSTANT
 
-static void test_simple(void)
-{
-	struct sink s = { 0 };
-	struct recon r;
+/* ------------------------------------------------------------ scenarios */
 
-	recon_init(&r, &test_sink, &s, 0);
-	recon_feed(&r, 10, 0xa);
-	recon_feed(&r, 20, 0xb);
-	recon_feed(&r, 30, 0xb | EXIT);
-	ASSERT_EQ_U64(s.n, 0, "simple: B waits for its parent");
-	recon_feed(&r, 35, 0xc);
-	recon_feed(&r, 37, 0xc | EXIT);
-	recon_feed(&r, 40, 0xa | EXIT);
-	ASSERT_EQ_U64(s.n, 3, "simple: all three out when A closes");
-	ASSERT_EQ_U64(recon_finish(&r, 50), 0, "simple: finish");
-	ASSERT_EQ_U64(s.n, 3, "simple: three events");
-	expect(&s, 0, C, 0xa, 10, 40, "simple");
-	expect(&s, 1, C, 0xb, 20, 30, "simple");
-	expect(&s, 2, C, 0xc, 35, 37, "simple");
-	ASSERT_EQ_U64(r.unmatched, 0, "simple: no unmatched exit");
-	ASSERT_EQ_U64(r.emitted, 3, "simple: three slices counted");
-	ASSERT_EQ_U64(r.begun, 0, "simple: none begun");
-	expect_valid(&s, "simple");
-	recon_free(&r);
-	free(s.v);
+/* One step of a scenario: fed to the recon, or checked against what the
+ * sink got and what the recon counted. */
+enum op_kind {
+	O_END,
+	O_FEED,	  /* recon_feed(a = ts, b = addr) */
+	O_MARK,	  /* recon_mark(a = ts, b = id); desc: check that it returns 0 */
+	O_ARG,	  /* recon_arg() with no entry: time moves a step */
+	O_STEP,	  /* recon_set_step(a) */
+	O_FINISH, /* recon_finish(a); desc: check that it returns 0 */
+	O_AGAIN,  /* the sink starts over, the checks say desc */
+	O_COUNT,  /* the sink has a events */
+	O_EV,	  /* the next event is (kind, a = addr, b = start, c = end) */
+	O_FIELD,  /* the recon's counter b is a */
+	O_VALID,  /* the events are in start order and nest exactly */
+};
+
+enum recon_field { F_UNMATCHED, F_EMITTED, F_BEGUN, F_DEPTH, F_STEP };
+
+struct op {
+	enum op_kind k;
+	uint64_t a, b, c;
+	enum nest_kind kind;
+	const char *desc;
+};
+
+/* The ops as table entries (clang-format would spread each over four
+ * lines, and the tables below over one op a line). */
+/* clang-format off */
+#define FEED(ts, addr)     { O_FEED, ts, addr, 0, 0, NULL }
+#define MARK(ts, id)       { O_MARK, ts, id, 0, 0, NULL }
+#define MARK_OK(ts, id, d) { O_MARK, ts, id, 0, 0, d }
+#define ARG                { O_ARG, 0, 0, 0, 0, NULL }
+#define STEP(n)            { O_STEP, n, 0, 0, 0, NULL }
+#define FINISH(ts)         { O_FINISH, ts, 0, 0, 0, NULL }
+#define FINISH_OK(ts, d)   { O_FINISH, ts, 0, 0, 0, d }
+#define AGAIN(d)           { O_AGAIN, 0, 0, 0, 0, d }
+#define COUNT(n, d)        { O_COUNT, n, 0, 0, 0, d }
+#define EV(k, addr, s, e)  { O_EV, addr, s, e, k, NULL }
+#define FIELD(f, n, d)     { O_FIELD, n, F_##f, 0, 0, d }
+#define VALID              { O_VALID, 0, 0, 0, 0, NULL }
+
+struct scenario {
+	const char *what; /* the checks' prefix */
+	size_t fifo;      /* recon_init()'s bound; 0: the default */
+	struct op ops[64];
+};
+
+static const struct scenario scenarios[] = {
+	{ "simple", 0, {
+		FEED(10, 0xa), FEED(20, 0xb), FEED(30, 0xb | EXIT),
+		COUNT(0, "B waits for its parent"),
+		FEED(35, 0xc), FEED(37, 0xc | EXIT), FEED(40, 0xa | EXIT),
+		COUNT(3, "all three out when A closes"),
+		FINISH_OK(50, "finish"),
+		COUNT(3, "three events"),
+		EV(C, 0xa, 10, 40), EV(C, 0xb, 20, 30), EV(C, 0xc, 35, 37),
+		FIELD(UNMATCHED, 0, "no unmatched exit"),
+		FIELD(EMITTED, 3, "three slices counted"),
+		FIELD(BEGUN, 0, "none begun"),
+		VALID } },
+	/* Records out of order (a record older than its predecessor) and
+	 * equal timestamps become strictly increasing, so no two starts
+	 * coincide. */
+	{ "out of order", 0, {
+		FEED(100, 0xa),
+		FEED(90, 0xb),        /* older than the parent's start: 101 */
+		FEED(95, 0xb | EXIT), /* 102 */
+		FEED(102, 0xc),       /* equal to the previous: 103 */
+		FEED(150, 0xc | EXIT), FEED(200, 0xa | EXIT), FINISH(0),
+		COUNT(3, "three events"),
+		EV(C, 0xa, 100, 200), EV(C, 0xb, 101, 102), EV(C, 0xc, 103, 150) } },
+	/* With a step of 3 ticks (a nanosecond of a 2.6 GHz TSC), what is
+	 * moved moves by a step: a call whose enter read the TSC of another
+	 * CPU, behind the previous call's exit, starts a nanosecond after it,
+	 * not a tick (in nanoseconds, where readers place events, it started
+	 * where the other ended, and a flow bound to the end of the one
+	 * landed in the other). */
+	{ "step", 0, {
+		STEP(3), FEED(100, 0xa), FEED(110, 0xb), FEED(200, 0xb | EXIT),
+		FEED(199, 0xc),        /* behind the exit before it: 203 */
+		FEED(199, 0xc | EXIT), /* 206 */
+		ARG,                   /* time moves a step: 209 */
+		FEED(209, 0xa | EXIT), /* 212 */
+		FINISH(0),
+		COUNT(3, "three events"),
+		EV(C, 0xa, 100, 212), EV(C, 0xb, 110, 200), EV(C, 0xc, 203, 206),
+		STEP(0), FIELD(STEP, 1, "0 means a tick") } },
+	/* Exits without enters (e.g. a fork child returning through frames
+	 * entered in the parent) are counted and ignored, whatever is open. */
+	{ "unmatched", 0, {
+		FEED(5, 0xf | EXIT), FEED(10, 0xa),
+		FEED(20, 0xe | EXIT), /* not on the stack: A stays open */
+		FEED(30, 0xb), FEED(40, 0xb | EXIT), FEED(50, 0xa | EXIT), FEED(60, 0xd | EXIT),
+		FINISH(100),
+		FIELD(UNMATCHED, 3, "three ignored exits"),
+		COUNT(2, "two events"),
+		EV(C, 0xa, 10, 50), EV(C, 0xb, 30, 40) } },
+	/* An exit of a deeper frame (longjmp, or exits skipped) closes the
+	 * frames above it at the same time. */
+	{ "deeper exit", 0, {
+		FEED(10, 0xa), FEED(20, 0xb), FEED(30, 0xc), FEED(40, 0xd),
+		FEED(50, 0xb | EXIT), FEED(60, 0xa | EXIT), FINISH(100),
+		COUNT(4, "four events"),
+		EV(C, 0xa, 10, 60), EV(C, 0xb, 20, 50), EV(C, 0xc, 30, 50), EV(C, 0xd, 40, 50),
+		VALID } },
+	/* Recursion: an exit matches the innermost frame of that function. */
+	{ "recursion", 0, {
+		FEED(10, 0xa), FEED(20, 0xa), FEED(30, 0xa | EXIT), FEED(40, 0xa | EXIT),
+		FINISH(100),
+		COUNT(2, "two events"),
+		EV(C, 0xa, 10, 40), EV(C, 0xa, 20, 30) } },
+	/* Frames never exited close at the end time, or one tick after the
+	 * last record when the end time is earlier (it never moves
+	 * backwards). */
+	{ "never exited", 0, {
+		FEED(10, 0xa), FEED(20, 0xb), FEED(30, 0xc), FEED(40, 0xc | EXIT),
+		COUNT(0, "nothing out while A is open"),
+		FINISH_OK(1000, "finish"),
+		COUNT(3, "three events"),
+		EV(C, 0xa, 10, 1000), EV(C, 0xb, 20, 1000), EV(C, 0xc, 30, 40),
+		FIELD(DEPTH, 0, "stack empty after finish"),
+		AGAIN("end before last record"),
+		FEED(2000, 0xd),
+		FINISH(5), /* an end before the last record */
+		COUNT(1, "one event"),
+		EV(C, 0xd, 2000, 2001) } },
+	/* A FIFO of two slots: the front frame is forced out as a BEGIN when
+	 * a third slot is needed; its descendants follow as complete events,
+	 * then its END. */
+	{ "forced", 2, {
+		FEED(10, 0xa), FEED(20, 0xb),
+		COUNT(0, "nothing out with the FIFO just full"),
+		FEED(30, 0xc), /* FIFO full: A begins */
+		COUNT(1, "A forced out"),
+		FEED(35, 0xc | EXIT),
+		FEED(40, 0xd), /* full again: B begins, C follows */
+		FEED(45, 0xd | EXIT), FEED(50, 0xb | EXIT), FEED(60, 0xa | EXIT), FINISH(100),
+		COUNT(6, "six events"),
+		EV(B, 0xa, 10, 0), EV(B, 0xb, 20, 0), EV(C, 0xc, 30, 35),
+		EV(C, 0xd, 40, 45), EV(E, 0xb, 0, 50), EV(E, 0xa, 0, 60),
+		FIELD(EMITTED, 4, "four slices"),
+		FIELD(BEGUN, 2, "two of them begun"),
+		VALID,
+		/* A begun frame open at the end: its descendants, then its
+		 * END, at the end time; a deeper exit closing a begun frame
+		 * and others. */
+		AGAIN("forced, finish"),
+		FEED(110, 0xa), FEED(120, 0xb),
+		FEED(130, 0xc), /* A begins */
+		FINISH(200),
+		COUNT(4, "four events"),
+		EV(B, 0xa, 110, 0), EV(C, 0xb, 120, 200), EV(C, 0xc, 130, 200), EV(E, 0xa, 0, 200),
+		AGAIN("forced, deeper exit"),
+		FEED(210, 0xa), FEED(220, 0xb),
+		FEED(230, 0xc), /* A begins */
+		FEED(240, 0xd), /* B begins */
+		FEED(250, 0xa | EXIT),
+		COUNT(6, "six events"),
+		EV(B, 0xa, 210, 0), EV(B, 0xb, 220, 0), EV(C, 0xc, 230, 250),
+		EV(C, 0xd, 240, 250), EV(E, 0xb, 0, 250), EV(E, 0xa, 0, 250),
+		VALID } },
+	/* A mark lands after the frames open at its time and before later
+	 * ones, at a timestamp made strictly later than the last record's. */
+	{ "mark", 0, {
+		FEED(10, 0xa), FEED(20, 0xb), FEED(30, 0xb | EXIT),
+		MARK_OK(25, 77, "placed"),
+		FEED(40, 0xc), FEED(50, 0xc | EXIT), FEED(60, 0xa | EXIT),
+		MARK(70, 78), /* nothing open: out at once */
+		COUNT(5, "five events"),
+		EV(C, 0xa, 10, 60), EV(C, 0xb, 20, 30), EV(I, 77, 31, 31), EV(C, 0xc, 40, 50),
+		EV(I, 78, 70, 70),
+		FIELD(EMITTED, 3, "marks are not slices"),
+		VALID,
+		/* A mark as the last thing: frames open close after it. */
+		AGAIN("mark at the end"),
+		FEED(100, 0xa), MARK(90, 79), FINISH(101),
+		COUNT(2, "two events"),
+		EV(C, 0xa, 100, 102), EV(I, 79, 101, 101) } },
+};
+/* clang-format on */
+
+static uint64_t field(const struct recon *r, enum recon_field f)
+{
+	switch (f) {
+	case F_UNMATCHED:
+		return r->unmatched;
+	case F_EMITTED:
+		return r->emitted;
+	case F_BEGUN:
+		return r->begun;
+	case F_DEPTH:
+		return r->depth;
+	case F_STEP:
+		return r->step;
+	}
+	return UINT64_MAX;
 }
 
-/* Records out of order (a record older than its predecessor) and equal
- * timestamps become strictly increasing, so no two starts coincide. */
-static void test_out_of_order(void)
+static void run(const struct scenario *t)
 {
+	const char *what = t->what;
 	struct sink s = { 0 };
 	struct recon r;
+	size_t ev = 0;
 
-	recon_init(&r, &test_sink, &s, 0);
-	recon_feed(&r, 100, 0xa);
-	recon_feed(&r, 90, 0xb);	/* older than the parent's start: 101 */
-	recon_feed(&r, 95, 0xb | EXIT); /* 102 */
-	recon_feed(&r, 102, 0xc);	/* equal to the previous: 103 */
-	recon_feed(&r, 150, 0xc | EXIT);
-	recon_feed(&r, 200, 0xa | EXIT);
-	recon_finish(&r, 0);
-	ASSERT_EQ_U64(s.n, 3, "out of order: three events");
-	expect(&s, 0, C, 0xa, 100, 200, "out of order");
-	expect(&s, 1, C, 0xb, 101, 102, "out of order");
-	expect(&s, 2, C, 0xc, 103, 150, "out of order");
-	recon_free(&r);
-	free(s.v);
-}
-
-/* With a step of 3 ticks (a nanosecond of a 2.6 GHz TSC), what is moved
- * moves by a step: a call whose enter read the TSC of another CPU, behind
- * the previous call's exit, starts a nanosecond after it, not a tick (in
- * nanoseconds, where readers place events, it started where the other
- * ended, and a flow bound to the end of the one landed in the other). */
-static void test_step(void)
-{
-	struct sink s = { 0 };
-	struct recon r;
-
-	recon_init(&r, &test_sink, &s, 0);
-	recon_set_step(&r, 3);
-	recon_feed(&r, 100, 0xa);
-	recon_feed(&r, 110, 0xb);
-	recon_feed(&r, 200, 0xb | EXIT);
-	recon_feed(&r, 199, 0xc);	 /* behind the exit before it: 203 */
-	recon_feed(&r, 199, 0xc | EXIT); /* 206 */
-	recon_arg(&r, NULL, NULL);	 /* time moves a step: 209 */
-	recon_feed(&r, 209, 0xa | EXIT); /* 212 */
-	recon_finish(&r, 0);
-	ASSERT_EQ_U64(s.n, 3, "step: three events");
-	expect(&s, 0, C, 0xa, 100, 212, "step");
-	expect(&s, 1, C, 0xb, 110, 200, "step");
-	expect(&s, 2, C, 0xc, 203, 206, "step");
-	recon_set_step(&r, 0);
-	ASSERT_EQ_U64(r.step, 1, "step: 0 means a tick");
-	recon_free(&r);
-	free(s.v);
-}
-
-/* Exits without enters (e.g. a fork child returning through frames entered
- * in the parent) are counted and ignored, whatever is open. */
-static void test_unmatched_exits(void)
-{
-	struct sink s = { 0 };
-	struct recon r;
-
-	recon_init(&r, &test_sink, &s, 0);
-	recon_feed(&r, 5, 0xf | EXIT);
-	recon_feed(&r, 10, 0xa);
-	recon_feed(&r, 20, 0xe | EXIT); /* not on the stack: A stays open */
-	recon_feed(&r, 30, 0xb);
-	recon_feed(&r, 40, 0xb | EXIT);
-	recon_feed(&r, 50, 0xa | EXIT);
-	recon_feed(&r, 60, 0xd | EXIT);
-	recon_finish(&r, 100);
-	ASSERT_EQ_U64(r.unmatched, 3, "unmatched: three ignored exits");
-	ASSERT_EQ_U64(s.n, 2, "unmatched: two events");
-	expect(&s, 0, C, 0xa, 10, 50, "unmatched");
-	expect(&s, 1, C, 0xb, 30, 40, "unmatched");
-	recon_free(&r);
-	free(s.v);
-}
-
-/* An exit of a deeper frame (longjmp, or exits skipped) closes the frames
- * above it at the same time. */
-static void test_exit_deeper(void)
-{
-	struct sink s = { 0 };
-	struct recon r;
-
-	recon_init(&r, &test_sink, &s, 0);
-	recon_feed(&r, 10, 0xa);
-	recon_feed(&r, 20, 0xb);
-	recon_feed(&r, 30, 0xc);
-	recon_feed(&r, 40, 0xd);
-	recon_feed(&r, 50, 0xb | EXIT);
-	recon_feed(&r, 60, 0xa | EXIT);
-	recon_finish(&r, 100);
-	ASSERT_EQ_U64(s.n, 4, "deeper exit: four events");
-	expect(&s, 0, C, 0xa, 10, 60, "deeper exit");
-	expect(&s, 1, C, 0xb, 20, 50, "deeper exit");
-	expect(&s, 2, C, 0xc, 30, 50, "deeper exit");
-	expect(&s, 3, C, 0xd, 40, 50, "deeper exit");
-	expect_valid(&s, "deeper exit");
-	recon_free(&r);
-	free(s.v);
-}
-
-/* Recursion: an exit matches the innermost frame of that function. */
-static void test_recursion(void)
-{
-	struct sink s = { 0 };
-	struct recon r;
-
-	recon_init(&r, &test_sink, &s, 0);
-	recon_feed(&r, 10, 0xa);
-	recon_feed(&r, 20, 0xa);
-	recon_feed(&r, 30, 0xa | EXIT);
-	recon_feed(&r, 40, 0xa | EXIT);
-	recon_finish(&r, 100);
-	ASSERT_EQ_U64(s.n, 2, "recursion: two events");
-	expect(&s, 0, C, 0xa, 10, 40, "recursion");
-	expect(&s, 1, C, 0xa, 20, 30, "recursion");
-	recon_free(&r);
-	free(s.v);
-}
-
-/* Frames never exited close at the end time, or one tick after the last
- * record when the end time is earlier (it never moves backwards). */
-static void test_never_exited(void)
-{
-	struct sink s = { 0 };
-	struct recon r;
-
-	recon_init(&r, &test_sink, &s, 0);
-	recon_feed(&r, 10, 0xa);
-	recon_feed(&r, 20, 0xb);
-	recon_feed(&r, 30, 0xc);
-	recon_feed(&r, 40, 0xc | EXIT);
-	ASSERT_EQ_U64(s.n, 0, "never exited: nothing out while A is open");
-	ASSERT_EQ_U64(recon_finish(&r, 1000), 0, "never exited: finish");
-	ASSERT_EQ_U64(s.n, 3, "never exited: three events");
-	expect(&s, 0, C, 0xa, 10, 1000, "never exited");
-	expect(&s, 1, C, 0xb, 20, 1000, "never exited");
-	expect(&s, 2, C, 0xc, 30, 40, "never exited");
-	ASSERT_EQ_U64(r.depth, 0, "never exited: stack empty after finish");
-
-	s.n = 0;
-	recon_feed(&r, 2000, 0xd);
-	recon_finish(&r, 5); /* an end before the last record */
-	ASSERT_EQ_U64(s.n, 1, "end before last record: one event");
-	expect(&s, 0, C, 0xd, 2000, 2001, "end before last record");
-	recon_free(&r);
-	free(s.v);
-}
-
-/* A FIFO of two slots: the front frame is forced out as a BEGIN when a
- * third slot is needed; its descendants follow as complete events, then
- * its END. */
-static void test_forced_begin(void)
-{
-	struct sink s = { 0 };
-	struct recon r;
-
-	recon_init(&r, &test_sink, &s, 2);
-	recon_feed(&r, 10, 0xa);
-	recon_feed(&r, 20, 0xb);
-	ASSERT_EQ_U64(s.n, 0, "forced: nothing out with the FIFO just full");
-	recon_feed(&r, 30, 0xc); /* FIFO full: A begins */
-	ASSERT_EQ_U64(s.n, 1, "forced: A forced out");
-	recon_feed(&r, 35, 0xc | EXIT);
-	recon_feed(&r, 40, 0xd); /* full again: B begins, C follows */
-	recon_feed(&r, 45, 0xd | EXIT);
-	recon_feed(&r, 50, 0xb | EXIT);
-	recon_feed(&r, 60, 0xa | EXIT);
-	recon_finish(&r, 100);
-	ASSERT_EQ_U64(s.n, 6, "forced: six events");
-	expect(&s, 0, B, 0xa, 10, 0, "forced");
-	expect(&s, 1, B, 0xb, 20, 0, "forced");
-	expect(&s, 2, C, 0xc, 30, 35, "forced");
-	expect(&s, 3, C, 0xd, 40, 45, "forced");
-	expect(&s, 4, E, 0xb, 0, 50, "forced");
-	expect(&s, 5, E, 0xa, 0, 60, "forced");
-	ASSERT_EQ_U64(r.emitted, 4, "forced: four slices");
-	ASSERT_EQ_U64(r.begun, 2, "forced: two of them begun");
-	expect_valid(&s, "forced");
-
-	/* A begun frame open at the end: its descendants, then its END, at
-	 * the end time; a deeper exit closing a begun frame and others. */
-	s.n = 0;
-	recon_feed(&r, 110, 0xa);
-	recon_feed(&r, 120, 0xb);
-	recon_feed(&r, 130, 0xc); /* A begins */
-	recon_finish(&r, 200);
-	ASSERT_EQ_U64(s.n, 4, "forced, finish: four events");
-	expect(&s, 0, B, 0xa, 110, 0, "forced, finish");
-	expect(&s, 1, C, 0xb, 120, 200, "forced, finish");
-	expect(&s, 2, C, 0xc, 130, 200, "forced, finish");
-	expect(&s, 3, E, 0xa, 0, 200, "forced, finish");
-
-	s.n = 0;
-	recon_feed(&r, 210, 0xa);
-	recon_feed(&r, 220, 0xb);
-	recon_feed(&r, 230, 0xc); /* A begins */
-	recon_feed(&r, 240, 0xd); /* B begins */
-	recon_feed(&r, 250, 0xa | EXIT);
-	ASSERT_EQ_U64(s.n, 6, "forced, deeper exit: six events");
-	expect(&s, 0, B, 0xa, 210, 0, "forced, deeper exit");
-	expect(&s, 1, B, 0xb, 220, 0, "forced, deeper exit");
-	expect(&s, 2, C, 0xc, 230, 250, "forced, deeper exit");
-	expect(&s, 3, C, 0xd, 240, 250, "forced, deeper exit");
-	expect(&s, 4, E, 0xb, 0, 250, "forced, deeper exit");
-	expect(&s, 5, E, 0xa, 0, 250, "forced, deeper exit");
-	expect_valid(&s, "forced, deeper exit");
-	recon_free(&r);
-	free(s.v);
-}
-
-/* A mark lands after the frames open at its time and before later ones,
- * at a timestamp made strictly later than the last record's. */
-static void test_mark(void)
-{
-	struct sink s = { 0 };
-	struct recon r;
-
-	recon_init(&r, &test_sink, &s, 0);
-	recon_feed(&r, 10, 0xa);
-	recon_feed(&r, 20, 0xb);
-	recon_feed(&r, 30, 0xb | EXIT);
-	ASSERT_EQ_U64(recon_mark(&r, 25, 77), 0, "mark: placed");
-	recon_feed(&r, 40, 0xc);
-	recon_feed(&r, 50, 0xc | EXIT);
-	recon_feed(&r, 60, 0xa | EXIT);
-	recon_mark(&r, 70, 78); /* nothing open: out at once */
-	ASSERT_EQ_U64(s.n, 5, "mark: five events");
-	expect(&s, 0, C, 0xa, 10, 60, "mark");
-	expect(&s, 1, C, 0xb, 20, 30, "mark");
-	expect(&s, 2, I, 77, 31, 31, "mark");
-	expect(&s, 3, C, 0xc, 40, 50, "mark");
-	expect(&s, 4, I, 78, 70, 70, "mark");
-	ASSERT_EQ_U64(r.emitted, 3, "mark: marks are not slices");
-	expect_valid(&s, "mark");
-
-	/* A mark as the last thing: frames open close after it. */
-	s.n = 0;
-	recon_feed(&r, 100, 0xa);
-	recon_mark(&r, 90, 79);
-	recon_finish(&r, 101);
-	ASSERT_EQ_U64(s.n, 2, "mark at the end: two events");
-	expect(&s, 0, C, 0xa, 100, 102, "mark at the end");
-	expect(&s, 1, I, 79, 101, 101, "mark at the end");
+	recon_init(&r, &test_sink, &s, t->fifo);
+	for (const struct op *o = t->ops; o->k != O_END; o++) {
+		switch (o->k) {
+		case O_END:
+			break;
+		case O_FEED:
+			recon_feed(&r, o->a, o->b);
+			break;
+		case O_MARK:
+			if (o->desc)
+				ASSERT_EQ_U64(recon_mark(&r, o->a, o->b), 0, "%s: %s", what,
+					      o->desc);
+			else
+				recon_mark(&r, o->a, o->b);
+			break;
+		case O_ARG:
+			recon_arg(&r, NULL, NULL);
+			break;
+		case O_STEP:
+			recon_set_step(&r, o->a);
+			break;
+		case O_FINISH:
+			if (o->desc)
+				ASSERT_EQ_U64(recon_finish(&r, o->a), 0, "%s: %s", what, o->desc);
+			else
+				recon_finish(&r, o->a);
+			break;
+		case O_AGAIN:
+			s.n = 0;
+			ev = 0;
+			what = o->desc;
+			break;
+		case O_COUNT:
+			ASSERT_EQ_U64(s.n, o->a, "%s: %s", what, o->desc);
+			break;
+		case O_EV:
+			expect(&s, ev++, o->kind, o->a, o->b, o->c, what);
+			break;
+		case O_FIELD:
+			ASSERT_EQ_U64(field(&r, (enum recon_field)o->b), o->a, "%s: %s", what,
+				      o->desc);
+			break;
+		case O_VALID:
+			expect_valid(&s, what);
+			break;
+		}
+	}
 	recon_free(&r);
 	free(s.v);
 }
@@ -655,15 +639,8 @@ static void test_args(void)
 int main(void)
 {
 	plan(119);
-	test_simple();
-	test_out_of_order();
-	test_step();
-	test_unmatched_exits();
-	test_exit_deeper();
-	test_recursion();
-	test_never_exited();
-	test_forced_begin();
-	test_mark();
+	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
+		run(&scenarios[i]);
 	test_deep();
 	test_random();
 	test_checker();
