@@ -1,8 +1,7 @@
 /* Unit tests of tools/profile/profile.c: archives built with the writer, with
- * numbers worked out by hand.  One job past 800 lines: every case (nesting
- * in each event order, recursion, processes, open frames, string refs,
- * anomalies, samples, drops, --subtract-overhead) builds its archive and
- * checks rows with the same few helpers. */
+ * numbers worked out by hand.  The cases of one thread's events and the
+ * rows they give are a table (row_cases); those that need more (processes,
+ * string refs, samples, drops, --subtract-overhead...) are code. */
 #include "config.h"
 
 #include <errno.h>
@@ -118,130 +117,196 @@ static void check_row(const struct profile *p, const char *name, uint64_t pid, u
 	ASSERT_STR_EQ(got, want, "%s: %s", what, name);
 }
 
-/* main [0, 100] > foo [10, 50] > bar [20, 30], written three ways. */
-static void nested(int how)
-{
-	static const char *const names[] = { "begin/end", "complete, start order",
-					     "complete, end order" };
-	struct profile *p;
+/* One event of a case: B, E, X (complete: `end`) of category "function"
+ * on pid 1, or I, an instant "late" of category "mark". */
+struct ev {
+	enum fxt_event_type type;
+	uint64_t tid;
+	const char *name;
+	uint64_t ts, end;
+};
 
-	start(1000000000);
-	switch (how) {
-	case 0:
-		B(2, "main", 0);
-		B(2, "foo", 10);
-		B(2, "bar", 20);
-		E(2, "bar", 30);
-		E(2, "foo", 50);
-		E(2, "main", 100);
-		break;
-	case 1:
-		X(2, "main", 0, 100);
-		X(2, "foo", 10, 50);
-		X(2, "bar", 20, 30);
-		break;
-	case 2:
-		X(2, "bar", 20, 30);
-		X(2, "foo", 10, 50);
-		X(2, "main", 0, 100);
-		break;
-	}
-	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
-	check_row(p, "main", 0, 0, "calls=1 total=100 self=60 sum=100 min=100 max=100 open=0",
-		  names[how]);
-	check_row(p, "foo", 0, 0, "calls=1 total=40 self=30 sum=40 min=40 max=40 open=0",
-		  names[how]);
-	check_row(p, "bar", 0, 0, "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0",
-		  names[how]);
-	ASSERT_EQ_U64(profile_nrows(p), 3, "%s: three rows", names[how]);
-	profile_free(p);
+/* One row's expected numbers (check_row()). */
+struct row {
+	const char *name, *want;
+};
+
+/* An archive of one thread's events, profiled by function, and the
+ * rows it must give. */
+struct row_case {
+	const char *what;
+	uint64_t tps;
+	struct ev ev[16];
+	struct row rows[6];
+	size_t nrows;			 /* > 0: the profile has exactly that many rows */
+	void (*more)(struct profile *p); /* further checks, after the rows' */
+	uint64_t end_ns;		 /* > 0: the trace ends there */
+};
+
+static void order_switch_flags(struct profile *p)
+{
+	const struct profile_anomalies *a = profile_anomalies(p);
+
+	ASSERT_EQ_U64(a->end_ordered, 1, "order switch: thread flagged end-ordered");
+	ASSERT_EQ_U64(a->overlaps, 0, "order switch: no overlaps");
 }
 
-/* Siblings and repeated calls, in both orders of complete events:
- * main [0, 1000] calls f [100, 200], g [300, 600] > f [400, 450], f [700, 720]. */
-static void siblings(bool end_order)
+static void unmatched_end(struct profile *p)
 {
-	const char *what = end_order ? "siblings, end order" : "siblings, start order";
-	struct profile *p;
-
-	start(1000000000);
-	if (end_order) {
-		X(2, "f", 100, 200);
-		X(2, "f", 400, 450);
-		X(2, "g", 300, 600);
-		X(2, "f", 700, 720);
-		X(2, "main", 0, 1000);
-	} else {
-		X(2, "main", 0, 1000);
-		X(2, "f", 100, 200);
-		X(2, "g", 300, 600);
-		X(2, "f", 400, 450);
-		X(2, "f", 700, 720);
-	}
-	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
-	check_row(p, "main", 0, 0, "calls=1 total=1000 self=580 sum=1000 min=1000 max=1000 open=0",
-		  what);
-	check_row(p, "f", 0, 0, "calls=3 total=170 self=170 sum=170 min=20 max=100 open=0", what);
-	check_row(p, "g", 0, 0, "calls=1 total=300 self=250 sum=300 min=300 max=300 open=0", what);
-	profile_free(p);
+	ASSERT_EQ_U64(profile_anomalies(p)->unmatched_ends, 1, "an end without a begin is counted");
 }
 
-/* fact [0, 50] > fact [10, 40] > fact [20, 30]: inclusive time is the
- * outermost frame's only; a > b > a counts a once as well. */
-static void recursion(int how)
+/* The cases, a few events a line (clang-format would put one a line). */
+/* clang-format off */
+#define Bv(tid, name, ts)      { FXT_EVENT_DURATION_BEGIN, tid, name, ts, 0 }
+#define Ev(tid, name, ts)      { FXT_EVENT_DURATION_END, tid, name, ts, 0 }
+#define Xv(tid, name, ts, end) { FXT_EVENT_DURATION_COMPLETE, tid, name, ts, end }
+#define Iv(tid, ts)            { FXT_EVENT_INSTANT, tid, "late", ts, 0 }
+
+#define MAIN_FOO_BAR                                                              \
+	{ { "main", "calls=1 total=100 self=60 sum=100 min=100 max=100 open=0" }, \
+	  { "foo", "calls=1 total=40 self=30 sum=40 min=40 max=40 open=0" },      \
+	  { "bar", "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0" } }, 3
+#define SIBLINGS                                                                       \
+	{ { "main", "calls=1 total=1000 self=580 sum=1000 min=1000 max=1000 open=0" }, \
+	  { "f", "calls=3 total=170 self=170 sum=170 min=20 max=100 open=0" },         \
+	  { "g", "calls=1 total=300 self=250 sum=300 min=300 max=300 open=0" } }, 0
+#define RECURSION                                                             \
+	{ { "fact", "calls=3 total=50 self=50 sum=90 min=10 max=50 open=0" }, \
+	  { "a", "calls=2 total=100 self=80 sum=160 min=60 max=100 open=0" }, \
+	  { "b", "calls=1 total=80 self=20 sum=80 min=80 max=80 open=0" } }, 0
+
+static const struct row_case row_cases[] = {
+	/* main [0, 100] > foo [10, 50] > bar [20, 30], written three ways. */
+	{ "begin/end", 1000000000,
+	  { Bv(2, "main", 0), Bv(2, "foo", 10), Bv(2, "bar", 20),
+	    Ev(2, "bar", 30), Ev(2, "foo", 50), Ev(2, "main", 100) },
+	  MAIN_FOO_BAR, NULL },
+	{ "complete, start order", 1000000000,
+	  { Xv(2, "main", 0, 100), Xv(2, "foo", 10, 50), Xv(2, "bar", 20, 30) },
+	  MAIN_FOO_BAR, NULL },
+	{ "complete, end order", 1000000000,
+	  { Xv(2, "bar", 20, 30), Xv(2, "foo", 10, 50), Xv(2, "main", 0, 100) },
+	  MAIN_FOO_BAR, NULL },
+	/* Siblings and repeated calls, in both orders of complete events:
+	 * main [0, 1000] calls f [100, 200], g [300, 600] > f [400, 450],
+	 * f [700, 720]. */
+	{ "siblings, start order", 1000000000,
+	  { Xv(2, "main", 0, 1000), Xv(2, "f", 100, 200), Xv(2, "g", 300, 600),
+	    Xv(2, "f", 400, 450), Xv(2, "f", 700, 720) },
+	  SIBLINGS, NULL },
+	{ "siblings, end order", 1000000000,
+	  { Xv(2, "f", 100, 200), Xv(2, "f", 400, 450), Xv(2, "g", 300, 600),
+	    Xv(2, "f", 700, 720), Xv(2, "main", 0, 1000) },
+	  SIBLINGS, NULL },
+	/* fact [0, 50] > fact [10, 40] > fact [20, 30]: inclusive time is
+	 * the outermost frame's only; a > b > a counts a once as well. */
+	{ "recursion, begin/end", 1000000000,
+	  { Bv(2, "fact", 0), Bv(2, "fact", 10), Bv(2, "fact", 20),
+	    Ev(2, "fact", 30), Ev(2, "fact", 40), Ev(2, "fact", 50),
+	    Bv(2, "a", 100), Bv(2, "b", 110), Bv(2, "a", 120),
+	    Ev(2, "a", 180), Ev(2, "b", 190), Ev(2, "a", 200) },
+	  RECURSION, NULL },
+	{ "recursion, start order", 1000000000,
+	  { Xv(2, "fact", 0, 50), Xv(2, "fact", 10, 40), Xv(2, "fact", 20, 30),
+	    Xv(2, "a", 100, 200), Xv(2, "b", 110, 190), Xv(2, "a", 120, 180) },
+	  RECURSION, NULL },
+	{ "recursion, end order", 1000000000,
+	  { Xv(2, "fact", 20, 30), Xv(2, "fact", 10, 40), Xv(2, "fact", 0, 50),
+	    Xv(2, "a", 120, 180), Xv(2, "b", 110, 190), Xv(2, "a", 100, 200) },
+	  RECURSION, NULL },
+	/* Frames never closed count to the trace's last timestamp (an
+	 * instant on another thread at 100) and are flagged open. */
+	{ "open frames", 1000000000,
+	  { Bv(2, "main", 0), Bv(2, "foo", 10), Xv(2, "bar", 20, 30), Iv(3, 100) },
+	  { { "main", "calls=1 total=100 self=10 sum=100 min=100 max=100 open=1" },
+	    { "foo", "calls=1 total=90 self=80 sum=90 min=90 max=90 open=1" },
+	    { "bar", "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0" } }, 0,
+	  NULL, 100 },
+	/* 1 MHz ticks: 1 tick = 1000 ns. */
+	{ "ticks to ns", 1000000,
+	  { Xv(2, "slow", 1, 4), Xv(2, "inner", 2, 3) },
+	  { { "slow", "calls=1 total=3000 self=2000 sum=3000 min=3000 max=3000 open=0" } }, 0,
+	  NULL },
+	/* Two threads open frames of one function.  Thread 3 counts its
+	 * frames on its own while thread 2 holds the row, and must go on
+	 * doing so for a nested frame after thread 2 lets go: the inner one
+	 * is not outermost.  Then the same in start-ordered complete
+	 * events. */
+	{ "shared rows", 1000000000,
+	  { Bv(2, "f", 0), Bv(3, "f", 5), Ev(2, "f", 10), Bv(3, "f", 20), Ev(3, "f", 30),
+	    Ev(3, "f", 40), Xv(2, "g", 50, 90), Xv(3, "g", 55, 95), Xv(2, "g", 60, 70),
+	    Xv(3, "g", 75, 80) },
+	  { { "f", "calls=3 total=45 self=45 sum=55 min=10 max=35 open=0" },
+	    { "g", "calls=4 total=80 self=80 sum=95 min=5 max=40 open=0" } }, 0, NULL },
+	/* Start order that turns into end order on a thread: a slice
+	 * starting with the previous one but ending later is its parent,
+	 * arriving late. */
+	{ "order switch", 1000000000,
+	  { Xv(2, "main", 0, 100), Xv(2, "a", 10, 20), Xv(2, "b", 10, 30), Xv(2, "c", 40, 50) },
+	  { { "main", "calls=1 total=100 self=70 sum=100 min=100 max=100 open=0" },
+	    { "a", "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0" },
+	    { "b", "calls=1 total=20 self=10 sum=20 min=20 max=20 open=0" },
+	    { "c", "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0" } }, 0,
+	  order_switch_flags },
+	/* Oddities are counted, not fatal. */
+	{ "after an unmatched end", 1000000000,
+	  { Ev(2, "nothing", 5), Bv(2, "f", 10), Ev(2, "f", 20) },
+	  { { "f", "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0" } }, 0, unmatched_end },
+};
+/* clang-format on */
+
+static void row_case(const struct row_case *c)
 {
-	static const char *const names[] = { "recursion, begin/end", "recursion, start order",
-					     "recursion, end order" };
 	struct profile *p;
 
-	start(1000000000);
-	if (how == 0) {
-		B(2, "fact", 0);
-		B(2, "fact", 10);
-		B(2, "fact", 20);
-		E(2, "fact", 30);
-		E(2, "fact", 40);
-		E(2, "fact", 50);
-		B(2, "a", 100);
-		B(2, "b", 110);
-		B(2, "a", 120);
-		E(2, "a", 180);
-		E(2, "b", 190);
-		E(2, "a", 200);
-	} else if (how == 1) {
-		X(2, "fact", 0, 50);
-		X(2, "fact", 10, 40);
-		X(2, "fact", 20, 30);
-		X(2, "a", 100, 200);
-		X(2, "b", 110, 190);
-		X(2, "a", 120, 180);
-	} else {
-		X(2, "fact", 20, 30);
-		X(2, "fact", 10, 40);
-		X(2, "fact", 0, 50);
-		X(2, "a", 120, 180);
-		X(2, "b", 110, 190);
-		X(2, "a", 100, 200);
-	}
+	start(c->tps);
+	for (const struct ev *e = c->ev; e->name; e++)
+		event(e->type, 1, e->tid, e->type == FXT_EVENT_INSTANT ? "mark" : "function",
+		      e->name, e->ts, e->end);
 	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
-	check_row(p, "fact", 0, 0, "calls=3 total=50 self=50 sum=90 min=10 max=50 open=0",
-		  names[how]);
-	check_row(p, "a", 0, 0, "calls=2 total=100 self=80 sum=160 min=60 max=100 open=0",
-		  names[how]);
-	check_row(p, "b", 0, 0, "calls=1 total=80 self=20 sum=80 min=80 max=80 open=0", names[how]);
+	for (const struct row *r = c->rows; r->name; r++)
+		check_row(p, r->name, 0, 0, r->want, c->what);
+	if (c->nrows)
+		ASSERT_EQ_U64(profile_nrows(p), c->nrows, "%s: three rows", c->what);
+	if (c->end_ns)
+		ASSERT_EQ_U64(profile_end_ns(p), c->end_ns, "trace end");
+	if (c->more)
+		c->more(p);
 	profile_free(p);
 }
 
 /* Two processes (providers), three threads; rows by function, process and
  * thread. */
+static const struct {
+	enum profile_by by;
+	const char *name;
+	uint64_t pid, tid;
+	const char *want, *what;
+} process_rows[] = {
+	{ PROFILE_BY_FUNCTION, "work", 0, 0,
+	  "calls=3 total=1140 self=820 sum=1140 min=40 max=1000 open=0", "by function" },
+	{ PROFILE_BY_FUNCTION, "read", 0, 0,
+	  "calls=2 total=320 self=320 sum=320 min=20 max=300 open=0", "by function" },
+	{ PROFILE_BY_PROCESS, "work", 1, 0,
+	  "calls=2 total=140 self=120 sum=140 min=40 max=100 open=0", "by process" },
+	{ PROFILE_BY_PROCESS, "work", 2, 0,
+	  "calls=1 total=1000 self=700 sum=1000 min=1000 max=1000 open=0", "by process" },
+	{ PROFILE_BY_THREAD, "work", 1, 11,
+	  "calls=1 total=100 self=80 sum=100 min=100 max=100 open=0", "by thread" },
+	{ PROFILE_BY_THREAD, "work", 1, 12, "calls=1 total=40 self=40 sum=40 min=40 max=40 open=0",
+	  "by thread" },
+	{ PROFILE_BY_THREAD, "read", 2, 21,
+	  "calls=1 total=300 self=300 sum=300 min=300 max=300 open=0", "by thread" },
+};
+
 static void processes(void)
 {
 	static const enum profile_by bys[] = { PROFILE_BY_FUNCTION, PROFILE_BY_PROCESS,
 					       PROFILE_BY_THREAD };
 	struct profile *p;
-	int i;
 
-	for (i = 0; i < 3; i++) {
+	for (int i = 0; i < 3; i++) {
 		start(1000000000);
 		event(FXT_EVENT_DURATION_COMPLETE, 1, 11, "function", "work", 0, 100);
 		event(FXT_EVENT_DURATION_BEGIN, 1, 12, "function", "work", 5, 0);
@@ -252,76 +317,18 @@ static void processes(void)
 		event(FXT_EVENT_DURATION_COMPLETE, 2, 21, "function", "work", 0, 1000);
 		event(FXT_EVENT_DURATION_COMPLETE, 2, 21, "libc.io", "read", 100, 400);
 		p = finish(bys[i], NULL, NULL);
-		switch (bys[i]) {
-		case PROFILE_BY_FUNCTION:
-			check_row(p, "work", 0, 0,
-				  "calls=3 total=1140 self=820 sum=1140 min=40 max=1000 open=0",
-				  "by function");
-			check_row(p, "read", 0, 0,
-				  "calls=2 total=320 self=320 sum=320 min=20 max=300 open=0",
-				  "by function");
+		for (size_t k = 0; k < sizeof(process_rows) / sizeof(process_rows[0]); k++)
+			if (process_rows[k].by == bys[i])
+				check_row(p, process_rows[k].name, process_rows[k].pid,
+					  process_rows[k].tid, process_rows[k].want,
+					  process_rows[k].what);
+		if (bys[i] == PROFILE_BY_FUNCTION)
 			ASSERT_STR_EQ(profile_find(p, NULL, "read", 0, 0)->category, "libc.io",
 				      "libc slices keep their category");
-			break;
-		case PROFILE_BY_PROCESS:
-			check_row(p, "work", 1, 0,
-				  "calls=2 total=140 self=120 sum=140 min=40 max=100 open=0",
-				  "by process");
-			check_row(p, "work", 2, 0,
-				  "calls=1 total=1000 self=700 sum=1000 min=1000 max=1000 open=0",
-				  "by process");
-			break;
-		case PROFILE_BY_THREAD:
-			check_row(p, "work", 1, 11,
-				  "calls=1 total=100 self=80 sum=100 min=100 max=100 open=0",
-				  "by thread");
-			check_row(p, "work", 1, 12,
-				  "calls=1 total=40 self=40 sum=40 min=40 max=40 open=0",
-				  "by thread");
-			check_row(p, "read", 2, 21,
-				  "calls=1 total=300 self=300 sum=300 min=300 max=300 open=0",
-				  "by thread");
+		if (bys[i] == PROFILE_BY_THREAD)
 			ASSERT_EQ_U64(profile_nrows(p), 5, "by thread: five rows");
-			break;
-		}
 		profile_free(p);
 	}
-}
-
-/* Frames never closed count to the trace's last timestamp (an instant on
- * another thread at 100) and are flagged open. */
-static void open_frames(void)
-{
-	struct profile *p;
-
-	start(1000000000);
-	B(2, "main", 0);
-	B(2, "foo", 10);
-	X(2, "bar", 20, 30);
-	event(FXT_EVENT_INSTANT, 1, 3, "mark", "late", 100, 0);
-	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
-	check_row(p, "main", 0, 0, "calls=1 total=100 self=10 sum=100 min=100 max=100 open=1",
-		  "open frames");
-	check_row(p, "foo", 0, 0, "calls=1 total=90 self=80 sum=90 min=90 max=90 open=1",
-		  "open frames");
-	check_row(p, "bar", 0, 0, "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0",
-		  "open frames");
-	ASSERT_EQ_U64(profile_end_ns(p), 100, "trace end");
-	profile_free(p);
-}
-
-/* 1 MHz ticks: 1 tick = 1000 ns. */
-static void ticks(void)
-{
-	struct profile *p;
-
-	start(1000000);
-	X(2, "slow", 1, 4);
-	X(2, "inner", 2, 3);
-	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
-	check_row(p, "slow", 0, 0, "calls=1 total=3000 self=2000 sum=3000 min=3000 max=3000 open=0",
-		  "ticks to ns");
-	profile_free(p);
 }
 
 /* Registers string `index` as s with a raw string record, so a test can
@@ -397,29 +404,17 @@ static void string_refs(void)
  * floor(ticks * 1e9 / tps) exactly, saturated, for any clock. */
 static void ticks_exact(void)
 {
-	static const uint64_t rates[] = { 2995000000,
-					  3000000007,
-					  2400000000,
-					  1000000,
-					  1000,
-					  33,
-					  999999999,
-					  1000000001,
-					  1,
-					  (UINT64_C(1) << 59) - 1,
-					  UINT64_C(1) << 60 };
-	static const uint64_t values[] = { 0,
-					   1,
-					   2994999999,
-					   2995000000,
-					   (UINT64_C(1) << 40) + 7,
-					   123456789012345,
-					   4242424242424242,
-					   (UINT64_C(1) << 53) - 1,
-					   UINT64_C(1) << 53,
-					   UINT64_MAX / 3,
-					   UINT64_MAX };
-
+	/* clang-format off */
+	static const uint64_t rates[] = {
+		2995000000, 3000000007, 2400000000, 1000000, 1000, 33, 999999999, 1000000001, 1,
+		(UINT64_C(1) << 59) - 1, UINT64_C(1) << 60
+	};
+	static const uint64_t values[] = {
+		0, 1, 2994999999, 2995000000, (UINT64_C(1) << 40) + 7, 123456789012345,
+		4242424242424242, (UINT64_C(1) << 53) - 1, UINT64_C(1) << 53, UINT64_MAX / 3,
+		UINT64_MAX
+	};
+	/* clang-format on */
 	const size_t nfixed = sizeof(values) / sizeof(values[0]);
 	uint64_t x = 88172645463325252u;
 
@@ -454,77 +449,6 @@ static void ticks_exact(void)
 		}
 		ok(bad == 0, "ticks to ns exact at %" PRIu64 " ticks/s", rates[i]);
 	}
-}
-
-/* Two threads open frames of one function.  Thread 3 counts its frames
- * on its own while thread 2 holds the row, and must go on doing so for a
- * nested frame after thread 2 lets go: the inner one is not outermost. */
-static void shared_rows(void)
-{
-	struct profile *p;
-
-	start(1000000000);
-	B(2, "f", 0);
-	B(3, "f", 5);
-	E(2, "f", 10);
-	B(3, "f", 20);
-	E(3, "f", 30);
-	E(3, "f", 40);
-	X(2, "g", 50, 90); /* and the same in start-ordered complete events */
-	X(3, "g", 55, 95);
-	X(2, "g", 60, 70);
-	X(3, "g", 75, 80);
-	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
-	check_row(p, "f", 0, 0, "calls=3 total=45 self=45 sum=55 min=10 max=35 open=0",
-		  "shared rows");
-	check_row(p, "g", 0, 0, "calls=4 total=80 self=80 sum=95 min=5 max=40 open=0",
-		  "shared rows");
-	profile_free(p);
-}
-
-/* Start order that turns into end order on a thread: a slice starting
- * with the previous one but ending later is its parent, arriving late. */
-static void order_switch(void)
-{
-	const struct profile_anomalies *a;
-	struct profile *p;
-
-	start(1000000000);
-	X(2, "main", 0, 100);
-	X(2, "a", 10, 20);
-	X(2, "b", 10, 30);
-	X(2, "c", 40, 50);
-	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
-	check_row(p, "main", 0, 0, "calls=1 total=100 self=70 sum=100 min=100 max=100 open=0",
-		  "order switch");
-	check_row(p, "a", 0, 0, "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0",
-		  "order switch");
-	check_row(p, "b", 0, 0, "calls=1 total=20 self=10 sum=20 min=20 max=20 open=0",
-		  "order switch");
-	check_row(p, "c", 0, 0, "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0",
-		  "order switch");
-	a = profile_anomalies(p);
-	ASSERT_EQ_U64(a->end_ordered, 1, "order switch: thread flagged end-ordered");
-	ASSERT_EQ_U64(a->overlaps, 0, "order switch: no overlaps");
-	profile_free(p);
-}
-
-/* Oddities are counted, not fatal. */
-static void anomalies(void)
-{
-	const struct profile_anomalies *a;
-	struct profile *p;
-
-	start(1000000000);
-	E(2, "nothing", 5);
-	B(2, "f", 10);
-	E(2, "f", 20);
-	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
-	a = profile_anomalies(p);
-	ASSERT_EQ_U64(a->unmatched_ends, 1, "an end without a begin is counted");
-	check_row(p, "f", 0, 0, "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0",
-		  "after an unmatched end");
-	profile_free(p);
 }
 
 /* Many siblings in end order: more than the run cap (16384) of DONE frames,
@@ -758,6 +682,7 @@ static void samples_and_drops(void)
 	profile_free(p);
 
 	for (int by = PROFILE_BY_FUNCTION; by <= PROFILE_BY_PROCESS; by++) {
+		const char *how = by == PROFILE_BY_FUNCTION ? "function" : "process";
 		uint64_t ntracks = 0;
 
 		start(1000000000);
@@ -776,11 +701,9 @@ static void samples_and_drops(void)
 				nreal++;
 		}
 		ok(nsamp == 1 && nreal == 1 && profile_nrows(p) == 2,
-		   "by %s: work's 2 calls, its sampled frame apart",
-		   by == PROFILE_BY_FUNCTION ? "function" : "process");
+		   "by %s: work's 2 calls, its sampled frame apart", how);
 		ok(profile_nslices(p) == 2 && profile_nsampled(p, &ntracks) == 1 && ntracks == 1,
-		   "by %s: 2 slices of calls, 1 sampled on 1 track",
-		   by == PROFILE_BY_FUNCTION ? "function" : "process");
+		   "by %s: 2 slices of calls, 1 sampled on 1 track", how);
 		profile_free(p);
 	}
 }
@@ -815,64 +738,54 @@ static void hook_cost(double pair, double inside)
  * 1000 - 4 - 3 pairs = 966, self 966 - 386 - 100 - (-2) = 482.  Without
  * --subtract-overhead the measure is ignored; without a measure, times
  * are as measured. */
+static void overhead_archive(void)
+{
+	start(1000000000);
+	hook_cost(10, 4);
+	X(1, "main", 0, 1000);
+	X(1, "a", 100, 500);
+	X(1, "b", 200, 300);
+	event(FXT_EVENT_DURATION_COMPLETE, 1, 1, "libc.mem", "c", 600, 700);
+	X(1, "d", 800, 802);
+}
+
 static void overhead(void)
 {
 	struct profile_opts o = { PROFILE_BY_FUNCTION, NULL, NULL, true };
 	struct profile *p;
 	double pair = 0, inside = 0;
 
-	for (int sub = 0; sub < 2; sub++) {
-		start(1000000000);
-		hook_cost(10, 4);
-		X(1, "main", 0, 1000);
-		X(1, "a", 100, 500);
-		X(1, "b", 200, 300);
-		event(FXT_EVENT_DURATION_COMPLETE, 1, 1, "libc.mem", "c", 600, 700);
-		X(1, "d", 800, 802);
-		if (!sub) {
-			p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
-			ok(profile_hook_cost(p, NULL, NULL) == 0,
-			   "no subtraction asked: no measure");
-			check_row(p, "main", 0, 0,
-				  "calls=1 total=1000 self=498 sum=1000 min=1000 max=1000 open=0",
-				  "overhead kept");
-			profile_free(p);
-			continue;
-		}
-		p = finish_opts(&o);
-		ok(profile_hook_cost(p, &pair, &inside) == 1 && pair == 10 && inside == 4,
-		   "the measure: one process, pair 10, inside 4");
-		check_row(p, "b", 0, 0, "calls=1 total=96 self=96 sum=96 min=96 max=96 open=0",
-			  "overhead out");
-		check_row(p, "a", 0, 0, "calls=1 total=386 self=290 sum=386 min=386 max=386 open=0",
-			  "overhead out");
-		check_row(p, "c", 0, 0, "calls=1 total=100 self=100 sum=100 min=100 max=100 open=0",
-			  "overhead out: libc call as measured");
-		check_row(p, "d", 0, 0, "calls=1 total=0 self=0 sum=0 min=0 max=0 open=0",
-			  "overhead out: below 0 shown as 0");
-		check_row(p, "main", 0, 0,
-			  "calls=1 total=966 self=482 sum=966 min=966 max=966 open=0",
-			  "overhead out: self exact");
-		profile_free(p);
-	}
+	overhead_archive();
+	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
+	ok(profile_hook_cost(p, NULL, NULL) == 0, "no subtraction asked: no measure");
+	check_row(p, "main", 0, 0, "calls=1 total=1000 self=498 sum=1000 min=1000 max=1000 open=0",
+		  "overhead kept");
+	profile_free(p);
+
+	overhead_archive();
+	p = finish_opts(&o);
+	ok(profile_hook_cost(p, &pair, &inside) == 1 && pair == 10 && inside == 4,
+	   "the measure: one process, pair 10, inside 4");
+	check_row(p, "b", 0, 0, "calls=1 total=96 self=96 sum=96 min=96 max=96 open=0",
+		  "overhead out");
+	check_row(p, "a", 0, 0, "calls=1 total=386 self=290 sum=386 min=386 max=386 open=0",
+		  "overhead out");
+	check_row(p, "c", 0, 0, "calls=1 total=100 self=100 sum=100 min=100 max=100 open=0",
+		  "overhead out: libc call as measured");
+	check_row(p, "d", 0, 0, "calls=1 total=0 self=0 sum=0 min=0 max=0 open=0",
+		  "overhead out: below 0 shown as 0");
+	check_row(p, "main", 0, 0, "calls=1 total=966 self=482 sum=966 min=966 max=966 open=0",
+		  "overhead out: self exact");
+	profile_free(p);
 }
 
 int main(void)
 {
-	for (int how = 0; how < 3; how++)
-		nested(how);
-	siblings(false);
-	siblings(true);
-	for (int how = 0; how < 3; how++)
-		recursion(how);
+	for (size_t i = 0; i < sizeof(row_cases) / sizeof(row_cases[0]); i++)
+		row_case(&row_cases[i]);
 	processes();
-	open_frames();
-	ticks();
 	ticks_exact();
 	string_refs();
-	shared_rows();
-	order_switch();
-	anomalies();
 	many_siblings();
 	deep();
 	variance();
