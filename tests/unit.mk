@@ -90,6 +90,8 @@ tests_unit_test_agent_events_SOURCES = tests/unit/test_agent_events.c \
 	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES) agent/libc.c
 tests_unit_test_agent_events_CFLAGS = $(AGENT_TEST_CFLAGS)
 tests_unit_test_agent_events_LDADD = $(AGENT_TEST_LDADD)
+# Their one reader of the spool's chunks and slots.
+EXTRA_DIST += tests/unit/spool_test_walk.h
 # The settings from the environment and from a block: the same agent_cfg.
 tests_unit_test_agent_settings_SOURCES = tests/unit/test_agent_settings.c \
 	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES)

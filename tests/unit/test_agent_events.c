@@ -10,6 +10,7 @@
 
 #include "tests/lib/tap.h"
 #include "tests/unit/agent_test_stubs.h"
+#include "tests/unit/spool_test_walk.h"
 
 #include "agent/events.h"
 #include "agent/libc.h"
@@ -122,39 +123,33 @@ struct rec {
  * tag of their second word (a CALL head followed by ARG slots). */
 static size_t read_records(struct rec *v, size_t cap, int *straddles)
 {
-	struct stat st;
-	uint64_t off = SPOOL_HEADER_SIZE;
+	struct spool_walk sw;
 	size_t n = 0;
-	int fd = open(agent.spool.path, O_RDONLY | O_CLOEXEC);
 
 	*straddles = 0;
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (spool_walk_open(&sw, agent.spool.path) < 0)
 		return 0;
-	while (off < (uint64_t)st.st_size) {
-		struct spool_chunk c;
-		uint64_t p, end;
-		if (pread(fd, &c, sizeof(c), (off_t)off) != (ssize_t)sizeof(c) ||
-		    c.magic != SPOOL_CHUNK_MAGIC || !c.size)
-			break;
-		end = off + c.size;
-		for (p = off + SPOOL_CHUNK_HEADER_SIZE; p < end; p += 16) {
-			uint64_t w[2];
-			if (pread(fd, w, 16, (off_t)p) != 16 || !w[1])
+	while (spool_walk_next(&sw)) {
+		size_t ns;
+		uint64_t *w = spool_chunk_slots(sw.fd, sw.off, sw.c.size, &ns);
+		for (size_t i = 0; w && i < ns; i++) {
+			uint64_t p = sw.off + SPOOL_CHUNK_HEADER_SIZE + 16 * i;
+			if (!w[2 * i + 1])
 				continue;
-			if (ev_tag(w[1]) == EV_TAG_CALL) {
+			if (ev_tag(w[2 * i + 1]) == EV_TAG_CALL) {
 				if (n < cap)
 					v[n] = (struct rec){ p, 1 };
 				n++;
-			} else if (ev_tag(w[1]) == EV_TAG_ARG && n && n <= cap &&
+			} else if (ev_tag(w[2 * i + 1]) == EV_TAG_ARG && n && n <= cap &&
 				   v[n - 1].off + 16 * v[n - 1].n == p) {
 				v[n - 1].n++;
 			} else {
 				(*straddles)++; /* an ARG not right after its head */
 			}
 		}
-		off = end;
+		free(w);
 	}
-	close(fd);
+	spool_walk_close(&sw);
 	return n;
 }
 

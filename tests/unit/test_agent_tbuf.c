@@ -13,6 +13,7 @@
 #include "tests/lib/tap.h"
 #include "launcher/drain.h"
 #include "tests/unit/agent_test_stubs.h"
+#include "tests/unit/spool_test_walk.h"
 
 #define EXIT		SPOOL_EXIT_BIT
 #define PER_CHUNK(size) (((size)-SPOOL_CHUNK_HEADER_SIZE) / SPOOL_RECORD_SIZE)
@@ -22,29 +23,22 @@ struct chunk_info {
 	uint32_t serial, seq;
 };
 
-/* Walks the spool file's chunk chain. */
+/* The spool file's chunk chain, in file order. */
 static size_t read_chunks(struct chunk_info *v, size_t cap)
 {
-	struct stat st;
-	uint64_t off = SPOOL_HEADER_SIZE;
+	struct spool_walk sw;
 	size_t n = 0;
-	int fd = open(agent.spool.path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (spool_walk_open(&sw, agent.spool.path) < 0)
 		return 0;
-	while (off < (uint64_t)st.st_size && n < cap) {
-		struct spool_chunk c;
-		if (pread(fd, &c, sizeof(c), (off_t)off) != (ssize_t)sizeof(c) ||
-		    c.magic != SPOOL_CHUNK_MAGIC || !c.size)
-			break;
-		v[n].off = off;
-		v[n].size = c.size;
-		v[n].serial = c.serial;
-		v[n].seq = c.seq;
+	while (n < cap && spool_walk_next(&sw)) {
+		v[n].off = sw.off;
+		v[n].size = sw.c.size;
+		v[n].serial = sw.c.serial;
+		v[n].seq = sw.c.seq;
 		n++;
-		off += c.size;
 	}
-	close(fd);
+	spool_walk_close(&sw);
 	return n;
 }
 
@@ -133,19 +127,19 @@ static void test_refill(void)
  * sequence 0x1000 + *next and that only zero slots follow them. */
 static bool chunk_continues(int fd, const struct chunk_info *c, uint64_t *next)
 {
-	uint64_t rec[2];
-	bool ended = false, ok = true;
+	size_t n;
+	uint64_t *rec = spool_chunk_slots(fd, c->off, c->size, &n);
+	bool ended = false, ok = rec != NULL;
 
-	for (uint64_t off = c->off + SPOOL_CHUNK_HEADER_SIZE; off < c->off + c->size; off += 16) {
-		if (pread(fd, rec, 16, (off_t)off) != 16)
-			return false;
-		if (!rec[1])
+	for (size_t i = 0; rec && i < n; i++) {
+		if (!rec[2 * i + 1])
 			ended = true;
-		else if (ended || rec[1] != 0x1000 + *next)
+		else if (ended || rec[2 * i + 1] != 0x1000 + *next)
 			ok = false;
 		else
 			++*next;
 	}
+	free(rec);
 	return ok;
 }
 
@@ -417,16 +411,14 @@ static void test_signals(uint64_t chunk, bool strict)
 	nc = read_chunks_in_order(c, 4096);
 	fd = open(agent.spool.path, O_RDONLY | O_CLOEXEC);
 	for (size_t k = 0; k < nc; k++) {
-		uint64_t rec[2];
-		for (uint64_t off = c[k].off + SPOOL_CHUNK_HEADER_SIZE; off < c[k].off + c[k].size;
-		     off += 16) {
-			if (pread(fd, rec, 16, (off_t)off) != 16)
-				break;
-			if (!rec[1]) {
+		size_t ns;
+		uint64_t *rec = spool_chunk_slots(fd, c[k].off, c[k].size, &ns);
+		for (size_t i = 0; rec && i < ns; i++) {
+			if (!rec[2 * i + 1]) {
 				holes++;
 				continue;
 			}
-			switch (rec[1]) {
+			switch (rec[2 * i + 1]) {
 			case 0xa:
 				cnt[0]++;
 				depth++;
@@ -452,6 +444,7 @@ static void test_signals(uint64_t chunk, bool strict)
 				break;
 			}
 		}
+		free(rec);
 	}
 	close(fd);
 	diag("%llu-byte chunks: %d signals, %llu nested drops, %zu chunks",
