@@ -21,6 +21,7 @@ UNIT_TESTS = \
 	tests/unit/test_agent_settings \
 	tests/unit/test_recon \
 	tests/unit/test_convert_pipeline \
+	tests/unit/test_convert_tagged \
 	tests/unit/test_stackchart \
 	tests/unit/test_nesting \
 	tests/unit/test_escape \
@@ -103,15 +104,21 @@ tests_unit_test_agent_features_SOURCES = tests/unit/test_agent_features.c \
 tests_unit_test_agent_features_CFLAGS = $(AGENT_TEST_CFLAGS)
 
 # ------------------------------------------------- the converter (convert/)
-# The stack reconstruction alone; the conversion pipeline on spools written by the
-# tests' own writer (tests/unit/spool_test_writer.h), read back through the
-# reader; the stack chart against a real recon with a recording sink.
+# The stack reconstruction alone; the conversion pipeline on spools written by
+# the tests' own writer (tests/unit/spool_test_writer.h), read back through the
+# reader (tests/unit/convert_test_archive.h), hook records and tagged records
+# apart; the stack chart against a real recon with a recording sink.
 tests_unit_test_recon_SOURCES = tests/unit/test_recon.c \
 	tests/unit/agent_test_nest.h convert/recon.c convert/recon.h convert/addrtab.c convert/addrtab.h
 tests_unit_test_convert_pipeline_SOURCES = tests/unit/test_convert_pipeline.c \
-	tests/unit/agent_test_nest.h tests/unit/spool_test_writer.h
+	tests/unit/convert_test_archive.h tests/unit/agent_test_nest.h tests/unit/spool_test_writer.h
 tests_unit_test_convert_pipeline_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 tests_unit_test_convert_pipeline_LDADD = libfxtconvert.la libfxtsym.la libfxtprofile.la libfxtcodec.la \
+	$(LIBDW_LIBS) $(ZLIB_LIBS)
+tests_unit_test_convert_tagged_SOURCES = tests/unit/test_convert_tagged.c \
+	tests/unit/convert_test_archive.h tests/unit/agent_test_nest.h tests/unit/spool_test_writer.h
+tests_unit_test_convert_tagged_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+tests_unit_test_convert_tagged_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la \
 	$(LIBDW_LIBS) $(ZLIB_LIBS)
 tests_unit_test_stackchart_SOURCES = tests/unit/test_stackchart.c \
 	tests/unit/agent_test_nest.h convert/stackchart.c convert/stackchart.h \
