@@ -22,7 +22,7 @@ struct agent {
 	uint64_t lost; /* calls lost before a thread had a tbuf */
 	pid_t pid;
 	bool forked;   /* a fork child: never the root */
-	bool flushed;  /* the archive was written (or given up) */
+	bool sealed;   /* the archive was written (or given up) */
 	bool disabled; /* initialisation failed: record nothing */
 	char spool_path[4096 + 32];
 };
@@ -45,8 +45,25 @@ void agent_spool_path(char *buf, size_t cap, const char *output, long pid, unsig
 
 /* Seals this process's spool and, unless fxt-run converts it, writes the
  * archive (idempotent).  Other threads may
- * still be running; the calling thread records nothing afterwards. */
-void agent_flush(void);
+ * still be running; the calling thread records nothing afterwards.
+ * (seal.c) */
+void agent_seal(void);
+
+/* Notes which file FXT_STATUS_FD is at start, so that the seal writes its
+ * status line only there (not to a descriptor the program reused).
+ * Called once, by the initialisation.  (seal.c) */
+void agent_seal_init(void);
+
+/* Before exec replaces the image (the exec wrappers): false in a vfork
+ * child, which shares our memory and must do nothing; else sends EXEC to
+ * the features, seals (agent_seal()) and returns true. */
+bool agent_before_exec(void);
+
+/* The environment `envp` for the new image: FXT_EXEC_PID (so that it does
+ * not take the root's archive name) and FXT_IMAGE (the next image's
+ * number) replaced, formatted into `var` and `img`.  malloc'd (the
+ * strings not copied), NULL when out of memory. */
+char **agent_exec_env(char *const envp[], char *var, size_t cap, char *img, size_t icap);
 
 /* A thread's entry of a seal's thread table, its name only when it has
  * exited ("" for a live thread: agent_thread_comm()).  Under agent.lock. */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "agent/calib.h"
-#include "agent/clock.h"
+#include "agent/ticks.h"
 #include "agent/tbuf.h"
 
 /* The hooks' recording path, called through pointers as the program's

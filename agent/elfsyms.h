@@ -1,5 +1,5 @@
 /* The function symbols of an ELF file, read in the traced process for the
- * filters (agent/filter.c) without libdw: its symbol table (.symtab, or
+ * filters (agent/keep/filter.c) without libdw: its symbol table (.symtab, or
  * .dynsym when the file is stripped), and whether the file was built with
  * -finstrument-functions (it refers to __cyg_profile_func_enter).  Private
  * to agent/.
@@ -37,7 +37,7 @@ typedef void agent_elf_other_fn(void *ctx, const char *name);
 /* Reads the ELF64 file at `path`: calls fn for every function symbol of
  * its symbol table (.symtab, else .dynsym), instrumented or not, and
  * `other` (unless NULL) for its other symbols, for run-time patching
- * (agent/patch.h).  Returns the number of functions, or -errno. */
+ * (agent/patch/patch.h).  Returns the number of functions, or -errno. */
 long agent_elf_all_functions(const char *path, agent_elf_sized_fn *fn, agent_elf_other_fn *other,
 			     void *ctx);
 

@@ -1,9 +1,9 @@
 /* The agent's features and the moments of a process's life they act on.
  * Private to agent/.
  *
- * The life cycle (lifecycle.c, modules.c, wrap_thread.c) says what
- * happens (agent_features_emit()); each feature, in its own files, says
- * in its row of the table what it does then.  The life cycle includes no
+ * The life cycle (lifecycle.c, seal.c, modules.c, libc/wrap_thread.c)
+ * says what happens (agent_features_emit()); each feature, in its own
+ * files, says in its row of the table what it does then.  The life cycle includes no
  * feature's header, and a feature touches the life cycle through its row
  * only: adding one is its files and one X() in AGENT_FEATURES.
  *

@@ -4,6 +4,8 @@
  * The core declares these here and the features (filters, snapshots,
  * sampling) define them, so that hot code sees a flag and a call and
  * includes no feature's header.  Each is documented where it is defined.
+ * So too what one feature reads of another (the sampler, of patched
+ * frames): no feature includes another's header (tests/e2e/layout.sh).
  */
 #ifndef FXT_AGENT_GATES_H
 #define FXT_AGENT_GATES_H
@@ -16,7 +18,7 @@
 /* ------------------------------------------------------------ filters */
 
 /* Set (to 1) once filters are compiled: the hooks then go through
- * agent_filter_hook() (agent/filter.h). */
+ * agent_filter_hook() (agent/keep/filter.h). */
 extern unsigned char agent_filter_on;
 
 /* The hook when filtering: `addr` has SPOOL_EXIT_BIT for an exit. */
@@ -24,7 +26,7 @@ void agent_filter_hook(struct tstate *t, uint64_t addr) __attribute__((noinline)
 
 /* ------------------------------------------------------------ snapshots */
 
-/* The libc groups (AGENT_G_*) a rule watches; 0: none (agent/snapshot.h). */
+/* The libc groups (AGENT_G_*) a rule watches; 0: none (agent/keep/snapshot.h). */
 extern unsigned agent_snap_libc;
 
 /* A recorded libc call (spool/libc_table.h's id `fn`) begins, and ends
@@ -37,7 +39,7 @@ void agent_snapshot_libc_end(struct tstate *t, unsigned fn);
 /* ------------------------------------------------------------ libc calls */
 
 /* The groups switched on (FXT_LIBC), 0 until the settings are loaded and
- * after the flush started.  Read on every wrapped call (agent/libc.h). */
+ * after the seal started.  Read on every wrapped call (agent/libc/libc.h). */
 extern unsigned agent_libc_on;
 
 /* ------------------------------------------------------------ sampling */
@@ -49,12 +51,51 @@ extern unsigned agent_libc_on;
  * agent_sample_release_prof(that answer).  So the new thread starts with
  * SIGPROF blocked, as the program means it to, until its start has
  * agent_sample_thread_start() take it over, and a new program gets the
- * mask it would have had.  errno is kept.  (agent/sample.h) */
+ * mask it would have had.  errno is kept.  (agent/sample/sample.h) */
 bool agent_sample_hold_prof(void);
 void agent_sample_release_prof(bool prof_blocked);
 
 /* Non-zero while the thread is inside dlopen or dlclose (modules.c): no
- * stack samples meanwhile (agent/sample.h).  Defined in sample.c. */
+ * stack samples meanwhile (agent/sample/sample.h).  Defined in sample.c. */
 extern __thread unsigned char agent_in_dl __attribute__((tls_model("initial-exec")));
+
+/* ------------------------------------------------------------ patched frames
+ *
+ * What the sampler's stack walk (agent/sample/walk.c) reads of run-time
+ * patching's frames (agent/patch/ defines these; patch.h says how): a
+ * patched call's return address is fxt__patch_exit_tramp's, the real one
+ * is in the thread's shadow stack. */
+
+/* For a stack walk in a signal handler of the calling thread (the
+ * sampler, sample.c), which meets fxt__patch_exit_tramp where a patched
+ * call's return address was: the real return address of the call whose
+ * return address's slot is `slot`, from the thread's shadow stack, or 0
+ * when none is known (an entry counted but not filled yet, a thread
+ * without one).  `*from` keeps where the walk is in the shadow stack:
+ * UINT32_MAX at its start, then given back to each call.  Reads only:
+ * async-signal-safe, whatever the interrupted code was writing. */
+uint64_t agent_patch_sampled_ret(const uint64_t *slot, uint32_t *from);
+
+/* For the sampler: the start of the stub (its function's address) that
+ * `pc` is in, or 0 when it is in none.  Async-signal-safe. */
+uint64_t agent_patch_stub(uint64_t pc);
+
+/* For the sampler, in a signal handler of the calling thread that came
+ * while it ran the stub of `fn` past its call of fxt__patch_enter_tramp,
+ * the stack pointer at `sp`: the real return address of that call, its
+ * slot in *slot, from the thread's shadow stack; 0 when that call's entry
+ * is not there (not recorded). */
+uint64_t agent_patch_sampled_call(uint64_t fn, const uint64_t *sp, const uint64_t **slot);
+
+/* A stub's head: the function's address (8 bytes: the stub's entry is
+ * that far in) and the call of fxt__patch_enter_tramp (6), whose return
+ * address is PATCH_STUB_HEAD past the function's address. */
+#define PATCH_STUB_ENTRY 8
+#define PATCH_STUB_HEAD	 (PATCH_STUB_ENTRY + 6)
+
+/* The trampolines; fxt__patch_enter_tramp_end is where the first ends. */
+void fxt__patch_enter_tramp(void);
+void fxt__patch_enter_tramp_end(void);
+void fxt__patch_exit_tramp(void);
 
 #endif /* FXT_AGENT_GATES_H */

@@ -19,7 +19,7 @@
 HOOK void __cyg_profile_func_enter(void *fn, void *call_site);
 HOOK void __cyg_profile_func_exit(void *fn, void *call_site);
 
-/* With filters (agent/filter.h), every call goes through them, out of
+/* With filters (agent/keep/filter.h), every call goes through them, out of
  * line; without, the one branch on a byte the hooks share costs nothing
  * measurable (bench/README.md). */
 void __cyg_profile_func_enter(void *fn, void *call_site)

@@ -5,7 +5,7 @@
 # that must convert its own (no fxt-run) loads libfxt-convert.so
 # (convert/local.mk), built with the same flags (AGENT_CFLAGS and
 # AGENT_LDFLAGS, for every library a traced process loads: the
-# planner's, patch/local.mk, too), so that libdw and the libraries it
+# planner's, agent/patch/local.mk, too), so that libdw and the libraries it
 # loads never enter a traced process under fxt-run.  The agent itself
 # uses neither libdw nor zlib, and libunwind's headers only (it loads
 # libunwind with dlopen()).
@@ -17,8 +17,8 @@ AGENT_LDFLAGS = -module -avoid-version -shared -Wl,--no-undefined -Wl,-z,nodelet
 # unit tests cannot link: they define the constructor and the wrappers).
 AGENT_RECORD_SOURCES = \
 	agent/agent.h \
-	agent/clock.c agent/clock.h \
-	agent/events.h agent/gates.h agent/libc.h agent/real.h \
+	agent/ticks.c agent/ticks.h \
+	agent/events.h agent/gates.h agent/real.h \
 	agent/log.c agent/log.h \
 	agent/mode.h \
 	agent/settings.c agent/settings.h \
@@ -26,35 +26,24 @@ AGENT_RECORD_SOURCES = \
 	agent/tbuf.c agent/tbuf.h \
 	$(RUN_SOURCES) $(SPOOL_SOURCES)
 
+# The core at the top of agent/, then the wings, each in its folder with
+# its own fragment (agent/libc/, agent/patch/, agent/sample/, agent/keep/:
+# Makefile.am includes them before this one).
 pkglib_LTLIBRARIES += libfxt-agent.la
 libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	agent/hooks.c \
-	agent/snapshot.c agent/snapshot.h \
-	agent/libc.c \
-	agent/sample.c agent/sample.h \
-	agent/io.h agent/io_fds.c \
-	agent/wrap_fd.c agent/wrap_stdio.c agent/wrap_net.c \
-	agent/wrap_sleep.c \
-	agent/wrap_mem.c agent/wrap_sync.c agent/wrap_thread.c \
-	agent/wrap_proc.c agent/wrap_log.c \
-	agent/lifecycle.c agent/feature.h agent/features.c \
+	agent/lifecycle.c agent/seal.c agent/feature.h agent/features.c \
 	agent/modules.c agent/modules.h \
-	agent/filter.c agent/filter.h \
 	agent/patterns.c agent/patterns.h \
 	agent/calib.c agent/calib.h \
 	agent/elfsyms.c agent/elfsyms.h \
-	agent/patch.c agent/patch.h agent/patch_live.c agent/patch_tramp.S
-# libunwind is loaded with dlopen() when sampling starts (agent/sample.c):
+	$(AGENT_LIBC_SOURCES) $(AGENT_PATCH_SOURCES) $(AGENT_SAMPLE_SOURCES) \
+	$(AGENT_KEEP_SOURCES)
+# libunwind is loaded with dlopen() when sampling starts (agent/sample/sample.c):
 # its headers, not its library.
 libfxt_agent_la_CFLAGS = $(AGENT_CFLAGS) $(LIBUNWIND_CFLAGS)
 libfxt_agent_la_LDFLAGS = $(AGENT_LDFLAGS)
 libfxt_agent_la_LIBADD = libfxt-patchrt.la -lpthread -ldl -lrt
-
-# Run-time patching's handlers, which run where every register is the
-# program's: general registers only (agent/patch_rt.c).
-noinst_LTLIBRARIES += libfxt-patchrt.la
-libfxt_patchrt_la_SOURCES = agent/patch_rt.c
-libfxt_patchrt_la_CFLAGS = $(AGENT_CFLAGS) $(PATCHRT_CFLAGS)
 
 # The no-op agent: the same hooks doing nothing, a baseline for bench/.
 pkglib_LTLIBRARIES += libfxt-agent-nop.la

@@ -2,7 +2,7 @@
  *
  * Records (path, load bias) of every loaded shared object in the spool's
  * module list: at start, after each dlopen() and before each dlclose(), so
- * that a library unloaded before exit can still be symbolized at flush.
+ * that a library unloaded before exit can still be symbolized at conversion.
  * dl_iterate_phdr() runs off the hot path only.
  */
 #ifndef FXT_AGENT_MODULES_H

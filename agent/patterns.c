@@ -1,5 +1,5 @@
 /* Function-name patterns and demangling, shared by the filters
- * (agent/filter.h) and run-time patching (agent/patch.h): see
+ * (agent/keep/filter.h) and run-time patching (agent/patch/patch.h): see
  * agent/patterns.h. */
 #include <config.h>
 
@@ -71,7 +71,7 @@ static int has_libstdcxx(struct dl_phdr_info *info, size_t size, void *arg)
 /* libstdc++'s demangler, when the process has loaded libstdc++ (C++
  * programs do; loading it into a C program would start another library).
  * Looked for only then: a failed dlsym() leaves an error string that the
- * C library frees later, through our free() (agent/wrap_mem.c). */
+ * C library frees later, through our free() (agent/libc/wrap_mem.c). */
 void agent_demangler_find(void)
 {
 	bool loaded = false;

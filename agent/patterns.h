@@ -1,6 +1,6 @@
 /* Function-name patterns and demangling, shared by the filters
- * (agent/filter.h: FXT_INCLUDE, FXT_EXCLUDE) and run-time patching
- * (agent/patch.h: FXT_PATCH).  Private to agent/.  Off the hot path: names
+ * (agent/keep/filter.h: FXT_INCLUDE, FXT_EXCLUDE) and run-time patching
+ * (agent/patch/patch.h: FXT_PATCH).  Private to agent/.  Off the hot path: names
  * are matched once per function, when its module is loaded.
  */
 #ifndef FXT_AGENT_PATTERNS_H
@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 /* POSIX extended regular expressions, one a line of a setting: the
- * filters' FXT_INCLUDE and FXT_EXCLUDE, and FXT_PATCH (agent/patch.h). */
+ * filters' FXT_INCLUDE and FXT_EXCLUDE, and FXT_PATCH (agent/patch/patch.h). */
 struct agent_patterns {
 	regex_t *re;
 	size_t n;

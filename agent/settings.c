@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "agent/settings.h"
-#include "agent/libc.h"
+#include "spool/recording.h"
 #include "agent/log.h"
 #include "agent/mode.h"
 #include "run/settings.h"

@@ -55,19 +55,19 @@ struct agent_config {
 	uint64_t launcher_start;
 	unsigned libc_groups; /* FXT_LIBC: AGENT_G_* bits */
 	unsigned sample_hz;   /* FXT_SAMPLE, 0 = off */
-	/* The filters (agent/filter.h): patterns and globs one a line, as
+	/* The filters (agent/keep/filter.h): patterns and globs one a line, as
 	 * given (copies: the program may change its environment). */
 	char *include;		  /* FXT_INCLUDE */
 	char *exclude;		  /* FXT_EXCLUDE */
 	char *modules;		  /* FXT_MODULE */
 	unsigned depth;		  /* FXT_DEPTH, 0 = no bound */
 	uint64_t min_duration_ns; /* FXT_MIN_DURATION, for the converter */
-	/* FXT_SNAPSHOT_IF (agent/snapshot.h), only in the circular mode;
+	/* FXT_SNAPSHOT_IF (agent/keep/snapshot.h), only in the circular mode;
 	 * FXT_MAX_SNAPSHOTS. */
 	struct fxt_snapshot_rule snap_rules[FXT_MAX_SNAPSHOT_RULES];
 	unsigned nsnap_rules;
 	unsigned max_snapshots;
-	/* Run-time patching (agent/patch.h): FXT_PATCH's patterns, one a
+	/* Run-time patching (agent/patch/patch.h): FXT_PATCH's patterns, one a
 	 * line; FXT_PATCH_MODULE, the libraries' globs; FXT_PATCH_REPORT, the
 	 * folder of the patch reports. */
 	char *patch;

@@ -17,7 +17,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "agent/clock.h"
+#include "agent/ticks.h"
 #include "agent/settings.h"
 #include "agent/log.h"
 #include "agent/mode.h"
@@ -767,7 +767,7 @@ int spool_fd(struct spool *sp)
 void spool_mark_exit(struct spool *sp, int status)
 {
 	/* Under the lock, which the header's unmapping takes: another thread
-	 * flushing at this moment must not unmap it under our store.  Held
+	 * sealing at this moment must not unmap it under our store.  Held
 	 * by this very thread (a handler that interrupted a grant) or by
 	 * another for long: no mark, and the summary says less. */
 	for (int i = 0; i < 64; i++) {

@@ -53,7 +53,7 @@ struct spool {
 	bool bell_tried;
 	uint32_t filter_inc, filter_exc; /* for the header (spool_set_filter_counts()) */
 	uint32_t drop_cause;		 /* for the header, until it exists */
-	bool closed;			 /* after the flush: grant nothing */
+	bool closed;			 /* after the seal: grant nothing */
 	int failed;			 /* creation failed (-errno): grant nothing */
 	/* Modules loaded so far, mirrored into the header once it exists.
 	 * Last: spool_init() resets everything before it. */

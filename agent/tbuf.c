@@ -86,7 +86,7 @@ static void stop(struct tstate *t, struct tbuf *tb, uint64_t ts, int err)
 			  err != -ENOSPC	  ? strerror(-err)
 			  : agent_mode_one_fill() ? "its FXT_BUFFER_SIZE is full"
 						  : "FXT_MAX_SIZE reached");
-	/* Past a size limit (-ENOSPC), or the flush (-ESHUTDOWN): the
+	/* Past a size limit (-ENOSPC), or the seal (-ESHUTDOWN): the
 	 * default cause.  Anything else is the spool's failure, said as such
 	 * rather than as a limit to raise. */
 	if (err != -ENOSPC && err != -ESHUTDOWN) {

@@ -3,7 +3,7 @@
  * Each thread owns one `struct tstate` in initial-exec TLS (a fixed offset
  * from %fs, no __tls_get_addr call) pointing into the spool chunk it
  * currently fills, and one `struct tbuf` (its metadata: serial, tid, drop
- * count, name) that outlives the thread until the flush.
+ * count, name) that outlives the thread until the seal.
  *
  * Signals: a handler that runs instrumented code while this thread is inside
  * a hook must neither lose its records nor corrupt the interrupted one's.
@@ -25,7 +25,7 @@
  *
  * Order: the timestamp is read before the reservation, so a handler that
  * runs between the two writes later slots with later timestamps; the
- * interrupted record then looks slightly out of order.  The flusher makes
+ * interrupted record then looks slightly out of order.  The converter makes
  * timestamps monotonic per thread (convert/recon.h), which keeps nesting
  * exact.
  */
@@ -36,7 +36,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "agent/clock.h"
+#include "agent/ticks.h"
 #include "agent/settings.h"
 #include "agent/spool.h"
 
@@ -61,8 +61,8 @@ struct agent_ring {
 	struct spool_map v[];
 };
 
-/* Per-thread metadata, kept on agent.threads until the flush.  Fields the
- * flusher reads while the thread may still run are accessed atomically. */
+/* Per-thread metadata, kept on agent.threads until the seal.  Fields the
+ * seal reads while the thread may still run are accessed atomically. */
 struct tbuf {
 	struct tbuf *next;
 	uint32_t serial; /* 1, 2, ... in creation order within the process */
@@ -99,14 +99,14 @@ struct tstate {
 	uint64_t *end; /* end of the chunk; pos >= end sends hooks to the slow path */
 	struct tbuf *tb;
 	unsigned char busy; /* hooks (or agent code) active on this thread */
-	/* A libc wrapper is recording a call (agent/libc.h): 1, or
+	/* A libc wrapper is recording a call (agent/libc/libc.h): 1, or
 	 * AGENT_WRAP_FORK for fork's own wrapper, which the child goes on
-	 * with (agent/wrap_proc.c); any other is the parent's alone. */
+	 * with (agent/libc/wrap_proc.c); any other is the parent's alone. */
 	unsigned char wrap;
-	/* The filters (agent/filter.h): include and exclude functions active
+	/* The filters (agent/keep/filter.h): include and exclude functions active
 	 * on the thread, the depth of the calls that pass them. */
 	uint32_t f_inc, f_exc, f_depth;
-	/* Snapshot rules (agent/snapshot.h): the calls of watched functions
+	/* Snapshot rules (agent/keep/snapshot.h): the calls of watched functions
 	 * open on the thread, and when they began (CLOCK_MONOTONIC ns), up to
 	 * AGENT_WATCH_DEPTH (w_over counts those past it); and when the libc
 	 * call being recorded began, if its group is watched. */
@@ -149,7 +149,7 @@ static inline uint64_t agent_tbuf_reserve(uint64_t size)
 }
 
 /* How the inline hooks below reach the slow path; run-time patching's
- * handlers (agent/patch_rt.c), which run with no vector register saved,
+ * handlers (agent/patch/rt.c), which run with no vector register saved,
  * route it through a shim that saves them. */
 #ifndef AGENT_TBUF_SLOW
 #define AGENT_TBUF_SLOW agent_tbuf_slow

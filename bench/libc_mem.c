@@ -48,7 +48,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The agent's clock (agent/clock.h): a recorded call reads it twice. */
+/* The agent's clock (agent/ticks.h): a recorded call reads it twice. */
 static inline uint64_t ticks(void)
 {
 #if defined(__x86_64__)

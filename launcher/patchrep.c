@@ -1,5 +1,5 @@
 /* fxt-run --patch: the folder where each traced process says what it
- * patched (agent/patch.h: FXT_PATCH_REPORT/patch.PID), and the summary
+ * patched (agent/patch/patch.h: FXT_PATCH_REPORT/patch.PID), and the summary
  * made of it after the run: "patched N of M functions of PROG (K skipped:
  * ...)", once per program, and with --patch-list every function and why;
  * "patched no function of PROG: WHY" for a library that could not be. */

@@ -193,7 +193,7 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 	return 0;
 }
 
-/* Converts a snapshot's spool (agent/snapshot.h), claimed, into
+/* Converts a snapshot's spool (agent/keep/snapshot.h), claimed, into
  * OUT's stem.snapN.EXT, replacing an archive of that name (fxt-run checked
  * at its start that none was there, or -f); removes the spool. */
 static int convert_snapshot(struct spools *r, const char *spool, unsigned n)

@@ -165,7 +165,7 @@ static int check_libc(const char *opt, const char *list, char *why, size_t cap)
 }
 
 /* A POSIX extended regular expression (as the agent compiles it,
- * agent/filter.c) without a newline (the list separator). */
+ * agent/keep/filter.c) without a newline (the list separator). */
 static int check_regex(const char *opt, const char *re, char *why, size_t cap)
 {
 	regex_t r;

@@ -2,7 +2,7 @@
  * second.  The one owner of that measurement, for the agent and the
  * converter alike.
  *
- * Records carry raw ticks (agent/clock.h): the TSC when the CPU reports
+ * Records carry raw ticks (agent/ticks.h): the TSC when the CPU reports
  * an invariant one (the header's clock_tsc), else CLOCK_MONOTONIC
  * nanoseconds.  The header holds a calibration start point known both in
  * ticks and in CLOCK_MONOTONIC ns, and a later point updated at each chunk

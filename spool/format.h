@@ -42,7 +42,7 @@
  * read by the thread when it takes the chunk (a fresh one, or a staged
  * one it fills again), and rewritten in the thread's newest chunk when
  * the program renames the thread (pthread_setname_np(), prctl(PR_SET_NAME):
- * agent/wrap_thread.c).  The seal's thread table names the threads of a
+ * agent/libc/wrap_thread.c).  The seal's thread table names the threads of a
  * sealed spool; a killed process's threads are named after their newest
  * chunk's name (the highest seq), its main thread after the program when
  * that is empty.
@@ -120,7 +120,7 @@ struct spool_header {
 	uint32_t owner;
 	/* How the process ended when it did not seal the spool: SPOOL_EXITED
 	 * and the status (0-255) once it called _exit() or _Exit() (not
-	 * exit(): agent/wrap_proc.c), which flush nothing; 0 when not known
+	 * exit(): agent/libc/wrap_proc.c), which flush nothing; 0 when not known
 	 * (killed, a crash, a raw exit_group, or an older agent's spool). */
 	uint32_t exited;
 	/* The first staged chunk (see above), 0: none yet. */
@@ -132,13 +132,13 @@ struct spool_header {
 	 * which has no thread's own (the seal's). */
 	uint32_t drop_cause;
 	uint64_t buffer_size;
-	/* The filters (agent/filter.h): the functions FXT_INCLUDE and
+	/* The filters (agent/keep/filter.h): the functions FXT_INCLUDE and
 	 * FXT_EXCLUDE matched so far, and FXT_MIN_DURATION in ns, which the
 	 * converter applies. */
 	uint32_t filter_included;
 	uint32_t filter_excluded;
 	uint64_t min_duration_ns;
-	/* A snapshot (fxt-run --snapshot-if; agent/snapshot.h): this spool is
+	/* A snapshot (fxt-run --snapshot-if; agent/keep/snapshot.h): this spool is
 	 * a copy of its process's flight recorder, number `snapshot` of the
 	 * run, taken when a call of the function at snap_addr (or of the libc
 	 * function snap_libc_fn - 1, spool/libc_table.h) on thread snap_tid

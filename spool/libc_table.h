@@ -1,6 +1,6 @@
 /* The libc functions the agent records and the keys of their arguments:
  * the ids a CALL, ARG or STR record carries (spool/records.h), and what
- * the converter names them.  Written by the agent's wrappers (agent/libc.h),
+ * the converter names them.  Written by the agent's wrappers (agent/libc/libc.h),
  * read by the converter; the one owner of those ids and names.
  */
 #ifndef FXT_SPOOL_LIBC_TABLE_H

@@ -1,6 +1,6 @@
 /* The records of a spool chunk: what each 16-byte slot means.  Written by
  * the agent (agent/tbuf.h for hook records, agent/events.h and
- * agent/libc.h for the others), read by the converter (convert/); the one
+ * agent/libc/libc.h for the others), read by the converter (convert/); the one
  * owner of the slots' bit layout.  The file around the chunks is
  * spool/format.h.
  *

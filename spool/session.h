@@ -75,7 +75,7 @@ struct session_hdr {
 	uint64_t log_next; /* next log index to claim (may run past nlog) */
 	uint32_t log_full; /* set by the first writer that found the log full */
 	/* Snapshots of the run taken so far (fetch_add: the next one's number
-	 * less 1; agent/snapshot.h). */
+	 * less 1; agent/keep/snapshot.h). */
 	uint32_t snapshots;
 	char reserved[4096 - 40];
 };

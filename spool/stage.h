@@ -19,7 +19,7 @@ int spool_stage_copy(int fd, const struct spool_chunk *c, uint64_t off, const vo
 
 /* Writes `size` bytes of `buf` at `off` of `fd`, through short writes and
  * EINTR: 0, -errno, or -EIO for a write that wrote nothing.  Also the
- * agent's snapshots' (agent/snapshot.c). */
+ * agent's snapshots' (agent/keep/snapshot.c). */
 int spool_write_all(int fd, const void *buf, uint64_t size, uint64_t off);
 
 #endif /* FXT_SPOOL_STAGE_H */

@@ -30,14 +30,14 @@ UNIT_TESTS = \
 	tests/unit/test_flame
 if HAVE_CAPSTONE
 UNIT_TESTS += tests/unit/test_patch_plan
-tests_unit_test_patch_plan_SOURCES = tests/unit/test_patch_plan.c patch/plan.c patch/plan.h
+tests_unit_test_patch_plan_SOURCES = tests/unit/test_patch_plan.c agent/patch/plan.c agent/patch/plan.h
 tests_unit_test_patch_plan_CFLAGS = $(AM_CFLAGS) $(CAPSTONE_CFLAGS)
 tests_unit_test_patch_plan_LDADD = $(CAPSTONE_LIBS) -lpthread
 endif
 EXTRA_DIST += tests/unit/test_patch_plan.c
 if ARCH_X86_64
 UNIT_TESTS += tests/unit/test_patch_live
-tests_unit_test_patch_live_SOURCES = tests/unit/test_patch_live.c agent/patch_live.c agent/log.c
+tests_unit_test_patch_live_SOURCES = tests/unit/test_patch_live.c agent/patch/live.c agent/log.c
 tests_unit_test_patch_live_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_patch_live_LDADD = -lpthread
 endif
@@ -88,7 +88,7 @@ tests_unit_test_agent_tbuf_SOURCES = tests/unit/test_agent_tbuf.c \
 tests_unit_test_agent_tbuf_CFLAGS = $(AGENT_TEST_CFLAGS)
 tests_unit_test_agent_tbuf_LDADD = $(AGENT_TEST_LDADD)
 tests_unit_test_agent_events_SOURCES = tests/unit/test_agent_events.c \
-	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES) agent/libc.c
+	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES) agent/libc/libc.c
 tests_unit_test_agent_events_CFLAGS = $(AGENT_TEST_CFLAGS)
 tests_unit_test_agent_events_LDADD = $(AGENT_TEST_LDADD)
 # Their one reader of the spool's chunks and slots.

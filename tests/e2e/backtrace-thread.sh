@@ -1,7 +1,7 @@
 #!/bin/sh
 # A program printing its own backtrace prints the frames of its plain run,
 # traced or not (issue 24), in a thread too, whose start routine the agent
-# runs from a trampoline of its own (agent/wrap_thread.c): backtrace(),
+# runs from a trampoline of its own (agent/libc/wrap_thread.c): backtrace(),
 # _Unwind_Backtrace() and libunwind's unw_backtrace() leave every frame in
 # the agent's code out, and still fill the buffer with the program's
 # (tests/progs/patchme_bt thread: a thread, then the main thread, each

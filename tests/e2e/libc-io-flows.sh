@@ -1,5 +1,5 @@
 #!/bin/sh
-# Pipe and socket flows (agent/io_fds.c, agent/wrap_net.c, agent/session.c): each write of
+# Pipe and socket flows (agent/libc/io_fds.c, agent/libc/wrap_net.c, agent/session.c): each write of
 # a pipe or socket pair gets a flow into the read that consumed its first
 # byte, in one thread, across threads, across a fork (pipe and socket
 # pair), across the two programs of a shell pipeline, and across the

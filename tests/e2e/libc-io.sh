@@ -1,6 +1,6 @@
 #!/bin/sh
-# The io and sleep groups of the libc wrappers (agent/wrap_fd.c,
-# agent/wrap_stdio.c, agent/wrap_net.c, agent/io_fds.c, agent/wrap_sleep.c)
+# The io and sleep groups of the libc wrappers (agent/libc/wrap_fd.c,
+# agent/libc/wrap_stdio.c, agent/libc/wrap_net.c, agent/libc/io_fds.c, agent/libc/wrap_sleep.c)
 # on tests/progs/libc_io_prog, an uninstrumented
 # program: exact slices and arguments, errors passed through unchanged,
 # the groups switched by FXT_LIBC, the fortified entry points, output

@@ -2,8 +2,8 @@
 # Stack sampling together with run-time patching (fxt-run --patch=.
 # --sample): patching puts its return trampoline where each patched call's
 # return address was, and the sampler, which walks the stack from the
-# signal's context, must see the real return addresses (agent/sample.c,
-# agent/patch_rt.c).  tests/progs/sample_chain spins in leaf under middle
+# signal's context, must see the real return addresses (agent/sample/sample.c,
+# agent/patch/rt.c).  tests/progs/sample_chain spins in leaf under middle
 # under outer under main, all patched: the sample track shows that chain as
 # the unpatched run does, in the main thread and in two threads, with
 # every call counted and nothing of the agent's but its "fxtrace" frame,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Stack sampling (agent/sample.c) end to end: fxt-run --sample on a
+# Stack sampling (agent/sample/sample.c) end to end: fxt-run --sample on a
 # CPU-bound program built -O2 without hooks (tests/progs/sample_hotcold.c:
 # hot() does 4 times cold()'s work).  The stack chart on each thread's
 # "(samples)" track shows hot as the widest function; the program's output

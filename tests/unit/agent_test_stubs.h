@@ -1,5 +1,6 @@
-/* What lifecycle.c provides to the agent's modules, for unit tests that
- * compile those modules without it (no constructor, no libc wrappers).
+/* What lifecycle.c and seal.c provide to the agent's modules, for unit
+ * tests that compile those modules without them (no constructor, no libc
+ * wrappers).
  * Private to the agent tests. */
 #ifndef FXT_TESTS_AGENT_TEST_STUBS_H
 #define FXT_TESTS_AGENT_TEST_STUBS_H
@@ -11,7 +12,7 @@
 
 #include "agent/agent.h"
 #include "agent/settings.h"
-#include "agent/snapshot.h"
+#include "agent/keep/snapshot.h"
 #include "spool/names.h"
 
 struct agent agent = {
@@ -23,11 +24,11 @@ int agent_ensure_init(void)
 	return 0;
 }
 
-void agent_flush(void)
+void agent_seal(void)
 {
 }
 
-/* Snapshots (snapshot.c, which needs lifecycle.c): no rule. */
+/* Snapshots (snapshot.c, which needs seal.c): no rule. */
 unsigned agent_snap_libc;
 
 void agent_snapshot_libc_begin(struct tstate *t, unsigned fn)

@@ -1,4 +1,4 @@
-/* Unit tests of the tagged records' encoders (agent/events.h, agent/libc.h)
+/* Unit tests of the tagged records' encoders (agent/events.h, agent/libc/libc.h)
  * and of their multi-slot reservation (agent_ev_begin, agent_tbuf_slow_n):
  * a record's slots are always consecutive in one chunk, whatever the chunk
  * size, and drops are counted exactly. */
@@ -13,7 +13,7 @@
 #include "tests/unit/spool_test_walk.h"
 
 #include "agent/events.h"
-#include "agent/libc.h"
+#include "agent/libc/libc.h"
 
 /* Checks named after their expressions. */
 #define EQ(a, b)    ASSERT_EQ_I64(a, b, "%s == %s", #a, #b)

@@ -1,4 +1,4 @@
-/* Patching a running program (agent/patch_live.c) on hand-written x86-64
+/* Patching a running program (agent/patch/live.c) on hand-written x86-64
  * functions in pages of the test's own: the jump lands in the stub; a
  * thread that meets the int3 of an entry being patched is sent to the stub;
  * traps that are not at a patch site (or at one forgotten) go to the
@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "agent/patch.h"
+#include "agent/patch/patch.h"
 #include "agent/settings.h"
 #include "tests/lib/tap.h"
 

@@ -1,4 +1,4 @@
-/* The run-time patch planner (patch/plan.h) on hand-written x86-64 bytes:
+/* The run-time patch planner (agent/patch/plan.h) on hand-written x86-64 bytes:
  * what it displaces, how it relocates (RIP-relative operands, short and
  * conditional jumps, a call), and each reason it leaves a function alone.
  * The relocated bytes are checked against the encodings written out here. */
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "patch/plan.h"
+#include "agent/patch/plan.h"
 #include "tests/lib/tap.h"
 
 #define ADDR 0x400000ull /* where the function "is" */

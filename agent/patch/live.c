@@ -1,0 +1,252 @@
+/* Run-time patching of a running program (see patch.h): the jumps written
+ * at the entries of a library's functions after dlopen(), when other
+ * threads may be running.
+ *
+ * At start-up the process has one thread and the patcher simply makes the
+ * text writable for a moment.  After dlopen() it cannot: another thread
+ * may run any code of the program at any time, so the text must stay
+ * executable, and a thread must never fetch an entry half rewritten (the
+ * 5-byte jump is not one store).  So, as the kernel does when it patches
+ * itself, each entry is rewritten in three steps, every core being made
+ * to forget what it had fetched after each (membarrier SYNC_CORE):
+ *
+ *   1. an int3 at the patch site: a thread that gets there traps, and the
+ *      SIGTRAP handler below sends it to the function's stub, which does
+ *      what the finished patch will do;
+ *   2. the jump's other four bytes (and nops over the rest of the
+ *      displaced instructions): no thread reads them, the int3 stops it;
+ *   3. the jump's first byte.
+ *
+ * The text is written through /proc/self/mem, which leaves the pages'
+ * protection alone: no page is ever writable and executable.
+ *
+ * What this does not cover: a thread stopped *between* two displaced
+ * instructions of an entry at that moment would resume in the middle of
+ * the jump; and a thread that blocks SIGTRAP and reaches an int3 is killed
+ * by the kernel.  Both need a thread already running the new library's
+ * code while dlopen() has not returned yet (a thread the library's
+ * constructors started, a lazy binding to its symbols), and the first
+ * also a preemption in those few bytes.
+ *
+ * The SIGTRAP handler stays installed once installed (a thread may have
+ * trapped and not yet been given its signal when the patch ends); traps
+ * that are not at a patch site go to the handler the program had. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <linux/membarrier.h>
+#endif
+
+#include "agent/log.h"
+#include "agent/patch/patch.h"
+
+#if defined(__x86_64__)
+
+/* The sites of one call of agent_patch_live(), sorted, for the handler.
+ * Never freed (the handler may be reading it); `dead` once the library
+ * is unloaded. */
+struct agent_live_sites {
+	struct agent_live_sites *next;
+	bool dead;
+	size_t n;
+	struct agent_patch_site v[];
+};
+
+static struct agent_live_sites *tables;
+static struct sigaction prev_trap;
+static bool trap_installed;
+static unsigned long traps; /* threads sent to a stub by an int3, for FXT_DEBUG */
+
+static uint64_t find_stub(uint64_t site)
+{
+	for (struct agent_live_sites *t = __atomic_load_n(&tables, __ATOMIC_ACQUIRE); t;
+	     t = t->next) {
+		size_t lo = 0, hi = t->n;
+		if (__atomic_load_n(&t->dead, __ATOMIC_ACQUIRE) || !t->n || site < t->v[0].site ||
+		    site > t->v[t->n - 1].site)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (t->v[mid].site < site)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < t->n && t->v[lo].site == site)
+			return t->v[lo].stub;
+	}
+	return 0;
+}
+
+static void on_trap(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	int saved = errno;
+
+	/* int3 reports SI_KERNEL, the address after it in RIP. */
+	if (si && si->si_code == SI_KERNEL) {
+		uint64_t stub = find_stub((uint64_t)uc->uc_mcontext.gregs[REG_RIP] - 1);
+		if (stub) {
+			__atomic_add_fetch(&traps, 1, __ATOMIC_RELAXED);
+			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)stub;
+			errno = saved;
+			return;
+		}
+	}
+	/* Not ours: what the program asked for. */
+	if (prev_trap.sa_flags & SA_SIGINFO) {
+		prev_trap.sa_sigaction(sig, si, ctx);
+	} else if (prev_trap.sa_handler == SIG_DFL) {
+		/* Its default action, on the same thread (blocked until this
+		 * handler returns). */
+		signal(SIGTRAP, SIG_DFL);
+		raise(SIGTRAP);
+	} else if (prev_trap.sa_handler != SIG_IGN) {
+		prev_trap.sa_handler(sig);
+	}
+	errno = saved;
+}
+
+static int install_trap(void)
+{
+	struct sigaction sa;
+
+	if (trap_installed)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_trap;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGTRAP, &sa, &prev_trap) != 0)
+		return -errno;
+	trap_installed = true;
+	return 0;
+}
+
+static bool one_thread(void)
+{
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *t = strstr(buf, "\nThreads:");
+	return t && strtol(t + 9, NULL, 10) == 1;
+}
+
+/* Makes every thread's core serialize before it runs user code again, or
+ * says it cannot (0 when there is no other thread to care about). */
+static int sync_cores(bool registered)
+{
+	if (!registered)
+		return 0;
+	return syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) == 0
+		   ? 0
+		   : -errno;
+}
+
+static int poke(int fd, uint64_t at, const void *buf, size_t len)
+{
+	ssize_t n = pwrite(fd, buf, len, (off_t)at);
+	if (n == (ssize_t)len)
+		return 0;
+	return n < 0 ? -errno : -EIO;
+}
+
+int agent_patch_live(const struct agent_patch_site *v, size_t n, struct agent_live_sites **sites)
+{
+	static bool registered;
+	struct agent_live_sites *t;
+	const uint8_t int3 = 0xcc, jmp = 0xe9;
+	int fd, err;
+
+	*sites = NULL;
+	if (!n)
+		return 0;
+	if (!registered &&
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) == 0)
+		registered = true;
+	if (!registered && !one_thread())
+		return -ENOTSUP;
+	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	t = malloc(sizeof(*t) + n * sizeof(t->v[0]));
+	if (!t) {
+		close(fd);
+		return -ENOMEM;
+	}
+	t->dead = false;
+	t->n = n;
+	memcpy(t->v, v, n * sizeof(*v));
+	if ((err = install_trap()) < 0) {
+		free(t);
+		close(fd);
+		return err;
+	}
+	t->next = tables;
+	__atomic_store_n(&tables, t, __ATOMIC_RELEASE);
+
+	/* 1: the int3s.  An int3 that is written leads to the stub, which is
+	 * complete: if a write fails, what was written is taken back. */
+	size_t done = 0;
+	for (; done < n; done++)
+		if ((err = poke(fd, v[done].site, &int3, 1)) < 0)
+			goto undo;
+	if ((err = sync_cores(registered)) < 0)
+		goto undo;
+	/* 2: the rest of each jump, nops after it. */
+	for (size_t i = 0; i < n; i++) {
+		uint8_t tail[PATCH_SITE_MAX];
+		int32_t rel = (int32_t)(v[i].stub - (v[i].site + 5));
+		memcpy(tail, &rel, 4);
+		memset(tail + 4, 0x90, v[i].len - 5);
+		if ((err = poke(fd, v[i].site + 1, tail, v[i].len - 1)) < 0)
+			goto undo;
+	}
+	sync_cores(registered);
+	/* 3: the jumps' first bytes.  A site whose write failed keeps its
+	 * int3, which leads to the stub as well (through a signal). */
+	for (size_t i = 0; i < n; i++)
+		if (poke(fd, v[i].site, &jmp, 1) < 0)
+			agent_dbg("FXT_PATCH: %p keeps its int3", (void *)(uintptr_t)v[i].site);
+	sync_cores(registered);
+	close(fd);
+	agent_dbg("FXT_PATCH: %zu entries patched while running (%lu int3 traps so far)", n,
+		  __atomic_load_n(&traps, __ATOMIC_RELAXED));
+	*sites = t;
+	return 0;
+undo:
+	/* The sites that have their int3 get their bytes back, the first
+	 * last. */
+	for (size_t i = 0; i < done; i++)
+		poke(fd, v[i].site + 1, v[i].orig + 1, v[i].len - 1);
+	sync_cores(registered);
+	for (size_t i = 0; i < done; i++)
+		poke(fd, v[i].site, v[i].orig, 1);
+	sync_cores(registered);
+	close(fd);
+	return err;
+}
+
+void agent_patch_live_forget(struct agent_live_sites *sites)
+{
+	if (sites)
+		__atomic_store_n(&sites->dead, true, __ATOMIC_RELEASE);
+}
+
+#endif /* __x86_64__ */

@@ -1,0 +1,144 @@
+/* Run-time patching: exact calls of functions that were not built with
+ * -finstrument-functions (FXT_PATCH; fxt-run --patch).  x86-64 only.
+ * Private to agent/.
+ *
+ * At start-up, before main() and while the process has one thread, the
+ * agent reads the symbol table of the main program and of the libraries
+ * loaded with it that FXT_PATCH_MODULE's globs name, and, for each function
+ * whose name (demangled for C++) matches a pattern of FXT_PATCH, asks the
+ * planner (libfxt-patch.so, agent/patch/plan.h, loaded only then) whether its
+ * entry can be patched.  Each one that can gets a stub in a page within
+ * 2 GiB of it:
+ *
+ *     .quad FN                  (data, read by the trampoline)
+ *     call *enter_slot          -> fxt__patch_enter_tramp (tramp.S)
+ *     <the displaced instructions, relocated>
+ *     jmp  FN + displaced
+ *
+ * and its entry a `jmp` to the stub.  The text is made writable (not
+ * executable) only while it is written, the stubs' page executable (not
+ * writable) once written: no page is ever writable and executable.
+ *
+ * Entry: the trampoline saves the argument registers and calls
+ * fxt__patch_enter(FN, slot), which records the call as the
+ * -finstrument-functions hook does (the same 16-byte record, through the
+ * filters), pushes {slot, return address, FN} on the thread's shadow stack
+ * and puts fxt__patch_exit_tramp in the return address's slot.  Exit: the
+ * function returns into that trampoline, which saves the return registers
+ * and calls fxt__patch_exit(), which records the exit and gives back the
+ * real return address.  So the records nest exactly as the hooks' do, and
+ * everything after the spool is unchanged.
+ *
+ * Frames that never return through their slot:
+ *   - longjmp() (and a signal handler that jumps out): a shadow entry whose
+ *     slot lies at or below a new call's, or below a returning one's, is a
+ *     frame that is gone; its exit is recorded then (not when the new call
+ *     runs on the alternate signal stack and the entry does not).
+ *   - Frames taken for gone that were not (the program switched stacks: a
+ *     coroutine) find their return address in a ring of the last entries
+ *     popped as gone, when they return.
+ *   - C++ exceptions and forced unwinding (pthread_exit): the unwinder reads
+ *     return addresses, so the agent's _Unwind_RaiseException,
+ *     _Unwind_Resume_or_Rethrow, _Unwind_ForcedUnwind and _Unwind_Backtrace
+ *     put the real ones back first; __cxa_begin_catch records the exits of
+ *     the frames that were unwound and hooks the live ones again.  The C
+ *     library's pthread_exit() calls the unwinder through a pointer of its
+ *     own: the pthread_exit wrapper puts them back (a thread cancelled at
+ *     a cancellation point still unwinds without: the destructors of its
+ *     C++ frames below a patched one do not run).
+ *   - Backtraces the program takes of itself: the C library's backtrace()
+ *     (which calls the unwinder through a pointer of its own too) and
+ *     libunwind's unw_backtrace() are the agent's as well, and put the real
+ *     return addresses back around the walk; the agent's entry points
+ *     leave every frame in the agent's code out of what they give (their
+ *     own, the pthread_create trampoline's under a thread's start
+ *     routine), traced with --patch or not.
+ *   - The sampler (sample.c), which walks the stack from a signal's
+ *     context, where putting the return addresses back is not safe: it
+ *     reads the real one from the shadow stack as it walks
+ *     (agent_patch_sampled_ret()), and fxt__patch_exit_tramp's unwind
+ *     information says where the real one goes, for a sample taken in
+ *     it; a sample taken in a stub is its function's (agent_patch_stub(),
+ *     agent_patch_sampled_call()).  An entry is filled in an order that
+ *     lets such a reader find either the real return address or nothing.
+ *
+ * A module whose own code walks its stack by return address (a runtime:
+ * HotSpot, V8, Go; a sanitizer; libunwind's unw_step) would meet the exit
+ * trampoline where a return address should be: it is left alone whole,
+ * known by a symbol it defines or refers to (patch.c, walker_signs).
+ *
+ * Libraries loaded later by dlopen() that FXT_PATCH_MODULE names are
+ * patched as dlopen() returns (agent_patch_dlopened(), from the wrapper in
+ * modules.c), when other threads may be running: the same stubs, but the
+ * jumps are written by live.c (an int3 first, see there), and
+ * forgotten when the library is unloaded, patched again if it comes back.
+ *
+ * The planner's verdicts go to FXT_PATCH_REPORT/patch.PID (when set):
+ *     exe PATH
+ *     patched NAME          (one line a function)
+ *     skipped NAME\tREASON
+ *     unpatched REASON      (the module as a whole: its file not found)
+ * which fxt-run sums up ("patched N of M functions").  A library the
+ * loader found by a relative path (an rpath or LD_LIBRARY_PATH of ".") is
+ * read from the file /proc/self/maps says is mapped there: the process
+ * may have changed folders since.
+ */
+#ifndef FXT_AGENT_PATCH_H
+#define FXT_AGENT_PATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent/gates.h" /* what the sampler reads of patched frames */
+
+/* Patches the main program's functions that FXT_PATCH names.  Called once
+ * from the agent's start-up, before main().  0 or -errno (logged). */
+int agent_patch_init(void);
+
+/* Patches the libraries that FXT_PATCH_MODULE names and that are loaded
+ * but not patched yet: called after each dlopen(), when other threads may
+ * be running (live.c).  Logs what fails. */
+void agent_patch_dlopened(void);
+
+/* Forgets the patched libraries that are no longer loaded: after each
+ * dlclose(). */
+void agent_patch_dlclosed(void);
+
+/* One entry to patch in a running program: the jump at `site` to `stub`
+ * over `len` bytes (5 <= len <= PATCH_SITE_MAX), which were `orig`. */
+#define PATCH_SITE_MAX 20
+struct agent_patch_site {
+	uint64_t site, stub;
+	uint32_t len;
+	uint8_t orig[PATCH_SITE_MAX];
+};
+
+/* The sites one agent_patch_live() call wrote, as its SIGTRAP handler
+ * knows them (live.c). */
+struct agent_live_sites;
+
+/* Writes the jumps of v[0..n) (sorted by site) while other threads may be
+ * running (live.c), their stubs being complete and executable.  0
+ * with *sites set (NULL when n is 0), or -errno with nothing changed. */
+int agent_patch_live(const struct agent_patch_site *v, size_t n, struct agent_live_sites **sites);
+
+/* The sites of one agent_patch_live() call are gone (their library was
+ * unloaded): a trap there is no longer ours. */
+void agent_patch_live_forget(struct agent_live_sites *sites);
+
+/* The thread unwinds its stack to end (pthread_exit()): the C library
+ * calls the unwinder through a pointer of its own, not the agent's entry
+ * points, so the real return addresses are put back first. */
+void agent_patch_thread_unwinds(void);
+
+/* The thread is ending (its TLS destructors run): its shadow stack is
+ * given back; its patched calls from then on go unrecorded, as its other
+ * records do. */
+void agent_patch_thread_end(void);
+
+/* The runtime the trampolines call (tramp.S); see above. */
+void fxt__patch_enter(uint64_t fn, uint64_t *slot);
+uint64_t fxt__patch_exit(uint64_t *sp);
+
+#endif /* FXT_AGENT_PATCH_H */

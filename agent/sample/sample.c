@@ -1,0 +1,656 @@
+/* Stack sampling of threads' CPU time (see sample.h): SIGPROF's action as
+ * the program sees it, the mask view that keeps SIGPROF open in threads
+ * the program starts with it blocked, and the handler with the per-thread
+ * timers.  The walk of the interrupted stack (libunwind, run-time
+ * patching's trampolines and stubs) is walk.c. */
+#include <config.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "agent/ticks.h"
+#include "agent/events.h"
+#include "agent/feature.h"
+#include "agent/real.h"
+#include "agent/log.h"
+#include "agent/gates.h"
+#include "agent/sample/sample.h"
+#include "agent/sample/walk.h"
+#include "agent/settings.h"
+#include "agent/tbuf.h"
+
+/* glibc before 2.35 does not name the field. */
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
+TLS unsigned char agent_in_dl;
+
+/* The calling thread's timer.  `on` is what the handler checks: cleared
+ * before the timer is deleted, since a signal the timer already queued is
+ * still delivered after timer_delete(). */
+struct sample_thread {
+	timer_t timer;
+	pid_t pid; /* the process that created the timer (fork: not ours) */
+	volatile sig_atomic_t on;
+	/* Periods of CPU time whose signals took no sample (skipped, or no
+	 * frame): the next sample stands for them too. */
+	uint64_t carry;
+	/* The program's view of the thread's mask blocks SIGPROF, the real
+	 * one does not (see "Masks" below). */
+	volatile sig_atomic_t virt;
+	uint64_t nvcsw; /* its voluntary context switches at its last sample */
+	/* Why the thread is not sampled, once said (enum ev_unsampled). */
+	unsigned char said;
+};
+
+static TLS struct sample_thread self;
+/* Set between our fork handlers (see fork_prepare). */
+static TLS unsigned char forking;
+
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+static bool setup_ok;
+static const char timer_cookie; /* its address tags our timers' signals */
+/* Samples taken and the ticks spent in taking them (FXT_DEBUG reports
+ * them at the seal). */
+static uint64_t nsamples, sample_ticks;
+static pthread_key_t stop_key;
+static struct timespec period;
+
+/* Stores one sample of `n` pcs standing for `periods` of CPU time, taken
+ * inside the agent's own code when `in_agent`, after the thread gave up the
+ * CPU when `waited`: a SAMPLE slot, then the pcs
+ * two per FRAME slot.  The reservation is the hooks' (signal-safe); when
+ * the thread is inside agent code (busy), it counts as nested and never
+ * refills. */
+static void put_sample(struct tstate *t, uint64_t ts, const uint64_t *pcs, unsigned n,
+		       uint64_t periods, bool in_agent, bool waited)
+{
+	unsigned nslots = 1 + (n + 1) / 2;
+	uint64_t *p = agent_ev_begin(t, nslots, ts, false);
+
+	if (p) {
+		p[0] = ts;
+		p[1] = ev_sample_w1_full(n, periods, in_agent, waited);
+		for (unsigned i = 0; i < n; i += 2) {
+			p += 2;
+			p[0] = pcs[i];
+			p[1] = ev_frame_w1(i + 1 < n ? pcs[i + 1] : 0);
+		}
+	}
+	agent_ev_end(t);
+}
+/* ------------------------------------------------------------ SIGPROF's action
+ *
+ * Our handler stays installed: the action the program sets for SIGPROF is
+ * kept here, returned to it by sigaction() and signal(), and applied by
+ * our handler to every SIGPROF that is not our timers' (see sample.h).
+ * Updates take a lock and publish a new slot; the handler reads the
+ * published one (a ring: an update never rewrites the slot a handler may
+ * still be reading, unless seven more come in between). */
+#define NACTS 8
+static struct sigaction prog_acts[NACTS];
+static unsigned prog_cur;
+static bool virtual_on; /* our handler is installed: prog_acts is the program's view */
+static pthread_mutex_t prog_lock = PTHREAD_MUTEX_INITIALIZER;
+
+REAL_DECL(sigaction);
+REAL_DECL(signal);
+REAL_DECL(pthread_sigmask);
+REAL_DECL(sigprocmask);
+
+/* The thread's real mask, whatever the program's view (an error number). */
+static int real_mask(int how, const sigset_t *set, sigset_t *old)
+{
+	return REAL(pthread_sigmask)(how, set, old);
+}
+
+/* Blocks or unblocks SIGPROF alone in the real mask. */
+static void real_prof(int how)
+{
+	sigset_t prof;
+
+	sigemptyset(&prof);
+	sigaddset(&prof, SIGPROF);
+	(void)real_mask(how, &prof, NULL);
+}
+
+static void on_sigprof(int sig, siginfo_t *si, void *ucv);
+
+/* A SIGPROF that is not ours: what the program's action does with it. */
+static void forward(int sig, siginfo_t *si, void *ucv)
+{
+	const struct sigaction *pa = &prog_acts[__atomic_load_n(&prog_cur, __ATOMIC_ACQUIRE)];
+
+	if (pa->sa_flags & SA_SIGINFO) {
+		if (pa->sa_sigaction)
+			pa->sa_sigaction(sig, si, ucv);
+	} else if (pa->sa_handler == SIG_DFL) {
+		/* Terminate, as it would have: SIGPROF is blocked until we
+		 * return, and then the default action happens. */
+		struct sigaction dfl;
+
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		REAL(sigaction)(SIGPROF, &dfl, NULL);
+		raise(SIGPROF);
+	} else if (pa->sa_handler != SIG_IGN) {
+		pa->sa_handler(sig);
+	}
+}
+
+/* Sets the program's view of SIGPROF's action (and reads the old one),
+ * with the real action ours, under the program's mask.  SA_RESTART always:
+ * our samples must not interrupt system calls.  A program that ignores
+ * SIGPROF gets SIG_IGN for real (our samples stop; exec keeps it). */
+static int prof_action(const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction next, real;
+	sigset_t all, mask;
+	int ret = 0;
+
+	if (act)
+		next = *act; /* act and old may be the same */
+	/* A handler calling sigaction() must not find the lock taken. */
+	sigfillset(&all);
+	real_mask(SIG_BLOCK, &all, &mask);
+	pthread_mutex_lock(&prog_lock);
+	if (old)
+		*old = prog_acts[prog_cur];
+	if (act) {
+		unsigned i = (prog_cur + 1) % NACTS;
+
+		memset(&real, 0, sizeof(real));
+		if (!(next.sa_flags & SA_SIGINFO) && next.sa_handler == SIG_IGN) {
+			real.sa_handler = SIG_IGN;
+		} else {
+			real.sa_sigaction = on_sigprof;
+			real.sa_flags = SA_SIGINFO | SA_RESTART | (next.sa_flags & SA_ONSTACK);
+		}
+		real.sa_mask = next.sa_mask;
+		prog_acts[i] = next;
+		ret = REAL(sigaction)(SIGPROF, &real, NULL);
+		if (ret == 0)
+			__atomic_store_n(&prog_cur, i, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&prog_lock);
+	real_mask(SIG_SETMASK, &mask, NULL);
+	return ret;
+}
+
+__attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
+						     struct sigaction *old)
+{
+	if (sig != SIGPROF || !__atomic_load_n(&virtual_on, __ATOMIC_ACQUIRE))
+		return REAL(sigaction)(sig, act, old);
+	return prof_action(act, old);
+}
+
+/* glibc's signal(): BSD semantics (SA_RESTART, the signal blocked in its
+ * handler). */
+__attribute__((visibility("default"))) __sighandler_t signal(int sig, __sighandler_t handler)
+{
+	struct sigaction sa, old;
+
+	if (sig != SIGPROF || !__atomic_load_n(&virtual_on, __ATOMIC_ACQUIRE))
+		return REAL(signal)(sig, handler);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, sig);
+	sa.sa_flags = SA_RESTART;
+	if (prof_action(&sa, &old) != 0)
+		return SIG_ERR;
+	return (old.sa_flags & SA_SIGINFO) ? (__sighandler_t)(void (*)(void))old.sa_sigaction
+					   : old.sa_handler;
+}
+
+/* ------------------------------------------------------------ masks
+ *
+ * A thread that blocks SIGPROF would get no sample (its timer's signal
+ * stays pending).  While the program does not use SIGPROF (its action is
+ * the default one), a sampled thread's mask is kept in two: the real one,
+ * where SIGPROF stays unblocked, and the program's view, where it is
+ * blocked (`virt`).  pthread_sigmask() and sigprocmask() work on the view
+ * and return it; a thread starts with its creator's view.  A SIGPROF of
+ * anyone else's that comes to a thread whose view blocks it gets the
+ * program's treatment (on_sigprof()): the thread's real mask blocks
+ * SIGPROF again from the handler's return on, and the signal is sent
+ * again, to the thread if it was sent to the thread (SI_TKILL), else to
+ * the process, where it waits or goes to a thread that does not block it,
+ * as it would have.  A program with a SIGPROF action of its own has its
+ * masks as it sets them: its handler must not run where it blocked it. */
+
+/* Whether the program has an action of its own for SIGPROF. */
+static bool prog_uses_sigprof(void)
+{
+	const struct sigaction *pa = &prog_acts[__atomic_load_n(&prog_cur, __ATOMIC_ACQUIRE)];
+
+	return (pa->sa_flags & SA_SIGINFO) ? pa->sa_sigaction != NULL : pa->sa_handler != SIG_DFL;
+}
+
+/* From now on the thread is not sampled, for `why`: a record the converter
+ * turns into an instant (once per thread).  Signal-safe, errno kept. */
+static void note_unsampled(enum ev_unsampled why)
+{
+	struct tstate *t = &agent_tls;
+	int saved = errno;
+	uint64_t ts, *p;
+
+	if (self.said || agent.disabled)
+		return;
+	self.said = (unsigned char)why;
+	ts = agent_ticks();
+	p = agent_ev_begin(t, 1, ts, false);
+	if (p) {
+		p[0] = ts;
+		p[1] = ev_unsampled_w1(why);
+	}
+	agent_ev_end(t);
+	errno = saved;
+}
+
+/* Whether SIGPROF may stay unblocked in the real mask while the view
+ * blocks it. */
+static bool may_virtualize(void)
+{
+	return self.on && !agent_in_dl && !__atomic_load_n(&agent.sealed, __ATOMIC_RELAXED) &&
+	       !prog_uses_sigprof();
+}
+
+/* The thread's view blocks SIGPROF (a new thread with its creator's view,
+ * or whose real mask blocks it): virtualized, or blocked for real. */
+static void view_blocks_prof(bool real_blocked)
+{
+	if (may_virtualize()) {
+		/* Before: a SIGPROF the unblocking lets in finds the view. */
+		self.virt = 1;
+		if (real_blocked)
+			real_prof(SIG_UNBLOCK);
+		return;
+	}
+	self.virt = 0;
+	if (!real_blocked)
+		real_prof(SIG_BLOCK);
+	if (self.on && prog_uses_sigprof())
+		note_unsampled(EV_UNSAMPLED_SIGPROF_USED);
+}
+
+/* pthread_sigmask()'s and sigprocmask()'s work on the view.  `real` is the
+ * function called; its own result is returned (an error number, or -1 and
+ * errno), with SIGPROF added to `old` when the view blocked it. */
+static int mask_call(int (*real)(int, const sigset_t *, sigset_t *), int how, const sigset_t *set,
+		     sigset_t *old)
+{
+	bool was = self.virt, in, view;
+	sigset_t s;
+	int r;
+
+	if (!__atomic_load_n(&virtual_on, __ATOMIC_RELAXED) || agent_tls.busy)
+		return real(how, set, old); /* the agent's own */
+	if (!set || (how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)) {
+		r = real(how, set, old);
+		goto out;
+	}
+	in = sigismember(set, SIGPROF) == 1;
+	/* The view's SIGPROF after the call.  Without `virt`, only a call
+	 * that blocks SIGPROF is ours. */
+	if (!was && (how == SIG_UNBLOCK || !in))
+		return real(how, set, old);
+	view = how == SIG_BLOCK ? true : how == SIG_UNBLOCK ? !in : in;
+	/* `virt` changes before the real mask lets SIGPROF in: a SIGPROF of
+	 * the program's that comes then finds the view it comes into. */
+	if (view && may_virtualize()) {
+		s = *set;
+		sigdelset(&s, SIGPROF);
+		self.virt = 1;
+		r = real(how, &s, old);
+		/* A thread that blocked SIGPROF for real before (when the
+		 * program had an action of its own) unblocks it now. */
+		if (r == 0 && !was && how == SIG_BLOCK)
+			real_prof(SIG_UNBLOCK);
+	} else if (!view) {
+		self.virt = 0;
+		r = real(how, set, old);
+	} else {
+		/* The program handles SIGPROF: its mask as it sets it. */
+		r = real(how, set, old);
+		if (r == 0) {
+			real_prof(SIG_BLOCK);
+			self.virt = 0;
+			if (self.on)
+				note_unsampled(EV_UNSAMPLED_SIGPROF_USED);
+		}
+	}
+	if (r != 0)
+		self.virt = was;
+out:
+	if (r == 0 && old && was)
+		sigaddset(old, SIGPROF);
+	return r;
+}
+
+__attribute__((visibility("default"))) int pthread_sigmask(int how, const sigset_t *set,
+							   sigset_t *old)
+{
+	return mask_call(REAL(pthread_sigmask), how, set, old);
+}
+
+__attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return mask_call(REAL(sigprocmask), how, set, old);
+}
+
+/* A SIGPROF not ours came to a thread whose view blocks it: the real mask
+ * blocks it from the handler's return on, and it is sent again (see
+ * "Masks").  The thread is no longer sampled. */
+static void pend_for_program(siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	pid_t pid = getpid();
+
+	sigaddset(&uc->uc_sigmask, SIGPROF);
+	self.virt = 0;
+	/* Only the main thread may queue a kill()'s information (si_code
+	 * SI_USER) to the process: another one sends a kill() of its own. */
+	if (si->si_code == SI_TKILL)
+		syscall(SYS_rt_tgsigqueueinfo, pid, (pid_t)syscall(SYS_gettid), SIGPROF, si);
+	else if (syscall(SYS_rt_sigqueueinfo, pid, SIGPROF, si) != 0)
+		kill(pid, SIGPROF);
+	note_unsampled(EV_UNSAMPLED_SIGPROF_PENDING);
+}
+
+/* ------------------------------------------------------------ the handler */
+
+static void on_sigprof(int sig, siginfo_t *si, void *ucv)
+{
+	struct tstate *t = &agent_tls;
+	uint64_t pcs[EV_SAMPLE_MAX_DEPTH];
+	uint64_t ts, periods;
+	/* Inside a hook, a refill, a wrapper's recording: the agent's time,
+	 * whatever the innermost frames (a libc call of the agent's). */
+	bool agent_work = t->busy != 0;
+	unsigned n;
+	int saved;
+
+	(void)sig;
+	if (si->si_code != SI_TIMER || si->si_value.sival_ptr != &timer_cookie) {
+		/* Not ours (kill, the program's ITIMER_PROF or timers). */
+		saved = errno;
+		if (self.virt)
+			pend_for_program(si, ucv);
+		else
+			forward(sig, si, ucv);
+		errno = saved;
+		return;
+	}
+	/* The periods of CPU time since the signal before: one, and those
+	 * that passed while this one was pending (the kernel fires CPU-time
+	 * timers at its tick, or the thread blocked signals). */
+	periods = 1 + (si->si_overrun > 0 ? (uint64_t)si->si_overrun : 0) + self.carry;
+	/* Not while the loader's lists change (libunwind reads them through
+	 * dl_iterate_phdr), nor after the thread stopped (a signal queued
+	 * before timer_delete() is still delivered). */
+	if (!self.on || __atomic_load_n(&agent.sealed, __ATOMIC_RELAXED))
+		return;
+	if (agent_in_dl || forking) {
+		self.carry = periods;
+		return;
+	}
+	saved = errno;
+	ts = agent_ticks();
+	/* libunwind's own libc calls are not the program's: busy keeps the
+	 * wrappers from recording them, and refuses it the pipe it would
+	 * check addresses through (io.h, the fake pipe).  It comes back down
+	 * before the record, whose reservation counts as nested only if the
+	 * thread was busy already. */
+	t->busy++;
+	n = agent_sample_walk(ucv, pcs, EV_SAMPLE_MAX_DEPTH);
+	agent_busy_leave(t);
+	self.carry = n ? 0 : periods;
+	if (n) {
+		/* Its voluntary context switches: did it wait since? */
+		struct rusage ru;
+		bool waited = true;
+
+		if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+			waited = (uint64_t)ru.ru_nvcsw != self.nvcsw;
+			self.nvcsw = (uint64_t)ru.ru_nvcsw;
+		}
+		put_sample(t, ts, pcs, n, periods, agent_work, waited);
+	}
+	__atomic_fetch_add(&nsamples, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&sample_ticks, agent_ticks() - ts, __ATOMIC_RELAXED);
+	errno = saved;
+}
+
+static bool handler_is_ours(void)
+{
+	struct sigaction sa;
+
+	return REAL(sigaction)(SIGPROF, NULL, &sa) == 0 && (sa.sa_flags & SA_SIGINFO) &&
+	       sa.sa_sigaction == on_sigprof;
+}
+
+/* Thread exit: pthread key destructors run for every thread that set a
+ * value, whether or not it ever recorded anything. */
+static void stop_key_destructor(void *arg)
+{
+	(void)arg;
+	agent_sample_thread_stop();
+}
+
+/* fork: from before the agent's prepare handler takes its locks (handlers
+ * registered later prepare first) to after its parent or child handler:
+ * a sample that needed a new chunk there would take them again. */
+static void fork_prepare(void)
+{
+	forking = 1;
+}
+
+static void fork_done(void)
+{
+	forking = 0;
+}
+
+/* Once per process image: the period, libunwind's set-up done outside any
+ * signal handler (its first use initialises global state under a lock),
+ * the key, and the handler. */
+static void setup(void)
+{
+	struct sigaction sa, old;
+	bool unwind_ok;
+	uint64_t ns = 1000000000ull / agent_cfg.sample_hz;
+
+	period.tv_sec = (time_t)(ns / 1000000000ull);
+	period.tv_nsec = (long)(ns % 1000000000ull);
+	agent_tls.busy++; /* libunwind's libc calls are ours (see io.h, the fake pipe) */
+	unwind_ok = agent_sample_unwind_setup();
+	agent_busy_leave(&agent_tls);
+	if (!unwind_ok)
+		return;
+	if (pthread_key_create(&stop_key, stop_key_destructor) != 0 ||
+	    pthread_atfork(fork_prepare, fork_done, fork_done) != 0)
+		return;
+	if (!REAL(sigaction) || !REAL(signal) || !REAL(pthread_sigmask) || !REAL(sigprocmask) ||
+	    REAL(sigaction)(SIGPROF, NULL, &old) != 0 ||
+	    ((old.sa_flags & SA_SIGINFO)
+		 ? old.sa_sigaction != NULL
+		 : old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) {
+		agent_dbg("SIGPROF has a handler already: no sampling");
+		return;
+	}
+	prog_acts[0] = old;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigprof;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (REAL(sigaction)(SIGPROF, &sa, NULL) != 0)
+		return;
+	__atomic_store_n(&virtual_on, true, __ATOMIC_RELEASE);
+	setup_ok = true;
+	agent_dbg("sampling at %u Hz of each thread's CPU time", agent_cfg.sample_hz);
+}
+
+void agent_sample_thread_start(bool prof_blocked)
+{
+	struct sigevent sev;
+	struct itimerspec its;
+	pid_t pid = getpid();
+	int saved = errno;
+	sigset_t cur;
+
+	if (!agent_cfg.sample_hz || agent.disabled) {
+		if (prof_blocked)
+			real_prof(SIG_BLOCK);
+		return;
+	}
+	if (self.on && self.pid == pid)
+		goto out; /* started already */
+	/* In a fork child, the parent's timer is not ours to delete. */
+	self.on = 0;
+	agent_tls.busy++; /* our libc calls are not the program's */
+	pthread_once(&setup_once, setup);
+	/* The program may have installed a SIGPROF handler of its own since:
+	 * then threads started from now on are not sampled. */
+	if (!setup_ok || !handler_is_ours())
+		goto out_busy;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGPROF;
+	sev.sigev_value.sival_ptr = (void *)&timer_cookie;
+	sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &self.timer) != 0) {
+		agent_dbg("timer_create: %s: thread not sampled", strerror(errno));
+		note_unsampled(EV_UNSAMPLED_NO_TIMER);
+		goto out_busy;
+	}
+	self.pid = pid;
+	pthread_setspecific(stop_key, (void *)1);
+	self.on = 1;
+	its.it_interval = period;
+	its.it_value = period;
+	if (timer_settime(self.timer, 0, &its, NULL) != 0)
+		agent_sample_thread_stop();
+out_busy:
+	agent_busy_leave(&agent_tls);
+	/* The program's view of the new thread's mask: its creator's, or the
+	 * real one (see "Masks"). */
+	if (setup_ok && real_mask(SIG_BLOCK, NULL, &cur) == 0) {
+		bool real_blocked = sigismember(&cur, SIGPROF) == 1;
+
+		if (prof_blocked || real_blocked)
+			view_blocks_prof(real_blocked);
+	} else if (prof_blocked) {
+		real_prof(SIG_BLOCK);
+	}
+out:
+	errno = saved;
+}
+
+bool agent_sample_hold_prof(void)
+{
+	if (!self.virt)
+		return false;
+	real_prof(SIG_BLOCK);
+	return true;
+}
+
+void agent_sample_release_prof(bool prof_blocked)
+{
+	if (prof_blocked)
+		real_prof(SIG_UNBLOCK);
+}
+
+void agent_sample_dlclosed(void)
+{
+	/* Unwind information libunwind cached for the library's addresses
+	 * would describe whatever is loaded there next. */
+	if (setup_ok)
+		agent_sample_unwind_forget();
+}
+
+void agent_sample_thread_stop(void)
+{
+	int saved = errno;
+
+	if (!self.on)
+		return;
+	self.on = 0;
+	if (agent.sealed && nsamples) {
+		uint64_t n = __atomic_load_n(&nsamples, __ATOMIC_RELAXED);
+		uint64_t ticks = __atomic_load_n(&sample_ticks, __ATOMIC_RELAXED);
+
+		agent_dbg("%llu samples, %llu ns each on average", (unsigned long long)n,
+			  (unsigned long long)(ticks * 1000000000.0 / agent_clock_rate() / n));
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (self.pid == getpid())
+		timer_delete(self.timer);
+	/* Not sampled any more: the real mask is the program's view (an exec
+	 * keeps it). */
+	if (self.virt) {
+		self.virt = 0;
+		real_prof(SIG_BLOCK);
+	}
+	errno = saved;
+}
+
+/* ------------------------------------------------------------ feature */
+
+/* Stack sampling (agent/feature.h), when FXT_SAMPLE is set. */
+static bool sample_wanted(void)
+{
+	return agent_cfg.sample_hz != 0;
+}
+
+/* ev NULL: the main thread's start. */
+static void sample_thread_start(const struct agent_event *ev)
+{
+	agent_sample_thread_start(ev && ev->thread.prof_blocked);
+}
+
+/* Timers are not inherited: the forking thread gets its own. */
+static void sample_fork_child(const struct agent_event *ev)
+{
+	(void)ev;
+	if (!agent.disabled)
+		agent_sample_thread_start(false);
+}
+
+/* At a thread's end, and before the seal: other threads' samples stop
+ * then too (the handler sees agent.sealed). */
+static void sample_thread_stop(const struct agent_event *ev)
+{
+	(void)ev;
+	agent_sample_thread_stop();
+}
+
+static void sample_dlclosed(const struct agent_event *ev)
+{
+	(void)ev;
+	agent_sample_dlclosed();
+}
+
+const struct agent_feature agent_feature_sample = {
+	.name = "sample",
+	.on = sample_wanted,
+	.at = {
+		[AGENT_EV_THREAD_START] = sample_thread_start,
+		[AGENT_EV_FORK_CHILD] = sample_fork_child,
+		[AGENT_EV_THREAD_END] = sample_thread_stop,
+		[AGENT_EV_DLCLOSED] = sample_dlclosed,
+		[AGENT_EV_BEFORE_SEAL] = sample_thread_stop,
+	},
+};
