@@ -71,31 +71,35 @@ tests_unit_test_spool_CFLAGS = $(AM_CFLAGS)
 # The settings table and fxt-run's side of it (run/settings.def).
 tests_unit_test_settings_SOURCES = tests/unit/test_settings.c $(RUN_SOURCES) \
 	spool/recording.c spool/recording.h spool/names.c spool/names.h
-tests_unit_test_agent_session_SOURCES = tests/unit/test_agent_session.c \
-	spool/session.c spool/session.h spool/names.c spool/names.h
+# The session file's tables, from the agent's modules (spool/session.c).
+tests_unit_test_agent_session_SOURCES = tests/unit/test_agent_session.c
+tests_unit_test_agent_session_LDADD = $(AGENT_TEST_LDADD)
 
 # ------------------------------------------------------- the agent (agent/)
-# They compile the agent's modules with the test flags (sanitizers included
-# when configured) and provide the few life-cycle symbols themselves
+# They link the agent's modules, compiled once with the test flags
+# (sanitizers included when configured) into libfxtagenttest.la, and
+# provide the few life-cycle symbols themselves
 # (tests/unit/agent_test_stubs.h).  They cover the buffers and spool
 # (reserve, refill, drops, recycling, signals, naming) and the tagged
 # records' writers.
 AGENT_TEST_CFLAGS = $(AM_CFLAGS)
-AGENT_TEST_LDADD = -lpthread -ldl
+AGENT_TEST_LDADD = libfxtagenttest.la -lpthread -ldl
+check_LTLIBRARIES += libfxtagenttest.la
+libfxtagenttest_la_SOURCES = $(AGENT_RECORD_SOURCES)
+libfxtagenttest_la_CFLAGS = $(AGENT_TEST_CFLAGS)
 tests_unit_test_agent_tbuf_SOURCES = tests/unit/test_agent_tbuf.c \
-	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES) \
-	launcher/drain.c launcher/drain.h
+	tests/unit/agent_test_stubs.h launcher/drain.c launcher/drain.h
 tests_unit_test_agent_tbuf_CFLAGS = $(AGENT_TEST_CFLAGS)
 tests_unit_test_agent_tbuf_LDADD = $(AGENT_TEST_LDADD)
 tests_unit_test_agent_events_SOURCES = tests/unit/test_agent_events.c \
-	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES) agent/libc/libc.c
+	tests/unit/agent_test_stubs.h agent/libc/libc.c
 tests_unit_test_agent_events_CFLAGS = $(AGENT_TEST_CFLAGS)
 tests_unit_test_agent_events_LDADD = $(AGENT_TEST_LDADD)
 # Their one reader of the spool's chunks and slots.
 EXTRA_DIST += tests/unit/spool_test_walk.h
 # The settings from the environment and from a block: the same agent_cfg.
 tests_unit_test_agent_settings_SOURCES = tests/unit/test_agent_settings.c \
-	tests/unit/agent_test_stubs.h $(AGENT_RECORD_SOURCES)
+	tests/unit/agent_test_stubs.h
 tests_unit_test_agent_settings_CFLAGS = $(AGENT_TEST_CFLAGS)
 tests_unit_test_agent_settings_LDADD = $(AGENT_TEST_LDADD)
 # The feature table's walker, with rows of its own.
