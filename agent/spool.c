@@ -1,7 +1,7 @@
 /* The spool file: chunk grants, recycling, header (see spool.h), and
  * keeping it writable when the process changes user (a held descriptor,
  * fxt-run's doorbell mapped ahead).  One job, the file's whole life in
- * the process, under one lock: ~825 lines. */
+ * the process, under one lock: one file past 800 lines. */
 #include <config.h>
 
 #include <errno.h>

@@ -124,6 +124,9 @@ E2E_TESTS += tests/e2e/patch-walkers.sh
 E2E_TESTS += tests/e2e/backtrace-thread.sh
 
 E2E_TESTS += tests/e2e/readme.sh
+# The tree's layout: who may include whom (the agent's core and wings, the
+# stages), and a reason in every source past 800 lines.
+E2E_TESTS += tests/e2e/layout.sh
 
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += $(E2E_TESTS) $(E2E_COMMON)
