@@ -315,7 +315,8 @@ is "$(sed -n 3p wd.out)" "$(sed -n 3p wd.want)" "fxt-diff: the README's columns"
 fns() { grep -oE '[A-Za-z_][A-Za-z0-9_]* \(hotspot\)' "$1" | sort -u; }
 is "$(sed 1,3d wd.out | fns /dev/stdin)" "$(sed 1,3d wd.want | grep -v '^fxt-diff:' | fns /dev/stdin)" \
   "fxt-diff: the README's functions"
-if [ "$rc" = 1 ]; then
+# Exit 1 may name another function than checksum: the noise again.
+if [ "$rc" = 1 ] && grep -q '^fxt-diff: checksum ' wd.err; then
   is "$(grep '^fxt-diff: checksum ' wd.err | shape)" "$(grep '^fxt-diff: checksum ' wd.want | shape)" \
     "fxt-diff: exit 1 and the README's line for checksum"
 else
