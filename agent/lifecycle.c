@@ -18,7 +18,7 @@
 #include "agent/settings.h"
 #include "agent/ticks.h"
 #include "run/settings.h"
-#include "spool/names.h"
+#include "run/names.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

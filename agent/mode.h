@@ -1,4 +1,4 @@
-/* What the recording mode (FXT_MODE, spool/recording.h) means for the
+/* What the recording mode (FXT_MODE, run/recording.h) means for the
  * thread buffers and the spool's chunks: one comparison each on
  * agent_cfg.mode, for the cold paths that branch on it.  Private to
  * agent/.  How the mode is chosen is fxt__mode_resolve()'s. */

@@ -21,9 +21,9 @@
 #include "agent/log.h"
 #include "agent/settings.h"
 #include "agent/ticks.h"
-#include "spool/launcher.h"
-#include "spool/proc.h"
-#include "spool/session.h"
+#include "run/control.h"
+#include "run/proc.h"
+#include "run/session.h"
 
 static dev_t status_dev;
 static ino_t status_ino;
@@ -128,7 +128,7 @@ static void report_status(const struct self_result *res, const char *path)
 }
 
 /* After the seal: whether fxt-run converts the spool (the protocol of
- * spool/launcher.h); if not, this process has claimed it. */
+ * run/control.h); if not, this process has claimed it. */
 static bool launcher_converts(void)
 {
 	if (agent_cfg.launcher_pid &&

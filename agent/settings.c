@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 #include "agent/settings.h"
-#include "spool/recording.h"
+#include "run/recording.h"
 #include "agent/log.h"
 #include "agent/mode.h"
 #include "run/settings.h"
-#include "spool/names.h"
+#include "run/names.h"
 
 struct agent_config agent_cfg = {
 	.buffer_size = FXT_DEFAULT_BUFFER_STREAM,
@@ -101,7 +101,7 @@ static void load_program(void)
 	agent_cfg.program[len] = '\0';
 }
 
-/* FXT_OUTPUT, a template (spool/names.h): fxt-run gives every process
+/* FXT_OUTPUT, a template (run/names.h): fxt-run gives every process
  * the name escaped, as does the first process of a run without it, once
  * it expanded it (agent_output_export()); so every process of a run
  * comes to the same name.  Unset: PROGRAM.fxt.  Made absolute against

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <limits.h>
 
-#include "spool/recording.h"
+#include "run/recording.h"
 
 #define AGENT_DEFAULT_CHUNK_SIZE (1ull << 20)
 /* The least per-thread buffer of the oneshot and circular modes. */
@@ -95,7 +95,7 @@ void agent_config_load(void);
 int agent_config_load_block(const char *block, size_t len);
 
 /* The run's first process, with FXT_OUTPUT a template: passes on the name
- * it made of it, escaped (spool/names.h), to the processes it starts. */
+ * it made of it, escaped (run/names.h), to the processes it starts. */
 void agent_output_export(void);
 
 #endif /* FXT_AGENT_SETTINGS_H */

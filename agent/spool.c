@@ -23,8 +23,8 @@
 #include "agent/mode.h"
 #include "agent/spool.h"
 #include "agent/tbuf.h"
-#include "spool/launcher.h"
-#include "spool/proc.h"
+#include "run/control.h"
+#include "run/proc.h"
 #include "spool/stage.h"
 
 #ifndef MADV_POPULATE_WRITE

@@ -173,7 +173,7 @@ void spool_release(struct spool *sp);
 int spool_hold(struct spool *sp);
 
 /* The state of the control file of the fxt-run converting this run
- * (spool/launcher.h): through the mapping of its doorbell if there is one
+ * (run/control.h): through the mapping of its doorbell if there is one
  * (a process that changed user can no longer open it), else read from the
  * file. */
 int spool_launcher_state(struct spool *sp);

@@ -82,7 +82,7 @@ struct tbuf {
 	 * thread's newest chunk, written under the spool lock; 0: none yet. */
 	uint64_t name_off;
 	pthread_t self; /* the thread, for pthread_setname_np() on it */
-	/* The oneshot and circular modes (spool/recording.h): the bytes of
+	/* The oneshot and circular modes (run/recording.h): the bytes of
 	 * chunks granted to the thread, against FXT_BUFFER_SIZE; its ring
 	 * (circular), and the calls it overwrote there. */
 	uint64_t bytes;

@@ -12,8 +12,8 @@
 
 #include "convert/pipeline.h"
 #include "spool/clock.h"
-#include "spool/names.h"
-#include "spool/session.h"
+#include "run/names.h"
+#include "run/session.h"
 #include "convert/convert.h"
 #include "symbolizer/runcache.h"
 

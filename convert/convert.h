@@ -27,12 +27,12 @@
 
 #include "fxt/counts.h"
 #include "spool/format.h"
-#include "spool/session.h"
+#include "run/session.h"
 
 struct fxt_symcache;
 
 struct convert_opts {
-	/* The run's session file (spool/session.h), whose logged pipe
+	/* The run's session file (run/session.h), whose logged pipe
 	 * writes give the process's pipe reads their flows; NULL or a
 	 * missing file: no pipe flows. */
 	const char *session;
@@ -106,7 +106,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		  struct convert_result *res);
 
 /* convert_spool() into the archive named after the run's output
- * (spool/names.h): OUT itself when `n` is 0 (replacing it), else
+ * (run/names.h): OUT itself when `n` is 0 (replacing it), else
  * OUT's stem.PID.N..., created exclusively, the first of n, n + 1 ...
  * (up to 100 tries) that is free.  The name used goes into `path` (and
  * its N into *used, unless NULL).  0 or -errno as convert_spool().

@@ -1,7 +1,8 @@
 # convert/: a spool -> its FXT archive, outside the traced process when
 # fxt-run is there (launcher/), inside it otherwise (libfxt-convert.so,
 # below, which the agent loads then).  What it shares with the
-# agent, the spool's layout and records, is in spool/.
+# agent, the spool's layout and records, is in spool/, the run's names
+# and session in run/.
 CONVERT_SOURCES = \
 	convert/convert.c convert/convert.h \
 	convert/pipeline.c convert/pipeline.h \
@@ -19,7 +20,7 @@ CONVERT_SOURCES = \
 	convert/stackchart.c convert/stackchart.h
 
 noinst_LTLIBRARIES += libfxtconvert.la
-libfxtconvert_la_SOURCES = $(CONVERT_SOURCES) $(SPOOL_SOURCES)
+libfxtconvert_la_SOURCES = $(CONVERT_SOURCES) $(RUN_CONTRACT_SOURCES) $(SPOOL_SOURCES)
 libfxtconvert_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 libfxtconvert_la_LIBADD = libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) $(ZLIB_LIBS)
 
@@ -28,7 +29,7 @@ libfxtconvert_la_LIBADD = libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) $(ZLIB_LIBS)
 # symbolizer's sources built as the agent is (AGENT_CFLAGS, agent/local.mk:
 # no sanitizers, hidden visibility).
 pkglib_LTLIBRARIES += libfxt-convert.la
-libfxt_convert_la_SOURCES = convert/self.c $(CONVERT_SOURCES) $(SPOOL_SOURCES) \
+libfxt_convert_la_SOURCES = convert/self.c $(CONVERT_SOURCES) $(RUN_CONTRACT_SOURCES) $(SPOOL_SOURCES) \
 	$(FXT_CODEC_SOURCES) $(FXT_SYM_SOURCES)
 libfxt_convert_la_CFLAGS = $(AGENT_CFLAGS) $(LIBDW_CFLAGS) $(ZLIB_CFLAGS)
 libfxt_convert_la_LDFLAGS = $(AGENT_LDFLAGS)

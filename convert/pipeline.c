@@ -33,7 +33,7 @@
 #include "convert/recon.h"
 #include "convert/shortcalls.h"
 #include "convert/stackchart.h"
-#include "spool/recording.h"
+#include "run/recording.h"
 
 /* One conversion: what the threads' passes share. */
 struct pipeline {

@@ -67,7 +67,7 @@
 
 #include "fxt/counts.h"
 
-#include "spool/session.h"
+#include "run/session.h"
 #include "spool/format.h"
 #include "symbolizer/symbolizer.h"
 

@@ -16,7 +16,7 @@
 
 #include "launcher/drain.h"
 #include "spool/clock.h"
-#include "spool/names.h"
+#include "run/names.h"
 #include "spool/stage.h"
 
 /* Spools watched at once (each holds a descriptor). */

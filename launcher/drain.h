@@ -2,7 +2,7 @@
  * processes' full staged chunks to their reserved places (spool/format.h,
  * "Staged chunks"), on a core the program's threads may not be using, so
  * that their hooks do not pay for the copy.  The processes ring it through
- * the control file's doorbell (spool/launcher.h).  A chunk it does not get
+ * the control file's doorbell (run/control.h).  A chunk it does not get
  * to in time is copied by its own thread: the drain thread only ever saves
  * work, and nothing depends on it running.  It allocates only when rung,
  * so fxt-run's fork of the program (before any process can ring) finds
@@ -18,7 +18,7 @@
 #include <sys/types.h>
 
 #include "spool/format.h"
-#include "spool/launcher.h"
+#include "run/control.h"
 
 struct drain_staged {
 	uint64_t off, size;

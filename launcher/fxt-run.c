@@ -48,9 +48,9 @@
 #include "launcher/drain.h"
 #include "launcher/launcher.h"
 #include "run/settings.h"
-#include "spool/names.h"
-#include "spool/launcher.h"
-#include "spool/session.h"
+#include "run/names.h"
+#include "run/control.h"
+#include "run/session.h"
 
 /* ------------------------------------------------- how fxt-run speaks */
 
@@ -242,7 +242,7 @@ int main(int argc, char **argv)
 		close(status_fd);
 	}
 
-	/* The session file the traced processes shared (spool/session.h): the
+	/* The session file the traced processes shared (run/session.h): the
 	 * run is over, and a later run gets a root pid of its own. */
 	char session[PATH_MAX + 64];
 	session_path(session, sizeof(session), out, (long)root);

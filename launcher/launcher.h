@@ -27,7 +27,7 @@
 
 #include "fxt/counts.h"
 #include "run/settings.h"
-#include "spool/recording.h"
+#include "run/recording.h"
 
 /* fxt-run's exit statuses besides the program's own (see fxt-run.c):
  * its own failures, as a shell reports a usage error; a program that
@@ -83,7 +83,7 @@ char *find_program(const char *prog);
 void warn_untraceable(const char *path, const char *name);
 
 /* The archive's absolute path (malloc'd), checked writable, or death;
- * -o expanded as a template with v (spool/names.h) unless v is NULL. */
+ * -o expanded as a template with v (run/names.h) unless v is NULL. */
 struct run_template_values;
 char *output_path(const struct options *o, const struct run_template_values *v);
 

@@ -12,7 +12,7 @@
 
 #include "launcher/launcher.h"
 #include "run/settings.h"
-#include "spool/recording.h"
+#include "run/recording.h"
 
 #ifndef FXT_PKGLIBDIR
 #define FXT_PKGLIBDIR "/usr/local/lib/fxtrace"

@@ -16,8 +16,8 @@
 
 #include "launcher/launcher.h"
 #include "tools/front/merge.h"
-#include "spool/names.h"
-#include "spool/proc.h"
+#include "run/names.h"
+#include "run/proc.h"
 
 /* ------------------------------------------------------------ name lists */
 

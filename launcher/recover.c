@@ -2,7 +2,7 @@
  * fxt-run itself was killed (or the machine's session ended) becomes the
  * one archive the run would have left, as lttng-crash does for LTTng.
  *
- * A run whose fxt-run is gone leaves, next to its archive RUN (spool/names.h):
+ * A run whose fxt-run is gone leaves, next to its archive RUN (run/names.h):
  * the spools of the processes that were running or not converted yet;
  * the archives fxt-run had converted but not merged yet; the archives the
  * processes that ended after it wrote themselves (the owner protocol of
@@ -32,8 +32,8 @@
 
 #include "convert/convert.h"
 #include "launcher/launcher.h"
-#include "spool/names.h"
-#include "spool/proc.h"
+#include "run/names.h"
+#include "run/proc.h"
 
 /* One run found: its files are named after `name`. */
 struct run {

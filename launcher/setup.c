@@ -20,8 +20,8 @@
 
 #include "launcher/launcher.h"
 #include "run/settings.h"
-#include "spool/names.h"
-#include "spool/proc.h"
+#include "run/names.h"
+#include "run/proc.h"
 
 #ifndef FXT_PKGLIBDIR
 #define FXT_PKGLIBDIR "/usr/local/lib/fxtrace"

@@ -1,6 +1,6 @@
 /* The run's spools.  Every traced process records into its spool,
  * OUT.PID.spool (image N of a pid after N - 1 execs: OUT.PID.N.spool;
- * spool/format.h, spool/names.h), and seals it at exit and before exec.
+ * spool/format.h, run/names.h), and seals it at exit and before exec.
  * fxt-run converts each spool of the run (the root pid in its header is
  * ours) into that process's archive (convert/convert.h) as soon as it is
  * sealed or its process is gone, whatever killed it, while the program
@@ -25,10 +25,10 @@
 #include "launcher/launcher.h"
 #include "run/settings.h"
 #include "spool/format.h"
-#include "spool/launcher.h"
-#include "spool/names.h"
-#include "spool/proc.h"
-#include "spool/session.h"
+#include "run/control.h"
+#include "run/names.h"
+#include "run/proc.h"
+#include "run/session.h"
 #include "symbolizer/runcache.h"
 
 /* The spool's header page, mapped shared: the owner protocol needs its
@@ -370,7 +370,7 @@ void spools_finish(struct spools *r, const char *ctl)
 		spools_scan(r, false);
 	}
 	/* From now on a process that seals converts its own spool; the last
-	 * pass sees every spool sealed before (spool/launcher.h). */
+	 * pass sees every spool sealed before (run/control.h). */
 	int err = ctl != NULL ? launcher_ctl_set(ctl, LAUNCHER_CLOSING) : 0;
 	if (err != 0 && !r->quiet)
 		fprintf(stderr, "fxt-run: cannot write %s: %s\n", display_name(ctl),

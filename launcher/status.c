@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "launcher/launcher.h"
-#include "spool/names.h"
+#include "run/names.h"
 
 /* One line of FXT_STATUS_FD:
  *   fxtrace pid=PID events=N threads=N dropped=N bytes=N output=PATH

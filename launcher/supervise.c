@@ -19,7 +19,7 @@
 
 #include "launcher/launcher.h"
 #include "run/settings.h"
-#include "spool/names.h"
+#include "run/names.h"
 
 extern char **environ;
 

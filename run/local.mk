@@ -1,5 +1,18 @@
 # run/: the run's contract between fxt-run and the agent.  settings.def is
 # the one settings table (options, FXT_* variables), settings.[ch] its rows
-# as data and what is made of them.
+# as data and what is made of them.  The rest is what fxt-run and the
+# traced processes agree on while the program runs: what can be recorded
+# and how sizes, durations, modes and rules are spelled (recording.h), the
+# names of a run's files (names.h), the session file shared by a run's
+# processes (session.h), fxt-run's control file and drain doorbell
+# (control.h), and process liveness (proc.h).  Compiled into the agent
+# (with its flags) and into the converter library.
 RUN_SETTINGS_H = run/settings.def run/settings.h
-RUN_SOURCES = $(RUN_SETTINGS_H) run/settings.c
+RUN_SETTINGS_SOURCES = $(RUN_SETTINGS_H) run/settings.c
+RUN_CONTRACT_SOURCES = \
+	run/control.c run/control.h \
+	run/names.c run/names.h \
+	run/proc.c run/proc.h \
+	run/recording.c run/recording.h \
+	run/session.c run/session.h
+RUN_SOURCES = $(RUN_SETTINGS_SOURCES) $(RUN_CONTRACT_SOURCES)

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "run/settings.h"
-#include "spool/names.h"
-#include "spool/recording.h"
+#include "run/names.h"
+#include "run/recording.h"
 
 #define FXT_ROW_ENV_AGENT(ID)	 FXT_ENV(ID)
 #define FXT_ROW_ENV_INTERNAL(ID) FXT_ENV(ID)
@@ -108,7 +108,7 @@ static int append_line(char **list, const char *s)
 	return 0;
 }
 
-/* -o's escapes (spool/names.h), checked before anything runs. */
+/* -o's escapes (run/names.h), checked before anything runs. */
 static int check_template(const char *tmpl, char *why, size_t cap)
 {
 	struct run_template_values v = { 1, 0, "p", "h" };
@@ -186,7 +186,7 @@ static int check_regex(const char *opt, const char *re, char *why, size_t cap)
 	return 0;
 }
 
-/* --snapshot-if: "NAME>DURATION" (spool/recording.h), to the list so far. */
+/* --snapshot-if: "NAME>DURATION" (run/recording.h), to the list so far. */
 static int check_rule(const char *opt, const char *rule, const char *list, char *why, size_t cap)
 {
 	struct fxt_snapshot_rule r;

@@ -35,7 +35,7 @@ enum fxt_setting_type {
 	FXT_T_REGEXES,	 /* POSIX EREs, one a line; the option repeats */
 	FXT_T_GLOBS,	 /* globs, one a line; the option repeats */
 	FXT_T_RULES,	 /* NAME>DURATION, one a line; the option repeats */
-	FXT_T_TEMPLATE,	 /* a run's output name (spool/names.h) */
+	FXT_T_TEMPLATE,	 /* a run's output name (run/names.h) */
 	FXT_T_PID,	 /* a pid, 0: none */
 	FXT_T_IMAGE,	 /* an image number */
 	FXT_T_LAUNCHER,	 /* PID:START */

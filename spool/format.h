@@ -47,7 +47,7 @@
  * chunk's name (the highest seq), its main thread after the program when
  * that is empty.
  *
- * Rings (the circular mode, header.mode; spool/recording.h): each thread's
+ * Rings (the circular mode, header.mode; run/recording.h): each thread's
  * chunks stay mapped as a ring of at most FXT_BUFFER_SIZE bytes; when it
  * is full, the thread's oldest chunk is emptied (its records zeroed) and
  * re-stamped as the thread's next seq, with `overwritten`, the calls the
@@ -178,7 +178,7 @@ enum spool_state {
 };
 
 /* Who converts a sealed spool: the process seals it, then asks whether
- * fxt-run will (spool/launcher.h).  Either side takes it by compare and
+ * fxt-run will (run/control.h).  Either side takes it by compare and
  * swap NONE -> LAUNCHER or NONE -> SELF (spool_claim()), so it is
  * converted once; fxt-run takes the spools of dead processes the same way,
  * sealed or not. */

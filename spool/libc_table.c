@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "spool/libc_table.h"
-#include "spool/recording.h"
+#include "run/recording.h"
 
 /* ------------------------------------------------------------ tables */
 

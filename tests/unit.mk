@@ -66,12 +66,12 @@ tests_unit_test_symbolizer_DEPENDENCIES = libfxtsym.la $(SYMFIX_COPIES) \
 # What fxt-run and the agent share: sizes, names; and the session file's
 # tables, mapped by two processes.
 tests_unit_test_spool_SOURCES = tests/unit/test_spool.c \
-	spool/recording.c spool/recording.h spool/names.c spool/names.h
+	run/recording.c run/recording.h run/names.c run/names.h
 tests_unit_test_spool_CFLAGS = $(AM_CFLAGS)
 # The settings table and fxt-run's side of it (run/settings.def).
-tests_unit_test_settings_SOURCES = tests/unit/test_settings.c $(RUN_SOURCES) \
-	spool/recording.c spool/recording.h spool/names.c spool/names.h
-# The session file's tables, from the agent's modules (spool/session.c).
+tests_unit_test_settings_SOURCES = tests/unit/test_settings.c $(RUN_SETTINGS_SOURCES) \
+	run/recording.c run/recording.h run/names.c run/names.h
+# The session file's tables, from the agent's modules (run/session.c).
 tests_unit_test_agent_session_SOURCES = tests/unit/test_agent_session.c
 tests_unit_test_agent_session_LDADD = $(AGENT_TEST_LDADD)
 

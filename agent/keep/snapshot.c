@@ -18,8 +18,8 @@
 #include "agent/keep/snapshot.h"
 #include "spool/format.h"
 #include "spool/libc_table.h"
-#include "spool/names.h"
-#include "spool/session.h"
+#include "run/names.h"
+#include "run/session.h"
 #include "spool/stage.h"
 
 unsigned agent_snap_libc;

@@ -5,12 +5,12 @@
  * them at a moment that matters, while the program goes on: when a call
  * that a rule watches ends after more than the rule's duration, the
  * thread that made it copies the process's spool, as it is, into a spool
- * of its own, OUT.snapN.spool (spool/names.h), sealed with the thread
+ * of its own, OUT.snapN.spool (run/names.h), sealed with the thread
  * table of that moment and marked with what set it off (the header's
  * snap_* fields, spool/format.h).  fxt-run converts it into OUT.snapN.fxt
  * as it converts a process's spool; without fxt-run the process does, at
  * its exit.  N counts the run's snapshots, across its processes (the
- * session's counter, spool/session.h), up to FXT_MAX_SNAPSHOTS.
+ * session's counter, run/session.h), up to FXT_MAX_SNAPSHOTS.
  *
  * Watching: a function rule goes into the filters' table (agent/keep/filter.h)
  * as a flag on the functions whose names it matches, so that only their

@@ -1,4 +1,4 @@
-/* The io group's shared state: the session (spool/session.h) the
+/* The io group's shared state: the session (run/session.h) the
  * pipe/socket flows are logged in, the fd cache that says which fds are
  * pipes or sockets, and the streams' byte counts and PIPE records.  The
  * wrappers reach it through io.h.
@@ -24,7 +24,7 @@
 #include "agent/libc/io.h"
 #include "agent/libc/libc.h"
 #include "agent/log.h"
-#include "spool/session.h"
+#include "run/session.h"
 
 /* ------------------------------------------------------------ session */
 

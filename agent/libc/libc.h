@@ -31,7 +31,7 @@
 #include "agent/real.h"
 #include "agent/tbuf.h"
 #include "spool/libc_table.h"
-#include "spool/recording.h"
+#include "run/recording.h"
 
 /* ------------------------------------------------------------ recording */
 

@@ -13,7 +13,7 @@
 #include "agent/agent.h"
 #include "agent/settings.h"
 #include "agent/keep/snapshot.h"
-#include "spool/names.h"
+#include "run/names.h"
 
 struct agent agent = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,

@@ -1,4 +1,4 @@
-/* The session file (spool/session.c): two processes map it, share stream
+/* The session file (run/session.c): two processes map it, share stream
  * counters and the write log; the flusher's view (session_load_writes)
  * is sorted and skips unpublished entries; bad files are refused. */
 #include <config.h>
@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "spool/session.h"
+#include "run/session.h"
 #include "tests/lib/tap.h"
 
 static char dir[] = "/tmp/fxt-session-XXXXXX";

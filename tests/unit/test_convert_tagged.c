@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "spool/libc_table.h"
-#include "spool/recording.h"
+#include "run/recording.h"
 #include "spool/records.h"
 #include "tests/unit/convert_test_archive.h"
 

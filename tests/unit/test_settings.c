@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "run/settings.h"
-#include "spool/recording.h"
+#include "run/recording.h"
 #include "tests/lib/tap.h"
 
 static void test_rules(void)

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "spool/names.h"
-#include "spool/recording.h"
+#include "run/names.h"
+#include "run/recording.h"
 #include "tests/lib/tap.h"
 
 #define KIB (UINT64_C(1) << 10)

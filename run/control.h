@@ -12,8 +12,8 @@
  *
  * The file is LAUNCHER_CTL_SIZE bytes: after the state byte, at
  * LAUNCHER_BELL_OFF, the drain doorbell (struct launcher_bell). */
-#ifndef FXT_SPOOL_LAUNCHER_H
-#define FXT_SPOOL_LAUNCHER_H
+#ifndef FXT_RUN_CONTROL_H
+#define FXT_RUN_CONTROL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -55,4 +55,4 @@ int launcher_bell_state(const struct launcher_bell *b);
 /* Rings it: no system call unless the drain thread sleeps. */
 void launcher_bell_ring(struct launcher_bell *b);
 
-#endif /* FXT_SPOOL_LAUNCHER_H */
+#endif /* FXT_RUN_CONTROL_H */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "spool/names.h"
+#include "run/names.h"
 
 /* A tiny string builder: appends, always NUL-terminates, truncates. */
 struct sbuf {

@@ -39,8 +39,8 @@
  * Removal: the root process unlinks it after its flush when not under
  * fxt-run; fxt-run unlinks it (session_path()) when the trace ends.
  */
-#ifndef FXT_SPOOL_SESSION_H
-#define FXT_SPOOL_SESSION_H
+#ifndef FXT_RUN_SESSION_H
+#define FXT_RUN_SESSION_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -126,4 +126,4 @@ int session_load_writes(const char *path, struct session_write **out, size_t *n)
  * -errno (-EPROTO: not a session file). */
 int session_log_mark(const char *path, uint64_t *mark);
 
-#endif /* FXT_SPOOL_SESSION_H */
+#endif /* FXT_RUN_SESSION_H */

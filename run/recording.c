@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "spool/recording.h"
+#include "run/recording.h"
 
 static const struct {
 	const char *name;

@@ -9,8 +9,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "spool/launcher.h"
-#include "spool/names.h"
+#include "run/control.h"
+#include "run/names.h"
 
 void launcher_ctl_path(char *buf, size_t cap, const char *output, long launcher_pid)
 {

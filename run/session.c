@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "fxt/hash.h"
-#include "spool/names.h"
-#include "spool/session.h"
+#include "run/names.h"
+#include "run/session.h"
 
 _Static_assert(sizeof(struct session_hdr) == 4096, "the header fills one page");
 _Static_assert((SESSION_STREAMS & (SESSION_STREAMS - 1)) == 0, "a power of two");

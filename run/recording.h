@@ -5,8 +5,8 @@
  * sizes.  The one owner of those
  * names and of their parsers, which run inside the traced process too:
  * no malloc, no stdio, no locale. */
-#ifndef FXT_SPOOL_RECORDING_H
-#define FXT_SPOOL_RECORDING_H
+#ifndef FXT_RUN_RECORDING_H
+#define FXT_RUN_RECORDING_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -121,4 +121,4 @@ struct fxt_snapshot_rule {
  * long NAME, "libc." and no group's name, or not a duration. */
 int fxt__snapshot_rule_parse(const char *s, size_t len, struct fxt_snapshot_rule *out);
 
-#endif /* FXT_SPOOL_RECORDING_H */
+#endif /* FXT_RUN_RECORDING_H */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "spool/proc.h"
+#include "run/proc.h"
 
 int proc_stat_read(long pid, char *state, uint64_t *start_time)
 {

@@ -3,8 +3,8 @@
  * its start time, field 22 of /proc/PID/stat.  Used by the agent (to
  * stamp its spool, and to see whether fxt-run is still there) and by
  * fxt-run (to tell a spool whose process is gone).  No malloc, no stdio. */
-#ifndef FXT_SPOOL_PROC_H
-#define FXT_SPOOL_PROC_H
+#ifndef FXT_RUN_PROC_H
+#define FXT_RUN_PROC_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,4 +19,4 @@ int proc_stat_read(long pid, char *state, uint64_t *start_time);
  * that reuses the pid. */
 bool proc_alive(long pid, uint64_t start_time);
 
-#endif /* FXT_SPOOL_PROC_H */
+#endif /* FXT_RUN_PROC_H */

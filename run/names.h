@@ -9,8 +9,8 @@
  *   OUT.PID.spool          the spool of process PID's first image
  *   OUT.PID.N.spool        ... and of its image N (after N - 1 execs)
  *   OUT.ROOT.session       the session shared by the run's processes
- *                          (spool/session.h)
- *   OUT.LPID.run           fxt-run's control file (spool/launcher.h)
+ *                          (run/session.h)
+ *   OUT.LPID.run           fxt-run's control file (run/control.h)
  *   OUT's stem.snapN EXT   snapshot N of the run (fxt-run --snapshot-if),
  *                          ".snapN" inserted as ".PID" is
  *   OUT.snapN.spool        ... its spool, until it is converted
@@ -26,8 +26,8 @@
  * Both ways: the formatters make the names, the parsers read them back
  * (fxt-run, which finds a run's files in OUT's directory).  None uses
  * malloc or stdio: the agent calls the formatters in fork children. */
-#ifndef FXT_SPOOL_NAMES_H
-#define FXT_SPOOL_NAMES_H
+#ifndef FXT_RUN_NAMES_H
+#define FXT_RUN_NAMES_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,8 +52,8 @@ int run_output_expand(char *buf, size_t cap, const char *tmpl, const struct run_
 int run_output_escape(char *buf, size_t cap, const char *name);
 
 /* The files named after OUT and one pid: OUT.PID + suffix. */
-#define RUN_SESSION_SUFFIX ".session" /* PID: the root's (spool/session.h) */
-#define RUN_CONTROL_SUFFIX ".run"     /* PID: fxt-run's (spool/launcher.h) */
+#define RUN_SESSION_SUFFIX ".session" /* PID: the root's (run/session.h) */
+#define RUN_CONTROL_SUFFIX ".run"     /* PID: fxt-run's (run/control.h) */
 
 /* Where run_archive_name() inserts ".PID": the length of `output` without
  * its extension. */
@@ -103,4 +103,4 @@ size_t run_spool_output(const char *spool);
  * in `path`, and the pid in *pid; 0 when it is no such name. */
 size_t run_pid_file_output(const char *path, const char *suffix, long *pid);
 
-#endif /* FXT_SPOOL_NAMES_H */
+#endif /* FXT_RUN_NAMES_H */
