@@ -1,7 +1,7 @@
 /* What the recording mode (FXT_MODE, run/recording.h) means for the
  * thread buffers and the spool's chunks: one comparison each on
  * agent_cfg.mode, for the cold paths that branch on it.  Private to
- * agent/.  How the mode is chosen is fxt__mode_resolve()'s. */
+ * agent/.  How the mode is chosen is run_mode_resolve()'s. */
 #ifndef FXT_AGENT_MODE_H
 #define FXT_AGENT_MODE_H
 

@@ -132,8 +132,8 @@ static void report_status(const struct self_result *res, const char *path)
 static bool launcher_converts(void)
 {
 	if (agent_cfg.launcher_pid &&
-	    proc_alive(agent_cfg.launcher_pid, agent_cfg.launcher_start) &&
-	    spool_launcher_state(&agent.spool) == LAUNCHER_OPEN)
+	    run_proc_alive(agent_cfg.launcher_pid, agent_cfg.launcher_start) &&
+	    spool_launcher_state(&agent.spool) == RUN_CTL_OPEN)
 		return true;
 	/* fxt-run may take it all the same, the spool being sealed. */
 	return !spool_claim(agent.spool.hdr, SPOOL_OWNER_NONE, SPOOL_OWNER_SELF);
@@ -190,7 +190,7 @@ static void convert_self(void)
 	int err;
 
 	memset(&res, 0, sizeof(res));
-	session_path(session, sizeof(session), agent_cfg.output, agent_cfg.root_pid);
+	run_session_path(session, sizeof(session), agent_cfg.output, agent_cfg.root_pid);
 	agent_features_emit(AGENT_EV_SELF_CONVERT,
 			    &(struct agent_event){ .convert = { converter, session } });
 	snprintf(path, sizeof(path), "%s", agent_cfg.output);

@@ -156,7 +156,7 @@ void agent_output_export(void)
 
 /* FXT_SNAPSHOT_IF, with FXT_MAX_SNAPSHOTS loaded: the rules, which make
  * the mode circular unless FXT_MODE chose another (they are then
- * ignored): fxt__mode_resolve(). */
+ * ignored): run_mode_resolve(). */
 static void load_snapshot_rules(const char *s, bool mode_given)
 {
 	const char *why;
@@ -165,7 +165,7 @@ static void load_snapshot_rules(const char *s, bool mode_given)
 		size_t len = strcspn(s, "\n");
 		struct fxt_snapshot_rule *r = &agent_cfg.snap_rules[agent_cfg.nsnap_rules];
 
-		if (len && fxt__snapshot_rule_parse(s, len, r) == 0)
+		if (len && run_snapshot_rule_parse(s, len, r) == 0)
 			agent_cfg.nsnap_rules++;
 		else if (len)
 			agent_dbg(FXT_ENV(SNAPSHOT_IF) ": a rule is not NAME>DURATION; left out");
@@ -174,7 +174,7 @@ static void load_snapshot_rules(const char *s, bool mode_given)
 	if (!agent_cfg.max_snapshots)
 		agent_cfg.nsnap_rules = 0;
 	agent_cfg.mode =
-	    fxt__mode_resolve(mode_given, agent_cfg.mode, agent_cfg.nsnap_rules != 0, &why);
+	    run_mode_resolve(mode_given, agent_cfg.mode, agent_cfg.nsnap_rules != 0, &why);
 	if (why) {
 		agent_dbg(FXT_ENV(SNAPSHOT_IF) ": %s; no snapshots", why);
 		agent_cfg.nsnap_rules = 0;
@@ -221,7 +221,7 @@ static bool load_size(enum fxt_setting_id id, const char *s, void *field)
 {
 	uint64_t v;
 
-	if (fxt__parse_size(s, &v) < 0) {
+	if (run_parse_size(s, &v) < 0) {
 		if (fxt_settings[id].def == NULL)
 			agent_dbg("%s=%s is not a size; using the default", fxt_settings[id].env,
 				  s);
@@ -236,7 +236,7 @@ static bool load_size(enum fxt_setting_id id, const char *s, void *field)
 
 static bool load_duration(enum fxt_setting_id id, const char *s, void *field)
 {
-	if (*s && fxt__parse_duration(s, (uint64_t *)field) < 0) {
+	if (*s && run_parse_duration(s, (uint64_t *)field) < 0) {
 		agent_dbg("%s=%s: not a duration; every call kept", fxt_settings[id].env, s);
 		*(uint64_t *)field = 0;
 	}
@@ -289,7 +289,7 @@ static bool load_depth(enum fxt_setting_id id, const char *s, void *field)
 
 static bool load_mode(enum fxt_setting_id id, const char *s, void *field)
 {
-	if (fxt__mode_parse(s, (enum fxt_mode *)field) < 0) {
+	if (run_mode_parse(s, (enum fxt_mode *)field) < 0) {
 		agent_dbg("%s=%s: not a mode (" FXT_MODE_NAMES "); using stream",
 			  fxt_settings[id].env, s);
 		*(enum fxt_mode *)field = FXT_MODE_STREAM;
@@ -299,7 +299,7 @@ static bool load_mode(enum fxt_setting_id id, const char *s, void *field)
 
 static bool load_libc(enum fxt_setting_id id, const char *s, void *field)
 {
-	if (agent_libc_parse(s, (unsigned *)field) < 0) {
+	if (run_libc_parse(s, (unsigned *)field) < 0) {
 		agent_dbg("%s=%s: unknown group; using the default", fxt_settings[id].env, s);
 		*(unsigned *)field = AGENT_G_DEFAULT;
 	}
@@ -433,7 +433,7 @@ static void derive(agent_settings_get_fn *get, void *ctx, bool buffer_loaded)
 	load_snapshot_rules(get_row(get, ctx, FXT_S_SNAPSHOT_IF),
 			    get_row(get, ctx, FXT_S_MODE) != NULL);
 	if (!buffer_loaded)
-		agent_cfg.buffer_size = fxt__mode_default_buffer(agent_cfg.mode);
+		agent_cfg.buffer_size = run_mode_default_buffer(agent_cfg.mode);
 	if (agent_cfg.chunk_size < AGENT_MIN_CHUNK_SIZE)
 		agent_cfg.chunk_size = AGENT_MIN_CHUNK_SIZE;
 	if (agent_cfg.chunk_size > (1ull << 30))
@@ -476,7 +476,7 @@ void agent_config_load_from(agent_settings_get_fn *get, void *ctx)
 	derive(get, ctx, buffer_loaded);
 
 	agent_dbg("output=%s mode=%s buffer=%llu chunk=%llu max=%llu status_fd=%d",
-		  agent_cfg.output, fxt__mode_name(agent_cfg.mode),
+		  agent_cfg.output, run_mode_name(agent_cfg.mode),
 		  (unsigned long long)agent_cfg.buffer_size,
 		  (unsigned long long)agent_cfg.chunk_size, (unsigned long long)agent_cfg.max_size,
 		  agent_cfg.status_fd);

@@ -162,7 +162,7 @@ static int create(struct spool *sp)
 	{
 		char state;
 		uint64_t t;
-		if (proc_stat_read(0, &state, &t) == 0)
+		if (run_proc_stat_read(0, &state, &t) == 0)
 			sp->hdr->start_time = t;
 	}
 	snprintf(sp->hdr->program, sizeof(sp->hdr->program), "%s", agent_cfg.program);
@@ -417,15 +417,15 @@ out:
 
 /* The drain doorbell of the fxt-run that converts us, mapped at the first
  * use; NULL without one.  Called with the lock held. */
-static struct launcher_bell *bell(struct spool *sp)
+static struct run_bell *bell(struct spool *sp)
 {
 	char ctl[PATH_MAX + 64];
 
 	if (!sp->bell_tried && agent_cfg.launcher_pid > 0) {
 		sp->bell_tried = true;
-		launcher_ctl_path(ctl, sizeof(ctl), agent_cfg.output, agent_cfg.launcher_pid);
+		run_ctl_path(ctl, sizeof(ctl), agent_cfg.output, agent_cfg.launcher_pid);
 		/* Read without the lock by refill() (agent/tbuf.c). */
-		__atomic_store_n(&sp->bell, launcher_bell_map(ctl), __ATOMIC_RELEASE);
+		__atomic_store_n(&sp->bell, run_bell_map(ctl), __ATOMIC_RELEASE);
 	}
 	return sp->bell;
 }
@@ -459,21 +459,21 @@ out:
 int spool_launcher_state(struct spool *sp)
 {
 	char ctl[PATH_MAX + 64];
-	struct launcher_bell *b;
+	struct run_bell *b;
 
 	lock(sp);
 	b = bell(sp);
 	unlock(sp);
 	if (b)
-		return launcher_bell_state(b);
-	launcher_ctl_path(ctl, sizeof(ctl), agent_cfg.output, agent_cfg.launcher_pid);
-	return launcher_ctl_get(ctl);
+		return run_bell_state(b);
+	run_ctl_path(ctl, sizeof(ctl), agent_cfg.output, agent_cfg.launcher_pid);
+	return run_ctl_get(ctl);
 }
 
 int spool_stage_full(struct spool *sp, struct spool_map *m)
 {
 	struct spool_chunk *c = m->base, dest;
-	struct launcher_bell *b;
+	struct run_bell *b;
 	uint64_t off;
 	int fd, err;
 
@@ -520,7 +520,7 @@ int spool_stage_full(struct spool *sp, struct spool_map *m)
 	b = bell(sp);
 	unlock(sp);
 	if (b)
-		launcher_bell_ring(b);
+		run_bell_ring(b);
 	return 0;
 out:
 	unlock(sp);

@@ -49,7 +49,7 @@ struct spool {
 	/* A descriptor of the spool, held from the moment the process
 	 * changes user (spool_hold()), else -1. */
 	int held;
-	struct launcher_bell *bell; /* fxt-run's drain doorbell, or NULL */
+	struct run_bell *bell; /* fxt-run's drain doorbell, or NULL */
 	bool bell_tried;
 	uint32_t filter_inc, filter_exc; /* for the header (spool_set_filter_counts()) */
 	uint32_t drop_cause;		 /* for the header, until it exists */

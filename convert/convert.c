@@ -231,7 +231,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	if (o && o->writes_loaded) {
 		in.pipe_writes = o->writes;
 		in.npipe_writes = o->nwrites;
-	} else if (o && o->session && session_load_writes(o->session, &writes, &nwrites) == 0) {
+	} else if (o && o->session && run_session_load_writes(o->session, &writes, &nwrites) == 0) {
 		in.pipe_writes = writes;
 		in.npipe_writes = nwrites;
 	}

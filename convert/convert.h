@@ -36,7 +36,7 @@ struct convert_opts {
 	 * writes give the process's pipe reads their flows; NULL or a
 	 * missing file: no pipe flows. */
 	const char *session;
-	/* Or the writes already loaded from it (session_load_writes()), for
+	/* Or the writes already loaded from it (run_session_load_writes()), for
 	 * a caller that converts many spools of one session: used when
 	 * `writes_loaded`, instead of `session`. */
 	const struct session_write *writes;

@@ -112,7 +112,7 @@ struct conv_input {
 	unsigned libc_groups;
 	unsigned sample_hz;
 	/* Every write to a pipe or socket of the trace session, sorted by
-	 * (key, off) (session_load_writes()): a read gets a flow from each
+	 * (key, off) (run_session_load_writes()): a read gets a flow from each
 	 * write whose first byte it consumed.  May be NULL. */
 	const struct session_write *pipe_writes;
 	size_t npipe_writes;

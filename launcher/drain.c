@@ -200,7 +200,7 @@ size_t drain_pass(struct drain *d)
 static void *drain_main(void *arg)
 {
 	struct drain *d = arg;
-	struct launcher_bell *b = d->bell;
+	struct run_bell *b = d->bell;
 	uint64_t last_copy = 0, next_rescan = 0;
 
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
@@ -255,13 +255,13 @@ int drain_start(struct drain *d, const char *out, const char *ctl)
 	d->dir[slash - out] = '\0';
 	if (!d->dir[0])
 		strcpy(d->dir, "/");
-	d->bell = launcher_bell_map(ctl);
+	d->bell = run_bell_map(ctl);
 	if (!d->bell)
 		return -EIO;
 	d->rescanned = __atomic_load_n(&d->bell->word, __ATOMIC_SEQ_CST) - 1;
 	err = -pthread_create(&d->thread, NULL, drain_main, d);
 	if (err < 0) {
-		munmap((char *)d->bell - LAUNCHER_BELL_OFF, LAUNCHER_CTL_SIZE);
+		munmap((char *)d->bell - RUN_BELL_OFF, RUN_CTL_SIZE);
 		d->bell = NULL;
 		return err;
 	}
@@ -280,7 +280,7 @@ void drain_stop(struct drain *d)
 	}
 	drain_forget_all(d);
 	if (d->bell) {
-		munmap((char *)d->bell - LAUNCHER_BELL_OFF, LAUNCHER_CTL_SIZE);
+		munmap((char *)d->bell - RUN_BELL_OFF, RUN_CTL_SIZE);
 		d->bell = NULL;
 	}
 }

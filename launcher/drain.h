@@ -37,7 +37,7 @@ struct drain_spool {
 struct drain {
 	const char *out; /* OUT, absolute: whose spools */
 	char dir[PATH_MAX];
-	struct launcher_bell *bell;
+	struct run_bell *bell;
 	struct drain_spool *v;
 	size_t n, cap;
 	uint64_t copied;    /* chunks copied, for the debug log */

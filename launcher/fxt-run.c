@@ -160,8 +160,8 @@ int main(int argc, char **argv)
 		clear_snapshots(out, o.force);
 
 	char ctl[PATH_MAX + 64];
-	launcher_ctl_path(ctl, sizeof(ctl), out, (long)getpid());
-	int cerr = launcher_ctl_set(ctl, LAUNCHER_OPEN);
+	run_ctl_path(ctl, sizeof(ctl), out, (long)getpid());
+	int cerr = run_ctl_set(ctl, RUN_CTL_OPEN);
 	if (cerr != 0)
 		die(EXIT_USAGE, "cannot create %s: %s", display_name(ctl), strerror(-cerr));
 
@@ -245,7 +245,7 @@ int main(int argc, char **argv)
 	/* The session file the traced processes shared (run/session.h): the
 	 * run is over, and a later run gets a root pid of its own. */
 	char session[PATH_MAX + 64];
-	session_path(session, sizeof(session), out, (long)root);
+	run_session_path(session, sizeof(session), out, (long)root);
 	unlink(session);
 
 	unlink(ctl);

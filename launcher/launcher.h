@@ -261,7 +261,7 @@ struct spools {
 	struct session_write *writes;
 	size_t nwrites;
 	bool writes_loaded;
-	uint64_t writes_mark; /* the log's mark they were loaded at (session_log_mark()) */
+	uint64_t writes_mark; /* the log's mark they were loaded at (run_session_log_mark()) */
 	char writes_of[PATH_MAX + 64]; /* the session they are of */
 	struct fxt_symcache *syms;     /* one for the whole run */
 	unsigned running;	       /* spools of live processes seen by the last scan */

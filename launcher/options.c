@@ -20,7 +20,7 @@
 
 #define AGENT_NAME "libfxt-agent.so"
 
-/* With --snapshot-if: the flight recorder (fxt__mode_resolve()), another
+/* With --snapshot-if: the flight recorder (run_mode_resolve()), another
  * --mode refused; the libc groups its rules name recorded. */
 static void check_snapshots(struct options *o)
 {
@@ -35,25 +35,25 @@ static void check_snapshots(struct options *o)
 		return;
 	}
 	v->v[FXT_S_MODE].u =
-	    fxt__mode_resolve(v->given[FXT_S_MODE], (enum fxt_mode)v->v[FXT_S_MODE].u, true, &why);
+	    run_mode_resolve(v->given[FXT_S_MODE], (enum fxt_mode)v->v[FXT_S_MODE].u, true, &why);
 	if (why)
 		die(EXIT_USAGE,
 		    "--snapshot-if: snapshots are of the flight recorder "
 		    "(--mode=circular), not of --mode=%s",
-		    fxt__mode_name((unsigned)v->v[FXT_S_MODE].u));
+		    run_mode_name((unsigned)v->v[FXT_S_MODE].u));
 	v->given[FXT_S_MODE] = true;
 	if (v->given[FXT_S_LIBC])
-		agent_libc_parse(v->v[FXT_S_LIBC].s, &groups);
+		run_libc_parse(v->v[FXT_S_LIBC].s, &groups);
 	for (const char *p = rules; *p;) {
 		size_t len = strcspn(p, "\n");
 		struct fxt_snapshot_rule r;
 
-		if (fxt__snapshot_rule_parse(p, len, &r) == 0 && r.libc_group &&
+		if (run_snapshot_rule_parse(p, len, &r) == 0 && r.libc_group &&
 		    !(groups & r.libc_group))
 			die(EXIT_USAGE,
 			    "--snapshot-if: %s is not recorded; add it with --libc (e.g. "
 			    "--libc=default,%s)",
-			    r.name, agent_group_name(r.libc_group));
+			    r.name, run_libc_group_name(r.libc_group));
 		p += len + (p[len] == '\n');
 	}
 }

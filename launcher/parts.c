@@ -279,7 +279,7 @@ void parts_collect_unreported(struct parts *ps, const char *out, const char *dir
 		if (pt != NULL) {
 			pt->st = st;
 			pt->note = "its process did not report it";
-			pt->running = proc_alive(pid, 0);
+			pt->running = run_proc_alive(pid, 0);
 		} else {
 			archive_stats_free(&st);
 		}

@@ -124,11 +124,11 @@ static size_t scan_dir(struct runs *rs, const char *given)
 			/* A run whose fxt-run is alive is its own. */
 			name = join(dir, n, len);
 			r = run_get(rs, name);
-			if (proc_alive(pid, 0))
+			if (run_proc_alive(pid, 0))
 				r->live = pid;
 		} else if ((len = run_pid_file_output(n, RUN_SESSION_SUFFIX, &pid)) != 0) {
 			/* A live root's (without fxt-run) tells of nothing. */
-			if (proc_alive(pid, 0))
+			if (run_proc_alive(pid, 0))
 				continue;
 			name = join(dir, n, len);
 			r = run_get(rs, name);
@@ -185,11 +185,11 @@ static void list_runs(char *const *args, const char *out, struct runs *rs)
 		/* An fxt-run killed a moment ago may still be going (its
 		 * mappings take a while to let go of): it gets a second, as a
 		 * killed process's spool does (spools_recover()). */
-		for (int t = 0; t < 50 && r->live != 0 && proc_alive(r->live, 0); t++) {
+		for (int t = 0; t < 50 && r->live != 0 && run_proc_alive(r->live, 0); t++) {
 			struct timespec ts = { 0, 20 * 1000 * 1000 };
 			nanosleep(&ts, NULL);
 		}
-		if (r->live != 0 && !proc_alive(r->live, 0))
+		if (r->live != 0 && !run_proc_alive(r->live, 0))
 			r->live = 0;
 		if (r->live == 0) {
 			name_list_sort(&r->spools, 0);
@@ -330,7 +330,8 @@ static size_t clean_run(const struct run *r, long root, bool keep_marks, bool pa
 			   run_pid_file_parse(r->name, n, RUN_CONTROL_SUFFIX, &pid)) {
 			/* Kept while a spool is, or the parts are, for a
 			 * later --recover to find the run by. */
-			garbage = !keep_marks && !spool_left(r, &left, 0) && !proc_alive(pid, 0);
+			garbage =
+			    !keep_marks && !spool_left(r, &left, 0) && !run_proc_alive(pid, 0);
 		}
 		if (!garbage)
 			continue;

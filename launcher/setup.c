@@ -361,7 +361,7 @@ void setup_env(const struct options *o, const char *agent, int status_fd)
 		set_env(FXT_ENV(PATCH_REPORT), o->patch_dir);
 	prepend_preload(agent);
 	/* Who converts the spools: we, while we run. */
-	if (proc_stat_read(0, &state, &start) != 0)
+	if (run_proc_stat_read(0, &state, &start) != 0)
 		start = 0;
 	snprintf(id, sizeof(id), "%ld:%" PRIu64, (long)getpid(), start);
 	set_env(FXT_ENV(LAUNCHER), id);

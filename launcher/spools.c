@@ -93,7 +93,7 @@ static bool spool_unborn(const char *path, bool any_pid)
 	unborn = fstat(fd, &sb) == 0 && (uint64_t)sb.st_size <= SPOOL_HEADER_SIZE &&
 		 ((sb.st_size == 0 && any_pid) ||
 		  (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && h.magic == 0 &&
-		   (h.pid != 0 ? !proc_alive((long)h.pid, h.start_time) : any_pid)));
+		   (h.pid != 0 ? !run_proc_alive((long)h.pid, h.start_time) : any_pid)));
 	close(fd);
 	return unborn;
 }
@@ -116,14 +116,14 @@ static void load_writes(struct spools *r, struct convert_opts *o)
 	/* Loaded already, but not since the log grew: a process done now may
 	 * have read what was written after the load (a pipeline's reader that
 	 * ended while the pass converted another spool got no flow). */
-	if (session_log_mark(r->session, &mark) != 0 || mark != r->writes_mark)
+	if (run_session_log_mark(r->session, &mark) != 0 || mark != r->writes_mark)
 		r->writes_loaded = false;
 	if (!r->writes_loaded || strcmp(r->writes_of, r->session) != 0) {
 		free(r->writes);
 		r->writes = NULL;
 		r->nwrites = 0;
 		r->writes_mark = mark;
-		if (session_load_writes(r->session, &r->writes, &r->nwrites) != 0) {
+		if (run_session_load_writes(r->session, &r->writes, &r->nwrites) != 0) {
 			r->writes = NULL;
 			r->nwrites = 0;
 		}
@@ -243,10 +243,10 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 		return true; /* another run's */
 	}
 	if (r->recover)
-		session_path(r->session, sizeof(r->session), r->out, root);
+		run_session_path(r->session, sizeof(r->session), r->out, root);
 	uint32_t owner = __atomic_load_n(&h->owner, __ATOMIC_SEQ_CST);
 	bool sealed = __atomic_load_n(&h->state, __ATOMIC_SEQ_CST) == SPOOL_SEALED;
-	bool alive = proc_alive(pid, h->start_time);
+	bool alive = run_proc_alive(pid, h->start_time);
 	bool mine = false;
 
 	if (h->snapshot) {
@@ -325,7 +325,7 @@ void spools_scan(struct spools *r, bool final)
 void spools_set_root(struct spools *r, long root)
 {
 	r->root = root;
-	session_path(r->session, sizeof(r->session), r->out, root);
+	run_session_path(r->session, sizeof(r->session), r->out, root);
 }
 
 int spools_init(struct spools *r, struct parts *ps, const char *out, long root, time_t since,
@@ -371,7 +371,7 @@ void spools_finish(struct spools *r, const char *ctl)
 	}
 	/* From now on a process that seals converts its own spool; the last
 	 * pass sees every spool sealed before (run/control.h). */
-	int err = ctl != NULL ? launcher_ctl_set(ctl, LAUNCHER_CLOSING) : 0;
+	int err = ctl != NULL ? run_ctl_set(ctl, RUN_CTL_CLOSING) : 0;
 	if (err != 0 && !r->quiet)
 		fprintf(stderr, "fxt-run: cannot write %s: %s\n", display_name(ctl),
 			strerror(-err));

@@ -12,12 +12,12 @@
 #include "run/control.h"
 #include "run/names.h"
 
-void launcher_ctl_path(char *buf, size_t cap, const char *output, long launcher_pid)
+void run_ctl_path(char *buf, size_t cap, const char *output, long launcher_pid)
 {
 	run_pid_file_name(buf, cap, output, launcher_pid, RUN_CONTROL_SUFFIX);
 }
 
-int launcher_ctl_set(const char *path, enum launcher_state state)
+int run_ctl_set(const char *path, enum run_ctl_state state)
 {
 	char c = (char)state;
 	ssize_t n;
@@ -28,8 +28,8 @@ int launcher_ctl_set(const char *path, enum launcher_state state)
 	if (fd < 0)
 		return -errno;
 	/* Room for the doorbell (a mapping past the end would fault). */
-	if (fstat(fd, &st) == 0 && st.st_size < (off_t)LAUNCHER_CTL_SIZE &&
-	    ftruncate(fd, LAUNCHER_CTL_SIZE) != 0) {
+	if (fstat(fd, &st) == 0 && st.st_size < (off_t)RUN_CTL_SIZE &&
+	    ftruncate(fd, RUN_CTL_SIZE) != 0) {
 		n = -errno;
 		close(fd);
 		return (int)n;
@@ -41,7 +41,7 @@ int launcher_ctl_set(const char *path, enum launcher_state state)
 	return n == 1 ? 0 : n < 0 ? -errno : -EIO;
 }
 
-int launcher_ctl_get(const char *path)
+int run_ctl_get(const char *path)
 {
 	char c = 0;
 	ssize_t n;
@@ -55,10 +55,10 @@ int launcher_ctl_get(const char *path)
 	close(fd);
 	if (n != 1)
 		return n < 0 ? -errno : -EIO;
-	return c == LAUNCHER_OPEN ? LAUNCHER_OPEN : LAUNCHER_CLOSING;
+	return c == RUN_CTL_OPEN ? RUN_CTL_OPEN : RUN_CTL_CLOSING;
 }
 
-struct launcher_bell *launcher_bell_map(const char *path)
+struct run_bell *run_bell_map(const char *path)
 {
 	struct stat st;
 	void *p = MAP_FAILED;
@@ -66,21 +66,21 @@ struct launcher_bell *launcher_bell_map(const char *path)
 
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t)LAUNCHER_CTL_SIZE)
-		p = mmap(NULL, LAUNCHER_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t)RUN_CTL_SIZE)
+		p = mmap(NULL, RUN_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
-	return p == MAP_FAILED ? NULL : (struct launcher_bell *)((char *)p + LAUNCHER_BELL_OFF);
+	return p == MAP_FAILED ? NULL : (struct run_bell *)((char *)p + RUN_BELL_OFF);
 }
 
-int launcher_bell_state(const struct launcher_bell *b)
+int run_bell_state(const struct run_bell *b)
 {
-	const char *ctl = (const char *)b - LAUNCHER_BELL_OFF;
+	const char *ctl = (const char *)b - RUN_BELL_OFF;
 
-	return __atomic_load_n(ctl, __ATOMIC_ACQUIRE) == LAUNCHER_OPEN ? LAUNCHER_OPEN
-								       : LAUNCHER_CLOSING;
+	return __atomic_load_n(ctl, __ATOMIC_ACQUIRE) == RUN_CTL_OPEN ? RUN_CTL_OPEN
+								      : RUN_CTL_CLOSING;
 }
 
-void launcher_bell_ring(struct launcher_bell *b)
+void run_bell_ring(struct run_bell *b)
 {
 	__atomic_add_fetch(&b->word, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&b->waiters, __ATOMIC_SEQ_CST))

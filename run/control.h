@@ -1,7 +1,7 @@
 /* The launcher's control file: how a traced process knows whether fxt-run
  * will convert its spool.  fxt-run creates "OUT.LPID.run" (LPID: its own
- * pid) holding one byte, LAUNCHER_OPEN, before it starts the program; when
- * the program has exited it writes LAUNCHER_CLOSING, and only then makes
+ * pid) holding one byte, RUN_CTL_OPEN, before it starts the program; when
+ * the program has exited it writes RUN_CTL_CLOSING, and only then makes
  * its last pass over the spools; at the very end it removes the file.
  *
  * A process seals its spool first, then reads this file (spool/format.h):
@@ -10,49 +10,49 @@
  * the process converts its own.  Both sides claim the spool by compare
  * and swap of its owner, so it is converted once.
  *
- * The file is LAUNCHER_CTL_SIZE bytes: after the state byte, at
- * LAUNCHER_BELL_OFF, the drain doorbell (struct launcher_bell). */
+ * The file is RUN_CTL_SIZE bytes: after the state byte, at
+ * RUN_BELL_OFF, the drain doorbell (struct run_bell). */
 #ifndef FXT_RUN_CONTROL_H
 #define FXT_RUN_CONTROL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-enum launcher_state {
-	LAUNCHER_OPEN = 'o',
-	LAUNCHER_CLOSING = 'c',
+enum run_ctl_state {
+	RUN_CTL_OPEN = 'o',
+	RUN_CTL_CLOSING = 'c',
 };
 
-#define LAUNCHER_CTL_SIZE 4096u
-#define LAUNCHER_BELL_OFF 64u
+#define RUN_CTL_SIZE 4096u
+#define RUN_BELL_OFF 64u
 
 /* How a traced process tells fxt-run's drain thread that a staged chunk is
  * full (spool/format.h): it adds one to `word`, and wakes the thread (a
  * futex on the shared mapping) when `waiters` says that it sleeps. */
-struct launcher_bell {
+struct run_bell {
 	uint32_t word;
 	uint32_t waiters;
 };
 
 /* "OUT.LPID.run". */
-void launcher_ctl_path(char *buf, size_t cap, const char *output, long launcher_pid);
+void run_ctl_path(char *buf, size_t cap, const char *output, long launcher_pid);
 
 /* Writes `state` into the control file, creating it: 0 or -errno. */
-int launcher_ctl_set(const char *path, enum launcher_state state);
+int run_ctl_set(const char *path, enum run_ctl_state state);
 
-/* The state in the control file: LAUNCHER_OPEN, LAUNCHER_CLOSING, or
+/* The state in the control file: RUN_CTL_OPEN, RUN_CTL_CLOSING, or
  * -errno (-ENOENT: fxt-run is done). */
-int launcher_ctl_get(const char *path);
+int run_ctl_get(const char *path);
 
 /* The doorbell of the control file at `path`, mapped shared (the
  * mapping holds no descriptor), or NULL. */
-struct launcher_bell *launcher_bell_map(const char *path);
+struct run_bell *run_bell_map(const char *path);
 
 /* The state of the control file whose doorbell `b` is (mapped from its
- * first byte): as launcher_ctl_get() reads it. */
-int launcher_bell_state(const struct launcher_bell *b);
+ * first byte): as run_ctl_get() reads it. */
+int run_bell_state(const struct run_bell *b);
 
 /* Rings it: no system call unless the drain thread sleeps. */
-void launcher_bell_ring(struct launcher_bell *b);
+void run_bell_ring(struct run_bell *b);
 
 #endif /* FXT_RUN_CONTROL_H */

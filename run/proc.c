@@ -9,7 +9,7 @@
 
 #include "run/proc.h"
 
-int proc_stat_read(long pid, char *state, uint64_t *start_time)
+int run_proc_stat_read(long pid, char *state, uint64_t *start_time)
 {
 	char path[48], buf[1024];
 	const char *p;
@@ -49,7 +49,7 @@ int proc_stat_read(long pid, char *state, uint64_t *start_time)
 	return 0;
 }
 
-bool proc_alive(long pid, uint64_t start_time)
+bool run_proc_alive(long pid, uint64_t start_time)
 {
 	uint64_t t;
 	char st;
@@ -57,7 +57,7 @@ bool proc_alive(long pid, uint64_t start_time)
 
 	if (pid <= 0)
 		return false;
-	err = proc_stat_read(pid, &st, &t);
+	err = run_proc_stat_read(pid, &st, &t);
 	if (err == -ENOENT || err == -ESRCH)
 		return false;
 	if (err < 0)

@@ -12,11 +12,11 @@
 /* State (field 3: 'R', 'S', 'Z' ...) and start time (field 22, clock ticks
  * since boot) of process `pid` (0: this process).  0 or -errno (-ENOENT:
  * no such process; -EINVAL: unreadable line). */
-int proc_stat_read(long pid, char *state, uint64_t *start_time);
+int run_proc_stat_read(long pid, char *state, uint64_t *start_time);
 
 /* Whether process `pid` runs: it exists, is no zombie, and (when
  * start_time is not 0) started at start_time, so is not a later process
  * that reuses the pid. */
-bool proc_alive(long pid, uint64_t start_time);
+bool run_proc_alive(long pid, uint64_t start_time);
 
 #endif /* FXT_RUN_PROC_H */

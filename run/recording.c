@@ -18,7 +18,7 @@ static const struct {
 	{ AGENT_G_NAME_LOG, AGENT_G_LOG },
 };
 
-const char *agent_group_name(unsigned group_bit)
+const char *run_libc_group_name(unsigned group_bit)
 {
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
 		if (groups[i].bit == group_bit)
@@ -26,7 +26,7 @@ const char *agent_group_name(unsigned group_bit)
 	return "?";
 }
 
-int agent_libc_parse(const char *s, unsigned *out)
+int run_libc_parse(const char *s, unsigned *out)
 {
 	unsigned mask = 0;
 
@@ -65,7 +65,7 @@ static const char *const modes[] = {
 	[FXT_MODE_CIRCULAR] = "circular",
 };
 
-int fxt__mode_parse(const char *s, enum fxt_mode *out)
+int run_mode_parse(const char *s, enum fxt_mode *out)
 {
 	for (unsigned i = 0; s && i < sizeof(modes) / sizeof(modes[0]); i++) {
 		if (strcmp(s, modes[i]) == 0) {
@@ -76,12 +76,12 @@ int fxt__mode_parse(const char *s, enum fxt_mode *out)
 	return -EINVAL;
 }
 
-const char *fxt__mode_name(unsigned mode)
+const char *run_mode_name(unsigned mode)
 {
 	return mode < sizeof(modes) / sizeof(modes[0]) ? modes[mode] : "?";
 }
 
-enum fxt_mode fxt__mode_resolve(bool given, enum fxt_mode mode, bool has_rules, const char **why)
+enum fxt_mode run_mode_resolve(bool given, enum fxt_mode mode, bool has_rules, const char **why)
 {
 	*why = NULL;
 	if (!has_rules)
@@ -93,7 +93,7 @@ enum fxt_mode fxt__mode_resolve(bool given, enum fxt_mode mode, bool has_rules, 
 	return mode;
 }
 
-uint64_t fxt__mode_default_buffer(enum fxt_mode mode)
+uint64_t run_mode_default_buffer(enum fxt_mode mode)
 {
 	return mode == FXT_MODE_STREAM ? FXT_DEFAULT_BUFFER_STREAM : FXT_DEFAULT_BUFFER_THREAD;
 }
@@ -104,7 +104,7 @@ static char lower(char c)
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
-int fxt__parse_size(const char *s, uint64_t *out)
+int run_parse_size(const char *s, uint64_t *out)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -145,7 +145,7 @@ int fxt__parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-int fxt__parse_duration(const char *s, uint64_t *out)
+int run_parse_duration(const char *s, uint64_t *out)
 {
 	static const struct {
 		const char *unit;
@@ -184,7 +184,7 @@ int fxt__parse_duration(const char *s, uint64_t *out)
 	return -EINVAL;
 }
 
-int fxt__snapshot_rule_parse(const char *s, size_t len, struct fxt_snapshot_rule *out)
+int run_snapshot_rule_parse(const char *s, size_t len, struct fxt_snapshot_rule *out)
 {
 	char dur[64];
 	size_t gt = len;
@@ -197,7 +197,7 @@ int fxt__snapshot_rule_parse(const char *s, size_t len, struct fxt_snapshot_rule
 	out->name[gt - 1] = '\0';
 	memcpy(dur, s + gt, len - gt);
 	dur[len - gt] = '\0';
-	if (fxt__parse_duration(dur, &out->limit_ns) != 0)
+	if (run_parse_duration(dur, &out->limit_ns) != 0)
 		return -EINVAL;
 	out->libc_group = 0;
 	if (strncmp(out->name, "libc.", 5) == 0) {

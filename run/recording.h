@@ -57,35 +57,35 @@ enum fxt_mode {
 #define FXT_MODE_NAMES "stream, oneshot, circular"
 
 /* FXT_BUFFER_SIZE's default: per process in stream mode, per thread in
- * the other two; fxt__mode_default_buffer() chooses. */
+ * the other two; run_mode_default_buffer() chooses. */
 #define FXT_DEFAULT_BUFFER_STREAM (64ull << 20)
 #define FXT_DEFAULT_BUFFER_THREAD (16ull << 20)
 
 /* Parses a mode's name.  0, or -EINVAL for anything else. */
-int fxt__mode_parse(const char *s, enum fxt_mode *out);
+int run_mode_parse(const char *s, enum fxt_mode *out);
 
 /* A mode's name ("stream"); "?" for an unknown value. */
-const char *fxt__mode_name(unsigned mode);
+const char *run_mode_name(unsigned mode);
 
 /* The mode a run records in, for fxt-run's checks and the agent's
  * loading alike: `mode` as asked for (given) or its default; snapshot
  * rules (has_rules) make it circular unless another mode was given.  *why
  * is then the reason the rules cannot apply ("the mode is not circular";
  * fxt-run refuses the run, the agent drops the rules), else NULL. */
-enum fxt_mode fxt__mode_resolve(bool given, enum fxt_mode mode, bool has_rules, const char **why);
+enum fxt_mode run_mode_resolve(bool given, enum fxt_mode mode, bool has_rules, const char **why);
 
 /* FXT_BUFFER_SIZE's default in a mode. */
-uint64_t fxt__mode_default_buffer(enum fxt_mode mode);
+uint64_t run_mode_default_buffer(enum fxt_mode mode);
 
 /* FXT_SAMPLE's bound, in samples per second of a thread's CPU time. */
 #define AGENT_MAX_SAMPLE_HZ 10000u
 
 /* Parses "io,mem,...", "all", "none" (also "" = none) into group bits.
  * Returns -1 on an unknown name. */
-int agent_libc_parse(const char *s, unsigned *out);
+int run_libc_parse(const char *s, unsigned *out);
 
 /* Group name ("io") of one group bit. */
-const char *agent_group_name(unsigned group_bit);
+const char *run_libc_group_name(unsigned group_bit);
 
 /* Parses a size, as FXT_BUFFER_SIZE, FXT_CHUNK_SIZE, FXT_MAX_SIZE and
  * fxt-run's --buffer-size and --max-size take it: a decimal number of
@@ -94,18 +94,18 @@ const char *agent_group_name(unsigned group_bit);
  * ("64k" = "64KB" = "64KiB" = 65536).  Letters in either case ("1gib");
  * no sign, space or fraction.  Returns 0, -EINVAL (not a size) or
  * -ERANGE (more than 2^64 - 1 bytes). */
-int fxt__parse_size(const char *s, uint64_t *out);
+int run_parse_size(const char *s, uint64_t *out);
 
 /* Parses a duration, as FXT_MIN_DURATION and fxt-run's --min-duration take
  * it: a decimal number, optionally with a fraction, followed by a unit,
  * ns, us, ms or s, or by none (ns): "150", "2.5us", "10ms", "1s".
  * Returns 0 and nanoseconds, -EINVAL (not a duration) or -ERANGE. */
-int fxt__parse_duration(const char *s, uint64_t *out);
+int run_parse_duration(const char *s, uint64_t *out);
 
 /* Snapshots (FXT_SNAPSHOT_IF, fxt-run --snapshot-if): a rule is
  * "NAME>DURATION", NAME a function's name or a glob on it (fnmatch(3):
  * "parse_*", "demo::Stack<int>::push"), or "libc.GROUP" for the calls of
- * a libc group ("libc.io"); DURATION as fxt__parse_duration() takes it.
+ * a libc group ("libc.io"); DURATION as run_parse_duration() takes it.
  * The rule is split at its last '>'. */
 #define FXT_SNAPSHOT_NAME_MAX	  128u /* bytes of NAME, its NUL included */
 #define FXT_MAX_SNAPSHOT_RULES	  16u
@@ -119,6 +119,6 @@ struct fxt_snapshot_rule {
 
 /* Parses the rule in s[0, len).  0, or -EINVAL: no '>', an empty or too
  * long NAME, "libc." and no group's name, or not a duration. */
-int fxt__snapshot_rule_parse(const char *s, size_t len, struct fxt_snapshot_rule *out);
+int run_snapshot_rule_parse(const char *s, size_t len, struct fxt_snapshot_rule *out);
 
 #endif /* FXT_RUN_RECORDING_H */

@@ -22,7 +22,7 @@ _Static_assert((SESSION_STREAMS & (SESSION_STREAMS - 1)) == 0, "a power of two")
 #define LOG_OFF	    (STREAMS_OFF + (size_t)SESSION_STREAMS * sizeof(struct session_stream))
 #define FILE_SIZE   (LOG_OFF + (size_t)SESSION_LOG_SLOTS * sizeof(struct session_write))
 
-void session_path(char *buf, size_t cap, const char *output, long root_pid)
+void run_session_path(char *buf, size_t cap, const char *output, long root_pid)
 {
 	run_pid_file_name(buf, cap, output, root_pid, RUN_SESSION_SUFFIX);
 }
@@ -46,7 +46,7 @@ static bool layout(struct session *s, void *base, size_t size, uint64_t nstreams
 	return true;
 }
 
-int session_map(struct session *s, const char *path)
+int run_session_map(struct session *s, const char *path)
 {
 	struct session_hdr *h;
 	struct stat st;
@@ -87,7 +87,7 @@ int session_map(struct session *s, const char *path)
 	return 0;
 }
 
-void session_unmap(struct session *s)
+void run_session_unmap(struct session *s)
 {
 	if (s->hdr)
 		munmap(s->hdr, s->size);
@@ -102,7 +102,7 @@ static uint64_t nonzero_key(uint64_t k)
 	return k ? k : 1;
 }
 
-uint64_t session_pipe_key(uint64_t dev, uint64_t ino)
+uint64_t run_session_pipe_key(uint64_t dev, uint64_t ino)
 {
 	/* Pipes and sockets live on small anonymous devices with inode
 	 * numbers below 2^32 in practice: keep those exact (no collision
@@ -111,7 +111,7 @@ uint64_t session_pipe_key(uint64_t dev, uint64_t ino)
 			   ((dev >> 16) << 40));
 }
 
-uint64_t session_addr_key(const void *from, size_t from_len, const void *to, size_t to_len)
+uint64_t run_session_addr_key(const void *from, size_t from_len, const void *to, size_t to_len)
 {
 	uint64_t h = fxt__hash_more(FXT__HASH_SEED, from, from_len);
 
@@ -123,7 +123,7 @@ uint64_t session_addr_key(const void *from, size_t from_len, const void *to, siz
 
 /* ------------------------------------------------------------ streams */
 
-struct session_stream *session_stream(struct session *s, uint64_t key)
+struct session_stream *run_session_stream(struct session *s, uint64_t key)
 {
 	uint32_t mask = SESSION_STREAMS - 1, i = (uint32_t)fxt__hash_mix(key) & mask;
 
@@ -144,7 +144,7 @@ struct session_stream *session_stream(struct session *s, uint64_t key)
 	return NULL;
 }
 
-struct session_stream *session_find_stream(const struct session *s, uint64_t key)
+struct session_stream *run_session_find_stream(const struct session *s, uint64_t key)
 {
 	uint32_t mask = SESSION_STREAMS - 1, i = (uint32_t)fxt__hash_mix(key) & mask;
 
@@ -163,7 +163,7 @@ struct session_stream *session_find_stream(const struct session *s, uint64_t key
 
 /* ------------------------------------------------------------ the log */
 
-int session_log_write(struct session *s, const struct session_write *w, bool *first)
+int run_session_log_write(struct session *s, const struct session_write *w, bool *first)
 {
 	uint64_t i;
 	struct session_write *e;
@@ -199,7 +199,7 @@ static int cmp_write(const void *a, const void *b)
 	return 0;
 }
 
-int session_log_mark(const char *path, uint64_t *mark)
+int run_session_log_mark(const char *path, uint64_t *mark)
 {
 	struct session_hdr h;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -215,7 +215,7 @@ int session_log_mark(const char *path, uint64_t *mark)
 	return 0;
 }
 
-int session_load_writes(const char *path, struct session_write **out, size_t *n)
+int run_session_load_writes(const char *path, struct session_write **out, size_t *n)
 {
 	struct session s;
 	struct session_write *v;

@@ -3,7 +3,7 @@
  * consumed it in another).  Shared by agent/ (which writes it),
  * convert/ (which reads its write log) and fxt-run (which removes it).
  *
- * The session is one file, session_path(), that every traced process of
+ * The session is one file, run_session_path(), that every traced process of
  * the trace maps MAP_SHARED (whoever comes first creates it; the fd is
  * closed right after mmap, so no fd of ours lives in the program).  It is
  * all fixed-size tables, zero-filled when created, updated with atomics
@@ -20,7 +20,7 @@
  *            the writes, with the flow id their writer recorded
  *
  * Stream keys (48 bits, never 0): a pipe or FIFO is keyed by its inode
- * (both ends share it): session_pipe_key(st_dev, st_ino).  A socket has
+ * (both ends share it): run_session_pipe_key(st_dev, st_ino).  A socket has
  * two streams: what it sends is keyed by its own inode, what it receives
  * by its peer's, which socketpair() knows and publishes (`peer`); for
  * connected TCP/UDP sockets the key is a hash of (sender address, receiver
@@ -37,7 +37,7 @@
  * counts against each other.
  *
  * Removal: the root process unlinks it after its flush when not under
- * fxt-run; fxt-run unlinks it (session_path()) when the trace ends.
+ * fxt-run; fxt-run unlinks it (run_session_path()) when the trace ends.
  */
 #ifndef FXT_RUN_SESSION_H
 #define FXT_RUN_SESSION_H
@@ -54,7 +54,7 @@
 
 /* One write to a pipe or socket, as published in the session log. */
 struct session_write {
-	uint64_t key;	  /* the pipe's identity (session_pipe_key) */
+	uint64_t key;	  /* the pipe's identity (run_session_pipe_key) */
 	uint64_t off;	  /* offset of its first byte in the pipe's byte stream */
 	uint64_t len;	  /* bytes written */
 	uint64_t flow_id; /* the FLOW begin the writer recorded */
@@ -90,40 +90,40 @@ struct session {
 
 /* The session file's path: "<output>.<root pid>.session", output being the
  * root's archive path (FXT_OUTPUT made absolute). */
-void session_path(char *buf, size_t cap, const char *output, long root_pid);
+void run_session_path(char *buf, size_t cap, const char *output, long root_pid);
 
 /* Maps the session at `path`, creating it when it does not exist (mode
  * 0600).  No fd stays open.  Returns 0 or -errno (-EPROTO: not a session
  * file of this version). */
-int session_map(struct session *s, const char *path);
+int run_session_map(struct session *s, const char *path);
 
-void session_unmap(struct session *s);
+void run_session_unmap(struct session *s);
 
 /* The keys of a pipe (or FIFO, or socket's own send stream) and of one
  * direction between two socket addresses (the sender's first). */
-uint64_t session_pipe_key(uint64_t dev, uint64_t ino);
-uint64_t session_addr_key(const void *from, size_t from_len, const void *to, size_t to_len);
+uint64_t run_session_pipe_key(uint64_t dev, uint64_t ino);
+uint64_t run_session_addr_key(const void *from, size_t from_len, const void *to, size_t to_len);
 
 /* The slot of stream `key`, taken if it is new; NULL when the table is
- * full.  session_find_stream() only looks. */
-struct session_stream *session_stream(struct session *s, uint64_t key);
-struct session_stream *session_find_stream(const struct session *s, uint64_t key);
+ * full.  run_session_find_stream() only looks. */
+struct session_stream *run_session_stream(struct session *s, uint64_t key);
+struct session_stream *run_session_find_stream(const struct session *s, uint64_t key);
 
 /* Appends a write to the log.  Returns 0, or -ENOSPC when the log is full;
  * *first is then set if this call is the one that found it full (to say
  * so once). */
-int session_log_write(struct session *s, const struct session_write *w, bool *first);
+int run_session_log_write(struct session *s, const struct session_write *w, bool *first);
 
 /* Every write published so far in the session at `path`, sorted by (key,
  * off), in a malloc'd array (*out, *n); for the flusher, which pairs a
  * read of [off, off + len) on `key` with the writes that start in it.
  * Returns 0 (possibly with *n == 0) or -errno (no session file: -ENOENT;
  * not a session file: -EPROTO). */
-int session_load_writes(const char *path, struct session_write **out, size_t *n);
+int run_session_load_writes(const char *path, struct session_write **out, size_t *n);
 
 /* The log's mark: how many writes it has claimed so far (its next index),
  * to tell whether writes loaded earlier are still all there are.  0 or
  * -errno (-EPROTO: not a session file). */
-int session_log_mark(const char *path, uint64_t *mark);
+int run_session_log_mark(const char *path, uint64_t *mark);
 
 #endif /* FXT_RUN_SESSION_H */

@@ -142,14 +142,14 @@ static int check_libc(const char *opt, const char *list, char *why, size_t cap)
 {
 	unsigned groups;
 
-	if (agent_libc_parse(list, &groups) == 0)
+	if (run_libc_parse(list, &groups) == 0)
 		return 0;
 	for (const char *p = list;;) {
 		size_t len = strcspn(p, ",");
 		char one[64];
 
 		snprintf(one, sizeof(one), "%.*s", (int)len, p);
-		if (len >= sizeof(one) || agent_libc_parse(one, &groups) != 0) {
+		if (len >= sizeof(one) || run_libc_parse(one, &groups) != 0) {
 			snprintf(why, cap,
 				 "--%s: unknown group '%.*s' (groups: io, mem, thread, sync, proc, "
 				 "sleep, log; or all, none, default)",
@@ -198,7 +198,7 @@ static int check_rule(const char *opt, const char *rule, const char *list, char 
 		snprintf(why, cap, "--%s: at most %u rules", opt, FXT_MAX_SNAPSHOT_RULES);
 		return -1;
 	}
-	if (strchr(rule, '\n') != NULL || fxt__snapshot_rule_parse(rule, strlen(rule), &r) != 0) {
+	if (strchr(rule, '\n') != NULL || run_snapshot_rule_parse(rule, strlen(rule), &r) != 0) {
 		snprintf(why, cap,
 			 "--%s: '%s' is not NAME>DURATION (a function's name or glob, or "
 			 "libc.GROUP; a duration such as 10ms)",
@@ -222,12 +222,12 @@ static int check(const struct fxt_setting *row, const char *a, union fxt_value *
 		return 0;
 	case FXT_T_SIZE:
 	case FXT_T_SIZE_NZ:
-		if (fxt__parse_size(a, &val->u) == 0 && (val->u != 0 || row->type == FXT_T_SIZE))
+		if (run_parse_size(a, &val->u) == 0 && (val->u != 0 || row->type == FXT_T_SIZE))
 			return 0;
 		snprintf(why, cap, "--%s: invalid size '%s'", opt, a);
 		return -1;
 	case FXT_T_DURATION:
-		if (fxt__parse_duration(a, &val->u) == 0)
+		if (run_parse_duration(a, &val->u) == 0)
 			return 0;
 		snprintf(why, cap,
 			 "--%s: invalid duration '%s' (a number and ns, us, ms or s: 10us)", opt,
@@ -250,7 +250,7 @@ static int check(const struct fxt_setting *row, const char *a, union fxt_value *
 		snprintf(why, cap, "--%s: invalid depth '%s' (1 to 1000000)", opt, a);
 		return -1;
 	case FXT_T_MODE:
-		if (fxt__mode_parse(a, &mode) == 0) {
+		if (run_mode_parse(a, &mode) == 0) {
 			val->u = mode;
 			return 0;
 		}
@@ -327,7 +327,7 @@ int fxt_settings_export(const struct fxt_values *v, fxt_setting_sink_fn *sink, v
 		if (fxt_setting_is_text(row->type))
 			text = v->v[i].s;
 		else if (row->type == FXT_T_MODE)
-			text = fxt__mode_name((unsigned)v->v[i].u);
+			text = run_mode_name((unsigned)v->v[i].u);
 		else
 			snprintf(num, sizeof(num), "%llu", (unsigned long long)v->v[i].u);
 		rc = sink(ctx, row->env, text);
@@ -402,7 +402,7 @@ static size_t widest(const char *s)
 	return w;
 }
 
-int fxt__settings_check(const struct fxt_setting *v, size_t n, char *why, size_t cap)
+int run_settings_check(const struct fxt_setting *v, size_t n, char *why, size_t cap)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct fxt_setting *a = &v[i];

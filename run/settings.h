@@ -24,14 +24,14 @@ enum fxt_setting_id {
 enum fxt_setting_type {
 	FXT_T_FLAG,	 /* an option without argument; for RUNENV, set or not */
 	FXT_T_BOOL,	 /* set and not "0" */
-	FXT_T_SIZE,	 /* bytes, fxt__parse_size() */
+	FXT_T_SIZE,	 /* bytes, run_parse_size() */
 	FXT_T_SIZE_NZ,	 /* the same, not 0 as an option */
-	FXT_T_DURATION,	 /* nanoseconds, fxt__parse_duration() */
+	FXT_T_DURATION,	 /* nanoseconds, run_parse_duration() */
 	FXT_T_COUNT,	 /* 1 to 1000000 */
 	FXT_T_RATE,	 /* Hz, 1 to AGENT_MAX_SAMPLE_HZ (the agent: 0 too) */
 	FXT_T_DEPTH,	 /* 1 to 1000000 (the agent: 0 too, no bound) */
 	FXT_T_MODE,	 /* enum fxt_mode by name */
-	FXT_T_LIBC,	 /* libc groups, agent_libc_parse() */
+	FXT_T_LIBC,	 /* libc groups, run_libc_parse() */
 	FXT_T_REGEXES,	 /* POSIX EREs, one a line; the option repeats */
 	FXT_T_GLOBS,	 /* globs, one a line; the option repeats */
 	FXT_T_RULES,	 /* NAME>DURATION, one a line; the option repeats */
@@ -121,7 +121,7 @@ bool fxt_block_valid(const char *block, size_t len);
  * option or variable; help lines of at most 53 columns, Environment lines
  * of 56; an option's row has a help, a variable's its line.  0, or -1 with
  * the first broken rule in why. */
-int fxt__settings_check(const struct fxt_setting *v, size_t n, char *why, size_t cap);
+int run_settings_check(const struct fxt_setting *v, size_t n, char *why, size_t cap);
 
 /* --help's option lines, every row with an option, in the table's order. */
 void fxt_settings_usage_options(FILE *f);

@@ -196,8 +196,8 @@ static unsigned next_number(void)
 	unsigned n;
 
 	if (!sess.hdr && !sess_failed) {
-		session_path(path, sizeof(path), agent_cfg.output, agent_cfg.root_pid);
-		sess_failed = session_map(&sess, path) != 0;
+		run_session_path(path, sizeof(path), agent_cfg.output, agent_cfg.root_pid);
+		sess_failed = run_session_map(&sess, path) != 0;
 		if (sess_failed)
 			agent_dbg("snapshots: no session %s; none taken", path);
 	}

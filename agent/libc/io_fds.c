@@ -48,8 +48,8 @@ static struct session *session_get(void)
 	    !__atomic_compare_exchange_n(&sess_state, &state, SESS_OPENING, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return state == SESS_MAPPED ? &sess : NULL;
-	session_path(path, sizeof(path), agent_cfg.output, agent_cfg.root_pid);
-	err = session_map(&sess, path);
+	run_session_path(path, sizeof(path), agent_cfg.output, agent_cfg.root_pid);
+	err = run_session_map(&sess, path);
 	if (err) {
 		agent_dbg("session %s: error %d; no pipe/socket flows", path, -err);
 		__atomic_store_n(&sess_state, SESS_FAILED, __ATOMIC_RELEASE);
@@ -131,19 +131,20 @@ static uint64_t socket_entry(struct session *s, int fd, const struct stat *st)
 	if (domain == AF_UNIX) {
 		const struct session_stream *me;
 
-		self = session_pipe_key(st->st_dev, st->st_ino);
-		me = session_find_stream(s, self);
+		self = run_session_pipe_key(st->st_dev, st->st_ino);
+		me = run_session_find_stream(s, self);
 		peer = me ? __atomic_load_n(&me->peer, __ATOMIC_ACQUIRE) : 0;
 		if (!peer)
 			return FD_UNTRACKED;
-		return stream_entry(me, session_stream(s, peer));
+		return stream_entry(me, run_session_stream(s, peer));
 	}
 	if (getsockname(fd, (struct sockaddr *)&a, &la) != 0 ||
 	    getpeername(fd, (struct sockaddr *)&b, &lb) != 0 || !canon_addr(&a, &ca) ||
 	    !canon_addr(&b, &cb))
 		return FD_UNTRACKED;
-	return stream_entry(session_stream(s, session_addr_key(&ca, sizeof(ca), &cb, sizeof(cb))),
-			    session_stream(s, session_addr_key(&cb, sizeof(cb), &ca, sizeof(ca))));
+	return stream_entry(
+	    run_session_stream(s, run_session_addr_key(&ca, sizeof(ca), &cb, sizeof(cb))),
+	    run_session_stream(s, run_session_addr_key(&cb, sizeof(cb), &ca, sizeof(ca))));
 }
 
 /* Classifies `fd` (first read or write of it since it was created) and
@@ -173,7 +174,7 @@ static uint64_t fd_classify(int fd)
 		}
 		if (S_ISFIFO(st.st_mode)) {
 			struct session_stream *p =
-			    session_stream(s, session_pipe_key(st.st_dev, st.st_ino));
+			    run_session_stream(s, run_session_pipe_key(st.st_dev, st.st_ino));
 			e = stream_entry(p, p);
 		} else {
 			e = socket_entry(s, fd, &st);
@@ -224,7 +225,7 @@ __attribute__((noinline)) void stream_note(struct tstate *t, int fd, int dir, ui
 		struct session_write w = { st->key, off, n, agent_new_flow_id(EV_FLOWID_PIPE) };
 		bool first;
 
-		if (session_log_write(&sess, &w, &first) == 0) {
+		if (run_session_log_write(&sess, &w, &first) == 0) {
 			wrap_flow(t, EV_FLOW_BEGIN, w.flow_id, false);
 		} else if (first) {
 			t->busy++;
@@ -249,7 +250,7 @@ void pipe_learn(const int fds[2])
 	self->busy++;
 	if ((s = session_get()) != NULL && fstat(fds[0], &st) == 0) {
 		struct session_stream *p =
-		    session_stream(s, session_pipe_key(st.st_dev, st.st_ino));
+		    run_session_stream(s, run_session_pipe_key(st.st_dev, st.st_ino));
 		fd_set_entry(fds[0], stream_entry(p, p));
 		fd_set_entry(fds[1], stream_entry(p, p));
 	}
@@ -277,11 +278,11 @@ void socketpair_learn(int type, const int fds[2])
 	}
 	self->busy++;
 	if ((s = session_get()) != NULL && fstat(fds[0], &sa) == 0 && fstat(fds[1], &sb) == 0) {
-		uint64_t ka = session_pipe_key(sa.st_dev, sa.st_ino);
-		uint64_t kb = session_pipe_key(sb.st_dev, sb.st_ino);
+		uint64_t ka = run_session_pipe_key(sa.st_dev, sa.st_ino);
+		uint64_t kb = run_session_pipe_key(sb.st_dev, sb.st_ino);
 
-		a = session_stream(s, ka);
-		b = session_stream(s, kb);
+		a = run_session_stream(s, ka);
+		b = run_session_stream(s, kb);
 		if (a && b) {
 			__atomic_store_n(&a->peer, kb, __ATOMIC_RELEASE);
 			__atomic_store_n(&b->peer, ka, __ATOMIC_RELEASE);

@@ -97,19 +97,19 @@ static void test_tables(void)
 	CHECK(agent_key_name(0) == NULL);
 	CHECK(agent_key_name(AGENT_KEY_COUNT) == NULL);
 
-	EQ(agent_libc_parse("io,mem", &m), 0);
+	EQ(run_libc_parse("io,mem", &m), 0);
 	EQ(m, AGENT_G_IO | AGENT_G_MEM);
-	EQ(agent_libc_parse("all", &m), 0);
+	EQ(run_libc_parse("all", &m), 0);
 	EQ(m, AGENT_G_ALL);
-	EQ(agent_libc_parse("none", &m), 0);
+	EQ(run_libc_parse("none", &m), 0);
 	EQ(m, 0);
-	EQ(agent_libc_parse("", &m), 0);
+	EQ(run_libc_parse("", &m), 0);
 	EQ(m, 0);
-	EQ(agent_libc_parse("default,sync", &m), 0);
+	EQ(run_libc_parse("default,sync", &m), 0);
 	EQ(m, AGENT_G_DEFAULT | AGENT_G_SYNC);
-	EQ(agent_libc_parse("io,bogus", &m), -1);
-	EQ(agent_libc_parse("i", &m), -1);
-	STREQ(agent_group_name(AGENT_G_SLEEP), "sleep");
+	EQ(run_libc_parse("io,bogus", &m), -1);
+	EQ(run_libc_parse("i", &m), -1);
+	STREQ(run_libc_group_name(AGENT_G_SLEEP), "sleep");
 }
 
 /* ------------------------------------------------------------ spool */

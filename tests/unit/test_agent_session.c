@@ -1,5 +1,5 @@
 /* The session file (run/session.c): two processes map it, share stream
- * counters and the write log; the flusher's view (session_load_writes)
+ * counters and the write log; the flusher's view (run_session_load_writes)
  * is sorted and skips unpublished entries; bad files are refused. */
 #include <config.h>
 
@@ -21,23 +21,23 @@ static void test_path(void)
 {
 	char buf[64];
 
-	session_path(buf, sizeof(buf), "/tmp/out.fxt", 1234);
-	ASSERT_STR_EQ(buf, "/tmp/out.fxt.1234.session", "session_path");
+	run_session_path(buf, sizeof(buf), "/tmp/out.fxt", 1234);
+	ASSERT_STR_EQ(buf, "/tmp/out.fxt.1234.session", "run_session_path");
 }
 
 static void test_keys(void)
 {
 	const char a[] = "addr-a", b[] = "addr-b";
-	uint64_t k1 = session_pipe_key(12, 34), k2 = session_pipe_key(12, 35);
-	uint64_t ab = session_addr_key(a, sizeof(a), b, sizeof(b));
-	uint64_t ba = session_addr_key(b, sizeof(b), a, sizeof(a));
+	uint64_t k1 = run_session_pipe_key(12, 34), k2 = run_session_pipe_key(12, 35);
+	uint64_t ab = run_session_addr_key(a, sizeof(a), b, sizeof(b));
+	uint64_t ba = run_session_addr_key(b, sizeof(b), a, sizeof(a));
 
 	ok(k1 != 0 && k1 <= SESSION_KEY_MASK, "pipe key: 48 bits, not 0");
 	ok(k1 != k2, "pipe keys of two inodes differ");
-	ASSERT_EQ_U64(session_pipe_key(12, 34), k1, "pipe key is a function of (dev, ino)");
+	ASSERT_EQ_U64(run_session_pipe_key(12, 34), k1, "pipe key is a function of (dev, ino)");
 	ok(ab != ba, "the two directions of a connection differ");
 	ok(ab != 0 && ab <= SESSION_KEY_MASK && ba <= SESSION_KEY_MASK, "address keys: 48 bits");
-	ASSERT_EQ_U64(session_addr_key(a, sizeof(a), b, sizeof(b)), ab,
+	ASSERT_EQ_U64(run_session_addr_key(a, sizeof(a), b, sizeof(b)), ab,
 		      "address key: same on both ends");
 }
 
@@ -52,13 +52,13 @@ static void test_shared(const char *path)
 	pid_t pid;
 	int status, err;
 
-	err = session_map(&s, path);
-	ASSERT_EQ_I64(err, 0, "session_map creates the file");
-	st = session_stream(&s, 0x1111);
+	err = run_session_map(&s, path);
+	ASSERT_EQ_I64(err, 0, "run_session_map creates the file");
+	st = run_session_stream(&s, 0x1111);
 	ok(st != NULL, "stream slot taken");
 	ASSERT_EQ_U64(__atomic_fetch_add(&st->written, 10, __ATOMIC_RELAXED), 0,
 		      "first write at offset 0");
-	session_log_write(&s, &(struct session_write){ 0x1111, 0, 10, 501 }, &first);
+	run_session_log_write(&s, &(struct session_write){ 0x1111, 0, 10, 501 }, &first);
 
 	pid = fork();
 	if (pid == 0) {
@@ -66,18 +66,18 @@ static void test_shared(const char *path)
 		struct session c;
 		struct session_stream *cs;
 
-		if (session_map(&c, path) != 0)
+		if (run_session_map(&c, path) != 0)
 			_exit(1);
-		cs = session_stream(&c, 0x1111);
-		if (cs != session_find_stream(&c, 0x1111) || !cs)
+		cs = run_session_stream(&c, 0x1111);
+		if (cs != run_session_find_stream(&c, 0x1111) || !cs)
 			_exit(2);
 		if (__atomic_fetch_add(&cs->written, 5, __ATOMIC_RELAXED) != 10)
 			_exit(3);
-		if (session_log_write(&c, &(struct session_write){ 0x1111, 10, 5, 502 }, &first) !=
-		    0)
+		if (run_session_log_write(&c, &(struct session_write){ 0x1111, 10, 5, 502 },
+					  &first) != 0)
 			_exit(4);
-		session_log_write(&c, &(struct session_write){ 0x0aaa, 0, 3, 503 }, &first);
-		session_unmap(&c);
+		run_session_log_write(&c, &(struct session_write){ 0x0aaa, 0, 3, 503 }, &first);
+		run_session_unmap(&c);
 		_exit(0);
 	}
 	ok(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
@@ -85,14 +85,14 @@ static void test_shared(const char *path)
 	   "child mapped the same session (status %d)", status);
 	ASSERT_EQ_U64(__atomic_load_n(&st->written, __ATOMIC_RELAXED), 15,
 		      "the child's bytes are counted in the parent's view");
-	ok(session_find_stream(&s, 0x2222) == NULL, "unknown stream not found");
+	ok(run_session_find_stream(&s, 0x2222) == NULL, "unknown stream not found");
 
 	/* Claimed but never published (a writer killed half-way): skipped. */
 	__atomic_fetch_add(&s.hdr->log_next, 1, __ATOMIC_RELAXED);
-	session_log_write(&s, &(struct session_write){ 0x1111, 15, 1, 504 }, &first);
+	run_session_log_write(&s, &(struct session_write){ 0x1111, 15, 1, 504 }, &first);
 
-	err = session_load_writes(path, &w, &n);
-	ASSERT_EQ_I64(err, 0, "session_load_writes");
+	err = run_session_load_writes(path, &w, &n);
+	ASSERT_EQ_I64(err, 0, "run_session_load_writes");
 	ASSERT_EQ_U64(n, 4, "four published writes");
 	if (n == 4) {
 		uint64_t got[12],
@@ -106,7 +106,7 @@ static void test_shared(const char *path)
 		ASSERT_EQ_U64(w[2].len, 5, "length kept");
 	}
 	free(w);
-	session_unmap(&s);
+	run_session_unmap(&s);
 }
 
 static void test_full(const char *path)
@@ -115,18 +115,18 @@ static void test_full(const char *path)
 	bool first = false;
 	int err;
 
-	if (session_map(&s, path) != 0) {
+	if (run_session_map(&s, path) != 0) {
 		ok(0, "map for the full-log test");
 		return;
 	}
 	/* Pretend the log was filled. */
 	__atomic_store_n(&s.hdr->log_next, SESSION_LOG_SLOTS, __ATOMIC_RELAXED);
-	err = session_log_write(&s, &(struct session_write){ 1, 0, 1, 1 }, &first);
+	err = run_session_log_write(&s, &(struct session_write){ 1, 0, 1, 1 }, &first);
 	ASSERT_EQ_I64(err, -ENOSPC, "full log refuses");
 	ok(first, "the first refusal says so");
-	err = session_log_write(&s, &(struct session_write){ 1, 1, 1, 2 }, &first);
+	err = run_session_log_write(&s, &(struct session_write){ 1, 1, 1, 2 }, &first);
 	ok(err == -ENOSPC && !first, "later refusals are quiet");
-	session_unmap(&s);
+	run_session_unmap(&s);
 }
 
 static void test_bad(void)
@@ -138,7 +138,7 @@ static void test_bad(void)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/none", dir);
-	ASSERT_EQ_I64(session_load_writes(path, &w, &n), -ENOENT, "no session file: -ENOENT");
+	ASSERT_EQ_I64(run_session_load_writes(path, &w, &n), -ENOENT, "no session file: -ENOENT");
 
 	snprintf(path, sizeof(path), "%s/junk", dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -147,14 +147,14 @@ static void test_bad(void)
 			break;
 	if (fd >= 0)
 		close(fd);
-	ASSERT_EQ_I64(session_load_writes(path, &w, &n), -EPROTO, "junk refused by the loader");
-	ASSERT_EQ_I64(session_map(&s, path), -EPROTO, "junk refused by session_map");
+	ASSERT_EQ_I64(run_session_load_writes(path, &w, &n), -EPROTO, "junk refused by the loader");
+	ASSERT_EQ_I64(run_session_map(&s, path), -EPROTO, "junk refused by run_session_map");
 
 	snprintf(path, sizeof(path), "%s/short", dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd >= 0)
 		close(fd);
-	ASSERT_EQ_I64(session_load_writes(path, &w, &n), -EPROTO, "empty file refused");
+	ASSERT_EQ_I64(run_session_load_writes(path, &w, &n), -EPROTO, "empty file refused");
 }
 
 int main(void)

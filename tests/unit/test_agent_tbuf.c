@@ -192,7 +192,7 @@ static void test_reuse(void)
  * (killed): the same, the stuck chunk left as it is. */
 static void test_staged(bool late, bool stuck)
 {
-	static struct launcher_bell bell;
+	static struct run_bell bell;
 	const uint64_t chunk = 64 << 10, n = 12 * 4031 + 50;
 	const char *what = stuck ? "staged, stuck" : late ? "staged, late" : "staged";
 	struct tstate t = { 0 };

@@ -20,33 +20,33 @@ static void test_rules(void)
 	struct fxt_setting copy[FXT_S_COUNT];
 	char why[256] = "";
 
-	ok(fxt__settings_check(fxt_settings, FXT_S_COUNT, why, sizeof(why)) == 0,
+	ok(run_settings_check(fxt_settings, FXT_S_COUNT, why, sizeof(why)) == 0,
 	   "the table keeps its rules %s", why);
 
 	memcpy(copy, fxt_settings, sizeof(copy));
 	copy[FXT_S_MODULE].opt = "mode";
-	ok(fxt__settings_check(copy, FXT_S_COUNT, why, sizeof(why)) != 0 && strstr(why, "twice"),
+	ok(run_settings_check(copy, FXT_S_COUNT, why, sizeof(why)) != 0 && strstr(why, "twice"),
 	   "broken: two rows with one option: %s", why);
 	memcpy(copy, fxt_settings, sizeof(copy));
 	copy[FXT_S_KEEP_PARTS].short_opt = 'q';
-	ok(fxt__settings_check(copy, FXT_S_COUNT, why, sizeof(why)) != 0,
+	ok(run_settings_check(copy, FXT_S_COUNT, why, sizeof(why)) != 0,
 	   "broken: two rows with one short option: %s", why);
 	memcpy(copy, fxt_settings, sizeof(copy));
 	copy[FXT_S_IMAGE].env = "FXT_EXEC_PID";
-	ok(fxt__settings_check(copy, FXT_S_COUNT, why, sizeof(why)) != 0,
+	ok(run_settings_check(copy, FXT_S_COUNT, why, sizeof(why)) != 0,
 	   "broken: two rows with one variable: %s", why);
 	memcpy(copy, fxt_settings, sizeof(copy));
 	copy[FXT_S_DEPTH].help = "record calls at most N deep\n"
 				 "12345678901234567890123456789012345678901234567890123X";
-	ok(fxt__settings_check(copy, FXT_S_COUNT, why, sizeof(why)) != 0,
+	ok(run_settings_check(copy, FXT_S_COUNT, why, sizeof(why)) != 0,
 	   "broken: a help line of 54 columns: %s", why);
 	memcpy(copy, fxt_settings, sizeof(copy));
 	copy[FXT_S_CLOCK].env_help = "123456789012345678901234567890123456789012345678901234567";
-	ok(fxt__settings_check(copy, FXT_S_COUNT, why, sizeof(why)) != 0,
+	ok(run_settings_check(copy, FXT_S_COUNT, why, sizeof(why)) != 0,
 	   "broken: an Environment line of 57 columns: %s", why);
 	memcpy(copy, fxt_settings, sizeof(copy));
 	copy[FXT_S_DEBUG].env_help = NULL;
-	ok(fxt__settings_check(copy, FXT_S_COUNT, why, sizeof(why)) != 0,
+	ok(run_settings_check(copy, FXT_S_COUNT, why, sizeof(why)) != 0,
 	   "broken: a variable without its line: %s", why);
 }
 
@@ -184,7 +184,7 @@ static void test_blocks(void)
 	free(b.buf);
 }
 
-/* fxt__mode_resolve(): snapshot rules make the mode circular unless
+/* run_mode_resolve(): snapshot rules make the mode circular unless
  * another was given; no rules, the mode as it is. */
 static void test_mode_policy(void)
 {
@@ -206,18 +206,18 @@ static void test_mode_policy(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *why = "unset";
 		enum fxt_mode m =
-		    fxt__mode_resolve(cases[i].given, cases[i].mode, cases[i].rules, &why);
+		    run_mode_resolve(cases[i].given, cases[i].mode, cases[i].rules, &why);
 
 		ok(m == cases[i].want && (why != NULL) == cases[i].why,
 		   "mode %s%s, rules %d: %s (%s)", cases[i].given ? "given " : "",
-		   fxt__mode_name(cases[i].mode), cases[i].rules, fxt__mode_name(m),
+		   run_mode_name(cases[i].mode), cases[i].rules, run_mode_name(m),
 		   why ? why : "no reason");
 	}
-	ASSERT_EQ_U64(fxt__mode_default_buffer(FXT_MODE_STREAM), FXT_DEFAULT_BUFFER_STREAM,
+	ASSERT_EQ_U64(run_mode_default_buffer(FXT_MODE_STREAM), FXT_DEFAULT_BUFFER_STREAM,
 		      "stream's buffer: the process's");
-	ASSERT_EQ_U64(fxt__mode_default_buffer(FXT_MODE_ONESHOT), FXT_DEFAULT_BUFFER_THREAD,
+	ASSERT_EQ_U64(run_mode_default_buffer(FXT_MODE_ONESHOT), FXT_DEFAULT_BUFFER_THREAD,
 		      "oneshot's: a thread's");
-	ASSERT_EQ_U64(fxt__mode_default_buffer(FXT_MODE_CIRCULAR), FXT_DEFAULT_BUFFER_THREAD,
+	ASSERT_EQ_U64(run_mode_default_buffer(FXT_MODE_CIRCULAR), FXT_DEFAULT_BUFFER_THREAD,
 		      "circular's: a thread's");
 }
 

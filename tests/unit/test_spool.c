@@ -67,7 +67,7 @@ static void test_sizes(void)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t v = 12345;
-		int rc = fxt__parse_size(cases[i].s, &v);
+		int rc = run_parse_size(cases[i].s, &v);
 		if (cases[i].rc == 0)
 			ok(rc == 0 && v == cases[i].want, "size '%s' = %llu (got %d, %llu)",
 			   cases[i].s, (unsigned long long)cases[i].want, rc,
@@ -76,7 +76,7 @@ static void test_sizes(void)
 			ok(rc == cases[i].rc && v == 12345, "size '%s' refused with %d (got %d)",
 			   cases[i].s, cases[i].rc, rc);
 	}
-	ok(fxt__parse_size(NULL, &(uint64_t){ 0 }) == -EINVAL, "size: NULL refused");
+	ok(run_parse_size(NULL, &(uint64_t){ 0 }) == -EINVAL, "size: NULL refused");
 }
 
 /* The names the agent and the converter give a run's files. */
@@ -307,21 +307,21 @@ static void test_snapshots(void)
 	ASSERT_EQ_U64(run_spool_output("/d/run.fxt.snap7.spool"), strlen("/d/run.fxt"),
 		      "spool output: a snapshot's");
 
-	ok(fxt__snapshot_rule_parse("parse>10ms", 10, &r) == 0 && strcmp(r.name, "parse") == 0 &&
+	ok(run_snapshot_rule_parse("parse>10ms", 10, &r) == 0 && strcmp(r.name, "parse") == 0 &&
 	       r.limit_ns == 10000000 && r.libc_group == 0,
 	   "rule: a function");
-	ok(fxt__snapshot_rule_parse("operator>>(int)>2us", 19, &r) == 0 &&
+	ok(run_snapshot_rule_parse("operator>>(int)>2us", 19, &r) == 0 &&
 	       strcmp(r.name, "operator>>(int)") == 0 && r.limit_ns == 2000,
 	   "rule: split at the last '>'");
-	ok(fxt__snapshot_rule_parse("libc.io>1.5ms", 13, &r) == 0 && r.libc_group == AGENT_G_IO &&
+	ok(run_snapshot_rule_parse("libc.io>1.5ms", 13, &r) == 0 && r.libc_group == AGENT_G_IO &&
 	       r.limit_ns == 1500000,
 	   "rule: a libc group");
-	ok(fxt__snapshot_rule_parse("parse>10msXX", 10, &r) == 0, "rule: only its length is read");
-	ok(fxt__snapshot_rule_parse("parse10ms", 9, &r) == -EINVAL &&
-	       fxt__snapshot_rule_parse(">10ms", 5, &r) == -EINVAL &&
-	       fxt__snapshot_rule_parse("parse>", 6, &r) == -EINVAL &&
-	       fxt__snapshot_rule_parse("parse>soon", 10, &r) == -EINVAL &&
-	       fxt__snapshot_rule_parse("libc.disk>1ms", 13, &r) == -EINVAL,
+	ok(run_snapshot_rule_parse("parse>10msXX", 10, &r) == 0, "rule: only its length is read");
+	ok(run_snapshot_rule_parse("parse10ms", 9, &r) == -EINVAL &&
+	       run_snapshot_rule_parse(">10ms", 5, &r) == -EINVAL &&
+	       run_snapshot_rule_parse("parse>", 6, &r) == -EINVAL &&
+	       run_snapshot_rule_parse("parse>soon", 10, &r) == -EINVAL &&
+	       run_snapshot_rule_parse("libc.disk>1ms", 13, &r) == -EINVAL,
 	   "rule: no '>', no name, no or a bad duration, an unknown group");
 }
 
