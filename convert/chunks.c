@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "convert/chunks.h"
-#include "convert/grow.h"
+#include "common/grow.h"
 #include "spool/format.h"
 
 static int chunk_cmp(const void *a, const void *b)
@@ -49,7 +49,7 @@ int conv_chunks_scan(int fd, uint64_t end, struct chunk_ref **out, size_t *n)
 		if (got != (ssize_t)sizeof(c) || !spool_chunk_ok(&c, off, end))
 			break;
 		if (c.serial) {
-			if (conv_grow((void **)&v, &cap, len + 1, sizeof(*v)) < 0) {
+			if (fxt__grow((void **)&v, &cap, len + 1, sizeof(*v)) < 0) {
 				free(v);
 				return -ENOMEM;
 			}

@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "convert/counters.h"
-#include "convert/grow.h"
+#include "common/grow.h"
 
 int conv_heap_add(struct heap_counter *h, uint64_t ts, int64_t delta)
 {
-	int err = conv_grow((void **)&h->v, &h->cap, h->n + 1, sizeof(*h->v));
+	int err = fxt__grow((void **)&h->v, &h->cap, h->n + 1, sizeof(*h->v));
 
 	if (err < 0)
 		return err;

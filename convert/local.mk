@@ -10,19 +10,19 @@ CONVERT_SOURCES = \
 	convert/counters.c convert/counters.h \
 	convert/replay.c convert/replay.h \
 	convert/emit.c convert/emit.h \
-	convert/entries.h convert/grow.h \
+	convert/entries.h \
 	convert/loglines.c convert/loglines.h \
 	convert/symnames.c convert/symnames.h \
 	convert/prepass.c convert/prepass.h \
-	convert/addrtab.c convert/addrtab.h \
 	convert/recon.c convert/recon.h \
 	convert/shortcalls.c convert/shortcalls.h \
 	convert/stackchart.c convert/stackchart.h
 
 noinst_LTLIBRARIES += libfxtconvert.la
-libfxtconvert_la_SOURCES = $(CONVERT_SOURCES) $(RUN_CONTRACT_SOURCES) $(SPOOL_SOURCES)
+libfxtconvert_la_SOURCES = $(CONVERT_SOURCES)
 libfxtconvert_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-libfxtconvert_la_LIBADD = libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) $(ZLIB_LIBS)
+libfxtconvert_la_LIBADD = libfxtrun.la libfxtsym.la libfxtcodec.la libfxtcommon.la \
+	$(LIBDW_LIBS) $(ZLIB_LIBS)
 
 # libfxt-convert.so: what a process that has no fxt-run loads to convert its
 # own spool (convert/self.c), from the converter's, codec's and
@@ -30,7 +30,7 @@ libfxtconvert_la_LIBADD = libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) $(ZLIB_LIBS)
 # no sanitizers, hidden visibility).
 pkglib_LTLIBRARIES += libfxt-convert.la
 libfxt_convert_la_SOURCES = convert/self.c $(CONVERT_SOURCES) $(RUN_CONTRACT_SOURCES) $(SPOOL_SOURCES) \
-	$(FXT_CODEC_SOURCES) $(FXT_SYM_SOURCES)
+	$(FXT_CODEC_SOURCES) $(FXT_SYM_SOURCES) $(COMMON_SOURCES)
 libfxt_convert_la_CFLAGS = $(AGENT_CFLAGS) $(LIBDW_CFLAGS) $(ZLIB_CFLAGS)
 libfxt_convert_la_LDFLAGS = $(AGENT_LDFLAGS)
 libfxt_convert_la_LIBADD = $(LIBDW_LIBS) $(ZLIB_LIBS) -lpthread -ldl

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "convert/entries.h"
-#include "convert/grow.h"
+#include "common/grow.h"
 #include "convert/loglines.h"
 
 #define LOG_LINE_MAX MESSAGE_MAX /* a longer run without '\n' is split */
@@ -24,7 +24,7 @@ static int log_line(struct log_lines *ll, unsigned stream, const char *s, size_t
 	struct log_line *l;
 	int err;
 
-	err = conv_grow((void **)&ll->q, &ll->cap, ll->tail + 1, sizeof(*ll->q));
+	err = fxt__grow((void **)&ll->q, &ll->cap, ll->tail + 1, sizeof(*ll->q));
 	if (err < 0)
 		return err;
 	l = &ll->q[ll->tail];
@@ -54,7 +54,7 @@ int conv_log_bytes(struct log_lines *ll, unsigned stream, unsigned prio, uint64_
 
 		if (ls->len + k > LOG_LINE_MAX)
 			k = LOG_LINE_MAX - ls->len;
-		err = conv_grow((void **)&ls->buf, &ls->cap, ls->len + k + 1, 1);
+		err = fxt__grow((void **)&ls->buf, &ls->cap, ls->len + k + 1, 1);
 		if (err < 0)
 			break;
 		memcpy(ls->buf + ls->len, s, k);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "convert/entries.h"
-#include "convert/grow.h"
+#include "common/grow.h"
 #include "convert/prepass.h"
 #include "spool/format.h"
 
@@ -68,7 +68,7 @@ static int prepass_slot(struct pass *pp, uint32_t serial, const uint64_t *p, uin
 		uint64_t addr = p[1] & EV_CALL_ADDR_MASK;
 		if (!(p[1] & EV_EXIT_BIT)) {
 			struct open_call *c;
-			if (conv_grow((void **)&pp->stack, &pp->stack_cap, pp->depth + 1,
+			if (fxt__grow((void **)&pp->stack, &pp->stack_cap, pp->depth + 1,
 				      sizeof(*pp->stack)) < 0)
 				return -ENOMEM;
 			c = &pp->stack[pp->depth++];
@@ -89,7 +89,7 @@ static int prepass_slot(struct pass *pp, uint32_t serial, const uint64_t *p, uin
 	if (tag == EV_TAG_SYNC && pp->depth) {
 		const struct open_call *c = &pp->stack[pp->depth - 1];
 		struct sync_rec *s;
-		if (conv_grow((void **)&pp->recs, &pp->recs_cap, pp->nrecs + 1, sizeof(*pp->recs)) <
+		if (fxt__grow((void **)&pp->recs, &pp->recs_cap, pp->nrecs + 1, sizeof(*pp->recs)) <
 		    0)
 			return -ENOMEM;
 		s = &pp->recs[pp->nrecs++];
@@ -214,7 +214,7 @@ static int pair_syncs(struct pass *pp, uint64_t pid, struct prepass *out)
 			r = pair_of(a, &pp->recs[g], h - g);
 			if (!r)
 				continue;
-			if (conv_grow((void **)&out->actions, &cap, out->nactions + 2,
+			if (fxt__grow((void **)&out->actions, &cap, out->nactions + 2,
 				      sizeof(*out->actions)) < 0)
 				return -ENOMEM;
 			id = ev_flow_id(EV_FLOWID_LOCAL, pid, ++seq);

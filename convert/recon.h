@@ -63,7 +63,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "convert/addrtab.h"
+#include "common/addrtab.h"
 #include "fxt/depth.h"
 
 #include "spool/format.h"

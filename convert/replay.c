@@ -7,7 +7,7 @@
 
 #include "convert/replay.h"
 #include "convert/entries.h"
-#include "convert/grow.h"
+#include "common/grow.h"
 #include "spool/format.h"
 #include "spool/libc_table.h"
 
@@ -263,7 +263,7 @@ struct frames {
 
 static int frames_push(struct frames *f, uint64_t id)
 {
-	if (conv_grow((void **)&f->v, &f->cap, f->n + 1, sizeof(*f->v)) < 0)
+	if (fxt__grow((void **)&f->v, &f->cap, f->n + 1, sizeof(*f->v)) < 0)
 		return -ENOMEM;
 	f->v[f->n++] = id;
 	return 0;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "convert/addrtab.h"
+#include "common/addrtab.h"
 
 struct emit_ctx;
 

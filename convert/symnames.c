@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "convert/symnames.h"
-#include "fxt/hash.h"
 #include "spool/libc_table.h"
 #include "spool/records.h"
 

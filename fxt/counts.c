@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fxt/counts.h"
-#include "fxt/hash.h"
+#include "common/hash.h"
 
 static size_t pair_slot(uint64_t a, uint64_t b, size_t cap)
 {

@@ -13,7 +13,7 @@
 #include <fxt/format.h>
 #include <fxt/utf8.h>
 
-#include "fxt/hash.h"
+#include "common/hash.h"
 
 /* Writes `len` bytes as an FXT stream: the bytes, then zeros up to the next
  * 8-byte boundary.  Returns the words written, fxt_stream_words(len). */

@@ -10,8 +10,7 @@ FXT_CODEC_SOURCES = \
 	fxt/names.c \
 	fxt/counts.c fxt/counts.h \
 	fxt/depth.c fxt/depth.h \
-	fxt/internal.h \
-	fxt/hash.h
+	fxt/internal.h
 
 noinst_LTLIBRARIES += libfxtcodec.la
 libfxtcodec_la_SOURCES = $(FXT_CODEC_SOURCES)

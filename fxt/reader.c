@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fxt/hash.h"
+#include "common/hash.h"
 #include "fxt/reader_int.h"
 
 /* ----------------------------------------------------- errors, diagnostics */

@@ -10,7 +10,7 @@
 #include <fxt/utf8.h>
 #include <fxt/writer.h>
 
-#include "fxt/hash.h"
+#include "common/hash.h"
 #include "fxt/writer_int.h"
 
 void fxt__strtab_reset(struct strtab *t)

@@ -37,7 +37,7 @@
 
 #include <fxt/format.h>
 
-#include "convert/addrtab.h"
+#include "common/addrtab.h"
 #include "import/import.h"
 
 #define KT_MAGIC	  0x55aa0300u

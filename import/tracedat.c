@@ -45,7 +45,7 @@
 
 #include <fxt/format.h>
 
-#include "convert/addrtab.h"
+#include "common/addrtab.h"
 #include "import/import.h"
 
 #ifndef HAVE_LIBTRACECMD
@@ -124,7 +124,7 @@ struct stream {
 
 /* The thread of `tid` (the table's key is tid + 1: 0 marks an empty slot);
  * NULL when out of memory.  A call that adds another thread may move
- * it (convert/addrtab.h); on_switch() looks the first of its two up
+ * it (common/addrtab.h); on_switch() looks the first of its two up
  * again for that. */
 static struct thread *thread_of(struct stream *s, int tid)
 {

@@ -6,8 +6,9 @@ fxt_run_SOURCES = launcher/fxt-run.c launcher/launcher.h \
 	launcher/options.c launcher/setup.c launcher/supervise.c \
 	launcher/spools.c launcher/status.c launcher/parts.c \
 	launcher/summary.c launcher/recover.c launcher/patchrep.c \
-	launcher/drain.c launcher/drain.h $(RUN_SETTINGS_SOURCES)
+	launcher/drain.c launcher/drain.h
 fxt_run_CPPFLAGS = $(AM_CPPFLAGS) -DFXT_PKGLIBDIR='"$(pkglibdir)"'
 fxt_run_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-fxt_run_LDADD = libfxttools.la libfxtconvert.la libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) $(ZLIB_LIBS) \
+fxt_run_LDADD = libfxttools.la libfxtconvert.la libfxtrun.la libfxtsym.la libfxtcodec.la \
+	libfxtcommon.la $(LIBDW_LIBS) $(ZLIB_LIBS) \
 	-lpthread

@@ -5,8 +5,10 @@
 # and how sizes, durations, modes and rules are spelled (recording.h), the
 # names of a run's files (names.h), the session file shared by a run's
 # processes (session.h), fxt-run's control file and drain doorbell
-# (control.h), and process liveness (proc.h).  Compiled into the agent
-# (with its flags) and into the converter library.
+# (control.h), and process liveness (proc.h).  The agent and
+# libfxt-convert.so compile these sources with the agent's flags
+# (agent/local.mk, convert/local.mk); libfxtrun.la, with spool/'s, is the
+# one copy fxt-run, the converter library and the tests link.
 RUN_SETTINGS_H = run/settings.def run/settings.h
 RUN_SETTINGS_SOURCES = $(RUN_SETTINGS_H) run/settings.c
 RUN_CONTRACT_SOURCES = \
@@ -16,3 +18,6 @@ RUN_CONTRACT_SOURCES = \
 	run/recording.c run/recording.h \
 	run/session.c run/session.h
 RUN_SOURCES = $(RUN_SETTINGS_SOURCES) $(RUN_CONTRACT_SOURCES)
+
+noinst_LTLIBRARIES += libfxtrun.la
+libfxtrun_la_SOURCES = $(RUN_SOURCES) $(SPOOL_SOURCES)

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fxt/hash.h"
+#include "common/hash.h"
 #include "run/names.h"
 #include "run/session.h"
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fxt/hash.h"
+#include "common/hash.h"
 #include "symbolizer/runcache.h"
 #include "symbolizer/store.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fxt/hash.h"
+#include "common/hash.h"
 #include "symbolizer/store.h"
 
 /* ------------------------------------------------------------------ arena */

@@ -20,7 +20,7 @@ tests_fuzz_fuzz_reader_LDADD = $(ZLIB_LIBS)
 
 noinst_PROGRAMS += tests/fuzz/fuzz_import
 tests_fuzz_fuzz_import_SOURCES = tests/fuzz/fuzz_import.c import/import.c import/ktrace.c \
-	import/import.h convert/addrtab.c convert/addrtab.h $(FXT_CODEC_SOURCES)
+	import/import.h common/addrtab.c common/addrtab.h $(FXT_CODEC_SOURCES)
 tests_fuzz_fuzz_import_CFLAGS = $(WARN_CFLAGS) $(FUZZ_CFLAGS) $(ZLIB_CFLAGS)
 tests_fuzz_fuzz_import_LDFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_import_LDADD = $(ZLIB_LIBS)

@@ -65,12 +65,9 @@ tests_unit_test_symbolizer_DEPENDENCIES = libfxtsym.la $(SYMFIX_COPIES) \
 # ---------------------------------------------------------- the spool (spool/)
 # What fxt-run and the agent share: sizes, names; and the session file's
 # tables, mapped by two processes.
-tests_unit_test_spool_SOURCES = tests/unit/test_spool.c \
-	run/recording.c run/recording.h run/names.c run/names.h
-tests_unit_test_spool_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_spool_LDADD = libfxtrun.la
 # The settings table and fxt-run's side of it (run/settings.def).
-tests_unit_test_settings_SOURCES = tests/unit/test_settings.c $(RUN_SETTINGS_SOURCES) \
-	run/recording.c run/recording.h run/names.c run/names.h
+tests_unit_test_settings_LDADD = libfxtrun.la
 # The session file's tables, from the agent's modules (run/session.c).
 tests_unit_test_agent_session_SOURCES = tests/unit/test_agent_session.c
 tests_unit_test_agent_session_LDADD = $(AGENT_TEST_LDADD)
@@ -113,7 +110,8 @@ tests_unit_test_agent_features_CFLAGS = $(AGENT_TEST_CFLAGS)
 # reader (tests/unit/convert_test_archive.h), hook records and tagged records
 # apart; the stack chart against a real recon with a recording sink.
 tests_unit_test_recon_SOURCES = tests/unit/test_recon.c \
-	tests/unit/agent_test_nest.h convert/recon.c convert/recon.h convert/addrtab.c convert/addrtab.h
+	tests/unit/agent_test_nest.h convert/recon.c convert/recon.h
+tests_unit_test_recon_LDADD = libfxtcommon.la
 tests_unit_test_convert_pipeline_SOURCES = tests/unit/test_convert_pipeline.c \
 	tests/unit/convert_test_archive.h tests/unit/agent_test_nest.h tests/unit/spool_test_writer.h
 tests_unit_test_convert_pipeline_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
@@ -126,8 +124,9 @@ tests_unit_test_convert_tagged_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec
 	$(LIBDW_LIBS) $(ZLIB_LIBS)
 tests_unit_test_stackchart_SOURCES = tests/unit/test_stackchart.c \
 	tests/unit/agent_test_nest.h convert/stackchart.c convert/stackchart.h \
-	convert/recon.c convert/recon.h convert/addrtab.c convert/addrtab.h
+	convert/recon.c convert/recon.h
 tests_unit_test_stackchart_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_stackchart_LDADD = libfxtcommon.la
 
 # ------------------------------------------------------------ the tools
 # The nesting-depth tracker, the JSON, CSV and text escapers, the profile

@@ -59,7 +59,7 @@ static struct {
 	unsigned matched_include, matched_exclude;
 } F = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-/* Not fxt__hash_mix (fxt/hash.h), the hash of every other table: this
+/* Not fxt__hash_mix (common/hash.h), the hash of every other table: this
  * one is looked up by the hooks, twice a call, and one multiply of the
  * address (functions are 16-byte aligned: the low bits say nothing) is
  * enough for it; the finalizer's three made a filtered-out call of

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fxt/hash.h"
+#include "common/hash.h"
 #include "tools/dump/dump.h"
 
 static size_t slot_of(const struct pairmap_slot *slots, size_t nslots, uint64_t a, uint64_t b)

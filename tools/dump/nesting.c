@@ -13,7 +13,7 @@
 
 #include <fxt/reader.h>
 
-#include "fxt/hash.h"
+#include "common/hash.h"
 #include "tools/front/common.h"
 
 #define OPEN UINT64_MAX

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fxt/hash.h"
+#include "common/hash.h"
 #include "tools/front/escape.h"
 #include "tools/profile/profile.h"
 
@@ -180,7 +180,7 @@ static void fmt_change(char *buf, size_t len, double base, double now)
 		snprintf(buf, len, "unchanged");
 }
 
-/* A warm color from the name's hash: same name, same color (fxt/hash.h:
+/* A warm color from the name's hash: same name, same color (common/hash.h:
  * stable within a build, not across versions). */
 static void color_of(const struct flame_node *n, int rgb[3])
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fxt/hash.h"
+#include "common/hash.h"
 #include "tools/front/escape.h"
 #include "tools/flame/flame-tree.h"
 

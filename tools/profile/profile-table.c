@@ -14,7 +14,7 @@
 
 #include <fxt/reader.h>
 
-#include "fxt/hash.h"
+#include "common/hash.h"
 #include "tools/front/common.h"
 #include "tools/profile/profile-int.h"
 

@@ -1,12 +1,12 @@
 /* A table of fixed-size elements keyed by a function's address: open
- * addressing, grown at half full, hashed with fxt__hash_mix (fxt/hash.h).
+ * addressing, grown at half full, hashed with fxt__hash_mix (common/hash.h).
  * Each element starts with its key, a uint64_t address (0: an empty
  * slot).  For the converter's per-function tallies: the frames of each
  * function open on a thread (recon.c) and the calls left out of it
  * (shortcalls.c); and the importers' threads, keyed by tid + 1
- * (import/).  Private to convert/ and import/. */
-#ifndef FXT_CONVERT_ADDRTAB_H
-#define FXT_CONVERT_ADDRTAB_H
+ * (import/). */
+#ifndef FXT_COMMON_ADDRTAB_H
+#define FXT_COMMON_ADDRTAB_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -38,4 +38,4 @@ static inline void *addrtab_slot(const struct addrtab *t, size_t i)
 /* Frees the elements; the table is empty again. */
 void addrtab_free(struct addrtab *t);
 
-#endif /* FXT_CONVERT_ADDRTAB_H */
+#endif /* FXT_COMMON_ADDRTAB_H */

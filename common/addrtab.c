@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "convert/addrtab.h"
-#include "fxt/hash.h"
+#include "common/addrtab.h"
+#include "common/hash.h"
 
 static uint64_t *key_at(void *v, size_t elem, size_t i)
 {

@@ -11,8 +11,8 @@
  * splitmix64 finalizer, which spreads every input bit over the whole
  * result, so that masking the low bits or taking the high ones gives
  * well-spread bucket indices. */
-#ifndef FXT_HASH_H
-#define FXT_HASH_H
+#ifndef FXT_COMMON_HASH_H
+#define FXT_COMMON_HASH_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -74,4 +74,4 @@ static inline uint64_t fxt__hash_pair(uint64_t a, uint64_t b)
 	return fxt__hash_mix(fxt__hash_word(a * FXT__HASH_SEED, b));
 }
 
-#endif /* FXT_HASH_H */
+#endif /* FXT_COMMON_HASH_H */

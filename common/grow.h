@@ -1,14 +1,14 @@
-/* Growing the conversion's arrays: one rule for all of them.  Private to
- * convert/. */
-#ifndef FXT_CONVERT_GROW_H
-#define FXT_CONVERT_GROW_H
+/* Growing arrays: one rule for all of them (the converter's, the address
+ * tables'). */
+#ifndef FXT_COMMON_GROW_H
+#define FXT_COMMON_GROW_H
 
 #include <errno.h>
 #include <stdlib.h>
 
 /* Makes room for `need` elements of `size` bytes in *v (of *cap), by
  * doubling from 64.  Returns 0 or -ENOMEM (*v unchanged). */
-static inline int conv_grow(void **v, size_t *cap, size_t need, size_t size)
+static inline int fxt__grow(void **v, size_t *cap, size_t need, size_t size)
 {
 	size_t ncap = *cap ? *cap : 64;
 	void *nv;
@@ -25,4 +25,4 @@ static inline int conv_grow(void **v, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-#endif /* FXT_CONVERT_GROW_H */
+#endif /* FXT_COMMON_GROW_H */

@@ -1,0 +1,15 @@
+# common/: helpers that several stages share, at the bottom of the data
+# path: they include nothing of ours.  hash.h, the one hash function of
+# every in-memory table (the codec's, the symbolizer's, the session's,
+# the converter's, the tools'); grow.h, growing an array by doubling;
+# addrtab.[ch], a table keyed by address (the converter's and the
+# importers').  libfxtcommon.la is linked by the converter, the importers
+# and the tests, with the tools' flags; libfxt-convert.so, built as the
+# agent is, compiles COMMON_SOURCES itself (convert/local.mk).
+COMMON_SOURCES = \
+	common/addrtab.c common/addrtab.h \
+	common/grow.h \
+	common/hash.h
+
+noinst_LTLIBRARIES += libfxtcommon.la
+libfxtcommon_la_SOURCES = $(COMMON_SOURCES)
