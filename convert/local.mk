@@ -24,6 +24,12 @@ libfxtconvert_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 libfxtconvert_la_LIBADD = libfxtrun.la libfxtsym.la libfxtcodec.la libfxtcommon.la \
 	$(LIBDW_LIBS) $(ZLIB_LIBS)
 
+# Merging archives into one (merge.h): fxt-run's parts and fxt-merge's
+# inputs; the codec's reader and writer only.
+noinst_LTLIBRARIES += libfxtmerge.la
+libfxtmerge_la_SOURCES = convert/merge.c convert/merge.h
+libfxtmerge_la_LIBADD = libfxtcodec.la
+
 # libfxt-convert.so: what a process that has no fxt-run loads to convert its
 # own spool (convert/self.c), from the converter's, codec's and
 # symbolizer's sources built as the agent is (AGENT_CFLAGS, agent/local.mk:

@@ -18,7 +18,7 @@
  * OUT, the others' OUT.PID.fxt.  A process that converted its own (fxt-run
  * was closing) reports it on FXT_STATUS_FD, or is found in the output
  * directory.  Then fxt-run leaves one archive: it merges them all into OUT
- * (tools/front/merge.h), the root's first, the others by pid, removes the
+ * (convert/merge.h), the root's first, the others by pid, removes the
  * parts, and prints one summary line that counts them.  A process still
  * running then (a daemon) is not waited for: it converts its own spool at
  * its exit.  --keep-parts leaves the per-process archives, one summary

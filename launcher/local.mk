@@ -1,7 +1,7 @@
 # launcher/: fxt-run, which runs a program under the agent.
 bin_PROGRAMS += fxt-run
 # It converts every spool of the run with the converter (convert/), and
-# merges the archives with tools/front/merge.h (libfxttools).
+# merges the archives with convert/merge.h (libfxtmerge).
 fxt_run_SOURCES = launcher/fxt-run.c launcher/launcher.h \
 	launcher/options.c launcher/setup.c launcher/supervise.c \
 	launcher/spools.c launcher/status.c launcher/parts.c \
@@ -9,6 +9,6 @@ fxt_run_SOURCES = launcher/fxt-run.c launcher/launcher.h \
 	launcher/drain.c launcher/drain.h
 fxt_run_CPPFLAGS = $(AM_CPPFLAGS) -DFXT_PKGLIBDIR='"$(pkglibdir)"'
 fxt_run_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-fxt_run_LDADD = libfxttools.la libfxtconvert.la libfxtrun.la libfxtsym.la libfxtcodec.la \
+fxt_run_LDADD = libfxtmerge.la libfxtconvert.la libfxtrun.la libfxtsym.la libfxtcodec.la \
 	libfxtcommon.la $(LIBDW_LIBS) $(ZLIB_LIBS) \
 	-lpthread

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "launcher/launcher.h"
-#include "tools/front/merge.h"
+#include "convert/merge.h"
 #include "run/names.h"
 #include "run/proc.h"
 

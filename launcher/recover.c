@@ -325,7 +325,7 @@ static size_t clean_run(const struct run *r, long root, bool keep_marks, bool pa
 		} else if (n[0] == '.' && strncmp(n + 1, base, blen) == 0 &&
 			   strncmp(n + 1 + blen, ".merge.", 7) == 0 &&
 			   strlen(n + 1 + blen + 7) == 6) {
-			garbage = true; /* tools/front/merge.c's temporary file */
+			garbage = true; /* convert/merge.c's temporary file */
 		} else if (run_pid_file_parse(r->name, n, RUN_SESSION_SUFFIX, &pid) ||
 			   run_pid_file_parse(r->name, n, RUN_CONTROL_SUFFIX, &pid)) {
 			/* Kept while a spool is, or the parts are, for a

@@ -3,8 +3,8 @@
 #   front/    what every tool shares (the command line, reading an archive,
 #             writing an output, escaping strings: libfxttools), the `fxt`
 #             front command, and the front ends whose engines are elsewhere:
-#             fxt-import (import/) and fxt-merge (the merger, merge.c, that
-#             fxt-run links too)
+#             fxt-import (import/) and fxt-merge (the merger,
+#             convert/merge.c, that fxt-run links too)
 #   profile/  the per-function profile (libfxtprofile) and its two front
 #             ends, fxt-report and fxt-diff (with its statistics)
 #   flame/    flame graphs and folded stacks, built on the profile: fxt-flame

@@ -19,7 +19,7 @@
  *              "fxt: N records dropped" instants).
  *
  * --pid PID reads only the records of provider PID (in an archive merged
- * from several processes, those of process PID: see tools/front/merge.h).
+ * from several processes, those of process PID: see convert/merge.h).
  *
  * Slices are duration complete events and begin/end pairs; nesting is
  * rebuilt from timestamps, as a viewer does, not from record order.  An

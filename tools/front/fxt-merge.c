@@ -1,4 +1,4 @@
-/* fxt-merge: FXT archives side by side in one, on one clock (tools/front/merge.h). */
+/* fxt-merge: FXT archives side by side in one, on one clock (convert/merge.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -12,7 +12,7 @@
 
 #include "import/import.h"
 #include "tools/front/common.h"
-#include "tools/front/merge.h"
+#include "convert/merge.h"
 
 #define NAME "fxt-merge"
 

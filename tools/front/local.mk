@@ -1,12 +1,11 @@
 # tools/front/: what the archive-reading tools share (common.h: the command
 # line, reading an archive, writing an output; escape.h: the string
-# escapers) and the archive merger (merge.h: fxt-run's and fxt-merge's),
-# which the launcher links too (libfxttools.la); and the front ends that
-# need nothing else of tools/: fxt, fxt-import, fxt-merge.
+# escapers: libfxttools.la); and the front ends that need nothing else of
+# tools/: fxt, fxt-import, fxt-merge (whose merger, fxt-run's too, is
+# convert/merge.h, libfxtmerge.la).
 noinst_LTLIBRARIES += libfxttools.la
 libfxttools_la_SOURCES = tools/front/common.c tools/front/common.h \
-	tools/front/escape.c tools/front/escape.h \
-	tools/front/merge.c tools/front/merge.h
+	tools/front/escape.c tools/front/escape.h
 libfxttools_la_LIBADD = libfxtcodec.la
 
 # fxt, the front command: `fxt report ...` runs fxt-report (fxt.c).
@@ -23,4 +22,4 @@ fxt_import_LDADD = libfxtimport.la libfxttools.la libfxtcodec.la $(LIBTRACECMD_L
 # fxt-merge: archives side by side in one, aligned on CLOCK_MONOTONIC.
 bin_PROGRAMS += fxt-merge
 fxt_merge_SOURCES = tools/front/fxt-merge.c
-fxt_merge_LDADD = libfxtimport.la libfxttools.la libfxtcodec.la $(LIBTRACECMD_LIBS)
+fxt_merge_LDADD = libfxtimport.la libfxtmerge.la libfxttools.la libfxtcodec.la $(LIBTRACECMD_LIBS)

@@ -12,7 +12,7 @@
 #include <fxt/reader.h>
 #include <fxt/writer.h>
 
-#include "tools/front/merge.h"
+#include "convert/merge.h"
 
 /* The providers of one part and how far each moves. */
 struct shifts {
@@ -53,13 +53,13 @@ static struct shift *shift_of(struct shifts *sh, uint32_t id, bool add)
 static int shift_record(struct shifts *sh, uint64_t *w, uint64_t nwords,
 			struct merge_part_result *res)
 {
-	unsigned type = (unsigned)(w[0] & 0xf);
+	unsigned type = fxt_header_type(w[0]);
 
 	if (type == FXT_RECORD_METADATA) {
-		unsigned mtype = (unsigned)((w[0] >> 16) & 0xf);
-		uint32_t id = (uint32_t)(w[0] >> 20);
+		unsigned mtype = (unsigned)fxt_bits(w[0], 16, 19);
+		uint32_t id = (uint32_t)fxt_bits(w[0], 20, 51);
 		if (mtype == FXT_METADATA_PROVIDER_INFO) {
-			size_t len = (size_t)((w[0] >> 52) & 0xff);
+			size_t len = (size_t)fxt_bits(w[0], 52, 59);
 			if (len > (nwords - 1) * 8)
 				len = (size_t)(nwords - 1) * 8;
 			sh->cur = shift_of(sh, id, true);

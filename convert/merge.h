@@ -24,10 +24,10 @@
  * timestamp word of event, context switch and log records gets the
  * provider's shift, in its own ticks (initialization record).  Large
  * records are copied as they are (no importer writes timed ones).
- * Private to launcher/ and tools/.
+ * Private to launcher/ and tools/ (libfxtmerge.la).
  */
-#ifndef FXT_TOOLS_MERGE_H
-#define FXT_TOOLS_MERGE_H
+#ifndef FXT_CONVERT_MERGE_H
+#define FXT_CONVERT_MERGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -61,4 +61,4 @@ int merge_archives(const char *out, const char *const *parts, size_t nparts,
 int merge_archives_shifted(const char *out, const char *const *parts, size_t nparts,
 			   merge_shift_fn *shift, void *ctx, struct merge_part_result *res);
 
-#endif /* FXT_TOOLS_MERGE_H */
+#endif /* FXT_CONVERT_MERGE_H */
