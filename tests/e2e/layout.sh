@@ -9,8 +9,10 @@
 #    it reaches them through features.c, gates.h and real.h;
 #  - no wing of the agent (agent/libc/, agent/patch/, agent/sample/,
 #    agent/keep/: any folder under agent/) includes another wing's header;
-#  - the stages include no later stage (stage_order below: the order is
-#    added with the run's contract, issue 25 step C2);
+#  - the stages include no later stage (STAGES below: the data path's
+#    order, each stage a top folder: common/ at the bottom, then the FXT
+#    codec, the run's contract and the spool both sides compile, the
+#    agent, the symbolizer, conversion, import, the readers, fxt-run);
 #  - a file of more than 800 lines says why in its opening comment, with
 #    the words "past 800 lines" (the marker: any case), say "One job,
 #    one file past 800 lines: ...".
@@ -29,7 +31,7 @@ MARKER='past 800 lines'
 WINGS="libc patch sample keep"
 
 scratch
-plan 11
+plan 12
 
 # The sources of tree $1, relative to it, one a line: *.c *.h *.S *.cc,
 # without hidden folders and build directories.
@@ -71,10 +73,9 @@ wing_no_wing() {
 
 # ------------------------------------------------------------ stage order
 # The stages, first to last: a file of a stage (its top folder) includes
-# nothing of a later one.  Left empty until the run's contract has its
-# folders (issue 25, step C2), when the lead sets it to:
-#   STAGES="common fxt spool run symbolizer convert import tools launcher"
-STAGES=""
+# nothing of a later one.  run/ comes before spool/: the spool's libc
+# table names the libc groups the contract defines (run/recording.h).
+STAGES="common fxt run spool agent symbolizer convert import tools launcher"
 stage_order() {
   awk -v stages="$STAGES" '
     BEGIN { n = split(stages, s, " "); for (i = 1; i <= n; i++) rank[s[i]] = i }
@@ -111,7 +112,8 @@ printf '/* table */\n#include "agent/libc/libc.h"\n' >"$fake/agent/features.c"
 printf '/* a wing */\n#include "agent/keep/filter.h"\n#include "agent/tbuf.h"\n' \
   >"$fake/agent/libc/wrap_fd.c"
 printf '/* its own */\n#include "agent/keep/filter.h"\n' >"$fake/agent/keep/filter.c"
-printf '/* outside */\n#include "agent/tbuf.h"\n' >"$fake/convert/emit.c"
+printf '/* outside */\n#include "agent/tbuf.h"\n#include "spool/format.h"\n#include "tools/x.h"\n' \
+  >"$fake/convert/emit.c"
 printf '/* a test */\n#include "agent/tbuf.h"\n' >"$fake/tests/unit/test_agent_tbuf.c"
 : >"$fake/build/config.status"
 printf '/* built */\n#include "agent/tbuf.h"\n' >"$fake/build/gen.c"
@@ -126,6 +128,8 @@ is "$(wing_no_wing <"$TMPD/fake.inc")" "agent/libc/wrap_fd.c agent/keep/filter.h
   "the rule 'wings' finds wrap_fd.c (not a wing's own header)"
 is "$(long_unexplained "$fake")" "agent/long.c $((LONG + 1))" \
   "the rule 'long files' finds long.c (not ok.c)"
+is "$(stage_order <"$TMPD/fake.inc")" "convert/emit.c tools/x.h" \
+  "the rule 'stage order' finds convert/ including tools/ (not the earlier spool/ or agent/)"
 
 # ------------------------------------------------------------ the tree
 top=$abs_top_srcdir
@@ -138,11 +142,7 @@ is "${missing:-none}" none "the core at the top of agent/, each wing in its fold
 rule 'outside agent/, only the unit tests include "agent/..."' outside_agent "$TMPD/inc"
 rule "the agent's core includes no wing, but features.c" core_no_wing "$TMPD/inc"
 rule "no wing includes another wing's header" wing_no_wing "$TMPD/inc"
-if [ -n "$STAGES" ]; then
-  rule "no stage includes a later one ($STAGES)" stage_order "$TMPD/inc"
-else
-  skip "stage order: STAGES is set with the run's contract (issue 25, C2)"
-fi
+rule "no stage includes a later one ($STAGES)" stage_order "$TMPD/inc"
 long_unexplained "$top" >"$TMPD/long"
 ok "every source over $LONG lines says why ('$MARKER') in its opening comment" \
   test ! -s "$TMPD/long"
