@@ -13,6 +13,9 @@
 #    order, each stage a top folder: common/ at the bottom, then the FXT
 #    codec, the run's contract and the spool both sides compile, the
 #    agent, the symbolizer, conversion, import, the readers, fxt-run);
+#  - every folder of sources (its own local.mk, or C/C++/assembly files;
+#    tests/, bench/ and examples/ aside) is named, as `FOLDER/`, in
+#    docs/design.md, the tree's one map;
 #  - a file of more than 800 lines says why in its opening comment, with
 #    the words "past 800 lines" (the marker: any case), say "One job,
 #    one file past 800 lines: ...".
@@ -31,7 +34,7 @@ MARKER='past 800 lines'
 WINGS="libc patch sample keep"
 
 scratch
-plan 12
+plan 14
 
 # The sources of tree $1, relative to it, one a line: *.c *.h *.S *.cc,
 # without hidden folders and build directories.
@@ -94,6 +97,23 @@ long_unexplained() {
   done)
 }
 
+# The folders of tree $1 that the map must name: "FOLDER/", one a line.
+source_folders() {
+  { sources "$1"; (cd "$1" && find . -name local.mk -type f | sed 's,^\./,,'); } |
+    sed -n 's,/[^/]*$,/,p' | grep -v '^\(tests\|bench\|examples\|build\)/' |
+    sort -u | (cd "$1" && while read -r d; do
+      # a build directory inside the tree is not ours
+      grep -qx "${d%/}" "$TMPD/builds" 2>/dev/null || echo "$d"
+    done)
+}
+
+# The folders of tree $1 that $1/docs/design.md does not name.
+unmapped() {
+  source_folders "$1" | while read -r d; do
+    grep -qF "\`$d\`" "$1/docs/design.md" || echo "$d"
+  done
+}
+
 # rule NAME FUNCTION LIST: passes when FUNCTION prints nothing for LIST
 # (a file), and says what it printed.
 rule() {
@@ -119,6 +139,9 @@ printf '/* a test */\n#include "agent/tbuf.h"\n' >"$fake/tests/unit/test_agent_t
 printf '/* built */\n#include "agent/tbuf.h"\n' >"$fake/build/gen.c"
 { echo '/* Long, and says nothing of it. */'; seq 1 $LONG; } >"$fake/agent/long.c"
 { echo '/* Long: one job, past 800 LINES because ... */'; seq 1 $LONG; } >"$fake/agent/ok.c"
+mkdir -p "$fake/docs" "$fake/newstage"
+printf '# map\n`agent/`, `agent/libc/`, `agent/keep/`, `convert/`\n' >"$fake/docs/design.md"
+: >"$fake/newstage/local.mk"
 includes "$fake" >"$TMPD/fake.inc"
 is "$(outside_agent <"$TMPD/fake.inc")" "convert/emit.c agent/tbuf.h" \
   "the rule 'outside agent/' finds convert/emit.c (not the unit test, not a build)"
@@ -128,6 +151,8 @@ is "$(wing_no_wing <"$TMPD/fake.inc")" "agent/libc/wrap_fd.c agent/keep/filter.h
   "the rule 'wings' finds wrap_fd.c (not a wing's own header)"
 is "$(long_unexplained "$fake")" "agent/long.c $((LONG + 1))" \
   "the rule 'long files' finds long.c (not ok.c)"
+is "$(unmapped "$fake")" "newstage/" \
+  "the rule 'the map names every folder' finds newstage/ (not tests/unit/, not a build)"
 is "$(stage_order <"$TMPD/fake.inc")" "convert/emit.c tools/x.h" \
   "the rule 'stage order' finds convert/ including tools/ (not the earlier spool/ or agent/)"
 
@@ -143,6 +168,9 @@ rule 'outside agent/, only the unit tests include "agent/..."' outside_agent "$T
 rule "the agent's core includes no wing, but features.c" core_no_wing "$TMPD/inc"
 rule "no wing includes another wing's header" wing_no_wing "$TMPD/inc"
 rule "no stage includes a later one ($STAGES)" stage_order "$TMPD/inc"
+unmapped "$top" >"$TMPD/unmapped"
+ok "docs/design.md names every folder of sources" test ! -s "$TMPD/unmapped"
+sed 's/^/#   /' "$TMPD/unmapped"
 long_unexplained "$top" >"$TMPD/long"
 ok "every source over $LONG lines says why ('$MARKER') in its opening comment" \
   test ! -s "$TMPD/long"
