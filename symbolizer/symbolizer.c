@@ -501,6 +501,35 @@ const struct fxt_sym_info *fxt_sym_lookup(struct fxt_sym *s, uint64_t addr)
 	return info;
 }
 
+int fxt_sym_find(struct fxt_sym *s, const char *module, const char *name, uint64_t *addr)
+{
+	size_t want = strlen(name), i;
+
+	for (i = 0; i < s->nmods; i++) {
+		struct sym_module *m = &s->mods[i];
+		int n, k;
+
+		if (!m->dwmod || strcmp(m->base, module) != 0)
+			continue;
+		n = dwfl_module_getsymtab(m->dwmod);
+		for (k = 1; k < n; k++) {
+			GElf_Sym sym;
+			GElf_Addr a;
+			GElf_Word shndx;
+			const char *sn =
+			    dwfl_module_getsym_info(m->dwmod, k, &sym, &a, &shndx, NULL, NULL);
+			unsigned type = GELF_ST_TYPE(sym.st_info);
+
+			if (sn && shndx != SHN_UNDEF && type == STT_FUNC &&
+			    fxt_sym__name_len(sn) == want && memcmp(sn, name, want) == 0) {
+				*addr = a;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
 /* ---------------------------------------------------------------- lifetime */
 
 struct fxt_sym *fxt_sym_new(unsigned flags)

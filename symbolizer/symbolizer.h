@@ -103,6 +103,14 @@ int fxt_sym_elf_layout(const char *path, struct fxt_sym_layout *out);
  * fallback whose name is "?" is returned (and not cached). */
 const struct fxt_sym_info *fxt_sym_lookup(struct fxt_sym *s, uint64_t addr);
 
+/* The address of the function `name` (compared without a symbol version)
+ * defined in the reported module whose file's basename is `module` (for
+ * "libc.so.6": what a process has mapped), from its .symtab or .dynsym as
+ * for lookups; for a caller that must call a function inside another
+ * process.  An IFUNC symbol does not count (its address is its resolver's).
+ * 0, or -ENOENT when no such module or function is known. */
+int fxt_sym_find(struct fxt_sym *s, const char *module, const char *name, uint64_t *addr);
+
 /* Frees the symbolizer and every result it returned.  NULL is accepted. */
 void fxt_sym_free(struct fxt_sym *s);
 

@@ -123,6 +123,11 @@ E2E_TESTS += tests/e2e/patch-walkers.sh
 # agent's thread trampoline (tests/progs/patchme_bt thread).
 E2E_TESTS += tests/e2e/backtrace-thread.sh
 
+# The injector fxt-run -p builds on: a library loaded into a running
+# process and a function of it called, the process none the wiser
+# (tests/helpers/fxt_inject, tests/progs/attach_target).
+E2E_TESTS += tests/e2e/attach-inject.sh
+
 E2E_TESTS += tests/e2e/readme.sh
 # The tree's layout: who may include whom (the agent's core and wings, the
 # stages), and a reason in every source past 800 lines.

@@ -356,3 +356,21 @@ tests/progs/symfix/libsymcxx-badcrc.so: tests/progs/symfix/libsymcxx.la
 	  $(SYMFIX_OBJCOPY) --strip-all --add-gnu-debuglink=libsymcxx-badcrc.debug \
 	    .libs/libsymcxx.so libsymcxx-badcrc.so && \
 	  printf x >> libsymcxx-badcrc.debug
+# attach_target and the library loaded into it, libinject_probe: a process
+# being attached to, blocked in read(2), spinning, taking SIGALRM, with
+# threads busy in malloc, and its own SIGSEGV/SIGTRAP handlers
+# (attach-inject.sh).
+check_PROGRAMS += tests/progs/attach_target
+tests_progs_attach_target_SOURCES = tests/progs/attach_target.c
+tests_progs_attach_target_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_attach_target_LDADD = -lpthread
+check_LTLIBRARIES += tests/progs/libinject_probe.la
+tests_progs_libinject_probe_la_SOURCES = tests/progs/inject_probe.c
+tests_progs_libinject_probe_la_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_libinject_probe_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+# attach_static: the same program linked statically: refused (no dlopen).
+check_PROGRAMS += tests/progs/attach_static
+tests_progs_attach_static_SOURCES = tests/progs/attach_target.c
+tests_progs_attach_static_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_attach_static_LDFLAGS = -all-static
+tests_progs_attach_static_LDADD = -lpthread

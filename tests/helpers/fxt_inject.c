@@ -1,0 +1,60 @@
+/* The injector (launcher/attach/inject.c) by hand, for attach-inject.sh:
+ *
+ *   fxt_inject PID                  borrow a thread of PID and give it back
+ *   fxt_inject PID LIB FUNC ARG     and, meanwhile, dlopen LIB in PID and
+ *                                   call FUNC(ARG) (ARG a string)
+ *
+ * Prints "thread TID" (the thread borrowed) and "returned N"; on error one
+ * line "fxt_inject: WHY" and exit 1. */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launcher/attach/inject.h"
+
+int main(int argc, char **argv)
+{
+	struct inject *in;
+	char why[512];
+	uint64_t h, fn, arg, ret;
+	const char *base;
+	int err;
+
+	if (argc != 2 && argc != 5) {
+		fprintf(stderr, "usage: fxt_inject PID [LIB FUNC ARG]\n");
+		return 2;
+	}
+	err = inject_open((pid_t)atol(argv[1]), &in, why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "fxt_inject: %s\n", why);
+		return 1;
+	}
+	printf("thread %d\n", (int)inject_tid(in));
+	if (argc == 5) {
+		base = strrchr(argv[2], '/');
+		base = base ? base + 1 : argv[2];
+		err = inject_dlopen(in, argv[2], &h, why, sizeof(why));
+		if (!err && inject_symbol(in, base, argv[3], &fn) != 0) {
+			snprintf(why, sizeof(why), "%s: no function %s", argv[2], argv[3]);
+			err = -1;
+		}
+		if (!err)
+			err = inject_push(in, argv[4], strlen(argv[4]) + 1, &arg);
+		if (!err)
+			err = inject_call(in, fn, &arg, 1, &ret, why, sizeof(why));
+		if (err) {
+			inject_close(in);
+			fprintf(stderr, "fxt_inject: %s\n", why);
+			return 1;
+		}
+		printf("returned %lld\n", (long long)ret);
+	}
+	err = inject_close(in);
+	if (err) {
+		fprintf(stderr, "fxt_inject: giving the thread back: error %d\n", err);
+		return 1;
+	}
+	return 0;
+}
