@@ -14,9 +14,11 @@ fxt_run_LDADD = libfxtmerge.la libfxtconvert.la libfxtrun.la libfxtsym.la libfxt
 	-lpthread
 
 # launcher/attach/: loading the agent into a process already running
-# (fxt-run -p, on x86-64): inject.c calls functions inside it with ptrace.
+# (fxt-run -p, on x86-64): preflight.c says whether we may, inject.c calls
+# functions inside it with ptrace.
 if ARCH_X86_64
 noinst_LTLIBRARIES += libfxtattach.la
-libfxtattach_la_SOURCES = launcher/attach/inject.c launcher/attach/inject.h
+libfxtattach_la_SOURCES = launcher/attach/inject.c launcher/attach/inject.h \
+	launcher/attach/preflight.c launcher/attach/preflight.h
 libfxtattach_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 endif

@@ -22,6 +22,7 @@
 #include "run/settings.h"
 #include "run/names.h"
 #include "run/proc.h"
+#include "symbolizer/symbolizer.h"
 
 #ifndef FXT_PKGLIBDIR
 #define FXT_PKGLIBDIR "/usr/local/lib/fxtrace"
@@ -172,10 +173,8 @@ static bool gains_file_caps(const char *path)
  * before it runs untraced.  Scripts and unreadable files are not checked. */
 void warn_untraceable(const char *path, const char *name)
 {
+	struct fxt_sym_layout lay;
 	struct stat st;
-	unsigned char ident[EI_NIDENT];
-	bool interp = false;
-	int fd;
 
 	if (stat(path, &st) != 0)
 		return;
@@ -195,30 +194,11 @@ void warn_untraceable(const char *path, const char *name)
 		    name);
 		return;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	/* Scripts, unreadable files and other machines' programs are not
+	 * our business: the kernel or the loader will say. */
+	if (fxt_sym_elf_layout(path, &lay) != 0 || lay.bits != __ELF_NATIVE_CLASS)
 		return;
-	if (pread(fd, ident, sizeof(ident), 0) != (ssize_t)sizeof(ident) ||
-	    memcmp(ident, ELFMAG, SELFMAG) != 0 ||
-	    ident[EI_CLASS] != (__ELF_NATIVE_CLASS == 64 ? ELFCLASS64 : ELFCLASS32)) {
-		close(fd);
-		return;
-	}
-	ElfW(Ehdr) eh;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    eh.e_phentsize != sizeof(ElfW(Phdr))) {
-		close(fd);
-		return;
-	}
-	for (unsigned i = 0; i < eh.e_phnum && !interp; i++) {
-		ElfW(Phdr) ph;
-		off_t off = (off_t)eh.e_phoff + (off_t)i * (off_t)sizeof(ph);
-		if (pread(fd, &ph, sizeof(ph), off) != (ssize_t)sizeof(ph))
-			break;
-		interp = ph.p_type == PT_INTERP;
-	}
-	close(fd);
-	if (!interp)
+	if (!lay.interp)
 		fprintf(stderr,
 			"fxt-run: warning: %s is statically linked: LD_PRELOAD cannot load the "
 			"agent into it, so it runs untraced\n",

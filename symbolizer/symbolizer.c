@@ -552,6 +552,9 @@ struct fxt_sym *fxt_sym_new(unsigned flags)
 int fxt_sym_elf_layout(const char *path, struct fxt_sym_layout *out)
 {
 	struct elf_file ef;
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	size_t phnum, i;
 	int err;
 
 	elf_version(EV_CURRENT); /* libelf refuses to work before it */
@@ -559,6 +562,12 @@ int fxt_sym_elf_layout(const char *path, struct fxt_sym_layout *out)
 	if (err < 0)
 		return err;
 	out->fixed = ef.type == ET_EXEC;
+	out->bits = gelf_getclass(ef.elf) == ELFCLASS64 ? 64 : 32;
+	out->machine = gelf_getehdr(ef.elf, &eh) ? eh.e_machine : EM_NONE;
+	out->interp = 0;
+	if (elf_getphdrnum(ef.elf, &phnum) == 0)
+		for (i = 0; i < phnum && !out->interp; i++)
+			out->interp = gelf_getphdr(ef.elf, (int)i, &ph) && ph.p_type == PT_INTERP;
 	err = fxt_sym__elf_load_range(ef.elf, 0, &out->lo, &out->hi);
 	fxt_sym__elf_close(&ef);
 	return err;

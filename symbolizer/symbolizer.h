@@ -89,11 +89,16 @@ int fxt_sym_add_maps(struct fxt_sym *s, const char *maps_text);
  * segments cover, [lo, hi) as ELF virtual addresses (lo page-aligned, as
  * the module ranges above), and whether they are fixed (an ET_EXEC file,
  * whose load bias is meaningless).  Lets a caller tell which module of a
- * process covers an address without a symbolizer.  0, -errno of open(2),
- * or -ENOEXEC. */
+ * process covers an address without a symbolizer.  Also what the file is
+ * for: its machine (e_machine, EM_X86_64 ...), 32 or 64 bits, and whether
+ * a dynamic loader runs it (PT_INTERP: not a static program).  0, -errno
+ * of open(2), or -ENOEXEC. */
 struct fxt_sym_layout {
 	uint64_t lo, hi;
 	int fixed;
+	unsigned machine;
+	unsigned bits;
+	int interp;
 };
 int fxt_sym_elf_layout(const char *path, struct fxt_sym_layout *out);
 

@@ -8,10 +8,13 @@
 # output and exit status are its own; also while 8 or 64 threads take the C
 # library's locks all the time, and when the thread borrowed is spinning in
 # the program's own code.  Refusals are one line: no such process, a
-# static program, a library that cannot be loaded, another user's process.
+# static program, a library that cannot be loaded; and the checks fxt-run
+# -p makes first: a zombie, a kernel thread, a process already traced, one
+# that has the agent, another user's, a set-user-ID or file-capability
+# program, a library another user could replace.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 18
+plan 27
 if [ "$(uname -m)" != x86_64 ] || [ ! -x "$HELPERS/fxt_inject" ]; then
   skip_rest "the injector is for x86-64"
 fi
@@ -124,35 +127,118 @@ wait $gone
 "$INJECT" $gone >inj.out 2>inj.err
 is "$?:$(cat inj.err)" "1:fxt_inject: process $gone: no such process" "no such process"
 
-if [ -x "$PROGS/attach_static" ]; then
-  rm -f stop out
-  "$PROGS/attach_static" --spin >out 2>&1 &
-  target=$!
-  i=0
-  while [ $i -lt 100 ] && ! grep -q ready out; do sleep 0.05; i=$((i + 1)); done
-  "$INJECT" $target >inj.out 2>inj.err
-  is "$?:$(cat inj.err)" "1:fxt_inject: process $target has no libc.so.6 with dlopen (a static program, or a C library older than glibc 2.34): fxtrace cannot load into it" \
-    "a static program"
-  : >stop
-  wait $target
-  is "$?" 0 "the static program went on"
+# 6. The checks before an attach (launcher/attach/preflight.c).
+check() { "$INJECT" --check "$@" 2>&1; }
+rm -f stop
+"$PROGS/attach_static" --spin >out 2>&1 &
+target=$!
+is "$(check $target)" "fxt_inject: process $target (attach_static) is statically linked: it has no loader to load fxtrace into it" \
+  "a static program"
+: >stop
+wait $target
+is "$?" 0 "the static program went on"
+
+sh -c 'sleep 0 & echo $! >zpid; exec sleep 3' &
+holder=$!
+sleep 0.5
+is "$(check "$(cat zpid)")" "fxt_inject: process $(cat zpid) (sleep) has exited (a zombie): nothing to attach to" \
+  "a zombie"
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
+
+if grep -q '^2 (kthreadd)' /proc/2/stat 2>/dev/null; then
+  is "$(check 2)" "fxt_inject: process 2 (kthreadd) is a kernel thread: nothing to load into" \
+    "a kernel thread"
 else
-  skip "no static C library to build attach_static"
-  skip "no static C library to build attach_static"
+  skip "no kernel thread visible in this pid namespace"
 fi
 
-if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+rm -f stop
+if command -v strace >/dev/null; then
   start --timer
-  setpriv --reuid=65534 --regid=65534 --clear-groups "$INJECT" $target >inj.out 2>inj.err
-  is "$?:$(cat inj.err)" "1:fxt_inject: process $target: not permitted to read its memory map (it must run as your user, or fxt-run needs CAP_SYS_PTRACE)" \
+  strace -o /dev/null -p $target 2>strace.err &
+  tracer=$!
+  i=0
+  while [ $i -lt 100 ] && grep -q '^TracerPid:[[:space:]]*0$' /proc/$target/status; do
+    sleep 0.05; i=$((i + 1))
+  done
+  is "$(check $target)" "fxt_inject: process $target (attach_target) is already traced by process $tracer (strace): a process has one tracer; end that one first" \
+    "a process already traced: the tracer named"
+  kill $tracer
+  wait $tracer 2>/dev/null
+  finish_target
+else
+  skip "no strace to trace with"
+fi
+
+rm -f stop out
+"$FXT_RUN" -q -o "$TMPD/a.fxt" -- "$PROGS/attach_target" --spin >out 2>&1 &
+run=$!
+i=0
+while [ $i -lt 100 ] && ! grep -q ready out; do sleep 0.05; i=$((i + 1)); done
+# fxt-run's child, by the parent pid in /proc/PID/stat.
+target=$(for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; done |
+  awk -v p=$run '{ pid = $1; sub(/.*\) /, ""); if ($2 == p) print pid }' | head -n 1)
+is "$(check $target)" "fxt_inject: process $target (attach_target) already has fxtrace's agent (it was started under fxt-run or with LD_PRELOAD): its trace is written when it exits" \
+  "a process that has the agent already"
+: >stop
+wait $run
+is "$?" 0 "... which ended as it would have"
+
+start --timer
+libc=$(awk '$6 ~ /\/libc\.so\.6$/ { print $6; exit }' /proc/$target/maps)
+is "$(check $target "$libc")" ok "a library only root may replace: accepted"
+mkdir w && chmod 777 w && cp "$PROBE" w/
+is "$(check $target "$TMPD/w/libinject_probe.so")" "fxt_inject: the directory $(cd w && pwd -P) is writable by others: fxt-run loads into a process only a library no other user could have replaced (install fxtrace where only root may write)" \
+  "a library in a directory anyone may write: refused"
+finish_target
+
+# 7. Other users' and privileged processes (as root).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+  start --timer
+  $nobody "$INJECT" $target >inj.out 2>inj.err
+  is "$?:$(cat inj.err)" "1:fxt_inject: process $target (attach_target) runs as user 0: attach to your own processes, or run fxt-run as root (CAP_SYS_PTRACE)" \
     "another user's process"
   finish_target
   is "$out" "ready
 read: go
 alarms: yes
 exit 0" "the program did not notice"
+
+  chmod 711 "$TMPD"
+  cp "$PROGS/attach_target" w/suid
+  chmod 4755 w/suid
+  rm -f stop out
+  $nobody w/suid --spin >out 2>&1 &
+  target=$!
+  i=0
+  while [ $i -lt 100 ] && ! grep -q ready out; do sleep 0.05; i=$((i + 1)); done
+  if grep -q '^Uid:[[:space:]]*65534[[:space:]]*0' /proc/$target/status; then
+    is "$(check $target)" "fxt_inject: process $target (suid) runs a set-user-ID program: fxtrace does not load into programs that gained privileges" \
+      "a set-user-ID program"
+  else
+    skip "set-user-ID has no effect here (a nosuid file system)"
+  fi
+  : >stop
+  wait $target
+  if command -v setcap >/dev/null; then
+    cp "$PROGS/attach_target" w/fcap
+    setcap cap_net_bind_service+ep w/fcap
+    rm -f stop out
+    $nobody w/fcap --spin >out 2>&1 &
+    target=$!
+    i=0
+    while [ $i -lt 100 ] && ! grep -q ready out; do sleep 0.05; i=$((i + 1)); done
+    is "$(check $target)" "fxt_inject: process $target (fcap) runs a file-capability program: fxtrace does not load into programs that gained privileges" \
+      "a program with file capabilities"
+    : >stop
+    wait $target
+  else
+    skip "no setcap"
+  fi
 else
-  skip "not root: no other user to try as"
-  skip "not root: no other user to try as"
+  i=0
+  while [ $i -lt 4 ]; do skip "not root: no other user to try as"; i=$((i + 1)); done
 fi
 finish

@@ -3,9 +3,12 @@
  *   fxt_inject PID                  borrow a thread of PID and give it back
  *   fxt_inject PID LIB FUNC ARG     and, meanwhile, dlopen LIB in PID and
  *                                   call FUNC(ARG) (ARG a string)
+ *   fxt_inject --check PID [LIB]    only the checks before an attach
+ *                                   (launcher/attach/preflight.c): "ok"
  *
- * Prints "thread TID" (the thread borrowed) and "returned N"; on error one
- * line "fxt_inject: WHY" and exit 1. */
+ * The first two run the checks on the process first.  Prints "thread TID"
+ * (the thread borrowed) and "returned N"; on error one line
+ * "fxt_inject: WHY" and exit 1. */
 #include <config.h>
 
 #include <stdio.h>
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #include "launcher/attach/inject.h"
+#include "launcher/attach/preflight.h"
 
 int main(int argc, char **argv)
 {
@@ -22,11 +26,21 @@ int main(int argc, char **argv)
 	const char *base;
 	int err;
 
+	if (argc >= 3 && argc <= 4 && strcmp(argv[1], "--check") == 0) {
+		if (attach_preflight((pid_t)atol(argv[2]), argv[3], why, sizeof(why)) != 0) {
+			fprintf(stderr, "fxt_inject: %s\n", why);
+			return 1;
+		}
+		printf("ok\n");
+		return 0;
+	}
 	if (argc != 2 && argc != 5) {
-		fprintf(stderr, "usage: fxt_inject PID [LIB FUNC ARG]\n");
+		fprintf(stderr, "usage: fxt_inject [--check] PID [LIB FUNC ARG]\n");
 		return 2;
 	}
-	err = inject_open((pid_t)atol(argv[1]), &in, why, sizeof(why));
+	err = attach_preflight((pid_t)atol(argv[1]), NULL, why, sizeof(why));
+	if (!err)
+		err = inject_open((pid_t)atol(argv[1]), &in, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "fxt_inject: %s\n", why);
 		return 1;

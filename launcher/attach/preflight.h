@@ -1,0 +1,27 @@
+/* Whether fxt-run may attach to a process, decided before anything is
+ * done to it: each refusal is one line that names the reason and what to
+ * do instead.
+ *
+ * Refused: no such process; a zombie or a kernel thread; a process
+ * already traced (its tracer named); one we may not trace (another user's
+ * without CAP_SYS_PTRACE, Yama's ptrace_scope); a set-user-ID,
+ * set-group-ID or file-capability program; a program of another
+ * architecture, or a static one (no loader to load the agent); a process
+ * that already has the agent (started under fxt-run or with LD_PRELOAD);
+ * and a library to load that another user could have replaced (the file
+ * or a directory above it writable by others, or owned by a user other
+ * than root and us) or that the process could not read.
+ */
+#ifndef FXT_LAUNCHER_ATTACH_PREFLIGHT_H
+#define FXT_LAUNCHER_ATTACH_PREFLIGHT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* 0, or a negative errno and the line in why: -ESRCH (no such process),
+ * -EPERM (not ours to trace), -EBUSY (traced, or has the agent),
+ * -ENOEXEC (a program we cannot load into), -EACCES (the library). `lib`
+ * may be NULL: the process alone is checked. */
+int attach_preflight(pid_t pid, const char *lib, char *why, size_t cap);
+
+#endif /* FXT_LAUNCHER_ATTACH_PREFLIGHT_H */
