@@ -15,7 +15,7 @@
 #include "agent/log.h"
 #include "agent/modules.h"
 #include "agent/real.h"
-#include "agent/settings.h"
+#include "agent/config.h"
 #include "agent/ticks.h"
 #include "run/settings.h"
 #include "run/names.h"

@@ -7,7 +7,7 @@ FXT_CODEC_SOURCES = \
 	fxt/writer.c fxt/writer_int.h fxt/tables.c \
 	fxt/reader_int.h fxt/reader.c fxt/source.c fxt/decode.c \
 	fxt/utf8.c \
-	fxt/names.c \
+	fxt/typenames.c \
 	fxt/counts.c fxt/counts.h \
 	fxt/depth.c fxt/depth.h \
 	fxt/internal.h
