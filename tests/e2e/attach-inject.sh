@@ -129,18 +129,23 @@ is "$?:$(cat inj.err)" "1:fxt_inject: process $gone: no such process" "no such p
 
 # 6. The checks before an attach (launcher/attach/preflight.c).
 check() { "$INJECT" --check "$@" 2>&1; }
-rm -f stop
+rm -f stop out
 "$PROGS/attach_static" --spin >out 2>&1 &
 target=$!
+i=0
+while [ $i -lt 100 ] && ! grep -q ready out; do sleep 0.05; i=$((i + 1)); done
 is "$(check $target)" "fxt_inject: process $target (attach_static) is statically linked: it has no loader to load fxtrace into it" \
   "a static program"
 : >stop
 wait $target
 is "$?" 0 "the static program went on"
 
-sh -c 'sleep 0 & echo $! >zpid; exec sleep 3' &
+sh -c 'sleep 0 & echo $! >zpid; exec sleep 5' &
 holder=$!
-sleep 0.5
+i=0
+while [ $i -lt 100 ] && ! grep -q '^[0-9]* (sleep) Z' "/proc/$(cat zpid 2>/dev/null)/stat" 2>/dev/null; do
+  sleep 0.05; i=$((i + 1))
+done
 is "$(check "$(cat zpid)")" "fxt_inject: process $(cat zpid) (sleep) has exited (a zombie): nothing to attach to" \
   "a zombie"
 kill $holder 2>/dev/null
