@@ -24,6 +24,13 @@ INJECT=$HELPERS/fxt_inject
 PROBE=$PROGS/.libs/libinject_probe.so
 export ATTACH_TARGET_STOP=$TMPD/stop
 
+# wait_until COMMAND...: waits (5 s at most) until COMMAND succeeds.
+wait_until() {
+  i=0
+  while [ $i -lt 100 ] && ! "$@" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+}
+ready() { grep -q ready out; }
+
 # start ARGS...: attach_target ARGS in the background, its standard input a
 # FIFO held open on fd 9, once it said "ready"; $target is its pid.
 start() {
@@ -32,8 +39,7 @@ start() {
   "$PROGS/attach_target" "$@" <in >out 2>&1 &
   target=$!
   exec 9>in
-  i=0
-  while [ $i -lt 100 ] && ! grep -q ready out; do sleep 0.05; i=$((i + 1)); done
+  wait_until ready
 }
 
 # finish_target: lets it end (a line on its input, the stop file), then
@@ -132,8 +138,7 @@ check() { "$INJECT" --check "$@" 2>&1; }
 rm -f stop out
 "$PROGS/attach_static" --spin >out 2>&1 &
 target=$!
-i=0
-while [ $i -lt 100 ] && ! grep -q ready out; do sleep 0.05; i=$((i + 1)); done
+wait_until ready
 is "$(check $target)" "fxt_inject: process $target (attach_static) is statically linked: it has no loader to load fxtrace into it" \
   "a static program"
 : >stop
@@ -142,10 +147,8 @@ is "$?" 0 "the static program went on"
 
 sh -c 'sleep 0 & echo $! >zpid; exec sleep 5' &
 holder=$!
-i=0
-while [ $i -lt 100 ] && ! grep -q '^[0-9]* (sleep) Z' "/proc/$(cat zpid 2>/dev/null)/stat" 2>/dev/null; do
-  sleep 0.05; i=$((i + 1))
-done
+zombie() { grep -q '^[0-9]* (sleep) Z' "/proc/$(cat zpid)/stat"; }
+wait_until zombie
 is "$(check "$(cat zpid)")" "fxt_inject: process $(cat zpid) (sleep) has exited (a zombie): nothing to attach to" \
   "a zombie"
 kill $holder 2>/dev/null
@@ -163,10 +166,8 @@ if command -v strace >/dev/null; then
   start --timer
   strace -o /dev/null -p $target 2>strace.err &
   tracer=$!
-  i=0
-  while [ $i -lt 100 ] && grep -q '^TracerPid:[[:space:]]*0$' /proc/$target/status; do
-    sleep 0.05; i=$((i + 1))
-  done
+  traced() { ! grep -q '^TracerPid:[[:space:]]*0$' /proc/$target/status; }
+  wait_until traced
   is "$(check $target)" "fxt_inject: process $target (attach_target) is already traced by process $tracer (strace): a process has one tracer; end that one first" \
     "a process already traced: the tracer named"
   kill $tracer
@@ -179,8 +180,7 @@ fi
 rm -f stop out
 "$FXT_RUN" -q -o "$TMPD/a.fxt" -- "$PROGS/attach_target" --spin >out 2>&1 &
 run=$!
-i=0
-while [ $i -lt 100 ] && ! grep -q ready out; do sleep 0.05; i=$((i + 1)); done
+wait_until ready
 # fxt-run's child, by the parent pid in /proc/PID/stat.
 target=$(for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; done |
   awk -v p=$run '{ pid = $1; sub(/.*\) /, ""); if ($2 == p) print pid }' | head -n 1)
@@ -217,8 +217,7 @@ exit 0" "the program did not notice"
   rm -f stop out
   $nobody w/suid --spin >out 2>&1 &
   target=$!
-  i=0
-  while [ $i -lt 100 ] && ! grep -q ready out; do sleep 0.05; i=$((i + 1)); done
+  wait_until ready
   if grep -q '^Uid:[[:space:]]*65534[[:space:]]*0' /proc/$target/status; then
     is "$(check $target)" "fxt_inject: process $target (suid) runs a set-user-ID program: fxtrace does not load into programs that gained privileges" \
       "a set-user-ID program"
@@ -233,8 +232,7 @@ exit 0" "the program did not notice"
     rm -f stop out
     $nobody w/fcap --spin >out 2>&1 &
     target=$!
-    i=0
-    while [ $i -lt 100 ] && ! grep -q ready out; do sleep 0.05; i=$((i + 1)); done
+    wait_until ready
     is "$(check $target)" "fxt_inject: process $target (fcap) runs a file-capability program: fxtrace does not load into programs that gained privileges" \
       "a program with file capabilities"
     : >stop
