@@ -24,6 +24,7 @@ struct agent {
 	bool forked;   /* a fork child: never the root */
 	bool sealed;   /* the archive was written (or given up) */
 	bool disabled; /* initialisation failed: record nothing */
+	bool late;     /* loaded by dlopen() into a running process: see fxt_attach_start() */
 	char spool_path[4096 + 32];
 };
 

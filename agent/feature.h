@@ -32,6 +32,7 @@ enum agent_ev {
 	AGENT_EV_THREAD_GONE,	/* the buffer is retired: give back per-thread state */
 	AGENT_EV_DLCLOSED,	/* dlclose succeeded */
 	AGENT_EV_EXEC,		/* exec is about to replace the image (not in a vfork child) */
+	AGENT_EV_STOP,		/* detach (fxt_attach_stop()): undo START, the process runs on */
 	AGENT_EV_BEFORE_SEAL,	/* recording ends for the process (exit, exec) */
 	AGENT_EV_SELF_CONVERT,	/* the process converts its own spool: ev->convert */
 	AGENT_EV_COUNT
@@ -40,6 +41,11 @@ enum agent_ev {
 
 struct agent_event {
 	union {
+		/* START: attached to a process already running (the agent
+		 * loaded by dlopen(), other threads running), not preloaded. */
+		struct {
+			bool attached;
+		} start;
 		/* THREAD_START: the creator's view of its mask blocked SIGPROF
 		 * (agent_sample_hold_prof(), gates.h); false for the main
 		 * thread and a fork child's. */

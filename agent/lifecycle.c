@@ -4,10 +4,13 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agent/agent.h"
@@ -18,6 +21,7 @@
 #include "agent/config.h"
 #include "agent/ticks.h"
 #include "run/settings.h"
+#include "run/attach.h"
 #include "run/names.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -36,6 +40,14 @@ void agent_spool_path(char *buf, size_t cap, const char *output, long pid, unsig
 {
 	run_spool_name(buf, cap, output, pid, image);
 }
+
+/* Attaching (fxt_attach_start()): the settings block fxt-run wrote, and
+ * whether recording was stopped (fxt_attach_stop()). */
+static struct {
+	char *block;
+	size_t len;
+	bool stopped;
+} attach;
 
 /* ------------------------------------------------------------ threads */
 
@@ -89,6 +101,8 @@ static void atfork_child(void)
 
 	if (in_call)
 		agent_tls.wrap = 0;
+	if (attach.stopped)
+		agent.disabled = true; /* detached: the child is not recorded */
 	pthread_mutex_init(&agent.lock, NULL);
 	agent.pid = getpid();
 	agent.forked = true;
@@ -117,18 +131,28 @@ static void atexit_seal(void)
 
 static void do_init(void)
 {
+	bool attached = attach.block != NULL;
 	char pid[24];
 
-	agent_config_load();
+	if (!attached)
+		agent_config_load();
+	else if (agent_config_load_block(attach.block, attach.len) < 0) {
+		init_err = -EINVAL;
+		agent.disabled = true;
+		return;
+	}
 	agent_features_configure();
 	agent_clock_init();
 	agent.pid = getpid();
 	if (!agent_cfg.root_pid) {
-		/* The first traced process is the root; tell every descendant. */
+		/* The first traced process is the root; tell every descendant
+		 * (not a process attached to: its environment is its own). */
 		agent_cfg.root_pid = (long)agent.pid;
-		agent_fmt(pid, sizeof(pid), "%ld", (long)agent.pid);
-		setenv(FXT_ENV(ROOT_PID), pid, 0);
-		agent_output_export();
+		if (!attached) {
+			agent_fmt(pid, sizeof(pid), "%ld", (long)agent.pid);
+			setenv(FXT_ENV(ROOT_PID), pid, 0);
+			agent_output_export();
+		}
 	}
 	agent_seal_init();
 	agent_spool_path(agent.spool_path, sizeof(agent.spool_path), agent_cfg.output,
@@ -144,19 +168,64 @@ static void do_init(void)
 	agent_modules_snapshot();
 	if (init_err)
 		agent.disabled = true;
-	/* Before main(), while the process has one thread: patching starts
-	 * (even when disabled), libc calls are recorded (unless disabled). */
-	agent_features_emit(AGENT_EV_START, NULL);
+	/* Before main(), while the process has one thread, or attached to
+	 * it with others running: patching starts (even when disabled), libc
+	 * calls are recorded (unless disabled). */
+	agent_features_emit(AGENT_EV_START,
+			    &(const struct agent_event){ .start = { .attached = attached } });
 }
 
 int agent_ensure_init(void)
 {
+	/* Loaded into a running process: nothing until fxt_attach_start(). */
+	if (agent.late && !__atomic_load_n(&attach.block, __ATOMIC_ACQUIRE))
+		return -EAGAIN;
 	pthread_once(&init_once, do_init);
 	return init_err;
 }
 
+/* dl_iterate_phdr(): whether the agent comes after the C library in the
+ * loader's list (*arg: 1 seen the C library, 2 the agent after it). */
+static int find_order(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const char *base = strrchr(info->dlpi_name, '/');
+	uintptr_t self = (uintptr_t)&agent;
+	int *seen = arg;
+
+	(void)size;
+	base = base ? base + 1 : info->dlpi_name;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && self >= lo && self - lo < ph->p_memsz) {
+			*seen = *seen == 1 ? 2 : 0;
+			return 1;
+		}
+	}
+	if (strncmp(base, "libc.so", 7) == 0)
+		*seen = 1;
+	return 0;
+}
+
+/* Whether the agent was loaded by dlopen() into a program already
+ * running (fxt-run -p), not preloaded: the loader lists LD_PRELOAD's
+ * libraries before the C library and the program's other libraries, and
+ * a library loaded later after them. */
+static bool loaded_late(void)
+{
+	int seen = 0;
+
+	dl_iterate_phdr(find_order, &seen);
+	return seen == 2;
+}
+
 __attribute__((constructor)) static void agent_constructor(void)
 {
+	if (loaded_late()) {
+		agent.late = true; /* dormant: fxt_attach_start() starts it */
+		return;
+	}
 	agent_tls.busy++;
 	agent_ensure_init();
 	agent_busy_leave(&agent_tls);
@@ -168,6 +237,98 @@ __attribute__((destructor)) static void agent_destructor(void)
 {
 	if (!atexit_ok)
 		agent_seal();
+}
+
+/* ------------------------------------------------------------ attach */
+
+/* The settings block fxt-run wrote for an attach ("NAME=VALUE\0...\0\0",
+ * run/settings.h), read whole: a regular file that only root or our user
+ * could have written, not a link.  0 or -errno. */
+static int read_block(const char *path, char **out, size_t *len)
+{
+	enum { MAX = 1 << 16 };
+	struct stat st;
+	size_t n = 0;
+	char *buf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > MAX ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) || (st.st_uid != 0 && st.st_uid != geteuid())) {
+		close(fd);
+		return -EPERM;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (n < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			err = r < 0 ? -errno : -EIO;
+			break;
+		}
+		n += (size_t)r;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/* fxt-run -p (launcher/attach/): the agent was loaded by dlopen() into the
+ * running process, whose thread fxt-run borrowed calls this with the path
+ * of the settings block.  Recording starts as at a launch, but features
+ * act on a process whose other threads run (START .attached).  0, or
+ * -EALREADY (preloaded, or started already), -EPERM (the block's file is
+ * not fxt-run's), -EINVAL (a malformed block), another -errno. */
+EXPORT int fxt_attach_start(const char *path)
+{
+	char *block = NULL;
+	size_t len = 0;
+	int err;
+
+	if (!agent.late || __atomic_load_n(&attach.block, __ATOMIC_ACQUIRE))
+		return -EALREADY;
+	err = read_block(path, &block, &len);
+	if (err)
+		return err;
+	attach.len = len;
+	__atomic_store_n(&attach.block, block, __ATOMIC_RELEASE);
+	agent_tls.busy++;
+	err = agent_ensure_init();
+	agent_busy_leave(&agent_tls);
+	if (!err && agent.disabled)
+		err = -EIO;
+	agent_dbg("attached: %s", err ? strerror(-err) : "recording");
+	return err;
+}
+
+/* Detaching: features undo what they did at START (STOP: patched entries
+ * written back), and the spool is sealed as at an exit.  The process runs
+ * on without recording; what cannot be unloaded stays, dormant.  0, or
+ * -EINVAL when not attached, -EALREADY when stopped already. */
+EXPORT int fxt_attach_stop(void)
+{
+	if (!__atomic_load_n(&attach.block, __ATOMIC_ACQUIRE) || init_err || agent.disabled)
+		return -EINVAL;
+	if (__atomic_exchange_n(&attach.stopped, true, __ATOMIC_ACQ_REL))
+		return -EALREADY;
+	agent_tls.busy++;
+	agent_features_emit(AGENT_EV_STOP, NULL);
+	agent_seal();
+	agent_busy_leave(&agent_tls);
+	agent_dbg("detached");
+	return 0;
 }
 
 /* ------------------------------------------------------------ exec */

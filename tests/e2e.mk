@@ -127,6 +127,10 @@ E2E_TESTS += tests/e2e/backtrace-thread.sh
 # process and a function of it called, the process none the wiser
 # (tests/helpers/fxt_inject, tests/progs/attach_target).
 E2E_TESTS += tests/e2e/attach-inject.sh
+# The agent attached to a running process by calls: dormant when loaded,
+# started with a settings block, stopped with its patches written back;
+# the exact calls of the window in the archive.
+E2E_TESTS += tests/e2e/attach-agent.sh
 
 E2E_TESTS += tests/e2e/readme.sh
 # The tree's layout: who may include whom (the agent's core and wings, the

@@ -167,9 +167,11 @@ static int poke(int fd, uint64_t at, const void *buf, size_t len)
 	return n < 0 ? -errno : -EIO;
 }
 
+/* Whether this process registered for membarrier SYNC_CORE (once). */
+static bool registered;
+
 int agent_patch_live(const struct agent_patch_site *v, size_t n, struct agent_live_sites **sites)
 {
-	static bool registered;
 	struct agent_live_sites *t;
 	const uint8_t int3 = 0xcc, jmp = 0xe9;
 	int fd, err;
@@ -240,6 +242,43 @@ undo:
 		poke(fd, v[i].site, v[i].orig, 1);
 	sync_cores(registered);
 	close(fd);
+	return err;
+}
+
+int agent_patch_unlive(struct agent_live_sites *t)
+{
+	const uint8_t int3 = 0xcc;
+	int fd, err = 0;
+
+	if (__atomic_load_n(&t->dead, __ATOMIC_ACQUIRE))
+		return 0;
+	if (!registered && !one_thread())
+		return -ENOTSUP;
+	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* 1: an int3 over each jump's first byte: a thread that gets there
+	 * goes to the stub (the handler still knows the site), as the jump
+	 * took it. */
+	for (size_t i = 0; i < t->n; i++)
+		if ((err = poke(fd, t->v[i].site, &int3, 1)) < 0)
+			break;
+	sync_cores(registered);
+	/* 2: the original bytes after the first, where no thread reads; 3:
+	 * the first.  A site whose int3 was not written keeps its jump. */
+	if (!err) {
+		for (size_t i = 0; i < t->n; i++)
+			poke(fd, t->v[i].site + 1, t->v[i].orig + 1, t->v[i].len - 1);
+		sync_cores(registered);
+		for (size_t i = 0; i < t->n; i++)
+			if (poke(fd, t->v[i].site, t->v[i].orig, 1) < 0)
+				agent_dbg("FXT_PATCH: %p keeps its int3",
+					  (void *)(uintptr_t)t->v[i].site);
+		sync_cores(registered);
+	}
+	close(fd);
+	agent_dbg("FXT_PATCH: %zu entries written back (%lu int3 traps so far)", t->n,
+		  __atomic_load_n(&traps, __ATOMIC_RELAXED));
 	return err;
 }
 

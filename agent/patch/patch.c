@@ -328,7 +328,8 @@ struct modules {
 	struct module v[64];
 	unsigned n;
 	bool first;
-	bool live; /* after start-up: the libraries not patched yet */
+	bool live;	/* other threads may run: patch as live.c does */
+	bool libs_only; /* after dlopen(): the libraries not patched yet */
 };
 
 /* The file mapped at addr, by /proc/self/maps, into buf: the real path of
@@ -382,7 +383,7 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 	m = &ms->v[ms->n];
 	memset(m, 0, sizeof(*m));
 	if (first) {
-		if (ms->live || !agent_exe_path()[0])
+		if (ms->libs_only || !agent_exe_path()[0])
 			return 0;
 		snprintf(m->path, sizeof(m->path), "%s", agent_exe_path());
 		m->entry = getauxval(AT_ENTRY);
@@ -700,7 +701,7 @@ static int patch_modules(struct modules *ms)
 	dl_iterate_phdr(collect, ms);
 	if (!ms->n)
 		return 0;
-	rep = report_open(ms->live);
+	rep = report_open(ms->libs_only);
 	for (unsigned i = 0; i < ms->n; i++) {
 		int e = patch_module(state.plan, &state.pat, &ms->v[i], rep);
 		if (e < 0 && !err)
@@ -712,7 +713,7 @@ static int patch_modules(struct modules *ms)
 	return err;
 }
 
-int agent_patch_init(void)
+int agent_patch_init(bool live)
 {
 	struct modules *ms;
 	void *lib;
@@ -733,8 +734,27 @@ int agent_patch_init(void)
 	if (!ms)
 		return -ENOMEM;
 	ms->first = true;
+	ms->live = live;
+	pthread_mutex_lock(&state.lock);
 	err = patch_modules(ms);
+	pthread_mutex_unlock(&state.lock);
 	free(ms);
+	return err;
+}
+
+int agent_patch_unpatch(void)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&state.lock);
+	for (size_t i = 0; i < state.n; i++) {
+		int e = state.v[i].sites ? agent_patch_unlive(state.v[i].sites) : 0;
+
+		if (e < 0 && !err)
+			err = e;
+	}
+	pthread_mutex_unlock(&state.lock);
+	agent_dbg("FXT_PATCH: entries written back%s", err ? " but for some" : "");
 	return err;
 }
 
@@ -749,6 +769,7 @@ void agent_patch_dlopened(void)
 		return;
 	ms->first = true;
 	ms->live = true;
+	ms->libs_only = true;
 	pthread_mutex_lock(&state.lock);
 	if (patch_modules(ms) < 0)
 		agent_err("FXT_PATCH: a library loaded by dlopen() was not patched (FXT_DEBUG=1 "
@@ -817,8 +838,14 @@ void agent_patch_dlclosed(void)
 {
 }
 
-int agent_patch_init(void)
+int agent_patch_unpatch(void)
 {
+	return 0;
+}
+
+int agent_patch_init(bool live)
+{
+	(void)live;
 	if (agent_cfg.patch)
 		agent_err("FXT_PATCH: run-time patching is for x86-64 only");
 	return agent_cfg.patch ? -ENOTSUP : 0;
@@ -834,12 +861,21 @@ static bool patch_wanted(void)
 	return agent_cfg.patch != NULL;
 }
 
-/* Before main(), while the process has one thread (patch.h). */
+/* Before main(), while the process has one thread; or attached, while
+ * its threads run (patch.h). */
 static void patch_start(const struct agent_event *ev)
 {
-	(void)ev;
-	if (agent_patch_init() < 0)
+	if (agent_patch_init(ev && ev->start.attached) < 0)
 		agent_err("FXT_PATCH: nothing patched (FXT_DEBUG=1 says why)");
+}
+
+/* Detach: the entries written back. */
+static void patch_stop(const struct agent_event *ev)
+{
+	(void)ev;
+	if (agent_patch_unpatch() < 0)
+		agent_err("FXT_PATCH: some entries could not be written back (FXT_DEBUG=1 says "
+			  "which)");
 }
 
 static void patch_dlopened(const struct agent_event *ev)
@@ -876,5 +912,6 @@ const struct agent_feature agent_feature_patch = {
 		[AGENT_EV_THREAD_UNWIND] = patch_thread_unwind,
 		[AGENT_EV_THREAD_GONE] = patch_thread_gone,
 		[AGENT_EV_DLCLOSED] = patch_dlclosed,
+		[AGENT_EV_STOP] = patch_stop,
 	},
 };

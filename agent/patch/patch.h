@@ -92,9 +92,16 @@
 
 #include "agent/gates.h" /* what the sampler reads of patched frames */
 
-/* Patches the main program's functions that FXT_PATCH names.  Called once
- * from the agent's start-up, before main().  0 or -errno (logged). */
-int agent_patch_init(void);
+/* Patches the main program's functions that FXT_PATCH names (and the
+ * libraries FXT_PATCH_MODULE names).  Called once from the agent's
+ * start-up, before main(); or, `live`, when attached to a running process
+ * whose other threads run (live.c's way).  0 or -errno (logged). */
+int agent_patch_init(bool live);
+
+/* Writes back every entry patched while the process ran (detach): the
+ * functions run as before; a thread inside a trampoline or a stub
+ * returns through it, as they stay.  0 or the first -errno. */
+int agent_patch_unpatch(void);
 
 /* Patches the libraries that FXT_PATCH_MODULE names and that are loaded
  * but not patched yet: called after each dlopen(), when other threads may
@@ -122,6 +129,11 @@ struct agent_live_sites;
  * running (live.c), their stubs being complete and executable.  0
  * with *sites set (NULL when n is 0), or -errno with nothing changed. */
 int agent_patch_live(const struct agent_patch_site *v, size_t n, struct agent_live_sites **sites);
+
+/* Takes back the jumps of one agent_patch_live() call (detach): the
+ * original bytes written in the same three steps, int3 first.  0 or
+ * -errno (the sites not written back keep their jump). */
+int agent_patch_unlive(struct agent_live_sites *sites);
 
 /* The sites of one agent_patch_live() call are gone (their library was
  * unloaded): a trap there is no longer ours. */

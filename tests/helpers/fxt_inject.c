@@ -3,14 +3,19 @@
  *   fxt_inject PID                  borrow a thread of PID and give it back
  *   fxt_inject PID LIB FUNC ARG     and, meanwhile, dlopen LIB in PID and
  *                                   call FUNC(ARG) (ARG a string)
+ *   fxt_inject --again PID LIB FUNC ARG
+ *                                   the same without the checks (a second
+ *                                   call into the agent loaded by a first)
  *   fxt_inject --check PID [LIB]    only the checks before an attach
  *                                   (launcher/attach/preflight.c): "ok"
  *
  * The first two run the checks on the process first.  Prints "thread TID"
- * (the thread borrowed) and "returned N"; on error one line
+ * (the thread borrowed) and "returned N" (N signed as an int when rax's
+ * upper half is 0, as a function returning int leaves it); on error one line
  * "fxt_inject: WHY" and exit 1. */
 #include <config.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +29,7 @@ int main(int argc, char **argv)
 	char why[512];
 	uint64_t h, fn, arg, ret;
 	const char *base;
+	bool again = false;
 	int err;
 
 	if (argc >= 3 && argc <= 4 && strcmp(argv[1], "--check") == 0) {
@@ -34,11 +40,16 @@ int main(int argc, char **argv)
 		printf("ok\n");
 		return 0;
 	}
+	if (argc == 6 && strcmp(argv[1], "--again") == 0) {
+		again = true;
+		argc--;
+		argv++;
+	}
 	if (argc != 2 && argc != 5) {
-		fprintf(stderr, "usage: fxt_inject [--check] PID [LIB FUNC ARG]\n");
+		fprintf(stderr, "usage: fxt_inject [--check|--again] PID [LIB FUNC ARG]\n");
 		return 2;
 	}
-	err = attach_preflight((pid_t)atol(argv[1]), NULL, why, sizeof(why));
+	err = again ? 0 : attach_preflight((pid_t)atol(argv[1]), NULL, why, sizeof(why));
 	if (!err)
 		err = inject_open((pid_t)atol(argv[1]), &in, why, sizeof(why));
 	if (err) {
@@ -63,7 +74,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "fxt_inject: %s\n", why);
 			return 1;
 		}
-		printf("returned %lld\n", (long long)ret);
+		/* An int's result leaves rax's upper half 0: shown signed. */
+		printf("returned %lld\n",
+		       ret >> 32 ? (long long)ret : (long long)(int32_t)(uint32_t)ret);
 	}
 	err = inject_close(in);
 	if (err) {

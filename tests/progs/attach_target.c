@@ -1,12 +1,15 @@
 /* A program for the injector's tests (attach-inject.sh): it does what a
  * process being attached to may be doing, and says what it saw.
  *
- *   attach_target [--spin] [--timer] [--reader] [--busy N]
+ *   attach_target [--spin|--serve] [--timer] [--reader] [--busy N]
  *
  * Prints "ready" once set up, then:
  *   - main reads a line from standard input (blocked in read(2)), unless
  *     --spin: then it computes in its own code until the file named by
  *     $ATTACH_TARGET_STOP exists;
+ *   - --serve: main reads lines until the end of its input, and for each
+ *     "call N" calls work() N times and says "done N" (calls an attach
+ *     can count exactly: it knows which lines came while it recorded);
  *   - --reader: a second thread blocks in read(2) on a pipe that main
  *     writes "data" to once its own read returned;
  *   - --timer: SIGALRM every millisecond (SA_RESTART), counted;
@@ -15,7 +18,8 @@
  * and its own SIGSEGV and SIGTRAP handlers say "handler" and exit 3: an
  * injected call's return (a fault at address 0) must never reach them.
  * A read(2) that fails (EINTR included) is said and exits 4.  At the end:
- * "read: LINE", "reader: data", "alarms: yes" as they apply; exit 0.
+ * "read: LINE", "reader: data", "alarms: yes" as they apply (and, with
+ * $ATTACH_TARGET_COUNT set, "spins: N", the calls of spin()); exit 0.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -94,26 +98,58 @@ static void *busy(void *arg)
 	return (void *)n;
 }
 
-/* Work in the program's own code, kept out of line and not folded away. */
-static __attribute__((noinline)) unsigned long spin(unsigned long x)
+/* Work in the program's own code, kept out of line (a function to patch)
+ * and not folded away: its calls are counted. */
+static volatile unsigned long spins;
+
+__attribute__((noinline, noipa)) unsigned long spin(unsigned long x);
+__attribute__((noinline, noipa)) unsigned long spin(unsigned long x)
 {
 	unsigned i;
 
-	for (i = 0; i < 1000000; i++)
+	for (i = 0; i < 100000; i++)
 		x = x * 6364136223846793005ul + 1442695040888963407ul;
+	spins++;
 	return x;
+}
+
+/* The function --serve calls on demand. */
+__attribute__((noinline, noipa)) unsigned long work(unsigned long x);
+__attribute__((noinline, noipa)) unsigned long work(unsigned long x)
+{
+	return x * 2654435761ul + 1;
+}
+
+static void serve(void)
+{
+	char buf[64];
+	unsigned long x = 0;
+
+	while (read_line(0, buf, sizeof(buf)) > 0) {
+		unsigned long n = 0, i;
+
+		if (sscanf(buf, "call %lu", &n) != 1)
+			continue;
+		for (i = 0; i < n; i++)
+			x = work(x);
+		printf("done %lu\n", n);
+		fflush(stdout);
+	}
+	printf("served: %s\n", x ? "yes" : "nothing");
 }
 
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { 0 };
-	int i, do_spin = 0, do_timer = 0, do_reader = 0, nbusy = 0;
+	int i, do_spin = 0, do_serve = 0, do_timer = 0, do_reader = 0, nbusy = 0;
 	pthread_t th, busy_th[64];
 	char buf[64];
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--spin") == 0)
 			do_spin = 1;
+		else if (strcmp(argv[i], "--serve") == 0)
+			do_serve = 1;
 		else if (strcmp(argv[i], "--timer") == 0)
 			do_timer = 1;
 		else if (strcmp(argv[i], "--reader") == 0)
@@ -121,7 +157,8 @@ int main(int argc, char **argv)
 		else if (strcmp(argv[i], "--busy") == 0 && i + 1 < argc)
 			nbusy = atoi(argv[++i]) % 65;
 		else {
-			fprintf(stderr, "usage: %s [--spin] [--timer] [--reader] [--busy N]\n",
+			fprintf(stderr,
+				"usage: %s [--spin|--serve] [--timer] [--reader] [--busy N]\n",
 				argv[0]);
 			return 2;
 		}
@@ -150,7 +187,11 @@ int main(int argc, char **argv)
 
 		while (!stop || access(stop, F_OK) != 0)
 			x = spin(x);
-		printf("spun: %s\n", x ? "yes" : "yes");
+		printf("spun: %s\n", x || spins ? "yes" : "no");
+		if (getenv("ATTACH_TARGET_COUNT"))
+			printf("spins: %lu\n", spins);
+	} else if (do_serve) {
+		serve();
 	} else {
 		read_line(0, buf, sizeof(buf));
 		printf("read: %s\n", buf);

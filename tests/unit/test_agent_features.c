@@ -63,7 +63,8 @@ static void c_ev(const struct agent_event *ev)
 		[AGENT_EV_MODULE_LOADED] = fn, [AGENT_EV_DLOPENED] = fn,                           \
 		[AGENT_EV_FORK_CHILD] = fn, [AGENT_EV_THREAD_UNWIND] = fn,                         \
 		[AGENT_EV_THREAD_END] = fn, [AGENT_EV_THREAD_GONE] = fn, [AGENT_EV_DLCLOSED] = fn, \
-		[AGENT_EV_EXEC] = fn, [AGENT_EV_BEFORE_SEAL] = fn, [AGENT_EV_SELF_CONVERT] = fn    \
+		[AGENT_EV_EXEC] = fn, [AGENT_EV_STOP] = fn, [AGENT_EV_BEFORE_SEAL] = fn,           \
+		[AGENT_EV_SELF_CONVERT] = fn                                                       \
 	}
 static const struct agent_feature row_a = { "a", a_wants, ALL(a_ev) };
 static struct agent_feature row_b = { "b", b_wants, ALL(b_ev) };
@@ -110,8 +111,8 @@ static void test_order(void)
 			break;
 	}
 	CHECK(AGENT_EV_IS_END(AGENT_EV_THREAD_END) && AGENT_EV_IS_END(AGENT_EV_BEFORE_SEAL) &&
-	      AGENT_EV_IS_END(AGENT_EV_DLCLOSED) && !AGENT_EV_IS_END(AGENT_EV_FORK_CHILD) &&
-	      !AGENT_EV_IS_END(AGENT_EV_THREAD_START));
+	      AGENT_EV_IS_END(AGENT_EV_DLCLOSED) && AGENT_EV_IS_END(AGENT_EV_STOP) &&
+	      !AGENT_EV_IS_END(AGENT_EV_FORK_CHILD) && !AGENT_EV_IS_END(AGENT_EV_THREAD_START));
 }
 
 static void test_inactive(void)

@@ -1,0 +1,130 @@
+#!/bin/sh
+# The agent loaded into a process already running and started and stopped
+# by calls, as fxt-run -p will do (through tests/helpers/fxt_inject): the
+# agent's constructor stays dormant when dlopen()ed after the C library;
+# fxt_attach_start(BLOCK) reads the settings fxt-run would have exported
+# from a file and patches FXT_PATCH's functions while the other threads
+# run; fxt_attach_stop() writes the entries back and seals the spool.
+# tests/progs/attach_target --serve calls work() N times for each "call N"
+# line: the archive holds exactly the calls made between start and stop,
+# the program's text is its file's again after the stop, and the program
+# prints and exits as it would have.  Also: the process exiting while
+# recording, a stop without a start, a second start, a block file others
+# could have written.
+. "$abs_top_srcdir/tests/lib/test_subr.sh"
+
+plan 17
+why=$(patch_unavailable)
+[ -n "$why" ] && skip_rest "$why"
+scratch
+cd "$TMPD" || exit 1
+INJECT=$HELPERS/fxt_inject
+AGENT=$abs_top_builddir/.libs/libfxt-agent.so
+CALLTREE=$HELPERS/fxt_calltree
+
+# wait_until COMMAND...: waits (10 s at most) until COMMAND succeeds.
+wait_until() {
+  i=0
+  while [ $i -lt 200 ] && ! "$@" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+}
+
+# start ARGS...: attach_target --serve ARGS in the background, its input a
+# FIFO held open on fd 9; $target is its pid.
+start() {
+  rm -f in out
+  mkfifo in
+  "$PROGS/attach_target" --serve "$@" <in >out 2>err &
+  target=$!
+  exec 9>in
+  wait_until grep -q ready out
+}
+
+# calls N: N calls of work() in the target, returned.
+calls() {
+  echo "call $1" >&9
+  wait_until grep -q "^done $1\$" out
+}
+
+# block FILE NAME=VALUE...: the settings block fxt-run writes.
+block() {
+  f=$1
+  shift
+  : >"$f"
+  for kv in "$@"; do printf '%s\0' "$kv" >>"$f"; done
+  printf '\0' >>"$f"
+  chmod 600 "$f"
+}
+
+# agent [--again] FUNCTION [ARG]: the agent's FUNCTION called in the
+# target; prints what it returned.
+agent() {
+  again=
+  [ "$1" = --again ] && { again=--again; shift; }
+  "$INJECT" $again $target "$AGENT" "$1" "${2:-x}" 2>&1 | sed -n 's/^returned //p; s/^fxt_inject: //p'
+}
+
+# work_calls ARCHIVE: the calls of work() it holds.
+work_calls() { "$CALLTREE" --flat "$1" | awk '$2 == "work" { print $1 }'; }
+
+# text_is_file: the target's program text, as mapped, is its file's.
+text_is_file() {
+  exe=$(readlink "/proc/$target/exe")
+  awk -v exe="$exe" '$2 ~ /x/ && $6 == exe { print $1, $3 }' "/proc/$target/maps" >text.maps
+  [ -s text.maps ] || return 1
+  while read -r range off; do
+    lo=$(printf '%d' "0x${range%-*}")
+    hi=$(printf '%d' "0x${range#*-}")
+    pages=$(((hi - lo) / 4096))
+    dd if="/proc/$target/mem" bs=4096 skip=$((lo / 4096)) count=$pages 2>/dev/null >mem.bin
+    dd if="$exe" bs=4096 skip=$((0x$off / 4096)) count=$pages 2>/dev/null >file.bin
+    cmp -s mem.bin file.bin || return 1
+  done <text.maps
+}
+
+# 1. A window: 300 calls before, 1000 while recording, 200 after; four
+# threads busy in the C library all along.
+block b1 "FXT_OUTPUT=$TMPD/a.fxt" 'FXT_PATCH=^work$'
+start --busy 4
+calls 300
+is "$(agent fxt_attach_start "$TMPD/b1")" 0 "fxt_attach_start: 0"
+ok "the agent is mapped in the process" grep -q libfxt-agent /proc/$target/maps
+calls 1000
+is "$(agent --again fxt_attach_start "$TMPD/b1")" -114 "a second start: -EALREADY"
+is "$(agent --again fxt_attach_stop)" 0 "fxt_attach_stop: 0"
+ok "after the stop, the program's text is its file's again" text_is_file
+calls 200
+is "$(agent --again fxt_attach_stop)" -114 "a second stop: -EALREADY"
+exec 9>&-
+wait $target
+is "$?:$(cat out)" "0:ready
+done 300
+done 1000
+done 200
+served: yes
+busy: 4" "the program's output and exit status are its own"
+is "$(cat err)" "" "nothing on its standard error"
+ok "the archive is valid" "$FXT_DUMP" --check a.fxt
+is "$(work_calls a.fxt)" 1000 "the archive holds the 1000 calls made while recording, exactly"
+is "$(ls | grep -c spool)" 0 "no spool left"
+
+# 2. The process exits while recording: its archive is written at exit.
+block b2 "FXT_OUTPUT=$TMPD/x.fxt" 'FXT_PATCH=^work$'
+start
+is "$(agent fxt_attach_start "$TMPD/b2")" 0 "attached again, to another process"
+calls 250
+exec 9>&-
+wait $target
+is "$?" 0 "it exits 0 while recording"
+is "$(work_calls x.fxt)" 250 "its archive, written at exit, holds its 250 calls"
+
+# 3. A stop without a start; a block file others could have written.
+start
+is "$(agent fxt_attach_stop)" -22 "a stop without a start: -EINVAL"
+block b3 "FXT_OUTPUT=$TMPD/w.fxt" 'FXT_PATCH=^work$'
+chmod 620 b3
+is "$(agent --again fxt_attach_start "$TMPD/b3")" -1 "a block file its group may write: -EPERM"
+calls 10
+exec 9>&-
+wait $target
+is "$?:$(ls | grep -c '^w\.')" "0:0" "the agent stayed dormant: the program ran on, nothing written"
+finish
