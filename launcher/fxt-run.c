@@ -81,7 +81,7 @@ const char *display_name(const char *path)
 
 /* --snapshot-if: the snapshots of an earlier run of the same name go
  * with -f; without, they stop the run, as an existing archive does. */
-static void clear_snapshots(const char *out, bool force)
+void clear_snapshots(const char *out, bool force)
 {
 	char *dir = strdup(out);
 	struct dirent *de;
@@ -121,6 +121,11 @@ int main(int argc, char **argv)
 	summary_mode((enum fxt_mode)o.set.v[FXT_S_MODE].u);
 	if (o.recover) {
 		int rc = recover_main(&o);
+		options_free(&o);
+		return rc;
+	}
+	if (o.set.given[FXT_S_PID]) {
+		int rc = attach_main(&o);
 		options_free(&o);
 		return rc;
 	}

@@ -54,11 +54,11 @@ struct options {
 	/* The settings given (run/settings.def), checked: fxt-run passes on
 	 * those the agent reads (fxt_settings_export()). */
 	struct fxt_values set;
-	bool keep_parts;     /* --keep-parts: no merge */
-	bool recover;	     /* --recover: argv are spools, not a program */
-	bool patch_list;     /* --patch-list */
-	char *patch_dir;     /* where the processes report what they patched */
-	char *const *argv;   /* PROGRAM [ARGS...] */
+	bool keep_parts;   /* --keep-parts: no merge */
+	bool recover;	   /* --recover: argv are spools, not a program */
+	bool patch_list;   /* --patch-list */
+	char *patch_dir;   /* where the processes report what they patched */
+	char *const *argv; /* PROGRAM [ARGS...] */
 };
 
 /* Parses the command line into *o, or dies (--help and --version exit 0). */
@@ -91,6 +91,10 @@ char *output_path(const struct options *o, const struct run_template_values *v);
  * name (the program's process sets it: struct launch) and preloads the
  * agent; status_fd (-1: none) is where they report.  Dies on failure. */
 void setup_env(const struct options *o, const char *agent, int status_fd);
+
+/* What setup_env() sets, but the agent, to any sink (an attach writes it
+ * into a settings block, run/attach.h).  Dies on failure. */
+void setup_export(const struct options *o, int status_fd, fxt_setting_sink_fn *sink, void *ctx);
 
 /* ----------------------------------------------------------- patchrep.c */
 
@@ -157,12 +161,12 @@ void summary_filter_hint(const struct options *o);
 
 /* One traced process's archive of this run. */
 struct part {
-	char *path;		 /* absolute */
-	long pid;		 /* its process */
-	unsigned image;		 /* 0: OUT; N: OUT.PID.fxt (1) or OUT.PID.N.fxt */
-	bool running;		 /* its process was still running: not merged */
-	bool recovered;		 /* from its process's spool, which it did not seal */
-	bool left;		 /* --recover: an archive the killed run had left */
+	char *path;	/* absolute */
+	long pid;	/* its process */
+	unsigned image; /* 0: OUT; N: OUT.PID.fxt (1) or OUT.PID.N.fxt */
+	bool running;	/* its process was still running: not merged */
+	bool recovered; /* from its process's spool, which it did not seal */
+	bool left;	/* --recover: an archive the killed run had left */
 	/* Recovered: how its process ended, as far as is known.  The status
 	 * it gave _exit() (the spool's header says), and the root's wait
 	 * status (fxt-run waited for it); -1: not known. */
@@ -315,9 +319,18 @@ void launch_go(struct launch *l, const char *out);
  * wait status. */
 int supervise(struct launch *l, struct spools *r);
 
+/* Removes an earlier run's snapshots of `out` (with force), or dies
+ * naming the first. */
+void clear_snapshots(const char *out, bool force);
+
 /* ------------------------------------------------------------ recover.c */
 
 /* fxt-run --recover: the exit status. */
 int recover_main(const struct options *o);
+
+/* ------------------------------------------------------------ attach/attach.c */
+
+/* fxt-run -p PID: attach, record, detach; the exit status. */
+int attach_main(const struct options *o);
 
 #endif /* FXT_LAUNCHER_LAUNCHER_H */

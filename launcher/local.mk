@@ -9,16 +9,16 @@ fxt_run_SOURCES = launcher/fxt-run.c launcher/launcher.h \
 	launcher/drain.c launcher/drain.h
 fxt_run_CPPFLAGS = $(AM_CPPFLAGS) -DFXT_PKGLIBDIR='"$(pkglibdir)"'
 fxt_run_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-fxt_run_LDADD = libfxtmerge.la libfxtconvert.la libfxtrun.la libfxtsym.la libfxtcodec.la \
+fxt_run_LDADD = libfxtattach.la libfxtmerge.la libfxtconvert.la libfxtrun.la libfxtsym.la libfxtcodec.la \
 	libfxtcommon.la $(LIBDW_LIBS) $(ZLIB_LIBS) \
 	-lpthread
 
-# launcher/attach/: loading the agent into a process already running
-# (fxt-run -p, on x86-64): preflight.c says whether we may, inject.c calls
-# functions inside it with ptrace.
-if ARCH_X86_64
+# launcher/attach/: fxt-run -p, recording a process already running:
+# preflight.c says whether we may, inject.c calls functions inside it with
+# ptrace (x86-64), attach.c runs the attach (libfxtattach.la, which the
+# injector's test helper links too).
 noinst_LTLIBRARIES += libfxtattach.la
 libfxtattach_la_SOURCES = launcher/attach/inject.c launcher/attach/inject.h \
 	launcher/attach/preflight.c launcher/attach/preflight.h
 libfxtattach_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-endif
+fxt_run_SOURCES += launcher/attach/attach.c

@@ -66,6 +66,7 @@ static void check_snapshots(struct options *o)
 static void usage(void)
 {
 	fputs("Usage: fxt-run [OPTION]... [--] PROGRAM [ARG]...\n"
+	      "  or:  fxt-run -p PID --patch=REGEX [--duration=T] [OPTION]...\n"
 	      "  or:  fxt-run --recover [-o FILE] [-f] [-q] [--keep-parts] SPOOL|DIR...\n"
 	      "Run PROGRAM under the fxtrace agent and write what it did to a Fuchsia Trace\n"
 	      "Format archive: every call of its functions built with -finstrument-functions,\n"
@@ -224,9 +225,20 @@ void options_parse(int argc, char **argv, struct options *o)
 			break;
 		}
 	}
-	if (optind >= argc)
+	if (o->set.given[FXT_S_PID]) {
+		if (optind < argc)
+			die(EXIT_USAGE,
+			    "-p: attach to a process or run a program, not both "
+			    "(%s given)",
+			    argv[optind]);
+		if (o->recover)
+			die(EXIT_USAGE, "-p: not with --recover");
+	} else if (optind >= argc) {
 		die(EXIT_USAGE, o->recover ? "--recover: no spool or directory given (see --help)"
 					   : "no program to run (see --help)");
+	} else if (o->set.given[FXT_S_DURATION]) {
+		die(EXIT_USAGE, "--duration: only with -p (a program runs until it exits)");
+	}
 	o->argv = argv + optind;
 	check_snapshots(o);
 	if (o->patch_list && !o->set.given[FXT_S_PATCH])

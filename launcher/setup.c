@@ -302,6 +302,13 @@ static int env_sink(void *ctx, const char *env, const char *value)
 	return 0;
 }
 
+/* One setting to the sink, or death. */
+static void put(fxt_setting_sink_fn *sink, void *ctx, const char *env, const char *value)
+{
+	if (sink(ctx, env, value) != 0)
+		die(EXIT_USAGE, "out of memory");
+}
+
 /* Puts the agent first in LD_PRELOAD, keeping what the user preloads. */
 static void prepend_preload(const char *agent)
 {
@@ -320,7 +327,7 @@ static void prepend_preload(const char *agent)
 
 /* Sets what the traced processes read (run/settings.def) and preloads the
  * agent. */
-void setup_env(const struct options *o, const char *agent, int status_fd)
+void setup_export(const struct options *o, int status_fd, fxt_setting_sink_fn *sink, void *ctx)
 {
 	char id[80], state;
 	uint64_t start = 0;
@@ -334,15 +341,21 @@ void setup_env(const struct options *o, const char *agent, int status_fd)
 			die(EXIT_USAGE, "cannot stat the status file: %s", strerror(errno));
 		snprintf(id, sizeof(id), "%d:%ju:%ju", status_fd, (uintmax_t)sb.st_dev,
 			 (uintmax_t)sb.st_ino);
-		set_env(FXT_ENV(STATUS_FD), id);
+		put(sink, ctx, FXT_ENV(STATUS_FD), id);
 	}
-	fxt_settings_export(&o->set, env_sink, NULL);
+	if (fxt_settings_export(&o->set, sink, ctx) != 0)
+		die(EXIT_USAGE, "out of memory");
 	if (o->set.given[FXT_S_PATCH])
-		set_env(FXT_ENV(PATCH_REPORT), o->patch_dir);
-	prepend_preload(agent);
+		put(sink, ctx, FXT_ENV(PATCH_REPORT), o->patch_dir);
 	/* Who converts the spools: we, while we run. */
 	if (run_proc_stat_read(0, &state, &start) != 0)
 		start = 0;
 	snprintf(id, sizeof(id), "%ld:%" PRIu64, (long)getpid(), start);
-	set_env(FXT_ENV(LAUNCHER), id);
+	put(sink, ctx, FXT_ENV(LAUNCHER), id);
+}
+
+void setup_env(const struct options *o, const char *agent, int status_fd)
+{
+	setup_export(o, status_fd, env_sink, NULL);
+	prepend_preload(agent);
 }

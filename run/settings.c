@@ -269,6 +269,11 @@ static int check(const struct fxt_setting *row, const char *a, union fxt_value *
 		return check_rule(opt, a, val->s, why, cap);
 	case FXT_T_TEMPLATE:
 		return check_template(a, why, cap);
+	case FXT_T_PID:
+		if (a[0] != '-' && parse_bounded(a, 1u << 22, &val->u) == 0)
+			return 0;
+		snprintf(why, cap, "--%s: not a process id: '%s'", opt, a);
+		return -1;
 	default: /* no option of these types */
 		snprintf(why, cap, "%s: not an option", row->env);
 		return -1;

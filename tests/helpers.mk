@@ -42,7 +42,5 @@ EXTRA_DIST += tests/helpers/perfetto_rules.py tests/helpers/libc-real-flows.py
 # fxt_inject: the injector (launcher/attach/inject.c) by hand: borrows a
 # thread of a running process, loads a library into it and calls a
 # function of it (attach-inject.sh).
-if ARCH_X86_64
 check_PROGRAMS += tests/helpers/fxt_inject
 tests_helpers_fxt_inject_LDADD = libfxtattach.la libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) $(ZLIB_LIBS)
-endif

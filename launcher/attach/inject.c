@@ -24,9 +24,7 @@
 #include "launcher/attach/inject.h"
 #include "symbolizer/symbolizer.h"
 
-#if !defined(__x86_64__)
-#error "launcher/attach/inject.c: x86-64 only"
-#endif
+#if defined(__x86_64__)
 
 #define LIBC "libc.so.6"
 
@@ -683,3 +681,51 @@ int inject_close(struct inject *in)
 	free(in);
 	return err;
 }
+
+#else /* !__x86_64__ */
+
+int inject_open(pid_t pid, struct inject **out, char *why, size_t cap)
+{
+	*out = NULL;
+	snprintf(why, cap, "process %d: attaching is for x86-64 only", (int)pid);
+	return -ENOSYS;
+}
+
+pid_t inject_tid(const struct inject *in)
+{
+	(void)in;
+	return 0;
+}
+
+int inject_call(struct inject *in, uint64_t fn, const uint64_t *args, unsigned n, uint64_t *ret,
+		char *why, size_t cap)
+{
+	(void)in, (void)fn, (void)args, (void)n, (void)ret, (void)why, (void)cap;
+	return -ENOSYS;
+}
+
+int inject_push(struct inject *in, const void *data, size_t len, uint64_t *addr)
+{
+	(void)in, (void)data, (void)len, (void)addr;
+	return -ENOSYS;
+}
+
+int inject_dlopen(struct inject *in, const char *path, uint64_t *handle, char *why, size_t cap)
+{
+	(void)in, (void)path, (void)handle, (void)why, (void)cap;
+	return -ENOSYS;
+}
+
+int inject_symbol(struct inject *in, const char *module, const char *name, uint64_t *addr)
+{
+	(void)in, (void)module, (void)name, (void)addr;
+	return -ENOENT;
+}
+
+int inject_close(struct inject *in)
+{
+	(void)in;
+	return 0;
+}
+
+#endif /* __x86_64__ */

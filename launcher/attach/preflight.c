@@ -268,9 +268,9 @@ int attach_preflight(pid_t pid, const char *lib, char *why, size_t cap)
 		if (agent)
 			return fail(
 			    why, cap, -EBUSY,
-			    "process %d (%s) already has fxtrace's agent (it was started "
-			    "under fxt-run or with LD_PRELOAD): its trace is written when it "
-			    "exits",
+			    "process %d (%s) already has fxtrace's agent: it was started "
+			    "under fxt-run or with LD_PRELOAD (its trace is written when it "
+			    "exits), or attached to before (once per process, for now)",
 			    (int)pid, comm);
 	}
 	if (lib)

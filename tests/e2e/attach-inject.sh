@@ -145,7 +145,7 @@ is "$(check $target)" "fxt_inject: process $target (attach_static) is statically
 wait $target
 is "$?" 0 "the static program went on"
 
-sh -c 'sleep 0 & echo $! >zpid; exec sleep 5' &
+sh -c 'sleep 0 & echo $! >zpid; exec sleep 60' &
 holder=$!
 zombie() { grep -q '^[0-9]* (sleep) Z' "/proc/$(cat zpid)/stat"; }
 wait_until zombie
@@ -184,7 +184,7 @@ wait_until ready
 # fxt-run's child, by the parent pid in /proc/PID/stat.
 target=$(for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; done |
   awk -v p=$run '{ pid = $1; sub(/.*\) /, ""); if ($2 == p) print pid }' | head -n 1)
-is "$(check $target)" "fxt_inject: process $target (attach_target) already has fxtrace's agent (it was started under fxt-run or with LD_PRELOAD): its trace is written when it exits" \
+is "$(check $target)" "fxt_inject: process $target (attach_target) already has fxtrace's agent: it was started under fxt-run or with LD_PRELOAD (its trace is written when it exits), or attached to before (once per process, for now)" \
   "a process that has the agent already"
 : >stop
 wait $run

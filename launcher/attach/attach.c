@@ -1,0 +1,365 @@
+/* fxt-run -p PID: recording a process already running.
+ *
+ * The steps: the checks (preflight.c); the run's files as for a launch
+ * (the archive's name, the control file fxt-run converts the spools
+ * under, the patch reports); the settings the agent would read from its
+ * environment, written as a block to a file (run/attach.h); the agent
+ * loaded into the process and started by a call in one of its threads
+ * (inject.c), which then runs on; waiting for --duration, a signal
+ * (SIGINT, SIGTERM, SIGHUP) or the process's exit, converting the spools
+ * of processes it forks as they end; the agent stopped by another call
+ * (its patches written back); the spools converted and merged into one
+ * archive, as after a launch.
+ *
+ * What it does not do yet (issue 26): --libc and --sample (the wrappers
+ * go in by interposition at exec, and the timers with each thread), and a
+ * second attach to the same process.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "launcher/attach/inject.h"
+#include "launcher/attach/preflight.h"
+#include "launcher/drain.h"
+#include "launcher/launcher.h"
+#include "run/attach.h"
+#include "run/control.h"
+#include "run/names.h"
+#include "run/session.h"
+
+/* How often the spools are looked at while attached. */
+#define SCAN_INTERVAL_MS 50
+
+/* The target's command name and user, from /proc. */
+struct target {
+	pid_t pid;
+	char comm[64];
+	uid_t uid;
+	gid_t gid;
+	unsigned threads;
+};
+
+static void target_read(struct target *t)
+{
+	char path[64], buf[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)t->pid);
+	f = fopen(path, "re");
+	if (!f || !fgets(t->comm, sizeof(t->comm), f))
+		snprintf(t->comm, sizeof(t->comm), "%d", (int)t->pid);
+	t->comm[strcspn(t->comm, "\n")] = '\0';
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)t->pid);
+	f = fopen(path, "re");
+	while (f && fgets(buf, sizeof(buf), f)) {
+		unsigned long a, b;
+
+		if (sscanf(buf, "Uid: %lu %lu", &a, &b) == 2)
+			t->uid = (uid_t)b;
+		else if (sscanf(buf, "Gid: %lu %lu", &a, &b) == 2)
+			t->gid = (gid_t)b;
+		else if (sscanf(buf, "Threads: %lu", &a) == 1)
+			t->threads = (unsigned)a;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* The process may create its spool next to `out`, and write its patch
+ * report into `dir`: the folders are given to it when fxt-run may (root
+ * attaching to another user's process), else checked. */
+static void give_folders(const struct target *t, const char *out, const char *patch_dir)
+{
+	char *dir = strdup(out), *slash;
+	struct stat st;
+
+	if (!dir)
+		die(EXIT_USAGE, "out of memory");
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (t->uid != geteuid()) {
+		if (stat(dir, &st) != 0 || !(st.st_uid == t->uid   ? (st.st_mode & S_IWUSR)
+					     : st.st_gid == t->gid ? (st.st_mode & S_IWGRP)
+								   : (st.st_mode & S_IWOTH)))
+			die(EXIT_USAGE,
+			    "process %d runs as user %u, who may not write in %s, where its "
+			    "spool goes: choose -o in a folder that user may write",
+			    (int)t->pid, (unsigned)t->uid, dir);
+		if (patch_dir && chown(patch_dir, t->uid, t->gid) != 0)
+			die(EXIT_USAGE, "cannot give %s to user %u: %s", patch_dir,
+			    (unsigned)t->uid, strerror(errno));
+	}
+	free(dir);
+}
+
+/* The settings block the agent reads (run/attach.h), in a file next to
+ * the archive that only we may write and the process may read; its path
+ * (malloc'd). */
+static char *write_block(const struct options *o, const char *out, pid_t pid)
+{
+	struct fxt_block b = { 0 };
+	char escaped[2 * PATH_MAX + 1], id[24], *path;
+	size_t done = 0;
+	int fd;
+
+	setup_export(o, -1, fxt_block_sink, &b);
+	snprintf(id, sizeof(id), "%ld", (long)pid);
+	if (run_output_escape(escaped, sizeof(escaped), out) != 0 ||
+	    fxt_block_sink(&b, FXT_ENV(OUTPUT), escaped) != 0 ||
+	    fxt_block_sink(&b, FXT_ENV(ROOT_PID), id) != 0)
+		die(EXIT_USAGE, "out of memory");
+	if (asprintf(&path, "%s.%ld.attach", out, (long)pid) < 0)
+		die(EXIT_USAGE, "out of memory");
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		die(EXIT_USAGE, "cannot create %s: %s", display_name(path), strerror(errno));
+	fchmod(fd, 0644); /* whatever the umask: the process reads it */
+	while (done < b.len) {
+		ssize_t w = write(fd, b.buf + done, b.len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int err = errno;
+
+			close(fd);
+			unlink(path);
+			die(EXIT_USAGE, "cannot write %s: %s", display_name(path), strerror(err));
+		}
+		done += (size_t)w;
+	}
+	close(fd);
+	free(b.buf);
+	return path;
+}
+
+/* Calls the agent's function `name`(arg) in the process: 0, or a
+ * negative errno (the agent's answer, or the injector's, with `why`). */
+static int call_agent(pid_t pid, const char *agent, bool load, const char *name, const char *arg,
+		      char *why, size_t cap)
+{
+	const char *base = strrchr(agent, '/');
+	struct inject *in;
+	uint64_t fn, a = 0, ret = 0, h;
+	int err;
+
+	err = inject_open(pid, &in, why, cap);
+	if (err)
+		return err;
+	if (load)
+		err = inject_dlopen(in, agent, &h, why, cap);
+	if (!err && inject_symbol(in, base ? base + 1 : agent, name, &fn) != 0) {
+		snprintf(why, cap, "the agent in process %d has no %s", (int)pid, name);
+		err = -ENOENT;
+	}
+	if (!err && arg && inject_push(in, arg, strlen(arg) + 1, &a) != 0) {
+		snprintf(why, cap, "cannot write into process %d", (int)pid);
+		err = -EFAULT;
+	}
+	if (!err)
+		err = inject_call(in, fn, &a, 1, &ret, why, cap);
+	inject_close(in);
+	if (!err && (int)ret != 0) {
+		err = (int)ret;
+		snprintf(why, cap, "the agent in process %d says: %s", (int)pid, strerror(-err));
+	}
+	return err;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig; /* blocked: taken by sigtimedwait() */
+}
+
+static bool catch_signal(int sig)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(sig, &sa, NULL) == 0;
+}
+
+/* Waits for --duration, a signal or the process's end, converting the
+ * spools that are done meanwhile.  Returns true when the process ended. */
+static bool wait_window(pid_t pid, uint64_t duration_ns, struct spools *r, const char **why_end)
+{
+	struct timespec t0, now;
+	sigset_t set;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	bool gone = false;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	/* An ignored signal never reaches sigtimedwait(): a shell starts a
+	 * background job with SIGINT ignored, and `kill -INT` must still end
+	 * the window.  SIGHUP stays ignored if it was (nohup). */
+	if (!catch_signal(SIGINT) || !catch_signal(SIGTERM))
+		die(EXIT_USAGE, "sigaction: %s", strerror(errno));
+	struct sigaction hup;
+	if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
+		catch_signal(SIGHUP);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	*why_end = "until the process exits or a signal";
+	for (;;) {
+		struct timespec ts = { 0, SCAN_INTERVAL_MS * 1000000L };
+		int sig;
+
+		if (pidfd >= 0) {
+			struct pollfd p = { pidfd, POLLIN, 0 };
+
+			gone = poll(&p, 1, 0) == 1;
+		} else {
+			gone = kill(pid, 0) != 0 && errno == ESRCH;
+		}
+		if (gone) {
+			*why_end = "exited";
+			break;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (duration_ns && (uint64_t)(now.tv_sec - t0.tv_sec) * 1000000000u +
+					   (uint64_t)now.tv_nsec - (uint64_t)t0.tv_nsec >=
+				       duration_ns) {
+			*why_end = "--duration";
+			break;
+		}
+		spools_scan(r, false);
+		sig = sigtimedwait(&set, NULL, &ts);
+		if (sig > 0) {
+			*why_end = strsignal(sig);
+			break;
+		}
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	return gone;
+}
+
+static double since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+int attach_main(const struct options *opts)
+{
+	struct options o = *opts;
+	struct target t = { .pid = (pid_t)o.set.v[FXT_S_PID].u };
+	char why[1024], host[256], ctl[PATH_MAX + 64], session[PATH_MAX + 64];
+	const char *end = "";
+	struct timespec t0;
+	struct spools r;
+	struct parts parts = { 0 };
+	struct name_list old_parts;
+	struct drain drain;
+	time_t start = time(NULL);
+	char *agent, *out, *block;
+	bool gone;
+	int err;
+
+	if (!o.set.given[FXT_S_PATCH])
+		die(EXIT_USAGE, "-p: say which functions to record with --patch (--patch=. for all "
+				"of the program's): a running process has no hooks of ours");
+	if (o.set.given[FXT_S_SAMPLE])
+		die(EXIT_USAGE, "-p: --sample is not available when attaching yet");
+	if (o.set.given[FXT_S_LIBC])
+		die(EXIT_USAGE, "-p: --libc is not available when attaching yet (the C library's "
+				"calls are recorded by interposition when the program starts)");
+	agent = find_agent();
+	if (attach_preflight(t.pid, agent, why, sizeof(why)) != 0)
+		die(EXIT_USAGE, "%s", why);
+	target_read(&t);
+
+	if (gethostname(host, sizeof(host)) != 0)
+		strcpy(host, "localhost");
+	host[sizeof(host) - 1] = '\0';
+	struct run_template_values tv = { (long)t.pid, (long long)start, t.comm, host };
+	out = output_path(&o, &tv);
+	if (o.force && unlink(out) != 0 && errno != ENOENT)
+		die(EXIT_USAGE, "cannot remove %s: %s", display_name(out), strerror(errno));
+	if (o.set.given[FXT_S_SNAPSHOT_IF])
+		clear_snapshots(out, o.force);
+	o.patch_dir = patch_report_dir();
+	give_folders(&t, out, o.patch_dir);
+	run_ctl_path(ctl, sizeof(ctl), out, (long)getpid());
+	err = run_ctl_set(ctl, RUN_CTL_OPEN);
+	if (err != 0)
+		die(EXIT_USAGE, "cannot create %s: %s", display_name(ctl), strerror(-err));
+	if (spools_init(&r, &parts, out, (long)t.pid, start, o.quiet) != 0)
+		die(EXIT_USAGE, "out of memory");
+	parts_list_old(&old_parts, out, r.dir);
+	block = write_block(&o, out, t.pid);
+
+	err = call_agent(t.pid, agent, true, FXT_ATTACH_START, block, why, sizeof(why));
+	unlink(block);
+	if (err) {
+		unlink(ctl);
+		rmdir(o.patch_dir);
+		die(EXIT_USAGE, "cannot attach to process %d: %s", (int)t.pid, why);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!o.quiet)
+		fprintf(stderr, "fxt-run: attached to %d (%s, %u thread%s)\n", (int)t.pid, t.comm,
+			t.threads, t.threads == 1 ? "" : "s");
+	drain_start(&drain, out, ctl);
+	gone = wait_window(t.pid, o.set.given[FXT_S_DURATION] ? o.set.v[FXT_S_DURATION].u : 0, &r,
+			   &end);
+	if (!gone) {
+		err = call_agent(t.pid, agent, false, FXT_ATTACH_STOP, NULL, why, sizeof(why));
+		if (err == -ESRCH)
+			gone = true;
+		else if (err)
+			fprintf(stderr, "fxt-run: cannot detach from %d: %s\n", (int)t.pid, why);
+	}
+	if (!o.quiet)
+		fprintf(stderr, "fxt-run: %s %d after %.1f s (%s)\n",
+			gone ? "process" : "detached from", (int)t.pid, since(&t0),
+			gone ? "it exited" : end);
+	drain_stop(&drain);
+
+	/* The archives, as after a launch (fxt-run.c). */
+	spools_finish(&r, ctl);
+	if (!parts_have_root(&parts, t.pid, true))
+		parts_find_root(&parts, t.comm, out, t.pid, o.quiet);
+	parts_collect_unreported(&parts, out, r.dir, start, &old_parts, o.quiet);
+	parts_sort(&parts, (long)t.pid);
+	if (o.keep_parts || parts_merge(&parts, out, o.quiet) != 0) {
+		if (!o.quiet)
+			parts_print(&parts);
+	}
+	patch_report_finish(o.patch_dir, o.patch_list, o.quiet);
+	run_session_path(session, sizeof(session), out, (long)t.pid);
+	unlink(session);
+	unlink(ctl);
+	parts_free(&parts);
+	spools_free(&r);
+	name_list_free(&old_parts);
+	free(o.patch_dir);
+	free(block);
+	free(out);
+	free(agent);
+	return 0;
+}

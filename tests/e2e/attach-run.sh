@@ -1,0 +1,133 @@
+#!/bin/sh
+# fxt-run -p PID: a process already running (tests/progs/attach_target
+# --serve: "call N" lines make N calls of work(), with threads busy in the
+# C library) recorded for a window and left as it was.  The archive holds
+# exactly the calls made between attach and detach; the program's text is
+# its file's again after the detach, its output and exit status its own;
+# nothing of the run is left in the folder.  Detaching at --duration, at
+# SIGINT, and the process exiting while attached; the refusals, one line
+# and exit 2 each.
+. "$abs_top_srcdir/tests/lib/test_subr.sh"
+
+plan 21
+why=$(patch_unavailable)
+[ -n "$why" ] && skip_rest "$why"
+scratch
+cd "$TMPD" || exit 1
+CALLTREE=$HELPERS/fxt_calltree
+
+wait_until() {
+  i=0
+  while [ $i -lt 200 ] && ! "$@" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+}
+# start ARGS...: attach_target --serve ARGS, its input a FIFO on fd 9.
+start() {
+  rm -f in out
+  mkfifo in
+  "$PROGS/attach_target" --serve "$@" <in >out 2>err &
+  target=$!
+  exec 9>in
+  wait_until grep -q ready out
+}
+calls() {
+  echo "call $1" >&9
+  wait_until grep -q "^done $1\$" out
+}
+attached() { grep -q '^fxt-run: attached to ' run.err; }
+work_calls() { "$CALLTREE" --flat "$1" | awk '$2 == "work" { print $1 }'; }
+text_is_file() {
+  exe=$(readlink "/proc/$target/exe")
+  awk -v exe="$exe" '$2 ~ /x/ && $6 == exe { print $1, $3 }' "/proc/$target/maps" >text.maps
+  [ -s text.maps ] || return 1
+  while read -r range off; do
+    lo=$(printf '%d' "0x${range%-*}")
+    hi=$(printf '%d' "0x${range#*-}")
+    pages=$(((hi - lo) / 4096))
+    dd if="/proc/$target/mem" bs=4096 skip=$((lo / 4096)) count=$pages 2>/dev/null >mem.bin
+    dd if="$exe" bs=4096 skip=$((0x$off / 4096)) count=$pages 2>/dev/null >file.bin
+    cmp -s mem.bin file.bin || return 1
+  done <text.maps
+}
+
+# 1. --duration: 100 calls before, 1000 while attached, 50 after.
+start --busy 2
+calls 100
+rm -f run.err
+"$FXT_RUN" -p $target --patch='^work$' --duration 2s -o w.fxt 2>run.err 9>&- &
+run=$!
+wait_until attached
+calls 1000
+wait $run
+is "$?" 0 "fxt-run -p --duration: exit 0"
+ok "after the detach, the program's text is its file's again" text_is_file
+calls 50
+exec 9>&-
+wait $target
+is "$?:$(tr '\n' ' ' <out)" "0:ready done 100 done 1000 done 50 served: yes busy: 2 " \
+  "the program's output and exit status are its own"
+is "$(work_calls w.fxt)" 1000 "the archive holds the 1000 calls made while attached, exactly"
+ok "the archive is valid" sh -c '"$1" --check "$2" >/dev/null' sh "$FXT_DUMP" w.fxt
+is "$(sed -E 's/[0-9]+(\.[0-9]+)?/N/g' run.err)" "fxt-run: attached to N (attach_target, N threads)
+fxt-run: detached from N after N s (--duration)
+fxt-run: wrote w.fxt (N KiB, N events, N thread, N dropped)
+fxt-run: patched N of N functions of $PROGS/attach_target" "what fxt-run says"
+is "$(ls | grep -v '^\(in\|out\|err\|run\.err\|w\.fxt\|text\.maps\|mem\.bin\|file\.bin\)$')" "" \
+  "nothing else left: no spool, control, session or settings file"
+
+# 2. SIGINT (Ctrl-C) ends the window.
+start
+rm -f run.err
+"$FXT_RUN" -p $target --patch='^work$' -o i.fxt 2>run.err 9>&- &
+run=$!
+wait_until attached
+calls 300
+kill -INT $run
+wait $run
+is "$?" 0 "fxt-run -p stopped by SIGINT: exit 0"
+grep -q '^fxt-run: detached from [0-9]* after .* s (Interrupt)$' run.err
+is "$?" 0 "... it says it detached, at the interrupt"
+calls 20
+exec 9>&-
+wait $target
+is "$?" 0 "the program went on and exited 0"
+is "$(work_calls i.fxt)" 300 "the archive holds the 300 calls of the window"
+
+# 3. The process exits while attached.
+start
+rm -f run.err
+"$FXT_RUN" -p $target --patch='^work$' -o x.fxt 2>run.err 9>&- &
+run=$!
+wait_until attached
+calls 77
+exec 9>&-
+wait $target
+is "$?" 0 "the program exits 0 while attached"
+wait $run
+is "$?" 0 "fxt-run: exit 0"
+grep -q '^fxt-run: process [0-9]* after .* s (it exited)$' run.err
+is "$?" 0 "... saying the process exited"
+is "$(work_calls x.fxt)" 77 "its archive holds its 77 calls"
+
+# 4. Refusals: one line, exit 2.
+start
+refusal() {
+  "$FXT_RUN" "$@" >r.out 2>r.err
+  echo "$?:$(wc -l <r.err):$(cat r.err)"
+}
+is "$(refusal -p $target -o z.fxt)" "2:1:fxt-run: -p: say which functions to record with --patch (--patch=. for all of the program's): a running process has no hooks of ours" \
+  "-p without --patch"
+is "$(refusal -p $target --patch=. -- true)" "2:1:fxt-run: -p: attach to a process or run a program, not both (true given)" \
+  "-p and a program"
+is "$(refusal --duration 1s -- true)" "2:1:fxt-run: --duration: only with -p (a program runs until it exits)" \
+  "--duration without -p"
+is "$(refusal -p $target --patch=. --sample)" "2:1:fxt-run: -p: --sample is not available when attaching yet" \
+  "-p with --sample"
+( exit 0 ) &
+gone=$!
+wait $gone
+is "$(refusal -p $gone --patch=.)" "2:1:fxt-run: process $gone: no such process" "-p with no such process"
+is "$(refusal -p x --patch=.)" "2:1:fxt-run: --pid: not a process id: 'x'" "-p with no number"
+calls 5
+exec 9>&-
+wait $target
+finish
