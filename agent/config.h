@@ -73,6 +73,9 @@ struct agent_config {
 	char *patch;
 	char *patch_modules; /* FXT_PATCH_MODULE: globs one a line */
 	char *patch_report;
+	/* FXT_DEBUG_ROOT: where separate debug files are (NULL: the default,
+	 * common/debugpath.h). */
+	char *debug_root;
 };
 
 /* The settings; valid after agent_config_load(). */

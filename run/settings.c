@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "run/settings.h"
 #include "run/names.h"
@@ -274,6 +275,15 @@ static int check(const struct fxt_setting *row, const char *a, union fxt_value *
 			return 0;
 		snprintf(why, cap, "--%s: not a process id: '%s'", opt, a);
 		return -1;
+	case FXT_T_PATH: {
+		/* A folder, absolute: the program may change folders. */
+		struct stat st;
+		if (a[0] == '/' && !strchr(a, '\n') && stat(a, &st) == 0 && S_ISDIR(st.st_mode))
+			return 0;
+		snprintf(why, cap, "--%s: '%s' is not %s", opt, a,
+			 a[0] != '/' ? "an absolute path" : "a folder");
+		return -1;
+	}
 	default: /* no option of these types */
 		snprintf(why, cap, "%s: not an option", row->env);
 		return -1;

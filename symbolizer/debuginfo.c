@@ -6,16 +6,18 @@
  * libdebuginfod.so, whose constructors initialise libcurl and its TLS
  * library inside the traced process, at exit, possibly after the program's
  * own OpenSSL ran OPENSSL_cleanup (a crash), and may block on the network.
- * These replacements look at the files of this machine:
+ * These replacements look at the files of this machine, in the places and
+ * the order of common/debugpath.h, which the agent's patch planner follows
+ * too: the build ID under the debug root (FXT_DEBUG_ROOT, /usr/lib/debug by
+ * default), then the .gnu_debuglink name in the file's folder, its .debug/
+ * subfolder and the root's mirror of the folder, for the file's path and
+ * its real path.  A build-ID candidate must have the module's build ID; a
+ * debuglink one the CRC-32 the link stores (common/crc32.h, the agent's
+ * too: one check, not zlib's here and another there), when it is not 0.
  *
- *   1. /usr/lib/debug/.build-id/xx/yyyy.debug from the module's build ID
- *      (dwfl_build_id_find_debuginfo, which is local only: it reads the
- *      debuginfo_path directories and nothing else), also for the dwz
- *      "alt" file a debug file refers to;
- *   2. the .gnu_debuglink name in the file's directory, its .debug/
- *      subdirectory and /usr/lib/debug/DIR/, for the file's path and, if it
- *      differs, its real path; the debug file's CRC32 must match the
- *      debuglink's when that is non-zero.
+ * The dwz "alt" file a debug file refers to is found by its build ID
+ * alone (dwfl_build_id_find_debuginfo, which is local only: it reads the
+ * debuginfo_path directories, which symbolizer.c sets to the debug root).
  *
  * Every module is reported with an open file, so find_elf has nothing to
  * find.
@@ -28,14 +30,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <elfutils/libdwelf.h>
 
+#include "common/crc32.h"
+#include "common/debugpath.h"
+#include "run/settings.h"
 #include "symbolizer/internal.h"
 
-#define DEBUG_ROOT "/usr/lib/debug"
+const char *fxt_sym__debug_root(void)
+{
+	const char *root = getenv(FXT_ENV(DEBUG_ROOT));
+
+	return root && *root ? root : FXT_DEBUG_ROOT_DEFAULT;
+}
 
 int fxt_sym__find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		      char **file_name, Elf **elfp)
@@ -45,109 +55,69 @@ int fxt_sym__find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 	return -1;
 }
 
-/* The zlib CRC32 of the whole file behind fd (what objcopy
+/* The CRC-32 of the whole file behind fd (what objcopy
  * --add-gnu-debuglink stores): 0 or -errno. */
 static int file_crc32(int fd, uint32_t *crc)
 {
-	enum { CHUNK = 64 * 1024 };
-	unsigned char *buf = malloc(CHUNK);
-	uLong c = crc32(0L, Z_NULL, 0);
-	off_t off = 0;
-	int err = 0;
+	struct stat st;
+	void *map;
 
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n = pread(fd, buf, CHUNK, off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		c = crc32(c, buf, (uInt)n);
-		off += n;
-	}
-	free(buf);
-	*crc = (uint32_t)c;
-	return err;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	*crc = 0;
+	if (st.st_size == 0)
+		return 0;
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	*crc = fxt__crc32(0, map, (size_t)st.st_size);
+	munmap(map, (size_t)st.st_size);
+	return 0;
 }
 
-/* Opens DIR/NAME if it is a regular file other than the module's own
- * (main_st) and, when crc is non-zero, with that CRC32.  The fd, with
- * *path_out the malloc'd path; else -1. */
-static int try_debug_file(const char *dir, const char *name, const struct stat *main_st,
-			  GElf_Word crc, char **path_out)
+/* Whether the ELF file behind fd has the build ID id (len bytes). */
+static bool has_build_id(int fd, const unsigned char *id, size_t len)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *got = NULL;
+	ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, &got) : -1;
+	bool same = n > 0 && (size_t)n == len && memcmp(got, id, len) == 0;
+
+	if (elf)
+		elf_end(elf);
+	return same;
+}
+
+/* Opens candidate `path` if it is a regular file other than the module's
+ * own (main_st) and passes the check `via` asks for.  The fd, else -1. */
+static int try_debug_file(const char *path, enum fxt_debug_via via, const struct stat *main_st,
+			  const struct fxt_debug_key *key, GElf_Word crc)
 {
 	struct stat st;
-	uint32_t got;
-	char *path;
-	int fd;
+	uint32_t got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (asprintf(&path, "%s/%s", dir, name) < 0)
-		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		goto fail;
+		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		goto fail_close;
+		goto fail;
 	/* The module itself by another name (a debuglink naming itself). */
 	if (main_st && st.st_dev == main_st->st_dev && st.st_ino == main_st->st_ino)
-		goto fail_close;
-	if (crc != 0 && (file_crc32(fd, &got) < 0 || got != crc))
-		goto fail_close;
-	*path_out = path;
+		goto fail;
+	if (via == FXT_DEBUG_BUILD_ID && !has_build_id(fd, key->build_id, key->build_id_len))
+		goto fail;
+	if (via == FXT_DEBUG_LINK && crc != 0 && (file_crc32(fd, &got) < 0 || got != crc))
+		goto fail;
 	return fd;
 
-fail_close:
-	close(fd);
 fail:
-	free(path);
+	close(fd);
 	return -1;
-}
-
-/* The debuglink search for one path of the module's file: DIR/NAME,
- * DIR/.debug/NAME, /usr/lib/debug/DIR/NAME. */
-static int debuglink_in_dirs(const char *file, const char *link, const struct stat *main_st,
-			     GElf_Word crc, char **path_out)
-{
-	const char *slash = strrchr(file, '/');
-	char dir[PATH_MAX], sub[PATH_MAX + sizeof(DEBUG_ROOT)];
-	int fd, n;
-
-	if (!slash)
-		n = snprintf(dir, sizeof(dir), ".");
-	else if (slash == file)
-		n = snprintf(dir, sizeof(dir), "/");
-	else
-		n = snprintf(dir, sizeof(dir), "%.*s", (int)(slash - file), file);
-	if (n < 0 || (size_t)n >= sizeof(dir))
-		return -1;
-
-	fd = try_debug_file(dir, link, main_st, crc, path_out);
-	if (fd >= 0)
-		return fd;
-	n = snprintf(sub, sizeof(sub), "%s/.debug", dir);
-	if (n > 0 && (size_t)n < sizeof(sub)) {
-		fd = try_debug_file(sub, link, main_st, crc, path_out);
-		if (fd >= 0)
-			return fd;
-	}
-	/* Only an absolute directory has a mirror under /usr/lib/debug. */
-	if (dir[0] != '/')
-		return -1;
-	n = snprintf(sub, sizeof(sub), DEBUG_ROOT "%s", dir[1] ? dir : "");
-	if (n < 0 || (size_t)n >= sizeof(sub))
-		return -1;
-	return try_debug_file(sub, link, main_st, crc, path_out);
 }
 
 /* Whether libdwfl asks for the module's own .gnu_debuglink (not for the
  * dwz "alt" file of a debug file, which it asks for with that file's
- * .gnu_debugaltlink name and CRC 0: build IDs alone find that one). */
+ * .gnu_debugaltlink name and CRC 0). */
 static bool is_own_debuglink(Dwfl_Module *mod, const char *link, GElf_Word crc)
 {
 	Dwarf_Addr bias;
@@ -162,32 +132,39 @@ int fxt_sym__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modna
 			    const char *file_name, const char *debuglink, GElf_Word debuglink_crc,
 			    char **debuginfo_file_name)
 {
+	struct fxt_debug_key key = { .root = fxt_sym__debug_root(), .file = file_name };
+	const unsigned char *id = NULL;
+	GElf_Addr id_vaddr;
 	struct stat main_st;
 	const struct stat *pst = NULL;
-	char *real;
-	int fd;
+	char path[PATH_MAX], *real = NULL;
+	int fd = -1, n;
 
-	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink,
-					  debuglink_crc, debuginfo_file_name);
-	if (fd >= 0)
-		return fd;
-	if (!file_name || !debuglink || !*debuglink ||
-	    !is_own_debuglink(mod, debuglink, debuglink_crc))
-		goto none;
-	if (stat(file_name, &main_st) == 0)
+	if (debuglink && *debuglink && !is_own_debuglink(mod, debuglink, debuglink_crc))
+		return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink, debuglink_crc, debuginfo_file_name);
+	n = dwfl_module_build_id(mod, &id, &id_vaddr);
+	if (n > 0) {
+		key.build_id = id;
+		key.build_id_len = (size_t)n;
+	}
+	key.link = debuglink && *debuglink ? debuglink : NULL;
+	if (file_name && stat(file_name, &main_st) == 0)
 		pst = &main_st;
-	fd = debuglink_in_dirs(file_name, debuglink, pst, debuglink_crc, debuginfo_file_name);
-	if (fd >= 0)
-		return fd;
-	/* A symlink's debug file goes with its target's name and directory
-	 * (libz.so.1 -> libz.so.1.2.13, /lib -> /usr/lib). */
-	real = realpath(file_name, NULL);
-	if (real && strcmp(real, file_name) != 0)
-		fd = debuglink_in_dirs(real, debuglink, pst, debuglink_crc, debuginfo_file_name);
+	if (file_name && (real = realpath(file_name, NULL)) != NULL)
+		key.real = real;
+	for (unsigned k = 0; k < FXT_DEBUG_CANDIDATES && fd < 0; k++) {
+		enum fxt_debug_via via = fxt_debug_candidate(&key, k, path, sizeof(path));
+
+		if (via != FXT_DEBUG_SKIP)
+			fd = try_debug_file(path, via, pst, &key, debuglink_crc);
+	}
 	free(real);
-	if (fd >= 0)
-		return fd;
-none:
-	errno = 0; /* "not found", as libdwfl's own callbacks say it */
-	return -1;
+	if (fd >= 0 && !(*debuginfo_file_name = strdup(path))) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		errno = 0; /* "not found", as libdwfl's own callbacks say it */
+	return fd;
 }

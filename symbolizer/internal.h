@@ -102,6 +102,9 @@ int fxt_sym__module_line(struct sym_module *m, uint64_t addr, const char **file,
  * files only, never debuginfod. */
 int fxt_sym__find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		      char **file_name, Elf **elfp);
+/* The folder of separate debug files: FXT_DEBUG_ROOT, else
+ * /usr/lib/debug (common/debugpath.h). */
+const char *fxt_sym__debug_root(void);
 int fxt_sym__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 			    const char *file_name, const char *debuglink, GElf_Word debuglink_crc,
 			    char **debuginfo_file_name);

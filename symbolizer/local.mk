@@ -18,5 +18,6 @@ FXT_SYM_SOURCES = \
 
 noinst_LTLIBRARIES += libfxtsym.la
 libfxtsym_la_SOURCES = $(FXT_SYM_SOURCES)
-libfxtsym_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS) $(ZLIB_CFLAGS)
-libfxtsym_la_LIBADD = $(LIBDW_LIBS) $(ZLIB_LIBS)
+libfxtsym_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+# libfxtcommon: where debug files are, their CRC (common/debugpath.h).
+libfxtsym_la_LIBADD = libfxtcommon.la $(LIBDW_LIBS)

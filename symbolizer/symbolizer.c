@@ -27,9 +27,10 @@
 /* ------------------------------------------------------------- the modules */
 
 /* Read-only callbacks: every module is reported with an open ELF, so
- * find_elf is only a formality; debuginfo comes from
- * /usr/lib/debug/.build-id and .gnu_debuglink, never from debuginfod
- * (debuginfo.c). */
+ * find_elf is only a formality; debuginfo comes from the debug root's
+ * .build-id tree and .gnu_debuglink, never from debuginfod (debuginfo.c).
+ * debuginfo_path, the debug root, is where libdwfl looks for a dwz "alt"
+ * file by its build ID. */
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = fxt_sym__find_elf,
@@ -541,6 +542,7 @@ struct fxt_sym *fxt_sym_new(unsigned flags)
 	/* libdwfl does this too; our own libelf calls must not depend on it. */
 	(void)elf_version(EV_CURRENT);
 	s->flags = flags;
+	debuginfo_path = (char *)fxt_sym__debug_root();
 	s->dwfl = dwfl_begin(&dwfl_callbacks);
 	if (!s->dwfl) {
 		free(s);

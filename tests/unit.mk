@@ -8,6 +8,7 @@
 # compiles private sources, as the agent's tests do) in its module's section.
 UNIT_TESTS = \
 	tests/unit/test_format \
+	tests/unit/test_debugpath \
 	tests/unit/test_writer \
 	tests/unit/test_reader \
 	tests/unit/test_malformed \
@@ -45,6 +46,11 @@ EXTRA_DIST += tests/unit/test_patch_live.c
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 noinst_HEADERS += tests/lib/tap.h
+
+# ------------------------------------------------ the shared helpers (common/)
+# Where debug files are, and their CRC (checked against zlib's).
+tests_unit_test_debugpath_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
+tests_unit_test_debugpath_LDADD = libfxtcommon.la $(ZLIB_LIBS)
 
 # ------------------------------------------------------- the codec (fxt/)
 tests_unit_test_format_LDADD = libfxtcodec.la

@@ -75,6 +75,10 @@ static void test_parse(void)
 		{ FXT_S_OUTPUT, "-",
 		  "-o -: cannot write the archive to standard output; give a file name" },
 		{ FXT_S_OUTPUT, "run-%p.fxt", NULL },
+		{ FXT_S_DEBUG_ROOT, "/usr/lib", NULL },
+		{ FXT_S_DEBUG_ROOT, "dbg", "--debug-root: 'dbg' is not an absolute path" },
+		{ FXT_S_DEBUG_ROOT, "/proc/self/status",
+		  "--debug-root: '/proc/self/status' is not a folder" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -113,7 +117,7 @@ static void test_round_trips(void)
 		{ FXT_S_MODULE, "lib*" },	   { FXT_S_DEPTH, "7" },
 		{ FXT_S_MIN_DURATION, "2us" },	   { FXT_S_SNAPSHOT_IF, "main>1ms" },
 		{ FXT_S_MAX_SNAPSHOTS, "3" },	   { FXT_S_PATCH, "." },
-		{ FXT_S_PATCH_MODULE, "libfoo*" },
+		{ FXT_S_PATCH_MODULE, "libfoo*" }, { FXT_S_DEBUG_ROOT, "/usr/lib" },
 	};
 	struct fxt_values v = { 0 }, back = { 0 };
 	struct fxt_block b = { 0 };
