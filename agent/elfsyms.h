@@ -1,15 +1,20 @@
 /* The function symbols of an ELF file, read in the traced process for the
- * filters (agent/keep/filter.c) without libdw: its symbol table (.symtab, or
- * .dynsym when the file is stripped), and whether the file was built with
- * -finstrument-functions (it refers to __cyg_profile_func_enter).  Private
- * to agent/.
+ * filters (agent/keep/filter.c) and the patch planner (agent/patch/)
+ * without libdw: its symbol table (.symtab, or .dynsym when the file is
+ * stripped), and whether the file was built with -finstrument-functions
+ * (it refers to __cyg_profile_func_enter).  For the planner, a stripped
+ * file's separate debug file (what a -dbgsym package installs, found where
+ * common/debugpath.h says, checked by build ID or CRC) gives the functions
+ * its exports do not.  Private to agent/.
  *
- * The file is mapped read-only and every offset is checked against its
+ * Files are mapped read-only and every offset is checked against their
  * size: a damaged or foreign file gives fewer symbols, never a fault.
+ * Nothing is allocated with malloc.
  */
 #ifndef FXT_AGENT_ELFSYMS_H
 #define FXT_AGENT_ELFSYMS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,12 +39,25 @@ typedef void agent_elf_sized_fn(void *ctx, const char *name, uint64_t value, uin
  * the linker defines (etext ...). */
 typedef void agent_elf_other_fn(void *ctx, const char *name);
 
+/* Which table named a module's functions. */
+struct agent_elf_from {
+	enum {
+		AGENT_ELF_SYMTAB,     /* its own .symtab */
+		AGENT_ELF_DEBUG_FILE, /* .dynsym, then its debug file's .symtab */
+		AGENT_ELF_EXPORTS,    /* .dynsym only: no debug file found */
+	} table;
+	char debug[PATH_MAX]; /* AGENT_ELF_DEBUG_FILE: the debug file's path */
+};
+
 /* Reads the ELF64 file at `path`: calls fn for every function symbol of
- * its symbol table (.symtab, else .dynsym), instrumented or not, and
- * `other` (unless NULL) for its other symbols, for run-time patching
- * (agent/patch/patch.h).  Returns the number of functions, or -errno. */
+ * its symbol table, instrumented or not, and `other` (unless NULL) for its
+ * other symbols, for run-time patching (agent/patch/patch.h).  The table
+ * is its .symtab; without one (stripped), its .dynsym, then the functions
+ * of its debug file's .symtab at addresses .dynsym does not name (an
+ * exported function keeps the name the loader knows).  *from (unless
+ * NULL) says which.  Returns the number of functions, or -errno. */
 long agent_elf_all_functions(const char *path, agent_elf_sized_fn *fn, agent_elf_other_fn *other,
-			     void *ctx);
+			     void *ctx, struct agent_elf_from *from);
 
 /* Whether a module loaded now, other than the agent, refers to
  * __cyg_profile_func_enter: read off the modules' relocations in memory

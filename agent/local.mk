@@ -37,6 +37,7 @@ libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	agent/patterns.c agent/patterns.h \
 	agent/calib.c agent/calib.h \
 	agent/elfsyms.c agent/elfsyms.h \
+	common/crc32.c common/crc32.h common/debugpath.c common/debugpath.h \
 	$(AGENT_LIBC_SOURCES) $(AGENT_PATCH_SOURCES) $(AGENT_SAMPLE_SOURCES) \
 	$(AGENT_KEEP_SOURCES)
 # libunwind is loaded with dlopen() when sampling starts (agent/sample/sample.c):

@@ -2,17 +2,27 @@
  * patched (agent/patch/patch.h: FXT_PATCH_REPORT/patch.PID), and the summary
  * made of it after the run: "patched N of M functions of PROG (K skipped:
  * ...)", once per program, and with --patch-list every function and why;
- * "patched no function of PROG: WHY" for a library that could not be. */
+ * "patched no function of PROG: WHY" for a library that could not be.  A
+ * stripped module patched by its exports only (no debug file found) is
+ * said, with the package that would bring its debug file (dpkg -S, run
+ * here, never in the traced process).
+ */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "launcher/launcher.h"
+
+extern char **environ;
 
 char *patch_report_dir(void)
 {
@@ -51,11 +61,110 @@ struct section {
 	char exe[4096];
 	unsigned patched, skipped;
 	struct reasons r;
-	char *why; /* the module could not be patched at all: why */
-	bool said; /* its module was summed up already (another process) */
+	char *why;    /* the module could not be patched at all: why */
+	bool said;    /* its module was summed up already (another process) */
+	bool exports; /* stripped, no debug file: its exports only */
+	char *debug;  /* stripped: the debug file that named its functions */
 };
 
-static void section_end(struct section *sec, char ***seen, size_t *nseen)
+/* The first line `dpkg -S PATH` prints, into buf (without its newline);
+ * empty when dpkg is not there or owns no such file.  dpkg runs without
+ * the agent (LD_PRELOAD) and the run's FXT_* variables. */
+static void dpkg_owner(const char *path, char *buf, size_t size)
+{
+	char prog[] = "dpkg", opt[] = "-S";
+	char *argv[] = { prog, opt, (char *)path, NULL };
+	posix_spawn_file_actions_t fa;
+	size_t n = 0, nenv = 0;
+	char **env;
+	int fd[2], status;
+	pid_t pid;
+
+	buf[0] = '\0';
+	for (char **e = environ; *e; e++)
+		nenv++;
+	if (!(env = calloc(nenv + 1, sizeof(*env))))
+		return;
+	nenv = 0;
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "LD_PRELOAD=", 11) != 0 && strncmp(*e, "FXT_", 4) != 0)
+			env[nenv++] = *e;
+	if (pipe2(fd, O_CLOEXEC) != 0) {
+		free(env);
+		return;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (posix_spawnp(&pid, "dpkg", &fa, NULL, argv, env) != 0)
+		pid = -1;
+	posix_spawn_file_actions_destroy(&fa);
+	free(env);
+	close(fd[1]);
+	for (ssize_t r; pid > 0 && n + 1 < size && (r = read(fd[0], buf + n, size - 1 - n)) != 0;) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd[0]);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (pid > 0 &&
+	    (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0))
+		buf[0] = '\0';
+}
+
+/* The package that installed the file at path (Debian's dpkg), into pkg;
+ * else empty.  Tried as the path, its real path, and without /usr (a
+ * merged /usr: dpkg may know /bin/sort for /usr/bin/sort). */
+static void package_of(const char *path, char *pkg, size_t size)
+{
+	char real[PATH_MAX], line[1024];
+	const char *tries[3] = { path, NULL, NULL };
+
+	if (realpath(path, real) && strcmp(real, path) != 0)
+		tries[1] = real;
+	if (strncmp(tries[1] ? tries[1] : path, "/usr/", 5) == 0)
+		tries[2] = (tries[1] ? tries[1] : path) + 4;
+	pkg[0] = '\0';
+	for (int i = 0; i < 3 && !pkg[0]; i++) {
+		if (!tries[i])
+			continue;
+		dpkg_owner(tries[i], line, sizeof(line));
+		/* "PKG[:ARCH][, PKG2...]: PATH" */
+		size_t len = strcspn(line, ":, ");
+		if (line[0] && line[len] && len < size)
+			snprintf(pkg, size, "%.*s", (int)len, line);
+	}
+}
+
+/* What a stripped module was patched by: only its exports, and the
+ * package whose -dbgsym would name all its functions. */
+static void say_symbols(const struct section *sec, bool list)
+{
+	char pkg[256];
+
+	if (sec->debug && list)
+		fprintf(stderr, "fxt-run: %s: functions named by its debug file %s\n",
+			display_name(sec->exe), sec->debug);
+	if (!sec->exports)
+		return;
+	package_of(sec->exe, pkg, sizeof(pkg));
+	if (pkg[0])
+		fprintf(stderr,
+			"fxt-run: %s: only its exported functions (no symbol table; a debug "
+			"file would name all: install %s-dbgsym)\n",
+			display_name(sec->exe), pkg);
+	else
+		fprintf(stderr,
+			"fxt-run: %s: only its exported functions (no symbol table, and no "
+			"debug file found for it)\n",
+			display_name(sec->exe));
+}
+
+static void section_end(struct section *sec, char ***seen, size_t *nseen, bool list)
 {
 	if (sec->exe[0] && !sec->said && sec->why)
 		fprintf(stderr, "fxt-run: patched no function of %s: %s\n", display_name(sec->exe),
@@ -67,6 +176,7 @@ static void section_end(struct section *sec, char ***seen, size_t *nseen)
 			fprintf(stderr, "%s%u %s", i ? ", " : " (skipped: ", sec->r.n[i],
 				sec->r.why[i]);
 		fprintf(stderr, "%s\n", sec->r.k ? ")" : "");
+		say_symbols(sec, list);
 	}
 	if (sec->exe[0] && !sec->said) {
 		char **v = realloc(*seen, (*nseen + 1) * sizeof(*v));
@@ -79,6 +189,7 @@ static void section_end(struct section *sec, char ***seen, size_t *nseen)
 	for (unsigned i = 0; i < sec->r.k; i++)
 		free(sec->r.why[i]);
 	free(sec->why);
+	free(sec->debug);
 	memset(sec, 0, sizeof(*sec));
 }
 
@@ -99,7 +210,7 @@ static void one_report(const char *path, bool list, char ***seen, size_t *nseen)
 	while (getline(&line, &cap, f) > 0) {
 		line[strcspn(line, "\n")] = '\0';
 		if (strncmp(line, "exe ", 4) == 0) {
-			section_end(sec, seen, nseen);
+			section_end(sec, seen, nseen, list);
 			snprintf(sec->exe, sizeof(sec->exe), "%s", line + 4);
 			for (size_t i = 0; i < *nseen; i++)
 				sec->said |= strcmp((*seen)[i], sec->exe) == 0;
@@ -107,6 +218,11 @@ static void one_report(const char *path, bool list, char ***seen, size_t *nseen)
 			sec->patched++;
 			if (list && !sec->said)
 				fprintf(stderr, "fxt-run: patched %s\n", line + 8);
+		} else if (strcmp(line, "symbols exports") == 0) {
+			sec->exports = true;
+		} else if (strncmp(line, "symbols debug ", 14) == 0) {
+			free(sec->debug);
+			sec->debug = strdup(line + 14);
 		} else if (strncmp(line, "unpatched ", 10) == 0) {
 			free(sec->why);
 			sec->why = strdup(line + 10);
@@ -122,7 +238,7 @@ static void one_report(const char *path, bool list, char ***seen, size_t *nseen)
 					tab ? tab + 1 : "?");
 		}
 	}
-	section_end(sec, seen, nseen);
+	section_end(sec, seen, nseen, list);
 	free(sec);
 	free(line);
 	fclose(f);

@@ -320,7 +320,7 @@ void agent_filter_module(const char *path, uint64_t bias, uint64_t lo, uint64_t 
 		 * filtered as an instrumented module's are. */
 		instrumented = true;
 		if (F.include.n || F.exclude.n || F.nwatch)
-			n = agent_elf_all_functions(path, on_function_sized, NULL, &add);
+			n = agent_elf_all_functions(path, on_function_sized, NULL, &add, NULL);
 	} else if (F.include.n || F.exclude.n || F.nwatch) {
 		n = agent_elf_functions(path, on_function, &add, &instrumented);
 	} else {

@@ -509,11 +509,16 @@ static FILE *report_open(bool append)
 	return f;
 }
 
-static void report(FILE *f, const struct cands *c, const char *exe)
+static void report(FILE *f, const struct cands *c, const char *exe,
+		   const struct agent_elf_from *from)
 {
 	if (!f)
 		return;
 	fprintf(f, "exe %s\n", exe);
+	if (from->table == AGENT_ELF_EXPORTS)
+		fprintf(f, "symbols exports\n");
+	else if (from->table == AGENT_ELF_DEBUG_FILE)
+		fprintf(f, "symbols debug %s\n", from->debug);
 	for (size_t i = 0; i < c->n; i++) {
 		if (c->v[i].plan.why)
 			fprintf(f, "skipped %s\t%s\n", c->v[i].name, c->v[i].plan.why);
@@ -556,6 +561,7 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 	uint64_t text_lo = UINT64_MAX, text_hi = 0;
 	size_t npatch = 0, nplan = 0, kept_size = 0;
 	struct agent_live_sites *sites = NULL;
+	struct agent_elf_from from = { .table = AGENT_ELF_SYMTAB };
 	void *kept = NULL;
 	int err = 0;
 
@@ -576,7 +582,7 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 		if (m->seg[i].addr + m->seg[i].size > text_hi)
 			text_hi = m->seg[i].addr + m->seg[i].size;
 	}
-	long nsym = agent_elf_all_functions(exe, on_symbol, on_other, &c);
+	long nsym = agent_elf_all_functions(exe, on_symbol, on_other, &c, &from);
 	if (nsym < 0) {
 		agent_dbg("FXT_PATCH: cannot read the symbols of %s", exe);
 		return (int)nsym;
@@ -681,7 +687,7 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 	}
 done:
 	remember(m, kept, kept_size, sites);
-	report(rep, &c, exe);
+	report(rep, &c, exe, &from);
 	agent_dbg("FXT_PATCH: patched %zu of %zu functions of %s", npatch, c.n, exe);
 out:
 	for (size_t i = 0; i < c.n; i++)

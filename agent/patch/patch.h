@@ -75,6 +75,8 @@
  *
  * The planner's verdicts go to FXT_PATCH_REPORT/patch.PID (when set):
  *     exe PATH
+ *     symbols exports       (stripped, no debug file: only its exports)
+ *     symbols debug PATH    (stripped: its debug file named the others)
  *     patched NAME          (one line a function)
  *     skipped NAME\tREASON
  *     unpatched REASON      (the module as a whole: its file not found)
