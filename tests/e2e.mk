@@ -118,6 +118,10 @@ E2E_TESTS += tests/e2e/patch.sh
 # it by return address (patchme_walk, libwalkrt; java when installed) are
 # left alone.
 E2E_TESTS += tests/e2e/patch-walkers.sh
+# fxt-run --patch on stripped programs: their functions from a separate
+# debug file (debuglink, .debug/, build ID under --debug-root), a CRC or
+# build ID that does not match refused (tests/progs/stripme).
+E2E_TESTS += tests/e2e/patch-debugfile.sh
 # A program printing its own backtrace in a thread, traced with the default
 # options, --libc=all or --patch=.: the plain run's frames, none of the
 # agent's thread trampoline (tests/progs/patchme_bt thread).

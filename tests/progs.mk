@@ -222,6 +222,13 @@ tests_progs_patchme_pfe_SOURCES = tests/progs/patchme.c tests/progs/wx_maps.h
 tests_progs_patchme_pfe_CFLAGS = $(WARN_CFLAGS) -O2 -g -fpatchable-function-entry=5
 tests_progs_patchme_pfe_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_patchme_pfe_LDADD = -lpthread
+# stripme: stripped by patch-debugfile.sh, which gives it back its
+# functions through a separate debug file; one of them exported.
+check_PROGRAMS += tests/progs/stripme
+tests_progs_stripme_SOURCES = tests/progs/stripme.c
+tests_progs_stripme_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_stripme_LDFLAGS = $(EXAMPLE_LINK_FLAGS) \
+	-Wl,--build-id -Wl,--export-dynamic-symbol=stripme_exported
 # examples/cxx_demo linked with -static-libgcc: its own copy of the
 # unwinder resumes what libstdc++ throws (agent-cxx.sh).
 check_PROGRAMS += tests/progs/cxx_static_libgcc
