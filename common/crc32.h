@@ -3,7 +3,8 @@
  * (0xEDB88320), initial value and final xor all ones; zlib's crc32() gives
  * the same value.  Here so that the agent, which links no zlib, and the
  * symbolizer check a debug file the same way (common/debugpath.h).
- * Four bits a step: a few cycles a byte, no table to build at run time. */
+ * Four bytes a step through tables built on the stack for a long buffer,
+ * four bits a step for a short one: no state shared between threads. */
 #ifndef FXT_COMMON_CRC32_H
 #define FXT_COMMON_CRC32_H
 
