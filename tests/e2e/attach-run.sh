@@ -67,10 +67,14 @@ is "$?:$(tr '\n' ' ' <out)" "0:ready done 100 done 1000 done 50 served: yes busy
   "the program's output and exit status are its own"
 is "$(work_calls w.fxt)" 1000 "the archive holds the 1000 calls made while attached, exactly"
 ok "the archive is valid" sh -c '"$1" --check "$2" >/dev/null' sh "$FXT_DUMP" w.fxt
-is "$(sed -E 's/[0-9]+(\.[0-9]+)?/N/g' run.err)" "fxt-run: attached to N (attach_target, N threads)
-fxt-run: detached from N after N s (--duration)
-fxt-run: wrote w.fxt (N KiB, N events, N thread, N dropped)
-fxt-run: patched N of N functions of $PROGS/attach_target" "what fxt-run says"
+numbers() { sed -E 's/[0-9]+(\.[0-9]+)?/N/g'; }
+is "$(numbers <run.err)" "$(numbers <<EOF2
+fxt-run: attached to 1 (attach_target, 3 threads)
+fxt-run: detached from 1 after 2.0 s (--duration)
+fxt-run: wrote w.fxt (1.0 KiB, 1000 events, 1 thread, 0 dropped)
+fxt-run: patched 1 of 1 functions of $PROGS/attach_target
+EOF2
+)" "what fxt-run says"
 is "$(ls | grep -v '^\(in\|out\|err\|run\.err\|w\.fxt\|text\.maps\|mem\.bin\|file\.bin\)$')" "" \
   "nothing else left: no spool, control, session or settings file"
 
