@@ -9,7 +9,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/fsuid.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -285,6 +289,79 @@ static int read_block(const char *path, char **out, size_t *len)
 	return 0;
 }
 
+/* While attached, a thread of ours watches fxt-run: if it dies (killed with
+ * SIGKILL), recording stops as at a detach (patches written back, the
+ * spool sealed and left for fxt-run --recover).  It blocks every signal,
+ * records nothing, and ends at the detach. */
+static struct {
+	pthread_mutex_t lock; /* the watchdog closes the fds, the detach writes wake */
+	int pidfd, wake;      /* fxt-run's pidfd; an eventfd that ends the watch */
+	bool over;	      /* the fds are closed */
+} watch = { PTHREAD_MUTEX_INITIALIZER, -1, -1, false };
+
+static void stop_recording(void)
+{
+	agent_tls.busy++;
+	agent_features_emit(AGENT_EV_STOP, NULL);
+	agent_seal();
+	agent_busy_leave(&agent_tls);
+}
+
+static void *watchdog(void *arg)
+{
+	struct pollfd p[2] = { { watch.pidfd, POLLIN, 0 }, { watch.wake, POLLIN, 0 } };
+
+	(void)arg;
+	agent_tls.busy++; /* nothing of this thread is the program's */
+	while (poll(p, 2, -1) < 0 && errno == EINTR)
+		;
+	if ((p[0].revents & POLLIN) &&
+	    !__atomic_exchange_n(&attach.stopped, true, __ATOMIC_ACQ_REL)) {
+		agent_dbg("fxt-run is gone: recording stops");
+		stop_recording();
+	}
+	pthread_mutex_lock(&watch.lock);
+	close(watch.pidfd);
+	close(watch.wake);
+	watch.over = true;
+	pthread_mutex_unlock(&watch.lock);
+	return NULL;
+}
+
+/* Starts the watch of fxt-run (FXT_LAUNCHER), detached; false if it
+ * cannot (then a killed fxt-run leaves the recording on until exit). */
+static bool watch_start(void)
+{
+	sigset_t all, old;
+	pthread_attr_t at;
+	pthread_t th;
+	bool ok;
+
+	if (!agent_cfg.launcher_pid)
+		return false;
+	watch.pidfd = (int)syscall(SYS_pidfd_open, (pid_t)agent_cfg.launcher_pid, 0);
+	watch.wake = eventfd(0, EFD_CLOEXEC);
+	if (watch.pidfd < 0 || watch.wake < 0)
+		goto fail;
+	sigfillset(&all);
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&at, 64 << 10);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ok = pthread_create(&th, &at, watchdog, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&at);
+	if (ok)
+		return true;
+fail:
+	if (watch.pidfd >= 0)
+		close(watch.pidfd);
+	if (watch.wake >= 0)
+		close(watch.wake);
+	watch.pidfd = watch.wake = -1;
+	return false;
+}
+
 /* fxt-run -p (launcher/attach/): the agent was loaded by dlopen() into the
  * running process, whose thread fxt-run borrowed calls this with the path
  * of the settings block.  Recording starts as at a launch, but features
@@ -309,6 +386,8 @@ EXPORT int fxt_attach_start(const char *path)
 	agent_busy_leave(&agent_tls);
 	if (!err && agent.disabled)
 		err = -EIO;
+	if (!err && !watch_start())
+		agent_dbg("fxt-run is not watched: if it dies, recording goes on until exit");
 	agent_dbg("attached: %s", err ? strerror(-err) : "recording");
 	return err;
 }
@@ -323,10 +402,14 @@ EXPORT int fxt_attach_stop(void)
 		return -EINVAL;
 	if (__atomic_exchange_n(&attach.stopped, true, __ATOMIC_ACQ_REL))
 		return -EALREADY;
-	agent_tls.busy++;
-	agent_features_emit(AGENT_EV_STOP, NULL);
-	agent_seal();
-	agent_busy_leave(&agent_tls);
+	stop_recording();
+	pthread_mutex_lock(&watch.lock);
+	if (watch.wake >= 0 && !watch.over) {
+		uint64_t one = 1;
+
+		(void)!write(watch.wake, &one, sizeof(one)); /* the watch ends */
+	}
+	pthread_mutex_unlock(&watch.lock);
 	agent_dbg("detached");
 	return 0;
 }

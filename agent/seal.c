@@ -291,6 +291,11 @@ void agent_seal(void)
 	if (launcher_converts()) {
 		agent_dbg("sealed %s for fxt-run", agent.spool.path);
 		spool_release(&agent.spool);
+	} else if (agent.late) {
+		/* Attached to, fxt-run gone: the spool is converted outside
+		 * the process, by fxt-run --recover, never inside it. */
+		agent_dbg("fxt-run is gone: %s is left for fxt-run --recover", agent.spool.path);
+		spool_release(&agent.spool);
 	} else {
 		convert_self();
 	}

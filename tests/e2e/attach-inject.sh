@@ -145,14 +145,13 @@ is "$(check $target)" "fxt_inject: process $target (attach_static) is statically
 wait $target
 is "$?" 0 "the static program went on"
 
-sh -c 'sleep 0 & echo $! >zpid; exec sleep 60' &
-holder=$!
-zombie() { grep -q '^[0-9]* (sleep) Z' "/proc/$(cat zpid)/stat"; }
+start --zombie
+zpid=$(sed -n 's/^zombie //p' out)
+zombie() { grep -q '^[0-9]* (attach_target) Z' "/proc/$zpid/stat"; }
 wait_until zombie
-is "$(check "$(cat zpid)")" "fxt_inject: process $(cat zpid) (sleep) has exited (a zombie): nothing to attach to" \
+is "$(check "$zpid")" "fxt_inject: process $zpid (attach_target) has exited (a zombie): nothing to attach to" \
   "a zombie"
-kill $holder 2>/dev/null
-wait $holder 2>/dev/null
+finish_target
 
 if grep -q '^2 (kthreadd)' /proc/2/stat 2>/dev/null; then
   is "$(check 2)" "fxt_inject: process 2 (kthreadd) is a kernel thread: nothing to load into" \

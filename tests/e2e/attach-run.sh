@@ -5,11 +5,12 @@
 # exactly the calls made between attach and detach; the program's text is
 # its file's again after the detach, its output and exit status its own;
 # nothing of the run is left in the folder.  Detaching at --duration, at
-# SIGINT, and the process exiting while attached; the refusals, one line
-# and exit 2 each.
+# SIGINT, and the process exiting while attached; fxt-run killed while
+# attached (the agent stops by itself and leaves its spool for --recover);
+# the refusals, one line and exit 2 each.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 21
+plan 25
 why=$(patch_unavailable)
 [ -n "$why" ] && skip_rest "$why"
 scratch
@@ -112,7 +113,27 @@ grep -q '^fxt-run: process [0-9]* after .* s (it exited)$' run.err
 is "$?" 0 "... saying the process exited"
 is "$(work_calls x.fxt)" 77 "its archive holds its 77 calls"
 
-# 4. Refusals: one line, exit 2.
+# 4. fxt-run killed with SIGKILL while attached: the agent sees it gone,
+# writes its patches back and leaves the spool, which --recover converts.
+start
+rm -f run.err
+"$FXT_RUN" -p $target --patch='^work$' -o k.fxt 2>run.err 9>&- &
+run=$!
+wait_until attached
+calls 100
+kill -KILL $run
+wait $run 2>/dev/null
+wait_until text_is_file
+ok "fxt-run killed: the program's text is its file's again" text_is_file
+calls 30
+exec 9>&-
+wait $target
+is "$?" 0 "... and the program went on and exited 0"
+is "$(ls | grep -c '^k\.fxt\..*spool$')" 1 "its spool is left"
+"$FXT_RUN" -q --recover "$TMPD" >/dev/null 2>&1
+is "$(work_calls k.fxt)" 100 "fxt-run --recover: the archive holds the 100 calls made before the kill"
+
+# 5. Refusals: one line, exit 2.
 start
 refusal() {
   "$FXT_RUN" "$@" >r.out 2>r.err

@@ -1,7 +1,7 @@
 /* A program for the injector's tests (attach-inject.sh): it does what a
  * process being attached to may be doing, and says what it saw.
  *
- *   attach_target [--spin|--serve] [--timer] [--reader] [--busy N]
+ *   attach_target [--spin|--serve] [--timer] [--reader] [--busy N] [--zombie]
  *
  * Prints "ready" once set up, then:
  *   - main reads a line from standard input (blocked in read(2)), unless
@@ -10,6 +10,8 @@
  *   - --serve: main reads lines until the end of its input, and for each
  *     "call N" calls work() N times and says "done N" (calls an attach
  *     can count exactly: it knows which lines came while it recorded);
+ *   - --zombie: a child that exits at once and is never waited for ("zombie
+ *     PID" printed before "ready");
  *   - --reader: a second thread blocks in read(2) on a pipe that main
  *     writes "data" to once its own read returned;
  *   - --timer: SIGALRM every millisecond (SA_RESTART), counted;
@@ -141,7 +143,7 @@ static void serve(void)
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { 0 };
-	int i, do_spin = 0, do_serve = 0, do_timer = 0, do_reader = 0, nbusy = 0;
+	int i, do_spin = 0, do_serve = 0, do_timer = 0, do_reader = 0, do_zombie = 0, nbusy = 0;
 	pthread_t th, busy_th[64];
 	char buf[64];
 
@@ -150,6 +152,8 @@ int main(int argc, char **argv)
 			do_spin = 1;
 		else if (strcmp(argv[i], "--serve") == 0)
 			do_serve = 1;
+		else if (strcmp(argv[i], "--zombie") == 0)
+			do_zombie = 1;
 		else if (strcmp(argv[i], "--timer") == 0)
 			do_timer = 1;
 		else if (strcmp(argv[i], "--reader") == 0)
@@ -158,7 +162,8 @@ int main(int argc, char **argv)
 			nbusy = atoi(argv[++i]) % 65;
 		else {
 			fprintf(stderr,
-				"usage: %s [--spin|--serve] [--timer] [--reader] [--busy N]\n",
+				"usage: %s [--spin|--serve] [--timer] [--reader] [--busy N] "
+				"[--zombie]\n",
 				argv[0]);
 			return 2;
 		}
@@ -179,6 +184,13 @@ int main(int argc, char **argv)
 	for (i = 0; i < nbusy; i++)
 		if (pthread_create(&busy_th[i], NULL, busy, NULL) != 0)
 			return 1;
+	if (do_zombie) {
+		pid_t child = fork();
+
+		if (child == 0)
+			_exit(0);
+		printf("zombie %d\n", (int)child);
+	}
 	printf("ready\n");
 	fflush(stdout);
 	if (do_spin) {
