@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "agent/config.h"
+#include "agent/cfg.h"
 #include "agent/elfsyms.h"
 #include "agent/log.h"
 #include "common/crc32.h"

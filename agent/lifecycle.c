@@ -22,7 +22,7 @@
 #include "agent/log.h"
 #include "agent/modules.h"
 #include "agent/real.h"
-#include "agent/config.h"
+#include "agent/cfg.h"
 #include "agent/ticks.h"
 #include "run/settings.h"
 #include "run/attach.h"

@@ -21,7 +21,7 @@ AGENT_RECORD_SOURCES = \
 	agent/events.h agent/gates.h agent/real.h \
 	agent/log.c agent/log.h \
 	agent/mode.h \
-	agent/config.c agent/config.h \
+	agent/cfg.c agent/cfg.h \
 	agent/spool.c agent/spool.h \
 	agent/tbuf.c agent/tbuf.h \
 	$(RUN_SOURCES) $(SPOOL_SOURCES)

@@ -15,7 +15,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#include "agent/config.h"
+#include "agent/cfg.h"
 
 /* Formats into buf (always NUL-terminated when cap > 0); returns the length
  * written, excluding the NUL. */

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "agent/config.h"
+#include "agent/cfg.h"
 
 /* Stream: full chunks are unmapped (written back) and may be reused;
  * FXT_BUFFER_SIZE bounds the chunks the process maps at once. */

@@ -19,7 +19,7 @@
 #include "agent/elfsyms.h"
 #include "agent/feature.h"
 #include "agent/log.h"
-#include "agent/config.h"
+#include "agent/cfg.h"
 #include "agent/ticks.h"
 #include "run/control.h"
 #include "run/proc.h"

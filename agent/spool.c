@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "agent/ticks.h"
-#include "agent/config.h"
+#include "agent/cfg.h"
 #include "agent/log.h"
 #include "agent/mode.h"
 #include "agent/spool.h"

@@ -37,7 +37,7 @@
 #include <stdint.h>
 
 #include "agent/ticks.h"
-#include "agent/config.h"
+#include "agent/cfg.h"
 #include "agent/spool.h"
 
 #define likely(x)   __builtin_expect(!!(x), 1)

@@ -6,7 +6,7 @@
 #endif
 
 #include "agent/ticks.h"
-#include "agent/config.h"
+#include "agent/cfg.h"
 #include "agent/log.h"
 #include "spool/clock.h"
 

@@ -210,7 +210,7 @@ static int check_rule(const char *opt, const char *rule, const char *list, char 
 }
 
 /* The option's own checks, type by type (the agent's, from the
- * environment, are more lenient: agent/config.c). */
+ * environment, are more lenient: agent/cfg.c). */
 static int check(const struct fxt_setting *row, const char *a, union fxt_value *val, char *why,
 		 size_t cap)
 {

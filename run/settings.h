@@ -20,7 +20,7 @@ enum fxt_setting_id {
 };
 
 /* How a value is read: fxt-run checks an option's argument strictly, the
- * agent takes a variable leniently (agent/config.c). */
+ * agent takes a variable leniently (agent/cfg.c). */
 enum fxt_setting_type {
 	FXT_T_FLAG,	 /* an option without argument; for RUNENV, set or not */
 	FXT_T_BOOL,	 /* set and not "0" */

@@ -17,7 +17,7 @@
 #include "agent/modules.h"
 #include "agent/patterns.h"
 #include "agent/log.h"
-#include "agent/config.h"
+#include "agent/cfg.h"
 #include "agent/keep/snapshot.h"
 
 #define F_INCLUDE 1u

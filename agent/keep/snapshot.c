@@ -14,7 +14,7 @@
 #include "agent/agent.h"
 #include "agent/ticks.h"
 #include "agent/log.h"
-#include "agent/config.h"
+#include "agent/cfg.h"
 #include "agent/keep/snapshot.h"
 #include "spool/format.h"
 #include "spool/libc_table.h"

@@ -46,7 +46,7 @@
 #include "agent/agent.h"
 #include "agent/feature.h"
 #include "agent/libc/libc.h"
-#include "agent/config.h"
+#include "agent/cfg.h"
 
 REAL_DECL(pthread_create);
 REAL_DECL(pthread_join);

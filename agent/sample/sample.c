@@ -25,7 +25,7 @@
 #include "agent/gates.h"
 #include "agent/sample/sample.h"
 #include "agent/sample/walk.h"
-#include "agent/config.h"
+#include "agent/cfg.h"
 #include "agent/tbuf.h"
 
 /* glibc before 2.35 does not name the field. */

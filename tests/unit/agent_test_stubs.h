@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
-#include "agent/config.h"
+#include "agent/cfg.h"
 #include "agent/keep/snapshot.h"
 #include "run/names.h"
 

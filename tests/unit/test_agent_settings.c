@@ -1,4 +1,4 @@
-/* Unit tests of the agent's loading of the settings (agent/config.c):
+/* Unit tests of the agent's loading of the settings (agent/cfg.c):
  * the same settings, from the environment and from a block (what attach
  * hands to the agent), give the same agent_cfg; what is unset gets the
  * table's defaults; a malformed value its fallback; a torn block is
@@ -11,7 +11,7 @@
 #include "tests/lib/tap.h"
 #include "tests/unit/agent_test_stubs.h"
 
-#include "agent/config.h"
+#include "agent/cfg.h"
 #include "run/settings.h"
 
 static struct agent_config pristine;

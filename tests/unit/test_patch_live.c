@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "agent/patch/patch.h"
-#include "agent/config.h"
+#include "agent/cfg.h"
 #include "tests/lib/tap.h"
 
 struct agent_config agent_cfg; /* agent_dbg() reads it */

@@ -1,5 +1,5 @@
 /* The agent's configuration: every row of the settings table it loads
- * (run/settings.def), read once (see config.h): from the environment, or
+ * (run/settings.def), read once (see cfg.h): from the environment, or
  * from a block of them.  A walk over the rows loads each into its field of
  * agent_cfg, by its type; derive() then does what is not one row's. */
 #include <config.h>
@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/config.h"
+#include "agent/cfg.h"
 #include "run/recording.h"
 #include "agent/log.h"
 #include "agent/mode.h"

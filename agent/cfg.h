@@ -1,6 +1,6 @@
 /* The agent's configuration: every FXT_* variable the agent reads, loaded once.
  *
- * Private to agent/.  agent/config.c loads the rows of the settings
+ * Private to agent/.  agent/cfg.c loads the rows of the settings
  * table (run/settings.def: the variables, their names, types, defaults and
  * what they mean, the contract between fxt-run and the agent) in the
  * constructor (before main), from the environment, or from a block handed
@@ -11,8 +11,8 @@
  * Category of slices: the basename of the module (executable or shared
  * library) that contains the function, e.g. "prog" or "libfoo.so.1".
  */
-#ifndef FXT_AGENT_CONFIG_H
-#define FXT_AGENT_CONFIG_H
+#ifndef FXT_AGENT_CFG_H
+#define FXT_AGENT_CFG_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -101,4 +101,4 @@ int agent_config_load_block(const char *block, size_t len);
  * it made of it, escaped (run/names.h), to the processes it starts. */
 void agent_output_export(void);
 
-#endif /* FXT_AGENT_CONFIG_H */
+#endif /* FXT_AGENT_CFG_H */
