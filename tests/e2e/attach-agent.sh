@@ -22,30 +22,7 @@ scratch
 cd "$TMPD" || exit 1
 INJECT=$HELPERS/fxt_inject
 AGENT=$abs_top_builddir/.libs/libfxt-agent.so
-CALLTREE=$HELPERS/fxt_calltree
-
-# wait_until COMMAND...: waits (10 s at most) until COMMAND succeeds.
-wait_until() {
-  i=0
-  while [ $i -lt 200 ] && ! "$@" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
-}
-
-# start ARGS...: attach_target --serve ARGS in the background, its input a
-# FIFO held open on fd 9; $target is its pid.
-start() {
-  rm -f in out
-  mkfifo in
-  "$PROGS/attach_target" --serve "$@" <in >out 2>err &
-  target=$!
-  exec 9>in
-  wait_until grep -q ready out
-}
-
-# calls N: N calls of work() in the target, returned.
-calls() {
-  echo "call $1" >&9
-  wait_until grep -q "^done $1\$" out
-}
+. "$abs_top_srcdir/tests/e2e/attach-common.sh"
 
 # block FILE NAME=VALUE...: the settings block fxt-run writes.
 block() {
@@ -65,28 +42,10 @@ agent() {
   "$INJECT" $again $target "$AGENT" "$1" "${2:-x}" 2>&1 | sed -n 's/^returned //p; s/^fxt_inject: //p'
 }
 
-# work_calls ARCHIVE: the calls of work() it holds.
-work_calls() { "$CALLTREE" --flat "$1" | awk '$2 == "work" { print $1 }'; }
-
-# text_is_file: the target's program text, as mapped, is its file's.
-text_is_file() {
-  exe=$(readlink "/proc/$target/exe")
-  awk -v exe="$exe" '$2 ~ /x/ && $6 == exe { print $1, $3 }' "/proc/$target/maps" >text.maps
-  [ -s text.maps ] || return 1
-  while read -r range off; do
-    lo=$(printf '%d' "0x${range%-*}")
-    hi=$(printf '%d' "0x${range#*-}")
-    pages=$(((hi - lo) / 4096))
-    dd if="/proc/$target/mem" bs=4096 skip=$((lo / 4096)) count=$pages 2>/dev/null >mem.bin
-    dd if="$exe" bs=4096 skip=$((0x$off / 4096)) count=$pages 2>/dev/null >file.bin
-    cmp -s mem.bin file.bin || return 1
-  done <text.maps
-}
-
 # 1. A window: 300 calls before, 1000 while recording, 200 after; four
 # threads busy in the C library all along.
 block b1 "FXT_OUTPUT=$TMPD/a.fxt" 'FXT_PATCH=^work$'
-start --busy 4
+start --serve --busy 4
 calls 300
 is "$(agent fxt_attach_start "$TMPD/b1")" 0 "fxt_attach_start: 0"
 ok "the agent is mapped in the process" grep -q libfxt-agent /proc/$target/maps
@@ -114,7 +73,7 @@ is "$(ls | grep -c spool)" 0 "no spool left"
 
 # 2. The process exits while recording: its archive is written at exit.
 block b2 "FXT_OUTPUT=$TMPD/x.fxt" 'FXT_PATCH=^work$'
-start
+start --serve
 is "$(agent fxt_attach_start "$TMPD/b2")" 0 "attached again, to another process"
 calls 250
 exec 9>&-
@@ -124,7 +83,7 @@ is "$?" 0 "it exits 0 while recording"
 is "$(work_calls x.fxt)" 250 "its spool, sealed at exit, holds its 250 calls"
 
 # 3. A stop without a start; a block file others could have written.
-start
+start --serve
 is "$(agent fxt_attach_stop)" -22 "a stop without a start: -EINVAL"
 block b3 "FXT_OUTPUT=$TMPD/w.fxt" 'FXT_PATCH=^work$'
 chmod 620 b3

@@ -22,25 +22,7 @@ scratch
 cd "$TMPD" || exit 1
 INJECT=$HELPERS/fxt_inject
 PROBE=$PROGS/.libs/libinject_probe.so
-export ATTACH_TARGET_STOP=$TMPD/stop
-
-# wait_until COMMAND...: waits (5 s at most) until COMMAND succeeds.
-wait_until() {
-  i=0
-  while [ $i -lt 100 ] && ! "$@" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
-}
-ready() { grep -q ready out; }
-
-# start ARGS...: attach_target ARGS in the background, its standard input a
-# FIFO held open on fd 9, once it said "ready"; $target is its pid.
-start() {
-  rm -f in out stop
-  mkfifo in
-  "$PROGS/attach_target" "$@" <in >out 2>&1 &
-  target=$!
-  exec 9>in
-  wait_until ready
-}
+. "$abs_top_srcdir/tests/e2e/attach-common.sh"
 
 # finish_target: lets it end (a line on its input, the stop file), then
 # $out is what it printed and its exit status.

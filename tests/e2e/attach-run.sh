@@ -15,43 +15,12 @@ why=$(patch_unavailable)
 [ -n "$why" ] && skip_rest "$why"
 scratch
 cd "$TMPD" || exit 1
-CALLTREE=$HELPERS/fxt_calltree
+. "$abs_top_srcdir/tests/e2e/attach-common.sh"
 
-wait_until() {
-  i=0
-  while [ $i -lt 200 ] && ! "$@" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
-}
-# start ARGS...: attach_target --serve ARGS, its input a FIFO on fd 9.
-start() {
-  rm -f in out
-  mkfifo in
-  "$PROGS/attach_target" --serve "$@" <in >out 2>err &
-  target=$!
-  exec 9>in
-  wait_until grep -q ready out
-}
-calls() {
-  echo "call $1" >&9
-  wait_until grep -q "^done $1\$" out
-}
 attached() { grep -q '^fxt-run: attached to ' run.err; }
-work_calls() { "$CALLTREE" --flat "$1" | awk '$2 == "work" { print $1 }'; }
-text_is_file() {
-  exe=$(readlink "/proc/$target/exe")
-  awk -v exe="$exe" '$2 ~ /x/ && $6 == exe { print $1, $3 }' "/proc/$target/maps" >text.maps
-  [ -s text.maps ] || return 1
-  while read -r range off; do
-    lo=$(printf '%d' "0x${range%-*}")
-    hi=$(printf '%d' "0x${range#*-}")
-    pages=$(((hi - lo) / 4096))
-    dd if="/proc/$target/mem" bs=4096 skip=$((lo / 4096)) count=$pages 2>/dev/null >mem.bin
-    dd if="$exe" bs=4096 skip=$((0x$off / 4096)) count=$pages 2>/dev/null >file.bin
-    cmp -s mem.bin file.bin || return 1
-  done <text.maps
-}
 
 # 1. --duration: 100 calls before, 1000 while attached, 50 after.
-start --busy 2
+start --serve --busy 2
 calls 100
 rm -f run.err
 "$FXT_RUN" -p $target --patch='^work$' --duration 2s -o w.fxt 2>run.err 9>&- &
@@ -80,7 +49,7 @@ is "$(ls | grep -v '^\(in\|out\|err\|run\.err\|w\.fxt\|text\.maps\|mem\.bin\|fil
   "nothing else left: no spool, control, session or settings file"
 
 # 2. SIGINT (Ctrl-C) ends the window.
-start
+start --serve
 rm -f run.err
 "$FXT_RUN" -p $target --patch='^work$' -o i.fxt 2>run.err 9>&- &
 run=$!
@@ -98,7 +67,7 @@ is "$?" 0 "the program went on and exited 0"
 is "$(work_calls i.fxt)" 300 "the archive holds the 300 calls of the window"
 
 # 3. The process exits while attached.
-start
+start --serve
 rm -f run.err
 "$FXT_RUN" -p $target --patch='^work$' -o x.fxt 2>run.err 9>&- &
 run=$!
@@ -115,7 +84,7 @@ is "$(work_calls x.fxt)" 77 "its archive holds its 77 calls"
 
 # 4. fxt-run killed with SIGKILL while attached: the agent sees it gone,
 # writes its patches back and leaves the spool, which --recover converts.
-start
+start --serve
 rm -f run.err
 "$FXT_RUN" -p $target --patch='^work$' -o k.fxt 2>run.err 9>&- &
 run=$!
@@ -134,7 +103,7 @@ is "$(ls | grep -c '^k\.fxt\..*spool$')" 1 "its spool is left"
 is "$(work_calls k.fxt)" 100 "fxt-run --recover: the archive holds the 100 calls made before the kill"
 
 # 5. Refusals: one line, exit 2.
-start
+start --serve
 refusal() {
   "$FXT_RUN" "$@" >r.out 2>r.err
   echo "$?:$(wc -l <r.err):$(cat r.err)"
