@@ -42,47 +42,10 @@
 /* How often the spools are looked at while attached. */
 #define SCAN_INTERVAL_MS 50
 
-/* The target's command name and user, from /proc. */
-struct target {
-	pid_t pid;
-	char comm[64];
-	uid_t uid;
-	gid_t gid;
-	unsigned threads;
-};
-
-static void target_read(struct target *t)
-{
-	char path[64], buf[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)t->pid);
-	f = fopen(path, "re");
-	if (!f || !fgets(t->comm, sizeof(t->comm), f))
-		snprintf(t->comm, sizeof(t->comm), "%d", (int)t->pid);
-	t->comm[strcspn(t->comm, "\n")] = '\0';
-	if (f)
-		fclose(f);
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)t->pid);
-	f = fopen(path, "re");
-	while (f && fgets(buf, sizeof(buf), f)) {
-		unsigned long a, b;
-
-		if (sscanf(buf, "Uid: %lu %lu", &a, &b) == 2)
-			t->uid = (uid_t)b;
-		else if (sscanf(buf, "Gid: %lu %lu", &a, &b) == 2)
-			t->gid = (gid_t)b;
-		else if (sscanf(buf, "Threads: %lu", &a) == 1)
-			t->threads = (unsigned)a;
-	}
-	if (f)
-		fclose(f);
-}
-
 /* The process may create its spool next to `out`, and write its patch
  * report into `dir`: the folders are given to it when fxt-run may (root
  * attaching to another user's process), else checked. */
-static void give_folders(const struct target *t, const char *out, const char *patch_dir)
+static void give_folders(const struct attach_target *t, const char *out, const char *patch_dir)
 {
 	char *dir = strdup(out), *slash;
 	struct stat st;
@@ -267,7 +230,8 @@ static double since(const struct timespec *t0)
 int attach_main(const struct options *opts)
 {
 	struct options o = *opts;
-	struct target t = { .pid = (pid_t)o.set.v[FXT_S_PID].u };
+	pid_t pid = (pid_t)o.set.v[FXT_S_PID].u;
+	struct attach_target t;
 	char why[1024], host[256], ctl[PATH_MAX + 64], session[PATH_MAX + 64];
 	const char *end = "";
 	struct timespec t0;
@@ -289,9 +253,8 @@ int attach_main(const struct options *opts)
 		die(EXIT_USAGE, "-p: --libc is not available when attaching yet (the C library's "
 				"calls are recorded by interposition when the program starts)");
 	agent = find_agent();
-	if (attach_preflight(t.pid, agent, why, sizeof(why)) != 0)
+	if (attach_preflight(pid, agent, &t, why, sizeof(why)) != 0)
 		die(EXIT_USAGE, "%s", why);
-	target_read(&t);
 
 	if (gethostname(host, sizeof(host)) != 0)
 		strcpy(host, "localhost");

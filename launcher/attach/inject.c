@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 #include <unistd.h>
 
 #include "launcher/attach/inject.h"
+#include "launcher/attach/why.h"
 #include "symbolizer/symbolizer.h"
 
 #if defined(__x86_64__)
@@ -61,21 +61,6 @@ struct inject {
 	int held[HELD_MAX];
 	unsigned nheld, lost;
 };
-
-static int fail(char *why, size_t cap, int err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(char *why, size_t cap, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && cap) {
-		va_start(ap, fmt);
-		vsnprintf(why, cap, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
 
 pid_t inject_tid(const struct inject *in)
 {
@@ -193,29 +178,30 @@ static int seize(struct inject *in, pid_t tid, char *why, size_t cap)
 	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
 		err = -errno;
 		if (err == -EPERM)
-			return fail(why, cap, err,
-				    "not permitted to trace process %d (it must run as your user, "
-				    "or fxt-run needs CAP_SYS_PTRACE)",
-				    (int)in->pid);
-		return fail(why, cap, err, "cannot trace thread %d of process %d: %s", (int)tid,
-			    (int)in->pid, strerror(-err));
+			return attach_fail(
+			    why, cap, err,
+			    "not permitted to trace process %d (it must run as your user, "
+			    "or fxt-run needs CAP_SYS_PTRACE)",
+			    (int)in->pid);
+		return attach_fail(why, cap, err, "cannot trace thread %d of process %d: %s",
+				   (int)tid, (int)in->pid, strerror(-err));
 	}
 	in->seized = true;
 	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0)
-		return fail(why, cap, -errno, "cannot stop thread %d: %s", (int)tid,
-			    strerror(errno));
+		return attach_fail(why, cap, -errno, "cannot stop thread %d: %s", (int)tid,
+				   strerror(errno));
 	for (;;) {
 		err = wait_stop(in, &status);
 		if (err)
-			return fail(why, cap, err, "process %d ended", (int)in->pid);
+			return attach_fail(why, cap, err, "process %d ended", (int)in->pid);
 		if (status >> 16 == PTRACE_EVENT_STOP)
 			break;
 		/* A signal that was about to be delivered: held, delivered
 		 * after; the interrupt's stop comes next. */
 		hold(in, WSTOPSIG(status));
 		if (ptrace(PTRACE_CONT, tid, NULL, NULL) < 0)
-			return fail(why, cap, -errno, "cannot stop thread %d: %s", (int)tid,
-				    strerror(errno));
+			return attach_fail(why, cap, -errno, "cannot stop thread %d: %s", (int)tid,
+					   strerror(errno));
 	}
 	in->stopped = true;
 	return 0;
@@ -289,12 +275,12 @@ static int call_on(struct inject *in, uint64_t top, uint64_t fn, const uint64_t 
 	int status, err;
 
 	if (n > 6)
-		return fail(why, cap, -EINVAL, "more than 6 arguments");
+		return attach_fail(why, cap, -EINVAL, "more than 6 arguments");
 	/* At the call, (sp + 8) % 16 == 0 and [sp] is the return address. */
 	err = write_mem(in, sp, &zero, sizeof(zero));
 	if (err)
-		return fail(why, cap, err, "cannot write the stack of thread %d: %s", (int)in->tid,
-			    strerror(-err));
+		return attach_fail(why, cap, err, "cannot write the stack of thread %d: %s",
+				   (int)in->tid, strerror(-err));
 	for (i = 0; i < n; i++)
 		*argreg[i] = a[i];
 	r.rip = fn;
@@ -304,16 +290,16 @@ static int call_on(struct inject *in, uint64_t top, uint64_t fn, const uint64_t 
 	r.eflags &= ~0x500ull;		     /* TF and DF clear, as the ABI wants */
 	if (ptrace(PTRACE_SETREGS, in->tid, NULL, &r) < 0 ||
 	    ptrace(PTRACE_CONT, in->tid, NULL, NULL) < 0)
-		return fail(why, cap, -errno, "cannot run thread %d: %s", (int)in->tid,
-			    strerror(errno));
+		return attach_fail(why, cap, -errno, "cannot run thread %d: %s", (int)in->tid,
+				   strerror(errno));
 	for (;;) {
 		siginfo_t si;
 		int sig;
 
 		err = wait_stop(in, &status);
 		if (err)
-			return fail(why, cap, err, "process %d ended during the call",
-				    (int)in->pid);
+			return attach_fail(why, cap, err, "process %d ended during the call",
+					   (int)in->pid);
 		sig = WSTOPSIG(status);
 		if (status >> 16 == PTRACE_EVENT_STOP) {
 			/* A group stop (SIGSTOP ...) or a stray interrupt: the
@@ -326,21 +312,21 @@ static int call_on(struct inject *in, uint64_t top, uint64_t fn, const uint64_t 
 			/* A fault of the thread itself: the return to 0, or
 			 * the call crashed. */
 			if (ptrace(PTRACE_GETREGS, in->tid, NULL, &r) < 0)
-				return fail(why, cap, -errno, "thread %d: %s", (int)in->tid,
-					    strerror(errno));
+				return attach_fail(why, cap, -errno, "thread %d: %s", (int)in->tid,
+						   strerror(errno));
 			if (sig == SIGSEGV && r.rip == 0 && r.rsp == sp + 8) {
 				*ret = r.rax;
 				return 0;
 			}
-			return fail(why, cap, -EFAULT,
-				    "the call faulted in process %d (signal %d at 0x%llx)",
-				    (int)in->pid, sig, r.rip);
+			return attach_fail(why, cap, -EFAULT,
+					   "the call faulted in process %d (signal %d at 0x%llx)",
+					   (int)in->pid, sig, r.rip);
 		} else {
 			hold(in, sig); /* delivered after, in the thread's own context */
 		}
 		if (ptrace(PTRACE_CONT, in->tid, NULL, NULL) < 0)
-			return fail(why, cap, -errno, "cannot run thread %d: %s", (int)in->tid,
-				    strerror(errno));
+			return attach_fail(why, cap, -errno, "cannot run thread %d: %s",
+					   (int)in->tid, strerror(errno));
 	}
 }
 
@@ -374,8 +360,8 @@ int inject_dlopen(struct inject *in, const char *path, uint64_t *handle, char *w
 
 	err = inject_push(in, path, strlen(path) + 1, &a[0]);
 	if (err)
-		return fail(why, cap, err, "cannot write into process %d: %s", (int)in->pid,
-			    strerror(-err));
+		return attach_fail(why, cap, err, "cannot write into process %d: %s", (int)in->pid,
+				   strerror(-err));
 	a[1] = RTLD_NOW;
 	err = inject_call(in, in->fn_dlopen, a, 2, handle, why, cap);
 	in->used = mark;
@@ -394,8 +380,8 @@ int inject_dlopen(struct inject *in, const char *path, uint64_t *handle, char *w
 			;
 		text[k >= 16 ? k : 0] = '\0';
 	}
-	return fail(why, cap, -ENOEXEC, "dlopen in process %d: %s", (int)in->pid,
-		    *text ? text : "failed");
+	return attach_fail(why, cap, -ENOEXEC, "dlopen in process %d: %s", (int)in->pid,
+			   *text ? text : "failed");
 }
 
 /* ------------------------------------------------------------ choosing the thread */
@@ -545,7 +531,8 @@ static int try_thread(struct inject *in, pid_t tid, char *why, size_t cap)
 	if (err)
 		return err;
 	if (ptrace(PTRACE_GETREGS, in->tid, NULL, &r) < 0)
-		return fail(why, cap, -errno, "thread %d: %s", (int)in->tid, strerror(errno));
+		return attach_fail(why, cap, -errno, "thread %d: %s", (int)in->tid,
+				   strerror(errno));
 	if (safe_stop(in, &r))
 		return 1;
 	release(in);
@@ -560,8 +547,8 @@ static int borrow_thread(struct inject *in, char *why, size_t cap)
 	int err = list_threads(in, &v, &n);
 
 	if (err)
-		return fail(why, cap, err, "process %d: %s", (int)in->pid,
-			    err == -ESRCH ? "no such process" : strerror(-err));
+		return attach_fail(why, cap, err, "process %d: %s", (int)in->pid,
+				   err == -ESRCH ? "no such process" : strerror(-err));
 	for (t = 0; t < HUNT_TRIES; t++) {
 		for (i = 0; i < n; i++) {
 			err = try_thread(in, v[i].tid, why, cap);
@@ -574,10 +561,11 @@ static int borrow_thread(struct inject *in, char *why, size_t cap)
 		}
 		usleep(HUNT_GAP_US);
 	}
-	err = fail(why, cap, -EBUSY,
-		   "no thread of process %d was at a safe point (all were inside the C library "
-		   "or the loader): try again",
-		   (int)in->pid);
+	err = attach_fail(
+	    why, cap, -EBUSY,
+	    "no thread of process %d was at a safe point (all were inside the C library "
+	    "or the loader): try again",
+	    (int)in->pid);
 out:
 	free(v);
 	return err;
@@ -593,33 +581,33 @@ int inject_open(pid_t pid, struct inject **out, char *why, size_t cap)
 
 	*out = NULL;
 	if (!in)
-		return fail(why, cap, -ENOMEM, "out of memory");
+		return attach_fail(why, cap, -ENOMEM, "out of memory");
 	in->pid = pid;
 	in->xstate = malloc(XSTATE_MAX);
 	in->sym = fxt_sym_new(0);
 	if (!in->xstate || !in->sym) {
-		err = fail(why, cap, -ENOMEM, "out of memory");
+		err = attach_fail(why, cap, -ENOMEM, "out of memory");
 		goto fail;
 	}
 	err = load_maps(in);
 	if (err) {
-		err =
-		    fail(why, cap, err == -ENOENT ? -ESRCH : err, "process %d: %s", (int)pid,
-			 err == -ENOENT	  ? "no such process"
-			 : err == -EACCES ? "not permitted to read its memory map (it must run as "
-					    "your user, or fxt-run needs CAP_SYS_PTRACE)"
-					  : strerror(-err));
+		err = attach_fail(
+		    why, cap, err == -ENOENT ? -ESRCH : err, "process %d: %s", (int)pid,
+		    err == -ENOENT   ? "no such process"
+		    : err == -EACCES ? "not permitted to read its memory map (it must run as "
+				       "your user, or fxt-run needs CAP_SYS_PTRACE)"
+				     : strerror(-err));
 		goto fail;
 	}
 	if (fxt_sym_find(in->sym, LIBC, "mmap", &in->fn_mmap) ||
 	    fxt_sym_find(in->sym, LIBC, "munmap", &in->fn_munmap) ||
 	    fxt_sym_find(in->sym, LIBC, "dlopen", &in->fn_dlopen) ||
 	    fxt_sym_find(in->sym, LIBC, "dlerror", &in->fn_dlerror)) {
-		err =
-		    fail(why, cap, -ENOENT,
-			 "process %d has no " LIBC " with dlopen (a static program, or a C library "
-			 "older than glibc 2.34): fxtrace cannot load into it",
-			 (int)pid);
+		err = attach_fail(why, cap, -ENOENT,
+				  "process %d has no " LIBC
+				  " with dlopen (a static program, or a C library "
+				  "older than glibc 2.34): fxtrace cannot load into it",
+				  (int)pid);
 		goto fail;
 	}
 	err = borrow_thread(in, why, cap);
@@ -627,8 +615,8 @@ int inject_open(pid_t pid, struct inject **out, char *why, size_t cap)
 		goto fail;
 	err = save_regs(in);
 	if (err) {
-		err = fail(why, cap, err, "thread %d: cannot read its registers: %s", (int)in->tid,
-			   strerror(-err));
+		err = attach_fail(why, cap, err, "thread %d: cannot read its registers: %s",
+				  (int)in->tid, strerror(-err));
 		goto fail;
 	}
 	/* The scratch memory, mapped by a call on the thread's own stack,
@@ -643,8 +631,8 @@ int inject_open(pid_t pid, struct inject **out, char *why, size_t cap)
 	if (err)
 		goto fail;
 	if (addr == (uint64_t)MAP_FAILED || addr == 0) {
-		err = fail(why, cap, -ENOMEM, "process %d: no memory for fxtrace's scratch area",
-			   (int)pid);
+		err = attach_fail(why, cap, -ENOMEM,
+				  "process %d: no memory for fxtrace's scratch area", (int)pid);
 		goto fail;
 	}
 	in->scratch = addr;

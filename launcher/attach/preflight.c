@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,23 +15,11 @@
 #include <unistd.h>
 
 #include "launcher/attach/preflight.h"
+#include "launcher/attach/why.h"
 #include "symbolizer/symbolizer.h"
 
 #define PF_KTHREAD	   0x00200000u /* linux/sched.h: a kernel thread */
 #define CAP_SYS_PTRACE_BIT 19
-
-static int fail(char *why, size_t cap, int err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(char *why, size_t cap, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, cap, fmt, ap);
-	va_end(ap);
-	return err;
-}
 
 /* A small /proc file whole, NUL-terminated: its length, or -errno. */
 static ssize_t slurp(const char *path, char *buf, size_t cap)
@@ -114,22 +101,23 @@ static int check_lib(const char *lib, uid_t uid, gid_t gid, char *why, size_t ca
 	struct stat st;
 
 	if (!real)
-		return fail(why, cap, -EACCES, "%s: %s", lib, strerror(errno));
+		return attach_fail(why, cap, -EACCES, "%s: %s", lib, strerror(errno));
 	snprintf(path, sizeof(path), "%s", real);
 	free(real);
 	for (;;) {
 		bool owner_ok, can_read;
 
 		if (stat(path, &st) != 0)
-			return fail(why, cap, -EACCES, "%s: %s", path, strerror(errno));
+			return attach_fail(why, cap, -EACCES, "%s: %s", path, strerror(errno));
 		owner_ok = st.st_uid == 0 || st.st_uid == geteuid();
 		if (!owner_ok || (st.st_mode & (S_IWGRP | S_IWOTH)))
-			return fail(why, cap, -EACCES,
-				    "the %s %s is %s: fxt-run loads into a process only a library "
-				    "no other user could have replaced (install fxtrace where only "
-				    "root may write)",
-				    file ? "library" : "directory", path,
-				    !owner_ok ? "owned by another user" : "writable by others");
+			return attach_fail(
+			    why, cap, -EACCES,
+			    "the %s %s is %s: fxt-run loads into a process only a library "
+			    "no other user could have replaced (install fxtrace where only "
+			    "root may write)",
+			    file ? "library" : "directory", path,
+			    !owner_ok ? "owned by another user" : "writable by others");
 		/* What the process needs: read the file, search each
 		 * directory. */
 		{
@@ -140,10 +128,11 @@ static int check_lib(const char *lib, uid_t uid, gid_t gid, char *why, size_t ca
 				   (st.st_gid == gid && (st.st_mode & (need << 3)));
 		}
 		if (!can_read)
-			return fail(why, cap, -EACCES,
-				    "the process (user %u) may not %s %s: it could not load the "
-				    "library",
-				    (unsigned)uid, file ? "read" : "search", path);
+			return attach_fail(
+			    why, cap, -EACCES,
+			    "the process (user %u) may not %s %s: it could not load the "
+			    "library",
+			    (unsigned)uid, file ? "read" : "search", path);
 		if (strcmp(path, "/") == 0)
 			return 0;
 		/* Up to the directory above: realpath() gave an absolute
@@ -153,10 +142,10 @@ static int check_lib(const char *lib, uid_t uid, gid_t gid, char *why, size_t ca
 	}
 }
 
-int attach_preflight(pid_t pid, const char *lib, char *why, size_t cap)
+int attach_preflight(pid_t pid, const char *lib, struct attach_target *t, char *why, size_t cap)
 {
 	char path[64], text[8192], comm[64], *p;
-	unsigned long long uid[4], gid[4], tracer = 0;
+	unsigned long long uid[4], gid[4], tracer = 0, threads = 0;
 	struct fxt_sym_layout lay;
 	unsigned long flags = 0;
 	bool root = may_trace_anyone();
@@ -165,58 +154,63 @@ int attach_preflight(pid_t pid, const char *lib, char *why, size_t cap)
 	int i, err;
 
 	if (pid <= 0)
-		return fail(why, cap, -ESRCH, "process %d: no such process", (int)pid);
+		return attach_fail(why, cap, -ESRCH, "process %d: no such process", (int)pid);
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	n = slurp(path, text, sizeof(text));
 	if (n == -ENOENT || n == -ESRCH)
-		return fail(why, cap, -ESRCH, "process %d: no such process", (int)pid);
+		return attach_fail(why, cap, -ESRCH, "process %d: no such process", (int)pid);
 	if (n < 0)
-		return fail(why, cap, (int)n, "process %d: %s", (int)pid, strerror((int)-n));
+		return attach_fail(why, cap, (int)n, "process %d: %s", (int)pid, strerror((int)-n));
 	comm_of(pid, comm, sizeof(comm));
 	/* After the command's closing parenthesis: state, then six fields,
 	 * then the flags. */
 	p = strrchr(text, ')');
 	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
-		return fail(why, cap, -ESRCH, "process %d: cannot read its state", (int)pid);
+		return attach_fail(why, cap, -ESRCH, "process %d: cannot read its state", (int)pid);
 	if (flags & PF_KTHREAD)
-		return fail(why, cap, -ENOEXEC,
-			    "process %d (%s) is a kernel thread: nothing to load into", (int)pid,
-			    comm);
+		return attach_fail(why, cap, -ENOEXEC,
+				   "process %d (%s) is a kernel thread: nothing to load into",
+				   (int)pid, comm);
 	if (state == 'Z' || state == 'X')
-		return fail(why, cap, -ESRCH,
-			    "process %d (%s) has exited (a zombie): nothing to attach to", (int)pid,
-			    comm);
+		return attach_fail(why, cap, -ESRCH,
+				   "process %d (%s) has exited (a zombie): nothing to attach to",
+				   (int)pid, comm);
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	if (slurp(path, text, sizeof(text)) <= 0 || status_field(text, "Uid", uid, 4, 10) != 4 ||
 	    status_field(text, "Gid", gid, 4, 10) != 4)
-		return fail(why, cap, -ESRCH, "process %d: cannot read its status", (int)pid);
+		return attach_fail(why, cap, -ESRCH, "process %d: cannot read its status",
+				   (int)pid);
 	status_field(text, "TracerPid", &tracer, 1, 10);
+	status_field(text, "Threads", &threads, 1, 10);
 	if (tracer) {
 		char tcomm[64];
 
 		comm_of((pid_t)tracer, tcomm, sizeof(tcomm));
-		return fail(why, cap, -EBUSY,
-			    "process %d (%s) is already traced by process %llu (%s): a process has "
-			    "one tracer; end that one first",
-			    (int)pid, comm, tracer, tcomm);
+		return attach_fail(
+		    why, cap, -EBUSY,
+		    "process %d (%s) is already traced by process %llu (%s): a process has "
+		    "one tracer; end that one first",
+		    (int)pid, comm, tracer, tcomm);
 	}
 	if (!root) {
 		for (i = 0; i < 3; i++)
 			if (uid[i] != getuid() || gid[i] != getgid())
-				return fail(why, cap, -EPERM,
-					    "process %d (%s) runs as user %llu: attach to your own "
-					    "processes, or run fxt-run as root (CAP_SYS_PTRACE)",
-					    (int)pid, comm, uid[1]);
+				return attach_fail(
+				    why, cap, -EPERM,
+				    "process %d (%s) runs as user %llu: attach to your own "
+				    "processes, or run fxt-run as root (CAP_SYS_PTRACE)",
+				    (int)pid, comm, uid[1]);
 		n = slurp("/proc/sys/kernel/yama/ptrace_scope", text, sizeof(text));
 		if (n > 0 && text[0] != '0')
-			return fail(why, cap, -EPERM,
-				    "Yama's ptrace_scope is %c: only %s; run fxt-run as root, or "
-				    "`sysctl kernel.yama.ptrace_scope=0`",
-				    text[0],
-				    text[0] == '1'   ? "a process's parent may trace it"
-				    : text[0] == '2' ? "root may trace processes"
-						     : "no process may be traced until reboot");
+			return attach_fail(
+			    why, cap, -EPERM,
+			    "Yama's ptrace_scope is %c: only %s; run fxt-run as root, or "
+			    "`sysctl kernel.yama.ptrace_scope=0`",
+			    text[0],
+			    text[0] == '1'   ? "a process's parent may trace it"
+			    : text[0] == '2' ? "root may trace processes"
+					     : "no process may be traced until reboot");
 	}
 	/* Secure mode: the kernel set AT_SECURE for a set-user-ID,
 	 * set-group-ID or file-capability program. */
@@ -227,32 +221,35 @@ int attach_preflight(pid_t pid, const char *lib, char *why, size_t cap)
 
 		memcpy(kv, text + (size_t)i * 16, sizeof(kv));
 		if (kv[0] == AT_SECURE && kv[1])
-			return fail(why, cap, -EPERM,
-				    "process %d (%s) runs a %s program: fxtrace does not load into "
-				    "programs that gained privileges",
-				    (int)pid, comm,
-				    uid[0] != uid[1] || uid[0] != uid[2]   ? "set-user-ID"
-				    : gid[0] != gid[1] || gid[0] != gid[2] ? "set-group-ID"
-									   : "file-capability");
+			return attach_fail(
+			    why, cap, -EPERM,
+			    "process %d (%s) runs a %s program: fxtrace does not load into "
+			    "programs that gained privileges",
+			    (int)pid, comm,
+			    uid[0] != uid[1] || uid[0] != uid[2]   ? "set-user-ID"
+			    : gid[0] != gid[1] || gid[0] != gid[2] ? "set-group-ID"
+								   : "file-capability");
 	}
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	err = fxt_sym_elf_layout(path, &lay);
 	if (err == -ENOENT)
-		return fail(why, cap, -ESRCH, "process %d (%s) has exited", (int)pid, comm);
+		return attach_fail(why, cap, -ESRCH, "process %d (%s) has exited", (int)pid, comm);
 	if (err)
-		return fail(why, cap, -ENOEXEC, "process %d (%s): cannot read its program: %s",
-			    (int)pid, comm, strerror(-err));
+		return attach_fail(why, cap, -ENOEXEC,
+				   "process %d (%s): cannot read its program: %s", (int)pid, comm,
+				   strerror(-err));
 	if (lay.machine != EM_X86_64 || lay.bits != 64)
-		return fail(why, cap, -ENOEXEC,
-			    "process %d (%s) is a %u-bit program for another machine (ELF machine "
-			    "%u): fxtrace attaches to x86-64 programs",
-			    (int)pid, comm, lay.bits, lay.machine);
+		return attach_fail(
+		    why, cap, -ENOEXEC,
+		    "process %d (%s) is a %u-bit program for another machine (ELF machine "
+		    "%u): fxtrace attaches to x86-64 programs",
+		    (int)pid, comm, lay.bits, lay.machine);
 	if (!lay.interp)
-		return fail(why, cap, -ENOEXEC,
-			    "process %d (%s) is statically linked: it has no loader to load "
-			    "fxtrace into it",
-			    (int)pid, comm);
+		return attach_fail(why, cap, -ENOEXEC,
+				   "process %d (%s) is statically linked: it has no loader to load "
+				   "fxtrace into it",
+				   (int)pid, comm);
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	{
@@ -261,19 +258,27 @@ int attach_preflight(pid_t pid, const char *lib, char *why, size_t cap)
 		bool agent = false;
 
 		if (!f)
-			return fail(why, cap, -ESRCH, "process %d (%s) has exited", (int)pid, comm);
+			return attach_fail(why, cap, -ESRCH, "process %d (%s) has exited", (int)pid,
+					   comm);
 		while (!agent && fgets(line, sizeof(line), f))
 			agent = strstr(line, "/libfxt-agent.so") != NULL;
 		fclose(f);
 		if (agent)
-			return fail(
+			return attach_fail(
 			    why, cap, -EBUSY,
 			    "process %d (%s) already has fxtrace's agent: it was started "
 			    "under fxt-run or with LD_PRELOAD (its trace is written when it "
 			    "exits), or attached to before (once per process, for now)",
 			    (int)pid, comm);
 	}
-	if (lib)
-		return check_lib(lib, (uid_t)uid[1], (gid_t)gid[1], why, cap);
+	if (lib && (err = check_lib(lib, (uid_t)uid[1], (gid_t)gid[1], why, cap)) != 0)
+		return err;
+	if (t) {
+		t->pid = pid;
+		snprintf(t->comm, sizeof(t->comm), "%s", comm);
+		t->uid = (uid_t)uid[1];
+		t->gid = (gid_t)gid[1];
+		t->threads = (unsigned)threads;
+	}
 	return 0;
 }

@@ -18,10 +18,20 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* 0, or a negative errno and the line in why: -ESRCH (no such process),
- * -EPERM (not ours to trace), -EBUSY (traced, or has the agent),
- * -ENOEXEC (a program we cannot load into), -EACCES (the library). `lib`
- * may be NULL: the process alone is checked. */
-int attach_preflight(pid_t pid, const char *lib, char *why, size_t cap);
+/* What the checks read of the process, for the attach that follows. */
+struct attach_target {
+	pid_t pid;
+	char comm[64]; /* its /proc/PID/comm */
+	uid_t uid;     /* effective */
+	gid_t gid;
+	unsigned threads;
+};
+
+/* 0 with *t filled (t may be NULL), or a negative errno and the line in
+ * why: -ESRCH (no such process), -EPERM (not ours to trace), -EBUSY
+ * (traced, or has the agent), -ENOEXEC (a program we cannot load into),
+ * -EACCES (the library).  `lib` may be NULL: the process alone is
+ * checked. */
+int attach_preflight(pid_t pid, const char *lib, struct attach_target *t, char *why, size_t cap);
 
 #endif /* FXT_LAUNCHER_ATTACH_PREFLIGHT_H */

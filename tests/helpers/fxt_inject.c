@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 	int err;
 
 	if (argc >= 3 && argc <= 4 && strcmp(argv[1], "--check") == 0) {
-		if (attach_preflight((pid_t)atol(argv[2]), argv[3], why, sizeof(why)) != 0) {
+		if (attach_preflight((pid_t)atol(argv[2]), argv[3], NULL, why, sizeof(why)) != 0) {
 			fprintf(stderr, "fxt_inject: %s\n", why);
 			return 1;
 		}
@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: fxt_inject [--check|--again] PID [LIB FUNC ARG]\n");
 		return 2;
 	}
-	err = again ? 0 : attach_preflight((pid_t)atol(argv[1]), NULL, why, sizeof(why));
+	err = again ? 0 : attach_preflight((pid_t)atol(argv[1]), NULL, NULL, why, sizeof(why));
 	if (!err)
 		err = inject_open((pid_t)atol(argv[1]), &in, why, sizeof(why));
 	if (err) {
