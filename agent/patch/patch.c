@@ -2,7 +2,7 @@
  * walk their own stack, or whose file cannot be read, left alone and
  * said why), which functions, their stubs, the jumps at their entries,
  * and the report.  One job from a module's list of functions to its
- * patched text, hence one file past 800 lines; the planner that reads
+ * patched text (and back, at a detach), hence one file past 800 lines; the planner that reads
  * instructions is plan.c, the run time that follows calls is rt.c, and
  * patching while threads run is live.c. */
 #include <config.h>
