@@ -115,18 +115,9 @@ void launch_start(struct launch *l, const char *path, char *const argv[])
 
 void launch_go(struct launch *l, const char *out)
 {
-	size_t n = strlen(out), done = 0;
-	ssize_t w;
-
-	/* A path is shorter than the pipe's buffer: this never blocks. */
-	while (done < n) {
-		w = write(l->go_fd, out + done, n - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break; /* the child is gone: supervise() sees its status */
-		done += (size_t)w;
-	}
+	/* A path is shorter than the pipe's buffer: this never blocks.  A
+	 * failure means the child is gone: supervise() sees its status. */
+	(void)write_all(l->go_fd, out, strlen(out));
 	close(l->go_fd);
 	l->go_fd = -1;
 }

@@ -77,8 +77,7 @@ static char *write_block(const struct options *o, const char *out, pid_t pid)
 {
 	struct fxt_block b = { 0 };
 	char escaped[2 * PATH_MAX + 1], id[24], *path;
-	size_t done = 0;
-	int fd;
+	int fd, err;
 
 	setup_export(o, -1, fxt_block_sink, &b);
 	snprintf(id, sizeof(id), "%ld", (long)pid);
@@ -93,21 +92,12 @@ static char *write_block(const struct options *o, const char *out, pid_t pid)
 	if (fd < 0)
 		die(EXIT_USAGE, "cannot create %s: %s", display_name(path), strerror(errno));
 	fchmod(fd, 0644); /* whatever the umask: the process reads it */
-	while (done < b.len) {
-		ssize_t w = write(fd, b.buf + done, b.len - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int err = errno;
-
-			close(fd);
-			unlink(path);
-			die(EXIT_USAGE, "cannot write %s: %s", display_name(path), strerror(err));
-		}
-		done += (size_t)w;
-	}
+	err = write_all(fd, b.buf, b.len);
 	close(fd);
+	if (err) {
+		unlink(path);
+		die(EXIT_USAGE, "cannot write %s: %s", display_name(path), strerror(-err));
+	}
 	free(b.buf);
 	return path;
 }
