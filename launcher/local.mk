@@ -19,6 +19,6 @@ fxt_run_LDADD = libfxtattach.la libfxtmerge.la libfxtconvert.la libfxtrun.la lib
 # injector's test helper links too).
 noinst_LTLIBRARIES += libfxtattach.la
 libfxtattach_la_SOURCES = launcher/attach/inject.c launcher/attach/inject.h \
-	launcher/attach/preflight.c launcher/attach/preflight.h
+	launcher/attach/preflight.c launcher/attach/preflight.h launcher/attach/why.h
 libfxtattach_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 fxt_run_SOURCES += launcher/attach/attach.c
