@@ -16,6 +16,15 @@
 /* libstdc++'s __cxa_demangle, once found. */
 static char *(*demangler)(const char *, char *, size_t *, int *);
 
+void agent_patterns_free(struct agent_patterns *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		regfree(&p->re[i]);
+	free(p->re);
+	p->re = NULL;
+	p->n = 0;
+}
+
 int agent_patterns_compile(const char *list, struct agent_patterns *p, const char *what)
 {
 	char buf[1024];

@@ -21,6 +21,9 @@ struct agent_patterns {
  * -EINVAL when a line is not a regular expression (logged, with `what`). */
 int agent_patterns_compile(const char *list, struct agent_patterns *p, const char *what);
 
+/* Frees p's patterns: *p is empty again. */
+void agent_patterns_free(struct agent_patterns *p);
+
 /* Whether `name` matches one of p's patterns. */
 bool agent_patterns_match(const struct agent_patterns *p, const char *name);
 

@@ -29,16 +29,21 @@
  * also a preemption in those few bytes.
  *
  * The SIGTRAP handler stays installed once installed (a thread may have
- * trapped and not yet been given its signal when the patch ends); traps
- * that are not at a patch site go to the handler the program had. */
+ * trapped and not yet been given its signal when the patch ends), but
+ * for a detach (agent_patch_live_end()); traps that are not at a patch
+ * site go to the handler the program had, except those of an int3 of ours
+ * taken back meanwhile: the thread goes back to the instruction. */
 #include <config.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 #if defined(__x86_64__)
@@ -86,6 +91,17 @@ static uint64_t find_stub(uint64_t site)
 	return 0;
 }
 
+/* Whether `site` is a site of ours, of any call, taken back or not. */
+static bool is_ours(uint64_t site)
+{
+	for (struct agent_live_sites *t = __atomic_load_n(&tables, __ATOMIC_ACQUIRE); t;
+	     t = t->next)
+		for (size_t i = 0; i < t->n; i++)
+			if (t->v[i].site == site)
+				return true;
+	return false;
+}
+
 static void on_trap(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
@@ -93,10 +109,18 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
 
 	/* int3 reports SI_KERNEL, the address after it in RIP. */
 	if (si && si->si_code == SI_KERNEL) {
-		uint64_t stub = find_stub((uint64_t)uc->uc_mcontext.gregs[REG_RIP] - 1);
+		uint64_t site = (uint64_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
+		uint64_t stub = find_stub(site);
 		if (stub) {
 			__atomic_add_fetch(&traps, 1, __ATOMIC_RELAXED);
 			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)stub;
+			errno = saved;
+			return;
+		}
+		/* An int3 of ours written back (detach) after this thread
+		 * trapped on it: the instruction is whole again. */
+		if (is_ours(site) && *(const volatile uint8_t *)(uintptr_t)site != 0xcc) {
+			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)site;
 			errno = saved;
 			return;
 		}
@@ -286,6 +310,65 @@ void agent_patch_live_forget(struct agent_live_sites *sites)
 {
 	if (sites)
 		__atomic_store_n(&sites->dead, true, __ATOMIC_RELEASE);
+}
+
+/* Whether some thread of this process has a SIGTRAP pending: one that
+ * trapped on an int3 and was not given its signal yet (preempted in
+ * between).  True when it cannot tell. */
+static bool trap_pending(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	bool pending = d == NULL;
+
+	while (d && !pending && (e = readdir(d))) {
+		char path[300], buf[2048], *p;
+		ssize_t n;
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* gone */
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		for (unsigned k = 0; k < 2; k++)
+			if ((p = strstr(buf, k ? "\nShdPnd:" : "\nSigPnd:")) &&
+			    (strtoull(p + 8, NULL, 16) & (1ull << (SIGTRAP - 1))))
+				pending = true;
+	}
+	if (d)
+		closedir(d);
+	return pending;
+}
+
+int agent_patch_live_end(void)
+{
+	struct sigaction cur;
+
+	if (!trap_installed)
+		return 0;
+	/* Every site is written back, and each core serialized since: a
+	 * thread can trap on none of ours any more, but one that did may
+	 * not have run its handler yet. */
+	for (int i = 0; trap_pending(); i++) {
+		struct timespec ms = { 0, 1000000 };
+
+		if (i == 100) {
+			agent_dbg("FXT_PATCH: a thread has a SIGTRAP pending: the handler stays");
+			return -EBUSY;
+		}
+		nanosleep(&ms, NULL);
+	}
+	/* The program's action again, unless it set one of its own since. */
+	if (sigaction(SIGTRAP, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+	    cur.sa_sigaction == on_trap)
+		sigaction(SIGTRAP, &prev_trap, NULL);
+	trap_installed = false;
+	return 0;
 }
 
 #endif /* __x86_64__ */

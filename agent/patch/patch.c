@@ -758,7 +758,16 @@ int agent_patch_unpatch(void)
 
 		if (e < 0 && !err)
 			err = e;
+		/* Forgotten, for the next attach window to patch again.  The
+		 * stubs stay mapped for good (and known to the sampler): a
+		 * thread inside a patched function returns through its stub. */
+		agent_patch_live_forget(state.v[i].sites);
+		free(state.v[i].path);
 	}
+	state.n = 0;
+	agent_patterns_free(&state.pat);
+	if (!err)
+		agent_patch_live_end();
 	pthread_mutex_unlock(&state.lock);
 	agent_dbg("FXT_PATCH: entries written back%s", err ? " but for some" : "");
 	return err;

@@ -137,6 +137,12 @@ int agent_patch_live(const struct agent_patch_site *v, size_t n, struct agent_li
  * -errno (the sites not written back keep their jump). */
 int agent_patch_unlive(struct agent_live_sites *sites);
 
+/* Detach, after every agent_patch_unlive(): the program's SIGTRAP action
+ * put back, once no thread can still be sent to our handler.  0, or
+ * -EBUSY (the handler stays: it sends a thread back to the instruction
+ * its int3 was over). */
+int agent_patch_live_end(void);
+
 /* The sites of one agent_patch_live() call are gone (their library was
  * unloaded): a trap there is no longer ours. */
 void agent_patch_live_forget(struct agent_live_sites *sites);
