@@ -20,6 +20,10 @@ struct agent {
 	pthread_key_t key; /* destructor retires a thread's buffer */
 	bool key_ok;
 	uint64_t lost; /* calls lost before a thread had a tbuf */
+	/* Attach windows begun after the first (fxt_attach_start() again):
+	 * a tbuf of an earlier window is forgotten by its thread
+	 * (agent_tbuf_new_window()). */
+	uint32_t window;
 	pid_t pid;
 	bool forked;   /* a fork child: never the root */
 	bool sealed;   /* the archive was written (or given up) */

@@ -12,7 +12,10 @@
  * said no at CONFIGURE gets no event at all.  The walk allocates
  * nothing, takes no lock and makes no system call: it runs in fork
  * children, TLS destructors and before main().  It is not re-entrant
- * with CONFIGURE, which runs once, on one thread, before any other.
+ * with CONFIGURE, which runs on one thread, before any other: once per
+ * process image, and again at each new attach window
+ * (agent_features_reconfigure()), when every feature has stopped.  A row's
+ * CONFIGURE replaces what an earlier one set up.
  */
 #ifndef FXT_AGENT_FEATURE_H
 #define FXT_AGENT_FEATURE_H
@@ -86,6 +89,10 @@ extern unsigned agent_feature_want;
 /* Asks each row's on(), then sends CONFIGURE to the active rows.  Once per
  * process image: -EALREADY after the first. */
 int agent_features_configure(void);
+
+/* A new attach window (fxt_attach_start() after a detach): the settings
+ * were loaded again; asks each row's on() again and sends CONFIGURE. */
+int agent_features_reconfigure(void);
 
 /* Sends event `ev` (`arg`, or NULL for an event without data) to every
  * active row that handles it, forwards or backwards (above). */

@@ -40,6 +40,14 @@ int agent_features_configure(void)
 	return 0;
 }
 
+int agent_features_reconfigure(void)
+{
+	__atomic_store_n(&agent_feature_want, 0, __ATOMIC_RELAXED);
+	nrows = active = 0;
+	configured = false;
+	return agent_features_configure();
+}
+
 void agent_features_emit(enum agent_ev ev, const struct agent_event *arg)
 {
 	unsigned on = active;

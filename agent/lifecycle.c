@@ -53,6 +53,8 @@ static struct {
 	bool stopped;
 } attach;
 
+static void watch_fork_child(void);
+
 /* ------------------------------------------------------------ threads */
 
 static void key_destructor(void *arg)
@@ -107,6 +109,7 @@ static void atfork_child(void)
 		agent_tls.wrap = 0;
 	if (attach.stopped)
 		agent.disabled = true; /* detached: the child is not recorded */
+	watch_fork_child();
 	pthread_mutex_init(&agent.lock, NULL);
 	agent.pid = getpid();
 	agent.forked = true;
@@ -292,103 +295,203 @@ static int read_block(const char *path, char **out, size_t *len)
 /* While attached, a thread of ours watches fxt-run: if it dies (killed with
  * SIGKILL), recording stops as at a detach (patches written back, the
  * spool sealed and left for fxt-run --recover).  It blocks every signal,
- * records nothing, and ends at the detach. */
+ * records nothing, and ends at the detach.  A process forked while
+ * attached watches too, with the same descriptors: the detach's wake
+ * (an eventfd nobody reads) ends its recording as well. */
+struct watch {
+	int pidfd, wake; /* fxt-run's pidfd; an eventfd that ends the watch */
+};
+
 static struct {
-	pthread_mutex_t lock; /* the watchdog closes the fds, the detach writes wake */
-	int pidfd, wake;      /* fxt-run's pidfd; an eventfd that ends the watch */
-	bool over;	      /* the fds are closed */
-} watch = { PTHREAD_MUTEX_INITIALIZER, -1, -1, false };
+	pthread_mutex_t lock; /* `cur` */
+	struct watch *cur;    /* the watch running, whose wake a detach writes */
+} watch = { PTHREAD_MUTEX_INITIALIZER, NULL };
 
 static void stop_recording(void)
 {
+	unsigned char busy = agent_tls.busy;
+
 	agent_tls.busy++;
 	agent_features_emit(AGENT_EV_STOP, NULL);
 	agent_seal();
-	agent_busy_leave(&agent_tls);
+	/* The seal leaves the thread counted busy for good (the hooks of an
+	 * exiting process take no chunk after it); the process attached to
+	 * runs on, and this thread records in the next window. */
+	agent_tls.busy = busy;
 }
 
 static void *watchdog(void *arg)
 {
-	struct pollfd p[2] = { { watch.pidfd, POLLIN, 0 }, { watch.wake, POLLIN, 0 } };
+	struct watch *w = arg;
+	struct pollfd p[2] = { { w->pidfd, POLLIN, 0 }, { w->wake, POLLIN, 0 } };
 
-	(void)arg;
 	agent_tls.busy++; /* nothing of this thread is the program's */
 	while (poll(p, 2, -1) < 0 && errno == EINTR)
 		;
-	if ((p[0].revents & POLLIN) &&
-	    !__atomic_exchange_n(&attach.stopped, true, __ATOMIC_ACQ_REL)) {
-		agent_dbg("fxt-run is gone: recording stops");
+	if (!__atomic_exchange_n(&attach.stopped, true, __ATOMIC_ACQ_REL)) {
+		/* fxt-run is gone, or (in a process forked while attached)
+		 * its parent was detached from. */
+		agent_dbg("%s: recording stops",
+			  (p[0].revents & POLLIN) ? "fxt-run is gone" : "detached");
 		stop_recording();
 	}
 	pthread_mutex_lock(&watch.lock);
-	close(watch.pidfd);
-	close(watch.wake);
-	watch.over = true;
+	if (watch.cur == w)
+		watch.cur = NULL;
 	pthread_mutex_unlock(&watch.lock);
+	close(w->pidfd);
+	close(w->wake);
+	free(w);
 	return NULL;
 }
 
-/* Starts the watch of fxt-run (FXT_LAUNCHER), detached; false if it
- * cannot (then a killed fxt-run leaves the recording on until exit). */
-static bool watch_start(void)
+/* Starts a watchdog thread on w (detached); false if it cannot. */
+static bool watch_run(struct watch *w)
 {
 	sigset_t all, old;
 	pthread_attr_t at;
 	pthread_t th;
 	bool ok;
 
-	if (!agent_cfg.launcher_pid)
-		return false;
-	watch.pidfd = (int)syscall(SYS_pidfd_open, (pid_t)agent_cfg.launcher_pid, 0);
-	watch.wake = eventfd(0, EFD_CLOEXEC);
-	if (watch.pidfd < 0 || watch.wake < 0)
-		goto fail;
 	sigfillset(&all);
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&at, 64 << 10);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ok = pthread_create(&th, &at, watchdog, NULL) == 0;
+	ok = pthread_create(&th, &at, watchdog, w) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&at);
-	if (ok)
+	if (ok) {
+		pthread_mutex_lock(&watch.lock);
+		watch.cur = w;
+		pthread_mutex_unlock(&watch.lock);
+	}
+	return ok;
+}
+
+/* Starts the watch of fxt-run (FXT_LAUNCHER); false if it cannot (then a
+ * killed fxt-run leaves the recording on until exit). */
+static bool watch_start(void)
+{
+	struct watch *w;
+
+	if (!agent_cfg.launcher_pid || !(w = malloc(sizeof(*w))))
+		return false;
+	w->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)agent_cfg.launcher_pid, 0);
+	w->wake = eventfd(0, EFD_CLOEXEC);
+	if (w->pidfd >= 0 && w->wake >= 0 && watch_run(w))
 		return true;
-fail:
-	if (watch.pidfd >= 0)
-		close(watch.pidfd);
-	if (watch.wake >= 0)
-		close(watch.wake);
-	watch.pidfd = watch.wake = -1;
+	if (w->pidfd >= 0)
+		close(w->pidfd);
+	if (w->wake >= 0)
+		close(w->wake);
+	free(w);
 	return false;
+}
+
+/* In a child forked while attached (atfork_child()): the parent's watch
+ * was copied with the memory, its descriptors with the process; the
+ * child's own watchdog takes them over (or closes them). */
+static void watch_fork_child(void)
+{
+	struct watch *w = watch.cur;
+
+	pthread_mutex_init(&watch.lock, NULL);
+	watch.cur = NULL;
+	if (!w)
+		return;
+	if (agent.disabled || !watch_run(w)) {
+		close(w->pidfd);
+		close(w->wake);
+		free(w);
+		if (!agent.disabled)
+			agent_dbg("fork child: not watched: it records until it exits");
+	}
+}
+
+/* Ends the watch at a detach: its thread stops, closing its descriptors. */
+static void watch_end(void)
+{
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&watch.lock);
+	if (watch.cur)
+		(void)!write(watch.cur->wake, &one, sizeof(one));
+	watch.cur = NULL;
+	pthread_mutex_unlock(&watch.lock);
+}
+
+/* A second window (fxt_attach_start() after a detach): the settings of
+ * the new block, a new spool (the last one fxt-run converted), every
+ * thread's next record in it, and the features started again as at the
+ * first attach.  0 or -errno; the process stays detached on failure. */
+static int rearm(const char *block, size_t len)
+{
+	if (agent_config_load_block(block, len) < 0)
+		return -EINVAL;
+	agent_tbuf_new_window();
+	agent.sealed = false;
+	__atomic_store_n(&agent.lost, 0, __ATOMIC_RELAXED);
+	agent_spool_path(agent.spool_path, sizeof(agent.spool_path), agent_cfg.output,
+			 (long)agent.pid, agent_cfg.image);
+	spool_forget(&agent.spool, agent.spool_path);
+	agent.spool.nmods = 0; /* listed again, in the new spool */
+	agent.spool.chunk_size = agent_cfg.chunk_size;
+	agent.spool.buffer_size = agent_cfg.buffer_size;
+	agent.spool.max_size = agent_cfg.max_size;
+	agent_features_reconfigure();
+	agent_modules_snapshot();
+	__atomic_store_n(&attach.stopped, false, __ATOMIC_RELEASE);
+	agent_features_emit(AGENT_EV_START,
+			    &(const struct agent_event){ .start = { .attached = true } });
+	return 0;
 }
 
 /* fxt-run -p (launcher/attach/): the agent was loaded by dlopen() into the
  * running process, whose thread fxt-run borrowed calls this with the path
  * of the settings block.  Recording starts as at a launch, but features
- * act on a process whose other threads run (START .attached).  0, or
- * -EALREADY (preloaded, or started already), -EPERM (the block's file is
- * not fxt-run's), -EINVAL (a malformed block), another -errno. */
+ * act on a process whose other threads run (START .attached).  Each
+ * attach after a detach is a window of its own (rearm()).  0, or
+ * -EALREADY (preloaded: recorded since its start), -EBUSY (recording for
+ * another attach), -EPERM (the block's file is not fxt-run's), -EINVAL (a
+ * malformed block), another -errno. */
 EXPORT int fxt_attach_start(const char *path)
 {
 	char *block = NULL;
 	size_t len = 0;
 	int err;
 
-	if (!agent.late || __atomic_load_n(&attach.block, __ATOMIC_ACQUIRE))
+	if (!agent.late)
 		return -EALREADY;
+	if (__atomic_load_n(&attach.block, __ATOMIC_ACQUIRE) &&
+	    (init_err || agent.disabled || !__atomic_load_n(&attach.stopped, __ATOMIC_ACQUIRE)))
+		return init_err ? init_err : agent.disabled ? -EIO : -EBUSY;
 	err = read_block(path, &block, &len);
 	if (err)
 		return err;
-	attach.len = len;
-	__atomic_store_n(&attach.block, block, __ATOMIC_RELEASE);
 	agent_tls.busy++;
-	err = agent_ensure_init();
+	if (attach.block) {
+		char *old = attach.block;
+
+		err = rearm(block, len);
+		if (!err) {
+			attach.block = block;
+			attach.len = len;
+			free(old);
+		} else {
+			free(block);
+		}
+	} else {
+		attach.len = len;
+		__atomic_store_n(&attach.block, block, __ATOMIC_RELEASE);
+		err = agent_ensure_init();
+		if (!err && agent.disabled)
+			err = -EIO;
+	}
 	agent_busy_leave(&agent_tls);
-	if (!err && agent.disabled)
-		err = -EIO;
 	if (!err && !watch_start())
 		agent_dbg("fxt-run is not watched: if it dies, recording goes on until exit");
-	agent_dbg("attached: %s", err ? strerror(-err) : "recording");
+	agent_dbg("attached (window %u): %s", agent.window + 1, err ? strerror(-err) : "recording");
 	return err;
 }
 
@@ -403,13 +506,7 @@ EXPORT int fxt_attach_stop(void)
 	if (__atomic_exchange_n(&attach.stopped, true, __ATOMIC_ACQ_REL))
 		return -EALREADY;
 	stop_recording();
-	pthread_mutex_lock(&watch.lock);
-	if (watch.wake >= 0 && !watch.over) {
-		uint64_t one = 1;
-
-		(void)!write(watch.wake, &one, sizeof(one)); /* the watch ends */
-	}
-	pthread_mutex_unlock(&watch.lock);
+	watch_end();
 	agent_dbg("detached");
 	return 0;
 }

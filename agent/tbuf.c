@@ -49,9 +49,9 @@ static void count_lost(void)
 	publish_drops(1);
 }
 
-/* A new tbuf for the calling thread, on the list.  mmap'd slabs rather than
- * malloc: the first hook of a thread may run in a signal handler. */
-static struct tbuf *tbuf_new(void)
+/* A new tbuf for the calling thread (t), on the list.  mmap'd slabs rather
+ * than malloc: the first hook of a thread may run in a signal handler. */
+static struct tbuf *tbuf_new(struct tstate *t)
 {
 	struct tbuf *tb = NULL;
 
@@ -70,6 +70,8 @@ static struct tbuf *tbuf_new(void)
 	tb->serial = ++agent.next_serial;
 	tb->tid = (uint64_t)syscall(SYS_gettid);
 	tb->self = pthread_self();
+	tb->owner = t;
+	tb->window = agent.window;
 	tb->next = agent.threads;
 	agent.threads = tb;
 out:
@@ -300,6 +302,33 @@ static void hold_busy(struct tstate *t)
 		t->busy = 1;
 }
 
+/* Whether tb is of an earlier attach window (agent_tbuf_new_window()). */
+static inline bool stale(const struct tbuf *tb)
+{
+	return tb && tb->window != __atomic_load_n(&agent.window, __ATOMIC_ACQUIRE);
+}
+
+/* Forgets the calling thread's buffer of an earlier window: its chunks
+ * (of a spool converted already) unmapped, the thread without a buffer, as
+ * before its first record.  Signals blocked: a handler's record on this
+ * thread must not find the chunk half gone. */
+static void forget_stale(struct tstate *t, struct tbuf *tb)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ring_free(tb, tb->map.base, false);
+	if (tb->map.base)
+		munmap(tb->map.base, tb->map.size);
+	if (tb->spare.base)
+		munmap(tb->spare.base, tb->spare.size);
+	tb->map.base = tb->spare.base = NULL;
+	t->tb = NULL;
+	t->pos = t->end = NULL;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 static void put_record(uint64_t *p, uint64_t ts, uint64_t addr)
 {
 	p[0] = ts;
@@ -325,6 +354,10 @@ void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
 		}
 		goto drop;
 	}
+	if (stale(tb)) {
+		forget_stale(t, tb);
+		tb = NULL;
+	}
 	if (tb && tb->state != TBUF_RECORDING)
 		goto drop;
 	/* The first slot of the reserve is ours, and slots after it may
@@ -341,7 +374,7 @@ void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	hold_busy(t);
 	if (!tb) {
-		if (agent_ensure_init() < 0 || agent.disabled || !(tb = tbuf_new())) {
+		if (agent_ensure_init() < 0 || agent.disabled || !(tb = tbuf_new(t))) {
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			goto drop;
 		}
@@ -402,6 +435,10 @@ uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t 
 			goto out;
 		goto drop;
 	}
+	if (stale(tb)) {
+		forget_stale(t, tb);
+		tb = NULL;
+	}
 	if (tb && tb->state != TBUF_RECORDING) {
 		/* After the thread's buffer was retired, only its TLS
 		 * destructors and libc's thread exit run: their libc calls are
@@ -415,7 +452,7 @@ uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t 
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	hold_busy(t);
 	if (!tb) {
-		if (agent_ensure_init() < 0 || agent.disabled || !(tb = tbuf_new())) {
+		if (agent_ensure_init() < 0 || agent.disabled || !(tb = tbuf_new(t))) {
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			goto drop;
 		}
@@ -463,6 +500,10 @@ void agent_tbuf_retire(struct tstate *t)
 
 	if (!tb || tb->state == TBUF_RETIRED)
 		return;
+	if (stale(tb)) {
+		forget_stale(t, tb);
+		return;
+	}
 	t->busy++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&tb->end_ts, agent_ticks(), __ATOMIC_RELAXED);
@@ -477,11 +518,29 @@ void agent_tbuf_retire(struct tstate *t)
 	}
 	if (tb->spare.base)
 		spool_chunk_put(&agent.spool, &tb->spare, tb->spare.size, false);
+	/* Under the lock: agent_tbuf_new_window() writes the state of a
+	 * thread whose buffer is not retired, which must still exist. */
+	pthread_mutex_lock(&agent.lock);
 	__atomic_store_n(&tb->state, TBUF_RETIRED, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&agent.lock);
 	t->pos = t->end = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	agent_busy_leave(t);
 	errno = saved;
+}
+
+void agent_tbuf_new_window(void)
+{
+	pthread_mutex_lock(&agent.lock);
+	__atomic_add_fetch(&agent.window, 1, __ATOMIC_RELEASE);
+	/* A thread that passed its `end` check just before keeps writing its
+	 * record in the old chunk, still mapped: only the thread unmaps it. */
+	for (struct tbuf *tb = agent.threads; tb; tb = tb->next)
+		if (tb->owner && __atomic_load_n(&tb->state, __ATOMIC_RELAXED) != TBUF_RETIRED)
+			__atomic_store_n(&tb->owner->end, NULL, __ATOMIC_RELAXED);
+	agent.threads = NULL;
+	agent.next_serial = 0;
+	pthread_mutex_unlock(&agent.lock);
 }
 
 void agent_tbuf_forget_all(struct tstate *self, bool interrupted)

@@ -89,6 +89,10 @@ struct tbuf {
 	struct agent_ring *ring;
 	uint64_t overwritten;
 	uint64_t refill_ticks; /* spent taking chunks, for the seal (calib.h) */
+	/* The thread's state, for agent_tbuf_new_window() (under agent.lock,
+	 * while the thread has not retired tb); agent.window when made. */
+	struct tstate *owner;
+	uint32_t window;
 };
 
 #define AGENT_WATCH_DEPTH 16u
@@ -224,5 +228,12 @@ void agent_tbuf_retire(struct tstate *t);
  * it reserved there, and that must neither fault nor reach the parent's
  * records. */
 void agent_tbuf_forget_all(struct tstate *self, bool interrupted);
+
+/* A new attach window (fxt_attach_start() after a detach): the buffers of
+ * the last one, whose spool fxt-run converted, are taken off the list, and
+ * each thread that has one is sent to its slow path (its `end` cleared),
+ * where it unmaps its old chunks and starts a buffer in the new spool.
+ * Call before the new spool records. */
+void agent_tbuf_new_window(void);
 
 #endif /* FXT_AGENT_TBUF_H */

@@ -262,6 +262,9 @@ struct spools {
 	time_t since;	 /* spools older than the run are not its */
 	bool quiet;
 	bool recover; /* --recover: claim whatever the owner says */
+	/* fxt-run -p: a process that no longer has the agent (it exec'd,
+	 * which nothing interposes there) is done with its spool. */
+	bool attached;
 	struct parts *ps;
 	char session[PATH_MAX + 64];
 	/* The session's pipe writes, loaded once per pass over the spools

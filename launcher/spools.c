@@ -214,6 +214,22 @@ static int convert_snapshot(struct spools *r, const char *spool, unsigned n)
 	return 0;
 }
 
+/* Whether process `pid` still has the agent mapped (false if unknown). */
+static bool has_agent(long pid)
+{
+	char path[64], line[PATH_MAX + 128];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
+	f = fopen(path, "re");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, "/libfxt-agent.so") != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
 /* Looks at one spool of the run and converts it if its process is done
  * with it.  At the end (`final`), the spool of a live process is left to
  * that process.  Returns false while its process still runs. */
@@ -248,6 +264,16 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 	bool sealed = __atomic_load_n(&h->state, __ATOMIC_SEQ_CST) == SPOOL_SEALED;
 	bool alive = run_proc_alive(pid, h->start_time);
 	bool mine = false;
+
+	if (!sealed && alive && r->attached && !has_agent(pid)) {
+		alive = false;
+		if (!r->quiet)
+			fprintf(
+			    stderr,
+			    "fxt-run: process %ld ran another program (exec): not followed; its "
+			    "records until then are kept\n",
+			    pid);
+	}
 
 	if (h->snapshot) {
 		/* Sealed from the start; its process may go on. */

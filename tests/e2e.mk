@@ -139,6 +139,7 @@ E2E_TESTS += tests/e2e/attach-agent.sh
 # fxt-run -p: a window of a running process, its exact calls, detached at
 # --duration, SIGINT or its exit; the refusals.
 E2E_TESTS += tests/e2e/attach-run.sh
+E2E_TESTS += tests/e2e/attach-again.sh
 
 E2E_TESTS += tests/e2e/readme.sh
 # The tree's layout: who may include whom (the agent's core and wings, the

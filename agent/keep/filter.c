@@ -155,9 +155,32 @@ void agent_filter_hook(struct tstate *t, uint64_t addr)
 		watch_exit(t, fn, f);
 }
 
+/* What an earlier agent_filter_init() set up (a new attach window): the
+ * tables published stay allocated, for readers still in them. */
+static void filter_reset(void)
+{
+	__atomic_store_n(&agent_filter_on, 0, __ATOMIC_RELEASE);
+	agent_snap_libc = 0;
+	pthread_mutex_lock(&F.lock);
+	agent_patterns_free(&F.include);
+	agent_patterns_free(&F.exclude);
+	for (size_t i = 0; i < F.nmodules; i++)
+		free(F.modules[i]);
+	free(F.modules);
+	F.modules = NULL;
+	F.nmodules = 0;
+	F.nwatch = 0;
+	F.matched_include = F.matched_exclude = 0;
+	__atomic_store_n(&F.table, NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&F.lock);
+}
+
 int agent_filter_init(void)
 {
-	int err = agent_patterns_compile(agent_cfg.include, &F.include, "FXT_INCLUDE");
+	int err;
+
+	filter_reset();
+	err = agent_patterns_compile(agent_cfg.include, &F.include, "FXT_INCLUDE");
 
 	if (!err)
 		err = agent_patterns_compile(agent_cfg.exclude, &F.exclude, "FXT_EXCLUDE");

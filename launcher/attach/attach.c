@@ -11,9 +11,14 @@
  * (its patches written back); the spools converted and merged into one
  * archive, as after a launch.
  *
+ * Each attach is a window of its own: attaching again after a detach
+ * starts the agent loaded the first time again (its new settings, a new
+ * spool).  Processes the target forks while attached record into spools
+ * of their own, stop with it (the agent's watch), and are converted and
+ * merged with it; one that execs is not followed.
+ *
  * What it does not do yet (issue 26): --libc and --sample (the wrappers
- * go in by interposition at exec, and the timers with each thread), and a
- * second attach to the same process.
+ * go in by interposition at exec, and the timers with each thread).
  */
 #include "config.h"
 
@@ -83,7 +88,11 @@ static char *write_block(const struct options *o, const char *out, pid_t pid)
 	snprintf(id, sizeof(id), "%ld", (long)pid);
 	if (run_output_escape(escaped, sizeof(escaped), out) != 0 ||
 	    fxt_block_sink(&b, FXT_ENV(OUTPUT), escaped) != 0 ||
-	    fxt_block_sink(&b, FXT_ENV(ROOT_PID), id) != 0)
+	    fxt_block_sink(&b, FXT_ENV(ROOT_PID), id) != 0 ||
+	    /* The agent's log, as a launched program's environment would
+	     * pass it on (on the process's standard error). */
+	    (getenv(FXT_ENV(DEBUG)) &&
+	     fxt_block_sink(&b, FXT_ENV(DEBUG), getenv(FXT_ENV(DEBUG))) != 0))
 		die(EXIT_USAGE, "out of memory");
 	if (asprintf(&path, "%s.%ld.attach", out, (long)pid) < 0)
 		die(EXIT_USAGE, "out of memory");
@@ -263,14 +272,26 @@ int attach_main(const struct options *opts)
 		die(EXIT_USAGE, "cannot create %s: %s", display_name(ctl), strerror(-err));
 	if (spools_init(&r, &parts, out, (long)t.pid, start, o.quiet) != 0)
 		die(EXIT_USAGE, "out of memory");
+	r.attached = true;
 	parts_list_old(&old_parts, out, r.dir);
 	block = write_block(&o, out, t.pid);
 
+	/* Loaded already (attached to before): dlopen() finds it. */
 	err = call_agent(t.pid, agent, true, FXT_ATTACH_START, block, why, sizeof(why));
 	unlink(block);
 	if (err) {
 		unlink(ctl);
 		rmdir(o.patch_dir);
+		if (err == -EALREADY && t.has_agent)
+			die(EXIT_USAGE,
+			    "process %d (%s) is recorded already: it was started under fxt-run or "
+			    "with LD_PRELOAD, and its trace is written when it exits",
+			    (int)t.pid, t.comm);
+		if (err == -EBUSY)
+			die(EXIT_USAGE,
+			    "process %d (%s) is being recorded by another fxt-run -p: attach "
+			    "again once it has detached",
+			    (int)t.pid, t.comm);
 		die(EXIT_USAGE, "cannot attach to process %d: %s", (int)t.pid, why);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);

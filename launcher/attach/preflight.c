@@ -148,7 +148,7 @@ int attach_preflight(pid_t pid, const char *lib, struct attach_target *t, char *
 	unsigned long long uid[4], gid[4], tracer = 0, threads = 0;
 	struct fxt_sym_layout lay;
 	unsigned long flags = 0;
-	bool root = may_trace_anyone();
+	bool root = may_trace_anyone(), has_agent = false;
 	char state;
 	ssize_t n;
 	int i, err;
@@ -254,22 +254,29 @@ int attach_preflight(pid_t pid, const char *lib, struct attach_target *t, char *
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	{
 		FILE *f = fopen(path, "re");
-		char line[PATH_MAX + 128];
-		bool agent = false;
+		char line[PATH_MAX + 128], *mapped = NULL, *ours = lib ? realpath(lib, NULL) : NULL;
 
-		if (!f)
+		if (!f) {
+			free(ours);
 			return attach_fail(why, cap, -ESRCH, "process %d (%s) has exited", (int)pid,
 					   comm);
-		while (!agent && fgets(line, sizeof(line), f))
-			agent = strstr(line, "/libfxt-agent.so") != NULL;
+		}
+		while (!mapped && fgets(line, sizeof(line), f))
+			if (strstr(line, "/libfxt-agent.so") && (mapped = strchr(line, '/')))
+				mapped[strcspn(mapped, "\n")] = '\0';
 		fclose(f);
-		if (agent)
-			return attach_fail(
-			    why, cap, -EBUSY,
-			    "process %d (%s) already has fxtrace's agent: it was started "
-			    "under fxt-run or with LD_PRELOAD (its trace is written when it "
-			    "exits), or attached to before (once per process, for now)",
-			    (int)pid, comm);
+		has_agent = mapped != NULL;
+		/* Another agent than ours (another build or version): ours
+		 * would come in next to it. */
+		if (mapped && lib && (!ours || strcmp(mapped, ours) != 0)) {
+			err = attach_fail(why, cap, -EBUSY,
+					  "process %d (%s) has another fxtrace agent loaded (%s): "
+					  "attach with the fxt-run that goes with it",
+					  (int)pid, comm, mapped);
+			free(ours);
+			return err;
+		}
+		free(ours);
 	}
 	if (lib && (err = check_lib(lib, (uid_t)uid[1], (gid_t)gid[1], why, cap)) != 0)
 		return err;
@@ -279,6 +286,7 @@ int attach_preflight(pid_t pid, const char *lib, struct attach_target *t, char *
 		t->uid = (uid_t)uid[1];
 		t->gid = (gid_t)gid[1];
 		t->threads = (unsigned)threads;
+		t->has_agent = has_agent;
 	}
 	return 0;
 }

@@ -7,14 +7,14 @@
  * without CAP_SYS_PTRACE, Yama's ptrace_scope); a set-user-ID,
  * set-group-ID or file-capability program; a program of another
  * architecture, or a static one (no loader to load the agent); a process
- * that already has the agent (started under fxt-run or with LD_PRELOAD);
- * and a library to load that another user could have replaced (the file
- * or a directory above it writable by others, or owned by a user other
- * than root and us) or that the process could not read.
+ * that has another fxtrace agent than `lib` loaded; and a library to load that another user could
+ * have replaced (the file or a directory above it writable by others, or owned by a user other than
+ * root and us) or that the process could not read.
  */
 #ifndef FXT_LAUNCHER_ATTACH_PREFLIGHT_H
 #define FXT_LAUNCHER_ATTACH_PREFLIGHT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -25,6 +25,9 @@ struct attach_target {
 	uid_t uid;     /* effective */
 	gid_t gid;
 	unsigned threads;
+	/* `lib` is loaded in it already: preloaded (started under fxt-run or
+	 * with LD_PRELOAD), or attached to before (the agent tells which). */
+	bool has_agent;
 };
 
 /* 0 with *t filled (t may be NULL), or a negative errno and the line in

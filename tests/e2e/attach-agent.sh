@@ -11,7 +11,7 @@
 # prints and exits as it would have.  The spool is sealed and left, as
 # fxt-run is not there to convert it (an attached process never converts
 # its own): fxt-run --recover does.  Also: the process exiting while
-# recording, a stop without a start, a second start, a block file others
+# recording, a stop without a start, a second start while recording, a block file others
 # could have written.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
@@ -50,7 +50,7 @@ calls 300
 is "$(agent fxt_attach_start "$TMPD/b1")" 0 "fxt_attach_start: 0"
 ok "the agent is mapped in the process" grep -q libfxt-agent /proc/$target/maps
 calls 1000
-is "$(agent --again fxt_attach_start "$TMPD/b1")" -114 "a second start: -EALREADY"
+is "$(agent --again fxt_attach_start "$TMPD/b1")" -16 "a second start while recording: -EBUSY"
 is "$(agent --again fxt_attach_stop)" 0 "fxt_attach_stop: 0"
 ok "after the stop, the program's text is its file's again" text_is_file
 calls 200

@@ -14,7 +14,7 @@
 # program, a library another user could replace.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 27
+plan 28
 if [ "$(uname -m)" != x86_64 ] || [ ! -x "$HELPERS/fxt_inject" ]; then
   skip_rest "the injector is for x86-64"
 fi
@@ -165,8 +165,12 @@ wait_until ready
 # fxt-run's child, by the parent pid in /proc/PID/stat.
 target=$(for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; done |
   awk -v p=$run '{ pid = $1; sub(/.*\) /, ""); if ($2 == p) print pid }' | head -n 1)
-is "$(check $target)" "fxt_inject: process $target (attach_target) already has fxtrace's agent: it was started under fxt-run or with LD_PRELOAD (its trace is written when it exits), or attached to before (once per process, for now)" \
-  "a process that has the agent already"
+mapped=$(awk '/\/libfxt-agent\.so$/ { print $6; exit }' /proc/$target/maps)
+mkdir -p other
+cp "$mapped" other/libfxt-agent.so
+is "$(check $target "$TMPD/other/libfxt-agent.so")" "fxt_inject: process $target (attach_target) has another fxtrace agent loaded ($mapped): attach with the fxt-run that goes with it" \
+  "a process that has another agent than ours"
+is "$(check $target "$mapped")" ok "... the same agent: accepted (the agent itself says whether it records)"
 : >stop
 wait $run
 is "$?" 0 "... which ended as it would have"

@@ -10,6 +10,12 @@
  *   - --serve: main reads lines until the end of its input, and for each
  *     "call N" calls work() N times and says "done N" (calls an attach
  *     can count exactly: it knows which lines came while it recorded);
+ *     "spawn N": a child calls work() N times, says "child N" and waits;
+ *     "reap": that child calls work() N times more and exits, and main
+ *     says "reaped STATUS"; "exec PROG ARG": a child calls work() 5 times
+ *     and runs PROG ARG, main
+ *     says "execed PID" and never waits for it; "trap": whether SIGTRAP's
+ *     action is main's own handler ("trap: own", else "trap: other");
  *   - --zombie: a child that exits at once and is never waited for ("zombie
  *     PID" printed before "ready");
  *   - --reader: a second thread blocks in read(2) on a pipe that main
@@ -31,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int pipefd[2];
@@ -122,14 +129,77 @@ __attribute__((noinline, noipa)) unsigned long work(unsigned long x)
 	return x * 2654435761ul + 1;
 }
 
+/* "spawn N": the child, which works N times, waits for a byte on `go`,
+ * and works N times more. */
+static void spawned(unsigned long n, int go)
+{
+	unsigned long x = 0, i;
+	char c;
+
+	for (i = 0; i < n; i++)
+		x = work(x);
+	printf("child %lu\n", n);
+	fflush(stdout);
+	(void)!read(go, &c, 1);
+	for (i = 0; i < n; i++)
+		x = work(x);
+	_exit(x ? 0 : 1);
+}
+
 static void serve(void)
 {
-	char buf[64];
+	char buf[256], prog[128], arg[128];
 	unsigned long x = 0;
+	pid_t child = -1;
+	int go[2] = { -1, -1 };
 
 	while (read_line(0, buf, sizeof(buf)) > 0) {
 		unsigned long n = 0, i;
 
+		if (sscanf(buf, "spawn %lu", &n) == 1 && child < 0 && pipe(go) == 0) {
+			fflush(stdout);
+			child = fork();
+			if (child == 0) {
+				close(go[1]);
+				spawned(n, go[0]);
+			}
+			close(go[0]);
+			continue; /* the child says it worked */
+		}
+		if (strcmp(buf, "reap") == 0 && child > 0) {
+			int st = 0;
+
+			(void)!write(go[1], "x", 1);
+			close(go[1]);
+			waitpid(child, &st, 0);
+			child = -1;
+			printf("reaped %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+			fflush(stdout);
+			continue;
+		}
+		if (sscanf(buf, "exec %127s %127s", prog, arg) == 2) {
+			pid_t pid;
+
+			fflush(stdout);
+			pid = fork();
+			if (pid == 0) {
+				for (i = 0; i < 5; i++)
+					x = work(x);
+				execlp(prog, prog, arg, (char *)NULL);
+				_exit(127);
+			}
+			printf("execed %d\n", (int)pid);
+			fflush(stdout);
+			continue;
+		}
+		if (strcmp(buf, "trap") == 0) {
+			struct sigaction sa;
+
+			sigaction(SIGTRAP, NULL, &sa);
+			printf("trap: %s\n", sa.sa_handler == on_fault ? "own" : "other");
+			fflush(stdout);
+			continue;
+		}
 		if (sscanf(buf, "call %lu", &n) != 1)
 			continue;
 		for (i = 0; i < n; i++)

@@ -1,0 +1,127 @@
+#!/bin/sh
+# fxt-run -p, more than once and with children: each attach to the same
+# process is a window of its own (its own settings, its own archive, the
+# program as it was after each detach, its own SIGTRAP handler again); a
+# child forked while attached is recorded and merged, and stops with its
+# parent at the detach; one that runs another program is not followed, and
+# fxt-run says so; a process recorded already (preloaded, or by another
+# fxt-run -p) is refused in one line.
+. "$abs_top_srcdir/tests/lib/test_subr.sh"
+
+plan 20
+why=$(patch_unavailable)
+[ -n "$why" ] && skip_rest "$why"
+scratch
+cd "$TMPD" || exit 1
+. "$abs_top_srcdir/tests/e2e/attach-common.sh"
+
+attached() { grep -q '^fxt-run: attached to ' run.err; }
+
+# attach ARCHIVE ARGS...: fxt-run -p on $target in the background ($run),
+# once attached.
+attach() {
+  out_fxt=$1
+  shift
+  rm -f run.err
+  "$FXT_RUN" -p $target "$@" -o "$out_fxt" 2>run.err 9>&- &
+  run=$!
+  wait_until attached
+}
+
+# detach: SIGINT to fxt-run, and its exit status.
+detach() {
+  kill -INT $run
+  wait $run
+}
+
+# trap_is_own: the target's SIGTRAP action is its own handler.
+traps() { grep -c '^trap: ' out; }
+trap_is_own() {
+  n=$(traps)
+  echo trap >&9
+  wait_until test "$(traps)" -gt "$n"
+  [ "$(grep '^trap: ' out | tail -n 1)" = "trap: own" ]
+}
+
+# 1. Three windows: work() recorded, then spin() only (no work() call
+# recorded), then work() again; calls between windows are not recorded.
+start --serve --busy 2
+calls 10
+attach a1.fxt --patch='^work$'
+calls 100
+detach
+is "$?:$(work_calls a1.fxt)" "0:100" "first window: the 100 calls made in it"
+ok "... the program's text is its file's again" text_is_file
+ok "... and SIGTRAP goes to its own handler again" trap_is_own
+calls 50
+attach a2.fxt --patch='^spin$'
+calls 30
+detach
+is "$?:$(work_calls a2.fxt)" "0:" "second window, --patch=^spin\$: no call of work() recorded"
+calls 70
+attach a3.fxt --patch='^work$'
+calls 200
+detach
+is "$?:$(work_calls a3.fxt)" "0:200" "third window: the 200 calls made in it"
+ok "... the program's text is its file's again" text_is_file
+ok "... and SIGTRAP goes to its own handler again" trap_is_own
+ok "the archives are valid" sh -c 'for f in a1.fxt a2.fxt a3.fxt; do "$1" --check "$f" >/dev/null || exit 1; done' sh "$FXT_DUMP"
+
+# 2. Another fxt-run -p while one is attached: refused, the first goes on.
+attach b.fxt --patch='^work$'
+"$FXT_RUN" -p $target --patch='^work$' -o b2.fxt >/dev/null 2>b2.err
+is "$?:$(cat b2.err)" "2:fxt-run: process $target (attach_target) is being recorded by another fxt-run -p: attach again once it has detached" \
+  "a second fxt-run -p at once: refused"
+calls 5
+detach
+is "$?:$(work_calls b.fxt)" "0:5" "... the first one's window is whole"
+exec 9>&-
+wait $target
+is "$?:$(grep -c '^done' out)" "0:7" "the program served every line and exited 0"
+
+# 3. A child forked while attached: its calls are in the archive, merged
+# (its process next to its parent's); it stops recording at the detach.
+start --serve
+attach c.fxt --patch='^work$'
+calls 20
+echo "spawn 40" >&9
+wait_until grep -q '^child 40$' out
+child=$(for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; done |
+  awk -v p=$target '{ pid = $1; sub(/.*\) /, ""); if ($2 == p) print pid }' | head -n 1)
+detach
+is "$?:$(work_calls c.fxt)" "0:60" "a child forked while attached: its 40 calls and the parent's 20"
+is "$("$FXT_DUMP" c.fxt | grep -o "pid=$child" | head -n 1)" "pid=$child" "... its process is in the archive"
+saved=$target
+target=$child
+ok "... its program text is its file's again after the detach" text_is_file
+target=$saved
+echo reap >&9
+wait_until grep -q '^reaped' out
+is "$(grep '^reaped' out)" "reaped 0" "... it went on and exited 0"
+
+# 4. A child that runs another program is not followed: fxt-run says so.
+attach d.fxt --patch='^work$'
+echo "exec sleep 3" >&9
+wait_until grep -q '^execed' out
+sleep 0.3
+detach
+is "$?" 0 "a child that ran another program: fxt-run exits 0"
+grep -q '^fxt-run: process [0-9]* ran another program (exec): not followed' run.err
+is "$?:$(work_calls d.fxt)" 0:5 "... says it was not followed, and keeps its 5 calls before the exec"
+exec 9>&-
+wait $target
+is "$?" 0 "the program exited 0"
+
+# 5. A process recorded since its start (under fxt-run): refused.
+rm -f out stop
+"$FXT_RUN" -q -o "$TMPD/p.fxt" -- "$PROGS/attach_target" --spin >out 2>&1 9>&- &
+prun=$!
+wait_until ready
+target=$(for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; done |
+  awk -v p=$prun '{ pid = $1; sub(/.*\) /, ""); if ($2 == p) print pid }' | head -n 1)
+"$FXT_RUN" -p $target --patch=. -o q.fxt >/dev/null 2>q.err
+is "$?:$(cat q.err)" "2:fxt-run: process $target (attach_target) is recorded already: it was started under fxt-run or with LD_PRELOAD, and its trace is written when it exits" \
+  "a process started under fxt-run: refused"
+touch stop
+wait $prun
+is "$?" 0 "... which ended as it would have"
