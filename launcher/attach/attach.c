@@ -270,6 +270,11 @@ int attach_main(const struct options *opts)
 	err = run_ctl_set(ctl, RUN_CTL_OPEN);
 	if (err != 0)
 		die(EXIT_USAGE, "cannot create %s: %s", display_name(ctl), strerror(-err));
+	/* The process reads it (and rings its bell) as its own user: a
+	 * server's worker attached to by root. */
+	if (t.uid != geteuid() && chown(ctl, t.uid, t.gid) != 0)
+		die(EXIT_USAGE, "cannot give %s to user %u: %s", display_name(ctl), (unsigned)t.uid,
+		    strerror(errno));
 	if (spools_init(&r, &parts, out, (long)t.pid, start, o.quiet) != 0)
 		die(EXIT_USAGE, "out of memory");
 	r.attached = true;

@@ -8,7 +8,7 @@
 # fxt-run -p) is refused in one line.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 20
+plan 22
 why=$(patch_unavailable)
 [ -n "$why" ] && skip_rest "$why"
 scratch
@@ -125,3 +125,28 @@ is "$?:$(cat q.err)" "2:fxt-run: process $target (attach_target) is recorded alr
 touch stop
 wait $prun
 is "$?" 0 "... which ended as it would have"
+
+# 6. Root attaching to another user's process (a server's worker): the
+# archive is written (the process reads fxt-run's control file as itself).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  chmod 711 "$TMPD"
+  mkdir -m 777 u
+  cd u || exit 1
+  rm -f in out
+  mkfifo -m 666 in
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$PROGS/attach_target" --serve <in >out 2>err &
+  target=$!
+  exec 9>in
+  wait_until ready
+  attach u.fxt --patch='^work$'
+  calls 30
+  detach
+  is "$?:$(work_calls u.fxt)" "0:30" "another user's process, attached to by root: its 30 calls"
+  exec 9>&-
+  wait $target
+  is "$?" 0 "... and it exited 0"
+  cd .. || exit 1
+else
+  skip "not root, or no setpriv: no other user to attach to"
+  skip "not root, or no setpriv: no other user to attach to"
+fi
