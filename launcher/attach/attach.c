@@ -159,8 +159,48 @@ static bool catch_signal(int sig)
 	return sigaction(sig, &sa, NULL) == 0;
 }
 
+/* The signals that end the window (SIGINT, SIGTERM, SIGHUP). */
+static void window_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
+/* From the attach to the detach, the window's signals are held, taken by
+ * wait_window(): one that comes while fxt-run is inside a call in the
+ * process (loading the agent, starting or stopping it) must not kill
+ * fxt-run then, which would leave the thread it borrowed in our call.
+ * With `on` false, their actions are the default again, and one that came
+ * meanwhile is delivered. */
+static void hold_signals(bool on)
+{
+	struct sigaction hup;
+	sigset_t set;
+
+	window_signals(&set);
+	if (!on) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
+			signal(SIGHUP, SIG_DFL);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		return;
+	}
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	/* An ignored signal never reaches sigtimedwait(): a shell starts a
+	 * background job with SIGINT ignored, and `kill -INT` must still end
+	 * the window.  SIGHUP stays ignored if it was (nohup). */
+	if (!catch_signal(SIGINT) || !catch_signal(SIGTERM))
+		die(EXIT_USAGE, "sigaction: %s", strerror(errno));
+	if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
+		catch_signal(SIGHUP);
+}
+
 /* Waits for --duration, a signal or the process's end, converting the
- * spools that are done meanwhile.  Returns true when the process ended. */
+ * spools that are done meanwhile (the signals held: hold_signals()).
+ * Returns true when the process ended. */
 static bool wait_window(pid_t pid, uint64_t duration_ns, struct spools *r, const char **why_end)
 {
 	struct timespec t0, now;
@@ -168,19 +208,7 @@ static bool wait_window(pid_t pid, uint64_t duration_ns, struct spools *r, const
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	bool gone = false;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	/* An ignored signal never reaches sigtimedwait(): a shell starts a
-	 * background job with SIGINT ignored, and `kill -INT` must still end
-	 * the window.  SIGHUP stays ignored if it was (nohup). */
-	if (!catch_signal(SIGINT) || !catch_signal(SIGTERM))
-		die(EXIT_USAGE, "sigaction: %s", strerror(errno));
-	struct sigaction hup;
-	if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
-		catch_signal(SIGHUP);
+	window_signals(&set);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	*why_end = "until the process exits or a signal";
 	for (;;) {
@@ -214,7 +242,6 @@ static bool wait_window(pid_t pid, uint64_t duration_ns, struct spools *r, const
 	}
 	if (pidfd >= 0)
 		close(pidfd);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	return gone;
 }
 
@@ -281,6 +308,7 @@ int attach_main(const struct options *opts)
 	parts_list_old(&old_parts, out, r.dir);
 	block = write_block(&o, out, t.pid);
 
+	hold_signals(true);
 	/* Loaded already (attached to before): dlopen() finds it. */
 	err = call_agent(t.pid, agent, true, FXT_ATTACH_START, block, why, sizeof(why));
 	unlink(block);
@@ -313,6 +341,7 @@ int attach_main(const struct options *opts)
 		else if (err)
 			fprintf(stderr, "fxt-run: cannot detach from %d: %s\n", (int)t.pid, why);
 	}
+	hold_signals(false);
 	if (!o.quiet)
 		fprintf(stderr, "fxt-run: %s %d after %.1f s (%s)\n",
 			gone ? "process" : "detached from", (int)t.pid, since(&t0),

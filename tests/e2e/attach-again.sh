@@ -8,7 +8,7 @@
 # fxt-run -p) is refused in one line.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 22
+plan 24
 why=$(patch_unavailable)
 [ -n "$why" ] && skip_rest "$why"
 scratch
@@ -150,3 +150,21 @@ else
   skip "not root, or no setpriv: no other user to attach to"
   skip "not root, or no setpriv: no other user to attach to"
 fi
+
+# 7. A signal to fxt-run at any moment of an attach, even while it is inside
+# a call in the process: it is held until the detach (SIGTERM: a
+# background job of sh ignores SIGINT, which would be lost before fxt-run
+# takes it); the program serves on.
+start --serve --busy 2
+for d in 0 0.002 0.005 0.01 0.02 0.03 0.05 0.08 0.12 0.2; do
+  "$FXT_RUN" -q -f -p $target --patch='^work$' -o c7.fxt 2>/dev/null 9>&- &
+  run=$!
+  sleep $d
+  kill -TERM $run
+  wait $run
+  calls 3
+done
+ok "SIGTERM to fxt-run at 10 moments of an attach: the program's text is its file's" text_is_file
+exec 9>&-
+wait $target
+is "$?:$(grep -c '^done 3$' out)" "0:10" "... it served every line and exited 0"
