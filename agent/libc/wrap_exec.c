@@ -4,7 +4,9 @@
  * is no longer traced (its archive is written).  The new image gets
  * FXT_EXEC_PID=<pid> so that it does not take the root's archive name
  * (agent_exec_env()).  In a vfork child (pid differs from ours and no
- * fork handler ran), nothing is done: it shares our memory.  See
+ * fork handler ran), nothing is done: it shares our memory.  In a process
+ * attached to (fxt-run -p), the spool is sealed and the environment left
+ * as it is: the new image is not recorded.  See
  * agent/libc/libc.h for the rules every wrapper follows. */
 #include <config.h>
 
@@ -34,7 +36,10 @@ static int do_exec(execve_fn *fn, const char *file, char *const argv[], char *co
 		errno = ENOSYS;
 		return -1;
 	}
-	if (!agent_before_exec())
+	/* Attached to (fxt-run -p): sealed, but the image it execs is not
+	 * recorded (nothing preloads the agent into it), so its environment is
+	 * the program's. */
+	if (!agent_before_exec() || agent.late)
 		return fn(file, argv, envp);
 	env = agent_exec_env(envp, var, sizeof(var), img, sizeof(img));
 	ret = fn(file, argv, env ? env : envp);
@@ -46,7 +51,7 @@ static int do_exec(execve_fn *fn, const char *file, char *const argv[], char *co
 
 static execve_fn *real_fn(const char *name)
 {
-	return (execve_fn *)dlsym(RTLD_NEXT, name);
+	return (execve_fn *)agent_resolve(name, NULL);
 }
 
 /* The exec frame (proc group), recorded before the seal so that the

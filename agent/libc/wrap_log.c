@@ -1005,3 +1005,26 @@ WRAP void __syslog_chk(int prio, int flag, const char *fmt, ...)
 	__vsyslog_chk(prio, flag, fmt, ap);
 	va_end(ap);
 }
+
+/* ------------------------------------------------------------ names */
+
+/* The wrappers above, by name: what an attach binds (libc.c). */
+bool agent_log_wrapped(const char *name)
+{
+	static const char *const names[] = {
+		"vfprintf",	  "vprintf",	    "vdprintf",	      "__vfprintf_chk",
+		"__vprintf_chk",  "__vdprintf_chk", "printf",	      "fprintf",
+		"dprintf",	  "__printf_chk",   "__fprintf_chk",  "__dprintf_chk",
+		"puts",		  "fputs",	    "fputs_unlocked", "fputc",
+		"fputc_unlocked", "putc",	    "putchar",	      "perror",
+		"vwarn",	  "vwarnx",	    "verr",	      "verrx",
+		"warn",		  "warnx",	    "err",	      "errx",
+		"error",	  "error_at_line",  "vsyslog",	      "__vsyslog_chk",
+		"syslog",	  "__syslog_chk",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
