@@ -10,6 +10,8 @@
  *   - --serve: main reads lines until the end of its input, and for each
  *     "call N" calls work() N times and says "done N" (calls an attach
  *     can count exactly: it knows which lines came while it recorded);
+ *     "io N" opens /dev/null, writes 8 bytes to it N times with write(2),
+ *     closes it and says "done io N" (C library calls to count);
  *   - --zombie: a child that exits at once and is never waited for ("zombie
  *     PID" printed before "ready");
  *   - --reader: a second thread blocks in read(2) on a pipe that main
@@ -29,6 +31,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -130,6 +133,18 @@ static void serve(void)
 	while (read_line(0, buf, sizeof(buf)) > 0) {
 		unsigned long n = 0, i;
 
+		if (sscanf(buf, "io %lu", &n) == 1) {
+			int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+			for (i = 0; fd >= 0 && i < n; i++)
+				if (write(fd, "fxtrace\n", 8) != 8)
+					break;
+			if (fd >= 0)
+				close(fd);
+			printf("done io %lu\n", i);
+			fflush(stdout);
+			continue;
+		}
 		if (sscanf(buf, "call %lu", &n) != 1)
 			continue;
 		for (i = 0; i < n; i++)
