@@ -11,9 +11,13 @@
 #     the wrappers call that malloc (not the C library's), so its free()
 #     never gets a block it did not hand out; the archive holds the
 #     window's mallocs exactly.
+#  3. --libc=io,proc, the process execs env(1) while attached: the window
+#     so far is kept (the execv with its path), and the new image gets the
+#     environment the program gave it, none of fxtrace's variables (it is
+#     not recorded).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 14
+plan 19
 if [ "$(uname -m)" != x86_64 ]; then
   skip_rest "attaching is for x86-64"
 fi
@@ -111,4 +115,23 @@ is "$?:$(tr '\n' ' ' <out)" \
 is "$("$SLICES" --slices libc.mem mem.fxt | grep -c '^1 malloc .*size=8 ')" 1000 \
   "the archive holds the window's 1000 mallocs (strdup's), exactly"
 is "$("$SLICES" --slices libc.mem mem.fxt | grep -vc '^1 malloc .*size=8 ')" 0 "... and nothing else"
+
+# 3. exec while attached.
+start --serve
+rm -f run.err
+"$FXT_RUN" -p $target --libc=io,proc -o x.fxt 2>run.err 9>&- &
+run=$!
+wait_until attached
+io 3
+echo "exec $(command -v env)" >&9
+exec 9>&-
+wait $target
+is "$?" 0 "the process execs env while attached: env exits 0"
+wait $run
+is "$?" 0 "fxt-run: exit 0"
+is "$(grep -c '^FXT_' out)" 0 "env's environment has none of fxtrace's variables"
+is "$("$SLICES" --slices libc.proc x.fxt | grep -c "^1 execv caller=main path=$(command -v env) ")" 1 \
+  "the archive holds the execv"
+is "$("$SLICES" --slices libc.io x.fxt | grep -c '^1 write caller=main .* count=8 result=8$')" 3 \
+  "... and the window's writes before it"
 finish

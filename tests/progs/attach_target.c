@@ -12,6 +12,7 @@
  *     can count exactly: it knows which lines came while it recorded);
  *     "io N" opens /dev/null, writes 8 bytes to it N times with write(2),
  *     closes it and says "done io N" (C library calls to count);
+ *     "exec PATH" runs PATH (no arguments) in its place, with execv(3);
  *   - --zombie: a child that exits at once and is never waited for ("zombie
  *     PID" printed before "ready");
  *   - --reader: a second thread blocks in read(2) on a pipe that main
@@ -133,6 +134,15 @@ static void serve(void)
 	while (read_line(0, buf, sizeof(buf)) > 0) {
 		unsigned long n = 0, i;
 
+		if (strncmp(buf, "exec ", 5) == 0) {
+			char *const args[] = { buf + 5, NULL };
+
+			fflush(stdout);
+			execv(buf + 5, args);
+			printf("exec failed: %s\n", strerror(errno));
+			fflush(stdout);
+			continue;
+		}
 		if (sscanf(buf, "io %lu", &n) == 1) {
 			int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
