@@ -58,8 +58,8 @@ static execve_fn *real_fn(const char *name)
  * archive shows it: the path (or file) and the argument vector, joined
  * with spaces.  It stays open: the converter closes it at flush time, the
  * last moment this image is traced.  Only the outermost exec wrapper
- * records (execl -> execv -> execve is one call of the program's: the
- * inner ones find `wrap` set).  Returns the thread state for exec_end(),
+ * records (one reached from inside another wrapper finds `wrap` set).
+ * Returns the thread state for exec_end(),
  * or NULL. */
 #define EXEC_STR_MAX 256u
 
@@ -104,38 +104,54 @@ static int exec_end(struct tstate *t, int ret)
 	return ret;
 }
 
-EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+/* The real execve and execvpe behind the seal (do_exec()), for every
+ * wrapper: called directly, not through our exported names, which the
+ * agent's own calls reach only when preloaded (attached to, they go to
+ * the C library's, past the seal). */
+static int sealed_execve(const char *path, char *const argv[], char *const envp[])
 {
-	struct tstate *t = exec_begin(AGENT_FN_execve, AGENT_KEY_PATH, path, argv, CALLER);
 	static execve_fn *fn;
 
 	if (!fn)
 		fn = real_fn("execve");
-	return exec_end(t, do_exec(fn, path, argv, envp));
+	return do_exec(fn, path, argv, envp);
+}
+
+static int sealed_execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	static execve_fn *fn;
+
+	if (!fn)
+		fn = real_fn("execvpe");
+	return do_exec(fn, file, argv, envp);
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	struct tstate *t = exec_begin(AGENT_FN_execve, AGENT_KEY_PATH, path, argv, CALLER);
+
+	return exec_end(t, sealed_execve(path, argv, envp));
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	struct tstate *t = exec_begin(AGENT_FN_execvpe, AGENT_KEY_FILE, file, argv, CALLER);
-	static execve_fn *fn;
 
-	if (!fn)
-		fn = real_fn("execvpe");
-	return exec_end(t, do_exec(fn, file, argv, envp));
+	return exec_end(t, sealed_execvpe(file, argv, envp));
 }
 
 EXPORT int execv(const char *path, char *const argv[])
 {
 	struct tstate *t = exec_begin(AGENT_FN_execv, AGENT_KEY_PATH, path, argv, CALLER);
 
-	return exec_end(t, execve(path, argv, environ));
+	return exec_end(t, sealed_execve(path, argv, environ));
 }
 
 EXPORT int execvp(const char *file, char *const argv[])
 {
 	struct tstate *t = exec_begin(AGENT_FN_execvp, AGENT_KEY_FILE, file, argv, CALLER);
 
-	return exec_end(t, execvpe(file, argv, environ));
+	return exec_end(t, sealed_execvpe(file, argv, environ));
 }
 
 /* The list forms: glibc implements them with its internal execve, which
@@ -183,7 +199,7 @@ EXPORT int execl(const char *path, const char *arg, ...)
 	EXEC_LIST_ARGV(argv, arg, ap, NULL);
 	va_end(ap);
 	t = exec_begin(AGENT_FN_execl, AGENT_KEY_PATH, path, argv, CALLER);
-	return exec_end(t, execv(path, argv));
+	return exec_end(t, sealed_execve(path, argv, environ));
 }
 
 EXPORT int execlp(const char *file, const char *arg, ...)
@@ -195,7 +211,7 @@ EXPORT int execlp(const char *file, const char *arg, ...)
 	EXEC_LIST_ARGV(argv, arg, ap, NULL);
 	va_end(ap);
 	t = exec_begin(AGENT_FN_execlp, AGENT_KEY_FILE, file, argv, CALLER);
-	return exec_end(t, execvp(file, argv));
+	return exec_end(t, sealed_execvpe(file, argv, environ));
 }
 
 EXPORT int execle(const char *path, const char *arg, ...)
@@ -208,5 +224,5 @@ EXPORT int execle(const char *path, const char *arg, ...)
 	EXEC_LIST_ARGV(argv, arg, ap, &envp);
 	va_end(ap);
 	t = exec_begin(AGENT_FN_execle, AGENT_KEY_PATH, path, argv, CALLER);
-	return exec_end(t, execve(path, argv, envp));
+	return exec_end(t, sealed_execve(path, argv, envp));
 }

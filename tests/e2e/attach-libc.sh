@@ -12,12 +12,12 @@
 #     never gets a block it did not hand out; the archive holds the
 #     window's mallocs exactly.
 #  3. --libc=io,proc, the process execs env(1) while attached: the window
-#     so far is kept (the execv with its path), and the new image gets the
+#     so far is sealed (the execv with its path), and the new image gets the
 #     environment the program gave it, none of fxtrace's variables (it is
 #     not recorded).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 19
+plan 20
 if [ "$(uname -m)" != x86_64 ]; then
   skip_rest "attaching is for x86-64"
 fi
@@ -129,6 +129,7 @@ wait $target
 is "$?" 0 "the process execs env while attached: env exits 0"
 wait $run
 is "$?" 0 "fxt-run: exit 0"
+is "$(grep -c 'recovered from spool' run.err)" 0 "the spool was sealed before the exec (execv too)"
 is "$(grep -c '^FXT_' out)" 0 "env's environment has none of fxtrace's variables"
 is "$("$SLICES" --slices libc.proc x.fxt | grep -c "^1 execv caller=main path=$(command -v env) ")" 1 \
   "the archive holds the execv"
