@@ -11,13 +11,14 @@
 #     the wrappers call that malloc (not the C library's), so its free()
 #     never gets a block it did not hand out; the archive holds the
 #     window's mallocs exactly.
-#  3. --libc=io,proc, the process execs env(1) while attached: the window
+#  3. --libc=io,proc,log, the process execs env(1) while attached: the window
 #     so far is sealed (the execv with its path), and the new image gets the
 #     environment the program gave it, none of fxtrace's variables (it is
-#     not recorded).
+#     not recorded).  Its printf's line before is logged (printf's wrapper
+#     calls our vprintf's, not the C library's).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 20
+plan 21
 if [ "$(uname -m)" != x86_64 ]; then
   skip_rest "attaching is for x86-64"
 fi
@@ -119,7 +120,7 @@ is "$("$SLICES" --slices libc.mem mem.fxt | grep -vc '^1 malloc .*size=8 ')" 0 "
 # 3. exec while attached.
 start --serve
 rm -f run.err
-"$FXT_RUN" -p $target --libc=io,proc -o x.fxt 2>run.err 9>&- &
+"$FXT_RUN" -p $target --libc=io,proc,log -o x.fxt 2>run.err 9>&- &
 run=$!
 wait_until attached
 io 3
@@ -135,4 +136,5 @@ is "$("$SLICES" --slices libc.proc x.fxt | grep -c "^1 execv caller=main path=$(
   "the archive holds the execv"
 is "$("$SLICES" --slices libc.io x.fxt | grep -c '^1 write caller=main .* count=8 result=8$')" 3 \
   "... and the window's writes before it"
+is "$("$FXT_DUMP" x.fxt | grep -c ' log msg="done io 3"$')" 1 "... and the line printf wrote"
 finish
