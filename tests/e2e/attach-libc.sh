@@ -2,8 +2,9 @@
 # fxt-run -p PID --libc: the libc wrappers bound into the GOTs of a process
 # already running, and written back at the detach.
 #  1. --libc=io on tests/progs/attach_target --serve ("io N": N writes of 8
-#     bytes to /dev/null): the archive holds exactly the window's calls,
-#     with their arguments; while attached, slots of the program and of the
+#     bytes to /dev/null; "thread N": the same in a thread it starts): the
+#     archive holds exactly the window's calls, with their arguments, those
+#     of the thread started while attached too; while attached, slots of the program and of the
 #     C library hold the agent's wrappers; after the detach every slot is
 #     as it was (but those the loader bound lazily meanwhile), none points
 #     into the agent; the program's output and exit status are its own.
@@ -18,7 +19,7 @@
 #     calls our vprintf's, not the C library's).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 21
+plan 22
 if [ "$(uname -m)" != x86_64 ]; then
   skip_rest "attaching is for x86-64"
 fi
@@ -56,21 +57,25 @@ run=$!
 wait_until attached
 got_of during
 io 1000
+echo "thread 40" >&9
+wait_until grep -q "^done thread 40\$" out
 wait $run
 is "$?" 0 "fxt-run -p --libc=io: exit 0"
 got_of after
 io 5
 exec 9>&-
 wait $target
-is "$?:$(tr '\n' ' ' <out)" "0:ready done io 10 done io 1000 done io 5 served: nothing " \
+is "$?:$(tr '\n' ' ' <out)" "0:ready done io 10 done io 1000 done thread 40 done io 5 served: nothing " \
   "the program's output and exit status are its own"
 
 "$SLICES" --slices libc.io io.fxt >io.slices
-fd=$(awk '$2 == "open" && / path=\/dev\/null / { sub(/.*result=/, ""); print }' io.slices)
+fd=$(awk '$1 == 1 && $2 == "open" && / path=\/dev\/null / { sub(/.*result=/, ""); print }' io.slices)
 is "$(grep -c '^1 open .* path=/dev/null ' io.slices)" 1 "the window's open of /dev/null"
-is "$(grep -c "^1 write caller=main fd=$fd count=8 result=8\$" io.slices)" 1000 \
+is "$(grep -c "^1 write caller=[^ ]* fd=$fd count=8 result=8$" io.slices)" 1000 \
   "its 1000 writes of 8 bytes, with their fd, count and result, exactly"
-is "$(grep -c "^1 close caller=main fd=$fd " io.slices)" 1 "... and its close"
+is "$(grep -c "^1 close caller=[^ ]* fd=$fd " io.slices)" 1 "... and its close"
+is "$(grep -c '^2 write caller=[^ ]* fd=[0-9]* count=8 result=8$' io.slices)" 40 \
+  "the 40 writes of the thread started while attached"
 ok "the archive is valid" sh -c '"$1" --check "$2" >/dev/null' sh "$FXT_DUMP" io.fxt
 
 in_agent() { awk '$4 == "libfxt-agent.so"' "$1" | wc -l | tr -d ' '; }
@@ -134,7 +139,7 @@ is "$(grep -c 'recovered from spool' run.err)" 0 "the spool was sealed before th
 is "$(grep -c '^FXT_' out)" 0 "env's environment has none of fxtrace's variables"
 is "$("$SLICES" --slices libc.proc x.fxt | grep -c "^1 execv caller=main path=$(command -v env) ")" 1 \
   "the archive holds the execv"
-is "$("$SLICES" --slices libc.io x.fxt | grep -c '^1 write caller=main .* count=8 result=8$')" 3 \
+is "$("$SLICES" --slices libc.io x.fxt | grep -c '^1 write caller=[^ ]* fd=[0-9]* count=8 result=8$')" 3 \
   "... and the window's writes before it"
 is "$("$FXT_DUMP" x.fxt | grep -c ' log msg="done io 3"$')" 1 "... and the line printf wrote"
 finish

@@ -12,6 +12,7 @@
  *     can count exactly: it knows which lines came while it recorded);
  *     "io N" opens /dev/null, writes 8 bytes to it N times with write(2),
  *     closes it and says "done io N" (C library calls to count);
+ *     "thread N" does the same in a new thread, joined ("done thread N");
  *     "exec PATH" runs PATH (no arguments) in its place, with execv(3);
  *   - --zombie: a child that exits at once and is never waited for ("zombie
  *     PID" printed before "ready");
@@ -126,6 +127,28 @@ __attribute__((noinline, noipa)) unsigned long work(unsigned long x)
 	return x * 2654435761ul + 1;
 }
 
+/* N writes of 8 bytes to /dev/null: how many were made. */
+static unsigned long null_writes(unsigned long n)
+{
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	unsigned long i;
+
+	for (i = 0; fd >= 0 && i < n; i++)
+		if (write(fd, "fxtrace\n", 8) != 8)
+			break;
+	if (fd >= 0)
+		close(fd);
+	return i;
+}
+
+static void *null_writer(void *arg)
+{
+	unsigned long *n = arg;
+
+	*n = null_writes(*n);
+	return NULL;
+}
+
 static void serve(void)
 {
 	char buf[64];
@@ -144,14 +167,16 @@ static void serve(void)
 			continue;
 		}
 		if (sscanf(buf, "io %lu", &n) == 1) {
-			int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+			printf("done io %lu\n", null_writes(n));
+			fflush(stdout);
+			continue;
+		}
+		if (sscanf(buf, "thread %lu", &n) == 1) {
+			pthread_t th;
 
-			for (i = 0; fd >= 0 && i < n; i++)
-				if (write(fd, "fxtrace\n", 8) != 8)
-					break;
-			if (fd >= 0)
-				close(fd);
-			printf("done io %lu\n", i);
+			if (pthread_create(&th, NULL, null_writer, &n) == 0)
+				pthread_join(th, NULL);
+			printf("done thread %lu\n", n);
 			fflush(stdout);
 			continue;
 		}
