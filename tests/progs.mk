@@ -373,7 +373,7 @@ tests_progs_attach_target_CFLAGS = $(WARN_CFLAGS) -O2 -g
 # No sanitizer runtime, as the other traced programs: the agent is preloaded
 # into it, and patching leaves alone a program whose runtime walks stacks.
 tests_progs_attach_target_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_progs_attach_target_LDADD = -lpthread
+tests_progs_attach_target_LDADD = -lpthread -ldl
 check_LTLIBRARIES += tests/progs/libinject_probe.la
 tests_progs_libinject_probe_la_SOURCES = tests/progs/inject_probe.c
 tests_progs_libinject_probe_la_CFLAGS = $(WARN_CFLAGS) -O2 -g

@@ -4,7 +4,8 @@
 #  1. --libc=io on tests/progs/attach_target --serve ("io N": N writes of 8
 #     bytes to /dev/null; "thread N": the same in a thread it starts): the
 #     archive holds exactly the window's calls, with their arguments, those
-#     of the thread started while attached too; while attached, slots of the program and of the
+#     of the thread started while attached and of a library it dlopen()s
+#     then too; while attached, slots of the program and of the
 #     C library hold the agent's wrappers; after the detach every slot is
 #     as it was (but those the loader bound lazily meanwhile), none points
 #     into the agent; the program's output and exit status are its own.
@@ -19,7 +20,7 @@
 #     calls our vprintf's, not the C library's).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 22
+plan 24
 if [ "$(uname -m)" != x86_64 ]; then
   skip_rest "attaching is for x86-64"
 fi
@@ -59,13 +60,18 @@ got_of during
 io 1000
 echo "thread 40" >&9
 wait_until grep -q "^done thread 40\$" out
+echo "dlopen $PROGS/.libs/libinject_probe.so $TMPD/probed" >&9
+wait_until grep -q "^done dlopen\$" out
+probe_got() { $GOT $target "$(cd "$PROGS/.libs" && pwd -P)/libinject_probe.so" >"$1"; }
+probe_got probe.during
 wait $run
 is "$?" 0 "fxt-run -p --libc=io: exit 0"
 got_of after
+probe_got probe.after
 io 5
 exec 9>&-
 wait $target
-is "$?:$(tr '\n' ' ' <out)" "0:ready done io 10 done io 1000 done thread 40 done io 5 served: nothing " \
+is "$?:$(tr '\n' ' ' <out)" "0:ready done io 10 done io 1000 done thread 40 done dlopen done io 5 served: nothing " \
   "the program's output and exit status are its own"
 
 "$SLICES" --slices libc.io io.fxt >io.slices
@@ -73,15 +79,20 @@ fd=$(awk '$1 == 1 && $2 == "open" && / path=\/dev\/null / { sub(/.*result=/, "")
 is "$(grep -c '^1 open .* path=/dev/null ' io.slices)" 1 "the window's open of /dev/null"
 is "$(grep -c "^1 write caller=[^ ]* fd=$fd count=8 result=8$" io.slices)" 1000 \
   "its 1000 writes of 8 bytes, with their fd, count and result, exactly"
-is "$(grep -c "^1 close caller=[^ ]* fd=$fd " io.slices)" 1 "... and its close"
+is "$(grep -v '^1 close caller=probe ' io.slices | grep -c "^1 close caller=[^ ]* fd=$fd ")" 1 \
+  "... and its close"
 is "$(grep -c '^2 write caller=[^ ]* fd=[0-9]* count=8 result=8$' io.slices)" 40 \
   "the 40 writes of the thread started while attached"
+is "$(grep -c "^1 open caller=probe .* path=$TMPD/probed " io.slices)" 1 \
+  "the open of a library dlopen()ed while attached (its GOT bound at dlopen)"
 ok "the archive is valid" sh -c '"$1" --check "$2" >/dev/null' sh "$FXT_DUMP" io.fxt
 
 in_agent() { awk '$4 == "libfxt-agent.so"' "$1" | wc -l | tr -d ' '; }
 ok "while attached, slots of the program hold the agent's wrappers ($(in_agent during))" \
   test "$(awk -v exe="$exe" '$1 == exe && $4 == "libfxt-agent.so"' during | wc -l)" -ge 3
 is "$(in_agent after)" 0 "after the detach, no slot points into the agent"
+is "$(in_agent probe.during):$(in_agent probe.after)" "3:0" \
+  "the dlopen()ed library's open, write and close: the agent's while attached, not after"
 # Slot by slot (the same lines, in the same order): each holds what it held
 # before, or, if it held its own module's PLT then (a lazy binding), what
 # the loader bound it to since.

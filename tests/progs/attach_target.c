@@ -13,6 +13,8 @@
  *     "io N" opens /dev/null, writes 8 bytes to it N times with write(2),
  *     closes it and says "done io N" (C library calls to count);
  *     "thread N" does the same in a new thread, joined ("done thread N");
+ *     "dlopen LIB FILE" loads LIB and calls its probe(FILE) (the library
+ *     tests/progs/inject_probe.c), and says "done dlopen";
  *     "exec PATH" runs PATH (no arguments) in its place, with execv(3);
  *   - --zombie: a child that exits at once and is never waited for ("zombie
  *     PID" printed before "ready");
@@ -28,6 +30,7 @@
  * $ATTACH_TARGET_COUNT set, "spins: N", the calls of spin()); exit 0.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -151,12 +154,25 @@ static void *null_writer(void *arg)
 
 static void serve(void)
 {
-	char buf[64];
+	char buf[4096];
 	unsigned long x = 0;
 
 	while (read_line(0, buf, sizeof(buf)) > 0) {
 		unsigned long n = 0, i;
 
+		if (strncmp(buf, "dlopen ", 7) == 0) {
+			char *file = strchr(buf + 7, ' ');
+			void *h;
+			long (*probe)(const char *);
+
+			if (file)
+				*file++ = '\0';
+			h = file ? dlopen(buf + 7, RTLD_NOW) : NULL;
+			*(void **)&probe = h ? dlsym(h, "probe") : NULL;
+			printf("%s\n", probe && probe(file) > 0 ? "done dlopen" : "dlopen failed");
+			fflush(stdout);
+			continue;
+		}
 		if (strncmp(buf, "exec ", 5) == 0) {
 			char *const args[] = { buf + 5, NULL };
 
