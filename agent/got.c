@@ -49,7 +49,8 @@ static struct {
 	pthread_mutex_t lock;
 	struct slot *v;
 	size_t n, cap;
-} got = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+	bool closed; /* restored: a bind (a dlopen racing the detach) binds nothing */
+} got = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, false };
 
 /* ------------------------------------------------------------ protections */
 
@@ -374,7 +375,7 @@ static int bind_module(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-struct agent_got_count agent_got_bind(agent_got_want *want)
+struct agent_got_count agent_got_bind(agent_got_want *want, bool start)
 {
 	struct bind b = { .want = want };
 	Dl_info self;
@@ -386,10 +387,12 @@ struct agent_got_count agent_got_bind(agent_got_want *want)
 		return b.c;
 	}
 	pthread_mutex_lock(&got.lock);
-	err = maps_read(&b.maps);
+	if (start)
+		got.closed = false;
+	err = got.closed ? 0 : maps_read(&b.maps);
 	if (err)
 		b.c.err = err;
-	else
+	else if (!got.closed)
 		dl_iterate_phdr(bind_module, &b);
 	pthread_mutex_unlock(&got.lock);
 	free(b.maps.v);
@@ -399,90 +402,77 @@ struct agent_got_count agent_got_bind(agent_got_want *want)
 
 /* ------------------------------------------------------------ restoring */
 
-/* The PT_DYNAMIC addresses of the modules loaded now. */
-struct loaded {
-	uintptr_t *v;
-	size_t n, cap;
+struct restore {
+	struct window w;
+	struct agent_got_count c;
+	unsigned char *done; /* per slot: its module was seen */
 };
 
-static int note_loaded(struct dl_phdr_info *info, size_t size, void *arg)
+/* Writes back the slots of one module, inside dl_iterate_phdr(): the
+ * loader cannot unload it meanwhile (a module leaves the list, under the
+ * lock we hold, before it is unmapped). */
+static int restore_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	struct loaded *l = arg;
+	struct restore *r = arg;
+	uintptr_t dyn = 0;
 
 	(void)size;
-	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
-		if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
+	for (unsigned i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+	if (!dyn)
+		return 0;
+	/* Backwards: of two slots at one address (not done: has_slot()),
+	 * the first value would be written last. */
+	for (size_t i = got.n; i-- > 0;) {
+		struct slot *s = &got.v[i];
+		int err;
+
+		if (s->dyn != dyn || r->done[i])
 			continue;
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? l->cap * 2 : 64;
-			uintptr_t *v = realloc(l->v, cap * sizeof(*v));
-
-			if (!v)
-				return 1;
-			l->v = v;
-			l->cap = cap;
+		r->done[i] = 1;
+		if (__atomic_load_n(s->addr, __ATOMIC_ACQUIRE) != s->wrapper) {
+			r->c.skipped++;
+			continue;
 		}
-		l->v[l->n++] = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+		err = store(&r->w, s->addr, s->old);
+		if (err) {
+			if (!r->c.err)
+				r->c.err = err;
+			continue;
+		}
+		r->c.slots++;
 	}
+	window_close(&r->w);
 	return 0;
-}
-
-static bool is_loaded(const struct loaded *l, uintptr_t dyn)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i] == dyn)
-			return true;
-	return false;
 }
 
 struct agent_got_count agent_got_restore(void)
 {
-	struct agent_got_count c = { 0 };
-	struct loaded l = { 0 };
-	struct maps maps;
-	struct window w = { &maps, 0, 0 };
+	struct maps maps = { 0 };
+	struct restore r = { .w = { &maps, 0, 0 } };
 	int err;
 
 	pthread_mutex_lock(&got.lock);
+	got.closed = true;
 	if (!got.n)
 		goto out;
 	err = maps_read(&maps);
-	if (err || dl_iterate_phdr(note_loaded, &l) != 0) {
-		/* Not knowing which modules are still there, writing back
-		 * could write into memory reused since: the slots stay ours
-		 * (the wrappers pass the calls on). */
-		c.err = err ? err : -ENOMEM;
-		free(maps.v);
+	r.done = calloc(got.n, 1);
+	if (err || !r.done) {
+		/* The slots stay ours (the wrappers pass the calls on). */
+		r.c.err = err ? err : -ENOMEM;
 		goto out;
 	}
-	/* Backwards: a slot bound twice (not done: has_slot()) would get
-	 * its first value last. */
-	for (size_t i = got.n; i-- > 0;) {
-		struct slot *s = &got.v[i];
-
-		if (!is_loaded(&l, s->dyn)) {
-			c.gone++;
-			continue;
-		}
-		if (__atomic_load_n(s->addr, __ATOMIC_ACQUIRE) != s->wrapper) {
-			c.skipped++;
-			continue;
-		}
-		err = store(&w, s->addr, s->old);
-		if (err) {
-			if (!c.err)
-				c.err = err;
-			continue;
-		}
-		c.slots++;
-	}
-	window_close(&w);
-	free(maps.v);
+	dl_iterate_phdr(restore_module, &r);
+	for (size_t i = 0; i < got.n; i++)
+		r.c.gone += !r.done[i];
 	free(got.v);
 	got.v = NULL;
 	got.n = got.cap = 0;
 out:
-	free(l.v);
+	free(r.done);
+	free(maps.v);
 	pthread_mutex_unlock(&got.lock);
-	return c;
+	return r.c;
 }

@@ -36,11 +36,14 @@ struct agent_got_count {
  * a name the agent defines and `want` accepts to the agent's definition,
  * when the slot holds the definition the program's own lookup gives
  * (dlsym(RTLD_DEFAULT)) or an address of its module (a lazy binding not
- * done yet).  Slots bound already are left.  Returns what it did. */
-struct agent_got_count agent_got_bind(agent_got_want *want);
+ * done yet).  Slots bound already are left.  `start`: at START; otherwise
+ * (DLOPENED) nothing is bound after agent_got_restore(), which a dlopen on
+ * another thread may race.  Returns what it did. */
+struct agent_got_count agent_got_bind(agent_got_want *want, bool start);
 
 /* Writes every bound slot back (those still holding the agent's wrapper,
- * in modules still loaded) and forgets them. */
+ * in modules still loaded: done while the loader keeps its list still)
+ * and forgets them. */
 struct agent_got_count agent_got_restore(void);
 
 #endif /* FXT_AGENT_GOT_H */

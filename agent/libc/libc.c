@@ -108,9 +108,9 @@ static bool libc_bound(const char *name)
 
 static bool bound; /* the GOTs hold our wrappers (until STOP) */
 
-static void bind_all(const char *when)
+static void bind_all(const char *when, bool start)
 {
-	struct agent_got_count c = agent_got_bind(libc_bound);
+	struct agent_got_count c = agent_got_bind(libc_bound, start);
 
 	agent_dbg("%s: %u GOT slots bound to the wrappers, %u bound elsewhere left%s%s", when,
 		  c.slots, c.skipped, c.err ? ", error: " : "", c.err ? strerror(-c.err) : "");
@@ -128,7 +128,7 @@ static void libc_start(const struct agent_event *ev)
 		if (agent_cfg.libc_groups & AGENT_G_MEM)
 			agent_mem_attached();
 		bound = true;
-		bind_all("attach");
+		bind_all("attach", true);
 	}
 }
 
@@ -138,7 +138,7 @@ static void libc_dlopened(const struct agent_event *ev)
 {
 	(void)ev;
 	if (bound)
-		bind_all("dlopen");
+		bind_all("dlopen", false);
 }
 
 /* Detaching: every slot written back as it was. */

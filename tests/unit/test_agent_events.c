@@ -18,9 +18,10 @@
 
 /* What libc.c's attach (START .attached, STOP) calls, in files this test
  * does not link: never reached here. */
-struct agent_got_count agent_got_bind(agent_got_want *want)
+struct agent_got_count agent_got_bind(agent_got_want *want, bool start)
 {
 	(void)want;
+	(void)start;
 	return (struct agent_got_count){ 0 };
 }
 
