@@ -13,14 +13,15 @@
 #     the wrappers call that malloc (not the C library's), so its free()
 #     never gets a block it did not hand out; the archive holds the
 #     window's mallocs exactly.
-#  3. --libc=io,proc,log, the process execs env(1) while attached: the window
+#  3. --libc=io,proc,log, the process forks a child that writes, then execs
+#     env(1), while attached: the child's calls are in the archive; the window
 #     so far is sealed (the execv with its path), and the new image gets the
 #     environment the program gave it, none of fxtrace's variables (it is
 #     not recorded).  Its printf's line before is logged (printf's wrapper
 #     calls our vprintf's, not the C library's).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 24
+plan 26
 if [ "$(uname -m)" != x86_64 ]; then
   skip_rest "attaching is for x86-64"
 fi
@@ -140,6 +141,8 @@ rm -f run.err
 run=$!
 wait_until attached
 io 3
+echo "fork 20" >&9
+wait_until grep -q "^done fork 20\$" out
 echo "exec $(command -v env)" >&9
 exec 9>&-
 wait $target
@@ -153,4 +156,7 @@ is "$("$SLICES" --slices libc.proc x.fxt | grep -c "^1 execv caller=main path=$(
 is "$("$SLICES" --slices libc.io x.fxt | grep -c '^1 write caller=[^ ]* fd=[0-9]* count=8 result=8$')" 3 \
   "... and the window's writes before it"
 is "$("$FXT_DUMP" x.fxt | grep -c ' log msg="done io 3"$')" 1 "... and the line printf wrote"
+is "$("$SLICES" --slices libc.proc x.fxt | grep -c '^1 fork caller=')" 1 "the fork made while attached"
+is "$("$SLICES" --slices libc.io x.fxt | grep -c '^2 write caller=[^ ]* fd=[0-9]* count=8 result=8$')" 20 \
+  "... and the 20 writes of the child, in its own process"
 finish

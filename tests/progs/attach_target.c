@@ -13,6 +13,8 @@
  *     "io N" opens /dev/null, writes 8 bytes to it N times with write(2),
  *     closes it and says "done io N" (C library calls to count);
  *     "thread N" does the same in a new thread, joined ("done thread N");
+ *     "fork N" does the same in a child it forks and waits for ("done fork
+ *     N" when the child exited 0);
  *     "dlopen LIB FILE" loads LIB and calls its probe(FILE) (the library
  *     tests/progs/inject_probe.c), and says "done dlopen";
  *     "exec PATH" runs PATH (no arguments) in its place, with execv(3);
@@ -39,6 +41,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int pipefd[2];
@@ -160,6 +163,18 @@ static void serve(void)
 	while (read_line(0, buf, sizeof(buf)) > 0) {
 		unsigned long n = 0, i;
 
+		if (sscanf(buf, "fork %lu", &n) == 1) {
+			int status = -1;
+			pid_t child = fork();
+
+			if (child == 0)
+				_exit(null_writes(n) == n ? 0 : 1);
+			if (child > 0)
+				waitpid(child, &status, 0);
+			printf("%s %lu\n", status == 0 ? "done fork" : "fork failed", n);
+			fflush(stdout);
+			continue;
+		}
 		if (strncmp(buf, "dlopen ", 7) == 0) {
 			char *file = strchr(buf + 7, ' ');
 			void *h;
