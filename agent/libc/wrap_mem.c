@@ -127,15 +127,25 @@ static inline uint64_t heap_period(void)
 	return agent_clock_tsc ? 1ull << 21 : 1000000u;
 }
 
-/* Attached to a process whose allocator (its own, defining malloc) leaves
+/* Attached to a process (START .attached, before its calls come to the
+ * wrappers).  If its allocator (its own, defining malloc) leaves
  * malloc_usable_size to the C library's, which would read that
- * allocator's blocks as its own: the counter counts nothing. */
+ * allocator's blocks as its own, the counter counts nothing. */
 static bool usable_foreign;
 
 void agent_mem_attached(void)
 {
 	void *m = REAL(malloc), *u = REAL(malloc_usable_size);
 	Dl_info a, b;
+
+	/* Every real function known before the wrappers go in: none is
+	 * looked up later, so no block of the bootstrap arena is handed out
+	 * while attached (one freed after the detach would reach the real
+	 * free()). */
+	(void)REAL(calloc), (void)REAL(realloc), (void)REAL(reallocarray), (void)REAL(free);
+	(void)REAL(posix_memalign), (void)REAL(aligned_alloc), (void)REAL(memalign);
+	(void)REAL(valloc), (void)REAL(pvalloc), (void)REAL(mmap), (void)REAL(mmap64);
+	(void)REAL(munmap), (void)REAL(mremap);
 
 	if (!m || !u || !dladdr(m, &a) || !dladdr(u, &b) || a.dli_fbase != b.dli_fbase) {
 		usable_foreign = true;
