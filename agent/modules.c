@@ -16,6 +16,7 @@
 #include "agent/gates.h"
 #include "agent/log.h"
 #include "agent/modules.h"
+#include "agent/real.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -117,8 +118,9 @@ void agent_modules_snapshot(void)
 	errno = saved;
 }
 
-/* The real functions, looked up once.  dlsym(RTLD_NEXT) from inside our own
- * dlopen is fine: glibc's dlsym does not call dlopen. */
+/* The real functions, looked up once (agent_resolve(): the program's
+ * definitions when loaded late).  dlsym from inside our own dlopen is
+ * fine: glibc's dlsym does not call dlopen. */
 typedef void *dlopen_fn(const char *, int);
 typedef int dlclose_fn(void *);
 
@@ -127,7 +129,7 @@ static dlopen_fn *real_dlopen(void)
 	static dlopen_fn *fn;
 
 	if (!fn)
-		fn = (dlopen_fn *)dlsym(RTLD_NEXT, "dlopen");
+		fn = (dlopen_fn *)agent_resolve("dlopen", NULL);
 	return fn;
 }
 
@@ -136,7 +138,7 @@ static dlclose_fn *real_dlclose(void)
 	static dlclose_fn *fn;
 
 	if (!fn)
-		fn = (dlclose_fn *)dlsym(RTLD_NEXT, "dlclose");
+		fn = (dlclose_fn *)agent_resolve("dlclose", NULL);
 	return fn;
 }
 

@@ -139,6 +139,13 @@ E2E_TESTS += tests/e2e/attach-agent.sh
 # fxt-run -p: a window of a running process, its exact calls, detached at
 # --duration, SIGINT or its exit; the refusals.
 E2E_TESTS += tests/e2e/attach-run.sh
+# fxt-run -p --libc: the wrappers bound into the GOTs of a running process
+# (the exact calls of the window, with their arguments), every slot as it
+# was after the detach; a process with its own malloc served by it
+# (tests/progs/attach_malloc, tests/helpers/got_slots.py).
+E2E_TESTS += tests/e2e/attach-libc.sh
+# fxt-run -p again and again (a window each), children followed, exec said,
+# signals during an attach.
 E2E_TESTS += tests/e2e/attach-again.sh
 
 E2E_TESTS += tests/e2e/readme.sh

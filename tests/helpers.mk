@@ -20,6 +20,8 @@
 #  - perfetto_rules.py, libc-real-flows.py (Python 3): what Perfetto needs
 #    of an archive, and flows resolved to the slices they bind to, as
 #    Perfetto does (tests/real/).
+#  - got_slots.py (Python 3): the GOT slots of modules of a running process,
+#    read from /proc/PID/mem (attach-libc.sh).
 #
 # To add one: put tests/helpers/NAME.c here and add tests/helpers/NAME to
 # check_PROGRAMS with its LDADD; a script goes to EXTRA_DIST.
@@ -37,7 +39,8 @@ tests_helpers_libc_slices_LDADD = libfxtcodec.la
 tests_helpers_mkarchives_LDADD = libfxtcodec.la
 tests_helpers_mkruns_LDADD = libfxtcodec.la -lm
 tests_helpers_numbers_LDADD = libfxtcodec.la
-EXTRA_DIST += tests/helpers/perfetto_rules.py tests/helpers/libc-real-flows.py
+EXTRA_DIST += tests/helpers/perfetto_rules.py tests/helpers/libc-real-flows.py \
+	tests/helpers/got_slots.py
 
 # fxt_inject: the injector (launcher/attach/inject.c) by hand: borrows a
 # thread of a running process, loads a library into it and calls a

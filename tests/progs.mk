@@ -373,11 +373,17 @@ tests_progs_attach_target_CFLAGS = $(WARN_CFLAGS) -O2 -g
 # No sanitizer runtime, as the other traced programs: the agent is preloaded
 # into it, and patching leaves alone a program whose runtime walks stacks.
 tests_progs_attach_target_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
-tests_progs_attach_target_LDADD = -lpthread
+tests_progs_attach_target_LDADD = -lpthread -ldl
 check_LTLIBRARIES += tests/progs/libinject_probe.la
 tests_progs_libinject_probe_la_SOURCES = tests/progs/inject_probe.c
 tests_progs_libinject_probe_la_CFLAGS = $(WARN_CFLAGS) -O2 -g
 tests_progs_libinject_probe_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+# attach_malloc: a process with its own allocator, attached to with
+# --libc=mem (attach-libc.sh).
+check_PROGRAMS += tests/progs/attach_malloc
+tests_progs_attach_malloc_SOURCES = tests/progs/attach_malloc.c
+tests_progs_attach_malloc_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_attach_malloc_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 # attach_static: the same program linked statically: refused (no dlopen).
 check_PROGRAMS += tests/progs/attach_static
 tests_progs_attach_static_SOURCES = tests/progs/attach_target.c

@@ -224,6 +224,14 @@ static inline __attribute__((always_inline)) void wrap_sync(struct tstate *t, en
  * trace, with the pid in it). */
 uint64_t agent_new_flow_id(enum ev_flowid_kind kind);
 
+/* Attached to a running process (START .attached): the mem wrappers check
+ * that the allocator they call is whole.  (wrap_mem.c) */
+void agent_mem_attached(void);
+
+/* Whether `name` is one of the log group's wrappers (wrap_log.c): bound
+ * at attach when the group is asked for (libc.c). */
+bool agent_log_wrapped(const char *name);
+
 /* The log group: bytes the program wrote to stdout or stderr (a write on
  * fd 1/2, stdio on stdout/stderr) or a syslog message (stream
  * EV_LOG_SYSLOG, with its priority) as LOG records; lines are assembled by

@@ -4,7 +4,9 @@
  * is no longer traced (its archive is written).  The new image gets
  * FXT_EXEC_PID=<pid> so that it does not take the root's archive name
  * (agent_exec_env()).  In a vfork child (pid differs from ours and no
- * fork handler ran), nothing is done: it shares our memory.  See
+ * fork handler ran), nothing is done: it shares our memory.  In a process
+ * attached to (fxt-run -p), the spool is sealed and the environment left
+ * as it is: the new image is not recorded.  See
  * agent/libc/libc.h for the rules every wrapper follows. */
 #include <config.h>
 
@@ -34,7 +36,10 @@ static int do_exec(execve_fn *fn, const char *file, char *const argv[], char *co
 		errno = ENOSYS;
 		return -1;
 	}
-	if (!agent_before_exec())
+	/* Attached to (fxt-run -p): sealed, but the image it execs is not
+	 * recorded (nothing preloads the agent into it), so its environment is
+	 * the program's. */
+	if (!agent_before_exec() || agent.late)
 		return fn(file, argv, envp);
 	env = agent_exec_env(envp, var, sizeof(var), img, sizeof(img));
 	ret = fn(file, argv, env ? env : envp);
@@ -46,15 +51,15 @@ static int do_exec(execve_fn *fn, const char *file, char *const argv[], char *co
 
 static execve_fn *real_fn(const char *name)
 {
-	return (execve_fn *)dlsym(RTLD_NEXT, name);
+	return (execve_fn *)agent_resolve(name, NULL);
 }
 
 /* The exec frame (proc group), recorded before the seal so that the
  * archive shows it: the path (or file) and the argument vector, joined
  * with spaces.  It stays open: the converter closes it at flush time, the
  * last moment this image is traced.  Only the outermost exec wrapper
- * records (execl -> execv -> execve is one call of the program's: the
- * inner ones find `wrap` set).  Returns the thread state for exec_end(),
+ * records (one reached from inside another wrapper finds `wrap` set).
+ * Returns the thread state for exec_end(),
  * or NULL. */
 #define EXEC_STR_MAX 256u
 
@@ -99,38 +104,54 @@ static int exec_end(struct tstate *t, int ret)
 	return ret;
 }
 
-EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+/* The real execve and execvpe behind the seal (do_exec()), for every
+ * wrapper: called directly, not through our exported names, which the
+ * agent's own calls reach only when preloaded (attached to, they go to
+ * the C library's, past the seal). */
+static int sealed_execve(const char *path, char *const argv[], char *const envp[])
 {
-	struct tstate *t = exec_begin(AGENT_FN_execve, AGENT_KEY_PATH, path, argv, CALLER);
 	static execve_fn *fn;
 
 	if (!fn)
 		fn = real_fn("execve");
-	return exec_end(t, do_exec(fn, path, argv, envp));
+	return do_exec(fn, path, argv, envp);
+}
+
+static int sealed_execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	static execve_fn *fn;
+
+	if (!fn)
+		fn = real_fn("execvpe");
+	return do_exec(fn, file, argv, envp);
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	struct tstate *t = exec_begin(AGENT_FN_execve, AGENT_KEY_PATH, path, argv, CALLER);
+
+	return exec_end(t, sealed_execve(path, argv, envp));
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	struct tstate *t = exec_begin(AGENT_FN_execvpe, AGENT_KEY_FILE, file, argv, CALLER);
-	static execve_fn *fn;
 
-	if (!fn)
-		fn = real_fn("execvpe");
-	return exec_end(t, do_exec(fn, file, argv, envp));
+	return exec_end(t, sealed_execvpe(file, argv, envp));
 }
 
 EXPORT int execv(const char *path, char *const argv[])
 {
 	struct tstate *t = exec_begin(AGENT_FN_execv, AGENT_KEY_PATH, path, argv, CALLER);
 
-	return exec_end(t, execve(path, argv, environ));
+	return exec_end(t, sealed_execve(path, argv, environ));
 }
 
 EXPORT int execvp(const char *file, char *const argv[])
 {
 	struct tstate *t = exec_begin(AGENT_FN_execvp, AGENT_KEY_FILE, file, argv, CALLER);
 
-	return exec_end(t, execvpe(file, argv, environ));
+	return exec_end(t, sealed_execvpe(file, argv, environ));
 }
 
 /* The list forms: glibc implements them with its internal execve, which
@@ -178,7 +199,7 @@ EXPORT int execl(const char *path, const char *arg, ...)
 	EXEC_LIST_ARGV(argv, arg, ap, NULL);
 	va_end(ap);
 	t = exec_begin(AGENT_FN_execl, AGENT_KEY_PATH, path, argv, CALLER);
-	return exec_end(t, execv(path, argv));
+	return exec_end(t, sealed_execve(path, argv, environ));
 }
 
 EXPORT int execlp(const char *file, const char *arg, ...)
@@ -190,7 +211,7 @@ EXPORT int execlp(const char *file, const char *arg, ...)
 	EXEC_LIST_ARGV(argv, arg, ap, NULL);
 	va_end(ap);
 	t = exec_begin(AGENT_FN_execlp, AGENT_KEY_FILE, file, argv, CALLER);
-	return exec_end(t, execvp(file, argv));
+	return exec_end(t, sealed_execvpe(file, argv, environ));
 }
 
 EXPORT int execle(const char *path, const char *arg, ...)
@@ -203,5 +224,5 @@ EXPORT int execle(const char *path, const char *arg, ...)
 	EXEC_LIST_ARGV(argv, arg, ap, &envp);
 	va_end(ap);
 	t = exec_begin(AGENT_FN_execle, AGENT_KEY_PATH, path, argv, CALLER);
-	return exec_end(t, execve(path, argv, envp));
+	return exec_end(t, sealed_execve(path, argv, envp));
 }

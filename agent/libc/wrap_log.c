@@ -528,6 +528,16 @@ __attribute__((format(printf, 2, 0))) static void log_format(struct logcall *c, 
 	errno = c->err;
 }
 
+/* The v-forms as the other wrappers here call them (printf -> vprintf):
+ * through a hidden alias, bound inside the agent.  Preloaded, a call of
+ * the exported name would reach our wrapper anyway; loaded late (fxt-run
+ * -p), the agent's own calls of its exported names go to the C library's,
+ * and the text would not be recorded. */
+#define LOCAL(fn) local_##fn
+#define LOCAL_ALIAS(fn)                  \
+	extern __typeof__(fn) local_##fn \
+	    __attribute__((copy(fn), alias(#fn), visibility("hidden")))
+
 /* ------------------------------------------------------------ printf */
 
 WRAP int vfprintf(FILE *f, const char *fmt, va_list ap)
@@ -539,6 +549,7 @@ WRAP int vfprintf(FILE *f, const char *fmt, va_list ap)
 	log_format(&c, fmt, ap);
 	return log_result(&c, REAL(vfprintf)(f, fmt, ap));
 }
+LOCAL_ALIAS(vfprintf);
 
 WRAP int vprintf(const char *fmt, va_list ap)
 {
@@ -549,6 +560,7 @@ WRAP int vprintf(const char *fmt, va_list ap)
 	log_format(&c, fmt, ap);
 	return log_result(&c, REAL(vprintf)(fmt, ap));
 }
+LOCAL_ALIAS(vprintf);
 
 WRAP int vdprintf(int fd, const char *fmt, va_list ap)
 {
@@ -559,6 +571,7 @@ WRAP int vdprintf(int fd, const char *fmt, va_list ap)
 	log_format(&c, fmt, ap);
 	return log_result(&c, REAL(vdprintf)(fd, fmt, ap));
 }
+LOCAL_ALIAS(vdprintf);
 
 WRAP int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
 {
@@ -569,6 +582,7 @@ WRAP int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
 	log_format(&c, fmt, ap);
 	return log_result(&c, REAL(__vfprintf_chk)(f, flag, fmt, ap));
 }
+LOCAL_ALIAS(__vfprintf_chk);
 
 WRAP int __vprintf_chk(int flag, const char *fmt, va_list ap)
 {
@@ -579,6 +593,7 @@ WRAP int __vprintf_chk(int flag, const char *fmt, va_list ap)
 	log_format(&c, fmt, ap);
 	return log_result(&c, REAL(__vprintf_chk)(flag, fmt, ap));
 }
+LOCAL_ALIAS(__vprintf_chk);
 
 WRAP int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
 {
@@ -589,6 +604,7 @@ WRAP int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
 	log_format(&c, fmt, ap);
 	return log_result(&c, REAL(__vdprintf_chk)(fd, flag, fmt, ap));
 }
+LOCAL_ALIAS(__vdprintf_chk);
 
 /* The variadic forms go through the v-forms above (ours: one place
  * records), which call the real v-forms. */
@@ -598,7 +614,7 @@ WRAP int printf(const char *fmt, ...)
 	int r;
 
 	va_start(ap, fmt);
-	r = vprintf(fmt, ap);
+	r = LOCAL(vprintf)(fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -609,7 +625,7 @@ WRAP int fprintf(FILE *f, const char *fmt, ...)
 	int r;
 
 	va_start(ap, fmt);
-	r = vfprintf(f, fmt, ap);
+	r = LOCAL(vfprintf)(f, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -620,7 +636,7 @@ WRAP int dprintf(int fd, const char *fmt, ...)
 	int r;
 
 	va_start(ap, fmt);
-	r = vdprintf(fd, fmt, ap);
+	r = LOCAL(vdprintf)(fd, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -631,7 +647,7 @@ WRAP int __printf_chk(int flag, const char *fmt, ...)
 	int r;
 
 	va_start(ap, fmt);
-	r = __vprintf_chk(flag, fmt, ap);
+	r = LOCAL(__vprintf_chk)(flag, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -642,7 +658,7 @@ WRAP int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
 	int r;
 
 	va_start(ap, fmt);
-	r = __vfprintf_chk(f, flag, fmt, ap);
+	r = LOCAL(__vfprintf_chk)(f, flag, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -653,7 +669,7 @@ WRAP int __dprintf_chk(int fd, int flag, const char *fmt, ...)
 	int r;
 
 	va_start(ap, fmt);
-	r = __vdprintf_chk(fd, flag, fmt, ap);
+	r = LOCAL(__vdprintf_chk)(fd, flag, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -809,6 +825,7 @@ WRAP void vwarn(const char *fmt, va_list ap)
 	warn_record(&c, true, fmt, ap);
 	REAL(vwarn)(fmt, ap);
 }
+LOCAL_ALIAS(vwarn);
 
 WRAP void vwarnx(const char *fmt, va_list ap)
 {
@@ -817,6 +834,7 @@ WRAP void vwarnx(const char *fmt, va_list ap)
 	warn_record(&c, false, fmt, ap);
 	REAL(vwarnx)(fmt, ap);
 }
+LOCAL_ALIAS(vwarnx);
 
 WRAP void verr(int status, const char *fmt, va_list ap)
 {
@@ -826,6 +844,7 @@ WRAP void verr(int status, const char *fmt, va_list ap)
 	REAL(verr)(status, fmt, ap);
 	__builtin_unreachable();
 }
+LOCAL_ALIAS(verr);
 
 WRAP void verrx(int status, const char *fmt, va_list ap)
 {
@@ -835,13 +854,14 @@ WRAP void verrx(int status, const char *fmt, va_list ap)
 	REAL(verrx)(status, fmt, ap);
 	__builtin_unreachable();
 }
+LOCAL_ALIAS(verrx);
 
 WRAP void warn(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vwarn(fmt, ap);
+	LOCAL(vwarn)(fmt, ap);
 	va_end(ap);
 }
 
@@ -850,7 +870,7 @@ WRAP void warnx(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vwarnx(fmt, ap);
+	LOCAL(vwarnx)(fmt, ap);
 	va_end(ap);
 }
 
@@ -859,7 +879,7 @@ WRAP void err(int status, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	verr(status, fmt, ap);
+	LOCAL(verr)(status, fmt, ap);
 }
 
 WRAP void errx(int status, const char *fmt, ...)
@@ -867,7 +887,7 @@ WRAP void errx(int status, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	verrx(status, fmt, ap);
+	LOCAL(verrx)(status, fmt, ap);
 }
 
 /* error and error_at_line have no v-form: the message is formatted here
@@ -981,19 +1001,21 @@ WRAP void vsyslog(int prio, const char *fmt, va_list ap)
 	syslog_record(prio, fmt, ap);
 	REAL(vsyslog)(prio, fmt, ap);
 }
+LOCAL_ALIAS(vsyslog);
 
 WRAP void __vsyslog_chk(int prio, int flag, const char *fmt, va_list ap)
 {
 	syslog_record(prio, fmt, ap);
 	REAL(__vsyslog_chk)(prio, flag, fmt, ap);
 }
+LOCAL_ALIAS(__vsyslog_chk);
 
 WRAP void syslog(int prio, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsyslog(prio, fmt, ap);
+	LOCAL(vsyslog)(prio, fmt, ap);
 	va_end(ap);
 }
 
@@ -1002,6 +1024,29 @@ WRAP void __syslog_chk(int prio, int flag, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	__vsyslog_chk(prio, flag, fmt, ap);
+	LOCAL(__vsyslog_chk)(prio, flag, fmt, ap);
 	va_end(ap);
+}
+
+/* ------------------------------------------------------------ names */
+
+/* The wrappers above, by name: what an attach binds (libc.c). */
+bool agent_log_wrapped(const char *name)
+{
+	static const char *const names[] = {
+		"vfprintf",	  "vprintf",	    "vdprintf",	      "__vfprintf_chk",
+		"__vprintf_chk",  "__vdprintf_chk", "printf",	      "fprintf",
+		"dprintf",	  "__printf_chk",   "__fprintf_chk",  "__dprintf_chk",
+		"puts",		  "fputs",	    "fputs_unlocked", "fputc",
+		"fputc_unlocked", "putc",	    "putchar",	      "perror",
+		"vwarn",	  "vwarnx",	    "verr",	      "verrx",
+		"warn",		  "warnx",	    "err",	      "errx",
+		"error",	  "error_at_line",  "vsyslog",	      "__vsyslog_chk",
+		"syslog",	  "__syslog_chk",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
 }

@@ -31,6 +31,7 @@
  */
 #include <config.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -40,6 +41,7 @@
 #include <sys/mman.h>
 
 #include "agent/libc/libc.h"
+#include "agent/log.h"
 
 REAL_DECL(malloc);
 REAL_DECL(calloc);
@@ -125,12 +127,39 @@ static inline uint64_t heap_period(void)
 	return agent_clock_tsc ? 1ull << 21 : 1000000u;
 }
 
+/* Attached to a process (START .attached, before its calls come to the
+ * wrappers).  If its allocator (its own, defining malloc) leaves
+ * malloc_usable_size to the C library's, which would read that
+ * allocator's blocks as its own, the counter counts nothing. */
+static bool usable_foreign;
+
+void agent_mem_attached(void)
+{
+	void *m = REAL(malloc), *u = REAL(malloc_usable_size);
+	Dl_info a, b;
+
+	/* Every real function known before the wrappers go in: none is
+	 * looked up later, so no block of the bootstrap arena is handed out
+	 * while attached (one freed after the detach would reach the real
+	 * free()). */
+	(void)REAL(calloc), (void)REAL(realloc), (void)REAL(reallocarray), (void)REAL(free);
+	(void)REAL(posix_memalign), (void)REAL(aligned_alloc), (void)REAL(memalign);
+	(void)REAL(valloc), (void)REAL(pvalloc), (void)REAL(mmap), (void)REAL(mmap64);
+	(void)REAL(munmap), (void)REAL(mremap);
+
+	if (!m || !u || !dladdr(m, &a) || !dladdr(u, &b) || a.dli_fbase != b.dli_fbase) {
+		usable_foreign = true;
+		agent_dbg("malloc and malloc_usable_size are not of one allocator: the heap "
+			  "counter stays at 0");
+	}
+}
+
 /* The usable size of a block of the real heap (0 for NULL, and while
  * malloc_usable_size itself is being resolved: dlsym's allocations must
  * not resolve it again). */
 static inline size_t usable(void *p)
 {
-	if (!p || BOOTSTRAP(malloc_usable_size))
+	if (!p || BOOTSTRAP(malloc_usable_size) || usable_foreign)
 		return 0;
 	return REAL(malloc_usable_size)(p);
 }

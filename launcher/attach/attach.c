@@ -17,8 +17,11 @@
  * of their own, stop with it (the agent's watch), and are converted and
  * merged with it; one that execs is not followed.
  *
- * What it does not do yet (issue 26): --libc and --sample (the wrappers
- * go in by interposition at exec, and the timers with each thread).
+ * --libc: the agent binds its wrappers into the modules' GOTs at start and
+ * writes them back at the detach (agent/got.h).
+ *
+ * What it does not do yet (issue 26): --sample (the timers go with each
+ * thread at its start).
  */
 #include "config.h"
 
@@ -270,14 +273,18 @@ int attach_main(const struct options *opts)
 	bool gone;
 	int err;
 
-	if (!o.set.given[FXT_S_PATCH])
-		die(EXIT_USAGE, "-p: say which functions to record with --patch (--patch=. for all "
-				"of the program's): a running process has no hooks of ours");
+	if (!o.set.given[FXT_S_PATCH] && !o.set.given[FXT_S_LIBC])
+		die(EXIT_USAGE,
+		    "-p: say what to record with --patch (--patch=. for all of the "
+		    "program's functions) or --libc: a running process has no hooks of ours");
 	if (o.set.given[FXT_S_SAMPLE])
 		die(EXIT_USAGE, "-p: --sample is not available when attaching yet");
-	if (o.set.given[FXT_S_LIBC])
-		die(EXIT_USAGE, "-p: --libc is not available when attaching yet (the C library's "
-				"calls are recorded by interposition when the program starts)");
+	/* No libc calls unless --libc asks (a launch records the default
+	 * groups: there, the wrappers are in anyway). */
+	if (!o.set.given[FXT_S_LIBC]) {
+		o.set.v[FXT_S_LIBC].s = (char *)"none";
+		o.set.given[FXT_S_LIBC] = true;
+	}
 	agent = find_agent();
 	if (attach_preflight(pid, agent, &t, why, sizeof(why)) != 0)
 		die(EXIT_USAGE, "%s", why);
@@ -291,7 +298,8 @@ int attach_main(const struct options *opts)
 		die(EXIT_USAGE, "cannot remove %s: %s", display_name(out), strerror(errno));
 	if (o.set.given[FXT_S_SNAPSHOT_IF])
 		clear_snapshots(out, o.force);
-	o.patch_dir = patch_report_dir();
+	if (o.set.given[FXT_S_PATCH])
+		o.patch_dir = patch_report_dir();
 	give_folders(&t, out, o.patch_dir);
 	run_ctl_path(ctl, sizeof(ctl), out, (long)getpid());
 	err = run_ctl_set(ctl, RUN_CTL_OPEN);
@@ -314,7 +322,8 @@ int attach_main(const struct options *opts)
 	unlink(block);
 	if (err) {
 		unlink(ctl);
-		rmdir(o.patch_dir);
+		if (o.patch_dir)
+			rmdir(o.patch_dir);
 		if (err == -EALREADY && t.has_agent)
 			die(EXIT_USAGE,
 			    "process %d (%s) is recorded already: it was started under fxt-run or "
@@ -358,7 +367,8 @@ int attach_main(const struct options *opts)
 		if (!o.quiet)
 			parts_print(&parts);
 	}
-	patch_report_finish(o.patch_dir, o.patch_list, o.quiet);
+	if (o.patch_dir)
+		patch_report_finish(o.patch_dir, o.patch_list, o.quiet);
 	run_session_path(session, sizeof(session), out, (long)t.pid);
 	unlink(session);
 	unlink(ctl);

@@ -101,7 +101,7 @@ is "$(grep '^reaped' out)" "reaped 0" "... it went on and exited 0"
 
 # 4. A child that runs another program is not followed: fxt-run says so.
 attach d.fxt --patch='^work$'
-echo "exec sleep 3" >&9
+echo "forkexec sleep 3" >&9
 wait_until grep -q '^execed' out
 sleep 0.3
 detach

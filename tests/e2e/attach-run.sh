@@ -108,8 +108,8 @@ refusal() {
   "$FXT_RUN" "$@" >r.out 2>r.err
   echo "$?:$(wc -l <r.err):$(cat r.err)"
 }
-is "$(refusal -p $target -o z.fxt)" "2:1:fxt-run: -p: say which functions to record with --patch (--patch=. for all of the program's): a running process has no hooks of ours" \
-  "-p without --patch"
+is "$(refusal -p $target -o z.fxt)" "2:1:fxt-run: -p: say what to record with --patch (--patch=. for all of the program's functions) or --libc: a running process has no hooks of ours" \
+  "-p without --patch or --libc"
 is "$(refusal -p $target --patch=. -- true)" "2:1:fxt-run: -p: attach to a process or run a program, not both (true given)" \
   "-p and a program"
 is "$(refusal --duration 1s -- true)" "2:1:fxt-run: --duration: only with -p (a program runs until it exits)" \

@@ -12,10 +12,18 @@
  *     can count exactly: it knows which lines came while it recorded);
  *     "spawn N": a child calls work() N times, says "child N" and waits;
  *     "reap": that child calls work() N times more and exits, and main
- *     says "reaped STATUS"; "exec PROG ARG": a child calls work() 5 times
- *     and runs PROG ARG, main
- *     says "execed PID" and never waits for it; "trap": whether SIGTRAP's
- *     action is main's own handler ("trap: own", else "trap: other");
+ *     says "reaped STATUS"; "forkexec PROG ARG": a child calls work() 5
+ *     times and runs PROG ARG, main says "execed PID" and never waits for
+ *     it; "trap": whether SIGTRAP's action is main's own handler ("trap:
+ *     own", else "trap: other");
+ *     "io N" opens /dev/null, writes 8 bytes to it N times with write(2),
+ *     closes it and says "done io N" (C library calls to count);
+ *     "thread N" does the same in a new thread, joined ("done thread N");
+ *     "fork N" does the same in a child it forks and waits for ("done fork
+ *     N" when the child exited 0);
+ *     "dlopen LIB FILE" loads LIB and calls its probe(FILE) (the library
+ *     tests/progs/inject_probe.c), and says "done dlopen";
+ *     "exec PATH" runs PATH (no arguments) in its place, with execv(3);
  *   - --zombie: a child that exits at once and is never waited for ("zombie
  *     PID" printed before "ready");
  *   - --reader: a second thread blocks in read(2) on a pipe that main
@@ -30,11 +38,13 @@
  * $ATTACH_TARGET_COUNT set, "spins: N", the calls of spin()); exit 0.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -146,9 +156,31 @@ static void spawned(unsigned long n, int go)
 	_exit(x ? 0 : 1);
 }
 
+/* N writes of 8 bytes to /dev/null: how many were made. */
+static unsigned long null_writes(unsigned long n)
+{
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	unsigned long i;
+
+	for (i = 0; fd >= 0 && i < n; i++)
+		if (write(fd, "fxtrace\n", 8) != 8)
+			break;
+	if (fd >= 0)
+		close(fd);
+	return i;
+}
+
+static void *null_writer(void *arg)
+{
+	unsigned long *n = arg;
+
+	*n = null_writes(*n);
+	return NULL;
+}
+
 static void serve(void)
 {
-	char buf[256], prog[128], arg[128];
+	char buf[4096], prog[128], arg[128];
 	unsigned long x = 0;
 	pid_t child = -1;
 	int go[2] = { -1, -1 };
@@ -177,7 +209,7 @@ static void serve(void)
 			fflush(stdout);
 			continue;
 		}
-		if (sscanf(buf, "exec %127s %127s", prog, arg) == 2) {
+		if (sscanf(buf, "forkexec %127s %127s", prog, arg) == 2) {
 			pid_t pid;
 
 			fflush(stdout);
@@ -197,6 +229,54 @@ static void serve(void)
 
 			sigaction(SIGTRAP, NULL, &sa);
 			printf("trap: %s\n", sa.sa_handler == on_fault ? "own" : "other");
+			fflush(stdout);
+			continue;
+		}
+		if (sscanf(buf, "fork %lu", &n) == 1) {
+			int status = -1;
+			pid_t pid = fork();
+
+			if (pid == 0)
+				_exit(null_writes(n) == n ? 0 : 1);
+			if (pid > 0)
+				waitpid(pid, &status, 0);
+			printf("%s %lu\n", status == 0 ? "done fork" : "fork failed", n);
+			fflush(stdout);
+			continue;
+		}
+		if (strncmp(buf, "dlopen ", 7) == 0) {
+			char *file = strchr(buf + 7, ' ');
+			void *h;
+			long (*probe)(const char *);
+
+			if (file)
+				*file++ = '\0';
+			h = file ? dlopen(buf + 7, RTLD_NOW) : NULL;
+			*(void **)&probe = h ? dlsym(h, "probe") : NULL;
+			printf("%s\n", probe && probe(file) > 0 ? "done dlopen" : "dlopen failed");
+			fflush(stdout);
+			continue;
+		}
+		if (strncmp(buf, "exec ", 5) == 0) {
+			char *const args[] = { buf + 5, NULL };
+
+			fflush(stdout);
+			execv(buf + 5, args);
+			printf("exec failed: %s\n", strerror(errno));
+			fflush(stdout);
+			continue;
+		}
+		if (sscanf(buf, "io %lu", &n) == 1) {
+			printf("done io %lu\n", null_writes(n));
+			fflush(stdout);
+			continue;
+		}
+		if (sscanf(buf, "thread %lu", &n) == 1) {
+			pthread_t th;
+
+			if (pthread_create(&th, NULL, null_writer, &n) == 0)
+				pthread_join(th, NULL);
+			printf("done thread %lu\n", n);
 			fflush(stdout);
 			continue;
 		}
