@@ -280,6 +280,10 @@ struct spools {
 	struct name_list snapshots;
 };
 
+/* Whether process `pid` has the agent mapped (false if it cannot tell):
+ * a process attached to that ran another program has not. */
+bool proc_has_agent(long pid);
+
 /* 0 or -ENOMEM. */
 int spools_init(struct spools *r, struct parts *ps, const char *out, long root, time_t since,
 		bool quiet);

@@ -214,8 +214,7 @@ static int convert_snapshot(struct spools *r, const char *spool, unsigned n)
 	return 0;
 }
 
-/* Whether process `pid` still has the agent mapped (false if unknown). */
-static bool has_agent(long pid)
+bool proc_has_agent(long pid)
 {
 	char path[64], line[PATH_MAX + 128];
 	bool found = false;
@@ -265,9 +264,9 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 	bool alive = run_proc_alive(pid, h->start_time);
 	bool mine = false;
 
-	if (!sealed && alive && r->attached && !has_agent(pid)) {
+	if (!sealed && alive && r->attached && !proc_has_agent(pid)) {
 		alive = false;
-		if (!r->quiet)
+		if (!r->quiet && pid != r->root) /* fxt-run -p says it of its own */
 			fprintf(
 			    stderr,
 			    "fxt-run: process %ld ran another program (exec): not followed; its "

@@ -201,21 +201,30 @@ static void hold_signals(bool on)
 		catch_signal(SIGHUP);
 }
 
-/* Waits for --duration, a signal or the process's end, converting the
- * spools that are done meanwhile (the signals held: hold_signals()).
- * Returns true when the process ended. */
-static bool wait_window(pid_t pid, uint64_t duration_ns, struct spools *r, const char **why_end)
+/* How a window ended. */
+enum window_end {
+	END_DETACH, /* --duration or a signal: fxt-run detaches */
+	END_EXIT,   /* the process exited */
+	END_EXEC,   /* the process ran another program: the agent is gone */
+};
+
+/* Waits for --duration, a signal, the process's end or its exec,
+ * converting the spools that are done meanwhile (the signals held:
+ * hold_signals()); *why_end says which signal or limit ended a detach. */
+static enum window_end wait_window(pid_t pid, uint64_t duration_ns, struct spools *r,
+				   const char **why_end)
 {
 	struct timespec t0, now;
 	sigset_t set;
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	bool gone = false;
+	enum window_end end = END_DETACH;
 
 	window_signals(&set);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	*why_end = "until the process exits or a signal";
-	for (;;) {
+	for (unsigned n = 0;; n++) {
 		struct timespec ts = { 0, SCAN_INTERVAL_MS * 1000000L };
+		bool gone;
 		int sig;
 
 		if (pidfd >= 0) {
@@ -226,7 +235,12 @@ static bool wait_window(pid_t pid, uint64_t duration_ns, struct spools *r, const
 			gone = kill(pid, 0) != 0 && errno == ESRCH;
 		}
 		if (gone) {
-			*why_end = "exited";
+			end = END_EXIT;
+			break;
+		}
+		/* An exec seals nothing it has not interposed: its maps say. */
+		if (n % 5 == 4 && !proc_has_agent(pid)) {
+			end = END_EXEC;
 			break;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
@@ -245,7 +259,7 @@ static bool wait_window(pid_t pid, uint64_t duration_ns, struct spools *r, const
 	}
 	if (pidfd >= 0)
 		close(pidfd);
-	return gone;
+	return end;
 }
 
 static double since(const struct timespec *t0)
@@ -270,7 +284,7 @@ int attach_main(const struct options *opts)
 	struct drain drain;
 	time_t start = time(NULL);
 	char *agent, *out, *block;
-	bool gone;
+	enum window_end wend;
 	int err;
 
 	if (!o.set.given[FXT_S_PATCH] && !o.set.given[FXT_S_LIBC])
@@ -341,20 +355,29 @@ int attach_main(const struct options *opts)
 		fprintf(stderr, "fxt-run: attached to %d (%s, %u thread%s)\n", (int)t.pid, t.comm,
 			t.threads, t.threads == 1 ? "" : "s");
 	drain_start(&drain, out, ctl);
-	gone = wait_window(t.pid, o.set.given[FXT_S_DURATION] ? o.set.v[FXT_S_DURATION].u : 0, &r,
+	wend = wait_window(t.pid, o.set.given[FXT_S_DURATION] ? o.set.v[FXT_S_DURATION].u : 0, &r,
 			   &end);
-	if (!gone) {
+	if (wend == END_DETACH) {
 		err = call_agent(t.pid, agent, false, FXT_ATTACH_STOP, NULL, why, sizeof(why));
 		if (err == -ESRCH)
-			gone = true;
+			wend = END_EXIT;
+		else if (err && !proc_has_agent(t.pid))
+			wend = END_EXEC;
 		else if (err)
 			fprintf(stderr, "fxt-run: cannot detach from %d: %s\n", (int)t.pid, why);
 	}
 	hold_signals(false);
-	if (!o.quiet)
-		fprintf(stderr, "fxt-run: %s %d after %.1f s (%s)\n",
-			gone ? "process" : "detached from", (int)t.pid, since(&t0),
-			gone ? "it exited" : end);
+	if (!o.quiet && wend == END_DETACH)
+		fprintf(stderr, "fxt-run: detached from %d after %.1f s (%s)\n", (int)t.pid,
+			since(&t0), end);
+	else if (!o.quiet && wend == END_EXIT)
+		fprintf(stderr, "fxt-run: process %d exited after %.1f s\n", (int)t.pid,
+			since(&t0));
+	else if (!o.quiet)
+		fprintf(stderr,
+			"fxt-run: process %d ran another program (exec) after %.1f s: not "
+			"followed; its records until then are kept\n",
+			(int)t.pid, since(&t0));
 	drain_stop(&drain);
 
 	/* The archives, as after a launch (fxt-run.c). */

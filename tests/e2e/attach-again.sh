@@ -8,7 +8,7 @@
 # fxt-run -p) is refused in one line.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 24
+plan 27
 why=$(patch_unavailable)
 [ -n "$why" ] && skip_rest "$why"
 scratch
@@ -168,3 +168,21 @@ ok "SIGTERM to fxt-run at 10 moments of an attach: the program's text is its fil
 exec 9>&-
 wait $target
 is "$?:$(grep -c '^done 3$' out)" "0:10" "... it served every line and exited 0"
+
+# 8. The process itself runs another program (cat, on its input) while
+# attached: fxt-run ends the window and says so; the calls before are kept.
+start --serve
+rm -f run.err
+"$FXT_RUN" -p $target --patch='^work$' -o e.fxt 2>run.err 9>&- &
+run=$!
+wait_until attached
+calls 25
+echo "exec $(command -v cat)" >&9
+wait $run
+is "$?:$(work_calls e.fxt)" "0:25" "the process ran cat while attached: fxt-run exits 0, the 25 calls kept"
+grep -q "^fxt-run: process $target ran another program (exec) after .* s: not followed; its records until then are kept\$" run.err
+is "$?" 0 "... and says it ran another program"
+echo "cat says this" >&9
+exec 9>&-
+wait $target
+is "$?:$(tail -n 1 out)" "0:cat says this" "cat ran on, and exited 0"

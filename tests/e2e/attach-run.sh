@@ -78,7 +78,7 @@ wait $target
 is "$?" 0 "the program exits 0 while attached"
 wait $run
 is "$?" 0 "fxt-run: exit 0"
-grep -q '^fxt-run: process [0-9]* after .* s (it exited)$' run.err
+grep -q '^fxt-run: process [0-9]* exited after .* s$' run.err
 is "$?" 0 "... saying the process exited"
 is "$(work_calls x.fxt)" 77 "its archive holds its 77 calls"
 
