@@ -7,12 +7,14 @@
  * in a system call (it holds none), else one caught outside the C
  * library, the dynamic loader and the unwinder.  Its
  * registers (general and vector) are saved, each call runs on a stack of
- * our own mapped in the process, returns to address 0 (the fault that
- * follows is ours and never delivered), and inject_close() puts the
+ * our own mapped in the process and returns into code of ours there,
+ * which waits for fxt-run to stop the thread, and inject_close() puts the
  * registers back: a system call the thread was blocked in restarts as the
  * kernel would have restarted it, with no EINTR the program did not expect.
- * Signals that arrive for the thread meanwhile are held and delivered
- * after.
+ * Should fxt-run die during a call, that code puts the thread back by
+ * itself after a second (rt_sigreturn on a signal frame of its saved
+ * state): the program goes on.  Signals that arrive for the thread
+ * meanwhile are held and delivered after.
  *
  * Errors: a negative errno and one line in `why` that names the problem.
  */

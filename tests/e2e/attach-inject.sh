@@ -14,7 +14,7 @@
 # program, a library another user could replace.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 28
+plan 30
 if [ "$(uname -m)" != x86_64 ] || [ ! -x "$HELPERS/fxt_inject" ]; then
   skip_rest "the injector is for x86-64"
 fi
@@ -23,6 +23,8 @@ cd "$TMPD" || exit 1
 INJECT=$HELPERS/fxt_inject
 PROBE=$PROGS/.libs/libinject_probe.so
 . "$abs_top_srcdir/tests/e2e/attach-common.sh"
+# A target that died must fail a check, not kill the script at its next line.
+trap '' PIPE
 
 # finish_target: lets it end (a line on its input, the stop file), then
 # $out is what it printed and its exit status.
@@ -96,6 +98,35 @@ reader: data
 busy: 64
 alarms: yes
 exit 0" "the program went on as before"
+
+# 4b. The injector killed (SIGKILL) inside a call: the thread puts itself
+# back (its read(2) restarted, its signal mask and vector registers as
+# they were) and the program goes on; and the same with a thread busy in
+# its own code when borrowed.
+for mode in "--reader --timer" "--spin --busy 2"; do
+  start $mode
+  rm -f inj.out
+  "$INJECT" $target "$PROBE" probe_sleep 400 >inj.out 2>inj.err 9>&- &
+  inj=$!
+  wait_until grep -q '^thread ' inj.out
+  sleep 0.15
+  kill -KILL $inj
+  wait $inj 2>/dev/null
+  sleep 1.5 # the call (400 ms), then the wait for the injector (1 s)
+  finish_target
+  case $mode in
+  --reader*) want="ready
+read: go
+reader: data
+alarms: yes
+exit 0" ;;
+  *) want="ready
+spun: yes
+busy: 2
+exit 0" ;;
+  esac
+  is "$out" "$want" "the injector killed inside a call ($mode): the program went on as before"
+done
 
 # 5. Refusals: one line, exit 1, the process untouched.
 start --timer

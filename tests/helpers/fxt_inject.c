@@ -32,6 +32,8 @@ int main(int argc, char **argv)
 	bool again = false;
 	int err;
 
+	setvbuf(stdout, NULL, _IOLBF, 0); /* "thread TID" seen while a call runs */
+
 	if (argc >= 3 && argc <= 4 && strcmp(argv[1], "--check") == 0) {
 		if (attach_preflight((pid_t)atol(argv[2]), argv[3], NULL, why, sizeof(why)) != 0) {
 			fprintf(stderr, "fxt_inject: %s\n", why);
