@@ -4,7 +4,8 @@
 # and bpftrace's uprobes.  The target, bench/attach-target, calls 10,000
 # generated functions f_00000 ... in THREADS threads (bench/attach_target.c)
 # and, each time it is asked, prints its calls so far and the CPU time its
-# threads used: a window of WINDOW seconds gives the CPU ns per call.
+# threads used (and main's, which runs the calls fxt-run -p injects): a
+# window of WINDOW seconds gives the CPU ns per call.
 #
 # A round runs, in this order or the reverse (ABBA, rounds alternate):
 #   attach   bench/attach-target, plain: a window (base); fxt-run -p PID
@@ -96,10 +97,10 @@ put() { echo "$round $1 $2 $3" >> "$res"; }
 # call, calls/s, the longest gap (ms) of a thread between them.
 span() {
   tail -2 "$out" | awk -v r="$round" -v v="$1" '
-    NR == 1 { t = $1; c = $2; u = $3 }
-    NR == 2 { printf "%s %s ns %.4f\n%s %s rate %.0f\n%s %s gap %.3f\n%s %s calls %d\n",
+    NR == 1 { t = $1; c = $2; u = $3; m = $5 }
+    NR == 2 { printf "%s %s ns %.4f\n%s %s rate %.0f\n%s %s gap %.3f\n%s %s calls %d\n%s %s main %.3f\n",
                      r, v, ($3 - u) / ($2 - c), r, v, ($2 - c) / (($1 - t) / 1e9),
-                     r, v, $4 / 1e6, r, v, $2 - c }' >> "$res"
+                     r, v, $4 / 1e6, r, v, $2 - c, r, v, ($5 - m) / 1e6 }' >> "$res"
 }
 window() {
   sample
@@ -246,6 +247,11 @@ awk -v nf="$(awk 'NR == 1 { print $3 }' "$work/attach.out")" '
     return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
   }
   function has(k) { return (1, k) in val }
+  # which thread was borrowed: "main" in every round, or how often
+  function who(k,    r, n) {
+    for (r = 1; r <= rounds; r++) n += val[r, k] == "main"
+    return n == rounds ? "main" : sprintf("main in %d of %d", n, rounds)
+  }
   { val[$1, $2 " " $3] = $4; rounds = $1 > rounds ? $1 : rounds }
   END {
     for (r = 1; r <= rounds; r++) {
@@ -279,7 +285,8 @@ awk -v nf="$(awk 'NR == 1 { print $3 }' "$work/attach.out")" '
     printf fmt, "  injected dlopen of the agent", sprintf("%.2f ms", med("attach dlopen")), "", "", ""
     printf fmt, "  fxt_attach_start (patching)", sprintf("%.2f ms", med("attach start")), "", "", ""
     printf fmt, "  functions patched", sprintf("%d", med("attach patched")), sprintf("of %d", nf), "", ""
-    printf fmt, "borrowed thread stopped, attach (" val[1, "attach borrowed"] ")", sprintf("%.1f ms", med("attach stopped")), "", "", "<= 20 ms"
+    printf fmt, "borrowed thread stopped, attach (" who("attach borrowed") ")", sprintf("%.1f ms", med("attach stopped")), "", "", "<= 20 ms"
+    printf fmt, "  its CPU time (main, attaching)", sprintf("%.1f ms", med("attaching main")), "", "", ""
     printf fmt, "  other threads: longest gap attaching", sprintf("%.1f ms", med("attaching gap")), sprintf("%.1f ms before", med("base gap")), sprintf("%.2fx", med("attaching gap") / med("base gap")), "(never stopped)"
     printf fmt, "  other threads: CPU ns a call attaching", sprintf("%.0f ns", med("attaching ns")), sprintf("%.1f ns before", med("base ns")), sprintf("%.2fx", med("attaching ns") / med("base ns")), "(int3 traps)"
     printf fmt, "call while attached, CPU ns added", sprintf("%.1f ns", med("x attached")), sprintf("%.1f ns --patch", med("x launch")), sprintf("%.2fx", med("r attached/launch")), "~ 1x (as at launch)"
@@ -287,9 +294,10 @@ awk -v nf="$(awk 'NR == 1 { print $3 }' "$work/attach.out")" '
     printf fmt, "  attached / hook", sprintf("%.1f ns", med("x attached")), sprintf("%.1f ns hook", med("x hooks")), sprintf("%.2fx", med("r attached/hooks")), "<= 1.5x"
     printf fmt, "  a call untraced (plain / hook twin)", sprintf("%.1f ns", med("base ns")), sprintf("%.1f ns twin", med("hooks0 ns")), "", ""
     printf fmt, "detach: SIGINT to the process let go", sprintf("%.1f ms", med("detach total")),
-      bp ? sprintf("%.0f ms bpftrace", med("bpftrace detach") / 1000) : "", bp ? sprintf("%.3fx", med("detach total") * 1000 / med("bpftrace detach")) : "", "<= 100 ms"
+      bp ? sprintf("%.0f ms bpftrace", med("bpftrace detach") / 1000) : "", bp ? sprintf("%.2gx", med("detach total") * 1000 / med("bpftrace detach")) : "", "<= 100 ms"
     printf fmt, "  fxt_attach_stop (writing back)", sprintf("%.2f ms", med("detach stop")), "", "", ""
-    printf fmt, "  borrowed thread stopped (" val[1, "detach borrowed"] ")", sprintf("%.1f ms", med("detach stopped")), "", "", ""
+    printf fmt, "  borrowed thread stopped (" who("detach borrowed") ")", sprintf("%.1f ms", med("detach stopped")), "", "", ""
+    printf fmt, "  its CPU time (main, detaching)", sprintf("%.1f ms", med("detaching main")), "", "", ""
     printf fmt, "  other threads: longest gap detaching", sprintf("%.1f ms", med("detaching gap")), sprintf("%.1f ms before", med("base gap")), sprintf("%.2fx", med("detaching gap") / med("base gap")), ""
     printf fmt, "  other threads: CPU ns a call detaching", sprintf("%.0f ns", med("detaching ns")), sprintf("%.1f ns before", med("base ns")), sprintf("%.2fx", med("detaching ns") / med("base ns")), "(int3 traps)"
     printf fmt, "after detach, CPU ns per call", sprintf("%.1f ns", med("after ns")), sprintf("%.1f ns before", med("base ns")), sprintf("%.3fx", med("after ns") / med("base ns")), "1x (as before)"

@@ -10,13 +10,14 @@
  * "ready PID NFUNCS", then reads its standard input (blocked in read(2),
  * the thread fxt-run -p borrows): for each line it prints
  *
- *   NS CALLS CPU_NS GAP_NS
+ *   NS CALLS CPU_NS GAP_NS MAIN_CPU_NS
  *
  * NS the CLOCK_MONOTONIC time, CALLS the calls the threads made so far,
  * CPU_NS the CPU time they used so far (their /proc schedstat), GAP_NS the
  * longest any of them went without making 256 calls since the previous
- * line (a thread stopped, or not scheduled).  At the end of its input it
- * exits 0.
+ * line (a thread stopped, or not scheduled), MAIN_CPU_NS main's own CPU
+ * time so far (what calls injected into it used).  At the end of its
+ * input it exits 0.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -139,7 +140,7 @@ int main(int argc, char **argv)
 			cpu += cpu_ns(workers[i].tid);
 			gap = g > gap ? g : gap;
 		}
-		printf("%lu %lu %lu %lu\n", t, calls, cpu, gap);
+		printf("%lu %lu %lu %lu %lu\n", t, calls, cpu, gap, cpu_ns(getpid()));
 		fflush(stdout);
 	}
 	return 0;
