@@ -47,12 +47,12 @@ trap 'exit 1' INT TERM
 die() { echo "bench-attach: $*" >&2; exit 1; }
 now() { date +%s%N; }
 lines() { wc -l < "$1"; }
-# until FILE ERE: waits (10 s at most) for a line of FILE to match.
+# until_line FILE ERE: waits (30 s at most) for a line of FILE to match.
 until_line() {
   i=0
   while ! grep -Eq "$2" "$1" 2>/dev/null; do
     i=$((i + 1))
-    [ $i -lt 1000 ] || die "no line /$2/ in $1: $(tail -3 "$1" 2>/dev/null)"
+    [ $i -lt 3000 ] || die "no line /$2/ in $1: $(tail -3 "$1" 2>/dev/null)"
     sleep 0.01
   done
 }
