@@ -136,3 +136,30 @@ bench-overhead: all
 	$(MAKE) $(AM_MAKEFLAGS) tests/progs/numbered
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/overhead.sh
 .PHONY: bench-overhead
+
+# `make bench-attach`: bench/attach.sh times fxt-run -p on a process whose
+# threads call ATTACH_FUNCS (10000) distinct functions (generated into the
+# build tree by bench/attach-gen.sh, never committed): attach and detach,
+# the borrowed thread's stop, the cost of a call while attached against
+# fxt-run --patch at launch and the -finstrument-functions twin, and perf
+# record -p and bpftrace's uprobes beside them.  Built only for it.
+ATTACH_FUNCS = 10000
+EXTRA_PROGRAMS = bench/attach-target bench/attach-target-hooks
+bench_attach_target_SOURCES = bench/attach_target.c
+nodist_bench_attach_target_SOURCES = bench/attach_funcs.c
+bench_attach_target_CFLAGS = $(WARN_CFLAGS) -O2 -g -fno-omit-frame-pointer
+bench_attach_target_LDFLAGS = -no-install
+bench_attach_target_LDADD = -lpthread
+bench_attach_target_hooks_SOURCES = bench/attach_target.c
+nodist_bench_attach_target_hooks_SOURCES = bench/attach_funcs.c
+bench_attach_target_hooks_CFLAGS = $(bench_attach_target_CFLAGS) -finstrument-functions
+bench_attach_target_hooks_LDFLAGS = -no-install
+bench_attach_target_hooks_LDADD = -lpthread
+bench/attach_funcs.c: $(srcdir)/bench/attach-gen.sh
+	$(AM_V_GEN)$(MKDIR_P) bench && \
+	  $(SHELL) $(srcdir)/bench/attach-gen.sh $(ATTACH_FUNCS) > $@.tmp && mv $@.tmp $@
+CLEANFILES += bench/attach_funcs.c bench/attach-target$(EXEEXT) bench/attach-target-hooks$(EXEEXT)
+dist_noinst_SCRIPTS += bench/attach-gen.sh bench/attach.sh
+bench-attach: all bench/attach-target$(EXEEXT) bench/attach-target-hooks$(EXEEXT)
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/attach.sh
+.PHONY: bench-attach

@@ -114,21 +114,37 @@ static char *write_block(const struct options *o, const char *out, pid_t pid)
 	return path;
 }
 
+static double since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
 /* Calls the agent's function `name`(arg) in the process: 0, or a
- * negative errno (the agent's answer, or the injector's, with `why`). */
+ * negative errno (the agent's answer, or the injector's, with `why`).
+ * FXT_RUN_DEBUG: how long each step took, and the borrowed thread was
+ * stopped (make bench-attach reads it). */
 static int call_agent(pid_t pid, const char *agent, bool load, const char *name, const char *arg,
 		      char *why, size_t cap)
 {
 	const char *base = strrchr(agent, '/');
 	struct inject *in;
 	uint64_t fn, a = 0, ret = 0, h;
+	struct timespec t0;
+	double ms[4], stopped;
+	pid_t tid;
 	int err;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	err = inject_open(pid, &in, why, cap);
 	if (err)
 		return err;
+	ms[0] = since(&t0) * 1e3;
 	if (load)
 		err = inject_dlopen(in, agent, &h, why, cap);
+	ms[1] = since(&t0) * 1e3;
 	if (!err && inject_symbol(in, base ? base + 1 : agent, name, &fn) != 0) {
 		snprintf(why, cap, "the agent in process %d has no %s", (int)pid, name);
 		err = -ENOENT;
@@ -139,7 +155,17 @@ static int call_agent(pid_t pid, const char *agent, bool load, const char *name,
 	}
 	if (!err)
 		err = inject_call(in, fn, &a, 1, &ret, why, cap);
+	ms[2] = since(&t0) * 1e3;
+	stopped = inject_stopped_ms(in) - ms[2];
+	tid = inject_tid(in);
 	inject_close(in);
+	ms[3] = since(&t0) * 1e3;
+	if (getenv(FXT_ENV(RUN_DEBUG)) != NULL)
+		fprintf(stderr,
+			"fxt-run: %s: open and seize %.2f ms, dlopen %.2f ms, call %.2f ms, "
+			"release %.2f ms; thread %d stopped %.2f ms (the others ran on)\n",
+			name, ms[0], ms[1] - ms[0], ms[2] - ms[1], ms[3] - ms[2],
+			(int)tid, stopped + ms[3]);
 	if (!err && (int)ret != 0) {
 		err = (int)ret;
 		snprintf(why, cap, "the agent in process %d says: %s", (int)pid, strerror(-err));
@@ -262,14 +288,6 @@ static enum window_end wait_window(pid_t pid, uint64_t duration_ns, struct spool
 	return end;
 }
 
-static double since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 int attach_main(const struct options *opts)
 {
 	struct options o = *opts;
@@ -287,6 +305,7 @@ int attach_main(const struct options *opts)
 	enum window_end wend;
 	int err;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!o.set.given[FXT_S_PATCH] && !o.set.given[FXT_S_LIBC])
 		die(EXIT_USAGE,
 		    "-p: say what to record with --patch (--patch=. for all of the "
@@ -302,6 +321,7 @@ int attach_main(const struct options *opts)
 	agent = find_agent();
 	if (attach_preflight(pid, agent, &t, why, sizeof(why)) != 0)
 		die(EXIT_USAGE, "%s", why);
+	double preflight = since(&t0) * 1e3;
 
 	if (gethostname(host, sizeof(host)) != 0)
 		strcpy(host, "localhost");
@@ -349,6 +369,13 @@ int attach_main(const struct options *opts)
 			    "again once it has detached",
 			    (int)t.pid, t.comm);
 		die(EXIT_USAGE, "cannot attach to process %d: %s", (int)t.pid, why);
+	}
+	if (getenv(FXT_ENV(RUN_DEBUG)) != NULL) {
+		struct timespec rt;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		fprintf(stderr, "fxt-run: recording: preflight %.2f ms, total %.2f ms, at %lld.%09ld\n",
+			preflight, since(&t0) * 1e3, (long long)rt.tv_sec, rt.tv_nsec);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!o.quiet)

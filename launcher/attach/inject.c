@@ -78,11 +78,21 @@ struct inject {
 	bool went_on;	 /* it put itself back, fxt-run being too slow */
 	int held[HELD_MAX];
 	unsigned nheld, lost;
+	struct timespec stopped_at; /* FXT_RUN_DEBUG's timings */
 };
 
 pid_t inject_tid(const struct inject *in)
 {
 	return in->tid;
+}
+
+double inject_stopped_ms(const struct inject *in)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - in->stopped_at.tv_sec) * 1e3 +
+	       (double)(now.tv_nsec - in->stopped_at.tv_nsec) / 1e6;
 }
 
 /* ------------------------------------------------------------ the process's modules */
@@ -222,6 +232,7 @@ static int seize(struct inject *in, pid_t tid, char *why, size_t cap)
 					   strerror(errno));
 	}
 	in->stopped = true;
+	clock_gettime(CLOCK_MONOTONIC, &in->stopped_at);
 	return 0;
 }
 
@@ -1073,6 +1084,12 @@ int inject_open(pid_t pid, struct inject **out, char *why, size_t cap)
 }
 
 pid_t inject_tid(const struct inject *in)
+{
+	(void)in;
+	return 0;
+}
+
+double inject_stopped_ms(const struct inject *in)
 {
 	(void)in;
 	return 0;

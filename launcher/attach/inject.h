@@ -33,8 +33,9 @@ struct inject;
  * glibc); -EBUSY: no thread at a safe point; -ENOMEM. */
 int inject_open(pid_t pid, struct inject **out, char *why, size_t cap);
 
-/* The thread borrowed. */
+/* The thread borrowed, and how long it has been stopped (ms). */
 pid_t inject_tid(const struct inject *in);
+double inject_stopped_ms(const struct inject *in);
 
 /* Calls fn(args[0], ..., args[n - 1]) (n <= 6, integer or pointer
  * arguments) in the process and returns its result in *ret.  -EFAULT: the
