@@ -376,6 +376,7 @@ static const size_t field_off[FXT_S_COUNT] = {
 #define AGENT_W_SIZE	  sizeof(uint64_t)
 #define AGENT_W_SIZE_NZ	  sizeof(uint64_t)
 #define AGENT_W_DURATION  sizeof(uint64_t)
+#define AGENT_W_SECONDS	  0 /* fxt-run's only */
 #define AGENT_W_COUNT	  sizeof(unsigned)
 #define AGENT_W_RATE	  sizeof(unsigned)
 #define AGENT_W_DEPTH	  sizeof(unsigned)

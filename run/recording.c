@@ -184,6 +184,20 @@ int run_parse_duration(const char *s, uint64_t *out)
 	return -EINVAL;
 }
 
+int run_parse_seconds(const char *s, uint64_t *out)
+{
+	char buf[64];
+	size_t n = s ? strspn(s, "0123456789.") : 0;
+
+	if (!s || s[n] != '\0')
+		return run_parse_duration(s, out);
+	if (n + 2 > sizeof(buf))
+		return -ERANGE;
+	memcpy(buf, s, n);
+	memcpy(buf + n, "s", 2);
+	return run_parse_duration(buf, out);
+}
+
 int run_snapshot_rule_parse(const char *s, size_t len, struct fxt_snapshot_rule *out)
 {
 	char dur[64];

@@ -102,6 +102,10 @@ int run_parse_size(const char *s, uint64_t *out);
  * Returns 0 and nanoseconds, -EINVAL (not a duration) or -ERANGE. */
 int run_parse_duration(const char *s, uint64_t *out);
 
+/* The same for a window of time (fxt-run -p --duration): a bare number is
+ * seconds ("10", "2.5"), a unit says otherwise ("500ms"). */
+int run_parse_seconds(const char *s, uint64_t *out);
+
 /* Snapshots (FXT_SNAPSHOT_IF, fxt-run --snapshot-if): a rule is
  * "NAME>DURATION", NAME a function's name or a glob on it (fnmatch(3):
  * "parse_*", "demo::Stack<int>::push"), or "libc.GROUP" for the calls of

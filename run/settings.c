@@ -234,6 +234,14 @@ static int check(const struct fxt_setting *row, const char *a, union fxt_value *
 			 "--%s: invalid duration '%s' (a number and ns, us, ms or s: 10us)", opt,
 			 a);
 		return -1;
+	case FXT_T_SECONDS:
+		if (run_parse_seconds(a, &val->u) == 0)
+			return 0;
+		snprintf(why, cap,
+			 "--%s: invalid duration '%s' (seconds, or a number and ms, us or ns: "
+			 "10, 2.5s, 500ms)",
+			 opt, a);
+		return -1;
 	case FXT_T_COUNT:
 		if (a[0] != '-' && parse_bounded(a, 1000000, &val->u) == 0)
 			return 0;

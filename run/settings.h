@@ -27,6 +27,7 @@ enum fxt_setting_type {
 	FXT_T_SIZE,	 /* bytes, run_parse_size() */
 	FXT_T_SIZE_NZ,	 /* the same, not 0 as an option */
 	FXT_T_DURATION,	 /* nanoseconds, run_parse_duration() */
+	FXT_T_SECONDS,	 /* the same, a bare number in seconds (a window: --duration 10) */
 	FXT_T_COUNT,	 /* 1 to 1000000 */
 	FXT_T_RATE,	 /* Hz, 1 to AGENT_MAX_SAMPLE_HZ (the agent: 0 too) */
 	FXT_T_DEPTH,	 /* 1 to 1000000 (the agent: 0 too, no bound) */

@@ -10,7 +10,7 @@
 # the refusals, one line and exit 2 each.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 25
+plan 26
 why=$(patch_unavailable)
 [ -n "$why" ] && skip_rest "$why"
 scratch
@@ -19,11 +19,12 @@ cd "$TMPD" || exit 1
 
 attached() { grep -q '^fxt-run: attached to ' run.err; }
 
-# 1. --duration: 100 calls before, 1000 while attached, 50 after.
+# 1. --duration (a bare number: seconds): 100 calls before, 1000 while
+# attached, 50 after.
 start --serve --busy 2
 calls 100
 rm -f run.err
-"$FXT_RUN" -p $target --patch='^work$' --duration 2s -o w.fxt 2>run.err 9>&- &
+"$FXT_RUN" -p $target --patch='^work$' --duration 2 -o w.fxt 2>run.err 9>&- &
 run=$!
 wait_until attached
 calls 1000
@@ -121,6 +122,8 @@ gone=$!
 wait $gone
 is "$(refusal -p $gone --patch=.)" "2:1:fxt-run: process $gone: no such process" "-p with no such process"
 is "$(refusal -p x --patch=.)" "2:1:fxt-run: --pid: not a process id: 'x'" "-p with no number"
+is "$(refusal -p $target --patch=. --duration 2min)" "2:1:fxt-run: --duration: invalid duration '2min' (seconds, or a number and ms, us or ns: 10, 2.5s, 500ms)" \
+  "--duration with an unknown unit"
 calls 5
 exec 9>&-
 wait $target
