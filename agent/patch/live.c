@@ -191,13 +191,87 @@ static int poke(int fd, uint64_t at, const void *buf, size_t len)
 	return n < 0 ? -errno : -EIO;
 }
 
+/* What one step writes at each site (agent_patch_live(), unlive). */
+enum step {
+	STEP_INT3,	/* 0xcc over the first byte */
+	STEP_JMP_TAIL,	/* the jump's displacement, nops after it */
+	STEP_JMP_HEAD,	/* 0xe9, the jump's first byte */
+	STEP_ORIG_TAIL, /* the original bytes after the first */
+	STEP_ORIG_HEAD, /* the original first byte */
+};
+
+/* The bytes step `st` writes at site v, from offset *from, in buf:
+ * their number. */
+static size_t step_bytes(const struct agent_patch_site *v, enum step st, uint8_t *buf, size_t *from)
+{
+	int32_t rel;
+
+	*from = st == STEP_JMP_TAIL || st == STEP_ORIG_TAIL;
+	switch (st) {
+	case STEP_INT3:
+		buf[0] = 0xcc;
+		return 1;
+	case STEP_JMP_HEAD:
+		buf[0] = 0xe9;
+		return 1;
+	case STEP_ORIG_HEAD:
+		buf[0] = v->orig[0];
+		return 1;
+	case STEP_JMP_TAIL:
+		rel = (int32_t)(v->stub - (v->site + 5));
+		memcpy(buf, &rel, 4);
+		memset(buf + 4, 0x90, v->len - 5);
+		return v->len - 1;
+	case STEP_ORIG_TAIL:
+		memcpy(buf, v->orig + 1, v->len - 1);
+		return v->len - 1;
+	}
+	return 0;
+}
+
+/* One step at every site of v[0..n) (sorted), in few system calls: the
+ * sites less than a page apart share one read and one write of the text
+ * between them, whose other bytes are written back as they were (only we
+ * change text; its pages are replaced whole, each at once, as a write of
+ * one site replaces its page).  0, or -errno with *done the sites before
+ * the batch that failed (each of those written). */
+static int poke_step(int fd, const struct agent_patch_site *v, size_t n, enum step st, size_t *done)
+{
+	enum { SPAN_MAX = 64 << 10 };
+	static uint8_t span[SPAN_MAX];
+	size_t i = 0;
+
+	*done = 0;
+	while (i < n) {
+		uint64_t lo = v[i].site, hi = v[i].site + v[i].len;
+		size_t j = i + 1, from;
+		uint8_t bytes[PATCH_SITE_MAX];
+		ssize_t r;
+
+		for (; j < n && v[j].site < hi + 4096 && v[j].site + v[j].len - lo <= SPAN_MAX; j++)
+			hi = v[j].site + v[j].len;
+		r = pread(fd, span, hi - lo, (off_t)lo);
+		if (r != (ssize_t)(hi - lo))
+			return r < 0 ? -errno : -EIO;
+		for (size_t k = i; k < j; k++) {
+			size_t len = step_bytes(&v[k], st, bytes, &from);
+			memcpy(span + (v[k].site - lo) + from, bytes, len);
+		}
+		int err = poke(fd, lo, span, hi - lo);
+		if (err < 0)
+			return err;
+		*done = i = j;
+	}
+	return 0;
+}
+
 /* Whether this process registered for membarrier SYNC_CORE (once). */
 static bool registered;
 
 int agent_patch_live(const struct agent_patch_site *v, size_t n, struct agent_live_sites **sites)
 {
 	struct agent_live_sites *t;
-	const uint8_t int3 = 0xcc, jmp = 0xe9;
+	const uint8_t jmp = 0xe9;
 	int fd, err;
 
 	*sites = NULL;
@@ -228,28 +302,28 @@ int agent_patch_live(const struct agent_patch_site *v, size_t n, struct agent_li
 	__atomic_store_n(&tables, t, __ATOMIC_RELEASE);
 
 	/* 1: the int3s.  An int3 that is written leads to the stub, which is
-	 * complete: if a write fails, what was written is taken back. */
-	size_t done = 0;
-	for (; done < n; done++)
-		if ((err = poke(fd, v[done].site, &int3, 1)) < 0)
-			goto undo;
+	 * complete: if a write fails, what was written is taken back (a
+	 * failed batch's sites too: their bytes as they were). */
+	size_t done = 0, k;
+	if ((err = poke_step(fd, v, n, STEP_INT3, &done)) < 0) {
+		done = done < n ? done + 1 : n;
+		while (done < n && v[done].site < v[done - 1].site + 4096)
+			done++;
+		goto undo;
+	}
 	if ((err = sync_cores(registered)) < 0)
 		goto undo;
 	/* 2: the rest of each jump, nops after it. */
-	for (size_t i = 0; i < n; i++) {
-		uint8_t tail[PATCH_SITE_MAX];
-		int32_t rel = (int32_t)(v[i].stub - (v[i].site + 5));
-		memcpy(tail, &rel, 4);
-		memset(tail + 4, 0x90, v[i].len - 5);
-		if ((err = poke(fd, v[i].site + 1, tail, v[i].len - 1)) < 0)
-			goto undo;
-	}
+	if ((err = poke_step(fd, v, n, STEP_JMP_TAIL, &k)) < 0)
+		goto undo;
 	sync_cores(registered);
 	/* 3: the jumps' first bytes.  A site whose write failed keeps its
 	 * int3, which leads to the stub as well (through a signal). */
-	for (size_t i = 0; i < n; i++)
-		if (poke(fd, v[i].site, &jmp, 1) < 0)
-			agent_dbg("FXT_PATCH: %p keeps its int3", (void *)(uintptr_t)v[i].site);
+	if (poke_step(fd, v, n, STEP_JMP_HEAD, &k) < 0)
+		for (size_t i = k; i < n; i++)
+			if (poke(fd, v[i].site, &jmp, 1) < 0)
+				agent_dbg("FXT_PATCH: %p keeps its int3",
+					  (void *)(uintptr_t)v[i].site);
 	sync_cores(registered);
 	close(fd);
 	agent_dbg("FXT_PATCH: %zu entries patched while running (%lu int3 traps so far)", n,
@@ -259,11 +333,13 @@ int agent_patch_live(const struct agent_patch_site *v, size_t n, struct agent_li
 undo:
 	/* The sites that have their int3 get their bytes back, the first
 	 * last. */
-	for (size_t i = 0; i < done; i++)
-		poke(fd, v[i].site + 1, v[i].orig + 1, v[i].len - 1);
+	if (poke_step(fd, v, done, STEP_ORIG_TAIL, &k) < 0)
+		for (size_t i = k; i < done; i++)
+			poke(fd, v[i].site + 1, v[i].orig + 1, v[i].len - 1);
 	sync_cores(registered);
-	for (size_t i = 0; i < done; i++)
-		poke(fd, v[i].site, v[i].orig, 1);
+	if (poke_step(fd, v, done, STEP_ORIG_HEAD, &k) < 0)
+		for (size_t i = k; i < done; i++)
+			poke(fd, v[i].site, v[i].orig, 1);
 	sync_cores(registered);
 	close(fd);
 	return err;
@@ -271,7 +347,6 @@ undo:
 
 int agent_patch_unlive(struct agent_live_sites *t)
 {
-	const uint8_t int3 = 0xcc;
 	int fd, err = 0;
 
 	if (__atomic_load_n(&t->dead, __ATOMIC_ACQUIRE))
@@ -284,20 +359,21 @@ int agent_patch_unlive(struct agent_live_sites *t)
 	/* 1: an int3 over each jump's first byte: a thread that gets there
 	 * goes to the stub (the handler still knows the site), as the jump
 	 * took it. */
-	for (size_t i = 0; i < t->n; i++)
-		if ((err = poke(fd, t->v[i].site, &int3, 1)) < 0)
-			break;
+	size_t k;
+	err = poke_step(fd, t->v, t->n, STEP_INT3, &k);
 	sync_cores(registered);
 	/* 2: the original bytes after the first, where no thread reads; 3:
 	 * the first.  A site whose int3 was not written keeps its jump. */
 	if (!err) {
-		for (size_t i = 0; i < t->n; i++)
-			poke(fd, t->v[i].site + 1, t->v[i].orig + 1, t->v[i].len - 1);
+		if (poke_step(fd, t->v, t->n, STEP_ORIG_TAIL, &k) < 0)
+			for (size_t i = k; i < t->n; i++)
+				poke(fd, t->v[i].site + 1, t->v[i].orig + 1, t->v[i].len - 1);
 		sync_cores(registered);
-		for (size_t i = 0; i < t->n; i++)
-			if (poke(fd, t->v[i].site, t->v[i].orig, 1) < 0)
-				agent_dbg("FXT_PATCH: %p keeps its int3",
-					  (void *)(uintptr_t)t->v[i].site);
+		if (poke_step(fd, t->v, t->n, STEP_ORIG_HEAD, &k) < 0)
+			for (size_t i = k; i < t->n; i++)
+				if (poke(fd, t->v[i].site, t->v[i].orig, 1) < 0)
+					agent_dbg("FXT_PATCH: %p keeps its int3",
+						  (void *)(uintptr_t)t->v[i].site);
 		sync_cores(registered);
 	}
 	close(fd);
