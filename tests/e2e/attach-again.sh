@@ -8,7 +8,7 @@
 # fxt-run -p) is refused in one line.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 27
+plan 30
 why=$(patch_unavailable)
 [ -n "$why" ] && skip_rest "$why"
 scratch
@@ -186,3 +186,21 @@ echo "cat says this" >&9
 exec 9>&-
 wait $target
 is "$?:$(tail -n 1 out)" "0:cat says this" "cat ran on, and exited 0"
+
+# 9. 64 threads calling work() while it is patched and written back,
+# three windows in a row: every call's result right, the text its file's.
+start --serve --workers 64
+for w in 1 2 3; do
+  attach w$w.fxt --patch='^work$'
+  sleep 0.3
+  detach
+done
+ok "64 threads in work(), 3 windows: the program's text is its file's" text_is_file
+ok "... each window recorded calls, and its archive is valid" sh -c '
+  for w in 1 2 3; do
+    [ "$("$1" --flat w$w.fxt | awk "\$2 == \"work\" { print \$1 }")" -gt 0 ] || exit 1
+    "$2" --check w$w.fxt >/dev/null || exit 1
+  done' sh "$CALLTREE" "$FXT_DUMP"
+exec 9>&-
+wait $target
+is "$?:$(tail -n 1 out)" "0:workers: 64" "... every worker's results were right, and it exited 0"

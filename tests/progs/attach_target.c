@@ -1,7 +1,8 @@
 /* A program for the injector's tests (attach-inject.sh): it does what a
  * process being attached to may be doing, and says what it saw.
  *
- *   attach_target [--spin|--serve] [--timer] [--reader] [--busy N] [--zombie]
+ *   attach_target [--spin|--serve] [--timer] [--reader] [--busy N] [--workers N]
+ *                 [--zombie]
  *
  * Prints "ready" once set up, then:
  *   - main reads a line from standard input (blocked in read(2)), unless
@@ -29,6 +30,9 @@
  *   - --reader: a second thread blocks in read(2) on a pipe that main
  *     writes "data" to once its own read returned;
  *   - --timer: SIGALRM every millisecond (SA_RESTART), counted;
+ *   - --workers N: N threads call work() (a function patched and
+ *     unpatched under them) until main is done, and "workers: N" is said
+ *     if each called it and its results are right;
  *   - --busy N: N threads allocate, free and print into memory (the C
  *     library's locks taken all the time) until main is done;
  * and its own SIGSEGV and SIGTRAP handlers say "handler" and exit 3: an
@@ -178,6 +182,23 @@ static void *null_writer(void *arg)
 	return NULL;
 }
 
+/* --workers: work() in a loop, its results checked against the same
+ * computation inline (a call gone wrong through a patch would show). */
+static void *worker(void *arg)
+{
+	unsigned long x = 1, y = 1, n = 0;
+
+	(void)arg;
+	while (!done) {
+		x = work(x);
+		y = y * 2654435761ul + 1;
+		if (x != y)
+			return NULL;
+		n++;
+	}
+	return (void *)n;
+}
+
 static void serve(void)
 {
 	char buf[4096], prog[128], arg[128];
@@ -293,8 +314,9 @@ static void serve(void)
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { 0 };
-	int i, do_spin = 0, do_serve = 0, do_timer = 0, do_reader = 0, do_zombie = 0, nbusy = 0;
-	pthread_t th, busy_th[64];
+	int i, do_spin = 0, do_serve = 0, do_timer = 0, do_reader = 0, do_zombie = 0, nbusy = 0,
+	       nworkers = 0, good = 0;
+	pthread_t th, busy_th[64], worker_th[64];
 	char buf[64];
 
 	for (i = 1; i < argc; i++) {
@@ -310,10 +332,12 @@ int main(int argc, char **argv)
 			do_reader = 1;
 		else if (strcmp(argv[i], "--busy") == 0 && i + 1 < argc)
 			nbusy = atoi(argv[++i]) % 65;
+		else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc)
+			nworkers = atoi(argv[++i]) % 65;
 		else {
 			fprintf(stderr,
 				"usage: %s [--spin|--serve] [--timer] [--reader] [--busy N] "
-				"[--zombie]\n",
+				"[--workers N] [--zombie]\n",
 				argv[0]);
 			return 2;
 		}
@@ -333,6 +357,9 @@ int main(int argc, char **argv)
 		return 1;
 	for (i = 0; i < nbusy; i++)
 		if (pthread_create(&busy_th[i], NULL, busy, NULL) != 0)
+			return 1;
+	for (i = 0; i < nworkers; i++)
+		if (pthread_create(&worker_th[i], NULL, worker, NULL) != 0)
 			return 1;
 	if (do_zombie) {
 		pid_t child = fork();
@@ -373,6 +400,14 @@ int main(int argc, char **argv)
 	}
 	if (nbusy)
 		printf("busy: %d\n", nbusy);
+	for (i = 0; i < nworkers; i++) {
+		void *n;
+
+		pthread_join(worker_th[i], &n);
+		good += n != NULL;
+	}
+	if (nworkers)
+		printf("workers: %d\n", good);
 	if (do_timer) {
 		struct itimerval off = { { 0, 0 }, { 0, 0 } };
 
