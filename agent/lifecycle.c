@@ -314,6 +314,7 @@ static void stop_recording(void)
 	agent_tls.busy++;
 	agent_features_emit(AGENT_EV_STOP, NULL);
 	agent_seal();
+	agent_tbuf_let_go();
 	/* The seal leaves the thread counted busy for good (the hooks of an
 	 * exiting process take no chunk after it); the process attached to
 	 * runs on, and this thread records in the next window. */

@@ -529,6 +529,30 @@ void agent_tbuf_retire(struct tstate *t)
 	errno = saved;
 }
 
+/* Replaces the mapping at base by anonymous memory, in place. */
+static void to_anon(void *base, uint64_t size)
+{
+	if (base &&
+	    mmap(base, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
+		agent_dbg("cannot let go of a chunk at %p: %s", base, strerror(errno));
+}
+
+void agent_tbuf_let_go(void)
+{
+	pthread_mutex_lock(&agent.lock);
+	for (struct tbuf *tb = agent.threads; tb; tb = tb->next) {
+		if (__atomic_load_n(&tb->state, __ATOMIC_RELAXED) == TBUF_RETIRED)
+			continue;
+		to_anon(tb->map.base, tb->map.size);
+		to_anon(tb->spare.base, tb->spare.size);
+		for (unsigned i = 0; tb->ring && i < tb->ring->n; i++)
+			if (tb->ring->v[i].base != tb->map.base)
+				to_anon(tb->ring->v[i].base, tb->ring->v[i].size);
+	}
+	pthread_mutex_unlock(&agent.lock);
+}
+
 void agent_tbuf_new_window(void)
 {
 	pthread_mutex_lock(&agent.lock);

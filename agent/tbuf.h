@@ -229,6 +229,12 @@ void agent_tbuf_retire(struct tstate *t);
  * records. */
 void agent_tbuf_forget_all(struct tstate *self, bool interrupted);
 
+/* A detach, after the seal: every thread's chunks of the spool, still
+ * mapped (a thread may be writing its last record), are replaced by
+ * anonymous memory in place, so that the spool's pages go once fxt-run
+ * removes the file; the thread unmaps them at its next window. */
+void agent_tbuf_let_go(void);
+
 /* A new attach window (fxt_attach_start() after a detach): the buffers of
  * the last one, whose spool fxt-run converted, are taken off the list, and
  * each thread that has one is sent to its slow path (its `end` cleared),

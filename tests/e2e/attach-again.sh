@@ -8,7 +8,7 @@
 # fxt-run -p) is refused in one line.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 30
+plan 31
 why=$(patch_unavailable)
 [ -n "$why" ] && skip_rest "$why"
 scratch
@@ -53,6 +53,7 @@ detach
 is "$?:$(work_calls a1.fxt)" "0:100" "first window: the 100 calls made in it"
 ok "... the program's text is its file's again" text_is_file
 ok "... and SIGTRAP goes to its own handler again" trap_is_own
+ok "... and it maps nothing of the spool any more" sh -c '! grep -q "\.spool" /proc/$1/maps' sh $target
 calls 50
 attach a2.fxt --patch='^spin$'
 calls 30
