@@ -469,6 +469,30 @@ static bool safe_stop(struct inject *in, const struct user_regs_struct *r)
 	return !locks_maybe_held(in, r->rip);
 }
 
+/* Whether the thread blocks SIGSEGV (its /proc/PID/task/TID/status).
+ * Such a thread (the agent's watchdog blocks every signal) never runs a
+ * call: the fault at 0 that ends it, taken while SIGSEGV is blocked,
+ * makes the kernel reset the process's SIGSEGV action to the default,
+ * and the program's handler would be gone. */
+static bool blocks_segv(pid_t pid, pid_t tid)
+{
+	char path[64], text[4096], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	text[n] = '\0';
+	p = strstr(text, "\nSigBlk:");
+	return p && (strtoull(p + 8, NULL, 16) >> (SIGSEGV - 1) & 1);
+}
+
 struct cand {
 	pid_t tid;
 	unsigned fit;
@@ -498,7 +522,7 @@ static int list_threads(struct inject *in, struct cand **out, size_t *n)
 	while ((d = readdir(dir))) {
 		long tid = strtol(d->d_name, NULL, 10);
 
-		if (tid <= 0)
+		if (tid <= 0 || blocks_segv(in->pid, (pid_t)tid))
 			continue;
 		if (k == cap) {
 			struct cand *p = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
