@@ -59,6 +59,10 @@ struct inject {
 	uint64_t fn_mmap, fn_munmap, fn_dlopen, fn_dlerror;
 	uint64_t scratch, used;
 	int held[HELD_MAX];
+	/* Each one's siginfo (si_signo 0: not known), sent with it again: a
+	 * timer's signal keeps its si_code and value (the agent's sampling
+	 * timers are told from the program's by them). */
+	siginfo_t held_si[HELD_MAX];
 	unsigned nheld, lost;
 };
 
@@ -163,10 +167,17 @@ static void hold(struct inject *in, int sig)
 	for (i = 0; i < in->nheld; i++)
 		if (in->held[i] == sig && sig < SIGRTMIN)
 			return; /* a standard signal is pending once */
-	if (in->nheld < HELD_MAX)
+	if (in->nheld < HELD_MAX) {
+		siginfo_t *si = &in->held_si[in->nheld];
+
+		/* At a signal-delivery stop, its siginfo; at a group stop,
+		 * none (EINVAL). */
+		if (ptrace(PTRACE_GETSIGINFO, in->tid, NULL, si) != 0 || si->si_signo != sig)
+			memset(si, 0, sizeof(*si));
 		in->held[in->nheld++] = sig;
-	else
+	} else {
 		in->lost++;
+	}
 }
 
 /* Seizes the thread and stops it: 0 once it is stopped. */
@@ -207,17 +218,27 @@ static int seize(struct inject *in, pid_t tid, char *why, size_t cap)
 	return 0;
 }
 
-/* Lets the thread go as it was (registers restored by the caller), with
- * the first held signal; the others are sent after. */
+/* Lets the thread go as it was (registers restored by the caller), the
+ * held signals pending again: each queued while the thread is still
+ * stopped, with its own siginfo when another process may queue it (a
+ * negative si_code other than SI_TKILL: a timer's, a sigqueue()'s), else
+ * as a tgkill().  Before the detach: once no thread is traced, nothing of
+ * ours is on its way (the agent's sampling waits for that at a detach). */
 static void release(struct inject *in)
 {
 	unsigned i;
 
 	if (!in->seized)
 		return;
-	(void)ptrace(PTRACE_DETACH, in->tid, NULL, (void *)(long)(in->nheld ? in->held[0] : 0));
-	for (i = 1; i < in->nheld; i++)
+	for (i = 0; i < in->nheld; i++) {
+		siginfo_t *si = &in->held_si[i];
+
+		if (si->si_signo == in->held[i] && si->si_code < 0 && si->si_code != SI_TKILL &&
+		    syscall(SYS_rt_tgsigqueueinfo, in->pid, in->tid, in->held[i], si) == 0)
+			continue;
 		(void)syscall(SYS_tgkill, in->pid, in->tid, in->held[i]);
+	}
+	(void)ptrace(PTRACE_DETACH, in->tid, NULL, NULL);
 	in->seized = in->stopped = false;
 	in->nheld = 0;
 }
