@@ -351,8 +351,10 @@ static bool watch_start(void)
 	ok = pthread_create(&th, &at, watchdog, NULL) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&at);
-	if (ok)
+	if (ok) {
+		pthread_setname_np(th, FXT_ATTACH_WATCHDOG_NAME); /* not the program's */
 		return true;
+	}
 fail:
 	if (watch.pidfd >= 0)
 		close(watch.pidfd);
