@@ -11,9 +11,10 @@
  * (its patches written back); the spools converted and merged into one
  * archive, as after a launch.
  *
- * What it does not do yet (issue 26): --libc and --sample (the wrappers
- * go in by interposition at exec, and the timers with each thread), and a
- * second attach to the same process.
+ * With --sample, the process's threads are sampled from the attach on
+ * (sample.c checks and says what cannot be).  What it does not do yet
+ * (issue 26): --libc (the wrappers go in by interposition at exec), and
+ * a second attach to the same process.
  */
 #include "config.h"
 
@@ -32,6 +33,7 @@
 
 #include "launcher/attach/inject.h"
 #include "launcher/attach/preflight.h"
+#include "launcher/attach/sample.h"
 #include "launcher/drain.h"
 #include "launcher/launcher.h"
 #include "run/attach.h"
@@ -84,6 +86,10 @@ static char *write_block(const struct options *o, const char *out, pid_t pid)
 	if (run_output_escape(escaped, sizeof(escaped), out) != 0 ||
 	    fxt_block_sink(&b, FXT_ENV(OUTPUT), escaped) != 0 ||
 	    fxt_block_sink(&b, FXT_ENV(ROOT_PID), id) != 0)
+		die(EXIT_USAGE, "out of memory");
+	/* The agent's log, on the process's standard error, when asked for
+	 * as at a launch (its environment is its own). */
+	if (getenv(FXT_ENV(DEBUG)) && fxt_block_sink(&b, FXT_ENV(DEBUG), getenv(FXT_ENV(DEBUG))) != 0)
 		die(EXIT_USAGE, "out of memory");
 	if (asprintf(&path, "%s.%ld.attach", out, (long)pid) < 0)
 		die(EXIT_USAGE, "out of memory");
@@ -152,7 +158,8 @@ static bool catch_signal(int sig)
 
 /* Waits for --duration, a signal or the process's end, converting the
  * spools that are done meanwhile.  Returns true when the process ended. */
-static bool wait_window(pid_t pid, uint64_t duration_ns, struct spools *r, const char **why_end)
+static bool wait_window(pid_t pid, uint64_t duration_ns, struct spools *r,
+			struct attach_threads *th, const char **why_end)
 {
 	struct timespec t0, now;
 	sigset_t set;
@@ -197,6 +204,8 @@ static bool wait_window(pid_t pid, uint64_t duration_ns, struct spools *r, const
 			break;
 		}
 		spools_scan(r, false);
+		if (th)
+			attach_threads_scan(th);
 		sig = sigtimedwait(&set, NULL, &ts);
 		if (sig > 0) {
 			*why_end = strsignal(sig);
@@ -229,21 +238,22 @@ int attach_main(const struct options *opts)
 	struct parts parts = { 0 };
 	struct name_list old_parts;
 	struct drain drain;
+	struct attach_threads threads;
 	time_t start = time(NULL);
 	char *agent, *out, *block;
 	bool gone;
 	int err;
 
-	if (!o.set.given[FXT_S_PATCH])
-		die(EXIT_USAGE, "-p: say which functions to record with --patch (--patch=. for all "
-				"of the program's): a running process has no hooks of ours");
-	if (o.set.given[FXT_S_SAMPLE])
-		die(EXIT_USAGE, "-p: --sample is not available when attaching yet");
+	if (!o.set.given[FXT_S_PATCH] && !o.set.given[FXT_S_SAMPLE])
+		die(EXIT_USAGE, "-p: say what to record: --patch=REGEX, the functions to record "
+				"(--patch=. for all of the program's), or --sample: a running "
+				"process has no hooks of ours");
 	if (o.set.given[FXT_S_LIBC])
 		die(EXIT_USAGE, "-p: --libc is not available when attaching yet (the C library's "
 				"calls are recorded by interposition when the program starts)");
 	agent = find_agent();
-	if (attach_preflight(pid, agent, &t, why, sizeof(why)) != 0)
+	if (attach_preflight(pid, agent, &t, why, sizeof(why)) != 0 ||
+	    (o.set.given[FXT_S_SAMPLE] && attach_sample_preflight(pid, why, sizeof(why)) != 0))
 		die(EXIT_USAGE, "%s", why);
 
 	if (gethostname(host, sizeof(host)) != 0)
@@ -255,7 +265,8 @@ int attach_main(const struct options *opts)
 		die(EXIT_USAGE, "cannot remove %s: %s", display_name(out), strerror(errno));
 	if (o.set.given[FXT_S_SNAPSHOT_IF])
 		clear_snapshots(out, o.force);
-	o.patch_dir = patch_report_dir();
+	if (o.set.given[FXT_S_PATCH])
+		o.patch_dir = patch_report_dir();
 	give_folders(&t, out, o.patch_dir);
 	run_ctl_path(ctl, sizeof(ctl), out, (long)getpid());
 	err = run_ctl_set(ctl, RUN_CTL_OPEN);
@@ -265,21 +276,26 @@ int attach_main(const struct options *opts)
 		die(EXIT_USAGE, "out of memory");
 	parts_list_old(&old_parts, out, r.dir);
 	block = write_block(&o, out, t.pid);
+	if (o.set.given[FXT_S_SAMPLE])
+		attach_threads_init(&threads, t.pid);
 
 	err = call_agent(t.pid, agent, true, FXT_ATTACH_START, block, why, sizeof(why));
 	unlink(block);
 	if (err) {
 		unlink(ctl);
-		rmdir(o.patch_dir);
+		if (o.patch_dir)
+			rmdir(o.patch_dir);
 		die(EXIT_USAGE, "cannot attach to process %d: %s", (int)t.pid, why);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!o.quiet)
 		fprintf(stderr, "fxt-run: attached to %d (%s, %u thread%s)\n", (int)t.pid, t.comm,
 			t.threads, t.threads == 1 ? "" : "s");
+	if (o.set.given[FXT_S_SAMPLE])
+		attach_threads_sampled(&threads);
 	drain_start(&drain, out, ctl);
 	gone = wait_window(t.pid, o.set.given[FXT_S_DURATION] ? o.set.v[FXT_S_DURATION].u : 0, &r,
-			   &end);
+			   o.set.given[FXT_S_SAMPLE] ? &threads : NULL, &end);
 	if (!gone) {
 		err = call_agent(t.pid, agent, false, FXT_ATTACH_STOP, NULL, why, sizeof(why));
 		if (err == -ESRCH)
@@ -303,7 +319,13 @@ int attach_main(const struct options *opts)
 		if (!o.quiet)
 			parts_print(&parts);
 	}
-	patch_report_finish(o.patch_dir, o.patch_list, o.quiet);
+	if (o.patch_dir)
+		patch_report_finish(o.patch_dir, o.patch_list, o.quiet);
+	if (o.set.given[FXT_S_SAMPLE]) {
+		if (!o.quiet)
+			attach_threads_report(&threads);
+		attach_threads_free(&threads);
+	}
 	run_session_path(session, sizeof(session), out, (long)t.pid);
 	unlink(session);
 	unlink(ctl);
