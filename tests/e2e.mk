@@ -139,6 +139,10 @@ E2E_TESTS += tests/e2e/attach-agent.sh
 # fxt-run -p: a window of a running process, its exact calls, detached at
 # --duration, SIGINT or its exit; the refusals.
 E2E_TESTS += tests/e2e/attach-run.sh
+# fxt-run -p --sample: every thread running at the attach sampled, nothing
+# of ours left after the detach (timers, SIGPROF's action); threads started
+# while attached counted; a program using SIGPROF refused.
+E2E_TESTS += tests/e2e/attach-sample.sh
 
 E2E_TESTS += tests/e2e/readme.sh
 # The tree's layout: who may include whom (the agent's core and wings, the
