@@ -113,7 +113,8 @@ static void find_pending(long tid, void *arg)
 {
 	bool *pending = arg;
 
-	if (!*pending && ((task_field(tid, "SigPnd", 16) | task_field(tid, "ShdPnd", 16)) & PROF_BIT))
+	if (!*pending &&
+	    ((task_field(tid, "SigPnd", 16) | task_field(tid, "ShdPnd", 16)) & PROF_BIT))
 		*pending = true;
 }
 

@@ -710,8 +710,8 @@ void agent_sample_thread_stop(void)
 /* How long the detach waits for the handlers under way, and the restorer
  * for fxt-run to be done and the signals already queued to come, in
  * milliseconds; how often the restorer looks. */
-#define INFLIGHT_MS 1000
-#define RESTORE_MS  5000
+#define INFLIGHT_MS	1000
+#define RESTORE_MS	5000
 #define RESTORE_STEP_MS 10
 
 static void sample_attach(void)

@@ -89,7 +89,8 @@ static char *write_block(const struct options *o, const char *out, pid_t pid)
 		die(EXIT_USAGE, "out of memory");
 	/* The agent's log, on the process's standard error, when asked for
 	 * as at a launch (its environment is its own). */
-	if (getenv(FXT_ENV(DEBUG)) && fxt_block_sink(&b, FXT_ENV(DEBUG), getenv(FXT_ENV(DEBUG))) != 0)
+	if (getenv(FXT_ENV(DEBUG)) &&
+	    fxt_block_sink(&b, FXT_ENV(DEBUG), getenv(FXT_ENV(DEBUG))) != 0)
 		die(EXIT_USAGE, "out of memory");
 	if (asprintf(&path, "%s.%ld.attach", out, (long)pid) < 0)
 		die(EXIT_USAGE, "out of memory");
