@@ -55,7 +55,7 @@ EOF
 is "$(tracks_with s.fxt busy):$(tracks_with s.fxt spin)" 3:1 \
   "samples on each of the three busy threads, and on main"
 span=$("$FXT_DUMP" --stats s.fxt | awk '$1 == "span_ns" { print $2 }')
-ok "the samples are within the 1 s window (span ${span} ns)" test "$span" -lt 1500000000
+ok "the samples are within the 1 s window (span ${span} ns)" test "$span" -lt 2000000000
 is "$(timers)" 0 "after the detach: no timer left"
 # The agent gives the action back once fxt-run is done with the process.
 wait_until prof_free
@@ -80,6 +80,7 @@ wait_until attached
 calls 1000
 echo "threads 3" >&9
 wait_until grep -q '^joined 3$' out
+sleep 0.5 # CPU time for the busy thread's samples, on a loaded machine too
 kill -INT $run
 wait $run
 is "$?" 0 "fxt-run -p --patch --sample: exit 0"
