@@ -107,6 +107,7 @@ is "$(refusal -p $target --sample -o r.fxt)" "2:1:fxt-run: --sample: process $ta
 grep -q libfxt-agent "/proc/$target/maps"
 is "$?" 1 "... the agent is not loaded"
 is "$(sigcgt)" "$before" "... its handlers are its own"
+sleep 0.5 # CPU time for its ITIMER_PROF, on a loaded machine too
 touch stop
 wait $target
 is "$?:$(tr '\n' ' ' <out)" "0:ready spun: yes profs: yes " "... and its SIGPROFs keep coming"
