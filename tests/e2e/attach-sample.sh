@@ -11,10 +11,11 @@
 # sampled, and fxt-run says how many.  Refused, in one line, before
 # anything is done: a process with a SIGPROF handler of its own (which
 # goes on getting its signals), one with a thread that blocks SIGPROF;
-# the agent refuses the same by itself (called as fxt-run calls it).
+# the agent refuses the same by itself (called as fxt-run calls it).  The
+# process exiting while sampled.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 26
+plan 29
 if [ "$(uname -m)" != x86_64 ] || [ ! -x "$HELPERS/fxt_inject" ]; then
   skip_rest "the injector is for x86-64"
 fi
@@ -130,4 +131,19 @@ is "$(agent --again fxt_attach_stop)" 0 "fxt_attach_stop: 0"
 exec 9>&-
 wait $target
 is "$?" 0 "the program exits 0"
+
+# 5. The process exits while sampled: its timers go with it.
+start --serve --busy 2
+rm -f run.err
+"$FXT_RUN" -p $target --sample -o x.fxt 2>run.err 9>&- &
+run=$!
+wait_until attached
+sleep 0.5
+exec 9>&-
+wait $target
+is "$?" 0 "the program exits 0 while sampled"
+wait $run
+is "$?:$(grep -c '^fxt-run: process [0-9]* after .* s (it exited)$' run.err)" 0:1 \
+  "fxt-run: exit 0, saying the process exited"
+is "$(tracks_with x.fxt busy)" 2 "its archive has both busy threads' samples"
 finish
