@@ -363,6 +363,7 @@ static bool watch_run(struct watch *w)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&at);
 	if (ok) {
+		pthread_setname_np(th, FXT_ATTACH_WATCHDOG_NAME); /* not the program's */
 		pthread_mutex_lock(&watch.lock);
 		watch.cur = w;
 		pthread_mutex_unlock(&watch.lock);

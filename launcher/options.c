@@ -66,7 +66,8 @@ static void check_snapshots(struct options *o)
 static void usage(void)
 {
 	fputs("Usage: fxt-run [OPTION]... [--] PROGRAM [ARG]...\n"
-	      "  or:  fxt-run -p PID [--patch=REGEX] [--libc=LIST] [--duration=T] [OPTION]...\n"
+	      "  or:  fxt-run -p PID [--patch=REGEX] [--libc=LIST] [--sample] [--duration=T] "
+	      "[OPTION]...\n"
 	      "  or:  fxt-run --recover [-o FILE] [-f] [-q] [--keep-parts] SPOOL|DIR...\n"
 	      "Run PROGRAM under the fxtrace agent and write what it did to a Fuchsia Trace\n"
 	      "Format archive: every call of its functions built with -finstrument-functions,\n"

@@ -13,6 +13,9 @@
 
 #define FXT_ATTACH_START "fxt_attach_start"
 #define FXT_ATTACH_STOP	 "fxt_attach_stop"
+/* The name (comm) of the agent's own thread while attached, which watches
+ * fxt-run: not one of the program's. */
+#define FXT_ATTACH_WATCHDOG_NAME "fxt-watchdog"
 
 /* Starts recording with the settings of the block in file `path`: a
  * regular file, not a link, that only root or the process's user could

@@ -147,6 +147,10 @@ E2E_TESTS += tests/e2e/attach-libc.sh
 # fxt-run -p again and again (a window each), children followed, exec said,
 # signals during an attach.
 E2E_TESTS += tests/e2e/attach-again.sh
+# fxt-run -p --sample: every thread running at the attach sampled, nothing
+# of ours left after the detach (timers, SIGPROF's action); threads started
+# while attached counted; a program using SIGPROF refused.
+E2E_TESTS += tests/e2e/attach-sample.sh
 
 E2E_TESTS += tests/e2e/readme.sh
 # The tree's layout: who may include whom (the agent's core and wings, the

@@ -1,8 +1,12 @@
 /* Stack sampling of threads' CPU time (see sample.h): SIGPROF's action as
  * the program sees it, the mask view that keeps SIGPROF open in threads
  * the program starts with it blocked, and the handler with the per-thread
- * timers.  The walk of the interrupted stack (libunwind, run-time
- * patching's trampolines and stubs) is walk.c. */
+ * timers; attached to a process already running, the handler's start and
+ * its end ("Attached"; the tasks and their timers are live.c's).  The walk
+ * of the interrupted stack (libunwind, run-time patching's trampolines and
+ * stubs) is walk.c.  One job, one file past 800 lines: the handler reads
+ * the state every other part writes (the program's action, the views,
+ * the attach's), which stays private to it. */
 #include <config.h>
 
 #include <errno.h>
@@ -23,6 +27,7 @@
 #include "agent/real.h"
 #include "agent/log.h"
 #include "agent/gates.h"
+#include "agent/sample/live.h"
 #include "agent/sample/sample.h"
 #include "agent/sample/walk.h"
 #include "agent/cfg.h"
@@ -373,37 +378,33 @@ static void pend_for_program(siginfo_t *si, void *ucv)
 
 /* ------------------------------------------------------------ the handler */
 
-static void on_sigprof(int sig, siginfo_t *si, void *ucv)
+/* Attached (fxt-run -p, "Attached" below): the timers are the process's,
+ * not each thread's (live.c), so the handler asks `live` rather than the
+ * thread's `on`, and counts itself in `inflight` meanwhile: the detach
+ * clears `live`, then waits for `inflight` to fall to 0, after which no
+ * handler of ours writes a record.  Both seq_cst: either the handler sees
+ * `live` cleared, or the detach sees it counted. */
+static struct {
+	bool on;	   /* attached: the timers are live.c's */
+	int live;	   /* samples are taken */
+	unsigned inflight; /* handlers past the check of `live` */
+	unsigned sampled;  /* tasks given a timer at the attach */
+} att;
+
+/* Takes one sample of the interrupted thread (ucv) standing for `periods`
+ * of its CPU time. */
+static void take_sample(struct tstate *t, void *ucv, uint64_t periods)
 {
-	struct tstate *t = &agent_tls;
 	uint64_t pcs[EV_SAMPLE_MAX_DEPTH];
-	uint64_t ts, periods;
+	uint64_t ts;
 	/* Inside a hook, a refill, a wrapper's recording: the agent's time,
 	 * whatever the innermost frames (a libc call of the agent's). */
 	bool agent_work = t->busy != 0;
 	unsigned n;
 	int saved;
 
-	(void)sig;
-	if (si->si_code != SI_TIMER || si->si_value.sival_ptr != &timer_cookie) {
-		/* Not ours (kill, the program's ITIMER_PROF or timers). */
-		saved = errno;
-		if (self.virt)
-			pend_for_program(si, ucv);
-		else
-			forward(sig, si, ucv);
-		errno = saved;
-		return;
-	}
-	/* The periods of CPU time since the signal before: one, and those
-	 * that passed while this one was pending (the kernel fires CPU-time
-	 * timers at its tick, or the thread blocked signals). */
-	periods = 1 + (si->si_overrun > 0 ? (uint64_t)si->si_overrun : 0) + self.carry;
 	/* Not while the loader's lists change (libunwind reads them through
-	 * dl_iterate_phdr), nor after the thread stopped (a signal queued
-	 * before timer_delete() is still delivered). */
-	if (!self.on || __atomic_load_n(&agent.sealed, __ATOMIC_RELAXED))
-		return;
+	 * dl_iterate_phdr). */
 	if (agent_in_dl || forking) {
 		self.carry = periods;
 		return;
@@ -433,6 +434,67 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	__atomic_fetch_add(&nsamples, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&sample_ticks, agent_ticks() - ts, __ATOMIC_RELAXED);
 	errno = saved;
+}
+
+/* Attached: a thread interrupted in the loader's code may be inside a
+ * dlopen() or dlclose() of the program's, which is not wrapped then to set
+ * agent_in_dl. */
+static bool in_loader(void *ucv)
+{
+#if defined(__x86_64__)
+	return agent_sample_live_in_loader(
+	    (uint64_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP]);
+#else
+	(void)ucv;
+	return false;
+#endif
+}
+
+static void on_sigprof(int sig, siginfo_t *si, void *ucv)
+{
+	uint64_t periods;
+	int saved;
+
+	(void)sig;
+	if (si->si_code != SI_TIMER || si->si_value.sival_ptr != &timer_cookie) {
+		/* Not ours (kill, the program's ITIMER_PROF or timers). */
+		saved = errno;
+		if (self.virt)
+			pend_for_program(si, ucv);
+		else
+			forward(sig, si, ucv);
+		errno = saved;
+		return;
+	}
+	/* The periods of CPU time since the signal before: one, and those
+	 * that passed while this one was pending (the kernel fires CPU-time
+	 * timers at its tick, or the thread blocked signals). */
+	periods = 1 + (si->si_overrun > 0 ? (uint64_t)si->si_overrun : 0) + self.carry;
+	if (__atomic_load_n(&att.on, __ATOMIC_RELAXED)) {
+		/* After the detach, never anything (the handler stays). */
+		__atomic_add_fetch(&att.inflight, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&att.live, __ATOMIC_SEQ_CST) &&
+		    !__atomic_load_n(&agent.sealed, __ATOMIC_RELAXED)) {
+			if (in_loader(ucv))
+				self.carry = periods;
+			else
+				take_sample(&agent_tls, ucv, periods);
+		}
+		__atomic_sub_fetch(&att.inflight, 1, __ATOMIC_SEQ_CST);
+		return;
+	}
+	/* Not after the thread stopped (a signal queued before timer_delete()
+	 * is still delivered). */
+	if (!self.on || __atomic_load_n(&agent.sealed, __ATOMIC_RELAXED))
+		return;
+	take_sample(&agent_tls, ucv, periods);
+}
+
+/* Whether action `sa` is a handler (neither the default nor ignore). */
+static bool is_handler(const struct sigaction *sa)
+{
+	return (sa->sa_flags & SA_SIGINFO) ? sa->sa_sigaction != NULL
+					   : sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
 }
 
 static bool handler_is_ours(void)
@@ -484,10 +546,7 @@ static void setup(void)
 	    pthread_atfork(fork_prepare, fork_done, fork_done) != 0)
 		return;
 	if (!REAL(sigaction) || !REAL(signal) || !REAL(pthread_sigmask) || !REAL(sigprocmask) ||
-	    REAL(sigaction)(SIGPROF, NULL, &old) != 0 ||
-	    ((old.sa_flags & SA_SIGINFO)
-		 ? old.sa_sigaction != NULL
-		 : old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) {
+	    REAL(sigaction)(SIGPROF, NULL, &old) != 0 || is_handler(&old)) {
 		agent_dbg("SIGPROF has a handler already: no sampling");
 		return;
 	}
@@ -518,6 +577,10 @@ void agent_sample_thread_start(bool prof_blocked)
 	}
 	if (self.on && self.pid == pid)
 		goto out; /* started already */
+	/* Attached, the timers are started for the threads listed then
+	 * ("Attached"); one that starts later is not sampled. */
+	if (__atomic_load_n(&att.on, __ATOMIC_RELAXED))
+		goto out;
 	/* In a fork child, the parent's timer is not ours to delete. */
 	self.on = 0;
 	agent_tls.busy++; /* our libc calls are not the program's */
@@ -607,6 +670,164 @@ void agent_sample_thread_stop(void)
 	errno = saved;
 }
 
+/* ------------------------------------------------------------ attached
+ *
+ * fxt-run -p: the agent is loaded into a process whose threads run
+ * already, and the program's calls of sigaction(), signal() and the mask
+ * functions go to the C library, not to our wrappers: its view of SIGPROF
+ * cannot be kept apart from ours ("SIGPROF's action", "Masks").  So the
+ * attach does not sample a program that has a SIGPROF handler of its own,
+ * or a thread of which blocks SIGPROF (our timers' signals would wait
+ * there, and kill it once the detach puts the default action back); it
+ * says so in one line under FXT_DEBUG (fxt-run checks the same before it
+ * attaches, and says when no timer was started).  Otherwise our handler
+ * goes in (setup(), as at a launch) and each task listed in
+ * /proc/self/task gets a timer on its CPU-time clock (live.c).
+ *
+ * The detach (STOP): `live` cleared, so that no handler takes a sample
+ * from then on; the timers deleted; the handlers under way waited for
+ * (`inflight`).  SIGPROF's default action terminates, and a signal of our
+ * timers may still come: one queued before their deletion (delivered
+ * anyway by kernels before 6.13), or one that came to the thread fxt-run
+ * borrowed for its call while it ran it, which fxt-run holds and sends
+ * again, with its siginfo, before it lets the thread go.  So the action
+ * the program had is put back later, by a thread of ours (`restorer`),
+ * once no task is traced (fxt-run is done) and none has a SIGPROF
+ * pending; until then our handler drops our timers' signals.  If that
+ * does not come within RESTORE_MS (or the thread cannot start), our
+ * handler stays: it drops our timers' signals forever and gives any other
+ * the program's action, as the kernel would have.  What stays in any
+ * case: the handler's code (the agent is never unloaded), libunwind
+ * loaded, the thread key and the fork handlers (which do nothing once
+ * detached).
+ *
+ * Not seen while attached: threads the program starts (no
+ * pthread_create() of ours: not sampled, and fxt-run counts them), and a
+ * program changing SIGPROF's action or blocking it (a handler of its own
+ * would get our timers' signals, a thread that blocks it keeps them
+ * pending, and the restorer then leaves our handler in place). */
+
+/* How long the detach waits for the handlers under way, and the restorer
+ * for fxt-run to be done and the signals already queued to come, in
+ * milliseconds; how often the restorer looks. */
+#define INFLIGHT_MS	1000
+#define RESTORE_MS	5000
+#define RESTORE_STEP_MS 10
+
+static void sample_attach(void)
+{
+	struct sigaction old;
+	long blocker;
+
+	if (!REAL(sigaction) || REAL(sigaction)(SIGPROF, NULL, &old) != 0)
+		return;
+	if (is_handler(&old)) {
+		agent_dbg("not sampling: the program has a SIGPROF handler of its own");
+		return;
+	}
+	blocker = agent_sample_live_blocker();
+	if (blocker) {
+		agent_dbg("not sampling: thread %ld blocks SIGPROF", blocker);
+		return;
+	}
+	__atomic_store_n(&att.on, true, __ATOMIC_SEQ_CST);
+	agent_tls.busy++; /* our libc calls are not the program's */
+	pthread_once(&setup_once, setup);
+	if (setup_ok) {
+		__atomic_store_n(&att.live, 1, __ATOMIC_SEQ_CST);
+		att.sampled = agent_sample_live_start(&period, &timer_cookie);
+		agent_dbg("attached: %u threads sampled", att.sampled);
+	} else {
+		__atomic_store_n(&att.on, false, __ATOMIC_SEQ_CST);
+	}
+	agent_busy_leave(&agent_tls);
+}
+
+/* Waits (`step` ms at a time, `ms` at most) until done(); whether it is. */
+static bool wait_ms(bool (*done)(void), unsigned ms, unsigned step)
+{
+	struct timespec t = { 0, (long)step * 1000000L };
+
+	for (unsigned i = 0; i < ms && !done(); i += step)
+		nanosleep(&t, NULL);
+	return done();
+}
+
+static bool no_handler_under_way(void)
+{
+	return __atomic_load_n(&att.inflight, __ATOMIC_SEQ_CST) == 0;
+}
+
+static bool quiet(void)
+{
+	return !agent_sample_live_traced() && !agent_sample_live_prof_pending();
+}
+
+/* Puts the program's action for SIGPROF back (see "Attached"). */
+static void *restorer(void *arg)
+{
+	sigset_t all, mask;
+	bool done = false;
+
+	(void)arg;
+	agent_tls.busy++; /* nothing of this thread is the program's */
+	if (!wait_ms(quiet, RESTORE_MS, RESTORE_STEP_MS)) {
+		agent_dbg("the process is still traced or a SIGPROF pending after %d ms: our "
+			  "SIGPROF handler stays",
+			  RESTORE_MS);
+		return NULL;
+	}
+	/* As prof_action() does: the wrappers (were they called) see the
+	 * program's action from now on. */
+	sigfillset(&all);
+	real_mask(SIG_BLOCK, &all, &mask);
+	pthread_mutex_lock(&prog_lock);
+	if (handler_is_ours() && REAL(sigaction)(SIGPROF, &prog_acts[prog_cur], NULL) == 0) {
+		__atomic_store_n(&virtual_on, false, __ATOMIC_RELEASE);
+		done = true;
+	}
+	pthread_mutex_unlock(&prog_lock);
+	real_mask(SIG_SETMASK, &mask, NULL);
+	agent_dbg(done ? "SIGPROF's action is the program's again"
+		       : "SIGPROF's action was changed meanwhile: left as it is");
+	return NULL;
+}
+
+static void sample_detach(void)
+{
+	sigset_t all, old;
+	pthread_attr_t at;
+	pthread_t th;
+	unsigned timers;
+	bool ok;
+
+	if (!__atomic_load_n(&att.on, __ATOMIC_SEQ_CST))
+		return;
+	__atomic_store_n(&att.live, 0, __ATOMIC_SEQ_CST);
+	timers = agent_sample_live_delete();
+	if (!wait_ms(no_handler_under_way, INFLIGHT_MS, 1))
+		agent_dbg("a sample still under way after %d ms", INFLIGHT_MS);
+	if (nsamples)
+		agent_dbg("%llu samples, %llu ns each on average", (unsigned long long)nsamples,
+			  (unsigned long long)(sample_ticks * 1000000000.0 / agent_clock_rate() /
+					       nsamples));
+	agent_dbg("%u timers deleted", timers);
+	/* Every signal blocked in the restorer: none of the program's goes
+	 * to it. */
+	sigfillset(&all);
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&at, 64 << 10);
+	real_mask(SIG_SETMASK, &all, &old);
+	ok = pthread_create(&th, &at, restorer, NULL) == 0;
+	real_mask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&at);
+	if (ok)
+		pthread_setname_np(th, "fxt-restorer");
+	else
+		agent_dbg("no thread to give SIGPROF's action back: our handler stays");
+}
+
 /* ------------------------------------------------------------ feature */
 
 /* Stack sampling (agent/feature.h), when FXT_SAMPLE is set. */
@@ -619,6 +840,21 @@ static bool sample_wanted(void)
 static void sample_thread_start(const struct agent_event *ev)
 {
 	agent_sample_thread_start(ev && ev->thread.prof_blocked);
+}
+
+/* Attached to a process already running: its threads get their timers
+ * now. */
+static void sample_start(const struct agent_event *ev)
+{
+	if (ev && ev->start.attached && !agent.disabled)
+		sample_attach();
+}
+
+/* The detach. */
+static void sample_stop(const struct agent_event *ev)
+{
+	(void)ev;
+	sample_detach();
 }
 
 /* Timers are not inherited: the forking thread gets its own. */
@@ -647,10 +883,12 @@ const struct agent_feature agent_feature_sample = {
 	.name = "sample",
 	.on = sample_wanted,
 	.at = {
+		[AGENT_EV_START] = sample_start,
 		[AGENT_EV_THREAD_START] = sample_thread_start,
 		[AGENT_EV_FORK_CHILD] = sample_fork_child,
 		[AGENT_EV_THREAD_END] = sample_thread_stop,
 		[AGENT_EV_DLCLOSED] = sample_dlclosed,
+		[AGENT_EV_STOP] = sample_stop,
 		[AGENT_EV_BEFORE_SEAL] = sample_thread_stop,
 	},
 };

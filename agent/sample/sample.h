@@ -109,6 +109,12 @@
  *  - Timers are not inherited by fork children: the child starts its own
  *    for the forking thread (lifecycle.c); exec deletes them, and the new
  *    image starts afresh.
+ *  - Attached to a process already running (fxt-run -p), none of the
+ *    wrappers above is called: a program with a SIGPROF action or a
+ *    blocked SIGPROF of its own is not sampled, the threads it starts while
+ *    attached are not either, and a thread inside the loader's code is
+ *    not walked (its sample carried to the next); the timers and the
+ *    action given back at the detach: sample.c, "Attached".
  */
 #ifndef FXT_AGENT_SAMPLE_H
 #define FXT_AGENT_SAMPLE_H

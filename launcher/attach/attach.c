@@ -18,10 +18,10 @@
  * merged with it; one that execs is not followed.
  *
  * --libc: the agent binds its wrappers into the modules' GOTs at start and
- * writes them back at the detach (agent/got.h).
- *
- * What it does not do yet (issue 26): --sample (the timers go with each
- * thread at its start).
+ * writes them back at the detach (agent/got.h).  With --sample, the
+ * process's threads are sampled from the attach on (agent/sample/ checks
+ * and says what cannot be); threads it starts while attached are counted,
+ * not sampled.
  */
 #include "config.h"
 
@@ -40,6 +40,7 @@
 
 #include "launcher/attach/inject.h"
 #include "launcher/attach/preflight.h"
+#include "launcher/attach/sample.h"
 #include "launcher/drain.h"
 #include "launcher/launcher.h"
 #include "run/attach.h"
@@ -164,8 +165,8 @@ static int call_agent(pid_t pid, const char *agent, bool load, const char *name,
 		fprintf(stderr,
 			"fxt-run: %s: open and seize %.2f ms, dlopen %.2f ms, call %.2f ms, "
 			"release %.2f ms; thread %d stopped %.2f ms (the others ran on)\n",
-			name, ms[0], ms[1] - ms[0], ms[2] - ms[1], ms[3] - ms[2],
-			(int)tid, stopped + ms[3]);
+			name, ms[0], ms[1] - ms[0], ms[2] - ms[1], ms[3] - ms[2], (int)tid,
+			stopped + ms[3]);
 	if (!err && (int)ret != 0) {
 		err = (int)ret;
 		snprintf(why, cap, "the agent in process %d says: %s", (int)pid, strerror(-err));
@@ -238,7 +239,7 @@ enum window_end {
  * converting the spools that are done meanwhile (the signals held:
  * hold_signals()); *why_end says which signal or limit ended a detach. */
 static enum window_end wait_window(pid_t pid, uint64_t duration_ns, struct spools *r,
-				   const char **why_end)
+				   struct attach_threads *th, const char **why_end)
 {
 	struct timespec t0, now;
 	sigset_t set;
@@ -277,6 +278,8 @@ static enum window_end wait_window(pid_t pid, uint64_t duration_ns, struct spool
 			break;
 		}
 		spools_scan(r, false);
+		if (th)
+			attach_threads_scan(th);
 		sig = sigtimedwait(&set, NULL, &ts);
 		if (sig > 0) {
 			*why_end = strsignal(sig);
@@ -300,18 +303,18 @@ int attach_main(const struct options *opts)
 	struct parts parts = { 0 };
 	struct name_list old_parts;
 	struct drain drain;
+	struct attach_threads threads;
 	time_t start = time(NULL);
 	char *agent, *out, *block;
 	enum window_end wend;
 	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (!o.set.given[FXT_S_PATCH] && !o.set.given[FXT_S_LIBC])
+	if (!o.set.given[FXT_S_PATCH] && !o.set.given[FXT_S_LIBC] && !o.set.given[FXT_S_SAMPLE])
 		die(EXIT_USAGE,
-		    "-p: say what to record with --patch (--patch=. for all of the "
-		    "program's functions) or --libc: a running process has no hooks of ours");
-	if (o.set.given[FXT_S_SAMPLE])
-		die(EXIT_USAGE, "-p: --sample is not available when attaching yet");
+		    "-p: say what to record: --patch=REGEX, the functions to record "
+		    "(--patch=. for all of the program's), --libc=GROUPS or --sample: a "
+		    "running process has no hooks of ours");
 	/* No libc calls unless --libc asks (a launch records the default
 	 * groups: there, the wrappers are in anyway). */
 	if (!o.set.given[FXT_S_LIBC]) {
@@ -319,7 +322,8 @@ int attach_main(const struct options *opts)
 		o.set.given[FXT_S_LIBC] = true;
 	}
 	agent = find_agent();
-	if (attach_preflight(pid, agent, &t, why, sizeof(why)) != 0)
+	if (attach_preflight(pid, agent, &t, why, sizeof(why)) != 0 ||
+	    (o.set.given[FXT_S_SAMPLE] && attach_sample_preflight(pid, why, sizeof(why)) != 0))
 		die(EXIT_USAGE, "%s", why);
 	double preflight = since(&t0) * 1e3;
 
@@ -349,6 +353,8 @@ int attach_main(const struct options *opts)
 	r.attached = true;
 	parts_list_old(&old_parts, out, r.dir);
 	block = write_block(&o, out, t.pid);
+	if (o.set.given[FXT_S_SAMPLE])
+		attach_threads_init(&threads, t.pid);
 
 	hold_signals(true);
 	/* Loaded already (attached to before): dlopen() finds it. */
@@ -374,16 +380,19 @@ int attach_main(const struct options *opts)
 		struct timespec rt;
 
 		clock_gettime(CLOCK_REALTIME, &rt);
-		fprintf(stderr, "fxt-run: recording: preflight %.2f ms, total %.2f ms, at %lld.%09ld\n",
+		fprintf(stderr,
+			"fxt-run: recording: preflight %.2f ms, total %.2f ms, at %lld.%09ld\n",
 			preflight, since(&t0) * 1e3, (long long)rt.tv_sec, rt.tv_nsec);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!o.quiet)
 		fprintf(stderr, "fxt-run: attached to %d (%s, %u thread%s)\n", (int)t.pid, t.comm,
 			t.threads, t.threads == 1 ? "" : "s");
+	if (o.set.given[FXT_S_SAMPLE])
+		attach_threads_sampled(&threads);
 	drain_start(&drain, out, ctl);
 	wend = wait_window(t.pid, o.set.given[FXT_S_DURATION] ? o.set.v[FXT_S_DURATION].u : 0, &r,
-			   &end);
+			   o.set.given[FXT_S_SAMPLE] ? &threads : NULL, &end);
 	if (wend == END_DETACH) {
 		err = call_agent(t.pid, agent, false, FXT_ATTACH_STOP, NULL, why, sizeof(why));
 		if (err == -ESRCH)
@@ -419,6 +428,11 @@ int attach_main(const struct options *opts)
 	}
 	if (o.patch_dir)
 		patch_report_finish(o.patch_dir, o.patch_list, o.quiet);
+	if (o.set.given[FXT_S_SAMPLE]) {
+		if (!o.quiet)
+			attach_threads_report(&threads);
+		attach_threads_free(&threads);
+	}
 	run_session_path(session, sizeof(session), out, (long)t.pid);
 	unlink(session);
 	unlink(ctl);

@@ -77,6 +77,10 @@ struct inject {
 	uint64_t frame;	 /* its signal frame, 0 until it is ready (the way back) */
 	bool went_on;	 /* it put itself back, fxt-run being too slow */
 	int held[HELD_MAX];
+	/* Each one's siginfo (si_signo 0: not known), sent with it again: a
+	 * timer's signal keeps its si_code and value (the agent's sampling
+	 * timers are told from the program's by them). */
+	siginfo_t held_si[HELD_MAX];
 	unsigned nheld, lost;
 	struct timespec stopped_at; /* FXT_RUN_DEBUG's timings */
 };
@@ -191,10 +195,17 @@ static void hold(struct inject *in, int sig)
 	for (i = 0; i < in->nheld; i++)
 		if (in->held[i] == sig && sig < SIGRTMIN)
 			return; /* a standard signal is pending once */
-	if (in->nheld < HELD_MAX)
+	if (in->nheld < HELD_MAX) {
+		siginfo_t *si = &in->held_si[in->nheld];
+
+		/* At a signal-delivery stop, its siginfo; at a group stop,
+		 * none (EINVAL). */
+		if (ptrace(PTRACE_GETSIGINFO, in->tid, NULL, si) != 0 || si->si_signo != sig)
+			memset(si, 0, sizeof(*si));
 		in->held[in->nheld++] = sig;
-	else
+	} else {
 		in->lost++;
+	}
 }
 
 /* Seizes the thread and stops it: 0 once it is stopped. */
@@ -236,17 +247,27 @@ static int seize(struct inject *in, pid_t tid, char *why, size_t cap)
 	return 0;
 }
 
-/* Lets the thread go as it was (registers restored by the caller), with
- * the first held signal; the others are sent after. */
+/* Lets the thread go as it was (registers restored by the caller), the
+ * held signals pending again: each queued while the thread is still
+ * stopped, with its own siginfo when another process may queue it (a
+ * negative si_code other than SI_TKILL: a timer's, a sigqueue()'s), else
+ * as a tgkill().  Before the detach: once no thread is traced, nothing of
+ * ours is on its way (the agent's sampling waits for that at a detach). */
 static void release(struct inject *in)
 {
 	unsigned i;
 
 	if (!in->seized)
 		return;
-	(void)ptrace(PTRACE_DETACH, in->tid, NULL, (void *)(long)(in->nheld ? in->held[0] : 0));
-	for (i = 1; i < in->nheld; i++)
+	for (i = 0; i < in->nheld; i++) {
+		siginfo_t *si = &in->held_si[i];
+
+		if (si->si_signo == in->held[i] && si->si_code < 0 && si->si_code != SI_TKILL &&
+		    syscall(SYS_rt_tgsigqueueinfo, in->pid, in->tid, in->held[i], si) == 0)
+			continue;
 		(void)syscall(SYS_tgkill, in->pid, in->tid, in->held[i]);
+	}
+	(void)ptrace(PTRACE_DETACH, in->tid, NULL, NULL);
 	in->seized = in->stopped = false;
 	in->nheld = 0;
 }
@@ -854,6 +875,30 @@ static bool safe_stop(struct inject *in, const struct user_regs_struct *r)
 	return !locks_maybe_held(in, r->rip);
 }
 
+/* Whether the thread blocks SIGSEGV (its /proc/PID/task/TID/status).
+ * Such a thread (the agent's watchdog blocks every signal) never runs a
+ * call: the fault at 0 that ends it, taken while SIGSEGV is blocked,
+ * makes the kernel reset the process's SIGSEGV action to the default,
+ * and the program's handler would be gone. */
+static bool blocks_segv(pid_t pid, pid_t tid)
+{
+	char path[64], text[4096], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	text[n] = '\0';
+	p = strstr(text, "\nSigBlk:");
+	return p && (strtoull(p + 8, NULL, 16) >> (SIGSEGV - 1) & 1);
+}
+
 struct cand {
 	pid_t tid;
 	unsigned fit;
@@ -883,7 +928,7 @@ static int list_threads(struct inject *in, struct cand **out, size_t *n)
 	while ((d = readdir(dir))) {
 		long tid = strtol(d->d_name, NULL, 10);
 
-		if (tid <= 0)
+		if (tid <= 0 || blocks_segv(in->pid, (pid_t)tid))
 			continue;
 		if (k == cap) {
 			struct cand *p = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));

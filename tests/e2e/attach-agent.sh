@@ -20,27 +20,7 @@ why=$(patch_unavailable)
 [ -n "$why" ] && skip_rest "$why"
 scratch
 cd "$TMPD" || exit 1
-INJECT=$HELPERS/fxt_inject
-AGENT=$abs_top_builddir/.libs/libfxt-agent.so
 . "$abs_top_srcdir/tests/e2e/attach-common.sh"
-
-# block FILE NAME=VALUE...: the settings block fxt-run writes.
-block() {
-  f=$1
-  shift
-  : >"$f"
-  for kv in "$@"; do printf '%s\0' "$kv" >>"$f"; done
-  printf '\0' >>"$f"
-  chmod 600 "$f"
-}
-
-# agent [--again] FUNCTION [ARG]: the agent's FUNCTION called in the
-# target; prints what it returned.
-agent() {
-  again=
-  [ "$1" = --again ] && { again=--again; shift; }
-  "$INJECT" $again $target "$AGENT" "$1" "${2:-x}" 2>&1 | sed -n 's/^returned //p; s/^fxt_inject: //p'
-}
 
 # 1. A window: 300 calls before, 1000 while recording, 200 after; four
 # threads busy in the C library all along.

@@ -1,9 +1,11 @@
 # Shared by the attach tests (attach-inject.sh, attach-agent.sh,
-# attach-run.sh): tests/progs/attach_target run as the process attached
-# to, its input a FIFO the test writes lines into.  Source it after
-# tests/lib/test_subr.sh and scratch, in $TMPD.
+# attach-run.sh, attach-sample.sh): tests/progs/attach_target run as the
+# process attached to, its input a FIFO the test writes lines into.
+# Source it after tests/lib/test_subr.sh and scratch, in $TMPD.
 
 CALLTREE=$HELPERS/fxt_calltree
+INJECT=$HELPERS/fxt_inject
+AGENT=$abs_top_builddir/.libs/libfxt-agent.so
 # With --spin, attach_target spins until this file exists.
 export ATTACH_TARGET_STOP=$TMPD/stop
 
@@ -47,4 +49,22 @@ text_is_file() {
     dd if="$exe" bs=4096 skip=$((0x$off / 4096)) count=$pages 2>/dev/null >file.bin
     cmp -s mem.bin file.bin || return 1
   done <text.maps
+}
+
+# block FILE NAME=VALUE...: the settings block fxt-run writes.
+block() {
+  f=$1
+  shift
+  : >"$f"
+  for kv in "$@"; do printf '%s\0' "$kv" >>"$f"; done
+  printf '\0' >>"$f"
+  chmod 600 "$f"
+}
+
+# agent [--again] FUNCTION [ARG]: the agent's FUNCTION called in the
+# target through fxt_inject (as fxt-run -p does); prints what it returned.
+agent() {
+  again=
+  [ "$1" = --again ] && { again=--again; shift; }
+  "$INJECT" $again $target "$AGENT" "$1" "${2:-x}" 2>&1 | sed -n 's/^returned //p; s/^fxt_inject: //p'
 }

@@ -20,7 +20,6 @@ if [ "$(uname -m)" != x86_64 ] || [ ! -x "$HELPERS/fxt_inject" ]; then
 fi
 scratch
 cd "$TMPD" || exit 1
-INJECT=$HELPERS/fxt_inject
 PROBE=$PROGS/.libs/libinject_probe.so
 . "$abs_top_srcdir/tests/e2e/attach-common.sh"
 # A target that died must fail a check, not kill the script at its next line.

@@ -7,10 +7,10 @@
 # nothing of the run is left in the folder.  Detaching at --duration, at
 # SIGINT, and the process exiting while attached; fxt-run killed while
 # attached (the agent stops by itself and leaves its spool for --recover);
-# the refusals, one line and exit 2 each.
+# the refusals, one line and exit 2 each.  --sample: attach-sample.sh.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 26
+plan 25
 why=$(patch_unavailable)
 [ -n "$why" ] && skip_rest "$why"
 scratch
@@ -109,14 +109,12 @@ refusal() {
   "$FXT_RUN" "$@" >r.out 2>r.err
   echo "$?:$(wc -l <r.err):$(cat r.err)"
 }
-is "$(refusal -p $target -o z.fxt)" "2:1:fxt-run: -p: say what to record with --patch (--patch=. for all of the program's functions) or --libc: a running process has no hooks of ours" \
-  "-p without --patch or --libc"
+is "$(refusal -p $target -o z.fxt)" "2:1:fxt-run: -p: say what to record: --patch=REGEX, the functions to record (--patch=. for all of the program's), --libc=GROUPS or --sample: a running process has no hooks of ours" \
+  "-p without --patch, --libc or --sample"
 is "$(refusal -p $target --patch=. -- true)" "2:1:fxt-run: -p: attach to a process or run a program, not both (true given)" \
   "-p and a program"
 is "$(refusal --duration 1s -- true)" "2:1:fxt-run: --duration: only with -p (a program runs until it exits)" \
   "--duration without -p"
-is "$(refusal -p $target --patch=. --sample)" "2:1:fxt-run: -p: --sample is not available when attaching yet" \
-  "-p with --sample"
 ( exit 0 ) &
 gone=$!
 wait $gone

@@ -1,8 +1,8 @@
-/* A program for the injector's tests (attach-inject.sh): it does what a
+/* A program for the attach tests (attach-*.sh): it does what a
  * process being attached to may be doing, and says what it saw.
  *
  *   attach_target [--spin|--serve] [--timer] [--reader] [--busy N] [--workers N]
- *                 [--zombie]
+ *                 [--zombie] [--prof] [--block-prof]
  *
  * Prints "ready" once set up, then:
  *   - main reads a line from standard input (blocked in read(2)), unless
@@ -11,6 +11,8 @@
  *   - --serve: main reads lines until the end of its input, and for each
  *     "call N" calls work() N times and says "done N" (calls an attach
  *     can count exactly: it knows which lines came while it recorded);
+ *     "threads N" starts N threads that spin in spin() for 200 ms each,
+ *     joins them and says "joined N";
  *     "spawn N": a child calls work() N times, says "child N" and waits;
  *     "reap": that child calls work() N times more and exits, and main
  *     says "reaped STATUS"; "forkexec PROG ARG": a child calls work() 5
@@ -35,11 +37,15 @@
  *     if each called it and its results are right;
  *   - --busy N: N threads allocate, free and print into memory (the C
  *     library's locks taken all the time) until main is done;
+ *   - --prof: its own SIGPROF handler, and ITIMER_PROF every millisecond
+ *     of CPU time, counted;
+ *   - --block-prof: the --busy threads block SIGPROF;
  * and its own SIGSEGV and SIGTRAP handlers say "handler" and exit 3: an
  * injected call's return (a fault at address 0) must never reach them.
  * A read(2) that fails (EINTR included) is said and exits 4.  At the end:
- * "read: LINE", "reader: data", "alarms: yes" as they apply (and, with
- * $ATTACH_TARGET_COUNT set, "spins: N", the calls of spin()); exit 0.
+ * "read: LINE", "reader: data", "alarms: yes", "profs: yes" as they apply
+ * (and, with $ATTACH_TARGET_COUNT set, "spins: N", the calls of spin());
+ * exit 0.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -52,11 +58,13 @@
 #include <string.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int pipefd[2];
 static volatile int done;
-static volatile sig_atomic_t alarms;
+static volatile sig_atomic_t alarms, profs;
+static int block_prof;
 
 static void on_fault(int sig)
 {
@@ -71,6 +79,12 @@ static void on_alarm(int sig)
 {
 	(void)sig;
 	alarms++;
+}
+
+static void on_prof(int sig)
+{
+	(void)sig;
+	profs++;
 }
 
 /* read(2) until a newline or the end, failing loudly on any error. */
@@ -110,6 +124,13 @@ static void *busy(void *arg)
 	char line[64];
 
 	(void)arg;
+	if (block_prof) {
+		sigset_t prof;
+
+		sigemptyset(&prof);
+		sigaddset(&prof, SIGPROF);
+		pthread_sigmask(SIG_BLOCK, &prof, NULL);
+	}
 	while (!done) {
 		char *p = malloc(16 + n % 4000);
 
@@ -134,6 +155,21 @@ __attribute__((noinline, noipa)) unsigned long spin(unsigned long x)
 		x = x * 6364136223846793005ul + 1442695040888963407ul;
 	spins++;
 	return x;
+}
+
+/* The threads of "threads N": 200 ms of spin() each. */
+static void *spinner(void *arg)
+{
+	struct timespec t0, now;
+	unsigned long x = 1;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		x = spin(x);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - t0.tv_sec) * 1000000000L + now.tv_nsec - t0.tv_nsec < 200000000L);
+	return (void *)x;
 }
 
 /* The function --serve calls on demand. */
@@ -301,6 +337,19 @@ static void serve(void)
 			fflush(stdout);
 			continue;
 		}
+		if (sscanf(buf, "threads %lu", &n) == 1) {
+			pthread_t th[16];
+
+			n %= 17;
+			for (i = 0; i < n; i++)
+				if (pthread_create(&th[i], NULL, spinner, NULL) != 0)
+					exit(1);
+			for (i = 0; i < n; i++)
+				pthread_join(th[i], NULL);
+			printf("joined %lu\n", n);
+			fflush(stdout);
+			continue;
+		}
 		if (sscanf(buf, "call %lu", &n) != 1)
 			continue;
 		for (i = 0; i < n; i++)
@@ -316,6 +365,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { 0 };
 	int i, do_spin = 0, do_serve = 0, do_timer = 0, do_reader = 0, do_zombie = 0, nbusy = 0,
 	       nworkers = 0, good = 0;
+	int do_prof = 0;
 	pthread_t th, busy_th[64], worker_th[64];
 	char buf[64];
 
@@ -330,6 +380,10 @@ int main(int argc, char **argv)
 			do_timer = 1;
 		else if (strcmp(argv[i], "--reader") == 0)
 			do_reader = 1;
+		else if (strcmp(argv[i], "--prof") == 0)
+			do_prof = 1;
+		else if (strcmp(argv[i], "--block-prof") == 0)
+			block_prof = 1;
 		else if (strcmp(argv[i], "--busy") == 0 && i + 1 < argc)
 			nbusy = atoi(argv[++i]) % 65;
 		else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc)
@@ -337,7 +391,7 @@ int main(int argc, char **argv)
 		else {
 			fprintf(stderr,
 				"usage: %s [--spin|--serve] [--timer] [--reader] [--busy N] "
-				"[--workers N] [--zombie]\n",
+				"[--workers N] [--zombie] [--prof] [--block-prof]\n",
 				argv[0]);
 			return 2;
 		}
@@ -352,6 +406,14 @@ int main(int argc, char **argv)
 		sa.sa_flags = SA_RESTART;
 		sigaction(SIGALRM, &sa, NULL);
 		setitimer(ITIMER_REAL, &it, NULL);
+	}
+	if (do_prof) {
+		struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+
+		sa.sa_handler = on_prof;
+		sa.sa_flags = SA_RESTART;
+		sigaction(SIGPROF, &sa, NULL);
+		setitimer(ITIMER_PROF, &it, NULL);
 	}
 	if (do_reader && (pipe(pipefd) != 0 || pthread_create(&th, NULL, reader, NULL) != 0))
 		return 1;
@@ -413,6 +475,12 @@ int main(int argc, char **argv)
 
 		setitimer(ITIMER_REAL, &off, NULL);
 		printf("alarms: %s\n", alarms > 0 ? "yes" : "no");
+	}
+	if (do_prof) {
+		struct itimerval off = { { 0, 0 }, { 0, 0 } };
+
+		setitimer(ITIMER_PROF, &off, NULL);
+		printf("profs: %s\n", profs > 0 ? "yes" : "no");
 	}
 	return 0;
 }

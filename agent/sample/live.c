@@ -1,0 +1,238 @@
+/* Stack sampling in a process attached to (see live.h): the tasks of
+ * /proc/self/task, their masks and pending signals, the timers started on
+ * them and the table that keeps them until the detach. */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "agent/log.h"
+#include "agent/sample/live.h"
+
+/* glibc before 2.35 does not name the field. */
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+/* The kernel's id of a task's scheduler CPU-time clock, what
+ * pthread_getcpuclockid() gives for a thread we have no pthread_t of:
+ * MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED) of include/linux/posix-timers.h,
+ * ~tid << 3 | CPUCLOCK_PERTHREAD_MASK (4) | CPUCLOCK_SCHED (2).  Without
+ * the per-thread bit it would be the clock of process `tid`. */
+#define THREAD_CPUCLOCK(tid) ((clockid_t)((~(unsigned)(tid) << 3) | 6u))
+
+/* SIGPROF's bit in the masks of /proc/PID/task/TID/status. */
+#define PROF_BIT (1ull << (SIGPROF - 1))
+
+/* The timers started, each deleted at the detach by whichever thread runs
+ * it.  Written at the attach and the detach only, under the lock. */
+static struct {
+	pthread_mutex_t lock;
+	timer_t *v;
+	unsigned n, cap;
+} table = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+
+/* The loader's code, [lo, hi). */
+static uint64_t loader_lo, loader_hi;
+
+/* Calls fn(tid, arg) for each task of the process; false if the list
+ * could not be read. */
+static bool each_task(void (*fn)(long tid, void *arg), void *arg)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+
+	if (!d)
+		return false;
+	while ((e = readdir(d)) != NULL) {
+		char *end;
+		long tid = strtol(e->d_name, &end, 10);
+
+		if (tid > 0 && *end == '\0')
+			fn(tid, arg);
+	}
+	closedir(d);
+	return true;
+}
+
+/* The number of line `name` of the task's status in `base` (16: a mask,
+ * "SigBlk"), or 0 (no such task any more). */
+static uint64_t task_field(long tid, const char *name, int base)
+{
+	char path[64], buf[4096], *p;
+	size_t len = strlen(name), n = 0;
+	ssize_t r;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/status", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while (n + 1 < sizeof(buf) && (r = read(fd, buf + n, sizeof(buf) - 1 - n)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (strncmp(p, name, len) == 0 && p[len] == ':')
+			return strtoull(p + len + 1, NULL, base);
+	return 0;
+}
+
+static void find_blocker(long tid, void *arg)
+{
+	long *who = arg;
+
+	if (!*who && (task_field(tid, "SigBlk", 16) & PROF_BIT))
+		*who = tid;
+}
+
+long agent_sample_live_blocker(void)
+{
+	long who = 0;
+
+	each_task(find_blocker, &who);
+	return who;
+}
+
+static void find_pending(long tid, void *arg)
+{
+	bool *pending = arg;
+
+	if (!*pending &&
+	    ((task_field(tid, "SigPnd", 16) | task_field(tid, "ShdPnd", 16)) & PROF_BIT))
+		*pending = true;
+}
+
+bool agent_sample_live_prof_pending(void)
+{
+	bool pending = false;
+
+	each_task(find_pending, &pending);
+	return pending;
+}
+
+static void find_tracer(long tid, void *arg)
+{
+	bool *traced = arg;
+
+	if (!*traced && task_field(tid, "TracerPid", 10) != 0)
+		*traced = true;
+}
+
+bool agent_sample_live_traced(void)
+{
+	bool traced = false;
+
+	each_task(find_tracer, &traced);
+	return traced;
+}
+
+/* dl_iterate_phdr(): the loader's (loaded at AT_BASE) executable segment. */
+static int find_loader(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	if (info->dlpi_addr != *(uint64_t *)arg)
+		return 0;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			loader_lo = info->dlpi_addr + ph->p_vaddr;
+			loader_hi = loader_lo + ph->p_memsz;
+		}
+	}
+	return 1;
+}
+
+bool agent_sample_live_in_loader(uint64_t pc)
+{
+	return pc - loader_lo < loader_hi - loader_lo;
+}
+
+struct start {
+	const struct timespec *period;
+	const void *cookie;
+	unsigned sampled;
+};
+
+static void start_one(long tid, void *arg)
+{
+	struct start *s = arg;
+	struct sigevent sev;
+	struct itimerspec its;
+	timer_t t;
+
+	if (table.n == table.cap) {
+		unsigned cap = table.cap ? 2 * table.cap : 64;
+		timer_t *v = realloc(table.v, cap * sizeof(*v));
+
+		if (!v) {
+			agent_dbg("task %ld not sampled: out of memory", tid);
+			return;
+		}
+		table.v = v;
+		table.cap = cap;
+	}
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGPROF;
+	sev.sigev_value.sival_ptr = (void *)s->cookie;
+	sev.sigev_notify_thread_id = (pid_t)tid;
+	if (timer_create(THREAD_CPUCLOCK(tid), &sev, &t) != 0) {
+		/* EINVAL: the task ended since it was listed. */
+		if (errno != EINVAL)
+			agent_dbg("timer_create for task %ld: %s: not sampled", tid,
+				  strerror(errno));
+		return;
+	}
+	its.it_interval = *s->period;
+	its.it_value = *s->period;
+	if (timer_settime(t, 0, &its, NULL) != 0) {
+		timer_delete(t);
+		return;
+	}
+	table.v[table.n++] = t;
+	s->sampled++;
+}
+
+unsigned agent_sample_live_start(const struct timespec *period, const void *cookie)
+{
+	struct start s = { period, cookie, 0 };
+	uint64_t base = getauxval(AT_BASE);
+
+	if (base)
+		dl_iterate_phdr(find_loader, &base);
+	pthread_mutex_lock(&table.lock);
+	if (!each_task(start_one, &s))
+		agent_dbg("cannot list /proc/self/task: %s: no thread sampled", strerror(errno));
+	pthread_mutex_unlock(&table.lock);
+	return s.sampled;
+}
+
+unsigned agent_sample_live_delete(void)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&table.lock);
+	n = table.n;
+	for (unsigned i = 0; i < table.n; i++)
+		timer_delete(table.v[i]);
+	table.n = 0;
+	pthread_mutex_unlock(&table.lock);
+	return n;
+}

@@ -1,0 +1,214 @@
+/* fxt-run -p --sample: its checks and warnings, from /proc (see
+ * sample.h). */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launcher/attach/sample.h"
+#include "launcher/attach/why.h"
+#include "run/attach.h"
+
+/* SIGPROF's bit in the masks of /proc/PID/status. */
+#define PROF_BIT (1ull << (SIGPROF - 1))
+
+/* A small /proc file whole, NUL-terminated; false if it cannot be read. */
+static bool slurp(const char *path, char *buf, size_t cap)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	while (len + 1 < cap && (n = read(fd, buf + len, cap - len - 1)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return true;
+}
+
+/* The hexadecimal mask of line `name` ("SigCgt") of task tid's status
+ * (tid 0: the process's), or 0. */
+static unsigned long long task_mask(pid_t pid, pid_t tid, const char *name)
+{
+	char path[96], text[4096], *p;
+	size_t len = strlen(name);
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!slurp(path, text, sizeof(text)))
+		return 0;
+	for (p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (strncmp(p, name, len) == 0 && p[len] == ':')
+			return strtoull(p + len + 1, NULL, 16);
+	return 0;
+}
+
+/* The process's threads, malloc'd into *v (n of them); false if none
+ * could be listed. */
+static bool list_tasks(pid_t pid, pid_t **v, size_t *n)
+{
+	char path[64];
+	struct dirent *d;
+	size_t cap = 0;
+	DIR *dir;
+
+	*v = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while ((d = readdir(dir))) {
+		long tid = strtol(d->d_name, NULL, 10);
+
+		if (tid <= 0)
+			continue;
+		if (*n == cap) {
+			pid_t *p = realloc(*v, (cap = cap ? 2 * cap : 16) * sizeof(**v));
+
+			if (!p)
+				break;
+			*v = p;
+		}
+		(*v)[(*n)++] = (pid_t)tid;
+	}
+	closedir(dir);
+	return *n != 0;
+}
+
+int attach_sample_preflight(pid_t pid, char *why, size_t cap)
+{
+	pid_t *v;
+	size_t n;
+	int err = 0;
+
+	if (task_mask(pid, 0, "SigCgt") & PROF_BIT)
+		return attach_fail(why, cap, -EBUSY,
+				   "--sample: process %d has a SIGPROF handler of its own, which "
+				   "sampling cannot share once the process runs (run the program "
+				   "under fxt-run --sample instead)",
+				   (int)pid);
+	if (!list_tasks(pid, &v, &n))
+		return 0; /* gone: the attach says so */
+	for (size_t i = 0; i < n && !err; i++)
+		if (task_mask(pid, v[i], "SigBlk") & PROF_BIT)
+			err = attach_fail(why, cap, -EBUSY,
+					  "--sample: thread %d of process %d blocks SIGPROF, which "
+					  "sampling cannot see change once the process runs (run "
+					  "the program under fxt-run --sample instead)",
+					  (int)v[i], (int)pid);
+	free(v);
+	return err;
+}
+
+static bool known(const struct attach_threads *a, pid_t tid)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (a->known[i] == tid)
+			return true;
+	return false;
+}
+
+static void add_known(struct attach_threads *a, pid_t tid)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 16;
+		pid_t *p = realloc(a->known, cap * sizeof(*p));
+
+		if (!p)
+			return;
+		a->known = p;
+		a->cap = cap;
+	}
+	a->known[a->n++] = tid;
+}
+
+void attach_threads_init(struct attach_threads *a, pid_t pid)
+{
+	memset(a, 0, sizeof(*a));
+	a->pid = pid;
+	list_tasks(pid, &a->known, &a->n);
+	a->cap = a->n;
+}
+
+/* /proc/PID/timers: "signal: 27/..." then "notify: signal/tid.TID" for
+ * each timer that sends SIGPROF to one thread: the agent's (the process
+ * has no SIGPROF handler of its own, or it was refused). */
+void attach_threads_sampled(struct attach_threads *a)
+{
+	char path[64], line[256];
+	bool prof = false;
+	FILE *f;
+
+	a->sampled = 0;
+	snprintf(path, sizeof(path), "/proc/%d/timers", (int)a->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		int sig;
+
+		if (sscanf(line, "signal: %d/", &sig) == 1)
+			prof = sig == SIGPROF;
+		else if (prof && strncmp(line, "notify: signal/tid.", 19) == 0)
+			a->sampled++;
+	}
+	fclose(f);
+}
+
+void attach_threads_scan(struct attach_threads *a)
+{
+	char path[96], comm[64];
+	pid_t *v;
+	size_t n;
+
+	if (!list_tasks(a->pid, &v, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (known(a, v[i]))
+			continue;
+		add_known(a, v[i]);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)a->pid, (int)v[i]);
+		if (slurp(path, comm, sizeof(comm)) &&
+		    strcmp(comm, FXT_ATTACH_WATCHDOG_NAME "\n") == 0)
+			continue;
+		a->started++;
+	}
+	free(v);
+}
+
+void attach_threads_report(const struct attach_threads *a)
+{
+	if (a->sampled == 0)
+		fprintf(stderr,
+			"fxt-run: warning: no thread of process %d was sampled (FXT_DEBUG=1 "
+			"makes its agent say why on its standard error)\n",
+			(int)a->pid);
+	if (a->started != 0)
+		fprintf(stderr,
+			"fxt-run: warning: %u thread%s started while attached %s not sampled "
+			"(a thread's timer starts with it, through code of ours that a process "
+			"already running does not call)\n",
+			a->started, a->started == 1 ? "" : "s", a->started == 1 ? "was" : "were");
+}
+
+void attach_threads_free(struct attach_threads *a)
+{
+	free(a->known);
+	a->known = NULL;
+}
