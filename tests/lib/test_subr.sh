@@ -62,7 +62,7 @@ patch_unavailable() {
 # A scratch directory, removed at exit.
 scratch() {
   TMPD=$(mktemp -d "${TMPDIR:-/tmp}/fxt-test.XXXXXX")
-  trap 'rm -rf "$TMPD"' EXIT
+  trap '[ -n "$FXT_KEEP_TMPD" ] || rm -rf "$TMPD"' EXIT
 }
 
 finish() {
