@@ -85,12 +85,26 @@ uint64_t agent_new_flow_id(enum ev_flowid_kind kind)
  * exports (sampling's sigaction, the patch wing's unwinder) are theirs to
  * bind. */
 static const char *const bound_always[] = {
-	"dlopen", "dlclose",				     /* new modules: patched, bound */
-	"pthread_create", "pthread_exit",		     /* threads begun while attached */
-	"execve", "execv", "execvp", "execvpe", "execl", "execlp", "execle", /* sealed before */
-	"_exit", "_Exit",		       /* the spool says that the process exited */
-	"setuid", "seteuid", "setreuid", "setresuid", "setfsuid", /* the spool held before */
-	"pthread_setname_np", "prctl",			     /* threads' names */
+	"dlopen",
+	"dlclose", /* new modules: patched, bound */
+	"pthread_create",
+	"pthread_exit", /* threads begun while attached */
+	"execve",
+	"execv",
+	"execvp",
+	"execvpe",
+	"execl",
+	"execlp",
+	"execle", /* sealed before */
+	"_exit",
+	"_Exit", /* the spool says that the process exited */
+	"setuid",
+	"seteuid",
+	"setreuid",
+	"setresuid",
+	"setfsuid", /* the spool held before */
+	"pthread_setname_np",
+	"prctl", /* threads' names */
 };
 
 static bool libc_bound(const char *name)
@@ -124,7 +138,9 @@ static void libc_start(const struct agent_event *ev)
 	if (agent.disabled)
 		return;
 	__atomic_store_n(&agent_libc_on, agent_cfg.libc_groups, __ATOMIC_RELAXED);
-	if (ev->start.attached && agent_cfg.libc_groups) {
+	/* Attached: bound whatever the groups, for the life cycle's own
+	 * (a module dlopen()ed is patched, a thread begun is sampled). */
+	if (ev->start.attached) {
 		if (agent_cfg.libc_groups & AGENT_G_MEM)
 			agent_mem_attached();
 		bound = true;

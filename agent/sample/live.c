@@ -224,6 +224,16 @@ unsigned agent_sample_live_start(const struct timespec *period, const void *cook
 	return s.sampled;
 }
 
+bool agent_sample_live_add(long tid, const struct timespec *period, const void *cookie)
+{
+	struct start s = { period, cookie, 0 };
+
+	pthread_mutex_lock(&table.lock);
+	start_one(tid, &s);
+	pthread_mutex_unlock(&table.lock);
+	return s.sampled != 0;
+}
+
 unsigned agent_sample_live_delete(void)
 {
 	unsigned n;

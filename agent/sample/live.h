@@ -28,6 +28,11 @@ long agent_sample_live_blocker(void);
  * that ended meanwhile is no failure).  Not in a signal handler. */
 unsigned agent_sample_live_start(const struct timespec *period, const void *cookie);
 
+/* A thread begun while attached (its THREAD_START, through the
+ * pthread_create() bound in the GOTs): its timer, in the table as the
+ * others.  Whether it has one. */
+bool agent_sample_live_add(long tid, const struct timespec *period, const void *cookie);
+
 /* Deletes every timer started: once it returns, none can queue a signal
  * (one queued before is still delivered).  Returns how many. */
 unsigned agent_sample_live_delete(void);

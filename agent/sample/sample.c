@@ -61,6 +61,9 @@ struct sample_thread {
 };
 
 static TLS struct sample_thread self;
+/* Attached: the thread's timer is in live.c's table (a thread begun while
+ * attached; `self` is not used then). */
+static TLS bool live_added;
 /* Set between our fork handlers (see fork_prepare). */
 static TLS unsigned char forking;
 
@@ -577,10 +580,18 @@ void agent_sample_thread_start(bool prof_blocked)
 	}
 	if (self.on && self.pid == pid)
 		goto out; /* started already */
-	/* Attached, the timers are started for the threads listed then
-	 * ("Attached"); one that starts later is not sampled. */
-	if (__atomic_load_n(&att.on, __ATOMIC_RELAXED))
+	/* Attached, the timers are live.c's ("Attached"): a thread begun
+	 * since (through the pthread_create() bound in the GOTs) gets its
+	 * own in their table. */
+	if (__atomic_load_n(&att.on, __ATOMIC_RELAXED)) {
+		if (__atomic_load_n(&att.live, __ATOMIC_SEQ_CST) && !live_added) {
+			agent_tls.busy++; /* our libc calls are not the program's */
+			live_added = agent_sample_live_add((long)syscall(SYS_gettid), &period,
+							   &timer_cookie);
+			agent_busy_leave(&agent_tls);
+		}
 		goto out;
+	}
 	/* In a fork child, the parent's timer is not ours to delete. */
 	self.on = 0;
 	agent_tls.busy++; /* our libc calls are not the program's */

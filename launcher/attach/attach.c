@@ -393,6 +393,8 @@ int attach_main(const struct options *opts)
 	drain_start(&drain, out, ctl);
 	wend = wait_window(t.pid, o.set.given[FXT_S_DURATION] ? o.set.v[FXT_S_DURATION].u : 0, &r,
 			   o.set.given[FXT_S_SAMPLE] ? &threads : NULL, &end);
+	if (o.set.given[FXT_S_SAMPLE])
+		attach_threads_end(&threads);
 	if (wend == END_DETACH) {
 		err = call_agent(t.pid, agent, false, FXT_ATTACH_STOP, NULL, why, sizeof(why));
 		if (err == -ESRCH)

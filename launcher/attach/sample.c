@@ -148,27 +148,69 @@ void attach_threads_init(struct attach_threads *a, pid_t pid)
 
 /* /proc/PID/timers: "signal: 27/..." then "notify: signal/tid.TID" for
  * each timer that sends SIGPROF to one thread: the agent's (the process
- * has no SIGPROF handler of its own, or it was refused). */
-void attach_threads_sampled(struct attach_threads *a)
+ * has no SIGPROF handler of its own, or it was refused).  The number of
+ * them, or, with `tid` not 0, whether that thread has one. */
+static unsigned prof_timers(pid_t pid, pid_t tid)
 {
 	char path[64], line[256];
+	unsigned n = 0;
 	bool prof = false;
 	FILE *f;
 
-	a->sampled = 0;
-	snprintf(path, sizeof(path), "/proc/%d/timers", (int)a->pid);
+	snprintf(path, sizeof(path), "/proc/%d/timers", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
-		return;
+		return 0;
 	while (fgets(line, sizeof(line), f)) {
 		int sig;
 
 		if (sscanf(line, "signal: %d/", &sig) == 1)
 			prof = sig == SIGPROF;
-		else if (prof && strncmp(line, "notify: signal/tid.", 19) == 0)
-			a->sampled++;
+		else if (prof && strncmp(line, "notify: signal/tid.", 19) == 0 &&
+			 (!tid || atol(line + 19) == (long)tid))
+			n++;
 	}
 	fclose(f);
+	return n;
+}
+
+void attach_threads_sampled(struct attach_threads *a)
+{
+	a->sampled = prof_timers(a->pid, 0);
+}
+
+/* Whether thread tid of process pid is there still. */
+static bool task_exists(pid_t pid, pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
+	return access(path, F_OK) == 0;
+}
+
+/* The threads begun while attached and not seen with a timer yet: each
+ * gets a few scans (its timer is made as it starts, a moment after the
+ * task appears), then counts as not sampled. */
+#define PENDING_SCANS 3
+
+static void check_pending(struct attach_threads *a, bool last)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < a->npending; i++) {
+		pid_t tid = a->pending[i].tid;
+
+		if (prof_timers(a->pid, tid)) {
+			a->later++;
+		} else if (!task_exists(a->pid, tid)) {
+			/* ended unseen: not counted either way */
+		} else if (last || ++a->pending[i].scans >= PENDING_SCANS) {
+			a->started++;
+		} else {
+			a->pending[k++] = a->pending[i];
+		}
+	}
+	a->npending = k;
 }
 
 void attach_threads_scan(struct attach_threads *a)
@@ -187,9 +229,18 @@ void attach_threads_scan(struct attach_threads *a)
 		if (slurp(path, comm, sizeof(comm)) &&
 		    strcmp(comm, FXT_ATTACH_WATCHDOG_NAME "\n") == 0)
 			continue;
-		a->started++;
+		if (a->npending < sizeof(a->pending) / sizeof(a->pending[0]))
+			a->pending[a->npending++] = (struct attach_pending){ v[i], 0 };
+		else
+			a->started++; /* too many to follow: counted as not sampled */
 	}
 	free(v);
+	check_pending(a, false);
+}
+
+void attach_threads_end(struct attach_threads *a)
+{
+	check_pending(a, true);
 }
 
 void attach_threads_report(const struct attach_threads *a)
@@ -202,8 +253,8 @@ void attach_threads_report(const struct attach_threads *a)
 	if (a->started != 0)
 		fprintf(stderr,
 			"fxt-run: warning: %u thread%s started while attached %s not sampled "
-			"(a thread's timer starts with it, through code of ours that a process "
-			"already running does not call)\n",
+			"(a thread's timer starts with it, through the pthread_create() of ours "
+			"bound in the process's modules: one it called some other way)\n",
 			a->started, a->started == 1 ? "" : "s", a->started == 1 ? "was" : "were");
 }
 

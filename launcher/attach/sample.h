@@ -23,12 +23,20 @@
 int attach_sample_preflight(pid_t pid, char *why, size_t cap);
 
 /* The threads of the process, for the warnings of the window. */
+struct attach_pending {
+	pid_t tid;
+	unsigned scans; /* scans it was seen without a timer */
+};
+
 struct attach_threads {
 	pid_t pid;
 	pid_t *known; /* threads there before the attach, or seen since */
 	size_t n, cap;
-	unsigned sampled; /* threads the agent's timers sample */
-	unsigned started; /* threads started while attached (not sampled) */
+	unsigned sampled;		   /* threads the agent's timers sample at the attach */
+	unsigned later;			   /* threads begun while attached, sampled */
+	unsigned started;		   /* threads begun while attached, not sampled */
+	struct attach_pending pending[64]; /* begun, no timer seen yet */
+	size_t npending;
 };
 
 /* Lists the threads there before the attach. */
@@ -41,6 +49,10 @@ void attach_threads_sampled(struct attach_threads *a);
 /* At each scan of the window: counts the threads started since the
  * attach, but the agent's own (a->started). */
 void attach_threads_scan(struct attach_threads *a);
+
+/* At the end of the window, before the detach: the threads begun and
+ * not seen with a timer yet are counted. */
+void attach_threads_end(struct attach_threads *a);
 
 /* The warnings, on stderr: no thread sampled; threads started while
  * attached not sampled. */
