@@ -265,6 +265,14 @@ struct spools {
 	/* fxt-run -p: a process that no longer has the agent (it exec'd,
 	 * which nothing interposes there) is done with its spool. */
 	bool attached;
+	/* fxt-run -p: the processes other than the root whose spools were
+	 * converted while they still ran (spools_say_execs()). */
+	struct spools_proc {
+		long pid;
+		uint64_t start_time;
+		bool said;
+	} * procs;
+	size_t nprocs;
 	struct parts *ps;
 	char session[PATH_MAX + 64];
 	/* The session's pipe writes, loaded once per pass over the spools
@@ -283,6 +291,10 @@ struct spools {
 /* Whether process `pid` has the agent mapped (false if it cannot tell):
  * a process attached to that ran another program has not. */
 bool proc_has_agent(long pid);
+
+/* fxt-run -p, at the end: says which of the processes it followed ran
+ * another program (not followed), when that was not said already. */
+void spools_say_execs(struct spools *r);
 
 /* 0 or -ENOMEM. */
 int spools_init(struct spools *r, struct parts *ps, const char *out, long root, time_t since,

@@ -214,6 +214,44 @@ static int convert_snapshot(struct spools *r, const char *spool, unsigned n)
 	return 0;
 }
 
+static void say_exec(long pid)
+{
+	fprintf(stderr,
+		"fxt-run: process %ld ran another program (exec): not followed; its records "
+		"until then are kept\n",
+		pid);
+}
+
+/* Remembers process pid (fxt-run -p), once. */
+static void note_proc(struct spools *r, long pid, uint64_t start_time, bool said)
+{
+	struct spools_proc *v;
+
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (r->procs[i].pid == pid && r->procs[i].start_time == start_time) {
+			r->procs[i].said |= said;
+			return;
+		}
+	v = realloc(r->procs, (r->nprocs + 1) * sizeof(*v));
+	if (!v)
+		return;
+	r->procs = v;
+	v[r->nprocs++] = (struct spools_proc){ pid, start_time, said };
+}
+
+void spools_say_execs(struct spools *r)
+{
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct spools_proc *p = &r->procs[i];
+
+		if (!p->said && run_proc_alive(p->pid, p->start_time) && !proc_has_agent(p->pid)) {
+			p->said = true;
+			if (!r->quiet)
+				say_exec(p->pid);
+		}
+	}
+}
+
 bool proc_has_agent(long pid)
 {
 	char path[64], line[PATH_MAX + 128];
@@ -264,14 +302,22 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 	bool alive = run_proc_alive(pid, h->start_time);
 	bool mine = false;
 
-	if (!sealed && alive && r->attached && !proc_has_agent(pid)) {
-		alive = false;
-		if (!r->quiet && pid != r->root) /* fxt-run -p says it of its own */
-			fprintf(
-			    stderr,
-			    "fxt-run: process %ld ran another program (exec): not followed; its "
-			    "records until then are kept\n",
-			    pid);
+	/* Attached: a process without the agent any more ran another program
+	 * (sealed before, if its exec went through a wrapper bound in its GOT;
+	 * else not, and done with its spool all the same). */
+	if (alive && r->attached && !h->snapshot && pid != r->root) {
+		bool exec = !proc_has_agent(pid);
+
+		/* Looked at again at the end: sealed by its exec wrapper, the
+		 * process may not have run the new program yet. */
+		note_proc(r, pid, h->start_time, exec);
+		if (exec) {
+			alive = false;
+			if (!r->quiet)
+				say_exec(pid);
+		}
+	} else if (alive && r->attached && !h->snapshot && !proc_has_agent(pid)) {
+		alive = false; /* the root: fxt-run -p says it of its own */
 	}
 
 	if (h->snapshot) {
@@ -442,6 +488,8 @@ int spools_recover(struct spools *r, const char *path)
 
 void spools_free(struct spools *r)
 {
+	free(r->procs);
+	r->procs = NULL;
 	name_list_free(&r->snapshots);
 	free(r->writes);
 	symcache_debug(r);

@@ -420,6 +420,7 @@ int attach_main(const struct options *opts)
 
 	/* The archives, as after a launch (fxt-run.c). */
 	spools_finish(&r, ctl);
+	spools_say_execs(&r);
 	if (!parts_have_root(&parts, t.pid, true))
 		parts_find_root(&parts, t.comm, out, t.pid, o.quiet);
 	parts_collect_unreported(&parts, out, r.dir, start, &old_parts, o.quiet);
