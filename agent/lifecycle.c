@@ -27,6 +27,7 @@
 #include "run/settings.h"
 #include "run/attach.h"
 #include "run/names.h"
+#include "run/proc.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -449,28 +450,12 @@ static int rearm(const char *block, size_t len)
 	return 0;
 }
 
-/* fxt-run -p (launcher/attach/): the agent was loaded by dlopen() into the
- * running process, whose thread fxt-run borrowed calls this with the path
- * of the settings block.  Recording starts as at a launch, but features
- * act on a process whose other threads run (START .attached).  Each
- * attach after a detach is a window of its own (rearm()).  0, or
- * -EALREADY (preloaded: recorded since its start), -EBUSY (recording for
- * another attach), -EPERM (the block's file is not fxt-run's), -EINVAL (a
- * malformed block), another -errno. */
-EXPORT int fxt_attach_start(const char *path)
+/* Starts recording (the first window) or again (rearm()) with `block`,
+ * which it keeps or frees.  0 or -errno. */
+static int start_window(char *block, size_t len)
 {
-	char *block = NULL;
-	size_t len = 0;
 	int err;
 
-	if (!agent.late)
-		return -EALREADY;
-	if (__atomic_load_n(&attach.block, __ATOMIC_ACQUIRE) &&
-	    (init_err || agent.disabled || !__atomic_load_n(&attach.stopped, __ATOMIC_ACQUIRE)))
-		return init_err ? init_err : agent.disabled ? -EIO : -EBUSY;
-	err = read_block(path, &block, &len);
-	if (err)
-		return err;
 	agent_tls.busy++;
 	if (attach.block) {
 		char *old = attach.block;
@@ -491,10 +476,93 @@ EXPORT int fxt_attach_start(const char *path)
 			err = -EIO;
 	}
 	agent_busy_leave(&agent_tls);
-	if (!err && !watch_start())
-		agent_dbg("fxt-run is not watched: if it dies, recording goes on until exit");
+	if (!err && !watch_start()) {
+		/* fxt-run died while we started: as the watchdog would. */
+		if (agent_cfg.launcher_pid &&
+		    !run_proc_alive(agent_cfg.launcher_pid, agent_cfg.launcher_start) &&
+		    !__atomic_exchange_n(&attach.stopped, true, __ATOMIC_ACQ_REL)) {
+			agent_dbg("fxt-run is gone: recording stops");
+			stop_recording();
+		} else {
+			agent_dbg("fxt-run is not watched: if it dies, recording goes on until "
+				  "exit");
+		}
+	}
 	agent_dbg("attached (window %u): %s", agent.window + 1, err ? strerror(-err) : "recording");
 	return err;
+}
+
+/* How the start under way went (run/attach.h), and whether one is. */
+static struct fxt_attach_status status;
+static int starting;
+
+struct start_args {
+	char *block;
+	size_t len;
+};
+
+static void *starter(void *arg)
+{
+	struct start_args a = *(struct start_args *)arg;
+	int err;
+
+	free(arg);
+	agent_tls.busy++; /* nothing of this thread is the program's */
+	err = start_window(a.block, a.len);
+	__atomic_store_n(&status.state, err ? err : FXT_ATTACH_RECORDING, __ATOMIC_RELEASE);
+	__atomic_store_n(&starting, 0, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* fxt-run -p (launcher/attach/): the agent was loaded by dlopen() into the
+ * running process, whose thread fxt-run borrowed calls this with the path
+ * of the settings block.  Recording starts as at a launch, but features
+ * act on a process whose other threads run (START .attached).  Each
+ * attach after a detach is a window of its own (rearm()).  The work is
+ * done by a thread of ours (FXT_ATTACH_STARTER_NAME), so that the thread
+ * fxt-run borrowed goes back to its work at once: the address of the
+ * status fxt-run then reads (run/attach.h), or -EALREADY (preloaded:
+ * recorded since its start), -EBUSY (recording, or starting, for another
+ * attach), -EPERM (the block's file is not fxt-run's), -EINVAL (a
+ * malformed block), another -errno. */
+EXPORT long fxt_attach_start(const char *path)
+{
+	struct start_args *a;
+	sigset_t all, old;
+	pthread_attr_t at;
+	pthread_t th;
+	char *block = NULL;
+	size_t len = 0;
+	int err;
+
+	if (!agent.late)
+		return -EALREADY;
+	if (__atomic_load_n(&attach.block, __ATOMIC_ACQUIRE) &&
+	    (init_err || agent.disabled || !__atomic_load_n(&attach.stopped, __ATOMIC_ACQUIRE)))
+		return init_err ? init_err : agent.disabled ? -EIO : -EBUSY;
+	if (__atomic_exchange_n(&starting, 1, __ATOMIC_ACQ_REL))
+		return -EBUSY;
+	err = read_block(path, &block, &len);
+	if (err || !(a = malloc(sizeof(*a)))) {
+		free(block);
+		__atomic_store_n(&starting, 0, __ATOMIC_RELEASE);
+		return err ? err : -ENOMEM;
+	}
+	a->block = block;
+	a->len = len;
+	__atomic_store_n(&status.state, FXT_ATTACH_STARTING, __ATOMIC_RELEASE);
+	sigfillset(&all);
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&th, &at, starter, a);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&at);
+	if (err == 0)
+		pthread_setname_np(th, FXT_ATTACH_STARTER_NAME); /* not the program's */
+	else
+		starter(a); /* here, then */
+	return (long)(uintptr_t)&status;
 }
 
 /* Detaching: features undo what they did at START (STOP: patched entries

@@ -18,6 +18,7 @@
 #include "agent/agent.h"
 #include "agent/log.h"
 #include "agent/sample/live.h"
+#include "run/attach.h"
 
 /* glibc before 2.35 does not name the field. */
 #ifndef sigev_notify_thread_id
@@ -65,6 +66,23 @@ static bool each_task(void (*fn)(long tid, void *arg), void *arg)
 	return true;
 }
 
+/* Whether task tid is one of the agent's own threads (run/attach.h). */
+static bool agents_own(long tid)
+{
+	char path[64], comm[32] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/comm", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	comm[n > 0 ? n : 0] = '\0';
+	return strncmp(comm, FXT_ATTACH_THREAD_PREFIX, strlen(FXT_ATTACH_THREAD_PREFIX)) == 0;
+}
+
 /* The number of line `name` of the task's status in `base` (16: a mask,
  * "SigBlk"), or 0 (no such task any more). */
 static uint64_t task_field(long tid, const char *name, int base)
@@ -97,7 +115,8 @@ static void find_blocker(long tid, void *arg)
 {
 	long *who = arg;
 
-	if (!*who && (task_field(tid, "SigBlk", 16) & PROF_BIT))
+	/* Ours (the starter running this) block every signal. */
+	if (!*who && !agents_own(tid) && (task_field(tid, "SigBlk", 16) & PROF_BIT))
 		*who = tid;
 }
 
@@ -176,6 +195,9 @@ static void start_one(long tid, void *arg)
 	struct sigevent sev;
 	struct itimerspec its;
 	timer_t t;
+
+	if (agents_own(tid))
+		return; /* the starter, the watchdog: not the program's */
 
 	if (table.n == table.cap) {
 		unsigned cap = table.cap ? 2 * table.cap : 64;

@@ -28,6 +28,7 @@
 #include "agent/log.h"
 #include "agent/gates.h"
 #include "agent/sample/live.h"
+#include "run/attach.h"
 #include "agent/sample/sample.h"
 #include "agent/sample/walk.h"
 #include "agent/cfg.h"
@@ -834,7 +835,7 @@ static void sample_detach(void)
 	real_mask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&at);
 	if (ok)
-		pthread_setname_np(th, "fxt-restorer");
+		pthread_setname_np(th, FXT_ATTACH_RESTORER_NAME);
 	else
 		agent_dbg("no thread to give SIGPROF's action back: our handler stays");
 }

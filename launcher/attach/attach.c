@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -123,12 +124,12 @@ static double since(const struct timespec *t0)
 	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* Calls the agent's function `name`(arg) in the process: 0, or a
- * negative errno (the agent's answer, or the injector's, with `why`).
- * FXT_RUN_DEBUG: how long each step took, and the borrowed thread was
- * stopped (make bench-attach reads it). */
+/* Calls the agent's function `name`(arg) in the process: 0 with what it
+ * returned in *result (a negative errno is said in `why`), or the
+ * injector's negative errno, with `why`.  FXT_RUN_DEBUG: how long each step
+ * took, and the borrowed thread was stopped (make bench-attach reads it). */
 static int call_agent(pid_t pid, const char *agent, bool load, const char *name, const char *arg,
-		      char *why, size_t cap)
+		      long *result, char *why, size_t cap)
 {
 	const char *base = strrchr(agent, '/');
 	struct inject *in;
@@ -167,11 +168,38 @@ static int call_agent(pid_t pid, const char *agent, bool load, const char *name,
 			"release %.2f ms; thread %d stopped %.2f ms (the others ran on)\n",
 			name, ms[0], ms[1] - ms[0], ms[2] - ms[1], ms[3] - ms[2], (int)tid,
 			stopped + ms[3]);
-	if (!err && (int)ret != 0) {
-		err = (int)ret;
-		snprintf(why, cap, "the agent in process %d says: %s", (int)pid, strerror(-err));
-	}
+	*result = (long)ret;
+	if (!err && *result < 0)
+		snprintf(why, cap, "the agent in process %d says: %s", (int)pid,
+			 strerror((int)-*result));
 	return err;
+}
+
+/* The start goes on in a thread of the agent's (run/attach.h): waits
+ * until its status at `addr` says how it went.  0 or a negative errno
+ * (the agent's, or -ESRCH: the process ended), with `why`.  Signals that
+ * come meanwhile stay pending, for the window's wait. */
+static int wait_started(pid_t pid, uint64_t addr, char *why, size_t cap)
+{
+	struct fxt_attach_status st = { FXT_ATTACH_STARTING };
+	struct timespec ms = { 0, 1000000 };
+
+	for (;;) {
+		struct iovec local = { &st, sizeof(st) },
+			     remote = { (void *)(uintptr_t)addr, sizeof(st) };
+
+		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(st)) {
+			snprintf(why, cap, "process %d ended while the agent started", (int)pid);
+			return -ESRCH;
+		}
+		if (st.state != FXT_ATTACH_STARTING)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	if (st.state == FXT_ATTACH_RECORDING)
+		return 0;
+	snprintf(why, cap, "the agent in process %d says: %s", (int)pid, strerror(-st.state));
+	return st.state < 0 ? st.state : -EIO;
 }
 
 static void on_signal(int sig)
@@ -307,6 +335,7 @@ int attach_main(const struct options *opts)
 	time_t start = time(NULL);
 	char *agent, *out, *block;
 	enum window_end wend;
+	long result;
 	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -358,7 +387,20 @@ int attach_main(const struct options *opts)
 
 	hold_signals(true);
 	/* Loaded already (attached to before): dlopen() finds it. */
-	err = call_agent(t.pid, agent, true, FXT_ATTACH_START, block, why, sizeof(why));
+	err = call_agent(t.pid, agent, true, FXT_ATTACH_START, block, &result, why, sizeof(why));
+	if (!err && result < 0)
+		err = (int)result;
+	else if (!err) {
+		struct timespec w0;
+
+		clock_gettime(CLOCK_MONOTONIC, &w0);
+		err = wait_started(t.pid, (uint64_t)result, why, sizeof(why));
+		if (getenv(FXT_ENV(RUN_DEBUG)) != NULL)
+			fprintf(stderr,
+				"fxt-run: %s: started (patching) in %.2f ms, on a thread "
+				"of the agent's\n",
+				FXT_ATTACH_START, since(&w0) * 1e3);
+	}
 	unlink(block);
 	if (err) {
 		unlink(ctl);
@@ -396,7 +438,10 @@ int attach_main(const struct options *opts)
 	if (o.set.given[FXT_S_SAMPLE])
 		attach_threads_end(&threads);
 	if (wend == END_DETACH) {
-		err = call_agent(t.pid, agent, false, FXT_ATTACH_STOP, NULL, why, sizeof(why));
+		err = call_agent(t.pid, agent, false, FXT_ATTACH_STOP, NULL, &result, why,
+				 sizeof(why));
+		if (!err && result != 0)
+			err = (int)result;
 		if (err == -ESRCH)
 			wend = END_EXIT;
 		else if (err && !proc_has_agent(t.pid))

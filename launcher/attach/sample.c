@@ -58,6 +58,16 @@ static unsigned long long task_mask(pid_t pid, pid_t tid, const char *name)
 	return 0;
 }
 
+/* Whether thread tid of process pid is the agent's own (run/attach.h). */
+static bool agents_thread(pid_t pid, pid_t tid)
+{
+	char path[96], comm[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	return slurp(path, comm, sizeof(comm)) &&
+	       strncmp(comm, FXT_ATTACH_THREAD_PREFIX, strlen(FXT_ATTACH_THREAD_PREFIX)) == 0;
+}
+
 /* The process's threads, malloc'd into *v (n of them); false if none
  * could be listed. */
 static bool list_tasks(pid_t pid, pid_t **v, size_t *n)
@@ -106,7 +116,7 @@ int attach_sample_preflight(pid_t pid, char *why, size_t cap)
 	if (!list_tasks(pid, &v, &n))
 		return 0; /* gone: the attach says so */
 	for (size_t i = 0; i < n && !err; i++)
-		if (task_mask(pid, v[i], "SigBlk") & PROF_BIT)
+		if ((task_mask(pid, v[i], "SigBlk") & PROF_BIT) && !agents_thread(pid, v[i]))
 			err = attach_fail(why, cap, -EBUSY,
 					  "--sample: thread %d of process %d blocks SIGPROF, which "
 					  "sampling cannot see change once the process runs (run "
@@ -215,7 +225,6 @@ static void check_pending(struct attach_threads *a, bool last)
 
 void attach_threads_scan(struct attach_threads *a)
 {
-	char path[96], comm[64];
 	pid_t *v;
 	size_t n;
 
@@ -225,9 +234,7 @@ void attach_threads_scan(struct attach_threads *a)
 		if (known(a, v[i]))
 			continue;
 		add_known(a, v[i]);
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)a->pid, (int)v[i]);
-		if (slurp(path, comm, sizeof(comm)) &&
-		    strcmp(comm, FXT_ATTACH_WATCHDOG_NAME "\n") == 0)
+		if (agents_thread(a->pid, v[i]))
 			continue;
 		if (a->npending < sizeof(a->pending) / sizeof(a->pending[0]))
 			a->pending[a->npending++] = (struct attach_pending){ v[i], 0 };

