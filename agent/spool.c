@@ -810,6 +810,12 @@ void spool_release(struct spool *sp)
 		munmap(sp->hdr, SPOOL_HEADER_SIZE);
 		sp->hdr = NULL;
 	}
+	/* fxt-run's control file, which it removes at its end: anonymous
+	 * memory in its place (a refill may still ring the bell), so that a
+	 * process attached to, which runs on, keeps no mapping of it. */
+	if (sp->bell && mmap((char *)sp->bell - RUN_BELL_OFF, RUN_CTL_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		agent_dbg("cannot let go of fxt-run's control file: %s", strerror(errno));
 	drop_held(sp);
 	sp->closed = true;
 	unlock(sp);

@@ -53,7 +53,8 @@ detach
 is "$?:$(work_calls a1.fxt)" "0:100" "first window: the 100 calls made in it"
 ok "... the program's text is its file's again" text_is_file
 ok "... and SIGTRAP goes to its own handler again" trap_is_own
-ok "... and it maps nothing of the spool any more" sh -c '! grep -q "\.spool" /proc/$1/maps' sh $target
+ok "... and it maps nothing of the run's files (spool, control file) any more" \
+  sh -c '! grep -q "$2" /proc/$1/maps' sh $target "$TMPD"
 calls 50
 attach a2.fxt --patch='^spin$'
 calls 30
