@@ -20,12 +20,15 @@
 #include "run/settings.h"
 #include "run/names.h"
 
-struct agent_config agent_cfg = {
-	.buffer_size = FXT_DEFAULT_BUFFER_STREAM,
-	.chunk_size = AGENT_DEFAULT_CHUNK_SIZE,
-	.max_size = AGENT_DEFAULT_MAX_SIZE,
-	.status_fd = -1,
-};
+/* What a setting that is not given leaves: a block loaded for a new attach
+ * window starts from it, not from the last window's settings. */
+#define AGENT_CFG_INIT                                                                            \
+	{                                                                                         \
+		.buffer_size = FXT_DEFAULT_BUFFER_STREAM, .chunk_size = AGENT_DEFAULT_CHUNK_SIZE, \
+		.max_size = AGENT_DEFAULT_MAX_SIZE, .status_fd = -1,                              \
+	}
+
+struct agent_config agent_cfg = AGENT_CFG_INIT;
 
 static long parse_long(const char *s)
 {
@@ -512,6 +515,8 @@ int agent_config_load_block(const char *block, size_t len)
 
 	if (!fxt_block_valid(block, len))
 		return -EINVAL;
+	/* (Strings of an earlier window's settings are left: a few bytes.) */
+	agent_cfg = (struct agent_config)AGENT_CFG_INIT;
 	agent_config_load_from(block_get, &b);
 	return 0;
 }
