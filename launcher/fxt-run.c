@@ -241,16 +241,8 @@ int main(int argc, char **argv)
 		if (!o.quiet)
 			parts_print(&parts);
 	}
-	for (size_t i = 0; i < r.snapshots.n && !o.quiet; i++) {
-		struct archive_stats st = { 0 };
-		struct stat sb;
-
-		if (stat(r.snapshots.v[i], &sb) == 0)
-			st.bytes = (uint64_t)sb.st_size;
-		archive_stats(r.snapshots.v[i], &st);
-		summary_line("snapshot ", display_name(r.snapshots.v[i]), &st, NULL);
-		archive_stats_free(&st);
-	}
+	if (!o.quiet)
+		summary_snapshots(&r.snapshots);
 	if (o.patch_dir) {
 		patch_report_finish(o.patch_dir, o.patch_list, o.quiet);
 		free(o.patch_dir);

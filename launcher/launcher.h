@@ -193,6 +193,9 @@ struct name_list {
 	size_t n, cap;
 };
 
+/* A line per snapshot --snapshot-if wrote (their names). */
+void summary_snapshots(const struct name_list *snaps);
+
 struct part *parts_find(const struct parts *ps, const char *path);
 
 /* The part at `path`, added if new (zeroed but for its names).  NULL when

@@ -138,6 +138,20 @@ void summary_filter_hint(const struct options *o)
 			"modules: it left nothing out\n");
 }
 
+void summary_snapshots(const struct name_list *snaps)
+{
+	for (size_t i = 0; i < snaps->n; i++) {
+		struct archive_stats st = { 0 };
+		struct stat sb;
+
+		if (stat(snaps->v[i], &sb) == 0)
+			st.bytes = (uint64_t)sb.st_size;
+		archive_stats(snaps->v[i], &st);
+		summary_line("snapshot ", display_name(snaps->v[i]), &st, NULL);
+		archive_stats_free(&st);
+	}
+}
+
 /* `note`, if not NULL, follows the numbers ("recovered from spool").  An
  * empty `what` means the root's archive. */
 void summary_line(const char *what, const char *display, const struct archive_stats *st,

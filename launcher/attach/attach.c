@@ -474,6 +474,8 @@ int attach_main(const struct options *opts)
 		if (!o.quiet)
 			parts_print(&parts);
 	}
+	if (!o.quiet)
+		summary_snapshots(&r.snapshots);
 	if (o.patch_dir)
 		patch_report_finish(o.patch_dir, o.patch_list, o.quiet);
 	if (o.set.given[FXT_S_SAMPLE]) {

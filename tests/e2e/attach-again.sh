@@ -8,7 +8,7 @@
 # fxt-run -p) is refused in one line.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 31
+plan 36
 why=$(patch_unavailable)
 [ -n "$why" ] && skip_rest "$why"
 scratch
@@ -206,3 +206,27 @@ ok "... each window recorded calls, and its archive is valid" sh -c '
 exec 9>&-
 wait $target
 is "$?:$(tail -n 1 out)" "0:workers: 64" "... every worker's results were right, and it exited 0"
+
+# 10. The options users know, one window each on one process: a setting of
+# an earlier window never carries over to the next one.
+start --serve
+attach o1.fxt --patch='^(work|spin)$' --exclude='^work$'
+calls 40
+detach
+is "$?:$(work_calls o1.fxt)" "0:" "--exclude=^work\$: no call of work() recorded"
+attach o2.fxt --patch='^work$'
+calls 40
+detach
+is "$?:$(work_calls o2.fxt)" "0:40" "the next window, without --exclude: its 40 calls"
+attach o3.fxt --patch='^work$' --snapshot-if='work>1ns'
+calls 3
+detach
+is "$?:$(ls o3.snap*.fxt 2>/dev/null | wc -l):$(grep -c '^fxt-run: wrote snapshot o3\.snap' run.err)" \
+  "0:3:3" "--snapshot-if: a snapshot of each of the 3 calls, each said"
+attach o4.fxt --patch='^work$' --mode=circular --depth=1
+calls 40
+detach
+is "$?:$(work_calls o4.fxt)" "0:40" "--mode=circular --depth=1: the 40 calls"
+exec 9>&-
+wait $target
+is "$?" 0 "... and the program exited 0"
