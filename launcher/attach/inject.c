@@ -377,7 +377,8 @@ static size_t rip_rel(uint8_t *code, size_t at, const uint8_t *op, size_t oplen,
 
 	memcpy(code + at, op, oplen);
 	memcpy(code + at + oplen, &rel, 4);
-	memcpy(code + at + oplen + 4, imm, immlen);
+	if (immlen)
+		memcpy(code + at + oplen + 4, imm, immlen);
 	return end;
 }
 
