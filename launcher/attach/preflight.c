@@ -269,10 +269,27 @@ int attach_preflight(pid_t pid, const char *lib, struct attach_target *t, char *
 		/* Another agent than ours (another build or version): ours
 		 * would come in next to it. */
 		if (mapped && lib && (!ours || strcmp(mapped, ours) != 0)) {
-			err = attach_fail(why, cap, -EBUSY,
-					  "process %d (%s) has another fxtrace agent loaded (%s): "
-					  "attach with the fxt-run that goes with it",
-					  (int)pid, comm, mapped);
+			size_t len = strlen(mapped);
+			const char *gone = " (deleted)";
+
+			/* The file it has was removed since (fxtrace upgraded or
+			 * rebuilt): no fxt-run goes with it any more. */
+			if (len > strlen(gone) && strcmp(mapped + len - strlen(gone), gone) == 0) {
+				mapped[len - strlen(gone)] = '\0';
+				err = attach_fail(
+				    why, cap, -EBUSY,
+				    "process %d (%s) has an fxtrace agent whose file was "
+				    "replaced or removed since it was loaded (%s, "
+				    "fxtrace upgraded or rebuilt): it can be attached to "
+				    "again once it restarts",
+				    (int)pid, comm, mapped);
+			} else {
+				err =
+				    attach_fail(why, cap, -EBUSY,
+						"process %d (%s) has another fxtrace agent loaded "
+						"(%s): attach with the fxt-run that goes with it",
+						(int)pid, comm, mapped);
+			}
 			free(ours);
 			return err;
 		}

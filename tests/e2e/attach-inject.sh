@@ -14,7 +14,7 @@
 # program, a library another user could replace.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 30
+plan 32
 if [ "$(uname -m)" != x86_64 ] || [ ! -x "$HELPERS/fxt_inject" ]; then
   skip_rest "the injector is for x86-64"
 fi
@@ -201,6 +201,22 @@ cp "$mapped" other/libfxt-agent.so
 is "$(check $target "$TMPD/other/libfxt-agent.so")" "fxt_inject: process $target (attach_target) has another fxtrace agent loaded ($mapped): attach with the fxt-run that goes with it" \
   "a process that has another agent than ours"
 is "$(check $target "$mapped")" ok "... the same agent: accepted (the agent itself says whether it records)"
+: >stop
+wait $run
+is "$?" 0 "... which ended as it would have"
+
+# ... and one whose agent file was removed since it was loaded (fxtrace
+# upgraded or rebuilt): said so.
+rm -f stop out
+mkdir -p old
+cp "$mapped" old/libfxt-agent.so
+LD_PRELOAD="$TMPD/old/libfxt-agent.so" FXT_OUTPUT="$TMPD/old.fxt" \
+  "$PROGS/attach_target" --spin >out 2>&1 9>&- &
+run=$!
+wait_until ready
+rm old/libfxt-agent.so
+is "$(check $run "$mapped")" "fxt_inject: process $run (attach_target) has an fxtrace agent whose file was replaced or removed since it was loaded ($TMPD/old/libfxt-agent.so, fxtrace upgraded or rebuilt): it can be attached to again once it restarts" \
+  "a process whose agent's file was removed since"
 : >stop
 wait $run
 is "$?" 0 "... which ended as it would have"
