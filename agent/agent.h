@@ -40,6 +40,12 @@ extern struct agent agent;
  * Returns 0 or -errno (the agent then stays disabled). */
 int agent_ensure_init(void);
 
+/* Starts fn(arg) on a detached thread of the agent's, named `name` (the
+ * agent's threads' names begin with FXT_ATTACH_THREAD_PREFIX, run/attach.h),
+ * with every signal blocked (none of the program's goes to it), on a stack
+ * of `stack` bytes (0: the default).  Whether it started.  (lifecycle.c) */
+bool agent_thread_start(void *(*fn)(void *), void *arg, size_t stack, const char *name);
+
 /* Loads the library `name` that lies next to the agent (libfxt-convert.so,
  * libfxt-patch.so): only a process that needs one pays for it.  NULL (and
  * logged) when it cannot. */

@@ -347,24 +347,35 @@ static void *watchdog(void *arg)
 	return NULL;
 }
 
-/* Starts a watchdog thread on w (detached); false if it cannot. */
-static bool watch_run(struct watch *w)
+REAL_DECL(pthread_sigmask);
+
+bool agent_thread_start(void *(*fn)(void *), void *arg, size_t stack, const char *name)
 {
 	sigset_t all, old;
 	pthread_attr_t at;
 	pthread_t th;
-	bool ok;
+	int err;
 
 	sigfillset(&all);
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&at, 64 << 10);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ok = pthread_create(&th, &at, watchdog, w) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (stack)
+		pthread_attr_setstacksize(&at, stack);
+	REAL(pthread_sigmask)(SIG_SETMASK, &all, &old);
+	err = pthread_create(&th, &at, fn, arg);
+	REAL(pthread_sigmask)(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&at);
+	if (err == 0)
+		pthread_setname_np(th, name); /* not the program's */
+	return err == 0;
+}
+
+/* Starts a watchdog thread on w; false if it cannot. */
+static bool watch_run(struct watch *w)
+{
+	bool ok = agent_thread_start(watchdog, w, 64 << 10, FXT_ATTACH_WATCHDOG_NAME);
+
 	if (ok) {
-		pthread_setname_np(th, FXT_ATTACH_WATCHDOG_NAME); /* not the program's */
 		pthread_mutex_lock(&watch.lock);
 		watch.cur = w;
 		pthread_mutex_unlock(&watch.lock);
@@ -528,9 +539,6 @@ static void *starter(void *arg)
 EXPORT long fxt_attach_start(const char *path)
 {
 	struct start_args *a;
-	sigset_t all, old;
-	pthread_attr_t at;
-	pthread_t th;
 	char *block = NULL;
 	size_t len = 0;
 	int err;
@@ -551,16 +559,8 @@ EXPORT long fxt_attach_start(const char *path)
 	a->block = block;
 	a->len = len;
 	__atomic_store_n(&status.state, FXT_ATTACH_STARTING, __ATOMIC_RELEASE);
-	sigfillset(&all);
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&th, &at, starter, a);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&at);
-	if (err == 0)
-		pthread_setname_np(th, FXT_ATTACH_STARTER_NAME); /* not the program's */
-	else
+	/* The default stack: the planner and the symbol tables need room. */
+	if (!agent_thread_start(starter, a, 0, FXT_ATTACH_STARTER_NAME))
 		starter(a); /* here, then */
 	return (long)(uintptr_t)&status;
 }

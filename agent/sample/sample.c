@@ -807,11 +807,7 @@ static void *restorer(void *arg)
 
 static void sample_detach(void)
 {
-	sigset_t all, old;
-	pthread_attr_t at;
-	pthread_t th;
 	unsigned timers;
-	bool ok;
 
 	if (!__atomic_load_n(&att.on, __ATOMIC_SEQ_CST))
 		return;
@@ -824,19 +820,7 @@ static void sample_detach(void)
 			  (unsigned long long)(sample_ticks * 1000000000.0 / agent_clock_rate() /
 					       nsamples));
 	agent_dbg("%u timers deleted", timers);
-	/* Every signal blocked in the restorer: none of the program's goes
-	 * to it. */
-	sigfillset(&all);
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&at, 64 << 10);
-	real_mask(SIG_SETMASK, &all, &old);
-	ok = pthread_create(&th, &at, restorer, NULL) == 0;
-	real_mask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&at);
-	if (ok)
-		pthread_setname_np(th, FXT_ATTACH_RESTORER_NAME);
-	else
+	if (!agent_thread_start(restorer, NULL, 64 << 10, FXT_ATTACH_RESTORER_NAME))
 		agent_dbg("no thread to give SIGPROF's action back: our handler stays");
 }
 
