@@ -69,17 +69,9 @@ static bool each_task(void (*fn)(long tid, void *arg), void *arg)
 /* Whether task tid is one of the agent's own threads (run/attach.h). */
 static bool agents_own(long tid)
 {
-	char path[64], comm[32] = "";
-	ssize_t n;
-	int fd;
+	char comm[32];
 
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/comm", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	comm[n > 0 ? n : 0] = '\0';
+	agent_thread_comm((uint64_t)tid, comm, sizeof(comm));
 	return strncmp(comm, FXT_ATTACH_THREAD_PREFIX, strlen(FXT_ATTACH_THREAD_PREFIX)) == 0;
 }
 
