@@ -21,8 +21,7 @@
 #define PF_KTHREAD	   0x00200000u /* linux/sched.h: a kernel thread */
 #define CAP_SYS_PTRACE_BIT 19
 
-/* A small /proc file whole, NUL-terminated: its length, or -errno. */
-static ssize_t slurp(const char *path, char *buf, size_t cap)
+ssize_t attach_slurp(const char *path, char *buf, size_t cap)
 {
 	size_t len = 0;
 	ssize_t n = 0;
@@ -75,7 +74,7 @@ static bool may_trace_anyone(void)
 	char text[4096];
 	unsigned long long eff = 0;
 
-	return slurp("/proc/self/status", text, sizeof(text)) > 0 &&
+	return attach_slurp("/proc/self/status", text, sizeof(text)) > 0 &&
 	       status_field(text, "CapEff", &eff, 1, 16) == 1 && (eff >> CAP_SYS_PTRACE_BIT) & 1;
 }
 
@@ -85,7 +84,7 @@ static void comm_of(pid_t pid, char *buf, size_t cap)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	if (slurp(path, buf, cap) <= 0)
+	if (attach_slurp(path, buf, cap) <= 0)
 		snprintf(buf, cap, "?");
 	buf[strcspn(buf, "\n")] = '\0';
 }
@@ -156,7 +155,7 @@ int attach_preflight(pid_t pid, const char *lib, struct attach_target *t, char *
 	if (pid <= 0)
 		return attach_fail(why, cap, -ESRCH, "process %d: no such process", (int)pid);
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	n = slurp(path, text, sizeof(text));
+	n = attach_slurp(path, text, sizeof(text));
 	if (n == -ENOENT || n == -ESRCH)
 		return attach_fail(why, cap, -ESRCH, "process %d: no such process", (int)pid);
 	if (n < 0)
@@ -177,7 +176,8 @@ int attach_preflight(pid_t pid, const char *lib, struct attach_target *t, char *
 				   (int)pid, comm);
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (slurp(path, text, sizeof(text)) <= 0 || status_field(text, "Uid", uid, 4, 10) != 4 ||
+	if (attach_slurp(path, text, sizeof(text)) <= 0 ||
+	    status_field(text, "Uid", uid, 4, 10) != 4 ||
 	    status_field(text, "Gid", gid, 4, 10) != 4)
 		return attach_fail(why, cap, -ESRCH, "process %d: cannot read its status",
 				   (int)pid);
@@ -201,7 +201,7 @@ int attach_preflight(pid_t pid, const char *lib, struct attach_target *t, char *
 				    "process %d (%s) runs as user %llu: attach to your own "
 				    "processes, or run fxt-run as root (CAP_SYS_PTRACE)",
 				    (int)pid, comm, uid[1]);
-		n = slurp("/proc/sys/kernel/yama/ptrace_scope", text, sizeof(text));
+		n = attach_slurp("/proc/sys/kernel/yama/ptrace_scope", text, sizeof(text));
 		if (n > 0 && text[0] != '0')
 			return attach_fail(
 			    why, cap, -EPERM,
@@ -215,7 +215,7 @@ int attach_preflight(pid_t pid, const char *lib, struct attach_target *t, char *
 	/* Secure mode: the kernel set AT_SECURE for a set-user-ID,
 	 * set-group-ID or file-capability program. */
 	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
-	n = slurp(path, text, sizeof(text));
+	n = attach_slurp(path, text, sizeof(text));
 	for (i = 0; n > 0 && (size_t)(i + 1) * 16 <= (size_t)n; i++) {
 		uint64_t kv[2];
 

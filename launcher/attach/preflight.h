@@ -30,6 +30,9 @@ struct attach_target {
 	bool has_agent;
 };
 
+/* A small /proc file whole, NUL-terminated: its length, or -errno. */
+ssize_t attach_slurp(const char *path, char *buf, size_t cap);
+
 /* 0 with *t filled (t may be NULL), or a negative errno and the line in
  * why: -ESRCH (no such process), -EPERM (not ours to trace), -EBUSY
  * (traced, or has the agent), -ENOEXEC (a program we cannot load into),

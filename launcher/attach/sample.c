@@ -11,33 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "launcher/attach/preflight.h"
 #include "launcher/attach/sample.h"
 #include "launcher/attach/why.h"
 #include "run/attach.h"
 
 /* SIGPROF's bit in the masks of /proc/PID/status. */
 #define PROF_BIT (1ull << (SIGPROF - 1))
-
-/* A small /proc file whole, NUL-terminated; false if it cannot be read. */
-static bool slurp(const char *path, char *buf, size_t cap)
-{
-	size_t len = 0;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	while (len + 1 < cap && (n = read(fd, buf + len, cap - len - 1)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	return true;
-}
 
 /* The hexadecimal mask of line `name` ("SigCgt") of task tid's status
  * (tid 0: the process's), or 0. */
@@ -50,7 +30,7 @@ static unsigned long long task_mask(pid_t pid, pid_t tid, const char *name)
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
 	else
 		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (!slurp(path, text, sizeof(text)))
+	if (attach_slurp(path, text, sizeof(text)) < 0)
 		return 0;
 	for (p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 		if (strncmp(p, name, len) == 0 && p[len] == ':')
@@ -64,7 +44,7 @@ static bool agents_thread(pid_t pid, pid_t tid)
 	char path[96], comm[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
-	return slurp(path, comm, sizeof(comm)) &&
+	return attach_slurp(path, comm, sizeof(comm)) >= 0 &&
 	       strncmp(comm, FXT_ATTACH_THREAD_PREFIX, strlen(FXT_ATTACH_THREAD_PREFIX)) == 0;
 }
 
