@@ -194,6 +194,8 @@ static void check_pending(struct attach_threads *a, bool last)
 			a->later++;
 		} else if (!task_exists(a->pid, tid)) {
 			/* ended unseen: not counted either way */
+		} else if (agents_thread(a->pid, tid)) {
+			/* the agent's, named a moment after it began */
 		} else if (last || ++a->pending[i].scans >= PENDING_SCANS) {
 			a->started++;
 		} else {

@@ -54,7 +54,8 @@ fxt-run: wrote s.fxt (1.0 KiB, 1 events, 4 threads, 0 dropped)
 EOF
 )" "what fxt-run says: no warning, no patch report"
 is "$(tracks_with s.fxt busy):$(tracks_with s.fxt spin)" 3:1 \
-  "samples on each of the three busy threads, and on main"
+  "samples on each of the three busy threads, and on main" ||
+  diag "$("$CALLTREE" s.fxt | grep -A3 '^thread ')"
 span=$("$FXT_DUMP" --stats s.fxt | awk '$1 == "span_ns" { print $2 }')
 ok "the samples are within the 1 s window (span ${span} ns)" test "$span" -lt 2000000000
 is "$(timers)" 0 "after the detach: no timer left"

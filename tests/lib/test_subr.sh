@@ -27,7 +27,8 @@ ok() {
   else tap_fail=$((tap_fail + 1)); echo "not ok $tap_n - $name"; echo "#   command: $*"; fi
 }
 
-# is GOT WANT NAME: passes when the strings are equal; prints both if not.
+# is GOT WANT NAME: passes when the strings are equal; prints both and
+# returns 1 if not.
 is() {
   tap_n=$((tap_n + 1))
   if [ "$1" = "$2" ]; then echo "ok $tap_n - $3"
@@ -35,6 +36,7 @@ is() {
     tap_fail=$((tap_fail + 1)); echo "not ok $tap_n - $3"
     printf '%s\n' "$1" | sed 's/^/#   got:  /' | head -40
     printf '%s\n' "$2" | sed 's/^/#   want: /' | head -40
+    return 1
   fi
 }
 
