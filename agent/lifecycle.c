@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <semaphore.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/fsuid.h>
 #include <sys/syscall.h>
@@ -348,25 +350,55 @@ static void *watchdog(void *arg)
 }
 
 REAL_DECL(pthread_sigmask);
+REAL_DECL(sem_wait); /* not our wrappers (agent/libc/wrap_sync.c) */
+REAL_DECL(sem_post);
+
+/* What a thread of the agent's begins with, on its creator's stack until
+ * `named` is posted. */
+struct thread_start {
+	void *(*fn)(void *);
+	void *arg;
+	const char *name;
+	sem_t named;
+};
+
+/* Names the thread before anything else, so that whoever looks at the
+ * process's threads once agent_thread_start() returned (the sampling's
+ * check for threads blocking SIGPROF, fxt-run's scans) knows it for ours. */
+static void *thread_begin(void *p)
+{
+	struct thread_start *s = p;
+	void *(*fn)(void *) = s->fn;
+	void *arg = s->arg;
+
+	prctl(PR_SET_NAME, s->name, 0, 0, 0);
+	REAL(sem_post)(&s->named);
+	return fn(arg);
+}
 
 bool agent_thread_start(void *(*fn)(void *), void *arg, size_t stack, const char *name)
 {
+	struct thread_start s = { fn, arg, name, { { 0 } } };
 	sigset_t all, old;
 	pthread_attr_t at;
 	pthread_t th;
 	int err;
 
+	if (sem_init(&s.named, 0, 0) != 0)
+		return false;
 	sigfillset(&all);
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 	if (stack)
 		pthread_attr_setstacksize(&at, stack);
 	REAL(pthread_sigmask)(SIG_SETMASK, &all, &old);
-	err = pthread_create(&th, &at, fn, arg);
+	err = pthread_create(&th, &at, thread_begin, &s);
 	REAL(pthread_sigmask)(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&at);
 	if (err == 0)
-		pthread_setname_np(th, name); /* not the program's */
+		while (REAL(sem_wait)(&s.named) != 0 && errno == EINTR)
+			;
+	sem_destroy(&s.named);
 	return err == 0;
 }
 
