@@ -4,7 +4,8 @@
  *                 lookups, lifetime
  *   maps.c        add_maps: a saved /proc/PID/maps text -> modules
  *   symtab.c      the per-module symbol index
- *   lines.c       file:line
+ *   lines.c       file:line, the unit of an address
+ *   signature.c   function signatures and their registers (signature.h)
  *   store.c       arena, interned strings, address cache
  *   demangle.c    C++ names
  *   debuginfo.c   where libdwfl finds debuginfo (local files only)
@@ -54,6 +55,12 @@ struct sym_module {
 	size_t ncus;
 };
 
+/* A signature looked up (signature.c); sig NULL: none (-ENOENT). */
+struct sym_sig {
+	uint64_t addr;
+	const struct fxt_signature *sig;
+};
+
 struct fxt_sym {
 	unsigned flags;
 	Dwfl *dwfl;
@@ -65,6 +72,8 @@ struct fxt_sym {
 	struct fxt_sym__demangler demangler;
 	char *scratch; /* a symbol name without its version */
 	size_t scratch_size;
+	struct sym_sig *sigs; /* sorted by addr */
+	size_t nsigs, capsigs;
 };
 
 /* An ELF file opened for a look at its program headers. */
@@ -94,6 +103,14 @@ int fxt_sym__report_bare(struct fxt_sym *s, const char *path, uint64_t start, ui
 int fxt_sym__module_index(struct sym_module *m);
 /* The function symbol covering addr, or NULL. */
 const struct sym_entry *fxt_sym__module_symbol(const struct sym_module *m, uint64_t addr);
+
+/* The module covering runtime address addr, or NULL. */
+struct sym_module *fxt_sym__module_find(struct fxt_sym *s, uint64_t addr);
+
+/* The compilation unit holding runtime address addr (.debug_aranges, else
+ * an index of the units' ranges built once) and the module's DWARF bias:
+ * 0, -ENOENT (no DWARF, or no unit there), -ENOMEM. */
+int fxt_sym__module_cu(struct sym_module *m, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bias);
 
 /* The source file and line of addr: 0, -ENOENT when unknown, -ENOMEM. */
 int fxt_sym__module_line(struct sym_module *m, uint64_t addr, const char **file, int *line);

@@ -1,4 +1,5 @@
-/* file:line of an address (FXT_SYM_LINES).
+/* file:line of an address (FXT_SYM_LINES), and the compilation unit of an
+ * address (for signature.c).
  *
  * dwfl_module_getsrc finds the compilation unit through .debug_aranges,
  * which clang does not emit by default and which libdw 0.188 does not
@@ -81,23 +82,45 @@ static Dwarf_Die *cu_find(struct sym_module *m, uint64_t a)
 	return &m->cus[lo - 1].die;
 }
 
+/* The unit of runtime address addr, by the index (not .debug_aranges). */
+static int module_cu_indexed(struct sym_module *m, uint64_t addr, Dwarf_Die **cu, Dwarf_Addr *bias)
+{
+	if (!dwfl_module_getdwarf(m->dwmod, bias))
+		return -ENOENT; /* no DWARF at all */
+	if (!m->cus_built && cu_index(m) < 0)
+		return -ENOMEM;
+	*cu = cu_find(m, addr - *bias);
+	return *cu ? 0 : -ENOENT;
+}
+
+int fxt_sym__module_cu(struct sym_module *m, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bias)
+{
+	Dwarf_Die *d = dwfl_module_addrdie(m->dwmod, addr, bias);
+	int err = 0;
+
+	if (!d)
+		err = module_cu_indexed(m, addr, &d, bias);
+	if (err == 0)
+		*cu = *d;
+	return err;
+}
+
 int fxt_sym__module_line(struct sym_module *m, uint64_t addr, const char **file, int *line)
 {
 	Dwfl_Line *dl = dwfl_module_getsrc(m->dwmod, addr);
 	Dwarf_Addr bias;
 	Dwarf_Line *l;
-	Dwarf_Die *cu;
+	Dwarf_Die *cu = NULL;
+	int err;
 
 	*line = 0;
 	if (dl) {
 		*file = dwfl_lineinfo(dl, NULL, line, NULL, NULL, NULL);
 		return *file ? 0 : -ENOENT;
 	}
-	if (!dwfl_module_getdwarf(m->dwmod, &bias))
-		return -ENOENT; /* no DWARF at all */
-	if (!m->cus_built && cu_index(m) < 0)
-		return -ENOMEM;
-	cu = cu_find(m, addr - bias);
+	err = module_cu_indexed(m, addr, &cu, &bias);
+	if (err == -ENOMEM)
+		return err;
 	l = cu ? dwarf_getsrc_die(cu, addr - bias) : NULL;
 	*file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
 	if (!*file)

@@ -8,6 +8,8 @@ FXT_SYM_SOURCES = \
 	symbolizer/maps.c \
 	symbolizer/symtab.c \
 	symbolizer/lines.c \
+	symbolizer/signature.c \
+	symbolizer/signature.h \
 	symbolizer/store.c \
 	symbolizer/store.h \
 	symbolizer/demangle.c \

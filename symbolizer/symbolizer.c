@@ -62,7 +62,7 @@ static size_t module_upper_bound(const struct fxt_sym *s, uint64_t addr)
 	return lo;
 }
 
-static struct sym_module *module_find(struct fxt_sym *s, uint64_t addr)
+struct sym_module *fxt_sym__module_find(struct fxt_sym *s, uint64_t addr)
 {
 	size_t i = module_upper_bound(s, addr);
 
@@ -410,7 +410,7 @@ static struct fxt_sym_info *symbolize(struct fxt_sym *s, uint64_t addr)
 {
 	struct fxt_sym_info *info =
 	    fxt_sym__arena_alloc(&s->arena, sizeof(*info), _Alignof(struct fxt_sym_info));
-	struct sym_module *m = module_find(s, addr);
+	struct sym_module *m = fxt_sym__module_find(s, addr);
 	const struct sym_entry *e = NULL;
 	char buf[NAME_MAX + 32];
 	const char *name;
@@ -593,5 +593,6 @@ void fxt_sym_free(struct fxt_sym *s)
 	fxt_sym__arena_free(&s->arena);
 	fxt_sym__demangler_fini(&s->demangler);
 	free(s->scratch);
+	free(s->sigs);
 	free(s);
 }

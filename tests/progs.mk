@@ -363,6 +363,23 @@ tests/progs/symfix/libsymcxx-badcrc.so: tests/progs/symfix/libsymcxx.la
 	  $(SYMFIX_OBJCOPY) --strip-all --add-gnu-debuglink=libsymcxx-badcrc.debug \
 	    .libs/libsymcxx.so libsymcxx-badcrc.so && \
 	  printf x >> libsymcxx-badcrc.debug
+# ------------------------------------ the signature test's fixtures (sigfix/)
+# Loaded into a symbolizer by tests/unit/test_signature, never run: sigc.c
+# unoptimized and optimized (sigc_O0.c, sigc_O2.c say so with a pragma,
+# since CFLAGS come last), and a C++ program.
+SIGFIX_DIR = $(abs_top_builddir)/tests/progs/sigfix
+check_PROGRAMS += tests/progs/sigfix/sigc_O0 tests/progs/sigfix/sigc_O2 tests/progs/sigfix/sigcxx
+tests_progs_sigfix_sigc_O0_SOURCES = tests/progs/sigfix/sigc_O0.c
+tests_progs_sigfix_sigc_O0_CFLAGS = $(WARN_CFLAGS) -O0 -g
+tests_progs_sigfix_sigc_O0_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_sigfix_sigc_O2_SOURCES = tests/progs/sigfix/sigc_O2.c
+tests_progs_sigfix_sigc_O2_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_sigfix_sigc_O2_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_sigfix_sigcxx_SOURCES = tests/progs/sigfix/sigcxx.cc
+tests_progs_sigfix_sigcxx_CXXFLAGS = $(WARN_CXXFLAGS) -O0 -g
+tests_progs_sigfix_sigcxx_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+EXTRA_DIST += tests/progs/sigfix/sigc.c
+
 # attach_target and the library loaded into it, libinject_probe: a process
 # being attached to, blocked in read(2), spinning, taking SIGALRM, with
 # threads busy in malloc, and its own SIGSEGV/SIGTRAP handlers

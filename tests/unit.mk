@@ -13,6 +13,7 @@ UNIT_TESTS = \
 	tests/unit/test_reader \
 	tests/unit/test_malformed \
 	tests/unit/test_symbolizer \
+	tests/unit/test_signature \
 	tests/unit/test_spool \
 	tests/unit/test_settings \
 	tests/unit/test_agent_tbuf \
@@ -67,6 +68,15 @@ tests_unit_test_symbolizer_CPPFLAGS = $(AM_CPPFLAGS) -DSYMFIX_DIR='"$(SYMFIX_DIR
 tests_unit_test_symbolizer_LDADD = libfxtsym.la
 tests_unit_test_symbolizer_DEPENDENCIES = libfxtsym.la $(SYMFIX_COPIES) \
 	tests/progs/symfix/libsymplug.la tests/progs/symfix/nopie$(EXEEXT)
+
+# Signatures from DWARF: the C and C++ fixtures of tests/progs/sigfix/, and
+# symfix's stripped library and the one with a debuglink.
+tests_unit_test_signature_CPPFLAGS = $(AM_CPPFLAGS) -DSIGFIX_DIR='"$(SIGFIX_DIR)"' \
+	-DSYMFIX_DIR='"$(SYMFIX_DIR)"'
+tests_unit_test_signature_LDADD = libfxtsym.la
+tests_unit_test_signature_DEPENDENCIES = libfxtsym.la $(SYMFIX_COPIES) \
+	tests/progs/sigfix/sigc_O0$(EXEEXT) tests/progs/sigfix/sigc_O2$(EXEEXT) \
+	tests/progs/sigfix/sigcxx$(EXEEXT)
 
 # ---------------------------------------------------------- the spool (spool/)
 # What fxt-run and the agent share: sizes, names; and the session file's
