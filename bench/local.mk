@@ -108,6 +108,18 @@ bench-patch: all
 	  $(SHELL) $(top_srcdir)/bench/patch.sh
 .PHONY: bench-patch
 
+# `make bench-args`: bench/args.sh times what fxt-run --args/--retval add
+# to a patched call (two integers and a result, a string) against the same
+# call patched without them, in one run.
+noinst_PROGRAMS += bench/args-calls
+bench_args_calls_SOURCES = bench/args_calls.c
+bench_args_calls_CFLAGS = -O2 -g
+bench_args_calls_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+dist_noinst_SCRIPTS += bench/args.sh
+bench-args: all
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/args.sh
+.PHONY: bench-args
+
 # `make bench-patch-compare`: bench/patch-compare.sh compares fxt-run
 # --patch=. with uftrace record -P., function by function, on -O2 builds
 # of the examples, Lua 5.4 and SQLite's shell (Debian's sources, fetched

@@ -269,7 +269,12 @@ static int snapshot_mark(struct pipeline *pl)
 	memcpy(rule, h->snap_rule, sizeof(h->snap_rule));
 	rule[sizeof(h->snap_rule)] = '\0';
 	fmt_duration(dur, sizeof(dur), h->snap_dur_ns);
-	snprintf(name, sizeof(name), FXT_SNAPSHOT_PREFIX "%u: %s took %s", h->snapshot, fn, dur);
+	if (strchr(rule, '@')) /* a value rule: what the call was given or returned */
+		snprintf(name, sizeof(name), FXT_SNAPSHOT_PREFIX "%u: %s (%s)", h->snapshot, fn,
+			 strchr(rule, '@') + 1);
+	else
+		snprintf(name, sizeof(name), FXT_SNAPSHOT_PREFIX "%u: %s took %s", h->snapshot, fn,
+			 dur);
 	memset(a, 0, sizeof(a));
 	a[0].type = FXT_ARG_UINT64;
 	a[0].name = fxt_writer_cstring(w, FXT_SNAPSHOT_ARG_NUMBER);

@@ -11,6 +11,11 @@
  * process has mapped.  A library loaded later by dlopen() has no entry:
  * its functions are patched without their arguments (said in the man page).
  *
+ * A --snapshot-if rule on a value ("open_db@retval<0", run/recording.h)
+ * is worked out the same way: the functions its glob names get the
+ * register read, and the test (which register, its width, signed or not)
+ * in their line; the agent tests each call.
+ *
  * Said on the standard error, once each: a pattern that names no function
  * of those modules, the functions it names that have no DWARF (their
  * arguments are not read; their return value is rax as it is), and those
@@ -29,6 +34,7 @@
 
 #include "launcher/launcher.h"
 #include "run/argspec.h"
+#include "run/recording.h"
 #include "run/settings.h"
 #include "symbolizer/signature.h"
 #include "symbolizer/symbolizer.h"
@@ -42,9 +48,18 @@ struct rule {
 	unsigned hits;
 };
 
+/* A --snapshot-if rule on a value. */
+struct value_rule {
+	struct fxt_snapshot_rule r;
+	unsigned index; /* among --snapshot-if's rules */
+	unsigned hits;
+};
+
 struct plan {
 	struct rule *v;
 	size_t n;
+	struct value_rule tests[FXT_MAX_SNAPSHOT_RULES];
+	size_t ntests;
 	regex_t *patch; /* --patch's patterns */
 	size_t npatch;
 	const char *exe;     /* the program's path */
@@ -54,8 +69,8 @@ struct plan {
 	unsigned written;
 	/* Functions named without DWARF, and named but not patched: the
 	 * first few names, and how many. */
-	char nodwarf[160], unpatched[160];
-	unsigned nnodwarf, nunpatched;
+	char nodwarf[160], unpatched[160], untestable[160];
+	unsigned nnodwarf, nunpatched, nuntestable;
 };
 
 /* "arg1,arg2/s" (integer argument registers 1..6, /s: a string) or, for
@@ -216,6 +231,52 @@ static uint32_t caps_of(const struct fxt_value_desc *d, bool ret)
 	return c;
 }
 
+/* Where the value rule t tests a call (sig: the function's signature, or
+ * NULL without DWARF: the registers as they are): *cond, and the
+ * register read into *caps.  0, or -EINVAL for a value that is no
+ * integer or pointer in a register. */
+static int test_of(const struct value_rule *t, const struct fxt_signature *sig,
+		   struct fxt_argspec_cond *cond, uint32_t *caps)
+{
+	const struct fxt_value_desc *d;
+	bool ret = t->r.value_of == FXT_SNAP_RETVAL;
+
+	if (!sig) { /* rax, or the N-th integer register, 64 bits signed */
+		if (!ret && t->r.value_of > FXT_ARG_GPRS)
+			return -EINVAL;
+		*cond = (struct fxt_argspec_cond){
+			t->index, ret ? FXT_REG_RAX : FXT_REG_GPR0 + t->r.value_of - 1, 8, true
+		};
+		*caps |= ret ? FXT_CAP_RAX : FXT_CAP_GPR(t->r.value_of - 1);
+		return 0;
+	}
+	if (ret && sig->ret_in_memory)
+		return -EINVAL;
+	if (!ret && t->r.value_of > sig->nparams)
+		return -EINVAL;
+	d = ret ? &sig->ret : &sig->params[t->r.value_of - 1];
+	if (d->loc != FXT_LOC_GPR || d->size > 8 || d->two_regs)
+		return -EINVAL;
+	switch (d->kind) {
+	case FXT_VK_INT:
+	case FXT_VK_UINT:
+	case FXT_VK_BOOL:
+	case FXT_VK_CHAR:
+	case FXT_VK_ENUM:
+	case FXT_VK_PTR:
+	case FXT_VK_STR:
+		break;
+	default:
+		return -EINVAL;
+	}
+	*cond = (struct fxt_argspec_cond){ t->index, ret ? FXT_REG_RAX : FXT_REG_GPR0 + d->reg,
+					   d->size ? d->size : 8,
+					   d->kind == FXT_VK_INT || d->kind == FXT_VK_ENUM ||
+					       (d->kind == FXT_VK_CHAR && (char)-1 < 0) };
+	*caps |= ret ? FXT_CAP_RAX : FXT_CAP_GPR(d->reg);
+	return 0;
+}
+
 static int on_function(void *ctx, const char *module_path, const char *symbol,
 		       const char *demangled, uint64_t addr)
 {
@@ -254,6 +315,20 @@ static int on_function(void *ctx, const char *module_path, const char *symbol,
 				caps |= caps_of(&sig->params[k], false);
 		}
 	}
+	struct fxt_argspec_cond cond = { FXT_ARGSPEC_NO_RULE, 0, 0, false };
+	for (size_t i = 0; i < p->ntests && cond.rule == FXT_ARGSPEC_NO_RULE; i++) {
+		struct value_rule *t = &p->tests[i];
+
+		if (fnmatch(t->r.name, demangled, 0) != 0)
+			continue;
+		t->hits++;
+		if (!looked) {
+			looked = true;
+			dwarf = fxt_sym_signature(p->sym, addr, &sig) == 0;
+		}
+		if (test_of(t, dwarf ? sig : NULL, &cond, &caps) != 0)
+			note(p->untestable, sizeof(p->untestable), &p->nuntestable, demangled);
+	}
 	if (looked && !dwarf)
 		note(p->nodwarf, sizeof(p->nodwarf), &p->nnodwarf, demangled);
 	if (!caps)
@@ -263,7 +338,8 @@ static int on_function(void *ctx, const char *module_path, const char *symbol,
 		return 0;
 	}
 	const char *base = strrchr(module_path, '/');
-	len = run_argspec_format(line, sizeof(line), base ? base + 1 : module_path, symbol, caps);
+	len = run_argspec_format(line, sizeof(line), base ? base + 1 : module_path, symbol, caps,
+				 &cond);
 	if (len > 0 && fwrite(line, 1, (size_t)len, p->out) == (size_t)len)
 		p->written++;
 	return 0;
@@ -341,6 +417,22 @@ static void plan_run(struct plan *p, const struct options *o, const char *dir)
 				"fxt-run: warning: %s '%s' matched no function of the patched "
 				"modules\n",
 				p->v[i].ret ? "--retval" : "--args", p->v[i].text);
+	for (size_t i = 0; i < p->ntests; i++)
+		if (!p->tests[i].hits) {
+			char text[256];
+
+			run_snapshot_rule_format(&p->tests[i].r, text, sizeof(text));
+			fprintf(stderr,
+				"fxt-run: warning: --snapshot-if '%s' matched no function of the "
+				"patched modules\n",
+				text);
+		}
+	if (p->nuntestable)
+		fprintf(stderr,
+			"fxt-run: warning: --snapshot-if: %s%s (%u function%s): the value is no "
+			"integer or pointer in a register (nor an argument it has): not tested\n",
+			p->untestable, p->nuntestable > 4 ? ", ..." : "", p->nuntestable,
+			p->nuntestable == 1 ? "" : "s");
 	if (p->nnodwarf)
 		fprintf(stderr,
 			"fxt-run: warning: --args/--retval: no DWARF for %s%s (%u function%s): "
@@ -357,12 +449,33 @@ static void plan_run(struct plan *p, const struct options *o, const char *dir)
 			p->nunpatched == 1 ? "" : "s");
 }
 
+/* --snapshot-if's rules on a value, with their index among all. */
+static void value_rules(struct plan *p, const struct options *o)
+{
+	const char *l = o->set.given[FXT_S_SNAPSHOT_IF] ? o->set.v[FXT_S_SNAPSHOT_IF].s : NULL;
+
+	for (unsigned i = 0; l && *l && i < FXT_MAX_SNAPSHOT_RULES; i++) {
+		size_t len = strcspn(l, "\n");
+		struct value_rule *t = &p->tests[p->ntests];
+
+		if (run_snapshot_rule_parse(l, len, &t->r) == 0 && t->r.value_of) {
+			t->index = i;
+			t->hits = 0;
+			p->ntests++;
+		}
+		l += len;
+		if (*l == '\n')
+			l++;
+	}
+}
+
 static void plan_init(struct plan *p, const struct options *o)
 {
 	memset(p, 0, sizeof(*p));
 	compile(p, o->set.given[FXT_S_ARGS] ? o->set.v[FXT_S_ARGS].s : NULL, false);
 	compile(p, o->set.given[FXT_S_RETVAL] ? o->set.v[FXT_S_RETVAL].s : NULL, true);
 	compile_patch(p, o->set.v[FXT_S_PATCH].s);
+	value_rules(p, o);
 	p->modules = o->set.given[FXT_S_PATCH_MODULE] ? o->set.v[FXT_S_PATCH_MODULE].s : NULL;
 	p->sym = fxt_sym_new(0);
 	if (!p->sym)
@@ -384,7 +497,9 @@ static void plan_free(struct plan *p)
 
 bool args_wanted(const struct options *o)
 {
-	return o->set.given[FXT_S_ARGS] || o->set.given[FXT_S_RETVAL];
+	return o->set.given[FXT_S_ARGS] || o->set.given[FXT_S_RETVAL] ||
+	       (o->set.given[FXT_S_SNAPSHOT_IF] && o->set.given[FXT_S_PATCH] &&
+		strchr(o->set.v[FXT_S_SNAPSHOT_IF].s, '@'));
 }
 
 void args_plan_launch(const struct options *o, const char *program, const char *dir)

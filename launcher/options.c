@@ -249,6 +249,18 @@ void options_parse(int argc, char **argv, struct options *o)
 	if (o->set.given[FXT_S_ARGS] && !o->set.given[FXT_S_PATCH])
 		die(EXIT_USAGE, "--args: the arguments are read at patched entries: say what to "
 				"patch with --patch (see --help)");
+	if (o->set.given[FXT_S_SNAPSHOT_IF] && !o->set.given[FXT_S_PATCH])
+		for (const char *l = o->set.v[FXT_S_SNAPSHOT_IF].s; l && *l;) {
+			size_t len = strcspn(l, "\n");
+			struct fxt_snapshot_rule r;
+
+			if (run_snapshot_rule_parse(l, len, &r) == 0 && r.value_of)
+				die(EXIT_USAGE,
+				    "--snapshot-if '%.*s': a value is read at patched calls: say "
+				    "what to patch with --patch (see --help)",
+				    (int)len, l);
+			l += len + (l[len] == '\n');
+		}
 	if (o->set.given[FXT_S_RETVAL] && !o->set.given[FXT_S_PATCH])
 		die(EXIT_USAGE, "--retval: the return values are read at patched returns: say "
 				"what to patch with --patch (see --help)");

@@ -9,11 +9,15 @@
  * The file: "PATCH_REPORT/argspec" (fxt-run's report folder of the run,
  * FXT_PATCH_REPORT), one line a function:
  *
- *	MODULE<TAB>SYMBOL<TAB>CAPS
+ *	MODULE<TAB>SYMBOL<TAB>CAPS[<TAB>RULE:REG:WIDTH:SIGNED]
  *
  * MODULE the basename of its file ("app", "libssl.so.3"), SYMBOL its name
  * in the symbol table as it is (mangled for C++), CAPS the bits below in
- * hexadecimal ("0x103").  Lines that do not parse are skipped.
+ * hexadecimal ("0x103").  The optional last field is a snapshot value
+ * rule's test of the call (FXT_SNAPSHOT_IF "NAME@retval<0",
+ * run/recording.h): the rule's index among the rules, the register the
+ * value is in (enum fxt_reg, read: CAPS has it), its width in bytes and
+ * whether it is signed.  Lines that do not parse are skipped.
  */
 #ifndef FXT_RUN_ARGSPEC_H
 #define FXT_RUN_ARGSPEC_H
@@ -58,14 +62,26 @@ enum fxt_reg {
 /* The file's name in the report folder. */
 #define FXT_ARGSPEC_FILE "argspec"
 
-/* One line of the file (without its newline) into its parts: the module
- * and symbol point into `line`, which is cut with NULs.  0, or -EINVAL
- * when it does not parse (caps 0 or outside FXT_CAP_ALL included). */
-int run_argspec_parse(char *line, const char **module, const char **symbol, uint32_t *caps);
+/* A snapshot value rule's test of a function's calls. */
+struct fxt_argspec_cond {
+	unsigned rule;	/* its index in FXT_SNAPSHOT_IF; FXT_ARGSPEC_NO_RULE: none */
+	unsigned reg;	/* enum fxt_reg */
+	unsigned width; /* 1, 2, 4, 8 */
+	bool is_signed;
+};
+#define FXT_ARGSPEC_NO_RULE 0xffu
 
-/* The line for one function, with its newline, into buf (cap bytes):
- * its length, or -ENAMETOOLONG. */
-int run_argspec_format(char *buf, size_t cap, const char *module, const char *symbol,
-		       uint32_t caps);
+/* One line of the file (without its newline) into its parts: the module
+ * and symbol point into `line`, which is cut with NULs; cond->rule is
+ * FXT_ARGSPEC_NO_RULE without a test.  0, or -EINVAL when it does not
+ * parse (caps 0 or outside FXT_CAP_ALL included). */
+int run_argspec_parse(char *line, const char **module, const char **symbol, uint32_t *caps,
+		      struct fxt_argspec_cond *cond);
+
+/* The line for one function, with its newline, into buf (cap bytes); cond
+ * NULL or its rule FXT_ARGSPEC_NO_RULE: no test.  Its length, or
+ * -ENAMETOOLONG. */
+int run_argspec_format(char *buf, size_t cap, const char *module, const char *symbol, uint32_t caps,
+		       const struct fxt_argspec_cond *cond);
 
 #endif /* FXT_RUN_ARGSPEC_H */

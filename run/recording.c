@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "run/recording.h"
@@ -198,11 +200,106 @@ int run_parse_seconds(const char *s, uint64_t *out)
 	return run_parse_duration(buf, out);
 }
 
-int run_snapshot_rule_parse(const char *s, size_t len, struct fxt_snapshot_rule *out)
+/* A value rule's test, after NAME@: fills out's value fields.  0, or
+ * -EINVAL with *at the offset in t of what is wrong and *what what. */
+static int parse_test(const char *t, size_t len, struct fxt_snapshot_rule *out, size_t *at,
+		      const char **what)
+{
+	static const struct {
+		const char *text;
+		enum fxt_snap_op op;
+	} ops[] = { { "<=", FXT_OP_LE }, { ">=", FXT_OP_GE }, { "==", FXT_OP_EQ },
+		    { "!=", FXT_OP_NE }, { "<", FXT_OP_LT },  { ">", FXT_OP_GT } };
+	size_t i = 0, k;
+	char num[32], *end;
+
+	if (len >= 6 && strncmp(t, "retval", 6) == 0) {
+		out->value_of = FXT_SNAP_RETVAL;
+		i = 6;
+	} else if (len > 3 && strncmp(t, "arg", 3) == 0 && t[3] >= '1' && t[3] <= '9') {
+		out->value_of = 0;
+		for (i = 3; i < len && t[i] >= '0' && t[i] <= '9' && out->value_of < 100; i++)
+			out->value_of = out->value_of * 10 + (unsigned)(t[i] - '0');
+		if (out->value_of > 64) {
+			*at = 3;
+			*what = "an argument's number, 1 to 64";
+			return -EINVAL;
+		}
+	} else {
+		*at = 0;
+		*what = "retval or argN";
+		return -EINVAL;
+	}
+	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		if (strncmp(t + i, ops[k].text, strlen(ops[k].text)) == 0 &&
+		    i + strlen(ops[k].text) <= len)
+			break;
+	if (k == sizeof(ops) / sizeof(ops[0])) {
+		*at = i;
+		*what = "an operator: < <= > >= == !=";
+		return -EINVAL;
+	}
+	out->op = ops[k].op;
+	i += strlen(ops[k].text);
+	*at = i;
+	*what = "an integer or NULL";
+	if (len - i == 4 && strncmp(t + i, "NULL", 4) == 0) {
+		out->value = 0;
+		out->negative = false;
+		return 0;
+	}
+	if (i == len || len - i >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, t + i, len - i);
+	num[len - i] = '\0';
+	out->negative = num[0] == '-';
+	if (!(num[out->negative] >= '0' && num[out->negative] <= '9'))
+		return -EINVAL;
+	errno = 0;
+	out->value = strtoull(num + out->negative, &end, 0);
+	if (errno || *end != '\0')
+		return -EINVAL;
+	if (out->negative)
+		out->value = (uint64_t)0 - out->value;
+	return 0;
+}
+
+int run_snapshot_rule_parse_at(const char *s, size_t len, struct fxt_snapshot_rule *out,
+			       size_t *pos, const char **what)
 {
 	char dur[64];
-	size_t gt = len;
+	size_t gt = len, at = len, p = 0;
+	const char *w = NULL;
 
+	out->value_of = 0;
+	out->op = FXT_OP_LT;
+	out->value = 0;
+	out->negative = false;
+	/* A value rule: NAME@TEST, split at the last '@'. */
+	while (at > 0 && s[at - 1] != '@')
+		at--;
+	if (at > 0 && (len - at >= 3 && (strncmp(s + at, "arg", 3) == 0 ||
+					 (len - at >= 6 && strncmp(s + at, "retval", 6) == 0)))) {
+		if (at < 2 || at - 1 >= sizeof(out->name)) {
+			p = 0;
+			w = "a function's name or glob before '@'";
+			goto bad;
+		}
+		memcpy(out->name, s, at - 1);
+		out->name[at - 1] = '\0';
+		out->libc_group = 0;
+		out->limit_ns = 0;
+		if (parse_test(s + at, len - at, out, &p, &w) != 0) {
+			p += at;
+			goto bad;
+		}
+		if (strncmp(out->name, "libc.", 5) == 0) {
+			p = 0;
+			w = "a function (libc groups take a duration only)";
+			goto bad;
+		}
+		return 0;
+	}
 	while (gt > 0 && s[gt - 1] != '>')
 		gt--;
 	if (gt < 2 || gt - 1 >= sizeof(out->name) || len - gt >= sizeof(dur))
@@ -222,4 +319,86 @@ int run_snapshot_rule_parse(const char *s, size_t len, struct fxt_snapshot_rule 
 			return -EINVAL;
 	}
 	return 0;
+bad:
+	if (pos)
+		*pos = p;
+	if (what)
+		*what = w;
+	return -EINVAL;
+}
+
+int run_snapshot_rule_parse(const char *s, size_t len, struct fxt_snapshot_rule *out)
+{
+	return run_snapshot_rule_parse_at(s, len, out, NULL, NULL);
+}
+
+bool run_snapshot_value_holds(const struct fxt_snapshot_rule *r, uint64_t raw, unsigned width,
+			      bool is_signed)
+{
+	unsigned bits = width >= 8 ? 64 : width * 8;
+
+	if (bits < 64) {
+		uint64_t mask = (1ull << bits) - 1;
+
+		raw &= mask;
+		if (is_signed && (raw >> (bits - 1)))
+			raw |= ~mask;
+	}
+	if (is_signed) {
+		int64_t a = (int64_t)raw, b = (int64_t)r->value;
+
+		switch (r->op) {
+		case FXT_OP_LT:
+			return a < b;
+		case FXT_OP_LE:
+			return a <= b;
+		case FXT_OP_GT:
+			return a > b;
+		case FXT_OP_GE:
+			return a >= b;
+		case FXT_OP_EQ:
+			return a == b;
+		case FXT_OP_NE:
+			return a != b;
+		}
+		return false;
+	}
+	/* Unsigned: a negative constant is below every value. */
+	if (r->negative)
+		return r->op == FXT_OP_GT || r->op == FXT_OP_GE || r->op == FXT_OP_NE;
+	switch (r->op) {
+	case FXT_OP_LT:
+		return raw < r->value;
+	case FXT_OP_LE:
+		return raw <= r->value;
+	case FXT_OP_GT:
+		return raw > r->value;
+	case FXT_OP_GE:
+		return raw >= r->value;
+	case FXT_OP_EQ:
+		return raw == r->value;
+	case FXT_OP_NE:
+		return raw != r->value;
+	}
+	return false;
+}
+
+void run_snapshot_rule_format(const struct fxt_snapshot_rule *r, char *buf, size_t cap)
+{
+	static const char *const ops[] = { "<", "<=", ">", ">=", "==", "!=" };
+	char what[16];
+
+	if (!r->value_of) {
+		snprintf(buf, cap, "%s>%lluns", r->name, (unsigned long long)r->limit_ns);
+		return;
+	}
+	if (r->value_of == FXT_SNAP_RETVAL)
+		snprintf(what, sizeof(what), "retval");
+	else
+		snprintf(what, sizeof(what), "arg%u", r->value_of);
+	if (r->negative)
+		snprintf(buf, cap, "%s@%s%s%lld", r->name, what, ops[r->op], (long long)r->value);
+	else
+		snprintf(buf, cap, "%s@%s%s%llu", r->name, what, ops[r->op],
+			 (unsigned long long)r->value);
 }

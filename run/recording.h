@@ -115,14 +115,42 @@ int run_parse_seconds(const char *s, uint64_t *out);
 #define FXT_MAX_SNAPSHOT_RULES	  16u
 #define FXT_DEFAULT_MAX_SNAPSHOTS 10u
 
+/* A rule may instead test a value of a patched function's call (fxt-run
+ * --patch, its registers read as for --args/--retval, run/argspec.h):
+ * "NAME@retval<0", "NAME@arg2>=4096", "NAME@retval==NULL": the return
+ * value or the N-th argument (from 1), an operator (< <= > >= == !=) and
+ * an integer (decimal, or hexadecimal with 0x; a '-' before it) or NULL
+ * (0).  The rule is then split at its last '@'; fxt-run works out where
+ * the value is and how it compares (signed or not, its width). */
+enum fxt_snap_op { FXT_OP_LT, FXT_OP_LE, FXT_OP_GT, FXT_OP_GE, FXT_OP_EQ, FXT_OP_NE };
+#define FXT_SNAP_RETVAL 0xffu /* `value_of`: the return value */
+
 struct fxt_snapshot_rule {
 	char name[FXT_SNAPSHOT_NAME_MAX];
 	unsigned libc_group; /* AGENT_G_* for "libc.GROUP"; 0: functions */
 	uint64_t limit_ns;
+	/* A value rule: what it tests, 0 for a duration rule; else the
+	 * argument's number (1 ...) or FXT_SNAP_RETVAL. */
+	unsigned value_of;
+	enum fxt_snap_op op;
+	uint64_t value; /* the integer, as 64 bits (two's complement if negative) */
+	bool negative;	/* it was written with a '-' */
 };
 
 /* Parses the rule in s[0, len).  0, or -EINVAL: no '>', an empty or too
- * long NAME, "libc." and no group's name, or not a duration. */
+ * long NAME, "libc." and no group's name, or not a duration; for a value
+ * rule, *pos (if not NULL) is then the offset in s of what is wrong and
+ * *what (if not NULL) says what was expected there. */
 int run_snapshot_rule_parse(const char *s, size_t len, struct fxt_snapshot_rule *out);
+int run_snapshot_rule_parse_at(const char *s, size_t len, struct fxt_snapshot_rule *out,
+			       size_t *pos, const char **what);
+
+/* The rule as text ("parse>10000000ns", "open_db@retval<0") into buf. */
+void run_snapshot_rule_format(const struct fxt_snapshot_rule *r, char *buf, size_t cap);
+
+/* Whether raw, a value of `width` bytes (1, 2, 4, 8) that is signed or
+ * not, passes the value rule r's test. */
+bool run_snapshot_value_holds(const struct fxt_snapshot_rule *r, uint64_t raw, unsigned width,
+			      bool is_signed);
 
 #endif /* FXT_RUN_RECORDING_H */

@@ -199,11 +199,20 @@ static int check_rule(const char *opt, const char *rule, const char *list, char 
 		snprintf(why, cap, "--%s: at most %u rules", opt, FXT_MAX_SNAPSHOT_RULES);
 		return -1;
 	}
-	if (strchr(rule, '\n') != NULL || run_snapshot_rule_parse(rule, strlen(rule), &r) != 0) {
-		snprintf(why, cap,
-			 "--%s: '%s' is not NAME>DURATION (a function's name or glob, or "
-			 "libc.GROUP; a duration such as 10ms)",
-			 opt, rule);
+	size_t pos = 0;
+	const char *what = NULL;
+
+	if (strchr(rule, '\n') != NULL ||
+	    run_snapshot_rule_parse_at(rule, strlen(rule), &r, &pos, &what) != 0) {
+		if (what)
+			snprintf(why, cap, "--%s: '%s': at column %zu, %s expected", opt, rule,
+				 pos + 1, what);
+		else
+			snprintf(why, cap,
+				 "--%s: '%s' is not NAME>DURATION (a function's name or glob, "
+				 "or libc.GROUP; a duration such as 10ms) nor NAME@retval<0 or "
+				 "NAME@arg2>=4096",
+				 opt, rule);
 		return -1;
 	}
 	return 0;

@@ -210,7 +210,7 @@ int agent_filter_init(void)
 	for (unsigned i = 0; i < agent_cfg.nsnap_rules; i++) {
 		if (agent_cfg.snap_rules[i].libc_group)
 			agent_snap_libc |= agent_cfg.snap_rules[i].libc_group;
-		else
+		else if (!agent_cfg.snap_rules[i].value_of) /* value rules: patch/rt.c */
 			F.nwatch++;
 	}
 	if (F.include.n || F.exclude.n || F.nmodules || agent_cfg.depth || F.nwatch)
@@ -232,7 +232,7 @@ static unsigned watched(const char *name)
 	for (unsigned i = 0; F.nwatch && i < agent_cfg.nsnap_rules; i++) {
 		const struct fxt_snapshot_rule *r = &agent_cfg.snap_rules[i];
 
-		if (!r->libc_group && fnmatch(r->name, name, 0) == 0)
+		if (!r->libc_group && !r->value_of && fnmatch(r->name, name, 0) == 0)
 			return F_WATCH | i << F_RULE_SHIFT;
 	}
 	return 0;

@@ -140,8 +140,7 @@ static int write_header(int in, int out, uint64_t seal_off, const struct trigger
 	h->snap_end_ts = tr->end_ts;
 	h->snap_dur_ns = tr->dur_ns;
 	h->snap_limit_ns = rule->limit_ns;
-	agent_fmt(h->snap_rule, sizeof(h->snap_rule), "%s>%lluns", rule->name,
-		  (unsigned long long)rule->limit_ns);
+	run_snapshot_rule_format(rule, h->snap_rule, sizeof(h->snap_rule));
 	return spool_write_all(out, copy_buf, SPOOL_HEADER_SIZE, 0);
 }
 

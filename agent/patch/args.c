@@ -17,8 +17,11 @@
 
 struct spec {
 	char *module, *symbol;
-	uint32_t caps;
+	uint64_t spec; /* caps | cond << PATCH_COND_SHIFT */
 };
+
+struct agent_patch_cond agent_patch_conds[PATCH_CONDS_MAX];
+static unsigned nconds; /* used: 1 .. nconds */
 
 static struct {
 	struct spec *v;
@@ -50,12 +53,22 @@ static void specs_load(void)
 		return;
 	while ((len = getline(&line, &cap, f)) > 0) {
 		const char *module, *symbol;
+		struct fxt_argspec_cond cond;
+		uint64_t spec;
 		uint32_t caps;
 
 		if (line[len - 1] == '\n')
 			line[len - 1] = '\0';
-		if (run_argspec_parse(line, &module, &symbol, &caps) != 0)
+		if (run_argspec_parse(line, &module, &symbol, &caps, &cond) != 0)
 			continue;
+		spec = caps;
+		if (cond.rule != FXT_ARGSPEC_NO_RULE && cond.rule < agent_cfg.nsnap_rules &&
+		    nconds + 1 < PATCH_CONDS_MAX) {
+			agent_patch_conds[++nconds] =
+			    (struct agent_patch_cond){ (uint8_t)cond.rule, (uint8_t)cond.reg,
+						       (uint8_t)cond.width, cond.is_signed };
+			spec |= (uint64_t)nconds << PATCH_COND_SHIFT;
+		}
 		if (specs.n == room) {
 			size_t r = room ? 2 * room : 64;
 			struct spec *v = realloc(specs.v, r * sizeof(*v));
@@ -66,7 +79,7 @@ static void specs_load(void)
 		}
 		specs.v[specs.n].module = strdup(module);
 		specs.v[specs.n].symbol = strdup(symbol);
-		specs.v[specs.n].caps = caps;
+		specs.v[specs.n].spec = spec;
 		if (!specs.v[specs.n].module || !specs.v[specs.n].symbol) {
 			free(specs.v[specs.n].module);
 			free(specs.v[specs.n].symbol);
@@ -81,7 +94,7 @@ static void specs_load(void)
 	agent_dbg("FXT_PATCH: arguments or return values of %zu functions to read", specs.n);
 }
 
-uint32_t agent_patch_args_caps(const char *module_path, const char *symbol)
+uint64_t agent_patch_args_spec(const char *module_path, const char *symbol)
 {
 	const char *base = strrchr(module_path, '/');
 	struct spec key = { (char *)(base ? base + 1 : module_path), (char *)symbol, 0 };
@@ -92,7 +105,7 @@ uint32_t agent_patch_args_caps(const char *module_path, const char *symbol)
 	if (!specs.n)
 		return 0;
 	s = bsearch(&key, specs.v, specs.n, sizeof(*specs.v), by_symbol);
-	return s ? s->caps : 0;
+	return s ? s->spec : 0;
 }
 
 void agent_patch_args_forget(void)
@@ -105,4 +118,5 @@ void agent_patch_args_forget(void)
 	specs.v = NULL;
 	specs.n = 0;
 	specs.loaded = false;
+	nconds = 0; /* a thread still in an old stub may test a new window's rule: harmless */
 }

@@ -174,7 +174,7 @@ struct cand {
 	char *name;
 	struct patch_plan plan;
 	uint64_t stub;
-	uint32_t caps; /* what to read at its entry and return (args.c) */
+	uint64_t caps; /* what to read at its entry and return, its test (args.c) */
 };
 
 struct cands {
@@ -314,7 +314,7 @@ static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size
 		.addr = addr,
 		.size = size,
 		.name = dm ? dm : strdup(name),
-		.caps = agent_patch_args_caps(c->m->path, name),
+		.caps = agent_patch_args_spec(c->m->path, name),
 		.plan.why =
 		    unwinder_function(name, file) ? "the unwinder's own (-static-libgcc)" : NULL,
 	};
@@ -464,7 +464,7 @@ static void write_stub(const struct cand *c, uint8_t *w, uint64_t x, uint64_t sl
 	uint64_t back = c->addr + c->plan.keep + c->plan.len;
 
 	if (c->caps) {
-		uint64_t spec = c->caps;
+		uint64_t spec = c->caps; /* run/argspec.h's bits, the test's index */
 
 		memcpy(p - PATCH_STUB_SPEC, &spec, 8);
 		memset(p - PATCH_STUB_SPEC + 8, 0,
@@ -617,7 +617,8 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 		if (i && f->addr == c.v[i - 1].addr) {
 			f->plan.why = "an alias of another name, patched under it";
 			for (size_t k = i; k-- > 0 && c.v[k].addr == f->addr;)
-				c.v[k].caps |= f->caps; /* the first one's, patched */
+				if (!c.v[k].caps || !f->caps)
+					c.v[k].caps |= f->caps; /* the first one's, patched */
 		} else if (i + 1 < c.n && f->addr + f->size > c.v[i + 1].addr &&
 			   c.v[i + 1].addr != f->addr)
 			f->plan.why = "overlaps another function";

@@ -36,8 +36,10 @@ struct tstate;
 static uint64_t *slow_n_saving(struct tstate *t, uint64_t *p, unsigned n, uint64_t ts, bool count);
 #define AGENT_EV_SLOW_N slow_n_saving
 
+#include "agent/cfg.h"
 #include "agent/events.h"
 #include "agent/gates.h"
+#include "agent/keep/snapshot.h"
 #include "agent/log.h"
 #include "agent/patch/patch.h"
 #include "agent/tbuf.h"
@@ -71,6 +73,8 @@ struct shadow {
 
 #define SHADOW_RET_SHIFT    27 /* FXT_CAP_RETURN (bits 20..24) -> 47..51 */
 #define SHADOW_RET_CAPS(fn) ((uint32_t)((fn) >> SHADOW_RET_SHIFT) & FXT_CAP_RETURN)
+#define SHADOW_COND_SHIFT   52 /* a test at its return: agent_patch_conds' index */
+#define SHADOW_COND(fn)	    ((unsigned)((fn) >> SHADOW_COND_SHIFT))
 
 /* Deep enough for any recursion a stack of 8 MiB holds (a frame is at
  * least 16 bytes); reserved, not committed: pages come as they are used. */
@@ -269,9 +273,11 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 		struct shadow e = s->v[s->n - 1];
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		s->n--;
-		if (__builtin_expect(SHADOW_RET_CAPS(e.fn) != 0, 0))
+		if (__builtin_expect(e.fn >> 47, 0)) {
 			exit_args(e.fn, sp);
-		record(PATCH_FN(e.fn) | SPOOL_EXIT_BIT);
+			return e.ret;
+		}
+		record(e.fn | SPOOL_EXIT_BIT);
 		return e.ret;
 	}
 	/* Deeper down: the frames above it are gone (a handler on the
@@ -474,48 +480,83 @@ static void put_captured(const struct captured *c, uint64_t fn)
 	agent_ev_end(t);
 }
 
+/* The snapshot value rule's test `idx` of a call of fn, its value read
+ * (regs[], by enum fxt_reg): a snapshot if it passes. */
+static void test_value(unsigned idx, uint64_t fn, const uint64_t *regs)
+{
+	const struct agent_patch_cond *c = &agent_patch_conds[idx];
+	const struct fxt_snapshot_rule *r = &agent_cfg.snap_rules[c->rule];
+
+	/* (A bool comes back in al: the rest of rax is anything.) */
+	if (c->rule >= agent_cfg.nsnap_rules ||
+	    !(uint8_t)fxt__patch_call_saving((void *)run_snapshot_value_holds,
+					     (uint64_t)(uintptr_t)r, regs[c->reg], c->width,
+					     c->is_signed))
+		return;
+	fxt__patch_call_saving((void *)agent_snapshot_fn, (uint64_t)(uintptr_t)&agent_tls, fn,
+			       c->rule, 0);
+}
+
 static __attribute__((noinline)) void enter_args(uint64_t quad, uint64_t *slot)
 {
-	uint64_t xmm[FXT_ARG_XMMS], fn = PATCH_FN(quad);
+	uint64_t regs[FXT_REG_COUNT], fn = PATCH_FN(quad);
 	const uint8_t *stub_ret = (const uint8_t *)(uintptr_t)slot[-1];
-	uint32_t caps =
-	    (uint32_t) * (const uint64_t *)(stub_ret - PATCH_STUB_HEAD - PATCH_STUB_SPEC);
+	uint64_t spec = *(const uint64_t *)(stub_ret - PATCH_STUB_HEAD - PATCH_STUB_SPEC);
+	uint32_t caps = (uint32_t)spec & FXT_CAP_ALL;
+	unsigned idx = PATCH_COND_IDX(spec);
+	bool at_entry = idx && agent_patch_conds[idx].reg < FXT_REG_RAX;
 	struct captured c;
 
 	if (caps & FXT_CAP_ENTRY & ~(FXT_CAP_XMM(0) - 1))
-		read_xmm(xmm);
-	if (!enter(fn, slot, fn | ((uint64_t)(caps & FXT_CAP_RETURN) << SHADOW_RET_SHIFT)) ||
+		read_xmm(regs + FXT_REG_XMM0);
+	if (!enter(fn, slot,
+		   fn | ((uint64_t)(caps & FXT_CAP_RETURN) << SHADOW_RET_SHIFT) |
+		       (idx && !at_entry ? (uint64_t)idx << SHADOW_COND_SHIFT : 0)) ||
 	    !(caps & FXT_CAP_ENTRY))
 		return;
 	c.n = c.slots = c.nstr = 0;
-	for (unsigned i = 0; i < FXT_ARG_GPRS; i++)
+	for (unsigned i = 0; i < FXT_ARG_GPRS; i++) {
+		regs[FXT_REG_GPR0 + i] = slot[-(long)(SAVED_RDI + i)];
 		if (caps & FXT_CAP_GPR(i))
-			capture(&c, FXT_REG_GPR0 + i, slot[-(long)(SAVED_RDI + i)],
+			capture(&c, FXT_REG_GPR0 + i, regs[FXT_REG_GPR0 + i],
 				(caps & FXT_CAP_STR(i)) != 0);
+	}
 	for (unsigned i = 0; i < FXT_ARG_XMMS; i++)
 		if (caps & FXT_CAP_XMM(i))
-			capture(&c, FXT_REG_XMM0 + i, xmm[i], false);
+			capture(&c, FXT_REG_XMM0 + i, regs[FXT_REG_XMM0 + i], false);
 	put_captured(&c, fn);
+	if (at_entry)
+		test_value(idx, fn, regs);
 }
 
+/* A patched call's return that has something to read or test (the exit
+ * handler popped its frame): records the values and the exit, then
+ * tests. */
 static __attribute__((noinline)) void exit_args(uint64_t tagged, const uint64_t *sp)
 {
 	uint32_t caps = SHADOW_RET_CAPS(tagged);
-	uint64_t xmm[FXT_ARG_XMMS];
+	uint64_t xmm[FXT_ARG_XMMS], regs[FXT_REG_COUNT], fn = PATCH_FN(tagged);
+	unsigned idx = SHADOW_COND(tagged);
 	struct captured c;
 
-	if (caps & (FXT_CAP_XMM0 | FXT_CAP_XMM1))
-		read_xmm(xmm);
+	read_xmm(xmm);
 	c.n = c.slots = c.nstr = 0;
+	regs[FXT_REG_RAX] = sp[-SAVED_RAX];
+	regs[FXT_REG_RDX] = sp[-SAVED_RDX];
+	regs[FXT_REG_RET_XMM0] = xmm[0];
+	regs[FXT_REG_RET_XMM1] = xmm[1];
 	if (caps & FXT_CAP_RAX)
-		capture(&c, FXT_REG_RAX, sp[-SAVED_RAX], (caps & FXT_CAP_RET_STR) != 0);
+		capture(&c, FXT_REG_RAX, regs[FXT_REG_RAX], (caps & FXT_CAP_RET_STR) != 0);
 	if (caps & FXT_CAP_RDX)
-		capture(&c, FXT_REG_RDX, sp[-SAVED_RDX], false);
+		capture(&c, FXT_REG_RDX, regs[FXT_REG_RDX], false);
 	if (caps & FXT_CAP_XMM0)
 		capture(&c, FXT_REG_RET_XMM0, xmm[0], false);
 	if (caps & FXT_CAP_XMM1)
 		capture(&c, FXT_REG_RET_XMM1, xmm[1], false);
-	put_captured(&c, PATCH_FN(tagged));
+	put_captured(&c, fn);
+	record(fn | SPOOL_EXIT_BIT);
+	if (idx)
+		test_value(idx, fn, regs);
 }
 
 /* ----------------------------------------------------------- sampling */

@@ -206,9 +206,10 @@ static inline const char *fxt_unsampled_reason(unsigned code)
 
 /* A snapshot (fxt-run --snapshot-if): its archive holds one instant
  * event of category "fxt" on the thread whose call set it off, at the
- * call's end, named FXT_SNAPSHOT_PREFIX "N: NAME took DURATION", with
- * arguments: the snapshot's number, the function, the call's duration and
- * the rule's limit in ns, and the rule as given. */
+ * call's end, named FXT_SNAPSHOT_PREFIX "N: NAME took DURATION" (or,
+ * set off by a value, "N: NAME (retval<0)"), with arguments: the
+ * snapshot's number, the function, the call's duration and the rule's
+ * limit in ns (0 for a value), and the rule as given. */
 #define FXT_SNAPSHOT_PREFIX	  "fxt: snapshot "
 #define FXT_SNAPSHOT_ARG_NUMBER	  "snapshot"
 #define FXT_SNAPSHOT_ARG_FUNCTION "function"

@@ -12,7 +12,7 @@
 # 2.  Attached (fxt-run -p): the same.  The archive is valid.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 27
+plan 33
 scratch
 cd "$TMPD" || exit 1
 T=$PROGS/args_target
@@ -97,6 +97,22 @@ is "$?:$(cat o.err)" "2:fxt-run: --args 'lookup@arg7': after '@', name the regis
 "$FXT_RUN" --patch=. --args='^nothing_is_called_this$' -o w.fxt -- "$T" >/dev/null 2>w.err
 grep -q "^fxt-run: warning: --args '^nothing_is_called_this\$' matched no function of the patched modules" w.err
 is "$?" 0 "a pattern that matches nothing: warned"
+
+# Conditions: --snapshot-if on a value keeps what led to it.
+"$FXT_RUN" -q --patch=. --snapshot-if='lookup@retval<0' -o s.fxt -- "$T" 1000 >/dev/null 2>&1
+is "$(ls s.snap*.fxt | tr '\n' ' ')" "s.snap1.fxt " "retval<0: one snapshot, at the one failure"
+is "$("$FXT_DUMP" s.snap1.fxt | grep -o 'name="fxt: snapshot 1: lookup (retval<0)".*rule:str="lookup@retval<0"')" \
+  'name="fxt: snapshot 1: lookup (retval<0)" args={snapshot:u64=1, function:str="lookup", duration_ns:u64=0, limit_ns:u64=0, rule:str="lookup@retval<0"' \
+  "... its instant says what set it off"
+is "$(slice s.snap1.fxt lookup 1000)" "{retval:i64=-1}" "... and it holds the failed call, its value read"
+"$FXT_RUN" -q --patch=. --snapshot-if='lookup@arg1==500' -o e.fxt -- "$T" 1000 >/dev/null 2>&1
+is "$(ls e.snap*.fxt | tr '\n' ' '):$(slice e.snap1.fxt lookup 501)" "e.snap1.fxt :{key:i64=500}" \
+  "arg1==500: a snapshot at the entry of that call"
+"$FXT_RUN" --patch=. --snapshot-if='lookup@retval<x' -- "$T" >o.out 2>o.err
+is "$?:$(cat o.err)" "2:fxt-run: --snapshot-if: 'lookup@retval<x': at column 15, an integer or NULL expected" \
+  "a condition that does not parse: one line naming the column, exit 2"
+"$FXT_RUN" --snapshot-if='lookup@retval<0' -- "$T" >o.out 2>o.err
+is "$?:$(wc -l <o.err)" "2:1" "a condition without --patch: one line, exit 2"
 
 # Attached: the same.
 . "$abs_top_srcdir/tests/e2e/attach-common.sh"

@@ -323,6 +323,48 @@ static void test_snapshots(void)
 	       run_snapshot_rule_parse("parse>soon", 10, &r) == -EINVAL &&
 	       run_snapshot_rule_parse("libc.disk>1ms", 13, &r) == -EINVAL,
 	   "rule: no '>', no name, no or a bad duration, an unknown group");
+
+	/* Rules on a value (fxt-run --patch). */
+	char text[128];
+	size_t pos = 0;
+	const char *what = NULL;
+	ok(run_snapshot_rule_parse("open_db@retval<0", 16, &r) == 0 &&
+	       strcmp(r.name, "open_db") == 0 && r.value_of == FXT_SNAP_RETVAL &&
+	       r.op == FXT_OP_LT && r.value == 0 && !r.negative,
+	   "value rule: retval<0");
+	ok(run_snapshot_rule_parse("read@arg2>=4096", 15, &r) == 0 && r.value_of == 2 &&
+	       r.op == FXT_OP_GE && r.value == 4096,
+	   "value rule: arg2>=4096");
+	ok(run_snapshot_rule_parse("f@retval==NULL", 14, &r) == 0 && r.op == FXT_OP_EQ &&
+	       r.value == 0,
+	   "value rule: NULL");
+	ok(run_snapshot_rule_parse("f@arg1!=-0x10", 13, &r) == 0 && r.op == FXT_OP_NE &&
+	       (int64_t)r.value == -16 && r.negative,
+	   "value rule: a negative hexadecimal number");
+	run_snapshot_rule_format(&r, text, sizeof(text));
+	ok(strcmp(text, "f@arg1!=-16") == 0, "value rule: as text");
+	ok(run_snapshot_rule_parse_at("f@retval<x", 10, &r, &pos, &what) == -EINVAL && pos == 9 &&
+	       strcmp(what, "an integer or NULL") == 0,
+	   "value rule: what is wrong, and where");
+	ok(run_snapshot_rule_parse_at("f@arg1=>1", 9, &r, &pos, &what) == -EINVAL && pos == 6,
+	   "value rule: an operator that is none");
+	ok(run_snapshot_rule_parse("@retval<0", 9, &r) == -EINVAL &&
+	       run_snapshot_rule_parse("libc.io@retval<0", 16, &r) == -EINVAL,
+	   "value rule: no name, a libc group");
+	r.op = FXT_OP_LT;
+	r.value = 0;
+	r.negative = false;
+	ok(run_snapshot_value_holds(&r, 0xffffffff, 4, true) &&
+	       !run_snapshot_value_holds(&r, 0xffffffff, 4, false) &&
+	       !run_snapshot_value_holds(&r, 0xffffffff, 8, true),
+	   "value test: width and sign (an int -1 in eax)");
+	r.op = FXT_OP_GT;
+	r.value = (uint64_t)-5;
+	r.negative = true;
+	ok(run_snapshot_value_holds(&r, 3, 8, false) &&
+	       run_snapshot_value_holds(&r, 0xfe, 1, true) &&
+	       !run_snapshot_value_holds(&r, 0xf0, 1, true),
+	   "value test: a negative constant, unsigned and signed values");
 }
 
 int main(void)
