@@ -75,12 +75,14 @@ static uint64_t die_size(Dwarf_Die *type)
 	}
 }
 
-/* A long double or _Float128 (16-byte floats): x87 or SSE? */
+/* A 16-byte float: long double (_Float64x, __float80) is x87, _Float128
+ * (__float128) SSE; DWARF tells them apart by name only. */
 static bool is_x87_float(Dwarf_Die *base)
 {
 	const char *name = dwarf_diename(base);
 
-	return !name || strstr(name, "long double") != NULL;
+	return !name || strstr(name, "long double") || strstr(name, "_Float64x") ||
+	       strstr(name, "__float80");
 }
 
 static bool class_nontrivial(Dwarf_Die *cls, int depth);
@@ -91,7 +93,7 @@ static bool member_nontrivial(Dwarf_Die *m, int depth)
 {
 	Dwarf_Die t, p;
 
-	if (!fxt_sym__die_type(m, &t) || !dwarf_peel_type(&t, &p))
+	if (!fxt_sym__die_type(m, &t) || dwarf_peel_type(&t, &p) != 0)
 		return false;
 	while (dwarf_tag(&p) == DW_TAG_array_type) {
 		if (!fxt_sym__die_type(&p, &t) || dwarf_peel_type(&t, &p) != 0)
@@ -229,6 +231,7 @@ static bool classify(Dwarf_Die *p, uint64_t off, enum abi_class cls[2], int dept
 	case DW_TAG_base_type:
 		switch (fxt_sym__die_udata(p, DW_AT_encoding, 0)) {
 		case DW_ATE_float:
+		case DW_ATE_decimal_float:
 			if (size == 16 && is_x87_float(p)) {
 				if (e != 0)
 					return false;
@@ -270,6 +273,7 @@ static bool classify(Dwarf_Die *p, uint64_t off, enum abi_class cls[2], int dept
 	case DW_TAG_reference_type:
 	case DW_TAG_rvalue_reference_type:
 	case DW_TAG_enumeration_type:
+	case DW_TAG_unspecified_type:
 		cls[e] = cl_merge(cls[e], CL_INTEGER);
 		return true;
 	case DW_TAG_ptr_to_member_type:
@@ -482,6 +486,10 @@ static void value_kind(Dwarf_Die *written, Dwarf_Die *p, bool has_type, bool cxx
 		break;
 	case DW_TAG_enumeration_type:
 		vi->kind = FXT_VK_ENUM;
+		break;
+	case DW_TAG_unspecified_type: /* decltype(nullptr): no size said */
+		vi->kind = FXT_VK_PTR;
+		vi->size = 8;
 		break;
 	case DW_TAG_structure_type:
 	case DW_TAG_class_type:
