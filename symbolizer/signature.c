@@ -90,6 +90,27 @@ static void tn_function(struct tname *t, Dwarf_Die *fn, const char *inner, bool 
 	tn_put(t, ")");
 }
 
+/* C++: the namespaces and classes around a named type ("std::", "ns::Cls::").
+ * libdw knows no DIE's parent: dwarf_getscopes_die walks the unit. */
+static void tn_scope(struct tname *t, Dwarf_Die *type)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes_die(type, &scopes), i;
+
+	/* scopes[0] is the type, scopes[n - 1] its unit. */
+	for (i = n - 2; i >= 1; i--) {
+		int tag = dwarf_tag(&scopes[i]);
+		const char *name = dwarf_diename(&scopes[i]);
+
+		if (tag != DW_TAG_namespace && tag != DW_TAG_structure_type &&
+		    tag != DW_TAG_class_type && tag != DW_TAG_union_type)
+			continue; /* a type local to a function: its name alone */
+		tn_put(t, name ? name : "(anonymous namespace)");
+		tn_put(t, "::");
+	}
+	free(scopes);
+}
+
 /* The text of `type` as a C (or C++) programmer writes it. */
 static void tn_type(struct tname *t, Dwarf_Die *type, bool cxx, int depth)
 {
@@ -132,6 +153,7 @@ static void tn_type(struct tname *t, Dwarf_Die *type, bool cxx, int depth)
 	}
 	if (tag_word) {
 		if (name && cxx) {
+			tn_scope(t, type);
 			tn_put(t, name);
 		} else {
 			tn_put(t, tag_word);
@@ -211,6 +233,8 @@ static void tn_type(struct tname *t, Dwarf_Die *type, bool cxx, int depth)
 		return;
 	default:
 		/* base types, typedefs, unspecified (nullptr_t) */
+		if (cxx && tag == DW_TAG_typedef)
+			tn_scope(t, type);
 		tn_put(t, name ? name : "?");
 		return;
 	}
