@@ -21,6 +21,13 @@
 uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t ts, bool count)
     __attribute__((noinline, cold));
 
+/* How agent_ev_begin() reaches the slow path; run-time patching's
+ * handlers (agent/patch/rt.c) route it through a shim that saves the
+ * vector registers, as AGENT_TBUF_SLOW (tbuf.h). */
+#ifndef AGENT_EV_SLOW_N
+#define AGENT_EV_SLOW_N agent_tbuf_slow_n
+#endif
+
 /* Reserves `n` consecutive slots (n <= EV_MAX_SLOTS) on the calling
  * thread's buffer, or returns NULL (dropped; counted as a dropped call if
  * `count`).  Every slot returned must be written, then agent_ev_end()
@@ -44,7 +51,7 @@ static inline __attribute__((always_inline)) uint64_t *agent_ev_begin(struct tst
 #endif
 	if (__builtin_expect(p + 2 * n <= t->end, 1))
 		return p;
-	return agent_tbuf_slow_n(t, p, n, ts, count);
+	return AGENT_EV_SLOW_N(t, p, n, ts, count);
 }
 
 static inline __attribute__((always_inline)) void agent_ev_end(struct tstate *t)

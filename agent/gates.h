@@ -93,6 +93,15 @@ uint64_t agent_patch_sampled_call(uint64_t fn, const uint64_t *sp, const uint64_
 #define PATCH_STUB_ENTRY 8
 #define PATCH_STUB_HEAD	 (PATCH_STUB_ENTRY + 6)
 
+/* The stub's first quad is the function's address, with PATCH_FN_ARGS
+ * set for a function whose arguments or return value are read (fxt-run
+ * --args/--retval): then the quad PATCH_STUB_SPEC bytes before it holds
+ * what to read (run/argspec.h's FXT_CAP_* bits).  Read the address with
+ * PATCH_FN(). */
+#define PATCH_FN_ARGS	(1ull << 62)
+#define PATCH_FN(quad)	((quad) & ((1ull << 47) - 1))
+#define PATCH_STUB_SPEC 16
+
 /* The trampolines; fxt__patch_enter_tramp_end is where the first ends. */
 void fxt__patch_enter_tramp(void);
 void fxt__patch_enter_tramp_end(void);

@@ -16,6 +16,7 @@
 #include "run/session.h"
 #include "convert/convert.h"
 #include "symbolizer/runcache.h"
+#include "symbolizer/signature.h"
 
 int convert_read_header(int fd, struct spool_header **out)
 {
@@ -132,6 +133,16 @@ static int mark_archive(int fd, const char *tmp)
 	return mark_spool(fd, (uint64_t)sb.st_ino, (uint64_t)sb.st_size);
 }
 
+/* A function's signature (--args, --retval), from the process's own
+ * symbolizer: the run's cache keeps names only. */
+static const struct fxt_signature *view_signature(void *view, uint64_t addr)
+{
+	struct fxt_sym *sym = fxt_symview_sym(view);
+	const struct fxt_signature *sig;
+
+	return sym && fxt_sym_signature(sym, addr, &sig) == 0 ? sig : NULL;
+}
+
 int convert_spool(const char *spool_path, const char *archive_path, const struct convert_opts *o,
 		  struct convert_result *res)
 {
@@ -225,6 +236,8 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	}
 	in.lookup = fxt_symview_lookup;
 	in.lookup_ctx = view;
+	in.signature = view_signature;
+	in.signature_ctx = view;
 	if (fxt_symview_range_of(view, "libfxt-agent.so", &in.agent_lo, &in.agent_hi) < 0)
 		in.agent_lo = in.agent_hi = 0;
 	/* No session (none given, or nothing was piped): no pipe flows. */

@@ -35,6 +35,8 @@ struct emit_common {
 	uint64_t shift; /* added to every timestamp written (conv_time_shift()) */
 	uint64_t step;	/* the recons' step (recon_set_step()): ticks of a nanosecond */
 	struct conv_stats *st;
+	conv_signature_fn *signature; /* conv_input's */
+	void *signature_ctx;
 };
 #define EMIT_SCRATCH (FXT_MAX_ARGS * (STR_MAX + 64) + MESSAGE_MAX)
 

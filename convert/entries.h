@@ -13,8 +13,18 @@ enum {
 	ARGT_STR = 16,	  /* a string: its bytes are the entry's */
 	ARGT_FLOW = 17,	  /* a flow event: key = phase | FLOW_AT_END, value = id */
 	ARGT_RETURN = 18, /* a return address (a call's caller): symbolized */
+	/* A register read at a patched function's entry or return (--args,
+	 * --retval): key = enum fxt_reg (run/argspec.h); value = its
+	 * contents.  Shown by the function's signature (symbolizer/signature.h). */
+	ARGT_REG = 19,
+	/* ... and the string it pointed to: its bytes are the entry's; key
+	 * has REG_STR_TRUNCATED or REG_STR_UNREADABLE besides the register. */
+	ARGT_REGSTR = 20,
 };
-#define FLOW_AT_END 4u
+#define REG_STR_TRUNCATED  0x100u
+#define REG_STR_UNREADABLE 0x200u
+#define REG_KEY_REG	   0xffu
+#define FLOW_AT_END	   4u
 
 /* An entry's key: an agent_key (spool/libc_table.h), or one of these. */
 enum {

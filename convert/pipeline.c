@@ -318,6 +318,8 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
 	pl.st = st;
 	pl.em.w = w;
 	pl.em.st = st;
+	pl.em.signature = in->signature;
+	pl.em.signature_ctx = in->signature_ctx;
 	if (in->lookup)
 		conv_names_init(&pl.em.names, in->lookup, in->lookup_ctx);
 	else

@@ -86,6 +86,11 @@ struct conv_thread {
 /* Symbols for code addresses, as fxt_sym_lookup() gives them. */
 typedef const struct fxt_sym_info *conv_lookup_fn(void *ctx, uint64_t addr);
 
+/* Signatures of functions, as fxt_sym_signature() gives them; NULL when
+ * there is none. */
+struct fxt_signature;
+typedef const struct fxt_signature *conv_signature_fn(void *ctx, uint64_t addr);
+
 struct conv_input {
 	uint64_t pid;
 	const char *process_name;
@@ -105,6 +110,10 @@ struct conv_input {
 	uint64_t agent_lo, agent_hi;
 	conv_lookup_fn *lookup;
 	void *lookup_ctx;
+	/* The signature of the function at a code address (--args,
+	 * --retval: how its registers show), or NULL; NULL: none known. */
+	conv_signature_fn *signature;
+	void *signature_ctx;
 	size_t fifo_max; /* start-order FIFO bound per thread (recon.h); 0 = default */
 	/* What the agent recorded besides hooks (spool header): the FXT_LIBC
 	 * groups (AGENT_G_SYNC: pair sync records into flows) and the
@@ -151,11 +160,13 @@ struct conv_stats {
 	uint64_t begun;	  /* slices written as begin/end pairs */
 	uint64_t threads; /* threads with at least one record or drop */
 	uint64_t dropped;
-	uint64_t overwritten; /* calls overwritten (circular mode) */
-	uint64_t unmatched;   /* exits without enters, ignored */
-	uint64_t records;     /* hook records and tagged records */
-	uint64_t libc_calls;  /* CALL frames entered */
-	uint64_t flows;	      /* flow events written */
+	uint64_t overwritten;	 /* calls overwritten (circular mode) */
+	uint64_t unmatched;	 /* exits without enters, ignored */
+	uint64_t records;	 /* hook records and tagged records */
+	uint64_t libc_calls;	 /* CALL frames entered */
+	uint64_t fn_args;	 /* registers read at patched entries and returns (--args) */
+	uint64_t fn_args_orphan; /* ... whose entry a filter left out: not shown */
+	uint64_t flows;		 /* flow events written */
 	uint64_t log_lines;
 	uint64_t counters;	/* counter events */
 	uint64_t samples;	/* stack samples fed to a stack chart */

@@ -243,6 +243,46 @@ static long tagged(struct replay *d, const uint64_t *p, const uint64_t *stop, bo
 		}
 		return err < 0 ? err : (long)(1 + got);
 	}
+	case EV_TAG_REG: {
+		const uint64_t *h = p + 2;
+		long used = 1;
+
+		a.key = ev_reg_num(w1);
+		a.type = ARGT_REG;
+		a.value = w0;
+		len = 0;
+		if (w1 & EV_REG_STRING) {
+			/* Its STR head and DATA slots. */
+			if (h >= stop)
+				return more ? 0 : 1;
+			if (ev_tag(h[1]) != EV_TAG_STR)
+				return 1; /* torn */
+			len = h[0] < STR_MAX ? (size_t)h[0] : STR_MAX;
+			want = ev_data_slots(len);
+			got = payload_run(h + 2, stop, want, EV_TAG_DATA);
+			if (got < want && more && h + 2 + 2 * got >= stop)
+				return 0;
+			if (len > got * EV_DATA_BYTES)
+				len = got * EV_DATA_BYTES;
+			ev_get_data(h + 2, bytes, len);
+			a.type = ARGT_REGSTR;
+			a.len = (uint32_t)len;
+			if (h[1] & EV_STR_TRUNCATED)
+				a.key |= REG_STR_TRUNCATED;
+			if (h[1] & EV_STR_UNREADABLE)
+				a.key |= REG_STR_UNREADABLE;
+			used = 2 + (long)got;
+		}
+		/* Only the frame of its function: a filter may have left the
+		 * entry out, and the innermost frame is another then. */
+		if (recon_top(r) == ev_reg_fn(w1)) {
+			err = recon_arg(r, &a, a.type == ARGT_REGSTR ? bytes : NULL);
+			st->fn_args++;
+		} else {
+			st->fn_args_orphan++;
+		}
+		return err < 0 ? err : used;
+	}
 	case EV_TAG_PIPE:
 		if (p + 2 >= stop)
 			return more ? 0 : 1;

@@ -158,6 +158,8 @@ int main(int argc, char **argv)
 	}
 	if (o.set.given[FXT_S_PATCH])
 		o.patch_dir = patch_report_dir();
+	if (args_wanted(&o))
+		args_plan_launch(&o, program, o.patch_dir);
 	setup_env(&o, agent, status_fd);
 	/* The program's process first: the archive's name may hold its pid.
 	 * It runs once everything named after the archive is made. */

@@ -75,6 +75,20 @@ void options_free(struct options *o);
  * o->argv into *o and returns the paths (malloc'd array), or dies. */
 char **options_recover(struct options *o);
 
+/* --------------------------------------------------------------- args.c */
+
+/* Whether --args or --retval was given. */
+bool args_wanted(const struct options *o);
+
+/* Writes the run's argspec file (run/argspec.h) into the report folder
+ * `dir` for the functions --args and --retval name in `program` (and the
+ * libraries --patch-module names that it loads), saying what it must on
+ * the standard error; dies on a bad pattern. */
+void args_plan_launch(const struct options *o, const char *program, const char *dir);
+
+/* The same for process `pid`, attached to: the modules it has mapped. */
+void args_plan_attach(const struct options *o, long pid, const char *dir);
+
 /* -------------------------------------------------------------- setup.c */
 
 /* The agent's absolute path (malloc'd), or death. */

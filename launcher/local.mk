@@ -5,7 +5,7 @@ bin_PROGRAMS += fxt-run
 fxt_run_SOURCES = launcher/fxt-run.c launcher/launcher.h \
 	launcher/options.c launcher/setup.c launcher/supervise.c \
 	launcher/spools.c launcher/status.c launcher/parts.c \
-	launcher/summary.c launcher/recover.c launcher/patchrep.c \
+	launcher/summary.c launcher/recover.c launcher/patchrep.c launcher/args.c \
 	launcher/drain.c launcher/drain.h
 fxt_run_CPPFLAGS = $(AM_CPPFLAGS) -DFXT_PKGLIBDIR='"$(pkglibdir)"'
 fxt_run_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)

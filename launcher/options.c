@@ -246,6 +246,12 @@ void options_parse(int argc, char **argv, struct options *o)
 		die(EXIT_USAGE, "--patch-list: say what to patch with --patch (see --help)");
 	if (o->set.given[FXT_S_PATCH_MODULE] && !o->set.given[FXT_S_PATCH])
 		die(EXIT_USAGE, "--patch-module: say what to patch with --patch (see --help)");
+	if (o->set.given[FXT_S_ARGS] && !o->set.given[FXT_S_PATCH])
+		die(EXIT_USAGE, "--args: the arguments are read at patched entries: say what to "
+				"patch with --patch (see --help)");
+	if (o->set.given[FXT_S_RETVAL] && !o->set.given[FXT_S_PATCH])
+		die(EXIT_USAGE, "--retval: the return values are read at patched returns: say "
+				"what to patch with --patch (see --help)");
 #ifndef HAVE_CAPSTONE
 	if (o->set.given[FXT_S_PATCH])
 		die(EXIT_USAGE, "--patch: this fxtrace was built without Capstone (install "

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "launcher/launcher.h"
+#include "run/argspec.h"
 
 extern char **environ;
 
@@ -248,7 +249,7 @@ void patch_report_finish(const char *dir, bool list, bool quiet)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	char **seen = NULL, **names = NULL;
+	char **seen = NULL, **names = NULL, path[4096];
 	size_t nseen = 0, n = 0;
 
 	if (!d)
@@ -284,5 +285,7 @@ void patch_report_finish(const char *dir, bool list, bool quiet)
 	for (size_t i = 0; i < nseen; i++)
 		free(seen[i]);
 	free(seen);
+	snprintf(path, sizeof(path), "%s/%s", dir, FXT_ARGSPEC_FILE);
+	unlink(path);
 	rmdir(dir);
 }

@@ -13,6 +13,7 @@
 RUN_SETTINGS_H = run/settings.def run/settings.h
 RUN_SETTINGS_SOURCES = $(RUN_SETTINGS_H) run/settings.c
 RUN_CONTRACT_SOURCES = run/attach.h \
+	run/argspec.c run/argspec.h \
 	run/control.c run/control.h \
 	run/names.c run/names.h \
 	run/proc.c run/proc.h \

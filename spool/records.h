@@ -76,6 +76,16 @@
  *         w1 = [62:56 tag] [55:48 op] [47:0 pipe key]
  *         followed by one DATA-tagged slot: w0 = byte count.
  *         A write to or read from a pipe or socket, inside its CALL frame.
+ *  REG    w0 = the register's contents (an XMM register's low 64 bits)
+ *         w1 = [62:56 tag] [55 string] [52:48 reg] [46:0 fn]
+ *         A register read at the entry or return of a patched function
+ *         fn (fxt-run --args/--retval, run/argspec.h): reg is an enum
+ *         fxt_reg.  At the entry it follows the hook record, at the
+ *         return it comes before it; it belongs to the innermost open
+ *         frame only if that frame is fn's (a filter may have left the
+ *         entry out).  With "string", a STR head (key 0; w0 = the length,
+ *         EV_STR_TRUNCATED, EV_STR_UNREADABLE) and its DATA slots follow:
+ *         the bytes the register pointed to.
  */
 #ifndef FXT_SPOOL_RECORDS_H
 #define FXT_SPOOL_RECORDS_H
@@ -109,6 +119,7 @@ enum ev_tag {
 	EV_TAG_SAMPLE = 9,
 	EV_TAG_FRAME = 10,
 	EV_TAG_PIPE = 11,
+	EV_TAG_REG = 12,
 };
 
 #define EV_TAG_SHIFT 56
@@ -192,8 +203,9 @@ static inline unsigned ev_arg_type(uint64_t w1)
 
 /* ------------------------------------------------------------ STR, DATA */
 
-#define EV_DATA_BYTES	 14u /* bytes per DATA slot */
-#define EV_STR_TRUNCATED (1ull << 16)
+#define EV_DATA_BYTES	  14u /* bytes per DATA slot */
+#define EV_STR_TRUNCATED  (1ull << 16)
+#define EV_STR_UNREADABLE (1ull << 17) /* REG's: the pointer could not be read */
 
 /* A STR head; `flags` is 0 or EV_STR_TRUNCATED. */
 static inline uint64_t ev_str_w1(unsigned key, uint64_t flags)
@@ -238,6 +250,27 @@ static inline void ev_get_data(const uint64_t *p, char *out, size_t len)
 		out += len < EV_DATA_BYTES ? len : EV_DATA_BYTES;
 		len -= len < EV_DATA_BYTES ? len : EV_DATA_BYTES;
 	}
+}
+
+/* ------------------------------------------------------------ REG */
+
+#define EV_REG_STRING (1ull << 55)
+#define EV_REG_FN     ((1ull << 47) - 1)
+
+static inline uint64_t ev_reg_w1(unsigned reg, uint64_t fn, bool string)
+{
+	return ev_tag_bits(EV_TAG_REG) | (string ? EV_REG_STRING : 0) |
+	       ((uint64_t)(reg & 0x1f) << 48) | (fn & EV_REG_FN);
+}
+
+static inline unsigned ev_reg_num(uint64_t w1)
+{
+	return (unsigned)((w1 >> 48) & 0x1f);
+}
+
+static inline uint64_t ev_reg_fn(uint64_t w1)
+{
+	return w1 & EV_REG_FN;
 }
 
 /* ------------------------------------------------------------ FLOW */

@@ -255,7 +255,7 @@ static const struct sv_mod *mod_find(const struct fxt_symview *v, uint64_t addr)
 
 /* The process's own symbolizer, with its modules as given (a module
  * refused for overlapping an earlier one is no error). */
-static const struct fxt_sym_info *direct(struct fxt_symview *v, uint64_t addr)
+struct fxt_sym *fxt_symview_sym(struct fxt_symview *v)
 {
 	if (!v->sym && !v->sym_failed) {
 		v->sym = fxt_sym_new(0);
@@ -263,7 +263,14 @@ static const struct fxt_sym_info *direct(struct fxt_symview *v, uint64_t addr)
 		for (size_t i = 0; v->sym && i < v->nin; i++)
 			fxt_sym_add_module(v->sym, v->in[i].path, v->in[i].bias);
 	}
-	return v->sym ? fxt_sym_lookup(v->sym, addr) : NULL;
+	return v->sym;
+}
+
+static const struct fxt_sym_info *direct(struct fxt_symview *v, uint64_t addr)
+{
+	struct fxt_sym *sym = fxt_symview_sym(v);
+
+	return sym ? fxt_sym_lookup(sym, addr) : NULL;
 }
 
 const struct fxt_sym_info *fxt_symview_lookup(void *view, uint64_t addr)

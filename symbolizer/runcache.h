@@ -58,6 +58,11 @@ const struct fxt_sym_info *fxt_symview_lookup(void *view, uint64_t addr);
  * ("libfxt-agent.so"): 0, or -ENOENT when it has none. */
 int fxt_symview_range_of(const struct fxt_symview *v, const char *base, uint64_t *lo, uint64_t *hi);
 
+/* The process's own symbolizer, made at its first need with the view's
+ * modules, for what the cache does not keep (fxt_sym_signature()); it
+ * lives as long as the view.  NULL on ENOMEM. */
+struct fxt_sym *fxt_symview_sym(struct fxt_symview *v);
+
 void fxt_symview_close(struct fxt_symview *v);
 
 #endif /* FXT_SYMBOLIZER_RUNCACHE_H */

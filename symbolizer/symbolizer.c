@@ -531,6 +531,50 @@ int fxt_sym_find(struct fxt_sym *s, const char *module, const char *name, uint64
 	return -ENOENT;
 }
 
+int fxt_sym_functions(struct fxt_sym *s, fxt_sym_function_fn *fn, void *ctx)
+{
+	char *name = NULL;
+	size_t cap = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < s->nmods && !rc; i++) {
+		struct sym_module *m = &s->mods[i];
+		int n;
+
+		if (!m->dwmod)
+			continue;
+		n = dwfl_module_getsymtab(m->dwmod);
+		for (int k = 1; k < n && !rc; k++) {
+			GElf_Sym sym;
+			GElf_Addr a;
+			GElf_Word shndx;
+			const char *sn =
+			    dwfl_module_getsym_info(m->dwmod, k, &sym, &a, &shndx, NULL, NULL);
+			size_t len;
+
+			if (!sn || !*sn || shndx == SHN_UNDEF ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+				continue;
+			len = fxt_sym__name_len(sn);
+			if (len + 1 > cap) {
+				char *p = realloc(name, len + 64);
+				if (!p) {
+					rc = -ENOMEM;
+					break;
+				}
+				name = p;
+				cap = len + 64;
+			}
+			memcpy(name, sn, len);
+			name[len] = '\0';
+			const char *dm = fxt_sym__demangle(&s->demangler, name);
+			rc = fn(ctx, m->path, name, dm ? dm : name, a);
+		}
+	}
+	free(name);
+	return rc < 0 ? rc : 0;
+}
+
 /* ---------------------------------------------------------------- lifetime */
 
 struct fxt_sym *fxt_sym_new(unsigned flags)

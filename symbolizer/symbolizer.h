@@ -116,6 +116,15 @@ const struct fxt_sym_info *fxt_sym_lookup(struct fxt_sym *s, uint64_t addr);
  * 0, or -ENOENT when no such module or function is known. */
 int fxt_sym_find(struct fxt_sym *s, const char *module, const char *name, uint64_t *addr);
 
+/* Calls fn for each function symbol (STT_FUNC, defined) of every module
+ * reported, with the module's path, the symbol's name as its table has it
+ * (mangled for C++; no symbol version), the name demangled (the same for
+ * C), and its runtime address; each alias too.  fn returns 0 to go on,
+ * non-zero to stop (a negative errno is returned).  0, -ENOMEM. */
+typedef int fxt_sym_function_fn(void *ctx, const char *module_path, const char *symbol,
+				const char *demangled, uint64_t addr);
+int fxt_sym_functions(struct fxt_sym *s, fxt_sym_function_fn *fn, void *ctx);
+
 /* Frees the symbolizer and every result it returned.  NULL is accepted. */
 void fxt_sym_free(struct fxt_sym *s);
 

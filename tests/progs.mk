@@ -206,6 +206,12 @@ tests_progs_sample_masked_LDADD = -lpthread
 # patchme (C) and patchme_cxx (C++ exceptions) are built the way a
 # distribution builds a program, -O2 -g, without -finstrument-functions:
 # fxt-run --patch makes their calls exact (tests/e2e/patch.sh).
+# args_target: every kind of argument and return value, with known
+# values, for fxt-run --args/--retval (tests/e2e/args.sh).
+check_PROGRAMS += tests/progs/args_target
+tests_progs_args_target_SOURCES = tests/progs/args_target.c
+tests_progs_args_target_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_args_target_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 check_PROGRAMS += tests/progs/patchme tests/progs/patchme_cxx
 tests_progs_patchme_SOURCES = tests/progs/patchme.c tests/progs/wx_maps.h
 tests_progs_patchme_CFLAGS = $(WARN_CFLAGS) -O2 -g

@@ -3,6 +3,7 @@
 # (tramp.S), compiled into libfxt-agent.so (agent/local.mk).
 AGENT_PATCH_SOURCES = \
 	agent/patch/patch.c agent/patch/patch.h \
+	agent/patch/args.c \
 	agent/patch/live.c \
 	agent/patch/tramp.S
 

@@ -174,6 +174,7 @@ struct cand {
 	char *name;
 	struct patch_plan plan;
 	uint64_t stub;
+	uint32_t caps; /* what to read at its entry and return (args.c) */
 };
 
 struct cands {
@@ -313,6 +314,7 @@ static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size
 		.addr = addr,
 		.size = size,
 		.name = dm ? dm : strdup(name),
+		.caps = agent_patch_args_caps(c->m->path, name),
 		.plan.why =
 		    unwinder_function(name, file) ? "the unwinder's own (-static-libgcc)" : NULL,
 	};
@@ -461,6 +463,14 @@ static void write_stub(const struct cand *c, uint8_t *w, uint64_t x, uint64_t sl
 	uint64_t fn = c->addr;
 	uint64_t back = c->addr + c->plan.keep + c->plan.len;
 
+	if (c->caps) {
+		uint64_t spec = c->caps;
+
+		memcpy(p - PATCH_STUB_SPEC, &spec, 8);
+		memset(p - PATCH_STUB_SPEC + 8, 0,
+		       8); /* never a stub's call (agent_patch_stub()) */
+		fn |= PATCH_FN_ARGS;
+	}
 	memcpy(p, &fn, 8);
 	p[8] = 0xff; /* call *slot(%rip) */
 	p[9] = 0x15;
@@ -559,7 +569,7 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 	struct cands c = { .pat = pat, .m = m };
 	const char *exe = m->path;
 	uint64_t text_lo = UINT64_MAX, text_hi = 0;
-	size_t npatch = 0, nplan = 0, kept_size = 0;
+	size_t npatch = 0, nplan = 0, nspec = 0, kept_size = 0;
 	struct agent_live_sites *sites = NULL;
 	struct agent_elf_from from = { .table = AGENT_ELF_SYMTAB };
 	void *kept = NULL;
@@ -604,19 +614,23 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 	 * symbols are left alone. */
 	for (size_t i = 0; i < c.n; i++) {
 		struct cand *f = &c.v[i];
-		if (i && f->addr == c.v[i - 1].addr)
+		if (i && f->addr == c.v[i - 1].addr) {
 			f->plan.why = "an alias of another name, patched under it";
-		else if (i + 1 < c.n && f->addr + f->size > c.v[i + 1].addr &&
-			 c.v[i + 1].addr != f->addr)
+			for (size_t k = i; k-- > 0 && c.v[k].addr == f->addr;)
+				c.v[k].caps |= f->caps; /* the first one's, patched */
+		} else if (i + 1 < c.n && f->addr + f->size > c.v[i + 1].addr &&
+			   c.v[i + 1].addr != f->addr)
 			f->plan.why = "overlaps another function";
 		else if (!f->plan.why)
-			nplan++;
+			nplan++, nspec += f->caps != 0;
 	}
 	/* Room for the largest stub of each function to plan, so that each
 	 * is planned once, where its stub will be; the pages left unused
 	 * are given back. */
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	size_t size = (16 + nplan * STUB_SIZE(PATCH_CODE_MAX) + page - 1) & ~(page - 1);
+	size_t size =
+	    (16 + nplan * STUB_SIZE(PATCH_CODE_MAX) + nspec * PATCH_STUB_SPEC + page - 1) &
+	    ~(page - 1);
 	uint8_t *area = nplan ? near_pages(text_lo, text_hi, size) : NULL;
 	if (!area) {
 		for (size_t i = 0; i < c.n; i++)
@@ -632,13 +646,18 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 		struct cand *f = &c.v[i];
 		if (f->plan.why)
 			continue;
+		if (f->caps)
+			at += PATCH_STUB_SPEC; /* what to read, before the stub */
 		if (plan((const uint8_t *)(uintptr_t)f->addr, f->size, f->addr, at + STUB_HEAD,
 			 &mem, &f->plan) < 0) {
 			err = -EINVAL;
 			goto out;
 		}
-		if (f->plan.why)
+		if (f->plan.why) {
+			if (f->caps)
+				at -= PATCH_STUB_SPEC;
 			continue;
+		}
 		f->stub = at + STUB_ENTRY;
 		write_stub(f, area, x, slot);
 		at += STUB_SIZE(f->plan.code_len);
@@ -766,6 +785,7 @@ int agent_patch_unpatch(void)
 	}
 	state.n = 0;
 	agent_patterns_free(&state.pat);
+	agent_patch_args_forget();
 	if (!err)
 		agent_patch_live_end();
 	pthread_mutex_unlock(&state.lock);

@@ -114,6 +114,15 @@ void agent_patch_dlopened(void);
  * dlclose(). */
 void agent_patch_dlclosed(void);
 
+/* What to read at the entry and return of the function `symbol` (its
+ * name in the symbol table) of the module at `module_path`, for fxt-run
+ * --args/--retval: FXT_CAP_* bits (run/argspec.h), 0 for nothing.  The
+ * run's argspec file is read at the first call.  (args.c) */
+uint32_t agent_patch_args_caps(const char *module_path, const char *symbol);
+
+/* Forgets the argspec file: the next window of an attach reads its own. */
+void agent_patch_args_forget(void);
+
 /* One entry to patch in a running program: the jump at `site` to `stub`
  * over `len` bytes (5 <= len <= PATCH_SITE_MAX), which were `orig`. */
 #define PATCH_SITE_MAX 20

@@ -184,7 +184,7 @@ unsigned agent_sample_walk(ucontext_t *uc, uint64_t *pcs, unsigned max)
 		uint64_t stub = exact ? agent_patch_stub(ip) : 0;
 		if (stub) {
 			/* Interrupted in a stub: its function's frame. */
-			uint64_t fn = *(const uint64_t *)(uintptr_t)stub, ret;
+			uint64_t fn = PATCH_FN(*(const uint64_t *)(uintptr_t)stub), ret;
 			const uint64_t *slot;
 			unw_word_t sp;
 
@@ -225,7 +225,9 @@ unsigned agent_sample_walk(ucontext_t *uc, uint64_t *pcs, unsigned max)
 			if (unw.step(&cur) <= 0 || unw.get_reg(&cur, UNW_REG_IP, &ret_stub) < 0 ||
 			    unw.get_reg(&cur, UNW_REG_SP, &sp) < 0)
 				break;
-			pcs[n++] = *(const uint64_t *)(uintptr_t)(ret_stub - PATCH_STUB_HEAD) + 1;
+			pcs[n++] =
+			    PATCH_FN(*(const uint64_t *)(uintptr_t)(ret_stub - PATCH_STUB_HEAD)) +
+			    1;
 			exact = false;
 			const uint64_t *slot = (const uint64_t *)(uintptr_t)sp;
 			if (!walk_on(&cur, &at, real_ret(slot, &from), sp + 8))

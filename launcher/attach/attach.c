@@ -367,6 +367,8 @@ int attach_main(const struct options *opts)
 		clear_snapshots(out, o.force);
 	if (o.set.given[FXT_S_PATCH])
 		o.patch_dir = patch_report_dir();
+	if (args_wanted(&o))
+		args_plan_attach(&o, (long)t.pid, o.patch_dir);
 	give_folders(&t, out, o.patch_dir);
 	run_ctl_path(ctl, sizeof(ctl), out, (long)getpid());
 	err = run_ctl_set(ctl, RUN_CTL_OPEN);

@@ -1,0 +1,108 @@
+/* Which patched functions have their arguments or return value read
+ * (fxt-run --args/--retval): the argspec file fxt-run writes into the
+ * run's report folder (run/argspec.h), loaded once and asked per
+ * function as it is patched.  Off the hot path.  The reading itself is
+ * rt.c's (agent_patch_args_enter/exit). */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/cfg.h"
+#include "agent/log.h"
+#include "agent/patch/patch.h"
+#include "run/argspec.h"
+
+struct spec {
+	char *module, *symbol;
+	uint32_t caps;
+};
+
+static struct {
+	struct spec *v;
+	size_t n;
+	bool loaded;
+} specs;
+
+static int by_symbol(const void *a, const void *b)
+{
+	const struct spec *x = a, *y = b;
+	int c = strcmp(x->symbol, y->symbol);
+
+	return c ? c : strcmp(x->module, y->module);
+}
+
+static void specs_load(void)
+{
+	char path[4096], *line = NULL;
+	size_t cap = 0, room = 0;
+	ssize_t len;
+	FILE *f;
+
+	specs.loaded = true;
+	if (!agent_cfg.patch_report)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", agent_cfg.patch_report, FXT_ARGSPEC_FILE);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		const char *module, *symbol;
+		uint32_t caps;
+
+		if (line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		if (run_argspec_parse(line, &module, &symbol, &caps) != 0)
+			continue;
+		if (specs.n == room) {
+			size_t r = room ? 2 * room : 64;
+			struct spec *v = realloc(specs.v, r * sizeof(*v));
+			if (!v)
+				break;
+			specs.v = v;
+			room = r;
+		}
+		specs.v[specs.n].module = strdup(module);
+		specs.v[specs.n].symbol = strdup(symbol);
+		specs.v[specs.n].caps = caps;
+		if (!specs.v[specs.n].module || !specs.v[specs.n].symbol) {
+			free(specs.v[specs.n].module);
+			free(specs.v[specs.n].symbol);
+			break;
+		}
+		specs.n++;
+	}
+	free(line);
+	fclose(f);
+	if (specs.n)
+		qsort(specs.v, specs.n, sizeof(*specs.v), by_symbol);
+	agent_dbg("FXT_PATCH: arguments or return values of %zu functions to read", specs.n);
+}
+
+uint32_t agent_patch_args_caps(const char *module_path, const char *symbol)
+{
+	const char *base = strrchr(module_path, '/');
+	struct spec key = { (char *)(base ? base + 1 : module_path), (char *)symbol, 0 };
+	const struct spec *s;
+
+	if (!specs.loaded)
+		specs_load();
+	if (!specs.n)
+		return 0;
+	s = bsearch(&key, specs.v, specs.n, sizeof(*specs.v), by_symbol);
+	return s ? s->caps : 0;
+}
+
+void agent_patch_args_forget(void)
+{
+	for (size_t i = 0; i < specs.n; i++) {
+		free(specs.v[i].module);
+		free(specs.v[i].symbol);
+	}
+	free(specs.v);
+	specs.v = NULL;
+	specs.n = 0;
+	specs.loaded = false;
+}

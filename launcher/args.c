@@ -1,0 +1,429 @@
+/* fxt-run --args/--retval: which registers the agent reads at the entry
+ * and return of each patched function they name (run/argspec.h), worked
+ * out before the program runs, or before attaching, from each function's
+ * DWARF (symbolizer/signature.h), or from the registers the user names
+ * ("parse@arg1,arg2/s"), and written into the run's report folder, where
+ * the agent finds it as it patches.
+ *
+ * The modules are those --patch patches: the program, and the libraries
+ * it loads with it that --patch-module names (as the loader finds them:
+ * it is asked, LD_TRACE_LOADED_OBJECTS, as ldd does); attached, those the
+ * process has mapped.  A library loaded later by dlopen() has no entry:
+ * its functions are patched without their arguments (said in the man page).
+ *
+ * Said on the standard error, once each: a pattern that names no function
+ * of those modules, the functions it names that have no DWARF (their
+ * arguments are not read; their return value is rax as it is), and those
+ * --patch does not name (nothing is read of them).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launcher/launcher.h"
+#include "run/argspec.h"
+#include "run/settings.h"
+#include "symbolizer/signature.h"
+#include "symbolizer/symbolizer.h"
+
+/* One --args or --retval pattern. */
+struct rule {
+	char *text; /* as given */
+	regex_t re;
+	bool ret;      /* --retval */
+	uint32_t caps; /* the registers named after '@', else 0: by DWARF */
+	unsigned hits;
+};
+
+struct plan {
+	struct rule *v;
+	size_t n;
+	regex_t *patch; /* --patch's patterns */
+	size_t npatch;
+	const char *exe;     /* the program's path */
+	const char *modules; /* --patch-module's globs, one a line, or NULL */
+	struct fxt_sym *sym;
+	FILE *out;
+	unsigned written;
+	/* Functions named without DWARF, and named but not patched: the
+	 * first few names, and how many. */
+	char nodwarf[160], unpatched[160];
+	unsigned nnodwarf, nunpatched;
+};
+
+/* "arg1,arg2/s" (integer argument registers 1..6, /s: a string) or, for
+ * --retval, "retval" / "retval/s" into caps; false if it is not that. */
+static bool parse_regs(const char *s, bool ret, uint32_t *caps)
+{
+	*caps = 0;
+	while (*s) {
+		bool str = false;
+
+		if (ret && strncmp(s, "retval", 6) == 0) {
+			s += 6;
+			if (strncmp(s, "/s", 2) == 0)
+				s += 2, str = true;
+			*caps |= FXT_CAP_RAX | (str ? FXT_CAP_RET_STR : 0);
+		} else if (!ret && strncmp(s, "arg", 3) == 0 && s[3] >= '1' && s[3] <= '6') {
+			unsigned i = (unsigned)(s[3] - '1');
+
+			s += 4;
+			if (strncmp(s, "/s", 2) == 0)
+				s += 2, str = true;
+			*caps |= FXT_CAP_GPR(i) | (str ? FXT_CAP_STR(i) : 0);
+		} else {
+			return false;
+		}
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return false;
+	}
+	return *caps != 0;
+}
+
+static void compile(struct plan *p, const char *list, bool ret)
+{
+	const char *what = ret ? "--retval" : "--args";
+
+	for (const char *l = list; l && *l;) {
+		size_t len = strcspn(l, "\n");
+		char *text = strndup(l, len), *at;
+		struct rule *r;
+		int rc;
+
+		if (!text)
+			die(EXIT_USAGE, "out of memory");
+		r = realloc(p->v, (p->n + 1) * sizeof(*p->v));
+		if (!r)
+			die(EXIT_USAGE, "out of memory");
+		p->v = r;
+		r = &p->v[p->n];
+		memset(r, 0, sizeof(*r));
+		r->text = text;
+		r->ret = ret;
+		/* The registers named after the last '@', if that is what
+		 * follows it. */
+		at = strrchr(text, '@');
+		if (at && parse_regs(at + 1, ret, &r->caps))
+			*at = '\0';
+		else if (at &&
+			 (strncmp(at + 1, "arg", 3) == 0 || strncmp(at + 1, "retval", 6) == 0))
+			die(EXIT_USAGE, "%s '%s': after '@', name the registers as %s", what, text,
+			    ret ? "retval, or retval/s for a string"
+				: "arg1 to arg6, /s for a string ('parse@arg1,arg2/s')");
+		rc = regcomp(&r->re, text, REG_EXTENDED | REG_NOSUB);
+		if (rc != 0)
+			die(EXIT_USAGE, "%s: invalid regular expression '%s'", what, text);
+		if (at && r->caps)
+			*at = '@'; /* the text as given, for messages */
+		p->n++;
+		l += len;
+		if (*l == '\n')
+			l++;
+	}
+}
+
+static void compile_patch(struct plan *p, const char *list)
+{
+	for (const char *l = list; l && *l;) {
+		size_t len = strcspn(l, "\n");
+		char *text = strndup(l, len);
+		regex_t *v = realloc(p->patch, (p->npatch + 1) * sizeof(*v));
+
+		if (!text || !v)
+			die(EXIT_USAGE, "out of memory");
+		p->patch = v;
+		if (regcomp(&p->patch[p->npatch], text, REG_EXTENDED | REG_NOSUB) == 0)
+			p->npatch++;
+		free(text);
+		l += len;
+		if (*l == '\n')
+			l++;
+	}
+}
+
+static bool patched(const struct plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->npatch; i++)
+		if (regexec(&p->patch[i], name, 0, NULL, 0) == 0)
+			return true;
+	return false;
+}
+
+/* Whether the module at path is one --patch patches. */
+static bool patched_module(const struct plan *p, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	if (p->exe && strcmp(path, p->exe) == 0)
+		return true;
+	base = base ? base + 1 : path;
+	for (const char *l = p->modules; l && *l;) {
+		size_t len = strcspn(l, "\n");
+		char glob[512];
+
+		snprintf(glob, sizeof(glob), "%.*s", (int)len, l);
+		if (fnmatch(glob, base, 0) == 0)
+			return true;
+		l += len;
+		if (*l == '\n')
+			l++;
+	}
+	return false;
+}
+
+static void note(char *list, size_t cap, unsigned *n, const char *name)
+{
+	size_t used = strlen(list);
+
+	if ((*n)++ < 4 && used + strlen(name) + 3 < cap)
+		snprintf(list + used, cap - used, "%s%s", used ? ", " : "", name);
+}
+
+/* The registers that hold the value d describes. */
+static uint32_t caps_of(const struct fxt_value_desc *d, bool ret)
+{
+	uint32_t c = 0;
+
+	switch (d->loc) {
+	case FXT_LOC_GPR:
+		if (ret)
+			c = FXT_CAP_RAX | (d->two_regs ? FXT_CAP_RDX : 0) |
+			    (d->kind == FXT_VK_STR ? FXT_CAP_RET_STR : 0);
+		else if (d->reg < FXT_ARG_GPRS)
+			c = FXT_CAP_GPR(d->reg) |
+			    (d->two_regs && d->reg2 < FXT_ARG_GPRS ? FXT_CAP_GPR(d->reg2) : 0) |
+			    (d->kind == FXT_VK_STR ? FXT_CAP_STR(d->reg) : 0);
+		break;
+	case FXT_LOC_XMM:
+		if (ret)
+			c = FXT_CAP_XMM0 | (d->two_regs ? FXT_CAP_XMM1 : 0);
+		else if (d->reg < FXT_ARG_XMMS)
+			c = FXT_CAP_XMM(d->reg) |
+			    (d->two_regs && d->reg2 < FXT_ARG_XMMS ? FXT_CAP_XMM(d->reg2) : 0);
+		break;
+	default:
+		break;
+	}
+	return c;
+}
+
+static int on_function(void *ctx, const char *module_path, const char *symbol,
+		       const char *demangled, uint64_t addr)
+{
+	struct plan *p = ctx;
+	const struct fxt_signature *sig = NULL;
+	bool looked = false, dwarf = false;
+	uint32_t caps = 0;
+	char line[8192];
+	int len;
+
+	if (!patched_module(p, module_path))
+		return 0;
+	for (size_t i = 0; i < p->n; i++) {
+		struct rule *r = &p->v[i];
+
+		if (regexec(&r->re, demangled, 0, NULL, 0) != 0)
+			continue;
+		r->hits++;
+		if (r->caps) {
+			caps |= r->caps;
+			continue;
+		}
+		if (!looked) {
+			looked = true;
+			dwarf = fxt_sym_signature(p->sym, addr, &sig) == 0;
+		}
+		if (!dwarf) {
+			if (r->ret)
+				caps |= FXT_CAP_RAX; /* as it is */
+			continue;
+		}
+		if (r->ret) {
+			caps |= sig->ret_in_memory ? FXT_CAP_RAX : caps_of(&sig->ret, true);
+		} else {
+			for (size_t k = 0; k < sig->nparams; k++)
+				caps |= caps_of(&sig->params[k], false);
+		}
+	}
+	if (looked && !dwarf)
+		note(p->nodwarf, sizeof(p->nodwarf), &p->nnodwarf, demangled);
+	if (!caps)
+		return 0;
+	if (!patched(p, demangled)) {
+		note(p->unpatched, sizeof(p->unpatched), &p->nunpatched, demangled);
+		return 0;
+	}
+	const char *base = strrchr(module_path, '/');
+	len = run_argspec_format(line, sizeof(line), base ? base + 1 : module_path, symbol, caps);
+	if (len > 0 && fwrite(line, 1, (size_t)len, p->out) == (size_t)len)
+		p->written++;
+	return 0;
+}
+
+/* The libraries the loader would load with program, into s at biases of
+ * their own; false when it cannot say. */
+static bool add_loaded_libraries(struct fxt_sym *s, const char *program, unsigned *k)
+{
+	struct fxt_sym_layout l;
+	char cmd_line[8192];
+	int fd[2];
+	pid_t pid;
+	FILE *f;
+
+	if (fxt_sym_elf_layout(program, &l) != 0 || !l.interp || pipe(fd) != 0)
+		return false;
+	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return false;
+	}
+	if (pid == 0) {
+		/* The loader lists what it loads and stops, as for ldd. */
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		setenv("LD_TRACE_LOADED_OBJECTS", "1", 1);
+		unsetenv("LD_PRELOAD");
+		execl(program, program, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	f = fdopen(fd[0], "r");
+	while (f && fgets(cmd_line, sizeof(cmd_line), f)) {
+		char *arrow = strstr(cmd_line, "=> "), *end;
+
+		if (!arrow || arrow[3] != '/')
+			continue;
+		end = strstr(arrow + 3, " (");
+		if (end)
+			*end = '\0';
+		else
+			arrow[3 + strcspn(arrow + 3, "\n")] = '\0';
+		/* Apart from each other and from a program at its own place. */
+		fxt_sym_add_module(s, arrow + 3, (uint64_t)++ * k << 36);
+	}
+	if (f)
+		fclose(f);
+	else
+		close(fd[0]);
+	waitpid(pid, NULL, 0);
+	return true;
+}
+
+/* Works out and writes the argspec file, then says what it must. */
+static void plan_run(struct plan *p, const struct options *o, const char *dir)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, FXT_ARGSPEC_FILE);
+	p->out = fopen(path, "we");
+	if (!p->out)
+		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+	if (fxt_sym_functions(p->sym, on_function, p) < 0)
+		die(EXIT_USAGE, "out of memory");
+	if (fclose(p->out) != 0)
+		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+	if (o->quiet)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		if (!p->v[i].hits)
+			fprintf(stderr,
+				"fxt-run: warning: %s '%s' matched no function of the patched "
+				"modules\n",
+				p->v[i].ret ? "--retval" : "--args", p->v[i].text);
+	if (p->nnodwarf)
+		fprintf(stderr,
+			"fxt-run: warning: --args/--retval: no DWARF for %s%s (%u function%s): "
+			"arguments not recorded, return values as rax holds them (build with -g, "
+			"install its -dbgsym package, or name the registers: --args "
+			"'NAME@arg1,arg2/s')\n",
+			p->nodwarf, p->nnodwarf > 4 ? ", ..." : "", p->nnodwarf,
+			p->nnodwarf == 1 ? "" : "s");
+	if (p->nunpatched)
+		fprintf(stderr,
+			"fxt-run: warning: --args/--retval name %s%s (%u function%s) that --patch "
+			"does not: nothing is recorded of them\n",
+			p->unpatched, p->nunpatched > 4 ? ", ..." : "", p->nunpatched,
+			p->nunpatched == 1 ? "" : "s");
+}
+
+static void plan_init(struct plan *p, const struct options *o)
+{
+	memset(p, 0, sizeof(*p));
+	compile(p, o->set.given[FXT_S_ARGS] ? o->set.v[FXT_S_ARGS].s : NULL, false);
+	compile(p, o->set.given[FXT_S_RETVAL] ? o->set.v[FXT_S_RETVAL].s : NULL, true);
+	compile_patch(p, o->set.v[FXT_S_PATCH].s);
+	p->modules = o->set.given[FXT_S_PATCH_MODULE] ? o->set.v[FXT_S_PATCH_MODULE].s : NULL;
+	p->sym = fxt_sym_new(0);
+	if (!p->sym)
+		die(EXIT_USAGE, "out of memory");
+}
+
+static void plan_free(struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		regfree(&p->v[i].re);
+		free(p->v[i].text);
+	}
+	free(p->v);
+	for (size_t i = 0; i < p->npatch; i++)
+		regfree(&p->patch[i]);
+	free(p->patch);
+	fxt_sym_free(p->sym);
+}
+
+bool args_wanted(const struct options *o)
+{
+	return o->set.given[FXT_S_ARGS] || o->set.given[FXT_S_RETVAL];
+}
+
+void args_plan_launch(const struct options *o, const char *program, const char *dir)
+{
+	struct plan p;
+	unsigned k = 0;
+
+	plan_init(&p, o);
+	p.exe = program;
+	if (fxt_sym_add_module(p.sym, program, 0) < 0)
+		die(EXIT_USAGE, "--args/--retval: cannot read %s", program);
+	if (p.modules && !add_loaded_libraries(p.sym, program, &k) && !o->quiet)
+		fprintf(stderr,
+			"fxt-run: warning: --args/--retval: cannot list the libraries "
+			"%s loads: only its own functions' arguments are recorded\n",
+			program);
+	plan_run(&p, o, dir);
+	plan_free(&p);
+}
+
+void args_plan_attach(const struct options *o, long pid, const char *dir)
+{
+	struct plan p;
+	char path[64], exe[4096], *maps = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+
+	plan_init(&p, o);
+	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	p.exe = exe;
+	snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
+	f = fopen(path, "re");
+	if (!f || getdelim(&maps, &cap, '\0', f) < 0 || fxt_sym_add_maps(p.sym, maps) < 0)
+		die(EXIT_USAGE, "--args/--retval: cannot read process %ld's modules", pid);
+	fclose(f);
+	free(maps);
+	plan_run(&p, o, dir);
+	plan_free(&p);
+}

@@ -1,0 +1,123 @@
+#!/bin/sh
+# fxt-run --args/--retval: the arguments and return values of patched
+# calls, named and typed by DWARF (tests/progs/args_target: every kind,
+# called with known values), checked exactly in the archive: integers of
+# every width and sign, bool, char, enums (a name, a number that names
+# none), pointers, strings, float and double, structs by value, a 7th
+# argument on the stack, a struct returned through memory, variadic.  Bad
+# pointers (unmapped, a string running into an unmapped page, NULL) are
+# shown as such and the program runs on.  A filter that leaves an entry
+# out leaves its values out.  Without DWARF: a warning, and
+# 'NAME@arg1,arg2/s' names the registers.  Bad patterns: one line, exit
+# 2.  Attached (fxt-run -p): the same.  The archive is valid.
+. "$abs_top_srcdir/tests/lib/test_subr.sh"
+
+plan 27
+scratch
+cd "$TMPD" || exit 1
+T=$PROGS/args_target
+
+why=$(patch_unavailable)
+[ -z "$why" ] || skip_rest "$why"
+
+# slice ARCHIVE NAME [N]: the arguments of NAME's N-th slice (1st).
+slice() {
+  "$FXT_DUMP" "$1" | awk -v n="${3:-1}" -v name="name=\"$2\"" '
+    / event complete / && index($0, name) { if (++k == n) { sub(/.* args=/, ""); print; exit } }'
+}
+
+all='^(take_|ret_|lookup$)'
+"$FXT_RUN" --patch=. --args="$all" --retval="$all" -o a.fxt -- "$T" >a.out 2>a.err
+is "$?:$(cat a.out)" "0:done" "the program's output and exit status are its own"
+is "$(grep -c warning a.err)" 0 "no warning"
+ok "the archive is valid" sh -c '"$1" --check "$2" | tail -n 1 | grep -q ", 0 errors, 0 warnings)$"' \
+  - "$FXT_DUMP" a.fxt
+is "$(slice a.fxt take_ints)" \
+  "{a:i64=-5, b:u64=250, c:i64=-300, d:u64=65000, e:i64=-70000, f:u64=1099511627776, retval:i64=-135}" \
+  "integers of every width and sign"
+is "$(slice a.fxt take_misc)" \
+  "{flag:bool=true, ch:str=\"'a'\", color:str=\"GREEN\", other:str=\"42\", ptr:ptr=0x1234, retval:u64=4000000000}" \
+  "bool, char, an enum by name, by number when no name is its, a pointer, unsigned"
+is "$(slice a.fxt take_floats)" "{f:f64=1.5, d:f64=-2.75, i:i64=9, e:f64=10000000000, retval:f64=-5.5}" \
+  "float and double among integers (their own registers), a double returned"
+is "$(slice a.fxt take_str)" \
+  '{s:str="GET /index.html HTTP/1.1", len:u64=24, retval:str="GET /index.html HTTP/1.1"}' \
+  "a string argument, a string returned"
+is "$(slice a.fxt take_structs)" \
+  '{p:str="{...} (8 bytes)", v:str="{...} (16 bytes)", b:str="{...} (24 bytes)", after:i64=77, retval:i64=-1234567890123}' \
+  "structs by value, in registers and in memory; the argument after them in its register"
+is "$(slice a.fxt take_many)" \
+  '{a1:i64=1, a2:i64=2, a3:i64=3, a4:i64=4, a5:i64=5, a6:i64=6, a7:str="(int, on the stack: not read)", retval:i64=7}' \
+  "a 7th integer argument: on the stack, said so"
+is "$(slice a.fxt ret_big)" '{x:i64=10, retval:str="{...} (24 bytes)"}' \
+  "a struct returned through memory: its argument is still the first"
+is "$(slice a.fxt take_var)" '{fmt:str="%d %s", ...:str="(variadic: not shown)", retval:i64=3}' \
+  "variadic: said so"
+is "$(slice a.fxt ret_bool):$(slice a.fxt ret_color)" '{x:i64=1, retval:bool=true}:{x:i64=1, retval:str="BLUE"}' \
+  "a bool and an enum returned"
+RULES=$abs_top_srcdir/tests/helpers/perfetto_rules.py
+if [ -n "${PYTHON3:-}" ]; then
+  is "$("$PYTHON3" "$RULES" a.fxt)" ok "what Perfetto needs (perfetto_rules.py)"
+else
+  skip "no python3"
+fi
+
+# Bad pointers: shown as such, the program runs on.
+"$FXT_RUN" -q --patch=. --args='^take_str$' -o b.fxt -- "$T" bad >b.out 2>b.err
+is "$?:$(cat b.out)" "0:done" "bad pointers: the program runs on, exit 0"
+x64=$(printf 'x%.0s' $(seq 64))
+is "$(slice b.fxt take_str 1 | sed 's/0x[0-9a-f]*/ADDR/')" '{s:str="(unreadable ADDR)", len:u64=1}' \
+  "a pointer to unmapped memory: unreadable, with its address"
+is "$(slice b.fxt take_str 2)" "{s:str=\"$x64…\", len:u64=100}" \
+  "a string without a NUL up to an unmapped page: what could be read, cut"
+is "$(slice b.fxt take_str 3)" '{s:str="NULL", len:u64=0}' "NULL"
+is "$(slice b.fxt take_str 4)" "{s:str=\"$x64…\", len:u64=4096}" "a long string: 64 bytes, cut"
+
+# A filter that leaves the entry out: its values are not put on another frame.
+"$FXT_RUN" -q --patch=. --args="$all" --retval="$all" --exclude='^take_str$' -o f.fxt -- "$T" >/dev/null 2>&1
+is "$(slice f.fxt take_str):$("$FXT_DUMP" f.fxt | grep -c 'name="main".*args=')" ":0" \
+  "--exclude: the excluded call has no slice, and main got none of its values"
+
+# Without DWARF: a warning; the registers named by hand.
+objcopy --strip-debug "$T" nodebug
+"$FXT_RUN" --patch=. --args='^lookup$' --retval='^lookup$' -o n.fxt -- ./nodebug 2 >/dev/null 2>n.err
+grep -q "^fxt-run: warning: --args/--retval: no DWARF for lookup (1 function)" n.err
+is "$?" 0 "no DWARF: fxt-run says so"
+is "$(slice n.fxt lookup 2)" "{retval:u64=4294967295}" "... the return value is rax as it is (an int -1: eax)"
+"$FXT_RUN" -q --patch=. --args='^lookup$@arg1' --args='^take_str$@arg1/s,arg2' -o m.fxt -- ./nodebug >/dev/null 2>&1
+is "$(slice m.fxt take_str)" '{arg1:str="GET /index.html HTTP/1.1", arg2:u64=24}' \
+  "registers named by hand: arg1/s a string, arg2 raw"
+
+# Bad input: one line, exit 2, before the program runs.
+"$FXT_RUN" --args=lookup -- "$T" >o.out 2>o.err
+is "$?:$(wc -l <o.err):$(cat o.out)" "2:1:" "--args without --patch: one line, exit 2"
+"$FXT_RUN" --patch=. --args='lookup@arg7' -- "$T" >o.out 2>o.err
+is "$?:$(cat o.err)" "2:fxt-run: --args 'lookup@arg7': after '@', name the registers as arg1 to arg6, /s for a string ('parse@arg1,arg2/s')" \
+  "a register that is none: one line, exit 2"
+"$FXT_RUN" --patch=. --args='^nothing_is_called_this$' -o w.fxt -- "$T" >/dev/null 2>w.err
+grep -q "^fxt-run: warning: --args '^nothing_is_called_this\$' matched no function of the patched modules" w.err
+is "$?" 0 "a pattern that matches nothing: warned"
+
+# Attached: the same.
+. "$abs_top_srcdir/tests/e2e/attach-common.sh"
+if [ "$(uname -m)" != x86_64 ] || [ ! -x "$HELPERS/fxt_inject" ]; then
+  skip "the injector is for x86-64"
+  skip "the injector is for x86-64"
+  finish
+  exit $?
+fi
+start --serve
+calls 10
+rm -f run.err
+"$FXT_RUN" -p $target --patch='^work$' --args='^work$' --retval='^work$' -o p.fxt 2>run.err 9>&- &
+run=$!
+wait_until grep -q '^fxt-run: attached to ' run.err
+calls 3
+kill -INT $run
+wait $run
+is "$?" 0 "attached: fxt-run exits 0"
+is "$(slice p.fxt work 1 | sed 's/=[0-9][0-9]*/=N/g')" "{x:u64=N, retval:u64=N}" \
+  "attached: work's argument and return value"
+exec 9>&-
+wait $target
+finish
