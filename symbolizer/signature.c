@@ -315,8 +315,10 @@ static int enum_fill(struct sig_build *b, Dwarf_Die *p, struct fxt_value_desc *d
 	if (n == 0)
 		return 0;
 	v = fxt_sym__arena_alloc(&b->s->arena, n * sizeof(*v), _Alignof(struct fxt_enumerator));
-	if (!v || dwarf_child(p, &c) != 0)
+	if (!v)
 		return -ENOMEM;
+	if (dwarf_child(p, &c) != 0)
+		return 0;
 	do {
 		Dwarf_Attribute a;
 		const char *name = dwarf_diename(&c);
