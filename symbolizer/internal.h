@@ -5,7 +5,9 @@
  *   maps.c        add_maps: a saved /proc/PID/maps text -> modules
  *   symtab.c      the per-module symbol index
  *   lines.c       file:line, the unit of an address
- *   signature.c   function signatures and their registers (signature.h)
+ *   signature.c   function signatures (signature.h)
+ *   sigabi.c      where the x86-64 calling convention puts a value
+ *   sigshow.c     how a captured value shows
  *   store.c       arena, interned strings, address cache
  *   demangle.c    C++ names
  *   debuginfo.c   where libdwfl finds debuginfo (local files only)
@@ -13,6 +15,7 @@
 #ifndef FXT_SYMBOLIZER_INTERNAL_H
 #define FXT_SYMBOLIZER_INTERNAL_H
 
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <stdbool.h>
@@ -114,6 +117,53 @@ int fxt_sym__module_cu(struct sym_module *m, uint64_t addr, Dwarf_Die *cu, Dwarf
 
 /* The source file and line of addr: 0, -ENOENT when unknown, -ENOMEM. */
 int fxt_sym__module_line(struct sym_module *m, uint64_t addr, const char **file, int *line);
+
+/* ---------------------------------------- signatures (signature.c, sigabi.c) */
+
+struct fxt_value_desc;
+
+/* Deeper type nesting than this is not followed (cycles, pathological
+ * types). */
+#define SIG_DEPTH_MAX 12
+
+/* The next free parameter registers: rdi.. (0..6), xmm0.. (0..8). */
+struct sig_regs {
+	unsigned gpr, xmm;
+};
+
+/* Fills d's kind, size, is_signed and location for a value of DWARF type
+ * `type` (NULL: void): a parameter taking registers from r, or (r NULL)
+ * the return value, then *ret_in_memory says whether it goes through
+ * memory the caller passes.  *by_ref: a C++ class passed by an invisible
+ * reference (then a parameter is FXT_VK_PTR). */
+void fxt_sym__sig_place(Dwarf_Die *type, bool cxx, struct sig_regs *r, struct fxt_value_desc *d,
+			bool *by_ref, bool *ret_in_memory);
+
+/* Attributes of a DIE, its abstract origin's or declaration's included. */
+static inline bool fxt_sym__die_type(Dwarf_Die *die, Dwarf_Die *type)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, type);
+}
+
+static inline bool fxt_sym__die_flag(Dwarf_Die *die, unsigned name)
+{
+	Dwarf_Attribute a;
+	bool f = false;
+
+	return dwarf_attr_integrate(die, name, &a) && dwarf_formflag(&a, &f) == 0 && f;
+}
+
+static inline Dwarf_Word fxt_sym__die_udata(Dwarf_Die *die, unsigned name, Dwarf_Word dflt)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+
+	if (dwarf_attr_integrate(die, name, &a) && dwarf_formudata(&a, &w) == 0)
+		return w;
+	return dflt;
+}
 
 /* libdwfl's find_elf and find_debuginfo callbacks (debuginfo.c): local
  * files only, never debuginfod. */

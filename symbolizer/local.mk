@@ -9,6 +9,8 @@ FXT_SYM_SOURCES = \
 	symbolizer/symtab.c \
 	symbolizer/lines.c \
 	symbolizer/signature.c \
+	symbolizer/sigabi.c \
+	symbolizer/sigshow.c \
 	symbolizer/signature.h \
 	symbolizer/store.c \
 	symbolizer/store.h \

@@ -198,6 +198,10 @@ static const struct expect c_expect[] = {
 	{ "sig_aggr", "sig_aggr(u:union num:struct/4@rdi; fp:struct fpair:struct/8@xmm0; "
 		      "p:struct pk:struct/5@mem) -> int:int/4s@rax" },
 	{ "sig_void", "sig_void() -> void:void/0@-" },
+	{ "sig_bits", "sig_bits(b:struct bits:struct/16@rdi+xmm0; w:union wide:struct/8@rsi; "
+		      "c:color_t:enum/4s@rdx{RED=0,GREEN=5,BLUE=-2}) -> int:int/4s@rax" },
+	{ "sig_f128", "sig_f128(q:_Float128:unknown/16@xmm0; d:double:double/8@xmm1) -> "
+		      "_Float128:unknown/16@xmm0" },
 	{ "sig_ushort", "sig_ushort(s:short int:int/2s@rdi) -> short unsigned int:uint/2@rax" },
 };
 
@@ -222,21 +226,33 @@ static void test_cxx(void)
 	struct fxt_sym *s = fxt_sym_new(0);
 
 	ASSERT_EQ_I64(fxt_sym_add_module(s, SIGFIX_DIR "/sigcxx", 0), 0, "add_module sigcxx");
-	check_sig(s, "sigcxx", "_ZN6sigfix3Acc3addEid",
-		  "sigfix::Acc::add(int, double)(this:Acc *const:ptr/8@rdi; x:int:int/4s@rsi; "
-		  "w:double:double/8@xmm0) -> int:int/4s@rax");
+	check_sig(
+	    s, "sigcxx", "_ZN6sigfix3Acc3addEid",
+	    "sigfix::Acc::add(int, double)(this:sigfix::Acc *const:ptr/8@rdi; x:int:int/4s@rsi; "
+	    "w:double:double/8@xmm0) -> int:int/4s@rax");
 	check_sig(s, "sigcxx", "_ZN6sigfix8by_valueENS_7CountedEi",
-		  "sigfix::by_value(sigfix::Counted, int)(c:Counted &:ptr/8@rdi; "
+		  "sigfix::by_value(sigfix::Counted, int)(c:sigfix::Counted &:ptr/8@rdi; "
 		  "k:int:int/4s@rsi) -> int:int/4s@rax");
-	check_sig(s, "sigcxx", "_ZN6sigfix12make_countedEi",
-		  "sigfix::make_counted(int)(v:int:int/4s@rsi) -> Counted:struct/4@mem [retmem]");
-	check_sig(s, "sigcxx", "_ZN6sigfix6by_refERKNS_3AccEOS0_",
-		  "sigfix::by_ref(sigfix::Acc const&, sigfix::Acc&&)(a:const Acc &:ptr/8@rdi; "
-		  "b:Acc &&:ptr/8@rsi) -> long int:int/8s@rax");
+	check_sig(
+	    s, "sigcxx", "_ZN6sigfix12make_countedEi",
+	    "sigfix::make_counted(int)(v:int:int/4s@rsi) -> sigfix::Counted:struct/4@mem [retmem]");
+	check_sig(s, "sigcxx", "_ZN6sigfix7by_kindENS_5PlainENS_4PolyENS_6HolderEl",
+		  "sigfix::by_kind(sigfix::Plain, sigfix::Poly, sigfix::Holder, long)("
+		  "p:sigfix::Plain:struct/4@rdi; q:sigfix::Poly &:ptr/8@rsi; h:sigfix::Holder "
+		  "&:ptr/8@rdx; "
+		  "n:long int:int/8s@rcx) -> long int:int/8s@rax");
+	check_sig(
+	    s, "sigcxx", "_ZN6sigfix10by_nothingENS_5EmptyEDni",
+	    "sigfix::by_nothing(sigfix::Empty, decltype(nullptr), int)(e:sigfix::Empty:struct/1@-; "
+	    "n:decltype(nullptr):ptr/8@rdi; x:int:int/4s@rsi) -> int:int/4s@rax");
+	check_sig(
+	    s, "sigcxx", "_ZN6sigfix6by_refERKNS_3AccEOS0_",
+	    "sigfix::by_ref(sigfix::Acc const&, sigfix::Acc&&)(a:const sigfix::Acc &:ptr/8@rdi; "
+	    "b:sigfix::Acc &&:ptr/8@rsi) -> long int:int/8s@rax");
 	check_sig(s, "sigcxx", "_ZN6sigfix11call_memberEMNS_3AccEFiidEPS0_",
 		  "sigfix::call_member(int (sigfix::Acc::*)(int, double), sigfix::Acc*)("
-		  "f:int (Acc::*)(int, double):struct/16@rdi+rsi; "
-		  "a:Acc *:ptr/8@rdx) -> int:int/4s@rax");
+		  "f:int (sigfix::Acc::*)(int, double):struct/16@rdi+rsi; "
+		  "a:sigfix::Acc *:ptr/8@rdx) -> int:int/4s@rax");
 	fxt_sym_free(s);
 }
 

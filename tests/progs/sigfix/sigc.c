@@ -37,7 +37,17 @@ struct __attribute__((packed)) pk {
 	char c;
 	int i;
 };
+struct bits {
+	unsigned a : 3;
+	unsigned b : 29;
+	double d;
+};
+union wide {
+	double d;
+	long l;
+};
 typedef const char *cstr;
+typedef enum color color_t;
 
 int sig_ints(int8_t a, uint8_t b, int16_t c, uint16_t d, int32_t e, uint32_t f);
 long sig_ints64(int64_t a, uint64_t b, bool c, char d, enum color e, enum big f);
@@ -61,6 +71,8 @@ long sig_regsout2(long a, long b, long c, long d, long e, struct lpair q, long f
 int sig_aggr(union num u, struct fpair fp, struct pk p);
 void sig_void(void);
 unsigned short sig_ushort(short s);
+int sig_bits(struct bits b, union wide w, color_t c);
+__float128 sig_f128(__float128 q, double d);
 
 volatile long sink;
 
@@ -180,6 +192,16 @@ unsigned short sig_ushort(short s)
 	return (unsigned short)(s + 1);
 }
 
+int sig_bits(struct bits b, union wide w, color_t c)
+{
+	return (int)(b.a + b.b + b.d) + (int)w.l + c;
+}
+
+__float128 sig_f128(__float128 q, double d)
+{
+	return q + d;
+}
+
 int main(int argc, char **argv)
 {
 	struct point p = { argc, 2 };
@@ -215,6 +237,8 @@ int main(int argc, char **argv)
 	sink = sig_aggr(u, fp, pk);
 	sig_void();
 	sink = sig_ushort((short)argc);
+	sink = sig_bits((struct bits){ 1, 2, 3.0 }, (union wide){ .l = argc }, RED);
+	sink = (long)sig_f128(argc, 2.0);
 	printf("%ld\n", sink);
 	return 0;
 }

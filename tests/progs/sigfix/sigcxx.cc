@@ -41,6 +41,44 @@ Counted make_counted(int v)
 	return Counted(v);
 }
 
+// Trivially copyable despite its constructor: in registers.
+struct Plain {
+	int a;
+	explicit Plain(int x) : a(x)
+	{
+	}
+	Plain(const Plain &) = default;
+};
+
+// Not trivially copyable: a virtual function; a member that is not.
+struct Poly {
+	int x;
+	virtual int get() const
+	{
+		return x;
+	}
+};
+
+struct Holder {
+	Counted c;
+	long n;
+};
+
+long by_kind(Plain p, Poly q, Holder h, long n)
+{
+	return p.a + q.get() + h.c.v + h.n + n;
+}
+
+// An empty class takes no register; nullptr_t takes one.
+struct Empty {
+};
+
+int by_nothing(Empty e, decltype(nullptr) n, int x)
+{
+	(void)e;
+	return x + (n == nullptr);
+}
+
 long by_ref(const Acc &a, Acc &&b)
 {
 	return a.total + b.total;
@@ -59,6 +97,11 @@ int main(int argc, char **argv)
 	sigfix::Counted c(argc);
 
 	(void)argv;
+	sigfix::Poly poly{};
+	sigfix::Holder h{ sigfix::Counted(1), 2 };
+
+	std::printf("%ld %d\n", sigfix::by_kind(sigfix::Plain(argc), poly, h, 4),
+		    sigfix::by_nothing(sigfix::Empty{}, nullptr, argc));
 	std::printf("%d %d %d %ld %d\n", a.add(1, 2.0), sigfix::by_value(c, 3),
 		    sigfix::make_counted(4).v, sigfix::by_ref(a, static_cast<sigfix::Acc &&>(b)),
 		    sigfix::call_member(&sigfix::Acc::add, &a));
