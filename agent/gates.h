@@ -36,6 +36,12 @@ extern unsigned agent_snap_libc;
 void agent_snapshot_libc_begin(struct tstate *t, unsigned fn);
 void agent_snapshot_libc_end(struct tstate *t, unsigned fn);
 
+/* The call of the function at `fn` that rule `rule` (agent_cfg.snap_rules)
+ * watches ended on thread t after dur_ns, over the rule's limit, or, a
+ * rule on a value (dur_ns 0), passed its test (run-time patching's
+ * handlers, agent/patch/rtargs.c): takes a snapshot (agent/keep/snapshot.c). */
+void agent_snapshot_fn(struct tstate *t, uint64_t fn, unsigned rule, uint64_t dur_ns);
+
 /* ------------------------------------------------------------ libc calls */
 
 /* The groups switched on (FXT_LIBC), 0 until the settings are loaded and

@@ -203,31 +203,33 @@ static void note(char *list, size_t cap, unsigned *n, const char *name)
 		snprintf(list + used, cap - used, "%s%s", used ? ", " : "", name);
 }
 
-/* The registers that hold the value d describes. */
+/* The register of kind loc numbered reg (the return value's: 0 rax, 1
+ * rdx; 0 xmm0, 1 xmm1), as a capture bit. */
+static uint32_t cap_of(enum fxt_vloc loc, unsigned reg, bool ret)
+{
+	if (loc == FXT_LOC_GPR)
+		return ret ? (reg == 0	 ? FXT_CAP_RAX
+			      : reg == 1 ? FXT_CAP_RDX
+					 : 0)
+			   : (reg < FXT_ARG_GPRS ? FXT_CAP_GPR(reg) : 0);
+	if (loc == FXT_LOC_XMM)
+		return ret ? (reg == 0	 ? FXT_CAP_XMM0
+			      : reg == 1 ? FXT_CAP_XMM1
+					 : 0)
+			   : (reg < FXT_ARG_XMMS ? FXT_CAP_XMM(reg) : 0);
+	return 0;
+}
+
+/* The registers that hold the value d describes (a 9..16-byte one: two,
+ * of one kind or, a struct {long; double}, of both). */
 static uint32_t caps_of(const struct fxt_value_desc *d, bool ret)
 {
-	uint32_t c = 0;
+	uint32_t c = cap_of(d->loc, d->reg, ret);
 
-	switch (d->loc) {
-	case FXT_LOC_GPR:
-		if (ret)
-			c = FXT_CAP_RAX | (d->two_regs ? FXT_CAP_RDX : 0) |
-			    (d->kind == FXT_VK_STR ? FXT_CAP_RET_STR : 0);
-		else if (d->reg < FXT_ARG_GPRS)
-			c = FXT_CAP_GPR(d->reg) |
-			    (d->two_regs && d->reg2 < FXT_ARG_GPRS ? FXT_CAP_GPR(d->reg2) : 0) |
-			    (d->kind == FXT_VK_STR ? FXT_CAP_STR(d->reg) : 0);
-		break;
-	case FXT_LOC_XMM:
-		if (ret)
-			c = FXT_CAP_XMM0 | (d->two_regs ? FXT_CAP_XMM1 : 0);
-		else if (d->reg < FXT_ARG_XMMS)
-			c = FXT_CAP_XMM(d->reg) |
-			    (d->two_regs && d->reg2 < FXT_ARG_XMMS ? FXT_CAP_XMM(d->reg2) : 0);
-		break;
-	default:
-		break;
-	}
+	if (d->two_regs)
+		c |= cap_of(d->loc2, d->reg2, ret);
+	if (d->kind == FXT_VK_STR && d->loc == FXT_LOC_GPR)
+		c |= ret ? FXT_CAP_RET_STR : (d->reg < FXT_ARG_GPRS ? FXT_CAP_STR(d->reg) : 0);
 	return c;
 }
 

@@ -30,10 +30,8 @@
 #include "agent/gates.h"
 #include "agent/tbuf.h"
 
-/* The call of the function at `fn` that rule `rule` (agent_cfg.snap_rules)
- * watches ended on thread t after dur_ns, over the rule's limit: takes a
- * snapshot. */
-void agent_snapshot_fn(struct tstate *t, uint64_t fn, unsigned rule, uint64_t dur_ns);
+/* agent_snapshot_fn(), which run-time patching's value tests call too,
+ * is declared in agent/gates.h. */
 
 /* At the exit of a process that converts its own spool: converts the
  * snapshots it took that nobody converted, with `convert` (the agent's

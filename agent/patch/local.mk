@@ -10,7 +10,7 @@ AGENT_PATCH_SOURCES = \
 # Run-time patching's handlers, which run where every register is the
 # program's: general registers only (agent/patch/rt.c).
 noinst_LTLIBRARIES += libfxt-patchrt.la
-libfxt_patchrt_la_SOURCES = agent/patch/rt.c
+libfxt_patchrt_la_SOURCES = agent/patch/rt.c agent/patch/rt.h agent/patch/rtargs.c
 libfxt_patchrt_la_CFLAGS = $(AGENT_CFLAGS) $(PATCHRT_CFLAGS)
 
 # The planner (agent/patch/plan.h), with Capstone: libfxt-patch.so, which

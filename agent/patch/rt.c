@@ -22,45 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Calls fn(a, b, c, d) with xmm0-15 saved around it (tramp.S). */
-uint64_t fxt__patch_call_saving(void *fn, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
-
-/* The slow path of agent_record() (tbuf.h), with the vector registers
- * saved around it: defined before tbuf.h comes in (gates.h has it). */
-#define AGENT_TBUF_SLOW(t, p, ts, addr)                                           \
-	fxt__patch_call_saving((void *)agent_tbuf_slow, (uint64_t)(uintptr_t)(t), \
-			       (uint64_t)(uintptr_t)(p), (ts), (addr))
-
-/* The multi-slot records' slow path likewise (agent/events.h). */
-struct tstate;
-static uint64_t *slow_n_saving(struct tstate *t, uint64_t *p, unsigned n, uint64_t ts, bool count);
-#define AGENT_EV_SLOW_N slow_n_saving
-
-#include "agent/cfg.h"
-#include "agent/events.h"
-#include "agent/gates.h"
-#include "agent/keep/snapshot.h"
-#include "agent/log.h"
-#include "agent/patch/patch.h"
-#include "agent/tbuf.h"
-#include "run/argspec.h"
-
-/* One record, as the -finstrument-functions hooks write it (hooks.c):
- * through the filters when they are on. */
-static inline __attribute__((always_inline)) void record(uint64_t addr)
-{
-	if (__builtin_expect(agent_filter_on, 0)) {
-		fxt__patch_call_saving((void *)agent_filter_hook, (uint64_t)(uintptr_t)&agent_tls,
-				       addr, 0, 0);
-		return;
-	}
-	if (__builtin_expect(agent_clock_tsc, 1)) {
-		agent_record_clk(&agent_tls, addr, true);
-		return;
-	}
-	fxt__patch_call_saving((void *)agent_record_mono, (uint64_t)(uintptr_t)&agent_tls, addr, 0,
-			       0);
-}
+#include "agent/patch/rt.h"
 
 /* One patched call in progress: where its return address is, what it was,
  * and the function (PATCH_FN(fn)); above its address, fn holds what to
@@ -70,11 +32,6 @@ struct shadow {
 	uint64_t ret;
 	uint64_t fn;
 };
-
-#define SHADOW_RET_SHIFT    27 /* FXT_CAP_RETURN (bits 20..24) -> 47..51 */
-#define SHADOW_RET_CAPS(fn) ((uint32_t)((fn) >> SHADOW_RET_SHIFT) & FXT_CAP_RETURN)
-#define SHADOW_COND_SHIFT   52 /* a test at its return: agent_patch_conds' index */
-#define SHADOW_COND(fn)	    ((unsigned)((fn) >> SHADOW_COND_SHIFT))
 
 /* Deep enough for any recursion a stack of 8 MiB holds (a frame is at
  * least 16 bytes); reserved, not committed: pages come as they are used. */
@@ -231,12 +188,15 @@ static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *s
 	return true;
 }
 
-static void enter_args(uint64_t quad, uint64_t *slot);
+bool fxt__patch_push(uint64_t fn, uint64_t *slot, uint64_t tagged)
+{
+	return enter(fn, slot, tagged);
+}
 
 void fxt__patch_enter(uint64_t fn, uint64_t *slot)
 {
 	if (__builtin_expect(fn & PATCH_FN_ARGS, 0)) {
-		enter_args(fn, slot);
+		fxt__patch_enter_args(fn, slot);
 		return;
 	}
 	enter(fn, slot, fn);
@@ -261,8 +221,6 @@ static void patch_lost(uint64_t *sp)
 	agent_err("patched function returned with an unknown stack (%p): aborting", (void *)sp);
 }
 
-static void exit_args(uint64_t tagged, const uint64_t *sp);
-
 uint64_t fxt__patch_exit(uint64_t *sp)
 {
 	struct pstack *s = &pstack;
@@ -274,7 +232,7 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		s->n--;
 		if (__builtin_expect(e.fn >> 47, 0)) {
-			exit_args(e.fn, sp);
+			fxt__patch_exit_args(e.fn, sp);
 			return e.ret;
 		}
 		record(e.fn | SPOOL_EXIT_BIT);
@@ -306,257 +264,6 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 	 * came from. */
 	fxt__patch_call_saving((void *)patch_lost, (uint64_t)(uintptr_t)sp, 0, 0, 0);
 	abort();
-}
-
-/* ------------------------------------------- arguments, return values */
-
-/* fxt-run --args/--retval (run/argspec.h): a function whose stub's quad
- * has PATCH_FN_ARGS set has what to read in the quad PATCH_STUB_SPEC
- * bytes before it; the registers are read where the trampolines saved
- * them (tramp.S, SAVE_GPRS: rax rdi rsi rdx rcx r8 r9 r10 r11 pushed in
- * that order below the saved rbp, which is 2 words below the slot at the
- * entry and the stack pointer at the return), the vector ones where
- * they are: nothing here touches them before they are read. */
-#define SAVED_RAX 3 /* words below slot (entry) or sp (return) */
-#define SAVED_RDI 4
-#define SAVED_RDX 6
-
-/* agent_tbuf_slow_n()'s arguments, through fxt__patch_call_saving. */
-struct slow_n {
-	struct tstate *t;
-	uint64_t *p;
-	unsigned n;
-	uint64_t ts;
-	bool count;
-};
-
-static uint64_t slow_n_unpack(uint64_t arg)
-{
-	const struct slow_n *a = (const struct slow_n *)(uintptr_t)arg;
-
-	return (uint64_t)(uintptr_t)agent_tbuf_slow_n(a->t, a->p, a->n, a->ts, a->count);
-}
-
-static uint64_t *slow_n_saving(struct tstate *t, uint64_t *p, unsigned n, uint64_t ts, bool count)
-{
-	struct slow_n a = { t, p, n, ts, count };
-
-	return (uint64_t *)(uintptr_t)fxt__patch_call_saving((void *)slow_n_unpack,
-							     (uint64_t)(uintptr_t)&a, 0, 0, 0);
-}
-
-/* The low 64 bits of xmm0..7 into x. */
-static inline __attribute__((always_inline)) void read_xmm(uint64_t x[FXT_ARG_XMMS])
-{
-	__asm__ volatile("movq %%xmm0, %0\n\t"
-			 "movq %%xmm1, %1\n\t"
-			 "movq %%xmm2, %2\n\t"
-			 "movq %%xmm3, %3\n\t"
-			 : "=r"(x[0]), "=r"(x[1]), "=r"(x[2]), "=r"(x[3]));
-	__asm__ volatile("movq %%xmm4, %0\n\t"
-			 "movq %%xmm5, %1\n\t"
-			 "movq %%xmm6, %2\n\t"
-			 "movq %%xmm7, %3\n\t"
-			 : "=r"(x[4]), "=r"(x[5]), "=r"(x[6]), "=r"(x[7]));
-}
-
-static inline long raw_syscall6(long nr, long a, long b, long c, long d, long e, long f)
-{
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-
-/* A string the program passed: at most FXT_ARG_STR_MAX bytes of it into
- * buf, read by the kernel (process_vm_readv() of the process's own
- * memory), so that a bad pointer, or a page another thread unmaps right
- * then, is an error and never a fault.  Its length; *flags says whether
- * it was cut (no NUL in the first FXT_ARG_STR_MAX bytes, or the memory
- * ended before one) or could not be read at all (NULL included). */
-static size_t read_string(uint64_t p, char buf[FXT_ARG_STR_MAX + 1], uint64_t *flags)
-{
-	struct {
-		void *base;
-		size_t len;
-	} local = { buf, FXT_ARG_STR_MAX + 1 },
-	  remote = { (void *)(uintptr_t)p, FXT_ARG_STR_MAX + 1 };
-	long n;
-
-	*flags = 0;
-	if (p < 4096) {
-		*flags = EV_STR_UNREADABLE;
-		return 0;
-	}
-	n = raw_syscall6(SYS_process_vm_readv, raw_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
-			 (long)(uintptr_t)&local, 1, (long)(uintptr_t)&remote, 1, 0);
-	if (n <= 0) {
-		*flags = EV_STR_UNREADABLE;
-		return 0;
-	}
-	for (long i = 0; i < n; i++)
-		if (buf[i] == '\0')
-			return (size_t)i;
-	*flags = EV_STR_TRUNCATED;
-	return n > (long)FXT_ARG_STR_MAX ? FXT_ARG_STR_MAX : (size_t)n;
-}
-
-/* DATA slots of `len` bytes of s, without memcpy (the C library's may
- * use the vector registers). */
-static void put_bytes(uint64_t *p, const char *s, size_t len)
-{
-	for (size_t at = 0; at < len; at += EV_DATA_BYTES, p += 2) {
-		uint64_t a = 0, b = 0;
-
-		for (size_t k = 0; k < 8 && at + k < len; k++)
-			a |= (uint64_t)(uint8_t)s[at + k] << (8 * k);
-		for (size_t k = 8; k < EV_DATA_BYTES && at + k < len; k++)
-			b |= (uint64_t)(uint8_t)s[at + k] << (8 * (k - 8));
-		p[0] = a;
-		p[1] = ev_tag_bits(EV_TAG_DATA) | b;
-	}
-}
-
-/* The values to record: up to 6 + 8 registers, of which up to 6 strings. */
-struct captured {
-	unsigned n, slots;
-	uint8_t reg[FXT_ARG_GPRS + FXT_ARG_XMMS];
-	uint64_t val[FXT_ARG_GPRS + FXT_ARG_XMMS];
-	int8_t str[FXT_ARG_GPRS + FXT_ARG_XMMS]; /* its string's index, or -1 */
-	uint64_t str_flags[FXT_ARG_GPRS];
-	size_t str_len[FXT_ARG_GPRS];
-	char strs[FXT_ARG_GPRS][FXT_ARG_STR_MAX + 1];
-	unsigned nstr;
-};
-
-static void capture(struct captured *c, unsigned reg, uint64_t val, bool string)
-{
-	unsigned i = c->n++;
-
-	c->reg[i] = (uint8_t)reg;
-	c->val[i] = val;
-	c->str[i] = -1;
-	c->slots++;
-	if (string && c->nstr < FXT_ARG_GPRS) {
-		unsigned k = c->nstr++;
-
-		c->str[i] = (int8_t)k;
-		c->str_len[k] = read_string(val, c->strs[k], &c->str_flags[k]);
-		c->slots += 1 + ev_data_slots(c->str_len[k]);
-	}
-}
-
-/* Writes c's values as REG records of fn (one reservation: consecutive,
- * a signal handler's records before or after them). */
-static void put_captured(const struct captured *c, uint64_t fn)
-{
-	struct tstate *t = &agent_tls;
-	uint64_t *p;
-
-	if (!c->n || !t->tb)
-		return;
-	p = agent_ev_begin(t, c->slots, 0, false);
-	if (p) {
-		for (unsigned i = 0; i < c->n; i++) {
-			int k = c->str[i];
-
-			p[0] = c->val[i];
-			p[1] = ev_reg_w1(c->reg[i], fn, k >= 0);
-			p += 2;
-			if (k < 0)
-				continue;
-			p[0] = c->str_len[k];
-			p[1] = ev_str_w1(0, c->str_flags[k]);
-			put_bytes(p + 2, c->strs[k], c->str_len[k]);
-			p += 2 + 2 * ev_data_slots(c->str_len[k]);
-		}
-	}
-	agent_ev_end(t);
-}
-
-/* The snapshot value rule's test `idx` of a call of fn, its value read
- * (regs[], by enum fxt_reg): a snapshot if it passes. */
-static void test_value(unsigned idx, uint64_t fn, const uint64_t *regs)
-{
-	const struct agent_patch_cond *c = &agent_patch_conds[idx];
-	const struct fxt_snapshot_rule *r = &agent_cfg.snap_rules[c->rule];
-
-	/* (A bool comes back in al: the rest of rax is anything.) */
-	if (c->rule >= agent_cfg.nsnap_rules ||
-	    !(uint8_t)fxt__patch_call_saving((void *)run_snapshot_value_holds,
-					     (uint64_t)(uintptr_t)r, regs[c->reg], c->width,
-					     c->is_signed))
-		return;
-	fxt__patch_call_saving((void *)agent_snapshot_fn, (uint64_t)(uintptr_t)&agent_tls, fn,
-			       c->rule, 0);
-}
-
-static __attribute__((noinline)) void enter_args(uint64_t quad, uint64_t *slot)
-{
-	uint64_t regs[FXT_REG_COUNT], fn = PATCH_FN(quad);
-	const uint8_t *stub_ret = (const uint8_t *)(uintptr_t)slot[-1];
-	uint64_t spec = *(const uint64_t *)(stub_ret - PATCH_STUB_HEAD - PATCH_STUB_SPEC);
-	uint32_t caps = (uint32_t)spec & FXT_CAP_ALL;
-	unsigned idx = PATCH_COND_IDX(spec);
-	bool at_entry = idx && agent_patch_conds[idx].reg < FXT_REG_RAX;
-	struct captured c;
-
-	if (caps & FXT_CAP_ENTRY & ~(FXT_CAP_XMM(0) - 1))
-		read_xmm(regs + FXT_REG_XMM0);
-	if (!enter(fn, slot,
-		   fn | ((uint64_t)(caps & FXT_CAP_RETURN) << SHADOW_RET_SHIFT) |
-		       (idx && !at_entry ? (uint64_t)idx << SHADOW_COND_SHIFT : 0)) ||
-	    !(caps & FXT_CAP_ENTRY))
-		return;
-	c.n = c.slots = c.nstr = 0;
-	for (unsigned i = 0; i < FXT_ARG_GPRS; i++) {
-		regs[FXT_REG_GPR0 + i] = slot[-(long)(SAVED_RDI + i)];
-		if (caps & FXT_CAP_GPR(i))
-			capture(&c, FXT_REG_GPR0 + i, regs[FXT_REG_GPR0 + i],
-				(caps & FXT_CAP_STR(i)) != 0);
-	}
-	for (unsigned i = 0; i < FXT_ARG_XMMS; i++)
-		if (caps & FXT_CAP_XMM(i))
-			capture(&c, FXT_REG_XMM0 + i, regs[FXT_REG_XMM0 + i], false);
-	put_captured(&c, fn);
-	if (at_entry)
-		test_value(idx, fn, regs);
-}
-
-/* A patched call's return that has something to read or test (the exit
- * handler popped its frame): records the values and the exit, then
- * tests. */
-static __attribute__((noinline)) void exit_args(uint64_t tagged, const uint64_t *sp)
-{
-	uint32_t caps = SHADOW_RET_CAPS(tagged);
-	uint64_t xmm[FXT_ARG_XMMS], regs[FXT_REG_COUNT], fn = PATCH_FN(tagged);
-	unsigned idx = SHADOW_COND(tagged);
-	struct captured c;
-
-	read_xmm(xmm);
-	c.n = c.slots = c.nstr = 0;
-	regs[FXT_REG_RAX] = sp[-SAVED_RAX];
-	regs[FXT_REG_RDX] = sp[-SAVED_RDX];
-	regs[FXT_REG_RET_XMM0] = xmm[0];
-	regs[FXT_REG_RET_XMM1] = xmm[1];
-	if (caps & FXT_CAP_RAX)
-		capture(&c, FXT_REG_RAX, regs[FXT_REG_RAX], (caps & FXT_CAP_RET_STR) != 0);
-	if (caps & FXT_CAP_RDX)
-		capture(&c, FXT_REG_RDX, regs[FXT_REG_RDX], false);
-	if (caps & FXT_CAP_XMM0)
-		capture(&c, FXT_REG_RET_XMM0, xmm[0], false);
-	if (caps & FXT_CAP_XMM1)
-		capture(&c, FXT_REG_RET_XMM1, xmm[1], false);
-	put_captured(&c, fn);
-	record(fn | SPOOL_EXIT_BIT);
-	if (idx)
-		test_value(idx, fn, regs);
 }
 
 /* ----------------------------------------------------------- sampling */

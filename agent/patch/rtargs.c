@@ -1,0 +1,261 @@
+/* Run-time patching's handlers for fxt-run --args/--retval and the
+ * snapshot tests of values (run/argspec.h): what they read at a patched
+ * function's entry and return, and how they record it (REG records,
+ * spool/records.h).  Compiled as rt.c is, general registers only (rt.h).
+ */
+#include <config.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+
+#include "agent/patch/rt.h"
+
+/* fxt-run --args/--retval (run/argspec.h): a function whose stub's quad
+ * has PATCH_FN_ARGS set has what to read in the quad PATCH_STUB_SPEC
+ * bytes before it; the registers are read where the trampolines saved
+ * them (tramp.S, SAVE_GPRS: rax rdi rsi rdx rcx r8 r9 r10 r11 pushed in
+ * that order below the saved rbp, which is 2 words below the slot at the
+ * entry and the stack pointer at the return), the vector ones where
+ * they are: nothing here touches them before they are read. */
+#define SAVED_RAX 3 /* words below slot (entry) or sp (return) */
+#define SAVED_RDI 4
+#define SAVED_RDX 6
+
+/* agent_tbuf_slow_n()'s arguments, through fxt__patch_call_saving. */
+struct slow_n {
+	struct tstate *t;
+	uint64_t *p;
+	unsigned n;
+	uint64_t ts;
+	bool count;
+};
+
+static uint64_t slow_n_unpack(uint64_t arg)
+{
+	const struct slow_n *a = (const struct slow_n *)(uintptr_t)arg;
+
+	return (uint64_t)(uintptr_t)agent_tbuf_slow_n(a->t, a->p, a->n, a->ts, a->count);
+}
+
+uint64_t *fxt__patch_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t ts, bool count)
+{
+	struct slow_n a = { t, p, n, ts, count };
+
+	return (uint64_t *)(uintptr_t)fxt__patch_call_saving((void *)slow_n_unpack,
+							     (uint64_t)(uintptr_t)&a, 0, 0, 0);
+}
+
+/* The low 64 bits of xmm0..7 into x. */
+static inline __attribute__((always_inline)) void read_xmm(uint64_t x[FXT_ARG_XMMS])
+{
+	__asm__ volatile("movq %%xmm0, %0\n\t"
+			 "movq %%xmm1, %1\n\t"
+			 "movq %%xmm2, %2\n\t"
+			 "movq %%xmm3, %3\n\t"
+			 : "=r"(x[0]), "=r"(x[1]), "=r"(x[2]), "=r"(x[3]));
+	__asm__ volatile("movq %%xmm4, %0\n\t"
+			 "movq %%xmm5, %1\n\t"
+			 "movq %%xmm6, %2\n\t"
+			 "movq %%xmm7, %3\n\t"
+			 : "=r"(x[4]), "=r"(x[5]), "=r"(x[6]), "=r"(x[7]));
+}
+
+static inline long raw_syscall6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* A string the program passed: at most FXT_ARG_STR_MAX bytes of it into
+ * buf, read by the kernel (process_vm_readv() of the process's own
+ * memory), so that a bad pointer, or a page another thread unmaps right
+ * then, is an error and never a fault.  Its length; *flags says whether
+ * it was cut (no NUL in the first FXT_ARG_STR_MAX bytes, or the memory
+ * ended before one) or could not be read at all (NULL included). */
+static size_t read_string(uint64_t p, char buf[FXT_ARG_STR_MAX + 1], uint64_t *flags)
+{
+	struct {
+		void *base;
+		size_t len;
+	} local = { buf, FXT_ARG_STR_MAX + 1 },
+	  remote = { (void *)(uintptr_t)p, FXT_ARG_STR_MAX + 1 };
+	long n;
+
+	*flags = 0;
+	if (p < 4096) {
+		*flags = EV_STR_UNREADABLE;
+		return 0;
+	}
+	n = raw_syscall6(SYS_process_vm_readv, raw_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+			 (long)(uintptr_t)&local, 1, (long)(uintptr_t)&remote, 1, 0);
+	if (n <= 0) {
+		*flags = EV_STR_UNREADABLE;
+		return 0;
+	}
+	for (long i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			return (size_t)i;
+	*flags = EV_STR_TRUNCATED;
+	return n > (long)FXT_ARG_STR_MAX ? FXT_ARG_STR_MAX : (size_t)n;
+}
+
+/* DATA slots of `len` bytes of s, without memcpy (the C library's may
+ * use the vector registers). */
+static void put_bytes(uint64_t *p, const char *s, size_t len)
+{
+	for (size_t at = 0; at < len; at += EV_DATA_BYTES, p += 2) {
+		uint64_t a = 0, b = 0;
+
+		for (size_t k = 0; k < 8 && at + k < len; k++)
+			a |= (uint64_t)(uint8_t)s[at + k] << (8 * k);
+		for (size_t k = 8; k < EV_DATA_BYTES && at + k < len; k++)
+			b |= (uint64_t)(uint8_t)s[at + k] << (8 * (k - 8));
+		p[0] = a;
+		p[1] = ev_tag_bits(EV_TAG_DATA) | b;
+	}
+}
+
+/* The values to record: up to 6 + 8 registers, of which up to 6 strings. */
+struct captured {
+	unsigned n, slots;
+	uint8_t reg[FXT_ARG_GPRS + FXT_ARG_XMMS];
+	uint64_t val[FXT_ARG_GPRS + FXT_ARG_XMMS];
+	int8_t str[FXT_ARG_GPRS + FXT_ARG_XMMS]; /* its string's index, or -1 */
+	uint64_t str_flags[FXT_ARG_GPRS];
+	size_t str_len[FXT_ARG_GPRS];
+	char strs[FXT_ARG_GPRS][FXT_ARG_STR_MAX + 1];
+	unsigned nstr;
+};
+
+static void capture(struct captured *c, unsigned reg, uint64_t val, bool string)
+{
+	unsigned i = c->n++;
+
+	c->reg[i] = (uint8_t)reg;
+	c->val[i] = val;
+	c->str[i] = -1;
+	c->slots++;
+	if (string && c->nstr < FXT_ARG_GPRS) {
+		unsigned k = c->nstr++;
+
+		c->str[i] = (int8_t)k;
+		c->str_len[k] = read_string(val, c->strs[k], &c->str_flags[k]);
+		c->slots += 1 + ev_data_slots(c->str_len[k]);
+	}
+}
+
+/* Writes c's values as REG records of fn (one reservation: consecutive,
+ * a signal handler's records before or after them). */
+static void put_captured(const struct captured *c, uint64_t fn)
+{
+	struct tstate *t = &agent_tls;
+	uint64_t *p;
+
+	if (!c->n || !t->tb)
+		return;
+	p = agent_ev_begin(t, c->slots, 0, false);
+	if (p) {
+		for (unsigned i = 0; i < c->n; i++) {
+			int k = c->str[i];
+
+			p[0] = c->val[i];
+			p[1] = ev_reg_w1(c->reg[i], fn, k >= 0);
+			p += 2;
+			if (k < 0)
+				continue;
+			p[0] = c->str_len[k];
+			p[1] = ev_str_w1(0, c->str_flags[k]);
+			put_bytes(p + 2, c->strs[k], c->str_len[k]);
+			p += 2 + 2 * ev_data_slots(c->str_len[k]);
+		}
+	}
+	agent_ev_end(t);
+}
+
+/* The snapshot value rule's test `idx` of a call of fn, its value read
+ * (regs[], by enum fxt_reg): a snapshot if it passes. */
+static void test_value(unsigned idx, uint64_t fn, const uint64_t *regs)
+{
+	const struct agent_patch_cond *c = &agent_patch_conds[idx];
+	const struct fxt_snapshot_rule *r = &agent_cfg.snap_rules[c->rule];
+
+	/* (A bool comes back in al: the rest of rax is anything.) */
+	if (c->rule >= agent_cfg.nsnap_rules ||
+	    !(uint8_t)fxt__patch_call_saving((void *)run_snapshot_value_holds,
+					     (uint64_t)(uintptr_t)r, regs[c->reg], c->width,
+					     c->is_signed))
+		return;
+	fxt__patch_call_saving((void *)agent_snapshot_fn, (uint64_t)(uintptr_t)&agent_tls, fn,
+			       c->rule, 0);
+}
+
+void fxt__patch_enter_args(uint64_t quad, uint64_t *slot)
+{
+	uint64_t regs[FXT_REG_COUNT], fn = PATCH_FN(quad);
+	const uint8_t *stub_ret = (const uint8_t *)(uintptr_t)slot[-1];
+	uint64_t spec = *(const uint64_t *)(stub_ret - PATCH_STUB_HEAD - PATCH_STUB_SPEC);
+	uint32_t caps = (uint32_t)spec & FXT_CAP_ALL;
+	unsigned idx = PATCH_COND_IDX(spec);
+	bool at_entry = idx && agent_patch_conds[idx].reg < FXT_REG_RAX;
+	struct captured c;
+
+	if (caps & FXT_CAP_ENTRY & ~(FXT_CAP_XMM(0) - 1))
+		read_xmm(regs + FXT_REG_XMM0);
+	if (!fxt__patch_push(fn, slot,
+			     fn | ((uint64_t)(caps & FXT_CAP_RETURN) << SHADOW_RET_SHIFT) |
+				 (idx && !at_entry ? (uint64_t)idx << SHADOW_COND_SHIFT : 0)) ||
+	    !(caps & FXT_CAP_ENTRY))
+		return;
+	c.n = c.slots = c.nstr = 0;
+	for (unsigned i = 0; i < FXT_ARG_GPRS; i++) {
+		regs[FXT_REG_GPR0 + i] = slot[-(long)(SAVED_RDI + i)];
+		if (caps & FXT_CAP_GPR(i))
+			capture(&c, FXT_REG_GPR0 + i, regs[FXT_REG_GPR0 + i],
+				(caps & FXT_CAP_STR(i)) != 0);
+	}
+	for (unsigned i = 0; i < FXT_ARG_XMMS; i++)
+		if (caps & FXT_CAP_XMM(i))
+			capture(&c, FXT_REG_XMM0 + i, regs[FXT_REG_XMM0 + i], false);
+	put_captured(&c, fn);
+	if (at_entry)
+		test_value(idx, fn, regs);
+}
+
+/* A patched call's return that has something to read or test (the exit
+ * handler popped its frame): records the values and the exit, then
+ * tests. */
+void fxt__patch_exit_args(uint64_t tagged, const uint64_t *sp)
+{
+	uint32_t caps = SHADOW_RET_CAPS(tagged);
+	uint64_t xmm[FXT_ARG_XMMS], regs[FXT_REG_COUNT], fn = PATCH_FN(tagged);
+	unsigned idx = SHADOW_COND(tagged);
+	struct captured c;
+
+	read_xmm(xmm);
+	c.n = c.slots = c.nstr = 0;
+	regs[FXT_REG_RAX] = sp[-SAVED_RAX];
+	regs[FXT_REG_RDX] = sp[-SAVED_RDX];
+	regs[FXT_REG_RET_XMM0] = xmm[0];
+	regs[FXT_REG_RET_XMM1] = xmm[1];
+	if (caps & FXT_CAP_RAX)
+		capture(&c, FXT_REG_RAX, regs[FXT_REG_RAX], (caps & FXT_CAP_RET_STR) != 0);
+	if (caps & FXT_CAP_RDX)
+		capture(&c, FXT_REG_RDX, regs[FXT_REG_RDX], false);
+	if (caps & FXT_CAP_XMM0)
+		capture(&c, FXT_REG_RET_XMM0, xmm[0], false);
+	if (caps & FXT_CAP_XMM1)
+		capture(&c, FXT_REG_RET_XMM1, xmm[1], false);
+	put_captured(&c, fn);
+	record(fn | SPOOL_EXIT_BIT);
+	if (idx)
+		test_value(idx, fn, regs);
+}
