@@ -402,6 +402,32 @@ static bool show_desc(struct emit_ctx *ctx, const struct recon_args *l, const st
 	}
 }
 
+/* An argument's name (of a signature, or "retval", "arg1": strings that
+ * keep their address), interned once; *moved when interning it may have
+ * evicted other strings. */
+static struct fxt_sref fn_arg_name(struct emit_ctx *ctx, const char *name, bool *moved)
+{
+	struct emit_common *com = ctx->com;
+	size_t h = ((uintptr_t)name >> 3) % (sizeof(com->arg_names) / sizeof(com->arg_names[0]));
+	struct fxt_string_slot before;
+
+	if (com->arg_names[h].name != name) {
+		com->arg_names[h].name = name;
+		memset(&com->arg_names[h].slot, 0, sizeof(com->arg_names[h].slot));
+	}
+	before = com->arg_names[h].slot;
+	struct fxt_sref ref =
+	    fxt_writer_string_cached(ctx->w, &com->arg_names[h].slot, name, strlen(name));
+	if (memcmp(&before, &com->arg_names[h].slot, sizeof(before)) != 0)
+		*moved = true;
+	return ref;
+}
+
+static const char *const reg_names[FXT_REG_COUNT] = {
+	"arg1", "arg2", "arg3", "arg4", "arg5", "arg6", "?",	  "?", "xmm0", "xmm1",
+	"xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "retval", "?", "?",    "?",
+};
+
 /* The arguments and return value of a patched call's frame (fxt-run
  * --args/--retval) as FXT arguments into args (room for `cap`): by the
  * names and types of its function's signature, or, without one (no
@@ -410,14 +436,19 @@ static bool show_desc(struct emit_ctx *ctx, const struct recon_args *l, const st
 static unsigned fn_args(struct emit_ctx *ctx, uint64_t addr, const struct recon_args *l,
 			struct fxt_arg *args, unsigned cap, char **scratch)
 {
+	struct emit_common *com = ctx->com;
 	const struct fxt_signature *sig;
 	struct frame_regs r;
+	bool moved = false;
 	unsigned n = 0;
-	char name[16];
 
 	if (!frame_regs(l, &r))
 		return 0;
-	sig = ctx->com->signature ? ctx->com->signature(ctx->com->signature_ctx, addr) : NULL;
+	if (com->sig_addr != addr || !com->sig) {
+		com->sig = com->signature ? com->signature(com->signature_ctx, addr) : NULL;
+		com->sig_addr = addr;
+	}
+	sig = com->sig;
 	if (sig) {
 		for (size_t i = 0; r.entry && i < sig->nparams && n < cap; i++) {
 			const struct fxt_value_desc *d = &sig->params[i];
@@ -425,12 +456,12 @@ static unsigned fn_args(struct emit_ctx *ctx, uint64_t addr, const struct recon_
 			memset(&args[n], 0, sizeof(args[n]));
 			if (!show_desc(ctx, l, &r, d, false, scratch, &args[n]))
 				continue;
-			args[n++].name = fxt_writer_cstring(ctx->w, d->name ? d->name : "?");
+			args[n++].name = fn_arg_name(ctx, d->name ? d->name : "?", &moved);
 		}
 		if (r.entry && sig->variadic && n < cap) {
 			memset(&args[n], 0, sizeof(args[n]));
 			show_note(scratch, "(variadic: not shown)", &args[n]);
-			args[n++].name = fxt_writer_cstring(ctx->w, "...");
+			args[n++].name = fn_arg_name(ctx, "...", &moved);
 		}
 		if (r.ret && n < cap) {
 			memset(&args[n], 0, sizeof(args[n]));
@@ -438,38 +469,31 @@ static unsigned fn_args(struct emit_ctx *ctx, uint64_t addr, const struct recon_
 				char buf[64];
 				snprintf(buf, sizeof(buf), "{...} (%u bytes)", sig->ret.size);
 				show_note(scratch, buf, &args[n]);
-				args[n++].name = fxt_writer_cstring(ctx->w, "retval");
+				args[n++].name = fn_arg_name(ctx, reg_names[FXT_REG_RAX], &moved);
 			} else if (show_desc(ctx, l, &r, &sig->ret, true, scratch, &args[n])) {
-				args[n++].name = fxt_writer_cstring(ctx->w, "retval");
+				args[n++].name = fn_arg_name(ctx, reg_names[FXT_REG_RAX], &moved);
 			}
 		}
-		ctx->names->epoch++; /* strings registered */
-		return n;
-	}
-	/* No signature: the registers as they were. */
-	for (unsigned reg = 0; reg < FXT_REG_COUNT && n < cap; reg++) {
-		const struct recon_arg *a = r.a[reg];
+	} else {
+		/* No signature: the registers as they were (only rax of the
+		 * return's: no DWARF says more). */
+		for (unsigned reg = 0; reg <= FXT_REG_RAX && n < cap; reg++) {
+			const struct recon_arg *a = r.a[reg];
 
-		if (!a)
-			continue;
-		memset(&args[n], 0, sizeof(args[n]));
-		if (reg >= FXT_REG_RAX && reg != FXT_REG_RAX)
-			continue; /* without a signature only rax is read */
-		if (reg >= FXT_REG_XMM0 && reg < FXT_REG_RAX)
-			snprintf(name, sizeof(name), "xmm%u", reg - FXT_REG_XMM0);
-		else if (reg == FXT_REG_RAX)
-			snprintf(name, sizeof(name), "retval");
-		else
-			snprintf(name, sizeof(name), "arg%u", reg - FXT_REG_GPR0 + 1);
-		if (a->type == ARGT_REGSTR) {
-			show_string(l, a, scratch, &args[n]);
-		} else {
-			args[n].type = FXT_ARG_UINT64;
-			args[n].v.u64 = a->value;
+			if (!a)
+				continue;
+			memset(&args[n], 0, sizeof(args[n]));
+			if (a->type == ARGT_REGSTR) {
+				show_string(l, a, scratch, &args[n]);
+			} else {
+				args[n].type = FXT_ARG_UINT64;
+				args[n].v.u64 = a->value;
+			}
+			args[n++].name = fn_arg_name(ctx, reg_names[reg], &moved);
 		}
-		args[n++].name = fxt_writer_cstring(ctx->w, name);
 	}
-	ctx->names->epoch++;
+	if (moved)
+		ctx->names->epoch++; /* strings registered */
 	return n;
 }
 

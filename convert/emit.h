@@ -37,6 +37,15 @@ struct emit_common {
 	struct conv_stats *st;
 	conv_signature_fn *signature; /* conv_input's */
 	void *signature_ctx;
+	/* The last signature asked for, and the string slots of the names of
+	 * arguments (interned once: a signature's strings keep their
+	 * address), by their address. */
+	uint64_t sig_addr;
+	const struct fxt_signature *sig;
+	struct {
+		const char *name;
+		struct fxt_string_slot slot;
+	} arg_names[64];
 };
 #define EMIT_SCRATCH (FXT_MAX_ARGS * (STR_MAX + 64) + MESSAGE_MAX)
 
