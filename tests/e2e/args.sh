@@ -9,10 +9,12 @@
 # shown as such and the program runs on.  A filter that leaves an entry
 # out leaves its values out.  Without DWARF: a warning, and
 # 'NAME@arg1,arg2/s' names the registers.  Bad patterns: one line, exit
-# 2.  Attached (fxt-run -p): the same.  The archive is valid.
+# 2.  C++ (this, references, a call that throws).  Conditions
+# (--snapshot-if on a value).  Attached (fxt-run -p): the same.  The
+# archive is valid.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 33
+plan 37
 scratch
 cd "$TMPD" || exit 1
 T=$PROGS/args_target
@@ -61,6 +63,16 @@ if [ -n "${PYTHON3:-}" ]; then
 else
   skip "no python3"
 fi
+
+# C++: this, a reference, a method named demangled, a call that throws.
+"$FXT_RUN" -q --patch=. --args='^shop::' --retval='^shop::' -o cxx.fxt -- "$PROGS/args_cxx" >cxx.out 2>&1
+is "$?:$(cat cxx.out)" "0:done" "C++: the program's output and exit status are its own"
+is "$(slice cxx.fxt 'shop::Cart::add(int, double)' | sed 's/0x[0-9a-f]*/ADDR/')" \
+  "{this:ptr=ADDR, qty:i64=3, price:f64=2.5, retval:i64=7}" "C++: a method's this and arguments"
+is "$(slice cxx.fxt 'shop::count(shop::Cart const&, char const*)' | sed 's/0x[0-9a-f]*/ADDR/')" \
+  '{c:ptr=ADDR, label:str="items", retval:i64=7}' "C++: a reference is a pointer"
+is "$(slice cxx.fxt 'shop::fail(int)' 1):$(slice cxx.fxt 'shop::fail(int)' 2)" \
+  "{code:i64=7}:{code:i64=0, retval:i64=0}" "C++: a call that threw has no return value"
 
 # Bad pointers: shown as such, the program runs on.
 "$FXT_RUN" -q --patch=. --args='^take_str$' -o b.fxt -- "$T" bad >b.out 2>b.err
