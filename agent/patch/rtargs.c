@@ -8,8 +8,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <x86intrin.h>
 
 #include "agent/patch/rt.h"
+
+#include "agent/agent.h" /* after rt.h: its slow paths */
 
 /* fxt-run --args/--retval (run/argspec.h): a function whose stub's quad
  * has PATCH_FN_ARGS set has what to read in the quad PATCH_STUB_SPEC
@@ -95,7 +98,10 @@ static size_t read_string(uint64_t p, char buf[FXT_ARG_STR_MAX + 1], uint64_t *f
 		*flags = EV_STR_UNREADABLE;
 		return 0;
 	}
-	n = raw_syscall6(SYS_process_vm_readv, raw_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0),
+	/* The agent's pid, kept up to date across fork() (a child made by a
+	 * raw clone() would read its parent's memory, or nothing: never a
+	 * fault).  One system call rather than two. */
+	n = raw_syscall6(SYS_process_vm_readv, (long)__atomic_load_n(&agent.pid, __ATOMIC_RELAXED),
 			 (long)(uintptr_t)&local, 1, (long)(uintptr_t)&remote, 1, 0);
 	if (n <= 0) {
 		*flags = EV_STR_UNREADABLE;
@@ -154,15 +160,21 @@ static void capture(struct captured *c, unsigned reg, uint64_t val, bool string)
 }
 
 /* Writes c's values as REG records of fn (one reservation: consecutive,
- * a signal handler's records before or after them). */
-static void put_captured(const struct captured *c, uint64_t fn)
+ * a signal handler's records before or after them); with `exit`, the
+ * call's exit record after them in the same reservation, when it goes
+ * nowhere else first (no filter) and the clock is the TSC: whether it
+ * did (else the caller records the exit). */
+static bool put_captured(const struct captured *c, uint64_t fn, bool exit)
 {
 	struct tstate *t = &agent_tls;
-	uint64_t *p;
+	bool with_exit = exit && !agent_filter_on && agent_clock_tsc;
+	uint64_t *p, ts = 0;
 
 	if (!c->n || !t->tb)
-		return;
-	p = agent_ev_begin(t, c->slots, 0, false);
+		return false;
+	if (with_exit)
+		ts = __rdtsc(); /* before the reservation, as agent_record_clk() */
+	p = agent_ev_begin(t, c->slots + with_exit, ts, with_exit);
 	if (p) {
 		for (unsigned i = 0; i < c->n; i++) {
 			int k = c->str[i];
@@ -177,8 +189,13 @@ static void put_captured(const struct captured *c, uint64_t fn)
 			put_bytes(p + 2, c->strs[k], c->str_len[k]);
 			p += 2 + 2 * ev_data_slots(c->str_len[k]);
 		}
+		if (with_exit) {
+			p[0] = ts;
+			p[1] = fn | SPOOL_EXIT_BIT;
+		}
 	}
 	agent_ev_end(t);
+	return with_exit;
 }
 
 /* The snapshot value rule's test `idx` of a call of fn, its value read
@@ -225,7 +242,7 @@ void fxt__patch_enter_args(uint64_t quad, uint64_t *slot)
 	for (unsigned i = 0; i < FXT_ARG_XMMS; i++)
 		if (caps & FXT_CAP_XMM(i))
 			capture(&c, FXT_REG_XMM0 + i, regs[FXT_REG_XMM0 + i], false);
-	put_captured(&c, fn);
+	put_captured(&c, fn, false);
 	if (at_entry)
 		test_value(idx, fn, regs);
 }
@@ -240,7 +257,11 @@ void fxt__patch_exit_args(uint64_t tagged, const uint64_t *sp)
 	unsigned idx = SHADOW_COND(tagged);
 	struct captured c;
 
-	read_xmm(xmm);
+	if ((caps & (FXT_CAP_XMM0 | FXT_CAP_XMM1)) ||
+	    (idx && agent_patch_conds[idx].reg >= FXT_REG_RET_XMM0))
+		read_xmm(xmm);
+	else
+		xmm[0] = xmm[1] = 0;
 	c.n = c.slots = c.nstr = 0;
 	regs[FXT_REG_RAX] = sp[-SAVED_RAX];
 	regs[FXT_REG_RDX] = sp[-SAVED_RDX];
@@ -254,8 +275,8 @@ void fxt__patch_exit_args(uint64_t tagged, const uint64_t *sp)
 		capture(&c, FXT_REG_RET_XMM0, xmm[0], false);
 	if (caps & FXT_CAP_XMM1)
 		capture(&c, FXT_REG_RET_XMM1, xmm[1], false);
-	put_captured(&c, fn);
-	record(fn | SPOOL_EXIT_BIT);
+	if (!put_captured(&c, fn, true))
+		record(fn | SPOOL_EXIT_BIT);
 	if (idx)
 		test_value(idx, fn, regs);
 }
