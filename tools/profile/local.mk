@@ -1,12 +1,14 @@
 # tools/profile/: fxt-report and fxt-diff (its comparison, diff.c), their
 # shared aggregation engine (profile.c, its tables profile-table.c, its row
-# order profile-sort.c) and statistics (stats.c), and the benchmark archive
-# generator.  Their tests are in tests/unit.mk and tests/e2e.mk.
+# order profile-sort.c), the percentiles of call durations (pctl.c) and
+# statistics (stats.c), and the benchmark archive generator.  Their tests
+# are in tests/unit.mk and tests/e2e.mk.
 
 noinst_LTLIBRARIES += libfxtprofile.la
 libfxtprofile_la_SOURCES = \
 	tools/profile/profile.c tools/profile/profile.h tools/profile/profile-int.h \
 	tools/profile/profile-table.c tools/profile/profile-sort.c \
+	tools/profile/pctl.c tools/profile/pctl.h \
 	tools/profile/stats.c tools/profile/stats.h
 libfxtprofile_la_LIBADD = libfxttools.la libfxtcodec.la -lm
 

@@ -308,6 +308,14 @@ static inline uint64_t count_frame(struct profile *p, const struct frame *fr, ui
 		r->max_ns = dur;
 	r->open += fr->open;
 	p->nslices++;
+	if (__builtin_expect(p->durs != NULL, 0) && !r->sampled) {
+		struct pctl *d = &p->durs[fr->row];
+
+		if (pctl_add(d, dur) < 0)
+			*err = -ENOMEM;
+		else if (!d->sk && ++p->held > p->exact_max)
+			*err = profile__pctl_shed(p);
+	}
 	return self;
 }
 
