@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "tools/profile/diff.h"
+#include "tools/profile/pctl.h"
 
 #include <errno.h>
 #include <math.h>
@@ -220,6 +221,102 @@ static int judge(struct diff *d)
 	return rc;
 }
 
+/* --metric pNN: the value of a side's pooled calls at nearest rank k
+ * (1-based), those --min-duration summarised ranking first; kind says what
+ * it is. */
+static double pooled_at(struct pctl *pool, uint64_t nshort, uint64_t short_max, uint64_t k,
+			enum profile_q_kind *kind)
+{
+	uint64_t v, r;
+
+	if (k <= nshort) {
+		*kind = PROFILE_Q_BOUND;
+		return (double)short_max;
+	}
+	r = k - nshort;
+	*kind = pctl_at_ranks(pool, &r, 1, &v) ? PROFILE_Q_APPROX : PROFILE_Q_EXACT;
+	return (double)v;
+}
+
+/* One side of f for --metric pNN.  Returns 0 or -ENOMEM. */
+static int side_pct(const struct diff *d, const struct diff_func *f, bool base,
+		    struct diff_pct *out)
+{
+	size_t lo = base ? 0 : d->nbase, hi = base ? d->nbase : d->nruns;
+	struct pctl pool = { 0 };
+	uint64_t nshort = 0, short_max = 0, max = 0, n, k, rlo, rhi;
+	enum profile_q_kind kind, k2;
+
+	*out = (struct diff_pct){ NAN, NAN, NAN, 0, PROFILE_Q_EXACT };
+	for (size_t i = lo; i < hi; i++) {
+		const struct profile_row *r = f->row[i];
+		const struct pctl *src;
+
+		if (!r)
+			continue;
+		src = profile_durations(d->runs[i], r);
+		if (src && pctl_merge(&pool, src) < 0) {
+			pctl_free(&pool);
+			return -ENOMEM;
+		}
+		nshort += r->short_calls;
+		short_max = r->short_max_ns > short_max ? r->short_max_ns : short_max;
+		max = r->max_ns > max ? r->max_ns : max;
+	}
+	n = pctl_count(&pool) + nshort;
+	out->calls = n;
+	if (!n)
+		goto out;
+	if (d->ppm >= 1000000) {
+		out->ns = (double)max;
+		goto out;
+	}
+	k = pctl_rank(d->ppm, n);
+	stats_rank_interval(d->ppm / 1e6, n, d->alpha, &rlo, &rhi);
+	/* Ranks ascending: selection narrows from one to the next. */
+	if (rlo)
+		out->lo = pooled_at(&pool, nshort, short_max, rlo, &k2);
+	out->ns = pooled_at(&pool, nshort, short_max, k, &kind);
+	if (rhi)
+		out->hi = pooled_at(&pool, nshort, short_max, rhi, &k2);
+	out->kind = kind;
+out:
+	pctl_free(&pool);
+	return 0;
+}
+
+/* --metric pNN: every function's sides and verdict. */
+static int judge_pct(struct diff *d)
+{
+	for (size_t i = 0; i < d->nf; i++) {
+		struct diff_func *f = &d->f[i];
+		struct stats_cmp *c = &f->cmp;
+		const struct diff_pct *b = &f->pct[0], *n = &f->pct[1];
+
+		if (side_pct(d, f, true, &f->pct[0]) < 0 || side_pct(d, f, false, &f->pct[1]) < 0)
+			return -ENOMEM;
+		memset(c, 0, sizeof(*c));
+		c->mean_base = isnan(b->ns) ? 0 : b->ns;
+		c->mean_new = isnan(n->ns) ? 0 : n->ns;
+		c->delta = c->mean_new - c->mean_base;
+		c->pct = c->mean_base != 0 ? 100 * c->delta / c->mean_base
+					   : (c->delta == 0 ? 0 : copysign(INFINITY, c->delta));
+		c->method = STATS_NONE;
+		c->p = c->q = 1;
+		/* A bound says nothing of where the value is below it. */
+		if (f->state != 0 || d->ppm >= 1000000 || b->kind == PROFILE_Q_BOUND ||
+		    n->kind == PROFILE_Q_BOUND)
+			continue;
+		c->method = STATS_ORDER;
+		c->significant = (!isnan(b->hi) && !isnan(n->lo) && b->hi < n->lo) ||
+				 (!isnan(n->hi) && !isnan(b->lo) && n->hi < b->lo);
+		c->p = c->q = c->significant ? 0 : 1;
+		c->flagged = c->significant && fabs(c->pct) >= d->threshold;
+		d->ntested++;
+	}
+	return 0;
+}
+
 /* Largest adjusted change in total time first, then by name. */
 static int cmp_func(const void *a, const void *b)
 {
@@ -278,7 +375,7 @@ int diff_build(struct diff *d)
 	if (rc == 0)
 		rc = measure_runs(d);
 	if (rc == 0)
-		rc = judge(d);
+		rc = d->ppm ? judge_pct(d) : judge(d);
 	if (rc == 0)
 		qsort(d->f, d->nf, sizeof(*d->f), cmp_func);
 	return rc;

@@ -25,6 +25,15 @@ struct options {
 	size_t top;
 	enum tool_format format;
 	bool subtract; /* --subtract-overhead */
+	const char *metric; /* its name; NULL: total */
+};
+
+/* The metrics of --metric besides total, the default. */
+static const struct {
+	const char *name;
+	uint32_t ppm;
+} metrics[] = {
+	{ "p50", 500000 }, { "p90", 900000 }, { "p99", 990000 }, { "p99.9", 999000 }, { "max", 1000000 },
 };
 
 /* One invocation: its options, archives and comparison. */
@@ -52,6 +61,8 @@ static const char help[] =
     "  -a, --alpha Q         false discovery rate (default 0.05)\n"
     "  -n, --top N           print the N largest changes only\n"
     "  -F, --format FMT      text (default), csv or json\n"
+    "  -m, --metric M        what is compared: total (default), or a percentile of\n"
+    "                        the per-call times, p50, p90, p99, p99.9 or max\n"
     "  -O, --subtract-overhead\n"
     "                        take the tracer's own cost out of every run's times\n"
     "                        (as fxt-report -O does)\n"
@@ -94,6 +105,23 @@ static const char help[] =
     "them (\"stack samples left out\"; csv: on standard error; json:\n"
     "\"sampled_runs\").  fxt-flame --diff --samples compares them.\n"
     "\n"
+    "--metric pNN compares a percentile of each function's per-call inclusive\n"
+    "times (as fxt-report --percentiles gives them: nearest rank, exact or\n"
+    "within 1%), each side's calls pooled over its runs.  Its own test: an\n"
+    "order-statistic interval per side, the ranks between which the\n"
+    "percentile lies with confidence 1 - alpha (the count of calls below it is\n"
+    "binomial: n p +- z sqrt(n p (1 - p)), z the normal quantile of alpha / 2,\n"
+    "then the calls at those ranks); a change is significant when the two\n"
+    "intervals do not overlap (when nothing changed, two 95% intervals miss\n"
+    "each other about 0.6% of the time), and flagged when also at least\n"
+    "--threshold.  A side with too few calls for the percentile has an\n"
+    "interval open on that end (text \"-\", csv empty, json null): p99.9 needs a\n"
+    "few thousand calls.  No run factor is applied, q is 0 (significant) or 1,\n"
+    "and a value among the calls fxt-run --min-duration summarised (an upper\n"
+    "bound) is not tested.  max is shown, never tested: one call decides it.\n"
+    "Columns: the percentile on each side, its change, each side's interval\n"
+    "(csv/json: base_lo_ns, base_hi_ns, new_lo_ns, new_hi_ns) and calls.\n"
+    "\n"
     "Exit status:\n"
     "  0   the comparison was written (and nothing is above --fail-above)\n"
     "  1   with --fail-above: a flagged slowdown (a function's adj%, or the\n"
@@ -111,13 +139,14 @@ static const struct option longopts[] = {
 	{ "format", required_argument, NULL, 'F' },
 	{ "vs", no_argument, NULL, 'S' },
 	{ "subtract-overhead", no_argument, NULL, 'O' },
+	{ "metric", required_argument, NULL, 'm' },
 	{ NULL, 0, NULL, 0 },
 };
 
 /* '-': operands come back in order among the options (as option 1), so
  * options may come anywhere, as with GNU tools, and the place of --vs
  * among the operands parts the two sides. */
-static const struct tool_cli cli = { NAME, help, "-t:x:a:n:F:O", longopts };
+static const struct tool_cli cli = { NAME, help, "-t:x:a:n:F:Om:", longopts };
 
 /* Returns 0 or TOOL_EXIT_ERROR (said). */
 static int parse_pct(const char *s, double *out, const char *what)
@@ -190,6 +219,24 @@ static int parse_args(int argc, char **argv, struct job *j)
 		case 'O':
 			j->o.subtract = true;
 			break;
+		case 'm': {
+			size_t k;
+
+			j->o.metric = NULL;
+			j->d.ppm = 0;
+			for (k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++) {
+				if (strcmp(optarg, metrics[k].name) == 0) {
+					j->o.metric = metrics[k].name;
+					j->d.ppm = metrics[k].ppm;
+				}
+			}
+			if (!j->d.ppm && strcmp(optarg, "total") != 0)
+				return tool_usage_error(NAME,
+							"--metric: unknown metric '%s' (total, p50, "
+							"p90, p99, p99.9 or max)",
+							optarg);
+			break;
+		}
 		default:
 			return TOOL_EXIT_ERROR;
 		}
@@ -219,7 +266,7 @@ static int parse_args(int argc, char **argv, struct job *j)
 }
 
 /* Reads every run.  Returns 0 or TOOL_EXIT_ERROR (said). */
-static int load_runs(struct diff *d, char **files, bool subtract)
+static int load_runs(struct diff *d, char **files, bool subtract, bool percentiles)
 {
 	struct profile_opts po = { 0 };
 	char err[512];
@@ -231,6 +278,7 @@ static int load_runs(struct diff *d, char **files, bool subtract)
 		return tool_error(NAME, "%s", strerror(ENOMEM));
 	po.by = PROFILE_BY_FUNCTION;
 	po.subtract_overhead = subtract;
+	po.percentiles = percentiles;
 	for (i = 0; i < d->nruns; i++) {
 		rc = profile_new(&d->runs[i], &po);
 		if (rc < 0)
@@ -267,6 +315,8 @@ static const char *method_name(enum stats_method m)
 		return "welch";
 	case STATS_MODERATED:
 		return "moderated";
+	case STATS_ORDER:
+		return "order";
 	case STATS_NONE:
 		break;
 	}
@@ -474,6 +524,99 @@ static void print_text(const struct job *j, size_t n)
 	}
 }
 
+/* --metric pNN: a side's value or an interval's end for text: '-'
+ * unbounded, '~' approximate, '<' an upper bound (fxt-report's marks). */
+static const char *fmt_pct(char *buf, size_t cap, double ns, enum profile_q_kind kind)
+{
+	size_t at = 0;
+
+	if (isnan(ns))
+		return "-";
+	if (kind != PROFILE_Q_EXACT)
+		buf[at++] = kind == PROFILE_Q_APPROX ? '~' : '<';
+	profile_fmt_ns(buf + at, cap - at, ns);
+	return buf;
+}
+
+static void print_text_pct(const struct job *j, size_t n)
+{
+	const struct diff *d = &j->d;
+	char b[7][32], c[2][32], h[2][20];
+	size_t i;
+
+	printf("# %zu base run%s vs %zu new run%s; metric %s: nearest rank over each side's "
+	       "calls; test: %g%% order-statistic intervals apart; alpha %g; threshold %g%%\n",
+	       d->nbase, d->nbase > 1 ? "s" : "", d->nnew, d->nnew > 1 ? "s" : "", j->o.metric,
+	       100 * (1 - j->o.alpha), j->o.alpha, j->o.threshold);
+	put_whole(d, stdout, "# ");
+	put_hook_cost(j, stdout, "# ");
+	put_drops(j, stdout, "# ");
+	put_samples(d, stdout, "# ");
+	snprintf(h[0], sizeof(h[0]), "%s base", j->o.metric);
+	snprintf(h[1], sizeof(h[1]), "%s new", j->o.metric);
+	printf("%-7s %12s %12s %12s %8s %12s %12s %12s %12s %12s %12s  function\n", "verdict", h[0],
+	       h[1], "delta", "delta%", "base lo", "base hi", "new lo", "new hi", "calls base",
+	       "calls new");
+	for (i = 0; i < n; i++) {
+		const struct diff_func *f = &d->f[i];
+		const struct diff_pct *pb = &f->pct[0], *pn = &f->pct[1];
+
+		snprintf(c[0], sizeof(c[0]), "%" PRIu64, pb->calls);
+		snprintf(c[1], sizeof(c[1]), "%" PRIu64, pn->calls);
+		profile_fmt_ns(b[2], sizeof(b[2]), f->cmp.delta);
+		printf("%-7s %12s %12s %12s %+7.1f%% %12s %12s %12s %12s %12s %12s  ", verdict(f),
+		       fmt_pct(b[0], sizeof(b[0]), pb->ns, pb->kind),
+		       fmt_pct(b[1], sizeof(b[1]), pn->ns, pn->kind), b[2], f->cmp.pct,
+		       fmt_pct(b[3], sizeof(b[3]), pb->lo, pb->kind),
+		       fmt_pct(b[4], sizeof(b[4]), pb->hi, pb->kind),
+		       fmt_pct(b[5], sizeof(b[5]), pn->lo, pn->kind),
+		       fmt_pct(b[6], sizeof(b[6]), pn->hi, pn->kind), c[0], c[1]);
+		tool_put_text_str(stdout, f->name);
+		if (f->category[0]) {
+			fputs(" (", stdout);
+			tool_put_text_str(stdout, f->category);
+			putchar(')');
+		}
+		putchar('\n');
+	}
+}
+
+/* A number of ns for csv: empty when unknown. */
+static void csv_ns(double v)
+{
+	if (!isnan(v))
+		printf("%.0f", v);
+	putchar(',');
+}
+
+static void print_csv_pct(const struct job *j, size_t n)
+{
+	const struct diff *d = &j->d;
+
+	printf("verdict,metric,base_ns,new_ns,delta_ns,delta_pct,base_lo_ns,base_hi_ns,new_lo_ns,"
+	       "new_hi_ns,base_kind,new_kind,method,calls_base,calls_new,category,name\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct diff_func *f = &d->f[i];
+		const struct diff_pct *pb = &f->pct[0], *pn = &f->pct[1];
+		static const char kinds[] = "eab";
+
+		printf("%s,%s,", verdict(f), j->o.metric);
+		csv_ns(pb->ns);
+		csv_ns(pn->ns);
+		printf("%.0f,%.2f,", f->cmp.delta, f->cmp.pct);
+		csv_ns(pb->lo);
+		csv_ns(pb->hi);
+		csv_ns(pn->lo);
+		csv_ns(pn->hi);
+		printf("%c,%c,%s,%" PRIu64 ",%" PRIu64 ",", kinds[pb->kind], kinds[pn->kind],
+		       method_name(f->cmp.method), pb->calls, pn->calls);
+		tool_put_csv_str(stdout, f->category);
+		putchar(',');
+		tool_put_csv_str(stdout, f->name);
+		putchar('\n');
+	}
+}
+
 static void print_csv(const struct diff *d, size_t n)
 {
 	char c[2][32];
@@ -531,6 +674,7 @@ static void print_json(const struct job *j, size_t n)
 	const struct diff *d = &j->d;
 	char c[32];
 	size_t i;
+	static const char *const kinds[] = { "exact", "approx", "bound" };
 
 	printf("{\"base_runs\":%zu,\"new_runs\":%zu,\"alpha\":%g,\"threshold_pct\":%g,"
 	       "\"base_dropped\":%" PRIu64 ",\"new_dropped\":%" PRIu64
@@ -552,6 +696,11 @@ static void print_json(const struct job *j, size_t n)
 		}
 		putchar(']');
 	}
+	if (d->ppm)
+		printf(",\"metric\":\"%s\",\"pct_method\":\"nearest-rank\",\"confidence\":%g",
+		       j->o.metric, 1 - j->o.alpha);
+	else
+		fputs(",\"metric\":\"total\"", stdout);
 	json_num("run_noise_pct", 100 * sqrt(d->fam.tau2), 2);
 	json_num("prior_df", d->fam.df > 0 ? d->fam.d0 : NAN, 1);
 	fputs(",\"functions\":[", stdout);
@@ -564,6 +713,26 @@ static void print_json(const struct job *j, size_t n)
 		tool_put_json_str(stdout, f->category);
 		printf(",\"verdict\":\"%s\",\"method\":\"%s\"", verdict(f),
 		       method_name(f->cmp.method));
+		if (d->ppm) {
+			for (int s = 0; s < 2; s++) {
+				const struct diff_pct *q = &f->pct[s];
+				const char *side = s ? "new" : "base";
+				char key[32];
+
+				snprintf(key, sizeof(key), "%s_ns", side);
+				json_num(key, q->ns, 0);
+				snprintf(key, sizeof(key), "%s_lo_ns", side);
+				json_num(key, q->lo, 0);
+				snprintf(key, sizeof(key), "%s_hi_ns", side);
+				json_num(key, q->hi, 0);
+				printf(",\"%s_kind\":\"%s\",\"calls_%s\":%" PRIu64, side,
+				       kinds[q->kind], side, q->calls);
+			}
+			json_num("delta_ns", f->cmp.delta, 0);
+			json_num("delta_pct", f->cmp.pct, 2);
+			printf(",\"significant\":%s}", f->cmp.significant ? "true" : "false");
+			continue;
+		}
 		json_num("total_base_ns", f->total_base, 0);
 		json_num("total_new_ns", f->total_new, 0);
 		json_num("delta_ns", f->total_new - f->total_base, 0);
@@ -602,8 +771,12 @@ static int gate(const struct job *j)
 			continue;
 		fputs("fxt-diff: ", stderr);
 		tool_put_text_str(stderr, f->name);
-		fprintf(stderr, " is %.1f%% slower (q = %.2g), above %g%%\n", f->cmp.pct, f->cmp.q,
-			j->o.fail_above);
+		if (j->d.ppm)
+			fprintf(stderr, "'s %s is %.1f%% slower (intervals apart), above %g%%\n",
+				j->o.metric, f->cmp.pct, j->o.fail_above);
+		else
+			fprintf(stderr, " is %.1f%% slower (q = %.2g), above %g%%\n", f->cmp.pct,
+				f->cmp.q, j->o.fail_above);
 		status = TOOL_EXIT_FOUND;
 	}
 	return status;
@@ -622,7 +795,7 @@ int main(int argc, char **argv)
 		return TOOL_EXIT_ERROR;
 	d->alpha = j.o.alpha;
 	d->threshold = j.o.threshold;
-	if (load_runs(d, j.files, j.o.subtract))
+	if (load_runs(d, j.files, j.o.subtract, d->ppm != 0))
 		goto out;
 	rc = diff_build(d);
 	if (rc < 0) {
@@ -632,14 +805,20 @@ int main(int argc, char **argv)
 	n = j.o.top && j.o.top < d->nf ? j.o.top : d->nf;
 	switch (j.o.format) {
 	case TOOL_FMT_TEXT:
-		print_text(&j, n);
+		if (d->ppm)
+			print_text_pct(&j, n);
+		else
+			print_text(&j, n);
 		break;
 	case TOOL_FMT_CSV:
 		put_whole(d, stderr, "fxt-diff: "); /* CSV has rows only */
 		put_hook_cost(&j, stderr, "fxt-diff: ");
 		put_drops(&j, stderr, "fxt-diff: ");
 		put_samples(d, stderr, "fxt-diff: ");
-		print_csv(d, n);
+		if (d->ppm)
+			print_csv_pct(&j, n);
+		else
+			print_csv(d, n);
 		break;
 	case TOOL_FMT_JSON:
 		print_json(&j, n);
