@@ -1,0 +1,254 @@
+/* Unit tests of tools/profile/pctl.c (percentiles of call durations:
+ * nearest ranks, selection, the bucketed sketch and its error bound, log2
+ * histograms, merging) and of the rank interval fxt-diff --metric tests
+ * with (stats_rank_interval()). */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/lib/tap.h"
+#include "tools/profile/pctl.h"
+#include "tools/profile/stats.h"
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void test_rank(void)
+{
+	ok(pctl_rank(500000, 10000) == 5000, "p50 of 10000: rank 5000");
+	ok(pctl_rank(999000, 10000) == 9990, "p99.9 of 10000: rank 9990 (no float rounding)");
+	ok(pctl_rank(990000, 101) == 100, "p99 of 101: ceil(99.99) = 100");
+	ok(pctl_rank(500000, 3) == 2, "p50 of 3: rank 2");
+	ok(pctl_rank(500000, 1) == 1 && pctl_rank(0, 7) == 1, "rank at least 1");
+	ok(pctl_rank(1000000, 7) == 7, "p100: the last");
+}
+
+/* Selects every k of v (copies) and checks against the sorted array. */
+static int select_all_ok(const uint64_t *v, size_t n)
+{
+	uint64_t *s = malloc(n * sizeof(*s)), *w = malloc(n * sizeof(*w));
+	int good = 1;
+
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_u64);
+	for (size_t k = 0; k < n && good; k++) {
+		memcpy(w, v, n * sizeof(*w));
+		pctl_select(w, n, k);
+		good = w[k] == s[k];
+		for (size_t i = 0; i < n && good; i++)
+			good = i < k ? w[i] <= w[k] : i > k ? w[i] >= w[k] : 1;
+	}
+	free(s);
+	free(w);
+	return good;
+}
+
+static void test_select(void)
+{
+	enum { N = 300 };
+	uint64_t v[N];
+	size_t i;
+
+	for (i = 0; i < N; i++)
+		v[i] = next() % 1000000;
+	ok(select_all_ok(v, N), "select: random, every rank");
+	for (i = 0; i < N; i++)
+		v[i] = next() % 3;
+	ok(select_all_ok(v, N), "select: three values, every rank");
+	for (i = 0; i < N; i++)
+		v[i] = 42;
+	ok(select_all_ok(v, N), "select: all equal");
+	for (i = 0; i < N; i++)
+		v[i] = i;
+	ok(select_all_ok(v, N), "select: ascending");
+	for (i = 0; i < N; i++)
+		v[i] = N - i;
+	ok(select_all_ok(v, N), "select: descending");
+	/* An organ pipe, a classic bad case for medians of three. */
+	for (i = 0; i < N; i++)
+		v[i] = i < N / 2 ? i : N - i;
+	ok(select_all_ok(v, N), "select: organ pipe");
+	ok(select_all_ok(v, 1) && select_all_ok(v, 2), "select: one and two values");
+}
+
+/* The exact store: percentiles of a shuffled 1 .. n. */
+static void test_exact(void)
+{
+	struct pctl d = { 0 };
+	uint64_t n = 100000, rank[5], out[5];
+	const uint32_t ppm[5] = { 500000, 900000, 990000, 999000, 1000000 };
+	int good = 1;
+
+	for (uint64_t i = 1; i <= n; i++)
+		pctl_add(&d, i);
+	for (uint64_t i = n - 1; i > 0; i--) {
+		uint64_t j = next() % (i + 1), t = d.v[i];
+
+		d.v[i] = d.v[j];
+		d.v[j] = t;
+	}
+	for (int i = 0; i < 5; i++)
+		rank[i] = pctl_rank(ppm[i], n);
+	ok(!pctl_at_ranks(&d, rank, 5, out), "exact store: not approximate");
+	for (int i = 0; i < 5; i++)
+		good &= out[i] == rank[i];
+	ok(good, "exact store: 1..100000 gives p50 %llu p90 %llu p99 %llu p99.9 %llu max %llu",
+	   (unsigned long long)out[0], (unsigned long long)out[1], (unsigned long long)out[2],
+	   (unsigned long long)out[3], (unsigned long long)out[4]);
+	/* The same rank twice. */
+	rank[0] = rank[1] = 7;
+	pctl_at_ranks(&d, rank, 2, out);
+	ok(out[0] == 7 && out[1] == 7, "exact store: a rank asked twice");
+	pctl_free(&d);
+}
+
+/* Every bucket: its bounds tile the line, its value lies in it, within
+ * PCTL_REL_ERR of its first and last whole ns. */
+static void test_buckets(void)
+{
+	uint64_t prev_hi = 0;
+	double worst = 0;
+	int tiles = 1, inside = 1;
+
+	for (uint32_t b = 0; b < PCTL_NBUCKETS; b++) {
+		uint64_t lo, hi, v;
+
+		pctl_bucket_bounds(b, &lo, &hi);
+		v = pctl_bucket_value(b);
+		tiles &= lo == prev_hi && pctl_bucket(lo) == b && pctl_bucket(hi - 1) == b;
+		inside &= v >= lo && v <= hi - 1 && pctl_bucket(v) == b;
+		worst = fmax(worst, fabs((double)v - (double)lo) / (double)lo);
+		worst = fmax(worst, fabs((double)(hi - 1) - (double)v) / (double)(hi - 1));
+		prev_hi = hi;
+	}
+	ok(tiles && prev_hi == UINT64_MAX, "buckets tile [0, 2^64)");
+	ok(inside, "each bucket's value lies in it");
+	ok(worst <= PCTL_REL_ERR, "worst relative error of a bucket's value %.5f <= %g", worst,
+	   PCTL_REL_ERR);
+	ok(pctl_bucket(UINT64_MAX) == PCTL_NBUCKETS - 1, "2^64 - 1 in the last bucket");
+}
+
+/* A sketch of a known distribution against the exact percentiles. */
+static void sketch_vs_exact(const char *what, uint64_t (*draw)(void))
+{
+	enum { N = 200000 };
+	struct pctl exact = { 0 }, sk = { 0 };
+	const uint32_t ppm[] = { 10000, 250000, 500000, 900000, 990000, 999000, 999900 };
+	enum { M = sizeof(ppm) / sizeof(ppm[0]) };
+	uint64_t rank[M], a[M], b[M], ha[PCTL_HIST_BUCKETS] = { 0 }, hb[PCTL_HIST_BUCKETS] = { 0 };
+	double worst = 0;
+	bool approx;
+
+	/* Half the calls before the switch, half after. */
+	for (int i = 0; i < N; i++) {
+		uint64_t x = draw();
+
+		pctl_add(&exact, x);
+		pctl_add(&sk, x);
+		if (i == N / 2)
+			pctl_to_sketch(&sk);
+	}
+	for (int i = 0; i < M; i++)
+		rank[i] = pctl_rank(ppm[i], N);
+	pctl_histogram(&exact, ha);
+	pctl_histogram(&sk, hb);
+	pctl_at_ranks(&exact, rank, M, a);
+	approx = pctl_at_ranks(&sk, rank, M, b);
+	for (int i = 0; i < M; i++)
+		worst = fmax(worst, fabs((double)b[i] - (double)a[i]) / fmax((double)a[i], 1));
+	ok(approx && pctl_count(&sk) == N, "%s: the sketch counts every call", what);
+	ok(worst <= PCTL_REL_ERR, "%s: sketch within %.4f of the exact percentiles (bound %g)",
+	   what, worst, PCTL_REL_ERR);
+	ok(memcmp(ha, hb, sizeof(ha)) == 0, "%s: log2 histogram of the sketch is exact", what);
+	pctl_free(&exact);
+	pctl_free(&sk);
+}
+
+static uint64_t uniform_draw(void)
+{
+	return 1 + next() % 1000000;
+}
+
+/* Exponential, mean 50 us: a long tail. */
+static uint64_t expo_draw(void)
+{
+	double u = (double)(next() >> 11) / 9007199254740992.0;
+
+	return (uint64_t)(-50000.0 * log(1 - u));
+}
+
+/* Log-uniform over 1 ns .. ~1 s, small values (exact buckets) included. */
+static uint64_t wide_draw(void)
+{
+	double u = (double)(next() >> 11) / 9007199254740992.0;
+
+	return (uint64_t)exp(u * 21);
+}
+
+static void test_merge(void)
+{
+	struct pctl a = { 0 }, b = { 0 }, c = { 0 };
+	uint64_t r = 150, v;
+
+	for (uint64_t i = 1; i <= 100; i++)
+		pctl_add(&a, i);
+	for (uint64_t i = 101; i <= 200; i++)
+		pctl_add(&b, i);
+	pctl_merge(&c, &a);
+	pctl_merge(&c, &b);
+	ok(!c.sk && c.n == 200 && !pctl_at_ranks(&c, &r, 1, &v) && v == 150,
+	   "merge exact + exact: exact, rank 150 is 150");
+	pctl_to_sketch(&b);
+	pctl_merge(&a, &b);
+	ok(a.sk && pctl_count(&a) == 200 && pctl_at_ranks(&a, &r, 1, &v) && v == 150,
+	   "merge exact + sketch: a sketch of 200, rank 150 is %llu",
+	   (unsigned long long)v);
+	pctl_free(&a);
+	pctl_free(&b);
+	pctl_free(&c);
+}
+
+static void test_interval(void)
+{
+	uint64_t lo, hi;
+
+	ok(fabs(stats_normal_quantile(0.975) - 1.959964) < 1e-6, "normal quantile of 0.975");
+	stats_rank_interval(0.5, 10000, 0.05, &lo, &hi);
+	ok(lo == 4902 && hi == 5099, "p50 of 10000 at 95%%: ranks [%llu, %llu] = [4902, 5099]",
+	   (unsigned long long)lo, (unsigned long long)hi);
+	stats_rank_interval(0.999, 100, 0.05, &lo, &hi);
+	ok(hi == 0 && lo > 0, "p99.9 of 100: open above");
+	stats_rank_interval(0.5, 1, 0.05, &lo, &hi);
+	ok(lo == 0 && hi == 0, "one call: open both ways");
+}
+
+int main(void)
+{
+	plan(35);
+	test_rank();
+	test_select();
+	test_exact();
+	test_buckets();
+	sketch_vs_exact("uniform 1 ns .. 1 ms", uniform_draw);
+	sketch_vs_exact("exponential, mean 50 us", expo_draw);
+	sketch_vs_exact("log-uniform 1 ns .. 1 s", wide_draw);
+	test_merge();
+	test_interval();
+	return exit_status();
+}
