@@ -118,6 +118,33 @@ static void test_exact(void)
 	pctl_free(&d);
 }
 
+/* Past 65536 durations ranks go through buckets: against a sort, with
+ * small values (a bucket each), duplicates and a wide spread. */
+static void test_many(void)
+{
+	enum { N = 150000 };
+	struct pctl d = { 0 };
+	uint64_t *s = malloc(N * sizeof(*s)), rank[8], out[8];
+	const uint32_t ppm[8] = { 1, 100000, 400000, 500000, 500001, 900000, 999000, 999999 };
+	int good = 1;
+
+	for (int i = 0; i < N; i++) {
+		uint64_t x = i % 3 == 0 ? next() % 200 : i % 3 == 1 ? 5000 : next() % 100000000;
+
+		pctl_add(&d, x);
+		s[i] = x;
+	}
+	qsort(s, N, sizeof(*s), cmp_u64);
+	for (int i = 0; i < 8; i++)
+		rank[i] = pctl_rank(ppm[i], N);
+	pctl_at_ranks(&d, rank, 8, out);
+	for (int i = 0; i < 8; i++)
+		good &= out[i] == s[rank[i] - 1];
+	ok(good, "150000 mixed durations: 8 ranks as a sort gives them");
+	pctl_free(&d);
+	free(s);
+}
+
 /* Every bucket: its bounds tile the line, its value lies in it, within
  * PCTL_REL_ERR of its first and last whole ns. */
 static void test_buckets(void)
@@ -240,10 +267,11 @@ static void test_interval(void)
 
 int main(void)
 {
-	plan(35);
+	plan(36);
 	test_rank();
 	test_select();
 	test_exact();
+	test_many();
 	test_buckets();
 	sketch_vs_exact("uniform 1 ns .. 1 ms", uniform_draw);
 	sketch_vs_exact("exponential, mean 50 us", expo_draw);

@@ -42,3 +42,12 @@ bench-report: fxt-report bench/gen_archive
 	    "($$(( $(BENCH_EVENTS) * 1000 / cms )) events/s)"; \
 	done; rm -f bench-report.fxt
 .PHONY: bench-report
+
+# `make bench-percentiles`: bench/percentiles.sh times fxt-report
+# --percentiles against plain fxt-report on a ~380 MB generated archive,
+# in the same run, exact and past --exact-limit (sketches), and prints the
+# ratio (EVENTS=N, REPS=3, SKETCH=0).
+dist_noinst_SCRIPTS += bench/percentiles.sh
+bench-percentiles: fxt-report bench/gen_archive
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/percentiles.sh
+.PHONY: bench-percentiles

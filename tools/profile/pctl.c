@@ -254,6 +254,83 @@ void pctl_select(uint64_t *v, size_t n, size_t k)
 	}
 }
 
+/* Exact ranks of many durations in two passes instead of selections over
+ * all of them (whose compares mispredict): count them per sketch bucket,
+ * find each rank's bucket, gather the durations of those buckets only and
+ * select within them.  Returns 0, or -ENOMEM to fall back to selection. */
+static int ranks_by_buckets(const struct pctl *d, const uint64_t *rank, size_t m, uint64_t *out)
+{
+	uint32_t *cnt = calloc(PCTL_NBUCKETS, sizeof(*cnt));
+	uint32_t *slot = calloc(PCTL_NBUCKETS, sizeof(*slot)); /* target + 1 */
+	struct target {
+		uint32_t b;
+		uint64_t before; /* durations in the buckets below */
+		uint64_t *v;
+		size_t n;
+	} t[8];
+	size_t nt = 0, i, total = 0;
+	uint64_t seen = 0;
+	uint32_t b = 0;
+	int rc = -ENOMEM;
+
+	if (!cnt || !slot || m > 8 || d->n >= UINT32_MAX)
+		goto out;
+	for (i = 0; i < d->n; i++)
+		cnt[pctl_bucket(d->v[i])]++;
+	for (i = 0; i < m; i++) {
+		while (seen + cnt[b] < rank[i])
+			seen += cnt[b++];
+		if (!slot[b]) {
+			t[nt] = (struct target){ b, seen, NULL, 0 };
+			/* Buckets below PCTL_LINEAR hold one value: no gathering. */
+			if (b >= PCTL_LINEAR)
+				total += cnt[b];
+			slot[b] = (uint32_t)++nt;
+		}
+	}
+	{
+		uint64_t *buf = malloc((total + 1) * sizeof(*buf)), *at = buf;
+
+		if (!buf)
+			goto out;
+		for (i = 0; i < nt; i++) {
+			t[i].v = at;
+			if (t[i].b >= PCTL_LINEAR)
+				at += cnt[t[i].b];
+		}
+		if (total) {
+			for (i = 0; i < d->n; i++) {
+				uint32_t s = slot[pctl_bucket(d->v[i])];
+
+				if (s && t[s - 1].b >= PCTL_LINEAR)
+					t[s - 1].v[t[s - 1].n++] = d->v[i];
+			}
+		}
+		for (i = 0; i < m; i++) {
+			struct target *g;
+
+			for (b = 0; b < nt; b++)
+				if (t[b].before < rank[i] && t[b].before + cnt[t[b].b] >= rank[i])
+					break;
+			g = &t[b];
+			if (g->b < PCTL_LINEAR) {
+				out[i] = g->b;
+			} else {
+				size_t k = (size_t)(rank[i] - g->before) - 1;
+
+				pctl_select(g->v, g->n, k);
+				out[i] = g->v[k];
+			}
+		}
+		free(buf);
+	}
+	rc = 0;
+out:
+	free(cnt);
+	free(slot);
+	return rc;
+}
+
 bool pctl_at_ranks(struct pctl *d, const uint64_t *rank, size_t m, uint64_t *out)
 {
 	size_t i;
@@ -270,6 +347,8 @@ bool pctl_at_ranks(struct pctl *d, const uint64_t *rank, size_t m, uint64_t *out
 		}
 		return true;
 	}
+	if (d->n >= 65536 && ranks_by_buckets(d, rank, m, out) == 0)
+		return false;
 	{
 		size_t from = 0; /* v[0..from) holds the smaller ranks' values */
 

@@ -109,9 +109,11 @@ int pctl_to_sketch(struct pctl *d);
 int pctl_merge(struct pctl *dst, const struct pctl *src);
 
 /* The durations at nearest ranks rank[0..m) (ascending, each in
- * [1, pctl_count(d)]) into out[].  Exact stores are reordered (selection,
- * O(n) per rank on average, a sort past a depth bound).  Returns whether
- * the values are the sketch's (approximate). */
+ * [1, pctl_count(d)], m <= 8) into out[].  Exact stores may be reordered:
+ * past 65536 durations, two passes count them per sketch bucket and
+ * gather those of the ranks' buckets, then selection (O(n) per rank on
+ * average, a sort past a depth bound) within them.  Returns whether the
+ * values are the sketch's (approximate). */
 bool pctl_at_ranks(struct pctl *d, const uint64_t *rank, size_t m, uint64_t *out);
 
 /* Counts the durations in log2 buckets (PCTL_HIST_BUCKETS, added to

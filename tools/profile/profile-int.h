@@ -216,9 +216,11 @@ int64_t profile__row_get(struct profile *p, uint64_t pid, uint64_t tid,
 int64_t profile__row_lookup(struct profile *p, uint64_t pid, uint64_t tid,
 			    const struct fxt_string *cat, const struct fxt_string *name);
 
-/* The rows holding the most durations become sketches until half of
- * exact_max is held.  0 or -ENOMEM. */
-int profile__pctl_shed(struct profile *p);
+/* Keeps a duration of `row` when count_frame()'s inline store cannot:
+ * grows the row's store, or counts it in its sketch, or first makes the
+ * rows holding the most durations sketches until half of exact_max is
+ * held.  0 or -ENOMEM. */
+int profile__pctl_keep(struct profile *p, uint32_t row, uint64_t dur);
 
 /* ------------------------------------------------------------- threads */
 

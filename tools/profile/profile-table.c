@@ -629,7 +629,7 @@ static int cmp_held(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
-int profile__pctl_shed(struct profile *p)
+static int pctl_shed(struct profile *p)
 {
 	uint32_t *idx = malloc((p->nrows + 1) * sizeof(*idx));
 	size_t n = 0, i;
@@ -653,6 +653,19 @@ int profile__pctl_shed(struct profile *p)
 		p->nsketched++;
 	}
 	free(idx);
+	return 0;
+}
+
+int profile__pctl_keep(struct profile *p, uint32_t row, uint64_t dur)
+{
+	struct pctl *d = &p->durs[row];
+
+	if (!d->sk && p->held >= p->exact_max && pctl_shed(p) < 0)
+		return -ENOMEM;
+	if (pctl_add(d, dur) < 0)
+		return -ENOMEM;
+	if (!d->sk)
+		p->held++;
 	return 0;
 }
 
