@@ -143,7 +143,8 @@ struct profile_opts {
 
 /* 2^25 durations, 256 MiB: exact percentiles for tens of millions of
  * calls on a machine of a few GiB. */
-#define PROFILE_EXACT_MAX (UINT64_C(1) << 25)
+#define PROFILE_EXACT_MAX      (UINT64_C(1) << 25)
+#define PROFILE_EXACT_MAX_TEXT "33554432" /* for --help */
 
 /* Counts of things in the input that were tolerated, not fatal. */
 struct profile_anomalies {
