@@ -58,7 +58,7 @@ static int short_summary(struct fxt_writer *w, uint64_t ts)
 	static const struct {
 		const char *name;
 		uint64_t v;
-	} u[] = { { FXT_SHORT_ARG_CALLS, 900 }, { FXT_SHORT_ARG_SUM, 900 * 455 },
+	} u[] = { { FXT_SHORT_ARG_CALLS, 900 },	      { FXT_SHORT_ARG_SUM, 900 * 455 },
 		  { FXT_SHORT_ARG_TOTAL, 900 * 455 }, { FXT_SHORT_ARG_SELF, 900 * 455 },
 		  { FXT_SHORT_ARG_MIN, 10 },	      { FXT_SHORT_ARG_MAX, 900 } };
 	struct fxt_arg a[7];

@@ -244,8 +244,7 @@ static void test_merge(void)
 	pctl_to_sketch(&b);
 	pctl_merge(&a, &b);
 	ok(a.sk && pctl_count(&a) == 200 && pctl_at_ranks(&a, &r, 1, &v) && v == 150,
-	   "merge exact + sketch: a sketch of 200, rank 150 is %llu",
-	   (unsigned long long)v);
+	   "merge exact + sketch: a sketch of 200, rank 150 is %llu", (unsigned long long)v);
 	pctl_free(&a);
 	pctl_free(&b);
 	pctl_free(&c);

@@ -74,7 +74,7 @@ struct diff_func {
 	struct stats_fn fn;		/* the family's view of it (STATS_MODERATED) */
 	double total_base, total_new;	/* means of the raw totals */
 	double calls_base, calls_new, self_base, self_new;
-	int state; /* 0 both sides, 1 new only, -1 base only */
+	int state;		/* 0 both sides, 1 new only, -1 base only */
 	struct diff_pct pct[2]; /* --metric pNN: base, new */
 };
 

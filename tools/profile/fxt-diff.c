@@ -24,7 +24,7 @@ struct options {
 	double alpha;
 	size_t top;
 	enum tool_format format;
-	bool subtract; /* --subtract-overhead */
+	bool subtract;	    /* --subtract-overhead */
 	const char *metric; /* its name; NULL: total */
 };
 
@@ -33,7 +33,8 @@ static const struct {
 	const char *name;
 	uint32_t ppm;
 } metrics[] = {
-	{ "p50", 500000 }, { "p90", 900000 }, { "p99", 990000 }, { "p99.9", 999000 }, { "max", 1000000 },
+	{ "p50", 500000 },   { "p90", 900000 },	 { "p99", 990000 },
+	{ "p99.9", 999000 }, { "max", 1000000 },
 };
 
 /* One invocation: its options, archives and comparison. */
@@ -231,10 +232,11 @@ static int parse_args(int argc, char **argv, struct job *j)
 				}
 			}
 			if (!j->d.ppm && strcmp(optarg, "total") != 0)
-				return tool_usage_error(NAME,
-							"--metric: unknown metric '%s' (total, p50, "
-							"p90, p99, p99.9 or max)",
-							optarg);
+				return tool_usage_error(
+				    NAME,
+				    "--metric: unknown metric '%s' (total, p50, "
+				    "p90, p99, p99.9 or max)",
+				    optarg);
 			break;
 		}
 		default:

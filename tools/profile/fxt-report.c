@@ -70,7 +70,8 @@ static const char help[] =
     "                      inclusive times of the function named NAME (exactly)\n"
     "      --exact-limit N\n"
     "                      hold at most N durations for exact percentiles\n"
-    "                      (default " PROFILE_EXACT_MAX_TEXT ", 8 bytes each); past it, sketches (1%)\n"
+    "                      (default " PROFILE_EXACT_MAX_TEXT ", 8 bytes each);\n"
+    "                      past it, sketches within 1%\n"
     "  -h, --help          print this help and exit\n"
     "  -V, --version       print the version and exit\n"
     "\n"
@@ -220,8 +221,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'L':
 			if (tool_parse_count(optarg, &o->exact_limit) < 0 || !o->exact_limit)
-				return tool_usage_error(NAME, "--exact-limit: not a count above 0: '%s'",
-							optarg);
+				return tool_usage_error(
+				    NAME, "--exact-limit: not a count above 0: '%s'", optarg);
 			break;
 		default:
 			return TOOL_EXIT_ERROR;
@@ -282,7 +283,7 @@ static void fmt_q(char *buf, size_t len, const struct profile_q *q)
 static const char *q_kinds(char *buf, const struct profile_q *q)
 {
 	for (int i = 0; i < NPCT; i++)
-		buf[i] = q[i].kind == PROFILE_Q_APPROX ? 'a' : q[i].kind == PROFILE_Q_BOUND ? 'b' : 'e';
+		buf[i] = "eab"[q[i].kind]; /* enum profile_q_kind's order */
 	buf[NPCT] = 0;
 	return buf;
 }
@@ -570,8 +571,9 @@ static void print_json(const struct options *o, const struct profile *p, const s
 		putchar(']');
 	}
 	if (calls->q)
-		printf(",\"pct_method\":\"nearest-rank\",\"pct_rel_error\":%g,\"sketched_rows\":%zu",
-		       PCTL_REL_ERR, profile_nsketched(p));
+		printf(
+		    ",\"pct_method\":\"nearest-rank\",\"pct_rel_error\":%g,\"sketched_rows\":%zu",
+		    PCTL_REL_ERR, profile_nsketched(p));
 	if (o->subtract) {
 		double pair, inside;
 
@@ -671,8 +673,8 @@ static void put_hist_title(const struct options *o, const struct profile_row *r)
 	}
 }
 
-static void print_hist_text(const struct options *o, const struct profile_row *r,
-			    const uint64_t *h, unsigned first, unsigned last, uint64_t n)
+static void print_hist_text(const struct options *o, const struct profile_row *r, const uint64_t *h,
+			    unsigned first, unsigned last, uint64_t n)
 {
 	/* "[  1.024 us,   2.048 us) " + count, %, cum% */
 	const unsigned lead = 1 + 11 + 2 + 11 + 2 + 12 + 8 + 8 + 2;
@@ -714,8 +716,8 @@ static void print_hist_text(const struct options *o, const struct profile_row *r
 	}
 }
 
-static void print_hist_csv(const struct options *o, const struct profile_row *r,
-			   const uint64_t *h, unsigned first, unsigned last, uint64_t n)
+static void print_hist_csv(const struct options *o, const struct profile_row *r, const uint64_t *h,
+			   unsigned first, unsigned last, uint64_t n)
 {
 	uint64_t cum = 0;
 
@@ -737,8 +739,8 @@ static void print_hist_csv(const struct options *o, const struct profile_row *r,
 	}
 }
 
-static void print_hist_json(const struct options *o, const struct profile_row *r,
-			    const uint64_t *h, unsigned first, unsigned last, uint64_t n)
+static void print_hist_json(const struct options *o, const struct profile_row *r, const uint64_t *h,
+			    unsigned first, unsigned last, uint64_t n)
 {
 	uint64_t cum = 0;
 

@@ -116,7 +116,8 @@ int pctl_to_sketch(struct pctl *d)
 		mx = d->v[i] > mx ? d->v[i] : mx;
 	}
 	/* Both ends first: one allocation for the whole range. */
-	if (d->n && (sketch_cover(s, pctl_bucket(mx)) < 0 || sketch_cover(s, pctl_bucket(mn)) < 0)) {
+	if (d->n &&
+	    (sketch_cover(s, pctl_bucket(mx)) < 0 || sketch_cover(s, pctl_bucket(mn)) < 0)) {
 		free(s->count);
 		free(s);
 		return -ENOMEM;
@@ -152,7 +153,8 @@ int pctl_merge(struct pctl *dst, const struct pctl *src)
 		if (src->sk) {
 			for (i = 0; i < src->sk->n; i++)
 				if (src->sk->count[i] &&
-				    sketch_add(dst->sk, pctl_bucket_value(src->sk->lo + (uint32_t)i),
+				    sketch_add(dst->sk,
+					       pctl_bucket_value(src->sk->lo + (uint32_t)i),
 					       src->sk->count[i]) < 0)
 					return -ENOMEM;
 			return 0;

@@ -624,7 +624,8 @@ static const struct profile *order_p; /* qsort has no context argument */
 
 static int cmp_held(const void *a, const void *b)
 {
-	uint64_t x = order_p->durs[*(const uint32_t *)a].n, y = order_p->durs[*(const uint32_t *)b].n;
+	uint64_t x = order_p->durs[*(const uint32_t *)a].n,
+		 y = order_p->durs[*(const uint32_t *)b].n;
 
 	return (x < y) - (x > y);
 }
@@ -669,8 +670,8 @@ int profile__pctl_keep(struct profile *p, uint32_t row, uint64_t dur)
 	return 0;
 }
 
-int profile_quantiles(struct profile *p, const struct profile_row *r, const uint32_t *ppm,
-		      size_t m, struct profile_q *out)
+int profile_quantiles(struct profile *p, const struct profile_row *r, const uint32_t *ppm, size_t m,
+		      struct profile_q *out)
 {
 	size_t row = (size_t)(r - p->rows), i, nw = 0;
 	struct pctl *d;

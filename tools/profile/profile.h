@@ -240,8 +240,8 @@ struct profile_q {
 
 /* Fills out[0..m) (1000000 ppm is max_ns, exact).  Reorders the row's
  * durations.  Returns 0, or -EINVAL when not kept or the row has no call. */
-int profile_quantiles(struct profile *p, const struct profile_row *r, const uint32_t *ppm,
-		      size_t m, struct profile_q *out);
+int profile_quantiles(struct profile *p, const struct profile_row *r, const uint32_t *ppm, size_t m,
+		      struct profile_q *out);
 
 /* Adds the row's calls written as slices to log2 buckets hist[0..65)
  * (pctl.h: [0] 0 ns, [k + 1] [2^k, 2^(k+1)) ns), exact even from a
