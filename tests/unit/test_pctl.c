@@ -8,8 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fxt/format.h>
+#include <fxt/reader.h>
+#include <fxt/writer.h>
+
 #include "tests/lib/tap.h"
 #include "tools/profile/pctl.h"
+#include "tools/profile/profile.h"
 #include "tools/profile/stats.h"
 
 static uint64_t rng = 88172645463325252ull;
@@ -250,6 +255,94 @@ static void test_merge(void)
 	pctl_free(&c);
 }
 
+/* The engine's durations: every frame of a recursion (end order, as the
+ * flusher writes them), a frame never closed up to the trace's end, not
+ * a stack sample's slices; past exact_max, sketches. */
+static void slice(struct fxt_writer *w, enum fxt_event_type type, uint64_t tid, const char *name,
+		  uint64_t ts, uint64_t end)
+{
+	struct fxt_event ev = { 0 };
+
+	ev.type = type;
+	ev.ts = ts;
+	ev.thread = fxt_writer_thread(w, 1, tid);
+	ev.category = fxt_writer_cstring(w, "function");
+	ev.name = fxt_writer_cstring(w, name);
+	ev.extra = end;
+	if (fxt_writer_event(w, &ev) < 0)
+		bail_out("fxt_writer_event");
+}
+
+static struct profile *engine(uint64_t exact_max)
+{
+	struct profile_opts o = { 0 };
+	struct fxt_writer *w;
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	struct profile *p;
+	const void *data;
+	size_t len;
+
+	if (fxt_writer_open_mem(&w, 0) < 0)
+		bail_out("fxt_writer_open_mem");
+	fxt_writer_magic(w);
+	fxt_writer_provider(w, 1, "test");
+	fxt_writer_initialization(w, 1000000000);
+	slice(w, FXT_EVENT_DURATION_BEGIN, 1, "open", 0, 0);
+	slice(w, FXT_EVENT_DURATION_COMPLETE, 1, "r", 20, 30);
+	slice(w, FXT_EVENT_DURATION_COMPLETE, 1, "r", 10, 60);
+	slice(w, FXT_EVENT_DURATION_COMPLETE, 1, "r", 0, 100);
+	slice(w, FXT_EVENT_DURATION_COMPLETE, 1 | FXT_SAMPLE_KOID_BIT, "r", 0, 400);
+	fxt_writer_flush(w);
+	data = fxt_writer_mem_data(w, &len);
+	o.percentiles = true;
+	o.exact_max = exact_max;
+	if (profile_new(&p, &o) < 0 || fxt_reader_open_mem(&r, data, len, 0) < 0)
+		bail_out("profile_new / fxt_reader_open_mem");
+	while (fxt_reader_next(r, &rec) > 0)
+		if (profile_add_record(p, r, &rec) < 0)
+			bail_out("profile_add_record");
+	if (profile_finish(p) < 0)
+		bail_out("profile_finish");
+	fxt_reader_free(r);
+	fxt_writer_free(w);
+	return p;
+}
+
+static void test_engine(void)
+{
+	const uint32_t ppm[3] = { 500000, 990000, 1000000 };
+	struct profile_q q[3];
+	uint64_t h[PCTL_HIST_BUCKETS] = { 0 };
+	struct profile *p = engine(0);
+	const struct profile_row *r = profile_find(p, NULL, "r", 0, 0), *o;
+
+	ok(r && profile_quantiles(p, r, ppm, 3, q) == 0 && q[0].ns == 50 && q[1].ns == 100 &&
+	       q[2].ns == 100 && q[0].kind == PROFILE_Q_EXACT,
+	   "recursion, end order: each frame counts (10, 50, 100: p50 50, p99 100, max 100)");
+	ok(r && profile_histogram(p, r, h) == 0 && h[4] == 1 && h[6] == 1 && h[7] == 1,
+	   "recursion: log2 buckets [8,16) [32,64) [64,128) one each");
+	o = profile_find(p, NULL, "open", 0, 0);
+	ok(o && profile_quantiles(p, o, ppm, 1, q) == 0 && q[0].ns == 400,
+	   "a frame never closed counts up to the trace's end (400 ns, the sample's end)");
+	for (size_t i = 0; i < profile_nrows(p); i++) {
+		const struct profile_row *s = profile_row(p, i);
+
+		if (s->sampled)
+			ok(pctl_count(profile_durations(p, s)) == 0,
+			   "a stack sample's slices are not durations of calls");
+	}
+	profile_free(p);
+
+	p = engine(2);
+	r = profile_find(p, NULL, "r", 0, 0);
+	ok(r && profile_quantiles(p, r, ppm, 3, q) == 0 && q[0].ns == 50 &&
+	       q[0].kind == PROFILE_Q_APPROX && q[2].ns == 100 && q[2].kind == PROFILE_Q_EXACT &&
+	       profile_nsketched(p) == 1,
+	   "past exact_max 2: r a sketch (p50 50, approximate; max exact)");
+	profile_free(p);
+}
+
 static void test_interval(void)
 {
 	uint64_t lo, hi;
@@ -266,7 +359,7 @@ static void test_interval(void)
 
 int main(void)
 {
-	plan(36);
+	plan(41);
 	test_rank();
 	test_select();
 	test_exact();
@@ -276,6 +369,7 @@ int main(void)
 	sketch_vs_exact("exponential, mean 50 us", expo_draw);
 	sketch_vs_exact("log-uniform 1 ns .. 1 s", wide_draw);
 	test_merge();
+	test_engine();
 	test_interval();
 	return exit_status();
 }
