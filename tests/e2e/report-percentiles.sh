@@ -9,7 +9,7 @@ REPORT=$abs_top_builddir/fxt-report
 DIFF=$abs_top_builddir/fxt-diff
 MKDIST=$HELPERS/mkdist
 scratch
-plan 32
+plan 33
 
 "$MKDIST" "$TMPD/base.fxt" || bail_out "mkdist"
 "$MKDIST" --tail 30000 --seed 2 "$TMPD/new.fxt" || bail_out "mkdist"
@@ -74,6 +74,9 @@ is "$(head -n 1 "$TMPD/h.csv")" "lo_ns,hi_ns,count,pct,cum_pct,category,name" "h
 is "$(tail -n +2 "$TMPD/h.csv" | cut -d, -f1-3)" "$want" "histogram csv: counts per bucket"
 is "$(sed -n '2p;$p' "$TMPD/h.csv")" "64,128,1,0.01,0.01,function,parse
 524288,1048576,4758,47.58,100.00,function,parse" "histogram csv: first and last bucket, percents"
+is "$("$REPORT" --histogram parse --by thread -F csv "$TMPD/base.fxt" | sed -n '1p;$p')" \
+  "lo_ns,hi_ns,count,pct,cum_pct,pid,tid,category,name
+524288,1048576,4758,47.58,100.00,1,1,function,parse" "histogram csv --by thread: pid and tid"
 # The same buckets from a sketch.
 is "$("$REPORT" --histogram parse --exact-limit 100 -F csv "$TMPD/base.fxt" | cut -d, -f1-3 |
   tail -n +2)" "$want" "histogram of a sketch: the same counts"

@@ -13,7 +13,8 @@ libfxtprofile_la_SOURCES = \
 libfxtprofile_la_LIBADD = libfxttools.la libfxtcodec.la -lm
 
 bin_PROGRAMS += fxt-report fxt-diff
-fxt_report_SOURCES = tools/profile/fxt-report.c
+fxt_report_SOURCES = tools/profile/fxt-report.c tools/profile/report-hist.c \
+	tools/profile/report-hist.h
 fxt_report_LDADD = libfxtprofile.la
 fxt_diff_SOURCES = tools/profile/fxt-diff.c tools/profile/diff.c tools/profile/diff.h
 fxt_diff_LDADD = libfxtprofile.la
