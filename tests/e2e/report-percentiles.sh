@@ -9,7 +9,7 @@ REPORT=$abs_top_builddir/fxt-report
 DIFF=$abs_top_builddir/fxt-diff
 MKDIST=$HELPERS/mkdist
 scratch
-plan 33
+plan 34
 
 "$MKDIST" "$TMPD/base.fxt" || bail_out "mkdist"
 "$MKDIST" --tail 30000 --seed 2 "$TMPD/new.fxt" || bail_out "mkdist"
@@ -120,6 +120,18 @@ is "$("$DIFF" --metric p50 -F csv "$TMPD/base.fxt" "$TMPD/new.fxt" 2>/dev/null |
   grep ',work$' | cut -d, -f1-4)" "~,p50,1499,1499" "diff --metric p50: work's body unchanged"
 is "$("$DIFF" --metric max -F csv "$TMPD/base.fxt" "$TMPD/new.fxt" 2>/dev/null |
   grep ',work$' | cut -d, -f1,3,4,13)" "~,10000,30000,none" "diff --metric max: shown, not tested"
+if [ -n "$PYTHON3" ]; then
+  is "$("$DIFF" --metric p99.9 -F json "$TMPD/base.fxt" "$TMPD/new.fxt" | "$PYTHON3" -c '
+import json, sys
+d = json.load(sys.stdin)
+f = {x["name"]: x for x in d["functions"]}
+w, m = f["work"], f["main"]
+print(d["metric"], w["verdict"], w["base_ns"], w["new_ns"], w["base_kind"], w["calls_new"],
+      m["base_lo_ns"], m["method"])')" "p99.9 SLOWER 10000 30000 exact 20000 None order" \
+    "diff --metric json: the fields, an open interval null"
+else
+  skip "python3 not found"
+fi
 "$DIFF" --metric p99 --fail-above 50 "$TMPD/base.fxt" "$TMPD/new.fxt" >/dev/null 2>"$TMPD/gate"
 is "$?:$(cat "$TMPD/gate")" "1:fxt-diff: work's p99 is 200.0% slower (intervals apart), above 50%" \
   "diff --metric p99 --fail-above: exit 1, the function named"

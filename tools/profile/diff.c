@@ -317,6 +317,17 @@ static int judge_pct(struct diff *d)
 	return 0;
 }
 
+const char *diff_verdict(const struct diff_func *f)
+{
+	if (f->state > 0)
+		return "NEW";
+	if (f->state < 0)
+		return "GONE";
+	if (!f->cmp.flagged)
+		return "~";
+	return f->cmp.delta > 0 ? "SLOWER" : "FASTER";
+}
+
 /* Largest adjusted change in total time first, then by name. */
 static int cmp_func(const void *a, const void *b)
 {

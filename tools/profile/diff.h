@@ -119,6 +119,9 @@ struct diff {
  * 0 or -ENOMEM. */
 int diff_build(struct diff *d);
 
+/* A function's verdict: NEW, GONE, SLOWER, FASTER (flagged) or ~. */
+const char *diff_verdict(const struct diff_func *f);
+
 /* Frees what diff_build() made (not the runs). */
 void diff_free(struct diff *d);
 

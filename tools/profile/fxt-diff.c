@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "tools/front/common.h"
+#include "tools/profile/diff-pct.h"
 #include "tools/profile/diff.h"
 #include "tools/front/escape.h"
 
@@ -292,37 +293,11 @@ static int load_runs(struct diff *d, char **files, bool subtract, bool percentil
 	return 0;
 }
 
-static const char *verdict(const struct diff_func *f)
-{
-	if (f->state > 0)
-		return "NEW";
-	if (f->state < 0)
-		return "GONE";
-	if (!f->cmp.flagged)
-		return "~";
-	return f->cmp.delta > 0 ? "SLOWER" : "FASTER";
-}
-
 static const char *whole_verdict(const struct diff_whole *w)
 {
 	if (!w->flagged)
 		return "~";
 	return w->pct > 0 ? "SLOWER" : "FASTER";
-}
-
-static const char *method_name(enum stats_method m)
-{
-	switch (m) {
-	case STATS_WELCH:
-		return "welch";
-	case STATS_MODERATED:
-		return "moderated";
-	case STATS_ORDER:
-		return "order";
-	case STATS_NONE:
-		break;
-	}
-	return "none";
 }
 
 static double pct(double from, double to)
@@ -507,8 +482,8 @@ static void print_text(const struct job *j, size_t n)
 		profile_fmt_ns(b[1], sizeof(b[1]), f->total_new);
 		profile_fmt_ns(b[2], sizeof(b[2]), f->total_new - f->total_base);
 		printf("%-7s %12s %12s %12s %+7.1f%% %+7.1f%% %9.2g %+7.1f%% %12s %12s  ",
-		       verdict(f), b[0], b[1], b[2], pct(f->total_base, f->total_new), f->cmp.pct,
-		       f->cmp.q, pct(f->self_base, f->self_new),
+		       diff_verdict(f), b[0], b[1], b[2], pct(f->total_base, f->total_new),
+		       f->cmp.pct, f->cmp.q, pct(f->self_base, f->self_new),
 		       fmt_calls(c[0], sizeof(c[0]), f->calls_base),
 		       fmt_calls(c[1], sizeof(c[1]), f->calls_new));
 		tool_put_text_str(stdout, f->name);
@@ -526,25 +501,9 @@ static void print_text(const struct job *j, size_t n)
 	}
 }
 
-/* --metric pNN: a side's value or an interval's end for text: '-'
- * unbounded, '~' approximate, '<' an upper bound (fxt-report's marks). */
-static const char *fmt_pct(char *buf, size_t cap, double ns, enum profile_q_kind kind)
-{
-	size_t at = 0;
-
-	if (isnan(ns))
-		return "-";
-	if (kind != PROFILE_Q_EXACT)
-		buf[at++] = kind == PROFILE_Q_APPROX ? '~' : '<';
-	profile_fmt_ns(buf + at, cap - at, ns);
-	return buf;
-}
-
 static void print_text_pct(const struct job *j, size_t n)
 {
 	const struct diff *d = &j->d;
-	char b[7][32], c[2][32], h[2][20];
-	size_t i;
 
 	printf("# %zu base run%s vs %zu new run%s; metric %s: nearest rank over each side's "
 	       "calls; test: %g%% order-statistic intervals apart; alpha %g; threshold %g%%\n",
@@ -554,69 +513,7 @@ static void print_text_pct(const struct job *j, size_t n)
 	put_hook_cost(j, stdout, "# ");
 	put_drops(j, stdout, "# ");
 	put_samples(d, stdout, "# ");
-	snprintf(h[0], sizeof(h[0]), "%s base", j->o.metric);
-	snprintf(h[1], sizeof(h[1]), "%s new", j->o.metric);
-	printf("%-7s %12s %12s %12s %8s %12s %12s %12s %12s %12s %12s  function\n", "verdict", h[0],
-	       h[1], "delta", "delta%", "base lo", "base hi", "new lo", "new hi", "calls base",
-	       "calls new");
-	for (i = 0; i < n; i++) {
-		const struct diff_func *f = &d->f[i];
-		const struct diff_pct *pb = &f->pct[0], *pn = &f->pct[1];
-
-		snprintf(c[0], sizeof(c[0]), "%" PRIu64, pb->calls);
-		snprintf(c[1], sizeof(c[1]), "%" PRIu64, pn->calls);
-		profile_fmt_ns(b[2], sizeof(b[2]), f->cmp.delta);
-		printf("%-7s %12s %12s %12s %+7.1f%% %12s %12s %12s %12s %12s %12s  ", verdict(f),
-		       fmt_pct(b[0], sizeof(b[0]), pb->ns, pb->kind),
-		       fmt_pct(b[1], sizeof(b[1]), pn->ns, pn->kind), b[2], f->cmp.pct,
-		       fmt_pct(b[3], sizeof(b[3]), pb->lo, pb->kind),
-		       fmt_pct(b[4], sizeof(b[4]), pb->hi, pb->kind),
-		       fmt_pct(b[5], sizeof(b[5]), pn->lo, pn->kind),
-		       fmt_pct(b[6], sizeof(b[6]), pn->hi, pn->kind), c[0], c[1]);
-		tool_put_text_str(stdout, f->name);
-		if (f->category[0]) {
-			fputs(" (", stdout);
-			tool_put_text_str(stdout, f->category);
-			putchar(')');
-		}
-		putchar('\n');
-	}
-}
-
-/* A number of ns for csv: empty when unknown. */
-static void csv_ns(double v)
-{
-	if (!isnan(v))
-		printf("%.0f", v);
-	putchar(',');
-}
-
-static void print_csv_pct(const struct job *j, size_t n)
-{
-	const struct diff *d = &j->d;
-
-	printf("verdict,metric,base_ns,new_ns,delta_ns,delta_pct,base_lo_ns,base_hi_ns,new_lo_ns,"
-	       "new_hi_ns,base_kind,new_kind,method,calls_base,calls_new,category,name\n");
-	for (size_t i = 0; i < n; i++) {
-		const struct diff_func *f = &d->f[i];
-		const struct diff_pct *pb = &f->pct[0], *pn = &f->pct[1];
-		static const char kinds[] = "eab";
-
-		printf("%s,%s,", verdict(f), j->o.metric);
-		csv_ns(pb->ns);
-		csv_ns(pn->ns);
-		printf("%.0f,%.2f,", f->cmp.delta, f->cmp.pct);
-		csv_ns(pb->lo);
-		csv_ns(pb->hi);
-		csv_ns(pn->lo);
-		csv_ns(pn->hi);
-		printf("%c,%c,%s,%" PRIu64 ",%" PRIu64 ",", kinds[pb->kind], kinds[pn->kind],
-		       method_name(f->cmp.method), pb->calls, pn->calls);
-		tool_put_csv_str(stdout, f->category);
-		putchar(',');
-		tool_put_csv_str(stdout, f->name);
-		putchar('\n');
-	}
+	diff_pct_text(d, j->o.metric, n);
 }
 
 static void print_csv(const struct diff *d, size_t n)
@@ -631,10 +528,11 @@ static void print_csv(const struct diff *d, size_t n)
 		const struct diff_func *f = &d->f[i];
 
 		printf("%s,%.0f,%.0f,%.0f,%.2f,%.2f,%.0f,%.0f,%.3g,%.3g,%s,%.0f,%.0f,%.2f,%s,%s,",
-		       verdict(f), f->total_base, f->total_new, f->total_new - f->total_base,
+		       diff_verdict(f), f->total_base, f->total_new, f->total_new - f->total_base,
 		       pct(f->total_base, f->total_new), f->cmp.pct, f->cmp.sd_base, f->cmp.sd_new,
-		       f->cmp.p, f->cmp.q, method_name(f->cmp.method), f->self_base, f->self_new,
-		       pct(f->self_base, f->self_new), fmt_calls(c[0], sizeof(c[0]), f->calls_base),
+		       f->cmp.p, f->cmp.q, stats_method_name(f->cmp.method), f->self_base,
+		       f->self_new, pct(f->self_base, f->self_new),
+		       fmt_calls(c[0], sizeof(c[0]), f->calls_base),
 		       fmt_calls(c[1], sizeof(c[1]), f->calls_new));
 		tool_put_csv_str(stdout, f->category);
 		putchar(',');
@@ -676,7 +574,6 @@ static void print_json(const struct job *j, size_t n)
 	const struct diff *d = &j->d;
 	char c[32];
 	size_t i;
-	static const char *const kinds[] = { "exact", "approx", "bound" };
 
 	printf("{\"base_runs\":%zu,\"new_runs\":%zu,\"alpha\":%g,\"threshold_pct\":%g,"
 	       "\"base_dropped\":%" PRIu64 ",\"new_dropped\":%" PRIu64
@@ -713,26 +610,10 @@ static void print_json(const struct job *j, size_t n)
 		tool_put_json_str(stdout, f->name);
 		fputs(",\"category\":", stdout);
 		tool_put_json_str(stdout, f->category);
-		printf(",\"verdict\":\"%s\",\"method\":\"%s\"", verdict(f),
-		       method_name(f->cmp.method));
+		printf(",\"verdict\":\"%s\",\"method\":\"%s\"", diff_verdict(f),
+		       stats_method_name(f->cmp.method));
 		if (d->ppm) {
-			for (int s = 0; s < 2; s++) {
-				const struct diff_pct *q = &f->pct[s];
-				const char *side = s ? "new" : "base";
-				char key[32];
-
-				snprintf(key, sizeof(key), "%s_ns", side);
-				json_num(key, q->ns, 0);
-				snprintf(key, sizeof(key), "%s_lo_ns", side);
-				json_num(key, q->lo, 0);
-				snprintf(key, sizeof(key), "%s_hi_ns", side);
-				json_num(key, q->hi, 0);
-				printf(",\"%s_kind\":\"%s\",\"calls_%s\":%" PRIu64, side,
-				       kinds[q->kind], side, q->calls);
-			}
-			json_num("delta_ns", f->cmp.delta, 0);
-			json_num("delta_pct", f->cmp.pct, 2);
-			printf(",\"significant\":%s}", f->cmp.significant ? "true" : "false");
+			diff_pct_json(f);
 			continue;
 		}
 		json_num("total_base_ns", f->total_base, 0);
@@ -818,7 +699,7 @@ int main(int argc, char **argv)
 		put_drops(&j, stderr, "fxt-diff: ");
 		put_samples(d, stderr, "fxt-diff: ");
 		if (d->ppm)
-			print_csv_pct(&j, n);
+			diff_pct_csv(d, j.o.metric, n);
 		else
 			print_csv(d, n);
 		break;

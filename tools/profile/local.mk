@@ -16,7 +16,8 @@ bin_PROGRAMS += fxt-report fxt-diff
 fxt_report_SOURCES = tools/profile/fxt-report.c tools/profile/report-hist.c \
 	tools/profile/report-hist.h
 fxt_report_LDADD = libfxtprofile.la
-fxt_diff_SOURCES = tools/profile/fxt-diff.c tools/profile/diff.c tools/profile/diff.h
+fxt_diff_SOURCES = tools/profile/fxt-diff.c tools/profile/diff.c tools/profile/diff.h \
+	tools/profile/diff-pct.c tools/profile/diff-pct.h
 fxt_diff_LDADD = libfxtprofile.la
 
 # Writes large synthetic archives: for the benchmark and the e2e tests.

@@ -518,6 +518,21 @@ void stats_family_test(const struct stats_family *fam, const struct stats_fn *fn
 		out->p = 1;
 }
 
+const char *stats_method_name(enum stats_method m)
+{
+	switch (m) {
+	case STATS_WELCH:
+		return "welch";
+	case STATS_MODERATED:
+		return "moderated";
+	case STATS_ORDER:
+		return "order";
+	case STATS_NONE:
+		break;
+	}
+	return "none";
+}
+
 void stats_judge(struct stats_cmp *c, double alpha, double threshold_pct)
 {
 	c->significant = c->method != STATS_NONE && c->q < alpha;

@@ -157,6 +157,9 @@ struct stats_cmp {
 	bool flagged;	  /* significant and |pct| >= threshold */
 };
 
+/* "none", "moderated", "welch", "order": how a function was tested. */
+const char *stats_method_name(enum stats_method m);
+
 /* The verdict of a comparison whose q is set: significant when q < alpha,
  * flagged when also |pct| >= threshold_pct. */
 void stats_judge(struct stats_cmp *c, double alpha, double threshold_pct);
