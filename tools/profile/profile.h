@@ -3,7 +3,8 @@
  * Private to tools/ (fxt-report, fxt-diff, and the flame graph's loading).
  * The engine (profile.c) streams records from the reader and rebuilds each
  * thread's call stack; memory grows with the number of distinct rows
- * (function x grouping) and stack depth, not with events.  Its tables are
+ * (function x grouping) and stack depth, not with events (but for the
+ * durations opts.percentiles keeps: up to opts.exact_max, then sketches).  Its tables are
  * profile-table.c's, the order of rows for output profile-sort.c's.
  *
  * What it accepts, per thread (pid, tid of the event):
@@ -141,8 +142,9 @@ struct profile_opts {
 	uint64_t exact_max;
 };
 
-/* 2^25 durations, 256 MiB: exact percentiles for tens of millions of
- * calls on a machine of a few GiB. */
+/* 2^25 durations, 256 MiB (their arrays up to twice that while they
+ * grow): exact percentiles for tens of millions of calls on a machine of
+ * a few GiB. */
 #define PROFILE_EXACT_MAX      (UINT64_C(1) << 25)
 #define PROFILE_EXACT_MAX_TEXT "33554432" /* for --help */
 
@@ -238,8 +240,9 @@ struct profile_q {
 	enum profile_q_kind kind;
 };
 
-/* Fills out[0..m) (1000000 ppm is max_ns, exact).  Reorders the row's
- * durations.  Returns 0, or -EINVAL when not kept or the row has no call. */
+/* Fills out[0..m), m <= 8 (1000000 ppm is max_ns, exact).  May reorder
+ * the row's durations.  Returns 0, or -EINVAL when not kept, the row has
+ * no call or m is larger. */
 int profile_quantiles(struct profile *p, const struct profile_row *r, const uint32_t *ppm, size_t m,
 		      struct profile_q *out);
 
