@@ -4,8 +4,9 @@
  * The engine (profile.c) streams records from the reader and rebuilds each
  * thread's call stack; memory grows with the number of distinct rows
  * (function x grouping) and stack depth, not with events (but for the
- * durations opts.percentiles keeps: up to opts.exact_max, then sketches).  Its tables are
- * profile-table.c's, the order of rows for output profile-sort.c's.
+ * durations opts.percentiles keeps: up to opts.exact_max, then
+ * sketches).  Its tables are profile-table.c's, the order of rows for
+ * output profile-sort.c's.
  *
  * What it accepts, per thread (pid, tid of the event):
  *  - duration begin / end pairs (an end closes the innermost open begin);
