@@ -9,7 +9,7 @@ REPORT=$abs_top_builddir/fxt-report
 DIFF=$abs_top_builddir/fxt-diff
 MKDIST=$HELPERS/mkdist
 scratch
-plan 34
+plan 35
 
 "$MKDIST" "$TMPD/base.fxt" || bail_out "mkdist"
 "$MKDIST" --tail 30000 --seed 2 "$TMPD/new.fxt" || bail_out "mkdist"
@@ -132,6 +132,8 @@ print(d["metric"], w["verdict"], w["base_ns"], w["new_ns"], w["base_kind"], w["c
 else
   skip "python3 not found"
 fi
+is "$("$DIFF" --metric p99 "$TMPD/base.fxt" "$TMPD/new.fxt" | grep -c '^# whole run')" 0 \
+  "diff --metric: no run factors, no whole-run line"
 "$DIFF" --metric p99 --fail-above 50 "$TMPD/base.fxt" "$TMPD/new.fxt" >/dev/null 2>"$TMPD/gate"
 is "$?:$(cat "$TMPD/gate")" "1:fxt-diff: work's p99 is 200.0% slower (intervals apart), above 50%" \
   "diff --metric p99 --fail-above: exit 1, the function named"

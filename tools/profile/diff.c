@@ -383,10 +383,13 @@ int diff_build(struct diff *d)
 		sum_func(d, f);
 	}
 	free(e);
-	if (rc == 0)
+	/* A percentile is compared as measured: no run factors. */
+	if (rc == 0 && d->ppm)
+		rc = (d->whole.g = calloc(d->nruns, sizeof(*d->whole.g))) ? judge_pct(d) : -ENOMEM;
+	else if (rc == 0)
 		rc = measure_runs(d);
-	if (rc == 0)
-		rc = d->ppm ? judge_pct(d) : judge(d);
+	if (rc == 0 && !d->ppm)
+		rc = judge(d);
 	if (rc == 0)
 		qsort(d->f, d->nf, sizeof(*d->f), cmp_func);
 	return rc;

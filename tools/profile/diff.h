@@ -41,7 +41,7 @@
  * 1 - alpha; a change is significant when the two intervals do not
  * overlap (under no change, two 95% intervals miss each other about 0.6%
  * of the time), and flagged when also at least --threshold percent.  The
- * runs' factors are not applied to it.
+ * runs' factors are neither measured nor applied (whole.g all 0).
  *
  * Only calls are compared: the rows of stack samples (profile_row.sampled)
  * are estimates of CPU time whose "calls" are frames of a stack chart, and

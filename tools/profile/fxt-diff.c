@@ -118,9 +118,10 @@ static const char help[] =
     "each other about 0.6% of the time), and flagged when also at least\n"
     "--threshold.  A side with too few calls for the percentile has an\n"
     "interval open on that end (text \"-\", csv empty, json null): p99.9 needs a\n"
-    "few thousand calls.  No run factor is applied, and a value among the\n"
-    "calls fxt-run --min-duration summarised (an upper bound) is not tested.\n"
-    "max is shown, never tested: one call decides it.\n"
+    "few thousand calls.  No run factor is measured or applied (no \"whole\n"
+    "run\" line; json: not measured), and a value among the calls fxt-run\n"
+    "--min-duration summarised (an upper bound) is not tested.  max is shown,\n"
+    "never tested: one call decides it.\n"
     "Columns: the percentile on each side, its change, each side's interval\n"
     "(csv/json: base_lo_ns, base_hi_ns, new_lo_ns, new_hi_ns) and calls (all\n"
     "of its runs').\n"
@@ -510,7 +511,6 @@ static void print_text_pct(const struct job *j, size_t n)
 	       "calls; test: %g%% order-statistic intervals apart; alpha %g; threshold %g%%\n",
 	       d->nbase, d->nbase > 1 ? "s" : "", d->nnew, d->nnew > 1 ? "s" : "", j->o.metric,
 	       100 * (1 - j->o.alpha), j->o.alpha, j->o.threshold);
-	put_whole(d, stdout, "# ");
 	put_hook_cost(j, stdout, "# ");
 	put_drops(j, stdout, "# ");
 	put_samples(d, stdout, "# ");
@@ -695,7 +695,8 @@ int main(int argc, char **argv)
 			print_text(&j, n);
 		break;
 	case TOOL_FMT_CSV:
-		put_whole(d, stderr, "fxt-diff: "); /* CSV has rows only */
+		if (!d->ppm)				    /* no run factors for a percentile */
+			put_whole(d, stderr, "fxt-diff: "); /* CSV has rows only */
 		put_hook_cost(&j, stderr, "fxt-diff: ");
 		put_drops(&j, stderr, "fxt-diff: ");
 		put_samples(d, stderr, "fxt-diff: ");
