@@ -100,14 +100,20 @@ static void test_exact(void)
 	const uint32_t ppm[5] = { 500000, 900000, 990000, 999000, 1000000 };
 	int good = 1;
 
-	for (uint64_t i = 1; i <= n; i++)
-		pctl_add(&d, i);
-	for (uint64_t i = n - 1; i > 0; i--) {
-		uint64_t j = next() % (i + 1), t = d.v[i];
+	uint64_t *v = malloc(n * sizeof(*v));
 
-		d.v[i] = d.v[j];
-		d.v[j] = t;
+	for (uint64_t i = 0; i < n; i++)
+		v[i] = i + 1;
+	for (uint64_t i = n - 1; i > 0; i--) {
+		uint64_t j = next() % (i + 1), t = v[i];
+
+		v[i] = v[j];
+		v[j] = t;
 	}
+	for (uint64_t i = 0; i < n; i++)
+		pctl_add(&d, v[i]);
+	free(v);
+	ok(!d.wide, "exact store: durations below 2^32 ns take 4 bytes");
 	for (int i = 0; i < 5; i++)
 		rank[i] = pctl_rank(ppm[i], n);
 	ok(!pctl_at_ranks(&d, rank, 5, out), "exact store: not approximate");
@@ -148,6 +154,43 @@ static void test_many(void)
 	ok(good, "150000 mixed durations: 8 ranks as a sort gives them");
 	pctl_free(&d);
 	free(s);
+}
+
+/* Durations past 2^32 ns make a store wide, in place: the earlier ones
+ * kept, ranks as a sort gives them, on both paths (selection below 65536
+ * durations, buckets past); a merge of narrow and wide is wide. */
+static void test_wide(void)
+{
+	const size_t sizes[2] = { 1000, 100000 };
+
+	for (int t = 0; t < 2; t++) {
+		size_t n = sizes[t];
+		struct pctl d = { 0 }, m = { 0 };
+		uint64_t *s = malloc(n * sizeof(*s)), rank[3], out[3];
+		int good;
+
+		for (size_t i = 0; i < n; i++) {
+			/* The first wide one comes after 100 narrow ones. */
+			s[i] = i % 7 == 6 && i > 100 ? (UINT64_C(5) << 32) + next() % 1000
+						     : next() % 100000;
+			pctl_add(&d, s[i]);
+		}
+		qsort(s, n, sizeof(*s), cmp_u64);
+		rank[0] = pctl_rank(100000, n);
+		rank[1] = pctl_rank(500000, n);
+		rank[2] = pctl_rank(990000, n);
+		good = d.wide && pctl_at_ranks(&d, rank, 3, out) == 0;
+		for (int i = 0; i < 3; i++)
+			good &= out[i] == s[rank[i] - 1];
+		ok(good, "%zu durations, some past 2^32 ns: wide, p10 p50 p99 as a sort's", n);
+		pctl_add(&m, 7);
+		pctl_merge(&m, &d);
+		ok(m.wide && m.n == n + 1 && pctl_get(&m, 0) == 7, "%zu: narrow + wide merge: wide",
+		   n);
+		pctl_free(&d);
+		pctl_free(&m);
+		free(s);
+	}
 }
 
 /* Every bucket: its bounds tile the line, its value lies in it, within
@@ -359,11 +402,12 @@ static void test_interval(void)
 
 int main(void)
 {
-	plan(41);
+	plan(46);
 	test_rank();
 	test_select();
 	test_exact();
 	test_many();
+	test_wide();
 	test_buckets();
 	sketch_vs_exact("uniform 1 ns .. 1 ms", uniform_draw);
 	sketch_vs_exact("exponential, mean 50 us", expo_draw);

@@ -221,31 +221,16 @@ static int judge(struct diff *d)
 	return rc;
 }
 
-/* --metric pNN: the value of a side's pooled calls at nearest rank k
- * (1-based), those --min-duration summarised ranking first; kind says what
- * it is. */
-static double pooled_at(struct pctl *pool, uint64_t nshort, uint64_t short_max, uint64_t k,
-			enum profile_q_kind *kind)
-{
-	uint64_t v, r;
-
-	if (k <= nshort) {
-		*kind = PROFILE_Q_BOUND;
-		return (double)short_max;
-	}
-	r = k - nshort;
-	*kind = pctl_at_ranks(pool, &r, 1, &v) ? PROFILE_Q_APPROX : PROFILE_Q_EXACT;
-	return (double)v;
-}
-
 /* One side of f for --metric pNN.  Returns 0 or -ENOMEM. */
 static int side_pct(const struct diff *d, const struct diff_func *f, bool base,
 		    struct diff_pct *out)
 {
 	size_t lo = base ? 0 : d->nbase, hi = base ? d->nbase : d->nruns;
 	struct pctl pool = { 0 };
-	uint64_t nshort = 0, short_max = 0, max = 0, n, k, rlo, rhi;
-	enum profile_q_kind kind, k2;
+	uint64_t nshort = 0, short_max = 0, max = 0, n, ks[3], rk[3], v[3];
+	double *to[3] = { &out->lo, &out->ns, &out->hi };
+	size_t nw = 0, map[3];
+	int approx = 0;
 
 	*out = (struct diff_pct){ NAN, NAN, NAN, 0, PROFILE_Q_EXACT };
 	for (size_t i = lo; i < hi; i++) {
@@ -271,15 +256,31 @@ static int side_pct(const struct diff *d, const struct diff_func *f, bool base,
 		out->ns = (double)max;
 		goto out;
 	}
-	k = pctl_rank(d->ppm, n);
-	stats_rank_interval(d->ppm / 1e6, n, d->alpha, &rlo, &rhi);
-	/* Ranks ascending: selection narrows from one to the next. */
-	if (rlo)
-		out->lo = pooled_at(&pool, nshort, short_max, rlo, &k2);
-	out->ns = pooled_at(&pool, nshort, short_max, k, &kind);
-	if (rhi)
-		out->hi = pooled_at(&pool, nshort, short_max, rhi, &k2);
-	out->kind = kind;
+	/* The interval's ranks and the percentile's, ascending (0: open);
+	 * those --min-duration summarised rank first, their longest a bound. */
+	ks[1] = pctl_rank(d->ppm, n);
+	stats_rank_interval(d->ppm / 1e6, n, d->alpha, &ks[0], &ks[2]);
+	for (size_t i = 0; i < 3; i++) {
+		if (!ks[i])
+			continue;
+		if (ks[i] <= nshort) {
+			*to[i] = (double)short_max;
+			if (i == 1)
+				out->kind = PROFILE_Q_BOUND;
+			continue;
+		}
+		map[nw] = i;
+		rk[nw++] = ks[i] - nshort;
+	}
+	if (nw && (approx = pctl_at_ranks(&pool, rk, nw, v)) < 0) {
+		pctl_free(&pool);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < nw; j++) {
+		*to[map[j]] = (double)v[j];
+		if (map[j] == 1 && approx)
+			out->kind = PROFILE_Q_APPROX;
+	}
 out:
 	pctl_free(&pool);
 	return 0;

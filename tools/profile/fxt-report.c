@@ -69,7 +69,7 @@ static const char help[] =
     "                      inclusive times of the function named NAME (exactly)\n"
     "      --exact-limit N\n"
     "                      hold at most N durations for exact percentiles\n"
-    "                      (default " PROFILE_EXACT_MAX_TEXT ", 8 bytes each);\n"
+    "                      (default " PROFILE_EXACT_MAX_TEXT ", 4 bytes each);\n"
     "                      past it, sketches within 1%\n"
     "  -h, --help          print this help and exit\n"
     "  -V, --version       print the version and exit\n"
@@ -103,7 +103,7 @@ static const char help[] =
     "a recursive call's included (a frame never closed: up to the end of the\n"
     "trace; --subtract-overhead: without the hooks' cost).  Nearest rank: the\n"
     "p-th percentile of n calls is the k-th shortest, k = ceil(p n / 100), a\n"
-    "time that was measured.  Exact while the durations held (8 bytes each)\n"
+    "time that was measured.  Exact while the durations held (4 bytes each)\n"
     "stay within --exact-limit; past it, the functions holding the most are\n"
     "counted in sketches (64 buckets per power of two) from then on, whose\n"
     "percentiles are within 1% of the exact ones, relative to them: text marks\n"
@@ -628,8 +628,9 @@ static int make_quantiles(struct profile *p, struct table *calls)
 	if (!calls->q)
 		return -ENOMEM;
 	for (size_t i = 0; i < calls->n; i++)
-		if (calls->rows[i]->calls)
-			profile_quantiles(p, calls->rows[i], pct_ppm, NPCT, calls->q[i]);
+		if (calls->rows[i]->calls &&
+		    profile_quantiles(p, calls->rows[i], pct_ppm, NPCT, calls->q[i]) == -ENOMEM)
+			return -ENOMEM;
 	return 0;
 }
 

@@ -112,8 +112,10 @@ int pctl_to_sketch(struct pctl *d)
 	if (!s)
 		return -ENOMEM;
 	for (i = 0; i < d->n; i++) {
-		mn = d->v[i] < mn ? d->v[i] : mn;
-		mx = d->v[i] > mx ? d->v[i] : mx;
+		uint64_t x = pctl_get(d, i);
+
+		mn = x < mn ? x : mn;
+		mx = x > mx ? x : mx;
 	}
 	/* Both ends first: one allocation for the whole range. */
 	if (d->n &&
@@ -123,23 +125,50 @@ int pctl_to_sketch(struct pctl *d)
 		return -ENOMEM;
 	}
 	for (i = 0; i < d->n; i++) {
-		s->count[pctl_bucket(d->v[i]) - s->lo]++;
+		s->count[pctl_bucket(pctl_get(d, i)) - s->lo]++;
 		s->total++;
 	}
 	free(d->v);
 	d->v = NULL;
 	d->n = d->cap = 0;
+	d->wide = false;
 	d->sk = s;
 	return 0;
+}
+
+/* Makes a narrow store wide, in place (from the end: the wide copy of
+ * element i lies at or after the narrow one).  Returns 0 or -ENOMEM. */
+static int widen(struct pctl *d)
+{
+	uint64_t *w;
+
+	if (d->wide)
+		return 0;
+	w = d->cap ? realloc(d->v, d->cap * sizeof(*w)) : NULL;
+	if (d->cap && !w)
+		return -ENOMEM;
+	for (size_t i = d->n; i-- > 0;)
+		w[i] = ((const uint32_t *)(const void *)w)[i];
+	d->v = w;
+	d->wide = true;
+	return 0;
+}
+
+/* Room for `need` durations in the store's width.  0 or -ENOMEM. */
+static int reserve(struct pctl *d, size_t need)
+{
+	return tool_grow(&d->v, &d->cap, need, d->wide ? sizeof(uint64_t) : sizeof(uint32_t));
 }
 
 int pctl_add_slow(struct pctl *d, uint64_t x)
 {
 	if (d->sk)
 		return sketch_add(d->sk, x, 1);
-	if (TOOL_GROW(d->v, d->cap, d->n + 1) < 0)
+	if (x > UINT32_MAX && widen(d) < 0)
 		return -ENOMEM;
-	d->v[d->n++] = x;
+	if (reserve(d, d->n + 1) < 0)
+		return -ENOMEM;
+	pctl_put(d, x);
 	return 0;
 }
 
@@ -160,15 +189,14 @@ int pctl_merge(struct pctl *dst, const struct pctl *src)
 			return 0;
 		}
 		for (i = 0; i < src->n; i++)
-			if (sketch_add(dst->sk, src->v[i], 1) < 0)
+			if (sketch_add(dst->sk, pctl_get(src, i), 1) < 0)
 				return -ENOMEM;
 		return 0;
 	}
-	if (TOOL_GROW(dst->v, dst->cap, dst->n + src->n) < 0)
+	if ((src->wide && widen(dst) < 0) || reserve(dst, dst->n + src->n) < 0)
 		return -ENOMEM;
-	if (src->n)
-		memcpy(dst->v + dst->n, src->v, src->n * sizeof(*src->v));
-	dst->n += src->n;
+	for (i = 0; i < src->n; i++)
+		pctl_put(dst, pctl_get(src, i));
 	return 0;
 }
 
@@ -277,8 +305,13 @@ static int ranks_by_buckets(const struct pctl *d, const uint64_t *rank, size_t m
 
 	if (!cnt || !slot || m > 8 || d->n >= UINT32_MAX)
 		goto out;
-	for (i = 0; i < d->n; i++)
-		cnt[pctl_bucket(d->v[i])]++;
+	/* Each width its own loop: the width's test stays out of them. */
+	if (d->wide)
+		for (i = 0; i < d->n; i++)
+			cnt[pctl_bucket(((const uint64_t *)d->v)[i])]++;
+	else
+		for (i = 0; i < d->n; i++)
+			cnt[pctl_bucket(((const uint32_t *)d->v)[i])]++;
 	for (i = 0; i < m; i++) {
 		while (seen + cnt[b] < rank[i])
 			seen += cnt[b++];
@@ -300,14 +333,19 @@ static int ranks_by_buckets(const struct pctl *d, const uint64_t *rank, size_t m
 			if (t[i].b >= PCTL_LINEAR)
 				at += cnt[t[i].b];
 		}
-		if (total) {
-			for (i = 0; i < d->n; i++) {
-				uint32_t s = slot[pctl_bucket(d->v[i])];
-
-				if (s && t[s - 1].b >= PCTL_LINEAR)
-					t[s - 1].v[t[s - 1].n++] = d->v[i];
-			}
-		}
+#define GATHER(T)                                     \
+	for (i = 0; i < d->n; i++) {                  \
+		uint64_t x = ((const T *)d->v)[i];    \
+		uint32_t s = slot[pctl_bucket(x)];    \
+                                                      \
+		if (s && t[s - 1].b >= PCTL_LINEAR)   \
+			t[s - 1].v[t[s - 1].n++] = x; \
+	}
+		if (total && d->wide)
+			GATHER(uint64_t)
+		else if (total)
+			GATHER(uint32_t)
+#undef GATHER
 		for (i = 0; i < m; i++) {
 			struct target *g;
 
@@ -333,7 +371,7 @@ out:
 	return rc;
 }
 
-bool pctl_at_ranks(struct pctl *d, const uint64_t *rank, size_t m, uint64_t *out)
+int pctl_at_ranks(struct pctl *d, const uint64_t *rank, size_t m, uint64_t *out)
 {
 	size_t i;
 
@@ -347,24 +385,28 @@ bool pctl_at_ranks(struct pctl *d, const uint64_t *rank, size_t m, uint64_t *out
 				seen += s->count[b++];
 			out[i] = pctl_bucket_value(s->lo + (b < s->n ? b : s->n - 1));
 		}
-		return true;
+		return 1;
 	}
 	if (d->n >= 65536 && ranks_by_buckets(d, rank, m, out) == 0)
-		return false;
+		return 0;
+	/* Selection in place, on durations of 8 bytes. */
+	if (widen(d) < 0)
+		return -ENOMEM;
 	{
+		uint64_t *v = d->v;
 		size_t from = 0; /* v[0..from) holds the smaller ranks' values */
 
 		for (i = 0; i < m; i++) {
 			size_t k = (size_t)rank[i] - 1;
 
 			if (k >= from) {
-				pctl_select(d->v + from, d->n - from, k - from);
+				pctl_select(v + from, d->n - from, k - from);
 				from = k + 1;
 			}
-			out[i] = d->v[k];
+			out[i] = v[k];
 		}
 	}
-	return false;
+	return 0;
 }
 
 void pctl_histogram(const struct pctl *d, uint64_t *hist)
@@ -381,5 +423,5 @@ void pctl_histogram(const struct pctl *d, uint64_t *hist)
 		return;
 	}
 	for (i = 0; i < d->n; i++)
-		hist[pctl_hist_bucket(d->v[i])]++;
+		hist[pctl_hist_bucket(pctl_get(d, i))]++;
 }

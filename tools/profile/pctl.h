@@ -3,7 +3,7 @@
  * --histogram, fxt-diff --metric pNN), its selection of ranks and its
  * streaming sketch.
  *
- * A store holds every duration (exact, 8 bytes each) until the profile
+ * A store holds every duration (exact, 4 or 8 bytes each) until the profile
  * tells it to become a sketch (pctl_to_sketch(): the profile's bound on
  * the durations held, PROFILE_EXACT_MAX), from then on it counts
  * durations in buckets: values below 128 ns each have their own (exact),
@@ -56,11 +56,28 @@ struct pctl_sketch {
 	uint64_t total;
 };
 
+/* Exact durations take 4 bytes each while they fit (below 4.29 s), 8
+ * once one does not ("wide"). */
 struct pctl {
-	uint64_t *v; /* exact durations, in arrival order until selected */
+	void *v; /* durations, in arrival order until selected */
 	size_t n, cap;
+	bool wide;		/* v is uint64_t[], else uint32_t[] */
 	struct pctl_sketch *sk; /* non-NULL once a sketch: v is then freed */
 };
+
+/* The i-th exact duration, and adding one where there is room. */
+static inline uint64_t pctl_get(const struct pctl *d, size_t i)
+{
+	return d->wide ? ((const uint64_t *)d->v)[i] : ((const uint32_t *)d->v)[i];
+}
+
+static inline void pctl_put(struct pctl *d, uint64_t x)
+{
+	if (d->wide)
+		((uint64_t *)d->v)[d->n++] = x;
+	else
+		((uint32_t *)d->v)[d->n++] = (uint32_t)x;
+}
 
 /* A percentile in parts per million. */
 #define PCTL_PPM(pct) ((uint32_t)((pct)*10000.0 + 0.5))
@@ -87,8 +104,8 @@ uint64_t pctl_bucket_value(uint32_t b);
 int pctl_add_slow(struct pctl *d, uint64_t x);
 static inline int pctl_add(struct pctl *d, uint64_t x)
 {
-	if (__builtin_expect(d->n < d->cap, 1)) {
-		d->v[d->n++] = x;
+	if (__builtin_expect(d->n < d->cap && (d->wide || x <= UINT32_MAX), 1)) {
+		pctl_put(d, x);
 		return 0;
 	}
 	return pctl_add_slow(d, x);
@@ -109,12 +126,13 @@ int pctl_to_sketch(struct pctl *d);
 int pctl_merge(struct pctl *dst, const struct pctl *src);
 
 /* The durations at nearest ranks rank[0..m) (ascending, each in
- * [1, pctl_count(d)], m <= 8) into out[].  Exact stores may be reordered:
- * past 65536 durations, two passes count them per sketch bucket and
- * gather those of the ranks' buckets, then selection (O(n) per rank on
- * average, a sort past a depth bound) within them.  Returns whether the
- * values are the sketch's (approximate). */
-bool pctl_at_ranks(struct pctl *d, const uint64_t *rank, size_t m, uint64_t *out);
+ * [1, pctl_count(d)], m <= 8) into out[].  Exact stores may be reordered
+ * or made wide: past 65536 durations, two passes count them per sketch
+ * bucket and gather those of the ranks' buckets, then selection (O(n) per
+ * rank on average, a sort past a depth bound) within them; below, or
+ * short of memory for that, selection in the store.  Returns 1 when the
+ * values are the sketch's (approximate), 0 when exact, or -ENOMEM. */
+int pctl_at_ranks(struct pctl *d, const uint64_t *rank, size_t m, uint64_t *out);
 
 /* Counts the durations in log2 buckets (PCTL_HIST_BUCKETS, added to
  * hist[]); exact from either kind of store. */

@@ -676,7 +676,7 @@ int profile_quantiles(struct profile *p, const struct profile_row *r, const uint
 	size_t row = (size_t)(r - p->rows), i, nw = 0;
 	struct pctl *d;
 	uint64_t written, all, rank[8], v[8];
-	bool approx;
+	int approx;
 
 	if (!p->durs || row >= p->nrows || !r->calls || m > 8)
 		return -EINVAL;
@@ -698,6 +698,8 @@ int profile_quantiles(struct profile *p, const struct profile_row *r, const uint
 	if (!nw)
 		return 0;
 	approx = pctl_at_ranks(d, rank, nw, v);
+	if (approx < 0)
+		return approx;
 	for (i = 0, nw = 0; i < m; i++) {
 		if (out[i].kind != PROFILE_Q_EXACT || ppm[i] >= 1000000)
 			continue;

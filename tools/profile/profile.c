@@ -313,8 +313,8 @@ count_frame(struct profile *p, const struct frame *fr, uint64_t dur, bool adjust
 
 		/* Room in an exact store: the rest (growing, sketches, the
 		 * bound) is out of line. */
-		if (d->n < d->cap && p->held < p->exact_max) {
-			d->v[d->n++] = dur;
+		if (d->n < d->cap && p->held < p->exact_max && (d->wide || dur <= UINT32_MAX)) {
+			pctl_put(d, dur);
 			p->held++;
 		} else {
 			*err = profile__pctl_keep(p, fr->row, dur);

@@ -143,9 +143,9 @@ struct profile_opts {
 	uint64_t exact_max;
 };
 
-/* 2^25 durations, 256 MiB (their arrays up to twice that while they
- * grow): exact percentiles for tens of millions of calls on a machine of
- * a few GiB. */
+/* 2^25 durations, 128 MiB (4 bytes each; 8 in a row with one past
+ * 4.29 s; their arrays up to twice that while they grow): exact
+ * percentiles for tens of millions of calls on a machine of a few GiB. */
 #define PROFILE_EXACT_MAX      (UINT64_C(1) << 25)
 #define PROFILE_EXACT_MAX_TEXT "33554432" /* for --help */
 
@@ -242,8 +242,8 @@ struct profile_q {
 };
 
 /* Fills out[0..m), m <= 8 (1000000 ppm is max_ns, exact).  May reorder
- * the row's durations.  Returns 0, or -EINVAL when not kept, the row has
- * no call or m is larger. */
+ * the row's durations.  Returns 0, -EINVAL when not kept, the row has no
+ * call or m is larger, or -ENOMEM. */
 int profile_quantiles(struct profile *p, const struct profile_row *r, const uint32_t *ppm, size_t m,
 		      struct profile_q *out);
 
