@@ -156,7 +156,7 @@ static void test_many(void)
 	free(s);
 }
 
-/* Durations past 2^32 ns make a store wide, in place: the earlier ones
+/* Durations past 2^32 ns make a store wide: the earlier ones
  * kept, ranks as a sort gives them, on both paths (selection below 65536
  * durations, buckets past); a merge of narrow and wide is wide. */
 static void test_wide(void)

@@ -136,19 +136,20 @@ int pctl_to_sketch(struct pctl *d)
 	return 0;
 }
 
-/* Makes a narrow store wide, in place (from the end: the wide copy of
- * element i lies at or after the narrow one).  Returns 0 or -ENOMEM. */
+/* Makes a narrow store wide (a copy: the two widths never share bytes).
+ * Returns 0 or -ENOMEM. */
 static int widen(struct pctl *d)
 {
 	uint64_t *w;
 
 	if (d->wide)
 		return 0;
-	w = d->cap ? realloc(d->v, d->cap * sizeof(*w)) : NULL;
+	w = d->cap ? malloc(d->cap * sizeof(*w)) : NULL;
 	if (d->cap && !w)
 		return -ENOMEM;
-	for (size_t i = d->n; i-- > 0;)
-		w[i] = ((const uint32_t *)(const void *)w)[i];
+	for (size_t i = 0; i < d->n; i++)
+		w[i] = ((const uint32_t *)d->v)[i];
+	free(d->v);
 	d->v = w;
 	d->wide = true;
 	return 0;

@@ -57,7 +57,7 @@ struct pctl_sketch {
 };
 
 /* Exact durations take 4 bytes each while they fit (below 4.29 s), 8
- * once one does not ("wide"). */
+ * once one does not ("wide": the store is copied). */
 struct pctl {
 	void *v; /* durations, in arrival order until selected */
 	size_t n, cap;
