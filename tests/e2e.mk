@@ -88,6 +88,7 @@ E2E_TESTS += \
 	tests/e2e/report-diff.sh \
 	tests/e2e/diff-noise.sh \
 	tests/e2e/report-errors.sh \
+	tests/e2e/report-percentiles.sh \
 	tests/e2e/flame-basic.sh \
 	tests/e2e/flame-diff.sh \
 	tests/e2e/flame-errors.sh \

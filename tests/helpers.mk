@@ -13,6 +13,8 @@
 #    other tools' tests, and the seed corpus of the fuzzer (tests/fuzz.mk).
 #  - mkktrace: Darwin ktrace V3 files built by hand, valid and broken
 #    (import-ktrace.sh, and the import fuzzer's seeds).
+#  - mkdist: calls of known distributions of durations, for fxt-report
+#    --percentiles / --histogram and fxt-diff --metric (report-percentiles.sh).
 #  - mkruns: one run of a simulated program of many functions, with
 #    machine and per-call noise, for fxt-diff's statistics (diff-noise.sh).
 #  - numbers: the numbered calls of tests/progs/numbered read back from an
@@ -31,12 +33,14 @@ check_PROGRAMS += \
 	tests/helpers/libc_slices \
 	tests/helpers/mkarchives \
 	tests/helpers/mkktrace \
+	tests/helpers/mkdist \
 	tests/helpers/mkruns \
 	tests/helpers/numbers
 tests_helpers_fxt_calltree_LDADD = libfxtcodec.la
 tests_helpers_calltree_fixture_LDADD = libfxtcodec.la
 tests_helpers_libc_slices_LDADD = libfxtcodec.la
 tests_helpers_mkarchives_LDADD = libfxtcodec.la
+tests_helpers_mkdist_LDADD = libfxtcodec.la
 tests_helpers_mkruns_LDADD = libfxtcodec.la -lm
 tests_helpers_numbers_LDADD = libfxtcodec.la
 EXTRA_DIST += tests/helpers/perfetto_rules.py tests/helpers/libc-real-flows.py \

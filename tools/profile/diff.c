@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "tools/profile/diff.h"
+#include "tools/profile/pctl.h"
 
 #include <errno.h>
 #include <math.h>
@@ -220,6 +221,114 @@ static int judge(struct diff *d)
 	return rc;
 }
 
+/* One side of f for --metric pNN.  Returns 0 or -ENOMEM. */
+static int side_pct(const struct diff *d, const struct diff_func *f, bool base,
+		    struct diff_pct *out)
+{
+	size_t lo = base ? 0 : d->nbase, hi = base ? d->nbase : d->nruns;
+	struct pctl pool = { 0 };
+	uint64_t nshort = 0, short_max = 0, max = 0, n, ks[3], rk[3], v[3];
+	double *to[3] = { &out->lo, &out->ns, &out->hi };
+	size_t nw = 0, map[3];
+	int approx = 0;
+
+	*out = (struct diff_pct){ NAN, NAN, NAN, 0, PROFILE_Q_EXACT };
+	for (size_t i = lo; i < hi; i++) {
+		const struct profile_row *r = f->row[i];
+		const struct pctl *src;
+
+		if (!r)
+			continue;
+		src = profile_durations(d->runs[i], r);
+		if (src && pctl_merge(&pool, src) < 0) {
+			pctl_free(&pool);
+			return -ENOMEM;
+		}
+		nshort += r->short_calls;
+		short_max = r->short_max_ns > short_max ? r->short_max_ns : short_max;
+		max = r->max_ns > max ? r->max_ns : max;
+	}
+	n = pctl_count(&pool) + nshort;
+	out->calls = n;
+	if (!n)
+		goto out;
+	if (d->ppm >= 1000000) {
+		out->ns = (double)max;
+		goto out;
+	}
+	/* The interval's ranks and the percentile's, ascending (0: open);
+	 * those --min-duration summarised rank first, their longest a bound. */
+	ks[1] = pctl_rank(d->ppm, n);
+	stats_rank_interval(d->ppm / 1e6, n, d->alpha, &ks[0], &ks[2]);
+	for (size_t i = 0; i < 3; i++) {
+		if (!ks[i])
+			continue;
+		if (ks[i] <= nshort) {
+			*to[i] = (double)short_max;
+			if (i == 1)
+				out->kind = PROFILE_Q_BOUND;
+			continue;
+		}
+		map[nw] = i;
+		rk[nw++] = ks[i] - nshort;
+	}
+	if (nw && (approx = pctl_at_ranks(&pool, rk, nw, v)) < 0) {
+		pctl_free(&pool);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < nw; j++) {
+		*to[map[j]] = (double)v[j];
+		if (map[j] == 1 && approx)
+			out->kind = PROFILE_Q_APPROX;
+	}
+out:
+	pctl_free(&pool);
+	return 0;
+}
+
+/* --metric pNN: every function's sides and verdict. */
+static int judge_pct(struct diff *d)
+{
+	for (size_t i = 0; i < d->nf; i++) {
+		struct diff_func *f = &d->f[i];
+		struct stats_cmp *c = &f->cmp;
+		const struct diff_pct *b = &f->pct[0], *n = &f->pct[1];
+
+		if (side_pct(d, f, true, &f->pct[0]) < 0 || side_pct(d, f, false, &f->pct[1]) < 0)
+			return -ENOMEM;
+		memset(c, 0, sizeof(*c));
+		c->mean_base = isnan(b->ns) ? 0 : b->ns;
+		c->mean_new = isnan(n->ns) ? 0 : n->ns;
+		c->delta = c->mean_new - c->mean_base;
+		c->pct = c->mean_base != 0 ? 100 * c->delta / c->mean_base
+					   : (c->delta == 0 ? 0 : copysign(INFINITY, c->delta));
+		c->method = STATS_NONE;
+		c->p = c->q = 1;
+		/* A bound says nothing of where the value is below it. */
+		if (f->state != 0 || d->ppm >= 1000000 || b->kind == PROFILE_Q_BOUND ||
+		    n->kind == PROFILE_Q_BOUND)
+			continue;
+		c->method = STATS_ORDER;
+		c->significant = (!isnan(b->hi) && !isnan(n->lo) && b->hi < n->lo) ||
+				 (!isnan(n->hi) && !isnan(b->lo) && n->hi < b->lo);
+		c->p = c->q = c->significant ? 0 : 1;
+		c->flagged = c->significant && fabs(c->pct) >= d->threshold;
+		d->ntested++;
+	}
+	return 0;
+}
+
+const char *diff_verdict(const struct diff_func *f)
+{
+	if (f->state > 0)
+		return "NEW";
+	if (f->state < 0)
+		return "GONE";
+	if (!f->cmp.flagged)
+		return "~";
+	return f->cmp.delta > 0 ? "SLOWER" : "FASTER";
+}
+
 /* Largest adjusted change in total time first, then by name. */
 static int cmp_func(const void *a, const void *b)
 {
@@ -275,9 +384,12 @@ int diff_build(struct diff *d)
 		sum_func(d, f);
 	}
 	free(e);
-	if (rc == 0)
+	/* A percentile is compared as measured: no run factors. */
+	if (rc == 0 && d->ppm)
+		rc = (d->whole.g = calloc(d->nruns, sizeof(*d->whole.g))) ? judge_pct(d) : -ENOMEM;
+	else if (rc == 0)
 		rc = measure_runs(d);
-	if (rc == 0)
+	if (rc == 0 && !d->ppm)
 		rc = judge(d);
 	if (rc == 0)
 		qsort(d->f, d->nf, sizeof(*d->f), cmp_func);

@@ -35,6 +35,14 @@
  * q-value is below --alpha, and flagged when it is also at least
  * --threshold percent.
  *
+ * --metric pNN compares a percentile of the calls' inclusive times
+ * instead (struct diff_pct): each side's calls pooled over its runs, the
+ * nearest-rank percentile and its order-statistic interval at confidence
+ * 1 - alpha; a change is significant when the two intervals do not
+ * overlap (under no change, two 95% intervals miss each other about 0.6%
+ * of the time), and flagged when also at least --threshold percent.  The
+ * runs' factors are neither measured nor applied (whole.g all 0).
+ *
  * Only calls are compared: the rows of stack samples (profile_row.sampled)
  * are estimates of CPU time whose "calls" are frames of a stack chart, and
  * are left out.
@@ -48,6 +56,16 @@
 #include "tools/profile/profile.h"
 #include "tools/profile/stats.h"
 
+/* --metric pNN: a side's percentile of a function, over the calls of its
+ * runs pooled (nearest rank), and its order-statistic interval
+ * (stats_rank_interval()) at confidence 1 - alpha. */
+struct diff_pct {
+	double ns;
+	double lo, hi; /* NAN: unbounded (too few calls for that side) */
+	uint64_t calls;
+	enum profile_q_kind kind; /* of ns; the interval's ends are alike */
+};
+
 /* One function's rows in every run (NULL where absent). */
 struct diff_func {
 	const char *category, *name;
@@ -56,7 +74,8 @@ struct diff_func {
 	struct stats_fn fn;		/* the family's view of it (STATS_MODERATED) */
 	double total_base, total_new;	/* means of the raw totals */
 	double calls_base, calls_new, self_base, self_new;
-	int state; /* 0 both sides, 1 new only, -1 base only */
+	int state;		/* 0 both sides, 1 new only, -1 base only */
+	struct diff_pct pct[2]; /* --metric pNN: base, new */
 };
 
 /* The functions a run factor needs at least: with fewer, the median of
@@ -82,6 +101,12 @@ struct diff {
 	size_t nbase, nnew, nruns;
 	double alpha;	  /* the false discovery rate */
 	double threshold; /* percent: smaller changes are never flagged */
+	/* The metric compared: 0, the total time (the runs' factors, the
+	 * family's test, above); else a percentile of the per-call times in
+	 * parts per million (the runs loaded with percentiles: true), whose
+	 * change is significant when the sides' intervals are apart (cmp.p
+	 * and q are then 1 and 0 or 1), and 1000000 the max, never tested. */
+	uint32_t ppm;
 
 	struct diff_func *f; /* the functions, largest adjusted change first */
 	size_t nf;
@@ -93,6 +118,9 @@ struct diff {
 /* Judges every function of the runs (see the top of this file).  Returns
  * 0 or -ENOMEM. */
 int diff_build(struct diff *d);
+
+/* A function's verdict: NEW, GONE, SLOWER, FASTER (flagged) or ~. */
+const char *diff_verdict(const struct diff_func *f);
 
 /* Frees what diff_build() made (not the runs). */
 void diff_free(struct diff *d);

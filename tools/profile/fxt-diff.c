@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "tools/front/common.h"
+#include "tools/profile/diff-pct.h"
 #include "tools/profile/diff.h"
 #include "tools/front/escape.h"
 
@@ -24,7 +25,17 @@ struct options {
 	double alpha;
 	size_t top;
 	enum tool_format format;
-	bool subtract; /* --subtract-overhead */
+	bool subtract;	    /* --subtract-overhead */
+	const char *metric; /* its name; NULL: total */
+};
+
+/* The metrics of --metric besides total, the default. */
+static const struct {
+	const char *name;
+	uint32_t ppm;
+} metrics[] = {
+	{ "p50", 500000 },   { "p90", 900000 },	 { "p99", 990000 },
+	{ "p99.9", 999000 }, { "max", 1000000 },
 };
 
 /* One invocation: its options, archives and comparison. */
@@ -52,6 +63,8 @@ static const char help[] =
     "  -a, --alpha Q         false discovery rate (default 0.05)\n"
     "  -n, --top N           print the N largest changes only\n"
     "  -F, --format FMT      text (default), csv or json\n"
+    "  -m, --metric M        what is compared: total (default), or a percentile of\n"
+    "                        the per-call times, p50, p90, p99, p99.9 or max\n"
     "  -O, --subtract-overhead\n"
     "                        take the tracer's own cost out of every run's times\n"
     "                        (as fxt-report -O does)\n"
@@ -94,6 +107,25 @@ static const char help[] =
     "them (\"stack samples left out\"; csv: on standard error; json:\n"
     "\"sampled_runs\").  fxt-flame --diff --samples compares them.\n"
     "\n"
+    "--metric pNN compares a percentile of each function's per-call inclusive\n"
+    "times (as fxt-report --percentiles gives them: nearest rank, exact or\n"
+    "within 1%), each side's calls pooled over its runs.  Its own test: an\n"
+    "order-statistic interval per side, the ranks between which the\n"
+    "percentile lies with confidence 1 - alpha (the count of calls below it is\n"
+    "binomial: n p +- z sqrt(n p (1 - p)), z the normal quantile of alpha / 2,\n"
+    "then the calls at those ranks); a change is significant when the two\n"
+    "intervals do not overlap (when nothing changed, two 95% intervals miss\n"
+    "each other about 0.6% of the time), and flagged when also at least\n"
+    "--threshold.  A side with too few calls for the percentile has an\n"
+    "interval open on that end (text \"-\", csv empty, json null): p99.9 needs a\n"
+    "few thousand calls.  No run factor is measured or applied (no \"whole\n"
+    "run\" line; json: not measured), and a value among the calls fxt-run\n"
+    "--min-duration summarised (an upper bound) is not tested.  max is shown,\n"
+    "never tested: one call decides it.\n"
+    "Columns: the percentile on each side, its change, each side's interval\n"
+    "(csv/json: base_lo_ns, base_hi_ns, new_lo_ns, new_hi_ns) and calls (all\n"
+    "of its runs').\n"
+    "\n"
     "Exit status:\n"
     "  0   the comparison was written (and nothing is above --fail-above)\n"
     "  1   with --fail-above: a flagged slowdown (a function's adj%, or the\n"
@@ -111,13 +143,14 @@ static const struct option longopts[] = {
 	{ "format", required_argument, NULL, 'F' },
 	{ "vs", no_argument, NULL, 'S' },
 	{ "subtract-overhead", no_argument, NULL, 'O' },
+	{ "metric", required_argument, NULL, 'm' },
 	{ NULL, 0, NULL, 0 },
 };
 
 /* '-': operands come back in order among the options (as option 1), so
  * options may come anywhere, as with GNU tools, and the place of --vs
  * among the operands parts the two sides. */
-static const struct tool_cli cli = { NAME, help, "-t:x:a:n:F:O", longopts };
+static const struct tool_cli cli = { NAME, help, "-t:x:a:n:F:Om:", longopts };
 
 /* Returns 0 or TOOL_EXIT_ERROR (said). */
 static int parse_pct(const char *s, double *out, const char *what)
@@ -190,6 +223,25 @@ static int parse_args(int argc, char **argv, struct job *j)
 		case 'O':
 			j->o.subtract = true;
 			break;
+		case 'm': {
+			size_t k;
+
+			j->o.metric = NULL;
+			j->d.ppm = 0;
+			for (k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++) {
+				if (strcmp(optarg, metrics[k].name) == 0) {
+					j->o.metric = metrics[k].name;
+					j->d.ppm = metrics[k].ppm;
+				}
+			}
+			if (!j->d.ppm && strcmp(optarg, "total") != 0)
+				return tool_usage_error(
+				    NAME,
+				    "--metric: unknown metric '%s' (total, p50, "
+				    "p90, p99, p99.9 or max)",
+				    optarg);
+			break;
+		}
 		default:
 			return TOOL_EXIT_ERROR;
 		}
@@ -219,7 +271,7 @@ static int parse_args(int argc, char **argv, struct job *j)
 }
 
 /* Reads every run.  Returns 0 or TOOL_EXIT_ERROR (said). */
-static int load_runs(struct diff *d, char **files, bool subtract)
+static int load_runs(struct diff *d, char **files, bool subtract, bool percentiles)
 {
 	struct profile_opts po = { 0 };
 	char err[512];
@@ -231,6 +283,7 @@ static int load_runs(struct diff *d, char **files, bool subtract)
 		return tool_error(NAME, "%s", strerror(ENOMEM));
 	po.by = PROFILE_BY_FUNCTION;
 	po.subtract_overhead = subtract;
+	po.percentiles = percentiles;
 	for (i = 0; i < d->nruns; i++) {
 		rc = profile_new(&d->runs[i], &po);
 		if (rc < 0)
@@ -242,35 +295,11 @@ static int load_runs(struct diff *d, char **files, bool subtract)
 	return 0;
 }
 
-static const char *verdict(const struct diff_func *f)
-{
-	if (f->state > 0)
-		return "NEW";
-	if (f->state < 0)
-		return "GONE";
-	if (!f->cmp.flagged)
-		return "~";
-	return f->cmp.delta > 0 ? "SLOWER" : "FASTER";
-}
-
 static const char *whole_verdict(const struct diff_whole *w)
 {
 	if (!w->flagged)
 		return "~";
 	return w->pct > 0 ? "SLOWER" : "FASTER";
-}
-
-static const char *method_name(enum stats_method m)
-{
-	switch (m) {
-	case STATS_WELCH:
-		return "welch";
-	case STATS_MODERATED:
-		return "moderated";
-	case STATS_NONE:
-		break;
-	}
-	return "none";
 }
 
 static double pct(double from, double to)
@@ -455,8 +484,8 @@ static void print_text(const struct job *j, size_t n)
 		profile_fmt_ns(b[1], sizeof(b[1]), f->total_new);
 		profile_fmt_ns(b[2], sizeof(b[2]), f->total_new - f->total_base);
 		printf("%-7s %12s %12s %12s %+7.1f%% %+7.1f%% %9.2g %+7.1f%% %12s %12s  ",
-		       verdict(f), b[0], b[1], b[2], pct(f->total_base, f->total_new), f->cmp.pct,
-		       f->cmp.q, pct(f->self_base, f->self_new),
+		       diff_verdict(f), b[0], b[1], b[2], pct(f->total_base, f->total_new),
+		       f->cmp.pct, f->cmp.q, pct(f->self_base, f->self_new),
 		       fmt_calls(c[0], sizeof(c[0]), f->calls_base),
 		       fmt_calls(c[1], sizeof(c[1]), f->calls_new));
 		tool_put_text_str(stdout, f->name);
@@ -474,6 +503,20 @@ static void print_text(const struct job *j, size_t n)
 	}
 }
 
+static void print_text_pct(const struct job *j, size_t n)
+{
+	const struct diff *d = &j->d;
+
+	printf("# %zu base run%s vs %zu new run%s; metric %s: nearest rank over each side's "
+	       "calls; test: %g%% order-statistic intervals apart; alpha %g; threshold %g%%\n",
+	       d->nbase, d->nbase > 1 ? "s" : "", d->nnew, d->nnew > 1 ? "s" : "", j->o.metric,
+	       100 * (1 - j->o.alpha), j->o.alpha, j->o.threshold);
+	put_hook_cost(j, stdout, "# ");
+	put_drops(j, stdout, "# ");
+	put_samples(d, stdout, "# ");
+	diff_pct_text(d, j->o.metric, n);
+}
+
 static void print_csv(const struct diff *d, size_t n)
 {
 	char c[2][32];
@@ -486,10 +529,11 @@ static void print_csv(const struct diff *d, size_t n)
 		const struct diff_func *f = &d->f[i];
 
 		printf("%s,%.0f,%.0f,%.0f,%.2f,%.2f,%.0f,%.0f,%.3g,%.3g,%s,%.0f,%.0f,%.2f,%s,%s,",
-		       verdict(f), f->total_base, f->total_new, f->total_new - f->total_base,
+		       diff_verdict(f), f->total_base, f->total_new, f->total_new - f->total_base,
 		       pct(f->total_base, f->total_new), f->cmp.pct, f->cmp.sd_base, f->cmp.sd_new,
-		       f->cmp.p, f->cmp.q, method_name(f->cmp.method), f->self_base, f->self_new,
-		       pct(f->self_base, f->self_new), fmt_calls(c[0], sizeof(c[0]), f->calls_base),
+		       f->cmp.p, f->cmp.q, stats_method_name(f->cmp.method), f->self_base,
+		       f->self_new, pct(f->self_base, f->self_new),
+		       fmt_calls(c[0], sizeof(c[0]), f->calls_base),
 		       fmt_calls(c[1], sizeof(c[1]), f->calls_new));
 		tool_put_csv_str(stdout, f->category);
 		putchar(',');
@@ -552,6 +596,11 @@ static void print_json(const struct job *j, size_t n)
 		}
 		putchar(']');
 	}
+	if (d->ppm)
+		printf(",\"metric\":\"%s\",\"pct_method\":\"nearest-rank\",\"confidence\":%g",
+		       j->o.metric, 1 - j->o.alpha);
+	else
+		fputs(",\"metric\":\"total\"", stdout);
 	json_num("run_noise_pct", 100 * sqrt(d->fam.tau2), 2);
 	json_num("prior_df", d->fam.df > 0 ? d->fam.d0 : NAN, 1);
 	fputs(",\"functions\":[", stdout);
@@ -562,8 +611,12 @@ static void print_json(const struct job *j, size_t n)
 		tool_put_json_str(stdout, f->name);
 		fputs(",\"category\":", stdout);
 		tool_put_json_str(stdout, f->category);
-		printf(",\"verdict\":\"%s\",\"method\":\"%s\"", verdict(f),
-		       method_name(f->cmp.method));
+		printf(",\"verdict\":\"%s\",\"method\":\"%s\"", diff_verdict(f),
+		       stats_method_name(f->cmp.method));
+		if (d->ppm) {
+			diff_pct_json(f);
+			continue;
+		}
 		json_num("total_base_ns", f->total_base, 0);
 		json_num("total_new_ns", f->total_new, 0);
 		json_num("delta_ns", f->total_new - f->total_base, 0);
@@ -602,8 +655,12 @@ static int gate(const struct job *j)
 			continue;
 		fputs("fxt-diff: ", stderr);
 		tool_put_text_str(stderr, f->name);
-		fprintf(stderr, " is %.1f%% slower (q = %.2g), above %g%%\n", f->cmp.pct, f->cmp.q,
-			j->o.fail_above);
+		if (j->d.ppm)
+			fprintf(stderr, "'s %s is %.1f%% slower (intervals apart), above %g%%\n",
+				j->o.metric, f->cmp.pct, j->o.fail_above);
+		else
+			fprintf(stderr, " is %.1f%% slower (q = %.2g), above %g%%\n", f->cmp.pct,
+				f->cmp.q, j->o.fail_above);
 		status = TOOL_EXIT_FOUND;
 	}
 	return status;
@@ -622,7 +679,7 @@ int main(int argc, char **argv)
 		return TOOL_EXIT_ERROR;
 	d->alpha = j.o.alpha;
 	d->threshold = j.o.threshold;
-	if (load_runs(d, j.files, j.o.subtract))
+	if (load_runs(d, j.files, j.o.subtract, d->ppm != 0))
 		goto out;
 	rc = diff_build(d);
 	if (rc < 0) {
@@ -632,14 +689,21 @@ int main(int argc, char **argv)
 	n = j.o.top && j.o.top < d->nf ? j.o.top : d->nf;
 	switch (j.o.format) {
 	case TOOL_FMT_TEXT:
-		print_text(&j, n);
+		if (d->ppm)
+			print_text_pct(&j, n);
+		else
+			print_text(&j, n);
 		break;
 	case TOOL_FMT_CSV:
-		put_whole(d, stderr, "fxt-diff: "); /* CSV has rows only */
+		if (!d->ppm)				    /* no run factors for a percentile */
+			put_whole(d, stderr, "fxt-diff: "); /* CSV has rows only */
 		put_hook_cost(&j, stderr, "fxt-diff: ");
 		put_drops(&j, stderr, "fxt-diff: ");
 		put_samples(d, stderr, "fxt-diff: ");
-		print_csv(d, n);
+		if (d->ppm)
+			diff_pct_csv(d, j.o.metric, n);
+		else
+			print_csv(d, n);
 		break;
 	case TOOL_FMT_JSON:
 		print_json(&j, n);

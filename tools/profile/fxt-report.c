@@ -1,5 +1,7 @@
 /* fxt-report: where the time went, per function, thread or process; the
- * stack samples (fxt-run --sample) in a table of their own. */
+ * stack samples (fxt-run --sample) in a table of their own; percentiles of
+ * the calls' durations (--percentiles) and a function's histogram
+ * (--histogram, its own output). */
 #include "config.h"
 
 #include <errno.h>
@@ -11,7 +13,9 @@
 
 #include "tools/front/common.h"
 #include "tools/front/escape.h"
+#include "tools/profile/pctl.h"
 #include "tools/profile/profile.h"
+#include "tools/profile/report-hist.h"
 
 /* What to do with the slices of stack samples (--samples). */
 enum samples_mode {
@@ -29,7 +33,16 @@ struct options {
 	const char *path;
 	bool subtract; /* --subtract-overhead */
 	enum samples_mode samples;
+	bool percentiles;
+	const char *histogram; /* the function's name */
+	size_t exact_limit;    /* 0: PROFILE_EXACT_MAX */
 };
+
+/* The percentiles of --percentiles, in the order of their columns. */
+#define NPCT 4
+static const uint32_t pct_ppm[NPCT] = { 500000, 900000, 990000, 999000 };
+static const char *const pct_names[NPCT] = { "p50", "p90", "p99", "p99.9" };
+static const char *const pct_keys[NPCT] = { "p50_ns", "p90_ns", "p99_ns", "p99_9_ns" };
 
 #define NAME "fxt-report"
 
@@ -49,6 +62,15 @@ static const char help[] =
     "                      take the tracer's own cost out of the times (see below)\n"
     "  -S, --samples MODE  stack samples (fxt-run --sample): apart (default: a\n"
     "                      table of their own after the calls), no, or only\n"
+    "  -p, --percentiles   add the p50, p90, p99 and p99.9 of each function's\n"
+    "                      per-call inclusive time (see below)\n"
+    "  -H, --histogram NAME\n"
+    "                      instead of the table: log2 buckets of the per-call\n"
+    "                      inclusive times of the function named NAME (exactly)\n"
+    "      --exact-limit N\n"
+    "                      hold at most N durations for exact percentiles\n"
+    "                      (default " PROFILE_EXACT_MAX_TEXT ", 4 bytes each);\n"
+    "                      past it, sketches within 1%\n"
     "  -h, --help          print this help and exit\n"
     "  -V, --version       print the version and exit\n"
     "\n"
@@ -74,6 +96,29 @@ static const char help[] =
     "that the times approach those of the program run without tracing.  The\n"
     "header says what was taken (json: \"hook_pair_ns\", \"hook_inside_ns\").\n"
     "libc calls, samples and archives without the measure are left as they are.\n"
+    "\n"
+    "Percentiles (--percentiles): columns p50, p90, p99 and p99.9 between min\n"
+    "and max (csv: p50_ns, p90_ns, p99_ns, p99_9_ns; json: the same keys), of\n"
+    "the same per-call times as avg, min and max: each call's inclusive time,\n"
+    "a recursive call's included (a frame never closed: up to the end of the\n"
+    "trace; --subtract-overhead: without the hooks' cost).  Nearest rank: the\n"
+    "p-th percentile of n calls is the k-th shortest, k = ceil(p n / 100), a\n"
+    "time that was measured.  Exact while the durations held (4 bytes each)\n"
+    "stay within --exact-limit; past it, the functions holding the most are\n"
+    "counted in sketches (64 buckets per power of two) from then on, whose\n"
+    "percentiles are within 1% of the exact ones, relative to them: text marks\n"
+    "them '~' with a line \"# ~ approximate ...\" under the table, csv and json\n"
+    "have per row \"pct_kind\", one letter per percentile (e exact, a\n"
+    "approximate, b bound), and json \"pct_rel_error\" and \"sketched_rows\".\n"
+    "Calls fxt-run --min-duration summarised rank below every call written: a\n"
+    "percentile among them is their longest, an upper bound (text: '<').\n"
+    "--histogram NAME: per row of the function (by --by; --category narrows),\n"
+    "the calls' inclusive times in buckets [2^k, 2^(k+1)) ns, from the first\n"
+    "non-empty to the last: range, count, percent, cumulative percent and a bar\n"
+    "of '#' scaled to the terminal (COLUMNS, else the terminal's width, else\n"
+    "80); csv: lo_ns,hi_ns,count,pct,cum_pct,[pid,tid,]category,name; json:\n"
+    "\"histograms\".  Exact, sketch or not.  Calls --min-duration summarised\n"
+    "are said apart (not in the buckets).  No function of that name: exit 2.\n"
     "\n"
     "Stack samples (fxt-run --sample) are estimates of where the CPU time went,\n"
     "not calls: a function's sampled frames never add to its calls or times.\n"
@@ -106,11 +151,14 @@ static const struct option longopts[] = {
 	{ "format", required_argument, NULL, 'F' },
 	{ "subtract-overhead", no_argument, NULL, 'O' },
 	{ "samples", required_argument, NULL, 'S' },
+	{ "percentiles", no_argument, NULL, 'p' },
+	{ "histogram", required_argument, NULL, 'H' },
+	{ "exact-limit", required_argument, NULL, 'L' },
 	{ NULL, 0, NULL, 0 },
 };
 /* clang-format on */
 
-static const struct tool_cli cli = { NAME, help, "b:s:n:f:c:F:OS:", longopts };
+static const struct tool_cli cli = { NAME, help, "b:s:n:f:c:F:OS:pH:", longopts };
 
 /* Returns 0 or TOOL_EXIT_ERROR (said). */
 static int parse_args(int argc, char **argv, struct options *o)
@@ -162,6 +210,19 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return tool_usage_error(NAME, "--samples: unknown mode '%s'",
 							optarg);
 			break;
+		case 'p':
+			o->percentiles = true;
+			break;
+		case 'H':
+			if (!*optarg)
+				return tool_usage_error(NAME, "--histogram: no function name");
+			o->histogram = optarg;
+			break;
+		case 'L':
+			if (tool_parse_count(optarg, &o->exact_limit) < 0 || !o->exact_limit)
+				return tool_usage_error(
+				    NAME, "--exact-limit: not a count above 0: '%s'", optarg);
+			break;
 		default:
 			return TOOL_EXIT_ERROR;
 		}
@@ -194,6 +255,7 @@ struct table {
 	size_t n;
 	size_t nall; /* rows of its kind, before the filters */
 	double all_self;
+	struct profile_q (*q)[NPCT]; /* --percentiles: per printed row */
 };
 
 static uint64_t avg_ns(const struct profile_row *r)
@@ -204,6 +266,47 @@ static uint64_t avg_ns(const struct profile_row *r)
 static double share(const struct profile_row *r, double all_self)
 {
 	return all_self > 0 ? 100.0 * (double)r->self_ns / all_self : 0;
+}
+
+/* A percentile for the text table: '~' approximate, '<' an upper bound. */
+static void fmt_q(char *buf, size_t len, const struct profile_q *q)
+{
+	size_t at = 0;
+
+	if (q->kind != PROFILE_Q_EXACT)
+		buf[at++] = q->kind == PROFILE_Q_APPROX ? '~' : '<';
+	profile_fmt_ns(buf + at, len - at, (double)q->ns);
+}
+
+/* "eeab": what each percentile of a row is (csv and json). */
+static const char *q_kinds(char *buf, const struct profile_q *q)
+{
+	for (int i = 0; i < NPCT; i++)
+		buf[i] = "eab"[q[i].kind]; /* enum profile_q_kind's order */
+	buf[NPCT] = 0;
+	return buf;
+}
+
+/* The lines under the text table that say what '~' and '<' mean, when a
+ * printed row has them. */
+static void print_q_notes(const struct profile *p, const struct table *t)
+{
+	bool approx = false, bound = false;
+
+	for (size_t i = 0; t->q && i < t->n; i++) {
+		for (int k = 0; k < NPCT; k++) {
+			approx |= t->q[i][k].kind == PROFILE_Q_APPROX;
+			bound |= t->q[i][k].kind == PROFILE_Q_BOUND;
+		}
+	}
+	if (approx)
+		printf("# ~ approximate: %zu function%s held too many durations for exact "
+		       "percentiles (--exact-limit); theirs are within %g%% of the exact ones\n",
+		       profile_nsketched(p), profile_nsketched(p) == 1 ? "" : "s",
+		       100 * PCTL_REL_ERR);
+	if (bound)
+		printf("# < at most: the rank falls among calls fxt-run --min-duration "
+		       "summarised; the longest of them\n");
 }
 
 /* Whether the samples' table is printed (text, json). */
@@ -330,8 +433,10 @@ static void print_text(const struct options *o, const struct profile *p, const s
 		       " end-ordered parents split from merged children\n",
 		       a->unmatched_ends, a->overlaps, a->reversed, a->merged);
 	if (o->samples != SAMPLES_ONLY) {
-		printf("%10s %12s %12s %12s %12s %12s %7s  ", "calls", "total", "self", "avg",
-		       "min", "max", "self%");
+		printf("%10s %12s %12s %12s %12s ", "calls", "total", "self", "avg", "min");
+		for (int k = 0; calls->q && k < NPCT; k++)
+			printf("%12s ", pct_names[k]);
+		printf("%12s %7s  ", "max", "self%");
 		put_text_heads(o);
 		for (i = 0; i < calls->n; i++) {
 			const struct profile_row *r = calls->rows[i];
@@ -341,10 +446,16 @@ static void print_text(const struct options *o, const struct profile *p, const s
 			profile_fmt_ns(b[2], sizeof(b[2]), (double)avg_ns(r));
 			profile_fmt_ns(b[3], sizeof(b[3]), (double)r->min_ns);
 			profile_fmt_ns(b[4], sizeof(b[4]), (double)r->max_ns);
-			printf("%10" PRIu64 " %12s %12s %12s %12s %12s %6.2f%%  ", r->calls, b[0],
-			       b[1], b[2], b[3], b[4], share(r, calls->all_self));
+			printf("%10" PRIu64 " %12s %12s %12s %12s ", r->calls, b[0], b[1], b[2],
+			       b[3]);
+			for (int k = 0; calls->q && k < NPCT; k++) {
+				fmt_q(b[5], sizeof(b[5]), &calls->q[i][k]);
+				printf("%12s ", b[5]);
+			}
+			printf("%12s %6.2f%%  ", b[4], share(r, calls->all_self));
 			put_text_function(o, r);
 		}
+		print_q_notes(p, calls);
 	}
 	if (show_samples(o, samples))
 		print_text_samples(o, p, samples);
@@ -394,15 +505,23 @@ static void print_csv(const struct options *o, const struct table *calls,
 		}
 		return;
 	}
-	fputs("calls,total_ns,self_ns,avg_ns,min_ns,max_ns,self_pct,open,", stdout);
+	fputs("calls,total_ns,self_ns,avg_ns,min_ns,", stdout);
+	for (int k = 0; calls->q && k < NPCT; k++)
+		printf("%s,", pct_keys[k]);
+	fputs(calls->q ? "max_ns,pct_kind,self_pct,open," : "max_ns,self_pct,open,", stdout);
 	put_csv_heads(o);
 	for (i = 0; i < calls->n; i++) {
 		const struct profile_row *r = calls->rows[i];
+		char kinds[NPCT + 1];
 
-		printf("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		       ",%.2f,%" PRIu64 ",",
-		       r->calls, r->total_ns, r->self_ns, avg_ns(r), r->min_ns, r->max_ns,
-		       share(r, calls->all_self), r->open);
+		printf("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", r->calls,
+		       r->total_ns, r->self_ns, avg_ns(r), r->min_ns);
+		for (int k = 0; calls->q && k < NPCT; k++)
+			printf("%" PRIu64 ",", calls->q[i][k].ns);
+		printf("%" PRIu64 ",", r->max_ns);
+		if (calls->q)
+			printf("%s,", q_kinds(kinds, calls->q[i]));
+		printf("%.2f,%" PRIu64 ",", share(r, calls->all_self), r->open);
 		put_csv_function(o, r);
 	}
 }
@@ -450,6 +569,10 @@ static void print_json(const struct options *o, const struct profile *p, const s
 		}
 		putchar(']');
 	}
+	if (calls->q)
+		printf(
+		    ",\"pct_method\":\"nearest-rank\",\"pct_rel_error\":%g,\"sketched_rows\":%zu",
+		    PCTL_REL_ERR, profile_nsketched(p));
 	if (o->subtract) {
 		double pair, inside;
 
@@ -470,9 +593,17 @@ static void print_json(const struct options *o, const struct profile *p, const s
 		put_json_group(o, r);
 		printf(",\"calls\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"self_ns\":%" PRIu64
 		       ",\"avg_ns\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
-		       ",\"self_pct\":%.2f,\"open\":%" PRIu64 "}",
+		       ",\"self_pct\":%.2f,\"open\":%" PRIu64,
 		       r->calls, r->total_ns, r->self_ns, avg_ns(r), r->min_ns, r->max_ns,
 		       share(r, calls->all_self), r->open);
+		if (calls->q) {
+			char kinds[NPCT + 1];
+
+			for (int k = 0; k < NPCT; k++)
+				printf(",\"%s\":%" PRIu64, pct_keys[k], calls->q[i][k].ns);
+			printf(",\"pct_kind\":\"%s\"", q_kinds(kinds, calls->q[i]));
+		}
+		putchar('}');
 	}
 	fputs("\n],\"samples\":[", stdout);
 	n = show_samples(o, samples) ? samples->n : 0;
@@ -488,6 +619,19 @@ static void print_json(const struct options *o, const struct profile *p, const s
 		       r->total_ns, r->self_ns, share(r, samples->all_self));
 	}
 	fputs("\n]}\n", stdout);
+}
+
+/* --percentiles: those of the calls' printed rows.  0 or -ENOMEM. */
+static int make_quantiles(struct profile *p, struct table *calls)
+{
+	calls->q = calloc(calls->n + 1, sizeof(*calls->q));
+	if (!calls->q)
+		return -ENOMEM;
+	for (size_t i = 0; i < calls->n; i++)
+		if (calls->rows[i]->calls &&
+		    profile_quantiles(p, calls->rows[i], pct_ppm, NPCT, calls->q[i]) == -ENOMEM)
+			return -ENOMEM;
+	return 0;
 }
 
 /* Splits the rows into the calls' table and the samples', each filtered,
@@ -554,6 +698,8 @@ int main(int argc, char **argv)
 	}
 	popts.by = o.by;
 	popts.subtract_overhead = o.subtract;
+	popts.percentiles = o.percentiles || o.histogram;
+	popts.exact_max = o.exact_limit;
 	rc = profile_new(&p, &popts);
 	if (rc < 0) {
 		tool_error(NAME, "%s", strerror(-rc));
@@ -564,8 +710,24 @@ int main(int argc, char **argv)
 		tool_error(NAME, "%s: %s", o.path, err);
 		goto out;
 	}
+	if (o.histogram) {
+		struct report_hist h = { o.path, o.histogram, o.by, o.format,
+					 have_cat_re ? &cat_re : NULL };
+
+		rc = report_histograms(p, &h);
+		fflush(stdout);
+		if (rc == -ENOENT)
+			tool_error(NAME, "%s: no function named '%s'%s", o.path, o.histogram,
+				   have_cat_re ? " in the categories of --category" : "");
+		else if (rc < 0)
+			tool_error(NAME, "%s", strerror(-rc));
+		else if (tool_flush_stdout(NAME) == 0)
+			status = TOOL_EXIT_OK;
+		goto out;
+	}
 	if (make_tables(&o, p, have_name_re ? &name_re : NULL, have_cat_re ? &cat_re : NULL, &calls,
-			&samples) < 0) {
+			&samples) < 0 ||
+	    (o.percentiles && make_quantiles(p, &calls) < 0)) {
 		tool_error(NAME, "%s", strerror(ENOMEM));
 		goto out;
 	}
@@ -602,6 +764,7 @@ int main(int argc, char **argv)
 	status = TOOL_EXIT_OK;
 out:
 	free(calls.rows);
+	free(calls.q);
 	free(samples.rows);
 	profile_free(p);
 	if (have_name_re)

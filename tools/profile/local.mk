@@ -1,19 +1,23 @@
 # tools/profile/: fxt-report and fxt-diff (its comparison, diff.c), their
 # shared aggregation engine (profile.c, its tables profile-table.c, its row
-# order profile-sort.c) and statistics (stats.c), and the benchmark archive
-# generator.  Their tests are in tests/unit.mk and tests/e2e.mk.
+# order profile-sort.c), the percentiles of call durations (pctl.c) and
+# statistics (stats.c), and the benchmark archive generator.  Their tests
+# are in tests/unit.mk and tests/e2e.mk.
 
 noinst_LTLIBRARIES += libfxtprofile.la
 libfxtprofile_la_SOURCES = \
 	tools/profile/profile.c tools/profile/profile.h tools/profile/profile-int.h \
 	tools/profile/profile-table.c tools/profile/profile-sort.c \
+	tools/profile/pctl.c tools/profile/pctl.h \
 	tools/profile/stats.c tools/profile/stats.h
 libfxtprofile_la_LIBADD = libfxttools.la libfxtcodec.la -lm
 
 bin_PROGRAMS += fxt-report fxt-diff
-fxt_report_SOURCES = tools/profile/fxt-report.c
+fxt_report_SOURCES = tools/profile/fxt-report.c tools/profile/report-hist.c \
+	tools/profile/report-hist.h
 fxt_report_LDADD = libfxtprofile.la
-fxt_diff_SOURCES = tools/profile/fxt-diff.c tools/profile/diff.c tools/profile/diff.h
+fxt_diff_SOURCES = tools/profile/fxt-diff.c tools/profile/diff.c tools/profile/diff.h \
+	tools/profile/diff-pct.c tools/profile/diff-pct.h
 fxt_diff_LDADD = libfxtprofile.la
 
 # Writes large synthetic archives: for the benchmark and the e2e tests.
@@ -40,3 +44,12 @@ bench-report: fxt-report bench/gen_archive
 	    "($$(( $(BENCH_EVENTS) * 1000 / cms )) events/s)"; \
 	done; rm -f bench-report.fxt
 .PHONY: bench-report
+
+# `make bench-percentiles`: bench/percentiles.sh times fxt-report
+# --percentiles against plain fxt-report on a ~380 MB generated archive,
+# in the same run, exact and past --exact-limit (sketches), and prints the
+# ratio (EVENTS=N, REPS=3, SKETCH=0).
+dist_noinst_SCRIPTS += bench/percentiles.sh
+bench-percentiles: fxt-report bench/gen_archive
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/percentiles.sh
+.PHONY: bench-percentiles

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "tools/front/common.h"
+#include "tools/profile/pctl.h"
 #include "tools/profile/profile.h"
 
 struct fxt_record;
@@ -143,6 +144,12 @@ struct profile {
 	struct profile_row *rows;
 	struct rowkey *keys;
 	size_t nrows, caprows;
+	/* opts.percentiles: each row's durations (parallel to rows[], NULL
+	 * otherwise), and how many of them the exact stores hold. */
+	struct pctl *durs;
+	size_t capdurs;
+	uint64_t held, exact_max;
+	size_t nsketched;
 	uint32_t *rowtab; /* row index + 1; 0 = empty */
 	size_t rowmask;
 
@@ -208,6 +215,12 @@ int64_t profile__row_get(struct profile *p, uint64_t pid, uint64_t tid,
 /* profile__row_get() behind a small cache on the addresses of the bytes. */
 int64_t profile__row_lookup(struct profile *p, uint64_t pid, uint64_t tid,
 			    const struct fxt_string *cat, const struct fxt_string *name);
+
+/* Keeps a duration of `row` when count_frame()'s inline store cannot:
+ * grows the row's store, or counts it in its sketch, or first makes the
+ * rows holding the most durations sketches until half of exact_max is
+ * held.  0 or -ENOMEM. */
+int profile__pctl_keep(struct profile *p, uint32_t row, uint64_t dur);
 
 /* ------------------------------------------------------------- threads */
 

@@ -137,6 +137,15 @@ static int row_new(struct profile *p, uint64_t h, uint64_t pid, uint64_t tid,
 			return -ENOMEM;
 		p->keys = nk;
 	}
+	if (p->opts.percentiles && p->capdurs < p->caprows) {
+		struct pctl *nd = realloc(p->durs, p->caprows * sizeof(*nd));
+
+		if (!nd)
+			return -ENOMEM;
+		memset(nd + p->capdurs, 0, (p->caprows - p->capdurs) * sizeof(*nd));
+		p->durs = nd;
+		p->capdurs = p->caprows;
+	}
 	s = malloc((size_t)cat->len + name->len + 2);
 	if (!s)
 		return -ENOMEM;
@@ -320,6 +329,13 @@ int profile_new(struct profile **pp, const struct profile_opts *opts)
 		p->opts = *opts;
 	p->strgen = 1;
 	p->start_ns = UINT64_MAX;
+	p->exact_max = p->opts.exact_max ? p->opts.exact_max : PROFILE_EXACT_MAX;
+	/* A non-NULL durs is what the engine tests. */
+	if (p->opts.percentiles && !(p->durs = calloc(1, sizeof(*p->durs)))) {
+		profile_free(p);
+		return -ENOMEM;
+	}
+	p->capdurs = p->opts.percentiles;
 	if (rowtab_resize(p) < 0 || thrtab_resize(p) < 0) {
 		profile_free(p);
 		return -ENOMEM;
@@ -336,6 +352,9 @@ void profile_free(struct profile *p)
 		return;
 	for (i = 0; i < p->nrows; i++)
 		free((char *)p->rows[i].category);
+	for (i = 0; p->durs && i < p->capdurs; i++)
+		pctl_free(&p->durs[i]);
+	free(p->durs);
 	for (i = 0; i < p->nthreads; i++)
 		profile__thread_release(&p->threads[i]);
 	free(p->drop_thr);
@@ -455,7 +474,12 @@ int profile__see_short(struct profile *p, const struct fxt_record *rec)
 			r->min_ns = min;
 		if (max > r->max_ns)
 			r->max_ns = max;
+		if (!r->short_calls || min < r->short_min_ns)
+			r->short_min_ns = min;
+		if (max > r->short_max_ns)
+			r->short_max_ns = max;
 	}
+	r->short_calls += calls;
 	r->calls += calls;
 	r->sum_ns += sum;
 	r->total_ns += total;
@@ -592,4 +616,122 @@ uint64_t profile_dropped(const struct profile *p, uint64_t *nthreads)
 	if (nthreads)
 		*nthreads = p->ndrop_thr;
 	return p->dropped;
+}
+
+/* ------------------------------------------------ percentiles, histograms */
+
+static const struct profile *order_p; /* qsort has no context argument */
+
+static int cmp_held(const void *a, const void *b)
+{
+	uint64_t x = order_p->durs[*(const uint32_t *)a].n,
+		 y = order_p->durs[*(const uint32_t *)b].n;
+
+	return (x < y) - (x > y);
+}
+
+static int pctl_shed(struct profile *p)
+{
+	uint32_t *idx = malloc((p->nrows + 1) * sizeof(*idx));
+	size_t n = 0, i;
+
+	if (!idx)
+		return -ENOMEM;
+	for (i = 0; i < p->nrows; i++)
+		if (!p->durs[i].sk && p->durs[i].n)
+			idx[n++] = (uint32_t)i;
+	order_p = p;
+	qsort(idx, n, sizeof(*idx), cmp_held);
+	for (i = 0; i < n && p->held > p->exact_max / 2; i++) {
+		struct pctl *d = &p->durs[idx[i]];
+		size_t held = d->n;
+
+		if (pctl_to_sketch(d) < 0) {
+			free(idx);
+			return -ENOMEM;
+		}
+		p->held -= held;
+		p->nsketched++;
+	}
+	free(idx);
+	return 0;
+}
+
+int profile__pctl_keep(struct profile *p, uint32_t row, uint64_t dur)
+{
+	struct pctl *d = &p->durs[row];
+
+	if (!d->sk && p->held >= p->exact_max && pctl_shed(p) < 0)
+		return -ENOMEM;
+	if (pctl_add(d, dur) < 0)
+		return -ENOMEM;
+	if (!d->sk)
+		p->held++;
+	return 0;
+}
+
+int profile_quantiles(struct profile *p, const struct profile_row *r, const uint32_t *ppm, size_t m,
+		      struct profile_q *out)
+{
+	size_t row = (size_t)(r - p->rows), i, nw = 0;
+	struct pctl *d;
+	uint64_t written, all, rank[8], v[8];
+	int approx;
+
+	if (!p->durs || row >= p->nrows || !r->calls || m > 8)
+		return -EINVAL;
+	d = &p->durs[row];
+	written = pctl_count(d);
+	all = written + r->short_calls;
+	for (i = 0; i < m; i++) {
+		uint64_t k = pctl_rank(ppm[i], all);
+
+		if (ppm[i] >= 1000000) {
+			out[i] = (struct profile_q){ r->max_ns, PROFILE_Q_EXACT };
+		} else if (k <= r->short_calls || !written) {
+			out[i] = (struct profile_q){ r->short_max_ns, PROFILE_Q_BOUND };
+		} else {
+			out[i].kind = PROFILE_Q_EXACT;
+			rank[nw++] = k - r->short_calls;
+		}
+	}
+	if (!nw)
+		return 0;
+	approx = pctl_at_ranks(d, rank, nw, v);
+	if (approx < 0)
+		return approx;
+	for (i = 0, nw = 0; i < m; i++) {
+		if (out[i].kind != PROFILE_Q_EXACT || ppm[i] >= 1000000)
+			continue;
+		out[i].ns = v[nw++];
+		if (approx) {
+			/* Within the row's exact bounds, still within the error. */
+			out[i].ns = out[i].ns < r->min_ns ? r->min_ns : out[i].ns;
+			out[i].ns = out[i].ns > r->max_ns ? r->max_ns : out[i].ns;
+			out[i].kind = PROFILE_Q_APPROX;
+		}
+	}
+	return 0;
+}
+
+int profile_histogram(const struct profile *p, const struct profile_row *r, uint64_t *hist)
+{
+	const struct pctl *d = profile_durations(p, r);
+
+	if (!d)
+		return -EINVAL;
+	pctl_histogram(d, hist);
+	return 0;
+}
+
+const struct pctl *profile_durations(const struct profile *p, const struct profile_row *r)
+{
+	size_t row = (size_t)(r - p->rows);
+
+	return p->durs && row < p->nrows ? &p->durs[row] : NULL;
+}
+
+size_t profile_nsketched(const struct profile *p)
+{
+	return p->nsketched;
 }

@@ -279,8 +279,8 @@ static inline uint64_t sub_of(const struct profile *p, const struct frame *fr)
  * its self time.  With the hooks' cost taken out (`adjusted`), times are
  * estimates that may wrap below 0 (see adjusted()): self is their exact
  * difference, the per-call figures count them as 0. */
-static inline uint64_t count_frame(struct profile *p, const struct frame *fr, uint64_t dur,
-				   bool adjusted_times, int *err)
+static inline __attribute__((always_inline)) uint64_t
+count_frame(struct profile *p, const struct frame *fr, uint64_t dur, bool adjusted_times, int *err)
 {
 	struct profile_row *r = &p->rows[fr->row];
 	uint64_t self;
@@ -308,6 +308,18 @@ static inline uint64_t count_frame(struct profile *p, const struct frame *fr, ui
 		r->max_ns = dur;
 	r->open += fr->open;
 	p->nslices++;
+	if (__builtin_expect(p->durs != NULL, 0) && !r->sampled) {
+		struct pctl *d = &p->durs[fr->row];
+
+		/* Room in an exact store: the rest (growing, sketches, the
+		 * bound) is out of line. */
+		if (d->n < d->cap && p->held < p->exact_max && (d->wide || dur <= UINT32_MAX)) {
+			pctl_put(d, dur);
+			p->held++;
+		} else {
+			*err = profile__pctl_keep(p, fr->row, dur);
+		}
+	}
 	return self;
 }
 

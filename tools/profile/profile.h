@@ -3,8 +3,10 @@
  * Private to tools/ (fxt-report, fxt-diff, and the flame graph's loading).
  * The engine (profile.c) streams records from the reader and rebuilds each
  * thread's call stack; memory grows with the number of distinct rows
- * (function x grouping) and stack depth, not with events.  Its tables are
- * profile-table.c's, the order of rows for output profile-sort.c's.
+ * (function x grouping) and stack depth, not with events (but for the
+ * durations opts.percentiles keeps: up to opts.exact_max, then
+ * sketches).  Its tables are profile-table.c's, the order of rows for
+ * output profile-sort.c's.
  *
  * What it accepts, per thread (pid, tid of the event):
  *  - duration begin / end pairs (an end closes the innermost open begin);
@@ -93,6 +95,9 @@ struct profile_row {
 	/* Calls written as no slice (fxt-run --min-duration) directly under
 	 * this function's, which profile_finish() takes from its self time. */
 	uint64_t left_out_child_ns;
+	/* Of calls, those the summaries of such calls counted, and the
+	 * shortest and longest of them (0 when none). */
+	uint64_t short_calls, short_min_ns, short_max_ns;
 };
 
 /* The variance of the row's per-frame inclusive durations, ns^2 (n - 1 in
@@ -128,7 +133,21 @@ struct profile_opts {
 	 * function it made (its descendants); its self time then loses
 	 * "inside" and the rest of a pair per child.  Times never go below 0. */
 	bool subtract_overhead;
+	/* Keep every call's inclusive duration (the per-frame durations of
+	 * sum_ns, min_ns, max_ns; not those of sampled rows), for
+	 * profile_quantiles() and profile_histogram(). */
+	bool percentiles;
+	/* The durations held at most, over all rows (0: PROFILE_EXACT_MAX);
+	 * past it the rows holding the most become sketches (pctl.h) until
+	 * half of it is held. */
+	uint64_t exact_max;
 };
+
+/* 2^25 durations, 128 MiB (4 bytes each; 8 in a row with one past
+ * 4.29 s; their arrays up to twice that while they grow): exact
+ * percentiles for tens of millions of calls on a machine of a few GiB. */
+#define PROFILE_EXACT_MAX      (UINT64_C(1) << 25)
+#define PROFILE_EXACT_MAX_TEXT "33554432" /* for --help */
 
 /* Counts of things in the input that were tolerated, not fatal. */
 struct profile_anomalies {
@@ -203,6 +222,43 @@ size_t profile_unsampled(const struct profile *p, const struct profile_unsampled
  * and in *pair_ns and *inside_ns (may be NULL) their mean.  0: none (the
  * times are as measured). */
 size_t profile_hook_cost(const struct profile *p, double *pair_ns, double *inside_ns);
+
+/* Percentiles of a row's calls (percentiles: true), ppm[0..m) ascending
+ * in parts per million (pctl.h), nearest rank over all its calls.  What
+ * each value is: */
+enum profile_q_kind {
+	PROFILE_Q_EXACT,  /* a measured duration */
+	PROFILE_Q_APPROX, /* the row's durations became a sketch: within
+			   * PCTL_REL_ERR of the duration at that rank */
+	PROFILE_Q_BOUND,  /* the rank falls among the calls fxt-run
+			   * --min-duration summarised (shorter than every call
+			   * written, taken to rank first): their longest, an
+			   * upper bound */
+};
+
+struct profile_q {
+	uint64_t ns;
+	enum profile_q_kind kind;
+};
+
+/* Fills out[0..m), m <= 8 (1000000 ppm is max_ns, exact).  May reorder
+ * the row's durations.  Returns 0, -EINVAL when not kept, the row has no
+ * call or m is larger, or -ENOMEM. */
+int profile_quantiles(struct profile *p, const struct profile_row *r, const uint32_t *ppm, size_t m,
+		      struct profile_q *out);
+
+/* Adds the row's calls written as slices to log2 buckets hist[0..65)
+ * (pctl.h: [0] 0 ns, [k + 1] [2^k, 2^(k+1)) ns), exact even from a
+ * sketch; the summarised calls are r->short_calls.  Returns 0 or -EINVAL
+ * when not kept. */
+int profile_histogram(const struct profile *p, const struct profile_row *r, uint64_t *hist);
+
+/* The store of the row's durations (NULL when not kept), for merging. */
+const struct pctl *profile_durations(const struct profile *p, const struct profile_row *r);
+
+/* Rows whose durations became sketches: their percentiles are within
+ * PCTL_REL_ERR. */
+size_t profile_nsketched(const struct profile *p);
 
 /* Sorting rows for output. */
 enum profile_sort {

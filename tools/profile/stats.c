@@ -106,6 +106,29 @@ double stats_normal_cdf(double z)
 	return 0.5 * erfc(-z / sqrt(2));
 }
 
+double stats_normal_quantile(double p)
+{
+	double lo = -40, hi = 40;
+
+	if (!(p > 0 && p < 1))
+		return NAN;
+	while (hi - lo > 1e-12) {
+		double mid = (lo + hi) / 2;
+
+		*(stats_normal_cdf(mid) < p ? &lo : &hi) = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+void stats_rank_interval(double q, uint64_t n, double alpha, uint64_t *lo, uint64_t *hi)
+{
+	double z = stats_normal_quantile(1 - alpha / 2), nq = (double)n * q;
+	double s = sqrt(nq * (1 - q)), l = floor(nq - z * s), h = ceil(nq + z * s) + 1;
+
+	*lo = l >= 1 ? (uint64_t)l : 0;
+	*hi = h <= (double)n ? (uint64_t)h : 0;
+}
+
 /* Both by the recurrence up to x >= 20, then the asymptotic series:
  *   digamma(x)  = ln x - 1/(2x) - 1/(12x^2) + 1/(120x^4) - 1/(252x^6) ...
  *   trigamma(x) = 1/x + 1/(2x^2) + 1/(6x^3) - 1/(30x^5) + 1/(42x^7) - 1/(30x^9) ...
@@ -493,6 +516,21 @@ void stats_family_test(const struct stats_family *fam, const struct stats_fn *fn
 	out->p = 2 * stats_t_cdf(-fabs(out->stat), out->df);
 	if (out->p > 1)
 		out->p = 1;
+}
+
+const char *stats_method_name(enum stats_method m)
+{
+	switch (m) {
+	case STATS_WELCH:
+		return "welch";
+	case STATS_MODERATED:
+		return "moderated";
+	case STATS_ORDER:
+		return "order";
+	case STATS_NONE:
+		break;
+	}
+	return "none";
 }
 
 void stats_judge(struct stats_cmp *c, double alpha, double threshold_pct)

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Mean and unbiased variance (n - 1 in the denominator; 0 when n < 2). */
 void stats_mean_var(const double *x, size_t n, double *mean, double *var);
@@ -23,8 +24,18 @@ double stats_betai(double a, double b, double x);
  * an integer, as Welch's approximation gives). */
 double stats_t_cdf(double t, double df);
 
-/* P(Z <= z) for the standard normal distribution. */
+/* P(Z <= z) for the standard normal distribution, and the z at which it
+ * is P, 0 < P < 1 (by bisection, to 1e-12). */
 double stats_normal_cdf(double z);
+double stats_normal_quantile(double p);
+
+/* The nearest ranks [*lo, *hi] (1-based) of an order-statistic interval
+ * for the quantile q (0 < q < 1) of n draws at confidence about 1 - alpha:
+ * the count of draws below the quantile is binomial(n, q), here by its
+ * normal approximation, lo = floor(nq - z s), hi = ceil(nq + z s) + 1,
+ * s = sqrt(n q (1 - q)), z the two-sided normal quantile of alpha.  A
+ * side past the draws (lo < 1, hi > n) is 0: unbounded. */
+void stats_rank_interval(double q, uint64_t n, double alpha, uint64_t *lo, uint64_t *hi);
 
 /* The digamma and trigamma functions (the first and second derivatives of
  * lgamma), x > 0; and the x > 0 at which trigamma is y > 0. */
@@ -36,6 +47,7 @@ enum stats_method {
 	STATS_NONE,	 /* not enough data for a test */
 	STATS_MODERATED, /* the family's noise model (stats_family_test) */
 	STATS_WELCH,	 /* Welch's t-test on per-run values */
+	STATS_ORDER,	 /* a percentile's order-statistic intervals (fxt-diff --metric) */
 };
 
 struct stats_test {
@@ -144,6 +156,9 @@ struct stats_cmp {
 	bool significant; /* q < alpha */
 	bool flagged;	  /* significant and |pct| >= threshold */
 };
+
+/* "none", "moderated", "welch", "order": how a function was tested. */
+const char *stats_method_name(enum stats_method m);
 
 /* The verdict of a comparison whose q is set: significant when q < alpha,
  * flagged when also |pct| >= threshold_pct. */
