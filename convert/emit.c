@@ -141,10 +141,51 @@ static int emit_unsampled(struct emit_ctx *ctx, uint64_t ts, unsigned code)
 	return emit_fxt_instant(ctx, ts, name, len, "");
 }
 
+/* A function's source location, once per conversion, before its first
+ * event (include/fxt/format.h, FXT_OBJ_FUNCTION).  A writer error stays
+ * the writer's, which the conversion returns. */
+static void function_loc(struct emit_ctx *ctx, struct sym_entry *e)
+{
+	struct fxt_arg a[2];
+
+	e->loc_done = true;
+	if (!e->loc)
+		return;
+	memset(a, 0, sizeof(a));
+	a[0].type = FXT_ARG_STRING;
+	a[0].name = fxt_writer_cstring(ctx->w, FXT_LOC_ARG_MODULE);
+	a[0].v.str = fxt_writer_string_cached(ctx->w, &e->cat_slot, e->cat, e->cat_len);
+	a[1].type = FXT_ARG_STRING;
+	a[1].name = fxt_writer_string_cached(ctx->w, &ctx->com->loc_key_slot, FXT_LOC_ARG,
+					     strlen(FXT_LOC_ARG));
+	a[1].v.str = fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len);
+	fxt_writer_kernel_object(
+	    ctx->w, FXT_OBJ_FUNCTION, e->addr,
+	    fxt_writer_string_cached(ctx->w, &e->name_slot, e->name, e->name_len), a, 2);
+	ctx->names->epoch++; /* strings registered */
+}
+
+/* With loc_args, the argument FXT_LOC_ARG of a function's slice in *a:
+ * 1, else 0.  Before function_refs(): interning may evict. */
+static unsigned loc_arg(struct emit_ctx *ctx, struct sym_entry *e, struct fxt_arg *a)
+{
+	if (!ctx->com->loc_args || !e->loc)
+		return 0;
+	memset(a, 0, sizeof(*a));
+	a->type = FXT_ARG_STRING;
+	a->name = fxt_writer_string_cached(ctx->w, &ctx->com->loc_key_slot, FXT_LOC_ARG,
+					   strlen(FXT_LOC_ARG));
+	a->v.str = fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len);
+	ctx->names->epoch++;
+	return 1;
+}
+
 /* The refs of a function's name and category, interned on first use and
  * after any possible eviction, in ctx->ev and as header bits in the entry. */
 static void function_refs(struct emit_ctx *ctx, struct sym_entry *e)
 {
+	if (__builtin_expect(!e->loc_done, 0))
+		function_loc(ctx, e);
 	if (e->epoch != ctx->names->epoch) {
 		/* Interning registers a string when its slot changes, which
 		 * may evict other strings: a new epoch then.  The two refs of
@@ -167,15 +208,26 @@ static int emit_one(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t add
 		    uint64_t end)
 {
 	struct sym_entry *e = conv_names_get(ctx->names, addr);
+	struct fxt_arg loc;
+	int err;
 
 	if (!e)
 		return -ENOMEM;
+	if (type != FXT_EVENT_DURATION_END) {
+		if (!e->loc_done)
+			function_loc(ctx, e); /* before the slice's own refs */
+		ctx->ev.nargs = loc_arg(ctx, e, &loc);
+		ctx->ev.args = ctx->ev.nargs ? &loc : NULL;
+	}
 	function_refs(ctx, e);
 	ctx->ev.type = type;
 	ctx->ev.ts = ts + ctx->com->shift;
 	ctx->ev.extra = end + ctx->com->shift;
 	ctx->events++;
-	return fxt_writer_event(ctx->w, &ctx->ev);
+	err = fxt_writer_event(ctx->w, &ctx->ev);
+	ctx->ev.args = NULL;
+	ctx->ev.nargs = 0;
+	return err;
 }
 
 /* An argument's name, interned once per key. */
@@ -317,6 +369,12 @@ static int emit_rich(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t ad
 
 	if (!e)
 		return -ENOMEM;
+	if (type != FXT_EVENT_DURATION_END) {
+		if (!e->loc_done)
+			function_loc(ctx, e); /* before the slice's own refs */
+		n = loc_arg(ctx, e, &args[0]);
+		words = n ? fxt_arg_words(&args[0]) : 0;
+	}
 	for (uint32_t i = 0; i < l->n && n < FXT_MAX_ARGS; i++) {
 		char *mark = scratch;
 		size_t k;
@@ -430,8 +488,9 @@ static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args
 	struct sym_table *names = ctx->names;
 	const uint64_t hdr = ctx->hdr;
 
-	if (!hdr) {
-		/* An inline thread ref (the writer failed): the slow way. */
+	if (!hdr || ctx->com->loc_args) {
+		/* An inline thread ref (the writer failed), or arguments on
+		 * every slice (--srcline): the general encoder. */
 		for (size_t i = 0; i < n; i++) {
 			int err = args && args[i]
 				      ? emit_rich(ctx, FXT_EVENT_DURATION_COMPLETE, v[i].addr,

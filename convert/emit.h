@@ -10,6 +10,9 @@
  *    events strictly inside it.
  *  - Begun frames: a begin and an end event, the frame's arguments on the
  *    end.
+ *  - A function's source location, once, before its first event
+ *    (include/fxt/format.h, FXT_OBJ_FUNCTION); with loc_args, also on
+ *    each of its slices (through the general encoder).
  *  - Marks: the thread's drop instant ("fxt: N records dropped") and its
  *    log lines (a log record and an instant event each, loglines.h).
  */
@@ -35,6 +38,11 @@ struct emit_common {
 	uint64_t shift; /* added to every timestamp written (conv_time_shift()) */
 	uint64_t step;	/* the recons' step (recon_set_step()): ticks of a nanosecond */
 	struct conv_stats *st;
+	/* fxt-run --srcline: each slice of a function with a location gets
+	 * the argument FXT_LOC_ARG (include/fxt/format.h).  Those slices
+	 * take the general encoder. */
+	bool loc_args;
+	struct fxt_string_slot loc_key_slot;
 };
 #define EMIT_SCRATCH (FXT_MAX_ARGS * (STR_MAX + 64) + MESSAGE_MAX)
 

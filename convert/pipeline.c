@@ -318,6 +318,7 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
 	pl.st = st;
 	pl.em.w = w;
 	pl.em.st = st;
+	pl.em.loc_args = in->loc_args;
 	if (in->lookup)
 		conv_names_init(&pl.em.names, in->lookup, in->lookup_ctx);
 	else

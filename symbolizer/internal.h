@@ -52,6 +52,9 @@ struct sym_module {
 	bool cus_built; /* cus built (possibly empty) */
 	struct cu_range *cus;
 	size_t ncus;
+	bool inl_built; /* inl built (possibly empty) */
+	uint64_t *inl;	/* sorted DWARF entry addresses of functions also inlined */
+	size_t ninl;
 };
 
 struct fxt_sym {
@@ -97,6 +100,10 @@ const struct sym_entry *fxt_sym__module_symbol(const struct sym_module *m, uint6
 
 /* The source file and line of addr: 0, -ENOENT when unknown, -ENOMEM. */
 int fxt_sym__module_line(struct sym_module *m, uint64_t addr, const char **file, int *line);
+
+/* The location of the function that starts at `start` (fxt_sym_info.loc)
+ * into buf: 0, -ENOENT when no line covers it, -ENOMEM. */
+int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, char *buf, size_t cap);
 
 /* libdwfl's find_elf and find_debuginfo callbacks (debuginfo.c): local
  * files only, never debuginfod. */

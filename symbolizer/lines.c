@@ -1,4 +1,5 @@
-/* file:line of an address (FXT_SYM_LINES).
+/* file:line of an address (FXT_SYM_LINES), and where a function is
+ * (FXT_SYM_FUNC_LOC).
  *
  * dwfl_module_getsrc finds the compilation unit through .debug_aranges,
  * which clang does not emit by default and which libdw 0.188 does not
@@ -8,7 +9,9 @@
  */
 #include "config.h"
 
+#include <dwarf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "symbolizer/internal.h"
@@ -81,7 +84,9 @@ static Dwarf_Die *cu_find(struct sym_module *m, uint64_t a)
 	return &m->cus[lo - 1].die;
 }
 
-int fxt_sym__module_line(struct sym_module *m, uint64_t addr, const char **file, int *line)
+/* The line-table entry of addr, with its unit (for DW_AT_comp_dir). */
+static int line_at(struct sym_module *m, uint64_t addr, const char **file, int *line,
+		   Dwarf_Die **unit)
 {
 	Dwfl_Line *dl = dwfl_module_getsrc(m->dwmod, addr);
 	Dwarf_Addr bias;
@@ -89,8 +94,10 @@ int fxt_sym__module_line(struct sym_module *m, uint64_t addr, const char **file,
 	Dwarf_Die *cu;
 
 	*line = 0;
+	*unit = NULL;
 	if (dl) {
 		*file = dwfl_lineinfo(dl, NULL, line, NULL, NULL, NULL);
+		*unit = dwfl_linecu(dl);
 		return *file ? 0 : -ENOENT;
 	}
 	if (!dwfl_module_getdwarf(m->dwmod, &bias))
@@ -103,5 +110,119 @@ int fxt_sym__module_line(struct sym_module *m, uint64_t addr, const char **file,
 	if (!*file)
 		return -ENOENT;
 	dwarf_lineno(l, line);
+	*unit = cu;
+	return 0;
+}
+
+int fxt_sym__module_line(struct sym_module *m, uint64_t addr, const char **file, int *line)
+{
+	Dwarf_Die *unit;
+
+	return line_at(m, addr, file, line, &unit);
+}
+
+/* ------------------------------------------------------------ functions */
+
+struct inl_list {
+	uint64_t *v;
+	size_t n, cap;
+	bool nomem;
+};
+
+/* dwarf_getfuncs()'s callback: keeps the entry of a function with code
+ * whose DWARF (or its abstract origin's) says it is also inlined. */
+static int inl_visit(Dwarf_Die *die, void *arg)
+{
+	struct inl_list *l = arg;
+	Dwarf_Attribute at;
+	Dwarf_Word how = 0;
+	Dwarf_Addr lo;
+
+	if (!dwarf_attr_integrate(die, DW_AT_inline, &at) || dwarf_formudata(&at, &how) != 0 ||
+	    (how != DW_INL_inlined && how != DW_INL_declared_inlined) || dwarf_lowpc(die, &lo) != 0)
+		return DWARF_CB_OK;
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 16;
+		uint64_t *nv = realloc(l->v, ncap * sizeof(*nv));
+
+		if (!nv) {
+			l->nomem = true;
+			return DWARF_CB_ABORT;
+		}
+		l->v = nv;
+		l->cap = ncap;
+	}
+	l->v[l->n++] = lo;
+	return DWARF_CB_OK;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Collects, once per module, the functions that are also inlined: their
+ * out-of-line copies (the ones a hook or a patch names) get " (inlined)".
+ * An out-of-line copy's own DIE refers to its abstract origin, which
+ * holds DW_AT_inline. */
+static int inl_index(struct sym_module *m)
+{
+	struct inl_list l = { 0 };
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+
+	m->inl_built = true;
+	while ((cu = dwfl_module_nextcu(m->dwmod, cu, &bias)) != NULL && !l.nomem)
+		dwarf_getfuncs(cu, inl_visit, &l, 0);
+	if (l.nomem) {
+		free(l.v);
+		return -ENOMEM;
+	}
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), u64_cmp);
+	m->inl = l.v;
+	m->ninl = l.n;
+	return 0;
+}
+
+static bool inl_has(const struct sym_module *m, uint64_t a)
+{
+	return m->ninl && bsearch(&a, m->inl, m->ninl, sizeof(a), u64_cmp) != NULL;
+}
+
+/* `file` relative to the unit's compilation folder when it lies under it
+ * ("src/parse.c" rather than "/home/me/app/src/parse.c"); as it is
+ * otherwise (/usr/include/..., or a file named relative already). */
+static const char *relative(Dwarf_Die *unit, const char *file)
+{
+	Dwarf_Attribute at;
+	const char *dir = unit && dwarf_attr(unit, DW_AT_comp_dir, &at) ? dwarf_formstring(&at)
+									: NULL;
+	size_t n = dir ? strlen(dir) : 0;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n && file[0] == '/' && strncmp(file, dir, n) == 0 && file[n] == '/' && file[n + 1])
+		return file + n + 1;
+	return file;
+}
+
+int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, char *buf, size_t cap)
+{
+	Dwarf_Die *unit;
+	Dwarf_Addr bias;
+	const char *file;
+	int line, err = line_at(m, start, &file, &line, &unit);
+
+	if (err < 0)
+		return err;
+	if (!m->inl_built && dwfl_module_getdwarf(m->dwmod, &bias) && inl_index(m) < 0)
+		return -ENOMEM;
+	if (!dwfl_module_getdwarf(m->dwmod, &bias))
+		bias = 0;
+	snprintf(buf, cap, "%s:%d%s", relative(unit, file), line > 0 ? line : 0,
+		 inl_has(m, start - bias) ? FXT_SYM_INLINED : "");
 	return 0;
 }

@@ -216,6 +216,27 @@ static inline const char *fxt_unsampled_reason(unsigned code)
 #define FXT_SNAPSHOT_ARG_LIMIT	  "limit_ns"
 #define FXT_SNAPSHOT_ARG_RULE	  "rule"
 
+/* fxtrace's source locations: where each function is in the source.  Per
+ * process, one kernel object record per function its slices name (not per
+ * call), before the function's first slice, of object type
+ * FXT_OBJ_FUNCTION (no Zircon object type: Zircon's stay below 64, and a
+ * reader that does not know a kernel object's type skips the record, as
+ * Perfetto's importer does), koid the function's entry address in the
+ * process, named after the function as its slices are, with two string
+ * arguments: FXT_LOC_ARG_MODULE, the category its slices have (its
+ * module), and FXT_LOC_ARG, "FILE:LINE" (the line-table entry at the
+ * function's entry, as `addr2line` gives it; FILE relative to the unit's
+ * compilation folder when under it, else as DWARF has it: absolute),
+ * followed by " (inlined)" when DWARF says the function is also inlined
+ * into its callers, or "(no debug info)" when no DWARF line covers it.
+ * Archives without them read as before: no location known.
+ * fxt-run --srcline also puts FXT_LOC_ARG, the same string, on each slice
+ * of the function: the per-event source location Tracy's FXT importer
+ * reads. */
+#define FXT_OBJ_FUNCTION   240u
+#define FXT_LOC_ARG	   "loc"
+#define FXT_LOC_ARG_MODULE "module"
+
 /* ------------------------------------------------------------ string refs
  * 16 bits: 0 = empty; MSB clear = index 1 .. 0x7fff; MSB set = inline string
  * whose byte length is the low 15 bits, stored in the record as a stream. */
