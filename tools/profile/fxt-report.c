@@ -29,6 +29,7 @@ struct options {
 	const char *path;
 	bool subtract; /* --subtract-overhead */
 	enum samples_mode samples;
+	bool srcline; /* --srcline: a column of source locations */
 };
 
 #define NAME "fxt-report"
@@ -49,6 +50,8 @@ static const char help[] =
     "                      take the tracer's own cost out of the times (see below)\n"
     "  -S, --samples MODE  stack samples (fxt-run --sample): apart (default: a\n"
     "                      table of their own after the calls), no, or only\n"
+    "  -l, --srcline       a column \"srcline\": where each function is in the\n"
+    "                      source, FILE:LINE (see below)\n"
     "  -h, --help          print this help and exit\n"
     "  -V, --version       print the version and exit\n"
     "\n"
@@ -65,6 +68,13 @@ static const char help[] =
     "archive's instant \"fxt: not sampled: REASON\") has a header line \"pid P\n"
     "tid T not sampled from +TIME on: REASON\" (json: \"unsampled\"; csv: on\n"
     "standard error).\n"
+    "--srcline: FILE:LINE of each function, from its DWARF line table at its\n"
+    "entry, as fxt-run wrote it into the archive once per function (FILE\n"
+    "relative to its compilation folder, else absolute; text keeps the last\n"
+    "28 characters); \"(no debug info)\" for a function no DWARF line covers,\n"
+    "\" (inlined)\" after a function also inlined into its callers; \"-\" (csv:\n"
+    "empty; json: null) when the archive does not say (libc calls, archives\n"
+    "of other writers or older ones).\n"
     "Calls fxt-run --min-duration wrote as no slice are counted all the same\n"
     "(the archive's fxt.short summaries).\n"
     "--subtract-overhead: the agent measures what its hooks cost at the end of\n"
@@ -106,11 +116,12 @@ static const struct option longopts[] = {
 	{ "format", required_argument, NULL, 'F' },
 	{ "subtract-overhead", no_argument, NULL, 'O' },
 	{ "samples", required_argument, NULL, 'S' },
+	{ "srcline", no_argument, NULL, 'l' },
 	{ NULL, 0, NULL, 0 },
 };
 /* clang-format on */
 
-static const struct tool_cli cli = { NAME, help, "b:s:n:f:c:F:OS:", longopts };
+static const struct tool_cli cli = { NAME, help, "b:s:n:f:c:F:OS:l", longopts };
 
 /* Returns 0 or TOOL_EXIT_ERROR (said). */
 static int parse_args(int argc, char **argv, struct options *o)
@@ -150,6 +161,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'O':
 			o->subtract = true;
+			break;
+		case 'l':
+			o->srcline = true;
 			break;
 		case 'S':
 			if (strcmp(optarg, "apart") == 0)
@@ -212,9 +226,28 @@ static bool show_samples(const struct options *o, const struct table *samples)
 	return o->samples == SAMPLES_ONLY || (o->samples == SAMPLES_APART && samples->nall);
 }
 
-/* "[pid tid ]function (category)[ [track]]" of a text row, from the pid. */
+/* The --srcline column of a text row: the location's last SRCLINE_WIDTH
+ * characters (the file's name and line are at its end), "-" when the
+ * archive does not say. */
+#define SRCLINE_WIDTH 28
+
+static void put_text_srcline(const struct options *o, const struct profile_row *r)
+{
+	const char *loc = r->loc ? r->loc : "-";
+	size_t n = strlen(loc);
+
+	if (!o->srcline)
+		return;
+	if (n > SRCLINE_WIDTH)
+		printf("...%s ", loc + n - (SRCLINE_WIDTH - 3));
+	else
+		printf("%-*s ", SRCLINE_WIDTH, loc);
+}
+
+/* "[srcline ][pid tid ]function (category)[ [track]]" of a text row. */
 static void put_text_function(const struct options *o, const struct profile_row *r)
 {
+	put_text_srcline(o, r);
 	if (o->by != PROFILE_BY_FUNCTION)
 		printf("%8" PRIu64 " ", r->pid);
 	if (o->by == PROFILE_BY_THREAD)
@@ -237,6 +270,8 @@ static void put_text_function(const struct options *o, const struct profile_row 
 
 static void put_text_heads(const struct options *o)
 {
+	if (o->srcline)
+		printf("%-*s ", SRCLINE_WIDTH, "srcline");
 	if (o->by != PROFILE_BY_FUNCTION)
 		printf("%8s ", "pid");
 	if (o->by == PROFILE_BY_THREAD)
@@ -290,6 +325,15 @@ static void print_unsampled(FILE *f, const char *lead, const struct profile *p)
 	}
 }
 
+/* Whether the archive located any function (fxt-report --srcline). */
+static bool any_loc(const struct profile *p)
+{
+	for (size_t i = 0; i < profile_nrows(p); i++)
+		if (profile_row(p, i)->loc)
+			return true;
+	return false;
+}
+
 static void print_text(const struct options *o, const struct profile *p, const struct table *calls,
 		       const struct table *samples)
 {
@@ -323,6 +367,9 @@ static void print_text(const struct options *o, const struct profile *p, const s
 			printf("# --subtract-overhead: the archive says nothing of the hooks' "
 			       "cost; times as measured\n");
 	}
+	if (o->srcline && !any_loc(p))
+		printf("# --srcline: the archive says where no function is (not written by "
+		       "this fxt-run, or only libc calls)\n");
 	if (a->unmatched_ends || a->overlaps || a->reversed || a->merged)
 		printf("# input oddities: %" PRIu64 " ends without a begin, %" PRIu64
 		       " improperly nested slices, %" PRIu64
@@ -364,6 +411,10 @@ static void put_csv_function(const struct options *o, const struct profile_row *
 		putchar(',');
 		tool_put_csv_str(stdout, r->track ? r->track : "");
 	}
+	if (o->srcline) {
+		putchar(',');
+		tool_put_csv_str(stdout, r->loc ? r->loc : "");
+	}
 	putchar('\n');
 }
 
@@ -373,7 +424,8 @@ static void put_csv_heads(const struct options *o)
 		fputs("pid,", stdout);
 	if (o->by == PROFILE_BY_THREAD)
 		fputs("tid,", stdout);
-	fputs(o->by == PROFILE_BY_THREAD ? "category,name,track\n" : "category,name\n", stdout);
+	fputs(o->by == PROFILE_BY_THREAD ? "category,name,track" : "category,name", stdout);
+	fputs(o->srcline ? ",srcline\n" : "\n", stdout);
 }
 
 /* One table: the calls', or with --samples only the samples'. */
@@ -416,6 +468,13 @@ static void put_json_group(const struct options *o, const struct profile_row *r)
 		printf(",\"tid\":%" PRIu64 ",\"track\":", r->tid);
 		if (r->track)
 			tool_put_json_str(stdout, r->track);
+		else
+			fputs("null", stdout);
+	}
+	if (o->srcline) {
+		fputs(",\"srcline\":", stdout);
+		if (r->loc)
+			tool_put_json_str(stdout, r->loc);
 		else
 			fputs("null", stdout);
 	}
