@@ -398,6 +398,10 @@ int flame_write_svg(const struct flame *f, const struct flame_svg_opts *o, FILE 
 
 		fputs("<g class=\"f\"><title>", out);
 		put_xml(out, nd->name, strlen(nd->name));
+		if (nd->loc) {
+			fputs("\n", out);
+			put_xml(out, nd->loc, strlen(nd->loc));
+		}
 		profile_fmt_ns(t1, sizeof(t1), (double)nd->total_ns);
 		if (!base) {
 			fprintf(out, "\ntotal %s (%.2f%%)", t1,
