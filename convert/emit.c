@@ -141,6 +141,8 @@ static int emit_unsampled(struct emit_ctx *ctx, uint64_t ts, unsigned code)
 	return emit_fxt_instant(ctx, ts, name, len, "");
 }
 
+static struct fxt_sref inline_value(char **scratch, const char *s, size_t len, size_t max);
+
 /* A function's source location, once per conversion, before its first
  * event (include/fxt/format.h, FXT_OBJ_FUNCTION).  A writer error stays
  * the writer's, which the conversion returns. */
@@ -151,14 +153,21 @@ static void function_loc(struct emit_ctx *ctx, struct sym_entry *e)
 	e->loc_done = true;
 	if (!e->loc)
 		return;
+	char *scratch = ctx->com->scratch;
+
 	memset(a, 0, sizeof(a));
 	a[0].type = FXT_ARG_STRING;
-	a[0].name = fxt_writer_cstring(ctx->w, FXT_LOC_ARG_MODULE);
+	a[0].name = fxt_writer_string_cached(ctx->w, &ctx->com->loc_module_slot,
+					     FXT_LOC_ARG_MODULE, strlen(FXT_LOC_ARG_MODULE));
 	a[0].v.str = fxt_writer_string_cached(ctx->w, &e->cat_slot, e->cat, e->cat_len);
 	a[1].type = FXT_ARG_STRING;
 	a[1].name = fxt_writer_string_cached(ctx->w, &ctx->com->loc_key_slot, FXT_LOC_ARG,
 					     strlen(FXT_LOC_ARG));
-	a[1].v.str = fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len);
+	/* Used once, inline (no string record, nothing evicted); on every
+	 * slice with loc_args, a table entry. */
+	a[1].v.str = ctx->com->loc_args
+			 ? fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len)
+			 : inline_value(&scratch, e->loc, e->loc_len, MESSAGE_MAX);
 	fxt_writer_kernel_object(
 	    ctx->w, FXT_OBJ_FUNCTION, e->addr,
 	    fxt_writer_string_cached(ctx->w, &e->name_slot, e->name, e->name_len), a, 2);

@@ -42,7 +42,7 @@ struct emit_common {
 	 * the argument FXT_LOC_ARG (include/fxt/format.h).  Those slices
 	 * take the general encoder. */
 	bool loc_args;
-	struct fxt_string_slot loc_key_slot;
+	struct fxt_string_slot loc_key_slot, loc_module_slot;
 };
 #define EMIT_SCRATCH (FXT_MAX_ARGS * (STR_MAX + 64) + MESSAGE_MAX)
 

@@ -36,7 +36,7 @@ struct sc_entry {
 	bool has_start;
 	const char *name;
 	const char *module;
-	const char *loc; /* NULL, or interned (FXT_SYM_FUNC_LOC) */
+	const char *loc; /* NULL, or the arena's copy (FXT_SYM_FUNC_LOC) */
 	uint64_t start_rel;
 };
 
@@ -48,6 +48,7 @@ struct fxt_symcache {
 	struct arena arena; /* interned names */
 	struct strset names;
 	uint64_t hits, misses;
+	unsigned sym_flags; /* of the views' symbolizers */
 };
 
 struct sv_mod {
@@ -116,8 +117,8 @@ static void table_add(struct fxt_symcache *c, uint32_t file, uint64_t rel,
 		return;
 	name = fxt_sym__intern(&c->names, &c->arena, info->name, strlen(info->name));
 	module = fxt_sym__intern(&c->names, &c->arena, info->module, strlen(info->module));
-	if (info->loc)
-		loc = fxt_sym__intern(&c->names, &c->arena, info->loc, strlen(info->loc));
+	if (info->loc) /* nearly all distinct: copied, not interned */
+		loc = fxt_sym__arena_strdup(&c->arena, info->loc);
 	if (!name || !module || (info->loc && !loc))
 		return;
 	for (j = slot_of(file, rel, c->cap); c->v[j].file; j = (j + 1) & (c->cap - 1))
@@ -176,7 +177,16 @@ static long file_of(struct fxt_symcache *c, const char *path)
 
 struct fxt_symcache *fxt_symcache_new(void)
 {
-	return calloc(1, sizeof(struct fxt_symcache));
+	struct fxt_symcache *c = calloc(1, sizeof(struct fxt_symcache));
+
+	if (c)
+		c->sym_flags = FXT_SYM_FUNC_LOC;
+	return c;
+}
+
+void fxt_symcache_set_flags(struct fxt_symcache *c, unsigned sym_flags)
+{
+	c->sym_flags = sym_flags;
 }
 
 void fxt_symcache_free(struct fxt_symcache *c)
@@ -262,7 +272,7 @@ static const struct sv_mod *mod_find(const struct fxt_symview *v, uint64_t addr)
 static const struct fxt_sym_info *direct(struct fxt_symview *v, uint64_t addr)
 {
 	if (!v->sym && !v->sym_failed) {
-		v->sym = fxt_sym_new(FXT_SYM_FUNC_LOC);
+		v->sym = fxt_sym_new(v->c->sym_flags);
 		v->sym_failed = !v->sym;
 		for (size_t i = 0; v->sym && i < v->nin; i++)
 			fxt_sym_add_module(v->sym, v->in[i].path, v->in[i].bias);

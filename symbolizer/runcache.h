@@ -35,6 +35,11 @@ struct fxt_symview_module {
 /* A new, empty cache; NULL on ENOMEM. */
 struct fxt_symcache *fxt_symcache_new(void);
 
+/* The flags (enum fxt_sym_flags) of the symbolizers the cache makes and
+ * so what it keeps: FXT_SYM_FUNC_LOC unless set otherwise (0: names only,
+ * what bench/srcline.sh compares with).  Before the first view. */
+void fxt_symcache_set_flags(struct fxt_symcache *c, unsigned sym_flags);
+
 /* Frees the cache; no view of it may remain.  NULL is accepted. */
 void fxt_symcache_free(struct fxt_symcache *c);
 

@@ -491,8 +491,8 @@ static struct fxt_sym_info *symbolize(struct fxt_sym *s, uint64_t addr)
 
 		if (err == -ENOMEM)
 			return NULL;
-		info->loc = err == 0 ? fxt_sym__intern(&s->names, &s->arena, loc, strlen(loc))
-				     : FXT_SYM_NO_DEBUG_INFO;
+		/* Copied, not interned: one a function, nearly all distinct. */
+		info->loc = err == 0 ? fxt_sym__arena_strdup(&s->arena, loc) : FXT_SYM_NO_DEBUG_INFO;
 		if (!info->loc)
 			return NULL;
 	}
