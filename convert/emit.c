@@ -143,10 +143,7 @@ static int emit_unsampled(struct emit_ctx *ctx, uint64_t ts, unsigned code)
 
 static struct fxt_sref inline_value(char **scratch, const char *s, size_t len, size_t max);
 
-/* A function's source location, once per conversion, before its first
- * event (include/fxt/format.h, FXT_OBJ_FUNCTION).  A writer error stays
- * the writer's, which the conversion returns. */
-static void function_loc(struct emit_ctx *ctx, struct sym_entry *e)
+void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e)
 {
 	struct fxt_arg a[2];
 
@@ -194,7 +191,7 @@ static unsigned loc_arg(struct emit_ctx *ctx, struct sym_entry *e, struct fxt_ar
 static void function_refs(struct emit_ctx *ctx, struct sym_entry *e)
 {
 	if (__builtin_expect(!e->loc_done, 0))
-		function_loc(ctx, e);
+		conv_emit_loc(ctx, e);
 	if (e->epoch != ctx->names->epoch) {
 		/* Interning registers a string when its slot changes, which
 		 * may evict other strings: a new epoch then.  The two refs of
@@ -224,7 +221,7 @@ static int emit_one(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t add
 		return -ENOMEM;
 	if (type != FXT_EVENT_DURATION_END) {
 		if (!e->loc_done)
-			function_loc(ctx, e); /* before the slice's own refs */
+			conv_emit_loc(ctx, e); /* before the slice's own refs */
 		ctx->ev.nargs = loc_arg(ctx, e, &loc);
 		ctx->ev.args = ctx->ev.nargs ? &loc : NULL;
 	}
@@ -380,7 +377,7 @@ static int emit_rich(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t ad
 		return -ENOMEM;
 	if (type != FXT_EVENT_DURATION_END) {
 		if (!e->loc_done)
-			function_loc(ctx, e); /* before the slice's own refs */
+			conv_emit_loc(ctx, e); /* before the slice's own refs */
 		n = loc_arg(ctx, e, &args[0]);
 		words = n ? fxt_arg_words(&args[0]) : 0;
 	}

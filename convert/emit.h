@@ -76,6 +76,12 @@ struct emit_ctx {
 void conv_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid, uint64_t tid,
 		    uint64_t dropped, struct log_lines *logs);
 
+/* The source location of the function of `e`, once per conversion,
+ * before its first event (include/fxt/format.h, FXT_OBJ_FUNCTION):
+ * nothing when written already or unknown.  A writer error stays the
+ * writer's, which the conversion returns. */
+void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e);
+
 /* The recon sink: its context is a struct emit_ctx. */
 extern const struct recon_sink conv_sink;
 

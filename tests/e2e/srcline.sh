@@ -10,7 +10,7 @@
 # Archives without locations (another writer's) read as before.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 29
+plan 30
 scratch
 cd "$TMPD" || exit 1
 P=$PROGS/srcline
@@ -94,6 +94,11 @@ if [ -n "$PYTHON3" ]; then
 else
   skip "no python3"
 fi
+
+# Calls too short for a slice (--min-duration): their functions located too.
+"$FXT_RUN" -q --min-duration=10s -o short.fxt -- "$P" >/dev/null
+is "$(locs short.fxt | sort)" "$(locs plain.fxt | sort)" \
+  "--min-duration: the functions of the calls left out are located too"
 
 # An unmodified program (fxt-run --patch=.): its functions are located too.
 why=$(patch_unavailable)
