@@ -10,7 +10,7 @@
 # Archives without locations (another writer's) read as before.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 30
+plan 31
 scratch
 cd "$TMPD" || exit 1
 P=$PROGS/srcline
@@ -94,6 +94,13 @@ if [ -n "$PYTHON3" ]; then
 else
   skip "no python3"
 fi
+
+# fxt-run --recover --srcline: a killed process's spool, converted later.
+mkdir rec && (cd rec && LD_PRELOAD=$abs_top_builddir/.libs/libfxt-agent.so FXT_OUTPUT=$TMPD/rec/k.fxt \
+  "$PROGS/crash" kill 3 >/dev/null 2>&1)
+"$FXT_RUN" --recover --srcline -q -o rec.fxt rec/k*.spool >/dev/null 2>&1
+is "$("$FXT_DUMP" rec.fxt 2>/dev/null | grep 'event .* name="work"' | grep -c 'loc:str="[^"]*crash.c:[0-9]*"')" 3 \
+  "--recover --srcline: each of work's 3 slices carries loc"
 
 # Calls too short for a slice (--min-duration): their functions located too.
 "$FXT_RUN" -q --min-duration=10s -o short.fxt -- "$P" >/dev/null
