@@ -779,61 +779,6 @@ static void overhead(void)
 	profile_free(p);
 }
 
-/* A function's source location as fxt-run writes it (include/fxt/format.h,
- * FXT_OBJ_FUNCTION), for category "function". */
-static void function_loc(uint64_t addr, const char *name, const char *loc)
-{
-	struct fxt_arg a[2];
-
-	memset(a, 0, sizeof(a));
-	a[0].type = a[1].type = FXT_ARG_STRING;
-	a[0].name = fxt_writer_cstring(w, FXT_LOC_ARG_MODULE);
-	a[0].v.str = fxt_writer_cstring(w, "function");
-	a[1].name = fxt_writer_cstring(w, FXT_LOC_ARG);
-	a[1].v.str = fxt_sref_inline(loc, strlen(loc));
-	if (fxt_writer_kernel_object(w, FXT_OBJ_FUNCTION, addr, fxt_writer_cstring(w, name), a,
-				     2) < 0)
-		bail_out("fxt_writer_kernel_object");
-}
-
-/* Rows get their function's location, 600 functions (the table grows),
- * the first record of a function wins, a function without one and a row
- * of another category have none. */
-static void locations(void)
-{
-	char name[32], loc[32];
-	struct profile *p;
-	bool all = true;
-
-	start(1000000000);
-	for (unsigned i = 0; i < 600; i++) {
-		snprintf(name, sizeof(name), "f%u", i);
-		snprintf(loc, sizeof(loc), "src/f.c:%u", i + 1);
-		function_loc(0x1000 + i, name, loc);
-		X(1, name, 10 * i, 10 * i + 5);
-	}
-	function_loc(0x1000, "f0", "other.c:9"); /* a second process's build */
-	X(1, "bare", 7000, 7001);
-	event(FXT_EVENT_DURATION_COMPLETE, 1, 1, "libc.io", "f1", 7002, 7003);
-	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
-	for (size_t i = 0; i < profile_nrows(p); i++) {
-		const struct profile_row *r = profile_row(p, i);
-		unsigned n;
-
-		if (strcmp(r->category, "function") != 0 || sscanf(r->name, "f%u", &n) != 1)
-			continue;
-		snprintf(loc, sizeof(loc), "src/f.c:%u", n + 1);
-		all = all && r->loc && strcmp(r->loc, loc) == 0;
-	}
-	ok(all, "600 functions: each row has its location, the first one given");
-	ok(profile_find(p, "function", "bare", 0, 0) &&
-	       !profile_find(p, "function", "bare", 0, 0)->loc,
-	   "a function the archive does not locate: NULL");
-	ok(profile_find(p, "libc.io", "f1", 0, 0) && !profile_find(p, "libc.io", "f1", 0, 0)->loc,
-	   "the same name in another category: NULL");
-	profile_free(p);
-}
-
 int main(void)
 {
 	for (size_t i = 0; i < sizeof(row_cases) / sizeof(row_cases[0]); i++)
@@ -849,7 +794,6 @@ int main(void)
 	sorting();
 	samples_and_drops();
 	overhead();
-	locations();
 	done_testing();
 	return exit_status();
 }

@@ -398,10 +398,6 @@ int flame_write_svg(const struct flame *f, const struct flame_svg_opts *o, FILE 
 
 		fputs("<g class=\"f\"><title>", out);
 		put_xml(out, nd->name, strlen(nd->name));
-		if (nd->loc) {
-			fputs("\n", out);
-			put_xml(out, nd->loc, strlen(nd->loc));
-		}
 		profile_fmt_ns(t1, sizeof(t1), (double)nd->total_ns);
 		if (!base) {
 			fprintf(out, "\ntotal %s (%.2f%%)", t1,
@@ -440,6 +436,10 @@ int flame_write_svg(const struct flame *f, const struct flame_svg_opts *o, FILE 
 			} else {
 				color_diff(bt, (double)nd->total_ns, rgb);
 			}
+		}
+		if (nd->loc) { /* last: the lines above keep their places */
+			fputs("\n", out);
+			put_xml(out, nd->loc, strlen(nd->loc));
 		}
 		fprintf(out,
 			"</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
