@@ -141,21 +141,21 @@ static int emit_unsampled(struct emit_ctx *ctx, uint64_t ts, unsigned code)
 	return emit_fxt_instant(ctx, ts, name, len, "");
 }
 
+/* (Defined with the arguments' other helpers, below.) */
 static struct fxt_sref inline_value(char **scratch, const char *s, size_t len, size_t max);
 
 void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e)
 {
+	char *scratch = ctx->com->scratch;
 	struct fxt_arg a[2];
 
 	e->loc_done = true;
 	if (!e->loc)
 		return;
-	char *scratch = ctx->com->scratch;
-
 	memset(a, 0, sizeof(a));
 	a[0].type = FXT_ARG_STRING;
-	a[0].name = fxt_writer_string_cached(ctx->w, &ctx->com->loc_module_slot,
-					     FXT_LOC_ARG_MODULE, strlen(FXT_LOC_ARG_MODULE));
+	a[0].name = fxt_writer_string_cached(ctx->w, &ctx->com->loc_module_slot, FXT_LOC_ARG_MODULE,
+					     strlen(FXT_LOC_ARG_MODULE));
 	a[0].v.str = fxt_writer_string_cached(ctx->w, &e->cat_slot, e->cat, e->cat_len);
 	a[1].type = FXT_ARG_STRING;
 	a[1].name = fxt_writer_string_cached(ctx->w, &ctx->com->loc_key_slot, FXT_LOC_ARG,
@@ -186,6 +186,26 @@ static unsigned loc_arg(struct emit_ctx *ctx, struct sym_entry *e, struct fxt_ar
 	return 1;
 }
 
+/* With loc_args: the refs of the argument "loc" of a function's slices,
+ * as one word in e->loc_word (0 when not both indexed).  Whether a slot
+ * moved (a string registered: others may be evicted). */
+static bool loc_refs(struct emit_ctx *ctx, struct sym_entry *e)
+{
+	struct fxt_string_slot key = ctx->com->loc_key_slot, val = e->loc_slot;
+	struct fxt_sref k, v;
+
+	e->loc_word = 0;
+	if (!e->loc)
+		return false;
+	k = fxt_writer_string_cached(ctx->w, &ctx->com->loc_key_slot, FXT_LOC_ARG,
+				     strlen(FXT_LOC_ARG));
+	v = fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len);
+	if (!fxt_strref_is_inline(k.ref) && !fxt_strref_is_inline(v.ref) && k.ref && v.ref)
+		e->loc_word = fxt_arg_header(FXT_ARG_STRING, 1, k.ref, v.ref);
+	return memcmp(&key, &ctx->com->loc_key_slot, sizeof(key)) != 0 ||
+	       memcmp(&val, &e->loc_slot, sizeof(val)) != 0;
+}
+
 /* The refs of a function's name and category, interned on first use and
  * after any possible eviction, in ctx->ev and as header bits in the entry. */
 static void function_refs(struct emit_ctx *ctx, struct sym_entry *e)
@@ -194,12 +214,14 @@ static void function_refs(struct emit_ctx *ctx, struct sym_entry *e)
 		conv_emit_loc(ctx, e);
 	if (e->epoch != ctx->names->epoch) {
 		/* Interning registers a string when its slot changes, which
-		 * may evict other strings: a new epoch then.  The two refs of
-		 * one event cannot evict each other (writer.h). */
+		 * may evict other strings: a new epoch then.  The refs of one
+		 * event cannot evict each other (writer.h); the location's
+		 * come first. */
+		bool moved = ctx->com->loc_args && loc_refs(ctx, e);
 		struct fxt_string_slot cat = e->cat_slot, name = e->name_slot;
 		e->cat_ref = fxt_writer_string_cached(ctx->w, &e->cat_slot, e->cat, e->cat_len);
 		e->name_ref = fxt_writer_string_cached(ctx->w, &e->name_slot, e->name, e->name_len);
-		if (memcmp(&cat, &e->cat_slot, sizeof(cat)) != 0 ||
+		if (moved || memcmp(&cat, &e->cat_slot, sizeof(cat)) != 0 ||
 		    memcmp(&name, &e->name_slot, sizeof(name)) != 0)
 			ctx->names->epoch++;
 		e->epoch = ctx->names->epoch;
@@ -482,6 +504,85 @@ encode_run(struct sym_table *names, uint64_t hdr, uint64_t shift, const struct r
 	return i;
 }
 
+/* encode_run() with loc_args: 4 words (the argument "loc") for the slices
+ * of a function with a location, 3 for the others; stops also at a slice
+ * whose location is not one word (the general encoder writes it).  *words:
+ * the words encoded. */
+static size_t encode_run_loc(struct emit_ctx *ctx, const struct recon_slot *v,
+			     struct recon_args *const *args, size_t k, uint64_t *out, size_t *words,
+			     struct sym_entry **e)
+{
+	const uint64_t hdr = ctx->hdr, hdr_loc = ctx->hdr_loc, shift = ctx->com->shift;
+	struct sym_table *names = ctx->names;
+	uint64_t *p = out;
+	size_t i;
+
+	for (i = 0; i < k; i++) {
+		*e = conv_names_get(names, v[i].addr);
+		if (!*e || (*e)->epoch != names->epoch || (args && args[i]) ||
+		    ((*e)->loc && !(*e)->loc_word))
+			break;
+		p[1] = v[i].start + shift;
+		if ((*e)->loc_word) {
+			p[0] = hdr_loc | (*e)->ref_bits;
+			p[2] = (*e)->loc_word;
+			p[3] = v[i].end + shift;
+			p += COMPLETE_WORDS + 1;
+		} else {
+			p[0] = hdr | (*e)->ref_bits;
+			p[2] = v[i].end + shift;
+			p += COMPLETE_WORDS;
+		}
+	}
+	*words = (size_t)(p - out);
+	return i;
+}
+
+/* emit_slices() with loc_args. */
+static int emit_slices_loc(struct emit_ctx *ctx, const struct recon_slot *v,
+			   struct recon_args *const *args, size_t n)
+{
+	const size_t per_run = FXT_MAX_RECORD_WORDS / (COMPLETE_WORDS + 1);
+
+	while (n) {
+		size_t k = n < per_run ? n : per_run, i, words;
+		uint64_t *out = fxt_writer_reserve(ctx->w, k * (COMPLETE_WORDS + 1));
+		struct sym_entry *e = NULL;
+		int err = 0;
+
+		if (!out)
+			return fxt_writer_error(ctx->w) ? fxt_writer_error(ctx->w) : -EIO;
+		i = encode_run_loc(ctx, v, args, k, out, &words, &e);
+		fxt_writer_commit(ctx->w, words);
+		ctx->events += i;
+		v += i;
+		n -= i;
+		if (args)
+			args += i;
+		if (i == k)
+			continue;
+		/* Writer calls: after the commit. */
+		if (!e)
+			return -ENOMEM;
+		if (e->epoch != ctx->names->epoch && !(args && *args)) {
+			function_refs(ctx, e); /* then the same slice again */
+			continue;
+		}
+		/* Arguments, or a location that is no word: the general encoder. */
+		err = args && *args
+			  ? emit_rich(ctx, FXT_EVENT_DURATION_COMPLETE, v->addr, v->start, v->end,
+				      *args)
+			  : emit_one(ctx, FXT_EVENT_DURATION_COMPLETE, v->addr, v->start, v->end);
+		if (err < 0)
+			return err;
+		v++;
+		n--;
+		if (args)
+			args++;
+	}
+	return 0;
+}
+
 /* The sink's hot path: a run of complete events, encoded straight into
  * the writer's buffer.  A function whose refs must be (re)interned first,
  * which writes string records, ends the reservation, and so does a frame
@@ -494,9 +595,8 @@ static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args
 	struct sym_table *names = ctx->names;
 	const uint64_t hdr = ctx->hdr;
 
-	if (!hdr || ctx->com->loc_args) {
-		/* An inline thread ref (the writer failed), or arguments on
-		 * every slice (--srcline): the general encoder. */
+	if (!hdr) {
+		/* An inline thread ref (the writer failed): the slow way. */
 		for (size_t i = 0; i < n; i++) {
 			int err = args && args[i]
 				      ? emit_rich(ctx, FXT_EVENT_DURATION_COMPLETE, v[i].addr,
@@ -508,6 +608,8 @@ static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args
 		}
 		return 0;
 	}
+	if (ctx->com->loc_args)
+		return emit_slices_loc(ctx, v, args, n);
 	while (n) {
 		size_t k = n < COMPLETE_PER_RUN ? n : COMPLETE_PER_RUN, i;
 		uint64_t *out = fxt_writer_reserve(ctx->w, k * COMPLETE_WORDS);
@@ -594,7 +696,10 @@ void conv_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid,
 	ctx->ev.type = FXT_EVENT_DURATION_COMPLETE;
 	ctx->ev.thread = fxt_writer_thread(com->w, pid, tid);
 	com->names.epoch++; /* registering the thread may have written strings */
-	if (ctx->ev.thread.index != FXT_THREADREF_INLINE)
+	if (ctx->ev.thread.index != FXT_THREADREF_INLINE) {
 		ctx->hdr = fxt_event_header(COMPLETE_WORDS, FXT_EVENT_DURATION_COMPLETE, 0,
 					    ctx->ev.thread.index, 0, 0);
+		ctx->hdr_loc = fxt_event_header(COMPLETE_WORDS + 1, FXT_EVENT_DURATION_COMPLETE, 1,
+						ctx->ev.thread.index, 0, 0);
+	}
 }

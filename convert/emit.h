@@ -12,7 +12,7 @@
  *    end.
  *  - A function's source location, once, before its first event
  *    (include/fxt/format.h, FXT_OBJ_FUNCTION); with loc_args, also on
- *    each of its slices (through the general encoder).
+ *    each of its slices (4 words on the hot path: the argument is one).
  *  - Marks: the thread's drop instant ("fxt: N records dropped") and its
  *    log lines (a log record and an instant event each, loglines.h).
  */
@@ -39,8 +39,8 @@ struct emit_common {
 	uint64_t step;	/* the recons' step (recon_set_step()): ticks of a nanosecond */
 	struct conv_stats *st;
 	/* fxt-run --srcline: each slice of a function with a location gets
-	 * the argument FXT_LOC_ARG (include/fxt/format.h).  Those slices
-	 * take the general encoder. */
+	 * the argument FXT_LOC_ARG (include/fxt/format.h), one word more on
+	 * the hot path. */
 	bool loc_args;
 	struct fxt_string_slot loc_key_slot, loc_module_slot;
 };
@@ -60,6 +60,7 @@ struct emit_ctx {
 	/* The header word of this thread's complete events but their refs
 	 * (0 when the thread ref is inline: no fast path). */
 	uint64_t hdr;
+	uint64_t hdr_loc; /* the same with one argument of one word (loc_args) */
 	/* The thread's log lines, whose marks bring them out; NULL: none. */
 	struct log_lines *logs;
 	/* Calls left out (FXT_MIN_DURATION), by function; NULL: none. */

@@ -46,6 +46,10 @@ struct sym_entry {
 	size_t loc_len;
 	struct fxt_string_slot loc_slot;
 	bool loc_done;
+	/* With loc_args (emit.h), for the same epoch: the argument "loc" as
+	 * one word (both refs indexed), 0 when it cannot be (no location, or
+	 * an inline ref: the general encoder then). */
+	uint64_t loc_word;
 };
 
 struct sym_table {

@@ -214,8 +214,8 @@ static bool inl_has(const struct sym_module *m, uint64_t a)
 static const char *relative(Dwarf_Die *unit, const char *file)
 {
 	Dwarf_Attribute at;
-	const char *dir = unit && dwarf_attr(unit, DW_AT_comp_dir, &at) ? dwarf_formstring(&at)
-									: NULL;
+	const char *dir =
+	    unit && dwarf_attr(unit, DW_AT_comp_dir, &at) ? dwarf_formstring(&at) : NULL;
 	size_t n = dir ? strlen(dir) : 0;
 
 	while (n > 1 && dir[n - 1] == '/')

@@ -322,4 +322,15 @@ static inline uint64_t fxt_event_header(uint64_t nwords, unsigned event_type, un
  * strings and no arguments: the header, the start and the end time. */
 #define FXT_COMPLETE_INDEXED_WORDS 3u
 
+/* ------------------------------------------------------- argument header
+ * [0..3] argument type, [4..15] size in words, [16..31] name ref,
+ * [32..63] the value when it fits there (32-bit numbers, bool, a string
+ * argument's value ref). */
+static inline uint64_t fxt_arg_header(unsigned type, uint64_t nwords, uint16_t name,
+				      uint32_t inline_value)
+{
+	return fxt_field(type, 0, 3) | fxt_field(nwords, 4, 15) | fxt_field(name, 16, 31) |
+	       fxt_field(inline_value, 32, 63);
+}
+
 #endif /* FXT_FORMAT_H */

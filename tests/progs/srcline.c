@@ -23,11 +23,14 @@ static inline __attribute__((always_inline)) long scaled(long x)
 	return 3 * x;
 }
 
+/* GNU style, the name on a line of its own: */
+/* clang-format off */
 NOINLINE static long
 checksum(long x)
 {
 	return x ^ 0x5a;
 }
+/* clang-format on */
 
 NOINLINE static long parse(long x)
 {

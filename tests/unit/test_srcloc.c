@@ -68,9 +68,9 @@ int main(void)
 		snprintf(loc, sizeof(loc), "src/f.c:%u", i + 1);
 		function_loc(0x1000 + i, "app", name, loc);
 	}
-	function_loc(0x1000, "app", "f0", "other.c:9");	   /* another process's build */
+	function_loc(0x1000, "app", "f0", "other.c:9");		    /* another process's build */
 	function_loc(0x2000, "libc.so.6", "f1", "(no debug info)"); /* another module */
-	function_loc(0x3000, NULL, "nomodule", "x.c:1");	   /* not ours: no module */
+	function_loc(0x3000, NULL, "nomodule", "x.c:1");	    /* not ours: no module */
 	if (fxt_writer_flush(w) < 0)
 		bail_out("fxt_writer_flush");
 	data = fxt_writer_mem_data(w, &len);

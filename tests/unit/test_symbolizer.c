@@ -240,7 +240,7 @@ static void check_cxx_copy(const char *relpath, unsigned flags, bool has_static,
 		if (flags & FXT_SYM_FUNC_LOC)
 			/* The fixtures with their symbols have their lines. */
 			ok(has_static ? loc_in(info->loc, "cxx.cc")
-				     : info->loc && !strcmp(info->loc, FXT_SYM_NO_DEBUG_INFO),
+				      : info->loc && !strcmp(info->loc, FXT_SYM_NO_DEBUG_INFO),
 			   "  its location: %s", info->loc ? info->loc : "NULL");
 		else
 			ok(info->loc == NULL, "  no location asked: none");

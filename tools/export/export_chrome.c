@@ -58,7 +58,7 @@ struct exporter {
 	struct jout o;
 	bool samples; /* the stack samples' slices are exported */
 	struct export_stats st;
-	uint64_t nevents; /* written so far, for the separators */
+	uint64_t nevents;	 /* written so far, for the separators */
 	struct tool_srcloc locs; /* the functions' source locations */
 	int locs_err;		 /* -ENOMEM: some were not kept */
 };
