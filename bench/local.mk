@@ -175,3 +175,17 @@ dist_noinst_SCRIPTS += bench/attach-gen.sh bench/attach.sh
 bench-attach: all bench/attach-target$(EXEEXT) bench/attach-target-hooks$(EXEEXT)
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/attach.sh
 .PHONY: bench-attach
+
+# What source lines cost the conversion (bench/srcline.sh): a generated
+# program of 10,000 functions, its spool converted with names only and
+# with source lines, in the same rounds.  Run with `make bench-srcline`.
+# Built by make check, so that it keeps building.
+check_PROGRAMS += bench/srcline_bench
+bench_srcline_bench_SOURCES = bench/srcline_bench.c
+bench_srcline_bench_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+bench_srcline_bench_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la \
+	$(LIBDW_LIBS) $(ZLIB_LIBS)
+dist_noinst_SCRIPTS += bench/srcline.sh
+bench-srcline: all bench/srcline_bench
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/srcline.sh
+.PHONY: bench-srcline

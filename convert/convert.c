@@ -186,6 +186,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	in.sample_hz = h->sample_hz;
 	in.min_duration_ns = h->min_duration_ns;
 	in.snapshot = h->snapshot ? h : NULL;
+	in.loc_args = o && o->srcline;
 	res->sealed = __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == SPOOL_SEALED;
 	if (res->sealed) {
 		err = read_seal(fd, h, (uint64_t)sb.st_size, &seal, &threads, &nthreads);

@@ -52,6 +52,9 @@ struct convert_opts {
 	/* The run's symbol cache (symbolizer/runcache.h), or NULL for one
 	 * of this conversion's own. */
 	struct fxt_symcache *cache;
+	/* fxt-run --srcline: the source location on every slice too
+	 * (conv_input.loc_args, convert/pipeline.h). */
+	bool srcline;
 };
 
 struct convert_result {

@@ -13,8 +13,6 @@
 #include "fxt/counts.h"
 #include "spool/format.h"
 #include "spool/libc_table.h"
-#include "run/argspec.h"
-#include "symbolizer/signature.h"
 
 #define LOG_NAME_MAX  200u
 #define ARG_WORDS_MAX 3000u /* per event, under FXT_MAX_RECORD_WORDS */
@@ -143,18 +141,84 @@ static int emit_unsampled(struct emit_ctx *ctx, uint64_t ts, unsigned code)
 	return emit_fxt_instant(ctx, ts, name, len, "");
 }
 
+void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e)
+{
+	char *scratch = ctx->com->scratch;
+	struct fxt_arg a[2];
+
+	e->loc_done = true;
+	if (!e->loc)
+		return;
+	memset(a, 0, sizeof(a));
+	a[0].type = FXT_ARG_STRING;
+	a[0].name = fxt_writer_string_cached(ctx->w, &ctx->com->loc_module_slot, FXT_LOC_ARG_MODULE,
+					     strlen(FXT_LOC_ARG_MODULE));
+	a[0].v.str = fxt_writer_string_cached(ctx->w, &e->cat_slot, e->cat, e->cat_len);
+	a[1].type = FXT_ARG_STRING;
+	a[1].name = fxt_writer_string_cached(ctx->w, &ctx->com->loc_key_slot, FXT_LOC_ARG,
+					     strlen(FXT_LOC_ARG));
+	/* Used once, inline (no string record, nothing evicted); on every
+	 * slice with loc_args, a table entry. */
+	a[1].v.str = ctx->com->loc_args
+			 ? fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len)
+			 : conv_inline_value(&scratch, e->loc, e->loc_len, MESSAGE_MAX);
+	fxt_writer_kernel_object(
+	    ctx->w, FXT_OBJ_FUNCTION, e->addr,
+	    fxt_writer_string_cached(ctx->w, &e->name_slot, e->name, e->name_len), a, 2);
+	ctx->names->epoch++; /* strings registered */
+}
+
+/* With loc_args, the argument FXT_LOC_ARG of a function's slice in *a:
+ * 1, else 0.  Before function_refs(): interning may evict. */
+static unsigned loc_arg(struct emit_ctx *ctx, struct sym_entry *e, struct fxt_arg *a)
+{
+	if (!ctx->com->loc_args || !e->loc)
+		return 0;
+	memset(a, 0, sizeof(*a));
+	a->type = FXT_ARG_STRING;
+	a->name = fxt_writer_string_cached(ctx->w, &ctx->com->loc_key_slot, FXT_LOC_ARG,
+					   strlen(FXT_LOC_ARG));
+	a->v.str = fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len);
+	ctx->names->epoch++;
+	return 1;
+}
+
+/* With loc_args: the refs of the argument "loc" of a function's slices,
+ * as one word in e->loc_word (0 when not both indexed).  Whether a slot
+ * moved (a string registered: others may be evicted). */
+static bool loc_refs(struct emit_ctx *ctx, struct sym_entry *e)
+{
+	struct fxt_string_slot key = ctx->com->loc_key_slot, val = e->loc_slot;
+	struct fxt_sref k, v;
+
+	e->loc_word = 0;
+	if (!e->loc)
+		return false;
+	k = fxt_writer_string_cached(ctx->w, &ctx->com->loc_key_slot, FXT_LOC_ARG,
+				     strlen(FXT_LOC_ARG));
+	v = fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len);
+	if (!fxt_strref_is_inline(k.ref) && !fxt_strref_is_inline(v.ref) && k.ref && v.ref)
+		e->loc_word = fxt_arg_header(FXT_ARG_STRING, 1, k.ref, v.ref);
+	return memcmp(&key, &ctx->com->loc_key_slot, sizeof(key)) != 0 ||
+	       memcmp(&val, &e->loc_slot, sizeof(val)) != 0;
+}
+
 /* The refs of a function's name and category, interned on first use and
  * after any possible eviction, in ctx->ev and as header bits in the entry. */
 static void function_refs(struct emit_ctx *ctx, struct sym_entry *e)
 {
+	if (__builtin_expect(!e->loc_done, 0))
+		conv_emit_loc(ctx, e);
 	if (e->epoch != ctx->names->epoch) {
 		/* Interning registers a string when its slot changes, which
-		 * may evict other strings: a new epoch then.  The two refs of
-		 * one event cannot evict each other (writer.h). */
+		 * may evict other strings: a new epoch then.  The refs of one
+		 * event cannot evict each other (writer.h); the location's
+		 * come first. */
+		bool moved = ctx->com->loc_args && loc_refs(ctx, e);
 		struct fxt_string_slot cat = e->cat_slot, name = e->name_slot;
 		e->cat_ref = fxt_writer_string_cached(ctx->w, &e->cat_slot, e->cat, e->cat_len);
 		e->name_ref = fxt_writer_string_cached(ctx->w, &e->name_slot, e->name, e->name_len);
-		if (memcmp(&cat, &e->cat_slot, sizeof(cat)) != 0 ||
+		if (moved || memcmp(&cat, &e->cat_slot, sizeof(cat)) != 0 ||
 		    memcmp(&name, &e->name_slot, sizeof(name)) != 0)
 			ctx->names->epoch++;
 		e->epoch = ctx->names->epoch;
@@ -169,15 +233,26 @@ static int emit_one(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t add
 		    uint64_t end)
 {
 	struct sym_entry *e = conv_names_get(ctx->names, addr);
+	struct fxt_arg loc;
+	int err;
 
 	if (!e)
 		return -ENOMEM;
+	if (type != FXT_EVENT_DURATION_END) {
+		if (!e->loc_done)
+			conv_emit_loc(ctx, e); /* before the slice's own refs */
+		ctx->ev.nargs = loc_arg(ctx, e, &loc);
+		ctx->ev.args = ctx->ev.nargs ? &loc : NULL;
+	}
 	function_refs(ctx, e);
 	ctx->ev.type = type;
 	ctx->ev.ts = ts + ctx->com->shift;
 	ctx->ev.extra = end + ctx->com->shift;
 	ctx->events++;
-	return fxt_writer_event(ctx->w, &ctx->ev);
+	err = fxt_writer_event(ctx->w, &ctx->ev);
+	ctx->ev.args = NULL;
+	ctx->ev.nargs = 0;
+	return err;
 }
 
 /* An argument's name, interned once per key. */
@@ -191,9 +266,7 @@ static struct fxt_sref arg_name(struct emit_ctx *ctx, unsigned key)
 	return fxt_writer_string_cached(ctx->w, &ctx->com->key_slots[key], name, strlen(name));
 }
 
-/* A string value: cleaned into *scratch (advanced), cut at `max` bytes,
- * as an inline ref (paths and log lines are mostly unique). */
-static struct fxt_sref inline_value(char **scratch, const char *s, size_t len, size_t max)
+struct fxt_sref conv_inline_value(char **scratch, const char *s, size_t len, size_t max)
 {
 	char *d = *scratch;
 
@@ -215,7 +288,7 @@ static bool to_fxt_arg(struct emit_ctx *ctx, const struct recon_args *l, const s
 	memset(out, 0, sizeof(*out));
 	switch (a->type) {
 	case ARGT_FLOW:
-	case ARGT_REG: /* fn_args() */
+	case ARGT_REG: /* conv_fn_args() */
 	case ARGT_REGSTR:
 		return false;
 	case EV_ARG_I64:
@@ -248,12 +321,12 @@ static bool to_fxt_arg(struct emit_ctx *ctx, const struct recon_args *l, const s
 	case EV_ARG_ERRNO:
 		len = errno_name(buf, sizeof(buf), (int64_t)a->value);
 		out->type = FXT_ARG_STRING;
-		out->v.str = inline_value(scratch, buf, len, len);
+		out->v.str = conv_inline_value(scratch, buf, len, len);
 		break;
 	case ARGT_STR:
 		out->type = FXT_ARG_STRING;
-		out->v.str =
-		    inline_value(scratch, a->len ? l->bytes + a->off : "", a->len, MESSAGE_MAX);
+		out->v.str = conv_inline_value(scratch, a->len ? l->bytes + a->off : "", a->len,
+					       MESSAGE_MAX);
 		break;
 	case EV_ARG_U64:
 	default:
@@ -263,238 +336,6 @@ static bool to_fxt_arg(struct emit_ctx *ctx, const struct recon_args *l, const s
 	}
 	out->name = arg_name(ctx, a->key);
 	return true;
-}
-
-/* ------------------------------------------- arguments, return values */
-
-/* The registers a patched call's frame has (ARGT_REG, ARGT_REGSTR). */
-struct frame_regs {
-	uint64_t v[FXT_REG_COUNT];
-	const struct recon_arg *a[FXT_REG_COUNT]; /* NULL: not read */
-	bool entry, ret;			  /* some read at the entry, the return */
-};
-
-static bool frame_regs(const struct recon_args *l, struct frame_regs *r)
-{
-	bool any = false;
-
-	memset(r, 0, sizeof(*r));
-	for (uint32_t i = 0; i < l->n; i++) {
-		const struct recon_arg *a = &l->v[i];
-		unsigned reg = a->key & REG_KEY_REG;
-
-		if ((a->type != ARGT_REG && a->type != ARGT_REGSTR) || reg >= FXT_REG_COUNT)
-			continue;
-		r->v[reg] = a->value;
-		r->a[reg] = a;
-		if (reg >= FXT_REG_RAX)
-			r->ret = true;
-		else
-			r->entry = true;
-		any = true;
-	}
-	return any;
-}
-
-/* A string argument: its text, "…" after it when it was cut; NULL or
- * "(unreadable 0x...)" when it could not be read. */
-static void show_string(const struct recon_args *l, const struct recon_arg *a, char **scratch,
-			struct fxt_arg *out)
-{
-	char buf[64];
-
-	out->type = FXT_ARG_STRING;
-	if (a->key & REG_STR_UNREADABLE) {
-		int len = a->value ? snprintf(buf, sizeof(buf), "(unreadable %#llx)",
-					      (unsigned long long)a->value)
-				   : snprintf(buf, sizeof(buf), "NULL");
-		out->v.str = inline_value(scratch, buf, (size_t)len, (size_t)len);
-		return;
-	}
-	char *d = *scratch;
-	struct fxt_sref v =
-	    inline_value(scratch, a->len ? l->bytes + a->off : "", a->len, MESSAGE_MAX);
-	if (a->key & REG_STR_TRUNCATED) {
-		static const char ellipsis[] = "\xe2\x80\xa6"; /* … */
-		memcpy(*scratch, ellipsis, 3);
-		*scratch += 3;
-		v = fxt_sref_inline(d, (size_t)(*scratch - d));
-	}
-	out->v.str = v;
-}
-
-/* One value by its description: lo, hi its registers' contents. */
-static void show_value(struct emit_ctx *ctx, const struct fxt_value_desc *d, uint64_t lo,
-		       uint64_t hi, char **scratch, struct fxt_arg *out)
-{
-	char buf[128];
-	struct fxt_shown sh;
-
-	fxt_sig_show(d, lo, hi, buf, sizeof(buf), &sh);
-	switch (sh.type) {
-	case FXT_SHOWN_I64:
-		out->type = FXT_ARG_INT64;
-		out->v.i64 = sh.v.i64;
-		break;
-	case FXT_SHOWN_U64:
-		out->type = FXT_ARG_UINT64;
-		out->v.u64 = sh.v.u64;
-		break;
-	case FXT_SHOWN_DOUBLE:
-		out->type = FXT_ARG_DOUBLE;
-		out->v.f64 = sh.v.d;
-		break;
-	case FXT_SHOWN_BOOL:
-		out->type = FXT_ARG_BOOL;
-		out->v.b = sh.v.b;
-		break;
-	case FXT_SHOWN_PTR:
-		out->type = FXT_ARG_POINTER;
-		out->v.ptr = sh.v.ptr;
-		break;
-	case FXT_SHOWN_STR:
-	default:
-		out->type = FXT_ARG_STRING;
-		out->v.str = inline_value(scratch, sh.str ? sh.str : "", sh.len, sh.len);
-		break;
-	}
-	(void)ctx;
-}
-
-/* A value that was not read: why, as its text. */
-static void show_note(char **scratch, const char *why, struct fxt_arg *out)
-{
-	out->type = FXT_ARG_STRING;
-	out->v.str = inline_value(scratch, why, strlen(why), strlen(why));
-}
-
-/* The value of d from the frame's registers into out; false when it has
- * none to show (not read). */
-static bool show_desc(struct emit_ctx *ctx, const struct recon_args *l, const struct frame_regs *r,
-		      const struct fxt_value_desc *d, bool ret, char **scratch, struct fxt_arg *out)
-{
-	unsigned base = ret ? (d->loc == FXT_LOC_XMM ? FXT_REG_RET_XMM0 : FXT_REG_RAX)
-			    : (d->loc == FXT_LOC_XMM ? FXT_REG_XMM0 : FXT_REG_GPR0);
-	unsigned lo = base + d->reg, hi = base + (d->two_regs ? d->reg2 : d->reg);
-	char buf[96];
-
-	switch (d->loc) {
-	case FXT_LOC_GPR:
-	case FXT_LOC_XMM:
-		if (lo >= FXT_REG_COUNT || hi >= FXT_REG_COUNT || !r->a[lo])
-			return false;
-		if (r->a[lo]->type == ARGT_REGSTR)
-			show_string(l, r->a[lo], scratch, out);
-		else
-			show_value(ctx, d, r->v[lo], r->v[hi], scratch, out);
-		return true;
-	case FXT_LOC_MEMORY:
-		if (d->kind == FXT_VK_STRUCT)
-			snprintf(buf, sizeof(buf), "{...} (%u bytes)", d->size);
-		else
-			snprintf(buf, sizeof(buf), "(%s, on the stack: not read)",
-				 d->type ? d->type : "?");
-		show_note(scratch, buf, out);
-		return true;
-	case FXT_LOC_NONE:
-	default:
-		return false;
-	}
-}
-
-/* An argument's name (of a signature, or "retval", "arg1": strings that
- * keep their address), interned once; *moved when interning it may have
- * evicted other strings. */
-static struct fxt_sref fn_arg_name(struct emit_ctx *ctx, const char *name, bool *moved)
-{
-	struct emit_common *com = ctx->com;
-	size_t h = ((uintptr_t)name >> 3) % (sizeof(com->arg_names) / sizeof(com->arg_names[0]));
-	struct fxt_string_slot before;
-
-	if (com->arg_names[h].name != name) {
-		com->arg_names[h].name = name;
-		memset(&com->arg_names[h].slot, 0, sizeof(com->arg_names[h].slot));
-	}
-	before = com->arg_names[h].slot;
-	struct fxt_sref ref =
-	    fxt_writer_string_cached(ctx->w, &com->arg_names[h].slot, name, strlen(name));
-	if (memcmp(&before, &com->arg_names[h].slot, sizeof(before)) != 0)
-		*moved = true;
-	return ref;
-}
-
-static const char *const reg_names[FXT_REG_COUNT] = {
-	"arg1", "arg2", "arg3", "arg4", "arg5", "arg6", "?",	  "?", "xmm0", "xmm1",
-	"xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "retval", "?", "?",    "?",
-};
-
-/* The arguments and return value of a patched call's frame (fxt-run
- * --args/--retval) as FXT arguments into args (room for `cap`): by the
- * names and types of its function's signature, or, without one (no
- * DWARF: an explicit "NAME@arg1,arg2"), raw ("arg1", "retval").  Returns
- * how many. */
-static unsigned fn_args(struct emit_ctx *ctx, uint64_t addr, const struct recon_args *l,
-			struct fxt_arg *args, unsigned cap, char **scratch)
-{
-	struct emit_common *com = ctx->com;
-	const struct fxt_signature *sig;
-	struct frame_regs r;
-	bool moved = false;
-	unsigned n = 0;
-
-	if (!frame_regs(l, &r))
-		return 0;
-	if (com->sig_addr != addr || !com->sig) {
-		com->sig = com->signature ? com->signature(com->signature_ctx, addr) : NULL;
-		com->sig_addr = addr;
-	}
-	sig = com->sig;
-	if (sig) {
-		for (size_t i = 0; r.entry && i < sig->nparams && n < cap; i++) {
-			const struct fxt_value_desc *d = &sig->params[i];
-
-			memset(&args[n], 0, sizeof(args[n]));
-			if (!show_desc(ctx, l, &r, d, false, scratch, &args[n]))
-				continue;
-			args[n++].name = fn_arg_name(ctx, d->name ? d->name : "?", &moved);
-		}
-		if (r.entry && sig->variadic && n < cap) {
-			memset(&args[n], 0, sizeof(args[n]));
-			show_note(scratch, "(variadic: not shown)", &args[n]);
-			args[n++].name = fn_arg_name(ctx, "...", &moved);
-		}
-		if (r.ret && n < cap) {
-			memset(&args[n], 0, sizeof(args[n]));
-			if (sig->ret_in_memory) {
-				char buf[64];
-				snprintf(buf, sizeof(buf), "{...} (%u bytes)", sig->ret.size);
-				show_note(scratch, buf, &args[n]);
-				args[n++].name = fn_arg_name(ctx, reg_names[FXT_REG_RAX], &moved);
-			} else if (show_desc(ctx, l, &r, &sig->ret, true, scratch, &args[n])) {
-				args[n++].name = fn_arg_name(ctx, reg_names[FXT_REG_RAX], &moved);
-			}
-		}
-	} else {
-		/* No signature: the registers as they were (only rax of the
-		 * return's: no DWARF says more). */
-		for (unsigned reg = 0; reg <= FXT_REG_RAX && n < cap; reg++) {
-			const struct recon_arg *a = r.a[reg];
-
-			if (!a)
-				continue;
-			memset(&args[n], 0, sizeof(args[n]));
-			if (a->type == ARGT_REGSTR) {
-				show_string(l, a, scratch, &args[n]);
-			} else {
-				args[n].type = FXT_ARG_UINT64;
-				args[n].v.u64 = a->value;
-			}
-			args[n++].name = fn_arg_name(ctx, reg_names[reg], &moved);
-		}
-	}
-	if (moved)
-		ctx->names->epoch++; /* strings registered */
-	return n;
 }
 
 /* The flow events of a frame [fstart, fend), strictly inside it: the k-th
@@ -553,14 +394,21 @@ static int emit_rich(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t ad
 
 	if (!e)
 		return -ENOMEM;
-	/* A patched call's arguments and return value first. */
-	unsigned nfn = fn_args(ctx, addr, l, args, FXT_MAX_ARGS, &scratch);
+	if (type != FXT_EVENT_DURATION_END) {
+		if (!e->loc_done)
+			conv_emit_loc(ctx, e); /* before the slice's own refs */
+		n = loc_arg(ctx, e, &args[0]);
+		words = n ? fxt_arg_words(&args[0]) : 0;
+	}
+	/* A patched call's arguments and return value next. */
+	unsigned first = n,
+		 nfn = conv_fn_args(ctx, addr, l, args + first, FXT_MAX_ARGS - first, &scratch);
 	for (unsigned i = 0; i < nfn; i++) {
-		size_t k = fxt_arg_words(&args[i]);
+		size_t k = fxt_arg_words(&args[first + i]);
 		if (!k || words + k > ARG_WORDS_MAX)
 			continue; /* too large for the record: left out */
 		words += k;
-		args[n++] = args[i];
+		args[n++] = args[first + i];
 	}
 	for (uint32_t i = 0; i < l->n && n < FXT_MAX_ARGS; i++) {
 		char *mark = scratch;
@@ -663,6 +511,85 @@ encode_run(struct sym_table *names, uint64_t hdr, uint64_t shift, const struct r
 	return i;
 }
 
+/* encode_run() with loc_args: 4 words (the argument "loc") for the slices
+ * of a function with a location, 3 for the others; stops also at a slice
+ * whose location is not one word (the general encoder writes it).  *words:
+ * the words encoded. */
+static size_t encode_run_loc(struct emit_ctx *ctx, const struct recon_slot *v,
+			     struct recon_args *const *args, size_t k, uint64_t *out, size_t *words,
+			     struct sym_entry **e)
+{
+	const uint64_t hdr = ctx->hdr, hdr_loc = ctx->hdr_loc, shift = ctx->com->shift;
+	struct sym_table *names = ctx->names;
+	uint64_t *p = out;
+	size_t i;
+
+	for (i = 0; i < k; i++) {
+		*e = conv_names_get(names, v[i].addr);
+		if (!*e || (*e)->epoch != names->epoch || (args && args[i]) ||
+		    ((*e)->loc && !(*e)->loc_word))
+			break;
+		p[1] = v[i].start + shift;
+		if ((*e)->loc_word) {
+			p[0] = hdr_loc | (*e)->ref_bits;
+			p[2] = (*e)->loc_word;
+			p[3] = v[i].end + shift;
+			p += COMPLETE_WORDS + 1;
+		} else {
+			p[0] = hdr | (*e)->ref_bits;
+			p[2] = v[i].end + shift;
+			p += COMPLETE_WORDS;
+		}
+	}
+	*words = (size_t)(p - out);
+	return i;
+}
+
+/* emit_slices() with loc_args. */
+static int emit_slices_loc(struct emit_ctx *ctx, const struct recon_slot *v,
+			   struct recon_args *const *args, size_t n)
+{
+	const size_t per_run = FXT_MAX_RECORD_WORDS / (COMPLETE_WORDS + 1);
+
+	while (n) {
+		size_t k = n < per_run ? n : per_run, i, words;
+		uint64_t *out = fxt_writer_reserve(ctx->w, k * (COMPLETE_WORDS + 1));
+		struct sym_entry *e = NULL;
+		int err = 0;
+
+		if (!out)
+			return fxt_writer_error(ctx->w) ? fxt_writer_error(ctx->w) : -EIO;
+		i = encode_run_loc(ctx, v, args, k, out, &words, &e);
+		fxt_writer_commit(ctx->w, words);
+		ctx->events += i;
+		v += i;
+		n -= i;
+		if (args)
+			args += i;
+		if (i == k)
+			continue;
+		/* Writer calls: after the commit. */
+		if (!e)
+			return -ENOMEM;
+		if (e->epoch != ctx->names->epoch && !(args && *args)) {
+			function_refs(ctx, e); /* then the same slice again */
+			continue;
+		}
+		/* Arguments, or a location that is no word: the general encoder. */
+		err = args && *args
+			  ? emit_rich(ctx, FXT_EVENT_DURATION_COMPLETE, v->addr, v->start, v->end,
+				      *args)
+			  : emit_one(ctx, FXT_EVENT_DURATION_COMPLETE, v->addr, v->start, v->end);
+		if (err < 0)
+			return err;
+		v++;
+		n--;
+		if (args)
+			args++;
+	}
+	return 0;
+}
+
 /* The sink's hot path: a run of complete events, encoded straight into
  * the writer's buffer.  A function whose refs must be (re)interned first,
  * which writes string records, ends the reservation, and so does a frame
@@ -688,6 +615,8 @@ static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args
 		}
 		return 0;
 	}
+	if (ctx->com->loc_args)
+		return emit_slices_loc(ctx, v, args, n);
 	while (n) {
 		size_t k = n < COMPLETE_PER_RUN ? n : COMPLETE_PER_RUN, i;
 		uint64_t *out = fxt_writer_reserve(ctx->w, k * COMPLETE_WORDS);
@@ -774,7 +703,10 @@ void conv_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid,
 	ctx->ev.type = FXT_EVENT_DURATION_COMPLETE;
 	ctx->ev.thread = fxt_writer_thread(com->w, pid, tid);
 	com->names.epoch++; /* registering the thread may have written strings */
-	if (ctx->ev.thread.index != FXT_THREADREF_INLINE)
+	if (ctx->ev.thread.index != FXT_THREADREF_INLINE) {
 		ctx->hdr = fxt_event_header(COMPLETE_WORDS, FXT_EVENT_DURATION_COMPLETE, 0,
 					    ctx->ev.thread.index, 0, 0);
+		ctx->hdr_loc = fxt_event_header(COMPLETE_WORDS + 1, FXT_EVENT_DURATION_COMPLETE, 1,
+						ctx->ev.thread.index, 0, 0);
+	}
 }

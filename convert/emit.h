@@ -10,6 +10,9 @@
  *    events strictly inside it.
  *  - Begun frames: a begin and an end event, the frame's arguments on the
  *    end.
+ *  - A function's source location, once, before its first event
+ *    (include/fxt/format.h, FXT_OBJ_FUNCTION); with loc_args, also on
+ *    each of its slices (4 words on the hot path: the argument is one).
  *  - Marks: the thread's drop instant ("fxt: N records dropped") and its
  *    log lines (a log record and an instant event each, loglines.h).
  */
@@ -46,6 +49,11 @@ struct emit_common {
 		const char *name;
 		struct fxt_string_slot slot;
 	} arg_names[64];
+	/* fxt-run --srcline: each slice of a function with a location gets
+	 * the argument FXT_LOC_ARG (include/fxt/format.h), one word more on
+	 * the hot path. */
+	bool loc_args;
+	struct fxt_string_slot loc_key_slot, loc_module_slot;
 };
 #define EMIT_SCRATCH (FXT_MAX_ARGS * (STR_MAX + 64) + MESSAGE_MAX)
 
@@ -63,6 +71,7 @@ struct emit_ctx {
 	/* The header word of this thread's complete events but their refs
 	 * (0 when the thread ref is inline: no fast path). */
 	uint64_t hdr;
+	uint64_t hdr_loc; /* the same with one argument of one word (loc_args) */
 	/* The thread's log lines, whose marks bring them out; NULL: none. */
 	struct log_lines *logs;
 	/* Calls left out (FXT_MIN_DURATION), by function; NULL: none. */
@@ -78,6 +87,22 @@ struct emit_ctx {
  * thread with the writer. */
 void conv_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid, uint64_t tid,
 		    uint64_t dropped, struct log_lines *logs);
+
+/* The source location of the function of `e`, once per conversion,
+ * before its first event (include/fxt/format.h, FXT_OBJ_FUNCTION):
+ * nothing when written already or unknown.  A writer error stays the
+ * writer's, which the conversion returns. */
+void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e);
+
+/* A string value: cleaned into *scratch (advanced), cut at `max` bytes,
+ * as an inline ref (paths and log lines are mostly unique). */
+struct fxt_sref conv_inline_value(char **scratch, const char *s, size_t len, size_t max);
+
+/* The arguments and return value of a patched call's frame (its REG
+ * entries, l) as FXT arguments into args (room for `cap`), strings into
+ * *scratch: how many.  (emitargs.c) */
+unsigned conv_fn_args(struct emit_ctx *ctx, uint64_t addr, const struct recon_args *l,
+		      struct fxt_arg *args, unsigned cap, char **scratch);
 
 /* The recon sink: its context is a struct emit_ctx. */
 extern const struct recon_sink conv_sink;

@@ -325,6 +325,7 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
 	pl.em.st = st;
 	pl.em.signature = in->signature;
 	pl.em.signature_ctx = in->signature_ctx;
+	pl.em.loc_args = in->loc_args;
 	if (in->lookup)
 		conv_names_init(&pl.em.names, in->lookup, in->lookup_ctx);
 	else

@@ -28,7 +28,9 @@
  * own on the main thread, at the seal's time, before it.
  *
  * Name of a slice: the symbolized function; category: the basename of its
- * module (the executable or shared library).
+ * module (the executable or shared library).  Each function's source
+ * location, when the lookup gives one, comes once before its first slice
+ * (a kernel object record, include/fxt/format.h, FXT_OBJ_FUNCTION).
  *
  * Tagged records (spool/records.h) add, per thread:
  *  - libc calls (CALL frames), nested like functions, named after the
@@ -60,6 +62,7 @@
 #ifndef FXT_CONVERT_PIPELINE_H
 #define FXT_CONVERT_PIPELINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -142,6 +145,9 @@ struct conv_input {
 	 * tick, refills in ticks); 0: not measured, no FXT_HOOK_COST_NAME
 	 * instant. */
 	uint64_t hook_pair_ticks, hook_inside_ticks, refill_ticks, hook_stub_ticks;
+	/* fxt-run --srcline: each slice of a function whose location is
+	 * known also carries it (FXT_LOC_ARG, include/fxt/format.h). */
+	bool loc_args;
 	/* A snapshot's spool (its header's snapshot is not 0): the header,
 	 * whose snap_* fields say what set it off; NULL for a process's own. */
 	const struct spool_header *snapshot;

@@ -78,6 +78,8 @@ static int emit_one(struct emit_ctx *ctx, const struct short_calls *s, const str
 
 	if (!e)
 		return -ENOMEM;
+	if (!e->loc_done) /* a function none of whose calls got a slice */
+		conv_emit_loc(ctx, e);
 	memset(a, 0, sizeof(a));
 	for (unsigned k = 0; k < 8; k++) {
 		a[k].type = k ? FXT_ARG_UINT64 : FXT_ARG_STRING;

@@ -83,6 +83,8 @@ struct sym_entry *conv_names_get_slow(struct sym_table *t, uint64_t addr)
 		info = t->lookup ? t->lookup(t->lookup_ctx, addr) : NULL;
 		e->name = info && info->name ? info->name : "?";
 		e->cat = info && info->module ? info->module : "";
+		e->loc = info ? info->loc : NULL;
+		e->loc_len = e->loc ? strlen(e->loc) : 0;
 	}
 	e->name_len = strlen(e->name);
 	e->cat_len = strlen(e->cat);

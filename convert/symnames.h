@@ -11,11 +11,14 @@
  * Names: a libc call (a CALL record's frame identity) is named after the
  * wrapped function (spool/libc_table.h), CONV_AGENT_PC "fxtrace", any
  * other address by the symbol lookup: function and module, "?" and "" when
- * unknown.
+ * unknown, and the function's source location when the lookup gives one
+ * (fxt_sym_info.loc; the emitter writes it once, include/fxt/format.h,
+ * FXT_OBJ_FUNCTION).
  */
 #ifndef FXT_CONVERT_SYMNAMES_H
 #define FXT_CONVERT_SYMNAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +40,16 @@ struct sym_entry {
 	struct fxt_sref name_ref, cat_ref;
 	uint64_t ref_bits; /* the refs in an event header word, for the same epoch */
 	uint64_t epoch;
+	/* Where the function is in the source (fxt_sym_info.loc), or NULL;
+	 * loc_done once its record is written (or there is none to write). */
+	const char *loc;
+	size_t loc_len;
+	struct fxt_string_slot loc_slot;
+	bool loc_done;
+	/* With loc_args (emit.h), for the same epoch: the argument "loc" as
+	 * one word (both refs indexed), 0 when it cannot be (no location, or
+	 * an inline ref: the general encoder then). */
+	uint64_t loc_word;
 };
 
 struct sym_table {

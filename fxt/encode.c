@@ -101,8 +101,7 @@ static uint64_t *put_arg(uint64_t *p, const struct fxt_arg *a)
 	case FXT_ARG_TYPE_COUNT:
 		break;
 	}
-	*h = fxt_field(a->type, 0, 3) | fxt_field((uint64_t)(p - h), 4, 15) |
-	     fxt_field(a->name.ref, 16, 31) | fxt_field(inline_value, 32, 63);
+	*h = fxt_arg_header(a->type, (uint64_t)(p - h), a->name.ref, (uint32_t)inline_value);
 	return p;
 }
 

@@ -196,6 +196,7 @@ int main(int argc, char **argv)
 	struct spools r;
 	if (spools_init(&r, &parts, out, 0, start, o.quiet) != 0)
 		die(EXIT_USAGE, "out of memory");
+	r.srcline = o.srcline;
 	struct name_list old_parts;
 	parts_list_old(&old_parts, out, r.dir);
 	/* The drain thread spares busy threads the copies of their chunks;

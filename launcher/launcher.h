@@ -59,6 +59,7 @@ struct options {
 	 * those the agent reads (fxt_settings_export()). */
 	struct fxt_values set;
 	bool keep_parts;   /* --keep-parts: no merge */
+	bool srcline;	   /* --srcline: a location on every slice */
 	bool recover;	   /* --recover: argv are spools, not a program */
 	bool patch_list;   /* --patch-list */
 	char *patch_dir;   /* where the processes report what they patched */
@@ -279,6 +280,7 @@ struct spools {
 	time_t since;	 /* spools older than the run are not its */
 	bool quiet;
 	bool recover; /* --recover: claim whatever the owner says */
+	bool srcline; /* --srcline (convert_opts.srcline) */
 	/* fxt-run -p: a process that no longer has the agent (it exec'd,
 	 * which nothing interposes there) is done with its spool. */
 	bool attached;

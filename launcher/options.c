@@ -199,6 +199,9 @@ void options_parse(int argc, char **argv, struct options *o)
 		case FXT_S_KEEP_PARTS:
 			o->keep_parts = true;
 			break;
+		case FXT_S_SRCLINE:
+			o->srcline = true;
+			break;
 		case FXT_S_RECOVER:
 			o->recover = true;
 			break;
@@ -306,6 +309,8 @@ char **options_recover(struct options *o)
 			o->quiet = true;
 		} else if (opts && strcmp(a, "--keep-parts") == 0) {
 			o->keep_parts = true;
+		} else if (opts && strcmp(a, "--srcline") == 0) {
+			o->srcline = true;
 		} else if (opts && a[0] == '-' && a[1] != '\0') {
 			die(EXIT_USAGE, "--recover: unknown option '%s' (see --help)", a);
 		} else {

@@ -412,6 +412,7 @@ int recover_main(const struct options *given)
 		if (spools_init(&r, &parts, ru->name, 0, 0, o.quiet) != 0)
 			die(EXIT_USAGE, "out of memory");
 		r.recover = true;
+		r.srcline = o.srcline;
 		nlisted += ru->spools.n;
 		for (size_t j = 0; j < ru->spools.n; j++) {
 			size_t before = parts.n;

@@ -146,7 +146,9 @@ static void load_writes(struct spools *r, struct convert_opts *o)
 static int convert_one(struct spools *r, const char *spool, long pid, long root, unsigned image)
 {
 	bool is_root = pid == root && image == 1;
-	struct convert_opts o = { .session = r->session, .cache = r->syms, .consume = true };
+	struct convert_opts o = {
+		.session = r->session, .cache = r->syms, .consume = true, .srcline = r->srcline
+	};
 	struct convert_result res;
 	char path[PATH_MAX + 64];
 	unsigned n = 0;
@@ -198,7 +200,9 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
  * at its start that none was there, or -f); removes the spool. */
 static int convert_snapshot(struct spools *r, const char *spool, unsigned n)
 {
-	struct convert_opts o = { .session = r->session, .cache = r->syms, .consume = true };
+	struct convert_opts o = {
+		.session = r->session, .cache = r->syms, .consume = true, .srcline = r->srcline
+	};
 	struct convert_result res;
 	char path[PATH_MAX + 64];
 	int rc;

@@ -56,6 +56,9 @@ struct sym_module {
 	bool cus_built; /* cus built (possibly empty) */
 	struct cu_range *cus;
 	size_t ncus;
+	bool inl_built; /* inl built (possibly empty) */
+	uint64_t *inl;	/* sorted DWARF entry addresses of functions also inlined */
+	size_t ninl;
 };
 
 /* A signature looked up (signature.c); sig NULL: none (-ENOENT). */
@@ -164,6 +167,9 @@ static inline Dwarf_Word fxt_sym__die_udata(Dwarf_Die *die, unsigned name, Dwarf
 		return w;
 	return dflt;
 }
+/* The location of the function that starts at `start` (fxt_sym_info.loc)
+ * into buf: 0, -ENOENT when no line covers it, -ENOMEM. */
+int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, char *buf, size_t cap);
 
 /* libdwfl's find_elf and find_debuginfo callbacks (debuginfo.c): local
  * files only, never debuginfod. */

@@ -1,5 +1,6 @@
-/* file:line of an address (FXT_SYM_LINES), and the compilation unit of an
- * address (for signature.c).
+/* file:line of an address (FXT_SYM_LINES), where a function is
+ * (FXT_SYM_FUNC_LOC), and the compilation unit of an address (for
+ * signature.c).
  *
  * dwfl_module_getsrc finds the compilation unit through .debug_aranges,
  * which clang does not emit by default and which libdw 0.188 does not
@@ -9,7 +10,9 @@
  */
 #include "config.h"
 
+#include <dwarf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "symbolizer/internal.h"
@@ -126,5 +129,176 @@ int fxt_sym__module_line(struct sym_module *m, uint64_t addr, const char **file,
 	if (!*file)
 		return -ENOENT;
 	dwarf_lineno(l, line);
+	return 0;
+}
+
+/* ------------------------------------------------------------ functions */
+
+struct inl_list {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+/* Notes a function with code that is the out-of-line copy of one DWARF
+ * says is also inlined: its own DIE refers to its abstract origin
+ * (DW_AT_abstract_origin), which holds DW_AT_inline.  0 or -ENOMEM. */
+static int inl_note(Dwarf_Die *die, struct inl_list *l)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die origin;
+	Dwarf_Word how = 0;
+	Dwarf_Addr lo;
+
+	if (!dwarf_attr(die, DW_AT_abstract_origin, &at) || !dwarf_formref_die(&at, &origin) ||
+	    !dwarf_attr(&origin, DW_AT_inline, &at) || dwarf_formudata(&at, &how) != 0 ||
+	    (how != DW_INL_inlined && how != DW_INL_declared_inlined) || dwarf_lowpc(die, &lo) != 0)
+		return 0;
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 16;
+		uint64_t *nv = realloc(l->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = ncap;
+	}
+	l->v[l->n++] = lo;
+	return 0;
+}
+
+/* The functions among the children of `parent`, and in the namespaces,
+ * classes and structures there (C++), not inside function bodies: a
+ * walk of every DIE (dwarf_getfuncs()) cost as much as the lines. */
+static int inl_walk(Dwarf_Die *parent, struct inl_list *l, unsigned depth)
+{
+	Dwarf_Die child;
+	int rc;
+
+	if (depth > 16 || dwarf_child(parent, &child) != 0)
+		return 0;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+			rc = inl_note(&child, l);
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			rc = inl_walk(&child, l, depth + 1);
+			break;
+		default:
+			rc = 0;
+			break;
+		}
+		if (rc < 0)
+			return rc;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Collects, once per module, the functions that are also inlined: their
+ * out-of-line copies (the ones a hook or a patch names) get " (inlined)". */
+static int inl_index(struct sym_module *m)
+{
+	struct inl_list l = { 0 };
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+
+	m->inl_built = true;
+	while ((cu = dwfl_module_nextcu(m->dwmod, cu, &bias)) != NULL) {
+		if (inl_walk(cu, &l, 0) < 0) {
+			free(l.v);
+			return -ENOMEM;
+		}
+	}
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), u64_cmp);
+	m->inl = l.v;
+	m->ninl = l.n;
+	return 0;
+}
+
+static bool inl_has(const struct sym_module *m, uint64_t a)
+{
+	return m->ninl && bsearch(&a, m->inl, m->ninl, sizeof(a), u64_cmp) != NULL;
+}
+
+/* `file` relative to the unit's compilation folder when it lies under it
+ * ("src/parse.c" rather than "/home/me/app/src/parse.c"); as it is
+ * otherwise (/usr/include/..., or a file named relative already). */
+static const char *relative(Dwarf_Die *unit, const char *file)
+{
+	Dwarf_Attribute at;
+	const char *dir =
+	    unit && dwarf_attr(unit, DW_AT_comp_dir, &at) ? dwarf_formstring(&at) : NULL;
+	size_t n = dir ? strlen(dir) : 0;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n && file[0] == '/' && strncmp(file, dir, n) == 0 && file[n] == '/' && file[n + 1])
+		return file + n + 1;
+	return file;
+}
+
+/* "FILE:LINE[ (inlined)]" into buf (cut to fit): snprintf() was a
+ * measurable part of what a location costs. */
+static void put_loc(char *buf, size_t cap, const char *file, unsigned line, bool inlined)
+{
+	char num[16], *p = num + sizeof(num);
+	size_t n = strlen(file), k, i = 0;
+
+	do
+		*--p = (char)('0' + line % 10);
+	while (line /= 10);
+	k = (size_t)(num + sizeof(num) - p);
+	if (n + 1 + k + sizeof(FXT_SYM_INLINED) > cap) {
+		snprintf(buf, cap, "%s:%.*s%s", file, (int)k, p, inlined ? FXT_SYM_INLINED : "");
+		return;
+	}
+	memcpy(buf, file, n);
+	i = n;
+	buf[i++] = ':';
+	memcpy(buf + i, p, k);
+	i += k;
+	if (inlined) {
+		memcpy(buf + i, FXT_SYM_INLINED, sizeof(FXT_SYM_INLINED) - 1);
+		i += sizeof(FXT_SYM_INLINED) - 1;
+	}
+	buf[i] = '\0';
+}
+
+int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, char *buf, size_t cap)
+{
+	Dwarf_Addr bias;
+	Dwarf_Line *l;
+	Dwarf_Die *cu;
+	const char *file;
+	int line = 0;
+
+	/* libdw directly, through the module's unit index: libdwfl's
+	 * dwfl_module_getsrc() wraps every line of a unit in a Dwfl_Line
+	 * first, which doubled what source lines cost a conversion. */
+	if (!dwfl_module_getdwarf(m->dwmod, &bias))
+		return -ENOENT; /* no DWARF at all */
+	if (!m->cus_built && cu_index(m) < 0)
+		return -ENOMEM;
+	if (!m->inl_built && inl_index(m) < 0)
+		return -ENOMEM;
+	cu = cu_find(m, start - bias);
+	l = cu ? dwarf_getsrc_die(cu, start - bias) : NULL;
+	file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	if (!file)
+		return -ENOENT;
+	dwarf_lineno(l, &line);
+	put_loc(buf, cap, relative(cu, file), line > 0 ? (unsigned)line : 0,
+		inl_has(m, start - bias));
 	return 0;
 }

@@ -36,6 +36,7 @@ struct sc_entry {
 	bool has_start;
 	const char *name;
 	const char *module;
+	const char *loc; /* NULL, or the arena's copy (FXT_SYM_FUNC_LOC) */
 	uint64_t start_rel;
 };
 
@@ -47,6 +48,7 @@ struct fxt_symcache {
 	struct arena arena; /* interned names */
 	struct strset names;
 	uint64_t hits, misses;
+	unsigned sym_flags; /* of the views' symbolizers */
 };
 
 struct sv_mod {
@@ -108,14 +110,16 @@ static const struct sc_entry *table_find(const struct fxt_symcache *c, uint32_t 
 static void table_add(struct fxt_symcache *c, uint32_t file, uint64_t rel,
 		      const struct fxt_sym_info *info, uint64_t bias)
 {
-	const char *name, *module;
+	const char *name, *module, *loc = NULL;
 	size_t j;
 
 	if (c->used * 2 >= c->cap && table_grow(c) < 0)
 		return;
 	name = fxt_sym__intern(&c->names, &c->arena, info->name, strlen(info->name));
 	module = fxt_sym__intern(&c->names, &c->arena, info->module, strlen(info->module));
-	if (!name || !module)
+	if (info->loc) /* nearly all distinct: copied, not interned */
+		loc = fxt_sym__arena_strdup(&c->arena, info->loc);
+	if (!name || !module || (info->loc && !loc))
 		return;
 	for (j = slot_of(file, rel, c->cap); c->v[j].file; j = (j + 1) & (c->cap - 1))
 		;
@@ -123,6 +127,7 @@ static void table_add(struct fxt_symcache *c, uint32_t file, uint64_t rel,
 	c->v[j].rel = rel;
 	c->v[j].name = name;
 	c->v[j].module = module;
+	c->v[j].loc = loc;
 	c->v[j].has_start = info->start != 0;
 	c->v[j].start_rel = info->start - bias;
 	c->used++;
@@ -172,7 +177,16 @@ static long file_of(struct fxt_symcache *c, const char *path)
 
 struct fxt_symcache *fxt_symcache_new(void)
 {
-	return calloc(1, sizeof(struct fxt_symcache));
+	struct fxt_symcache *c = calloc(1, sizeof(struct fxt_symcache));
+
+	if (c)
+		c->sym_flags = FXT_SYM_FUNC_LOC;
+	return c;
+}
+
+void fxt_symcache_set_flags(struct fxt_symcache *c, unsigned sym_flags)
+{
+	c->sym_flags = sym_flags;
 }
 
 void fxt_symcache_free(struct fxt_symcache *c)
@@ -258,7 +272,7 @@ static const struct sv_mod *mod_find(const struct fxt_symview *v, uint64_t addr)
 struct fxt_sym *fxt_symview_sym(struct fxt_symview *v)
 {
 	if (!v->sym && !v->sym_failed) {
-		v->sym = fxt_sym_new(0);
+		v->sym = fxt_sym_new(v->c->sym_flags);
 		v->sym_failed = !v->sym;
 		for (size_t i = 0; v->sym && i < v->nin; i++)
 			fxt_sym_add_module(v->sym, v->in[i].path, v->in[i].bias);
@@ -286,6 +300,7 @@ const struct fxt_sym_info *fxt_symview_lookup(void *view, uint64_t addr)
 		v->out.module = e->module;
 		v->out.file = NULL;
 		v->out.line = 0;
+		v->out.loc = e->loc;
 		v->out.start = e->has_start ? e->start_rel + m->bias : 0;
 		return &v->out;
 	}

@@ -35,6 +35,11 @@ struct fxt_symview_module {
 /* A new, empty cache; NULL on ENOMEM. */
 struct fxt_symcache *fxt_symcache_new(void);
 
+/* The flags (enum fxt_sym_flags) of the symbolizers the cache makes and
+ * so what it keeps: FXT_SYM_FUNC_LOC unless set otherwise (0: names only,
+ * what bench/srcline.sh compares with).  Before the first view. */
+void fxt_symcache_set_flags(struct fxt_symcache *c, unsigned sym_flags);
+
 /* Frees the cache; no view of it may remain.  NULL is accepted. */
 void fxt_symcache_free(struct fxt_symcache *c);
 
@@ -49,7 +54,8 @@ int fxt_symview_open(struct fxt_symview **out, struct fxt_symcache *c,
 		     const struct fxt_symview_module *mods, size_t n);
 
 /* The symbol for a code address of that process, as fxt_sym_lookup()
- * gives it (file and line are not kept).  The result is valid until the
+ * gives it with FXT_SYM_FUNC_LOC: the function's location `loc` is kept
+ * with the name, per file (file and line are not kept).  The result is valid until the
  * next lookup on the view; its strings until the cache is freed.  `view`
  * is a struct fxt_symview (void *, for callbacks). */
 const struct fxt_sym_info *fxt_symview_lookup(void *view, uint64_t addr);

@@ -422,6 +422,7 @@ static struct fxt_sym_info *symbolize(struct fxt_sym *s, uint64_t addr)
 	info->file = NULL;
 	info->line = 0;
 	info->start = addr;
+	info->loc = NULL;
 	if (m && m->dwmod && !m->indexed && fxt_sym__module_index(m) < 0)
 		return NULL;
 	if (m && m->syms)
@@ -482,6 +483,19 @@ static struct fxt_sym_info *symbolize(struct fxt_sym *s, uint64_t addr)
 				return NULL;
 			info->line = lineno > 0 ? (unsigned)lineno : 0;
 		}
+	}
+	if ((s->flags & FXT_SYM_FUNC_LOC) && m) {
+		char loc[PATH_MAX + 64];
+		int err =
+		    m->dwmod ? fxt_sym__module_func_loc(m, info->start, loc, sizeof(loc)) : -ENOENT;
+
+		if (err == -ENOMEM)
+			return NULL;
+		/* Copied, not interned: one a function, nearly all distinct. */
+		info->loc =
+		    err == 0 ? fxt_sym__arena_strdup(&s->arena, loc) : FXT_SYM_NO_DEBUG_INFO;
+		if (!info->loc)
+			return NULL;
 	}
 	return info;
 }
@@ -629,6 +643,7 @@ void fxt_sym_free(struct fxt_sym *s)
 		free(s->mods[i].syms);
 		free(s->mods[i].maxend);
 		free(s->mods[i].cus);
+		free(s->mods[i].inl);
 	}
 	free(s->mods);
 	dwfl_end(s->dwfl);

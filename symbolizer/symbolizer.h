@@ -50,10 +50,23 @@ struct fxt_sym_info {
 	uint64_t start;	    /* start address of the function symbol containing the address
 			       (for stack samples: one identity per function); the address
 			       itself when no symbol covers it; 0 in the "?" fallback */
+	const char *loc;    /* with FXT_SYM_FUNC_LOC: where that function is in the
+			       source, "FILE:LINE" (the line-table entry at `start`, as
+			       `addr2line -e MODULE` gives it; FILE relative to the unit's
+			       DW_AT_comp_dir when under it, else as DWARF has it), with
+			       " (inlined)" when DWARF says the function is also inlined
+			       into its callers (DW_AT_inline), FXT_SYM_NO_DEBUG_INFO when
+			       its module has no line for it; else NULL */
 };
 
+/* The location of a function that no DWARF line covers (stripped, no
+ * debug info, hand-written assembly). */
+#define FXT_SYM_NO_DEBUG_INFO "(no debug info)"
+#define FXT_SYM_INLINED	      " (inlined)"
+
 enum fxt_sym_flags {
-	FXT_SYM_LINES = 1u << 0 /* also look up file:line (slower) */
+	FXT_SYM_LINES = 1u << 0,   /* also look up file:line (slower) */
+	FXT_SYM_FUNC_LOC = 1u << 1 /* also the function's location (`loc`) */
 };
 
 /* A new, empty symbolizer; NULL on ENOMEM. */

@@ -50,6 +50,11 @@ E2E_TESTS = \
 	tests/e2e/overhead.sh \
 	tests/e2e/snapshots.sh
 
+# Source lines: each function's file:line in the archive (against
+# addr2line), in fxt-report --srcline, fxt-export, fxt-flame, on every
+# slice with fxt-run --srcline; without debug info, with a debug file.
+E2E_TESTS += tests/e2e/srcline.sh
+
 # The agent never reaches debuginfod: curl and tests/progs/ssl_cleanup
 # (OpenSSL torn down before exit) traced with fxt-run and a plain
 # LD_PRELOAD: the agent's exit-time symbolizer must not load libdebuginfod

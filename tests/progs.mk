@@ -232,6 +232,11 @@ tests_progs_patchme_pfe_SOURCES = tests/progs/patchme.c tests/progs/wx_maps.h
 tests_progs_patchme_pfe_CFLAGS = $(WARN_CFLAGS) -O2 -g -fpatchable-function-entry=5
 tests_progs_patchme_pfe_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_patchme_pfe_LDADD = -lpthread
+# srcline: functions whose file:line srcline.sh checks against addr2line.
+check_PROGRAMS += tests/progs/srcline
+tests_progs_srcline_SOURCES = tests/progs/srcline.c tests/progs/srcline_other.c
+tests_progs_srcline_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_srcline_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 # stripme: stripped by patch-debugfile.sh, which gives it back its
 # functions through a separate debug file; one of them exported.
 check_PROGRAMS += tests/progs/stripme

@@ -27,6 +27,7 @@ UNIT_TESTS = \
 	tests/unit/test_stackchart \
 	tests/unit/test_nesting \
 	tests/unit/test_escape \
+	tests/unit/test_srcloc \
 	tests/unit/test_profile \
 	tests/unit/test_diff_stats \
 	tests/unit/test_pctl \
@@ -146,12 +147,14 @@ tests_unit_test_stackchart_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_stackchart_LDADD = libfxtcommon.la
 
 # ------------------------------------------------------------ the tools
-# The nesting-depth tracker, the JSON, CSV and text escapers, the profile
-# engine of fxt-report and fxt-diff, fxt-diff's statistics, the percentiles
-# of call durations (test_pctl), and fxt-flame's and fxt-export's library.
+# The nesting-depth tracker, the JSON, CSV and text escapers, the
+# functions' source locations an archive carries, the profile engine of
+# fxt-report and fxt-diff, fxt-diff's statistics, the percentiles of call
+# durations (test_pctl), and fxt-flame's and fxt-export's library.
 tests_unit_test_nesting_SOURCES = tests/unit/test_nesting.c $(FXT_NESTING_SOURCES)
 tests_unit_test_nesting_LDADD = libfxttools.la libfxtcodec.la
 tests_unit_test_escape_LDADD = libfxttools.la libfxtcodec.la
+tests_unit_test_srcloc_LDADD = libfxttools.la libfxtcodec.la
 tests_unit_test_profile_LDADD = libfxtprofile.la
 tests_unit_test_diff_stats_LDADD = libfxtprofile.la
 tests_unit_test_pctl_LDADD = libfxtprofile.la -lm

@@ -217,6 +217,27 @@ static inline const char *fxt_unsampled_reason(unsigned code)
 #define FXT_SNAPSHOT_ARG_LIMIT	  "limit_ns"
 #define FXT_SNAPSHOT_ARG_RULE	  "rule"
 
+/* fxtrace's source locations: where each function is in the source.  Per
+ * process, one kernel object record per function its slices name (not per
+ * call), before the function's first slice, of object type
+ * FXT_OBJ_FUNCTION (no Zircon object type: Zircon's stay below 64, and a
+ * reader that does not know a kernel object's type skips the record, as
+ * Perfetto's importer does), koid the function's entry address in the
+ * process, named after the function as its slices are, with two string
+ * arguments: FXT_LOC_ARG_MODULE, the category its slices have (its
+ * module), and FXT_LOC_ARG, "FILE:LINE" (the line-table entry at the
+ * function's entry, as `addr2line` gives it; FILE relative to the unit's
+ * compilation folder when under it, else as DWARF has it: absolute),
+ * followed by " (inlined)" when DWARF says the function is also inlined
+ * into its callers, or "(no debug info)" when no DWARF line covers it.
+ * Archives without them read as before: no location known.
+ * fxt-run --srcline also puts FXT_LOC_ARG, the same string, on each slice
+ * of the function: the per-event source location Tracy's FXT importer
+ * reads. */
+#define FXT_OBJ_FUNCTION   240u
+#define FXT_LOC_ARG	   "loc"
+#define FXT_LOC_ARG_MODULE "module"
+
 /* ------------------------------------------------------------ string refs
  * 16 bits: 0 = empty; MSB clear = index 1 .. 0x7fff; MSB set = inline string
  * whose byte length is the low 15 bits, stored in the record as a stream. */
@@ -301,5 +322,16 @@ static inline uint64_t fxt_event_header(uint64_t nwords, unsigned event_type, un
 /* Words of a duration complete event with an indexed thread, indexed
  * strings and no arguments: the header, the start and the end time. */
 #define FXT_COMPLETE_INDEXED_WORDS 3u
+
+/* ------------------------------------------------------- argument header
+ * [0..3] argument type, [4..15] size in words, [16..31] name ref,
+ * [32..63] the value when it fits there (32-bit numbers, bool, a string
+ * argument's value ref). */
+static inline uint64_t fxt_arg_header(unsigned type, uint64_t nwords, uint16_t name,
+				      uint32_t inline_value)
+{
+	return fxt_field(type, 0, 3) | fxt_field(nwords, 4, 15) | fxt_field(name, 16, 31) |
+	       fxt_field(inline_value, 32, 63);
+}
 
 #endif /* FXT_FORMAT_H */

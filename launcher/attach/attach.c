@@ -381,6 +381,7 @@ int attach_main(const struct options *opts)
 		    strerror(errno));
 	if (spools_init(&r, &parts, out, (long)t.pid, start, o.quiet) != 0)
 		die(EXIT_USAGE, "out of memory");
+	r.srcline = o.srcline;
 	r.attached = true;
 	parts_list_old(&old_parts, out, r.dir);
 	block = write_block(&o, out, t.pid);

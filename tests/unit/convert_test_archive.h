@@ -215,6 +215,11 @@ struct conv_opts {
 	const struct session_write *writes;
 	size_t nwrites;
 	uint64_t min_ns; /* FXT_MIN_DURATION */
+	/* Set: names from this lookup rather than the process's symbols;
+	 * loc_args as fxt-run --srcline. */
+	conv_lookup_fn *lookup;
+	void *lookup_ctx;
+	bool loc_args;
 	/* Set: a malloc'd copy of the archive, for the caller to free(). */
 	void **keep;
 	size_t *keep_len;
@@ -291,6 +296,9 @@ static inline int conv_to(struct archive *a, const struct conv_opts *o, struct c
 	in.pipe_writes = o->writes;
 	in.npipe_writes = o->nwrites;
 	in.min_duration_ns = o->min_ns;
+	in.lookup = o->lookup;
+	in.lookup_ctx = o->lookup_ctx;
+	in.loc_args = o->loc_args;
 	in.sym = fxt_sym_new(0);
 	fxt_sym_add_self(in.sym);
 	if (fxt_writer_open_mem(&w, 0) < 0)

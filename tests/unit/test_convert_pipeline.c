@@ -258,6 +258,95 @@ static void test_many_names(void)
 	free(a.ev);
 }
 
+/* Names and locations for test_many_locs(): "f<addr>" at "f.c:<addr>",
+ * made once per address and kept (the name table holds the lookup's
+ * strings until the conversion ends). */
+#define LOCS_N 40000
+static struct fxt_sym_info loc_infos[LOCS_N];
+
+static const struct fxt_sym_info *loc_lookup(void *ctx, uint64_t addr)
+{
+	struct fxt_sym_info *info = &loc_infos[((addr - 0x1000) / 16) % LOCS_N];
+	char buf[32];
+
+	(void)ctx;
+	if (!info->name) {
+		snprintf(buf, sizeof(buf), "f%llx", (unsigned long long)addr);
+		info->name = strdup(buf);
+		snprintf(buf, sizeof(buf), "f.c:%llu", (unsigned long long)addr);
+		info->loc = strdup(buf);
+		info->module = "m";
+		info->start = addr;
+		if (!info->name || !info->loc)
+			bail_out("strdup");
+	}
+	return info;
+}
+
+/* fxt-run --srcline with more than 32,767 strings (names and locations,
+ * 80,000): every slice carries its own function's name and "loc" (the
+ * hot path's words follow the evictions), and a location record comes
+ * once per function. */
+static void test_many_locs(void)
+{
+	const uint64_t n = LOCS_N, again = 2000;
+	struct test_thread t = { 0 };
+	struct archive a;
+	struct conv_stats st;
+	size_t bad = 0, k = 0;
+	char want[32], wloc[32];
+	void *keep = NULL;
+	size_t keep_len = 0, nloc = 0;
+	struct fxt_reader *r;
+	struct fxt_record rec;
+
+	test_spool_reset(1 << 20, 0);
+	for (uint64_t i = 0; i < n + again; i++) {
+		uint64_t addr = 0x1000 + (i % n) * 16;
+		test_hook(&t, addr);
+		test_hook(&t, addr | EXIT);
+	}
+	t.tid = 12;
+	convert_ok(&a,
+		   &(struct conv_opts){ .now = ~0ull >> 2,
+					.lookup = loc_lookup,
+					.loc_args = true,
+					.keep = &keep,
+					.keep_len = &keep_len },
+		   &st, "locs");
+	ASSERT_EQ_U64(st.events, n + again, "locs: all events");
+	for (size_t i = 0; i < a.nev; i++) {
+		uint64_t addr = 0x1000 + (k % n) * 16;
+
+		if (a.ev[i].type != FXT_EVENT_DURATION_COMPLETE)
+			continue;
+		snprintf(want, sizeof(want), "f%llx", (unsigned long long)addr);
+		snprintf(wloc, sizeof(wloc), "f.c:%llu", (unsigned long long)addr);
+		if ((strcmp(a.ev[i].name, want) != 0 || a.ev[i].nargs != 1 ||
+		     strcmp(a.ev[i].args[0].name, FXT_LOC_ARG) != 0 ||
+		     strcmp(a.ev[i].args[0].s, wloc) != 0) &&
+		    bad++ < 3)
+			diag("  event %zu: %s %s=%s, want %s loc=%s", k, a.ev[i].name,
+			     a.ev[i].nargs ? a.ev[i].args[0].name : "-",
+			     a.ev[i].nargs ? a.ev[i].args[0].s : "-", want, wloc);
+		k++;
+	}
+	ASSERT_EQ_U64(bad, 0, "locs: every slice carries its own name and location");
+	if (keep && fxt_reader_open_mem(&r, keep, keep_len, 0) == 0) {
+		while (fxt_reader_next(r, &rec) > 0)
+			nloc += rec.type == FXT_RECORD_KERNEL_OBJECT &&
+				rec.u.kobj.obj_type == FXT_OBJ_FUNCTION;
+		fxt_reader_free(r);
+	}
+	ASSERT_EQ_U64(nloc, n, "locs: one location record per function");
+	for (size_t i = 0; i < LOCS_N; i++) {
+		free((char *)loc_infos[i].name);
+		free((char *)loc_infos[i].loc);
+	}
+	free(keep);
+	free(a.ev);
+}
+
 /* A tiny start-order FIFO (4 slots): the outer frame and some inner ones
  * are written as begin/end pairs, the rest as complete events; counts and
  * order stay exact. */
@@ -558,7 +647,7 @@ static void test_min_duration(void)
 
 int main(void)
 {
-	plan(98);
+	plan(103);
 	test_basic();
 	test_unnamed_threads();
 	test_recovered_names();
@@ -566,6 +655,7 @@ int main(void)
 	test_lost();
 	test_many_threads();
 	test_many_names();
+	test_many_locs();
 	test_deep();
 	test_forced_begin();
 	test_drop_midway();

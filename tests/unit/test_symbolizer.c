@@ -198,6 +198,17 @@ static const char *const cxx_names[FXSYM_COUNT] = {
 	[FXSYM_C] = "fxsym_plain_c",
 };
 
+/* Whether loc is "[...]/FILE:LINE", LINE > 0 (fxt_sym_info.loc). */
+static bool loc_in(const char *loc, const char *file)
+{
+	const char *colon = loc ? strrchr(loc, ':') : NULL;
+	size_t n = strlen(file);
+
+	return colon && colon - loc >= (ptrdiff_t)n && !memcmp(colon - n, file, n) &&
+	       (colon - loc == (ptrdiff_t)n || colon[-(ptrdiff_t)n - 1] == '/') &&
+	       strtoul(colon + 1, NULL, 10) > 0;
+}
+
 /* Loads one copy of the C++ fixture and symbolizes its addresses. */
 static void check_cxx_copy(const char *relpath, unsigned flags, bool has_static, bool has_lines)
 {
@@ -226,6 +237,13 @@ static void check_cxx_copy(const char *relpath, unsigned flags, bool has_static,
 				      "  source file");
 		else
 			ok(info->file == NULL, "  no source file");
+		if (flags & FXT_SYM_FUNC_LOC)
+			/* The fixtures with their symbols have their lines. */
+			ok(has_static ? loc_in(info->loc, "cxx.cc")
+				      : info->loc && !strcmp(info->loc, FXT_SYM_NO_DEBUG_INFO),
+			   "  its location: %s", info->loc ? info->loc : "NULL");
+		else
+			ok(info->loc == NULL, "  no location asked: none");
 	}
 	fxt_sym_free(s);
 	dlclose(l.handle);
@@ -235,11 +253,13 @@ static void test_cxx(void)
 {
 	check_cxx_copy(".libs/libsymcxx.so", FXT_SYM_LINES, true, true);
 	check_cxx_copy(".libs/libsymcxx.so", 0, true, false);
+	/* Each function's location (the line at its entry). */
+	check_cxx_copy(".libs/libsymcxx.so", FXT_SYM_FUNC_LOC, true, false);
 	/* .dynsym only: exported names survive, the static function becomes
 	 * module+0xOFFSET. */
-	check_cxx_copy("libsymcxx-stripped.so", FXT_SYM_LINES, false, false);
+	check_cxx_copy("libsymcxx-stripped.so", FXT_SYM_LINES | FXT_SYM_FUNC_LOC, false, false);
 	/* Stripped too, but .gnu_debuglink leads to the symbols and lines. */
-	check_cxx_copy("libsymcxx-dbglink.so", FXT_SYM_LINES, true, true);
+	check_cxx_copy("libsymcxx-dbglink.so", FXT_SYM_LINES | FXT_SYM_FUNC_LOC, true, true);
 	/* The debug file in the .debug/ subdirectory of the library's. */
 	check_cxx_copy("libsymcxx-dbgsub.so", FXT_SYM_LINES, true, true);
 	/* A debug file whose CRC32 is not the debuglink's is not used. */

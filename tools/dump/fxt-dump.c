@@ -62,6 +62,8 @@ static const char help[] =
     "  blob              blob name=\"N\" type=N size=BYTES\n"
     "  uobj              uobj ptr=0xADDR pid=P name=\"N\" [args={...}]\n"
     "  kobj              kobj type=process|thread|N koid=K name=\"N\" [args={...}]\n"
+    "                    (type=function koid=0xADDR: fxtrace's source location of\n"
+    "                    a function, args module and loc)\n"
     "  cswitch           ts=SEC.NSEC cswitch cpu=N out_pid=P out_tid=T\n"
     "                    out_state=N out_prio=N in_pid=P in_tid=T in_prio=N\n"
     "  log               ts=SEC.NSEC pid=P tid=T log msg=\"M\"\n"
@@ -434,6 +436,8 @@ static void print_record(struct dump *d, const struct fxt_record *rec)
 			fprintf(f, "kobj type=process koid=%" PRIu64, pid_of(d, koid));
 		else if (t == FXT_OBJ_THREAD)
 			fprintf(f, "kobj type=thread koid=%" PRIu64, tid_of(d, koid));
+		else if (t == FXT_OBJ_FUNCTION) /* its entry address */
+			fprintf(f, "kobj type=function koid=0x%" PRIx64, koid);
 		else
 			fprintf(f, "kobj type=%u koid=%" PRIu64, t, koid);
 		fputs(" name=", f);

@@ -15,6 +15,10 @@
  *                            in args.message
  *   kernel object process    "M" process_name
  *   kernel object thread     "M" thread_name (pid from its "process" arg)
+ *   kernel object function   nothing of its own: its source location
+ *                            (include/fxt/format.h, FXT_OBJ_FUNCTION) goes
+ *                            into args.loc of the function's "X" and "B"
+ *                            (unless they carry one: fxt-run --srcline)
  * A stack sample's slice (on a sample track, koid tid | FXT_SAMPLE_KOID_BIT)
  * keeps its track and gets EXPORT_SAMPLE_CATEGORY after its category, so
  * that nothing takes it for a call; or it is left out, with its track's
@@ -37,6 +41,7 @@
 
 #include "tools/front/escape.h"
 #include "tools/front/common.h"
+#include "tools/front/srcloc.h"
 #include "tools/export/export.h"
 
 /* A write buffer in front of the FILE: event lines are assembled with a
@@ -53,7 +58,9 @@ struct exporter {
 	struct jout o;
 	bool samples; /* the stack samples' slices are exported */
 	struct export_stats st;
-	uint64_t nevents; /* written so far, for the separators */
+	uint64_t nevents;	 /* written so far, for the separators */
+	struct tool_srcloc locs; /* the functions' source locations */
+	int locs_err;		 /* -ENOMEM: some were not kept */
 };
 
 static void j_flush(struct jout *o)
@@ -162,12 +169,19 @@ static void j_fstr(struct jout *o, const struct fxt_string *s)
 	j_str(o, s->data, s->len);
 }
 
-/* ,"args":{...} for the record's arguments (nothing when there are none). */
-static void j_args(struct jout *o, const struct fxt_record *rec)
+/* ,"args":{...} for the record's arguments and, when not NULL, the
+ * slice's source location "loc" (nothing when there is neither). */
+static void j_args(struct jout *o, const struct fxt_record *rec, const char *loc)
 {
-	if (!rec->nargs)
+	if (!rec->nargs && !loc)
 		return;
 	J_LIT(o, ",\"args\":{");
+	if (loc) {
+		J_LIT(o, "\"" FXT_LOC_ARG "\":");
+		j_str(o, loc, strlen(loc));
+		if (rec->nargs)
+			J_LIT(o, ",");
+	}
 	for (unsigned i = 0; i < rec->nargs; i++) {
 		const struct fxt_arg_value *a = &rec->args[i];
 
@@ -247,6 +261,23 @@ static void j_name_cat(struct jout *o, const struct fxt_string *cat, const struc
 	if (cat->len)
 		J_LIT(o, ",");
 	J_LIT(o, EXPORT_SAMPLE_CATEGORY "\"");
+}
+
+/* The source location of a slice's function, when the archive gave one
+ * and the slice carries none of its own. */
+static const char *slice_loc(const struct exporter *x, const struct fxt_record *rec)
+{
+	const typeof(rec->u.event) *ev = &rec->u.event;
+
+	if (!x->locs.n ||
+	    (ev->type != FXT_EVENT_DURATION_COMPLETE && ev->type != FXT_EVENT_DURATION_BEGIN))
+		return NULL;
+	for (unsigned i = 0; i < rec->nargs; i++)
+		if (rec->args[i].name.len == strlen(FXT_LOC_ARG) &&
+		    memcmp(rec->args[i].name.data, FXT_LOC_ARG, strlen(FXT_LOC_ARG)) == 0)
+			return NULL;
+	return tool_srcloc_find(&x->locs, ev->category.data, ev->category.len, ev->name.data,
+				ev->name.len);
 }
 
 static void export_event(struct exporter *x, struct fxt_reader *r, const struct fxt_record *rec)
@@ -344,7 +375,7 @@ static void export_event(struct exporter *x, struct fxt_reader *r, const struct 
 	default:
 		break;
 	}
-	j_args(o, rec);
+	j_args(o, rec, slice_loc(x, rec));
 	J_LIT(o, "}");
 }
 
@@ -352,8 +383,11 @@ static void export_kobj(struct exporter *x, const struct fxt_record *rec)
 {
 	struct jout *o = &x->o;
 	uint64_t pid = 0;
+	int rc = tool_srcloc_see(&x->locs, rec);
 
-	if (rec->u.kobj.name.len == 0)
+	if (rc < 0)
+		x->locs_err = rc;
+	if (rc != 0 || rec->u.kobj.name.len == 0)
 		return;
 	if (rec->u.kobj.obj_type == FXT_OBJ_PROCESS) {
 		j_begin(x, "M", rec->u.kobj.koid, 0);
@@ -438,8 +472,13 @@ int export_chrome(const struct tool_input *in, FILE *out, bool samples, struct e
 	} else if (rc == -EIO) {
 		rc = -EINVAL; /* an input error, not to be taken for the output's */
 	}
+	if (!rc && x->locs_err) { /* out of memory: not quietly without them */
+		snprintf(err, errlen, "%s", strerror(-x->locs_err));
+		rc = x->locs_err;
+	}
 	if (st)
 		*st = x->st;
+	tool_srcloc_free(&x->locs);
 	free(x);
 	return rc;
 }

@@ -373,6 +373,40 @@ static const char *kname_find(const struct flame *f, unsigned type, uint64_t koi
 	return NULL;
 }
 
+/* The function frames' source locations (a row's, by its name's label:
+ * a frame is named without its category, the first row located wins).
+ * 0 or -ENOMEM. */
+static int locate_functions(struct flame *f)
+{
+	uint32_t *loc_of = calloc(f->nlabels + 1, sizeof(*loc_of)); /* label -> loc label + 1 */
+	size_t nlab = f->nlabels;
+
+	if (!loc_of)
+		return -ENOMEM;
+	for (size_t row = 0; row < profile_nrows(f->prof) && row < f->caprl; row++) {
+		const struct profile_row *pr = profile_row(f->prof, row);
+		uint32_t l = f->row_label[row];
+		int64_t ll;
+
+		if (!pr->loc || !l || l - 1 >= nlab || loc_of[l - 1])
+			continue;
+		ll = flame__label_get(f, pr->loc, strlen(pr->loc));
+		if (ll < 0) {
+			free(loc_of);
+			return -ENOMEM;
+		}
+		loc_of[l - 1] = (uint32_t)ll + 1;
+	}
+	for (size_t i = 1; i < f->nnodes; i++) {
+		uint32_t k = f->nkey[i];
+
+		if (f->nodes[i].kind == FLAME_FUNCTION && k < nlab && loc_of[k])
+			f->nodes[i].loc = f->labels[loc_of[k] - 1];
+	}
+	free(loc_of);
+	return 0;
+}
+
 /* Names the process and thread frames and sums the children of every
  * frame that is not a function into it. */
 static int finish_groups(struct flame *f)
@@ -475,6 +509,8 @@ int flame_load(struct flame *f, const struct tool_input *in, char *err, size_t e
 			rc = nest_thread(f, i);
 		}
 	}
+	if (rc == 0)
+		rc = locate_functions(f);
 	if (rc == 0)
 		rc = finish_groups(f);
 	if (rc < 0)

@@ -437,6 +437,10 @@ int flame_write_svg(const struct flame *f, const struct flame_svg_opts *o, FILE 
 				color_diff(bt, (double)nd->total_ns, rgb);
 			}
 		}
+		if (nd->loc) { /* last: the lines above keep their places */
+			fputs("\n", out);
+			put_xml(out, nd->loc, strlen(nd->loc));
+		}
 		fprintf(out,
 			"</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
 			"fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",

@@ -71,6 +71,9 @@ struct flame_node {
 	uint64_t total_ns;
 	uint64_t self_ns;
 	uint64_t calls;
+	/* Functions: where it is in the source, as the archive says
+	 * (tools/front/srcloc.h), for the tooltip; NULL when it does not. */
+	const char *loc;
 };
 
 struct flame;

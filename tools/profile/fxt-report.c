@@ -1,7 +1,12 @@
 /* fxt-report: where the time went, per function, thread or process; the
  * stack samples (fxt-run --sample) in a table of their own; percentiles of
  * the calls' durations (--percentiles) and a function's histogram
- * (--histogram, its own output). */
+ * (--histogram, its own output).
+ *
+ * One job, one file past 800 lines: the command line and the one table
+ * in its three formats (text, CSV, JSON), whose columns (--percentiles,
+ * --srcline) each format must list in the same order; the histogram,
+ * which is output of its own, is report-hist.c. */
 #include "config.h"
 
 #include <errno.h>
@@ -36,6 +41,7 @@ struct options {
 	bool percentiles;
 	const char *histogram; /* the function's name */
 	size_t exact_limit;    /* 0: PROFILE_EXACT_MAX */
+	bool srcline; /* --srcline: a column of source locations */
 };
 
 /* The percentiles of --percentiles, in the order of their columns. */
@@ -71,6 +77,8 @@ static const char help[] =
     "                      hold at most N durations for exact percentiles\n"
     "                      (default " PROFILE_EXACT_MAX_TEXT ", 4 bytes each);\n"
     "                      past it, sketches within 1%\n"
+    "  -l, --srcline       a column \"srcline\": where each function is in the\n"
+    "                      source, FILE:LINE (see below)\n"
     "  -h, --help          print this help and exit\n"
     "  -V, --version       print the version and exit\n"
     "\n"
@@ -87,6 +95,13 @@ static const char help[] =
     "archive's instant \"fxt: not sampled: REASON\") has a header line \"pid P\n"
     "tid T not sampled from +TIME on: REASON\" (json: \"unsampled\"; csv: on\n"
     "standard error).\n"
+    "--srcline: FILE:LINE of each function, from its DWARF line table at its\n"
+    "entry, as fxt-run wrote it into the archive once per function (FILE\n"
+    "relative to its compilation folder, else absolute; text keeps the last\n"
+    "28 characters); \"(no debug info)\" for a function no DWARF line covers,\n"
+    "\" (inlined)\" after a function also inlined into its callers; \"-\" (csv:\n"
+    "empty; json: null) when the archive does not say (libc calls, archives\n"
+    "of other writers or older ones).\n"
     "Calls fxt-run --min-duration wrote as no slice are counted all the same\n"
     "(the archive's fxt.short summaries).\n"
     "--subtract-overhead: the agent measures what its hooks cost at the end of\n"
@@ -154,11 +169,12 @@ static const struct option longopts[] = {
 	{ "percentiles", no_argument, NULL, 'p' },
 	{ "histogram", required_argument, NULL, 'H' },
 	{ "exact-limit", required_argument, NULL, 'L' },
+	{ "srcline", no_argument, NULL, 'l' },
 	{ NULL, 0, NULL, 0 },
 };
 /* clang-format on */
 
-static const struct tool_cli cli = { NAME, help, "b:s:n:f:c:F:OS:pH:", longopts };
+static const struct tool_cli cli = { NAME, help, "b:s:n:f:c:F:OS:pH:l", longopts };
 
 /* Returns 0 or TOOL_EXIT_ERROR (said). */
 static int parse_args(int argc, char **argv, struct options *o)
@@ -198,6 +214,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'O':
 			o->subtract = true;
+			break;
+		case 'l':
+			o->srcline = true;
 			break;
 		case 'S':
 			if (strcmp(optarg, "apart") == 0)
@@ -315,9 +334,28 @@ static bool show_samples(const struct options *o, const struct table *samples)
 	return o->samples == SAMPLES_ONLY || (o->samples == SAMPLES_APART && samples->nall);
 }
 
-/* "[pid tid ]function (category)[ [track]]" of a text row, from the pid. */
+/* The --srcline column of a text row: the location's last SRCLINE_WIDTH
+ * characters (the file's name and line are at its end), "-" when the
+ * archive does not say. */
+#define SRCLINE_WIDTH 28
+
+static void put_text_srcline(const struct options *o, const struct profile_row *r)
+{
+	const char *loc = r->loc ? r->loc : "-";
+	size_t n = strlen(loc);
+
+	if (!o->srcline)
+		return;
+	if (n > SRCLINE_WIDTH)
+		printf("...%s ", loc + n - (SRCLINE_WIDTH - 3));
+	else
+		printf("%-*s ", SRCLINE_WIDTH, loc);
+}
+
+/* "[srcline ][pid tid ]function (category)[ [track]]" of a text row. */
 static void put_text_function(const struct options *o, const struct profile_row *r)
 {
+	put_text_srcline(o, r);
 	if (o->by != PROFILE_BY_FUNCTION)
 		printf("%8" PRIu64 " ", r->pid);
 	if (o->by == PROFILE_BY_THREAD)
@@ -340,6 +378,8 @@ static void put_text_function(const struct options *o, const struct profile_row 
 
 static void put_text_heads(const struct options *o)
 {
+	if (o->srcline)
+		printf("%-*s ", SRCLINE_WIDTH, "srcline");
 	if (o->by != PROFILE_BY_FUNCTION)
 		printf("%8s ", "pid");
 	if (o->by == PROFILE_BY_THREAD)
@@ -393,6 +433,15 @@ static void print_unsampled(FILE *f, const char *lead, const struct profile *p)
 	}
 }
 
+/* Whether the archive located any function (fxt-report --srcline). */
+static bool any_loc(const struct profile *p)
+{
+	for (size_t i = 0; i < profile_nrows(p); i++)
+		if (profile_row(p, i)->loc)
+			return true;
+	return false;
+}
+
 static void print_text(const struct options *o, const struct profile *p, const struct table *calls,
 		       const struct table *samples)
 {
@@ -426,6 +475,9 @@ static void print_text(const struct options *o, const struct profile *p, const s
 			printf("# --subtract-overhead: the archive says nothing of the hooks' "
 			       "cost; times as measured\n");
 	}
+	if (o->srcline && !any_loc(p))
+		printf("# --srcline: the archive says where no function is (not written by "
+		       "this fxt-run, or only libc calls)\n");
 	if (a->unmatched_ends || a->overlaps || a->reversed || a->merged)
 		printf("# input oddities: %" PRIu64 " ends without a begin, %" PRIu64
 		       " improperly nested slices, %" PRIu64
@@ -475,6 +527,10 @@ static void put_csv_function(const struct options *o, const struct profile_row *
 		putchar(',');
 		tool_put_csv_str(stdout, r->track ? r->track : "");
 	}
+	if (o->srcline) {
+		putchar(',');
+		tool_put_csv_str(stdout, r->loc ? r->loc : "");
+	}
 	putchar('\n');
 }
 
@@ -484,7 +540,8 @@ static void put_csv_heads(const struct options *o)
 		fputs("pid,", stdout);
 	if (o->by == PROFILE_BY_THREAD)
 		fputs("tid,", stdout);
-	fputs(o->by == PROFILE_BY_THREAD ? "category,name,track\n" : "category,name\n", stdout);
+	fputs(o->by == PROFILE_BY_THREAD ? "category,name,track" : "category,name", stdout);
+	fputs(o->srcline ? ",srcline\n" : "\n", stdout);
 }
 
 /* One table: the calls', or with --samples only the samples'. */
@@ -535,6 +592,13 @@ static void put_json_group(const struct options *o, const struct profile_row *r)
 		printf(",\"tid\":%" PRIu64 ",\"track\":", r->tid);
 		if (r->track)
 			tool_put_json_str(stdout, r->track);
+		else
+			fputs("null", stdout);
+	}
+	if (o->srcline) {
+		fputs(",\"srcline\":", stdout);
+		if (r->loc)
+			tool_put_json_str(stdout, r->loc);
 		else
 			fputs("null", stdout);
 	}

@@ -10,6 +10,7 @@
 
 #include "tools/front/common.h"
 #include "tools/profile/pctl.h"
+#include "tools/front/srcloc.h"
 #include "tools/profile/profile.h"
 
 struct fxt_record;
@@ -189,6 +190,8 @@ struct profile {
 		char *name;
 	} * tracks;
 	size_t ntracks, captracks;
+	/* The functions' source locations (FXT_OBJ_FUNCTION records). */
+	struct tool_srcloc locs;
 };
 
 /* ----------------------------------------------------- active row map */
@@ -233,7 +236,8 @@ void profile__thread_release(struct thread *t);
 /* ------------------------------------------------------- other records */
 
 /* Notes the thread objects that are stack-sample tracks (the last name
- * given to a koid wins).  Returns 0 or -ENOMEM. */
+ * given to a koid wins) and the functions' locations.  Returns 0 or
+ * -ENOMEM. */
 int profile__see_kobj(struct profile *p, const struct fxt_record *rec);
 
 /* Notes a process's hook cost (FXT_HOOK_COST_NAME) for its threads.

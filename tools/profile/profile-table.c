@@ -363,6 +363,7 @@ void profile_free(struct profile *p)
 	for (i = 0; i < p->ntracks; i++)
 		free(p->tracks[i].name);
 	free(p->tracks);
+	tool_srcloc_free(&p->locs);
 	free(p->rows);
 	free(p->keys);
 	free(p->rowtab);
@@ -381,7 +382,10 @@ int profile__see_kobj(struct profile *p, const struct fxt_record *rec)
 	uint64_t koid = rec->u.kobj.koid;
 	char *copy;
 	size_t i;
+	int rc = tool_srcloc_see(&p->locs, rec);
 
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	if (rec->u.kobj.obj_type != FXT_OBJ_THREAD || !(koid & FXT_SAMPLE_KOID_BIT) ||
 	    name->len <= slen || memcmp(name->data + name->len - slen, suffix, slen) != 0)
 		return 0;

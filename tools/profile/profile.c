@@ -789,6 +789,8 @@ int profile_finish(struct profile *p)
 
 		if (!r->calls)
 			r->min_ns = 0;
+		r->loc = tool_srcloc_find(&p->locs, r->category, p->keys[i].cat_len, r->name,
+					  p->keys[i].name_len);
 		/* Calls written as no slice under this function's: their time
 		 * was not taken from its frames' as their children's was. */
 		r->self_ns -= r->left_out_child_ns < r->self_ns ? r->left_out_child_ns : r->self_ns;

@@ -79,6 +79,10 @@ struct profile_row {
 	 * (samples)", and tid is the sampled thread's (NULL when the track
 	 * was not named).  NULL for every other row. */
 	const char *track;
+	/* Where the function is in the source, as the archive says once per
+	 * function (tools/front/srcloc.h): "src/a.c:12", "(no debug info)";
+	 * NULL when it does not say.  Set by profile_finish(). */
+	const char *loc;
 
 	uint64_t calls;
 	uint64_t total_ns;

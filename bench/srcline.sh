@@ -1,0 +1,47 @@
+#!/bin/sh
+# What source lines cost the conversion: a generated C program of N
+# functions (10,000 by default), built -g -O1 -finstrument-functions,
+# recorded twice (each function called once, then CALLS times: 100); each
+# spool converted ROUNDS times (5) with names only and with each function's
+# source location, in the same rounds (bench/srcline_bench.c).  Goal: a
+# ratio of at most 1.10.
+# Run with `make bench-srcline`, or abs_top_builddir=BUILD sh bench/srcline.sh.
+: "${abs_top_builddir:?set abs_top_builddir (make bench-srcline does)}"
+N=${N:-10000}
+ROUNDS=${ROUNDS:-5}
+CALLS=${CALLS:-100}
+CC=${CC:-cc}
+D=$(mktemp -d "${TMPDIR:-/tmp}/fxt-srcline.XXXXXX") || exit 1
+trap 'rm -rf "$D"' EXIT
+
+awk -v n="$N" 'BEGIN {
+  print "#include <signal.h>"
+  print "#include <stdio.h>"
+  print "#include <stdlib.h>"
+  print "volatile long sink;"
+  for (i = 0; i < n; i++)
+    printf "__attribute__((noinline)) long f%d(long x)\n{\n\tsink += x;\n\treturn x + %d;\n}\n", i, i
+  print "int main(int argc, char **argv)\n{\n\tlong s = 0, calls = argc > 1 ? atol(argv[1]) : 1;"
+  print "\tfor (long r = 0; r < calls; r++) {"
+  for (i = 0; i < n; i++)
+    printf "\t\ts += f%d(r);\n", i
+  print "\t}\n\tprintf(\"%ld\\n\", s);\n\tfflush(stdout);\n\traise(SIGKILL);\n\treturn 0;\n}"
+}' >"$D/gen.c"
+$CC -g -O1 -finstrument-functions -o "$D/gen" "$D/gen.c" || exit 1
+
+# Recorded by the agent alone; the program kills itself at the end of
+# main, before the agent would convert its spool: the spool stays, to be
+# converted as fxt-run converts a killed process's.  Once with each
+# function called once (what reading the lines costs against naming the
+# functions alone), once with CALLS calls each (a program that runs).
+agent=$abs_top_builddir/.libs/libfxt-agent.so
+echo "program: $N functions, -g -O1 -finstrument-functions ($(du -k "$D/gen" | cut -f1) KiB)"
+for calls in 1 "$CALLS"; do
+  mkdir "$D/c$calls" || exit 1
+  # (In a subshell whose stderr is /dev/null: the shell's "Killed" too.)
+  (LD_PRELOAD=$agent FXT_OUTPUT=$D/c$calls/gen.fxt "$D/gen" "$calls" >/dev/null; :) 2>/dev/null
+  spool=$(ls "$D/c$calls"/gen*.spool 2>/dev/null | head -1)
+  [ -n "$spool" ] || { echo "srcline.sh: no spool left in $D/c$calls" >&2; exit 1; }
+  printf '%s call(s) a function: ' "$calls"
+  "$abs_top_builddir/bench/srcline_bench" "$spool" "$ROUNDS" || exit 1
+done

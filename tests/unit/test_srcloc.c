@@ -1,0 +1,108 @@
+/* The functions' source locations an archive carries (tools/front/srcloc.c):
+ * records written as fxt-run writes them (include/fxt/format.h,
+ * FXT_OBJ_FUNCTION), read back through the reader, looked up by category
+ * and name: 600 functions (the table grows), the first record of a
+ * function wins, records of other kernel objects or without the arguments
+ * say nothing, and a table without records finds nothing. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fxt/format.h>
+#include <fxt/reader.h>
+#include <fxt/writer.h>
+
+#include "tests/lib/tap.h"
+#include "tools/front/srcloc.h"
+
+static struct fxt_writer *w;
+
+/* A function's record; `module` NULL: without that argument. */
+static void function_loc(uint64_t addr, const char *module, const char *name, const char *loc)
+{
+	struct fxt_arg a[2];
+	unsigned n = 0;
+
+	memset(a, 0, sizeof(a));
+	if (module) {
+		a[n].type = FXT_ARG_STRING;
+		a[n].name = fxt_writer_cstring(w, FXT_LOC_ARG_MODULE);
+		a[n++].v.str = fxt_writer_cstring(w, module);
+	}
+	a[n].type = FXT_ARG_STRING;
+	a[n].name = fxt_writer_cstring(w, FXT_LOC_ARG);
+	a[n++].v.str = fxt_sref_inline(loc, strlen(loc));
+	if (fxt_writer_kernel_object(w, FXT_OBJ_FUNCTION, addr, fxt_writer_cstring(w, name), a, n) <
+	    0)
+		bail_out("fxt_writer_kernel_object");
+}
+
+static const char *find(const struct tool_srcloc *l, const char *cat, const char *name)
+{
+	return tool_srcloc_find(l, cat, strlen(cat), name, strlen(name));
+}
+
+int main(void)
+{
+	struct tool_srcloc l = { 0 };
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	char name[32], loc[32];
+	const void *data;
+	size_t len;
+	unsigned seen = 0;
+	bool all = true;
+	int rc;
+
+	ok(find(&l, "app", "main") == NULL, "an empty table finds nothing");
+	if (fxt_writer_open_mem(&w, 0) < 0)
+		bail_out("fxt_writer_open_mem");
+	fxt_writer_magic(w);
+	fxt_writer_provider(w, 1, "test");
+	fxt_writer_initialization(w, 1000000000);
+	fxt_writer_thread_name(w, 1, 1, "main");
+	for (unsigned i = 0; i < 600; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		snprintf(loc, sizeof(loc), "src/f.c:%u", i + 1);
+		function_loc(0x1000 + i, "app", name, loc);
+	}
+	function_loc(0x1000, "app", "f0", "other.c:9");		    /* another process's build */
+	function_loc(0x2000, "libc.so.6", "f1", "(no debug info)"); /* another module */
+	function_loc(0x3000, NULL, "nomodule", "x.c:1");	    /* not ours: no module */
+	if (fxt_writer_flush(w) < 0)
+		bail_out("fxt_writer_flush");
+	data = fxt_writer_mem_data(w, &len);
+	if (fxt_reader_open_mem(&r, data, len, 0) < 0)
+		bail_out("fxt_reader_open_mem");
+	while ((rc = fxt_reader_next(r, &rec)) > 0) {
+		int k = tool_srcloc_see(&l, &rec);
+
+		if (k < 0)
+			bail_out("tool_srcloc_see");
+		seen += (unsigned)k;
+	}
+	ok(rc == 0, "the archive reads to its end");
+	ASSERT_EQ_U64(seen, 603, "every function record is taken for one, the thread's is not");
+	for (unsigned i = 0; i < 600; i++) {
+		const char *got;
+
+		snprintf(name, sizeof(name), "f%u", i);
+		snprintf(loc, sizeof(loc), "src/f.c:%u", i + 1);
+		got = find(&l, "app", name);
+		all = all && got && strcmp(got, loc) == 0;
+	}
+	ok(all, "600 functions: each found, the first record's location");
+	ok(find(&l, "libc.so.6", "f1") && !strcmp(find(&l, "libc.so.6", "f1"), "(no debug info)"),
+	   "the same name in another module: its own");
+	ok(find(&l, "app", "nomodule") == NULL && find(&l, "", "nomodule") == NULL,
+	   "a record without the module argument: nothing");
+	ok(find(&l, "app", "main") == NULL, "a function without a record: NULL");
+	ok(find(&l, "ap", "pf0") == NULL, "the key is the pair, not the bytes in a row");
+	tool_srcloc_free(&l);
+	fxt_reader_free(r);
+	fxt_writer_close(w);
+	done_testing();
+	return exit_status();
+}
