@@ -390,6 +390,7 @@ static int emit_rich(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t ad
 	char *scratch = ctx->com->scratch;
 	size_t words = 0;
 	unsigned n = 0;
+	uint32_t gen0 = fxt_writer_registrations(ctx->w);
 	int err;
 
 	if (!e)
@@ -423,8 +424,10 @@ static int emit_rich(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t ad
 		words += k;
 		n++;
 	}
-	/* Interning the names may have evicted strings. */
-	ctx->names->epoch++;
+	/* Interning the names may have evicted strings, if it registered
+	 * any. */
+	if (fxt_writer_registrations(ctx->w) != gen0)
+		ctx->names->epoch++;
 	function_refs(ctx, e);
 	ctx->ev.type = type;
 	ctx->ev.ts = (type == FXT_EVENT_DURATION_END ? fend : fstart) + ctx->com->shift;

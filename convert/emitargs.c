@@ -147,24 +147,17 @@ static bool show_desc(struct emit_ctx *ctx, const struct recon_args *l, const st
 }
 
 /* An argument's name (of a signature, or "retval", "arg1": strings that
- * keep their address), interned once; *moved when interning it may have
- * evicted other strings. */
-static struct fxt_sref fn_arg_name(struct emit_ctx *ctx, const char *name, bool *moved)
+ * keep their address), interned once (what it evicts, emit_rich() sees
+ * by fxt_writer_registrations()). */
+static struct fxt_sref fn_arg_name(struct emit_ctx *ctx, const char *name)
 {
 	struct emit_common *com = ctx->com;
 	size_t h = ((uintptr_t)name >> 3) % (sizeof(com->arg_names) / sizeof(com->arg_names[0]));
-	struct fxt_string_slot before;
-
 	if (com->arg_names[h].name != name) {
 		com->arg_names[h].name = name;
 		memset(&com->arg_names[h].slot, 0, sizeof(com->arg_names[h].slot));
 	}
-	before = com->arg_names[h].slot;
-	struct fxt_sref ref =
-	    fxt_writer_string_cached(ctx->w, &com->arg_names[h].slot, name, strlen(name));
-	if (memcmp(&before, &com->arg_names[h].slot, sizeof(before)) != 0)
-		*moved = true;
-	return ref;
+	return fxt_writer_string_cached(ctx->w, &com->arg_names[h].slot, name, strlen(name));
 }
 
 static const char *const reg_names[FXT_REG_COUNT] = {
@@ -183,7 +176,6 @@ unsigned conv_fn_args(struct emit_ctx *ctx, uint64_t addr, const struct recon_ar
 	struct emit_common *com = ctx->com;
 	const struct fxt_signature *sig;
 	struct frame_regs r;
-	bool moved = false;
 	unsigned n = 0;
 
 	if (!frame_regs(l, &r))
@@ -200,12 +192,12 @@ unsigned conv_fn_args(struct emit_ctx *ctx, uint64_t addr, const struct recon_ar
 			memset(&args[n], 0, sizeof(args[n]));
 			if (!show_desc(ctx, l, &r, d, false, scratch, &args[n]))
 				continue;
-			args[n++].name = fn_arg_name(ctx, d->name ? d->name : "?", &moved);
+			args[n++].name = fn_arg_name(ctx, d->name ? d->name : "?");
 		}
 		if (r.entry && sig->variadic && n < cap) {
 			memset(&args[n], 0, sizeof(args[n]));
 			show_note(scratch, "(variadic: not shown)", &args[n]);
-			args[n++].name = fn_arg_name(ctx, "...", &moved);
+			args[n++].name = fn_arg_name(ctx, "...");
 		}
 		if (r.ret && n < cap) {
 			memset(&args[n], 0, sizeof(args[n]));
@@ -213,9 +205,9 @@ unsigned conv_fn_args(struct emit_ctx *ctx, uint64_t addr, const struct recon_ar
 				char buf[64];
 				snprintf(buf, sizeof(buf), "{...} (%u bytes)", sig->ret.size);
 				show_note(scratch, buf, &args[n]);
-				args[n++].name = fn_arg_name(ctx, reg_names[FXT_REG_RAX], &moved);
+				args[n++].name = fn_arg_name(ctx, reg_names[FXT_REG_RAX]);
 			} else if (show_desc(ctx, l, &r, &sig->ret, true, scratch, &args[n])) {
-				args[n++].name = fn_arg_name(ctx, reg_names[FXT_REG_RAX], &moved);
+				args[n++].name = fn_arg_name(ctx, reg_names[FXT_REG_RAX]);
 			}
 		}
 	} else {
@@ -233,10 +225,8 @@ unsigned conv_fn_args(struct emit_ctx *ctx, uint64_t addr, const struct recon_ar
 				args[n].type = FXT_ARG_UINT64;
 				args[n].v.u64 = a->value;
 			}
-			args[n++].name = fn_arg_name(ctx, reg_names[reg], &moved);
+			args[n++].name = fn_arg_name(ctx, reg_names[reg]);
 		}
 	}
-	if (moved)
-		ctx->names->epoch++; /* strings registered */
 	return n;
 }

@@ -196,6 +196,11 @@ struct fxt_sref fxt_writer_string(struct fxt_writer *w, const char *s, size_t le
 	return ix ? fxt_sref_index(ix) : fxt_sref_inline(s, len);
 }
 
+uint32_t fxt_writer_registrations(const struct fxt_writer *w)
+{
+	return w->gen;
+}
+
 struct fxt_sref fxt_writer_cstring(struct fxt_writer *w, const char *s)
 {
 	return fxt_writer_string(w, s, strlen(s));

@@ -248,6 +248,12 @@ struct fxt_string_slot {
 struct fxt_sref fxt_writer_string_cached(struct fxt_writer *w, struct fxt_string_slot *slot,
 					 const char *s, size_t len);
 
+/* A count of the writer's registrations (strings, threads) so far: while
+ * it stays the same, nothing was evicted, so every ref and slot valid
+ * before still is.  A caller that interns now and then can check it
+ * rather than assume the worst. */
+uint32_t fxt_writer_registrations(const struct fxt_writer *w);
+
 /* Returns an indexed thread ref for (pid, tid), registering it if needed
  * (or re-registering an evicted index); an inline ref on an I/O error. */
 struct fxt_tref fxt_writer_thread(struct fxt_writer *w, uint64_t pid, uint64_t tid);
