@@ -146,9 +146,10 @@ bool agent_patch_args_strings(void);
  * SIGSEGV/SIGBUS handler recovers, taken while agent_patch_probe_on.
  * Otherwise the kernel reads it (process_vm_readv()).  A copy counts
  * itself in agent_patch_probe_inflight[agent_patch_probe_slot] (a full
- * barrier, then agent_patch_probe_on read again) and sets
- * agent_patch_probing for its length, so that giving the signals back
- * can wait until no copy is under way (probe.c). */
+ * barrier, then agent_patch_probe_on read again) and in
+ * agent_patch_probing (the thread's copies under way: a signal handler's
+ * may nest), so that giving the signals back can wait until no copy is
+ * under way (probe.c). */
 extern unsigned char agent_patch_probe_on;
 #define PATCH_PROBE_SLOTS 16 /* counters, a cache line each */
 struct agent_patch_probe_count {

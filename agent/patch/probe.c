@@ -33,8 +33,12 @@
  * is read: the kernel kills the process for a fault with the signal
  * blocked, whatever the handler (telling costs a system call a string,
  * the price of the kernel's read).  A handler the program installs with
- * a raw rt_sigaction system call (not through the C library) is not seen
- * either.  Both are documented (README.md, fxt-run --args).
+ * a raw rt_sigaction system call (not through the C library: Go's
+ * runtime does) is not seen either.  And a signal handler that sets
+ * SIGSEGV or SIGBUS while its thread was inside a copy: that copy goes on
+ * after the give-back (which waits only for other threads' copies: this
+ * one cannot end before the handler does), and a fault in it is the
+ * program's action's.  README.md says so under fxt-run --args.
  */
 #include <config.h>
 
@@ -72,17 +76,24 @@ static void set_default(int sig)
 	(void)real_sigaction(sig, &dfl, NULL);
 }
 
+/* A fault inside the copy (si_code > 0: the kernel's, not kill()'s)
+ * resumes at its landing; any other is the program's. */
 static void on_fault(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
-	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	int saved = errno;
+
+#if defined(__x86_64__)
+	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 
 	if (si->si_code > 0 && pc >= (uintptr_t)fxt__patch_probe_copy &&
 	    pc < (uintptr_t)fxt__patch_probe_end) {
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)fxt__patch_probe_landing;
 		return;
 	}
+#else
+	(void)uc;
+#endif
 	/* The program's own: as without us, whatever comes next. */
 	__atomic_store_n(&agent_patch_probe_on, 0, __ATOMIC_SEQ_CST);
 	set_default(sig);
@@ -103,6 +114,9 @@ void agent_patch_probe_setup(void)
 {
 	struct sigaction segv, bus, sa;
 
+#if !defined(__x86_64__)
+	return; /* no copy routine (probe.S) */
+#endif
 	if (!agent_patch_args_strings())
 		return;
 	if (!REAL(sigaction) || !REAL(pthread_sigmask) || real_sigaction(SIGSEGV, NULL, &segv) ||
@@ -176,6 +190,7 @@ void agent_patch_faults_give_back(void)
 
 void agent_patch_probe_fork_child(void)
 {
+	pthread_mutex_init(&give_lock, NULL); /* another thread may have held it */
 	for (unsigned i = 0; i < PATCH_PROBE_SLOTS; i++)
 		agent_patch_probe_inflight[i].n = 0;
 	if (agent_patch_probe_slot)

@@ -99,7 +99,7 @@ static inline long probe_string(uint64_t p, char buf[STR_ROOM], bool *done)
 		agent_patch_probe_slot = (unsigned char)slot;
 	}
 	n = &agent_patch_probe_inflight[slot - 1].n;
-	agent_patch_probing = 1;
+	agent_patch_probing++; /* a handler's copy may nest in this one */
 	/* Counted, then the fast path read again: a full barrier between,
 	 * against the give-back's store and read in the other order. */
 	__atomic_add_fetch(n, 1, __ATOMIC_SEQ_CST);
@@ -107,7 +107,7 @@ static inline long probe_string(uint64_t p, char buf[STR_ROOM], bool *done)
 	if (*done)
 		r = fxt__patch_probe_copy(buf, (const char *)(uintptr_t)p, FXT_ARG_STR_MAX + 1);
 	__atomic_sub_fetch(n, 1, __ATOMIC_RELEASE);
-	agent_patch_probing = 0;
+	agent_patch_probing--;
 	return r;
 }
 

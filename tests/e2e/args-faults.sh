@@ -10,7 +10,7 @@
 # A program started with SIGSEGV ignored keeps the kernel's reads.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 15
+plan 16
 scratch
 cd "$TMPD" || exit 1
 P=$PROGS/args_faults
@@ -35,6 +35,8 @@ is "$?:$(cat q.out)" "0:dfl dfl
 done" "sigaction(SIGSEGV/SIGBUS, NULL, &old) while the agent holds them: the default action"
 grep -q "strings read with plain loads" q.err
 is "$?" 0 "the fast path is on (FXT_DEBUG says so)"
+is "$(strings q.fxt | tr '\n' ' ')" '{s:str="query"} {s:str="(unreadable ADDR)"} ' \
+  "a pointer that is not canonical (a general protection fault): unreadable"
 
 for how in sigaction signal; do
   run "$how" "$how"

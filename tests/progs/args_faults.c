@@ -5,7 +5,8 @@
  * patched.
  *
  *   args_faults query     prints SIGSEGV's and SIGBUS's actions as
- *                         sigaction() reports them ("dfl" or "set")
+ *                         sigaction() reports them ("dfl" or "set"),
+ *                         put() of a pointer that is not canonical
  *   args_faults sigaction put() calls, then a SIGSEGV handler of its own
  *   args_faults signal    (by sigaction() or signal()), a fault on purpose
  *                         that the handler recovers (siglongjmp), put() of
@@ -157,6 +158,7 @@ int main(int argc, char **argv)
 
 	if (strcmp(mode, "query") == 0) {
 		put("query");
+		put((const char *)(uintptr_t)0x8000000000000000ull); /* not canonical */
 		printf("%s %s\n", action(SIGSEGV), action(SIGBUS));
 	} else if (strcmp(mode, "sigaction") == 0 || strcmp(mode, "signal") == 0) {
 		ret = own_handler(strcmp(mode, "signal") == 0);
