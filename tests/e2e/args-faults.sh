@@ -56,7 +56,11 @@ is "$?" 0 "... with the fast path on"
 run k kill
 is "$?" 139 "kill -SEGV: killed by SIGSEGV"
 
-# The core, when this machine writes one into the folder.
+# The core, when this machine writes one into the folder.  (A sanitized
+# fxt-run, build-san, would turn cores off for its child and take
+# SIGSEGV for itself, whatever it was given: not here.)
+ASAN_OPTIONS="disable_coredump=0:handle_segv=0:handle_sigbus=0:${ASAN_OPTIONS:-}"
+export ASAN_OPTIONS
 core_flag() {
   rm -f core core.*
   (ulimit -c unlimited 2>/dev/null && "$@" >/dev/null 2>&1)
@@ -78,9 +82,12 @@ esac
 
 run t threads
 is "$?:$(cat t.out)" "0:done" "threads reading strings while another unmaps their pages: no crash"
-is "$(strings t.fxt | sort -u | grep -v -e '^{s:str="a string in a page"}$' \
-  -e '^{s:str=""}$' -e '^{s:str="(unreadable ADDR)"}$' -e 'module:str=')" "" \
-  "... each string read whole, empty (a page mapped anew), or unreadable"
+is "$(strings t.fxt | sort -u | awk '
+  /^\{s:str="\(unreadable ADDR\)"\}$/ { next }
+  /^\{s:str="[^"]*"\}$/ { s = $0; sub(/^\{s:str="/, "", s); sub(/"\}$/, "", s); sub(/…$/, "", s)
+    if (index("a string in a page", s) == 1) next }
+  { print }')" "" \
+  "... each string read whole, in part (being written, or its page unmapped meanwhile), or unreadable"
 diag "read: $(strings t.fxt | grep -c 'a string in a page'), unreadable: $(strings t.fxt | grep -c unreadable)"
 ok "the archive is valid" sh -c '"$1" --check "$2" | tail -n 1 | grep -q ", 0 errors, 0 warnings)$"' \
   - "$FXT_DUMP" t.fxt
