@@ -64,6 +64,8 @@ TLS unsigned char agent_patch_probe_slot;
 static bool owned; /* our handler holds SIGSEGV and SIGBUS (the program's view: SIG_DFL) */
 static pthread_mutex_t give_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Resolved by agent_patch_probe_setup() before the handler goes in:
+ * what runs after (the handler included) calls real_sigaction itself. */
 REAL_DECL(sigaction);
 REAL_DECL(pthread_sigmask);
 
