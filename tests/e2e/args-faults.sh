@@ -6,11 +6,13 @@
 # sigaction() or signal() after strings were read, gets its fault and
 # recovers, and the agent's reads of a bad pointer afterwards never reach
 # it; a fault of its own still kills it by SIGSEGV (a core when allowed),
-# kill -SEGV too; threads reading strings on pages another unmaps run on.
+# kill -SEGV too; threads reading strings on pages another unmaps run on,
+# and those reading bad pointers while another thread sets SIGSEGV's
+# action (the agent gives it back once no copy is under way).
 # A program started with SIGSEGV ignored keeps the kernel's reads.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 16
+plan 18
 scratch
 cd "$TMPD" || exit 1
 P=$PROGS/args_faults
@@ -89,6 +91,11 @@ is "$(strings t.fxt | sort -u | awk '
   { print }')" "" \
   "... each string read whole, in part (being written, or its page unmapped meanwhile), or unreadable"
 diag "read: $(strings t.fxt | grep -c 'a string in a page'), unreadable: $(strings t.fxt | grep -c unreadable)"
+run g giveback
+is "$?:$(cat g.out)" "0:done" \
+  "threads reading bad pointers while another sets SIGSEGV's action: its handler never runs"
+is "$(strings g.fxt | sort -u | tr '\n' ' ')" '{s:str="(unreadable ADDR)"} {s:str="ok"} ' \
+  "... the strings and bad pointers shown, before and after"
 ok "the archive is valid" sh -c '"$1" --check "$2" | tail -n 1 | grep -q ", 0 errors, 0 warnings)$"' \
   - "$FXT_DUMP" t.fxt
 

@@ -10,15 +10,19 @@
  *   args_faults sigaction put() calls, then a SIGSEGV handler of its own
  *   args_faults signal    (by sigaction() or signal()), a fault on purpose
  *                         that the handler recovers (siglongjmp), put() of
- *                         an unmapped page; prints how many faults its
+ *                         a PROT_NONE page; prints how many faults its
  *                         handler saw
  *   args_faults fault     put() calls, then a fault: dies by SIGSEGV
  *   args_faults kill      put() calls, then kill(getpid(), SIGSEGV)
  *   args_faults threads   4 threads call put() with strings on pages a
  *                         5th unmaps and maps again meanwhile
+ *   args_faults giveback  3 threads call put() with a PROT_NONE page
+ *                         while main sets SIGSEGV's and SIGBUS's actions
+ *                         (a handler that exits 3)
  * Each prints "done" at the end when it does not die.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -60,21 +64,22 @@ static const char *action(int sig)
 	return old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO) ? "dfl" : "set";
 }
 
-/* A page mapped then unmapped: its address is bad. */
-static char *unmapped(void)
+/* A page no access reaches (PROT_NONE: an unmapped page's address could
+ * be mapped again meanwhile, by the agent's buffers or a thread's stack;
+ * args_target tests the unmapped one). */
+static char *out_of_reach(void)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		exit(1);
-	munmap(p, (size_t)page);
 	return p;
 }
 
 static int own_handler(bool by_signal)
 {
-	char *bad = unmapped();
+	char *bad = out_of_reach();
 
 	put("before");
 	put(bad);
@@ -151,6 +156,49 @@ static int threads(void)
 	return 0;
 }
 
+/* giveback: threads pass bad pointers while main sets SIGSEGV's action. */
+static volatile long calls;
+
+static void on_segv_exit(int sig)
+{
+	(void)sig;
+	_exit(3); /* a fault of the agent's copies reached the program */
+}
+
+static void *bad_reader(void *arg)
+{
+	const char *bad = arg;
+
+	for (int i = 0; i < 20000; i++) {
+		put(bad);
+		put("ok");
+		__atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static int giveback(void)
+{
+	pthread_t r[3];
+	struct sigaction sa;
+
+	char *bad = out_of_reach();
+
+	for (unsigned i = 0; i < 3; i++)
+		if (pthread_create(&r[i], NULL, bad_reader, bad) != 0)
+			return 1;
+	while (__atomic_load_n(&calls, __ATOMIC_RELAXED) < 1000)
+		sched_yield();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_segv_exit;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSEGV, &sa, NULL) != 0 || sigaction(SIGBUS, &sa, NULL) != 0)
+		return 1;
+	for (unsigned i = 0; i < 3; i++)
+		pthread_join(r[i], NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -165,7 +213,7 @@ int main(int argc, char **argv)
 	} else if (strcmp(mode, "fault") == 0) {
 		put("fault");
 		fflush(stdout);
-		sink += *(volatile char *)unmapped();
+		sink += *(volatile char *)out_of_reach();
 	} else if (strcmp(mode, "kill") == 0) {
 		put("kill");
 		fflush(stdout);
@@ -173,6 +221,8 @@ int main(int argc, char **argv)
 		pause();
 	} else if (strcmp(mode, "threads") == 0) {
 		ret = threads();
+	} else if (strcmp(mode, "giveback") == 0) {
+		ret = giveback();
 	} else {
 		return 2;
 	}
