@@ -65,6 +65,27 @@ void agent_sample_release_prof(bool prof_blocked);
  * stack samples meanwhile (agent/sample/sample.h).  Defined in sample.c. */
 extern __thread unsigned char agent_in_dl __attribute__((tls_model("initial-exec")));
 
+/* ------------------------------------------------------------ signal actions
+ *
+ * The program's sigaction() and signal() (and signal()'s other names,
+ * sigset()) are the agent's (agent/sigact.c): it hands each signal a wing
+ * keeps to that wing, and any other to the C library. */
+
+/* SIGPROF while sampling: whether the program's view of its action is kept
+ * apart from the real one; then agent_sample_prof_action() sets and reads
+ * that view as sigaction() does (agent/sample/sample.c). */
+struct sigaction;
+bool agent_sample_prof_virtual(void);
+int agent_sample_prof_action(const struct sigaction *act, struct sigaction *old);
+
+/* SIGSEGV and SIGBUS while run-time patching's handler recovers the
+ * faults of its string copies (agent/patch/probe.c): whether it holds
+ * them (the program's view: their default actions); and giving them back
+ * before the program sets either, for good: the default actions put back
+ * once no copy is under way, strings read by the kernel from then on. */
+bool agent_patch_faults_owned(void);
+void agent_patch_faults_give_back(void);
+
 /* ------------------------------------------------------------ patched frames
  *
  * What the sampler's stack walk (agent/sample/walk.c) reads of run-time

@@ -35,6 +35,7 @@ libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	agent/lifecycle.c agent/seal.c agent/feature.h agent/features.c \
 	agent/modules.c agent/modules.h \
 	agent/got.c agent/got.h \
+	agent/sigact.c \
 	agent/patterns.c agent/patterns.h \
 	agent/calib.c agent/calib.h \
 	agent/elfsyms.c agent/elfsyms.h \

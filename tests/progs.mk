@@ -212,6 +212,13 @@ check_PROGRAMS += tests/progs/args_target
 tests_progs_args_target_SOURCES = tests/progs/args_target.c
 tests_progs_args_target_CFLAGS = $(WARN_CFLAGS) -O2 -g
 tests_progs_args_target_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+# args_faults: faults and SIGSEGV handlers of the program's own around
+# strings read (tests/e2e/args-faults.sh).
+check_PROGRAMS += tests/progs/args_faults
+tests_progs_args_faults_SOURCES = tests/progs/args_faults.c
+tests_progs_args_faults_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_args_faults_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_args_faults_LDADD = -lpthread
 check_PROGRAMS += tests/progs/args_cxx
 tests_progs_args_cxx_SOURCES = tests/progs/args_cxx.cc
 tests_progs_args_cxx_CXXFLAGS = $(WARN_CXXFLAGS) -O2 -g

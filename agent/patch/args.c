@@ -108,6 +108,19 @@ uint64_t agent_patch_args_spec(const char *module_path, const char *symbol)
 	return s ? s->spec : 0;
 }
 
+bool agent_patch_args_strings(void)
+{
+	const uint32_t strings =
+	    (FXT_CAP_STR(FXT_ARG_GPRS) - FXT_CAP_STR(0)) | FXT_CAP_RET_STR; /* every STR bit */
+
+	if (!specs.loaded)
+		specs_load();
+	for (size_t i = 0; i < specs.n; i++)
+		if ((uint32_t)specs.v[i].spec & strings)
+			return true;
+	return false;
+}
+
 void agent_patch_args_forget(void)
 {
 	for (size_t i = 0; i < specs.n; i++) {

@@ -1,11 +1,12 @@
 # agent/patch/: run-time patching, a wing of the agent (agent/patch/patch.h):
-# the patcher, patching while threads run (live.c) and the trampolines
-# (tramp.S), compiled into libfxt-agent.so (agent/local.mk).
+# the patcher, patching while threads run (live.c), the trampolines
+# (tramp.S) and the strings' copy (probe.S, probe.c), compiled into libfxt-agent.so (agent/local.mk).
 AGENT_PATCH_SOURCES = \
 	agent/patch/patch.c agent/patch/patch.h \
 	agent/patch/args.c \
 	agent/patch/live.c \
-	agent/patch/tramp.S
+	agent/patch/probe.c \
+	agent/patch/tramp.S agent/patch/probe.S
 
 # Run-time patching's handlers, which run where every register is the
 # program's: general registers only (agent/patch/rt.c).

@@ -765,6 +765,8 @@ int agent_patch_init(bool live)
 	err = patch_modules(ms);
 	pthread_mutex_unlock(&state.lock);
 	free(ms);
+	if (!live)
+		agent_patch_probe_setup();
 	return err;
 }
 
@@ -927,6 +929,12 @@ static void patch_dlclosed(const struct agent_event *ev)
 		agent_patch_dlclosed();
 }
 
+static void patch_fork_child(const struct agent_event *ev)
+{
+	(void)ev;
+	agent_patch_probe_fork_child();
+}
+
 static void patch_thread_unwind(const struct agent_event *ev)
 {
 	(void)ev;
@@ -945,6 +953,7 @@ const struct agent_feature agent_feature_patch = {
 	.at = {
 		[AGENT_EV_START] = patch_start,
 		[AGENT_EV_DLOPENED] = patch_dlopened,
+		[AGENT_EV_FORK_CHILD] = patch_fork_child,
 		[AGENT_EV_THREAD_UNWIND] = patch_thread_unwind,
 		[AGENT_EV_THREAD_GONE] = patch_thread_gone,
 		[AGENT_EV_DLCLOSED] = patch_dlclosed,

@@ -135,6 +135,47 @@ extern struct agent_patch_cond agent_patch_conds[PATCH_CONDS_MAX];
 /* Forgets the argspec file: the next window of an attach reads its own. */
 void agent_patch_args_forget(void);
 
+/* Whether some function's string is read (FXT_CAP_STR, FXT_CAP_RET_STR
+ * in the argspec file, read now if it was not). */
+bool agent_patch_args_strings(void);
+
+/* ------------------------------------------------------------ strings
+ *
+ * The fast path of reading a string argument (rtargs.c's read_string(),
+ * probe.c): a copy with plain loads (probe.S) whose fault the agent's
+ * SIGSEGV/SIGBUS handler recovers, taken while agent_patch_probe_on.
+ * Otherwise the kernel reads it (process_vm_readv()).  A copy counts
+ * itself in agent_patch_probe_inflight[agent_patch_probe_slot] (a full
+ * barrier, then agent_patch_probe_on read again) and in
+ * agent_patch_probing (the thread's copies under way: a signal handler's
+ * may nest), so that giving the signals back can wait until no copy is
+ * under way (probe.c). */
+extern unsigned char agent_patch_probe_on;
+#define PATCH_PROBE_SLOTS 16 /* counters, a cache line each */
+struct agent_patch_probe_count {
+	unsigned long n;
+	char pad[64 - sizeof(unsigned long)];
+};
+extern struct agent_patch_probe_count agent_patch_probe_inflight[PATCH_PROBE_SLOTS];
+extern __thread unsigned char agent_patch_probing __attribute__((tls_model("initial-exec")));
+/* The calling thread's counter, 1 + its index (0: not given yet). */
+extern __thread unsigned char agent_patch_probe_slot __attribute__((tls_model("initial-exec")));
+
+/* probe.S: copies src into dst (room for n + 7 bytes) up to its NUL or n
+ * bytes; the string's length if its NUL is among the first n bytes, else
+ * n; ~k (negative) for a fault after k bytes (none of them a NUL). */
+long fxt__patch_probe_copy(char *dst, const char *src, size_t n);
+void fxt__patch_probe_end(void);
+void fxt__patch_probe_landing(void);
+
+/* Launched (not attached) with strings to read, both signals at their
+ * default action: the agent's handler goes in and the fast path is on.
+ * Before main(), one thread. */
+void agent_patch_probe_setup(void);
+
+/* The forking thread's child: no copy of another thread is under way. */
+void agent_patch_probe_fork_child(void);
+
 /* One entry to patch in a running program: the jump at `site` to `stub`
  * over `len` bytes (5 <= len <= PATCH_SITE_MAX), which were `orig`. */
 #define PATCH_SITE_MAX 20

@@ -78,25 +78,75 @@ static inline long raw_syscall6(long nr, long a, long b, long c, long d, long e,
 	return ret;
 }
 
+/* Room for a string read: FXT_ARG_STR_MAX bytes, one more to see whether
+ * it ends there, and 7 for the last word fxt__patch_probe_copy writes. */
+#define STR_ROOM (FXT_ARG_STR_MAX + 8)
+
+/* Threads take the fast path's counters in turn. */
+static unsigned probe_next_slot;
+
+/* The string at p by the fast path (probe.c): fxt__patch_probe_copy's
+ * answer, or 0 with *done false when the fast path is off. */
+static inline long probe_string(uint64_t p, char buf[STR_ROOM], bool *done)
+{
+	unsigned slot = agent_patch_probe_slot;
+	unsigned long *n;
+	long r = 0;
+
+	if (__builtin_expect(!slot, 0)) {
+		slot = 1 + __atomic_fetch_add(&probe_next_slot, 1, __ATOMIC_RELAXED) %
+			       PATCH_PROBE_SLOTS;
+		agent_patch_probe_slot = (unsigned char)slot;
+	}
+	n = &agent_patch_probe_inflight[slot - 1].n;
+	agent_patch_probing++; /* a handler's copy may nest in this one */
+	/* Counted, then the fast path read again: a full barrier between,
+	 * against the give-back's store and read in the other order. */
+	__atomic_add_fetch(n, 1, __ATOMIC_SEQ_CST);
+	*done = __atomic_load_n(&agent_patch_probe_on, __ATOMIC_SEQ_CST) != 0;
+	if (*done)
+		r = fxt__patch_probe_copy(buf, (const char *)(uintptr_t)p, FXT_ARG_STR_MAX + 1);
+	__atomic_sub_fetch(n, 1, __ATOMIC_RELEASE);
+	agent_patch_probing--;
+	return r;
+}
+
 /* A string the program passed: at most FXT_ARG_STR_MAX bytes of it into
- * buf, read by the kernel (process_vm_readv() of the process's own
- * memory), so that a bad pointer, or a page another thread unmaps right
- * then, is an error and never a fault.  Its length; *flags says whether
- * it was cut (no NUL in the first FXT_ARG_STR_MAX bytes, or the memory
- * ended before one) or could not be read at all (NULL included). */
-static size_t read_string(uint64_t p, char buf[FXT_ARG_STR_MAX + 1], uint64_t *flags)
+ * buf, so that a bad pointer, or a page another thread unmaps right then,
+ * is an error and never a fault: copied with plain loads whose fault the
+ * agent's handler recovers when it may (probe.c), else read by the kernel
+ * (process_vm_readv() of the process's own memory).  Its length; *flags
+ * says whether it was cut (no NUL in the first FXT_ARG_STR_MAX bytes, or
+ * the memory ended before one) or could not be read at all (NULL
+ * included). */
+static size_t read_string(uint64_t p, char buf[STR_ROOM], uint64_t *flags)
 {
 	struct {
 		void *base;
 		size_t len;
 	} local = { buf, FXT_ARG_STR_MAX + 1 },
 	  remote = { (void *)(uintptr_t)p, FXT_ARG_STR_MAX + 1 };
+	bool done = false;
 	long n;
 
 	*flags = 0;
 	if (p < 4096) {
 		*flags = EV_STR_UNREADABLE;
 		return 0;
+	}
+	if (__atomic_load_n(&agent_patch_probe_on, __ATOMIC_RELAXED)) {
+		n = probe_string(p, buf, &done);
+		if (done && n >= 0) {
+			if (n <= (long)FXT_ARG_STR_MAX)
+				return (size_t)n;
+			*flags = EV_STR_TRUNCATED;
+			return FXT_ARG_STR_MAX;
+		}
+		if (done) {
+			n = ~n; /* the bytes before the fault, none a NUL */
+			*flags = n ? EV_STR_TRUNCATED : EV_STR_UNREADABLE;
+			return n > (long)FXT_ARG_STR_MAX ? FXT_ARG_STR_MAX : (size_t)n;
+		}
 	}
 	/* The agent's pid, kept up to date across fork() (a child made by a
 	 * raw clone() would read its parent's memory, or nothing: never a
@@ -138,7 +188,7 @@ struct captured {
 	int8_t str[FXT_ARG_GPRS + FXT_ARG_XMMS]; /* its string's index, or -1 */
 	uint64_t str_flags[FXT_ARG_GPRS];
 	size_t str_len[FXT_ARG_GPRS];
-	char strs[FXT_ARG_GPRS][FXT_ARG_STR_MAX + 1];
+	char strs[FXT_ARG_GPRS][STR_ROOM];
 	unsigned nstr;
 };
 

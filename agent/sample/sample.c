@@ -103,8 +103,9 @@ static void put_sample(struct tstate *t, uint64_t ts, const uint64_t *pcs, unsig
 /* ------------------------------------------------------------ SIGPROF's action
  *
  * Our handler stays installed: the action the program sets for SIGPROF is
- * kept here, returned to it by sigaction() and signal(), and applied by
- * our handler to every SIGPROF that is not our timers' (see sample.h).
+ * kept here, returned to it by sigaction() and signal() (agent/sigact.c),
+ * and applied by our handler to every SIGPROF that is not our timers'
+ * (see sample.h).
  * Updates take a lock and publish a new slot; the handler reads the
  * published one (a ring: an update never rewrites the slot a handler may
  * still be reading, unless seven more come in between). */
@@ -115,7 +116,6 @@ static bool virtual_on; /* our handler is installed: prog_acts is the program's 
 static pthread_mutex_t prog_lock = PTHREAD_MUTEX_INITIALIZER;
 
 REAL_DECL(sigaction);
-REAL_DECL(signal);
 REAL_DECL(pthread_sigmask);
 REAL_DECL(sigprocmask);
 
@@ -198,31 +198,16 @@ static int prof_action(const struct sigaction *act, struct sigaction *old)
 	return ret;
 }
 
-__attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
-						     struct sigaction *old)
+/* The program's sigaction() of SIGPROF (agent/sigact.c, which builds
+ * signal()'s action too) goes here while our handler is installed. */
+bool agent_sample_prof_virtual(void)
 {
-	if (sig != SIGPROF || !__atomic_load_n(&virtual_on, __ATOMIC_ACQUIRE))
-		return REAL(sigaction)(sig, act, old);
-	return prof_action(act, old);
+	return __atomic_load_n(&virtual_on, __ATOMIC_ACQUIRE);
 }
 
-/* glibc's signal(): BSD semantics (SA_RESTART, the signal blocked in its
- * handler). */
-__attribute__((visibility("default"))) __sighandler_t signal(int sig, __sighandler_t handler)
+int agent_sample_prof_action(const struct sigaction *act, struct sigaction *old)
 {
-	struct sigaction sa, old;
-
-	if (sig != SIGPROF || !__atomic_load_n(&virtual_on, __ATOMIC_ACQUIRE))
-		return REAL(signal)(sig, handler);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = handler;
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, sig);
-	sa.sa_flags = SA_RESTART;
-	if (prof_action(&sa, &old) != 0)
-		return SIG_ERR;
-	return (old.sa_flags & SA_SIGINFO) ? (__sighandler_t)(void (*)(void))old.sa_sigaction
-					   : old.sa_handler;
+	return prof_action(act, old);
 }
 
 /* ------------------------------------------------------------ masks
@@ -549,7 +534,7 @@ static void setup(void)
 	if (pthread_key_create(&stop_key, stop_key_destructor) != 0 ||
 	    pthread_atfork(fork_prepare, fork_done, fork_done) != 0)
 		return;
-	if (!REAL(sigaction) || !REAL(signal) || !REAL(pthread_sigmask) || !REAL(sigprocmask) ||
+	if (!REAL(sigaction) || !REAL(pthread_sigmask) || !REAL(sigprocmask) ||
 	    REAL(sigaction)(SIGPROF, NULL, &old) != 0 || is_handler(&old)) {
 		agent_dbg("SIGPROF has a handler already: no sampling");
 		return;
