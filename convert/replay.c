@@ -80,6 +80,27 @@ static size_t payload_run(const uint64_t *p, const uint64_t *stop, size_t want, 
 	return n;
 }
 
+/* The bytes of a record whose head says `declared` of them follow it in
+ * DATA slots from `data` on (STR_MAX at most): false when those slots may
+ * go on past `stop` (read the record again); else *len is what there is
+ * (less for a torn record), *got the slots it takes, and the bytes are
+ * copied to `bytes` unless it is NULL. */
+static bool data_bytes(const uint64_t *data, const uint64_t *stop, bool more, uint64_t declared,
+		       char *bytes, size_t *len, size_t *got)
+{
+	size_t n = declared < STR_MAX ? (size_t)declared : STR_MAX, want = ev_data_slots(n);
+
+	*got = payload_run(data, stop, want, EV_TAG_DATA);
+	if (*got < want && more && data + 2 * *got >= stop)
+		return false;
+	if (n > *got * EV_DATA_BYTES)
+		n = *got * EV_DATA_BYTES; /* torn: what there is */
+	if (bytes)
+		ev_get_data(data, bytes, n);
+	*len = n;
+	return true;
+}
+
 /* A tagged record at p (slots up to `stop`; `more`: the chunk goes on
  * after stop).  Returns the slots it used (at least 1), 0 when it needs
  * slots past `stop` (read again from p), or -errno.  Whatever the slots
@@ -140,14 +161,8 @@ static long tagged(struct replay *d, const uint64_t *p, const uint64_t *stop, bo
 		err = recon_arg(r, &a, NULL);
 		return err < 0 ? err : 1;
 	case EV_TAG_STR:
-		len = w0 < STR_MAX ? (size_t)w0 : STR_MAX;
-		want = ev_data_slots(len);
-		got = payload_run(p + 2, stop, want, EV_TAG_DATA);
-		if (got < want && more && p + 2 + 2 * got >= stop)
+		if (!data_bytes(p + 2, stop, more, w0, bytes, &len, &got))
 			return 0;
-		if (len > got * EV_DATA_BYTES)
-			len = got * EV_DATA_BYTES; /* torn: what there is */
-		ev_get_data(p + 2, bytes, len);
 		a.key = ev_key(w1);
 		a.type = ARGT_STR;
 		a.len = (uint32_t)len;
@@ -166,17 +181,12 @@ static long tagged(struct replay *d, const uint64_t *p, const uint64_t *stop, bo
 		return err < 0 ? err : 1;
 	case EV_TAG_LOG: {
 		unsigned stream = ev_log_stream(w1), prio = ev_log_prio(w1);
-		len = (size_t)ev_log_len(w1);
-		if (len > STR_MAX)
-			len = STR_MAX;
-		want = ev_data_slots(len);
-		got = payload_run(p + 2, stop, want, EV_TAG_DATA);
-		if (got < want && more && p + 2 + 2 * got >= stop)
+		bool shown = stream >= EV_LOG_STDOUT && stream <= EV_LOG_SYSLOG;
+
+		if (!data_bytes(p + 2, stop, more, ev_log_len(w1), shown ? bytes : NULL, &len,
+				&got))
 			return 0;
-		if (len > got * EV_DATA_BYTES)
-			len = got * EV_DATA_BYTES;
-		if (stream >= EV_LOG_STDOUT && stream <= EV_LOG_SYSLOG) {
-			ev_get_data(p + 2, bytes, len);
+		if (shown) {
 			err = conv_log_bytes(d->logs, stream, prio, w0, bytes, len);
 			/* A syslog message is a line of its own. */
 			if (!err && stream == EV_LOG_SYSLOG)
@@ -257,14 +267,8 @@ static long tagged(struct replay *d, const uint64_t *p, const uint64_t *stop, bo
 				return more ? 0 : 1;
 			if (ev_tag(h[1]) != EV_TAG_STR)
 				return 1; /* torn */
-			len = h[0] < STR_MAX ? (size_t)h[0] : STR_MAX;
-			want = ev_data_slots(len);
-			got = payload_run(h + 2, stop, want, EV_TAG_DATA);
-			if (got < want && more && h + 2 + 2 * got >= stop)
+			if (!data_bytes(h + 2, stop, more, h[0], bytes, &len, &got))
 				return 0;
-			if (len > got * EV_DATA_BYTES)
-				len = got * EV_DATA_BYTES;
-			ev_get_data(h + 2, bytes, len);
 			a.type = ARGT_REGSTR;
 			a.len = (uint32_t)len;
 			if (h[1] & EV_STR_TRUNCATED)
