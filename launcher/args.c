@@ -55,6 +55,12 @@ struct value_rule {
 	unsigned hits;
 };
 
+/* Functions to name in a warning: the first few, and how many. */
+struct names {
+	char list[160];
+	unsigned n;
+};
+
 struct plan {
 	struct rule *v;
 	size_t n;
@@ -67,10 +73,9 @@ struct plan {
 	struct fxt_sym *sym;
 	FILE *out;
 	unsigned written;
-	/* Functions named without DWARF, and named but not patched: the
-	 * first few names, and how many. */
-	char nodwarf[160], unpatched[160], untestable[160];
-	unsigned nnodwarf, nunpatched, nuntestable;
+	/* Functions named without DWARF, named but not patched, and whose
+	 * value a --snapshot-if rule cannot test. */
+	struct names nodwarf, unpatched, untestable;
 };
 
 /* "arg1,arg2/s" (integer argument registers 1..6, /s: a string) or, for
@@ -195,12 +200,20 @@ static bool patched_module(const struct plan *p, const char *path)
 	return false;
 }
 
-static void note(char *list, size_t cap, unsigned *n, const char *name)
+static void note(struct names *l, const char *name)
 {
-	size_t used = strlen(list);
+	size_t used = strlen(l->list);
 
-	if ((*n)++ < 4 && used + strlen(name) + 3 < cap)
-		snprintf(list + used, cap - used, "%s%s", used ? ", " : "", name);
+	if (l->n++ < 4 && used + strlen(name) + 3 < sizeof(l->list))
+		snprintf(l->list + used, sizeof(l->list) - used, "%s%s", used ? ", " : "", name);
+}
+
+/* "fxt-run: warning: LEAD NAMES (N functions)TAIL", when l has any. */
+static void warn_names(const char *lead, const struct names *l, const char *tail)
+{
+	if (l->n)
+		fprintf(stderr, "fxt-run: warning: %s%s%s (%u function%s)%s\n", lead, l->list,
+			l->n > 4 ? ", ..." : "", l->n, l->n == 1 ? "" : "s", tail);
 }
 
 /* The register of kind loc numbered reg (the return value's: 0 rax, 1
@@ -329,14 +342,14 @@ static int on_function(void *ctx, const char *module_path, const char *symbol,
 			dwarf = fxt_sym_signature(p->sym, addr, &sig) == 0;
 		}
 		if (test_of(t, dwarf ? sig : NULL, &cond, &caps) != 0)
-			note(p->untestable, sizeof(p->untestable), &p->nuntestable, demangled);
+			note(&p->untestable, demangled);
 	}
 	if (looked && !dwarf)
-		note(p->nodwarf, sizeof(p->nodwarf), &p->nnodwarf, demangled);
+		note(&p->nodwarf, demangled);
 	if (!caps)
 		return 0;
 	if (!patched(p, demangled)) {
-		note(p->unpatched, sizeof(p->unpatched), &p->nunpatched, demangled);
+		note(&p->unpatched, demangled);
 		return 0;
 	}
 	const char *base = strrchr(module_path, '/');
@@ -429,26 +442,15 @@ static void plan_run(struct plan *p, const struct options *o, const char *dir)
 				"patched modules\n",
 				text);
 		}
-	if (p->nuntestable)
-		fprintf(stderr,
-			"fxt-run: warning: --snapshot-if: %s%s (%u function%s): the value is no "
-			"integer or pointer in a register (nor an argument it has): not tested\n",
-			p->untestable, p->nuntestable > 4 ? ", ..." : "", p->nuntestable,
-			p->nuntestable == 1 ? "" : "s");
-	if (p->nnodwarf)
-		fprintf(stderr,
-			"fxt-run: warning: --args/--retval: no DWARF for %s%s (%u function%s): "
-			"arguments not recorded, return values as rax holds them (build with -g, "
-			"install its -dbgsym package, or name the registers: --args "
-			"'NAME@arg1,arg2/s')\n",
-			p->nodwarf, p->nnodwarf > 4 ? ", ..." : "", p->nnodwarf,
-			p->nnodwarf == 1 ? "" : "s");
-	if (p->nunpatched)
-		fprintf(stderr,
-			"fxt-run: warning: --args/--retval name %s%s (%u function%s) that --patch "
-			"does not: nothing is recorded of them\n",
-			p->unpatched, p->nunpatched > 4 ? ", ..." : "", p->nunpatched,
-			p->nunpatched == 1 ? "" : "s");
+	warn_names("--snapshot-if: ", &p->untestable,
+		   ": the value is no integer or pointer in a register (nor an argument it "
+		   "has): not tested");
+	warn_names("--args/--retval: no DWARF for ", &p->nodwarf,
+		   ": arguments not recorded, return values as rax holds them (build with -g, "
+		   "install its -dbgsym package, or name the registers: --args "
+		   "'NAME@arg1,arg2/s')");
+	warn_names("--args/--retval name ", &p->unpatched,
+		   " that --patch does not: nothing is recorded of them");
 }
 
 /* --snapshot-if's rules on a value, with their index among all. */
