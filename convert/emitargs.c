@@ -68,8 +68,8 @@ static void show_string(const struct recon_args *l, const struct recon_arg *a, c
 }
 
 /* One value by its description: lo, hi its registers' contents. */
-static void show_value(struct emit_ctx *ctx, const struct fxt_value_desc *d, uint64_t lo,
-		       uint64_t hi, char **scratch, struct fxt_arg *out)
+static void show_value(const struct fxt_value_desc *d, uint64_t lo, uint64_t hi, char **scratch,
+		       struct fxt_arg *out)
 {
 	char buf[128];
 	struct fxt_shown sh;
@@ -102,7 +102,6 @@ static void show_value(struct emit_ctx *ctx, const struct fxt_value_desc *d, uin
 		out->v.str = conv_inline_value(scratch, sh.str ? sh.str : "", sh.len, sh.len);
 		break;
 	}
-	(void)ctx;
 }
 
 /* A value that was not read: why, as its text. */
@@ -114,7 +113,7 @@ static void show_note(char **scratch, const char *why, struct fxt_arg *out)
 
 /* The value of d from the frame's registers into out; false when it has
  * none to show (not read). */
-static bool show_desc(struct emit_ctx *ctx, const struct recon_args *l, const struct frame_regs *r,
+static bool show_desc(const struct recon_args *l, const struct frame_regs *r,
 		      const struct fxt_value_desc *d, bool ret, char **scratch, struct fxt_arg *out)
 {
 	unsigned base = ret ? (d->loc == FXT_LOC_XMM ? FXT_REG_RET_XMM0 : FXT_REG_RAX)
@@ -130,7 +129,7 @@ static bool show_desc(struct emit_ctx *ctx, const struct recon_args *l, const st
 		if (r->a[lo]->type == ARGT_REGSTR)
 			show_string(l, r->a[lo], scratch, out);
 		else
-			show_value(ctx, d, r->v[lo], r->v[hi], scratch, out);
+			show_value(d, r->v[lo], r->v[hi], scratch, out);
 		return true;
 	case FXT_LOC_MEMORY:
 		if (d->kind == FXT_VK_STRUCT)
@@ -190,7 +189,7 @@ unsigned conv_fn_args(struct emit_ctx *ctx, uint64_t addr, const struct recon_ar
 			const struct fxt_value_desc *d = &sig->params[i];
 
 			memset(&args[n], 0, sizeof(args[n]));
-			if (!show_desc(ctx, l, &r, d, false, scratch, &args[n]))
+			if (!show_desc(l, &r, d, false, scratch, &args[n]))
 				continue;
 			args[n++].name = fn_arg_name(ctx, d->name ? d->name : "?");
 		}
@@ -206,7 +205,7 @@ unsigned conv_fn_args(struct emit_ctx *ctx, uint64_t addr, const struct recon_ar
 				snprintf(buf, sizeof(buf), "{...} (%u bytes)", sig->ret.size);
 				show_note(scratch, buf, &args[n]);
 				args[n++].name = fn_arg_name(ctx, reg_names[FXT_REG_RAX]);
-			} else if (show_desc(ctx, l, &r, &sig->ret, true, scratch, &args[n])) {
+			} else if (show_desc(l, &r, &sig->ret, true, scratch, &args[n])) {
 				args[n++].name = fn_arg_name(ctx, reg_names[FXT_REG_RAX]);
 			}
 		}
