@@ -44,7 +44,8 @@ int agent_ensure_init(void);
  * agent's threads' names begin with FXT_ATTACH_THREAD_PREFIX, run/attach.h),
  * with every signal blocked (none of the program's goes to it), on a stack
  * of `stack` bytes (0: the default).  Whether it started; once it returns
- * true, the thread bears its name.  (lifecycle.c) */
+ * true, the thread bears its name, and fn began only after the caller had
+ * its own signal mask back.  (lifecycle.c) */
 bool agent_thread_start(void *(*fn)(void *), void *arg, size_t stack, const char *name);
 
 /* Loads the library `name` that lies next to the agent (libfxt-convert.so,

@@ -359,18 +359,24 @@ struct thread_start {
 	void *(*fn)(void *);
 	void *arg;
 	const char *name;
-	sem_t named;
+	sem_t go, named;
 };
 
-/* Names the thread before anything else, so that whoever looks at the
- * process's threads once agent_thread_start() returned (the sampling's
- * check for threads blocking SIGPROF, fxt-run's scans) knows it for ours. */
+/* Waits for its creator to have its own signal mask back (it blocked every
+ * signal around pthread_create(), so that the thread starts with them all
+ * blocked), then names itself, before anything else: whoever looks at the
+ * process's threads once agent_thread_start() returned, or from the
+ * thread's work on (the sampling's check for threads blocking SIGPROF,
+ * fxt-run's scans), knows it for ours and finds its creator's mask the
+ * program's. */
 static void *thread_begin(void *p)
 {
 	struct thread_start *s = p;
 	void *(*fn)(void *) = s->fn;
 	void *arg = s->arg;
 
+	while (REAL(sem_wait)(&s->go) != 0 && errno == EINTR)
+		;
 	prctl(PR_SET_NAME, s->name, 0, 0, 0);
 	REAL(sem_post)(&s->named);
 	return fn(arg);
@@ -378,14 +384,18 @@ static void *thread_begin(void *p)
 
 bool agent_thread_start(void *(*fn)(void *), void *arg, size_t stack, const char *name)
 {
-	struct thread_start s = { fn, arg, name, { { 0 } } };
+	struct thread_start s = { .fn = fn, .arg = arg, .name = name };
 	sigset_t all, old;
 	pthread_attr_t at;
 	pthread_t th;
 	int err;
 
-	if (sem_init(&s.named, 0, 0) != 0)
+	if (sem_init(&s.go, 0, 0) != 0)
 		return false;
+	if (sem_init(&s.named, 0, 0) != 0) {
+		sem_destroy(&s.go);
+		return false;
+	}
 	sigfillset(&all);
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
@@ -395,10 +405,13 @@ bool agent_thread_start(void *(*fn)(void *), void *arg, size_t stack, const char
 	err = pthread_create(&th, &at, thread_begin, &s);
 	REAL(pthread_sigmask)(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&at);
-	if (err == 0)
+	if (err == 0) {
+		REAL(sem_post)(&s.go);
 		while (REAL(sem_wait)(&s.named) != 0 && errno == EINTR)
 			;
+	}
 	sem_destroy(&s.named);
+	sem_destroy(&s.go);
 	return err == 0;
 }
 
