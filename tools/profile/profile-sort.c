@@ -1,5 +1,5 @@
-/* Ordering and printing the rows of a profile: the --sort keys, a
- * deterministic sort, durations for people. */
+/* Ordering and printing the rows of a profile: the --by and --sort keys,
+ * a deterministic sort, durations for people. */
 #include "config.h"
 
 #include "tools/profile/profile.h"
@@ -27,6 +27,21 @@ int profile_sort_parse(const char *s, enum profile_sort *out)
 	for (i = 0; i < sizeof(sort_names) / sizeof(sort_names[0]); i++) {
 		if (strcmp(s, sort_names[i].name) == 0) {
 			*out = sort_names[i].key;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int profile_by_parse(const char *s, enum profile_by *out)
+{
+	static const char *const names[] = { [PROFILE_BY_FUNCTION] = "function",
+					     [PROFILE_BY_PROCESS] = "process",
+					     [PROFILE_BY_THREAD] = "thread" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum profile_by)i;
 			return 0;
 		}
 	}

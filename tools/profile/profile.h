@@ -274,6 +274,9 @@ enum profile_sort {
 	PROFILE_SORT_NAME,
 };
 
+/* Parses --by's "function", "process" or "thread" (fxt-report, fxt-tree).
+ * Returns 0 or -EINVAL. */
+int profile_by_parse(const char *s, enum profile_by *out);
 /* Parses "self", "total" ... Returns 0 or -EINVAL. */
 int profile_sort_parse(const char *s, enum profile_sort *out);
 /* Sorts an array of row pointers: numbers descending, names ascending; ties
