@@ -118,14 +118,33 @@ static int64_t child_get(struct calltree *t, uint32_t parent, uint32_t row)
 	return c;
 }
 
+static int64_t step_slow(struct calltree *t, uint32_t parent, uint32_t row);
+
 /* One step down a path: from parent, the call of row.  A row already on
  * parent's path folds back to its node (a recursion). */
-static inline int64_t step(struct calltree *t, uint32_t parent, uint32_t row)
+static inline __attribute__((always_inline)) int64_t step(struct calltree *t, uint32_t parent,
+							  uint32_t row)
+{
+	struct calltree_node *p = &t->nodes[parent];
+	int64_t x;
+
+	if (p->hint_row == row + 1)
+		return p->hint_node;
+	x = step_slow(t, parent, row);
+	if (x >= 0) {
+		p = &t->nodes[parent]; /* step_slow() may have moved it */
+		p->hint_row = row + 1;
+		p->hint_node = (uint32_t)x;
+	}
+	return x;
+}
+
+static int64_t step_slow(struct calltree *t, uint32_t parent, uint32_t row)
 {
 	uint64_t key = (uint64_t)parent << 32 | row;
 	int64_t x;
 
-	if (__builtin_expect(t->edges != NULL, 1)) {
+	if (t->edges) {
 		uint32_t i = edge_slot(t, key);
 		if (t->edges[i].target)
 			return t->edges[i].target - 1;

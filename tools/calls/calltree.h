@@ -54,8 +54,10 @@ struct calltree_node {
 	uint64_t open;	   /* its frames that the trace never closed */
 	uint64_t pid, tid; /* a group's (0 when not grouped that way) */
 	/* calltree.c's: the lowest path index it was last seen at, and the
-	 * thread that saw it there (outermost test of total_ns). */
+	 * thread that saw it there (outermost test of total_ns); the last
+	 * step taken from it (row + 1, node), tried before the lookup. */
 	uint32_t mark_thr, mark_idx;
+	uint32_t hint_row, hint_node;
 };
 
 struct calltree_opts {

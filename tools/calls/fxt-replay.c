@@ -309,7 +309,8 @@ static int on_item(void *ctx, const struct callstream_item *it)
 		break;
 	case CALLSTREAM_LOG:
 		fputs("# ", stdout);
-		tool_put_text_mem(stdout, it->name.data, it->name.len);
+		tool_put_text_mem(stdout, it->name.data,
+				  it->name.len - (it->name.len && it->name.data[it->name.len - 1] == '\n'));
 		break;
 	}
 	putchar('\n');

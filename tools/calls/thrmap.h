@@ -42,14 +42,25 @@ static inline uint32_t thrmap__slot(const struct thrmap *m, uint64_t pid, uint64
 /* The index of (pid, tid): its own, or `next` (the caller's count of
  * threads, which it then grows) for a thread seen for the first time, in
  * *fresh.  Returns the index, or -ENOMEM. */
-static inline int64_t thrmap_get(struct thrmap *m, uint64_t pid, uint64_t tid, uint32_t next,
-				 bool *fresh)
-{
-	uint32_t i;
+static int64_t thrmap__get(struct thrmap *m, uint64_t pid, uint64_t tid, uint32_t next,
+			   bool *fresh);
 
+static inline __attribute__((always_inline)) int64_t thrmap_get(struct thrmap *m, uint64_t pid,
+								uint64_t tid, uint32_t next,
+								bool *fresh)
+{
 	*fresh = false;
 	if (m->last && m->last_pid == pid && m->last_tid == tid)
 		return m->last - 1;
+	return thrmap__get(m, pid, tid, next, fresh);
+}
+
+/* thrmap_get() past the last hit. */
+static __attribute__((unused)) int64_t thrmap__get(struct thrmap *m, uint64_t pid, uint64_t tid,
+						   uint32_t next, bool *fresh)
+{
+	uint32_t i;
+
 	if ((m->n + 1) * 2 > m->mask + (m->e ? 1u : 0u)) {
 		struct thrmap old = *m;
 		uint32_t cap = m->e ? (m->mask + 1) * 2 : 64;
