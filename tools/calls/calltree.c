@@ -253,6 +253,7 @@ static void on_slice(void *ctx, const struct profile_slice *s)
 	lim = th->n < d + 1 ? (uint32_t)th->n : d + 1;
 	for (i = 0; i < lim && th->rows[i] == s->path[i]; i++)
 		;
+	lim = i; /* the first index walked now */
 	for (; i <= d; i++) {
 		y = step(t, i ? th->nodes[i - 1] : th->group, s->path[i]);
 		if (y < 0)
@@ -263,7 +264,8 @@ static void on_slice(void *ctx, const struct profile_slice *s)
 	}
 	th->n = d + 1;
 	x = th->nodes[d];
-	mark(t, th, (uint32_t)ti, x, d);
+	if (lim == d + 1) /* not walked now: the mark may be another thread's */
+		mark(t, th, (uint32_t)ti, x, d);
 	n = &t->nodes[x];
 	n->calls++;
 	n->self_ns += s->self_ns;

@@ -13,3 +13,11 @@ fxt_tree_SOURCES = tools/calls/fxt-tree.c
 fxt_tree_LDADD = libfxtcalls.la
 fxt_replay_SOURCES = tools/calls/fxt-replay.c
 fxt_replay_LDADD = libfxtcalls.la libfxtrun.la
+
+# `make bench-calls`: bench/calls.sh times fxt-tree against fxt-report on
+# a ~380 MB generated archive, in the same run, and fxt-replay's time to
+# its first line on it (EVENTS=N, REPS=3).
+dist_noinst_SCRIPTS += bench/calls.sh
+bench-calls: fxt-report fxt-tree fxt-replay bench/gen_archive
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/calls.sh
+.PHONY: bench-calls
