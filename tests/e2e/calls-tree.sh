@@ -1,6 +1,7 @@
 #!/bin/sh
 # fxt-tree: the call tree with exact numbers on generated archives (text
-# with box-drawing or ASCII glyphs, csv, json), --focus, --depth,
+# with box-drawing or ASCII glyphs, csv, json; complete events in start
+# and in end order), --focus, --depth,
 # --min-share, --by thread and --tid; recursion folded on a real traced
 # program (tests/progs/calls_fib: fib calls itself twice, 177 calls); the
 # `fxt tree` subcommand.
@@ -8,7 +9,7 @@
 TREE=$abs_top_builddir/fxt-tree
 GEN=$abs_top_builddir/bench/gen_archive
 scratch
-plan 14
+plan 15
 
 "$GEN" --events 40 --order start -o "$TMPD/s40.fxt"
 "$GEN" --events 40 --order start --threads 2 -o "$TMPD/t2.fxt"
@@ -22,6 +23,8 @@ want='# 40 calls, traced time 33.538 us (the top-level calls'"'"')
         11    11.105 us    11.105 us  33.11%  ├─ hot
          6     3.069 us     3.069 us   9.15%  └─ rec [recursive]'
 is "$(LC_ALL=C.UTF-8 "$TREE" "$TMPD/s40.fxt")" "$want" "text, UTF-8 glyphs, recursion folded"
+"$GEN" --events 40 -o "$TMPD/e40.fxt"
+is "$(LC_ALL=C.UTF-8 "$TREE" "$TMPD/e40.fxt" 2>&1)" "$want" "complete events in end order: the same"
 is "$(LC_ALL=C "$TREE" "$TMPD/s40.fxt" | sed -n '4,7p')" \
 '        11    17.727 us     8.820 us  52.86%  +- cold
         11     8.907 us     8.907 us  26.56%  |  `- leaf

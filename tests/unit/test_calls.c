@@ -1,7 +1,7 @@
 /* The call engines of tools/calls/ on hand-built archives with known
  * answers: the call tree (nesting, recursion folded directly and through
  * a cycle, a path that comes back below a fold, begin/end pairs, two
- * threads grouped and chosen, end order, --focus's callers and callees),
+ * threads grouped and chosen, end order nested, --focus's callers and callees),
  * and the call stream (leaves and calls with children, a begin/end pair
  * made one call with its arguments, instants and logs in line, another
  * thread, a call left open), and bad input. */
@@ -199,6 +199,11 @@ static void test_tree(void)
 		{ 'X', 10, "b", 10, 20 },
 		{ 'X', 10, "a", 5, 30 },
 	};
+	/* the direct recursion in end order, inside a begin/end pair */
+	static const struct ev post_rec[] = {
+		{ 'B', 10, "main", 0 },	     { 'X', 10, "g", 40, 50 }, { 'X', 10, "f", 30, 70 },
+		{ 'X', 10, "f", 20, 80 },    { 'X', 10, "f", 10, 90 }, { 'E', 10, NULL, 100 },
+	};
 	struct calltree_opts by_thread = { .by = PROFILE_BY_THREAD };
 	struct calltree_opts tid11 = { .by = PROFILE_BY_FUNCTION, .has_tid = true, .tid = 11 };
 	struct calltree *t;
@@ -244,9 +249,14 @@ static void test_tree(void)
 		   "  a 1 30 30\n");
 	t = load(post, N(post), NULL);
 	ok(t && calltree_end_ordered(t) == 1, "end order is told (one thread)");
-	is_text(t ? tree_text(t, false) : NULL, "a 1 25 15\nb 1 10 10\n",
-		"end order: its calls are roots");
+	is_text(t ? tree_text(t, false) : NULL, "a 1 25 15\n  b 1 10 10\n",
+		"end order: nested once the archive is read");
 	calltree_free(t);
+	check_tree("end order under a begin: the same tree as in start order", post_rec,
+		   N(post_rec), NULL, false,
+		   "main 1 100 20\n"
+		   "  f* 3 80 70\n"
+		   "    g 1 10 10\n");
 }
 
 static void test_focus(void)

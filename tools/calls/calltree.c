@@ -15,11 +15,26 @@
 #include "tools/calls/thrmap.h"
 #include "tools/front/common.h"
 
-/* A thread's last path (rows, outermost first) and the nodes it led to. */
+/* A slice of a thread in end order, kept until the archive is read: its
+ * prefix is the rows of the begin frames open below it (in the thread's
+ * `pre`). */
+struct eslice {
+	uint64_t start, end, self;
+	uint32_t row, pre_off, pre_len, seq;
+	bool open;
+};
+
+/* A thread's last path (rows, outermost first) and the nodes it led to;
+ * in end order, its slices and their prefixes. */
 struct cthread {
 	uint32_t group;
 	uint32_t *rows, *nodes;
 	size_t n, cap;
+	struct eslice *es;
+	size_t nes, capes;
+	uint32_t *pre;
+	size_t npre, cappre;
+	uint32_t last_off, last_len;
 };
 
 /* (parent, row) -> the node a walk goes to: a child, or an ancestor that
@@ -228,48 +243,43 @@ static inline void mark(struct calltree *t, const struct cthread *th, uint32_t t
 	n->mark_idx = i;
 }
 
-static void on_slice(void *ctx, const struct profile_slice *s)
+/* Counts a slice whose whole path is known: path[0 .. d] (its own row
+ * last) on thread ti.  Returns 0 or -ENOMEM. */
+static inline __attribute__((always_inline)) int add_path(struct calltree *t, uint32_t ti,
+							  const uint32_t *path, uint32_t d,
+							  uint64_t self, uint64_t dur, bool open)
 {
-	struct calltree *t = ctx;
+	struct cthread *th = &t->thr[ti];
 	struct calltree_node *n;
-	struct cthread *th;
-	uint32_t d = s->depth, lim, i, x;
-	uint64_t dur = s->end_ns - s->start_ns;
-	int64_t ti, y;
+	uint32_t lim, i, x;
+	int64_t y;
 
-	if (t->err || (s->tid & FXT_SAMPLE_KOID_BIT) || (t->o.has_pid && s->pid != t->o.pid) ||
-	    (t->o.has_tid && s->tid != t->o.tid))
-		return;
-	ti = thread_get(t, s->pid, s->tid);
-	if (ti < 0)
-		goto nomem;
-	th = &t->thr[ti];
 	if (d + 1 > th->cap) {
 		size_t cap = th->cap;
 
 		if (TOOL_GROW(th->rows, cap, d + 1) < 0 || TOOL_GROW(th->nodes, th->cap, d + 1) < 0)
-			goto nomem;
+			return -ENOMEM;
 	}
 	lim = th->n < d + 1 ? (uint32_t)th->n : d + 1;
-	for (i = 0; i < lim && th->rows[i] == s->path[i]; i++)
+	for (i = 0; i < lim && th->rows[i] == path[i]; i++)
 		;
 	lim = i; /* the first index walked now */
 	for (; i <= d; i++) {
-		y = step(t, i ? th->nodes[i - 1] : th->group, s->path[i]);
+		y = step(t, i ? th->nodes[i - 1] : th->group, path[i]);
 		if (y < 0)
-			goto nomem;
-		th->rows[i] = s->path[i];
+			return -ENOMEM;
+		th->rows[i] = path[i];
 		th->nodes[i] = (uint32_t)y;
-		mark(t, th, (uint32_t)ti, (uint32_t)y, i);
+		mark(t, th, ti, (uint32_t)y, i);
 	}
 	th->n = d + 1;
 	x = th->nodes[d];
 	if (lim == d + 1) /* not walked now: the mark may be another thread's */
-		mark(t, th, (uint32_t)ti, x, d);
+		mark(t, th, ti, x, d);
 	n = &t->nodes[x];
 	n->calls++;
-	n->self_ns += s->self_ns;
-	n->open += s->open;
+	n->self_ns += self;
+	n->open += open;
 	if (n->mark_idx == d)
 		n->total_ns += dur;
 	if (d == 0) {
@@ -277,9 +287,111 @@ static void on_slice(void *ctx, const struct profile_slice *s)
 		t->nodes[th->group].total_ns += dur;
 	}
 	t->nslices++;
-	return;
-nomem:
-	t->err = -ENOMEM;
+	return 0;
+}
+
+/* End order: the slice waits for the end of the archive, when its thread's
+ * slices are nested by their intervals (nest_thread()).  Its prefix is
+ * stored once while it stays the same. */
+static int keep_slice(struct cthread *th, const struct profile_slice *s)
+{
+	uint32_t d = s->depth;
+
+	if (d != th->last_len || th->npre < d ||
+	    memcmp(th->pre + th->last_off, s->path, d * sizeof(*s->path)) != 0) {
+		if (TOOL_GROW(th->pre, th->cappre, th->npre + d) < 0)
+			return -ENOMEM;
+		memcpy(th->pre + th->npre, s->path, d * sizeof(*s->path));
+		th->last_off = (uint32_t)th->npre;
+		th->last_len = d;
+		th->npre += d;
+	}
+	if (th->nes >= UINT32_MAX || TOOL_GROW(th->es, th->capes, th->nes + 1) < 0)
+		return -ENOMEM;
+	th->es[th->nes] = (struct eslice){ s->start_ns, s->end_ns,	s->self_ns,
+					   s->path[d],	th->last_off, th->last_len,
+					   (uint32_t)th->nes, s->open };
+	th->nes++;
+	return 0;
+}
+
+static void on_slice(void *ctx, const struct profile_slice *s)
+{
+	struct calltree *t = ctx;
+	int64_t ti;
+	int rc;
+
+	if (t->err || (s->tid & FXT_SAMPLE_KOID_BIT) || (t->o.has_pid && s->pid != t->o.pid) ||
+	    (t->o.has_tid && s->tid != t->o.tid))
+		return;
+	ti = thread_get(t, s->pid, s->tid);
+	if (ti < 0)
+		rc = (int)ti;
+	else if (__builtin_expect(s->end_order, 0))
+		rc = keep_slice(&t->thr[ti], s);
+	else
+		rc = add_path(t, (uint32_t)ti, s->path, s->depth, s->self_ns,
+			      s->end_ns - s->start_ns, s->open);
+	if (rc < 0)
+		t->err = rc;
+}
+
+/* Parents first: start ascending, end descending, then as they came. */
+static int cmp_eslice(const void *a, const void *b)
+{
+	const struct eslice *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The end-ordered slices of thread ti, nested: a slice's parent is the
+ * innermost earlier one (in start order) that contains it and has the
+ * same prefix, else its prefix's last frame. */
+static int nest_thread(struct calltree *t, uint32_t ti)
+{
+	struct cthread *th = &t->thr[ti];
+	uint32_t *stack = NULL, *path = NULL;
+	size_t ns = 0, caps = 0, capp = 0;
+	int rc = 0;
+
+	qsort(th->es, th->nes, sizeof(*th->es), cmp_eslice);
+	for (size_t k = 0; k < th->nes && rc == 0; k++) {
+		const struct eslice *e = &th->es[k];
+		size_t d;
+
+		while (ns) {
+			const struct eslice *top = &th->es[stack[ns - 1]];
+
+			if (top->pre_off == e->pre_off && top->pre_len == e->pre_len &&
+			    top->start <= e->start && e->end <= top->end)
+				break;
+			ns--;
+		}
+		d = e->pre_len + ns;
+		if (d >= UINT32_MAX || TOOL_GROW(path, capp, d + 1) < 0 ||
+		    TOOL_GROW(stack, caps, ns + 1) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		memcpy(path, th->pre + e->pre_off, e->pre_len * sizeof(*path));
+		for (size_t j = 0; j < ns; j++)
+			path[e->pre_len + j] = th->es[stack[j]].row;
+		path[d] = e->row;
+		rc = add_path(t, ti, path, (uint32_t)d, e->self, e->end - e->start, e->open);
+		stack[ns++] = (uint32_t)k;
+	}
+	free(stack);
+	free(path);
+	free(th->es);
+	free(th->pre);
+	th->es = NULL;
+	th->pre = NULL;
+	th->nes = th->npre = 0;
+	return rc;
 }
 
 /* ---------------------------------------------------------------- public */
@@ -302,6 +414,8 @@ void calltree_free(struct calltree *t)
 	for (size_t i = 0; i < t->nthr; i++) {
 		free(t->thr[i].rows);
 		free(t->thr[i].nodes);
+		free(t->thr[i].es);
+		free(t->thr[i].pre);
 	}
 	free(t->thr);
 	thrmap_free(&t->tm);
@@ -337,6 +451,9 @@ int calltree_load(struct calltree *t, const char *path, char *err, size_t errlen
 	}
 	if (rc == 0 && t->err)
 		rc = t->err;
+	for (size_t i = 0; rc == 0 && i < t->nthr; i++)
+		if (t->thr[i].nes)
+			rc = nest_thread(t, (uint32_t)i);
 	if (rc == 0)
 		rc = calltree_sort(t);
 	if (rc < 0)

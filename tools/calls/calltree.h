@@ -27,10 +27,12 @@
  * top-level calls' durations: the traced time.
  *
  * Memory grows with the number of distinct call paths (after folding) and
- * threads, not with events.  Complete events in end order (children before
- * their parent, which fxtrace's own archives never have) reach the tree
- * without their ancestors: each is then a root; calltree_end_ordered()
- * says how many threads had them. */
+ * threads, not with events; but for complete events in end order
+ * (children before their parent, which other writers' exit-time flushers
+ * write; fxtrace's own archives never do): a slice of such a thread comes
+ * before its complete ancestors, so it is held (40 bytes) until the
+ * archive is read, then the thread's slices are sorted by start and
+ * nested by their intervals, as fxt-flame does. */
 #ifndef FXT_TOOLS_CALLTREE_H
 #define FXT_TOOLS_CALLTREE_H
 
@@ -97,8 +99,8 @@ int calltree_sort(struct calltree *t);
 /* The traced time: the sum of the groups' totals (ns). */
 uint64_t calltree_total_ns(const struct calltree *t);
 
-/* Threads whose complete events came in end order (their calls are
- * roots, see above), and the slices the tree holds. */
+/* Threads whose complete events came in end order (see above), and the
+ * slices the tree holds. */
 uint64_t calltree_end_ordered(const struct calltree *t);
 uint64_t calltree_nslices(const struct calltree *t);
 uint64_t calltree_nrecords(const struct calltree *t);

@@ -397,11 +397,6 @@ int main(int argc, char **argv)
 	}
 	pr.all_ns = (double)calltree_total_ns(t);
 	profile_fmt_ns(tot, sizeof(tot), pr.all_ns);
-	if (calltree_end_ordered(t))
-		fprintf(stderr,
-			"%s: %s: %" PRIu64 " thread(s) wrote complete events in end order "
-			"(children first): their calls are roots, not nested\n",
-			NAME, o.path, calltree_end_ordered(t));
 	if (o.format == TOOL_FMT_TEXT)
 		printf("# %" PRIu64 " calls, traced time %s (the top-level calls'%s)\n",
 		       calltree_nslices(t), tot,

@@ -111,16 +111,20 @@ static inline double profile_row_var(const struct profile_row *r)
 	return r->calls > 1 ? r->dur_m2 / (double)(r->calls - 1) : 0;
 }
 
-/* A slice whose numbers are final, for exporters (flame graphs, Chrome
- * JSON).  `path` lists the rows of the slice's open ancestors on its
+/* A slice whose numbers are final, for exporters (flame graphs, the call
+ * tree).  `path` lists the rows of the slice's open ancestors on its
  * thread, outermost first, then the slice's own row (path[depth]); with
- * end-ordered complete events the ancestors are not known yet when a slice
- * finishes, and depth is then 0.  Valid during the call only. */
+ * end-ordered complete events the complete ancestors are not known yet
+ * when a slice finishes (end_order).  Valid during the call only. */
 struct profile_slice {
 	uint64_t pid, tid;
 	uint64_t start_ns, end_ns;
 	uint64_t self_ns;
 	bool open;
+	/* The thread's complete events come in end order (children first):
+	 * path then holds the frames open below the slice (begin events')
+	 * but not its complete ancestors, which come after it. */
+	bool end_order;
 	unsigned depth;
 	const uint32_t *path;
 };
