@@ -19,8 +19,9 @@
  * prefix is the rows of the begin frames open below it (in the thread's
  * `pre`). */
 struct eslice {
-	uint64_t start, end, self;
-	uint32_t row, pre_off, pre_len, seq;
+	struct profile_span span; /* first: profile_span_cmp() */
+	uint64_t self;
+	uint32_t row, pre_off, pre_len;
 	bool open;
 };
 
@@ -115,22 +116,34 @@ static int edge_put(struct calltree *t, uint64_t key, uint32_t target)
 	return 0;
 }
 
+/* The node the edge (parent, row) goes to, or -1. */
+static inline int64_t edge_get(const struct calltree *t, uint32_t parent, uint32_t row)
+{
+	uint32_t i;
+
+	if (!t->edges)
+		return -1;
+	i = edge_slot(t, (uint64_t)parent << 32 | row);
+	return t->edges[i].target ? (int64_t)t->edges[i].target - 1 : -1;
+}
+
+/* A new child of parent for row, with its edge. */
+static int64_t child_new(struct calltree *t, uint32_t parent, uint32_t row)
+{
+	int64_t c = node_new(t, parent, row);
+
+	if (c >= 0 && edge_put(t, (uint64_t)parent << 32 | row, (uint32_t)c) < 0)
+		return -ENOMEM;
+	return c;
+}
+
 /* The child of parent for row, made if new (no folding: the focused
  * views copy paths that are folded already). */
 static int64_t child_get(struct calltree *t, uint32_t parent, uint32_t row)
 {
-	uint64_t key = (uint64_t)parent << 32 | row;
-	int64_t c;
+	int64_t c = edge_get(t, parent, row);
 
-	if (t->edges) {
-		uint32_t i = edge_slot(t, key);
-		if (t->edges[i].target)
-			return t->edges[i].target - 1;
-	}
-	c = node_new(t, parent, row);
-	if (c >= 0 && edge_put(t, key, (uint32_t)c) < 0)
-		return -ENOMEM;
-	return c;
+	return c >= 0 ? c : child_new(t, parent, row);
 }
 
 static int64_t step_slow(struct calltree *t, uint32_t parent, uint32_t row);
@@ -156,24 +169,18 @@ static inline __attribute__((always_inline)) int64_t step(struct calltree *t, ui
 
 static int64_t step_slow(struct calltree *t, uint32_t parent, uint32_t row)
 {
-	uint64_t key = (uint64_t)parent << 32 | row;
-	int64_t x;
+	int64_t x = edge_get(t, parent, row);
 
-	if (t->edges) {
-		uint32_t i = edge_slot(t, key);
-		if (t->edges[i].target)
-			return t->edges[i].target - 1;
-	}
+	if (x >= 0)
+		return x;
 	for (uint32_t a = parent; t->nodes[a].row != CALLTREE_GROUP; a = t->nodes[a].parent) {
 		if (t->nodes[a].row == row) {
 			t->nodes[a].recursive = true;
-			return edge_put(t, key, a) < 0 ? -ENOMEM : (int64_t)a;
+			return edge_put(t, (uint64_t)parent << 32 | row, a) < 0 ? -ENOMEM
+										 : (int64_t)a;
 		}
 	}
-	x = node_new(t, parent, row);
-	if (x >= 0 && edge_put(t, key, (uint32_t)x) < 0)
-		return -ENOMEM;
-	return x;
+	return child_new(t, parent, row);
 }
 
 /* --------------------------------------------------------------- threads */
@@ -308,9 +315,9 @@ static int keep_slice(struct cthread *th, const struct profile_slice *s)
 	}
 	if (th->nes >= UINT32_MAX || TOOL_GROW(th->es, th->capes, th->nes + 1) < 0)
 		return -ENOMEM;
-	th->es[th->nes] = (struct eslice){ s->start_ns, s->end_ns,	s->self_ns,
-					   s->path[d],	th->last_off, th->last_len,
-					   (uint32_t)th->nes, s->open };
+	th->es[th->nes] =
+	    (struct eslice){ { s->start_ns, s->end_ns, (uint32_t)th->nes }, s->self_ns, s->path[d],
+			     th->last_off, th->last_len, s->open };
 	th->nes++;
 	return 0;
 }
@@ -321,8 +328,7 @@ static void on_slice(void *ctx, const struct profile_slice *s)
 	int64_t ti;
 	int rc;
 
-	if (t->err || (s->tid & FXT_SAMPLE_KOID_BIT) || (t->o.has_pid && s->pid != t->o.pid) ||
-	    (t->o.has_tid && s->tid != t->o.tid))
+	if (t->err || (s->tid & FXT_SAMPLE_KOID_BIT) || !tool_picked(&t->o.pick, s->pid, s->tid))
 		return;
 	ti = thread_get(t, s->pid, s->tid);
 	if (ti < 0)
@@ -336,21 +342,9 @@ static void on_slice(void *ctx, const struct profile_slice *s)
 		t->err = rc;
 }
 
-/* Parents first: start ascending, end descending, then as they came. */
-static int cmp_eslice(const void *a, const void *b)
-{
-	const struct eslice *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->end != y->end)
-		return x->end > y->end ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* The end-ordered slices of thread ti, nested: a slice's parent is the
- * innermost earlier one (in start order) that contains it and has the
- * same prefix, else its prefix's last frame. */
+/* The end-ordered slices of thread ti, nested (profile.h, struct
+ * profile_span): a slice's parent is the innermost earlier one that holds
+ * it and has the same prefix, else its prefix's last frame. */
 static int nest_thread(struct calltree *t, uint32_t ti)
 {
 	struct cthread *th = &t->thr[ti];
@@ -358,7 +352,7 @@ static int nest_thread(struct calltree *t, uint32_t ti)
 	size_t ns = 0, caps = 0, capp = 0;
 	int rc = 0;
 
-	qsort(th->es, th->nes, sizeof(*th->es), cmp_eslice);
+	qsort(th->es, th->nes, sizeof(*th->es), profile_span_cmp);
 	for (size_t k = 0; k < th->nes && rc == 0; k++) {
 		const struct eslice *e = &th->es[k];
 		size_t d;
@@ -367,7 +361,7 @@ static int nest_thread(struct calltree *t, uint32_t ti)
 			const struct eslice *top = &th->es[stack[ns - 1]];
 
 			if (top->pre_off == e->pre_off && top->pre_len == e->pre_len &&
-			    top->start <= e->start && e->end <= top->end)
+			    profile_span_holds(&top->span, &e->span))
 				break;
 			ns--;
 		}
@@ -381,7 +375,8 @@ static int nest_thread(struct calltree *t, uint32_t ti)
 		for (size_t j = 0; j < ns; j++)
 			path[e->pre_len + j] = th->es[stack[j]].row;
 		path[d] = e->row;
-		rc = add_path(t, ti, path, (uint32_t)d, e->self, e->end - e->start, e->open);
+		rc = add_path(t, ti, path, (uint32_t)d, e->self, e->span.end - e->span.start,
+			      e->open);
 		stack[ns++] = (uint32_t)k;
 	}
 	free(stack);

@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tools/front/common.h"
 #include "tools/profile/profile.h"
 
 #define CALLTREE_NONE  UINT32_MAX	  /* no node: a group's parent, no child */
@@ -63,10 +64,8 @@ struct calltree_node {
 };
 
 struct calltree_opts {
-	enum profile_by by; /* groups: one, one per process, one per thread */
-	/* Only the slices of this process / thread (when has_pid/has_tid). */
-	bool has_pid, has_tid;
-	uint64_t pid, tid;
+	enum profile_by by;    /* groups: one, one per process, one per thread */
+	struct tool_pick pick; /* only the slices of these threads */
 };
 
 struct calltree;

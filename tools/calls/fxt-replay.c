@@ -27,8 +27,7 @@ struct when {
 };
 
 struct options {
-	bool has_pid, has_tid;
-	uint64_t pid, tid;
+	struct tool_pick pick;
 	struct when since, until;
 	size_t depth; /* 0: all */
 	const char *match;
@@ -104,23 +103,14 @@ static int parse_when(const char *s, struct when *w)
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	size_t id;
 	int c;
 
 	while ((c = tool_getopt(argc, argv, &cli)) != -1) {
 		switch (c) {
 		case 'p':
 		case 't':
-			if (tool_parse_count(optarg, &id) < 0)
-				return tool_usage_error(NAME, "--%s: not a number: '%s'",
-							c == 'p' ? "pid" : "tid", optarg);
-			if (c == 'p') {
-				o->has_pid = true;
-				o->pid = id;
-			} else {
-				o->has_tid = true;
-				o->tid = id;
-			}
+			if (tool_pick_option(NAME, c == 'p' ? "pid" : "tid", optarg, &o->pick))
+				return TOOL_EXIT_ERROR;
 			break;
 		case 's':
 		case 'u':
@@ -243,7 +233,7 @@ static bool wanted(struct replay *rp, const struct callstream_item *it)
 	const struct options *o = rp->o;
 	uint64_t start, ts = it->ts_ns, rel;
 
-	if ((o->has_pid && it->pid != o->pid) || (o->has_tid && it->tid != o->tid))
+	if (!tool_picked(&o->pick, it->pid, it->tid))
 		return false;
 	if (o->depth && it->depth >= o->depth)
 		return false;

@@ -110,7 +110,6 @@ static int parse_share(const char *s, double *out)
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	size_t id;
 	int c;
 
 	while ((c = tool_getopt(argc, argv, &cli)) != -1) {
@@ -121,16 +120,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'p':
 		case 't':
-			if (tool_parse_count(optarg, &id) < 0)
-				return tool_usage_error(NAME, "--%s: not a number: '%s'",
-							c == 'p' ? "pid" : "tid", optarg);
-			if (c == 'p') {
-				o->t.has_pid = true;
-				o->t.pid = id;
-			} else {
-				o->t.has_tid = true;
-				o->t.tid = id;
-			}
+			if (tool_pick_option(NAME, c == 'p' ? "pid" : "tid", optarg, &o->t.pick))
+				return TOOL_EXIT_ERROR;
 			break;
 		case 'f':
 			if (!*optarg)
@@ -400,7 +391,7 @@ int main(int argc, char **argv)
 	if (o.format == TOOL_FMT_TEXT)
 		printf("# %" PRIu64 " calls, traced time %s (the top-level calls'%s)\n",
 		       calltree_nslices(t), tot,
-		       o.t.has_pid || o.t.has_tid ? " of the threads chosen" : "");
+		       o.t.pick.has_pid || o.t.pick.has_tid ? " of the threads chosen" : "");
 	else if (o.format == TOOL_FMT_CSV)
 		printf("view,depth,%s%scalls,total_ns,self_ns,share,recursive,open,category,name,"
 		       "path\n",

@@ -131,6 +131,25 @@ struct profile_slice {
 
 typedef void (*profile_slice_fn)(void *ctx, const struct profile_slice *s);
 
+/* End order, for a consumer that needs each slice's complete ancestors
+ * (fxt-flame, fxt-tree): it keeps the thread's slices, each beginning
+ * with its span, until the archive is read, sorts them with
+ * profile_span_cmp() (start ascending, end descending, then arrival:
+ * parents first) and nests them with a stack, a slice going under the
+ * innermost kept one that profile_span_holds(). */
+struct profile_span {
+	uint64_t start, end;
+	uint32_t seq; /* arrival, to order identical intervals */
+};
+
+int profile_span_cmp(const void *a, const void *b);
+
+static inline bool profile_span_holds(const struct profile_span *outer,
+				      const struct profile_span *inner)
+{
+	return outer->end > inner->start && outer->end >= inner->end;
+}
+
 struct profile_opts {
 	enum profile_by by;
 	profile_slice_fn on_slice; /* optional */
