@@ -304,8 +304,8 @@ static int keep_slice(struct cthread *th, const struct profile_slice *s)
 {
 	uint32_t d = s->depth;
 
-	if (d != th->last_len || th->npre < d ||
-	    memcmp(th->pre + th->last_off, s->path, d * sizeof(*s->path)) != 0) {
+	if (d != th->last_len ||
+	    (d && memcmp(th->pre + th->last_off, s->path, d * sizeof(*s->path)) != 0)) {
 		if (TOOL_GROW(th->pre, th->cappre, th->npre + d) < 0)
 			return -ENOMEM;
 		memcpy(th->pre + th->npre, s->path, d * sizeof(*s->path));
@@ -371,7 +371,8 @@ static int nest_thread(struct calltree *t, uint32_t ti)
 			rc = -ENOMEM;
 			break;
 		}
-		memcpy(path, th->pre + e->pre_off, e->pre_len * sizeof(*path));
+		if (e->pre_len)
+			memcpy(path, th->pre + e->pre_off, e->pre_len * sizeof(*path));
 		for (size_t j = 0; j < ns; j++)
 			path[e->pre_len + j] = th->es[stack[j]].row;
 		path[d] = e->row;
