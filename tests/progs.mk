@@ -28,7 +28,8 @@
 # recovered archives; exec_list re-executes itself with execl, execlp or
 # execle; numbered makes calls that say their own number, for the
 # recording modes; proctitle retitles itself for ps over its argv, as
-# servers do, then forks, for the process names.
+# servers do, then forks, for the process names; calls_fib recurses, for
+# the call views (fxt-tree, fxt-replay).
 PROGS_TRACED = \
 	tests/progs/stress_threads \
 	tests/progs/deep_recursion \
@@ -41,8 +42,13 @@ PROGS_TRACED = \
 	tests/progs/named_threads \
 	tests/progs/exec_list \
 	tests/progs/numbered \
-	tests/progs/proctitle
+	tests/progs/proctitle \
+	tests/progs/calls_fib
 check_PROGRAMS += $(PROGS_TRACED)
+
+tests_progs_calls_fib_SOURCES = tests/progs/calls_fib.c
+tests_progs_calls_fib_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_calls_fib_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 
 tests_progs_numbered_SOURCES = tests/progs/numbered.c
 tests_progs_numbered_CFLAGS = $(EXAMPLE_C_FLAGS)

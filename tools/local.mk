@@ -8,14 +8,17 @@
 #   profile/  the per-function profile (libfxtprofile) and its two front
 #             ends, fxt-report and fxt-diff (with its statistics)
 #   flame/    flame graphs and folded stacks, built on the profile: fxt-flame
+#   calls/    the call tree (fxt-tree, on the profile) and the calls in time
+#             order as a stream (fxt-replay)
 #   export/   Chrome trace-event JSON, one pass over the records: fxt-export
 #   dump/     records as text, the archive's checks (with the nesting-depth
 #             tracker) and maps: fxt-dump
 # Each folder includes only front/'s headers and those of the folders it
-# builds on (flame/ on profile/), so a new view goes next to what it reads.
+# builds on (flame/ and calls/ on profile/), so a new view goes next to what it reads.
 
 include tools/front/local.mk
 include tools/profile/local.mk
 include tools/flame/local.mk
+include tools/calls/local.mk
 include tools/export/local.mk
 include tools/dump/local.mk

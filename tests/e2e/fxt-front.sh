@@ -38,7 +38,7 @@ ok "fxt report -: standard input is the command's" same front tool out
 
 run help "$FXT" --help
 is "$(cat "$TMPD/help.rc")" 0 "--help: exit 0"
-for c in run dump report diff flame export; do
+for c in run dump report diff flame tree replay export; do
   grep -q "^  $c  " "$TMPD/help.out" || missing="$missing $c"
 done
 is "${missing:-none}" none "--help lists every command, one line each"

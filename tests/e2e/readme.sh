@@ -18,7 +18,7 @@
 README=$abs_top_srcdir/README.md
 AGENT_DIR=$(cd "$abs_top_builddir/.libs" && pwd -P)
 GEN=$abs_top_builddir/bench/gen_archive
-TOOLS='fxt-run fxt-dump fxt-report fxt-diff fxt-flame fxt-export'
+TOOLS='fxt-run fxt-dump fxt-report fxt-diff fxt-flame fxt-tree fxt-replay fxt-export'
 export LC_ALL=C
 
 scratch
@@ -278,7 +278,7 @@ ok "every tool reads a gzip archive as is (fxt-report)" \
 # Bad input: one line naming the file and the problem, and exit status 2.
 printf 'hello, this is not a trace\n' >junk.fxt
 for cmd in 'fxt-dump' 'fxt-dump --stats' 'fxt-report' 'fxt-diff t/base.fxt' 'fxt-flame --folded' \
-  'fxt-export --chrome' 'fxt-dump --check'; do
+  'fxt-tree' 'fxt-replay' 'fxt-export --chrome' 'fxt-dump --check'; do
   $cmd junk.fxt >junk.out 2>junk.err
   rc=$?
   check="test $rc = 2 && test \"\$(wc -l <junk.err)\" = 1 && grep -q junk.fxt junk.err"

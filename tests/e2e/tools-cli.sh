@@ -6,8 +6,8 @@
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 B=$abs_top_builddir
 scratch
-TOOLS="fxt-dump fxt-report fxt-diff fxt-flame fxt-export fxt-import fxt-merge"
-plan 40
+TOOLS="fxt-dump fxt-report fxt-diff fxt-flame fxt-tree fxt-replay fxt-export fxt-import fxt-merge"
+plan 50
 
 # opts TOOL: the long options of TOOL besides --help and --version.
 opts() {
@@ -16,6 +16,8 @@ opts() {
   fxt-report) echo by sort top filter category format ;;
   fxt-diff) echo threshold fail-above alpha top format ;;
   fxt-flame) echo output by diff normalize folded title width max-depth merge-recursion ;;
+  fxt-tree) echo by pid tid focus depth min-share format ;;
+  fxt-replay) echo pid tid since until depth match ;;
   fxt-export) echo chrome output stats ;;
   fxt-import) echo output quiet ;;
   fxt-merge) echo output shift no-align quiet ;;

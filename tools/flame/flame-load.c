@@ -185,8 +185,8 @@ static int add_slice(struct flame *f, const struct profile_slice *s)
 			return (int)l;
 		if (t->nes >= UINT32_MAX || GROW(t->es, t->capes, t->nes + 1) < 0)
 			return -ENOMEM;
-		t->es[t->nes] =
-		    (struct eslice){ s->start_ns, s->end_ns, (uint32_t)l, (uint32_t)t->nes };
+		t->es[t->nes] = (struct eslice){ { s->start_ns, s->end_ns, (uint32_t)t->nes },
+						 (uint32_t)l };
 		t->nes++;
 		return 0;
 	}
@@ -282,17 +282,6 @@ feed:
 
 /* ------------------------------------------------------------ finishing */
 
-static int cmp_eslice(const void *a, const void *b)
-{
-	const struct eslice *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->end != y->end)
-		return x->end > y->end ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 struct estack {
 	uint32_t node;
 	uint64_t end, dur, child;
@@ -318,12 +307,13 @@ static int nest_thread(struct flame *f, size_t ti)
 	if (group < 0)
 		return (int)group;
 	if (t->nes)
-		qsort(t->es, t->nes, sizeof(*t->es), cmp_eslice);
+		qsort(t->es, t->nes, sizeof(*t->es), profile_span_cmp);
 	for (i = 0; i < t->nes; i++) {
 		const struct eslice *s = &t->es[i];
-		uint64_t dur = s->end - s->start;
+		uint64_t dur = s->span.end - s->span.start;
 
-		while (sp && (st[sp - 1].end <= s->start || st[sp - 1].end < s->end))
+		while (sp && !profile_span_holds(&(struct profile_span){ 0, st[sp - 1].end, 0 },
+						 &s->span))
 			epop(f, &st[--sp]);
 		parent = sp ? st[sp - 1].node : (uint32_t)group;
 		node = flame__frame_child(f, parent, (uint32_t)group, s->label);
@@ -336,7 +326,7 @@ static int nest_thread(struct flame *f, size_t ti)
 		f->nodes[node].calls++;
 		if (sp)
 			st[sp - 1].child += dur;
-		st[sp++] = (struct estack){ (uint32_t)node, s->end, dur, 0 };
+		st[sp++] = (struct estack){ (uint32_t)node, s->span.end, dur, 0 };
 	}
 	while (sp)
 		epop(f, &st[--sp]);

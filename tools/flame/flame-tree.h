@@ -10,6 +10,7 @@
 
 #include "tools/front/common.h"
 #include "tools/flame/flame.h"
+#include "tools/profile/profile.h"
 
 #define GROW(v, cap, need) TOOL_GROW(v, cap, need)
 
@@ -19,9 +20,8 @@
 
 /* A slice of an end-ordered thread, waiting for the sort. */
 struct eslice {
-	uint64_t start, end;
+	struct profile_span span; /* first: profile_span_cmp() */
 	uint32_t label;
-	uint32_t seq; /* arrival, to order identical intervals */
 };
 
 /* A thread, or with tid = PROC_TID the stand-in for a process (its entry

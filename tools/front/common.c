@@ -375,6 +375,23 @@ int tool_parse_count(const char *s, size_t *out)
 	return 0;
 }
 
+int tool_pick_option(const char *name, const char *opt, const char *arg, struct tool_pick *p)
+{
+	size_t id;
+	bool pid = strcmp(opt, "pid") == 0;
+
+	if (tool_parse_count(arg, &id) < 0)
+		return tool_usage_error(name, "--%s: not a number: '%s'", opt, arg);
+	if (pid) {
+		p->has_pid = true;
+		p->pid = id;
+	} else {
+		p->has_tid = true;
+		p->tid = id;
+	}
+	return 0;
+}
+
 int tool_grow(void **v, size_t *cap, size_t need, size_t elem)
 {
 	size_t n;

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <getopt.h>
@@ -131,6 +132,23 @@ int tool_output_open(struct tool_output *o, const char *path, char *err, size_t 
  * error) with its text in err.  With discard, or on an error, the
  * temporary file is removed and path is left as it was. */
 int tool_output_close(struct tool_output *o, bool discard, char *err, size_t errlen);
+
+/* The threads a view shows: --pid PID, --tid TID (fxt-tree, fxt-replay);
+ * neither given: all. */
+struct tool_pick {
+	bool has_pid, has_tid;
+	uint64_t pid, tid;
+};
+
+/* Takes --pid's value (opt "pid") or --tid's ("tid") into p.  Returns 0,
+ * or TOOL_EXIT_ERROR after a usage error naming the tool (said). */
+int tool_pick_option(const char *name, const char *opt, const char *arg, struct tool_pick *p);
+
+/* Whether p chooses the thread (pid, tid). */
+static inline bool tool_picked(const struct tool_pick *p, uint64_t pid, uint64_t tid)
+{
+	return (!p->has_pid || pid == p->pid) && (!p->has_tid || tid == p->tid);
+}
 
 /* Makes room for `need` elements of `elem` bytes in *v, whose capacity is
  * *cap, doubling from 16.  Returns 0 or -ENOMEM (*v is then unchanged). */

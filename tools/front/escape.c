@@ -69,21 +69,35 @@ void tool_put_csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void tool_put_text_str(FILE *f, const char *s)
+void tool_put_text_mem(FILE *f, const char *s, size_t len)
 {
-	size_t i = 0, len = strlen(s), n;
+	size_t i = 0, run = 0, n;
 
 	while (i < len) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c >= 0x20 && c != 0x7f && (n = fxt_utf8_char_len(s + i, len - i)) != 0) {
+		if (c >= 0x20 && c < 0x7f) { /* plain ASCII: in runs */
+			i++;
+			continue;
+		}
+		if (i > run)
+			fwrite(s + run, 1, i - run, f);
+		if (c >= 0x80 && (n = fxt_utf8_char_len(s + i, len - i)) != 0) {
 			fwrite(s + i, 1, n, f);
 			i += n;
 		} else {
 			fprintf(f, "\\x%02x", c);
 			i++;
 		}
+		run = i;
 	}
+	if (i > run)
+		fwrite(s + run, 1, i - run, f);
+}
+
+void tool_put_text_str(FILE *f, const char *s)
+{
+	tool_put_text_mem(f, s, strlen(s));
 }
 
 size_t tool_clean_str(char *dst, const char *src, size_t len)

@@ -53,6 +53,9 @@ void tool_put_csv_str(FILE *f, const char *s);
  * bytes that are not valid UTF-8 become \xNN, so a name from an archive can
  * neither break a line nor send escape sequences. */
 void tool_put_text_str(FILE *f, const char *s);
+/* The same for s[0 .. len), which need not be NUL-terminated (an
+ * archive's string as the reader gives it). */
+void tool_put_text_mem(FILE *f, const char *s, size_t len);
 
 /* Copies src[0 .. len) to dst (room for len + 1 bytes), NUL-terminated,
  * with each control character and each byte that is not part of valid

@@ -34,6 +34,8 @@ static const struct command {
 	{ "report", "where the time went: per function, thread or process" },
 	{ "diff", "per-function changes between runs, with a significance test" },
 	{ "flame", "flame graphs (SVG), differential flame graphs, folded stacks" },
+	{ "tree", "the call tree: calls, total and self time per call path" },
+	{ "replay", "every call in time order, nested, with its arguments" },
 	{ "export", "convert an FXT archive to Chrome trace-event JSON" },
 	{ "import", "convert a trace-cmd trace.dat or a Darwin ktrace file to FXT" },
 	{ "merge", "put FXT archives side by side in one, on one clock" },

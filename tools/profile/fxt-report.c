@@ -184,13 +184,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	while ((c = tool_getopt(argc, argv, &cli)) != -1) {
 		switch (c) {
 		case 'b':
-			if (strcmp(optarg, "function") == 0)
-				o->by = PROFILE_BY_FUNCTION;
-			else if (strcmp(optarg, "thread") == 0)
-				o->by = PROFILE_BY_THREAD;
-			else if (strcmp(optarg, "process") == 0)
-				o->by = PROFILE_BY_PROCESS;
-			else
+			if (profile_by_parse(optarg, &o->by) < 0)
 				return tool_usage_error(NAME, "--by: unknown key '%s'", optarg);
 			break;
 		case 's':

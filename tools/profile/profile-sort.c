@@ -1,5 +1,6 @@
-/* Ordering and printing the rows of a profile: the --sort keys, a
- * deterministic sort, durations for people. */
+/* Ordering and printing the rows of a profile: the --by and --sort keys,
+ * a deterministic sort, the order of end-ordered slices, durations for
+ * people. */
 #include "config.h"
 
 #include "tools/profile/profile.h"
@@ -31,6 +32,32 @@ int profile_sort_parse(const char *s, enum profile_sort *out)
 		}
 	}
 	return -EINVAL;
+}
+
+int profile_by_parse(const char *s, enum profile_by *out)
+{
+	static const char *const names[] = { [PROFILE_BY_FUNCTION] = "function",
+					     [PROFILE_BY_PROCESS] = "process",
+					     [PROFILE_BY_THREAD] = "thread" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum profile_by)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int profile_span_cmp(const void *a, const void *b)
+{
+	const struct profile_span *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static enum profile_sort sort_key; /* qsort has no context argument */

@@ -234,6 +234,7 @@ static int emit_slice(struct profile *p, struct thread *t, const struct frame *f
 	s.end_ns = fr->end;
 	s.self_ns = self;
 	s.open = fr->open;
+	s.end_order = t->post;
 	s.depth = (unsigned)t->nopen;
 	s.path = t->openrow;
 	p->opts.on_slice(p->opts.ctx, &s);

@@ -111,21 +111,44 @@ static inline double profile_row_var(const struct profile_row *r)
 	return r->calls > 1 ? r->dur_m2 / (double)(r->calls - 1) : 0;
 }
 
-/* A slice whose numbers are final, for exporters (flame graphs, Chrome
- * JSON).  `path` lists the rows of the slice's open ancestors on its
+/* A slice whose numbers are final, for exporters (flame graphs, the call
+ * tree).  `path` lists the rows of the slice's open ancestors on its
  * thread, outermost first, then the slice's own row (path[depth]); with
- * end-ordered complete events the ancestors are not known yet when a slice
- * finishes, and depth is then 0.  Valid during the call only. */
+ * end-ordered complete events the complete ancestors are not known yet
+ * when a slice finishes (end_order).  Valid during the call only. */
 struct profile_slice {
 	uint64_t pid, tid;
 	uint64_t start_ns, end_ns;
 	uint64_t self_ns;
 	bool open;
+	/* The thread's complete events come in end order (children first):
+	 * path then holds the frames open below the slice (begin events')
+	 * but not its complete ancestors, which come after it. */
+	bool end_order;
 	unsigned depth;
 	const uint32_t *path;
 };
 
 typedef void (*profile_slice_fn)(void *ctx, const struct profile_slice *s);
+
+/* End order, for a consumer that needs each slice's complete ancestors
+ * (fxt-flame, fxt-tree): it keeps the thread's slices, each beginning
+ * with its span, until the archive is read, sorts them with
+ * profile_span_cmp() (start ascending, end descending, then arrival:
+ * parents first) and nests them with a stack, a slice going under the
+ * innermost kept one that profile_span_holds(). */
+struct profile_span {
+	uint64_t start, end;
+	uint32_t seq; /* arrival, to order identical intervals */
+};
+
+int profile_span_cmp(const void *a, const void *b);
+
+static inline bool profile_span_holds(const struct profile_span *outer,
+				      const struct profile_span *inner)
+{
+	return outer->end > inner->start && outer->end >= inner->end;
+}
 
 struct profile_opts {
 	enum profile_by by;
@@ -274,6 +297,9 @@ enum profile_sort {
 	PROFILE_SORT_NAME,
 };
 
+/* Parses --by's "function", "process" or "thread" (fxt-report, fxt-tree).
+ * Returns 0 or -EINVAL. */
+int profile_by_parse(const char *s, enum profile_by *out);
 /* Parses "self", "total" ... Returns 0 or -EINVAL. */
 int profile_sort_parse(const char *s, enum profile_sort *out);
 /* Sorts an array of row pointers: numbers descending, names ascending; ties

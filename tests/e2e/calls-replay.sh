@@ -1,0 +1,65 @@
+#!/bin/sh
+# fxt-replay: the calls in time order on generated archives (exact lines,
+# one line a call, ENTER/EXIT around children), its filters (--depth,
+# --match, --tid, --pid, --since/--until relative and absolute), a real
+# traced program's libc call with its arguments and result, and a closed
+# pipe on a large archive: `| head -1` ends it at once, exit 0, nothing
+# said.
+. "$abs_top_srcdir/tests/lib/test_subr.sh"
+REPLAY=$abs_top_builddir/fxt-replay
+GEN=$abs_top_builddir/bench/gen_archive
+scratch
+plan 13
+
+"$GEN" --events 40 --order start -o "$TMPD/s40.fxt"
+"$GEN" --events 40 --order start --threads 2 -o "$TMPD/t2.fxt"
+
+is "$("$REPLAY" "$TMPD/s40.fxt" | head -5)" \
+'     0.000000000               100000 | main() {
+     0.000000090     1.050 us  100000 |   hot()
+     0.000001189     1.538 us  100000 |   cold() {
+     0.000001592       755 ns  100000 |     leaf()
+     0.000002727     1.538 us  100000 |   } /* cold */' \
+  "time since the start, duration, tid, nesting; a leaf is one line"
+# 40 calls: main, 11 cold (with a child), 11 leaf, 11 hot, 2 chains of 3 rec.
+is "$("$REPLAY" "$TMPD/s40.fxt" | wc -l)" 56 "every call: 2 lines with children, 1 without"
+is "$("$REPLAY" --depth 1 "$TMPD/s40.fxt")" \
+'     0.000000000               100000 | main() {
+     0.000033538    33.538 us  100000 | } /* main */' "--depth 1: the top-level call, its exit"
+is "$("$REPLAY" --match '^hot$' "$TMPD/s40.fxt" | sed 's/.*| *//' | sort | uniq -c | sed 's/^ *//')" \
+  "11 hot()" "--match: hot's 11 calls only"
+"$REPLAY" --since 10us --until 12us "$TMPD/s40.fxt" >"$TMPD/rel.out"
+is "$(awk '$1 < 0.000010 || $1 > 0.000012 { bad++ } END { print (NR > 0), bad + 0 }' "$TMPD/rel.out")" \
+  "1 0" "--since/--until relative: lines, all in the window"
+# The first event is at 1000 ns (fxt-dump's ts=0.000001000).
+"$REPLAY" --since 11000 --until 13000 "$TMPD/s40.fxt" >"$TMPD/abs.out"
+ok "--since/--until absolute ns: the same window" cmp -s "$TMPD/rel.out" "$TMPD/abs.out"
+tids() { awk -F'|' '{ n = split($1, f, " "); print f[n] }' | sort -u | tr '\n' ' '; }
+is "$("$REPLAY" "$TMPD/t2.fxt" | tids)" "100000 100001 " "two threads"
+is "$("$REPLAY" --tid 100001 "$TMPD/t2.fxt" | tids)" "100001 " "--tid: that thread only"
+is "$("$REPLAY" --pid 1000 "$TMPD/t2.fxt" | wc -l)" "$("$REPLAY" "$TMPD/t2.fxt" | wc -l)" \
+  "--pid: the process's threads"
+is "$("$REPLAY" --pid 7 "$TMPD/t2.fxt" | wc -l)" 0 "--pid of no process: nothing"
+
+# A real program: its write(2) with the arguments the libc wrapper records.
+"$FXT_RUN" -q --libc=io -o "$TMPD/fib.fxt" "$PROGS/calls_fib" >/dev/null 2>"$TMPD/run.err" ||
+  cat "$TMPD/run.err"
+is "$("$REPLAY" --match '^write$' "$TMPD/fib.fxt" | sed 's/.*| *//')" \
+  'write(caller="main", fd=1, count=3) = 3' "a libc call: its arguments, its result"
+is "$("$REPLAY" --match '^fib$' "$TMPD/fib.fxt" | grep -vc '} /\*')" 177 "fib: 177 calls"
+
+# Streaming and a closed pipe: the archive comes through a FIFO whose
+# writer sends its first MiB and then holds it open without ending it, so
+# fxt-replay can only print before the end of its input, and only end by
+# the closed pipe `head -1` leaves (exit 0, nothing said).
+"$GEN" --events 200000 --order start -o "$TMPD/big.fxt"
+mkfifo "$TMPD/in.fifo"
+(head -c 1048576 "$TMPD/big.fxt"; exec sleep 120) >"$TMPD/in.fifo" 9>&- &
+feeder=$!
+first=$( { timeout 60 "$REPLAY" - <"$TMPD/in.fifo" 2>"$TMPD/pipe.err"; echo $? >"$TMPD/pipe.rc"; } |
+  head -1)
+kill $feeder 2>/dev/null
+is "$(cat "$TMPD/pipe.rc")/$(wc -c <"$TMPD/pipe.err")/$first" \
+  "0/0/     0.000000000               100000 | main() {" \
+  "streams: first line before the input ends; | head -1: exit 0, no message"
+finish

@@ -1,0 +1,109 @@
+#!/bin/sh
+# fxt-tree: the call tree with exact numbers on generated archives (text
+# with box-drawing or ASCII glyphs, csv, json; complete events in start
+# and in end order), --focus, --depth,
+# --min-share, --by thread and --tid; recursion folded on a real traced
+# program (tests/progs/calls_fib: fib calls itself twice, 177 calls); the
+# `fxt tree` subcommand.
+. "$abs_top_srcdir/tests/lib/test_subr.sh"
+TREE=$abs_top_builddir/fxt-tree
+GEN=$abs_top_builddir/bench/gen_archive
+scratch
+plan 15
+
+"$GEN" --events 40 --order start -o "$TMPD/s40.fxt"
+"$GEN" --events 40 --order start --threads 2 -o "$TMPD/t2.fxt"
+
+# The numbers are fxt-flame's for the same archive (flame-basic.sh).
+want='# 40 calls, traced time 33.538 us (the top-level calls'"'"')
+     calls        total         self   share  call path
+         1    33.538 us     1.637 us 100.00%  main
+        11    17.727 us     8.820 us  52.86%  ├─ cold
+        11     8.907 us     8.907 us  26.56%  │  └─ leaf
+        11    11.105 us    11.105 us  33.11%  ├─ hot
+         6     3.069 us     3.069 us   9.15%  └─ rec [recursive]'
+is "$(LC_ALL=C.UTF-8 "$TREE" "$TMPD/s40.fxt")" "$want" "text, UTF-8 glyphs, recursion folded"
+"$GEN" --events 40 -o "$TMPD/e40.fxt"
+is "$(LC_ALL=C.UTF-8 "$TREE" "$TMPD/e40.fxt" 2>&1)" "$want" "complete events in end order: the same"
+is "$(LC_ALL=C "$TREE" "$TMPD/s40.fxt" | sed -n '4,7p')" \
+'        11    17.727 us     8.820 us  52.86%  +- cold
+        11     8.907 us     8.907 us  26.56%  |  `- leaf
+        11    11.105 us    11.105 us  33.11%  +- hot
+         6     3.069 us     3.069 us   9.15%  `- rec [recursive]' "ASCII glyphs outside UTF-8"
+is "$("$TREE" -F csv "$TMPD/s40.fxt")" \
+'view,depth,calls,total_ns,self_ns,share,recursive,open,category,name,path
+tree,1,1,33538,1637,100.0000,0,0,function,main,main
+tree,2,11,17727,8820,52.8565,0,0,function,cold,main;cold
+tree,3,11,8907,8907,26.5579,0,0,function,leaf,main;cold;leaf
+tree,2,11,11105,11105,33.1117,0,0,function,hot,main;hot
+tree,2,6,3069,3069,9.1508,1,0,function,rec,main;rec' "csv"
+is "$("$TREE" -F json "$TMPD/s40.fxt" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+def walk(n, pre):
+    for c in n["children"]:
+        print(pre + c["name"], c["calls"], c["total_ns"], c["self_ns"], c["recursive"])
+        walk(c, pre + "  ")
+print(d["slices"], d["total_ns"], d["by"])
+walk(d["tree"][0], "")')" \
+'40 33538 function
+main 1 33538 1637 False
+  cold 11 17727 8820 False
+    leaf 11 8907 8907 False
+  hot 11 11105 11105 False
+  rec 6 3069 3069 True' "json"
+is "$(LC_ALL=C "$TREE" --focus cold "$TMPD/s40.fxt" | sed 1d)" \
+'# callers of cold (below each function: the functions that called it)
+     calls        total         self   share  call path
+        11    17.727 us     8.820 us  52.86%  cold
+        11    17.727 us     8.820 us  52.86%  `- main
+
+# callees of cold
+     calls        total         self   share  call path
+        11    17.727 us     8.820 us  52.86%  cold
+        11     8.907 us     8.907 us  26.56%  `- leaf' "--focus: callers, then callees"
+is "$("$TREE" -F csv --depth 1 "$TMPD/s40.fxt" | cut -d, -f2,11)" 'depth,path
+1,main' "--depth 1: the top-level calls"
+is "$("$TREE" -F csv --min-share 30% "$TMPD/s40.fxt" | cut -d, -f11)" 'path
+main
+main;cold
+main;hot' "--min-share 30%: leaf (26.6%) and rec (9.2%) left out"
+is "$("$TREE" -F csv --by thread "$TMPD/t2.fxt" | cut -d, -f2-5,13)" \
+'depth,pid,tid,calls,path
+1,1000,100001,1,main
+2,1000,100001,5,main;cold
+3,1000,100001,5,main;cold;leaf
+2,1000,100001,5,main;hot
+2,1000,100001,3,main;rec
+1,1000,100000,1,main
+2,1000,100000,5,main;cold
+3,1000,100000,5,main;cold;leaf
+2,1000,100000,5,main;hot
+2,1000,100000,3,main;rec' "--by thread: a tree per thread"
+is "$("$TREE" -F csv --tid 100000 "$TMPD/t2.fxt" | sed -n 2p)" \
+  "tree,1,1,15330,747,100.0000,0,0,function,main,main" "--tid: one thread, its share of its own time"
+
+# A real program: fib's 177 calls are one node under run.
+"$FXT_RUN" -q --libc=io -o "$TMPD/fib.fxt" "$PROGS/calls_fib" >/dev/null 2>"$TMPD/run.err" ||
+  cat "$TMPD/run.err"
+is "$("$TREE" -F csv "$TMPD/fib.fxt" | cut -d, -f2,3,7,11 | sort)" \
+'1,1,0,main
+2,1,0,main;run
+2,1,0,main;write
+3,177,1,main;run;fib
+depth,calls,recursive,path' "traced recursion: one fib node, marked, 177 calls; write(2) a child"
+total=$("$TREE" -F csv "$TMPD/fib.fxt" | awk -F, '$11 == "main;run;fib" { print $4 }')
+self=$("$TREE" -F csv "$TMPD/fib.fxt" | awk -F, '$11 == "main;run;fib" { print $5 }')
+is "$total" "$self" "a leaf recursion: its total (outermost frames) is its self time"
+is "$("$TREE" -F csv --focus fib "$TMPD/fib.fxt" | cut -d, -f1,3,11)" \
+'view,calls,path
+callers,177,fib
+callers,177,fib;run
+callers,177,fib;run;main
+callees,177,fib' "--focus fib: called by run, by main"
+"$TREE" "$TMPD/s40.fxt" >"$TMPD/tool.out"
+"$abs_top_builddir/tools/fxt" tree "$TMPD/s40.fxt" >"$TMPD/front.out"
+ok "fxt tree runs fxt-tree" cmp -s "$TMPD/tool.out" "$TMPD/front.out"
+"$TREE" --help | grep -q '^Usage: fxt-tree'
+is "$?" 0 "--help"
+finish

@@ -1,0 +1,440 @@
+/* The calls of an archive as a stream (callstream.h): one call held back
+ * to learn whether it has children, per-thread stacks of the calls that
+ * do. */
+#include "config.h"
+
+#include "tools/calls/callstream.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fxt/format.h>
+
+#include "tools/calls/thrmap.h"
+#include "tools/front/common.h"
+
+/* A call with children, or a complete event whose children may still come
+ * after another thread's events (then not braced: no EXIT is due). */
+struct cframe {
+	uint64_t start, end;
+	uint32_t str;	   /* its category then name, in the thread's arena */
+	uint32_t cat_len, name_len;
+	uint8_t has_end;   /* a complete event's (a begin's: at its end event) */
+	uint8_t braced;	   /* an ENTER was given: an EXIT is due */
+};
+
+struct cthread {
+	uint64_t pid, tid;
+	struct cframe *f;
+	size_t nf, capf;
+	char *arena; /* the names of the braced frames, stacked */
+	size_t narena, caparena;
+};
+
+/* The call held back: a copy of its record's strings and arguments. */
+struct pending {
+	bool set;
+	bool begin; /* a begin event (else a complete one) */
+	uint32_t thr;
+	uint64_t ts, end;
+	unsigned depth;
+	uint32_t cat_len, name_len;
+	unsigned nargs;
+	struct fxt_arg_value args[2 * FXT_MAX_ARGS];
+	/* category, name, then the string values of args; offsets in args
+	 * are fixed into pointers when the call is given out. */
+	char *buf;
+	size_t nbuf, capbuf;
+	size_t arg_off[2 * FXT_MAX_ARGS];
+};
+
+struct callstream {
+	callstream_fn fn;
+	void *ctx;
+	struct thrmap tm;
+	struct cthread *thr;
+	size_t nthr, capthr;
+	uint32_t cur; /* + 1: the thread of the last item; 0 = none */
+	struct pending p;
+	bool seen;
+	uint64_t start_ns, last_ns;
+};
+
+int callstream_new(struct callstream **out, callstream_fn fn, void *ctx)
+{
+	struct callstream *cs = calloc(1, sizeof(*cs));
+
+	if (!cs)
+		return -ENOMEM;
+	cs->fn = fn;
+	cs->ctx = ctx;
+	*out = cs;
+	return 0;
+}
+
+void callstream_free(struct callstream *cs)
+{
+	if (!cs)
+		return;
+	for (size_t i = 0; i < cs->nthr; i++) {
+		free(cs->thr[i].f);
+		free(cs->thr[i].arena);
+	}
+	free(cs->thr);
+	thrmap_free(&cs->tm);
+	free(cs->p.buf);
+	free(cs);
+}
+
+bool callstream_start_ns(const struct callstream *cs, uint64_t *ns)
+{
+	*ns = cs->start_ns;
+	return cs->seen;
+}
+
+static int64_t thread_get(struct callstream *cs, uint64_t pid, uint64_t tid)
+{
+	bool fresh;
+	int64_t i = thrmap_get(&cs->tm, pid, tid, (uint32_t)cs->nthr, &fresh);
+
+	if (i < 0 || !fresh)
+		return i;
+	if (TOOL_GROW(cs->thr, cs->capthr, cs->nthr + 1) < 0)
+		return -ENOMEM;
+	cs->thr[cs->nthr] = (struct cthread){ .pid = pid, .tid = tid };
+	return (int64_t)cs->nthr++;
+}
+
+/* ------------------------------------------------------------- frames */
+
+static int push(struct cthread *t, uint64_t start, uint64_t end, bool has_end, bool braced,
+		const char *cat, uint32_t cat_len, const char *name, uint32_t name_len)
+{
+	struct cframe *f;
+
+	if (TOOL_GROW(t->f, t->capf, t->nf + 1) < 0)
+		return -ENOMEM;
+	f = &t->f[t->nf];
+	*f = (struct cframe){ start, end, (uint32_t)t->narena, 0, 0, has_end, braced };
+	if (braced) {
+		if (t->narena + cat_len + name_len > UINT32_MAX ||
+		    TOOL_GROW(t->arena, t->caparena, t->narena + cat_len + name_len + 1) < 0)
+			return -ENOMEM;
+		memcpy(t->arena + t->narena, cat, cat_len);
+		memcpy(t->arena + t->narena + cat_len, name, name_len);
+		t->narena += cat_len + name_len;
+		f->cat_len = cat_len;
+		f->name_len = name_len;
+	}
+	t->nf++;
+	return 0;
+}
+
+/* Gives the EXIT of the top frame if one is due. */
+static int exit_top(struct callstream *cs, struct cthread *t, uint64_t end, bool open,
+		    const struct fxt_record *end_rec)
+{
+	struct cframe *f = &t->f[t->nf - 1];
+	struct callstream_item it;
+
+	if (!f->braced)
+		return 0;
+	f->braced = 0;
+	it = (struct callstream_item){
+		.kind = CALLSTREAM_EXIT,
+		.pid = t->pid,
+		.tid = t->tid,
+		.ts_ns = end,
+		.dur_ns = end > f->start ? end - f->start : 0,
+		.has_dur = true,
+		.open = open,
+		.depth = (unsigned)t->nf - 1,
+		.category = { t->arena + f->str, f->cat_len },
+		.name = { t->arena + f->str + f->cat_len, f->name_len },
+	};
+	if (end_rec) {
+		it.nargs = end_rec->nargs;
+		it.args = end_rec->args;
+	}
+	return cs->fn(cs->ctx, &it);
+}
+
+static int pop(struct callstream *cs, struct cthread *t, uint64_t end, bool open,
+	       const struct fxt_record *end_rec)
+{
+	int rc = exit_top(cs, t, end, open, end_rec);
+
+	t->nf--;
+	t->narena = t->f[t->nf].str;
+	return rc;
+}
+
+/* Pops the complete frames of t over by ts. */
+static int retire(struct callstream *cs, struct cthread *t, uint64_t ts)
+{
+	int rc;
+
+	while (t->nf && t->f[t->nf - 1].has_end && t->f[t->nf - 1].end <= ts)
+		if ((rc = pop(cs, t, t->f[t->nf - 1].end, false, NULL)) < 0)
+			return rc;
+	return 0;
+}
+
+/* Another thread comes: the braced complete frames of t get their EXIT
+ * now (they stay, not braced, for the depth of what may follow). */
+static int leave(struct callstream *cs, struct cthread *t)
+{
+	int rc;
+
+	for (size_t i = t->nf; i-- > 0;) {
+		struct cframe *f = &t->f[i];
+		size_t keep = t->nf;
+
+		if (!f->has_end || !f->braced)
+			continue;
+		t->nf = i + 1; /* exit_top() gives the top frame's */
+		rc = exit_top(cs, t, f->end, false, NULL);
+		t->nf = keep;
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ pending */
+
+static int hold_str(struct pending *p, const struct fxt_string *s, size_t *off)
+{
+	if (TOOL_GROW(p->buf, p->capbuf, p->nbuf + s->len + 1) < 0)
+		return -ENOMEM;
+	memcpy(p->buf + p->nbuf, s->data, s->len);
+	*off = p->nbuf;
+	p->nbuf += s->len;
+	return 0;
+}
+
+/* Appends the record's arguments to the pending call's. */
+static int hold_args(struct pending *p, const struct fxt_record *rec)
+{
+	for (unsigned i = 0; i < rec->nargs && p->nargs < 2 * FXT_MAX_ARGS; i++) {
+		struct fxt_arg_value *a = &p->args[p->nargs];
+		size_t off;
+
+		*a = rec->args[i];
+		if (hold_str(p, &a->name, &off) < 0)
+			return -ENOMEM;
+		p->arg_off[p->nargs] = off;
+		if (a->type == FXT_ARG_STRING) {
+			size_t voff;
+
+			if (hold_str(p, &a->v.s, &voff) < 0)
+				return -ENOMEM;
+			/* the value's offset, after the name's */
+			a->v.s.data = (const char *)(uintptr_t)voff;
+		}
+		p->nargs++;
+	}
+	return 0;
+}
+
+static int hold(struct callstream *cs, uint32_t ti, const struct fxt_record *rec, uint64_t ts,
+		uint64_t end, unsigned depth)
+{
+	struct pending *p = &cs->p;
+	size_t off;
+
+	p->set = true;
+	p->begin = rec->u.event.type == FXT_EVENT_DURATION_BEGIN;
+	p->thr = ti;
+	p->ts = ts;
+	p->end = end;
+	p->depth = depth;
+	p->nbuf = 0;
+	p->nargs = 0;
+	if (hold_str(p, &rec->u.event.category, &off) < 0 ||
+	    hold_str(p, &rec->u.event.name, &off) < 0)
+		return -ENOMEM;
+	p->cat_len = rec->u.event.category.len;
+	p->name_len = rec->u.event.name.len;
+	return hold_args(p, rec);
+}
+
+/* Gives out the pending call as `kind`, with the end record's arguments
+ * too for a begin/end pair made one CALL. */
+static int give(struct callstream *cs, enum callstream_kind kind, uint64_t end, bool has_dur)
+{
+	struct pending *p = &cs->p;
+	struct cthread *t = &cs->thr[p->thr];
+	struct callstream_item it = {
+		.kind = kind,
+		.pid = t->pid,
+		.tid = t->tid,
+		.ts_ns = p->ts,
+		.dur_ns = has_dur && end > p->ts ? end - p->ts : 0,
+		.has_dur = has_dur,
+		.depth = p->depth,
+		.category = { p->buf, p->cat_len },
+		.name = { p->buf + p->cat_len, p->name_len },
+		.nargs = p->nargs,
+		.args = p->args,
+	};
+
+	for (unsigned i = 0; i < p->nargs; i++) {
+		struct fxt_arg_value *a = &p->args[i];
+
+		a->name.data = p->buf + p->arg_off[i];
+		if (a->type == FXT_ARG_STRING)
+			a->v.s.data = p->buf + (uintptr_t)a->v.s.data;
+	}
+	p->set = false;
+	return cs->fn(cs->ctx, &it);
+}
+
+/* The pending call, now that a record of thread ti at ts comes (ti < 0:
+ * the end of the archive).  `end_rec`: that record is an end event of
+ * the same thread; returns 1 when it ended the pending call (consumed). */
+static int resolve(struct callstream *cs, int64_t ti, uint64_t ts, const struct fxt_record *end_rec)
+{
+	struct pending *p = &cs->p;
+	struct cthread *t;
+	bool inside;
+	int rc;
+
+	if (!p->set)
+		return 0;
+	t = &cs->thr[p->thr];
+	if (p->begin) {
+		if (ti == p->thr && end_rec) {
+			rc = hold_args(p, end_rec);
+			if (rc == 0)
+				rc = give(cs, CALLSTREAM_CALL, ts > p->ts ? ts : p->ts, true);
+			return rc < 0 ? rc : 1;
+		}
+		rc = push(t, p->ts, 0, false, true, p->buf, p->cat_len, p->buf + p->cat_len,
+			  p->name_len);
+		return rc < 0 ? rc : give(cs, CALLSTREAM_ENTER, 0, false);
+	}
+	inside = ti == p->thr && ts < p->end;
+	if (inside || ti != p->thr) {
+		/* Its children come now, or may come after other threads'. */
+		rc = push(t, p->ts, p->end, true, inside, p->buf, p->cat_len, p->buf + p->cat_len,
+			  p->name_len);
+		if (rc < 0)
+			return rc;
+	}
+	return give(cs, inside ? CALLSTREAM_ENTER : CALLSTREAM_CALL, p->end, true);
+}
+
+/* -------------------------------------------------------------- records */
+
+static int simple(struct callstream *cs, struct cthread *t, enum callstream_kind kind, uint64_t ts,
+		  const struct fxt_string *cat, const struct fxt_string *name,
+		  const struct fxt_record *rec)
+{
+	struct callstream_item it = {
+		.kind = kind,
+		.pid = t->pid,
+		.tid = t->tid,
+		.ts_ns = ts,
+		.depth = (unsigned)t->nf,
+		.category = *cat,
+		.name = *name,
+		.nargs = rec->nargs,
+		.args = rec->args,
+	};
+
+	return cs->fn(cs->ctx, &it);
+}
+
+int callstream_add_record(struct callstream *cs, struct fxt_reader *r, const struct fxt_record *rec)
+{
+	static const struct fxt_string no_cat = { "", 0 };
+	const typeof(rec->u.event) *ev = &rec->u.event;
+	uint64_t pid, tid, ts, end = 0;
+	struct cthread *t;
+	int64_t ti;
+	int rc;
+
+	if (rec->type == FXT_RECORD_LOG) {
+		pid = rec->u.log.pid;
+		tid = rec->u.log.tid;
+		ts = fxt_reader_ticks_to_ns(r, rec->u.log.ts);
+	} else if (rec->type == FXT_RECORD_EVENT) {
+		switch (ev->type) {
+		case FXT_EVENT_INSTANT:
+			if (ev->category.len == sizeof(FXT_SHORT_CATEGORY) - 1 &&
+			    memcmp(ev->category.data, FXT_SHORT_CATEGORY, ev->category.len) == 0)
+				return 0;
+			break;
+		case FXT_EVENT_DURATION_BEGIN:
+		case FXT_EVENT_DURATION_END:
+		case FXT_EVENT_DURATION_COMPLETE:
+			break;
+		default:
+			return 0;
+		}
+		pid = ev->pid;
+		tid = ev->tid;
+		ts = fxt_reader_ticks_to_ns(r, ev->ts);
+		if (ev->type == FXT_EVENT_DURATION_COMPLETE) {
+			end = fxt_reader_ticks_to_ns(r, ev->extra);
+			if (end < ts)
+				end = ts;
+		}
+	} else {
+		return 0;
+	}
+	if (!cs->seen) {
+		cs->start_ns = ts;
+		cs->seen = true;
+	}
+	if (ts > cs->last_ns)
+		cs->last_ns = ts;
+	if (end > cs->last_ns)
+		cs->last_ns = end;
+
+	ti = thread_get(cs, pid, tid);
+	if (ti < 0)
+		return (int)ti;
+	rc = resolve(cs, ti, ts,
+		     rec->type == FXT_RECORD_EVENT && ev->type == FXT_EVENT_DURATION_END ? rec : NULL);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	if (cs->cur && cs->cur - 1 != (uint32_t)ti && (rc = leave(cs, &cs->thr[cs->cur - 1])) < 0)
+		return rc;
+	cs->cur = (uint32_t)ti + 1;
+	t = &cs->thr[ti];
+	if ((rc = retire(cs, t, ts)) < 0)
+		return rc;
+	if (rec->type == FXT_RECORD_LOG)
+		return simple(cs, t, CALLSTREAM_LOG, ts, &no_cat, &rec->u.log.msg, rec);
+	switch (ev->type) {
+	case FXT_EVENT_INSTANT:
+		return simple(cs, t, CALLSTREAM_INSTANT, ts, &ev->category, &ev->name, rec);
+	case FXT_EVENT_DURATION_END:
+		/* Complete frames still open above the begin: closed with it. */
+		while (t->nf && t->f[t->nf - 1].has_end)
+			if ((rc = pop(cs, t, t->f[t->nf - 1].end, false, NULL)) < 0)
+				return rc;
+		return t->nf ? pop(cs, t, ts, false, rec) : 0;
+	default:
+		return hold(cs, (uint32_t)ti, rec, ts, end, (unsigned)t->nf);
+	}
+}
+
+int callstream_finish(struct callstream *cs)
+{
+	int rc = resolve(cs, -1, 0, NULL);
+
+	for (size_t i = 0; rc >= 0 && i < cs->nthr; i++) {
+		struct cthread *t = &cs->thr[i];
+
+		while (rc >= 0 && t->nf) {
+			struct cframe *f = &t->f[t->nf - 1];
+
+			rc = pop(cs, t, f->has_end ? f->end : cs->last_ns, !f->has_end, NULL);
+		}
+	}
+	return rc < 0 ? rc : 0;
+}

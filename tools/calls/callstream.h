@@ -1,0 +1,86 @@
+/* The calls of an archive in archive order, as a stream: each duration
+ * slice as a call (a leaf, or an entry and an exit around its children)
+ * with its thread, depth, duration and arguments, and the instants and
+ * log lines in line.  Private to tools/ (fxt-replay; the interactive view's
+ * list).
+ *
+ * Streaming, in bounded memory: nothing is read ahead but one record.  A
+ * complete event has its duration up front; a begin event's comes with its
+ * end.  So the stream holds back one call, the latest, until the next
+ * record that is shown: if that is the end of the same begin, the two are
+ * one CALL (a leaf, its duration known); if it is an event of the same
+ * thread inside the call, the call has children and is an ENTER, and an
+ * EXIT follows at its end; otherwise it is a CALL.  Each thread keeps the
+ * stack of its calls with children (their names, for the EXIT), so memory
+ * is the depth of the stacks, never the number of events.
+ *
+ * Order: the archive's.  Within a thread that is time order (fxtrace's
+ * archives and start-ordered writers: a parent before its children); the
+ * threads follow one another as the archive has them (fxtrace writes a
+ * thread's slices in one run, so the calls of one thread are together).
+ * When the archive goes on with another thread, the ENTERs of complete
+ * events of the one it leaves get their EXIT then (their ends are known);
+ * an ENTER of a begin event gets it at its end event.  Calls still open
+ * at the end of the archive get an EXIT with `open` set, their duration
+ * counted to the last timestamp seen.  Complete events in end order
+ * (children first) come out in that order, each a CALL.
+ *
+ * Shown: duration begin, end and complete events, instant events, log
+ * records.  Counter, flow and async events, and instants of the categories
+ * FXT_SHORT_CATEGORY (include/fxt/format.h: summaries of calls left out)
+ * are not items and hold nothing back. */
+#ifndef FXT_TOOLS_CALLSTREAM_H
+#define FXT_TOOLS_CALLSTREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fxt/reader.h>
+
+enum callstream_kind {
+	CALLSTREAM_CALL,    /* a call without children: ts, dur */
+	CALLSTREAM_ENTER,   /* a call with children; dur when has_dur */
+	CALLSTREAM_EXIT,    /* the end of an ENTER: ts is its end, dur */
+	CALLSTREAM_INSTANT, /* an instant event */
+	CALLSTREAM_LOG,	    /* a log record: name is its message */
+};
+
+struct callstream_item {
+	enum callstream_kind kind;
+	uint64_t pid, tid;
+	uint64_t ts_ns;
+	uint64_t dur_ns;
+	bool has_dur; /* always but for the ENTER of a begin event */
+	bool open;    /* never closed: dur runs to the last timestamp */
+	unsigned depth; /* calls with children around it on its thread */
+	struct fxt_string category, name;
+	/* The arguments: of the slice (a begin/end pair: the begin's, then
+	 * the end's; an EXIT: the end event's, if any). */
+	unsigned nargs;
+	const struct fxt_arg_value *args;
+};
+
+/* Receives each item; its strings are valid during the call only.  A
+ * negative return stops the stream with that error. */
+typedef int (*callstream_fn)(void *ctx, const struct callstream_item *it);
+
+struct callstream;
+
+int callstream_new(struct callstream **cs, callstream_fn fn, void *ctx);
+void callstream_free(struct callstream *cs);
+
+/* Feeds a record (read by r).  Returns 0, the callback's negative return,
+ * or -ENOMEM. */
+int callstream_add_record(struct callstream *cs, struct fxt_reader *r,
+			  const struct fxt_record *rec);
+
+/* After the last record: the call held back, then the EXITs of what is
+ * still open, thread by thread.  Returns as callstream_add_record(). */
+int callstream_finish(struct callstream *cs);
+
+/* The timestamp of the first event or log record (ns), what relative
+ * times start from; false until one was seen. */
+bool callstream_start_ns(const struct callstream *cs, uint64_t *ns);
+
+#endif /* FXT_TOOLS_CALLSTREAM_H */

@@ -1,0 +1,377 @@
+/* fxt-replay: every call of an archive in time order, nested, with its
+ * duration, thread, arguments and return value, the instants and log
+ * lines in line; streamed (callstream.h), so that the first line comes at
+ * once on any archive and a closed pipe ends it quietly. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/recording.h"
+#include "tools/calls/callstream.h"
+#include "tools/front/common.h"
+#include "tools/front/escape.h"
+#include "tools/profile/profile.h"
+
+#define NAME "fxt-replay"
+
+/* A bound of --since/--until: absolute, or relative to the first event. */
+struct when {
+	bool set, relative;
+	uint64_t ns;
+};
+
+struct options {
+	struct tool_pick pick;
+	struct when since, until;
+	size_t depth; /* 0: all */
+	const char *match;
+	const char *path;
+};
+
+static const char help[] =
+    "Usage: fxt-replay [OPTION]... ARCHIVE\n"
+    "Print every call of an FXT archive in time order, nested, with its\n"
+    "duration, thread, arguments and return value; instants and log lines in\n"
+    "line.  Starts printing at once: the archive is read as it is printed.\n"
+    "ARCHIVE is a file, plain or gzip, or '-' for standard input.\n"
+    "\n"
+    "Options:\n"
+    "  -p, --pid PID       only the calls of process PID\n"
+    "  -t, --tid TID       only the calls of thread TID\n"
+    "  -s, --since TIME    only what happens at TIME or later\n"
+    "  -u, --until TIME    only what happens at TIME or earlier\n"
+    "  -d, --depth N       only the calls N levels deep or less (1: the\n"
+    "                      top-level calls)\n"
+    "  -m, --match RE      only the calls (instants, log lines) whose name\n"
+    "                      matches RE (POSIX ERE)\n"
+    "  -h, --help          print this help and exit\n"
+    "  -V, --version       print the version and exit\n"
+    "\n"
+    "TIME: a number with a unit (ns, us, ms or s: \"1.2s\", \"350ms\") is relative\n"
+    "to the first event of the archive; a bare number is an absolute\n"
+    "timestamp in ns, as fxt-dump prints them.\n"
+    "Each line: the time since the first event (s), the duration, the thread\n"
+    "(tid), then the call, indented two spaces per level of nesting.  A call\n"
+    "with children opens with \"name() {\" and closes with \"} /* name */\" at its\n"
+    "end (with its duration); a call without children is one line.  Arguments\n"
+    "(fxt-run --args, libc calls' arguments) go in the parentheses, a return\n"
+    "value (\"retval\", a libc call's \"result\") after \" = \".  \"! name\" is an\n"
+    "instant event, \"# text\" a log line.\n"
+    "Order: the archive's, which is time order within a thread; fxt-run writes\n"
+    "a thread's calls together, so the threads come one after the other.  A\n"
+    "call never closed ends with \"} /* name */ [open]\", counted to the last\n"
+    "timestamp.  A closed output (`fxt replay app.fxt | head`) ends it quietly.\n"
+    "\n"
+    "Exit status:\n"
+    "  0   the calls were written (or the reader of the output left)\n"
+    "  2   bad usage; or ARCHIVE cannot be read, is not an FXT archive or is\n"
+    "      damaged (what came before the damage was printed); or the output\n"
+    "      cannot be written.  One line on standard error names the problem.\n";
+
+/* clang-format off */
+static const struct option longopts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "since", required_argument, NULL, 's' },
+	{ "until", required_argument, NULL, 'u' },
+	{ "depth", required_argument, NULL, 'd' },
+	{ "match", required_argument, NULL, 'm' },
+	{ NULL, 0, NULL, 0 },
+};
+/* clang-format on */
+
+static const struct tool_cli cli = { NAME, help, "p:t:s:u:d:m:", longopts };
+
+static int parse_when(const char *s, struct when *w)
+{
+	size_t n;
+
+	w->set = true;
+	if (tool_parse_count(s, &n) == 0) {
+		w->ns = n;
+		return 0;
+	}
+	w->relative = true;
+	return run_parse_duration(s, &w->ns);
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	int c;
+
+	while ((c = tool_getopt(argc, argv, &cli)) != -1) {
+		switch (c) {
+		case 'p':
+		case 't':
+			if (tool_pick_option(NAME, c == 'p' ? "pid" : "tid", optarg, &o->pick))
+				return TOOL_EXIT_ERROR;
+			break;
+		case 's':
+		case 'u':
+			if (parse_when(optarg, c == 's' ? &o->since : &o->until) < 0)
+				return tool_usage_error(
+				    NAME, "--%s: not a time (ns, or a number with a unit): '%s'",
+				    c == 's' ? "since" : "until", optarg);
+			break;
+		case 'd':
+			if (tool_parse_count(optarg, &o->depth) < 0 || !o->depth)
+				return tool_usage_error(NAME, "--depth: not a count above 0: '%s'",
+							optarg);
+			break;
+		case 'm':
+			o->match = optarg;
+			break;
+		default:
+			return TOOL_EXIT_ERROR;
+		}
+	}
+	if (optind != argc - 1)
+		return tool_usage_error(
+		    NAME, "%s", optind == argc ? "missing ARCHIVE" : "only one ARCHIVE is read");
+	o->path = argv[optind];
+	return 0;
+}
+
+/* ------------------------------------------------------------- printing */
+
+struct replay {
+	const struct options *o;
+	struct callstream *cs;
+	regex_t re;
+	bool have_re;
+	char *name; /* a NUL-terminated copy for regexec() */
+	size_t capname;
+	bool closed; /* the output's reader left */
+};
+
+static bool is_named(const struct fxt_string *s, const char *name)
+{
+	size_t n = strlen(name);
+
+	return s->len == n && memcmp(s->data, name, n) == 0;
+}
+
+/* The return value among a call's arguments ("retval" of fxt-run
+ * --retval, "result" of a libc call). */
+static bool is_ret(const struct fxt_arg_value *a)
+{
+	return is_named(&a->name, "retval") || is_named(&a->name, "result");
+}
+
+static void put_value(const struct fxt_arg_value *a)
+{
+	switch (a->type) {
+	case FXT_ARG_INT32:
+	case FXT_ARG_INT64:
+		printf("%" PRId64, a->v.i);
+		break;
+	case FXT_ARG_UINT32:
+	case FXT_ARG_UINT64:
+	case FXT_ARG_KOID:
+		printf("%" PRIu64, a->v.u);
+		break;
+	case FXT_ARG_POINTER:
+		printf("0x%" PRIx64, a->v.u);
+		break;
+	case FXT_ARG_DOUBLE:
+		printf("%g", a->v.d);
+		break;
+	case FXT_ARG_STRING:
+		putchar('"');
+		tool_put_text_mem(stdout, a->v.s.data, a->v.s.len);
+		putchar('"');
+		break;
+	case FXT_ARG_BOOL:
+		fputs(a->v.b ? "true" : "false", stdout);
+		break;
+	default:
+		fputs("null", stdout);
+		break;
+	}
+}
+
+/* "(a=1, b=2)" then " = RET" when the call has one. */
+static void put_args(const struct callstream_item *it, bool parens)
+{
+	const struct fxt_arg_value *ret = NULL;
+	bool first = true;
+
+	if (parens)
+		putchar('(');
+	for (unsigned i = 0; i < it->nargs; i++) {
+		const struct fxt_arg_value *a = &it->args[i];
+
+		if (is_ret(a)) {
+			ret = a;
+			continue;
+		}
+		if (!parens && first)
+			putchar(' ');
+		if (!first)
+			fputs(", ", stdout);
+		first = false;
+		tool_put_text_mem(stdout, a->name.data, a->name.len);
+		putchar('=');
+		put_value(a);
+	}
+	if (parens)
+		putchar(')');
+	if (ret) {
+		fputs(" = ", stdout);
+		put_value(ret);
+	}
+}
+
+static bool wanted(struct replay *rp, const struct callstream_item *it)
+{
+	const struct options *o = rp->o;
+	uint64_t start, ts = it->ts_ns, rel;
+
+	if (!tool_picked(&o->pick, it->pid, it->tid))
+		return false;
+	if (o->depth && it->depth >= o->depth)
+		return false;
+	if (o->since.set || o->until.set) {
+		callstream_start_ns(rp->cs, &start);
+		rel = ts >= start ? ts - start : 0;
+		if (o->since.set && (o->since.relative ? rel : ts) < o->since.ns)
+			return false;
+		if (o->until.set && (o->until.relative ? rel : ts) > o->until.ns)
+			return false;
+		if (o->since.set && o->since.relative && ts < start)
+			return false;
+	}
+	if (rp->have_re) {
+		if (TOOL_GROW(rp->name, rp->capname, (size_t)it->name.len + 1) < 0)
+			return true; /* shown rather than lost */
+		memcpy(rp->name, it->name.data, it->name.len);
+		rp->name[it->name.len] = 0;
+		if (regexec(&rp->re, rp->name, 0, NULL, 0) != 0)
+			return false;
+	}
+	return true;
+}
+
+static int on_item(void *ctx, const struct callstream_item *it)
+{
+	struct replay *rp = ctx;
+	uint64_t start, ts;
+	char dur[32] = "";
+
+	/* The converter writes each log line twice: a log record, shown, and
+	 * an instant of category "log" for Perfetto. */
+	if (it->kind == CALLSTREAM_INSTANT && is_named(&it->category, "log"))
+		return 0;
+	if (!wanted(rp, it))
+		return 0;
+	callstream_start_ns(rp->cs, &start);
+	ts = it->ts_ns >= start ? it->ts_ns - start : 0;
+	if (it->has_dur)
+		profile_fmt_ns(dur, sizeof(dur), (double)it->dur_ns);
+	printf("%6" PRIu64 ".%09" PRIu64 " %12s %7" PRIu64 " | %*s", ts / 1000000000,
+	       ts % 1000000000, dur, it->tid, (int)(2 * it->depth), "");
+	switch (it->kind) {
+	case CALLSTREAM_CALL:
+	case CALLSTREAM_ENTER:
+		tool_put_text_mem(stdout, it->name.data, it->name.len);
+		put_args(it, true);
+		if (it->kind == CALLSTREAM_ENTER)
+			fputs(" {", stdout);
+		break;
+	case CALLSTREAM_EXIT:
+		fputs("} /* ", stdout);
+		tool_put_text_mem(stdout, it->name.data, it->name.len);
+		fputs(" */", stdout);
+		put_args(it, false);
+		if (it->open)
+			fputs(" [open]", stdout);
+		break;
+	case CALLSTREAM_INSTANT:
+		fputs("! ", stdout);
+		tool_put_text_mem(stdout, it->name.data, it->name.len);
+		put_args(it, false);
+		break;
+	case CALLSTREAM_LOG:
+		fputs("# ", stdout);
+		tool_put_text_mem(stdout, it->name.data,
+				  it->name.len - (it->name.len && it->name.data[it->name.len - 1] == '\n'));
+		break;
+	}
+	putchar('\n');
+	if (ferror(stdout)) {
+		if (errno == EPIPE)
+			rp->closed = true;
+		return -(errno ? errno : EIO);
+	}
+	return 0;
+}
+
+static int on_record(void *ctx, struct fxt_reader *r, const struct fxt_record *rec)
+{
+	struct replay *rp = ctx;
+
+	return callstream_add_record(rp->cs, r, rec);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct replay rp = { .o = &o };
+	struct tool_input in = { 0 };
+	char err[512] = "";
+	int rc, status = TOOL_EXIT_ERROR;
+
+	if (parse_args(argc, argv, &o))
+		return TOOL_EXIT_ERROR;
+	if (o.match) {
+		char msg[256];
+
+		rc = regcomp(&rp.re, o.match, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			regerror(rc, &rp.re, msg, sizeof(msg));
+			return tool_usage_error(NAME, "--match '%s': %s", o.match, msg);
+		}
+		rp.have_re = true;
+	}
+	/* A reader that leaves (`| head`) is a write error EPIPE, not a
+	 * signal: the end of the job, said by no message. */
+	signal(SIGPIPE, SIG_IGN);
+	rc = callstream_new(&rp.cs, on_item, &rp);
+	if (rc < 0) {
+		tool_error(NAME, "%s", strerror(-rc));
+		goto out;
+	}
+	in.path = o.path;
+	rc = tool_read_input(&in, on_record, &rp, err, sizeof(err));
+	if (rc == 0)
+		rc = callstream_finish(rp.cs);
+	if (rp.closed) {
+		status = TOOL_EXIT_OK;
+		goto out;
+	}
+	fflush(stdout);
+	if (rp.closed || (ferror(stdout) && errno == EPIPE)) {
+		status = TOOL_EXIT_OK;
+		goto out;
+	}
+	if (rc < 0) {
+		if (!*err)
+			snprintf(err, sizeof(err), "%s", strerror(-rc));
+		tool_error(NAME, "%s: %s", o.path, err);
+		goto out;
+	}
+	if (tool_flush_stdout(NAME) == 0)
+		status = TOOL_EXIT_OK;
+out:
+	if (rp.have_re)
+		regfree(&rp.re);
+	free(rp.name);
+	callstream_free(rp.cs);
+	return status;
+}

@@ -1,0 +1,23 @@
+# tools/calls/: the call views, on the profile's stack reconstruction: the
+# aggregated call tree (calltree.c: fxt-tree) and the calls in time order
+# as a stream (callstream.c: fxt-replay), in libfxtcalls for the views that
+# draw them too.  Their tests are in tests/unit.mk and tests/e2e.mk.
+
+noinst_LTLIBRARIES += libfxtcalls.la
+libfxtcalls_la_SOURCES = tools/calls/calltree.c tools/calls/calltree.h \
+	tools/calls/callstream.c tools/calls/callstream.h tools/calls/thrmap.h
+libfxtcalls_la_LIBADD = libfxtprofile.la
+
+bin_PROGRAMS += fxt-tree fxt-replay
+fxt_tree_SOURCES = tools/calls/fxt-tree.c
+fxt_tree_LDADD = libfxtcalls.la
+fxt_replay_SOURCES = tools/calls/fxt-replay.c
+fxt_replay_LDADD = libfxtcalls.la libfxtrun.la
+
+# `make bench-calls`: bench/calls.sh times fxt-tree against fxt-report on
+# a ~380 MB generated archive, in the same run, and fxt-replay's time to
+# its first line on it (EVENTS=N, REPS=3).
+dist_noinst_SCRIPTS += bench/calls.sh
+bench-calls: fxt-report fxt-tree fxt-replay bench/gen_archive
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/calls.sh
+.PHONY: bench-calls
