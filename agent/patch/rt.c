@@ -150,11 +150,14 @@ static uint64_t pop_gone(struct pstack *s, uint64_t *below)
 	return ret;
 }
 
-/* A patched function's entry: records it and pushes its shadow entry,
- * whose fn is `tagged` (fn, with what to read at its return); whether it
- * did (not for a thread without a shadow stack). */
+/* A patched function's entry: records it (with the values c holds when
+ * not NULL, or the integer registers gprs names: --args) and pushes its shadow entry, whose fn is `tagged` (fn,
+ * with what to read at its return); whether it did (not for a thread
+ * without a shadow stack). */
 static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *slot,
-							uint64_t tagged)
+							uint64_t tagged,
+							const struct captured *c,
+							uint32_t gprs)
 {
 	struct pstack *s = &pstack;
 
@@ -168,7 +171,12 @@ static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *s
 	 * caller; the real return address is the caller's. */
 	if (ret == (uint64_t)(uintptr_t)fxt__patch_exit_tramp && tail)
 		ret = tail;
-	record(fn);
+	if (c)
+		record_with(c, fn);
+	else if (gprs)
+		record_ints(fn, slot, gprs);
+	else
+		record(fn);
 	/* A signal handler's calls may come between any two of these steps:
 	 * the entry is marked live (an unknown slot is above every other)
 	 * before it is counted, and filled after. */
@@ -188,9 +196,14 @@ static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *s
 	return true;
 }
 
-bool fxt__patch_push(uint64_t fn, uint64_t *slot, uint64_t tagged)
+bool fxt__patch_push(uint64_t fn, uint64_t *slot, uint64_t tagged, const struct captured *c)
 {
-	return enter(fn, slot, tagged);
+	return enter(fn, slot, tagged, c, 0);
+}
+
+bool fxt__patch_push_ints(uint64_t fn, uint64_t *slot, uint64_t tagged, uint32_t gprs)
+{
+	return enter(fn, slot, tagged, NULL, gprs);
 }
 
 void fxt__patch_enter(uint64_t fn, uint64_t *slot)
@@ -199,7 +212,7 @@ void fxt__patch_enter(uint64_t fn, uint64_t *slot)
 		fxt__patch_enter_args(fn, slot);
 		return;
 	}
-	enter(fn, slot, fn);
+	enter(fn, slot, fn, NULL, 0);
 }
 
 void agent_patch_thread_end(void)
@@ -232,7 +245,12 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		s->n--;
 		if (__builtin_expect(e.fn >> 47, 0)) {
-			fxt__patch_exit_args(e.fn, sp);
+			/* An integer result (or nothing), the common case. */
+			uint32_t caps = SHADOW_RET_CAPS(e.fn);
+			if (!(caps & ~(FXT_CAP_RAX | FXT_CAP_RDX)) && !SHADOW_COND(e.fn))
+				record_ints(PATCH_FN(e.fn) | SPOOL_EXIT_BIT, sp, caps);
+			else
+				fxt__patch_exit_args(e.fn, sp);
 			return e.ret;
 		}
 		record(e.fn | SPOOL_EXIT_BIT);
