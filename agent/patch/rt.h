@@ -59,69 +59,6 @@ static inline __attribute__((always_inline)) void record(uint64_t addr)
 #define SAVED_RDI 4
 #define SAVED_RDX 6
 
-/* The hook record of a patched call's entry (addr: its function) with
- * the integer registers `caps` names after it (FXT_CAP_GPR(i), read at
- * `at`: the slot of its return address), or of its exit (with
- * SPOOL_EXIT_BIT) with rax and rdx before it (FXT_CAP_RAX, FXT_CAP_RDX,
- * read at `at`: the stack pointer it returned with): each a REG record,
- * written where it goes, in one reservation with the hook's, under one
- * timestamp, so that what a value costs is two stores.  Apart when the
- * hook record goes elsewhere first (a filter) or the clock is not the
- * TSC. */
-static inline __attribute__((always_inline)) void record_ints(uint64_t addr, const uint64_t *at,
-							      uint32_t caps)
-{
-	struct tstate *t = &agent_tls;
-	uint64_t fn = addr & ~SPOOL_EXIT_BIT, *p, ts = 0;
-	bool exit = addr != fn, with = !agent_filter_on && agent_clock_tsc;
-	/* (Counted without popcnt, which the baseline x86-64 lacks: 4 bits
-	 * a nibble's count.) */
-	unsigned n = exit ? (unsigned)((caps & FXT_CAP_RAX) != 0) + ((caps & FXT_CAP_RDX) != 0)
-			  : (unsigned)((0x4332322132212110ull >> (4 * (caps & 15))) & 15) +
-				(unsigned)((0x2110u >> (4 * ((caps >> 4) & 3))) & 15);
-
-	if (__builtin_expect(!with, 0)) {
-		if (!exit)
-			record(addr);
-		if (!n || !t->tb)
-			goto hook;
-	} else {
-		ts = __rdtsc(); /* before the reservation, as agent_record_clk() */
-	}
-	p = agent_ev_begin(t, n + with, ts, with);
-	if (p) {
-		if (with && !exit) {
-			p[0] = ts;
-			p[1] = addr;
-			p += 2;
-		}
-		for (unsigned i = 0; i < FXT_ARG_GPRS; i++)
-			if (!exit && (caps & FXT_CAP_GPR(i))) {
-				p[0] = at[-(long)(SAVED_RDI + i)];
-				p[1] = ev_reg_w1(FXT_REG_GPR0 + i, fn, false);
-				p += 2;
-			}
-		if (exit && (caps & FXT_CAP_RAX)) {
-			p[0] = at[-SAVED_RAX];
-			p[1] = ev_reg_w1(FXT_REG_RAX, fn, false);
-			p += 2;
-		}
-		if (exit && (caps & FXT_CAP_RDX)) {
-			p[0] = at[-SAVED_RDX];
-			p[1] = ev_reg_w1(FXT_REG_RDX, fn, false);
-			p += 2;
-		}
-		if (with && exit) {
-			p[0] = ts;
-			p[1] = addr;
-		}
-	}
-	agent_ev_end(t);
-hook:
-	if (!with && exit)
-		record(addr);
-}
-
 /* The values read at a patched call as their records go into the
  * buffer: a REG record each (spool/records.h), a string's DATA slots
  * after its own.  Up to 6 + 8 registers, of which up to 6 strings
