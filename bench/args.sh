@@ -8,11 +8,13 @@
 #                loads, agent/patch/probe.c; by the kernel when a program
 #                starts with SIGSEGV ignored: ~1.5 us)
 #
-# Each is the best of REPS (default 5) runs.  A call's cost is the time
-# it adds to the program's loop (which the program times itself):
+# Each is the best of REPS (default 5) runs, the runs of all six taken in
+# turn.  A call's cost is the time it adds to the program's loop, which
+# the program times itself in its thread's CPU time (args_calls.c):
 # (loop(traced) - loop(plain)) / N; the conversion fxt-run does after the
-# program is apart (its whole-run time per call is shown too).  Goals
-# (issue 27): ints <= 1.5x a patched call without them, string <= 2x.
+# program is apart (its whole-run time per call, on the wall clock, is
+# shown too).  Goals (issue 27): ints <= 1.5x a patched call without
+# them, string <= 2x.
 #
 #   make bench-args [N=2000000] [REPS=5]
 set -eu
@@ -24,38 +26,43 @@ trap 'rm -rf "$work"' EXIT
 P=$B/bench/args-calls
 
 now() { date +%s%N; }
-# best CMD...: "LOOP WALL", the best loop time and the best wall time of
-# reps runs, in ns.
-best() {
-  bl= bw=
-  i=0
-  while [ $i -lt "$reps" ]; do
-    t0=$(now)
-    l=$("$@" 2>/dev/null | awk '$1 == "loop_ns" { print $2 }') ||
-      { echo "bench-args: failed: $*" >&2; exit 1; }
-    w=$(( $(now) - t0 ))
-    [ -n "$l" ] || { echo "bench-args: failed: $*" >&2; exit 1; }
-    if [ -z "$bl" ] || [ "$l" -lt "$bl" ]; then bl=$l; fi
-    if [ -z "$bw" ] || [ "$w" -lt "$bw" ]; then bw=$w; fi
-    i=$((i + 1))
-  done
-  echo "$bl $bw"
+# run NAME CMD...: runs CMD once; appends "LOOP WALL" (ns) to $work/NAME.
+run() {
+  name=$1
+  shift
+  t0=$(now)
+  l=$("$@" 2>/dev/null | awk '$1 == "loop_ns" { print $2 }') ||
+    { echo "bench-args: failed: $*" >&2; exit 1; }
+  w=$(( $(now) - t0 ))
+  [ -n "$l" ] || { echo "bench-args: failed: $*" >&2; exit 1; }
+  echo "$l $w" >>"$work/$name"
 }
-# cost MODE FN [OPTIONS]: "CALL WHOLE", the ns a call of FN adds to the
-# program's loop, and to the whole run (conversion included).
+# best NAME: "LOOP WALL", the best of each over the runs of NAME.
+best() { sort -n -k1,1 "$work/$1" | head -1 | cut -d' ' -f1; sort -n -k2,2 "$work/$1" | head -1 | cut -d' ' -f2; }
+# cost NAME PLAIN: "CALL WHOLE", the ns a call adds to the program's loop
+# and to the whole run (conversion included), against the plain runs.
 cost() {
-  mode=$1 fn=$2
-  shift 2
-  p=$(best "$P" "$mode" "$n")
-  t=$(best "$B/fxt-run" -q -f -o "$work/t.fxt" --patch="^$fn\$" "$@" -- "$P" "$mode" "$n")
-  awk -v t="$t" -v p="$p" -v n="$n" 'BEGIN {
-    split(t, a, " "); split(p, b, " ")
-    printf "%.2f %.2f\n", (a[1] - b[1]) / n, (a[2] - b[2]) / n }'
+  set -- $(best "$1") $(best "$2")
+  awk -v tl="$1" -v tw="$2" -v pl="$3" -v pw="$4" -v n="$n" \
+    'BEGIN { printf "%.2f %.2f\n", (tl - pl) / n, (tw - pw) / n }'
 }
-ints0=$(cost ints add2)
-ints=$(cost ints add2 --args='^add2$' --retval='^add2$')
-str0=$(cost str measure)
-str=$(cost str measure --args='^measure$')
+# The runs interleaved, a round of each at a time: a machine whose load
+# changes meanwhile weighs on them all alike.
+fxt() { "$B/fxt-run" -q -f -o "$work/t.fxt" "$@"; }
+i=0
+while [ $i -lt "$reps" ]; do
+  run ints.plain "$P" ints "$n"
+  run ints.patched fxt --patch='^add2$' -- "$P" ints "$n"
+  run ints.args fxt --patch='^add2$' --args='^add2$' --retval='^add2$' -- "$P" ints "$n"
+  run str.plain "$P" str "$n"
+  run str.patched fxt --patch='^measure$' -- "$P" str "$n"
+  run str.args fxt --patch='^measure$' --args='^measure$' -- "$P" str "$n"
+  i=$((i + 1))
+done
+ints0=$(cost ints.patched ints.plain)
+ints=$(cost ints.args ints.plain)
+str0=$(cost str.patched str.plain)
+str=$(cost str.args str.plain)
 awk -v n="$n" -v reps="$reps" -v i0="$ints0" -v i="$ints" -v s0="$str0" -v s="$str" 'BEGIN {
   split(i0, I0, " "); split(i, I, " "); split(s0, S0, " "); split(s, S, " ")
   printf "best of %d runs, %d calls each; ns a call adds to the untraced program\n", reps, n

@@ -254,28 +254,25 @@ static long tagged(struct replay *d, const uint64_t *p, const uint64_t *stop, bo
 		return err < 0 ? err : (long)(1 + got);
 	}
 	case EV_TAG_REG: {
-		const uint64_t *h = p + 2;
 		long used = 1;
 
 		a.key = ev_reg_num(w1);
 		a.type = ARGT_REG;
 		a.value = w0;
 		len = 0;
-		if (w1 & EV_REG_STRING) {
-			/* Its STR head and DATA slots. */
-			if (h >= stop)
-				return more ? 0 : 1;
-			if (ev_tag(h[1]) != EV_TAG_STR)
-				return 1; /* torn */
-			if (!data_bytes(h + 2, stop, more, h[0], bytes, &len, &got))
+		if ((w1 & EV_REG_STRING) && (w1 & EV_REG_STR_UNREADABLE)) {
+			a.type = ARGT_REGSTR; /* w0 is the pointer */
+			a.key |= REG_STR_UNREADABLE;
+		} else if (w1 & EV_REG_STRING) {
+			/* w0 is the length of what its DATA slots hold. */
+			if (!data_bytes(p + 2, stop, more, w0, bytes, &len, &got))
 				return 0;
 			a.type = ARGT_REGSTR;
+			a.value = 0;
 			a.len = (uint32_t)len;
-			if (h[1] & EV_STR_TRUNCATED)
+			if (w1 & EV_REG_STR_TRUNCATED)
 				a.key |= REG_STR_TRUNCATED;
-			if (h[1] & EV_STR_UNREADABLE)
-				a.key |= REG_STR_UNREADABLE;
-			used = 2 + (long)got;
+			used = 1 + (long)got;
 		}
 		/* Only the frame of its function: a filter may have left the
 		 * entry out, and the innermost frame is another then. */

@@ -77,15 +77,17 @@
  *         followed by one DATA-tagged slot: w0 = byte count.
  *         A write to or read from a pipe or socket, inside its CALL frame.
  *  REG    w0 = the register's contents (an XMM register's low 64 bits)
- *         w1 = [62:56 tag] [55 string] [52:48 reg] [46:0 fn]
+ *         w1 = [62:56 tag] [55 string] [54 unreadable] [53 truncated]
+ *              [52:48 reg] [46:0 fn]
  *         A register read at the entry or return of a patched function
  *         fn (fxt-run --args/--retval, run/argspec.h): reg is an enum
  *         fxt_reg.  At the entry it follows the hook record, at the
  *         return it comes before it; it belongs to the innermost open
  *         frame only if that frame is fn's (a filter may have left the
- *         entry out).  With "string", a STR head (key 0; w0 = the length,
- *         EV_STR_TRUNCATED, EV_STR_UNREADABLE) and its DATA slots follow:
- *         the bytes the register pointed to.
+ *         entry out).  With "string", the register held a pointer to a
+ *         string: w0 is the length of what was read of it, whose DATA
+ *         slots follow ("truncated": not all of it); "unreadable": none
+ *         could be read, w0 is the pointer and no DATA slot follows.
  */
 #ifndef FXT_SPOOL_RECORDS_H
 #define FXT_SPOOL_RECORDS_H
@@ -204,8 +206,7 @@ static inline unsigned ev_arg_type(uint64_t w1)
 /* ------------------------------------------------------------ STR, DATA */
 
 #define EV_DATA_BYTES	  14u /* bytes per DATA slot */
-#define EV_STR_TRUNCATED  (1ull << 16)
-#define EV_STR_UNREADABLE (1ull << 17) /* REG's: the pointer could not be read */
+#define EV_STR_TRUNCATED (1ull << 16)
 
 /* A STR head; `flags` is 0 or EV_STR_TRUNCATED. */
 static inline uint64_t ev_str_w1(unsigned key, uint64_t flags)
@@ -254,8 +255,10 @@ static inline void ev_get_data(const uint64_t *p, char *out, size_t len)
 
 /* ------------------------------------------------------------ REG */
 
-#define EV_REG_STRING (1ull << 55)
-#define EV_REG_FN     ((1ull << 47) - 1)
+#define EV_REG_STRING	      (1ull << 55)
+#define EV_REG_STR_UNREADABLE (1ull << 54) /* w0: the pointer, no DATA */
+#define EV_REG_STR_TRUNCATED  (1ull << 53)
+#define EV_REG_FN	      ((1ull << 47) - 1)
 
 static inline uint64_t ev_reg_w1(unsigned reg, uint64_t fn, bool string)
 {

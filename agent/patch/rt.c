@@ -150,11 +150,77 @@ static uint64_t pop_gone(struct pstack *s, uint64_t *below)
 	return ret;
 }
 
-/* A patched function's entry: records it and pushes its shadow entry,
- * whose fn is `tagged` (fn, with what to read at its return); whether it
- * did (not for a thread without a shadow stack). */
+/* The hook record of a patched call's entry (addr: its function) with
+ * the integer registers `caps` names after it (FXT_CAP_GPR(i), read at
+ * `at`: the slot of its return address), or of its exit (with
+ * SPOOL_EXIT_BIT) with rax and rdx before it (FXT_CAP_RAX, FXT_CAP_RDX,
+ * read at `at`: the stack pointer it returned with): each a REG record,
+ * written where it goes, in one reservation with the hook's, under one
+ * timestamp, so that what a value costs is two stores.  Apart when the
+ * hook record goes elsewhere first (a filter) or the clock is not the
+ * TSC. */
+static inline __attribute__((always_inline)) void record_ints(uint64_t addr, const uint64_t *at,
+							      uint32_t caps)
+{
+	struct tstate *t = &agent_tls;
+	uint64_t fn = addr & ~SPOOL_EXIT_BIT, *p, ts = 0;
+	bool exit = addr != fn, with = !agent_filter_on && agent_clock_tsc;
+	/* (Counted without popcnt, which the baseline x86-64 lacks: 4 bits
+	 * a nibble's count.) */
+	unsigned n = exit ? (unsigned)((caps & FXT_CAP_RAX) != 0) + ((caps & FXT_CAP_RDX) != 0)
+			  : (unsigned)((0x4332322132212110ull >> (4 * (caps & 15))) & 15) +
+				(unsigned)((0x2110u >> (4 * ((caps >> 4) & 3))) & 15);
+
+	if (__builtin_expect(!with, 0)) {
+		if (!exit)
+			record(addr);
+		if (!n || !t->tb)
+			goto hook;
+	} else {
+		ts = __rdtsc(); /* before the reservation, as agent_record_clk() */
+	}
+	p = agent_ev_begin(t, n + with, ts, with);
+	if (p) {
+		if (with && !exit) {
+			p[0] = ts;
+			p[1] = addr;
+			p += 2;
+		}
+		for (unsigned i = 0; i < FXT_ARG_GPRS; i++)
+			if (!exit && (caps & FXT_CAP_GPR(i))) {
+				p[0] = at[-(long)(SAVED_RDI + i)];
+				p[1] = ev_reg_w1(FXT_REG_GPR0 + i, fn, false);
+				p += 2;
+			}
+		if (exit && (caps & FXT_CAP_RAX)) {
+			p[0] = at[-SAVED_RAX];
+			p[1] = ev_reg_w1(FXT_REG_RAX, fn, false);
+			p += 2;
+		}
+		if (exit && (caps & FXT_CAP_RDX)) {
+			p[0] = at[-SAVED_RDX];
+			p[1] = ev_reg_w1(FXT_REG_RDX, fn, false);
+			p += 2;
+		}
+		if (with && exit) {
+			p[0] = ts;
+			p[1] = addr;
+		}
+	}
+	agent_ev_end(t);
+hook:
+	if (!with && exit)
+		record(addr);
+}
+
+/* A patched function's entry: records it (with the values c holds when
+ * not NULL, or the integer registers gprs names: --args) and pushes its shadow entry, whose fn is `tagged` (fn,
+ * with what to read at its return); whether it did (not for a thread
+ * without a shadow stack). */
 static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *slot,
-							uint64_t tagged)
+							uint64_t tagged,
+							const struct captured *c,
+							uint32_t gprs)
 {
 	struct pstack *s = &pstack;
 
@@ -168,7 +234,12 @@ static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *s
 	 * caller; the real return address is the caller's. */
 	if (ret == (uint64_t)(uintptr_t)fxt__patch_exit_tramp && tail)
 		ret = tail;
-	record(fn);
+	if (c)
+		record_with(c, fn);
+	else if (gprs)
+		record_ints(fn, slot, gprs);
+	else
+		record(fn);
 	/* A signal handler's calls may come between any two of these steps:
 	 * the entry is marked live (an unknown slot is above every other)
 	 * before it is counted, and filled after. */
@@ -188,9 +259,14 @@ static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *s
 	return true;
 }
 
-bool fxt__patch_push(uint64_t fn, uint64_t *slot, uint64_t tagged)
+bool fxt__patch_push(uint64_t fn, uint64_t *slot, uint64_t tagged, const struct captured *c)
 {
-	return enter(fn, slot, tagged);
+	return enter(fn, slot, tagged, c, 0);
+}
+
+bool fxt__patch_push_ints(uint64_t fn, uint64_t *slot, uint64_t tagged, uint32_t gprs)
+{
+	return enter(fn, slot, tagged, NULL, gprs);
 }
 
 void fxt__patch_enter(uint64_t fn, uint64_t *slot)
@@ -199,7 +275,7 @@ void fxt__patch_enter(uint64_t fn, uint64_t *slot)
 		fxt__patch_enter_args(fn, slot);
 		return;
 	}
-	enter(fn, slot, fn);
+	enter(fn, slot, fn, NULL, 0);
 }
 
 void agent_patch_thread_end(void)
@@ -232,7 +308,12 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		s->n--;
 		if (__builtin_expect(e.fn >> 47, 0)) {
-			fxt__patch_exit_args(e.fn, sp);
+			/* An integer result (or nothing), the common case. */
+			uint32_t caps = SHADOW_RET_CAPS(e.fn);
+			if (!(caps & ~(FXT_CAP_RAX | FXT_CAP_RDX)) && !SHADOW_COND(e.fn))
+				record_ints(PATCH_FN(e.fn) | SPOOL_EXIT_BIT, sp, caps);
+			else
+				fxt__patch_exit_args(e.fn, sp);
 			return e.ret;
 		}
 		record(e.fn | SPOOL_EXIT_BIT);

@@ -48,6 +48,82 @@ static inline __attribute__((always_inline)) void record(uint64_t addr)
 			       0);
 }
 
+/* fxt-run --args/--retval (run/argspec.h): a function whose stub's quad
+ * has PATCH_FN_ARGS set has what to read in the quad PATCH_STUB_SPEC
+ * bytes before it; the registers are read where the trampolines saved
+ * them (tramp.S, SAVE_GPRS: rax rdi rsi rdx rcx r8 r9 r10 r11 pushed in
+ * that order below the saved rbp, which is 2 words below the slot at the
+ * entry and the stack pointer at the return), the vector ones where
+ * they are: nothing here touches them before they are read. */
+#define SAVED_RAX 3 /* words below slot (entry) or sp (return) */
+#define SAVED_RDI 4
+#define SAVED_RDX 6
+
+/* The values read at a patched call as their records go into the
+ * buffer: a REG record each (spool/records.h), a string's DATA slots
+ * after its own.  Up to 6 + 8 registers, of which up to 6 strings
+ * (integer registers only). */
+#define CAPTURED_MAX \
+	(FXT_ARG_GPRS + FXT_ARG_XMMS + \
+	 FXT_ARG_GPRS * ((FXT_ARG_STR_MAX + EV_DATA_BYTES - 1) / EV_DATA_BYTES))
+struct captured {
+	unsigned slots;
+	uint64_t w[2 * CAPTURED_MAX];
+};
+
+/* n slots of c's from `from` on to p (a loop the compiler must not make a
+ * call of memcpy(), which may use the vector registers). */
+static inline __attribute__((always_inline)) void put_slots(uint64_t *p, const uint64_t *from,
+							    unsigned n)
+{
+	for (unsigned i = 0; i < 2 * n; i++) {
+		__asm__("" : "+r"(p)); /* not a pattern */
+		p[i] = from[i];
+	}
+}
+
+/* The hook record of a patched call's entry (addr: its function) or exit
+ * (with SPOOL_EXIT_BIT), and c's records after the entry's or before the
+ * exit's: one reservation, one timestamp, so that what a value costs is
+ * its stores; a signal handler's records come before or after them all.
+ * When the hook record goes elsewhere first (a filter) or the clock is
+ * not the TSC, apart, in the same order. */
+static inline __attribute__((always_inline)) void record_with(const struct captured *c, uint64_t addr)
+{
+	struct tstate *t = &agent_tls;
+	uint64_t *p, ts;
+	bool exit = (addr & SPOOL_EXIT_BIT) != 0;
+
+	if (__builtin_expect(agent_filter_on || !agent_clock_tsc || !c->slots, 0)) {
+		if (!exit)
+			record(addr);
+		if (c->slots && t->tb) {
+			p = agent_ev_begin(t, c->slots, 0, false);
+			if (p)
+				put_slots(p, c->w, c->slots);
+			agent_ev_end(t);
+		}
+		if (exit)
+			record(addr);
+		return;
+	}
+	ts = __rdtsc(); /* before the reservation, as agent_record_clk() */
+	p = agent_ev_begin(t, c->slots + 1, ts, true);
+	if (p) {
+		if (!exit) {
+			p[0] = ts;
+			p[1] = addr;
+			p += 2;
+		}
+		put_slots(p, c->w, c->slots);
+		if (exit) {
+			p[2 * c->slots] = ts;
+			p[2 * c->slots + 1] = addr;
+		}
+	}
+	agent_ev_end(t);
+}
+
 /* The shadow entry's fn above the function's address (PATCH_FN()): what
  * to read at its return, and the index of the test of its value there. */
 #define SHADOW_RET_SHIFT    27 /* FXT_CAP_RETURN (bits 20..24) -> 47..51 */
@@ -61,12 +137,18 @@ static inline __attribute__((always_inline)) void record(uint64_t addr)
 void fxt__patch_enter_args(uint64_t quad, uint64_t *slot);
 
 /* The return of a call whose shadow entry's fn is `tagged` (with bits above
- * the address), the stack pointer it returned with `sp`: records the
- * values read, the exit, and tests (rtargs.c). */
+ * the address), the stack pointer it returned with `sp`, when it reads
+ * more than an integer result (rt.c records that) or tests a value:
+ * records the values read, the exit, and tests (rtargs.c). */
 void fxt__patch_exit_args(uint64_t tagged, const uint64_t *sp);
 
-/* rt.c's entry, for fxt__patch_enter_args(): records the call of fn and
- * pushes its shadow entry, whose fn is `tagged`; whether it did. */
-bool fxt__patch_push(uint64_t fn, uint64_t *slot, uint64_t tagged);
+/* rt.c's entry, for fxt__patch_enter_args(): records the call of fn, with
+ * the values c holds after it when c is not NULL, and pushes its shadow
+ * entry, whose fn is `tagged`; whether it did. */
+bool fxt__patch_push(uint64_t fn, uint64_t *slot, uint64_t tagged, const struct captured *c);
+
+/* The same with the integer registers `gprs` names (FXT_CAP_GPR()) only,
+ * read and recorded where they go (record_ints()). */
+bool fxt__patch_push_ints(uint64_t fn, uint64_t *slot, uint64_t tagged, uint32_t gprs);
 
 #endif /* FXT_AGENT_PATCH_RT_H */

@@ -14,17 +14,6 @@
 
 #include "agent/agent.h" /* after rt.h: its slow paths */
 
-/* fxt-run --args/--retval (run/argspec.h): a function whose stub's quad
- * has PATCH_FN_ARGS set has what to read in the quad PATCH_STUB_SPEC
- * bytes before it; the registers are read where the trampolines saved
- * them (tramp.S, SAVE_GPRS: rax rdi rsi rdx rcx r8 r9 r10 r11 pushed in
- * that order below the saved rbp, which is 2 words below the slot at the
- * entry and the stack pointer at the return), the vector ones where
- * they are: nothing here touches them before they are read. */
-#define SAVED_RAX 3 /* words below slot (entry) or sp (return) */
-#define SAVED_RDI 4
-#define SAVED_RDX 6
-
 /* agent_tbuf_slow_n()'s arguments, through fxt__patch_call_saving. */
 struct slow_n {
 	struct tstate *t;
@@ -79,8 +68,10 @@ static inline long raw_syscall6(long nr, long a, long b, long c, long d, long e,
 }
 
 /* Room for a string read: FXT_ARG_STR_MAX bytes, one more to see whether
- * it ends there, and 7 for the last word fxt__patch_probe_copy writes. */
-#define STR_ROOM (FXT_ARG_STR_MAX + 8)
+ * it ends there, and 7 for the last word fxt__patch_probe_copy writes;
+ * put_bytes() reads 16 bytes from its last DATA slot's first byte on,
+ * which is at most EV_DATA_BYTES - 1 bytes before FXT_ARG_STR_MAX. */
+#define STR_ROOM (FXT_ARG_STR_MAX + 16)
 
 /* Threads take the fast path's counters in turn. */
 static unsigned probe_next_slot;
@@ -116,7 +107,7 @@ static inline long probe_string(uint64_t p, char buf[STR_ROOM], bool *done)
  * is an error and never a fault: copied with plain loads whose fault the
  * agent's handler recovers when it may (probe.c), else read by the kernel
  * (process_vm_readv() of the process's own memory).  Its length; *flags
- * says whether it was cut (no NUL in the first FXT_ARG_STR_MAX bytes, or
+ * (EV_REG_STR_TRUNCATED, EV_REG_STR_UNREADABLE) says whether it was cut (no NUL in the first FXT_ARG_STR_MAX bytes, or
  * the memory ended before one) or could not be read at all (NULL
  * included). */
 static size_t read_string(uint64_t p, char buf[STR_ROOM], uint64_t *flags)
@@ -131,7 +122,7 @@ static size_t read_string(uint64_t p, char buf[STR_ROOM], uint64_t *flags)
 
 	*flags = 0;
 	if (p < 4096) {
-		*flags = EV_STR_UNREADABLE;
+		*flags = EV_REG_STR_UNREADABLE;
 		return 0;
 	}
 	if (__atomic_load_n(&agent_patch_probe_on, __ATOMIC_RELAXED)) {
@@ -139,12 +130,12 @@ static size_t read_string(uint64_t p, char buf[STR_ROOM], uint64_t *flags)
 		if (done && n >= 0) {
 			if (n <= (long)FXT_ARG_STR_MAX)
 				return (size_t)n;
-			*flags = EV_STR_TRUNCATED;
+			*flags = EV_REG_STR_TRUNCATED;
 			return FXT_ARG_STR_MAX;
 		}
 		if (done) {
 			n = ~n; /* the bytes before the fault, none a NUL */
-			*flags = n ? EV_STR_TRUNCATED : EV_STR_UNREADABLE;
+			*flags = n ? EV_REG_STR_TRUNCATED : EV_REG_STR_UNREADABLE;
 			return n > (long)FXT_ARG_STR_MAX ? FXT_ARG_STR_MAX : (size_t)n;
 		}
 	}
@@ -154,98 +145,65 @@ static size_t read_string(uint64_t p, char buf[STR_ROOM], uint64_t *flags)
 	n = raw_syscall6(SYS_process_vm_readv, (long)__atomic_load_n(&agent.pid, __ATOMIC_RELAXED),
 			 (long)(uintptr_t)&local, 1, (long)(uintptr_t)&remote, 1, 0);
 	if (n <= 0) {
-		*flags = EV_STR_UNREADABLE;
+		*flags = EV_REG_STR_UNREADABLE;
 		return 0;
 	}
 	for (long i = 0; i < n; i++)
 		if (buf[i] == '\0')
 			return (size_t)i;
-	*flags = EV_STR_TRUNCATED;
+	*flags = EV_REG_STR_TRUNCATED;
 	return n > (long)FXT_ARG_STR_MAX ? FXT_ARG_STR_MAX : (size_t)n;
 }
 
-/* DATA slots of `len` bytes of s, without memcpy (the C library's may
- * use the vector registers). */
+/* DATA slots of `len` bytes of s (len <= FXT_ARG_STR_MAX, s of
+ * STR_ROOM bytes), a word at a time; nothing past len.  (The fixed-size
+ * copies are loads: no call of the C library's memcpy, which may use the
+ * vector registers.) */
 static void put_bytes(uint64_t *p, const char *s, size_t len)
 {
 	for (size_t at = 0; at < len; at += EV_DATA_BYTES, p += 2) {
-		uint64_t a = 0, b = 0;
+		size_t left = len - at;
+		uint64_t a, b;
 
-		for (size_t k = 0; k < 8 && at + k < len; k++)
-			a |= (uint64_t)(uint8_t)s[at + k] << (8 * k);
-		for (size_t k = 8; k < EV_DATA_BYTES && at + k < len; k++)
-			b |= (uint64_t)(uint8_t)s[at + k] << (8 * (k - 8));
+		__builtin_memcpy(&a, s + at, 8);
+		__builtin_memcpy(&b, s + at + 8, 8);
+		if (left < 8) {
+			a &= (1ull << (8 * left)) - 1;
+			b = 0;
+		} else {
+			b &= left - 8 < EV_DATA_BYTES - 8 ? (1ull << (8 * (left - 8))) - 1
+							  : (1ull << (8 * (EV_DATA_BYTES - 8))) - 1;
+		}
 		p[0] = a;
 		p[1] = ev_tag_bits(EV_TAG_DATA) | b;
 	}
 }
 
-/* The values to record: up to 6 + 8 registers, of which up to 6 strings. */
-struct captured {
-	unsigned n, slots;
-	uint8_t reg[FXT_ARG_GPRS + FXT_ARG_XMMS];
-	uint64_t val[FXT_ARG_GPRS + FXT_ARG_XMMS];
-	int8_t str[FXT_ARG_GPRS + FXT_ARG_XMMS]; /* its string's index, or -1 */
-	uint64_t str_flags[FXT_ARG_GPRS];
-	size_t str_len[FXT_ARG_GPRS];
-	char strs[FXT_ARG_GPRS][STR_ROOM];
-	unsigned nstr;
-};
-
-static void capture(struct captured *c, unsigned reg, uint64_t val, bool string)
+/* The string at the value of the REG record at p, in the slots after it:
+ * the REG's w0 becomes its length, unless it could not be read. */
+static __attribute__((noinline)) void capture_string(struct captured *c, uint64_t *p)
 {
-	unsigned i = c->n++;
+	char buf[STR_ROOM];
+	uint64_t flags;
+	size_t len = read_string(p[0], buf, &flags);
 
-	c->reg[i] = (uint8_t)reg;
-	c->val[i] = val;
-	c->str[i] = -1;
-	c->slots++;
-	if (string && c->nstr < FXT_ARG_GPRS) {
-		unsigned k = c->nstr++;
-
-		c->str[i] = (int8_t)k;
-		c->str_len[k] = read_string(val, c->strs[k], &c->str_flags[k]);
-		c->slots += 1 + ev_data_slots(c->str_len[k]);
-	}
+	p[1] |= EV_REG_STRING | flags;
+	if (flags & EV_REG_STR_UNREADABLE)
+		return;
+	p[0] = len;
+	put_bytes(p + 2, buf, len);
+	c->slots += ev_data_slots(len);
 }
 
-/* Writes c's values as REG records of fn (one reservation: consecutive,
- * a signal handler's records before or after them); with `exit`, the
- * call's exit record after them in the same reservation, when it goes
- * nowhere else first (no filter) and the clock is the TSC: whether it
- * did (else the caller records the exit). */
-static bool put_captured(const struct captured *c, uint64_t fn, bool exit)
+static inline __attribute__((always_inline)) void capture(struct captured *c, unsigned reg,
+							  uint64_t val, uint64_t fn, bool string)
 {
-	struct tstate *t = &agent_tls;
-	bool with_exit = exit && !agent_filter_on && agent_clock_tsc;
-	uint64_t *p, ts = 0;
+	uint64_t *p = c->w + 2 * c->slots++;
 
-	if (!c->n || !t->tb)
-		return false;
-	if (with_exit)
-		ts = __rdtsc(); /* before the reservation, as agent_record_clk() */
-	p = agent_ev_begin(t, c->slots + with_exit, ts, with_exit);
-	if (p) {
-		for (unsigned i = 0; i < c->n; i++) {
-			int k = c->str[i];
-
-			p[0] = c->val[i];
-			p[1] = ev_reg_w1(c->reg[i], fn, k >= 0);
-			p += 2;
-			if (k < 0)
-				continue;
-			p[0] = c->str_len[k];
-			p[1] = ev_str_w1(0, c->str_flags[k]);
-			put_bytes(p + 2, c->strs[k], c->str_len[k]);
-			p += 2 + 2 * ev_data_slots(c->str_len[k]);
-		}
-		if (with_exit) {
-			p[0] = ts;
-			p[1] = fn | SPOOL_EXIT_BIT;
-		}
-	}
-	agent_ev_end(t);
-	return with_exit;
+	p[0] = val;
+	p[1] = ev_reg_w1(reg, fn, false);
+	if (__builtin_expect(string, 0))
+		capture_string(c, p);
 }
 
 /* The snapshot value rule's test `idx` of a call of fn, its value read
@@ -265,41 +223,52 @@ static void test_value(unsigned idx, uint64_t fn, const uint64_t *regs)
 			       c->rule, 0);
 }
 
+/* An entry that reads more than integer registers, or tests a value. */
+static __attribute__((noinline)) void enter_values(uint64_t fn, uint64_t *slot, uint64_t tagged,
+						   uint32_t caps, unsigned idx, bool at_entry)
+{
+	uint64_t regs[FXT_REG_COUNT];
+	struct captured c;
+
+	/* Read before the entry is recorded, to go in its reservation. */
+	c.slots = 0;
+	if (caps & FXT_CAP_ENTRY & ~(FXT_CAP_XMM(0) - 1))
+		read_xmm(regs + FXT_REG_XMM0);
+	for (unsigned i = 0; i < FXT_ARG_GPRS; i++) {
+		regs[FXT_REG_GPR0 + i] = slot[-(long)(SAVED_RDI + i)];
+		if (caps & FXT_CAP_GPR(i))
+			capture(&c, FXT_REG_GPR0 + i, regs[FXT_REG_GPR0 + i], fn,
+				(caps & FXT_CAP_STR(i)) != 0);
+	}
+	if (caps & FXT_CAP_ENTRY & ~(FXT_CAP_XMM(0) - 1))
+		for (unsigned i = 0; i < FXT_ARG_XMMS; i++)
+			if (caps & FXT_CAP_XMM(i))
+				capture(&c, FXT_REG_XMM0 + i, regs[FXT_REG_XMM0 + i], fn, false);
+	if (fxt__patch_push(fn, slot, tagged, &c) && at_entry)
+		test_value(idx, fn, regs);
+}
+
 void fxt__patch_enter_args(uint64_t quad, uint64_t *slot)
 {
-	uint64_t regs[FXT_REG_COUNT], fn = PATCH_FN(quad);
+	uint64_t fn = PATCH_FN(quad);
 	const uint8_t *stub_ret = (const uint8_t *)(uintptr_t)slot[-1];
 	uint64_t spec = *(const uint64_t *)(stub_ret - PATCH_STUB_HEAD - PATCH_STUB_SPEC);
 	uint32_t caps = (uint32_t)spec & FXT_CAP_ALL;
 	unsigned idx = PATCH_COND_IDX(spec);
 	bool at_entry = idx && agent_patch_conds[idx].reg < FXT_REG_RAX;
-	struct captured c;
+	uint64_t tagged = fn | ((uint64_t)(caps & FXT_CAP_RETURN) << SHADOW_RET_SHIFT) |
+			  (idx && !at_entry ? (uint64_t)idx << SHADOW_COND_SHIFT : 0);
 
-	if (caps & FXT_CAP_ENTRY & ~(FXT_CAP_XMM(0) - 1))
-		read_xmm(regs + FXT_REG_XMM0);
-	if (!fxt__patch_push(fn, slot,
-			     fn | ((uint64_t)(caps & FXT_CAP_RETURN) << SHADOW_RET_SHIFT) |
-				 (idx && !at_entry ? (uint64_t)idx << SHADOW_COND_SHIFT : 0)) ||
-	    !(caps & FXT_CAP_ENTRY))
-		return;
-	c.n = c.slots = c.nstr = 0;
-	for (unsigned i = 0; i < FXT_ARG_GPRS; i++) {
-		regs[FXT_REG_GPR0 + i] = slot[-(long)(SAVED_RDI + i)];
-		if (caps & FXT_CAP_GPR(i))
-			capture(&c, FXT_REG_GPR0 + i, regs[FXT_REG_GPR0 + i],
-				(caps & FXT_CAP_STR(i)) != 0);
-	}
-	for (unsigned i = 0; i < FXT_ARG_XMMS; i++)
-		if (caps & FXT_CAP_XMM(i))
-			capture(&c, FXT_REG_XMM0 + i, regs[FXT_REG_XMM0 + i], false);
-	put_captured(&c, fn, false);
-	if (at_entry)
-		test_value(idx, fn, regs);
+	/* Integer registers only (or nothing), the common case: no copy. */
+	if (__builtin_expect(!(caps & FXT_CAP_ENTRY & ~FXT_CAP_GPRS) && !at_entry, 1))
+		fxt__patch_push_ints(fn, slot, tagged, caps & FXT_CAP_GPRS);
+	else
+		enter_values(fn, slot, tagged, caps, idx, at_entry);
 }
 
-/* A patched call's return that has something to read or test (the exit
- * handler popped its frame): records the values and the exit, then
- * tests. */
+/* A patched call's return that reads more than rax and rdx, or tests a
+ * value (the exit handler popped its frame, and records the integer
+ * results itself): records the values and the exit, then tests. */
 void fxt__patch_exit_args(uint64_t tagged, const uint64_t *sp)
 {
 	uint32_t caps = SHADOW_RET_CAPS(tagged);
@@ -312,21 +281,20 @@ void fxt__patch_exit_args(uint64_t tagged, const uint64_t *sp)
 		read_xmm(xmm);
 	else
 		xmm[0] = xmm[1] = 0;
-	c.n = c.slots = c.nstr = 0;
+	c.slots = 0;
 	regs[FXT_REG_RAX] = sp[-SAVED_RAX];
 	regs[FXT_REG_RDX] = sp[-SAVED_RDX];
 	regs[FXT_REG_RET_XMM0] = xmm[0];
 	regs[FXT_REG_RET_XMM1] = xmm[1];
 	if (caps & FXT_CAP_RAX)
-		capture(&c, FXT_REG_RAX, regs[FXT_REG_RAX], (caps & FXT_CAP_RET_STR) != 0);
+		capture(&c, FXT_REG_RAX, regs[FXT_REG_RAX], fn, (caps & FXT_CAP_RET_STR) != 0);
 	if (caps & FXT_CAP_RDX)
-		capture(&c, FXT_REG_RDX, regs[FXT_REG_RDX], false);
+		capture(&c, FXT_REG_RDX, regs[FXT_REG_RDX], fn, false);
 	if (caps & FXT_CAP_XMM0)
-		capture(&c, FXT_REG_RET_XMM0, xmm[0], false);
+		capture(&c, FXT_REG_RET_XMM0, xmm[0], fn, false);
 	if (caps & FXT_CAP_XMM1)
-		capture(&c, FXT_REG_RET_XMM1, xmm[1], false);
-	if (!put_captured(&c, fn, true))
-		record(fn | SPOOL_EXIT_BIT);
+		capture(&c, FXT_REG_RET_XMM1, xmm[1], fn, false);
+	record_with(&c, fn | SPOOL_EXIT_BIT);
 	if (idx)
 		test_value(idx, fn, regs);
 }
