@@ -82,8 +82,8 @@ E2E_TESTS += \
 
 # The tools on archives: fxt-dump on the small valid and broken archives
 # of tests/helpers/mkarchives; fxt-report and fxt-diff; fxt-flame and
-# fxt-export; the command line the tools share, and the fxt front command;
-# the man pages, which after `make install DESTDIR=...` each render with
+# fxt-export; fxt-waits on the waits of tests/progs/waits; the command
+# line the tools share, and the fxt front command; the man pages, which after `make install DESTDIR=...` each render with
 # their NAME and OPTIONS sections.
 E2E_TESTS += \
 	tests/e2e/dump-print.sh \
@@ -98,6 +98,7 @@ E2E_TESTS += \
 	tests/e2e/flame-diff.sh \
 	tests/e2e/flame-errors.sh \
 	tests/e2e/export-chrome.sh \
+	tests/e2e/waits.sh \
 	tests/e2e/tools-cli.sh \
 	tests/e2e/fxt-front.sh \
 	tests/e2e/man-pages.sh

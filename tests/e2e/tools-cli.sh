@@ -6,8 +6,8 @@
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 B=$abs_top_builddir
 scratch
-TOOLS="fxt-dump fxt-report fxt-diff fxt-flame fxt-export fxt-import fxt-merge"
-plan 40
+TOOLS="fxt-dump fxt-report fxt-diff fxt-flame fxt-export fxt-import fxt-merge fxt-waits"
+plan 45
 
 # opts TOOL: the long options of TOOL besides --help and --version.
 opts() {
@@ -19,6 +19,7 @@ opts() {
   fxt-export) echo chrome output stats ;;
   fxt-import) echo output quiet ;;
   fxt-merge) echo output shift no-align quiet ;;
+  fxt-waits) echo by detail tid pid top format ;;
   esac
 }
 

@@ -418,7 +418,8 @@ static void text_detail(FILE *f, const struct waits *w, const struct options *o)
 		fputs(" at +", f);
 		put_ns(f, it->rts - w->start_ns);
 		fputs("), busy in ", f);
-		tool_put_text_str(f, it->since ? it->since : "- (nothing open since the wait began)");
+		tool_put_text_str(f,
+				  it->since ? it->since : "- (nothing open since the wait began)");
 		if (it->runnable >= 0) {
 			fputs("; runnable ", f);
 			put_ns(f, (uint64_t)it->runnable);

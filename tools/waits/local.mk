@@ -3,6 +3,11 @@
 # and its command line and outputs (fxt-waits.c).  Its tests are in
 # tests/unit.mk and tests/e2e.mk; its benchmark is bench/waits.sh.
 
+noinst_LTLIBRARIES += libfxtwaits.la
+libfxtwaits_la_SOURCES = tools/waits/waits.c tools/waits/waits.h tools/waits/waits-int.h \
+	tools/waits/waits-pair.c
+libfxtwaits_la_LIBADD = libfxttools.la libfxtcodec.la
+
 bin_PROGRAMS += fxt-waits
-fxt_waits_SOURCES = tools/waits/fxt-waits.c tools/waits/waits.c tools/waits/waits.h
-fxt_waits_LDADD = libfxttools.la libfxtcodec.la
+fxt_waits_SOURCES = tools/waits/fxt-waits.c
+fxt_waits_LDADD = libfxtwaits.la

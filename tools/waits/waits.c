@@ -12,24 +12,13 @@
  * begin and end may come in either order. */
 #include "config.h"
 
-#include "tools/waits/waits.h"
+#include "tools/waits/waits-int.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/hash.h"
-
-/* What a blocking call waits for: how it is known to have waited, and how
- * its releaser is found. */
-enum wkind {
-	WK_NONE,
-	WK_LOCK,  /* counted when its argument "waited" is true; a flow */
-	WK_COND,  /* always waits; a flow (a signal or broadcast) */
-	WK_READ,  /* a pipe or socket ("stream_offset"); a flow (a write) */
-	WK_JOIN,  /* the thread that ended within it */
-	WK_CHILD, /* the child (its result) that ended within it */
-};
 
 /* The libc calls that wait for another thread or process (their slices'
  * names, in a category "libc.*"). */
@@ -63,119 +52,6 @@ static const struct {
 };
 
 #define ETIMEDOUT_NAME "ETIMEDOUT"
-#define NO_WAIT UINT32_MAX
-#define NO_NAME UINT32_MAX
-#define SNAP_MAX 32 /* a release keeps its thread's innermost frames */
-
-/* Frame flags, from a blocking call's arguments. */
-enum {
-	FF_WAITED = 1,	 /* "waited": true */
-	FF_STREAM = 2,	 /* "stream_offset": a pipe or socket */
-	FF_TIMEDOUT = 4, /* "result" ETIMEDOUT, or "error" "ETIMEDOUT" */
-	FF_HAS_END = 8,	 /* a complete slice (else a begin, until its end) */
-};
-
-struct frame {
-	uint64_t start, end; /* ticks */
-	uint32_t name, caller;
-	uint32_t wait;	      /* its struct wait, or NO_WAIT */
-	uint8_t kind, flags;
-	int64_t result;
-};
-
-struct thread {
-	uint64_t pid, tid;
-	uint64_t tps;	   /* of its last event */
-	uint64_t max_end;  /* ticks */
-	struct frame *f;
-	size_t n, cap;
-	struct frame last; /* the frame retired last (flows after an END) */
-	bool has_last, used;
-};
-
-struct wait {
-	uint64_t pid, tid, start, end; /* ns */
-	uint64_t tps;
-	uint32_t call, func;
-	uint8_t kind, flags;
-	int64_t result;
-	uint32_t release; /* chosen release, or NO_WAIT */
-};
-
-struct release {
-	uint64_t id, pid, tid, ts; /* ns */
-	uint32_t call, func;
-	uint32_t snap, nsnap; /* frames in snaps[], outermost first */
-};
-
-struct snapframe {
-	uint64_t start, end; /* ns; end UINT64_MAX: open */
-	uint32_t name;
-};
-
-struct link {
-	uint32_t wait;
-	uint64_t id;
-};
-
-struct name {
-	char *s;
-	uint32_t len;
-	uint8_t kind;
-	uint64_t hash;
-};
-
-struct switch_in {
-	uint64_t tid, ts; /* ns */
-};
-
-struct waits_engine {
-	/* names */
-	struct name *names;
-	size_t nnames, names_cap;
-	uint32_t *ntab; /* open addressing, ids + 1 */
-	size_t ntab_cap;
-	struct {
-		uint32_t gen, id;
-	} refc[0x8000];
-	uint32_t strgen;
-	const struct fxt_reader *last_reader;
-	/* threads */
-	struct thread *threads;
-	size_t nthreads, threads_cap;
-	uint32_t *ttab; /* open addressing, index + 1 */
-	size_t ttab_cap;
-	struct thread *cur;
-	/* kernel objects' names: koid -> name */
-	struct koid_name {
-		uint64_t koid;
-		uint32_t name;
-	} *knames;
-	size_t nknames, knames_cap;
-	/* what is kept */
-	struct wait *waits;
-	size_t nwaits, waits_cap;
-	struct release *rels;
-	size_t nrels, rels_cap;
-	struct snapframe *snaps;
-	size_t nsnaps, snaps_cap;
-	struct link *links;
-	size_t nlinks, links_cap;
-	struct switch_in *sw;
-	size_t nsw, sw_cap;
-	uint64_t tps, first_ns;
-	bool any_time;
-	uint32_t n_thread_end, n_exit;
-};
-
-/* ------------------------------------------------------------------ times */
-
-static uint64_t ns_of(uint64_t ticks, uint64_t tps)
-{
-	if (tps == 1000000000 || !tps)
-		return ticks;
-	return (uint64_t)((unsigned __int128)ticks * 1000000000u / tps);
-}
 
 /* ------------------------------------------------------------------ names */
 
@@ -265,11 +141,6 @@ static void bump_strgen(struct waits_engine *e)
 	}
 }
 
-static const char *name_str(const struct waits_engine *e, uint32_t id)
-{
-	return id == NO_NAME ? NULL : e->names[id].s;
-}
-
 /* ---------------------------------------------------------------- threads */
 
 static void ttab_put(struct waits_engine *e, size_t idx)
@@ -335,8 +206,8 @@ static uint32_t wait_of(struct waits_engine *e, struct thread *t, struct frame *
 	w->pid = t->pid;
 	w->tid = t->tid;
 	w->tps = t->tps;
-	w->start = ns_of(f->start, t->tps);
-	w->end = f->flags & FF_HAS_END ? ns_of(f->end, t->tps) : UINT64_MAX;
+	w->start = waits__ns_of(f->start, t->tps);
+	w->end = f->flags & FF_HAS_END ? waits__ns_of(f->end, t->tps) : UINT64_MAX;
 	w->call = f->name;
 	w->func = f->caller != NO_NAME ? f->caller : parent;
 	w->kind = f->kind;
@@ -372,7 +243,7 @@ static int retire(struct waits_engine *e, struct thread *t, struct frame *f)
 
 		if (wait_of(e, t, f, parent) == NO_WAIT)
 			return -ENOMEM;
-		e->waits[f->wait].end = ns_of(f->end, t->tps);
+		e->waits[f->wait].end = waits__ns_of(f->end, t->tps);
 	}
 	t->last = *f;
 	t->has_last = true;
@@ -418,8 +289,8 @@ static void read_args(struct frame *f, const struct fxt_record *rec)
 	}
 }
 
-static int push(struct waits_engine *e, struct thread *t, const struct fxt_record *rec,
-		uint64_t ts, uint64_t end, bool has_end)
+static int push(struct waits_engine *e, struct thread *t, const struct fxt_record *rec, uint64_t ts,
+		uint64_t end, bool has_end)
 {
 	const typeof(rec->u.event) *ev = &rec->u.event;
 	struct frame *f;
@@ -482,7 +353,7 @@ static int on_flow_begin(struct waits_engine *e, struct thread *t, struct frame 
 	r->id = id;
 	r->pid = t->pid;
 	r->tid = t->tid;
-	r->ts = ns_of(ts, t->tps);
+	r->ts = waits__ns_of(ts, t->tps);
 	r->call = f->name;
 	r->func = f->caller;
 	if (r->func == NO_NAME)
@@ -494,19 +365,19 @@ static int on_flow_begin(struct waits_engine *e, struct thread *t, struct frame 
 	for (k = first; k < t->n; k++) {
 		const struct frame *g = &t->f[k];
 		e->snaps[e->nsnaps++] = (struct snapframe){
-			ns_of(g->start, t->tps),
-			g->flags & FF_HAS_END ? ns_of(g->end, t->tps) : UINT64_MAX, g->name
+			waits__ns_of(g->start, t->tps),
+			g->flags & FF_HAS_END ? waits__ns_of(g->end, t->tps) : UINT64_MAX, g->name
 		};
 	}
 	if (f == &t->last)
-		e->snaps[e->nsnaps++] = (struct snapframe){ ns_of(f->start, t->tps),
-							    ns_of(f->end, t->tps), f->name };
+		e->snaps[e->nsnaps++] = (struct snapframe){ waits__ns_of(f->start, t->tps),
+							    waits__ns_of(f->end, t->tps), f->name };
 	r->nsnap = (uint32_t)(e->nsnaps - r->snap);
 	return 0;
 }
 
-static int on_flow(struct waits_engine *e, struct thread *t, const typeof(((struct fxt_record *)0)->u.event) *ev,
-		   uint64_t ts)
+static int on_flow(struct waits_engine *e, struct thread *t,
+		   const typeof(((struct fxt_record *)0)->u.event) *ev, uint64_t ts)
 {
 	uint32_t parent;
 	struct frame *f = flow_frame(t, ts, &parent);
@@ -526,7 +397,7 @@ static int on_flow(struct waits_engine *e, struct thread *t, const typeof(((stru
 	if (w == NO_WAIT || TOOL_GROW(e->links, e->links_cap, e->nlinks + 1) < 0)
 		return -ENOMEM;
 	if (f == &t->last) /* retired already: its end is known */
-		e->waits[w].end = ns_of(f->end, t->tps);
+		e->waits[w].end = waits__ns_of(f->end, t->tps);
 	e->links[e->nlinks++] = (struct link){ w, ev->extra };
 	return 0;
 }
@@ -561,8 +432,9 @@ static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *
 		else if (rec->type == FXT_RECORD_CONTEXT_SWITCH) {
 			if (TOOL_GROW(e->sw, e->sw_cap, e->nsw + 1) < 0)
 				return -ENOMEM;
-			e->sw[e->nsw++] = (struct switch_in){ rec->u.cswitch.in_tid,
-							      ns_of(rec->u.cswitch.ts, e->tps) };
+			e->sw[e->nsw++] =
+			    (struct switch_in){ rec->u.cswitch.in_tid,
+						waits__ns_of(rec->u.cswitch.ts, e->tps) };
 		}
 		return 0;
 	}
@@ -580,8 +452,8 @@ static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *
 	end = ev->type == FXT_EVENT_DURATION_COMPLETE && ev->extra > ts ? ev->extra : ts;
 	if (end > t->max_end)
 		t->max_end = end;
-	if (!e->any_time || ns_of(ts, e->tps) < e->first_ns) {
-		e->first_ns = ns_of(ts, e->tps);
+	if (!e->any_time || waits__ns_of(ts, e->tps) < e->first_ns) {
+		e->first_ns = waits__ns_of(ts, e->tps);
 		e->any_time = true;
 	}
 	if (pop_until(e, t, ts) < 0)
@@ -618,210 +490,6 @@ static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *
 	default:
 		return 0;
 	}
-}
-
-/* -------------------------------------------------------------- pairing */
-
-static int cmp_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
-static int cmp_rel_id(const void *a, const void *b)
-{
-	const struct release *x = a, *y = b;
-	int c = cmp_u64(x->id, y->id);
-
-	return c ? c : cmp_u64(x->ts, y->ts);
-}
-
-static int cmp_sw(const void *a, const void *b)
-{
-	const struct switch_in *x = a, *y = b;
-	int c = cmp_u64(x->tid, y->tid);
-
-	return c ? c : cmp_u64(x->ts, y->ts);
-}
-
-static int cmp_item(const void *a, const void *b)
-{
-	const struct waits_item *x = a, *y = b;
-	int c = cmp_u64(x->start, y->start);
-
-	if (!c)
-		c = cmp_u64(x->tid, y->tid);
-	return c;
-}
-
-/* The first release of flow id (rels sorted by id), or NULL. */
-static const struct release *find_release(const struct waits_engine *e, uint64_t id)
-{
-	size_t lo = 0, hi = e->nrels;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (e->rels[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < e->nrels && e->rels[lo].id == id ? &e->rels[lo] : NULL;
-}
-
-/* The innermost of frames [s, s + n) (outermost first) open from `from`
- * to `to`. */
-static uint32_t since_of(const struct snapframe *s, size_t n, uint64_t from, uint64_t to)
-{
-	while (n-- > 0)
-		if (s[n].start <= from && s[n].end >= to)
-			return s[n].name;
-	return NO_NAME;
-}
-
-/* A thread's last frames, outermost first, into e->snaps: its stack at
- * the end of the archive.  Returns their first index. */
-static int final_snap(struct waits_engine *e, const struct thread *t, size_t *first, size_t *n)
-{
-	if (TOOL_GROW(e->snaps, e->snaps_cap, e->nsnaps + t->n) < 0)
-		return -ENOMEM;
-	*first = e->nsnaps;
-	for (size_t k = 0; k < t->n; k++) {
-		const struct frame *g = &t->f[k];
-		uint64_t end = g->flags & FF_HAS_END ? g->end : t->max_end;
-		e->snaps[e->nsnaps++] =
-		    (struct snapframe){ ns_of(g->start, t->tps), ns_of(end, t->tps), g->name };
-	}
-	*n = t->n;
-	return 0;
-}
-
-/* The outermost slice of a thread's last frames that is a function of the
- * program's (not a libc one: a thread's own frame "thread"), else the
- * outermost. */
-static uint32_t ender_func(const struct thread *t)
-{
-	for (size_t k = 0; k < t->n; k++)
-		if (t->f[k].caller == NO_NAME)
-			return t->f[k].name;
-	return t->n ? t->f[0].name : NO_NAME;
-}
-
-/* A join's or a child wait's releaser: the thread that ended last before
- * its end (a join: of the waiter's process, not the waiter; a child wait:
- * of process `child`); the caller tells whether that was within it. */
-static const struct thread *ender(const struct waits_engine *e, const struct wait *w, bool join,
-				  uint64_t child)
-{
-	const struct thread *best = NULL;
-	uint64_t best_end = 0;
-
-	for (size_t i = 0; i < e->nthreads; i++) {
-		const struct thread *t = &e->threads[i];
-		uint64_t end = ns_of(t->max_end, t->tps);
-
-		if (!t->used || (t->tid & FXT_SAMPLE_KOID_BIT))
-			continue;
-		if (join ? t->pid != w->pid || t->tid == w->tid : t->pid != child)
-			continue;
-		if (end > w->end || (best && end <= best_end))
-			continue;
-		best = t;
-		best_end = end;
-	}
-	return best;
-}
-
-static int resolve(struct waits_engine *e, struct waits *out)
-{
-	size_t nitems = 0;
-
-	qsort(e->rels, e->nrels, sizeof(*e->rels), cmp_rel_id);
-	if (e->nsw)
-		qsort(e->sw, e->nsw, sizeof(*e->sw), cmp_sw);
-	/* Each wait's release: the latest, by another thread, before its end. */
-	for (size_t i = 0; i < e->nlinks; i++) {
-		struct wait *w = &e->waits[e->links[i].wait];
-		const struct release *r = find_release(e, e->links[i].id);
-
-		for (; r && r < e->rels + e->nrels && r->id == e->links[i].id; r++) {
-			if ((r->tid == w->tid && r->pid == w->pid) || r->ts > w->end)
-				continue;
-			if (w->release == NO_WAIT || e->rels[w->release].ts < r->ts)
-				w->release = (uint32_t)(r - e->rels);
-		}
-	}
-	out->items = calloc(e->nwaits ? e->nwaits : 1, sizeof(*out->items));
-	if (!out->items)
-		return -ENOMEM;
-	for (size_t i = 0; i < e->nwaits; i++) {
-		const struct wait *w = &e->waits[i];
-		struct waits_item *it = &out->items[nitems];
-		uint32_t since = NO_NAME;
-
-		if (w->end == UINT64_MAX)
-			continue; /* never ended (the archive cut it): not a wait */
-		memset(it, 0, sizeof(*it));
-		it->pid = w->pid;
-		it->tid = w->tid;
-		it->start = w->start;
-		it->end = w->end;
-		it->call = name_str(e, w->call);
-		it->func = w->func != NO_NAME ? name_str(e, w->func) : "?";
-		it->runnable = -1;
-		if (w->release != NO_WAIT) {
-			const struct release *r = &e->rels[w->release];
-
-			it->via = WAITS_VIA_FLOW;
-			it->rpid = r->pid;
-			it->rtid = r->tid;
-			it->rts = r->ts;
-			it->rcall = name_str(e, r->call);
-			it->rfunc = r->func != NO_NAME ? name_str(e, r->func) : "?";
-			since = since_of(e->snaps + r->snap, r->nsnap, w->start, r->ts);
-		} else if (w->kind == WK_JOIN || (w->kind == WK_CHILD && w->result > 0)) {
-			bool join = w->kind == WK_JOIN;
-			const struct thread *t = ender(e, w, join, (uint64_t)w->result);
-			size_t first, n;
-
-			if (t && ns_of(t->max_end, t->tps) < w->start)
-				continue; /* it had ended: the call did not wait */
-			if (t) {
-				it->via = join ? WAITS_VIA_THREAD : WAITS_VIA_PROCESS;
-				it->rpid = t->pid;
-				it->rtid = t->tid;
-				it->rts = ns_of(t->max_end, t->tps);
-				it->rcall = join ? "(thread end)" : "(exit)";
-				it->rfunc = name_str(e, ender_func(t));
-				if (!it->rfunc)
-					it->rfunc = "?";
-				if (final_snap(e, t, &first, &n) < 0)
-					return -ENOMEM;
-				since = since_of(e->snaps + first, n, w->start, it->rts);
-			}
-		}
-		if (it->via == WAITS_VIA_NONE)
-			it->timed_out = w->flags & FF_TIMEDOUT;
-		it->since = name_str(e, since);
-		if (it->via != WAITS_VIA_NONE && e->nsw) {
-			/* The waiter's first switch-in after its release. */
-			size_t lo = 0, hi = e->nsw;
-			struct switch_in key = { it->tid, it->rts };
-
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (cmp_sw(&e->sw[mid], &key) < 0)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (lo < e->nsw && e->sw[lo].tid == it->tid && e->sw[lo].ts <= it->end)
-				it->runnable = (int64_t)(e->sw[lo].ts - it->rts);
-		}
-		nitems++;
-	}
-	qsort(out->items, nitems, sizeof(*out->items), cmp_item);
-	out->nitems = nitems;
-	return 0;
 }
 
 /* ------------------------------------------------------------------ API */
@@ -861,7 +529,7 @@ int waits_load(struct waits *w, const struct tool_input *in, char *err, size_t e
 		}
 		t->n = n;
 	}
-	rc = resolve(e, w);
+	rc = waits__resolve(e, w);
 	if (rc < 0)
 		goto nomem;
 	w->start_ns = e->first_ns;
@@ -879,9 +547,9 @@ const char *waits_thread_name(const struct waits *w, uint64_t pid, uint64_t tid)
 
 	for (size_t i = e->nknames; i-- > 0;) {
 		if (e->knames[i].koid == tid)
-			return name_str(e, e->knames[i].name);
+			return waits__name_str(e, e->knames[i].name);
 		if (e->knames[i].koid == pid && !proc)
-			proc = name_str(e, e->knames[i].name);
+			proc = waits__name_str(e, e->knames[i].name);
 	}
 	return proc;
 }

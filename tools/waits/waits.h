@@ -37,30 +37,30 @@ enum waits_via {
 /* One wait.  Times in ns on the archive's clock; strings live as long as
  * the struct waits. */
 struct waits_item {
-	uint64_t pid, tid;	 /* the waiter */
-	uint64_t start, end;	 /* the blocking call's slice */
-	const char *call;	 /* "pthread_mutex_lock" */
-	const char *func;	 /* the function that called it (its "caller",
-				    else its parent slice), "?" if neither */
+	uint64_t pid, tid;   /* the waiter */
+	uint64_t start, end; /* the blocking call's slice */
+	const char *call;    /* "pthread_mutex_lock" */
+	const char *func;    /* the function that called it (its "caller",
+				else its parent slice), "?" if neither */
 	enum waits_via via;
-	bool timed_out;		 /* no releaser, and the call said ETIMEDOUT */
-	uint64_t rpid, rtid;	 /* the releaser (via != NONE) */
-	uint64_t rts;		 /* the release (a flow's begin; an end) */
-	const char *rcall;	 /* the release call, "(thread end)", "(exit)" */
-	const char *rfunc;	 /* the function the releaser was in */
-	const char *since;	 /* its innermost slice open from the wait's
-				    start to the release; NULL: none was */
-	int64_t runnable;	 /* ns from the release to the waiter's
-				    switch-in; -1: not known */
+	bool timed_out;	     /* no releaser, and the call said ETIMEDOUT */
+	uint64_t rpid, rtid; /* the releaser (via != NONE) */
+	uint64_t rts;	     /* the release (a flow's begin; an end) */
+	const char *rcall;   /* the release call, "(thread end)", "(exit)" */
+	const char *rfunc;   /* the function the releaser was in */
+	const char *since;   /* its innermost slice open from the wait's
+				start to the release; NULL: none was */
+	int64_t runnable;    /* ns from the release to the waiter's
+				switch-in; -1: not known */
 };
 
 struct waits {
 	struct waits_item *items; /* in the order of their start */
 	size_t nitems;
-	uint64_t start_ns;	  /* the archive's first time */
-	bool sched;		  /* the archive has context switches */
-	uint64_t events;	  /* event records read */
-	struct waits_engine *e;	  /* the tables behind the strings */
+	uint64_t start_ns;	/* the archive's first time */
+	bool sched;		/* the archive has context switches */
+	uint64_t events;	/* event records read */
+	struct waits_engine *e; /* the tables behind the strings */
 };
 
 /* Reads the archive of in into w (zeroed first).  Returns 0, or a negative
