@@ -1,7 +1,7 @@
 /* Unit tests of tools/waits/waits.c, fxt-waits' engine: an archive built
  * with the writer, whose waits are known by construction, checked field by
  * field.  Two processes: app (pid 10: main 10, worker 11) and child (pid
- * 20), a clock of 1 GHz (ticks are ns), and context switches, so that the
+ * 20; worker2 12), a clock of 1 GHz (ticks are ns), and context switches, so that the
  * runnable time is known.
  *
  *   A  main/want waits in pthread_mutex_lock [200, 50000] (waited=true);
@@ -14,8 +14,11 @@
  *      comes after its END; child/feed writes at 128001 (another process):
  *      runnable 1499
  *   D  main/joiner's pthread_join [200000, 300000]: worker ends at 250000
- *   -  main/joiner2's pthread_join [400000, 400100]: worker had ended, no
- *      wait
+ *   E  main/joiner3's pthread_join [340000, 370000]: worker2 ends at 360000
+ *      with an instant after its last frame ended (its last frames: that
+ *      frame, "thread")
+ *   -  main/joiner2's pthread_join [400000, 400100]: the threads had ended,
+ *      no wait
  *   -  the flow into worker's "thread" frame (its creation): no wait
  * The file holds main's records first, so a flow's end comes before its
  * begin. */
@@ -119,6 +122,7 @@ static void build(void)
 				END_ARGS };
 	const struct a join1[] = { CALLER("joiner"), END_ARGS };
 	const struct a join2[] = { CALLER("joiner2"), END_ARGS };
+	const struct a join3[] = { CALLER("joiner3"), END_ARGS };
 	const struct a create[] = { CALLER("main"), END_ARGS };
 	const struct a life[] = { CALLER("app+0x10"), END_ARGS };
 	const struct a hold[] = { CALLER("hold"), END_ARGS };
@@ -149,6 +153,7 @@ static void build(void)
 	flow(FXT_EVENT_FLOW_END, 10, 10, 129999, 2);
 	event(FXT_EVENT_DURATION_END, 10, 10, "app", "reader", 130100, 0, NULL);
 	X(10, 10, "libc.thread", "pthread_join", 200000, 300000, join1);
+	X(10, 10, "libc.thread", "pthread_join", 340000, 370000, join3);
 	X(10, 10, "libc.thread", "pthread_join", 400000, 400100, join2);
 
 	/* worker */
@@ -158,6 +163,10 @@ static void build(void)
 	X(10, 11, "libc.sync", "pthread_mutex_lock", 70, 80, hold);
 	X(10, 11, "libc.sync", "pthread_mutex_unlock", 49000, 49010, hold);
 	flow(FXT_EVENT_FLOW_BEGIN, 10, 11, 49001, 1);
+
+	/* worker2 */
+	X(10, 12, "libc.thread", "thread", 300500, 350000, life);
+	event(FXT_EVENT_INSTANT, 10, 12, "app", "done", 360000, 0, NULL);
 
 	/* child */
 	X(20, 20, "app", "feed", 1000, 129000, NULL);
@@ -191,7 +200,10 @@ static void check_release(const struct waits_item *it, enum waits_via via, uint6
 	ASSERT_EQ_U64(it->rts, rts, "%s: release time", what);
 	ASSERT_STR_EQ(it->rcall, rcall, "%s: release call", what);
 	ASSERT_STR_EQ(it->rfunc, rfunc, "%s: releaser's function", what);
-	ASSERT_STR_EQ(it->since, since, "%s: busy in", what);
+	if (since)
+		ASSERT_STR_EQ(it->since, since, "%s: busy in", what);
+	else if (!ok(!it->since, "%s: busy in nothing", what))
+		diag("  got \"%s\"", it->since);
 	ASSERT_EQ_I64(it->runnable, runnable, "%s: runnable", what);
 }
 
@@ -207,9 +219,9 @@ static void test_known_waits(void)
 	in.mem = data;
 	if (!ok(waits_load(&ws, &in, err, sizeof(err)) == 0, "the archive loads"))
 		diag("  %s", err);
-	ASSERT_EQ_U64(ws.nitems, 4, "four waits: two mutexes and a join are none");
+	ASSERT_EQ_U64(ws.nitems, 5, "five waits: a mutex and a join are none");
 	ok(ws.sched, "the archive has scheduling");
-	if (ws.nitems != 4) {
+	if (ws.nitems != 5) {
 		waits_free(&ws);
 		fxt_writer_free(w);
 		return;
@@ -226,6 +238,9 @@ static void test_known_waits(void)
 	check_item(&ws.items[3], 10, 200000, 300000, "pthread_join", "joiner", "D");
 	check_release(&ws.items[3], WAITS_VIA_THREAD, 10, 11, 250000, "(thread end)", "hold",
 		      "thread", -1, "D");
+	check_item(&ws.items[4], 10, 340000, 370000, "pthread_join", "joiner3", "E");
+	check_release(&ws.items[4], WAITS_VIA_THREAD, 10, 12, 360000, "(thread end)", "thread",
+		      NULL, -1, "E");
 	ASSERT_STR_EQ(waits_thread_name(&ws, 10, 11), "worker", "the worker's name");
 	ASSERT_STR_EQ(waits_thread_name(&ws, 20, 20), "child", "a thread named by its process");
 	waits_free(&ws);

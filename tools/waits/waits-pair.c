@@ -67,30 +67,50 @@ static uint32_t since_of(const struct snapframe *s, size_t n, uint64_t from, uin
 
 /* A thread's last frames, outermost first, into e->snaps: its stack at
  * the end of the archive.  Returns their first index. */
+/* A thread's last frames, outermost first: its stack at the end of the
+ * archive, or when a later record had retired them all, the frame it
+ * retired last (the outermost).  Returns their count. */
+static size_t last_frames(const struct thread *t, const struct frame **v)
+{
+	if (!t->n && t->has_last) {
+		*v = &t->last;
+		return 1;
+	}
+	*v = t->f;
+	return t->n;
+}
+
+/* The last frames of t into e->snaps (first index *first, *n of them). */
 static int final_snap(struct waits_engine *e, const struct thread *t, size_t *first, size_t *n)
 {
-	if (TOOL_GROW(e->snaps, e->snaps_cap, e->nsnaps + t->n) < 0)
+	const struct frame *v;
+	size_t nv = last_frames(t, &v);
+
+	if (TOOL_GROW(e->snaps, e->snaps_cap, e->nsnaps + nv) < 0)
 		return -ENOMEM;
 	*first = e->nsnaps;
-	for (size_t k = 0; k < t->n; k++) {
-		const struct frame *g = &t->f[k];
+	for (size_t k = 0; k < nv; k++) {
+		const struct frame *g = &v[k];
 		uint64_t end = g->flags & FF_HAS_END ? g->end : t->max_end;
 		e->snaps[e->nsnaps++] = (struct snapframe){ waits__ns_of(g->start, t->tps),
 							    waits__ns_of(end, t->tps), g->name };
 	}
-	*n = t->n;
+	*n = nv;
 	return 0;
 }
 
-/* The outermost slice of a thread's last frames that is a function of the
- * program's (not a libc one: a thread's own frame "thread"), else the
- * outermost. */
+/* The outermost of a thread's last frames that is a function of the
+ * program's (not a libc one, which has a "caller": a thread's own frame
+ * "thread"), else the outermost. */
 static uint32_t ender_func(const struct thread *t)
 {
-	for (size_t k = 0; k < t->n; k++)
-		if (t->f[k].caller == NO_NAME)
-			return t->f[k].name;
-	return t->n ? t->f[0].name : NO_NAME;
+	const struct frame *v;
+	size_t nv = last_frames(t, &v);
+
+	for (size_t k = 0; k < nv; k++)
+		if (v[k].caller == NO_NAME)
+			return v[k].name;
+	return nv ? v[0].name : NO_NAME;
 }
 
 /* A join's or a child wait's releaser: the thread that ended last before
