@@ -19,6 +19,8 @@
  *      frame, "thread")
  *   -  main/joiner2's pthread_join [400000, 400100]: the threads had ended,
  *      no wait
+ *   -  main/reaper's waitpid [410000, 410010] returned 0 (WNOHANG): no
+ *      wait
  *   -  the flow into worker's "thread" frame (its creation): no wait
  * The file holds main's records first, so a flow's end comes before its
  * begin. */
@@ -123,6 +125,9 @@ static void build(void)
 	const struct a join1[] = { CALLER("joiner"), END_ARGS };
 	const struct a join2[] = { CALLER("joiner2"), END_ARGS };
 	const struct a join3[] = { CALLER("joiner3"), END_ARGS };
+	const struct a nohang[] = { CALLER("reaper"),
+				    { "result", FXT_ARG_INT64, NULL, 0 },
+				    END_ARGS };
 	const struct a create[] = { CALLER("main"), END_ARGS };
 	const struct a life[] = { CALLER("app+0x10"), END_ARGS };
 	const struct a hold[] = { CALLER("hold"), END_ARGS };
@@ -155,6 +160,7 @@ static void build(void)
 	X(10, 10, "libc.thread", "pthread_join", 200000, 300000, join1);
 	X(10, 10, "libc.thread", "pthread_join", 340000, 370000, join3);
 	X(10, 10, "libc.thread", "pthread_join", 400000, 400100, join2);
+	X(10, 10, "libc.proc", "waitpid", 410000, 410010, nohang);
 
 	/* worker */
 	X(10, 11, "libc.thread", "thread", 50, 250000, life);
@@ -219,7 +225,7 @@ static void test_known_waits(void)
 	in.mem = data;
 	if (!ok(waits_load(&ws, &in, err, sizeof(err)) == 0, "the archive loads"))
 		diag("  %s", err);
-	ASSERT_EQ_U64(ws.nitems, 5, "five waits: a mutex and a join are none");
+	ASSERT_EQ_U64(ws.nitems, 5, "five waits: a mutex, a join and a waitpid are none");
 	ok(ws.sched, "the archive has scheduling");
 	if (ws.nitems != 5) {
 		waits_free(&ws);

@@ -167,6 +167,8 @@ int waits__resolve(struct waits_engine *e, struct waits *out)
 
 		if (w->end == UINT64_MAX)
 			continue; /* never ended (the archive cut it): not a wait */
+		if (w->kind == WK_CHILD && w->result <= 0)
+			continue; /* no child came (WNOHANG, an error): not a wait */
 		memset(it, 0, sizeof(*it));
 		it->pid = w->pid;
 		it->tid = w->tid;
@@ -185,7 +187,7 @@ int waits__resolve(struct waits_engine *e, struct waits *out)
 			it->rcall = waits__name_str(e, r->call);
 			it->rfunc = r->func != NO_NAME ? waits__name_str(e, r->func) : "?";
 			since = since_of(e->snaps + r->snap, r->nsnap, w->start, r->ts);
-		} else if (w->kind == WK_JOIN || (w->kind == WK_CHILD && w->result > 0)) {
+		} else if (w->kind == WK_JOIN || w->kind == WK_CHILD) {
 			bool join = w->kind == WK_JOIN;
 			const struct thread *t = ender(e, w, join, (uint64_t)w->result);
 			size_t first, n;
