@@ -22,9 +22,9 @@ enum wkind {
 	WK_CHILD, /* the child (its result) that ended within it */
 };
 
-#define NO_WAIT	 UINT32_MAX
-#define NO_NAME	 UINT32_MAX
-#define SNAP_MAX 32 /* a release keeps its thread's innermost frames */
+#define NO_WAIT UINT32_MAX
+#define NO_NAME UINT32_MAX
+#define NO_SNAP UINT32_MAX
 
 /* Frame flags, from a blocking call's arguments. */
 enum {
@@ -38,6 +38,7 @@ struct frame {
 	uint64_t start, end; /* ticks */
 	uint32_t name, caller;
 	uint32_t wait; /* its struct wait, or NO_WAIT */
+	uint32_t snap; /* its struct snapframe once a release kept it, or NO_SNAP */
 	uint8_t kind, flags;
 	int64_t result;
 };
@@ -64,12 +65,15 @@ struct wait {
 struct release {
 	uint64_t id, pid, tid, ts; /* ns */
 	uint32_t call, func;
-	uint32_t snap, nsnap; /* frames in snaps[], outermost first */
+	uint32_t snap; /* its innermost frame in snaps[] (the release call's) */
 };
 
+/* A frame of a thread's stack as a release saw it, kept once and shared by
+ * every release made under it: a chain through `parent`, innermost first. */
 struct snapframe {
-	uint64_t start, end; /* ns; end UINT64_MAX: open */
+	uint64_t start, end; /* ns; end UINT64_MAX: open at the release */
 	uint32_t name;
+	uint32_t parent; /* the frame around it in snaps[], or NO_SNAP */
 };
 
 struct link {

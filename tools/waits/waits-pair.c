@@ -55,18 +55,16 @@ static const struct release *find_release(const struct waits_engine *e, uint64_t
 	return lo < e->nrels && e->rels[lo].id == id ? &e->rels[lo] : NULL;
 }
 
-/* The innermost of frames [s, s + n) (outermost first) open from `from`
- * to `to`. */
-static uint32_t since_of(const struct snapframe *s, size_t n, uint64_t from, uint64_t to)
+/* The innermost frame of the chain from snaps[at] open from `from` to
+ * `to`, or NO_NAME. */
+static uint32_t since_of(const struct snapframe *s, uint32_t at, uint64_t from, uint64_t to)
 {
-	while (n-- > 0)
-		if (s[n].start <= from && s[n].end >= to)
-			return s[n].name;
+	for (; at != NO_SNAP; at = s[at].parent)
+		if (s[at].start <= from && s[at].end >= to)
+			return s[at].name;
 	return NO_NAME;
 }
 
-/* A thread's last frames, outermost first, into e->snaps: its stack at
- * the end of the archive.  Returns their first index. */
 /* A thread's last frames, outermost first: its stack at the end of the
  * archive, or when a later record had retired them all, the frame it
  * retired last (the outermost).  Returns their count. */
@@ -80,22 +78,23 @@ static size_t last_frames(const struct thread *t, const struct frame **v)
 	return t->n;
 }
 
-/* The last frames of t into e->snaps (first index *first, *n of them). */
-static int final_snap(struct waits_engine *e, const struct thread *t, size_t *first, size_t *n)
+/* The last frames of t kept in e->snaps, as a chain; *at: its innermost
+ * frame (NO_SNAP: none).  0 or -ENOMEM. */
+static int final_snap(struct waits_engine *e, const struct thread *t, uint32_t *at)
 {
 	const struct frame *v;
 	size_t nv = last_frames(t, &v);
 
+	*at = NO_SNAP;
 	if (TOOL_GROW(e->snaps, e->snaps_cap, e->nsnaps + nv) < 0)
 		return -ENOMEM;
-	*first = e->nsnaps;
 	for (size_t k = 0; k < nv; k++) {
 		const struct frame *g = &v[k];
 		uint64_t end = g->flags & FF_HAS_END ? g->end : t->max_end;
-		e->snaps[e->nsnaps++] = (struct snapframe){ waits__ns_of(g->start, t->tps),
-							    waits__ns_of(end, t->tps), g->name };
+		e->snaps[e->nsnaps] = (struct snapframe){ waits__ns_of(g->start, t->tps),
+							  waits__ns_of(end, t->tps), g->name, *at };
+		*at = (uint32_t)e->nsnaps++;
 	}
-	*n = nv;
 	return 0;
 }
 
@@ -186,11 +185,11 @@ int waits__resolve(struct waits_engine *e, struct waits *out)
 			it->rts = r->ts;
 			it->rcall = waits__name_str(e, r->call);
 			it->rfunc = r->func != NO_NAME ? waits__name_str(e, r->func) : "?";
-			since = since_of(e->snaps + r->snap, r->nsnap, w->start, r->ts);
+			since = since_of(e->snaps, r->snap, w->start, r->ts);
 		} else if (w->kind == WK_JOIN || w->kind == WK_CHILD) {
 			bool join = w->kind == WK_JOIN;
 			const struct thread *t = ender(e, w, join, (uint64_t)w->result);
-			size_t first, n;
+			uint32_t at;
 
 			if (t && waits__ns_of(t->max_end, t->tps) < w->start)
 				continue; /* it had ended: the call did not wait */
@@ -203,9 +202,9 @@ int waits__resolve(struct waits_engine *e, struct waits *out)
 				it->rfunc = waits__name_str(e, ender_func(t));
 				if (!it->rfunc)
 					it->rfunc = "?";
-				if (final_snap(e, t, &first, &n) < 0)
+				if (final_snap(e, t, &at) < 0)
 					return -ENOMEM;
-				since = since_of(e->snaps + first, n, w->start, it->rts);
+				since = since_of(e->snaps, at, w->start, it->rts);
 			}
 		}
 		if (it->via == WAITS_VIA_NONE)

@@ -304,6 +304,7 @@ static int push(struct waits_engine *e, struct thread *t, const struct fxt_recor
 	f->name = name;
 	f->caller = NO_NAME;
 	f->wait = NO_WAIT;
+	f->snap = NO_SNAP;
 	f->kind = WK_NONE;
 	f->flags = has_end ? FF_HAS_END : 0;
 	f->result = 0;
@@ -340,14 +341,39 @@ static struct frame *flow_frame(struct thread *t, uint64_t ts, uint32_t *parent)
 	return top;
 }
 
+/* Frame g (around the frame kept at `parent`) kept in e->snaps, once.
+ * Returns its index, or NO_SNAP (ENOMEM). */
+static uint32_t keep_frame(struct waits_engine *e, const struct thread *t, struct frame *g,
+			   uint32_t parent)
+{
+	if (g->snap != NO_SNAP)
+		return g->snap;
+	if (TOOL_GROW(e->snaps, e->snaps_cap, e->nsnaps + 1) < 0)
+		return NO_SNAP;
+	e->snaps[e->nsnaps] =
+	    (struct snapframe){ waits__ns_of(g->start, t->tps),
+				g->flags & FF_HAS_END ? waits__ns_of(g->end, t->tps) : UINT64_MAX,
+				g->name, parent };
+	g->snap = (uint32_t)e->nsnaps;
+	return (uint32_t)e->nsnaps++;
+}
+
 static int on_flow_begin(struct waits_engine *e, struct thread *t, struct frame *f, uint64_t id,
 			 uint64_t ts)
 {
 	struct release *r;
-	size_t first, k;
+	uint32_t snap = NO_SNAP;
 
-	if (TOOL_GROW(e->rels, e->rels_cap, e->nrels + 1) < 0 ||
-	    TOOL_GROW(e->snaps, e->snaps_cap, e->nsnaps + SNAP_MAX + 1) < 0)
+	/* The stack as it is, each frame kept once for all the releases
+	 * made under it (a frame kept had its ancestors kept before it). */
+	for (size_t k = 0; k < t->n; k++) {
+		snap = keep_frame(e, t, &t->f[k], snap);
+		if (snap == NO_SNAP)
+			return -ENOMEM;
+	}
+	if (f == &t->last && (snap = keep_frame(e, t, f, snap)) == NO_SNAP)
+		return -ENOMEM;
+	if (TOOL_GROW(e->rels, e->rels_cap, e->nrels + 1) < 0)
 		return -ENOMEM;
 	r = &e->rels[e->nrels++];
 	r->id = id;
@@ -359,20 +385,7 @@ static int on_flow_begin(struct waits_engine *e, struct thread *t, struct frame 
 	if (r->func == NO_NAME)
 		r->func = f == &t->last ? (t->n ? t->f[t->n - 1].name : NO_NAME)
 					: (t->n > 1 ? t->f[t->n - 2].name : NO_NAME);
-	/* The innermost frames, the flow's own last. */
-	first = t->n > SNAP_MAX ? t->n - SNAP_MAX : 0;
-	r->snap = (uint32_t)e->nsnaps;
-	for (k = first; k < t->n; k++) {
-		const struct frame *g = &t->f[k];
-		e->snaps[e->nsnaps++] = (struct snapframe){
-			waits__ns_of(g->start, t->tps),
-			g->flags & FF_HAS_END ? waits__ns_of(g->end, t->tps) : UINT64_MAX, g->name
-		};
-	}
-	if (f == &t->last)
-		e->snaps[e->nsnaps++] = (struct snapframe){ waits__ns_of(f->start, t->tps),
-							    waits__ns_of(f->end, t->tps), f->name };
-	r->nsnap = (uint32_t)(e->nsnaps - r->snap);
+	r->snap = snap;
 	return 0;
 }
 
