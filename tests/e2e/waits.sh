@@ -4,12 +4,13 @@
 # processes written after 50 ms, a join of a thread that works 50 ms),
 # traced with fxt-run --libc=all; each wait's waiter, releaser and
 # duration (at least 40 ms; under 10 s on a loaded machine) are checked,
-# then the outputs, the selection and bad input.
-. "$abs_top_srcdir/tests/lib/test_subr.sh"
+# then the outputs, the selection, an archive with the kernel's scheduling
+# and bad input.
+. "$abs_top_srcdir/tests/e2e/import-common.sh"
 WAITS=$abs_top_builddir/fxt-waits
 scratch
 cd "$TMPD" || exit 1
-plan 28
+plan 30
 
 for m in mutex cond pipe join; do
   "$FXT_RUN" --libc=all -o "$m.fxt" "$PROGS/waits" "$m" >"$m.out" 2>"$m.err" 9>&-
@@ -83,6 +84,23 @@ is "$("$WAITS" --detail --format csv --tid "$holder" mutex.fxt | wc -l)" 1 "--ti
 is "$("$WAITS" --detail --format csv --tid "$holder,$main" mutex.fxt | wc -l)" \
   "$("$WAITS" --detail --format csv mutex.fxt | wc -l)" "--tid LIST"
 is "$("$WAITS" --detail --format csv --pid 1 mutex.fxt | wc -l)" 1 "--pid: only that process's waits"
+
+# With the kernel's context switches merged in (tests/data/tracecmd, from
+# another run: none of them is this program's), runnable time is known to
+# be known for none of the waits.
+if have_tracecmd; then
+  "$FXT_IMPORT" -q "$abs_top_srcdir/tests/data/tracecmd/v6.dat" -o kernel.fxt &&
+    "$FXT_MERGE" -q --no-align kernel.fxt mutex.fxt -o both.fxt
+  n=$(grep -c '^waits' mutex.txt)
+  is "$("$WAITS" both.fxt | sed -n 2p)" \
+    "# runnable time (from the release to the waiter's next switch-in) known for 0 of $n released waits" \
+    "scheduling merged in: the header says for how many waits runnable time is known"
+  is "$("$WAITS" -F json both.fxt | sed 's/,.*//')" '{"runnable_known":true' \
+    "scheduling merged in: json says runnable time is known"
+else
+  skip "built without libtracecmd"
+  skip "built without libtracecmd"
+fi
 
 # Bad input: one line naming the problem, exit 2.
 : >empty.fxt

@@ -77,7 +77,8 @@ static const char help[] =
     "switches: a trace.dat with sched_switch imported with fxt-import and\n"
     "merged with fxt-merge), a released wait's runnable time is from its\n"
     "release to the waiter's next switch-in, the rest of it blocked time;\n"
-    "otherwise the header says that runnable time is not known.\n"
+    "the header says for how many waits the trace had the waiter's switch-in;\n"
+    "otherwise it says that runnable time is not known.\n"
     "csv columns: waiter_pid,waiter_tid,waiter_thread,function,call,count,\n"
     "total_ns,max_ns,runnable_ns,releaser_pid,releaser_tid,releaser_thread,\n"
     "release,releaser_function (--by pair: no function, call, release and\n"
@@ -297,7 +298,34 @@ static void put_releaser(FILE *f, const struct waits *w, const struct waits_item
 		fprintf(f, " of process %" PRIu64, it->rpid);
 }
 
-static void text_header(FILE *f, const struct waits *w, const struct row *rows, size_t nrows)
+/* The header's line on runnable time: not known, or known for how many
+ * of the selected released waits (the kernel's trace may not cover them). */
+static void runnable_line(FILE *f, const struct waits *w, const struct options *o)
+{
+	uint64_t released = 0, known = 0;
+
+	if (!w->sched) {
+		fputs("# runnable time is not known: the archive has no scheduling (context "
+		      "switches)\n",
+		      f);
+		return;
+	}
+	for (size_t i = 0; i < w->nitems; i++) {
+		const struct waits_item *it = &w->items[i];
+
+		if (!selected(o, it) || it->via == WAITS_VIA_NONE)
+			continue;
+		released++;
+		known += it->runnable >= 0;
+	}
+	fprintf(f,
+		"# runnable time (from the release to the waiter's next switch-in) known for "
+		"%" PRIu64 " of %" PRIu64 " released waits\n",
+		known, released);
+}
+
+static void text_header(FILE *f, const struct waits *w, const struct row *rows, size_t nrows,
+			const struct options *o)
 {
 	uint64_t n[2] = { 0, 0 }, t[2] = { 0, 0 };
 
@@ -311,10 +339,7 @@ static void text_header(FILE *f, const struct waits *w, const struct row *rows, 
 	fprintf(f, " in all; %" PRIu64 " with no releaser found, ", n[1]);
 	put_ns(f, t[1]);
 	fputc('\n', f);
-	if (!w->sched)
-		fputs("# runnable time is not known: the archive has no scheduling (context "
-		      "switches)\n",
-		      f);
+	runnable_line(f, w, o);
 }
 
 static void text_row(FILE *f, const struct waits *w, const struct row *r, enum by by)
@@ -367,7 +392,7 @@ static void text_rows(FILE *f, const struct waits *w, const struct row *rows, si
 	size_t shown = 0;
 	bool apart = false;
 
-	text_header(f, w, rows, nrows);
+	text_header(f, w, rows, nrows, o);
 	for (size_t i = 0; i < nrows; i++) {
 		if (!rows[i].released && !apart) {
 			fputs("# waits with no releaser (timed out, or the releaser was not "
@@ -386,10 +411,7 @@ static void text_detail(FILE *f, const struct waits *w, const struct options *o)
 {
 	size_t shown = 0;
 
-	if (!w->sched)
-		fputs("# runnable time is not known: the archive has no scheduling (context "
-		      "switches)\n",
-		      f);
+	runnable_line(f, w, o);
 	for (size_t i = 0; i < w->nitems; i++) {
 		const struct waits_item *it = &w->items[i];
 
