@@ -21,6 +21,9 @@
  *      no wait
  *   -  main/reaper's waitpid [410000, 410010] returned 0 (WNOHANG): no
  *      wait
+ *   F  main/reader2 reads a pipe [500000, 600000] given the bytes of two
+ *      writes of child/feed2 (flows 3 at 510001 and 4 at 550001): the
+ *      first let it through
  *   -  the flow into worker's "thread" frame (its creation): no wait
  * The file holds main's records first, so a flow's end comes before its
  * begin. */
@@ -125,6 +128,10 @@ static void build(void)
 	const struct a join1[] = { CALLER("joiner"), END_ARGS };
 	const struct a join2[] = { CALLER("joiner2"), END_ARGS };
 	const struct a join3[] = { CALLER("joiner3"), END_ARGS };
+	const struct a rd2[] = { CALLER("reader2"),
+				 { "stream_offset", FXT_ARG_UINT64, NULL, 1 },
+				 END_ARGS };
+	const struct a feed2[] = { CALLER("feed2"), END_ARGS };
 	const struct a nohang[] = { CALLER("reaper"),
 				    { "result", FXT_ARG_INT64, NULL, 0 },
 				    END_ARGS };
@@ -161,6 +168,9 @@ static void build(void)
 	X(10, 10, "libc.thread", "pthread_join", 340000, 370000, join3);
 	X(10, 10, "libc.thread", "pthread_join", 400000, 400100, join2);
 	X(10, 10, "libc.proc", "waitpid", 410000, 410010, nohang);
+	X(10, 10, "libc.io", "read", 500000, 600000, rd2);
+	flow(FXT_EVENT_FLOW_END, 10, 10, 599998, 3);
+	flow(FXT_EVENT_FLOW_END, 10, 10, 599999, 4);
 
 	/* worker */
 	X(10, 11, "libc.thread", "thread", 50, 250000, life);
@@ -178,6 +188,11 @@ static void build(void)
 	X(20, 20, "app", "feed", 1000, 129000, NULL);
 	X(20, 20, "libc.io", "write", 128000, 128500, feed);
 	flow(FXT_EVENT_FLOW_BEGIN, 20, 20, 128001, 2);
+	X(20, 20, "app", "feed2", 400000, 560000, NULL);
+	X(20, 20, "libc.io", "write", 510000, 510100, feed2);
+	flow(FXT_EVENT_FLOW_BEGIN, 20, 20, 510001, 3);
+	X(20, 20, "libc.io", "write", 550000, 550100, feed2);
+	flow(FXT_EVENT_FLOW_BEGIN, 20, 20, 550001, 4);
 
 	switch_in(10, 20000); /* before the release: not the wake-up */
 	switch_in(10, 49500);
@@ -225,9 +240,9 @@ static void test_known_waits(void)
 	in.mem = data;
 	if (!ok(waits_load(&ws, &in, err, sizeof(err)) == 0, "the archive loads"))
 		diag("  %s", err);
-	ASSERT_EQ_U64(ws.nitems, 5, "five waits: a mutex, a join and a waitpid are none");
+	ASSERT_EQ_U64(ws.nitems, 6, "six waits: a mutex, a join and a waitpid are none");
 	ok(ws.sched, "the archive has scheduling");
-	if (ws.nitems != 5) {
+	if (ws.nitems != 6) {
 		waits_free(&ws);
 		fxt_writer_free(w);
 		return;
@@ -247,6 +262,9 @@ static void test_known_waits(void)
 	check_item(&ws.items[4], 10, 340000, 370000, "pthread_join", "joiner3", "E");
 	check_release(&ws.items[4], WAITS_VIA_THREAD, 10, 12, 360000, "(thread end)", "thread",
 		      NULL, -1, "E");
+	check_item(&ws.items[5], 10, 500000, 600000, "read", "reader2", "F");
+	check_release(&ws.items[5], WAITS_VIA_FLOW, 20, 20, 510001, "write", "feed2", "feed2", -1,
+		      "F");
 	ASSERT_STR_EQ(waits_thread_name(&ws, 10, 11), "worker", "the worker's name");
 	ASSERT_STR_EQ(waits_thread_name(&ws, 20, 20), "child", "a thread named by its process");
 	waits_free(&ws);

@@ -55,6 +55,18 @@ static const struct release *find_release(const struct waits_engine *e, uint64_t
 	return lo < e->nrels && e->rels[lo].id == id ? &e->rels[lo] : NULL;
 }
 
+/* Whether release r ended a wait that began at `start` rather
+ * than release q: one made during the wait before any made earlier, the
+ * first of those made during it, the last of those made before it. */
+static bool better(const struct release *r, const struct release *q, uint64_t start)
+{
+	bool rin = r->ts >= start, qin = q->ts >= start;
+
+	if (rin != qin)
+		return rin;
+	return rin ? r->ts < q->ts : r->ts > q->ts;
+}
+
 /* The innermost frame of the chain from snaps[at] open from `from` to
  * `to`, or NO_NAME. */
 static uint32_t since_of(const struct snapframe *s, uint32_t at, uint64_t from, uint64_t to)
@@ -144,7 +156,9 @@ int waits__resolve(struct waits_engine *e, struct waits *out)
 	qsort(e->rels, e->nrels, sizeof(*e->rels), cmp_rel_id);
 	if (e->nsw)
 		qsort(e->sw, e->nsw, sizeof(*e->sw), cmp_sw);
-	/* Each wait's release: the latest, by another thread, before its end. */
+	/* Each wait's release, by another thread, before its end: the first
+	 * made while it waited (a read given the bytes of several writes was
+	 * let through by the first), else the latest before it began. */
 	for (size_t i = 0; i < e->nlinks; i++) {
 		struct wait *w = &e->waits[e->links[i].wait];
 		const struct release *r = find_release(e, e->links[i].id);
@@ -152,7 +166,7 @@ int waits__resolve(struct waits_engine *e, struct waits *out)
 		for (; r && r < e->rels + e->nrels && r->id == e->links[i].id; r++) {
 			if ((r->tid == w->tid && r->pid == w->pid) || r->ts > w->end)
 				continue;
-			if (w->release == NO_WAIT || e->rels[w->release].ts < r->ts)
+			if (w->release == NO_WAIT || better(r, &e->rels[w->release], w->start))
 				w->release = (uint32_t)(r - e->rels);
 		}
 	}
