@@ -515,6 +515,8 @@ static void csv_out(FILE *f, const struct waits *w, const struct row *rows, size
 		const struct row *r = &rows[i];
 		const struct waits_item *it = r->first;
 
+		if (i && rows[i - 1].released && !r->released)
+			shown = 0; /* --top: of each section */
 		if (o->top && shown++ >= o->top)
 			continue;
 		csv_thread(f, w, it->pid, it->tid);
