@@ -194,6 +194,9 @@ static void build(void)
 	X(20, 20, "libc.io", "write", 550000, 550100, feed2);
 	flow(FXT_EVENT_FLOW_BEGIN, 20, 20, 550001, 4);
 
+	/* The process named again after its main thread: a thread's own name
+	 * still comes first. */
+	fxt_writer_process_name(w, 10, "app");
 	switch_in(10, 20000); /* before the release: not the wake-up */
 	switch_in(10, 49500);
 	switch_in(10, 129500);
@@ -266,6 +269,8 @@ static void test_known_waits(void)
 	check_release(&ws.items[5], WAITS_VIA_FLOW, 20, 20, 510001, "write", "feed2", "feed2", -1,
 		      "F");
 	ASSERT_STR_EQ(waits_thread_name(&ws, 10, 11), "worker", "the worker's name");
+	ASSERT_STR_EQ(waits_thread_name(&ws, 10, 10), "main",
+		      "the main thread's name, not its process's (the same koid)");
 	ASSERT_STR_EQ(waits_thread_name(&ws, 20, 20), "child", "a thread named by its process");
 	waits_free(&ws);
 	fxt_writer_free(w);

@@ -110,9 +110,11 @@ struct waits_engine {
 	size_t ttab_cap;
 	struct thread *cur;
 	/* kernel objects' names: koid -> name */
+	/* Kernel objects' names, sorted at the end by koid, then kind, then
+	 * the order read (seq: 2 n + 1 for a thread, 2 n for a process). */
 	struct koid_name {
 		uint64_t koid;
-		uint32_t name;
+		uint32_t name, seq;
 	} * knames;
 	size_t nknames, knames_cap;
 	/* what is kept */

@@ -425,7 +425,10 @@ static int see_kobj(struct waits_engine *e, const struct fxt_record *rec)
 	name = intern(e, rec->u.kobj.name.data, rec->u.kobj.name.len);
 	if (name == NO_NAME || TOOL_GROW(e->knames, e->knames_cap, e->nknames + 1) < 0)
 		return -ENOMEM;
-	e->knames[e->nknames++] = (struct koid_name){ rec->u.kobj.koid, name };
+	e->knames[e->nknames] = (struct koid_name){ rec->u.kobj.koid, name,
+						    (uint32_t)e->nknames * 2 +
+							(rec->u.kobj.obj_type == FXT_OBJ_THREAD) };
+	e->nknames++;
 	return 0;
 }
 
@@ -507,6 +510,17 @@ static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *
 
 /* ------------------------------------------------------------------ API */
 
+static int cmp_kname(const void *a, const void *b)
+{
+	const struct koid_name *x = a, *y = b;
+
+	if (x->koid != y->koid)
+		return x->koid < y->koid ? -1 : 1;
+	if ((x->seq & 1) != (y->seq & 1))
+		return (int)(x->seq & 1) - (int)(y->seq & 1);
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 int waits_load(struct waits *w, const struct tool_input *in, char *err, size_t errlen)
 {
 	struct waits_engine *e;
@@ -545,6 +559,7 @@ int waits_load(struct waits *w, const struct tool_input *in, char *err, size_t e
 	rc = waits__resolve(e, w);
 	if (rc < 0)
 		goto nomem;
+	qsort(e->knames, e->nknames, sizeof(*e->knames), cmp_kname);
 	w->start_ns = e->first_ns;
 	w->sched = e->nsw > 0;
 	return 0;
@@ -553,18 +568,34 @@ nomem:
 	return -ENOMEM;
 }
 
+/* The name the archive gave last to koid as a thread (thread) or a
+ * process, or NULL. */
+static const char *kname(const struct waits_engine *e, uint64_t koid, bool thread)
+{
+	size_t lo = 0, hi = e->nknames;
+
+	/* The first entry past (koid, kind); the one before it is the last
+	 * of that key, if any. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct koid_name *k = &e->knames[mid];
+
+		if (k->koid < koid || (k->koid == koid && (k->seq & 1) <= (uint32_t)thread))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || e->knames[lo - 1].koid != koid ||
+	    (e->knames[lo - 1].seq & 1) != (uint32_t)thread)
+		return NULL;
+	return waits__name_str(e, e->knames[lo - 1].name);
+}
+
 const char *waits_thread_name(const struct waits *w, uint64_t pid, uint64_t tid)
 {
-	const struct waits_engine *e = w->e;
-	const char *proc = NULL;
+	const char *name = kname(w->e, tid, true);
 
-	for (size_t i = e->nknames; i-- > 0;) {
-		if (e->knames[i].koid == tid)
-			return waits__name_str(e, e->knames[i].name);
-		if (e->knames[i].koid == pid && !proc)
-			proc = waits__name_str(e, e->knames[i].name);
-	}
-	return proc;
+	return name ? name : kname(w->e, pid, false);
 }
 
 void waits_free(struct waits *w)
