@@ -9,7 +9,10 @@
  * slower.  Complete events are written in end order (as an exit-time
  * flusher does) or, with --order start, parents first.  Timestamps are in
  * ns unless --ticks-per-second asks for another clock (e.g. a TSC's), which
- * readers then have to convert.
+ * readers then have to convert.  --waits N adds, every N-th iteration, a
+ * pthread_mutex_lock slice (category libc.sync, waited) holding the end of
+ * a flow begun by the next pthread_mutex_unlock slice of the thread before
+ * it (the same iteration, cyclically): fxt-waits' input.
  */
 #include "config.h"
 
@@ -31,7 +34,9 @@ struct gen {
 	uint64_t tps; /* ticks per second written */
 	uint64_t pid, tid;
 	uint64_t events, limit;
+	uint64_t waits_every, nthreads, tidx; /* --waits; the thread's index */
 	struct fxt_string_slot slots[8];
+	struct fxt_string_slot extra[4]; /* --waits: libc.sync, flow, caller, waited */
 	/* Start order: the slices of one loop iteration, written sorted. */
 	struct slice {
 		uint64_t start, end;
@@ -40,8 +45,15 @@ struct gen {
 	unsigned npend;
 };
 
-static const char *const names[] = { "main", "hot", "cold", "leaf", "rec", "function" };
-enum { N_MAIN, N_HOT, N_COLD, N_LEAF, N_REC, N_CATEGORY };
+static const char *const names[] = { "main",
+				     "hot",
+				     "cold",
+				     "leaf",
+				     "rec",
+				     "function",
+				     "pthread_mutex_lock",
+				     "pthread_mutex_unlock" };
+enum { N_MAIN, N_HOT, N_COLD, N_LEAF, N_REC, N_CATEGORY, N_LOCK, N_UNLOCK };
 
 static double uniform(struct gen *g) /* in [-1, 1) */
 {
@@ -131,6 +143,66 @@ static int rec(struct gen *g, int depth)
 	return slice(g, start, N_REC);
 }
 
+/* --waits: a lock that waited, ended by the flow of thread tidx - 1's
+ * unlock in the same iteration, then this thread's unlock, which lets the
+ * next thread's lock through.  Written after the iteration's slices (they
+ * start later than all of them). */
+static int lock_pair(struct gen *g, unsigned i)
+{
+	struct fxt_arg args[2];
+	struct fxt_event ev = { 0 };
+	uint64_t start = g->now, id_in, id_out;
+	int rc;
+
+	memset(args, 0, sizeof(args));
+	args[0].type = FXT_ARG_STRING;
+	args[0].name = fxt_writer_string_cached(g->w, &g->extra[2], "caller", 6);
+	args[0].v.str = sref(g, N_COLD);
+	args[1].type = FXT_ARG_BOOL;
+	args[1].name = fxt_writer_string_cached(g->w, &g->extra[3], "waited", 6);
+	args[1].v.b = true;
+	id_in = (uint64_t)i << 20 | g->tidx;
+	id_out = (uint64_t)i << 20 | ((g->tidx + 1) % g->nthreads);
+	g->now += cost(g, 2000);
+	ev.thread = fxt_writer_thread(g->w, g->pid, g->tid);
+	ev.category = fxt_writer_string_cached(g->w, &g->extra[0], "libc.sync", 9);
+	ev.type = FXT_EVENT_DURATION_COMPLETE;
+	ev.name = sref(g, N_LOCK);
+	ev.ts = to_ticks(g, start);
+	ev.extra = to_ticks(g, g->now);
+	ev.args = args;
+	ev.nargs = 2;
+	if ((rc = fxt_writer_event(g->w, &ev)) < 0)
+		return rc;
+	ev.type = FXT_EVENT_FLOW_END;
+	ev.ts = to_ticks(g, g->now - 1);
+	ev.extra = id_in;
+	ev.args = NULL;
+	ev.nargs = 0;
+	ev.category = fxt_writer_string_cached(g->w, &g->extra[1], "flow", 4);
+	if ((rc = fxt_writer_event(g->w, &ev)) < 0)
+		return rc;
+	start = g->now;
+	g->now += 20;
+	ev.type = FXT_EVENT_DURATION_COMPLETE;
+	ev.category = fxt_writer_string_cached(g->w, &g->extra[0], "libc.sync", 9);
+	ev.name = sref(g, N_UNLOCK);
+	ev.ts = to_ticks(g, start);
+	ev.extra = to_ticks(g, g->now);
+	ev.args = args;
+	ev.nargs = 1;
+	if ((rc = fxt_writer_event(g->w, &ev)) < 0)
+		return rc;
+	ev.type = FXT_EVENT_FLOW_BEGIN;
+	ev.ts = to_ticks(g, start + 1);
+	ev.extra = id_out;
+	ev.args = NULL;
+	ev.nargs = 0;
+	ev.category = fxt_writer_string_cached(g->w, &g->extra[1], "flow", 4);
+	g->events += 4;
+	return fxt_writer_event(g->w, &ev);
+}
+
 static int iteration(struct gen *g, unsigned i)
 {
 	uint64_t start;
@@ -157,7 +229,11 @@ static int iteration(struct gen *g, unsigned i)
 
 	if (i % 4 == 3 && (rc = rec(g, 3)) < 0)
 		return rc;
-	return g->start_order ? flush_pending(g) : 0;
+	if (g->start_order && (rc = flush_pending(g)) < 0)
+		return rc;
+	if (g->waits_every && i % g->waits_every == 0)
+		return lock_pair(g, i);
+	return 0;
 }
 
 static void usage(FILE *f)
@@ -172,7 +248,9 @@ static void usage(FILE *f)
 	      "  --run-noise PCT  per-run noise, uniform +-PCT% (default 2)\n"
 	      "  --order end|start  order of complete events (default end)\n"
 	      "  --ticks-per-second N  clock of the timestamps (default 1000000000)\n"
-	      "  --no-end         leave main open (no end event)\n",
+	      "  --no-end         leave main open (no end event)\n"
+	      "  --waits N        every N-th iteration, a lock that waited for the\n"
+	      "                   previous thread's unlock (a flow; default 0: none)\n",
 	      f);
 }
 
@@ -189,6 +267,7 @@ int main(int argc, char **argv)
 		{ "order", required_argument, NULL, 'O' },
 		{ "no-end", no_argument, NULL, 'E' },
 		{ "ticks-per-second", required_argument, NULL, 'T' },
+		{ "waits", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -238,6 +317,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'W':
+			g.waits_every = strtoull(optarg, NULL, 0);
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -272,6 +354,8 @@ int main(int argc, char **argv)
 		for (uint64_t t = 0; t < nthreads && rc == 0; t++) {
 			uint64_t stop = g.events + per_thread;
 			g.tid = g.pid * 100 + t;
+			g.tidx = t;
+			g.nthreads = nthreads;
 			g.now = 1000;
 			rc = write_event(&g, FXT_EVENT_DURATION_BEGIN, g.now, 0, N_MAIN);
 			for (unsigned i = 0; rc == 0 && g.events + 2 < stop; i++)

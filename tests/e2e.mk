@@ -82,8 +82,9 @@ E2E_TESTS += \
 
 # The tools on archives: fxt-dump on the small valid and broken archives
 # of tests/helpers/mkarchives; fxt-report and fxt-diff; fxt-flame and
-# fxt-export; fxt-tree and fxt-replay; the command line the tools share,
-# and the fxt front command;
+# fxt-export; fxt-tree and fxt-replay; fxt-waits on the waits of
+# tests/progs/waits; the command line the tools share, and the fxt front
+# command;
 # the man pages, which after `make install DESTDIR=...` each render with
 # their NAME and OPTIONS sections.
 E2E_TESTS += \
@@ -102,6 +103,7 @@ E2E_TESTS += \
 	tests/e2e/calls-replay.sh \
 	tests/e2e/calls-errors.sh \
 	tests/e2e/export-chrome.sh \
+	tests/e2e/waits.sh \
 	tests/e2e/tools-cli.sh \
 	tests/e2e/fxt-front.sh \
 	tests/e2e/man-pages.sh

@@ -180,6 +180,14 @@ tests_progs_libc_threads_CFLAGS = $(LIBC_THREADS_C_FLAGS)
 tests_progs_libc_threads_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_libc_threads_LDADD = -lpthread
 
+# fxt-waits' test: one known wait per mode (a mutex, a condition, a pipe
+# between two processes, a join), between functions with hooks.
+check_PROGRAMS += tests/progs/waits
+tests_progs_waits_SOURCES = tests/progs/waits.c
+tests_progs_waits_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_waits_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_waits_LDADD = -lpthread
+
 # ---------------------------------------------------- for stack sampling
 # CPU-bound, -O2, without hooks (and the same with hooks, to check that
 # samples and hooks coexist).  bench/ builds the same source as

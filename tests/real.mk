@@ -14,6 +14,7 @@
 #    valid, the libc calls, flows, log records and samples they must show
 #    (tests/helpers/libc-real-flows.py resolves flows to the slices they
 #    bind to, as Perfetto does).  A program that is not installed is skipped.
+#  - waits-real-sort.sh: fxt-waits on sort --parallel=2's two threads.
 #
 # To add one: write tests/real/NAME.sh (executable), list it in REAL_TESTS
 # below; list a file it sources in REAL_COMMON.
@@ -22,7 +23,8 @@ REAL_TESTS = \
 	tests/real/real-procs.sh \
 	tests/real/libc-real-files.sh \
 	tests/real/libc-real-pipeline.sh \
-	tests/real/libc-real-python.sh
+	tests/real/libc-real-python.sh \
+	tests/real/waits-real-sort.sh
 REAL_COMMON = tests/real/libc-real-common.sh
 TESTS += $(REAL_TESTS)
 EXTRA_DIST += $(REAL_TESTS) $(REAL_COMMON)

@@ -32,7 +32,8 @@ UNIT_TESTS = \
 	tests/unit/test_diff_stats \
 	tests/unit/test_pctl \
 	tests/unit/test_flame \
-	tests/unit/test_calls
+	tests/unit/test_calls \
+	tests/unit/test_waits
 if HAVE_CAPSTONE
 UNIT_TESTS += tests/unit/test_patch_plan
 tests_unit_test_patch_plan_SOURCES = tests/unit/test_patch_plan.c agent/patch/plan.c agent/patch/plan.h
@@ -161,3 +162,5 @@ tests_unit_test_diff_stats_LDADD = libfxtprofile.la
 tests_unit_test_pctl_LDADD = libfxtprofile.la -lm
 tests_unit_test_flame_LDADD = libfxtflame.la libfxtexport.la
 tests_unit_test_calls_LDADD = libfxtcalls.la
+# fxt-waits' engine, on an archive of known waits.
+tests_unit_test_waits_LDADD = libfxtwaits.la

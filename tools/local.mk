@@ -13,6 +13,7 @@
 #   export/   Chrome trace-event JSON, one pass over the records: fxt-export
 #   dump/     records as text, the archive's checks (with the nesting-depth
 #             tracker) and maps: fxt-dump
+#   waits/    who made each thread wait, from the flows: fxt-waits
 # Each folder includes only front/'s headers and those of the folders it
 # builds on (flame/ and calls/ on profile/), so a new view goes next to what it reads.
 
@@ -22,3 +23,4 @@ include tools/flame/local.mk
 include tools/calls/local.mk
 include tools/export/local.mk
 include tools/dump/local.mk
+include tools/waits/local.mk

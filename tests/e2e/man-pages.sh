@@ -4,7 +4,7 @@
 # OPTIONS sections; fxt-run(1) also has its exit statuses.  Skipped when the
 # pages are not built (no help2man, and no shipped pages).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
-PAGES="fxt fxt-run fxt-dump fxt-report fxt-diff fxt-flame fxt-tree fxt-replay fxt-export fxt-import fxt-merge"
+PAGES="fxt fxt-run fxt-dump fxt-report fxt-diff fxt-flame fxt-tree fxt-replay fxt-export fxt-import fxt-merge fxt-waits"
 
 if ! test -f "$abs_top_builddir/man/fxt.1"; then
   echo "1..0 # SKIP the man pages are not built (configure found no help2man)"
@@ -42,7 +42,7 @@ for p in $PAGES; do
 done
 is "${bad:-none}" none "every page has NAME and OPTIONS"
 bad=
-for p in fxt fxt-dump fxt-report fxt-diff fxt-flame fxt-tree fxt-replay fxt-export fxt-import fxt-merge; do
+for p in fxt fxt-dump fxt-report fxt-diff fxt-flame fxt-tree fxt-replay fxt-export fxt-import fxt-merge fxt-waits; do
   grep -q '^EXIT STATUS' "$TMPD/$p.txt" || bad="$bad $p"
 done
 is "${bad:-none}" none "the pages of fxt and the archive tools have an EXIT STATUS section"

@@ -6,8 +6,8 @@
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 B=$abs_top_builddir
 scratch
-TOOLS="fxt-dump fxt-report fxt-diff fxt-flame fxt-tree fxt-replay fxt-export fxt-import fxt-merge"
-plan 50
+TOOLS="fxt-dump fxt-report fxt-diff fxt-flame fxt-tree fxt-replay fxt-export fxt-import fxt-merge fxt-waits"
+plan 55
 
 # opts TOOL: the long options of TOOL besides --help and --version.
 opts() {
@@ -21,6 +21,7 @@ opts() {
   fxt-export) echo chrome output stats ;;
   fxt-import) echo output quiet ;;
   fxt-merge) echo output shift no-align quiet ;;
+  fxt-waits) echo by detail tid pid top format ;;
   esac
 }
 

@@ -273,7 +273,7 @@ static int on_item(void *ctx, const struct callstream_item *it)
 	callstream_start_ns(rp->cs, &start);
 	ts = it->ts_ns >= start ? it->ts_ns - start : 0;
 	if (it->has_dur)
-		profile_fmt_ns(dur, sizeof(dur), (double)it->dur_ns);
+		tool_fmt_ns(dur, sizeof(dur), (double)it->dur_ns);
 	printf("%6" PRIu64 ".%09" PRIu64 " %12s %7" PRIu64 " | %*s", ts / 1000000000,
 	       ts % 1000000000, dur, it->tid, (int)(2 * it->depth), "");
 	switch (it->kind) {

@@ -203,8 +203,8 @@ static void text_line(struct printer *pr, const struct calltree_node *n, const c
 {
 	char tot[32], self[32];
 
-	profile_fmt_ns(tot, sizeof(tot), (double)n->total_ns);
-	profile_fmt_ns(self, sizeof(self), (double)n->self_ns);
+	tool_fmt_ns(tot, sizeof(tot), (double)n->total_ns);
+	tool_fmt_ns(self, sizeof(self), (double)n->self_ns);
 	printf("%10" PRIu64 " %12s %12s %6.2f%%  %s%s", n->calls, tot, self, share_of(pr, n),
 	       pr->pre ? pr->pre : "", glyph);
 	if (n->row == CALLTREE_GROUP) {
@@ -387,7 +387,7 @@ int main(int argc, char **argv)
 		}
 	}
 	pr.all_ns = (double)calltree_total_ns(t);
-	profile_fmt_ns(tot, sizeof(tot), pr.all_ns);
+	tool_fmt_ns(tot, sizeof(tot), pr.all_ns);
 	if (o.format == TOOL_FMT_TEXT)
 		printf("# %" PRIu64 " calls, traced time %s (the top-level calls'%s)\n",
 		       calltree_nslices(t), tot,

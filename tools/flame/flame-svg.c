@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/hash.h"
+#include "tools/front/common.h"
 #include "tools/front/escape.h"
 #include "tools/profile/profile.h"
 
@@ -170,7 +171,7 @@ static void fmt_change(char *buf, size_t len, double base, double now)
 {
 	char d[32];
 
-	profile_fmt_ns(d, sizeof(d), now - base);
+	tool_fmt_ns(d, sizeof(d), now - base);
 	if (base > 0)
 		snprintf(buf, len, "%s%s, %+.1f%%", now >= base ? "+" : "", d,
 			 100.0 * (now - base) / base);
@@ -398,14 +399,14 @@ int flame_write_svg(const struct flame *f, const struct flame_svg_opts *o, FILE 
 
 		fputs("<g class=\"f\"><title>", out);
 		put_xml(out, nd->name, strlen(nd->name));
-		profile_fmt_ns(t1, sizeof(t1), (double)nd->total_ns);
+		tool_fmt_ns(t1, sizeof(t1), (double)nd->total_ns);
 		if (!base) {
 			fprintf(out, "\ntotal %s (%.2f%%)", t1,
 				nodes[0].total_ns
 				    ? 100.0 * (double)nd->total_ns / (double)nodes[0].total_ns
 				    : 0.0);
 			if (nd->kind == FLAME_FUNCTION) {
-				profile_fmt_ns(t2, sizeof(t2), (double)nd->self_ns);
+				tool_fmt_ns(t2, sizeof(t2), (double)nd->self_ns);
 				fprintf(out, "\nself %s", t2);
 				if (!flame_is_samples(f))
 					fprintf(out, "\ncalls %" PRIu64, nd->calls);
@@ -417,16 +418,16 @@ int flame_write_svg(const struct flame *f, const struct flame_svg_opts *o, FILE 
 			double bt = b ? (double)b->total_ns * bscale : 0;
 			double bs = b ? (double)b->self_ns * bscale : 0;
 
-			profile_fmt_ns(t2, sizeof(t2), bt);
+			tool_fmt_ns(t2, sizeof(t2), bt);
 			fmt_change(t3, sizeof(t3), bt, (double)nd->total_ns);
 			fprintf(out, "\ntotal: base %s, new %s (%s)", t2, t1, t3);
 			if (ni == 0 && ngone) {
-				profile_fmt_ns(t2, sizeof(t2), (double)gone_ns * bscale);
+				tool_fmt_ns(t2, sizeof(t2), (double)gone_ns * bscale);
 				fprintf(out, "\nonly in base: %" PRIu64 " paths, %s", ngone, t2);
 			}
 			if (nd->kind == FLAME_FUNCTION) {
-				profile_fmt_ns(t1, sizeof(t1), (double)nd->self_ns);
-				profile_fmt_ns(t2, sizeof(t2), bs);
+				tool_fmt_ns(t1, sizeof(t1), (double)nd->self_ns);
+				tool_fmt_ns(t2, sizeof(t2), bs);
 				fmt_change(t3, sizeof(t3), bs, (double)nd->self_ns);
 				fprintf(out, "\nself: base %s, new %s (%s)", t2, t1, t3);
 				if (!flame_is_samples(f))

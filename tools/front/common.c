@@ -341,6 +341,20 @@ int tool_output_close(struct tool_output *o, bool discard, char *err, size_t err
 	return rc;
 }
 
+void tool_fmt_ns(char *buf, size_t len, double ns)
+{
+	double a = ns < 0 ? -ns : ns;
+
+	if (a < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (a < 1e6)
+		snprintf(buf, len, "%.3f us", ns / 1e3);
+	else if (a < 1e9)
+		snprintf(buf, len, "%.3f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.3f s", ns / 1e9);
+}
+
 int tool_parse_format(const char *s, enum tool_format *out)
 {
 	static const char *const names[] = { "text", "csv", "json" };
@@ -390,6 +404,39 @@ int tool_pick_option(const char *name, const char *opt, const char *arg, struct 
 		p->tid = id;
 	}
 	return 0;
+}
+
+int tool_parse_ids(const char *s, uint64_t **ids, size_t *n)
+{
+	for (;;) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s), v;
+		char one[24];
+		uint64_t *nv;
+
+		if (!len || len >= sizeof(one))
+			return -EINVAL;
+		memcpy(one, s, len);
+		one[len] = 0;
+		if (tool_parse_count(one, &v) < 0)
+			return -EINVAL;
+		nv = realloc(*ids, (*n + 1) * sizeof(**ids));
+		if (!nv)
+			return -ENOMEM;
+		*ids = nv;
+		(*ids)[(*n)++] = v;
+		if (!comma)
+			return 0;
+		s = comma + 1;
+	}
+}
+
+bool tool_id_selected(const uint64_t *ids, size_t n, uint64_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return n == 0;
 }
 
 int tool_grow(void **v, size_t *cap, size_t need, size_t elem)

@@ -156,6 +156,9 @@ int tool_grow(void **v, size_t *cap, size_t need, size_t elem);
 #define TOOL_GROW(v, cap, need) \
 	((need) <= (cap) ? 0 : tool_grow((void **)&(v), &(cap), (need), sizeof(*(v))))
 
+/* A duration for people: "812 ns", "1.250 us", "3.000 ms", "2.500 s". */
+void tool_fmt_ns(char *buf, size_t len, double ns);
+
 /* Output formats of fxt-report and fxt-diff. */
 enum tool_format { TOOL_FMT_TEXT, TOOL_FMT_CSV, TOOL_FMT_JSON };
 
@@ -165,5 +168,13 @@ int tool_parse_format(const char *s, enum tool_format *out);
 /* A count in decimal digits only (no sign, no blanks, not empty) that fits
  * *out.  Returns 0 or -EINVAL (-ERANGE when too large). */
 int tool_parse_count(const char *s, size_t *out);
+
+/* A comma-separated list of ids (tids, pids), each a count
+ * (tool_parse_count()), appended to *ids (of *n, realloc'd).  Returns 0,
+ * -EINVAL (an empty or bad element) or -ENOMEM. */
+int tool_parse_ids(const char *s, uint64_t **ids, size_t *n);
+
+/* True if id is one of ids[0 .. n), or n is 0 (no selection). */
+bool tool_id_selected(const uint64_t *ids, size_t n, uint64_t id);
 
 #endif /* FXT_TOOLS_COMMON_H */

@@ -39,6 +39,7 @@ static const struct command {
 	{ "export", "convert an FXT archive to Chrome trace-event JSON" },
 	{ "import", "convert a trace-cmd trace.dat or a Darwin ktrace file to FXT" },
 	{ "merge", "put FXT archives side by side in one, on one clock" },
+	{ "waits", "who made each thread wait, for how long, from an archive's flows" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "tools/front/common.h"
 #include "tools/front/escape.h"
 
 /* --metric pNN: a side's value or an interval's end for text: '-'
@@ -22,7 +23,7 @@ static const char *fmt_pct(char *buf, size_t cap, double ns, enum profile_q_kind
 		return "-";
 	if (kind != PROFILE_Q_EXACT)
 		buf[at++] = kind == PROFILE_Q_APPROX ? '~' : '<';
-	profile_fmt_ns(buf + at, cap - at, ns);
+	tool_fmt_ns(buf + at, cap - at, ns);
 	return buf;
 }
 
@@ -42,7 +43,7 @@ void diff_pct_text(const struct diff *d, const char *metric, size_t n)
 
 		snprintf(c[0], sizeof(c[0]), "%" PRIu64, pb->calls);
 		snprintf(c[1], sizeof(c[1]), "%" PRIu64, pn->calls);
-		profile_fmt_ns(b[2], sizeof(b[2]), f->cmp.delta);
+		tool_fmt_ns(b[2], sizeof(b[2]), f->cmp.delta);
 		printf("%-7s %12s %12s %12s %+7.1f%% %12s %12s %12s %12s %12s %12s  ",
 		       diff_verdict(f), fmt_pct(b[0], sizeof(b[0]), pb->ns, pb->kind),
 		       fmt_pct(b[1], sizeof(b[1]), pn->ns, pn->kind), b[2], f->cmp.pct,

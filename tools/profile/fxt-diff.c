@@ -483,9 +483,9 @@ static void print_text(const struct job *j, size_t n)
 	for (i = 0; i < n; i++) {
 		const struct diff_func *f = &d->f[i];
 
-		profile_fmt_ns(b[0], sizeof(b[0]), f->total_base);
-		profile_fmt_ns(b[1], sizeof(b[1]), f->total_new);
-		profile_fmt_ns(b[2], sizeof(b[2]), f->total_new - f->total_base);
+		tool_fmt_ns(b[0], sizeof(b[0]), f->total_base);
+		tool_fmt_ns(b[1], sizeof(b[1]), f->total_new);
+		tool_fmt_ns(b[2], sizeof(b[2]), f->total_new - f->total_base);
 		printf("%-7s %12s %12s %12s %+7.1f%% %+7.1f%% %9.2g %+7.1f%% %12s %12s  ",
 		       diff_verdict(f), b[0], b[1], b[2], pct(f->total_base, f->total_new),
 		       f->cmp.pct, f->cmp.q, pct(f->self_base, f->self_new),
@@ -498,8 +498,8 @@ static void print_text(const struct job *j, size_t n)
 			putchar(')');
 		}
 		if (f->cmp.sd_base > 0 || f->cmp.sd_new > 0) {
-			profile_fmt_ns(b[0], sizeof(b[0]), f->cmp.sd_base);
-			profile_fmt_ns(b[1], sizeof(b[1]), f->cmp.sd_new);
+			tool_fmt_ns(b[0], sizeof(b[0]), f->cmp.sd_base);
+			tool_fmt_ns(b[1], sizeof(b[1]), f->cmp.sd_new);
 			printf("  [sd %s -> %s]", b[0], b[1]);
 		}
 		putchar('\n');

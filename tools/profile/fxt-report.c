@@ -288,7 +288,7 @@ static void fmt_q(char *buf, size_t len, const struct profile_q *q)
 
 	if (q->kind != PROFILE_Q_EXACT)
 		buf[at++] = q->kind == PROFILE_Q_APPROX ? '~' : '<';
-	profile_fmt_ns(buf + at, len - at, (double)q->ns);
+	tool_fmt_ns(buf + at, len - at, (double)q->ns);
 }
 
 /* "eeab": what each percentile of a row is (csv and json). */
@@ -406,8 +406,8 @@ static void print_text_samples(const struct options *o, const struct profile *p,
 	for (size_t i = 0; i < t->n; i++) {
 		const struct profile_row *r = t->rows[i];
 
-		profile_fmt_ns(b[0], sizeof(b[0]), (double)r->total_ns);
-		profile_fmt_ns(b[1], sizeof(b[1]), (double)r->self_ns);
+		tool_fmt_ns(b[0], sizeof(b[0]), (double)r->total_ns);
+		tool_fmt_ns(b[1], sizeof(b[1]), (double)r->self_ns);
 		printf("%12s %12s %6.2f%%  ", b[0], b[1], share(r, t->all_self));
 		put_text_function(o, r);
 	}
@@ -421,7 +421,7 @@ static void print_unsampled(FILE *f, const char *lead, const struct profile *p)
 	char at[32];
 
 	for (size_t i = 0; i < n; i++) {
-		profile_fmt_ns(at, sizeof(at), (double)(u[i].ts_ns - profile_start_ns(p)));
+		tool_fmt_ns(at, sizeof(at), (double)(u[i].ts_ns - profile_start_ns(p)));
 		fprintf(f, "%spid %" PRIu64 " tid %" PRIu64 " not sampled from +%s on: %s\n", lead,
 			u[i].pid, u[i].tid, at, u[i].reason);
 	}
@@ -446,7 +446,7 @@ static void print_text(const struct options *o, const struct profile *p, const s
 
 	printf("# %s: %" PRIu64 " slices, %zu rows, span ", o->path, profile_nslices(p),
 	       calls->nall);
-	profile_fmt_ns(b[0], sizeof(b[0]), (double)(profile_end_ns(p) - profile_start_ns(p)));
+	tool_fmt_ns(b[0], sizeof(b[0]), (double)(profile_end_ns(p) - profile_start_ns(p)));
 	printf("%s\n", b[0]);
 	if (dropped)
 		printf("# %" PRIu64 " calls dropped: totals are partial (on %" PRIu64
@@ -487,11 +487,11 @@ static void print_text(const struct options *o, const struct profile *p, const s
 		for (i = 0; i < calls->n; i++) {
 			const struct profile_row *r = calls->rows[i];
 
-			profile_fmt_ns(b[0], sizeof(b[0]), (double)r->total_ns);
-			profile_fmt_ns(b[1], sizeof(b[1]), (double)r->self_ns);
-			profile_fmt_ns(b[2], sizeof(b[2]), (double)avg_ns(r));
-			profile_fmt_ns(b[3], sizeof(b[3]), (double)r->min_ns);
-			profile_fmt_ns(b[4], sizeof(b[4]), (double)r->max_ns);
+			tool_fmt_ns(b[0], sizeof(b[0]), (double)r->total_ns);
+			tool_fmt_ns(b[1], sizeof(b[1]), (double)r->self_ns);
+			tool_fmt_ns(b[2], sizeof(b[2]), (double)avg_ns(r));
+			tool_fmt_ns(b[3], sizeof(b[3]), (double)r->min_ns);
+			tool_fmt_ns(b[4], sizeof(b[4]), (double)r->max_ns);
 			printf("%10" PRIu64 " %12s %12s %12s %12s ", r->calls, b[0], b[1], b[2],
 			       b[3]);
 			for (int k = 0; calls->q && k < NPCT; k++) {

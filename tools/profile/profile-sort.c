@@ -1,6 +1,6 @@
-/* Ordering and printing the rows of a profile: the --by and --sort keys,
- * a deterministic sort, the order of end-ordered slices, durations for
- * people. */
+/* Ordering the rows of a profile: the --by and --sort keys, a
+ * deterministic sort, the order of end-ordered slices (durations for
+ * people are tool_fmt_ns()'s, tools/front/common.c). */
 #include "config.h"
 
 #include "tools/profile/profile.h"
@@ -109,20 +109,4 @@ void profile_sort_rows(const struct profile_row **rows, size_t n, enum profile_s
 {
 	sort_key = key;
 	qsort(rows, n, sizeof(*rows), cmp_rows);
-}
-
-/* ---------------------------------------------------------------- output */
-
-void profile_fmt_ns(char *buf, size_t len, double ns)
-{
-	double a = ns < 0 ? -ns : ns;
-
-	if (a < 1e3)
-		snprintf(buf, len, "%.0f ns", ns);
-	else if (a < 1e6)
-		snprintf(buf, len, "%.3f us", ns / 1e3);
-	else if (a < 1e9)
-		snprintf(buf, len, "%.3f ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.3f s", ns / 1e9);
 }

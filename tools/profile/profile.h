@@ -306,8 +306,5 @@ int profile_sort_parse(const char *s, enum profile_sort *out);
  * by name then pid then tid, so output is deterministic. */
 void profile_sort_rows(const struct profile_row **rows, size_t n, enum profile_sort key);
 
-/* Output helpers shared by the report tools. */
-/* A duration for people: "812 ns", "1.250 us", "3.000 ms", "2.500 s". */
-void profile_fmt_ns(char *buf, size_t len, double ns);
 
 #endif /* FXT_TOOLS_PROFILE_H */

@@ -69,8 +69,8 @@ static void print_hist_text(const struct report_hist *o, const struct profile_ro
 	put_hist_title(o, r);
 	printf(": %" PRIu64 " calls; per-call inclusive time in log2 buckets\n", r->calls);
 	if (r->short_calls) {
-		profile_fmt_ns(b[0], sizeof(b[0]), (double)r->short_min_ns);
-		profile_fmt_ns(b[1], sizeof(b[1]), (double)r->short_max_ns);
+		tool_fmt_ns(b[0], sizeof(b[0]), (double)r->short_min_ns);
+		tool_fmt_ns(b[1], sizeof(b[1]), (double)r->short_max_ns);
 		printf("# %" PRIu64 " of them summarised by fxt-run --min-duration, not in the "
 		       "buckets: %s to %s\n",
 		       r->short_calls, b[0], b[1]);
@@ -85,8 +85,8 @@ static void print_hist_text(const struct report_hist *o, const struct profile_ro
 		unsigned bar;
 
 		hist_range(k, &lo, &hi);
-		profile_fmt_ns(b[0], sizeof(b[0]), (double)lo);
-		profile_fmt_ns(b[1], sizeof(b[1]), (double)hi);
+		tool_fmt_ns(b[0], sizeof(b[0]), (double)lo);
+		tool_fmt_ns(b[1], sizeof(b[1]), (double)hi);
 		cum += h[k];
 		printf("[%11s, %11s) %12" PRIu64 " %6.2f%% %6.2f%%  ", b[0], b[1], h[k],
 		       100.0 * (double)h[k] / (double)n, 100.0 * (double)cum / (double)n);

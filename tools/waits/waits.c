@@ -1,0 +1,624 @@
+/* fxt-waits' engine: see waits.h.
+ *
+ * Per thread, a stack of the slices open at the current record (complete
+ * slices stay on it until a later record of the thread starts at or after
+ * their end).  Names are interned once (a cache keyed by the archive's
+ * string refs spares the hashing); frames hold times in the archive's
+ * ticks, converted to ns only for what is kept: the waits (a blocking
+ * frame a flow ends in, or that waited without one), the releases (a
+ * flow's begin, with the innermost frames of its thread's stack) and, at
+ * the end, each thread's last frames (for joins and waits for a child).
+ * The pairing is done once the whole archive is read, since a flow's
+ * begin and end may come in either order. */
+#include "config.h"
+
+#include "tools/waits/waits-int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hash.h"
+
+/* The libc calls that wait for another thread or process (their slices'
+ * names, in a category "libc.*"). */
+static const struct {
+	const char *name;
+	enum wkind kind;
+} blocking[] = {
+	{ "pthread_mutex_lock", WK_LOCK },
+	{ "pthread_mutex_timedlock", WK_LOCK },
+	{ "pthread_rwlock_rdlock", WK_LOCK },
+	{ "pthread_rwlock_wrlock", WK_LOCK },
+	{ "pthread_rwlock_timedrdlock", WK_LOCK },
+	{ "pthread_rwlock_timedwrlock", WK_LOCK },
+	{ "sem_wait", WK_LOCK },
+	{ "sem_timedwait", WK_LOCK },
+	{ "pthread_cond_wait", WK_COND },
+	{ "pthread_cond_timedwait", WK_COND },
+	{ "read", WK_READ },
+	{ "__read_chk", WK_READ },
+	{ "readv", WK_READ },
+	{ "recv", WK_READ },
+	{ "__recv_chk", WK_READ },
+	{ "recvfrom", WK_READ },
+	{ "__recvfrom_chk", WK_READ },
+	{ "recvmsg", WK_READ },
+	{ "pthread_join", WK_JOIN },
+	{ "pthread_timedjoin_np", WK_JOIN },
+	{ "waitpid", WK_CHILD },
+	{ "wait", WK_CHILD },
+	{ "wait4", WK_CHILD },
+};
+
+#define ETIMEDOUT_NAME "ETIMEDOUT"
+
+/* ------------------------------------------------------------------ names */
+
+static enum wkind kind_of(const char *s, size_t len)
+{
+	for (size_t i = 0; i < sizeof(blocking) / sizeof(blocking[0]); i++)
+		if (strlen(blocking[i].name) == len && memcmp(blocking[i].name, s, len) == 0)
+			return blocking[i].kind;
+	return WK_NONE;
+}
+
+static int ntab_put(struct waits_engine *e, uint32_t id)
+{
+	size_t mask = e->ntab_cap - 1, i = e->names[id].hash & mask;
+
+	while (e->ntab[i])
+		i = (i + 1) & mask;
+	e->ntab[i] = id + 1;
+	return 0;
+}
+
+/* The id of the name [s, s + len), interned if new; NO_NAME on ENOMEM. */
+static uint32_t intern(struct waits_engine *e, const char *s, size_t len)
+{
+	uint64_t h = fxt__hash_bytes(s, len);
+	size_t i;
+	struct name *n;
+
+	if (e->ntab_cap) {
+		size_t mask = e->ntab_cap - 1;
+		for (i = h & mask; e->ntab[i]; i = (i + 1) & mask) {
+			n = &e->names[e->ntab[i] - 1];
+			if (n->hash == h && n->len == len && memcmp(n->s, s, len) == 0)
+				return e->ntab[i] - 1;
+		}
+	}
+	if (TOOL_GROW(e->names, e->names_cap, e->nnames + 1) < 0)
+		return NO_NAME;
+	if ((e->nnames + 1) * 2 > e->ntab_cap) {
+		size_t cap = e->ntab_cap ? e->ntab_cap * 2 : 1024;
+		uint32_t *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return NO_NAME;
+		free(e->ntab);
+		e->ntab = t;
+		e->ntab_cap = cap;
+		for (size_t k = 0; k < e->nnames; k++)
+			ntab_put(e, (uint32_t)k);
+	}
+	n = &e->names[e->nnames];
+	n->s = malloc(len + 1);
+	if (!n->s)
+		return NO_NAME;
+	memcpy(n->s, s, len);
+	n->s[len] = 0;
+	n->len = (uint32_t)len;
+	n->hash = h;
+	n->kind = (uint8_t)kind_of(s, len);
+	ntab_put(e, (uint32_t)e->nnames);
+	return (uint32_t)e->nnames++;
+}
+
+/* An event's name id: the ref cache first (a table ref means the same
+ * string until the next string or metadata record). */
+static inline uint32_t name_id(struct waits_engine *e, uint16_t ref, const struct fxt_string *s)
+{
+	uint32_t id;
+
+	if ((ref & 0x8000) || (!ref && s->len))
+		return intern(e, s->data, s->len);
+	if (e->refc[ref].gen == e->strgen)
+		return e->refc[ref].id;
+	id = intern(e, s->data, s->len);
+	if (id != NO_NAME) {
+		e->refc[ref].gen = e->strgen;
+		e->refc[ref].id = id;
+	}
+	return id;
+}
+
+static void bump_strgen(struct waits_engine *e)
+{
+	if (++e->strgen == 0) {
+		memset(e->refc, 0, sizeof(e->refc));
+		e->strgen = 1;
+	}
+}
+
+/* ---------------------------------------------------------------- threads */
+
+static void ttab_put(struct waits_engine *e, size_t idx)
+{
+	size_t mask = e->ttab_cap - 1;
+	size_t i = fxt__hash_pair(e->threads[idx].pid, e->threads[idx].tid) & mask;
+
+	while (e->ttab[i])
+		i = (i + 1) & mask;
+	e->ttab[i] = (uint32_t)idx + 1;
+}
+
+static struct thread *thread_get(struct waits_engine *e, uint64_t pid, uint64_t tid)
+{
+	struct thread *t = e->cur;
+	size_t mask, i;
+
+	if (t && t->tid == tid && t->pid == pid)
+		return t;
+	if (e->ttab_cap) {
+		mask = e->ttab_cap - 1;
+		for (i = fxt__hash_pair(pid, tid) & mask; e->ttab[i]; i = (i + 1) & mask) {
+			t = &e->threads[e->ttab[i] - 1];
+			if (t->tid == tid && t->pid == pid)
+				return e->cur = t;
+		}
+	}
+	if (TOOL_GROW(e->threads, e->threads_cap, e->nthreads + 1) < 0)
+		return NULL;
+	if ((e->nthreads + 1) * 2 > e->ttab_cap) {
+		size_t cap = e->ttab_cap ? e->ttab_cap * 2 : 256;
+		uint32_t *tab = calloc(cap, sizeof(*tab));
+
+		if (!tab)
+			return NULL;
+		free(e->ttab);
+		e->ttab = tab;
+		e->ttab_cap = cap;
+		for (size_t k = 0; k < e->nthreads; k++)
+			ttab_put(e, k);
+	}
+	t = &e->threads[e->nthreads];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	ttab_put(e, e->nthreads++);
+	return e->cur = t;
+}
+
+/* ------------------------------------------------------------------ waits */
+
+/* The wait of frame f of thread t (created if it has none); parent: the
+ * name of the slice around it.  Returns its index or NO_WAIT (ENOMEM). */
+static uint32_t wait_of(struct waits_engine *e, struct thread *t, struct frame *f, uint32_t parent)
+{
+	struct wait *w;
+
+	if (f->wait != NO_WAIT)
+		return f->wait;
+	if (TOOL_GROW(e->waits, e->waits_cap, e->nwaits + 1) < 0)
+		return NO_WAIT;
+	w = &e->waits[e->nwaits];
+	w->pid = t->pid;
+	w->tid = t->tid;
+	w->tps = t->tps;
+	w->start = waits__ns_of(f->start, t->tps);
+	w->end = f->flags & FF_HAS_END ? waits__ns_of(f->end, t->tps) : UINT64_MAX;
+	w->call = f->name;
+	w->func = f->caller != NO_NAME ? f->caller : parent;
+	w->kind = f->kind;
+	w->flags = f->flags;
+	w->result = f->result;
+	w->release = NO_WAIT;
+	f->wait = (uint32_t)e->nwaits;
+	return (uint32_t)e->nwaits++;
+}
+
+/* A frame leaves the stack (its end passed, or its END came). */
+static int retire(struct waits_engine *e, struct thread *t, struct frame *f)
+{
+	bool counts = false;
+
+	switch (f->kind) {
+	case WK_LOCK:
+		counts = f->flags & FF_WAITED;
+		break;
+	case WK_READ:
+		counts = f->flags & FF_STREAM;
+		break;
+	case WK_COND:
+	case WK_JOIN:
+	case WK_CHILD:
+		counts = true;
+		break;
+	default:
+		break;
+	}
+	if (counts || f->wait != NO_WAIT) {
+		uint32_t parent = t->n > 1 ? t->f[t->n - 2].name : NO_NAME;
+
+		if (wait_of(e, t, f, parent) == NO_WAIT)
+			return -ENOMEM;
+		e->waits[f->wait].end = waits__ns_of(f->end, t->tps);
+	}
+	t->last = *f;
+	t->has_last = true;
+	return 0;
+}
+
+/* Retires the frames that ended at or before ts. */
+static inline int pop_until(struct waits_engine *e, struct thread *t, uint64_t ts)
+{
+	while (t->n) {
+		struct frame *f = &t->f[t->n - 1];
+
+		if (!(f->flags & FF_HAS_END) || f->end > ts)
+			break;
+		if (retire(e, t, f) < 0)
+			return -ENOMEM;
+		t->n--;
+	}
+	return 0;
+}
+
+/* A blocking call's arguments that matter here. */
+static void read_args(struct frame *f, const struct fxt_record *rec)
+{
+	for (unsigned i = 0; i < rec->nargs; i++) {
+		const struct fxt_arg_value *a = &rec->args[i];
+		const struct fxt_string *n = &a->name;
+
+#define IS(lit) (n->len == sizeof(lit) - 1 && memcmp(n->data, lit, n->len) == 0)
+		if (IS("waited") && a->type == FXT_ARG_BOOL && a->v.b)
+			f->flags |= FF_WAITED;
+		else if (IS("stream_offset"))
+			f->flags |= FF_STREAM;
+		else if (IS("result") && (a->type == FXT_ARG_INT64 || a->type == FXT_ARG_INT32)) {
+			f->result = a->v.i;
+			if (a->v.i == ETIMEDOUT)
+				f->flags |= FF_TIMEDOUT;
+		} else if (IS("error") && a->type == FXT_ARG_STRING &&
+			   a->v.s.len == sizeof(ETIMEDOUT_NAME) - 1 &&
+			   memcmp(a->v.s.data, ETIMEDOUT_NAME, a->v.s.len) == 0)
+			f->flags |= FF_TIMEDOUT;
+#undef IS
+	}
+}
+
+static int push(struct waits_engine *e, struct thread *t, const struct fxt_record *rec, uint64_t ts,
+		uint64_t end, bool has_end)
+{
+	const typeof(rec->u.event) *ev = &rec->u.event;
+	struct frame *f;
+	uint32_t name = name_id(e, ev->name_ref, &ev->name);
+
+	if (name == NO_NAME || TOOL_GROW(t->f, t->cap, t->n + 1) < 0)
+		return -ENOMEM;
+	f = &t->f[t->n++];
+	f->start = ts;
+	f->end = end;
+	f->name = name;
+	f->caller = NO_NAME;
+	f->wait = NO_WAIT;
+	f->snap = NO_SNAP;
+	f->kind = WK_NONE;
+	f->flags = has_end ? FF_HAS_END : 0;
+	f->result = 0;
+	if (!rec->nargs)
+		return 0;
+	/* libc slices: "caller" first (convert/emit.c) */
+	if (rec->args[0].type == FXT_ARG_STRING && rec->args[0].name.len == 6 &&
+	    memcmp(rec->args[0].name.data, "caller", 6) == 0) {
+		f->caller = intern(e, rec->args[0].v.s.data, rec->args[0].v.s.len);
+		if (f->caller == NO_NAME)
+			return -ENOMEM;
+	}
+	if (e->names[name].kind != WK_NONE && ev->category.len > 5 &&
+	    memcmp(ev->category.data, "libc.", 5) == 0) {
+		f->kind = e->names[name].kind;
+		read_args(f, rec);
+	}
+	return 0;
+}
+
+/* The frame a flow event at ts binds to: the innermost open one, or the
+ * frame retired last if it holds ts and lies inside (a begun frame's flows
+ * come after its END).  NULL if none; *parent: the name around it. */
+static struct frame *flow_frame(struct thread *t, uint64_t ts, uint32_t *parent)
+{
+	struct frame *top = t->n ? &t->f[t->n - 1] : NULL;
+
+	if (t->has_last && t->last.start <= ts && ts < t->last.end &&
+	    (!top || t->last.start >= top->start)) {
+		*parent = top ? top->name : NO_NAME;
+		return &t->last;
+	}
+	*parent = t->n > 1 ? t->f[t->n - 2].name : NO_NAME;
+	return top;
+}
+
+/* Frame g (around the frame kept at `parent`) kept in e->snaps, once.
+ * Returns its index, or NO_SNAP (ENOMEM). */
+static uint32_t keep_frame(struct waits_engine *e, const struct thread *t, struct frame *g,
+			   uint32_t parent)
+{
+	if (g->snap != NO_SNAP)
+		return g->snap;
+	if (TOOL_GROW(e->snaps, e->snaps_cap, e->nsnaps + 1) < 0)
+		return NO_SNAP;
+	e->snaps[e->nsnaps] =
+	    (struct snapframe){ waits__ns_of(g->start, t->tps),
+				g->flags & FF_HAS_END ? waits__ns_of(g->end, t->tps) : UINT64_MAX,
+				g->name, parent };
+	g->snap = (uint32_t)e->nsnaps;
+	return (uint32_t)e->nsnaps++;
+}
+
+static int on_flow_begin(struct waits_engine *e, struct thread *t, struct frame *f, uint64_t id,
+			 uint64_t ts)
+{
+	struct release *r;
+	uint32_t snap = NO_SNAP;
+
+	/* The stack as it is, each frame kept once for all the releases
+	 * made under it (a frame kept had its ancestors kept before it). */
+	for (size_t k = 0; k < t->n; k++) {
+		snap = keep_frame(e, t, &t->f[k], snap);
+		if (snap == NO_SNAP)
+			return -ENOMEM;
+	}
+	if (f == &t->last && (snap = keep_frame(e, t, f, snap)) == NO_SNAP)
+		return -ENOMEM;
+	if (TOOL_GROW(e->rels, e->rels_cap, e->nrels + 1) < 0)
+		return -ENOMEM;
+	r = &e->rels[e->nrels++];
+	r->id = id;
+	r->pid = t->pid;
+	r->tid = t->tid;
+	r->ts = waits__ns_of(ts, t->tps);
+	r->call = f->name;
+	r->func = f->caller;
+	if (r->func == NO_NAME)
+		r->func = f == &t->last ? (t->n ? t->f[t->n - 1].name : NO_NAME)
+					: (t->n > 1 ? t->f[t->n - 2].name : NO_NAME);
+	r->snap = snap;
+	return 0;
+}
+
+static int on_flow(struct waits_engine *e, struct thread *t,
+		   const typeof(((struct fxt_record *)0)->u.event) *ev, uint64_t ts)
+{
+	uint32_t parent;
+	struct frame *f = flow_frame(t, ts, &parent);
+	uint32_t w;
+	int rc;
+
+	if (!f)
+		return 0;
+	if (ev->type != FXT_EVENT_FLOW_END) { /* begin, or a step: both */
+		rc = on_flow_begin(e, t, f, ev->extra, ts);
+		if (rc < 0 || ev->type == FXT_EVENT_FLOW_BEGIN)
+			return rc;
+	}
+	if (f->kind == WK_NONE)
+		return 0; /* a thread's start, a fork's child: no wait */
+	w = wait_of(e, t, f, parent);
+	if (w == NO_WAIT || TOOL_GROW(e->links, e->links_cap, e->nlinks + 1) < 0)
+		return -ENOMEM;
+	if (f == &t->last) /* retired already: its end is known */
+		e->waits[w].end = waits__ns_of(f->end, t->tps);
+	e->links[e->nlinks++] = (struct link){ w, ev->extra };
+	return 0;
+}
+
+static int see_kobj(struct waits_engine *e, const struct fxt_record *rec)
+{
+	uint32_t name;
+
+	if ((rec->u.kobj.obj_type != FXT_OBJ_THREAD && rec->u.kobj.obj_type != FXT_OBJ_PROCESS) ||
+	    !rec->u.kobj.name.len)
+		return 0;
+	name = intern(e, rec->u.kobj.name.data, rec->u.kobj.name.len);
+	if (name == NO_NAME || TOOL_GROW(e->knames, e->knames_cap, e->nknames + 1) < 0)
+		return -ENOMEM;
+	e->knames[e->nknames] = (struct koid_name){ rec->u.kobj.koid, name,
+						    (uint32_t)e->nknames * 2 +
+							(rec->u.kobj.obj_type == FXT_OBJ_THREAD) };
+	e->nknames++;
+	return 0;
+}
+
+static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *rec)
+{
+	struct waits_engine *e = ctx;
+	const typeof(rec->u.event) *ev = &rec->u.event;
+	struct thread *t;
+	uint64_t ts, end;
+
+	if (rec->type != FXT_RECORD_EVENT) {
+		e->tps = fxt_reader_ticks_per_second(r);
+		if (rec->type == FXT_RECORD_STRING || rec->type == FXT_RECORD_METADATA)
+			bump_strgen(e);
+		else if (rec->type == FXT_RECORD_KERNEL_OBJECT)
+			return see_kobj(e, rec);
+		else if (rec->type == FXT_RECORD_CONTEXT_SWITCH) {
+			if (TOOL_GROW(e->sw, e->sw_cap, e->nsw + 1) < 0)
+				return -ENOMEM;
+			e->sw[e->nsw++] =
+			    (struct switch_in){ rec->u.cswitch.in_tid,
+						waits__ns_of(rec->u.cswitch.ts, e->tps) };
+		}
+		return 0;
+	}
+	if (__builtin_expect(r != e->last_reader, 0)) {
+		e->last_reader = r;
+		e->tps = fxt_reader_ticks_per_second(r);
+		bump_strgen(e);
+	}
+	t = thread_get(e, ev->pid, ev->tid);
+	if (!t)
+		return -ENOMEM;
+	t->tps = e->tps;
+	t->used = true;
+	ts = ev->ts;
+	end = ev->type == FXT_EVENT_DURATION_COMPLETE && ev->extra > ts ? ev->extra : ts;
+	if (end > t->max_end)
+		t->max_end = end;
+	if (!e->any_time || waits__ns_of(ts, e->tps) < e->first_ns) {
+		e->first_ns = waits__ns_of(ts, e->tps);
+		e->any_time = true;
+	}
+	if (pop_until(e, t, ts) < 0)
+		return -ENOMEM;
+	switch (ev->type) {
+	case FXT_EVENT_DURATION_BEGIN:
+		return push(e, t, rec, ts, 0, false);
+	case FXT_EVENT_DURATION_COMPLETE:
+		return push(e, t, rec, ts, end, true);
+	case FXT_EVENT_DURATION_END:
+		for (size_t k = t->n; k-- > 0;) {
+			struct frame *f = &t->f[k];
+
+			if (f->flags & FF_HAS_END)
+				continue;
+			/* Complete frames above it end with it. */
+			while (t->n > k + 1) {
+				if (retire(e, t, &t->f[t->n - 1]) < 0)
+					return -ENOMEM;
+				t->n--;
+			}
+			f->end = ts;
+			f->flags |= FF_HAS_END;
+			if (retire(e, t, f) < 0)
+				return -ENOMEM;
+			t->n--;
+			break;
+		}
+		return 0;
+	case FXT_EVENT_FLOW_BEGIN:
+	case FXT_EVENT_FLOW_STEP:
+	case FXT_EVENT_FLOW_END:
+		return on_flow(e, t, ev, ts);
+	default:
+		return 0;
+	}
+}
+
+/* ------------------------------------------------------------------ API */
+
+static int cmp_kname(const void *a, const void *b)
+{
+	const struct koid_name *x = a, *y = b;
+
+	if (x->koid != y->koid)
+		return x->koid < y->koid ? -1 : 1;
+	if ((x->seq & 1) != (y->seq & 1))
+		return (int)(x->seq & 1) - (int)(y->seq & 1);
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int waits_load(struct waits *w, const struct tool_input *in, char *err, size_t errlen)
+{
+	struct waits_engine *e;
+	int rc;
+
+	memset(w, 0, sizeof(*w));
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	w->e = e;
+	e->strgen = 1;
+	rc = tool_read_input(in, add_record, e, err, errlen);
+	if (rc < 0)
+		return rc;
+	/* The frames still on a stack at the end: retired at their ends (a
+	 * begun one has none: cut by the archive's end, not a wait), the
+	 * stack kept for final_snap(). */
+	for (size_t i = 0; i < e->nthreads; i++) {
+		struct thread *t = &e->threads[i];
+		size_t n = t->n;
+
+		for (size_t k = n; k-- > 0;) {
+			struct frame f = t->f[k];
+
+			if (!(f.flags & FF_HAS_END))
+				continue;
+			t->n = k + 1;
+			if (retire(e, t, &f) < 0)
+				goto nomem;
+			t->f[k].wait = f.wait;
+		}
+		t->n = n;
+	}
+	rc = waits__resolve(e, w);
+	if (rc < 0)
+		goto nomem;
+	qsort(e->knames, e->nknames, sizeof(*e->knames), cmp_kname);
+	w->start_ns = e->first_ns;
+	w->sched = e->nsw > 0;
+	return 0;
+nomem:
+	snprintf(err, errlen, "%s", strerror(ENOMEM));
+	return -ENOMEM;
+}
+
+/* The name the archive gave last to koid as a thread (thread) or a
+ * process, or NULL. */
+static const char *kname(const struct waits_engine *e, uint64_t koid, bool thread)
+{
+	size_t lo = 0, hi = e->nknames;
+
+	/* The first entry past (koid, kind); the one before it is the last
+	 * of that key, if any. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct koid_name *k = &e->knames[mid];
+
+		if (k->koid < koid || (k->koid == koid && (k->seq & 1) <= (uint32_t)thread))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || e->knames[lo - 1].koid != koid ||
+	    (e->knames[lo - 1].seq & 1) != (uint32_t)thread)
+		return NULL;
+	return waits__name_str(e, e->knames[lo - 1].name);
+}
+
+const char *waits_thread_name(const struct waits *w, uint64_t pid, uint64_t tid)
+{
+	const char *name = kname(w->e, tid, true);
+
+	return name ? name : kname(w->e, pid, false);
+}
+
+void waits_free(struct waits *w)
+{
+	struct waits_engine *e = w->e;
+
+	if (e) {
+		for (size_t i = 0; i < e->nnames; i++)
+			free(e->names[i].s);
+		for (size_t i = 0; i < e->nthreads; i++)
+			free(e->threads[i].f);
+		free(e->names);
+		free(e->ntab);
+		free(e->threads);
+		free(e->ttab);
+		free(e->knames);
+		free(e->waits);
+		free(e->rels);
+		free(e->snaps);
+		free(e->links);
+		free(e->sw);
+		free(e);
+	}
+	free(w->items);
+	memset(w, 0, sizeof(*w));
+}
