@@ -124,7 +124,7 @@ static bool in_range(struct range r, const uint64_t *p)
  * kernel only then, which is rare).  Returns the real return address of
  * the entry whose slot is `below`, if one was popped (the tail call's),
  * else 0. */
-static uint64_t pop_gone(struct pstack *s, uint64_t *below)
+static __attribute__((noinline)) uint64_t pop_gone_slow(struct pstack *s, uint64_t *below)
 {
 	uint64_t ret = 0;
 	bool asked = false;
@@ -148,6 +148,15 @@ static uint64_t pop_gone(struct pstack *s, uint64_t *below)
 		record(PATCH_FN(e.fn) | SPOOL_EXIT_BIT);
 	}
 	return ret;
+}
+
+/* pop_gone(), its common case inline: nothing is gone (the innermost
+ * entry's slot is above `below`; one being filled is above every one). */
+static inline __attribute__((always_inline)) uint64_t pop_gone(struct pstack *s, uint64_t *below)
+{
+	if (__builtin_expect(!s->n || s->v[s->n - 1].slot > below, 1))
+		return 0;
+	return pop_gone_slow(s, below);
 }
 
 /* The hook record of a patched call's entry (addr: its function) with
@@ -264,15 +273,23 @@ bool fxt__patch_push(uint64_t fn, uint64_t *slot, uint64_t tagged, const struct 
 	return enter(fn, slot, tagged, c, 0);
 }
 
-bool fxt__patch_push_ints(uint64_t fn, uint64_t *slot, uint64_t tagged, uint32_t gprs)
+/* The entry of a function whose stub has PATCH_FN_ARGS: integer
+ * registers only (or nothing: a return value), the common case, here;
+ * the rest in rtargs.c. */
+static __attribute__((noinline)) void enter_spec(uint64_t quad, uint64_t *slot)
 {
-	return enter(fn, slot, tagged, NULL, gprs);
+	struct patch_spec sp = patch_spec_of(quad, slot);
+
+	if (__builtin_expect(!(sp.caps & FXT_CAP_ENTRY & ~FXT_CAP_GPRS) && !sp.at_entry, 1))
+		enter(sp.fn, slot, sp.tagged, NULL, sp.caps & FXT_CAP_GPRS);
+	else
+		fxt__patch_enter_args(quad, slot); /* (a jump: read again there) */
 }
 
 void fxt__patch_enter(uint64_t fn, uint64_t *slot)
 {
 	if (__builtin_expect(fn & PATCH_FN_ARGS, 0)) {
-		fxt__patch_enter_args(fn, slot);
+		enter_spec(fn, slot);
 		return;
 	}
 	enter(fn, slot, fn, NULL, 0);

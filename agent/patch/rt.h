@@ -131,9 +131,37 @@ static inline __attribute__((always_inline)) void record_with(const struct captu
 #define SHADOW_COND_SHIFT   52 /* a test at its return: agent_patch_conds' index */
 #define SHADOW_COND(fn)	    ((unsigned)((fn) >> SHADOW_COND_SHIFT))
 
-/* The entry of a function whose stub has PATCH_FN_ARGS (`quad`, its stub's
- * first quad), its return address's slot `slot`: pushes the call, reads
- * and records what it must (rtargs.c). */
+/* What to do at the entry of a function whose stub has PATCH_FN_ARGS
+ * (`quad`, its stub's first quad; `slot`, its return address's): the
+ * registers to read (caps, run/argspec.h), the test of a value (idx into
+ * agent_patch_conds, 0 for none, at the entry or at the return), and its
+ * shadow entry's fn (`tagged`: what to read and test at its return). */
+struct patch_spec {
+	uint64_t fn, tagged;
+	uint32_t caps;
+	unsigned idx;
+	bool at_entry;
+};
+
+static inline __attribute__((always_inline)) struct patch_spec patch_spec_of(uint64_t quad,
+									     const uint64_t *slot)
+{
+	const uint8_t *stub_ret = (const uint8_t *)(uintptr_t)slot[-1];
+	uint64_t spec = *(const uint64_t *)(stub_ret - PATCH_STUB_HEAD - PATCH_STUB_SPEC);
+	struct patch_spec s;
+
+	s.fn = PATCH_FN(quad);
+	s.caps = (uint32_t)spec & FXT_CAP_ALL;
+	s.idx = PATCH_COND_IDX(spec);
+	s.at_entry = s.idx && agent_patch_conds[s.idx].reg < FXT_REG_RAX;
+	s.tagged = s.fn | ((uint64_t)(s.caps & FXT_CAP_RETURN) << SHADOW_RET_SHIFT) |
+		   (s.idx && !s.at_entry ? (uint64_t)s.idx << SHADOW_COND_SHIFT : 0);
+	return s;
+}
+
+/* Such an entry that reads more than integer registers or tests a value
+ * (rt.c records the others): pushes the call, reads and records what it
+ * must, tests (rtargs.c). */
 void fxt__patch_enter_args(uint64_t quad, uint64_t *slot);
 
 /* The return of a call whose shadow entry's fn is `tagged` (with bits above
@@ -146,9 +174,5 @@ void fxt__patch_exit_args(uint64_t tagged, const uint64_t *sp);
  * the values c holds after it when c is not NULL, and pushes its shadow
  * entry, whose fn is `tagged`; whether it did. */
 bool fxt__patch_push(uint64_t fn, uint64_t *slot, uint64_t tagged, const struct captured *c);
-
-/* The same with the integer registers `gprs` names (FXT_CAP_GPR()) only,
- * read and recorded where they go (record_ints()). */
-bool fxt__patch_push_ints(uint64_t fn, uint64_t *slot, uint64_t tagged, uint32_t gprs);
 
 #endif /* FXT_AGENT_PATCH_RT_H */

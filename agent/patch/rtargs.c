@@ -223,10 +223,11 @@ static void test_value(unsigned idx, uint64_t fn, const uint64_t *regs)
 			       c->rule, 0);
 }
 
-/* An entry that reads more than integer registers, or tests a value. */
-static __attribute__((noinline)) void enter_values(uint64_t fn, uint64_t *slot, uint64_t tagged,
-						   uint32_t caps, unsigned idx, bool at_entry)
+void fxt__patch_enter_args(uint64_t quad, uint64_t *slot)
 {
+	struct patch_spec spec = patch_spec_of(quad, slot), *sp = &spec;
+	uint64_t fn = sp->fn;
+	uint32_t caps = sp->caps;
 	uint64_t regs[FXT_REG_COUNT];
 	struct captured c;
 
@@ -244,27 +245,10 @@ static __attribute__((noinline)) void enter_values(uint64_t fn, uint64_t *slot, 
 		for (unsigned i = 0; i < FXT_ARG_XMMS; i++)
 			if (caps & FXT_CAP_XMM(i))
 				capture(&c, FXT_REG_XMM0 + i, regs[FXT_REG_XMM0 + i], fn, false);
-	if (fxt__patch_push(fn, slot, tagged, &c) && at_entry)
-		test_value(idx, fn, regs);
+	if (fxt__patch_push(fn, slot, sp->tagged, &c) && sp->at_entry)
+		test_value(sp->idx, fn, regs);
 }
 
-void fxt__patch_enter_args(uint64_t quad, uint64_t *slot)
-{
-	uint64_t fn = PATCH_FN(quad);
-	const uint8_t *stub_ret = (const uint8_t *)(uintptr_t)slot[-1];
-	uint64_t spec = *(const uint64_t *)(stub_ret - PATCH_STUB_HEAD - PATCH_STUB_SPEC);
-	uint32_t caps = (uint32_t)spec & FXT_CAP_ALL;
-	unsigned idx = PATCH_COND_IDX(spec);
-	bool at_entry = idx && agent_patch_conds[idx].reg < FXT_REG_RAX;
-	uint64_t tagged = fn | ((uint64_t)(caps & FXT_CAP_RETURN) << SHADOW_RET_SHIFT) |
-			  (idx && !at_entry ? (uint64_t)idx << SHADOW_COND_SHIFT : 0);
-
-	/* Integer registers only (or nothing), the common case: no copy. */
-	if (__builtin_expect(!(caps & FXT_CAP_ENTRY & ~FXT_CAP_GPRS) && !at_entry, 1))
-		fxt__patch_push_ints(fn, slot, tagged, caps & FXT_CAP_GPRS);
-	else
-		enter_values(fn, slot, tagged, caps, idx, at_entry);
-}
 
 /* A patched call's return that reads more than rax and rdx, or tests a
  * value (the exit handler popped its frame, and records the integer
