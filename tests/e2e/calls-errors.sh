@@ -34,7 +34,7 @@ for t in fxt-tree fxt-replay; do
     "$T" "$TMPD/bad-truncated.fxt"
   check "$t: no archive" "$t: missing ARCHIVE
 Try '$t --help'." "$T"
-  check "$t: --tid not a number" "$t: --tid: not a number: 'x'
+  check "$t: --tid not a number" "$t: --tid: not a list of ids: 'x'
 Try '$t --help'." "$T" --tid x "$TMPD/s40.fxt"
   check "$t: --depth 0" "$t: --depth: not a count above 0: '0'
 Try '$t --help'." "$T" --depth 0 "$TMPD/s40.fxt"

@@ -205,8 +205,9 @@ static void test_tree(void)
 		{ 'X', 10, "f", 20, 80 },    { 'X', 10, "f", 10, 90 }, { 'E', 10, NULL, 100 },
 	};
 	struct calltree_opts by_thread = { .by = PROFILE_BY_THREAD };
+	uint64_t eleven = 11;
 	struct calltree_opts tid11 = { .by = PROFILE_BY_FUNCTION,
-				       .pick = { .has_tid = true, .tid = 11 } };
+				       .pick = { .tids = &eleven, .ntids = 1 } };
 	struct calltree *t;
 
 	check_tree("nesting: calls, total, self per path, children by total", nest, N(nest), NULL,

@@ -42,8 +42,8 @@ static const char help[] =
     "ARCHIVE is a file, plain or gzip, or '-' for standard input.\n"
     "\n"
     "Options:\n"
-    "  -p, --pid PID       only the calls of process PID\n"
-    "  -t, --tid TID       only the calls of thread TID\n"
+    "  -p, --pid LIST      only the calls of these processes (comma-separated)\n"
+    "  -t, --tid LIST      only the calls of these threads (comma-separated)\n"
     "  -s, --since TIME    only what happens at TIME or later\n"
     "  -u, --until TIME    only what happens at TIME or earlier\n"
     "  -d, --depth N       only the calls N levels deep or less (1: the\n"
@@ -373,5 +373,6 @@ out:
 		regfree(&rp.re);
 	free(rp.name);
 	callstream_free(rp.cs);
+	tool_pick_free(&o.pick);
 	return status;
 }

@@ -36,8 +36,8 @@ static const char help[] =
     "Options:\n"
     "  -b, --by KEY        one tree (function, the default), one per process\n"
     "                      or one per thread\n"
-    "  -p, --pid PID       only the calls of process PID\n"
-    "  -t, --tid TID       only the calls of thread TID\n"
+    "  -p, --pid LIST      only the calls of these processes (comma-separated)\n"
+    "  -t, --tid LIST      only the calls of these threads (comma-separated)\n"
     "  -f, --focus NAME    the function NAME (exactly): its callers above, as\n"
     "                      an inverted tree, then its callees below\n"
     "  -d, --depth N       print N levels of calls (1: the top-level calls)\n"
@@ -391,7 +391,7 @@ int main(int argc, char **argv)
 	if (o.format == TOOL_FMT_TEXT)
 		printf("# %" PRIu64 " calls, traced time %s (the top-level calls'%s)\n",
 		       calltree_nslices(t), tot,
-		       o.t.pick.has_pid || o.t.pick.has_tid ? " of the threads chosen" : "");
+		       tool_picks(&o.t.pick) ? " of the threads chosen" : "");
 	else if (o.format == TOOL_FMT_CSV)
 		printf("view,depth,%s%scalls,total_ns,self_ns,share,recursive,open,category,name,"
 		       "path\n",
@@ -440,5 +440,6 @@ out:
 	calltree_free(callers);
 	calltree_free(callees);
 	calltree_free(t);
+	tool_pick_free(&o.t.pick);
 	return status;
 }

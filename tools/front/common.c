@@ -389,22 +389,6 @@ int tool_parse_count(const char *s, size_t *out)
 	return 0;
 }
 
-int tool_pick_option(const char *name, const char *opt, const char *arg, struct tool_pick *p)
-{
-	size_t id;
-	bool pid = strcmp(opt, "pid") == 0;
-
-	if (tool_parse_count(arg, &id) < 0)
-		return tool_usage_error(name, "--%s: not a number: '%s'", opt, arg);
-	if (pid) {
-		p->has_pid = true;
-		p->pid = id;
-	} else {
-		p->has_tid = true;
-		p->tid = id;
-	}
-	return 0;
-}
 
 int tool_parse_ids(const char *s, uint64_t **ids, size_t *n)
 {
@@ -437,6 +421,27 @@ bool tool_id_selected(const uint64_t *ids, size_t n, uint64_t id)
 		if (ids[i] == id)
 			return true;
 	return n == 0;
+}
+
+int tool_pick_option(const char *name, const char *opt, const char *arg, struct tool_pick *p)
+{
+	bool pid = strcmp(opt, "pid") == 0;
+	int rc = pid ? tool_parse_ids(arg, &p->pids, &p->npids)
+		     : tool_parse_ids(arg, &p->tids, &p->ntids);
+
+	if (rc == -ENOMEM)
+		return tool_error(name, "%s", strerror(ENOMEM));
+	if (rc < 0)
+		return tool_usage_error(name, "--%s: not a list of ids: '%s'", opt, arg);
+	return 0;
+}
+
+void tool_pick_free(struct tool_pick *p)
+{
+	free(p->pids);
+	free(p->tids);
+	p->pids = p->tids = NULL;
+	p->npids = p->ntids = 0;
 }
 
 int tool_grow(void **v, size_t *cap, size_t need, size_t elem)

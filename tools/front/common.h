@@ -133,22 +133,6 @@ int tool_output_open(struct tool_output *o, const char *path, char *err, size_t 
  * temporary file is removed and path is left as it was. */
 int tool_output_close(struct tool_output *o, bool discard, char *err, size_t errlen);
 
-/* The threads a view shows: --pid PID, --tid TID (fxt-tree, fxt-replay);
- * neither given: all. */
-struct tool_pick {
-	bool has_pid, has_tid;
-	uint64_t pid, tid;
-};
-
-/* Takes --pid's value (opt "pid") or --tid's ("tid") into p.  Returns 0,
- * or TOOL_EXIT_ERROR after a usage error naming the tool (said). */
-int tool_pick_option(const char *name, const char *opt, const char *arg, struct tool_pick *p);
-
-/* Whether p chooses the thread (pid, tid). */
-static inline bool tool_picked(const struct tool_pick *p, uint64_t pid, uint64_t tid)
-{
-	return (!p->has_pid || pid == p->pid) && (!p->has_tid || tid == p->tid);
-}
 
 /* Makes room for `need` elements of `elem` bytes in *v, whose capacity is
  * *cap, doubling from 16.  Returns 0 or -ENOMEM (*v is then unchanged). */
@@ -176,5 +160,32 @@ int tool_parse_ids(const char *s, uint64_t **ids, size_t *n);
 
 /* True if id is one of ids[0 .. n), or n is 0 (no selection). */
 bool tool_id_selected(const uint64_t *ids, size_t n, uint64_t id);
+
+/* The threads a tool's --pid/--tid chose: comma-separated lists of ids,
+ * each option repeatable; none chosen: all. */
+struct tool_pick {
+	uint64_t *pids, *tids;
+	size_t npids, ntids;
+};
+
+/* Takes --pid's value (opt "pid") or --tid's ("tid") into p.  Returns 0,
+ * or TOOL_EXIT_ERROR after an error naming the tool (said: a usage error
+ * for a bad list). */
+int tool_pick_option(const char *name, const char *opt, const char *arg, struct tool_pick *p);
+
+/* Whether p chooses the thread (pid, tid). */
+static inline bool tool_picked(const struct tool_pick *p, uint64_t pid, uint64_t tid)
+{
+	return tool_id_selected(p->pids, p->npids, pid) && tool_id_selected(p->tids, p->ntids, tid);
+}
+
+/* Whether p chooses some threads only. */
+static inline bool tool_picks(const struct tool_pick *p)
+{
+	return p->npids || p->ntids;
+}
+
+/* Frees p's lists. */
+void tool_pick_free(struct tool_pick *p);
 
 #endif /* FXT_TOOLS_COMMON_H */

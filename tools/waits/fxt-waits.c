@@ -24,8 +24,7 @@ struct options {
 	bool detail;
 	enum tool_format format;
 	size_t top; /* 0 = all */
-	uint64_t *tids, *pids;
-	size_t ntids, npids;
+	struct tool_pick pick;
 	const char *path;
 };
 
@@ -109,7 +108,7 @@ static const struct tool_cli cli = { NAME, help, "b:dt:p:n:F:", longopts };
 /* Returns 0 or TOOL_EXIT_ERROR (said). */
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	int c, rc;
+	int c;
 
 	while ((c = tool_getopt(argc, argv, &cli)) != -1) {
 		switch (c) {
@@ -126,13 +125,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 't':
 		case 'p':
-			rc = c == 't' ? tool_parse_ids(optarg, &o->tids, &o->ntids)
-				      : tool_parse_ids(optarg, &o->pids, &o->npids);
-			if (rc == -ENOMEM)
-				return tool_error(NAME, "%s", strerror(ENOMEM));
-			if (rc < 0)
-				return tool_usage_error(NAME, "--%s: not a list of ids: '%s'",
-							c == 't' ? "tid" : "pid", optarg);
+			if (tool_pick_option(NAME, c == 'p' ? "pid" : "tid", optarg, &o->pick))
+				return TOOL_EXIT_ERROR;
 			break;
 		case 'n':
 			if (tool_parse_count(optarg, &o->top) < 0 || o->top == 0)
@@ -224,8 +218,7 @@ static int cmp_row(const void *a, const void *b)
 
 static bool selected(const struct options *o, const struct waits_item *it)
 {
-	return tool_id_selected(o->tids, o->ntids, it->tid) &&
-	       tool_id_selected(o->pids, o->npids, it->pid);
+	return tool_picked(&o->pick, it->pid, it->tid);
 }
 
 /* The rows of the selected waits, worst first.  Returns their count, or
@@ -671,7 +664,6 @@ int main(int argc, char **argv)
 	if (!rc)
 		rc = tool_flush_stdout(NAME);
 out:
-	free(o.tids);
-	free(o.pids);
+	tool_pick_free(&o.pick);
 	return rc;
 }
