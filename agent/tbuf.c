@@ -329,6 +329,19 @@ static void forget_stale(struct tstate *t, struct tbuf *tb)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* Whether the thread's buffer is no longer `tb`, the one its slow path
+ * began with: a signal handler that came in before the slow path blocked
+ * signals forked, and the child forgot the parent's buffers
+ * (agent_tbuf_forget_all(); nested records never replace a buffer).  The
+ * record being made is then the interrupted code's, a call of the
+ * parent's, whose other half is in the parent's archive: it is left out,
+ * as the converter leaves out such a call's exit; the child's records go
+ * on in a buffer of its own. */
+static bool forked_since(const struct tstate *t, const struct tbuf *tb)
+{
+	return t->tb != tb;
+}
+
 static void put_record(uint64_t *p, uint64_t ts, uint64_t addr)
 {
 	p[0] = ts;
@@ -373,6 +386,10 @@ void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	hold_busy(t);
+	if (forked_since(t, tb)) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		goto out;
+	}
 	if (!tb) {
 		if (agent_ensure_init() < 0 || agent.disabled || !(tb = tbuf_new(t))) {
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -451,6 +468,11 @@ uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	hold_busy(t);
+	if (forked_since(t, tb)) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		p = NULL;
+		goto out;
+	}
 	if (!tb) {
 		if (agent_ensure_init() < 0 || agent.disabled || !(tb = tbuf_new(t))) {
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
