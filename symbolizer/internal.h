@@ -4,7 +4,8 @@
  *                 lookups, lifetime
  *   maps.c        add_maps: a saved /proc/PID/maps text -> modules
  *   symtab.c      the per-module symbol index
- *   lines.c       file:line, the unit of an address
+ *   lines.c       file:line, the unit of an address, where a function is
+ *   linetab.c     a unit's line table decoded once (for lines.c)
  *   signature.c   function signatures (signature.h)
  *   sigabi.c      where the x86-64 calling convention puts a value
  *   sigshow.c     how a captured value shows
@@ -39,6 +40,26 @@ struct sym_entry {
 struct cu_range {
 	uint64_t lo, hi;
 	Dwarf_Die die;
+	size_t unit; /* the unit's index in sym_module.units */
+};
+
+/* The bytes of one section of the file holding a module's DWARF. */
+struct lt_bytes {
+	const unsigned char *p; /* NULL: absent */
+	size_t n;
+};
+
+/* What linetab.c reads: .debug_line and the strings it may refer to. */
+struct lt_sections {
+	struct lt_bytes line, line_str, str;
+};
+
+struct line_table;
+
+/* A unit's line table (linetab.c), decoded at its first need. */
+struct sym_unit {
+	bool tried;		  /* lines decoded, or declined (lines NULL) */
+	struct line_table *lines; /* NULL: libdw answers */
 };
 
 struct sym_module {
@@ -56,6 +77,11 @@ struct sym_module {
 	bool cus_built; /* cus built (possibly empty) */
 	struct cu_range *cus;
 	size_t ncus;
+	struct sym_unit *units; /* each unit once, as the cus refer to them */
+	size_t nunits;
+	bool lsec_built; /* lsec read (lsec_ok), or not readable: libdw answers */
+	bool lsec_ok;
+	struct lt_sections lsec;
 	bool inl_built; /* inl built (possibly empty) */
 	uint64_t *inl;	/* sorted DWARF entry addresses of functions also inlined */
 	size_t ninl;
@@ -167,6 +193,17 @@ static inline Dwarf_Word fxt_sym__die_udata(Dwarf_Die *die, unsigned name, Dwarf
 		return w;
 	return dflt;
 }
+/* linetab.c: the sections of the file holding `dw` (0, or -EOPNOTSUPP
+ * when it cannot read them: compressed, big-endian); a unit's line table
+ * (0, -ENOENT when it has none, -EOPNOTSUPP when libdw must read it,
+ * -ENOMEM); the row at DWARF address `addr` as dwarf_getsrc_die() finds
+ * it, its file as dwarf_linesrc() names it, relative to the unit's
+ * DW_AT_comp_dir when under it (0, -ENOENT, -ENOMEM). */
+int fxt_sym__linetab_sections(Dwarf *dw, struct lt_sections *s);
+int fxt_sym__linetab_build(const struct lt_sections *s, Dwarf_Die *cu, struct line_table **out);
+int fxt_sym__linetab_find(struct line_table *t, uint64_t addr, const char **file, unsigned *line);
+void fxt_sym__linetab_free(struct line_table *t);
+
 /* The location of the function that starts at `start` (fxt_sym_info.loc)
  * into buf: 0, -ENOENT when no line covers it, -ENOMEM. */
 int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, char *buf, size_t cap);

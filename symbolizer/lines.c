@@ -27,7 +27,7 @@ static int cu_range_cmp(const void *a, const void *b)
 }
 
 static int cu_push(struct sym_module *m, size_t *cap, const Dwarf_Die *die, uint64_t lo,
-		   uint64_t hi)
+		   uint64_t hi, size_t unit)
 {
 	if (m->ncus == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 64;
@@ -41,11 +41,13 @@ static int cu_push(struct sym_module *m, size_t *cap, const Dwarf_Die *die, uint
 	m->cus[m->ncus].lo = lo;
 	m->cus[m->ncus].hi = hi;
 	m->cus[m->ncus].die = *die;
+	m->cus[m->ncus].unit = unit;
 	m->ncus++;
 	return 0;
 }
 
-/* Collects every unit's ranges, as DWARF addresses (without the bias). */
+/* Collects every unit's ranges, as DWARF addresses (without the bias),
+ * and numbers the units (sym_module.units). */
 static int cu_index(struct sym_module *m)
 {
 	Dwarf_Die *cu = NULL;
@@ -58,17 +60,23 @@ static int cu_index(struct sym_module *m)
 		ptrdiff_t off = 0;
 
 		while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0)
-			if (lo < hi && cu_push(m, &cap, cu, lo, hi) < 0)
+			if (lo < hi && cu_push(m, &cap, cu, lo, hi, m->nunits) < 0)
 				return -ENOMEM;
+		m->nunits++;
+	}
+	m->units = calloc(m->nunits ? m->nunits : 1, sizeof(*m->units));
+	if (!m->units) {
+		m->nunits = 0;
+		return -ENOMEM;
 	}
 	if (m->ncus)
 		qsort(m->cus, m->ncus, sizeof(*m->cus), cu_range_cmp);
 	return 0;
 }
 
-/* The unit whose ranges hold the DWARF address `a`.  Ranges of distinct
- * units do not overlap, but one unit may have many. */
-static Dwarf_Die *cu_find(struct sym_module *m, uint64_t a)
+/* The range of the unit whose ranges hold the DWARF address `a`.  Ranges
+ * of distinct units do not overlap, but one unit may have many. */
+static struct cu_range *cu_find(struct sym_module *m, uint64_t a)
 {
 	size_t lo = 0, hi = m->ncus;
 
@@ -82,18 +90,21 @@ static Dwarf_Die *cu_find(struct sym_module *m, uint64_t a)
 	}
 	if (lo == 0 || a >= m->cus[lo - 1].hi)
 		return NULL;
-	return &m->cus[lo - 1].die;
+	return &m->cus[lo - 1];
 }
 
 /* The unit of runtime address addr, by the index (not .debug_aranges). */
 static int module_cu_indexed(struct sym_module *m, uint64_t addr, Dwarf_Die **cu, Dwarf_Addr *bias)
 {
+	struct cu_range *r;
+
 	if (!dwfl_module_getdwarf(m->dwmod, bias))
 		return -ENOENT; /* no DWARF at all */
 	if (!m->cus_built && cu_index(m) < 0)
 		return -ENOMEM;
-	*cu = cu_find(m, addr - *bias);
-	return *cu ? 0 : -ENOENT;
+	r = cu_find(m, addr - *bias);
+	*cu = r ? &r->die : NULL;
+	return r ? 0 : -ENOENT;
 }
 
 int fxt_sym__module_cu(struct sym_module *m, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bias)
@@ -275,30 +286,66 @@ static void put_loc(char *buf, size_t cap, const char *file, unsigned line, bool
 	buf[i] = '\0';
 }
 
+/* The line-table row at the DWARF address `a` of unit range r, by
+ * linetab.c, or by libdw when it declines the table: 0 with *file (as
+ * relative() makes it) and *line, -ENOENT, -ENOMEM. */
+static int unit_row(struct sym_module *m, Dwarf *dw, struct cu_range *r, uint64_t a,
+		    const char **file, unsigned *line)
+{
+	struct sym_unit *u = &m->units[r->unit];
+	Dwarf_Line *l;
+	int err, n = 0;
+
+	if (!m->lsec_built) {
+		m->lsec_built = true;
+		m->lsec_ok = fxt_sym__linetab_sections(dw, &m->lsec) == 0;
+	}
+	if (!u->tried && m->lsec_ok) {
+		/* Declined (-EOPNOTSUPP, or -ENOENT: no table), libdw answers. */
+		err = fxt_sym__linetab_build(&m->lsec, &r->die, &u->lines);
+		if (err == -ENOMEM)
+			return err;
+		u->tried = true;
+	}
+	if (u->lines)
+		return fxt_sym__linetab_find(u->lines, a, file, line);
+	l = dwarf_getsrc_die(&r->die, a);
+	*file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	if (!*file)
+		return -ENOENT;
+	*file = relative(&r->die, *file);
+	dwarf_lineno(l, &n);
+	*line = n > 0 ? (unsigned)n : 0;
+	return 0;
+}
+
 int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, char *buf, size_t cap)
 {
 	Dwarf_Addr bias;
-	Dwarf_Line *l;
-	Dwarf_Die *cu;
+	struct cu_range *r;
 	const char *file;
-	int line = 0;
+	unsigned line = 0;
+	Dwarf *dw;
+	int err;
 
 	/* libdw directly, through the module's unit index: libdwfl's
 	 * dwfl_module_getsrc() wraps every line of a unit in a Dwfl_Line
-	 * first, which doubled what source lines cost a conversion. */
-	if (!dwfl_module_getdwarf(m->dwmod, &bias))
+	 * first, which doubled what source lines cost a conversion; and
+	 * the unit's table decoded by linetab.c, which libdw's
+	 * dwarf_getsrclines() took three times as long as the rest. */
+	dw = dwfl_module_getdwarf(m->dwmod, &bias);
+	if (!dw)
 		return -ENOENT; /* no DWARF at all */
 	if (!m->cus_built && cu_index(m) < 0)
 		return -ENOMEM;
 	if (!m->inl_built && inl_index(m) < 0)
 		return -ENOMEM;
-	cu = cu_find(m, start - bias);
-	l = cu ? dwarf_getsrc_die(cu, start - bias) : NULL;
-	file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
-	if (!file)
+	r = cu_find(m, start - bias);
+	if (!r)
 		return -ENOENT;
-	dwarf_lineno(l, &line);
-	put_loc(buf, cap, relative(cu, file), line > 0 ? (unsigned)line : 0,
-		inl_has(m, start - bias));
+	err = unit_row(m, dw, r, start - bias, &file, &line);
+	if (err < 0)
+		return err;
+	put_loc(buf, cap, file, line, inl_has(m, start - bias));
 	return 0;
 }

@@ -643,6 +643,9 @@ void fxt_sym_free(struct fxt_sym *s)
 		free(s->mods[i].syms);
 		free(s->mods[i].maxend);
 		free(s->mods[i].cus);
+		for (size_t k = 0; k < s->mods[i].nunits; k++)
+			fxt_sym__linetab_free(s->mods[i].units[k].lines);
+		free(s->mods[i].units);
 		free(s->mods[i].inl);
 	}
 	free(s->mods);
