@@ -56,10 +56,14 @@ struct lt_sections {
 
 struct line_table;
 
-/* A unit's line table (linetab.c), decoded at its first need. */
+/* What lines.c reads of a unit at its first need: its line table
+ * (linetab.c) and the functions it says are also inlined. */
 struct sym_unit {
 	bool tried;		  /* lines decoded, or declined (lines NULL) */
 	struct line_table *lines; /* NULL: libdw answers */
+	bool inl_built;		  /* inl built (possibly empty) */
+	uint64_t *inl;		  /* sorted DWARF entry addresses of functions also inlined */
+	size_t ninl;
 };
 
 struct sym_module {
@@ -82,9 +86,8 @@ struct sym_module {
 	bool lsec_built; /* lsec read (lsec_ok), or not readable: libdw answers */
 	bool lsec_ok;
 	struct lt_sections lsec;
-	bool inl_built; /* inl built (possibly empty) */
-	uint64_t *inl;	/* sorted DWARF entry addresses of functions also inlined */
-	size_t ninl;
+	uint64_t *starts; /* with lsec: the DWARF addresses of syms, sorted */
+	size_t nstarts;
 };
 
 /* A signature looked up (signature.c); sig NULL: none (-ENOENT). */
@@ -194,19 +197,24 @@ static inline Dwarf_Word fxt_sym__die_udata(Dwarf_Die *die, unsigned name, Dwarf
 	return dflt;
 }
 /* linetab.c: the sections of the file holding `dw` (0, or -EOPNOTSUPP
- * when it cannot read them: compressed, big-endian); a unit's line table
- * (0, -ENOENT when it has none, -EOPNOTSUPP when libdw must read it,
- * -ENOMEM); the row at DWARF address `addr` as dwarf_getsrc_die() finds
- * it, its file as dwarf_linesrc() names it, relative to the unit's
- * DW_AT_comp_dir when under it (0, -ENOENT, -ENOMEM). */
+ * when it cannot read them: compressed, big-endian); a unit's line table,
+ * which must answer for the DWARF addresses of `want` (sorted; NULL: for
+ * any), the rows no such address needs left out (0, -ENOENT when the
+ * unit has none, -EOPNOTSUPP when libdw must read it, -ENOMEM); the row
+ * at such an address as dwarf_getsrc_die() finds it, its file as
+ * dwarf_linesrc() names it, relative to the unit's DW_AT_comp_dir when
+ * under it (0, -ENOENT, -ENOMEM). */
 int fxt_sym__linetab_sections(Dwarf *dw, struct lt_sections *s);
-int fxt_sym__linetab_build(const struct lt_sections *s, Dwarf_Die *cu, struct line_table **out);
+int fxt_sym__linetab_build(const struct lt_sections *s, Dwarf_Die *cu, const uint64_t *want,
+			   size_t nwant, struct line_table **out);
 int fxt_sym__linetab_find(struct line_table *t, uint64_t addr, const char **file, unsigned *line);
 void fxt_sym__linetab_free(struct line_table *t);
 
-/* The location of the function that starts at `start` (fxt_sym_info.loc)
- * into buf: 0, -ENOENT when no line covers it, -ENOMEM. */
-int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, char *buf, size_t cap);
+/* The location of the function that starts at `start` (fxt_sym_info.loc;
+ * is_start: the address of one of the module's symbols) into buf: 0,
+ * -ENOENT when no line covers it, -ENOMEM. */
+int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start, char *buf,
+			     size_t cap);
 
 /* libdwfl's find_elf and find_debuginfo callbacks (debuginfo.c): local
  * files only, never debuginfod. */

@@ -215,31 +215,52 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Collects, once per module, the functions that are also inlined: their
- * out-of-line copies (the ones a hook or a patch names) get " (inlined)". */
-static int inl_index(struct sym_module *m)
+/* Whether a subprogram of the unit may refer to an abstract origin: its
+ * abbreviations say, without a walk of its DIEs (none at -O0, nor where
+ * nothing is inlined).  Unreadable ones: it may. */
+static bool unit_has_origins(Dwarf_Die *cu)
+{
+	Dwarf_Abbrev *a;
+	Dwarf_Off off = 0;
+	size_t len;
+
+	while ((a = dwarf_getabbrev(cu, off, &len)) != NULL && a != (Dwarf_Abbrev *)-1l) {
+		unsigned name, form;
+		Dwarf_Off aoff;
+
+		if (dwarf_getabbrevtag(a) == DW_TAG_subprogram)
+			for (size_t i = 0; dwarf_getabbrevattr(a, i, &name, &form, &aoff) == 0; i++)
+				if (name == DW_AT_abstract_origin)
+					return true;
+		off += len;
+	}
+	return a == NULL;
+}
+
+/* Collects, once per unit at its first function, the functions that are
+ * also inlined: their out-of-line copies (the ones a hook or a patch
+ * names) get " (inlined)". */
+static int inl_index(struct sym_unit *u, Dwarf_Die *cu)
 {
 	struct inl_list l = { 0 };
-	Dwarf_Die *cu = NULL;
-	Dwarf_Addr bias;
 
-	m->inl_built = true;
-	while ((cu = dwfl_module_nextcu(m->dwmod, cu, &bias)) != NULL) {
-		if (inl_walk(cu, &l, 0) < 0) {
-			free(l.v);
-			return -ENOMEM;
-		}
+	u->inl_built = true;
+	if (!unit_has_origins(cu))
+		return 0;
+	if (inl_walk(cu, &l, 0) < 0) {
+		free(l.v);
+		return -ENOMEM;
 	}
 	if (l.n)
 		qsort(l.v, l.n, sizeof(*l.v), u64_cmp);
-	m->inl = l.v;
-	m->ninl = l.n;
+	u->inl = l.v;
+	u->ninl = l.n;
 	return 0;
 }
 
-static bool inl_has(const struct sym_module *m, uint64_t a)
+static bool inl_has(const struct sym_unit *u, uint64_t a)
 {
-	return m->ninl && bsearch(&a, m->inl, m->ninl, sizeof(a), u64_cmp) != NULL;
+	return u->ninl && bsearch(&a, u->inl, u->ninl, sizeof(a), u64_cmp) != NULL;
 }
 
 /* `file` relative to the unit's compilation folder when it lies under it
@@ -286,11 +307,32 @@ static void put_loc(char *buf, size_t cap, const char *file, unsigned line, bool
 	buf[i] = '\0';
 }
 
+/* The DWARF addresses of the module's symbols, sorted: what its line
+ * tables must answer for (linetab.c leaves the other rows out).  0 or
+ * -ENOMEM. */
+static int module_starts(struct sym_module *m, Dwarf_Addr bias)
+{
+	bool sorted = true;
+
+	m->starts = malloc((m->nsyms ? m->nsyms : 1) * sizeof(*m->starts));
+	if (!m->starts)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nsyms; i++) {
+		m->starts[i] = m->syms[i].addr - bias;
+		sorted = sorted && (i == 0 || m->starts[i - 1] <= m->starts[i]);
+	}
+	m->nstarts = m->nsyms;
+	if (!sorted)
+		qsort(m->starts, m->nstarts, sizeof(*m->starts), u64_cmp);
+	return 0;
+}
+
 /* The line-table row at the DWARF address `a` of unit range r, by
- * linetab.c, or by libdw when it declines the table: 0 with *file (as
- * relative() makes it) and *line, -ENOENT, -ENOMEM. */
-static int unit_row(struct sym_module *m, Dwarf *dw, struct cu_range *r, uint64_t a,
-		    const char **file, unsigned *line)
+ * linetab.c when `a` is a symbol's address, or by libdw (when not, or
+ * when linetab.c declines the table): 0 with *file (as relative() makes
+ * it) and *line, -ENOENT, -ENOMEM. */
+static int unit_row(struct sym_module *m, Dwarf *dw, Dwarf_Addr bias, struct cu_range *r,
+		    uint64_t a, bool is_start, const char **file, unsigned *line)
 {
 	struct sym_unit *u = &m->units[r->unit];
 	Dwarf_Line *l;
@@ -299,15 +341,17 @@ static int unit_row(struct sym_module *m, Dwarf *dw, struct cu_range *r, uint64_
 	if (!m->lsec_built) {
 		m->lsec_built = true;
 		m->lsec_ok = fxt_sym__linetab_sections(dw, &m->lsec) == 0;
+		if (m->lsec_ok && module_starts(m, bias) < 0)
+			return -ENOMEM;
 	}
 	if (!u->tried && m->lsec_ok) {
 		/* Declined (-EOPNOTSUPP, or -ENOENT: no table), libdw answers. */
-		err = fxt_sym__linetab_build(&m->lsec, &r->die, &u->lines);
+		err = fxt_sym__linetab_build(&m->lsec, &r->die, m->starts, m->nstarts, &u->lines);
 		if (err == -ENOMEM)
 			return err;
 		u->tried = true;
 	}
-	if (u->lines)
+	if (u->lines && is_start)
 		return fxt_sym__linetab_find(u->lines, a, file, line);
 	l = dwarf_getsrc_die(&r->die, a);
 	*file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
@@ -319,7 +363,8 @@ static int unit_row(struct sym_module *m, Dwarf *dw, struct cu_range *r, uint64_
 	return 0;
 }
 
-int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, char *buf, size_t cap)
+int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start, char *buf,
+			     size_t cap)
 {
 	Dwarf_Addr bias;
 	struct cu_range *r;
@@ -338,14 +383,14 @@ int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, char *buf, si
 		return -ENOENT; /* no DWARF at all */
 	if (!m->cus_built && cu_index(m) < 0)
 		return -ENOMEM;
-	if (!m->inl_built && inl_index(m) < 0)
-		return -ENOMEM;
 	r = cu_find(m, start - bias);
 	if (!r)
 		return -ENOENT;
-	err = unit_row(m, dw, r, start - bias, &file, &line);
+	err = unit_row(m, dw, bias, r, start - bias, is_start, &file, &line);
 	if (err < 0)
 		return err;
-	put_loc(buf, cap, file, line, inl_has(m, start - bias));
+	if (!m->units[r->unit].inl_built && inl_index(&m->units[r->unit], &r->die) < 0)
+		return -ENOMEM;
+	put_loc(buf, cap, file, line, inl_has(&m->units[r->unit], start - bias));
 	return 0;
 }

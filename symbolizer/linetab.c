@@ -53,6 +53,7 @@ struct line_table {
 	size_t ndirs;
 	const char *comp_dir; /* NULL when the unit has none */
 	unsigned version;
+	size_t hint; /* the last answer's row_above() */
 };
 
 /* ------------------------------------------------------------ reading */
@@ -82,6 +83,9 @@ static uint64_t rd_uleb(struct rd *r)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
+
+	if (__builtin_expect(r->p < r->end && !(*r->p & 0x80), 1))
+		return *r->p++; /* one byte: nearly all of them */
 
 	while (r->p < r->end) {
 		unsigned char b = *r->p++;
@@ -343,15 +347,122 @@ struct lt_hdr {
 	unsigned line_range, opcode_base;
 	const unsigned char *std_len; /* opcode_base - 1 lengths */
 	bool dwarf64;
+	/* Each special opcode's operation and line advances: no division
+	 * per row. */
+	uint8_t sp_ops[256];
+	int16_t sp_line[256];
 };
 
-static int row_push(struct line_table *t, size_t *cap, uint64_t addr, uint32_t line, uint32_t file)
+/* The rows as the program makes them, kept in t->rows when they may be
+ * an answer.  The row for an address is the last one at or below it in
+ * libdw's order, so a row answers at most up to the next row of its
+ * sequence (which follows it in that order): a row waits for that one,
+ * and is left out when no address the table must answer (`want`, sorted;
+ * NULL: all) lies in between, or when the next row is at its address.  A
+ * row the next one does not bound (an end at its address, which libdw
+ * puts before it; an address going back) is kept; so are the ends. */
+struct lt_out {
+	struct line_table *t;
+	size_t cap;
+	const uint64_t *want;
+	size_t nwant, hint; /* hint: the last wanted() answer */
+	bool waiting;
+	struct lt_row row; /* the row waiting */
+};
+
+/* The index of the first of n sorted addresses (at `stride` bytes from
+ * each other) above x, searched outwards from `hint`, the last answer:
+ * rows come, and functions are asked for, mostly in address order, and a
+ * search of a whole table missed the cache at nearly every step. */
+static size_t above(const uint64_t *v, size_t n, size_t stride, uint64_t x, size_t hint)
 {
-	if (t->nrows == *cap &&
-	    fxt__grow((void **)&t->rows, cap, t->nrows + 1, sizeof(*t->rows)) < 0)
+	const char *base = (const char *)v;
+	size_t lo = 0, hi = n, step = 1;
+
+#define AT(i) (*(const uint64_t *)(base + (i)*stride))
+	/* Invariant: [0, lo) are at or below x, [hi, n) above. */
+	if (hint > n)
+		hint = n;
+	if (hint == 0 || AT(hint - 1) <= x) {
+		if (hint == n || AT(hint) > x)
+			return hint; /* the last answer's */
+		for (lo = hint; lo + step <= n && AT(lo + step - 1) <= x; step *= 2)
+			lo += step;
+		if (lo + step <= n)
+			hi = lo + step - 1;
+	} else {
+		for (hi = hint - 1; hi > 0; step *= 2) {
+			size_t p = hi > step ? hi - step : 0;
+
+			if (AT(p) <= x) {
+				lo = p + 1;
+				break;
+			}
+			hi = p;
+		}
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (AT(mid) <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+#undef AT
+	return lo;
+}
+
+/* Whether an address of `want` lies in [lo, hi). */
+static bool wanted(struct lt_out *o, uint64_t lo, uint64_t hi)
+{
+	size_t i;
+
+	if (!o->want)
+		return true;
+	i = lo ? above(o->want, o->nwant, sizeof(*o->want), lo - 1, o->hint) : 0;
+	o->hint = i;
+	return i < o->nwant && o->want[i] < hi;
+}
+
+static int keep(struct lt_out *o, const struct lt_row *r)
+{
+	struct line_table *t = o->t;
+
+	if (__builtin_expect(t->nrows == o->cap, 0) &&
+	    fxt__grow((void **)&t->rows, &o->cap, t->nrows + 1, sizeof(*t->rows)) < 0)
 		return -ENOMEM;
-	t->rows[t->nrows++] = (struct lt_row){ addr, line, file };
+	t->rows[t->nrows++] = *r;
 	return 0;
+}
+
+/* The row waiting, now that the next one of its sequence is at `next`. */
+static int settle(struct lt_out *o, uint64_t next)
+{
+	int err = 0;
+
+	if (o->waiting && (next <= o->row.addr || wanted(o, o->row.addr, next)))
+		err = keep(o, &o->row);
+	o->waiting = false;
+	return err;
+}
+
+/* A row of the program (file LT_END: the end of its sequence). */
+static inline int row_out(struct lt_out *o, uint64_t addr, uint32_t line, uint32_t file)
+{
+	int err = 0;
+
+	if (file == LT_END) {
+		err = settle(o, addr);
+		return err ? err : keep(o, &(struct lt_row){ addr, line, LT_END });
+	}
+	/* At the address of the one waiting: the one after it in libdw's
+	 * order, which the one waiting never answers for. */
+	if (o->waiting && o->row.addr != addr)
+		err = settle(o, addr);
+	o->row = (struct lt_row){ addr, line, file };
+	o->waiting = true;
+	return err;
 }
 
 /* Advances the address by `adv` operations (op_index: VLIW's). */
@@ -365,23 +476,26 @@ static void advance(const struct lt_hdr *h, uint64_t *addr, uint64_t *op_index, 
 	*op_index = (*op_index + adv) % h->max_ops;
 }
 
-/* Runs the line number program in r into t->rows, in program order. */
-static int run_program(struct rd *r, const struct lt_hdr *h, struct line_table *t)
+/* Runs the line number program in r into o's table, in program order. */
+static int run_program(struct rd *r, const struct lt_hdr *h, struct lt_out *o)
 {
 	uint64_t addr = 0, op_index = 0;
 	uint32_t file = 1, line = 1;
-	size_t cap = 0;
-	int err = 0;
+	int err;
+
+	/* Room for a row per 4 bytes of program (gcc's take 4 to 5) when
+	 * all are kept: no copy as the array grows; pages never written cost
+	 * nothing. */
+	err = fxt__grow((void **)&o->t->rows, &o->cap, (size_t)(r->end - r->p) / 4 + 16,
+			sizeof(*o->t->rows));
 
 	while (r->p < r->end && err == 0) {
 		unsigned op = *r->p++;
 
 		if (op >= h->opcode_base) {
-			unsigned adj = op - h->opcode_base;
-
-			advance(h, &addr, &op_index, adj / h->line_range);
-			line += (uint32_t)(h->line_base + (int)(adj % h->line_range));
-			err = row_push(t, &cap, addr, line, file);
+			advance(h, &addr, &op_index, h->sp_ops[op]);
+			line += (uint32_t)h->sp_line[op];
+			err = row_out(o, addr, line, file);
 			continue;
 		}
 		switch (op) {
@@ -394,7 +508,7 @@ static int run_program(struct rd *r, const struct lt_hdr *h, struct line_table *
 			sub = (struct rd){ r->p + 1, r->p + len, false };
 			switch (r->p[0]) {
 			case DW_LNE_end_sequence:
-				err = row_push(t, &cap, addr, line, LT_END);
+				err = row_out(o, addr, line, LT_END);
 				addr = 0;
 				op_index = 0;
 				file = 1;
@@ -416,7 +530,7 @@ static int run_program(struct rd *r, const struct lt_hdr *h, struct line_table *
 			break;
 		}
 		case DW_LNS_copy:
-			err = row_push(t, &cap, addr, line, file);
+			err = row_out(o, addr, line, file);
 			break;
 		case DW_LNS_advance_pc:
 			advance(h, &addr, &op_index, rd_uleb(r));
@@ -428,6 +542,11 @@ static int run_program(struct rd *r, const struct lt_hdr *h, struct line_table *
 			file = (uint32_t)rd_uleb(r);
 			if (file == LT_END)
 				file--; /* a file the table lacks, as another */
+			break;
+		case DW_LNS_set_column: /* the commonest, with negate_stmt */
+			rd_uleb(r);
+			break;
+		case DW_LNS_negate_stmt:
 			break;
 		case DW_LNS_const_add_pc:
 			advance(h, &addr, &op_index, (255u - h->opcode_base) / h->line_range);
@@ -494,8 +613,9 @@ static int sort_rows(struct line_table *t)
 
 /* The header at r (after unit_length) and the program up to the unit's
  * end. */
-static int decode(struct rd *r, const struct lt_sections *s, bool dwarf64, struct line_table *t)
+static int decode(struct rd *r, const struct lt_sections *s, bool dwarf64, struct lt_out *o)
 {
+	struct line_table *t = o->t;
 	struct lt_hdr h = { .dwarf64 = dwarf64 }; /* addr_size 0: 4 or 8 */
 	uint64_t hlen;
 	struct rd prog;
@@ -524,6 +644,10 @@ static int decode(struct rd *r, const struct lt_sections *s, bool dwarf64, struc
 		return -EOPNOTSUPP;
 	h.std_len = r->p;
 	r->p += h.opcode_base - 1;
+	for (unsigned op = h.opcode_base; op < 256; op++) {
+		h.sp_ops[op] = (uint8_t)((op - h.opcode_base) / h.line_range);
+		h.sp_line[op] = (int16_t)(h.line_base + (int)((op - h.opcode_base) % h.line_range));
+	}
 	if (t->version >= 5) {
 		err = v5_entries(r, s, dwarf64, false, t);
 		if (err == 0)
@@ -532,7 +656,9 @@ static int decode(struct rd *r, const struct lt_sections *s, bool dwarf64, struc
 		err = v4_entries(r, t);
 	}
 	if (err == 0)
-		err = run_program(&prog, &h, t);
+		err = run_program(&prog, &h, o);
+	if (err == 0 && o->waiting) /* a program without its last end */
+		err = settle(o, o->row.addr);
 	return err;
 }
 
@@ -550,8 +676,10 @@ void fxt_sym__linetab_free(struct line_table *t)
 	free(t);
 }
 
-int fxt_sym__linetab_build(const struct lt_sections *s, Dwarf_Die *cu, struct line_table **out)
+int fxt_sym__linetab_build(const struct lt_sections *s, Dwarf_Die *cu, const uint64_t *want,
+			   size_t nwant, struct line_table **out)
 {
+	struct lt_out o = { .want = want, .nwant = nwant };
 	struct line_table *t;
 	Dwarf_Attribute at;
 	Dwarf_Word off;
@@ -580,7 +708,8 @@ int fxt_sym__linetab_build(const struct lt_sections *s, Dwarf_Die *cu, struct li
 	if (!t)
 		return -ENOMEM;
 	t->comp_dir = dwarf_attr(cu, DW_AT_comp_dir, &at) ? dwarf_formstring(&at) : NULL;
-	err = decode(&r, s, dwarf64, t);
+	o.t = t;
+	err = decode(&r, s, dwarf64, &o);
 	if (err == 0)
 		err = sort_rows(t);
 	if (err < 0) {
@@ -641,20 +770,13 @@ static int file_shown(struct line_table *t, uint32_t i, const char **out)
 
 int fxt_sym__linetab_find(struct line_table *t, uint64_t addr, const char **file, unsigned *line)
 {
-	size_t lo = 0, hi = t->nrows;
+	size_t i = t->nrows ? above(&t->rows->addr, t->nrows, sizeof(*t->rows), addr, t->hint) : 0;
 	const struct lt_row *row;
 
-	while (lo < hi) { /* the first row above addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->rows[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
+	t->hint = i;
+	if (i == 0)
 		return -ENOENT;
-	row = &t->rows[lo - 1];
+	row = &t->rows[i - 1];
 	if (row->file == LT_END)
 		return -ENOENT;
 	*line = (int32_t)row->line > 0 ? row->line : 0;
