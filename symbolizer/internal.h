@@ -196,6 +196,12 @@ static inline Dwarf_Word fxt_sym__die_udata(Dwarf_Die *die, unsigned name, Dwarf
 		return w;
 	return dflt;
 }
+/* `file` relative to `dir`, a unit's compilation folder (NULL: none),
+ * when it lies under it ("src/parse.c" rather than
+ * "/home/me/app/src/parse.c"); as it is otherwise (/usr/include/..., or
+ * a file named relative already).  A pointer into file. */
+const char *fxt_sym__relative(const char *dir, const char *file);
+
 /* linetab.c: the sections of the file holding `dw` (0, or -EOPNOTSUPP
  * when it cannot read them: compressed, big-endian); a unit's line table,
  * which must answer for the DWARF addresses of `want` (sorted; NULL: for

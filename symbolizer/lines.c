@@ -263,14 +263,8 @@ static bool inl_has(const struct sym_unit *u, uint64_t a)
 	return u->ninl && bsearch(&a, u->inl, u->ninl, sizeof(a), u64_cmp) != NULL;
 }
 
-/* `file` relative to the unit's compilation folder when it lies under it
- * ("src/parse.c" rather than "/home/me/app/src/parse.c"); as it is
- * otherwise (/usr/include/..., or a file named relative already). */
-static const char *relative(Dwarf_Die *unit, const char *file)
+const char *fxt_sym__relative(const char *dir, const char *file)
 {
-	Dwarf_Attribute at;
-	const char *dir =
-	    unit && dwarf_attr(unit, DW_AT_comp_dir, &at) ? dwarf_formstring(&at) : NULL;
 	size_t n = dir ? strlen(dir) : 0;
 
 	while (n > 1 && dir[n - 1] == '/')
@@ -278,6 +272,15 @@ static const char *relative(Dwarf_Die *unit, const char *file)
 	if (n && file[0] == '/' && strncmp(file, dir, n) == 0 && file[n] == '/' && file[n + 1])
 		return file + n + 1;
 	return file;
+}
+
+/* `file` relative to the unit's compilation folder (fxt_sym__relative()). */
+static const char *relative(Dwarf_Die *unit, const char *file)
+{
+	Dwarf_Attribute at;
+
+	return fxt_sym__relative(
+	    unit && dwarf_attr(unit, DW_AT_comp_dir, &at) ? dwarf_formstring(&at) : NULL, file);
 }
 
 /* "FILE:LINE[ (inlined)]" into buf (cut to fit): snprintf() was a

@@ -1,31 +1,28 @@
-/* A unit's DWARF line table, decoded once into a sorted array of rows, for
- * where functions are (FXT_SYM_FUNC_LOC, lines.c).
+/* A unit's DWARF line table, decoded once, for where functions are
+ * (FXT_SYM_FUNC_LOC, lines.c).
  *
  * libdw 0.188's dwarf_getsrclines() allocates every row on its own, then
- * sorts them: for a unit of 10,000 functions that was most of what source
- * lines cost a conversion (bench/srcline.sh).  Here the line program runs
- * once into one array, already in address order as compilers emit it (a
- * sort only when it is not), and a function's row is a binary search.
- * The answer is libdw's (dwarf_getsrc_die() and dwarf_linesrc()), which
- * the callers fall back on when this decoder declines a table
- * (-EOPNOTSUPP: a compressed section, another byte order, an encoding it
- * does not know):
- *
- * - rows ordered by address, at one address a sequence's end first, else
- *   as the program emitted them; the row for an address is the last one at
- *   or below it, none when that one ends a sequence;
- * - a file's name is its directory's joined with "/" unless absolute;
- *   DWARF 2-4 number files from 1 and their directory 0 is the unit's
- *   DW_AT_comp_dir (none: the name alone), DWARF 5 has its own entries 0.
- *
- * Names are shown relative to the unit's DW_AT_comp_dir when under it
- * (made once per file, at its first use).
+ * sorts them all: for a unit of 10,000 functions most of what locations
+ * cost a conversion (bench/srcline.sh).  Here the program runs once into
+ * one array, in address order as compilers emit it (sorted when not), of
+ * only the rows that answer for one of the addresses the caller will ask
+ * about (its symbols'); a row is a search from the last one.  The answers
+ * are libdw's (dwarf_getsrc_die(), dwarf_linesrc()), which the callers
+ * ask when this declines a table (-EOPNOTSUPP: a compressed section,
+ * another byte order, an encoding it does not know):
+ * - by address, at one address a sequence's end first, else in program
+ *   order; an address's row is the last one at or below it, none when
+ *   that one ends a sequence;
+ * - a file is its directory joined with "/" unless absolute; DWARF 2-4
+ *   number files from 1 and their directory 0 is DW_AT_comp_dir (none:
+ *   the name alone), DWARF 5 has entries 0 of its own.
+ * Names are shown relative to DW_AT_comp_dir when under it (made once per
+ * file, at its first use).
  */
 #include "config.h"
 
 #include <dwarf.h>
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "common/grow.h"
@@ -53,7 +50,7 @@ struct line_table {
 	size_t ndirs;
 	const char *comp_dir; /* NULL when the unit has none */
 	unsigned version;
-	size_t hint; /* the last answer's row_above() */
+	size_t hint; /* the last answer's above() */
 };
 
 /* ------------------------------------------------------------ reading */
@@ -83,9 +80,6 @@ static uint64_t rd_uleb(struct rd *r)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
-
-	if (__builtin_expect(r->p < r->end && !(*r->p & 0x80), 1))
-		return *r->p++; /* one byte: nearly all of them */
 
 	while (r->p < r->end) {
 		unsigned char b = *r->p++;
@@ -414,13 +408,19 @@ static size_t above(const uint64_t *v, size_t n, size_t stride, uint64_t x, size
 }
 
 /* Whether an address of `want` lies in [lo, hi). */
-static bool wanted(struct lt_out *o, uint64_t lo, uint64_t hi)
+static inline bool wanted(struct lt_out *o, uint64_t lo, uint64_t hi)
 {
-	size_t i;
+	size_t i = o->hint;
 
 	if (!o->want)
 		return true;
-	i = lo ? above(o->want, o->nwant, sizeof(*o->want), lo - 1, o->hint) : 0;
+	if (i < o->nwant && o->want[i] < lo)
+		i++; /* rows come mostly in order: past one more function */
+	if ((i == o->nwant || o->want[i] >= lo) && (i == 0 || o->want[i - 1] < lo)) {
+		o->hint = i;
+		return i < o->nwant && o->want[i] < hi;
+	}
+	i = lo ? above(o->want, o->nwant, sizeof(*o->want), lo - 1, i) : 0;
 	o->hint = i;
 	return i < o->nwant && o->want[i] < hi;
 }
@@ -437,7 +437,7 @@ static int keep(struct lt_out *o, const struct lt_row *r)
 }
 
 /* The row waiting, now that the next one of its sequence is at `next`. */
-static int settle(struct lt_out *o, uint64_t next)
+static inline int settle(struct lt_out *o, uint64_t next)
 {
 	int err = 0;
 
@@ -476,37 +476,62 @@ static void advance(const struct lt_hdr *h, uint64_t *addr, uint64_t *op_index, 
 	*op_index = (*op_index + adv) % h->max_ops;
 }
 
-/* Runs the line number program in r into o's table, in program order. */
-static int run_program(struct rd *r, const struct lt_hdr *h, struct lt_out *o)
+/* A ULEB128 at p into *v: past it, or NULL when it runs past end. */
+static inline const unsigned char *uleb_at(const unsigned char *p, const unsigned char *end,
+					   uint64_t *v)
 {
-	uint64_t addr = 0, op_index = 0;
+	struct rd r = { p, end, false };
+
+	if (__builtin_expect(p < end && !(*p & 0x80), 1)) {
+		*v = *p; /* one byte: nearly all of them */
+		return p + 1;
+	}
+	*v = rd_uleb(&r);
+	return r.bad ? NULL : r.p;
+}
+
+/* Runs the line number program in prog into o's table, in program
+ * order.  Pointers in registers, not a struct rd: this loop is most of
+ * what a unit's table costs. */
+static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_out *o)
+{
+	const unsigned char *p = prog->p, *end = prog->end;
+	const unsigned base = h->opcode_base;
+	uint64_t addr = 0, op_index = 0, v;
 	uint32_t file = 1, line = 1;
 	int err;
 
 	/* Room for a row per 4 bytes of program (gcc's take 4 to 5) when
 	 * all are kept: no copy as the array grows; pages never written cost
 	 * nothing. */
-	err = fxt__grow((void **)&o->t->rows, &o->cap, (size_t)(r->end - r->p) / 4 + 16,
+	err = fxt__grow((void **)&o->t->rows, &o->cap, (size_t)(end - p) / 4 + 16,
 			sizeof(*o->t->rows));
+	while (p && p < end && err == 0) {
+		unsigned op = *p++;
 
-	while (r->p < r->end && err == 0) {
-		unsigned op = *r->p++;
-
-		if (op >= h->opcode_base) {
+		if (op >= base) {
 			advance(h, &addr, &op_index, h->sp_ops[op]);
 			line += (uint32_t)h->sp_line[op];
 			err = row_out(o, addr, line, file);
 			continue;
 		}
 		switch (op) {
+		case DW_LNS_set_column: /* the commonest, with negate_stmt */
+			p = uleb_at(p, end, &v);
+			break;
+		case DW_LNS_negate_stmt:
+			break;
+		case DW_LNS_copy:
+			err = row_out(o, addr, line, file);
+			break;
 		case 0: { /* extended */
-			uint64_t len = rd_uleb(r);
 			struct rd sub;
 
-			if (r->bad || len == 0 || len > (uint64_t)(r->end - r->p))
+			p = uleb_at(p, end, &v);
+			if (!p || v == 0 || v > (uint64_t)(end - p))
 				return -EOPNOTSUPP;
-			sub = (struct rd){ r->p + 1, r->p + len, false };
-			switch (r->p[0]) {
+			sub = (struct rd){ p + 1, p + v, false };
+			switch (p[0]) {
 			case DW_LNE_end_sequence:
 				err = row_out(o, addr, line, LT_END);
 				addr = 0;
@@ -515,10 +540,10 @@ static int run_program(struct rd *r, const struct lt_hdr *h, struct lt_out *o)
 				line = 1;
 				break;
 			case DW_LNE_set_address:
-				if (len - 1 != (h->addr_size ? h->addr_size : 4) &&
-				    len - 1 != (h->addr_size ? h->addr_size : 8))
+				if (v - 1 != (h->addr_size ? h->addr_size : 4) &&
+				    v - 1 != (h->addr_size ? h->addr_size : 8))
 					return -EOPNOTSUPP;
-				addr = rd_fixed(&sub, (unsigned)(len - 1));
+				addr = rd_fixed(&sub, (unsigned)(v - 1));
 				op_index = 0;
 				break;
 			case DW_LNE_define_file:
@@ -526,44 +551,41 @@ static int run_program(struct rd *r, const struct lt_hdr *h, struct lt_out *o)
 			default:
 				break; /* set_discriminator, vendors' */
 			}
-			r->p += len;
+			p += v;
 			break;
 		}
-		case DW_LNS_copy:
-			err = row_out(o, addr, line, file);
-			break;
 		case DW_LNS_advance_pc:
-			advance(h, &addr, &op_index, rd_uleb(r));
+			p = uleb_at(p, end, &v);
+			advance(h, &addr, &op_index, v);
 			break;
-		case DW_LNS_advance_line:
-			line += (uint32_t)rd_sleb(r);
+		case DW_LNS_advance_line: {
+			struct rd r = { p, end, false };
+
+			line += (uint32_t)rd_sleb(&r);
+			p = r.bad ? NULL : r.p;
 			break;
+		}
 		case DW_LNS_set_file:
-			file = (uint32_t)rd_uleb(r);
-			if (file == LT_END)
-				file--; /* a file the table lacks, as another */
-			break;
-		case DW_LNS_set_column: /* the commonest, with negate_stmt */
-			rd_uleb(r);
-			break;
-		case DW_LNS_negate_stmt:
+			p = uleb_at(p, end, &v);
+			file = v >= LT_END ? LT_END - 1 : (uint32_t)v; /* LT_END - 1: lacking */
 			break;
 		case DW_LNS_const_add_pc:
-			advance(h, &addr, &op_index, (255u - h->opcode_base) / h->line_range);
+			advance(h, &addr, &op_index, (255u - base) / h->line_range);
 			break;
 		case DW_LNS_fixed_advance_pc:
-			addr += rd_fixed(r, 2);
+			if (end - p < 2)
+				return -EOPNOTSUPP;
+			addr += (uint64_t)p[0] | (uint64_t)p[1] << 8;
+			p += 2;
 			op_index = 0;
 			break;
 		default: /* the others' operands are ULEB128s */
-			for (unsigned i = 0; i < h->std_len[op - 1]; i++)
-				rd_uleb(r);
+			for (unsigned i = 0; p && i < h->std_len[op - 1]; i++)
+				p = uleb_at(p, end, &v);
 			break;
 		}
-		if (r->bad)
-			return -EOPNOTSUPP;
 	}
-	return err;
+	return p ? err : -EOPNOTSUPP;
 }
 
 /* In libdw's order: by address, a sequence's end before a row at the same
@@ -726,8 +748,8 @@ int fxt_sym__linetab_build(const struct lt_sections *s, Dwarf_Die *cu, const uin
 static int file_shown(struct line_table *t, uint32_t i, const char **out)
 {
 	struct lt_file *f;
-	const char *dir = NULL, *path, *rel;
-	size_t dn, fn, cn;
+	const char *dir = NULL, *rel;
+	size_t dn, fn;
 	char *joined;
 
 	if (i >= t->nfiles)
@@ -752,16 +774,8 @@ static int file_shown(struct line_table *t, uint32_t i, const char **out)
 		joined[dn++] = '/';
 	}
 	memcpy(joined + dn, f->name, fn + 1);
-	path = joined;
-	/* relative to comp_dir: "src/parse.c", not "/home/me/app/src/parse.c" */
-	cn = t->comp_dir ? strlen(t->comp_dir) : 0;
-	while (cn > 1 && t->comp_dir[cn - 1] == '/')
-		cn--;
-	rel = path;
-	if (cn && path[0] == '/' && strncmp(path, t->comp_dir, cn) == 0 && path[cn] == '/' &&
-	    path[cn + 1])
-		rel = path + cn + 1;
-	if (rel != path)
+	rel = fxt_sym__relative(t->comp_dir, joined);
+	if (rel != joined)
 		memmove(joined, rel, strlen(rel) + 1);
 	f->shown = joined;
 	*out = joined;
