@@ -49,8 +49,7 @@ struct line_table {
 	const char **dirs;
 	size_t ndirs;
 	const char *comp_dir; /* NULL when the unit has none */
-	unsigned version;
-	size_t hint; /* the last answer's above() */
+	size_t hint;	      /* the last answer's above() */
 };
 
 /* ------------------------------------------------------------ reading */
@@ -348,26 +347,24 @@ struct lt_hdr {
 };
 
 /* The rows as the program makes them, kept in t->rows when they may be
- * an answer.  The row for an address is the last one at or below it in
- * libdw's order, so a row answers at most up to the next row of its
- * sequence (which follows it in that order): a row waits for that one,
- * and is left out when no address the table must answer (`want`, sorted;
- * NULL: all) lies in between, or when the next row is at its address.  A
- * row the next one does not bound (an end at its address, which libdw
- * puts before it; an address going back) is kept; so are the ends. */
+ * an answer: a row answers (libdw's order) at most up to the next row of
+ * its sequence, so it waits for that one, and is left out when no address
+ * of `want` (sorted; NULL: all) lies in between, or the next one is at its
+ * address.  Kept: the ends, and rows the next one does not bound (an end
+ * at their address, which libdw puts first; an address going back). */
 struct lt_out {
 	struct line_table *t;
 	size_t cap;
 	const uint64_t *want;
-	size_t nwant, hint; /* hint: the last wanted() answer */
+	size_t nwant, hint; /* hint: want[hint] is next_want */
+	uint64_t next_want; /* the first of want at or above row.addr */
 	bool waiting;
 	struct lt_row row; /* the row waiting */
 };
 
-/* The index of the first of n sorted addresses (at `stride` bytes from
- * each other) above x, searched outwards from `hint`, the last answer:
- * rows come, and functions are asked for, mostly in address order, and a
- * search of a whole table missed the cache at nearly every step. */
+/* The index of the first of n sorted addresses (`stride` bytes apart)
+ * above x, searched outwards from `hint`, the last answer: rows and
+ * functions come mostly in address order; a whole search missed the cache. */
 static size_t above(const uint64_t *v, size_t n, size_t stride, uint64_t x, size_t hint)
 {
 	const char *base = (const char *)v;
@@ -407,22 +404,22 @@ static size_t above(const uint64_t *v, size_t n, size_t stride, uint64_t x, size
 	return lo;
 }
 
-/* Whether an address of `want` lies in [lo, hi). */
-static inline bool wanted(struct lt_out *o, uint64_t lo, uint64_t hi)
+/* Makes next_want the first address of `want` at or above a, the next
+ * row's: one step or none when rows come in address order. */
+static inline void aim(struct lt_out *o, uint64_t a)
 {
 	size_t i = o->hint;
 
-	if (!o->want)
-		return true;
-	if (i < o->nwant && o->want[i] < lo)
-		i++; /* rows come mostly in order: past one more function */
-	if ((i == o->nwant || o->want[i] >= lo) && (i == 0 || o->want[i - 1] < lo)) {
-		o->hint = i;
-		return i < o->nwant && o->want[i] < hi;
+	if (!o->want) {
+		o->next_want = a; /* every row answers */
+		return;
 	}
-	i = lo ? above(o->want, o->nwant, sizeof(*o->want), lo - 1, i) : 0;
+	if (i < o->nwant && o->want[i] < a)
+		i++;
+	if (!((i == o->nwant || o->want[i] >= a) && (i == 0 || o->want[i - 1] < a)))
+		i = a ? above(o->want, o->nwant, sizeof(*o->want), a - 1, i) : 0;
 	o->hint = i;
-	return i < o->nwant && o->want[i] < hi;
+	o->next_want = i < o->nwant ? o->want[i] : UINT64_MAX;
 }
 
 static int keep(struct lt_out *o, const struct lt_row *r)
@@ -436,20 +433,23 @@ static int keep(struct lt_out *o, const struct lt_row *r)
 	return 0;
 }
 
-/* The row waiting, now that the next one of its sequence is at `next`. */
+/* The row waiting, now that the next one of its sequence is at `next`:
+ * kept when next_want lies in between. */
 static inline int settle(struct lt_out *o, uint64_t next)
 {
 	int err = 0;
 
-	if (o->waiting && (next <= o->row.addr || wanted(o, o->row.addr, next)))
+	if (o->waiting && (next <= o->row.addr || o->next_want < next))
 		err = keep(o, &o->row);
 	o->waiting = false;
 	return err;
 }
 
 /* A row of the program (file LT_END: the end of its sequence). */
-static inline int row_out(struct lt_out *o, uint64_t addr, uint32_t line, uint32_t file)
+static inline __attribute__((always_inline)) int row_out(struct lt_out *o, uint64_t addr,
+							 uint32_t line, uint32_t file)
 {
+	bool in_order = o->waiting && o->row.addr <= addr;
 	int err = 0;
 
 	if (file == LT_END) {
@@ -460,6 +460,8 @@ static inline int row_out(struct lt_out *o, uint64_t addr, uint32_t line, uint32
 	 * order, which the one waiting never answers for. */
 	if (o->waiting && o->row.addr != addr)
 		err = settle(o, addr);
+	if (!in_order || o->next_want < addr)
+		aim(o, addr);
 	o->row = (struct lt_row){ addr, line, file };
 	o->waiting = true;
 	return err;
@@ -639,14 +641,14 @@ static int decode(struct rd *r, const struct lt_sections *s, bool dwarf64, struc
 {
 	struct line_table *t = o->t;
 	struct lt_hdr h = { .dwarf64 = dwarf64 }; /* addr_size 0: 4 or 8 */
+	unsigned version = (unsigned)rd_fixed(r, 2);
 	uint64_t hlen;
 	struct rd prog;
 	int err;
 
-	t->version = (unsigned)rd_fixed(r, 2);
-	if (t->version < 2 || t->version > 5)
+	if (version < 2 || version > 5)
 		return -EOPNOTSUPP;
-	if (t->version >= 5) {
+	if (version >= 5) {
 		h.addr_size = (unsigned)rd_fixed(r, 1);
 		if (rd_fixed(r, 1) != 0 || (h.addr_size != 4 && h.addr_size != 8))
 			return -EOPNOTSUPP; /* segment selectors */
@@ -656,7 +658,7 @@ static int decode(struct rd *r, const struct lt_sections *s, bool dwarf64, struc
 		return -EOPNOTSUPP;
 	prog = (struct rd){ r->p + hlen, r->end, false };
 	h.min_insn = (unsigned)rd_fixed(r, 1);
-	h.max_ops = t->version >= 4 ? (unsigned)rd_fixed(r, 1) : 1;
+	h.max_ops = version >= 4 ? (unsigned)rd_fixed(r, 1) : 1;
 	rd_fixed(r, 1); /* default_is_stmt: every row counts */
 	h.line_base = (int)(int8_t)rd_fixed(r, 1);
 	h.line_range = (unsigned)rd_fixed(r, 1);
@@ -670,7 +672,7 @@ static int decode(struct rd *r, const struct lt_sections *s, bool dwarf64, struc
 		h.sp_ops[op] = (uint8_t)((op - h.opcode_base) / h.line_range);
 		h.sp_line[op] = (int16_t)(h.line_base + (int)((op - h.opcode_base) % h.line_range));
 	}
-	if (t->version >= 5) {
+	if (version >= 5) {
 		err = v5_entries(r, s, dwarf64, false, t);
 		if (err == 0)
 			err = v5_entries(r, s, dwarf64, true, t);
