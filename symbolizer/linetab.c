@@ -75,25 +75,8 @@ static uint64_t rd_fixed(struct rd *r, unsigned n)
 	return v;
 }
 
-static uint64_t rd_uleb(struct rd *r)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (r->p < r->end) {
-		unsigned char b = *r->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->bad = true;
-	return 0;
-}
-
-static int64_t rd_sleb(struct rd *r)
+/* A LEB128, sign-extended when `is_signed`. */
+static uint64_t rd_leb(struct rd *r, bool is_signed)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -105,13 +88,18 @@ static int64_t rd_sleb(struct rd *r)
 			v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
+			if (is_signed && shift < 64 && (b & 0x40))
 				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
+			return v;
 		}
 	}
 	r->bad = true;
 	return 0;
+}
+
+static uint64_t rd_uleb(struct rd *r)
+{
+	return rd_leb(r, false);
 }
 
 static const char *rd_str(struct rd *r)
@@ -563,7 +551,7 @@ static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_
 		case DW_LNS_advance_line: {
 			struct rd r = { p, end, false };
 
-			line += (uint32_t)rd_sleb(&r);
+			line += (uint32_t)rd_leb(&r, true);
 			p = r.bad ? NULL : r.p;
 			break;
 		}
