@@ -4,7 +4,8 @@
  *                 lookups, lifetime
  *   maps.c        add_maps: a saved /proc/PID/maps text -> modules
  *   symtab.c      the per-module symbol index
- *   lines.c       file:line, the unit of an address
+ *   lines.c       file:line, the unit of an address, where a function is
+ *   linetab.c     a unit's line table decoded once (for lines.c)
  *   signature.c   function signatures (signature.h)
  *   sigabi.c      where the x86-64 calling convention puts a value
  *   sigshow.c     how a captured value shows
@@ -39,6 +40,30 @@ struct sym_entry {
 struct cu_range {
 	uint64_t lo, hi;
 	Dwarf_Die die;
+	size_t unit; /* the unit's index in sym_module.units */
+};
+
+/* The bytes of one section of the file holding a module's DWARF. */
+struct lt_bytes {
+	const unsigned char *p; /* NULL: absent */
+	size_t n;
+};
+
+/* What linetab.c reads: .debug_line and the strings it may refer to. */
+struct lt_sections {
+	struct lt_bytes line, line_str, str;
+};
+
+struct line_table;
+
+/* What lines.c reads of a unit at its first need: its line table
+ * (linetab.c) and the functions it says are also inlined. */
+struct sym_unit {
+	bool tried;		  /* lines decoded, or declined (lines NULL) */
+	struct line_table *lines; /* NULL: libdw answers */
+	bool inl_built;		  /* inl built (possibly empty) */
+	uint64_t *inl;		  /* sorted DWARF entry addresses of functions also inlined */
+	size_t ninl;
 };
 
 struct sym_module {
@@ -56,9 +81,13 @@ struct sym_module {
 	bool cus_built; /* cus built (possibly empty) */
 	struct cu_range *cus;
 	size_t ncus;
-	bool inl_built; /* inl built (possibly empty) */
-	uint64_t *inl;	/* sorted DWARF entry addresses of functions also inlined */
-	size_t ninl;
+	struct sym_unit *units; /* each unit once, as the cus refer to them */
+	size_t nunits;
+	bool lsec_built; /* lsec read (lsec_ok), or not readable: libdw answers */
+	bool lsec_ok;
+	struct lt_sections lsec;
+	uint64_t *starts; /* with lsec: the DWARF addresses of syms, sorted */
+	size_t nstarts;
 };
 
 /* A signature looked up (signature.c); sig NULL: none (-ENOENT). */
@@ -167,9 +196,31 @@ static inline Dwarf_Word fxt_sym__die_udata(Dwarf_Die *die, unsigned name, Dwarf
 		return w;
 	return dflt;
 }
-/* The location of the function that starts at `start` (fxt_sym_info.loc)
- * into buf: 0, -ENOENT when no line covers it, -ENOMEM. */
-int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, char *buf, size_t cap);
+/* `file` relative to `dir`, a unit's compilation folder (NULL: none),
+ * when it lies under it ("src/parse.c" rather than
+ * "/home/me/app/src/parse.c"); as it is otherwise (/usr/include/..., or
+ * a file named relative already).  A pointer into file. */
+const char *fxt_sym__relative(const char *dir, const char *file);
+
+/* linetab.c: the sections of the file holding `dw` (0, or -EOPNOTSUPP
+ * when it cannot read them: compressed, big-endian); a unit's line table,
+ * which must answer for the DWARF addresses of `want` (sorted; NULL: for
+ * any), the rows no such address needs left out (0, -ENOENT when the
+ * unit has none, -EOPNOTSUPP when libdw must read it, -ENOMEM); the row
+ * at such an address as dwarf_getsrc_die() finds it, its file as
+ * dwarf_linesrc() names it, relative to the unit's DW_AT_comp_dir when
+ * under it (0, -ENOENT, -ENOMEM). */
+int fxt_sym__linetab_sections(Dwarf *dw, struct lt_sections *s);
+int fxt_sym__linetab_build(const struct lt_sections *s, Dwarf_Die *cu, const uint64_t *want,
+			   size_t nwant, struct line_table **out);
+int fxt_sym__linetab_find(struct line_table *t, uint64_t addr, const char **file, unsigned *line);
+void fxt_sym__linetab_free(struct line_table *t);
+
+/* The location of the function that starts at `start` (fxt_sym_info.loc;
+ * is_start: the address of one of the module's symbols) into buf: 0,
+ * -ENOENT when no line covers it, -ENOMEM. */
+int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start, char *buf,
+			     size_t cap);
 
 /* libdwfl's find_elf and find_debuginfo callbacks (debuginfo.c): local
  * files only, never debuginfod. */

@@ -27,7 +27,7 @@ static int cu_range_cmp(const void *a, const void *b)
 }
 
 static int cu_push(struct sym_module *m, size_t *cap, const Dwarf_Die *die, uint64_t lo,
-		   uint64_t hi)
+		   uint64_t hi, size_t unit)
 {
 	if (m->ncus == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 64;
@@ -41,11 +41,13 @@ static int cu_push(struct sym_module *m, size_t *cap, const Dwarf_Die *die, uint
 	m->cus[m->ncus].lo = lo;
 	m->cus[m->ncus].hi = hi;
 	m->cus[m->ncus].die = *die;
+	m->cus[m->ncus].unit = unit;
 	m->ncus++;
 	return 0;
 }
 
-/* Collects every unit's ranges, as DWARF addresses (without the bias). */
+/* Collects every unit's ranges, as DWARF addresses (without the bias),
+ * and numbers the units (sym_module.units). */
 static int cu_index(struct sym_module *m)
 {
 	Dwarf_Die *cu = NULL;
@@ -58,17 +60,23 @@ static int cu_index(struct sym_module *m)
 		ptrdiff_t off = 0;
 
 		while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0)
-			if (lo < hi && cu_push(m, &cap, cu, lo, hi) < 0)
+			if (lo < hi && cu_push(m, &cap, cu, lo, hi, m->nunits) < 0)
 				return -ENOMEM;
+		m->nunits++;
+	}
+	m->units = calloc(m->nunits ? m->nunits : 1, sizeof(*m->units));
+	if (!m->units) {
+		m->nunits = 0;
+		return -ENOMEM;
 	}
 	if (m->ncus)
 		qsort(m->cus, m->ncus, sizeof(*m->cus), cu_range_cmp);
 	return 0;
 }
 
-/* The unit whose ranges hold the DWARF address `a`.  Ranges of distinct
- * units do not overlap, but one unit may have many. */
-static Dwarf_Die *cu_find(struct sym_module *m, uint64_t a)
+/* The range of the unit whose ranges hold the DWARF address `a`.  Ranges
+ * of distinct units do not overlap, but one unit may have many. */
+static struct cu_range *cu_find(struct sym_module *m, uint64_t a)
 {
 	size_t lo = 0, hi = m->ncus;
 
@@ -82,18 +90,21 @@ static Dwarf_Die *cu_find(struct sym_module *m, uint64_t a)
 	}
 	if (lo == 0 || a >= m->cus[lo - 1].hi)
 		return NULL;
-	return &m->cus[lo - 1].die;
+	return &m->cus[lo - 1];
 }
 
 /* The unit of runtime address addr, by the index (not .debug_aranges). */
 static int module_cu_indexed(struct sym_module *m, uint64_t addr, Dwarf_Die **cu, Dwarf_Addr *bias)
 {
+	struct cu_range *r;
+
 	if (!dwfl_module_getdwarf(m->dwmod, bias))
 		return -ENOENT; /* no DWARF at all */
 	if (!m->cus_built && cu_index(m) < 0)
 		return -ENOMEM;
-	*cu = cu_find(m, addr - *bias);
-	return *cu ? 0 : -ENOENT;
+	r = cu_find(m, addr - *bias);
+	*cu = r ? &r->die : NULL;
+	return r ? 0 : -ENOENT;
 }
 
 int fxt_sym__module_cu(struct sym_module *m, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bias)
@@ -204,41 +215,56 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Collects, once per module, the functions that are also inlined: their
- * out-of-line copies (the ones a hook or a patch names) get " (inlined)". */
-static int inl_index(struct sym_module *m)
+/* Whether a subprogram of the unit may refer to an abstract origin: its
+ * abbreviations say, without a walk of its DIEs (none at -O0, nor where
+ * nothing is inlined).  Unreadable ones: it may. */
+static bool unit_has_origins(Dwarf_Die *cu)
+{
+	Dwarf_Abbrev *a;
+	Dwarf_Off off = 0;
+	size_t len;
+
+	while ((a = dwarf_getabbrev(cu, off, &len)) != NULL && a != (Dwarf_Abbrev *)-1l) {
+		unsigned name, form;
+		Dwarf_Off aoff;
+
+		if (dwarf_getabbrevtag(a) == DW_TAG_subprogram)
+			for (size_t i = 0; dwarf_getabbrevattr(a, i, &name, &form, &aoff) == 0; i++)
+				if (name == DW_AT_abstract_origin)
+					return true;
+		off += len;
+	}
+	return a == NULL;
+}
+
+/* Collects, once per unit at its first function, the functions that are
+ * also inlined: their out-of-line copies (the ones a hook or a patch
+ * names) get " (inlined)". */
+static int inl_index(struct sym_unit *u, Dwarf_Die *cu)
 {
 	struct inl_list l = { 0 };
-	Dwarf_Die *cu = NULL;
-	Dwarf_Addr bias;
 
-	m->inl_built = true;
-	while ((cu = dwfl_module_nextcu(m->dwmod, cu, &bias)) != NULL) {
-		if (inl_walk(cu, &l, 0) < 0) {
-			free(l.v);
-			return -ENOMEM;
-		}
+	u->inl_built = true;
+	if (!unit_has_origins(cu))
+		return 0;
+	if (inl_walk(cu, &l, 0) < 0) {
+		free(l.v);
+		return -ENOMEM;
 	}
 	if (l.n)
 		qsort(l.v, l.n, sizeof(*l.v), u64_cmp);
-	m->inl = l.v;
-	m->ninl = l.n;
+	u->inl = l.v;
+	u->ninl = l.n;
 	return 0;
 }
 
-static bool inl_has(const struct sym_module *m, uint64_t a)
+static bool inl_has(const struct sym_unit *u, uint64_t a)
 {
-	return m->ninl && bsearch(&a, m->inl, m->ninl, sizeof(a), u64_cmp) != NULL;
+	return u->ninl && bsearch(&a, u->inl, u->ninl, sizeof(a), u64_cmp) != NULL;
 }
 
-/* `file` relative to the unit's compilation folder when it lies under it
- * ("src/parse.c" rather than "/home/me/app/src/parse.c"); as it is
- * otherwise (/usr/include/..., or a file named relative already). */
-static const char *relative(Dwarf_Die *unit, const char *file)
+const char *fxt_sym__relative(const char *dir, const char *file)
 {
-	Dwarf_Attribute at;
-	const char *dir =
-	    unit && dwarf_attr(unit, DW_AT_comp_dir, &at) ? dwarf_formstring(&at) : NULL;
 	size_t n = dir ? strlen(dir) : 0;
 
 	while (n > 1 && dir[n - 1] == '/')
@@ -246,6 +272,15 @@ static const char *relative(Dwarf_Die *unit, const char *file)
 	if (n && file[0] == '/' && strncmp(file, dir, n) == 0 && file[n] == '/' && file[n + 1])
 		return file + n + 1;
 	return file;
+}
+
+/* `file` relative to the unit's compilation folder (fxt_sym__relative()). */
+static const char *relative(Dwarf_Die *unit, const char *file)
+{
+	Dwarf_Attribute at;
+
+	return fxt_sym__relative(
+	    unit && dwarf_attr(unit, DW_AT_comp_dir, &at) ? dwarf_formstring(&at) : NULL, file);
 }
 
 /* "FILE:LINE[ (inlined)]" into buf (cut to fit): snprintf() was a
@@ -275,30 +310,90 @@ static void put_loc(char *buf, size_t cap, const char *file, unsigned line, bool
 	buf[i] = '\0';
 }
 
-int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, char *buf, size_t cap)
+/* The DWARF addresses of the module's symbols, sorted: what its line
+ * tables must answer for (linetab.c leaves the other rows out).  0 or
+ * -ENOMEM. */
+static int module_starts(struct sym_module *m, Dwarf_Addr bias)
+{
+	bool sorted = true;
+
+	m->starts = malloc((m->nsyms ? m->nsyms : 1) * sizeof(*m->starts));
+	if (!m->starts)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nsyms; i++) {
+		m->starts[i] = m->syms[i].addr - bias;
+		sorted = sorted && (i == 0 || m->starts[i - 1] <= m->starts[i]);
+	}
+	m->nstarts = m->nsyms;
+	if (!sorted)
+		qsort(m->starts, m->nstarts, sizeof(*m->starts), u64_cmp);
+	return 0;
+}
+
+/* The line-table row at the DWARF address `a` of unit range r, by
+ * linetab.c when `a` is a symbol's address, or by libdw (when not, or
+ * when linetab.c declines the table): 0 with *file (as relative() makes
+ * it) and *line, -ENOENT, -ENOMEM. */
+static int unit_row(struct sym_module *m, Dwarf *dw, Dwarf_Addr bias, struct cu_range *r,
+		    uint64_t a, bool is_start, const char **file, unsigned *line)
+{
+	struct sym_unit *u = &m->units[r->unit];
+	Dwarf_Line *l;
+	int err, n = 0;
+
+	if (!m->lsec_built) {
+		m->lsec_built = true;
+		m->lsec_ok = fxt_sym__linetab_sections(dw, &m->lsec) == 0;
+		if (m->lsec_ok && module_starts(m, bias) < 0)
+			return -ENOMEM;
+	}
+	if (!u->tried && m->lsec_ok) {
+		/* Declined (-EOPNOTSUPP, or -ENOENT: no table), libdw answers. */
+		err = fxt_sym__linetab_build(&m->lsec, &r->die, m->starts, m->nstarts, &u->lines);
+		if (err == -ENOMEM)
+			return err;
+		u->tried = true;
+	}
+	if (u->lines && is_start)
+		return fxt_sym__linetab_find(u->lines, a, file, line);
+	l = dwarf_getsrc_die(&r->die, a);
+	*file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	if (!*file)
+		return -ENOENT;
+	*file = relative(&r->die, *file);
+	dwarf_lineno(l, &n);
+	*line = n > 0 ? (unsigned)n : 0;
+	return 0;
+}
+
+int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start, char *buf,
+			     size_t cap)
 {
 	Dwarf_Addr bias;
-	Dwarf_Line *l;
-	Dwarf_Die *cu;
+	struct cu_range *r;
 	const char *file;
-	int line = 0;
+	unsigned line = 0;
+	Dwarf *dw;
+	int err;
 
 	/* libdw directly, through the module's unit index: libdwfl's
 	 * dwfl_module_getsrc() wraps every line of a unit in a Dwfl_Line
-	 * first, which doubled what source lines cost a conversion. */
-	if (!dwfl_module_getdwarf(m->dwmod, &bias))
+	 * first, which doubled what source lines cost a conversion; and
+	 * the unit's table decoded by linetab.c, which libdw's
+	 * dwarf_getsrclines() took three times as long as the rest. */
+	dw = dwfl_module_getdwarf(m->dwmod, &bias);
+	if (!dw)
 		return -ENOENT; /* no DWARF at all */
 	if (!m->cus_built && cu_index(m) < 0)
 		return -ENOMEM;
-	if (!m->inl_built && inl_index(m) < 0)
-		return -ENOMEM;
-	cu = cu_find(m, start - bias);
-	l = cu ? dwarf_getsrc_die(cu, start - bias) : NULL;
-	file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
-	if (!file)
+	r = cu_find(m, start - bias);
+	if (!r)
 		return -ENOENT;
-	dwarf_lineno(l, &line);
-	put_loc(buf, cap, relative(cu, file), line > 0 ? (unsigned)line : 0,
-		inl_has(m, start - bias));
+	err = unit_row(m, dw, bias, r, start - bias, is_start, &file, &line);
+	if (err < 0)
+		return err;
+	if (!m->units[r->unit].inl_built && inl_index(&m->units[r->unit], &r->die) < 0)
+		return -ENOMEM;
+	put_loc(buf, cap, file, line, inl_has(&m->units[r->unit], start - bias));
 	return 0;
 }

@@ -8,6 +8,7 @@ FXT_SYM_SOURCES = \
 	symbolizer/maps.c \
 	symbolizer/symtab.c \
 	symbolizer/lines.c \
+	symbolizer/linetab.c \
 	symbolizer/signature.c \
 	symbolizer/sigabi.c \
 	symbolizer/sigshow.c \

@@ -487,7 +487,8 @@ static struct fxt_sym_info *symbolize(struct fxt_sym *s, uint64_t addr)
 	if ((s->flags & FXT_SYM_FUNC_LOC) && m) {
 		char loc[PATH_MAX + 64];
 		int err =
-		    m->dwmod ? fxt_sym__module_func_loc(m, info->start, loc, sizeof(loc)) : -ENOENT;
+		    m->dwmod ? fxt_sym__module_func_loc(m, info->start, e != NULL, loc, sizeof(loc))
+			     : -ENOENT;
 
 		if (err == -ENOMEM)
 			return NULL;
@@ -643,7 +644,12 @@ void fxt_sym_free(struct fxt_sym *s)
 		free(s->mods[i].syms);
 		free(s->mods[i].maxend);
 		free(s->mods[i].cus);
-		free(s->mods[i].inl);
+		for (size_t k = 0; k < s->mods[i].nunits; k++) {
+			fxt_sym__linetab_free(s->mods[i].units[k].lines);
+			free(s->mods[i].units[k].inl);
+		}
+		free(s->mods[i].units);
+		free(s->mods[i].starts);
 	}
 	free(s->mods);
 	dwfl_end(s->dwfl);

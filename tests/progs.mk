@@ -258,6 +258,17 @@ check_PROGRAMS += tests/progs/srcline
 tests_progs_srcline_SOURCES = tests/progs/srcline.c tests/progs/srcline_other.c
 tests_progs_srcline_CFLAGS = $(EXAMPLE_C_FLAGS)
 tests_progs_srcline_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+# linetab: the line tables test_linetab reads, as DWARF 4 and DWARF 5
+# (symbolizer/linetab.c decodes both); not run.
+LINETAB_DIR = $(abs_top_builddir)/tests/progs/linetab
+check_PROGRAMS += tests/progs/linetab/linetab_dw4 tests/progs/linetab/linetab_dw5
+tests_progs_linetab_linetab_dw4_SOURCES = tests/progs/linetab/linetab.c \
+	tests/progs/linetab/linetab.h
+tests_progs_linetab_linetab_dw4_CFLAGS = $(WARN_CFLAGS) -O2 -g -gdwarf-4
+tests_progs_linetab_linetab_dw4_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_linetab_linetab_dw5_SOURCES = $(tests_progs_linetab_linetab_dw4_SOURCES)
+tests_progs_linetab_linetab_dw5_CFLAGS = $(WARN_CFLAGS) -O2 -g -gdwarf-5
+tests_progs_linetab_linetab_dw5_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 # stripme: stripped by patch-debugfile.sh, which gives it back its
 # functions through a separate debug file; one of them exported.
 check_PROGRAMS += tests/progs/stripme

@@ -13,6 +13,7 @@ UNIT_TESTS = \
 	tests/unit/test_reader \
 	tests/unit/test_malformed \
 	tests/unit/test_symbolizer \
+	tests/unit/test_linetab \
 	tests/unit/test_signature \
 	tests/unit/test_spool \
 	tests/unit/test_settings \
@@ -72,6 +73,15 @@ tests_unit_test_symbolizer_CPPFLAGS = $(AM_CPPFLAGS) -DSYMFIX_DIR='"$(SYMFIX_DIR
 tests_unit_test_symbolizer_LDADD = libfxtsym.la
 tests_unit_test_symbolizer_DEPENDENCIES = libfxtsym.la $(SYMFIX_COPIES) \
 	tests/progs/symfix/libsymplug.la tests/progs/symfix/nopie$(EXEEXT)
+
+# Where functions are: symbolizer/linetab.c's rows against libdw's, for
+# tests/progs/linetab/ (DWARF 4 and 5), symfix's C++ library and itself.
+tests_unit_test_linetab_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+tests_unit_test_linetab_CPPFLAGS = $(AM_CPPFLAGS) -DLINETAB_DIR='"$(LINETAB_DIR)"' \
+	-DSYMFIX_DIR='"$(SYMFIX_DIR)"'
+tests_unit_test_linetab_LDADD = libfxtsym.la $(LIBDW_LIBS)
+tests_unit_test_linetab_DEPENDENCIES = libfxtsym.la tests/progs/symfix/libsymcxx.la \
+	tests/progs/linetab/linetab_dw4$(EXEEXT) tests/progs/linetab/linetab_dw5$(EXEEXT)
 
 # Signatures from DWARF: the C and C++ fixtures of tests/progs/sigfix/, and
 # symfix's stripped library and the one with a debuglink.
