@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,8 +14,6 @@
 #include "run/recording.h"
 #include "tools/calls/callstream.h"
 #include "tools/front/common.h"
-#include "tools/front/escape.h"
-#include "tools/profile/profile.h"
 
 #define NAME "fxt-replay"
 
@@ -150,84 +147,6 @@ struct replay {
 	bool closed; /* the output's reader left */
 };
 
-static bool is_named(const struct fxt_string *s, const char *name)
-{
-	size_t n = strlen(name);
-
-	return s->len == n && memcmp(s->data, name, n) == 0;
-}
-
-/* The return value among a call's arguments ("retval" of fxt-run
- * --retval, "result" of a libc call). */
-static bool is_ret(const struct fxt_arg_value *a)
-{
-	return is_named(&a->name, "retval") || is_named(&a->name, "result");
-}
-
-static void put_value(const struct fxt_arg_value *a)
-{
-	switch (a->type) {
-	case FXT_ARG_INT32:
-	case FXT_ARG_INT64:
-		printf("%" PRId64, a->v.i);
-		break;
-	case FXT_ARG_UINT32:
-	case FXT_ARG_UINT64:
-	case FXT_ARG_KOID:
-		printf("%" PRIu64, a->v.u);
-		break;
-	case FXT_ARG_POINTER:
-		printf("0x%" PRIx64, a->v.u);
-		break;
-	case FXT_ARG_DOUBLE:
-		printf("%g", a->v.d);
-		break;
-	case FXT_ARG_STRING:
-		putchar('"');
-		tool_put_text_mem(stdout, a->v.s.data, a->v.s.len);
-		putchar('"');
-		break;
-	case FXT_ARG_BOOL:
-		fputs(a->v.b ? "true" : "false", stdout);
-		break;
-	default:
-		fputs("null", stdout);
-		break;
-	}
-}
-
-/* "(a=1, b=2)" then " = RET" when the call has one. */
-static void put_args(const struct callstream_item *it, bool parens)
-{
-	const struct fxt_arg_value *ret = NULL;
-	bool first = true;
-
-	if (parens)
-		putchar('(');
-	for (unsigned i = 0; i < it->nargs; i++) {
-		const struct fxt_arg_value *a = &it->args[i];
-
-		if (is_ret(a)) {
-			ret = a;
-			continue;
-		}
-		if (!parens && first)
-			putchar(' ');
-		if (!first)
-			fputs(", ", stdout);
-		first = false;
-		tool_put_text_mem(stdout, a->name.data, a->name.len);
-		putchar('=');
-		put_value(a);
-	}
-	if (parens)
-		putchar(')');
-	if (ret) {
-		fputs(" = ", stdout);
-		put_value(ret);
-	}
-}
-
 static bool wanted(struct replay *rp, const struct callstream_item *it)
 {
 	const struct options *o = rp->o;
@@ -261,49 +180,12 @@ static bool wanted(struct replay *rp, const struct callstream_item *it)
 static int on_item(void *ctx, const struct callstream_item *it)
 {
 	struct replay *rp = ctx;
-	uint64_t start, ts;
-	char dur[32] = "";
+	uint64_t start;
 
-	/* The converter writes each log line twice: a log record, shown, and
-	 * an instant of category "log" for Perfetto. */
-	if (it->kind == CALLSTREAM_INSTANT && is_named(&it->category, "log"))
-		return 0;
-	if (!wanted(rp, it))
+	if (callstream_log_copy(it) || !wanted(rp, it))
 		return 0;
 	callstream_start_ns(rp->cs, &start);
-	ts = it->ts_ns >= start ? it->ts_ns - start : 0;
-	if (it->has_dur)
-		profile_fmt_ns(dur, sizeof(dur), (double)it->dur_ns);
-	printf("%6" PRIu64 ".%09" PRIu64 " %12s %7" PRIu64 " | %*s", ts / 1000000000,
-	       ts % 1000000000, dur, it->tid, (int)(2 * it->depth), "");
-	switch (it->kind) {
-	case CALLSTREAM_CALL:
-	case CALLSTREAM_ENTER:
-		tool_put_text_mem(stdout, it->name.data, it->name.len);
-		put_args(it, true);
-		if (it->kind == CALLSTREAM_ENTER)
-			fputs(" {", stdout);
-		break;
-	case CALLSTREAM_EXIT:
-		fputs("} /* ", stdout);
-		tool_put_text_mem(stdout, it->name.data, it->name.len);
-		fputs(" */", stdout);
-		put_args(it, false);
-		if (it->open)
-			fputs(" [open]", stdout);
-		break;
-	case CALLSTREAM_INSTANT:
-		fputs("! ", stdout);
-		tool_put_text_mem(stdout, it->name.data, it->name.len);
-		put_args(it, false);
-		break;
-	case CALLSTREAM_LOG:
-		fputs("# ", stdout);
-		tool_put_text_mem(stdout, it->name.data,
-				  it->name.len - (it->name.len && it->name.data[it->name.len - 1] == '\n'));
-		break;
-	}
-	putchar('\n');
+	callstream_print(stdout, it, start);
 	if (ferror(stdout)) {
 		if (errno == EPIPE)
 			rp->closed = true;

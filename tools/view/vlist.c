@@ -1,0 +1,290 @@
+/* fxt-view's replay list: callstream.h's items as fxt-replay prints them,
+ * read from the archive as the list is scrolled.  Bounded: a window of
+ * VLIST_KEEP lines around what is shown is held; scrolling back before
+ * it reads the archive again from its start (counting, not formatting,
+ * the items before the window). */
+#include "config.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/calls/callstream.h"
+#include "tools/front/common.h"
+#include "tools/view/view.h"
+
+#define VLIST_KEEP 4096
+
+struct vline {
+	char *text;  /* the line, without its newline */
+	char *name;  /* the call's name, NUL-terminated, for the search */
+};
+
+struct vlist {
+	const char *path;
+	struct fxt_reader *r;
+	struct callstream *cs;
+	bool eof;
+	char err[256];
+	uint64_t seen;	   /* items given by the stream so far */
+	uint64_t base;	   /* the index of line[0] */
+	uint64_t skip_to;  /* items before it are counted only */
+	struct vline *line;
+	size_t n;
+	uint64_t top, sel; /* indices of items */
+};
+
+static void drop_lines(struct vlist *l, size_t k)
+{
+	for (size_t i = 0; i < k && i < l->n; i++) {
+		free(l->line[i].text);
+		free(l->line[i].name);
+	}
+	if (k > l->n)
+		k = l->n;
+	memmove(l->line, l->line + k, (l->n - k) * sizeof(*l->line));
+	l->n -= k;
+	l->base += k;
+}
+
+static int on_item(void *ctx, const struct callstream_item *it)
+{
+	struct vlist *l = ctx;
+	char buf[1024];
+	uint64_t start;
+	FILE *f;
+	size_t len;
+
+	if (callstream_log_copy(it))
+		return 0;
+	if (l->seen++ < l->skip_to) {
+		l->base = l->seen;
+		return 0;
+	}
+	if (l->n == VLIST_KEEP)
+		drop_lines(l, VLIST_KEEP / 4);
+	callstream_start_ns(l->cs, &start);
+	f = fmemopen(buf, sizeof(buf), "w");
+	if (!f)
+		return -ENOMEM;
+	callstream_print(f, it, start);
+	fclose(f);
+	buf[sizeof(buf) - 1] = 0;
+	len = strcspn(buf, "\n");
+	buf[len] = 0;
+	l->line[l->n].text = strdup(buf);
+	l->line[l->n].name = strndup(it->name.data, it->name.len);
+	if (!l->line[l->n].text || !l->line[l->n].name) {
+		free(l->line[l->n].text);
+		free(l->line[l->n].name);
+		return -ENOMEM;
+	}
+	l->n++;
+	return 0;
+}
+
+static void close_stream(struct vlist *l)
+{
+	fxt_reader_free(l->r);
+	callstream_free(l->cs);
+	l->r = NULL;
+	l->cs = NULL;
+}
+
+/* Reads the archive again from its start; the items before `from` are
+ * counted, not kept. */
+static int restart(struct vlist *l, uint64_t from)
+{
+	int rc;
+
+	close_stream(l);
+	drop_lines(l, l->n);
+	l->eof = false;
+	l->seen = l->base = 0;
+	l->skip_to = from;
+	rc = tool_open_archive(&l->r, l->path, 0, l->err, sizeof(l->err));
+	if (rc == 0)
+		rc = callstream_new(&l->cs, on_item, l);
+	if (rc < 0) {
+		if (!*l->err)
+			snprintf(l->err, sizeof(l->err), "%s", strerror(-rc));
+		l->eof = true;
+	}
+	return rc;
+}
+
+int vlist_new(struct vlist **out, const char *path)
+{
+	struct vlist *l = calloc(1, sizeof(*l));
+
+	if (!l || !(l->line = calloc(VLIST_KEEP, sizeof(*l->line)))) {
+		free(l);
+		return -ENOMEM;
+	}
+	l->path = path;
+	if (strcmp(path, "-") == 0) {
+		snprintf(l->err, sizeof(l->err),
+			 "the replay list reads the archive again: not from standard input");
+		l->eof = true;
+	} else {
+		restart(l, 0);
+	}
+	*out = l;
+	return 0;
+}
+
+void vlist_free(struct vlist *l)
+{
+	if (!l)
+		return;
+	close_stream(l);
+	drop_lines(l, l->n);
+	free(l->line);
+	free(l);
+}
+
+/* Reads until item `want` is held, or the end. */
+static void fill(struct vlist *l, uint64_t want)
+{
+	struct fxt_record rec;
+	int rc;
+
+	if (want < l->base)
+		restart(l, want > VLIST_KEEP / 2 ? want - VLIST_KEEP / 2 : 0);
+	while (!l->eof && l->base + l->n <= want) {
+		rc = fxt_reader_next(l->r, &rec);
+		if (rc == 1) {
+			rc = callstream_add_record(l->cs, l->r, &rec);
+			if (rc < 0) {
+				snprintf(l->err, sizeof(l->err), "%s", strerror(-rc));
+				l->eof = true;
+			}
+			continue;
+		}
+		if (rc < 0) {
+			uint64_t off;
+			const char *why = fxt_reader_error(l->r, &off);
+
+			snprintf(l->err, sizeof(l->err), "%s at byte %" PRIu64,
+				 why ? why : "read error", off);
+		}
+		callstream_finish(l->cs);
+		l->eof = true;
+	}
+}
+
+/* Item i, or NULL past the end. */
+static const struct vline *item(struct vlist *l, uint64_t i)
+{
+	fill(l, i);
+	return i >= l->base && i < l->base + l->n ? &l->line[i - l->base] : NULL;
+}
+
+void vlist_draw(struct view *v, int top, int rows, int cols)
+{
+	struct vlist *l = v->list;
+	char head[160];
+
+	if (rows < 2)
+		return;
+
+	snprintf(head, sizeof(head), "%16s %12s %7s | %s", "time (s)", "duration", "tid",
+		 "call (archive order: time order within a thread)");
+	attron(A_BOLD);
+	view_put(top, 0, cols, head);
+	attroff(A_BOLD);
+	if (l->sel < l->top)
+		l->top = l->sel;
+	if (l->sel >= l->top + (uint64_t)rows - 1)
+		l->top = l->sel - (uint64_t)rows + 2;
+	/* The window first, so that scrolling back restarts at most once. */
+	item(l, l->top);
+	item(l, l->top + (uint64_t)rows);
+	for (int i = 1; i < rows; i++) {
+		const struct vline *ln = item(l, l->top + (uint64_t)i - 1);
+
+		if (!ln) {
+			view_put(top + i, 0, cols, i == 1 && *l->err ? l->err : "");
+			continue;
+		}
+		if (l->top + (uint64_t)i - 1 == l->sel)
+			attron(A_REVERSE);
+		else if (v->have_re && regexec(&v->re, ln->name, 0, NULL, 0) == 0)
+			attron(v->colour ? COLOR_PAIR(COL_MATCH) : A_BOLD);
+		view_put(top + i, 0, cols, ln->text);
+		attrset(A_NORMAL);
+	}
+}
+
+bool vlist_key(struct view *v, int key, int rows)
+{
+	struct vlist *l = v->list;
+	uint64_t page = rows > 2 ? (uint64_t)rows - 2 : 1;
+
+	switch (key) {
+	case KEY_UP:
+	case 'k':
+		if (l->sel)
+			l->sel--;
+		return true;
+	case KEY_DOWN:
+	case 'j':
+		if (item(l, l->sel + 1))
+			l->sel++;
+		return true;
+	case KEY_PPAGE:
+		l->sel = l->sel > page ? l->sel - page : 0;
+		return true;
+	case KEY_NPAGE:
+		for (uint64_t k = 0; k < page && item(l, l->sel + 1); k++)
+			l->sel++;
+		return true;
+	case KEY_HOME:
+	case 'g':
+		l->sel = 0;
+		return true;
+	case KEY_END:
+	case 'G':
+		fill(l, UINT64_MAX - 1);
+		l->sel = l->base + l->n ? l->base + l->n - 1 : 0;
+		return true;
+	}
+	return false;
+}
+
+void vlist_search(struct view *v, bool backward)
+{
+	struct vlist *l = v->list;
+
+	if (backward) {
+		for (uint64_t i = l->sel; i-- > l->base;) {
+			if (regexec(&v->re, l->line[i - l->base].name, 0, NULL, 0) == 0) {
+				l->sel = i;
+				return;
+			}
+		}
+		snprintf(v->msg, sizeof(v->msg), "no earlier line held matches /%s/", v->pattern);
+		return;
+	}
+	for (uint64_t i = l->sel + 1;; i++) {
+		const struct vline *ln = item(l, i);
+
+		if (!ln)
+			break;
+		if (regexec(&v->re, ln->name, 0, NULL, 0) == 0) {
+			l->sel = i;
+			return;
+		}
+	}
+	snprintf(v->msg, sizeof(v->msg), "no later call matches /%s/", v->pattern);
+}
+
+void vlist_status(struct view *v, char *buf, size_t len)
+{
+	struct vlist *l = v->list;
+
+	snprintf(buf, len, "item %" PRIu64 "%s", l->sel + 1, l->eof ? "" : " (reading on)");
+}
