@@ -82,7 +82,7 @@ E2E_TESTS += \
 
 # The tools on archives: fxt-dump on the small valid and broken archives
 # of tests/helpers/mkarchives; fxt-report and fxt-diff; fxt-flame and
-# fxt-export; fxt-tree and fxt-replay; the command line the tools share,
+# fxt-export; fxt-tree and fxt-replay; fxt-view (driven in tmux); the command line the tools share,
 # and the fxt front command;
 # the man pages, which after `make install DESTDIR=...` each render with
 # their NAME and OPTIONS sections.
@@ -101,6 +101,8 @@ E2E_TESTS += \
 	tests/e2e/calls-tree.sh \
 	tests/e2e/calls-replay.sh \
 	tests/e2e/calls-errors.sh \
+	tests/e2e/view-tmux.sh \
+	tests/e2e/view-errors.sh \
 	tests/e2e/export-chrome.sh \
 	tests/e2e/tools-cli.sh \
 	tests/e2e/fxt-front.sh \
