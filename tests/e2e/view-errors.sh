@@ -36,7 +36,7 @@ Try 'fxt-view --help'." "$VIEW" --by cpu "$TMPD/s.fxt"
 check "output not a terminal" \
   "fxt-view: standard output is not a terminal: fxt-view is interactive (fxt-tree and fxt-replay print text)" \
   "$VIEW" "$TMPD/s.fxt"
-# script(1) gives it a terminal for its output (util-linux, in install-deps)
+# script(1) gives it a terminal for its output (bsdutils: every Debian system has it)
 if command -v script >/dev/null 2>&1; then
   err=$(script -qc "$VIEW $TMPD/s.fxt </dev/null" /dev/null 2>&1 | tr -d '\r')
   is "$err" "fxt-view: standard input is not a terminal: fxt-view is interactive (fxt-tree and fxt-replay print text)" \
