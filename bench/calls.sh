@@ -7,7 +7,11 @@
 # events/s or more, fxt-report at about 40 M).  Then fxt-replay's time to
 # its first line on that archive, `fxt-replay big.fxt | head -1`, from the
 # start of the process to the end of head (goal: under 100 ms), best and
-# worst of REPS.  Peak RSS beside each.
+# worst of REPS.  Peak RSS beside each.  Then, when fxt-view was built,
+# its time to open the archive (`fxt-view --load-only`: the call tree and
+# the timeline in one pass; goal: a 700 MB archive in under 5 s, EVENTS=
+# 30000000), its peak RSS, and what it says drawing the busiest thread's
+# timeline whole costs (a key's redraw; goal: under 100 ms).
 #
 #   make bench-calls [EVENTS=N] [REPS=3]
 set -eu
@@ -50,6 +54,9 @@ i=0 fbest= fworst=
 while [ $i -lt "$reps" ]; do
   run report "$B/fxt-report" --top 5 "$work/big.fxt"
   run tree "$B/fxt-tree" "$work/big.fxt"
+  if [ -x "$B/fxt-view" ]; then
+    run view "$B/fxt-view" --load-only "$work/big.fxt"
+  fi
   f=$(first)
   if [ -z "$fbest" ] || [ "$f" -lt "$fbest" ]; then fbest=$f; fi
   if [ -z "$fworst" ] || [ "$f" -gt "$fworst" ]; then fworst=$f; fi
@@ -68,3 +75,10 @@ awk -v size="$size" -v ev="$slices" -v reps="$reps" -v rt="$report_t" -v rc="$re
   printf "fxt-replay | head -1: %d ms best, %d ms worst of %d; goal < 100 ms: %s\n", fb, fw, reps,
     (fw < 100 ? "met" : (fb < 100 ? "met at best" : "NOT met"))
 }'
+if [ -x "$B/fxt-view" ]; then
+  "$B/fxt-view" --load-only "$work/big.fxt" | sed 's/^/fxt-view --load-only: /'
+  awk -v size="$size" -v vt="$view_t" -v vc="$view_c" -v vrss="$view_rss" -v reps="$reps" 'BEGIN {
+    printf "fxt-view open: %.2f s wall, %.2f s CPU (best of %d), peak RSS %d KiB, %.0f MB/s; goal < 5 s for 700 MB: %s\n",
+      vt, vc, reps, vrss, size / vt / 1e6, (vt * 700e6 / size < 5 ? "met (scaled)" : "NOT met")
+  }'
+fi

@@ -33,6 +33,10 @@ UNIT_TESTS = \
 	tests/unit/test_pctl \
 	tests/unit/test_flame \
 	tests/unit/test_calls
+if HAVE_NCURSES
+UNIT_TESTS += tests/unit/test_timeline
+tests_unit_test_timeline_LDADD = libfxtview.la
+endif
 if HAVE_CAPSTONE
 UNIT_TESTS += tests/unit/test_patch_plan
 tests_unit_test_patch_plan_SOURCES = tests/unit/test_patch_plan.c agent/patch/plan.c agent/patch/plan.h

@@ -16,8 +16,13 @@ fxt_replay_LDADD = libfxtcalls.la libfxtrun.la
 
 # `make bench-calls`: bench/calls.sh times fxt-tree against fxt-report on
 # a ~380 MB generated archive, in the same run, and fxt-replay's time to
-# its first line on it (EVENTS=N, REPS=3).
+# its first line on it (EVENTS=N, REPS=3); and fxt-view's opening of it
+# when ncurses built it (tools/view/).
 dist_noinst_SCRIPTS += bench/calls.sh
-bench-calls: fxt-report fxt-tree fxt-replay bench/gen_archive
+BENCH_CALLS_VIEW =
+if HAVE_NCURSES
+BENCH_CALLS_VIEW += fxt-view$(EXEEXT)
+endif
+bench-calls: fxt-report fxt-tree fxt-replay bench/gen_archive $(BENCH_CALLS_VIEW)
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/calls.sh
 .PHONY: bench-calls
