@@ -13,10 +13,6 @@
 #include "tools/calls/thrmap.h"
 #include "tools/front/common.h"
 
-/* A thread holds this many bars before it is made coarser (unless the
- * total is the bound first). */
-#define THREAD_BARS (UINT64_C(1) << 16)
-
 struct timeline {
 	struct thrmap tm;
 	struct timeline_thread **thr; /* pointers: stable while the array grows */
@@ -124,15 +120,17 @@ static void remerge(struct timeline *tl, struct timeline_thread *th)
 	th->nbars = total;
 }
 
-/* Makes th coarser until it holds half of what it did (or a quarter of
- * its cap), at least once. */
+/* Makes th coarser until it holds half of what it did: the first time at
+ * twice the mean spacing of its bars on a level, then doubled. */
 static void coarsen(struct timeline *tl, struct timeline_thread *th)
 {
 	uint64_t span = th->last_ns - th->first_ns, goal = th->nbars / 2;
 
-	if (!th->res_ns)
-		th->res_ns = span / (THREAD_BARS / 4) ? span / (THREAD_BARS / 4) : 1;
-	else
+	if (!th->res_ns) {
+		th->res_ns = th->nbars ? span / th->nbars * th->ndepth * 2 : 0;
+		if (!th->res_ns)
+			th->res_ns = 1;
+	} else
 		th->res_ns *= 2;
 	remerge(tl, th);
 	while (th->nbars > goal && th->res_ns < span) {
@@ -198,8 +196,6 @@ void timeline_on_slice(void *ctx, const struct profile_slice *s)
 		th->ndepth = s->depth + 1;
 	th->nbars++;
 	tl->nbars++;
-	if (th->nbars > THREAD_BARS)
-		coarsen(tl, th);
 	if (tl->nbars > tl->max_bars) {
 		struct timeline_thread *big = th;
 

@@ -3,10 +3,10 @@
  * slices calltree_opts.also hands over) and drawn by columns.  Private to
  * tools/view/; no terminal code (tests and the bench query it directly).
  *
- * Bounded memory, whatever the archive: a thread's bars are exact (one
- * per slice) until the thread holds many; then, or when all threads
- * together hold TIMELINE_MAX_BARS, the thread holding the most gets a
- * coarser resolution: a slice that starts less than `res_ns` after the
+ * Bounded memory, whatever the archive: bars are exact (one per slice)
+ * until all threads together hold TIMELINE_MAX_BARS; then the thread
+ * holding the most gets a coarser resolution, until it holds half as
+ * many (the same again whenever the bound is reached): a slice that starts less than `res_ns` after the
  * start of the bar before it at its depth is merged into that bar (its
  * end extended, `n` counting the slices it stands for, `row` the longest
  * one's function).  So memory is about TIMELINE_MAX_BARS * 24 bytes at
@@ -29,7 +29,7 @@
 #include "tools/profile/profile.h"
 
 #define TIMELINE_MAX_DEPTH 64
-#define TIMELINE_MAX_BARS  (UINT64_C(2) << 20) /* 48 MiB of bars */
+#define TIMELINE_MAX_BARS  (UINT64_C(2) << 20) /* 48 MiB of bars (96 with the arrays' slack) */
 
 struct timeline_bar {
 	uint64_t start, end; /* ns */

@@ -2,7 +2,10 @@
  * read from the archive as the list is scrolled.  Bounded: a window of
  * VLIST_KEEP lines around what is shown is held; scrolling back before
  * it reads the archive again from its start (counting, not formatting,
- * the items before the window). */
+ * the items before the window).  End and a search past the window first
+ * count (and match) items without formatting them, then read again to
+ * the place found: two passes at most, never a line formatted that is
+ * not held. */
 #include "config.h"
 
 #include <curses.h>
@@ -32,6 +35,14 @@ struct vlist {
 	uint64_t seen;	   /* items given by the stream so far */
 	uint64_t base;	   /* the index of line[0] */
 	uint64_t skip_to;  /* items before it are counted only */
+	/* counting: items are only counted, and with `find` matched: the
+	 * first match from find_from on (or with back, the last before it)
+	 * goes to found */
+	bool counting, back;
+	const regex_t *find;
+	uint64_t find_from, found;
+	char *name;
+	size_t capname;
 	struct vline *line;
 	size_t n;
 	uint64_t top, sel; /* indices of items */
@@ -60,6 +71,24 @@ static int on_item(void *ctx, const struct callstream_item *it)
 
 	if (callstream_log_copy(it))
 		return 0;
+	if (l->counting) {
+		uint64_t i = l->seen++;
+
+		if (!l->find)
+			return 0;
+		if (l->back && i >= l->find_from)
+			return -ECANCELED;
+		if ((l->back || i >= l->find_from) && TOOL_GROW(l->name, l->capname, it->name.len + 1) == 0) {
+			memcpy(l->name, it->name.data, it->name.len);
+			l->name[it->name.len] = 0;
+			if (regexec(l->find, l->name, 0, NULL, 0) == 0) {
+				l->found = i;
+				if (!l->back)
+					return -ECANCELED;
+			}
+		}
+		return 0;
+	}
 	if (l->seen++ < l->skip_to) {
 		l->base = l->seen;
 		return 0;
@@ -143,6 +172,7 @@ void vlist_free(struct vlist *l)
 	close_stream(l);
 	drop_lines(l, l->n);
 	free(l->line);
+	free(l->name);
 	free(l);
 }
 
@@ -174,6 +204,43 @@ static void fill(struct vlist *l, uint64_t want)
 		callstream_finish(l->cs);
 		l->eof = true;
 	}
+}
+
+/* Reads the whole archive (or up to the match) counting items: their
+ * number, or with find the match (UINT64_MAX: none).  The stream is left
+ * to restart(). */
+static uint64_t scan(struct vlist *l, const regex_t *find, uint64_t from, bool back)
+{
+	struct fxt_record rec;
+	int rc;
+
+	restart(l, 0);
+	l->counting = true;
+	l->find = find;
+	l->find_from = from;
+	l->back = back;
+	l->found = UINT64_MAX;
+	while (!l->eof) {
+		rc = fxt_reader_next(l->r, &rec);
+		if (rc == 1) {
+			rc = callstream_add_record(l->cs, l->r, &rec);
+			if (rc < 0)
+				break;
+			continue;
+		}
+		callstream_finish(l->cs);
+		break;
+	}
+	l->counting = false;
+	l->find = NULL;
+	return find ? l->found : l->seen;
+}
+
+/* Holds the lines around item i (read again from the start). */
+static void seek(struct vlist *l, uint64_t i)
+{
+	restart(l, i > VLIST_KEEP / 2 ? i - VLIST_KEEP / 2 : 0);
+	fill(l, i);
 }
 
 /* Item i, or NULL past the end. */
@@ -247,10 +314,14 @@ bool vlist_key(struct view *v, int key, int rows)
 		l->sel = 0;
 		return true;
 	case KEY_END:
-	case 'G':
-		fill(l, UINT64_MAX - 1);
-		l->sel = l->base + l->n ? l->base + l->n - 1 : 0;
+	case 'G': {
+		uint64_t n = l->eof ? l->base + l->n : scan(l, NULL, 0, false);
+
+		if (!l->eof || n > l->base + l->n || n < l->base)
+			seek(l, n ? n - 1 : 0);
+		l->sel = n ? n - 1 : 0;
 		return true;
+	}
 	}
 	return false;
 }
@@ -258,28 +329,36 @@ bool vlist_key(struct view *v, int key, int rows)
 void vlist_search(struct view *v, bool backward)
 {
 	struct vlist *l = v->list;
+	uint64_t i, end = l->base + l->n;
 
+	/* the lines held first */
 	if (backward) {
-		for (uint64_t i = l->sel; i-- > l->base;) {
+		for (i = l->sel; i-- > l->base;)
+			if (i < end && regexec(&v->re, l->line[i - l->base].name, 0, NULL, 0) == 0) {
+				l->sel = i;
+				return;
+			}
+	} else {
+		for (i = l->sel + 1; i < end; i++)
 			if (regexec(&v->re, l->line[i - l->base].name, 0, NULL, 0) == 0) {
 				l->sel = i;
 				return;
 			}
-		}
-		snprintf(v->msg, sizeof(v->msg), "no earlier line held matches /%s/", v->pattern);
+	}
+	if (backward ? l->base == 0 : (l->eof && !l->counting)) {
+		snprintf(v->msg, sizeof(v->msg), "no %s call matches /%s/", backward ? "earlier" : "later",
+			 v->pattern);
 		return;
 	}
-	for (uint64_t i = l->sel + 1;; i++) {
-		const struct vline *ln = item(l, i);
-
-		if (!ln)
-			break;
-		if (regexec(&v->re, ln->name, 0, NULL, 0) == 0) {
-			l->sel = i;
-			return;
-		}
+	/* then the archive, counting: before the lines held, or after */
+	i = scan(l, &v->re, backward ? l->base : end, backward);
+	seek(l, i == UINT64_MAX ? l->sel : i);
+	if (i == UINT64_MAX) {
+		snprintf(v->msg, sizeof(v->msg), "no %s call matches /%s/", backward ? "earlier" : "later",
+			 v->pattern);
+		return;
 	}
-	snprintf(v->msg, sizeof(v->msg), "no later call matches /%s/", v->pattern);
+	l->sel = i;
 }
 
 void vlist_status(struct view *v, char *buf, size_t len)

@@ -36,6 +36,9 @@ static uint64_t col_ns(const struct view *v, int i, int w)
 	return v->t0 + (uint64_t)((unsigned __int128)(v->t1 - v->t0) * (unsigned)i / (unsigned)w);
 }
 
+/* The time axis: the window's start from the first event, then each
+ * mark as "+" its distance from the window's start (readable at any
+ * zoom). */
 static void axis(struct view *v, int y, int cols)
 {
 	uint64_t base = calltree_start_ns(v->tree);
@@ -44,8 +47,8 @@ static void axis(struct view *v, int y, int cols)
 
 	view_put(y, 0, cols, "");
 	for (int i = 0; i + 10 <= w; i += 20) {
-		view_fmt_ns(lab, sizeof(lab), col_ns(v, i, w) - base);
-		snprintf(buf, sizeof(buf), "|%s", lab);
+		view_fmt_ns(lab, sizeof(lab), i ? col_ns(v, i, w) - v->t0 : v->t0 - base);
+		snprintf(buf, sizeof(buf), "|%s%s", i ? "+" : "", lab);
 		mvaddnstr(y, MARGIN + i, buf, w - i);
 	}
 }
@@ -90,7 +93,7 @@ static void depth_row(struct view *v, const struct timeline_thread *th, unsigned
 			int c = k - i;
 			char ch = b->n > 1 ? ':' : (j - i > 1 ? ' ' : '|');
 
-			if (j - i > 1 && c < len && !(b->n > 1 && c == 0))
+			if (j - i > 1 && c - (b->n > 1) < len && !(b->n > 1 && c == 0))
 				ch = name[c - (b->n > 1)];
 			else if (b->n > 1 && c == 0 && j - i > 1)
 				ch = '~';
@@ -137,22 +140,26 @@ void vtime_draw(struct view *v, int top, int rows, int cols)
 	}
 }
 
+/* Keeps a window of width w around mid inside the trace. */
+static void place(struct view *v, uint64_t mid, uint64_t w)
+{
+	uint64_t lo = calltree_start_ns(v->tree), hi = calltree_end_ns(v->tree);
+
+	if (hi > lo && w > hi - lo)
+		w = hi - lo;
+	if (!w)
+		w = 1;
+	v->t0 = mid > lo + w / 2 ? mid - w / 2 : lo;
+	if (hi > lo && v->t0 + w > hi)
+		v->t0 = hi - w;
+	v->t1 = v->t0 + w;
+}
+
 static void zoom(struct view *v, bool in)
 {
-	uint64_t w = v->t1 - v->t0, mid = v->t0 + w / 2, lo = calltree_start_ns(v->tree),
-		 hi = calltree_end_ns(v->tree);
+	uint64_t w = v->t1 - v->t0;
 
-	if (in) {
-		w = w / 2 ? w / 2 : 1;
-	} else {
-		w = w > (hi - lo) / 2 ? (hi > lo ? hi - lo : 1) : w * 2;
-	}
-	v->t0 = mid - w / 2 < lo || mid < w / 2 ? lo : mid - w / 2;
-	v->t1 = v->t0 + w;
-	if (v->t1 > hi && hi > lo) {
-		v->t1 = hi;
-		v->t0 = hi - w > lo ? hi - w : lo;
-	}
+	place(v, v->t0 + w / 2, in ? w / 2 : w * 2);
 }
 
 static void pan(struct view *v, bool right)
@@ -248,8 +255,7 @@ static void show(struct view *v, const struct timeline_bar *b, unsigned d, bool 
 
 	if (keep_width || w < 1000)
 		w = keep_width ? v->t1 - v->t0 : 1000;
-	v->t0 = mid > w / 2 ? mid - w / 2 : 0;
-	v->t1 = v->t0 + w;
+	place(v, mid, w);
 	v->dtop = d > 2 ? d - 2 : 0;
 }
 
@@ -294,8 +300,9 @@ void vtime_search(struct view *v, bool backward)
 		return;
 	b = timeline_search(th, backward ? mid : mid + 1, backward, row_hit, v, &d);
 	if (!b) {
-		snprintf(v->msg, sizeof(v->msg), "no %s slice of this thread matches /%s/",
-			 backward ? "earlier" : "later", v->pattern);
+		snprintf(v->msg, sizeof(v->msg), "no %s bar of this thread matches /%s/%s",
+			 backward ? "earlier" : "later", v->pattern,
+			 th->res_ns ? " (a merged bar goes by its longest call)" : "");
 		return;
 	}
 	show(v, b, d, true);
