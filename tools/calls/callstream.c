@@ -350,6 +350,27 @@ static int simple(struct callstream *cs, struct cthread *t, enum callstream_kind
 	return cs->fn(cs->ctx, &it);
 }
 
+bool callstream_takes(const struct fxt_record *rec)
+{
+	const typeof(rec->u.event) *ev = &rec->u.event;
+
+	if (rec->type == FXT_RECORD_LOG)
+		return true;
+	if (rec->type != FXT_RECORD_EVENT)
+		return false;
+	switch (ev->type) {
+	case FXT_EVENT_INSTANT:
+		return !(ev->category.len == sizeof(FXT_SHORT_CATEGORY) - 1 &&
+			 memcmp(ev->category.data, FXT_SHORT_CATEGORY, ev->category.len) == 0);
+	case FXT_EVENT_DURATION_BEGIN:
+	case FXT_EVENT_DURATION_END:
+	case FXT_EVENT_DURATION_COMPLETE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int callstream_add_record(struct callstream *cs, struct fxt_reader *r, const struct fxt_record *rec)
 {
 	static const struct fxt_string no_cat = { "", 0 };
@@ -359,24 +380,13 @@ int callstream_add_record(struct callstream *cs, struct fxt_reader *r, const str
 	int64_t ti;
 	int rc;
 
+	if (!callstream_takes(rec))
+		return 0;
 	if (rec->type == FXT_RECORD_LOG) {
 		pid = rec->u.log.pid;
 		tid = rec->u.log.tid;
 		ts = fxt_reader_ticks_to_ns(r, rec->u.log.ts);
-	} else if (rec->type == FXT_RECORD_EVENT) {
-		switch (ev->type) {
-		case FXT_EVENT_INSTANT:
-			if (ev->category.len == sizeof(FXT_SHORT_CATEGORY) - 1 &&
-			    memcmp(ev->category.data, FXT_SHORT_CATEGORY, ev->category.len) == 0)
-				return 0;
-			break;
-		case FXT_EVENT_DURATION_BEGIN:
-		case FXT_EVENT_DURATION_END:
-		case FXT_EVENT_DURATION_COMPLETE:
-			break;
-		default:
-			return 0;
-		}
+	} else {
 		pid = ev->pid;
 		tid = ev->tid;
 		ts = fxt_reader_ticks_to_ns(r, ev->ts);
@@ -385,8 +395,6 @@ int callstream_add_record(struct callstream *cs, struct fxt_reader *r, const str
 			if (end < ts)
 				end = ts;
 		}
-	} else {
-		return 0;
 	}
 	if (!cs->seen) {
 		cs->start_ns = ts;

@@ -71,6 +71,11 @@ struct callstream;
 int callstream_new(struct callstream **cs, callstream_fn fn, void *ctx);
 void callstream_free(struct callstream *cs);
 
+/* Whether the stream shows the record (see above): an event of those
+ * kinds, or a log record; the others are ignored by
+ * callstream_add_record(). */
+bool callstream_takes(const struct fxt_record *rec);
+
 /* Feeds a record (read by r).  Returns 0, the callback's negative return,
  * or -ENOMEM. */
 int callstream_add_record(struct callstream *cs, struct fxt_reader *r,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "run/recording.h"
+#include "tools/calls/callmerge.h"
 #include "tools/calls/callstream.h"
 #include "tools/front/common.h"
 
@@ -28,6 +29,7 @@ struct options {
 	struct when since, until;
 	size_t depth; /* 0: all */
 	const char *match;
+	bool time_order;
 	const char *path;
 };
 
@@ -47,6 +49,8 @@ static const char help[] =
     "                      top-level calls)\n"
     "  -m, --match RE      only the calls (instants, log lines) whose name\n"
     "                      matches RE (POSIX ERE)\n"
+    "  -T, --time-order    every thread's calls merged in time order (a plain\n"
+    "                      archive file: read once before the first line)\n"
     "  -h, --help          print this help and exit\n"
     "  -V, --version       print the version and exit\n"
     "\n"
@@ -61,8 +65,12 @@ static const char help[] =
     "value (\"retval\", a libc call's \"result\") after \" = \".  \"! name\" is an\n"
     "instant event, \"# text\" a log line.\n"
     "Order: the archive's, which is time order within a thread; fxt-run writes\n"
-    "a thread's calls together, so the threads come one after the other.  A\n"
-    "call never closed ends with \"} /* name */ [open]\", counted to the last\n"
+    "a thread's calls together, so the threads come one after the other.\n"
+    "With --time-order the threads' lines are merged by time (each thread's\n"
+    "nesting kept): the archive is read once first to find where each thread's\n"
+    "calls are (about 0.5 s per 700 MB), then each thread is read from there;\n"
+    "not for gzip or standard input, and an archive damaged anywhere is\n"
+    "refused, not read up to the damage.  A call never closed ends with \"} /* name */ [open]\", counted to the last\n"
     "timestamp.  A closed output (`fxt replay app.fxt | head`) ends it quietly.\n"
     "\n"
     "Exit status:\n"
@@ -79,11 +87,12 @@ static const struct option longopts[] = {
 	{ "until", required_argument, NULL, 'u' },
 	{ "depth", required_argument, NULL, 'd' },
 	{ "match", required_argument, NULL, 'm' },
+	{ "time-order", no_argument, NULL, 'T' },
 	{ NULL, 0, NULL, 0 },
 };
 /* clang-format on */
 
-static const struct tool_cli cli = { NAME, help, "p:t:s:u:d:m:", longopts };
+static const struct tool_cli cli = { NAME, help, "p:t:s:u:d:m:T", longopts };
 
 static int parse_when(const char *s, struct when *w)
 {
@@ -124,6 +133,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'm':
 			o->match = optarg;
 			break;
+		case 'T':
+			o->time_order = true;
+			break;
 		default:
 			return TOOL_EXIT_ERROR;
 		}
@@ -140,12 +152,24 @@ static int parse_args(int argc, char **argv, struct options *o)
 struct replay {
 	const struct options *o;
 	struct callstream *cs;
+	struct callmerge *m; /* --time-order */
 	regex_t re;
 	bool have_re;
 	char *name; /* a NUL-terminated copy for regexec() */
 	size_t capname;
 	bool closed; /* the output's reader left */
 };
+
+/* What relative times start from. */
+static uint64_t start_ns(const struct replay *rp)
+{
+	uint64_t start = 0;
+
+	if (rp->m)
+		return callmerge_start_ns(rp->m);
+	callstream_start_ns(rp->cs, &start);
+	return start;
+}
 
 static bool wanted(struct replay *rp, const struct callstream_item *it)
 {
@@ -157,7 +181,7 @@ static bool wanted(struct replay *rp, const struct callstream_item *it)
 	if (o->depth && it->depth >= o->depth)
 		return false;
 	if (o->since.set || o->until.set) {
-		callstream_start_ns(rp->cs, &start);
+		start = start_ns(rp);
 		rel = ts >= start ? ts - start : 0;
 		if (o->since.set && (o->since.relative ? rel : ts) < o->since.ns)
 			return false;
@@ -180,12 +204,10 @@ static bool wanted(struct replay *rp, const struct callstream_item *it)
 static int on_item(void *ctx, const struct callstream_item *it)
 {
 	struct replay *rp = ctx;
-	uint64_t start;
 
 	if (callstream_log_copy(it) || !wanted(rp, it))
 		return 0;
-	callstream_start_ns(rp->cs, &start);
-	callstream_print(stdout, it, start);
+	callstream_print(stdout, it, start_ns(rp));
 	if (ferror(stdout)) {
 		if (errno == EPIPE)
 			rp->closed = true;
@@ -224,15 +246,27 @@ int main(int argc, char **argv)
 	/* A reader that leaves (`| head`) is a write error EPIPE, not a
 	 * signal: the end of the job, said by no message. */
 	signal(SIGPIPE, SIG_IGN);
-	rc = callstream_new(&rp.cs, on_item, &rp);
-	if (rc < 0) {
-		tool_error(NAME, "%s", strerror(-rc));
-		goto out;
+	if (o.time_order) {
+		rc = callmerge_open(&rp.m, o.path, err, sizeof(err));
+		while (rc == 0) {
+			const struct callstream_item *it;
+
+			rc = callmerge_next(rp.m, &it);
+			rc = rc == 1 ? on_item(&rp, it) : rc < 0 ? rc : 1;
+		}
+		if (rc == 1)
+			rc = 0;
+	} else {
+		rc = callstream_new(&rp.cs, on_item, &rp);
+		if (rc < 0) {
+			tool_error(NAME, "%s", strerror(-rc));
+			goto out;
+		}
+		in.path = o.path;
+		rc = tool_read_input(&in, on_record, &rp, err, sizeof(err));
+		if (rc == 0)
+			rc = callstream_finish(rp.cs);
 	}
-	in.path = o.path;
-	rc = tool_read_input(&in, on_record, &rp, err, sizeof(err));
-	if (rc == 0)
-		rc = callstream_finish(rp.cs);
 	if (rp.closed) {
 		status = TOOL_EXIT_OK;
 		goto out;
@@ -255,5 +289,6 @@ out:
 		regfree(&rp.re);
 	free(rp.name);
 	callstream_free(rp.cs);
+	callmerge_free(rp.m);
 	return status;
 }

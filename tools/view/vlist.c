@@ -1,5 +1,6 @@
-/* fxt-view's replay list: callstream.h's items as fxt-replay prints them,
- * read from the archive as the list is scrolled.  Bounded: a window of
+/* fxt-view's replay list: the items of every thread in time order
+ * (callmerge.h; archive order for a gzip archive: callstream.h), as
+ * fxt-replay prints them, read from the archive as the list is scrolled.  Bounded: a window of
  * VLIST_KEEP lines around what is shown is held; scrolling back before
  * it reads the archive again from its start (counting, not formatting,
  * the items before the window).  End and a search past the window first
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/calls/callmerge.h"
 #include "tools/calls/callstream.h"
 #include "tools/front/common.h"
 #include "tools/view/view.h"
@@ -28,8 +30,11 @@ struct vline {
 
 struct vlist {
 	const char *path;
+	bool opened;
+	struct callmerge *m;	/* time order; else archive order: */
 	struct fxt_reader *r;
 	struct callstream *cs;
+	const char *order;	/* what the header says of the order */
 	bool eof;
 	char err[256];
 	uint64_t seen;	   /* items given by the stream so far */
@@ -95,7 +100,10 @@ static int on_item(void *ctx, const struct callstream_item *it)
 	}
 	if (l->n == VLIST_KEEP)
 		drop_lines(l, VLIST_KEEP / 4);
-	callstream_start_ns(l->cs, &start);
+	if (l->m)
+		start = callmerge_start_ns(l->m);
+	else
+		callstream_start_ns(l->cs, &start);
 	f = fmemopen(buf, sizeof(buf), "w");
 	if (!f)
 		return -ENOMEM;
@@ -124,19 +132,35 @@ static void close_stream(struct vlist *l)
 }
 
 /* Reads the archive again from its start; the items before `from` are
- * counted, not kept. */
+ * counted, not kept.  The first time, the threads' cursors are made
+ * (callmerge.h: one pass over the archive), or when the archive cannot be
+ * mapped (gzip), the list is in archive order. */
 static int restart(struct vlist *l, uint64_t from)
 {
-	int rc;
+	int rc = 0;
 
 	close_stream(l);
 	drop_lines(l, l->n);
 	l->eof = false;
 	l->seen = l->base = 0;
 	l->skip_to = from;
-	rc = tool_open_archive(&l->r, l->path, 0, l->err, sizeof(l->err));
-	if (rc == 0)
-		rc = callstream_new(&l->cs, on_item, l);
+	if (!l->opened) {
+		l->opened = true;
+		l->order = "time order";
+		rc = callmerge_open(&l->m, l->path, l->err, sizeof(l->err));
+		if (rc == -EMEDIUMTYPE) {
+			l->order = "archive order: time order within a thread";
+			*l->err = 0;
+			rc = 0;
+		}
+	} else if (l->m) {
+		rc = callmerge_rewind(l->m);
+	}
+	if (rc == 0 && !l->m) {
+		rc = tool_open_archive(&l->r, l->path, 0, l->err, sizeof(l->err));
+		if (rc == 0)
+			rc = callstream_new(&l->cs, on_item, l);
+	}
 	if (rc < 0) {
 		if (!*l->err)
 			snprintf(l->err, sizeof(l->err), "%s", strerror(-rc));
@@ -154,12 +178,11 @@ int vlist_new(struct vlist **out, const char *path)
 		return -ENOMEM;
 	}
 	l->path = path;
+	l->order = "time order";
 	if (strcmp(path, "-") == 0) {
 		snprintf(l->err, sizeof(l->err),
 			 "the replay list reads the archive again: not from standard input");
-		l->eof = true;
-	} else {
-		restart(l, 0);
+		l->eof = l->opened = true;
 	}
 	*out = l;
 	return 0;
@@ -170,39 +193,54 @@ void vlist_free(struct vlist *l)
 	if (!l)
 		return;
 	close_stream(l);
+	callmerge_free(l->m);
 	drop_lines(l, l->n);
 	free(l->line);
 	free(l->name);
 	free(l);
 }
 
-/* Reads until item `want` is held, or the end. */
-static void fill(struct vlist *l, uint64_t want)
+/* Gives on_item() what the next record (or the merge's next item) makes.
+ * Returns 1, 0 at the end, or a negative errno (on_item()'s -ECANCELED
+ * when a search found its match). */
+static int pull(struct vlist *l)
 {
 	struct fxt_record rec;
 	int rc;
 
-	if (want < l->base)
-		restart(l, want > VLIST_KEEP / 2 ? want - VLIST_KEEP / 2 : 0);
-	while (!l->eof && l->base + l->n <= want) {
-		rc = fxt_reader_next(l->r, &rec);
-		if (rc == 1) {
-			rc = callstream_add_record(l->cs, l->r, &rec);
-			if (rc < 0) {
-				snprintf(l->err, sizeof(l->err), "%s", strerror(-rc));
-				l->eof = true;
-			}
-			continue;
-		}
-		if (rc < 0) {
-			uint64_t off;
-			const char *why = fxt_reader_error(l->r, &off);
+	if (l->m) {
+		const struct callstream_item *it;
 
-			snprintf(l->err, sizeof(l->err), "%s at byte %" PRIu64,
-				 why ? why : "read error", off);
-		}
-		callstream_finish(l->cs);
-		l->eof = true;
+		rc = callmerge_next(l->m, &it);
+		return rc == 1 ? ((rc = on_item(l, it)) < 0 ? rc : 1) : rc;
+	}
+	rc = fxt_reader_next(l->r, &rec);
+	if (rc == 1)
+		return (rc = callstream_add_record(l->cs, l->r, &rec)) < 0 ? rc : 1;
+	if (rc < 0) {
+		uint64_t off = 0;
+		const char *why = fxt_reader_error(l->r, &off);
+
+		snprintf(l->err, sizeof(l->err), "%s at byte %" PRIu64, why ? why : "read error",
+			 off);
+	}
+	rc = callstream_finish(l->cs);
+	return rc < 0 ? rc : 0;
+}
+
+/* Reads until item `want` is held, or the end. */
+static void fill(struct vlist *l, uint64_t want)
+{
+	int rc;
+
+	if (want < l->base || !l->opened)
+		restart(l, want > VLIST_KEEP / 2 && want < l->base ? want - VLIST_KEEP / 2 : 0);
+	while (!l->eof && l->base + l->n <= want) {
+		rc = pull(l);
+		if (rc < 0 && !*l->err)
+			snprintf(l->err, sizeof(l->err), "%s", strerror(-rc));
+		if (rc <= 0)
+			l->eof = true;
 	}
 }
 
@@ -211,26 +249,14 @@ static void fill(struct vlist *l, uint64_t want)
  * to restart(). */
 static uint64_t scan(struct vlist *l, const regex_t *find, uint64_t from, bool back)
 {
-	struct fxt_record rec;
-	int rc;
-
 	restart(l, 0);
 	l->counting = true;
 	l->find = find;
 	l->find_from = from;
 	l->back = back;
 	l->found = UINT64_MAX;
-	while (!l->eof) {
-		rc = fxt_reader_next(l->r, &rec);
-		if (rc == 1) {
-			rc = callstream_add_record(l->cs, l->r, &rec);
-			if (rc < 0)
-				break;
-			continue;
-		}
-		callstream_finish(l->cs);
-		break;
-	}
+	while (!l->eof && pull(l) > 0)
+		;
 	l->counting = false;
 	l->find = NULL;
 	return find ? l->found : l->seen;
@@ -258,8 +284,9 @@ void vlist_draw(struct view *v, int top, int rows, int cols)
 	if (rows < 2)
 		return;
 
-	snprintf(head, sizeof(head), "%16s %12s %7s | %s", "time (s)", "duration", "tid",
-		 "call (archive order: time order within a thread)");
+	fill(l, 0); /* opens the stream: its order is known then */
+	snprintf(head, sizeof(head), "%16s %12s %7s | call (%s)", "time (s)", "duration", "tid",
+		 l->order);
 	attron(A_BOLD);
 	view_put(top, 0, cols, head);
 	attroff(A_BOLD);
