@@ -56,10 +56,11 @@ static const char help[] =
     "               resolution, said in the pane's first line).\n"
     "  3 threads    the threads: slices, busy time (of top-level calls),\n"
     "               depth; Enter shows one on the timeline.\n"
-    "  4 replay     every call as fxt-replay prints it, in the archive's order\n"
-    "               (time order within a thread), read as it is scrolled;\n"
-    "               End, and a search past the lines held, read the archive\n"
-    "               through (seconds on a large one).\n"
+    "  4 replay     every call as fxt-replay --time-order prints it (all the\n"
+    "               threads by time; for a gzip archive, fxt-replay's archive\n"
+    "               order), read as it is scrolled; opening it, End, and a\n"
+    "               search past the lines held read the archive through\n"
+    "               (seconds on a large one).\n"
     "Everywhere: / searches a function name (POSIX ERE), n and N go to the\n"
     "next and previous match, ? shows the keys, q quits.\n"
     "The status line names the archive, its records and slices, and the\n"
@@ -307,6 +308,7 @@ static const char *const keys_help[] = {
 	"          Up/Down thread   PgUp/PgDn depths   Enter thread list",
 	"threads   Up/Down   Enter show on the timeline",
 	"replay    Up/Down PgUp/PgDn Home End (End reads to the archive's end)",
+	"          in time order, all threads (gzip: the archive's order)",
 	"",
 	"Bars \"~:::\" on the timeline are several calls merged.",
 };
