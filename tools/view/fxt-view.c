@@ -115,11 +115,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			return TOOL_EXIT_ERROR;
 		}
 	}
-	if (optind != argc - 1)
-		return tool_usage_error(
-		    NAME, "%s", optind == argc ? "missing ARCHIVE" : "only one ARCHIVE is read");
-	o->path = argv[optind];
-	return 0;
+	return tool_archive_operand(NAME, argc, argv, &o->path);
 }
 
 /* ------------------------------------------------------------ helpers */
