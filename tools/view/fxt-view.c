@@ -447,6 +447,8 @@ static int run(struct view *v)
 		int key, body = LINES - 2;
 
 		draw(v, helping);
+		/* while the list's pass runs, wake to redraw when it is done */
+		timeout(vlist_busy(v->list) ? 250 : -1);
 		key = getch();
 		if (helping) {
 			helping = false;

@@ -87,7 +87,10 @@ bool vtime_jump_row(struct view *v, uint32_t row);
 void vthreads_draw(struct view *v, int top, int rows, int cols);
 bool vthreads_key(struct view *v, int key, int rows);
 
+/* The list starts reading the archive on a thread of its own at once (the
+ * merge by time's pass); vlist_busy() while it does. */
 int vlist_new(struct vlist **l, const char *path);
+bool vlist_busy(const struct vlist *l);
 void vlist_free(struct vlist *l);
 void vlist_draw(struct view *v, int top, int rows, int cols);
 bool vlist_key(struct view *v, int key, int rows);

@@ -11,6 +11,8 @@
 
 #include <curses.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,15 @@ struct vline {
 struct vlist {
 	const char *path;
 	bool opened;
+	/* The merge's pass runs on a thread of its own from the start, so
+	 * that the view answers keys meanwhile: `ready` is set (release)
+	 * when pm, prc and perr are final. */
+	pthread_t worker;
+	bool started;
+	atomic_bool ready;
+	struct callmerge *pm;
+	int prc;
+	char perr[256];
 	struct callmerge *m;	/* time order; else archive order: */
 	struct fxt_reader *r;
 	struct callstream *cs;
@@ -147,7 +158,12 @@ static int restart(struct vlist *l, uint64_t from)
 	if (!l->opened) {
 		l->opened = true;
 		l->order = "time order";
-		rc = callmerge_open(&l->m, l->path, l->err, sizeof(l->err));
+		if (l->started)
+			pthread_join(l->worker, NULL);
+		l->started = false;
+		l->m = l->pm;
+		rc = l->prc;
+		snprintf(l->err, sizeof(l->err), "%s", rc < 0 ? l->perr : "");
 		if (rc == -EMEDIUMTYPE) {
 			l->order = "archive order: time order within a thread";
 			*l->err = 0;
@@ -169,6 +185,20 @@ static int restart(struct vlist *l, uint64_t from)
 	return rc;
 }
 
+static void *merge_pass(void *arg)
+{
+	struct vlist *l = arg;
+
+	l->prc = callmerge_open(&l->pm, l->path, l->perr, sizeof(l->perr));
+	atomic_store_explicit(&l->ready, true, memory_order_release);
+	return NULL;
+}
+
+bool vlist_busy(const struct vlist *l)
+{
+	return l->started && !atomic_load_explicit(&l->ready, memory_order_acquire);
+}
+
 int vlist_new(struct vlist **out, const char *path)
 {
 	struct vlist *l = calloc(1, sizeof(*l));
@@ -183,6 +213,12 @@ int vlist_new(struct vlist **out, const char *path)
 		snprintf(l->err, sizeof(l->err),
 			 "the replay list reads the archive again: not from standard input");
 		l->eof = l->opened = true;
+	} else if (pthread_create(&l->worker, NULL, merge_pass, l) == 0) {
+		l->started = true;
+	} else {
+		l->prc = -EAGAIN;
+		snprintf(l->perr, sizeof(l->perr), "cannot start a thread to read the archive");
+		atomic_store(&l->ready, true);
 	}
 	*out = l;
 	return 0;
@@ -192,6 +228,10 @@ void vlist_free(struct vlist *l)
 {
 	if (!l)
 		return;
+	if (l->started)
+		pthread_join(l->worker, NULL); /* one pass at most */
+	if (l->pm != l->m)
+		callmerge_free(l->pm);
 	close_stream(l);
 	callmerge_free(l->m);
 	drop_lines(l, l->n);
@@ -283,7 +323,12 @@ void vlist_draw(struct view *v, int top, int rows, int cols)
 
 	if (rows < 2)
 		return;
-
+	if (vlist_busy(l)) {
+		view_put(top, 0, cols, "reading the archive once to merge the threads by time...");
+		for (int i = 1; i < rows; i++)
+			view_put(top + i, 0, cols, "");
+		return;
+	}
 	fill(l, 0); /* opens the stream: its order is known then */
 	snprintf(head, sizeof(head), "%16s %12s %7s | call (%s)", "time (s)", "duration", "tid",
 		 l->order);
@@ -317,6 +362,11 @@ bool vlist_key(struct view *v, int key, int rows)
 {
 	struct vlist *l = v->list;
 	uint64_t page = rows > 2 ? (uint64_t)rows - 2 : 1;
+
+	if (vlist_busy(l))
+		return key == KEY_UP || key == KEY_DOWN || key == KEY_PPAGE || key == KEY_NPAGE ||
+		       key == KEY_HOME || key == KEY_END || key == 'j' || key == 'k' || key == 'g' ||
+		       key == 'G';
 
 	switch (key) {
 	case KEY_UP:
@@ -358,6 +408,10 @@ void vlist_search(struct view *v, bool backward)
 	struct vlist *l = v->list;
 	uint64_t i, end = l->base + l->n;
 
+	if (vlist_busy(l)) {
+		snprintf(v->msg, sizeof(v->msg), "the list is not read yet");
+		return;
+	}
 	/* the lines held first */
 	if (backward) {
 		for (i = l->sel; i-- > l->base;)
@@ -392,5 +446,9 @@ void vlist_status(struct view *v, char *buf, size_t len)
 {
 	struct vlist *l = v->list;
 
+	if (vlist_busy(l)) {
+		snprintf(buf, len, "reading the archive for time order");
+		return;
+	}
 	snprintf(buf, len, "item %" PRIu64 "%s", l->sel + 1, l->eof ? "" : " (reading on)");
 }
