@@ -4,14 +4,14 @@
 # the tree shows, folds and unfolds (Enter, + and -), / finds a function,
 # t jumps to its thread's timeline, the timeline shows a thread and its
 # bars and goes to the next, zooms; the replay list in time order; the drops on the
-# status line; colours only where the terminal has them; a resize; q
+# status line; colours only where the terminal has them; a resize; ? and its keys; q
 # exits 0.  Bad input: one line, exit 2, in a terminal or not.  Skipped
 # without tmux, or when fxt-view was not built (no ncurses).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 VIEW=$abs_top_builddir/fxt-view
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$HELPERS/mkarchives
-plan 21
+plan 22
 [ -x "$VIEW" ] || skip_rest "fxt-view was not built (no ncurses)"
 command -v tmux >/dev/null 2>&1 || skip_rest "tmux is not installed"
 scratch
@@ -106,6 +106,12 @@ sleep 0.3
 scr=$(screen v)
 ok "resized to 60x20: redrawn to fit" test "$(echo "$scr" | sed -n 20p | cut -c1-5)" = "s.fxt"
 
+keys v '?'
+screen v >"$TMPD/help.scr"
+keys v x
+screen v >"$TMPD/back.scr"
+ok "? shows the keys, a key returns" sh -c "grep -q '^fxt view: keys' '$TMPD/help.scr' &&
+  grep -q '^ fxt view  1 tree' '$TMPD/back.scr'"
 keys v q
 sleep 0.3
 is "$(cat "$TMPD/v.rc" 2>/dev/null)" 0 "q exits 0"
