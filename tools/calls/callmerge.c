@@ -17,11 +17,12 @@
 #include "tools/calls/thrmap.h"
 #include "tools/front/common.h"
 
-/* An item a thread's stream gave, its strings copied. */
+/* An item a thread's stream gave, its strings copied into the thread's
+ * arena (offsets: the arena may move while the stream gives more). */
 struct qitem {
 	struct callstream_item it;
 	struct fxt_arg_value args[2 * FXT_MAX_ARGS];
-	char *buf;
+	size_t cat, name, aname[2 * FXT_MAX_ARGS], aval[2 * FXT_MAX_ARGS];
 };
 
 struct mthread {
@@ -33,7 +34,8 @@ struct mthread {
 	bool done;
 	struct qitem *q; /* items given, q[qhead .. nq) not taken yet */
 	size_t qhead, nq, capq;
-	int err;
+	char *arena;	 /* their strings; emptied with the queue */
+	size_t narena, caparena;
 };
 
 struct callmerge {
@@ -48,53 +50,63 @@ struct callmerge {
 	int64_t taken; /* the thread whose item was given last, -1: none */
 	uint64_t start_ns;
 	bool seen;
+	struct callstream_item out; /* the item given, its pointers set */
+	struct fxt_arg_value outargs[2 * FXT_MAX_ARGS];
 };
 
 /* ------------------------------------------------------------- items */
 
-static void qitem_free(struct qitem *q)
+static int put(struct mthread *t, const struct fxt_string *s, size_t *off)
 {
-	free(q->buf);
-	q->buf = NULL;
+	if (TOOL_GROW(t->arena, t->caparena, t->narena + s->len + 1) < 0)
+		return -ENOMEM;
+	memcpy(t->arena + t->narena, s->data, s->len);
+	*off = t->narena;
+	t->narena += s->len;
+	return 0;
 }
 
 static int on_item(void *ctx, const struct callstream_item *it)
 {
 	struct mthread *t = ctx;
 	struct qitem *q;
-	size_t need = it->category.len + it->name.len + 1, off;
 
-	for (unsigned i = 0; i < it->nargs; i++)
-		need += it->args[i].name.len + (it->args[i].type == FXT_ARG_STRING ? it->args[i].v.s.len : 0);
-	if (t->qhead && t->qhead == t->nq)
-		t->qhead = t->nq = 0;
+	if (t->qhead == t->nq)
+		t->qhead = t->nq = t->narena = 0;
 	if (TOOL_GROW(t->q, t->capq, t->nq + 1) < 0)
 		return -ENOMEM;
 	q = &t->q[t->nq];
 	q->it = *it;
-	q->buf = malloc(need);
-	if (!q->buf)
+	if (q->it.nargs > 2 * FXT_MAX_ARGS)
+		q->it.nargs = 2 * FXT_MAX_ARGS;
+	if (put(t, &it->category, &q->cat) < 0 || put(t, &it->name, &q->name) < 0)
 		return -ENOMEM;
-	memcpy(q->buf, it->category.data, it->category.len);
-	q->it.category.data = q->buf;
-	off = it->category.len;
-	memcpy(q->buf + off, it->name.data, it->name.len);
-	q->it.name.data = q->buf + off;
-	off += it->name.len;
-	for (unsigned i = 0; i < it->nargs && i < 2 * FXT_MAX_ARGS; i++) {
+	for (unsigned i = 0; i < q->it.nargs; i++) {
 		q->args[i] = it->args[i];
-		memcpy(q->buf + off, it->args[i].name.data, it->args[i].name.len);
-		q->args[i].name.data = q->buf + off;
-		off += it->args[i].name.len;
-		if (it->args[i].type == FXT_ARG_STRING) {
-			memcpy(q->buf + off, it->args[i].v.s.data, it->args[i].v.s.len);
-			q->args[i].v.s.data = q->buf + off;
-			off += it->args[i].v.s.len;
-		}
+		if (put(t, &it->args[i].name, &q->aname[i]) < 0 ||
+		    (it->args[i].type == FXT_ARG_STRING && put(t, &it->args[i].v.s, &q->aval[i]) < 0))
+			return -ENOMEM;
 	}
-	q->it.args = q->args;
 	t->nq++;
 	return 0;
+}
+
+/* The head item of thread t into m->out, its pointers into t's arena. */
+static const struct callstream_item *give(struct callmerge *m, const struct mthread *t)
+{
+	const struct qitem *q = &t->q[t->qhead];
+
+	m->out = q->it;
+	m->out.category.data = t->arena + q->cat;
+	m->out.name.data = t->arena + q->name;
+	for (unsigned i = 0; i < q->it.nargs; i++) {
+		m->outargs[i] = q->args[i];
+		m->outargs[i].name.data = t->arena + q->aname[i];
+		if (q->args[i].type == FXT_ARG_STRING)
+			m->outargs[i].v.s.data = t->arena + q->aval[i];
+	}
+	m->out.args = m->outargs;
+	return &m->out;
 }
 
 /* ------------------------------------------------------------ cursors */
@@ -105,9 +117,7 @@ static void cursor_close(struct mthread *t)
 	callstream_free(t->cs);
 	t->r = NULL;
 	t->cs = NULL;
-	for (size_t i = t->qhead; i < t->nq; i++)
-		qitem_free(&t->q[i]);
-	t->qhead = t->nq = 0;
+	t->qhead = t->nq = t->narena = 0;
 }
 
 static int cursor_open(struct mthread *t)
@@ -235,7 +245,7 @@ int callmerge_next(struct callmerge *m, const struct callstream_item **it)
 
 	if (m->taken >= 0) {
 		t = &m->thr[m->taken];
-		qitem_free(&t->q[t->qhead++]);
+		t->qhead++;
 		heap_pop(m);
 		if ((rc = refill(t)) < 0)
 			return rc;
@@ -247,7 +257,7 @@ int callmerge_next(struct callmerge *m, const struct callstream_item **it)
 		return 0;
 	t = &m->thr[m->heap[0]];
 	m->taken = m->heap[0];
-	*it = &t->q[t->qhead].it;
+	*it = give(m, t);
 	return 1;
 }
 
@@ -269,6 +279,7 @@ void callmerge_free(struct callmerge *m)
 		cursor_close(&m->thr[i]);
 		fxt_reader_free(m->thr[i].origin);
 		free(m->thr[i].q);
+		free(m->thr[i].arena);
 	}
 	free(m->thr);
 	free(m->heap);
