@@ -55,7 +55,7 @@ static const char help[] =
     "               merged (a thread with very many calls is held at a coarser\n"
     "               resolution, said in the pane's first line).\n"
     "  3 threads    the threads: slices, busy time (of top-level calls),\n"
-    "               depth; Enter shows one on the timeline.\n"
+    "               depth; Enter shows one on the timeline, over its calls.\n"
     "  4 replay     every call as fxt-replay --time-order prints it (all the\n"
     "               threads by time; for a gzip archive, fxt-replay's archive\n"
     "               order), read as it is scrolled; opening it, End, and a\n"

@@ -377,8 +377,15 @@ bool vthreads_key(struct view *v, int key, int rows)
 	case KEY_ENTER:
 	case ' ':
 		if (n) {
+			const struct timeline_thread *th = timeline_thread(v->tl, v->lsel);
+
 			v->thr = v->lsel;
 			v->pane = PANE_TIME;
+			v->dtop = 0;
+			/* its calls' span, with a margin */
+			if (th->last_ns > th->first_ns)
+				place(v, th->first_ns + (th->last_ns - th->first_ns) / 2,
+				      (th->last_ns - th->first_ns) / 8 * 9 + 1);
 		}
 		return true;
 	}
