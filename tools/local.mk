@@ -9,7 +9,7 @@
 #             ends, fxt-report and fxt-diff (with its statistics)
 #   flame/    flame graphs and folded stacks, built on the profile: fxt-flame
 #   calls/    the call tree (fxt-tree, on the profile) and the calls in time
-#             order as a stream (fxt-replay)
+#             order as a stream, per thread or merged (fxt-replay)
 #   view/     the interactive terminal view on calls/' engines, with its
 #             own per-thread timeline: fxt-view (ncurses)
 #   export/   Chrome trace-event JSON, one pass over the records: fxt-export

@@ -1,7 +1,8 @@
 # tools/calls/: the call views, on the profile's stack reconstruction: the
-# aggregated call tree (calltree.c: fxt-tree) and the calls in time order
-# as a stream (callstream.c: fxt-replay), in libfxtcalls for the views that
-# draw them too.  Their tests are in tests/unit.mk and tests/e2e.mk.
+# aggregated call tree (calltree.c: fxt-tree), the calls as a stream
+# (callstream.c: fxt-replay) and every thread's merged by time
+# (callmerge.c: fxt-replay --time-order), in libfxtcalls for the views
+# that draw them too (tools/view/).  Their tests are in tests/unit.mk and tests/e2e.mk.
 
 noinst_LTLIBRARIES += libfxtcalls.la
 libfxtcalls_la_SOURCES = tools/calls/calltree.c tools/calls/calltree.h \
