@@ -222,6 +222,86 @@ int fxt_reader_open_mem(struct fxt_reader **out, const void *data, size_t len, u
 	return 0;
 }
 
+/* A deep copy of provider p (its strings and threads), or NULL. */
+static struct provider *provider_copy(const struct provider *p)
+{
+	struct provider *c = provider_new(p->id);
+
+	if (!c)
+		return NULL;
+	c->ticks_per_second = p->ticks_per_second;
+	if (p->threads) {
+		c->threads = malloc((FXT_MAX_THREAD_INDEX + 1) * sizeof(*c->threads));
+		if (!c->threads)
+			goto fail;
+		memcpy(c->threads, p->threads, (FXT_MAX_THREAD_INDEX + 1) * sizeof(*c->threads));
+	}
+	for (size_t i = 0; p->pages && i < STR_PAGES; i++) {
+		if (!p->pages[i])
+			continue;
+		for (size_t k = 0; k < STR_PAGE_SIZE; k++) {
+			const struct str_entry *e = &p->pages[i]->e[k];
+
+			if (e->data && !fxt__string_set(c, (unsigned)(i << STR_PAGE_SHIFT | k), e->data, e->len))
+				goto fail;
+		}
+	}
+	return c;
+fail:
+	provider_free(c);
+	return NULL;
+}
+
+int fxt_reader_clone_at(const struct fxt_reader *r, uint64_t offset, struct fxt_reader **out)
+{
+	struct fxt_reader *c;
+	int err;
+
+	if (r->src != SRC_MEM || r->gz || offset < r->win_off || offset - r->win_off > r->end ||
+	    r->failed)
+		return -EINVAL;
+	err = reader_new(&c, r->flags);
+	if (err)
+		return err;
+	/* reader_new()'s provider 0 goes: the copies take the same slots. */
+	for (size_t i = 0; i < c->nslots; i++)
+		provider_free(c->slots[i]);
+	free(c->slots);
+	c->cur = NULL;
+	c->nproviders = r->nproviders;
+	c->nslots = r->nslots;
+	c->slots = calloc(c->nslots, sizeof(*c->slots));
+	if (!c->slots) {
+		c->nslots = 0;
+		goto fail;
+	}
+	for (size_t i = 0; i < r->nslots; i++) {
+		if (r->slots[i] && !(c->slots[i] = provider_copy(r->slots[i])))
+			goto fail;
+		if (r->slots[i] == r->cur)
+			c->cur = c->slots[i];
+	}
+	if (!c->cur)
+		goto fail;
+	if (r->provider_name && !(c->provider_name = strdup(r->provider_name)))
+		goto fail;
+	c->src = SRC_MEM;
+	c->win = r->win;
+	c->end = r->end;
+	c->eof = true;
+	c->win_off = r->win_off;
+	c->pos = (size_t)(offset - r->win_off);
+	c->started = r->started;
+	c->saw_magic = r->saw_magic;
+	c->diag_fn = r->diag_fn;
+	c->diag_ctx = r->diag_ctx;
+	*out = c;
+	return 0;
+fail:
+	fxt_reader_free(c);
+	return -ENOMEM;
+}
+
 void fxt_reader_free(struct fxt_reader *r)
 {
 	if (!r)

@@ -12,6 +12,12 @@
 FXT_MANS = man/fxt.1 man/fxt-run.1 man/fxt-dump.1 man/fxt-report.1 \
 	man/fxt-diff.1 man/fxt-flame.1 man/fxt-export.1 man/fxt-import.1 man/fxt-merge.1 \
 	man/fxt-tree.1 man/fxt-replay.1 man/fxt-waits.1
+FXT_MAN_PROGS =
+# fxt-view is built only with ncurses, and so is its page.
+if HAVE_NCURSES
+FXT_MANS += man/fxt-view.1
+FXT_MAN_PROGS += fxt-view$(EXEEXT)
+endif
 FXT_MAN_INCLUDES = $(FXT_MANS:.1=.h2m)
 EXTRA_DIST += $(FXT_MANS) $(FXT_MAN_INCLUDES) man/mkman.sh
 if BUILD_MANS
@@ -25,7 +31,7 @@ $(FXT_MANS): $(FXT_FRONT) fxt-run$(EXEEXT) fxt-dump$(EXEEXT) fxt-report$(EXEEXT)
 		fxt-diff$(EXEEXT) fxt-flame$(EXEEXT) fxt-export$(EXEEXT) \
 		fxt-import$(EXEEXT) fxt-merge$(EXEEXT) fxt-tree$(EXEEXT) fxt-replay$(EXEEXT) \
 		fxt-waits$(EXEEXT) \
-		$(srcdir)/man/mkman.sh $(FXT_MAN_INCLUDES:%=$(srcdir)/%)
+		$(FXT_MAN_PROGS) $(srcdir)/man/mkman.sh $(FXT_MAN_INCLUDES:%=$(srcdir)/%)
 	$(AM_V_GEN)$(SHELL) $(srcdir)/man/mkman.sh '$(HELP2MAN)' $@ $(srcdir) $(FXT_FRONT)
 
 # A build tree's pages go with it; a source tree's are the shipped ones.

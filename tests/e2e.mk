@@ -83,8 +83,8 @@ E2E_TESTS += \
 # The tools on archives: fxt-dump on the small valid and broken archives
 # of tests/helpers/mkarchives; fxt-report and fxt-diff; fxt-flame and
 # fxt-export; fxt-tree and fxt-replay; fxt-waits on the waits of
-# tests/progs/waits; the command line the tools share, and the fxt front
-# command;
+# tests/progs/waits; fxt-view (driven in tmux); the command line the tools
+# share, and the fxt front command;
 # the man pages, which after `make install DESTDIR=...` each render with
 # their NAME and OPTIONS sections.
 E2E_TESTS += \
@@ -102,6 +102,8 @@ E2E_TESTS += \
 	tests/e2e/calls-tree.sh \
 	tests/e2e/calls-replay.sh \
 	tests/e2e/calls-errors.sh \
+	tests/e2e/view-tmux.sh \
+	tests/e2e/view-errors.sh \
 	tests/e2e/export-chrome.sh \
 	tests/e2e/waits.sh \
 	tests/e2e/tools-cli.sh \

@@ -11,6 +11,7 @@ UNIT_TESTS = \
 	tests/unit/test_debugpath \
 	tests/unit/test_writer \
 	tests/unit/test_reader \
+	tests/unit/test_reader_clone \
 	tests/unit/test_malformed \
 	tests/unit/test_symbolizer \
 	tests/unit/test_linetab \
@@ -35,6 +36,10 @@ UNIT_TESTS = \
 	tests/unit/test_flame \
 	tests/unit/test_calls \
 	tests/unit/test_waits
+if HAVE_NCURSES
+UNIT_TESTS += tests/unit/test_timeline
+tests_unit_test_timeline_LDADD = libfxtview.la
+endif
 if HAVE_CAPSTONE
 UNIT_TESTS += tests/unit/test_patch_plan
 tests_unit_test_patch_plan_SOURCES = tests/unit/test_patch_plan.c agent/patch/plan.c agent/patch/plan.h
@@ -62,6 +67,7 @@ tests_unit_test_debugpath_LDADD = libfxtcommon.la $(ZLIB_LIBS)
 tests_unit_test_format_LDADD = libfxtcodec.la
 tests_unit_test_writer_LDADD = libfxtcodec.la
 tests_unit_test_reader_LDADD = libfxtcodec.la
+tests_unit_test_reader_clone_LDADD = libfxtcodec.la
 tests_unit_test_malformed_LDADD = libfxtcodec.la
 
 # ------------------------------------------------ the symbolizer (symbolizer/)

@@ -164,6 +164,18 @@ int fxt_reader_open_fd(struct fxt_reader **r, int fd, unsigned flags);
 int fxt_reader_open_mem(struct fxt_reader **r, const void *data, size_t len, unsigned flags);
 void fxt_reader_free(struct fxt_reader *r);
 
+/* A second reader over the same plain (not gzip) memory as r, that reads
+ * next the record at `offset` (a record's offset, in r's window: one r
+ * returned, or where r is), with a copy of r's string and thread tables,
+ * providers and tick rates as they are now: so the record r returned
+ * last, if it was an event (which changes no table), and what follows it,
+ * decode in the copy as they did in r.  Readers of one archive's parts
+ * (fxt-replay --time-order: a cursor per thread) are made so in one pass.
+ * The memory must outlive both.  Returns 0, -EINVAL (r reads a file, or
+ * gzip, or is stopped by damage, or offset is not in its window), or
+ * -ENOMEM. */
+int fxt_reader_clone_at(const struct fxt_reader *r, uint64_t offset, struct fxt_reader **out);
+
 void fxt_reader_set_diag(struct fxt_reader *r, fxt_diag_fn fn, void *ctx);
 
 /* Reads the next record.  Returns 1 with *rec filled, 0 at a clean end of

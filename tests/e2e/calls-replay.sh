@@ -9,7 +9,7 @@
 REPLAY=$abs_top_builddir/fxt-replay
 GEN=$abs_top_builddir/bench/gen_archive
 scratch
-plan 13
+plan 17
 
 "$GEN" --events 40 --order start -o "$TMPD/s40.fxt"
 "$GEN" --events 40 --order start --threads 2 -o "$TMPD/t2.fxt"
@@ -40,6 +40,22 @@ is "$("$REPLAY" --tid 100001 "$TMPD/t2.fxt" | tids)" "100001 " "--tid: that thre
 is "$("$REPLAY" --pid 1000 "$TMPD/t2.fxt" | wc -l)" "$("$REPLAY" "$TMPD/t2.fxt" | wc -l)" \
   "--pid: the process's threads"
 is "$("$REPLAY" --pid 7 "$TMPD/t2.fxt" | wc -l)" 0 "--pid of no process: nothing"
+
+# --time-order: the threads' lines merged by time, each thread's the same.
+"$REPLAY" -T "$TMPD/t2.fxt" >"$TMPD/t2.time"
+is "$(sort "$TMPD/t2.time" | md5sum)" "$("$REPLAY" "$TMPD/t2.fxt" | sort | md5sum)" \
+  "--time-order: the same lines"
+is "$(awk '{ if ($1 < last) bad++; last = $1 } END { print NR, bad + 0 }' "$TMPD/t2.time")" "54 0" \
+  "--time-order: time never goes back"
+is "$(sed -n '1,2p' "$TMPD/t2.time" | sed 's/.* \([0-9]*\) | /\1 /')" '100000 main() {
+100001 main() {' "--time-order: both threads' main first, then their calls"
+gzip -c "$TMPD/t2.fxt" >"$TMPD/t2.fxt.gz"
+err=$("$REPLAY" -T "$TMPD/t2.fxt.gz" 2>&1 >/dev/null); rc=$?
+err2=$("$REPLAY" -T - <"$TMPD/t2.fxt" 2>&1 >/dev/null); rc2=$?
+is "$rc $err
+$rc2 $err2" "2 fxt-replay: $TMPD/t2.fxt.gz: time order reads a plain archive, not gzip (gunzip it first)
+2 fxt-replay: -: time order reads an archive file again: not standard input" \
+  "--time-order: gzip and standard input refused, one line each"
 
 # A real program: its write(2) with the arguments the libc wrapper records.
 "$FXT_RUN" -q --libc=io -o "$TMPD/fib.fxt" "$PROGS/calls_fib" >/dev/null 2>"$TMPD/run.err" ||

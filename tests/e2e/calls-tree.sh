@@ -8,8 +8,9 @@
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 TREE=$abs_top_builddir/fxt-tree
 GEN=$abs_top_builddir/bench/gen_archive
+MK=$HELPERS/mkarchives
 scratch
-plan 15
+plan 17
 
 "$GEN" --events 40 --order start -o "$TMPD/s40.fxt"
 "$GEN" --events 40 --order start --threads 2 -o "$TMPD/t2.fxt"
@@ -106,4 +107,10 @@ callees,177,fib' "--focus fib: called by run, by main"
 ok "fxt tree runs fxt-tree" cmp -s "$TMPD/tool.out" "$TMPD/front.out"
 "$TREE" --help | grep -q '^Usage: fxt-tree'
 is "$?" 0 "--help"
+# Drops: mkarchives' valid.fxt says "fxt: 12 records dropped" on one thread.
+"$MK" "$TMPD/mk" >/dev/null
+is "$("$TREE" "$TMPD/mk/valid.fxt" | sed -n 2p)" "# 12 calls dropped: the tree is partial (on 1 thread)" \
+  "drops: said under the header"
+is "$("$TREE" -F csv "$TMPD/mk/valid.fxt" 2>&1 >/dev/null)" \
+  "fxt-tree: $TMPD/mk/valid.fxt: 12 calls dropped: the tree is partial" "drops: csv says them on standard error"
 finish

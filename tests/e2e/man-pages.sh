@@ -5,6 +5,10 @@
 # pages are not built (no help2man, and no shipped pages).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 PAGES="fxt fxt-run fxt-dump fxt-report fxt-diff fxt-flame fxt-tree fxt-replay fxt-export fxt-import fxt-merge fxt-waits"
+# fxt-view is built with ncurses only, and its page with it.
+VIEWPAGE=
+test -x "$abs_top_builddir/fxt-view" && VIEWPAGE=fxt-view
+PAGES="$PAGES $VIEWPAGE"
 
 if ! test -f "$abs_top_builddir/man/fxt.1"; then
   echo "1..0 # SKIP the man pages are not built (configure found no help2man)"
@@ -42,7 +46,7 @@ for p in $PAGES; do
 done
 is "${bad:-none}" none "every page has NAME and OPTIONS"
 bad=
-for p in fxt fxt-dump fxt-report fxt-diff fxt-flame fxt-tree fxt-replay fxt-export fxt-import fxt-merge fxt-waits; do
+for p in fxt fxt-dump fxt-report fxt-diff fxt-flame fxt-tree fxt-replay fxt-export fxt-import fxt-merge fxt-waits $VIEWPAGE; do
   grep -q '^EXIT STATUS' "$TMPD/$p.txt" || bad="$bad $p"
 done
 is "${bad:-none}" none "the pages of fxt and the archive tools have an EXIT STATUS section"

@@ -19,6 +19,8 @@ README=$abs_top_srcdir/README.md
 AGENT_DIR=$(cd "$abs_top_builddir/.libs" && pwd -P)
 GEN=$abs_top_builddir/bench/gen_archive
 TOOLS='fxt-run fxt-dump fxt-report fxt-diff fxt-flame fxt-tree fxt-replay fxt-export'
+# fxt-view is built with ncurses only
+[ -x "$abs_top_builddir/fxt-view" ] && TOOLS="$TOOLS fxt-view"
 export LC_ALL=C
 
 scratch
@@ -275,10 +277,14 @@ gzip -c t/app.fxt >t/appz.fxt.gz
 ok "every tool reads a gzip archive as is (fxt-report)" \
   sh -c 'test "$(fxt-report t/app.fxt | sed 1d)" = "$(fxt-report t/appz.fxt.gz | sed 1d)"'
 
-# Bad input: one line naming the file and the problem, and exit status 2.
+# Bad input: one line naming the file and the problem, and exit status 2
+# (fxt-view, built with ncurses only, through --load-only: no terminal).
+VIEW_LOAD=
+command -v fxt-view >/dev/null 2>&1 && VIEW_LOAD='fxt-view --load-only'
 printf 'hello, this is not a trace\n' >junk.fxt
 for cmd in 'fxt-dump' 'fxt-dump --stats' 'fxt-report' 'fxt-diff t/base.fxt' 'fxt-flame --folded' \
-  'fxt-tree' 'fxt-replay' 'fxt-export --chrome' 'fxt-dump --check'; do
+  'fxt-tree' 'fxt-replay' 'fxt-replay --time-order' 'fxt-export --chrome' 'fxt-dump --check' \
+  ${VIEW_LOAD:+"$VIEW_LOAD"}; do
   $cmd junk.fxt >junk.out 2>junk.err
   rc=$?
   check="test $rc = 2 && test \"\$(wc -l <junk.err)\" = 1 && grep -q junk.fxt junk.err"

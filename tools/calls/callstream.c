@@ -6,6 +6,7 @@
 #include "tools/calls/callstream.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,8 @@
 
 #include "tools/calls/thrmap.h"
 #include "tools/front/common.h"
+#include "tools/front/escape.h"
+#include "tools/profile/profile.h"
 
 /* A call with children, or a complete event whose children may still come
  * after another thread's events (then not braced: no EXIT is due). */
@@ -347,6 +350,27 @@ static int simple(struct callstream *cs, struct cthread *t, enum callstream_kind
 	return cs->fn(cs->ctx, &it);
 }
 
+bool callstream_takes(const struct fxt_record *rec)
+{
+	const typeof(rec->u.event) *ev = &rec->u.event;
+
+	if (rec->type == FXT_RECORD_LOG)
+		return true;
+	if (rec->type != FXT_RECORD_EVENT)
+		return false;
+	switch (ev->type) {
+	case FXT_EVENT_INSTANT:
+		return !(ev->category.len == sizeof(FXT_SHORT_CATEGORY) - 1 &&
+			 memcmp(ev->category.data, FXT_SHORT_CATEGORY, ev->category.len) == 0);
+	case FXT_EVENT_DURATION_BEGIN:
+	case FXT_EVENT_DURATION_END:
+	case FXT_EVENT_DURATION_COMPLETE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int callstream_add_record(struct callstream *cs, struct fxt_reader *r, const struct fxt_record *rec)
 {
 	static const struct fxt_string no_cat = { "", 0 };
@@ -356,24 +380,13 @@ int callstream_add_record(struct callstream *cs, struct fxt_reader *r, const str
 	int64_t ti;
 	int rc;
 
+	if (!callstream_takes(rec))
+		return 0;
 	if (rec->type == FXT_RECORD_LOG) {
 		pid = rec->u.log.pid;
 		tid = rec->u.log.tid;
 		ts = fxt_reader_ticks_to_ns(r, rec->u.log.ts);
-	} else if (rec->type == FXT_RECORD_EVENT) {
-		switch (ev->type) {
-		case FXT_EVENT_INSTANT:
-			if (ev->category.len == sizeof(FXT_SHORT_CATEGORY) - 1 &&
-			    memcmp(ev->category.data, FXT_SHORT_CATEGORY, ev->category.len) == 0)
-				return 0;
-			break;
-		case FXT_EVENT_DURATION_BEGIN:
-		case FXT_EVENT_DURATION_END:
-		case FXT_EVENT_DURATION_COMPLETE:
-			break;
-		default:
-			return 0;
-		}
+	} else {
 		pid = ev->pid;
 		tid = ev->tid;
 		ts = fxt_reader_ticks_to_ns(r, ev->ts);
@@ -382,8 +395,6 @@ int callstream_add_record(struct callstream *cs, struct fxt_reader *r, const str
 			if (end < ts)
 				end = ts;
 		}
-	} else {
-		return 0;
 	}
 	if (!cs->seen) {
 		cs->start_ns = ts;
@@ -437,4 +448,128 @@ int callstream_finish(struct callstream *cs)
 		}
 	}
 	return rc < 0 ? rc : 0;
+}
+
+/* ------------------------------------------------------------ printing */
+
+static bool is_named(const struct fxt_string *s, const char *name)
+{
+	size_t n = strlen(name);
+
+	return s->len == n && memcmp(s->data, name, n) == 0;
+}
+
+bool callstream_log_copy(const struct callstream_item *it)
+{
+	return it->kind == CALLSTREAM_INSTANT && is_named(&it->category, "log");
+}
+
+/* The return value among a call's arguments ("retval" of fxt-run
+ * --retval, "result" of a libc call). */
+static bool is_ret(const struct fxt_arg_value *a)
+{
+	return is_named(&a->name, "retval") || is_named(&a->name, "result");
+}
+
+static void put_value(FILE *f, const struct fxt_arg_value *a)
+{
+	switch (a->type) {
+	case FXT_ARG_INT32:
+	case FXT_ARG_INT64:
+		fprintf(f, "%" PRId64, a->v.i);
+		break;
+	case FXT_ARG_UINT32:
+	case FXT_ARG_UINT64:
+	case FXT_ARG_KOID:
+		fprintf(f, "%" PRIu64, a->v.u);
+		break;
+	case FXT_ARG_POINTER:
+		fprintf(f, "0x%" PRIx64, a->v.u);
+		break;
+	case FXT_ARG_DOUBLE:
+		fprintf(f, "%g", a->v.d);
+		break;
+	case FXT_ARG_STRING:
+		putc('"', f);
+		tool_put_text_mem(f, a->v.s.data, a->v.s.len);
+		putc('"', f);
+		break;
+	case FXT_ARG_BOOL:
+		fputs(a->v.b ? "true" : "false", f);
+		break;
+	default:
+		fputs("null", f);
+		break;
+	}
+}
+
+/* "(a=1, b=2)" then " = RET" when the call has one. */
+static void put_args(FILE *f, const struct callstream_item *it, bool parens)
+{
+	const struct fxt_arg_value *ret = NULL;
+	bool first = true;
+
+	if (parens)
+		putc('(', f);
+	for (unsigned i = 0; i < it->nargs; i++) {
+		const struct fxt_arg_value *a = &it->args[i];
+
+		if (is_ret(a)) {
+			ret = a;
+			continue;
+		}
+		if (!parens && first)
+			putc(' ', f);
+		if (!first)
+			fputs(", ", f);
+		first = false;
+		tool_put_text_mem(f, a->name.data, a->name.len);
+		putc('=', f);
+		put_value(f, a);
+	}
+	if (parens)
+		putc(')', f);
+	if (ret) {
+		fputs(" = ", f);
+		put_value(f, ret);
+	}
+}
+
+void callstream_print(FILE *f, const struct callstream_item *it, uint64_t start_ns)
+{
+	uint64_t ts = it->ts_ns >= start_ns ? it->ts_ns - start_ns : 0;
+	char dur[32] = "";
+
+	if (it->has_dur)
+		tool_fmt_ns(dur, sizeof(dur), (double)it->dur_ns);
+	fprintf(f, "%6" PRIu64 ".%09" PRIu64 " %12s %7" PRIu64 " | %*s", ts / 1000000000,
+		ts % 1000000000, dur, it->tid, (int)(2 * it->depth), "");
+	switch (it->kind) {
+	case CALLSTREAM_CALL:
+	case CALLSTREAM_ENTER:
+		tool_put_text_mem(f, it->name.data, it->name.len);
+		put_args(f, it, true);
+		if (it->kind == CALLSTREAM_ENTER)
+			fputs(" {", f);
+		break;
+	case CALLSTREAM_EXIT:
+		fputs("} /* ", f);
+		tool_put_text_mem(f, it->name.data, it->name.len);
+		fputs(" */", f);
+		put_args(f, it, false);
+		if (it->open)
+			fputs(" [open]", f);
+		break;
+	case CALLSTREAM_INSTANT:
+		fputs("! ", f);
+		tool_put_text_mem(f, it->name.data, it->name.len);
+		put_args(f, it, false);
+		break;
+	case CALLSTREAM_LOG:
+		fputs("# ", f);
+		tool_put_text_mem(f, it->name.data,
+				  it->name.len - (it->name.len && it->name.data[it->name.len - 1] == '\n'));
+		break;
+	}
+	putc('\n', f);
 }

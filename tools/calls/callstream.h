@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <fxt/reader.h>
 
@@ -70,6 +71,11 @@ struct callstream;
 int callstream_new(struct callstream **cs, callstream_fn fn, void *ctx);
 void callstream_free(struct callstream *cs);
 
+/* Whether the stream shows the record (see above): an event of those
+ * kinds, or a log record; the others are ignored by
+ * callstream_add_record(). */
+bool callstream_takes(const struct fxt_record *rec);
+
 /* Feeds a record (read by r).  Returns 0, the callback's negative return,
  * or -ENOMEM. */
 int callstream_add_record(struct callstream *cs, struct fxt_reader *r,
@@ -82,5 +88,15 @@ int callstream_finish(struct callstream *cs);
 /* The timestamp of the first event or log record (ns), what relative
  * times start from; false until one was seen. */
 bool callstream_start_ns(const struct callstream *cs, uint64_t *ns);
+
+/* Whether the item is the instant of category "log" that the converter
+ * writes beside each log record (for Perfetto): the log record is shown,
+ * this copy is not. */
+bool callstream_log_copy(const struct callstream_item *it);
+
+/* Writes the item as fxt-replay's line (fxt-replay --help): the time since
+ * start_ns (s), the duration, the thread, the call indented by its depth
+ * with its arguments and return value; a newline at the end. */
+void callstream_print(FILE *f, const struct callstream_item *it, uint64_t start_ns);
 
 #endif /* FXT_TOOLS_CALLSTREAM_H */

@@ -330,6 +330,8 @@ static void on_slice(void *ctx, const struct profile_slice *s)
 
 	if (t->err || (s->tid & FXT_SAMPLE_KOID_BIT) || !tool_picked(&t->o.pick, s->pid, s->tid))
 		return;
+	if (t->o.also)
+		t->o.also(t->o.also_ctx, s);
 	ti = thread_get(t, s->pid, s->tid);
 	if (ti < 0)
 		rc = (int)ti;
@@ -475,12 +477,44 @@ size_t calltree_groups(const struct calltree *t, const uint32_t **v)
 
 const char *calltree_name(const struct calltree *t, const struct calltree_node *n)
 {
-	return n->row == CALLTREE_GROUP ? "" : profile_row(t->prof, n->row)->name;
+	return n->row == CALLTREE_GROUP ? "" : calltree_row_name(t, n->row);
 }
 
 const char *calltree_category(const struct calltree *t, const struct calltree_node *n)
 {
-	return n->row == CALLTREE_GROUP ? "" : profile_row(t->prof, n->row)->category;
+	return n->row == CALLTREE_GROUP ? "" : calltree_row_category(t, n->row);
+}
+
+const char *calltree_row_name(const struct calltree *t, uint32_t row)
+{
+	return profile_row(t->prof, row)->name;
+}
+
+const char *calltree_row_category(const struct calltree *t, uint32_t row)
+{
+	return profile_row(t->prof, row)->category;
+}
+
+uint64_t calltree_start_ns(const struct calltree *t)
+{
+	return t->prof ? profile_start_ns(t->prof) : 0;
+}
+
+uint64_t calltree_end_ns(const struct calltree *t)
+{
+	return t->prof ? profile_end_ns(t->prof) : 0;
+}
+
+uint64_t calltree_dropped(const struct calltree *t, uint64_t *nthreads)
+{
+	if (nthreads)
+		*nthreads = 0;
+	return t->prof ? profile_dropped(t->prof, nthreads) : 0;
+}
+
+uint64_t calltree_overwritten(const struct calltree *t)
+{
+	return t->prof ? profile_overwritten(t->prof) : 0;
 }
 
 uint64_t calltree_total_ns(const struct calltree *t)

@@ -66,6 +66,12 @@ struct calltree_node {
 struct calltree_opts {
 	enum profile_by by;    /* groups: one, one per process, one per thread */
 	struct tool_pick pick; /* only the slices of these threads */
+	/* Optional: also given every slice the tree takes (of the picked
+	 * threads, not stack samples) as the profile hands it over, before
+	 * the tree counts it; rows name functions (calltree_row_name()).  For
+	 * a view built in the same pass (fxt-view's timeline). */
+	profile_slice_fn also;
+	void *also_ctx;
 };
 
 struct calltree;
@@ -94,6 +100,21 @@ const char *calltree_category(const struct calltree *t, const struct calltree_no
  * descending, then name, then category: call once the tree is complete
  * (calltree_load() and calltree_focus() do).  Returns 0 or -ENOMEM. */
 int calltree_sort(struct calltree *t);
+
+/* The function and category of a profile row (a node's row, a slice's
+ * path entry). */
+const char *calltree_row_name(const struct calltree *t, uint32_t row);
+const char *calltree_row_category(const struct calltree *t, uint32_t row);
+
+/* The first and last timestamps of the archive (ns); 0 before a load. */
+uint64_t calltree_start_ns(const struct calltree *t);
+uint64_t calltree_end_ns(const struct calltree *t);
+
+/* Records the tracer could not write (profile_dropped(): the archive's
+ * drop markers), and in *nthreads (may be NULL) the threads that dropped;
+ * what a flight recorder overwrote (profile_overwritten()).  0: none. */
+uint64_t calltree_dropped(const struct calltree *t, uint64_t *nthreads);
+uint64_t calltree_overwritten(const struct calltree *t);
 
 /* The traced time: the sum of the groups' totals (ns). */
 uint64_t calltree_total_ns(const struct calltree *t);

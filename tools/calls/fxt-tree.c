@@ -60,6 +60,8 @@ static const char help[] =
     "time count every frame and whose total counts the outermost frame of each\n"
     "nest only; what the inner frames called is below it.\n"
     "Frames never closed are counted to the end of the trace, \"[N open]\".\n"
+    "Calls the tracer dropped (its size limit) are said in the header, \"# N\n"
+    "calls dropped\" (on standard error with csv and json).\n"
     "--focus NAME: \"# callers of NAME\": NAME at the root, the functions that\n"
     "called it below, their callers below them, each line with the numbers of\n"
     "NAME's calls made through that chain; then \"# callees of NAME\": NAME's\n"
@@ -148,11 +150,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			return TOOL_EXIT_ERROR;
 		}
 	}
-	if (optind != argc - 1)
-		return tool_usage_error(
-		    NAME, "%s", optind == argc ? "missing ARCHIVE" : "only one ARCHIVE is read");
-	o->path = argv[optind];
-	return 0;
+	return tool_archive_operand(NAME, argc, argv, &o->path);
 }
 
 /* ------------------------------------------------------------- printing */
@@ -357,6 +355,7 @@ int main(int argc, char **argv)
 	struct calltree *t = NULL, *callers = NULL, *callees = NULL;
 	struct printer pr = { 0 };
 	char err[512] = "", tot[32];
+	uint64_t dropped, dthreads;
 	static const char *const by_names[] = { "function", "process", "thread" };
 	int rc, status = TOOL_EXIT_ERROR;
 
@@ -388,16 +387,26 @@ int main(int argc, char **argv)
 	}
 	pr.all_ns = (double)calltree_total_ns(t);
 	tool_fmt_ns(tot, sizeof(tot), pr.all_ns);
-	if (o.format == TOOL_FMT_TEXT)
+	dropped = calltree_dropped(t, &dthreads);
+	if (o.format == TOOL_FMT_TEXT) {
 		printf("# %" PRIu64 " calls, traced time %s (the top-level calls'%s)\n",
 		       calltree_nslices(t), tot,
 		       tool_picks(&o.t.pick) ? " of the threads chosen" : "");
-	else if (o.format == TOOL_FMT_CSV)
+		if (dropped)
+			printf("# %" PRIu64 " calls dropped: the tree is partial (on %" PRIu64
+			       " thread%s)\n",
+			       dropped, dthreads, dthreads == 1 ? "" : "s");
+	} else if (dropped) {
+		/* CSV and JSON have rows only: the warning goes to standard error. */
+		fprintf(stderr, NAME ": %s: %" PRIu64 " calls dropped: the tree is partial\n", o.path,
+			dropped);
+	}
+	if (o.format == TOOL_FMT_CSV)
 		printf("view,depth,%s%scalls,total_ns,self_ns,share,recursive,open,category,name,"
 		       "path\n",
 		       o.t.by != PROFILE_BY_FUNCTION ? "pid," : "",
 		       o.t.by == PROFILE_BY_THREAD ? "tid," : "");
-	else
+	else if (o.format == TOOL_FMT_JSON)
 		printf("{\"slices\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"by\":\"%s\",",
 		       calltree_nslices(t), calltree_total_ns(t), by_names[o.t.by]);
 	if (!o.focus) {

@@ -89,11 +89,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	}
 	if (!o->chrome)
 		return tool_usage_error(NAME, "say which format: --chrome");
-	if (optind != argc - 1)
-		return tool_usage_error(
-		    NAME, "%s", optind == argc ? "missing ARCHIVE" : "only one ARCHIVE is read");
-	o->path = argv[optind];
-	return 0;
+	return tool_archive_operand(NAME, argc, argv, &o->path);
 }
 
 int main(int argc, char **argv)

@@ -37,6 +37,15 @@ int tool_error(const char *name, const char *fmt, ...)
 	return TOOL_EXIT_ERROR;
 }
 
+int tool_archive_operand(const char *name, int argc, char **argv, const char **path)
+{
+	if (optind != argc - 1)
+		return tool_usage_error(name, "%s",
+					optind == argc ? "missing ARCHIVE" : "only one ARCHIVE is read");
+	*path = argv[optind];
+	return 0;
+}
+
 int tool_usage_error(const char *name, const char *fmt, ...)
 {
 	va_list ap;

@@ -51,6 +51,11 @@ int tool_getopt(int argc, char **argv, const struct tool_cli *cli);
  * Returns TOOL_EXIT_ERROR, for `return tool_usage_error(...)`. */
 int tool_usage_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* After the options (optind): the one ARCHIVE operand in *path.  Returns
+ * 0, or TOOL_EXIT_ERROR after a usage error ("missing ARCHIVE", "only one
+ * ARCHIVE is read"). */
+int tool_archive_operand(const char *name, int argc, char **argv, const char **path);
+
 /* Prints "NAME: MESSAGE" on standard error.  Returns TOOL_EXIT_ERROR. */
 int tool_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -36,6 +36,7 @@ static const struct command {
 	{ "flame", "flame graphs (SVG), differential flame graphs, folded stacks" },
 	{ "tree", "the call tree: calls, total and self time per call path" },
 	{ "replay", "every call in time order, nested, with its arguments" },
+	{ "view", "the call tree, timelines and calls, interactive in the terminal" },
 	{ "export", "convert an FXT archive to Chrome trace-event JSON" },
 	{ "import", "convert a trace-cmd trace.dat or a Darwin ktrace file to FXT" },
 	{ "merge", "put FXT archives side by side in one, on one clock" },

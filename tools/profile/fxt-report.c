@@ -240,11 +240,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			return TOOL_EXIT_ERROR;
 		}
 	}
-	if (optind != argc - 1)
-		return tool_usage_error(
-		    NAME, "%s", optind == argc ? "missing ARCHIVE" : "only one ARCHIVE is read");
-	o->path = argv[optind];
-	return 0;
+	return tool_archive_operand(NAME, argc, argv, &o->path);
 }
 
 static int compile_re(regex_t *re, const char *pattern, const char *what)

@@ -1,0 +1,392 @@
+/* Every thread's calls in time order (callmerge.h): a cursor and a call
+ * stream per thread, their items merged by a heap on time. */
+#include "config.h"
+
+#include "tools/calls/callmerge.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fxt/format.h>
+
+#include "tools/calls/thrmap.h"
+#include "tools/front/common.h"
+
+/* An item a thread's stream gave, its strings copied into the thread's
+ * arena (offsets: the arena may move while the stream gives more). */
+struct qitem {
+	struct callstream_item it;
+	struct fxt_arg_value args[2 * FXT_MAX_ARGS];
+	size_t cat, name, aname[2 * FXT_MAX_ARGS], aval[2 * FXT_MAX_ARGS];
+};
+
+struct mthread {
+	uint64_t pid, tid;
+	uint64_t first_off, last_off;
+	struct fxt_reader *origin; /* at the first record: what cursors copy */
+	struct fxt_reader *r;	   /* the cursor */
+	struct callstream *cs;
+	bool done;
+	struct qitem *q; /* items given, q[qhead .. nq) not taken yet */
+	size_t qhead, nq, capq;
+	char *arena;	 /* their strings; emptied with the queue */
+	size_t narena, caparena;
+};
+
+struct callmerge {
+	void *map;
+	size_t len;
+	struct fxt_reader *scan; /* the first pass's, whose tables origins copy */
+	struct thrmap tm;
+	struct mthread *thr;
+	size_t nthr, capthr;
+	uint32_t *heap; /* threads with items, by their next item's time */
+	size_t nheap;
+	int64_t taken; /* the thread whose item was given last, -1: none */
+	uint64_t start_ns;
+	bool seen;
+	struct callstream_item out; /* the item given, its pointers set */
+	struct fxt_arg_value outargs[2 * FXT_MAX_ARGS];
+};
+
+/* ------------------------------------------------------------- items */
+
+static int put(struct mthread *t, const struct fxt_string *s, size_t *off)
+{
+	if (TOOL_GROW(t->arena, t->caparena, t->narena + s->len + 1) < 0)
+		return -ENOMEM;
+	memcpy(t->arena + t->narena, s->data, s->len);
+	*off = t->narena;
+	t->narena += s->len;
+	return 0;
+}
+
+static int on_item(void *ctx, const struct callstream_item *it)
+{
+	struct mthread *t = ctx;
+	struct qitem *q;
+
+	if (t->qhead == t->nq)
+		t->qhead = t->nq = t->narena = 0;
+	if (TOOL_GROW(t->q, t->capq, t->nq + 1) < 0)
+		return -ENOMEM;
+	q = &t->q[t->nq];
+	q->it = *it;
+	if (q->it.nargs > 2 * FXT_MAX_ARGS)
+		q->it.nargs = 2 * FXT_MAX_ARGS;
+	if (put(t, &it->category, &q->cat) < 0 || put(t, &it->name, &q->name) < 0)
+		return -ENOMEM;
+	for (unsigned i = 0; i < q->it.nargs; i++) {
+		q->args[i] = it->args[i];
+		if (put(t, &it->args[i].name, &q->aname[i]) < 0 ||
+		    (it->args[i].type == FXT_ARG_STRING && put(t, &it->args[i].v.s, &q->aval[i]) < 0))
+			return -ENOMEM;
+	}
+	t->nq++;
+	return 0;
+}
+
+/* The head item of thread t into m->out, its pointers into t's arena. */
+static const struct callstream_item *give(struct callmerge *m, const struct mthread *t)
+{
+	const struct qitem *q = &t->q[t->qhead];
+
+	m->out = q->it;
+	m->out.category.data = t->arena + q->cat;
+	m->out.name.data = t->arena + q->name;
+	for (unsigned i = 0; i < q->it.nargs; i++) {
+		m->outargs[i] = q->args[i];
+		m->outargs[i].name.data = t->arena + q->aname[i];
+		if (q->args[i].type == FXT_ARG_STRING)
+			m->outargs[i].v.s.data = t->arena + q->aval[i];
+	}
+	m->out.args = m->outargs;
+	return &m->out;
+}
+
+/* ------------------------------------------------------------ cursors */
+
+static void cursor_close(struct mthread *t)
+{
+	fxt_reader_free(t->r);
+	callstream_free(t->cs);
+	t->r = NULL;
+	t->cs = NULL;
+	t->qhead = t->nq = t->narena = 0;
+}
+
+static int cursor_open(struct mthread *t)
+{
+	int rc;
+
+	cursor_close(t);
+	t->done = false;
+	rc = fxt_reader_clone_at(t->origin, t->first_off, &t->r);
+	if (rc == 0)
+		rc = callstream_new(&t->cs, on_item, t);
+	return rc;
+}
+
+/* The pid and tid of an event or log record; false for other records. */
+static bool owner(const struct fxt_record *rec, uint64_t *pid, uint64_t *tid)
+{
+	if (rec->type == FXT_RECORD_EVENT) {
+		*pid = rec->u.event.pid;
+		*tid = rec->u.event.tid;
+		return true;
+	}
+	if (rec->type == FXT_RECORD_LOG) {
+		*pid = rec->u.log.pid;
+		*tid = rec->u.log.tid;
+		return true;
+	}
+	return false;
+}
+
+/* Reads t's records until its stream gives an item, or its last record
+ * was read (then the stream is finished, the cursor let go). */
+static int refill(struct mthread *t)
+{
+	struct fxt_record rec;
+	uint64_t pid, tid;
+	int rc;
+
+	while (t->qhead == t->nq && !t->done) {
+		rc = fxt_reader_next(t->r, &rec);
+		if (rc == 1 && rec.offset <= t->last_off) {
+			if (owner(&rec, &pid, &tid) && pid == t->pid && tid == t->tid &&
+			    (rc = callstream_add_record(t->cs, t->r, &rec)) < 0)
+				return rc;
+			continue;
+		}
+		/* The first pass read it all: an end here is the thread's. */
+		rc = callstream_finish(t->cs);
+		t->done = true;
+		fxt_reader_free(t->r);
+		t->r = NULL;
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------------- heap */
+
+static bool before(const struct callmerge *m, uint32_t a, uint32_t b)
+{
+	const struct mthread *x = &m->thr[a], *y = &m->thr[b];
+	uint64_t tx = x->q[x->qhead].it.ts_ns, ty = y->q[y->qhead].it.ts_ns;
+
+	return tx != ty ? tx < ty : a < b;
+}
+
+static void heap_push(struct callmerge *m, uint32_t t)
+{
+	size_t i = m->nheap++;
+
+	m->heap[i] = t;
+	while (i && before(m, m->heap[i], m->heap[(i - 1) / 2])) {
+		uint32_t x = m->heap[i];
+
+		m->heap[i] = m->heap[(i - 1) / 2];
+		m->heap[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+static void heap_pop(struct callmerge *m)
+{
+	size_t i = 0;
+
+	m->heap[0] = m->heap[--m->nheap];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, s = i;
+		uint32_t x;
+
+		if (l < m->nheap && before(m, m->heap[l], m->heap[s]))
+			s = l;
+		if (r < m->nheap && before(m, m->heap[r], m->heap[s]))
+			s = r;
+		if (s == i)
+			break;
+		x = m->heap[i];
+		m->heap[i] = m->heap[s];
+		m->heap[s] = x;
+		i = s;
+	}
+}
+
+/* ------------------------------------------------------------- public */
+
+int callmerge_rewind(struct callmerge *m)
+{
+	int rc;
+
+	m->nheap = 0;
+	m->taken = -1;
+	for (size_t i = 0; i < m->nthr; i++) {
+		if ((rc = cursor_open(&m->thr[i])) < 0 || (rc = refill(&m->thr[i])) < 0)
+			return rc;
+		if (m->thr[i].qhead < m->thr[i].nq)
+			heap_push(m, (uint32_t)i);
+	}
+	return 0;
+}
+
+int callmerge_next(struct callmerge *m, const struct callstream_item **it)
+{
+	struct mthread *t;
+	int rc;
+
+	if (m->taken >= 0) {
+		t = &m->thr[m->taken];
+		t->qhead++;
+		heap_pop(m);
+		if ((rc = refill(t)) < 0)
+			return rc;
+		if (t->qhead < t->nq)
+			heap_push(m, (uint32_t)m->taken);
+		m->taken = -1;
+	}
+	if (!m->nheap)
+		return 0;
+	t = &m->thr[m->heap[0]];
+	m->taken = m->heap[0];
+	*it = give(m, t);
+	return 1;
+}
+
+uint64_t callmerge_start_ns(const struct callmerge *m)
+{
+	return m->start_ns;
+}
+
+size_t callmerge_nthreads(const struct callmerge *m)
+{
+	return m->nthr;
+}
+
+void callmerge_free(struct callmerge *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nthr; i++) {
+		cursor_close(&m->thr[i]);
+		fxt_reader_free(m->thr[i].origin);
+		free(m->thr[i].q);
+		free(m->thr[i].arena);
+	}
+	free(m->thr);
+	free(m->heap);
+	thrmap_free(&m->tm);
+	fxt_reader_free(m->scan);
+	if (m->map)
+		munmap(m->map, m->len);
+	free(m);
+}
+
+/* The first pass: each thread's first and last record, a reader copied
+ * at its first; the start time. */
+static int first_pass(struct callmerge *m, char *err, size_t errlen)
+{
+	struct fxt_record rec;
+	uint64_t n = 0, pid, tid, ts;
+	int rc;
+
+	while ((rc = fxt_reader_next(m->scan, &rec)) == 1) {
+		struct mthread *t;
+		bool fresh;
+		int64_t i;
+
+		if (n++ == 0 && (rc = tool_read_first(m->scan, err, errlen)) < 0)
+			return rc;
+		if (!callstream_takes(&rec) || !owner(&rec, &pid, &tid))
+			continue;
+		ts = rec.type == FXT_RECORD_LOG ? rec.u.log.ts : rec.u.event.ts;
+		ts = fxt_reader_ticks_to_ns(m->scan, ts);
+		if (!m->seen || ts < m->start_ns)
+			m->start_ns = ts;
+		m->seen = true;
+		i = thrmap_get(&m->tm, pid, tid, (uint32_t)m->nthr, &fresh);
+		if (i < 0)
+			return (int)i;
+		if (!fresh) {
+			m->thr[i].last_off = rec.offset;
+			continue;
+		}
+		if (TOOL_GROW(m->thr, m->capthr, m->nthr + 1) < 0)
+			return -ENOMEM;
+		t = &m->thr[m->nthr++];
+		*t = (struct mthread){ .pid = pid, .tid = tid, .first_off = rec.offset,
+				       .last_off = rec.offset };
+		if ((rc = fxt_reader_clone_at(m->scan, rec.offset, &t->origin)) < 0)
+			return rc;
+	}
+	return tool_read_end(m->scan, rc, n, err, errlen);
+}
+
+int callmerge_open(struct callmerge **out, const char *path, char *err, size_t errlen)
+{
+	struct callmerge *m = calloc(1, sizeof(*m));
+	unsigned char magic[2] = { 0 };
+	struct stat st;
+	int fd = -1, rc;
+
+	if (!m)
+		return -ENOMEM;
+	m->taken = -1;
+	if (strcmp(path, "-") == 0) {
+		snprintf(err, errlen, "time order reads an archive file again: not standard input");
+		rc = -EMEDIUMTYPE;
+		goto fail;
+	}
+	/* tool_open_archive()'s checks and messages (a directory, a spool) */
+	if ((rc = tool_open_archive(&m->scan, path, 0, err, errlen)) < 0)
+		goto fail;
+	fxt_reader_free(m->scan);
+	m->scan = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s", strerror(errno));
+		goto fail;
+	}
+	m->len = (size_t)st.st_size;
+	if (m->len && (m->map = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		m->map = NULL;
+		rc = -errno;
+		snprintf(err, errlen, "%s", strerror(errno));
+		goto fail;
+	}
+	if (m->len >= 2)
+		memcpy(magic, m->map, 2);
+	if (magic[0] == 0x1f && magic[1] == 0x8b) {
+		snprintf(err, errlen, "time order reads a plain archive, not gzip (gunzip it first)");
+		rc = -EMEDIUMTYPE;
+		goto fail;
+	}
+	rc = fxt_reader_open_mem(&m->scan, m->len ? m->map : "", m->len, 0);
+	if (rc == 0)
+		rc = first_pass(m, err, errlen);
+	if (rc == 0 && !(m->heap = calloc(m->nthr + 1, sizeof(*m->heap))))
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = callmerge_rewind(m);
+	if (rc < 0)
+		goto fail;
+	close(fd);
+	*out = m;
+	return 0;
+fail:
+	if (!*err)
+		snprintf(err, errlen, "%s", strerror(-rc));
+	if (fd >= 0)
+		close(fd);
+	callmerge_free(m);
+	return rc;
+}

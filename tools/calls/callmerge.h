@@ -1,0 +1,59 @@
+/* The calls of every thread in time order: callstream.h's items, each
+ * thread's from a stream of its own, merged by time.  Private to tools/
+ * (fxt-replay --time-order, fxt-view's replay list).
+ *
+ * fxt-run writes a thread's records together (convert/pipeline.h: per
+ * thread, its thread record, its strings, its slices), so in archive
+ * order the threads come one after the other.  To merge them, each thread
+ * gets a cursor: a reader over the mapped archive that starts at the
+ * thread's first record with the string and thread tables as they were
+ * there (fxt_reader_clone_at(), made in one pass over the archive that
+ * also notes each thread's last record), and a call stream of its own fed
+ * only that thread's records.  A thread's items come in time order (an
+ * entry at its start, its children, its exit at its end), so a heap on
+ * each thread's next item gives every item in time order, each thread's
+ * nesting kept.
+ *
+ * Costs: the pass before the first item (the whole archive decoded once,
+ * ~0.45 s per 700 MB here), which is why fxt-replay streams in archive
+ * order by default; then each record is read once more, by its thread's
+ * cursor (a thread whose records are scattered, as other writers
+ * interleave them, has its cursor skip the others' between its first and
+ * last record).  Memory: per thread a copy of the reader's tables (two:
+ * callmerge_rewind() starts again from the first copies), its call
+ * stream's stack and the items it gave and the merge has not taken; never
+ * the records.
+ *
+ * Only a plain archive in a file can be mapped: gzip and standard input
+ * are refused (-EMEDIUMTYPE with a reason). */
+#ifndef FXT_TOOLS_CALLMERGE_H
+#define FXT_TOOLS_CALLMERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tools/calls/callstream.h"
+
+struct callmerge;
+
+/* Maps the archive at path and reads it once.  Returns 0, or a negative
+ * errno with a one-line reason in err (tool_read_records()'s for a bad
+ * archive; damage anywhere is refused, not read up to). */
+int callmerge_open(struct callmerge **m, const char *path, char *err, size_t errlen);
+void callmerge_free(struct callmerge *m);
+
+/* The next item in time order: 1 with *it (valid until the next call), 0
+ * after the last, or -ENOMEM. */
+int callmerge_next(struct callmerge *m, const struct callstream_item **it);
+
+/* Starts again from the first item (no new pass over the archive). */
+int callmerge_rewind(struct callmerge *m);
+
+/* The first timestamp of the archive's events and log records (ns), what
+ * relative times start from (callstream_start_ns()'s). */
+uint64_t callmerge_start_ns(const struct callmerge *m);
+
+/* The threads that have events or log records. */
+size_t callmerge_nthreads(const struct callmerge *m);
+
+#endif /* FXT_TOOLS_CALLMERGE_H */

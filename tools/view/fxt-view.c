@@ -1,0 +1,536 @@
+/* fxt-view: an archive in the terminal (ncurses): the call tree with
+ * folding (vtree.c), a thread's timeline and the thread list (vtime.c),
+ * the replay list (vlist.c); this file loads the archive in one pass (the
+ * call tree, and through calltree_opts.also the timeline) and runs the
+ * frame: the header of panes, the status line, help, search, the keys
+ * every pane shares, resizing. */
+#include "config.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools/front/common.h"
+#include "tools/profile/profile.h"
+#include "tools/view/view.h"
+
+#define NAME "fxt-view"
+
+static const char help[] =
+    "Usage: fxt-view [OPTION]... ARCHIVE\n"
+    "Show an FXT archive in the terminal: the call tree, with folding; a\n"
+    "thread's timeline, zoomable; the list of calls as fxt-replay prints them;\n"
+    "search by function name.\n"
+    "ARCHIVE is a file, plain or gzip ('-' for standard input: then without\n"
+    "the replay list, which reads the archive again).\n"
+    "\n"
+    "Options:\n"
+    "  -b, --by KEY        one call tree (function, the default), one per\n"
+    "                      process or one per thread\n"
+    "  -p, --pid PID       only the calls of process PID\n"
+    "  -t, --tid TID       only the calls of thread TID\n"
+    "      --load-only     read the archive as the view does, print what it\n"
+    "                      holds and how long that took, and exit (no\n"
+    "                      terminal needed; for benchmarks and scripts)\n"
+    "  -h, --help          print this help and exit\n"
+    "  -V, --version       print the version and exit\n"
+    "\n"
+    "Panes (the header names them; 1-4 or Tab to switch):\n"
+    "  1 tree       calls, total, self, share and the call path, as fxt-tree\n"
+    "               prints them.  Up/Down move, Enter or Space folds or\n"
+    "               unfolds, Right unfolds, Left folds or goes to the caller,\n"
+    "               + unfolds all, - folds all, t shows the function on the\n"
+    "               timeline of the thread where it takes the most time.\n"
+    "  2 timeline   a thread's calls as bars, one line per depth, under a time\n"
+    "               axis (from the first event).  Left/Right pan, + or z zoom\n"
+    "               in, - or Z zoom out, 0 the whole trace, Up/Down the\n"
+    "               previous or next thread, PgUp/PgDn the depths shown, Enter\n"
+    "               the thread list.  A bar \"~:::\" stands for several calls\n"
+    "               merged (a thread with very many calls is held at a coarser\n"
+    "               resolution, said in the pane's first line).\n"
+    "  3 threads    the threads: slices, busy time (of top-level calls),\n"
+    "               depth; Enter shows one on the timeline, over its calls.\n"
+    "  4 replay     every call as fxt-replay --time-order prints it (all the\n"
+    "               threads by time; for a gzip archive, fxt-replay's archive\n"
+    "               order), read as it is scrolled; opening it, End, and a\n"
+    "               search past the lines held read the archive through\n"
+    "               (seconds on a large one).\n"
+    "Everywhere: / searches a function name (POSIX ERE), n and N go to the\n"
+    "next and previous match, ? shows the keys, q quits.\n"
+    "The status line names the archive, its records and slices, and the\n"
+    "records the tracer dropped, when it did.  Colours are used when the\n"
+    "terminal has them.\n"
+    "\n"
+    "Exit status:\n"
+    "  0   quit with q\n"
+    "  2   bad usage; or ARCHIVE cannot be read, is not an FXT archive or is\n"
+    "      damaged; or standard input or output is not a terminal.  One line\n"
+    "      on standard error names the problem.\n";
+
+enum { OPT_LOAD_ONLY = 256 };
+
+/* clang-format off */
+static const struct option longopts[] = {
+	{ "by", required_argument, NULL, 'b' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "load-only", no_argument, NULL, OPT_LOAD_ONLY },
+	{ NULL, 0, NULL, 0 },
+};
+/* clang-format on */
+
+static const struct tool_cli cli = { NAME, help, "b:p:t:", longopts };
+
+struct options {
+	struct calltree_opts t;
+	bool load_only;
+	const char *path;
+};
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	int c;
+
+	while ((c = tool_getopt(argc, argv, &cli)) != -1) {
+		switch (c) {
+		case 'b':
+			if (profile_by_parse(optarg, &o->t.by) < 0)
+				return tool_usage_error(NAME, "--by: unknown key '%s'", optarg);
+			break;
+		case 'p':
+		case 't':
+			if (tool_pick_option(NAME, c == 'p' ? "pid" : "tid", optarg, &o->t.pick))
+				return TOOL_EXIT_ERROR;
+			break;
+		case OPT_LOAD_ONLY:
+			o->load_only = true;
+			break;
+		default:
+			return TOOL_EXIT_ERROR;
+		}
+	}
+	return tool_archive_operand(NAME, argc, argv, &o->path);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+void view_fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	tool_fmt_ns(buf, len, (double)ns);
+}
+
+void view_put(int y, int x, int w, const char *s)
+{
+	int n = 0;
+
+	if (w <= 0)
+		return;
+	move(y, x);
+	for (; s[n] && n < w; n++)
+		addch((unsigned char)s[n] < 0x20 ? '?' : (unsigned char)s[n]);
+	for (; n < w; n++)
+		addch(' ');
+}
+
+bool view_row_matches(struct view *v, uint32_t row)
+{
+	if (!v->have_re)
+		return false;
+	if (row >= v->nrows) {
+		size_t n = (size_t)row + 1 + 256;
+		uint8_t *m = realloc(v->rowmatch, n);
+
+		if (!m)
+			return false;
+		memset(m + v->nrows, 0, n - v->nrows);
+		v->rowmatch = m;
+		v->nrows = n;
+	}
+	if (!v->rowmatch[row])
+		v->rowmatch[row] =
+		    regexec(&v->re, calltree_row_name(v->tree, row), 0, NULL, 0) == 0 ? 1 : 2;
+	return v->rowmatch[row] == 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --------------------------------------------------------------- load */
+
+static int load(struct view *v, const struct options *o)
+{
+	struct calltree_opts to = o->t;
+	char err[512] = "";
+	double t0 = now_s();
+	int rc;
+
+	rc = timeline_new(&v->tl);
+	if (rc == 0) {
+		to.also = timeline_on_slice;
+		to.also_ctx = v->tl;
+		rc = calltree_new(&v->tree, &to);
+	}
+	if (rc < 0)
+		return tool_error(NAME, "%s", strerror(-rc));
+	rc = calltree_load(v->tree, o->path, err, sizeof(err));
+	if (rc == 0 && timeline_error(v->tl))
+		snprintf(err, sizeof(err), "%s", strerror(-(rc = timeline_error(v->tl))));
+	if (rc < 0)
+		return tool_error(NAME, "%s: %s", o->path, *err ? err : strerror(-rc));
+	v->load_s = now_s() - t0;
+	v->open = calloc(calltree_nnodes(v->tree) + 1, 1);
+	if (!v->open)
+		return tool_error(NAME, "%s", strerror(ENOMEM));
+	vtree_init(v);
+	vtime_init(v);
+	return 0;
+}
+
+/* What the view holds, and the cost of drawing the busiest thread whole
+ * (every column of every depth at 80 and 1000 columns). */
+static int load_only(struct view *v)
+{
+	const struct timeline_thread *big = NULL;
+	uint64_t dthreads, dropped = calltree_dropped(v->tree, &dthreads), found = 0;
+	double t0, per80 = 0, per1000;
+
+	for (size_t i = 0; i < timeline_nthreads(v->tl); i++)
+		if (!big || timeline_thread(v->tl, i)->nbars > big->nbars)
+			big = timeline_thread(v->tl, i);
+	t0 = now_s();
+	for (int w = 80, pass = 0; pass < 2; pass++, w = 1000) {
+		for (unsigned d = 0; big && d < big->ndepth; d++)
+			for (int c = 0; c < w; c++)
+				found += timeline_find(big, d, v->t0 + (v->t1 - v->t0) * (uint64_t)c / (uint64_t)w,
+						       v->t0 + (v->t1 - v->t0) * (uint64_t)(c + 1) / (uint64_t)w) != NULL;
+		if (pass == 0) {
+			per80 = (now_s() - t0) * 1e3;
+			t0 = now_s();
+		}
+	}
+	per1000 = (now_s() - t0) * 1e3;
+	printf("%s: %" PRIu64 " records, %" PRIu64 " slices, %zu call paths, %zu threads, %" PRIu64
+	       " timeline bars\n",
+	       v->path, calltree_nrecords(v->tree), calltree_nslices(v->tree),
+	       calltree_nnodes(v->tree), timeline_nthreads(v->tl), timeline_nbars(v->tl));
+	if (dropped)
+		printf("%" PRIu64 " records dropped (on %" PRIu64 " thread%s)\n", dropped, dthreads,
+		       dthreads == 1 ? "" : "s");
+	printf("loaded in %.3f s; the busiest thread's timeline drawn whole: %.2f ms at 80 columns, "
+	       "%.2f ms at 1000 (%" PRIu64 " cells)\n",
+	       v->load_s, per80, per1000, found);
+	return tool_flush_stdout(NAME);
+}
+
+/* -------------------------------------------------------------- frame */
+
+static const char *const pane_names[NPANES] = { "1 tree", "2 timeline", "3 threads", "4 replay" };
+
+static void header(struct view *v, int cols)
+{
+	int x = 0;
+
+	attrset(v->colour ? COLOR_PAIR(COL_HEAD) : A_REVERSE);
+	view_put(0, 0, cols, "");
+	mvaddnstr(0, 0, " fxt view ", cols);
+	x = 10;
+	for (int i = 0; i < NPANES && x < cols; i++) {
+		int n = (int)strlen(pane_names[i]) + 2;
+
+		if ((enum view_pane)i == v->pane)
+			attron(A_BOLD | A_UNDERLINE);
+		mvaddnstr(0, x, " ", cols - x);
+		mvaddnstr(0, x + 1, pane_names[i], cols - x - 1);
+		attroff(A_BOLD | A_UNDERLINE);
+		x += n;
+	}
+	if (x + 18 < cols)
+		mvaddnstr(0, cols - 18, "? help   q quit ", 16);
+	attrset(A_NORMAL);
+}
+
+static void status(struct view *v, int y, int cols)
+{
+	uint64_t dthreads, dropped = calltree_dropped(v->tree, &dthreads);
+	const char *base = strrchr(v->path, '/');
+	char line[512], pane[160] = "", drops[96] = "";
+
+	switch (v->pane) {
+	case PANE_TREE:
+		vtree_status(v, pane, sizeof(pane));
+		break;
+	case PANE_TIME:
+	case PANE_THREADS:
+		vtime_status(v, pane, sizeof(pane));
+		break;
+	case PANE_LIST:
+		vlist_status(v, pane, sizeof(pane));
+		break;
+	default:
+		break;
+	}
+	if (dropped)
+		snprintf(drops, sizeof(drops), " | %" PRIu64 " DROPPED (%" PRIu64 " thr)", dropped,
+			 dthreads);
+	snprintf(line, sizeof(line), "%s | %" PRIu64 " records%s | %s", base ? base + 1 : v->path,
+		 calltree_nrecords(v->tree), drops, *v->msg ? v->msg : pane);
+	attrset(v->colour ? COLOR_PAIR(COL_STATUS) : A_REVERSE);
+	view_put(y, 0, cols, line);
+	attrset(A_NORMAL);
+}
+
+static const char *const keys_help[] = {
+	"fxt view: keys (any key returns)",
+	"",
+	"  1 2 3 4, Tab    the tree, timeline, threads, replay list",
+	"  /  n  N         search a function name (regex); next; previous",
+	"  q               quit        ?  this help       Ctrl-L  redraw",
+	"",
+	"tree      Up/Down j/k move   PgUp/PgDn   Home/End",
+	"          Enter/Space fold or unfold   Right unfold   Left fold, caller",
+	"          + unfold all   - fold all   t the function on a timeline",
+	"timeline  Left/Right pan   + z zoom in   - Z zoom out   0 whole trace",
+	"          Up/Down thread   PgUp/PgDn depths   Enter thread list",
+	"threads   Up/Down   Enter show on the timeline",
+	"replay    Up/Down PgUp/PgDn Home End (End reads to the archive's end)",
+	"          in time order, all threads (gzip: the archive's order)",
+	"",
+	"Bars \"~:::\" on the timeline are several calls merged.",
+};
+
+static void draw_help(int rows, int cols)
+{
+	size_t n = sizeof(keys_help) / sizeof(keys_help[0]);
+
+	for (int i = 0; i < rows; i++)
+		view_put(i, 0, cols, (size_t)i < n ? keys_help[i] : "");
+}
+
+static void draw(struct view *v, bool helping)
+{
+	int rows = LINES, cols = COLS;
+
+	erase();
+	if (helping) {
+		draw_help(rows, cols);
+	} else if (rows >= 4 && cols >= 20) {
+		header(v, cols);
+		switch (v->pane) {
+		case PANE_TREE:
+			vtree_draw(v, 1, rows - 2, cols);
+			break;
+		case PANE_TIME:
+			vtime_draw(v, 1, rows - 2, cols);
+			break;
+		case PANE_THREADS:
+			vthreads_draw(v, 1, rows - 2, cols);
+			break;
+		case PANE_LIST:
+			vlist_draw(v, 1, rows - 2, cols);
+			break;
+		default:
+			break;
+		}
+		status(v, rows - 1, cols);
+	} else {
+		view_put(0, 0, cols, "terminal too small");
+	}
+	refresh();
+}
+
+/* Reads a pattern on the last line; false when cancelled (Escape). */
+static bool prompt(struct view *v)
+{
+	char buf[sizeof(v->pattern)] = "";
+	size_t n = 0;
+	int key;
+
+	for (;;) {
+		attrset(A_NORMAL);
+		view_put(LINES - 1, 0, COLS, "/");
+		mvaddnstr(LINES - 1, 1, buf, COLS - 2);
+		refresh();
+		key = getch();
+		if (key == '\n' || key == '\r' || key == KEY_ENTER)
+			break;
+		if (key == 27)
+			return false;
+		if ((key == KEY_BACKSPACE || key == 127 || key == 8) && n)
+			buf[--n] = 0;
+		else if (key >= 0x20 && key < 0x7f && n + 1 < sizeof(buf))
+			buf[n++] = (char)key, buf[n] = 0;
+	}
+	if (!n)
+		return v->have_re; /* an empty pattern: the last one again */
+	if (v->have_re)
+		regfree(&v->re);
+	v->have_re = false;
+	if (v->nrows)
+		memset(v->rowmatch, 0, v->nrows);
+	if ((key = regcomp(&v->re, buf, REG_EXTENDED | REG_NOSUB)) != 0) {
+		char msg[128];
+
+		regerror(key, &v->re, msg, sizeof(msg));
+		snprintf(v->msg, sizeof(v->msg), "/%s/: %s", buf, msg);
+		return false;
+	}
+	memcpy(v->pattern, buf, sizeof(buf));
+	v->have_re = true;
+	return true;
+}
+
+static void search(struct view *v, bool backward)
+{
+	if (!v->have_re) {
+		snprintf(v->msg, sizeof(v->msg), "no search yet: / and a function name");
+		return;
+	}
+	switch (v->pane) {
+	case PANE_TREE:
+		vtree_search(v, backward);
+		break;
+	case PANE_TIME:
+	case PANE_THREADS:
+		v->pane = PANE_TIME;
+		vtime_search(v, backward);
+		break;
+	case PANE_LIST:
+		vlist_search(v, backward);
+		break;
+	default:
+		break;
+	}
+}
+
+static void colours(struct view *v)
+{
+	static const short bg[VIEW_BAR_COLOURS] = { COLOR_GREEN, COLOR_CYAN,	COLOR_YELLOW,
+						    COLOR_MAGENTA, COLOR_BLUE, COLOR_WHITE };
+
+	v->colour = has_colors() && start_color() == OK;
+	if (!v->colour)
+		return;
+	use_default_colors();
+	for (int i = 0; i < VIEW_BAR_COLOURS; i++)
+		init_pair((short)(COL_BAR + i), bg[i] == COLOR_BLUE ? COLOR_WHITE : COLOR_BLACK, bg[i]);
+	init_pair(COL_HEAD, COLOR_BLACK, COLOR_CYAN);
+	init_pair(COL_STATUS, COLOR_BLACK, COLOR_WHITE);
+	init_pair(COL_MATCH, COLOR_WHITE, COLOR_RED);
+	init_pair(COL_MERGED, COLOR_WHITE, COLOR_BLACK);
+}
+
+static int run(struct view *v)
+{
+	SCREEN *scr = newterm(NULL, stdout, stdin);
+	bool helping = false, done = false;
+
+	if (!scr)
+		return tool_error(NAME, "cannot use the terminal (TERM=%s)",
+				  getenv("TERM") ? getenv("TERM") : "");
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	colours(v);
+	while (!done) {
+		int key, body = LINES - 2;
+
+		draw(v, helping);
+		/* while the list's pass runs, wake to redraw when it is done */
+		timeout(vlist_busy(v->list) ? 250 : -1);
+		key = getch();
+		if (helping) {
+			helping = false;
+			continue;
+		}
+		v->msg[0] = 0;
+		if (key == KEY_RESIZE || key == ERR)
+			continue;
+		if (v->pane == PANE_TREE && vtree_key(v, key, body))
+			continue;
+		if (v->pane == PANE_TIME && vtime_key(v, key, body, COLS))
+			continue;
+		if (v->pane == PANE_THREADS && vthreads_key(v, key, body))
+			continue;
+		if (v->pane == PANE_LIST && vlist_key(v, key, body))
+			continue;
+		switch (key) {
+		case 'q':
+			done = true;
+			break;
+		case '?':
+			helping = true;
+			break;
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+			v->pane = (enum view_pane)(key - '1');
+			break;
+		case '\t':
+			v->pane = (enum view_pane)((v->pane + 1) % NPANES);
+			break;
+		case KEY_BTAB:
+			v->pane = (enum view_pane)((v->pane + NPANES - 1) % NPANES);
+			break;
+		case '/':
+			if (prompt(v))
+				search(v, false);
+			break;
+		case 'n':
+		case 'N':
+			search(v, key == 'N');
+			break;
+		case 12: /* Ctrl-L */
+			clearok(curscr, TRUE);
+			break;
+		}
+	}
+	endwin();
+	delscreen(scr);
+	return TOOL_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct view v = { 0 };
+	int status;
+
+	setlocale(LC_ALL, "");
+	if (parse_args(argc, argv, &o))
+		return TOOL_EXIT_ERROR;
+	v.path = o.path;
+	if (!o.load_only && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)))
+		return tool_error(NAME, "standard %s is not a terminal: fxt-view is interactive "
+				  "(fxt-tree and fxt-replay print text)",
+				  isatty(STDOUT_FILENO) ? "input" : "output");
+	status = load(&v, &o);
+	if (status == 0 && o.load_only)
+		status = load_only(&v);
+	else if (status == 0 && (status = vlist_new(&v.list, o.path)) < 0)
+		status = tool_error(NAME, "%s", strerror(-status));
+	else if (status == 0)
+		status = run(&v);
+	if (v.have_re)
+		regfree(&v.re);
+	vlist_free(v.list);
+	free(v.rowmatch);
+	free(v.open);
+	free(v.vis);
+	free(v.order);
+	calltree_free(v.tree);
+	timeline_free(v.tl);
+	return status;
+}

@@ -1,0 +1,106 @@
+/* fxt-view's state, shared by its panes: the call tree (vtree.c), the
+ * timeline and the thread list (vtime.c), the replay list (vlist.c), and
+ * the frame around them (fxt-view.c: the header, the status line, help,
+ * the keys every pane shares).  Private to tools/view/.
+ *
+ * Each pane draws the lines [top, top + rows) of the screen and takes the
+ * keys the frame does not; drawing goes through ncurses only here, so
+ * that the engines below (calltree, timeline, callstream) stay testable
+ * without a terminal. */
+#ifndef FXT_TOOLS_VIEW_VIEW_H
+#define FXT_TOOLS_VIEW_VIEW_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tools/calls/calltree.h"
+#include "tools/view/timeline.h"
+
+enum view_pane { PANE_TREE, PANE_TIME, PANE_THREADS, PANE_LIST, NPANES };
+
+/* Colour pairs (only with has_colors()). */
+enum { COL_BAR = 1, /* 1..6: bars by function */
+       COL_HEAD = 7,
+       COL_STATUS,
+       COL_MATCH,
+       COL_MERGED };
+#define VIEW_BAR_COLOURS 6
+
+struct vlist;
+
+struct view {
+	const char *path;
+	struct calltree *tree;
+	struct timeline *tl;
+	bool colour;
+	enum view_pane pane;
+	double load_s;
+	char msg[256]; /* a one-off message on the status line */
+
+	/* search: the last pattern, and per profile row whether it matches
+	 * (0 unknown, 1 yes, 2 no) */
+	regex_t re;
+	bool have_re;
+	char pattern[128];
+	uint8_t *rowmatch;
+	size_t nrows;
+
+	/* tree pane */
+	uint8_t *open;	 /* per node: unfolded */
+	uint32_t *vis;	 /* the nodes shown, in order */
+	size_t nvis, capvis;
+	uint32_t *order; /* every node, depth first (search order) */
+	size_t norder;
+	size_t tsel, ttop;
+
+	/* timeline pane */
+	size_t thr;	    /* the thread shown */
+	uint64_t t0, t1;    /* the window (ns) */
+	unsigned dtop;	    /* first depth shown */
+	size_t lsel, ltop;  /* thread list */
+
+	/* replay list */
+	struct vlist *list;
+};
+
+/* Whether the profile row's function matches the search (cached). */
+bool view_row_matches(struct view *v, uint32_t row);
+
+/* The status line's own text for a pane (its position), and drawing. */
+void vtree_init(struct view *v);
+void vtree_draw(struct view *v, int top, int rows, int cols);
+bool vtree_key(struct view *v, int key, int rows);
+void vtree_search(struct view *v, bool backward);
+void vtree_status(struct view *v, char *buf, size_t len);
+uint32_t vtree_selected(const struct view *v);
+
+void vtime_init(struct view *v);
+void vtime_draw(struct view *v, int top, int rows, int cols);
+bool vtime_key(struct view *v, int key, int rows, int cols);
+void vtime_search(struct view *v, bool backward);
+void vtime_status(struct view *v, char *buf, size_t len);
+/* Shows the thread where the function of profile row `row` takes the
+ * most time, its window on that function's first bar; false if none. */
+bool vtime_jump_row(struct view *v, uint32_t row);
+void vthreads_draw(struct view *v, int top, int rows, int cols);
+bool vthreads_key(struct view *v, int key, int rows);
+
+/* The list starts reading the archive on a thread of its own at once (the
+ * merge by time's pass); vlist_busy() while it does. */
+int vlist_new(struct vlist **l, const char *path);
+bool vlist_busy(const struct vlist *l);
+void vlist_free(struct vlist *l);
+void vlist_draw(struct view *v, int top, int rows, int cols);
+bool vlist_key(struct view *v, int key, int rows);
+void vlist_search(struct view *v, bool backward);
+void vlist_status(struct view *v, char *buf, size_t len);
+
+/* Formats ns as tool_fmt_ns() does. */
+void view_fmt_ns(char *buf, size_t len, uint64_t ns);
+
+/* Draws s at (y, x), at most w cells, the rest up to w with blanks. */
+void view_put(int y, int x, int w, const char *s);
+
+#endif /* FXT_TOOLS_VIEW_VIEW_H */
