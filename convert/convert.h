@@ -101,7 +101,7 @@ int convert_read_header(int fd, struct spool_header **out);
 int convert_partial_name(const char *archive_path, char **out);
 
 /* Writes the archive of the spool at `spool_path` to `archive_path`
- * (".gz": compressed), through its partial name, so that a conversion
+ * (".gz", ".zst": compressed), through its partial name, so that a conversion
  * killed halfway leaves nothing under the archive's name.  The spool is
  * left in place, and no half archive is: on error there is none.  Returns 0 or -errno; -EBADMSG for
  * a file that is not a spool of this version. */

@@ -1,0 +1,86 @@
+#!/bin/sh
+# bench/compress.sh: what writing the archive compressed costs, in one run.
+# Not a test.
+#
+#   make bench-compress            (from the build tree), or
+#   abs_top_builddir=BUILD sh bench/compress.sh
+#
+# Workload: `fxt-run -o OUT bench/fib N` (fib(33): 11.4 M call pairs) with
+# OUT = out.fxt, out.fxt.gz and out.fxt.zst.  A round runs the three once,
+# in that order; each compressed run's wall time (start to exit: the
+# archive written) is divided by the plain run's of the same round, and the
+# median of those ratios over REPS rounds is printed, with the median wall
+# times and archive sizes.  Goal (issue 29): the faster of .gz and .zst at
+# most 1.5x the plain run.  Then each archive is read back by fxt-dump
+# --stats (the same counts) and, where the programs exist, by gzip -t and
+# zstd -t.
+#
+# Environment: FIB_N (33), REPS (5 rounds), BENCH_DIR (the scratch directory
+# is made in it, default TMPDIR or /tmp; its filesystem is printed).
+set -eu
+
+: "${abs_top_builddir:?set abs_top_builddir to the build tree}"
+B=$abs_top_builddir
+FIB_N=${FIB_N:-33}
+REPS=${REPS:-5}
+case $REPS in '' | *[!0-9]* | 0) echo "bench: REPS must be a positive integer" >&2; exit 2 ;; esac
+[ -z "${BENCH_DIR:-}" ] || mkdir -p "$BENCH_DIR"
+W=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/fxt-bench-z.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+mkdir -p "$W/res"
+for f in "$B/bench/fib" "$B/fxt-run" "$B/fxt-dump"; do
+  [ -e "$f" ] || { echo "bench: $f is missing (run make first)" >&2; exit 1; }
+done
+# shellcheck source=bench/stats.sh
+. "$(cd "$(dirname "$0")" && pwd)/stats.sh"
+
+now_ns() { date +%s%N; }
+
+# once EXT: one whole run writing out.EXT; appends "wall_ns bytes" to
+# $W/res/EXT (line R is round R).
+once() {
+  rm -f "$W/out.$1"
+  sync # no write-back of the run before lands on this one
+  t0=$(now_ns)
+  "$B/fxt-run" -q -f --max-size 0 -o "$W/out.$1" "$B/bench/fib" "$FIB_N" 1 >/dev/null 2>"$W/stderr" || {
+    echo "bench: fxt-run -o out.$1 failed:" >&2; cat "$W/stderr" >&2; exit 1; }
+  t1=$(now_ns)
+  echo "$((t1 - t0)) $(du -b "$W/out.$1" | cut -f1)" >>"$W/res/$1"
+}
+
+cpu_model=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)
+fs=$(findmnt -n -o FSTYPE -T "$W" 2>/dev/null || stat -f -c %T "$W")
+echo "machine: ${cpu_model:-$(uname -m)}, $(nproc) CPUs, Linux $(uname -r); scratch $W on $fs"
+echo "compressed archives: fib($FIB_N) whole run under fxt-run, median of $REPS rounds" \
+  "(each round: .fxt, .fxt.gz, .fxt.zst)"
+r=0
+while [ $r -lt "$REPS" ]; do
+  for e in fxt fxt.gz fxt.zst; do once "$e"; done
+  r=$((r + 1))
+done
+printf "%-10s %10s %12s %10s %8s\n" output "wall s" "x plain" "MiB" "ratio"
+for e in fxt fxt.gz fxt.zst; do
+  awk -v label="$e" "$AWK_ORDER"'
+    FNR == 1 { f++ }
+    f == 1 { pw[FNR] = $1; pb[FNR] = $2; next }
+    { k = FNR; w[k] = $1 / 1e9; q[k] = $1 / pw[k]; b[k] = $2; c[k] = pb[k] / $2 }
+    END {
+      printf "%-10s %10.2f %11.2fx %10.1f %7.1fx\n", label, median(w, k), median(q, k),
+        median(b, k) / 1048576, median(c, k)
+    }' "$W/res/fxt" "$W/res/$e"
+done
+echo "goal: the faster of .fxt.gz and .fxt.zst <= 1.5x the plain run (\"ratio\": plain size / size)"
+
+# The three say the same: fxt-dump --stats's counts, line for line.
+"$B/fxt-dump" --stats "$W/out.fxt" >"$W/stats.plain"
+for e in fxt.gz fxt.zst; do
+  "$B/fxt-dump" --stats "$W/out.$e" >"$W/stats.$e"
+  cmp -s "$W/stats.plain" "$W/stats.$e" && echo "$e: fxt-dump --stats same as .fxt" ||
+    echo "$e: fxt-dump --stats DIFFERS from .fxt"
+done
+if command -v gzip >/dev/null; then
+  gzip -t "$W/out.fxt.gz" && echo "fxt.gz: gzip -t ok"
+fi
+if command -v zstd >/dev/null; then
+  zstd -q -t "$W/out.fxt.zst" && echo "fxt.zst: zstd -t ok"
+fi
