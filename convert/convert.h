@@ -55,6 +55,9 @@ struct convert_opts {
 	/* fxt-run --srcline: the source location on every slice too
 	 * (conv_input.loc_args, convert/pipeline.h). */
 	bool srcline;
+	/* Compress on the converting thread only (FXT_WRITER_SERIAL): inside
+	 * a traced program (convert/self.c), which gets no threads of ours. */
+	bool serial;
 };
 
 struct convert_result {
