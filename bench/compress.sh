@@ -15,8 +15,13 @@
 # --stats (the same counts) and, where the programs exist, by gzip -t and
 # zstd -t.
 #
-# Environment: FIB_N (33), REPS (5 rounds), BENCH_DIR (the scratch directory
-# is made in it, default TMPDIR or /tmp; its filesystem is printed).
+# BASE=BUILD adds a fourth run to each round, .fxt.gz written by the
+# fxt-run of another build tree (an earlier revision's: "before"), timed
+# against the same plain run.
+#
+# Environment: FIB_N (33), REPS (5 rounds), BASE, BENCH_DIR (the scratch
+# directory is made in it, default TMPDIR or /tmp; its filesystem is
+# printed).
 set -eu
 
 : "${abs_top_builddir:?set abs_top_builddir to the build tree}"
@@ -36,13 +41,13 @@ done
 
 now_ns() { date +%s%N; }
 
-# once EXT: one whole run writing out.EXT; appends "wall_ns bytes" to
-# $W/res/EXT (line R is round R).
+# once EXT [RUN]: one whole run writing out.EXT (by RUN, default our
+# fxt-run); appends "wall_ns bytes" to $W/res/EXT (line R is round R).
 once() {
   rm -f "$W/out.$1"
   sync # no write-back of the run before lands on this one
   t0=$(now_ns)
-  "$B/fxt-run" -q -f --max-size 0 -o "$W/out.$1" "$B/bench/fib" "$FIB_N" 1 >/dev/null 2>"$W/stderr" || {
+  "${2:-$B/fxt-run}" -q -f --max-size 0 -o "$W/out.$1" "$B/bench/fib" "$FIB_N" 1 >/dev/null 2>"$W/stderr" || {
     echo "bench: fxt-run -o out.$1 failed:" >&2; cat "$W/stderr" >&2; exit 1; }
   t1=$(now_ns)
   echo "$((t1 - t0)) $(du -b "$W/out.$1" | cut -f1)" >>"$W/res/$1"
@@ -53,28 +58,33 @@ fs=$(findmnt -n -o FSTYPE -T "$W" 2>/dev/null || stat -f -c %T "$W")
 echo "machine: ${cpu_model:-$(uname -m)}, $(nproc) CPUs, Linux $(uname -r); scratch $W on $fs"
 echo "compressed archives: fib($FIB_N) whole run under fxt-run, median of $REPS rounds" \
   "(each round: .fxt, .fxt.gz, .fxt.zst)"
+outs="fxt fxt.gz fxt.zst"
+[ -z "${BASE:-}" ] || outs="$outs base.fxt.gz"
 r=0
 while [ $r -lt "$REPS" ]; do
   for e in fxt fxt.gz fxt.zst; do once "$e"; done
+  [ -z "${BASE:-}" ] || once base.fxt.gz "$BASE/fxt-run"
   r=$((r + 1))
 done
-printf "%-10s %10s %12s %10s %8s\n" output "wall s" "x plain" "MiB" "ratio"
-for e in fxt fxt.gz fxt.zst; do
+printf "%-12s %10s %12s %10s %8s\n" output "wall s" "x plain" "MiB" "ratio"
+for e in $outs; do
   awk -v label="$e" "$AWK_ORDER"'
     FNR == 1 { f++ }
     f == 1 { pw[FNR] = $1; pb[FNR] = $2; next }
     { k = FNR; w[k] = $1 / 1e9; q[k] = $1 / pw[k]; b[k] = $2; c[k] = pb[k] / $2 }
     END {
-      printf "%-10s %10.2f %11.2fx %10.1f %7.1fx\n", label, median(w, k), median(q, k),
+      printf "%-12s %10.2f %11.2fx %10.1f %7.1fx\n", label, median(w, k), median(q, k),
         median(b, k) / 1048576, median(c, k)
     }' "$W/res/fxt" "$W/res/$e"
 done
 echo "goal: the faster of .fxt.gz and .fxt.zst <= 1.5x the plain run (\"ratio\": plain size / size)"
+[ -z "${BASE:-}" ] || echo "base.fxt.gz: written by $BASE/fxt-run"
 
-# The three say the same: fxt-dump --stats's counts, line for line.
-"$B/fxt-dump" --stats "$W/out.fxt" >"$W/stats.plain"
+# The three say the same: fxt-dump --stats's counts, line for line (but
+# the times, which are the run's own).
+"$B/fxt-dump" --stats "$W/out.fxt" | grep -v '_ns ' >"$W/stats.plain"
 for e in fxt.gz fxt.zst; do
-  "$B/fxt-dump" --stats "$W/out.$e" >"$W/stats.$e"
+  "$B/fxt-dump" --stats "$W/out.$e" | grep -v '_ns ' >"$W/stats.$e"
   cmp -s "$W/stats.plain" "$W/stats.$e" && echo "$e: fxt-dump --stats same as .fxt" ||
     echo "$e: fxt-dump --stats DIFFERS from .fxt"
 done
