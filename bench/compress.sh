@@ -10,7 +10,9 @@
 # in that order; each compressed run's wall time (start to exit: the
 # archive written) is divided by the plain run's of the same round, and the
 # median of those ratios over REPS rounds is printed, with the median wall
-# times and archive sizes.  Goal (issue 29): the faster of .gz and .zst at
+# times and archive sizes; so is the CPU time (user + system, fxt-run and
+# the program): on a machine that others load, the wall time says how much
+# CPU the run got as much as what it needed.  Goal (issue 29): the faster of .gz and .zst at
 # most 1.5x the plain run.  Then each archive is read back by fxt-dump
 # --stats (the same counts) and, where the programs exist, by gzip -t and
 # zstd -t.
@@ -42,15 +44,21 @@ done
 now_ns() { date +%s%N; }
 
 # once EXT [RUN]: one whole run writing out.EXT (by RUN, default our
-# fxt-run); appends "wall_ns bytes" to $W/res/EXT (line R is round R).
+# fxt-run); appends "wall_ns bytes cpu_s" to $W/res/EXT (line R is round
+# R); cpu_s is user + system time of fxt-run and everything it waited for
+# (/usr/bin/time), or - without /usr/bin/time.
 once() {
   rm -f "$W/out.$1"
   sync # no write-back of the run before lands on this one
+  out=$1
+  set -- "${2:-$B/fxt-run}" -q -f --max-size 0 -o "$W/out.$out" "$B/bench/fib" "$FIB_N" 1
+  [ ! -x /usr/bin/time ] || set -- /usr/bin/time -f '%U %S' -o "$W/cpu" "$@"
+  echo "- -" >"$W/cpu"
   t0=$(now_ns)
-  "${2:-$B/fxt-run}" -q -f --max-size 0 -o "$W/out.$1" "$B/bench/fib" "$FIB_N" 1 >/dev/null 2>"$W/stderr" || {
-    echo "bench: fxt-run -o out.$1 failed:" >&2; cat "$W/stderr" >&2; exit 1; }
+  "$@" >/dev/null 2>"$W/stderr" || {
+    echo "bench: fxt-run -o out.$out failed:" >&2; cat "$W/stderr" >&2; exit 1; }
   t1=$(now_ns)
-  echo "$((t1 - t0)) $(du -b "$W/out.$1" | cut -f1)" >>"$W/res/$1"
+  echo "$((t1 - t0)) $(du -b "$W/out.$out" | cut -f1) $(awk '{ print $1 == "-" ? "-" : $1 + $2 }' "$W/cpu")" >>"$W/res/$out"
 }
 
 cpu_model=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)
@@ -66,14 +74,18 @@ while [ $r -lt "$REPS" ]; do
   [ -z "${BASE:-}" ] || once base.fxt.gz "$BASE/fxt-run"
   r=$((r + 1))
 done
-printf "%-12s %10s %12s %10s %8s\n" output "wall s" "x plain" "MiB" "ratio"
+printf "%-12s %8s %9s %8s %9s %8s %7s\n" output "wall s" "x plain" "cpu s" "x plain" "MiB" "ratio"
 for e in $outs; do
   awk -v label="$e" "$AWK_ORDER"'
     FNR == 1 { f++ }
-    f == 1 { pw[FNR] = $1; pb[FNR] = $2; next }
-    { k = FNR; w[k] = $1 / 1e9; q[k] = $1 / pw[k]; b[k] = $2; c[k] = pb[k] / $2 }
+    f == 1 { pw[FNR] = $1; pb[FNR] = $2; pc[FNR] = $3; next }
+    {
+      k = FNR; w[k] = $1 / 1e9; q[k] = $1 / pw[k]; b[k] = $2; c[k] = pb[k] / $2
+      if ($3 != "-" && pc[k] > 0) { cpu[++n] = $3; cq[n] = $3 / pc[k] }
+    }
     END {
-      printf "%-12s %10.2f %11.2fx %10.1f %7.1fx\n", label, median(w, k), median(q, k),
+      printf "%-12s %8.2f %8.2fx %8s %9s %8.1f %6.1fx\n", label, median(w, k), median(q, k),
+        n ? sprintf("%.2f", median(cpu, n)) : "-", n ? sprintf("%.2fx", median(cq, n)) : "-",
         median(b, k) / 1048576, median(c, k)
     }' "$W/res/fxt" "$W/res/$e"
 done

@@ -184,7 +184,7 @@ check_PROGRAMS += bench/srcline_bench
 bench_srcline_bench_SOURCES = bench/srcline_bench.c
 bench_srcline_bench_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 bench_srcline_bench_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la \
-	$(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS)
+	$(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 dist_noinst_SCRIPTS += bench/srcline.sh
 bench-srcline: all bench/srcline_bench
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/srcline.sh
