@@ -184,8 +184,16 @@ check_PROGRAMS += bench/srcline_bench
 bench_srcline_bench_SOURCES = bench/srcline_bench.c
 bench_srcline_bench_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 bench_srcline_bench_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la \
-	$(LIBDW_LIBS) $(ZLIB_LIBS)
+	$(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 dist_noinst_SCRIPTS += bench/srcline.sh
 bench-srcline: all bench/srcline_bench
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/srcline.sh
 .PHONY: bench-srcline
+
+# `make bench-compress`: bench/compress.sh times fib(33)'s whole run under
+# fxt-run writing .fxt, .fxt.gz and .fxt.zst, interleaved, each compressed
+# run against the plain one of its round.
+dist_noinst_SCRIPTS += bench/compress.sh
+bench-compress: all
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/compress.sh
+.PHONY: bench-compress

@@ -261,7 +261,8 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		goto out_sym;
 	}
 	unlink(tmp); /* a stale one, from a conversion killed halfway */
-	err = fxt_writer_open_path(&w, tmp, FXT_WRITER_NO_CLOBBER);
+	err = fxt_writer_open_path(&w, tmp,
+				   FXT_WRITER_NO_CLOBBER | (o && o->serial ? FXT_WRITER_SERIAL : 0));
 	if (err < 0)
 		goto out_sym;
 	err = conv_archive(w, &in, &st);

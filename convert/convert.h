@@ -55,6 +55,9 @@ struct convert_opts {
 	/* fxt-run --srcline: the source location on every slice too
 	 * (conv_input.loc_args, convert/pipeline.h). */
 	bool srcline;
+	/* Compress on the converting thread only (FXT_WRITER_SERIAL): inside
+	 * a traced program (convert/self.c), which gets no threads of ours. */
+	bool serial;
 };
 
 struct convert_result {
@@ -101,7 +104,7 @@ int convert_read_header(int fd, struct spool_header **out);
 int convert_partial_name(const char *archive_path, char **out);
 
 /* Writes the archive of the spool at `spool_path` to `archive_path`
- * (".gz": compressed), through its partial name, so that a conversion
+ * (".gz", ".zst": compressed), through its partial name, so that a conversion
  * killed halfway leaves nothing under the archive's name.  The spool is
  * left in place, and no half archive is: on error there is none.  Returns 0 or -errno; -EBADMSG for
  * a file that is not a spool of this version. */

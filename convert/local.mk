@@ -22,7 +22,7 @@ noinst_LTLIBRARIES += libfxtconvert.la
 libfxtconvert_la_SOURCES = $(CONVERT_SOURCES)
 libfxtconvert_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 libfxtconvert_la_LIBADD = libfxtrun.la libfxtsym.la libfxtcodec.la libfxtcommon.la \
-	$(LIBDW_LIBS) $(ZLIB_LIBS)
+	$(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 
 # Merging archives into one (merge.h): fxt-run's parts and fxt-merge's
 # inputs; the codec's reader and writer only.
@@ -37,6 +37,6 @@ libfxtmerge_la_LIBADD = libfxtcodec.la
 pkglib_LTLIBRARIES += libfxt-convert.la
 libfxt_convert_la_SOURCES = convert/self.c $(CONVERT_SOURCES) $(RUN_CONTRACT_SOURCES) $(SPOOL_SOURCES) \
 	$(FXT_CODEC_SOURCES) $(FXT_SYM_SOURCES) $(COMMON_SOURCES)
-libfxt_convert_la_CFLAGS = $(AGENT_CFLAGS) $(LIBDW_CFLAGS) $(ZLIB_CFLAGS)
+libfxt_convert_la_CFLAGS = $(AGENT_CFLAGS) $(LIBDW_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(LIBDEFLATE_CFLAGS)
 libfxt_convert_la_LDFLAGS = $(AGENT_LDFLAGS)
-libfxt_convert_la_LIBADD = $(LIBDW_LIBS) $(ZLIB_LIBS) -lpthread -ldl
+libfxt_convert_la_LIBADD = $(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS) -lpthread -ldl

@@ -92,7 +92,7 @@ static int shift_record(struct shifts *sh, uint64_t *w, uint64_t nwords,
 }
 
 /* Copies the records of the archive at `path` after its magic record, as
- * the reader frames them (fxt/reader.h, FXT_READER_RAW): plain or gzip, up
+ * the reader frames them (fxt/reader.h, FXT_READER_RAW): plain or compressed, up
  * to its last whole record; moved in time when sh is not NULL.  Returns 0
  * or -errno (the writer's, the file system's or the shift's); damage in
  * the part only ends it (res->truncated). */
@@ -195,9 +195,7 @@ int merge_archives_shifted(const char *out, const char *const *parts, size_t npa
 		err = -errno;
 		goto out_file;
 	}
-	size_t len = strlen(out);
-	bool gz = len >= 3 && strcmp(out + len - 3, ".gz") == 0;
-	err = fxt_writer_open_fd(&w, fd, gz ? FXT_WRITER_GZIP : 0);
+	err = fxt_writer_open_fd(&w, fd, fxt_writer_path_flags(out));
 	if (err < 0)
 		goto out_file;
 

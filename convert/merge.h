@@ -13,11 +13,11 @@
  * only when both ends are in one file.
  *
  * Parts are read with the reader's framing (fxt/reader.h, FXT_READER_RAW),
- * plain or gzip alike, and copied record by record as they are: a part
+ * plain or compressed alike, and copied record by record as they are: a part
  * that ends in a truncated record (its process died writing it), or whose
  * header says size 0, is copied up to its last whole record, so that the
- * merged archive stays readable after it.  The output is gzip when its
- * name ends in ".gz".
+ * merged archive stays readable after it.  The output is compressed as its
+ * name says (fxt_writer_path_flags()).
  *
  * Records can also move in time, provider by provider (fxt-merge aligning
  * a kernel trace on another clock with the agent's CLOCK_MONOTONIC): the

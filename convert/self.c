@@ -20,7 +20,7 @@ int fxt_convert_spool_self(const char *spool_path, const char *output, long pid,
 {
 	/* Consumed: a process killed after its archive got its name leaves
 	 * a spool that says so, converted once (convert.h). */
-	struct convert_opts o = { .session = session, .consume = true };
+	struct convert_opts o = { .session = session, .consume = true, .serial = true };
 	struct convert_result res;
 	int err = convert_spool_named(spool_path, output, pid, n, &o, &res, path, cap, NULL);
 
@@ -39,7 +39,7 @@ EXPORT int fxt_convert_snapshot_self(const char *spool_path, const char *archive
  * archive, for the agent. */
 int fxt_convert_snapshot_self(const char *spool_path, const char *archive_path, const char *session)
 {
-	struct convert_opts o = { .session = session };
+	struct convert_opts o = { .session = session, .serial = true };
 	struct convert_result res;
 	int err = convert_spool(spool_path, archive_path, &o, &res);
 

@@ -664,7 +664,7 @@ static int next_large(struct fxt_reader *r, uint64_t h, struct fxt_record *rec)
 	bool raw = r->flags & FXT_READER_RAW;
 	bool held;
 	size_t take;
-	if (r->src == SRC_MEM && !r->gz) {
+	if (r->src == SRC_MEM && !r->codec) {
 		held = true;
 		take = (size_t)nbytes;
 		if (nbytes > left)

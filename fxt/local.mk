@@ -4,7 +4,7 @@
 # compiles these sources itself, without sanitizers (see convert/local.mk).
 FXT_CODEC_SOURCES = \
 	fxt/encode.c fxt/encode.h \
-	fxt/writer.c fxt/writer_int.h fxt/tables.c \
+	fxt/writer.c fxt/writer_int.h fxt/tables.c fxt/compress.c fxt/compress.h \
 	fxt/reader_int.h fxt/reader.c fxt/source.c fxt/decode.c \
 	fxt/utf8.c \
 	fxt/typenames.c \
@@ -14,13 +14,13 @@ FXT_CODEC_SOURCES = \
 
 noinst_LTLIBRARIES += libfxtcodec.la
 libfxtcodec_la_SOURCES = $(FXT_CODEC_SOURCES)
-libfxtcodec_la_LIBADD = $(ZLIB_LIBS)
-libfxtcodec_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
+libfxtcodec_la_LIBADD = $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS) -lpthread
+libfxtcodec_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(LIBDEFLATE_CFLAGS)
 
 lib_LTLIBRARIES += libfxt.la
 libfxt_la_SOURCES =
 nodist_EXTRA_libfxt_la_SOURCES = fxt/dummy.c
-libfxt_la_LIBADD = libfxtcodec.la $(ZLIB_LIBS)
+libfxt_la_LIBADD = libfxtcodec.la $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 libfxt_la_LDFLAGS = -version-info 0:0:0 -export-symbols-regex '^fxt_'
 
 fxtinclude_HEADERS += include/fxt/format.h include/fxt/writer.h include/fxt/reader.h \

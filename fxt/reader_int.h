@@ -4,7 +4,7 @@
  *   reader.c  the public API (include/fxt/reader.h) but the record path:
  *             opening and freeing a reader, the per-provider contexts
  *             (string and thread tables), errors and diagnostics, getters.
- *   source.c  the byte source (memory, descriptor, inflate) and the window
+ *   source.c  the byte source (memory, descriptor, inflate, zstd) and the window
  *             over it: filling, growing, skipping a large payload.
  *   decode.c  the record path, fxt_reader_next(): framing each record in
  *             the window, the bounds-checked cursor over its words and the
@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include <zlib.h>
+#include <zstd.h>
 
 #include <fxt/reader.h>
 
@@ -74,6 +75,7 @@ struct provider {
 /* ----------------------------------------------------------------- reader */
 
 enum source { SRC_MEM, SRC_FD };
+enum codec { CODEC_NONE, CODEC_GZIP, CODEC_ZSTD };
 
 struct fxt_reader {
 	/* The window: unread bytes are win[pos .. end); win[0] is at stream
@@ -86,17 +88,21 @@ struct fxt_reader {
 
 	enum source src;
 	bool eof;     /* the source has no more bytes */
-	bool gz;      /* bytes come through inflate */
-	uint8_t *buf; /* window storage (fd or gzip input) */
+	enum codec codec; /* what the bytes come through, if compressed */
+	uint8_t *buf;	  /* window storage (fd or compressed input) */
 	size_t cap;
 	int fd;
 	bool own_fd;
 	const uint8_t *mem; /* compressed memory input */
 	size_t mem_len, mem_pos;
+	const uint8_t *in; /* compressed input not yet taken: in[0 .. in_len) */
+	size_t in_len;
 	z_stream zs;
 	bool zs_init;
+	ZSTD_DStream *zd;
 	bool in_eof;	  /* no more compressed input */
 	bool member_done; /* inflate finished a gzip member */
+	bool frame_done;  /* zstd finished a frame, all of it out */
 	uint8_t *zin;
 
 	unsigned flags;
@@ -147,11 +153,11 @@ struct str_entry *fxt__string_set(struct provider *p, unsigned index, const char
 
 /* ---------------------------------------------------------------- source.c */
 
-/* Sets up reading from a descriptor (plain or gzip, told by its first
+/* Sets up reading from a descriptor (plain, gzip or zstd, told by its first
  * bytes) or from memory.  Return 0 or -errno; the caller frees r on error. */
 int fxt__source_open_fd(struct fxt_reader *r, int fd);
 int fxt__source_open_mem(struct fxt_reader *r, const uint8_t *data, size_t len);
-/* Releases the source: inflate state, owned descriptor, buffers. */
+/* Releases the source: decompressor, owned descriptor, buffers. */
 void fxt__source_close(struct fxt_reader *r);
 
 /* Makes at least `need` (<= cap) unread bytes available in the window.
@@ -166,7 +172,7 @@ static inline bool fxt__fill(struct fxt_reader *r, size_t need)
 	return fxt__fill_slow(r, need);
 }
 
-/* Makes the window (of a descriptor or gzip input) hold `need` bytes. */
+/* Makes the window (of a descriptor or compressed input) hold `need` bytes. */
 bool fxt__grow_window(struct fxt_reader *r, size_t need);
 /* Throws away the rest of a large record too big for the window. */
 bool fxt__skip_payload(struct fxt_reader *r);

@@ -1,5 +1,7 @@
 /* The FXT reader's byte source and its window (see reader_int.h): memory,
- * a descriptor, either through inflate when it is gzip; the window over it
+ * a descriptor, either through inflate when it is gzip or through
+ * ZSTD_decompressStream when it is zstd (told by the first bytes, whatever
+ * the file's name); the window over it
  * is filled, grown for a large record held whole, and skipped through for
  * a large payload not held.
  */
@@ -9,6 +11,7 @@
 #include <unistd.h>
 
 #include <zlib.h>
+#include <zstd.h>
 
 #include "fxt/reader_int.h"
 
@@ -25,14 +28,14 @@ static ssize_t read_fd(int fd, void *dst, size_t n)
 	}
 }
 
-/* Pulls more compressed input.  Returns false on a read error. */
-static bool gz_refill(struct fxt_reader *r)
+/* Pulls more compressed input into r->in.  Returns false on a read error. */
+static bool refill(struct fxt_reader *r)
 {
 	if (r->src == SRC_MEM) {
 		size_t left = r->mem_len - r->mem_pos;
 		size_t take = left > (1u << 30) ? (1u << 30) : left;
-		r->zs.next_in = (Bytef *)(uintptr_t)(r->mem + r->mem_pos);
-		r->zs.avail_in = (uInt)take;
+		r->in = r->mem + r->mem_pos;
+		r->in_len = take;
 		r->mem_pos += take;
 	} else {
 		ssize_t got = read_fd(r->fd, r->zin, ZIN_BYTES);
@@ -42,10 +45,10 @@ static bool gz_refill(struct fxt_reader *r)
 			r->read_errno = (int)-got;
 			return false;
 		}
-		r->zs.next_in = r->zin;
-		r->zs.avail_in = (uInt)got;
+		r->in = r->zin;
+		r->in_len = (size_t)got;
 	}
-	if (r->zs.avail_in == 0)
+	if (r->in_len == 0)
 		r->in_eof = true;
 	return true;
 }
@@ -58,12 +61,13 @@ static ssize_t read_gz(struct fxt_reader *r, uint8_t *dst, size_t n)
 	r->zs.avail_out = (uInt)(n > (1u << 30) ? (1u << 30) : n);
 	size_t want = r->zs.avail_out;
 	while (r->zs.avail_out > 0) {
-		if (r->zs.avail_in == 0 && !r->in_eof && !gz_refill(r))
+		if (r->in_len == 0 && !r->in_eof && !refill(r))
 			return -1;
 		if (r->member_done) {
-			/* Concatenated gzip members are one stream (gzip -c a b);
-			 * only the end of the input after a member is a clean end. */
-			if (r->zs.avail_in == 0)
+			/* Concatenated gzip members are one stream (gzip -c a b,
+			 * and the writer's blocks); only the end of the input
+			 * after a member is a clean end. */
+			if (r->in_len == 0)
 				break;
 			if (inflateReset(&r->zs) != Z_OK) {
 				fxt__set_error(r, r->win_off + r->end,
@@ -73,14 +77,18 @@ static ssize_t read_gz(struct fxt_reader *r, uint8_t *dst, size_t n)
 			r->member_done = false;
 		}
 		uInt before = r->zs.avail_out;
+		r->zs.next_in = (Bytef *)(uintptr_t)r->in; /* zlib does not write to it */
+		r->zs.avail_in = (uInt)r->in_len;
 		int zr = inflate(&r->zs, Z_NO_FLUSH);
+		r->in = r->zs.next_in;
+		r->in_len = r->zs.avail_in;
 		if (zr == Z_STREAM_END) {
 			r->member_done = true;
 		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
 			fxt__set_error(r, r->win_off + r->end + (want - r->zs.avail_out),
 				       "gzip: %s", r->zs.msg ? r->zs.msg : "data error");
 			return -1;
-		} else if (r->zs.avail_out == before && r->zs.avail_in == 0 && r->in_eof) {
+		} else if (r->zs.avail_out == before && r->in_len == 0 && r->in_eof) {
 			/* No progress and no more input, inside a member. */
 			size_t got = want - r->zs.avail_out;
 			if (got > 0)
@@ -93,6 +101,41 @@ static ssize_t read_gz(struct fxt_reader *r, uint8_t *dst, size_t n)
 	return (ssize_t)(want - r->zs.avail_out);
 }
 
+/* read_gz() for zstd: frames one after another are one stream too. */
+static ssize_t read_zstd(struct fxt_reader *r, uint8_t *dst, size_t n)
+{
+	ZSTD_outBuffer out = { dst, n, 0 };
+	while (out.pos < out.size) {
+		if (r->in_len == 0 && !r->in_eof && !refill(r))
+			return -1;
+		/* Called with no input too: output it held back comes out. */
+		ZSTD_inBuffer in = { r->in, r->in_len, 0 };
+		size_t before = out.pos;
+		size_t zr = ZSTD_decompressStream(r->zd, &out, &in);
+		r->in += in.pos;
+		r->in_len -= in.pos;
+		if (ZSTD_isError(zr)) {
+			fxt__set_error(r, r->win_off + r->end + out.pos, "zstd: %s",
+				       ZSTD_getErrorName(zr));
+			return -1;
+		}
+		bool moved = in.pos > 0 || out.pos > before;
+		/* 0: a frame ended and everything it holds is out. */
+		if (zr == 0)
+			r->frame_done = true;
+		else if (moved)
+			r->frame_done = false;
+		if (!moved && r->in_len == 0 && r->in_eof) {
+			if (r->frame_done || out.pos > 0)
+				break; /* a cut inside a frame: said on the next call */
+			fxt__set_error(r, r->win_off + r->end,
+				       "zstd stream truncated (the compressed file was cut short)");
+			return -1;
+		}
+	}
+	return (ssize_t)out.pos;
+}
+
 /* Makes at least `need` (<= cap) unread bytes available in the window.
  * Returns true if it could, false at the end of input or on error
  * (r->failed tells which). */
@@ -100,7 +143,7 @@ bool fxt__fill_slow(struct fxt_reader *r, size_t need)
 {
 	if (r->failed)
 		return false;
-	if (r->src == SRC_MEM && !r->gz)
+	if (r->src == SRC_MEM && !r->codec)
 		return false;
 	if (r->pos > 0) {
 		memmove(r->buf, r->buf + r->pos, r->end - r->pos);
@@ -110,8 +153,9 @@ bool fxt__fill_slow(struct fxt_reader *r, size_t need)
 	}
 	while (r->end < need && !r->eof) {
 		ssize_t got;
-		if (r->gz) {
-			got = read_gz(r, r->buf + r->end, r->cap - r->end);
+		if (r->codec) {
+			got = r->codec == CODEC_ZSTD ? read_zstd(r, r->buf + r->end, r->cap - r->end)
+						     : read_gz(r, r->buf + r->end, r->cap - r->end);
 			if (got < 0)
 				return false;
 		} else {
@@ -175,12 +219,33 @@ bool fxt__skip_payload(struct fxt_reader *r)
 	return true;
 }
 
-static int gz_start(struct fxt_reader *r)
+/* The codec whose magic the first bytes are, CODEC_NONE for plain FXT. */
+static enum codec sniff(const uint8_t *d, size_t len)
 {
-	if (inflateInit2(&r->zs, 15 + 16) != Z_OK)
-		return -ENOMEM;
-	r->zs_init = true;
-	r->gz = true;
+	if (len >= 2 && d[0] == 0x1f && d[1] == 0x8b)
+		return CODEC_GZIP;
+	/* A zstd frame, or a skippable frame (magic 0x184D2A5?) before one. */
+	if (len >= 4 && ((d[0] == 0x28 && d[1] == 0xb5 && d[2] == 0x2f && d[3] == 0xfd) ||
+			 ((d[0] & 0xf0) == 0x50 && d[1] == 0x2a && d[2] == 0x4d && d[3] == 0x18)))
+		return CODEC_ZSTD;
+	return CODEC_NONE;
+}
+
+/* Sets up the decompressor of `codec`, its input `in`. */
+static int codec_start(struct fxt_reader *r, enum codec codec, const uint8_t *in, size_t len)
+{
+	if (codec == CODEC_ZSTD) {
+		r->zd = ZSTD_createDStream();
+		if (!r->zd || ZSTD_isError(ZSTD_initDStream(r->zd)))
+			return -ENOMEM;
+	} else {
+		if (inflateInit2(&r->zs, 15 + 16) != Z_OK)
+			return -ENOMEM;
+		r->zs_init = true;
+	}
+	r->codec = codec;
+	r->in = in;
+	r->in_len = len;
 	return 0;
 }
 
@@ -197,10 +262,10 @@ int fxt__source_open_fd(struct fxt_reader *r, int fd)
 		return -ENOMEM;
 	r->win = r->buf;
 
-	/* Peek at the first two bytes for the gzip magic.  They land in zin:
-	 * inflate's input if it is gzip, else copied into the window. */
+	/* Peek at the first four bytes for a magic.  They land in zin: the
+	 * decompressor's input if there is one, else copied into the window. */
 	size_t have = 0;
-	while (have < 2) {
+	while (have < 4) {
 		ssize_t got = read_fd(fd, r->zin + have, ZIN_BYTES - have);
 		if (got < 0) {
 			err = (int)got;
@@ -214,12 +279,11 @@ int fxt__source_open_fd(struct fxt_reader *r, int fd)
 		}
 		have += (size_t)got;
 	}
-	if (have >= 2 && r->zin[0] == 0x1f && r->zin[1] == 0x8b) {
-		err = gz_start(r);
+	enum codec codec = sniff(r->zin, have);
+	if (codec) {
+		err = codec_start(r, codec, r->zin, have);
 		if (err)
 			return err;
-		r->zs.next_in = r->zin;
-		r->zs.avail_in = (uInt)have;
 		r->in_eof = r->eof;
 		r->eof = false;
 	} else {
@@ -232,12 +296,13 @@ int fxt__source_open_fd(struct fxt_reader *r, int fd)
 int fxt__source_open_mem(struct fxt_reader *r, const uint8_t *d, size_t len)
 {
 	r->src = SRC_MEM;
-	if (len >= 2 && d[0] == 0x1f && d[1] == 0x8b) {
+	enum codec codec = sniff(d, len);
+	if (codec) {
 		r->cap = WINDOW_BYTES;
 		r->buf = malloc(r->cap);
 		if (!r->buf)
 			return -ENOMEM;
-		int err = gz_start(r);
+		int err = codec_start(r, codec, NULL, 0);
 		if (err)
 			return err;
 		r->mem = d;
@@ -256,6 +321,7 @@ void fxt__source_close(struct fxt_reader *r)
 {
 	if (r->zs_init)
 		inflateEnd(&r->zs);
+	ZSTD_freeDStream(r->zd);
 	if (r->own_fd)
 		close(r->fd);
 	free(r->buf);

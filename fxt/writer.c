@@ -1,7 +1,8 @@
 /* The FXT writer (the contract: include/fxt/writer.h): records gathered in
- * one word-aligned buffer, drained to a descriptor (write loop), to memory,
- * or through deflate; the record emitters; providers.  The encoders are in
- * encode.c, the string and thread tables in tables.c. */
+ * one word-aligned buffer, drained to a descriptor (write loop) or to
+ * memory, directly or through a compressor (compress.c); the record
+ * emitters; providers.  The encoders are in encode.c, the string and
+ * thread tables in tables.c. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,20 +12,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <zlib.h>
-
 #include <fxt/utf8.h>
 #include <fxt/writer.h>
 
+#include "fxt/compress.h"
 #include "fxt/encode.h"
 #include "fxt/internal.h"
 #include "fxt/writer_int.h"
 
 #define OUT_BUF_BYTES  (512u * 1024) /* records are gathered here */
-#define ZOUT_BUF_BYTES (256u * 1024) /* deflate's output */
-#define GZIP_LEVEL     1	     /* the flusher's speed matters more than size */
 #define MEM_MIN_BYTES  (64u * 1024)
-#define IO_CHUNK       (1u << 30) /* per write() and per deflate() call */
+#define IO_CHUNK       (1u << 30) /* per write() */
 
 static int set_error(struct fxt_writer *w, int err)
 {
@@ -86,48 +84,26 @@ static int sink_write(struct fxt_writer *w, const void *data, size_t len)
 	return 0;
 }
 
-/* Sends bytes to the sink, through deflate when compressing; `zflush` is
- * deflate's flush mode (Z_NO_FLUSH, Z_SYNC_FLUSH or Z_FINISH). */
-static int emit(struct fxt_writer *w, const void *data, size_t len, int zflush)
+static int sink_out(void *w, const void *data, size_t len)
 {
-	const unsigned char *p = data;
+	return sink_write(w, data, len);
+}
 
+/* Sends bytes to the sink, through the compressor if any. */
+static int emit(struct fxt_writer *w, const void *data, size_t len)
+{
 	if (w->err)
 		return w->err;
-	if (!w->gz)
+	if (!w->z)
 		return len ? sink_write(w, data, len) : 0;
-	do {
-		size_t chunk = len < IO_CHUNK ? len : IO_CHUNK;
-		int flush = chunk == len ? zflush : Z_NO_FLUSH;
-
-		w->zs.next_in = (Bytef *)(uintptr_t)p; /* zlib does not write to it */
-		w->zs.avail_in = (uInt)chunk;
-		for (;;) {
-			int rc;
-			size_t have;
-
-			w->zs.next_out = w->zout;
-			w->zs.avail_out = ZOUT_BUF_BYTES;
-			rc = deflate(&w->zs, flush);
-			if (rc == Z_STREAM_ERROR)
-				return set_error(w, -EIO);
-			have = ZOUT_BUF_BYTES - w->zs.avail_out;
-			if (have && sink_write(w, w->zout, have))
-				return w->err;
-			if (flush == Z_FINISH ? rc == Z_STREAM_END
-					      : w->zs.avail_out != 0 && w->zs.avail_in == 0)
-				break;
-		}
-		p += chunk;
-		len -= chunk;
-	} while (len);
-	return 0;
+	int err = fxt__zsink_write(w->z, data, len);
+	return err ? set_error(w, err) : 0;
 }
 
 /* Empties the output buffer into the sink. */
-static int drain(struct fxt_writer *w, int zflush)
+static int drain(struct fxt_writer *w)
 {
-	int err = emit(w, w->buf, w->pos, zflush);
+	int err = emit(w, w->buf, w->pos);
 
 	w->pos = 0;
 	return err;
@@ -139,10 +115,10 @@ static int put_bytes(struct fxt_writer *w, const void *data, size_t len)
 	if (writable(w))
 		return writable(w);
 	if (len > w->cap - w->pos) {
-		if (drain(w, Z_NO_FLUSH))
+		if (drain(w))
 			return w->err;
 		if (len > w->cap) { /* bigger than the buffer: send it as it is */
-			if (emit(w, data, len, Z_NO_FLUSH))
+			if (emit(w, data, len))
 				return w->err;
 			w->bytes += len;
 			return 0;
@@ -162,7 +138,7 @@ uint64_t *fxt_writer_reserve(struct fxt_writer *w, size_t nwords)
 		set_error(w, -EINVAL);
 		return NULL;
 	}
-	if (nwords * FXT_WORD_SIZE > w->cap - w->pos && drain(w, Z_NO_FLUSH))
+	if (nwords * FXT_WORD_SIZE > w->cap - w->pos && drain(w))
 		return NULL;
 	w->reserved = nwords;
 	return w->buf + w->pos / FXT_WORD_SIZE;
@@ -204,16 +180,13 @@ static int writer_new(struct fxt_writer **out, unsigned flags, int fd, bool own_
 	w->buf = malloc(w->cap);
 	if (!w->buf)
 		goto fail_buf;
-	if (flags & FXT_WRITER_GZIP) {
-		w->zout = malloc(ZOUT_BUF_BYTES);
-		if (!w->zout)
-			goto fail_zout;
-		/* windowBits 15 + 16: a gzip wrapper rather than zlib's; memLevel 9
-		 * (256 KiB more than the default) deflates a little faster. */
-		if (deflateInit2(&w->zs, GZIP_LEVEL, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) !=
-		    Z_OK)
-			goto fail_deflate;
-		w->gz = true;
+	if (flags & (FXT_WRITER_GZIP | FXT_WRITER_ZSTD)) {
+		err = fxt__zsink_open(&w->z,
+				      (flags & FXT_WRITER_ZSTD) ? FXT__CODEC_ZSTD : FXT__CODEC_GZIP,
+				      flags & FXT_WRITER_SERIAL, sink_out, w);
+		if (err)
+			goto fail_zsink;
+		err = -ENOMEM;
 	}
 	/* Records before any provider record belong to provider 0, for the
 	 * reader as for us. */
@@ -225,11 +198,8 @@ static int writer_new(struct fxt_writer **out, unsigned flags, int fd, bool own_
 
 fail_provider:
 	free(w->prov);
-	if (w->gz)
-		deflateEnd(&w->zs);
-fail_deflate:
-	free(w->zout);
-fail_zout:
+	fxt__zsink_free(w->z);
+fail_zsink:
 	free(w->buf);
 fail_buf:
 	free(w);
@@ -237,15 +207,24 @@ fail_alloc:
 	return err;
 }
 
-int fxt_writer_open_path(struct fxt_writer **w, const char *path, unsigned flags)
+unsigned fxt_writer_path_flags(const char *path)
 {
 	size_t len = strlen(path);
+
+	if (len >= 3 && strcmp(path + len - 3, ".gz") == 0)
+		return FXT_WRITER_GZIP;
+	if (len >= 4 && strcmp(path + len - 4, ".zst") == 0)
+		return FXT_WRITER_ZSTD;
+	return 0;
+}
+
+int fxt_writer_open_path(struct fxt_writer **w, const char *path, unsigned flags)
+{
 	int oflags = O_WRONLY | O_CREAT | O_CLOEXEC;
 	int fd, err;
 
 	*w = NULL;
-	if (len >= 3 && strcmp(path + len - 3, ".gz") == 0)
-		flags |= FXT_WRITER_GZIP;
+	flags |= fxt_writer_path_flags(path);
 	oflags |= (flags & FXT_WRITER_NO_CLOBBER) ? O_EXCL : O_TRUNC;
 	do
 		fd = open(path, oflags, 0644);
@@ -284,19 +263,20 @@ int fxt_writer_flush(struct fxt_writer *w)
 
 	if (w->finished)
 		return w->err;
-	/* A sync flush makes everything so far decodable from the file; each
-	 * costs a few bytes, so none when nothing was written since the last. */
-	if (w->gz && w->pos == 0 && w->zs.total_in == w->synced_in)
-		return w->err;
-	err = drain(w, Z_SYNC_FLUSH);
-	w->synced_in = w->zs.total_in;
-	return err;
+	/* The compressor makes everything so far decodable from the file
+	 * (nothing when nothing was written since its last flush). */
+	err = drain(w);
+	if (!err && w->z && (err = fxt__zsink_flush(w->z)))
+		set_error(w, err);
+	return w->err;
 }
 
 int fxt_writer_finish(struct fxt_writer *w)
 {
 	if (!w->finished) {
-		drain(w, Z_FINISH);
+		int err = drain(w);
+		if (!err && w->z && (err = fxt__zsink_finish(w->z)))
+			set_error(w, err);
 		w->finished = true;
 	}
 	return w->err;
@@ -316,11 +296,9 @@ void fxt_writer_free(struct fxt_writer *w)
 		free(w->prov[i]);
 	}
 	free(w->prov);
-	if (w->gz)
-		deflateEnd(&w->zs);
+	fxt__zsink_free(w->z);
 	if (w->own_fd)
 		close(w->fd);
-	free(w->zout);
 	free(w->mem);
 	free(w->buf);
 	free(w);

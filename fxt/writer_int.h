@@ -7,8 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <zlib.h>
-
 #include <fxt/writer.h>
 
 /* String table of one provider.  ent[], hash[] are indexed by string index
@@ -62,16 +60,14 @@ struct fxt_writer {
 	uint64_t bytes; /* archive bytes produced, uncompressed */
 	int err;	/* first error, sticky */
 
-	/* The sink: a descriptor or memory, behind deflate when gz. */
+	/* The sink: a descriptor or memory, behind a compressor if any. */
 	int fd;
 	bool own_fd;
 	bool to_mem;
 	unsigned char *mem;
 	size_t mem_len, mem_cap;
-	bool gz, finished;
-	z_stream zs;
-	uLong synced_in; /* zs.total_in at the last sync flush */
-	unsigned char *zout;
+	bool finished;
+	struct fxt__zsink *z; /* compress.h, NULL for plain output */
 
 	struct provider **prov;
 	size_t nprov;

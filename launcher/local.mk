@@ -10,7 +10,7 @@ fxt_run_SOURCES = launcher/fxt-run.c launcher/launcher.h \
 fxt_run_CPPFLAGS = $(AM_CPPFLAGS) -DFXT_PKGLIBDIR='"$(pkglibdir)"'
 fxt_run_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 fxt_run_LDADD = libfxtattach.la libfxtmerge.la libfxtconvert.la libfxtrun.la libfxtsym.la libfxtcodec.la \
-	libfxtcommon.la $(LIBDW_LIBS) $(ZLIB_LIBS) \
+	libfxtcommon.la $(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS) \
 	-lpthread
 
 # launcher/attach/: fxt-run -p, recording a process already running:

@@ -114,7 +114,8 @@ size_t run_archive_stem(const char *output)
 
 	base = base ? base + 1 : output;
 	dot = strrchr(base, '.');
-	gz = dot && strcmp(dot, ".gz") == 0 ? dot : NULL;
+	/* A compressed archive's suffix stays with its ".fxt": ".fxt.gz". */
+	gz = dot && (strcmp(dot, ".gz") == 0 || strcmp(dot, ".zst") == 0) ? dot : NULL;
 	if (gz) {
 		const char *p = gz;
 		dot = NULL;

@@ -4,8 +4,8 @@
  *
  *   OUT                    the root's archive (the merged one, under fxt-run)
  *   OUT's stem.PID[.N]EXT  the archive of process PID (image N, N > 1),
- *                          ".PID" inserted before the extension (".fxt.gz"
- *                          counts as one), or appended when there is none
+ *                          ".PID" inserted before the extension (".fxt.gz",
+ *                          ".fxt.zst" count as one), or appended when there is none
  *   OUT.PID.spool          the spool of process PID's first image
  *   OUT.PID.N.spool        ... and of its image N (after N - 1 execs)
  *   OUT.ROOT.session       the session shared by the run's processes

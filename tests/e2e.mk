@@ -89,6 +89,7 @@ E2E_TESTS += \
 # their NAME and OPTIONS sections.
 E2E_TESTS += \
 	tests/e2e/dump-print.sh \
+	tests/e2e/compressed.sh \
 	tests/e2e/dump-check.sh \
 	tests/e2e/dump-usage.sh \
 	tests/e2e/report-basic.sh \

@@ -14,16 +14,16 @@ if FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz_reader
 tests_fuzz_fuzz_reader_SOURCES = tests/fuzz/fuzz_reader.c fxt/reader.c fxt/source.c fxt/decode.c \
 	fxt/reader_int.h fxt/utf8.c fxt/typenames.c
-tests_fuzz_fuzz_reader_CFLAGS = $(WARN_CFLAGS) $(FUZZ_CFLAGS) $(ZLIB_CFLAGS)
+tests_fuzz_fuzz_reader_CFLAGS = $(WARN_CFLAGS) $(FUZZ_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(LIBDEFLATE_CFLAGS)
 tests_fuzz_fuzz_reader_LDFLAGS = $(FUZZ_CFLAGS)
-tests_fuzz_fuzz_reader_LDADD = $(ZLIB_LIBS)
+tests_fuzz_fuzz_reader_LDADD = $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 
 noinst_PROGRAMS += tests/fuzz/fuzz_import
 tests_fuzz_fuzz_import_SOURCES = tests/fuzz/fuzz_import.c import/import.c import/ktrace.c \
 	import/import.h common/addrtab.c common/addrtab.h $(FXT_CODEC_SOURCES)
-tests_fuzz_fuzz_import_CFLAGS = $(WARN_CFLAGS) $(FUZZ_CFLAGS) $(ZLIB_CFLAGS)
+tests_fuzz_fuzz_import_CFLAGS = $(WARN_CFLAGS) $(FUZZ_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(LIBDEFLATE_CFLAGS)
 tests_fuzz_fuzz_import_LDFLAGS = $(FUZZ_CFLAGS)
-tests_fuzz_fuzz_import_LDADD = $(ZLIB_LIBS)
+tests_fuzz_fuzz_import_LDADD = $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS) -lpthread
 
 # `make fuzz` runs the reader's for FUZZ_SECONDS, then the importer's for
 # half as long (its input is a simpler format).

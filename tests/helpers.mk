@@ -50,4 +50,4 @@ EXTRA_DIST += tests/helpers/perfetto_rules.py tests/helpers/libc-real-flows.py \
 # thread of a running process, loads a library into it and calls a
 # function of it (attach-inject.sh).
 check_PROGRAMS += tests/helpers/fxt_inject
-tests_helpers_fxt_inject_LDADD = libfxtattach.la libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) $(ZLIB_LIBS)
+tests_helpers_fxt_inject_LDADD = libfxtattach.la libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)

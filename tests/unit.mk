@@ -60,8 +60,8 @@ noinst_HEADERS += tests/lib/tap.h
 
 # ------------------------------------------------ the shared helpers (common/)
 # Where debug files are, and their CRC (checked against zlib's).
-tests_unit_test_debugpath_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
-tests_unit_test_debugpath_LDADD = libfxtcommon.la $(ZLIB_LIBS)
+tests_unit_test_debugpath_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(LIBDEFLATE_CFLAGS)
+tests_unit_test_debugpath_LDADD = libfxtcommon.la $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 
 # ------------------------------------------------------- the codec (fxt/)
 tests_unit_test_format_LDADD = libfxtcodec.la
@@ -152,12 +152,12 @@ tests_unit_test_convert_pipeline_SOURCES = tests/unit/test_convert_pipeline.c \
 	tests/unit/convert_test_archive.h tests/unit/agent_test_nest.h tests/unit/spool_test_writer.h
 tests_unit_test_convert_pipeline_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 tests_unit_test_convert_pipeline_LDADD = libfxtconvert.la libfxtsym.la libfxtprofile.la libfxtcodec.la \
-	$(LIBDW_LIBS) $(ZLIB_LIBS)
+	$(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 tests_unit_test_convert_tagged_SOURCES = tests/unit/test_convert_tagged.c \
 	tests/unit/convert_test_archive.h tests/unit/agent_test_nest.h tests/unit/spool_test_writer.h
 tests_unit_test_convert_tagged_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 tests_unit_test_convert_tagged_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la \
-	$(LIBDW_LIBS) $(ZLIB_LIBS)
+	$(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 tests_unit_test_stackchart_SOURCES = tests/unit/test_stackchart.c \
 	tests/unit/agent_test_nest.h convert/stackchart.c convert/stackchart.h \
 	convert/recon.c convert/recon.h

@@ -11,7 +11,7 @@
  *     little-endian machines, where that is the file order.
  *
  *  2. The writer (struct fxt_writer): buffers records and writes them to a
- *     file descriptor, a path (gzip when it ends in ".gz"), or memory.  It
+ *     file descriptor, a path (gzip for ".gz", zstd for ".zst"), or memory.  It
  *     owns the per-provider string and thread tables: fxt_writer_string()
  *     and fxt_writer_thread() hand out indexed refs, emitting string and
  *     thread records the first time and re-registering evicted indices when
@@ -178,9 +178,18 @@ size_t fxt_arg_words(const struct fxt_arg *a);
 struct fxt_writer;
 
 enum fxt_writer_flags {
-	FXT_WRITER_GZIP = 1u << 0,	 /* compress (implied by a ".gz" path) */
+	FXT_WRITER_GZIP = 1u << 0,	 /* gzip (implied by a ".gz" path) */
 	FXT_WRITER_NO_CLOBBER = 1u << 1, /* open_path fails with -EEXIST */
+	FXT_WRITER_ZSTD = 1u << 2,	 /* zstd (implied by a ".zst" path) */
+	FXT_WRITER_SERIAL = 1u << 3,	 /* compress on the caller's thread only */
 };
+
+/* The compression a path's name asks for: FXT_WRITER_GZIP for ".gz",
+ * FXT_WRITER_ZSTD for ".zst", else 0.  gzip is written as independent
+ * members of a few MB, deflated by worker threads (one a core), zstd by
+ * libzstd's workers; FXT_WRITER_SERIAL keeps all of it on the caller's
+ * thread. */
+unsigned fxt_writer_path_flags(const char *path);
 
 /* Opens `path` for writing (created 0644, truncated unless NO_CLOBBER). */
 int fxt_writer_open_path(struct fxt_writer **w, const char *path, unsigned flags);
@@ -193,13 +202,13 @@ const void *fxt_writer_mem_data(const struct fxt_writer *w, size_t *len);
 
 /* Pushes buffered bytes to the sink.  Returns 0 or -errno. */
 int fxt_writer_flush(struct fxt_writer *w);
-/* Flushes and ends the stream (the gzip trailer) without freeing, e.g. to
+/* Flushes and ends the stream (the gzip or zstd trailer) without freeing, e.g. to
  * read a complete gzip stream from a memory writer.  Nothing may be written
  * after it (-EPIPE).  Returns 0 or the first error. */
 int fxt_writer_finish(struct fxt_writer *w);
 /* The first error (sticky), 0 if none. */
 int fxt_writer_error(const struct fxt_writer *w);
-/* Flushes, finishes gzip, frees.  Returns 0 or the first error (-errno). */
+/* Flushes, finishes compressing, frees.  Returns 0 or the first error (-errno). */
 int fxt_writer_close(struct fxt_writer *w);
 /* Frees without flushing (after an error, or for a memory writer's data
  * already taken).  Does not close a caller's fd. */

@@ -164,6 +164,10 @@ ok "-f overwrites it; the default name is PROGRAM.fxt" \
 ok "a name ending in .fxt.gz is written gzip-compressed" \
   test "$(od -An -tx1 -N2 t/app.fxt.gz | tr -d ' ')" = 1f8b
 ok "fxt-dump --check reads it as is" quiet fxt-dump --check t/app.fxt.gz
+(cd t && fxt-run -q -o app.fxt.zst -- ./app) >/dev/null 2>&1
+ok "a name ending in .fxt.zst is written zstd-compressed" \
+  test "$(od -An -tx1 -N4 t/app.fxt.zst | tr -d ' ')" = 28b52ffd
+ok "fxt-dump --check reads that as is" quiet fxt-dump --check t/app.fxt.zst
 (cd t && fxt-run --libc=bogus -o b.fxt -- sh -c ': >ran') 2>/dev/null
 rc=$?
 ok "a bad --libc name is refused before the program runs" \

@@ -1,6 +1,6 @@
 /* Reader round trips: archives made by the writer, read back field by field.
  * Covers every record type and argument type, provider contexts with their
- * own tables and clocks, gzip (memory and file), streaming a 200 MB archive
+ * own tables and clocks, gzip and zstd (memory and file, concatenated, cut, damaged), streaming a 200 MB archive
  * through a pipe in bounded memory, large records bigger than the window,
  * records framed without decoding (FXT_READER_RAW) and copied back byte for
  * byte, and measures decoding speed. */
@@ -389,7 +389,7 @@ static void test_providers(void)
 	fxt_writer_free(w);
 }
 
-/* ------------------------------------------------------------ gzip */
+/* ------------------------------------------------------ gzip, zstd */
 
 /* n complete events named `name`, at ts 0 .. n - 1, each one tick long. */
 static void put_events(struct fxt_writer *w, struct fxt_tref th, struct fxt_sref name, unsigned n)
@@ -418,38 +418,46 @@ static int count_events(struct fxt_reader *r, uint64_t *sum_ts)
 	return rc < 0 ? -1 : n;
 }
 
-static void test_gzip(void)
+/* gzip or zstd as the writer makes them (`flag`), read from memory and
+ * from a file; two streams one after the other are one; a cut or damaged
+ * file stops the reader with an error. */
+static void test_compressed(unsigned flag, const char *what)
 {
-	struct fxt_writer *w = new_mem_writer(FXT_WRITER_GZIP);
+	struct fxt_writer *w = new_mem_writer(flag);
 	fxt_writer_magic(w);
 	struct fxt_tref th = fxt_writer_thread(w, 1, 2);
 	struct fxt_sref name = fxt_writer_cstring(w, "f");
-	/* 300000 events * 24 bytes = 7.2 MB: several windows. */
+	/* 300000 events * 24 bytes = 7.2 MB: several windows, and several
+	 * gzip members. */
 	put_events(w, th, name, 300000);
 	if (fxt_writer_finish(w) != 0)
-		bail_out("gzip finish failed");
+		bail_out("finish failed");
 	size_t len;
 	const uint8_t *data = fxt_writer_mem_data(w, &len);
-	ok(len > 2 && data[0] == 0x1f && data[1] == 0x8b, "writer made gzip");
+	if (flag == FXT_WRITER_GZIP)
+		ok(len > 2 && data[0] == 0x1f && data[1] == 0x8b, "writer made gzip");
+	else
+		ok(len > 4 && memcmp(data, "\x28\xb5\x2f\xfd", 4) == 0, "writer made zstd");
 	uint64_t want_sum = (uint64_t)299999 * 300000 / 2, sum;
 
 	struct fxt_reader *r = open_mem(data, len);
-	ASSERT_EQ_I64(count_events(r, &sum), 300000, "gzip from memory: all events");
-	ASSERT_EQ_U64(sum, want_sum, "gzip from memory: timestamps");
+	ASSERT_EQ_I64(count_events(r, &sum), 300000, "%s from memory: all events", what);
+	ASSERT_EQ_U64(sum, want_sum, "%s from memory: timestamps", what);
 	ASSERT_EQ_U64(fxt_reader_offset(r), 8 + 24 + 16 + 300000 * 24,
-		      "offsets count decompressed bytes");
+		      "%s: offsets count decompressed bytes", what);
 	fxt_reader_free(r);
 
-	/* Through a file, and cut short: the reader stops with an error. */
+	/* Through a file, twice over (cat a b), cut short, then damaged. */
 	char path[] = "/tmp/fxt-test-reader-XXXXXX";
 	int fd = mkstemp(path);
-	if (fd < 0 || write(fd, data, len) != (ssize_t)len)
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len || write(fd, data, len) != (ssize_t)len)
 		bail_out("temp file");
 	close(fd);
 	if (fxt_reader_open_path(&r, path, 0) != 0)
 		bail_out("open_path");
-	ASSERT_EQ_I64(count_events(r, &sum), 300000, "gzip from a file: all events");
-	ASSERT_EQ_U64(sum, want_sum, "gzip from a file: timestamps");
+	ASSERT_EQ_I64(count_events(r, &sum), 600000, "%s, two streams from a file: all events",
+		      what);
+	ASSERT_EQ_U64(sum, 2 * want_sum, "%s, two streams from a file: timestamps", what);
 	fxt_reader_free(r);
 	if (truncate(path, (off_t)(len / 2)) != 0)
 		bail_out("truncate");
@@ -458,8 +466,21 @@ static void test_gzip(void)
 	int n = count_events(r, &sum);
 	uint64_t off;
 	const char *why = fxt_reader_error(r, &off);
-	ok(n == -1 && why && strstr(why, "truncated"), "cut gzip file: error (%s)",
+	ok(n == -1 && why && strstr(why, "truncated"), "cut %s file: error (%s)", what,
 	   why ? why : "none");
+	fxt_reader_free(r);
+	/* The whole stream again, with 16 bytes overwritten. */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len ||
+	    pwrite(fd, "garbage!garbage!", 16, (off_t)(len / 4)) != 16)
+		bail_out("damage");
+	close(fd);
+	if (fxt_reader_open_path(&r, path, 0) != 0)
+		bail_out("open_path");
+	n = count_events(r, &sum);
+	why = fxt_reader_error(r, &off);
+	ok(n == -1 && why && strncmp(why, what, strlen(what)) == 0, "damaged %s file: error (%s)",
+	   what, why ? why : "none");
 	fxt_reader_free(r);
 	unlink(path);
 	fxt_writer_free(w);
@@ -760,7 +781,8 @@ int main(void)
 	test_args();
 	test_other_records();
 	test_providers();
-	test_gzip();
+	test_compressed(FXT_WRITER_GZIP, "gzip");
+	test_compressed(FXT_WRITER_ZSTD, "zstd");
 	test_raw();
 	test_streaming();
 	test_speed();

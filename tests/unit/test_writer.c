@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <zlib.h>
+#include <zstd.h>
 
 #include <fxt/writer.h>
 
@@ -1112,19 +1113,23 @@ static void write_sample(struct fxt_writer *w)
 	}
 }
 
-static bool inflate_all(const void *in, size_t inlen, unsigned char **outp, size_t *outlen)
+/* Inflates a gzip stream of one or more members (each member's end
+ * followed by the next, as gzip -c a b makes); their count in *members. */
+static bool inflate_all(const void *in, size_t inlen, unsigned char **outp, size_t *outlen,
+			unsigned *members)
 {
 	z_stream zs;
 	size_t cap = 1 << 20, len = 0;
 	unsigned char *o = malloc(cap);
 	int rc = Z_OK;
 
+	*members = 0;
 	memset(&zs, 0, sizeof(zs));
 	if (!o || inflateInit2(&zs, 15 + 32) != Z_OK) /* +32: gzip header detection */
 		return false;
 	zs.next_in = (Bytef *)(uintptr_t)in;
 	zs.avail_in = (uInt)inlen;
-	while (rc == Z_OK) {
+	for (;;) {
 		if (len == cap) {
 			cap *= 2;
 			o = realloc(o, cap);
@@ -1133,11 +1138,41 @@ static bool inflate_all(const void *in, size_t inlen, unsigned char **outp, size
 		zs.avail_out = (uInt)(cap - len);
 		rc = inflate(&zs, Z_NO_FLUSH);
 		len = cap - zs.avail_out;
+		if (rc == Z_STREAM_END) {
+			++*members;
+			if (zs.avail_in == 0 || inflateReset(&zs) != Z_OK)
+				break;
+		} else if (rc != Z_OK) {
+			break;
+		}
 	}
 	inflateEnd(&zs);
 	*outp = o;
 	*outlen = len;
 	return rc == Z_STREAM_END && zs.avail_in == 0;
+}
+
+/* Decompresses a zstd stream whole. */
+static bool unzstd_all(const void *in, size_t inlen, unsigned char **outp, size_t *outlen)
+{
+	ZSTD_DStream *zd = ZSTD_createDStream();
+	size_t cap = 1 << 20, rc = 1;
+	ZSTD_inBuffer ib = { in, inlen, 0 };
+	ZSTD_outBuffer ob = { malloc(cap), cap, 0 };
+
+	while (ob.dst && ib.pos < ib.size) {
+		if (ob.pos == ob.size) {
+			ob.size *= 2;
+			ob.dst = realloc(ob.dst, ob.size);
+		}
+		rc = ZSTD_decompressStream(zd, &ob, &ib);
+		if (ZSTD_isError(rc))
+			break;
+	}
+	ZSTD_freeDStream(zd);
+	*outp = ob.dst;
+	*outlen = ob.pos;
+	return rc == 0 && ib.pos == ib.size;
 }
 
 static void test_writer_gzip(void)
@@ -1148,6 +1183,7 @@ static void test_writer_gzip(void)
 	unsigned char *inflated = NULL;
 	char path[] = "/tmp/test_writer_XXXXXX.fxt.gz";
 	unsigned char magic[2] = { 0, 0 };
+	unsigned members = 0;
 	int fd;
 
 	fxt_writer_open_mem(&plain, 0);
@@ -1160,9 +1196,12 @@ static void test_writer_gzip(void)
 	gd = fxt_writer_mem_data(gz, &glen);
 	ok(glen > 0 && glen < plen / 2, "gzip output is much smaller (%zu vs %zu bytes)", glen,
 	   plen);
-	ok(inflate_all(gd, glen, &inflated, &ilen), "gzip output is one complete gzip stream");
+	ok(inflate_all(gd, glen, &inflated, &ilen, &members), "gzip output is a complete gzip stream");
 	ok(ilen == plen && memcmp(inflated, pd, plen) == 0,
 	   "gzip output decompresses to the plain output (%zu bytes)", plen);
+	/* Blocks of a few MB, each a member of its own: independent, so
+	 * that threads deflate them side by side. */
+	ok(members >= 2, "%zu bytes of input: %u gzip members", plen, members);
 	ASSERT_EQ_U64(fxt_writer_bytes(gz), plen, "fxt_writer_bytes counts uncompressed bytes");
 	ASSERT_EQ_I64(fxt_writer_magic(gz), -EPIPE, "writing after finish fails");
 	free(inflated);
@@ -1186,7 +1225,7 @@ static void test_writer_gzip(void)
 		data = malloc((size_t)st.st_size);
 		if (read(fd, data, (size_t)st.st_size) == st.st_size) {
 			memcpy(magic, data, 2);
-			good = inflate_all(data, (size_t)st.st_size, &inflated, &ilen) &&
+			good = inflate_all(data, (size_t)st.st_size, &inflated, &ilen, &members) &&
 			       ilen == plen + 8 && memcmp(inflated, pd, plen) == 0 &&
 			       memcmp(inflated + plen, "\x10\x00\x04\x46\x78\x54\x16\x00", 8) == 0;
 		}
@@ -1199,6 +1238,75 @@ static void test_writer_gzip(void)
 		ok(0, "reopen %s", path);
 		ok(0, "reopen %s", path);
 	}
+	unlink(path);
+	fxt_writer_free(plain);
+}
+
+/* zstd: by libzstd's workers or on the caller's thread, the same bytes
+ * once decompressed; a ".zst" path selects it; an empty archive is still
+ * a valid stream of either kind. */
+static void test_writer_zstd(void)
+{
+	static const unsigned modes[] = { FXT_WRITER_ZSTD, FXT_WRITER_ZSTD | FXT_WRITER_SERIAL,
+					   FXT_WRITER_GZIP | FXT_WRITER_SERIAL };
+	struct fxt_writer *plain, *w;
+	const void *pd, *d;
+	size_t plen, len, olen;
+	unsigned char *dec;
+	unsigned members;
+	char path[] = "/tmp/test_writer_XXXXXX.fxt.zst";
+	int fd;
+
+	fxt_writer_open_mem(&plain, 0);
+	write_sample(plain);
+	fxt_writer_flush(plain);
+	pd = fxt_writer_mem_data(plain, &plen);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		const char *what = (modes[i] & FXT_WRITER_ZSTD) ? "zstd" : "gzip";
+		const char *how = (modes[i] & FXT_WRITER_SERIAL) ? "serial" : "threads";
+		bool good;
+
+		fxt_writer_open_mem(&w, modes[i]);
+		write_sample(w);
+		fxt_writer_flush(w); /* a flush in the middle must not hurt */
+		write_sample(w);
+		ASSERT_EQ_I64(fxt_writer_finish(w), 0, "%s (%s): finish", what, how);
+		d = fxt_writer_mem_data(w, &len);
+		good = (modes[i] & FXT_WRITER_ZSTD) ? unzstd_all(d, len, &dec, &olen)
+						    : inflate_all(d, len, &dec, &olen, &members);
+		ok(good && olen == 2 * plen && memcmp(dec, pd, plen) == 0 &&
+		       memcmp(dec + plen, pd, plen) == 0,
+		   "%s (%s): %zu bytes decompress to the plain output twice", what, how, len);
+		free(dec);
+		fxt_writer_free(w);
+
+		/* Nothing written: still a stream, of nothing. */
+		fxt_writer_open_mem(&w, modes[i]);
+		ASSERT_EQ_I64(fxt_writer_finish(w), 0, "%s (%s), empty: finish", what, how);
+		d = fxt_writer_mem_data(w, &len);
+		good = (modes[i] & FXT_WRITER_ZSTD) ? unzstd_all(d, len, &dec, &olen)
+						    : inflate_all(d, len, &dec, &olen, &members);
+		ok(good && len > 0 && olen == 0, "%s (%s), empty: a valid stream of %zu bytes", what,
+		   how, len);
+		free(dec);
+		fxt_writer_free(w);
+	}
+
+	ok(fxt_writer_path_flags("a.fxt.zst") == FXT_WRITER_ZSTD &&
+	       fxt_writer_path_flags("a.fxt.gz") == FXT_WRITER_GZIP &&
+	       fxt_writer_path_flags("a.fxt") == 0 && fxt_writer_path_flags("zst") == 0,
+	   "path flags: .zst, .gz, neither");
+	fd = mkstemps(path, 8);
+	close(fd);
+	ASSERT_EQ_I64(fxt_writer_open_path(&w, path, 0), 0, "open a .zst path");
+	write_sample(w);
+	ASSERT_EQ_I64(fxt_writer_close(w), 0, "close the .zst file");
+	fd = open(path, O_RDONLY);
+	unsigned char head[4] = { 0 };
+	ok(fd >= 0 && read(fd, head, 4) == 4 && memcmp(head, "\x28\xb5\x2f\xfd", 4) == 0,
+	   "the .zst file starts with the zstd magic");
+	if (fd >= 0)
+		close(fd);
 	unlink(path);
 	fxt_writer_free(plain);
 }
@@ -1416,6 +1524,7 @@ int main(void)
 	test_writer_providers();
 	test_writer_long_string();
 	test_writer_gzip();
+	test_writer_zstd();
 	test_writer_big_records();
 	test_writer_reserve();
 	test_writer_errors();

@@ -38,7 +38,7 @@ static const char help[] =
     "Print every call of an FXT archive in time order, nested, with its\n"
     "duration, thread, arguments and return value; instants and log lines in\n"
     "line.  Starts printing at once: the archive is read as it is printed.\n"
-    "ARCHIVE is a file, plain or gzip, or '-' for standard input.\n"
+    "ARCHIVE is a file, plain, gzip or zstd, or '-' for standard input.\n"
     "\n"
     "Options:\n"
     "  -p, --pid LIST      only the calls of these processes (comma-separated)\n"

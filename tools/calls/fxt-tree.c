@@ -31,7 +31,7 @@ static const char help[] =
     "Usage: fxt-tree [OPTION]... ARCHIVE\n"
     "Print the call tree of an FXT archive: one line per call path, with its\n"
     "calls, total and self time and its share of the traced time.\n"
-    "ARCHIVE is a file, plain or gzip, or '-' for standard input.\n"
+    "ARCHIVE is a file, plain, gzip or zstd, or '-' for standard input.\n"
     "\n"
     "Options:\n"
     "  -b, --by KEY        one tree (function, the default), one per process\n"

@@ -24,7 +24,7 @@
 static const char help[] =
     "Usage: fxt-dump [OPTION]... FILE\n"
     "Print, check or count the records of an FXT archive.\n"
-    "FILE is a file, plain or gzip, or '-' for standard input.\n"
+    "FILE is a file, plain, gzip or zstd, or '-' for standard input.\n"
     "\n"
     "Options:\n"
     "  -c, --check      validate the archive against the FXT spec; print the\n"

@@ -24,7 +24,7 @@ static const char help[] =
     "Usage: fxt-export --chrome [OPTION]... ARCHIVE\n"
     "Convert an FXT archive to Chrome trace-event JSON (chrome://tracing,\n"
     "Perfetto, speedscope), streaming: memory does not grow with the archive.\n"
-    "ARCHIVE is a file, plain or gzip, or '-' for standard input.\n"
+    "ARCHIVE is a file, plain, gzip or zstd, or '-' for standard input.\n"
     "\n"
     "Options:\n"
     "  -c, --chrome        Chrome trace-event JSON (the only format so far)\n"

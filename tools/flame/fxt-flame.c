@@ -35,7 +35,7 @@ static const char help[] =
     "  or:  fxt-flame --folded [OPTION]... ARCHIVE\n"
     "Draw the calls of an FXT archive as a flame graph (SVG), or with --samples\n"
     "its stack samples.\n"
-    "Archives are files, plain or gzip, or '-' for standard input (one of\n"
+    "Archives are files, plain, gzip or zstd, or '-' for standard input (one of\n"
     "BASE and NEW at most).\n"
     "\n"
     "Options:\n"

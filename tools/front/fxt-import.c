@@ -50,7 +50,7 @@ static const char help[] =
     "\n"
     "Options:\n"
     "  -o, --output OUT    the archive to write (default: FILE.fxt); written\n"
-    "                      whole or not at all; .gz compresses it\n"
+    "                      whole or not at all; .gz or .zst compresses it\n"
     "  -q, --quiet         do not print the summary line\n"
     "  -h, --help          print this help and exit\n"
     "  -V, --version       print the version and exit\n"
@@ -104,10 +104,10 @@ static const char *format_name(enum import_format f)
 
 /* Writes the archive of ic's input to fd.  Returns 0 or -errno with
  * ic->err set; *output_failed when the output is the problem. */
-static int import_to(struct import_ctx *ic, int fd, bool gz, enum import_format fmt,
+static int import_to(struct import_ctx *ic, int fd, unsigned wflags, enum import_format fmt,
 		     const char *output, bool *output_failed)
 {
-	int rc = fxt_writer_open_fd(&ic->w, fd, gz ? FXT_WRITER_GZIP : 0);
+	int rc = fxt_writer_open_fd(&ic->w, fd, wflags);
 
 	if (rc < 0) {
 		*output_failed = true;
@@ -138,7 +138,7 @@ struct child_result {
 /* import_to() in a child process.  libtracecmd trusts the files it reads:
  * a truncated or damaged trace.dat can crash it (seen: v6 files cut inside
  * their CPU data), and that must cost an error line, not fxt-import. */
-static int import_isolated(struct import_ctx *ic, int fd, bool gz, enum import_format fmt,
+static int import_isolated(struct import_ctx *ic, int fd, unsigned wflags, enum import_format fmt,
 			   const char *output, bool *output_failed)
 {
 	struct child_result res;
@@ -164,7 +164,7 @@ static int import_isolated(struct import_ctx *ic, int fd, bool gz, enum import_f
 		}
 		close(pfd[0]);
 		memset(&res, 0, sizeof(res));
-		res.rc = import_to(ic, fd, gz, fmt, output, &res.output_failed);
+		res.rc = import_to(ic, fd, wflags, fmt, output, &res.output_failed);
 		res.st = ic->st;
 		memcpy(res.err, ic->err, sizeof(res.err));
 		ssize_t w = write(pfd[1], &res, sizeof(res)); /* < PIPE_BUF: whole */
@@ -257,12 +257,11 @@ int main(int argc, char **argv)
 		free(defout);
 		return tool_error(NAME, "%s: %s", o.output, err);
 	}
-	size_t olen = strlen(o.output);
-	bool gz = olen >= 3 && strcmp(o.output + olen - 3, ".gz") == 0;
+	unsigned wflags = fxt_writer_path_flags(o.output);
 	if (fmt == IMPORT_TRACEDAT)
-		rc = import_isolated(&ic, fileno(out.f), gz, fmt, o.output, &output_failed);
+		rc = import_isolated(&ic, fileno(out.f), wflags, fmt, o.output, &output_failed);
 	else
-		rc = import_to(&ic, fileno(out.f), gz, fmt, o.output, &output_failed);
+		rc = import_to(&ic, fileno(out.f), wflags, fmt, o.output, &output_failed);
 	close(ic.fd);
 	/* A failed import leaves no partial archive (nor clobbers an old one). */
 	int crc = tool_output_close(&out, rc < 0, err, sizeof(err));

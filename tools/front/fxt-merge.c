@@ -33,7 +33,7 @@ static const char help[] =
     "\n"
     "Options:\n"
     "  -o, --output OUT        the archive to write (required); written whole or\n"
-    "                          not at all; .gz compresses it\n"
+    "                          not at all; .gz or .zst compresses it\n"
     "  -s, --shift ARCHIVE=NS  move ARCHIVE's timestamps by NS nanoseconds (an\n"
     "                          integer, may be negative) instead of by its clock\n"
     "      --no-align          keep every archive's timestamps as they are\n"

@@ -54,7 +54,7 @@ static const char help[] =
     "noisy machine.  Options may come before, between or after the archives.\n"
     "--vs, or the first --, parts the base runs from the new ones (so an\n"
     "archive named like an option is given as ./NAME; a second -- ends the\n"
-    "options).  Archives are files, plain or gzip; one of them may be '-',\n"
+    "options).  Archives are files, plain, gzip or zstd; one of them may be '-',\n"
     "standard input.  Three runs a side are better than one: see below.\n"
     "\n"
     "Options:\n"

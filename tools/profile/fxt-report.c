@@ -55,7 +55,7 @@ static const char *const pct_keys[NPCT] = { "p50_ns", "p90_ns", "p99_ns", "p99_9
 static const char help[] =
     "Usage: fxt-report [OPTION]... ARCHIVE\n"
     "Sum the duration slices of an FXT archive per function: where the time went.\n"
-    "ARCHIVE is a file, plain or gzip, or '-' for standard input.\n"
+    "ARCHIVE is a file, plain, gzip or zstd, or '-' for standard input.\n"
     "\n"
     "Options:\n"
     "  -b, --by KEY        rows per function (default), thread or process\n"

@@ -33,7 +33,7 @@ static const char help[] =
     "Who made each thread wait, and for how long: the blocking calls of an FXT\n"
     "archive (fxt-run --libc=all, or --libc=sync,thread,io,proc) that another\n"
     "thread or process ended, with who ended them, worst first.\n"
-    "ARCHIVE is a file, plain or gzip, or '-' for standard input.\n"
+    "ARCHIVE is a file, plain, gzip or zstd, or '-' for standard input.\n"
     "\n"
     "Options:\n"
     "  -b, --by KEY        rows per wait (default: the waiting thread and\n"

@@ -153,7 +153,8 @@ int waits__resolve(struct waits_engine *e, struct waits *out)
 {
 	size_t nitems = 0;
 
-	qsort(e->rels, e->nrels, sizeof(*e->rels), cmp_rel_id);
+	if (e->nrels) /* qsort(NULL, 0) is undefined */
+		qsort(e->rels, e->nrels, sizeof(*e->rels), cmp_rel_id);
 	if (e->nsw)
 		qsort(e->sw, e->nsw, sizeof(*e->sw), cmp_sw);
 	/* Each wait's release, by another thread, before its end: the first
