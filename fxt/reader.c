@@ -257,8 +257,8 @@ int fxt_reader_clone_at(const struct fxt_reader *r, uint64_t offset, struct fxt_
 	struct fxt_reader *c;
 	int err;
 
-	if (r->src != SRC_MEM || r->gz || offset < r->win_off || offset - r->win_off > r->end ||
-	    r->failed)
+	if (r->src != SRC_MEM || r->codec != CODEC_NONE || offset < r->win_off ||
+	    offset - r->win_off > r->end || r->failed)
 		return -EINVAL;
 	err = reader_new(&c, r->flags);
 	if (err)
