@@ -160,9 +160,12 @@ cd "$TMPD" || exit 1
 
 # --- A process of the run still running at --recover keeps its spool, and
 # the run's marks stay; once it has ended (writing its own archive), a
-# second --recover merges that too and leaves one archive.
+# second --recover merges that too and leaves one archive.  (The child
+# goes on when told, after the first --recover: no window to miss on a
+# loaded machine.)
 mkdir later && cd later || exit 1
-"$FXT_RUN" -o l.fxt -- bash -c '(sleep 4; exec "$0" 5000 >/dev/null) & echo $! >"$1.child"
+"$FXT_RUN" -o l.fxt -- bash -c '(while [ ! -e "$1.go" ]; do sleep 0.05; done
+  exec "$0" 5000 >/dev/null) & echo $! >"$1.child"
   echo $$ >"$1.root"; "$0" 1000 >/dev/null' "$LOOP" "$TMPD/later" \
   >/dev/null 2>&1 &
 f=$!
@@ -177,8 +180,9 @@ rc=0
 ok "recover, a process still running: exit 0, its spool and the run's marks stay, and it says so" \
   sh -c 'test "$1" = 0 && ls l.fxt.*.spool l.fxt.*.run >/dev/null 2>&1 &&
     grep -q "stay: run fxt-run --recover again once they have exited" "$2"' sh "$rc" "$TMPD/err"
+: >"$TMPD/later.go"
 n=0
-while kill -0 "$(cat "$TMPD/later.child")" 2>/dev/null && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
+while kill -0 "$(cat "$TMPD/later.child")" 2>/dev/null && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
 rc=0
 "$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
 is "$rc/$(ls -A | tr '\n' ' ')" "0/l.fxt " "recover again once it has ended: l.fxt and nothing else"
