@@ -24,7 +24,9 @@
 #
 # Environment: N (5), WARMUP (1), FORKS (500), PIPES (200), BENCH_DIR
 # (scratch directory, default under TMPDIR; the archives are written
-# there, and its file system is named in the header).
+# there, and its file system is named in the header), BASE (another build
+# tree, say of the commit before a change: its fxt-run runs too, in the
+# same rounds, between plain and traced, and gets a row of its own).
 set -eu
 
 : "${abs_top_builddir:?set abs_top_builddir to the build tree}"
@@ -40,6 +42,11 @@ FORKS=${FORKS:-500}
 PIPES=${PIPES:-200}
 export LC_ALL=C
 
+VARIANTS="plain traced"
+if [ -n "${BASE:-}" ]; then
+  [ -x "$BASE/fxt-run" ] || { echo "bench-forks: $BASE/fxt-run is missing" >&2; exit 2; }
+  VARIANTS="plain base traced"
+fi
 for f in "$FXT_RUN" "$FXT_DUMP" "$LOOP"; do
   [ -x "$f" ] || { echo "bench-forks: $f is missing (run make first)" >&2; exit 2; }
 done
@@ -87,17 +94,17 @@ once() {
   rm -f "$W"/t.fxt "$W"/t.fxt.*
   set +e
   o_t0=$(now_ns)
-  if [ "$o_v" = plain ]; then
-    "$@" >/dev/null 2>"$W/err"
-  else
-    "$FXT_RUN" -f -o "$W/t.fxt" -- "$@" >/dev/null 2>"$W/err"
-  fi
+  case $o_v in
+  plain) "$@" >/dev/null 2>"$W/err" ;;
+  base) "$BASE/fxt-run" -f -o "$W/t.fxt" -- "$@" >/dev/null 2>"$W/err" ;;
+  *) "$FXT_RUN" -f -o "$W/t.fxt" -- "$@" >/dev/null 2>"$W/err" ;;
+  esac
   o_st=$?
   o_t1=$(now_ns)
   set -e
   if [ "$o_st" -ne 0 ]; then
     echo "$o_w, $o_v, round $o_r: exit status $o_st: $(tail -n 1 "$W/err")" >>"$W/res/failures"
-  elif [ "$o_v" = traced ]; then
+  elif [ "$o_v" != plain ]; then
     o_procs=$(sed -n 's/^fxt-run: wrote .*; \([0-9][0-9]*\) process.*/\1/p' "$W/err" | tail -n 1)
     if ! "$FXT_DUMP" --check "$W/t.fxt" >"$W/check" 2>&1; then
       echo "$o_w, $o_v, round $o_r: fxt-dump --check failed" >>"$W/res/failures"
@@ -111,7 +118,7 @@ once() {
   echo "$((o_t1 - o_t0))" >>"$W/res/$o_w.$o_v"
 }
 
-# row WORKLOAD LABEL PROCS: the table row.
+# row WORKLOAD LABEL PROCS [VARIANT]: the table row of VARIANT (traced).
 row() {
   awk -v label="$2" -v procs="$3" "$AWK_ORDER"'
     FILENAME ~ /\.plain$/ { plain[++np] = $1 / 1e9; next }
@@ -121,21 +128,22 @@ row() {
       for (i = 1; i <= np; i++) p[i] = plain[i]
       for (i = 1; i <= nt; i++) { r[i] = ratio[i]; q[i] = per[i]; t[i] = traced[i] }
       med = median(r, nt)
-      printf "%-12s %7.3f [%6.3f] %7.3f [%6.3f] %6.2f [%5.2f] %8.0f   %s\n", label,
+      printf "%-19s %7.3f [%6.3f] %7.3f [%6.3f] %6.2f [%5.2f] %8.0f   %s\n", label,
         median(p, np), least(p, np), median(t, nt), least(t, nt), med, least(r, nt),
         median(q, nt), med <= 1.5 ? "ok" : "over 1.5x"
-    }' "$W/res/$1.plain" "$W/res/$1.traced"
+    }' "$W/res/$1.plain" "$W/res/$1.${4:-traced}"
 }
 
 fs=$(df -PT "$W" 2>/dev/null | awk 'NR == 2 { print $2 }')
 echo "== short processes: wall time, plain and under fxt-run"
 echo "   ($(grep -m 1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //'), $(nproc) CPUs," \
   "$(uname -r), ${fs:-unknown fs} at $W)"
-echo "   $N rounds after $WARMUP warm-up, each round plain then traced"
+echo "   $N rounds after $WARMUP warm-up, each round $(echo $VARIANTS | sed 's/ /, /g') in turn"
+[ -z "${BASE:-}" ] || echo "   base: $BASE/fxt-run"
 echo
-printf '%-12s %16s %16s %14s %8s   %s\n' workload "plain s" "traced s" "x plain" \
+printf '%-19s %16s %16s %14s %8s   %s\n' workload "plain s" "traced s" "x plain" \
   "us/proc" "goal<=1.5x"
-printf '%-12s %16s %16s %14s\n' "" "med [min]" "med [min]" "med [min]"
+printf '%-19s %16s %16s %14s\n' "" "med [min]" "med [min]" "med [min]"
 
 for spec in "loop|fork loop|$FORKS" "pipes|pipelines|$((PIPES * 4))"; do
   w=${spec%%|*}
@@ -146,11 +154,12 @@ for spec in "loop|fork loop|$FORKS" "pipes|pipelines|$((PIPES * 4))"; do
   while [ "$r" -le $((WARMUP + N)) ]; do
     round=$((r - WARMUP))
     [ "$round" -gt 0 ] || round=0
-    for v in plain traced; do
+    for v in $VARIANTS; do
       once "$w" "$v" "$round" "$((procs + 1))"
     done
     r=$((r + 1))
   done
+  [ -z "${BASE:-}" ] || row "$w" "$label (base)" "$procs" base
   row "$w" "$label" "$procs"
 done
 
