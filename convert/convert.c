@@ -282,7 +282,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		err = rename(tmp, archive_path) == 0 ? 0 : -errno;
 	if (err < 0 && marks)
 		mark_spool(fd, 0, 0); /* not this archive: tmp goes */
-	if (!err && o && o->consume)
+	if (!err && o && o->consume && !(o->recycle && o->recycle(o->recycle_ctx, spool_path) == 0))
 		unlink(spool_path);
 	if (err < 0 || (o && o->no_clobber))
 		unlink(tmp);

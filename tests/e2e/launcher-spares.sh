@@ -1,0 +1,53 @@
+#!/bin/sh
+# fxt-run's spare spool files (run/names.h, run/control.h): a converted
+# spool of a process that is gone is kept, emptied, and the run's next
+# processes take such a file for their spool instead of creating one (a
+# new inode each).  Every process is in the archive all the same, no spare
+# file is left behind, and spare files of an fxt-run that was killed are
+# removed by the next run over the same OUT and by --recover.
+. "$abs_top_srcdir/tests/e2e/agent-common.sh"
+
+plan 12
+
+# A sh loop of short processes, spaced so that fxt-run's scans (every 50 ms)
+# convert some before the next ones start: 30 x (true; sleep), each a fork
+# of sh that execs: two images; the fork's records its fork (child) and
+# exec, sleep's its calls, true's none (no spool).
+loop='i=0; while [ $i -lt 30 ]; do /bin/true; /bin/sleep 0.02; i=$((i + 1)); done'
+
+# A spare file of an fxt-run that is gone (no such pid), and one of a live
+# one (this shell): only the first is removed.
+gone=999999999
+touch "s.fxt.$gone.spare.0" "s.fxt.$$.spare.1"
+FXT_DEBUG=1 trace s.fxt sh -c "$loop"
+is "$rc" 0 "short processes: exit status 0"
+check_archive "short processes" s.fxt
+"$FXT_DUMP" --stats s.fxt >stats
+is "$(sed -n 's/^processes //p' stats)" 61 \
+  "short processes: every process in the archive (sh, 30 true, 30 sleep)"
+n=$(grep -c "created from a spare file of fxt-run's" "$TMPD/err" || true)
+ok "short processes: spools made from spare files ($n)" test "$n" -gt 0
+n=$(grep -c "spool .* created" "$TMPD/err" || true)
+is "$n" 91 "short processes: a spool per image that recorded (sh, 60 forks, 30 sleep)"
+ok "short processes: the summary counts them" grep -q '^fxt-run: wrote s\.fxt (.*); 61 processes, 91 images' "$TMPD/err"
+is "$(ls s.fxt.*.spare.* 2>/dev/null | tr '\n' ' ')" "s.fxt.$$.spare.1 " \
+  "no spare file left but the live fxt-run's"
+ok "nothing else left: no spool, no part" test "$(ls | grep -c '^s\.')" -eq 2
+
+ok "short processes: nothing dropped" grep -q '^dropped 0$' stats
+
+# fxt-run killed with spare files made: --recover removes them.
+rm -f ./*
+setsid "$FXT_RUN" -o k.fxt sh -c "$loop; echo ready; sleep 30" >out 2>err &
+run=$!
+n=0
+while ! grep -q ready out 2>/dev/null && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
+kill -9 "-$run" 2>/dev/null
+wait "$run" 2>/dev/null
+n=0
+while pgrep -g "$run" >/dev/null 2>&1 && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+ok "killed run: spare files left" test "$(ls k.fxt.*.spare.* 2>/dev/null | wc -l)" -gt 0
+"$FXT_RUN" --recover . >out 2>err
+is "$?" 0 "--recover: exit status 0"
+is "$(ls | grep '^k\.' | tr '\n' ' ')" "k.fxt " "--recover: k.fxt and nothing else"
+finish
