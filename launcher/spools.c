@@ -372,6 +372,27 @@ bool proc_has_agent(long pid)
 	return found;
 }
 
+/* A spool whose process left its start time to fxt-run (spool/format.h):
+ * whether the process runs, and if so its start time, written into the
+ * header (unless someone did first) and into *start. */
+static bool spool_fill_start(struct spool_header *h, long pid, uint64_t *start)
+{
+	uint64_t none = 0, t;
+	char state;
+
+	if (run_proc_stat_read(pid, &state, &t) < 0)
+		return run_proc_alive(pid, 0); /* as it judges an unreadable one */
+	if (state == 'Z' || state == 'X' || state == 'x')
+		return false;
+	if (!__atomic_compare_exchange_n(&h->start_time, &none, t, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		*start = none;
+		return none == t;
+	}
+	*start = t;
+	return true;
+}
+
 /* Looks at one spool of the run and converts it if its process is done
  * with it.  At the end (`final`), the spool of a live process is left to
  * that process.  Returns false while its process still runs. */
@@ -404,8 +425,9 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 		run_session_path(r->session, sizeof(r->session), r->out, root);
 	uint32_t owner = __atomic_load_n(&h->owner, __ATOMIC_SEQ_CST);
 	bool sealed = __atomic_load_n(&h->state, __ATOMIC_SEQ_CST) == SPOOL_SEALED;
-	uint64_t h_start = h->start_time;
-	bool alive = run_proc_alive(pid, h_start);
+	uint64_t h_start = __atomic_load_n(&h->start_time, __ATOMIC_ACQUIRE);
+	bool alive = h_start || r->recover ? run_proc_alive(pid, h_start)
+					    : spool_fill_start(h, pid, &h_start);
 	bool mine = false;
 
 	/* Attached: a process without the agent any more ran another program
