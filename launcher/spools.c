@@ -177,10 +177,10 @@ static int spare_put(struct spools *r, const char *from)
 }
 
 /* convert_opts.recycle: keeps a converted spool, emptied, as a spare spool
- * file.  Only a dead process's: a live one (sealed before exec) may still
- * write its header, and a process's forks keep mappings of its chunks
- * (never written).  The drain thread lets go of it first.  0, or -errno:
- * the spool is removed. */
+ * file.  Only that of a process no thread of which runs (run_proc_alive()):
+ * one sealed before exec, or exiting, may still write into its chunks; a
+ * process's forks keep mappings of its chunks, never written.  The drain thread lets go of it first.  0, or -errno: the
+ * spool is removed. */
 static int recycle_spool(void *ctx, const char *path)
 {
 	struct spools *r = ctx;
@@ -380,10 +380,10 @@ static bool spool_fill_start(struct spool_header *h, long pid, uint64_t *start)
 	uint64_t none = 0, t;
 	char state;
 
-	if (run_proc_stat_read(pid, &state, &t) < 0)
-		return run_proc_alive(pid, 0); /* as it judges an unreadable one */
-	if (state == 'Z' || state == 'X' || state == 'x')
+	if (!run_proc_alive(pid, 0))
 		return false;
+	if (run_proc_stat_read(pid, &state, &t) < 0)
+		return true; /* unreadable: as run_proc_alive() judges it */
 	if (!__atomic_compare_exchange_n(&h->start_time, &none, t, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
 		*start = none;
@@ -482,7 +482,7 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 	spool_view_close(&v);
 	if (!mine)
 		return true;
-	r->cur_dead = !alive && !run_proc_alive(pid, h_start);
+	r->cur_dead = !alive && !r->attached; /* attached: one that exec'd is not */
 	rc = convert_one(r, path, pid, root, image);
 	r->cur_dead = false;
 	r->converted++;

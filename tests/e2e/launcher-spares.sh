@@ -7,7 +7,7 @@
 # removed by the next run over the same OUT and by --recover.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 12
+plan 16
 
 # A sh loop of short processes, spaced so that fxt-run's scans (every 50 ms)
 # convert some before the next ones start: 30 x (true; sleep), each a fork
@@ -35,6 +35,18 @@ is "$(ls s.fxt.*.spare.* 2>/dev/null | tr '\n' ' ')" "s.fxt.$$.spare.1 " \
 ok "nothing else left: no spool, no part" test "$(ls | grep -c '^s\.')" -eq 2
 
 ok "short processes: nothing dropped" grep -q '^dropped 0$' stats
+
+# A process whose main thread left by pthread_exit() is a zombie in
+# /proc while its worker records: it runs all the same, its spool is
+# neither converted early (the worker's later calls lost) nor emptied as a
+# spare (the worker killed by SIGBUS), after short processes made spares.
+rm -f ./*
+trace z.fxt sh -c "$loop; \"\$1\" 400" sh "$PROGS/leader_exit"
+is "$rc" 0 "main thread gone first: exit status 0"
+is "$(cat out)" "leader_exit: 400 calls" "main thread gone first: the worker ran to its end"
+check_archive "main thread gone first" z.fxt
+is "$("$abs_top_builddir/fxt-report" z.fxt 2>/dev/null | awk '$NF == "(leader_exit)" && $(NF - 1) == "leaf" { print $1 }')" 400 \
+  "main thread gone first: every call of the worker"
 
 # fxt-run killed with spare files made: --recover removes them.
 rm -f ./*
