@@ -16,7 +16,10 @@
 # traced, after WARMUP uncounted rounds.  A figure is the traced wall time
 # over the plain one of the same round, median [min] over the rounds; the
 # goal (issue 29) is at most 1.5x for both.  Also per short process:
-# (traced - plain) / processes, in microseconds.
+# (traced - plain) / processes, in microseconds, and the CPU time of the
+# whole run (user + system of every process waited for: fxt-run, the
+# program and its children; `times`) over the plain run's: on a loaded
+# machine wall time also counts the waits for a CPU, CPU time does not.
 #
 # Checks: the traced run exits 0, and fxt-dump --check accepts its
 # archive, which must hold one process per child (501 and 801); a failure
@@ -81,6 +84,16 @@ done >/dev/null
 PIPES_EOF
 
 now_ns() { date +%s%N; }
+# cpu_s FILE: the CPU seconds (user + system) of the children this shell
+# had waited for when `times >FILE` ran in it (its second line; `times` in
+# a command substitution would be the subshell's).
+cpu_s() {
+  awk 'NR == 2 {
+    s = 0
+    for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] }
+    printf "%.3f\n", s
+  }' "$1"
+}
 
 # once WORKLOAD VARIANT ROUND PROCS: appends "wall_ns" to
 # $W/res/WORKLOAD.VARIANT when ROUND > 0; a failure (or a traced archive
@@ -93,6 +106,7 @@ once() {
   esac
   rm -f "$W"/t.fxt "$W"/t.fxt.*
   set +e
+  times >"$W/times0"
   o_t0=$(now_ns)
   case $o_v in
   plain) "$@" >/dev/null 2>"$W/err" ;;
@@ -101,6 +115,7 @@ once() {
   esac
   o_st=$?
   o_t1=$(now_ns)
+  times >"$W/times1"
   set -e
   if [ "$o_st" -ne 0 ]; then
     echo "$o_w, $o_v, round $o_r: exit status $o_st: $(tail -n 1 "$W/err")" >>"$W/res/failures"
@@ -115,22 +130,23 @@ once() {
   fi
   rm -f "$W"/t.fxt "$W"/t.fxt.* "$W/check"
   [ "$o_r" -gt 0 ] || return 0
-  echo "$((o_t1 - o_t0))" >>"$W/res/$o_w.$o_v"
+  echo "$((o_t1 - o_t0)) $(cpu_s "$W/times0") $(cpu_s "$W/times1")" >>"$W/res/$o_w.$o_v"
 }
 
 # row WORKLOAD LABEL PROCS [VARIANT]: the table row of VARIANT (traced).
 row() {
   awk -v label="$2" -v procs="$3" "$AWK_ORDER"'
-    FILENAME ~ /\.plain$/ { plain[++np] = $1 / 1e9; next }
+    FILENAME ~ /\.plain$/ { plain[++np] = $1 / 1e9; pcpu[np] = $3 - $2; next }
     { k = ++nt; traced[k] = $1 / 1e9; ratio[k] = traced[k] / plain[k]
-      per[k] = (traced[k] - plain[k]) / procs * 1e6 }
+      per[k] = (traced[k] - plain[k]) / procs * 1e6
+      cratio[k] = pcpu[k] > 0 ? ($3 - $2) / pcpu[k] : 0 }
     END {
       for (i = 1; i <= np; i++) p[i] = plain[i]
-      for (i = 1; i <= nt; i++) { r[i] = ratio[i]; q[i] = per[i]; t[i] = traced[i] }
+      for (i = 1; i <= nt; i++) { r[i] = ratio[i]; q[i] = per[i]; t[i] = traced[i]; c[i] = cratio[i] }
       med = median(r, nt)
-      printf "%-19s %7.3f [%6.3f] %7.3f [%6.3f] %6.2f [%5.2f] %8.0f   %s\n", label,
+      printf "%-19s %7.3f [%6.3f] %7.3f [%6.3f] %6.2f [%5.2f] %8.0f %6.2f   %s\n", label,
         median(p, np), least(p, np), median(t, nt), least(t, nt), med, least(r, nt),
-        median(q, nt), med <= 1.5 ? "ok" : "over 1.5x"
+        median(q, nt), median(c, nt), med <= 1.5 ? "ok" : "over 1.5x"
     }' "$W/res/$1.plain" "$W/res/$1.${4:-traced}"
 }
 
@@ -141,8 +157,8 @@ echo "   ($(grep -m 1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //'), 
 echo "   $N rounds after $WARMUP warm-up, each round $(echo $VARIANTS | sed 's/ /, /g') in turn"
 [ -z "${BASE:-}" ] || echo "   base: $BASE/fxt-run"
 echo
-printf '%-19s %16s %16s %14s %8s   %s\n' workload "plain s" "traced s" "x plain" \
-  "us/proc" "goal<=1.5x"
+printf '%-19s %16s %16s %14s %8s %6s   %s\n' workload "plain s" "traced s" "x plain" \
+  "us/proc" "cpu x" "goal<=1.5x"
 printf '%-19s %16s %16s %14s\n' "" "med [min]" "med [min]" "med [min]"
 
 for spec in "loop|fork loop|$FORKS" "pipes|pipelines|$((PIPES * 4))"; do
@@ -165,7 +181,8 @@ done
 
 echo
 echo "x plain: traced wall / plain wall of the same round; us/proc: the"
-echo "difference over the short processes ($FORKS forks; $PIPES x 4 execs)."
+echo "difference over the short processes ($FORKS forks; $PIPES x 4 execs); cpu x:"
+echo "CPU seconds (user + system, fxt-run's included) traced / plain, same round."
 if [ -s "$W/res/failures" ]; then
   echo
   echo "FAILURES:"
