@@ -7,7 +7,7 @@
 # removed by the next run over the same OUT and by --recover.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 16
+plan 19
 
 # A sh loop of short processes, spaced so that fxt-run's scans (every 50 ms)
 # convert some before the next ones start: 30 x (true; sleep), each a fork
@@ -47,6 +47,14 @@ is "$(cat out)" "leader_exit: 400 calls" "main thread gone first: the worker ran
 check_archive "main thread gone first" z.fxt
 is "$("$abs_top_builddir/fxt-report" z.fxt 2>/dev/null | awk '$NF == "(leader_exit)" && $(NF - 1) == "leaf" { print $1 }')" 400 \
   "main thread gone first: every call of the worker"
+
+# Children that record nothing (--libc=none, nothing instrumented) make
+# no spool, take no spare and leave nothing.
+rm -f ./*
+trace n.fxt --libc=none sh -c "$loop"
+is "$rc" 0 "nothing recorded: exit status 0"
+ok "nothing recorded: no archive, said so" grep -q 'wrote no archive' "$TMPD/err"
+is "$(ls | grep '^n\.' | tr '\n' ' ')" "" "nothing recorded: no spool, no spare file left"
 
 # fxt-run killed with spare files made: --recover removes them.
 rm -f ./*
