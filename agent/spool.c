@@ -858,6 +858,7 @@ int spool_destroy(struct spool *sp)
 	}
 	drop_held(sp);
 	sp->closed = true;
+	sp->bell_lpid = 0; /* a fork child, or a next window, maps it again */
 out:
 	unlock(sp);
 	return err;
@@ -876,7 +877,7 @@ void spool_release(struct spool *sp)
 	if (sp->bell && mmap((char *)sp->bell - RUN_BELL_OFF, RUN_CTL_SIZE, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
 		agent_dbg("cannot let go of fxt-run's control file: %s", strerror(errno));
-	sp->bell_lpid = 0; /* a fork child maps it again */
+	sp->bell_lpid = 0; /* a fork child, or a next window, maps it again */
 	drop_held(sp);
 	sp->closed = true;
 	unlock(sp);
