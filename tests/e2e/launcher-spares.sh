@@ -58,14 +58,7 @@ is "$(ls | grep '^n\.' | tr '\n' ' ')" "" "nothing recorded: no spool, no spare 
 
 # fxt-run killed with spare files made: --recover removes them.
 rm -f ./*
-setsid "$FXT_RUN" -o k.fxt sh -c "$loop; echo ready; sleep 30" >out 2>err &
-run=$!
-n=0
-while ! grep -q ready out 2>/dev/null && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
-kill -9 "-$run" 2>/dev/null
-wait "$run" 2>/dev/null
-n=0
-while pgrep -g "$run" >/dev/null 2>&1 && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+kill_when_ready k.fxt sh -c "$loop; echo ready; sleep 30"
 ok "killed run: spare files left" test "$(ls k.fxt.*.spare.* 2>/dev/null | wc -l)" -gt 0
 "$FXT_RUN" --recover . >out 2>err
 is "$?" 0 "--recover: exit status 0"
