@@ -7,7 +7,7 @@
 # removed by the next run over the same OUT and by --recover.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 19
+plan 20
 
 # A sh loop of short processes, spaced so that fxt-run's scans (every 50 ms)
 # convert some before the next ones start: 30 x (true; sleep), each a fork
@@ -63,4 +63,5 @@ ok "killed run: spare files left" test "$(ls k.fxt.*.spare.* 2>/dev/null | wc -l
 "$FXT_RUN" --recover . >out 2>err
 is "$?" 0 "--recover: exit status 0"
 is "$(ls | grep '^k\.' | tr '\n' ' ')" "k.fxt " "--recover: k.fxt and nothing else"
+ok "--recover: the spare files are not in what it says it removed" sh -c '! grep -q spare "$1"' sh err
 finish
