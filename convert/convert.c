@@ -279,8 +279,11 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		err = -EEXIST;
 		goto out_sym;
 	}
-	unlink(tmp); /* a stale one, from a conversion killed halfway */
 	err = fxt_writer_open_path(&w, tmp, FXT_WRITER_NO_CLOBBER);
+	if (err == -EEXIST) {
+		unlink(tmp); /* a stale one, from a conversion killed halfway */
+		err = fxt_writer_open_path(&w, tmp, FXT_WRITER_NO_CLOBBER);
+	}
 	if (err < 0)
 		goto out_sym;
 	err = conv_archive(w, &in, &st);
