@@ -26,11 +26,7 @@ static size_t slot_of(uint64_t addr, size_t cap)
 
 static int table_grow(struct sym_table *t)
 {
-	/* Small at first: most processes of a build or a pipeline name a
-	 * few functions, and fxt-run converts one after another (1024 entries
-	 * were 152 KiB zeroed a conversion, 6% of fxt-run's time converting
-	 * 200 forked children). */
-	size_t cap = t->cap ? t->cap * 2 : 64;
+	size_t cap = t->cap ? t->cap * 2 : 1024;
 	struct sym_entry *v = calloc(cap, sizeof(*v));
 
 	if (!v)
