@@ -24,6 +24,7 @@
 #include "agent/spool.h"
 #include "agent/tbuf.h"
 #include "run/control.h"
+#include "run/names.h"
 #include "run/proc.h"
 #include "spool/stage.h"
 
@@ -126,17 +127,65 @@ static void header_sync_modules(struct spool *sp)
 	sp->hdr->nmodules = sp->nmods;
 }
 
-/* Creates the file and its header.  Called with the lock held. */
-static int create(struct spool *sp)
+/* A spare spool file of fxt-run's (run/names.h) renamed to ours, open in
+ * *fd with its status in *st; false if none was there (or it was not
+ * fit: it is removed).  A new file costs a new inode, which on some file
+ * systems is most of a short process's cost: ext4 without a journal, its
+ * inodes freed recently being many, looks at each of them in turn
+ * (hundreds of microseconds a file, measured); a spare one is a
+ * converted spool's, emptied.  Only fxt-run's own, empty, regular files,
+ * ours to write. */
+static struct run_bell *bell(struct spool *sp);
+
+static bool take_spare(struct spool *sp, int *fd, struct stat *st)
+{
+	char spare[sizeof(sp->path) + 48];
+	struct run_bell *b = bell(sp);
+	uint64_t have;
+	unsigned slot;
+
+	if (!b)
+		return false;
+	have = __atomic_load_n(&b->spares, __ATOMIC_ACQUIRE);
+	do {
+		if (!have)
+			return false;
+		slot = (unsigned)__builtin_ctzll(have);
+	} while (!__atomic_compare_exchange_n(&b->spares, &have, have & ~(1ull << slot), false,
+					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	/* Slot `slot` is ours: nobody else renames it. */
+	run_spare_name(spare, sizeof(spare), agent_cfg.output, agent_cfg.launcher_pid, slot);
+	if (renameat2(AT_FDCWD, spare, AT_FDCWD, sp->path, RENAME_NOREPLACE) != 0)
+		return false; /* left for fxt-run to remove */
+	*fd = open(sp->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (*fd >= 0 && fstat(*fd, st) == 0 && S_ISREG(st->st_mode) && st->st_size == 0 &&
+	    st->st_nlink == 1 && st->st_uid == geteuid())
+		return true;
+	if (*fd >= 0)
+		close(*fd);
+	unlink(sp->path);
+	return false;
+}
+
+/* Creates the file and its header; its descriptor in *keep if not NULL
+ * (the first grant's: no second open), else closed.  Called with the lock
+ * held. */
+static int create(struct spool *sp, int *keep)
 {
 	struct stat st;
 	void *p;
 	int fd, err;
 
-	fd = open(sp->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || ftruncate(fd, SPOOL_HEADER_SIZE) < 0)
+	bool spare = take_spare(sp, &fd, &st);
+
+	if (!spare) {
+		fd = open(sp->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0)
+			return -errno;
+		if (fstat(fd, &st) < 0)
+			goto fail_file;
+	}
+	if (ftruncate(fd, SPOOL_HEADER_SIZE) < 0)
 		goto fail_file;
 	p = mmap(NULL, SPOOL_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
@@ -159,7 +208,9 @@ static int create(struct spool *sp)
 	sp->hdr->drop_cause = __atomic_load_n(&sp->drop_cause, __ATOMIC_RELAXED);
 	sp->hdr->root_pid = (uint64_t)agent_cfg.root_pid;
 	sp->hdr->image = agent_cfg.image ? agent_cfg.image : 1;
-	{
+	/* Under fxt-run, which fills it in when it first sees the spool
+	 * (reading /proc/self/stat was a tenth of a forked child's time). */
+	if (!agent_cfg.launcher_pid) {
 		char state;
 		uint64_t t;
 		if (run_proc_stat_read(0, &state, &t) == 0)
@@ -170,8 +221,11 @@ static int create(struct spool *sp)
 	/* The magic last: a reader seeing it sees a complete header. */
 	__atomic_store_n(&sp->hdr->magic, SPOOL_MAGIC, __ATOMIC_RELEASE);
 	sp->end = SPOOL_HEADER_SIZE;
-	close(fd);
-	agent_dbg("spool %s created", sp->path);
+	if (keep)
+		*keep = fd;
+	else
+		close(fd);
+	agent_dbg("spool %s created%s", sp->path, spare ? " from a spare file of fxt-run's" : "");
 	return 0;
 
 fail_file:
@@ -270,17 +324,20 @@ static bool chunk_worth(uint64_t size)
 }
 
 /* Under the lock: 0 when the spool can take records, created on first
- * use; else why not (-ESHUTDOWN once closed, or the error that failed it,
- * kept so that it is said once). */
-static int usable(struct spool *sp)
+ * use (its descriptor then in *keep, if not NULL: else *keep is -1); else
+ * why not (-ESHUTDOWN once closed, or the error that failed it, kept so
+ * that it is said once). */
+static int usable(struct spool *sp, int *keep)
 {
 	int err;
 
+	if (keep)
+		*keep = -1;
 	if (sp->closed || sp->failed)
 		return sp->closed ? -ESHUTDOWN : sp->failed;
 	if (sp->hdr)
 		return 0;
-	err = create(sp);
+	err = create(sp, keep);
 	if (err < 0) {
 		sp->failed = err;
 		agent_dbg("cannot create spool %s: %s", sp->path, strerror(-err));
@@ -297,10 +354,11 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 	int fd = -1, err = 0;
 
 	lock(sp);
-	err = usable(sp);
+	err = usable(sp, &fd);
 	if (err < 0)
 		goto out;
-	fd = open_checked(sp, O_RDWR);
+	if (fd < 0)
+		fd = open_checked(sp, O_RDWR);
 	if (fd < 0) {
 		err = fd;
 		goto out;
@@ -421,8 +479,10 @@ static struct run_bell *bell(struct spool *sp)
 {
 	char ctl[PATH_MAX + 64];
 
-	if (!sp->bell_tried && agent_cfg.launcher_pid > 0) {
+	if (agent_cfg.launcher_pid > 0 &&
+	    (!sp->bell_tried || sp->bell_lpid != agent_cfg.launcher_pid)) {
 		sp->bell_tried = true;
+		sp->bell_lpid = agent_cfg.launcher_pid;
 		run_ctl_path(ctl, sizeof(ctl), agent_cfg.output, agent_cfg.launcher_pid);
 		/* Read without the lock by refill() (agent/tbuf.c). */
 		__atomic_store_n(&sp->bell, run_bell_map(ctl), __ATOMIC_RELEASE);
@@ -435,7 +495,7 @@ int spool_hold(struct spool *sp)
 	int fd, err = 0;
 
 	lock(sp);
-	err = usable(sp);
+	err = usable(sp, NULL);
 	if (err < 0)
 		goto out;
 	bell(sp);
@@ -713,7 +773,7 @@ int spool_seal(struct spool *sp, const struct spool_seal *seal,
 
 	lock(sp);
 	if (!sp->hdr && !sp->failed) {
-		err = create(sp); /* nothing recorded: a spool all the same */
+		err = create(sp, NULL); /* nothing recorded: a spool all the same */
 		if (err < 0) {
 			sp->failed = err;
 			goto out;
@@ -798,6 +858,7 @@ int spool_destroy(struct spool *sp)
 	}
 	drop_held(sp);
 	sp->closed = true;
+	sp->bell_lpid = 0; /* a fork child, or a next window, maps it again */
 out:
 	unlock(sp);
 	return err;
@@ -816,6 +877,7 @@ void spool_release(struct spool *sp)
 	if (sp->bell && mmap((char *)sp->bell - RUN_BELL_OFF, RUN_CTL_SIZE, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
 		agent_dbg("cannot let go of fxt-run's control file: %s", strerror(errno));
+	sp->bell_lpid = 0; /* a fork child, or a next window, maps it again */
 	drop_held(sp);
 	sp->closed = true;
 	unlock(sp);
@@ -824,11 +886,18 @@ void spool_release(struct spool *sp)
 void spool_forget(struct spool *sp, const char *path)
 {
 	unsigned nmods = sp->nmods;
+	struct run_bell *b = sp->bell;
+	long lpid = sp->bell_lpid;
+	bool tried = sp->bell_tried;
 
 	drop_held(sp);
 	if (sp->hdr)
 		munmap(sp->hdr, SPOOL_HEADER_SIZE);
 	spool_init(sp, path, sp->chunk_size, sp->buffer_size, sp->max_size);
-	/* The module list stays valid: the child has the same mappings. */
+	/* The module list stays valid: the child has the same mappings; so
+	 * does the doorbell (shared), while it is the same fxt-run's. */
 	sp->nmods = nmods;
+	sp->bell = b;
+	sp->bell_lpid = lpid;
+	sp->bell_tried = tried;
 }

@@ -51,6 +51,7 @@ struct spool {
 	int held;
 	struct run_bell *bell; /* fxt-run's drain doorbell, or NULL */
 	bool bell_tried;
+	long bell_lpid; /* the fxt-run whose doorbell it is (a fork child keeps it) */
 	uint32_t filter_inc, filter_exc; /* for the header (spool_set_filter_counts()) */
 	uint32_t drop_cause;		 /* for the header, until it exists */
 	bool closed;			 /* after the seal: grant nothing */

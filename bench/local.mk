@@ -197,3 +197,14 @@ dist_noinst_SCRIPTS += bench/compress.sh
 bench-compress: all
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/compress.sh
 .PHONY: bench-compress
+# `make bench-forks`: bench/forks.sh times short processes under fxt-run
+# against the same run plainly, in one run: bench/forkloop (500 fork +
+# _exit) and 200 four-stage sh pipelines (echo | sed | tr | wc).
+noinst_PROGRAMS += bench/forkloop
+bench_forkloop_SOURCES = bench/forkloop.c
+bench_forkloop_CFLAGS = $(WARN_CFLAGS) -O2
+bench_forkloop_LDFLAGS = -no-install
+dist_noinst_SCRIPTS += bench/forks.sh
+bench-forks: all
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/forks.sh
+.PHONY: bench-forks

@@ -18,20 +18,39 @@
 #include "symbolizer/runcache.h"
 #include "symbolizer/signature.h"
 
+/* The first page of the header holds its fixed part and the first modules;
+ * the rest is read only as far as the module list goes (most processes
+ * list a few modules: 60 KiB less copied a conversion). */
+#define HEADER_FIRST 4096u
+_Static_assert(HEADER_FIRST >= SPOOL_HEADER_FIXED && HEADER_FIRST <= SPOOL_HEADER_SIZE,
+	       "the first read holds the fixed header");
+
 int convert_read_header(int fd, struct spool_header **out)
 {
 	struct spool_header *h = malloc(SPOOL_HEADER_SIZE);
+	size_t need;
 	ssize_t got;
+	char last;
 
 	if (!h)
 		return -ENOMEM;
-	got = pread(fd, h, SPOOL_HEADER_SIZE, 0);
+	got = pread(fd, h, HEADER_FIRST, 0);
 	if (got < 0) {
 		int err = -errno;
 		free(h);
 		return err;
 	}
-	if ((size_t)got < SPOOL_HEADER_SIZE || !spool_header_ok(h)) {
+	if ((size_t)got < HEADER_FIRST || !spool_header_ok(h)) {
+		free(h);
+		return -EBADMSG;
+	}
+	need = SPOOL_HEADER_FIXED + h->nmodules * sizeof(h->modules[0]);
+	/* The rest of the module list, and the header's last byte: the file
+	 * holds the whole header. */
+	if ((need > HEADER_FIRST &&
+	     pread(fd, (char *)h + HEADER_FIRST, need - HEADER_FIRST, HEADER_FIRST) !=
+		 (ssize_t)(need - HEADER_FIRST)) ||
+	    pread(fd, &last, 1, SPOOL_HEADER_SIZE - 1) != 1) {
 		free(h);
 		return -EBADMSG;
 	}
@@ -260,9 +279,12 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		err = -EEXIST;
 		goto out_sym;
 	}
-	unlink(tmp); /* a stale one, from a conversion killed halfway */
-	err = fxt_writer_open_path(&w, tmp,
-				   FXT_WRITER_NO_CLOBBER | (o && o->serial ? FXT_WRITER_SERIAL : 0));
+	unsigned flags = FXT_WRITER_NO_CLOBBER | (o && o->serial ? FXT_WRITER_SERIAL : 0);
+	err = fxt_writer_open_path(&w, tmp, flags);
+	if (err == -EEXIST) {
+		unlink(tmp); /* a stale one, from a conversion killed halfway */
+		err = fxt_writer_open_path(&w, tmp, flags);
+	}
 	if (err < 0)
 		goto out_sym;
 	err = conv_archive(w, &in, &st);
@@ -283,7 +305,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		err = rename(tmp, archive_path) == 0 ? 0 : -errno;
 	if (err < 0 && marks)
 		mark_spool(fd, 0, 0); /* not this archive: tmp goes */
-	if (!err && o && o->consume)
+	if (!err && o && o->consume && !(o->recycle && o->recycle(o->recycle_ctx, spool_path) == 0))
 		unlink(spool_path);
 	if (err < 0 || (o && o->no_clobber))
 		unlink(tmp);

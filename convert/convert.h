@@ -49,6 +49,11 @@ struct convert_opts {
 	 * the two leaves both; convert_spool_named() then takes that archive
 	 * rather than put the process's events into the run twice. */
 	bool consume;
+	/* With consume: offered the spool instead of removing it (fxt-run
+	 * keeps its inode for the run's next process); 0 when it took it,
+	 * else the spool is removed.  May be NULL. */
+	int (*recycle)(void *ctx, const char *spool_path);
+	void *recycle_ctx;
 	/* The run's symbol cache (symbolizer/runcache.h), or NULL for one
 	 * of this conversion's own. */
 	struct fxt_symcache *cache;

@@ -56,6 +56,18 @@ static bool known(const struct drain *d, const char *path)
 	return false;
 }
 
+void drain_let_go(struct drain *d, const char *path)
+{
+	pthread_mutex_lock(&d->lock);
+	for (size_t i = 0; i < d->n; i++)
+		if (strcmp(d->v[i].path, path) == 0) {
+			spool_forget(&d->v[i]);
+			d->v[i] = d->v[--d->n];
+			break;
+		}
+	pthread_mutex_unlock(&d->lock);
+}
+
 void drain_watch(struct drain *d, const char *path)
 {
 	struct drain_spool s = { .fd = -1 };
@@ -197,6 +209,19 @@ size_t drain_pass(struct drain *d)
 #define ACTIVE_NS (50 * 1000 * 1000)
 #define RESCAN_NS (20 * 1000 * 1000)
 
+/* A pass (after a rescan when `rescan`) under the lock. */
+static size_t locked_pass(struct drain *d, bool rescan)
+{
+	size_t copied;
+
+	pthread_mutex_lock(&d->lock);
+	if (rescan)
+		drain_rescan(d);
+	copied = drain_pass(d);
+	pthread_mutex_unlock(&d->lock);
+	return copied;
+}
+
 static void *drain_main(void *arg)
 {
 	struct drain *d = arg;
@@ -207,7 +232,7 @@ static void *drain_main(void *arg)
 		uint32_t seen = __atomic_load_n(&b->word, __ATOMIC_SEQ_CST);
 		uint64_t now = spool_mono_ns(), wait = IDLE_NS;
 
-		if (drain_pass(d)) {
+		if (locked_pass(d, false)) {
 			last_copy = now;
 			continue;
 		}
@@ -215,8 +240,7 @@ static void *drain_main(void *arg)
 			/* Rung, and nothing full where we look: a new spool. */
 			d->rescanned = seen;
 			next_rescan = now + RESCAN_NS;
-			drain_rescan(d);
-			if (drain_pass(d)) {
+			if (locked_pass(d, true)) {
 				last_copy = now;
 				continue;
 			}
@@ -248,6 +272,7 @@ int drain_start(struct drain *d, const char *out, const char *ctl)
 	int err;
 
 	memset(d, 0, sizeof(*d));
+	pthread_mutex_init(&d->lock, NULL);
 	d->out = out;
 	if (!slash || (size_t)(slash - out) >= sizeof(d->dir))
 		return -EINVAL;

@@ -40,6 +40,7 @@ struct drain {
 	struct run_bell *bell;
 	struct drain_spool *v;
 	size_t n, cap;
+	pthread_mutex_t lock; /* v, n, cap: the thread's passes, drain_let_go() */
 	uint64_t copied;    /* chunks copied, for the debug log */
 	uint32_t rescanned; /* the doorbell's word at the last look at dir */
 	int stop;
@@ -50,6 +51,11 @@ struct drain {
 /* Starts the thread for the spools of OUT (`out`, absolute), rung through
  * the control file `ctl`.  0 or -errno (the run goes on without it). */
 int drain_start(struct drain *d, const char *out, const char *ctl);
+
+/* Lets go of the spool at `path` if the thread watches it (before its file
+ * is emptied and given to another process: fxt-run's spare spools).  Safe
+ * if the thread never started. */
+void drain_let_go(struct drain *d, const char *path);
 
 /* Stops and joins it, and lets every spool go.  Safe if it never started. */
 void drain_stop(struct drain *d);

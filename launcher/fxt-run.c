@@ -203,6 +203,9 @@ int main(int argc, char **argv)
 	 * the run does without it if it cannot start. */
 	struct drain drain;
 	int derr = drain_start(&drain, out, ctl);
+	r.spares = true;
+	r.drain = &drain;
+	r.bell = run_bell_map(ctl);
 	launch_go(&launch, out);
 	int status = supervise(&launch, &r);
 	drain_stop(&drain);

@@ -302,6 +302,16 @@ struct spools {
 	uint64_t writes_mark; /* the log's mark they were loaded at (run_session_log_mark()) */
 	char writes_of[PATH_MAX + 64]; /* the session they are of */
 	struct fxt_symcache *syms;     /* one for the whole run */
+	/* fxt-run launching: converted spools of dead processes are kept,
+	 * emptied, as spare spool files (run_spare_name()) that the run's
+	 * next processes take (no new inode each); the drain thread lets go
+	 * of one first.  The spares left are removed at the end. */
+	bool spares;
+	struct drain *drain;
+	struct run_bell *bell; /* the control file's: which spares are there */
+	bool spares_made;      /* any spare file was made (removed at the end) */
+	unsigned converted;    /* spools converted by the scan under way */
+	bool cur_dead;	       /* the process of the spool being converted is gone */
 	unsigned running;	       /* spools of live processes seen by the last scan */
 	/* Snapshots converted (fxt-run --snapshot-if): their archives. */
 	struct name_list snapshots;

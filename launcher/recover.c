@@ -8,7 +8,8 @@
  * processes that ended after it wrote themselves (the owner protocol of
  * spool/format.h: RUN for the root, RUN's stem.PID.fxt for the others);
  * a conversion or a merge cut short (.fxt-partial.NAME, .RUN.merge.XXXXXX);
- * the session and fxt-run's control file.  RUN itself is this run's: fxt-run
+ * the session, fxt-run's control file and its spare spool files (empty:
+ * removed without a word).  RUN itself is this run's: fxt-run
  * runs no program over an existing archive (nor does it, with -f, keep it).
  *
  * Given a directory, --recover finds every run there whose fxt-run is gone
@@ -326,6 +327,15 @@ static size_t clean_run(const struct run *r, long root, bool keep_marks, bool pa
 			   strncmp(n + 1 + blen, ".merge.", 7) == 0 &&
 			   strlen(n + 1 + blen + 7) == 6) {
 			garbage = true; /* convert/merge.c's temporary file */
+		} else if (run_spare_parse(r->name, n, &pid)) {
+			/* An empty file of fxt-run's, nothing of the run's:
+			 * removed without a word. */
+			if (!run_proc_alive(pid, 0)) {
+				char *path = join(r->dir, n, strlen(n));
+				unlink(path);
+				free(path);
+			}
+			continue;
 		} else if (run_pid_file_parse(r->name, n, RUN_SESSION_SUFFIX, &pid) ||
 			   run_pid_file_parse(r->name, n, RUN_CONTROL_SUFFIX, &pid)) {
 			/* Kept while a spool is, or the parts are, for a

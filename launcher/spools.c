@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "convert/convert.h"
+#include "launcher/drain.h"
 #include "launcher/launcher.h"
 #include "run/settings.h"
 #include "spool/format.h"
@@ -138,6 +139,103 @@ static void load_writes(struct spools *r, struct convert_opts *o)
 	o->writes_loaded = true;
 }
 
+/* The spare spool file of a free slot: renames `from` there (NULL: creates
+ * an empty one) and says that it is there.  0 or -errno (-ENOSPC: no slot
+ * free). */
+static int spare_put(struct spools *r, const char *from)
+{
+	uint64_t have = __atomic_load_n(&r->bell->spares, __ATOMIC_ACQUIRE);
+	char spare[PATH_MAX + 64];
+
+	for (unsigned slot = 0; slot < RUN_SPARE_SLOTS; slot++) {
+		int fd;
+
+		if (have & (1ull << slot))
+			continue;
+		run_spare_name(spare, sizeof(spare), r->out, (long)getpid(), slot);
+		/* Not there, or taken and not renamed yet: then it fails. */
+		if (from) {
+			if (renameat2(AT_FDCWD, from, AT_FDCWD, spare, RENAME_NOREPLACE) != 0) {
+				if (errno == EEXIST)
+					continue;
+				return -errno;
+			}
+		} else {
+			fd = open(spare, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+			if (fd < 0) {
+				if (errno == EEXIST)
+					continue;
+				return -errno;
+			}
+			close(fd);
+		}
+		r->spares_made = true;
+		__atomic_or_fetch(&r->bell->spares, 1ull << slot, __ATOMIC_RELEASE);
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+/* convert_opts.recycle: keeps a converted spool, emptied, as a spare spool
+ * file.  Only that of a process no thread of which runs (run_proc_alive()):
+ * one sealed before exec, or exiting, may still write into its chunks; a
+ * process's forks keep mappings of its chunks, never written.  The drain thread lets go of it first.  0, or -errno: the
+ * spool is removed. */
+static int recycle_spool(void *ctx, const char *path)
+{
+	struct spools *r = ctx;
+
+	if (!r->spares || !r->bell || !r->cur_dead)
+		return -EBUSY;
+	if (r->drain)
+		drain_let_go(r->drain, path);
+	if (truncate(path, 0) != 0)
+		return -errno;
+	return spare_put(r, path);
+}
+
+/* After a scan that converted `r->converted` spools while the program
+ * runs (it starts processes): spare spool files for twice as many (at
+ * least 4), made here rather than by the processes, on their way. */
+static void spares_fill(struct spools *r)
+{
+	unsigned want = r->converted * 2 < 4 ? 4 : r->converted * 2;
+
+	if (want > RUN_SPARE_SLOTS)
+		want = RUN_SPARE_SLOTS;
+	while ((unsigned)__builtin_popcountll(__atomic_load_n(&r->bell->spares,
+							      __ATOMIC_ACQUIRE)) < want &&
+	       spare_put(r, NULL) == 0)
+		;
+}
+
+/* Removes `name`, in OUT's directory, if it is the spare spool file of an
+ * fxt-run that is gone (killed before it removed its own). */
+static void spare_stale(struct spools *r, const char *name)
+{
+	char path[PATH_MAX + 64];
+	long lpid;
+
+	if (run_spare_parse(r->out, name, &lpid) && lpid != (long)getpid() &&
+	    !run_proc_alive(lpid, 0) &&
+	    (size_t)snprintf(path, sizeof(path), "%s/%s", r->dir, name) < sizeof(path))
+		unlink(path);
+}
+
+/* Removes the spare spool files left, and says none is there. */
+static void spares_remove(struct spools *r)
+{
+	char spare[PATH_MAX + 64];
+
+	if (!r->bell || !r->spares_made)
+		return;
+	__atomic_store_n(&r->bell->spares, 0, __ATOMIC_RELEASE);
+	for (unsigned slot = 0; slot < RUN_SPARE_SLOTS; slot++) {
+		run_spare_name(spare, sizeof(spare), r->out, (long)getpid(), slot);
+		unlink(spare);
+	}
+}
+
 /* Converts one claimed spool into its process's archive: image 1 of the
  * root's pid at OUT, any other at OUT.PID[.N].fxt, created exclusively as
  * the agent names them.  Removes the spool once the archive is written.
@@ -146,9 +244,12 @@ static void load_writes(struct spools *r, struct convert_opts *o)
 static int convert_one(struct spools *r, const char *spool, long pid, long root, unsigned image)
 {
 	bool is_root = pid == root && image == 1;
-	struct convert_opts o = {
-		.session = r->session, .cache = r->syms, .consume = true, .srcline = r->srcline
-	};
+	struct convert_opts o = { .session = r->session,
+				  .cache = r->syms,
+				  .consume = true,
+				  .srcline = r->srcline,
+				  .recycle = recycle_spool,
+				  .recycle_ctx = r };
 	struct convert_result res;
 	char path[PATH_MAX + 64];
 	unsigned n = 0;
@@ -271,6 +372,27 @@ bool proc_has_agent(long pid)
 	return found;
 }
 
+/* A spool whose process left its start time to fxt-run (spool/format.h):
+ * whether the process runs, and if so its start time, written into the
+ * header (unless someone did first) and into *start. */
+static bool spool_fill_start(struct spool_header *h, long pid, uint64_t *start)
+{
+	uint64_t none = 0, t;
+	char state;
+
+	if (!run_proc_alive(pid, 0))
+		return false;
+	if (run_proc_stat_read(pid, &state, &t) < 0)
+		return true; /* unreadable: as run_proc_alive() judges it */
+	if (!__atomic_compare_exchange_n(&h->start_time, &none, t, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		*start = none;
+		return none == t;
+	}
+	*start = t;
+	return true;
+}
+
 /* Looks at one spool of the run and converts it if its process is done
  * with it.  At the end (`final`), the spool of a live process is left to
  * that process.  Returns false while its process still runs. */
@@ -303,7 +425,9 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 		run_session_path(r->session, sizeof(r->session), r->out, root);
 	uint32_t owner = __atomic_load_n(&h->owner, __ATOMIC_SEQ_CST);
 	bool sealed = __atomic_load_n(&h->state, __ATOMIC_SEQ_CST) == SPOOL_SEALED;
-	bool alive = run_proc_alive(pid, h->start_time);
+	uint64_t h_start = __atomic_load_n(&h->start_time, __ATOMIC_ACQUIRE);
+	bool alive = h_start || r->recover ? run_proc_alive(pid, h_start)
+					    : spool_fill_start(h, pid, &h_start);
 	bool mine = false;
 
 	/* Attached: a process without the agent any more ran another program
@@ -358,7 +482,10 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 	spool_view_close(&v);
 	if (!mine)
 		return true;
+	r->cur_dead = !alive && !r->attached; /* attached: one that exec'd is not */
 	rc = convert_one(r, path, pid, root, image);
+	r->cur_dead = false;
+	r->converted++;
 	if (rc < 0 && !r->quiet)
 		fprintf(stderr,
 			"fxt-run: the records of process %ld cannot be converted (%s); they "
@@ -375,6 +502,7 @@ void spools_scan(struct spools *r, bool final)
 	struct dirent *de;
 
 	r->running = 0;
+	r->converted = 0;
 	r->writes_loaded = false; /* reloaded at the pass's first conversion */
 	if (d == NULL)
 		return;
@@ -385,8 +513,10 @@ void spools_scan(struct spools *r, bool final)
 		unsigned image;
 
 		if (!run_spool_parse(r->out, de->d_name, &pid, &image) &&
-		    !run_snapshot_spool_parse(r->out, de->d_name, &image))
+		    !run_snapshot_spool_parse(r->out, de->d_name, &image)) {
+			spare_stale(r, de->d_name);
 			continue;
+		}
 		if (asprintf(&path, "%s/%s", r->dir, de->d_name) < 0)
 			break;
 		if (stat(path, &sb) == 0 && (r->recover || sb.st_mtime >= r->since) &&
@@ -395,6 +525,8 @@ void spools_scan(struct spools *r, bool final)
 		free(path);
 	}
 	closedir(d);
+	if (r->spares && r->bell && !final && r->converted)
+		spares_fill(r);
 }
 
 void spools_set_root(struct spools *r, long root)
@@ -451,6 +583,7 @@ void spools_finish(struct spools *r, const char *ctl)
 		fprintf(stderr, "fxt-run: cannot write %s: %s\n", display_name(ctl),
 			strerror(-err));
 	spools_scan(r, true);
+	spares_remove(r);
 }
 
 int spools_recover(struct spools *r, const char *path)
@@ -499,4 +632,7 @@ void spools_free(struct spools *r)
 	symcache_debug(r);
 	fxt_symcache_free(r->syms);
 	free(r->dir);
+	if (r->bell)
+		munmap((char *)r->bell - RUN_BELL_OFF, RUN_CTL_SIZE);
+	r->bell = NULL;
 }

@@ -11,7 +11,7 @@
  * and swap of its owner, so it is converted once.
  *
  * The file is RUN_CTL_SIZE bytes: after the state byte, at
- * RUN_BELL_OFF, the drain doorbell (struct run_bell). */
+ * RUN_BELL_OFF, the drain doorbell and the spare spools (struct run_bell). */
 #ifndef FXT_RUN_CONTROL_H
 #define FXT_RUN_CONTROL_H
 
@@ -32,6 +32,10 @@ enum run_ctl_state {
 struct run_bell {
 	uint32_t word;
 	uint32_t waiters;
+	/* Bit k: fxt-run's spare spool file k is there (run/names.h,
+	 * run_spare_name()).  fxt-run sets it once the file is in place; a
+	 * process clears it (compare and swap) to take that file. */
+	uint64_t spares;
 };
 
 /* "OUT.LPID.run". */

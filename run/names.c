@@ -160,6 +160,17 @@ void run_spool_name(char *buf, size_t cap, const char *output, long pid, unsigne
 	put_str(&b, ".spool", 6);
 }
 
+void run_spare_name(char *buf, size_t cap, const char *output, long launcher_pid, unsigned slot)
+{
+	struct sbuf b = { buf, cap, 0, false };
+
+	put_str(&b, output, strlen(output));
+	put_str(&b, ".", 1);
+	put_dec(&b, (unsigned long long)launcher_pid);
+	put_str(&b, ".spare.", 7);
+	put_dec(&b, slot);
+}
+
 void run_pid_file_name(char *buf, size_t cap, const char *output, long pid, const char *suffix)
 {
 	struct sbuf b = { buf, cap, 0, false };
@@ -276,6 +287,21 @@ bool run_pid_file_parse(const char *output, const char *name, const char *suffix
 	const char *base = base_of(output);
 
 	return parse_pid_n(name, base, strlen(base), suffix, pid, NULL);
+}
+
+bool run_spare_parse(const char *output, const char *name, long *launcher_pid)
+{
+	const char *base = base_of(output);
+	size_t plen = strlen(base);
+	unsigned long v[2];
+	const char *p = name + plen;
+
+	if (strncmp(name, base, plen) != 0 || !(p = get_dot_dec(p, &v[0])) ||
+	    strncmp(p, ".spare", 6) != 0 || !(p = get_dot_dec(p + 6, &v[1])) || *p != '\0' ||
+	    v[1] >= RUN_SPARE_SLOTS)
+		return false;
+	*launcher_pid = (long)v[0];
+	return true;
 }
 
 size_t run_spool_output(const char *spool)

@@ -14,6 +14,10 @@
  *   OUT's stem.snapN EXT   snapshot N of the run (fxt-run --snapshot-if),
  *                          ".snapN" inserted as ".PID" is
  *   OUT.snapN.spool        ... its spool, until it is converted
+ *   OUT.LPID.spare.K       a spare spool file of fxt-run's (pid LPID):
+ *                          a converted spool's inode, empty, which the
+ *                          next process takes for its spool by renaming
+ *                          it (K < RUN_SPARE_SLOTS; run_spare_name())
  *
  * OUT itself may be a template (fxt-run -o, FXT_OUTPUT): run_output_expand()
  * makes the name, once per run, from
@@ -68,6 +72,11 @@ void run_spool_name(char *buf, size_t cap, const char *output, long pid, unsigne
 /* OUT.PID + suffix (RUN_SESSION_SUFFIX, RUN_CONTROL_SUFFIX). */
 void run_pid_file_name(char *buf, size_t cap, const char *output, long pid, const char *suffix);
 
+/* Spare spool files, slot < RUN_SPARE_SLOTS: which are there is said by
+ * the bits of run_bell.spares (run/control.h). */
+#define RUN_SPARE_SLOTS 64u
+void run_spare_name(char *buf, size_t cap, const char *output, long launcher_pid, unsigned slot);
+
 /* Snapshot n's archive (`spool` false) or spool (true). */
 void run_snapshot_name(char *buf, size_t cap, const char *output, unsigned n, bool spool);
 
@@ -91,6 +100,10 @@ bool run_snapshot_parse(const char *output, const char *name, unsigned *n);
 
 /* A snapshot's spool, OUT.snapN.spool: sets *n. */
 bool run_snapshot_spool_parse(const char *output, const char *name, unsigned *n);
+
+/* A spare spool file, run_spare_name()'s OUT.LPID.spare.K: sets
+ * *launcher_pid. */
+bool run_spare_parse(const char *output, const char *name, long *launcher_pid);
 
 /* The other way, for a spool found alone (fxt-run --recover): the length
  * of OUT in the path `spool`, which ends in ".spool" after OUT and at most

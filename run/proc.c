@@ -9,7 +9,9 @@
 
 #include "run/proc.h"
 
-int run_proc_stat_read(long pid, char *state, uint64_t *start_time)
+/* Fields 3 (state), 20 (threads, if `threads` is not NULL) and 22 (start
+ * time) of /proc/PID/stat. */
+static int stat_read(long pid, char *state, uint64_t *threads, uint64_t *start_time)
 {
 	char path[48], buf[1024];
 	const char *p;
@@ -37,10 +39,17 @@ int run_proc_stat_read(long pid, char *state, uint64_t *start_time)
 		return -EINVAL;
 	p += 2;
 	*state = *p;
-	/* p is at field 3; skip to field 22. */
-	for (field = 3; field < 22 && *p; p++)
-		if (*p == ' ')
-			field++;
+	/* p is at field 3; skip to field 22, reading 20 on the way. */
+	for (field = 3; field < 22 && *p; p++) {
+		if (*p != ' ')
+			continue;
+		field++;
+		if (field == 20 && threads) {
+			*threads = 0;
+			for (const char *q = p + 1; *q >= '0' && *q <= '9'; q++)
+				*threads = *threads * 10 + (uint64_t)(*q - '0');
+		}
+	}
 	if (field != 22 || *p < '0' || *p > '9')
 		return -EINVAL;
 	*start_time = 0;
@@ -49,20 +58,27 @@ int run_proc_stat_read(long pid, char *state, uint64_t *start_time)
 	return 0;
 }
 
+int run_proc_stat_read(long pid, char *state, uint64_t *start_time)
+{
+	return stat_read(pid, state, NULL, start_time);
+}
+
 bool run_proc_alive(long pid, uint64_t start_time)
 {
-	uint64_t t;
+	uint64_t t, threads = 0;
 	char st;
 	int err;
 
 	if (pid <= 0)
 		return false;
-	err = run_proc_stat_read(pid, &st, &t);
+	err = stat_read(pid, &st, &threads, &t);
 	if (err == -ENOENT || err == -ESRCH)
 		return false;
 	if (err < 0)
 		return true; /* unreadable (hidepid ...): assume it runs */
-	if (st == 'Z' || st == 'X' || st == 'x')
+	/* A main thread gone by pthread_exit() is a zombie while the other
+	 * threads run (the count includes it). */
+	if ((st == 'Z' || st == 'X' || st == 'x') && threads <= 1)
 		return false;
 	return start_time == 0 || t == start_time;
 }

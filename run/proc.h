@@ -14,9 +14,10 @@
  * no such process; -EINVAL: unreadable line). */
 int run_proc_stat_read(long pid, char *state, uint64_t *start_time);
 
-/* Whether process `pid` runs: it exists, is no zombie, and (when
- * start_time is not 0) started at start_time, so is not a later process
- * that reuses the pid. */
+/* Whether process `pid` runs: it exists, some thread of it is no zombie
+ * (its main thread may be, gone by pthread_exit()), and (when start_time
+ * is not 0) started at start_time, so is not a later process that reuses
+ * the pid. */
 bool run_proc_alive(long pid, uint64_t start_time);
 
 #endif /* FXT_RUN_PROC_H */

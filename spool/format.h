@@ -106,7 +106,10 @@ struct spool_header {
 	uint32_t sample_hz;
 	/* Who the process is, for the converter and for liveness checks: a
 	 * pid is reused, (pid, start_time) is not.  start_time is field 22 of
-	 * /proc/PID/stat (clock ticks since boot). */
+	 * /proc/PID/stat (clock ticks since boot): a process under fxt-run
+	 * leaves it 0, and fxt-run sets it (compare and swap) when it first
+	 * sees the spool, its process alive (pids are handed out in turn: one
+	 * is not reused that soon). */
 	uint64_t root_pid;   /* FXT_ROOT_PID: the run's root process */
 	uint64_t start_time; /* the process's start time; 0 = unknown */
 	uint32_t image;	     /* 1 = first image of the pid; N after N-1 execs */

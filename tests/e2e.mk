@@ -43,6 +43,7 @@ E2E_TESTS = \
 	tests/e2e/launcher-options.sh \
 	tests/e2e/launcher-merge.sh \
 	tests/e2e/launcher-recover.sh \
+	tests/e2e/launcher-spares.sh \
 	tests/e2e/launcher-counts.sh \
 	tests/e2e/launcher-template.sh \
 	tests/e2e/modes.sh \

@@ -29,7 +29,8 @@
 # execle; numbered makes calls that say their own number, for the
 # recording modes; proctitle retitles itself for ps over its argv, as
 # servers do, then forks, for the process names; calls_fib recurses, for
-# the call views (fxt-tree, fxt-replay).
+# the call views (fxt-tree, fxt-replay); leader_exit records from a
+# worker after main's pthread_exit(), for fxt-run's spare spool files.
 PROGS_TRACED = \
 	tests/progs/stress_threads \
 	tests/progs/deep_recursion \
@@ -43,8 +44,14 @@ PROGS_TRACED = \
 	tests/progs/exec_list \
 	tests/progs/numbered \
 	tests/progs/proctitle \
-	tests/progs/calls_fib
+	tests/progs/calls_fib \
+	tests/progs/leader_exit
 check_PROGRAMS += $(PROGS_TRACED)
+
+tests_progs_leader_exit_SOURCES = tests/progs/leader_exit.c
+tests_progs_leader_exit_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_leader_exit_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_leader_exit_LDADD = -lpthread
 
 tests_progs_calls_fib_SOURCES = tests/progs/calls_fib.c
 tests_progs_calls_fib_CFLAGS = $(EXAMPLE_C_FLAGS)

@@ -23,6 +23,22 @@ trace() {
 # The summary line fxt-run printed for the last trace.
 summary() { grep '^fxt-run: wrote ' "$TMPD/err" | head -n 1; }
 
+# kill_when_ready ARCHIVE COMMAND...: fxt-run -o ARCHIVE COMMAND in a session of
+# its own (output in ./out and ./err), killed with all its processes
+# (SIGKILL) once the program says "ready"; returns when they are gone.
+kill_when_ready() {
+  k_archive=$1
+  shift
+  setsid "$FXT_RUN" -o "$k_archive" "$@" >out 2>err &
+  run=$!
+  n=0
+  while ! grep -q ready out 2>/dev/null && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
+  kill -9 "-$run" 2>/dev/null
+  wait "$run" 2>/dev/null
+  n=0
+  while pgrep -g "$run" >/dev/null 2>&1 && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+}
+
 # check_archive NAME ARCHIVE: fxt-dump --check passes on it.
 check_archive() {
   if "$FXT_DUMP" --check "$2" >"$TMPD/check.out" 2>&1; then

@@ -39,19 +39,6 @@ each_agrees() {
   ok "$1: $n archives, each line says what it holds" test -z "$bad" -a "$n" -ge "$2"
   [ -z "$bad" ] || diag "$bad"
 }
-# killed_run COMMAND...: fxt-run -o r.fxt COMMAND in a session of its own,
-# killed with all its processes (SIGKILL) once the program says "ready";
-# returns when they are gone.
-killed_run() {
-  setsid "$FXT_RUN" -o r.fxt "$@" >out 2>err &
-  run=$!
-  n=0
-  while ! grep -q ready out 2>/dev/null && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
-  kill -9 "-$run" 2>/dev/null
-  wait "$run" 2>/dev/null
-  n=0
-  while pgrep -g "$run" >/dev/null 2>&1 && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-}
 # agrees NAME ARCHIVE [processes]: the summary's numbers are ARCHIVE's.
 agrees() {
   a_want=$(holds "$2" $3)
@@ -117,7 +104,7 @@ is "$(deep_said)" "$(deep_holds deepmin.fxt)" "--min-duration: fxt-run's warning
 # stay; --recover converts and merges them, and says what the archive
 # holds.
 mkdir gone && cd gone || exit 1
-killed_run sh -c "$workload"'; "$1" hang' sh "$@"
+kill_when_ready r.fxt sh -c "$workload"'; "$1" hang' sh "$@"
 ok "killed run: spools left, no archive" sh -c 'test ! -e r.fxt && ls r.fxt.*.spool >/dev/null'
 rc=0
 "$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
@@ -128,7 +115,7 @@ cd "$TMPD" || exit 1
 
 # --recover --keep-parts of the same kind of leftovers.
 mkdir gone2 && cd gone2 || exit 1
-killed_run sh -c '"$3" _exit >/dev/null; "$1" hang' sh "$@"
+kill_when_ready r.fxt sh -c '"$3" _exit >/dev/null; "$1" hang' sh "$@"
 "$FXT_RUN" --recover --keep-parts . >"$TMPD/out" 2>"$TMPD/err"
 each_agrees "--recover --keep-parts" 1
 cd "$TMPD" || exit 1

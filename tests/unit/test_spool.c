@@ -166,6 +166,32 @@ static void test_round_trips(void)
 	ASSERT_STR_EQ(buf, "/d/t.fxt.77.run", "naming: fxt-run's control file");
 	run_pid_file_name(buf, sizeof(buf), "/d/t.fxt", 5, RUN_SESSION_SUFFIX);
 	ASSERT_STR_EQ(buf, "/d/t.fxt.5.session", "naming: the session");
+
+	/* fxt-run's spare spool files: read back, and no other file of the
+	 * run's. */
+	{
+		long lpid = 0, pid;
+		unsigned n;
+
+		run_spare_name(buf, sizeof(buf), "/d/t.fxt", 77, RUN_SPARE_SLOTS - 1);
+		ASSERT_STR_EQ(buf, "/d/t.fxt.77.spare.63", "naming: a spare spool file");
+		ok(run_spare_parse("/d/t.fxt", buf + 3, &lpid) && lpid == 77,
+		   "spare: read back, with fxt-run's pid");
+		ok(!run_spool_parse("/d/t.fxt", buf + 3, &pid, &n) &&
+		       !run_archive_parse("/d/t.fxt", buf + 3, &pid, &n) &&
+		       !run_pid_file_parse("/d/t.fxt", buf + 3, RUN_CONTROL_SUFFIX, &pid),
+		   "spare: no spool, archive or control file");
+		run_spare_name(buf, sizeof(buf), "/d/trace", 8, 0);
+		ok(run_spare_parse("/d/trace", buf + 3, &lpid) && lpid == 8 &&
+		       !run_archive_parse("/d/trace", buf + 3, &pid, &n),
+		   "spare: OUT without extension, no archive");
+		ok(!run_spare_parse("/d/t.fxt", "t.fxt.77.spare.64", &lpid) &&
+		       !run_spare_parse("/d/t.fxt", "t.fxt.77.spare", &lpid) &&
+		       !run_spare_parse("/d/t.fxt", "t.fxt.spare.1", &lpid) &&
+		       !run_spare_parse("/d/t.fxt", "u.fxt.77.spare.1", &lpid) &&
+		       !run_spare_parse("/d/t.fxt", "t.fxt.77.spare.1.spool", &lpid),
+		   "spare: not a spare (slot past the last, none, no pid, another run, more)");
+	}
 }
 
 /* Names that are not the run's files. */
