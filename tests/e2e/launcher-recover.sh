@@ -177,9 +177,12 @@ n=0
 while kill -0 "$(cat "$TMPD/later.root")" 2>/dev/null && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
 rc=0
 "$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
+failed=$tap_fail
 ok "recover, a process still running: exit 0, its spool and the run's marks stay, and it says so" \
   sh -c 'test "$1" = 0 && ls l.fxt.*.spool l.fxt.*.run >/dev/null 2>&1 &&
     grep -q "stay: run fxt-run --recover again once they have exited" "$2"' sh "$rc" "$TMPD/err"
+[ "$tap_fail" = "$failed" ] ||
+  diag "$(cat "$TMPD/err"; ls -A; ps -o pid,stat,args -p "$(cat "$TMPD/later.child")")"
 : >"$TMPD/later.go"
 n=0
 while kill -0 "$(cat "$TMPD/later.child")" 2>/dev/null && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
