@@ -27,23 +27,37 @@ static size_t slot_of(uint64_t addr, size_t cap)
 static int table_grow(struct sym_table *t)
 {
 	size_t cap = t->cap ? t->cap * 2 : 1024;
-	struct sym_entry *v = calloc(cap, sizeof(*v));
+	struct sym_entry **v = calloc(cap, sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->cap; i++) {
 		size_t j;
-		if (!t->v[i].addr)
+		if (!t->v[i])
 			continue;
-		for (j = slot_of(t->v[i].addr, cap); v[j].addr; j = (j + 1) & (cap - 1))
+		for (j = slot_of(t->v[i]->addr, cap); v[j]; j = (j + 1) & (cap - 1))
 			;
 		v[j] = t->v[i];
 	}
 	free(t->v);
 	t->v = v;
 	t->cap = cap;
-	memset(t->recent, 0, sizeof(t->recent));
 	return 0;
+}
+
+/* A new entry, zeroed, from the newest block (or a new one). */
+static struct sym_entry *entry_new(struct sym_table *t)
+{
+	struct sym_block *b = t->blocks;
+
+	if (!b || b->used == SYM_BLOCK) {
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return NULL;
+		b->next = t->blocks;
+		t->blocks = b;
+	}
+	return &b->e[b->used++];
 }
 
 struct sym_entry *conv_names_get_slow(struct sym_table *t, uint64_t addr)
@@ -55,13 +69,14 @@ struct sym_entry *conv_names_get_slow(struct sym_table *t, uint64_t addr)
 
 	if (t->used * 2 >= t->cap && table_grow(t) < 0)
 		return NULL;
-	r = &t->recent[(addr >> 4) & (RECENT - 1)];
-	for (j = slot_of(addr, t->cap); t->v[j].addr; j = (j + 1) & (t->cap - 1)) {
-		if (t->v[j].addr == addr)
-			return *r = &t->v[j];
+	for (j = slot_of(addr, t->cap); t->v[j]; j = (j + 1) & (t->cap - 1)) {
+		if (t->v[j]->addr == addr)
+			return *r = t->v[j];
 	}
-	e = &t->v[j];
-	memset(e, 0, sizeof(*e));
+	e = entry_new(t);
+	if (!e)
+		return NULL;
+	t->v[j] = e;
 	e->addr = addr;
 	if (ev_tag(addr) == EV_TAG_CALL) {
 		/* A libc call: named after the wrapped function. */
@@ -95,8 +110,14 @@ struct sym_entry *conv_names_get_slow(struct sym_table *t, uint64_t addr)
 
 void conv_names_free(struct sym_table *t)
 {
-	for (size_t i = 0; i < t->cap; i++)
-		free(t->v[i].owned);
+	while (t->blocks) {
+		struct sym_block *b = t->blocks;
+
+		for (size_t i = 0; i < b->used; i++)
+			free(b->e[i].owned);
+		t->blocks = b->next;
+		free(b);
+	}
 	free(t->v);
 }
 

@@ -30,7 +30,7 @@
 #define RECENT 256u
 
 struct sym_entry {
-	uint64_t addr; /* 0 = free */
+	uint64_t addr;
 	const char *name, *cat;
 	char *owned; /* the name when made here ("libc#N"), freed with the table */
 	size_t name_len, cat_len;
@@ -52,9 +52,19 @@ struct sym_entry {
 	uint64_t loc_word;
 };
 
+/* Entries are made in blocks that never move: a pointer to one stays
+ * good while the table grows (callers hold several at once). */
+#define SYM_BLOCK 256u
+struct sym_block {
+	struct sym_block *next;
+	size_t used;
+	struct sym_entry e[SYM_BLOCK];
+};
+
 struct sym_table {
-	struct sym_entry *v;
+	struct sym_entry **v;	/* open addressing on addr; NULL = free */
 	size_t cap, used;	/* cap is a power of two */
+	struct sym_block *blocks; /* the newest first */
 	conv_lookup_fn *lookup; /* symbols, or NULL: every function is "?" */
 	void *lookup_ctx;
 	uint64_t epoch; /* bumped whenever a string may have been registered */
