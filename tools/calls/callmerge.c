@@ -14,7 +14,7 @@
 
 #include <fxt/format.h>
 
-#include "tools/calls/thrmap.h"
+#include "tools/front/thrmap.h"
 #include "tools/front/common.h"
 
 /* An item a thread's stream gave, its strings copied into the thread's

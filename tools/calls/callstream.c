@@ -12,7 +12,7 @@
 
 #include <fxt/format.h>
 
-#include "tools/calls/thrmap.h"
+#include "tools/front/thrmap.h"
 #include "tools/front/common.h"
 #include "tools/front/escape.h"
 #include "tools/profile/profile.h"

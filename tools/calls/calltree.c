@@ -12,7 +12,7 @@
 #include <fxt/format.h>
 
 #include "common/hash.h"
-#include "tools/calls/thrmap.h"
+#include "tools/front/thrmap.h"
 #include "tools/front/common.h"
 
 /* A slice of a thread in end order, kept until the archive is read: its

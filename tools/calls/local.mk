@@ -6,7 +6,7 @@
 
 noinst_LTLIBRARIES += libfxtcalls.la
 libfxtcalls_la_SOURCES = tools/calls/calltree.c tools/calls/calltree.h \
-	tools/calls/callstream.c tools/calls/callstream.h tools/calls/thrmap.h \
+	tools/calls/callstream.c tools/calls/callstream.h \
 	tools/calls/callmerge.c tools/calls/callmerge.h
 libfxtcalls_la_LIBADD = libfxtprofile.la
 

@@ -6,7 +6,7 @@
 noinst_LTLIBRARIES += libfxttools.la
 libfxttools_la_SOURCES = tools/front/common.c tools/front/common.h \
 	tools/front/escape.c tools/front/escape.h \
-	tools/front/srcloc.c tools/front/srcloc.h
+	tools/front/srcloc.c tools/front/srcloc.h tools/front/thrmap.h
 libfxttools_la_LIBADD = libfxtcodec.la
 
 # fxt, the front command: `fxt report ...` runs fxt-report (fxt.c).

@@ -10,7 +10,7 @@
 
 #include <fxt/format.h>
 
-#include "tools/calls/thrmap.h"
+#include "tools/front/thrmap.h"
 #include "tools/front/common.h"
 
 struct timeline {

@@ -9,6 +9,7 @@
 
 #include <fxt/reader.h>
 
+#include "tools/front/thrmap.h"
 #include "tools/waits/waits.h"
 
 /* What a blocking call waits for: how it is known to have waited, and how
@@ -106,9 +107,7 @@ struct waits_engine {
 	/* threads */
 	struct thread *threads;
 	size_t nthreads, threads_cap;
-	uint32_t *ttab; /* open addressing, index + 1 */
-	size_t ttab_cap;
-	struct thread *cur;
+	struct thrmap tmap; /* (pid, tid) -> index in threads */
 	/* kernel objects' names: koid -> name */
 	/* Kernel objects' names, sorted at the end by koid, then kind, then
 	 * the order read (seq: 2 n + 1 for a thread, 2 n for a process). */

@@ -143,51 +143,28 @@ static void bump_strgen(struct waits_engine *e)
 
 /* ---------------------------------------------------------------- threads */
 
-static void ttab_put(struct waits_engine *e, size_t idx)
-{
-	size_t mask = e->ttab_cap - 1;
-	size_t i = fxt__hash_pair(e->threads[idx].pid, e->threads[idx].tid) & mask;
-
-	while (e->ttab[i])
-		i = (i + 1) & mask;
-	e->ttab[i] = (uint32_t)idx + 1;
-}
-
 static struct thread *thread_get(struct waits_engine *e, uint64_t pid, uint64_t tid)
 {
-	struct thread *t = e->cur;
-	size_t mask, i;
+	struct thread *t;
+	int64_t idx;
+	bool fresh;
 
-	if (t && t->tid == tid && t->pid == pid)
-		return t;
-	if (e->ttab_cap) {
-		mask = e->ttab_cap - 1;
-		for (i = fxt__hash_pair(pid, tid) & mask; e->ttab[i]; i = (i + 1) & mask) {
-			t = &e->threads[e->ttab[i] - 1];
-			if (t->tid == tid && t->pid == pid)
-				return e->cur = t;
-		}
-	}
-	if (TOOL_GROW(e->threads, e->threads_cap, e->nthreads + 1) < 0)
+	/* Room for a new one first, so that the map never holds an index
+	 * past the threads made. */
+	if (e->nthreads == e->threads_cap &&
+	    TOOL_GROW(e->threads, e->threads_cap, e->nthreads + 1) < 0)
 		return NULL;
-	if ((e->nthreads + 1) * 2 > e->ttab_cap) {
-		size_t cap = e->ttab_cap ? e->ttab_cap * 2 : 256;
-		uint32_t *tab = calloc(cap, sizeof(*tab));
-
-		if (!tab)
-			return NULL;
-		free(e->ttab);
-		e->ttab = tab;
-		e->ttab_cap = cap;
-		for (size_t k = 0; k < e->nthreads; k++)
-			ttab_put(e, k);
+	idx = thrmap_get(&e->tmap, pid, tid, (uint32_t)e->nthreads, &fresh);
+	if (idx < 0)
+		return NULL;
+	t = &e->threads[idx];
+	if (fresh) {
+		e->nthreads++;
+		memset(t, 0, sizeof(*t));
+		t->pid = pid;
+		t->tid = tid;
 	}
-	t = &e->threads[e->nthreads];
-	memset(t, 0, sizeof(*t));
-	t->pid = pid;
-	t->tid = tid;
-	ttab_put(e, e->nthreads++);
-	return e->cur = t;
+	return t;
 }
 
 /* ------------------------------------------------------------------ waits */
@@ -610,7 +587,7 @@ void waits_free(struct waits *w)
 		free(e->names);
 		free(e->ntab);
 		free(e->threads);
-		free(e->ttab);
+		thrmap_free(&e->tmap);
 		free(e->knames);
 		free(e->waits);
 		free(e->rels);

@@ -1,10 +1,10 @@
-/* A map (pid, tid) -> index of a thread's state, for the call engines of
- * tools/calls/ (the call tree and the call stream): events of a thread
- * come in runs, so the last hit is tried first; otherwise an open
+/* A map (pid, tid) -> index of a thread's state, for the tools' engines
+ * (the call tree and stream, the view's timeline, the waits): events of a
+ * thread come in runs, so the last hit is tried first; otherwise an open
  * addressing table with the one hash (common/hash.h).  Header-only: the
  * hit stays inline on the engines' paths. */
-#ifndef FXT_TOOLS_CALLS_THRMAP_H
-#define FXT_TOOLS_CALLS_THRMAP_H
+#ifndef FXT_TOOLS_FRONT_THRMAP_H
+#define FXT_TOOLS_FRONT_THRMAP_H
 
 #include <errno.h>
 #include <stdbool.h>
@@ -31,8 +31,7 @@ static inline void thrmap_free(struct thrmap *m)
 
 static inline uint32_t thrmap__slot(const struct thrmap *m, uint64_t pid, uint64_t tid)
 {
-	uint32_t i = (uint32_t)fxt__hash_mix(fxt__hash_word(fxt__hash_word(FXT__HASH_SEED, pid), tid)) &
-		     m->mask;
+	uint32_t i = (uint32_t)fxt__hash_pair(pid, tid) & m->mask;
 
 	while (m->e[i].idx && (m->e[i].pid != pid || m->e[i].tid != tid))
 		i = (i + 1) & m->mask;
@@ -88,4 +87,4 @@ static __attribute__((unused)) int64_t thrmap__get(struct thrmap *m, uint64_t pi
 	return m->last - 1;
 }
 
-#endif /* FXT_TOOLS_CALLS_THRMAP_H */
+#endif /* FXT_TOOLS_FRONT_THRMAP_H */
