@@ -212,7 +212,8 @@ static void compact_run(struct profile *p, struct thread *t, size_t base)
 	hi = t->f[base + n].ledger_lo;
 	w = ledger_merge(p, t, lo, hi, UINT32_MAX, &unused);
 	shift = hi - w;
-	memmove(&t->led[w], &t->led[hi], (t->nled - hi) * sizeof(*t->led));
+	if (t->nled > hi) /* (none: led may be NULL, which memmove() may not take) */
+		memmove(&t->led[w], &t->led[hi], (t->nled - hi) * sizeof(*t->led));
 	t->nled -= shift;
 
 	memmove(&t->f[base + 1], &t->f[base + n], RUN_KEEP * sizeof(*t->f));
