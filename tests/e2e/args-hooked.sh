@@ -5,12 +5,13 @@
 # the prologue, when the argument registers are gone) and their hooks
 # give way, so that each call has one slice, with its values, checked
 # exactly in the archive: integers, a string, a double, recursion, a
-# thread, frames a longjmp() left (no return value).  With --patch too:
+# thread, frames a longjmp() left (no return value); the summary says
+# which function could not be patched, and why.  With --patch too:
 # still one slice a call.  --snapshot-if on a value, a filter.  A
 # program built without the hooks still needs --patch: one line, exit 2.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 24
+plan 25
 scratch
 cd "$TMPD" || exit 1
 
@@ -69,6 +70,12 @@ is "$(slices e.fxt fact | wc -l):$(slices e.fxt parse | head -n 1)" '0:{buf:str=
 "$FXT_RUN" -q --snapshot-if='parse@retval<0' -o s.fxt -- "$T" >/dev/null 2>&1
 is "$(ls s.snap*.fxt | tr '\n' ' ')" "s.snap1.fxt " "parse@retval<0: one snapshot, at the one failure"
 is "$(slices s.snap1.fxt parse | tail -n 1)" "{retval:i64=-1}" "... holding the failed call, its value read"
+
+# A function that cannot be patched: the summary says why.
+"$FXT_RUN" --retval='^(parse|bare)$' -o b.fxt -- "$T" >/dev/null 2>b.err
+is "$(grep '^fxt-run: patched' b.err)" \
+  "fxt-run: patched 1 of 2 functions of $T (skipped: 1 no size in the symbol table)" \
+  "a function that cannot be patched: the summary says so, and why"
 
 # Without the hooks, the values still need --patch.
 "$FXT_RUN" --args='^lookup$' -- "$PROGS/args_target" >o.out 2>o.err

@@ -10,6 +10,8 @@
  *   a thread: parse("thread", 6), returns 12
  *   jump(3)                   recursion, longjmp() out of jump(1): no
  *                             return; then parse("after", 5), returns 10
+ *   bare()                    returns 42; no size in the symbol table
+ *                             (assembly): it cannot be patched
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -22,6 +24,14 @@ int parse(const char *buf, int len);
 long fact(int n);
 double scale(double x, int k);
 int jump(int depth);
+int bare(void);
+
+__asm__(".text\n"
+	".globl bare\n"
+	".type bare, @function\n"
+	"bare:\n"
+	"\tmovl $42, %eax\n"
+	"\tret\n");
 
 static volatile long sink;
 static jmp_buf env;
@@ -70,6 +80,7 @@ int main(void)
 	if (!setjmp(env))
 		sink += jump(3);
 	sink += parse("after", 5);
+	sink += bare();
 	puts("done");
 	return 0;
 }
