@@ -21,7 +21,6 @@
 #include "common/debugpath.h"
 #include "common/hooksym.h"
 
-
 /* A mapped file and its section headers, checked. */
 struct elf {
 	const unsigned char *base;

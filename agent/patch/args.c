@@ -119,9 +119,17 @@ static bool any_spec(uint32_t bits)
 	return false;
 }
 
-bool agent_patch_args_hooked(void)
+bool agent_patch_args_hooked(const char *exe_path)
 {
-	return any_spec(FXT_CAP_HOOKED);
+	const char *base = strrchr(exe_path, '/');
+
+	base = base ? base + 1 : exe_path;
+	if (!specs.loaded)
+		specs_load();
+	for (size_t i = 0; i < specs.n; i++)
+		if (((uint32_t)specs.v[i].spec & FXT_CAP_HOOKED) && strcmp(specs.v[i].module, base) == 0)
+			return true;
+	return false;
 }
 
 bool agent_patch_args_strings(void)

@@ -638,7 +638,8 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 			c.v[i].plan.why = c.walker;
 		goto done;
 	}
-	/* (fxt-run names no other: its file has changed since?) */
+	/* fxt-run gives FXT_CAP_HOOKED only to functions of a module that
+	 * calls the hooks: this one's file has changed since? */
 	for (size_t i = 0; !c.hooked && i < c.n; i++)
 		if (c.v[i].caps & FXT_CAP_HOOKED)
 			c.v[i].plan.why = "not built with -finstrument-functions, and --patch does "
@@ -781,7 +782,7 @@ int agent_patch_init(bool live)
 	void *lib;
 	int err;
 
-	if (!agent_cfg.patch && !agent_patch_args_hooked())
+	if (!agent_cfg.patch && !agent_patch_args_hooked(agent_exe_path()))
 		return 0;
 	err = agent_patterns_compile(agent_cfg.patch, &state.pat, "FXT_PATCH");
 	if (err)
@@ -933,7 +934,7 @@ int agent_patch_init(bool live)
  * --args/--retval name functions of a -finstrument-functions build. */
 static bool patch_wanted(void)
 {
-	return agent_cfg.patch != NULL || agent_patch_args_hooked();
+	return agent_cfg.patch != NULL || agent_patch_args_hooked(agent_exe_path());
 }
 
 /* Before main(), while the process has one thread; or attached, while

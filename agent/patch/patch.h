@@ -144,10 +144,12 @@ extern struct agent_patch_cond agent_patch_conds[PATCH_CONDS_MAX];
 /* Forgets the argspec file: the next window of an attach reads its own. */
 void agent_patch_args_forget(void);
 
-/* Whether the argspec file names a function of a -finstrument-functions
- * build that FXT_PATCH does not (FXT_CAP_HOOKED): patched for its values
- * (read now if it was not). */
-bool agent_patch_args_hooked(void);
+/* Whether the argspec file names a function of the program at exe_path,
+ * a -finstrument-functions build, that FXT_PATCH does not
+ * (FXT_CAP_HOOKED): patched for its values (read now if it was not).
+ * (Without FXT_PATCH, only the program's own functions are: another that
+ * a child executes is not read.) */
+bool agent_patch_args_hooked(const char *exe_path);
 
 /* Whether some function's string is read (FXT_CAP_STR, FXT_CAP_RET_STR
  * in the argspec file, read now if it was not). */
