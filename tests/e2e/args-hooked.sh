@@ -6,12 +6,13 @@
 # give way, so that each call has one slice, with its values, checked
 # exactly in the archive: integers, a string, a double, recursion, a
 # thread, frames a longjmp() left (no return value); the summary says
-# which function could not be patched, and why.  With --patch too:
+# which function could not be patched, and why; a shell the program runs
+# is left alone.  With --patch too:
 # still one slice a call.  --snapshot-if on a value, a filter.  A
 # program built without the hooks still needs --patch: one line, exit 2.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 25
+plan 26
 scratch
 cd "$TMPD" || exit 1
 
@@ -70,6 +71,11 @@ is "$(slices e.fxt fact | wc -l):$(slices e.fxt parse | head -n 1)" '0:{buf:str=
 "$FXT_RUN" -q --snapshot-if='parse@retval<0' -o s.fxt -- "$T" >/dev/null 2>&1
 is "$(ls s.snap*.fxt | tr '\n' ' ')" "s.snap1.fxt " "parse@retval<0: one snapshot, at the one failure"
 is "$(slices s.snap1.fxt parse | tail -n 1)" "{retval:i64=-1}" "... holding the failed call, its value read"
+
+# A program the traced one runs (a shell) is not patched, nor said to be.
+"$FXT_RUN" --args='^parse$' -o c.fxt -- "$T" sh >c.out 2>c.err
+is "$?:$(cat c.out):$(grep -c 'patched\|symbol table' c.err)" "0:done:1" \
+  "a child's shell: not patched, and the summary names only the program"
 
 # A function that cannot be patched: the summary says why.
 "$FXT_RUN" --retval='^(parse|bare)$' -o b.fxt -- "$T" >/dev/null 2>b.err

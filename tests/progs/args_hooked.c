@@ -12,10 +12,13 @@
  *                             return; then parse("after", 5), returns 10
  *   bare()                    returns 42; no size in the symbol table
  *                             (assembly): it cannot be patched
+ *
+ *   args_hooked_O2 sh         the same, then a shell runs (system())
  */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define KEEP __attribute__((noinline, noipa, used))
@@ -67,7 +70,7 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_t t;
 
@@ -81,6 +84,8 @@ int main(void)
 		sink += jump(3);
 	sink += parse("after", 5);
 	sink += bare();
+	if (argc > 1 && strcmp(argv[1], "sh") == 0 && system("exit 0") != 0)
+		return 1;
 	puts("done");
 	return 0;
 }
