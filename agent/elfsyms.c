@@ -19,8 +19,7 @@
 #include "agent/log.h"
 #include "common/crc32.h"
 #include "common/debugpath.h"
-
-#define HOOK_NAME "__cyg_profile_func_enter"
+#include "common/hooksym.h"
 
 /* A mapped file and its section headers, checked. */
 struct elf {
@@ -91,7 +90,7 @@ static bool refers_to_hook(const struct symtab *t)
 		if (t->sym[k].st_shndx != SHN_UNDEF)
 			continue;
 		name = name_of(t, k);
-		if (name && name[0] == '_' && strcmp(name, HOOK_NAME) == 0)
+		if (fxt__hook_symbol(name))
 			return true;
 	}
 	return false;
@@ -417,7 +416,7 @@ static const void *dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) v)
 }
 
 /* Whether one of n relocations (each `ent` bytes, the symbol index in the
- * high half of r_info, as for Elf64_Rel and Elf64_Rela) names HOOK_NAME. */
+ * high half of r_info, as for Elf64_Rel and Elf64_Rela) names FXT_HOOK_SYMBOL. */
 static bool relocs_name_hook(const unsigned char *rel, uint64_t size, uint64_t ent,
 			     const Elf64_Sym *sym, const char *str, uint64_t strsize)
 {
@@ -427,7 +426,7 @@ static bool relocs_name_hook(const unsigned char *rel, uint64_t size, uint64_t e
 		const Elf64_Rel *r = (const Elf64_Rel *)(rel + off);
 		uint64_t name = sym[ELF64_R_SYM(r->r_info)].st_name;
 
-		if (ELF64_R_SYM(r->r_info) && name < strsize && strcmp(str + name, HOOK_NAME) == 0)
+		if (ELF64_R_SYM(r->r_info) && name < strsize && strcmp(str + name, FXT_HOOK_SYMBOL) == 0)
 			return true;
 	}
 	return false;

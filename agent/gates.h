@@ -11,6 +11,7 @@
 #define FXT_AGENT_GATES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "agent/tbuf.h"
@@ -23,6 +24,16 @@ extern unsigned char agent_filter_on;
 
 /* The hook when filtering: `addr` has SPOOL_EXIT_BIT for an exit. */
 void agent_filter_hook(struct tstate *t, uint64_t addr) __attribute__((noinline));
+
+/* The same for a patched call's entry or return (agent/patch/rt.h): a
+ * function whose hooks yield is recorded here. */
+void agent_filter_patched(struct tstate *t, uint64_t addr) __attribute__((noinline));
+
+/* The functions fn[0..n) of a -finstrument-functions build are patched
+ * (agent/patch/patch.h): from now on their hooks record nothing, the
+ * patched entry and return record their calls (filtering on from then).
+ * 0, or -ENOMEM (the hooks still record them). */
+int agent_filter_yield(const uint64_t *fn, size_t n);
 
 /* ------------------------------------------------------------ snapshots */
 

@@ -5,7 +5,8 @@
 # addrtab.[ch], a table keyed by address (the converter's and the
 # importers'); debugpath.[ch], where a module's separate debug file may be,
 # and crc32.[ch], the CRC its .gnu_debuglink stores (the agent's planner's
-# and the symbolizer's).  libfxtcommon.la is linked by the converter, the importers
+# and the symbolizer's); hooksym.h, the symbol that tells a
+# -finstrument-functions build (the agent's and the symbolizer's).  libfxtcommon.la is linked by the converter, the importers
 # and the tests, with the tools' flags; libfxt-convert.so, built as the
 # agent is, compiles COMMON_SOURCES itself (convert/local.mk).
 COMMON_SOURCES = \
@@ -13,7 +14,8 @@ COMMON_SOURCES = \
 	common/crc32.c common/crc32.h \
 	common/debugpath.c common/debugpath.h \
 	common/grow.h \
-	common/hash.h
+	common/hash.h \
+	common/hooksym.h
 
 noinst_LTLIBRARIES += libfxtcommon.la
 libfxtcommon_la_SOURCES = $(COMMON_SOURCES)

@@ -11,6 +11,13 @@
  * process has mapped.  A library loaded later by dlopen() has no entry:
  * its functions are patched without their arguments (said in the man page).
  *
+ * A function of a module built with -finstrument-functions that --patch
+ * does not name (or no --patch at all) is patched all the same, for its
+ * values only: its line has FXT_CAP_HOOKED, the agent patches it, and its
+ * hooks' records give way to the patched ones (agent/patch/patch.h), so
+ * that each call has one slice, with its values.  Its hooks run after
+ * the prologue, when the argument registers are gone.
+ *
  * A --snapshot-if rule on a value ("open_db@retval<0", run/recording.h)
  * is worked out the same way: the functions its glob names get the
  * register read, and the test (which register, its width, signed or not)
@@ -19,7 +26,8 @@
  * Said on the standard error, once each: a pattern that names no function
  * of those modules, the functions it names that have no DWARF (their
  * arguments are not read; their return value is rax as it is), and those
- * --patch does not name (nothing is read of them).
+ * --patch does not name in a module not built with -finstrument-functions
+ * (nothing is read of them).
  */
 #include <config.h>
 
@@ -71,6 +79,10 @@ struct plan {
 	const char *exe;     /* the program's path */
 	const char *modules; /* --patch-module's globs, one a line, or NULL */
 	struct fxt_sym *sym;
+	/* The module on_function() saw last, and whether it calls the
+	 * -finstrument-functions hooks. */
+	char *hooked_path;
+	bool hooked;
 	FILE *out;
 	unsigned written;
 	/* Functions named without DWARF, named but not patched, and whose
@@ -292,6 +304,28 @@ static int test_of(const struct value_rule *t, const struct fxt_signature *sig,
 	return 0;
 }
 
+/* Whether the module at path was built with -finstrument-functions. */
+static bool instrumented(const char *path)
+{
+	struct fxt_sym_layout l;
+
+	return fxt_sym_elf_layout(path, &l) == 0 && l.instrumented;
+}
+
+/* ... module_path's answer, asked once a module (functions come a module
+ * at a time). */
+static bool hooked_module(struct plan *p, const char *module_path)
+{
+	if (!p->hooked_path || strcmp(p->hooked_path, module_path) != 0) {
+		free(p->hooked_path);
+		p->hooked_path = strdup(module_path);
+		if (!p->hooked_path)
+			die(EXIT_USAGE, "out of memory");
+		p->hooked = instrumented(module_path);
+	}
+	return p->hooked;
+}
+
 static int on_function(void *ctx, const char *module_path, const char *symbol,
 		       const char *demangled, uint64_t addr)
 {
@@ -349,8 +383,11 @@ static int on_function(void *ctx, const char *module_path, const char *symbol,
 	if (!caps)
 		return 0;
 	if (!patched(p, demangled)) {
-		note(&p->unpatched, demangled);
-		return 0;
+		if (!hooked_module(p, module_path)) {
+			note(&p->unpatched, demangled);
+			return 0;
+		}
+		caps |= FXT_CAP_HOOKED;
 	}
 	const char *base = strrchr(module_path, '/');
 	len = run_argspec_format(line, sizeof(line), base ? base + 1 : module_path, symbol, caps,
@@ -450,7 +487,8 @@ static void plan_run(struct plan *p, const struct options *o, const char *dir)
 		   "install its -dbgsym package, or name the registers: --args "
 		   "'NAME@arg1,arg2/s')");
 	warn_names("--args/--retval name ", &p->unpatched,
-		   " that --patch does not: nothing is recorded of them");
+		   " that --patch does not, in a module not built with -finstrument-functions: "
+		   "nothing is recorded of them");
 }
 
 /* --snapshot-if's rules on a value, with their index among all. */
@@ -496,14 +534,27 @@ static void plan_free(struct plan *p)
 	for (size_t i = 0; i < p->npatch; i++)
 		regfree(&p->patch[i]);
 	free(p->patch);
+	free(p->hooked_path);
 	fxt_sym_free(p->sym);
 }
 
 bool args_wanted(const struct options *o)
 {
 	return o->set.given[FXT_S_ARGS] || o->set.given[FXT_S_RETVAL] ||
-	       (o->set.given[FXT_S_SNAPSHOT_IF] && o->set.given[FXT_S_PATCH] &&
-		strchr(o->set.v[FXT_S_SNAPSHOT_IF].s, '@'));
+	       (o->set.given[FXT_S_SNAPSHOT_IF] && strchr(o->set.v[FXT_S_SNAPSHOT_IF].s, '@'));
+}
+
+void args_check_launch(const struct options *o, const char *program)
+{
+	const char *what = o->set.given[FXT_S_ARGS]	? "--args"
+			   : o->set.given[FXT_S_RETVAL] ? "--retval"
+							: "--snapshot-if";
+
+	if (!instrumented(program))
+		die(EXIT_USAGE,
+		    "%s: values are read at patched calls, and %s was not built with "
+		    "-finstrument-functions: say what to patch with --patch (see --help)",
+		    what, program);
 }
 
 void args_plan_launch(const struct options *o, const char *program, const char *dir)

@@ -156,7 +156,9 @@ int main(int argc, char **argv)
 		if (status_fd < 0)
 			die(EXIT_USAGE, "cannot create a status file: %s", strerror(-status_fd));
 	}
-	if (o.set.given[FXT_S_PATCH])
+	if (!o.set.given[FXT_S_PATCH] && args_wanted(&o))
+		args_check_launch(&o, program);
+	if (o.set.given[FXT_S_PATCH] || args_wanted(&o))
 		o.patch_dir = patch_report_dir();
 	if (args_wanted(&o))
 		args_plan_launch(&o, program, o.patch_dir);
@@ -250,7 +252,8 @@ int main(int argc, char **argv)
 	if (!o.quiet)
 		summary_snapshots(&r.snapshots);
 	if (o.patch_dir) {
-		patch_report_finish(o.patch_dir, o.patch_list, o.quiet);
+		patch_report_finish(o.patch_dir, o.patch_list, o.quiet,
+				    o.set.given[FXT_S_PATCH] ? "--patch" : "--args/--retval");
 		free(o.patch_dir);
 	}
 	if (!o.quiet) {

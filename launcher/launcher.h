@@ -78,8 +78,13 @@ char **options_recover(struct options *o);
 
 /* --------------------------------------------------------------- args.c */
 
-/* Whether --args or --retval was given. */
+/* Whether --args or --retval was given, or --snapshot-if tests a value. */
 bool args_wanted(const struct options *o);
+
+/* Without --patch, the values are read at the entries of the functions
+ * of a program built with -finstrument-functions (patched for them, see
+ * args.c): dies with one line when `program` was not. */
+void args_check_launch(const struct options *o, const char *program);
 
 /* Writes the run's argspec file (run/argspec.h) into the report folder
  * `dir` for the functions --args and --retval name in `program` (and the
@@ -121,8 +126,9 @@ void setup_export(const struct options *o, int status_fd, fxt_setting_sink_fn *s
 char *patch_report_dir(void);
 
 /* Prints what the processes patched (each program once; with `list`, each
- * function), then removes the reports and the folder. */
-void patch_report_finish(const char *dir, bool list, bool quiet);
+ * function), then removes the reports and the folder.  `what`: the option
+ * that asked for patching ("--patch"), named when nothing was. */
+void patch_report_finish(const char *dir, bool list, bool quiet, const char *what);
 
 /* -------------------------------------------------------------- summary.c */
 

@@ -249,10 +249,13 @@ void options_parse(int argc, char **argv, struct options *o)
 		die(EXIT_USAGE, "--patch-list: say what to patch with --patch (see --help)");
 	if (o->set.given[FXT_S_PATCH_MODULE] && !o->set.given[FXT_S_PATCH])
 		die(EXIT_USAGE, "--patch-module: say what to patch with --patch (see --help)");
-	if (o->set.given[FXT_S_ARGS] && !o->set.given[FXT_S_PATCH])
+	/* Launched, a program built with -finstrument-functions needs no
+	 * --patch for them (args_check_launch()). */
+	bool attached = o->set.given[FXT_S_PID];
+	if (o->set.given[FXT_S_ARGS] && !o->set.given[FXT_S_PATCH] && attached)
 		die(EXIT_USAGE, "--args: the arguments are read at patched entries: say what to "
 				"patch with --patch (see --help)");
-	if (o->set.given[FXT_S_SNAPSHOT_IF] && !o->set.given[FXT_S_PATCH])
+	if (o->set.given[FXT_S_SNAPSHOT_IF] && !o->set.given[FXT_S_PATCH] && attached)
 		for (const char *l = o->set.v[FXT_S_SNAPSHOT_IF].s; l && *l;) {
 			size_t len = strcspn(l, "\n");
 			struct fxt_snapshot_rule r;
@@ -264,7 +267,7 @@ void options_parse(int argc, char **argv, struct options *o)
 				    (int)len, l);
 			l += len + (l[len] == '\n');
 		}
-	if (o->set.given[FXT_S_RETVAL] && !o->set.given[FXT_S_PATCH])
+	if (o->set.given[FXT_S_RETVAL] && !o->set.given[FXT_S_PATCH] && attached)
 		die(EXIT_USAGE, "--retval: the return values are read at patched returns: say "
 				"what to patch with --patch (see --help)");
 #ifndef HAVE_CAPSTONE

@@ -245,7 +245,7 @@ static void one_report(const char *path, bool list, char ***seen, size_t *nseen)
 	fclose(f);
 }
 
-void patch_report_finish(const char *dir, bool list, bool quiet)
+void patch_report_finish(const char *dir, bool list, bool quiet, const char *what)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -279,8 +279,8 @@ void patch_report_finish(const char *dir, bool list, bool quiet)
 		free(names[i]);
 	}
 	if (n == 0 && !quiet)
-		fprintf(stderr, "fxt-run: --patch: no process patched anything (FXT_DEBUG=1 "
-				"says why)\n");
+		fprintf(stderr, "fxt-run: %s: no process patched anything (FXT_DEBUG=1 says why)\n",
+			what);
 	free(names);
 	for (size_t i = 0; i < nseen; i++)
 		free(seen[i]);

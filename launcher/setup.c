@@ -345,7 +345,7 @@ void setup_export(const struct options *o, int status_fd, fxt_setting_sink_fn *s
 	}
 	if (fxt_settings_export(&o->set, sink, ctx) != 0)
 		die(EXIT_USAGE, "out of memory");
-	if (o->set.given[FXT_S_PATCH])
+	if (o->patch_dir) /* --patch, or --args/--retval of a -finstrument-functions build */
 		put(sink, ctx, FXT_ENV(PATCH_REPORT), o->patch_dir);
 	/* Who converts the spools: we, while we run. */
 	if (run_proc_stat_read(0, &state, &start) != 0)

@@ -34,7 +34,8 @@ int run_argspec_parse(char *line, const char **module, const char **symbol, uint
 	}
 	errno = 0;
 	v = strtoul(t2 + 1, &end, 16);
-	if (errno || end == t2 + 1 || *end != '\0' || v == 0 || (v & ~(unsigned long)FXT_CAP_ALL))
+	if (errno || end == t2 + 1 || *end != '\0' || !(v & FXT_CAP_ALL) ||
+	    (v & ~(unsigned long)(FXT_CAP_ALL | FXT_CAP_HOOKED)))
 		return -EINVAL;
 	*t1 = *t2 = '\0';
 	*module = line;

@@ -13,7 +13,8 @@
  *
  * MODULE the basename of its file ("app", "libssl.so.3"), SYMBOL its name
  * in the symbol table as it is (mangled for C++), CAPS the bits below in
- * hexadecimal ("0x103").  The optional last field is a snapshot value
+ * hexadecimal ("0x103"; FXT_CAP_HOOKED with them, for a function of an
+ * instrumented module that --patch does not name).  The optional last field is a snapshot value
  * rule's test of the call (FXT_SNAPSHOT_IF "NAME@retval<0",
  * run/recording.h): the rule's index among the rules, the register the
  * value is in (enum fxt_reg, read: CAPS has it), its width in bytes and
@@ -42,7 +43,12 @@
 #define FXT_CAP_XMM1	(1u << 24)	   /* ... and xmm1 */
 #define FXT_CAP_ENTRY	0x000fffffu	   /* what is read at the entry */
 #define FXT_CAP_RETURN	0x01f00000u	   /* what is read at the return */
-#define FXT_CAP_ALL	(FXT_CAP_ENTRY | FXT_CAP_RETURN)
+#define FXT_CAP_ALL	(FXT_CAP_ENTRY | FXT_CAP_RETURN) /* what is read */
+/* Not a register: the function is in a module built with
+ * -finstrument-functions and --patch does not name it: it is patched for
+ * its values all the same, and its hooks' records give way to the patched
+ * entry's and return's (agent/patch/patch.h). */
+#define FXT_CAP_HOOKED (1u << 25)
 
 /* The register numbers a captured value is recorded with (spool/records.h,
  * EV_TAG_REG): 0..5 the integer argument registers, 8..15 xmm0..7 at the
@@ -75,7 +81,7 @@ struct fxt_argspec_cond {
 /* One line of the file (without its newline) into its parts: the module
  * and symbol point into `line`, which is cut with NULs; cond->rule is
  * FXT_ARGSPEC_NO_RULE without a test.  0, or -EINVAL when it does not
- * parse (caps 0 or outside FXT_CAP_ALL included). */
+ * parse (no register read, or bits outside FXT_CAP_ALL and FXT_CAP_HOOKED, included). */
 int run_argspec_parse(char *line, const char **module, const char **symbol, uint32_t *caps,
 		      struct fxt_argspec_cond *cond);
 

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/hooksym.h"
 #include "symbolizer/internal.h"
 
 /* ------------------------------------------------------------- the modules */
@@ -610,6 +611,33 @@ struct fxt_sym *fxt_sym_new(unsigned flags)
 	return s;
 }
 
+/* Whether the file's symbol tables have __cyg_profile_func_enter
+ * undefined: it calls the -finstrument-functions hooks. */
+static int refers_to_hooks(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		GElf_Sym sym;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx != SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (fxt__hook_symbol(name))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 int fxt_sym_elf_layout(const char *path, struct fxt_sym_layout *out)
 {
 	struct elf_file ef;
@@ -629,6 +657,7 @@ int fxt_sym_elf_layout(const char *path, struct fxt_sym_layout *out)
 	if (elf_getphdrnum(ef.elf, &phnum) == 0)
 		for (i = 0; i < phnum && !out->interp; i++)
 			out->interp = gelf_getphdr(ef.elf, (int)i, &ph) && ph.p_type == PT_INTERP;
+	out->instrumented = refers_to_hooks(ef.elf);
 	err = fxt_sym__elf_load_range(ef.elf, 0, &out->lo, &out->hi);
 	fxt_sym__elf_close(&ef);
 	return err;

@@ -104,14 +104,17 @@ int fxt_sym_add_maps(struct fxt_sym *s, const char *maps_text);
  * whose load bias is meaningless).  Lets a caller tell which module of a
  * process covers an address without a symbolizer.  Also what the file is
  * for: its machine (e_machine, EM_X86_64 ...), 32 or 64 bits, and whether
- * a dynamic loader runs it (PT_INTERP: not a static program).  0, -errno
- * of open(2), or -ENOEXEC. */
+ * a dynamic loader runs it (PT_INTERP: not a static program), and
+ * whether it was built with -finstrument-functions (it refers to
+ * __cyg_profile_func_enter, undefined in its symbols).  0, -errno of
+ * open(2), or -ENOEXEC. */
 struct fxt_sym_layout {
 	uint64_t lo, hi;
 	int fixed;
 	unsigned machine;
 	unsigned bits;
 	int interp;
+	int instrumented;
 };
 int fxt_sym_elf_layout(const char *path, struct fxt_sym_layout *out);
 

@@ -240,6 +240,17 @@ tests_progs_args_faults_SOURCES = tests/progs/args_faults.c
 tests_progs_args_faults_CFLAGS = $(WARN_CFLAGS) -O2 -g
 tests_progs_args_faults_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_args_faults_LDADD = -lpthread
+# args_hooked: known values in a build with -finstrument-functions, at
+# -O0 and -O2, for --args/--retval without --patch (tests/e2e/args-hooked.sh).
+check_PROGRAMS += tests/progs/args_hooked_O0 tests/progs/args_hooked_O2
+tests_progs_args_hooked_O0_SOURCES = tests/progs/args_hooked.c
+tests_progs_args_hooked_O0_CFLAGS = $(WARN_CFLAGS) -O0 -g -finstrument-functions
+tests_progs_args_hooked_O0_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_args_hooked_O0_LDADD = -lpthread
+tests_progs_args_hooked_O2_SOURCES = tests/progs/args_hooked.c
+tests_progs_args_hooked_O2_CFLAGS = $(WARN_CFLAGS) -O2 -g -finstrument-functions
+tests_progs_args_hooked_O2_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_args_hooked_O2_LDADD = -lpthread
 check_PROGRAMS += tests/progs/args_cxx
 tests_progs_args_cxx_SOURCES = tests/progs/args_cxx.cc
 tests_progs_args_cxx_CXXFLAGS = $(WARN_CXXFLAGS) -O2 -g

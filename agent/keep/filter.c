@@ -26,6 +26,9 @@
 /* A snapshot rule watches the function (agent/keep/snapshot.h): the rule's
  * index in the bits above F_RULE_SHIFT. */
 #define F_WATCH	     8u
+/* Patched in a -finstrument-functions build: its hooks record nothing
+ * (agent_filter_yield()). */
+#define F_YIELD	     16u
 #define F_RULE_SHIFT 8u
 
 /* Modules left out by FXT_MODULE, at most this many. */
@@ -126,12 +129,19 @@ static void watch_exit(struct tstate *t, uint64_t fn, unsigned f)
 		agent_snapshot_fn(t, fn, rule, dur);
 }
 
-void agent_filter_hook(struct tstate *t, uint64_t addr)
+/* A call's entry or exit (SPOOL_EXIT_BIT) through the filters; `hook`:
+ * by the -finstrument-functions hooks, which leave a yielding function's
+ * to its patched entry and return. */
+static inline __attribute__((always_inline)) void filter(struct tstate *t, uint64_t addr,
+							 bool hook)
 {
 	const struct ftable *tab = __atomic_load_n(&F.table, __ATOMIC_ACQUIRE);
 	uint64_t fn = addr & ~SPOOL_EXIT_BIT;
 	unsigned f = tab ? flags_of(tab, fn) : 0, depth = agent_cfg.depth;
 	bool rec = false;
+
+	if (hook && __builtin_expect(f & F_YIELD, 0))
+		return;
 
 	if (__builtin_expect(f & F_WATCH, 0) && !(addr & SPOOL_EXIT_BIT))
 		watch_enter(t, fn);
@@ -153,6 +163,16 @@ void agent_filter_hook(struct tstate *t, uint64_t addr)
 		agent_record(t, addr);
 	if (__builtin_expect(f & F_WATCH, 0) && (addr & SPOOL_EXIT_BIT) && !t->busy)
 		watch_exit(t, fn, f);
+}
+
+void agent_filter_hook(struct tstate *t, uint64_t addr)
+{
+	filter(t, addr, true);
+}
+
+void agent_filter_patched(struct tstate *t, uint64_t addr)
+{
+	filter(t, addr, false);
 }
 
 /* What an earlier agent_filter_init() set up (a new attach window): the
@@ -370,6 +390,30 @@ void agent_filter_module(const char *path, uint64_t bias, uint64_t lo, uint64_t 
 	spool_set_filter_counts(&agent.spool, F.matched_include, F.matched_exclude);
 	pthread_mutex_unlock(&F.lock);
 	free(add.v);
+}
+
+int agent_filter_yield(const uint64_t *fn, size_t n)
+{
+	struct found add = { .n = n };
+	struct ftable *t;
+
+	if (!n)
+		return 0;
+	add.v = malloc(n * sizeof(*add.v));
+	if (!add.v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		add.v[i] = (struct fentry){ fn[i], F_YIELD };
+	pthread_mutex_lock(&F.lock);
+	t = rebuild(__atomic_load_n(&F.table, __ATOMIC_ACQUIRE), &add, false, 0, 0);
+	if (t) {
+		__atomic_store_n(&F.table, t, __ATOMIC_RELEASE);
+		__atomic_store_n(&agent_filter_on, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&F.lock);
+	free(add.v);
+	agent_dbg("filters: the hooks of %zu patched functions yield to their patches", n);
+	return t ? 0 : -ENOMEM;
 }
 
 /* ------------------------------------------------------------ feature */

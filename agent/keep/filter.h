@@ -25,6 +25,14 @@
  *   - it is at most FXT_DEPTH deep among the calls that pass the above.
  * Its exit gets the same verdict, so the records stay nested.  A call that
  * is not recorded costs a table look-up (and the hook's timestamp).
+ *
+ * A function of an instrumented module that run-time patching patched
+ * (agent/patch/patch.h: fxt-run --args/--retval on such a build, or
+ * --patch) yields: its hooks record nothing and leave no trace in the
+ * counters, its patched entry and return (agent_filter_patched()) are
+ * what goes through the filters, so that a call has one slice.  Its entry
+ * goes into the table when it is patched (agent_filter_yield()), which
+ * turns the filtering on.
  * longjmp() past a function skips its exit hook, as it does for every
  * -finstrument-functions tool: its counters then stay as they were.
  */

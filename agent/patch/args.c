@@ -108,17 +108,34 @@ uint64_t agent_patch_args_spec(const char *module_path, const char *symbol)
 	return s ? s->spec : 0;
 }
 
-bool agent_patch_args_strings(void)
+/* Whether some function's spec has one of `bits`. */
+static bool any_spec(uint32_t bits)
 {
-	const uint32_t strings =
-	    (FXT_CAP_STR(FXT_ARG_GPRS) - FXT_CAP_STR(0)) | FXT_CAP_RET_STR; /* every STR bit */
-
 	if (!specs.loaded)
 		specs_load();
 	for (size_t i = 0; i < specs.n; i++)
-		if ((uint32_t)specs.v[i].spec & strings)
+		if ((uint32_t)specs.v[i].spec & bits)
 			return true;
 	return false;
+}
+
+bool agent_patch_args_hooked(const char *exe_path)
+{
+	const char *base = strrchr(exe_path, '/');
+
+	base = base ? base + 1 : exe_path;
+	if (!specs.loaded)
+		specs_load();
+	for (size_t i = 0; i < specs.n; i++)
+		if (((uint32_t)specs.v[i].spec & FXT_CAP_HOOKED) && strcmp(specs.v[i].module, base) == 0)
+			return true;
+	return false;
+}
+
+bool agent_patch_args_strings(void)
+{
+	/* every STR bit */
+	return any_spec((FXT_CAP_STR(FXT_ARG_GPRS) - FXT_CAP_STR(0)) | FXT_CAP_RET_STR);
 }
 
 void agent_patch_args_forget(void)

@@ -29,6 +29,8 @@
 #include "agent/patch/patch.h"
 #include "agent/patterns.h"
 #include "agent/patch/plan.h"
+#include "common/hooksym.h"
+#include "run/argspec.h"
 
 void agent_patch_activate(void); /* rt.c */
 
@@ -183,6 +185,7 @@ struct cands {
 	const struct agent_patterns *pat;
 	const struct module *m;
 	bool own_raise, own_throw; /* it links in the unwinder, C++'s throw */
+	bool hooked;		   /* it calls the -finstrument-functions hooks */
 	const char *walker;	   /* it walks its own stack: why (walker_sign()) */
 };
 
@@ -263,6 +266,8 @@ static void on_other(void *ctx, const char *name)
 
 	if (!c->walker)
 		c->walker = walker_sign(name);
+	if (fxt__hook_symbol(name))
+		c->hooked = true;
 }
 
 static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size, const char *file)
@@ -295,7 +300,10 @@ static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size
 	if (cold && (cold[5] == '\0' || cold[5] == '.'))
 		return;
 	dm = agent_demangle(name);
-	match = agent_patterns_match(c->pat, dm ? dm : name);
+	/* Or, in a -finstrument-functions build, named by --args/--retval
+	 * (FXT_CAP_HOOKED: patched for its values). */
+	uint64_t caps = agent_patch_args_spec(c->m->path, name);
+	match = agent_patterns_match(c->pat, dm ? dm : name) || (caps & FXT_CAP_HOOKED);
 	if (!match) {
 		free(dm);
 		return;
@@ -314,7 +322,7 @@ static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size
 		.addr = addr,
 		.size = size,
 		.name = dm ? dm : strdup(name),
-		.caps = agent_patch_args_spec(c->m->path, name),
+		.caps = caps,
 		.plan.why =
 		    unwinder_function(name, file) ? "the unwinder's own (-static-libgcc)" : NULL,
 	};
@@ -464,7 +472,8 @@ static void write_stub(const struct cand *c, uint8_t *w, uint64_t x, uint64_t sl
 	uint64_t back = c->addr + c->plan.keep + c->plan.len;
 
 	if (c->caps) {
-		uint64_t spec = c->caps; /* run/argspec.h's bits, the test's index */
+		/* run/argspec.h's bits, the test's index */
+		uint64_t spec = c->caps & ~(uint64_t)FXT_CAP_HOOKED;
 
 		memcpy(p - PATCH_STUB_SPEC, &spec, 8);
 		memset(p - PATCH_STUB_SPEC + 8, 0,
@@ -562,6 +571,26 @@ static int write_live(const struct cands *c, size_t npatch, struct agent_live_si
 	return err;
 }
 
+/* The functions of c patched in a module that calls the
+ * -finstrument-functions hooks: their hooks' records give way to the
+ * patched entry's and return's (one slice a call, with its values), from
+ * now on.  (Patched while threads run, a call under way then may lose its
+ * end or have two slices.) */
+static void yield_hooks(const struct cands *c)
+{
+	uint64_t *fn = malloc(c->n * sizeof(*fn));
+	size_t n = 0;
+
+	for (size_t i = 0; fn && i < c->n; i++)
+		if (c->v[i].stub)
+			fn[n++] = c->v[i].addr;
+	if (!fn || agent_filter_yield(fn, n) < 0)
+		agent_err("FXT_PATCH: %s: out of memory: the calls of its %zu patched functions "
+			  "have two slices each",
+			  c->m->path, n);
+	free(fn);
+}
+
 /* Patches the functions of module m that pat names, and reports them. */
 static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pat,
 			const struct module *m, FILE *rep)
@@ -609,6 +638,12 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 			c.v[i].plan.why = c.walker;
 		goto done;
 	}
+	/* fxt-run gives FXT_CAP_HOOKED only to functions of a module that
+	 * calls the hooks: this one's file has changed since? */
+	for (size_t i = 0; !c.hooked && i < c.n; i++)
+		if (c.v[i].caps & FXT_CAP_HOOKED)
+			c.v[i].plan.why = "not built with -finstrument-functions, and --patch does "
+					  "not name it";
 
 	/* Aliases (one address, several names) are patched once; overlapping
 	 * symbols are left alone. */
@@ -705,6 +740,8 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 		}
 		err = text_prot(m, false);
 	}
+	if (npatch && c.hooked && !err)
+		yield_hooks(&c);
 done:
 	remember(m, kept, kept_size, sites);
 	report(rep, &c, exe, &from);
@@ -745,7 +782,7 @@ int agent_patch_init(bool live)
 	void *lib;
 	int err;
 
-	if (!agent_cfg.patch)
+	if (!agent_cfg.patch && !agent_patch_args_hooked(agent_exe_path()))
 		return 0;
 	err = agent_patterns_compile(agent_cfg.patch, &state.pat, "FXT_PATCH");
 	if (err)
@@ -893,10 +930,11 @@ int agent_patch_init(bool live)
 
 /* ------------------------------------------------------------ feature */
 
-/* Run-time patching (agent/feature.h), when FXT_PATCH is set. */
+/* Run-time patching (agent/feature.h), when FXT_PATCH is set, or fxt-run
+ * --args/--retval name functions of a -finstrument-functions build. */
 static bool patch_wanted(void)
 {
-	return agent_cfg.patch != NULL;
+	return agent_cfg.patch != NULL || agent_patch_args_hooked(agent_exe_path());
 }
 
 /* Before main(), while the process has one thread; or attached, while

@@ -67,6 +67,15 @@
  * trampoline where a return address should be: it is left alone whole,
  * known by a symbol it defines or refers to (patch.c, walker_signs).
  *
+ * A module built with -finstrument-functions: the functions FXT_PATCH
+ * names, and those the argspec file names with FXT_CAP_HOOKED (fxt-run
+ * --args/--retval without --patch: the hooks run after the prologue, when
+ * the argument registers are gone), are patched as any; their hooks'
+ * records then give way to the patched ones (agent_filter_yield(),
+ * agent/gates.h: the hooks go through the filters, which skip those
+ * functions), so that a call has one slice, the patched one, with its
+ * values, nested among the hooks' as they are.
+ *
  * Libraries loaded later by dlopen() that FXT_PATCH_MODULE names are
  * patched as dlopen() returns (agent_patch_dlopened(), from the wrapper in
  * modules.c), when other threads may be running: the same stubs, but the
@@ -134,6 +143,13 @@ extern struct agent_patch_cond agent_patch_conds[PATCH_CONDS_MAX];
 
 /* Forgets the argspec file: the next window of an attach reads its own. */
 void agent_patch_args_forget(void);
+
+/* Whether the argspec file names a function of the program at exe_path,
+ * a -finstrument-functions build, that FXT_PATCH does not
+ * (FXT_CAP_HOOKED): patched for its values (read now if it was not).
+ * (Without FXT_PATCH, only the program's own functions are: another that
+ * a child executes is not read.) */
+bool agent_patch_args_hooked(const char *exe_path);
 
 /* Whether some function's string is read (FXT_CAP_STR, FXT_CAP_RET_STR
  * in the argspec file, read now if it was not). */

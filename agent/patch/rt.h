@@ -36,7 +36,7 @@ uint64_t *fxt__patch_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t 
 static inline __attribute__((always_inline)) void record(uint64_t addr)
 {
 	if (__builtin_expect(agent_filter_on, 0)) {
-		fxt__patch_call_saving((void *)agent_filter_hook, (uint64_t)(uintptr_t)&agent_tls,
+		fxt__patch_call_saving((void *)agent_filter_patched, (uint64_t)(uintptr_t)&agent_tls,
 				       addr, 0, 0);
 		return;
 	}

@@ -480,7 +480,7 @@ int attach_main(const struct options *opts)
 	if (!o.quiet)
 		summary_snapshots(&r.snapshots);
 	if (o.patch_dir)
-		patch_report_finish(o.patch_dir, o.patch_list, o.quiet);
+		patch_report_finish(o.patch_dir, o.patch_list, o.quiet, "--patch");
 	if (o.set.given[FXT_S_SAMPLE]) {
 		if (!o.quiet)
 			attach_threads_report(&threads);

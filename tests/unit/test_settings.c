@@ -1,7 +1,8 @@
 /* Unit tests of the settings table (run/settings.def) and what fxt-run
  * makes of it: the table's rules (on the table, and on broken copies), the
  * options' checks, the export's text read back, the block attach hands to
- * the agent, the mode policy both sides share. */
+ * the agent, the mode policy both sides share; the argspec file's lines
+ * (run/argspec.h) fxt-run writes for --args/--retval. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run/argspec.h"
 #include "run/settings.h"
 #include "run/recording.h"
 #include "tests/lib/tap.h"
@@ -225,6 +227,34 @@ static void test_mode_policy(void)
 		      "circular's: a thread's");
 }
 
+/* An argspec line as fxt-run writes it, read back as the agent reads it;
+ * FXT_CAP_HOOKED goes with registers, never alone. */
+static void test_argspec(void)
+{
+	const struct fxt_argspec_cond test = { 2, FXT_REG_RAX, 4, true };
+	struct fxt_argspec_cond cond;
+	const char *module, *symbol;
+	char line[256];
+	uint32_t caps;
+	int n;
+
+	n = run_argspec_format(line, sizeof(line), "app", "parse",
+			       FXT_CAP_GPR(0) | FXT_CAP_STR(0) | FXT_CAP_RAX | FXT_CAP_HOOKED, &test);
+	ok(n > 0 && strcmp(line, "app\tparse\t0x2100041\t2:16:4:1\n") == 0, "written: %s", line);
+	line[n - 1] = '\0';
+	ok(run_argspec_parse(line, &module, &symbol, &caps, &cond) == 0 &&
+		   strcmp(module, "app") == 0 && strcmp(symbol, "parse") == 0 &&
+		   caps == (FXT_CAP_GPR(0) | FXT_CAP_STR(0) | FXT_CAP_RAX | FXT_CAP_HOOKED) &&
+		   cond.rule == 2 && cond.reg == FXT_REG_RAX && cond.width == 4 && cond.is_signed,
+	   "read back, FXT_CAP_HOOKED with its registers");
+	snprintf(line, sizeof(line), "app\tparse\t%#x", FXT_CAP_HOOKED);
+	ok(run_argspec_parse(line, &module, &symbol, &caps, &cond) == -EINVAL,
+	   "FXT_CAP_HOOKED alone: nothing to read, refused");
+	snprintf(line, sizeof(line), "app\tparse\t%#x", FXT_CAP_RAX | (FXT_CAP_HOOKED << 1));
+	ok(run_argspec_parse(line, &module, &symbol, &caps, &cond) == -EINVAL,
+	   "a bit no one knows: refused");
+}
+
 int main(void)
 {
 	test_rules();
@@ -232,6 +262,7 @@ int main(void)
 	test_round_trips();
 	test_blocks();
 	test_mode_policy();
+	test_argspec();
 	done_testing();
 	return exit_status();
 }
