@@ -5,7 +5,7 @@
 # printed; its output and exit status are unchanged byte for byte.
 . "$abs_top_srcdir/tests/e2e/libc-proc-common.sh"
 
-plan 69
+plan 73
 log=$PROGS/libc_log
 
 # 50 printf calls -> the same 50 lines, as log records and as instants.
@@ -92,6 +92,13 @@ is "$(log_lines unlocked.fxt stdout)" "$(printf '%s\n' dir/ dir/a.txt dir/b.txt 
 both macros.fxt --libc=log -- "$log" macros
 same macros
 is "$(log_lines macros.fxt stdout)" "$(printf '%s\n' m1 m2 m3)" "macros: the lines as printed"
+
+# printf is not formatted a second time for the log (its text is taken
+# from stdout's buffer, a file's: fully buffered): a conversion of the
+# program's own whose handler counts its calls prints the same numbers.
+both specifier.fxt --libc=log -- "$log" specifier 20
+same specifier
+is "$(log_lines specifier.fxt stdout)" "$(cat "$TMPD/plain.out")" "specifier: the lines as printed"
 
 # Binary output (gzip -c to stdout, through write) is not logged.
 if command -v gzip >/dev/null 2>&1; then
