@@ -36,7 +36,7 @@ for v in libc_log libc_log_fortify; do
     "$v mixed: stderr lines as logged (fprintf, perror, warn, warnx, error, error_at_line)"
   is "$(log_lines "$v.fxt" stdout | grep -c 'bin\\x00ary')" 0 \
     "$v mixed: binary data (a NUL, with fwrite) not logged"
-  is "$(events "$v.fxt" | sed -n 's/.*args={message:str="\(.*\)", stream:str="syslog", priority:i64=\([0-9]*\)}$/\1 \2/p')" \
+  is "$(events "$v.fxt" | sed -n 's/.* name="\(.*\)" args={stream:str="syslog", priority:i64=\([0-9]*\)}$/\1 \2/p')" \
     "syslog 7 4" "$v mixed: syslog message, with its priority (LOG_WARNING)"
   is "$(log_lines "$v.fxt" stdout | awk '{ print length($0) }' | sort -n | tail -n 1)" 3000 \
     "$v mixed: a 3000-byte line is one line (records of 1 KiB joined)"
