@@ -181,6 +181,28 @@ static bool log_is_text(const unsigned char *s, size_t len)
 	return true;
 }
 
+/* Whether s[0 .. n) is ASCII without a NUL byte, the common case, seen 8
+ * bytes at a time: such output is text (log_is_text()) and has no NUL
+ * byte, which then need not be looked for byte by byte. */
+static bool log_is_ascii(const unsigned char *s, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, s + i, 8);
+		/* A byte 0 borrows its high bit; one of 0x80.. has it. */
+		if (((w - ones) | w) & highs)
+			return false;
+	}
+	for (; i < n; i++)
+		if (!s[i] || s[i] >= 0x80)
+			return false;
+	return true;
+}
+
 /* Bytes that putc_unlocked & co. (inline code, no call) store into the
  * buffer of stdout or stderr.  After every output logged on stream 1 or 2
  * (agent_log_bytes()), the mark says how far that stream's FILE buffer was
@@ -292,8 +314,9 @@ void agent_log_bytes(struct tstate *t, enum ev_log_stream stream, unsigned prio,
 	log_mark(stream);
 	if (!len)
 		return;
-	if (!log_is_text((const unsigned char *)buf, len) ||
-	    memchr(buf, 0, len < LOG_CALL_MAX ? len : LOG_CALL_MAX)) {
+	if (!log_is_ascii((const unsigned char *)buf, len < LOG_CALL_MAX ? len : LOG_CALL_MAX) &&
+	    (!log_is_text((const unsigned char *)buf, len) ||
+	     memchr(buf, 0, len < LOG_CALL_MAX ? len : LOG_CALL_MAX))) {
 		__atomic_fetch_add(&log_binary_bytes, len, __ATOMIC_RELAXED);
 		return;
 	}
