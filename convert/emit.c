@@ -670,7 +670,6 @@ static int emit_event(void *vctx, enum recon_kind kind, uint64_t addr, uint64_t 
 		      const struct recon_args *args)
 {
 	struct emit_ctx *ctx = vctx;
-	int err;
 
 	switch (kind) {
 	case RECON_BEGIN:
@@ -686,9 +685,7 @@ static int emit_event(void *vctx, enum recon_kind kind, uint64_t addr, uint64_t 
 		struct log_line line;
 		if (!ctx->logs || !conv_log_pop(ctx->logs, &line))
 			return 0; /* cannot happen: one line per mark */
-		err = emit_log_line(ctx, start, &line);
-		free(line.text);
-		return err;
+		return emit_log_line(ctx, start, &line);
 	}
 	if (addr == MARK_OVERWRITTEN)
 		return conv_emit_overwritten(ctx, start);
