@@ -796,7 +796,6 @@ WRAP int __dprintf_chk(int fd, int flag, const char *fmt, ...)
 WRAP int puts(const char *s)
 {
 	struct logcall c;
-
 	int r;
 
 	if (!log_enter_file(&c, stdout))
@@ -812,10 +811,10 @@ WRAP int puts(const char *s)
 WRAP int fputs(const char *s, FILE *f)
 {
 	struct logcall c;
-
 	int r;
 
-	if (!log_enter_file(&c, f))
+	/* An empty string prints nothing (git's colours, when off). */
+	if (!*s || !log_enter_file(&c, f))
 		return REAL(fputs)(s, f);
 	r = REAL(fputs)(s, f);
 	c.bytes = s; /* the argument, as it is */
@@ -826,10 +825,10 @@ WRAP int fputs(const char *s, FILE *f)
 WRAP int fputs_unlocked(const char *s, FILE *f)
 {
 	struct logcall c;
-
 	int r;
 
-	if (!log_enter_file(&c, f))
+	/* An empty string prints nothing (git's colours, when off). */
+	if (!*s || !log_enter_file(&c, f))
 		return REAL(fputs_unlocked)(s, f);
 	r = REAL(fputs_unlocked)(s, f);
 	c.bytes = s; /* the argument, as it is */
