@@ -111,15 +111,6 @@ bytes=$(wc -c <"$W/want")
 lines=$(wc -l <"$W/want")
 
 now_ns() { date +%s%N; }
-# cpu_s FILE: the CPU seconds (user + system) of the children this shell
-# had waited for when `times >FILE` ran in it.
-cpu_s() {
-  awk 'NR == 2 {
-    s = 0
-    for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] }
-    printf "%.3f\n", s
-  }' "$1"
-}
 
 # run VARIANT OUT: git log -p, plainly or under that fxt-run.
 run() {
