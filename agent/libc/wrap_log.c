@@ -19,8 +19,9 @@
  * unbuffered stream: a terminal, stderr) is the text formatted a second
  * time, with vsnprintf into a buffer of our own, after the real call (with
  * errno as the program left it, for %m; a %n directive is then stored
- * twice, with the same value), and always for dprintf, syslog and the
- * messages below.  The real call's result decides whether anything was
+ * twice, with the same value, and a conversion of the program's own,
+ * register_printf_specifier's, runs twice), and always for dprintf,
+ * syslog and the messages below.  The real call's result decides whether anything was
  * written: < 0 (EOF) logs nothing.  The functions without a v-form
  * (error, error_at_line) are the exception: they get the text we
  * formatted, through "%s", which prints the same bytes.
