@@ -84,16 +84,6 @@ done >/dev/null
 PIPES_EOF
 
 now_ns() { date +%s%N; }
-# cpu_s FILE: the CPU seconds (user + system) of the children this shell
-# had waited for when `times >FILE` ran in it (its second line; `times` in
-# a command substitution would be the subshell's).
-cpu_s() {
-  awk 'NR == 2 {
-    s = 0
-    for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] }
-    printf "%.3f\n", s
-  }' "$1"
-}
 
 # once WORKLOAD VARIANT ROUND PROCS: appends "wall_ns" to
 # $W/res/WORKLOAD.VARIANT when ROUND > 0; a failure (or a traced archive

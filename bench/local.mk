@@ -208,3 +208,12 @@ dist_noinst_SCRIPTS += bench/forks.sh
 bench-forks: all
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/forks.sh
 .PHONY: bench-forks
+
+# `make bench-log`: bench/log.sh times `git log -p` (about 5 MB of output,
+# the source tree's history or a repository made of its files) plainly and
+# under fxt-run with the default options, output to a file and to a pipe.
+dist_noinst_SCRIPTS += bench/log.sh
+bench-log: all
+	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+	  $(SHELL) $(top_srcdir)/bench/log.sh
+.PHONY: bench-log

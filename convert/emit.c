@@ -446,13 +446,18 @@ static int emit_rich(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t ad
 static const char *const stream_names[] = { "?", "stdout", "stderr", "syslog" };
 
 /* A log line: an FXT log record (for tools that read them) and an instant
- * event (what Perfetto shows), category "log", named after the line. */
+ * event (what Perfetto shows), category "log", named after the line; the
+ * line is its argument "message" too when the name is cut (over
+ * LOG_NAME_MAX bytes): a shorter one is in the archive twice, not three
+ * times. */
 static int emit_log_line(struct emit_ctx *ctx, uint64_t ts, const struct log_line *line)
 {
 	struct fxt_arg args[3];
 	struct fxt_event ev;
 	char *text = ctx->com->scratch;
 	size_t len = fxt_utf8_cut(text, fxt_utf8_clean(text, line->text, line->len), MESSAGE_MAX);
+	size_t name_len = fxt_utf8_cut(text, len, LOG_NAME_MAX);
+	uint32_t gen0 = fxt_writer_registrations(ctx->w);
 	unsigned n = 0;
 	int err;
 
@@ -461,9 +466,11 @@ static int emit_log_line(struct emit_ctx *ctx, uint64_t ts, const struct log_lin
 	if (err < 0)
 		return err;
 	memset(args, 0, sizeof(args));
-	args[n].type = FXT_ARG_STRING;
-	args[n].name = fxt_writer_cstring(ctx->w, "message");
-	args[n++].v.str = fxt_sref_inline(text, len);
+	if (name_len < len) {
+		args[n].type = FXT_ARG_STRING;
+		args[n].name = fxt_writer_cstring(ctx->w, "message");
+		args[n++].v.str = fxt_sref_inline(text, len);
+	}
 	args[n].type = FXT_ARG_STRING;
 	args[n].name = fxt_writer_cstring(ctx->w, "stream");
 	args[n++].v.str =
@@ -478,10 +485,13 @@ static int emit_log_line(struct emit_ctx *ctx, uint64_t ts, const struct log_lin
 	ev.ts = ts;
 	ev.thread = ctx->ev.thread;
 	ev.category = fxt_writer_cstring(ctx->w, "log");
-	ev.name = fxt_sref_inline(text, fxt_utf8_cut(text, len, LOG_NAME_MAX));
+	ev.name = fxt_sref_inline(text, name_len);
 	ev.args = args;
 	ev.nargs = n;
-	ctx->names->epoch++; /* strings registered */
+	/* Interning the fixed strings may have evicted others, the first
+	 * time or after other strings took their slots. */
+	if (fxt_writer_registrations(ctx->w) != gen0)
+		ctx->names->epoch++;
 	ctx->com->st->log_lines++;
 	ctx->events++;
 	return fxt_writer_event(ctx->w, &ev);
@@ -660,7 +670,6 @@ static int emit_event(void *vctx, enum recon_kind kind, uint64_t addr, uint64_t 
 		      const struct recon_args *args)
 {
 	struct emit_ctx *ctx = vctx;
-	int err;
 
 	switch (kind) {
 	case RECON_BEGIN:
@@ -676,9 +685,7 @@ static int emit_event(void *vctx, enum recon_kind kind, uint64_t addr, uint64_t 
 		struct log_line line;
 		if (!ctx->logs || !conv_log_pop(ctx->logs, &line))
 			return 0; /* cannot happen: one line per mark */
-		err = emit_log_line(ctx, start, &line);
-		free(line.text);
-		return err;
+		return emit_log_line(ctx, start, &line);
 	}
 	if (addr == MARK_OVERWRITTEN)
 		return conv_emit_overwritten(ctx, start);

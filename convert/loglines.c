@@ -1,7 +1,6 @@
 /* Log line assembly (see loglines.h). */
 #include <config.h>
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,11 +26,14 @@ static int log_line(struct log_lines *ll, unsigned stream, const char *s, size_t
 	err = fxt__grow((void **)&ll->q, &ll->cap, ll->tail + 1, sizeof(*ll->q));
 	if (err < 0)
 		return err;
+	err = fxt__grow((void **)&ll->text, &ll->text_cap, ll->text_len + len + 1, 1);
+	if (err < 0)
+		return err;
 	l = &ll->q[ll->tail];
-	l->text = malloc(len ? len : 1);
-	if (!l->text)
-		return -ENOMEM;
-	memcpy(l->text, s, len);
+	memcpy(ll->text + ll->text_len, s, len);
+	l->off = ll->text_len;
+	l->text = NULL;
+	ll->text_len += len;
 	l->len = len;
 	l->stream = stream;
 	l->prio = ll->streams[stream].prio;
@@ -52,6 +54,13 @@ int conv_log_bytes(struct log_lines *ll, unsigned stream, unsigned prio, uint64_
 		const char *nl = memchr(s, '\n', len);
 		size_t k = nl ? (size_t)(nl - s) : len;
 
+		if (nl && !ls->len && k <= LOG_LINE_MAX) {
+			/* A whole line: queued from the record's bytes. */
+			err = log_line(ll, stream, s, k);
+			s += k + 1;
+			len -= k + 1;
+			continue;
+		}
 		if (ls->len + k > LOG_LINE_MAX)
 			k = LOG_LINE_MAX - ls->len;
 		err = fxt__grow((void **)&ls->buf, &ls->cap, ls->len + k + 1, 1);
@@ -99,15 +108,15 @@ bool conv_log_pop(struct log_lines *ll, struct log_line *out)
 	if (ll->head == ll->tail)
 		return false;
 	*out = ll->q[ll->head++];
+	out->text = ll->text + out->off;
 	if (ll->head == ll->tail)
-		ll->head = ll->tail = 0;
+		ll->head = ll->tail = ll->text_len = 0;
 	return true;
 }
 
 void conv_log_free(struct log_lines *ll)
 {
-	for (size_t i = ll->head; i < ll->tail; i++)
-		free(ll->q[i].text);
+	free(ll->text);
 	free(ll->q);
 	for (unsigned s = 0; s < 4; s++)
 		free(ll->streams[s].buf);

@@ -18,7 +18,8 @@ struct log_line {
 	uint64_t ts;
 	unsigned stream, prio;
 	size_t len;
-	char *text; /* malloc'd */
+	size_t off;	  /* in the text of the lines queued (log_lines.text) */
+	const char *text; /* conv_log_pop()'s: valid until a line is queued */
 };
 
 /* Bytes of one output stream not yet ended by a newline. */
@@ -34,6 +35,8 @@ struct log_lines {
 	struct log_stream streams[4]; /* by enum ev_log_stream */
 	struct log_line *q;	      /* lines waiting for their marks, in order */
 	size_t head, tail, cap;
+	char *text; /* their bytes, one after the other (no allocation per */
+	size_t text_len, text_cap; /* line), emptied with the queue */
 };
 
 void conv_log_init(struct log_lines *ll, struct recon *r);
@@ -48,8 +51,9 @@ int conv_log_bytes(struct log_lines *ll, unsigned stream, unsigned prio, uint64_
 int conv_log_end(struct log_lines *ll, unsigned stream);
 int conv_log_finish(struct log_lines *ll);
 
-/* The next queued line, whose mark the emitter met: moved to *out (its
- * text is the caller's to free).  False when none is queued. */
+/* The next queued line, whose mark the emitter met, in *out: its text
+ * stays valid until the next line is queued (conv_log_bytes(),
+ * conv_log_end()).  False when none is queued. */
 bool conv_log_pop(struct log_lines *ll, struct log_line *out);
 
 void conv_log_free(struct log_lines *ll);

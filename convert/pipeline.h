@@ -44,8 +44,9 @@
  *    binds it there (a frame's tagged records each move its thread's time
  *    on by a tick, leaving that room);
  *  - log lines (LOG, assembled per stream at '\n'): a log record and an
- *    instant event, category "log", named after the line, with arguments
- *    "message" and "stream", in stream order among the slices;
+ *    instant event, category "log", named after the line, with argument
+ *    "stream" (and "message", the whole line, when the name cuts it), in
+ *    stream order among the slices;
  *  - a sample track (SAMPLE): a thread of its own (koid tid | 2^30, named
  *    "<thread> (samples)") whose slices are the stack chart of the samples;
  *    time the sampled thread spent in the agent itself (its start-up, a

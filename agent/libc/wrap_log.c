@@ -12,13 +12,19 @@
  * The program's output is never changed: every wrapper calls the real
  * function with the program's arguments (the variadic ones through its
  * v-form: printf -> vprintf), with errno as the program left it.  The text
- * is obtained by formatting a second time, with vsnprintf into a buffer of
- * our own, before the real call (so that %m sees the same errno; a %n
- * directive is then stored twice, with the same value).  The real call's
- * result decides whether anything was written: < 0 (EOF) logs nothing.
- * The functions without a v-form (error, error_at_line) are the exception:
- * they get the text we formatted, through "%s", which prints the same
- * bytes.
+ * is the program's own bytes where it can be: the argument of fputs (and
+ * of fwrite and write, in the io wrappers); the bytes a printf or puts to
+ * stdout or stderr left in the stream's buffer (log_buffered()).  Only
+ * when the buffer was written out during the call (a line-buffered or
+ * unbuffered stream: a terminal, stderr) is the text formatted a second
+ * time, with vsnprintf into a buffer of our own, after the real call (with
+ * errno as the program left it, for %m; a %n directive is then stored
+ * twice, with the same value, and a conversion of the program's own,
+ * register_printf_specifier's, runs twice), and always for dprintf,
+ * syslog and the messages below.  The real call's result decides whether anything was
+ * written: < 0 (EOF) logs nothing.  The functions without a v-form
+ * (error, error_at_line) are the exception: they get the text we
+ * formatted, through "%s", which prints the same bytes.
  *
  * Binary output (a NUL byte or invalid UTF-8 in a call's first KiB) is not
  * logged, only counted (log_is_text()).
@@ -176,6 +182,28 @@ static bool log_is_text(const unsigned char *s, size_t len)
 	return true;
 }
 
+/* Whether s[0 .. n) is ASCII without a NUL byte, the common case, seen 8
+ * bytes at a time: such output is text (log_is_text()) and has no NUL
+ * byte, which then need not be looked for byte by byte. */
+static bool log_is_ascii(const unsigned char *s, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, s + i, 8);
+		/* A byte 0 borrows its high bit; one of 0x80.. has it. */
+		if (((w - ones) | w) & highs)
+			return false;
+	}
+	for (; i < n; i++)
+		if (!s[i] || s[i] >= 0x80)
+			return false;
+	return true;
+}
+
 /* Bytes that putc_unlocked & co. (inline code, no call) store into the
  * buffer of stdout or stderr.  After every output logged on stream 1 or 2
  * (agent_log_bytes()), the mark says how far that stream's FILE buffer was
@@ -287,8 +315,9 @@ void agent_log_bytes(struct tstate *t, enum ev_log_stream stream, unsigned prio,
 	log_mark(stream);
 	if (!len)
 		return;
-	if (!log_is_text((const unsigned char *)buf, len) ||
-	    memchr(buf, 0, len < LOG_CALL_MAX ? len : LOG_CALL_MAX)) {
+	if (!log_is_ascii((const unsigned char *)buf, len < LOG_CALL_MAX ? len : LOG_CALL_MAX) &&
+	    (!log_is_text((const unsigned char *)buf, len) ||
+	     memchr(buf, 0, len < LOG_CALL_MAX ? len : LOG_CALL_MAX))) {
 		__atomic_fetch_add(&log_binary_bytes, len, __ATOMIC_RELAXED);
 		return;
 	}
@@ -416,9 +445,28 @@ __attribute__((format(printf, 3, 4))) static void text_add(struct text *x, int e
 	va_end(ap);
 }
 
+/* Appends `len` bytes as they are (no formatting), cut like the rest. */
+static void text_put(struct text *x, const char *s, size_t len)
+{
+	size_t room;
+
+	if (x->failed)
+		return;
+	if (x->len + len >= x->cap)
+		text_grow(x, len);
+	room = x->cap - 1 - x->len;
+	if (len > room) {
+		x->cut += len - room;
+		len = room;
+	}
+	memcpy(x->s + x->len, s, len);
+	x->len += len;
+	x->s[x->len] = '\0';
+}
+
 static void text_str(struct text *x, const char *s)
 {
-	text_add(x, 0, "%s", s);
+	text_put(x, s, strlen(s));
 }
 
 static void text_strerror(struct text *x, int errnum)
@@ -460,6 +508,10 @@ struct logcall {
 	unsigned prio; /* syslog's */
 	int err;       /* errno as the program left it */
 	FILE *locked;  /* the stream, locked from the catch-up to the record */
+	char *base;    /* its buffer and fill pointer after the catch-up */
+	char *before;
+	const char *bytes; /* the text, when it is the program's own bytes */
+	size_t nbytes;	   /* (an argument, or the stream's buffer); else: */
 	struct text text;
 };
 
@@ -474,6 +526,7 @@ static inline bool log_enter(struct logcall *c, unsigned stream)
 	c->stream = stream;
 	c->prio = 0;
 	c->locked = NULL;
+	c->bytes = NULL;
 	c->err = errno;
 	text_init(&c->text, LOG_CALL_MAX);
 	return true;
@@ -484,16 +537,49 @@ static inline bool log_enter_file(struct logcall *c, FILE *f)
 {
 	if (!(agent_libc_on & AGENT_G_LOG) || !log_enter(c, file_stream(f)))
 		return false;
-	if (log_catch_up_locked(c->t, f, c->stream))
+	if (log_catch_up_locked(c->t, f, c->stream)) {
 		c->locked = f;
+		c->base = f->_IO_write_base;
+		c->before = f->_IO_write_ptr;
+	}
 	errno = c->err;
+	return true;
+}
+
+/* Whether the call just made on the locked stream left its `n` bytes in
+ * the stream's buffer, after what was there before it (or from the start
+ * of the buffer the call made: the stream's first output): then they are
+ * the text, and no second formatting is needed.  The fill pointer `n`
+ * bytes further in the same buffer says so: had the buffer been written
+ * out meanwhile (full; line-buffered or unbuffered), the pointer would be
+ * at most `n` bytes from the buffer's start, which equals `n` past the old
+ * one only if that was the start, and then those `n` bytes are the call's
+ * all the same. */
+static bool log_buffered(struct logcall *c, size_t n)
+{
+	FILE *f = c->locked;
+	char *from = c->before;
+
+	if (!f)
+		return false;
+	if (!c->base)
+		from = f->_IO_write_base;
+	else if (f->_IO_write_base != c->base)
+		return false;
+	if (!from || from < f->_IO_write_base || f->_IO_write_ptr < from ||
+	    (size_t)(f->_IO_write_ptr - from) != n)
+		return false;
+	c->bytes = from;
+	c->nbytes = n;
 	return true;
 }
 
 /* Records the text, leaves, and gives the program errno as `err`. */
 static void log_leave(struct logcall *c, int err)
 {
-	if (!c->text.failed) {
+	if (c->bytes) {
+		agent_log_bytes(c->t, c->stream, c->prio, c->bytes, c->nbytes);
+	} else if (!c->text.failed) {
 		agent_log_bytes(c->t, c->stream, c->prio, c->text.s, c->text.len);
 		if (c->text.cut)
 			log_lost(c->text.cut);
@@ -513,19 +599,35 @@ static int log_result(struct logcall *c, int r)
 {
 	int err = errno;
 
-	if (r < 0)
+	if (r < 0) {
+		c->bytes = NULL;
 		c->text.failed = true;
+	}
 	log_leave(c, err);
 	return r;
 }
 
-/* Formats the program's text (before the real call); errno is the
- * program's again afterwards. */
+/* Formats the program's text; errno is the program's again afterwards. */
 __attribute__((format(printf, 2, 0))) static void log_format(struct logcall *c, const char *fmt,
 							     va_list ap)
 {
 	text_vadd(&c->text, c->err, fmt, ap);
 	errno = c->err;
+}
+
+/* The end of a printf-like call on a stream that returned `r`: its text is
+ * the bytes it left in the stream's buffer (log_buffered()), or else
+ * formatted again from `ap` (a copy of the program's arguments, taken
+ * before the call), with the program's errno for %m. */
+__attribute__((format(printf, 3, 0))) static int log_printed(struct logcall *c, int r,
+							     const char *fmt, va_list ap)
+{
+	int err = errno;
+
+	if (r >= 0 && !log_buffered(c, (size_t)r))
+		log_format(c, fmt, ap);
+	errno = err;
+	return log_result(c, r);
 }
 
 /* The v-forms as the other wrappers here call them (printf -> vprintf):
@@ -543,22 +645,30 @@ __attribute__((format(printf, 2, 0))) static void log_format(struct logcall *c, 
 WRAP int vfprintf(FILE *f, const char *fmt, va_list ap)
 {
 	struct logcall c;
+	va_list aq;
+	int r;
 
 	if (!log_enter_file(&c, f))
 		return REAL(vfprintf)(f, fmt, ap);
-	log_format(&c, fmt, ap);
-	return log_result(&c, REAL(vfprintf)(f, fmt, ap));
+	va_copy(aq, ap);
+	r = log_printed(&c, REAL(vfprintf)(f, fmt, ap), fmt, aq);
+	va_end(aq);
+	return r;
 }
 LOCAL_ALIAS(vfprintf);
 
 WRAP int vprintf(const char *fmt, va_list ap)
 {
 	struct logcall c;
+	va_list aq;
+	int r;
 
 	if (!log_enter_file(&c, stdout))
 		return REAL(vprintf)(fmt, ap);
-	log_format(&c, fmt, ap);
-	return log_result(&c, REAL(vprintf)(fmt, ap));
+	va_copy(aq, ap);
+	r = log_printed(&c, REAL(vprintf)(fmt, ap), fmt, aq);
+	va_end(aq);
+	return r;
 }
 LOCAL_ALIAS(vprintf);
 
@@ -576,22 +686,30 @@ LOCAL_ALIAS(vdprintf);
 WRAP int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
 {
 	struct logcall c;
+	va_list aq;
+	int r;
 
 	if (!log_enter_file(&c, f))
 		return REAL(__vfprintf_chk)(f, flag, fmt, ap);
-	log_format(&c, fmt, ap);
-	return log_result(&c, REAL(__vfprintf_chk)(f, flag, fmt, ap));
+	va_copy(aq, ap);
+	r = log_printed(&c, REAL(__vfprintf_chk)(f, flag, fmt, ap), fmt, aq);
+	va_end(aq);
+	return r;
 }
 LOCAL_ALIAS(__vfprintf_chk);
 
 WRAP int __vprintf_chk(int flag, const char *fmt, va_list ap)
 {
 	struct logcall c;
+	va_list aq;
+	int r;
 
 	if (!log_enter_file(&c, stdout))
 		return REAL(__vprintf_chk)(flag, fmt, ap);
-	log_format(&c, fmt, ap);
-	return log_result(&c, REAL(__vprintf_chk)(flag, fmt, ap));
+	va_copy(aq, ap);
+	r = log_printed(&c, REAL(__vprintf_chk)(flag, fmt, ap), fmt, aq);
+	va_end(aq);
+	return r;
 }
 LOCAL_ALIAS(__vprintf_chk);
 
@@ -679,35 +797,44 @@ WRAP int __dprintf_chk(int fd, int flag, const char *fmt, ...)
 WRAP int puts(const char *s)
 {
 	struct logcall c;
+	int r;
 
 	if (!log_enter_file(&c, stdout))
 		return REAL(puts)(s);
-	text_str(&c.text, s);
-	text_str(&c.text, "\n");
-	errno = c.err;
-	return log_result(&c, REAL(puts)(s));
+	r = REAL(puts)(s);
+	if (r >= 0 && !log_buffered(&c, strlen(s) + 1)) {
+		text_str(&c.text, s);
+		text_put(&c.text, "\n", 1);
+	}
+	return log_result(&c, r);
 }
 
 WRAP int fputs(const char *s, FILE *f)
 {
 	struct logcall c;
+	int r;
 
-	if (!log_enter_file(&c, f))
+	/* An empty string prints nothing (git's colours, when off). */
+	if (!*s || !log_enter_file(&c, f))
 		return REAL(fputs)(s, f);
-	text_str(&c.text, s);
-	errno = c.err;
-	return log_result(&c, REAL(fputs)(s, f));
+	r = REAL(fputs)(s, f);
+	c.bytes = s; /* the argument, as it is */
+	c.nbytes = strlen(s);
+	return log_result(&c, r);
 }
 
 WRAP int fputs_unlocked(const char *s, FILE *f)
 {
 	struct logcall c;
+	int r;
 
-	if (!log_enter_file(&c, f))
+	/* An empty string prints nothing (git's colours, when off). */
+	if (!*s || !log_enter_file(&c, f))
 		return REAL(fputs_unlocked)(s, f);
-	text_str(&c.text, s);
-	errno = c.err;
-	return log_result(&c, REAL(fputs_unlocked)(s, f));
+	r = REAL(fputs_unlocked)(s, f);
+	c.bytes = s; /* the argument, as it is */
+	c.nbytes = strlen(s);
+	return log_result(&c, r);
 }
 
 /* One character: no text buffer needed. */

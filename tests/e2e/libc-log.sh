@@ -5,7 +5,7 @@
 # printed; its output and exit status are unchanged byte for byte.
 . "$abs_top_srcdir/tests/e2e/libc-proc-common.sh"
 
-plan 69
+plan 73
 log=$PROGS/libc_log
 
 # 50 printf calls -> the same 50 lines, as log records and as instants.
@@ -36,7 +36,7 @@ for v in libc_log libc_log_fortify; do
     "$v mixed: stderr lines as logged (fprintf, perror, warn, warnx, error, error_at_line)"
   is "$(log_lines "$v.fxt" stdout | grep -c 'bin\\x00ary')" 0 \
     "$v mixed: binary data (a NUL, with fwrite) not logged"
-  is "$(events "$v.fxt" | sed -n 's/.*args={message:str="\(.*\)", stream:str="syslog", priority:i64=\([0-9]*\)}$/\1 \2/p')" \
+  is "$(events "$v.fxt" | sed -n 's/.* name="\(.*\)" args={stream:str="syslog", priority:i64=\([0-9]*\)}$/\1 \2/p')" \
     "syslog 7 4" "$v mixed: syslog message, with its priority (LOG_WARNING)"
   is "$(log_lines "$v.fxt" stdout | awk '{ print length($0) }' | sort -n | tail -n 1)" 3000 \
     "$v mixed: a 3000-byte line is one line (records of 1 KiB joined)"
@@ -92,6 +92,13 @@ is "$(log_lines unlocked.fxt stdout)" "$(printf '%s\n' dir/ dir/a.txt dir/b.txt 
 both macros.fxt --libc=log -- "$log" macros
 same macros
 is "$(log_lines macros.fxt stdout)" "$(printf '%s\n' m1 m2 m3)" "macros: the lines as printed"
+
+# printf is not formatted a second time for the log (its text is taken
+# from stdout's buffer, a file's: fully buffered): a conversion of the
+# program's own whose handler counts its calls prints the same numbers.
+both specifier.fxt --libc=log -- "$log" specifier 20
+same specifier
+is "$(log_lines specifier.fxt stdout)" "$(cat "$TMPD/plain.out")" "specifier: the lines as printed"
 
 # Binary output (gzip -c to stdout, through write) is not logged.
 if command -v gzip >/dev/null 2>&1; then

@@ -45,11 +45,15 @@ flow_ids() {
     sed -n "s/^ts=[^ ]* \(pid=[0-9]*\) tid=[0-9]* event $2 cat=\"flow\" name=\"$3\" id=\([0-9]*\)\$/\1 \2/p"
 }
 
-# log_lines ARCHIVE STREAM: the message of every "log" instant of that
-# stream (stdout, stderr, syslog), in order, as fxt-dump escapes it.
+# log_lines ARCHIVE STREAM: the line of every "log" instant of that
+# stream (stdout, stderr, syslog), in order, as fxt-dump escapes it: its
+# message argument (a line over 200 bytes, which the name cuts), else its
+# name.
 log_lines() {
-  events "$1" |
-    sed -n "s/^.* event instant cat=\"log\" name=\".*\" args={message:str=\"\(.*\)\", stream:str=\"$2\"[,}].*\$/\1/p"
+  events "$1" | sed -n \
+    -e "s/^.* event instant cat=\"log\" name=\".*\" args={message:str=\"\(.*\)\", stream:str=\"$2\"[,}].*\$/\1/p" \
+    -e t \
+    -e "s/^.* event instant cat=\"log\" name=\"\(.*\)\" args={stream:str=\"$2\"[,}].*\$/\1/p"
 }
 
 # log_records ARCHIVE: the text of every FXT log record, in order.

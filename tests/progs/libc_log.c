@@ -14,6 +14,9 @@
  *	libc_log unlocked  lines ended by putc_unlocked / putchar_unlocked, as
  *	                   Debian's tar -t prints names
  *	libc_log macros    lines stored by inline code only; returns from main
+ *	libc_log specifier N  N printf lines through a conversion of the
+ *	                   program's own (register_printf_specifier) whose
+ *	                   handler counts its calls; then the count, on stdout
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* fputs_unlocked */
@@ -21,6 +24,7 @@
 #include <err.h>
 #include <errno.h>
 #include <error.h>
+#include <printf.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +137,42 @@ static int macros(void)
 	return 0;
 }
 
+/* %W: the word "call" and its number; each call of the handler counts,
+ * so that a printf formatted twice is seen in the output. */
+static int specifier_calls;
+
+static int specifier_print(FILE *f, const struct printf_info *info, const void *const *args)
+{
+	(void)info;
+	(void)args;
+	return fprintf(f, "call %d", ++specifier_calls);
+}
+
+static int specifier_arginfo(const struct printf_info *info, size_t n, int *types, int *sizes)
+{
+	(void)info;
+	(void)n;
+	(void)types;
+	(void)sizes;
+	return 0;
+}
+
+static int specifier(int n)
+{
+	if (register_printf_specifier('W', specifier_print, specifier_arginfo) != 0)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		/* %W is ours: not the compiler's to check. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat"
+#pragma GCC diagnostic ignored "-Wformat-extra-args"
+		printf("line %W\n", 0);
+#pragma GCC diagnostic pop
+	}
+	printf("%d calls\n", specifier_calls);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
@@ -162,6 +202,8 @@ int main(int argc, char **argv)
 		free(s);
 		return 0;
 	}
+	if (!strcmp(what, "specifier"))
+		return specifier(code);
 	if (!strcmp(what, "err")) {
 		errno = ENOENT;
 		err(code, "fatal %d", code);
@@ -174,6 +216,7 @@ int main(int argc, char **argv)
 	}
 	fprintf(
 	    stderr,
-	    "usage: libc_log lines N|mixed|err N|errx N|error N|big N|threads|unlocked|macros\n");
+	    "usage: libc_log lines N|mixed|err N|errx N|error N|big N|threads|unlocked|macros|"
+	    "specifier N\n");
 	return 2;
 }

@@ -299,8 +299,14 @@ static void test_logs(void)
 	struct archive a;
 	struct conv_stats st;
 	const struct ev *w, *e;
+	char longline[252], name[201];
 	size_t nlines = 0;
 
+	memset(longline, 'x', 250);
+	longline[250] = '\n';
+	longline[251] = '\0';
+	memset(name, 'x', 200);
+	name[200] = '\0';
 	test_spool_reset(1 << 20, 0);
 	call_enter(&t, 100, AGENT_FN_write, 0);
 	put_log(&t, 101, EV_LOG_STDOUT, 0, "hel");
@@ -313,19 +319,20 @@ static void test_logs(void)
 	call_exit(&t, 310, AGENT_FN_write, ev_int_payload(6));
 	put_log(&t, 400, EV_LOG_STDOUT, 0, "ld\ntail");
 	put_log(&t, 500, EV_LOG_SYSLOG, 3, "disk \xff full");
+	put_log(&t, 600, EV_LOG_STDERR, 0, longline);
 	t.tid = 24;
 	convert_ok(&a, &(struct conv_opts){ .now = 5000 }, &st, "logs");
-	ASSERT_EQ_U64(st.log_lines, 6, "logs: six lines");
-	ASSERT_EQ_U64(a.nlogs, 6, "logs: six log records");
+	ASSERT_EQ_U64(st.log_lines, 7, "logs: seven lines");
+	ASSERT_EQ_U64(a.nlogs, 7, "logs: seven log records");
 	for (size_t i = 0; i < a.nev; i++)
 		nlines += a.ev[i].type == FXT_EVENT_INSTANT && strcmp(a.ev[i].cat, "log") == 0;
-	ASSERT_EQ_U64(nlines, 6, "logs: six instant events");
+	ASSERT_EQ_U64(nlines, 7, "logs: seven instant events");
 	e = find(&a, 24, "hello");
 	w = &a.ev[0];
 	ok(e && e->type == FXT_EVENT_INSTANT && strcmp(e->cat, "log") == 0,
 	   "logs: \"hello\" assembled across two records");
 	ok(e && e->ts == 201, "logs: at the record that completed it, inside its write");
-	expect_str(e, "message", "hello", "logs: hello");
+	ok(e && !arg_of(e, "message"), "logs: hello: the name is the line, not repeated as message");
 	expect_str(e, "stream", "stdout", "logs: hello");
 	e = find(&a, 24, "e2");
 	ok(e && e->ts > 300 && e->ts < 310, "logs: e2 split from e1 in one record");
@@ -336,6 +343,14 @@ static void test_logs(void)
 	ok(e != NULL, "logs: syslog message, bytes not UTF-8 replaced");
 	expect_str(e, "stream", "syslog", "logs: syslog");
 	expect_int(e, "priority", FXT_ARG_INT64, 3, "logs: syslog");
+	e = find(&a, 24, name);
+	ok(e != NULL, "logs: a line of 250 bytes: the instant is named after its first 200");
+	longline[250] = '\0';
+	expect_str(e, "message", longline, "logs: a line of 250 bytes, whole as message");
+	nlines = 0;
+	for (size_t i = 0; i < a.nlogs; i++)
+		nlines += strcmp(a.logs[i].msg, longline) == 0;
+	ok(nlines == 1, "logs: a line of 250 bytes, whole in its log record");
 	ok(strcmp(a.logs[0].msg, "hello") == 0 && strcmp(a.logs[1].msg, "e1") == 0 &&
 	       strcmp(a.logs[2].msg, "e2") == 0 && strcmp(a.logs[3].msg, "world") == 0,
 	   "logs: log records in stream order");
@@ -730,7 +745,7 @@ static void test_garbage(void)
 
 int main(void)
 {
-	plan(136);
+	plan(139);
 	test_calls();
 	test_begun_args();
 	test_regs();
