@@ -267,13 +267,19 @@ struct early_thread *conv_early_take(struct conv_early *e, struct pipeline *pl,
 				       size_t n)
 {
 	struct early_thread *et = th->serial < e->nv ? &e->v[th->serial] : NULL;
+	uint64_t done = 0, left = 0;
 
 	if (!et || !et->t)
 		return NULL;
+	for (size_t i = 0; i < n; i++)
+		*(chunks[i].seq < et->t->next_seq ? &done : &left) += chunks[i].size;
 	/* Its records before the drop mark only (conv_replay_chunk() did not
-	 * look for it); last_ts is past every record fed. */
+	 * look for it); last_ts is past every record fed.  And worth it:
+	 * appending the thread's file costs about what writing its events
+	 * in place does, some half of converting them (fib(33), perf), so
+	 * less than half of it done early is a loss. */
 	if (e->err || et->tid != th->tid || !n || chunks[0].seq != 0 ||
-	    conv_drop_mark(pl->in, th) <= et->t->r.last_ts) {
+	    conv_drop_mark(pl->in, th) <= et->t->r.last_ts || done < left) {
 		early_thread_free(et);
 		return NULL;
 	}

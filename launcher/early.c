@@ -11,15 +11,21 @@
 
 #include "launcher/early.h"
 #include "run/names.h"
+#include "spool/clock.h"
 
 /* How long it sleeps when no chunk was whole, and how often it looks for
  * new spools. */
 #define EARLY_IDLE_NS	(20 * 1000 * 1000)
 #define EARLY_RESCAN_NS (50 * 1000 * 1000)
+/* How long early_take() waits for a step under way (a chunk: a few ms of
+ * CPU, when the thread gets any). */
+#define EARLY_WAIT_NS (50 * 1000 * 1000)
 
-/* Chunks converted under one hold of the lock: early_take() waits for
- * no more (the thread may get little CPU while it holds it). */
-#define EARLY_STEP 1
+static bool cas(uint32_t *state, uint32_t from, uint32_t to)
+{
+	return __atomic_compare_exchange_n(state, &from, to, false, __ATOMIC_ACQ_REL,
+					   __ATOMIC_ACQUIRE);
+}
 
 static bool known(const struct early *x, const char *path)
 {
@@ -29,10 +35,9 @@ static bool known(const struct early *x, const char *path)
 	return false;
 }
 
-/* Looks for the new spools of OUT; called under the lock. */
+/* Looks for the new spools of OUT (the thread's side). */
 static void rescan(struct early *x)
 {
-	char path[PATH_MAX];
 	struct dirent *de;
 	DIR *dir = opendir(x->dir);
 	long pid;
@@ -40,45 +45,55 @@ static void rescan(struct early *x)
 
 	if (!dir)
 		return;
-	while ((de = readdir(dir)) != NULL) {
-		struct convert_early *ce = NULL;
+	while ((de = readdir(dir)) != NULL && x->n < EARLY_MAX_SPOOLS) {
+		struct early_spool *s = &x->v[x->n];
 		int err;
 
 		if (!run_spool_parse(x->out, de->d_name, &pid, &image))
 			continue;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", x->dir, de->d_name) >=
-			sizeof(path) ||
-		    known(x, path))
+		if ((size_t)snprintf(s->path, sizeof(s->path), "%s/%s", x->dir, de->d_name) >=
+			sizeof(s->path) ||
+		    known(x, s->path))
 			continue;
-		err = convert_early_open(path, x->out, x->srcline, &ce);
-		if (err == -EBADMSG || err == -ENOENT)
-			continue; /* being made, or gone: another look later */
-		if (x->n == x->cap) {
-			size_t cap = x->cap ? 2 * x->cap : 8;
-			struct early_spool *v = realloc(x->v, cap * sizeof(*v));
-			if (!v) {
-				convert_early_free(ce);
-				break;
-			}
-			x->v = v;
-			x->cap = cap;
+		/* Published busy: early_take() waits while it is opened. */
+		__atomic_store_n(&s->state, EARLY_BUSY, __ATOMIC_RELEASE);
+		__atomic_store_n(&x->n, x->n + 1, __ATOMIC_RELEASE);
+		err = convert_early_open(s->path, x->out, x->srcline, &s->ce);
+		if (err == -EBADMSG || err == -ENOENT) {
+			/* Being made, or gone: another look later. */
+			if (cas(&s->state, EARLY_BUSY, EARLY_FREE))
+				__atomic_store_n(&x->n, x->n - 1, __ATOMIC_RELEASE);
+			else
+				__atomic_store_n(&s->state, EARLY_TAKEN, __ATOMIC_RELEASE);
+			continue;
 		}
-		x->v[x->n].path = strdup(path);
-		if (!x->v[x->n].path) {
-			convert_early_free(ce);
-			break;
+		if (!cas(&s->state, EARLY_BUSY, EARLY_IDLE)) {
+			/* Abandoned meanwhile. */
+			convert_early_free(s->ce);
+			s->ce = NULL;
+			__atomic_store_n(&s->state, EARLY_TAKEN, __ATOMIC_RELEASE);
 		}
-		x->v[x->n++].ce = ce; /* NULL: not one to convert early */
 	}
 	closedir(dir);
 }
 
-static uint64_t mono_ns(void)
+/* A step on spool `s` if it is idle; how many chunks it converted. */
+static int step(struct early_spool *s)
 {
-	struct timespec ts;
+	int r = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (!cas(&s->state, EARLY_IDLE, EARLY_BUSY))
+		return 0;
+	if (s->ce)
+		r = convert_early_step(s->ce, 1);
+	if (!cas(&s->state, EARLY_BUSY, EARLY_IDLE)) {
+		/* Abandoned while it ran: the spool was converted whole. */
+		convert_early_free(s->ce);
+		s->ce = NULL;
+		__atomic_store_n(&s->state, EARLY_TAKEN, __ATOMIC_RELEASE);
+		return 0;
+	}
+	return r > 0 ? r : 0;
 }
 
 static void *early_main(void *arg)
@@ -91,31 +106,20 @@ static void *early_main(void *arg)
 	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
 	while (!__atomic_load_n(&x->stop, __ATOMIC_ACQUIRE)) {
 		bool progress = false;
-		uint64_t now = mono_ns();
+		uint64_t now = spool_mono_ns();
 
 		if (now >= next_rescan) {
-			pthread_mutex_lock(&x->lock);
 			rescan(x);
-			pthread_mutex_unlock(&x->lock);
 			next_rescan = now + EARLY_RESCAN_NS;
 		}
-		for (size_t i = 0;; i++) {
-			int r = 0;
+		for (size_t i = 0; i < x->n && !__atomic_load_n(&x->stop, __ATOMIC_ACQUIRE);) {
+			int r = step(&x->v[i]);
 
-			pthread_mutex_lock(&x->lock);
-			if (i >= x->n) {
-				pthread_mutex_unlock(&x->lock);
-				break;
-			}
-			if (x->v[i].ce)
-				r = convert_early_step(x->v[i].ce, EARLY_STEP);
-			pthread_mutex_unlock(&x->lock);
 			if (r > 0) {
 				progress = true;
 				__atomic_add_fetch(&x->fed, (uint64_t)r, __ATOMIC_RELAXED);
-				if (__atomic_load_n(&x->stop, __ATOMIC_ACQUIRE))
-					break;
-				i--; /* the same spool while it has whole chunks */
+			} else {
+				i++; /* the same spool while it has whole chunks */
 			}
 		}
 		if (!progress) {
@@ -132,7 +136,6 @@ int early_start(struct early *x, const char *out, bool srcline)
 	int err;
 
 	memset(x, 0, sizeof(*x));
-	pthread_mutex_init(&x->lock, NULL);
 	x->out = out;
 	x->srcline = srcline;
 	if (!slash || (size_t)(slash - out) >= sizeof(x->dir))
@@ -150,19 +153,39 @@ int early_start(struct early *x, const char *out, bool srcline)
 
 struct convert_early *early_take(struct early *x, const char *path)
 {
-	struct convert_early *ce = NULL;
+	size_t n;
+	uint64_t deadline;
 
 	if (!x || !x->running)
 		return NULL;
-	pthread_mutex_lock(&x->lock);
-	for (size_t i = 0; i < x->n; i++)
-		if (strcmp(x->v[i].path, path) == 0) {
-			ce = x->v[i].ce;
-			x->v[i].ce = NULL; /* known: not looked at again */
-			break;
+	n = __atomic_load_n(&x->n, __ATOMIC_ACQUIRE);
+	for (size_t i = 0; i < n; i++) {
+		struct early_spool *s = &x->v[i];
+		uint32_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+
+		if (st == EARLY_FREE || strcmp(s->path, path) != 0)
+			continue;
+		deadline = spool_mono_ns() + EARLY_WAIT_NS;
+		for (;;) {
+			if (cas(&s->state, EARLY_IDLE, EARLY_TAKEN)) {
+				struct convert_early *ce = s->ce;
+				s->ce = NULL;
+				return ce;
+			}
+			st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+			if (st != EARLY_BUSY)
+				return NULL; /* taken before, or nothing */
+			if (spool_mono_ns() > deadline) {
+				/* The thread gets no CPU: on without it. */
+				if (cas(&s->state, EARLY_BUSY, EARLY_ABANDONED))
+					return NULL;
+				continue;
+			}
+			struct timespec ts = { 0, 200 * 1000 };
+			nanosleep(&ts, NULL);
 		}
-	pthread_mutex_unlock(&x->lock);
-	return ce;
+	}
+	return NULL;
 }
 
 void early_stop(struct early *x)
@@ -174,9 +197,7 @@ void early_stop(struct early *x)
 	}
 	for (size_t i = 0; i < x->n; i++) {
 		convert_early_free(x->v[i].ce);
-		free(x->v[i].path);
+		x->v[i].ce = NULL;
 	}
-	free(x->v);
-	x->v = NULL;
-	x->n = x->cap = 0;
+	x->n = 0;
 }

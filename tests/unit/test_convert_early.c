@@ -2,7 +2,8 @@
  * a spool's threads converted chunk by chunk before its end, then the
  * archive's conversion going on from there, must write the very bytes the
  * archive's conversion writes alone from the same spool.  Each scenario
- * (threads whose chunks interleave, a part converted early, drops at the
+ * (threads whose chunks interleave, a part converted early, or too little
+ * to be worth it, drops at the
  * end and midway, a chunk still staged, --min-duration, a recovered spool
  * without thread table) converts its spool both ways and compares. */
 #include <config.h>
@@ -78,8 +79,10 @@ static void scenarios(void)
 	test_hook(&t1, A); /* never exits */
 	test_retire(&t3);
 	same_both(now, 100, 1000, 20, "threads");
-	/* A few chunks only: the rest at the end. */
-	same_both(now, 2, 2, 4, "partly");
+	/* Some chunks only: the rest at the end (a thread with less than
+	 * half of its records converted early is converted whole). */
+	same_both(now, 1, 16, 16, "partly");
+	same_both(now, 2, 2, 4, "a little");
 	/* Nothing whole yet. */
 	same_both(now, 0, 0, 0, "none early");
 
@@ -123,7 +126,7 @@ static void scenarios(void)
 
 int main(void)
 {
-	plan(48);
+	plan(54);
 	scenarios();
 	return exit_status();
 }
