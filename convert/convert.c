@@ -206,10 +206,11 @@ int convert_early_open(const char *spool_path, const char *archive_path, bool sr
 	ce->in.lookup_ctx = ce->view;
 	ce->in.signature = view_signature;
 	ce->in.signature_ctx = ce->view;
-	if (fxt_symview_range_of(ce->view, "libfxt-agent.so", &ce->in.agent_lo,
-				 &ce->in.agent_hi) < 0)
+	if (fxt_symview_range_of(ce->view, "libfxt-agent.so", &ce->in.agent_lo, &ce->in.agent_hi) <
+	    0)
 		ce->in.agent_lo = ce->in.agent_hi = 0;
-	dir = slash ? strndup(archive_path, slash == archive_path ? 1 : (size_t)(slash - archive_path))
+	dir = slash ? strndup(archive_path,
+			      slash == archive_path ? 1 : (size_t)(slash - archive_path))
 		    : strdup(".");
 	if (!dir) {
 		err = -ENOMEM;
@@ -403,8 +404,9 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	/* Written under a temporary name, then put in place: a conversion
 	 * killed halfway leaves no half archive under the archive's name
 	 * (its spool is still there to convert again). */
-	if (o && o->early && early_fits(o->early, fd, h, &in, res->sealed ? seal.ticks_per_second : 0,
-					archive_path)) {
+	if (o && o->early &&
+	    early_fits(o->early, fd, h, &in, res->sealed ? seal.ticks_per_second : 0,
+		       archive_path)) {
 		in.early = o->early->e;
 		in.ticks_per_second = o->early->in.ticks_per_second;
 	}

@@ -13,6 +13,11 @@
 #include "convert/thread.h"
 #include "spool/format.h"
 
+/* Threads of a spool converted early at most: each holds some 800 KiB
+ * (its writer's buffer, a read block, its reconstruction) until the end,
+ * where the archive's conversion holds one thread at a time. */
+#define EARLY_MAX_THREADS 16
+
 /* A thread converted early: its state and the file its events go to. */
 struct early_thread {
 	struct thread_state *t; /* NULL: not begun (or handed over) */
@@ -31,7 +36,7 @@ struct conv_early {
 	struct conv_input in;
 	struct conv_stats st; /* pl.st: unused but for its pointers */
 	struct pipeline pl;
-	char *dir; /* where the threads' files go */
+	char *dir;		/* where the threads' files go */
 	struct early_thread *v; /* by serial */
 	size_t nv;
 	uint32_t *max_seq; /* by serial: the highest seq seen in a chunk */
@@ -39,6 +44,7 @@ struct conv_early {
 	size_t nchunks, cap;
 	uint64_t walked; /* the chunk chain is known up to here */
 	uint64_t fed;	 /* chunks fed */
+	size_t nthreads; /* threads begun */
 	int err;	 /* sticky: nothing more is fed */
 };
 
@@ -173,8 +179,10 @@ static int early_feed(struct conv_early *e, struct early_chunk *k)
 	if (c.seq != et_next(et) || c.seq >= e->max_seq[c.serial])
 		return 0;
 	if (!et->t) {
-		if (c.seq != 0)
-			return 0; /* not from its start: no early conversion */
+		/* Not from its start, or too many: at the end only. */
+		if (c.seq != 0 || e->nthreads >= EARLY_MAX_THREADS)
+			return 0;
+		e->nthreads++;
 		et->fd = open(e->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 		if (et->fd < 0)
 			return -errno;
@@ -263,8 +271,8 @@ static void conv_stats_add(struct conv_stats *st, const struct conv_stats *o)
  * the drop mark not among them), else NULL (and it is dropped: the
  * archive's conversion does the thread from its start). */
 struct early_thread *conv_early_take(struct conv_early *e, struct pipeline *pl,
-				       const struct conv_thread *th, const struct chunk_ref *chunks,
-				       size_t n)
+				     const struct conv_thread *th, const struct chunk_ref *chunks,
+				     size_t n)
 {
 	struct early_thread *et = th->serial < e->nv ? &e->v[th->serial] : NULL;
 	uint64_t done = 0, left = 0;
@@ -288,8 +296,8 @@ struct early_thread *conv_early_take(struct conv_early *e, struct pipeline *pl,
 
 /* The rest of an early thread: its chunks from its next seq on, its end,
  * then its file appended to the archive. */
-int conv_early_finish(struct pipeline *pl, struct early_thread *et,
-			const struct conv_thread *th, const struct chunk_ref *chunks, size_t n)
+int conv_early_finish(struct pipeline *pl, struct early_thread *et, const struct conv_thread *th,
+		      const struct chunk_ref *chunks, size_t n)
 {
 	struct thread_state *t = et->t;
 	uint64_t len;

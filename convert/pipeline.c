@@ -273,7 +273,8 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
 		/* Its events register their own strings (thread_state). */
 		fxt_writer_forget(w);
 		pl.em.names.epoch++;
-		early = in->early ? conv_early_take(in->early, &pl, th, chunks + first, ci - first) : NULL;
+		early = in->early ? conv_early_take(in->early, &pl, th, chunks + first, ci - first)
+				  : NULL;
 		if (early)
 			err = conv_early_finish(&pl, early, th, chunks + first, ci - first);
 		else

@@ -206,7 +206,8 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
  * whole spool gives (no samples, sync pairs or heap counter: the caller
  * checks), with the tick rate and time base fixed now (in).  A thread's
  * events are the bytes that conv_archive() writes for it: it forgets the
- * writer's strings before each thread. */
+ * writer's strings before each thread.  At most 16 threads of a spool
+ * are converted early (memory: each holds its state until the end). */
 struct conv_early;
 int conv_early_new(struct conv_early **e, const struct conv_input *in, const char *dir);
 /* Feeds at most `max_chunks` chunks that are whole now.  Returns how many,

@@ -72,7 +72,7 @@ void conv_thread_free(struct thread_state *t)
 /* A thread's conversion begun, its events written to `w`: the thread
  * record, then nothing until its records come (thread_feed()). */
 int conv_thread_open(struct pipeline *pl, struct fxt_writer *w, uint32_t serial, uint64_t tid,
-		       struct thread_state **out)
+		     struct thread_state **out)
 {
 	const struct conv_input *in = pl->in;
 	struct thread_state *t = calloc(1, sizeof(*t));
@@ -129,7 +129,7 @@ int conv_thread_open(struct pipeline *pl, struct fxt_writer *w, uint32_t serial,
  * window: fed already).  Adds its figures to the conversion's and frees
  * it. */
 int conv_thread_close(struct pipeline *pl, struct thread_state *t, const struct conv_thread *th,
-			int err)
+		      int err)
 {
 	const struct conv_input *in = pl->in;
 	struct conv_stats *st = pl->st;
@@ -194,7 +194,7 @@ void conv_thread_drops(struct thread_state *t, const struct conv_input *in,
 
 /* One thread: its records, the frames left open, its drops, its samples. */
 int conv_thread_whole(struct pipeline *pl, const struct conv_thread *th,
-		       const struct chunk_ref *chunks, size_t nchunks)
+		      const struct chunk_ref *chunks, size_t nchunks)
 {
 	struct thread_state *t;
 	int err = conv_thread_open(pl, pl->em.w, th->serial, th->tid, &t);
@@ -214,7 +214,7 @@ int conv_thread_whole(struct pipeline *pl, const struct conv_thread *th,
 /* What conv_archive() and the early conversion share of a conversion of
  * `in`, written to `w`, counted in `st`. */
 void conv_pipeline_init(struct pipeline *pl, struct fxt_writer *w, const struct conv_input *in,
-			  struct conv_stats *st)
+			struct conv_stats *st)
 {
 	memset(pl, 0, sizeof(*pl));
 	pl->in = in;

@@ -30,7 +30,6 @@ struct pipeline {
 	uint64_t sample_period; /* ticks between samples; 0: no samples */
 };
 
-
 /* One thread: its replay, its frames, its log lines, and its sample
  * track (a thread of its own, with its own stack chart).  Its emitter has
  * a name table of its own: a thread's events register every string they

@@ -234,7 +234,9 @@ int main(int argc, char **argv)
 	spools_finish(&r, ctl);
 	if (r.early) {
 		if (getenv(FXT_ENV(RUN_DEBUG)) != NULL)
-			fprintf(stderr, "fxt-run: early: %" PRIu64 " chunks converted while the program ran\n",
+			fprintf(stderr,
+				"fxt-run: early: %" PRIu64
+				" chunks converted while the program ran\n",
 				__atomic_load_n(&early.fed, __ATOMIC_RELAXED));
 		early_stop(&early);
 		r.early = NULL;

@@ -1,11 +1,11 @@
-/* Unit tests of the early conversion (conv_early_new(), convert/pipeline.c):
+/* Unit tests of the early conversion (conv_early_new(), convert/early.c):
  * a spool's threads converted chunk by chunk before its end, then the
  * archive's conversion going on from there, must write the very bytes the
  * archive's conversion writes alone from the same spool.  Each scenario
  * (threads whose chunks interleave, a part converted early, or too little
- * to be worth it, drops at the
- * end and midway, a chunk still staged, --min-duration, a recovered spool
- * without thread table) converts its spool both ways and compares. */
+ * to be worth it, drops at the end and midway, a chunk still staged,
+ * --min-duration, a recovered spool without thread table, more threads
+ * than are converted early) converts its spool both ways and compares. */
 #include <config.h>
 
 #include <stdbool.h>
@@ -121,12 +121,24 @@ static void scenarios(void)
 	t2.first_drop_ts = test_ticks();
 	calls(t, 2, 100);
 	same_both(now, 100, 1000, 5, "drops midway");
+
+	/* More threads than are converted early (EARLY_MAX_THREADS): the
+	 * others at the end only. */
+	struct test_thread many[24], *pm[24];
+	memset(many, 0, sizeof(many));
+	for (size_t i = 0; i < 24; i++) {
+		many[i].tid = i ? 100 + i : 4242;
+		pm[i] = &many[i];
+	}
+	test_spool_reset(4096, 0);
+	calls(pm, 24, 200);
+	same_both(now, 1000, 1000, 16, "many threads");
 	test_spool_cleanup();
 }
 
 int main(void)
 {
-	plan(54);
+	plan(60);
 	scenarios();
 	return exit_status();
 }
