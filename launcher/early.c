@@ -130,20 +130,14 @@ static void *early_main(void *arg)
 	return NULL;
 }
 
-int early_start(struct early *x, const char *out, bool srcline)
+int early_start(struct early *x, const char *out, const char *dir, bool srcline)
 {
-	const char *slash = strrchr(out, '/');
 	int err;
 
 	memset(x, 0, sizeof(*x));
 	x->out = out;
+	x->dir = dir[0] ? dir : "/";
 	x->srcline = srcline;
-	if (!slash || (size_t)(slash - out) >= sizeof(x->dir))
-		return -EINVAL;
-	memcpy(x->dir, out, (size_t)(slash - out));
-	x->dir[slash - out] = '\0';
-	if (!x->dir[0])
-		strcpy(x->dir, "/");
 	err = -pthread_create(&x->thread, NULL, early_main, x);
 	if (err < 0)
 		return err;

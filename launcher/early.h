@@ -48,7 +48,7 @@ struct early_spool {
 
 struct early {
 	const char *out; /* OUT, absolute: whose spools */
-	char dir[PATH_MAX];
+	const char *dir; /* OUT's directory */
 	bool srcline;
 	struct early_spool v[EARLY_MAX_SPOOLS];
 	size_t n;     /* slots used; only the thread adds one */
@@ -58,9 +58,10 @@ struct early {
 	pthread_t thread;
 };
 
-/* Starts the thread for the spools of OUT (`out`, absolute).  0 or -errno
- * (the run goes on without it). */
-int early_start(struct early *x, const char *out, bool srcline);
+/* Starts the thread for the spools of OUT (`out`, absolute) in its
+ * directory `dir` ("" for the root; both kept).  0 or -errno (the run
+ * goes on without it). */
+int early_start(struct early *x, const char *out, const char *dir, bool srcline);
 /* The early conversion of the spool at `path`, taken from the thread (the
  * caller passes it to the conversion and frees it), or NULL.  Safe with
  * x NULL. */

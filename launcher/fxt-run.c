@@ -207,8 +207,8 @@ int main(int argc, char **argv)
 	/* The early converter converts full chunks while the program runs,
 	 * on a core it leaves idle. */
 	struct early early;
-	int eerr = getenv(FXT_ENV(RUN_LATE)) ? -ECANCELED : early_start(&early, out, o.srcline);
-	r.early = eerr == 0 ? &early : NULL;
+	bool late = getenv(FXT_ENV(RUN_LATE)) != NULL;
+	r.early = !late && early_start(&early, out, r.dir, o.srcline) == 0 ? &early : NULL;
 	r.spares = true;
 	r.drain = &drain;
 	r.bell = run_bell_map(ctl);
