@@ -13,6 +13,7 @@
 #include "convert/pipeline.h"
 #include "spool/clock.h"
 #include "run/names.h"
+#include "run/recording.h"
 #include "run/session.h"
 #include "convert/convert.h"
 #include "symbolizer/runcache.h"
@@ -113,6 +114,147 @@ out:
 	return err;
 }
 
+struct convert_early {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	struct spool_header *h;
+	struct fxt_symcache *cache;
+	struct fxt_symview *view;
+	struct fxt_symview_module *mods;
+	struct conv_input in;
+	struct conv_early *e;
+};
+
+void convert_early_free(struct convert_early *ce)
+{
+	if (!ce)
+		return;
+	conv_early_free(ce->e);
+	fxt_symview_close(ce->view);
+	fxt_symcache_free(ce->cache);
+	free(ce->mods);
+	free(ce->h);
+	if (ce->fd >= 0)
+		close(ce->fd);
+	free(ce);
+}
+
+/* A function's signature (--args, --retval), from the process's own
+ * symbolizer: the run's cache keeps names only. */
+static const struct fxt_signature *view_signature(void *view, uint64_t addr)
+{
+	struct fxt_sym *sym = fxt_symview_sym(view);
+	const struct fxt_signature *sig;
+
+	return sym && fxt_sym_signature(sym, addr, &sig) == 0 ? sig : NULL;
+}
+
+int convert_early_open(const char *spool_path, const char *archive_path, bool srcline,
+		       struct convert_early **out)
+{
+	struct convert_early *ce = calloc(1, sizeof(*ce));
+	const char *slash = strrchr(archive_path, '/');
+	char *dir = NULL;
+	struct spool_header *h;
+	struct stat sb;
+	int err;
+
+	*out = NULL;
+	if (!ce)
+		return -ENOMEM;
+	ce->fd = open(spool_path, O_RDONLY | O_CLOEXEC);
+	if (ce->fd < 0 || fstat(ce->fd, &sb) != 0) {
+		err = -errno;
+		goto fail;
+	}
+	ce->dev = sb.st_dev;
+	ce->ino = sb.st_ino;
+	err = convert_read_header(ce->fd, &ce->h);
+	if (err < 0)
+		goto fail;
+	h = ce->h;
+	/* What only the whole spool can give, or no stream of chunks. */
+	if (h->mode != FXT_MODE_STREAM || h->snapshot || h->sample_hz ||
+	    (h->libc_groups & (AGENT_G_SYNC | AGENT_G_MEM)) ||
+	    fxt_writer_path_flags(archive_path) != 0 ||
+	    __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == SPOOL_SEALED) {
+		err = -EOPNOTSUPP;
+		goto fail;
+	}
+	ce->cache = fxt_symcache_new();
+	ce->mods = calloc(h->nmodules ? h->nmodules : 1, sizeof(*ce->mods));
+	for (uint32_t i = 0; ce->mods && i < h->nmodules; i++) {
+		ce->mods[i].path = h->modules[i].path;
+		ce->mods[i].bias = h->modules[i].bias;
+	}
+	if (!ce->cache || !ce->mods ||
+	    fxt_symview_open(&ce->view, ce->cache, ce->mods, h->nmodules) < 0) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	ce->in.pid = h->pid;
+	ce->in.process_name = h->program;
+	ce->in.spool_fd = ce->fd;
+	ce->in.libc_groups = h->libc_groups;
+	ce->in.min_duration_ns = h->min_duration_ns;
+	ce->in.loc_args = srcline;
+	ce->in.ticks_per_second = spool_clock_rate(h);
+	ce->in.base_ticks = h->start_ticks;
+	ce->in.base_ns = h->start_ns;
+	ce->in.lookup = fxt_symview_lookup;
+	ce->in.lookup_ctx = ce->view;
+	ce->in.signature = view_signature;
+	ce->in.signature_ctx = ce->view;
+	if (fxt_symview_range_of(ce->view, "libfxt-agent.so", &ce->in.agent_lo, &ce->in.agent_hi) <
+	    0)
+		ce->in.agent_lo = ce->in.agent_hi = 0;
+	dir = slash ? strndup(archive_path,
+			      slash == archive_path ? 1 : (size_t)(slash - archive_path))
+		    : strdup(".");
+	if (!dir) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = conv_early_new(&ce->e, &ce->in, dir);
+	free(dir);
+	if (err < 0)
+		goto fail;
+	*out = ce;
+	return 0;
+fail:
+	convert_early_free(ce);
+	return err;
+}
+
+int convert_early_step(struct convert_early *ce, unsigned max_chunks)
+{
+	return conv_early_step(ce->e, max_chunks);
+}
+
+uint64_t convert_early_fed(const struct convert_early *ce)
+{
+	return conv_early_fed(ce->e);
+}
+
+/* Whether the conversion of `in`, the spool open as `fd` with header `h`,
+ * can go on from the early conversion `ce`: the same file, modules and
+ * time base, and nothing it could not have known. */
+static bool early_fits(const struct convert_early *ce, int fd, const struct spool_header *h,
+		       const struct conv_input *in, uint64_t seal_rate, const char *archive_path)
+{
+	struct stat sb;
+
+	return fstat(fd, &sb) == 0 && sb.st_dev == ce->dev && sb.st_ino == ce->ino &&
+	       h->pid == ce->h->pid && h->nmodules == ce->h->nmodules &&
+	       memcmp(h->modules, ce->h->modules, h->nmodules * sizeof(h->modules[0])) == 0 &&
+	       in->base_ticks == ce->in.base_ticks && in->base_ns == ce->in.base_ns &&
+	       (seal_rate == 0 || seal_rate == ce->in.ticks_per_second) &&
+	       in->libc_groups == ce->in.libc_groups && !in->sample_hz &&
+	       in->min_duration_ns == ce->in.min_duration_ns && in->loc_args == ce->in.loc_args &&
+	       !in->npipe_writes && !in->snapshot && fxt_writer_path_flags(archive_path) == 0;
+}
+
 int convert_partial_name(const char *archive_path, char **out)
 {
 	const char *slash = strrchr(archive_path, '/');
@@ -150,16 +292,6 @@ static int mark_archive(int fd, const char *tmp)
 	if (stat(tmp, &sb) != 0)
 		return -errno;
 	return mark_spool(fd, (uint64_t)sb.st_ino, (uint64_t)sb.st_size);
-}
-
-/* A function's signature (--args, --retval), from the process's own
- * symbolizer: the run's cache keeps names only. */
-static const struct fxt_signature *view_signature(void *view, uint64_t addr)
-{
-	struct fxt_sym *sym = fxt_symview_sym(view);
-	const struct fxt_signature *sig;
-
-	return sym && fxt_sym_signature(sym, addr, &sig) == 0 ? sig : NULL;
 }
 
 int convert_spool(const char *spool_path, const char *archive_path, const struct convert_opts *o,
@@ -272,6 +404,12 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	/* Written under a temporary name, then put in place: a conversion
 	 * killed halfway leaves no half archive under the archive's name
 	 * (its spool is still there to convert again). */
+	if (o && o->early &&
+	    early_fits(o->early, fd, h, &in, res->sealed ? seal.ticks_per_second : 0,
+		       archive_path)) {
+		in.early = o->early->e;
+		in.ticks_per_second = o->early->in.ticks_per_second;
+	}
 	err = convert_partial_name(archive_path, &tmp);
 	if (err < 0)
 		goto out_sym;

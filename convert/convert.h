@@ -63,7 +63,31 @@ struct convert_opts {
 	/* Compress on the converting thread only (FXT_WRITER_SERIAL): inside
 	 * a traced program (convert/self.c), which gets no threads of ours. */
 	bool serial;
+	/* The spool converted while its process ran (convert_early_open()),
+	 * or NULL: convert_spool() goes on from it when it can (the same
+	 * spool, modules, time base and no pipe flows), else converts the
+	 * spool whole. */
+	struct convert_early *early;
 };
+
+/* Early conversion (conv_early_new(), convert/pipeline.h): a process's
+ * threads converted while it runs, so that at its end only its last
+ * chunks are left.  convert_early_open() starts it for the spool at
+ * `spool_path`, whose archive goes to `archive_path`, when it can be (a
+ * process's spool in the stream mode, without samples, the sync or mem
+ * groups, written to a plain archive); 0, -EOPNOTSUPP (not this spool),
+ * or -errno.  Its tick rate is measured now (spool_clock_rate()) and is
+ * the archive's.  It holds its own symbol cache: one thread at a time
+ * uses it. */
+struct convert_early;
+int convert_early_open(const char *spool_path, const char *archive_path, bool srcline,
+		       struct convert_early **out);
+/* Converts up to `max_chunks` of its chunks that are whole now; how many,
+ * or -errno. */
+int convert_early_step(struct convert_early *ce, unsigned max_chunks);
+/* Chunks converted so far. */
+uint64_t convert_early_fed(const struct convert_early *ce);
+void convert_early_free(struct convert_early *ce);
 
 struct convert_result {
 	uint64_t pid;	   /* from the spool header */

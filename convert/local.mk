@@ -6,6 +6,7 @@
 CONVERT_SOURCES = \
 	convert/convert.c convert/convert.h \
 	convert/pipeline.c convert/pipeline.h \
+	convert/thread.c convert/thread.h convert/early.c \
 	convert/chunks.c convert/chunks.h \
 	convert/counters.c convert/counters.h \
 	convert/replay.c convert/replay.h \

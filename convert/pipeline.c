@@ -6,6 +6,10 @@
  *
  *   chunks.c    the spool's chunk chain and its blocks of records
  *   prepass.c   before any event: threads with samples, sync pairs
+ *   thread.c    one thread's conversion, fed its chunks in one go or a
+ *               few at a time
+ *   early.c     threads converted while their process runs, which the
+ *               archive's conversion goes on from
  *   replay.c    a thread's records -> its frames and their entries
  *   recon.c     frames -> exactly nested slices in start order
  *   stackchart.c  stack samples -> the frames of a sample track
@@ -30,161 +34,11 @@
 #include "convert/loglines.h"
 #include "convert/symnames.h"
 #include "convert/prepass.h"
+#include "convert/thread.h"
 #include "convert/recon.h"
 #include "convert/shortcalls.h"
 #include "convert/stackchart.h"
 #include "run/recording.h"
-
-/* One conversion: what the threads' passes share. */
-struct pipeline {
-	const struct conv_input *in;
-	struct conv_stats *st;
-	struct emit_common em;
-	struct prepass pp;
-	struct heap_counter heap;
-	uint64_t sample_period; /* ticks between samples; 0: no samples */
-};
-
-/* One thread: its replay, its frames, its log lines, and its sample
- * track (a thread of its own, with its own stack chart). */
-struct thread_state {
-	struct replay d;
-	struct emit_ctx ctx;
-	struct recon r;
-	struct log_lines logs;
-	struct emit_ctx sctx;
-	struct recon sr;
-	struct stackchart sc;
-	struct short_calls shorts;
-};
-
-static const struct fxt_sym_info *sym_lookup(void *sym, uint64_t addr)
-{
-	return fxt_sym_lookup(sym, addr);
-}
-
-/* A thread whose oldest records were overwritten (the circular mode): the
- * frames open where its kept records begin start just before them, and
- * the overwrite instant marks that point. */
-static int open_window(struct thread_state *t, const struct conv_thread *th,
-		       const struct chunk_ref *chunks, size_t nchunks, uint64_t *buf)
-{
-	uint64_t *frames = NULL, first_ts = 0, ts;
-	size_t n = 0;
-	int err = conv_replay_open_frames(t->d.in, chunks, nchunks, buf, &frames, &n, &first_ts);
-
-	/* Strictly before the first record, one tick apart (the recon moves
-	 * times that do not increase; 0 is a time like another). */
-	ts = first_ts > n + 1 ? first_ts - n - 1 : 0;
-	for (size_t i = 0; i < n && !err; i++) {
-		struct recon_arg a = { .key = KEY_START_OVERWRITTEN,
-				       .type = EV_ARG_BOOL,
-				       .value = 1 };
-
-		err = recon_feed(&t->r, ts++, frames[i]);
-		if (!err)
-			err = recon_arg(&t->r, &a, NULL);
-	}
-	free(frames);
-	t->ctx.overwritten = th->overwritten;
-	if (!err)
-		err = recon_mark(&t->r, ts, MARK_OVERWRITTEN);
-	return err;
-}
-
-/* One thread: its records, the frames left open, its drops, its samples. */
-static int conv_thread(struct pipeline *pl, const struct conv_thread *th,
-		       const struct chunk_ref *chunks, size_t nchunks)
-{
-	const struct conv_input *in = pl->in;
-	struct conv_stats *st = pl->st;
-	struct thread_state *t = calloc(1, sizeof(*t));
-	uint64_t end, mark_ts = NO_MARK, *buf = NULL;
-	int err = 0;
-
-	if (!t)
-		return -ENOMEM;
-	conv_log_init(&t->logs, &t->r);
-	conv_emit_init(&t->ctx, &pl->em, in->pid, th->tid, th->dropped, &t->logs);
-	t->ctx.drop_cause = th->drop_cause;
-	recon_init(&t->r, &conv_sink, &t->ctx, in->fifo_max);
-	recon_set_step(&t->r, pl->em.step);
-	if (in->min_duration_ns && in->ticks_per_second) {
-		conv_short_init(&t->shorts, in->ticks_per_second);
-		t->ctx.shorts = &t->shorts;
-		recon_set_min(&t->r, (uint64_t)((unsigned __int128)in->min_duration_ns *
-						in->ticks_per_second / 1000000000u));
-	}
-	t->d.in = in;
-	t->d.st = st;
-	t->d.r = &t->r;
-	t->d.logs = &t->logs;
-	t->d.pp = &pl->pp;
-	t->d.heap = &pl->heap;
-	t->d.sc = &t->sc;
-	if (pl->pp.sampled && pl->pp.sampled[th->serial] && pl->sample_period) {
-		/* Registered right after the thread's own ref: neither evicts
-		 * the other while this thread is written (writer.h). */
-		conv_emit_init(&t->sctx, &pl->em, in->pid, th->tid | FXT_SAMPLE_KOID_BIT, 0, NULL);
-		recon_init(&t->sr, &conv_sink, &t->sctx, in->fifo_max);
-		recon_set_step(&t->sr, pl->em.step);
-		stackchart_init(&t->sc, &t->sr, conv_names_fn_of, &pl->em.names, pl->sample_period);
-		t->d.sampling = true;
-	}
-	end = th->stop_ts ? th->stop_ts : th->end_ts ? th->end_ts : in->now_ts;
-	/* The drop instant sits where the thread started dropping, inside
-	 * the frames open then; for a thread that stopped recording, those
-	 * close one tick later (recon_finish() ends frames after the last
-	 * timestamp, the instant's included). */
-	if (th->dropped)
-		mark_ts = th->first_drop_ts ? th->first_drop_ts : end;
-	if (nchunks && !(buf = malloc(READ_BLOCK)))
-		err = -ENOMEM;
-	if (!err && nchunks && chunks[0].seq > 0)
-		err = open_window(t, th, chunks, nchunks, buf);
-	for (size_t i = 0; i < nchunks && !err; i++)
-		err = conv_replay_chunk(&t->d, &chunks[i], buf, &mark_ts);
-	free(buf);
-	if (!err)
-		err = conv_log_finish(&t->logs);
-	if (!err && mark_ts != NO_MARK)
-		err = recon_mark(&t->r, mark_ts, MARK_DROPS);
-	if (!err)
-		err = recon_finish(&t->r, end);
-	if (!err && t->ctx.shorts)
-		err = conv_short_emit(&t->ctx, t->r.last_ts);
-	st->left_out += t->r.left_out;
-	conv_short_free(&t->shorts);
-	if (t->d.sampling) {
-		if (!err)
-			err = stackchart_finish(&t->sc, end);
-		if (!err)
-			err = recon_finish(&t->sr, end);
-		st->sample_slices += t->sr.emitted;
-		stackchart_free(&t->sc);
-		recon_free(&t->sr);
-	}
-	/* Counted as a reader of the archive counts them. */
-	st->counts.events += t->ctx.events + t->sctx.events;
-	if (!err && t->ctx.events)
-		err = fxt__counts_thread(&st->counts, in->pid, th->tid);
-	if (!err && t->sctx.events)
-		err = fxt__counts_thread(&st->counts, in->pid, th->tid | FXT_SAMPLE_KOID_BIT);
-	st->dropped += th->dropped;
-	st->overwritten += th->overwritten;
-	st->unmatched += t->r.unmatched;
-	st->deep += t->r.deep;
-	if (t->r.max_depth > st->max_depth) {
-		st->max_depth = t->r.max_depth;
-		st->deep_tid = th->tid;
-	}
-	st->events += t->r.emitted;
-	st->begun += t->r.begun;
-	recon_free(&t->r);
-	conv_log_free(&t->logs);
-	free(t);
-	return err;
-}
 
 /* An instant event of category "fxt" on thread `tid` of the process at
  * `ts` (ticks), counted as a reader of the archive counts it. */
@@ -315,28 +169,11 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
 	const struct conv_thread **by_serial = NULL;
 	struct conv_thread *extra = NULL;
 	const char **newest = NULL; /* by serial: its newest chunk's name */
+	struct early_thread *early;
 	int err;
 
 	memset(st, 0, sizeof(*st));
-	memset(&pl, 0, sizeof(pl));
-	pl.in = in;
-	pl.st = st;
-	pl.em.w = w;
-	pl.em.st = st;
-	pl.em.signature = in->signature;
-	pl.em.signature_ctx = in->signature_ctx;
-	pl.em.loc_args = in->loc_args;
-	if (in->lookup)
-		conv_names_init(&pl.em.names, in->lookup, in->lookup_ctx);
-	else
-		conv_names_init(&pl.em.names, in->sym ? sym_lookup : NULL, in->sym);
-	if (in->sample_hz && in->ticks_per_second)
-		pl.sample_period = in->ticks_per_second / in->sample_hz;
-	pl.em.shift = conv_time_shift(in);
-	/* "Later" is a nanosecond later (recon.h): the ticks of one, rounded up. */
-	pl.em.step = in->ticks_per_second > 1000000000u
-			 ? (in->ticks_per_second + 999999999u) / 1000000000u
-			 : 1;
+	conv_pipeline_init(&pl, w, in, st);
 	err = fxt_writer_magic(w);
 	if (!err)
 		err = fxt_writer_provider(w, (uint32_t)in->pid, "fxtrace");
@@ -433,8 +270,19 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
 		if (!th || (first == ci && !th->dropped))
 			continue;
 		st->threads++;
-		err = conv_thread(&pl, th, chunks + first, ci - first);
+		/* Its events register their own strings (thread_state). */
+		fxt_writer_forget(w);
+		pl.em.names.epoch++;
+		early = in->early ? conv_early_take(in->early, &pl, th, chunks + first, ci - first)
+				  : NULL;
+		if (early)
+			err = conv_early_finish(&pl, early, th, chunks + first, ci - first);
+		else
+			err = conv_thread_whole(&pl, th, chunks + first, ci - first);
 	}
+	/* What follows registers its own strings too. */
+	fxt_writer_forget(w);
+	pl.em.names.epoch++;
 	if (!err)
 		err = conv_heap_emit(&pl.heap, w, in->pid, pl.em.shift, &st->counters);
 	st->counts.events += st->counters;

@@ -152,6 +152,11 @@ struct conv_input {
 	/* A snapshot's spool (its header's snapshot is not 0): the header,
 	 * whose snap_* fields say what set it off; NULL for a process's own. */
 	const struct spool_header *snapshot;
+	/* The same spool's threads converted while its process ran
+	 * (conv_early_new()), with these same settings, tick rate and time
+	 * base; NULL: none.  conv_archive() goes on from where each thread
+	 * is and appends its events where the thread's come. */
+	struct conv_early *early;
 };
 
 /* The address a stack sample's agent frames become (CONV_AGENT_FRAME
@@ -192,5 +197,25 @@ struct conv_stats {
 /* Writes the archive.  Returns 0 or -errno (the writer's first error, a
  * spool read error, -ENOMEM). */
 int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_stats *st);
+
+/* Early conversion: a process's threads converted while it runs, each
+ * thread's events into an unnamed file of its own (O_TMPFILE in `dir`),
+ * so that at its end only its last chunks are left (conv_input.early).
+ * Of a spool in the stream mode only (it reads a thread's chunks in
+ * sequence: a chunk once its thread has a later one, and not while staged,
+ * where its copy is read), whose conversion needs nothing that only the
+ * whole spool gives (no samples, sync pairs or heap counter: the caller
+ * checks), with the tick rate and time base fixed now (in).  A thread's
+ * events are the bytes that conv_archive() writes for it: it forgets the
+ * writer's strings before each thread.  At most 16 threads of a spool
+ * are converted early (memory: each holds its state until the end). */
+struct conv_early;
+int conv_early_new(struct conv_early **e, const struct conv_input *in, const char *dir);
+/* Feeds at most `max_chunks` chunks that are whole now.  Returns how many,
+ * or -errno (sticky: conv_archive() then converts the threads itself). */
+int conv_early_step(struct conv_early *e, unsigned max_chunks);
+/* Chunks fed so far. */
+uint64_t conv_early_fed(const struct conv_early *e);
+void conv_early_free(struct conv_early *e);
 
 #endif /* FXT_CONVERT_PIPELINE_H */

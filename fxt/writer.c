@@ -326,6 +326,47 @@ uint64_t fxt_writer_bytes(const struct fxt_writer *w)
 	return w->bytes;
 }
 
+void fxt_writer_forget(struct fxt_writer *w)
+{
+	if (!w->cur)
+		return;
+	fxt__strtab_reset(&w->cur->st);
+	fxt__thrtab_reset(&w->cur->tt);
+}
+
+int fxt_writer_append_fd(struct fxt_writer *w, int fd, uint64_t len)
+{
+	char buf[64 << 10];
+	uint64_t off = 0;
+
+	if (w->z || w->to_mem)
+		return -ENOTSUP;
+	if (writable(w) || drain(w))
+		return w->err;
+	while (off < len) {
+		size_t want = len - off < IO_CHUNK ? (size_t)(len - off) : IO_CHUNK;
+		loff_t from = (loff_t)off;
+		ssize_t n = copy_file_range(fd, &from, w->fd, NULL, want, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			/* Not between these files (another file system, an old
+			 * kernel): through memory. */
+			n = pread(fd, buf, want < sizeof(buf) ? want : sizeof(buf), (off_t)off);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return set_error(w, n < 0 ? -errno : -EIO);
+			if (sink_write(w, buf, (size_t)n))
+				return w->err;
+		}
+		off += (uint64_t)n;
+		w->bytes += (uint64_t)n;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------- record emitters */
 
 /* The emitters below measure the record (encoder with cap 0), reserve its

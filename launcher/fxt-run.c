@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "launcher/drain.h"
+#include "launcher/early.h"
 #include "launcher/launcher.h"
 #include "run/settings.h"
 #include "run/names.h"
@@ -205,6 +206,11 @@ int main(int argc, char **argv)
 	 * the run does without it if it cannot start. */
 	struct drain drain;
 	int derr = drain_start(&drain, out, ctl);
+	/* The early converter converts full chunks while the program runs,
+	 * on a core it leaves idle. */
+	struct early early;
+	bool late = getenv(FXT_ENV(RUN_LATE)) != NULL;
+	r.early = !late && early_start(&early, out, r.dir, o.srcline) == 0 ? &early : NULL;
 	r.spares = true;
 	r.drain = &drain;
 	r.bell = run_bell_map(ctl);
@@ -228,6 +234,15 @@ int main(int argc, char **argv)
 
 	/* Every archive of the run: converted, reported, or found. */
 	spools_finish(&r, ctl);
+	if (r.early) {
+		if (getenv(FXT_ENV(RUN_DEBUG)) != NULL)
+			fprintf(stderr,
+				"fxt-run: early: %" PRIu64
+				" chunks converted while the program ran\n",
+				__atomic_load_n(&early.fed, __ATOMIC_RELAXED));
+		early_stop(&early);
+		r.early = NULL;
+	}
 	if (status_fd >= 0)
 		status_collect(&parts, out, status_fd, o.quiet);
 	bool no_root = !parts_have_root(&parts, root, true) &&

@@ -277,6 +277,7 @@ void status_collect(struct parts *ps, const char *out, int status_fd, bool quiet
 
 struct session_write;
 struct fxt_symcache;
+struct early;
 
 /* The run's spools, converted as their processes are done with them. */
 struct spools {
@@ -314,6 +315,9 @@ struct spools {
 	 * of one first.  The spares left are removed at the end. */
 	bool spares;
 	struct drain *drain;
+	/* fxt-run's early converter (launcher/early.h), or NULL: each
+	 * conversion takes what it did of its spool. */
+	struct early *early;
 	struct run_bell *bell; /* the control file's: which spares are there */
 	bool spares_made;      /* any spare file was made (removed at the end) */
 	unsigned converted;    /* spools converted by the scan under way */

@@ -23,6 +23,7 @@
 
 #include "convert/convert.h"
 #include "launcher/drain.h"
+#include "launcher/early.h"
 #include "launcher/launcher.h"
 #include "run/settings.h"
 #include "spool/format.h"
@@ -257,6 +258,7 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 	int rc;
 
 	load_writes(r, &o);
+	o.early = early_take(r->early, spool);
 	/* The root's first image is OUT; its later images follow OUT, named
 	 * from .ROOT; the others' start at .PID. */
 	rc = convert_spool_named(spool, r->out, pid,
@@ -264,6 +266,7 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 				 : pid == root ? image - 1
 					       : image,
 				 &o, &res, path, sizeof(path), &n);
+	convert_early_free(o.early);
 	if (rc < 0)
 		return rc;
 	struct part *pt = parts_add(r->ps, path, pid, is_root ? 0 : n);

@@ -25,6 +25,7 @@ UNIT_TESTS = \
 	tests/unit/test_agent_settings \
 	tests/unit/test_recon \
 	tests/unit/test_convert_pipeline \
+	tests/unit/test_convert_early \
 	tests/unit/test_convert_tagged \
 	tests/unit/test_symnames \
 	tests/unit/test_stackchart \
@@ -156,6 +157,12 @@ tests_unit_test_convert_pipeline_LDADD = libfxtconvert.la libfxtsym.la libfxtpro
 	$(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 # The conversion's name table: entries that stay put while it grows.
 tests_unit_test_symnames_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la $(LIBDW_LIBS)
+# The early conversion writes what the archive's conversion writes alone.
+tests_unit_test_convert_early_SOURCES = tests/unit/test_convert_early.c \
+	tests/unit/convert_test_archive.h tests/unit/agent_test_nest.h tests/unit/spool_test_writer.h
+tests_unit_test_convert_early_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+tests_unit_test_convert_early_LDADD = libfxtconvert.la libfxtsym.la libfxtprofile.la libfxtcodec.la \
+	$(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 tests_unit_test_convert_tagged_SOURCES = tests/unit/test_convert_tagged.c \
 	tests/unit/convert_test_archive.h tests/unit/agent_test_nest.h tests/unit/spool_test_writer.h
 tests_unit_test_convert_tagged_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)

@@ -217,6 +217,19 @@ void fxt_writer_free(struct fxt_writer *w);
 /* Bytes of archive produced so far (uncompressed). */
 uint64_t fxt_writer_bytes(const struct fxt_writer *w);
 
+/* Forgets every string and thread the current provider registered (writes
+ * nothing): what is written next registers each again before its first
+ * use, so it reads the same after any records of the provider, such as a
+ * part written by another writer that fxt_writer_append_fd() put in
+ * between. */
+void fxt_writer_forget(struct fxt_writer *w);
+/* Appends the first `len` bytes of the file open as `fd` (whole records
+ * that another writer wrote there, starting with no registration of its
+ * own: fxt_writer_forget()) as they are; copied by the kernel where it can.
+ * Plain output only: -ENOTSUP for a compressed or memory writer.  Returns
+ * 0 or -errno. */
+int fxt_writer_append_fd(struct fxt_writer *w, int fd, uint64_t len);
+
 /* Raw output: `nwords` already encoded words.  Returns 0 or -errno. */
 int fxt_writer_words(struct fxt_writer *w, const uint64_t *words, size_t nwords);
 /* Space for `nwords` words in the output buffer, to encode into directly;

@@ -223,6 +223,13 @@ struct conv_opts {
 	/* Set: a malloc'd copy of the archive, for the caller to free(). */
 	void **keep;
 	size_t *keep_len;
+	/* Set: the spool converted early first (conv_early_new(),
+	 * convert/pipeline.h), `early` steps of `early_step` chunks, then the
+	 * archive's conversion goes on from it; the archive is written to a
+	 * file (the early threads' events are appended from theirs).  The
+	 * chunks fed early go to *early_fed when early_fed is set. */
+	unsigned early, early_step;
+	uint64_t *early_fed;
 };
 
 /* Whether the conversion counted what a reader of its archive counts (every
@@ -301,11 +308,36 @@ static inline int conv_to(struct archive *a, const struct conv_opts *o, struct c
 	in.loc_args = o->loc_args;
 	in.sym = fxt_sym_new(0);
 	fxt_sym_add_self(in.sym);
-	if (fxt_writer_open_mem(&w, 0) < 0)
+	int out_fd = -1;
+	void *map = NULL;
+	struct conv_early *early = NULL;
+
+	if (o->early) {
+		out_fd = memfd_create("archive", MFD_CLOEXEC);
+		if (out_fd < 0 || fxt_writer_open_fd(&w, out_fd, 0) < 0 ||
+		    conv_early_new(&early, &in, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp") < 0)
+			return -1;
+		for (unsigned i = 0; i < o->early; i++)
+			if (conv_early_step(early, o->early_step) < 0)
+				return -1;
+		if (o->early_fed)
+			*o->early_fed = conv_early_fed(early);
+		in.early = early;
+	} else if (fxt_writer_open_mem(&w, 0) < 0) {
 		return -1;
+	}
 	err = conv_archive(w, &in, st);
 	fxt_writer_flush(w);
-	data = fxt_writer_mem_data(w, &len);
+	conv_early_free(early);
+	if (out_fd >= 0) {
+		len = (size_t)fxt_writer_bytes(w);
+		map = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, out_fd, 0) : NULL;
+		if (map == MAP_FAILED)
+			return -1;
+		data = map;
+	} else {
+		data = fxt_writer_mem_data(w, &len);
+	}
 	if (o->keep) {
 		free(*o->keep);
 		*o->keep = malloc(len + 1);
@@ -320,6 +352,10 @@ static inline int conv_to(struct archive *a, const struct conv_opts *o, struct c
 	fxt__counts_free(&st->counts);
 	fxt__counts_free(&a->counts);
 	fxt_writer_free(w);
+	if (map)
+		munmap(map, len);
+	if (out_fd >= 0)
+		close(out_fd);
 	fxt_sym_free(in.sym);
 	close(in.spool_fd);
 	return err;

@@ -1,0 +1,323 @@
+/* The early conversion: a process's threads converted while it runs (see
+ * conv_early_new(), convert/pipeline.h). */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/grow.h"
+#include "convert/thread.h"
+#include "spool/format.h"
+
+/* Threads of a spool converted early at most: each holds some 800 KiB
+ * (its writer's buffer, a read block, its reconstruction) until the end,
+ * where the archive's conversion holds one thread at a time. */
+#define EARLY_MAX_THREADS 16
+
+/* A thread converted early: its state and the file its events go to. */
+struct early_thread {
+	struct thread_state *t; /* NULL: not begun (or handed over) */
+	struct fxt_writer *w;
+	int fd; /* an unnamed file (O_TMPFILE) next to the archive */
+	uint64_t tid;
+};
+
+/* A chunk of the spool as the early conversion last saw it. */
+struct early_chunk {
+	uint64_t off, size;
+	bool done; /* fed, or a copy of one fed */
+};
+
+struct conv_early {
+	struct conv_input in;
+	struct conv_stats st; /* pl.st: unused but for its pointers */
+	struct pipeline pl;
+	char *dir;		/* where the threads' files go */
+	struct early_thread *v; /* by serial */
+	size_t nv;
+	uint32_t *max_seq; /* by serial: the highest seq seen in a chunk */
+	struct early_chunk *chunks;
+	size_t nchunks, cap;
+	uint64_t walked; /* the chunk chain is known up to here */
+	uint64_t fed;	 /* chunks fed */
+	size_t nthreads; /* threads begun */
+	int err;	 /* sticky: nothing more is fed */
+};
+
+int conv_early_new(struct conv_early **out, const struct conv_input *in, const char *dir)
+{
+	struct conv_early *e = calloc(1, sizeof(*e));
+
+	*out = NULL;
+	if (!e || !(e->dir = strdup(dir))) {
+		free(e);
+		return -ENOMEM;
+	}
+	e->in = *in;
+	e->in.early = NULL;
+	e->in.threads = NULL;
+	e->in.nthreads = 0;
+	e->in.pipe_writes = NULL;
+	e->in.npipe_writes = 0;
+	conv_pipeline_init(&e->pl, NULL, &e->in, &e->st);
+	e->walked = SPOOL_HEADER_SIZE;
+	*out = e;
+	return 0;
+}
+
+static void early_thread_free(struct early_thread *et)
+{
+	conv_thread_free(et->t);
+	et->t = NULL;
+	if (et->w)
+		fxt_writer_free(et->w);
+	et->w = NULL;
+	if (et->fd >= 0)
+		close(et->fd);
+	et->fd = -1;
+}
+
+void conv_early_free(struct conv_early *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->nv; i++)
+		early_thread_free(&e->v[i]);
+	free(e->v);
+	free(e->max_seq);
+	free(e->chunks);
+	conv_names_free(&e->pl.em.names);
+	free(e->dir);
+	free(e);
+}
+
+uint64_t conv_early_fed(const struct conv_early *e)
+{
+	return e->fed;
+}
+
+/* The seq of the thread's next chunk to feed. */
+static uint32_t et_next(const struct early_thread *et)
+{
+	return et->t ? et->t->next_seq : 0;
+}
+
+/* Room for serial `s` in e->v and e->max_seq. */
+static int early_room(struct conv_early *e, uint32_t s)
+{
+	size_t n = e->nv;
+
+	if (s < n)
+		return 0;
+	while (n <= s)
+		n = n ? 2 * n : 16;
+	struct early_thread *v = realloc(e->v, n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	e->v = v;
+	uint32_t *m = realloc(e->max_seq, n * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	e->max_seq = m;
+	for (size_t i = e->nv; i < n; i++) {
+		memset(&v[i], 0, sizeof(v[i]));
+		v[i].fd = -1;
+		m[i] = 0;
+	}
+	e->nv = n;
+	return 0;
+}
+
+/* Follows the chunk chain past what is known, as far as it is written. */
+static int early_walk(struct conv_early *e)
+{
+	struct stat sb;
+
+	if (fstat(e->in.spool_fd, &sb) != 0)
+		return -errno;
+	while (e->walked + SPOOL_CHUNK_HEADER_SIZE <= (uint64_t)sb.st_size) {
+		struct spool_chunk c;
+
+		if (pread(e->in.spool_fd, &c, sizeof(c), (off_t)e->walked) != (ssize_t)sizeof(c) ||
+		    !spool_chunk_ok(&c, e->walked, (uint64_t)sb.st_size))
+			break; /* not written yet */
+		if (fxt__grow((void **)&e->chunks, &e->cap, e->nchunks + 1, sizeof(*e->chunks)) < 0)
+			return -ENOMEM;
+		e->chunks[e->nchunks++] = (struct early_chunk){ .off = e->walked, .size = c.size };
+		e->walked += c.size;
+	}
+	return 0;
+}
+
+/* Feeds chunk `k` if it is whole and its thread's next: its thread has
+ * a later chunk (max_seq), so it is full, and it is not staged (state
+ * CHUNK_PLAIN), so it never changes again (a staged chunk is read in its
+ * copy).  1: fed, 0: not (yet), or -errno. */
+static int early_feed(struct conv_early *e, struct early_chunk *k)
+{
+	struct spool_chunk c;
+	struct early_thread *et;
+	struct chunk_ref ref;
+	int err;
+
+	/* Read again after max_seq: what it says holds from now on. */
+	if (pread(e->in.spool_fd, &c, sizeof(c), (off_t)k->off) != (ssize_t)sizeof(c))
+		return -EIO;
+	if (!c.serial || c.size != k->size || c.state != CHUNK_PLAIN)
+		return 0;
+	if (early_room(e, c.serial) < 0)
+		return -ENOMEM;
+	et = &e->v[c.serial];
+	if (c.seq < et_next(et)) {
+		k->done = true; /* a copy of one fed */
+		return 0;
+	}
+	if (c.seq != et_next(et) || c.seq >= e->max_seq[c.serial])
+		return 0;
+	if (!et->t) {
+		/* Not from its start, or too many: at the end only. */
+		if (c.seq != 0 || e->nthreads >= EARLY_MAX_THREADS)
+			return 0;
+		e->nthreads++;
+		et->fd = open(e->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (et->fd < 0)
+			return -errno;
+		err = fxt_writer_open_fd(&et->w, et->fd, 0);
+		if (err < 0)
+			return err;
+		et->tid = c.tid;
+		err = conv_thread_open(&e->pl, et->w, c.serial, c.tid, &et->t);
+		if (err < 0)
+			return err;
+		et->t->d.st = &et->t->own;
+		et->t->em.st = &et->t->own;
+	}
+	memset(&ref, 0, sizeof(ref));
+	ref.off = k->off;
+	ref.size = c.size;
+	ref.serial = c.serial;
+	ref.seq = c.seq;
+	ref.tid = c.tid;
+	err = conv_replay_chunk(&et->t->d, &ref, et->t->buf, &et->t->mark_ts);
+	if (err < 0)
+		return err;
+	et->t->next_seq++;
+	k->done = true;
+	e->fed++;
+	return 1;
+}
+
+int conv_early_step(struct conv_early *e, unsigned max_chunks)
+{
+	unsigned fed = 0;
+	int err;
+
+	if (e->err)
+		return e->err;
+	err = early_walk(e);
+	/* Each thread's highest seq so far: a chunk below it is full. */
+	for (size_t i = 0; i < e->nchunks && !err; i++) {
+		struct spool_chunk c;
+
+		if (e->chunks[i].done)
+			continue;
+		if (pread(e->in.spool_fd, &c, sizeof(c), (off_t)e->chunks[i].off) !=
+		    (ssize_t)sizeof(c))
+			err = -EIO;
+		else if (c.serial && (err = early_room(e, c.serial)) == 0 &&
+			 c.seq > e->max_seq[c.serial])
+			e->max_seq[c.serial] = c.seq;
+	}
+	/* In the file's order, as long as some thread can go on. */
+	for (bool again = true; again && !err && fed < max_chunks;) {
+		again = false;
+		for (size_t i = 0; i < e->nchunks && !err && fed < max_chunks; i++) {
+			int r;
+
+			if (e->chunks[i].done)
+				continue;
+			r = early_feed(e, &e->chunks[i]);
+			if (r < 0)
+				err = r;
+			else if (r > 0) {
+				fed++;
+				again = true;
+			}
+		}
+	}
+	if (err < 0)
+		e->err = err;
+	return err < 0 ? err : (int)fed;
+}
+
+/* Adds what a thread's replay counted early to the conversion's. */
+static void conv_stats_add(struct conv_stats *st, const struct conv_stats *o)
+{
+	st->records += o->records;
+	st->libc_calls += o->libc_calls;
+	st->fn_args += o->fn_args;
+	st->fn_args_orphan += o->fn_args_orphan;
+	st->flows += o->flows;
+	st->log_lines += o->log_lines;
+	st->samples += o->samples;
+}
+
+/* Thread `th`'s early conversion, handed over to the archive's if it
+ * can go on from there as the archive's own would (the same records fed,
+ * the drop mark not among them), else NULL (and it is dropped: the
+ * archive's conversion does the thread from its start). */
+struct early_thread *conv_early_take(struct conv_early *e, struct pipeline *pl,
+				     const struct conv_thread *th, const struct chunk_ref *chunks,
+				     size_t n)
+{
+	struct early_thread *et = th->serial < e->nv ? &e->v[th->serial] : NULL;
+	uint64_t done = 0, left = 0;
+
+	if (!et || !et->t)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		*(chunks[i].seq < et->t->next_seq ? &done : &left) += chunks[i].size;
+	/* Its records before the drop mark only (conv_replay_chunk() did not
+	 * look for it); last_ts is past every record fed.  And worth it:
+	 * appending the thread's file costs about what writing its events
+	 * in place does, some half of converting them (fib(33), perf), so
+	 * less than half of it done early is a loss. */
+	if (e->err || et->tid != th->tid || !n || chunks[0].seq != 0 ||
+	    conv_drop_mark(pl->in, th) <= et->t->r.last_ts || done < left) {
+		early_thread_free(et);
+		return NULL;
+	}
+	return et;
+}
+
+/* The rest of an early thread: its chunks from its next seq on, its end,
+ * then its file appended to the archive. */
+int conv_early_finish(struct pipeline *pl, struct early_thread *et, const struct conv_thread *th,
+		      const struct chunk_ref *chunks, size_t n)
+{
+	struct thread_state *t = et->t;
+	uint64_t len;
+	int err = 0;
+
+	conv_stats_add(pl->st, &t->own);
+	t->d.st = pl->st;
+	t->em.st = pl->st;
+	t->d.in = pl->in; /* the archive's: this spool, its end */
+	conv_thread_drops(t, pl->in, th);
+	for (size_t i = 0; i < n && !err; i++)
+		if (chunks[i].seq >= t->next_seq)
+			err = conv_replay_chunk(&t->d, &chunks[i], t->buf, &t->mark_ts);
+	et->t = NULL;
+	err = conv_thread_close(pl, t, th, err);
+	len = fxt_writer_bytes(et->w);
+	if (!err)
+		err = fxt_writer_flush(et->w);
+	if (!err)
+		err = fxt_writer_append_fd(pl->em.w, et->fd, len);
+	early_thread_free(et);
+	return err;
+}

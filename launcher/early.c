@@ -1,0 +1,197 @@
+/* fxt-run's early converter thread (see early.h). */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "launcher/early.h"
+#include "run/names.h"
+#include "spool/clock.h"
+
+/* How long it sleeps when no chunk was whole, and how often it looks for
+ * new spools. */
+#define EARLY_IDLE_NS	(20 * 1000 * 1000)
+#define EARLY_RESCAN_NS (50 * 1000 * 1000)
+/* How long early_take() waits for a step under way (a chunk: a few ms of
+ * CPU, when the thread gets any). */
+#define EARLY_WAIT_NS (50 * 1000 * 1000)
+
+static bool cas(uint32_t *state, uint32_t from, uint32_t to)
+{
+	return __atomic_compare_exchange_n(state, &from, to, false, __ATOMIC_ACQ_REL,
+					   __ATOMIC_ACQUIRE);
+}
+
+static bool known(const struct early *x, const char *path)
+{
+	for (size_t i = 0; i < x->n; i++)
+		if (strcmp(x->v[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+/* Looks for the new spools of OUT (the thread's side). */
+static void rescan(struct early *x)
+{
+	struct dirent *de;
+	DIR *dir = opendir(x->dir);
+	long pid;
+	unsigned image;
+
+	if (!dir)
+		return;
+	while ((de = readdir(dir)) != NULL && x->n < EARLY_MAX_SPOOLS) {
+		struct early_spool *s = &x->v[x->n];
+		int err;
+
+		if (!run_spool_parse(x->out, de->d_name, &pid, &image))
+			continue;
+		if ((size_t)snprintf(s->path, sizeof(s->path), "%s/%s", x->dir, de->d_name) >=
+			sizeof(s->path) ||
+		    known(x, s->path))
+			continue;
+		/* Published busy: early_take() waits while it is opened. */
+		__atomic_store_n(&s->state, EARLY_BUSY, __ATOMIC_RELEASE);
+		__atomic_store_n(&x->n, x->n + 1, __ATOMIC_RELEASE);
+		err = convert_early_open(s->path, x->out, x->srcline, &s->ce);
+		if (err == -EBADMSG || err == -ENOENT) {
+			/* Being made, or gone: another look later. */
+			if (cas(&s->state, EARLY_BUSY, EARLY_FREE))
+				__atomic_store_n(&x->n, x->n - 1, __ATOMIC_RELEASE);
+			else
+				__atomic_store_n(&s->state, EARLY_TAKEN, __ATOMIC_RELEASE);
+			continue;
+		}
+		if (!cas(&s->state, EARLY_BUSY, EARLY_IDLE)) {
+			/* Abandoned meanwhile. */
+			convert_early_free(s->ce);
+			s->ce = NULL;
+			__atomic_store_n(&s->state, EARLY_TAKEN, __ATOMIC_RELEASE);
+		}
+	}
+	closedir(dir);
+}
+
+/* A step on spool `s` if it is idle; how many chunks it converted. */
+static int step(struct early_spool *s)
+{
+	int r = 0;
+
+	if (!cas(&s->state, EARLY_IDLE, EARLY_BUSY))
+		return 0;
+	if (s->ce)
+		r = convert_early_step(s->ce, 1);
+	if (!cas(&s->state, EARLY_BUSY, EARLY_IDLE)) {
+		/* Abandoned while it ran: the spool was converted whole. */
+		convert_early_free(s->ce);
+		s->ce = NULL;
+		__atomic_store_n(&s->state, EARLY_TAKEN, __ATOMIC_RELEASE);
+		return 0;
+	}
+	return r > 0 ? r : 0;
+}
+
+static void *early_main(void *arg)
+{
+	struct early *x = arg;
+	struct sched_param sp = { .sched_priority = 0 };
+	uint64_t next_rescan = 0;
+
+	/* Only on a core nothing else wants. */
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	while (!__atomic_load_n(&x->stop, __ATOMIC_ACQUIRE)) {
+		bool progress = false;
+		uint64_t now = spool_mono_ns();
+
+		if (now >= next_rescan) {
+			rescan(x);
+			next_rescan = now + EARLY_RESCAN_NS;
+		}
+		for (size_t i = 0; i < x->n && !__atomic_load_n(&x->stop, __ATOMIC_ACQUIRE);) {
+			int r = step(&x->v[i]);
+
+			if (r > 0) {
+				progress = true;
+				__atomic_add_fetch(&x->fed, (uint64_t)r, __ATOMIC_RELAXED);
+			} else {
+				i++; /* the same spool while it has whole chunks */
+			}
+		}
+		if (!progress) {
+			struct timespec ts = { 0, EARLY_IDLE_NS };
+			nanosleep(&ts, NULL);
+		}
+	}
+	return NULL;
+}
+
+int early_start(struct early *x, const char *out, const char *dir, bool srcline)
+{
+	int err;
+
+	memset(x, 0, sizeof(*x));
+	x->out = out;
+	x->dir = dir[0] ? dir : "/";
+	x->srcline = srcline;
+	err = -pthread_create(&x->thread, NULL, early_main, x);
+	if (err < 0)
+		return err;
+	x->running = true;
+	return 0;
+}
+
+struct convert_early *early_take(struct early *x, const char *path)
+{
+	size_t n;
+	uint64_t deadline;
+
+	if (!x || !x->running)
+		return NULL;
+	n = __atomic_load_n(&x->n, __ATOMIC_ACQUIRE);
+	for (size_t i = 0; i < n; i++) {
+		struct early_spool *s = &x->v[i];
+		uint32_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+
+		if (st == EARLY_FREE || strcmp(s->path, path) != 0)
+			continue;
+		deadline = spool_mono_ns() + EARLY_WAIT_NS;
+		for (;;) {
+			if (cas(&s->state, EARLY_IDLE, EARLY_TAKEN)) {
+				struct convert_early *ce = s->ce;
+				s->ce = NULL;
+				return ce;
+			}
+			st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+			if (st != EARLY_BUSY)
+				return NULL; /* taken before, or nothing */
+			if (spool_mono_ns() > deadline) {
+				/* The thread gets no CPU: on without it. */
+				if (cas(&s->state, EARLY_BUSY, EARLY_ABANDONED))
+					return NULL;
+				continue;
+			}
+			struct timespec ts = { 0, 200 * 1000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	return NULL;
+}
+
+void early_stop(struct early *x)
+{
+	if (x->running) {
+		__atomic_store_n(&x->stop, 1, __ATOMIC_RELEASE);
+		pthread_join(x->thread, NULL);
+		x->running = false;
+	}
+	for (size_t i = 0; i < x->n; i++) {
+		convert_early_free(x->v[i].ce);
+		x->v[i].ce = NULL;
+	}
+	x->n = 0;
+}

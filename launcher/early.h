@@ -1,0 +1,72 @@
+/* fxt-run's early converter: a thread that converts the traced processes'
+ * full chunks while they run (convert_early_open(), convert/convert.h), so
+ * that when a process ends only its last chunks are left to convert.  It
+ * runs at the lowest priority there is (SCHED_IDLE): on a core the program
+ * leaves idle, never in the way of a program that uses them all (it then
+ * gets little done, and the conversion at the end does the rest).  Nothing
+ * depends on it: what it converted is used only when it fits the spool as
+ * it ends (convert_spool()), and it keeps nothing on disk but unnamed
+ * files, so a killed fxt-run leaves the spools as they were.
+ *
+ * It shares no lock with fxt-run's main thread (a thread that waits for
+ * one held by a thread of the lowest priority waits for as long as the
+ * machine is busy): each spool's slot has a state that one side or the
+ * other moves by compare-and-swap, and the main thread waits for a step
+ * under way at most EARLY_WAIT_NS before it converts the spool whole and
+ * leaves the slot for the thread to free. */
+#ifndef FXT_LAUNCHER_EARLY_H
+#define FXT_LAUNCHER_EARLY_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "convert/convert.h"
+
+/* Spools the thread converts in a run (the rest are converted at their
+ * end only). */
+#define EARLY_MAX_SPOOLS 64
+
+enum early_state {
+	EARLY_FREE = 0,	 /* no spool */
+	EARLY_BUSY,	 /* the thread opens it or converts a chunk */
+	EARLY_IDLE,	 /* between two steps: ce is for the taking */
+	EARLY_TAKEN,	 /* the main thread took ce (or it had none) */
+	EARLY_ABANDONED, /* the main thread went on without it: the thread frees ce */
+};
+
+/* A spool the thread looked at: its path (set before the slot leaves
+ * EARLY_FREE, then fixed), its conversion (NULL: not one it can convert
+ * early). */
+struct early_spool {
+	uint32_t state; /* enum early_state */
+	char path[PATH_MAX];
+	struct convert_early *ce;
+};
+
+struct early {
+	const char *out; /* OUT, absolute: whose spools */
+	const char *dir; /* OUT's directory */
+	bool srcline;
+	struct early_spool v[EARLY_MAX_SPOOLS];
+	size_t n;     /* slots used; only the thread adds one */
+	uint64_t fed; /* chunks converted, for the debug log */
+	int stop;
+	bool running;
+	pthread_t thread;
+};
+
+/* Starts the thread for the spools of OUT (`out`, absolute) in its
+ * directory `dir` ("" for the root; both kept).  0 or -errno (the run
+ * goes on without it). */
+int early_start(struct early *x, const char *out, const char *dir, bool srcline);
+/* The early conversion of the spool at `path`, taken from the thread (the
+ * caller passes it to the conversion and frees it), or NULL.  Safe with
+ * x NULL. */
+struct convert_early *early_take(struct early *x, const char *path);
+/* Stops and joins it and frees what it holds.  Safe if it never started. */
+void early_stop(struct early *x);
+
+#endif /* FXT_LAUNCHER_EARLY_H */

@@ -1,0 +1,144 @@
+/* Unit tests of the early conversion (conv_early_new(), convert/early.c):
+ * a spool's threads converted chunk by chunk before its end, then the
+ * archive's conversion going on from there, must write the very bytes the
+ * archive's conversion writes alone from the same spool.  Each scenario
+ * (threads whose chunks interleave, a part converted early, or too little
+ * to be worth it, drops at the end and midway, a chunk still staged,
+ * --min-duration, a recovered spool without thread table, more threads
+ * than are converted early) converts its spool both ways and compares. */
+#include <config.h>
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert/pipeline.h"
+#include "tests/unit/convert_test_archive.h"
+
+/* `n` rounds of calls on each of the threads in turn, nested 1 to 4
+ * deep, so that frames stay open across chunks. */
+static void calls(struct test_thread **t, size_t nt, unsigned n)
+{
+	static const uint64_t fn[] = { A, B, C };
+
+	for (unsigned i = 0; i < n; i++)
+		for (size_t k = 0; k < nt; k++) {
+			unsigned depth = 1 + (i + (unsigned)k) % 4;
+
+			for (unsigned d = 0; d < depth; d++)
+				test_hook(t[k], fn[(i + d) % 3]);
+			for (unsigned d = depth; d-- > 0;)
+				test_hook(t[k], fn[(i + d) % 3] | EXIT);
+		}
+}
+
+/* Converts the test spool as it is, alone and after an early conversion
+ * of `steps` steps of `step` chunks, and checks that both archives are
+ * the same bytes; the early one fed at least `min_fed` chunks. */
+static void same_both(struct conv_opts o, unsigned steps, unsigned step, uint64_t min_fed,
+		      const char *what)
+{
+	void *late = NULL, *early = NULL;
+	size_t late_len = 0, early_len = 0;
+	uint64_t fed = 0;
+	struct archive a;
+	struct conv_stats st;
+
+	o.keep = &late;
+	o.keep_len = &late_len;
+	convert_ok(&a, &o, &st, what);
+	free(a.ev);
+	o.keep = &early;
+	o.keep_len = &early_len;
+	o.early = steps;
+	o.early_step = step;
+	o.early_fed = &fed;
+	convert_ok(&a, &o, &st, what);
+	free(a.ev);
+	ok(fed >= min_fed, "%s: %llu chunks converted early", what, (unsigned long long)fed);
+	ok(late && early && late_len == early_len && memcmp(late, early, late_len) == 0,
+	   "%s: the same archive, %zu bytes", what, late_len);
+	if (late_len != early_len)
+		diag("  %zu bytes converted early", early_len);
+	free(late);
+	free(early);
+}
+
+static void scenarios(void)
+{
+	struct test_thread t1 = { 0 }, t2 = { 0 }, t3 = { 0 };
+	struct test_thread *t[] = { &t1, &t2, &t3 };
+	const struct conv_opts now = { .now = ~0ull >> 2 };
+
+	/* Three threads, their chunks interleaved; frames open at the end. */
+	test_spool_reset(4096, 0);
+	t1.tid = 4242;
+	t2.tid = 11;
+	t3.tid = 12;
+	calls(t, 3, 400);
+	test_hook(&t1, A); /* never exits */
+	test_retire(&t3);
+	same_both(now, 100, 1000, 20, "threads");
+	/* Some chunks only: the rest at the end (a thread with less than
+	 * half of its records converted early is converted whole). */
+	same_both(now, 1, 16, 16, "partly");
+	same_both(now, 2, 2, 4, "a little");
+	/* Nothing whole yet. */
+	same_both(now, 0, 0, 0, "none early");
+
+	/* A recovered spool: threads known from their chunks alone. */
+	same_both((struct conv_opts){ .now = ~0ull >> 2, .recovered = true }, 100, 1000, 20,
+		  "recovered");
+
+	/* A chunk still staged (in place, not copied yet): its thread's
+	 * early conversion stops before it, the others' go on. */
+	test_spool.chunks[6].c->state = CHUNK_FULL;
+	same_both(now, 100, 1000, 10, "staged");
+
+	/* --min-duration: calls left out, summed per thread. */
+	test_spool.chunks[6].c->state = CHUNK_PLAIN;
+	same_both((struct conv_opts){ .now = ~0ull >> 2, .min_ns = 3 }, 100, 1000, 20,
+		  "min duration");
+
+	/* Drops at the end (a size bound): the instant after every record. */
+	memset(&t1, 0, sizeof(t1));
+	memset(&t2, 0, sizeof(t2));
+	test_spool_reset(4096, 24 * 4096);
+	t1.tid = 4242;
+	t2.tid = 11;
+	calls(t, 2, 400);
+	same_both(now, 100, 1000, 10, "drops at the end");
+
+	/* Drops midway: the instant among records converted early, so that
+	 * thread is converted again from its start. */
+	memset(&t1, 0, sizeof(t1));
+	memset(&t2, 0, sizeof(t2));
+	test_spool_reset(4096, 0);
+	t1.tid = 4242;
+	t2.tid = 11;
+	calls(t, 2, 100);
+	t2.dropped = 5;
+	t2.first_drop_ts = test_ticks();
+	calls(t, 2, 100);
+	same_both(now, 100, 1000, 5, "drops midway");
+
+	/* More threads than are converted early (EARLY_MAX_THREADS): the
+	 * others at the end only. */
+	struct test_thread many[24], *pm[24];
+	memset(many, 0, sizeof(many));
+	for (size_t i = 0; i < 24; i++) {
+		many[i].tid = i ? 100 + i : 4242;
+		pm[i] = &many[i];
+	}
+	test_spool_reset(4096, 0);
+	calls(pm, 24, 200);
+	same_both(now, 1000, 1000, 16, "many threads");
+	test_spool_cleanup();
+}
+
+int main(void)
+{
+	plan(60);
+	scenarios();
+	return exit_status();
+}
