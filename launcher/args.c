@@ -14,7 +14,10 @@
  * A --snapshot-if rule on a value ("open_db@retval<0", run/recording.h)
  * is worked out the same way: the functions its glob names get the
  * register read, and the test (which register, its width, signed or not)
- * in their line; the agent tests each call.
+ * in their line; the agent tests each call.  So is an --include
+ * pattern's test of an argument ("lookup@arg1==42"), for the functions
+ * its regular expression names: the agent tests it at each entry, and
+ * the call is recorded, with what it calls, when it holds.
  *
  * Said on the standard error, once each: a pattern that names no function
  * of those modules, the functions it names that have no DWARF (their
@@ -48,11 +51,13 @@ struct rule {
 	unsigned hits;
 };
 
-/* A --snapshot-if rule on a value. */
+/* A --snapshot-if rule on a value, or an --include pattern's test of an
+ * argument (its name a regular expression then, compiled in re). */
 struct value_rule {
 	struct fxt_snapshot_rule r;
-	unsigned index; /* among --snapshot-if's rules */
+	unsigned index; /* among --snapshot-if's rules, or --include's patterns */
 	unsigned hits;
+	regex_t re;
 };
 
 /* Functions to name in a warning: the first few, and how many. */
@@ -66,6 +71,8 @@ struct plan {
 	size_t n;
 	struct value_rule tests[FXT_MAX_SNAPSHOT_RULES];
 	size_t ntests;
+	struct value_rule incl[FXT_MAX_INCLUDE_TESTS];
+	size_t nincl;
 	regex_t *patch; /* --patch's patterns */
 	size_t npatch;
 	const char *exe;     /* the program's path */
@@ -73,9 +80,10 @@ struct plan {
 	struct fxt_sym *sym;
 	FILE *out;
 	unsigned written;
-	/* Functions named without DWARF, named but not patched, and whose
-	 * value a --snapshot-if rule cannot test. */
-	struct names nodwarf, unpatched, untestable;
+	/* Functions named without DWARF, named but not patched, whose
+	 * value a --snapshot-if rule cannot test, and whose argument an
+	 * --include pattern cannot test or --patch does not patch. */
+	struct names nodwarf, unpatched, untestable, incl_untestable, incl_unpatched;
 };
 
 /* "arg1,arg2/s" (integer argument registers 1..6, /s: a string) or, for
@@ -344,6 +352,23 @@ static int on_function(void *ctx, const char *module_path, const char *symbol,
 		if (test_of(t, dwarf ? sig : NULL, &cond, &caps) != 0)
 			note(&p->untestable, demangled);
 	}
+	/* The first --include pattern with a test that names it. */
+	struct fxt_argspec_cond incl = { FXT_ARGSPEC_NO_RULE, 0, 0, false };
+	for (size_t i = 0; i < p->nincl && incl.rule == FXT_ARGSPEC_NO_RULE; i++) {
+		struct value_rule *t = &p->incl[i];
+
+		if (regexec(&t->re, demangled, 0, NULL, 0) != 0)
+			continue;
+		t->hits++;
+		if (!looked) {
+			looked = true;
+			dwarf = fxt_sym_signature(p->sym, addr, &sig) == 0;
+		}
+		if (test_of(t, dwarf ? sig : NULL, &incl, &caps) != 0)
+			note(&p->incl_untestable, demangled);
+		else if (!patched(p, demangled))
+			note(&p->incl_unpatched, demangled);
+	}
 	if (looked && !dwarf)
 		note(&p->nodwarf, demangled);
 	if (!caps)
@@ -354,7 +379,7 @@ static int on_function(void *ctx, const char *module_path, const char *symbol,
 	}
 	const char *base = strrchr(module_path, '/');
 	len = run_argspec_format(line, sizeof(line), base ? base + 1 : module_path, symbol, caps,
-				 &cond);
+				 &cond, &incl);
 	if (len > 0 && fwrite(line, 1, (size_t)len, p->out) == (size_t)len)
 		p->written++;
 	return 0;
@@ -442,6 +467,22 @@ static void plan_run(struct plan *p, const struct options *o, const char *dir)
 				"patched modules\n",
 				text);
 		}
+	for (size_t i = 0; i < p->nincl; i++)
+		if (!p->incl[i].hits) {
+			char text[256];
+
+			run_snapshot_rule_format(&p->incl[i].r, text, sizeof(text));
+			fprintf(stderr,
+				"fxt-run: warning: --include '%s' matched no function of the "
+				"patched modules\n",
+				text);
+		}
+	warn_names("--include: ", &p->incl_untestable,
+		   ": the argument is no integer or pointer in a register (nor one it has): "
+		   "their calls are not recorded");
+	warn_names("--include names ", &p->incl_unpatched,
+		   " that --patch does not: their argument is not tested, their calls are not "
+		   "recorded");
 	warn_names("--snapshot-if: ", &p->untestable,
 		   ": the value is no integer or pointer in a register (nor an argument it "
 		   "has): not tested");
@@ -473,6 +514,29 @@ static void value_rules(struct plan *p, const struct options *o)
 	}
 }
 
+/* --include's patterns with a test of an argument, with their index
+ * among its patterns (the agent's, agent/keep/filter.c). */
+static void include_tests(struct plan *p, const struct options *o)
+{
+	const char *l = o->set.given[FXT_S_INCLUDE] ? o->set.v[FXT_S_INCLUDE].s : NULL;
+
+	for (unsigned i = 0; l && *l && p->nincl < FXT_MAX_INCLUDE_TESTS; i++) {
+		size_t len = strcspn(l, "\n"), pos;
+		struct value_rule *t = &p->incl[p->nincl];
+		const char *what;
+
+		if (run_include_test_parse(l, len, &t->r, &pos, &what) == 1 &&
+		    regcomp(&t->re, t->r.name, REG_EXTENDED | REG_NOSUB) == 0) {
+			t->index = i;
+			t->hits = 0;
+			p->nincl++;
+		}
+		l += len;
+		if (*l == '\n')
+			l++;
+	}
+}
+
 static void plan_init(struct plan *p, const struct options *o)
 {
 	memset(p, 0, sizeof(*p));
@@ -480,6 +544,7 @@ static void plan_init(struct plan *p, const struct options *o)
 	compile(p, o->set.given[FXT_S_RETVAL] ? o->set.v[FXT_S_RETVAL].s : NULL, true);
 	compile_patch(p, o->set.v[FXT_S_PATCH].s);
 	value_rules(p, o);
+	include_tests(p, o);
 	p->modules = o->set.given[FXT_S_PATCH_MODULE] ? o->set.v[FXT_S_PATCH_MODULE].s : NULL;
 	p->sym = fxt_sym_new(0);
 	if (!p->sym)
@@ -496,14 +561,17 @@ static void plan_free(struct plan *p)
 	for (size_t i = 0; i < p->npatch; i++)
 		regfree(&p->patch[i]);
 	free(p->patch);
+	for (size_t i = 0; i < p->nincl; i++)
+		regfree(&p->incl[i].re);
 	fxt_sym_free(p->sym);
 }
 
 bool args_wanted(const struct options *o)
 {
 	return o->set.given[FXT_S_ARGS] || o->set.given[FXT_S_RETVAL] ||
-	       (o->set.given[FXT_S_SNAPSHOT_IF] && o->set.given[FXT_S_PATCH] &&
-		strchr(o->set.v[FXT_S_SNAPSHOT_IF].s, '@'));
+	       (o->set.given[FXT_S_PATCH] &&
+		((o->set.given[FXT_S_SNAPSHOT_IF] && strchr(o->set.v[FXT_S_SNAPSHOT_IF].s, '@')) ||
+		 (o->set.given[FXT_S_INCLUDE] && strchr(o->set.v[FXT_S_INCLUDE].s, '@'))));
 }
 
 void args_plan_launch(const struct options *o, const char *program, const char *dir)

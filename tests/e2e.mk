@@ -132,6 +132,7 @@ EXTRA_DIST += tests/data/tracecmd/README.md tests/data/tracecmd/record.sh \
 E2E_TESTS += tests/e2e/patch.sh
 E2E_TESTS += tests/e2e/args.sh
 E2E_TESTS += tests/e2e/args-faults.sh
+E2E_TESTS += tests/e2e/args-include.sh
 # fxt-run --patch and programs that walk their own stack: backtraces
 # (tests/progs/patchme_bt) print the plain run's frames; runtimes that walk
 # it by return address (patchme_walk, libwalkrt; java when installed) are
