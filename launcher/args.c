@@ -300,10 +300,55 @@ static int test_of(const struct value_rule *t, const struct fxt_signature *sig,
 	return 0;
 }
 
+/* A function's signature, looked up the first time it is needed. */
+struct sig_of {
+	struct fxt_sym *sym;
+	uint64_t addr;
+	const struct fxt_signature *sig; /* NULL: none (no DWARF) */
+	bool looked;
+};
+
+static const struct fxt_signature *signature(struct sig_of *s)
+{
+	if (!s->looked) {
+		s->looked = true;
+		if (fxt_sym_signature(s->sym, s->addr, &s->sig) != 0)
+			s->sig = NULL;
+	}
+	return s->sig;
+}
+
+/* The first of the n value rules v that names the function `demangled`
+ * (by the glob of its name, or by_regex by its compiled re: --include's):
+ * its test into *cond and the register it reads into *caps, or, when it
+ * cannot be tested, the function noted in *untestable.  Whether one
+ * names it. */
+static bool first_test(struct value_rule *v, size_t n, bool by_regex, const char *demangled,
+		       struct sig_of *s, struct fxt_argspec_cond *cond, uint32_t *caps,
+		       struct names *untestable)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct value_rule *t = &v[i];
+
+		if (by_regex ? regexec(&t->re, demangled, 0, NULL, 0) != 0
+			     : fnmatch(t->r.name, demangled, 0) != 0)
+			continue;
+		t->hits++;
+		if (test_of(t, signature(s), cond, caps) != 0) {
+			note(untestable, demangled);
+			cond->rule = FXT_ARGSPEC_NO_RULE;
+			continue;
+		}
+		return true;
+	}
+	return false;
+}
+
 static int on_function(void *ctx, const char *module_path, const char *symbol,
 		       const char *demangled, uint64_t addr)
 {
 	struct plan *p = ctx;
+	struct sig_of s = { p->sym, addr, NULL, false };
 	const struct fxt_signature *sig = NULL;
 	bool looked = false, dwarf = false;
 	uint32_t caps = 0;
@@ -324,7 +369,8 @@ static int on_function(void *ctx, const char *module_path, const char *symbol,
 		}
 		if (!looked) {
 			looked = true;
-			dwarf = fxt_sym_signature(p->sym, addr, &sig) == 0;
+			sig = signature(&s);
+			dwarf = sig != NULL;
 		}
 		if (!dwarf) {
 			if (r->ret)
@@ -339,36 +385,15 @@ static int on_function(void *ctx, const char *module_path, const char *symbol,
 		}
 	}
 	struct fxt_argspec_cond cond = { FXT_ARGSPEC_NO_RULE, 0, 0, false };
-	for (size_t i = 0; i < p->ntests && cond.rule == FXT_ARGSPEC_NO_RULE; i++) {
-		struct value_rule *t = &p->tests[i];
+	struct fxt_argspec_cond incl = cond;
 
-		if (fnmatch(t->r.name, demangled, 0) != 0)
-			continue;
-		t->hits++;
-		if (!looked) {
-			looked = true;
-			dwarf = fxt_sym_signature(p->sym, addr, &sig) == 0;
-		}
-		if (test_of(t, dwarf ? sig : NULL, &cond, &caps) != 0)
-			note(&p->untestable, demangled);
-	}
+	first_test(p->tests, p->ntests, false, demangled, &s, &cond, &caps, &p->untestable);
 	/* The first --include pattern with a test that names it. */
-	struct fxt_argspec_cond incl = { FXT_ARGSPEC_NO_RULE, 0, 0, false };
-	for (size_t i = 0; i < p->nincl && incl.rule == FXT_ARGSPEC_NO_RULE; i++) {
-		struct value_rule *t = &p->incl[i];
-
-		if (regexec(&t->re, demangled, 0, NULL, 0) != 0)
-			continue;
-		t->hits++;
-		if (!looked) {
-			looked = true;
-			dwarf = fxt_sym_signature(p->sym, addr, &sig) == 0;
-		}
-		if (test_of(t, dwarf ? sig : NULL, &incl, &caps) != 0)
-			note(&p->incl_untestable, demangled);
-		else if (!patched(p, demangled))
-			note(&p->incl_unpatched, demangled);
-	}
+	if (first_test(p->incl, p->nincl, true, demangled, &s, &incl, &caps, &p->incl_untestable) &&
+	    !patched(p, demangled))
+		note(&p->incl_unpatched, demangled);
+	looked |= s.looked;
+	dwarf = s.sig != NULL;
 	if (looked && !dwarf)
 		note(&p->nodwarf, demangled);
 	if (!caps)
@@ -436,6 +461,22 @@ static bool add_loaded_libraries(struct fxt_sym *s, const char *program, unsigne
 	return true;
 }
 
+/* "fxt-run: warning: OPT 'RULE' matched no function ..." for each of the
+ * n value rules v that named none. */
+static void warn_unmatched(const char *opt, const struct value_rule *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!v[i].hits) {
+			char text[256];
+
+			run_snapshot_rule_format(&v[i].r, text, sizeof(text));
+			fprintf(stderr,
+				"fxt-run: warning: %s '%s' matched no function of the patched "
+				"modules\n",
+				opt, text);
+		}
+}
+
 /* Works out and writes the argspec file, then says what it must. */
 static void plan_run(struct plan *p, const struct options *o, const char *dir)
 {
@@ -457,26 +498,8 @@ static void plan_run(struct plan *p, const struct options *o, const char *dir)
 				"fxt-run: warning: %s '%s' matched no function of the patched "
 				"modules\n",
 				p->v[i].ret ? "--retval" : "--args", p->v[i].text);
-	for (size_t i = 0; i < p->ntests; i++)
-		if (!p->tests[i].hits) {
-			char text[256];
-
-			run_snapshot_rule_format(&p->tests[i].r, text, sizeof(text));
-			fprintf(stderr,
-				"fxt-run: warning: --snapshot-if '%s' matched no function of the "
-				"patched modules\n",
-				text);
-		}
-	for (size_t i = 0; i < p->nincl; i++)
-		if (!p->incl[i].hits) {
-			char text[256];
-
-			run_snapshot_rule_format(&p->incl[i].r, text, sizeof(text));
-			fprintf(stderr,
-				"fxt-run: warning: --include '%s' matched no function of the "
-				"patched modules\n",
-				text);
-		}
+	warn_unmatched("--snapshot-if", p->tests, p->ntests);
+	warn_unmatched("--include", p->incl, p->nincl);
 	warn_names("--include: ", &p->incl_untestable,
 		   ": the argument is no integer or pointer in a register (nor one it has): "
 		   "their calls are not recorded");
