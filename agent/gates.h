@@ -22,7 +22,11 @@
  * agent_filter_hook() (agent/keep/filter.h). */
 extern unsigned char agent_filter_on;
 
-/* The hook when filtering: `addr` has SPOOL_EXIT_BIT for an exit. */
+/* The hook when filtering: `addr` has SPOOL_EXIT_BIT for an exit, and
+ * AGENT_FILTER_HELD when the call's test of an argument held at its entry
+ * (an FXT_INCLUDE pattern's, "lookup@arg1==42": run-time patching tests
+ * it, agent/patch/rtargs.c, and gives its exit the same bit). */
+#define AGENT_FILTER_HELD (1ull << 61)
 void agent_filter_hook(struct tstate *t, uint64_t addr) __attribute__((noinline));
 
 /* The same for a patched call's entry or return (agent/patch/rt.h): a
@@ -34,6 +38,15 @@ void agent_filter_patched(struct tstate *t, uint64_t addr) __attribute__((noinli
  * patched entry and return record their calls (filtering on from then).
  * 0, or -ENOMEM (the hooks still record them). */
 int agent_filter_yield(const uint64_t *fn, size_t n);
+/* FXT_INCLUDE's patterns with a test of an argument (run/recording.h):
+ * each test, and the pattern's index among FXT_INCLUDE's lines. */
+struct fxt_snapshot_rule;
+struct agent_include_test {
+	unsigned line;
+	const struct fxt_snapshot_rule *rule;
+};
+extern struct agent_include_test agent_include_tests[];
+extern unsigned agent_ninclude_tests;
 
 /* ------------------------------------------------------------ snapshots */
 

@@ -21,7 +21,10 @@
  * A --snapshot-if rule on a value ("open_db@retval<0", run/recording.h)
  * is worked out the same way: the functions its glob names get the
  * register read, and the test (which register, its width, signed or not)
- * in their line; the agent tests each call.
+ * in their line; the agent tests each call.  So is an --include
+ * pattern's test of an argument ("lookup@arg1==42"), for the functions
+ * its regular expression names: the agent tests it at each entry, and
+ * the call is recorded, with what it calls, when it holds.
  *
  * Said on the standard error, once each: a pattern that names no function
  * of those modules, the functions it names that have no DWARF (their
@@ -56,11 +59,13 @@ struct rule {
 	unsigned hits;
 };
 
-/* A --snapshot-if rule on a value. */
+/* A --snapshot-if rule on a value, or an --include pattern's test of an
+ * argument (its name a regular expression then, compiled in re). */
 struct value_rule {
 	struct fxt_snapshot_rule r;
-	unsigned index; /* among --snapshot-if's rules */
+	unsigned index; /* among --snapshot-if's rules, or --include's patterns */
 	unsigned hits;
+	regex_t re;
 };
 
 /* Functions to name in a warning: the first few, and how many. */
@@ -74,6 +79,8 @@ struct plan {
 	size_t n;
 	struct value_rule tests[FXT_MAX_SNAPSHOT_RULES];
 	size_t ntests;
+	struct value_rule incl[FXT_MAX_INCLUDE_TESTS];
+	size_t nincl;
 	regex_t *patch; /* --patch's patterns */
 	size_t npatch;
 	const char *exe;     /* the program's path */
@@ -85,9 +92,10 @@ struct plan {
 	bool hooked;
 	FILE *out;
 	unsigned written;
-	/* Functions named without DWARF, named but not patched, and whose
-	 * value a --snapshot-if rule cannot test. */
-	struct names nodwarf, unpatched, untestable;
+	/* Functions named without DWARF, named but not patched, whose
+	 * value a --snapshot-if rule cannot test, and whose argument an
+	 * --include pattern cannot test or --patch does not patch. */
+	struct names nodwarf, unpatched, untestable, incl_untestable, incl_unpatched;
 };
 
 /* "arg1,arg2/s" (integer argument registers 1..6, /s: a string) or, for
@@ -326,10 +334,55 @@ static bool hooked_module(struct plan *p, const char *module_path)
 	return p->hooked;
 }
 
+/* A function's signature, looked up the first time it is needed. */
+struct sig_of {
+	struct fxt_sym *sym;
+	uint64_t addr;
+	const struct fxt_signature *sig; /* NULL: none (no DWARF) */
+	bool looked;
+};
+
+static const struct fxt_signature *signature(struct sig_of *s)
+{
+	if (!s->looked) {
+		s->looked = true;
+		if (fxt_sym_signature(s->sym, s->addr, &s->sig) != 0)
+			s->sig = NULL;
+	}
+	return s->sig;
+}
+
+/* The first of the n value rules v that names the function `demangled`
+ * (by the glob of its name, or by_regex by its compiled re: --include's):
+ * its test into *cond and the register it reads into *caps, or, when it
+ * cannot be tested, the function noted in *untestable.  Whether one
+ * names it. */
+static bool first_test(struct value_rule *v, size_t n, bool by_regex, const char *demangled,
+		       struct sig_of *s, struct fxt_argspec_cond *cond, uint32_t *caps,
+		       struct names *untestable)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct value_rule *t = &v[i];
+
+		if (by_regex ? regexec(&t->re, demangled, 0, NULL, 0) != 0
+			     : fnmatch(t->r.name, demangled, 0) != 0)
+			continue;
+		t->hits++;
+		if (test_of(t, signature(s), cond, caps) != 0) {
+			note(untestable, demangled);
+			cond->rule = FXT_ARGSPEC_NO_RULE;
+			continue;
+		}
+		return true;
+	}
+	return false;
+}
+
 static int on_function(void *ctx, const char *module_path, const char *symbol,
 		       const char *demangled, uint64_t addr)
 {
 	struct plan *p = ctx;
+	struct sig_of s = { p->sym, addr, NULL, false };
 	const struct fxt_signature *sig = NULL;
 	bool looked = false, dwarf = false;
 	uint32_t caps = 0;
@@ -350,7 +403,8 @@ static int on_function(void *ctx, const char *module_path, const char *symbol,
 		}
 		if (!looked) {
 			looked = true;
-			dwarf = fxt_sym_signature(p->sym, addr, &sig) == 0;
+			sig = signature(&s);
+			dwarf = sig != NULL;
 		}
 		if (!dwarf) {
 			if (r->ret)
@@ -365,19 +419,15 @@ static int on_function(void *ctx, const char *module_path, const char *symbol,
 		}
 	}
 	struct fxt_argspec_cond cond = { FXT_ARGSPEC_NO_RULE, 0, 0, false };
-	for (size_t i = 0; i < p->ntests && cond.rule == FXT_ARGSPEC_NO_RULE; i++) {
-		struct value_rule *t = &p->tests[i];
+	struct fxt_argspec_cond incl = cond;
 
-		if (fnmatch(t->r.name, demangled, 0) != 0)
-			continue;
-		t->hits++;
-		if (!looked) {
-			looked = true;
-			dwarf = fxt_sym_signature(p->sym, addr, &sig) == 0;
-		}
-		if (test_of(t, dwarf ? sig : NULL, &cond, &caps) != 0)
-			note(&p->untestable, demangled);
-	}
+	first_test(p->tests, p->ntests, false, demangled, &s, &cond, &caps, &p->untestable);
+	/* The first --include pattern with a test that names it. */
+	if (first_test(p->incl, p->nincl, true, demangled, &s, &incl, &caps, &p->incl_untestable) &&
+	    !patched(p, demangled))
+		note(&p->incl_unpatched, demangled);
+	looked |= s.looked;
+	dwarf = s.sig != NULL;
 	if (looked && !dwarf)
 		note(&p->nodwarf, demangled);
 	if (!caps)
@@ -391,7 +441,7 @@ static int on_function(void *ctx, const char *module_path, const char *symbol,
 	}
 	const char *base = strrchr(module_path, '/');
 	len = run_argspec_format(line, sizeof(line), base ? base + 1 : module_path, symbol, caps,
-				 &cond);
+				 &cond, &incl);
 	if (len > 0 && fwrite(line, 1, (size_t)len, p->out) == (size_t)len)
 		p->written++;
 	return 0;
@@ -448,6 +498,22 @@ static bool add_loaded_libraries(struct fxt_sym *s, const char *program, unsigne
 	return true;
 }
 
+/* "fxt-run: warning: OPT 'RULE' matched no function ..." for each of the
+ * n value rules v that named none. */
+static void warn_unmatched(const char *opt, const struct value_rule *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!v[i].hits) {
+			char text[256];
+
+			run_snapshot_rule_format(&v[i].r, text, sizeof(text));
+			fprintf(stderr,
+				"fxt-run: warning: %s '%s' matched no function of the patched "
+				"modules\n",
+				opt, text);
+		}
+}
+
 /* Works out and writes the argspec file, then says what it must. */
 static void plan_run(struct plan *p, const struct options *o, const char *dir)
 {
@@ -469,16 +535,14 @@ static void plan_run(struct plan *p, const struct options *o, const char *dir)
 				"fxt-run: warning: %s '%s' matched no function of the patched "
 				"modules\n",
 				p->v[i].ret ? "--retval" : "--args", p->v[i].text);
-	for (size_t i = 0; i < p->ntests; i++)
-		if (!p->tests[i].hits) {
-			char text[256];
-
-			run_snapshot_rule_format(&p->tests[i].r, text, sizeof(text));
-			fprintf(stderr,
-				"fxt-run: warning: --snapshot-if '%s' matched no function of the "
-				"patched modules\n",
-				text);
-		}
+	warn_unmatched("--snapshot-if", p->tests, p->ntests);
+	warn_unmatched("--include", p->incl, p->nincl);
+	warn_names("--include: ", &p->incl_untestable,
+		   ": the argument is no integer or pointer in a register (nor one it has): "
+		   "their calls are not recorded");
+	warn_names("--include names ", &p->incl_unpatched,
+		   " that --patch does not: their argument is not tested, their calls are not "
+		   "recorded");
 	warn_names("--snapshot-if: ", &p->untestable,
 		   ": the value is no integer or pointer in a register (nor an argument it "
 		   "has): not tested");
@@ -511,6 +575,29 @@ static void value_rules(struct plan *p, const struct options *o)
 	}
 }
 
+/* --include's patterns with a test of an argument, with their index
+ * among its patterns (the agent's, agent/keep/filter.c). */
+static void include_tests(struct plan *p, const struct options *o)
+{
+	const char *l = o->set.given[FXT_S_INCLUDE] ? o->set.v[FXT_S_INCLUDE].s : NULL;
+
+	for (unsigned i = 0; l && *l && p->nincl < FXT_MAX_INCLUDE_TESTS; i++) {
+		size_t len = strcspn(l, "\n"), pos;
+		struct value_rule *t = &p->incl[p->nincl];
+		const char *what;
+
+		if (run_include_test_parse(l, len, &t->r, &pos, &what) == 1 &&
+		    regcomp(&t->re, t->r.name, REG_EXTENDED | REG_NOSUB) == 0) {
+			t->index = i;
+			t->hits = 0;
+			p->nincl++;
+		}
+		l += len;
+		if (*l == '\n')
+			l++;
+	}
+}
+
 static void plan_init(struct plan *p, const struct options *o)
 {
 	memset(p, 0, sizeof(*p));
@@ -518,6 +605,7 @@ static void plan_init(struct plan *p, const struct options *o)
 	compile(p, o->set.given[FXT_S_RETVAL] ? o->set.v[FXT_S_RETVAL].s : NULL, true);
 	compile_patch(p, o->set.v[FXT_S_PATCH].s);
 	value_rules(p, o);
+	include_tests(p, o);
 	p->modules = o->set.given[FXT_S_PATCH_MODULE] ? o->set.v[FXT_S_PATCH_MODULE].s : NULL;
 	p->sym = fxt_sym_new(0);
 	if (!p->sym)
@@ -535,13 +623,17 @@ static void plan_free(struct plan *p)
 		regfree(&p->patch[i]);
 	free(p->patch);
 	free(p->hooked_path);
+	for (size_t i = 0; i < p->nincl; i++)
+		regfree(&p->incl[i].re);
 	fxt_sym_free(p->sym);
 }
 
 bool args_wanted(const struct options *o)
 {
 	return o->set.given[FXT_S_ARGS] || o->set.given[FXT_S_RETVAL] ||
-	       (o->set.given[FXT_S_SNAPSHOT_IF] && strchr(o->set.v[FXT_S_SNAPSHOT_IF].s, '@'));
+	       (o->set.given[FXT_S_SNAPSHOT_IF] && strchr(o->set.v[FXT_S_SNAPSHOT_IF].s, '@')) ||
+	       (o->set.given[FXT_S_PATCH] && o->set.given[FXT_S_INCLUDE] &&
+		strchr(o->set.v[FXT_S_INCLUDE].s, '@'));
 }
 
 void args_check_launch(const struct options *o, const char *program)

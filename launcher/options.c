@@ -267,6 +267,19 @@ void options_parse(int argc, char **argv, struct options *o)
 				    (int)len, l);
 			l += len + (l[len] == '\n');
 		}
+	if (o->set.given[FXT_S_INCLUDE] && !o->set.given[FXT_S_PATCH])
+		for (const char *l = o->set.v[FXT_S_INCLUDE].s; l && *l;) {
+			size_t len = strcspn(l, "\n"), pos;
+			struct fxt_snapshot_rule r;
+			const char *what;
+
+			if (run_include_test_parse(l, len, &r, &pos, &what) == 1)
+				die(EXIT_USAGE,
+				    "--include '%.*s': the argument is read at patched entries: say "
+				    "what to patch with --patch (see --help)",
+				    (int)len, l);
+			l += len + (l[len] == '\n');
+		}
 	if (o->set.given[FXT_S_RETVAL] && !o->set.given[FXT_S_PATCH] && attached)
 		die(EXIT_USAGE, "--retval: the return values are read at patched returns: say "
 				"what to patch with --patch (see --help)");

@@ -9,7 +9,7 @@
  * The file: "PATCH_REPORT/argspec" (fxt-run's report folder of the run,
  * FXT_PATCH_REPORT), one line a function:
  *
- *	MODULE<TAB>SYMBOL<TAB>CAPS[<TAB>RULE:REG:WIDTH:SIGNED]
+ *	MODULE<TAB>SYMBOL<TAB>CAPS[<TAB>RULE:REG:WIDTH:SIGNED][<TAB>iRULE:REG:WIDTH:SIGNED]
  *
  * MODULE the basename of its file ("app", "libssl.so.3"), SYMBOL its name
  * in the symbol table as it is (mangled for C++), CAPS the bits below in
@@ -18,7 +18,10 @@
  * rule's test of the call (FXT_SNAPSHOT_IF "NAME@retval<0",
  * run/recording.h): the rule's index among the rules, the register the
  * value is in (enum fxt_reg, read: CAPS has it), its width in bytes and
- * whether it is signed.  Lines that do not parse are skipped.
+ * whether it is signed.  The one after, with an 'i', an --include
+ * pattern's test of an argument ("lookup@arg1==42", FXT_INCLUDE): RULE
+ * the pattern's index among FXT_INCLUDE's.  Lines that do not parse are
+ * skipped.
  */
 #ifndef FXT_RUN_ARGSPEC_H
 #define FXT_RUN_ARGSPEC_H
@@ -69,9 +72,10 @@ enum fxt_reg {
 /* The file's name in the report folder. */
 #define FXT_ARGSPEC_FILE "argspec"
 
-/* A snapshot value rule's test of a function's calls. */
+/* A snapshot value rule's test of a function's calls, or an --include
+ * pattern's. */
 struct fxt_argspec_cond {
-	unsigned rule;	/* its index in FXT_SNAPSHOT_IF; FXT_ARGSPEC_NO_RULE: none */
+	unsigned rule;	/* its index in FXT_SNAPSHOT_IF, or FXT_INCLUDE; FXT_ARGSPEC_NO_RULE: none */
 	unsigned reg;	/* enum fxt_reg */
 	unsigned width; /* 1, 2, 4, 8 */
 	bool is_signed;
@@ -79,16 +83,17 @@ struct fxt_argspec_cond {
 #define FXT_ARGSPEC_NO_RULE 0xffu
 
 /* One line of the file (without its newline) into its parts: the module
- * and symbol point into `line`, which is cut with NULs; cond->rule is
- * FXT_ARGSPEC_NO_RULE without a test.  0, or -EINVAL when it does not
- * parse (no register read, or bits outside FXT_CAP_ALL and FXT_CAP_HOOKED, included). */
+ * and symbol point into `line`, which is cut with NULs; cond->rule (the
+ * snapshot rule's test) and incl->rule (the --include pattern's) are
+ * FXT_ARGSPEC_NO_RULE without one.  0, or -EINVAL when it does not parse
+ * (no register read, or bits outside FXT_CAP_ALL and FXT_CAP_HOOKED, included). */
 int run_argspec_parse(char *line, const char **module, const char **symbol, uint32_t *caps,
-		      struct fxt_argspec_cond *cond);
+		      struct fxt_argspec_cond *cond, struct fxt_argspec_cond *incl);
 
 /* The line for one function, with its newline, into buf (cap bytes); cond
- * NULL or its rule FXT_ARGSPEC_NO_RULE: no test.  Its length, or
- * -ENAMETOOLONG. */
+ * and incl NULL or their rule FXT_ARGSPEC_NO_RULE: no test.  Its length,
+ * or -ENAMETOOLONG. */
 int run_argspec_format(char *buf, size_t cap, const char *module, const char *symbol, uint32_t caps,
-		       const struct fxt_argspec_cond *cond);
+		       const struct fxt_argspec_cond *cond, const struct fxt_argspec_cond *incl);
 
 #endif /* FXT_RUN_ARGSPEC_H */

@@ -332,6 +332,30 @@ int run_snapshot_rule_parse(const char *s, size_t len, struct fxt_snapshot_rule 
 	return run_snapshot_rule_parse_at(s, len, out, NULL, NULL);
 }
 
+int run_include_test_parse(const char *s, size_t len, struct fxt_snapshot_rule *out, size_t *pos,
+			   const char **what)
+{
+	size_t p = 0;
+	const char *w = NULL;
+
+	if (run_snapshot_rule_parse_at(s, len, out, &p, &w) != 0) {
+		if (!w)
+			return 0; /* no test: NAME>DURATION or no rule at all */
+		*pos = p;
+		*what = w;
+		return -EINVAL;
+	}
+	if (!out->value_of)
+		return 0;
+	if (out->value_of == FXT_SNAP_RETVAL) {
+		*pos = strlen(out->name) + 1;
+		*what = "argN (whether a call is recorded is decided at its entry, before it "
+			"returns)";
+		return -EINVAL;
+	}
+	return 1;
+}
+
 bool run_snapshot_value_holds(const struct fxt_snapshot_rule *r, uint64_t raw, unsigned width,
 			      bool is_signed)
 {

@@ -145,6 +145,18 @@ int run_snapshot_rule_parse(const char *s, size_t len, struct fxt_snapshot_rule 
 int run_snapshot_rule_parse_at(const char *s, size_t len, struct fxt_snapshot_rule *out,
 			       size_t *pos, const char **what);
 
+/* A pattern of FXT_INCLUDE (fxt-run --include, run/settings.def) may end
+ * in the same test of an argument: "lookup@arg1==42" records lookup's
+ * calls (and what they call) only when its first argument is 42, tested
+ * at the entry of a patched call.  Splits s[0, len): 1 with *out filled
+ * (out->name the pattern, out->value_of the argument) when it ends in a
+ * test, 0 when it does not (a plain pattern), -EINVAL when the test is
+ * wrong, with *pos and *what as run_snapshot_rule_parse_at() gives them:
+ * a test of retval included, which the entry cannot make. */
+int run_include_test_parse(const char *s, size_t len, struct fxt_snapshot_rule *out, size_t *pos,
+			   const char **what);
+#define FXT_MAX_INCLUDE_TESTS 16u /* patterns of FXT_INCLUDE with a test */
+
 /* The rule as text ("parse>10000000ns", "open_db@retval<0") into buf. */
 void run_snapshot_rule_format(const struct fxt_snapshot_rule *r, char *buf, size_t cap);
 

@@ -187,6 +187,43 @@ static int check_regex(const char *opt, const char *re, char *why, size_t cap)
 	return 0;
 }
 
+/* --include: a pattern, which may end in a test of an argument
+ * ("lookup@arg1==42", run/recording.h), to the list so far; --exclude: a
+ * pattern without one. */
+static int check_filter(const char *opt, const char *a, const char *list, char *why, size_t cap)
+{
+	struct fxt_snapshot_rule r;
+	size_t pos = 0;
+	const char *what = NULL;
+	unsigned tests = 1;
+	int rc = strchr(a, '\n') ? 0 : run_include_test_parse(a, strlen(a), &r, &pos, &what);
+
+	if (rc < 0) {
+		snprintf(why, cap, "--%s: '%s': at column %zu, %s expected", opt, a, pos + 1, what);
+		return -1;
+	}
+	if (rc == 0)
+		return check_regex(opt, a, why, cap);
+	if (strcmp(opt, "include") != 0) {
+		snprintf(why, cap, "--%s: '%s': only --include takes a test of an argument", opt,
+			 a);
+		return -1;
+	}
+	for (const char *l = list; l && *l;) {
+		size_t len = strcspn(l, "\n");
+		struct fxt_snapshot_rule o;
+
+		tests += run_include_test_parse(l, len, &o, &pos, &what) == 1;
+		l += len + (l[len] == '\n');
+	}
+	if (tests > FXT_MAX_INCLUDE_TESTS) {
+		snprintf(why, cap, "--%s: at most %u patterns with a test", opt,
+			 FXT_MAX_INCLUDE_TESTS);
+		return -1;
+	}
+	return check_regex(opt, r.name, why, cap);
+}
+
 /* --snapshot-if: "NAME>DURATION" (run/recording.h), to the list so far. */
 static int check_rule(const char *opt, const char *rule, const char *list, char *why, size_t cap)
 {
@@ -277,6 +314,8 @@ static int check(const struct fxt_setting *row, const char *a, union fxt_value *
 	case FXT_T_LIBC:
 		return check_libc(opt, a, why, cap);
 	case FXT_T_REGEXES:
+		if (strcmp(opt, "include") == 0 || strcmp(opt, "exclude") == 0)
+			return check_filter(opt, a, val->s, why, cap);
 		return check_regex(opt, a, why, cap);
 	case FXT_T_GLOBS:
 		if (a[0] != '\0' && !strchr(a, '\n'))

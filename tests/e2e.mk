@@ -136,6 +136,7 @@ E2E_TESTS += tests/e2e/args-faults.sh
 # --args/--retval on -finstrument-functions builds (tests/progs/args_hooked,
 # -O0 and -O2): patched for the values, one slice a call.
 E2E_TESTS += tests/e2e/args-hooked.sh
+E2E_TESTS += tests/e2e/args-include.sh
 # fxt-run --patch and programs that walk their own stack: backtraces
 # (tests/progs/patchme_bt) print the plain run's frames; runtimes that walk
 # it by return address (patchme_walk, libwalkrt; java when installed) are

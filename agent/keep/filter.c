@@ -19,10 +19,14 @@
 #include "agent/log.h"
 #include "agent/cfg.h"
 #include "agent/keep/snapshot.h"
+#include "run/recording.h"
 
 #define F_INCLUDE 1u
 #define F_EXCLUDE 2u
 #define F_SKIP	  4u
+/* An FXT_INCLUDE pattern with a test of an argument names it: an include
+ * function for the calls whose hook has AGENT_FILTER_HELD. */
+#define F_INCLUDE_IF 16u
 /* A snapshot rule watches the function (agent/keep/snapshot.h): the rule's
  * index in the bits above F_RULE_SHIFT. */
 #define F_WATCH	     8u
@@ -35,6 +39,12 @@
 #define MAX_SKIP 64u
 
 unsigned char agent_filter_on;
+
+/* The tests of FXT_INCLUDE's patterns (filter.h): parsed by
+ * agent_filter_init(), read by run-time patching as it patches. */
+static struct fxt_snapshot_rule include_rules[FXT_MAX_INCLUDE_TESTS];
+struct agent_include_test agent_include_tests[FXT_MAX_INCLUDE_TESTS];
+unsigned agent_ninclude_tests;
 
 /* The published table: functions with flags, modules skipped. */
 struct ftable {
@@ -55,6 +65,7 @@ struct ftable {
 static struct {
 	pthread_mutex_t lock; /* builders of tables */
 	struct agent_patterns include, exclude;
+	struct agent_patterns include_if; /* the names of FXT_INCLUDE's patterns with a test */
 	unsigned nwatch; /* snapshot rules on functions */
 	char **modules;	 /* FXT_MODULE's globs */
 	size_t nmodules;
@@ -92,7 +103,7 @@ static inline unsigned flags_of(const struct ftable *t, uint64_t fn)
  * filters, the counters being those after its enter. */
 static inline bool passes(const struct tstate *t, unsigned f)
 {
-	return (!F.include.n || t->f_inc) && !t->f_exc && !(f & F_SKIP);
+	return (!(F.include.n || F.include_if.n) || t->f_inc) && !t->f_exc && !(f & F_SKIP);
 }
 
 /* A watched function's call begins: its start, on the thread's stack of
@@ -136,12 +147,16 @@ static inline __attribute__((always_inline)) void filter(struct tstate *t, uint6
 							 bool hook)
 {
 	const struct ftable *tab = __atomic_load_n(&F.table, __ATOMIC_ACQUIRE);
-	uint64_t fn = addr & ~SPOOL_EXIT_BIT;
+	uint64_t fn = addr & ~(SPOOL_EXIT_BIT | AGENT_FILTER_HELD);
 	unsigned f = tab ? flags_of(tab, fn) : 0, depth = agent_cfg.depth;
 	bool rec = false;
 
 	if (hook && __builtin_expect(f & F_YIELD, 0))
 		return;
+	/* Its test held at its entry: an include function for this call. */
+	if (__builtin_expect(f & F_INCLUDE_IF, 0) && (addr & AGENT_FILTER_HELD))
+		f |= F_INCLUDE;
+	addr &= ~AGENT_FILTER_HELD;
 
 	if (__builtin_expect(f & F_WATCH, 0) && !(addr & SPOOL_EXIT_BIT))
 		watch_enter(t, fn);
@@ -183,7 +198,9 @@ static void filter_reset(void)
 	agent_snap_libc = 0;
 	pthread_mutex_lock(&F.lock);
 	agent_patterns_free(&F.include);
+	agent_patterns_free(&F.include_if);
 	agent_patterns_free(&F.exclude);
+	agent_ninclude_tests = 0;
 	for (size_t i = 0; i < F.nmodules; i++)
 		free(F.modules[i]);
 	free(F.modules);
@@ -195,12 +212,50 @@ static void filter_reset(void)
 	pthread_mutex_unlock(&F.lock);
 }
 
+/* FXT_INCLUDE's patterns: those with a test of an argument ("lookup@arg1==42",
+ * run/recording.h) into F.include_if, their tests into
+ * agent_include_tests; the others into F.include. */
+static int include_compile(void)
+{
+	unsigned line = 0;
+	int err = 0;
+
+	for (const char *l = agent_cfg.include; !err && l && *l; line++) {
+		size_t len = strcspn(l, "\n"), pos;
+		struct fxt_snapshot_rule r;
+		const char *what;
+		char *one = strndup(l, len);
+		int rc = run_include_test_parse(l, len, &r, &pos, &what);
+
+		if (!one)
+			return -ENOMEM;
+		if (rc == 1 && agent_ninclude_tests < FXT_MAX_INCLUDE_TESTS) {
+			unsigned i = agent_ninclude_tests++;
+
+			include_rules[i] = r;
+			agent_include_tests[i] = (struct agent_include_test){ line, &include_rules[i] };
+			err = agent_patterns_compile(r.name, &F.include_if, "FXT_INCLUDE");
+		} else if (rc == 0) {
+			err = agent_patterns_compile(one, &F.include, "FXT_INCLUDE");
+		} else if (rc == 1) {
+			agent_dbg("FXT_INCLUDE: more than %u patterns with a test", FXT_MAX_INCLUDE_TESTS);
+			err = -EINVAL;
+		} else {
+			agent_dbg("FXT_INCLUDE: '%s': at column %zu, %s expected", one, pos + 1, what);
+			err = -EINVAL;
+		}
+		free(one);
+		l += len + (l[len] == '\n');
+	}
+	return err;
+}
+
 int agent_filter_init(void)
 {
 	int err;
 
 	filter_reset();
-	err = agent_patterns_compile(agent_cfg.include, &F.include, "FXT_INCLUDE");
+	err = include_compile();
 
 	if (!err)
 		err = agent_patterns_compile(agent_cfg.exclude, &F.exclude, "FXT_EXCLUDE");
@@ -224,7 +279,8 @@ int agent_filter_init(void)
 		s += len + (s[len] == '\n');
 	}
 	if (err) {
-		F.include.n = F.exclude.n = F.nmodules = 0;
+		F.include.n = F.include_if.n = F.exclude.n = F.nmodules = 0;
+		agent_ninclude_tests = 0;
 		return err;
 	}
 	for (unsigned i = 0; i < agent_cfg.nsnap_rules; i++) {
@@ -233,7 +289,8 @@ int agent_filter_init(void)
 		else if (!agent_cfg.snap_rules[i].value_of) /* value rules: patch/rt.c */
 			F.nwatch++;
 	}
-	if (F.include.n || F.exclude.n || F.nmodules || agent_cfg.depth || F.nwatch)
+	if (F.include.n || F.include_if.n || F.exclude.n || F.nmodules || agent_cfg.depth ||
+	    F.nwatch)
 		__atomic_store_n(&agent_filter_on, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -265,6 +322,7 @@ static void on_function(void *ctx, const char *name, uint64_t value)
 	unsigned flags;
 
 	flags = (agent_patterns_match(&F.include, dm ? dm : name) ? F_INCLUDE : 0) |
+		(agent_patterns_match(&F.include_if, dm ? dm : name) ? F_INCLUDE_IF : 0) |
 		(agent_patterns_match(&F.exclude, dm ? dm : name) ? F_EXCLUDE : 0) |
 		watched(dm ? dm : name);
 	free(dm);
@@ -362,9 +420,9 @@ void agent_filter_module(const char *path, uint64_t bias, uint64_t lo, uint64_t 
 		/* Its calls are recorded by run-time patching (patch.h):
 		 * filtered as an instrumented module's are. */
 		instrumented = true;
-		if (F.include.n || F.exclude.n || F.nwatch)
+		if (F.include.n || F.include_if.n || F.exclude.n || F.nwatch)
 			n = agent_elf_all_functions(path, on_function_sized, NULL, &add, NULL);
-	} else if (F.include.n || F.exclude.n || F.nwatch) {
+	} else if (F.include.n || F.include_if.n || F.exclude.n || F.nwatch) {
 		n = agent_elf_functions(path, on_function, &add, &instrumented);
 	} else {
 		n = agent_elf_functions(path, NULL, NULL, &instrumented);
@@ -375,7 +433,7 @@ void agent_filter_module(const char *path, uint64_t bias, uint64_t lo, uint64_t 
 		return;
 	}
 	for (size_t i = 0; i < add.n; i++) {
-		F.matched_include += (add.v[i].flags & F_INCLUDE) != 0;
+		F.matched_include += (add.v[i].flags & (F_INCLUDE | F_INCLUDE_IF)) != 0;
 		F.matched_exclude += (add.v[i].flags & F_EXCLUDE) != 0;
 	}
 	if (add.n || skip) {

@@ -19,7 +19,11 @@
  * active on the thread and the depth of the calls that pass.  A call is
  * recorded when
  *   - no include pattern is given, or an include function is active (the
- *     function itself, or one of its callers: a function's subtree);
+ *     function itself, or one of its callers: a function's subtree); a
+ *     function named by a pattern with a test of an argument
+ *     ("lookup@arg1==42") is one for the calls whose hooks carry
+ *     AGENT_FILTER_HELD (gates.h): run-time patching tests the argument
+ *     at the entry and marks the entry's hook and the exit's alike;
  *   - no exclude function is active (nor is it one);
  *   - its module is not left out by FXT_MODULE;
  *   - it is at most FXT_DEPTH deep among the calls that pass the above.

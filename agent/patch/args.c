@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "agent/cfg.h"
+#include "agent/gates.h"
 #include "agent/log.h"
 #include "agent/patch/patch.h"
 #include "run/argspec.h"
@@ -53,13 +54,14 @@ static void specs_load(void)
 		return;
 	while ((len = getline(&line, &cap, f)) > 0) {
 		const char *module, *symbol;
-		struct fxt_argspec_cond cond;
+		struct fxt_argspec_cond cond, incl;
 		uint64_t spec;
 		uint32_t caps;
+		unsigned t;
 
 		if (line[len - 1] == '\n')
 			line[len - 1] = '\0';
-		if (run_argspec_parse(line, &module, &symbol, &caps, &cond) != 0)
+		if (run_argspec_parse(line, &module, &symbol, &caps, &cond, &incl) != 0)
 			continue;
 		spec = caps;
 		if (cond.rule != FXT_ARGSPEC_NO_RULE && cond.rule < agent_cfg.nsnap_rules &&
@@ -68,6 +70,16 @@ static void specs_load(void)
 			    (struct agent_patch_cond){ (uint8_t)cond.rule, (uint8_t)cond.reg,
 						       (uint8_t)cond.width, cond.is_signed };
 			spec |= (uint64_t)nconds << PATCH_COND_SHIFT;
+		}
+		/* The --include pattern's: its test, by the pattern's line. */
+		for (t = 0; t < agent_ninclude_tests && agent_include_tests[t].line != incl.rule; t++)
+			;
+		if (incl.rule != FXT_ARGSPEC_NO_RULE && t < agent_ninclude_tests &&
+		    nconds + 1 < PATCH_CONDS_MAX) {
+			agent_patch_conds[++nconds] =
+			    (struct agent_patch_cond){ (uint8_t)t, (uint8_t)incl.reg,
+						       (uint8_t)incl.width, incl.is_signed };
+			spec |= (uint64_t)nconds << PATCH_INCL_SHIFT;
 		}
 		if (specs.n == room) {
 			size_t r = room ? 2 * room : 64;

@@ -125,20 +125,24 @@ void agent_patch_dlclosed(void);
 
 /* What to read at the entry and return of the function `symbol` (its
  * name in the symbol table) of the module at `module_path`, for fxt-run
- * --args/--retval: FXT_CAP_* bits (run/argspec.h), and the index of the
+ * --args/--retval: FXT_CAP_* bits (run/argspec.h), the index of the
  * snapshot test of its calls in agent_patch_conds shifted by
- * PATCH_COND_SHIFT (0: none); 0 for nothing.  The run's argspec file is
+ * PATCH_COND_SHIFT (0: none), and that of its --include pattern's test
+ * shifted by PATCH_INCL_SHIFT; 0 for nothing.  The run's argspec file is
  * read at the first call.  (args.c) */
 uint64_t agent_patch_args_spec(const char *module_path, const char *symbol);
 
-/* The snapshot value rules' tests (run/argspec.h, struct
- * fxt_argspec_cond), by index from 1. */
+/* The tests of values (run/argspec.h, struct fxt_argspec_cond), by index
+ * from 1: a snapshot value rule's (rule: its index in agent_cfg's), or an
+ * --include pattern's (rule: its index in agent_include_tests, gates.h). */
 struct agent_patch_cond {
 	uint8_t rule, reg, width, is_signed;
 };
-#define PATCH_CONDS_MAX	     4096u
+#define PATCH_CONDS_MAX	     2048u /* 11 bits (rt.h's shadow entries) */
 #define PATCH_COND_SHIFT     32
 #define PATCH_COND_IDX(spec) ((unsigned)((spec) >> PATCH_COND_SHIFT) & (PATCH_CONDS_MAX - 1))
+#define PATCH_INCL_SHIFT     44
+#define PATCH_INCL_IDX(spec) ((unsigned)((spec) >> PATCH_INCL_SHIFT) & (PATCH_CONDS_MAX - 1))
 extern struct agent_patch_cond agent_patch_conds[PATCH_CONDS_MAX];
 
 /* Forgets the argspec file: the next window of an attach reads its own. */

@@ -145,7 +145,7 @@ static __attribute__((noinline)) uint64_t pop_gone_slow(struct pstack *s, uint64
 			ret = e.ret;
 		else
 			s->v[SHADOW_MAX + s->parked++ % PARKED_MAX] = e;
-		record(PATCH_FN(e.fn) | SPOOL_EXIT_BIT);
+		record(shadow_exit(e.fn));
 	}
 	return ret;
 }
@@ -172,7 +172,7 @@ static inline __attribute__((always_inline)) void record_ints(uint64_t addr, con
 							      uint32_t caps)
 {
 	struct tstate *t = &agent_tls;
-	uint64_t fn = addr & ~SPOOL_EXIT_BIT, *p, ts = 0;
+	uint64_t fn = addr & ~(SPOOL_EXIT_BIT | AGENT_FILTER_HELD), *p, ts = 0;
 	bool exit = addr != fn, with = !agent_filter_on && agent_clock_tsc;
 	/* (Counted without popcnt, which the baseline x86-64 lacks: 4 bits
 	 * a nibble's count.) */
@@ -192,7 +192,7 @@ static inline __attribute__((always_inline)) void record_ints(uint64_t addr, con
 	if (p) {
 		if (with && !exit) {
 			p[0] = ts;
-			p[1] = addr;
+			p[1] = addr & ~AGENT_FILTER_HELD;
 			p += 2;
 		}
 		for (unsigned i = 0; i < FXT_ARG_GPRS; i++)
@@ -213,7 +213,7 @@ static inline __attribute__((always_inline)) void record_ints(uint64_t addr, con
 		}
 		if (with && exit) {
 			p[0] = ts;
-			p[1] = addr;
+			p[1] = addr & ~AGENT_FILTER_HELD;
 		}
 	}
 	agent_ev_end(t);
@@ -274,13 +274,15 @@ bool fxt__patch_push(uint64_t fn, uint64_t *slot, uint64_t tagged, const struct 
 }
 
 /* The entry of a function whose stub has PATCH_FN_ARGS: integer
- * registers only (or nothing: a return value), the common case, here;
+ * registers only (or nothing: a return value), no test at the entry, the
+ * common case, here;
  * the rest in rtargs.c. */
 static __attribute__((noinline)) void enter_spec(uint64_t quad, uint64_t *slot)
 {
 	struct patch_spec sp = patch_spec_of(quad, slot);
 
-	if (__builtin_expect(!(sp.caps & FXT_CAP_ENTRY & ~FXT_CAP_GPRS) && !sp.at_entry, 1))
+	if (__builtin_expect(!(sp.caps & FXT_CAP_ENTRY & ~FXT_CAP_GPRS) && !sp.at_entry && !sp.incl,
+			     1))
 		enter(sp.fn, slot, sp.tagged, NULL, sp.caps & FXT_CAP_GPRS);
 	else
 		fxt__patch_enter_args(quad, slot); /* (a jump: read again there) */
@@ -328,7 +330,7 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 			/* An integer result (or nothing), the common case. */
 			uint32_t caps = SHADOW_RET_CAPS(e.fn);
 			if (!(caps & ~(FXT_CAP_RAX | FXT_CAP_RDX)) && !SHADOW_COND(e.fn))
-				record_ints(PATCH_FN(e.fn) | SPOOL_EXIT_BIT, sp, caps);
+				record_ints(shadow_exit(e.fn), sp, caps);
 			else
 				fxt__patch_exit_args(e.fn, sp);
 			return e.ret;
@@ -343,7 +345,7 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 			uint64_t ret = s->v[i].ret;
 			while (s->n > i) {
 				s->n--;
-				record(PATCH_FN(s->v[s->n].fn) | SPOOL_EXIT_BIT);
+				record(shadow_exit(s->v[s->n].fn));
 			}
 			return ret;
 		}

@@ -40,6 +40,7 @@ static inline __attribute__((always_inline)) void record(uint64_t addr)
 				       addr, 0, 0);
 		return;
 	}
+	addr &= ~AGENT_FILTER_HELD; /* the filter's alone */
 	if (__builtin_expect(agent_clock_tsc, 1)) {
 		agent_record_clk(&agent_tls, addr, true);
 		return;
@@ -112,13 +113,13 @@ static inline __attribute__((always_inline)) void record_with(const struct captu
 	if (p) {
 		if (!exit) {
 			p[0] = ts;
-			p[1] = addr;
+			p[1] = addr & ~AGENT_FILTER_HELD;
 			p += 2;
 		}
 		put_slots(p, c->w, c->slots);
 		if (exit) {
 			p[2 * c->slots] = ts;
-			p[2 * c->slots + 1] = addr;
+			p[2 * c->slots + 1] = addr & ~AGENT_FILTER_HELD;
 		}
 	}
 	agent_ev_end(t);
@@ -129,17 +130,26 @@ static inline __attribute__((always_inline)) void record_with(const struct captu
 #define SHADOW_RET_SHIFT    27 /* FXT_CAP_RETURN (bits 20..24) -> 47..51 */
 #define SHADOW_RET_CAPS(fn) ((uint32_t)((fn) >> SHADOW_RET_SHIFT) & FXT_CAP_RETURN)
 #define SHADOW_COND_SHIFT   52 /* a test at its return: agent_patch_conds' index */
-#define SHADOW_COND(fn)	    ((unsigned)((fn) >> SHADOW_COND_SHIFT))
+#define SHADOW_COND(fn)	    ((unsigned)((fn) >> SHADOW_COND_SHIFT) & (PATCH_CONDS_MAX - 1))
+#define SHADOW_HELD	    (1ull << 63) /* its --include pattern's test held */
+
+/* The hook address of the exit of the call whose shadow entry's fn is fn:
+ * AGENT_FILTER_HELD with it when its entry's had it. */
+static inline __attribute__((always_inline)) uint64_t shadow_exit(uint64_t fn)
+{
+	return PATCH_FN(fn) | SPOOL_EXIT_BIT | (fn & SHADOW_HELD ? AGENT_FILTER_HELD : 0);
+}
 
 /* What to do at the entry of a function whose stub has PATCH_FN_ARGS
  * (`quad`, its stub's first quad; `slot`, its return address's): the
  * registers to read (caps, run/argspec.h), the test of a value (idx into
- * agent_patch_conds, 0 for none, at the entry or at the return), and its
- * shadow entry's fn (`tagged`: what to read and test at its return). */
+ * agent_patch_conds, 0 for none, at the entry or at the return), that of
+ * its --include pattern (incl, likewise, at the entry), and its shadow
+ * entry's fn (`tagged`: what to read and test at its return). */
 struct patch_spec {
 	uint64_t fn, tagged;
 	uint32_t caps;
-	unsigned idx;
+	unsigned idx, incl;
 	bool at_entry;
 };
 
@@ -153,6 +163,7 @@ static inline __attribute__((always_inline)) struct patch_spec patch_spec_of(uin
 	s.fn = PATCH_FN(quad);
 	s.caps = (uint32_t)spec & FXT_CAP_ALL;
 	s.idx = PATCH_COND_IDX(spec);
+	s.incl = PATCH_INCL_IDX(spec);
 	s.at_entry = s.idx && agent_patch_conds[s.idx].reg < FXT_REG_RAX;
 	s.tagged = s.fn | ((uint64_t)(s.caps & FXT_CAP_RETURN) << SHADOW_RET_SHIFT) |
 		   (s.idx && !s.at_entry ? (uint64_t)s.idx << SHADOW_COND_SHIFT : 0);

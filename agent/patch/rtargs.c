@@ -223,6 +223,19 @@ static void test_value(unsigned idx, uint64_t fn, const uint64_t *regs)
 			       c->rule, 0);
 }
 
+/* Whether the --include pattern's test `idx` passes for a call whose
+ * registers are regs[] (by enum fxt_reg). */
+static bool include_holds(unsigned idx, const uint64_t *regs)
+{
+	const struct agent_patch_cond *c = &agent_patch_conds[idx];
+
+	/* (A bool comes back in al: the rest of rax is anything.) */
+	return c->rule < agent_ninclude_tests &&
+	       (uint8_t)fxt__patch_call_saving((void *)run_snapshot_value_holds,
+					       (uint64_t)(uintptr_t)agent_include_tests[c->rule].rule,
+					       regs[c->reg], c->width, c->is_signed);
+}
+
 void fxt__patch_enter_args(uint64_t quad, uint64_t *slot)
 {
 	struct patch_spec spec = patch_spec_of(quad, slot), *sp = &spec;
@@ -245,6 +258,14 @@ void fxt__patch_enter_args(uint64_t quad, uint64_t *slot)
 		for (unsigned i = 0; i < FXT_ARG_XMMS; i++)
 			if (caps & FXT_CAP_XMM(i))
 				capture(&c, FXT_REG_XMM0 + i, regs[FXT_REG_XMM0 + i], fn, false);
+	/* Its --include pattern's test: the filter gets the verdict with the
+	 * hook of its entry, and (the shadow entry keeps it) of its exit. */
+	if (sp->incl && include_holds(sp->incl, regs)) {
+		if (fxt__patch_push(fn | AGENT_FILTER_HELD, slot, sp->tagged | SHADOW_HELD, &c) &&
+		    sp->at_entry)
+			test_value(sp->idx, fn, regs);
+		return;
+	}
 	if (fxt__patch_push(fn, slot, sp->tagged, &c) && sp->at_entry)
 		test_value(sp->idx, fn, regs);
 }
@@ -278,7 +299,7 @@ void fxt__patch_exit_args(uint64_t tagged, const uint64_t *sp)
 		capture(&c, FXT_REG_RET_XMM0, xmm[0], fn, false);
 	if (caps & FXT_CAP_XMM1)
 		capture(&c, FXT_REG_RET_XMM1, xmm[1], fn, false);
-	record_with(&c, fn | SPOOL_EXIT_BIT);
+	record_with(&c, shadow_exit(tagged));
 	if (idx)
 		test_value(idx, fn, regs);
 }

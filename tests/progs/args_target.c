@@ -10,6 +10,9 @@
  *                          and NULL
  *   args_target N          lookup(i) for i in 0..N-1, returning -1 for
  *                          i == N - 1 (a failure at the end)
+ *   args_target keys       resolve(key) for the keys 7, 42, 3, 42, -1, each
+ *                          of which calls lookup(key) (fxt-run --include
+ *                          'resolve@arg1==42', tests/e2e/args-include.sh)
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,6 +51,7 @@ int take_var(const char *fmt, ...);
 bool ret_bool(int x);
 enum color ret_color(int x);
 int lookup(int key);
+int resolve(int key);
 
 KEEP int take_ints(int8_t a, uint8_t b, int16_t c, uint16_t d, int32_t e, uint64_t f)
 {
@@ -116,8 +120,21 @@ KEEP int lookup(int key)
 	return key < 0 ? -1 : key;
 }
 
+KEEP int resolve(int key)
+{
+	return lookup(key) + 1;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "keys") == 0) {
+		static const int keys[] = { 7, 42, 3, 42, -1 };
+
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			resolve(keys[i]);
+		puts("done");
+		return 0;
+	}
 	if (argc > 1 && strcmp(argv[1], "bad") == 0) {
 		long page = sysconf(_SC_PAGESIZE);
 		char *p = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,

@@ -232,26 +232,26 @@ static void test_mode_policy(void)
 static void test_argspec(void)
 {
 	const struct fxt_argspec_cond test = { 2, FXT_REG_RAX, 4, true };
-	struct fxt_argspec_cond cond;
+	struct fxt_argspec_cond cond, incl;
 	const char *module, *symbol;
 	char line[256];
 	uint32_t caps;
 	int n;
 
 	n = run_argspec_format(line, sizeof(line), "app", "parse",
-			       FXT_CAP_GPR(0) | FXT_CAP_STR(0) | FXT_CAP_RAX | FXT_CAP_HOOKED, &test);
+			       FXT_CAP_GPR(0) | FXT_CAP_STR(0) | FXT_CAP_RAX | FXT_CAP_HOOKED, &test, NULL);
 	ok(n > 0 && strcmp(line, "app\tparse\t0x2100041\t2:16:4:1\n") == 0, "written: %s", line);
 	line[n - 1] = '\0';
-	ok(run_argspec_parse(line, &module, &symbol, &caps, &cond) == 0 &&
+	ok(run_argspec_parse(line, &module, &symbol, &caps, &cond, &incl) == 0 &&
 		   strcmp(module, "app") == 0 && strcmp(symbol, "parse") == 0 &&
 		   caps == (FXT_CAP_GPR(0) | FXT_CAP_STR(0) | FXT_CAP_RAX | FXT_CAP_HOOKED) &&
 		   cond.rule == 2 && cond.reg == FXT_REG_RAX && cond.width == 4 && cond.is_signed,
 	   "read back, FXT_CAP_HOOKED with its registers");
 	snprintf(line, sizeof(line), "app\tparse\t%#x", FXT_CAP_HOOKED);
-	ok(run_argspec_parse(line, &module, &symbol, &caps, &cond) == -EINVAL,
+	ok(run_argspec_parse(line, &module, &symbol, &caps, &cond, &incl) == -EINVAL,
 	   "FXT_CAP_HOOKED alone: nothing to read, refused");
 	snprintf(line, sizeof(line), "app\tparse\t%#x", FXT_CAP_RAX | (FXT_CAP_HOOKED << 1));
-	ok(run_argspec_parse(line, &module, &symbol, &caps, &cond) == -EINVAL,
+	ok(run_argspec_parse(line, &module, &symbol, &caps, &cond, &incl) == -EINVAL,
 	   "a bit no one knows: refused");
 }
 

@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "run/argspec.h"
 #include "run/names.h"
 #include "run/recording.h"
 #include "tests/lib/tap.h"
@@ -393,6 +395,51 @@ static void test_snapshots(void)
 	   "value test: a negative constant, unsigned and signed values");
 }
 
+/* --include's patterns with a test (run/recording.h), and the argspec
+ * lines that carry it to the agent (run/argspec.h). */
+static void test_include_tests(void)
+{
+	struct fxt_snapshot_rule r;
+	struct fxt_argspec_cond cond, incl;
+	const char *module, *symbol, *what = NULL;
+	uint32_t caps;
+	size_t pos = 0;
+	char line[256];
+
+	ok(run_include_test_parse("lookup@arg1==42", 15, &r, &pos, &what) == 1 &&
+	       strcmp(r.name, "lookup") == 0 && r.value_of == 1 && r.op == FXT_OP_EQ &&
+	       r.value == 42,
+	   "include test: a pattern and its test");
+	ok(run_include_test_parse("^(parse|lookup)$", 16, &r, &pos, &what) == 0 &&
+	       run_include_test_parse("a>b", 3, &r, &pos, &what) == 0 &&
+	       run_include_test_parse("user@host", 9, &r, &pos, &what) == 0,
+	   "include test: none (a plain pattern, with '>' or '@' in it)");
+	ok(run_include_test_parse("lookup@retval<0", 15, &r, &pos, &what) == -EINVAL && pos == 7 &&
+	       strncmp(what, "argN", 4) == 0,
+	   "include test: retval refused, at its column");
+	ok(run_include_test_parse("lookup@arg1=4", 13, &r, &pos, &what) == -EINVAL && pos == 11,
+	   "include test: a bad operator, at its column");
+
+	cond = (struct fxt_argspec_cond){ 2, FXT_REG_RAX, 4, true };
+	incl = (struct fxt_argspec_cond){ 5, FXT_REG_GPR0, 8, false };
+	ok(run_argspec_format(line, sizeof(line), "app", "lookup", 0x100001, &cond, &incl) > 0 &&
+	       strcmp(line, "app\tlookup\t0x100001\t2:16:4:1\ti5:0:8:0\n") == 0,
+	   "argspec: both tests in the line");
+	line[strlen(line) - 1] = '\0';
+	ok(run_argspec_parse(line, &module, &symbol, &caps, &cond, &incl) == 0 &&
+	       strcmp(symbol, "lookup") == 0 && caps == 0x100001 && cond.rule == 2 &&
+	       cond.reg == FXT_REG_RAX && cond.width == 4 && cond.is_signed && incl.rule == 5 &&
+	       incl.reg == FXT_REG_GPR0 && incl.width == 8 && !incl.is_signed,
+	   "argspec: ... read back");
+	snprintf(line, sizeof(line), "app\tlookup\t0x1\ti3:0:4:1");
+	ok(run_argspec_parse(line, &module, &symbol, &caps, &cond, &incl) == 0 &&
+	       cond.rule == FXT_ARGSPEC_NO_RULE && incl.rule == 3 && caps == 1,
+	   "argspec: the include test alone");
+	snprintf(line, sizeof(line), "app\tlookup\t0x1\ti3:0:4:1\t2:16:4:1");
+	ok(run_argspec_parse(line, &module, &symbol, &caps, &cond, &incl) == -EINVAL,
+	   "argspec: tests out of order: the line is skipped");
+}
+
 int main(void)
 {
 	test_sizes();
@@ -401,6 +448,7 @@ int main(void)
 	test_not_names();
 	test_templates();
 	test_snapshots();
+	test_include_tests();
 	done_testing();
 	return exit_status();
 }
