@@ -158,7 +158,8 @@ static bool put_function(struct emit_ctx *ctx, struct sym_entry *e, struct fxt_s
 
 	if (fxt_strref_is_inline(name.ref | mod_key.ref | mod.ref | loc_key.ref | val.ref) ||
 	    !name.ref || !mod_key.ref || !mod.ref || !loc_key.ref ||
-	    (inl && (!e->loc_len || e->loc_len > MESSAGE_MAX || !fxt_utf8_valid(e->loc, e->loc_len))))
+	    (inl &&
+	     (!e->loc_len || e->loc_len > MESSAGE_MAX || !fxt_utf8_valid(e->loc, e->loc_len))))
 		return false;
 	out = fxt_writer_reserve(ctx->w, n);
 	if (!out)

@@ -416,10 +416,18 @@ static int file_shown(struct line_table *t, uint32_t i, const char **out)
 
 int fxt_sym__linetab_find(struct line_table *t, uint64_t addr, const char **file, unsigned *line)
 {
-	size_t i =
-	    t->nrows ? fxt_sym__lt_above(&t->rows->addr, t->nrows, sizeof(*t->rows), addr, t->hint)
-		     : 0;
+	size_t i = t->hint;
 	const struct lt_row *row;
+
+	/* Functions come mostly in address order, and the rows kept are
+	 * mostly one a function: the row after the last answer's. */
+	if (!(i < t->nrows && t->rows[i].addr <= addr &&
+	      (i + 1 == t->nrows || t->rows[i + 1].addr > addr)))
+		i = t->nrows
+			? fxt_sym__lt_above(&t->rows->addr, t->nrows, sizeof(*t->rows), addr, i)
+			: 0;
+	else
+		i++;
 
 	t->hint = i;
 	if (i == 0)

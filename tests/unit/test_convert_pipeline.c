@@ -274,8 +274,9 @@ static const struct fxt_sym_info *rec_lookup(void *ctx, uint64_t addr)
 
 	(void)ctx;
 	snprintf(names[i], sizeof(names[i]), "g%zu", i);
-	info[i] = (struct fxt_sym_info){ .name = names[i], .module = "mod", .start = addr,
-					 .loc = rec_locs[i] };
+	info[i] = (struct fxt_sym_info){
+		.name = names[i], .module = "mod", .start = addr, .loc = rec_locs[i]
+	};
 	return &info[i];
 }
 
@@ -299,12 +300,11 @@ static void test_func_records(void)
 		test_hook(&t, (0x1000 + i * 16) | EXIT);
 	}
 	t.tid = 13;
-	convert_ok(&a,
-		   &(struct conv_opts){ .now = ~0ull >> 2,
-					.lookup = rec_lookup,
-					.keep = &keep,
-					.keep_len = &keep_len },
-		   &st, "function records");
+	convert_ok(
+	    &a,
+	    &(struct conv_opts){
+		.now = ~0ull >> 2, .lookup = rec_lookup, .keep = &keep, .keep_len = &keep_len },
+	    &st, "function records");
 	if (keep && fxt_reader_open_mem(&r, keep, keep_len, FXT_READER_VALIDATE) == 0) {
 		while (fxt_reader_next(r, &rec) > 0) {
 			static char want[MESSAGE_MAX + 100];
@@ -332,7 +332,8 @@ static void test_func_records(void)
 				bad++;
 				continue;
 			}
-			n = fxt_utf8_cut(want, fxt_utf8_clean(want, rec_locs[i], strlen(rec_locs[i])),
+			n = fxt_utf8_cut(want,
+					 fxt_utf8_clean(want, rec_locs[i], strlen(rec_locs[i])),
 					 MESSAGE_MAX);
 			if (rec.u.kobj.name.len != 2 || memcmp(rec.u.kobj.name.data, "g", 1) ||
 			    rec.u.kobj.name.data[1] != (char)('0' + i) || mod->len != 3 ||
