@@ -80,8 +80,11 @@ static struct cu_range *cu_find(struct sym_module *m, uint64_t a)
 {
 	size_t lo = 0, hi = m->ncus;
 
-	if (m->cu_hint < m->ncus && m->cus[m->cu_hint].lo <= a && a < m->cus[m->cu_hint].hi)
-		return &m->cus[m->cu_hint]; /* functions come in address order */
+	/* Functions come in address order: the last answer's range, when
+	 * it is the last one starting at or below a (the search's). */
+	if (m->cu_hint < m->ncus && m->cus[m->cu_hint].lo <= a && a < m->cus[m->cu_hint].hi &&
+	    (m->cu_hint + 1 == m->ncus || m->cus[m->cu_hint + 1].lo > a))
+		return &m->cus[m->cu_hint];
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
