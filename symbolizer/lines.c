@@ -290,6 +290,11 @@ static const char *relative(Dwarf_Die *unit, const char *file)
 	    unit && dwarf_attr(unit, DW_AT_comp_dir, &at) ? dwarf_formstring(&at) : NULL, file);
 }
 
+static const char digits2[] = "00010203040506070809101112131415161718192021222324"
+			      "25262728293031323334353637383940414243444546474849"
+			      "50515253545556575859606162636465666768697071727374"
+			      "75767778798081828384858687888990919293949596979899";
+
 /* "FILE:LINE[ (inlined)]", made in arena `a`: snprintf() and a copy
  * through a buffer were a measurable part of what a location costs. */
 static const char *put_loc(struct arena *a, const char *file, unsigned line, bool inlined)
@@ -297,9 +302,16 @@ static const char *put_loc(struct arena *a, const char *file, unsigned line, boo
 	char num[16], *p = num + sizeof(num), *buf;
 	size_t n = strlen(file), k, i;
 
-	do
-		*--p = (char)('0' + line % 10);
-	while (line /= 10);
+	for (; line >= 100; line /= 100) { /* two digits a division */
+		p -= 2;
+		memcpy(p, digits2 + 2 * (line % 100), 2);
+	}
+	if (line >= 10) {
+		p -= 2;
+		memcpy(p, digits2 + 2 * line, 2);
+	} else {
+		*--p = (char)('0' + line);
+	}
 	k = (size_t)(num + sizeof(num) - p);
 	buf =
 	    fxt_sym__arena_alloc(a, n + 1 + k + (inlined ? sizeof(FXT_SYM_INLINED) - 1 : 0) + 1, 1);
