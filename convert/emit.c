@@ -141,10 +141,49 @@ static int emit_unsampled(struct emit_ctx *ctx, uint64_t ts, unsigned code)
 	return emit_fxt_instant(ctx, ts, name, len, "");
 }
 
+/* The FXT_OBJ_FUNCTION record of conv_emit_loc() in one pass, straight
+ * into the writer's buffer: its name and the module's argument indexed
+ * refs, the location's value indexed (`val`) or, when val is empty, e->loc
+ * inline, as conv_inline_value() would leave it (valid UTF-8, within
+ * MESSAGE_MAX).  false when not so: the general encoder writes it.  One a
+ * function: the fxt_arg arrays and the encoder's two passes were most of
+ * what a location cost past reading the line table (bench/srcline.sh). */
+static bool put_function(struct emit_ctx *ctx, struct sym_entry *e, struct fxt_sref name,
+			 struct fxt_sref mod_key, struct fxt_sref mod, struct fxt_sref loc_key,
+			 struct fxt_sref val)
+{
+	bool inl = val.ref == FXT_STRREF_EMPTY;
+	size_t sw = inl ? (size_t)fxt_stream_words(e->loc_len) : 0, n = 2 + 1 + 1 + sw;
+	uint64_t *out;
+
+	if (fxt_strref_is_inline(name.ref | mod_key.ref | mod.ref | loc_key.ref | val.ref) ||
+	    !name.ref || !mod_key.ref || !mod.ref || !loc_key.ref ||
+	    (inl &&
+	     (!e->loc_len || e->loc_len > MESSAGE_MAX || !fxt_utf8_valid(e->loc, e->loc_len))))
+		return false;
+	out = fxt_writer_reserve(ctx->w, n);
+	if (!out)
+		return false; /* the general encoder says the error */
+	out[0] = fxt_field(FXT_RECORD_KERNEL_OBJECT, 0, 3) | fxt_field(n, 4, 15) |
+		 fxt_field(FXT_OBJ_FUNCTION, 16, 23) | fxt_field(name.ref, 24, 39) |
+		 fxt_field(2, 40, 43);
+	out[1] = e->addr;
+	out[2] = fxt_arg_header(FXT_ARG_STRING, 1, mod_key.ref, mod.ref);
+	out[3] = fxt_arg_header(FXT_ARG_STRING, 1 + sw, loc_key.ref,
+				inl ? FXT_STRREF_INLINE(e->loc_len) : val.ref);
+	if (sw) {
+		out[3 + sw] = 0; /* the padding, before the bytes cover it */
+		memcpy(out + 4, e->loc, e->loc_len);
+	}
+	fxt_writer_commit(ctx->w, n);
+	return true;
+}
+
 void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e)
 {
 	char *scratch = ctx->com->scratch;
 	struct fxt_arg a[2];
+	struct fxt_sref name;
 
 	e->loc_done = true;
 	if (!e->loc)
@@ -161,11 +200,22 @@ void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e)
 	 * slice with loc_args, a table entry. */
 	a[1].v.str = ctx->com->loc_args
 			 ? fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len)
-			 : conv_inline_value(&scratch, e->loc, e->loc_len, MESSAGE_MAX);
-	fxt_writer_kernel_object(
-	    ctx->w, FXT_OBJ_FUNCTION, e->addr,
-	    fxt_writer_string_cached(ctx->w, &e->name_slot, e->name, e->name_len), a, 2);
+			 : fxt_sref_empty();
+	name = fxt_writer_string_cached(ctx->w, &e->name_slot, e->name, e->name_len);
 	ctx->names->epoch++; /* strings registered */
+	if (!ctx->com->loc_args) {
+		/* The slices' refs are these (function_refs() has nothing
+		 * to do for them then): no string registered after them. */
+		e->cat_ref = a[0].v.str;
+		e->name_ref = name;
+		e->ref_bits = fxt_event_header_refs(e->cat_ref.ref, e->name_ref.ref);
+		e->epoch = ctx->names->epoch;
+	}
+	if (put_function(ctx, e, name, a[0].name, a[0].v.str, a[1].name, a[1].v.str))
+		return;
+	if (!ctx->com->loc_args)
+		a[1].v.str = conv_inline_value(&scratch, e->loc, e->loc_len, MESSAGE_MAX);
+	fxt_writer_kernel_object(ctx->w, FXT_OBJ_FUNCTION, e->addr, name, a, 2);
 }
 
 /* With loc_args, the argument FXT_LOC_ARG of a function's slice in *a:

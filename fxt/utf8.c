@@ -11,6 +11,20 @@ bool fxt_utf8_valid(const char *str, size_t len)
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
 
+	/* Most strings are ASCII: 8 bytes at a time, the last 8 overlapping
+	 * the others (no byte at a time for the tail). */
+	if (len >= 8) {
+		uint64_t any = 0, w;
+
+		for (; i + 8 <= len; i += 8) {
+			memcpy(&w, s + i, 8);
+			any |= w;
+		}
+		memcpy(&w, s + len - 8, 8);
+		if (((any | w) & UINT64_C(0x8080808080808080)) == 0)
+			return true;
+		i = 0;
+	}
 	while (i < len) {
 		/* Most names are ASCII: step over 8 bytes at a time. */
 		if (len - i >= 8) {

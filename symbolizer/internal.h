@@ -81,6 +81,10 @@ struct sym_module {
 	bool cus_built; /* cus built (possibly empty) */
 	struct cu_range *cus;
 	size_t ncus;
+	size_t cu_hint; /* the last answer of cu_find() (lines.c) */
+	bool dw_got;	/* dw: dwfl_module_getdwarf()'s answer, asked once */
+	Dwarf *dw;
+	Dwarf_Addr dw_bias;
 	struct sym_unit *units; /* each unit once, as the cus refer to them */
 	size_t nunits;
 	bool lsec_built; /* lsec read (lsec_ok), or not readable: libdw answers */
@@ -217,10 +221,10 @@ int fxt_sym__linetab_find(struct line_table *t, uint64_t addr, const char **file
 void fxt_sym__linetab_free(struct line_table *t);
 
 /* The location of the function that starts at `start` (fxt_sym_info.loc;
- * is_start: the address of one of the module's symbols) into buf: 0,
- * -ENOENT when no line covers it, -ENOMEM. */
-int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start, char *buf,
-			     size_t cap);
+ * is_start: the address of one of the module's symbols), made in arena
+ * `a` into *loc: 0, -ENOENT when no line covers it, -ENOMEM. */
+int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start, struct arena *a,
+			     const char **loc);
 
 /* libdwfl's find_elf and find_debuginfo callbacks (debuginfo.c): local
  * files only, never debuginfod. */

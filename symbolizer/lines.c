@@ -80,6 +80,12 @@ static struct cu_range *cu_find(struct sym_module *m, uint64_t a)
 {
 	size_t lo = 0, hi = m->ncus;
 
+	/* Functions come in address order: the last answer's range, when
+	 * it is the last one starting at or below a (the search's). */
+	if (m->cu_hint < m->ncus && m->cus[m->cu_hint].lo <= a && a < m->cus[m->cu_hint].hi &&
+	    (m->cu_hint + 1 == m->ncus || m->cus[m->cu_hint + 1].lo > a))
+		return &m->cus[m->cu_hint];
+
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -90,6 +96,7 @@ static struct cu_range *cu_find(struct sym_module *m, uint64_t a)
 	}
 	if (lo == 0 || a >= m->cus[lo - 1].hi)
 		return NULL;
+	m->cu_hint = lo - 1;
 	return &m->cus[lo - 1];
 }
 
@@ -283,21 +290,33 @@ static const char *relative(Dwarf_Die *unit, const char *file)
 	    unit && dwarf_attr(unit, DW_AT_comp_dir, &at) ? dwarf_formstring(&at) : NULL, file);
 }
 
-/* "FILE:LINE[ (inlined)]" into buf (cut to fit): snprintf() was a
- * measurable part of what a location costs. */
-static void put_loc(char *buf, size_t cap, const char *file, unsigned line, bool inlined)
-{
-	char num[16], *p = num + sizeof(num);
-	size_t n = strlen(file), k, i = 0;
+static const char digits2[] = "00010203040506070809101112131415161718192021222324"
+			      "25262728293031323334353637383940414243444546474849"
+			      "50515253545556575859606162636465666768697071727374"
+			      "75767778798081828384858687888990919293949596979899";
 
-	do
-		*--p = (char)('0' + line % 10);
-	while (line /= 10);
-	k = (size_t)(num + sizeof(num) - p);
-	if (n + 1 + k + sizeof(FXT_SYM_INLINED) > cap) {
-		snprintf(buf, cap, "%s:%.*s%s", file, (int)k, p, inlined ? FXT_SYM_INLINED : "");
-		return;
+/* "FILE:LINE[ (inlined)]", made in arena `a`: snprintf() and a copy
+ * through a buffer were a measurable part of what a location costs. */
+static const char *put_loc(struct arena *a, const char *file, unsigned line, bool inlined)
+{
+	char num[16], *p = num + sizeof(num), *buf;
+	size_t n = strlen(file), k, i;
+
+	for (; line >= 100; line /= 100) { /* two digits a division */
+		p -= 2;
+		memcpy(p, digits2 + 2 * (line % 100), 2);
 	}
+	if (line >= 10) {
+		p -= 2;
+		memcpy(p, digits2 + 2 * line, 2);
+	} else {
+		*--p = (char)('0' + line);
+	}
+	k = (size_t)(num + sizeof(num) - p);
+	buf =
+	    fxt_sym__arena_alloc(a, n + 1 + k + (inlined ? sizeof(FXT_SYM_INLINED) - 1 : 0) + 1, 1);
+	if (!buf)
+		return NULL;
 	memcpy(buf, file, n);
 	i = n;
 	buf[i++] = ':';
@@ -308,6 +327,7 @@ static void put_loc(char *buf, size_t cap, const char *file, unsigned line, bool
 		i += sizeof(FXT_SYM_INLINED) - 1;
 	}
 	buf[i] = '\0';
+	return buf;
 }
 
 /* The DWARF addresses of the module's symbols, sorted: what its line
@@ -366,8 +386,8 @@ static int unit_row(struct sym_module *m, Dwarf *dw, Dwarf_Addr bias, struct cu_
 	return 0;
 }
 
-int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start, char *buf,
-			     size_t cap)
+int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start, struct arena *a,
+			     const char **loc)
 {
 	Dwarf_Addr bias;
 	struct cu_range *r;
@@ -381,7 +401,12 @@ int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start
 	 * first, which doubled what source lines cost a conversion; and
 	 * the unit's table decoded by linetab.c, which libdw's
 	 * dwarf_getsrclines() took three times as long as the rest. */
-	dw = dwfl_module_getdwarf(m->dwmod, &bias);
+	if (!m->dw_got) {
+		m->dw = dwfl_module_getdwarf(m->dwmod, &m->dw_bias);
+		m->dw_got = true;
+	}
+	dw = m->dw;
+	bias = m->dw_bias;
 	if (!dw)
 		return -ENOENT; /* no DWARF at all */
 	if (!m->cus_built && cu_index(m) < 0)
@@ -394,6 +419,6 @@ int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start
 		return err;
 	if (!m->units[r->unit].inl_built && inl_index(&m->units[r->unit], &r->die) < 0)
 		return -ENOMEM;
-	put_loc(buf, cap, file, line, inl_has(&m->units[r->unit], start - bias));
-	return 0;
+	*loc = put_loc(a, file, line, inl_has(&m->units[r->unit], start - bias));
+	return *loc ? 0 : -ENOMEM;
 }

@@ -27,104 +27,7 @@
 
 #include "common/grow.h"
 #include "symbolizer/internal.h"
-
-struct lt_row {
-	uint64_t addr;
-	uint32_t line;
-	uint32_t file; /* LT_END: the end of a sequence */
-};
-#define LT_END UINT32_MAX
-
-struct lt_file {
-	const char *name; /* in the section, NUL-terminated */
-	uint64_t dir;
-	char *shown; /* made at first use: joined, relative to comp_dir */
-};
-
-struct line_table {
-	struct lt_row *rows;
-	size_t nrows;
-	struct lt_file *files;
-	size_t nfiles;
-	const char **dirs;
-	size_t ndirs;
-	const char *comp_dir; /* NULL when the unit has none */
-	size_t hint;	      /* the last answer's above() */
-};
-
-/* ------------------------------------------------------------ reading */
-
-/* A bounded little-endian reader; `bad` once it ran past its end. */
-struct rd {
-	const unsigned char *p, *end;
-	bool bad;
-};
-
-static uint64_t rd_fixed(struct rd *r, unsigned n)
-{
-	uint64_t v = 0;
-
-	if ((size_t)(r->end - r->p) < n) {
-		r->bad = true;
-		r->p = r->end;
-		return 0;
-	}
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-/* A LEB128, sign-extended when `is_signed`. */
-static uint64_t rd_leb(struct rd *r, bool is_signed)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (r->p < r->end) {
-		unsigned char b = *r->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (is_signed && shift < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			return v;
-		}
-	}
-	r->bad = true;
-	return 0;
-}
-
-static uint64_t rd_uleb(struct rd *r)
-{
-	return rd_leb(r, false);
-}
-
-static const char *rd_str(struct rd *r)
-{
-	const unsigned char *s = r->p;
-	const unsigned char *nul = memchr(s, '\0', (size_t)(r->end - s));
-
-	if (!nul) {
-		r->bad = true;
-		r->p = r->end;
-		return NULL;
-	}
-	r->p = nul + 1;
-	return (const char *)s;
-}
-
-static void rd_skip(struct rd *r, uint64_t n)
-{
-	if ((uint64_t)(r->end - r->p) < n) {
-		r->bad = true;
-		r->p = r->end;
-		return;
-	}
-	r->p += n;
-}
+#include "symbolizer/linetab.h"
 
 /* ------------------------------------------------------------ sections */
 
@@ -318,266 +221,6 @@ static int v4_entries(struct rd *r, struct line_table *t)
 	}
 	return r->bad ? -EOPNOTSUPP : 0;
 }
-
-/* ------------------------------------------------------------ the program */
-
-struct lt_hdr {
-	unsigned min_insn, max_ops;
-	unsigned addr_size; /* DWARF 5's; 0: DW_LNE_set_address's length */
-	int line_base;
-	unsigned line_range, opcode_base;
-	const unsigned char *std_len; /* opcode_base - 1 lengths */
-	bool dwarf64;
-	/* Each special opcode's operation and line advances: no division
-	 * per row. */
-	uint8_t sp_ops[256];
-	int16_t sp_line[256];
-};
-
-/* The rows as the program makes them, kept in t->rows when they may be
- * an answer: a row answers (libdw's order) at most up to the next row of
- * its sequence, so it waits for that one, and is left out when no address
- * of `want` (sorted; NULL: all) lies in between, or the next one is at its
- * address.  Kept: the ends, and rows the next one does not bound (an end
- * at their address, which libdw puts first; an address going back). */
-struct lt_out {
-	struct line_table *t;
-	size_t cap;
-	const uint64_t *want;
-	size_t nwant, hint; /* hint: want[hint] is next_want */
-	uint64_t next_want; /* the first of want at or above row.addr */
-	bool waiting;
-	struct lt_row row; /* the row waiting */
-};
-
-/* The index of the first of n sorted addresses (`stride` bytes apart)
- * above x, searched outwards from `hint`, the last answer: rows and
- * functions come mostly in address order; a whole search missed the cache. */
-static size_t above(const uint64_t *v, size_t n, size_t stride, uint64_t x, size_t hint)
-{
-	const char *base = (const char *)v;
-	size_t lo = 0, hi = n, step = 1;
-
-#define AT(i) (*(const uint64_t *)(base + (i)*stride))
-	/* Invariant: [0, lo) are at or below x, [hi, n) above. */
-	if (hint > n)
-		hint = n;
-	if (hint == 0 || AT(hint - 1) <= x) {
-		if (hint == n || AT(hint) > x)
-			return hint; /* the last answer's */
-		for (lo = hint; lo + step <= n && AT(lo + step - 1) <= x; step *= 2)
-			lo += step;
-		if (lo + step <= n)
-			hi = lo + step - 1;
-	} else {
-		for (hi = hint - 1; hi > 0; step *= 2) {
-			size_t p = hi > step ? hi - step : 0;
-
-			if (AT(p) <= x) {
-				lo = p + 1;
-				break;
-			}
-			hi = p;
-		}
-	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (AT(mid) <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-#undef AT
-	return lo;
-}
-
-/* Makes next_want the first address of `want` at or above a, the next
- * row's: one step or none when rows come in address order. */
-static inline void aim(struct lt_out *o, uint64_t a)
-{
-	size_t i = o->hint;
-
-	if (!o->want) {
-		o->next_want = a; /* every row answers */
-		return;
-	}
-	if (i < o->nwant && o->want[i] < a)
-		i++;
-	if (!((i == o->nwant || o->want[i] >= a) && (i == 0 || o->want[i - 1] < a)))
-		i = a ? above(o->want, o->nwant, sizeof(*o->want), a - 1, i) : 0;
-	o->hint = i;
-	o->next_want = i < o->nwant ? o->want[i] : UINT64_MAX;
-}
-
-static int keep(struct lt_out *o, const struct lt_row *r)
-{
-	struct line_table *t = o->t;
-
-	if (__builtin_expect(t->nrows == o->cap, 0) &&
-	    fxt__grow((void **)&t->rows, &o->cap, t->nrows + 1, sizeof(*t->rows)) < 0)
-		return -ENOMEM;
-	t->rows[t->nrows++] = *r;
-	return 0;
-}
-
-/* The row waiting, now that the next one of its sequence is at `next`:
- * kept when next_want lies in between. */
-static inline int settle(struct lt_out *o, uint64_t next)
-{
-	int err = 0;
-
-	if (o->waiting && (next <= o->row.addr || o->next_want < next))
-		err = keep(o, &o->row);
-	o->waiting = false;
-	return err;
-}
-
-/* A row of the program (file LT_END: the end of its sequence). */
-static inline __attribute__((always_inline)) int row_out(struct lt_out *o, uint64_t addr,
-							 uint32_t line, uint32_t file)
-{
-	bool in_order = o->waiting && o->row.addr <= addr;
-	int err = 0;
-
-	if (file == LT_END) {
-		err = settle(o, addr);
-		return err ? err : keep(o, &(struct lt_row){ addr, line, LT_END });
-	}
-	/* At the address of the one waiting: the one after it in libdw's
-	 * order, which the one waiting never answers for. */
-	if (o->waiting && o->row.addr != addr)
-		err = settle(o, addr);
-	if (!in_order || o->next_want < addr)
-		aim(o, addr);
-	o->row = (struct lt_row){ addr, line, file };
-	o->waiting = true;
-	return err;
-}
-
-/* Advances the address by `adv` operations (op_index: VLIW's). */
-static void advance(const struct lt_hdr *h, uint64_t *addr, uint64_t *op_index, uint64_t adv)
-{
-	if (h->max_ops <= 1) { /* not VLIW: no division */
-		*addr += h->min_insn * adv;
-		return;
-	}
-	*addr += h->min_insn * ((*op_index + adv) / h->max_ops);
-	*op_index = (*op_index + adv) % h->max_ops;
-}
-
-/* A ULEB128 at p into *v: past it, or NULL when it runs past end. */
-static inline const unsigned char *uleb_at(const unsigned char *p, const unsigned char *end,
-					   uint64_t *v)
-{
-	struct rd r = { p, end, false };
-
-	if (__builtin_expect(p < end && !(*p & 0x80), 1)) {
-		*v = *p; /* one byte: nearly all of them */
-		return p + 1;
-	}
-	*v = rd_uleb(&r);
-	return r.bad ? NULL : r.p;
-}
-
-/* Runs the line number program in prog into o's table, in program
- * order.  Pointers in registers, not a struct rd: this loop is most of
- * what a unit's table costs. */
-static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_out *o)
-{
-	const unsigned char *p = prog->p, *end = prog->end;
-	const unsigned base = h->opcode_base;
-	uint64_t addr = 0, op_index = 0, v;
-	uint32_t file = 1, line = 1;
-	int err;
-
-	/* Room for a row per 4 bytes of program (gcc's take 4 to 5) when
-	 * all are kept: no copy as the array grows; pages never written cost
-	 * nothing. */
-	err = fxt__grow((void **)&o->t->rows, &o->cap, (size_t)(end - p) / 4 + 16,
-			sizeof(*o->t->rows));
-	while (p && p < end && err == 0) {
-		unsigned op = *p++;
-
-		if (op >= base) {
-			advance(h, &addr, &op_index, h->sp_ops[op]);
-			line += (uint32_t)h->sp_line[op];
-			err = row_out(o, addr, line, file);
-			continue;
-		}
-		switch (op) {
-		case DW_LNS_set_column: /* the commonest, with negate_stmt */
-			p = uleb_at(p, end, &v);
-			break;
-		case DW_LNS_negate_stmt:
-			break;
-		case DW_LNS_copy:
-			err = row_out(o, addr, line, file);
-			break;
-		case 0: { /* extended */
-			struct rd sub;
-
-			p = uleb_at(p, end, &v);
-			if (!p || v == 0 || v > (uint64_t)(end - p))
-				return -EOPNOTSUPP;
-			sub = (struct rd){ p + 1, p + v, false };
-			switch (p[0]) {
-			case DW_LNE_end_sequence:
-				err = row_out(o, addr, line, LT_END);
-				addr = 0;
-				op_index = 0;
-				file = 1;
-				line = 1;
-				break;
-			case DW_LNE_set_address:
-				if (v - 1 != (h->addr_size ? h->addr_size : 4) &&
-				    v - 1 != (h->addr_size ? h->addr_size : 8))
-					return -EOPNOTSUPP;
-				addr = rd_fixed(&sub, (unsigned)(v - 1));
-				op_index = 0;
-				break;
-			case DW_LNE_define_file:
-				return -EOPNOTSUPP; /* DWARF 2-4, unused by compilers */
-			default:
-				break; /* set_discriminator, vendors' */
-			}
-			p += v;
-			break;
-		}
-		case DW_LNS_advance_pc:
-			p = uleb_at(p, end, &v);
-			advance(h, &addr, &op_index, v);
-			break;
-		case DW_LNS_advance_line: {
-			struct rd r = { p, end, false };
-
-			line += (uint32_t)rd_leb(&r, true);
-			p = r.bad ? NULL : r.p;
-			break;
-		}
-		case DW_LNS_set_file:
-			p = uleb_at(p, end, &v);
-			file = v >= LT_END ? LT_END - 1 : (uint32_t)v; /* LT_END - 1: lacking */
-			break;
-		case DW_LNS_const_add_pc:
-			advance(h, &addr, &op_index, (255u - base) / h->line_range);
-			break;
-		case DW_LNS_fixed_advance_pc:
-			if (end - p < 2)
-				return -EOPNOTSUPP;
-			addr += (uint64_t)p[0] | (uint64_t)p[1] << 8;
-			p += 2;
-			op_index = 0;
-			break;
-		default: /* the others' operands are ULEB128s */
-			for (unsigned i = 0; p && i < h->std_len[op - 1]; i++)
-				p = uleb_at(p, end, &v);
-			break;
-		}
-	}
-	return p ? err : -EOPNOTSUPP;
-}
-
 /* In libdw's order: by address, a sequence's end before a row at the same
  * address, else the program's order (the index: a stable sort). */
 struct lt_sort {
@@ -659,6 +302,7 @@ static int decode(struct rd *r, const struct lt_sections *s, bool dwarf64, struc
 	for (unsigned op = h.opcode_base; op < 256; op++) {
 		h.sp_ops[op] = (uint8_t)((op - h.opcode_base) / h.line_range);
 		h.sp_line[op] = (int16_t)(h.line_base + (int)((op - h.opcode_base) % h.line_range));
+		h.sp_addr[op] = h.min_insn * h.sp_ops[op];
 	}
 	if (version >= 5) {
 		err = v5_entries(r, s, dwarf64, false, t);
@@ -668,9 +312,7 @@ static int decode(struct rd *r, const struct lt_sections *s, bool dwarf64, struc
 		err = v4_entries(r, t);
 	}
 	if (err == 0)
-		err = run_program(&prog, &h, o);
-	if (err == 0 && o->waiting) /* a program without its last end */
-		err = settle(o, o->row.addr);
+		err = fxt_sym__lineprog_run(&prog, &h, o);
 	return err;
 }
 
@@ -774,8 +416,18 @@ static int file_shown(struct line_table *t, uint32_t i, const char **out)
 
 int fxt_sym__linetab_find(struct line_table *t, uint64_t addr, const char **file, unsigned *line)
 {
-	size_t i = t->nrows ? above(&t->rows->addr, t->nrows, sizeof(*t->rows), addr, t->hint) : 0;
+	size_t i = t->hint;
 	const struct lt_row *row;
+
+	/* Functions come mostly in address order, and the rows kept are
+	 * mostly one a function: the row after the last answer's. */
+	if (!(i < t->nrows && t->rows[i].addr <= addr &&
+	      (i + 1 == t->nrows || t->rows[i + 1].addr > addr)))
+		i = t->nrows
+			? fxt_sym__lt_above(&t->rows->addr, t->nrows, sizeof(*t->rows), addr, i)
+			: 0;
+	else
+		i++;
 
 	t->hint = i;
 	if (i == 0)

@@ -9,6 +9,8 @@ FXT_SYM_SOURCES = \
 	symbolizer/symtab.c \
 	symbolizer/lines.c \
 	symbolizer/linetab.c \
+	symbolizer/linetab.h \
+	symbolizer/lineprog.c \
 	symbolizer/signature.c \
 	symbolizer/sigabi.c \
 	symbolizer/sigshow.c \

@@ -486,18 +486,16 @@ static struct fxt_sym_info *symbolize(struct fxt_sym *s, uint64_t addr)
 		}
 	}
 	if ((s->flags & FXT_SYM_FUNC_LOC) && m) {
-		char loc[PATH_MAX + 64];
-		int err =
-		    m->dwmod ? fxt_sym__module_func_loc(m, info->start, e != NULL, loc, sizeof(loc))
-			     : -ENOENT;
+		/* In the arena, not interned: one a function, nearly all
+		 * distinct. */
+		int err = m->dwmod ? fxt_sym__module_func_loc(m, info->start, e != NULL, &s->arena,
+							      &info->loc)
+				   : -ENOENT;
 
 		if (err == -ENOMEM)
 			return NULL;
-		/* Copied, not interned: one a function, nearly all distinct. */
-		info->loc =
-		    err == 0 ? fxt_sym__arena_strdup(&s->arena, loc) : FXT_SYM_NO_DEBUG_INFO;
-		if (!info->loc)
-			return NULL;
+		if (err < 0)
+			info->loc = FXT_SYM_NO_DEBUG_INFO;
 	}
 	return info;
 }

@@ -138,6 +138,23 @@ static void test_utf8_cut(void)
 		      "utf8_cut backs off at most 3 bytes in bad input");
 }
 
+/* fxt_utf8_valid() checks ASCII 8 bytes at a time, the last 8
+ * overlapping: a bad byte in the tail only, or in the first word only,
+ * is still found. */
+static void test_utf8_words(void)
+{
+	ASSERT_EQ_I64(fxt_utf8_valid("abcdefgh", 8), 1, "utf8_valid: 8 ASCII bytes");
+	ASSERT_EQ_I64(fxt_utf8_valid("abcdefghij:12345", 16), 1, "utf8_valid: 16 ASCII bytes");
+	ASSERT_EQ_I64(fxt_utf8_valid("abcdefgh\xff", 9), 0, "utf8_valid: a bad byte in the tail");
+	ASSERT_EQ_I64(fxt_utf8_valid("abcdefg\xff", 8), 0, "utf8_valid: a bad last byte of 8");
+	ASSERT_EQ_I64(fxt_utf8_valid("\xff"
+				     "bcdefghijk",
+				     11),
+		      0, "utf8_valid: a bad byte in the first word");
+	ASSERT_EQ_I64(fxt_utf8_valid("abcdefghi\xc3\xa9", 11), 1,
+		      "utf8_valid: a 2-byte character in the tail");
+}
+
 static void test_utf8_chars(void)
 {
 	/* Each row: input, its length, the first character's length, and the
@@ -190,7 +207,7 @@ static void test_hash(void)
 
 int main(void)
 {
-	plan(85);
+	plan(91);
 	test_bits();
 	test_field();
 	test_stream_words();
@@ -199,6 +216,7 @@ int main(void)
 	test_magic();
 	test_put_stream();
 	test_utf8_cut();
+	test_utf8_words();
 	test_utf8_chars();
 	test_hash();
 	return exit_status();

@@ -1,0 +1,321 @@
+/* The line number program of a unit's line table, run into the rows
+ * that may answer for the addresses asked about (linetab.h, struct
+ * lt_out): the loop that most of what a table costs is (bench/srcline.sh).
+ */
+#include "config.h"
+
+#include <dwarf.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "common/grow.h"
+#include "symbolizer/linetab.h"
+
+/* The index of the first of n sorted addresses (`stride` bytes apart)
+ * above x, searched outwards from `hint`, the last answer: rows and
+ * functions come mostly in address order; a whole search missed the cache. */
+size_t fxt_sym__lt_above(const uint64_t *v, size_t n, size_t stride, uint64_t x, size_t hint)
+{
+	const char *base = (const char *)v;
+	size_t lo = 0, hi = n, step = 1;
+
+#define AT(i) (*(const uint64_t *)(base + (i)*stride))
+	/* Invariant: [0, lo) are at or below x, [hi, n) above. */
+	if (hint > n)
+		hint = n;
+	if (hint == 0 || AT(hint - 1) <= x) {
+		if (hint == n || AT(hint) > x)
+			return hint; /* the last answer's */
+		for (lo = hint; lo + step <= n && AT(lo + step - 1) <= x; step *= 2)
+			lo += step;
+		if (lo + step <= n)
+			hi = lo + step - 1;
+	} else {
+		for (hi = hint - 1; hi > 0; step *= 2) {
+			size_t p = hi > step ? hi - step : 0;
+
+			if (AT(p) <= x) {
+				lo = p + 1;
+				break;
+			}
+			hi = p;
+		}
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (AT(mid) <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+#undef AT
+	return lo;
+}
+
+/* Makes next_want the first address of `want` at or above a, the next
+ * row's: one step or none when rows come in address order. */
+static inline void aim(struct lt_out *o, uint64_t a)
+{
+	size_t i = o->hint;
+
+	if (!o->want) {
+		o->next_want = a; /* every row answers */
+		return;
+	}
+	if (i < o->nwant && o->want[i] < a)
+		i++;
+	if (!((i == o->nwant || o->want[i] >= a) && (i == 0 || o->want[i - 1] < a)))
+		i = a ? fxt_sym__lt_above(o->want, o->nwant, sizeof(*o->want), a - 1, i) : 0;
+	o->hint = i;
+	o->next_want = i < o->nwant ? o->want[i] : UINT64_MAX;
+}
+
+static int keep(struct lt_out *o, const struct lt_row *r)
+{
+	struct line_table *t = o->t;
+
+	if (__builtin_expect(t->nrows == o->cap, 0) &&
+	    fxt__grow((void **)&t->rows, &o->cap, t->nrows + 1, sizeof(*t->rows)) < 0)
+		return -ENOMEM;
+	t->rows[t->nrows++] = *r;
+	return 0;
+}
+
+/* The row waiting, now that the next one of its sequence is at `next`:
+ * kept when next_want lies in between. */
+static inline int settle(struct lt_out *o, uint64_t next)
+{
+	int err = 0;
+
+	if (o->waiting && (next <= o->row.addr || o->next_want < next))
+		err = keep(o, &o->row);
+	o->waiting = false;
+	return err;
+}
+
+/* A row of the program (file LT_END: the end of its sequence), in the
+ * general case: row() takes the common one. */
+static __attribute__((noinline)) int row_out(struct lt_out *o, uint64_t addr, uint32_t line,
+					     uint32_t file)
+{
+	bool in_order = o->waiting && o->row.addr <= addr;
+	int err = 0;
+
+	if (file == LT_END) {
+		err = settle(o, addr);
+		return err ? err : keep(o, &(struct lt_row){ addr, line, LT_END });
+	}
+	/* At the address of the one waiting: the one after it in libdw's
+	 * order, which the one waiting never answers for. */
+	if (o->waiting && o->row.addr != addr)
+		err = settle(o, addr);
+	if (!in_order || o->next_want < addr)
+		aim(o, addr);
+	o->row = (struct lt_row){ addr, line, file };
+	o->waiting = true;
+	return err;
+}
+
+/* The general case of a row (row_out()) with the row waiting as
+ * run_program() holds it in registers (addr lo, line wl, file wf). */
+static __attribute__((noinline)) int row_slow(struct lt_out *o, uint64_t lo, uint32_t wl,
+					      uint32_t wf, uint64_t addr, uint32_t line,
+					      uint32_t file)
+{
+	if (o->waiting)
+		o->row = (struct lt_row){ lo, wl, wf };
+	return row_out(o, addr, line, file);
+}
+
+/* Advances the address by `adv` operations of a VLIW machine (op_index). */
+static void advance_vliw(const struct lt_hdr *h, uint64_t *addr, uint64_t *op_index, uint64_t adv)
+{
+	*addr += h->min_insn * ((*op_index + adv) / h->max_ops);
+	*op_index = (*op_index + adv) % h->max_ops;
+}
+
+static inline void advance(const struct lt_hdr *h, uint64_t *addr, uint64_t *op_index, uint64_t adv)
+{
+	if (__builtin_expect(h->max_ops <= 1, 1)) /* not VLIW: no division */
+		*addr += h->min_insn * adv;
+	else
+		advance_vliw(h, addr, op_index, adv);
+}
+
+/* A ULEB128 at p into *v: past it, or NULL when it runs past end. */
+static __attribute__((noinline)) const unsigned char *
+uleb_long(const unsigned char *p, const unsigned char *end, uint64_t *v)
+{
+	struct rd r = { p, end, false };
+
+	*v = rd_uleb(&r);
+	return r.bad ? NULL : r.p;
+}
+
+static inline const unsigned char *uleb_at(const unsigned char *p, const unsigned char *end,
+					   uint64_t *v)
+{
+	if (__builtin_expect(p < end && !(*p & 0x80), 1)) {
+		*v = *p; /* one byte: nearly all of them */
+		return p + 1;
+	}
+	return uleb_long(p, end, v);
+}
+
+/* Runs the line number program in prog into o's table, in program
+ * order: this loop is most of what a unit's table costs (a 10,000-function
+ * unit: 500 KB, 330,000 opcodes, 120,000 rows).  The row waiting (o->row)
+ * stays in registers while rows come one after the other: in [lo, hi], a
+ * row only replaces it, since it is no answer (the new row is the last at
+ * or below any address up to o->next_want); else row_out() decides, and
+ * lo > hi when none waits. */
+static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_out *o)
+{
+	const unsigned char *p = prog->p, *const end = prog->end;
+	const unsigned base = h->opcode_base;
+	const bool vliw = h->max_ops > 1;
+	uint64_t addr = 0, op_index = 0, v, lo, hi;
+	uint32_t file = 1, line = 1, wl, wf;
+	int err;
+
+#define LT_WIN_GET()                                        \
+	do {                                                \
+		lo = o->waiting ? o->row.addr : UINT64_MAX; \
+		hi = o->waiting ? o->next_want : 0;         \
+		wl = o->row.line;                           \
+		wf = o->row.file;                           \
+	} while (0)
+#define LT_ROW()                                                         \
+	do {                                                             \
+		if (__builtin_expect(lo <= addr && addr <= hi, 1)) {     \
+			lo = addr;                                       \
+			wl = line;                                       \
+			wf = file;                                       \
+		} else {                                                 \
+			err = row_slow(o, lo, wl, wf, addr, line, file); \
+			LT_WIN_GET();                                    \
+			if (err < 0)                                     \
+				return err;                              \
+		}                                                        \
+	} while (0)
+
+	/* Room for a row per 4 bytes of program (gcc's take 4 to 5) when
+	 * all are kept: no copy as the array grows; pages never written cost
+	 * nothing. */
+	err = fxt__grow((void **)&o->t->rows, &o->cap, (size_t)(end - p) / 4 + 16,
+			sizeof(*o->t->rows));
+	if (err < 0)
+		return err;
+	LT_WIN_GET();
+	while (p < end) {
+		unsigned op = *p++;
+
+		/* gcc's, by how often they come: special opcodes, set_column
+		 * and negate_stmt (a quarter each), set_discriminator. */
+		if (op >= base) {
+			if (__builtin_expect(!vliw, 1))
+				addr += h->sp_addr[op];
+			else
+				advance_vliw(h, &addr, &op_index, h->sp_ops[op]);
+			line += (uint32_t)h->sp_line[op];
+			LT_ROW();
+			continue;
+		}
+		if (op == DW_LNS_set_column && p < end && !(*p & 0x80)) {
+			p++;
+			continue;
+		}
+		if (op == DW_LNS_negate_stmt)
+			continue;
+		if (op == 0 && end - p >= 3 && p[0] == 2 && p[1] == DW_LNE_set_discriminator &&
+		    !(p[2] & 0x80)) {
+			p += 3;
+			continue;
+		}
+		switch (op) {
+		case DW_LNS_copy:
+			LT_ROW();
+			break;
+		case 0: { /* extended */
+			struct rd sub;
+
+			p = uleb_at(p, end, &v);
+			if (!p || v == 0 || v > (uint64_t)(end - p))
+				return -EOPNOTSUPP;
+			sub = (struct rd){ p + 1, p + v, false };
+			switch (p[0]) {
+			case DW_LNE_end_sequence:
+				err = row_slow(o, lo, wl, wf, addr, line, LT_END);
+				LT_WIN_GET();
+				if (err < 0)
+					return err;
+				addr = 0;
+				op_index = 0;
+				file = 1;
+				line = 1;
+				break;
+			case DW_LNE_set_address:
+				if (v - 1 != (h->addr_size ? h->addr_size : 4) &&
+				    v - 1 != (h->addr_size ? h->addr_size : 8))
+					return -EOPNOTSUPP;
+				addr = rd_fixed(&sub, (unsigned)(v - 1));
+				op_index = 0;
+				break;
+			case DW_LNE_define_file:
+				return -EOPNOTSUPP; /* DWARF 2-4, unused by compilers */
+			default:
+				break; /* set_discriminator, vendors' */
+			}
+			p += v;
+			break;
+		}
+		case DW_LNS_advance_pc:
+			p = uleb_at(p, end, &v);
+			advance(h, &addr, &op_index, v);
+			break;
+		case DW_LNS_advance_line: {
+			struct rd r = { p, end, false };
+
+			line += (uint32_t)rd_leb(&r, true);
+			p = r.bad ? NULL : r.p;
+			break;
+		}
+		case DW_LNS_set_file:
+			p = uleb_at(p, end, &v);
+			file = v >= LT_END ? LT_END - 1 : (uint32_t)v; /* LT_END - 1: lacking */
+			break;
+		case DW_LNS_const_add_pc:
+			advance(h, &addr, &op_index, (255u - base) / h->line_range);
+			break;
+		case DW_LNS_fixed_advance_pc:
+			if (end - p < 2)
+				return -EOPNOTSUPP;
+			addr += (uint64_t)p[0] | (uint64_t)p[1] << 8;
+			p += 2;
+			op_index = 0;
+			break;
+		default: /* set_column's long operand, the others' ULEB128s */
+			for (unsigned i = 0;
+			     p && i < (op == DW_LNS_set_column ? 1u : h->std_len[op - 1]); i++)
+				p = uleb_at(p, end, &v);
+			break;
+		}
+		if (!p)
+			return -EOPNOTSUPP;
+	}
+	if (o->waiting)
+		o->row = (struct lt_row){ lo, wl, wf };
+	return 0;
+#undef LT_ROW
+#undef LT_WIN_GET
+}
+
+int fxt_sym__lineprog_run(const struct rd *prog, const struct lt_hdr *h, struct lt_out *o)
+{
+	int err = run_program(prog, h, o);
+
+	if (err == 0 && o->waiting) /* a program without its last end */
+		err = settle(o, o->row.addr);
+	return err;
+}
