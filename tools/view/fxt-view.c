@@ -58,9 +58,13 @@ static const char help[] =
     "               depth; Enter shows one on the timeline, over its calls.\n"
     "  4 replay     every call as fxt-replay --time-order prints it (all the\n"
     "               threads by time; for a gzip archive, fxt-replay's archive\n"
-    "               order), read as it is scrolled; opening it, End, and a\n"
-    "               search past the lines held read the archive through\n"
-    "               (seconds on a large one).\n"
+    "               order), read as it is scrolled.  It opens after one pass\n"
+    "               over the archive; a second one, in the background, makes\n"
+    "               an index (at most 32 MiB; its progress on the status\n"
+    "               line), from which End, going back and a search past the\n"
+    "               lines held read a short stretch.  A search reads between\n"
+    "               keys; Esc stops it.  Without the index (gzip), End and\n"
+    "               such a search read the archive through, the keys held.\n"
     "Everywhere: / searches a function name (POSIX ERE), n and N go to the\n"
     "next and previous match, ? shows the keys, q quits.\n"
     "The status line names the archive, its records and slices, and the\n"
@@ -303,7 +307,7 @@ static const char *const keys_help[] = {
 	"timeline  Left/Right pan   + z zoom in   - Z zoom out   0 whole trace",
 	"          Up/Down thread   PgUp/PgDn depths   Enter thread list",
 	"threads   Up/Down   Enter show on the timeline",
-	"replay    Up/Down PgUp/PgDn Home End (End reads to the archive's end)",
+	"replay    Up/Down PgUp/PgDn Home End   Esc stops a search",
 	"          in time order, all threads (gzip: the archive's order)",
 	"",
 	"Bars \"~:::\" on the timeline are several calls merged.",
@@ -441,14 +445,17 @@ static int run(struct view *v)
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
+	set_escdelay(50); /* Esc stops a search: not a second later */
 	curs_set(0);
 	colours(v);
 	while (!done) {
 		int key, body = LINES - 2;
 
+		vlist_tick(v);
 		draw(v, helping);
-		/* while the list's pass runs, wake to redraw when it is done */
-		timeout(vlist_busy(v->list) ? 250 : -1);
+		/* while the list reads (its pass, its index, a search), wake to
+		 * go on and redraw */
+		timeout(vlist_wait_ms(v->list));
 		key = getch();
 		if (helping) {
 			helping = false;

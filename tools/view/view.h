@@ -91,6 +91,11 @@ bool vthreads_key(struct view *v, int key, int rows);
  * merge by time's pass); vlist_busy() while it does. */
 int vlist_new(struct vlist **l, const char *path);
 bool vlist_busy(const struct vlist *l);
+/* The list's work between keys: End waiting for the index, a slice of a
+ * search (VLIST_SLICE_S); true while a search goes on.  vlist_wait_ms():
+ * how long the frame may wait for a key (-1: no work left). */
+bool vlist_tick(struct view *v);
+int vlist_wait_ms(const struct vlist *l);
 void vlist_free(struct vlist *l);
 void vlist_draw(struct view *v, int top, int rows, int cols);
 bool vlist_key(struct view *v, int key, int rows);
