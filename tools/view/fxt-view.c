@@ -162,7 +162,7 @@ bool view_row_matches(struct view *v, uint32_t row)
 	return v->rowmatch[row] == 1;
 }
 
-static double now_s(void)
+double view_now_s(void)
 {
 	struct timespec ts;
 
@@ -176,7 +176,7 @@ static int load(struct view *v, const struct options *o)
 {
 	struct calltree_opts to = o->t;
 	char err[512] = "";
-	double t0 = now_s();
+	double t0 = view_now_s();
 	int rc;
 
 	rc = timeline_new(&v->tl);
@@ -192,7 +192,7 @@ static int load(struct view *v, const struct options *o)
 		snprintf(err, sizeof(err), "%s", strerror(-(rc = timeline_error(v->tl))));
 	if (rc < 0)
 		return tool_error(NAME, "%s: %s", o->path, *err ? err : strerror(-rc));
-	v->load_s = now_s() - t0;
+	v->load_s = view_now_s() - t0;
 	v->open = calloc(calltree_nnodes(v->tree) + 1, 1);
 	if (!v->open)
 		return tool_error(NAME, "%s", strerror(ENOMEM));
@@ -212,18 +212,18 @@ static int load_only(struct view *v)
 	for (size_t i = 0; i < timeline_nthreads(v->tl); i++)
 		if (!big || timeline_thread(v->tl, i)->nbars > big->nbars)
 			big = timeline_thread(v->tl, i);
-	t0 = now_s();
+	t0 = view_now_s();
 	for (int w = 80, pass = 0; pass < 2; pass++, w = 1000) {
 		for (unsigned d = 0; big && d < big->ndepth; d++)
 			for (int c = 0; c < w; c++)
 				found += timeline_find(big, d, v->t0 + (v->t1 - v->t0) * (uint64_t)c / (uint64_t)w,
 						       v->t0 + (v->t1 - v->t0) * (uint64_t)(c + 1) / (uint64_t)w) != NULL;
 		if (pass == 0) {
-			per80 = (now_s() - t0) * 1e3;
-			t0 = now_s();
+			per80 = (view_now_s() - t0) * 1e3;
+			t0 = view_now_s();
 		}
 	}
-	per1000 = (now_s() - t0) * 1e3;
+	per1000 = (view_now_s() - t0) * 1e3;
 	printf("%s: %" PRIu64 " records, %" PRIu64 " slices, %zu call paths, %zu threads, %" PRIu64
 	       " timeline bars\n",
 	       v->path, calltree_nrecords(v->tree), calltree_nslices(v->tree),

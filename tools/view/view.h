@@ -102,6 +102,9 @@ bool vlist_key(struct view *v, int key, int rows);
 void vlist_search(struct view *v, bool backward);
 void vlist_status(struct view *v, char *buf, size_t len);
 
+/* CLOCK_MONOTONIC in seconds. */
+double view_now_s(void);
+
 /* Formats ns as tool_fmt_ns() does. */
 void view_fmt_ns(char *buf, size_t len, uint64_t ns);
 

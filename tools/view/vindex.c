@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/hash.h"
 #include "tools/front/common.h"
+#include "tools/view/view.h"
 #include "tools/view/vlist.h"
 
 /* ------------------------------------------------------------- names */
@@ -318,24 +318,16 @@ bool vindex_search_start(struct vlist *l, const regex_t *re, bool back, uint64_t
 	return l->searching;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 uint64_t vindex_search_slice(struct vlist *l)
 {
-	double t0 = now_s();
+	double t0 = view_now_s();
 	const struct callstream_item *it;
 	int rc;
 
 	for (unsigned k = 1;; k++) {
 		uint64_t i;
 
-		if (k % 1024 == 0 && now_s() - t0 > VLIST_SLICE_S)
+		if (k % 1024 == 0 && view_now_s() - t0 > VLIST_SLICE_S)
 			return UINT64_MAX;
 		rc = callmerge_next(l->sm, &it);
 		if (rc == 1 && callstream_log_copy(it))
