@@ -47,11 +47,18 @@ struct mthread {
 	size_t narena, caparena;
 	uint64_t gen;	 /* records read that may change the tables */
 	struct tabs *tabs; /* the copy of the tables the last mark took */
+	uint64_t ntaken; /* items the merge took from it since the rewind */
+	struct tsnap *snap; /* its part of the last mark */
 };
 
 /* A thread's part of a mark: its cursor's place and tables, its stream,
- * the items it gave that the merge has not taken. */
-struct tmark {
+ * the items it gave that the merge has not taken.  A thread's state
+ * follows from the number of items taken from it (`key`), so marks made
+ * while it took none share one. */
+struct tsnap {
+	size_t refs, bytes;
+	size_t *live; /* the merge's count of its marks' shared bytes */
+	uint64_t key;
 	bool done;
 	struct tabs *tabs;
 	uint64_t off;
@@ -64,14 +71,14 @@ struct tmark {
 
 struct callmerge_mark {
 	size_t nthr, bytes;
-	struct tmark t[];
+	struct tsnap *t[];
 };
 
 struct callmerge {
 	void *map;
 	size_t len;
 	bool borrowed; /* the map is another merge's (callmerge_fork()) */
-	size_t tabs_live;
+	size_t tabs_live; /* the bytes its marks share: tables' copies, threads' parts */
 	struct fxt_reader *scan; /* the first pass's, whose tables origins copy */
 	struct thrmap tm;
 	struct mthread *thr;
@@ -151,6 +158,18 @@ static void tabs_drop(struct tabs *tb)
 	free(tb);
 }
 
+static void snap_drop(struct tsnap *sn)
+{
+	if (!sn || --sn->refs)
+		return;
+	*sn->live -= sn->bytes;
+	tabs_drop(sn->tabs);
+	callstream_free(sn->cs);
+	free(sn->q);
+	free(sn->arena);
+	free(sn);
+}
+
 static void cursor_close(struct mthread *t)
 {
 	fxt_reader_free(t->r);
@@ -166,6 +185,11 @@ static int cursor_open(struct mthread *t)
 
 	cursor_close(t);
 	t->done = false;
+	t->ntaken = 0;
+	snap_drop(t->snap);
+	t->snap = NULL;
+	tabs_drop(t->tabs); /* the copy was of another place's tables */
+	t->tabs = NULL;
 	rc = fxt_reader_clone_at(t->origin, t->first_off, &t->r);
 	if (rc == 0)
 		rc = callstream_new(&t->cs, on_item, t);
@@ -288,6 +312,7 @@ int callmerge_next(struct callmerge *m, const struct callstream_item **it)
 	if (m->taken >= 0) {
 		t = &m->thr[m->taken];
 		t->qhead++;
+		t->ntaken++;
 		heap_pop(m);
 		if ((rc = refill(t)) < 0)
 			return rc;
@@ -309,12 +334,8 @@ void callmerge_mark_free(struct callmerge_mark *mk)
 {
 	if (!mk)
 		return;
-	for (size_t i = 0; i < mk->nthr; i++) {
-		tabs_drop(mk->t[i].tabs);
-		callstream_free(mk->t[i].cs);
-		free(mk->t[i].q);
-		free(mk->t[i].arena);
-	}
+	for (size_t i = 0; i < mk->nthr; i++)
+		snap_drop(mk->t[i]);
 	free(mk);
 }
 
@@ -323,7 +344,7 @@ size_t callmerge_mark_bytes(const struct callmerge_mark *mk)
 	return mk->bytes;
 }
 
-size_t callmerge_tables_bytes(const struct callmerge *m)
+size_t callmerge_shared_bytes(const struct callmerge *m)
 {
 	return m->tabs_live;
 }
@@ -351,6 +372,56 @@ static int tabs_now(struct callmerge *m, struct mthread *t)
 	return 0;
 }
 
+/* Thread i's part of a mark now: the last one if it took no item since,
+ * else a new one. */
+static int snap_now(struct callmerge *m, size_t i)
+{
+	struct mthread *t = &m->thr[i];
+	/* the item given last is taken */
+	size_t from = t->qhead + (m->taken == (int64_t)i);
+	uint64_t key = t->ntaken + (m->taken == (int64_t)i);
+	struct tsnap *sn;
+
+	if (t->snap && t->snap->key == key)
+		return 0;
+	sn = calloc(1, sizeof(*sn));
+	if (!sn)
+		return -ENOMEM;
+	sn->refs = 1;
+	sn->key = key;
+	sn->live = &m->tabs_live;
+	sn->bytes = sizeof(*sn);
+	m->tabs_live += sn->bytes;
+	sn->done = t->done;
+	if (!t->done) {
+		if (tabs_now(m, t) < 0 || callstream_clone(t->cs, NULL, NULL, &sn->cs) < 0)
+			goto fail;
+		sn->tabs = t->tabs;
+		sn->tabs->refs++;
+		sn->off = fxt_reader_offset(t->r);
+		sn->bytes += callstream_bytes(sn->cs);
+		m->tabs_live += callstream_bytes(sn->cs);
+	}
+	if (from < t->nq) {
+		sn->nq = t->nq - from;
+		sn->narena = t->narena;
+		sn->q = malloc(sn->nq * sizeof(*sn->q));
+		sn->arena = malloc(sn->narena + 1);
+		if (!sn->q || !sn->arena)
+			goto fail;
+		memcpy(sn->q, t->q + from, sn->nq * sizeof(*sn->q));
+		memcpy(sn->arena, t->arena, sn->narena);
+		sn->bytes += sn->nq * sizeof(*sn->q) + sn->narena + 1;
+		m->tabs_live += sn->nq * sizeof(*sn->q) + sn->narena + 1;
+	}
+	snap_drop(t->snap);
+	t->snap = sn;
+	return 0;
+fail:
+	snap_drop(sn);
+	return -ENOMEM;
+}
+
 int callmerge_mark(struct callmerge *m, struct callmerge_mark **out)
 {
 	struct callmerge_mark *mk = calloc(1, sizeof(*mk) + m->nthr * sizeof(mk->t[0]));
@@ -360,37 +431,15 @@ int callmerge_mark(struct callmerge *m, struct callmerge_mark **out)
 	mk->nthr = m->nthr;
 	mk->bytes = sizeof(*mk) + m->nthr * sizeof(mk->t[0]);
 	for (size_t i = 0; i < m->nthr; i++) {
-		struct mthread *t = &m->thr[i];
-		struct tmark *tm = &mk->t[i];
-		/* the item given last is taken */
-		size_t from = t->qhead + (m->taken == (int64_t)i);
-
-		tm->done = t->done;
-		if (!t->done) {
-			if (tabs_now(m, t) < 0 || callstream_clone(t->cs, NULL, NULL, &tm->cs) < 0)
-				goto fail;
-			tm->tabs = t->tabs;
-			tm->tabs->refs++;
-			tm->off = fxt_reader_offset(t->r);
-			mk->bytes += callstream_bytes(tm->cs);
+		if (snap_now(m, i) < 0) {
+			callmerge_mark_free(mk);
+			return -ENOMEM;
 		}
-		if (from < t->nq) {
-			tm->nq = t->nq - from;
-			tm->narena = t->narena;
-			tm->q = malloc(tm->nq * sizeof(*tm->q));
-			tm->arena = malloc(tm->narena + 1);
-			if (!tm->q || !tm->arena)
-				goto fail;
-			memcpy(tm->q, t->q + from, tm->nq * sizeof(*tm->q));
-			memcpy(tm->arena, t->arena, tm->narena);
-			mk->bytes += tm->nq * sizeof(*tm->q) + tm->narena + 1;
-		}
+		mk->t[i] = m->thr[i].snap;
+		mk->t[i]->refs++;
 	}
 	*out = mk;
 	return 0;
-fail:
-	callmerge_mark_free(mk);
-	return -ENOMEM;
 }
 
 int callmerge_resume(struct callmerge *m, const struct callmerge_mark *mk)
@@ -403,9 +452,16 @@ int callmerge_resume(struct callmerge *m, const struct callmerge_mark *mk)
 	m->taken = -1;
 	for (size_t i = 0; i < m->nthr; i++) {
 		struct mthread *t = &m->thr[i];
-		const struct tmark *tm = &mk->t[i];
+		const struct tsnap *tm = mk->t[i];
 
 		cursor_close(t);
+		/* its own parts and copies were of other places (this merge's
+		 * marks, this thread's) */
+		snap_drop(t->snap);
+		t->snap = NULL;
+		tabs_drop(t->tabs);
+		t->tabs = NULL;
+		t->ntaken = tm->key;
 		t->done = tm->done;
 		if (!t->done &&
 		    ((rc = fxt_reader_clone_at(tm->tabs->r, tm->off, &t->r)) < 0 ||
@@ -487,6 +543,7 @@ void callmerge_free(struct callmerge *m)
 		return;
 	for (size_t i = 0; i < m->nthr; i++) {
 		cursor_close(&m->thr[i]);
+		snap_drop(m->thr[i].snap);
 		tabs_drop(m->thr[i].tabs);
 		fxt_reader_free(m->thr[i].origin);
 		free(m->thr[i].q);

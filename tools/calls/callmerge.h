@@ -59,8 +59,10 @@ int callmerge_fork(const struct callmerge *m, struct callmerge **out);
  * its cursor's offset, a copy of the cursor's string and thread tables
  * (shared by the marks made while no record that may change them was
  * read: fxt-run writes a thread's strings before its slices, so one copy
- * a thread), its stream's stacks and the items given but not taken; so
- * about a kilobyte a thread, whatever the archive's size.
+ * a thread), its stream's stacks and the items given but not taken: a
+ * few kilobytes a thread, whatever the archive's size, shared by the
+ * marks made while the merge took no item from that thread (so threads
+ * that wait cost nothing more).
  * callmerge_mark(m) notes where m is (after the item callmerge_next()
  * gave last); callmerge_resume(x, mark) puts x, m itself or a fork of it,
  * there: its next item is the one m gave after the mark.  Marks share
@@ -71,10 +73,11 @@ struct callmerge_mark;
 int callmerge_mark(struct callmerge *m, struct callmerge_mark **mk);
 int callmerge_resume(struct callmerge *m, const struct callmerge_mark *mk);
 void callmerge_mark_free(struct callmerge_mark *mk);
-/* The mark's own bytes, and those of the tables' copies that m's marks
- * hold (counted once however many marks share them). */
+/* The mark's own bytes (a pointer a thread), and those of the threads'
+ * parts and tables' copies that m's marks hold (counted once however many
+ * marks share them). */
 size_t callmerge_mark_bytes(const struct callmerge_mark *mk);
-size_t callmerge_tables_bytes(const struct callmerge *m);
+size_t callmerge_shared_bytes(const struct callmerge *m);
 
 /* The first timestamp of the archive's events and log records (ns), what
  * relative times start from (callstream_start_ns()'s). */

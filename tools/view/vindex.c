@@ -96,7 +96,7 @@ static void names_add(struct vnames *t, const struct fxt_string *s, uint64_t h)
 static void thin(struct vlist *l)
 {
 	while (l->nmarks > 1 &&
-	       l->mark_bytes + callmerge_tables_bytes(l->idx) > VLIST_INDEX_BYTES) {
+	       l->mark_bytes + callmerge_shared_bytes(l->idx) > VLIST_INDEX_BYTES) {
 		size_t w = 0;
 
 		l->step *= 2;
