@@ -302,6 +302,31 @@ fail:
 	return -ENOMEM;
 }
 
+size_t fxt_reader_tables_bytes(const struct fxt_reader *r)
+{
+	size_t n = sizeof(*r) + r->nslots * sizeof(*r->slots);
+
+	for (size_t i = 0; i < r->nslots; i++) {
+		const struct provider *p = r->slots[i];
+
+		if (!p)
+			continue;
+		n += sizeof(*p);
+		if (p->threads)
+			n += (FXT_MAX_THREAD_INDEX + 1) * sizeof(*p->threads);
+		for (size_t k = 0; p->pages && k < STR_PAGES; k++) {
+			if (k == 0)
+				n += STR_PAGES * sizeof(*p->pages);
+			if (!p->pages[k])
+				continue;
+			n += sizeof(*p->pages[k]);
+			for (size_t j = 0; j < STR_PAGE_SIZE; j++)
+				n += p->pages[k]->e[j].cap;
+		}
+	}
+	return n;
+}
+
 void fxt_reader_free(struct fxt_reader *r)
 {
 	if (!r)

@@ -176,6 +176,10 @@ void fxt_reader_free(struct fxt_reader *r);
  * -ENOMEM. */
 int fxt_reader_clone_at(const struct fxt_reader *r, uint64_t offset, struct fxt_reader **out);
 
+/* The bytes r's string and thread tables take (what a copy made by
+ * fxt_reader_clone_at() costs, for callers that bound what they keep). */
+size_t fxt_reader_tables_bytes(const struct fxt_reader *r);
+
 void fxt_reader_set_diag(struct fxt_reader *r, fxt_diag_fn fn, void *ctx);
 
 /* Reads the next record.  Returns 1 with *rec filled, 0 at a clean end of

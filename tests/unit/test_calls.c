@@ -4,7 +4,9 @@
  * threads grouped and chosen, end order nested, --focus's callers and callees),
  * and the call stream (leaves and calls with children, a begin/end pair
  * made one call with its arguments, instants and logs in line, another
- * thread, a call left open), and bad input. */
+ * thread, a call left open), the merge by time's marks (made at every
+ * item in one pass, sharing threads' parts; resumed, on the merge and on
+ * a fork, they give what followed), and bad input. */
 #include "config.h"
 
 #include <errno.h>
@@ -19,6 +21,7 @@
 
 #include "tests/lib/tap.h"
 #include "tools/calls/calltree.h"
+#include "tools/calls/callmerge.h"
 #include "tools/calls/callstream.h"
 #include "tools/front/common.h"
 
@@ -383,6 +386,92 @@ static void test_stream(void)
 	ok(rc == -EPIPE, "and is returned (%d)", rc);
 }
 
+/* The items m gives from where it is to its end, as fxt-replay's lines
+ * (at most `max`). */
+static char *merge_text(struct callmerge *m, size_t max)
+{
+	const struct callstream_item *it;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	for (size_t k = 0; k < max && callmerge_next(m, &it) == 1; k++)
+		callstream_print(f, it, 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_marks(void)
+{
+	static const struct ev evs[] = {
+		{ 'X', 10, "main", 0, 100 },	{ 'X', 10, "a", 10, 20 },
+		{ 'B', 10, "p", 30, 0, 7 },	{ 'E', 10, NULL, 35, 0, 7 },
+		{ 'B', 10, "q", 40 },		{ 'I', 10, "mark", 45 },
+		{ 'L', 10, "hello", 46 },	{ 'E', 10, NULL, 50, 0, 3 },
+		{ 'X', 11, "run", 20, 80 },	{ 'X', 11, "x", 30, 40 },
+		{ 'X', 11, "y", 41, 42 },	{ 'B', 11, "open", 60 },
+	};
+	struct callmerge *m, *f = NULL;
+	struct callmerge_mark *mk[15];
+	char err[256] = "", *all, *again, *forked;
+	const char *rest;
+	size_t n = 0, bad = 0;
+
+	build(evs, N(evs));
+	if (callmerge_open(&m, path, err, sizeof(err)) < 0 || callmerge_fork(m, &f) < 0) {
+		diag("%s", err);
+		bail_out("callmerge_open");
+	}
+	all = merge_text(m, SIZE_MAX);
+	for (const char *c = all; *c; c++)
+		n += *c == '\n';
+	if (!ok(n == 14, "merge: %zu items", n))
+		return;
+	/* the marks made in one pass, all kept: they share threads' parts */
+	callmerge_rewind(m);
+	for (size_t k = 0; k <= n; k++) {
+		const struct callstream_item *it;
+
+		if (callmerge_mark(m, &mk[k]) < 0)
+			bail_out("callmerge_mark");
+		if (k == 0) { /* a second mark at the same place */
+			size_t before = callmerge_shared_bytes(m);
+			struct callmerge_mark *same;
+
+			if (callmerge_mark(m, &same) < 0)
+				bail_out("callmerge_mark");
+			ok(callmerge_shared_bytes(m) == before && callmerge_mark_bytes(same) > 0,
+			   "a second mark at the same place shares the first's parts (%zu bytes)",
+			   before);
+			callmerge_mark_free(same);
+		}
+		if (k < n && callmerge_next(m, &it) != 1)
+			bail_out("callmerge_next");
+	}
+	for (size_t k = 0; k <= n; k++) {
+		callmerge_resume(m, mk[k]);
+		again = merge_text(m, SIZE_MAX);
+		callmerge_resume(f, mk[k]);
+		forked = merge_text(f, SIZE_MAX);
+		rest = all;
+		for (size_t j = 0; j < k; j++)
+			rest = strchr(rest, '\n') + 1;
+		if (strcmp(rest, again) || strcmp(rest, forked)) {
+			diag("mark after %zu items: rest\n%sagain\n%sforked\n%s", k, rest, again, forked);
+			bad++;
+		}
+		free(again);
+		free(forked);
+	}
+	for (size_t k = 0; k <= n; k++)
+		callmerge_mark_free(mk[k]);
+	ok(bad == 0, "resumed at each of the %zu places, the merge and a fork give what followed", n + 1);
+	ok(callmerge_shared_bytes(m) == 0, "the marks freed, what they shared is too");
+	free(all);
+	callmerge_free(f);
+	callmerge_free(m);
+}
+
 static void test_bad(void)
 {
 	struct calltree_opts o = { .by = PROFILE_BY_FUNCTION };
@@ -411,6 +500,7 @@ int main(void)
 	test_tree();
 	test_focus();
 	test_stream();
+	test_marks();
 	test_bad();
 	unlink(path);
 	done_testing();

@@ -25,6 +25,15 @@ struct qitem {
 	size_t cat, name, aname[2 * FXT_MAX_ARGS], aval[2 * FXT_MAX_ARGS];
 };
 
+/* A copy of a cursor's string and thread tables, shared by the marks
+ * made while the tables did not change (callmerge_mark()). */
+struct tabs {
+	struct fxt_reader *r;
+	size_t refs, bytes;
+	uint64_t gen;
+	size_t *live; /* the merge's count of the bytes of its tables' copies */
+};
+
 struct mthread {
 	uint64_t pid, tid;
 	uint64_t first_off, last_off;
@@ -36,11 +45,40 @@ struct mthread {
 	size_t qhead, nq, capq;
 	char *arena;	 /* their strings; emptied with the queue */
 	size_t narena, caparena;
+	uint64_t gen;	 /* records read that may change the tables */
+	struct tabs *tabs; /* the copy of the tables the last mark took */
+	uint64_t ntaken; /* items the merge took from it since the rewind */
+	struct tsnap *snap; /* its part of the last mark */
+};
+
+/* A thread's part of a mark: its cursor's place and tables, its stream,
+ * the items it gave that the merge has not taken.  A thread's state
+ * follows from the number of items taken from it (`key`), so marks made
+ * while it took none share one. */
+struct tsnap {
+	size_t refs, bytes;
+	size_t *live; /* the merge's count of its marks' shared bytes */
+	uint64_t key;
+	bool done;
+	struct tabs *tabs;
+	uint64_t off;
+	struct callstream *cs;
+	struct qitem *q;
+	size_t nq;
+	char *arena;
+	size_t narena;
+};
+
+struct callmerge_mark {
+	size_t nthr, bytes;
+	struct tsnap *t[];
 };
 
 struct callmerge {
 	void *map;
 	size_t len;
+	bool borrowed; /* the map is another merge's (callmerge_fork()) */
+	size_t tabs_live; /* the bytes its marks share: tables' copies, threads' parts */
 	struct fxt_reader *scan; /* the first pass's, whose tables origins copy */
 	struct thrmap tm;
 	struct mthread *thr;
@@ -48,7 +86,7 @@ struct callmerge {
 	uint32_t *heap; /* threads with items, by their next item's time */
 	size_t nheap;
 	int64_t taken; /* the thread whose item was given last, -1: none */
-	uint64_t start_ns;
+	uint64_t start_ns, end_ns;
 	bool seen;
 	struct callstream_item out; /* the item given, its pointers set */
 	struct fxt_arg_value outargs[2 * FXT_MAX_ARGS];
@@ -111,6 +149,27 @@ static const struct callstream_item *give(struct callmerge *m, const struct mthr
 
 /* ------------------------------------------------------------ cursors */
 
+static void tabs_drop(struct tabs *tb)
+{
+	if (!tb || --tb->refs)
+		return;
+	*tb->live -= tb->bytes;
+	fxt_reader_free(tb->r);
+	free(tb);
+}
+
+static void snap_drop(struct tsnap *sn)
+{
+	if (!sn || --sn->refs)
+		return;
+	*sn->live -= sn->bytes;
+	tabs_drop(sn->tabs);
+	callstream_free(sn->cs);
+	free(sn->q);
+	free(sn->arena);
+	free(sn);
+}
+
 static void cursor_close(struct mthread *t)
 {
 	fxt_reader_free(t->r);
@@ -126,6 +185,11 @@ static int cursor_open(struct mthread *t)
 
 	cursor_close(t);
 	t->done = false;
+	t->ntaken = 0;
+	snap_drop(t->snap);
+	t->snap = NULL;
+	tabs_drop(t->tabs); /* the copy was of another place's tables */
+	t->tabs = NULL;
 	rc = fxt_reader_clone_at(t->origin, t->first_off, &t->r);
 	if (rc == 0)
 		rc = callstream_new(&t->cs, on_item, t);
@@ -159,6 +223,8 @@ static int refill(struct mthread *t)
 	while (t->qhead == t->nq && !t->done) {
 		rc = fxt_reader_next(t->r, &rec);
 		if (rc == 1 && rec.offset <= t->last_off) {
+			if (rec.type != FXT_RECORD_EVENT && rec.type != FXT_RECORD_LOG)
+				t->gen++;
 			if (owner(&rec, &pid, &tid) && pid == t->pid && tid == t->tid &&
 			    (rc = callstream_add_record(t->cs, t->r, &rec)) < 0)
 				return rc;
@@ -246,6 +312,7 @@ int callmerge_next(struct callmerge *m, const struct callstream_item **it)
 	if (m->taken >= 0) {
 		t = &m->thr[m->taken];
 		t->qhead++;
+		t->ntaken++;
 		heap_pop(m);
 		if ((rc = refill(t)) < 0)
 			return rc;
@@ -261,9 +328,208 @@ int callmerge_next(struct callmerge *m, const struct callstream_item **it)
 	return 1;
 }
 
+/* -------------------------------------------------------------- marks */
+
+void callmerge_mark_free(struct callmerge_mark *mk)
+{
+	if (!mk)
+		return;
+	for (size_t i = 0; i < mk->nthr; i++)
+		snap_drop(mk->t[i]);
+	free(mk);
+}
+
+size_t callmerge_mark_bytes(const struct callmerge_mark *mk)
+{
+	return mk->bytes;
+}
+
+size_t callmerge_shared_bytes(const struct callmerge *m)
+{
+	return m->tabs_live;
+}
+
+/* The tables of t's cursor as they are: the copy the last mark took if
+ * no record that may change them was read since, else a new one. */
+static int tabs_now(struct callmerge *m, struct mthread *t)
+{
+	struct tabs *tb;
+
+	if (t->tabs && t->tabs->gen == t->gen)
+		return 0;
+	tb = calloc(1, sizeof(*tb));
+	if (!tb || fxt_reader_clone_at(t->r, fxt_reader_offset(t->r), &tb->r) < 0) {
+		free(tb);
+		return -ENOMEM;
+	}
+	tb->refs = 1;
+	tb->gen = t->gen;
+	tb->bytes = fxt_reader_tables_bytes(tb->r) + sizeof(*tb);
+	tb->live = &m->tabs_live;
+	m->tabs_live += tb->bytes;
+	tabs_drop(t->tabs);
+	t->tabs = tb;
+	return 0;
+}
+
+/* Thread i's part of a mark now: the last one if it took no item since,
+ * else a new one. */
+static int snap_now(struct callmerge *m, size_t i)
+{
+	struct mthread *t = &m->thr[i];
+	/* the item given last is taken */
+	size_t from = t->qhead + (m->taken == (int64_t)i);
+	uint64_t key = t->ntaken + (m->taken == (int64_t)i);
+	struct tsnap *sn;
+
+	if (t->snap && t->snap->key == key)
+		return 0;
+	sn = calloc(1, sizeof(*sn));
+	if (!sn)
+		return -ENOMEM;
+	sn->refs = 1;
+	sn->key = key;
+	sn->live = &m->tabs_live;
+	sn->bytes = sizeof(*sn);
+	m->tabs_live += sn->bytes;
+	sn->done = t->done;
+	if (!t->done) {
+		if (tabs_now(m, t) < 0 || callstream_clone(t->cs, NULL, NULL, &sn->cs) < 0)
+			goto fail;
+		sn->tabs = t->tabs;
+		sn->tabs->refs++;
+		sn->off = fxt_reader_offset(t->r);
+		sn->bytes += callstream_bytes(sn->cs);
+		m->tabs_live += callstream_bytes(sn->cs);
+	}
+	if (from < t->nq) {
+		sn->nq = t->nq - from;
+		sn->narena = t->narena;
+		sn->q = malloc(sn->nq * sizeof(*sn->q));
+		sn->arena = malloc(sn->narena + 1);
+		if (!sn->q || !sn->arena)
+			goto fail;
+		memcpy(sn->q, t->q + from, sn->nq * sizeof(*sn->q));
+		memcpy(sn->arena, t->arena, sn->narena);
+		sn->bytes += sn->nq * sizeof(*sn->q) + sn->narena + 1;
+		m->tabs_live += sn->nq * sizeof(*sn->q) + sn->narena + 1;
+	}
+	snap_drop(t->snap);
+	t->snap = sn;
+	return 0;
+fail:
+	snap_drop(sn);
+	return -ENOMEM;
+}
+
+int callmerge_mark(struct callmerge *m, struct callmerge_mark **out)
+{
+	struct callmerge_mark *mk = calloc(1, sizeof(*mk) + m->nthr * sizeof(mk->t[0]));
+
+	if (!mk)
+		return -ENOMEM;
+	mk->nthr = m->nthr;
+	mk->bytes = sizeof(*mk) + m->nthr * sizeof(mk->t[0]);
+	for (size_t i = 0; i < m->nthr; i++) {
+		if (snap_now(m, i) < 0) {
+			callmerge_mark_free(mk);
+			return -ENOMEM;
+		}
+		mk->t[i] = m->thr[i].snap;
+		mk->t[i]->refs++;
+	}
+	*out = mk;
+	return 0;
+}
+
+int callmerge_resume(struct callmerge *m, const struct callmerge_mark *mk)
+{
+	int rc;
+
+	if (mk->nthr != m->nthr)
+		return -EINVAL;
+	m->nheap = 0;
+	m->taken = -1;
+	for (size_t i = 0; i < m->nthr; i++) {
+		struct mthread *t = &m->thr[i];
+		const struct tsnap *tm = mk->t[i];
+
+		cursor_close(t);
+		/* its own parts and copies were of other places (this merge's
+		 * marks, this thread's) */
+		snap_drop(t->snap);
+		t->snap = NULL;
+		tabs_drop(t->tabs);
+		t->tabs = NULL;
+		t->ntaken = tm->key;
+		t->done = tm->done;
+		if (!t->done &&
+		    ((rc = fxt_reader_clone_at(tm->tabs->r, tm->off, &t->r)) < 0 ||
+		     (rc = callstream_clone(tm->cs, on_item, t, &t->cs)) < 0))
+			return rc;
+		if (tm->nq) {
+			if (TOOL_GROW(t->q, t->capq, tm->nq) < 0 ||
+			    TOOL_GROW(t->arena, t->caparena, tm->narena + 1) < 0)
+				return -ENOMEM;
+			memcpy(t->q, tm->q, tm->nq * sizeof(*t->q));
+			memcpy(t->arena, tm->arena, tm->narena);
+			t->nq = tm->nq;
+			t->narena = tm->narena;
+		}
+	}
+	for (size_t i = 0; i < m->nthr; i++) {
+		if ((rc = refill(&m->thr[i])) < 0)
+			return rc;
+		if (m->thr[i].qhead < m->thr[i].nq)
+			heap_push(m, (uint32_t)i);
+	}
+	return 0;
+}
+
+int callmerge_fork(const struct callmerge *m, struct callmerge **out)
+{
+	struct callmerge *f = calloc(1, sizeof(*f));
+	int rc = -ENOMEM;
+
+	if (!f)
+		return -ENOMEM;
+	f->map = m->map;
+	f->len = m->len;
+	f->borrowed = true;
+	f->taken = -1;
+	f->start_ns = m->start_ns;
+	f->end_ns = m->end_ns;
+	f->seen = m->seen;
+	if (!(f->thr = calloc(m->nthr + 1, sizeof(*f->thr))) ||
+	    !(f->heap = calloc(m->nthr + 1, sizeof(*f->heap))))
+		goto fail;
+	f->capthr = m->nthr + 1;
+	for (size_t i = 0; i < m->nthr; i++) {
+		const struct mthread *t = &m->thr[i];
+
+		f->thr[i] = (struct mthread){ .pid = t->pid, .tid = t->tid, .first_off = t->first_off,
+					      .last_off = t->last_off };
+		f->nthr++;
+		if ((rc = fxt_reader_clone_at(t->origin, t->first_off, &f->thr[i].origin)) < 0)
+			goto fail;
+	}
+	if ((rc = callmerge_rewind(f)) < 0)
+		goto fail;
+	*out = f;
+	return 0;
+fail:
+	callmerge_free(f);
+	return rc;
+}
+
 uint64_t callmerge_start_ns(const struct callmerge *m)
 {
 	return m->start_ns;
+}
+
+uint64_t callmerge_end_ns(const struct callmerge *m)
+{
+	return m->end_ns;
 }
 
 size_t callmerge_nthreads(const struct callmerge *m)
@@ -277,6 +543,8 @@ void callmerge_free(struct callmerge *m)
 		return;
 	for (size_t i = 0; i < m->nthr; i++) {
 		cursor_close(&m->thr[i]);
+		snap_drop(m->thr[i].snap);
+		tabs_drop(m->thr[i].tabs);
 		fxt_reader_free(m->thr[i].origin);
 		free(m->thr[i].q);
 		free(m->thr[i].arena);
@@ -285,7 +553,7 @@ void callmerge_free(struct callmerge *m)
 	free(m->heap);
 	thrmap_free(&m->tm);
 	fxt_reader_free(m->scan);
-	if (m->map)
+	if (m->map && !m->borrowed)
 		munmap(m->map, m->len);
 	free(m);
 }
@@ -311,6 +579,8 @@ static int first_pass(struct callmerge *m, char *err, size_t errlen)
 		ts = fxt_reader_ticks_to_ns(m->scan, ts);
 		if (!m->seen || ts < m->start_ns)
 			m->start_ns = ts;
+		if (ts > m->end_ns)
+			m->end_ns = ts;
 		m->seen = true;
 		i = thrmap_get(&m->tm, pid, tid, (uint32_t)m->nthr, &fresh);
 		if (i < 0)

@@ -49,9 +49,41 @@ int callmerge_next(struct callmerge *m, const struct callstream_item **it);
 /* Starts again from the first item (no new pass over the archive). */
 int callmerge_rewind(struct callmerge *m);
 
+/* A second merge over m's mapping and threads, at the first item, with
+ * cursors of its own (no pass over the archive): one may run on another
+ * thread while m is read.  m must outlive it. */
+int callmerge_fork(const struct callmerge *m, struct callmerge **out);
+
+/* Marks: where a merge is, to go back there without reading from the
+ * start (fxt-view's index of its replay list).  A mark holds, per thread,
+ * its cursor's offset, a copy of the cursor's string and thread tables
+ * (shared by the marks made while no record that may change them was
+ * read: fxt-run writes a thread's strings before its slices, so one copy
+ * a thread), its stream's stacks and the items given but not taken: a
+ * few kilobytes a thread, whatever the archive's size, shared by the
+ * marks made while the merge took no item from that thread (so threads
+ * that wait cost nothing more).
+ * callmerge_mark(m) notes where m is (after the item callmerge_next()
+ * gave last); callmerge_resume(x, mark) puts x, m itself or a fork of it,
+ * there: its next item is the one m gave after the mark.  Marks share
+ * their tables' copies, counted in the merge they were made on: make and
+ * free them on the thread that reads that merge; resuming only reads a
+ * mark, so another thread may (the caller keeps the mark alive). */
+struct callmerge_mark;
+int callmerge_mark(struct callmerge *m, struct callmerge_mark **mk);
+int callmerge_resume(struct callmerge *m, const struct callmerge_mark *mk);
+void callmerge_mark_free(struct callmerge_mark *mk);
+/* The mark's own bytes (a pointer a thread), and those of the threads'
+ * parts and tables' copies that m's marks hold (counted once however many
+ * marks share them). */
+size_t callmerge_mark_bytes(const struct callmerge_mark *mk);
+size_t callmerge_shared_bytes(const struct callmerge *m);
+
 /* The first timestamp of the archive's events and log records (ns), what
  * relative times start from (callstream_start_ns()'s). */
 uint64_t callmerge_start_ns(const struct callmerge *m);
+/* The last (the latest an event or log record starts; ns). */
+uint64_t callmerge_end_ns(const struct callmerge *m);
 
 /* The threads that have events or log records. */
 size_t callmerge_nthreads(const struct callmerge *m);

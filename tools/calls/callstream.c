@@ -90,6 +90,63 @@ void callstream_free(struct callstream *cs)
 	free(cs);
 }
 
+static int64_t thread_get(struct callstream *cs, uint64_t pid, uint64_t tid);
+
+int callstream_clone(const struct callstream *cs, callstream_fn fn, void *ctx,
+		     struct callstream **out)
+{
+	struct callstream *c;
+	int rc = callstream_new(&c, fn, ctx);
+
+	if (rc < 0)
+		return rc;
+	c->cur = cs->cur;
+	c->seen = cs->seen;
+	c->start_ns = cs->start_ns;
+	c->last_ns = cs->last_ns;
+	c->p = cs->p;
+	c->p.buf = NULL;
+	c->p.capbuf = 0;
+	if (cs->p.nbuf && TOOL_GROW(c->p.buf, c->p.capbuf, cs->p.nbuf) < 0)
+		goto fail;
+	if (cs->p.nbuf)
+		memcpy(c->p.buf, cs->p.buf, cs->p.nbuf);
+	for (size_t i = 0; i < cs->nthr; i++) {
+		const struct cthread *t = &cs->thr[i];
+		struct cthread *d;
+		int64_t k = thread_get(c, t->pid, t->tid);
+
+		if (k < 0)
+			goto fail;
+		d = &c->thr[k];
+		if (t->nf && TOOL_GROW(d->f, d->capf, t->nf) < 0)
+			goto fail;
+		if (t->narena && TOOL_GROW(d->arena, d->caparena, t->narena) < 0)
+			goto fail;
+		if (t->nf)
+			memcpy(d->f, t->f, t->nf * sizeof(*t->f));
+		if (t->narena)
+			memcpy(d->arena, t->arena, t->narena);
+		d->nf = t->nf;
+		d->narena = t->narena;
+	}
+	*out = c;
+	return 0;
+fail:
+	callstream_free(c);
+	return -ENOMEM;
+}
+
+size_t callstream_bytes(const struct callstream *cs)
+{
+	size_t n = sizeof(*cs) + cs->p.capbuf + cs->capthr * sizeof(*cs->thr) +
+		   (cs->tm.e ? (size_t)cs->tm.mask + 1 : 0) * sizeof(*cs->tm.e);
+
+	for (size_t i = 0; i < cs->nthr; i++)
+		n += cs->thr[i].capf * sizeof(*cs->thr[i].f) + cs->thr[i].caparena;
+	return n;
+}
+
 bool callstream_start_ns(const struct callstream *cs, uint64_t *ns)
 {
 	*ns = cs->start_ns;

@@ -71,6 +71,15 @@ struct callstream;
 int callstream_new(struct callstream **cs, callstream_fn fn, void *ctx);
 void callstream_free(struct callstream *cs);
 
+/* A copy of cs, in the state cs is (its stacks, the call it holds back),
+ * that gives its items to fn(ctx): fed the records cs would be fed next,
+ * it gives what cs would.  Returns 0 or -ENOMEM. */
+int callstream_clone(const struct callstream *cs, callstream_fn fn, void *ctx,
+		     struct callstream **out);
+
+/* The bytes cs holds (its stacks, the call held back). */
+size_t callstream_bytes(const struct callstream *cs);
+
 /* Whether the stream shows the record (see above): an event of those
  * kinds, or a log record; the others are ignored by
  * callstream_add_record(). */

@@ -58,9 +58,13 @@ static const char help[] =
     "               depth; Enter shows one on the timeline, over its calls.\n"
     "  4 replay     every call as fxt-replay --time-order prints it (all the\n"
     "               threads by time; for a gzip archive, fxt-replay's archive\n"
-    "               order), read as it is scrolled; opening it, End, and a\n"
-    "               search past the lines held read the archive through\n"
-    "               (seconds on a large one).\n"
+    "               order), read as it is scrolled.  It opens after one pass\n"
+    "               over the archive; a second one, in the background, makes\n"
+    "               an index (at most 32 MiB; its progress on the status\n"
+    "               line), from which End, going back and a search past the\n"
+    "               lines held read a short stretch.  A search reads between\n"
+    "               keys; Esc stops it.  Without the index (gzip), End and\n"
+    "               such a search read the archive through, the keys held.\n"
     "Everywhere: / searches a function name (POSIX ERE), n and N go to the\n"
     "next and previous match, ? shows the keys, q quits.\n"
     "The status line names the archive, its records and slices, and the\n"
@@ -158,7 +162,7 @@ bool view_row_matches(struct view *v, uint32_t row)
 	return v->rowmatch[row] == 1;
 }
 
-static double now_s(void)
+double view_now_s(void)
 {
 	struct timespec ts;
 
@@ -172,7 +176,7 @@ static int load(struct view *v, const struct options *o)
 {
 	struct calltree_opts to = o->t;
 	char err[512] = "";
-	double t0 = now_s();
+	double t0 = view_now_s();
 	int rc;
 
 	rc = timeline_new(&v->tl);
@@ -188,7 +192,7 @@ static int load(struct view *v, const struct options *o)
 		snprintf(err, sizeof(err), "%s", strerror(-(rc = timeline_error(v->tl))));
 	if (rc < 0)
 		return tool_error(NAME, "%s: %s", o->path, *err ? err : strerror(-rc));
-	v->load_s = now_s() - t0;
+	v->load_s = view_now_s() - t0;
 	v->open = calloc(calltree_nnodes(v->tree) + 1, 1);
 	if (!v->open)
 		return tool_error(NAME, "%s", strerror(ENOMEM));
@@ -208,18 +212,18 @@ static int load_only(struct view *v)
 	for (size_t i = 0; i < timeline_nthreads(v->tl); i++)
 		if (!big || timeline_thread(v->tl, i)->nbars > big->nbars)
 			big = timeline_thread(v->tl, i);
-	t0 = now_s();
+	t0 = view_now_s();
 	for (int w = 80, pass = 0; pass < 2; pass++, w = 1000) {
 		for (unsigned d = 0; big && d < big->ndepth; d++)
 			for (int c = 0; c < w; c++)
 				found += timeline_find(big, d, v->t0 + (v->t1 - v->t0) * (uint64_t)c / (uint64_t)w,
 						       v->t0 + (v->t1 - v->t0) * (uint64_t)(c + 1) / (uint64_t)w) != NULL;
 		if (pass == 0) {
-			per80 = (now_s() - t0) * 1e3;
-			t0 = now_s();
+			per80 = (view_now_s() - t0) * 1e3;
+			t0 = view_now_s();
 		}
 	}
-	per1000 = (now_s() - t0) * 1e3;
+	per1000 = (view_now_s() - t0) * 1e3;
 	printf("%s: %" PRIu64 " records, %" PRIu64 " slices, %zu call paths, %zu threads, %" PRIu64
 	       " timeline bars\n",
 	       v->path, calltree_nrecords(v->tree), calltree_nslices(v->tree),
@@ -303,7 +307,7 @@ static const char *const keys_help[] = {
 	"timeline  Left/Right pan   + z zoom in   - Z zoom out   0 whole trace",
 	"          Up/Down thread   PgUp/PgDn depths   Enter thread list",
 	"threads   Up/Down   Enter show on the timeline",
-	"replay    Up/Down PgUp/PgDn Home End (End reads to the archive's end)",
+	"replay    Up/Down PgUp/PgDn Home End   Esc stops a search",
 	"          in time order, all threads (gzip: the archive's order)",
 	"",
 	"Bars \"~:::\" on the timeline are several calls merged.",
@@ -441,14 +445,17 @@ static int run(struct view *v)
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
+	set_escdelay(50); /* Esc stops a search: not a second later */
 	curs_set(0);
 	colours(v);
 	while (!done) {
 		int key, body = LINES - 2;
 
+		vlist_tick(v);
 		draw(v, helping);
-		/* while the list's pass runs, wake to redraw when it is done */
-		timeout(vlist_busy(v->list) ? 250 : -1);
+		/* while the list reads (its pass, its index, a search), wake to
+		 * go on and redraw */
+		timeout(vlist_wait_ms(v->list));
 		key = getch();
 		if (helping) {
 			helping = false;

@@ -91,11 +91,19 @@ bool vthreads_key(struct view *v, int key, int rows);
  * merge by time's pass); vlist_busy() while it does. */
 int vlist_new(struct vlist **l, const char *path);
 bool vlist_busy(const struct vlist *l);
+/* The list's work between keys: End waiting for the index, a slice of a
+ * search (VLIST_SLICE_S); true while a search goes on.  vlist_wait_ms():
+ * how long the frame may wait for a key (-1: no work left). */
+bool vlist_tick(struct view *v);
+int vlist_wait_ms(const struct vlist *l);
 void vlist_free(struct vlist *l);
 void vlist_draw(struct view *v, int top, int rows, int cols);
 bool vlist_key(struct view *v, int key, int rows);
 void vlist_search(struct view *v, bool backward);
 void vlist_status(struct view *v, char *buf, size_t len);
+
+/* CLOCK_MONOTONIC in seconds. */
+double view_now_s(void);
 
 /* Formats ns as tool_fmt_ns() does. */
 void view_fmt_ns(char *buf, size_t len, uint64_t ns);

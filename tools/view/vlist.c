@@ -1,68 +1,39 @@
 /* fxt-view's replay list: the items of every thread in time order
  * (callmerge.h; archive order for a gzip archive: callstream.h), as
- * fxt-replay prints them, read from the archive as the list is scrolled.  Bounded: a window of
- * VLIST_KEEP lines around what is shown is held; scrolling back before
- * it reads the archive again from its start (counting, not formatting,
- * the items before the window).  End and a search past the window first
- * count (and match) items without formatting them, then read again to
- * the place found: two passes at most, never a line formatted that is
- * not held. */
+ * fxt-replay prints them, read from the archive as the list is scrolled.
+ * Bounded: a window of VLIST_KEEP lines around what is shown is held.
+ *
+ * In time order, a thread of its own reads the archive once after the
+ * merge's first pass and keeps an index (vindex.c): a mark of the merge
+ * (callmerge_mark()) every `step` items, at most VLIST_INDEX_BYTES of
+ * them (past that, every other mark goes and the step doubles).  Going
+ * anywhere (End, back before the window, a match) resumes the merge at
+ * the nearest mark before the place and reads at most a step of items,
+ * counting them, then the window's lines.  End before the index is
+ * complete waits for it without holding the keys (the status line says
+ * how far it is).  A search past the lines held runs on a fork of the
+ * merge, a slice of ~30 ms between keys, from the mark before the place
+ * (backward: the stretches between marks, the nearest first), skipping
+ * the stretches where no matching name occurs once the index is
+ * complete; Esc stops it.
+ *
+ * In archive order (gzip) there is no index: scrolling back before the
+ * window reads the archive again from its start, and End and a search
+ * past the window first count (and match) items without formatting them,
+ * then read again to the place found: two passes at most, the keys held
+ * meanwhile. */
 #include "config.h"
 
 #include <curses.h>
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/calls/callmerge.h"
-#include "tools/calls/callstream.h"
 #include "tools/front/common.h"
 #include "tools/view/view.h"
-
-#define VLIST_KEEP 4096
-
-struct vline {
-	char *text;  /* the line, without its newline */
-	char *name;  /* the call's name, NUL-terminated, for the search */
-};
-
-struct vlist {
-	const char *path;
-	bool opened;
-	/* The merge's pass runs on a thread of its own from the start, so
-	 * that the view answers keys meanwhile: `ready` is set (release)
-	 * when pm, prc and perr are final. */
-	pthread_t worker;
-	bool started;
-	atomic_bool ready;
-	struct callmerge *pm;
-	int prc;
-	char perr[256];
-	struct callmerge *m;	/* time order; else archive order: */
-	struct fxt_reader *r;
-	struct callstream *cs;
-	const char *order;	/* what the header says of the order */
-	bool eof;
-	char err[256];
-	uint64_t seen;	   /* items given by the stream so far */
-	uint64_t base;	   /* the index of line[0] */
-	uint64_t skip_to;  /* items before it are counted only */
-	/* counting: items are only counted, and with `find` matched: the
-	 * first match from find_from on (or with back, the last before it)
-	 * goes to found */
-	bool counting, back;
-	const regex_t *find;
-	uint64_t find_from, found;
-	char *name;
-	size_t capname;
-	struct vline *line;
-	size_t n;
-	uint64_t top, sel; /* indices of items */
-};
+#include "tools/view/vlist.h"
 
 static void drop_lines(struct vlist *l, size_t k)
 {
@@ -158,9 +129,6 @@ static int restart(struct vlist *l, uint64_t from)
 	if (!l->opened) {
 		l->opened = true;
 		l->order = "time order";
-		if (l->started)
-			pthread_join(l->worker, NULL);
-		l->started = false;
 		l->m = l->pm;
 		rc = l->prc;
 		snprintf(l->err, sizeof(l->err), "%s", rc < 0 ? l->perr : "");
@@ -185,15 +153,6 @@ static int restart(struct vlist *l, uint64_t from)
 	return rc;
 }
 
-static void *merge_pass(void *arg)
-{
-	struct vlist *l = arg;
-
-	l->prc = callmerge_open(&l->pm, l->path, l->perr, sizeof(l->perr));
-	atomic_store_explicit(&l->ready, true, memory_order_release);
-	return NULL;
-}
-
 bool vlist_busy(const struct vlist *l)
 {
 	return l->started && !atomic_load_explicit(&l->ready, memory_order_acquire);
@@ -209,11 +168,13 @@ int vlist_new(struct vlist **out, const char *path)
 	}
 	l->path = path;
 	l->order = "time order";
+	l->step = VLIST_FIRST_STEP;
+	pthread_mutex_init(&l->lock, NULL);
 	if (strcmp(path, "-") == 0) {
 		snprintf(l->err, sizeof(l->err),
 			 "the replay list reads the archive again: not from standard input");
 		l->eof = l->opened = true;
-	} else if (pthread_create(&l->worker, NULL, merge_pass, l) == 0) {
+	} else if (pthread_create(&l->worker, NULL, vindex_worker, l) == 0) {
 		l->started = true;
 	} else {
 		l->prc = -EAGAIN;
@@ -228,8 +189,11 @@ void vlist_free(struct vlist *l)
 {
 	if (!l)
 		return;
+	atomic_store(&l->stop, true);
 	if (l->started)
-		pthread_join(l->worker, NULL); /* one pass at most */
+		pthread_join(l->worker, NULL); /* one pass at most, or a step of the index */
+	vindex_free(l);
+	pthread_mutex_destroy(&l->lock);
 	if (l->pm != l->m)
 		callmerge_free(l->pm);
 	close_stream(l);
@@ -268,13 +232,52 @@ static int pull(struct vlist *l)
 	return rc < 0 ? rc : 0;
 }
 
+/* Holds the lines from `from` on, from the nearest mark before it, if it
+ * is behind the lines held or past them by more than a step (time order
+ * only); false when nothing was done. */
+static bool jump(struct vlist *l, uint64_t from)
+{
+	uint64_t end = l->base + l->n;
+	int64_t at;
+
+	if (!l->m || (from >= l->base && from <= end + VLIST_KEEP))
+		return false;
+	if (from > end) {
+		bool closer;
+
+		pthread_mutex_lock(&l->lock);
+		closer = vindex_mark_before(l, from) && vindex_mark_before(l, from)->item > end;
+		pthread_mutex_unlock(&l->lock);
+		if (!closer) { /* read on, counting up to it */
+			drop_lines(l, l->n);
+			l->skip_to = from;
+			return true;
+		}
+	}
+	drop_lines(l, l->n);
+	at = vindex_resume_before(l, l->m, from);
+	if (at < 0) {
+		snprintf(l->err, sizeof(l->err), "%s", strerror((int)-at));
+		l->eof = true;
+		return true;
+	}
+	l->eof = false;
+	l->seen = l->base = (uint64_t)at;
+	l->skip_to = from;
+	return true;
+}
+
 /* Reads until item `want` is held, or the end. */
 static void fill(struct vlist *l, uint64_t want)
 {
+	uint64_t from = want > VLIST_KEEP / 2 ? want - VLIST_KEEP / 2 : 0;
 	int rc;
 
-	if (want < l->base || !l->opened)
-		restart(l, want > VLIST_KEEP / 2 && want < l->base ? want - VLIST_KEEP / 2 : 0);
+	if (!l->opened)
+		restart(l, 0);
+	else if ((want < l->base || want > l->base + l->n + VLIST_KEEP) && !jump(l, from) &&
+		 want < l->base)
+		restart(l, from);
 	while (!l->eof && l->base + l->n <= want) {
 		rc = pull(l);
 		if (rc < 0 && !*l->err)
@@ -302,11 +305,30 @@ static uint64_t scan(struct vlist *l, const regex_t *find, uint64_t from, bool b
 	return find ? l->found : l->seen;
 }
 
-/* Holds the lines around item i (read again from the start). */
+/* Holds the lines around item i (from the nearest mark, else read again
+ * from the start). */
 static void seek(struct vlist *l, uint64_t i)
 {
-	restart(l, i > VLIST_KEEP / 2 ? i - VLIST_KEEP / 2 : 0);
+	uint64_t from = i > VLIST_KEEP / 2 ? i - VLIST_KEEP / 2 : 0;
+
+	if (!jump(l, from) && (from < l->base || (!l->m && from > l->base + l->n)))
+		restart(l, from);
 	fill(l, i);
+}
+
+/* Whether End and searches go by the index (time order, not failed). */
+static bool by_index(const struct vlist *l)
+{
+	return l->m && !atomic_load(&l->idx_failed);
+}
+
+static void go_end(struct vlist *l)
+{
+	uint64_t n = l->total;
+
+	l->want_end = false;
+	seek(l, n ? n - 1 : 0);
+	l->sel = n ? n - 1 : 0;
 }
 
 /* Item i, or NULL past the end. */
@@ -390,9 +412,24 @@ bool vlist_key(struct view *v, int key, int rows)
 	case 'g':
 		l->sel = 0;
 		return true;
+	case 27: /* Escape */
+		if (l->searching || l->want_end)
+			snprintf(v->msg, sizeof(v->msg), "%s stopped",
+				 l->searching ? "search" : "going to the end");
+		l->searching = l->want_end = false;
+		return true;
 	case KEY_END:
 	case 'G': {
-		uint64_t n = l->eof ? l->base + l->n : scan(l, NULL, 0, false);
+		uint64_t n;
+
+		if (by_index(l)) {
+			if (atomic_load_explicit(&l->indexed, memory_order_acquire))
+				go_end(l);
+			else
+				l->want_end = true; /* vlist_tick() goes there */
+			return true;
+		}
+		n = l->eof ? l->base + l->n : scan(l, NULL, 0, false);
 
 		if (!l->eof || n > l->base + l->n || n < l->base)
 			seek(l, n ? n - 1 : 0);
@@ -401,6 +438,43 @@ bool vlist_key(struct view *v, int key, int rows)
 	}
 	}
 	return false;
+}
+
+bool vlist_tick(struct view *v)
+{
+	struct vlist *l = v->list;
+	uint64_t i;
+
+	if (!l)
+		return false;
+	if (l->want_end && atomic_load_explicit(&l->indexed, memory_order_acquire))
+		go_end(l);
+	if (!l->searching)
+		return false;
+	i = vindex_search_slice(l);
+	if (i == UINT64_MAX)
+		return true;
+	l->searching = false;
+	if (i == UINT64_MAX - 1) {
+		snprintf(v->msg, sizeof(v->msg), "no %s call matches /%s/",
+			 l->sback ? "earlier" : "later", v->pattern);
+		return false;
+	}
+	seek(l, i);
+	l->sel = i;
+	return false;
+}
+
+int vlist_wait_ms(const struct vlist *l)
+{
+	if (!l)
+		return -1;
+	if (l->searching)
+		return 0;
+	if (vlist_busy(l) || l->want_end ||
+	    (l->started && !atomic_load(&l->indexed) && !atomic_load(&l->idx_failed)))
+		return 250;
+	return -1;
 }
 
 void vlist_search(struct view *v, bool backward)
@@ -431,6 +505,12 @@ void vlist_search(struct view *v, bool backward)
 			 v->pattern);
 		return;
 	}
+	if (by_index(l)) {
+		if (!vindex_search_start(l, &v->re, backward, backward ? l->base : end) && !*l->err)
+			snprintf(v->msg, sizeof(v->msg), "no %s call matches /%s/",
+				 backward ? "earlier" : "later", v->pattern);
+		return;
+	}
 	/* then the archive, counting: before the lines held, or after */
 	i = scan(l, &v->re, backward ? l->base : end, backward);
 	seek(l, i == UINT64_MAX ? l->sel : i);
@@ -450,5 +530,21 @@ void vlist_status(struct view *v, char *buf, size_t len)
 		snprintf(buf, len, "reading the archive for time order");
 		return;
 	}
-	snprintf(buf, len, "item %" PRIu64 "%s", l->sel + 1, l->eof ? "" : " (reading on)");
+	if (l->searching) {
+		uint64_t t0 = callmerge_start_ns(l->m), span = callmerge_end_ns(l->m) - t0 + 1;
+		unsigned pc = l->sback ? (unsigned)(100 - (unsigned __int128)l->slo * 100 / l->sfrom)
+				       : (unsigned)((unsigned __int128)(l->sts > t0 ? l->sts - t0 : 0) *
+						    100 / span);
+
+		snprintf(buf, len, "searching /%s/%s: %u%% (Esc stops)", v->pattern,
+			 l->sback ? " backward" : "", pc);
+		return;
+	}
+	if (by_index(l) && atomic_load_explicit(&l->indexed, memory_order_acquire))
+		snprintf(buf, len, "item %" PRIu64 " of %" PRIu64, l->sel + 1, l->total);
+	else if (by_index(l))
+		snprintf(buf, len, "item %" PRIu64 ", indexing %u%%%s", l->sel + 1,
+			 atomic_load(&l->progress) / 10, l->want_end ? ", then End (Esc: stay)" : "");
+	else
+		snprintf(buf, len, "item %" PRIu64 "%s", l->sel + 1, l->eof ? "" : " (reading on)");
 }

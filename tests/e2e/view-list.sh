@@ -1,0 +1,95 @@
+#!/bin/sh
+# fxt-view's replay list past the lines it holds (4096), driven in tmux
+# (80x24) on a gen_archive of ~420,000 items in time order, each screen
+# checked against fxt-replay --time-order's lines at the same places: the
+# index counts the items (the status line says "of N"), End shows the last
+# ones, Home the first, a search for a name whose next match is near the
+# end (main's exit) goes there, and back (N) to the match before it, far
+# before the lines held; the timeline zooms (z halves the window, 0 the
+# whole trace) without reading the archive again.  Skipped without tmux,
+# or when fxt-view was not built (no ncurses).
+. "$abs_top_srcdir/tests/lib/test_subr.sh"
+VIEW=$abs_top_builddir/fxt-view
+REPLAY=$abs_top_builddir/fxt-replay
+GEN=$abs_top_builddir/bench/gen_archive
+plan 12
+[ -x "$VIEW" ] || skip_rest "fxt-view was not built (no ncurses)"
+command -v tmux >/dev/null 2>&1 || skip_rest "tmux is not installed"
+scratch
+
+"$GEN" --events 300000 --order start --threads 2 -o "$TMPD/l.fxt"
+"$REPLAY" --time-order "$TMPD/l.fxt" | cut -c1-80 | sed 's/ *$//' >"$TMPD/replay.txt"
+N=$(wc -l <"$TMPD/replay.txt")
+# main's exit: the first line that names main after its two entries
+K=$(grep -n '} /\* main \*/' "$TMPD/replay.txt" | head -1 | cut -d: -f1)
+
+T="tmux -S $TMPD/tmux.sock"
+trap '$T kill-server 2>/dev/null; [ -n "$FXT_KEEP_TMPD" ] || rm -rf "$TMPD"' EXIT
+$T new-session -d -s v -x 80 -y 24 "$VIEW $TMPD/l.fxt; echo \$? > $TMPD/v.rc; sleep 600" 9>&-
+screen() { $T capture-pane -p -t v; }
+# until_shown TEXT: waits (up to 60 s: the index reads the whole archive)
+# for TEXT on the screen.
+until_shown() {
+  i=0
+  while [ $i -lt 600 ]; do
+    screen | grep -qF -- "$1" && return 0
+    sleep 0.1; i=$((i + 1))
+  done
+  diag "not shown: $1"; screen | sed 's/^/# /'
+  return 1
+}
+keys() { $T send-keys -t v "$@"; }
+# the list's lines on the screen (items, rows 3-23)
+shown() { screen | sed -n '3,23p' | sed 's/ *$//'; }
+# lines A..B of fxt-replay's
+lines() { sed -n "$1,$2p" "$TMPD/replay.txt"; }
+
+until_shown "call path"
+keys 4
+until_shown "item 1 of $N"
+ok "the index counts the items: item 1 of $N" test $? -eq 0
+
+keys End
+until_shown "item $N of $N"
+is "$(shown)" "$(lines $((N - 20)) "$N")" "End: the last 21 items, as fxt-replay prints them"
+
+keys Home
+until_shown "item 1 of $N"
+is "$(shown)" "$(lines 1 21)" "Home: the first 21 items"
+
+keys / m a i n Enter
+until_shown "item 2 of $N"
+ok "/main: the second thread's main, in the lines held" test $? -eq 0
+keys n
+until_shown "item $K of $N"
+ok "n: main's exit, item $K of $N, far past the lines held" test $? -eq 0
+is "$(screen | sed -n 23p | sed 's/ *$//')" "$(lines "$K" "$K")" \
+  "the line selected is fxt-replay's line $K"
+keys N
+until_shown "item 2 of $N"
+ok "N: back to item 2, far before the lines held" test $? -eq 0
+is "$(shown | head -2)" "$(lines 2 3)" "and its lines are fxt-replay's, from the second"
+
+# the timeline: z halves the window, 0 the whole trace
+keys 2
+wide() { screen | sed -n 2p | sed 's/.*, \(.*\) wide.*/\1/'; }
+keys 0
+sleep 0.3
+w0=$(wide)
+keys z
+sleep 0.3
+w1=$(wide)
+keys z z z z z z z z
+sleep 0.5
+w9=$(wide)
+ok "z zooms in: $w0 -> $w1 -> $w9" test "$w0" != "$w1" -a "$w1" != "$w9"
+ok "zoomed in 9 times, bars still drawn" sh -c "$T capture-pane -p -t v | sed -n 4p | grep -q '[a-z]'"
+keys 0
+sleep 0.3
+is "$(wide)" "$w0" "0: the whole trace again"
+
+keys q
+sleep 0.3
+is "$(cat "$TMPD/v.rc" 2>/dev/null)" 0 "q exits 0"
+
+finish
