@@ -23,11 +23,18 @@
 void fxt__set_error(struct fxt_reader *r, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
+	if (r->source_failed)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(r->err, sizeof(r->err), fmt, ap);
 	va_end(ap);
 	r->err_off = off;
 	r->failed = true;
+	if (!r->verifying) {
+		r->verifying = 1;
+		fxt__source_verify(r);
+		r->verifying = 0;
+	}
 }
 
 void fxt__diag(struct fxt_reader *r, enum fxt_diag_level level, uint64_t off, const char *fmt, ...)

@@ -110,6 +110,8 @@ struct fxt_reader {
 	void *diag_ctx;
 
 	bool started, saw_magic, failed;
+	bool source_failed; /* the error is the source's (read, decompression) */
+	unsigned verifying; /* in fxt__source_verify() or a source error */
 	char err[160];
 	uint64_t err_off;
 	int read_errno; /* what stopped us, if not damage: a read error, ENOMEM */
@@ -134,7 +136,10 @@ static inline uint64_t fxt__load64(const uint8_t *p)
 
 /* ---------------------------------------------------------------- reader.c */
 
-/* Records the error that stops the reader, at stream offset `off`. */
+/* Records the error that stops the reader, at stream offset `off`.  In a
+ * compressed stream, damage there is first looked for (fxt__source_verify())
+ * and is what is said when found: garbled bytes reach the decoder before
+ * the checksum at the end of their gzip member or zstd frame. */
 void fxt__set_error(struct fxt_reader *r, uint64_t off, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Passes a diagnostic to the caller's callback, if any. */
@@ -159,6 +164,11 @@ int fxt__source_open_fd(struct fxt_reader *r, int fd);
 int fxt__source_open_mem(struct fxt_reader *r, const uint8_t *data, size_t len);
 /* Releases the source: decompressor, owned descriptor, buffers. */
 void fxt__source_close(struct fxt_reader *r);
+/* After an error in what was decompressed: decompresses the rest of a
+ * compressed stream, and if its checksum or data turns out damaged, that
+ * becomes the reader's error (with its offset).  Nothing for a plain
+ * source or an error of the source's own. */
+void fxt__source_verify(struct fxt_reader *r);
 
 /* Makes at least `need` (<= cap) unread bytes available in the window.
  * Returns true if it could, false at the end of input or on error

@@ -15,6 +15,13 @@
 
 #include "fxt/reader_int.h"
 
+/* An error of the source itself (a read, the compressed stream): the
+ * reader stops there, fxt__source_verify() has nothing to look for, and
+ * it stands whatever the decoder says after. */
+#define source_error(r, ...)                                                                       \
+	((r)->verifying++, fxt__set_error((r), __VA_ARGS__), (r)->verifying--,                     \
+	 (r)->source_failed = true)
+
 /* Reads up to n bytes from the descriptor, retrying on EINTR.  Returns the
  * count (0 at end of file) or -errno. */
 static ssize_t read_fd(int fd, void *dst, size_t n)
@@ -40,7 +47,7 @@ static bool refill(struct fxt_reader *r)
 	} else {
 		ssize_t got = read_fd(r->fd, r->zin, ZIN_BYTES);
 		if (got < 0) {
-			fxt__set_error(r, r->win_off + r->end, "read error: %s",
+			source_error(r, r->win_off + r->end, "read error: %s",
 				       strerror((int)-got));
 			r->read_errno = (int)-got;
 			return false;
@@ -70,7 +77,7 @@ static ssize_t read_gz(struct fxt_reader *r, uint8_t *dst, size_t n)
 			if (r->in_len == 0)
 				break;
 			if (inflateReset(&r->zs) != Z_OK) {
-				fxt__set_error(r, r->win_off + r->end,
+				source_error(r, r->win_off + r->end,
 					       "gzip: cannot reset inflate");
 				return -1;
 			}
@@ -85,7 +92,7 @@ static ssize_t read_gz(struct fxt_reader *r, uint8_t *dst, size_t n)
 		if (zr == Z_STREAM_END) {
 			r->member_done = true;
 		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			fxt__set_error(r, r->win_off + r->end + (want - r->zs.avail_out),
+			source_error(r, r->win_off + r->end + (want - r->zs.avail_out),
 				       "gzip: %s", r->zs.msg ? r->zs.msg : "data error");
 			return -1;
 		} else if (r->zs.avail_out == before && r->in_len == 0 && r->in_eof) {
@@ -93,7 +100,7 @@ static ssize_t read_gz(struct fxt_reader *r, uint8_t *dst, size_t n)
 			size_t got = want - r->zs.avail_out;
 			if (got > 0)
 				return (ssize_t)got; /* report the cut on the next call */
-			fxt__set_error(r, r->win_off + r->end,
+			source_error(r, r->win_off + r->end,
 				       "gzip stream truncated (the compressed file was cut short)");
 			return -1;
 		}
@@ -115,7 +122,7 @@ static ssize_t read_zstd(struct fxt_reader *r, uint8_t *dst, size_t n)
 		r->in += in.pos;
 		r->in_len -= in.pos;
 		if (ZSTD_isError(zr)) {
-			fxt__set_error(r, r->win_off + r->end + out.pos, "zstd: %s",
+			source_error(r, r->win_off + r->end + out.pos, "zstd: %s",
 				       ZSTD_getErrorName(zr));
 			return -1;
 		}
@@ -128,12 +135,37 @@ static ssize_t read_zstd(struct fxt_reader *r, uint8_t *dst, size_t n)
 		if (!moved && r->in_len == 0 && r->in_eof) {
 			if (r->frame_done || out.pos > 0)
 				break; /* a cut inside a frame: said on the next call */
-			fxt__set_error(r, r->win_off + r->end,
+			source_error(r, r->win_off + r->end,
 				       "zstd stream truncated (the compressed file was cut short)");
 			return -1;
 		}
 	}
 	return (ssize_t)out.pos;
+}
+
+void fxt__source_verify(struct fxt_reader *r)
+{
+	char err[sizeof(r->err)];
+	uint64_t off = r->err_off;
+	uint8_t *scratch;
+	ssize_t got;
+
+	if (r->codec == CODEC_NONE || r->source_failed)
+		return;
+	scratch = malloc(ZIN_BYTES);
+	if (!scratch)
+		return;
+	memcpy(err, r->err, sizeof(err));
+	do
+		got = r->codec == CODEC_ZSTD ? read_zstd(r, scratch, ZIN_BYTES)
+					     : read_gz(r, scratch, ZIN_BYTES);
+	while (got > 0);
+	free(scratch);
+	if (!r->source_failed) {
+		memcpy(r->err, err, sizeof(err));
+		r->err_off = off;
+	}
+	r->failed = true;
 }
 
 /* Makes at least `need` (<= cap) unread bytes available in the window.
@@ -161,7 +193,7 @@ bool fxt__fill_slow(struct fxt_reader *r, size_t need)
 		} else {
 			got = read_fd(r->fd, r->buf + r->end, r->cap - r->end);
 			if (got < 0) {
-				fxt__set_error(r, r->win_off + r->end, "read error: %s",
+				source_error(r, r->win_off + r->end, "read error: %s",
 					       strerror((int)-got));
 				r->read_errno = (int)-got;
 				return false;
@@ -269,7 +301,7 @@ int fxt__source_open_fd(struct fxt_reader *r, int fd)
 		ssize_t got = read_fd(fd, r->zin + have, ZIN_BYTES - have);
 		if (got < 0) {
 			err = (int)got;
-			fxt__set_error(r, 0, "read error: %s", strerror(-err));
+			source_error(r, 0, "read error: %s", strerror(-err));
 			r->read_errno = -err;
 			return err;
 		}
