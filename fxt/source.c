@@ -18,8 +18,8 @@
 /* An error of the source itself (a read, the compressed stream): the
  * reader stops there, fxt__source_verify() has nothing to look for, and
  * it stands whatever the decoder says after. */
-#define source_error(r, ...)                                                                       \
-	((r)->verifying++, fxt__set_error((r), __VA_ARGS__), (r)->verifying--,                     \
+#define source_error(r, ...)                                                   \
+	((r)->verifying++, fxt__set_error((r), __VA_ARGS__), (r)->verifying--, \
 	 (r)->source_failed = true)
 
 /* Reads up to n bytes from the descriptor, retrying on EINTR.  Returns the
@@ -47,8 +47,7 @@ static bool refill(struct fxt_reader *r)
 	} else {
 		ssize_t got = read_fd(r->fd, r->zin, ZIN_BYTES);
 		if (got < 0) {
-			source_error(r, r->win_off + r->end, "read error: %s",
-				       strerror((int)-got));
+			source_error(r, r->win_off + r->end, "read error: %s", strerror((int)-got));
 			r->read_errno = (int)-got;
 			return false;
 		}
@@ -77,8 +76,7 @@ static ssize_t read_gz(struct fxt_reader *r, uint8_t *dst, size_t n)
 			if (r->in_len == 0)
 				break;
 			if (inflateReset(&r->zs) != Z_OK) {
-				source_error(r, r->win_off + r->end,
-					       "gzip: cannot reset inflate");
+				source_error(r, r->win_off + r->end, "gzip: cannot reset inflate");
 				return -1;
 			}
 			r->member_done = false;
@@ -92,8 +90,8 @@ static ssize_t read_gz(struct fxt_reader *r, uint8_t *dst, size_t n)
 		if (zr == Z_STREAM_END) {
 			r->member_done = true;
 		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			source_error(r, r->win_off + r->end + (want - r->zs.avail_out),
-				       "gzip: %s", r->zs.msg ? r->zs.msg : "data error");
+			source_error(r, r->win_off + r->end + (want - r->zs.avail_out), "gzip: %s",
+				     r->zs.msg ? r->zs.msg : "data error");
 			return -1;
 		} else if (r->zs.avail_out == before && r->in_len == 0 && r->in_eof) {
 			/* No progress and no more input, inside a member. */
@@ -101,7 +99,7 @@ static ssize_t read_gz(struct fxt_reader *r, uint8_t *dst, size_t n)
 			if (got > 0)
 				return (ssize_t)got; /* report the cut on the next call */
 			source_error(r, r->win_off + r->end,
-				       "gzip stream truncated (the compressed file was cut short)");
+				     "gzip stream truncated (the compressed file was cut short)");
 			return -1;
 		}
 	}
@@ -123,7 +121,7 @@ static ssize_t read_zstd(struct fxt_reader *r, uint8_t *dst, size_t n)
 		r->in_len -= in.pos;
 		if (ZSTD_isError(zr)) {
 			source_error(r, r->win_off + r->end + out.pos, "zstd: %s",
-				       ZSTD_getErrorName(zr));
+				     ZSTD_getErrorName(zr));
 			return -1;
 		}
 		bool moved = in.pos > 0 || out.pos > before;
@@ -136,7 +134,7 @@ static ssize_t read_zstd(struct fxt_reader *r, uint8_t *dst, size_t n)
 			if (r->frame_done || out.pos > 0)
 				break; /* a cut inside a frame: said on the next call */
 			source_error(r, r->win_off + r->end,
-				       "zstd stream truncated (the compressed file was cut short)");
+				     "zstd stream truncated (the compressed file was cut short)");
 			return -1;
 		}
 	}
@@ -186,15 +184,16 @@ bool fxt__fill_slow(struct fxt_reader *r, size_t need)
 	while (r->end < need && !r->eof) {
 		ssize_t got;
 		if (r->codec) {
-			got = r->codec == CODEC_ZSTD ? read_zstd(r, r->buf + r->end, r->cap - r->end)
-						     : read_gz(r, r->buf + r->end, r->cap - r->end);
+			got = r->codec == CODEC_ZSTD
+				  ? read_zstd(r, r->buf + r->end, r->cap - r->end)
+				  : read_gz(r, r->buf + r->end, r->cap - r->end);
 			if (got < 0)
 				return false;
 		} else {
 			got = read_fd(r->fd, r->buf + r->end, r->cap - r->end);
 			if (got < 0) {
 				source_error(r, r->win_off + r->end, "read error: %s",
-					       strerror((int)-got));
+					     strerror((int)-got));
 				r->read_errno = (int)-got;
 				return false;
 			}
