@@ -1,5 +1,5 @@
 /* The reader on damaged and suspicious input, written word by word from the
- * spec.  Every case asserts what is delivered before the damage, the exact
+ * spec (and, last, garbled inside a gzip or zstd stream).  Every case asserts what is delivered before the damage, the exact
  * byte offset reported, and the rule named. */
 #include <stdlib.h>
 #include <unistd.h>
@@ -427,6 +427,53 @@ static void test_large_cut(void)
 	free(w);
 }
 
+/* An archive whose bytes were damaged before they were compressed (a
+ * record one word long where an event needs two): in a sound gzip or zstd
+ * stream, the reader says what the decoder found; when the stream's own
+ * check fails too (its last checksum byte flipped), it says that, the
+ * cause, though the decoder met the garbled record first. */
+static void test_compressed(unsigned flag, const char *what)
+{
+	static const uint64_t short_event = 4 | 1u << 4;
+	struct fxt_writer *w;
+	size_t len;
+
+	if (fxt_writer_open_mem(&w, flag) != 0)
+		bail_out("fxt_writer_open_mem");
+	fxt_writer_magic(w);
+	struct fxt_tref th = fxt_writer_thread(w, 1, 2);
+	struct fxt_sref name = fxt_writer_cstring(w, "f");
+	for (unsigned i = 0; i < 2000; i++) {
+		struct fxt_event ev = { .type = FXT_EVENT_INSTANT,
+					.ts = i,
+					.thread = th,
+					.category = name,
+					.name = name };
+		if (i == 1000)
+			fxt_writer_words(w, &short_event, 1);
+		fxt_writer_event(w, &ev);
+	}
+	if (fxt_writer_finish(w) != 0)
+		bail_out("finish");
+	const uint8_t *data = fxt_writer_mem_data(w, &len);
+	uint8_t *copy = malloc(len);
+	if (!copy)
+		bail_out("out of memory");
+	memcpy(copy, data, len);
+
+	run_bytes(copy, len, 0);
+	ok(o.rc == -1 && strstr(o.err, "without its timestamp word"),
+	   "%s, sound stream, a bad record: the decoder's error (%s)", what, o.err);
+	/* zstd's content checksum is the frame's last 4 bytes; gzip's CRC-32
+	 * the member's last 8 but 4. */
+	copy[flag == FXT_WRITER_GZIP ? len - 8 : len - 1] ^= 0x55;
+	run_bytes(copy, len, 0);
+	ok(o.rc == -1 && strncmp(o.err, what, strlen(what)) == 0,
+	   "%s, its checksum wrong too: the compressed stream's error (%s)", what, o.err);
+	free(copy);
+	fxt_writer_free(w);
+}
+
 int main(void)
 {
 	test_framing();
@@ -435,6 +482,8 @@ int main(void)
 	test_checks();
 	test_tables();
 	test_large_cut();
+	test_compressed(FXT_WRITER_GZIP, "gzip");
+	test_compressed(FXT_WRITER_ZSTD, "zstd");
 	done_testing();
 	return exit_status();
 }
