@@ -1,6 +1,6 @@
 /* The reader on damaged and suspicious input, written word by word from the
- * spec (and, last, garbled inside a gzip or zstd stream).  Every case asserts what is delivered before the damage, the exact
- * byte offset reported, and the rule named. */
+ * spec (and, last, garbled inside a gzip or zstd stream).  Every case asserts what is delivered
+ * before the damage, the exact byte offset reported, and the rule named. */
 #include <stdlib.h>
 #include <unistd.h>
 
