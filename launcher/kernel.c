@@ -84,6 +84,12 @@ static const struct group {
 
 static struct tracefs_instance *inst;
 static char inst_name[64];
+/* The systems of the events enabled, NULL-terminated: only their formats
+ * are read at the end (tracefs_local_events() reads all of them and
+ * /proc/kallsyms: 0.7 s here). */
+#define MAX_SYSTEMS	 16
+static char systems_buf[MAX_SYSTEMS][64];
+static const char *systems[MAX_SYSTEMS + 1];
 
 /* The instance goes; safe to call twice (at exit after a signal). */
 static void kernel_destroy(void)
@@ -139,6 +145,13 @@ static void enable(const char *events)
 
 		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - p), p);
 		snprintf(ev, sizeof(ev), "%.*s", (int)(e - (size_t)(colon + 1 - p)), colon + 1);
+		size_t n = 0;
+		while (systems[n] && strcmp(systems[n], sys) != 0)
+			n++;
+		if (systems[n] == NULL && n < MAX_SYSTEMS) {
+			memcpy(systems_buf[n], sys, sizeof(sys));
+			systems[n] = systems_buf[n];
+		}
 		/* An event this kernel lacks is left out. */
 		tracefs_event_enable(inst, sys, strcmp(ev, "*") == 0 ? NULL : ev);
 		p += e + (comma != NULL);
@@ -210,6 +223,42 @@ void kernel_follow(pid_t pid)
 }
 
 /* ------------------------------------------------------- the archive */
+
+/* The event formats of the systems enabled, and the ring buffer's page
+ * header: what reading the pages needs.  NULL when out of memory or
+ * without a page header. */
+static struct tep_handle *formats(void)
+{
+	struct tep_handle *tep = tep_alloc();
+	char *buf;
+	int size;
+
+	if (tep == NULL)
+		return NULL;
+	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, (int)sizeof(long));
+	tep_set_page_size(tep, (int)sysconf(_SC_PAGESIZE));
+	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
+	if (buf == NULL ||
+	    tep_parse_header_page(tep, buf, (unsigned long)size, sizeof(long)) != 0) {
+		free(buf);
+		tep_free(tep);
+		return NULL;
+	}
+	free(buf);
+	for (size_t i = 0; systems[i]; i++) {
+		char **evs = tracefs_system_events(NULL, systems[i]);
+		for (size_t j = 0; evs && evs[j]; j++) {
+			buf = tracefs_event_file_read(NULL, systems[i], evs[j], "format", &size);
+			if (buf != NULL)
+				tep_parse_event(tep, buf, (unsigned long)size, systems[i]);
+			free(buf);
+		}
+		tracefs_list_free(evs);
+	}
+	return tep;
+}
 
 /* tid -> tgid, from the kernel's saved_tgids ("TID TGID" lines). */
 struct tgids {
@@ -399,7 +448,7 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 		return 0;
 	tracefs_trace_off(inst);
 	uint64_t lost = lost_events();
-	struct tep_handle *tep = tracefs_local_events(NULL);
+	struct tep_handle *tep = formats();
 	if (tep == NULL) {
 		fprintf(stderr, "fxt-run: --kernel: cannot read the kernel's event formats\n");
 		kernel_destroy();
