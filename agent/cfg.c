@@ -396,6 +396,7 @@ static const size_t field_off[FXT_S_COUNT] = {
 #define AGENT_W_TEMPLATE  0
 #define AGENT_W_IMAGE	  0
 #define AGENT_W_LAUNCHER  0
+#define AGENT_W_WORDS	  0
 #define F(member)	  sizeof(((struct agent_config *)0)->member)
 #define NF		  0
 #define X(ID, SHORT, OPT, ARG, TYPE, SCOPE, FIELD, ...)                                      \

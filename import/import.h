@@ -46,6 +46,14 @@ struct import_ctx {
 	int fd;			/* the input, open for reading */
 	uint32_t next_provider; /* the id the next stream takes (from 1) */
 	bool verbose;
+	/* The process (tgid) of thread `tid`, or -1 when unknown (NULL: all
+	 * unknown, each thread its own process, as trace.dat has no tgids);
+	 * *agent: the thread is the agent's (fxt-run --kernel), whose archive
+	 * names its process, and whose track holds the calls: its states
+	 * are its context switch records alone (no slices), and its wake-up
+	 * a flow from the call its waker (the agent's) was in. */
+	int (*tgid_of)(void *arg, int tid, bool *agent);
+	void *tgid_arg;
 	struct import_stats st;
 	char err[512];
 };
@@ -71,6 +79,20 @@ enum import_format import_sniff(const void *head, size_t len);
 /* trace-cmd's trace.dat, versions 6 and 7 (libtracecmd).  -ENOTSUP (with
  * ic->err set) when fxtrace was built without libtracecmd. */
 int import_tracedat(struct import_ctx *ic);
+
+/* One stream of scheduler events from libtraceevent (a trace.dat's
+ * buffer, or a live tracefs instance: launcher/kernel.c), mapped as
+ * import_tracedat() maps them.  begin() writes the provider named `name`
+ * on `clock`; record() takes the records in time order (non-zero: stop,
+ * the error is kept); end(s, err) closes the open slices and frees s,
+ * returning the stream's first error (or err).  0 or -errno, ic->err set. */
+struct import_stream;
+struct tep_handle;
+struct tep_record;
+int import_stream_begin(struct import_ctx *ic, struct tep_handle *tep, const char *name,
+			const char *clock, struct import_stream **s);
+int import_stream_record(struct import_stream *s, struct tep_record *rec);
+int import_stream_end(struct import_stream *s, int err);
 
 /* Darwin ktrace, V3 (magic 0x55aa0300), read from ic->fd. */
 int import_ktrace(struct import_ctx *ic);

@@ -99,12 +99,14 @@ struct thread {
 	uint64_t key; /* tid + 1 (addrtab.h) */
 	uint8_t state;
 	bool named;
+	bool mapped;   /* the agent's thread (ic->tgid_of): no slices of ours */
+	uint64_t pid;  /* its process's koid: the tgid, or the tid itself */
 	char comm[17]; /* its name as last written (TASK_COMM_LEN is 16) */
 	uint64_t flow; /* the flow its "runnable" slice began, 0: none */
 	struct fxt_thread_slot slot;
 };
 
-struct stream {
+struct import_stream {
 	struct import_ctx *ic;
 	struct tep_handle *tep;
 	uint32_t provider;
@@ -116,8 +118,8 @@ struct stream {
 	bool buffer_full;
 	int err;
 	struct trace_seq seq;
-	struct fxt_string_slot s_running, s_runnable, s_sched, s_print, s_message, s_stack, s_depth,
-	    s_waker, s_cpu;
+	struct fxt_string_slot s_running, s_runnable, s_wakeup, s_sched, s_print, s_message,
+	    s_stack, s_depth, s_waker, s_cpu;
 };
 
 /* ------------------------------------------------------------- threads */
@@ -126,16 +128,27 @@ struct stream {
  * NULL when out of memory.  A call that adds another thread may move
  * it (common/addrtab.h); on_switch() looks the first of its two up
  * again for that. */
-static struct thread *thread_of(struct stream *s, int tid)
+static struct thread *thread_of(struct import_stream *s, int tid)
 {
-	return addrtab_get(&s->threads, (uint64_t)(int64_t)tid + 1, NULL);
+	bool added = false;
+	struct thread *t = addrtab_get(&s->threads, (uint64_t)(int64_t)tid + 1, &added);
+
+	if (t != NULL && added) {
+		bool agent = false;
+		int pid =
+		    s->ic->tgid_of && tid != 0 ? s->ic->tgid_of(s->ic->tgid_arg, tid, &agent) : -1;
+		t->mapped = agent && pid > 0;
+		t->pid = (uint64_t)(pid > 0 ? pid : tid);
+	}
+	return t;
 }
 
 /* Names the thread (and its process: koid = tid): from `comm`, an event's
  * comm field (the task's name at that moment: named again when it
  * changed, as at an exec), or with comm NULL from the saved command
  * lines, once. */
-static void thread_name(struct stream *s, struct thread *t, int tid, const char *comm, size_t len)
+static void thread_name(struct import_stream *s, struct thread *t, int tid, const char *comm,
+			size_t len)
 {
 	const char *name = comm;
 	char buf[sizeof(t->comm)];
@@ -155,9 +168,11 @@ static void thread_name(struct stream *s, struct thread *t, int tid, const char 
 	}
 	memcpy(buf, name, len);
 	buf[len] = '\0';
-	int err = fxt_writer_process_name(s->ic->w, (uint64_t)tid, buf);
+	/* The agent's processes are named by its archive; another is named
+	 * by its threads (Perfetto wants a name for each process). */
+	int err = t->mapped ? 0 : fxt_writer_process_name(s->ic->w, t->pid, buf);
 	if (err == 0)
-		err = fxt_writer_thread_name(s->ic->w, (uint64_t)tid, (uint64_t)tid, buf);
+		err = fxt_writer_thread_name(s->ic->w, t->pid, (uint64_t)tid, buf);
 	if (err < 0 && !s->err)
 		s->err = err;
 	memcpy(t->comm, buf, len + 1);
@@ -166,19 +181,19 @@ static void thread_name(struct stream *s, struct thread *t, int tid, const char 
 	t->named = true;
 }
 
-static struct fxt_tref tref(struct stream *s, struct thread *t, int tid)
+static struct fxt_tref tref(struct import_stream *s, struct thread *t, int tid)
 {
-	return fxt_writer_thread_cached(s->ic->w, &t->slot, (uint64_t)tid, (uint64_t)tid);
+	return fxt_writer_thread_cached(s->ic->w, &t->slot, t->pid, (uint64_t)tid);
 }
 
-static struct fxt_sref str(struct stream *s, struct fxt_string_slot *slot, const char *lit)
+static struct fxt_sref str(struct import_stream *s, struct fxt_string_slot *slot, const char *lit)
 {
 	return fxt_writer_string_cached(s->ic->w, slot, lit, strlen(lit));
 }
 
 /* --------------------------------------------------------------- events */
 
-static void put(struct stream *s, const struct fxt_event *e)
+static void put(struct import_stream *s, const struct fxt_event *e)
 {
 	int err = fxt_writer_event(s->ic->w, e);
 
@@ -187,32 +202,36 @@ static void put(struct stream *s, const struct fxt_event *e)
 	s->ic->st.records++;
 }
 
-static void slice(struct stream *s, struct thread *t, int tid, enum fxt_event_type type,
+static void slice(struct import_stream *s, struct thread *t, int tid, enum fxt_event_type type,
 		  uint64_t ts, struct fxt_string_slot *name, const char *lit)
 {
 	struct fxt_event e = { .type = type, .ts = ts };
 
+	/* The agent's threads: their states are the context switch records
+	 * (a slice would cross the calls' slices on the thread's track). */
+	if (t->mapped)
+		return;
 	e.thread = tref(s, t, tid);
 	e.category = str(s, &s->s_sched, "sched");
 	e.name = str(s, name, lit);
 	put(s, &e);
 }
 
-static void flow(struct stream *s, struct thread *t, int tid, enum fxt_event_type type, uint64_t ts,
-		 uint64_t id)
+static void flow(struct import_stream *s, struct thread *t, int tid, enum fxt_event_type type,
+		 uint64_t ts, uint64_t id)
 {
 	struct fxt_event e = { .type = type, .ts = ts, .extra = id };
 
 	e.thread = tref(s, t, tid);
 	e.category = str(s, &s->s_sched, "sched");
-	e.name = str(s, &s->s_runnable, "wakeup");
+	e.name = str(s, &s->s_wakeup, "wakeup");
 	put(s, &e);
 }
 
 /* Ends a "runnable" slice that no switch-in ends (the trace ends first, or
  * its switch-in was lost): its flow, if any, ends in it, so that no flow
  * is left dangling. */
-static void end_runnable(struct stream *s, struct thread *t, int tid, uint64_t ts)
+static void end_runnable(struct import_stream *s, struct thread *t, int tid, uint64_t ts)
 {
 	if (t->flow)
 		flow(s, t, tid, FXT_EVENT_FLOW_END, ts, t->flow);
@@ -253,7 +272,7 @@ static const char *field_chars(struct tep_format_field *f, struct tep_record *re
 	return p;
 }
 
-static struct ev_info *info_of(struct stream *s, struct tep_record *rec)
+static struct ev_info *info_of(struct import_stream *s, struct tep_record *rec)
 {
 	int id = tep_data_type(s->tep, rec);
 
@@ -330,7 +349,7 @@ static struct ev_info *info_of(struct stream *s, struct tep_record *rec)
 	return in;
 }
 
-static void event_args(struct stream *s, struct ev_info *in, struct tep_record *rec,
+static void event_args(struct import_stream *s, struct ev_info *in, struct tep_record *rec,
 		       struct fxt_arg *args, unsigned *nargs)
 {
 	unsigned n = 0;
@@ -381,8 +400,8 @@ static void event_args(struct stream *s, struct ev_info *in, struct tep_record *
 	*nargs = n;
 }
 
-static void instant(struct stream *s, struct ev_info *in, struct thread *t, int tid, uint64_t ts,
-		    const struct fxt_arg *args, unsigned nargs)
+static void instant(struct import_stream *s, struct ev_info *in, struct thread *t, int tid,
+		    uint64_t ts, const struct fxt_arg *args, unsigned nargs)
 {
 	struct fxt_event e = { .type = FXT_EVENT_INSTANT, .ts = ts, .args = args, .nargs = nargs };
 	const char *sys = in->ev->system ? in->ev->system : "";
@@ -412,7 +431,7 @@ static unsigned fxt_state(int64_t prev_state)
 
 /* The thread of `tid`, named from the event's comm field `comm`; NULL
  * (s->err set) when out of memory.  It may move others (thread_of()). */
-static struct thread *comm_thread(struct stream *s, int tid, struct tep_format_field *comm,
+static struct thread *comm_thread(struct import_stream *s, int tid, struct tep_format_field *comm,
 				  struct tep_record *rec)
 {
 	struct thread *t = thread_of(s, tid);
@@ -428,7 +447,7 @@ static struct thread *comm_thread(struct stream *s, int tid, struct tep_format_f
 	return t;
 }
 
-static void on_switch(struct stream *s, struct ev_info *in, struct tep_record *rec)
+static void on_switch(struct import_stream *s, struct ev_info *in, struct tep_record *rec)
 {
 	int prev = (int)read_signed(in->prev_pid, rec), next = (int)read_signed(in->next_pid, rec);
 	int64_t state = read_signed(in->prev_state, rec);
@@ -481,7 +500,7 @@ static void on_switch(struct stream *s, struct ev_info *in, struct tep_record *r
 	}
 }
 
-static void on_wakeup(struct stream *s, struct ev_info *in, struct tep_record *rec)
+static void on_wakeup(struct import_stream *s, struct ev_info *in, struct tep_record *rec)
 {
 	int tid = (int)read_signed(in->pid, rec);
 	struct thread *t = comm_thread(s, tid, in->comm, rec);
@@ -490,18 +509,38 @@ static void on_wakeup(struct stream *s, struct ev_info *in, struct tep_record *r
 
 	if (t == NULL)
 		return;
+	/* With the agent's threads known, another process's wake-up is not
+	 * ours: the kernel records it when it comes in an interrupt while
+	 * one of ours runs. */
+	if (s->ic->tgid_of && !t->mapped)
+		return;
 	event_args(s, in, rec, args, &nargs);
 	instant(s, in, t, tid, rec->ts, args, nargs);
 	if (tid == 0 || t->state == T_RUNNING || t->state == T_RUNNABLE)
 		return;
-	slice(s, t, tid, FXT_EVENT_DURATION_BEGIN, rec->ts, &s->s_runnable, "runnable");
-	t->flow = ++s->next_flow;
-	flow(s, t, tid, FXT_EVENT_FLOW_BEGIN, rec->ts, t->flow);
 	t->state = T_RUNNABLE;
+	t->flow = 0;
+	if (!t->mapped) {
+		slice(s, t, tid, FXT_EVENT_DURATION_BEGIN, rec->ts, &s->s_runnable, "runnable");
+		t->flow = ++s->next_flow;
+		flow(s, t, tid, FXT_EVENT_FLOW_BEGIN, rec->ts, t->flow);
+		return;
+	}
+	/* The agent's thread: the flow goes from the call its waker is in
+	 * (the current task, when it is the agent's too: an unlock, a
+	 * write) to the call the woken thread is in when it runs. */
+	int wtid = tep_data_pid(s->tep, rec);
+	struct thread *w = wtid > 0 && wtid != tid ? thread_of(s, wtid) : NULL;
+	if (w == NULL || !w->mapped)
+		return;
+	thread_name(s, w, wtid, NULL, 0);
+	t = thread_of(s, tid); /* found: moves nothing */
+	t->flow = ++s->next_flow;
+	flow(s, w, wtid, FXT_EVENT_FLOW_BEGIN, rec->ts, t->flow);
 }
 
-static void on_print(struct stream *s, struct ev_info *in, struct tep_record *rec, struct thread *t,
-		     int tid)
+static void on_print(struct import_stream *s, struct ev_info *in, struct tep_record *rec,
+		     struct thread *t, int tid)
 {
 	const char *p = NULL;
 	size_t len = 0;
@@ -539,8 +578,8 @@ static void on_print(struct stream *s, struct ev_info *in, struct tep_record *re
 	instant(s, in, t, tid, rec->ts, &a, 1);
 }
 
-static void on_stack(struct stream *s, struct ev_info *in, struct tep_record *rec, struct thread *t,
-		     int tid)
+static void on_stack(struct import_stream *s, struct ev_info *in, struct tep_record *rec,
+		     struct thread *t, int tid)
 {
 	struct tep_format_field *f = in->caller;
 	int lsize = f->elementsize > 0 ? (int)f->elementsize : 8;
@@ -586,7 +625,7 @@ static void on_stack(struct stream *s, struct ev_info *in, struct tep_record *re
 	instant(s, in, t, tid, rec->ts, a, 2);
 }
 
-static void lost(struct stream *s, struct tep_record *rec, struct thread *t, int tid)
+static void lost(struct import_stream *s, struct tep_record *rec, struct thread *t, int tid)
 {
 	char name[64];
 	long long n = rec->missed_events;
@@ -611,15 +650,12 @@ static void lost(struct stream *s, struct tep_record *rec, struct thread *t, int
 	put(s, &e);
 }
 
-static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+int import_stream_record(struct import_stream *s, struct tep_record *rec)
 {
-	struct stream *s = data;
 	struct ev_info *in;
 	struct thread *t;
 	int tid;
 
-	(void)h;
-	(void)cpu;
 	s->ic->st.events++;
 	if (rec->ts > s->last_ts)
 		s->last_ts = rec->ts;
@@ -663,12 +699,19 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 	return s->err ? 1 : 0; /* non-zero stops the iteration */
 }
 
+static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+	(void)h;
+	(void)cpu;
+	return import_stream_record(data, rec);
+}
+
 /* The records of every CPU of h, merged by time, to on_record().
  * tracecmd_iterate_events() would do the same, but goes quadratic on
  * compressed files (libtracecmd 3.1.6: 57 s for 12 M events, where reading
  * each CPU in turn with tracecmd_read_data() takes 9 s): here each CPU's
  * next record waits in a binary heap keyed by time.  0 or -errno. */
-static int read_in_order(struct stream *s, struct tracecmd_input *h)
+static int read_in_order(struct import_stream *s, struct tracecmd_input *h)
 {
 	int ncpu = tep_get_cpus(s->tep), n = 0, err = 0;
 	struct tep_record **heap;
@@ -724,7 +767,7 @@ static int read_in_order(struct stream *s, struct tracecmd_input *h)
 }
 
 /* Ends the slices still open when the stream ends. */
-static void close_open(struct stream *s)
+static void close_open(struct import_stream *s)
 {
 	for (size_t i = 0; i < s->threads.cap; i++) {
 		struct thread *t = addrtab_slot(&s->threads, i);
@@ -752,36 +795,62 @@ static const char *clock_of(struct tracecmd_input *h)
 	return c && *c ? c : "local";
 }
 
+int import_stream_begin(struct import_ctx *ic, struct tep_handle *tep, const char *name,
+			const char *clock, struct import_stream **out)
+{
+	struct import_stream *s = calloc(1, sizeof(*s));
+	int err;
+
+	*out = NULL;
+	if (s == NULL)
+		return import_fail(ic, -ENOMEM, 0, "out of memory");
+	s->ic = ic;
+	s->threads = ADDRTAB_INIT(struct thread);
+	s->tep = tep;
+	err = import_provider(ic, name, clock, &s->provider);
+	if (err < 0) {
+		free(s);
+		return err;
+	}
+	trace_seq_init(&s->seq);
+	*out = s;
+	return 0;
+}
+
+int import_stream_end(struct import_stream *s, int err)
+{
+	struct import_ctx *ic = s->ic;
+
+	if (err < 0 && !s->err)
+		s->err = import_fail(ic, err, 0, "%s", strerror(-err));
+	if (!s->err)
+		close_open(s);
+	trace_seq_destroy(&s->seq);
+	for (size_t i = 0; i < s->nevs; i++)
+		free(s->evs[i]);
+	free(s->evs);
+	addrtab_free(&s->threads);
+	err = s->err;
+	free(s);
+	if (err && !ic->err[0])
+		import_fail(ic, err, 0, "%s", strerror(-err));
+	return err;
+}
+
 static int import_stream(struct import_ctx *ic, struct tracecmd_input *h, const char *buffer)
 {
-	struct stream s;
+	struct tep_handle *tep = tracecmd_get_tep(h);
+	struct import_stream *s;
 	char name[160];
 	int err;
 
-	memset(&s, 0, sizeof(s));
-	s.ic = ic;
-	s.threads = ADDRTAB_INIT(struct thread);
-	s.tep = tracecmd_get_tep(h);
-	if (s.tep == NULL)
+	if (tep == NULL)
 		return import_fail(ic, -EINVAL, 0, "libtracecmd found no event formats");
 	snprintf(name, sizeof(name), "trace-cmd %s", buffer);
-	err = import_provider(ic, name, clock_of(h), &s.provider);
+	err = import_stream_begin(ic, tep, name, clock_of(h), &s);
 	if (err < 0)
 		return err;
-	trace_seq_init(&s.seq);
-	err = read_in_order(&s, h);
-	if (err < 0 && !s.err)
-		s.err = import_fail(ic, err, 0, "%s", strerror(-err));
-	if (!s.err)
-		close_open(&s);
-	trace_seq_destroy(&s.seq);
-	for (size_t i = 0; i < s.nevs; i++)
-		free(s.evs[i]);
-	free(s.evs);
-	addrtab_free(&s.threads);
-	if (s.err && !ic->err[0])
-		import_fail(ic, s.err, 0, "%s", strerror(-s.err));
-	return s.err;
+	return import_stream_end(s, read_in_order(s, h));
 }
 
 int import_tracedat(struct import_ctx *ic)

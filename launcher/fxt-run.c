@@ -142,6 +142,8 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return rc;
 	}
+	if (o.set.given[FXT_S_KERNEL] && (o.set.given[FXT_S_PID] || o.recover))
+		die(EXIT_USAGE, "--kernel: not yet with %s", o.recover ? "--recover" : "-p");
 	if (o.set.given[FXT_S_PID]) {
 		int rc = attach_main(&o);
 		options_free(&o);
@@ -164,11 +166,15 @@ int main(int argc, char **argv)
 	if (args_wanted(&o))
 		args_plan_launch(&o, program, o.patch_dir);
 	setup_env(&o, agent, status_fd);
+	/* Before the program: without the permission to trace, it does not run. */
+	if (o.set.given[FXT_S_KERNEL])
+		kernel_open(o.set.v[FXT_S_KERNEL].s);
 	/* The program's process first: the archive's name may hold its pid.
 	 * It runs once everything named after the archive is made. */
 	struct launch launch;
 	launch_start(&launch, program, o.argv);
 	pid_t root = launch.pid;
+	kernel_follow(root);
 	char host[256];
 	if (gethostname(host, sizeof(host)) != 0)
 		strcpy(host, "localhost");
@@ -264,6 +270,7 @@ int main(int argc, char **argv)
 		if (!o.quiet)
 			parts_print(&parts);
 	}
+	kernel_finish(out, &parts, o.keep_parts, o.quiet);
 	if (!o.quiet)
 		summary_snapshots(&r.snapshots);
 	if (o.patch_dir) {

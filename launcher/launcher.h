@@ -11,6 +11,7 @@
  *   parts.c      the run's per-process archives: collecting, ordering,
  *                merging them into one
  *   summary.c    what fxt-run says of archives: numbers, lines, hints
+ *   kernel.c     fxt-run --kernel: the kernel's events, merged in
  *   recover.c    fxt-run --recover
  *   merge.c      merging archives into one (merge.h)
  */
@@ -181,6 +182,21 @@ void summary_filters(uint32_t included, uint32_t excluded);
 /* Warns when --include or --exclude matched no function in any process
  * (o: the options as given). */
 void summary_filter_hint(const struct options *o);
+
+/* ------------------------------------------------------------- kernel.c */
+
+/* --kernel=GROUPS: checks the permission and the groups, creates the
+ * tracing instance (removing those of killed fxt-runs), or dies (exit 2).
+ * Before the program runs. */
+void kernel_open(const char *groups);
+/* Records the events of `pid` and its children from now on. */
+void kernel_follow(pid_t pid);
+/* The program is done: its events into OUT (kept apart as
+ * OUT-without-.fxt.kernel.fxt with `keep`), the threads of the processes
+ * in `ps` on the agent's, the instance removed, one summary line.  0 or
+ * -errno (said).  Nothing without --kernel. */
+struct parts;
+int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet);
 
 /* -------------------------------------------------------------- parts.c */
 

@@ -6,12 +6,14 @@ fxt_run_SOURCES = launcher/fxt-run.c launcher/launcher.h \
 	launcher/options.c launcher/setup.c launcher/supervise.c \
 	launcher/spools.c launcher/status.c launcher/parts.c \
 	launcher/summary.c launcher/recover.c launcher/patchrep.c launcher/args.c \
-	launcher/drain.c launcher/drain.h launcher/early.c launcher/early.h
+	launcher/drain.c launcher/drain.h launcher/early.c launcher/early.h launcher/kernel.c
 fxt_run_CPPFLAGS = $(AM_CPPFLAGS) -DFXT_PKGLIBDIR='"$(pkglibdir)"'
-fxt_run_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-fxt_run_LDADD = libfxtattach.la libfxtmerge.la libfxtconvert.la libfxtrun.la libfxtsym.la libfxtcodec.la \
+fxt_run_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS) $(LIBTRACECMD_CFLAGS)
+# --kernel (kernel.c) reads the kernel's events with libtracefs into the
+# importer's mapping (libfxtimport).
+fxt_run_LDADD = libfxtimport.la libfxtattach.la libfxtmerge.la libfxtconvert.la libfxtrun.la libfxtsym.la libfxtcodec.la \
 	libfxtcommon.la $(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS) \
-	-lpthread
+	$(LIBTRACECMD_LIBS) -lpthread
 
 # launcher/attach/: fxt-run -p, recording a process already running:
 # preflight.c says whether we may (sample.c, with --sample), inject.c calls

@@ -74,6 +74,7 @@ bool fxt_setting_is_text(enum fxt_setting_type type)
 	case FXT_T_RULES:
 	case FXT_T_TEMPLATE:
 	case FXT_T_PATH:
+	case FXT_T_WORDS:
 		return true;
 	default:
 		return false;
@@ -330,6 +331,11 @@ static int check(const struct fxt_setting *row, const char *a, union fxt_value *
 		if (a[0] != '-' && parse_bounded(a, 1u << 22, &val->u) == 0)
 			return 0;
 		snprintf(why, cap, "--%s: not a process id: '%s'", opt, a);
+		return -1;
+	case FXT_T_WORDS:
+		if (a[0] != '\0' && !strchr(a, '\n'))
+			return 0;
+		snprintf(why, cap, "--%s: empty, or more than one line", opt);
 		return -1;
 	case FXT_T_PATH: {
 		/* A folder, absolute: the program may change folders. */

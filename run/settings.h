@@ -43,6 +43,7 @@ enum fxt_setting_type {
 	FXT_T_STATUS_FD, /* FD or FD:DEV:INO */
 	FXT_T_CLOCK,	 /* tsc or monotonic */
 	FXT_T_PATH,	 /* a path, as it is */
+	FXT_T_WORDS,	 /* words, comma-separated, checked by their user */
 };
 
 enum fxt_setting_scope {

@@ -195,6 +195,14 @@ tests_progs_waits_CFLAGS = $(EXAMPLE_C_FLAGS)
 tests_progs_waits_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_waits_LDADD = -lpthread
 
+# fxt-run --kernel's test: a thread that sleeps, one that spins, one that
+# waits for a mutex main holds (tests/e2e/kernel.sh).
+check_PROGRAMS += tests/progs/kernel_states
+tests_progs_kernel_states_SOURCES = tests/progs/kernel_states.c
+tests_progs_kernel_states_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_kernel_states_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_kernel_states_LDADD = -lpthread
+
 # ---------------------------------------------------- for stack sampling
 # CPU-bound, -O2, without hooks (and the same with hooks, to check that
 # samples and hooks coexist).  bench/ builds the same source as

@@ -1,0 +1,509 @@
+/* fxt-run --kernel: the kernel's events of the traced processes, recorded
+ * while the program runs and merged into its archive.
+ *
+ * The events go to a tracefs instance of fxt-run's own, "fxtrace-<pid of
+ * fxt-run>" (another user's tracing is left alone), on the clock "mono"
+ * (CLOCK_MONOTONIC, the agent's: no shift at the merge), filtered to the
+ * program's process by set_event_pid with event-fork on (its children
+ * follow), with record-tgid on (so that each thread's states land on the
+ * agent's thread: import.h, tgid_of).  The ring buffer holds them until
+ * the program is done (KERNEL_BUFFER_KB per CPU, newest dropped when full,
+ * counted); then they are read in time order through libtracefs into
+ * OUT.kernel.fxt with the importer's mapping (import_stream_*(): context
+ * switch records, wake-ups), which is merged into OUT after the parts.
+ *
+ * The instance goes whatever happens to fxt-run short of SIGKILL: at
+ * exit, and on a fatal signal; a killed fxt-run's instance is removed by
+ * the next --kernel run (its pid is gone), with a note.  Without the
+ * permission to trace (not root, tracefs not mounted, a locked-down
+ * kernel), one line and exit 2 before the program runs.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launcher/launcher.h"
+
+#ifndef HAVE_LIBTRACECMD
+
+void kernel_open(const char *groups)
+{
+	(void)groups;
+	die(EXIT_USAGE, "--kernel: fxtrace was built without libtracefs (install "
+			"libtracecmd-dev and libtracefs-dev and configure again)");
+}
+
+void kernel_follow(pid_t pid)
+{
+	(void)pid;
+}
+
+int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet)
+{
+	(void)out;
+	(void)ps;
+	(void)keep;
+	(void)quiet;
+	return 0;
+}
+
+#else
+
+#include <event-parse.h>
+#include <kbuffer.h>
+#include <tracefs.h>
+
+#include "convert/merge.h"
+#include "fxt/writer.h"
+#include "import/import.h"
+
+#define KERNEL_PREFIX	 "fxtrace-"
+#define KERNEL_BUFFER_KB 65536 /* per CPU */
+
+/* The event groups by name: their events as "system:event" ("system:*"
+ * the whole system). */
+static const struct group {
+	const char *name;
+	const char *events;
+} groups_tab[] = {
+	{ "sched", "sched:sched_switch,sched:sched_waking,sched:sched_wakeup,"
+		   "sched:sched_wakeup_new,sched:sched_process_fork,"
+		   "sched:sched_process_exec,sched:sched_process_exit" },
+	{ "syscalls", "raw_syscalls:sys_enter,raw_syscalls:sys_exit" },
+	{ "faults", "exceptions:page_fault_user" },
+	{ "block", "block:block_rq_issue,block:block_rq_complete" },
+	{ "irq", "irq:*" },
+};
+
+static struct tracefs_instance *inst;
+static char inst_name[64];
+/* The systems of the events enabled, NULL-terminated: only their formats
+ * are read at the end (tracefs_local_events() reads all of them and
+ * /proc/kallsyms: 0.7 s here). */
+#define MAX_SYSTEMS	 16
+static char systems_buf[MAX_SYSTEMS][64];
+static const char *systems[MAX_SYSTEMS + 1];
+
+/* The instance goes; safe to call twice (at exit after a signal). */
+static void kernel_destroy(void)
+{
+	if (inst == NULL)
+		return;
+	tracefs_trace_off(inst);
+	tracefs_instance_destroy(inst);
+	tracefs_instance_free(inst);
+	inst = NULL;
+}
+
+static void on_fatal(int sig)
+{
+	/* Not async-signal-safe in general, but fxt-run is dying anyway, and
+	 * an instance left behind keeps recording. */
+	kernel_destroy();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* A stale instance of a killed fxt-run: removed, with a note. */
+static int clean_stale(const char *name, void *ctx)
+{
+	char *end;
+	long pid;
+
+	(void)ctx;
+	if (strncmp(name, KERNEL_PREFIX, strlen(KERNEL_PREFIX)) != 0)
+		return 0;
+	pid = strtol(name + strlen(KERNEL_PREFIX), &end, 10);
+	if (*end != '\0' || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	struct tracefs_instance *old = tracefs_instance_alloc(NULL, name);
+	if (old == NULL)
+		return 0;
+	if (tracefs_instance_destroy(old) == 0)
+		fprintf(stderr,
+			"fxt-run: note: removed the tracing instance %s of a killed fxt-run\n",
+			name);
+	tracefs_instance_free(old);
+	return 0;
+}
+
+static void enable(const char *events)
+{
+	const char *p = events;
+
+	while (*p) {
+		char sys[64], ev[64];
+		const char *colon = strchr(p, ':'), *comma = strchr(p, ',');
+		size_t e = comma ? (size_t)(comma - p) : strlen(p);
+
+		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - p), p);
+		snprintf(ev, sizeof(ev), "%.*s", (int)(e - (size_t)(colon + 1 - p)), colon + 1);
+		size_t n = 0;
+		while (systems[n] && strcmp(systems[n], sys) != 0)
+			n++;
+		if (systems[n] == NULL && n < MAX_SYSTEMS) {
+			memcpy(systems_buf[n], sys, sizeof(sys));
+			systems[n] = systems_buf[n];
+		}
+		/* An event this kernel lacks is left out. */
+		tracefs_event_enable(inst, sys, strcmp(ev, "*") == 0 ? NULL : ev);
+		p += e + (comma != NULL);
+	}
+}
+
+void kernel_open(const char *groups)
+{
+	const char *dir = tracefs_tracing_dir();
+	char want[256], *save = NULL;
+
+	if (dir == NULL)
+		die(EXIT_USAGE, "--kernel: tracefs is not mounted (mount -t tracefs nodev "
+				"/sys/kernel/tracing)");
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/instances", dir);
+	if (access(path, W_OK) != 0)
+		die(EXIT_USAGE, "--kernel: no permission to trace the kernel (%s: %s; run as root)",
+		    path, strerror(errno));
+	/* The groups first: a typo stops nothing that has begun. */
+	snprintf(want, sizeof(want), "%s", groups);
+	for (char *g = strtok_r(want, ",", &save); g; g = strtok_r(NULL, ",", &save)) {
+		size_t i = 0;
+		while (i < sizeof(groups_tab) / sizeof(*groups_tab) &&
+		       strcmp(groups_tab[i].name, g) != 0)
+			i++;
+		if (i == sizeof(groups_tab) / sizeof(*groups_tab))
+			die(EXIT_USAGE,
+			    "--kernel: unknown group '%s' (sched, syscalls, faults, block, irq)",
+			    g);
+	}
+	tracefs_instances_walk(clean_stale, NULL);
+	snprintf(inst_name, sizeof(inst_name), KERNEL_PREFIX "%ld", (long)getpid());
+	/* The way out first: a signal as soon as it exists removes it. */
+	atexit(kernel_destroy);
+	signal(SIGTERM, on_fatal);
+	signal(SIGHUP, on_fatal);
+	inst = tracefs_instance_create(inst_name);
+	if (inst == NULL)
+		die(EXIT_USAGE, "--kernel: cannot create the tracing instance %s: %s", inst_name,
+		    strerror(errno));
+	tracefs_trace_off(inst);
+	if (tracefs_instance_file_write(inst, "trace_clock", "mono") < 0) {
+		kernel_destroy();
+		die(EXIT_USAGE, "--kernel: this kernel's tracing has no clock 'mono' (%s)",
+		    strerror(errno));
+	}
+	tracefs_instance_set_buffer_size(inst, KERNEL_BUFFER_KB, -1);
+	tracefs_option_disable(inst, TRACEFS_OPTION_OVERWRITE);
+	tracefs_option_enable(inst, TRACEFS_OPTION_EVENT_FORK);
+	tracefs_option_enable(inst, TRACEFS_OPTION_RECORD_TGID);
+	snprintf(want, sizeof(want), "%s", groups);
+	for (char *g = strtok_r(want, ",", &save); g; g = strtok_r(NULL, ",", &save))
+		for (size_t i = 0; i < sizeof(groups_tab) / sizeof(*groups_tab); i++)
+			if (strcmp(groups_tab[i].name, g) == 0)
+				enable(groups_tab[i].events);
+}
+
+void kernel_follow(pid_t pid)
+{
+	char buf[32];
+
+	if (inst == NULL)
+		return;
+	snprintf(buf, sizeof(buf), "%ld", (long)pid);
+	if (tracefs_instance_file_write(inst, "set_event_pid", buf) < 0 ||
+	    tracefs_trace_on(inst) < 0)
+		fprintf(stderr, "fxt-run: --kernel: cannot start recording: %s\n", strerror(errno));
+}
+
+/* ------------------------------------------------------- the archive */
+
+/* The event formats of the systems enabled, and the ring buffer's page
+ * header: what reading the pages needs.  NULL when out of memory or
+ * without a page header. */
+static struct tep_handle *formats(void)
+{
+	struct tep_handle *tep = tep_alloc();
+	char *buf;
+	int size;
+
+	if (tep == NULL)
+		return NULL;
+	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, (int)sizeof(long));
+	tep_set_page_size(tep, (int)sysconf(_SC_PAGESIZE));
+	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
+	if (buf == NULL ||
+	    tep_parse_header_page(tep, buf, (unsigned long)size, sizeof(long)) != 0) {
+		free(buf);
+		tep_free(tep);
+		return NULL;
+	}
+	free(buf);
+	for (size_t i = 0; systems[i]; i++) {
+		char **evs = tracefs_system_events(NULL, systems[i]);
+		for (size_t j = 0; evs && evs[j]; j++) {
+			buf = tracefs_event_file_read(NULL, systems[i], evs[j], "format", &size);
+			if (buf != NULL)
+				tep_parse_event(tep, buf, (unsigned long)size, systems[i]);
+			free(buf);
+		}
+		tracefs_list_free(evs);
+	}
+	return tep;
+}
+
+/* tid -> tgid, from the kernel's saved_tgids ("TID TGID" lines). */
+struct tgids {
+	int *tid, *tgid;
+	size_t n;
+	const struct parts *ps; /* the agent's processes */
+};
+
+static void tgids_load(struct tgids *m)
+{
+	char *text = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
+	size_t cap = 0;
+
+	memset(m, 0, sizeof(*m));
+	for (char *p = text; p && *p;) {
+		int tid, tgid;
+		if (sscanf(p, "%d %d", &tid, &tgid) == 2 && tgid > 0) {
+			if (m->n == cap) {
+				cap = cap ? 2 * cap : 256;
+				int *a = realloc(m->tid, cap * sizeof(int));
+				int *b = a ? realloc(m->tgid, cap * sizeof(int)) : NULL;
+				if (a)
+					m->tid = a;
+				if (b == NULL)
+					break;
+				m->tgid = b;
+			}
+			m->tid[m->n] = tid;
+			m->tgid[m->n++] = tgid;
+		}
+		char *nl = strchr(p, '\n');
+		p = nl ? nl + 1 : NULL;
+	}
+	free(text);
+}
+
+static int tgid_of(void *arg, int tid, bool *agent)
+{
+	const struct tgids *m = arg;
+
+	for (size_t i = m->n; i-- > 0;) {
+		if (m->tid[i] != tid)
+			continue;
+		for (size_t j = 0; j < m->ps->n; j++)
+			if (m->ps->v[j].pid == m->tgid[i])
+				*agent = true;
+		return m->tgid[i];
+	}
+	return -1;
+}
+
+/* One CPU's events, read whole (tracing is off): its pages one after
+ * the other, the next event waiting in `rec`. */
+struct cpu_events {
+	char *pages;
+	size_t npages, page; /* read so far, the one loaded */
+	int psize;
+	struct kbuffer *kb;
+	void *data; /* the next event, NULL: none */
+	struct tep_record rec;
+};
+
+/* All of a CPU's pages: read() (not splice()) returns the last, partial,
+ * one too, which tracefs_iterate_raw_events() leaves out. */
+static int cpu_load(struct cpu_events *c, struct tep_handle *tep, int cpu)
+{
+	struct tracefs_cpu *tc = tracefs_cpu_open(inst, cpu, true);
+	size_t cap = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (tc == NULL)
+		return -errno;
+	c->psize = tracefs_cpu_read_size(tc);
+	c->kb = tep_kbuffer(tep);
+	for (int err = c->psize > 0 && c->kb ? 0 : -EINVAL; err == 0;) {
+		if (c->npages == cap) {
+			cap = cap ? 2 * cap : 16;
+			char *p = realloc(c->pages, cap * (size_t)c->psize);
+			if (p == NULL) {
+				tracefs_cpu_close(tc);
+				return -ENOMEM;
+			}
+			c->pages = p;
+		}
+		int n = tracefs_cpu_read(tc, c->pages + c->npages * (size_t)c->psize, true);
+		if (n <= 0)
+			break;
+		c->npages++;
+	}
+	tracefs_cpu_close(tc);
+	c->rec.cpu = cpu;
+	return 0;
+}
+
+/* The CPU's next event into c->rec (c->data NULL at the end). */
+static void cpu_next(struct cpu_events *c, bool first)
+{
+	unsigned long long ts = 0;
+
+	c->data = first || c->data == NULL ? NULL : kbuffer_next_event(c->kb, &ts);
+	while (c->data == NULL) {
+		if (first)
+			first = false;
+		else if (++c->page > c->npages)
+			return;
+		if (c->page >= c->npages)
+			return;
+		if (kbuffer_load_subbuffer(c->kb, c->pages + c->page * (size_t)c->psize) < 0)
+			continue;
+		c->rec.missed_events = kbuffer_missed_events(c->kb);
+		c->data = kbuffer_read_event(c->kb, &ts);
+	}
+	if (c->data == NULL)
+		return;
+	c->rec.ts = ts;
+	c->rec.data = c->data;
+	c->rec.size = kbuffer_event_size(c->kb);
+}
+
+/* Every CPU's events to the stream, merged by time.  0 or -errno. */
+static int read_events(struct tep_handle *tep, struct import_stream *s)
+{
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF), err = 0;
+	struct cpu_events *cs = calloc(ncpu > 0 ? (size_t)ncpu : 1, sizeof(*cs));
+
+	if (cs == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < ncpu; i++) {
+		if (cpu_load(&cs[i], tep, i) == 0)
+			cpu_next(&cs[i], true);
+	}
+	for (;;) {
+		struct cpu_events *min = NULL;
+		for (int i = 0; i < ncpu; i++)
+			if (cs[i].data && (min == NULL || cs[i].rec.ts < min->rec.ts))
+				min = &cs[i];
+		if (min == NULL)
+			break;
+		if (import_stream_record(s, &min->rec) != 0) {
+			err = -EIO;
+			break;
+		}
+		min->rec.missed_events = 0;
+		cpu_next(min, false);
+	}
+	for (int i = 0; i < ncpu; i++) {
+		if (cs[i].kb)
+			kbuffer_free(cs[i].kb);
+		free(cs[i].pages);
+	}
+	free(cs);
+	return err;
+}
+
+/* What the kernel dropped: the "dropped events" and "overrun" lines of
+ * each CPU's stats. */
+static uint64_t lost_events(void)
+{
+	uint64_t lost = 0;
+
+	for (int cpu = 0; cpu < 4096; cpu++) {
+		char file[64];
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+		char *text = tracefs_instance_file_read(inst, file, NULL);
+		if (text == NULL)
+			break;
+		for (const char *key = "overrun:"; key;
+		     key = strcmp(key, "overrun:") == 0 ? "dropped events:" : NULL) {
+			const char *p = strstr(text, key);
+			if (p)
+				lost += strtoull(p + strlen(key), NULL, 10);
+		}
+		free(text);
+	}
+	return lost;
+}
+
+int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet)
+{
+	struct import_ctx ic;
+	struct tgids m;
+	char path[PATH_MAX + 16];
+	struct fxt_writer *w = NULL;
+	int err;
+
+	if (inst == NULL)
+		return 0;
+	tracefs_trace_off(inst);
+	uint64_t lost = lost_events();
+	struct tep_handle *tep = formats();
+	if (tep == NULL) {
+		fprintf(stderr, "fxt-run: --kernel: cannot read the kernel's event formats\n");
+		kernel_destroy();
+		return -EIO;
+	}
+	tracefs_load_cmdlines(NULL, tep);
+	tgids_load(&m);
+	m.ps = ps;
+	size_t len = strlen(out);
+	if (len > 4 && strcmp(out + len - 4, ".fxt") == 0)
+		len -= 4;
+	snprintf(path, sizeof(path), "%.*s.kernel.fxt", (int)len, out);
+	err = fxt_writer_open_path(&w, path, 0);
+	if (err == 0)
+		err = fxt_writer_magic(w);
+	memset(&ic, 0, sizeof(ic));
+	ic.w = w;
+	ic.path = path;
+	ic.next_provider = 1;
+	ic.tgid_of = tgid_of;
+	ic.tgid_arg = &m;
+	struct import_stream *s = NULL;
+	if (err == 0)
+		err = import_stream_begin(&ic, tep, "kernel sched", "mono", &s);
+	if (err == 0) {
+		err = import_stream_end(s, read_events(tep, s));
+	}
+	if (w != NULL) {
+		int cerr = fxt_writer_close(w);
+		if (err == 0)
+			err = cerr;
+	}
+	kernel_destroy();
+	tep_free(tep);
+	free(m.tid);
+	free(m.tgid);
+	if (err == 0 && !keep) {
+		const char *parts[2] = { out, path };
+		struct merge_part_result res[2];
+		err = merge_archives(out, parts, 2, res);
+		if (err == 0)
+			unlink(path);
+	}
+	if (!quiet) {
+		if (err < 0)
+			fprintf(stderr, "fxt-run: --kernel: %s\n",
+				ic.err[0] ? ic.err : strerror(-err));
+		else
+			fprintf(stderr,
+				"fxt-run: kernel: %" PRIu64 " events, %" PRIu64 " threads, %" PRIu64
+				" lost%s%s\n",
+				ic.st.events, ic.st.threads, lost, keep ? " -> " : "",
+				keep ? display_name(path) : "");
+	}
+	return err;
+}
+
+#endif /* HAVE_LIBTRACECMD */
