@@ -108,9 +108,9 @@ static int conv_thread(struct pipeline *pl, const struct conv_thread *th,
 	conv_emit_init(&t->ctx, &pl->em, in->pid, th->tid, th->dropped, &t->logs);
 	t->ctx.drop_cause = th->drop_cause;
 	recon_init(&t->r, &conv_sink, &t->ctx, in->fifo_max);
-	recon_set_step(&t->r, pl->em.step);
+	recon_set_step(&t->r, conv_tb_step(&pl->em.tb));
 	if (in->min_duration_ns && in->ticks_per_second) {
-		conv_short_init(&t->shorts, in->ticks_per_second);
+		conv_short_init(&t->shorts, &pl->em.tb);
 		t->ctx.shorts = &t->shorts;
 		recon_set_min(&t->r, (uint64_t)((unsigned __int128)in->min_duration_ns *
 						in->ticks_per_second / 1000000000u));
@@ -127,7 +127,7 @@ static int conv_thread(struct pipeline *pl, const struct conv_thread *th,
 		 * the other while this thread is written (writer.h). */
 		conv_emit_init(&t->sctx, &pl->em, in->pid, th->tid | FXT_SAMPLE_KOID_BIT, 0, NULL);
 		recon_init(&t->sr, &conv_sink, &t->sctx, in->fifo_max);
-		recon_set_step(&t->sr, pl->em.step);
+		recon_set_step(&t->sr, conv_tb_step(&pl->em.tb));
 		stackchart_init(&t->sc, &t->sr, conv_names_fn_of, &pl->em.names, pl->sample_period);
 		t->d.sampling = true;
 	}
@@ -197,7 +197,7 @@ static int fxt_instant(struct pipeline *pl, uint64_t tid, uint64_t ts, const cha
 
 	memset(&ev, 0, sizeof(ev));
 	ev.type = FXT_EVENT_INSTANT;
-	ev.ts = ts + pl->em.shift;
+	ev.ts = conv_tb_ns(&pl->em.tb, ts);
 	ev.thread = fxt_writer_thread(w, pl->in->pid, tid);
 	ev.category = fxt_writer_cstring(w, "fxt");
 	ev.name = fxt_writer_cstring(w, name);
@@ -296,14 +296,12 @@ static int snapshot_mark(struct pipeline *pl)
 
 /* ------------------------------------------------------------ archive */
 
-uint64_t conv_time_shift(const struct conv_input *in)
+uint64_t conv_time_ns(const struct conv_input *in, uint64_t ticks)
 {
-	unsigned __int128 base;
+	struct conv_tb tb;
 
-	if (!in->base_ns || !in->ticks_per_second)
-		return 0;
-	base = (unsigned __int128)in->base_ns * in->ticks_per_second / 1000000000u;
-	return (uint64_t)base - in->base_ticks;
+	conv_tb_init(&tb, in->ticks_per_second, in->base_ticks, in->base_ns);
+	return conv_tb_ns(&tb, ticks);
 }
 
 int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_stats *st)
@@ -332,16 +330,12 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
 		conv_names_init(&pl.em.names, in->sym ? sym_lookup : NULL, in->sym);
 	if (in->sample_hz && in->ticks_per_second)
 		pl.sample_period = in->ticks_per_second / in->sample_hz;
-	pl.em.shift = conv_time_shift(in);
-	/* "Later" is a nanosecond later (recon.h): the ticks of one, rounded up. */
-	pl.em.step = in->ticks_per_second > 1000000000u
-			 ? (in->ticks_per_second + 999999999u) / 1000000000u
-			 : 1;
+	conv_tb_init(&pl.em.tb, in->ticks_per_second, in->base_ticks, in->base_ns);
 	err = fxt_writer_magic(w);
 	if (!err)
 		err = fxt_writer_provider(w, (uint32_t)in->pid, "fxtrace");
 	if (!err)
-		err = fxt_writer_initialization(w, in->ticks_per_second);
+		err = fxt_writer_initialization(w, CONV_NS_PER_SECOND);
 	if (!err)
 		err = fxt_writer_process_name(w, in->pid, in->process_name ? in->process_name : "");
 	if (!err)
@@ -436,7 +430,7 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
 		err = conv_thread(&pl, th, chunks + first, ci - first);
 	}
 	if (!err)
-		err = conv_heap_emit(&pl.heap, w, in->pid, pl.em.shift, &st->counters);
+		err = conv_heap_emit(&pl.heap, w, in->pid, &pl.em.tb, &st->counters);
 	st->counts.events += st->counters;
 	if (!err && st->counters)
 		err = fxt__counts_thread(&st->counts, in->pid, in->pid);
