@@ -45,6 +45,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "common/hash.h"
 #include "fxt/reader_int.h"
 
@@ -110,14 +111,8 @@ static struct order_thread *thread_of(struct fxt__order *o, uint32_t provider, u
 			s[i] = k + 1;
 		}
 	}
-	if (o->nt == o->tcap) {
-		size_t n = o->tcap ? 2 * o->tcap : 64;
-		struct order_thread *v = realloc(o->t, n * sizeof(*v));
-		if (!v)
-			return NULL;
-		o->t = v;
-		o->tcap = n;
-	}
+	if (fxt__grow((void **)&o->t, &o->tcap, o->nt + 1, sizeof(*o->t)) < 0)
+		return NULL;
 	mask = o->nslots - 1;
 	for (i = (size_t)thread_hash(provider, pid, tid) & mask; o->slots[i]; i = (i + 1) & mask)
 		;
@@ -241,17 +236,9 @@ static int first_pass(struct fxt_reader *scan, struct fxt__order **out)
 		} else if (o->nlate == ORDER_MAX_LATE) {
 			o->left++;
 		} else {
-			if (o->nlate == o->cap) {
-				size_t n = o->cap ? 2 * o->cap : 16;
-				struct fxt_record **v = realloc(o->late, n * sizeof(*v));
-				if (!v) {
-					err = -ENOMEM;
-					break;
-				}
-				o->late = v;
-				o->cap = n;
-			}
-			if (!(o->late[o->nlate] = event_copy(&rec)))
+			if (fxt__grow((void **)&o->late, &o->cap, o->nlate + 1, sizeof(*o->late)) < 0)
+				err = -ENOMEM;
+			else if (!(o->late[o->nlate] = event_copy(&rec)))
 				err = -ENOMEM;
 			else
 				o->nlate++, t->n++;
