@@ -9,10 +9,16 @@
  * its file.  A reader that pairs in file order pairs those differently.
  *
  * Only the events that come out of order are moved.  A first pass at open
- * (over the same bytes: memory, a regular file read again, or a pipe's
- * bytes copied into an unlinked temporary file first) follows each
- * thread's latest timestamp so far; a duration begin or end before it is
- * "late", and a copy of it is held (its strings and arguments with it).
+ * (over the same bytes: memory, a regular file mapped, or a pipe's bytes
+ * copied into an unlinked temporary file first) follows each thread's
+ * latest timestamp so far; a duration begin or end before it is "late",
+ * and a copy of it is held (its strings and arguments with it).  That
+ * pass is two: skim() reads each event's header, time and thread in place
+ * (every other record decoded, so the thread table is the decoder's) and
+ * says whether any begin or end is late and where the last one is; only
+ * then does first_pass() decode, up to there, to copy them.  On a file in
+ * time order (fxtrace's own) the skim is the whole cost: about a third of
+ * a decoding pass, mostly the memory read of the bytes.
  * Those are what is paired by order: complete events carry both their
  * times, and the tools nest them by their intervals in any order (writers
  * often give them children first: moving those would hold half of them);
@@ -42,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -208,9 +215,10 @@ static bool pairs(const struct fxt_record *rec)
 }
 
 /* The first pass over the reader `scan` (fresh, at the start of the same
- * bytes): *out is NULL when no event is late.  0 or -ENOMEM; damage ends
+ * bytes), up to the event at offset `last` (the last one skim() found
+ * late): *out is NULL when no event is late.  0 or -ENOMEM; damage ends
  * the pass where it is (the reader's own pass reports it). */
-static int first_pass(struct fxt_reader *scan, struct fxt__order **out)
+static int first_pass(struct fxt_reader *scan, uint64_t last, struct fxt__order **out)
 {
 	struct fxt__order *o = calloc(1, sizeof(*o));
 	struct fxt_record rec;
@@ -224,6 +232,8 @@ static int first_pass(struct fxt_reader *scan, struct fxt__order **out)
 	while (!err && fxt_reader_next(scan, &rec) > 0) {
 		struct order_thread *t;
 
+		if (rec.offset > last)
+			break;
 		if (rec.type != FXT_RECORD_EVENT)
 			continue;
 		t = thread_of(o, rec.provider_id, rec.u.event.pid, rec.u.event.tid, true);
@@ -274,6 +284,95 @@ static int first_pass(struct fxt_reader *scan, struct fxt__order **out)
 	}
 	*out = o;
 	return 0;
+}
+
+/* Whether first_pass() is needed: a pass over the reader `scan` (fresh,
+ * at the start of the same bytes) that decodes every record but events,
+ * whose header, time and thread it reads in place (the thread table is
+ * the decoder's, kept by the thread records it decodes).  Returns 1 with
+ * *last the offset of the last begin or end late on its thread (as
+ * first_pass() would see it), 0 when none is, or -ENOMEM.
+ *
+ * It sees the events that first_pass() sees (an event the decoder would
+ * stop at for damage in its strings or arguments counts here, and what
+ * follows it): more events can only make more of them late, so "none"
+ * is exact.  Damage that stops it, or a read error, says 1: first_pass()
+ * then decides, as it did before the skim. */
+static int skim(struct fxt_reader *scan, uint64_t *last)
+{
+	struct fxt__order *o = calloc(1, sizeof(*o));
+	struct fxt_record rec;
+	uint32_t lprov = 0;
+	uint64_t lpid = 0, ltid = 0;
+	size_t li = SIZE_MAX; /* the last event's thread, in o->t */
+	int rc, found = 0;
+
+	if (!o)
+		return -ENOMEM;
+	for (;;) {
+		uint64_t off, ts, pid, tid;
+		uint32_t prov;
+		unsigned etype;
+
+		if (__builtin_expect(scan->started && !scan->skip_left, 1) && fxt__fill(scan, 8)) {
+			const uint8_t *p = scan->win + scan->pos;
+			uint64_t h = fxt__load64(p);
+			unsigned n = fxt_header_size(h), ref = (unsigned)fxt_bits(h, 24, 31);
+
+			if (fxt_header_type(h) == FXT_RECORD_EVENT &&
+			    n >= (ref == FXT_THREADREF_INLINE ? 4u : 2u) &&
+			    fxt__fill(scan, (size_t)n * 8)) {
+				p = scan->win + scan->pos;
+				off = scan->win_off + scan->pos;
+				ts = fxt__load64(p + 8);
+				if (ref == FXT_THREADREF_INLINE) {
+					pid = fxt__load64(p + 16);
+					tid = fxt__load64(p + 24);
+				} else if (scan->cur->threads && scan->cur->threads[ref].set) {
+					pid = scan->cur->threads[ref].pid;
+					tid = scan->cur->threads[ref].tid;
+				} else {
+					pid = tid = 0; /* as the decoder resolves it */
+				}
+				etype = (unsigned)fxt_bits(h, 16, 19);
+				prov = scan->cur->id;
+				scan->pos += (size_t)n * 8;
+				goto event;
+			}
+		}
+		/* Any other record, or an event not held whole: decoded. */
+		rc = fxt__next_record(scan, &rec);
+		if (rc < 0) {
+			found = 1;
+			*last = UINT64_MAX;
+		}
+		if (rc <= 0)
+			break;
+		if (rec.type != FXT_RECORD_EVENT)
+			continue;
+		off = rec.offset;
+		ts = rec.u.event.ts;
+		pid = rec.u.event.pid;
+		tid = rec.u.event.tid;
+		etype = rec.u.event.type;
+		prov = rec.provider_id;
+	event:
+		if (li == SIZE_MAX || prov != lprov || pid != lpid || tid != ltid) {
+			struct order_thread *t = thread_of(o, prov, pid, tid, true);
+			if (!t) {
+				order_free(o);
+				return -ENOMEM;
+			}
+			li = (size_t)(t - o->t);
+			lprov = prov, lpid = pid, ltid = tid;
+		}
+		if (ts >= o->t[li].max_ts)
+			o->t[li].max_ts = ts;
+		else if (etype == FXT_EVENT_DURATION_BEGIN || etype == FXT_EVENT_DURATION_END)
+			found = 1, *last = off;
+	}
+	order_free(o);
+	return found;
 }
 
 /* ----------------------------------------------------- the reader's side */
@@ -352,17 +451,29 @@ static int copy_input(int fd)
 	return out;
 }
 
+/* A fresh reader, in file order, at the start of the bytes to read
+ * (memory `mem`, else `fd` from offset `at`). */
+static int scan_open(struct fxt_reader **scan, const void *mem, size_t len, int fd, off_t at)
+{
+	if (mem)
+		return fxt_reader_open_mem(scan, mem, len, 0);
+	if (lseek(fd, at, SEEK_SET) < 0)
+		return -errno;
+	return fxt_reader_open_fd(scan, fd, 0);
+}
+
 int fxt__order_open(struct fxt_reader *r, const void *mem, size_t len, int fd)
 {
 	struct fxt_reader *scan = NULL;
 	struct fxt__order *o = NULL;
+	void *map = MAP_FAILED;
+	size_t maplen = 0;
+	uint64_t last = 0;
 	struct stat st;
 	off_t at = 0;
 	int err;
 
-	if (mem) {
-		err = fxt_reader_open_mem(&scan, mem, len, 0);
-	} else {
+	if (!mem) {
 		/* What cannot be read twice is read once, into a file. */
 		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
 		    (at = lseek(fd, 0, SEEK_CUR)) < 0) {
@@ -373,13 +484,34 @@ int fxt__order_open(struct fxt_reader *r, const void *mem, size_t len, int fd)
 			}
 			fd = r->copy_fd;
 			at = 0;
+			if (fstat(fd, &st) != 0)
+				st.st_size = 0;
 		}
-		err = fxt_reader_open_fd(&scan, fd, 0);
+		/* A file's bytes are read in place, mapped, not copied into
+		 * a window (the second pass, when there is one, too). */
+		if (st.st_size > at && (uint64_t)st.st_size <= SIZE_MAX)
+			map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map != MAP_FAILED) {
+			maplen = (size_t)st.st_size;
+			madvise(map, maplen, MADV_SEQUENTIAL);
+			mem = (const char *)map + at;
+			len = maplen - (size_t)at;
+		}
 	}
+	err = scan_open(&scan, mem, len, fd, at);
 	if (!err)
-		err = first_pass(scan, &o);
+		err = skim(scan, &last);
+	if (err == 1) {
+		/* Some are late: copies of them, decoded. */
+		fxt_reader_free(scan);
+		err = scan_open(&scan, mem, len, fd, at);
+		if (!err)
+			err = first_pass(scan, last, &o);
+	}
 	fxt_reader_free(scan); /* not the descriptor: it is not its own */
-	if (!mem && lseek(fd, at, SEEK_SET) < 0 && !err)
+	if (map != MAP_FAILED)
+		munmap(map, maplen);
+	else if (!mem && lseek(fd, at, SEEK_SET) < 0 && !err)
 		err = -errno;
 	if (!err && o) {
 		r->late_left = o->left;

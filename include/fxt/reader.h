@@ -58,9 +58,11 @@ enum fxt_reader_flags {
 	 * ("late") comes just before the first event of its thread that is
 	 * later than it, with its own offset; every other record comes where
 	 * it is (complete events carry both their times; flows pair by id).  Costs a first
-	 * pass over the input at open (a memory input, or a regular file read
-	 * again; a pipe's bytes are copied into an unlinked file of $TMPDIR
-	 * first) and a copy of each late event (at most 65,536 of them;
+	 * pass over the input at open (a memory input, or a regular file
+	 * mapped; a pipe's bytes are copied into an unlinked file of $TMPDIR
+	 * first) that decodes no event unless some are late (about a third of
+	 * a decoding pass on a plain file in time order), and a copy of each
+	 * late event (at most 65,536 of them;
 	 * later ones stay where they are): see fxt_reader_late().  No effect
 	 * with FXT_READER_RAW. */
 	FXT_READER_TIME_ORDER = 1u << 2,

@@ -3,7 +3,8 @@
  * Perfetto sorts them before pairing: from memory, from a file, from a
  * pipe, in a clone made where a late event was given; the late events
  * keep their offset, names and arguments; an instant out of order stays
- * where it is; without the flag, file order. */
+ * where it is; late events found through thread refs, per provider;
+ * without the flag, file order. */
 #include "config.h"
 
 #include <errno.h>
@@ -65,6 +66,56 @@ static const void *archive(size_t *len)
 	return fxt_writer_mem_data(w, len);
 }
 
+/* Thread record: index `idx` is (9, tid). */
+static void put_thread(struct fxt_writer *w, unsigned idx, uint64_t tid)
+{
+	uint64_t words[3] = { FXT_RECORD_THREAD | 3u << 4 | (uint64_t)idx << 16, 9, tid };
+	if (fxt_writer_words(w, words, 3) != 0)
+		bail_out("fxt_writer_words failed");
+}
+
+/* A begin or end at `ts` through thread ref `ref`, no names. */
+static void put_event(struct fxt_writer *w, unsigned type, unsigned ref, uint64_t ts)
+{
+	uint64_t words[2] = { FXT_RECORD_EVENT | 2u << 4 | (uint64_t)type << 16 |
+				  (uint64_t)ref << 24,
+			      ts };
+	if (fxt_writer_words(w, words, 2) != 0)
+		bail_out("fxt_writer_words failed");
+}
+
+/* Late events found only through the thread table as the decoder keeps
+ * it (an index given to another thread, then the thread under another
+ * index) and per provider (a provider section back to the first one):
+ * what the first pass reads in place without decoding events must be the
+ * decoder's threads.  Thread (9, 1) of provider 3: b100, its e50 late
+ * (ref 2, after ref 1 became (9, 2)), b10 of provider 4's (9, 1) not
+ * late, then provider 3's e60 late. */
+static const void *refs_archive(size_t *len)
+{
+	static struct fxt_writer *w;
+
+	if (fxt_writer_open_mem(&w, 0) != 0)
+		bail_out("fxt_writer_open_mem failed");
+	fxt_writer_magic(w);
+	fxt_writer_provider(w, 3, "p");
+	fxt_writer_initialization(w, 1000000000);
+	put_thread(w, 1, 1);
+	put_event(w, FXT_EVENT_DURATION_BEGIN, 1, 100);
+	put_thread(w, 1, 2);
+	put_event(w, FXT_EVENT_DURATION_BEGIN, 1, 300);
+	put_thread(w, 2, 1);
+	put_event(w, FXT_EVENT_DURATION_END, 2, 50);
+	fxt_writer_provider(w, 4, "q");
+	put_thread(w, 1, 1);
+	put_event(w, FXT_EVENT_DURATION_BEGIN, 1, 10);
+	fxt_writer_provider_section(w, 3);
+	put_event(w, FXT_EVENT_DURATION_END, 2, 60);
+	if (fxt_writer_flush(w) != 0)
+		bail_out("flush failed");
+	return fxt_writer_mem_data(w, len);
+}
+
 /* Thread `tid`'s names as r gives them, each followed by a space; *ok_args
  * false if an event's argument is not its name. */
 static void names_of(struct fxt_reader *r, uint64_t tid, char *out, size_t cap, bool *ok_args)
@@ -96,7 +147,7 @@ int main(void)
 	int fd, p[2];
 	pid_t pid;
 
-	plan(13);
+	plan(15);
 
 	if (fxt_reader_open_mem(&r, data, len, 0) != 0)
 		bail_out("open failed");
@@ -192,6 +243,21 @@ int main(void)
 	}
 	ok(forward, "raw framing: file order");
 	ASSERT_EQ_U64(fxt_reader_late(r, NULL), 0, "raw framing: nothing held");
+	fxt_reader_free(r);
+
+	/* Threads through refs, per provider. */
+	data = refs_archive(&len);
+	if (fxt_reader_open_mem(&r, data, len, FXT_READER_TIME_ORDER) != 0)
+		bail_out("open failed");
+	got[0] = '\0';
+	n = 0;
+	while (fxt_reader_next(r, &rec) == 1)
+		if (rec.type == FXT_RECORD_EVENT && rec.provider_id == 3 && rec.u.event.tid == 1)
+			n += (size_t)snprintf(got + n, sizeof(got) - n, "%llu ",
+					      (unsigned long long)rec.u.event.ts);
+	ASSERT_EQ_U64(fxt_reader_late(r, NULL), 2,
+		      "thread refs: two late events, found through the thread table per provider");
+	ASSERT_STR_EQ(got, "50 60 100 ", "thread refs: provider 3's thread 1 in time order");
 	fxt_reader_free(r);
 	return exit_status();
 }
