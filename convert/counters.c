@@ -29,7 +29,7 @@ static int delta_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int conv_heap_emit(struct heap_counter *h, struct fxt_writer *w, uint64_t pid, uint64_t shift,
+int conv_heap_emit(struct heap_counter *h, struct fxt_writer *w, uint64_t pid, const struct conv_tb *tb,
 		   uint64_t *events)
 {
 	struct fxt_arg arg;
@@ -55,7 +55,7 @@ int conv_heap_emit(struct heap_counter *h, struct fxt_writer *w, uint64_t pid, u
 		ev.name = fxt_writer_cstring(w, "heap");
 		arg.name = fxt_writer_cstring(w, "bytes_in_use");
 		arg.v.i64 = sum;
-		ev.ts = h->v[i].ts + shift;
+		ev.ts = conv_tb_ns(tb, h->v[i].ts);
 		err = fxt_writer_event(w, &ev);
 		(*events)++;
 	}

@@ -10,6 +10,8 @@
 
 #include <fxt/writer.h>
 
+#include "convert/timebase.h"
+
 /* A change of the heap counter, from any thread. */
 struct counter_delta {
 	uint64_t ts;
@@ -25,11 +27,10 @@ struct heap_counter {
 /* A delta of `delta` bytes at `ts`.  0 or -ENOMEM. */
 int conv_heap_add(struct heap_counter *h, uint64_t ts, int64_t delta);
 
-/* Writes the counter events of process `pid`, each timestamp plus `shift`
- * (conv_time_shift()), counting them in *events.  0 or the writer's
- * error. */
-int conv_heap_emit(struct heap_counter *h, struct fxt_writer *w, uint64_t pid, uint64_t shift,
-		   uint64_t *events);
+/* Writes the counter events of process `pid`, each timestamp in ns
+ * (conv_tb_ns()), counting them in *events.  0 or the writer's error. */
+int conv_heap_emit(struct heap_counter *h, struct fxt_writer *w, uint64_t pid,
+		   const struct conv_tb *tb, uint64_t *events);
 
 void conv_heap_free(struct heap_counter *h);
 

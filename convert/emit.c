@@ -90,7 +90,7 @@ static int emit_fxt_instant(struct emit_ctx *ctx, uint64_t ts, const char *name,
 
 	memset(&ev, 0, sizeof(ev));
 	ev.type = FXT_EVENT_INSTANT;
-	ev.ts = ts + ctx->com->shift;
+	ev.ts = conv_tb_ns(&ctx->com->tb, ts);
 	ev.thread = ctx->ev.thread;
 	ev.category = fxt_writer_cstring(ctx->w, "fxt");
 	ev.name = fxt_writer_cstring(ctx->w, name);
@@ -296,8 +296,8 @@ static int emit_one(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t add
 	}
 	function_refs(ctx, e);
 	ctx->ev.type = type;
-	ctx->ev.ts = ts + ctx->com->shift;
-	ctx->ev.extra = end + ctx->com->shift;
+	ctx->ev.ts = conv_tb_ns(&ctx->com->tb, ts);
+	ctx->ev.extra = conv_tb_ns(&ctx->com->tb, end);
 	ctx->events++;
 	err = fxt_writer_event(ctx->w, &ctx->ev);
 	ctx->ev.args = NULL;
@@ -400,7 +400,7 @@ static int emit_flows(struct emit_ctx *ctx, struct sym_entry *e, const struct re
 	static const enum fxt_event_type types[] = { FXT_EVENT_FLOW_BEGIN, FXT_EVENT_FLOW_STEP,
 						     FXT_EVENT_FLOW_END };
 	struct fxt_event ev;
-	uint64_t kb = 0, ke = 0, step = ctx->com->step ? ctx->com->step : 1;
+	uint64_t kb = 0, ke = 0, step = conv_tb_step(&ctx->com->tb);
 	int err = 0;
 
 	memset(&ev, 0, sizeof(ev));
@@ -416,7 +416,7 @@ static int emit_flows(struct emit_ctx *ctx, struct sym_entry *e, const struct re
 		if (ts >= fend || ts <= fstart) /* a frame too short (it cannot be) */
 			ts = fend > fstart + 1 ? fstart + (fend - fstart) / 2 : fstart;
 		ev.type = types[phase];
-		ev.ts = ts + ctx->com->shift;
+		ev.ts = conv_tb_ns(&ctx->com->tb, ts);
 		ev.extra = a->value;
 		ev.category = fxt_writer_cstring(ctx->w, "flow");
 		ctx->names->epoch++;
@@ -480,8 +480,8 @@ static int emit_rich(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t ad
 		ctx->names->epoch++;
 	function_refs(ctx, e);
 	ctx->ev.type = type;
-	ctx->ev.ts = (type == FXT_EVENT_DURATION_END ? fend : fstart) + ctx->com->shift;
-	ctx->ev.extra = fend + ctx->com->shift;
+	ctx->ev.ts = conv_tb_ns(&ctx->com->tb, type == FXT_EVENT_DURATION_END ? fend : fstart);
+	ctx->ev.extra = conv_tb_ns(&ctx->com->tb, fend);
 	ctx->ev.args = args;
 	ctx->ev.nargs = n;
 	ctx->events++;
@@ -511,7 +511,7 @@ static int emit_log_line(struct emit_ctx *ctx, uint64_t ts, const struct log_lin
 	unsigned n = 0;
 	int err;
 
-	ts += ctx->com->shift;
+	ts = conv_tb_ns(&ctx->com->tb, ts);
 	err = fxt_writer_log(ctx->w, ts, ctx->ev.thread, text, len);
 	if (err < 0)
 		return err;
@@ -556,7 +556,7 @@ static int emit_log_line(struct emit_ctx *ctx, uint64_t ts, const struct log_lin
  * memory) or that has arguments (`args` NULL: none has).  Returns how
  * many it encoded. */
 static inline __attribute__((always_inline)) size_t
-encode_run(struct sym_table *names, uint64_t hdr, uint64_t shift, const struct recon_slot *v,
+encode_run(struct sym_table *names, uint64_t hdr, const struct conv_tb *tb, const struct recon_slot *v,
 	   struct recon_args *const *args, size_t k, uint64_t *out, struct sym_entry **e)
 {
 	uint64_t *p = out;
@@ -567,8 +567,8 @@ encode_run(struct sym_table *names, uint64_t hdr, uint64_t shift, const struct r
 		if (__builtin_expect(!*e || (*e)->epoch != names->epoch || (args && args[i]), 0))
 			break;
 		p[0] = hdr | (*e)->ref_bits;
-		p[1] = v[i].start + shift;
-		p[2] = v[i].end + shift;
+		p[1] = conv_tb_ns(tb, v[i].start);
+		p[2] = conv_tb_ns(tb, v[i].end);
 		p += COMPLETE_WORDS;
 	}
 	return i;
@@ -582,7 +582,8 @@ static size_t encode_run_loc(struct emit_ctx *ctx, const struct recon_slot *v,
 			     struct recon_args *const *args, size_t k, uint64_t *out, size_t *words,
 			     struct sym_entry **e)
 {
-	const uint64_t hdr = ctx->hdr, hdr_loc = ctx->hdr_loc, shift = ctx->com->shift;
+	const uint64_t hdr = ctx->hdr, hdr_loc = ctx->hdr_loc;
+	const struct conv_tb *tb = &ctx->com->tb;
 	struct sym_table *names = ctx->names;
 	uint64_t *p = out;
 	size_t i;
@@ -592,15 +593,15 @@ static size_t encode_run_loc(struct emit_ctx *ctx, const struct recon_slot *v,
 		if (!*e || (*e)->epoch != names->epoch || (args && args[i]) ||
 		    ((*e)->loc && !(*e)->loc_word))
 			break;
-		p[1] = v[i].start + shift;
+		p[1] = conv_tb_ns(tb, v[i].start);
 		if ((*e)->loc_word) {
 			p[0] = hdr_loc | (*e)->ref_bits;
 			p[2] = (*e)->loc_word;
-			p[3] = v[i].end + shift;
+			p[3] = conv_tb_ns(tb, v[i].end);
 			p += COMPLETE_WORDS + 1;
 		} else {
 			p[0] = hdr | (*e)->ref_bits;
-			p[2] = v[i].end + shift;
+			p[2] = conv_tb_ns(tb, v[i].end);
 			p += COMPLETE_WORDS;
 		}
 	}
@@ -688,8 +689,8 @@ static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args
 		if (!out)
 			return fxt_writer_error(ctx->w) ? fxt_writer_error(ctx->w) : -EIO;
 		/* Two copies of the loop: most runs have no arguments at all. */
-		i = args ? encode_run(names, hdr, ctx->com->shift, v, args, k, out, &e)
-			 : encode_run(names, hdr, ctx->com->shift, v, NULL, k, out, &e);
+		i = args ? encode_run(names, hdr, &ctx->com->tb, v, args, k, out, &e)
+			 : encode_run(names, hdr, &ctx->com->tb, v, NULL, k, out, &e);
 		fxt_writer_commit(ctx->w, i * COMPLETE_WORDS);
 		ctx->events += i;
 		v += i;

@@ -27,6 +27,7 @@
 #include "convert/pipeline.h"
 #include "convert/loglines.h"
 #include "convert/symnames.h"
+#include "convert/timebase.h"
 #include "convert/recon.h"
 
 /* What the emitters of one conversion share. */
@@ -35,8 +36,7 @@ struct emit_common {
 	struct sym_table names;
 	struct fxt_string_slot key_slots[KEY_COUNT]; /* argument names */
 	char *scratch;				     /* EMIT_SCRATCH bytes: strings of one event */
-	uint64_t shift; /* added to every timestamp written (conv_time_shift()) */
-	uint64_t step;	/* the recons' step (recon_set_step()): ticks of a nanosecond */
+	struct conv_tb tb; /* every timestamp written is conv_tb_ns() of its ticks */
 	struct conv_stats *st;
 	conv_signature_fn *signature; /* conv_input's */
 	void *signature_ctx;
@@ -108,7 +108,7 @@ unsigned conv_fn_args(struct emit_ctx *ctx, uint64_t addr, const struct recon_ar
 extern const struct recon_sink conv_sink;
 
 /* The drop instant "fxt: N records dropped" (N = ctx->dropped) at `ts`
- * (not shifted yet), with the argument "cause" that says ctx->drop_cause
+ * (ticks), with the argument "cause" that says ctx->drop_cause
  * (pipeline.h), counted in the conversion's counts.  0 or -errno. */
 int conv_emit_drops(struct emit_ctx *ctx, uint64_t ts);
 

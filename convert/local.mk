@@ -17,7 +17,8 @@ CONVERT_SOURCES = \
 	convert/prepass.c convert/prepass.h \
 	convert/recon.c convert/recon.h \
 	convert/shortcalls.c convert/shortcalls.h \
-	convert/stackchart.c convert/stackchart.h
+	convert/stackchart.c convert/stackchart.h \
+	convert/timebase.h
 
 noinst_LTLIBRARIES += libfxtconvert.la
 libfxtconvert_la_SOURCES = $(CONVERT_SOURCES)

@@ -51,7 +51,7 @@ static int fxt_instant(struct pipeline *pl, uint64_t tid, uint64_t ts, const cha
 
 	memset(&ev, 0, sizeof(ev));
 	ev.type = FXT_EVENT_INSTANT;
-	ev.ts = ts + pl->em.shift;
+	ev.ts = conv_tb_ns(&pl->em.tb, ts);
 	ev.thread = fxt_writer_thread(w, pl->in->pid, tid);
 	ev.category = fxt_writer_cstring(w, "fxt");
 	ev.name = fxt_writer_cstring(w, name);
@@ -150,14 +150,12 @@ static int snapshot_mark(struct pipeline *pl)
 
 /* ------------------------------------------------------------ archive */
 
-uint64_t conv_time_shift(const struct conv_input *in)
+uint64_t conv_time_ns(const struct conv_input *in, uint64_t ticks)
 {
-	unsigned __int128 base;
+	struct conv_tb tb;
 
-	if (!in->base_ns || !in->ticks_per_second)
-		return 0;
-	base = (unsigned __int128)in->base_ns * in->ticks_per_second / 1000000000u;
-	return (uint64_t)base - in->base_ticks;
+	conv_tb_init(&tb, in->ticks_per_second, in->base_ticks, in->base_ns);
+	return conv_tb_ns(&tb, ticks);
 }
 
 int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_stats *st)
@@ -178,7 +176,7 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
 	if (!err)
 		err = fxt_writer_provider(w, (uint32_t)in->pid, "fxtrace");
 	if (!err)
-		err = fxt_writer_initialization(w, in->ticks_per_second);
+		err = fxt_writer_initialization(w, CONV_NS_PER_SECOND);
 	if (!err)
 		err = fxt_writer_process_name(w, in->pid, in->process_name ? in->process_name : "");
 	if (!err)
@@ -284,7 +282,7 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
 	fxt_writer_forget(w);
 	pl.em.names.epoch++;
 	if (!err)
-		err = conv_heap_emit(&pl.heap, w, in->pid, pl.em.shift, &st->counters);
+		err = conv_heap_emit(&pl.heap, w, in->pid, &pl.em.tb, &st->counters);
 	st->counts.events += st->counters;
 	if (!err && st->counters)
 		err = fxt__counts_thread(&st->counts, in->pid, in->pid);

@@ -7,7 +7,8 @@
  * newest of each thread's chunks; spool/format.h, "Thread names").
  *
  * Archive layout: magic; provider info (id = pid, "fxtrace");
- * initialization (ticks per second); kernel objects naming the process and
+ * initialization (ticks per second 10^9: every timestamp is written in
+ * ns, convert/timebase.h); kernel objects naming the process and
  * every thread (with the "process" koid argument Perfetto needs); then, per
  * thread, its thread record, the string records of the names it uses and its
  * slices in start order (a parent before its children, see recon.h): duration
@@ -98,7 +99,7 @@ typedef const struct fxt_signature *conv_signature_fn(void *ctx, uint64_t addr);
 struct conv_input {
 	uint64_t pid;
 	const char *process_name;
-	uint64_t ticks_per_second;
+	uint64_t ticks_per_second; /* the spool's clock: its records' ticks (spool/clock.h) */
 	uint64_t now_ts;
 	int spool_fd;	    /* read with pread/mmap; not closed */
 	uint64_t spool_end; /* bytes of the spool to read */
@@ -130,12 +131,13 @@ struct conv_input {
 	const struct session_write *pipe_writes;
 	size_t npipe_writes;
 	/* The time base: a point known both in ticks and in CLOCK_MONOTONIC
-	 * ns (the clock calibration start).  Every timestamp written is
-	 * rebased on it, ts + (base_ns in ticks - base_ticks), so that the
-	 * archive's times, read with its ticks per second, are CLOCK_MONOTONIC
-	 * times: processes that measured slightly different tick rates still
-	 * agree (a rate error then only scales the process's own run time,
-	 * not the machine's uptime that raw TSC values count).  0: raw ticks. */
+	 * ns (the clock calibration start).  Every timestamp is written in ns
+	 * from it, base_ns + (ts - base_ticks) * 10^9 / ticks_per_second
+	 * (convert/timebase.h), so that the archive's times are
+	 * CLOCK_MONOTONIC times: processes that measured slightly different
+	 * tick rates still agree (a rate error then only scales the process's
+	 * own run time, not the machine's uptime that raw TSC values count).
+	 * 0, 0: ticks from 0 ns. */
 	uint64_t base_ticks;
 	uint64_t base_ns;
 	/* FXT_MIN_DURATION: calls shorter than this many ns are written as
@@ -164,8 +166,9 @@ struct conv_input {
 #define CONV_AGENT_PC	 ((1ull << 56) - 16)
 #define CONV_AGENT_FRAME "fxtrace"
 
-/* What conv_archive() adds to every timestamp (modulo 2^64). */
-uint64_t conv_time_shift(const struct conv_input *in);
+/* The archive's time (ns) of tick `ticks` of `in`, as conv_archive()
+ * writes every timestamp (convert/timebase.h). */
+uint64_t conv_time_ns(const struct conv_input *in, uint64_t ticks);
 
 struct conv_stats {
 	uint64_t events;  /* slices: complete events and begin/end pairs */

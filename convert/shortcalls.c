@@ -51,9 +51,7 @@ int conv_short_children(void *vctx, uint64_t addr, uint64_t ticks)
 
 static uint64_t to_ns(const struct short_calls *s, uint64_t ticks)
 {
-	if (!s->ticks_per_second || s->ticks_per_second == 1000000000)
-		return ticks;
-	return (uint64_t)((unsigned __int128)ticks * 1000000000u / s->ticks_per_second);
+	return conv_tb_dur(s->tb, ticks);
 }
 
 /* One function's summary instant. */
@@ -89,7 +87,7 @@ static int emit_one(struct emit_ctx *ctx, const struct short_calls *s, const str
 	a[0].v.str = fxt_writer_string(ctx->w, e->cat, e->cat_len);
 	memset(&ev, 0, sizeof(ev));
 	ev.type = FXT_EVENT_INSTANT;
-	ev.ts = ts + ctx->com->shift;
+	ev.ts = conv_tb_ns(&ctx->com->tb, ts);
 	ev.thread = ctx->ev.thread;
 	ev.category = fxt_writer_cstring(ctx->w, FXT_SHORT_CATEGORY);
 	ev.name = fxt_writer_string(ctx->w, e->name, e->name_len);
@@ -114,10 +112,10 @@ int conv_short_emit(struct emit_ctx *ctx, uint64_t ts)
 	return err;
 }
 
-void conv_short_init(struct short_calls *s, uint64_t ticks_per_second)
+void conv_short_init(struct short_calls *s, const struct conv_tb *tb)
 {
 	s->fns = ADDRTAB_INIT(struct short_fn);
-	s->ticks_per_second = ticks_per_second;
+	s->tb = tb;
 }
 
 void conv_short_free(struct short_calls *s)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/addrtab.h"
+#include "convert/timebase.h"
 
 struct emit_ctx;
 
@@ -23,7 +24,7 @@ struct short_fn {
 /* One thread's calls left out, by function (conv_short_init()). */
 struct short_calls {
 	struct addrtab fns; /* struct short_fn */
-	uint64_t ticks_per_second;
+	const struct conv_tb *tb; /* their durations in ns */
 };
 
 /* The recon sink's callbacks (recon.h); ctx is the thread's emit_ctx,
@@ -34,7 +35,7 @@ int conv_short_children(void *ctx, uint64_t addr, uint64_t ticks);
 /* The summary instants of ctx->shorts, at `ts` (the thread's end). */
 int conv_short_emit(struct emit_ctx *ctx, uint64_t ts);
 
-void conv_short_init(struct short_calls *s, uint64_t ticks_per_second);
+void conv_short_init(struct short_calls *s, const struct conv_tb *tb);
 void conv_short_free(struct short_calls *s);
 
 #endif /* FXT_CONVERT_SHORTCALLS_H */

@@ -97,9 +97,9 @@ int conv_thread_open(struct pipeline *pl, struct fxt_writer *w, uint32_t serial,
 	conv_log_init(&t->logs, &t->r);
 	conv_emit_init(&t->ctx, &t->em, in->pid, tid, 0, &t->logs);
 	recon_init(&t->r, &conv_sink, &t->ctx, in->fifo_max);
-	recon_set_step(&t->r, t->em.step);
+	recon_set_step(&t->r, conv_tb_step(&t->em.tb));
 	if (in->min_duration_ns && in->ticks_per_second) {
-		conv_short_init(&t->shorts, in->ticks_per_second);
+		conv_short_init(&t->shorts, &t->em.tb);
 		t->ctx.shorts = &t->shorts;
 		recon_set_min(&t->r, (uint64_t)((unsigned __int128)in->min_duration_ns *
 						in->ticks_per_second / 1000000000u));
@@ -117,7 +117,7 @@ int conv_thread_open(struct pipeline *pl, struct fxt_writer *w, uint32_t serial,
 		 * the other while this thread is written (writer.h). */
 		conv_emit_init(&t->sctx, &t->em, in->pid, tid | FXT_SAMPLE_KOID_BIT, 0, NULL);
 		recon_init(&t->sr, &conv_sink, &t->sctx, in->fifo_max);
-		recon_set_step(&t->sr, t->em.step);
+		recon_set_step(&t->sr, conv_tb_step(&t->em.tb));
 		stackchart_init(&t->sc, &t->sr, conv_names_fn_of, &t->em.names, pl->sample_period);
 		t->d.sampling = true;
 	}
@@ -227,9 +227,5 @@ void conv_pipeline_init(struct pipeline *pl, struct fxt_writer *w, const struct 
 	names_init(&pl->em.names, in);
 	if (in->sample_hz && in->ticks_per_second)
 		pl->sample_period = in->ticks_per_second / in->sample_hz;
-	pl->em.shift = conv_time_shift(in);
-	/* "Later" is a nanosecond later (recon.h): the ticks of one, rounded up. */
-	pl->em.step = in->ticks_per_second > 1000000000u
-			  ? (in->ticks_per_second + 999999999u) / 1000000000u
-			  : 1;
+	conv_tb_init(&pl->em.tb, in->ticks_per_second, in->base_ticks, in->base_ns);
 }

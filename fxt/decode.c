@@ -1,4 +1,4 @@
-/* The FXT reader's record path (see reader_int.h): fxt_reader_next()
+/* The FXT reader's record path (see reader_int.h): fxt__next_record()
  * frames each record in the window and hands it to its decoder, one per
  * record type, which reads the record's words through a bounds-checked
  * cursor: string and thread refs, arguments, reserved bits under
@@ -6,7 +6,8 @@
  *
  * Framing, cursor and decoders share this file on purpose: the compiler
  * inlines the decoders and the per-field helpers into the loop of
- * fxt_reader_next(), which is what keeps reading at a few ns a record.
+ * fxt__next_record(), which is what keeps reading at a few ns a record
+ * (fxt_reader_next(), order.c, gives its records on).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -699,7 +700,7 @@ truncated:
 		    (unsigned long long)nwords, left);
 }
 
-int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
+int fxt__next_record(struct fxt_reader *r, struct fxt_record *rec)
 {
 	for (;;) {
 		if (r->failed)

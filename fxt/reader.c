@@ -4,8 +4,8 @@
  *
  * This file: opening and freeing a reader, the per-provider contexts
  * (string and thread tables), errors and diagnostics, and the getters.
- * The byte source and the window are source.c's; reading records,
- * fxt_reader_next(), is decode.c's; reader_int.h says who does what.
+ * The byte source and the window are source.c's; reading records is
+ * decode.c's, their order order.c's; reader_int.h says who does what.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +41,7 @@ void fxt__diag(struct fxt_reader *r, enum fxt_diag_level level, uint64_t off, co
 {
 	char msg[200];
 	va_list ap;
-	if (!r->diag_fn)
+	if (!r->diag_fn || r->order_again)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -171,7 +171,7 @@ static int reader_new(struct fxt_reader **out, unsigned flags)
 	if (!r)
 		return -ENOMEM;
 	r->flags = flags;
-	r->fd = -1;
+	r->fd = r->user_fd = r->copy_fd = -1;
 	r->nslots = 8;
 	r->slots = calloc(r->nslots, sizeof(*r->slots));
 	bool created;
@@ -189,7 +189,11 @@ int fxt_reader_open_fd(struct fxt_reader **out, int fd, unsigned flags)
 	int err = reader_new(&r, flags);
 	if (err)
 		return err;
-	err = fxt__source_open_fd(r, fd);
+	r->user_fd = fd;
+	if ((flags & FXT_READER_TIME_ORDER) && !(flags & FXT_READER_RAW))
+		err = fxt__order_open(r, NULL, 0, fd);
+	if (!err)
+		err = fxt__source_open_fd(r, r->copy_fd >= 0 ? r->copy_fd : fd);
 	if (err) {
 		fxt_reader_free(r);
 		return err;
@@ -220,7 +224,10 @@ int fxt_reader_open_mem(struct fxt_reader **out, const void *data, size_t len, u
 	int err = reader_new(&r, flags);
 	if (err)
 		return err;
-	err = fxt__source_open_mem(r, data, len);
+	if ((flags & FXT_READER_TIME_ORDER) && !(flags & FXT_READER_RAW))
+		err = fxt__order_open(r, data, len, -1);
+	if (!err)
+		err = fxt__source_open_mem(r, data, len);
 	if (err) {
 		fxt_reader_free(r);
 		return err;
@@ -302,6 +309,8 @@ int fxt_reader_clone_at(const struct fxt_reader *r, uint64_t offset, struct fxt_
 	c->saw_magic = r->saw_magic;
 	c->diag_fn = r->diag_fn;
 	c->diag_ctx = r->diag_ctx;
+	if (fxt__order_clone(r, c, offset) < 0)
+		goto fail;
 	*out = c;
 	return 0;
 fail:
@@ -343,6 +352,9 @@ void fxt_reader_free(struct fxt_reader *r)
 	free(r->slots);
 	fxt__source_close(r);
 	free(r->provider_name);
+	fxt__order_put(r->order);
+	free(r->order_done);
+	free(r->order_cur);
 	free(r);
 }
 

@@ -6,10 +6,12 @@
  *             (string and thread tables), errors and diagnostics, getters.
  *   source.c  the byte source (memory, descriptor, inflate, zstd) and the window
  *             over it: filling, growing, skipping a large payload.
- *   decode.c  the record path, fxt_reader_next(): framing each record in
+ *   decode.c  the record path, fxt__next_record(): framing each record in
  *             the window, the bounds-checked cursor over its words and the
  *             record decoders, one per record type.  They stay in one file
  *             so that the compiler inlines the decoders into the loop.
+ *   order.c   fxt_reader_next(): the records in file order, or with
+ *             FXT_READER_TIME_ORDER each thread's events in time order.
  *
  * Every read of record content goes through decode.c's struct cursor, which
  * knows how many words of the record are left: a field that would lie past
@@ -91,8 +93,10 @@ struct fxt_reader {
 	enum codec codec; /* what the bytes come through, if compressed */
 	uint8_t *buf;	  /* window storage (fd or compressed input) */
 	size_t cap;
-	int fd;
+	int fd;	     /* what is read: user_fd, or copy_fd */
+	int user_fd; /* the descriptor given (closed at the end if own_fd) */
 	bool own_fd;
+	int copy_fd; /* FXT_READER_TIME_ORDER: a pipe's bytes, in a file */
 	const uint8_t *mem; /* compressed memory input */
 	size_t mem_len, mem_pos;
 	const uint8_t *in; /* compressed input not yet taken: in[0 .. in_len) */
@@ -125,6 +129,17 @@ struct fxt_reader {
 	size_t nslots, nproviders;
 	struct provider *cur;
 	char *provider_name; /* copy of the last provider info name */
+
+	/* FXT_READER_TIME_ORDER (order.c): the late events, shared with
+	 * clones, NULL when none; which of them this reader gave, its cursor
+	 * over them in file order and one per thread over them in time
+	 * order. */
+	struct fxt__order *order;
+	uint8_t *order_done;
+	size_t order_next, *order_cur;
+	uint64_t late_left;  /* late events past the bound: not moved */
+	uint64_t rec_pos;    /* fxt_reader_record_pos() */
+	bool order_again;    /* decoding a record a second time: said all already */
 };
 
 static inline uint64_t fxt__load64(const uint8_t *p)
@@ -188,6 +203,23 @@ bool fxt__grow_window(struct fxt_reader *r, size_t need);
 bool fxt__skip_payload(struct fxt_reader *r);
 
 /* ---------------------------------------------------------------- decode.c */
+
+/* The next record in file order: fxt_reader_next()'s contract. */
+int fxt__next_record(struct fxt_reader *r, struct fxt_record *rec);
+
+/* ----------------------------------------------------------------- order.c */
+
+struct fxt__order;
+/* The first pass of FXT_READER_TIME_ORDER over r's input, before r reads
+ * it: the memory `mem` (len bytes), else descriptor `fd` (a regular file
+ * read from where it is, and put back there; anything else copied whole
+ * into an unlinked temporary file first, r->copy_fd, which r reads then).
+ * 0 or -errno. */
+int fxt__order_open(struct fxt_reader *r, const void *mem, size_t len, int fd);
+/* Gives clone c of r the late events from `offset` on.  0 or -ENOMEM. */
+int fxt__order_clone(const struct fxt_reader *r, struct fxt_reader *c, uint64_t offset);
+/* Drops a reference. */
+void fxt__order_put(struct fxt__order *o);
 
 /* "", for empty strings and empty memory input. */
 extern const char fxt__empty[];

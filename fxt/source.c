@@ -354,7 +354,9 @@ void fxt__source_close(struct fxt_reader *r)
 		inflateEnd(&r->zs);
 	ZSTD_freeDStream(r->zd);
 	if (r->own_fd)
-		close(r->fd);
+		close(r->user_fd);
+	if (r->copy_fd >= 0)
+		close(r->copy_fd);
 	free(r->buf);
 	free(r->zin);
 }

@@ -93,6 +93,8 @@ E2E_TESTS += \
 	tests/e2e/dump-print.sh \
 	tests/e2e/compressed.sh \
 	tests/e2e/dump-check.sh \
+	tests/e2e/time-order.sh \
+	tests/e2e/ticks.sh \
 	tests/e2e/dump-usage.sh \
 	tests/e2e/report-basic.sh \
 	tests/e2e/report-diff.sh \

@@ -13,7 +13,7 @@ EXTRA_DIST += tests/fuzz/fuzz_reader.c tests/fuzz/fuzz_import.c
 if FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz_reader
 tests_fuzz_fuzz_reader_SOURCES = tests/fuzz/fuzz_reader.c fxt/reader.c fxt/source.c fxt/decode.c \
-	fxt/reader_int.h fxt/utf8.c fxt/typenames.c
+	fxt/order.c fxt/reader_int.h fxt/utf8.c fxt/typenames.c
 tests_fuzz_fuzz_reader_CFLAGS = $(WARN_CFLAGS) $(FUZZ_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS) $(LIBDEFLATE_CFLAGS)
 tests_fuzz_fuzz_reader_LDFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_reader_LDADD = $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)

@@ -49,6 +49,23 @@ enum fxt_reader_flags {
 	 * whole for fxt_reader_record_bytes() -- a large record up to
 	 * 64 MiB; a larger one is damage. */
 	FXT_READER_RAW = 1u << 1,
+	/* Give each thread's duration begins and ends in time order, as
+	 * Perfetto and Tracy order them before they pair them: a stable sort
+	 * by timestamp (equal times in file order).  The FXT spec does not
+	 * make file order time order (magic-trace writes the begins of the
+	 * frames open at its start, at time 0, at its end).  A begin or end
+	 * earlier than an event its thread had before it in the file
+	 * ("late") comes just before the first event of its thread that is
+	 * later than it, with its own offset; every other record comes where
+	 * it is (complete events carry both their times; flows pair by id).  Costs a first
+	 * pass over the input at open (a memory input, or a regular file
+	 * mapped; a pipe's bytes are copied into an unlinked file of $TMPDIR
+	 * first) that decodes no event unless some are late (about a third of
+	 * a decoding pass on a plain file in time order), and a copy of each
+	 * late event (at most 65,536 of them;
+	 * later ones stay where they are): see fxt_reader_late().  No effect
+	 * with FXT_READER_RAW. */
+	FXT_READER_TIME_ORDER = 1u << 2,
 };
 
 enum fxt_diag_level {
@@ -171,7 +188,9 @@ void fxt_reader_free(struct fxt_reader *r);
  * last, if it was an event (which changes no table), and what follows it,
  * decode in the copy as they did in r.  Readers of one archive's parts
  * (fxt-replay --time-order: a cursor per thread) are made so in one pass.
- * The memory must outlive both.  Returns 0, -EINVAL (r reads a file, or
+ * With FXT_READER_TIME_ORDER the copy gives the late events whose offset
+ * is `offset` or after (fxt_reader_record_pos() gives the offset to pass
+ * for the record r returned last).  The memory must outlive both.  Returns 0, -EINVAL (r reads a file, or
  * gzip, or is stopped by damage, or offset is not in its window), or
  * -ENOMEM. */
 int fxt_reader_clone_at(const struct fxt_reader *r, uint64_t offset, struct fxt_reader **out);
@@ -212,6 +231,18 @@ uint64_t fxt_reader_ticks_to_ns(const struct fxt_reader *r, uint64_t ticks);
 
 /* Bytes consumed so far (decompressed). */
 uint64_t fxt_reader_offset(const struct fxt_reader *r);
+
+/* Where the record fxt_reader_next() returned last was given: its offset,
+ * but for a late event given before a later one (FXT_READER_TIME_ORDER)
+ * that event's offset.  Non-decreasing from record to record; a clone at
+ * it (fxt_reader_clone_at()) gives that record again first. */
+uint64_t fxt_reader_record_pos(const struct fxt_reader *r);
+
+/* With FXT_READER_TIME_ORDER: how many duration begins and ends the file
+ * has out of time order on their thread (the late ones), and in *sorted (if not NULL)
+ * whether this reader gives every thread's events in time order (not
+ * past the bound of late events it moves). */
+uint64_t fxt_reader_late(const struct fxt_reader *r, bool *sorted);
 
 /* Names for printing. */
 const char *fxt_record_type_name(unsigned type);

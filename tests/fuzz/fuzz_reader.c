@@ -1,4 +1,5 @@
-/* libFuzzer target: the reader over arbitrary bytes, with every check on.
+/* libFuzzer target: the reader over arbitrary bytes, with every check on,
+ * in file order and with FXT_READER_TIME_ORDER.
  *
  * It reads every record, touches every byte of every decoded string (so
  * that ASan sees a bad pointer or length) and every payload byte, and
@@ -33,15 +34,16 @@ static void on_diag(void *ctx, enum fxt_diag_level level, uint64_t off, const ch
 	sink += (uint64_t)level + off + touch(msg, __builtin_strlen(msg));
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Reads the whole input with `flags`. */
+static void read_all(const uint8_t *data, size_t size, unsigned flags)
 {
 	struct fxt_reader *r;
 	struct fxt_record rec;
 	uint64_t sum = 0;
 	int rc;
 
-	if (fxt_reader_open_mem(&r, data, size, FXT_READER_VALIDATE) != 0)
-		return 0;
+	if (fxt_reader_open_mem(&r, data, size, flags) != 0)
+		return;
 	fxt_reader_set_diag(r, on_diag, NULL);
 	while ((rc = fxt_reader_next(r, &rec)) == 1) {
 		for (unsigned i = 0; i < rec.nargs; i++) {
@@ -91,7 +93,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (err)
 		sum += touch(err, __builtin_strlen(err));
 	sum += fxt_reader_offset(r) + fxt_reader_saw_magic(r);
+	sum += fxt_reader_late(r, NULL) + fxt_reader_record_pos(r);
 	fxt_reader_free(r);
 	sink += sum;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	read_all(data, size, FXT_READER_VALIDATE);
+	/* Each thread's begins and ends in time order: the first pass that
+	 * reads events in place, and the copies of late ones. */
+	read_all(data, size, FXT_READER_VALIDATE | FXT_READER_TIME_ORDER);
 	return 0;
 }

@@ -11,6 +11,8 @@
  *   flow-order.fxt    flows whose end comes first in the file (fine), one
  *                     that ends before it begins in time, one never begun
  *   two-providers.fxt two providers with their own tables and clocks
+ *   late-begins.fxt   magic-trace's shape: begins at time 0 at the end of
+ *                     the file, for the frames open at its start
  *   unknown.fxt       a reserved record type and an unknown argument type
  *   bad-*.fxt         one broken rule each (see the table at the bottom)
  *   extreme.fxt       three threads busy for the whole 64-bit clock, one
@@ -337,6 +339,25 @@ int main(int argc, char **argv)
 	cev.nargs = 1;
 	add_event(&b, cev); /* 240 */
 	save_buf("bad-perfetto.fxt", &b);
+
+	/* magic-trace's shape: the begins of the frames open at the start,
+	 * at time 0, at the end of the file.  Perfetto sorts each thread's
+	 * events by time (equal times in file order) before pairing:
+	 * main [0, 1000]; work [0, 600], [700, 800]; inner [0, 100],
+	 * [300, 400] (ticks; 2 a ns).  Events from 168, 16 bytes each. */
+	b.n = 0;
+	preamble(&b);
+	add_event(&b, event(FXT_EVENT_DURATION_END, 100, 1, 4, 0));	/* 168 */
+	add_event(&b, event(FXT_EVENT_DURATION_BEGIN, 300, 1, 4, 0));	/* 184 */
+	add_event(&b, event(FXT_EVENT_DURATION_END, 400, 1, 4, 0));	/* 200 */
+	add_event(&b, event(FXT_EVENT_DURATION_END, 600, 1, 3, 0));	/* 216 */
+	add_event(&b, event(FXT_EVENT_DURATION_BEGIN, 700, 1, 3, 0));	/* 232 */
+	add_event(&b, event(FXT_EVENT_DURATION_END, 800, 1, 3, 0));	/* 248 */
+	add_event(&b, event(FXT_EVENT_DURATION_END, 1000, 1, 2, 0));	/* 264 */
+	add_event(&b, event(FXT_EVENT_DURATION_BEGIN, 0, 1, 2, 0));	/* 280 */
+	add_event(&b, event(FXT_EVENT_DURATION_BEGIN, 0, 1, 3, 0));	/* 296 */
+	add_event(&b, event(FXT_EVENT_DURATION_BEGIN, 0, 1, 4, 0));	/* 312 */
+	save_buf("late-begins.fxt", &b);
 
 	save("empty.fxt", "", 0);
 	save("garbage.fxt", "this is not a trace, only text\n", 31);

@@ -215,6 +215,9 @@ struct conv_opts {
 	const struct session_write *writes;
 	size_t nwrites;
 	uint64_t min_ns; /* FXT_MIN_DURATION */
+	/* The spool's clock: ticks per second (0: 10^9, ns) and its time
+	 * base (conv_input's base_ticks, base_ns). */
+	uint64_t tps, base_ticks, base_ns;
 	/* Set: names from this lookup rather than the process's symbols;
 	 * loc_args as fxt-run --srcline. */
 	conv_lookup_fn *lookup;
@@ -289,7 +292,9 @@ static inline int conv_to(struct archive *a, const struct conv_opts *o, struct c
 	memset(&in, 0, sizeof(in));
 	in.pid = 4242;
 	in.process_name = "unit";
-	in.ticks_per_second = 1000000000;
+	in.ticks_per_second = o->tps ? o->tps : 1000000000;
+	in.base_ticks = o->base_ticks;
+	in.base_ns = o->base_ns;
 	in.now_ts = o->now;
 	in.spool_fd = test_spool_fd(in.pid, &in.spool_end);
 	in.lost = o->lost;

@@ -5,7 +5,7 @@
  * back is convert_test_archive.h's, shared with test_convert_tagged.c
  * (the tagged records: libc calls, flows, logs, counters, samples).  Each
  * scenario (threads, names, drops, the FIFO, recovery, recycled copies,
- * time bases, --min-duration's summaries) builds its spool and checks the
+ * time bases, the TSC's ticks written as ns, --min-duration's summaries) builds its spool and checks the
  * archive. */
 #include <config.h>
 
@@ -18,6 +18,7 @@
 #include "convert/entries.h"
 #include "convert/pipeline.h"
 #include "convert/recon.h"
+#include "convert/timebase.h"
 #include "tests/unit/convert_test_archive.h"
 #include "tools/profile/profile.h"
 
@@ -611,8 +612,8 @@ static void test_time_base(void)
 	/* One instant, 3 s after A started, 1 s after B started. */
 	ta = a.base_ticks + (uint64_t)(3 * true_rate);
 	tb = ta;
-	ns_a = (double)(ta + conv_time_shift(&a)) * 1e9 / (double)a.ticks_per_second;
-	ns_b = (double)(tb + conv_time_shift(&b)) * 1e9 / (double)b.ticks_per_second;
+	ns_a = (double)conv_time_ns(&a, ta);
+	ns_b = (double)conv_time_ns(&b, tb);
 	ok(ns_a - (double)a.base_ns == 3e9, "A: 3 s after its anchor (%.0f ns)",
 	   ns_a - (double)a.base_ns);
 	ok(ns_a - ns_b < 20000 && ns_b - ns_a < 20000, "A and B agree within 20 us (%.0f ns)",
@@ -622,9 +623,87 @@ static void test_time_base(void)
 	ok(raw_a - raw_b > 1e7, "raw ticks would disagree by %.0f ms", (raw_a - raw_b) / 1e6);
 	memset(&a, 0, sizeof(a));
 	a.ticks_per_second = 1000000000u;
-	ASSERT_EQ_U64(conv_time_shift(&a), 0, "no time base: raw ticks");
+	ASSERT_EQ_U64(conv_time_ns(&a, 777), 777, "no time base: ns ticks are the ns");
 	a.base_ticks = a.base_ns = 12345;
-	ASSERT_EQ_U64(conv_time_shift(&a), 0, "ns ticks: nothing to shift");
+	ASSERT_EQ_U64(conv_time_ns(&a, 777), 777, "ns ticks: nothing to shift");
+}
+
+/* The archive is in ns whatever the spool's clock (convert/timebase.h):
+ * a TSC of 2,596,122,243 ticks a second whose records are a tick apart
+ * (three of them in one ns) still gives slices in start order that
+ * nest; a call of one second of ticks lasts 10^9 ns to
+ * the rounding; every time is the time base's ns plus its ticks in ns. */
+static void test_ns_ticks(void)
+{
+	const uint64_t tps = 2596122243u, t0 = 1000000000000u;
+	struct test_thread t = { 0 };
+	struct archive a;
+	struct conv_stats st;
+	struct conv_tb tb;
+	const struct ev *e;
+	uint64_t last = 0, prev, ns, d;
+	int up = 1, steps = 1;
+
+	test_spool_reset(4096, 0);
+	test_spool.clock = t0;
+	test_hook(&t, A);
+	for (int i = 0; i < 20; i++) {
+		test_hook(&t, B);
+		test_hook(&t, C);
+		test_hook(&t, C | EXIT);
+		test_hook(&t, B | EXIT);
+	}
+	test_hook(&t, B);
+	test_spool.clock += tps; /* one second */
+	test_hook(&t, B | EXIT);
+	test_hook(&t, A | EXIT);
+	t.tid = 7;
+	test_retire(&t);
+	convert_ok(&a, &(struct conv_opts){ .now = t0 + 3 * tps, .tps = tps,
+					    .base_ticks = t0 - 1000, .base_ns = 500000000000u },
+		   &st, "ns ticks");
+	ASSERT_EQ_U64(a.tps, 1000000000, "ns ticks: the archive says ns");
+	ASSERT_EQ_I64(nesting(&a, 7), -1, "ns ticks: slices nest");
+	ok(stream_ok(&a, 7), "ns ticks: start order");
+	for (size_t i = 0; i < a.nev; i++)
+		if (a.ev[i].type == FXT_EVENT_DURATION_COMPLETE) {
+			up &= a.ev[i].ts >= last;
+			last = a.ev[i].ts;
+		}
+	ok(up, "ns ticks: no slice starts before the one before it");
+	e = find(&a, 7, "agent_test_alpha");
+	/* 1000 ticks after the base: 385 ns. */
+	ok(e && e->ts == 500000000000u + 385, "ns ticks: the first start is the base's ns + 1000 "
+					       "ticks (%llu)",
+	   e ? (unsigned long long)e->ts : 0ull);
+	d = 0;
+	for (size_t i = 0; i < a.nev; i++)
+		if (a.ev[i].end - a.ev[i].ts > d && strcmp(a.ev[i].name, "agent_test_beta") == 0)
+			d = a.ev[i].end - a.ev[i].ts;
+	ok(d >= 999999998 && d <= 1000000003, "ns ticks: a second of ticks lasts 10^9 ns (%llu)",
+	   (unsigned long long)d);
+	free(a.ev);
+
+	/* The conversion alone: non-decreasing, and a step always a ns on. */
+	up = 1;
+	conv_tb_init(&tb, tps, t0, 12345);
+	prev = conv_tb_ns(&tb, t0 - 5000);
+	for (uint64_t x = t0 - 5000; x < t0 + 5000; x++) {
+		ns = conv_tb_ns(&tb, x);
+		up &= ns >= prev;
+		steps &= conv_tb_ns(&tb, x + conv_tb_step(&tb)) > ns;
+		prev = ns;
+	}
+	ok(up, "ns ticks: a later tick never gives an earlier ns, before the base and after");
+	ok(steps, "ns ticks: a step (%llu ticks) always moves on a ns",
+	   (unsigned long long)conv_tb_step(&tb));
+	conv_tb_init(&tb, 2000000000u, 0, 0);
+	ASSERT_EQ_U64(conv_tb_step(&tb), 2, "ns ticks: 2 GHz: a step of 2 ticks");
+	ASSERT_EQ_U64(conv_tb_ns(&tb, 3), 1, "ns ticks: 2 GHz: 3 ticks are 1 ns, rounded down");
+	conv_tb_init(&tb, 1000000000u, 50, 70);
+	ASSERT_EQ_U64(conv_tb_ns(&tb, 60), 80, "ns ticks: ns ticks move by the base alone");
+	conv_tb_init(&tb, 500000000u, 0, 0);
+	ASSERT_EQ_U64(conv_tb_ns(&tb, 3), 6, "ns ticks: 500 MHz: a tick is 2 ns");
 }
 
 /* An archive's profile (tools/profile/profile.h), by function. */
@@ -742,7 +821,7 @@ static void test_min_duration(void)
 
 int main(void)
 {
-	plan(107);
+	plan(121);
 	test_basic();
 	test_unnamed_threads();
 	test_recovered_names();
@@ -757,6 +836,7 @@ int main(void)
 	test_drop_midway();
 	test_recycled_copy();
 	test_time_base();
+	test_ns_ticks();
 	test_min_duration();
 	test_spool_cleanup();
 	return exit_status();

@@ -36,7 +36,7 @@ struct tabs {
 
 struct mthread {
 	uint64_t pid, tid;
-	uint64_t first_off, last_off;
+	uint64_t first_off, last_off; /* where the reader gave them (fxt_reader_record_pos()) */
 	struct fxt_reader *origin; /* at the first record: what cursors copy */
 	struct fxt_reader *r;	   /* the cursor */
 	struct callstream *cs;
@@ -222,7 +222,7 @@ static int refill(struct mthread *t)
 
 	while (t->qhead == t->nq && !t->done) {
 		rc = fxt_reader_next(t->r, &rec);
-		if (rc == 1 && rec.offset <= t->last_off) {
+		if (rc == 1 && fxt_reader_record_pos(t->r) <= t->last_off) {
 			if (rec.type != FXT_RECORD_EVENT && rec.type != FXT_RECORD_LOG)
 				t->gen++;
 			if (owner(&rec, &pid, &tid) && pid == t->pid && tid == t->tid &&
@@ -563,7 +563,7 @@ void callmerge_free(struct callmerge *m)
 static int first_pass(struct callmerge *m, char *err, size_t errlen)
 {
 	struct fxt_record rec;
-	uint64_t n = 0, pid, tid, ts;
+	uint64_t n = 0, pid, tid, ts, pos;
 	int rc;
 
 	while ((rc = fxt_reader_next(m->scan, &rec)) == 1) {
@@ -585,16 +585,18 @@ static int first_pass(struct callmerge *m, char *err, size_t errlen)
 		i = thrmap_get(&m->tm, pid, tid, (uint32_t)m->nthr, &fresh);
 		if (i < 0)
 			return (int)i;
+		/* Where the reader gave it: a late event comes before its
+		 * offset (FXT_READER_TIME_ORDER). */
+		pos = fxt_reader_record_pos(m->scan);
 		if (!fresh) {
-			m->thr[i].last_off = rec.offset;
+			m->thr[i].last_off = pos;
 			continue;
 		}
 		if (TOOL_GROW(m->thr, m->capthr, m->nthr + 1) < 0)
 			return -ENOMEM;
 		t = &m->thr[m->nthr++];
-		*t = (struct mthread){ .pid = pid, .tid = tid, .first_off = rec.offset,
-				       .last_off = rec.offset };
-		if ((rc = fxt_reader_clone_at(m->scan, rec.offset, &t->origin)) < 0)
+		*t = (struct mthread){ .pid = pid, .tid = tid, .first_off = pos, .last_off = pos };
+		if ((rc = fxt_reader_clone_at(m->scan, pos, &t->origin)) < 0)
 			return rc;
 	}
 	return tool_read_end(m->scan, rc, n, err, errlen);
@@ -640,7 +642,7 @@ int callmerge_open(struct callmerge **out, const char *path, char *err, size_t e
 		rc = -EMEDIUMTYPE;
 		goto fail;
 	}
-	rc = fxt_reader_open_mem(&m->scan, m->len ? m->map : "", m->len, 0);
+	rc = fxt_reader_open_mem(&m->scan, m->len ? m->map : "", m->len, FXT_READER_TIME_ORDER);
 	if (rc == 0)
 		rc = first_pass(m, err, errlen);
 	if (rc == 0 && !(m->heap = calloc(m->nthr + 1, sizeof(*m->heap))))

@@ -64,8 +64,11 @@ static const char help[] =
     "(fxt-run --args, libc calls' arguments) go in the parentheses, a return\n"
     "value (\"retval\", a libc call's \"result\") after \" = \".  \"! name\" is an\n"
     "instant event, \"# text\" a log line.\n"
-    "Order: the archive's, which is time order within a thread; fxt-run writes\n"
-    "a thread's calls together, so the threads come one after the other.\n"
+    "Order: the archive's, each thread's events sorted by time first, as Perfetto\n"
+    "pairs them (a first pass finds the few a file has out of time order: none in\n"
+    "fxt-run's); fxt-run writes a thread's calls together, so the threads come one\n"
+    "after the other.  Standard input that is a pipe is read in file order, as it\n"
+    "comes.\n"
     "With --time-order the threads' lines are merged by time (each thread's\n"
     "nesting kept): the archive is read once first to find where each thread's\n"
     "calls are (about 0.5 s per 700 MB), then each thread is read from there;\n"
@@ -259,6 +262,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		in.path = o.path;
+		in.stream = true;
 		rc = tool_read_input(&in, on_record, &rp, err, sizeof(err));
 		if (rc == 0)
 			rc = callstream_finish(rp.cs);

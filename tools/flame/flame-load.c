@@ -85,7 +85,7 @@ static int read_pass(const struct tool_input *in, int fd, tool_record_fn fn, voi
 		snprintf(err, errlen, "%s", strerror(-rc));
 		return rc;
 	}
-	rc = fxt_reader_open_fd(&r, fd, 0);
+	rc = fxt_reader_open_fd(&r, fd, FXT_READER_TIME_ORDER);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s", strerror(-rc));
 		return rc;

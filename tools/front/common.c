@@ -244,16 +244,21 @@ int tool_read_input(const struct tool_input *in, tool_record_fn fn, void *ctx, c
 		    size_t errlen)
 {
 	struct fxt_reader *r;
+	unsigned flags = FXT_READER_TIME_ORDER;
+	struct stat st;
 	int rc;
 
+	if (in->stream && !in->mem && strcmp(in->path, "-") == 0 &&
+	    (fstat(STDIN_FILENO, &st) != 0 || !S_ISREG(st.st_mode)))
+		flags = 0;
 	if (in->mem) {
-		rc = fxt_reader_open_mem(&r, in->mem, in->len, 0);
+		rc = fxt_reader_open_mem(&r, in->mem, in->len, flags);
 		if (rc < 0) {
 			snprintf(err, errlen, "%s", strerror(-rc));
 			return rc;
 		}
 	} else {
-		rc = tool_open_archive(&r, in->path, 0, err, errlen);
+		rc = tool_open_archive(&r, in->path, flags, err, errlen);
 		if (rc < 0)
 			return rc;
 	}

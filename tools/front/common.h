@@ -110,10 +110,16 @@ struct tool_input {
 	const char *path;
 	const void *mem;
 	size_t len;
+	/* Standard input that is not a file is streamed in file order, its
+	 * first records given before it ends (fxt-replay), not copied to be
+	 * read twice for the time order. */
+	bool stream;
 };
 
 /* Streams the records of in to fn: tool_open_archive() (or the memory),
- * then tool_read_records(), whose return and messages it shares. */
+ * then tool_read_records(), whose return and messages it shares.  Each
+ * thread's events come in time order (FXT_READER_TIME_ORDER), as Perfetto
+ * pairs them, but with in->stream from a pipe. */
 int tool_read_input(const struct tool_input *in, tool_record_fn fn, void *ctx, char *err,
 		    size_t errlen);
 

@@ -826,7 +826,7 @@ int profile_load(struct profile *p, const char *path, char *err, size_t errlen)
 	uint64_t n = 0;
 	int rc;
 
-	rc = tool_open_archive(&r, path, 0, err, errlen);
+	rc = tool_open_archive(&r, path, FXT_READER_TIME_ORDER, err, errlen);
 	if (rc < 0)
 		return rc;
 	/* The loop of tool_read_records(), with add_record() inlined: a call

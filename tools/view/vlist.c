@@ -141,7 +141,7 @@ static int restart(struct vlist *l, uint64_t from)
 		rc = callmerge_rewind(l->m);
 	}
 	if (rc == 0 && !l->m) {
-		rc = tool_open_archive(&l->r, l->path, 0, l->err, sizeof(l->err));
+		rc = tool_open_archive(&l->r, l->path, FXT_READER_TIME_ORDER, l->err, sizeof(l->err));
 		if (rc == 0)
 			rc = callstream_new(&l->cs, on_item, l);
 	}

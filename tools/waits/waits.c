@@ -536,7 +536,8 @@ int waits_load(struct waits *w, const struct tool_input *in, char *err, size_t e
 	rc = waits__resolve(e, w);
 	if (rc < 0)
 		goto nomem;
-	qsort(e->knames, e->nknames, sizeof(*e->knames), cmp_kname);
+	if (e->nknames) /* none: knames is NULL, which qsort() must not get */
+		qsort(e->knames, e->nknames, sizeof(*e->knames), cmp_kname);
 	w->start_ns = e->first_ns;
 	w->sched = e->nsw > 0;
 	return 0;

@@ -1,0 +1,592 @@
+/* Each thread's events in time order (FXT_READER_TIME_ORDER, reader.h):
+ * the one owner of the order in which fxtrace's tools see a thread's
+ * events, and so of how they pair begins with ends.
+ *
+ * The FXT spec does not make file order time order.  Perfetto (and Tracy)
+ * sort a thread's events by timestamp, equal ones in file order, before
+ * they pair begins with ends and bind flows to slices; magic-trace writes
+ * the begins of the frames open at its start, at time 0, at the end of
+ * its file.  A reader that pairs in file order pairs those differently.
+ *
+ * Only the events that come out of order are moved.  A first pass at open
+ * (over the same bytes: memory, a regular file mapped, or a pipe's bytes
+ * copied into an unlinked temporary file first) follows each thread's
+ * latest timestamp so far; a duration begin or end before it is "late",
+ * and a copy of it is held (its strings and arguments with it).  That
+ * pass is two: skim() reads each event's header, time and thread in place
+ * (every other record decoded, so the thread table is the decoder's) and
+ * says whether any begin or end is late and where the last one is; only
+ * then does first_pass() decode, up to there, to copy them.  On a file in
+ * time order (fxtrace's own) the skim is the whole cost: about a third of
+ * a decoding pass, mostly the memory read of the bytes.
+ * Those are what is paired by order: complete events carry both their
+ * times, and the tools nest them by their intervals in any order (writers
+ * often give them children first: moving those would hold half of them);
+ * flows are paired by id.  The reader's
+ * own pass then skips each late event where the file has it, and gives it
+ * just before the first event of its thread that is later than it: the
+ * events of a thread that are not late are in time order, so begins and
+ * ends come as a stable sort by time.  Memory: a copy per late event (at most
+ * ORDER_MAX_LATE; later ones stay where they are, which fxt_reader_late()
+ * says) and a slot per thread with one.  Without late events the reader's
+ * pass costs one branch a record.
+ *
+ * Giving a late event before event E: E is decoded (it must be, to know
+ * its time), then the reader steps back to E's offset, still in its
+ * window, and gives the copy; the next call decodes E again.  Event
+ * records change no table, so decoding one twice is harmless.
+ *
+ * A thread is (provider, pid, tid), and times are compared in the
+ * provider's ticks.  Clones (fxt_reader_clone_at()) share the held
+ * copies; a clone at offset o takes the late events from o on as not
+ * given yet.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/grow.h"
+#include "common/hash.h"
+#include "fxt/reader_int.h"
+
+/* The late events held at most (a copy is about 1 KB). */
+#define ORDER_MAX_LATE 65536u
+
+struct order_thread {
+	uint32_t provider;
+	uint64_t pid, tid;
+	uint64_t max_ts; /* first pass: the latest time so far */
+	size_t first, n; /* its late events: by_thread[first .. first + n) */
+};
+
+struct fxt__order {
+	unsigned refs;
+	struct fxt_record **late; /* the copies, in file order */
+	size_t nlate, cap;
+	uint64_t left; /* late events past ORDER_MAX_LATE, not moved */
+	struct order_thread *t;
+	size_t nt, tcap;
+	size_t *slots; /* open addressing on the thread: index + 1, 0 empty */
+	size_t nslots;
+	size_t *by_thread; /* indices of `late`, by thread, then time, then offset */
+};
+
+/* ------------------------------------------------------------ threads */
+
+static uint64_t thread_hash(uint32_t provider, uint64_t pid, uint64_t tid)
+{
+	return fxt__hash_mix(fxt__hash_word(fxt__hash_pair(pid, tid), provider));
+}
+
+/* The thread's slot, created if `add`; NULL when absent or out of memory. */
+static struct order_thread *thread_of(struct fxt__order *o, uint32_t provider, uint64_t pid,
+				      uint64_t tid, bool add)
+{
+	size_t i, mask;
+
+	if (o->nslots) {
+		mask = o->nslots - 1;
+		for (i = (size_t)thread_hash(provider, pid, tid) & mask; o->slots[i];
+		     i = (i + 1) & mask) {
+			struct order_thread *t = &o->t[o->slots[i] - 1];
+			if (t->provider == provider && t->pid == pid && t->tid == tid)
+				return t;
+		}
+	}
+	if (!add)
+		return NULL;
+	if ((o->nt + 1) * 2 > o->nslots) {
+		size_t n = o->nslots ? 2 * o->nslots : 64;
+		size_t *s = calloc(n, sizeof(*s));
+		if (!s)
+			return NULL;
+		free(o->slots);
+		o->slots = s;
+		o->nslots = n;
+		for (size_t k = 0; k < o->nt; k++) {
+			for (i = (size_t)thread_hash(o->t[k].provider, o->t[k].pid, o->t[k].tid) &
+				 (n - 1);
+			     s[i]; i = (i + 1) & (n - 1))
+				;
+			s[i] = k + 1;
+		}
+	}
+	if (fxt__grow((void **)&o->t, &o->tcap, o->nt + 1, sizeof(*o->t)) < 0)
+		return NULL;
+	mask = o->nslots - 1;
+	for (i = (size_t)thread_hash(provider, pid, tid) & mask; o->slots[i]; i = (i + 1) & mask)
+		;
+	o->t[o->nt] = (struct order_thread){ provider, pid, tid, 0, 0, 0 };
+	o->slots[i] = ++o->nt;
+	return &o->t[o->nt - 1];
+}
+
+/* ------------------------------------------------------------ copies */
+
+static size_t str_room(struct fxt_string s)
+{
+	return s.len;
+}
+
+static void str_copy(struct fxt_string *s, char **at)
+{
+	if (s->len)
+		memcpy(*at, s->data, s->len);
+	s->data = *at;
+	*at += s->len;
+}
+
+/* A copy of event `rec` whose strings live with it; NULL when out of
+ * memory.  Its string refs say "inline": a consumer's cache keyed on a
+ * table index must not take them for the table's entries now. */
+static struct fxt_record *event_copy(const struct fxt_record *rec)
+{
+	size_t room = str_room(rec->u.event.category) + str_room(rec->u.event.name);
+	struct fxt_record *c;
+	char *at;
+
+	for (unsigned i = 0; i < rec->nargs; i++) {
+		room += str_room(rec->args[i].name);
+		if (rec->args[i].type == FXT_ARG_STRING)
+			room += str_room(rec->args[i].v.s);
+	}
+	c = malloc(sizeof(*c) + room);
+	if (!c)
+		return NULL;
+	*c = *rec;
+	at = (char *)(c + 1);
+	str_copy(&c->u.event.category, &at);
+	str_copy(&c->u.event.name, &at);
+	for (unsigned i = 0; i < c->nargs; i++) {
+		str_copy(&c->args[i].name, &at);
+		if (c->args[i].type == FXT_ARG_STRING)
+			str_copy(&c->args[i].v.s, &at);
+	}
+	c->u.event.category_ref =
+	    c->u.event.category.len ? FXT_STRREF_INLINE(c->u.event.category.len) : FXT_STRREF_EMPTY;
+	c->u.event.name_ref =
+	    c->u.event.name.len ? FXT_STRREF_INLINE(c->u.event.name.len) : FXT_STRREF_EMPTY;
+	return c;
+}
+
+static void order_free(struct fxt__order *o)
+{
+	for (size_t i = 0; i < o->nlate; i++)
+		free(o->late[i]);
+	free(o->late);
+	free(o->t);
+	free(o->slots);
+	free(o->by_thread);
+	free(o);
+}
+
+void fxt__order_put(struct fxt__order *o)
+{
+	if (o && --o->refs == 0)
+		order_free(o);
+}
+
+static int by_time(const void *a, const void *b, void *ctx)
+{
+	const struct fxt__order *o = ctx;
+	const struct fxt_record *x = o->late[*(const size_t *)a];
+	const struct fxt_record *y = o->late[*(const size_t *)b];
+
+	if (x->u.event.ts != y->u.event.ts)
+		return x->u.event.ts < y->u.event.ts ? -1 : 1;
+	return x->offset < y->offset ? -1 : 1;
+}
+
+/* Whether an event is one that is paired by its order: a duration begin
+ * or end.  Complete events carry both their times (the tools nest them by
+ * their intervals, in any order: writers often give them children first);
+ * flows are paired by id. */
+static bool pairs(const struct fxt_record *rec)
+{
+	return rec->u.event.type == FXT_EVENT_DURATION_BEGIN ||
+	       rec->u.event.type == FXT_EVENT_DURATION_END;
+}
+
+/* The first pass over the reader `scan` (fresh, at the start of the same
+ * bytes), up to the event at offset `last` (the last one skim() found
+ * late): *out is NULL when no event is late.  0 or -ENOMEM; damage ends
+ * the pass where it is (the reader's own pass reports it). */
+static int first_pass(struct fxt_reader *scan, uint64_t last, struct fxt__order **out)
+{
+	struct fxt__order *o = calloc(1, sizeof(*o));
+	struct fxt_record rec;
+	size_t *fill = NULL;
+	int err = 0;
+
+	*out = NULL;
+	if (!o)
+		return -ENOMEM;
+	o->refs = 1;
+	while (!err && fxt_reader_next(scan, &rec) > 0) {
+		struct order_thread *t;
+
+		if (rec.offset > last)
+			break;
+		if (rec.type != FXT_RECORD_EVENT)
+			continue;
+		t = thread_of(o, rec.provider_id, rec.u.event.pid, rec.u.event.tid, true);
+		if (!t) {
+			err = -ENOMEM;
+		} else if (rec.u.event.ts >= t->max_ts) {
+			t->max_ts = rec.u.event.ts;
+		} else if (!pairs(&rec)) {
+			/* Not moved. */
+		} else if (o->nlate == ORDER_MAX_LATE) {
+			o->left++;
+		} else {
+			if (fxt__grow((void **)&o->late, &o->cap, o->nlate + 1, sizeof(*o->late)) < 0)
+				err = -ENOMEM;
+			else if (!(o->late[o->nlate] = event_copy(&rec)))
+				err = -ENOMEM;
+			else
+				o->nlate++, t->n++;
+		}
+	}
+	if (!err && o->nlate) {
+		/* Group by thread (counting sort), then by time within each. */
+		o->by_thread = malloc(o->nlate * sizeof(*o->by_thread));
+		fill = calloc(o->nt, sizeof(*fill));
+		if (!o->by_thread || !fill) {
+			err = -ENOMEM;
+		} else {
+			size_t at = 0;
+			for (size_t k = 0; k < o->nt; k++) {
+				o->t[k].first = fill[k] = at;
+				at += o->t[k].n;
+			}
+			for (size_t i = 0; i < o->nlate; i++) {
+				const struct fxt_record *l = o->late[i];
+				struct order_thread *t =
+				    thread_of(o, l->provider_id, l->u.event.pid, l->u.event.tid, false);
+				o->by_thread[fill[t - o->t]++] = i;
+			}
+			for (size_t k = 0; k < o->nt; k++)
+				qsort_r(o->by_thread + o->t[k].first, o->t[k].n, sizeof(size_t),
+					by_time, o);
+		}
+	}
+	free(fill);
+	if (err || !o->nlate) {
+		order_free(o);
+		return err;
+	}
+	*out = o;
+	return 0;
+}
+
+/* Whether first_pass() is needed: a pass over the reader `scan` (fresh,
+ * at the start of the same bytes) that decodes every record but events,
+ * whose header, time and thread it reads in place (the thread table is
+ * the decoder's, kept by the thread records it decodes).  Returns 1 with
+ * *last the offset of the last begin or end late on its thread (as
+ * first_pass() would see it), 0 when none is, or -ENOMEM.
+ *
+ * It sees the events that first_pass() sees (an event the decoder would
+ * stop at for damage in its strings or arguments counts here, and what
+ * follows it): more events can only make more of them late, so "none"
+ * is exact.  Damage that stops it, or a read error, says 1: first_pass()
+ * then decides, as it did before the skim. */
+static int skim(struct fxt_reader *scan, uint64_t *last)
+{
+	struct fxt__order *o = calloc(1, sizeof(*o));
+	struct fxt_record rec;
+	uint32_t lprov = 0;
+	uint64_t lpid = 0, ltid = 0;
+	size_t li = SIZE_MAX; /* the last event's thread, in o->t */
+	int rc, found = 0;
+
+	if (!o)
+		return -ENOMEM;
+	for (;;) {
+		uint64_t off, ts, pid, tid;
+		uint32_t prov;
+		unsigned etype;
+
+		if (__builtin_expect(scan->started && !scan->skip_left, 1) && fxt__fill(scan, 8)) {
+			const uint8_t *p = scan->win + scan->pos;
+			uint64_t h = fxt__load64(p);
+			unsigned n = fxt_header_size(h), ref = (unsigned)fxt_bits(h, 24, 31);
+
+			if (fxt_header_type(h) == FXT_RECORD_EVENT &&
+			    n >= (ref == FXT_THREADREF_INLINE ? 4u : 2u) &&
+			    fxt__fill(scan, (size_t)n * 8)) {
+				p = scan->win + scan->pos;
+				off = scan->win_off + scan->pos;
+				ts = fxt__load64(p + 8);
+				if (ref == FXT_THREADREF_INLINE) {
+					pid = fxt__load64(p + 16);
+					tid = fxt__load64(p + 24);
+				} else if (scan->cur->threads && scan->cur->threads[ref].set) {
+					pid = scan->cur->threads[ref].pid;
+					tid = scan->cur->threads[ref].tid;
+				} else {
+					pid = tid = 0; /* as the decoder resolves it */
+				}
+				etype = (unsigned)fxt_bits(h, 16, 19);
+				prov = scan->cur->id;
+				scan->pos += (size_t)n * 8;
+				goto event;
+			}
+		}
+		/* Any other record, or an event not held whole: decoded. */
+		rc = fxt__next_record(scan, &rec);
+		if (rc < 0) {
+			found = 1;
+			*last = UINT64_MAX;
+		}
+		if (rc <= 0)
+			break;
+		if (rec.type != FXT_RECORD_EVENT)
+			continue;
+		off = rec.offset;
+		ts = rec.u.event.ts;
+		pid = rec.u.event.pid;
+		tid = rec.u.event.tid;
+		etype = rec.u.event.type;
+		prov = rec.provider_id;
+	event:
+		if (li == SIZE_MAX || prov != lprov || pid != lpid || tid != ltid) {
+			struct order_thread *t = thread_of(o, prov, pid, tid, true);
+			if (!t) {
+				order_free(o);
+				return -ENOMEM;
+			}
+			li = (size_t)(t - o->t);
+			lprov = prov, lpid = pid, ltid = tid;
+		}
+		if (ts >= o->t[li].max_ts)
+			o->t[li].max_ts = ts;
+		else if (etype == FXT_EVENT_DURATION_BEGIN || etype == FXT_EVENT_DURATION_END)
+			found = 1, *last = off;
+	}
+	order_free(o);
+	return found;
+}
+
+/* ----------------------------------------------------- the reader's side */
+
+/* Sets r up to give order `o` (a reference taken) from stream offset
+ * `from` on: the late events before it count as given. */
+static int order_attach(struct fxt_reader *r, struct fxt__order *o, uint64_t from)
+{
+	r->order_done = calloc(o->nlate, 1);
+	r->order_cur = calloc(o->nt, sizeof(*r->order_cur));
+	if (!r->order_done || !r->order_cur)
+		return -ENOMEM;
+	o->refs++;
+	r->order = o;
+	for (size_t i = 0; i < o->nlate; i++) {
+		r->order_done[i] = o->late[i]->offset < from;
+		r->order_next += o->late[i]->offset < from;
+	}
+	return 0;
+}
+
+int fxt__order_clone(const struct fxt_reader *r, struct fxt_reader *c, uint64_t offset)
+{
+	c->late_left = r->late_left;
+	return r->order ? order_attach(c, r->order, offset) : 0;
+}
+
+/* A copy of what is left to read of `fd` (a pipe, a terminal) in an
+ * unlinked file of $TMPDIR (else /tmp), at its start: a descriptor, or
+ * -errno. */
+static int copy_input(int fd)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096], *buf = malloc(1u << 16);
+	int out = -1, err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	if (!dir || !*dir)
+		dir = "/tmp";
+	snprintf(path, sizeof(path), "%s/fxt-input-XXXXXX", dir);
+	out = mkostemp(path, O_CLOEXEC);
+	if (out < 0) {
+		free(buf);
+		return -errno;
+	}
+	unlink(path);
+	for (;;) {
+		ssize_t got = read(fd, buf, 1u << 16), put = 0;
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			err = got < 0 ? -errno : 0;
+			break;
+		}
+		while (put < got) {
+			ssize_t n = write(out, buf + put, (size_t)(got - put));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				err = n < 0 ? -errno : -EIO;
+				break;
+			}
+			put += n;
+		}
+		if (err)
+			break;
+	}
+	free(buf);
+	if (!err && lseek(out, 0, SEEK_SET) < 0)
+		err = -errno;
+	if (err) {
+		close(out);
+		return err;
+	}
+	return out;
+}
+
+/* A fresh reader, in file order, at the start of the bytes to read
+ * (memory `mem`, else `fd` from offset `at`). */
+static int scan_open(struct fxt_reader **scan, const void *mem, size_t len, int fd, off_t at)
+{
+	if (mem)
+		return fxt_reader_open_mem(scan, mem, len, 0);
+	if (lseek(fd, at, SEEK_SET) < 0)
+		return -errno;
+	return fxt_reader_open_fd(scan, fd, 0);
+}
+
+int fxt__order_open(struct fxt_reader *r, const void *mem, size_t len, int fd)
+{
+	struct fxt_reader *scan = NULL;
+	struct fxt__order *o = NULL;
+	void *map = MAP_FAILED;
+	size_t maplen = 0;
+	uint64_t last = 0;
+	struct stat st;
+	off_t at = 0;
+	int err;
+
+	if (!mem) {
+		/* What cannot be read twice is read once, into a file. */
+		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+		    (at = lseek(fd, 0, SEEK_CUR)) < 0) {
+			if ((r->copy_fd = copy_input(fd)) < 0) {
+				err = r->copy_fd;
+				r->copy_fd = -1;
+				return err;
+			}
+			fd = r->copy_fd;
+			at = 0;
+			if (fstat(fd, &st) != 0)
+				st.st_size = 0;
+		}
+		/* A file's bytes are read in place, mapped, not copied into
+		 * a window (the second pass, when there is one, too). */
+		if (st.st_size > at && (uint64_t)st.st_size <= SIZE_MAX)
+			map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map != MAP_FAILED) {
+			maplen = (size_t)st.st_size;
+			madvise(map, maplen, MADV_SEQUENTIAL);
+			mem = (const char *)map + at;
+			len = maplen - (size_t)at;
+		}
+	}
+	err = scan_open(&scan, mem, len, fd, at);
+	if (!err)
+		err = skim(scan, &last);
+	if (err == 1) {
+		/* Some are late: copies of them, decoded. */
+		fxt_reader_free(scan);
+		err = scan_open(&scan, mem, len, fd, at);
+		if (!err)
+			err = first_pass(scan, last, &o);
+	}
+	fxt_reader_free(scan); /* not the descriptor: it is not its own */
+	if (map != MAP_FAILED)
+		munmap(map, maplen);
+	else if (!mem && lseek(fd, at, SEEK_SET) < 0 && !err)
+		err = -errno;
+	if (!err && o) {
+		r->late_left = o->left;
+		err = order_attach(r, o, 0);
+	}
+	fxt__order_put(o); /* r keeps its own reference */
+	return err;
+}
+
+/* The late event of r's thread `t` to give before an event at `ts`, or
+ * NULL; marks it given. */
+static const struct fxt_record *due(struct fxt_reader *r, const struct order_thread *t,
+				    uint64_t ts)
+{
+	const struct fxt__order *o = r->order;
+	size_t k = (size_t)(t - o->t), *cur = &r->order_cur[k];
+
+	while (*cur < t->n && r->order_done[o->by_thread[t->first + *cur]])
+		++*cur;
+	if (*cur == t->n)
+		return NULL;
+	size_t i = o->by_thread[t->first + *cur];
+	if (o->late[i]->u.event.ts >= ts)
+		return NULL;
+	r->order_done[i] = 1;
+	++*cur;
+	return o->late[i];
+}
+
+int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
+{
+	const struct fxt__order *o = r->order;
+
+	for (;;) {
+		int rc = fxt__next_record(r, rec);
+		const struct order_thread *t;
+		const struct fxt_record *l;
+
+		r->order_again = false;
+		r->rec_pos = rec->offset;
+		if (__builtin_expect(!o, 1) || rc <= 0 || rec->type != FXT_RECORD_EVENT)
+			return rc;
+		/* One of the late events, where the file has it: given already,
+		 * unless a clone started after where it belonged. */
+		while (r->order_next < o->nlate && o->late[r->order_next]->offset < rec->offset)
+			r->order_next++;
+		if (r->order_next < o->nlate && o->late[r->order_next]->offset == rec->offset) {
+			size_t i = r->order_next++;
+			if (r->order_done[i])
+				continue;
+			r->order_done[i] = 1;
+			return rc;
+		}
+		t = thread_of((struct fxt__order *)o, rec->provider_id, rec->u.event.pid,
+			      rec->u.event.tid, false);
+		if (!t || !t->n || !(l = due(r, t, rec->u.event.ts)))
+			return rc;
+		/* Back to this event's start (the window still holds it), and
+		 * the late one first; its diagnostics were said. */
+		r->pos -= (size_t)rec->nwords * 8;
+		r->rec_bytes = NULL;
+		r->order_again = true;
+		*rec = *l;
+		return 1;
+	}
+}
+
+uint64_t fxt_reader_record_pos(const struct fxt_reader *r)
+{
+	return r->rec_pos;
+}
+
+uint64_t fxt_reader_late(const struct fxt_reader *r, bool *sorted)
+{
+	if (sorted)
+		*sorted = !r->late_left;
+	return (r->order ? r->order->nlate : 0) + r->late_left;
+}
