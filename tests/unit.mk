@@ -26,6 +26,7 @@ UNIT_TESTS = \
 	tests/unit/test_agent_settings \
 	tests/unit/test_recon \
 	tests/unit/test_convert_pipeline \
+	tests/unit/test_convert_funcs \
 	tests/unit/test_convert_early \
 	tests/unit/test_convert_tagged \
 	tests/unit/test_symnames \
@@ -156,6 +157,12 @@ tests_unit_test_convert_pipeline_SOURCES = tests/unit/test_convert_pipeline.c \
 	tests/unit/convert_test_archive.h tests/unit/agent_test_nest.h tests/unit/spool_test_writer.h
 tests_unit_test_convert_pipeline_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 tests_unit_test_convert_pipeline_LDADD = libfxtconvert.la libfxtsym.la libfxtprofile.la libfxtcodec.la \
+	$(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
+# Its function records (FXT_OBJ_FUNCTION), apart.
+tests_unit_test_convert_funcs_SOURCES = tests/unit/test_convert_funcs.c \
+	tests/unit/convert_test_archive.h tests/unit/spool_test_writer.h
+tests_unit_test_convert_funcs_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+tests_unit_test_convert_funcs_LDADD = libfxtconvert.la libfxtsym.la libfxtprofile.la libfxtcodec.la \
 	$(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 # The conversion's name table: entries that stay put while it grows.
 tests_unit_test_symnames_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la $(LIBDW_LIBS)

@@ -5,8 +5,8 @@
  * back is convert_test_archive.h's, shared with test_convert_tagged.c
  * (the tagged records: libc calls, flows, logs, counters, samples).  Each
  * scenario (threads, names, drops, the FIFO, recovery, recycled copies,
- * time bases, the TSC's ticks written as ns, --min-duration's summaries) builds its spool and checks the
- * archive. */
+ * time bases, the TSC's ticks written as ns, --min-duration's summaries) builds its spool and
+ * checks the archive. */
 #include <config.h>
 
 #include <errno.h>
@@ -260,189 +260,6 @@ static void test_many_names(void)
 	free(a.ev);
 }
 
-/* Locations for test_func_records(): one plain, which the one-pass
- * encoder writes (convert/emit.c, put_function()), then the ones the
- * general encoder writes: not UTF-8, longer than MESSAGE_MAX. */
-static char long_loc[MESSAGE_MAX + 100];
-static const char *const rec_locs[] = { "a.c:1", "caf\xe9.c:2", long_loc };
-#define REC_N (sizeof(rec_locs) / sizeof(rec_locs[0]))
-
-static const struct fxt_sym_info *rec_lookup(void *ctx, uint64_t addr)
-{
-	static struct fxt_sym_info info[REC_N];
-	static char names[REC_N][16];
-	size_t i = ((addr - 0x1000) / 16) % REC_N;
-
-	(void)ctx;
-	snprintf(names[i], sizeof(names[i]), "g%zu", i);
-	info[i] = (struct fxt_sym_info){
-		.name = names[i], .module = "mod", .start = addr, .loc = rec_locs[i]
-	};
-	return &info[i];
-}
-
-/* Each function's location record (FXT_OBJ_FUNCTION) names it, its module
- * and its location as conv_inline_value() leaves it (UTF-8, cut at
- * MESSAGE_MAX), whichever encoder wrote it. */
-static void test_func_records(void)
-{
-	struct test_thread t = { 0 };
-	struct archive a;
-	struct conv_stats st;
-	void *keep = NULL;
-	size_t keep_len = 0, seen = 0, bad = 0;
-	struct fxt_reader *r;
-	struct fxt_record rec;
-
-	memset(long_loc, 'x', sizeof(long_loc) - 1);
-	test_spool_reset(1 << 20, 0);
-	for (uint64_t i = 0; i < REC_N; i++) {
-		test_hook(&t, 0x1000 + i * 16);
-		test_hook(&t, (0x1000 + i * 16) | EXIT);
-	}
-	t.tid = 13;
-	convert_ok(
-	    &a,
-	    &(struct conv_opts){
-		.now = ~0ull >> 2, .lookup = rec_lookup, .keep = &keep, .keep_len = &keep_len },
-	    &st, "function records");
-	if (keep && fxt_reader_open_mem(&r, keep, keep_len, FXT_READER_VALIDATE) == 0) {
-		while (fxt_reader_next(r, &rec) > 0) {
-			static char want[MESSAGE_MAX + 100];
-			const struct fxt_string *mod = NULL, *loc = NULL;
-			size_t i, n;
-
-			if (rec.type != FXT_RECORD_KERNEL_OBJECT ||
-			    rec.u.kobj.obj_type != FXT_OBJ_FUNCTION)
-				continue;
-			i = (rec.u.kobj.koid - 0x1000) / 16;
-			for (unsigned k = 0; k < rec.nargs; k++) {
-				if (rec.args[k].type != FXT_ARG_STRING)
-					continue;
-				if (rec.args[k].name.len == strlen(FXT_LOC_ARG_MODULE) &&
-				    !memcmp(rec.args[k].name.data, FXT_LOC_ARG_MODULE,
-					    rec.args[k].name.len))
-					mod = &rec.args[k].v.s;
-				else if (rec.args[k].name.len == strlen(FXT_LOC_ARG) &&
-					 !memcmp(rec.args[k].name.data, FXT_LOC_ARG,
-						 rec.args[k].name.len))
-					loc = &rec.args[k].v.s;
-			}
-			seen++;
-			if (i >= REC_N || rec.nargs != 2 || !mod || !loc) {
-				bad++;
-				continue;
-			}
-			n = fxt_utf8_cut(want,
-					 fxt_utf8_clean(want, rec_locs[i], strlen(rec_locs[i])),
-					 MESSAGE_MAX);
-			if (rec.u.kobj.name.len != 2 || memcmp(rec.u.kobj.name.data, "g", 1) ||
-			    rec.u.kobj.name.data[1] != (char)('0' + i) || mod->len != 3 ||
-			    memcmp(mod->data, "mod", 3) || loc->len != n ||
-			    memcmp(loc->data, want, n)) {
-				diag("  function %zu: %.*s module=%.*s loc=%.*s", i,
-				     (int)rec.u.kobj.name.len, rec.u.kobj.name.data, (int)mod->len,
-				     mod->data, (int)(loc->len > 40 ? 40 : loc->len), loc->data);
-				bad++;
-			}
-		}
-		fxt_reader_free(r);
-	}
-	ASSERT_EQ_U64(seen, REC_N, "function records: one a function");
-	ASSERT_EQ_U64(bad, 0, "function records: name, module and location, as made inline");
-	free(keep);
-	free(a.ev);
-}
-
-/* Names and locations for test_many_locs(): "f<addr>" at "f.c:<addr>",
- * made once per address and kept (the name table holds the lookup's
- * strings until the conversion ends). */
-#define LOCS_N 40000
-static struct fxt_sym_info loc_infos[LOCS_N];
-
-static const struct fxt_sym_info *loc_lookup(void *ctx, uint64_t addr)
-{
-	struct fxt_sym_info *info = &loc_infos[((addr - 0x1000) / 16) % LOCS_N];
-	char buf[32];
-
-	(void)ctx;
-	if (!info->name) {
-		snprintf(buf, sizeof(buf), "f%llx", (unsigned long long)addr);
-		info->name = strdup(buf);
-		snprintf(buf, sizeof(buf), "f.c:%llu", (unsigned long long)addr);
-		info->loc = strdup(buf);
-		info->module = "m";
-		info->start = addr;
-		if (!info->name || !info->loc)
-			bail_out("strdup");
-	}
-	return info;
-}
-
-/* fxt-run --srcline with more than 32,767 strings (names and locations,
- * 80,000): every slice carries its own function's name and "loc" (the
- * hot path's words follow the evictions), and a location record comes
- * once per function. */
-static void test_many_locs(void)
-{
-	const uint64_t n = LOCS_N, again = 2000;
-	struct test_thread t = { 0 };
-	struct archive a;
-	struct conv_stats st;
-	size_t bad = 0, k = 0;
-	char want[32], wloc[32];
-	void *keep = NULL;
-	size_t keep_len = 0, nloc = 0;
-	struct fxt_reader *r;
-	struct fxt_record rec;
-
-	test_spool_reset(1 << 20, 0);
-	for (uint64_t i = 0; i < n + again; i++) {
-		uint64_t addr = 0x1000 + (i % n) * 16;
-		test_hook(&t, addr);
-		test_hook(&t, addr | EXIT);
-	}
-	t.tid = 12;
-	convert_ok(&a,
-		   &(struct conv_opts){ .now = ~0ull >> 2,
-					.lookup = loc_lookup,
-					.loc_args = true,
-					.keep = &keep,
-					.keep_len = &keep_len },
-		   &st, "locs");
-	ASSERT_EQ_U64(st.events, n + again, "locs: all events");
-	for (size_t i = 0; i < a.nev; i++) {
-		uint64_t addr = 0x1000 + (k % n) * 16;
-
-		if (a.ev[i].type != FXT_EVENT_DURATION_COMPLETE)
-			continue;
-		snprintf(want, sizeof(want), "f%llx", (unsigned long long)addr);
-		snprintf(wloc, sizeof(wloc), "f.c:%llu", (unsigned long long)addr);
-		if ((strcmp(a.ev[i].name, want) != 0 || a.ev[i].nargs != 1 ||
-		     strcmp(a.ev[i].args[0].name, FXT_LOC_ARG) != 0 ||
-		     strcmp(a.ev[i].args[0].s, wloc) != 0) &&
-		    bad++ < 3)
-			diag("  event %zu: %s %s=%s, want %s loc=%s", k, a.ev[i].name,
-			     a.ev[i].nargs ? a.ev[i].args[0].name : "-",
-			     a.ev[i].nargs ? a.ev[i].args[0].s : "-", want, wloc);
-		k++;
-	}
-	ASSERT_EQ_U64(bad, 0, "locs: every slice carries its own name and location");
-	if (keep && fxt_reader_open_mem(&r, keep, keep_len, 0) == 0) {
-		while (fxt_reader_next(r, &rec) > 0)
-			nloc += rec.type == FXT_RECORD_KERNEL_OBJECT &&
-				rec.u.kobj.obj_type == FXT_OBJ_FUNCTION;
-		fxt_reader_free(r);
-	}
-	ASSERT_EQ_U64(nloc, n, "locs: one location record per function");
-	for (size_t i = 0; i < LOCS_N; i++) {
-		free((char *)loc_infos[i].name);
-		free((char *)loc_infos[i].loc);
-	}
-	free(keep);
-	free(a.ev);
-}
-
 /* A tiny start-order FIFO (4 slots): the outer frame and some inner ones
  * are written as begin/end pairs, the rest as complete events; counts and
  * order stay exact. */
@@ -659,8 +476,11 @@ static void test_ns_ticks(void)
 	test_hook(&t, A | EXIT);
 	t.tid = 7;
 	test_retire(&t);
-	convert_ok(&a, &(struct conv_opts){ .now = t0 + 3 * tps, .tps = tps,
-					    .base_ticks = t0 - 1000, .base_ns = 500000000000u },
+	convert_ok(&a,
+		   &(struct conv_opts){ .now = t0 + 3 * tps,
+					.tps = tps,
+					.base_ticks = t0 - 1000,
+					.base_ns = 500000000000u },
 		   &st, "ns ticks");
 	ASSERT_EQ_U64(a.tps, 1000000000, "ns ticks: the archive says ns");
 	ASSERT_EQ_I64(nesting(&a, 7), -1, "ns ticks: slices nest");
@@ -673,8 +493,9 @@ static void test_ns_ticks(void)
 	ok(up, "ns ticks: no slice starts before the one before it");
 	e = find(&a, 7, "agent_test_alpha");
 	/* 1000 ticks after the base: 385 ns. */
-	ok(e && e->ts == 500000000000u + 385, "ns ticks: the first start is the base's ns + 1000 "
-					       "ticks (%llu)",
+	ok(e && e->ts == 500000000000u + 385,
+	   "ns ticks: the first start is the base's ns + 1000 "
+	   "ticks (%llu)",
 	   e ? (unsigned long long)e->ts : 0ull);
 	d = 0;
 	for (size_t i = 0; i < a.nev; i++)
@@ -821,7 +642,7 @@ static void test_min_duration(void)
 
 int main(void)
 {
-	plan(121);
+	plan(112);
 	test_basic();
 	test_unnamed_threads();
 	test_recovered_names();
@@ -829,8 +650,6 @@ int main(void)
 	test_lost();
 	test_many_threads();
 	test_many_names();
-	test_many_locs();
-	test_func_records();
 	test_deep();
 	test_forced_begin();
 	test_drop_midway();
