@@ -185,7 +185,8 @@ static bool all_time_ordered(const char *const *parts, size_t nparts, bool *mark
 		}
 		marked[i] = fxt_reader_starts_time_ordered(r);
 		if (!marked[i] || fxt_reader_next(r, &rec) <= 0 ||
-		    rec.type != FXT_RECORD_METADATA || rec.u.meta.type != FXT_METADATA_PROVIDER_INFO)
+		    rec.type != FXT_RECORD_METADATA ||
+		    rec.u.meta.type != FXT_METADATA_PROVIDER_INFO)
 			all = false;
 		for (size_t k = 0; all && k < seen; k++)
 			all = ids[k] != rec.u.meta.provider_id;

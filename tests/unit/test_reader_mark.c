@@ -89,8 +89,8 @@ static void read_all(const void *data, size_t len, char *out, size_t cap, struct
 	out[0] = '\0';
 	while (fxt_reader_next(r, &rec) == 1)
 		if (rec.type == FXT_RECORD_EVENT)
-			n += (size_t)snprintf(out + n, cap - n, "%.*s ",
-					      (int)rec.u.event.name.len, rec.u.event.name.data);
+			n += (size_t)snprintf(out + n, cap - n, "%.*s ", (int)rec.u.event.name.len,
+					      rec.u.event.name.data);
 	*marked = fxt_reader_time_ordered(r);
 	*late = fxt_reader_late(r, sorted);
 	fxt_reader_free(r);
@@ -124,8 +124,7 @@ int main(void)
 	ok(marked, "marked: the mark is seen");
 	ok(late == 1 && !sorted, "marked: the late event is counted, not sorted");
 	ASSERT_EQ_U64(d.warnings, 1, "marked: one warning");
-	ok(strstr(d.last, "although the archive says it is in order: paired in file order") !=
-	       NULL,
+	ok(strstr(d.last, "although the archive says it is in order: paired in file order") != NULL,
 	   "marked: it says why: %s", d.last);
 	fxt_writer_free(w);
 
