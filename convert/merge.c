@@ -93,10 +93,11 @@ static int shift_record(struct shifts *sh, uint64_t *w, uint64_t nwords,
 
 /* Copies the records of the archive at `path` after its magic record, as
  * the reader frames them (fxt/reader.h, FXT_READER_RAW): plain or compressed, up
- * to its last whole record; moved in time when sh is not NULL.  Returns 0
+ * to its last whole record, but its mark of time order if skip_mark; moved
+ * in time when sh is not NULL.  Returns 0
  * or -errno (the writer's, the file system's or the shift's); damage in
  * the part only ends it (res->truncated). */
-static int copy_part(struct fxt_writer *w, const char *path, struct shifts *sh,
+static int copy_part(struct fxt_writer *w, const char *path, struct shifts *sh, bool skip_mark,
 		     struct merge_part_result *res)
 {
 	struct fxt_reader *r;
@@ -119,7 +120,9 @@ static int copy_part(struct fxt_writer *w, const char *path, struct shifts *sh,
 		res->not_an_archive = err == 0;
 		goto out;
 	}
-	while ((rc = fxt_reader_next(r, &rec)) > 0) {
+	/* Its mark of time order: the merged archive has its own, or none. */
+	rc = skip_mark ? fxt_reader_next(r, &rec) : 1;
+	while (rc > 0 && (rc = fxt_reader_next(r, &rec)) > 0) {
 		const void *bytes = fxt_reader_record_bytes(r);
 		if (sh != NULL && rec.type != FXT_RECORD_LARGE) {
 			if (rec.nwords > ccap) {
@@ -155,6 +158,46 @@ out:
 	return err;
 }
 
+/* Whether every part there is starts with the mark that its threads'
+ * events are in time order (FXT_TIME_ORDERED_MARK), then its provider,
+ * each another: then so are the merged ones (a thread is its provider's,
+ * in one part, moved by one shift; a part gone counts for nothing).  The
+ * same process twice (one archive given twice) is not marked: its second
+ * part's events would be late.  marked[i]: whether part i has the mark
+ * (copy_part() leaves it out: the merged archive has its own, or none). */
+static bool all_time_ordered(const char *const *parts, size_t nparts, bool *marked)
+{
+	uint32_t *ids = calloc(nparts ? nparts : 1, sizeof(*ids));
+	size_t seen = 0;
+	bool all = ids != NULL;
+
+	for (size_t i = 0; i < nparts; i++) {
+		struct fxt_reader *r;
+		struct fxt_record rec;
+		int rc = fxt_reader_open_path(&r, parts[i], 0);
+
+		marked[i] = false;
+		if (rc == -ENOENT)
+			continue;
+		if (rc < 0) {
+			all = false;
+			continue;
+		}
+		marked[i] = fxt_reader_starts_time_ordered(r);
+		if (!marked[i] || fxt_reader_next(r, &rec) <= 0 ||
+		    rec.type != FXT_RECORD_METADATA ||
+		    rec.u.meta.type != FXT_METADATA_PROVIDER_INFO)
+			all = false;
+		for (size_t k = 0; all && k < seen; k++)
+			all = ids[k] != rec.u.meta.provider_id;
+		if (all)
+			ids[seen++] = rec.u.meta.provider_id;
+		fxt_reader_free(r);
+	}
+	free(ids);
+	return all && seen > 0;
+}
+
 /* The permissions the agent's archives get (created 0644, less the umask:
  * fxt_writer_open_path()), for the temporary file mkstemp() makes 0600. */
 static mode_t new_file_mode(void)
@@ -175,6 +218,7 @@ int merge_archives_shifted(const char *out, const char *const *parts, size_t npa
 {
 	struct shifts sh = { .fn = shift, .ctx = ctx };
 	struct fxt_writer *w;
+	bool *marked = NULL;
 	size_t ncopied = 0;
 	char *tmp;
 	int fd, err;
@@ -200,12 +244,17 @@ int merge_archives_shifted(const char *out, const char *const *parts, size_t npa
 		goto out_file;
 
 	err = fxt_writer_magic(w);
+	marked = calloc(nparts ? nparts : 1, sizeof(*marked));
+	if (marked == NULL)
+		err = -ENOMEM;
+	else if (err == 0 && all_time_ordered(parts, nparts, marked))
+		err = fxt_writer_time_ordered(w);
 	for (size_t i = 0; i < nparts && err == 0; i++) {
 		struct merge_part_result r;
 		sh.part = i;
 		sh.n = 0;
 		sh.cur = NULL;
-		err = copy_part(w, parts[i], shift ? &sh : NULL, &r);
+		err = copy_part(w, parts[i], shift ? &sh : NULL, marked[i], &r);
 		if (res != NULL)
 			res[i] = r;
 		ncopied += !r.not_an_archive;
@@ -229,5 +278,6 @@ out_file:
 out_mem:
 	free(tmp);
 	free(sh.v);
+	free(marked);
 	return err;
 }

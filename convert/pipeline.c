@@ -173,6 +173,8 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
 	memset(st, 0, sizeof(*st));
 	conv_pipeline_init(&pl, w, in, st);
 	err = fxt_writer_magic(w);
+	if (!err) /* each thread's chunks, and events in them, come in time order */
+		err = fxt_writer_time_ordered(w);
 	if (!err)
 		err = fxt_writer_provider(w, (uint32_t)in->pid, "fxtrace");
 	if (!err)

@@ -36,6 +36,14 @@
  * window, and gives the copy; the next call decodes E again.  Event
  * records change no table, so decoding one twice is harmless.
  *
+ * An archive that starts with fxtrace's mark (FXT_TIME_ORDERED_MARK, a
+ * string record right after the magic record: fxt_writer_time_ordered())
+ * says each thread's events are in time order: no pass at open, the
+ * reader's own follows each thread's latest time (check_order()).  Were
+ * a begin or end late after all (another archive appended: the claim
+ * ends at a second magic record), it is paired in file order and said
+ * once.
+ *
  * A thread is (provider, pid, tid), and times are compared in the
  * provider's ticks.  Clones (fxt_reader_clone_at()) share the held
  * copies; a clone at offset o takes the late events from o on as not
@@ -397,6 +405,15 @@ static int order_attach(struct fxt_reader *r, struct fxt__order *o, uint64_t fro
 int fxt__order_clone(const struct fxt_reader *r, struct fxt_reader *c, uint64_t offset)
 {
 	c->late_left = r->late_left;
+	c->marked = r->marked;
+	c->check_said = r->check_said;
+	c->check_past = r->check_past;
+	if (r->check) {
+		/* Its own latest times, from `offset` on. */
+		if (!(c->check = calloc(1, sizeof(*c->check))))
+			return -ENOMEM;
+		c->check->refs = 1;
+	}
 	return r->order ? order_attach(c, r->order, offset) : 0;
 }
 
@@ -499,8 +516,19 @@ int fxt__order_open(struct fxt_reader *r, const void *mem, size_t len, int fd)
 		}
 	}
 	err = scan_open(&scan, mem, len, fd, at);
-	if (!err)
-		err = skim(scan, &last);
+	if (!err && fxt_reader_starts_time_ordered(scan)) {
+		/* fxtrace's mark: no pass; the reader's own checks. */
+		r->marked = true;
+		if (!(r->check = calloc(1, sizeof(*r->check))))
+			err = -ENOMEM;
+		else
+			r->check->refs = 1;
+	} else if (!err) {
+		fxt_reader_free(scan);
+		err = scan_open(&scan, mem, len, fd, at);
+		if (!err)
+			err = skim(scan, &last);
+	}
 	if (err == 1) {
 		/* Some are late: copies of them, decoded. */
 		fxt_reader_free(scan);
@@ -541,6 +569,75 @@ static const struct fxt_record *due(struct fxt_reader *r, const struct order_thr
 	return o->late[i];
 }
 
+bool fxt_reader_starts_time_ordered(struct fxt_reader *r)
+{
+	static const char mark[] = FXT_TIME_ORDERED_MARK;
+	struct fxt_record rec;
+
+	if (fxt__next_record(r, &rec) <= 0 || !r->saw_magic || fxt__next_record(r, &rec) <= 0 ||
+	    rec.type != FXT_RECORD_STRING)
+		return false;
+	return rec.u.string.str.len == sizeof(mark) - 1 &&
+	       memcmp(rec.u.string.str.data, mark, sizeof(mark) - 1) == 0;
+}
+
+bool fxt_reader_time_ordered(const struct fxt_reader *r)
+{
+	return r->marked;
+}
+
+/* A marked archive's record `rec`, as the reader gives it: a begin or end
+ * before its thread's latest time is counted as late, left where it is
+ * (paired in file order) and said once; a second magic record ends the
+ * claim of the mark. */
+static void check_order(struct fxt_reader *r, const struct fxt_record *rec)
+{
+	struct fxt__order *c = r->check;
+	struct order_thread *t;
+
+	if (rec->type == FXT_RECORD_METADATA) {
+		if (rec->u.meta.type == FXT_METADATA_TRACE_INFO &&
+		    rec->u.meta.trace_info_type == FXT_TRACE_INFO_MAGIC && rec->offset > 0)
+			r->check_past = true;
+		return;
+	}
+	if (rec->type != FXT_RECORD_EVENT)
+		return;
+	t = r->check_t < c->nt ? &c->t[r->check_t] : NULL;
+	if (!t || t->provider != rec->provider_id || t->pid != rec->u.event.pid ||
+	    t->tid != rec->u.event.tid) {
+		t = thread_of(c, rec->provider_id, rec->u.event.pid, rec->u.event.tid, true);
+		if (!t) {
+			/* Out of memory: no more checks. */
+			fxt__order_put(c);
+			r->check = NULL;
+			return;
+		}
+		r->check_t = (size_t)(t - c->t);
+	}
+	if (rec->u.event.ts >= t->max_ts) {
+		t->max_ts = rec->u.event.ts;
+		return;
+	}
+	if (!pairs(rec))
+		return;
+	r->late_left++;
+	if (!r->check_said) {
+		r->check_said = true;
+		if (r->check_past)
+			fxt__diag(r, FXT_DIAG_INFO, rec->offset,
+				  "duration %s out of time order on its thread after a second "
+				  "magic record, which the time-order mark at the start does not "
+				  "cover: paired in file order",
+				  rec->u.event.type == FXT_EVENT_DURATION_BEGIN ? "begin" : "end");
+		else
+			fxt__diag(r, FXT_DIAG_WARNING, rec->offset,
+				  "duration %s out of time order on its thread although the "
+				  "archive says it is in order: paired in file order",
+				  rec->u.event.type == FXT_EVENT_DURATION_BEGIN ? "begin" : "end");
+	}
+}
+
 int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 {
 	const struct fxt__order *o = r->order;
@@ -552,7 +649,12 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 
 		r->order_again = false;
 		r->rec_pos = rec->offset;
-		if (__builtin_expect(!o, 1) || rc <= 0 || rec->type != FXT_RECORD_EVENT)
+		if (__builtin_expect(!o, 1)) {
+			if (__builtin_expect(r->check != NULL, 0) && rc > 0)
+				check_order(r, rec);
+			return rc;
+		}
+		if (rc <= 0 || rec->type != FXT_RECORD_EVENT)
 			return rc;
 		/* One of the late events, where the file has it: given already,
 		 * unless a clone started after where it belonged. */

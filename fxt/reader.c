@@ -353,6 +353,7 @@ void fxt_reader_free(struct fxt_reader *r)
 	fxt__source_close(r);
 	free(r->provider_name);
 	fxt__order_put(r->order);
+	fxt__order_put(r->check);
 	free(r->order_done);
 	free(r->order_cur);
 	free(r);

@@ -140,6 +140,15 @@ struct fxt_reader {
 	uint64_t late_left;  /* late events past the bound: not moved */
 	uint64_t rec_pos;    /* fxt_reader_record_pos() */
 	bool order_again;    /* decoding a record a second time: said all already */
+	/* An archive that starts with FXT_TIME_ORDERED_MARK gets no first
+	 * pass: this reader's own follows each thread's latest time (check,
+	 * not shared with clones; check_t its last event's thread) and says
+	 * once when a begin or end is late after all (check_said), or past a
+	 * second magic record, which ends the claim (check_past). */
+	bool marked;
+	struct fxt__order *check;
+	size_t check_t;
+	bool check_said, check_past;
 };
 
 static inline uint64_t fxt__load64(const uint8_t *p)

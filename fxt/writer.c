@@ -401,6 +401,12 @@ int fxt_writer_magic(struct fxt_writer *w)
 	return 0;
 }
 
+int fxt_writer_time_ordered(struct fxt_writer *w)
+{
+	fxt_writer_cstring(w, FXT_TIME_ORDERED_MARK);
+	return fxt_writer_error(w);
+}
+
 int fxt_writer_provider_section(struct fxt_writer *w, uint32_t provider_id)
 {
 	struct provider *p;

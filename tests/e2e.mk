@@ -94,6 +94,7 @@ E2E_TESTS += \
 	tests/e2e/compressed.sh \
 	tests/e2e/dump-check.sh \
 	tests/e2e/time-order.sh \
+	tests/e2e/time-order-mark.sh \
 	tests/e2e/ticks.sh \
 	tests/e2e/dump-usage.sh \
 	tests/e2e/report-basic.sh \

@@ -26,6 +26,13 @@
 #define FXT_MAGIC_RECORD 0x0016547846040010ull
 #define FXT_MAGIC_NUMBER 0x16547846u
 
+/* fxtrace's mark that each thread's events are in time order in this
+ * archive (up to a second magic record): the content of a plain string
+ * record right after the magic record (fxt_writer_time_ordered()).  A
+ * reader that does not know it just registers a string; fxtrace's readers
+ * then skip FXT_READER_TIME_ORDER's pass at open. */
+#define FXT_TIME_ORDERED_MARK "fxtrace.time-ordered.v1"
+
 /* ----------------------------------------------------------- record types */
 
 enum fxt_record_type {

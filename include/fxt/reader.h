@@ -244,6 +244,19 @@ uint64_t fxt_reader_record_pos(const struct fxt_reader *r);
  * past the bound of late events it moves). */
 uint64_t fxt_reader_late(const struct fxt_reader *r, bool *sorted);
 
+/* With FXT_READER_TIME_ORDER: whether the archive starts with fxtrace's
+ * mark that each thread's events are in time order
+ * (FXT_TIME_ORDERED_MARK, include/fxt/format.h), so that no pass ran at
+ * open.  A begin or end late on its thread after all (an archive with
+ * another appended, past its second magic record) is paired in file
+ * order, said once as a diagnostic, and counted by fxt_reader_late() as
+ * not sorted. */
+bool fxt_reader_time_ordered(const struct fxt_reader *r);
+
+/* Whether the archive read by `r` (fresh, at its start) starts with that
+ * mark: reads its first two records, so use a reader of its own. */
+bool fxt_reader_starts_time_ordered(struct fxt_reader *r);
+
 /* Names for printing. */
 const char *fxt_record_type_name(unsigned type);
 const char *fxt_event_type_name(unsigned type);

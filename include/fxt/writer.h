@@ -241,6 +241,10 @@ void fxt_writer_commit(struct fxt_writer *w, size_t nwords);
 
 /* Writes the magic record.  Call first. */
 int fxt_writer_magic(struct fxt_writer *w);
+/* Right after the magic record, by a writer that gives each thread's
+ * events in time order: FXT_TIME_ORDERED_MARK, a string registered
+ * through the writer's own table (so no index of it is taken twice). */
+int fxt_writer_time_ordered(struct fxt_writer *w);
 /* Writes provider info and starts a fresh string/thread table context for
  * this provider (the reader keeps tables per provider). */
 int fxt_writer_provider(struct fxt_writer *w, uint32_t provider_id, const char *name);

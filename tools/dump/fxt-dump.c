@@ -628,7 +628,9 @@ static int run(struct dump *d)
 				 "thread: %s",
 				 late,
 				 sorted ? "paired in time order, as Perfetto sorts them"
-					: "too many to sort, some paired in file order");
+				 : fxt_reader_time_ordered(d->r)
+				     ? "paired in file order (the archive says it is in time order)"
+				     : "too many to sort, some paired in file order");
 			on_diag(d, FXT_DIAG_INFO, 0, msg);
 		}
 		checker_finish(d->checker);
