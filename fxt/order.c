@@ -254,7 +254,8 @@ static int first_pass(struct fxt_reader *scan, uint64_t last, struct fxt__order 
 		} else if (o->nlate == ORDER_MAX_LATE) {
 			o->left++;
 		} else {
-			if (fxt__grow((void **)&o->late, &o->cap, o->nlate + 1, sizeof(*o->late)) < 0)
+			if (fxt__grow((void **)&o->late, &o->cap, o->nlate + 1, sizeof(*o->late)) <
+			    0)
 				err = -ENOMEM;
 			else if (!(o->late[o->nlate] = event_copy(&rec)))
 				err = -ENOMEM;
@@ -276,8 +277,8 @@ static int first_pass(struct fxt_reader *scan, uint64_t last, struct fxt__order 
 			}
 			for (size_t i = 0; i < o->nlate; i++) {
 				const struct fxt_record *l = o->late[i];
-				struct order_thread *t =
-				    thread_of(o, l->provider_id, l->u.event.pid, l->u.event.tid, false);
+				struct order_thread *t = thread_of(
+				    o, l->provider_id, l->u.event.pid, l->u.event.tid, false);
 				o->by_thread[fill[t - o->t]++] = i;
 			}
 			for (size_t k = 0; k < o->nt; k++)
@@ -551,8 +552,7 @@ int fxt__order_open(struct fxt_reader *r, const void *mem, size_t len, int fd)
 
 /* The late event of r's thread `t` to give before an event at `ts`, or
  * NULL; marks it given. */
-static const struct fxt_record *due(struct fxt_reader *r, const struct order_thread *t,
-				    uint64_t ts)
+static const struct fxt_record *due(struct fxt_reader *r, const struct order_thread *t, uint64_t ts)
 {
 	const struct fxt__order *o = r->order;
 	size_t k = (size_t)(t - o->t), *cur = &r->order_cur[k];

@@ -89,14 +89,14 @@ struct fxt_reader {
 	uint64_t skip_off;  /* and that record's offset */
 
 	enum source src;
-	bool eof;     /* the source has no more bytes */
+	bool eof;	  /* the source has no more bytes */
 	enum codec codec; /* what the bytes come through, if compressed */
 	uint8_t *buf;	  /* window storage (fd or compressed input) */
 	size_t cap;
 	int fd;	     /* what is read: user_fd, or copy_fd */
 	int user_fd; /* the descriptor given (closed at the end if own_fd) */
 	bool own_fd;
-	int copy_fd; /* FXT_READER_TIME_ORDER: a pipe's bytes, in a file */
+	int copy_fd;	    /* FXT_READER_TIME_ORDER: a pipe's bytes, in a file */
 	const uint8_t *mem; /* compressed memory input */
 	size_t mem_len, mem_pos;
 	const uint8_t *in; /* compressed input not yet taken: in[0 .. in_len) */
@@ -137,9 +137,9 @@ struct fxt_reader {
 	struct fxt__order *order;
 	uint8_t *order_done;
 	size_t order_next, *order_cur;
-	uint64_t late_left;  /* late events past the bound: not moved */
-	uint64_t rec_pos;    /* fxt_reader_record_pos() */
-	bool order_again;    /* decoding a record a second time: said all already */
+	uint64_t late_left; /* late events past the bound: not moved */
+	uint64_t rec_pos;   /* fxt_reader_record_pos() */
+	bool order_again;   /* decoding a record a second time: said all already */
 	/* An archive that starts with FXT_TIME_ORDERED_MARK gets no first
 	 * pass: this reader's own follows each thread's latest time (check,
 	 * not shared with clones; check_t its last event's thread) and says

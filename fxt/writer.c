@@ -20,9 +20,9 @@
 #include "fxt/internal.h"
 #include "fxt/writer_int.h"
 
-#define OUT_BUF_BYTES  (512u * 1024) /* records are gathered here */
-#define MEM_MIN_BYTES  (64u * 1024)
-#define IO_CHUNK       (1u << 30) /* per write() */
+#define OUT_BUF_BYTES (512u * 1024) /* records are gathered here */
+#define MEM_MIN_BYTES (64u * 1024)
+#define IO_CHUNK      (1u << 30) /* per write() */
 
 static int set_error(struct fxt_writer *w, int err)
 {
