@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,7 @@ void kernel_open(const char *groups)
 {
 	const char *dir = tracefs_tracing_dir();
 	char want[256], *save = NULL;
+	sigset_t fatal, old;
 
 	if (dir == NULL)
 		die(EXIT_USAGE, "--kernel: tracefs is not mounted (mount -t tracefs nodev "
@@ -189,7 +191,14 @@ void kernel_open(const char *groups)
 	atexit(kernel_destroy);
 	signal(SIGTERM, on_fatal);
 	signal(SIGHUP, on_fatal);
+	/* Its folder exists before `inst` says so: a signal in between
+	 * waits until on_fatal() can remove it. */
+	sigemptyset(&fatal);
+	sigaddset(&fatal, SIGTERM);
+	sigaddset(&fatal, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &fatal, &old);
 	inst = tracefs_instance_create(inst_name);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (inst == NULL)
 		die(EXIT_USAGE, "--kernel: cannot create the tracing instance %s: %s", inst_name,
 		    strerror(errno));
