@@ -263,6 +263,23 @@ enum window_end {
 	END_EXEC,   /* the process ran another program: the agent is gone */
 };
 
+/* Whether process pid is gone, or goes within `ms`: an exiting process
+ * has lost its maps (proc_has_agent() false) a moment before it is gone,
+ * which is not an exec. */
+static bool gone_within(pid_t pid, int ms)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	bool gone;
+
+	if (pidfd < 0)
+		return errno == ESRCH;
+	struct pollfd p = { pidfd, POLLIN, 0 };
+
+	gone = poll(&p, 1, ms) == 1;
+	close(pidfd);
+	return gone;
+}
+
 /* Waits for --duration, a signal, the process's end or its exec,
  * converting the spools that are done meanwhile (the signals held:
  * hold_signals()); *why_end says which signal or limit ended a detach. */
@@ -295,7 +312,7 @@ static enum window_end wait_window(pid_t pid, uint64_t duration_ns, struct spool
 		}
 		/* An exec seals nothing it has not interposed: its maps say. */
 		if (n % 5 == 4 && !proc_has_agent(pid)) {
-			end = END_EXEC;
+			end = gone_within(pid, 500) ? END_EXIT : END_EXEC;
 			break;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
@@ -448,7 +465,7 @@ int attach_main(const struct options *opts)
 		if (err == -ESRCH)
 			wend = END_EXIT;
 		else if (err && !proc_has_agent(t.pid))
-			wend = END_EXEC;
+			wend = gone_within(t.pid, 500) ? END_EXIT : END_EXEC;
 		else if (err)
 			fprintf(stderr, "fxt-run: cannot detach from %d: %s\n", (int)t.pid, why);
 	}
