@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "launcher/launcher.h"
@@ -103,11 +104,17 @@ static void kernel_destroy(void)
 	inst = NULL;
 }
 
+/* The instance's folder, for on_fatal(). */
+static char inst_path[PATH_MAX];
+
 static void on_fatal(int sig)
 {
-	/* Not async-signal-safe in general, but fxt-run is dying anyway, and
-	 * an instance left behind keeps recording. */
-	kernel_destroy();
+	/* Only what is async-signal-safe: libtracefs's calls allocate, and
+	 * the signal may have come in the middle of one.  Removing the folder
+	 * ends the instance's recording with it; it is busy while the
+	 * kernel still holds a file of it open for a moment. */
+	for (int i = 0; i < 100 && rmdir(inst_path) != 0 && errno == EBUSY; i++)
+		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -197,6 +204,7 @@ void kernel_open(const char *groups)
 	sigaddset(&fatal, SIGTERM);
 	sigaddset(&fatal, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &fatal, &old);
+	snprintf(inst_path, sizeof(inst_path), "%s/instances/%s", dir, inst_name);
 	inst = tracefs_instance_create(inst_name);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (inst == NULL)
