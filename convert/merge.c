@@ -47,6 +47,15 @@ static struct shift *shift_of(struct shifts *sh, uint32_t id, bool add)
 	return &sh->v[sh->n++];
 }
 
+/* Moves the timestamp at *ts by d ticks; true if it had to stop at 0. */
+static bool move_ts(uint64_t *ts, __int128 d)
+{
+	__int128 t = (__int128)*ts + d;
+
+	*ts = t < 0 ? 0 : (uint64_t)t;
+	return t < 0;
+}
+
 /* Follows the provider context through metadata and initialization
  * records, and moves a timed record's timestamp (word 1) in `w`, a copy of
  * the record.  Returns 0 or -errno. */
@@ -82,12 +91,11 @@ static int shift_record(struct shifts *sh, uint64_t *w, uint64_t nwords,
 				 type != FXT_RECORD_LOG))
 		return 0;
 	__int128 d = (__int128)sh->cur->ns * (__int128)sh->cur->tps / 1000000000;
-	__int128 ts = (__int128)w[1] + d;
-	if (ts < 0) {
-		ts = 0;
-		res->clamped++;
-	}
-	w[1] = (uint64_t)ts;
+	res->clamped += move_ts(&w[1], d);
+	/* A complete event's end is its last word: it moves with its start. */
+	if (type == FXT_RECORD_EVENT && nwords > 2 &&
+	    fxt_bits(w[0], 16, 19) == FXT_EVENT_DURATION_COMPLETE)
+		res->clamped += move_ts(&w[nwords - 1], d);
 	return 0;
 }
 

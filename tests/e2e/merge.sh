@@ -9,7 +9,7 @@
 . "$abs_top_srcdir/tests/e2e/import-common.sh"
 
 DATA=$abs_top_srcdir/tests/data/tracecmd
-plan 20
+plan 22
 scratch
 
 "$FXT_RUN" -q -o "$TMPD/app.fxt" -- "$EXAMPLES/calltree" > /dev/null 2>&1
@@ -35,6 +35,13 @@ ok "fxt-dump --check: ok" sh -c '"$1" --check "$2" | tail -n 1 | grep -q ", 0 er
 is "$(cat "$TMPD/both.rest")" "$(cat "$TMPD/k.rest")" "the ktrace events, all there, in their order"
 is "$("$FXT_DUMP" "$TMPD/both.fxt" | grep -m 1 'name="0x04010004"' | sed 's/ .*//')" "ts=0.000000250" \
   "... moved by -1000 ns (1.250 us -> 0.250 us)"
+# A complete event moves whole: its end with its start (its last word).
+"$FXT_MERGE" -q --shift "$TMPD/app.fxt=1000000" "$TMPD/app.fxt" -o "$TMPD/later.fxt"
+complete() { "$FXT_DUMP" "$1" | grep '^ts=.* event complete ' | sed 's/^ts=[0-9.]* //'; }
+is "$(complete "$TMPD/later.fxt" | md5sum)" "$(complete "$TMPD/app.fxt" | md5sum)" \
+  "--shift: complete events keep their durations"
+ok "... and the archive stays valid" \
+  sh -c '"$1" --check "$2" | tail -n 1 | grep -q ", 0 errors, 0 warnings)$"' - "$FXT_DUMP" "$TMPD/later.fxt"
 "$FXT_MERGE" -q --shift "$TMPD/k.fxt=-5000" "$TMPD/k.fxt" -o "$TMPD/neg.fxt" 2> "$TMPD/err"
 is "$?/$(cat "$TMPD/err")" "0/fxt-merge: 4 timestamps moved before 0 were set to 0" "a shift before 0: clamped, and said"
 "$FXT_MERGE" -q --no-align "$TMPD/k.fxt" "$TMPD/app.fxt" -o "$TMPD/asis.fxt"
