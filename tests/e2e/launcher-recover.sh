@@ -203,8 +203,9 @@ rc=0
 "$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
 failed=$tap_fail
 ok "recover, a process still running: exit 0, its spool and the run's marks stay, and it says so" \
-  sh -c 'test "$1" = 0 && ls l.fxt.*.spool l.fxt.*.run >/dev/null 2>&1 &&
-    grep -q "stay: run fxt-run --recover again once they have exited" "$2"' sh "$rc" "$TMPD/err"
+  sh -c 'test "$1" = 0 && test -e "l.fxt.$3.spool" && ls l.fxt.*.run >/dev/null 2>&1 &&
+    grep -q "stay: run fxt-run --recover again once they have exited" "$2"' sh "$rc" "$TMPD/err" \
+  "$(cat "$TMPD/later.child")"
 [ "$tap_fail" = "$failed" ] ||
   diag "$(echo "exit status $rc"; cat "$TMPD/out" "$TMPD/err"; ls -A
     ps -o pid,stat,args -p "$(cat "$TMPD/later.child")")"
