@@ -117,15 +117,38 @@ static __attribute__((noinline)) int row_out(struct lt_out *o, uint64_t addr, ui
 	return err;
 }
 
+/* A row's line and file as run_program() holds them in one register:
+ * the line in the upper half (a line advance, shifted, leaves the file
+ * as it is), the file in the lower. */
+#define LF(line, file) ((uint64_t)(uint32_t)(line) << 32 | (uint32_t)(file))
+#define LF_LINE(lf)    ((uint32_t)((lf) >> 32))
+#define LF_FILE(lf)    ((uint32_t)(lf))
+
 /* The general case of a row (row_out()) with the row waiting as
- * run_program() holds it in registers (addr lo, line wl, file wf). */
-static __attribute__((noinline)) int row_slow(struct lt_out *o, uint64_t lo, uint32_t wl,
-					      uint32_t wf, uint64_t addr, uint32_t line,
-					      uint32_t file)
+ * run_program() holds it in registers (addr lo, line and file wlf). */
+static __attribute__((noinline)) int row_slow(struct lt_out *o, uint64_t lo, uint64_t wlf,
+					      uint64_t addr, uint64_t lf)
 {
 	if (o->waiting)
-		o->row = (struct lt_row){ lo, wl, wf };
-	return row_out(o, addr, line, file);
+		o->row = (struct lt_row){ lo, LF_LINE(wlf), LF_FILE(wlf) };
+	return row_out(o, addr, LF_LINE(lf), LF_FILE(lf));
+}
+
+/* The common case of a row past the one waiting (rows in address order):
+ * the one waiting is the last at or below next_want, which lies before
+ * addr, so it is kept and the new one waits; row_slow() when none waits
+ * or the table must grow. */
+static __attribute__((noinline)) int row_past(struct lt_out *o, uint64_t lo, uint64_t wlf,
+					      uint64_t addr, uint64_t lf)
+{
+	struct line_table *t = o->t;
+
+	if (!o->waiting || t->nrows == o->cap || o->next_want >= addr || lo >= addr)
+		return row_slow(o, lo, wlf, addr, lf);
+	t->rows[t->nrows++] = (struct lt_row){ lo, LF_LINE(wlf), LF_FILE(wlf) };
+	aim(o, addr);
+	o->row = (struct lt_row){ addr, LF_LINE(lf), LF_FILE(lf) };
+	return 0;
 }
 
 /* Advances the address by `adv` operations of a VLIW machine (op_index). */
@@ -133,14 +156,6 @@ static void advance_vliw(const struct lt_hdr *h, uint64_t *addr, uint64_t *op_in
 {
 	*addr += h->min_insn * ((*op_index + adv) / h->max_ops);
 	*op_index = (*op_index + adv) % h->max_ops;
-}
-
-static inline void advance(const struct lt_hdr *h, uint64_t *addr, uint64_t *op_index, uint64_t adv)
-{
-	if (__builtin_expect(h->max_ops <= 1, 1)) /* not VLIW: no division */
-		*addr += h->min_insn * adv;
-	else
-		advance_vliw(h, addr, op_index, adv);
 }
 
 /* A ULEB128 at p into *v: past it, or NULL when it runs past end. */
@@ -168,36 +183,36 @@ static inline const unsigned char *uleb_at(const unsigned char *p, const unsigne
  * unit: 500 KB, 330,000 opcodes, 120,000 rows).  The row waiting (o->row)
  * stays in registers while rows come one after the other: in [lo, hi], a
  * row only replaces it, since it is no answer (the new row is the last at
- * or below any address up to o->next_want); else row_out() decides, and
- * lo > hi when none waits. */
-static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_out *o)
+ * or below any address up to o->next_want); else row_past() decides, and
+ * lo > hi when none waits.  Made twice, for VLIW machines (op_index) and
+ * for the others: without op_index and its test the rest stays in
+ * registers. */
+static inline __attribute__((always_inline)) int
+run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_out *o, const bool vliw)
 {
 	const unsigned char *p = prog->p, *const end = prog->end;
 	const unsigned base = h->opcode_base;
-	const bool vliw = h->max_ops > 1;
 	uint64_t addr = 0, op_index = 0, v, lo, hi;
-	uint32_t file = 1, line = 1, wl, wf;
+	uint64_t lf = LF(1, 1), wlf; /* the row's line and file, the waiting one's */
 	int err;
 
 #define LT_WIN_GET()                                        \
 	do {                                                \
 		lo = o->waiting ? o->row.addr : UINT64_MAX; \
 		hi = o->waiting ? o->next_want : 0;         \
-		wl = o->row.line;                           \
-		wf = o->row.file;                           \
+		wlf = LF(o->row.line, o->row.file);         \
 	} while (0)
-#define LT_ROW()                                                         \
-	do {                                                             \
-		if (__builtin_expect(lo <= addr && addr <= hi, 1)) {     \
-			lo = addr;                                       \
-			wl = line;                                       \
-			wf = file;                                       \
-		} else {                                                 \
-			err = row_slow(o, lo, wl, wf, addr, line, file); \
-			LT_WIN_GET();                                    \
-			if (err < 0)                                     \
-				return err;                              \
-		}                                                        \
+#define LT_ROW()                                                     \
+	do {                                                         \
+		if (__builtin_expect(lo <= addr && addr <= hi, 1)) { \
+			lo = addr;                                   \
+			wlf = lf;                                    \
+		} else {                                             \
+			err = row_past(o, lo, wlf, addr, lf);        \
+			LT_WIN_GET();                                \
+			if (err < 0)                                 \
+				return err;                          \
+		}                                                    \
 	} while (0)
 
 	/* Room for a row per 4 bytes of program (gcc's take 4 to 5) when
@@ -214,11 +229,11 @@ static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_
 		/* gcc's, by how often they come: special opcodes, set_column
 		 * and negate_stmt (a quarter each), set_discriminator. */
 		if (op >= base) {
-			if (__builtin_expect(!vliw, 1))
+			if (!vliw)
 				addr += h->sp_addr[op];
 			else
 				advance_vliw(h, &addr, &op_index, h->sp_ops[op]);
-			line += (uint32_t)h->sp_line[op];
+			lf += h->sp_lf[op];
 			LT_ROW();
 			continue;
 		}
@@ -246,14 +261,13 @@ static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_
 			sub = (struct rd){ p + 1, p + v, false };
 			switch (p[0]) {
 			case DW_LNE_end_sequence:
-				err = row_slow(o, lo, wl, wf, addr, line, LT_END);
+				err = row_slow(o, lo, wlf, addr, LF(LF_LINE(lf), LT_END));
 				LT_WIN_GET();
 				if (err < 0)
 					return err;
 				addr = 0;
 				op_index = 0;
-				file = 1;
-				line = 1;
+				lf = LF(1, 1);
 				break;
 			case DW_LNE_set_address:
 				if (v - 1 != (h->addr_size ? h->addr_size : 4) &&
@@ -272,21 +286,28 @@ static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_
 		}
 		case DW_LNS_advance_pc:
 			p = uleb_at(p, end, &v);
-			advance(h, &addr, &op_index, v);
+			if (!vliw)
+				addr += h->min_insn * v;
+			else
+				advance_vliw(h, &addr, &op_index, v);
 			break;
 		case DW_LNS_advance_line: {
 			struct rd r = { p, end, false };
 
-			line += (uint32_t)rd_leb(&r, true);
+			lf += (uint64_t)(uint32_t)rd_leb(&r, true) << 32;
 			p = r.bad ? NULL : r.p;
 			break;
 		}
 		case DW_LNS_set_file:
 			p = uleb_at(p, end, &v);
-			file = v >= LT_END ? LT_END - 1 : (uint32_t)v; /* LT_END - 1: lacking */
+			/* LT_END - 1: lacking */
+			lf = LF(LF_LINE(lf), v >= LT_END ? LT_END - 1 : (uint32_t)v);
 			break;
 		case DW_LNS_const_add_pc:
-			advance(h, &addr, &op_index, (255u - base) / h->line_range);
+			if (!vliw)
+				addr += h->sp_addr[255];
+			else
+				advance_vliw(h, &addr, &op_index, h->sp_ops[255]);
 			break;
 		case DW_LNS_fixed_advance_pc:
 			if (end - p < 2)
@@ -305,15 +326,21 @@ static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_
 			return -EOPNOTSUPP;
 	}
 	if (o->waiting)
-		o->row = (struct lt_row){ lo, wl, wf };
+		o->row = (struct lt_row){ lo, LF_LINE(wlf), LF_FILE(wlf) };
 	return 0;
 #undef LT_ROW
 #undef LT_WIN_GET
 }
 
+static __attribute__((noinline)) int run_vliw(const struct rd *prog, const struct lt_hdr *h,
+					      struct lt_out *o)
+{
+	return run_program(prog, h, o, true);
+}
+
 int fxt_sym__lineprog_run(const struct rd *prog, const struct lt_hdr *h, struct lt_out *o)
 {
-	int err = run_program(prog, h, o);
+	int err = h->max_ops > 1 ? run_vliw(prog, h, o) : run_program(prog, h, o, false);
 
 	if (err == 0 && o->waiting) /* a program without its last end */
 		err = settle(o, o->row.addr);

@@ -301,7 +301,9 @@ static int decode(struct rd *r, const struct lt_sections *s, bool dwarf64, struc
 	r->p += h.opcode_base - 1;
 	for (unsigned op = h.opcode_base; op < 256; op++) {
 		h.sp_ops[op] = (uint8_t)((op - h.opcode_base) / h.line_range);
-		h.sp_line[op] = (int16_t)(h.line_base + (int)((op - h.opcode_base) % h.line_range));
+		h.sp_lf[op] =
+		    (uint64_t)(uint32_t)(h.line_base + (int)((op - h.opcode_base) % h.line_range))
+		    << 32;
 		h.sp_addr[op] = h.min_insn * h.sp_ops[op];
 	}
 	if (version >= 5) {

@@ -117,9 +117,9 @@ struct lt_hdr {
 	const unsigned char *std_len; /* opcode_base - 1 lengths */
 	bool dwarf64;
 	/* Each special opcode's operation and line advances: no division
-	 * per row. */
+	 * per row; the line's shifted as lineprog.c holds it (LF()). */
 	uint8_t sp_ops[256];
-	int16_t sp_line[256];
+	uint64_t sp_lf[256];
 	uint32_t sp_addr[256]; /* min_insn * sp_ops: not VLIW's */
 };
 
