@@ -184,14 +184,13 @@ static inline const unsigned char *uleb_at(const unsigned char *p, const unsigne
  * stays in registers while rows come one after the other: in [lo, hi], a
  * row only replaces it, since it is no answer (the new row is the last at
  * or below any address up to o->next_want); else row_past() decides, and
- * lo > hi when none waits.  Made twice, for VLIW machines (op_index) and
- * for the others: without op_index and its test the rest stays in
- * registers. */
-static inline __attribute__((always_inline)) int
-run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_out *o, const bool vliw)
+ * lo > hi when none waits.  Each opcode goes to its code through at[]
+ * (labels as values, a GNU C extension): one indirect jump an opcode
+ * rather than a chain of tests, and the VLIW machines' (op_index) apart. */
+static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_out *o)
 {
 	const unsigned char *p = prog->p, *const end = prog->end;
-	const unsigned base = h->opcode_base;
+	const bool vliw = h->max_ops > 1;
 	uint64_t addr = 0, op_index = 0, v, lo, hi;
 	uint64_t lf = LF(1, 1), wlf; /* the row's line and file, the waiting one's */
 	int err;
@@ -223,124 +222,142 @@ run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_out *o, con
 	if (err < 0)
 		return err;
 	LT_WIN_GET();
-	while (p < end) {
-		unsigned op = *p++;
+	/* Threaded: each opcode's code goes on to the next one's by its
+	 * class (lt_hdr.cls), no chain of tests: gcc's, by how often they
+	 * come, special opcodes, set_column and negate_stmt (a quarter
+	 * each), copy, const_add_pc, set_discriminator. */
+	const void *const go[LT_NCLS] = {
+		[LT_OTHER] = &&other,	[LT_SPECIAL] = vliw ? &&special_vliw : &&special,
+		[LT_COLUMN] = &&column, [LT_NEGATE] = &&next,
+		[LT_COPY] = &&copy,	[LT_CONST_ADD] = vliw ? &&const_add_vliw : &&const_add,
+	};
+	const void *at[256]; /* each opcode's code */
+	unsigned op;
 
-		/* gcc's, by how often they come: special opcodes, set_column
-		 * and negate_stmt (a quarter each), set_discriminator. */
-		if (op >= base) {
-			if (!vliw)
-				addr += h->sp_addr[op];
-			else
-				advance_vliw(h, &addr, &op_index, h->sp_ops[op]);
-			lf += h->sp_lf[op];
-			LT_ROW();
-			continue;
-		}
-		if (op == DW_LNS_set_column && p < end && !(*p & 0x80)) {
-			p++;
-			continue;
-		}
-		if (op == DW_LNS_negate_stmt)
-			continue;
-		if (op == 0 && end - p >= 3 && p[0] == 2 && p[1] == DW_LNE_set_discriminator &&
-		    !(p[2] & 0x80)) {
-			p += 3;
-			continue;
-		}
-		switch (op) {
-		case DW_LNS_copy:
-			LT_ROW();
+	for (op = 0; op < h->opcode_base; op++)
+		at[op] = go[h->cls[op]];
+	for (; op < 256; op++) /* stores of one value: a unit's tables are many */
+		at[op] = go[LT_SPECIAL];
+#define LT_NEXT()                                  \
+	do {                                       \
+		if (__builtin_expect(p >= end, 0)) \
+			goto done;                 \
+		op = *p++;                         \
+		goto *at[op];                      \
+	} while (0)
+next:
+	LT_NEXT();
+special:
+	addr += h->sp_addr[op];
+	lf += h->sp_lf[op];
+	LT_ROW();
+	LT_NEXT();
+special_vliw:
+	advance_vliw(h, &addr, &op_index, h->sp_ops[op]);
+	lf += h->sp_lf[op];
+	LT_ROW();
+	LT_NEXT();
+column:
+	if (p < end && !(*p & 0x80)) {
+		p++;
+		LT_NEXT();
+	}
+	goto other; /* a longer operand */
+copy:
+	LT_ROW();
+	LT_NEXT();
+const_add:
+	addr += h->sp_addr[255];
+	LT_NEXT();
+const_add_vliw:
+	advance_vliw(h, &addr, &op_index, h->sp_ops[255]);
+	LT_NEXT();
+other:
+	if (op == 0 && end - p >= 3 && p[0] == 2 && p[1] == DW_LNE_set_discriminator &&
+	    !(p[2] & 0x80)) {
+		p += 3;
+		LT_NEXT();
+	}
+	switch (op) {
+	case 0: { /* extended */
+		struct rd sub;
+
+		p = uleb_at(p, end, &v);
+		if (!p || v == 0 || v > (uint64_t)(end - p))
+			return -EOPNOTSUPP;
+		sub = (struct rd){ p + 1, p + v, false };
+		switch (p[0]) {
+		case DW_LNE_end_sequence:
+			err = row_slow(o, lo, wlf, addr, LF(LF_LINE(lf), LT_END));
+			LT_WIN_GET();
+			if (err < 0)
+				return err;
+			addr = 0;
+			op_index = 0;
+			lf = LF(1, 1);
 			break;
-		case 0: { /* extended */
-			struct rd sub;
-
-			p = uleb_at(p, end, &v);
-			if (!p || v == 0 || v > (uint64_t)(end - p))
+		case DW_LNE_set_address:
+			if (v - 1 != (h->addr_size ? h->addr_size : 4) &&
+			    v - 1 != (h->addr_size ? h->addr_size : 8))
 				return -EOPNOTSUPP;
-			sub = (struct rd){ p + 1, p + v, false };
-			switch (p[0]) {
-			case DW_LNE_end_sequence:
-				err = row_slow(o, lo, wlf, addr, LF(LF_LINE(lf), LT_END));
-				LT_WIN_GET();
-				if (err < 0)
-					return err;
-				addr = 0;
-				op_index = 0;
-				lf = LF(1, 1);
-				break;
-			case DW_LNE_set_address:
-				if (v - 1 != (h->addr_size ? h->addr_size : 4) &&
-				    v - 1 != (h->addr_size ? h->addr_size : 8))
-					return -EOPNOTSUPP;
-				addr = rd_fixed(&sub, (unsigned)(v - 1));
-				op_index = 0;
-				break;
-			case DW_LNE_define_file:
-				return -EOPNOTSUPP; /* DWARF 2-4, unused by compilers */
-			default:
-				break; /* set_discriminator, vendors' */
-			}
-			p += v;
-			break;
-		}
-		case DW_LNS_advance_pc:
-			p = uleb_at(p, end, &v);
-			if (!vliw)
-				addr += h->min_insn * v;
-			else
-				advance_vliw(h, &addr, &op_index, v);
-			break;
-		case DW_LNS_advance_line: {
-			struct rd r = { p, end, false };
-
-			lf += (uint64_t)(uint32_t)rd_leb(&r, true) << 32;
-			p = r.bad ? NULL : r.p;
-			break;
-		}
-		case DW_LNS_set_file:
-			p = uleb_at(p, end, &v);
-			/* LT_END - 1: lacking */
-			lf = LF(LF_LINE(lf), v >= LT_END ? LT_END - 1 : (uint32_t)v);
-			break;
-		case DW_LNS_const_add_pc:
-			if (!vliw)
-				addr += h->sp_addr[255];
-			else
-				advance_vliw(h, &addr, &op_index, h->sp_ops[255]);
-			break;
-		case DW_LNS_fixed_advance_pc:
-			if (end - p < 2)
-				return -EOPNOTSUPP;
-			addr += (uint64_t)p[0] | (uint64_t)p[1] << 8;
-			p += 2;
+			addr = rd_fixed(&sub, (unsigned)(v - 1));
 			op_index = 0;
 			break;
-		default: /* set_column's long operand, the others' ULEB128s */
-			for (unsigned i = 0;
-			     p && i < (op == DW_LNS_set_column ? 1u : h->std_len[op - 1]); i++)
-				p = uleb_at(p, end, &v);
-			break;
+		case DW_LNE_define_file:
+			return -EOPNOTSUPP; /* DWARF 2-4, unused by compilers */
+		default:
+			break; /* set_discriminator, vendors' */
 		}
-		if (!p)
-			return -EOPNOTSUPP;
+		p += v;
+		break;
 	}
+	case DW_LNS_advance_pc:
+		p = uleb_at(p, end, &v);
+		if (!vliw)
+			addr += h->min_insn * v;
+		else
+			advance_vliw(h, &addr, &op_index, v);
+		break;
+	case DW_LNS_advance_line: {
+		struct rd r = { p, end, false };
+
+		lf += (uint64_t)(uint32_t)rd_leb(&r, true) << 32;
+		p = r.bad ? NULL : r.p;
+		break;
+	}
+	case DW_LNS_set_file:
+		p = uleb_at(p, end, &v);
+		/* LT_END - 1: lacking */
+		lf = LF(LF_LINE(lf), v >= LT_END ? LT_END - 1 : (uint32_t)v);
+		break;
+	case DW_LNS_fixed_advance_pc:
+		if (end - p < 2)
+			return -EOPNOTSUPP;
+		addr += (uint64_t)p[0] | (uint64_t)p[1] << 8;
+		p += 2;
+		op_index = 0;
+		break;
+	default: /* set_column's long operand, the others' ULEB128s */
+		for (unsigned i = 0; p && i < (op == DW_LNS_set_column ? 1u : h->std_len[op - 1]);
+		     i++)
+			p = uleb_at(p, end, &v);
+		break;
+	}
+	if (!p)
+		return -EOPNOTSUPP;
+	LT_NEXT();
+done:
 	if (o->waiting)
 		o->row = (struct lt_row){ lo, LF_LINE(wlf), LF_FILE(wlf) };
 	return 0;
+#undef LT_NEXT
 #undef LT_ROW
 #undef LT_WIN_GET
 }
 
-static __attribute__((noinline)) int run_vliw(const struct rd *prog, const struct lt_hdr *h,
-					      struct lt_out *o)
-{
-	return run_program(prog, h, o, true);
-}
-
 int fxt_sym__lineprog_run(const struct rd *prog, const struct lt_hdr *h, struct lt_out *o)
 {
-	int err = h->max_ops > 1 ? run_vliw(prog, h, o) : run_program(prog, h, o, false);
+	int err = run_program(prog, h, o);
 
 	if (err == 0 && o->waiting) /* a program without its last end */
 		err = settle(o, o->row.addr);
