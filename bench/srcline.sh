@@ -3,8 +3,9 @@
 # functions (10,000 by default), built -g -O1 -finstrument-functions,
 # recorded twice (each function called once, then CALLS times: 100); each
 # spool converted ROUNDS times (5) with names only and with each function's
-# source location, in the same rounds (bench/srcline_bench.c).  Goal: a
-# ratio of at most 1.10.
+# source location, in the same rounds (bench/srcline_bench.c): all in one
+# process, then each conversion in a new one (FORK=1: a run's first
+# conversion, its memory new).  Goal: a ratio of at most 1.10.
 # Run with `make bench-srcline`, or abs_top_builddir=BUILD sh bench/srcline.sh.
 : "${abs_top_builddir:?set abs_top_builddir (make bench-srcline does)}"
 N=${N:-10000}
@@ -42,6 +43,9 @@ for calls in 1 "$CALLS"; do
   (LD_PRELOAD=$agent FXT_OUTPUT=$D/c$calls/gen.fxt "$D/gen" "$calls" >/dev/null; :) 2>/dev/null
   spool=$(ls "$D/c$calls"/gen*.spool 2>/dev/null | head -1)
   [ -n "$spool" ] || { echo "srcline.sh: no spool left in $D/c$calls" >&2; exit 1; }
-  printf '%s call(s) a function: ' "$calls"
-  "$abs_top_builddir/bench/srcline_bench" "$spool" "$ROUNDS" || exit 1
+  for fork in 0 1; do
+    if [ "$fork" = 1 ]; then where="each conversion a new process"; else where="in one process"; fi
+    printf '%s call(s) a function, %s: ' "$calls" "$where"
+    FORK=$fork "$abs_top_builddir/bench/srcline_bench" "$spool" "$ROUNDS" || exit 1
+  done
 done

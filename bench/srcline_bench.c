@@ -9,14 +9,22 @@
  * the CPU times (min and median) and the median of the per-round ratios.
  * The two sides do the same work but the locations: each writes a new
  * archive (the previous one removed untimed: truncating the other side's
- * would be charged to it), and they take turns at going first.
+ * would be charged to it), and they take turns at going first.  With
+ * FORK=1 in the environment each conversion runs in a child process of
+ * its own, its memory new as in a run's first conversion; else all run in
+ * this process, each on the memory the ones before gave back.  The page
+ * faults of each side are printed too: new memory is a good part of a
+ * conversion's CPU time, which its instructions do not show.
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "convert/convert.h"
 #include "symbolizer/runcache.h"
@@ -31,8 +39,18 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Seconds one conversion of `spool` took, with `flags`; < 0 on error. */
-static double convert_once(const char *spool, const char *out, unsigned flags)
+/* The process's page faults so far: part of what a conversion's CPU
+ * time is, and not of its instructions (new memory for its tables). */
+static long faults(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt + ru.ru_majflt : 0;
+}
+
+/* Seconds one conversion of `spool` took, with `flags`, its page faults
+ * added to *flt; < 0 on error. */
+static double convert_here(const char *spool, const char *out, unsigned flags, long *flt)
 {
 	struct fxt_symcache *c = fxt_symcache_new();
 	struct convert_opts o;
@@ -45,10 +63,11 @@ static double convert_once(const char *spool, const char *out, unsigned flags)
 	fxt_symcache_set_flags(c, flags);
 	memset(&o, 0, sizeof(o));
 	o.cache = c;
-	remove(out);
+	*flt -= faults();
 	t0 = now();
 	err = convert_spool(spool, out, &o, &res);
 	t0 = now() - t0;
+	*flt += faults();
 	fxt__counts_free(&res.counts);
 	fxt_symcache_free(c);
 	if (err < 0) {
@@ -56,6 +75,46 @@ static double convert_once(const char *spool, const char *out, unsigned flags)
 		return -1;
 	}
 	return t0;
+}
+
+/* Whether each conversion runs in a process of its own (FORK=1): what a
+ * run of fxt-run converts first, its memory new; else all in this one,
+ * where the allocator's state (glibc's thresholds move as big blocks are
+ * freed) carries from one conversion to the next. */
+static int fresh;
+
+/* convert_here(), in a child process when `fresh`, the previous archive
+ * removed first, untimed. */
+static double convert_once(const char *spool, const char *out, unsigned flags, long *flt)
+{
+	struct {
+		double t;
+		long flt;
+	} r = { -1, 0 };
+	int fd[2], status;
+	pid_t pid;
+
+	remove(out);
+	if (!fresh)
+		return convert_here(spool, out, flags, flt);
+	if (pipe(fd) != 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(fd[0]);
+		r.t = convert_here(spool, out, flags, &r.flt);
+		_exit(write(fd[1], &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 1);
+	}
+	close(fd[1]);
+	if (read(fd[0], &r, sizeof(r)) != (ssize_t)sizeof(r))
+		r.t = -1;
+	close(fd[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		r.t = -1;
+	*flt += r.flt;
+	return r.t;
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -75,8 +134,10 @@ int main(int argc, char **argv)
 {
 	int rounds = argc > 2 ? atoi(argv[2]) : 0;
 	double *off, *on, *ratio, med_off, med_on;
+	long flt_off = 0, flt_on = 0, flt_warm = 0;
 	char out[4096];
 
+	fresh = getenv("FORK") && atoi(getenv("FORK")) > 0;
 	if (argc != 3 || rounds < 1) {
 		fprintf(stderr, "usage: srcline_bench SPOOL ROUNDS\n");
 		return 2;
@@ -87,15 +148,15 @@ int main(int argc, char **argv)
 	ratio = calloc((size_t)rounds, sizeof(double));
 	if (!off || !on || !ratio)
 		return 1;
-	if (convert_once(argv[1], out, 0) < 0) /* warms the page cache */
+	if (convert_once(argv[1], out, 0, &flt_warm) < 0) /* warms the page cache */
 		return 1;
 	for (int r = 0; r < rounds; r++) {
 		if (r % 2) {
-			on[r] = convert_once(argv[1], out, FXT_SYM_FUNC_LOC);
-			off[r] = convert_once(argv[1], out, 0);
+			on[r] = convert_once(argv[1], out, FXT_SYM_FUNC_LOC, &flt_on);
+			off[r] = convert_once(argv[1], out, 0, &flt_off);
 		} else {
-			off[r] = convert_once(argv[1], out, 0);
-			on[r] = convert_once(argv[1], out, FXT_SYM_FUNC_LOC);
+			off[r] = convert_once(argv[1], out, 0, &flt_off);
+			on[r] = convert_once(argv[1], out, FXT_SYM_FUNC_LOC, &flt_on);
 		}
 		if (off[r] <= 0 || on[r] <= 0)
 			return 1;
@@ -107,6 +168,8 @@ int main(int argc, char **argv)
 	       "with source lines %.1f/%.1f ms, ratio %.3f (median of the rounds')\n",
 	       rounds, off[0] * 1e3, med_off * 1e3, on[0] * 1e3, med_on * 1e3,
 	       median(ratio, rounds));
+	printf("  page faults a conversion (mean): names only %ld, with source lines %ld\n",
+	       flt_off / rounds, flt_on / rounds);
 	remove(out);
 	free(off);
 	free(on);

@@ -117,15 +117,38 @@ static __attribute__((noinline)) int row_out(struct lt_out *o, uint64_t addr, ui
 	return err;
 }
 
+/* A row's line and file as run_program() holds them in one register:
+ * the line in the upper half (a line advance, shifted, leaves the file
+ * as it is), the file in the lower. */
+#define LF(line, file) ((uint64_t)(uint32_t)(line) << 32 | (uint32_t)(file))
+#define LF_LINE(lf)    ((uint32_t)((lf) >> 32))
+#define LF_FILE(lf)    ((uint32_t)(lf))
+
 /* The general case of a row (row_out()) with the row waiting as
- * run_program() holds it in registers (addr lo, line wl, file wf). */
-static __attribute__((noinline)) int row_slow(struct lt_out *o, uint64_t lo, uint32_t wl,
-					      uint32_t wf, uint64_t addr, uint32_t line,
-					      uint32_t file)
+ * run_program() holds it in registers (addr lo, line and file wlf). */
+static __attribute__((noinline)) int row_slow(struct lt_out *o, uint64_t lo, uint64_t wlf,
+					      uint64_t addr, uint64_t lf)
 {
 	if (o->waiting)
-		o->row = (struct lt_row){ lo, wl, wf };
-	return row_out(o, addr, line, file);
+		o->row = (struct lt_row){ lo, LF_LINE(wlf), LF_FILE(wlf) };
+	return row_out(o, addr, LF_LINE(lf), LF_FILE(lf));
+}
+
+/* The common case of a row past the one waiting (rows in address order):
+ * the one waiting is the last at or below next_want, which lies before
+ * addr, so it is kept and the new one waits; row_slow() when none waits
+ * or the table must grow. */
+static __attribute__((noinline)) int row_past(struct lt_out *o, uint64_t lo, uint64_t wlf,
+					      uint64_t addr, uint64_t lf)
+{
+	struct line_table *t = o->t;
+
+	if (!o->waiting || t->nrows == o->cap || o->next_want >= addr || lo >= addr)
+		return row_slow(o, lo, wlf, addr, lf);
+	t->rows[t->nrows++] = (struct lt_row){ lo, LF_LINE(wlf), LF_FILE(wlf) };
+	aim(o, addr);
+	o->row = (struct lt_row){ addr, LF_LINE(lf), LF_FILE(lf) };
+	return 0;
 }
 
 /* Advances the address by `adv` operations of a VLIW machine (op_index). */
@@ -133,14 +156,6 @@ static void advance_vliw(const struct lt_hdr *h, uint64_t *addr, uint64_t *op_in
 {
 	*addr += h->min_insn * ((*op_index + adv) / h->max_ops);
 	*op_index = (*op_index + adv) % h->max_ops;
-}
-
-static inline void advance(const struct lt_hdr *h, uint64_t *addr, uint64_t *op_index, uint64_t adv)
-{
-	if (__builtin_expect(h->max_ops <= 1, 1)) /* not VLIW: no division */
-		*addr += h->min_insn * adv;
-	else
-		advance_vliw(h, addr, op_index, adv);
 }
 
 /* A ULEB128 at p into *v: past it, or NULL when it runs past end. */
@@ -168,36 +183,35 @@ static inline const unsigned char *uleb_at(const unsigned char *p, const unsigne
  * unit: 500 KB, 330,000 opcodes, 120,000 rows).  The row waiting (o->row)
  * stays in registers while rows come one after the other: in [lo, hi], a
  * row only replaces it, since it is no answer (the new row is the last at
- * or below any address up to o->next_want); else row_out() decides, and
- * lo > hi when none waits. */
+ * or below any address up to o->next_want); else row_past() decides, and
+ * lo > hi when none waits.  Each opcode goes to its code through at[]
+ * (labels as values, a GNU C extension): one indirect jump an opcode
+ * rather than a chain of tests, and the VLIW machines' (op_index) apart. */
 static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_out *o)
 {
 	const unsigned char *p = prog->p, *const end = prog->end;
-	const unsigned base = h->opcode_base;
 	const bool vliw = h->max_ops > 1;
 	uint64_t addr = 0, op_index = 0, v, lo, hi;
-	uint32_t file = 1, line = 1, wl, wf;
+	uint64_t lf = LF(1, 1), wlf; /* the row's line and file, the waiting one's */
 	int err;
 
 #define LT_WIN_GET()                                        \
 	do {                                                \
 		lo = o->waiting ? o->row.addr : UINT64_MAX; \
 		hi = o->waiting ? o->next_want : 0;         \
-		wl = o->row.line;                           \
-		wf = o->row.file;                           \
+		wlf = LF(o->row.line, o->row.file);         \
 	} while (0)
-#define LT_ROW()                                                         \
-	do {                                                             \
-		if (__builtin_expect(lo <= addr && addr <= hi, 1)) {     \
-			lo = addr;                                       \
-			wl = line;                                       \
-			wf = file;                                       \
-		} else {                                                 \
-			err = row_slow(o, lo, wl, wf, addr, line, file); \
-			LT_WIN_GET();                                    \
-			if (err < 0)                                     \
-				return err;                              \
-		}                                                        \
+#define LT_ROW()                                                     \
+	do {                                                         \
+		if (__builtin_expect(lo <= addr && addr <= hi, 1)) { \
+			lo = addr;                                   \
+			wlf = lf;                                    \
+		} else {                                             \
+			err = row_past(o, lo, wlf, addr, lf);        \
+			LT_WIN_GET();                                \
+			if (err < 0)                                 \
+				return err;                          \
+		}                                                    \
 	} while (0)
 
 	/* Room for a row per 4 bytes of program (gcc's take 4 to 5) when
@@ -208,105 +222,135 @@ static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_
 	if (err < 0)
 		return err;
 	LT_WIN_GET();
-	while (p < end) {
-		unsigned op = *p++;
+	/* Threaded: each opcode's code goes on to the next one's by its
+	 * class (lt_hdr.cls), no chain of tests: gcc's, by how often they
+	 * come, special opcodes, set_column and negate_stmt (a quarter
+	 * each), copy, const_add_pc, set_discriminator. */
+	const void *const go[LT_NCLS] = {
+		[LT_OTHER] = &&other,	[LT_SPECIAL] = vliw ? &&special_vliw : &&special,
+		[LT_COLUMN] = &&column, [LT_NEGATE] = &&next,
+		[LT_COPY] = &&copy,	[LT_CONST_ADD] = vliw ? &&const_add_vliw : &&const_add,
+	};
+	const void *at[256]; /* each opcode's code */
+	unsigned op;
 
-		/* gcc's, by how often they come: special opcodes, set_column
-		 * and negate_stmt (a quarter each), set_discriminator. */
-		if (op >= base) {
-			if (__builtin_expect(!vliw, 1))
-				addr += h->sp_addr[op];
-			else
-				advance_vliw(h, &addr, &op_index, h->sp_ops[op]);
-			line += (uint32_t)h->sp_line[op];
-			LT_ROW();
-			continue;
-		}
-		if (op == DW_LNS_set_column && p < end && !(*p & 0x80)) {
-			p++;
-			continue;
-		}
-		if (op == DW_LNS_negate_stmt)
-			continue;
-		if (op == 0 && end - p >= 3 && p[0] == 2 && p[1] == DW_LNE_set_discriminator &&
-		    !(p[2] & 0x80)) {
-			p += 3;
-			continue;
-		}
-		switch (op) {
-		case DW_LNS_copy:
-			LT_ROW();
+	for (op = 0; op < h->opcode_base; op++)
+		at[op] = go[h->cls[op]];
+	for (; op < 256; op++) /* stores of one value: a unit's tables are many */
+		at[op] = go[LT_SPECIAL];
+#define LT_NEXT()                                  \
+	do {                                       \
+		if (__builtin_expect(p >= end, 0)) \
+			goto done;                 \
+		op = *p++;                         \
+		goto *at[op];                      \
+	} while (0)
+next:
+	LT_NEXT();
+special:
+	addr += h->sp_addr[op];
+	lf += h->sp_lf[op];
+	LT_ROW();
+	LT_NEXT();
+special_vliw:
+	advance_vliw(h, &addr, &op_index, h->sp_ops[op]);
+	lf += h->sp_lf[op];
+	LT_ROW();
+	LT_NEXT();
+column:
+	if (p < end && !(*p & 0x80)) {
+		p++;
+		LT_NEXT();
+	}
+	goto other; /* a longer operand */
+copy:
+	LT_ROW();
+	LT_NEXT();
+const_add:
+	addr += h->sp_addr[255];
+	LT_NEXT();
+const_add_vliw:
+	advance_vliw(h, &addr, &op_index, h->sp_ops[255]);
+	LT_NEXT();
+other:
+	if (op == 0 && end - p >= 3 && p[0] == 2 && p[1] == DW_LNE_set_discriminator &&
+	    !(p[2] & 0x80)) {
+		p += 3;
+		LT_NEXT();
+	}
+	switch (op) {
+	case 0: { /* extended */
+		struct rd sub;
+
+		p = uleb_at(p, end, &v);
+		if (!p || v == 0 || v > (uint64_t)(end - p))
+			return -EOPNOTSUPP;
+		sub = (struct rd){ p + 1, p + v, false };
+		switch (p[0]) {
+		case DW_LNE_end_sequence:
+			err = row_slow(o, lo, wlf, addr, LF(LF_LINE(lf), LT_END));
+			LT_WIN_GET();
+			if (err < 0)
+				return err;
+			addr = 0;
+			op_index = 0;
+			lf = LF(1, 1);
 			break;
-		case 0: { /* extended */
-			struct rd sub;
-
-			p = uleb_at(p, end, &v);
-			if (!p || v == 0 || v > (uint64_t)(end - p))
+		case DW_LNE_set_address:
+			if (v - 1 != (h->addr_size ? h->addr_size : 4) &&
+			    v - 1 != (h->addr_size ? h->addr_size : 8))
 				return -EOPNOTSUPP;
-			sub = (struct rd){ p + 1, p + v, false };
-			switch (p[0]) {
-			case DW_LNE_end_sequence:
-				err = row_slow(o, lo, wl, wf, addr, line, LT_END);
-				LT_WIN_GET();
-				if (err < 0)
-					return err;
-				addr = 0;
-				op_index = 0;
-				file = 1;
-				line = 1;
-				break;
-			case DW_LNE_set_address:
-				if (v - 1 != (h->addr_size ? h->addr_size : 4) &&
-				    v - 1 != (h->addr_size ? h->addr_size : 8))
-					return -EOPNOTSUPP;
-				addr = rd_fixed(&sub, (unsigned)(v - 1));
-				op_index = 0;
-				break;
-			case DW_LNE_define_file:
-				return -EOPNOTSUPP; /* DWARF 2-4, unused by compilers */
-			default:
-				break; /* set_discriminator, vendors' */
-			}
-			p += v;
-			break;
-		}
-		case DW_LNS_advance_pc:
-			p = uleb_at(p, end, &v);
-			advance(h, &addr, &op_index, v);
-			break;
-		case DW_LNS_advance_line: {
-			struct rd r = { p, end, false };
-
-			line += (uint32_t)rd_leb(&r, true);
-			p = r.bad ? NULL : r.p;
-			break;
-		}
-		case DW_LNS_set_file:
-			p = uleb_at(p, end, &v);
-			file = v >= LT_END ? LT_END - 1 : (uint32_t)v; /* LT_END - 1: lacking */
-			break;
-		case DW_LNS_const_add_pc:
-			advance(h, &addr, &op_index, (255u - base) / h->line_range);
-			break;
-		case DW_LNS_fixed_advance_pc:
-			if (end - p < 2)
-				return -EOPNOTSUPP;
-			addr += (uint64_t)p[0] | (uint64_t)p[1] << 8;
-			p += 2;
+			addr = rd_fixed(&sub, (unsigned)(v - 1));
 			op_index = 0;
 			break;
-		default: /* set_column's long operand, the others' ULEB128s */
-			for (unsigned i = 0;
-			     p && i < (op == DW_LNS_set_column ? 1u : h->std_len[op - 1]); i++)
-				p = uleb_at(p, end, &v);
-			break;
+		case DW_LNE_define_file:
+			return -EOPNOTSUPP; /* DWARF 2-4, unused by compilers */
+		default:
+			break; /* set_discriminator, vendors' */
 		}
-		if (!p)
-			return -EOPNOTSUPP;
+		p += v;
+		break;
 	}
+	case DW_LNS_advance_pc:
+		p = uleb_at(p, end, &v);
+		if (!vliw)
+			addr += h->min_insn * v;
+		else
+			advance_vliw(h, &addr, &op_index, v);
+		break;
+	case DW_LNS_advance_line: {
+		struct rd r = { p, end, false };
+
+		lf += (uint64_t)(uint32_t)rd_leb(&r, true) << 32;
+		p = r.bad ? NULL : r.p;
+		break;
+	}
+	case DW_LNS_set_file:
+		p = uleb_at(p, end, &v);
+		/* LT_END - 1: lacking */
+		lf = LF(LF_LINE(lf), v >= LT_END ? LT_END - 1 : (uint32_t)v);
+		break;
+	case DW_LNS_fixed_advance_pc:
+		if (end - p < 2)
+			return -EOPNOTSUPP;
+		addr += (uint64_t)p[0] | (uint64_t)p[1] << 8;
+		p += 2;
+		op_index = 0;
+		break;
+	default: /* set_column's long operand, the others' ULEB128s */
+		for (unsigned i = 0; p && i < (op == DW_LNS_set_column ? 1u : h->std_len[op - 1]);
+		     i++)
+			p = uleb_at(p, end, &v);
+		break;
+	}
+	if (!p)
+		return -EOPNOTSUPP;
+	LT_NEXT();
+done:
 	if (o->waiting)
-		o->row = (struct lt_row){ lo, wl, wf };
+		o->row = (struct lt_row){ lo, LF_LINE(wlf), LF_FILE(wlf) };
 	return 0;
+#undef LT_NEXT
 #undef LT_ROW
 #undef LT_WIN_GET
 }

@@ -299,9 +299,18 @@ static int decode(struct rd *r, const struct lt_sections *s, bool dwarf64, struc
 		return -EOPNOTSUPP;
 	h.std_len = r->p;
 	r->p += h.opcode_base - 1;
+	/* (Standard opcodes from the first an opcode_base leaves out are
+	 * special ones.) */
+	h.cls[DW_LNS_copy] = LT_COPY;
+	h.cls[DW_LNS_set_column] = LT_COLUMN;
+	h.cls[DW_LNS_negate_stmt] = LT_NEGATE;
+	h.cls[DW_LNS_const_add_pc] = LT_CONST_ADD;
 	for (unsigned op = h.opcode_base; op < 256; op++) {
+		h.cls[op] = LT_SPECIAL;
 		h.sp_ops[op] = (uint8_t)((op - h.opcode_base) / h.line_range);
-		h.sp_line[op] = (int16_t)(h.line_base + (int)((op - h.opcode_base) % h.line_range));
+		h.sp_lf[op] =
+		    (uint64_t)(uint32_t)(h.line_base + (int)((op - h.opcode_base) % h.line_range))
+		    << 32;
 		h.sp_addr[op] = h.min_insn * h.sp_ops[op];
 	}
 	if (version >= 5) {

@@ -109,6 +109,10 @@ static inline void rd_skip(struct rd *r, uint64_t n)
 
 /* ------------------------------------------------------------ the program */
 
+/* What lineprog.c does with an opcode (lt_hdr.cls): the common ones on
+ * their own, the others through one switch. */
+enum lt_cls { LT_OTHER, LT_SPECIAL, LT_COLUMN, LT_NEGATE, LT_COPY, LT_CONST_ADD, LT_NCLS };
+
 struct lt_hdr {
 	unsigned min_insn, max_ops;
 	unsigned addr_size; /* DWARF 5's; 0: DW_LNE_set_address's length */
@@ -117,10 +121,11 @@ struct lt_hdr {
 	const unsigned char *std_len; /* opcode_base - 1 lengths */
 	bool dwarf64;
 	/* Each special opcode's operation and line advances: no division
-	 * per row. */
+	 * per row; the line's shifted as lineprog.c holds it (LF()). */
 	uint8_t sp_ops[256];
-	int16_t sp_line[256];
+	uint64_t sp_lf[256];
 	uint32_t sp_addr[256]; /* min_insn * sp_ops: not VLIW's */
+	uint8_t cls[256];      /* enum lt_cls of each opcode */
 };
 
 /* The rows as the program makes them, kept in t->rows when they may be
