@@ -160,66 +160,58 @@ static inline __attribute__((always_inline)) uint64_t pop_gone(struct pstack *s,
 }
 
 /* The hook record of a patched call's entry (addr: its function) with
- * the integer registers `caps` names after it (FXT_CAP_GPR(i), read at
- * `at`: the slot of its return address), or of its exit (with
- * SPOOL_EXIT_BIT) with rax and rdx before it (FXT_CAP_RAX, FXT_CAP_RDX,
- * read at `at`: the stack pointer it returned with): each a REG record,
- * written where it goes, in one reservation with the hook's, under one
- * timestamp, so that what a value costs is two stores.  Apart when the
- * hook record goes elsewhere first (a filter) or the clock is not the
- * TSC. */
+ * the integer registers `caps` names (FXT_CAP_GPR(i), read at `at`: the
+ * slot of its return address), or of its exit (with SPOOL_EXIT_BIT) with
+ * rax and rdx (FXT_CAP_RAX, FXT_CAP_RDX, read at `at`: the stack pointer
+ * it returned with): one HOOKV record (spool/records.h), the values two
+ * to a slot after the hook's, in one reservation under one timestamp, so
+ * that what two values cost is one slot's stores.  When the hook record
+ * goes elsewhere first (a filter) or the clock is not the TSC, the hook
+ * record and a REG record each, apart. */
 static inline __attribute__((always_inline)) void record_ints(uint64_t addr, const uint64_t *at,
 							      uint32_t caps)
 {
 	struct tstate *t = &agent_tls;
 	uint64_t fn = addr & ~(SPOOL_EXIT_BIT | AGENT_FILTER_HELD), *p, ts = 0;
 	bool exit = addr != fn, with = !agent_filter_on && agent_clock_tsc;
-	/* (Counted without popcnt, which the baseline x86-64 lacks: 4 bits
-	 * a nibble's count.) */
-	unsigned n = exit ? (unsigned)((caps & FXT_CAP_RAX) != 0) + ((caps & FXT_CAP_RDX) != 0)
-			  : (unsigned)((0x4332322132212110ull >> (4 * (caps & 15))) & 15) +
-				(unsigned)((0x2110u >> (4 * ((caps >> 4) & 3))) & 15);
+	unsigned regs = exit ? (caps / FXT_CAP_RAX) & 3 : caps & FXT_CAP_GPRS;
+	unsigned n = ev_hookv_count(regs);
+	const long base = exit ? SAVED_RAX : SAVED_RDI;
 
-	if (__builtin_expect(!with, 0)) {
-		if (!exit)
+	if (__builtin_expect(!with || !n, 0)) {
+		if (!exit || !n)
 			record(addr);
 		if (!n || !t->tb)
-			goto hook;
-	} else {
-		ts = __rdtsc(); /* before the reservation, as agent_record_clk() */
+			return;
+		p = agent_ev_begin(t, n, 0, false);
+		if (p)
+			for (unsigned i = 0; i < 6; i++)
+				if (regs & (1u << i)) {
+					p[0] = at[-(exit && i ? SAVED_RDX : base + i)];
+					p[1] =
+					    ev_reg_w1((exit ? FXT_REG_RAX : FXT_REG_GPR0) + i, fn);
+					p += 2;
+				}
+		agent_ev_end(t);
+		if (exit)
+			record(addr);
+		return;
 	}
-	p = agent_ev_begin(t, n + with, ts, with);
+	ts = __rdtsc(); /* before the reservation, as agent_record_clk() */
+	p = agent_ev_begin(t, 1 + (n + 1) / 2, ts, true);
 	if (p) {
-		if (with && !exit) {
-			p[0] = ts;
-			p[1] = addr & ~AGENT_FILTER_HELD;
-			p += 2;
-		}
-		for (unsigned i = 0; i < FXT_ARG_GPRS; i++)
-			if (!exit && (caps & FXT_CAP_GPR(i))) {
-				p[0] = at[-(long)(SAVED_RDI + i)];
-				p[1] = ev_reg_w1(FXT_REG_GPR0 + i, fn, false);
-				p += 2;
-			}
-		if (exit && (caps & FXT_CAP_RAX)) {
-			p[0] = at[-SAVED_RAX];
-			p[1] = ev_reg_w1(FXT_REG_RAX, fn, false);
-			p += 2;
-		}
-		if (exit && (caps & FXT_CAP_RDX)) {
-			p[0] = at[-SAVED_RDX];
-			p[1] = ev_reg_w1(FXT_REG_RDX, fn, false);
-			p += 2;
-		}
-		if (with && exit) {
-			p[0] = ts;
-			p[1] = addr & ~AGENT_FILTER_HELD;
-		}
+		unsigned k = 2;
+
+		p[0] = ts;
+		p[1] = ev_hookv_w1(fn, exit, regs);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the head first */
+		for (unsigned i = 0; i < 6; i++)
+			if (regs & (1u << i))
+				p[k++] = at[-(exit && i ? SAVED_RDX : base + i)];
+		if (k & 1)
+			p[k] = 0;
 	}
 	agent_ev_end(t);
-hook:
-	if (!with && exit)
-		record(addr);
 }
 
 /* A patched function's entry: records it (with the values c holds when

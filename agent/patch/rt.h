@@ -61,12 +61,12 @@ static inline __attribute__((always_inline)) void record(uint64_t addr)
 #define SAVED_RDX 6
 
 /* The values read at a patched call as their records go into the
- * buffer: a REG record each (spool/records.h), a string's DATA slots
+ * buffer: a REG record each (spool/records.h), a string's RAW slots
  * after its own.  Up to 6 + 8 registers, of which up to 6 strings
  * (integer registers only). */
-#define CAPTURED_MAX \
-	(FXT_ARG_GPRS + FXT_ARG_XMMS + \
-	 FXT_ARG_GPRS * ((FXT_ARG_STR_MAX + EV_DATA_BYTES - 1) / EV_DATA_BYTES))
+#define CAPTURED_MAX                    \
+	(FXT_ARG_GPRS + FXT_ARG_XMMS +  \
+	 FXT_ARG_GPRS * ((FXT_ARG_STR_MAX - EV_REG_STR_HEAD + EV_RAW_BYTES - 1) / EV_RAW_BYTES))
 struct captured {
 	unsigned slots;
 	uint64_t w[2 * CAPTURED_MAX];
