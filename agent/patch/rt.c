@@ -159,57 +159,73 @@ static inline __attribute__((always_inline)) uint64_t pop_gone(struct pstack *s,
 	return pop_gone_slow(s, below);
 }
 
-/* The hook record of a patched call's entry (addr: its function) with
- * the integer registers `caps` names (FXT_CAP_GPR(i), read at `at`: the
- * slot of its return address), or of its exit (with SPOOL_EXIT_BIT) with
- * rax and rdx (FXT_CAP_RAX, FXT_CAP_RDX, read at `at`: the stack pointer
- * it returned with): one HOOKV record (spool/records.h), the values two
- * to a slot after the hook's, in one reservation under one timestamp, so
- * that what two values cost is one slot's stores.  When the hook record
- * goes elsewhere first (a filter) or the clock is not the TSC, the hook
- * record and a REG record each, apart. */
-static inline __attribute__((always_inline)) void record_ints(uint64_t addr, const uint64_t *at,
-							      uint32_t caps)
+/* record_ints() when the hook record goes elsewhere first (a filter) or
+ * the clock is not the TSC, or there is no value: the hook record and a
+ * REG record a value, apart, in the order of a HOOKV's. */
+static __attribute__((noinline)) void record_ints_apart(uint64_t addr, const uint64_t *at,
+							unsigned regs, bool exit)
 {
 	struct tstate *t = &agent_tls;
-	uint64_t fn = addr & ~(SPOOL_EXIT_BIT | AGENT_FILTER_HELD), *p, ts = 0;
-	bool exit = addr != fn, with = !agent_filter_on && agent_clock_tsc;
-	unsigned regs = exit ? (caps / FXT_CAP_RAX) & 3 : caps & FXT_CAP_GPRS;
+	uint64_t fn = addr & ~(SPOOL_EXIT_BIT | AGENT_FILTER_HELD), *p;
 	unsigned n = ev_hookv_count(regs);
-	const long base = exit ? SAVED_RAX : SAVED_RDI;
 
-	if (__builtin_expect(!with || !n, 0)) {
-		if (!exit || !n)
-			record(addr);
-		if (!n || !t->tb)
-			return;
+	if (!exit)
+		record(addr);
+	if (n && t->tb) {
 		p = agent_ev_begin(t, n, 0, false);
 		if (p)
 			for (unsigned i = 0; i < 6; i++)
 				if (regs & (1u << i)) {
-					p[0] = at[-(exit && i ? SAVED_RDX : base + i)];
+					p[0] = at[-(long)(exit ? (i ? SAVED_RDX : SAVED_RAX)
+							       : SAVED_RDI + i)];
 					p[1] =
 					    ev_reg_w1((exit ? FXT_REG_RAX : FXT_REG_GPR0) + i, fn);
 					p += 2;
 				}
 		agent_ev_end(t);
-		if (exit)
-			record(addr);
+	}
+	if (exit)
+		record(addr);
+}
+
+/* The hook record of a patched call's entry (addr: its function) with
+ * the integer registers `caps` names (FXT_CAP_GPR(i), read at `at`: the
+ * slot of its return address), or of its exit (`exit`, addr with
+ * SPOOL_EXIT_BIT) with rax and rdx (FXT_CAP_RAX, FXT_CAP_RDX, read at
+ * `at`: the stack pointer it returned with): one HOOKV record
+ * (spool/records.h), the values two to a slot after the hook's, in one
+ * reservation under one timestamp.  Apart when the hook record goes
+ * elsewhere first (a filter) or the clock is not the TSC. */
+static inline __attribute__((always_inline)) void record_ints(uint64_t addr, const uint64_t *at,
+							      uint32_t caps, const bool exit)
+{
+	struct tstate *t = &agent_tls;
+	uint64_t fn = addr & ~(SPOOL_EXIT_BIT | AGENT_FILTER_HELD), *p, ts;
+	unsigned regs = exit ? (caps / FXT_CAP_RAX) & 3 : caps & FXT_CAP_GPRS;
+	unsigned n = ev_hookv_count(regs);
+
+	if (__builtin_expect(agent_filter_on || !agent_clock_tsc || !regs, 0)) {
+		record_ints_apart(addr, at, regs, exit);
 		return;
 	}
 	ts = __rdtsc(); /* before the reservation, as agent_record_clk() */
 	p = agent_ev_begin(t, 1 + (n + 1) / 2, ts, true);
 	if (p) {
-		unsigned k = 2;
-
 		p[0] = ts;
 		p[1] = ev_hookv_w1(fn, exit, regs);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the head first */
-		for (unsigned i = 0; i < 6; i++)
-			if (regs & (1u << i))
-				p[k++] = at[-(exit && i ? SAVED_RDX : base + i)];
-		if (k & 1)
-			p[k] = 0;
+		if (exit) {
+			/* rax, rdx, or both */
+			p[2] = at[-(regs & 1 ? SAVED_RAX : SAVED_RDX)];
+			p[3] = regs == 3 ? at[-SAVED_RDX] : 0;
+		} else {
+			uint64_t *q = p + 2;
+
+			for (unsigned m = regs; m; m &= m - 1)
+				*q++ = at[-(SAVED_RDI + __builtin_ctz(m))];
+			if (n & 1)
+				*q = 0;
+		}
 	}
 	agent_ev_end(t);
 }
@@ -238,7 +254,7 @@ static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *s
 	if (c)
 		record_with(c, fn);
 	else if (gprs)
-		record_ints(fn, slot, gprs);
+		record_ints(fn, slot, gprs, false);
 	else
 		record(fn);
 	/* A signal handler's calls may come between any two of these steps:
@@ -322,7 +338,7 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 			/* An integer result (or nothing), the common case. */
 			uint32_t caps = SHADOW_RET_CAPS(e.fn);
 			if (!(caps & ~(FXT_CAP_RAX | FXT_CAP_RDX)) && !SHADOW_COND(e.fn))
-				record_ints(shadow_exit(e.fn), sp, caps);
+				record_ints(shadow_exit(e.fn), sp, caps, true);
 			else
 				fxt__patch_exit_args(e.fn, sp);
 			return e.ret;
