@@ -283,17 +283,20 @@ bool fxt__patch_push(uint64_t fn, uint64_t *slot, uint64_t tagged, const struct 
 
 /* The entry of a function whose stub has PATCH_FN_ARGS: integer
  * registers only (or nothing: a return value), no test at the entry, the
- * common case, here;
- * the rest in rtargs.c. */
+ * common case, here; with strings among them, or the rest, in rtargs.c. */
 static __attribute__((noinline)) void enter_spec(uint64_t quad, uint64_t *slot)
 {
 	struct patch_spec sp = patch_spec_of(quad, slot);
+	uint32_t entry = sp.caps & FXT_CAP_ENTRY;
 
-	if (__builtin_expect(!(sp.caps & FXT_CAP_ENTRY & ~FXT_CAP_GPRS) && !sp.at_entry && !sp.incl,
-			     1))
-		enter(sp.fn, slot, sp.tagged, NULL, sp.caps & FXT_CAP_GPRS);
-	else
+	if (__builtin_expect(sp.at_entry || sp.incl, 0))
 		fxt__patch_enter_args(quad, slot); /* (a jump: read again there) */
+	else if (__builtin_expect(!(entry & ~FXT_CAP_GPRS), 1))
+		enter(sp.fn, slot, sp.tagged, NULL, entry);
+	else if (!(entry & ~(FXT_CAP_GPRS | FXT_CAP_STRS)))
+		fxt__patch_enter_strs(sp.fn, slot, sp.tagged, entry);
+	else
+		fxt__patch_enter_args(quad, slot);
 }
 
 void fxt__patch_enter(uint64_t fn, uint64_t *slot)

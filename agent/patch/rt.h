@@ -175,6 +175,12 @@ static inline __attribute__((always_inline)) struct patch_spec patch_spec_of(uin
  * must, tests (rtargs.c). */
 void fxt__patch_enter_args(uint64_t quad, uint64_t *slot);
 
+/* fxt__patch_enter_args() for an entry that reads integer registers
+ * only, strings among them (caps: FXT_CAP_GPR(i), FXT_CAP_STR(i)), and
+ * tests nothing: records the call of fn with them and pushes its shadow
+ * entry, whose fn is `tagged`. */
+void fxt__patch_enter_strs(uint64_t fn, uint64_t *slot, uint64_t tagged, uint32_t caps);
+
 /* The return of a call whose shadow entry's fn is `tagged` (with bits above
  * the address), the stack pointer it returned with `sp`, when it reads
  * more than an integer result (rt.c records that) or tests a value:

@@ -249,6 +249,18 @@ void fxt__patch_enter_args(uint64_t quad, uint64_t *slot)
 }
 
 
+void fxt__patch_enter_strs(uint64_t fn, uint64_t *slot, uint64_t tagged, uint32_t caps)
+{
+	struct captured c;
+
+	c.slots = 0;
+	for (unsigned i = 0; i < FXT_ARG_GPRS; i++)
+		if (caps & FXT_CAP_GPR(i))
+			capture(&c, FXT_REG_GPR0 + i, slot[-(long)(SAVED_RDI + i)], fn,
+				(caps & FXT_CAP_STR(i)) != 0);
+	fxt__patch_push(fn, slot, tagged, &c);
+}
+
 /* A patched call's return that reads more than rax and rdx, or tests a
  * value (the exit handler popped its frame, and records the integer
  * results itself): records the values and the exit, then tests. */
