@@ -650,7 +650,9 @@ uint64_t spool_ring_reuse(struct spool *sp, struct spool_map *m, uint32_t seq, u
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t w1 = p[2 * i + 1];
 		unsigned tag = ev_tag(w1);
-		calls += w1 && !(w1 & SPOOL_EXIT_BIT) && (tag == EV_TAG_NONE || tag == EV_TAG_CALL);
+		calls += w1 && !(w1 & SPOOL_EXIT_BIT) &&
+			 (tag == EV_TAG_NONE || tag == EV_TAG_CALL || tag == EV_TAG_HOOKV);
+		i += ev_raw_slots(w1); /* RAW slots: payload */
 	}
 	/* Emptied before the new seq, so that no moment of a killed process
 	 * shows old records under it (a reader skips zero slots). */

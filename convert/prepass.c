@@ -55,7 +55,8 @@ static void prepass_close(struct pass *pp, size_t to, uint64_t ts)
 }
 
 /* One slot of the pre-pass: only heads matter (payload slots have tags
- * of their own), so no record boundaries are needed. */
+ * of their own, but RAW slots, which the walk skips), so no other record
+ * boundaries are needed. */
 static int prepass_slot(struct pass *pp, uint32_t serial, const uint64_t *p, uint64_t pos)
 {
 	unsigned tag = ev_tag(p[1]);
@@ -111,12 +112,13 @@ static int prepass_thread(int fd, struct pass *pp, const struct chunk_ref *chunk
 	for (size_t i = 0; i < nchunks; i++) {
 		const struct chunk_ref *c = &chunks[i];
 		uint64_t off = c->off + SPOOL_CHUNK_HEADER_SIZE, end = c->off + c->size;
+		size_t skip = 0; /* RAW slots at the start of the next block */
 		while (off < end) {
 			const uint64_t *p, *stop;
 			int err = conv_chunk_read(fd, c, off, buf, &stop);
 			if (err < 0)
 				return err;
-			for (p = buf; p < stop; p += 2) {
+			for (p = buf + 2 * skip; p < stop; p += 2) {
 				if (!(p[1] & EV_TAG_BITS))
 					continue;
 				err = prepass_slot(
@@ -124,7 +126,9 @@ static int prepass_thread(int fd, struct pass *pp, const struct chunk_ref *chunk
 				    off + (uint64_t)((const char *)p - (const char *)buf));
 				if (err < 0)
 					return err;
+				p += 2 * ev_raw_slots(p[1]); /* payload of its own */
 			}
+			skip = ev_raw_skip(p, stop);
 			off += (uint64_t)((const char *)stop - (const char *)buf);
 		}
 	}

@@ -8,6 +8,7 @@
 #include "convert/replay.h"
 #include "convert/entries.h"
 #include "common/grow.h"
+#include "run/argspec.h"
 #include "spool/format.h"
 #include "spool/libc_table.h"
 
@@ -99,6 +100,19 @@ static bool data_bytes(const uint64_t *data, const uint64_t *stop, bool more, ui
 		ev_get_data(data, bytes, n);
 	*len = n;
 	return true;
+}
+
+/* A value read at a patched call of fn (a REG, a HOOKV's): an argument
+ * of the innermost open frame only if that frame is fn's (a filter may
+ * have left the entry out, and the innermost frame is another then). */
+static int reg_value(struct replay *d, const struct recon_arg *a, uint64_t fn, const char *bytes)
+{
+	if (recon_top(d->r) != fn) {
+		d->st->fn_args_orphan++;
+		return 0;
+	}
+	d->st->fn_args++;
+	return recon_arg(d->r, a, bytes);
 }
 
 /* A tagged record at p (slots up to `stop`; `more`: the chunk goes on
@@ -254,35 +268,56 @@ static long tagged(struct replay *d, const uint64_t *p, const uint64_t *stop, bo
 		return err < 0 ? err : (long)(1 + got);
 	}
 	case EV_TAG_REG: {
-		long used = 1;
+		unsigned str = ev_reg_str(w1), raw = ev_raw_slots(w1);
 
 		a.key = ev_reg_num(w1);
 		a.type = ARGT_REG;
 		a.value = w0;
-		len = 0;
-		if ((w1 & EV_REG_STRING) && (w1 & EV_REG_STR_UNREADABLE)) {
+		if (str >= EV_REG_STR_UNREADABLE >> EV_REG_STR_SHIFT) {
 			a.type = ARGT_REGSTR; /* w0 is the pointer */
 			a.key |= REG_STR_UNREADABLE;
-		} else if (w1 & EV_REG_STRING) {
-			/* w0 is the length of what its DATA slots hold. */
-			if (!data_bytes(p + 2, stop, more, w0, bytes, &len, &got))
-				return 0;
+		} else if (str) {
+			/* Its bytes in w0 and the RAW slots after it. */
+			if (p + 2 + 2 * raw > stop) {
+				if (more)
+					return 0;
+				raw = (unsigned)((stop - p - 2) / 2); /* torn: what there is */
+			}
 			a.type = ARGT_REGSTR;
 			a.value = 0;
-			a.len = (uint32_t)len;
+			a.len = (uint32_t)ev_reg_get_str(p, raw, bytes);
 			if (w1 & EV_REG_STR_TRUNCATED)
 				a.key |= REG_STR_TRUNCATED;
-			used = 1 + (long)got;
 		}
-		/* Only the frame of its function: a filter may have left the
-		 * entry out, and the innermost frame is another then. */
-		if (recon_top(r) == ev_reg_fn(w1)) {
-			err = recon_arg(r, &a, a.type == ARGT_REGSTR ? bytes : NULL);
-			st->fn_args++;
-		} else {
-			st->fn_args_orphan++;
+		err = reg_value(d, &a, ev_reg_fn(w1), a.type == ARGT_REGSTR ? bytes : NULL);
+		return err < 0 ? err : 1 + (long)raw;
+	}
+	case EV_TAG_HOOKV: {
+		unsigned regs = ev_hookv_regs(w1), raw = ev_raw_slots(w1), k = 0;
+		uint64_t addr = ev_hookv_addr(w1), fn = addr & ~SPOOL_EXIT_BIT;
+		bool exit = addr != fn;
+
+		if (p + 2 + 2 * raw > stop) {
+			if (more)
+				return 0;
+			raw = (unsigned)((stop - p - 2) / 2); /* torn: what there is */
 		}
-		return err < 0 ? err : used;
+		if (!exit)
+			err = recon_feed(r, w0, addr);
+		/* Its values, as the REG records it stands for. */
+		for (unsigned i = 0; i < 6 && err >= 0; i++) {
+			if (!(regs & (1u << i)))
+				continue;
+			if (k >= 2 * raw)
+				break;
+			a.key = (exit ? FXT_REG_RAX : FXT_REG_GPR0) + i;
+			a.type = ARGT_REG;
+			a.value = p[2 + k++];
+			err = reg_value(d, &a, fn, NULL);
+		}
+		if (exit && err >= 0)
+			err = recon_feed(r, w0, addr);
+		return err < 0 ? err : 1 + (long)raw;
 	}
 	case EV_TAG_PIPE:
 		if (p + 2 >= stop)
@@ -333,6 +368,7 @@ int conv_replay_open_frames(const struct conv_input *in, const struct chunk_ref 
 	for (size_t c = 0; c < n && !err; c++) {
 		uint64_t off = chunks[c].off + SPOOL_CHUNK_HEADER_SIZE;
 		uint64_t end = chunks[c].off + chunks[c].size;
+		size_t skip = 0; /* RAW slots at the start of the next block */
 
 		while (off < end && !err) {
 			const uint64_t *p, *stop;
@@ -340,21 +376,26 @@ int conv_replay_open_frames(const struct conv_input *in, const struct chunk_ref 
 			err = conv_chunk_read(in->spool_fd, &chunks[c], off, buf, &stop);
 			if (err < 0)
 				break;
-			for (p = buf; p < stop && !err; p += 2) {
-				const uint64_t w1 = p[1];
+			for (p = buf + 2 * skip; p < stop && !err; p += 2) {
+				const uint64_t w1 = p[1], *head = p;
 				unsigned tag = ev_tag(w1);
 				uint64_t id;
 
-				if (!w1 || (tag != EV_TAG_NONE && tag != EV_TAG_CALL))
+				p += 2 * ev_raw_slots(w1); /* payload of its own */
+				if (!w1 || (tag != EV_TAG_NONE && tag != EV_TAG_CALL &&
+					    tag != EV_TAG_HOOKV))
 					continue; /* payload, other records, unwritten */
 				if (!*first_ts)
-					*first_ts = p[0] ? p[0] : 1;
-				id = tag == EV_TAG_CALL ? call_frame(w1) : w1 & ~SPOOL_EXIT_BIT;
+					*first_ts = head[0] ? head[0] : 1;
+				id = tag == EV_TAG_CALL	   ? call_frame(w1)
+				     : tag == EV_TAG_HOOKV ? ev_hookv_addr(w1) & ~SPOOL_EXIT_BIT
+							   : w1 & ~SPOOL_EXIT_BIT;
 				if (w1 & SPOOL_EXIT_BIT)
 					err = frames_exit(&open, &before, id);
 				else
 					err = frames_push(&open, id);
 			}
+			skip = ev_raw_skip(p, stop);
 			off += (uint64_t)((const char *)stop - (const char *)buf);
 		}
 	}
@@ -408,6 +449,14 @@ __attribute__((noinline)) int conv_replay_chunk(struct replay *d, const struct c
 				if (!w1)
 					continue;
 				if (w1 & EV_TAG_BITS) {
+					/* A hook record with values: the marks
+					 * before it, as before a hook's. */
+					if (ev_tag(w1) == EV_TAG_HOOKV && p[0] >= mts) {
+						err = recon_mark(r, mts, MARK_DROPS);
+						mts = NO_MARK;
+						if (err < 0)
+							break;
+					}
 					n = tagged(
 					    d, p, stop, more,
 					    off + (uint64_t)((const char *)p - (const char *)buf));

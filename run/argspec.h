@@ -38,6 +38,7 @@
 #define FXT_CAP_GPR(i)	(1u << (i))	   /* integer register i (0..5) */
 #define FXT_CAP_GPRS	0x3fu		   /* every FXT_CAP_GPR(i) */
 #define FXT_CAP_STR(i)	(1u << (6 + (i)))  /* ... holds a char *: its string too */
+#define FXT_CAP_STRS	0xfc0u		   /* every FXT_CAP_STR(i) */
 #define FXT_CAP_XMM(i)	(1u << (12 + (i))) /* vector register i (0..7), low 64 bits */
 #define FXT_CAP_RAX	(1u << 20)	   /* the return value's rax */
 #define FXT_CAP_RDX	(1u << 21)	   /* ... and rdx (a 9..16-byte value) */

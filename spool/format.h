@@ -70,7 +70,7 @@
 #include "spool/records.h"
 
 #define SPOOL_MAGIC	      0x4c4f4f5053545846ull /* "FXTSPOOL" */
-#define SPOOL_VERSION	      7u
+#define SPOOL_VERSION	      8u
 #define SPOOL_HEADER_SIZE     (64u << 10)
 #define SPOOL_CHUNK_MAGIC     0x4b4e554843545846ull /* "FXTCHUNK" */
 #define SPOOL_MODULE_PATH     240u

@@ -77,17 +77,33 @@
  *         followed by one DATA-tagged slot: w0 = byte count.
  *         A write to or read from a pipe or socket, inside its CALL frame.
  *  REG    w0 = the register's contents (an XMM register's low 64 bits)
- *         w1 = [62:56 tag] [55 string] [54 unreadable] [53 truncated]
- *              [52:48 reg] [46:0 fn]
+ *         w1 = [62:56 tag] [55:53 string] [52:48 reg] [47 truncated]
+ *              [46:0 fn]
  *         A register read at the entry or return of a patched function
  *         fn (fxt-run --args/--retval, run/argspec.h): reg is an enum
  *         fxt_reg.  At the entry it follows the hook record, at the
  *         return it comes before it; it belongs to the innermost open
  *         frame only if that frame is fn's (a filter may have left the
- *         entry out).  With "string", the register held a pointer to a
- *         string: w0 is the length of what was read of it, whose DATA
- *         slots follow ("truncated": not all of it); "unreadable": none
- *         could be read, w0 is the pointer and no DATA slot follows.
+ *         entry out).  "string" 0: w0 is the register.  1..5: the
+ *         register held a pointer to a string, read up to its NUL (never
+ *         part of it) or FXT_ARG_STR_MAX bytes: w0 is its bytes 0..7, the
+ *         string - 1 RAW slots after it bytes 8.., 16 a slot
+ *         (ev_reg_str_raw()), zeros after the string, whose length is
+ *         thus where its first zero byte is; "truncated": not all of it.
+ *         EV_REG_STR_UNREADABLE: none could be read, w0 is the pointer.
+ *  HOOKV  w0 = ts
+ *         w1 = [63 exit] [62:56 tag] [53:48 regs] [46:0 fn]
+ *         A patched function's entry (or exit) hook record with integer
+ *         registers read there, written instead of the hook record and
+ *         its REG records when they go in one reservation: regs has bit i
+ *         for enum fxt_reg FXT_REG_GPR0 + i at the entry, FXT_REG_RAX + i
+ *         at the exit; their values follow in ceil(n / 2) RAW slots, two
+ *         a slot (the last one's second word 0 when n is odd), in the
+ *         order of their bits.  The values belong to fn's frame as a
+ *         REG's do.
+ *  RAW    16 bytes of payload, untagged: only its head says what it is.
+ *         Readers that go slot by slot skip ev_raw_slots(head's w1) slots
+ *         after a head; a record's head is written before its RAW slots.
  */
 #ifndef FXT_SPOOL_RECORDS_H
 #define FXT_SPOOL_RECORDS_H
@@ -122,6 +138,7 @@ enum ev_tag {
 	EV_TAG_FRAME = 10,
 	EV_TAG_PIPE = 11,
 	EV_TAG_REG = 12,
+	EV_TAG_HOOKV = 13,
 };
 
 #define EV_TAG_SHIFT 56
@@ -253,17 +270,36 @@ static inline void ev_get_data(const uint64_t *p, char *out, size_t len)
 	}
 }
 
-/* ------------------------------------------------------------ REG */
+/* ------------------------------------------------------------ REG, HOOKV */
 
-#define EV_REG_STRING	      (1ull << 55)
-#define EV_REG_STR_UNREADABLE (1ull << 54) /* w0: the pointer, no DATA */
-#define EV_REG_STR_TRUNCATED  (1ull << 53)
+#define EV_REG_STR_SHIFT      53
+#define EV_REG_STR_MASK	      7ull
+#define EV_REG_STR_UNREADABLE (6ull << EV_REG_STR_SHIFT) /* w0: the pointer */
+#define EV_REG_STR_TRUNCATED  (1ull << 47)
 #define EV_REG_FN	      ((1ull << 47) - 1)
+#define EV_REG_STR_HEAD	      8u  /* a string's bytes in its REG's w0 */
+#define EV_RAW_BYTES	      16u /* bytes of a RAW slot */
 
-static inline uint64_t ev_reg_w1(unsigned reg, uint64_t fn, bool string)
+/* A REG of a register's value (no string). */
+static inline uint64_t ev_reg_w1(unsigned reg, uint64_t fn)
 {
-	return ev_tag_bits(EV_TAG_REG) | (string ? EV_REG_STRING : 0) |
-	       ((uint64_t)(reg & 0x1f) << 48) | (fn & EV_REG_FN);
+	return ev_tag_bits(EV_TAG_REG) | ((uint64_t)(reg & 0x1f) << 48) | (fn & EV_REG_FN);
+}
+
+/* The RAW slots after the REG of a string of `len` bytes. */
+static inline unsigned ev_reg_str_raw(size_t len)
+{
+	return len <= EV_REG_STR_HEAD
+		   ? 0
+		   : (unsigned)((len - EV_REG_STR_HEAD + EV_RAW_BYTES - 1) / EV_RAW_BYTES);
+}
+
+/* A REG of a string of `len` bytes (<= FXT_ARG_STR_MAX), cut if
+ * `truncated`. */
+static inline uint64_t ev_reg_str_w1(unsigned reg, uint64_t fn, size_t len, bool truncated)
+{
+	return ev_reg_w1(reg, fn) | (uint64_t)(1 + ev_reg_str_raw(len)) << EV_REG_STR_SHIFT |
+	       (truncated ? EV_REG_STR_TRUNCATED : 0);
 }
 
 static inline unsigned ev_reg_num(uint64_t w1)
@@ -274,6 +310,101 @@ static inline unsigned ev_reg_num(uint64_t w1)
 static inline uint64_t ev_reg_fn(uint64_t w1)
 {
 	return w1 & EV_REG_FN;
+}
+
+/* A REG's "string": 0 a value, 1..5 a string, 6 unreadable (7: none yet,
+ * taken for unreadable). */
+static inline unsigned ev_reg_str(uint64_t w1)
+{
+	return (unsigned)((w1 >> EV_REG_STR_SHIFT) & EV_REG_STR_MASK);
+}
+
+#define EV_HOOKV_REGS_SHIFT 48
+#define EV_HOOKV_REGS_MASK  0x3fu
+
+/* A HOOKV of fn's entry, or exit when `exit`, with the registers `regs`
+ * (bit i: FXT_REG_GPR0 + i, or FXT_REG_RAX + i at the exit). */
+static inline uint64_t ev_hookv_w1(uint64_t fn, bool exit, unsigned regs)
+{
+	return (exit ? EV_EXIT_BIT : 0) | ev_tag_bits(EV_TAG_HOOKV) |
+	       (uint64_t)(regs & EV_HOOKV_REGS_MASK) << EV_HOOKV_REGS_SHIFT | (fn & EV_REG_FN);
+}
+
+static inline unsigned ev_hookv_regs(uint64_t w1)
+{
+	return (unsigned)((w1 >> EV_HOOKV_REGS_SHIFT) & EV_HOOKV_REGS_MASK);
+}
+
+/* How many values a HOOKV's regs name (no popcnt: the baseline x86-64
+ * lacks it). */
+static inline unsigned ev_hookv_count(unsigned regs)
+{
+	return (unsigned)((0x4332322132212110ull >> (4 * (regs & 15))) & 15) +
+	       (unsigned)((0x2110u >> (4 * ((regs >> 4) & 3))) & 15);
+}
+
+/* The hook address a HOOKV stands for: fn, with SPOOL_EXIT_BIT at an
+ * exit. */
+static inline uint64_t ev_hookv_addr(uint64_t w1)
+{
+	return (w1 & EV_REG_FN) | (w1 & EV_EXIT_BIT);
+}
+
+/* The RAW slots after a head whose second word is w1 (0 for every record
+ * but a string's REG and a HOOKV). */
+static inline unsigned ev_raw_slots(uint64_t w1)
+{
+	unsigned tag = ev_tag(w1), s;
+
+	if (tag == EV_TAG_HOOKV)
+		return (ev_hookv_count(ev_hookv_regs(w1)) + 1) / 2;
+	if (tag != EV_TAG_REG)
+		return 0;
+	s = ev_reg_str(w1);
+	return s >= 1 && s <= 5 ? s - 1 : 0;
+}
+
+/* The words of the REG of a string of `len` bytes of s (len <=
+ * FXT_ARG_STR_MAX, no NUL among them): its w0 at p[0], its RAW slots from
+ * p + 2 on, zeros past len.  Reads s a word at a time, up to the end of
+ * the last RAW slot: s must have room for EV_REG_STR_HEAD +
+ * ev_reg_str_raw(len) * EV_RAW_BYTES bytes.  (Fixed-size copies: loads,
+ * no call of memcpy(), for the agent's handlers that must not touch the
+ * vector registers.) */
+static inline void ev_reg_put_str(uint64_t *p, const char *s, size_t len)
+{
+	unsigned words = 1 + 2 * ev_reg_str_raw(len);
+
+	for (unsigned k = 0; k < words; k++) {
+		size_t at = 8 * (size_t)k;
+		uint64_t a;
+
+		__builtin_memcpy(&a, s + at, 8);
+		if (len < at + 8)
+			a = len > at ? a & ((1ull << (8 * (len - at))) - 1) : 0;
+		p[k ? k + 1 : 0] = a;
+	}
+}
+
+/* A walk slot by slot over a block [.., stop) that skipped RAW slots
+ * up to p: how many it has still to skip at the next block's start. */
+static inline size_t ev_raw_skip(const uint64_t *p, const uint64_t *stop)
+{
+	return p > stop ? (size_t)(p - stop) / 2 : 0;
+}
+
+/* The string of a REG at p (string 1..5) whose `raw` RAW slots follow (as
+ * many as there are: fewer for a torn record) into out (room for
+ * EV_REG_STR_HEAD + raw * EV_RAW_BYTES bytes); its length. */
+static inline size_t ev_reg_get_str(const uint64_t *p, unsigned raw, char *out)
+{
+	size_t n = EV_REG_STR_HEAD + (size_t)raw * EV_RAW_BYTES, len = 0;
+
+	memcpy(out, &p[0], EV_REG_STR_HEAD);
+	memcpy(out + EV_REG_STR_HEAD, p + 2, (size_t)raw * EV_RAW_BYTES);
+	while (len < n && out[len])
+		len++;
+	return len;
 }
 
 /* ------------------------------------------------------------ FLOW */

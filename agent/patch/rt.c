@@ -159,67 +159,75 @@ static inline __attribute__((always_inline)) uint64_t pop_gone(struct pstack *s,
 	return pop_gone_slow(s, below);
 }
 
-/* The hook record of a patched call's entry (addr: its function) with
- * the integer registers `caps` names after it (FXT_CAP_GPR(i), read at
- * `at`: the slot of its return address), or of its exit (with
- * SPOOL_EXIT_BIT) with rax and rdx before it (FXT_CAP_RAX, FXT_CAP_RDX,
- * read at `at`: the stack pointer it returned with): each a REG record,
- * written where it goes, in one reservation with the hook's, under one
- * timestamp, so that what a value costs is two stores.  Apart when the
- * hook record goes elsewhere first (a filter) or the clock is not the
- * TSC. */
-static inline __attribute__((always_inline)) void record_ints(uint64_t addr, const uint64_t *at,
-							      uint32_t caps)
+/* record_ints() when the hook record goes elsewhere first (a filter) or
+ * the clock is not the TSC, or there is no value: the hook record and a
+ * REG record a value, apart, in the order of a HOOKV's. */
+static __attribute__((noinline)) void record_ints_apart(uint64_t addr, const uint64_t *at,
+							unsigned regs, bool exit)
 {
 	struct tstate *t = &agent_tls;
-	uint64_t fn = addr & ~(SPOOL_EXIT_BIT | AGENT_FILTER_HELD), *p, ts = 0;
-	bool exit = addr != fn, with = !agent_filter_on && agent_clock_tsc;
-	/* (Counted without popcnt, which the baseline x86-64 lacks: 4 bits
-	 * a nibble's count.) */
-	unsigned n = exit ? (unsigned)((caps & FXT_CAP_RAX) != 0) + ((caps & FXT_CAP_RDX) != 0)
-			  : (unsigned)((0x4332322132212110ull >> (4 * (caps & 15))) & 15) +
-				(unsigned)((0x2110u >> (4 * ((caps >> 4) & 3))) & 15);
+	uint64_t fn = addr & ~(SPOOL_EXIT_BIT | AGENT_FILTER_HELD), *p;
+	unsigned n = ev_hookv_count(regs);
 
-	if (__builtin_expect(!with, 0)) {
-		if (!exit)
-			record(addr);
-		if (!n || !t->tb)
-			goto hook;
-	} else {
-		ts = __rdtsc(); /* before the reservation, as agent_record_clk() */
+	if (!exit)
+		record(addr);
+	if (n && t->tb) {
+		p = agent_ev_begin(t, n, 0, false);
+		if (p)
+			for (unsigned i = 0; i < 6; i++)
+				if (regs & (1u << i)) {
+					p[0] = at[-(long)(exit ? (i ? SAVED_RDX : SAVED_RAX)
+							       : SAVED_RDI + i)];
+					p[1] =
+					    ev_reg_w1((exit ? FXT_REG_RAX : FXT_REG_GPR0) + i, fn);
+					p += 2;
+				}
+		agent_ev_end(t);
 	}
-	p = agent_ev_begin(t, n + with, ts, with);
+	if (exit)
+		record(addr);
+}
+
+/* The hook record of a patched call's entry (addr: its function) with
+ * the integer registers `caps` names (FXT_CAP_GPR(i), read at `at`: the
+ * slot of its return address), or of its exit (`exit`, addr with
+ * SPOOL_EXIT_BIT) with rax and rdx (FXT_CAP_RAX, FXT_CAP_RDX, read at
+ * `at`: the stack pointer it returned with): one HOOKV record
+ * (spool/records.h), the values two to a slot after the hook's, in one
+ * reservation under one timestamp.  Apart when the hook record goes
+ * elsewhere first (a filter) or the clock is not the TSC. */
+static inline __attribute__((always_inline)) void record_ints(uint64_t addr, const uint64_t *at,
+							      uint32_t caps, const bool exit)
+{
+	struct tstate *t = &agent_tls;
+	uint64_t fn = addr & ~(SPOOL_EXIT_BIT | AGENT_FILTER_HELD), *p, ts;
+	unsigned regs = exit ? (caps / FXT_CAP_RAX) & 3 : caps & FXT_CAP_GPRS;
+	unsigned n = ev_hookv_count(regs);
+
+	if (__builtin_expect(agent_filter_on || !agent_clock_tsc || !regs, 0)) {
+		record_ints_apart(addr, at, regs, exit);
+		return;
+	}
+	ts = __rdtsc(); /* before the reservation, as agent_record_clk() */
+	p = agent_ev_begin(t, 1 + (n + 1) / 2, ts, true);
 	if (p) {
-		if (with && !exit) {
-			p[0] = ts;
-			p[1] = addr & ~AGENT_FILTER_HELD;
-			p += 2;
-		}
-		for (unsigned i = 0; i < FXT_ARG_GPRS; i++)
-			if (!exit && (caps & FXT_CAP_GPR(i))) {
-				p[0] = at[-(long)(SAVED_RDI + i)];
-				p[1] = ev_reg_w1(FXT_REG_GPR0 + i, fn, false);
-				p += 2;
-			}
-		if (exit && (caps & FXT_CAP_RAX)) {
-			p[0] = at[-SAVED_RAX];
-			p[1] = ev_reg_w1(FXT_REG_RAX, fn, false);
-			p += 2;
-		}
-		if (exit && (caps & FXT_CAP_RDX)) {
-			p[0] = at[-SAVED_RDX];
-			p[1] = ev_reg_w1(FXT_REG_RDX, fn, false);
-			p += 2;
-		}
-		if (with && exit) {
-			p[0] = ts;
-			p[1] = addr & ~AGENT_FILTER_HELD;
+		p[0] = ts;
+		p[1] = ev_hookv_w1(fn, exit, regs);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the head first */
+		if (exit) {
+			/* rax, rdx, or both */
+			p[2] = at[-(regs & 1 ? SAVED_RAX : SAVED_RDX)];
+			p[3] = regs == 3 ? at[-SAVED_RDX] : 0;
+		} else {
+			uint64_t *q = p + 2;
+
+			for (unsigned m = regs; m; m &= m - 1)
+				*q++ = at[-(SAVED_RDI + __builtin_ctz(m))];
+			if (n & 1)
+				*q = 0;
 		}
 	}
 	agent_ev_end(t);
-hook:
-	if (!with && exit)
-		record(addr);
 }
 
 /* A patched function's entry: records it (with the values c holds when
@@ -246,7 +254,7 @@ static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *s
 	if (c)
 		record_with(c, fn);
 	else if (gprs)
-		record_ints(fn, slot, gprs);
+		record_ints(fn, slot, gprs, false);
 	else
 		record(fn);
 	/* A signal handler's calls may come between any two of these steps:
@@ -275,17 +283,20 @@ bool fxt__patch_push(uint64_t fn, uint64_t *slot, uint64_t tagged, const struct 
 
 /* The entry of a function whose stub has PATCH_FN_ARGS: integer
  * registers only (or nothing: a return value), no test at the entry, the
- * common case, here;
- * the rest in rtargs.c. */
+ * common case, here; with strings among them, or the rest, in rtargs.c. */
 static __attribute__((noinline)) void enter_spec(uint64_t quad, uint64_t *slot)
 {
 	struct patch_spec sp = patch_spec_of(quad, slot);
+	uint32_t entry = sp.caps & FXT_CAP_ENTRY;
 
-	if (__builtin_expect(!(sp.caps & FXT_CAP_ENTRY & ~FXT_CAP_GPRS) && !sp.at_entry && !sp.incl,
-			     1))
-		enter(sp.fn, slot, sp.tagged, NULL, sp.caps & FXT_CAP_GPRS);
-	else
+	if (__builtin_expect(sp.at_entry || sp.incl, 0))
 		fxt__patch_enter_args(quad, slot); /* (a jump: read again there) */
+	else if (__builtin_expect(!(entry & ~FXT_CAP_GPRS), 1))
+		enter(sp.fn, slot, sp.tagged, NULL, entry);
+	else if (!(entry & ~(FXT_CAP_GPRS | FXT_CAP_STRS)))
+		fxt__patch_enter_strs(sp.fn, slot, sp.tagged, entry);
+	else
+		fxt__patch_enter_args(quad, slot);
 }
 
 void fxt__patch_enter(uint64_t fn, uint64_t *slot)
@@ -330,7 +341,7 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 			/* An integer result (or nothing), the common case. */
 			uint32_t caps = SHADOW_RET_CAPS(e.fn);
 			if (!(caps & ~(FXT_CAP_RAX | FXT_CAP_RDX)) && !SHADOW_COND(e.fn))
-				record_ints(shadow_exit(e.fn), sp, caps);
+				record_ints(shadow_exit(e.fn), sp, caps, true);
 			else
 				fxt__patch_exit_args(e.fn, sp);
 			return e.ret;

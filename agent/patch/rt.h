@@ -61,12 +61,12 @@ static inline __attribute__((always_inline)) void record(uint64_t addr)
 #define SAVED_RDX 6
 
 /* The values read at a patched call as their records go into the
- * buffer: a REG record each (spool/records.h), a string's DATA slots
+ * buffer: a REG record each (spool/records.h), a string's RAW slots
  * after its own.  Up to 6 + 8 registers, of which up to 6 strings
  * (integer registers only). */
-#define CAPTURED_MAX \
-	(FXT_ARG_GPRS + FXT_ARG_XMMS + \
-	 FXT_ARG_GPRS * ((FXT_ARG_STR_MAX + EV_DATA_BYTES - 1) / EV_DATA_BYTES))
+#define CAPTURED_MAX                    \
+	(FXT_ARG_GPRS + FXT_ARG_XMMS +  \
+	 FXT_ARG_GPRS * ((FXT_ARG_STR_MAX - EV_REG_STR_HEAD + EV_RAW_BYTES - 1) / EV_RAW_BYTES))
 struct captured {
 	unsigned slots;
 	uint64_t w[2 * CAPTURED_MAX];
@@ -174,6 +174,12 @@ static inline __attribute__((always_inline)) struct patch_spec patch_spec_of(uin
  * (rt.c records the others): pushes the call, reads and records what it
  * must, tests (rtargs.c). */
 void fxt__patch_enter_args(uint64_t quad, uint64_t *slot);
+
+/* fxt__patch_enter_args() for an entry that reads integer registers
+ * only, strings among them (caps: FXT_CAP_GPR(i), FXT_CAP_STR(i)), and
+ * tests nothing: records the call of fn with them and pushes its shadow
+ * entry, whose fn is `tagged`. */
+void fxt__patch_enter_strs(uint64_t fn, uint64_t *slot, uint64_t tagged, uint32_t caps);
 
 /* The return of a call whose shadow entry's fn is `tagged` (with bits above
  * the address), the stack pointer it returned with `sp`, when it reads

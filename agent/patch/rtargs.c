@@ -69,9 +69,9 @@ static inline long raw_syscall6(long nr, long a, long b, long c, long d, long e,
 
 /* Room for a string read: FXT_ARG_STR_MAX bytes, one more to see whether
  * it ends there, and 7 for the last word fxt__patch_probe_copy writes;
- * put_bytes() reads 16 bytes from its last DATA slot's first byte on,
- * which is at most EV_DATA_BYTES - 1 bytes before FXT_ARG_STR_MAX. */
-#define STR_ROOM (FXT_ARG_STR_MAX + 16)
+ * ev_reg_put_str() reads whole words up to the end of the string's last
+ * RAW slot, at most EV_RAW_BYTES - 1 bytes past FXT_ARG_STR_MAX. */
+#define STR_ROOM (FXT_ARG_STR_MAX + EV_RAW_BYTES)
 
 /* Threads take the fast path's counters in turn. */
 static unsigned probe_next_slot;
@@ -107,9 +107,9 @@ static inline long probe_string(uint64_t p, char buf[STR_ROOM], bool *done)
  * is an error and never a fault: copied with plain loads whose fault the
  * agent's handler recovers when it may (probe.c), else read by the kernel
  * (process_vm_readv() of the process's own memory).  Its length; *flags
- * (EV_REG_STR_TRUNCATED, EV_REG_STR_UNREADABLE) says whether it was cut (no NUL in the first FXT_ARG_STR_MAX bytes, or
- * the memory ended before one) or could not be read at all (NULL
- * included). */
+ * (EV_REG_STR_TRUNCATED, EV_REG_STR_UNREADABLE) says whether it was cut
+ * (no NUL in the first FXT_ARG_STR_MAX bytes, or the memory ended before
+ * one) or could not be read at all (NULL included). */
 static size_t read_string(uint64_t p, char buf[STR_ROOM], uint64_t *flags)
 {
 	struct {
@@ -155,44 +155,22 @@ static size_t read_string(uint64_t p, char buf[STR_ROOM], uint64_t *flags)
 	return n > (long)FXT_ARG_STR_MAX ? FXT_ARG_STR_MAX : (size_t)n;
 }
 
-/* DATA slots of `len` bytes of s (len <= FXT_ARG_STR_MAX, s of
- * STR_ROOM bytes), a word at a time; nothing past len.  (The fixed-size
- * copies are loads: no call of the C library's memcpy, which may use the
- * vector registers.) */
-static void put_bytes(uint64_t *p, const char *s, size_t len)
-{
-	for (size_t at = 0; at < len; at += EV_DATA_BYTES, p += 2) {
-		size_t left = len - at;
-		uint64_t a, b;
-
-		__builtin_memcpy(&a, s + at, 8);
-		__builtin_memcpy(&b, s + at + 8, 8);
-		if (left < 8) {
-			a &= (1ull << (8 * left)) - 1;
-			b = 0;
-		} else {
-			b &= left - 8 < EV_DATA_BYTES - 8 ? (1ull << (8 * (left - 8))) - 1
-							  : (1ull << (8 * (EV_DATA_BYTES - 8))) - 1;
-		}
-		p[0] = a;
-		p[1] = ev_tag_bits(EV_TAG_DATA) | b;
-	}
-}
-
-/* The string at the value of the REG record at p, in the slots after it:
- * the REG's w0 becomes its length, unless it could not be read. */
+/* The string at the value of the REG record at p, in the record: its
+ * first bytes in w0 and the rest in RAW slots after it, unless it could
+ * not be read (w0 stays the pointer). */
 static __attribute__((noinline)) void capture_string(struct captured *c, uint64_t *p)
 {
 	char buf[STR_ROOM];
 	uint64_t flags;
 	size_t len = read_string(p[0], buf, &flags);
 
-	p[1] |= EV_REG_STRING | flags;
-	if (flags & EV_REG_STR_UNREADABLE)
+	if (flags & EV_REG_STR_UNREADABLE) {
+		p[1] |= EV_REG_STR_UNREADABLE;
 		return;
-	p[0] = len;
-	put_bytes(p + 2, buf, len);
-	c->slots += ev_data_slots(len);
+	}
+	p[1] = ev_reg_str_w1(ev_reg_num(p[1]), ev_reg_fn(p[1]), len, flags != 0);
+	ev_reg_put_str(p, buf, len);
+	c->slots += ev_reg_str_raw(len);
 }
 
 static inline __attribute__((always_inline)) void capture(struct captured *c, unsigned reg,
@@ -201,7 +179,7 @@ static inline __attribute__((always_inline)) void capture(struct captured *c, un
 	uint64_t *p = c->w + 2 * c->slots++;
 
 	p[0] = val;
-	p[1] = ev_reg_w1(reg, fn, false);
+	p[1] = ev_reg_w1(reg, fn);
 	if (__builtin_expect(string, 0))
 		capture_string(c, p);
 }
@@ -270,6 +248,18 @@ void fxt__patch_enter_args(uint64_t quad, uint64_t *slot)
 		test_value(sp->idx, fn, regs);
 }
 
+
+void fxt__patch_enter_strs(uint64_t fn, uint64_t *slot, uint64_t tagged, uint32_t caps)
+{
+	struct captured c;
+
+	c.slots = 0;
+	for (unsigned i = 0; i < FXT_ARG_GPRS; i++)
+		if (caps & FXT_CAP_GPR(i))
+			capture(&c, FXT_REG_GPR0 + i, slot[-(long)(SAVED_RDI + i)], fn,
+				(caps & FXT_CAP_STR(i)) != 0);
+	fxt__patch_push(fn, slot, tagged, &c);
+}
 
 /* A patched call's return that reads more than rax and rdx, or tests a
  * value (the exit handler popped its frame, and records the integer

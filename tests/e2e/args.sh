@@ -14,7 +14,7 @@
 # archive is valid.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 39
+plan 40
 scratch
 cd "$TMPD" || exit 1
 T=$PROGS/args_target
@@ -57,6 +57,15 @@ is "$(slice a.fxt take_var)" '{fmt:str="%d %s", ...:str="(variadic: not shown)",
   "variadic: said so"
 is "$(slice a.fxt ret_bool):$(slice a.fxt ret_color)" '{x:i64=1, retval:bool=true}:{x:i64=1, retval:str="BLUE"}' \
   "a bool and an enum returned"
+
+# Strings around the edges of their records' slots, an argument and the
+# same returned: 0, 7, 8, 9, 63, 64 bytes whole, 65 cut to 64.
+"$FXT_RUN" -q --patch=. --args='^take_str$' --retval='^take_str$' -o l.fxt -- "$T" lengths >/dev/null 2>&1
+text=0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!?+
+is "$(for i in 1 2 3 4 5 6 7; do slice l.fxt take_str $i; done)" "$(for n in 0 7 8 9 63 64 65; do
+  awk -v t="$text" -v n=$n 'BEGIN { s = substr(t, 1, n > 64 ? 64 : n) (n > 64 ? "…" : "")
+    printf "{s:str=\"%s\", len:u64=%d, retval:str=\"%s\"}\n", s, n, s }'; done)" \
+  "strings of 0, 7, 8, 9, 63, 64 bytes whole, of 65 cut to 64"
 RULES=$abs_top_srcdir/tests/helpers/perfetto_rules.py
 if [ -n "${PYTHON3:-}" ]; then
   is "$("$PYTHON3" "$RULES" a.fxt)" ok "what Perfetto needs (perfetto_rules.py)"

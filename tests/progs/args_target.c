@@ -135,6 +135,22 @@ int main(int argc, char **argv)
 		puts("done");
 		return 0;
 	}
+	if (argc > 1 && strcmp(argv[1], "lengths") == 0) {
+		/* Around the edges of what a record holds: 8 bytes in its
+		 * head, 16 a slot after it, 64 at most. */
+		static const char text[] =
+		    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!?+";
+		static const size_t lens[] = { 0, 7, 8, 9, 63, 64, 65 };
+		char s[sizeof(text)];
+
+		for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+			memcpy(s, text, lens[i]);
+			s[lens[i]] = '\0';
+			take_str(s, lens[i]);
+		}
+		puts("done");
+		return 0;
+	}
 	if (argc > 1 && strcmp(argv[1], "bad") == 0) {
 		long page = sysconf(_SC_PAGESIZE);
 		char *p = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,

@@ -10,7 +10,6 @@
 #include <stddef.h>
 
 #include "spool/libc_table.h"
-#include "run/argspec.h"
 #include "run/recording.h"
 #include "spool/records.h"
 #include "tests/unit/convert_test_archive.h"
@@ -211,42 +210,6 @@ static void test_begun_args(void)
 	ASSERT_EQ_U64(count(&a, 22, FXT_EVENT_DURATION_COMPLETE, "agent_test_beta"), 4,
 		      "begun args: the four calls inside");
 	ok(stream_ok(&a, 22), "begun args: start order, balanced");
-	free(a.ev);
-}
-
-/* REG records (fxt-run --args/--retval): a string read, one that could
- * not be read (its pointer shown), one cut, one torn (its DATA slots cut
- * short by the exit record), and an integer; without a signature, raw. */
-static void test_regs(void)
-{
-	struct test_thread t = { 0 };
-	struct archive a;
-	struct conv_stats st;
-	const struct ev *e;
-	uint64_t w[8];
-
-	test_spool_reset(1 << 20, 0);
-	put(&t, 100, B);
-	put_bytes(&t, 5, ev_reg_w1(FXT_REG_GPR0, B, true), "hello", 5);
-	put(&t, 0xdead0, ev_reg_w1(FXT_REG_GPR0 + 1, B, true) | EV_REG_STR_UNREADABLE);
-	put_bytes(&t, 3, ev_reg_w1(FXT_REG_GPR0 + 2, B, true) | EV_REG_STR_TRUNCATED, "abc", 3);
-	/* 30 bytes said, one DATA slot (14) there. */
-	w[0] = 30;
-	w[1] = ev_reg_w1(FXT_REG_GPR0 + 3, B, true);
-	ev_put_data(w + 2, "0123456789abcd", 14);
-	put_slots(&t, w, 2);
-	put(&t, 42, ev_reg_w1(FXT_REG_GPR0 + 4, B, false));
-	put(&t, 200, B | EXIT);
-	t.tid = 23;
-	convert_ok(&a, &(struct conv_opts){ .now = 5000 }, &st, "regs");
-	e = find_type(&a, 23, FXT_EVENT_DURATION_COMPLETE, "agent_test_beta");
-	ok(e != NULL, "regs: the call's slice");
-	expect_str(e, "arg1", "hello", "regs: a string");
-	expect_str(e, "arg2", "(unreadable 0xdead0)", "regs: unreadable");
-	expect_str(e, "arg3", "abc\xe2\x80\xa6", "regs: cut");
-	expect_str(e, "arg4", "0123456789abcd", "regs: torn, what there is");
-	expect_int(e, "arg5", FXT_ARG_UINT64, 42, "regs: an integer");
-	ASSERT_EQ_U64(st.fn_args, 5, "regs: five values on their frame");
 	free(a.ev);
 }
 
@@ -745,10 +708,9 @@ static void test_garbage(void)
 
 int main(void)
 {
-	plan(139);
+	plan(130);
 	test_calls();
 	test_begun_args();
-	test_regs();
 	test_flows();
 	test_logs();
 	test_counters();
