@@ -156,13 +156,13 @@ static inline __attribute__((always_inline)) int64_t step(struct calltree *t, ui
 	struct calltree_node *p = &t->nodes[parent];
 	int64_t x;
 
-	if (p->hint_row == row + 1)
-		return p->hint_node;
+	if (p->hint_row[row & 1] == row + 1)
+		return p->hint_node[row & 1];
 	x = step_slow(t, parent, row);
 	if (x >= 0) {
 		p = &t->nodes[parent]; /* step_slow() may have moved it */
-		p->hint_row = row + 1;
-		p->hint_node = (uint32_t)x;
+		p->hint_row[row & 1] = row + 1;
+		p->hint_node[row & 1] = (uint32_t)x;
 	}
 	return x;
 }
