@@ -772,3 +772,9 @@ void profile__set_tps(struct profile *p, uint64_t tps)
 	p->frac_m = p->frac_b > 1 ? UINT64_MAX / p->frac_b + 1 : 0;
 	p->frac_lim = (UINT64_MAX - p->frac_b) / p->frac_a + 1;
 }
+
+void profile_set_slice_fn(struct profile *p, profile_slice_fn fn, void *ctx)
+{
+	p->opts.on_slice = fn;
+	p->opts.ctx = ctx;
+}

@@ -197,6 +197,9 @@ struct profile;
 int profile_new(struct profile **p, const struct profile_opts *opts);
 void profile_free(struct profile *p);
 
+/* Replaces opts.on_slice and opts.ctx (before the first record). */
+void profile_set_slice_fn(struct profile *p, profile_slice_fn fn, void *ctx);
+
 /* Feeds one record read by `r` (for ticks -> ns).  Returns 0 or -ENOMEM. */
 int profile_add_record(struct profile *p, struct fxt_reader *r, const struct fxt_record *rec);
 
