@@ -12,7 +12,9 @@
  * readers then have to convert.  --waits N adds, every N-th iteration, a
  * pthread_mutex_lock slice (category libc.sync, waited) holding the end of
  * a flow begun by the next pthread_mutex_unlock slice of the thread before
- * it (the same iteration, cyclically): fxt-waits' input.
+ * it (the same iteration, cyclically): fxt-waits' input.  --time-ordered
+ * writes fxtrace's mark of time order (FXT_TIME_ORDERED_MARK) at the start,
+ * as fxt-run and fxt-merge do, so that readers skip their first pass.
  */
 #include "config.h"
 
@@ -249,6 +251,8 @@ static void usage(FILE *f)
 	      "  --order end|start  order of complete events (default end)\n"
 	      "  --ticks-per-second N  clock of the timestamps (default 1000000000)\n"
 	      "  --no-end         leave main open (no end event)\n"
+	      "  --time-ordered   say so at the start, as fxt-run does (with\n"
+	      "                   --order start: the readers skip their first pass)\n"
 	      "  --waits N        every N-th iteration, a lock that waited for the\n"
 	      "                   previous thread's unlock (a flow; default 0: none)\n",
 	      f);
@@ -268,6 +272,7 @@ int main(int argc, char **argv)
 		{ "no-end", no_argument, NULL, 'E' },
 		{ "ticks-per-second", required_argument, NULL, 'T' },
 		{ "waits", required_argument, NULL, 'W' },
+		{ "time-ordered", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -275,7 +280,7 @@ int main(int argc, char **argv)
 	const char *out = NULL;
 	uint64_t per_thread, nthreads = 1, nprocs = 1, seed = 1;
 	double run_noise = 2;
-	bool no_end = false;
+	bool no_end = false, mark = false;
 	int c, rc;
 
 	g.limit = 1000000;
@@ -317,6 +322,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'M':
+			mark = true;
+			break;
 		case 'W':
 			g.waits_every = strtoull(optarg, NULL, 0);
 			break;
@@ -345,6 +353,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rc = fxt_writer_magic(g.w);
+	if (rc == 0 && mark)
+		rc = fxt_writer_time_ordered(g.w);
 	for (uint64_t p = 0; p < nprocs && rc == 0; p++) {
 		g.pid = 1000 + p;
 		rc = fxt_writer_provider(g.w, (uint32_t)g.pid, "gen_archive");

@@ -6,7 +6,8 @@
  * made one call with its arguments, instants and logs in line, another
  * thread, a call left open), the merge by time's marks (made at every
  * item in one pass, sharing threads' parts; resumed, on the merge and on
- * a fork, they give what followed), and bad input. */
+ * a fork, they give what followed), the tree walked on a second thread,
+ * and bad input. */
 #include "config.h"
 
 #include <errno.h>
@@ -143,6 +144,16 @@ static struct calltree *load(const struct ev *evs, size_t n, const struct calltr
 	return t;
 }
 
+/* The tree of the events as tree_text() with groups, or NULL. */
+static char *load_text(const struct ev *evs, size_t n, const struct calltree_opts *o)
+{
+	struct calltree *t = load(evs, n, o);
+	char *text = t ? tree_text(t, true) : NULL;
+
+	calltree_free(t);
+	return text;
+}
+
 static void is_text(char *got, const char *want, const char *what)
 {
 	if (!ok(got && strcmp(got, want) == 0, "%s", what))
@@ -188,14 +199,16 @@ static void test_tree(void)
 	};
 	/* begin/end pairs, one never closed (the trace ends at 200). */
 	static const struct ev pairs[] = {
-		{ 'B', 10, "main", 0 }, { 'B', 10, "a", 10 },	   { 'E', 10, NULL, 30 },
-		{ 'B', 10, "a", 40 },	{ 'X', 10, "b", 45, 55 }, { 'E', 10, NULL, 60 },
+		{ 'B', 10, "main", 0 }, { 'B', 10, "a", 10 },	    { 'E', 10, NULL, 30 },
+		{ 'B', 10, "a", 40 },	{ 'X', 10, "b", 45, 55 },   { 'E', 10, NULL, 60 },
 		{ 'B', 10, "w", 70 },	{ 'X', 10, "z", 190, 200 },
 	};
 	/* two threads */
 	static const struct ev two[] = {
-		{ 'X', 10, "main", 0, 100 }, { 'X', 10, "a", 10, 20 },
-		{ 'X', 11, "run", 0, 50 },   { 'X', 11, "a", 10, 40 },
+		{ 'X', 10, "main", 0, 100 },
+		{ 'X', 10, "a", 10, 20 },
+		{ 'X', 11, "run", 0, 50 },
+		{ 'X', 11, "a", 10, 40 },
 	};
 	/* end order: children before their parent */
 	static const struct ev post[] = {
@@ -204,8 +217,8 @@ static void test_tree(void)
 	};
 	/* the direct recursion in end order, inside a begin/end pair */
 	static const struct ev post_rec[] = {
-		{ 'B', 10, "main", 0 },	     { 'X', 10, "g", 40, 50 }, { 'X', 10, "f", 30, 70 },
-		{ 'X', 10, "f", 20, 80 },    { 'X', 10, "f", 10, 90 }, { 'E', 10, NULL, 100 },
+		{ 'B', 10, "main", 0 },	  { 'X', 10, "g", 40, 50 }, { 'X', 10, "f", 30, 70 },
+		{ 'X', 10, "f", 20, 80 }, { 'X', 10, "f", 10, 90 }, { 'E', 10, NULL, 100 },
 	};
 	struct calltree_opts by_thread = { .by = PROFILE_BY_THREAD };
 	uint64_t eleven = 11;
@@ -346,17 +359,17 @@ static char *stream_text(const struct ev *evs, size_t n, int stop_after, int *rc
 static void test_stream(void)
 {
 	static const struct ev evs[] = {
-		{ 'X', 10, "main", 0, 100 },	 /* has children: ENTER, EXIT */
-		{ 'X', 10, "a", 10, 20 },	 /* a leaf */
-		{ 'B', 10, "p", 30, 0, 7 },	 /* a pair, a leaf: one CALL */
-		{ 'E', 10, NULL, 35, 0, 7 },	 /* its end's args too */
-		{ 'B', 10, "q", 40 },		 /* a pair with children */
-		{ 'I', 10, "mark", 45 },	 /* an instant inside q */
-		{ 'L', 10, "hello", 46 },	 /* a log line */
-		{ 'E', 10, NULL, 50, 0, 3 },	 /* q's exit, with a return value */
-		{ 'X', 11, "run", 20, 80 },	 /* another thread: main's EXIT first */
-		{ 'X', 11, "x", 30, 40 },	 /* run's child */
-		{ 'B', 11, "open", 60 },	 /* never closed: to the last time, 100 */
+		{ 'X', 10, "main", 0, 100 }, /* has children: ENTER, EXIT */
+		{ 'X', 10, "a", 10, 20 },    /* a leaf */
+		{ 'B', 10, "p", 30, 0, 7 },  /* a pair, a leaf: one CALL */
+		{ 'E', 10, NULL, 35, 0, 7 }, /* its end's args too */
+		{ 'B', 10, "q", 40 },	     /* a pair with children */
+		{ 'I', 10, "mark", 45 },     /* an instant inside q */
+		{ 'L', 10, "hello", 46 },    /* a log line */
+		{ 'E', 10, NULL, 50, 0, 3 }, /* q's exit, with a return value */
+		{ 'X', 11, "run", 20, 80 },  /* another thread: main's EXIT first */
+		{ 'X', 11, "x", 30, 40 },    /* run's child */
+		{ 'B', 11, "open", 60 },     /* never closed: to the last time, 100 */
 	};
 	static const struct ev few[] = {
 		{ 'X', 10, "a", 0, 10 },
@@ -404,12 +417,12 @@ static char *merge_text(struct callmerge *m, size_t max)
 static void test_marks(void)
 {
 	static const struct ev evs[] = {
-		{ 'X', 10, "main", 0, 100 },	{ 'X', 10, "a", 10, 20 },
-		{ 'B', 10, "p", 30, 0, 7 },	{ 'E', 10, NULL, 35, 0, 7 },
-		{ 'B', 10, "q", 40 },		{ 'I', 10, "mark", 45 },
-		{ 'L', 10, "hello", 46 },	{ 'E', 10, NULL, 50, 0, 3 },
-		{ 'X', 11, "run", 20, 80 },	{ 'X', 11, "x", 30, 40 },
-		{ 'X', 11, "y", 41, 42 },	{ 'B', 11, "open", 60 },
+		{ 'X', 10, "main", 0, 100 }, { 'X', 10, "a", 10, 20 },
+		{ 'B', 10, "p", 30, 0, 7 },  { 'E', 10, NULL, 35, 0, 7 },
+		{ 'B', 10, "q", 40 },	     { 'I', 10, "mark", 45 },
+		{ 'L', 10, "hello", 46 },    { 'E', 10, NULL, 50, 0, 3 },
+		{ 'X', 11, "run", 20, 80 },  { 'X', 11, "x", 30, 40 },
+		{ 'X', 11, "y", 41, 42 },    { 'B', 11, "open", 60 },
 	};
 	struct callmerge *m, *f = NULL;
 	struct callmerge_mark *mk[15];
@@ -457,7 +470,8 @@ static void test_marks(void)
 		for (size_t j = 0; j < k; j++)
 			rest = strchr(rest, '\n') + 1;
 		if (strcmp(rest, again) || strcmp(rest, forked)) {
-			diag("mark after %zu items: rest\n%sagain\n%sforked\n%s", k, rest, again, forked);
+			diag("mark after %zu items: rest\n%sagain\n%sforked\n%s", k, rest, again,
+			     forked);
 			bad++;
 		}
 		free(again);
@@ -465,11 +479,60 @@ static void test_marks(void)
 	}
 	for (size_t k = 0; k <= n; k++)
 		callmerge_mark_free(mk[k]);
-	ok(bad == 0, "resumed at each of the %zu places, the merge and a fork give what followed", n + 1);
+	ok(bad == 0, "resumed at each of the %zu places, the merge and a fork give what followed",
+	   n + 1);
 	ok(callmerge_shared_bytes(m) == 0, "the marks freed, what they shared is too");
 	free(all);
 	callmerge_free(f);
 	callmerge_free(m);
+}
+
+/* The paths walked on a second thread (tools/profile/slicepipe.c, many
+ * batches of slices handed over) give the tree walked on the reading
+ * thread (FXT_THREADS=0), node for node: three threads, recursion, a
+ * begin/end pair around each, one thread in end order. */
+static void test_threads(void)
+{
+	static const char *const names[] = { "main", "a", "b", "c", "r" };
+	const size_t per = 12000; /* iterations a thread: 5 slices each */
+	struct ev *evs = calloc(3 * (per * 5 + 2), sizeof(*evs));
+	struct calltree_opts o = { .by = PROFILE_BY_THREAD };
+	char *one, *two;
+	size_t n = 0;
+
+	if (!evs)
+		bail_out("calloc");
+	for (uint64_t tid = 1; tid <= 3; tid++) {
+		uint64_t ts = 1000 * tid;
+
+		evs[n++] = (struct ev){ 'B', tid, names[0], ts, 0 };
+		for (size_t i = 0; i < per; i++, ts += 100) {
+			/* a [ts, ts+60) (b, r (r)), c [ts+70, ts+90); end order on 3 */
+			struct ev it[5] = {
+				{ 'X', tid, names[1], ts, ts + 60 },
+				{ 'X', tid, names[2], ts + 5, ts + 20 },
+				{ 'X', tid, names[4], ts + 25, ts + 55 },
+				{ 'X', tid, names[4], ts + 30, ts + 50 },
+				{ 'X', tid, names[3], ts + 70, ts + 90 },
+			};
+			static const int end_order[5] = { 1, 3, 2, 0, 4 };
+
+			for (int k = 0; k < 5; k++)
+				evs[n++] = it[tid == 3 ? end_order[k] : k];
+		}
+		evs[n++] = (struct ev){ 'E', tid, NULL, ts, 0 };
+	}
+	setenv("FXT_THREADS", "0", 1);
+	one = load_text(evs, n, &o);
+	unsetenv("FXT_THREADS");
+	two = load_text(evs, n, &o);
+	ok(one && two && strlen(one) > 100 && strcmp(one, two) == 0,
+	   "%zu slices: the same tree with the paths walked on a second thread", n);
+	if (one && two && strcmp(one, two) != 0)
+		diag("one thread:\n%s\ntwo:\n%s", one, two);
+	free(one);
+	free(two);
+	free(evs);
 }
 
 static void test_bad(void)
@@ -501,6 +564,7 @@ int main(void)
 	test_focus();
 	test_stream();
 	test_marks();
+	test_threads();
 	test_bad();
 	unlink(path);
 	done_testing();

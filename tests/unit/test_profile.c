@@ -407,7 +407,8 @@ static void ticks_exact(void)
 	/* clang-format off */
 	static const uint64_t rates[] = {
 		2995000000, 3000000007, 2400000000, 1000000, 1000, 33, 999999999, 1000000001, 1,
-		(UINT64_C(1) << 59) - 1, UINT64_C(1) << 60
+		(UINT64_C(1) << 59) - 1, UINT64_C(1) << 60, UINT64_C(1) << 30, 2000000000,
+		UINT64_MAX
 	};
 	static const uint64_t values[] = {
 		0, 1, 2994999999, 2995000000, (UINT64_C(1) << 40) + 7, 123456789012345,
@@ -510,7 +511,7 @@ static void variance(void)
 	for (i = 0; i < 3; i++)
 		X(2, "g", 20000000 + i * 2000000000, 20000000 + i * 2000000000 + 1000000000 + i);
 	X(2, "h", 10000000000, 10000000005);
-	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
+	p = finish_opts(&(struct profile_opts){ .by = PROFILE_BY_FUNCTION, .variance = true });
 	r = profile_find(p, "function", "f", 0, 0);
 	ok(fabs(profile_row_var(r) - 750250) < 1e-6, "variance of 1 .. 3000 (%g)",
 	   profile_row_var(r));

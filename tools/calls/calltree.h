@@ -58,9 +58,11 @@ struct calltree_node {
 	uint64_t pid, tid; /* a group's (0 when not grouped that way) */
 	/* calltree.c's: the lowest path index it was last seen at, and the
 	 * thread that saw it there (outermost test of total_ns); the last
-	 * step taken from it (row + 1, node), tried before the lookup. */
+	 * steps taken from it (row + 1, node) to an odd and to an even row,
+	 * tried before the lookup (a parent calling two functions in turn
+	 * then misses less). */
 	uint32_t mark_thr, mark_idx;
-	uint32_t hint_row, hint_node;
+	uint32_t hint_row[2], hint_node[2];
 };
 
 struct calltree_opts {

@@ -187,6 +187,8 @@ int tool_pick_option(const char *name, const char *opt, const char *arg, struct 
 /* Whether p chooses the thread (pid, tid). */
 static inline bool tool_picked(const struct tool_pick *p, uint64_t pid, uint64_t tid)
 {
+	if (!p->npids && !p->ntids) /* every thread: no call per slice */
+		return true;
 	return tool_id_selected(p->pids, p->npids, pid) && tool_id_selected(p->tids, p->ntids, tid);
 }
 

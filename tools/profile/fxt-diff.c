@@ -287,6 +287,7 @@ static int load_runs(struct diff *d, char **files, bool subtract, bool percentil
 	po.by = PROFILE_BY_FUNCTION;
 	po.subtract_overhead = subtract;
 	po.percentiles = percentiles;
+	po.variance = true;
 	for (i = 0; i < d->nruns; i++) {
 		rc = profile_new(&d->runs[i], &po);
 		if (rc < 0)

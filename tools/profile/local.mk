@@ -1,7 +1,8 @@
 # tools/profile/: fxt-report and fxt-diff (its comparison, diff.c), their
 # shared aggregation engine (profile.c, its tables profile-table.c, its row
 # order profile-sort.c), the percentiles of call durations (pctl.c) and
-# statistics (stats.c), and the benchmark archive generator.  Their tests
+# statistics (stats.c), the pipe of its slices to a second thread
+# (slicepipe.c), and the benchmark archive generator.  Their tests
 # are in tests/unit.mk and tests/e2e.mk.
 
 noinst_LTLIBRARIES += libfxtprofile.la
@@ -9,8 +10,9 @@ libfxtprofile_la_SOURCES = \
 	tools/profile/profile.c tools/profile/profile.h tools/profile/profile-int.h \
 	tools/profile/profile-table.c tools/profile/profile-sort.c \
 	tools/profile/pctl.c tools/profile/pctl.h \
-	tools/profile/stats.c tools/profile/stats.h
-libfxtprofile_la_LIBADD = libfxttools.la libfxtcodec.la -lm
+	tools/profile/stats.c tools/profile/stats.h \
+	tools/profile/slicepipe.c tools/profile/slicepipe.h
+libfxtprofile_la_LIBADD = libfxttools.la libfxtcodec.la -lm -lpthread
 
 bin_PROGRAMS += fxt-report fxt-diff
 fxt_report_SOURCES = tools/profile/fxt-report.c tools/profile/report-hist.c \

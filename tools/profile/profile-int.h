@@ -128,6 +128,8 @@ struct refcache {
 	uint32_t row;
 };
 
+#define NS_PER_S UINT64_C(1000000000)
+
 struct profile {
 	struct profile_opts opts;
 	struct lookaside look[LOOKASIDE];
@@ -141,6 +143,11 @@ struct profile {
 	 * ns_per_tick for to_ns(). */
 	uint64_t tps;
 	double ns_per_tick;
+	/* The same ratio reduced, 1e9 / tps = frac_a / frac_b, for ticks
+	 * below frac_lim (ticks * frac_a + frac_b fits in 64 bits; 0: none), and
+	 * frac_m = ceil(2^64 / frac_b) for frac_b > 1: to_ns() divides by
+	 * frac_b with a multiplication. */
+	uint64_t frac_a, frac_b, frac_m, frac_lim;
 
 	struct profile_row *rows;
 	struct rowkey *keys;
@@ -239,6 +246,9 @@ void profile__thread_release(struct thread *t);
  * given to a koid wins) and the functions' locations.  Returns 0 or
  * -ENOMEM. */
 int profile__see_kobj(struct profile *p, const struct fxt_record *rec);
+/* Sets the clock of the records that follow (tps, ns_per_tick, frac_*)
+ * for profile.c's to_ns(). */
+void profile__set_tps(struct profile *p, uint64_t tps);
 
 /* Notes a process's hook cost (FXT_HOOK_COST_NAME) for its threads.
  * 0 or -ENOMEM. */

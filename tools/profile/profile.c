@@ -299,7 +299,9 @@ count_frame(struct profile *p, const struct frame *fr, uint64_t dur, bool adjust
 	r->calls++;
 	r->self_ns += self;
 	r->sum_ns += dur;
-	{
+	/* A division a frame, in a chain per row, that only a reader of
+	 * profile_row_var() needs (opts.variance). */
+	if (__builtin_expect(p->opts.variance, 0)) {
 		double x = (double)dur, delta = x - r->dur_mean;
 		r->dur_mean += delta / (double)r->calls;
 		r->dur_m2 += delta * (x - r->dur_mean);
@@ -609,8 +611,6 @@ static inline void see_time(struct profile *p, uint64_t ns)
 		p->end_ns = ns;
 }
 
-#define NS_PER_S UINT64_C(1000000000)
-
 /* floor(ticks * 1e9 / tps), as fxt_reader_ticks_to_ns() computes it, but
  * without its 128-bit division per event (tens of cycles; the agent writes
  * TSC ticks).  While ticks < 2^53 and the result < 2^55, a double estimate
@@ -621,6 +621,19 @@ static inline uint64_t to_ns(const struct profile *p, struct fxt_reader *r, uint
 {
 	if (p->tps == NS_PER_S)
 		return ticks;
+	/* ticks * a / b with a, b coprime (profile__set_tps()): the high
+	 * half of n * ceil(2^64 / b) is floor(n / b) or one more (n < 2^64),
+	 * and one comparison tells which.  The estimate below, its two
+	 * conversions and its corrections, took a quarter of the engine's
+	 * samples on an archive in TSC ticks. */
+	if (ticks < p->frac_lim) {
+		uint64_t n = ticks * p->frac_a, q;
+
+		if (p->frac_b == 1)
+			return n;
+		q = (uint64_t)(((unsigned __int128)n * p->frac_m) >> 64);
+		return q - (q * p->frac_b > n);
+	}
 	if (ticks < (UINT64_C(1) << 53) && p->ns_per_tick > 0) {
 		double d = (double)ticks * p->ns_per_tick;
 
@@ -696,10 +709,7 @@ static inline __attribute__((always_inline)) int add_record(struct profile *p, s
 
 	p->nrecords++;
 	if (rec->type != FXT_RECORD_EVENT) {
-		p->tps = fxt_reader_ticks_per_second(r);
-		p->ns_per_tick = p->tps && p->tps < (UINT64_C(1) << 59)
-				     ? (double)NS_PER_S / (double)p->tps
-				     : 0; /* to_ns() falls back to the reader */
+		profile__set_tps(p, fxt_reader_ticks_per_second(r));
 		if (rec->type == FXT_RECORD_KERNEL_OBJECT)
 			return profile__see_kobj(p, rec);
 		/* Strings change meaning on string and provider records. */

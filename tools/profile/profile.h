@@ -35,7 +35,8 @@
  *            included): avg = sum_ns / calls, and min_ns/max_ns are over
  *            the same per-frame durations, and so is their variance
  *            (profile_row_var(), from a running mean and sum of squared
- *            deviations, Welford's, exact whatever the number of calls);
+ *            deviations, Welford's, exact whatever the number of calls;
+ *            with opts.variance only);
  *  open      frames still open at the end of the trace, counted up to the
  *            trace's last timestamp.
  * With subtract_overhead, the times of the calls of hooked functions are
@@ -93,7 +94,8 @@ struct profile_row {
 	uint64_t open;
 
 	/* Per-frame durations: their running mean and sum of squared
-	 * deviations from it (Welford), for profile_row_var(). */
+	 * deviations from it (Welford), for profile_row_var(); kept only
+	 * with opts.variance (0 otherwise). */
 	double dur_mean;
 	double dur_m2;
 	/* Calls written as no slice (fxt-run --min-duration) directly under
@@ -164,6 +166,10 @@ struct profile_opts {
 	 * sum_ns, min_ns, max_ns; not those of sampled rows), for
 	 * profile_quantiles() and profile_histogram(). */
 	bool percentiles;
+	/* Keep each row's running mean and variance of its per-frame
+	 * durations (profile_row_var(): fxt-diff's significance).  Off, the
+	 * fold saves a division a frame. */
+	bool variance;
 	/* The durations held at most, over all rows (0: PROFILE_EXACT_MAX);
 	 * past it the rows holding the most become sketches (pctl.h) until
 	 * half of it is held. */
@@ -190,6 +196,9 @@ struct profile;
 
 int profile_new(struct profile **p, const struct profile_opts *opts);
 void profile_free(struct profile *p);
+
+/* Replaces opts.on_slice and opts.ctx (before the first record). */
+void profile_set_slice_fn(struct profile *p, profile_slice_fn fn, void *ctx);
 
 /* Feeds one record read by `r` (for ticks -> ns).  Returns 0 or -ENOMEM. */
 int profile_add_record(struct profile *p, struct fxt_reader *r, const struct fxt_record *rec);
