@@ -67,7 +67,7 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 #include "import/import.h"
 
 #define KERNEL_PREFIX	 "fxtrace-"
-#define KERNEL_BUFFER_KB 65536 /* per CPU */
+#define KERNEL_BUFFER_KB 65536 /* per CPU, unless FXT_KERNEL_BUFFER says */
 
 /* The event groups by name: their events as "system:event" ("system:*"
  * the whole system). */
@@ -216,7 +216,18 @@ void kernel_open(const char *groups)
 		die(EXIT_USAGE, "--kernel: this kernel's tracing has no clock 'mono' (%s)",
 		    strerror(errno));
 	}
-	tracefs_instance_set_buffer_size(inst, KERNEL_BUFFER_KB, -1);
+	uint64_t kb = KERNEL_BUFFER_KB;
+	const char *size = getenv(FXT_ENV(KERNEL_BUFFER));
+	if (size && *size) {
+		uint64_t bytes;
+		if (run_parse_size(size, &bytes) < 0 || bytes < 4096) {
+			kernel_destroy();
+			die(EXIT_USAGE, "--kernel: %s=%s: not a size of at least 4K",
+			    FXT_ENV(KERNEL_BUFFER), size);
+		}
+		kb = bytes / 1024;
+	}
+	tracefs_instance_set_buffer_size(inst, (int)kb, -1);
 	tracefs_option_disable(inst, TRACEFS_OPTION_OVERWRITE);
 	tracefs_option_enable(inst, TRACEFS_OPTION_EVENT_FORK);
 	tracefs_option_enable(inst, TRACEFS_OPTION_RECORD_TGID);
@@ -491,7 +502,12 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 	if (err == 0)
 		err = import_stream_begin(&ic, tep, "kernel sched", "mono", &s);
 	if (err == 0) {
-		err = import_stream_end(s, read_events(tep, s));
+		err = read_events(tep, s);
+		/* The buffer drops the newest when full: the pages do not say
+		 * so, its stats do. */
+		if (err == 0 && lost > ic.st.lost)
+			err = import_stream_lost(s, lost - ic.st.lost);
+		err = import_stream_end(s, err);
 	}
 	if (w != NULL) {
 		int cerr = fxt_writer_close(w);

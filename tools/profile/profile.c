@@ -702,6 +702,9 @@ static inline __attribute__((always_inline)) int add_record(struct profile *p, s
 				     : 0; /* to_ns() falls back to the reader */
 		if (rec->type == FXT_RECORD_KERNEL_OBJECT)
 			return profile__see_kobj(p, rec);
+		if (rec->type == FXT_RECORD_CONTEXT_SWITCH) {
+			return sched_add_record(&p->sched, rec, to_ns(p, r, rec->u.cswitch.ts));
+		}
 		/* Strings change meaning on string and provider records. */
 		if (rec->type == FXT_RECORD_STRING || rec->type == FXT_RECORD_METADATA)
 			bump_strgen(p);
@@ -730,6 +733,8 @@ static inline __attribute__((always_inline)) int add_record(struct profile *p, s
 		if (ev->name.len == sizeof(FXT_HOOK_COST_NAME) - 1 &&
 		    memcmp(ev->name.data, FXT_HOOK_COST_NAME, ev->name.len) == 0)
 			return profile__see_hook_cost(p, rec);
+		if (p->sched.nswitch && sched_add_record(&p->sched, rec, ts) < 0)
+			return -ENOMEM;
 		return profile__see_drops(p, ev->pid, ev->tid, ts, &ev->name);
 	default:
 		return 0;
@@ -766,6 +771,7 @@ int profile_finish(struct profile *p)
 	if (p->finished)
 		return 0;
 	p->finished = true;
+	sched_finish(&p->sched, p->end_ns);
 	for (i = 0; i < p->nthreads; i++) {
 		struct thread *t = &p->threads[i];
 
