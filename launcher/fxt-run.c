@@ -183,6 +183,7 @@ int main(int argc, char **argv)
 	struct run_template_values tv = { (long)root, (long long)start,
 					  base != NULL ? base + 1 : o.argv[0], host };
 	char *out = output_path(&o, &tv);
+	kernel_stream(out);
 
 	/* With --force the old archive goes first, so that a run that writes
 	 * nothing is not reported with the old one's numbers. */

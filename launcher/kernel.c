@@ -6,11 +6,16 @@
  * (CLOCK_MONOTONIC, the agent's: no shift at the merge), filtered to the
  * program's process by set_event_pid with event-fork on (its children
  * follow), with record-tgid on (so that each thread's states land on the
- * agent's thread: import.h, tgid_of).  The ring buffer holds them until
- * the program is done (KERNEL_BUFFER_KB per CPU, newest dropped when full,
- * counted); then they are read in time order through libtracefs into
- * OUT.kernel.fxt with the importer's mapping (import_stream_*(): context
- * switch records, wake-ups), which is merged into OUT after the parts.
+ * agent's thread: import.h, tgid_of).  While the program runs, a thread
+ * of fxt-run's moves each CPU's full pages out of the ring buffer
+ * (KERNEL_BUFFER_KB per CPU, newest dropped when full, counted) every
+ * KERNEL_READ_MS into a file of its own next to the archive, deleted
+ * already (a run longer than the buffer loses nothing while the reader
+ * keeps up, and fxt-run's memory is a page per CPU whatever the run's
+ * length); when the program is done the rest is read, and the pages are
+ * read back a page per CPU at a time, in time order, into OUT.kernel.fxt
+ * with the importer's mapping (import_stream_*(): context switch records,
+ * wake-ups), which is merged into OUT after the parts.
  *
  * The instance goes whatever happens to fxt-run short of SIGKILL: at
  * exit, and on a fatal signal; a killed fxt-run's instance is removed by
@@ -21,6 +26,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -47,6 +53,11 @@ void kernel_follow(pid_t pid)
 	(void)pid;
 }
 
+void kernel_stream(const char *out)
+{
+	(void)out;
+}
+
 int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet)
 {
 	(void)out;
@@ -68,6 +79,7 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 
 #define KERNEL_PREFIX	 "fxtrace-"
 #define KERNEL_BUFFER_KB 65536 /* per CPU, unless FXT_KERNEL_BUFFER says */
+#define KERNEL_READ_MS	 100   /* the reader's period */
 
 /* The event groups by name: their events as "system:event" ("system:*"
  * the whole system). */
@@ -93,9 +105,36 @@ static char inst_name[64];
 static char systems_buf[MAX_SYSTEMS][64];
 static const char *systems[MAX_SYSTEMS + 1];
 
-/* The instance goes; safe to call twice (at exit after a signal). */
-static void kernel_destroy(void)
+/* Each CPU's pages read so far: a file of them, and the CPU's reader. */
+struct cpu_file {
+	struct tracefs_cpu *tc;
+	int raw; /* its trace_pipe_raw, for on_fatal(): -1 none */
+	int fd;	 /* -1: none (the CPU is offline, or no file) */
+};
+static struct cpu_file *cpu_files;
+static int ncpu_files, page_bytes;
+static pthread_t reader;
+static bool reader_on, reader_stop;
+static pthread_mutex_t reader_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t reader_cv;
+
+static void reader_end(void);
+static void cpu_files_close(void);
+
+/* The instance goes (the reader first, and its files of the instance);
+ * safe to call twice. */
+static void instance_end(void)
 {
+	reader_end();
+	for (int i = 0; i < ncpu_files; i++) {
+		if (cpu_files[i].tc)
+			tracefs_cpu_free_fd(cpu_files[i].tc);
+		cpu_files[i].tc = NULL;
+		int raw = cpu_files[i].raw;
+		cpu_files[i].raw = -1; /* before on_fatal() could close it again */
+		if (raw >= 0)
+			close(raw);
+	}
 	if (inst == NULL)
 		return;
 	tracefs_trace_off(inst);
@@ -104,19 +143,52 @@ static void kernel_destroy(void)
 	inst = NULL;
 }
 
+/* Everything goes; safe to call twice (at exit after a signal). */
+static void kernel_destroy(void)
+{
+	instance_end();
+	cpu_files_close();
+}
+
 /* The instance's folder, for on_fatal(). */
 static char inst_path[PATH_MAX];
 
+/* While fxt-run's main thread has a file of the instance open (libtracefs
+ * opens, writes and closes one in each call), on_fatal() could not remove
+ * the folder (EBUSY): a signal then waits in `pending` until busy_end(),
+ * whatever thread it came to. */
+static volatile sig_atomic_t busy, pending;
+
 static void on_fatal(int sig)
 {
+	if (busy) {
+		pending = sig;
+		return;
+	}
 	/* Only what is async-signal-safe: libtracefs's calls allocate, and
 	 * the signal may have come in the middle of one.  Removing the folder
-	 * ends the instance's recording with it; it is busy while the
-	 * kernel still holds a file of it open for a moment. */
+	 * ends the instance's recording with it; it is busy while a file of
+	 * it is open: the reader's first (the reader runs with these signals
+	 * blocked; its next read fails), and for a moment after that. */
+	for (int i = 0; i < ncpu_files; i++)
+		if (cpu_files[i].raw >= 0)
+			close(cpu_files[i].raw);
 	for (int i = 0; i < 100 && rmdir(inst_path) != 0 && errno == EBUSY; i++)
 		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+static void busy_begin(void)
+{
+	busy = 1;
+}
+
+static void busy_end(void)
+{
+	busy = 0;
+	if (pending)
+		on_fatal(pending);
 }
 
 /* A stale instance of a killed fxt-run: removed, with a note. */
@@ -170,7 +242,6 @@ void kernel_open(const char *groups)
 {
 	const char *dir = tracefs_tracing_dir();
 	char want[256], *save = NULL;
-	sigset_t fatal, old;
 
 	if (dir == NULL)
 		die(EXIT_USAGE, "--kernel: tracefs is not mounted (mount -t tracefs nodev "
@@ -198,15 +269,11 @@ void kernel_open(const char *groups)
 	atexit(kernel_destroy);
 	signal(SIGTERM, on_fatal);
 	signal(SIGHUP, on_fatal);
-	/* Its folder exists before `inst` says so: a signal in between
-	 * waits until on_fatal() can remove it. */
-	sigemptyset(&fatal);
-	sigaddset(&fatal, SIGTERM);
-	sigaddset(&fatal, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &fatal, &old);
+	/* Its folder exists before `inst` says so, and its files are open
+	 * one after the other until it is set up: a signal waits. */
 	snprintf(inst_path, sizeof(inst_path), "%s/instances/%s", dir, inst_name);
+	busy_begin();
 	inst = tracefs_instance_create(inst_name);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (inst == NULL)
 		die(EXIT_USAGE, "--kernel: cannot create the tracing instance %s: %s", inst_name,
 		    strerror(errno));
@@ -236,6 +303,7 @@ void kernel_open(const char *groups)
 		for (size_t i = 0; i < sizeof(groups_tab) / sizeof(*groups_tab); i++)
 			if (strcmp(groups_tab[i].name, g) == 0)
 				enable(groups_tab[i].events);
+	busy_end();
 }
 
 void kernel_follow(pid_t pid)
@@ -245,9 +313,205 @@ void kernel_follow(pid_t pid)
 	if (inst == NULL)
 		return;
 	snprintf(buf, sizeof(buf), "%ld", (long)pid);
+	busy_begin();
 	if (tracefs_instance_file_write(inst, "set_event_pid", buf) < 0 ||
 	    tracefs_trace_on(inst) < 0)
 		fprintf(stderr, "fxt-run: --kernel: cannot start recording: %s\n", strerror(errno));
+	busy_end();
+}
+
+/* ------------------------------------------------------ the reader */
+
+/* A file for CPU `cpu`'s pages next to `out`, deleted already: -1 or
+ * an fd.  O_TMPFILE where the file system has it, else a name removed
+ * at once. */
+static int page_file(const char *out, int cpu)
+{
+	char dir[PATH_MAX], name[PATH_MAX + 32];
+	const char *slash = strrchr(out, '/');
+	int fd;
+
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - out > 0 ? slash - out : 1), out);
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	snprintf(name, sizeof(name), "%s.kernel.cpu%d.%ld", out, cpu, (long)getpid());
+	fd = open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		unlink(name);
+	return fd;
+}
+
+/* Moves CPU c's full pages (all its pages with `all`, tracing off) to
+ * its file.  0 or -errno (the file cannot be written). */
+static int move_pages(struct cpu_file *c, char *page, bool all)
+{
+	for (;;) {
+		int n = all ? tracefs_cpu_read(c->tc, page, true)
+			    : tracefs_cpu_buffered_read(c->tc, page, true);
+		if (n <= 0)
+			return 0; /* none (EAGAIN) */
+		/* A page whole, even when the kernel filled less of it: the
+		 * file is pages of page_bytes. */
+		for (size_t done = 0; done < (size_t)page_bytes;) {
+			ssize_t w = write(c->fd, page + done, (size_t)page_bytes - done);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return w < 0 ? -errno : -EIO;
+			done += (size_t)w;
+		}
+	}
+}
+
+/* Every KERNEL_READ_MS until reader_end(): each CPU's full pages to its
+ * file.  Signals stay with fxt-run's main thread. */
+static void *reader_main(void *arg)
+{
+	char *page = malloc((size_t)page_bytes);
+	struct timespec next;
+	bool said = false;
+
+	(void)arg;
+	pthread_mutex_lock(&reader_mu);
+	while (!reader_stop && page != NULL) {
+		pthread_mutex_unlock(&reader_mu);
+		for (int i = 0; i < ncpu_files; i++) {
+			int err = cpu_files[i].fd >= 0 ? move_pages(&cpu_files[i], page, false) : 0;
+			if (err < 0 && !said) {
+				fprintf(stderr,
+					"fxt-run: --kernel: cannot keep the kernel's events "
+					"(%s): those past its buffer are lost\n",
+					strerror(-err));
+				said = true;
+			}
+		}
+		clock_gettime(CLOCK_MONOTONIC, &next);
+		next.tv_nsec += KERNEL_READ_MS * 1000 * 1000L;
+		next.tv_sec += next.tv_nsec / 1000000000L;
+		next.tv_nsec %= 1000000000L;
+		pthread_mutex_lock(&reader_mu);
+		while (!reader_stop &&
+		       pthread_cond_timedwait(&reader_cv, &reader_mu, &next) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&reader_mu);
+	free(page);
+	return NULL;
+}
+
+/* Stops the reader thread, if it runs. */
+static void reader_end(void)
+{
+	if (!reader_on)
+		return;
+	pthread_mutex_lock(&reader_mu);
+	reader_stop = true;
+	pthread_cond_signal(&reader_cv);
+	pthread_mutex_unlock(&reader_mu);
+	pthread_join(reader, NULL);
+	reader_on = false;
+}
+
+static void cpu_files_close(void)
+{
+	struct cpu_file *cs = cpu_files;
+	int n = ncpu_files;
+
+	ncpu_files = 0; /* on_fatal() leaves them */
+	for (int i = 0; i < n; i++) {
+		if (cs[i].tc)
+			tracefs_cpu_free_fd(cs[i].tc);
+		if (cs[i].raw >= 0)
+			close(cs[i].raw);
+		if (cs[i].fd >= 0)
+			close(cs[i].fd);
+	}
+	free(cs);
+	cpu_files = NULL;
+}
+
+/* CPU cpu's trace_pipe_raw, open (non-blocking): -1 or an fd. */
+static int open_raw(int cpu)
+{
+	char file[64];
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+	char *path = tracefs_instance_get_file(inst, file);
+	int fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+	tracefs_put_tracing_file(path);
+	return fd;
+}
+
+/* The size of the ring buffer's pages (sub-buffers). */
+static int subbuf_bytes(void)
+{
+	char *kb = tracefs_instance_file_read(inst, "buffer_subbuf_size_kb", NULL);
+	long n = kb ? strtol(kb, NULL, 10) : 0;
+
+	free(kb);
+	return n > 0 ? (int)n * 1024 : (int)sysconf(_SC_PAGESIZE);
+}
+
+/* Each CPU's reader and file (next to `out`).  0 or -errno (said).  Its
+ * trace_pipe_raw fds are on_fatal()'s to close: a signal waits until they
+ * are all in the table. */
+static int cpu_files_open(const char *out)
+{
+	int n = (int)sysconf(_SC_NPROCESSORS_CONF), err = 0;
+	struct cpu_file *cs = calloc(n > 0 ? (size_t)n : 1, sizeof(*cs));
+
+	if (cs == NULL)
+		return -ENOMEM;
+	busy_begin();
+	page_bytes = subbuf_bytes();
+	for (int i = 0; i < n; i++) {
+		cs[i].fd = -1;
+		cs[i].raw = open_raw(i);
+	}
+	cpu_files = cs;
+	ncpu_files = n;
+	busy_end();
+	for (int i = 0; i < n && err == 0; i++) {
+		if (cs[i].raw < 0)
+			continue; /* offline */
+		cs[i].tc = tracefs_cpu_alloc_fd(cs[i].raw, page_bytes, true);
+		if (cs[i].tc == NULL) {
+			err = -errno;
+			break;
+		}
+		cs[i].fd = page_file(out, i);
+		if (cs[i].fd < 0) {
+			err = -errno;
+			fprintf(stderr,
+				"fxt-run: --kernel: cannot create a file for the kernel's events "
+				"next to %s (%s)\n",
+				display_name(out), strerror(-err));
+		}
+	}
+	if (err < 0)
+		cpu_files_close();
+	return err;
+}
+
+void kernel_stream(const char *out)
+{
+	pthread_condattr_t ca;
+	sigset_t all, old;
+
+	if (inst == NULL || cpu_files_open(out) < 0)
+		return; /* read at the end, as far as the buffer holds */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&reader_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	reader_on = pthread_create(&reader, NULL, reader_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* ------------------------------------------------------- the archive */
@@ -338,47 +602,28 @@ static int tgid_of(void *arg, int tid, bool *agent)
 	return -1;
 }
 
-/* One CPU's events, read whole (tracing is off): its pages one after
- * the other, the next event waiting in `rec`. */
+/* One CPU's events, from its file a page at a time, the next event
+ * waiting in `rec`. */
 struct cpu_events {
-	char *pages;
-	size_t npages, page; /* read so far, the one loaded */
-	int psize;
+	int fd;
+	size_t npages, page; /* in the file, the one loaded */
+	char *buf;	     /* the page loaded */
 	struct kbuffer *kb;
 	void *data; /* the next event, NULL: none */
 	struct tep_record rec;
 };
 
-/* All of a CPU's pages: read() (not splice()) returns the last, partial,
- * one too, which tracefs_iterate_raw_events() leaves out. */
 static int cpu_load(struct cpu_events *c, struct tep_handle *tep, int cpu)
 {
-	struct tracefs_cpu *tc = tracefs_cpu_open(inst, cpu, true);
-	size_t cap = 0;
+	off_t size = lseek(cpu_files[cpu].fd, 0, SEEK_END);
 
 	memset(c, 0, sizeof(*c));
-	if (tc == NULL)
-		return -errno;
-	c->psize = tracefs_cpu_read_size(tc);
+	c->fd = cpu_files[cpu].fd;
+	c->npages = size > 0 ? (size_t)size / (size_t)page_bytes : 0;
+	c->buf = malloc((size_t)page_bytes);
 	c->kb = tep_kbuffer(tep);
-	for (int err = c->psize > 0 && c->kb ? 0 : -EINVAL; err == 0;) {
-		if (c->npages == cap) {
-			cap = cap ? 2 * cap : 16;
-			char *p = realloc(c->pages, cap * (size_t)c->psize);
-			if (p == NULL) {
-				tracefs_cpu_close(tc);
-				return -ENOMEM;
-			}
-			c->pages = p;
-		}
-		int n = tracefs_cpu_read(tc, c->pages + c->npages * (size_t)c->psize, true);
-		if (n <= 0)
-			break;
-		c->npages++;
-	}
-	tracefs_cpu_close(tc);
 	c->rec.cpu = cpu;
-	return 0;
+	return c->buf && c->kb ? 0 : -ENOMEM;
 }
 
 /* The CPU's next event into c->rec (c->data NULL at the end). */
@@ -394,7 +639,9 @@ static void cpu_next(struct cpu_events *c, bool first)
 			return;
 		if (c->page >= c->npages)
 			return;
-		if (kbuffer_load_subbuffer(c->kb, c->pages + c->page * (size_t)c->psize) < 0)
+		if (pread(c->fd, c->buf, (size_t)page_bytes,
+			  (off_t)(c->page * (size_t)page_bytes)) != page_bytes ||
+		    kbuffer_load_subbuffer(c->kb, c->buf) < 0)
 			continue;
 		c->rec.missed_events = kbuffer_missed_events(c->kb);
 		c->data = kbuffer_read_event(c->kb, &ts);
@@ -409,16 +656,19 @@ static void cpu_next(struct cpu_events *c, bool first)
 /* Every CPU's events to the stream, merged by time.  0 or -errno. */
 static int read_events(struct tep_handle *tep, struct import_stream *s)
 {
-	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF), err = 0;
+	int ncpu = ncpu_files, err = 0;
 	struct cpu_events *cs = calloc(ncpu > 0 ? (size_t)ncpu : 1, sizeof(*cs));
 
 	if (cs == NULL)
 		return -ENOMEM;
-	for (int i = 0; i < ncpu; i++) {
-		if (cpu_load(&cs[i], tep, i) == 0)
+	for (int i = 0; i < ncpu && err == 0; i++) {
+		if (cpu_files[i].fd < 0)
+			continue;
+		err = cpu_load(&cs[i], tep, i);
+		if (err == 0)
 			cpu_next(&cs[i], true);
 	}
-	for (;;) {
+	while (err == 0) {
 		struct cpu_events *min = NULL;
 		for (int i = 0; i < ncpu; i++)
 			if (cs[i].data && (min == NULL || cs[i].rec.ts < min->rec.ts))
@@ -435,7 +685,7 @@ static int read_events(struct tep_handle *tep, struct import_stream *s)
 	for (int i = 0; i < ncpu; i++) {
 		if (cs[i].kb)
 			kbuffer_free(cs[i].kb);
-		free(cs[i].pages);
+		free(cs[i].buf);
 	}
 	free(cs);
 	return err;
@@ -474,8 +724,29 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 
 	if (inst == NULL)
 		return 0;
+	reader_end();
+	/* The rest of each CPU's pages, the last partial ones too: read()
+	 * (not splice()) gives those; then the instance goes, before the
+	 * long part. */
+	if (cpu_files == NULL && cpu_files_open(out) < 0) {
+		kernel_destroy();
+		return -EIO;
+	}
+	busy_begin();
 	tracefs_trace_off(inst);
 	uint64_t lost = lost_events();
+	char *page = malloc((size_t)page_bytes);
+	for (int i = 0; page && i < ncpu_files; i++) {
+		int merr = cpu_files[i].fd >= 0 ? move_pages(&cpu_files[i], page, true) : 0;
+		if (merr < 0) {
+			fprintf(stderr, "fxt-run: --kernel: cannot keep the kernel's events (%s)\n",
+				strerror(-merr));
+			break;
+		}
+	}
+	free(page);
+	instance_end();
+	busy_end();
 	struct tep_handle *tep = formats();
 	if (tep == NULL) {
 		fprintf(stderr, "fxt-run: --kernel: cannot read the kernel's event formats\n");

@@ -191,6 +191,9 @@ void summary_filter_hint(const struct options *o);
 void kernel_open(const char *groups);
 /* Records the events of `pid` and its children from now on. */
 void kernel_follow(pid_t pid);
+/* Moves the events out of the kernel's buffer while the program runs,
+ * into files next to OUT (deleted already).  Nothing without --kernel. */
+void kernel_stream(const char *out);
 /* The program is done: its events into OUT (kept apart as
  * OUT-without-.fxt.kernel.fxt with `keep`), the threads of the processes
  * in `ps` on the agent's, the instance removed, one summary line.  0 or
