@@ -137,13 +137,13 @@ int main(int argc, char **argv)
 
 	options_parse(argc, argv, &o);
 	summary_mode((enum fxt_mode)o.set.v[FXT_S_MODE].u);
+	if (o.set.given[FXT_S_KERNEL] && o.recover)
+		die(EXIT_USAGE, "--kernel: not with --recover (the kernel's events are gone)");
 	if (o.recover) {
 		int rc = recover_main(&o);
 		options_free(&o);
 		return rc;
 	}
-	if (o.set.given[FXT_S_KERNEL] && (o.set.given[FXT_S_PID] || o.recover))
-		die(EXIT_USAGE, "--kernel: not yet with %s", o.recover ? "--recover" : "-p");
 	if (o.set.given[FXT_S_PID]) {
 		int rc = attach_main(&o);
 		options_free(&o);

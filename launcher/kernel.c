@@ -24,6 +24,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -48,6 +49,10 @@ void kernel_open(const char *groups)
 void kernel_follow(pid_t pid)
 {
 	(void)pid;
+}
+
+void kernel_signals(void)
+{
 }
 
 void kernel_stream(const char *out)
@@ -277,18 +282,73 @@ void kernel_open(const char *groups)
 	busy_end();
 }
 
+/* The tasks of process `pid` (/proc/PID/task) not in `have` yet, appended
+ * to it as " TID" each (all of them: pid itself when the folder cannot be
+ * read).  The number added. */
+static int add_tasks(pid_t pid, char *have, size_t cap)
+{
+	char dir[64], tid[sizeof(((struct dirent *)0)->d_name) + 2];
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%ld/task", (long)pid);
+	d = opendir(dir);
+	if (d == NULL) {
+		snprintf(tid, sizeof(tid), " %ld ", (long)pid);
+		if (strstr(have, tid) == NULL && strlen(have) + strlen(tid) < cap) {
+			strcat(have, tid + 1);
+			strcat(have, " ");
+			n++;
+		}
+		return n;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(tid, sizeof(tid), " %s ", e->d_name);
+		if (strstr(have, tid) != NULL || strlen(have) + strlen(tid) >= cap)
+			continue;
+		strcat(have, tid + 1);
+		strcat(have, " ");
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
 void kernel_follow(pid_t pid)
 {
-	char buf[32];
+	/* " TID TID ... ": a process attached to has threads already. */
+	static char tids[65536];
+	int err = 0;
 
 	if (inst == NULL)
 		return;
-	snprintf(buf, sizeof(buf), "%ld", (long)pid);
 	busy_begin();
-	if (tracefs_instance_file_write(inst, "set_event_pid", buf) < 0 ||
-	    tracefs_trace_on(inst) < 0)
-		fprintf(stderr, "fxt-run: --kernel: cannot start recording: %s\n", strerror(errno));
+	strcpy(tids, " ");
+	add_tasks(pid, tids, sizeof(tids));
+	if (tracefs_instance_file_write(inst, "set_event_pid", tids) < 0)
+		err = errno;
+	/* A thread started since is followed (event-fork) only if its
+	 * creator was in the list then: once more for those. */
+	size_t had = strlen(tids);
+	if (err == 0 && add_tasks(pid, tids, sizeof(tids)) > 0 &&
+	    tracefs_instance_file_append(inst, "set_event_pid", tids + had - 1) < 0)
+		err = errno;
+	if (err == 0 && tracefs_trace_on(inst) < 0)
+		err = errno;
+	if (err != 0)
+		fprintf(stderr, "fxt-run: --kernel: cannot start recording: %s\n", strerror(err));
 	busy_end();
+}
+
+void kernel_signals(void)
+{
+	if (inst == NULL)
+		return;
+	signal(SIGTERM, on_fatal);
+	signal(SIGHUP, on_fatal);
 }
 
 void kernel_stream(const char *out)

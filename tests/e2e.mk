@@ -134,7 +134,8 @@ E2E_TESTS += \
 	tests/e2e/kernel.sh \
 	tests/e2e/kernel-states.sh \
 	tests/e2e/kernel-lost.sh \
-	tests/e2e/kernel-stream.sh
+	tests/e2e/kernel-stream.sh \
+	tests/e2e/kernel-attach.sh
 EXTRA_DIST += tests/data/tracecmd/README.md tests/data/tracecmd/record.sh \
 	tests/data/tracecmd/v6.dat tests/data/tracecmd/v6.report.gz \
 	tests/data/tracecmd/v7-plain.dat tests/data/tracecmd/v7-plain.report.gz \
