@@ -11,10 +11,7 @@
 
 plan 9
 [ "$(uname -m)" = x86_64 ] || skip_rest "attaching is for x86-64"
-have_tracecmd || skip_rest "built without libtracecmd/libtracefs"
-[ "$(id -u)" = 0 ] || skip_rest "not root: cannot trace the kernel"
-INST=/sys/kernel/tracing/instances
-[ -d "$INST" ] && [ -w "$INST" ] || skip_rest "no writable tracefs instances ($INST)"
+need_tracefs
 scratch
 cd "$TMPD" || exit 1
 . "$abs_top_srcdir/tests/e2e/attach-common.sh"

@@ -13,10 +13,7 @@ FXT_WAITS=$abs_top_builddir/fxt-waits
 plan 9
 scratch
 
-have_tracecmd || skip_rest "built without libtracecmd/libtracefs"
-[ "$(id -u)" = 0 ] || skip_rest "not root: cannot trace the kernel"
-INST=/sys/kernel/tracing/instances
-[ -d "$INST" ] && [ -w "$INST" ] || skip_rest "no writable tracefs instances ($INST)"
+need_tracefs
 
 FXT_KERNEL_BUFFER=8K "$FXT_RUN" --kernel=sched,syscalls -o "$TMPD/l.fxt" -- \
   "$PROGS/kernel_naps" 1500 2> "$TMPD/err" 9>&-

@@ -12,10 +12,7 @@ FXT_WAITS=$abs_top_builddir/fxt-waits
 plan 11
 scratch
 
-have_tracecmd || skip_rest "built without libtracecmd/libtracefs"
-[ "$(id -u)" = 0 ] || skip_rest "not root: cannot trace the kernel"
-INST=/sys/kernel/tracing/instances
-[ -d "$INST" ] && [ -w "$INST" ] || skip_rest "no writable tracefs instances ($INST)"
+need_tracefs
 
 P=$PROGS/kernel_states
 "$FXT_RUN" -q --kernel -o "$TMPD/k.fxt" -- "$P" > "$TMPD/tids" 9>&-

@@ -12,10 +12,7 @@
 plan 5
 scratch
 
-have_tracecmd || skip_rest "built without libtracecmd/libtracefs"
-[ "$(id -u)" = 0 ] || skip_rest "not root: cannot trace the kernel"
-INST=/sys/kernel/tracing/instances
-[ -d "$INST" ] && [ -w "$INST" ] || skip_rest "no writable tracefs instances ($INST)"
+need_tracefs
 
 mkdir "$TMPD/out"
 FXT_KERNEL_BUFFER=64K "$FXT_RUN" --kernel -o "$TMPD/out/n.fxt" -- \
