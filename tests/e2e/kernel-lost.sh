@@ -4,13 +4,13 @@
 # millisecond, each a few events, more than a read of the buffer every
 # 100 ms can keep): the events the kernel lost are counted in the archive
 # (an instant "fxt: N kernel events lost", as the agent's drops are) and
-# said by the summary line, fxt-dump --stats, fxt-report and fxt waits,
-# all the same N.  A bad FXT_KERNEL_BUFFER: one line, exit 2.
+# said by the summary line, fxt-dump --stats, fxt-report, fxt waits,
+# fxt tree and fxt-diff, all the same N.  A bad FXT_KERNEL_BUFFER: one line, exit 2.
 . "$abs_top_srcdir/tests/e2e/import-common.sh"
 FXT_REPORT=$abs_top_builddir/fxt-report
 FXT_WAITS=$abs_top_builddir/fxt-waits
 
-plan 9
+plan 11
 scratch
 
 need_tracefs
@@ -31,6 +31,10 @@ ok "... and its json" grep -q "\"kernel_lost\":$n," \
   -- "$(f=$TMPD/report.json; "$FXT_REPORT" --format json "$TMPD/l.fxt" > "$f"; echo "$f")"
 ok "fxt waits says it" grep -q "^# $n kernel events lost: " \
   -- "$(f=$TMPD/waits; "$FXT_WAITS" "$TMPD/l.fxt" > "$f"; echo "$f")"
+ok "fxt tree says it" grep -q "^# $n kernel events lost " \
+  -- "$(f=$TMPD/tree; "$abs_top_builddir/fxt-tree" "$TMPD/l.fxt" > "$f"; echo "$f")"
+ok "fxt-diff says it of each side" sh -c \
+  '"$1" "$2" "$2" | grep -c ": $3 kernel events lost: " | grep -qx 2' - "$abs_top_builddir/fxt-diff" "$TMPD/l.fxt" "$n"
 
 FXT_KERNEL_BUFFER=lots "$FXT_RUN" --kernel -o "$TMPD/b.fxt" -- sh -c 'touch "$1"' - "$TMPD/ran" 2> "$TMPD/err" 9>&-
 is "$?/$(cat "$TMPD/err")/$(test -e "$TMPD/ran" && echo ran)" \
