@@ -9,7 +9,7 @@
 FXT_REPORT=$abs_top_builddir/fxt-report
 FXT_WAITS=$abs_top_builddir/fxt-waits
 
-plan 11
+plan 12
 scratch
 
 need_tracefs
@@ -49,6 +49,9 @@ check "fxt waits" "$TMPD/waits.json"
 ok "text: a table of the thread states in both" sh -c \
   '"$1" --by thread "$3" | grep -q "^# thread states from the kernel" &&
    "$2" "$3" | grep -q "^# thread states from the kernel"' - "$FXT_REPORT" "$FXT_WAITS" "$TMPD/k.fxt"
+
+is "$("$FXT_REPORT" --by thread "$TMPD/k.fxt" | awk -v t="$sleeper" -v p="$main" '$(NF - 2) == p && $(NF - 1) == t { print $NF }')" \
+  "sleeper" "fxt-report's table names the threads"
 
 # Without --kernel: no context switches, no states said.
 "$FXT_RUN" -q -o "$TMPD/n.fxt" -- "$P" > /dev/null 9>&-

@@ -41,9 +41,37 @@ static bool is_str(const struct fxt_string *s, const char *lit)
 	return s->len == strlen(lit) && memcmp(s->data, lit, s->len) == 0;
 }
 
+/* A thread's name, from its kernel object record. */
+static int see_name(struct sched *s, const struct fxt_record *rec)
+{
+	bool fresh;
+	int64_t i = thrmap_get(&s->namemap, 0, rec->u.kobj.koid, (uint32_t)s->nnames, &fresh);
+	size_t len = rec->u.kobj.name.len;
+
+	if (i < 0)
+		return -ENOMEM;
+	if (fresh && TOOL_GROW(s->names, s->capnames, s->nnames + 1) < 0)
+		return -ENOMEM;
+	if (fresh)
+		s->nnames++;
+	if ((size_t)i >= s->nnames)
+		return 0;
+	if (len >= sizeof(s->names[i].name))
+		len = sizeof(s->names[i].name) - 1;
+	memcpy(s->names[i].name, rec->u.kobj.name.data, len);
+	s->names[i].name[len] = '\0';
+	return 0;
+}
+
 int sched_add_record(struct sched *s, const struct fxt_record *rec, uint64_t ts)
 {
 	struct sched_thread *t;
+
+	if (rec->type == FXT_RECORD_KERNEL_OBJECT) {
+		if (rec->u.kobj.obj_type != FXT_OBJ_THREAD || !rec->u.kobj.name.len)
+			return 0;
+		return see_name(s, rec);
+	}
 
 	if (rec->type == FXT_RECORD_CONTEXT_SWITCH) {
 		const typeof(rec->u.cswitch) *cs = &rec->u.cswitch;
@@ -103,10 +131,21 @@ const struct sched_thread *sched_find(const struct sched *s, uint64_t pid, uint6
 	return idx && idx - 1 < s->n ? &s->t[idx - 1] : NULL;
 }
 
+const char *sched_name(const struct sched *s, uint64_t tid)
+{
+	if (!s->namemap.e)
+		return NULL;
+	uint32_t idx = s->namemap.e[thrmap__slot(&s->namemap, 0, tid)].idx;
+
+	return idx && idx - 1 < s->nnames ? s->names[idx - 1].name : NULL;
+}
+
 void sched_free(struct sched *s)
 {
 	free(s->t);
 	thrmap_free(&s->map);
+	free(s->names);
+	thrmap_free(&s->namemap);
 	*s = (struct sched){ 0 };
 }
 

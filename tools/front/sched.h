@@ -42,13 +42,19 @@ struct sched {
 	struct sched_thread *t;
 	size_t n, cap;
 	struct thrmap map;
-	uint64_t nswitch; /* context switch records seen */
-	uint64_t last_ns; /* the last one's time */
+	/* Threads' names (their kernel objects), by tid. */
+	struct sched_name {
+		char name[32];
+	} * names;
+	size_t nnames, capnames;
+	struct thrmap namemap; /* (0, tid) -> names[] */
+	uint64_t nswitch;      /* context switch records seen */
+	uint64_t last_ns;      /* the last one's time */
 };
 
-/* Feeds a record: a context switch, or a wake-up instant; anything else
- * is ignored.  `ts_ns` is its time in ns (the caller's conversion).
- * 0 or -ENOMEM. */
+/* Feeds a record: a context switch, a wake-up instant, a thread's kernel
+ * object (its name); anything else is ignored.  `ts_ns` is its time in ns (the caller's
+ * conversion). 0 or -ENOMEM. */
 int sched_add_record(struct sched *s, const struct fxt_record *rec, uint64_t ts_ns);
 
 /* Ends every open state at `end_ns` (the archive's last time), or at the
@@ -57,6 +63,9 @@ void sched_finish(struct sched *s, uint64_t end_ns);
 
 /* Thread (pid, tid)'s times, NULL when no switch of it was seen. */
 const struct sched_thread *sched_find(const struct sched *s, uint64_t pid, uint64_t tid);
+
+/* Thread tid's name (its last kernel object), or NULL. */
+const char *sched_name(const struct sched *s, uint64_t tid);
 
 void sched_free(struct sched *s);
 

@@ -700,8 +700,14 @@ static inline __attribute__((always_inline)) int add_record(struct profile *p, s
 		p->ns_per_tick = p->tps && p->tps < (UINT64_C(1) << 59)
 				     ? (double)NS_PER_S / (double)p->tps
 				     : 0; /* to_ns() falls back to the reader */
-		if (rec->type == FXT_RECORD_KERNEL_OBJECT)
+		if (rec->type == FXT_RECORD_KERNEL_OBJECT) {
+			/* Names for the threads' states (fxt-report --by
+			 * thread). */
+			if (p->opts.by == PROFILE_BY_THREAD &&
+			    sched_add_record(&p->sched, rec, 0) < 0)
+				return -ENOMEM;
 			return profile__see_kobj(p, rec);
+		}
 		if (rec->type == FXT_RECORD_CONTEXT_SWITCH) {
 			return sched_add_record(&p->sched, rec, to_ns(p, r, rec->u.cswitch.ts));
 		}

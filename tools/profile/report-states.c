@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tools/front/escape.h"
 #include "tools/front/sched.h"
 #include "tools/profile/report-states.h"
 
@@ -41,7 +42,7 @@ void report_states_text(const struct profile *p)
 		if (!head)
 			sched_put_text_head(stdout, "# ");
 		head = true;
-		sched_put_text(stdout, &s->t[i], NULL);
+		sched_put_text(stdout, &s->t[i], sched_name(s, s->t[i].tid));
 	}
 }
 
@@ -56,8 +57,14 @@ void report_states_json(const struct profile *p)
 	for (size_t i = 0; i < s->n; i++) {
 		if (!has_row(p, s->t[i].pid, s->t[i].tid))
 			continue;
-		printf("%s{\"pid\":%" PRIu64 ",\"tid\":%" PRIu64 ",", first ? "" : ",", s->t[i].pid,
-		       s->t[i].tid);
+		const char *name = sched_name(s, s->t[i].tid);
+		printf("%s{\"pid\":%" PRIu64 ",\"tid\":%" PRIu64 ",\"thread\":", first ? "" : ",",
+		       s->t[i].pid, s->t[i].tid);
+		if (name)
+			tool_put_json_str(stdout, name);
+		else
+			fputs("null", stdout);
+		putchar(',');
 		sched_put_json(stdout, &s->t[i]);
 		putchar('}');
 		first = false;
