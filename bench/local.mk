@@ -226,3 +226,11 @@ dist_noinst_SCRIPTS += bench/readers.sh
 bench-readers: fxt-report$(EXEEXT) fxt-tree$(EXEEXT) fxt-waits$(EXEEXT) fxt-dump$(EXEEXT) bench/gen_archive$(EXEEXT)
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/readers.sh
 .PHONY: bench-readers
+# `make bench-kernel` (as root): bench/kernel.sh times `fxt-run
+# --kernel=sched` against fxt-run alone on make -j2 of the examples and a
+# bash pipeline, in the same rounds, and the merge's share of the
+# conversion (REPS=5).
+dist_noinst_SCRIPTS += bench/kernel.sh
+bench-kernel: fxt-run libfxt-agent.la
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/kernel.sh
+.PHONY: bench-kernel

@@ -92,6 +92,7 @@ void fxt__counts_drops(struct fxt__counts *c, const char *name, size_t len, cons
 		keep_cause(c, cause, cause_len);
 	}
 	c->overwritten += fxt_overwritten_in_name(name, len);
+	c->kernel_lost += fxt_kernel_lost_in_name(name, len);
 	if (len >= sizeof(FXT_UNSAMPLED_PREFIX) - 1 &&
 	    memcmp(name, FXT_UNSAMPLED_PREFIX, sizeof(FXT_UNSAMPLED_PREFIX) - 1) == 0) {
 		size_t rest = len - (sizeof(FXT_UNSAMPLED_PREFIX) - 1);
@@ -153,6 +154,7 @@ int fxt__counts_add(struct fxt__counts *dst, const struct fxt__counts *src)
 	dst->dropped_cause += src->dropped_cause;
 	keep_cause(dst, src->cause, strlen(src->cause));
 	dst->overwritten += src->overwritten;
+	dst->kernel_lost += src->kernel_lost;
 	dst->unsampled += src->unsampled;
 	dst->unsampled_why |= src->unsampled_why;
 	for (size_t i = 0; i < src->threads.cap && !err; i++)

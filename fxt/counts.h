@@ -18,6 +18,8 @@
  *   overwritten  calls a flight recorder overwrote: the sum of N over the
  *              instants "fxt: N records overwritten"
  *              (fxt_overwritten_in_name())
+ *   kernel_lost  events the kernel lost: the sum of N over the instants
+ *              "fxt: N kernel events lost" (fxt_kernel_lost_in_name())
  *   unsampled  the instants "fxt: not sampled: REASON" (threads that stack
  *              sampling could not sample from some time on), and in
  *              unsampled_why bit i for each REASON fxt_unsampled_reason(i)
@@ -57,6 +59,7 @@ struct fxt__counts {
 	uint64_t dropped_cause;
 	char cause[FXT_DROP_CAUSE_MAX]; /* "" while dropped_cause is 0 */
 	uint64_t overwritten;
+	uint64_t kernel_lost;
 	uint64_t unsampled;
 	unsigned unsampled_why;
 	struct fxt__pairs threads;   /* (pid, tid) */

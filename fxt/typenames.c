@@ -85,3 +85,8 @@ uint64_t fxt_overwritten_in_name(const char *name, size_t len)
 {
 	return marker_count(name, len, FXT_OVERWRITE_SUFFIX);
 }
+
+uint64_t fxt_kernel_lost_in_name(const char *name, size_t len)
+{
+	return marker_count(name, len, FXT_KERNEL_LOST_SUFFIX);
+}

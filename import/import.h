@@ -93,6 +93,10 @@ int import_stream_begin(struct import_ctx *ic, struct tep_handle *tep, const cha
 			const char *clock, struct import_stream **s);
 int import_stream_record(struct import_stream *s, struct tep_record *rec);
 int import_stream_end(struct import_stream *s, int err);
+/* Says `n` events lost that no page of the stream said (a ring buffer
+ * that drops the newest when full counts them apart): the marker at the
+ * stream's last time, on its last event's thread.  0 or -errno. */
+int import_stream_lost(struct import_stream *s, uint64_t n);
 
 /* Darwin ktrace, V3 (magic 0x55aa0300), read from ic->fd. */
 int import_ktrace(struct import_ctx *ic);

@@ -19,7 +19,7 @@
  *                           the event's own fields as arguments (integers
  *                           signed or not, pointers, strings; arrays other
  *                           than strings are left out), at most 15
- *   lost events             "fxt: N records dropped" on the thread of the
+ *   lost events             "fxt: N kernel events lost" on the thread of the
  *                           next event, and the provider's buffer-full event
  *
  * Threads are named from the file's saved command lines, and named again
@@ -37,6 +37,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,7 @@ struct import_stream {
 	struct addrtab threads; /* struct thread */
 	uint64_t next_flow;
 	uint64_t last_ts;
+	int last_tid; /* the thread of the last event */
 	bool buffer_full;
 	int err;
 	struct trace_seq seq;
@@ -625,10 +627,9 @@ static void on_stack(struct import_stream *s, struct ev_info *in, struct tep_rec
 	instant(s, in, t, tid, rec->ts, a, 2);
 }
 
-static void lost(struct import_stream *s, struct tep_record *rec, struct thread *t, int tid)
+static void lost(struct import_stream *s, long long n, uint64_t ts, struct thread *t, int tid)
 {
 	char name[64];
-	long long n = rec->missed_events;
 
 	if (!s->buffer_full) {
 		s->buffer_full = true;
@@ -641,9 +642,9 @@ static void lost(struct import_stream *s, struct tep_record *rec, struct thread 
 	if (n < 0)
 		snprintf(name, sizeof(name), "fxt: events lost (count unknown)");
 	else
-		snprintf(name, sizeof(name), FXT_DROP_PREFIX "%lld" FXT_DROP_SUFFIX, n);
+		snprintf(name, sizeof(name), FXT_DROP_PREFIX "%lld" FXT_KERNEL_LOST_SUFFIX, n);
 	s->ic->st.lost += n > 0 ? (uint64_t)n : 0;
-	struct fxt_event e = { .type = FXT_EVENT_INSTANT, .ts = rec->ts };
+	struct fxt_event e = { .type = FXT_EVENT_INSTANT, .ts = ts };
 	e.thread = tref(s, t, tid);
 	e.category = fxt_writer_cstring(s->ic->w, "fxt");
 	e.name = fxt_writer_cstring(s->ic->w, name);
@@ -672,7 +673,8 @@ int import_stream_record(struct import_stream *s, struct tep_record *rec)
 	}
 	thread_name(s, t, tid, NULL, 0);
 	if (rec->missed_events)
-		lost(s, rec, t, tid);
+		lost(s, rec->missed_events, rec->ts, t, tid);
+	s->last_tid = tid;
 
 	switch (in->kind) {
 	case EV_SWITCH:
@@ -815,6 +817,18 @@ int import_stream_begin(struct import_ctx *ic, struct tep_handle *tep, const cha
 	trace_seq_init(&s->seq);
 	*out = s;
 	return 0;
+}
+
+int import_stream_lost(struct import_stream *s, uint64_t n)
+{
+	struct thread *t = thread_of(s, s->last_tid);
+
+	if (n == 0 || s->err)
+		return s->err;
+	if (t == NULL)
+		return s->err = -ENOMEM;
+	lost(s, n > (uint64_t)LLONG_MAX ? LLONG_MAX : (long long)n, s->last_ts, t, s->last_tid);
+	return s->err;
 }
 
 int import_stream_end(struct import_stream *s, int err)

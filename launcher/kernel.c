@@ -6,11 +6,15 @@
  * (CLOCK_MONOTONIC, the agent's: no shift at the merge), filtered to the
  * program's process by set_event_pid with event-fork on (its children
  * follow), with record-tgid on (so that each thread's states land on the
- * agent's thread: import.h, tgid_of).  The ring buffer holds them until
- * the program is done (KERNEL_BUFFER_KB per CPU, newest dropped when full,
- * counted); then they are read in time order through libtracefs into
- * OUT.kernel.fxt with the importer's mapping (import_stream_*(): context
- * switch records, wake-ups), which is merged into OUT after the parts.
+ * agent's thread: import.h, tgid_of).  While the program runs, a thread
+ * of fxt-run's moves each CPU's full pages out of the ring buffer
+ * (KERNEL_BUFFER_KB per CPU, newest dropped when full, counted) into
+ * files next to the archive (kpages.h: a run longer than the buffer loses
+ * nothing while the reader keeps up, in a page of memory per CPU); when
+ * the program is done the rest is read, the instance goes, and the pages
+ * are read back in time order into OUT.kernel.fxt with the importer's
+ * mapping (import_stream_*(): context switch records, wake-ups), which is
+ * merged into OUT after the parts.
  *
  * The instance goes whatever happens to fxt-run short of SIGKILL: at
  * exit, and on a fatal signal; a killed fxt-run's instance is removed by
@@ -20,9 +24,9 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +51,15 @@ void kernel_follow(pid_t pid)
 	(void)pid;
 }
 
+void kernel_signals(void)
+{
+}
+
+void kernel_stream(const char *out)
+{
+	(void)out;
+}
+
 int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet)
 {
 	(void)out;
@@ -65,9 +78,14 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 #include "convert/merge.h"
 #include "fxt/writer.h"
 #include "import/import.h"
+#include "launcher/kpages.h"
 
 #define KERNEL_PREFIX	 "fxtrace-"
-#define KERNEL_BUFFER_KB 65536 /* per CPU */
+/* Per CPU, unless FXT_KERNEL_BUFFER says: ~250,000 scheduler events, a
+ * second or more of the busiest program's while the reader (every 100 ms)
+ * is kept from running; its allocation is most of what starting costs
+ * (64 MiB: 0.1-0.4 s here, and 0.1 s to free). */
+#define KERNEL_BUFFER_KB 16384
 
 /* The event groups by name: their events as "system:event" ("system:*"
  * the whole system). */
@@ -86,16 +104,22 @@ static const struct group {
 
 static struct tracefs_instance *inst;
 static char inst_name[64];
-/* The systems of the events enabled, NULL-terminated: only their formats
+/* The events enabled ("*": the system's every event): only their formats
  * are read at the end (tracefs_local_events() reads all of them and
- * /proc/kallsyms: 0.7 s here). */
-#define MAX_SYSTEMS	 16
-static char systems_buf[MAX_SYSTEMS][64];
-static const char *systems[MAX_SYSTEMS + 1];
+ * /proc/kallsyms: 0.7 s here; a system's every event, 30 of sched's, the
+ * most of what the end took with a short run). */
+#define MAX_ENABLED	 32
+static struct {
+	char sys[64], ev[64];
+} enabled[MAX_ENABLED];
+static size_t nenabled;
 
-/* The instance goes; safe to call twice (at exit after a signal). */
-static void kernel_destroy(void)
+/* The instance goes (the reader first, and its files of the instance);
+ * safe to call twice. */
+static void instance_end(void)
 {
+	kpages_stop();
+	kpages_release();
 	if (inst == NULL)
 		return;
 	tracefs_trace_off(inst);
@@ -104,19 +128,50 @@ static void kernel_destroy(void)
 	inst = NULL;
 }
 
+/* Everything goes; safe to call twice (at exit after a signal). */
+static void kernel_destroy(void)
+{
+	instance_end();
+	kpages_close();
+}
+
 /* The instance's folder, for on_fatal(). */
 static char inst_path[PATH_MAX];
 
+/* While fxt-run's main thread has a file of the instance open (libtracefs
+ * opens, writes and closes one in each call), on_fatal() could not remove
+ * the folder (EBUSY): a signal then waits in `pending` until busy_end(),
+ * whatever thread it came to. */
+static volatile sig_atomic_t busy, pending;
+
 static void on_fatal(int sig)
 {
+	if (busy) {
+		pending = sig;
+		return;
+	}
 	/* Only what is async-signal-safe: libtracefs's calls allocate, and
 	 * the signal may have come in the middle of one.  Removing the folder
-	 * ends the instance's recording with it; it is busy while the
-	 * kernel still holds a file of it open for a moment. */
+	 * ends the instance's recording with it; it is busy while a file of
+	 * it is open: the reader's first (the reader runs with these signals
+	 * blocked; its next read fails), and for a moment after that. */
+	kpages_release_in_signal();
 	for (int i = 0; i < 100 && rmdir(inst_path) != 0 && errno == EBUSY; i++)
 		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+static void busy_begin(void)
+{
+	busy = 1;
+}
+
+static void busy_end(void)
+{
+	busy = 0;
+	if (pending)
+		on_fatal(pending);
 }
 
 /* A stale instance of a killed fxt-run: removed, with a note. */
@@ -153,15 +208,19 @@ static void enable(const char *events)
 
 		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - p), p);
 		snprintf(ev, sizeof(ev), "%.*s", (int)(e - (size_t)(colon + 1 - p)), colon + 1);
-		size_t n = 0;
-		while (systems[n] && strcmp(systems[n], sys) != 0)
-			n++;
-		if (systems[n] == NULL && n < MAX_SYSTEMS) {
-			memcpy(systems_buf[n], sys, sizeof(sys));
-			systems[n] = systems_buf[n];
+		if (nenabled < MAX_ENABLED) {
+			memcpy(enabled[nenabled].sys, sys, sizeof(sys));
+			memcpy(enabled[nenabled++].ev, ev, sizeof(ev));
 		}
-		/* An event this kernel lacks is left out. */
-		tracefs_event_enable(inst, sys, strcmp(ev, "*") == 0 ? NULL : ev);
+		/* Its enable file, written (tracefs_event_enable() matches
+		 * the name against every event: 15-30 ms an event here).  An
+		 * event this kernel lacks is left out. */
+		char file[160];
+		if (strcmp(ev, "*") == 0)
+			snprintf(file, sizeof(file), "events/%s/enable", sys);
+		else
+			snprintf(file, sizeof(file), "events/%s/%s/enable", sys, ev);
+		tracefs_instance_file_write(inst, file, "1");
 		p += e + (comma != NULL);
 	}
 }
@@ -170,7 +229,6 @@ void kernel_open(const char *groups)
 {
 	const char *dir = tracefs_tracing_dir();
 	char want[256], *save = NULL;
-	sigset_t fatal, old;
 
 	if (dir == NULL)
 		die(EXIT_USAGE, "--kernel: tracefs is not mounted (mount -t tracefs nodev "
@@ -198,15 +256,11 @@ void kernel_open(const char *groups)
 	atexit(kernel_destroy);
 	signal(SIGTERM, on_fatal);
 	signal(SIGHUP, on_fatal);
-	/* Its folder exists before `inst` says so: a signal in between
-	 * waits until on_fatal() can remove it. */
-	sigemptyset(&fatal);
-	sigaddset(&fatal, SIGTERM);
-	sigaddset(&fatal, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &fatal, &old);
+	/* Its folder exists before `inst` says so, and its files are open
+	 * one after the other until it is set up: a signal waits. */
 	snprintf(inst_path, sizeof(inst_path), "%s/instances/%s", dir, inst_name);
+	busy_begin();
 	inst = tracefs_instance_create(inst_name);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (inst == NULL)
 		die(EXIT_USAGE, "--kernel: cannot create the tracing instance %s: %s", inst_name,
 		    strerror(errno));
@@ -216,7 +270,18 @@ void kernel_open(const char *groups)
 		die(EXIT_USAGE, "--kernel: this kernel's tracing has no clock 'mono' (%s)",
 		    strerror(errno));
 	}
-	tracefs_instance_set_buffer_size(inst, KERNEL_BUFFER_KB, -1);
+	uint64_t kb = KERNEL_BUFFER_KB;
+	const char *size = getenv(FXT_ENV(KERNEL_BUFFER));
+	if (size && *size) {
+		uint64_t bytes;
+		if (run_parse_size(size, &bytes) < 0 || bytes < 4096) {
+			kernel_destroy();
+			die(EXIT_USAGE, "--kernel: %s=%s: not a size of at least 4K",
+			    FXT_ENV(KERNEL_BUFFER), size);
+		}
+		kb = bytes / 1024;
+	}
+	tracefs_instance_set_buffer_size(inst, (int)kb, -1);
 	tracefs_option_disable(inst, TRACEFS_OPTION_OVERWRITE);
 	tracefs_option_enable(inst, TRACEFS_OPTION_EVENT_FORK);
 	tracefs_option_enable(inst, TRACEFS_OPTION_RECORD_TGID);
@@ -225,23 +290,105 @@ void kernel_open(const char *groups)
 		for (size_t i = 0; i < sizeof(groups_tab) / sizeof(*groups_tab); i++)
 			if (strcmp(groups_tab[i].name, g) == 0)
 				enable(groups_tab[i].events);
+	busy_end();
+}
+
+/* The tasks of process `pid` (/proc/PID/task) not in `have` yet, appended
+ * to it as " TID" each (all of them: pid itself when the folder cannot be
+ * read).  The number added. */
+static int add_tasks(pid_t pid, char *have, size_t cap)
+{
+	char dir[64], tid[sizeof(((struct dirent *)0)->d_name) + 2];
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%ld/task", (long)pid);
+	d = opendir(dir);
+	if (d == NULL) {
+		snprintf(tid, sizeof(tid), " %ld ", (long)pid);
+		if (strstr(have, tid) == NULL && strlen(have) + strlen(tid) < cap) {
+			strcat(have, tid + 1);
+			strcat(have, " ");
+			n++;
+		}
+		return n;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(tid, sizeof(tid), " %s ", e->d_name);
+		if (strstr(have, tid) != NULL || strlen(have) + strlen(tid) >= cap)
+			continue;
+		strcat(have, tid + 1);
+		strcat(have, " ");
+		n++;
+	}
+	closedir(d);
+	return n;
 }
 
 void kernel_follow(pid_t pid)
 {
-	char buf[32];
+	/* " TID TID ... ": a process attached to has threads already. */
+	static char tids[65536];
+	int err = 0;
 
 	if (inst == NULL)
 		return;
-	snprintf(buf, sizeof(buf), "%ld", (long)pid);
-	if (tracefs_instance_file_write(inst, "set_event_pid", buf) < 0 ||
-	    tracefs_trace_on(inst) < 0)
-		fprintf(stderr, "fxt-run: --kernel: cannot start recording: %s\n", strerror(errno));
+	busy_begin();
+	strcpy(tids, " ");
+	add_tasks(pid, tids, sizeof(tids));
+	if (tracefs_instance_file_write(inst, "set_event_pid", tids) < 0)
+		err = errno;
+	/* A thread started since is followed (event-fork) only if its
+	 * creator was in the list then: once more for those. */
+	size_t had = strlen(tids);
+	if (err == 0 && add_tasks(pid, tids, sizeof(tids)) > 0 &&
+	    tracefs_instance_file_append(inst, "set_event_pid", tids + had - 1) < 0)
+		err = errno;
+	if (err == 0 && tracefs_trace_on(inst) < 0)
+		err = errno;
+	if (err != 0)
+		fprintf(stderr, "fxt-run: --kernel: cannot start recording: %s\n", strerror(err));
+	busy_end();
+}
+
+void kernel_signals(void)
+{
+	if (inst == NULL)
+		return;
+	signal(SIGTERM, on_fatal);
+	signal(SIGHUP, on_fatal);
+}
+
+void kernel_stream(const char *out)
+{
+	int err;
+
+	if (inst == NULL)
+		return;
+	busy_begin(); /* the raw fds are the signal handler's once open */
+	err = kpages_open(inst, out);
+	busy_end();
+	if (err == 0)
+		kpages_start(); /* else read at the end, as far as the buffer holds */
 }
 
 /* ------------------------------------------------------- the archive */
 
-/* The event formats of the systems enabled, and the ring buffer's page
+/* Parses the format of event sys:ev into tep. */
+static void parse_format(struct tep_handle *tep, const char *sys, const char *ev)
+{
+	int size;
+	char *buf = tracefs_event_file_read(NULL, sys, ev, "format", &size);
+
+	if (buf != NULL)
+		tep_parse_event(tep, buf, (unsigned long)size, sys);
+	free(buf);
+}
+
+/* The event formats of the events enabled, and the ring buffer's page
  * header: what reading the pages needs.  NULL when out of memory or
  * without a page header. */
 static struct tep_handle *formats(void)
@@ -264,14 +411,14 @@ static struct tep_handle *formats(void)
 		return NULL;
 	}
 	free(buf);
-	for (size_t i = 0; systems[i]; i++) {
-		char **evs = tracefs_system_events(NULL, systems[i]);
-		for (size_t j = 0; evs && evs[j]; j++) {
-			buf = tracefs_event_file_read(NULL, systems[i], evs[j], "format", &size);
-			if (buf != NULL)
-				tep_parse_event(tep, buf, (unsigned long)size, systems[i]);
-			free(buf);
+	for (size_t i = 0; i < nenabled; i++) {
+		if (strcmp(enabled[i].ev, "*") != 0) {
+			parse_format(tep, enabled[i].sys, enabled[i].ev);
+			continue;
 		}
+		char **evs = tracefs_system_events(NULL, enabled[i].sys);
+		for (size_t j = 0; evs && evs[j]; j++)
+			parse_format(tep, enabled[i].sys, evs[j]);
 		tracefs_list_free(evs);
 	}
 	return tep;
@@ -290,9 +437,13 @@ static void tgids_load(struct tgids *m)
 	size_t cap = 0;
 
 	memset(m, 0, sizeof(*m));
+	/* strtol(), not sscanf(): glibc's sscanf() takes the string's
+	 * length first, each line the rest of the file's (30,000 lines here:
+	 * 300 ms). */
 	for (char *p = text; p && *p;) {
-		int tid, tgid;
-		if (sscanf(p, "%d %d", &tid, &tgid) == 2 && tgid > 0) {
+		char *end, *end2;
+		long tid = strtol(p, &end, 10), tgid = strtol(end, &end2, 10);
+		if (end != p && end2 != end && tgid > 0) {
 			if (m->n == cap) {
 				cap = cap ? 2 * cap : 256;
 				int *a = realloc(m->tid, cap * sizeof(int));
@@ -303,8 +454,8 @@ static void tgids_load(struct tgids *m)
 					break;
 				m->tgid = b;
 			}
-			m->tid[m->n] = tid;
-			m->tgid[m->n++] = tgid;
+			m->tid[m->n] = (int)tid;
+			m->tgid[m->n++] = (int)tgid;
 		}
 		char *nl = strchr(p, '\n');
 		p = nl ? nl + 1 : NULL;
@@ -327,107 +478,9 @@ static int tgid_of(void *arg, int tid, bool *agent)
 	return -1;
 }
 
-/* One CPU's events, read whole (tracing is off): its pages one after
- * the other, the next event waiting in `rec`. */
-struct cpu_events {
-	char *pages;
-	size_t npages, page; /* read so far, the one loaded */
-	int psize;
-	struct kbuffer *kb;
-	void *data; /* the next event, NULL: none */
-	struct tep_record rec;
-};
-
-/* All of a CPU's pages: read() (not splice()) returns the last, partial,
- * one too, which tracefs_iterate_raw_events() leaves out. */
-static int cpu_load(struct cpu_events *c, struct tep_handle *tep, int cpu)
+static double ms(const struct timespec *a, const struct timespec *b)
 {
-	struct tracefs_cpu *tc = tracefs_cpu_open(inst, cpu, true);
-	size_t cap = 0;
-
-	memset(c, 0, sizeof(*c));
-	if (tc == NULL)
-		return -errno;
-	c->psize = tracefs_cpu_read_size(tc);
-	c->kb = tep_kbuffer(tep);
-	for (int err = c->psize > 0 && c->kb ? 0 : -EINVAL; err == 0;) {
-		if (c->npages == cap) {
-			cap = cap ? 2 * cap : 16;
-			char *p = realloc(c->pages, cap * (size_t)c->psize);
-			if (p == NULL) {
-				tracefs_cpu_close(tc);
-				return -ENOMEM;
-			}
-			c->pages = p;
-		}
-		int n = tracefs_cpu_read(tc, c->pages + c->npages * (size_t)c->psize, true);
-		if (n <= 0)
-			break;
-		c->npages++;
-	}
-	tracefs_cpu_close(tc);
-	c->rec.cpu = cpu;
-	return 0;
-}
-
-/* The CPU's next event into c->rec (c->data NULL at the end). */
-static void cpu_next(struct cpu_events *c, bool first)
-{
-	unsigned long long ts = 0;
-
-	c->data = first || c->data == NULL ? NULL : kbuffer_next_event(c->kb, &ts);
-	while (c->data == NULL) {
-		if (first)
-			first = false;
-		else if (++c->page > c->npages)
-			return;
-		if (c->page >= c->npages)
-			return;
-		if (kbuffer_load_subbuffer(c->kb, c->pages + c->page * (size_t)c->psize) < 0)
-			continue;
-		c->rec.missed_events = kbuffer_missed_events(c->kb);
-		c->data = kbuffer_read_event(c->kb, &ts);
-	}
-	if (c->data == NULL)
-		return;
-	c->rec.ts = ts;
-	c->rec.data = c->data;
-	c->rec.size = kbuffer_event_size(c->kb);
-}
-
-/* Every CPU's events to the stream, merged by time.  0 or -errno. */
-static int read_events(struct tep_handle *tep, struct import_stream *s)
-{
-	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF), err = 0;
-	struct cpu_events *cs = calloc(ncpu > 0 ? (size_t)ncpu : 1, sizeof(*cs));
-
-	if (cs == NULL)
-		return -ENOMEM;
-	for (int i = 0; i < ncpu; i++) {
-		if (cpu_load(&cs[i], tep, i) == 0)
-			cpu_next(&cs[i], true);
-	}
-	for (;;) {
-		struct cpu_events *min = NULL;
-		for (int i = 0; i < ncpu; i++)
-			if (cs[i].data && (min == NULL || cs[i].rec.ts < min->rec.ts))
-				min = &cs[i];
-		if (min == NULL)
-			break;
-		if (import_stream_record(s, &min->rec) != 0) {
-			err = -EIO;
-			break;
-		}
-		min->rec.missed_events = 0;
-		cpu_next(min, false);
-	}
-	for (int i = 0; i < ncpu; i++) {
-		if (cs[i].kb)
-			kbuffer_free(cs[i].kb);
-		free(cs[i].pages);
-	}
-	free(cs);
-	return err;
+	return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
 }
 
 /* What the kernel dropped: the "dropped events" and "overrun" lines of
@@ -463,8 +516,23 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 
 	if (inst == NULL)
 		return 0;
+	kpages_stop();
+	/* The rest of each CPU's pages; then the instance goes, before the
+	 * long part. */
+	busy_begin();
+	if (!kpages_is_open() && kpages_open(inst, out) < 0) {
+		kernel_destroy();
+		busy_end();
+		return -EIO;
+	}
 	tracefs_trace_off(inst);
 	uint64_t lost = lost_events();
+	kpages_drain();
+	struct timespec tt[4];
+	clock_gettime(CLOCK_MONOTONIC, &tt[0]);
+	instance_end();
+	busy_end();
+	clock_gettime(CLOCK_MONOTONIC, &tt[1]);
 	struct tep_handle *tep = formats();
 	if (tep == NULL) {
 		fprintf(stderr, "fxt-run: --kernel: cannot read the kernel's event formats\n");
@@ -491,7 +559,12 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 	if (err == 0)
 		err = import_stream_begin(&ic, tep, "kernel sched", "mono", &s);
 	if (err == 0) {
-		err = import_stream_end(s, read_events(tep, s));
+		err = kpages_read(tep, s);
+		/* The buffer drops the newest when full: the pages do not say
+		 * so, its stats do. */
+		if (err == 0 && lost > ic.st.lost)
+			err = import_stream_lost(s, lost - ic.st.lost);
+		err = import_stream_end(s, err);
 	}
 	if (w != NULL) {
 		int cerr = fxt_writer_close(w);
@@ -502,6 +575,7 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 	tep_free(tep);
 	free(m.tid);
 	free(m.tgid);
+	clock_gettime(CLOCK_MONOTONIC, &tt[2]);
 	if (err == 0 && !keep) {
 		const char *parts[2] = { out, path };
 		struct merge_part_result res[2];
@@ -509,6 +583,12 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 		if (err == 0)
 			unlink(path);
 	}
+	clock_gettime(CLOCK_MONOTONIC, &tt[3]);
+	if (getenv(FXT_ENV(RUN_DEBUG)) != NULL)
+		fprintf(stderr,
+			"fxt-run: kernel: removing the instance %.1f ms, its events %.1f ms, the "
+			"merge %.1f ms\n",
+			ms(&tt[0], &tt[1]), ms(&tt[1], &tt[2]), ms(&tt[2], &tt[3]));
 	if (!quiet) {
 		if (err < 0)
 			fprintf(stderr, "fxt-run: --kernel: %s\n",

@@ -189,8 +189,15 @@ void summary_filter_hint(const struct options *o);
  * tracing instance (removing those of killed fxt-runs), or dies (exit 2).
  * Before the program runs. */
 void kernel_open(const char *groups);
-/* Records the events of `pid` and its children from now on. */
+/* Records the events of `pid` (all its threads) and its children from
+ * now on. */
 void kernel_follow(pid_t pid);
+/* Takes SIGTERM and SIGHUP back (their handler removes the instance),
+ * after code that set its own. */
+void kernel_signals(void);
+/* Moves the events out of the kernel's buffer while the program runs,
+ * into files next to OUT (deleted already).  Nothing without --kernel. */
+void kernel_stream(const char *out);
 /* The program is done: its events into OUT (kept apart as
  * OUT-without-.fxt.kernel.fxt with `keep`), the threads of the processes
  * in `ps` on the agent's, the instance removed, one summary line.  0 or

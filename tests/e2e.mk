@@ -123,12 +123,19 @@ E2E_TESTS += \
 # (v6, v7, v7 zstd) against their `trace-cmd report`, one recorded here
 # when tracefs allows; ktrace files written by tests/helpers/mkktrace;
 # merging a kernel trace with fxt-run's archive on one clock; fxt-run
-# --kernel (as root, with tracefs) on tests/progs/kernel_states.
+# --kernel (as root, with tracefs) on tests/progs/kernel_states, the
+# threads' states fxt-report --by thread and fxt waits give of it, and
+# the kernel's lost events counted in the archive and said by the tools,
+# a run longer than the kernel's buffer (read while it runs).
 E2E_TESTS += \
 	tests/e2e/import-tracedat.sh \
 	tests/e2e/import-ktrace.sh \
 	tests/e2e/merge.sh \
-	tests/e2e/kernel.sh
+	tests/e2e/kernel.sh \
+	tests/e2e/kernel-states.sh \
+	tests/e2e/kernel-lost.sh \
+	tests/e2e/kernel-stream.sh \
+	tests/e2e/kernel-attach.sh
 EXTRA_DIST += tests/data/tracecmd/README.md tests/data/tracecmd/record.sh \
 	tests/data/tracecmd/v6.dat tests/data/tracecmd/v6.report.gz \
 	tests/data/tracecmd/v7-plain.dat tests/data/tracecmd/v7-plain.report.gz \

@@ -202,6 +202,12 @@ tests_progs_kernel_states_SOURCES = tests/progs/kernel_states.c
 tests_progs_kernel_states_CFLAGS = $(EXAMPLE_C_FLAGS)
 tests_progs_kernel_states_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_kernel_states_LDADD = -lpthread
+# kernel_naps: naps 1 ms N times, a steady flow of the kernel's events
+# (tests/e2e/kernel-stream.sh).
+check_PROGRAMS += tests/progs/kernel_naps
+tests_progs_kernel_naps_SOURCES = tests/progs/kernel_naps.c
+tests_progs_kernel_naps_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_kernel_naps_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 
 # ---------------------------------------------------- for stack sampling
 # CPU-bound, -O2, without hooks (and the same with hooks, to check that

@@ -146,6 +146,14 @@ enum fxt_obj_type {
  * overwritten"); fxt_overwritten_in_name() (reader.h) reads N. */
 #define FXT_OVERWRITE_SUFFIX " records overwritten"
 
+/* Events the kernel lost (fxt-run --kernel, fxt-import of a trace.dat: its
+ * ring buffer was full): an instant event of category "fxt" named
+ * FXT_DROP_PREFIX "N" FXT_KERNEL_LOST_SUFFIX ("fxt: N kernel events
+ * lost"), with the provider's buffer-full event; fxt_kernel_lost_in_name()
+ * (reader.h) reads N.  Not calls: the threads' states around it are
+ * partial. */
+#define FXT_KERNEL_LOST_SUFFIX " kernel events lost"
+
 /* fxtrace's stack samples (fxt-run --sample): each sampled thread gets a
  * track of its own, a thread of koid tid | FXT_SAMPLE_KOID_BIT named after
  * the thread with FXT_SAMPLE_TRACK_SUFFIX ("main (samples)"), whose slices

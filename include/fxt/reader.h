@@ -270,6 +270,10 @@ uint64_t fxt_dropped_in_name(const char *name, size_t len);
  * records overwritten" (see FXT_OVERWRITE_SUFFIX), else 0. */
 uint64_t fxt_overwritten_in_name(const char *name, size_t len);
 
+/* N if [name, name + len) is fxtrace's marker of events the kernel lost
+ * "fxt: N kernel events lost" (see FXT_KERNEL_LOST_SUFFIX), else 0. */
+uint64_t fxt_kernel_lost_in_name(const char *name, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

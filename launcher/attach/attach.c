@@ -371,6 +371,9 @@ int attach_main(const struct options *opts)
 	if (attach_preflight(pid, agent, &t, why, sizeof(why)) != 0 ||
 	    (o.set.given[FXT_S_SAMPLE] && attach_sample_preflight(pid, why, sizeof(why)) != 0))
 		die(EXIT_USAGE, "%s", why);
+	/* Without the permission to trace, nothing is done to the process. */
+	if (o.set.given[FXT_S_KERNEL])
+		kernel_open(o.set.v[FXT_S_KERNEL].s);
 	double preflight = since(&t0) * 1e3;
 
 	if (gethostname(host, sizeof(host)) != 0)
@@ -378,6 +381,7 @@ int attach_main(const struct options *opts)
 	host[sizeof(host) - 1] = '\0';
 	struct run_template_values tv = { (long)t.pid, (long long)start, t.comm, host };
 	out = output_path(&o, &tv);
+	kernel_stream(out);
 	if (o.force && unlink(out) != 0 && errno != ENOENT)
 		die(EXIT_USAGE, "cannot remove %s: %s", display_name(out), strerror(errno));
 	if (o.set.given[FXT_S_SNAPSHOT_IF])
@@ -405,6 +409,7 @@ int attach_main(const struct options *opts)
 	if (o.set.given[FXT_S_SAMPLE])
 		attach_threads_init(&threads, t.pid);
 
+	kernel_follow(t.pid);
 	hold_signals(true);
 	/* Loaded already (attached to before): dlopen() finds it. */
 	err = call_agent(t.pid, agent, true, FXT_ATTACH_START, block, &result, why, sizeof(why));
@@ -470,6 +475,7 @@ int attach_main(const struct options *opts)
 			fprintf(stderr, "fxt-run: cannot detach from %d: %s\n", (int)t.pid, why);
 	}
 	hold_signals(false);
+	kernel_signals();
 	if (!o.quiet && wend == END_DETACH)
 		fprintf(stderr, "fxt-run: detached from %d after %.1f s (%s)\n", (int)t.pid,
 			since(&t0), end);
@@ -494,6 +500,7 @@ int attach_main(const struct options *opts)
 		if (!o.quiet)
 			parts_print(&parts);
 	}
+	kernel_finish(out, &parts, o.keep_parts, o.quiet);
 	if (!o.quiet)
 		summary_snapshots(&r.snapshots);
 	if (o.patch_dir)

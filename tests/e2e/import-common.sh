@@ -67,3 +67,13 @@ dump_threads() {
   "$FXT_DUMP" "$1" | awk '/^kobj type=thread/ { k = $3; sub(/koid=/, "", k); n = $0; sub(/.* name="/, "", n); sub(/".*/, "", n); last[k] = n }
                          END { for (k in last) print k, last[k] }' | sort -k 1,1
 }
+
+# need_tracefs: skips the rest of a test of fxt-run --kernel, with the
+# reason, without libtracefs in this build, without root, or without
+# tracefs instances to write; sets INST to their folder.
+need_tracefs() {
+  have_tracecmd || skip_rest "built without libtracecmd/libtracefs"
+  [ "$(id -u)" = 0 ] || skip_rest "not root: cannot trace the kernel"
+  INST=/sys/kernel/tracing/instances
+  [ -d "$INST" ] && [ -w "$INST" ] || skip_rest "no writable tracefs instances ($INST)"
+}

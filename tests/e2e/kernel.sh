@@ -13,10 +13,7 @@
 plan 22
 scratch
 
-have_tracecmd || skip_rest "built without libtracecmd/libtracefs"
-[ "$(id -u)" = 0 ] || skip_rest "not root: cannot trace the kernel"
-INST=/sys/kernel/tracing/instances
-[ -d "$INST" ] && [ -w "$INST" ] || skip_rest "no writable tracefs instances ($INST)"
+need_tracefs
 
 P=$PROGS/kernel_states
 "$FXT_RUN" --kernel -o "$TMPD/k.fxt" -- "$P" > "$TMPD/tids" 2> "$TMPD/err" 9>&-

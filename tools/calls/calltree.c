@@ -525,6 +525,11 @@ uint64_t calltree_overwritten(const struct calltree *t)
 	return t->prof ? profile_overwritten(t->prof) : 0;
 }
 
+uint64_t calltree_kernel_lost(const struct calltree *t)
+{
+	return t->prof ? profile_kernel_lost(t->prof) : 0;
+}
+
 uint64_t calltree_total_ns(const struct calltree *t)
 {
 	uint64_t sum = 0;

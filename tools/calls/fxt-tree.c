@@ -61,7 +61,8 @@ static const char help[] =
     "nest only; what the inner frames called is below it.\n"
     "Frames never closed are counted to the end of the trace, \"[N open]\".\n"
     "Calls the tracer dropped (its size limit) are said in the header, \"# N\n"
-    "calls dropped\" (on standard error with csv and json).\n"
+    "calls dropped\" (on standard error with csv and json); events the kernel\n"
+    "lost (fxt-run --kernel), \"# N kernel events lost\".\n"
     "--focus NAME: \"# callers of NAME\": NAME at the root, the functions that\n"
     "called it below, their callers below them, each line with the numbers of\n"
     "NAME's calls made through that chain; then \"# callees of NAME\": NAME's\n"
@@ -399,6 +400,10 @@ int main(int argc, char **argv)
 			printf("# %" PRIu64 " calls dropped: the tree is partial (on %" PRIu64
 			       " thread%s)\n",
 			       dropped, dthreads, dthreads == 1 ? "" : "s");
+		if (calltree_kernel_lost(t))
+			printf("# %" PRIu64 " kernel events lost (the kernel's ring buffer was "
+			       "full): the calls are whole\n",
+			       calltree_kernel_lost(t));
 	} else if (dropped) {
 		/* CSV and JSON have rows only: the warning goes to standard error. */
 		fprintf(stderr, NAME ": %s: %" PRIu64 " calls dropped: the tree is partial\n", o.path,

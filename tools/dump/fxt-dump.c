@@ -82,15 +82,17 @@ static const char help[] =
     "(the FXT spec does not make file order time order); a note says how many\n"
     "the file has out of time order.  Records print in file order.\n"
     "--stats prints \"KEY VALUE\" lines: bytes records record.TYPE event.TYPE\n"
-    "providers processes threads strings buffer_full dropped overwritten first_ns\n"
-    "last_ns span_ns events.  events, threads, processes, dropped and overwritten\n"
-    "are what fxt-run's summary line says of the archive it wrote: events are\n"
+    "providers processes threads strings buffer_full dropped overwritten\n"
+    "kernel_lost first_ns last_ns span_ns events.  events, threads, processes,\n"
+    "dropped and overwritten are what fxt-run's summary line says of the archive it wrote: events are\n"
     "event records of every type\n"
     "(record.event); threads, the (process, thread) pairs with at least one event\n"
     "or log record (a thread's sample track is one); processes, those with a\n"
     "process kernel object or a thread; dropped, the calls the instants \"fxt: N\n"
     "records dropped\" count; overwritten, those \"fxt: N records overwritten\"\n"
-    "count (fxt-run --mode=circular).\n"
+    "count (fxt-run --mode=circular); kernel_lost, the kernel's events that\n"
+    "the instants \"fxt: N kernel events lost\" count (fxt-run --kernel,\n"
+    "fxt-import: the kernel's ring buffer was full).\n"
     "\n"
     "Exit status:\n"
     "  0   the archive was read (with --check: it is valid; warnings allowed)\n"
@@ -564,6 +566,7 @@ static void print_stats(struct dump *d)
 	fprintf(f, "buffer_full %" PRIu64 "\n", d->buffer_full);
 	fprintf(f, "dropped %" PRIu64 "\n", d->counts.dropped);
 	fprintf(f, "overwritten %" PRIu64 "\n", d->counts.overwritten);
+	fprintf(f, "kernel_lost %" PRIu64 "\n", d->counts.kernel_lost);
 	fprintf(f, "first_ns %" PRIu64 "\n", d->first_ns);
 	fprintf(f, "last_ns %" PRIu64 "\n", d->last_ns);
 	fprintf(f, "span_ns %" PRIu64 "\n", d->last_ns - d->first_ns);

@@ -6,7 +6,8 @@
 noinst_LTLIBRARIES += libfxttools.la
 libfxttools_la_SOURCES = tools/front/common.c tools/front/common.h \
 	tools/front/escape.c tools/front/escape.h \
-	tools/front/srcloc.c tools/front/srcloc.h tools/front/thrmap.h
+	tools/front/srcloc.c tools/front/srcloc.h tools/front/thrmap.h \
+	tools/front/sched.c tools/front/sched.h
 libfxttools_la_LIBADD = libfxtcodec.la
 
 # fxt, the front command: `fxt report ...` runs fxt-report (fxt.c).

@@ -349,6 +349,12 @@ static void put_drops(const struct job *j, FILE *out, const char *prefix)
 				"recorder's window\n",
 				o);
 		}
+		if (profile_kernel_lost(d->runs[i])) {
+			fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");
+			tool_put_text_str(out, j->files[i]);
+			fprintf(out, ": %" PRIu64 " kernel events lost: its thread states are partial\n",
+				profile_kernel_lost(d->runs[i]));
+		}
 		if (j->o.subtract && !profile_hook_cost(d->runs[i], NULL, NULL)) {
 			fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");
 			tool_put_text_str(out, j->files[i]);

@@ -21,6 +21,7 @@
 #include "tools/profile/pctl.h"
 #include "tools/profile/profile.h"
 #include "tools/profile/report-hist.h"
+#include "tools/profile/report-states.h"
 
 /* What to do with the slices of stack samples (--samples). */
 enum samples_mode {
@@ -41,7 +42,7 @@ struct options {
 	bool percentiles;
 	const char *histogram; /* the function's name */
 	size_t exact_limit;    /* 0: PROFILE_EXACT_MAX */
-	bool srcline; /* --srcline: a column of source locations */
+	bool srcline;	       /* --srcline: a column of source locations */
 };
 
 /* The percentiles of --percentiles, in the order of their columns. */
@@ -149,6 +150,13 @@ static const char help[] =
     "name[,track].  json has the calls in \"rows\" and the samples in \"samples\"\n"
     "(name, category, [pid, tid, track,] total_ns, self_ns, self_pct), with\n"
     "\"sampled_frames\" and \"sample_tracks\"; \"slices\" counts the calls' only.\n"
+    "\n"
+    "When the archive has the kernel's context switches (fxt-run --kernel, or a\n"
+    "trace.dat through fxt-import and fxt-merge), --by thread also says each\n"
+    "thread's time running, runnable (woken or preempted, waiting for a CPU)\n"
+    "and blocked (asleep, on a lock, on I/O): text after the calls' table,\n"
+    "\"# thread states ...\", json in \"thread_states\" (pid, tid, thread,\n"
+    "running_ns, runnable_ns, blocked_ns).\n"
     "\n"
     "Exit status:\n"
     "  0   the report was written\n"
@@ -452,6 +460,10 @@ static void print_text(const struct options *o, const struct profile *p, const s
 		printf("# %" PRIu64 " calls overwritten: totals are those of each thread's "
 		       "newest calls (a flight recorder's window)\n",
 		       profile_overwritten(p));
+	if (profile_kernel_lost(p))
+		printf("# %" PRIu64 " kernel events lost: thread states are partial (the "
+		       "kernel's ring buffer was full)\n",
+		       profile_kernel_lost(p));
 	print_unsampled(stdout, "# ", p);
 	if (o->subtract) {
 		double pair, inside;
@@ -499,6 +511,8 @@ static void print_text(const struct options *o, const struct profile *p, const s
 		}
 		print_q_notes(p, calls);
 	}
+	if (o->by == PROFILE_BY_THREAD)
+		report_states_text(p);
 	if (show_samples(o, samples))
 		print_text_samples(o, p, samples);
 }
@@ -606,9 +620,10 @@ static void print_json(const struct options *o, const struct profile *p, const s
 	tool_put_json_str(stdout, o->path);
 	printf(",\"by\":\"%s\",\"slices\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
 	       ",\"dropped\":%" PRIu64 ",\"dropped_threads\":%" PRIu64 ",\"overwritten\":%" PRIu64
-	       ",\"sampled_frames\":%" PRIu64 ",\"sample_tracks\":%" PRIu64,
+	       ",\"kernel_lost\":%" PRIu64 ",\"sampled_frames\":%" PRIu64
+	       ",\"sample_tracks\":%" PRIu64,
 	       by_names[o->by], profile_nslices(p), profile_start_ns(p), profile_end_ns(p), dropped,
-	       dthreads, profile_overwritten(p), nframes, ntracks);
+	       dthreads, profile_overwritten(p), profile_kernel_lost(p), nframes, ntracks);
 	{
 		const struct profile_unsampled *u;
 		size_t nu = profile_unsampled(p, &u);
@@ -635,6 +650,8 @@ static void print_json(const struct options *o, const struct profile *p, const s
 		else
 			fputs(",\"hook_pair_ns\":null,\"hook_inside_ns\":null", stdout);
 	}
+	if (o->by == PROFILE_BY_THREAD)
+		report_states_json(p);
 	fputs(",\"rows\":[", stdout);
 	n = o->samples == SAMPLES_ONLY ? 0 : calls->n;
 	for (i = 0; i < n; i++) {
@@ -796,6 +813,11 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 				NAME ": %s: %" PRIu64 " calls dropped: totals are partial\n",
 				o.path, profile_dropped(p, NULL));
+		if (profile_kernel_lost(p))
+			fprintf(stderr,
+				NAME ": %s: %" PRIu64 " kernel events lost: thread states "
+				     "are partial\n",
+				o.path, profile_kernel_lost(p));
 		if (profile_overwritten(p))
 			fprintf(stderr,
 				NAME ": %s: %" PRIu64 " calls overwritten: totals are those of "

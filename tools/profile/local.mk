@@ -16,7 +16,7 @@ libfxtprofile_la_LIBADD = libfxttools.la libfxtcodec.la -lm -lpthread
 
 bin_PROGRAMS += fxt-report fxt-diff
 fxt_report_SOURCES = tools/profile/fxt-report.c tools/profile/report-hist.c \
-	tools/profile/report-hist.h
+	tools/profile/report-hist.h tools/profile/report-states.c tools/profile/report-states.h
 fxt_report_LDADD = libfxtprofile.la
 fxt_diff_SOURCES = tools/profile/fxt-diff.c tools/profile/diff.c tools/profile/diff.h \
 	tools/profile/diff-pct.c tools/profile/diff-pct.h

@@ -10,6 +10,7 @@
 
 #include "tools/front/common.h"
 #include "tools/profile/pctl.h"
+#include "tools/front/sched.h"
 #include "tools/front/srcloc.h"
 #include "tools/profile/profile.h"
 
@@ -181,8 +182,9 @@ struct profile {
 	/* Drops: the sum of the "fxt: N records dropped" instants, and the
 	 * distinct threads they came on. */
 	uint64_t dropped;
-	/* The sum of the "fxt: N records overwritten" instants. */
-	uint64_t overwritten;
+	/* The sum of the "fxt: N records overwritten" instants, of the "fxt:
+	 * N kernel events lost" ones. */
+	uint64_t overwritten, kernel_lost;
 	struct drop_thread {
 		uint64_t pid, tid;
 	} * drop_thr;
@@ -199,6 +201,8 @@ struct profile {
 	size_t ntracks, captracks;
 	/* The functions' source locations (FXT_OBJ_FUNCTION records). */
 	struct tool_srcloc locs;
+	/* The threads' states from the kernel's context switches. */
+	struct sched sched;
 };
 
 /* ----------------------------------------------------- active row map */

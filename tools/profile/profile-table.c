@@ -364,6 +364,7 @@ void profile_free(struct profile *p)
 		free(p->tracks[i].name);
 	free(p->tracks);
 	tool_srcloc_free(&p->locs);
+	sched_free(&p->sched);
 	free(p->rows);
 	free(p->keys);
 	free(p->rowtab);
@@ -518,6 +519,7 @@ int profile__see_drops(struct profile *p, uint64_t pid, uint64_t tid, uint64_t t
 	}
 
 	p->overwritten = o > UINT64_MAX - p->overwritten ? UINT64_MAX : p->overwritten + o;
+	p->kernel_lost += fxt_kernel_lost_in_name(name->data, name->len);
 	if (!n)
 		return 0;
 	p->dropped = n > UINT64_MAX - p->dropped ? UINT64_MAX : p->dropped + n;
@@ -531,6 +533,11 @@ int profile__see_drops(struct profile *p, uint64_t pid, uint64_t tid, uint64_t t
 }
 
 /* ------------------------------------------------------------- accessors */
+
+const struct sched *profile_sched(const struct profile *p)
+{
+	return p->sched.nswitch ? &p->sched : NULL;
+}
 
 size_t profile_unsampled(const struct profile *p, const struct profile_unsampled **v)
 {
@@ -608,6 +615,11 @@ size_t profile_hook_cost(const struct profile *p, double *pair_ns, double *insid
 	if (inside_ns)
 		*inside_ns = inside;
 	return p->ncosts;
+}
+
+uint64_t profile_kernel_lost(const struct profile *p)
+{
+	return p->kernel_lost;
 }
 
 uint64_t profile_overwritten(const struct profile *p)

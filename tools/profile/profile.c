@@ -710,8 +710,17 @@ static inline __attribute__((always_inline)) int add_record(struct profile *p, s
 	p->nrecords++;
 	if (rec->type != FXT_RECORD_EVENT) {
 		profile__set_tps(p, fxt_reader_ticks_per_second(r));
-		if (rec->type == FXT_RECORD_KERNEL_OBJECT)
+		if (rec->type == FXT_RECORD_KERNEL_OBJECT) {
+			/* Names for the threads' states (fxt-report --by
+			 * thread). */
+			if (p->opts.by == PROFILE_BY_THREAD &&
+			    sched_add_record(&p->sched, rec, 0) < 0)
+				return -ENOMEM;
 			return profile__see_kobj(p, rec);
+		}
+		if (rec->type == FXT_RECORD_CONTEXT_SWITCH) {
+			return sched_add_record(&p->sched, rec, to_ns(p, r, rec->u.cswitch.ts));
+		}
 		/* Strings change meaning on string and provider records. */
 		if (rec->type == FXT_RECORD_STRING || rec->type == FXT_RECORD_METADATA)
 			bump_strgen(p);
@@ -740,6 +749,8 @@ static inline __attribute__((always_inline)) int add_record(struct profile *p, s
 		if (ev->name.len == sizeof(FXT_HOOK_COST_NAME) - 1 &&
 		    memcmp(ev->name.data, FXT_HOOK_COST_NAME, ev->name.len) == 0)
 			return profile__see_hook_cost(p, rec);
+		if (p->sched.nswitch && sched_add_record(&p->sched, rec, ts) < 0)
+			return -ENOMEM;
 		return profile__see_drops(p, ev->pid, ev->tid, ts, &ev->name);
 	default:
 		return 0;
@@ -776,6 +787,7 @@ int profile_finish(struct profile *p)
 	if (p->finished)
 		return 0;
 	p->finished = true;
+	sched_finish(&p->sched, p->end_ns);
 	for (i = 0; i < p->nthreads; i++) {
 		struct thread *t = &p->threads[i];
 

@@ -244,6 +244,12 @@ uint64_t profile_dropped(const struct profile *p, uint64_t *nthreads);
  * newest calls, the window each thread kept. */
 uint64_t profile_overwritten(const struct profile *p);
 
+/* Events the kernel lost (fxt-run --kernel, fxt-import): the sum of N
+ * over the instants "fxt: N kernel events lost"
+ * (fxt_kernel_lost_in_name()).  Not 0: the threads' states and the
+ * kernel's events are partial, the calls are not. */
+uint64_t profile_kernel_lost(const struct profile *p);
+
 /* A thread that stack sampling could not sample from `ts_ns` on (an
  * instant FXT_UNSAMPLED_PREFIX "REASON", include/fxt/format.h). */
 struct profile_unsampled {
@@ -253,6 +259,11 @@ struct profile_unsampled {
 
 /* Those threads (*v: n of them, owned by the profile). */
 size_t profile_unsampled(const struct profile *p, const struct profile_unsampled **v);
+
+/* The threads' states from the kernel's context switches (sched.h),
+ * final once finished; NULL when the archive has none. */
+struct sched;
+const struct sched *profile_sched(const struct profile *p);
 
 /* With subtract_overhead: the processes whose hook cost the archive gave,
  * and in *pair_ns and *inside_ns (may be NULL) their mean.  0: none (the
@@ -314,6 +325,5 @@ int profile_sort_parse(const char *s, enum profile_sort *out);
 /* Sorts an array of row pointers: numbers descending, names ascending; ties
  * by name then pid then tid, so output is deterministic. */
 void profile_sort_rows(const struct profile_row **rows, size_t n, enum profile_sort key);
-
 
 #endif /* FXT_TOOLS_PROFILE_H */

@@ -74,11 +74,15 @@ static const char help[] =
     "memory posted by another process (PostgreSQL's) has no releaser here.\n"
     "\n"
     "Runnable time: when the archive holds the kernel's scheduling (context\n"
-    "switches: a trace.dat with sched_switch imported with fxt-import and\n"
-    "merged with fxt-merge), a released wait's runnable time is from its\n"
-    "release to the waiter's next switch-in, the rest of it blocked time;\n"
-    "the header says for how many waits the trace had the waiter's switch-in;\n"
-    "otherwise it says that runnable time is not known.\n"
+    "switches: fxt-run --kernel, or a trace.dat with sched_switch imported with\n"
+    "fxt-import and merged with fxt-merge), a released wait's runnable time is\n"
+    "from its release to the waiter's next switch-in, the rest of it blocked\n"
+    "time; the header says for how many waits the trace had the waiter's\n"
+    "switch-in; otherwise it says that runnable time is not known.  Then each\n"
+    "thread with calls (every thread, in an imported trace alone) gets its time\n"
+    "running, runnable (waiting for a CPU) and blocked, after the waits\n"
+    "(\"# thread states ...\"; json: \"thread_states\", with running_ns,\n"
+    "runnable_ns, blocked_ns).\n"
     "csv columns: waiter_pid,waiter_tid,waiter_thread,function,call,count,\n"
     "total_ns,max_ns,runnable_ns,releaser_pid,releaser_tid,releaser_thread,\n"
     "release,releaser_function (--by pair: no function, call, release and\n"
@@ -316,6 +320,11 @@ static void runnable_line(FILE *f, const struct waits *w, const struct options *
 		"# runnable time (from the release to the waiter's next switch-in) known for "
 		"%" PRIu64 " of %" PRIu64 " released waits\n",
 		known, released);
+	if (w->kernel_lost)
+		fprintf(f,
+			"# %" PRIu64 " kernel events lost: runnable times and thread states are "
+			"partial (the kernel's ring buffer was full)\n",
+			w->kernel_lost);
 }
 
 static void text_header(FILE *f, const struct waits *w, const struct row *rows, size_t nrows,
@@ -378,6 +387,17 @@ static void text_row(FILE *f, const struct waits *w, const struct row *r, enum b
 		put_ns(f, (uint64_t)r->runnable);
 	}
 	fputc('\n', f);
+}
+
+/* The threads' states (from the context switches), after the waits. */
+static void text_states(FILE *f, const struct waits *w)
+{
+	for (size_t i = 0; i < w->nstates; i++) {
+		if (i == 0)
+			sched_put_text_head(f, "# ");
+		sched_put_text(f, &w->states[i],
+			       waits_thread_name(w, w->states[i].pid, w->states[i].tid));
+	}
 }
 
 static void text_rows(FILE *f, const struct waits *w, const struct row *rows, size_t nrows,
@@ -592,7 +612,19 @@ static void json_out(FILE *f, const struct waits *w, const struct row *rows, siz
 {
 	const char *sep = "";
 
-	fprintf(f, "{\"runnable_known\":%s", w->sched ? "true" : "false");
+	fprintf(f, "{\"runnable_known\":%s,\"kernel_lost\":%" PRIu64, w->sched ? "true" : "false",
+		w->kernel_lost);
+	if (w->sched) {
+		fputs(",\"thread_states\":[", f);
+		for (size_t i = 0; i < w->nstates; i++) {
+			fprintf(f, "%s{", i ? "," : "");
+			json_thread(f, w, "", w->states[i].pid, w->states[i].tid);
+			fputc(',', f);
+			sched_put_json(f, &w->states[i]);
+			fputc('}', f);
+		}
+		fputc(']', f);
+	}
 	if (o->detail) {
 		fputs(",\"waits\":[", f);
 		for (size_t i = 0, shown = 0; i < w->nitems; i++) {
@@ -651,13 +683,20 @@ int main(int argc, char **argv)
 	if (!o.detail && (nrows = aggregate(&w, &o, &rows)) < 0) {
 		rc = tool_error(NAME, "%s", strerror(ENOMEM));
 	} else if (o.format == TOOL_FMT_CSV) {
+		if (w.kernel_lost) /* csv has rows only */
+			fprintf(stderr,
+				NAME ": %s: %" PRIu64 " kernel events lost: runnable times are "
+				     "partial\n",
+				o.path, w.kernel_lost);
 		csv_out(stdout, &w, rows, (size_t)nrows, &o);
 	} else if (o.format == TOOL_FMT_JSON) {
 		json_out(stdout, &w, rows, (size_t)nrows, &o);
 	} else if (o.detail) {
 		text_detail(stdout, &w, &o);
+		text_states(stdout, &w);
 	} else {
 		text_rows(stdout, &w, rows, (size_t)nrows, &o);
+		text_states(stdout, &w);
 	}
 	free(rows);
 	waits_free(&w);

@@ -9,6 +9,7 @@
 
 #include <fxt/reader.h>
 
+#include "tools/front/sched.h"
 #include "tools/front/thrmap.h"
 #include "tools/waits/waits.h"
 
@@ -52,6 +53,7 @@ struct thread {
 	size_t n, cap;
 	struct frame last; /* the frame retired last (flows after an END) */
 	bool has_last, used;
+	bool calls; /* it has events other than the kernel's ("sched") */
 };
 
 struct wait {
@@ -127,6 +129,8 @@ struct waits_engine {
 	size_t nlinks, links_cap;
 	struct switch_in *sw;
 	size_t nsw, sw_cap;
+	struct sched sched; /* the threads' states */
+	uint64_t kernel_lost;
 	uint64_t tps, first_ns;
 	bool any_time;
 	uint32_t n_thread_end, n_exit;

@@ -428,6 +428,7 @@ static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *
 			e->sw[e->nsw++] =
 			    (struct switch_in){ rec->u.cswitch.in_tid,
 						waits__ns_of(rec->u.cswitch.ts, e->tps) };
+			return sched_add_record(&e->sched, rec, e->sw[e->nsw - 1].ts);
 		}
 		return 0;
 	}
@@ -441,6 +442,14 @@ static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *
 		return -ENOMEM;
 	t->tps = e->tps;
 	t->used = true;
+	if (!t->calls && (ev->category.len != 5 || memcmp(ev->category.data, "sched", 5) != 0))
+		t->calls = true;
+	if (ev->type == FXT_EVENT_INSTANT) {
+		e->kernel_lost += fxt_kernel_lost_in_name(ev->name.data, ev->name.len);
+		if (e->sched.nswitch &&
+		    sched_add_record(&e->sched, rec, waits__ns_of(ev->ts, e->tps)) < 0)
+			return -ENOMEM;
+	}
 	ts = ev->ts;
 	end = ev->type == FXT_EVENT_DURATION_COMPLETE && ev->extra > ts ? ev->extra : ts;
 	if (end > t->max_end)
@@ -498,6 +507,33 @@ static int cmp_kname(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The states of the threads with calls (all threads with events when
+ * none has any) into w->states. */
+static int keep_states(struct waits_engine *e, struct waits *w)
+{
+	bool any_calls = false;
+	uint64_t end = 0;
+
+	for (size_t i = 0; i < e->nthreads; i++) {
+		any_calls |= e->threads[i].calls;
+		uint64_t te = waits__ns_of(e->threads[i].max_end, e->threads[i].tps);
+		if (te > end)
+			end = te;
+	}
+	sched_finish(&e->sched, end);
+	for (size_t i = 0; i < e->nthreads; i++) {
+		const struct thread *t = &e->threads[i];
+		const struct sched_thread *st = sched_find(&e->sched, t->pid, t->tid);
+
+		if (!st || !t->used || (any_calls && !t->calls))
+			continue;
+		if (TOOL_GROW(w->states, w->nstates_cap, w->nstates + 1) < 0)
+			return -ENOMEM;
+		w->states[w->nstates++] = *st;
+	}
+	return 0;
+}
+
 int waits_load(struct waits *w, const struct tool_input *in, char *err, size_t errlen)
 {
 	struct waits_engine *e;
@@ -540,6 +576,9 @@ int waits_load(struct waits *w, const struct tool_input *in, char *err, size_t e
 		qsort(e->knames, e->nknames, sizeof(*e->knames), cmp_kname);
 	w->start_ns = e->first_ns;
 	w->sched = e->nsw > 0;
+	w->kernel_lost = e->kernel_lost;
+	if (w->sched && keep_states(e, w) < 0)
+		goto nomem;
 	return 0;
 nomem:
 	snprintf(err, errlen, "%s", strerror(ENOMEM));
@@ -595,8 +634,10 @@ void waits_free(struct waits *w)
 		free(e->snaps);
 		free(e->links);
 		free(e->sw);
+		sched_free(&e->sched);
 		free(e);
 	}
 	free(w->items);
+	free(w->states);
 	memset(w, 0, sizeof(*w));
 }

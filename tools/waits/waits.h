@@ -16,7 +16,9 @@
  *
  * When the archive holds the kernel's scheduling (context switch records:
  * fxt-import of a trace.dat, merged with fxt-merge), a released wait's
- * runnable time is from its release to the waiter's next switch-in. */
+ * runnable time is from its release to the waiter's next switch-in, and
+ * each thread's time running, runnable and blocked is known
+ * (tools/front/sched.h). */
 #ifndef FXT_TOOLS_WAITS_H
 #define FXT_TOOLS_WAITS_H
 
@@ -25,6 +27,7 @@
 #include <stdint.h>
 
 #include "tools/front/common.h"
+#include "tools/front/sched.h"
 
 /* How a wait's releaser was found. */
 enum waits_via {
@@ -57,9 +60,15 @@ struct waits_item {
 struct waits {
 	struct waits_item *items; /* in the order of their start */
 	size_t nitems;
-	uint64_t start_ns;	/* the archive's first time */
-	bool sched;		/* the archive has context switches */
-	uint64_t events;	/* event records read */
+	uint64_t start_ns;    /* the archive's first time */
+	bool sched;	      /* the archive has context switches */
+	uint64_t events;      /* event records read */
+	uint64_t kernel_lost; /* events the kernel lost ("fxt: N kernel
+				 events lost") */
+	/* With context switches: the states of the threads with calls (all
+	 * the threads with events when none has calls: an imported trace). */
+	struct sched_thread *states;
+	size_t nstates, nstates_cap;
 	struct waits_engine *e; /* the tables behind the strings */
 };
 

@@ -1,0 +1,363 @@
+/* fxt-run --kernel's pages of the kernel's ring buffer (kpages.h): a
+ * thread of fxt-run's moves each CPU's full pages (splice, through
+ * tracefs_cpu_buffered_read) every KPAGES_READ_MS into a file of its own
+ * next to the archive, deleted already (O_TMPFILE, else a name unlinked at
+ * once), so that a run longer than the buffer loses nothing while the
+ * reader keeps up; at the end the rest is read (read() gives the partial
+ * pages too), and the files are read back a page per CPU at a time, merged
+ * by time: fxt-run's memory is a page per CPU whatever the run's length.
+ * The trace_pipe_raw fds are opened here (tracefs_cpu_alloc_fd), so that
+ * kernel.c's signal handler can close them before it removes the
+ * instance. */
+#include "config.h"
+
+#ifdef HAVE_LIBTRACECMD
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <kbuffer.h>
+#include <tracefs.h>
+
+#include "import/import.h"
+#include "launcher/kpages.h"
+#include "launcher/launcher.h"
+
+#define KPAGES_READ_MS 100 /* the reader's period */
+
+/* Each CPU's pages read so far: a file of them, and the CPU's reader. */
+struct cpu_file {
+	struct tracefs_cpu *tc;
+	int raw; /* its trace_pipe_raw (kpages_release_in_signal()), -1: none */
+	int fd;	 /* -1: none (the CPU is offline, or no file) */
+};
+static struct cpu_file *cpu_files;
+static int ncpu_files, page_bytes;
+static pthread_t reader;
+static bool reader_on, reader_stop;
+static pthread_mutex_t reader_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t reader_cv;
+
+/* A file for CPU `cpu`'s pages next to `out`, deleted already: -1 or
+ * an fd.  O_TMPFILE where the file system has it, else a name removed
+ * at once. */
+static int page_file(const char *out, int cpu)
+{
+	char dir[PATH_MAX], name[PATH_MAX + 32];
+	const char *slash = strrchr(out, '/');
+	int fd;
+
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - out > 0 ? slash - out : 1), out);
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	snprintf(name, sizeof(name), "%s.kernel.cpu%d.%ld", out, cpu, (long)getpid());
+	fd = open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		unlink(name);
+	return fd;
+}
+
+/* Moves CPU c's full pages (all its pages with `all`, tracing off) to
+ * its file.  0 or -errno (the file cannot be written). */
+static int move_pages(struct cpu_file *c, char *page, bool all)
+{
+	for (;;) {
+		int n = all ? tracefs_cpu_read(c->tc, page, true)
+			    : tracefs_cpu_buffered_read(c->tc, page, true);
+		if (n <= 0)
+			return 0; /* none (EAGAIN) */
+		/* A page whole, even when the kernel filled less of it: the
+		 * file is pages of page_bytes. */
+		for (size_t done = 0; done < (size_t)page_bytes;) {
+			ssize_t w = write(c->fd, page + done, (size_t)page_bytes - done);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return w < 0 ? -errno : -EIO;
+			done += (size_t)w;
+		}
+	}
+}
+
+/* Every KPAGES_READ_MS until kpages_stop(): each CPU's full pages to its
+ * file.  Signals stay with fxt-run's main thread. */
+static void *reader_main(void *arg)
+{
+	char *page = malloc((size_t)page_bytes);
+	struct timespec next;
+	bool said = false;
+
+	(void)arg;
+	pthread_mutex_lock(&reader_mu);
+	while (!reader_stop && page != NULL) {
+		pthread_mutex_unlock(&reader_mu);
+		for (int i = 0; i < ncpu_files; i++) {
+			int err = cpu_files[i].fd >= 0 ? move_pages(&cpu_files[i], page, false) : 0;
+			if (err < 0 && !said) {
+				fprintf(stderr,
+					"fxt-run: --kernel: cannot keep the kernel's events "
+					"(%s): those past its buffer are lost\n",
+					strerror(-err));
+				said = true;
+			}
+		}
+		clock_gettime(CLOCK_MONOTONIC, &next);
+		next.tv_nsec += KPAGES_READ_MS * 1000 * 1000L;
+		next.tv_sec += next.tv_nsec / 1000000000L;
+		next.tv_nsec %= 1000000000L;
+		pthread_mutex_lock(&reader_mu);
+		while (!reader_stop &&
+		       pthread_cond_timedwait(&reader_cv, &reader_mu, &next) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&reader_mu);
+	free(page);
+	return NULL;
+}
+
+void kpages_stop(void)
+{
+	if (!reader_on)
+		return;
+	pthread_mutex_lock(&reader_mu);
+	reader_stop = true;
+	pthread_cond_signal(&reader_cv);
+	pthread_mutex_unlock(&reader_mu);
+	pthread_join(reader, NULL);
+	reader_on = false;
+}
+
+/* CPU cpu's trace_pipe_raw, open (non-blocking): -1 or an fd. */
+static int open_raw(struct tracefs_instance *inst, int cpu)
+{
+	char file[64];
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+	char *path = tracefs_instance_get_file(inst, file);
+	int fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+	tracefs_put_tracing_file(path);
+	return fd;
+}
+
+/* The size of the ring buffer's pages (sub-buffers). */
+static int subbuf_bytes(struct tracefs_instance *inst)
+{
+	char *kb = tracefs_instance_file_read(inst, "buffer_subbuf_size_kb", NULL);
+	long n = kb ? strtol(kb, NULL, 10) : 0;
+
+	free(kb);
+	return n > 0 ? (int)n * 1024 : (int)sysconf(_SC_PAGESIZE);
+}
+
+int kpages_open(struct tracefs_instance *inst, const char *out)
+{
+	int n = (int)sysconf(_SC_NPROCESSORS_CONF), err = 0;
+	struct cpu_file *cs = calloc(n > 0 ? (size_t)n : 1, sizeof(*cs));
+
+	if (cs == NULL)
+		return -ENOMEM;
+	page_bytes = subbuf_bytes(inst);
+	for (int i = 0; i < n; i++) {
+		cs[i].fd = -1;
+		cs[i].raw = open_raw(inst, i);
+	}
+	cpu_files = cs;
+	ncpu_files = n;
+	for (int i = 0; i < n && err == 0; i++) {
+		if (cs[i].raw < 0)
+			continue; /* offline */
+		cs[i].tc = tracefs_cpu_alloc_fd(cs[i].raw, page_bytes, true);
+		if (cs[i].tc == NULL) {
+			err = -errno;
+			break;
+		}
+		cs[i].fd = page_file(out, i);
+		if (cs[i].fd < 0) {
+			err = -errno;
+			fprintf(stderr,
+				"fxt-run: --kernel: cannot create a file for the kernel's events "
+				"next to %s (%s)\n",
+				display_name(out), strerror(-err));
+		}
+	}
+	if (err < 0)
+		kpages_close();
+	return err;
+}
+
+bool kpages_is_open(void)
+{
+	return cpu_files != NULL;
+}
+
+void kpages_start(void)
+{
+	pthread_condattr_t ca;
+	sigset_t all, old;
+
+	if (cpu_files == NULL || reader_on)
+		return;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&reader_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	reader_on = pthread_create(&reader, NULL, reader_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+int kpages_drain(void)
+{
+	char *page = malloc(page_bytes > 0 ? (size_t)page_bytes : 1);
+	int err = page ? 0 : -ENOMEM;
+
+	for (int i = 0; err == 0 && i < ncpu_files; i++)
+		err = cpu_files[i].fd >= 0 ? move_pages(&cpu_files[i], page, true) : 0;
+	free(page);
+	if (err < 0)
+		fprintf(stderr, "fxt-run: --kernel: cannot keep the kernel's events (%s)\n",
+			strerror(-err));
+	return err;
+}
+
+void kpages_release(void)
+{
+	for (int i = 0; i < ncpu_files; i++) {
+		if (cpu_files[i].tc)
+			tracefs_cpu_free_fd(cpu_files[i].tc);
+		cpu_files[i].tc = NULL;
+		int raw = cpu_files[i].raw;
+		cpu_files[i].raw = -1; /* before a signal could close it again */
+		if (raw >= 0)
+			close(raw);
+	}
+}
+
+void kpages_release_in_signal(void)
+{
+	for (int i = 0; i < ncpu_files; i++)
+		if (cpu_files[i].raw >= 0)
+			close(cpu_files[i].raw);
+}
+
+void kpages_close(void)
+{
+	struct cpu_file *cs = cpu_files;
+	int n = ncpu_files;
+
+	ncpu_files = 0; /* kpages_release_in_signal() leaves them */
+	for (int i = 0; i < n; i++) {
+		if (cs[i].tc)
+			tracefs_cpu_free_fd(cs[i].tc);
+		if (cs[i].raw >= 0)
+			close(cs[i].raw);
+		if (cs[i].fd >= 0)
+			close(cs[i].fd);
+	}
+	free(cs);
+	cpu_files = NULL;
+}
+
+/* One CPU's events, from its file a page at a time, the next event
+ * waiting in `rec`. */
+struct cpu_events {
+	int fd;
+	size_t npages, page; /* in the file, the one loaded */
+	char *buf;	     /* the page loaded */
+	struct kbuffer *kb;
+	void *data; /* the next event, NULL: none */
+	struct tep_record rec;
+};
+
+static int cpu_load(struct cpu_events *c, struct tep_handle *tep, int cpu)
+{
+	off_t size = lseek(cpu_files[cpu].fd, 0, SEEK_END);
+
+	memset(c, 0, sizeof(*c));
+	c->fd = cpu_files[cpu].fd;
+	c->npages = size > 0 ? (size_t)size / (size_t)page_bytes : 0;
+	c->buf = malloc((size_t)page_bytes);
+	c->kb = tep_kbuffer(tep);
+	c->rec.cpu = cpu;
+	return c->buf && c->kb ? 0 : -ENOMEM;
+}
+
+/* The CPU's next event into c->rec (c->data NULL at the end). */
+static void cpu_next(struct cpu_events *c, bool first)
+{
+	unsigned long long ts = 0;
+
+	c->data = first || c->data == NULL ? NULL : kbuffer_next_event(c->kb, &ts);
+	while (c->data == NULL) {
+		if (first)
+			first = false;
+		else if (++c->page > c->npages)
+			return;
+		if (c->page >= c->npages)
+			return;
+		if (pread(c->fd, c->buf, (size_t)page_bytes,
+			  (off_t)(c->page * (size_t)page_bytes)) != page_bytes ||
+		    kbuffer_load_subbuffer(c->kb, c->buf) < 0)
+			continue;
+		c->rec.missed_events = kbuffer_missed_events(c->kb);
+		c->data = kbuffer_read_event(c->kb, &ts);
+	}
+	if (c->data == NULL)
+		return;
+	c->rec.ts = ts;
+	c->rec.data = c->data;
+	c->rec.size = kbuffer_event_size(c->kb);
+}
+
+int kpages_read(struct tep_handle *tep, struct import_stream *s)
+{
+	int ncpu = ncpu_files, err = 0;
+	struct cpu_events *cs = calloc(ncpu > 0 ? (size_t)ncpu : 1, sizeof(*cs));
+
+	if (cs == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < ncpu && err == 0; i++) {
+		if (cpu_files[i].fd < 0)
+			continue;
+		err = cpu_load(&cs[i], tep, i);
+		if (err == 0)
+			cpu_next(&cs[i], true);
+	}
+	while (err == 0) {
+		struct cpu_events *min = NULL;
+		for (int i = 0; i < ncpu; i++)
+			if (cs[i].data && (min == NULL || cs[i].rec.ts < min->rec.ts))
+				min = &cs[i];
+		if (min == NULL)
+			break;
+		if (import_stream_record(s, &min->rec) != 0) {
+			err = -EIO;
+			break;
+		}
+		min->rec.missed_events = 0;
+		cpu_next(min, false);
+	}
+	for (int i = 0; i < ncpu; i++) {
+		if (cs[i].kb)
+			kbuffer_free(cs[i].kb);
+		free(cs[i].buf);
+	}
+	free(cs);
+	return err;
+}
+
+#endif /* HAVE_LIBTRACECMD */

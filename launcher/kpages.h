@@ -1,0 +1,41 @@
+/* fxt-run --kernel's pages (kpages.c): each CPU's pages of the kernel's
+ * ring buffer moved out while the program runs, into a file of its own
+ * next to the archive, deleted already, and read back in time order a page
+ * per CPU at a time.  Private to launcher/kernel.c, which owns the tracing
+ * instance and the signals. */
+#ifndef FXT_LAUNCHER_KPAGES_H
+#define FXT_LAUNCHER_KPAGES_H
+
+#include <stdbool.h>
+
+struct tracefs_instance;
+struct tep_handle;
+struct import_stream;
+
+/* Opens each CPU's trace_pipe_raw of `inst` and a file for its pages next
+ * to `out`.  0 or -errno (said).  Call it with fatal signals held off
+ * (the raw fds are kpages_release_in_signal()'s once it returns). */
+int kpages_open(struct tracefs_instance *inst, const char *out);
+bool kpages_is_open(void);
+
+/* Starts the reader thread: every 100 ms each CPU's full pages to its
+ * file.  kpages_stop() stops it (nothing when it does not run). */
+void kpages_start(void);
+void kpages_stop(void);
+
+/* Tracing off, the reader stopped: every page left, the partial ones too,
+ * to the files.  0 or -errno (said). */
+int kpages_drain(void);
+
+/* Closes the files of the instance (the reader stopped), so that it can
+ * be removed; _in_signal: only the fds, async-signal-safe. */
+void kpages_release(void);
+void kpages_release_in_signal(void);
+
+/* Every CPU's events to the stream, merged by time.  0 or -errno. */
+int kpages_read(struct tep_handle *tep, struct import_stream *s);
+
+/* Closes everything (kpages_release() included). */
+void kpages_close(void);
+
+#endif /* FXT_LAUNCHER_KPAGES_H */
