@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "convert/entries.h"
+#include "common/addrtab.h"
 #include "common/grow.h"
 #include "convert/prepass.h"
 #include "spool/format.h"
@@ -194,13 +195,50 @@ static const struct sync_rec *pair_of(const struct sync_rec *a, const struct syn
 	return NULL;
 }
 
+static bool sync_waited(uint32_t op)
+{
+	return op == EV_SYNC_LOCK_WAITED || op == EV_SYNC_WOKEN || op == EV_SYNC_SEM_WAITED;
+}
+
+/* An object's key in an addrtab (whose key 0 means an empty slot).  Two
+ * objects may share one (0 and ~0): keeping one too many only costs. */
+static uint64_t obj_key(uint64_t obj)
+{
+	return obj ? obj : ~0ull;
+}
+
+/* Keeps only the records of objects that some acquisition waited on:
+ * the others' (uncontended locks, their unlocks: nearly all of them)
+ * pair with nothing, and need no sort. */
+static int keep_waited(struct pass *pp)
+{
+	struct addrtab waited = ADDRTAB_INIT(uint64_t);
+	size_t k = 0;
+
+	for (size_t i = 0; i < pp->nrecs; i++)
+		if (sync_waited(pp->recs[i].op) &&
+		    !addrtab_get(&waited, obj_key(pp->recs[i].obj), NULL)) {
+			addrtab_free(&waited);
+			return -ENOMEM;
+		}
+	for (size_t i = 0; waited.n && i < pp->nrecs; i++)
+		if (addrtab_find(&waited, obj_key(pp->recs[i].obj)))
+			pp->recs[k++] = pp->recs[i];
+	pp->nrecs = k;
+	addrtab_free(&waited);
+	return 0;
+}
+
 /* Pairs releases with the acquisitions that waited for them: a flow from
  * each release's frame (begin) to the acquiring frame's end. */
 static int pair_syncs(struct pass *pp, uint64_t pid, struct prepass *out)
 {
 	uint32_t seq = CONV_FLOW_SEQ;
 	size_t cap = 0;
+	int err = keep_waited(pp);
 
+	if (err < 0 || !pp->nrecs)
+		return err;
 	qsort(pp->recs, pp->nrecs, sizeof(*pp->recs), sync_cmp);
 	for (size_t g = 0, h; g < pp->nrecs; g = h) {
 		for (h = g; h < pp->nrecs && pp->recs[h].obj == pp->recs[g].obj; h++)
@@ -208,8 +246,7 @@ static int pair_syncs(struct pass *pp, uint64_t pid, struct prepass *out)
 		for (size_t i = g; i < h; i++) {
 			const struct sync_rec *a = &pp->recs[i], *r;
 			uint64_t id;
-			if (a->op != EV_SYNC_LOCK_WAITED && a->op != EV_SYNC_WOKEN &&
-			    a->op != EV_SYNC_SEM_WAITED)
+			if (!sync_waited(a->op))
 				continue;
 			r = pair_of(a, &pp->recs[g], h - g);
 			if (!r)
