@@ -10,6 +10,7 @@
 #include "common/grow.h"
 #include "convert/prepass.h"
 #include "spool/format.h"
+#include "spool/libc_table.h"
 
 /* Flow ids the conversion makes (sync pairs) count from here: above every
  * sequence agent_new_flow_id() hands out. */
@@ -42,6 +43,10 @@ struct pass {
 	size_t depth, stack_cap;
 	uint64_t next_frame;
 	bool want_sync;
+	/* The ONCE head just read (its ONCE_ARG slot comes next). */
+	bool once;
+	unsigned once_fn;
+	uint64_t once_ts;
 };
 
 /* Closes the open calls from index `to` up, at `ts`. */
@@ -65,6 +70,35 @@ static int prepass_slot(struct pass *pp, uint32_t serial, const uint64_t *p, uin
 		pp->sampled[serial] = 1;
 	if (!pp->want_sync)
 		return 0;
+	if (tag == EV_TAG_ONCE_ARG) {
+		/* A whole call at its head's time: its SYNC, if it makes one,
+		 * has this slot's place (replay.c). */
+		struct agent_once o;
+		struct sync_rec *s;
+		bool head = pp->once && pp->once_fn == ev_call_fn(p[1]);
+
+		pp->once = false;
+		if (!head || !agent_fn_once(pp->once_fn, &o) || !o.op)
+			return 0;
+		if (fxt__grow((void **)&pp->recs, &pp->recs_cap, pp->nrecs + 1, sizeof(*pp->recs)) <
+		    0)
+			return -ENOMEM;
+		s = &pp->recs[pp->nrecs++];
+		*s = (struct sync_rec){ .obj = p[0],
+					.pos = pos,
+					.start = pp->once_ts,
+					.end = pp->once_ts,
+					.serial = serial,
+					.op = o.op,
+					.frame = 0 /* none: closed already */ };
+		return 0;
+	}
+	pp->once = tag == EV_TAG_ONCE;
+	if (pp->once) {
+		pp->once_fn = ev_call_fn(p[1]);
+		pp->once_ts = p[0];
+		return 0;
+	}
 	if (tag == EV_TAG_CALL) {
 		uint64_t addr = p[1] & EV_CALL_ADDR_MASK;
 		if (!(p[1] & EV_EXIT_BIT)) {
@@ -112,6 +146,8 @@ static int prepass_thread(int fd, struct pass *pp, const struct chunk_ref *chunk
 	for (size_t i = 0; i < nchunks; i++) {
 		const struct chunk_ref *c = &chunks[i];
 		uint64_t off = c->off + SPOOL_CHUNK_HEADER_SIZE, end = c->off + c->size;
+
+		pp->once = false; /* a record never spans chunks */
 		while (off < end) {
 			const uint64_t *p, *stop;
 			int err = conv_chunk_read(fd, c, off, buf, &stop);

@@ -70,6 +70,48 @@ static inline uint64_t call_frame(uint64_t w1)
 	return (w1 & EV_CALL_ADDR_MASK) | ((uint64_t)ev_call_fn(w1) << 4);
 }
 
+/* A libc call's enter at `ts`: its frame, and its caller (a return
+ * address, 0: none) as an argument. */
+static inline int call_enter(struct replay *d, uint64_t ts, uint64_t frame, uint64_t caller)
+{
+	struct recon_arg a = { .key = AGENT_KEY_CALLER, .type = ARGT_RETURN, .value = caller };
+	int err;
+
+	d->st->libc_calls++;
+	err = recon_feed(d->r, ts, frame);
+	if (!err && caller)
+		err = recon_arg(d->r, &a, NULL);
+	return err;
+}
+
+/* A libc call's exit at `ts`: the result from its `payload`, unless an
+ * ARG carried it or the frame is not the innermost one (then the exit
+ * closes frames left open above it), then the frame's end. */
+static inline int call_exit(struct replay *d, uint64_t ts, uint64_t frame, unsigned fn,
+			    uint64_t payload)
+{
+	const struct agent_fn_info *fi = agent_fn_lookup(fn);
+	struct recon *r = d->r;
+	struct recon_arg a = { 0 };
+	int err = 0;
+
+	if (fi && fi->res != AGENT_RES_VOID && payload != EV_RESULT_SPILLED &&
+	    recon_top(r) == frame) {
+		a.key = AGENT_KEY_RESULT;
+		a.type = fi->res == AGENT_RES_PTR ? EV_ARG_PTR : EV_ARG_I64;
+		a.value = fi->res == AGENT_RES_PTR ? payload : (uint64_t)ev_payload_int(payload);
+		err = recon_arg(r, &a, NULL);
+		if (!err && fi->res == AGENT_RES_ERRNO && a.value) {
+			a.key = KEY_ERROR;
+			a.type = EV_ARG_ERRNO;
+			err = recon_arg(r, &a, NULL);
+		}
+	}
+	if (!err)
+		err = recon_feed(r, ts, frame | SPOOL_EXIT_BIT);
+	return err;
+}
+
 /* How many of the `want` slots from p are DATA (or FRAME) slots. */
 static size_t payload_run(const uint64_t *p, const uint64_t *stop, size_t want, unsigned tag)
 {
@@ -120,37 +162,37 @@ static long tagged(struct replay *d, const uint64_t *p, const uint64_t *stop, bo
 	switch (ev_tag(w1)) {
 	case EV_TAG_CALL: {
 		uint64_t frame = call_frame(w1), payload = w1 & EV_PAYLOAD_MASK;
-		const struct agent_fn_info *fi = agent_fn_lookup(ev_call_fn(w1));
 
-		if (!(w1 & EV_EXIT_BIT)) {
-			st->libc_calls++;
-			err = recon_feed(r, w0, frame);
-			if (!err && payload) {
-				a.key = AGENT_KEY_CALLER;
-				a.type = ARGT_RETURN;
-				a.value = payload;
-				err = recon_arg(r, &a, NULL);
-			}
-			return err < 0 ? err : 1;
-		}
-		/* The result, unless an ARG carried it or the frame is not the
-		 * innermost one (then it closes frames left open above it). */
-		if (fi && fi->res != AGENT_RES_VOID && payload != EV_RESULT_SPILLED &&
-		    recon_top(r) == frame) {
-			a.key = AGENT_KEY_RESULT;
-			a.type = fi->res == AGENT_RES_PTR ? EV_ARG_PTR : EV_ARG_I64;
-			a.value =
-			    fi->res == AGENT_RES_PTR ? payload : (uint64_t)ev_payload_int(payload);
+		err = w1 & EV_EXIT_BIT ? call_exit(d, w0, frame, ev_call_fn(w1), payload)
+				       : call_enter(d, w0, frame, payload);
+		return err < 0 ? err : 1;
+	}
+	case EV_TAG_ONCE: {
+		/* The full form's enter, ARG, SYNC and exit, from two slots. */
+		unsigned fn = ev_call_fn(w1);
+		uint64_t frame = call_frame(EV_CALL_ADDR(fn));
+		struct agent_once o;
+
+		if (p + 2 >= stop)
+			return more ? 0 : 1;
+		if (ev_tag(p[3]) != EV_TAG_ONCE_ARG || ev_call_fn(p[3]) != fn)
+			return 1; /* torn */
+		err = call_enter(d, w0, frame, w1 & EV_PAYLOAD_MASK);
+		if (!err && agent_fn_once(fn, &o)) {
+			a.key = o.key;
+			a.type = o.type;
+			a.value = p[2];
 			err = recon_arg(r, &a, NULL);
-			if (!err && fi->res == AGENT_RES_ERRNO && a.value) {
-				a.key = KEY_ERROR;
-				a.type = EV_ARG_ERRNO;
-				err = recon_arg(r, &a, NULL);
+			if (!err && o.op) {
+				err = recon_arg(r, NULL, NULL);
+				/* The SYNC's place: its ONCE_ARG slot (prepass.c). */
+				if (!err && d->pp->nactions)
+					err = sync_flows(d, pos + SPOOL_RECORD_SIZE);
 			}
 		}
 		if (!err)
-			err = recon_feed(r, w0, frame | SPOOL_EXIT_BIT);
-		return err < 0 ? err : 1;
+			err = call_exit(d, w0, frame, fn, p[3] & EV_PAYLOAD_MASK);
+		return err < 0 ? err : 2;
 	}
 	case EV_TAG_ARG:
 		a.key = ev_key(w1);
