@@ -467,6 +467,56 @@ int recon_arg(struct recon *r, const struct recon_arg *a, const void *bytes)
 	return args_append(r, &r->fifo_args[f->slot & (r->fifo_cap - 1)], a, bytes);
 }
 
+int recon_leaf(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_arg *const *steps,
+	       size_t n)
+{
+	struct recon_args l, *lp = &l;
+	struct recon_slot s;
+	size_t i;
+	int err;
+
+	l.n = 0;
+	for (i = 0; i < n; i++)
+		if (steps[i] && (steps[i]->len || l.n++ == RECON_ARGS_SMALL))
+			break;
+	/* The general way: frames before it still queued (it must follow
+	 * them), short calls, a long list; a time of 0 (recon__feed()'s "no
+	 * record yet"). */
+	if (i < n || r->min || r->head != r->tail || !ts) {
+		err = recon_feed(r, ts, addr);
+		for (i = 0; i < n && !err; i++)
+			err = recon_arg(r, steps[i], NULL);
+		return err ? err : recon_feed(r, ts, addr | SPOOL_EXIT_BIT);
+	}
+	if (r->last_ts && ts <= r->last_ts)
+		ts = r->last_ts + r->step;
+	if (__builtin_expect(fxt__depth_hidden(r->depth), 0)) {
+		r->deep++;
+		if (r->depth > r->max_depth)
+			r->max_depth = r->depth;
+	}
+	s.addr = addr;
+	s.start = ts;
+	l.n = 0;
+	l.cap = RECON_ARGS_SMALL;
+	l.used = 0;
+	l.room = RECON_BYTES_SMALL;
+	l.v = l.small;
+	l.bytes = l.small_bytes;
+	for (i = 0; i < n; i++) {
+		ts += r->step;
+		if (steps[i]) {
+			l.v[l.n] = *steps[i];
+			l.v[l.n++].off = 0;
+		}
+	}
+	/* The exit at the same time: a step after the last entry. */
+	s.end = ts + r->step;
+	r->last_ts = s.end;
+	r->emitted++;
+	return r->sink->slices(r->ctx, &s, l.n ? &lp : NULL, 1);
+}
+
 int recon_finish(struct recon *r, uint64_t end_ts)
 {
 	/* Strictly after the last record, so no frame ends where it starts. */

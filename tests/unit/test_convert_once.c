@@ -191,12 +191,43 @@ static void test_torn(void)
 	free(a.ev);
 }
 
+/* A ONCE record inside a function's frame (queued after it) and one at
+ * depth 0 (straight to the archive): the same arguments, each where its
+ * time puts it. */
+static void test_nested(void)
+{
+	struct test_thread t = { 0 };
+	struct call c = { 100, AGENT_FN_malloc, 0, 16, 0x6000 };
+	struct archive a;
+	struct conv_stats st;
+	const struct ev *f, *in = NULL, *out = NULL;
+
+	test_spool_reset(1 << 20, 0);
+	test_record(&t, (uint64_t[]){ 50, B }, 1);
+	put_once(&t, &c);
+	test_record(&t, (uint64_t[]){ 150, B | EXIT }, 1);
+	c.ts = 200;
+	put_once(&t, &c);
+	t.tid = 71;
+	convert_ok(&a, &(struct conv_opts){ .now = 5000, .groups = AGENT_G_ALL }, &st, "nested");
+	f = find(&a, 71, "agent_test_beta");
+	for (size_t i = 0; i < a.nev; i++)
+		if (a.ev[i].tid == 71 && strcmp(a.ev[i].name, "malloc") == 0)
+			*(in ? &out : &in) = &a.ev[i];
+	ok(f && in && in->ts > f->ts && in->end < f->end, "nested: the first inside the function");
+	ok(f && out && out->ts > f->end, "nested: the second after it");
+	ok(same_slice(in, out), "nested: both with the same arguments");
+	ASSERT_EQ_I64(nesting(&a, 71), -1, "nested: slices nest");
+	free(a.ev);
+}
+
 int main(void)
 {
-	plan(20);
+	plan(26);
 	test_same();
 	test_pairs();
 	test_torn();
+	test_nested();
 	test_spool_cleanup();
 	return exit_status();
 }
