@@ -234,3 +234,13 @@ dist_noinst_SCRIPTS += bench/kernel.sh
 bench-kernel: fxt-run libfxt-agent.la
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/kernel.sh
 .PHONY: bench-kernel
+# `make bench-libc-all`: bench/libc-all.sh times real programs under
+# fxt-run --libc=all (every libc call recorded with its arguments) against
+# the same programs plainly, in interleaved rounds: sqlite3 inserting
+# 50,000 rows and node with timers and a worker thread, each skipped
+# (with the reason) when not installed.  BASE=BUILD adds another build's
+# fxt-run to the same rounds.
+dist_noinst_SCRIPTS += bench/libc-all.sh
+bench-libc-all: all
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/libc-all.sh
+.PHONY: bench-libc-all

@@ -24,6 +24,16 @@ static size_t probe(void *v, size_t elem, size_t cap, uint64_t addr)
 	return h;
 }
 
+void *addrtab_find(const struct addrtab *t, uint64_t addr)
+{
+	uint64_t *e;
+
+	if (!t->cap)
+		return NULL;
+	e = key_at(t->v, t->elem, probe(t->v, t->elem, t->cap, addr));
+	return *e == addr ? e : NULL;
+}
+
 void *addrtab_get(struct addrtab *t, uint64_t addr, bool *added)
 {
 	uint64_t *e;

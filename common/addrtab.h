@@ -27,6 +27,10 @@ struct addrtab {
  * then dangle); finding one moves nothing. */
 void *addrtab_get(struct addrtab *t, uint64_t addr, bool *added);
 
+/* The element of `addr` (not 0), or NULL when it has none; adds
+ * nothing. */
+void *addrtab_find(const struct addrtab *t, uint64_t addr);
+
 /* Slot i (i < t->cap): its element, or NULL when empty. */
 static inline void *addrtab_slot(const struct addrtab *t, size_t i)
 {

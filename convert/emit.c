@@ -310,10 +310,15 @@ static struct fxt_sref arg_name(struct emit_ctx *ctx, unsigned key)
 {
 	char buf[16];
 	const char *name = key_name(key, buf, sizeof(buf));
+	uint8_t *len;
 
 	if (key >= KEY_COUNT)
 		return fxt_writer_cstring(ctx->w, name);
-	return fxt_writer_string_cached(ctx->w, &ctx->com->key_slots[key], name, strlen(name));
+	/* Measured once: three names a libc call. */
+	len = &ctx->com->key_len[key];
+	if (!*len)
+		*len = (uint8_t)strnlen(name, 255);
+	return fxt_writer_string_cached(ctx->w, &ctx->com->key_slots[key], name, *len);
 }
 
 struct fxt_sref conv_inline_value(char **scratch, const char *s, size_t len, size_t max)
@@ -439,7 +444,7 @@ static int emit_rich(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t ad
 	struct sym_entry *e = conv_names_get(ctx->names, addr);
 	char *scratch = ctx->com->scratch;
 	size_t words = 0;
-	unsigned n = 0;
+	unsigned n = 0, flows = 0;
 	uint32_t gen0 = fxt_writer_registrations(ctx->w);
 	int err;
 
@@ -488,7 +493,10 @@ static int emit_rich(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t ad
 	err = fxt_writer_event(ctx->w, &ctx->ev);
 	ctx->ev.args = NULL;
 	ctx->ev.nargs = 0;
-	if (!err)
+	/* Most lists have none (emit_flows() clears an event first). */
+	for (uint32_t i = 0; i < l->n && !flows; i++)
+		flows = l->v[i].type == ARGT_FLOW;
+	if (!err && flows)
 		err = emit_flows(ctx, e, l, fstart, fend);
 	return err;
 }

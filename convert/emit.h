@@ -35,6 +35,7 @@ struct emit_common {
 	struct fxt_writer *w;
 	struct sym_table names;
 	struct fxt_string_slot key_slots[KEY_COUNT]; /* argument names */
+	uint8_t key_len[KEY_COUNT];		     /* and their lengths, 0: not known yet */
 	char *scratch;				     /* EMIT_SCRATCH bytes: strings of one event */
 	struct conv_tb tb; /* every timestamp written is conv_tb_ns() of its ticks */
 	struct conv_stats *st;

@@ -21,9 +21,16 @@ struct frame_regs {
 static bool frame_regs(const struct recon_args *l, struct frame_regs *r)
 {
 	bool any = false;
+	uint32_t i = 0;
 
+	/* Most frames with arguments are libc calls, without registers:
+	 * found so before the table is cleared. */
+	while (i < l->n && l->v[i].type != ARGT_REG && l->v[i].type != ARGT_REGSTR)
+		i++;
+	if (i == l->n)
+		return false;
 	memset(r, 0, sizeof(*r));
-	for (uint32_t i = 0; i < l->n; i++) {
+	for (; i < l->n; i++) {
 		const struct recon_arg *a = &l->v[i];
 		unsigned reg = a->key & REG_KEY_REG;
 

@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "convert/entries.h"
+#include "common/addrtab.h"
 #include "common/grow.h"
 #include "convert/prepass.h"
 #include "spool/format.h"
+#include "spool/libc_table.h"
 
 /* Flow ids the conversion makes (sync pairs) count from here: above every
  * sequence agent_new_flow_id() hands out. */
@@ -41,6 +43,10 @@ struct pass {
 	size_t depth, stack_cap;
 	uint64_t next_frame;
 	bool want_sync;
+	/* The ONCE head just read (its ONCE_ARG slot comes next). */
+	bool once;
+	unsigned once_fn;
+	uint64_t once_ts;
 };
 
 /* Closes the open calls from index `to` up, at `ts`. */
@@ -65,6 +71,35 @@ static int prepass_slot(struct pass *pp, uint32_t serial, const uint64_t *p, uin
 		pp->sampled[serial] = 1;
 	if (!pp->want_sync)
 		return 0;
+	if (tag == EV_TAG_ONCE_ARG) {
+		/* A whole call at its head's time: its SYNC, if it makes one,
+		 * has this slot's place (replay.c). */
+		struct agent_once o;
+		struct sync_rec *s;
+		bool head = pp->once && pp->once_fn == ev_call_fn(p[1]);
+
+		pp->once = false;
+		if (!head || !agent_fn_once(pp->once_fn, &o) || !o.op)
+			return 0;
+		if (fxt__grow((void **)&pp->recs, &pp->recs_cap, pp->nrecs + 1, sizeof(*pp->recs)) <
+		    0)
+			return -ENOMEM;
+		s = &pp->recs[pp->nrecs++];
+		*s = (struct sync_rec){ .obj = p[0],
+					.pos = pos,
+					.start = pp->once_ts,
+					.end = pp->once_ts,
+					.serial = serial,
+					.op = o.op,
+					.frame = 0 /* none: closed already */ };
+		return 0;
+	}
+	pp->once = tag == EV_TAG_ONCE;
+	if (pp->once) {
+		pp->once_fn = ev_call_fn(p[1]);
+		pp->once_ts = p[0];
+		return 0;
+	}
 	if (tag == EV_TAG_CALL) {
 		uint64_t addr = p[1] & EV_CALL_ADDR_MASK;
 		if (!(p[1] & EV_EXIT_BIT)) {
@@ -113,6 +148,8 @@ static int prepass_thread(int fd, struct pass *pp, const struct chunk_ref *chunk
 		const struct chunk_ref *c = &chunks[i];
 		uint64_t off = c->off + SPOOL_CHUNK_HEADER_SIZE, end = c->off + c->size;
 		size_t skip = 0; /* RAW slots at the start of the next block */
+
+		pp->once = false; /* a record never spans chunks */
 		while (off < end) {
 			const uint64_t *p, *stop;
 			int err = conv_chunk_read(fd, c, off, buf, &stop);
@@ -198,13 +235,50 @@ static const struct sync_rec *pair_of(const struct sync_rec *a, const struct syn
 	return NULL;
 }
 
+static bool sync_waited(uint32_t op)
+{
+	return op == EV_SYNC_LOCK_WAITED || op == EV_SYNC_WOKEN || op == EV_SYNC_SEM_WAITED;
+}
+
+/* An object's key in an addrtab (whose key 0 means an empty slot).  Two
+ * objects may share one (0 and ~0): keeping one too many only costs. */
+static uint64_t obj_key(uint64_t obj)
+{
+	return obj ? obj : ~0ull;
+}
+
+/* Keeps only the records of objects that some acquisition waited on:
+ * the others' (uncontended locks, their unlocks: nearly all of them)
+ * pair with nothing, and need no sort. */
+static int keep_waited(struct pass *pp)
+{
+	struct addrtab waited = ADDRTAB_INIT(uint64_t);
+	size_t k = 0;
+
+	for (size_t i = 0; i < pp->nrecs; i++)
+		if (sync_waited(pp->recs[i].op) &&
+		    !addrtab_get(&waited, obj_key(pp->recs[i].obj), NULL)) {
+			addrtab_free(&waited);
+			return -ENOMEM;
+		}
+	for (size_t i = 0; waited.n && i < pp->nrecs; i++)
+		if (addrtab_find(&waited, obj_key(pp->recs[i].obj)))
+			pp->recs[k++] = pp->recs[i];
+	pp->nrecs = k;
+	addrtab_free(&waited);
+	return 0;
+}
+
 /* Pairs releases with the acquisitions that waited for them: a flow from
  * each release's frame (begin) to the acquiring frame's end. */
 static int pair_syncs(struct pass *pp, uint64_t pid, struct prepass *out)
 {
 	uint32_t seq = CONV_FLOW_SEQ;
 	size_t cap = 0;
+	int err = keep_waited(pp);
 
+	if (err < 0 || !pp->nrecs)
+		return err;
 	qsort(pp->recs, pp->nrecs, sizeof(*pp->recs), sync_cmp);
 	for (size_t g = 0, h; g < pp->nrecs; g = h) {
 		for (h = g; h < pp->nrecs && pp->recs[h].obj == pp->recs[g].obj; h++)
@@ -212,8 +286,7 @@ static int pair_syncs(struct pass *pp, uint64_t pid, struct prepass *out)
 		for (size_t i = g; i < h; i++) {
 			const struct sync_rec *a = &pp->recs[i], *r;
 			uint64_t id;
-			if (a->op != EV_SYNC_LOCK_WAITED && a->op != EV_SYNC_WOKEN &&
-			    a->op != EV_SYNC_SEM_WAITED)
+			if (!sync_waited(a->op))
 				continue;
 			r = pair_of(a, &pp->recs[g], h - g);
 			if (!r)

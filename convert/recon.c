@@ -37,6 +37,7 @@ void recon_init(struct recon *r, const struct recon_sink *sink, void *ctx, size_
 	r->emitted = 0;
 	r->begun = 0;
 	r->nargs = 0;
+	r->spare = NULL;
 	r->sink = sink;
 	r->ctx = ctx;
 	r->min = 0;
@@ -54,14 +55,18 @@ void recon_set_min(struct recon *r, uint64_t ticks)
 	r->min = ticks;
 }
 
-static void args_free(struct recon_args *a)
+/* An emitted list goes back to the recon's spares (its arrays back in
+ * it): libc calls make one a call, which malloc would cost more than
+ * the rest of their lists. */
+static void args_free(struct recon *r, struct recon_args *a)
 {
 	if (a) {
 		if (a->v != a->small)
 			free(a->v);
 		if (a->bytes != a->small_bytes)
 			free(a->bytes);
-		free(a);
+		a->next = r->spare;
+		r->spare = a;
 	}
 }
 
@@ -86,16 +91,21 @@ void recon_free(struct recon *r)
 	for (uint64_t q = r->head; r->nargs && r->fifo_args && q != r->tail; q++) {
 		struct recon_args **a = &r->fifo_args[q & (r->fifo_cap - 1)];
 		if (*a) {
-			args_free(*a);
+			args_free(r, *a);
 			*a = NULL;
 			r->nargs--;
 		}
 	}
 	for (size_t i = 0; r->nargs && i < r->nbegun; i++) {
 		if (r->stack[i].args) {
-			args_free(r->stack[i].args);
+			args_free(r, r->stack[i].args);
 			r->nargs--;
 		}
+	}
+	while (r->spare) {
+		struct recon_args *a = r->spare;
+		r->spare = a->next;
+		free(a);
 	}
 	free(r->stack);
 	free(r->fifo);
@@ -132,7 +142,7 @@ int recon__drain(struct recon *r)
 				return err;
 			for (size_t k = 0; a && k < n; k++) {
 				if (a[k]) {
-					args_free(a[k]);
+					args_free(r, a[k]);
 					a[k] = NULL;
 					r->nargs--;
 				}
@@ -281,7 +291,7 @@ static int close_to(struct recon *r, size_t to, uint64_t end)
 		if (!err)
 			err = r->sink->event(r->ctx, RECON_END, f->addr, f->start, end, f->args);
 		if (f->args) {
-			args_free(f->args);
+			args_free(r, f->args);
 			r->nargs--;
 		}
 		if (err < 0)
@@ -400,8 +410,10 @@ static int args_append(struct recon *r, struct recon_args **list, const struct r
 	struct recon_args *l = *list;
 
 	if (!l) {
-		l = malloc(sizeof(*l));
-		if (!l)
+		l = r->spare;
+		if (l)
+			r->spare = l->next;
+		else if (!(l = malloc(sizeof(*l))))
 			return -ENOMEM;
 		l->n = 0;
 		l->cap = RECON_ARGS_SMALL;
@@ -453,6 +465,56 @@ int recon_arg(struct recon *r, const struct recon_arg *a, const void *bytes)
 	if (!r->fifo_args && !(r->fifo_args = calloc(r->fifo_cap, sizeof(*r->fifo_args))))
 		return -ENOMEM;
 	return args_append(r, &r->fifo_args[f->slot & (r->fifo_cap - 1)], a, bytes);
+}
+
+int recon_leaf(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_arg *const *steps,
+	       size_t n)
+{
+	struct recon_args l, *lp = &l;
+	struct recon_slot s;
+	size_t i;
+	int err;
+
+	l.n = 0;
+	for (i = 0; i < n; i++)
+		if (steps[i] && (steps[i]->len || l.n++ == RECON_ARGS_SMALL))
+			break;
+	/* The general way: frames before it still queued (it must follow
+	 * them), short calls, a long list; a time of 0 (recon__feed()'s "no
+	 * record yet"). */
+	if (i < n || r->min || r->head != r->tail || !ts) {
+		err = recon_feed(r, ts, addr);
+		for (i = 0; i < n && !err; i++)
+			err = recon_arg(r, steps[i], NULL);
+		return err ? err : recon_feed(r, ts, addr | SPOOL_EXIT_BIT);
+	}
+	if (r->last_ts && ts <= r->last_ts)
+		ts = r->last_ts + r->step;
+	if (__builtin_expect(fxt__depth_hidden(r->depth), 0)) {
+		r->deep++;
+		if (r->depth > r->max_depth)
+			r->max_depth = r->depth;
+	}
+	s.addr = addr;
+	s.start = ts;
+	l.n = 0;
+	l.cap = RECON_ARGS_SMALL;
+	l.used = 0;
+	l.room = RECON_BYTES_SMALL;
+	l.v = l.small;
+	l.bytes = l.small_bytes;
+	for (i = 0; i < n; i++) {
+		ts += r->step;
+		if (steps[i]) {
+			l.v[l.n] = *steps[i];
+			l.v[l.n++].off = 0;
+		}
+	}
+	/* The exit at the same time: a step after the last entry. */
+	s.end = ts + r->step;
+	r->last_ts = s.end;
+	r->emitted++;
+	return r->sink->slices(r->ctx, &s, l.n ? &lp : NULL, 1);
 }
 
 int recon_finish(struct recon *r, uint64_t end_ts)

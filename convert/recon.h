@@ -39,9 +39,10 @@
  * Arguments: recon_arg() attaches an opaque entry (the conversion's: a libc
  * call's arguments, its flow events) to the innermost open frame; the
  * list goes to the sink with the frame's complete event, or with its END
- * when the frame was begun, and is freed once emitted.  Each entry moves
- * the thread's time on by a step, so a frame with k entries lasts at least
- * k + 1 steps and instants can be placed strictly inside it.
+ * when the frame was begun, and is kept for another frame once emitted
+ * (recon.spare).  Each entry moves the thread's time on by a step, so a
+ * frame with k entries lasts at least k + 1 steps and instants can be
+ * placed strictly inside it.
  *
  * Speed: recon_feed() is inline and its common cases (an enter with room,
  * the exit of the top frame) touch a few words; closed slots leave the FIFO
@@ -68,9 +69,9 @@
 
 #include "spool/format.h"
 
-/* A frame's arguments (recon_arg()): a malloc'd list of entries owned by
- * the recon, handed to the sink with the frame and freed once emitted
- * (one allocation for the common short lists).
+/* A frame's arguments (recon_arg()): a list of entries owned by the
+ * recon, handed to the sink with the frame and reused once emitted (no
+ * allocation for the common short lists).
  * The entries are opaque to the recon: the conversion chooses their keys and
  * types.  Entry i is at `v[i]`; its bytes (a string, `len` long) at
  * `bytes + v[i].off`. */
@@ -91,6 +92,7 @@ struct recon_args {
 	char *bytes;	     /* `small_bytes` likewise */
 	struct recon_arg small[RECON_ARGS_SMALL];
 	char small_bytes[RECON_BYTES_SMALL];
+	struct recon_args *next; /* on the recon's spares (recon.spare) */
 };
 
 /* A FIFO slot: a frame in start order, open while end is 0 (a closed
@@ -173,6 +175,9 @@ struct recon {
 	uint64_t emitted;   /* frames emitted (complete events and begun frames) */
 	uint64_t begun;	    /* frames emitted as begin/end pairs */
 	uint64_t nargs;	    /* argument lists alive (0: nothing to free on drain) */
+	/* Argument lists emitted, for the next frames (at most as many as
+	 * were ever alive at once). */
+	struct recon_args *spare;
 	/* The frames emitted that Perfetto does not show (fxt/depth.h),
 	 * counted as they open and uncounted when left out (short calls),
 	 * and the depth of the deepest of them, else 0. */
@@ -264,6 +269,16 @@ static inline uint64_t recon_top(const struct recon *r)
  * at least k + 1 steps (room for instants strictly inside it).  With `a`
  * NULL, or no frame open, only the time moves.  Returns 0 or -ENOMEM. */
 int recon_arg(struct recon *r, const struct recon_arg *a, const void *bytes);
+
+/* A frame of `addr` entered and left at `ts` with nothing inside it but
+ * `n` steps (a libc call's ONCE record): what recon_feed(ts, addr), then
+ * recon_arg(steps[i], NULL) for each step (NULL: the time moves only),
+ * then recon_feed(ts, addr | SPOOL_EXIT_BIT) do, in one call.  When
+ * nothing waits in the FIFO (no short calls, at most RECON_ARGS_SMALL
+ * entries, none with bytes), the frame goes to the sink at once, from a
+ * list on the stack.  Same returns as recon_feed(). */
+int recon_leaf(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_arg *const *steps,
+	       size_t n);
 
 /* An instant at `ts` (made strictly later than the last record, like a
  * record's), emitted in start order as RECON_MARK with `cookie` (less

@@ -71,6 +71,57 @@ static inline uint64_t call_frame(uint64_t w1)
 	return (w1 & EV_CALL_ADDR_MASK) | ((uint64_t)ev_call_fn(w1) << 4);
 }
 
+/* A libc call's enter at `ts`: its frame, and its caller (a return
+ * address, 0: none) as an argument. */
+static inline int call_enter(struct replay *d, uint64_t ts, uint64_t frame, uint64_t caller)
+{
+	struct recon_arg a = { .key = AGENT_KEY_CALLER, .type = ARGT_RETURN, .value = caller };
+	int err;
+
+	d->st->libc_calls++;
+	err = recon_feed(d->r, ts, frame);
+	if (!err && caller)
+		err = recon_arg(d->r, &a, NULL);
+	return err;
+}
+
+/* The entries of a call's result, from the `payload` of its exit: none
+ * when an ARG carried it (or the function returns nothing), the result,
+ * and the errno's name when it is one.  Returns how many (0 to 2). */
+static inline unsigned call_result(unsigned fn, uint64_t payload, struct recon_arg *a)
+{
+	const struct agent_fn_info *fi = agent_fn_lookup(fn);
+
+	if (!fi || fi->res == AGENT_RES_VOID || payload == EV_RESULT_SPILLED)
+		return 0;
+	a[0] = (struct recon_arg){ .key = AGENT_KEY_RESULT };
+	a[0].type = fi->res == AGENT_RES_PTR ? EV_ARG_PTR : EV_ARG_I64;
+	a[0].value = fi->res == AGENT_RES_PTR ? payload : (uint64_t)ev_payload_int(payload);
+	if (fi->res != AGENT_RES_ERRNO || !a[0].value)
+		return 1;
+	a[1] = a[0];
+	a[1].key = KEY_ERROR;
+	a[1].type = EV_ARG_ERRNO;
+	return 2;
+}
+
+/* A libc call's exit at `ts`: the result (call_result()), unless the
+ * frame is not the innermost one (then the exit closes frames left open
+ * above it), then the frame's end. */
+static inline int call_exit(struct replay *d, uint64_t ts, uint64_t frame, unsigned fn,
+			    uint64_t payload)
+{
+	struct recon_arg a[2];
+	unsigned n = recon_top(d->r) == frame ? call_result(fn, payload, a) : 0;
+	int err = 0;
+
+	for (unsigned i = 0; i < n && !err; i++)
+		err = recon_arg(d->r, &a[i], NULL);
+	if (!err)
+		err = recon_feed(d->r, ts, frame | SPOOL_EXIT_BIT);
+	return err;
+}
+
 /* How many of the `want` slots from p are DATA (or FRAME) slots. */
 static size_t payload_run(const uint64_t *p, const uint64_t *stop, size_t want, unsigned tag)
 {
@@ -134,37 +185,61 @@ static long tagged(struct replay *d, const uint64_t *p, const uint64_t *stop, bo
 	switch (ev_tag(w1)) {
 	case EV_TAG_CALL: {
 		uint64_t frame = call_frame(w1), payload = w1 & EV_PAYLOAD_MASK;
-		const struct agent_fn_info *fi = agent_fn_lookup(ev_call_fn(w1));
 
-		if (!(w1 & EV_EXIT_BIT)) {
-			st->libc_calls++;
-			err = recon_feed(r, w0, frame);
-			if (!err && payload) {
-				a.key = AGENT_KEY_CALLER;
-				a.type = ARGT_RETURN;
-				a.value = payload;
-				err = recon_arg(r, &a, NULL);
-			}
-			return err < 0 ? err : 1;
-		}
-		/* The result, unless an ARG carried it or the frame is not the
-		 * innermost one (then it closes frames left open above it). */
-		if (fi && fi->res != AGENT_RES_VOID && payload != EV_RESULT_SPILLED &&
-		    recon_top(r) == frame) {
-			a.key = AGENT_KEY_RESULT;
-			a.type = fi->res == AGENT_RES_PTR ? EV_ARG_PTR : EV_ARG_I64;
-			a.value =
-			    fi->res == AGENT_RES_PTR ? payload : (uint64_t)ev_payload_int(payload);
-			err = recon_arg(r, &a, NULL);
-			if (!err && fi->res == AGENT_RES_ERRNO && a.value) {
-				a.key = KEY_ERROR;
-				a.type = EV_ARG_ERRNO;
-				err = recon_arg(r, &a, NULL);
-			}
-		}
-		if (!err)
-			err = recon_feed(r, w0, frame | SPOOL_EXIT_BIT);
+		err = w1 & EV_EXIT_BIT ? call_exit(d, w0, frame, ev_call_fn(w1), payload)
+				       : call_enter(d, w0, frame, payload);
 		return err < 0 ? err : 1;
+	}
+	case EV_TAG_ONCE: {
+		/* The full form's enter, ARG, SYNC and exit, from two slots:
+		 * one leaf frame (recon_leaf()), unless the SYNC has flows. */
+		unsigned fn = ev_call_fn(w1), n = 0;
+		uint64_t frame = call_frame(EV_CALL_ADDR(fn)), payload;
+		const struct recon_arg *steps[6];
+		struct recon_arg v[5];
+		struct agent_once o;
+		bool once;
+
+		if (p + 2 >= stop)
+			return more ? 0 : 1;
+		if (ev_tag(p[3]) != EV_TAG_ONCE_ARG || ev_call_fn(p[3]) != fn)
+			return 1; /* torn */
+		payload = p[3] & EV_PAYLOAD_MASK;
+		once = agent_fn_once(fn, &o);
+		if (once && o.op && d->pp->nactions) {
+			err = call_enter(d, w0, frame, w1 & EV_PAYLOAD_MASK);
+			a.key = o.key;
+			a.type = o.type;
+			a.value = p[2];
+			if (!err)
+				err = recon_arg(r, &a, NULL);
+			if (!err)
+				err = recon_arg(r, NULL, NULL);
+			/* The SYNC's place: its ONCE_ARG slot (prepass.c). */
+			if (!err)
+				err = sync_flows(d, pos + SPOOL_RECORD_SIZE);
+			if (!err)
+				err = call_exit(d, w0, frame, fn, payload);
+			return err < 0 ? err : 2;
+		}
+		st->libc_calls++;
+		if (w1 & EV_PAYLOAD_MASK) {
+			v[n] = (struct recon_arg){ .key = AGENT_KEY_CALLER, .type = ARGT_RETURN };
+			v[n].value = w1 & EV_PAYLOAD_MASK;
+			steps[n] = &v[n];
+			n++;
+		}
+		if (once) {
+			v[n] = (struct recon_arg){ .key = o.key, .type = o.type, .value = p[2] };
+			steps[n] = &v[n];
+			n++;
+			if (o.op)
+				steps[n++] = NULL;
+		}
+		for (unsigned k = call_result(fn, payload, &v[n]), i = 0; i < k; i++, n++)
+			steps[n] = &v[n];
+		err = recon_leaf(r, w0, frame, steps, n);
+		return err < 0 ? err : 2;
 	}
 	case EV_TAG_ARG:
 		a.key = ev_key(w1);

@@ -6,6 +6,10 @@
 #ifndef FXT_SPOOL_LIBC_TABLE_H
 #define FXT_SPOOL_LIBC_TABLE_H
 
+#include <stdbool.h>
+
+#include "spool/records.h"
+
 /* ------------------------------------------------------------ functions */
 
 enum agent_res {
@@ -252,5 +256,63 @@ enum agent_key {
 
 /* The shown name of a key, or NULL if unknown. */
 const char *agent_key_name(unsigned key);
+
+/* ------------------------------------------------------------ ONCE */
+
+/* The calls a ONCE record (spool/records.h) may hold, with the key and
+ * type of their one argument and the SYNC op they make on it (0: none).
+ * Inline and constant per function: a wrapper's check folds away. */
+struct agent_once {
+	unsigned key;
+	enum ev_arg_type type;
+	enum ev_sync_op op;
+};
+
+static inline bool agent_fn_once(unsigned fn, struct agent_once *o)
+{
+	switch (fn) {
+	case AGENT_FN_malloc:
+		*o = (struct agent_once){ AGENT_KEY_SIZE, EV_ARG_U64, 0 };
+		return true;
+	case AGENT_FN_free:
+		*o = (struct agent_once){ AGENT_KEY_PTR, EV_ARG_PTR, 0 };
+		return true;
+	case AGENT_FN_pthread_mutex_lock:
+	case AGENT_FN_pthread_mutex_timedlock:
+	case AGENT_FN_pthread_mutex_trylock:
+		*o = (struct agent_once){ AGENT_KEY_MUTEX, EV_ARG_PTR, 0 };
+		return true;
+	case AGENT_FN_pthread_mutex_unlock:
+		*o = (struct agent_once){ AGENT_KEY_MUTEX, EV_ARG_PTR, EV_SYNC_UNLOCK };
+		return true;
+	case AGENT_FN_pthread_rwlock_rdlock:
+	case AGENT_FN_pthread_rwlock_wrlock:
+	case AGENT_FN_pthread_rwlock_timedrdlock:
+	case AGENT_FN_pthread_rwlock_timedwrlock:
+	case AGENT_FN_pthread_rwlock_tryrdlock:
+	case AGENT_FN_pthread_rwlock_trywrlock:
+		*o = (struct agent_once){ AGENT_KEY_RWLOCK, EV_ARG_PTR, 0 };
+		return true;
+	case AGENT_FN_pthread_rwlock_unlock:
+		*o = (struct agent_once){ AGENT_KEY_RWLOCK, EV_ARG_PTR, EV_SYNC_UNLOCK };
+		return true;
+	case AGENT_FN_pthread_cond_signal:
+		*o = (struct agent_once){ AGENT_KEY_COND, EV_ARG_PTR, EV_SYNC_SIGNAL };
+		return true;
+	case AGENT_FN_pthread_cond_broadcast:
+		*o = (struct agent_once){ AGENT_KEY_COND, EV_ARG_PTR, EV_SYNC_BROADCAST };
+		return true;
+	case AGENT_FN_sem_wait:
+	case AGENT_FN_sem_timedwait:
+	case AGENT_FN_sem_trywait:
+		*o = (struct agent_once){ AGENT_KEY_SEM, EV_ARG_PTR, 0 };
+		return true;
+	case AGENT_FN_sem_post:
+		*o = (struct agent_once){ AGENT_KEY_SEM, EV_ARG_PTR, EV_SYNC_POST };
+		return true;
+	default:
+		return false;
+	}
+}
 
 #endif /* FXT_SPOOL_LIBC_TABLE_H */

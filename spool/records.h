@@ -76,6 +76,21 @@
  *         w1 = [62:56 tag] [55:48 op] [47:0 pipe key]
  *         followed by one DATA-tagged slot: w0 = byte count.
  *         A write to or read from a pipe or socket, inside its CALL frame.
+ *  ONCE   w0 = ts
+ *         w1 = [62:56 tag] [55:47 fn] [46:0 caller]
+ *         followed by one ONCE_ARG slot:
+ *         w0 = the argument's value
+ *         w1 = [62:56 tag] [55:47 fn] [46:0 result payload]
+ *         A whole libc call in two slots, written after it returned, with
+ *         one timestamp: the compact form of a CALL enter at ts with its
+ *         caller, an ARG, a SYNC on the argument's object when the call
+ *         makes one, and the CALL exit at ts with the result, for the
+ *         calls agent_fn_once() (spool/libc_table.h) names: the hot ones
+ *         (malloc, free, an uncontended mutex lock, an unlock, ...).
+ *         Which key and type the argument has and which SYNC op the
+ *         call makes are agent_fn_once()'s; a call that failed with an
+ *         errno, or whose result does not fit the payload, takes the
+ *         full form.
  *  REG    w0 = the register's contents (an XMM register's low 64 bits)
  *         w1 = [62:56 tag] [55:53 string] [52:48 reg] [47 truncated]
  *              [46:0 fn]
@@ -139,6 +154,8 @@ enum ev_tag {
 	EV_TAG_PIPE = 11,
 	EV_TAG_REG = 12,
 	EV_TAG_HOOKV = 13,
+	EV_TAG_ONCE = 14,
+	EV_TAG_ONCE_ARG = 15,
 };
 
 #define EV_TAG_SHIFT 56
@@ -192,6 +209,22 @@ static inline uint64_t ev_ptr_payload(uint64_t v)
 	return v > EV_PAYLOAD_MASK || v == EV_RESULT_SPILLED ? EV_RESULT_SPILLED : v;
 }
 
+/* ------------------------------------------------------------ ONCE */
+
+/* A ONCE head of `fn` called from `caller`, and its ONCE_ARG slot's w1
+ * with the result `payload` (not EV_RESULT_SPILLED). */
+static inline uint64_t ev_once_w1(unsigned fn, uint64_t caller)
+{
+	return ev_tag_bits(EV_TAG_ONCE) | ((uint64_t)fn << EV_FN_SHIFT) |
+	       (caller & EV_PAYLOAD_MASK);
+}
+
+static inline uint64_t ev_once_arg_w1(unsigned fn, uint64_t payload)
+{
+	return ev_tag_bits(EV_TAG_ONCE_ARG) | ((uint64_t)fn << EV_FN_SHIFT) |
+	       (payload & EV_PAYLOAD_MASK);
+}
+
 /* ------------------------------------------------------------ ARG */
 
 enum ev_arg_type {
@@ -222,7 +255,7 @@ static inline unsigned ev_arg_type(uint64_t w1)
 
 /* ------------------------------------------------------------ STR, DATA */
 
-#define EV_DATA_BYTES	  14u /* bytes per DATA slot */
+#define EV_DATA_BYTES	 14u /* bytes per DATA slot */
 #define EV_STR_TRUNCATED (1ull << 16)
 
 /* A STR head; `flags` is 0 or EV_STR_TRUNCATED. */

@@ -164,7 +164,8 @@ wrap_call_end(struct tstate *t, unsigned fn, uint64_t payload, int64_t full, int
 /* A whole call in one record, written after the call, with ONE
  * timestamp `ts` (read before the call): the enter, its arguments, a SYNC
  * record of `op` on `obj` when op is not 0, the exit at the same time (the
- * converter gives each slot the next tick: the slice lasts a few ticks).
+ * converter gives each slot the next tick: the slice lasts a few ticks);
+ * a ONCE record (two slots) for the calls agent_fn_once() names.
  * For calls too short for a second timestamp to be worth its cost (the
  * heap allocator, a lock that did not wait, an unlock): on this machine a
  * timestamp costs more than malloc.  Arguments and result as for
@@ -174,8 +175,26 @@ wrap_call_once(struct tstate *t, unsigned fn, const void *caller, uint64_t ts,
 	       const struct wrap_arg *args, unsigned n, enum ev_sync_op op, const void *obj,
 	       uint64_t payload, int64_t full, int err)
 {
-	uint64_t *p =
-	    agent_ev_begin(t, 2 + n + (op != 0) + slot_exit_extra(payload, err), ts, true);
+	struct agent_once o;
+	uint64_t *p;
+
+	/* The calls of agent_fn_once() in two slots (a ONCE record) when
+	 * nothing needs more: all but `err` and `payload` is constant per
+	 * wrapper, so the choice costs one branch. */
+	if (agent_fn_once(fn, &o) && n == 1 && args[0].key == o.key && args[0].type == o.type &&
+	    op == o.op && (!op || (uint64_t)(uintptr_t)obj == args[0].value) && !err &&
+	    payload != EV_RESULT_SPILLED) {
+		p = agent_ev_begin(t, 2, ts, true);
+		if (__builtin_expect(p != NULL, 1)) {
+			p[0] = ts;
+			p[1] = ev_once_w1(fn, (uint64_t)(uintptr_t)caller);
+			p[2] = args[0].value;
+			p[3] = ev_once_arg_w1(fn, payload);
+		}
+		agent_ev_end(t);
+		return;
+	}
+	p = agent_ev_begin(t, 2 + n + (op != 0) + slot_exit_extra(payload, err), ts, true);
 
 	if (__builtin_expect(p != NULL, 1)) {
 		p = slot_args(slot_enter(p, fn, caller, ts), args, n);

@@ -291,6 +291,60 @@ static void test_wrap_encoding(void)
 	EQU(w[23], 0); /* nothing after */
 }
 
+/* wrap_call_once(): a ONCE record (two slots) for the calls
+ * agent_fn_once() names, when nothing needs more; the full form else. */
+static void test_wrap_once(void)
+{
+	struct tstate t = { 0 };
+	const struct wrap_arg size[] = { WARG(SIZE, U64, 64) };
+	const struct wrap_arg mutex[] = { WARG(MUTEX, PTR, 0xabc0) };
+	const struct wrap_arg fd[] = { WARG(FD, I64, 3) };
+	uint64_t w[40];
+	int f;
+
+	test_agent_reset(4096, 1 << 20, 0);
+	wrap_call_once(&t, AGENT_FN_malloc, (void *)0x401234, 100, size, 1, 0, NULL,
+		       ev_ptr_payload(0x5000), 0x5000, 0);
+	wrap_call_once(&t, AGENT_FN_pthread_mutex_unlock, (void *)0x401240, 200, mutex, 1,
+		       EV_SYNC_UNLOCK, (void *)0xabc0, ev_int_payload(0), 0, 0);
+	/* Failed with an errno, a result too large, a function not named:
+	 * the full form. */
+	wrap_call_once(&t, AGENT_FN_malloc, (void *)0x401234, 300, size, 1, 0, NULL,
+		       ev_ptr_payload(0), 0, ENOMEM);
+	wrap_call_once(&t, AGENT_FN_malloc, (void *)0x401234, 400, size, 1, 0, NULL,
+		       ev_ptr_payload(1ull << 50), (int64_t)(1ull << 50), 0);
+	wrap_call_once(&t, AGENT_FN_close, (void *)0x401234, 500, fd, 1, 0, NULL, ev_int_payload(0),
+		       0, 0);
+	agent_tbuf_retire(&t);
+
+	f = open(agent.spool.path, O_RDONLY | O_CLOEXEC);
+	CHECK(f >= 0);
+	EQ(pread(f, w, sizeof(w), SPOOL_HEADER_SIZE + SPOOL_CHUNK_HEADER_SIZE), (ssize_t)sizeof(w));
+	close(f);
+	EQU(w[0], 100);
+	EQU(w[1], ev_once_w1(AGENT_FN_malloc, 0x401234));
+	EQU(w[2], 64);
+	EQU(w[3], ev_once_arg_w1(AGENT_FN_malloc, 0x5000));
+	EQU(w[4], 200);
+	EQU(w[5], ev_once_w1(AGENT_FN_pthread_mutex_unlock, 0x401240));
+	EQU(w[6], 0xabc0);
+	EQU(w[7], ev_once_arg_w1(AGENT_FN_pthread_mutex_unlock, 0));
+	/* malloc failed: enter, size, errno, exit */
+	EQU(w[9], EV_CALL_ADDR(AGENT_FN_malloc) | 0x401234);
+	EQU(w[11], ev_arg_w1(AGENT_KEY_SIZE, EV_ARG_U64));
+	EQU(w[12], ENOMEM);
+	EQU(w[15], EV_EXIT_BIT | EV_CALL_ADDR(AGENT_FN_malloc));
+	/* spilled: enter, size, result, exit */
+	EQU(w[17], EV_CALL_ADDR(AGENT_FN_malloc) | 0x401234);
+	EQU(w[20], 1ull << 50);
+	EQU(w[23], EV_EXIT_BIT | EV_CALL_ADDR(AGENT_FN_malloc) | EV_RESULT_SPILLED);
+	/* close: enter, fd, exit */
+	EQU(w[25], EV_CALL_ADDR(AGENT_FN_close) | 0x401234);
+	EQU(w[27], ev_arg_w1(AGENT_KEY_FD, EV_ARG_I64));
+	EQU(w[29], EV_EXIT_BIT | EV_CALL_ADDR(AGENT_FN_close));
+	EQU(w[31], 0); /* nothing after */
+}
+
 int main(void)
 {
 	test_data_round_trip();
@@ -299,6 +353,7 @@ int main(void)
 	test_records_never_straddle();
 	test_drops_counted();
 	test_wrap_encoding();
+	test_wrap_once();
 	done_testing();
 	return exit_status();
 }

@@ -295,7 +295,8 @@ static void test_logs(void)
 	ok(e && e->type == FXT_EVENT_INSTANT && strcmp(e->cat, "log") == 0,
 	   "logs: \"hello\" assembled across two records");
 	ok(e && e->ts == 201, "logs: at the record that completed it, inside its write");
-	ok(e && !arg_of(e, "message"), "logs: hello: the name is the line, not repeated as message");
+	ok(e && !arg_of(e, "message"),
+	   "logs: hello: the name is the line, not repeated as message");
 	expect_str(e, "stream", "stdout", "logs: hello");
 	e = find(&a, 24, "e2");
 	ok(e && e->ts > 300 && e->ts < 310, "logs: e2 split from e1 in one record");
@@ -375,7 +376,9 @@ static void test_sync(void)
 	struct test_thread t[3] = { { 0 } };
 	/* Each a call frame holding one SYNC record, thread by thread.  t1
 	 * releases: unlock M, signal CV, post SEM, signal CV2 (after t3's
-	 * wait).  t2 acquires: lock M, wait CV, sem SEM.  t3: a lock of M
+	 * wait), and objects 0 and 0x6000 that nobody waited on.  t2
+	 * acquires: lock M, a lock of ~0 that waited (no unlock of it: not
+	 * paired with 0's), wait CV, sem SEM.  t3: a lock of M
 	 * that waited after the unlock had ended, a lock of M2 nobody
 	 * released, a wait on CV2 signalled too late, a barrier. */
 	const struct {
@@ -386,10 +389,13 @@ static void test_sync(void)
 		uint64_t obj;
 	} calls[] = {
 		{ 0, 100, 110, AGENT_FN_pthread_mutex_unlock, EV_SYNC_UNLOCK, M },
+		{ 0, 140, 150, AGENT_FN_pthread_mutex_unlock, EV_SYNC_UNLOCK, 0 },
+		{ 0, 160, 170, AGENT_FN_pthread_mutex_unlock, EV_SYNC_UNLOCK, 0x6000 },
 		{ 0, 300, 305, AGENT_FN_pthread_cond_signal, EV_SYNC_SIGNAL, CV },
 		{ 0, 400, 402, AGENT_FN_sem_post, EV_SYNC_POST, SEM },
 		{ 0, 520, 530, AGENT_FN_pthread_cond_signal, EV_SYNC_SIGNAL, CV2 },
 		{ 1, 90, 130, AGENT_FN_pthread_mutex_lock, EV_SYNC_LOCK_WAITED, M },
+		{ 1, 135, 165, AGENT_FN_pthread_mutex_lock, EV_SYNC_LOCK_WAITED, ~0ull },
 		{ 1, 280, 320, AGENT_FN_pthread_cond_wait, EV_SYNC_WOKEN, CV },
 		{ 1, 350, 410, AGENT_FN_sem_wait, EV_SYNC_SEM_WAITED, SEM },
 		{ 2, 200, 250, AGENT_FN_pthread_mutex_lock, EV_SYNC_LOCK_WAITED, M },

@@ -636,9 +636,64 @@ static void test_args(void)
 	free(s.v);
 }
 
+/* What recon_leaf() stands for: the records one by one. */
+static int leaf_records(struct recon *r, uint64_t ts, uint64_t addr,
+			const struct recon_arg *const *steps, size_t n)
+{
+	int err = recon_feed(r, ts, addr);
+
+	for (size_t i = 0; i < n && !err; i++)
+		err = recon_arg(r, steps[i], NULL);
+	return err ? err : recon_feed(r, ts, addr | EXIT);
+}
+
+/* recon_leaf() makes what its records make, at once when nothing is
+ * queued (no list made), through the FIFO otherwise. */
+static void test_leaf(void)
+{
+	const struct recon_arg x = { .key = 1, .value = 100 }, y = { .key = 2, .value = 7 };
+	const struct recon_arg *three[] = { &x, NULL, &y }, *five[] = { &x, &y, &x, &y, &x },
+			       *none[] = { NULL };
+	struct sink s[2] = { { 0 } };
+	struct recon r[2];
+	bool same = true;
+
+	for (int k = 0; k < 2; k++) {
+		int (*leaf)(struct recon *, uint64_t, uint64_t, const struct recon_arg *const *,
+			    size_t) = k ? leaf_records : recon_leaf;
+		recon_init(&r[k], &test_sink, &s[k], 0);
+		leaf(&r[k], 10, 0xa, three, 3); /* nothing queued */
+		leaf(&r[k], 10, 0xb, three, 3); /* the same time: made later */
+		if (k == 0)
+			ok(r[0].spare == NULL && r[0].nargs == 0, "leaf: no list made");
+		recon_feed(&r[k], 20, 0xc);
+		leaf(&r[k], 25, 0xd, three, 3); /* queued after C */
+		recon_feed(&r[k], 30, 0xc | EXIT);
+		leaf(&r[k], 40, 0xe, five, 5); /* too many for the stack */
+		leaf(&r[k], 50, 0xf, none, 1);
+		ASSERT_EQ_I64(recon_finish(&r[k], 100), 0, "leaf: finish");
+	}
+	ASSERT_EQ_U64(s[0].n, s[1].n, "leaf: as many events");
+	for (size_t i = 0; i < s[0].n && i < s[1].n; i++) {
+		const struct nest_ev *a = &s[0].v[i], *b = &s[1].v[i];
+		if (a->kind != b->kind || a->addr != b->addr || a->start != b->start ||
+		    a->end != b->end || s[0].args[i].n != s[1].args[i].n ||
+		    s[0].args[i].sum != s[1].args[i].sum) {
+			diag("leaf: event %zu differs", i);
+			same = false;
+		}
+	}
+	ok(same, "leaf: the same events, times and arguments as the records one by one");
+	expect(&s[0], 1, C, 0xb, 15, 19, "leaf");
+	for (int k = 0; k < 2; k++) {
+		recon_free(&r[k]);
+		free(s[k].v);
+	}
+}
+
 int main(void)
 {
-	plan(119);
+	plan(125);
 	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
 		run(&scenarios[i]);
 	test_deep();
@@ -646,5 +701,6 @@ int main(void)
 	test_checker();
 	test_emit_error();
 	test_args();
+	test_leaf();
 	return exit_status();
 }
