@@ -60,6 +60,7 @@ static int batch_head(void **data, size_t *len)
 
 int convert_batch_open(struct convert_batch *b, const char *path, uint64_t *committed)
 {
+	char *tmp = NULL;
 	struct stat sb;
 	void *head = NULL;
 	size_t len = 0;
@@ -68,18 +69,24 @@ int convert_batch_open(struct convert_batch *b, const char *path, uint64_t *comm
 	memset(b, 0, sizeof(*b));
 	b->fd = -1;
 	err = batch_head(&head, &len);
+	if (!err)
+		err = convert_partial_name(path, &tmp);
 	if (err < 0)
-		return err;
-	b->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		goto fail;
+	/* Its head written under the partial name, then named: a batch is an
+	 * archive from the start (a killed fxt-run leaves no empty one). */
+	unlink(tmp); /* a stale one, from a creation killed halfway */
+	b->fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (b->fd < 0 || fstat(b->fd, &sb) != 0) {
 		err = -errno;
 		goto fail;
 	}
 	err = pwrite_all(b->fd, head, len, 0);
-	if (err < 0) {
-		unlink(path);
+	if (!err && link(tmp, path) != 0)
+		err = -errno;
+	unlink(tmp);
+	if (err < 0)
 		goto fail;
-	}
 	b->ino = (uint64_t)sb.st_ino;
 	b->head = head;
 	b->prefix = len;
@@ -87,12 +94,14 @@ int convert_batch_open(struct convert_batch *b, const char *path, uint64_t *comm
 	b->committed = committed;
 	if (committed)
 		__atomic_store_n(committed, b->len, __ATOMIC_RELEASE);
+	free(tmp);
 	return 0;
 fail:
 	if (b->fd >= 0)
 		close(b->fd);
 	b->fd = -1;
 	free(head);
+	free(tmp);
 	return err;
 }
 

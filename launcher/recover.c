@@ -325,7 +325,7 @@ static void add_batch(struct parts *ps, const char *path, unsigned k, bool quiet
 
 /* The archives run `r` left in its directory: RUN (the root's) and its
  * processes'. */
-static void collect_archives(const struct run *r, struct parts *ps, bool quiet)
+static void collect_archives(const struct run *r, struct parts *ps, bool quiet, bool keep_parts)
 {
 	DIR *d = opendir(r->dir[0] != '\0' ? r->dir : "/");
 	struct dirent *de;
@@ -338,7 +338,8 @@ static void collect_archives(const struct run *r, struct parts *ps, bool quiet)
 		if (!run_archive_parse(r->name, de->d_name, &pid, &image))
 			continue;
 		char *path = join(r->dir, de->d_name, strlen(de->d_name));
-		if (batch_of(r, pid, image, &committed))
+		/* (--keep-parts: a batch is left as the archive it is.) */
+		if (!keep_parts && batch_of(r, pid, image, &committed))
 			add_batch(ps, path, image, quiet);
 		else
 			add_found(ps, path, pid, image, quiet);
@@ -529,7 +530,7 @@ int recover_main(const struct options *given)
 		/* The archives the run left: all of them in its directory;
 		 * given spools alone, RUN when it is OUT (not to lose it). */
 		if (ru->dir != NULL)
-			collect_archives(ru, &parts, o.quiet);
+			collect_archives(ru, &parts, o.quiet, o.keep_parts);
 		else if (same_file(out, ru->name))
 			add_found(&parts, ru->name, 0, 0, o.quiet);
 	}

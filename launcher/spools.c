@@ -668,6 +668,15 @@ void spools_finish(struct spools *r, const char *ctl)
 			strerror(-err));
 	spools_scan(r, true);
 	spares_remove(r);
+	/* A batch that got no archive (its first one failed) holds nothing. */
+	for (unsigned k = 0; k < r->nbatches; k++) {
+		char path[PATH_MAX + 64];
+
+		if (r->batches[k].n != 0)
+			continue;
+		run_archive_name(path, sizeof(path), r->out, (long)getpid(), k + 1);
+		unlink(path);
+	}
 }
 
 int spools_recover(struct spools *r, const char *path)
