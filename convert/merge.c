@@ -208,20 +208,46 @@ static bool all_time_ordered(const char *const *parts, size_t nparts,
 	return all && seen > 0;
 }
 
+/* The files the ranges are read from, held open (a few batches, their
+ * archives interleaved in the merged order). */
+#define RANGE_FILES 8
+struct range_src {
+	const char *path[RANGE_FILES];
+	int fd[RANGE_FILES];
+	unsigned next; /* the slot to take next */
+};
+
+/* The descriptor of `path`, opened if needed; -errno. */
+static int range_fd(struct range_src *src, const char *path)
+{
+	unsigned k;
+
+	for (k = 0; k < RANGE_FILES; k++)
+		if (src->fd[k] >= 0 && strcmp(src->path[k], path) == 0)
+			return src->fd[k];
+	k = src->next++ % RANGE_FILES;
+	if (src->fd[k] >= 0)
+		close(src->fd[k]);
+	src->path[k] = path;
+	src->fd[k] = open(path, O_RDONLY | O_CLOEXEC);
+	return src->fd[k] >= 0 ? src->fd[k] : -errno;
+}
+
 /* Copies the records of a range of the file at `path` (off, len: whole
  * records of our converter's, committed), as they are. */
-static int copy_range(struct fxt_writer *w, const char *path, const struct merge_range *rg,
-		      struct merge_part_result *res)
+static int copy_range(struct fxt_writer *w, struct range_src *src, const char *path,
+		      const struct merge_range *rg, struct merge_part_result *res)
 {
 	uint64_t *buf = NULL;
-	int fd, err = 0;
+	int err = 0, fd;
 
 	memset(res, 0, sizeof(*res));
 	if (rg->len % FXT_WORD_SIZE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = range_fd(src, path);
+
 	if (fd < 0)
-		return -errno;
+		return fd;
 	buf = malloc(rg->len);
 	if (!buf) {
 		err = -ENOMEM;
@@ -232,7 +258,6 @@ static int copy_range(struct fxt_writer *w, const char *path, const struct merge
 		res->bytes = rg->len;
 	}
 	free(buf);
-	close(fd);
 	return err;
 }
 
@@ -262,6 +287,7 @@ int merge_archives_ranges(const char *out, const char *const *parts, size_t npar
 			  struct merge_part_result *res)
 {
 	struct shifts sh = { .fn = shift, .ctx = ctx };
+	struct range_src src = { .next = 0 };
 	struct fxt_writer *w;
 	bool *marked = NULL;
 	size_t ncopied = 0;
@@ -288,6 +314,8 @@ int merge_archives_ranges(const char *out, const char *const *parts, size_t npar
 	if (err < 0)
 		goto out_file;
 
+	for (unsigned k = 0; k < RANGE_FILES; k++)
+		src.fd[k] = -1;
 	err = fxt_writer_magic(w);
 	marked = calloc(nparts ? nparts : 1, sizeof(*marked));
 	if (marked == NULL)
@@ -300,13 +328,16 @@ int merge_archives_ranges(const char *out, const char *const *parts, size_t npar
 		sh.n = 0;
 		sh.cur = NULL;
 		if (ranges && ranges[i].len)
-			err = copy_range(w, parts[i], &ranges[i], &r);
+			err = copy_range(w, &src, parts[i], &ranges[i], &r);
 		else
 			err = copy_part(w, parts[i], shift ? &sh : NULL, marked[i], &r);
 		if (res != NULL)
 			res[i] = r;
 		ncopied += !r.not_an_archive;
 	}
+	for (unsigned k = 0; k < RANGE_FILES; k++)
+		if (src.fd[k] >= 0)
+			close(src.fd[k]);
 	if (err == 0 && ncopied == 0)
 		err = -ENODATA;
 	/* Closed even after an error, to free it; it leaves fd open. */

@@ -358,6 +358,7 @@ struct spools {
 	bool batching;
 	struct convert_batch *batches; /* RUN_BATCHES of them, fd -1 until made */
 	unsigned nbatches;
+	long lpid; /* our pid: the batches' names */
 	/* Snapshots converted (fxt-run --snapshot-if): their archives. */
 	struct name_list snapshots;
 };

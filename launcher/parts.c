@@ -350,6 +350,24 @@ void parts_print(const struct parts *ps)
 			nchildren - MAX_CHILD_LINES, more_events);
 }
 
+/* The batches removed by a merge: each once, though many parts name it. */
+struct removed {
+	const char *v[16];
+	size_t n;
+};
+
+/* Whether `path` was removed already; else notes it (as far as there is
+ * room: a batch not noted is tried again, and its ENOENT said nothing). */
+static bool removed_before(struct removed *rm, const char *path)
+{
+	for (size_t k = 0; k < rm->n; k++)
+		if (strcmp(rm->v[k], path) == 0)
+			return true;
+	if (rm->n < sizeof(rm->v) / sizeof(rm->v[0]))
+		rm->v[rm->n++] = path;
+	return false;
+}
+
 /* Merges the archives of the processes that are done into OUT, removes
  * them, and says so in one line (or prints the only archive's line).
  * Returns 0, or -errno when the merge failed: the archives are then as
@@ -362,6 +380,7 @@ int parts_merge(struct parts *ps, const char *out, bool quiet)
 	struct merge_range *ranges = calloc(ps->n + 1, sizeof(*ranges));
 	size_t n = 0, nrecovered = 0, nexited = 0, ntruncated = 0;
 	const struct part *only = NULL;
+	struct removed rm = { .n = 0 };
 	struct archive_stats sum;
 	bool counted = true;
 	int err = 0;
@@ -424,7 +443,9 @@ int parts_merge(struct parts *ps, const char *out, bool quiet)
 			counted = false;
 		sum.calls += merged[i]->st.calls;
 		summary_add_deep(&sum, &merged[i]->st);
-		/* (A batch goes with its first range.) */
+		/* A batch goes once (its archives are ranges of it). */
+		if (merged[i]->len && removed_before(&rm, paths[i]))
+			continue;
 		if (strcmp(paths[i], out) != 0 && unlink(paths[i]) != 0 &&
 		    !(merged[i]->len && errno == ENOENT) && !quiet)
 			fprintf(stderr, "fxt-run: cannot remove %s: %s\n", display_name(paths[i]),

@@ -153,7 +153,7 @@ static int spare_put(struct spools *r, const char *from)
 
 		if (have & (1ull << slot))
 			continue;
-		run_spare_name(spare, sizeof(spare), r->out, (long)getpid(), slot);
+		run_spare_name(spare, sizeof(spare), r->out, r->lpid, slot);
 		/* Not there, or taken and not renamed yet: then it fails. */
 		if (from) {
 			if (renameat2(AT_FDCWD, from, AT_FDCWD, spare, RENAME_NOREPLACE) != 0) {
@@ -217,7 +217,7 @@ static void spare_stale(struct spools *r, const char *name)
 	char path[PATH_MAX + 64];
 	long lpid;
 
-	if (run_spare_parse(r->out, name, &lpid) && lpid != (long)getpid() &&
+	if (run_spare_parse(r->out, name, &lpid) && lpid != r->lpid &&
 	    !run_proc_alive(lpid, 0) &&
 	    (size_t)snprintf(path, sizeof(path), "%s/%s", r->dir, name) < sizeof(path))
 		unlink(path);
@@ -232,7 +232,7 @@ static void spares_remove(struct spools *r)
 		return;
 	__atomic_store_n(&r->bell->spares, 0, __ATOMIC_RELEASE);
 	for (unsigned slot = 0; slot < RUN_SPARE_SLOTS; slot++) {
-		run_spare_name(spare, sizeof(spare), r->out, (long)getpid(), slot);
+		run_spare_name(spare, sizeof(spare), r->out, r->lpid, slot);
 		unlink(spare);
 	}
 }
@@ -273,7 +273,7 @@ static struct convert_batch *batch_for(struct spools *r, uint32_t pid)
 		return NULL;
 	if (!r->batches && !(r->batches = calloc(RUN_BATCHES, sizeof(*r->batches))))
 		return NULL;
-	run_archive_name(path, sizeof(path), r->out, (long)getpid(), k + 1);
+	run_archive_name(path, sizeof(path), r->out, r->lpid, k + 1);
 	if (convert_batch_open(&r->batches[k], path, &r->bell->batch_len[k]) < 0) {
 		r->batching = false; /* (a name taken, a full disk): files as before */
 		return NULL;
@@ -304,8 +304,7 @@ static int convert_batched(struct spools *r, const char *spool, long pid, struct
 		return 0;
 	convert_early_free(*early);
 	*early = NULL;
-	run_archive_name(path, sizeof(path), r->out, (long)getpid(),
-			 (unsigned)(b - r->batches) + 1);
+	run_archive_name(path, sizeof(path), r->out, r->lpid, (unsigned)(b - r->batches) + 1);
 	o->batch = b;
 	rc = convert_spool(spool, path, o, &res);
 	o->batch = NULL;
@@ -632,6 +631,7 @@ int spools_init(struct spools *r, struct parts *ps, const char *out, long root, 
 	r->quiet = quiet;
 	r->ps = ps;
 	r->syms = fxt_symcache_new(); /* NULL: each conversion makes its own */
+	r->lpid = (long)getpid();
 	spools_set_root(r, root);
 	return 0;
 }
@@ -674,7 +674,7 @@ void spools_finish(struct spools *r, const char *ctl)
 
 		if (r->batches[k].n != 0)
 			continue;
-		run_archive_name(path, sizeof(path), r->out, (long)getpid(), k + 1);
+		run_archive_name(path, sizeof(path), r->out, r->lpid, k + 1);
 		unlink(path);
 	}
 }
