@@ -1,7 +1,9 @@
 /* A spool file -> its archive (see convert.h). */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "convert/batch.h"
 #include "convert/pipeline.h"
 #include "spool/clock.h"
 #include "run/names.h"
@@ -294,6 +297,45 @@ static int mark_archive(int fd, const char *tmp)
 	return mark_spool(fd, (uint64_t)sb.st_ino, (uint64_t)sb.st_size);
 }
 
+/* convert_spool() into o->batch: the archive made in memory, written at
+ * the batch's end, the spool marked with where it ends (when `marks`),
+ * then committed; the spool goes (or is recycled) as after a conversion
+ * into a file of its own. */
+static int convert_to_batch(const struct convert_opts *o, int fd, bool marks,
+			    const char *spool_path, const struct conv_input *in, uint32_t image,
+			    struct conv_stats *st, struct convert_result *res)
+{
+	struct convert_batch *b = o->batch;
+	struct fxt_writer *w;
+	const void *data;
+	uint64_t end = 0;
+	size_t len = 0;
+	int err = fxt_writer_open_mem(&w, 0);
+
+	if (err < 0)
+		return err;
+	err = conv_archive(w, in, st);
+	if (!err)
+		err = fxt_writer_flush(w);
+	data = fxt_writer_mem_data(w, &len);
+	res->bytes = len;
+	if (!err)
+		err = data ? convert_batch_append(b, data, len, &end) : -EIO;
+	fxt_writer_free(w);
+	if (!err && marks)
+		err = mark_spool(fd, b->ino, end);
+	if (err < 0) {
+		/* Not committed: the batch ends where it did. */
+		if (end && ftruncate(b->fd, (off_t)b->len) != 0)
+			err = -errno;
+		return err;
+	}
+	convert_batch_commit(b, end, (uint32_t)in->pid, image);
+	if (o->consume && !(o->recycle && o->recycle(o->recycle_ctx, spool_path) == 0))
+		unlink(spool_path);
+	return 0;
+}
+
 int convert_spool(const char *spool_path, const char *archive_path, const struct convert_opts *o,
 		  struct convert_result *res)
 {
@@ -410,6 +452,13 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		in.early = o->early->e;
 		in.ticks_per_second = o->early->in.ticks_per_second;
 	}
+	if (o && o->batch) {
+		err = convert_to_batch(o, fd, marks, spool_path, &in, h->image ? h->image : 1, &st,
+				       res);
+		if (err < 0)
+			goto out_sym;
+		goto done;
+	}
 	err = convert_partial_name(archive_path, &tmp);
 	if (err < 0)
 		goto out_sym;
@@ -449,6 +498,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		unlink(tmp);
 	if (err < 0)
 		goto out_sym;
+done:
 	res->pid = h->pid;
 	res->root_pid = h->root_pid;
 	res->image = h->image ? h->image : 1;
@@ -499,9 +549,43 @@ static bool marked_archive(const struct spool_header *h, const char *path)
 	       (uint64_t)sb.st_ino == h->archive_ino && (uint64_t)sb.st_size == h->archive_size;
 }
 
+/* Whether the spool's mark names a batch (struct convert_batch) in
+ * output's directory that holds its archive (whole, up to the mark): its
+ * name into path. */
+static bool in_batch(const struct spool_header *h, const char *output, char *path, size_t cap)
+{
+	const char *slash = strrchr(output, '/');
+	char dir[PATH_MAX];
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	if (!slash || (size_t)(slash - output) >= sizeof(dir))
+		return false;
+	memcpy(dir, output, (size_t)(slash - output));
+	dir[slash - output] = '\0';
+	d = opendir(dir[0] ? dir : "/");
+	while (d && !found && (de = readdir(d)) != NULL) {
+		struct stat sb;
+		unsigned n;
+		long pid;
+
+		if (!run_archive_parse(output, de->d_name, &pid, &n))
+			continue;
+		snprintf(path, cap, "%s/%s", dir, de->d_name);
+		found = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+			(uint64_t)sb.st_ino == h->archive_ino &&
+			(uint64_t)sb.st_size >= h->archive_size;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 /* A spool converted already, by a converter killed after the archive got
  * its name and before it removed the spool: its archive, under one of the
  * names convert_spool_named() gives (n == 0: output; else from n on), and
+ * in a batch that holds it (in_batch()), and
  * what its header says in res (nothing from the records).  1 (its name in
  * path, its N in *used), or 0: not converted, or that archive is gone. */
 static int converted_before(const char *spool_path, const char *output, long pid, unsigned n,
@@ -528,6 +612,8 @@ static int converted_before(const char *spool_path, const char *output, long pid
 		if ((found = marked_archive(&h, path)))
 			break;
 	}
+	if (!found)
+		found = in_batch(&h, output, path, cap);
 	if (!found)
 		return 0;
 	memset(res, 0, sizeof(*res));

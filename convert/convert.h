@@ -68,7 +68,55 @@ struct convert_opts {
 	 * spool, modules, time base and no pipe flows), else converts the
 	 * spool whole. */
 	struct convert_early *early;
+	/* Or NULL: the archive goes to the end of this batch (below) rather
+	 * than to its own file; archive_path is then not used, and the
+	 * spool's mark (consume) is the batch's inode and where the archive
+	 * ends in it. */
+	struct convert_batch *batch;
 };
+
+/* A batch: the archives of many processes in one file, one after the
+ * other, as a merge would put them (convert/merge.h): the magic record and
+ * the mark of time order once, then each archive's records from its
+ * provider on.  fxt-run converts its short processes into one, so that a
+ * process costs no file of its own (a new inode is most of a short
+ * process's cost on some file systems); the merge copies each archive
+ * from it in its place among the others.  `len` is what is whole in it;
+ * `committed`, when not NULL, a copy of it that outlives fxt-run (its
+ * control file, run/control.h): a run recovered after fxt-run was killed
+ * cuts the batch there (convert_batch_settle()).  The archives of one
+ * batch are of distinct processes (convert_batch_has()). */
+struct convert_batch_member {
+	uint32_t pid;	   /* its process: the archive's provider */
+	uint32_t image;	   /* of that pid (1: its first) */
+	uint64_t off, end; /* its records, from its provider info on */
+};
+struct convert_batch {
+	int fd;
+	uint64_t ino;
+	uint64_t len;
+	uint64_t *committed;
+	void *head;    /* the magic record and the mark: what each archive */
+	size_t prefix; /* starts with, and their bytes */
+	struct convert_batch_member *v;
+	size_t n, cap;
+};
+
+/* Creates the batch at `path` (exclusively).  0 or -errno. */
+int convert_batch_open(struct convert_batch *b, const char *path, uint64_t *committed);
+/* Whether process `pid` has an archive in it already. */
+bool convert_batch_has(const struct convert_batch *b, uint32_t pid);
+/* Closes its file (left in place) and frees it. */
+void convert_batch_close(struct convert_batch *b);
+/* A batch a killed fxt-run left: cut to `committed` (what it had said was
+ * whole), so that a spool whose archive was written but not marked is
+ * converted again, and only once.  0 or -errno. */
+int convert_batch_settle(const char *path, uint64_t committed);
+/* The archives in the batch at `path` (a killed fxt-run's): where each
+ * starts and ends, up to its last whole record; their images all `image`
+ * (not known).  *v malloc'd.  0, or -errno (-EBADMSG: not a batch). */
+int convert_batch_read(const char *path, uint32_t image, struct convert_batch_member **v,
+		       size_t *n);
 
 /* Early conversion (conv_early_new(), convert/pipeline.h): a process's
  * threads converted while it runs, so that at its end only its last

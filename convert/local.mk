@@ -5,6 +5,7 @@
 # and session in run/.
 CONVERT_SOURCES = \
 	convert/convert.c convert/convert.h \
+	convert/batch.c convert/batch.h \
 	convert/pipeline.c convert/pipeline.h \
 	convert/thread.c convert/thread.h convert/early.c \
 	convert/chunks.c convert/chunks.h \

@@ -172,8 +172,10 @@ out:
  * in one part, moved by one shift; a part gone counts for nothing).  The
  * same process twice (one archive given twice) is not marked: its second
  * part's events would be late.  marked[i]: whether part i has the mark
- * (copy_part() leaves it out: the merged archive has its own, or none). */
-static bool all_time_ordered(const char *const *parts, size_t nparts, bool *marked)
+ * (copy_part() leaves it out: the merged archive has its own, or none).
+ * A range (ranges[i].len) is one provider's records, in time order. */
+static bool all_time_ordered(const char *const *parts, size_t nparts,
+			     const struct merge_range *ranges, bool *marked)
 {
 	uint32_t *ids = calloc(nparts ? nparts : 1, sizeof(*ids));
 	size_t seen = 0;
@@ -182,28 +184,89 @@ static bool all_time_ordered(const char *const *parts, size_t nparts, bool *mark
 	for (size_t i = 0; i < nparts; i++) {
 		struct fxt_reader *r;
 		struct fxt_record rec;
-		int rc = fxt_reader_open_path(&r, parts[i], 0);
+		uint32_t id;
+		int rc;
 
 		marked[i] = false;
-		if (rc == -ENOENT)
-			continue;
-		if (rc < 0) {
-			all = false;
-			continue;
+		if (ranges && ranges[i].len) {
+			/* Of our converter's: in time order, its one provider. */
+			id = ranges[i].provider;
+		} else {
+			rc = fxt_reader_open_path(&r, parts[i], 0);
+			if (rc == -ENOENT)
+				continue;
+			if (rc < 0) {
+				all = false;
+				continue;
+			}
+			marked[i] = fxt_reader_starts_time_ordered(r);
+			if (!marked[i] || fxt_reader_next(r, &rec) <= 0 ||
+			    rec.type != FXT_RECORD_METADATA ||
+			    rec.u.meta.type != FXT_METADATA_PROVIDER_INFO)
+				all = false;
+			id = all ? rec.u.meta.provider_id : 0;
+			fxt_reader_free(r);
 		}
-		marked[i] = fxt_reader_starts_time_ordered(r);
-		if (!marked[i] || fxt_reader_next(r, &rec) <= 0 ||
-		    rec.type != FXT_RECORD_METADATA ||
-		    rec.u.meta.type != FXT_METADATA_PROVIDER_INFO)
-			all = false;
 		for (size_t k = 0; all && k < seen; k++)
-			all = ids[k] != rec.u.meta.provider_id;
+			all = ids[k] != id;
 		if (all)
-			ids[seen++] = rec.u.meta.provider_id;
-		fxt_reader_free(r);
+			ids[seen++] = id;
 	}
 	free(ids);
 	return all && seen > 0;
+}
+
+/* The files the ranges are read from, held open (a few batches, their
+ * archives interleaved in the merged order). */
+#define RANGE_FILES 8
+struct range_src {
+	const char *path[RANGE_FILES];
+	int fd[RANGE_FILES];
+	unsigned next; /* the slot to take next */
+};
+
+/* The descriptor of `path`, opened if needed; -errno. */
+static int range_fd(struct range_src *src, const char *path)
+{
+	unsigned k;
+
+	for (k = 0; k < RANGE_FILES; k++)
+		if (src->fd[k] >= 0 && strcmp(src->path[k], path) == 0)
+			return src->fd[k];
+	k = src->next++ % RANGE_FILES;
+	if (src->fd[k] >= 0)
+		close(src->fd[k]);
+	src->path[k] = path;
+	src->fd[k] = open(path, O_RDONLY | O_CLOEXEC);
+	return src->fd[k] >= 0 ? src->fd[k] : -errno;
+}
+
+/* Copies the records of a range of the file at `path` (off, len: whole
+ * records of our converter's, committed), as they are. */
+static int copy_range(struct fxt_writer *w, struct range_src *src, const char *path,
+		      const struct merge_range *rg, struct merge_part_result *res)
+{
+	uint64_t *buf = NULL;
+	int err = 0, fd;
+
+	memset(res, 0, sizeof(*res));
+	if (rg->len % FXT_WORD_SIZE)
+		return -EINVAL;
+	fd = range_fd(src, path);
+
+	if (fd < 0)
+		return fd;
+	buf = malloc(rg->len);
+	if (!buf) {
+		err = -ENOMEM;
+	} else if (pread(fd, buf, rg->len, (off_t)rg->off) != (ssize_t)rg->len) {
+		err = -EIO;
+	} else {
+		err = fxt_writer_words(w, buf, (size_t)(rg->len / FXT_WORD_SIZE));
+		res->bytes = rg->len;
+	}
+	free(buf);
+	return err;
 }
 
 /* The permissions the agent's archives get (created 0644, less the umask:
@@ -224,7 +287,15 @@ int merge_archives(const char *out, const char *const *parts, size_t nparts,
 int merge_archives_shifted(const char *out, const char *const *parts, size_t nparts,
 			   merge_shift_fn *shift, void *ctx, struct merge_part_result *res)
 {
+	return merge_archives_ranges(out, parts, nparts, NULL, shift, ctx, res);
+}
+
+int merge_archives_ranges(const char *out, const char *const *parts, size_t nparts,
+			  const struct merge_range *ranges, merge_shift_fn *shift, void *ctx,
+			  struct merge_part_result *res)
+{
 	struct shifts sh = { .fn = shift, .ctx = ctx };
+	struct range_src src = { .next = 0 };
 	struct fxt_writer *w;
 	bool *marked = NULL;
 	size_t ncopied = 0;
@@ -251,22 +322,30 @@ int merge_archives_shifted(const char *out, const char *const *parts, size_t npa
 	if (err < 0)
 		goto out_file;
 
+	for (unsigned k = 0; k < RANGE_FILES; k++)
+		src.fd[k] = -1;
 	err = fxt_writer_magic(w);
 	marked = calloc(nparts ? nparts : 1, sizeof(*marked));
 	if (marked == NULL)
 		err = -ENOMEM;
-	else if (err == 0 && all_time_ordered(parts, nparts, marked))
+	else if (err == 0 && all_time_ordered(parts, nparts, ranges, marked))
 		err = fxt_writer_time_ordered(w);
 	for (size_t i = 0; i < nparts && err == 0; i++) {
 		struct merge_part_result r;
 		sh.part = i;
 		sh.n = 0;
 		sh.cur = NULL;
-		err = copy_part(w, parts[i], shift ? &sh : NULL, marked[i], &r);
+		if (ranges && ranges[i].len)
+			err = copy_range(w, &src, parts[i], &ranges[i], &r);
+		else
+			err = copy_part(w, parts[i], shift ? &sh : NULL, marked[i], &r);
 		if (res != NULL)
 			res[i] = r;
 		ncopied += !r.not_an_archive;
 	}
+	for (unsigned k = 0; k < RANGE_FILES; k++)
+		if (src.fd[k] >= 0)
+			close(src.fd[k]);
 	if (err == 0 && ncopied == 0)
 		err = -ENODATA;
 	/* Closed even after an error, to free it; it leaves fd open. */

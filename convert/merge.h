@@ -61,4 +61,20 @@ int merge_archives(const char *out, const char *const *parts, size_t nparts,
 int merge_archives_shifted(const char *out, const char *const *parts, size_t nparts,
 			   merge_shift_fn *shift, void *ctx, struct merge_part_result *res);
 
+/* A part that is a range of a file rather than a whole archive: `len`
+ * bytes from `off`, whole records of one provider's (`provider`: its
+ * provider info first), in time order, without a magic record (an archive
+ * in a batch of fxt-run's, convert/convert.h); copied as they are (no
+ * shift).  len 0: the part is the whole file, an archive. */
+struct merge_range {
+	uint64_t off, len;
+	uint32_t provider;
+};
+
+/* The same, part i being ranges[i] of its file (ranges NULL: every part
+ * whole).  A file may be named by several parts. */
+int merge_archives_ranges(const char *out, const char *const *parts, size_t nparts,
+			  const struct merge_range *ranges, merge_shift_fn *shift, void *ctx,
+			  struct merge_part_result *res);
+
 #endif /* FXT_CONVERT_MERGE_H */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "launcher/early.h"
@@ -17,6 +18,13 @@
  * new spools. */
 #define EARLY_IDLE_NS	(20 * 1000 * 1000)
 #define EARLY_RESCAN_NS (50 * 1000 * 1000)
+
+/* A spool is opened (its header read, its modules' symbols looked at)
+ * once it holds this much past its header: before, it is a short
+ * process's, whose few chunks are converted at its end as fast (the
+ * opening, per process, was most of the early thread's CPU under a fork
+ * loop). */
+#define EARLY_MIN_BYTES (128u << 10)
 /* How long early_take() waits for a step under way (a chunk: a few ms of
  * CPU, when the thread gets any). */
 #define EARLY_WAIT_NS (50 * 1000 * 1000)
@@ -55,6 +63,10 @@ static void rescan(struct early *x)
 			sizeof(s->path) ||
 		    known(x, s->path))
 			continue;
+		struct stat sb;
+		if (stat(s->path, &sb) != 0 ||
+		    (uint64_t)sb.st_size < SPOOL_HEADER_SIZE + EARLY_MIN_BYTES)
+			continue; /* looked at again at the next rescan */
 		/* Published busy: early_take() waits while it is opened. */
 		__atomic_store_n(&s->state, EARLY_BUSY, __ATOMIC_RELEASE);
 		__atomic_store_n(&x->n, x->n + 1, __ATOMIC_RELEASE);

@@ -45,6 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <fxt/writer.h>
+
 #include "launcher/drain.h"
 #include "launcher/early.h"
 #include "launcher/launcher.h"
@@ -219,6 +221,10 @@ int main(int argc, char **argv)
 	bool late = getenv(FXT_ENV(RUN_LATE)) != NULL;
 	r.early = !late && early_start(&early, out, r.dir, o.srcline) == 0 ? &early : NULL;
 	r.spares = true;
+	/* Short processes into batches: no archive file each.  Not with
+	 * --keep-parts (an archive per process), nor a compressed OUT (a
+	 * batch is plain; its parts are named as OUT is). */
+	r.batching = !o.keep_parts && fxt_writer_path_flags(out) == 0;
 	r.drain = &drain;
 	r.bell = run_bell_map(ctl);
 	launch_go(&launch, out);

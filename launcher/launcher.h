@@ -222,6 +222,11 @@ struct part {
 	int wait_status;
 	struct archive_stats st; /* bytes: on disk */
 	const char *note;	 /* after its summary line's numbers, or NULL */
+	/* len != 0: the part is that range of its file, an archive in a
+	 * batch (convert/convert.h, struct convert_batch_member), copied from
+	 * there by the merge; several parts name that file. */
+	uint64_t off, len;
+	uint32_t provider; /* with len: the archive's provider (its pid) */
 };
 
 /* The archives of the run: reported on the status file, converted from a
@@ -246,6 +251,11 @@ struct part *parts_find(const struct parts *ps, const char *path);
  * out of memory: the archive is then neither summarised nor merged, and
  * stays where its process wrote it. */
 struct part *parts_add(struct parts *ps, const char *path, long pid, unsigned image);
+
+/* A part that is a range of the file at `path` (struct part.off), added
+ * whatever parts name that file.  NULL when out of memory. */
+struct part *parts_add_range(struct parts *ps, const char *path, long pid, unsigned image,
+			     uint64_t off, uint64_t len);
 
 /* The root's wait status: what its recovered archives' lines say of how
  * it ended. */
@@ -300,6 +310,7 @@ void status_collect(struct parts *ps, const char *out, int status_fd, bool quiet
 
 struct session_write;
 struct fxt_symcache;
+struct convert_batch;
 struct early;
 
 /* The run's spools, converted as their processes are done with them. */
@@ -346,6 +357,15 @@ struct spools {
 	unsigned converted;    /* spools converted by the scan under way */
 	bool cur_dead;	       /* the process of the spool being converted is gone */
 	unsigned running;	       /* spools of live processes seen by the last scan */
+	/* fxt-run launching (not --keep-parts), a plain OUT: the short
+	 * processes (not the root) are converted into batches (struct
+	 * convert_batch: no file of their own), batch k named OUT's
+	 * stem.LPID.K, its length in the control file.  A batch holds each
+	 * process once: a pid's next image goes to the next batch. */
+	bool batching;
+	struct convert_batch *batches; /* RUN_BATCHES of them, fd -1 until made */
+	unsigned nbatches;
+	long lpid; /* our pid: the batches' names */
 	/* Snapshots converted (fxt-run --snapshot-if): their archives. */
 	struct name_list snapshots;
 };

@@ -79,6 +79,14 @@ struct part *parts_add(struct parts *ps, const char *path, long pid, unsigned im
 
 	if (pt != NULL)
 		return pt;
+	return parts_add_range(ps, path, pid, image, 0, 0);
+}
+
+struct part *parts_add_range(struct parts *ps, const char *path, long pid, unsigned image,
+			     uint64_t off, uint64_t len)
+{
+	struct part *pt;
+
 	if (ps->n == ps->cap) {
 		size_t ncap = ps->cap != 0 ? 2 * ps->cap : 16;
 		struct part *nv = realloc(ps->v, ncap * sizeof(*nv));
@@ -94,6 +102,9 @@ struct part *parts_add(struct parts *ps, const char *path, long pid, unsigned im
 		return NULL;
 	pt->pid = pid;
 	pt->image = image;
+	pt->off = off;
+	pt->len = len;
+	pt->provider = (uint32_t)pid;
 	pt->exit_status = -1;
 	pt->wait_status = -1;
 	ps->n++;
@@ -305,7 +316,9 @@ static int part_cmp(const void *a, const void *b, void *ctx)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->image != y->image)
 		return x->image < y->image ? -1 : 1;
-	return strcmp(x->path, y->path);
+	if (strcmp(x->path, y->path) != 0)
+		return strcmp(x->path, y->path);
+	return x->off < y->off ? -1 : x->off > y->off;
 }
 
 void parts_sort(struct parts *ps, long root)
@@ -337,6 +350,24 @@ void parts_print(const struct parts *ps)
 			nchildren - MAX_CHILD_LINES, more_events);
 }
 
+/* The batches removed by a merge: each once, though many parts name it. */
+struct removed {
+	const char *v[16];
+	size_t n;
+};
+
+/* Whether `path` was removed already; else notes it (as far as there is
+ * room: a batch not noted is tried again, and its ENOENT said nothing). */
+static bool removed_before(struct removed *rm, const char *path)
+{
+	for (size_t k = 0; k < rm->n; k++)
+		if (strcmp(rm->v[k], path) == 0)
+			return true;
+	if (rm->n < sizeof(rm->v) / sizeof(rm->v[0]))
+		rm->v[rm->n++] = path;
+	return false;
+}
+
 /* Merges the archives of the processes that are done into OUT, removes
  * them, and says so in one line (or prints the only archive's line).
  * Returns 0, or -errno when the merge failed: the archives are then as
@@ -346,14 +377,16 @@ int parts_merge(struct parts *ps, const char *out, bool quiet)
 	const char **paths = calloc(ps->n + 1, sizeof(*paths));
 	const struct part **merged = calloc(ps->n + 1, sizeof(*merged));
 	struct merge_part_result *res = calloc(ps->n + 1, sizeof(*res));
+	struct merge_range *ranges = calloc(ps->n + 1, sizeof(*ranges));
 	size_t n = 0, nrecovered = 0, nexited = 0, ntruncated = 0;
 	const struct part *only = NULL;
+	struct removed rm = { .n = 0 };
 	struct archive_stats sum;
 	bool counted = true;
 	int err = 0;
 
 	memset(&sum, 0, sizeof(sum));
-	if (paths == NULL || merged == NULL || res == NULL) {
+	if (paths == NULL || merged == NULL || res == NULL || ranges == NULL) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -368,6 +401,7 @@ int parts_merge(struct parts *ps, const char *out, bool quiet)
 			continue;
 		}
 		merged[n] = pt;
+		ranges[n] = (struct merge_range){ pt->off, pt->len, pt->provider };
 		paths[n++] = pt->path;
 		only = pt;
 		if (pt->recovered) {
@@ -381,14 +415,14 @@ int parts_merge(struct parts *ps, const char *out, bool quiet)
 	if (n == 0)
 		goto out;
 	/* The root's archive alone is the archive: nothing to rewrite. */
-	if (n == 1 && strcmp(paths[0], out) == 0 && only->st.error == NULL) {
+	if (n == 1 && strcmp(paths[0], out) == 0 && only->st.error == NULL && !only->len) {
 		char buf[128];
 		if (!quiet)
 			summary_line("", display_name(out), &only->st,
 				     part_note(only, buf, sizeof(buf)));
 		goto out;
 	}
-	err = merge_archives(out, paths, n, res);
+	err = merge_archives_ranges(out, paths, n, ranges, NULL, NULL, res);
 	if (err < 0) {
 		if (!quiet)
 			fprintf(stderr, "fxt-run: cannot merge the archives into %s: %s\n",
@@ -409,7 +443,11 @@ int parts_merge(struct parts *ps, const char *out, bool quiet)
 			counted = false;
 		sum.calls += merged[i]->st.calls;
 		summary_add_deep(&sum, &merged[i]->st);
-		if (strcmp(paths[i], out) != 0 && unlink(paths[i]) != 0 && !quiet)
+		/* A batch goes once (its archives are ranges of it). */
+		if (merged[i]->len && removed_before(&rm, paths[i]))
+			continue;
+		if (strcmp(paths[i], out) != 0 && unlink(paths[i]) != 0 &&
+		    !(merged[i]->len && errno == ENOENT) && !quiet)
 			fprintf(stderr, "fxt-run: cannot remove %s: %s\n", display_name(paths[i]),
 				strerror(errno));
 	}
@@ -449,5 +487,6 @@ out:
 	free(paths);
 	free(merged);
 	free(res);
+	free(ranges);
 	return err;
 }

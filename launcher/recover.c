@@ -27,12 +27,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "convert/convert.h"
 #include "launcher/launcher.h"
+#include "run/control.h"
 #include "run/names.h"
 #include "run/proc.h"
 
@@ -218,6 +220,53 @@ static bool same_file(const char *path, const char *name)
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* Whether the archive of `pid`, image `image`, in run `r`'s directory is
+ * a batch of a dead fxt-run of pid `pid` (its control file is there,
+ * run/control.h): then *committed is what that fxt-run said was whole in
+ * it (0: not known). */
+static bool batch_of(const struct run *r, long pid, unsigned image, uint64_t *committed)
+{
+	char ctl[PATH_MAX + 64];
+	struct run_bell *b;
+	struct stat sb;
+
+	run_ctl_path(ctl, sizeof(ctl), r->name, pid);
+	if (image < 1 || image > RUN_BATCHES || stat(ctl, &sb) != 0 || run_proc_alive(pid, 0))
+		return false;
+	b = run_bell_map(ctl);
+	*committed = b ? __atomic_load_n(&b->batch_len[image - 1], __ATOMIC_ACQUIRE) : 0;
+	if (b)
+		munmap((char *)b - RUN_BELL_OFF, RUN_CTL_SIZE);
+	return true;
+}
+
+/* The batches run `r` left (a killed fxt-run's): each cut to what was
+ * whole in it, before the spools are converted (convert_batch_settle()). */
+static void settle_batches(const struct run *r)
+{
+	DIR *d = opendir(r->dir[0] != '\0' ? r->dir : "/");
+	struct dirent *de;
+
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		uint64_t committed;
+		unsigned image;
+		long pid;
+
+		if (!run_archive_parse(r->name, de->d_name, &pid, &image) ||
+		    !batch_of(r, pid, image, &committed) || committed == 0)
+			continue;
+		char *path = join(r->dir, de->d_name, strlen(de->d_name));
+		int err = convert_batch_settle(path, committed);
+		if (err < 0)
+			fprintf(stderr,
+				"fxt-run: --recover: cannot cut %s to its whole archives: %s\n",
+				display_name(path), strerror(-err));
+		free(path);
+	}
+	if (d != NULL)
+		closedir(d);
+}
+
 /* Adds an archive the run left, unless known (converted just now). */
 static void add_found(struct parts *ps, const char *path, long pid, unsigned image, bool quiet)
 {
@@ -243,21 +292,57 @@ static void add_found(struct parts *ps, const char *path, long pid, unsigned ima
 	pt->left = true;
 }
 
+/* A batch the run left (batch K of a killed fxt-run, cut already): a
+ * part per archive in it, the first (the one a spool's conversion found
+ * already, if any: converted_before()) with the whole batch's numbers. */
+static void add_batch(struct parts *ps, const char *path, unsigned k, bool quiet)
+{
+	struct convert_batch_member *v;
+	struct part *pt;
+	size_t n;
+
+	if (convert_batch_read(path, k, &v, &n) < 0) {
+		add_found(ps, path, 0, k, quiet); /* as an archive */
+		return;
+	}
+	pt = parts_find(ps, path);
+	if (pt == NULL) {
+		add_found(ps, path, v[0].pid, k, quiet);
+		pt = parts_find(ps, path);
+	}
+	if (pt != NULL) {
+		pt->pid = v[0].pid;
+		pt->provider = v[0].pid;
+		pt->image = k;
+		pt->off = v[0].off;
+		pt->len = v[0].end - v[0].off;
+		pt->left = true;
+	}
+	for (size_t i = 1; pt != NULL && i < n; i++)
+		parts_add_range(ps, path, v[i].pid, k, v[i].off, v[i].end - v[i].off);
+	free(v);
+}
+
 /* The archives run `r` left in its directory: RUN (the root's) and its
  * processes'. */
-static void collect_archives(const struct run *r, struct parts *ps, bool quiet)
+static void collect_archives(const struct run *r, struct parts *ps, bool quiet, bool keep_parts)
 {
 	DIR *d = opendir(r->dir[0] != '\0' ? r->dir : "/");
 	struct dirent *de;
 
 	add_found(ps, r->name, 0, 0, quiet);
 	while (d != NULL && (de = readdir(d)) != NULL) {
+		uint64_t committed;
 		long pid;
 		unsigned image;
 		if (!run_archive_parse(r->name, de->d_name, &pid, &image))
 			continue;
 		char *path = join(r->dir, de->d_name, strlen(de->d_name));
-		add_found(ps, path, pid, image, quiet);
+		/* (--keep-parts: a batch is left as the archive it is.) */
+		if (!keep_parts && batch_of(r, pid, image, &committed))
+			add_batch(ps, path, image, quiet);
+		else
+			add_found(ps, path, pid, image, quiet);
 		free(path);
 	}
 	if (d != NULL)
@@ -423,6 +508,8 @@ int recover_main(const struct options *given)
 			die(EXIT_USAGE, "out of memory");
 		r.recover = true;
 		r.srcline = o.srcline;
+		if (ru->dir != NULL)
+			settle_batches(ru);
 		nlisted += ru->spools.n;
 		for (size_t j = 0; j < ru->spools.n; j++) {
 			size_t before = parts.n;
@@ -443,7 +530,7 @@ int recover_main(const struct options *given)
 		/* The archives the run left: all of them in its directory;
 		 * given spools alone, RUN when it is OUT (not to lose it). */
 		if (ru->dir != NULL)
-			collect_archives(ru, &parts, o.quiet);
+			collect_archives(ru, &parts, o.quiet, o.keep_parts);
 		else if (same_file(out, ru->name))
 			add_found(&parts, ru->name, 0, 0, o.quiet);
 	}

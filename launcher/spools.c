@@ -153,7 +153,7 @@ static int spare_put(struct spools *r, const char *from)
 
 		if (have & (1ull << slot))
 			continue;
-		run_spare_name(spare, sizeof(spare), r->out, (long)getpid(), slot);
+		run_spare_name(spare, sizeof(spare), r->out, r->lpid, slot);
 		/* Not there, or taken and not renamed yet: then it fails. */
 		if (from) {
 			if (renameat2(AT_FDCWD, from, AT_FDCWD, spare, RENAME_NOREPLACE) != 0) {
@@ -217,7 +217,7 @@ static void spare_stale(struct spools *r, const char *name)
 	char path[PATH_MAX + 64];
 	long lpid;
 
-	if (run_spare_parse(r->out, name, &lpid) && lpid != (long)getpid() &&
+	if (run_spare_parse(r->out, name, &lpid) && lpid != r->lpid &&
 	    !run_proc_alive(lpid, 0) &&
 	    (size_t)snprintf(path, sizeof(path), "%s/%s", r->dir, name) < sizeof(path))
 		unlink(path);
@@ -232,9 +232,91 @@ static void spares_remove(struct spools *r)
 		return;
 	__atomic_store_n(&r->bell->spares, 0, __ATOMIC_RELEASE);
 	for (unsigned slot = 0; slot < RUN_SPARE_SLOTS; slot++) {
-		run_spare_name(spare, sizeof(spare), r->out, (long)getpid(), slot);
+		run_spare_name(spare, sizeof(spare), r->out, r->lpid, slot);
 		unlink(spare);
 	}
+}
+
+/* A part's numbers, counted as its archive was written (what a reader
+ * finds), from the conversion's result (whose counts it takes). */
+static void part_counted(struct part *pt, struct convert_result *res, long pid)
+{
+	pt->st.bytes = res->bytes;
+	archive_stats_free(&pt->st);
+	pt->st.n = res->counts;
+	memset(&res->counts, 0, sizeof(res->counts));
+	pt->st.calls = res->calls;
+	pt->st.deep = res->deep;
+	pt->st.max_depth = res->max_depth;
+	pt->st.deep_pid = (uint64_t)pid;
+	pt->st.deep_tid = res->deep_tid;
+	pt->recovered = !res->sealed;
+	pt->exit_status = res->exit_status;
+}
+
+/* The largest spool converted into a batch: its archive is made in
+ * memory first.  A process that recorded more gets a file of its own (its
+ * file is a small part of its cost). */
+#define BATCH_SPOOL_MAX (4u << 20)
+
+/* The batch process `pid`'s archive goes to (made when needed), or NULL:
+ * a file of its own. */
+static struct convert_batch *batch_for(struct spools *r, uint32_t pid)
+{
+	char path[PATH_MAX + 64];
+	unsigned k;
+
+	for (k = 0; k < r->nbatches; k++)
+		if (!convert_batch_has(&r->batches[k], pid))
+			return &r->batches[k];
+	if (k >= RUN_BATCHES || !r->bell)
+		return NULL;
+	if (!r->batches && !(r->batches = calloc(RUN_BATCHES, sizeof(*r->batches))))
+		return NULL;
+	run_archive_name(path, sizeof(path), r->out, r->lpid, k + 1);
+	if (convert_batch_open(&r->batches[k], path, &r->bell->batch_len[k]) < 0) {
+		r->batching = false; /* (a name taken, a full disk): files as before */
+		return NULL;
+	}
+	r->nbatches++;
+	return &r->batches[k];
+}
+
+/* Converts the claimed spool of process `pid` (not the root) into a batch
+ * when it is small and was not converted early: 1 done, 0 not (*early:
+ * what the early converter did of it, for the conversion into a file). */
+static int convert_batched(struct spools *r, const char *spool, long pid, struct convert_opts *o,
+			   struct convert_early **early)
+{
+	struct convert_batch_member *m;
+	struct convert_result res;
+	struct convert_batch *b;
+	char path[PATH_MAX + 64];
+	struct stat sb;
+	struct part *pt;
+	int rc;
+
+	*early = early_take(r->early, spool);
+	if (*early && convert_early_fed(*early) != 0)
+		return 0;
+	if (stat(spool, &sb) != 0 || (uint64_t)sb.st_size > BATCH_SPOOL_MAX ||
+	    !(b = batch_for(r, (uint32_t)pid)))
+		return 0;
+	convert_early_free(*early);
+	*early = NULL;
+	run_archive_name(path, sizeof(path), r->out, r->lpid, (unsigned)(b - r->batches) + 1);
+	o->batch = b;
+	rc = convert_spool(spool, path, o, &res);
+	o->batch = NULL;
+	if (rc < 0)
+		return 0; /* the spool is there: into a file of its own, or said why not */
+	m = &b->v[b->n - 1];
+	pt = parts_add_range(r->ps, path, pid, res.image, m->off, m->end - m->off);
+	if (pt != NULL)
+		part_counted(pt, &res, pid);
+	summary_filters(res.filter_included, res.filter_excluded);
+	convert_result_free(&res);
+	return 1;
 }
 
 /* Converts one claimed spool into its process's archive: image 1 of the
@@ -258,7 +340,15 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 	int rc;
 
 	load_writes(r, &o);
-	o.early = early_take(r->early, spool);
+	if (r->batching && pid != root) {
+		rc = convert_batched(r, spool, pid, &o, &o.early);
+		if (rc != 0) {
+			convert_early_free(o.early);
+			return rc < 0 ? rc : 0;
+		}
+	} else {
+		o.early = early_take(r->early, spool);
+	}
 	/* The root's first image is OUT; its later images follow OUT, named
 	 * from .ROOT; the others' start at .PID. */
 	rc = convert_spool_named(spool, r->out, pid,
@@ -281,18 +371,8 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 		pt->recovered = !res.sealed;
 		pt->exit_status = res.exit_status;
 	} else if (pt != NULL) {
+		part_counted(pt, &res, pid);
 		pt->st.bytes = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : res.bytes;
-		/* Counted as the archive was written: what a reader finds. */
-		archive_stats_free(&pt->st);
-		pt->st.n = res.counts;
-		memset(&res.counts, 0, sizeof(res.counts));
-		pt->st.calls = res.calls;
-		pt->st.deep = res.deep;
-		pt->st.max_depth = res.max_depth;
-		pt->st.deep_pid = (uint64_t)pid;
-		pt->st.deep_tid = res.deep_tid;
-		pt->recovered = !res.sealed;
-		pt->exit_status = res.exit_status;
 	}
 	summary_filters(res.filter_included, res.filter_excluded);
 	convert_result_free(&res);
@@ -551,6 +631,7 @@ int spools_init(struct spools *r, struct parts *ps, const char *out, long root, 
 	r->quiet = quiet;
 	r->ps = ps;
 	r->syms = fxt_symcache_new(); /* NULL: each conversion makes its own */
+	r->lpid = (long)getpid();
 	spools_set_root(r, root);
 	return 0;
 }
@@ -587,6 +668,15 @@ void spools_finish(struct spools *r, const char *ctl)
 			strerror(-err));
 	spools_scan(r, true);
 	spares_remove(r);
+	/* A batch that got no archive (its first one failed) holds nothing. */
+	for (unsigned k = 0; k < r->nbatches; k++) {
+		char path[PATH_MAX + 64];
+
+		if (r->batches[k].n != 0)
+			continue;
+		run_archive_name(path, sizeof(path), r->out, r->lpid, k + 1);
+		unlink(path);
+	}
 }
 
 int spools_recover(struct spools *r, const char *path)
@@ -628,6 +718,11 @@ int spools_recover(struct spools *r, const char *path)
 
 void spools_free(struct spools *r)
 {
+	for (unsigned k = 0; k < r->nbatches; k++)
+		convert_batch_close(&r->batches[k]);
+	free(r->batches);
+	r->batches = NULL;
+	r->nbatches = 0;
 	free(r->procs);
 	r->procs = NULL;
 	name_list_free(&r->snapshots);

@@ -25,6 +25,8 @@ enum run_ctl_state {
 
 #define RUN_CTL_SIZE 4096u
 #define RUN_BELL_OFF 64u
+/* fxt-run's batches at most: OUT's stem.LPID.K (run_archive_name(), K from 1). */
+#define RUN_BATCHES 8u
 
 /* How a traced process tells fxt-run's drain thread that a staged chunk is
  * full (spool/format.h): it adds one to `word`, and wakes the thread (a
@@ -36,6 +38,10 @@ struct run_bell {
 	 * run_spare_name()).  fxt-run sets it once the file is in place; a
 	 * process clears it (compare and swap) to take that file. */
 	uint64_t spares;
+	/* fxt-run's batches (convert/convert.h, struct convert_batch): how
+	 * much of batch k is whole, for a --recover after fxt-run was killed
+	 * (the batch is cut there).  0: no batch k. */
+	uint64_t batch_len[RUN_BATCHES];
 };
 
 /* "OUT.LPID.run". */

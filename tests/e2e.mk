@@ -44,6 +44,7 @@ E2E_TESTS = \
 	tests/e2e/launcher-merge.sh \
 	tests/e2e/launcher-recover.sh \
 	tests/e2e/launcher-spares.sh \
+	tests/e2e/launcher-batch.sh \
 	tests/e2e/launcher-counts.sh \
 	tests/e2e/launcher-early.sh \
 	tests/e2e/launcher-template.sh \

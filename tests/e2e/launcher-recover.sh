@@ -148,15 +148,16 @@ cd "$TMPD" || exit 1
 # the spool, leaves both (libkillafter kills it right there, as a SIGKILL
 # of the run sometimes does): --recover takes that archive, and does not
 # convert the spool again (the process's events twice, 4 ns apart, as
-# two clock measurements differ).  fxt-run converting a child's spool, then
-# a process converting its own (no fxt-run).
+# two clock measurements differ).  fxt-run converting a child's spool (of
+# 200000 calls: a file of its own; a small one goes into a batch, see
+# launcher-batch.sh), then a process converting its own (no fxt-run).
 KILLAFTER=$(cd "$PROGS/.libs" && pwd -P)/libkillafter.so
 mkdir twice && cd twice || exit 1
 # (An ASan build of fxt-run must be told that a preload before its runtime
 # is fine.)
 KILLAFTER_PROG=fxt-run KILLAFTER_SUFFIX=.2.fxt LD_PRELOAD=$KILLAFTER \
   ASAN_OPTIONS="verify_asan_link_order=0:${ASAN_OPTIONS:-}" "$FXT_RUN" -o t.fxt -- \
-  sh -c 'echo $$ >root.pid; "$0" 1000 >/dev/null; exit 0' "$LOOP" >/dev/null 2>&1
+  sh -c 'echo $$ >root.pid; "$0" 200000 >/dev/null; exit 0' "$LOOP" >/dev/null 2>&1
 while kill -0 "$(cat root.pid)" 2>/dev/null; do sleep 0.1; done
 rm root.pid
 ok "killed converter: a child's archive and its spool both left" sh -c \
@@ -165,7 +166,7 @@ rc=0
 "$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
 is "$rc/$(ls -A | tr '\n' ' ')" "0/t.fxt " "killed converter: recovered, one archive left"
 check_archive "killed converter" t.fxt
-is "$(flat t.fxt | sed -n 's/^\([0-9]*\) leaf$/\1/p')" 1000 "killed converter: each call once"
+is "$(flat t.fxt | sed -n 's/^\([0-9]*\) leaf$/\1/p')" 200000 "killed converter: each call once"
 ok "killed converter: the archive counts as one the run left" grep -q \
   '^fxt-run: --recover: merged .*the [0-9]* archives* the run had left: .*t\.[0-9]*\.2\.fxt' \
   "$TMPD/err"

@@ -6,7 +6,10 @@
  * short name: "fxt-run", "loop") and for the call named by KILLAFTER_CALL
  * ("link", the default: a process's archive; "rename": the root's).  The archive is then written
  * and its spool still there, as when fxt-run, or a process converting its
- * own spool, is killed between the two. */
+ * own spool, is killed between the two.  "pwrite": a pwrite() of 16 bytes
+ * (the mark a conversion leaves in a spool's header, convert/convert.c)
+ * into a file whose name ends in the suffix: for an archive written into a
+ * batch of fxt-run's, its spool marked, before the batch says it whole. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -66,4 +69,33 @@ int rename(const char *from, const char *to)
 	if (rc == 0 && armed("rename", to))
 		raise(SIGKILL);
 	return rc;
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
+{
+	ssize_t (*real)(int, const void *, size_t, off_t) =
+	    (ssize_t(*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite64");
+	char link[64], path[4096];
+	ssize_t rc, n;
+
+	if (real == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	rc = real(fd, buf, len, off);
+	if (rc != 16 || len != 16)
+		return rc;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n > 0) {
+		path[n] = '\0';
+		if (armed("pwrite", path))
+			raise(SIGKILL);
+	}
+	return rc;
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+	return pwrite64(fd, buf, len, off);
 }
