@@ -298,9 +298,12 @@ struct early_thread *conv_early_take(struct conv_early *e, struct pipeline *pl,
 	 * in place does, some half of converting them (fib(33), perf), so
 	 * less than half of it done early is a loss; but the archive's first
 	 * thread's file becomes the archive, uncopied (conv_early_finish()),
-	 * so any of it done early is a gain. */
+	 * so any of it done early is a gain.  Unless it is compressed: its
+	 * last chunks are then compressed on this thread alone, where the
+	 * archive's writer has a worker a core, so again half at least. */
 	if (e->err || et->tid != th->tid || !n || chunks[0].seq != 0 ||
-	    conv_drop_mark(pl->in, th) <= et->t->r.last_ts || (!first && done < left)) {
+	    conv_drop_mark(pl->in, th) <= et->t->r.last_ts ||
+	    ((!first || e->flags) && done < left)) {
 		early_thread_free(et);
 		return NULL;
 	}
