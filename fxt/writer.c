@@ -364,8 +364,7 @@ static int copy_raw(struct fxt_writer *w, int fd, uint64_t off, uint64_t len)
 	return 0;
 }
 
-int fxt_writer_append_fd(struct fxt_writer *w, int fd, uint64_t off, uint64_t len,
-			 uint64_t bytes)
+int fxt_writer_append_fd(struct fxt_writer *w, int fd, uint64_t off, uint64_t len, uint64_t bytes)
 {
 	int err;
 
@@ -412,8 +411,8 @@ static int compressed_head(struct fxt_writer *w, unsigned char *head, size_t fro
 	size_t len, left;
 	int err;
 
-	err = fxt_writer_open_mem(&m, (codec == FXT__CODEC_ZSTD ? FXT_WRITER_ZSTD : FXT_WRITER_GZIP) |
-					  FXT_WRITER_SERIAL);
+	err = fxt_writer_open_mem(
+	    &m, (codec == FXT__CODEC_ZSTD ? FXT_WRITER_ZSTD : FXT_WRITER_GZIP) | FXT_WRITER_SERIAL);
 	if (err)
 		return err;
 	err = put_bytes(m, w->buf, w->pos);
@@ -452,9 +451,8 @@ int fxt_writer_move_to_fd(struct fxt_writer *w, int fd, uint64_t front, uint64_t
 		return writable(w);
 	if (w->bytes != w->pos)
 		return -EAGAIN;
-	if (front > SIZE_MAX ||
-	    (!w->z && (front % FXT_WORD_SIZE || front < w->pos ||
-		       (front > w->pos && front - w->pos < FXT_WORD_SIZE))))
+	if (front > SIZE_MAX || (!w->z && (front % FXT_WORD_SIZE || front < w->pos ||
+					   (front > w->pos && front - w->pos < FXT_WORD_SIZE))))
 		return -ENOSPC;
 	head = malloc(front ? (size_t)front : 1);
 	if (!head)

@@ -86,7 +86,8 @@ static int step(struct early_spool *s)
 {
 	int r = 0;
 
-	if (__atomic_load_n(&s->wanted, __ATOMIC_ACQUIRE) || !cas(&s->state, EARLY_IDLE, EARLY_BUSY))
+	if (__atomic_load_n(&s->wanted, __ATOMIC_ACQUIRE) ||
+	    !cas(&s->state, EARLY_IDLE, EARLY_BUSY))
 		return 0;
 	if (s->ce)
 		r = convert_early_step(s->ce, 1);

@@ -231,8 +231,7 @@ void fxt_writer_forget(struct fxt_writer *w);
  * finished: fxt_writer_finish()), after which w starts a new one;
  * `bytes`: what they hold uncompressed (fxt_writer_bytes() of the other
  * writer).  -ENOTSUP for a memory writer.  Returns 0 or -errno. */
-int fxt_writer_append_fd(struct fxt_writer *w, int fd, uint64_t off, uint64_t len,
-			 uint64_t bytes);
+int fxt_writer_append_fd(struct fxt_writer *w, int fd, uint64_t off, uint64_t len, uint64_t bytes);
 /* The archive moves to the file open as `fd`, which holds `len` bytes from
  * offset `front` on, as fxt_writer_append_fd() takes them (`bytes`
  * uncompressed), and nothing before: what w wrote so far (all of it still

@@ -321,8 +321,8 @@ static inline int conv_to(struct archive *a, const struct conv_opts *o, struct c
 	if (o->early) {
 		out_fd = memfd_create("archive", MFD_CLOEXEC);
 		if (out_fd < 0 || fxt_writer_open_fd(&w, out_fd, 0) < 0 ||
-		    conv_early_new(&early, &in, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-				   0) < 0)
+		    conv_early_new(&early, &in, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", 0) <
+			0)
 			return -1;
 		for (unsigned i = 0; i < o->early; i++)
 			if (conv_early_step(early, o->early_step) < 0)

@@ -43,8 +43,8 @@ static unsigned unpad(unsigned char *a, size_t *len)
 		uint64_t h, words;
 
 		memcpy(&h, a + at, 8);
-		words = fxt_bits(h, 0, 3) == FXT_RECORD_LARGE ? fxt_bits(h, 4, 35)
-							     : fxt_bits(h, 4, 15);
+		words =
+		    fxt_bits(h, 0, 3) == FXT_RECORD_LARGE ? fxt_bits(h, 4, 35) : fxt_bits(h, 4, 15);
 		if (!words || words > (*len - at) / 8)
 			break; /* damage: left as it is, for the comparison */
 		if (fxt_bits(h, 0, 3) == FXT_RECORD_METADATA &&
@@ -125,8 +125,8 @@ static void scenarios(void)
 	same_both(now, 0, 0, 0, 0, "none early");
 
 	/* A recovered spool: threads known from their chunks alone. */
-	same_both((struct conv_opts){ .now = ~0ull >> 2, .recovered = true }, 100, 1000, 20,
-		  1, "recovered");
+	same_both((struct conv_opts){ .now = ~0ull >> 2, .recovered = true }, 100, 1000, 20, 1,
+		  "recovered");
 
 	/* A chunk still staged (in place, not copied yet): its thread's
 	 * early conversion stops before it, the others' go on. */
@@ -135,8 +135,8 @@ static void scenarios(void)
 
 	/* --min-duration: calls left out, summed per thread. */
 	test_spool.chunks[6].c->state = CHUNK_PLAIN;
-	same_both((struct conv_opts){ .now = ~0ull >> 2, .min_ns = 3 }, 100, 1000, 20,
-		  1, "min duration");
+	same_both((struct conv_opts){ .now = ~0ull >> 2, .min_ns = 3 }, 100, 1000, 20, 1,
+		  "min duration");
 
 	/* Drops at the end (a size bound): the instant after every record. */
 	memset(&t1, 0, sizeof(t1));

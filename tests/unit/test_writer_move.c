@@ -179,7 +179,8 @@ int main(void)
 	/* What it cannot move. */
 	fxt_writer_open_mem(&w, 0);
 	opening(w);
-	ASSERT_EQ_I64(fxt_writer_move_to_fd(w, file, FRONT, len, len), -ENOTSUP, "in memory: refused");
+	ASSERT_EQ_I64(fxt_writer_move_to_fd(w, file, FRONT, len, len), -ENOTSUP,
+		      "in memory: refused");
 	fxt_writer_free(w);
 	fxt_writer_open_fd(&w, out, 0);
 	opening(w);
