@@ -126,6 +126,7 @@ struct convert_early {
 	struct fxt_symview *view;
 	struct fxt_symview_module *mods;
 	struct conv_input in;
+	unsigned flags; /* the archive's compression */
 	struct conv_early *e;
 };
 
@@ -180,7 +181,6 @@ int convert_early_open(const char *spool_path, const char *archive_path, bool sr
 	/* What only the whole spool can give, or no stream of chunks. */
 	if (h->mode != FXT_MODE_STREAM || h->snapshot || h->sample_hz ||
 	    (h->libc_groups & (AGENT_G_SYNC | AGENT_G_MEM)) ||
-	    fxt_writer_path_flags(archive_path) != 0 ||
 	    __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == SPOOL_SEALED) {
 		err = -EOPNOTSUPP;
 		goto fail;
@@ -219,7 +219,8 @@ int convert_early_open(const char *spool_path, const char *archive_path, bool sr
 		err = -ENOMEM;
 		goto fail;
 	}
-	err = conv_early_new(&ce->e, &ce->in, dir);
+	ce->flags = fxt_writer_path_flags(archive_path);
+	err = conv_early_new(&ce->e, &ce->in, dir, ce->flags);
 	free(dir);
 	if (err < 0)
 		goto fail;
@@ -255,7 +256,8 @@ static bool early_fits(const struct convert_early *ce, int fd, const struct spoo
 	       (seal_rate == 0 || seal_rate == ce->in.ticks_per_second) &&
 	       in->libc_groups == ce->in.libc_groups && !in->sample_hz &&
 	       in->min_duration_ns == ce->in.min_duration_ns && in->loc_args == ce->in.loc_args &&
-	       !in->npipe_writes && !in->snapshot && fxt_writer_path_flags(archive_path) == 0;
+	       !in->npipe_writes && !in->snapshot &&
+	       fxt_writer_path_flags(archive_path) == ce->flags;
 }
 
 int convert_partial_name(const char *archive_path, char **out)
@@ -334,6 +336,63 @@ static int convert_to_batch(const struct convert_opts *o, int fd, bool marks,
 	if (o->consume && !(o->recycle && o->recycle(o->recycle_ctx, spool_path) == 0))
 		unlink(spool_path);
 	return 0;
+}
+
+/* Copies the file open as `from` to a new file `path` of mode `mode`. */
+static int copy_to(int from, const char *path, mode_t mode)
+{
+	struct stat sb;
+	int to, err = 0;
+	uint64_t done = 0;
+
+	if (fstat(from, &sb) != 0)
+		return -errno;
+	to = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (to < 0)
+		return -errno;
+	while (!err && done < (uint64_t)sb.st_size) {
+		loff_t in = (loff_t)done;
+		ssize_t n = copy_file_range(from, &in, to, NULL, (size_t)sb.st_size - done, 0);
+
+		if (n > 0)
+			done += (uint64_t)n;
+		else if (n == 0 || errno != EINTR)
+			err = n < 0 ? -errno : -EIO;
+	}
+	if (close(to) != 0 && !err)
+		err = -errno;
+	if (err)
+		unlink(path);
+	return err;
+}
+
+/* The archive moved from the file `tmp` that its writer opened to the
+ * unnamed file of an early thread (fxt_writer_move_to_fd()): that file
+ * takes tmp's name and mode (tmp held nothing).  0 (also when it did not
+ * move) or -errno. */
+static int name_moved(struct fxt_writer *w, const char *tmp)
+{
+	int fd = fxt_writer_fd(w), err;
+	struct stat named, sb;
+	char proc[64];
+
+	if (fd < 0)
+		return 0;
+	if (stat(tmp, &named) != 0 || fstat(fd, &sb) != 0)
+		return -errno;
+	if (named.st_dev == sb.st_dev && named.st_ino == sb.st_ino)
+		return 0;
+	err = fxt_writer_flush(w);
+	if (err)
+		return err;
+	if (fchmod(fd, named.st_mode & 07777) != 0 || unlink(tmp) != 0)
+		return -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0 ||
+	    linkat(fd, "", AT_FDCWD, tmp, AT_EMPTY_PATH) == 0)
+		return 0;
+	/* No /proc, and no right to link a descriptor: a copy. */
+	return copy_to(fd, tmp, named.st_mode & 07777);
 }
 
 int convert_spool(const char *spool_path, const char *archive_path, const struct convert_opts *o,
@@ -475,6 +534,8 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	if (err < 0)
 		goto out_sym;
 	err = conv_archive(w, &in, &st);
+	if (!err)
+		err = name_moved(w, tmp);
 	res->bytes = fxt_writer_bytes(w);
 	{
 		int cerr = fxt_writer_close(w);

@@ -17,6 +17,11 @@
  * (its writer's buffer, a read block, its reconstruction) until the end,
  * where the archive's conversion holds one thread at a time. */
 #define EARLY_MAX_THREADS 16
+/* Where a thread's events start in its file: the room before them takes
+ * the archive's opening records when its events are the archive's first
+ * (conv_early_finish(): the file becomes the archive, nothing is copied).
+ * A hole until then; 64 KiB hold the opening records of some 900 threads. */
+#define EARLY_FRONT (64u << 10)
 
 /* A thread converted early: its state and the file its events go to. */
 struct early_thread {
@@ -37,6 +42,7 @@ struct conv_early {
 	struct conv_stats st; /* pl.st: unused but for its pointers */
 	struct pipeline pl;
 	char *dir;		/* where the threads' files go */
+	unsigned flags;		/* their compression: the archive's (fxt_writer_path_flags()) */
 	struct early_thread *v; /* by serial */
 	size_t nv;
 	uint32_t *max_seq; /* by serial: the highest seq seen in a chunk */
@@ -48,7 +54,8 @@ struct conv_early {
 	int err;	 /* sticky: nothing more is fed */
 };
 
-int conv_early_new(struct conv_early **out, const struct conv_input *in, const char *dir)
+int conv_early_new(struct conv_early **out, const struct conv_input *in, const char *dir,
+		   unsigned flags)
 {
 	struct conv_early *e = calloc(1, sizeof(*e));
 
@@ -57,6 +64,7 @@ int conv_early_new(struct conv_early **out, const struct conv_input *in, const c
 		free(e);
 		return -ENOMEM;
 	}
+	e->flags = flags & (FXT_WRITER_GZIP | FXT_WRITER_ZSTD);
 	e->in = *in;
 	e->in.early = NULL;
 	e->in.threads = NULL;
@@ -184,9 +192,12 @@ static int early_feed(struct conv_early *e, struct early_chunk *k)
 			return 0;
 		e->nthreads++;
 		et->fd = open(e->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-		if (et->fd < 0)
+		if (et->fd < 0 || lseek(et->fd, EARLY_FRONT, SEEK_SET) < 0)
 			return -errno;
-		err = fxt_writer_open_fd(&et->w, et->fd, 0);
+		/* Compressed as the archive is, here (at the early
+		 * converter's priority): whole members or frames that the
+		 * archive's take as they are. */
+		err = fxt_writer_open_fd(&et->w, et->fd, e->flags | FXT_WRITER_SERIAL);
 		if (err < 0)
 			return err;
 		et->tid = c.tid;
@@ -272,7 +283,7 @@ static void conv_stats_add(struct conv_stats *st, const struct conv_stats *o)
  * archive's conversion does the thread from its start). */
 struct early_thread *conv_early_take(struct conv_early *e, struct pipeline *pl,
 				     const struct conv_thread *th, const struct chunk_ref *chunks,
-				     size_t n)
+				     size_t n, bool first)
 {
 	struct early_thread *et = th->serial < e->nv ? &e->v[th->serial] : NULL;
 	uint64_t done = 0, left = 0;
@@ -285,9 +296,14 @@ struct early_thread *conv_early_take(struct conv_early *e, struct pipeline *pl,
 	 * look for it); last_ts is past every record fed.  And worth it:
 	 * appending the thread's file costs about what writing its events
 	 * in place does, some half of converting them (fib(33), perf), so
-	 * less than half of it done early is a loss. */
+	 * less than half of it done early is a loss; but the archive's first
+	 * thread's file becomes the archive, uncopied (conv_early_finish()),
+	 * so any of it done early is a gain.  Unless it is compressed: its
+	 * last chunks are then compressed on this thread alone, where the
+	 * archive's writer has a worker a core, so again half at least. */
 	if (e->err || et->tid != th->tid || !n || chunks[0].seq != 0 ||
-	    conv_drop_mark(pl->in, th) <= et->t->r.last_ts || done < left) {
+	    conv_drop_mark(pl->in, th) <= et->t->r.last_ts ||
+	    ((!first || e->flags) && done < left)) {
 		early_thread_free(et);
 		return NULL;
 	}
@@ -295,13 +311,15 @@ struct early_thread *conv_early_take(struct conv_early *e, struct pipeline *pl,
 }
 
 /* The rest of an early thread: its chunks from its next seq on, its end,
- * then its file appended to the archive. */
+ * then its file: the archive itself when its events are the archive's
+ * first (the opening records go in front of them), else appended. */
 int conv_early_finish(struct pipeline *pl, struct early_thread *et, const struct conv_thread *th,
-		      const struct chunk_ref *chunks, size_t n)
+		      const struct chunk_ref *chunks, size_t n, bool first)
 {
 	struct thread_state *t = et->t;
-	uint64_t len;
-	int err = 0;
+	uint64_t bytes;
+	off_t end;
+	int err = 0, moved = -ENOTSUP;
 
 	conv_stats_add(pl->st, &t->own);
 	t->d.st = pl->st;
@@ -313,11 +331,22 @@ int conv_early_finish(struct pipeline *pl, struct early_thread *et, const struct
 			err = conv_replay_chunk(&t->d, &chunks[i], t->buf, &t->mark_ts);
 	et->t = NULL;
 	err = conv_thread_close(pl, t, th, err);
-	len = fxt_writer_bytes(et->w);
+	bytes = fxt_writer_bytes(et->w);
+	/* Whole gzip members or zstd frames when compressed. */
 	if (!err)
-		err = fxt_writer_flush(et->w);
-	if (!err)
-		err = fxt_writer_append_fd(pl->em.w, et->fd, len);
+		err = fxt_writer_finish(et->w);
+	if (!err && (end = lseek(et->fd, 0, SEEK_CUR)) < (off_t)EARLY_FRONT)
+		err = end < 0 ? -errno : -EIO;
+	if (!err && first)
+		moved = fxt_writer_move_to_fd(pl->em.w, et->fd, EARLY_FRONT,
+					      (uint64_t)end - EARLY_FRONT, bytes);
+	/* Not the first, or it could not be moved (in memory, more opening
+	 * records than the room): copied. */
+	if (!err && moved != 0)
+		err = moved == -ENOTSUP || moved == -EAGAIN || moved == -ENOSPC
+			  ? fxt_writer_append_fd(pl->em.w, et->fd, EARLY_FRONT,
+						 (uint64_t)end - EARLY_FRONT, bytes)
+			  : moved;
 	early_thread_free(et);
 	return err;
 }

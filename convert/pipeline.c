@@ -168,6 +168,7 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
 	struct conv_thread *extra = NULL;
 	const char **newest = NULL; /* by serial: its newest chunk's name */
 	struct early_thread *early;
+	bool first = true; /* no thread written yet */
 	int err;
 
 	memset(st, 0, sizeof(*st));
@@ -263,22 +264,25 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
 
 	for (uint32_t s = 1; s <= max_serial && !err; s++) {
 		const struct conv_thread *th = by_serial[s];
-		size_t first = ci;
+		size_t first_chunk = ci;
 
 		while (ci < nchunks && chunks[ci].serial == s)
 			ci++;
-		if (!th || (first == ci && !th->dropped))
+		if (!th || (first_chunk == ci && !th->dropped))
 			continue;
 		st->threads++;
 		/* Its events register their own strings (thread_state). */
 		fxt_writer_forget(w);
 		pl.em.names.epoch++;
-		early = in->early ? conv_early_take(in->early, &pl, th, chunks + first, ci - first)
+		early = in->early ? conv_early_take(in->early, &pl, th, chunks + first_chunk,
+						    ci - first_chunk, first)
 				  : NULL;
 		if (early)
-			err = conv_early_finish(&pl, early, th, chunks + first, ci - first);
+			err = conv_early_finish(&pl, early, th, chunks + first_chunk,
+						ci - first_chunk, first);
 		else
-			err = conv_thread_whole(&pl, th, chunks + first, ci - first);
+			err = conv_thread_whole(&pl, th, chunks + first_chunk, ci - first_chunk);
+		first = false;
 	}
 	/* What follows registers its own strings too. */
 	fxt_writer_forget(w);

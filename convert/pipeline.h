@@ -211,9 +211,12 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
  * checks), with the tick rate and time base fixed now (in).  A thread's
  * events are the bytes that conv_archive() writes for it: it forgets the
  * writer's strings before each thread.  At most 16 threads of a spool
- * are converted early (memory: each holds its state until the end). */
+ * are converted early (memory: each holds its state until the end).
+ * `flags`: the archive's compression (fxt_writer_path_flags()), which the
+ * threads' files get too, on the caller's thread (FXT_WRITER_SERIAL). */
 struct conv_early;
-int conv_early_new(struct conv_early **e, const struct conv_input *in, const char *dir);
+int conv_early_new(struct conv_early **e, const struct conv_input *in, const char *dir,
+		   unsigned flags);
 /* Feeds at most `max_chunks` chunks that are whole now.  Returns how many,
  * or -errno (sticky: conv_archive() then converts the threads itself). */
 int conv_early_step(struct conv_early *e, unsigned max_chunks);

@@ -83,15 +83,17 @@ int conv_thread_whole(struct pipeline *pl, const struct conv_thread *th,
 /* The early conversion's side of conv_archive() (convert/early.c):
  * thread `th`'s early state if the archive's conversion can go on from it
  * (its records fed so far are those it would feed, the drop mark not
- * among them), else NULL (dropped: the thread is converted whole);
- * `chunks` are the thread's. */
+ * among them) and it is worth it (`first`: the archive's first thread,
+ * whose file becomes the archive), else NULL (dropped: the thread is
+ * converted whole); `chunks` are the thread's. */
 struct early_thread;
 struct early_thread *conv_early_take(struct conv_early *e, struct pipeline *pl,
 				     const struct conv_thread *th, const struct chunk_ref *chunks,
-				     size_t n);
+				     size_t n, bool first);
 /* The rest of it (its chunks from the next seq on, its end), its events
- * appended to pl->em.w. */
+ * appended to pl->em.w; `first`: the archive's first thread, whose file
+ * then becomes the archive where it can (fxt_writer_move_to_fd()). */
 int conv_early_finish(struct pipeline *pl, struct early_thread *et, const struct conv_thread *th,
-		      const struct chunk_ref *chunks, size_t n);
+		      const struct chunk_ref *chunks, size_t n, bool first);
 
 #endif /* FXT_CONVERT_THREAD_H */

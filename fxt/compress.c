@@ -336,6 +336,11 @@ int fxt__zsink_open(struct fxt__zsink **out, enum fxt__codec codec, bool serial,
 	return 0;
 }
 
+enum fxt__codec fxt__zsink_codec(const struct fxt__zsink *z)
+{
+	return z->codec;
+}
+
 int fxt__zsink_write(struct fxt__zsink *z, const void *data, size_t len)
 {
 	if (z->err || !len)
@@ -352,6 +357,50 @@ int fxt__zsink_flush(struct fxt__zsink *z)
 	z->dirty = false;
 	return z->codec == FXT__CODEC_ZSTD ? zstd_run(z, NULL, 0, ZSTD_e_flush)
 					   : gz_flush(z, false);
+}
+
+int fxt__zsink_end_unit(struct fxt__zsink *z)
+{
+	if (z->err || !z->dirty)
+		return z->err;
+	z->dirty = false;
+	return z->codec == FXT__CODEC_ZSTD ? zstd_run(z, NULL, 0, ZSTD_e_end) : gz_flush(z, false);
+}
+
+/* An empty gzip member (RFC 1952) whose header carries an extra field of
+ * one subfield "FX" (fxtrace) of zeros, or a zstd skippable frame (magic
+ * 0x184D2A50, its length, zeros). */
+int fxt__zsink_padding(enum fxt__codec codec, unsigned char *p, size_t len)
+{
+	if (codec == FXT__CODEC_ZSTD) {
+		if (len < FXT__ZSINK_PAD_MIN_ZSTD || len - 8 > UINT32_MAX)
+			return -ENOSPC;
+		uint32_t magic = 0x184D2A50u, size = (uint32_t)(len - 8);
+		memset(p, 0, len);
+		memcpy(p, &magic, 4); /* little-endian, as the format is */
+		memcpy(p + 4, &size, 4);
+		return 0;
+	}
+	if (len < FXT__ZSINK_PAD_MIN_GZIP || len > FXT__ZSINK_PAD_MAX_GZIP)
+		return -ENOSPC;
+	size_t xlen = len - 22, sub = xlen - 4;
+	memset(p, 0, len);
+	p[0] = 0x1f; /* ID1 ID2 CM=deflate FLG=FEXTRA, MTIME 0, XFL 0, OS unknown */
+	p[1] = 0x8b;
+	p[2] = 8;
+	p[3] = 4;
+	p[9] = 255;
+	p[10] = (unsigned char)(xlen & 0xff);
+	p[11] = (unsigned char)(xlen >> 8);
+	p[12] = 'F';
+	p[13] = 'X';
+	p[14] = (unsigned char)(sub & 0xff);
+	p[15] = (unsigned char)(sub >> 8);
+	/* After the field: an empty final block of fixed codes (03 00), then
+	 * CRC32 and ISIZE of nothing (zeros). */
+	p[12 + xlen] = 0x03;
+	p[13 + xlen] = 0x00;
+	return 0;
 }
 
 int fxt__zsink_finish(struct fxt__zsink *z)

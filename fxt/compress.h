@@ -19,11 +19,28 @@ struct fxt__zsink;
  * the work on the caller's (inside a traced program).  0 or -errno. */
 int fxt__zsink_open(struct fxt__zsink **z, enum fxt__codec codec, bool serial,
 		    fxt__zsink_out_fn out, void *ctx);
+/* The codec it was opened with. */
+enum fxt__codec fxt__zsink_codec(const struct fxt__zsink *z);
 /* Compresses len bytes.  0 or the first error (sticky). */
 int fxt__zsink_write(struct fxt__zsink *z, const void *data, size_t len);
 /* Makes everything written so far decodable from what went out (nothing
  * when nothing was written since the last flush). */
 int fxt__zsink_flush(struct fxt__zsink *z);
+/* Ends the gzip member or zstd frame under way, every byte so far out as
+ * whole members or frames: other whole members or frames may follow them
+ * in the file, and what is written next starts a new one.  0 or the first
+ * error. */
+int fxt__zsink_end_unit(struct fxt__zsink *z);
+/* Writes at p a gzip member or zstd skippable frame of exactly `len`
+ * bytes that decompresses to nothing: padding that every reader skips.
+ * 0, or -ENOSPC when no such unit has that size (gzip: 26 .. 65557 bytes,
+ * zstd: 8 .. 2^32 + 7). */
+int fxt__zsink_padding(enum fxt__codec codec, unsigned char *p, size_t len);
+/* The sizes a padding unit can have (gzip: one extra field of up to
+ * 65535 bytes). */
+#define FXT__ZSINK_PAD_MIN_GZIP 26u
+#define FXT__ZSINK_PAD_MAX_GZIP (26u + 65531u)
+#define FXT__ZSINK_PAD_MIN_ZSTD 8u
 /* Ends the stream; nothing may be written after it. */
 int fxt__zsink_finish(struct fxt__zsink *z);
 /* Stops the threads and frees (without finishing). */

@@ -316,6 +316,8 @@ static int dec_metadata(struct fxt_reader *r, struct cursor *c, uint64_t h, stru
 				  (unsigned long long)rec->nwords);
 		break;
 	}
+	case FXT_METADATA_PADDING: /* nothing to say */
+		return 0;
 	default:
 		fxt__diag(r, FXT_DIAG_INFO, rec->offset, "unknown metadata type %u skipped", type);
 		return 0;

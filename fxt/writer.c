@@ -334,18 +334,15 @@ void fxt_writer_forget(struct fxt_writer *w)
 	fxt__thrtab_reset(&w->cur->tt);
 }
 
-int fxt_writer_append_fd(struct fxt_writer *w, int fd, uint64_t len)
+/* Copies `len` bytes from offset `off` of `fd` to the sink as they are. */
+static int copy_raw(struct fxt_writer *w, int fd, uint64_t off, uint64_t len)
 {
 	char buf[64 << 10];
-	uint64_t off = 0;
+	uint64_t done = 0;
 
-	if (w->z || w->to_mem)
-		return -ENOTSUP;
-	if (writable(w) || drain(w))
-		return w->err;
-	while (off < len) {
-		size_t want = len - off < IO_CHUNK ? (size_t)(len - off) : IO_CHUNK;
-		loff_t from = (loff_t)off;
+	while (done < len) {
+		size_t want = len - done < IO_CHUNK ? (size_t)(len - done) : IO_CHUNK;
+		loff_t from = (loff_t)(off + done);
 		ssize_t n = copy_file_range(fd, &from, w->fd, NULL, want, 0);
 
 		if (n < 0 && errno == EINTR)
@@ -353,7 +350,8 @@ int fxt_writer_append_fd(struct fxt_writer *w, int fd, uint64_t len)
 		if (n <= 0) {
 			/* Not between these files (another file system, an old
 			 * kernel): through memory. */
-			n = pread(fd, buf, want < sizeof(buf) ? want : sizeof(buf), (off_t)off);
+			n = pread(fd, buf, want < sizeof(buf) ? want : sizeof(buf),
+				  (off_t)(off + done));
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n <= 0)
@@ -361,10 +359,144 @@ int fxt_writer_append_fd(struct fxt_writer *w, int fd, uint64_t len)
 			if (sink_write(w, buf, (size_t)n))
 				return w->err;
 		}
-		off += (uint64_t)n;
-		w->bytes += (uint64_t)n;
+		done += (uint64_t)n;
 	}
 	return 0;
+}
+
+int fxt_writer_append_fd(struct fxt_writer *w, int fd, uint64_t off, uint64_t len, uint64_t bytes)
+{
+	int err;
+
+	if (w->to_mem)
+		return -ENOTSUP;
+	if (writable(w) || drain(w))
+		return w->err;
+	/* What was compressed so far out as whole members or frames: the
+	 * file's follow them. */
+	if (w->z && (err = fxt__zsink_end_unit(w->z)))
+		return set_error(w, err);
+	if (copy_raw(w, fd, off, len))
+		return w->err;
+	w->bytes += w->z ? bytes : len;
+	return 0;
+}
+
+/* Padding records over `bytes` (a multiple of 8, not 0) at p: headers of
+ * at most FXT_MAX_RECORD_WORDS words each, zeros after them. */
+static void put_padding(unsigned char *p, uint64_t bytes)
+{
+	memset(p, 0, bytes);
+	while (bytes) {
+		uint64_t words = bytes / FXT_WORD_SIZE, h;
+
+		if (words > FXT_MAX_RECORD_WORDS)
+			words = FXT_MAX_RECORD_WORDS;
+		h = fxt_field(FXT_RECORD_METADATA, 0, 3) | fxt_field(words, 4, 15) |
+		    fxt_field(FXT_METADATA_PADDING, 16, 19);
+		memcpy(p, &h, sizeof(h));
+		p += words * FXT_WORD_SIZE;
+		bytes -= words * FXT_WORD_SIZE;
+	}
+}
+
+/* What goes before `front` in a compressed archive: the records in w's
+ * buffer compressed on their own (a member or frame), then padding units
+ * that decompress to nothing.  0, -ENOSPC (no such fill), -errno. */
+static int compressed_head(struct fxt_writer *w, unsigned char *head, size_t front)
+{
+	enum fxt__codec codec = fxt__zsink_codec(w->z);
+	struct fxt_writer *m;
+	const void *data;
+	size_t len, left;
+	int err;
+
+	err = fxt_writer_open_mem(
+	    &m, (codec == FXT__CODEC_ZSTD ? FXT_WRITER_ZSTD : FXT_WRITER_GZIP) | FXT_WRITER_SERIAL);
+	if (err)
+		return err;
+	err = put_bytes(m, w->buf, w->pos);
+	if (!err)
+		err = fxt_writer_finish(m);
+	data = fxt_writer_mem_data(m, &len);
+	if (!err && len > front)
+		err = -ENOSPC;
+	if (!err) {
+		memcpy(head, data, len);
+		/* The rest in units as large as they come, none too small. */
+		for (left = front - len; left && !err;) {
+			size_t unit = left;
+
+			if (codec == FXT__CODEC_GZIP && unit > FXT__ZSINK_PAD_MAX_GZIP)
+				unit = left - FXT__ZSINK_PAD_MAX_GZIP >= FXT__ZSINK_PAD_MIN_GZIP
+					   ? FXT__ZSINK_PAD_MAX_GZIP
+					   : left - FXT__ZSINK_PAD_MIN_GZIP;
+			err = fxt__zsink_padding(codec, head + (front - left), unit);
+			left -= unit;
+		}
+	}
+	fxt_writer_free(m);
+	return err;
+}
+
+int fxt_writer_move_to_fd(struct fxt_writer *w, int fd, uint64_t front, uint64_t len,
+			  uint64_t bytes)
+{
+	unsigned char *head;
+	int nfd, err = 0;
+
+	if (w->to_mem)
+		return -ENOTSUP;
+	if (writable(w))
+		return writable(w);
+	if (w->bytes != w->pos)
+		return -EAGAIN;
+	if (front > SIZE_MAX || (!w->z && (front % FXT_WORD_SIZE || front < w->pos ||
+					   (front > w->pos && front - w->pos < FXT_WORD_SIZE))))
+		return -ENOSPC;
+	head = malloc(front ? (size_t)front : 1);
+	if (!head)
+		return -ENOMEM;
+	if (w->z) {
+		err = compressed_head(w, head, (size_t)front);
+	} else {
+		memcpy(head, w->buf, w->pos);
+		if (front > w->pos)
+			put_padding(head + w->pos, front - w->pos);
+	}
+	for (size_t done = 0; done < front && !err;) {
+		ssize_t n = pwrite(fd, head + done, (size_t)front - done, (off_t)done);
+
+		if (n > 0)
+			done += (size_t)n;
+		else if (n == 0 || errno != EINTR)
+			err = n < 0 ? -errno : -EIO;
+	}
+	free(head);
+	if (err)
+		return err;
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (nfd < 0)
+		return -errno;
+	if (lseek(nfd, (off_t)(front + len), SEEK_SET) < 0) {
+		err = -errno;
+		close(nfd);
+		return err;
+	}
+	if (w->own_fd)
+		close(w->fd);
+	w->fd = nfd;
+	w->own_fd = true;
+	/* Compressed: the buffer's records went out in the head, the padding
+	 * holds none. */
+	w->bytes = w->z ? w->pos + bytes : front + len;
+	w->pos = 0;
+	return 0;
+}
+
+int fxt_writer_fd(const struct fxt_writer *w)
+{
+	return w->to_mem ? -1 : w->fd;
 }
 
 /* ------------------------------------------------------- record emitters */

@@ -26,8 +26,11 @@
  * loop). */
 #define EARLY_MIN_BYTES (128u << 10)
 /* How long early_take() waits for a step under way (a chunk: a few ms of
- * CPU, when the thread gets any). */
-#define EARLY_WAIT_NS (50 * 1000 * 1000)
+ * CPU, when the thread gets any), and when it could lift the thread out
+ * of SCHED_IDLE meanwhile (then it runs as fxt-run's other threads do;
+ * converting the spool whole instead takes longer). */
+#define EARLY_WAIT_NS	     (50 * 1000 * 1000)
+#define EARLY_WAIT_LIFTED_NS (1000 * 1000 * 1000)
 
 static bool cas(uint32_t *state, uint32_t from, uint32_t to)
 {
@@ -68,6 +71,7 @@ static void rescan(struct early *x)
 		    (uint64_t)sb.st_size < SPOOL_HEADER_SIZE + EARLY_MIN_BYTES)
 			continue; /* looked at again at the next rescan */
 		/* Published busy: early_take() waits while it is opened. */
+		__atomic_store_n(&s->wanted, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->state, EARLY_BUSY, __ATOMIC_RELEASE);
 		__atomic_store_n(&x->n, x->n + 1, __ATOMIC_RELEASE);
 		err = convert_early_open(s->path, x->out, x->srcline, &s->ce);
@@ -94,7 +98,8 @@ static int step(struct early_spool *s)
 {
 	int r = 0;
 
-	if (!cas(&s->state, EARLY_IDLE, EARLY_BUSY))
+	if (__atomic_load_n(&s->wanted, __ATOMIC_ACQUIRE) ||
+	    !cas(&s->state, EARLY_IDLE, EARLY_BUSY))
 		return 0;
 	if (s->ce)
 		r = convert_early_step(s->ce, 1);
@@ -157,8 +162,46 @@ int early_start(struct early *x, const char *out, const char *dir, bool srcline)
 	return 0;
 }
 
+/* The thread's scheduling policy set to `policy` (the step under way
+ * then ends sooner on a busy machine: at SCHED_IDLE it may wait for
+ * seconds).  0, or -errno: only a privileged fxt-run (CAP_SYS_NICE, or a
+ * RLIMIT_NICE that allows it) may take a thread out of SCHED_IDLE. */
+static int lift(struct early *x, int policy)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	return -pthread_setschedparam(x->thread, policy, &sp);
+}
+
+/* Waits until slot `s`'s step under way ends, then takes its conversion;
+ * past `deadline`, leaves it to the thread.  The conversion, or NULL. */
+static struct convert_early *wait_step(struct early_spool *s, uint64_t deadline)
+{
+	for (;;) {
+		uint32_t st;
+
+		if (cas(&s->state, EARLY_IDLE, EARLY_TAKEN)) {
+			struct convert_early *ce = s->ce;
+			s->ce = NULL;
+			return ce;
+		}
+		st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+		if (st != EARLY_BUSY)
+			return NULL; /* taken before, or nothing */
+		if (spool_mono_ns() > deadline) {
+			/* The thread gets no CPU: on without it. */
+			if (cas(&s->state, EARLY_BUSY, EARLY_ABANDONED))
+				return NULL;
+			continue;
+		}
+		struct timespec ts = { 0, 200 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
 struct convert_early *early_take(struct early *x, const char *path)
 {
+	struct convert_early *ce;
 	size_t n;
 	uint64_t deadline;
 
@@ -171,25 +214,15 @@ struct convert_early *early_take(struct early *x, const char *path)
 
 		if (st == EARLY_FREE || strcmp(s->path, path) != 0)
 			continue;
+		/* No step begins after the one under way. */
+		__atomic_store_n(&s->wanted, 1, __ATOMIC_RELEASE);
 		deadline = spool_mono_ns() + EARLY_WAIT_NS;
-		for (;;) {
-			if (cas(&s->state, EARLY_IDLE, EARLY_TAKEN)) {
-				struct convert_early *ce = s->ce;
-				s->ce = NULL;
-				return ce;
-			}
-			st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
-			if (st != EARLY_BUSY)
-				return NULL; /* taken before, or nothing */
-			if (spool_mono_ns() > deadline) {
-				/* The thread gets no CPU: on without it. */
-				if (cas(&s->state, EARLY_BUSY, EARLY_ABANDONED))
-					return NULL;
-				continue;
-			}
-			struct timespec ts = { 0, 200 * 1000 };
-			nanosleep(&ts, NULL);
-		}
+		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == EARLY_BUSY &&
+		    lift(x, SCHED_OTHER) == 0)
+			deadline += EARLY_WAIT_LIFTED_NS - EARLY_WAIT_NS;
+		ce = wait_step(s, deadline);
+		lift(x, SCHED_IDLE);
+		return ce;
 	}
 	return NULL;
 }

@@ -41,7 +41,8 @@ enum early_state {
  * EARLY_FREE, then fixed), its conversion (NULL: not one it can convert
  * early). */
 struct early_spool {
-	uint32_t state; /* enum early_state */
+	uint32_t state;	 /* enum early_state */
+	uint32_t wanted; /* set by early_take(): no step begins */
 	char path[PATH_MAX];
 	struct convert_early *ce;
 };

@@ -10,6 +10,7 @@ UNIT_TESTS = \
 	tests/unit/test_format \
 	tests/unit/test_debugpath \
 	tests/unit/test_writer \
+	tests/unit/test_writer_move \
 	tests/unit/test_reader \
 	tests/unit/test_reader_clone \
 	tests/unit/test_reader_order \
@@ -73,6 +74,7 @@ tests_unit_test_debugpath_LDADD = libfxtcommon.la $(ZLIB_LIBS) $(ZSTD_LIBS) $(LI
 # ------------------------------------------------------- the codec (fxt/)
 tests_unit_test_format_LDADD = libfxtcodec.la
 tests_unit_test_writer_LDADD = libfxtcodec.la
+tests_unit_test_writer_move_LDADD = libfxtcodec.la
 tests_unit_test_reader_LDADD = libfxtcodec.la
 tests_unit_test_reader_clone_LDADD = libfxtcodec.la
 tests_unit_test_reader_order_LDADD = libfxtcodec.la

@@ -51,6 +51,12 @@ enum fxt_record_type {
 };
 
 enum fxt_metadata_type {
+	/* fxtrace's padding: a metadata record of a type the spec assigns to
+	 * nothing, zeros after its header, which readers skip (the spec:
+	 * unrecognized records can be skipped).  fxt_writer_move_to_fd()
+	 * writes one where an archive's opening records end short of the
+	 * events written in place after them. */
+	FXT_METADATA_PADDING = 0,
 	FXT_METADATA_PROVIDER_INFO = 1,
 	FXT_METADATA_PROVIDER_SECTION = 2,
 	FXT_METADATA_PROVIDER_EVENT = 3,

@@ -223,12 +223,33 @@ uint64_t fxt_writer_bytes(const struct fxt_writer *w);
  * part written by another writer that fxt_writer_append_fd() put in
  * between. */
 void fxt_writer_forget(struct fxt_writer *w);
-/* Appends the first `len` bytes of the file open as `fd` (whole records
- * that another writer wrote there, starting with no registration of its
- * own: fxt_writer_forget()) as they are; copied by the kernel where it can.
- * Plain output only: -ENOTSUP for a compressed or memory writer.  Returns
- * 0 or -errno. */
-int fxt_writer_append_fd(struct fxt_writer *w, int fd, uint64_t len);
+/* Appends the `len` bytes from offset `off` of the file open as `fd` as
+ * they are, copied by the kernel where it can: whole records that another
+ * writer wrote there, starting with no registration of its own
+ * (fxt_writer_forget()), or for a compressed writer whole gzip members or
+ * zstd frames of such records (another writer's of the same codec,
+ * finished: fxt_writer_finish()), after which w starts a new one;
+ * `bytes`: what they hold uncompressed (fxt_writer_bytes() of the other
+ * writer).  -ENOTSUP for a memory writer.  Returns 0 or -errno. */
+int fxt_writer_append_fd(struct fxt_writer *w, int fd, uint64_t off, uint64_t len, uint64_t bytes);
+/* The archive moves to the file open as `fd`, which holds `len` bytes from
+ * offset `front` on, as fxt_writer_append_fd() takes them (`bytes`
+ * uncompressed), and nothing before: what w wrote so far (all of it still
+ * in its buffer) is written at the file's start, padding fills the rest
+ * up to `front`, and w writes on after the `len` bytes, through a
+ * duplicate of `fd` that it owns; its own descriptor is closed if it was
+ * its own (the file it named keeps what it had: nothing).  So the records
+ * of fd take the place of an append without being copied.  The padding:
+ * FXT_METADATA_PADDING records; compressed, w's records go in a member
+ * or frame of their own, then empty gzip members (an extra field in the
+ * header) or zstd skippable frames.  0, or -errno with w unchanged:
+ * -ENOTSUP in memory, -EAGAIN some of it was written out already,
+ * -ENOSPC it does not fit in `front` with room for the padding, or the
+ * write's error. */
+int fxt_writer_move_to_fd(struct fxt_writer *w, int fd, uint64_t front, uint64_t len,
+			  uint64_t bytes);
+/* The descriptor w writes to (-1: memory). */
+int fxt_writer_fd(const struct fxt_writer *w);
 
 /* Raw output: `nwords` already encoded words.  Returns 0 or -errno. */
 int fxt_writer_words(struct fxt_writer *w, const uint64_t *words, size_t nwords);

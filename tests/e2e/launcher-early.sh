@@ -2,35 +2,51 @@
 # fxt-run's early converter (launcher/early.c) converts a process's full
 # chunks while it runs; the archive holds what the conversion at the end
 # alone writes (FXT_RUN_LATE=1): the same counts, calls and nesting, from
-# one thread and from several, and it leaves no file behind.  How much it
+# one thread and from several, plain, gzip and zstd, and it leaves no file
+# behind.  How much it
 # converts early depends on the idle CPU it gets (SCHED_IDLE): said, not
 # checked (tests/unit/test_convert_early.c compares the bytes of both ways
 # on the same spool).
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
 export FXT_LIBC=none
-plan 12
+plan 28
 
 # stats ARCHIVE: fxt-dump --stats but for the times, which differ from
-# run to run.
-stats() { "$FXT_DUMP" --stats "$1" | grep -v -E '^(first|last|span)_ns '; }
+# run to run, and the size: where the first thread's early file became
+# the archive, padding records (which readers skip) fill the room before
+# its events (convert/early.c, EARLY_FRONT: under 64 KiB).
+stats() { "$FXT_DUMP" --stats "$1" | grep -v -E '^(first|last|span)_ns |^bytes '; }
 
-# both NAME PROGRAM ARGS...: the program traced both ways.
+# both NAME EXT PROGRAM ARGS...: the program traced both ways, to
+# early.EXT and late.EXT.  Compressed, the sizes are the uncompressed
+# ones (fxt-dump --stats), the padding (empty gzip members, zstd skippable
+# frames) holds nothing.
 both() {
-  b_name=$1; shift
+  b_name=$1 b_ext=$2; shift 2
   mkdir "$TMPD/$b_name" && cd "$TMPD/$b_name" || exit 1
-  FXT_RUN_DEBUG=1 trace early.fxt "$@"
+  FXT_RUN_DEBUG=1 trace "early.$b_ext" "$@"
   is "$rc" 0 "$b_name: fxt-run exits 0"
   diag "$b_name: $(sed -n 's/^fxt-run: early: //p' "$TMPD/err")"
-  FXT_RUN_LATE=1 trace late.fxt "$@"
-  check_archive "$b_name" early.fxt
-  is "$(stats early.fxt)" "$(stats late.fxt)" "$b_name: fxt-dump --stats counts the same"
-  is "$(flat early.fxt)" "$(flat late.fxt)" "$b_name: the same calls of the same functions"
-  is "$(stat_of early.fxt overlaps)/$(stat_of early.fxt unmatched)" "0/0" \
+  FXT_RUN_LATE=1 trace "late.$b_ext" "$@"
+  check_archive "$b_name" "early.$b_ext"
+  is "$(stats "early.$b_ext")" "$(stats "late.$b_ext")" \
+    "$b_name: fxt-dump --stats counts the same"
+  b_pad=$(( $("$FXT_DUMP" --stats "early.$b_ext" | sed -n 's/^bytes //p') -
+            $("$FXT_DUMP" --stats "late.$b_ext" | sed -n 's/^bytes //p') ))
+  ok "$b_name: the same size, or more by its padding ($b_pad bytes)" \
+    test "$b_pad" -ge 0 -a "$b_pad" -lt 65536
+  is "$(flat "early.$b_ext")" "$(flat "late.$b_ext")" \
+    "$b_name: the same calls of the same functions"
+  is "$(stat_of "early.$b_ext" overlaps)/$(stat_of "early.$b_ext" unmatched)" "0/0" \
     "$b_name: exact nesting"
-  is "$(ls | tr '\n' ' ')" "early.fxt late.fxt " "$b_name: nothing else left"
+  is "$(ls | tr '\n' ' ')" "early.$b_ext late.$b_ext " "$b_name: nothing else left"
   cd "$TMPD" || exit 1
 }
 
-both fib "$PROGS/calls_fib" 27
-both threads "$PROGS/stress_threads"
+both fib fxt "$PROGS/calls_fib" 27
+both threads fxt "$PROGS/stress_threads"
+# Compressed as it is converted: the threads' files hold whole members or
+# frames, the archive's take them as they are.
+both fib-gz fxt.gz "$PROGS/calls_fib" 27
+both threads-zst fxt.zst "$PROGS/stress_threads"

@@ -229,7 +229,8 @@ struct conv_opts {
 	/* Set: the spool converted early first (conv_early_new(),
 	 * convert/pipeline.h), `early` steps of `early_step` chunks, then the
 	 * archive's conversion goes on from it; the archive is written to a
-	 * file (the early threads' events are appended from theirs).  The
+	 * file (the early threads' events are appended from theirs, or the
+	 * first one's file becomes the archive).  The
 	 * chunks fed early go to *early_fed when early_fed is set. */
 	unsigned early, early_step;
 	uint64_t *early_fed;
@@ -320,7 +321,8 @@ static inline int conv_to(struct archive *a, const struct conv_opts *o, struct c
 	if (o->early) {
 		out_fd = memfd_create("archive", MFD_CLOEXEC);
 		if (out_fd < 0 || fxt_writer_open_fd(&w, out_fd, 0) < 0 ||
-		    conv_early_new(&early, &in, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp") < 0)
+		    conv_early_new(&early, &in, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", 0) <
+			0)
 			return -1;
 		for (unsigned i = 0; i < o->early; i++)
 			if (conv_early_step(early, o->early_step) < 0)
@@ -335,8 +337,10 @@ static inline int conv_to(struct archive *a, const struct conv_opts *o, struct c
 	fxt_writer_flush(w);
 	conv_early_free(early);
 	if (out_fd >= 0) {
+		/* Here, or in an early thread's file that became the archive
+		 * (fxt_writer_move_to_fd()). */
 		len = (size_t)fxt_writer_bytes(w);
-		map = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, out_fd, 0) : NULL;
+		map = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, fxt_writer_fd(w), 0) : NULL;
 		if (map == MAP_FAILED)
 			return -1;
 		data = map;

@@ -32,11 +32,42 @@ static void calls(struct test_thread **t, size_t nt, unsigned n)
 		}
 }
 
+/* Takes the padding records (FXT_METADATA_PADDING) out of the archive
+ * `a` of *len bytes; how many there were. */
+static unsigned unpad(unsigned char *a, size_t *len)
+{
+	size_t at = 0, to = 0;
+	unsigned pads = 0;
+
+	while (at + 8 <= *len) {
+		uint64_t h, words;
+
+		memcpy(&h, a + at, 8);
+		words =
+		    fxt_bits(h, 0, 3) == FXT_RECORD_LARGE ? fxt_bits(h, 4, 35) : fxt_bits(h, 4, 15);
+		if (!words || words > (*len - at) / 8)
+			break; /* damage: left as it is, for the comparison */
+		if (fxt_bits(h, 0, 3) == FXT_RECORD_METADATA &&
+		    fxt_bits(h, 16, 19) == FXT_METADATA_PADDING) {
+			pads++;
+		} else {
+			memmove(a + to, a + at, words * 8);
+			to += words * 8;
+		}
+		at += words * 8;
+	}
+	memmove(a + to, a + at, *len - at);
+	*len = to + (*len - at);
+	return pads;
+}
+
 /* Converts the test spool as it is, alone and after an early conversion
  * of `steps` steps of `step` chunks, and checks that both archives are
- * the same bytes; the early one fed at least `min_fed` chunks. */
+ * the same bytes (but for the padding after the opening records where
+ * the first thread's early file became the archive: `moved`, when it is
+ * known whether it did); the early one fed at least `min_fed` chunks. */
 static void same_both(struct conv_opts o, unsigned steps, unsigned step, uint64_t min_fed,
-		      const char *what)
+		      int moved, const char *what)
 {
 	void *late = NULL, *early = NULL;
 	size_t late_len = 0, early_len = 0;
@@ -56,6 +87,13 @@ static void same_both(struct conv_opts o, unsigned steps, unsigned step, uint64_
 	convert_ok(&a, &o, &st, what);
 	free(a.ev);
 	ok(fed >= min_fed, "%s: %llu chunks converted early", what, (unsigned long long)fed);
+	{
+		unsigned pads = early ? unpad(early, &early_len) : 0;
+
+		ok(moved < 0 || (moved ? pads >= 1 : pads == 0),
+		   "%s: the first thread's file %s the archive (%u padding records)", what,
+		   pads ? "became" : "appended to", pads);
+	}
 	ok(late && early && late_len == early_len && memcmp(late, early, late_len) == 0,
 	   "%s: the same archive, %zu bytes", what, late_len);
 	if (late_len != early_len)
@@ -78,26 +116,26 @@ static void scenarios(void)
 	calls(t, 3, 400);
 	test_hook(&t1, A); /* never exits */
 	test_retire(&t3);
-	same_both(now, 100, 1000, 20, "threads");
+	same_both(now, 100, 1000, 20, 1, "threads");
 	/* Some chunks only: the rest at the end (a thread with less than
 	 * half of its records converted early is converted whole). */
-	same_both(now, 1, 16, 16, "partly");
-	same_both(now, 2, 2, 4, "a little");
+	same_both(now, 1, 16, 16, -1, "partly");
+	same_both(now, 2, 2, 4, -1, "a little");
 	/* Nothing whole yet. */
-	same_both(now, 0, 0, 0, "none early");
+	same_both(now, 0, 0, 0, 0, "none early");
 
 	/* A recovered spool: threads known from their chunks alone. */
-	same_both((struct conv_opts){ .now = ~0ull >> 2, .recovered = true }, 100, 1000, 20,
+	same_both((struct conv_opts){ .now = ~0ull >> 2, .recovered = true }, 100, 1000, 20, 1,
 		  "recovered");
 
 	/* A chunk still staged (in place, not copied yet): its thread's
 	 * early conversion stops before it, the others' go on. */
 	test_spool.chunks[6].c->state = CHUNK_FULL;
-	same_both(now, 100, 1000, 10, "staged");
+	same_both(now, 100, 1000, 10, -1, "staged");
 
 	/* --min-duration: calls left out, summed per thread. */
 	test_spool.chunks[6].c->state = CHUNK_PLAIN;
-	same_both((struct conv_opts){ .now = ~0ull >> 2, .min_ns = 3 }, 100, 1000, 20,
+	same_both((struct conv_opts){ .now = ~0ull >> 2, .min_ns = 3 }, 100, 1000, 20, 1,
 		  "min duration");
 
 	/* Drops at the end (a size bound): the instant after every record. */
@@ -107,7 +145,7 @@ static void scenarios(void)
 	t1.tid = 4242;
 	t2.tid = 11;
 	calls(t, 2, 400);
-	same_both(now, 100, 1000, 10, "drops at the end");
+	same_both(now, 100, 1000, 10, -1, "drops at the end");
 
 	/* Drops midway: the instant among records converted early, so that
 	 * thread is converted again from its start. */
@@ -120,7 +158,7 @@ static void scenarios(void)
 	t2.dropped = 5;
 	t2.first_drop_ts = test_ticks();
 	calls(t, 2, 100);
-	same_both(now, 100, 1000, 5, "drops midway");
+	same_both(now, 100, 1000, 5, -1, "drops midway");
 
 	/* More threads than are converted early (EARLY_MAX_THREADS): the
 	 * others at the end only. */
@@ -132,13 +170,13 @@ static void scenarios(void)
 	}
 	test_spool_reset(4096, 0);
 	calls(pm, 24, 200);
-	same_both(now, 1000, 1000, 16, "many threads");
+	same_both(now, 1000, 1000, 16, 1, "many threads");
 	test_spool_cleanup();
 }
 
 int main(void)
 {
-	plan(60);
+	plan(70);
 	scenarios();
 	return exit_status();
 }
