@@ -27,8 +27,8 @@ static const struct {
 	uint64_t tid, ts;
 	const char *name;
 } evs[] = {
-	{ 1, 100, "e100" }, { 1, 300, "b300" }, { 2, 50, "e50" },  { 1, 400, "e400" },
-	{ 1, 600, "e600" }, { 2, 10, "b10" },	{ 1, 200, "i200" }, { 1, 1000, "e1000" },
+	{ 1, 100, "e100" }, { 1, 300, "b300" },	    { 2, 50, "e50" },	{ 1, 400, "e400" },
+	{ 1, 600, "e600" }, { 2, 10, "b10" },	    { 1, 200, "i200" }, { 1, 1000, "e1000" },
 	{ 1, 0, "b0a" },    { 1, 300, "b300late" }, { 1, 0, "b0b" },
 };
 #define NEVS (sizeof(evs) / sizeof(evs[0]))
@@ -47,7 +47,7 @@ static const void *archive(size_t *len)
 	fxt_writer_provider(w, 3, "p");
 	fxt_writer_initialization(w, 1000000000);
 	for (size_t i = 0; i < NEVS; i++) {
-		struct fxt_event ev = { .type = evs[i].name[0] == 'b'   ? FXT_EVENT_DURATION_BEGIN
+		struct fxt_event ev = { .type = evs[i].name[0] == 'b'	? FXT_EVENT_DURATION_BEGIN
 						: evs[i].name[0] == 'e' ? FXT_EVENT_DURATION_END
 									: FXT_EVENT_INSTANT,
 					.ts = evs[i].ts,
@@ -77,9 +77,9 @@ static void put_thread(struct fxt_writer *w, unsigned idx, uint64_t tid)
 /* A begin or end at `ts` through thread ref `ref`, no names. */
 static void put_event(struct fxt_writer *w, unsigned type, unsigned ref, uint64_t ts)
 {
-	uint64_t words[2] = { FXT_RECORD_EVENT | 2u << 4 | (uint64_t)type << 16 |
-				  (uint64_t)ref << 24,
-			      ts };
+	uint64_t words[2] = {
+		FXT_RECORD_EVENT | 2u << 4 | (uint64_t)type << 16 | (uint64_t)ref << 24, ts
+	};
 	if (fxt_writer_words(w, words, 2) != 0)
 		bail_out("fxt_writer_words failed");
 }

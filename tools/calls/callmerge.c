@@ -37,17 +37,17 @@ struct tabs {
 struct mthread {
 	uint64_t pid, tid;
 	uint64_t first_off, last_off; /* where the reader gave them (fxt_reader_record_pos()) */
-	struct fxt_reader *origin; /* at the first record: what cursors copy */
-	struct fxt_reader *r;	   /* the cursor */
+	struct fxt_reader *origin;    /* at the first record: what cursors copy */
+	struct fxt_reader *r;	      /* the cursor */
 	struct callstream *cs;
 	bool done;
 	struct qitem *q; /* items given, q[qhead .. nq) not taken yet */
 	size_t qhead, nq, capq;
-	char *arena;	 /* their strings; emptied with the queue */
+	char *arena; /* their strings; emptied with the queue */
 	size_t narena, caparena;
-	uint64_t gen;	 /* records read that may change the tables */
-	struct tabs *tabs; /* the copy of the tables the last mark took */
-	uint64_t ntaken; /* items the merge took from it since the rewind */
+	uint64_t gen;	    /* records read that may change the tables */
+	struct tabs *tabs;  /* the copy of the tables the last mark took */
+	uint64_t ntaken;    /* items the merge took from it since the rewind */
 	struct tsnap *snap; /* its part of the last mark */
 };
 
@@ -77,8 +77,8 @@ struct callmerge_mark {
 struct callmerge {
 	void *map;
 	size_t len;
-	bool borrowed; /* the map is another merge's (callmerge_fork()) */
-	size_t tabs_live; /* the bytes its marks share: tables' copies, threads' parts */
+	bool borrowed;		 /* the map is another merge's (callmerge_fork()) */
+	size_t tabs_live;	 /* the bytes its marks share: tables' copies, threads' parts */
 	struct fxt_reader *scan; /* the first pass's, whose tables origins copy */
 	struct thrmap tm;
 	struct mthread *thr;
@@ -122,7 +122,8 @@ static int on_item(void *ctx, const struct callstream_item *it)
 	for (unsigned i = 0; i < q->it.nargs; i++) {
 		q->args[i] = it->args[i];
 		if (put(t, &it->args[i].name, &q->aname[i]) < 0 ||
-		    (it->args[i].type == FXT_ARG_STRING && put(t, &it->args[i].v.s, &q->aval[i]) < 0))
+		    (it->args[i].type == FXT_ARG_STRING &&
+		     put(t, &it->args[i].v.s, &q->aval[i]) < 0))
 			return -ENOMEM;
 	}
 	t->nq++;
@@ -463,9 +464,8 @@ int callmerge_resume(struct callmerge *m, const struct callmerge_mark *mk)
 		t->tabs = NULL;
 		t->ntaken = tm->key;
 		t->done = tm->done;
-		if (!t->done &&
-		    ((rc = fxt_reader_clone_at(tm->tabs->r, tm->off, &t->r)) < 0 ||
-		     (rc = callstream_clone(tm->cs, on_item, t, &t->cs)) < 0))
+		if (!t->done && ((rc = fxt_reader_clone_at(tm->tabs->r, tm->off, &t->r)) < 0 ||
+				 (rc = callstream_clone(tm->cs, on_item, t, &t->cs)) < 0))
 			return rc;
 		if (tm->nq) {
 			if (TOOL_GROW(t->q, t->capq, tm->nq) < 0 ||
@@ -507,7 +507,9 @@ int callmerge_fork(const struct callmerge *m, struct callmerge **out)
 	for (size_t i = 0; i < m->nthr; i++) {
 		const struct mthread *t = &m->thr[i];
 
-		f->thr[i] = (struct mthread){ .pid = t->pid, .tid = t->tid, .first_off = t->first_off,
+		f->thr[i] = (struct mthread){ .pid = t->pid,
+					      .tid = t->tid,
+					      .first_off = t->first_off,
 					      .last_off = t->last_off };
 		f->nthr++;
 		if ((rc = fxt_reader_clone_at(t->origin, t->first_off, &f->thr[i].origin)) < 0)
@@ -638,7 +640,8 @@ int callmerge_open(struct callmerge **out, const char *path, char *err, size_t e
 	if (m->len >= 2)
 		memcpy(magic, m->map, 2);
 	if (magic[0] == 0x1f && magic[1] == 0x8b) {
-		snprintf(err, errlen, "time order reads a plain archive, not gzip (gunzip it first)");
+		snprintf(err, errlen,
+			 "time order reads a plain archive, not gzip (gunzip it first)");
 		rc = -EMEDIUMTYPE;
 		goto fail;
 	}

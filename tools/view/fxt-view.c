@@ -216,8 +216,11 @@ static int load_only(struct view *v)
 	for (int w = 80, pass = 0; pass < 2; pass++, w = 1000) {
 		for (unsigned d = 0; big && d < big->ndepth; d++)
 			for (int c = 0; c < w; c++)
-				found += timeline_find(big, d, v->t0 + (v->t1 - v->t0) * (uint64_t)c / (uint64_t)w,
-						       v->t0 + (v->t1 - v->t0) * (uint64_t)(c + 1) / (uint64_t)w) != NULL;
+				found += timeline_find(big, d,
+						       v->t0 + (v->t1 - v->t0) * (uint64_t)c /
+								   (uint64_t)w,
+						       v->t0 + (v->t1 - v->t0) * (uint64_t)(c + 1) /
+								   (uint64_t)w) != NULL;
 		if (pass == 0) {
 			per80 = (view_now_s() - t0) * 1e3;
 			t0 = view_now_s();
@@ -231,9 +234,10 @@ static int load_only(struct view *v)
 	if (dropped)
 		printf("%" PRIu64 " records dropped (on %" PRIu64 " thread%s)\n", dropped, dthreads,
 		       dthreads == 1 ? "" : "s");
-	printf("loaded in %.3f s; the busiest thread's timeline drawn whole: %.2f ms at 80 columns, "
-	       "%.2f ms at 1000 (%" PRIu64 " cells)\n",
-	       v->load_s, per80, per1000, found);
+	printf(
+	    "loaded in %.3f s; the busiest thread's timeline drawn whole: %.2f ms at 80 columns, "
+	    "%.2f ms at 1000 (%" PRIu64 " cells)\n",
+	    v->load_s, per80, per1000, found);
 	return tool_flush_stdout(NAME);
 }
 
@@ -419,7 +423,7 @@ static void search(struct view *v, bool backward)
 
 static void colours(struct view *v)
 {
-	static const short bg[VIEW_BAR_COLOURS] = { COLOR_GREEN, COLOR_CYAN,	COLOR_YELLOW,
+	static const short bg[VIEW_BAR_COLOURS] = { COLOR_GREEN,   COLOR_CYAN, COLOR_YELLOW,
 						    COLOR_MAGENTA, COLOR_BLUE, COLOR_WHITE };
 
 	v->colour = has_colors() && start_color() == OK;
@@ -427,7 +431,8 @@ static void colours(struct view *v)
 		return;
 	use_default_colors();
 	for (int i = 0; i < VIEW_BAR_COLOURS; i++)
-		init_pair((short)(COL_BAR + i), bg[i] == COLOR_BLUE ? COLOR_WHITE : COLOR_BLACK, bg[i]);
+		init_pair((short)(COL_BAR + i), bg[i] == COLOR_BLUE ? COLOR_WHITE : COLOR_BLACK,
+			  bg[i]);
 	init_pair(COL_HEAD, COLOR_BLACK, COLOR_CYAN);
 	init_pair(COL_STATUS, COLOR_BLACK, COLOR_WHITE);
 	init_pair(COL_MATCH, COLOR_WHITE, COLOR_RED);
@@ -520,7 +525,8 @@ int main(int argc, char **argv)
 		return TOOL_EXIT_ERROR;
 	v.path = o.path;
 	if (!o.load_only && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)))
-		return tool_error(NAME, "standard %s is not a terminal: fxt-view is interactive "
+		return tool_error(NAME,
+				  "standard %s is not a terminal: fxt-view is interactive "
 				  "(fxt-tree and fxt-replay print text)",
 				  isatty(STDOUT_FILENO) ? "input" : "output");
 	status = load(&v, &o);

@@ -160,9 +160,9 @@ static int index_pass(struct vlist *l)
 			return -ECANCELED;
 		if ((rc = add_mark(l, n)) < 0)
 			return rc;
-		atomic_store_explicit(&l->progress,
-				      (unsigned)((unsigned __int128)(it->ts_ns - start) * 1000 / span),
-				      memory_order_relaxed);
+		atomic_store_explicit(
+		    &l->progress, (unsigned)((unsigned __int128)(it->ts_ns - start) * 1000 / span),
+		    memory_order_relaxed);
 	}
 	if (rc < 0)
 		return rc;
@@ -305,7 +305,8 @@ bool vindex_search_start(struct vlist *l, const regex_t *re, bool back, uint64_t
 	if (l->filter) { /* the bits of the names that match */
 		memset(l->want, 0, sizeof(l->want));
 		for (uint32_t k = 0; l->names.h && k <= l->names.mask; k++)
-			if (l->names.h[k] && regexec(re, l->names.text + l->names.off[k], 0, NULL, 0) == 0)
+			if (l->names.h[k] &&
+			    regexec(re, l->names.text + l->names.off[k], 0, NULL, 0) == 0)
 				set_bit(l->want, l->names.h[k]);
 	}
 	if (rc == 0 && back && from == 0)

@@ -65,7 +65,8 @@ static int on_item(void *ctx, const struct callstream_item *it)
 			return 0;
 		if (l->back && i >= l->find_from)
 			return -ECANCELED;
-		if ((l->back || i >= l->find_from) && TOOL_GROW(l->name, l->capname, it->name.len + 1) == 0) {
+		if ((l->back || i >= l->find_from) &&
+		    TOOL_GROW(l->name, l->capname, it->name.len + 1) == 0) {
 			memcpy(l->name, it->name.data, it->name.len);
 			l->name[it->name.len] = 0;
 			if (regexec(l->find, l->name, 0, NULL, 0) == 0) {
@@ -141,7 +142,8 @@ static int restart(struct vlist *l, uint64_t from)
 		rc = callmerge_rewind(l->m);
 	}
 	if (rc == 0 && !l->m) {
-		rc = tool_open_archive(&l->r, l->path, FXT_READER_TIME_ORDER, l->err, sizeof(l->err));
+		rc = tool_open_archive(&l->r, l->path, FXT_READER_TIME_ORDER, l->err,
+				       sizeof(l->err));
 		if (rc == 0)
 			rc = callstream_new(&l->cs, on_item, l);
 	}
@@ -387,8 +389,8 @@ bool vlist_key(struct view *v, int key, int rows)
 
 	if (vlist_busy(l))
 		return key == KEY_UP || key == KEY_DOWN || key == KEY_PPAGE || key == KEY_NPAGE ||
-		       key == KEY_HOME || key == KEY_END || key == 'j' || key == 'k' || key == 'g' ||
-		       key == 'G';
+		       key == KEY_HOME || key == KEY_END || key == 'j' || key == 'k' ||
+		       key == 'g' || key == 'G';
 
 	switch (key) {
 	case KEY_UP:
@@ -489,7 +491,8 @@ void vlist_search(struct view *v, bool backward)
 	/* the lines held first */
 	if (backward) {
 		for (i = l->sel; i-- > l->base;)
-			if (i < end && regexec(&v->re, l->line[i - l->base].name, 0, NULL, 0) == 0) {
+			if (i < end &&
+			    regexec(&v->re, l->line[i - l->base].name, 0, NULL, 0) == 0) {
 				l->sel = i;
 				return;
 			}
@@ -501,8 +504,8 @@ void vlist_search(struct view *v, bool backward)
 			}
 	}
 	if (backward ? l->base == 0 : (l->eof && !l->counting)) {
-		snprintf(v->msg, sizeof(v->msg), "no %s call matches /%s/", backward ? "earlier" : "later",
-			 v->pattern);
+		snprintf(v->msg, sizeof(v->msg), "no %s call matches /%s/",
+			 backward ? "earlier" : "later", v->pattern);
 		return;
 	}
 	if (by_index(l)) {
@@ -515,8 +518,8 @@ void vlist_search(struct view *v, bool backward)
 	i = scan(l, &v->re, backward ? l->base : end, backward);
 	seek(l, i == UINT64_MAX ? l->sel : i);
 	if (i == UINT64_MAX) {
-		snprintf(v->msg, sizeof(v->msg), "no %s call matches /%s/", backward ? "earlier" : "later",
-			 v->pattern);
+		snprintf(v->msg, sizeof(v->msg), "no %s call matches /%s/",
+			 backward ? "earlier" : "later", v->pattern);
 		return;
 	}
 	l->sel = i;
@@ -532,9 +535,10 @@ void vlist_status(struct view *v, char *buf, size_t len)
 	}
 	if (l->searching) {
 		uint64_t t0 = callmerge_start_ns(l->m), span = callmerge_end_ns(l->m) - t0 + 1;
-		unsigned pc = l->sback ? (unsigned)(100 - (unsigned __int128)l->slo * 100 / l->sfrom)
-				       : (unsigned)((unsigned __int128)(l->sts > t0 ? l->sts - t0 : 0) *
-						    100 / span);
+		unsigned pc = l->sback
+				  ? (unsigned)(100 - (unsigned __int128)l->slo * 100 / l->sfrom)
+				  : (unsigned)((unsigned __int128)(l->sts > t0 ? l->sts - t0 : 0) *
+					       100 / span);
 
 		snprintf(buf, len, "searching /%s/%s: %u%% (Esc stops)", v->pattern,
 			 l->sback ? " backward" : "", pc);
@@ -544,7 +548,8 @@ void vlist_status(struct view *v, char *buf, size_t len)
 		snprintf(buf, len, "item %" PRIu64 " of %" PRIu64, l->sel + 1, l->total);
 	else if (by_index(l))
 		snprintf(buf, len, "item %" PRIu64 ", indexing %u%%%s", l->sel + 1,
-			 atomic_load(&l->progress) / 10, l->want_end ? ", then End (Esc: stay)" : "");
+			 atomic_load(&l->progress) / 10,
+			 l->want_end ? ", then End (Esc: stay)" : "");
 	else
 		snprintf(buf, len, "item %" PRIu64 "%s", l->sel + 1, l->eof ? "" : " (reading on)");
 }
