@@ -12,7 +12,10 @@
  * readers then have to convert.  --waits N adds, every N-th iteration, a
  * pthread_mutex_lock slice (category libc.sync, waited) holding the end of
  * a flow begun by the next pthread_mutex_unlock slice of the thread before
- * it (the same iteration, cyclically): fxt-waits' input.
+ * it (the same iteration, cyclically): fxt-waits' input.  --late-begins
+ * writes each thread's begin of main after its other events, as
+ * magic-trace writes the begins of the frames open at its start at the end
+ * of its file: readers in time order give it first (fxt/order.c).
  */
 #include "config.h"
 
@@ -249,6 +252,7 @@ static void usage(FILE *f)
 	      "  --order end|start  order of complete events (default end)\n"
 	      "  --ticks-per-second N  clock of the timestamps (default 1000000000)\n"
 	      "  --no-end         leave main open (no end event)\n"
+	      "  --late-begins    write main's begin after the thread's other events\n"
 	      "  --waits N        every N-th iteration, a lock that waited for the\n"
 	      "                   previous thread's unlock (a flow; default 0: none)\n",
 	      f);
@@ -266,6 +270,7 @@ int main(int argc, char **argv)
 		{ "run-noise", required_argument, NULL, 'r' },
 		{ "order", required_argument, NULL, 'O' },
 		{ "no-end", no_argument, NULL, 'E' },
+		{ "late-begins", no_argument, NULL, 'L' },
 		{ "ticks-per-second", required_argument, NULL, 'T' },
 		{ "waits", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
@@ -275,7 +280,7 @@ int main(int argc, char **argv)
 	const char *out = NULL;
 	uint64_t per_thread, nthreads = 1, nprocs = 1, seed = 1;
 	double run_noise = 2;
-	bool no_end = false;
+	bool no_end = false, late_begins = false;
 	int c, rc;
 
 	g.limit = 1000000;
@@ -309,6 +314,9 @@ int main(int argc, char **argv)
 			break;
 		case 'E':
 			no_end = true;
+			break;
+		case 'L':
+			late_begins = true;
 			break;
 		case 'T':
 			g.tps = strtoull(optarg, NULL, 0);
@@ -357,12 +365,15 @@ int main(int argc, char **argv)
 			g.tidx = t;
 			g.nthreads = nthreads;
 			g.now = 1000;
-			rc = write_event(&g, FXT_EVENT_DURATION_BEGIN, g.now, 0, N_MAIN);
+			if (!late_begins)
+				rc = write_event(&g, FXT_EVENT_DURATION_BEGIN, g.now, 0, N_MAIN);
 			for (unsigned i = 0; rc == 0 && g.events + 2 < stop; i++)
 				rc = iteration(&g, i);
 			g.now += 10;
 			if (rc == 0 && !no_end)
 				rc = write_event(&g, FXT_EVENT_DURATION_END, g.now, 0, N_MAIN);
+			if (rc == 0 && late_begins)
+				rc = write_event(&g, FXT_EVENT_DURATION_BEGIN, 1000, 0, N_MAIN);
 		}
 	}
 	if (rc < 0) {

@@ -213,15 +213,24 @@ static bool owner(const struct fxt_record *rec, uint64_t *pid, uint64_t *tid)
 	return false;
 }
 
-/* Reads t's records until its stream gives an item, or its last record
- * was read (then the stream is finished, the cursor let go). */
+/* Whether t's cursor gave a late event and reads the event it came
+ * before next (fxt_reader_record_pos()): a mark there would give that
+ * late event again when resumed. */
+static bool between(const struct mthread *t)
+{
+	return fxt_reader_record_pos(t->r) == fxt_reader_offset(t->r);
+}
+
+/* Reads t's records until its stream gives an item, and on past a late
+ * event given before the next record, or until its last record was read
+ * (then the stream is finished, the cursor let go). */
 static int refill(struct mthread *t)
 {
 	struct fxt_record rec;
 	uint64_t pid, tid;
 	int rc;
 
-	while (t->qhead == t->nq && !t->done) {
+	while (!t->done && (t->qhead == t->nq || between(t))) {
 		rc = fxt_reader_next(t->r, &rec);
 		if (rc == 1 && fxt_reader_record_pos(t->r) <= t->last_off) {
 			if (rec.type != FXT_RECORD_EVENT && rec.type != FXT_RECORD_LOG)
