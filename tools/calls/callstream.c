@@ -12,6 +12,7 @@
 
 #include <fxt/format.h>
 
+#include "run/recording.h"
 #include "tools/front/thrmap.h"
 #include "tools/front/common.h"
 #include "tools/front/escape.h"
@@ -631,4 +632,24 @@ void callstream_print(FILE *f, const struct callstream_item *it, uint64_t start_
 		break;
 	}
 	putc('\n', f);
+}
+
+int callstream_parse_when(const char *s, struct callstream_when *w)
+{
+	size_t n;
+
+	*w = (struct callstream_when){ .set = true };
+	if (tool_parse_count(s, &n) == 0) {
+		w->ns = n;
+		return 0;
+	}
+	w->relative = true;
+	return run_parse_duration(s, &w->ns);
+}
+
+uint64_t callstream_when_ns(const struct callstream_when *w, uint64_t start_ns)
+{
+	if (!w->relative)
+		return w->ns;
+	return w->ns > UINT64_MAX - start_ns ? UINT64_MAX : start_ns + w->ns;
 }

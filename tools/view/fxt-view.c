@@ -66,7 +66,11 @@ static const char help[] =
     "               keys; Esc stops it.  Without the index (gzip), End and\n"
     "               such a search read the archive through, the keys held.\n"
     "Everywhere: / searches a function name (POSIX ERE), n and N go to the\n"
-    "next and previous match, ? shows the keys, q quits.\n"
+    "next and previous match, ? shows the keys, q quits.  In the timeline and\n"
+    "the replay list, : goes to a time, as fxt-replay --since takes it: a count\n"
+    "is a timestamp (ns), a number with a unit (1.2s, 300ms, 5us) a time from\n"
+    "the first event; the timeline's window starts there, the list selects the\n"
+    "first call that starts then or later (from the index's mark before it).\n"
     "The status line names the archive, its records and slices, and the\n"
     "records the tracer dropped, when it did.  Colours are used when the\n"
     "terminal has them.\n"
@@ -303,6 +307,7 @@ static const char *const keys_help[] = {
 	"",
 	"  1 2 3 4, Tab    the tree, timeline, threads, replay list",
 	"  /  n  N         search a function name (regex); next; previous",
+	"  :               go to a time (timeline, replay): 1.2s from the start, or ns",
 	"  q               quit        ?  this help       Ctrl-L  redraw",
 	"",
 	"tree      Up/Down j/k move   PgUp/PgDn   Home/End",
@@ -357,28 +362,40 @@ static void draw(struct view *v, bool helping)
 	refresh();
 }
 
-/* Reads a pattern on the last line; false when cancelled (Escape). */
-static bool prompt(struct view *v)
+/* Reads a line after `lead` on the last line into buf (cap bytes): its
+ * length, or -1 when cancelled (Escape). */
+static int read_line(const char *lead, char *buf, size_t cap)
 {
-	char buf[sizeof(v->pattern)] = "";
-	size_t n = 0;
+	size_t n = 0, w = strlen(lead);
 	int key;
 
+	buf[0] = 0;
+	timeout(-1);
 	for (;;) {
 		attrset(A_NORMAL);
-		view_put(LINES - 1, 0, COLS, "/");
-		mvaddnstr(LINES - 1, 1, buf, COLS - 2);
+		view_put(LINES - 1, 0, COLS, lead);
+		mvaddnstr(LINES - 1, (int)w, buf, COLS - (int)w - 1);
 		refresh();
 		key = getch();
 		if (key == '\n' || key == '\r' || key == KEY_ENTER)
-			break;
+			return (int)n;
 		if (key == 27)
-			return false;
+			return -1;
 		if ((key == KEY_BACKSPACE || key == 127 || key == 8) && n)
 			buf[--n] = 0;
-		else if (key >= 0x20 && key < 0x7f && n + 1 < sizeof(buf))
+		else if (key >= 0x20 && key < 0x7f && n + 1 < cap)
 			buf[n++] = (char)key, buf[n] = 0;
 	}
+}
+
+/* Reads a pattern on the last line; false when cancelled (Escape). */
+static bool prompt(struct view *v)
+{
+	char buf[sizeof(v->pattern)];
+	int key, n = read_line("/", buf, sizeof(buf));
+
+	if (n < 0)
+		return false;
 	if (!n)
 		return v->have_re; /* an empty pattern: the last one again */
 	if (v->have_re)
@@ -390,7 +407,7 @@ static bool prompt(struct view *v)
 		char msg[128];
 
 		regerror(key, &v->re, msg, sizeof(msg));
-		snprintf(v->msg, sizeof(v->msg), "/%s/: %s", buf, msg);
+		snprintf(v->msg, sizeof(v->msg), "/%.100s/: %.100s", buf, msg);
 		return false;
 	}
 	memcpy(v->pattern, buf, sizeof(buf));
@@ -419,6 +436,32 @@ static void search(struct view *v, bool backward)
 	default:
 		break;
 	}
+}
+
+/* ':': reads a time and goes there in the timeline or the replay list. */
+static void go_time(struct view *v)
+{
+	struct callstream_when w;
+	char buf[64];
+
+	if (v->pane != PANE_TIME && v->pane != PANE_THREADS && v->pane != PANE_LIST) {
+		snprintf(v->msg, sizeof(v->msg),
+			 ": goes to a time in the timeline (2) or the list (4)");
+		return;
+	}
+	if (read_line("go to time (1.2s from the start, or ns): ", buf, sizeof(buf)) <= 0)
+		return;
+	if (callstream_parse_when(buf, &w) < 0) {
+		snprintf(v->msg, sizeof(v->msg), "not a time (ns, or a number with a unit): '%s'",
+			 buf);
+		return;
+	}
+	if (v->pane == PANE_LIST) {
+		vlist_goto(v, &w);
+		return;
+	}
+	v->pane = PANE_TIME;
+	vtime_goto(v, &w);
 }
 
 static void colours(struct view *v)
@@ -503,6 +546,9 @@ static int run(struct view *v)
 		case 'n':
 		case 'N':
 			search(v, key == 'N');
+			break;
+		case ':':
+			go_time(v);
 			break;
 		case 12: /* Ctrl-L */
 			clearok(curscr, TRUE);

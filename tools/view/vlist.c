@@ -417,7 +417,9 @@ bool vlist_key(struct view *v, int key, int rows)
 	case 27: /* Escape */
 		if (l->searching || l->want_end)
 			snprintf(v->msg, sizeof(v->msg), "%s stopped",
-				 l->searching ? "search" : "going to the end");
+				 !l->searching ? "going to the end"
+				 : l->sgo      ? "going to the time"
+					       : "search");
 		l->searching = l->want_end = false;
 		return true;
 	case KEY_END:
@@ -457,7 +459,10 @@ bool vlist_tick(struct view *v)
 	if (i == UINT64_MAX)
 		return true;
 	l->searching = false;
-	if (i == UINT64_MAX - 1) {
+	if (i == UINT64_MAX - 1 && l->sgo && l->sidx) {
+		snprintf(v->msg, sizeof(v->msg), "no call at that time or later: the last one");
+		i = l->sidx - 1;
+	} else if (i == UINT64_MAX - 1) {
 		snprintf(v->msg, sizeof(v->msg), "no %s call matches /%s/",
 			 l->sback ? "earlier" : "later", v->pattern);
 		return false;
@@ -525,6 +530,22 @@ void vlist_search(struct view *v, bool backward)
 	l->sel = i;
 }
 
+void vlist_goto(struct view *v, const struct callstream_when *w)
+{
+	struct vlist *l = v->list;
+
+	if (vlist_busy(l)) {
+		snprintf(v->msg, sizeof(v->msg), "the list is not read yet");
+		return;
+	}
+	if (!by_index(l)) {
+		snprintf(v->msg, sizeof(v->msg), "going to a time needs the list in time order%s",
+			 l->m ? " (its index failed)" : ", not the archive's");
+		return;
+	}
+	vindex_goto_start(l, callstream_when_ns(w, callmerge_start_ns(l->m)));
+}
+
 void vlist_status(struct view *v, char *buf, size_t len)
 {
 	struct vlist *l = v->list;
@@ -540,8 +561,11 @@ void vlist_status(struct view *v, char *buf, size_t len)
 				  : (unsigned)((unsigned __int128)(l->sts > t0 ? l->sts - t0 : 0) *
 					       100 / span);
 
-		snprintf(buf, len, "searching /%s/%s: %u%% (Esc stops)", v->pattern,
-			 l->sback ? " backward" : "", pc);
+		if (l->sgo)
+			snprintf(buf, len, "going to the time: %u%% (Esc stops)", pc);
+		else
+			snprintf(buf, len, "searching /%s/%s: %u%% (Esc stops)", v->pattern,
+				 l->sback ? " backward" : "", pc);
 		return;
 	}
 	if (by_index(l) && atomic_load_explicit(&l->indexed, memory_order_acquire))

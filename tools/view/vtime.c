@@ -159,6 +159,15 @@ static void place(struct view *v, uint64_t mid, uint64_t w)
 	v->t1 = v->t0 + w;
 }
 
+void vtime_goto(struct view *v, const struct callstream_when *w)
+{
+	uint64_t ts = callstream_when_ns(w, calltree_start_ns(v->tree)), wd = v->t1 - v->t0;
+
+	if (ts > calltree_end_ns(v->tree))
+		snprintf(v->msg, sizeof(v->msg), "past the trace's end: its last window");
+	place(v, ts > UINT64_MAX - wd / 2 ? UINT64_MAX : ts + wd / 2, wd);
+}
+
 static void zoom(struct view *v, bool in)
 {
 	uint64_t w = v->t1 - v->t0;
