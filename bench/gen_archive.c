@@ -16,6 +16,9 @@
  * writes each thread's begin of main after its other events, as
  * magic-trace writes the begins of the frames open at its start at the end
  * of its file: readers in time order give it first (fxt/order.c).
+ * --time-ordered writes fxtrace's mark that each thread's events are in
+ * time order (as fxt-run does: readers then skip their pass that looks
+ * for late events); without it the archive is taken for a foreign one.
  */
 #include "config.h"
 
@@ -253,6 +256,7 @@ static void usage(FILE *f)
 	      "  --ticks-per-second N  clock of the timestamps (default 1000000000)\n"
 	      "  --no-end         leave main open (no end event)\n"
 	      "  --late-begins    write main's begin after the thread's other events\n"
+	      "  --time-ordered   mark the archive in time order, as fxt-run does\n"
 	      "  --waits N        every N-th iteration, a lock that waited for the\n"
 	      "                   previous thread's unlock (a flow; default 0: none)\n",
 	      f);
@@ -271,6 +275,7 @@ int main(int argc, char **argv)
 		{ "order", required_argument, NULL, 'O' },
 		{ "no-end", no_argument, NULL, 'E' },
 		{ "late-begins", no_argument, NULL, 'L' },
+		{ "time-ordered", no_argument, NULL, 'M' },
 		{ "ticks-per-second", required_argument, NULL, 'T' },
 		{ "waits", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
@@ -280,7 +285,7 @@ int main(int argc, char **argv)
 	const char *out = NULL;
 	uint64_t per_thread, nthreads = 1, nprocs = 1, seed = 1;
 	double run_noise = 2;
-	bool no_end = false, late_begins = false;
+	bool no_end = false, late_begins = false, marked = false;
 	int c, rc;
 
 	g.limit = 1000000;
@@ -318,6 +323,9 @@ int main(int argc, char **argv)
 		case 'L':
 			late_begins = true;
 			break;
+		case 'M':
+			marked = true;
+			break;
 		case 'T':
 			g.tps = strtoull(optarg, NULL, 0);
 			if (!g.tps) {
@@ -353,6 +361,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rc = fxt_writer_magic(g.w);
+	if (rc == 0 && marked && !late_begins)
+		rc = fxt_writer_time_ordered(g.w);
 	for (uint64_t p = 0; p < nprocs && rc == 0; p++) {
 		g.pid = 1000 + p;
 		rc = fxt_writer_provider(g.w, (uint32_t)g.pid, "gen_archive");

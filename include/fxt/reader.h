@@ -181,7 +181,7 @@ int fxt_reader_open_fd(struct fxt_reader **r, int fd, unsigned flags);
 int fxt_reader_open_mem(struct fxt_reader **r, const void *data, size_t len, unsigned flags);
 void fxt_reader_free(struct fxt_reader *r);
 
-/* A second reader over the same plain (not gzip) memory as r, that reads
+/* A second reader over the same plain memory as r (or compressed: below), that reads
  * next the record at `offset` (a record's offset, in r's window: one r
  * returned, or where r is), with a copy of r's string and thread tables,
  * providers and tick rates as they are now: so the record r returned
@@ -194,9 +194,16 @@ void fxt_reader_free(struct fxt_reader *r);
  * has them (fxt_reader_record_pos() gives the offset to pass for the
  * record r returned last; a late event that no reader of the archive gave
  * yet counts as given when the file has it ahead of `offset`).  The
- * memory must outlive both.  Returns 0, -EINVAL (r reads a file, or
- * gzip, or is stopped by damage, or offset is not in its window), or
- * -ENOMEM. */
+ * memory must outlive both.
+ * A gzip or zstd regular file or memory can be cloned too, at any offset
+ * of its stream: the clone decodes from the gzip member or zstd frame
+ * before `offset` (r notes where each starts as it reads: those r or the
+ * reader it was cloned from met; fxtrace's writer cuts them every few
+ * MB) up to it at its first read, reading the file with pread() through
+ * a descriptor of its own; the caller keeps the tables right for
+ * `offset`, as above.  Returns 0, -EINVAL (r reads a pipe or a plain
+ * file, or is stopped by damage, or offset is not in the window of plain
+ * memory), or -ENOMEM. */
 int fxt_reader_clone_at(const struct fxt_reader *r, uint64_t offset, struct fxt_reader **out);
 
 /* The bytes r's string and thread tables take (what a copy made by

@@ -616,7 +616,8 @@ static int first_pass(struct callmerge *m, char *err, size_t errlen)
 int callmerge_open(struct callmerge **out, const char *path, char *err, size_t errlen)
 {
 	struct callmerge *m = calloc(1, sizeof(*m));
-	unsigned char magic[2] = { 0 };
+	unsigned char magic[4] = { 0 };
+	bool packed;
 	struct stat st;
 	int fd = -1, rc;
 
@@ -639,22 +640,22 @@ int callmerge_open(struct callmerge **out, const char *path, char *err, size_t e
 		snprintf(err, errlen, "%s", strerror(errno));
 		goto fail;
 	}
+	/* gzip or zstd: read through the descriptor, the cursors decode from
+	 * the member or frame before their place (fxt_reader_clone_at()) */
+	packed = pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+		 ((magic[0] == 0x1f && magic[1] == 0x8b) ||
+		  (magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd));
 	m->len = (size_t)st.st_size;
-	if (m->len && (m->map = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+	if (!packed && m->len &&
+	    (m->map = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
 		m->map = NULL;
 		rc = -errno;
 		snprintf(err, errlen, "%s", strerror(errno));
 		goto fail;
 	}
-	if (m->len >= 2)
-		memcpy(magic, m->map, 2);
-	if (magic[0] == 0x1f && magic[1] == 0x8b) {
-		snprintf(err, errlen,
-			 "time order reads a plain archive, not gzip (gunzip it first)");
-		rc = -EMEDIUMTYPE;
-		goto fail;
-	}
-	rc = fxt_reader_open_mem(&m->scan, m->len ? m->map : "", m->len, FXT_READER_TIME_ORDER);
+	rc = packed ? fxt_reader_open_fd(&m->scan, fd, FXT_READER_TIME_ORDER)
+		    : fxt_reader_open_mem(&m->scan, m->len ? m->map : "", m->len,
+					  FXT_READER_TIME_ORDER);
 	if (rc == 0)
 		rc = first_pass(m, err, errlen);
 	if (rc == 0 && !(m->heap = calloc(m->nthr + 1, sizeof(*m->heap))))

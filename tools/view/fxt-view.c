@@ -27,7 +27,7 @@ static const char help[] =
     "Show an FXT archive in the terminal: the call tree, with folding; a\n"
     "thread's timeline, zoomable; the list of calls as fxt-replay prints them;\n"
     "search by function name.\n"
-    "ARCHIVE is a file, plain or gzip ('-' for standard input: then without\n"
+    "ARCHIVE is a file, plain, gzip or zstd ('-' for standard input: then without\n"
     "the replay list, which reads the archive again).\n"
     "\n"
     "Options:\n"
@@ -57,14 +57,13 @@ static const char help[] =
     "  3 threads    the threads: slices, busy time (of top-level calls),\n"
     "               depth; Enter shows one on the timeline, over its calls.\n"
     "  4 replay     every call as fxt-replay --time-order prints it (all the\n"
-    "               threads by time; for a gzip archive, fxt-replay's archive\n"
-    "               order), read as it is scrolled.  It opens after one pass\n"
-    "               over the archive; a second one, in the background, makes\n"
-    "               an index (at most 32 MiB; its progress on the status\n"
-    "               line), from which End, going back and a search past the\n"
-    "               lines held read a short stretch.  A search reads between\n"
-    "               keys; Esc stops it.  Without the index (gzip), End and\n"
-    "               such a search read the archive through, the keys held.\n"
+    "               threads by time), read as it is scrolled.  It opens after\n"
+    "               one pass over the archive; a second one, in the\n"
+    "               background, makes an index (at most 32 MiB; its progress\n"
+    "               on the status line), from which End, going back and a\n"
+    "               search past the lines held read a short stretch (of a\n"
+    "               gzip or zstd archive, from the member or frame before\n"
+    "               it).  A search reads between keys; Esc stops it.\n"
     "Everywhere: / searches a function name (POSIX ERE), n and N go to the\n"
     "next and previous match, ? shows the keys, q quits.  In the timeline and\n"
     "the replay list, : goes to a time, as fxt-replay --since takes it: a count\n"
@@ -317,7 +316,7 @@ static const char *const keys_help[] = {
 	"          Up/Down thread   PgUp/PgDn depths   Enter thread list",
 	"threads   Up/Down   Enter show on the timeline",
 	"replay    Up/Down PgUp/PgDn Home End   Esc stops a search",
-	"          in time order, all threads (gzip: the archive's order)",
+	"          in time order, all threads",
 	"",
 	"Bars \"~:::\" on the timeline are several calls merged.",
 };

@@ -1,5 +1,6 @@
 /* fxt-view's replay list: the items of every thread in time order
- * (callmerge.h; archive order for a gzip archive: callstream.h), as
+ * (callmerge.h, plain, gzip or zstd; archive order, callstream.h, were
+ * the merge refused the archive), as
  * fxt-replay prints them, read from the archive as the list is scrolled.
  * Bounded: a window of VLIST_KEEP lines around what is shown is held.
  *
@@ -17,7 +18,7 @@
  * the stretches where no matching name occurs once the index is
  * complete; Esc stops it.
  *
- * In archive order (gzip) there is no index: scrolling back before the
+ * In archive order there is no index: scrolling back before the
  * window reads the archive again from its start, and End and a search
  * past the window first count (and match) items without formatting them,
  * then read again to the place found: two passes at most, the keys held
@@ -117,7 +118,7 @@ static void close_stream(struct vlist *l)
 /* Reads the archive again from its start; the items before `from` are
  * counted, not kept.  The first time, the threads' cursors are made
  * (callmerge.h: one pass over the archive), or when the archive cannot be
- * mapped (gzip), the list is in archive order. */
+ * merged (-EMEDIUMTYPE), the list is in archive order. */
 static int restart(struct vlist *l, uint64_t from)
 {
 	int rc = 0;
