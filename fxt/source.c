@@ -236,6 +236,16 @@ static bool seek_start(struct fxt_reader *r)
 	uint64_t left;
 
 	r->seek_pending = false;
+	r->cap = WINDOW_BYTES;
+	r->buf = malloc(r->cap);
+	if (r->src == SRC_FD)
+		r->zin = malloc(ZIN_BYTES);
+	if (!r->buf || (r->src == SRC_FD && !r->zin)) {
+		fxt__set_error(r, r->seek_to, "out of memory for a window");
+		r->read_errno = ENOMEM;
+		return false;
+	}
+	r->win = r->buf;
 	while (lo < hi) { /* the last place at or before seek_to */
 		size_t mid = lo + (hi - lo) / 2;
 		if (s->pt[mid].u <= r->seek_to)
@@ -426,13 +436,9 @@ int fxt__source_clone(const struct fxt_reader *r, struct fxt_reader *c, uint64_t
 	c->codec = r->codec;
 	c->mem = r->mem;
 	c->mem_len = r->mem_len;
-	c->cap = WINDOW_BYTES;
-	c->buf = malloc(c->cap);
-	if (r->src == SRC_FD)
-		c->zin = malloc(ZIN_BYTES);
-	if (!c->buf || (r->src == SRC_FD && !c->zin))
-		return -ENOMEM;
-	c->win = c->buf;
+	/* the buffers come at the first read: a clone kept for its tables
+	 * (callmerge's marks) costs none */
+	c->win = (const uint8_t *)fxt__empty;
 	c->win_off = offset;
 	c->seek = r->seek;
 	c->seek->refs++;
