@@ -16,7 +16,8 @@ E2E_COMMON = \
 	tests/e2e/libc-proc-common.sh \
 	tests/e2e/libc-threads-common.sh \
 	tests/e2e/import-common.sh \
-	tests/e2e/attach-common.sh
+	tests/e2e/attach-common.sh \
+	tests/e2e/view-common.sh
 
 # The agent through fxt-run: calls (checked against uftrace when it is
 # installed), C++, threads, plug-ins, exit paths, stress, fork in a signal

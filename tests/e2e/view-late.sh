@@ -24,25 +24,8 @@ N=$(wc -l <"$TMPD/replay.txt")
 # the first thread's exit of main
 K=$(grep -n '} /\* main \*/' "$TMPD/replay.txt" | head -1 | cut -d: -f1)
 
-T="tmux -S $TMPD/tmux.sock"
-trap '$T kill-server 2>/dev/null; [ -n "$FXT_KEEP_TMPD" ] || rm -rf "$TMPD"' EXIT
+. "$abs_top_srcdir/tests/e2e/view-common.sh"
 $T new-session -d -s v -x 80 -y 24 "$VIEW $TMPD/l.fxt; echo \$? > $TMPD/v.rc; sleep 600" 9>&-
-screen() { $T capture-pane -p -t v; }
-# until_shown TEXT: waits (up to 60 s: the index reads the whole archive)
-# for TEXT on the screen.
-until_shown() {
-  i=0
-  while [ $i -lt 600 ]; do
-    screen | grep -qF -- "$1" && return 0
-    sleep 0.1; i=$((i + 1))
-  done
-  diag "not shown: $1"; screen | sed 's/^/# /'
-  return 1
-}
-keys() { $T send-keys -t v "$@"; }
-shown() { screen | sed -n '3,23p' | sed 's/ *$//'; }
-lines() { sed -n "$1,$2p" "$TMPD/replay.txt"; }
-
 until_shown "call path"
 keys 4
 until_shown "item 1 of $N"

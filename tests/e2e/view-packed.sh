@@ -27,24 +27,7 @@ N=$(wc -l <"$TMPD/replay.txt")
 K=$(grep -n '} /\* main \*/' "$TMPD/replay.txt" | head -1 | cut -d: -f1)
 G10=$(awk '$1 >= 0.01 { print NR; exit }' "$TMPD/replay.txt")
 
-T="tmux -S $TMPD/tmux.sock"
-trap '$T kill-server 2>/dev/null; [ -n "$FXT_KEEP_TMPD" ] || rm -rf "$TMPD"' EXIT
-screen() { $T capture-pane -p -t "$S"; }
-# until_shown TEXT: waits (up to 60 s: the index reads the whole archive)
-# for TEXT on the screen.
-until_shown() {
-  i=0
-  while [ $i -lt 600 ]; do
-    screen | grep -qF -- "$1" && return 0
-    sleep 0.1; i=$((i + 1))
-  done
-  diag "not shown: $1"; screen | sed 's/^/# /'
-  return 1
-}
-keys() { $T send-keys -t "$S" "$@"; }
-shown() { screen | sed -n '3,23p' | sed 's/ *$//'; }
-lines() { sed -n "$1,$2p" "$TMPD/replay.txt"; }
-
+. "$abs_top_srcdir/tests/e2e/view-common.sh"
 for f in w.fxt.gz w.fxt.zst g.fxt.gz; do
   S=${f%%.*}${f##*.}
   $T new-session -d -s "$S" -x 80 -y 24 "$VIEW $TMPD/$f; sleep 600" 9>&-
