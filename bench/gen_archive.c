@@ -12,9 +12,13 @@
  * readers then have to convert.  --waits N adds, every N-th iteration, a
  * pthread_mutex_lock slice (category libc.sync, waited) holding the end of
  * a flow begun by the next pthread_mutex_unlock slice of the thread before
- * it (the same iteration, cyclically): fxt-waits' input.  --time-ordered
- * writes fxtrace's mark of time order (FXT_TIME_ORDERED_MARK) at the start,
- * as fxt-run and fxt-merge do, so that readers skip their first pass.
+ * it (the same iteration, cyclically): fxt-waits' input.  --late-begins
+ * writes each thread's begin of main after its other events, as
+ * magic-trace writes the begins of the frames open at its start at the end
+ * of its file: readers in time order give it first (fxt/order.c).
+ * --time-ordered writes fxtrace's mark that each thread's events are in
+ * time order (as fxt-run does: readers then skip their pass that looks
+ * for late events); without it the archive is taken for a foreign one.
  */
 #include "config.h"
 
@@ -251,8 +255,8 @@ static void usage(FILE *f)
 	      "  --order end|start  order of complete events (default end)\n"
 	      "  --ticks-per-second N  clock of the timestamps (default 1000000000)\n"
 	      "  --no-end         leave main open (no end event)\n"
-	      "  --time-ordered   say so at the start, as fxt-run does (with\n"
-	      "                   --order start: the readers skip their first pass)\n"
+	      "  --late-begins    write main's begin after the thread's other events\n"
+	      "  --time-ordered   mark the archive in time order, as fxt-run does\n"
 	      "  --waits N        every N-th iteration, a lock that waited for the\n"
 	      "                   previous thread's unlock (a flow; default 0: none)\n",
 	      f);
@@ -270,9 +274,10 @@ int main(int argc, char **argv)
 		{ "run-noise", required_argument, NULL, 'r' },
 		{ "order", required_argument, NULL, 'O' },
 		{ "no-end", no_argument, NULL, 'E' },
+		{ "late-begins", no_argument, NULL, 'L' },
+		{ "time-ordered", no_argument, NULL, 'M' },
 		{ "ticks-per-second", required_argument, NULL, 'T' },
 		{ "waits", required_argument, NULL, 'W' },
-		{ "time-ordered", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -280,7 +285,7 @@ int main(int argc, char **argv)
 	const char *out = NULL;
 	uint64_t per_thread, nthreads = 1, nprocs = 1, seed = 1;
 	double run_noise = 2;
-	bool no_end = false, mark = false;
+	bool no_end = false, late_begins = false, marked = false;
 	int c, rc;
 
 	g.limit = 1000000;
@@ -315,15 +320,18 @@ int main(int argc, char **argv)
 		case 'E':
 			no_end = true;
 			break;
+		case 'L':
+			late_begins = true;
+			break;
+		case 'M':
+			marked = true;
+			break;
 		case 'T':
 			g.tps = strtoull(optarg, NULL, 0);
 			if (!g.tps) {
 				usage(stderr);
 				return 2;
 			}
-			break;
-		case 'M':
-			mark = true;
 			break;
 		case 'W':
 			g.waits_every = strtoull(optarg, NULL, 0);
@@ -353,7 +361,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rc = fxt_writer_magic(g.w);
-	if (rc == 0 && mark)
+	if (rc == 0 && marked && !late_begins)
 		rc = fxt_writer_time_ordered(g.w);
 	for (uint64_t p = 0; p < nprocs && rc == 0; p++) {
 		g.pid = 1000 + p;
@@ -367,12 +375,15 @@ int main(int argc, char **argv)
 			g.tidx = t;
 			g.nthreads = nthreads;
 			g.now = 1000;
-			rc = write_event(&g, FXT_EVENT_DURATION_BEGIN, g.now, 0, N_MAIN);
+			if (!late_begins)
+				rc = write_event(&g, FXT_EVENT_DURATION_BEGIN, g.now, 0, N_MAIN);
 			for (unsigned i = 0; rc == 0 && g.events + 2 < stop; i++)
 				rc = iteration(&g, i);
 			g.now += 10;
 			if (rc == 0 && !no_end)
 				rc = write_event(&g, FXT_EVENT_DURATION_END, g.now, 0, N_MAIN);
+			if (rc == 0 && late_begins)
+				rc = write_event(&g, FXT_EVENT_DURATION_BEGIN, 1000, 0, N_MAIN);
 		}
 	}
 	if (rc < 0) {

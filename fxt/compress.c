@@ -4,8 +4,11 @@
  * level 1 on fxt-run's archives, and a little smaller) by a pool of worker
  * threads while the caller fills the next;
  * the members go out in order, and a gzip stream of many members is one
- * stream to every reader (RFC 1952, gzip -c a b).  zstd: one stream,
- * compressed by libzstd's own workers (ZSTD_c_nbWorkers). */
+ * stream to every reader (RFC 1952, gzip -c a b).  zstd: compressed by
+ * libzstd's own workers (ZSTD_c_nbWorkers), a frame ended every
+ * ZSTD_FRAME_BYTES of input: frames one after another are one stream too,
+ * and a reader can start decoding afresh at each (fxt-view's marks and
+ * reader clones, fxt/source.c), as at each gzip member. */
 #include "config.h"
 
 #include <errno.h>
@@ -21,10 +24,11 @@
 
 #include "fxt/compress.h"
 
-#define GZ_BLOCK_BYTES (2u << 20) /* the input of one gzip member */
-#define GZ_LEVEL       1	  /* libdeflate's fastest: ~440 MB/s a core */
-#define ZSTD_LEVEL     1	  /* see bench/compress.sh */
-#define MAX_WORKERS    8
+#define GZ_BLOCK_BYTES	 (2u << 20) /* the input of one gzip member */
+#define GZ_LEVEL	 1	    /* libdeflate's fastest: ~440 MB/s a core */
+#define ZSTD_LEVEL	 1	    /* see bench/compress.sh */
+#define ZSTD_FRAME_BYTES (8u << 20) /* the input of one zstd frame */
+#define MAX_WORKERS	 8
 
 enum slot_state { SLOT_FILLING, SLOT_QUEUED, SLOT_DONE };
 
@@ -48,6 +52,8 @@ struct fxt__zsink {
 	ZSTD_CCtx *cctx;
 	unsigned char *zbuf;
 	size_t zcap;
+	size_t zframe; /* input in the frame being written */
+	bool zended;   /* a frame was ended, none begun since */
 
 	/* gzip: block `seq` is slots[seq % nslots]; blocks before `written`
 	 * went out, before `taken` a worker has, before `queued` are
@@ -296,6 +302,30 @@ static int zstd_run(struct fxt__zsink *z, const void *data, size_t len, ZSTD_End
 	}
 }
 
+/* Compresses len bytes, ending the frame at every ZSTD_FRAME_BYTES. */
+static int zstd_write(struct fxt__zsink *z, const unsigned char *p, size_t len)
+{
+	while (len) {
+		size_t take = ZSTD_FRAME_BYTES - z->zframe;
+
+		if (take > len)
+			take = len;
+		if (zstd_run(z, p, take, ZSTD_e_continue))
+			return z->err;
+		z->zended = false;
+		z->zframe += take;
+		p += take;
+		len -= take;
+		if (z->zframe == ZSTD_FRAME_BYTES) {
+			if (zstd_run(z, NULL, 0, ZSTD_e_end))
+				return z->err;
+			z->zframe = 0;
+			z->zended = true;
+		}
+	}
+	return 0;
+}
+
 static int zstd_open(struct fxt__zsink *z)
 {
 	z->cctx = ZSTD_createCCtx();
@@ -346,8 +376,7 @@ int fxt__zsink_write(struct fxt__zsink *z, const void *data, size_t len)
 	if (z->err || !len)
 		return z->err;
 	z->dirty = true;
-	return z->codec == FXT__CODEC_ZSTD ? zstd_run(z, data, len, ZSTD_e_continue)
-					   : gz_write(z, data, len);
+	return z->codec == FXT__CODEC_ZSTD ? zstd_write(z, data, len) : gz_write(z, data, len);
 }
 
 int fxt__zsink_flush(struct fxt__zsink *z)
@@ -408,6 +437,8 @@ int fxt__zsink_finish(struct fxt__zsink *z)
 	if (z->err)
 		return z->err;
 	z->dirty = false;
+	if (z->codec == FXT__CODEC_ZSTD && z->zended)
+		return 0; /* the last frame is ended: no empty one after it */
 	return z->codec == FXT__CODEC_ZSTD ? zstd_run(z, NULL, 0, ZSTD_e_end) : gz_flush(z, true);
 }
 

@@ -46,8 +46,12 @@
  *
  * A thread is (provider, pid, tid), and times are compared in the
  * provider's ticks.  Clones (fxt_reader_clone_at()) share the held
- * copies; a clone at offset o takes the late events from o on as not
- * given yet.
+ * copies, and where each was given (the offset of the event it came
+ * before, noted by the reader that gave it first): a clone at offset o
+ * gives what a reader that came to o gives, the late events given before
+ * an event at o or after (those given before an event ahead of o are not
+ * given again, wherever the file has them).  A late event no reader gave
+ * yet is taken as given when it is ahead of o in the file.
  */
 #include "config.h"
 
@@ -84,7 +88,13 @@ struct fxt__order {
 	size_t *slots; /* open addressing on the thread: index + 1, 0 empty */
 	size_t nslots;
 	size_t *by_thread; /* indices of `late`, by thread, then time, then offset */
+	/* Where each late event is given: the offset of the event it comes
+	 * before, ORDER_UNGIVEN until a reader gave it (the same for every
+	 * reader that gives it: they share it, clones on other threads too). */
+	uint64_t *given_at;
 };
+
+#define ORDER_UNGIVEN UINT64_MAX
 
 /* ------------------------------------------------------------ threads */
 
@@ -192,6 +202,7 @@ static void order_free(struct fxt__order *o)
 	free(o->t);
 	free(o->slots);
 	free(o->by_thread);
+	free(o->given_at);
 	free(o);
 }
 
@@ -266,11 +277,14 @@ static int first_pass(struct fxt_reader *scan, uint64_t last, struct fxt__order 
 	if (!err && o->nlate) {
 		/* Group by thread (counting sort), then by time within each. */
 		o->by_thread = malloc(o->nlate * sizeof(*o->by_thread));
+		o->given_at = malloc(o->nlate * sizeof(*o->given_at));
 		fill = calloc(o->nt, sizeof(*fill));
-		if (!o->by_thread || !fill) {
+		if (!o->by_thread || !o->given_at || !fill) {
 			err = -ENOMEM;
 		} else {
 			size_t at = 0;
+			for (size_t i = 0; i < o->nlate; i++)
+				o->given_at[i] = ORDER_UNGIVEN;
 			for (size_t k = 0; k < o->nt; k++) {
 				o->t[k].first = fill[k] = at;
 				at += o->t[k].n;
@@ -387,7 +401,13 @@ static int skim(struct fxt_reader *scan, uint64_t *last)
 /* ----------------------------------------------------- the reader's side */
 
 /* Sets r up to give order `o` (a reference taken) from stream offset
- * `from` on: the late events before it count as given. */
+ * `from` on, as a reader that came to `from` would: a late event counts
+ * as given when it was given before an event ahead of `from` (which every
+ * late event ahead of `from` in the file was, and one further on in the
+ * file may have been: magic-trace's begins at the end of its file are
+ * given before their thread's first event).  Where it was given is known
+ * once a reader gave it; one that none did yet counts as given when it
+ * is ahead of `from`. */
 static int order_attach(struct fxt_reader *r, struct fxt__order *o, uint64_t from)
 {
 	r->order_done = calloc(o->nlate, 1);
@@ -397,7 +417,9 @@ static int order_attach(struct fxt_reader *r, struct fxt__order *o, uint64_t fro
 	o->refs++;
 	r->order = o;
 	for (size_t i = 0; i < o->nlate; i++) {
-		r->order_done[i] = o->late[i]->offset < from;
+		uint64_t at = __atomic_load_n(&o->given_at[i], __ATOMIC_RELAXED);
+
+		r->order_done[i] = at == ORDER_UNGIVEN ? o->late[i]->offset < from : at < from;
 		r->order_next += o->late[i]->offset < from;
 	}
 	return 0;
@@ -550,9 +572,10 @@ int fxt__order_open(struct fxt_reader *r, const void *mem, size_t len, int fd)
 	return err;
 }
 
-/* The late event of r's thread `t` to give before an event at `ts`, or
- * NULL; marks it given. */
-static const struct fxt_record *due(struct fxt_reader *r, const struct order_thread *t, uint64_t ts)
+/* The late event of r's thread `t` to give before an event at `ts` (at
+ * offset `off`), or NULL; marks it given, and notes where. */
+static const struct fxt_record *due(struct fxt_reader *r, const struct order_thread *t, uint64_t ts,
+				    uint64_t off)
 {
 	const struct fxt__order *o = r->order;
 	size_t k = (size_t)(t - o->t), *cur = &r->order_cur[k];
@@ -566,6 +589,8 @@ static const struct fxt_record *due(struct fxt_reader *r, const struct order_thr
 		return NULL;
 	r->order_done[i] = 1;
 	++*cur;
+	if (__atomic_load_n(&o->given_at[i], __ATOMIC_RELAXED) == ORDER_UNGIVEN)
+		__atomic_store_n(&o->given_at[i], off, __ATOMIC_RELAXED);
 	return o->late[i];
 }
 
@@ -669,7 +694,7 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 		}
 		t = thread_of((struct fxt__order *)o, rec->provider_id, rec->u.event.pid,
 			      rec->u.event.tid, false);
-		if (!t || !t->n || !(l = due(r, t, rec->u.event.ts)))
+		if (!t || !t->n || !(l = due(r, t, rec->u.event.ts, rec->offset)))
 			return rc;
 		/* Back to this event's start (the window still holds it), and
 		 * the late one first; its diagnostics were said. */

@@ -268,11 +268,11 @@ fail:
 
 int fxt_reader_clone_at(const struct fxt_reader *r, uint64_t offset, struct fxt_reader **out)
 {
+	bool plain_ok = r->src == SRC_MEM && offset >= r->win_off && offset - r->win_off <= r->end;
 	struct fxt_reader *c;
 	int err;
 
-	if (r->src != SRC_MEM || r->codec != CODEC_NONE || offset < r->win_off ||
-	    offset - r->win_off > r->end || r->failed)
+	if (r->failed || (r->codec == CODEC_NONE ? !plain_ok : !r->seek))
 		return -EINVAL;
 	err = reader_new(&c, r->flags);
 	if (err)
@@ -299,12 +299,17 @@ int fxt_reader_clone_at(const struct fxt_reader *r, uint64_t offset, struct fxt_
 		goto fail;
 	if (r->provider_name && !(c->provider_name = strdup(r->provider_name)))
 		goto fail;
-	c->src = SRC_MEM;
-	c->win = r->win;
-	c->end = r->end;
-	c->eof = true;
-	c->win_off = r->win_off;
-	c->pos = (size_t)(offset - r->win_off);
+	if (r->codec != CODEC_NONE) {
+		if (fxt__source_clone(r, c, offset) < 0)
+			goto fail;
+	} else {
+		c->src = SRC_MEM;
+		c->win = r->win;
+		c->end = r->end;
+		c->eof = true;
+		c->win_off = r->win_off;
+		c->pos = (size_t)(offset - r->win_off);
+	}
 	c->started = r->started;
 	c->saw_magic = r->saw_magic;
 	c->diag_fn = r->diag_fn;

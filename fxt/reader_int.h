@@ -108,6 +108,14 @@ struct fxt_reader {
 	bool member_done; /* inflate finished a gzip member */
 	bool frame_done;  /* zstd finished a frame, all of it out */
 	uint8_t *zin;
+	uint64_t zread; /* compressed bytes taken so far (in_len of them not used) */
+	/* Where a compressed regular file or memory can be decoded afresh,
+	 * shared with clones (fxt_reader_clone_at()); this reader notes them
+	 * if seek_own.  A clone reads with pread() and starts decoding at
+	 * its first fill (seek_to: the offset it reads first). */
+	struct fxt__seekpts *seek;
+	bool seek_own, seek_pending;
+	uint64_t seek_to;
 
 	unsigned flags;
 	fxt_diag_fn diag_fn;
@@ -193,6 +201,28 @@ void fxt__source_close(struct fxt_reader *r);
  * becomes the reader's error (with its offset).  Nothing for a plain
  * source or an error of the source's own. */
 void fxt__source_verify(struct fxt_reader *r);
+
+/* The places of a compressed stream where decoding can start afresh: its
+ * start, and the start of each gzip member and zstd frame after (fxtrace's
+ * writer cuts both every few MB), with the stream offset each starts at. */
+struct fxt__seekpts {
+	unsigned refs;
+	int fd;		    /* a descriptor of the file (its own), or -1: memory */
+	uint64_t base;	    /* the file offset of the compressed stream's first byte */
+	struct fxt__seekpt {
+		uint64_t z, u; /* compressed offset (from base), stream offset */
+	} *pt;
+	size_t n, cap;
+};
+
+/* Notes that r's compressed source can be cloned (a regular file at its
+ * offset `base`, fd >= 0, or memory); 0 or -ENOMEM. */
+int fxt__seek_init(struct fxt_reader *r, int fd, uint64_t base);
+/* Sets up clone c of r, reading from stream offset `offset` on (decoded
+ * from the last place before it at its first fill: a place r or the
+ * reader it is a clone of noted): 0, or -EINVAL (r cannot be cloned) or
+ * -ENOMEM. */
+int fxt__source_clone(const struct fxt_reader *r, struct fxt_reader *c, uint64_t offset);
 
 /* Makes at least `need` (<= cap) unread bytes available in the window.
  * Returns true if it could, false at the end of input or on error

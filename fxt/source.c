@@ -4,16 +4,30 @@
  * the file's name); the window over it
  * is filled, grown for a large record held whole, and skipped through for
  * a large payload not held.
+ *
+ * A compressed regular file (or memory) notes, as it is read, where each
+ * gzip member and zstd frame starts (fxtrace's writer cuts both every few
+ * MB), in the stream and in the compressed bytes: a clone
+ * (fxt_reader_clone_at()) starts decoding afresh at the last one before
+ * its offset and decodes up to it, reading the file with pread() on a
+ * descriptor of its own, so that the view's marks work on .fxt.gz and
+ * .fxt.zst as on a plain archive.  One gzip member (gzip's own output)
+ * has one place, its start: a clone of it decodes from there.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <zlib.h>
 #include <zstd.h>
 
 #include "fxt/reader_int.h"
+
+/* The places noted at most: past it every other goes. */
+#define SEEK_MAX_POINTS 65536u
 
 /* An error of the source itself (a read, the compressed stream): the
  * reader stops there, fxt__source_verify() has nothing to look for, and
@@ -35,6 +49,18 @@ static ssize_t read_fd(int fd, void *dst, size_t n)
 	}
 }
 
+/* pread() from the file's descriptor of the places, retrying on EINTR. */
+static ssize_t pread_at(const struct fxt__seekpts *s, void *dst, size_t n, uint64_t off)
+{
+	for (;;) {
+		ssize_t got = pread(s->fd, dst, n, (off_t)(s->base + off));
+		if (got >= 0)
+			return got;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
 /* Pulls more compressed input into r->in.  Returns false on a read error. */
 static bool refill(struct fxt_reader *r)
 {
@@ -44,8 +70,11 @@ static bool refill(struct fxt_reader *r)
 		r->in = r->mem + r->mem_pos;
 		r->in_len = take;
 		r->mem_pos += take;
+		r->zread = r->mem_pos;
 	} else {
-		ssize_t got = read_fd(r->fd, r->zin, ZIN_BYTES);
+		ssize_t got = r->seek && !r->seek_own
+				  ? pread_at(r->seek, r->zin, ZIN_BYTES, r->zread)
+				  : read_fd(r->fd, r->zin, ZIN_BYTES);
 		if (got < 0) {
 			source_error(r, r->win_off + r->end, "read error: %s", strerror((int)-got));
 			r->read_errno = (int)-got;
@@ -53,10 +82,36 @@ static bool refill(struct fxt_reader *r)
 		}
 		r->in = r->zin;
 		r->in_len = (size_t)got;
+		r->zread += (size_t)got;
 	}
 	if (r->in_len == 0)
 		r->in_eof = true;
 	return true;
+}
+
+/* Notes that a member or frame starts at stream offset u, at the
+ * compressed input not used yet. */
+static void note_start(struct fxt_reader *r, uint64_t u)
+{
+	struct fxt__seekpts *s = r->seek;
+
+	if (!s || !r->seek_own || (s->n && s->pt[s->n - 1].u >= u))
+		return;
+	if (s->n == SEEK_MAX_POINTS) {
+		size_t w = 1;
+		for (size_t i = 2; i < s->n; i += 2)
+			s->pt[w++] = s->pt[i];
+		s->n = w;
+	}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		struct fxt__seekpt *pt = realloc(s->pt, cap * sizeof(*pt));
+		if (!pt)
+			return; /* fewer places: clones decode more */
+		s->pt = pt;
+		s->cap = cap;
+	}
+	s->pt[s->n++] = (struct fxt__seekpt){ r->zread - r->in_len, u };
 }
 
 /* Decompresses up to n bytes into dst.  Returns the count (0 at the end of
@@ -89,6 +144,8 @@ static ssize_t read_gz(struct fxt_reader *r, uint8_t *dst, size_t n)
 		r->in_len = r->zs.avail_in;
 		if (zr == Z_STREAM_END) {
 			r->member_done = true;
+			if (dst == r->buf + r->end)
+				note_start(r, r->win_off + r->end + (want - r->zs.avail_out));
 		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
 			source_error(r, r->win_off + r->end + (want - r->zs.avail_out), "gzip: %s",
 				     r->zs.msg ? r->zs.msg : "data error");
@@ -126,9 +183,11 @@ static ssize_t read_zstd(struct fxt_reader *r, uint8_t *dst, size_t n)
 		}
 		bool moved = in.pos > 0 || out.pos > before;
 		/* 0: a frame ended and everything it holds is out. */
-		if (zr == 0)
+		if (zr == 0) {
 			r->frame_done = true;
-		else if (moved)
+			if (dst == r->buf + r->end)
+				note_start(r, r->win_off + r->end + out.pos);
+		} else if (moved)
 			r->frame_done = false;
 		if (!moved && r->in_len == 0 && r->in_eof) {
 			if (r->frame_done || out.pos > 0)
@@ -166,12 +225,67 @@ void fxt__source_verify(struct fxt_reader *r)
 	r->failed = true;
 }
 
+static int codec_start(struct fxt_reader *r, enum codec codec, const uint8_t *in, size_t len);
+
+/* A clone's first fill: decoding from the last place at or before its
+ * offset, up to it. */
+static bool seek_start(struct fxt_reader *r)
+{
+	const struct fxt__seekpts *s = r->seek;
+	size_t lo = 0, hi = s->n;
+	uint64_t left;
+
+	r->seek_pending = false;
+	r->cap = WINDOW_BYTES;
+	r->buf = malloc(r->cap);
+	if (r->src == SRC_FD)
+		r->zin = malloc(ZIN_BYTES);
+	if (!r->buf || (r->src == SRC_FD && !r->zin)) {
+		fxt__set_error(r, r->seek_to, "out of memory for a window");
+		r->read_errno = ENOMEM;
+		return false;
+	}
+	r->win = r->buf;
+	while (lo < hi) { /* the last place at or before seek_to */
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->pt[mid].u <= r->seek_to)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (codec_start(r, r->codec, NULL, 0) < 0) {
+		fxt__set_error(r, r->seek_to, "out of memory for a decompressor");
+		r->read_errno = ENOMEM;
+		return false;
+	}
+	r->zread = r->mem_pos = s->pt[lo - 1].z;
+	r->win_off = s->pt[lo - 1].u;
+	r->pos = r->end = 0;
+	for (left = r->seek_to - r->win_off; left > 0;) {
+		size_t n = left < r->cap ? (size_t)left : r->cap;
+		ssize_t got =
+		    r->codec == CODEC_ZSTD ? read_zstd(r, r->buf, n) : read_gz(r, r->buf, n);
+		if (got <= 0) {
+			if (got == 0)
+				source_error(r, r->win_off,
+					     "compressed stream ended before offset %llu",
+					     (unsigned long long)r->seek_to);
+			return false;
+		}
+		r->win_off += (uint64_t)got;
+		left -= (uint64_t)got;
+	}
+	return true;
+}
+
 /* Makes at least `need` (<= cap) unread bytes available in the window.
  * Returns true if it could, false at the end of input or on error
  * (r->failed tells which). */
 bool fxt__fill_slow(struct fxt_reader *r, size_t need)
 {
 	if (r->failed)
+		return false;
+	if (r->seek_pending && !seek_start(r))
 		return false;
 	if (r->src == SRC_MEM && !r->codec)
 		return false;
@@ -280,6 +394,59 @@ static int codec_start(struct fxt_reader *r, enum codec codec, const uint8_t *in
 	return 0;
 }
 
+int fxt__seek_init(struct fxt_reader *r, int fd, uint64_t base)
+{
+	struct fxt__seekpts *s = calloc(1, sizeof(*s));
+
+	if (!s || !(s->pt = malloc(64 * sizeof(*s->pt)))) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->refs = 1;
+	s->cap = 64;
+	s->n = 1; /* the start: (0, 0) */
+	s->pt[0] = (struct fxt__seekpt){ 0, 0 };
+	s->base = base;
+	s->fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+	if (fd >= 0 && s->fd < 0) {
+		free(s->pt);
+		free(s);
+		return 0; /* no clones then */
+	}
+	r->seek = s;
+	r->seek_own = true;
+	return 0;
+}
+
+static void seek_put(struct fxt__seekpts *s)
+{
+	if (!s || --s->refs)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->pt);
+	free(s);
+}
+
+int fxt__source_clone(const struct fxt_reader *r, struct fxt_reader *c, uint64_t offset)
+{
+	if (!r->seek)
+		return -EINVAL;
+	c->src = r->src;
+	c->codec = r->codec;
+	c->mem = r->mem;
+	c->mem_len = r->mem_len;
+	/* the buffers come at the first read: a clone kept for its tables
+	 * (callmerge's marks) costs none */
+	c->win = (const uint8_t *)fxt__empty;
+	c->win_off = offset;
+	c->seek = r->seek;
+	c->seek->refs++;
+	c->seek_pending = true;
+	c->seek_to = offset;
+	return 0;
+}
+
 int fxt__source_open_fd(struct fxt_reader *r, int fd)
 {
 	int err;
@@ -312,11 +479,20 @@ int fxt__source_open_fd(struct fxt_reader *r, int fd)
 	}
 	enum codec codec = sniff(r->zin, have);
 	if (codec) {
+		struct stat st;
+		off_t at;
+
 		err = codec_start(r, codec, r->zin, have);
 		if (err)
 			return err;
+		r->zread = have;
 		r->in_eof = r->eof;
 		r->eof = false;
+		/* a regular file can be read again, by clones */
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (at = lseek(fd, 0, SEEK_CUR)) >= (off_t)have &&
+		    (err = fxt__seek_init(r, fd, (uint64_t)at - have)) < 0)
+			return err;
 	} else {
 		memcpy(r->buf, r->zin, have);
 		r->end = have;
@@ -334,6 +510,8 @@ int fxt__source_open_mem(struct fxt_reader *r, const uint8_t *d, size_t len)
 		if (!r->buf)
 			return -ENOMEM;
 		int err = codec_start(r, codec, NULL, 0);
+		if (!err)
+			err = fxt__seek_init(r, -1, 0);
 		if (err)
 			return err;
 		r->mem = d;
@@ -353,6 +531,7 @@ void fxt__source_close(struct fxt_reader *r)
 	if (r->zs_init)
 		inflateEnd(&r->zs);
 	ZSTD_freeDStream(r->zd);
+	seek_put(r->seek);
 	if (r->own_fd)
 		close(r->user_fd);
 	if (r->copy_fd >= 0)

@@ -16,7 +16,8 @@ E2E_COMMON = \
 	tests/e2e/libc-proc-common.sh \
 	tests/e2e/libc-threads-common.sh \
 	tests/e2e/import-common.sh \
-	tests/e2e/attach-common.sh
+	tests/e2e/attach-common.sh \
+	tests/e2e/view-common.sh
 
 # The agent through fxt-run: calls (checked against uftrace when it is
 # installed), C++, threads, plug-ins, exit paths, stress, fork in a signal
@@ -111,6 +112,8 @@ E2E_TESTS += \
 	tests/e2e/calls-errors.sh \
 	tests/e2e/view-tmux.sh \
 	tests/e2e/view-list.sh \
+	tests/e2e/view-late.sh \
+	tests/e2e/view-packed.sh \
 	tests/e2e/view-errors.sh \
 	tests/e2e/export-chrome.sh \
 	tests/e2e/waits.sh \

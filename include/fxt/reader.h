@@ -181,18 +181,29 @@ int fxt_reader_open_fd(struct fxt_reader **r, int fd, unsigned flags);
 int fxt_reader_open_mem(struct fxt_reader **r, const void *data, size_t len, unsigned flags);
 void fxt_reader_free(struct fxt_reader *r);
 
-/* A second reader over the same plain (not gzip) memory as r, that reads
+/* A second reader over the same plain memory as r (or compressed: below), that reads
  * next the record at `offset` (a record's offset, in r's window: one r
  * returned, or where r is), with a copy of r's string and thread tables,
  * providers and tick rates as they are now: so the record r returned
  * last, if it was an event (which changes no table), and what follows it,
  * decode in the copy as they did in r.  Readers of one archive's parts
  * (fxt-replay --time-order: a cursor per thread) are made so in one pass.
- * With FXT_READER_TIME_ORDER the copy gives the late events whose offset
- * is `offset` or after (fxt_reader_record_pos() gives the offset to pass
- * for the record r returned last).  The memory must outlive both.  Returns 0, -EINVAL (r reads a file, or
- * gzip, or is stopped by damage, or offset is not in its window), or
- * -ENOMEM. */
+ * With FXT_READER_TIME_ORDER the copy gives what a reader that came to
+ * `offset` gives: the late events given before the event at `offset` or
+ * after, not those given before an event ahead of it, wherever the file
+ * has them (fxt_reader_record_pos() gives the offset to pass for the
+ * record r returned last; a late event that no reader of the archive gave
+ * yet counts as given when the file has it ahead of `offset`).  The
+ * memory must outlive both.
+ * A gzip or zstd regular file or memory can be cloned too, at any offset
+ * of its stream: the clone decodes from the gzip member or zstd frame
+ * before `offset` (r notes where each starts as it reads: those r or the
+ * reader it was cloned from met; fxtrace's writer cuts them every few
+ * MB) up to it at its first read, reading the file with pread() through
+ * a descriptor of its own; the caller keeps the tables right for
+ * `offset`, as above.  Returns 0, -EINVAL (r reads a pipe or a plain
+ * file, or is stopped by damage, or offset is not in the window of plain
+ * memory), or -ENOMEM. */
 int fxt_reader_clone_at(const struct fxt_reader *r, uint64_t offset, struct fxt_reader **out);
 
 /* The bytes r's string and thread tables take (what a copy made by
@@ -235,7 +246,10 @@ uint64_t fxt_reader_offset(const struct fxt_reader *r);
 /* Where the record fxt_reader_next() returned last was given: its offset,
  * but for a late event given before a later one (FXT_READER_TIME_ORDER)
  * that event's offset.  Non-decreasing from record to record; a clone at
- * it (fxt_reader_clone_at()) gives that record again first. */
+ * it (fxt_reader_clone_at()) gives that record again first.  It is
+ * fxt_reader_offset() exactly while r is between a late event it gave and
+ * the event it gave it before (which it reads next): a clone at either
+ * gives that late event again. */
 uint64_t fxt_reader_record_pos(const struct fxt_reader *r);
 
 /* With FXT_READER_TIME_ORDER: how many duration begins and ends the file

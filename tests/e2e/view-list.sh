@@ -6,13 +6,16 @@
 # ones, Home the first, a search for a name whose next match is near the
 # end (main's exit) goes there, and back (N) to the match before it, far
 # before the lines held; the timeline zooms (z halves the window, 0 the
-# whole trace) without reading the archive again.  Skipped without tmux,
+# whole trace) without reading the archive again; ':' goes to a time, from
+# the start (10ms) or a timestamp (ns), in the list (the first item at
+# that time or later, as fxt-replay's lines say) and in the timeline (its
+# window starts there), past the end to the last item.  Skipped without tmux,
 # or when fxt-view was not built (no ncurses).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 VIEW=$abs_top_builddir/fxt-view
 REPLAY=$abs_top_builddir/fxt-replay
 GEN=$abs_top_builddir/bench/gen_archive
-plan 12
+plan 17
 [ -x "$VIEW" ] || skip_rest "fxt-view was not built (no ncurses)"
 command -v tmux >/dev/null 2>&1 || skip_rest "tmux is not installed"
 scratch
@@ -22,28 +25,13 @@ scratch
 N=$(wc -l <"$TMPD/replay.txt")
 # main's exit: the first line that names main after its two entries
 K=$(grep -n '} /\* main \*/' "$TMPD/replay.txt" | head -1 | cut -d: -f1)
+# the first lines at 10 ms and 5 ms from the start (the first event is at
+# 1000 ns: 5 ms is the timestamp 5001000)
+G10=$(awk '$1 >= 0.01 { print NR; exit }' "$TMPD/replay.txt")
+G5=$(awk '$1 >= 0.005 { print NR; exit }' "$TMPD/replay.txt")
 
-T="tmux -S $TMPD/tmux.sock"
-trap '$T kill-server 2>/dev/null; [ -n "$FXT_KEEP_TMPD" ] || rm -rf "$TMPD"' EXIT
+. "$abs_top_srcdir/tests/e2e/view-common.sh"
 $T new-session -d -s v -x 80 -y 24 "$VIEW $TMPD/l.fxt; echo \$? > $TMPD/v.rc; sleep 600" 9>&-
-screen() { $T capture-pane -p -t v; }
-# until_shown TEXT: waits (up to 60 s: the index reads the whole archive)
-# for TEXT on the screen.
-until_shown() {
-  i=0
-  while [ $i -lt 600 ]; do
-    screen | grep -qF -- "$1" && return 0
-    sleep 0.1; i=$((i + 1))
-  done
-  diag "not shown: $1"; screen | sed 's/^/# /'
-  return 1
-}
-keys() { $T send-keys -t v "$@"; }
-# the list's lines on the screen (items, rows 3-23)
-shown() { screen | sed -n '3,23p' | sed 's/ *$//'; }
-# lines A..B of fxt-replay's
-lines() { sed -n "$1,$2p" "$TMPD/replay.txt"; }
-
 until_shown "call path"
 keys 4
 until_shown "item 1 of $N"
@@ -70,6 +58,18 @@ until_shown "item 2 of $N"
 ok "N: back to item 2, far before the lines held" test $? -eq 0
 is "$(shown | head -2)" "$(lines 2 3)" "and its lines are fxt-replay's, from the second"
 
+keys : 1 0 m s Enter
+until_shown "item $G10 of $N"
+ok ": 10ms: item $G10, the first at 10 ms or later" test $? -eq 0
+ok "fxt-replay's line $G10 is on the screen" \
+  sh -c "$T capture-pane -p -t v | sed 's/ *\$//' | grep -qxF -- '$(lines "$G10" "$G10")'"
+keys : 5 0 0 1 0 0 0 Enter
+until_shown "item $G5 of $N"
+ok ": 5001000 (a timestamp): item $G5, the first at 5 ms or later" test $? -eq 0
+keys : 1 0 s Enter
+until_shown "no call at that time or later: the last one"
+is "$(screen | sed -n 23p | sed 's/ *$//')" "$(lines "$N" "$N")" ": 10s, past the end: the last item"
+
 # the timeline: z halves the window, 0 the whole trace
 keys 2
 wide() { screen | sed -n 2p | sed 's/.*, \(.*\) wide.*/\1/'; }
@@ -87,6 +87,9 @@ ok "zoomed in 9 times, bars still drawn" sh -c "$T capture-pane -p -t v | sed -n
 keys 0
 sleep 0.3
 is "$(wide)" "$w0" "0: the whole trace again"
+keys z z : 1 0 m s Enter
+until_shown "from 10.000 ms,"
+ok ": 10ms in the timeline: its window starts there" test $? -eq 0
 
 keys q
 sleep 0.3

@@ -1,7 +1,9 @@
 /* FXT_READER_TIME_ORDER (include/fxt/reader.h, fxt/order.c): each
  * thread's duration begins and ends come as a stable sort by time, as
  * Perfetto sorts them before pairing: from memory, from a file, from a
- * pipe, in a clone made where a late event was given; the late events
+ * pipe, in a clone made where a late event was given, in a clone made
+ * past where late events further on in the file were given (they are not
+ * given again); the late events
  * keep their offset, names and arguments; an instant out of order stays
  * where it is; late events found through thread refs, per provider;
  * without the flag, file order. */
@@ -27,8 +29,8 @@ static const struct {
 	uint64_t tid, ts;
 	const char *name;
 } evs[] = {
-	{ 1, 100, "e100" }, { 1, 300, "b300" }, { 2, 50, "e50" },  { 1, 400, "e400" },
-	{ 1, 600, "e600" }, { 2, 10, "b10" },	{ 1, 200, "i200" }, { 1, 1000, "e1000" },
+	{ 1, 100, "e100" }, { 1, 300, "b300" },	    { 2, 50, "e50" },	{ 1, 400, "e400" },
+	{ 1, 600, "e600" }, { 2, 10, "b10" },	    { 1, 200, "i200" }, { 1, 1000, "e1000" },
 	{ 1, 0, "b0a" },    { 1, 300, "b300late" }, { 1, 0, "b0b" },
 };
 #define NEVS (sizeof(evs) / sizeof(evs[0]))
@@ -47,7 +49,7 @@ static const void *archive(size_t *len)
 	fxt_writer_provider(w, 3, "p");
 	fxt_writer_initialization(w, 1000000000);
 	for (size_t i = 0; i < NEVS; i++) {
-		struct fxt_event ev = { .type = evs[i].name[0] == 'b'   ? FXT_EVENT_DURATION_BEGIN
+		struct fxt_event ev = { .type = evs[i].name[0] == 'b'	? FXT_EVENT_DURATION_BEGIN
 						: evs[i].name[0] == 'e' ? FXT_EVENT_DURATION_END
 									: FXT_EVENT_INSTANT,
 					.ts = evs[i].ts,
@@ -77,9 +79,9 @@ static void put_thread(struct fxt_writer *w, unsigned idx, uint64_t tid)
 /* A begin or end at `ts` through thread ref `ref`, no names. */
 static void put_event(struct fxt_writer *w, unsigned type, unsigned ref, uint64_t ts)
 {
-	uint64_t words[2] = { FXT_RECORD_EVENT | 2u << 4 | (uint64_t)type << 16 |
-				  (uint64_t)ref << 24,
-			      ts };
+	uint64_t words[2] = {
+		FXT_RECORD_EVENT | 2u << 4 | (uint64_t)type << 16 | (uint64_t)ref << 24, ts
+	};
 	if (fxt_writer_words(w, words, 2) != 0)
 		bail_out("fxt_writer_words failed");
 }
@@ -147,7 +149,7 @@ int main(void)
 	int fd, p[2];
 	pid_t pid;
 
-	plan(15);
+	plan(18);
 
 	if (fxt_reader_open_mem(&r, data, len, 0) != 0)
 		bail_out("open failed");
@@ -228,6 +230,49 @@ int main(void)
 		fxt_reader_free(c);
 	} else {
 		ok(false, "a clone there: the same");
+	}
+	fxt_reader_free(r);
+
+	/* A clone where r is, past e100: b0a and b0b, further on in the
+	 * file, were given before e100, and are not given again (fxt-view's
+	 * marks are such clones); one where r is between a late event and
+	 * the event it was given before gives that late event again. */
+	if (fxt_reader_open_mem(&r, data, len, FXT_READER_TIME_ORDER) != 0)
+		bail_out("open failed");
+	c = NULL;
+	bool between = false;
+	while (fxt_reader_next(r, &rec) == 1 && !c) {
+		if (rec.type != FXT_RECORD_EVENT || rec.u.event.tid != 1)
+			continue;
+		if (rec.u.event.name.len == 3 && memcmp(rec.u.event.name.data, "b0a", 3) == 0)
+			between = fxt_reader_record_pos(r) == fxt_reader_offset(r);
+		if (rec.u.event.name.len == 4 && memcmp(rec.u.event.name.data, "e100", 4) == 0 &&
+		    fxt_reader_clone_at(r, fxt_reader_offset(r), &c) != 0)
+			bail_out("clone failed");
+	}
+	ok(between, "between a late event and the event it came before: record_pos is the offset");
+	if (c) {
+		names_of(c, 1, got, sizeof(got), &args_ok);
+		ASSERT_STR_EQ(got, "b300 b300late e400 e600 i200 e1000 ",
+			      "a clone past e100: the rest, b0a and b0b not again");
+		fxt_reader_free(c);
+	} else {
+		ok(false, "a clone past e100: the rest, b0a and b0b not again");
+	}
+	fxt_reader_free(r);
+	if (fxt_reader_open_mem(&r, data, len, FXT_READER_TIME_ORDER) != 0)
+		bail_out("open failed");
+	c = NULL;
+	while (!c && fxt_reader_next(r, &rec) == 1)
+		if (rec.type == FXT_RECORD_EVENT && rec.u.event.tid == 1 &&
+		    fxt_reader_clone_at(r, fxt_reader_offset(r), &c) != 0)
+			bail_out("clone failed");
+	if (c) {
+		names_of(c, 1, got, sizeof(got), &args_ok);
+		ASSERT_STR_EQ(got, want1, "a clone between b0a and e100: b0a again, then on");
+		fxt_reader_free(c);
+	} else {
+		ok(false, "a clone between b0a and e100: b0a again, then on");
 	}
 	fxt_reader_free(r);
 

@@ -37,17 +37,17 @@ struct tabs {
 struct mthread {
 	uint64_t pid, tid;
 	uint64_t first_off, last_off; /* where the reader gave them (fxt_reader_record_pos()) */
-	struct fxt_reader *origin; /* at the first record: what cursors copy */
-	struct fxt_reader *r;	   /* the cursor */
+	struct fxt_reader *origin;    /* at the first record: what cursors copy */
+	struct fxt_reader *r;	      /* the cursor */
 	struct callstream *cs;
 	bool done;
 	struct qitem *q; /* items given, q[qhead .. nq) not taken yet */
 	size_t qhead, nq, capq;
-	char *arena;	 /* their strings; emptied with the queue */
+	char *arena; /* their strings; emptied with the queue */
 	size_t narena, caparena;
-	uint64_t gen;	 /* records read that may change the tables */
-	struct tabs *tabs; /* the copy of the tables the last mark took */
-	uint64_t ntaken; /* items the merge took from it since the rewind */
+	uint64_t gen;	    /* records read that may change the tables */
+	struct tabs *tabs;  /* the copy of the tables the last mark took */
+	uint64_t ntaken;    /* items the merge took from it since the rewind */
 	struct tsnap *snap; /* its part of the last mark */
 };
 
@@ -77,8 +77,8 @@ struct callmerge_mark {
 struct callmerge {
 	void *map;
 	size_t len;
-	bool borrowed; /* the map is another merge's (callmerge_fork()) */
-	size_t tabs_live; /* the bytes its marks share: tables' copies, threads' parts */
+	bool borrowed;		 /* the map is another merge's (callmerge_fork()) */
+	size_t tabs_live;	 /* the bytes its marks share: tables' copies, threads' parts */
 	struct fxt_reader *scan; /* the first pass's, whose tables origins copy */
 	struct thrmap tm;
 	struct mthread *thr;
@@ -122,7 +122,8 @@ static int on_item(void *ctx, const struct callstream_item *it)
 	for (unsigned i = 0; i < q->it.nargs; i++) {
 		q->args[i] = it->args[i];
 		if (put(t, &it->args[i].name, &q->aname[i]) < 0 ||
-		    (it->args[i].type == FXT_ARG_STRING && put(t, &it->args[i].v.s, &q->aval[i]) < 0))
+		    (it->args[i].type == FXT_ARG_STRING &&
+		     put(t, &it->args[i].v.s, &q->aval[i]) < 0))
 			return -ENOMEM;
 	}
 	t->nq++;
@@ -212,15 +213,24 @@ static bool owner(const struct fxt_record *rec, uint64_t *pid, uint64_t *tid)
 	return false;
 }
 
-/* Reads t's records until its stream gives an item, or its last record
- * was read (then the stream is finished, the cursor let go). */
+/* Whether t's cursor gave a late event and reads the event it came
+ * before next (fxt_reader_record_pos()): a mark there would give that
+ * late event again when resumed. */
+static bool between(const struct mthread *t)
+{
+	return fxt_reader_record_pos(t->r) == fxt_reader_offset(t->r);
+}
+
+/* Reads t's records until its stream gives an item, and on past a late
+ * event given before the next record, or until its last record was read
+ * (then the stream is finished, the cursor let go). */
 static int refill(struct mthread *t)
 {
 	struct fxt_record rec;
 	uint64_t pid, tid;
 	int rc;
 
-	while (t->qhead == t->nq && !t->done) {
+	while (!t->done && (t->qhead == t->nq || between(t))) {
 		rc = fxt_reader_next(t->r, &rec);
 		if (rc == 1 && fxt_reader_record_pos(t->r) <= t->last_off) {
 			if (rec.type != FXT_RECORD_EVENT && rec.type != FXT_RECORD_LOG)
@@ -463,9 +473,8 @@ int callmerge_resume(struct callmerge *m, const struct callmerge_mark *mk)
 		t->tabs = NULL;
 		t->ntaken = tm->key;
 		t->done = tm->done;
-		if (!t->done &&
-		    ((rc = fxt_reader_clone_at(tm->tabs->r, tm->off, &t->r)) < 0 ||
-		     (rc = callstream_clone(tm->cs, on_item, t, &t->cs)) < 0))
+		if (!t->done && ((rc = fxt_reader_clone_at(tm->tabs->r, tm->off, &t->r)) < 0 ||
+				 (rc = callstream_clone(tm->cs, on_item, t, &t->cs)) < 0))
 			return rc;
 		if (tm->nq) {
 			if (TOOL_GROW(t->q, t->capq, tm->nq) < 0 ||
@@ -507,7 +516,9 @@ int callmerge_fork(const struct callmerge *m, struct callmerge **out)
 	for (size_t i = 0; i < m->nthr; i++) {
 		const struct mthread *t = &m->thr[i];
 
-		f->thr[i] = (struct mthread){ .pid = t->pid, .tid = t->tid, .first_off = t->first_off,
+		f->thr[i] = (struct mthread){ .pid = t->pid,
+					      .tid = t->tid,
+					      .first_off = t->first_off,
 					      .last_off = t->last_off };
 		f->nthr++;
 		if ((rc = fxt_reader_clone_at(t->origin, t->first_off, &f->thr[i].origin)) < 0)
@@ -605,7 +616,8 @@ static int first_pass(struct callmerge *m, char *err, size_t errlen)
 int callmerge_open(struct callmerge **out, const char *path, char *err, size_t errlen)
 {
 	struct callmerge *m = calloc(1, sizeof(*m));
-	unsigned char magic[2] = { 0 };
+	unsigned char magic[4] = { 0 };
+	bool packed;
 	struct stat st;
 	int fd = -1, rc;
 
@@ -628,21 +640,22 @@ int callmerge_open(struct callmerge **out, const char *path, char *err, size_t e
 		snprintf(err, errlen, "%s", strerror(errno));
 		goto fail;
 	}
+	/* gzip or zstd: read through the descriptor, the cursors decode from
+	 * the member or frame before their place (fxt_reader_clone_at()) */
+	packed = pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+		 ((magic[0] == 0x1f && magic[1] == 0x8b) ||
+		  (magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd));
 	m->len = (size_t)st.st_size;
-	if (m->len && (m->map = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+	if (!packed && m->len &&
+	    (m->map = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
 		m->map = NULL;
 		rc = -errno;
 		snprintf(err, errlen, "%s", strerror(errno));
 		goto fail;
 	}
-	if (m->len >= 2)
-		memcpy(magic, m->map, 2);
-	if (magic[0] == 0x1f && magic[1] == 0x8b) {
-		snprintf(err, errlen, "time order reads a plain archive, not gzip (gunzip it first)");
-		rc = -EMEDIUMTYPE;
-		goto fail;
-	}
-	rc = fxt_reader_open_mem(&m->scan, m->len ? m->map : "", m->len, FXT_READER_TIME_ORDER);
+	rc = packed ? fxt_reader_open_fd(&m->scan, fd, FXT_READER_TIME_ORDER)
+		    : fxt_reader_open_mem(&m->scan, m->len ? m->map : "", m->len,
+					  FXT_READER_TIME_ORDER);
 	if (rc == 0)
 		rc = first_pass(m, err, errlen);
 	if (rc == 0 && !(m->heap = calloc(m->nthr + 1, sizeof(*m->heap))))

@@ -24,8 +24,10 @@
  * stream's stack and the items it gave and the merge has not taken; never
  * the records.
  *
- * Only a plain archive in a file can be mapped: gzip and standard input
- * are refused (-EMEDIUMTYPE with a reason). */
+ * A plain archive in a file is mapped; a gzip or zstd one is read through
+ * its descriptor, each cursor decoding from the member or frame before
+ * its place (fxt_reader_clone_at()).  Standard input is refused
+ * (-EMEDIUMTYPE with a reason). */
 #ifndef FXT_TOOLS_CALLMERGE_H
 #define FXT_TOOLS_CALLMERGE_H
 

@@ -12,6 +12,7 @@
 
 #include <fxt/format.h>
 
+#include "run/recording.h"
 #include "tools/front/thrmap.h"
 #include "tools/front/common.h"
 #include "tools/front/escape.h"
@@ -21,10 +22,10 @@
  * after another thread's events (then not braced: no EXIT is due). */
 struct cframe {
 	uint64_t start, end;
-	uint32_t str;	   /* its category then name, in the thread's arena */
+	uint32_t str; /* its category then name, in the thread's arena */
 	uint32_t cat_len, name_len;
-	uint8_t has_end;   /* a complete event's (a begin's: at its end event) */
-	uint8_t braced;	   /* an ENTER was given: an EXIT is due */
+	uint8_t has_end; /* a complete event's (a begin's: at its end event) */
+	uint8_t braced;	 /* an ENTER was given: an EXIT is due */
 };
 
 struct cthread {
@@ -466,7 +467,8 @@ int callstream_add_record(struct callstream *cs, struct fxt_reader *r, const str
 	if (ti < 0)
 		return (int)ti;
 	rc = resolve(cs, ti, ts,
-		     rec->type == FXT_RECORD_EVENT && ev->type == FXT_EVENT_DURATION_END ? rec : NULL);
+		     rec->type == FXT_RECORD_EVENT && ev->type == FXT_EVENT_DURATION_END ? rec
+											 : NULL);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	if (cs->cur && cs->cur - 1 != (uint32_t)ti && (rc = leave(cs, &cs->thr[cs->cur - 1])) < 0)
@@ -625,8 +627,29 @@ void callstream_print(FILE *f, const struct callstream_item *it, uint64_t start_
 	case CALLSTREAM_LOG:
 		fputs("# ", f);
 		tool_put_text_mem(f, it->name.data,
-				  it->name.len - (it->name.len && it->name.data[it->name.len - 1] == '\n'));
+				  it->name.len -
+				      (it->name.len && it->name.data[it->name.len - 1] == '\n'));
 		break;
 	}
 	putc('\n', f);
+}
+
+int callstream_parse_when(const char *s, struct callstream_when *w)
+{
+	size_t n;
+
+	*w = (struct callstream_when){ .set = true };
+	if (tool_parse_count(s, &n) == 0) {
+		w->ns = n;
+		return 0;
+	}
+	w->relative = true;
+	return run_parse_duration(s, &w->ns);
+}
+
+uint64_t callstream_when_ns(const struct callstream_when *w, uint64_t start_ns)
+{
+	if (!w->relative)
+		return w->ns;
+	return w->ns > UINT64_MAX - start_ns ? UINT64_MAX : start_ns + w->ns;
 }

@@ -108,4 +108,15 @@ bool callstream_log_copy(const struct callstream_item *it);
  * with its arguments and return value; a newline at the end. */
 void callstream_print(FILE *f, const struct callstream_item *it, uint64_t start_ns);
 
+/* A time as fxt-replay's --since and --until and fxt-view's ':' take it:
+ * a count is a timestamp (ns), a number with a unit (1.2s, 300ms, 5us,
+ * 40ns) a time from the start (the first event).  0 or -EINVAL/-ERANGE. */
+struct callstream_when {
+	bool set, relative;
+	uint64_t ns;
+};
+int callstream_parse_when(const char *s, struct callstream_when *w);
+/* The timestamp (ns) it stands for, with the start at start_ns. */
+uint64_t callstream_when_ns(const struct callstream_when *w, uint64_t start_ns);
+
 #endif /* FXT_TOOLS_CALLSTREAM_H */

@@ -11,22 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/recording.h"
 #include "tools/calls/callmerge.h"
 #include "tools/calls/callstream.h"
 #include "tools/front/common.h"
 
 #define NAME "fxt-replay"
 
-/* A bound of --since/--until: absolute, or relative to the first event. */
-struct when {
-	bool set, relative;
-	uint64_t ns;
-};
-
 struct options {
 	struct tool_pick pick;
-	struct when since, until;
+	struct callstream_when since, until;
 	size_t depth; /* 0: all */
 	const char *match;
 	bool time_order;
@@ -72,8 +65,11 @@ static const char help[] =
     "With --time-order the threads' lines are merged by time (each thread's\n"
     "nesting kept): the archive is read once first to find where each thread's\n"
     "calls are (about 0.5 s per 700 MB), then each thread is read from there;\n"
-    "not for gzip or standard input, and an archive damaged anywhere is\n"
-    "refused, not read up to the damage.  A call never closed ends with \"} /* name */ [open]\", counted to the last\n"
+    "plain, gzip or zstd (a thread of a compressed one is decoded from the\n"
+    "gzip member or zstd frame before it), not standard input; an archive\n"
+    "damaged anywhere is\n"
+    "refused, not read up to the damage.  A call never closed ends with \"} /* name */ [open]\", "
+    "counted to the last\n"
     "timestamp.  A closed output (`fxt replay app.fxt | head`) ends it quietly.\n"
     "\n"
     "Exit status:\n"
@@ -97,19 +93,6 @@ static const struct option longopts[] = {
 
 static const struct tool_cli cli = { NAME, help, "p:t:s:u:d:m:T", longopts };
 
-static int parse_when(const char *s, struct when *w)
-{
-	size_t n;
-
-	w->set = true;
-	if (tool_parse_count(s, &n) == 0) {
-		w->ns = n;
-		return 0;
-	}
-	w->relative = true;
-	return run_parse_duration(s, &w->ns);
-}
-
 static int parse_args(int argc, char **argv, struct options *o)
 {
 	int c;
@@ -123,7 +106,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 's':
 		case 'u':
-			if (parse_when(optarg, c == 's' ? &o->since : &o->until) < 0)
+			if (callstream_parse_when(optarg, c == 's' ? &o->since : &o->until) < 0)
 				return tool_usage_error(
 				    NAME, "--%s: not a time (ns, or a number with a unit): '%s'",
 				    c == 's' ? "since" : "until", optarg);

@@ -8,13 +8,13 @@ noinst_LTLIBRARIES += libfxtcalls.la
 libfxtcalls_la_SOURCES = tools/calls/calltree.c tools/calls/calltree.h \
 	tools/calls/callstream.c tools/calls/callstream.h \
 	tools/calls/callmerge.c tools/calls/callmerge.h
-libfxtcalls_la_LIBADD = libfxtprofile.la
+libfxtcalls_la_LIBADD = libfxtprofile.la libfxtrun.la
 
 bin_PROGRAMS += fxt-tree fxt-replay
 fxt_tree_SOURCES = tools/calls/fxt-tree.c
 fxt_tree_LDADD = libfxtcalls.la
 fxt_replay_SOURCES = tools/calls/fxt-replay.c
-fxt_replay_LDADD = libfxtcalls.la libfxtrun.la
+fxt_replay_LDADD = libfxtcalls.la
 
 # `make bench-calls`: bench/calls.sh times fxt-tree against fxt-report on
 # a ~380 MB generated archive, in the same run, and fxt-replay's time to

@@ -27,7 +27,7 @@ static const char help[] =
     "Show an FXT archive in the terminal: the call tree, with folding; a\n"
     "thread's timeline, zoomable; the list of calls as fxt-replay prints them;\n"
     "search by function name.\n"
-    "ARCHIVE is a file, plain or gzip ('-' for standard input: then without\n"
+    "ARCHIVE is a file, plain, gzip or zstd ('-' for standard input: then without\n"
     "the replay list, which reads the archive again).\n"
     "\n"
     "Options:\n"
@@ -57,16 +57,19 @@ static const char help[] =
     "  3 threads    the threads: slices, busy time (of top-level calls),\n"
     "               depth; Enter shows one on the timeline, over its calls.\n"
     "  4 replay     every call as fxt-replay --time-order prints it (all the\n"
-    "               threads by time; for a gzip archive, fxt-replay's archive\n"
-    "               order), read as it is scrolled.  It opens after one pass\n"
-    "               over the archive; a second one, in the background, makes\n"
-    "               an index (at most 32 MiB; its progress on the status\n"
-    "               line), from which End, going back and a search past the\n"
-    "               lines held read a short stretch.  A search reads between\n"
-    "               keys; Esc stops it.  Without the index (gzip), End and\n"
-    "               such a search read the archive through, the keys held.\n"
+    "               threads by time), read as it is scrolled.  It opens after\n"
+    "               one pass over the archive; a second one, in the\n"
+    "               background, makes an index (at most 32 MiB; its progress\n"
+    "               on the status line), from which End, going back and a\n"
+    "               search past the lines held read a short stretch (of a\n"
+    "               gzip or zstd archive, from the member or frame before\n"
+    "               it).  A search reads between keys; Esc stops it.\n"
     "Everywhere: / searches a function name (POSIX ERE), n and N go to the\n"
-    "next and previous match, ? shows the keys, q quits.\n"
+    "next and previous match, ? shows the keys, q quits.  In the timeline and\n"
+    "the replay list, : goes to a time, as fxt-replay --since takes it: a count\n"
+    "is a timestamp (ns), a number with a unit (1.2s, 300ms, 5us) a time from\n"
+    "the first event; the timeline's window starts there, the list selects the\n"
+    "first call that starts then or later (from the index's mark before it).\n"
     "The status line names the archive, its records and slices, and the\n"
     "records the tracer dropped, when it did.  Colours are used when the\n"
     "terminal has them.\n"
@@ -216,8 +219,11 @@ static int load_only(struct view *v)
 	for (int w = 80, pass = 0; pass < 2; pass++, w = 1000) {
 		for (unsigned d = 0; big && d < big->ndepth; d++)
 			for (int c = 0; c < w; c++)
-				found += timeline_find(big, d, v->t0 + (v->t1 - v->t0) * (uint64_t)c / (uint64_t)w,
-						       v->t0 + (v->t1 - v->t0) * (uint64_t)(c + 1) / (uint64_t)w) != NULL;
+				found += timeline_find(big, d,
+						       v->t0 + (v->t1 - v->t0) * (uint64_t)c /
+								   (uint64_t)w,
+						       v->t0 + (v->t1 - v->t0) * (uint64_t)(c + 1) /
+								   (uint64_t)w) != NULL;
 		if (pass == 0) {
 			per80 = (view_now_s() - t0) * 1e3;
 			t0 = view_now_s();
@@ -231,9 +237,10 @@ static int load_only(struct view *v)
 	if (dropped)
 		printf("%" PRIu64 " records dropped (on %" PRIu64 " thread%s)\n", dropped, dthreads,
 		       dthreads == 1 ? "" : "s");
-	printf("loaded in %.3f s; the busiest thread's timeline drawn whole: %.2f ms at 80 columns, "
-	       "%.2f ms at 1000 (%" PRIu64 " cells)\n",
-	       v->load_s, per80, per1000, found);
+	printf(
+	    "loaded in %.3f s; the busiest thread's timeline drawn whole: %.2f ms at 80 columns, "
+	    "%.2f ms at 1000 (%" PRIu64 " cells)\n",
+	    v->load_s, per80, per1000, found);
 	return tool_flush_stdout(NAME);
 }
 
@@ -299,6 +306,7 @@ static const char *const keys_help[] = {
 	"",
 	"  1 2 3 4, Tab    the tree, timeline, threads, replay list",
 	"  /  n  N         search a function name (regex); next; previous",
+	"  :               go to a time (timeline, replay): 1.2s from the start, or ns",
 	"  q               quit        ?  this help       Ctrl-L  redraw",
 	"",
 	"tree      Up/Down j/k move   PgUp/PgDn   Home/End",
@@ -308,7 +316,7 @@ static const char *const keys_help[] = {
 	"          Up/Down thread   PgUp/PgDn depths   Enter thread list",
 	"threads   Up/Down   Enter show on the timeline",
 	"replay    Up/Down PgUp/PgDn Home End   Esc stops a search",
-	"          in time order, all threads (gzip: the archive's order)",
+	"          in time order, all threads",
 	"",
 	"Bars \"~:::\" on the timeline are several calls merged.",
 };
@@ -353,28 +361,40 @@ static void draw(struct view *v, bool helping)
 	refresh();
 }
 
-/* Reads a pattern on the last line; false when cancelled (Escape). */
-static bool prompt(struct view *v)
+/* Reads a line after `lead` on the last line into buf (cap bytes): its
+ * length, or -1 when cancelled (Escape). */
+static int read_line(const char *lead, char *buf, size_t cap)
 {
-	char buf[sizeof(v->pattern)] = "";
-	size_t n = 0;
+	size_t n = 0, w = strlen(lead);
 	int key;
 
+	buf[0] = 0;
+	timeout(-1);
 	for (;;) {
 		attrset(A_NORMAL);
-		view_put(LINES - 1, 0, COLS, "/");
-		mvaddnstr(LINES - 1, 1, buf, COLS - 2);
+		view_put(LINES - 1, 0, COLS, lead);
+		mvaddnstr(LINES - 1, (int)w, buf, COLS - (int)w - 1);
 		refresh();
 		key = getch();
 		if (key == '\n' || key == '\r' || key == KEY_ENTER)
-			break;
+			return (int)n;
 		if (key == 27)
-			return false;
+			return -1;
 		if ((key == KEY_BACKSPACE || key == 127 || key == 8) && n)
 			buf[--n] = 0;
-		else if (key >= 0x20 && key < 0x7f && n + 1 < sizeof(buf))
+		else if (key >= 0x20 && key < 0x7f && n + 1 < cap)
 			buf[n++] = (char)key, buf[n] = 0;
 	}
+}
+
+/* Reads a pattern on the last line; false when cancelled (Escape). */
+static bool prompt(struct view *v)
+{
+	char buf[sizeof(v->pattern)];
+	int key, n = read_line("/", buf, sizeof(buf));
+
+	if (n < 0)
+		return false;
 	if (!n)
 		return v->have_re; /* an empty pattern: the last one again */
 	if (v->have_re)
@@ -386,7 +406,7 @@ static bool prompt(struct view *v)
 		char msg[128];
 
 		regerror(key, &v->re, msg, sizeof(msg));
-		snprintf(v->msg, sizeof(v->msg), "/%s/: %s", buf, msg);
+		snprintf(v->msg, sizeof(v->msg), "/%.100s/: %.100s", buf, msg);
 		return false;
 	}
 	memcpy(v->pattern, buf, sizeof(buf));
@@ -417,9 +437,35 @@ static void search(struct view *v, bool backward)
 	}
 }
 
+/* ':': reads a time and goes there in the timeline or the replay list. */
+static void go_time(struct view *v)
+{
+	struct callstream_when w;
+	char buf[64];
+
+	if (v->pane != PANE_TIME && v->pane != PANE_THREADS && v->pane != PANE_LIST) {
+		snprintf(v->msg, sizeof(v->msg),
+			 ": goes to a time in the timeline (2) or the list (4)");
+		return;
+	}
+	if (read_line("go to time (1.2s from the start, or ns): ", buf, sizeof(buf)) <= 0)
+		return;
+	if (callstream_parse_when(buf, &w) < 0) {
+		snprintf(v->msg, sizeof(v->msg), "not a time (ns, or a number with a unit): '%s'",
+			 buf);
+		return;
+	}
+	if (v->pane == PANE_LIST) {
+		vlist_goto(v, &w);
+		return;
+	}
+	v->pane = PANE_TIME;
+	vtime_goto(v, &w);
+}
+
 static void colours(struct view *v)
 {
-	static const short bg[VIEW_BAR_COLOURS] = { COLOR_GREEN, COLOR_CYAN,	COLOR_YELLOW,
+	static const short bg[VIEW_BAR_COLOURS] = { COLOR_GREEN,   COLOR_CYAN, COLOR_YELLOW,
 						    COLOR_MAGENTA, COLOR_BLUE, COLOR_WHITE };
 
 	v->colour = has_colors() && start_color() == OK;
@@ -427,7 +473,8 @@ static void colours(struct view *v)
 		return;
 	use_default_colors();
 	for (int i = 0; i < VIEW_BAR_COLOURS; i++)
-		init_pair((short)(COL_BAR + i), bg[i] == COLOR_BLUE ? COLOR_WHITE : COLOR_BLACK, bg[i]);
+		init_pair((short)(COL_BAR + i), bg[i] == COLOR_BLUE ? COLOR_WHITE : COLOR_BLACK,
+			  bg[i]);
 	init_pair(COL_HEAD, COLOR_BLACK, COLOR_CYAN);
 	init_pair(COL_STATUS, COLOR_BLACK, COLOR_WHITE);
 	init_pair(COL_MATCH, COLOR_WHITE, COLOR_RED);
@@ -499,6 +546,9 @@ static int run(struct view *v)
 		case 'N':
 			search(v, key == 'N');
 			break;
+		case ':':
+			go_time(v);
+			break;
 		case 12: /* Ctrl-L */
 			clearok(curscr, TRUE);
 			break;
@@ -520,7 +570,8 @@ int main(int argc, char **argv)
 		return TOOL_EXIT_ERROR;
 	v.path = o.path;
 	if (!o.load_only && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)))
-		return tool_error(NAME, "standard %s is not a terminal: fxt-view is interactive "
+		return tool_error(NAME,
+				  "standard %s is not a terminal: fxt-view is interactive "
 				  "(fxt-tree and fxt-replay print text)",
 				  isatty(STDOUT_FILENO) ? "input" : "output");
 	status = load(&v, &o);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tools/calls/callstream.h"
 #include "tools/calls/calltree.h"
 #include "tools/view/timeline.h"
 
@@ -101,6 +102,11 @@ void vlist_draw(struct view *v, int top, int rows, int cols);
 bool vlist_key(struct view *v, int key, int rows);
 void vlist_search(struct view *v, bool backward);
 void vlist_status(struct view *v, char *buf, size_t len);
+/* ':' in the panes: the list selects the first call at the time or
+ * later (a search of its own, in slices); the timeline's window starts
+ * there (its width kept). */
+void vlist_goto(struct view *v, const struct callstream_when *w);
+void vtime_goto(struct view *v, const struct callstream_when *w);
 
 /* CLOCK_MONOTONIC in seconds. */
 double view_now_s(void);

@@ -5,7 +5,10 @@
  * doubles), with the names of each stretch between two marks as bits of
  * their hashes and the distinct names.  A search reads on a fork of its
  * own from the mark before its place, a slice at a time; with the index
- * complete it skips the stretches where no name that matches occurs. */
+ * complete it skips the stretches where no name that matches occurs.
+ * Going to a time (':') is such a search for the first item at that time
+ * or later, from the last mark before it (each mark notes the time of the
+ * item before it: the merge is in time order). */
 #include "config.h"
 
 #include <errno.h>
@@ -116,7 +119,7 @@ static void thin(struct vlist *l)
 	}
 }
 
-static int add_mark(struct vlist *l, uint64_t n)
+static int add_mark(struct vlist *l, uint64_t n, uint64_t ts)
 {
 	struct callmerge_mark *mk;
 	int rc = callmerge_mark(l->idx, &mk);
@@ -129,7 +132,7 @@ static int add_mark(struct vlist *l, uint64_t n)
 		callmerge_mark_free(mk);
 		return -ENOMEM;
 	}
-	l->marks[l->nmarks++] = (struct vmark){ .item = n, .mk = mk };
+	l->marks[l->nmarks++] = (struct vmark){ .item = n, .ts = ts, .mk = mk };
 	l->mark_bytes += callmerge_mark_bytes(mk) + sizeof(struct vmark);
 	thin(l);
 	pthread_mutex_unlock(&l->lock);
@@ -158,11 +161,11 @@ static int index_pass(struct vlist *l)
 			continue;
 		if (atomic_load_explicit(&l->stop, memory_order_relaxed))
 			return -ECANCELED;
-		if ((rc = add_mark(l, n)) < 0)
+		if ((rc = add_mark(l, n, it->ts_ns)) < 0)
 			return rc;
-		atomic_store_explicit(&l->progress,
-				      (unsigned)((unsigned __int128)(it->ts_ns - start) * 1000 / span),
-				      memory_order_relaxed);
+		atomic_store_explicit(
+		    &l->progress, (unsigned)((unsigned __int128)(it->ts_ns - start) * 1000 / span),
+		    memory_order_relaxed);
 	}
 	if (rc < 0)
 		return rc;
@@ -298,6 +301,7 @@ bool vindex_search_start(struct vlist *l, const regex_t *re, bool back, uint64_t
 	if (!l->sm)
 		rc = callmerge_fork(l->m, &l->sm);
 	l->sre = re;
+	l->sgo = false;
 	l->sback = back;
 	l->sfrom = l->shi = from;
 	l->send = UINT64_MAX;
@@ -305,7 +309,8 @@ bool vindex_search_start(struct vlist *l, const regex_t *re, bool back, uint64_t
 	if (l->filter) { /* the bits of the names that match */
 		memset(l->want, 0, sizeof(l->want));
 		for (uint32_t k = 0; l->names.h && k <= l->names.mask; k++)
-			if (l->names.h[k] && regexec(re, l->names.text + l->names.off[k], 0, NULL, 0) == 0)
+			if (l->names.h[k] &&
+			    regexec(re, l->names.text + l->names.off[k], 0, NULL, 0) == 0)
 				set_bit(l->want, l->names.h[k]);
 	}
 	if (rc == 0 && back && from == 0)
@@ -315,6 +320,44 @@ bool vindex_search_start(struct vlist *l, const regex_t *re, bool back, uint64_t
 	l->searching = rc == 0;
 	if (rc < 0)
 		snprintf(l->err, sizeof(l->err), "search: %s", strerror(-rc));
+	return l->searching;
+}
+
+bool vindex_goto_start(struct vlist *l, uint64_t ts)
+{
+	size_t lo = 0, hi;
+	int64_t at;
+	int rc = 0;
+
+	if (!l->sm)
+		rc = callmerge_fork(l->m, &l->sm);
+	l->sgo = true;
+	l->sgo_ts = ts;
+	l->sback = l->filter = false;
+	l->send = UINT64_MAX;
+	l->slast = UINT64_MAX;
+	if (rc == 0) {
+		/* the last mark whose item before is earlier than ts */
+		pthread_mutex_lock(&l->lock);
+		hi = l->nmarks;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (l->marks[mid].ts < ts)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		at = lo ? callmerge_resume(l->sm, l->marks[lo - 1].mk) : callmerge_rewind(l->sm);
+		if (at == 0)
+			at = lo ? (int64_t)l->marks[lo - 1].item : 0;
+		pthread_mutex_unlock(&l->lock);
+		rc = at < 0 ? (int)at : 0;
+		l->sidx = l->slo = l->sfrom = l->shi = at < 0 ? 0 : (uint64_t)at;
+	}
+	l->searching = rc == 0;
+	if (rc < 0)
+		snprintf(l->err, sizeof(l->err), "going to a time: %s", strerror(-rc));
 	return l->searching;
 }
 
@@ -336,6 +379,11 @@ uint64_t vindex_search_slice(struct vlist *l)
 		if (rc == 1 && !(l->sback && i >= l->shi) && i < l->send) {
 			l->sidx++;
 			l->sts = it->ts_ns;
+			if (l->sgo) {
+				if (it->ts_ns >= l->sgo_ts)
+					return i;
+				continue;
+			}
 			if ((l->sback || i >= l->sfrom) &&
 			    TOOL_GROW(l->name, l->capname, it->name.len + 1) == 0) {
 				memcpy(l->name, it->name.data, it->name.len);

@@ -1,5 +1,6 @@
 /* fxt-view's replay list: the items of every thread in time order
- * (callmerge.h; archive order for a gzip archive: callstream.h), as
+ * (callmerge.h, plain, gzip or zstd; archive order, callstream.h, were
+ * the merge refused the archive), as
  * fxt-replay prints them, read from the archive as the list is scrolled.
  * Bounded: a window of VLIST_KEEP lines around what is shown is held.
  *
@@ -17,7 +18,7 @@
  * the stretches where no matching name occurs once the index is
  * complete; Esc stops it.
  *
- * In archive order (gzip) there is no index: scrolling back before the
+ * In archive order there is no index: scrolling back before the
  * window reads the archive again from its start, and End and a search
  * past the window first count (and match) items without formatting them,
  * then read again to the place found: two passes at most, the keys held
@@ -65,7 +66,8 @@ static int on_item(void *ctx, const struct callstream_item *it)
 			return 0;
 		if (l->back && i >= l->find_from)
 			return -ECANCELED;
-		if ((l->back || i >= l->find_from) && TOOL_GROW(l->name, l->capname, it->name.len + 1) == 0) {
+		if ((l->back || i >= l->find_from) &&
+		    TOOL_GROW(l->name, l->capname, it->name.len + 1) == 0) {
 			memcpy(l->name, it->name.data, it->name.len);
 			l->name[it->name.len] = 0;
 			if (regexec(l->find, l->name, 0, NULL, 0) == 0) {
@@ -116,7 +118,7 @@ static void close_stream(struct vlist *l)
 /* Reads the archive again from its start; the items before `from` are
  * counted, not kept.  The first time, the threads' cursors are made
  * (callmerge.h: one pass over the archive), or when the archive cannot be
- * mapped (gzip), the list is in archive order. */
+ * merged (-EMEDIUMTYPE), the list is in archive order. */
 static int restart(struct vlist *l, uint64_t from)
 {
 	int rc = 0;
@@ -141,7 +143,8 @@ static int restart(struct vlist *l, uint64_t from)
 		rc = callmerge_rewind(l->m);
 	}
 	if (rc == 0 && !l->m) {
-		rc = tool_open_archive(&l->r, l->path, FXT_READER_TIME_ORDER, l->err, sizeof(l->err));
+		rc = tool_open_archive(&l->r, l->path, FXT_READER_TIME_ORDER, l->err,
+				       sizeof(l->err));
 		if (rc == 0)
 			rc = callstream_new(&l->cs, on_item, l);
 	}
@@ -387,8 +390,8 @@ bool vlist_key(struct view *v, int key, int rows)
 
 	if (vlist_busy(l))
 		return key == KEY_UP || key == KEY_DOWN || key == KEY_PPAGE || key == KEY_NPAGE ||
-		       key == KEY_HOME || key == KEY_END || key == 'j' || key == 'k' || key == 'g' ||
-		       key == 'G';
+		       key == KEY_HOME || key == KEY_END || key == 'j' || key == 'k' ||
+		       key == 'g' || key == 'G';
 
 	switch (key) {
 	case KEY_UP:
@@ -415,7 +418,9 @@ bool vlist_key(struct view *v, int key, int rows)
 	case 27: /* Escape */
 		if (l->searching || l->want_end)
 			snprintf(v->msg, sizeof(v->msg), "%s stopped",
-				 l->searching ? "search" : "going to the end");
+				 !l->searching ? "going to the end"
+				 : l->sgo      ? "going to the time"
+					       : "search");
 		l->searching = l->want_end = false;
 		return true;
 	case KEY_END:
@@ -455,7 +460,10 @@ bool vlist_tick(struct view *v)
 	if (i == UINT64_MAX)
 		return true;
 	l->searching = false;
-	if (i == UINT64_MAX - 1) {
+	if (i == UINT64_MAX - 1 && l->sgo && l->sidx) {
+		snprintf(v->msg, sizeof(v->msg), "no call at that time or later: the last one");
+		i = l->sidx - 1;
+	} else if (i == UINT64_MAX - 1) {
 		snprintf(v->msg, sizeof(v->msg), "no %s call matches /%s/",
 			 l->sback ? "earlier" : "later", v->pattern);
 		return false;
@@ -489,7 +497,8 @@ void vlist_search(struct view *v, bool backward)
 	/* the lines held first */
 	if (backward) {
 		for (i = l->sel; i-- > l->base;)
-			if (i < end && regexec(&v->re, l->line[i - l->base].name, 0, NULL, 0) == 0) {
+			if (i < end &&
+			    regexec(&v->re, l->line[i - l->base].name, 0, NULL, 0) == 0) {
 				l->sel = i;
 				return;
 			}
@@ -501,8 +510,8 @@ void vlist_search(struct view *v, bool backward)
 			}
 	}
 	if (backward ? l->base == 0 : (l->eof && !l->counting)) {
-		snprintf(v->msg, sizeof(v->msg), "no %s call matches /%s/", backward ? "earlier" : "later",
-			 v->pattern);
+		snprintf(v->msg, sizeof(v->msg), "no %s call matches /%s/",
+			 backward ? "earlier" : "later", v->pattern);
 		return;
 	}
 	if (by_index(l)) {
@@ -515,11 +524,27 @@ void vlist_search(struct view *v, bool backward)
 	i = scan(l, &v->re, backward ? l->base : end, backward);
 	seek(l, i == UINT64_MAX ? l->sel : i);
 	if (i == UINT64_MAX) {
-		snprintf(v->msg, sizeof(v->msg), "no %s call matches /%s/", backward ? "earlier" : "later",
-			 v->pattern);
+		snprintf(v->msg, sizeof(v->msg), "no %s call matches /%s/",
+			 backward ? "earlier" : "later", v->pattern);
 		return;
 	}
 	l->sel = i;
+}
+
+void vlist_goto(struct view *v, const struct callstream_when *w)
+{
+	struct vlist *l = v->list;
+
+	if (vlist_busy(l)) {
+		snprintf(v->msg, sizeof(v->msg), "the list is not read yet");
+		return;
+	}
+	if (!by_index(l)) {
+		snprintf(v->msg, sizeof(v->msg), "going to a time needs the list in time order%s",
+			 l->m ? " (its index failed)" : ", not the archive's");
+		return;
+	}
+	vindex_goto_start(l, callstream_when_ns(w, callmerge_start_ns(l->m)));
 }
 
 void vlist_status(struct view *v, char *buf, size_t len)
@@ -532,19 +557,24 @@ void vlist_status(struct view *v, char *buf, size_t len)
 	}
 	if (l->searching) {
 		uint64_t t0 = callmerge_start_ns(l->m), span = callmerge_end_ns(l->m) - t0 + 1;
-		unsigned pc = l->sback ? (unsigned)(100 - (unsigned __int128)l->slo * 100 / l->sfrom)
-				       : (unsigned)((unsigned __int128)(l->sts > t0 ? l->sts - t0 : 0) *
-						    100 / span);
+		unsigned pc = l->sback
+				  ? (unsigned)(100 - (unsigned __int128)l->slo * 100 / l->sfrom)
+				  : (unsigned)((unsigned __int128)(l->sts > t0 ? l->sts - t0 : 0) *
+					       100 / span);
 
-		snprintf(buf, len, "searching /%s/%s: %u%% (Esc stops)", v->pattern,
-			 l->sback ? " backward" : "", pc);
+		if (l->sgo)
+			snprintf(buf, len, "going to the time: %u%% (Esc stops)", pc);
+		else
+			snprintf(buf, len, "searching /%s/%s: %u%% (Esc stops)", v->pattern,
+				 l->sback ? " backward" : "", pc);
 		return;
 	}
 	if (by_index(l) && atomic_load_explicit(&l->indexed, memory_order_acquire))
 		snprintf(buf, len, "item %" PRIu64 " of %" PRIu64, l->sel + 1, l->total);
 	else if (by_index(l))
 		snprintf(buf, len, "item %" PRIu64 ", indexing %u%%%s", l->sel + 1,
-			 atomic_load(&l->progress) / 10, l->want_end ? ", then End (Esc: stay)" : "");
+			 atomic_load(&l->progress) / 10,
+			 l->want_end ? ", then End (Esc: stay)" : "");
 	else
 		snprintf(buf, len, "item %" PRIu64 "%s", l->sel + 1, l->eof ? "" : " (reading on)");
 }

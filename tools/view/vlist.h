@@ -26,6 +26,7 @@
 
 struct vmark {
 	uint64_t item; /* the index of the item the merge gives next */
+	uint64_t ts;   /* the time of the item before it (ns) */
 	struct callmerge_mark *mk;
 	uint64_t bits[VLIST_BITS / 64]; /* the names from item to the next mark */
 };
@@ -81,6 +82,8 @@ struct vlist {
 	 * ends the stretch read forward. */
 	struct callmerge *sm;
 	bool searching, sback, filter;
+	bool sgo;	/* not a name: the first item at sgo_ts or later */
+	uint64_t sgo_ts;
 	uint64_t sidx, sfrom, slo, shi, slast, send;
 	uint64_t want[VLIST_BITS / 64];
 	uint64_t sts; /* the time of the item read last (forward: progress) */
@@ -123,6 +126,9 @@ int64_t vindex_resume_before(struct vlist *l, struct callmerge *x, uint64_t at);
  * match), then a slice of at most VLIST_SLICE_S: UINT64_MAX while it goes
  * on, else the match (UINT64_MAX - 1: none). */
 bool vindex_search_start(struct vlist *l, const regex_t *re, bool back, uint64_t from);
+/* The same, for the first item at time ts (ns) or later, from the last
+ * mark before that time (the merge is in time order). */
+bool vindex_goto_start(struct vlist *l, uint64_t ts);
 uint64_t vindex_search_slice(struct vlist *l);
 
 #endif /* FXT_TOOLS_VIEW_VLIST_H */

@@ -75,7 +75,8 @@ static void depth_row(struct view *v, const struct timeline_thread *th, unsigned
 	snprintf(num, sizeof(num), "%2u", d + 1);
 	view_put(y, 0, MARGIN, num);
 	while (i < w) {
-		const struct timeline_bar *b = timeline_find(th, d, col_ns(v, i, w), col_ns(v, i + 1, w));
+		const struct timeline_bar *b =
+		    timeline_find(th, d, col_ns(v, i, w), col_ns(v, i + 1, w));
 		const char *name;
 		int j = i + 1, len;
 
@@ -121,8 +122,9 @@ void vtime_draw(struct view *v, int top, int rows, int cols)
 	view_fmt_ns(b, sizeof(b), v->t1 - v->t0);
 	if (th->res_ns)
 		view_fmt_ns(res, sizeof(res), th->res_ns);
-	snprintf(line, sizeof(line), "thread %" PRIu64 " (pid %" PRIu64 ") %zu/%zu  from %s, %s wide%s%s",
-		 th->tid, th->pid, v->thr + 1, timeline_nthreads(v->tl), a, b,
+	snprintf(line, sizeof(line),
+		 "thread %" PRIu64 " (pid %" PRIu64 ") %zu/%zu  from %s, %s wide%s%s", th->tid,
+		 th->pid, v->thr + 1, timeline_nthreads(v->tl), a, b,
 		 th->res_ns ? ", merged under " : "", th->res_ns ? res : "");
 	attron(A_BOLD);
 	view_put(top, 0, cols, line);
@@ -136,7 +138,9 @@ void vtime_draw(struct view *v, int top, int rows, int cols)
 		if (d < th->ndepth)
 			depth_row(v, th, d, top + i, cols);
 		else
-			view_put(top + i, 0, cols, d == th->ndepth && th->too_deep ? "   (deeper calls not drawn)" : "");
+			view_put(top + i, 0, cols,
+				 d == th->ndepth && th->too_deep ? "   (deeper calls not drawn)"
+								 : "");
 	}
 }
 
@@ -153,6 +157,15 @@ static void place(struct view *v, uint64_t mid, uint64_t w)
 	if (hi > lo && v->t0 + w > hi)
 		v->t0 = hi - w;
 	v->t1 = v->t0 + w;
+}
+
+void vtime_goto(struct view *v, const struct callstream_when *w)
+{
+	uint64_t ts = callstream_when_ns(w, calltree_start_ns(v->tree)), wd = v->t1 - v->t0;
+
+	if (ts > calltree_end_ns(v->tree))
+		snprintf(v->msg, sizeof(v->msg), "past the trace's end: its last window");
+	place(v, ts > UINT64_MAX - wd / 2 ? UINT64_MAX : ts + wd / 2, wd);
 }
 
 static void zoom(struct view *v, bool in)
@@ -326,7 +339,8 @@ void vthreads_draw(struct view *v, int top, int rows, int cols)
 	if (rows < 2)
 		return;
 	attron(A_BOLD);
-	view_put(top, 0, cols, "       pid        tid      slices        busy  depth  (Enter: its timeline)");
+	view_put(top, 0, cols,
+		 "       pid        tid      slices        busy  depth  (Enter: its timeline)");
 	attroff(A_BOLD);
 	if (v->lsel < v->ltop)
 		v->ltop = v->lsel;

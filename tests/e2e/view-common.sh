@@ -1,0 +1,24 @@
+# Sourced by the replay list's tests (view-list.sh, view-late.sh,
+# view-packed.sh), after scratch: a tmux server of their own ($T, killed
+# at the end), the session $S (v unless set), and fxt-replay's lines in
+# $TMPD/replay.txt.
+T="tmux -S $TMPD/tmux.sock"
+S=${S:-v}
+trap '$T kill-server 2>/dev/null; [ -n "$FXT_KEEP_TMPD" ] || rm -rf "$TMPD"' EXIT
+screen() { $T capture-pane -p -t "$S"; }
+# until_shown TEXT: waits (up to 60 s: the index reads the whole archive)
+# for TEXT on the screen.
+until_shown() {
+  i=0
+  while [ $i -lt 600 ]; do
+    screen | grep -qF -- "$1" && return 0
+    sleep 0.1; i=$((i + 1))
+  done
+  diag "not shown: $1"; screen | sed 's/^/# /'
+  return 1
+}
+keys() { $T send-keys -t "$S" "$@"; }
+# the list's lines on the screen (items, rows 3-23)
+shown() { screen | sed -n '3,23p' | sed 's/ *$//'; }
+# lines A..B of fxt-replay's
+lines() { sed -n "$1,$2p" "$TMPD/replay.txt"; }
