@@ -45,33 +45,12 @@ FORKS=${FORKS:-500}
 PIPES=${PIPES:-200}
 export LC_ALL=C
 
-VARIANTS="plain traced"
-if [ -n "${BASE:-}" ]; then
-  [ -x "$BASE/fxt-run" ] || { echo "bench-forks: $BASE/fxt-run is missing" >&2; exit 2; }
-  VARIANTS="plain base traced"
-fi
-for f in "$FXT_RUN" "$FXT_DUMP" "$LOOP"; do
-  [ -x "$f" ] || { echo "bench-forks: $f is missing (run make first)" >&2; exit 2; }
-done
-for v in "$N" "$FORKS" "$PIPES"; do
-  case $v in '' | *[!0-9]* | 0) echo "bench-forks: N, FORKS and PIPES must be positive integers" >&2; exit 2 ;; esac
-done
-case $(date +%N) in '' | *[!0-9]*)
-  echo "bench-forks: date +%N does not give nanoseconds (GNU date needed)" >&2
-  exit 2
-  ;;
-esac
+bench_variants bench-forks
+bench_built bench-forks "$FXT_RUN" "$FXT_DUMP" "$LOOP"
+bench_counts bench-forks "N, FORKS and PIPES" "$N" "$FORKS" "$PIPES"
+bench_gnu_date bench-forks
 
-if [ -n "${BENCH_DIR:-}" ]; then
-  W=$BENCH_DIR
-  mkdir -p "$W"
-else
-  W=$(mktemp -d "${TMPDIR:-/tmp}/fxt-bench-forks.XXXXXX")
-  trap 'rm -rf "$W"' EXIT
-fi
-W=$(cd "$W" && pwd)
-mkdir -p "$W/res"
-rm -f "$W"/res/*
+bench_scratch bench-forks
 
 # The pipelines, as one sh script (sh, not the script's shell: both
 # variants run the same processes).

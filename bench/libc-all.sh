@@ -47,33 +47,12 @@ TICKS=${TICKS:-5000}
 LIBC=${LIBC:-all}
 export LC_ALL=C
 
-VARIANTS="plain traced"
-if [ -n "${BASE:-}" ]; then
-  [ -x "$BASE/fxt-run" ] || { echo "bench-libc-all: $BASE/fxt-run is missing" >&2; exit 2; }
-  VARIANTS="plain base traced"
-fi
-for f in "$FXT_RUN" "$FXT_DUMP"; do
-  [ -x "$f" ] || { echo "bench-libc-all: $f is missing (run make first)" >&2; exit 2; }
-done
-for v in "$N" "$ROWS" "$TICKS"; do
-  case $v in '' | *[!0-9]* | 0) echo "bench-libc-all: N, ROWS and TICKS must be positive integers" >&2; exit 2 ;; esac
-done
-case $(date +%N) in '' | *[!0-9]*)
-  echo "bench-libc-all: date +%N does not give nanoseconds (GNU date needed)" >&2
-  exit 2
-  ;;
-esac
+bench_variants bench-libc-all
+bench_built bench-libc-all "$FXT_RUN" "$FXT_DUMP"
+bench_counts bench-libc-all "N, ROWS and TICKS" "$N" "$ROWS" "$TICKS"
+bench_gnu_date bench-libc-all
 
-if [ -n "${BENCH_DIR:-}" ]; then
-  W=$BENCH_DIR
-  mkdir -p "$W"
-else
-  W=$(mktemp -d "${TMPDIR:-/tmp}/fxt-bench-libc-all.XXXXXX")
-  trap 'rm -rf "$W"' EXIT
-fi
-W=$(cd "$W" && pwd)
-mkdir -p "$W/res"
-rm -f "$W"/res/*
+bench_scratch bench-libc-all
 
 # The workloads' inputs.
 awk -v rows="$ROWS" 'BEGIN {

@@ -51,33 +51,12 @@ if ! command -v git >/dev/null 2>&1; then
   echo "bench-log: git is not installed: skipped"
   exit 0
 fi
-VARIANTS="plain traced"
-if [ -n "${BASE:-}" ]; then
-  [ -x "$BASE/fxt-run" ] || { echo "bench-log: $BASE/fxt-run is missing" >&2; exit 2; }
-  VARIANTS="plain base traced"
-fi
-for f in "$FXT_RUN" "$FXT_DUMP"; do
-  [ -x "$f" ] || { echo "bench-log: $f is missing (run make first)" >&2; exit 2; }
-done
-for v in "$N" "$LOG_BYTES" ${COMMITS:+"$COMMITS"}; do
-  case $v in '' | *[!0-9]* | 0) echo "bench-log: N, LOG_BYTES and COMMITS must be positive integers" >&2; exit 2 ;; esac
-done
-case $(date +%N) in '' | *[!0-9]*)
-  echo "bench-log: date +%N does not give nanoseconds (GNU date needed)" >&2
-  exit 2
-  ;;
-esac
+bench_variants bench-log
+bench_built bench-log "$FXT_RUN" "$FXT_DUMP"
+bench_counts bench-log "N, LOG_BYTES and COMMITS" "$N" "$LOG_BYTES" ${COMMITS:+"$COMMITS"}
+bench_gnu_date bench-log
 
-if [ -n "${BENCH_DIR:-}" ]; then
-  W=$BENCH_DIR
-  mkdir -p "$W"
-else
-  W=$(mktemp -d "${TMPDIR:-/tmp}/fxt-bench-log.XXXXXX")
-  trap 'rm -rf "$W"' EXIT
-fi
-W=$(cd "$W" && pwd)
-mkdir -p "$W/res"
-rm -f "$W"/res/*
+bench_scratch bench-log
 
 # The repository: the source tree's, or one made of its files.
 if git -C "$abs_top_srcdir" rev-parse --verify -q HEAD >/dev/null 2>&1; then

@@ -68,28 +68,15 @@ WARMUP=${WARMUP:-1}
 CC=${CC:-cc}
 export LC_ALL=C
 
-for f in "$FXT_RUN" "$FXT_DUMP"; do
-  [ -x "$f" ] || { echo "bench-multiproc: $f is missing (run make first)" >&2; exit 2; }
-done
+bench_built bench-multiproc "$FXT_RUN" "$FXT_DUMP"
 case $N in '' | *[!0-9]* | 0) echo "bench-multiproc: N must be a positive integer" >&2; exit 2 ;; esac
 case $WARMUP in '' | *[!0-9]*) echo "bench-multiproc: WARMUP must be an integer" >&2; exit 2 ;; esac
-case $(date +%N) in '' | *[!0-9]*)
-  echo "bench-multiproc: date +%N does not give nanoseconds (GNU date needed)" >&2
-  exit 2
-  ;;
-esac
+bench_gnu_date bench-multiproc
 for t in bash awk find xargs md5sum sed sort uniq tr wc cat seq; do
   command -v "$t" >/dev/null 2>&1 || { echo "bench-multiproc: $t not found" >&2; exit 2; }
 done
 
-if [ -n "${BENCH_DIR:-}" ]; then
-  W=$BENCH_DIR
-  mkdir -p "$W"
-else
-  W=$(mktemp -d "${TMPDIR:-/tmp}/fxt-bench-multiproc.XXXXXX")
-  trap 'rm -rf "$W"' EXIT
-fi
-W=$(cd "$W" && pwd)
+bench_scratch bench-multiproc
 
 # Python: a pyenv or similar shim on PATH is itself a shell script that
 # starts more processes, so prefer the system's python3.
