@@ -67,6 +67,10 @@ static TLS struct sample_thread self;
 static TLS bool live_added;
 /* Set between our fork handlers (see fork_prepare). */
 static TLS unsigned char forking;
+/* Attached: the thread is past its end (AGENT_EV_THREAD_END), its buffer
+ * being retired: the timers are live.c's until the detach, and a signal
+ * of the thread's own may still come; the handler takes no sample then. */
+static TLS volatile sig_atomic_t ended;
 
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 static bool setup_ok;
@@ -462,7 +466,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	if (__atomic_load_n(&att.on, __ATOMIC_RELAXED)) {
 		/* After the detach, never anything (the handler stays). */
 		__atomic_add_fetch(&att.inflight, 1, __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&att.live, __ATOMIC_SEQ_CST) &&
+		if (__atomic_load_n(&att.live, __ATOMIC_SEQ_CST) && !ended &&
 		    !__atomic_load_n(&agent.sealed, __ATOMIC_RELAXED)) {
 			if (in_loader(ucv))
 				self.carry = periods;
@@ -846,11 +850,22 @@ static void sample_fork_child(const struct agent_event *ev)
 		agent_sample_thread_start(false);
 }
 
-/* At a thread's end, and before the seal: other threads' samples stop
- * then too (the handler sees agent.sealed). */
+/* Before the seal: other threads' samples stop then too (the handler sees
+ * agent.sealed). */
 static void sample_thread_stop(const struct agent_event *ev)
 {
 	(void)ev;
+	agent_sample_thread_stop();
+}
+
+/* At a thread's end.  Attached, its timer (live.c's) runs on until the
+ * detach or the thread's exit: its signals are dropped from here on,
+ * before its buffer is unmapped. */
+static void sample_thread_end(const struct agent_event *ev)
+{
+	(void)ev;
+	ended = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	agent_sample_thread_stop();
 }
 
@@ -867,7 +882,7 @@ const struct agent_feature agent_feature_sample = {
 		[AGENT_EV_START] = sample_start,
 		[AGENT_EV_THREAD_START] = sample_thread_start,
 		[AGENT_EV_FORK_CHILD] = sample_fork_child,
-		[AGENT_EV_THREAD_END] = sample_thread_stop,
+		[AGENT_EV_THREAD_END] = sample_thread_end,
 		[AGENT_EV_DLCLOSED] = sample_dlclosed,
 		[AGENT_EV_STOP] = sample_stop,
 		[AGENT_EV_BEFORE_SEAL] = sample_thread_stop,

@@ -13,6 +13,9 @@
  *     can count exactly: it knows which lines came while it recorded);
  *     "threads N" starts N threads that spin in spin() for 200 ms each,
  *     joins them and says "joined N";
+ *     "churn N": N threads, four at a time, each calling work() 20000
+ *     times and ending, joined; says "churned N" (threads that end while
+ *     sampled, each with a buffer of its calls to let go of);
  *     "spawn N": a child calls work() N times, says "child N" and waits;
  *     "reap": that child calls work() N times more and exits, and main
  *     says "reaped STATUS"; "forkexec PROG ARG": a child calls work() 5
@@ -179,6 +182,17 @@ __attribute__((noinline, noipa)) unsigned long work(unsigned long x)
 	return x * 2654435761ul + 1;
 }
 
+/* The threads of "churn N": calls of work(), then the end. */
+static void *churner(void *arg)
+{
+	unsigned long x = 1, i;
+
+	(void)arg;
+	for (i = 0; i < 20000; i++)
+		x = work(x);
+	return (void *)x;
+}
+
 /* "spawn N": the child, which works N times, waits for a byte on `go`,
  * and works N times more. */
 static void spawned(unsigned long n, int go)
@@ -337,6 +351,22 @@ static void serve(void)
 			if (pthread_create(&th, NULL, null_writer, &n) == 0)
 				pthread_join(th, NULL);
 			printf("done thread %lu\n", n);
+			fflush(stdout);
+			continue;
+		}
+		if (sscanf(buf, "churn %lu", &n) == 1) {
+			pthread_t th[4];
+			unsigned long k, m;
+
+			for (i = 0; i < n; i += m) {
+				m = n - i < 4 ? n - i : 4;
+				for (k = 0; k < m; k++)
+					if (pthread_create(&th[k], NULL, churner, NULL) != 0)
+						exit(1);
+				for (k = 0; k < m; k++)
+					pthread_join(th[k], NULL);
+			}
+			printf("churned %lu\n", n);
 			fflush(stdout);
 			continue;
 		}
