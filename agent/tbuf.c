@@ -528,6 +528,18 @@ void agent_tbuf_retire(struct tstate *t)
 	}
 	t->busy++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* The chunk is unmapped below, and a signal handler's hooks (nested:
+	 * busy > 1) must not write into it meanwhile.  `end` goes first: a
+	 * reservation then takes the slow path, which writes only inside the
+	 * chunk, still mapped; then `pos`, in one exchange that a signal
+	 * cannot split: after it a reservation lies in no chunk, and the slow
+	 * path drops it and counts it. */
+	if (!tb->dropped && !tb->drop_cause) /* what it drops from now, said */
+		__atomic_store_n(&tb->drop_cause, SPOOL_CAUSE_THREAD_END, __ATOMIC_RELAXED);
+	t->end = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	uint64_t *pos = __atomic_exchange_n(&t->pos, NULL, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&tb->end_ts, agent_ticks(), __ATOMIC_RELAXED);
 	if (prctl(PR_GET_NAME, tb->name) != 0)
 		tb->name[0] = '\0';
@@ -535,7 +547,7 @@ void agent_tbuf_retire(struct tstate *t)
 	/* A ring's other chunks hold its window: unmapped, not recycled. */
 	ring_free(tb, tb->map.base, true);
 	if (tb->map.base) {
-		uint64_t used = (uint64_t)((char *)t->pos - (char *)tb->map.base);
+		uint64_t used = (uint64_t)((char *)pos - (char *)tb->map.base);
 		spool_chunk_put(&agent.spool, &tb->map, used, true);
 	}
 	if (tb->spare.base)

@@ -73,6 +73,11 @@ static void cause_text(uint32_t cause, char *buf, size_t cap)
 			 "handler that interrupted its first traced call, or the agent "
 			 "could not start)");
 		break;
+	case SPOOL_CAUSE_THREAD_END:
+		snprintf(buf, cap, "%s",
+			 "a signal handler made them while its thread was ending, as the "
+			 "thread's buffer was released");
+		break;
 	default:
 		snprintf(buf, cap, "of an unknown cause (%#x)", cause);
 		break;
@@ -564,8 +569,9 @@ static int emit_log_line(struct emit_ctx *ctx, uint64_t ts, const struct log_lin
  * memory) or that has arguments (`args` NULL: none has).  Returns how
  * many it encoded. */
 static inline __attribute__((always_inline)) size_t
-encode_run(struct sym_table *names, uint64_t hdr, const struct conv_tb *tb, const struct recon_slot *v,
-	   struct recon_args *const *args, size_t k, uint64_t *out, struct sym_entry **e)
+encode_run(struct sym_table *names, uint64_t hdr, const struct conv_tb *tb,
+	   const struct recon_slot *v, struct recon_args *const *args, size_t k, uint64_t *out,
+	   struct sym_entry **e)
 {
 	uint64_t *p = out;
 	size_t i;

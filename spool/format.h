@@ -224,6 +224,9 @@ struct spool_seal {
 /* Calls lost outside any thread's count (a sealed spool's `lost`): made
  * before their thread had a buffer.  Never in a spool: the converter's. */
 #define SPOOL_CAUSE_NO_BUFFER (2u << 16)
+/* Made by a signal handler while its thread was ending: its buffer was
+ * being released (agent_tbuf_retire()). */
+#define SPOOL_CAUSE_THREAD_END (3u << 16)
 
 struct spool_seal_thread {
 	uint32_t serial;

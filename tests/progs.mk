@@ -30,7 +30,9 @@
 # recording modes; proctitle retitles itself for ps over its argv, as
 # servers do, then forks, for the process names; calls_fib recurses, for
 # the call views (fxt-tree, fxt-replay); leader_exit records from a
-# worker after main's pthread_exit(), for fxt-run's spare spool files.
+# worker after main's pthread_exit(), for fxt-run's spare spool files;
+# thread_end_signals ends threads while a signal handler runs instrumented
+# code.
 PROGS_TRACED = \
 	tests/progs/stress_threads \
 	tests/progs/deep_recursion \
@@ -45,8 +47,14 @@ PROGS_TRACED = \
 	tests/progs/numbered \
 	tests/progs/proctitle \
 	tests/progs/calls_fib \
-	tests/progs/leader_exit
+	tests/progs/leader_exit \
+	tests/progs/thread_end_signals
 check_PROGRAMS += $(PROGS_TRACED)
+
+tests_progs_thread_end_signals_SOURCES = tests/progs/thread_end_signals.c
+tests_progs_thread_end_signals_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_thread_end_signals_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_thread_end_signals_LDADD = -lpthread
 
 tests_progs_leader_exit_SOURCES = tests/progs/leader_exit.c
 tests_progs_leader_exit_CFLAGS = $(EXAMPLE_C_FLAGS)

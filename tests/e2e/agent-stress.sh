@@ -1,14 +1,14 @@
 #!/bin/sh
 # Stress: 256 short threads, a 1,000,000-deep recursion, a signal handler
-# running instrumented code thousands of times, and drops under a tiny
-# --max-size, each counted exactly.
+# running instrumented code thousands of times (also as 2000 threads end),
+# and drops under a tiny --max-size, each counted exactly.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
 # The program's own functions only: the libc wrappers have tests of their
 # own (tests/e2e/libc-*.sh).
 export FXT_LIBC=none
 
-plan 20
+plan 23
 
 # --- 4 rounds of 64 threads, created and joined.
 trace threads.fxt "$PROGS/stress_threads"
@@ -69,6 +69,17 @@ is "$(flat signals.fxt | grep -v -e ' spin$' -e ' on_signal$' -e ' handler_work$
   "$(printf '%s\n' '1 main' '1 sender')" "signals: the other calls"
 is "$(stat_of signals.fxt overlaps)/$(stat_of signals.fxt open)/$(stat_of signals.fxt unmatched)" \
   0/0/0 "signals: exact nesting"
+
+# --- 2000 threads end while a SIGPROF handler runs instrumented code:
+# a signal that lands as an ending thread's buffer is released must not
+# write into it (it did: SIGSEGV, 5 runs of 5).  Its calls then are
+# dropped, and said with their cause.
+trace tend.fxt "$PROGS/thread_end_signals" 2000
+is "$rc/$(cat "$TMPD/out")" "0/ok" "threads ending under a signal handler: the program's output and status"
+check_archive "threads ending under a signal handler" tend.fxt
+dropped=$(stat_of tend.fxt dropped)
+ok "... drops ($dropped) said with their cause" sh -c 'test "$1" = 0 ||
+  grep -q "dropped: a signal handler made them while its thread was ending" "$2"' - "${dropped:-0}" "$TMPD/err"
 
 # --- Drops: 200,000 calls into 4 KiB chunks under a 64 KiB bound.  The
 # agent counts each call it could not record, so that recorded slices +
