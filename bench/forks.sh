@@ -135,15 +135,7 @@ for spec in "loop|fork loop|$FORKS" "pipes|pipelines|$((PIPES * 4))"; do
   rest=${spec#*|}
   label=${rest%%|*}
   procs=${rest#*|}
-  r=1
-  while [ "$r" -le $((WARMUP + N)) ]; do
-    round=$((r - WARMUP))
-    [ "$round" -gt 0 ] || round=0
-    for v in $VARIANTS; do
-      once "$w" "$v" "$round" "$((procs + 1))"
-    done
-    r=$((r + 1))
-  done
+  bench_rounds "$w" "$((procs + 1))"
   [ -z "${BASE:-}" ] || row "$w" "$label (base)" "$procs" base
   row "$w" "$label" "$procs"
 done
@@ -152,10 +144,4 @@ echo
 echo "x plain: traced wall / plain wall of the same round; us/proc: the"
 echo "difference over the short processes ($FORKS forks; $PIPES x 4 execs); cpu x:"
 echo "CPU seconds (user + system, fxt-run's included) traced / plain, same round."
-if [ -s "$W/res/failures" ]; then
-  echo
-  echo "FAILURES:"
-  sed 's/^/  /' "$W/res/failures"
-  exit 1
-fi
-exit 0
+bench_end

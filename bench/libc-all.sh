@@ -207,15 +207,7 @@ printf '%-16s %16s %16s %14s %14s %7s %10s   %s\n' workload "plain s" "traced s"
 printf '%-16s %16s %16s %14s %14s\n' "" "med [min]" "med [min]" "med [min]" "med [min]"
 
 for w in $WORKLOADS; do
-  r=1
-  while [ "$r" -le $((WARMUP + N)) ]; do
-    round=$((r - WARMUP))
-    [ "$round" -gt 0 ] || round=0
-    for v in $VARIANTS; do
-      once "$w" "$v" "$round"
-    done
-    r=$((r + 1))
-  done
+  bench_rounds "$w"
   [ -z "${BASE:-}" ] || row "$w" "$w (base)" base
   row "$w" "$w" traced
 done
@@ -224,10 +216,4 @@ echo
 echo "x plain: traced wall / plain wall of the same round; cpu x: CPU seconds"
 echo "(user + system, fxt-run's included) traced / plain, same round; MiB: the"
 echo "archive; events: fxt-dump --stats, median."
-if [ -s "$W/res/failures" ]; then
-  echo
-  echo "FAILURES:"
-  sed 's/^/  /' "$W/res/failures"
-  exit 1
-fi
-exit 0
+bench_end

@@ -173,15 +173,7 @@ printf '%-14s %16s %16s %14s %14s %7s   %s\n' output "plain s" "traced s" "x pla
 printf '%-14s %16s %16s %14s %14s\n' "" "med [min]" "med [min]" "med [min]" "med [min]"
 
 for o in file pipe; do
-  r=1
-  while [ "$r" -le $((WARMUP + N)) ]; do
-    round=$((r - WARMUP))
-    [ "$round" -gt 0 ] || round=0
-    for v in $VARIANTS; do
-      once "$o" "$v" "$round"
-    done
-    r=$((r + 1))
-  done
+  bench_rounds "$o"
   [ -z "${BASE:-}" ] || row "$o" "$o (base)" base
   row "$o" "$o"
 done
@@ -191,10 +183,4 @@ echo "file: git's output to a file in the scratch directory; pipe: into"
 echo "| wc -c.  x plain: traced wall / plain wall of the same round; cpu x:"
 echo "CPU seconds (user + system, fxt-run's included) traced / plain, same"
 echo "round; MiB: the archive."
-if [ -s "$W/res/failures" ]; then
-  echo
-  echo "FAILURES:"
-  sed 's/^/  /' "$W/res/failures"
-  exit 1
-fi
-exit 0
+bench_end

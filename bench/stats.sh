@@ -83,3 +83,30 @@ bench_scratch() {
   mkdir -p "$W/res"
   rm -f "$W"/res/*
 }
+
+# bench_rounds WORKLOAD [ARG]: WARMUP uncounted rounds (ROUND 0), then N,
+# each calling the script's `once WORKLOAD VARIANT ROUND [ARG]` for every
+# variant in VARIANTS in turn.
+bench_rounds() {
+  _r=1
+  while [ "$_r" -le $((WARMUP + N)) ]; do
+    _round=$((_r - WARMUP))
+    [ "$_round" -gt 0 ] || _round=0
+    for _v in $VARIANTS; do
+      once "$1" "$_v" "$_round" ${2+"$2"}
+    done
+    _r=$((_r + 1))
+  done
+}
+
+# bench_end: the failures the rounds wrote to $W/res/failures, under the
+# table, and exit 1; else exit 0.
+bench_end() {
+  if [ -s "$W/res/failures" ]; then
+    echo
+    echo "FAILURES:"
+    sed 's/^/  /' "$W/res/failures"
+    exit 1
+  fi
+  exit 0
+}
