@@ -1,7 +1,15 @@
 # Sourced by the replay list's tests (view-list.sh, view-late.sh,
-# view-packed.sh), after scratch: a tmux server of their own ($T, killed
-# at the end), the session $S (v unless set), and fxt-replay's lines in
-# $TMPD/replay.txt.
+# view-packed.sh), after their plan: the programs (VIEW, REPLAY, GEN), the
+# rest skipped without fxt-view (no ncurses) or tmux, the scratch folder,
+# a tmux server of their own ($T, killed at the end), the session $S (v
+# unless set), and helpers that compare the screen with fxt-replay's
+# lines, which each test writes to $TMPD/replay.txt.
+VIEW=$abs_top_builddir/fxt-view
+REPLAY=$abs_top_builddir/fxt-replay
+GEN=$abs_top_builddir/bench/gen_archive
+[ -x "$VIEW" ] || skip_rest "fxt-view was not built (no ncurses)"
+command -v tmux >/dev/null 2>&1 || skip_rest "tmux is not installed"
+scratch
 T="tmux -S $TMPD/tmux.sock"
 S=${S:-v}
 trap '$T kill-server 2>/dev/null; [ -n "$FXT_KEEP_TMPD" ] || rm -rf "$TMPD"' EXIT

@@ -10,13 +10,8 @@
 # fxt-replay --time-order's).  Driven in tmux (80x24); skipped without
 # tmux, or when fxt-view was not built (no ncurses).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
-VIEW=$abs_top_builddir/fxt-view
-REPLAY=$abs_top_builddir/fxt-replay
-GEN=$abs_top_builddir/bench/gen_archive
 plan 4
-[ -x "$VIEW" ] || skip_rest "fxt-view was not built (no ncurses)"
-command -v tmux >/dev/null 2>&1 || skip_rest "tmux is not installed"
-scratch
+. "$abs_top_srcdir/tests/e2e/view-common.sh"
 
 "$GEN" --events 60000 --order start --threads 2 --late-begins -o "$TMPD/l.fxt"
 "$REPLAY" --time-order "$TMPD/l.fxt" | cut -c1-80 | sed 's/ *$//' >"$TMPD/replay.txt"
@@ -24,7 +19,6 @@ N=$(wc -l <"$TMPD/replay.txt")
 # the first thread's exit of main
 K=$(grep -n '} /\* main \*/' "$TMPD/replay.txt" | head -1 | cut -d: -f1)
 
-. "$abs_top_srcdir/tests/e2e/view-common.sh"
 $T new-session -d -s v -x 80 -y 24 "$VIEW $TMPD/l.fxt; echo \$? > $TMPD/v.rc; sleep 600" 9>&-
 until_shown "call path"
 keys 4

@@ -12,13 +12,8 @@
 # window starts there), past the end to the last item.  Skipped without tmux,
 # or when fxt-view was not built (no ncurses).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
-VIEW=$abs_top_builddir/fxt-view
-REPLAY=$abs_top_builddir/fxt-replay
-GEN=$abs_top_builddir/bench/gen_archive
 plan 17
-[ -x "$VIEW" ] || skip_rest "fxt-view was not built (no ncurses)"
-command -v tmux >/dev/null 2>&1 || skip_rest "tmux is not installed"
-scratch
+. "$abs_top_srcdir/tests/e2e/view-common.sh"
 
 "$GEN" --events 300000 --order start --threads 2 -o "$TMPD/l.fxt"
 "$REPLAY" --time-order "$TMPD/l.fxt" | cut -c1-80 | sed 's/ *$//' >"$TMPD/replay.txt"
@@ -30,7 +25,6 @@ K=$(grep -n '} /\* main \*/' "$TMPD/replay.txt" | head -1 | cut -d: -f1)
 G10=$(awk '$1 >= 0.01 { print NR; exit }' "$TMPD/replay.txt")
 G5=$(awk '$1 >= 0.005 { print NR; exit }' "$TMPD/replay.txt")
 
-. "$abs_top_srcdir/tests/e2e/view-common.sh"
 $T new-session -d -s v -x 80 -y 24 "$VIEW $TMPD/l.fxt; echo \$? > $TMPD/v.rc; sleep 600" 9>&-
 until_shown "call path"
 keys 4

@@ -10,13 +10,8 @@
 # archive.  Driven in tmux (80x24); skipped without tmux, or when fxt-view
 # was not built (no ncurses).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
-VIEW=$abs_top_builddir/fxt-view
-REPLAY=$abs_top_builddir/fxt-replay
-GEN=$abs_top_builddir/bench/gen_archive
 plan 12
-[ -x "$VIEW" ] || skip_rest "fxt-view was not built (no ncurses)"
-command -v tmux >/dev/null 2>&1 || skip_rest "tmux is not installed"
-scratch
+. "$abs_top_srcdir/tests/e2e/view-common.sh"
 
 "$GEN" --events 300000 --order start --threads 2 -o "$TMPD/l.fxt"
 "$GEN" --events 300000 --order start --threads 2 -o "$TMPD/w.fxt.gz"
@@ -27,7 +22,6 @@ N=$(wc -l <"$TMPD/replay.txt")
 K=$(grep -n '} /\* main \*/' "$TMPD/replay.txt" | head -1 | cut -d: -f1)
 G10=$(awk '$1 >= 0.01 { print NR; exit }' "$TMPD/replay.txt")
 
-. "$abs_top_srcdir/tests/e2e/view-common.sh"
 for f in w.fxt.gz w.fxt.zst g.fxt.gz; do
   S=${f%%.*}${f##*.}
   $T new-session -d -s "$S" -x 80 -y 24 "$VIEW $TMPD/$f; sleep 600" 9>&-
