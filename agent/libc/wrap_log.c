@@ -49,7 +49,8 @@
  *
  * One file past 800 lines because it is one job, the log group's
  * capture of the program's text: the record writer (agent_log_bytes, the
- * catch-up of inline stdio), the text buffer and the entry helpers serve
+ * catch-up of inline stdio), the reading of a stream's buffer
+ * (log_buffered()), the text buffer and the entry helpers serve
  * only the wrappers below and the compiler inlines them into each
  * (log_enter, the text setup, agent_log_bytes into log_leave); in files of
  * their own they would be calls on every printf. */

@@ -45,6 +45,11 @@
  * thread holds it (act_push()), and ticks become ns without a 128-bit
  * division (to_ns()).
  *
+ * Context switches, the events after the first of them (sched keeps the
+ * wake-up instants), and with --by thread the thread objects that name the
+ * threads go to the threads' states (tools/front/sched.c): the engine only
+ * hands them over.
+ *
  * Past 800 lines on purpose: everything from a record to a counted frame
  * (including --subtract-overhead's adjusted()) is this file's, static and
  * inline, because splitting it costs the fold its inlining; what can live
