@@ -202,13 +202,24 @@ unsigned agent_sample_walk(ucontext_t *uc, uint64_t *pcs, unsigned max)
 				break;
 			continue;
 		}
-		if (n && !exact && ip == (uint64_t)(uintptr_t)fxt__patch_exit_tramp) {
+		if (ip == (uint64_t)(uintptr_t)fxt__patch_exit_tramp) {
 			/* A patched call's return address, in the slot
-			 * below the caller's stack pointer. */
+			 * below the caller's stack pointer; or, interrupted
+			 * there (exact), the trampoline's first instruction,
+			 * the function just returned: the same slot below
+			 * the same stack pointer, still the trampoline's
+			 * address, which libunwind would take for a frame
+			 * unwinding to itself (it stops the walk). */
 			unw_word_t sp;
 
 			if (unw.get_reg(&cur, UNW_REG_SP, &sp) < 0)
 				break;
+			if (exact) {
+				pcs[n] = (uint64_t)ip + (n ? 1 : 0);
+				if (++n >= max)
+					break;
+				exact = false;
+			}
 			ip = agent_patch_sampled_ret((const uint64_t *)(uintptr_t)sp - 1, &from);
 			if (!walk_on(&cur, &at, ip, sp))
 				break;

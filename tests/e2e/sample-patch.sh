@@ -92,15 +92,11 @@ is "$(paths n.fxt 'sample_chain (samples)' leaf)" "$want" \
   "short calls: leaf sampled under main, outer and middle, as unpatched"
 n=$(paths n.fxt 'sample_chain (samples)' fxtrace | grep -c /main/outer)
 ok "short calls: the agent's time in them is under them ($n places)" test "$n" -ge 1
-# (On a heavily loaded machine, about one CI run in two has one stack whose
-# walk stopped at the agent's frame: a window not found yet, written down
-# in issue 27's notes.  Tolerated once per run, and shown; more is a
-# failure.)
+# (A sample at the exit trampoline's first instruction, a patched call
+# just returned, once ended there: tests/unit/test_sample_walk.)
 roots=$("$CALLTREE" n.fxt | awk '/^thread / { on = /samples/; next } on && /^  [^ ]/ { print $1, $2 }')
-cut=$(echo "$roots" | awk '$1 == "fxtrace" { n += $2 } END { print n + 0 }')
-[ "$cut" -eq 0 ] || diag "a sampled stack cut short at the agent's frame ($cut): $roots"
-is "$(echo "$roots" | awk '$1 != "fxtrace" { print $1 }' | sort -u):$([ "$cut" -le 1 ] && echo ok)" \
-  "_start:ok" "short calls: every sampled stack from _start on (at most one cut short in the agent)"
+is "$(echo "$roots" | awk '{ print $1 }' | sort -u)" "_start" \
+  "short calls: every sampled stack from _start on (none cut short in the agent)"
 
 # --- C++ that throws through patched frames -------------------------------------
 X=$PROGS/patchme_cxx
