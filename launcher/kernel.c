@@ -599,6 +599,13 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 				" lost%s%s\n",
 				ic.st.events, ic.st.threads, lost, keep ? " -> " : "",
 				keep ? display_name(path) : "");
+		if (err == 0 && ic.st.unrecorded)
+			fprintf(stderr,
+				"fxt-run: note: the kernel did not record %" PRIu64
+				" switch-in%s of the program's threads (it records nothing of "
+				"some tasks' own): their time from the CPU's switch before is "
+				"'unrecorded' in the thread states\n",
+				ic.st.unrecorded, ic.st.unrecorded == 1 ? "" : "s");
 	}
 	return err;
 }
