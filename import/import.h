@@ -31,13 +31,14 @@
 
 /* What an import counted. */
 struct import_stats {
-	uint64_t events;    /* input events read */
-	uint64_t records;   /* FXT event, context switch and log records written */
-	uint64_t lost;	    /* events the recorder lost (its buffer overran) */
-	uint64_t skipped;   /* chunks or events not understood and left out */
-	uint64_t threads;   /* threads named */
-	unsigned providers; /* streams (buffers) written */
-	char clock[32];	    /* the (first) stream's clock */
+	uint64_t events;     /* input events read */
+	uint64_t records;    /* FXT event, context switch and log records written */
+	uint64_t lost;	     /* events the recorder lost (its buffer overran) */
+	uint64_t skipped;    /* chunks or events not understood and left out */
+	uint64_t threads;    /* threads named */
+	uint64_t unrecorded; /* switch-ins of the agent's threads not recorded */
+	unsigned providers;  /* streams (buffers) written */
+	char clock[32];	     /* the (first) stream's clock */
 };
 
 struct import_ctx {

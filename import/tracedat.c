@@ -117,6 +117,8 @@ struct import_stream {
 	uint64_t next_flow;
 	uint64_t last_ts;
 	int last_tid; /* the thread of the last event */
+	int *cpu_in;  /* each CPU's thread last switched in, -1: none yet */
+	size_t ncpu;
 	bool buffer_full;
 	int err;
 	struct trace_seq seq;
@@ -460,6 +462,21 @@ static void on_switch(struct import_stream *s, struct ev_info *in, struct tep_re
 	    !(tn = comm_thread(s, next, in->next_comm, rec)))
 		return;
 	tp = thread_of(s, prev); /* found: moves nothing */
+	unsigned cpu = (unsigned)rec->cpu;
+	if (cpu >= s->ncpu) {
+		int *a = realloc(s->cpu_in, ((size_t)cpu + 1) * sizeof(*a));
+		if (a == NULL) {
+			s->err = -ENOMEM;
+			return;
+		}
+		for (size_t i = s->ncpu; i <= cpu; i++)
+			a[i] = -1;
+		s->cpu_in = a;
+		s->ncpu = (size_t)cpu + 1;
+	}
+	if (tp->mapped && s->cpu_in[cpu] >= 0 && s->cpu_in[cpu] != prev)
+		s->ic->st.unrecorded++;
+	s->cpu_in[cpu] = next;
 	cs.in_thread = tref(s, tn, next);
 	cs.out_thread = tref(s, tp, prev);
 	cs.cpu = (unsigned)rec->cpu & 0xff;
@@ -843,6 +860,7 @@ int import_stream_end(struct import_stream *s, int err)
 	for (size_t i = 0; i < s->nevs; i++)
 		free(s->evs[i]);
 	free(s->evs);
+	free(s->cpu_in);
 	addrtab_free(&s->threads);
 	err = s->err;
 	free(s);

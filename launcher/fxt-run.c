@@ -229,8 +229,11 @@ int main(int argc, char **argv)
 	r.bell = run_bell_map(ctl);
 	launch_go(&launch, out);
 	int status = supervise(&launch, &r);
-	struct timespec t_exit, t_kernel, t_end;
+	struct timespec t_exit, t_stop, t_kernel, t_end;
 	clock_gettime(CLOCK_MONOTONIC, &t_exit);
+	/* The kernel's instance goes while the archives are converted. */
+	kernel_stop(out);
+	clock_gettime(CLOCK_MONOTONIC, &t_stop);
 	drain_stop(&drain);
 	if (getenv(FXT_ENV(RUN_DEBUG)) != NULL) {
 		if (derr < 0)
@@ -288,8 +291,11 @@ int main(int argc, char **argv)
 			"fxt-run: after the exit: %.1f ms, of which the kernel's events %.1f ms\n",
 			(double)(t_end.tv_sec - t_exit.tv_sec) * 1e3 +
 			    (double)(t_end.tv_nsec - t_exit.tv_nsec) / 1e6,
-			(double)(t_end.tv_sec - t_kernel.tv_sec) * 1e3 +
-			    (double)(t_end.tv_nsec - t_kernel.tv_nsec) / 1e6);
+			(double)(t_end.tv_sec - t_kernel.tv_sec + t_stop.tv_sec - t_exit.tv_sec) *
+				1e3 +
+			    (double)(t_end.tv_nsec - t_kernel.tv_nsec + t_stop.tv_nsec -
+				     t_exit.tv_nsec) /
+				1e6);
 	if (!o.quiet)
 		summary_snapshots(&r.snapshots);
 	if (o.patch_dir) {

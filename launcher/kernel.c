@@ -11,8 +11,9 @@
  * (KERNEL_BUFFER_KB per CPU, newest dropped when full, counted) into
  * files next to the archive (kpages.h: a run longer than the buffer loses
  * nothing while the reader keeps up, in a page of memory per CPU); when
- * the program is done the rest is read, the instance goes, and the pages
- * are read back in time order into OUT.kernel.fxt with the importer's
+ * the program is done the rest is read (kernel_stop()), the instance goes
+ * in a thread while fxt-run converts, and the pages are read back in time
+ * order into OUT.kernel.fxt (kernel_finish()) with the importer's
  * mapping (import_stream_*(): context switch records, wake-ups), which is
  * merged into OUT after the parts.
  *
@@ -27,6 +28,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +58,11 @@ void kernel_signals(void)
 }
 
 void kernel_stream(const char *out)
+{
+	(void)out;
+}
+
+void kernel_stop(const char *out)
 {
 	(void)out;
 }
@@ -114,18 +121,57 @@ static struct {
 } enabled[MAX_ENABLED];
 static size_t nenabled;
 
+/* The thread removing the instance while the end goes on (remove_begin()),
+ * and whether it runs. */
+static pthread_t remover;
+static bool remover_on;
+
 /* The instance goes (the reader first, and its files of the instance);
- * safe to call twice. */
+ * safe to call twice.  With the remover started, waits for it. */
 static void instance_end(void)
 {
 	kpages_stop();
 	kpages_release();
+	if (remover_on) {
+		pthread_join(remover, NULL);
+		remover_on = false;
+	}
 	if (inst == NULL)
 		return;
 	tracefs_trace_off(inst);
-	tracefs_instance_destroy(inst);
+	tracefs_instance_destroy(inst); /* again after the remover: ENOENT */
 	tracefs_instance_free(inst);
 	inst = NULL;
+}
+
+static void *remover_main(void *arg)
+{
+	(void)arg;
+	tracefs_instance_destroy(inst);
+	return NULL;
+}
+
+/* Removes the instance in a thread of its own (the kernel's rmdir takes
+ * 70-110 ms here, most of it waiting: fxt-run's system time is 20 ms),
+ * while the archives are converted and the events read and merged:
+ * instance_end() waits for it.  Its files are closed already, and a fatal
+ * signal meanwhile still removes it (on_fatal(): whichever rmdir comes
+ * first does it, the other fails; a thread inside its rmdir finishes it
+ * before the process dies).  Without the thread, removed here. */
+static void remove_begin(void)
+{
+	sigset_t all, old;
+
+	kpages_release();
+	if (inst == NULL || remover_on)
+		return;
+	tracefs_trace_off(inst);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	remover_on = pthread_create(&remover, NULL, remover_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!remover_on)
+		instance_end();
 }
 
 /* Everything goes; safe to call twice (at exit after a signal). */
@@ -506,6 +552,38 @@ static uint64_t lost_events(void)
 	return lost;
 }
 
+/* What kernel_stop() leaves to kernel_finish(): the event formats, what
+ * the kernel dropped, 0 or the error (said). */
+static bool stopped;
+static struct tep_handle *end_tep;
+static uint64_t end_lost;
+static int end_err;
+
+void kernel_stop(const char *out)
+{
+	if (inst == NULL || stopped)
+		return;
+	stopped = true;
+	kpages_stop();
+	/* The rest of each CPU's pages, what the kernel dropped, the formats
+	 * (before the instance goes: removing it holds the kernel's lock of
+	 * the event files until it is done); then the instance starts going,
+	 * while the conversion and the merge go on. */
+	busy_begin();
+	if (!kpages_is_open() && kpages_open(inst, out) < 0) {
+		kernel_destroy();
+		busy_end();
+		end_err = -EIO;
+		return;
+	}
+	tracefs_trace_off(inst);
+	end_lost = lost_events();
+	kpages_drain();
+	end_tep = formats();
+	remove_begin();
+	busy_end();
+}
+
 int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet)
 {
 	struct import_ctx ic;
@@ -514,26 +592,16 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 	struct fxt_writer *w = NULL;
 	int err;
 
-	if (inst == NULL)
+	if (inst == NULL && !stopped)
 		return 0;
-	kpages_stop();
-	/* The rest of each CPU's pages; then the instance goes, before the
-	 * long part. */
-	busy_begin();
-	if (!kpages_is_open() && kpages_open(inst, out) < 0) {
-		kernel_destroy();
-		busy_end();
-		return -EIO;
-	}
-	tracefs_trace_off(inst);
-	uint64_t lost = lost_events();
-	kpages_drain();
+	kernel_stop(out);
+	if (end_err < 0)
+		return end_err;
+	struct tep_handle *tep = end_tep;
+	uint64_t lost = end_lost;
 	struct timespec tt[4];
+	end_tep = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &tt[0]);
-	instance_end();
-	busy_end();
-	clock_gettime(CLOCK_MONOTONIC, &tt[1]);
-	struct tep_handle *tep = formats();
 	if (tep == NULL) {
 		fprintf(stderr, "fxt-run: --kernel: cannot read the kernel's event formats\n");
 		kernel_destroy();
@@ -571,11 +639,11 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 		if (err == 0)
 			err = cerr;
 	}
-	kernel_destroy();
+	kpages_close(); /* the pages' files; the instance after the merge */
 	tep_free(tep);
 	free(m.tid);
 	free(m.tgid);
-	clock_gettime(CLOCK_MONOTONIC, &tt[2]);
+	clock_gettime(CLOCK_MONOTONIC, &tt[1]);
 	if (err == 0 && !keep) {
 		const char *parts[2] = { out, path };
 		struct merge_part_result res[2];
@@ -583,11 +651,13 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 		if (err == 0)
 			unlink(path);
 	}
+	clock_gettime(CLOCK_MONOTONIC, &tt[2]);
+	kernel_destroy(); /* waits for the remover */
 	clock_gettime(CLOCK_MONOTONIC, &tt[3]);
 	if (getenv(FXT_ENV(RUN_DEBUG)) != NULL)
 		fprintf(stderr,
-			"fxt-run: kernel: removing the instance %.1f ms, its events %.1f ms, the "
-			"merge %.1f ms\n",
+			"fxt-run: kernel: its events %.1f ms, the merge %.1f ms, then waiting for "
+			"the instance's removal %.1f ms\n",
 			ms(&tt[0], &tt[1]), ms(&tt[1], &tt[2]), ms(&tt[2], &tt[3]));
 	if (!quiet) {
 		if (err < 0)
@@ -599,6 +669,13 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 				" lost%s%s\n",
 				ic.st.events, ic.st.threads, lost, keep ? " -> " : "",
 				keep ? display_name(path) : "");
+		if (err == 0 && ic.st.unrecorded)
+			fprintf(stderr,
+				"fxt-run: note: the kernel did not record %" PRIu64
+				" switch-in%s of the program's threads (it records nothing of "
+				"some tasks' own): their time from the CPU's switch before is "
+				"'unrecorded' in the thread states\n",
+				ic.st.unrecorded, ic.st.unrecorded == 1 ? "" : "s");
 	}
 	return err;
 }

@@ -198,7 +198,12 @@ void kernel_signals(void);
 /* Moves the events out of the kernel's buffer while the program runs,
  * into files next to OUT (deleted already).  Nothing without --kernel. */
 void kernel_stream(const char *out);
-/* The program is done: its events into OUT (kept apart as
+/* The program is done: the recording ends, the rest of the kernel's
+ * buffer is read, and the instance starts going (in a thread: removing it
+ * takes the kernel 75-110 ms here) while fxt-run converts.  Nothing
+ * without --kernel; kernel_finish() calls it if not done. */
+void kernel_stop(const char *out);
+/* Then: its events into OUT (kept apart as
  * OUT-without-.fxt.kernel.fxt with `keep`), the threads of the processes
  * in `ps` on the agent's, the instance removed, one summary line.  0 or
  * -errno (said).  Nothing without --kernel. */

@@ -43,7 +43,8 @@ UNIT_TESTS = \
 	tests/unit/test_pctl \
 	tests/unit/test_flame \
 	tests/unit/test_calls \
-	tests/unit/test_waits
+	tests/unit/test_waits \
+	tests/unit/test_sched
 if HAVE_NCURSES
 UNIT_TESTS += tests/unit/test_timeline
 tests_unit_test_timeline_LDADD = libfxtview.la
@@ -226,3 +227,6 @@ tests_unit_test_flame_LDADD = libfxtflame.la libfxtexport.la
 tests_unit_test_calls_LDADD = libfxtcalls.la
 # fxt-waits' engine, on an archive of known waits.
 tests_unit_test_waits_LDADD = libfxtwaits.la
+# The threads' states from context switches (tools/front/sched.c), with
+# switches the kernel did not record.
+tests_unit_test_sched_LDADD = libfxttools.la libfxtcodec.la

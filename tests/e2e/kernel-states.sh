@@ -20,21 +20,28 @@ is "$?" 0 "fxt-run --kernel: exit 0"
 tid() { awk -v n="$1" '$1 == n { print $2 }' "$TMPD/tids"; }
 main=$(tid main) sleeper=$(tid sleeper) spinner=$(tid spinner) waiter=$(tid waiter)
 
-# ms FILE TID: "RUNNING RUNNABLE BLOCKED" in ms, from a json object
-# {"pid":P,"tid":TID,...,"running_ns":N,"runnable_ns":N,"blocked_ns":N}.
+# ms FILE TID: "RUNNING RUNNABLE BLOCKED UNRECORDED" in ms, from a json
+# object {"pid":P,"tid":TID,...,"running_ns":N,"runnable_ns":N,
+# "blocked_ns":N,"unrecorded_ns":N}.
 ms() {
   tr '{' '\n' < "$1" | grep "\"tid\":$2,.*\"running_ns\"" | head -n 1 |
-    sed 's/.*"running_ns":\([0-9]*\),"runnable_ns":\([0-9]*\),"blocked_ns":\([0-9]*\).*/\1 \2 \3/' |
-    awk '{ printf "%d %d %d\n", $1 / 1e6, $2 / 1e6, $3 / 1e6 }'
+    sed 's/.*"running_ns":\([0-9]*\),"runnable_ns":\([0-9]*\),"blocked_ns":\([0-9]*\),"unrecorded_ns":\([0-9]*\).*/\1 \2 \3 \4/' |
+    awk '{ printf "%d %d %d %d\n", $1 / 1e6, $2 / 1e6, $3 / 1e6, $4 / 1e6 }'
 }
 # check WHAT FILE: the three threads' states in FILE.
 check() {
   set -- "$1" "$2" $(ms "$2" "$sleeper")
   ok "$1: the sleeper was blocked >= 95 ms, ran < 50 ms (run $3 ms, runnable $4 ms, blocked $5 ms)" \
     awk -v r="${3:--1}" -v b="${5:--1}" 'BEGIN { exit !(r >= 0 && r < 50 && b >= 95) }'
+  # The spinner: some kernels record no event of some tasks' own (this
+  # sandbox's: its agent's threads, pid 1); the switch from one of them
+  # to the spinner is not in the record, and the spinner's time from
+  # that thread's switch-in to its own next switch-out is not known,
+  # "unrecorded" (the 66-76 ms "running" and ~35 ms "runnable" CI saw
+  # were that).  Its 100 ms of CPU are running, or in that time.
   set -- "$1" "$2" $(ms "$2" "$spinner")
-  ok "$1: the spinner ran >= 90 ms, blocked < 50 ms (run $3 ms, runnable $4 ms, blocked $5 ms)" \
-    awk -v r="${3:--1}" -v b="${5:--1}" 'BEGIN { exit !(r >= 90 && b >= 0 && b < 50) }'
+  ok "$1: the spinner ran >= 90 ms, blocked < 50 ms (run $3 ms, runnable $4 ms, blocked $5 ms, unrecorded $6 ms)" \
+    awk -v r="${3:--1}" -v b="${5:--1}" -v u="${6:--1}" 'BEGIN { exit !(r >= 0 && u >= 0 && r + u >= 90 && b >= 0 && b < 50) }'
   set -- "$1" "$2" $(ms "$2" "$waiter")
   ok "$1: the waiter was blocked >= 95 ms, ran < 50 ms (run $3 ms, runnable $4 ms, blocked $5 ms)" \
     awk -v r="${3:--1}" -v b="${5:--1}" 'BEGIN { exit !(r >= 0 && r < 50 && b >= 95) }'

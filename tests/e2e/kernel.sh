@@ -37,22 +37,31 @@ main=$(tid main) sleeper=$(tid sleeper) spinner=$(tid spinner) waiter=$(tid wait
 ok "one provider of the kernel's, on clock mono" sh -c \
   '"$1" "$2" | grep -q "^provider_info id=[0-9]* name=\"kernel sched \[clock=mono\]\""' - "$FXT_DUMP" "$TMPD/k.fxt"
 
-# states TID: "ONCPU BLOCKED" seconds, from its context switches.  A
-# switch-in of the thread is now and then missing from the record (2 runs
-# in 6 here: its first run, or its run after the nap; cause not found): a
-# switch-out counts as the start of a wait without one before it, and
-# ends a wait without a switch-in after it.
+# states TID: "ONCPU BLOCKED UNRECORDED" seconds, from its context
+# switches.  Some kernels record no event of some tasks' own (this
+# sandbox's: its agent's threads, pid 1): when one of them leaves a CPU to
+# the thread, that thread's switch-in is not in the record (13-49 such
+# switches a second on this 2-CPU machine; the spinner's in 7 runs of 12,
+# 0.9-5.2 ms of its time, 24-34 ms in CI's failures).  A switch-out of the thread on a CPU whose last switch-in was
+# another thread's says so: its time from then (or from its own last
+# switch-out, if later) is not known, UNRECORDED; a wait (out_state 3)
+# ends there.
 states() {
   awk -v t="$1" '
-    / cswitch / { ts = substr($1, 4); it = ot = st = ""
-      for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "in_tid") it = kv[2]; if (kv[1] == "out_tid") ot = kv[2]; if (kv[1] == "out_state") st = kv[2] }
-      if (ot == t) { if (on != "") { oncpu += ts - on; on = "" }
-        if (blk != "") { blocked += ts - blk; blk = "" }; if (st == 3) blk = ts }
-      if (it == t) { on = ts; if (blk != "") { blocked += ts - blk; blk = "" } } }
-    END { printf "%.3f %.3f\n", oncpu, blocked }' "$TMPD/dump"
+    / cswitch / { ts = substr($1, 4); it = ot = st = c = ""
+      for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "in_tid") it = kv[2]; if (kv[1] == "out_tid") ot = kv[2]; if (kv[1] == "out_state") st = kv[2]; if (kv[1] == "cpu") c = kv[2] }
+      if (ot == t) { g = ts
+        if (cur[c] == t) { if (on != "") oncpu += ts - on }
+        else if (c in cur) { g = since[c] > off ? since[c] : off; unrec += ts - g }
+        if (blk != "") { blocked += g - blk; blk = "" }
+        on = ""; off = ts; if (st == 3) blk = ts }
+      if (it == t) { on = ts; if (blk != "") { blocked += ts - blk; blk = "" } }
+      cur[c] = it; since[c] = ts }
+    END { printf "%.3f %.3f %.3f\n", oncpu, blocked, unrec }' "$TMPD/dump"
 }
 set -- $(states "$spinner")
-ok "the spinner ran >= 90 ms (on CPU $1 s, blocked $2 s)" awk -v c="$1" 'BEGIN { exit !(c >= 0.090) }'
+ok "the spinner ran >= 90 ms, or in time the kernel left unrecorded (on CPU $1 s, unrecorded $3 s, blocked $2 s)" \
+  awk -v c="$1" -v u="$3" 'BEGIN { exit !(c + u >= 0.090) }'
 set -- $(states "$sleeper")
 ok "the sleeper was blocked >= 95 ms, on CPU < 50 ms ($2 s, $1 s)" awk -v c="$1" -v b="$2" 'BEGIN { exit !(b >= 0.095 && c < 0.05) }'
 set -- $(states "$waiter")

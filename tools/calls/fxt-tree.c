@@ -355,6 +355,7 @@ static void text_head(const char *what)
 
 int main(int argc, char **argv)
 {
+	char lost[160]; /* tool_kernel_lost() */
 	struct options o = { .format = TOOL_FMT_TEXT };
 	struct calltree *t = NULL, *callers = NULL, *callees = NULL;
 	struct printer pr = { 0 };
@@ -401,9 +402,9 @@ int main(int argc, char **argv)
 			       " thread%s)\n",
 			       dropped, dthreads, dthreads == 1 ? "" : "s");
 		if (calltree_kernel_lost(t))
-			printf("# %" PRIu64 " kernel events lost (the kernel's ring buffer was "
-			       "full): the calls are whole\n",
-			       calltree_kernel_lost(t));
+			printf("# %s\n",
+			       tool_kernel_lost(lost, sizeof(lost), calltree_kernel_lost(t),
+						"the calls are whole"));
 	} else if (dropped) {
 		/* CSV and JSON have rows only: the warning goes to standard error. */
 		fprintf(stderr, NAME ": %s: %" PRIu64 " calls dropped: the tree is partial\n", o.path,

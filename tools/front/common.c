@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fxt/format.h>
+
 #include "tools/front/escape.h"
 
 /* ------------------------------------------------------------ command line */
@@ -367,6 +369,14 @@ void tool_fmt_ns(char *buf, size_t len, double ns)
 		snprintf(buf, len, "%.3f ms", ns / 1e6);
 	else
 		snprintf(buf, len, "%.3f s", ns / 1e9);
+}
+
+const char *tool_kernel_lost(char *buf, size_t len, uint64_t n, const char *so)
+{
+	snprintf(buf, len,
+		 "%" PRIu64 FXT_KERNEL_LOST_SUFFIX " (the kernel's ring buffer was full): %s", n,
+		 so);
+	return buf;
 }
 
 int tool_parse_format(const char *s, enum tool_format *out)

@@ -154,6 +154,12 @@ int tool_grow(void **v, size_t *cap, size_t need, size_t elem);
 /* A duration for people: "812 ns", "1.250 us", "3.000 ms", "2.500 s". */
 void tool_fmt_ns(char *buf, size_t len, double ns);
 
+/* The one phrase for the kernel's lost events (the instants "fxt: N
+ * kernel events lost", fxt_kernel_lost_in_name()): "N kernel events lost
+ * (the kernel's ring buffer was full): SO", SO what it means for the
+ * tool's output ("thread states are partial").  Returns buf. */
+const char *tool_kernel_lost(char *buf, size_t len, uint64_t n, const char *so);
+
 /* Output formats of fxt-report and fxt-diff. */
 enum tool_format { TOOL_FMT_TEXT, TOOL_FMT_CSV, TOOL_FMT_JSON };
 

@@ -36,6 +36,54 @@ static void enter(struct sched_thread *t, uint8_t next, uint64_t ts)
 	t->since = ts;
 }
 
+/* CPU cpu's last switch-in; NULL when out of memory. */
+static struct sched_cpu *cpu_of(struct sched *s, unsigned cpu)
+{
+	if (cpu >= s->ncpus) {
+		size_t n = (size_t)cpu + 1;
+		struct sched_cpu *c = realloc(s->cpus, n * sizeof(*c));
+		if (c == NULL)
+			return NULL;
+		memset(c + s->ncpus, 0, (n - s->ncpus) * sizeof(*c));
+		s->cpus = c;
+		s->ncpus = n;
+	}
+	return &s->cpus[cpu];
+}
+
+/* A switch on CPU c at ts switches out `out_tid`, while the last switch
+ * on c switched in another thread: one or more switches between were not
+ * recorded.  The thread c had runs from its switch-in to a moment not
+ * known, and `out_tid` came in at a moment not known: from the switch-in
+ * on, both are unrecorded (the one switched out, from then or from its
+ * own last state change, whichever is later).  0 or -ENOMEM. */
+static int unrecorded(struct sched *s, const struct sched_cpu *c, uint64_t out_pid,
+		      uint64_t out_tid, uint64_t ts)
+{
+	struct sched_thread *t;
+
+	s->unrecorded++;
+	/* The thread c had: running since its switch-in there, unless it
+	 * has been switched since (then that switch said where it is). */
+	if (c->tid != 0) {
+		if (!(t = get(s, c->pid, c->tid)))
+			return -ENOMEM;
+		if (t->state == SCHED_RUNNING && t->since == c->since) {
+			t->state = SCHED_UNRECORDED;
+			enter(t, SCHED_NONE, ts);
+		}
+	}
+	if (out_tid == 0)
+		return 0;
+	if (!(t = get(s, out_pid, out_tid)))
+		return -ENOMEM;
+	if (t->state == SCHED_RUNNING) /* on another CPU, its leaving it unrecorded */
+		t->state = SCHED_UNRECORDED;
+	else
+		enter(t, SCHED_UNRECORDED, c->since > t->since ? c->since : t->since);
+	return 0;
+}
+
 static bool is_str(const struct fxt_string *s, const char *lit)
 {
 	return s->len == strlen(lit) && memcmp(s->data, lit, s->len) == 0;
@@ -76,9 +124,19 @@ int sched_add_record(struct sched *s, const struct fxt_record *rec, uint64_t ts)
 	if (rec->type == FXT_RECORD_CONTEXT_SWITCH) {
 		const typeof(rec->u.cswitch) *cs = &rec->u.cswitch;
 
+		struct sched_cpu *c = cpu_of(s, cs->cpu);
+		if (c == NULL)
+			return -ENOMEM;
 		s->nswitch++;
 		if (ts > s->last_ns)
 			s->last_ns = ts;
+		if (c->known && c->tid != cs->out_tid &&
+		    unrecorded(s, c, cs->out_pid, cs->out_tid, ts) < 0)
+			return -ENOMEM;
+		c->known = true;
+		c->pid = cs->in_pid;
+		c->tid = cs->in_tid;
+		c->since = ts;
 		if (cs->out_tid != 0 && cs->out_tid != cs->in_tid) { /* 0: a CPU's idle */
 			if (!(t = get(s, cs->out_pid, cs->out_tid)))
 				return -ENOMEM;
@@ -94,6 +152,9 @@ int sched_add_record(struct sched *s, const struct fxt_record *rec, uint64_t ts)
 		if (cs->in_tid != 0 && cs->out_tid != cs->in_tid) {
 			if (!(t = get(s, cs->in_pid, cs->in_tid)))
 				return -ENOMEM;
+			/* Running already: its switch-out elsewhere unrecorded. */
+			if (t->state == SCHED_RUNNING)
+				t->state = SCHED_UNRECORDED;
 			enter(t, SCHED_RUNNING, ts);
 		}
 		return 0;
@@ -146,6 +207,7 @@ void sched_free(struct sched *s)
 	thrmap_free(&s->map);
 	free(s->names);
 	thrmap_free(&s->namemap);
+	free(s->cpus);
 	*s = (struct sched){ 0 };
 }
 
@@ -153,10 +215,11 @@ void sched_put_text_head(FILE *f, const char *lead)
 {
 	fprintf(f,
 		"%sthread states from the kernel's context switches (runnable: waiting for "
-		"a CPU; blocked: asleep, on a lock, on I/O)\n",
+		"a CPU; blocked: asleep, on a lock, on I/O; unrecorded: next to a switch "
+		"the kernel did not record)\n",
 		lead);
-	fprintf(f, "%12s %12s %12s %8s %8s  thread\n", "running", "runnable", "blocked", "pid",
-		"tid");
+	fprintf(f, "%12s %12s %12s %12s %8s %8s  thread\n", "running", "runnable", "blocked",
+		"unrecorded", "pid", "tid");
 }
 
 void sched_put_text(FILE *f, const struct sched_thread *t, const char *name)
@@ -165,12 +228,15 @@ void sched_put_text(FILE *f, const struct sched_thread *t, const char *name)
 
 	for (int k = 0; k < SCHED_NSTATES; k++)
 		tool_fmt_ns(b[k], sizeof(b[k]), (double)t->ns[k]);
-	fprintf(f, "%12s %12s %12s %8" PRIu64 " %8" PRIu64 "  %s\n", b[0], b[1], b[2], t->pid,
-		t->tid, name ? name : "");
+	fprintf(f, "%12s %12s %12s %12s %8" PRIu64 " %8" PRIu64 "  %s\n", b[0], b[1], b[2], b[3],
+		t->pid, t->tid, name ? name : "");
 }
 
 void sched_put_json(FILE *f, const struct sched_thread *t)
 {
-	fprintf(f, "\"running_ns\":%" PRIu64 ",\"runnable_ns\":%" PRIu64 ",\"blocked_ns\":%" PRIu64,
-		t->ns[SCHED_RUNNING], t->ns[SCHED_RUNNABLE], t->ns[SCHED_BLOCKED]);
+	fprintf(f,
+		"\"running_ns\":%" PRIu64 ",\"runnable_ns\":%" PRIu64 ",\"blocked_ns\":%" PRIu64
+		",\"unrecorded_ns\":%" PRIu64,
+		t->ns[SCHED_RUNNING], t->ns[SCHED_RUNNABLE], t->ns[SCHED_BLOCKED],
+		t->ns[SCHED_UNRECORDED]);
 }

@@ -10,11 +10,19 @@
  * switch-out ends it and starts "runnable" when the thread was preempted
  * (out_state running), else "blocked" until its wake-up, which starts
  * "runnable" until the next switch-in.  Without wake-ups in the archive,
- * the whole time off the CPU after a sleep is blocked.  A switch-out with
- * no switch-in before it (the kernel's record lacks it) ends whatever
- * state was open, none is made up.  The time before a thread's first
- * switch and after its last is not counted but to the archive's end
- * (sched_finish()). */
+ * the whole time off the CPU after a sleep is blocked.  The time before a
+ * thread's first switch and after its last is not counted but to the
+ * archive's end (sched_finish()).
+ *
+ * A switch the kernel did not record shows on its CPU: the next switch
+ * there switches out another thread than the last one switched in (some
+ * kernels record no event of some tasks' own: a sandbox's agent, whose
+ * leaving a CPU is never said, nor the switch-in of the thread after it).
+ * Neither thread's state is known for that span: from the CPU's last
+ * switch-in to that next switch, the thread switched out (it ran for a
+ * part, waited for the rest) and the one that had come in (it ran for a
+ * part) are "unrecorded", not counted as running or runnable: nothing is
+ * made up.  So is a thread switched in while it was running elsewhere. */
 #ifndef FXT_TOOLS_FRONT_SCHED_H
 #define FXT_TOOLS_FRONT_SCHED_H
 
@@ -27,7 +35,14 @@
 
 #include "tools/front/thrmap.h"
 
-enum sched_state { SCHED_RUNNING, SCHED_RUNNABLE, SCHED_BLOCKED, SCHED_NSTATES, SCHED_NONE };
+enum sched_state {
+	SCHED_RUNNING,
+	SCHED_RUNNABLE,
+	SCHED_BLOCKED,
+	SCHED_UNRECORDED, /* a switch of it the kernel did not record */
+	SCHED_NSTATES,
+	SCHED_NONE
+};
 
 struct sched_thread {
 	uint64_t pid, tid;
@@ -48,8 +63,15 @@ struct sched {
 	} * names;
 	size_t nnames, capnames;
 	struct thrmap namemap; /* (0, tid) -> names[] */
-	uint64_t nswitch;      /* context switch records seen */
-	uint64_t last_ns;      /* the last one's time */
+	/* Each CPU's thread last switched in, and when (known: one was). */
+	struct sched_cpu {
+		uint64_t pid, tid, since;
+		bool known;
+	} * cpus;
+	size_t ncpus;
+	uint64_t unrecorded; /* switches seen missing (of any process) */
+	uint64_t nswitch;    /* context switch records seen */
+	uint64_t last_ns;    /* the last one's time */
 };
 
 /* Feeds a record: a context switch, a wake-up instant, a thread's kernel
@@ -70,10 +92,11 @@ const char *sched_name(const struct sched *s, uint64_t tid);
 void sched_free(struct sched *s);
 
 /* The one format of the states in text: a heading line (after `lead`),
- * then per thread "RUNNING RUNNABLE BLOCKED PID TID[ NAME]". */
+ * then per thread "RUNNING RUNNABLE BLOCKED UNRECORDED PID TID[ NAME]". */
 void sched_put_text_head(FILE *f, const char *lead);
 void sched_put_text(FILE *f, const struct sched_thread *t, const char *name);
-/* "\"running_ns\":N,\"runnable_ns\":N,\"blocked_ns\":N" of a JSON object. */
+/* "\"running_ns\":N,\"runnable_ns\":N,\"blocked_ns\":N,\"unrecorded_ns\":N" of a
+ * JSON object. */
 void sched_put_json(FILE *f, const struct sched_thread *t);
 
 #endif /* FXT_TOOLS_FRONT_SCHED_H */

@@ -330,6 +330,7 @@ static uint64_t side_dropped(const struct diff *d, bool base)
  * per run whose archive does not say what the hooks cost. */
 static void put_drops(const struct job *j, FILE *out, const char *prefix)
 {
+	char lost[160]; /* tool_kernel_lost() */
 	const struct diff *d = &j->d;
 
 	for (size_t i = 0; i < d->nruns; i++) {
@@ -352,8 +353,10 @@ static void put_drops(const struct job *j, FILE *out, const char *prefix)
 		if (profile_kernel_lost(d->runs[i])) {
 			fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");
 			tool_put_text_str(out, j->files[i]);
-			fprintf(out, ": %" PRIu64 " kernel events lost: its thread states are partial\n",
-				profile_kernel_lost(d->runs[i]));
+			fprintf(out, ": %s\n",
+				tool_kernel_lost(lost, sizeof(lost),
+						 profile_kernel_lost(d->runs[i]),
+						 "its thread states are partial"));
 		}
 		if (j->o.subtract && !profile_hook_cost(d->runs[i], NULL, NULL)) {
 			fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");

@@ -154,9 +154,10 @@ static const char help[] =
     "When the archive has the kernel's context switches (fxt-run --kernel, or a\n"
     "trace.dat through fxt-import and fxt-merge), --by thread also says each\n"
     "thread's time running, runnable (woken or preempted, waiting for a CPU)\n"
-    "and blocked (asleep, on a lock, on I/O): text after the calls' table,\n"
+    "and blocked (asleep, on a lock, on I/O), and unrecorded (next to a switch\n"
+    "the kernel did not record: not known which): text after the calls' table,\n"
     "\"# thread states ...\", json in \"thread_states\" (pid, tid, thread,\n"
-    "running_ns, runnable_ns, blocked_ns).\n"
+    "running_ns, runnable_ns, blocked_ns, unrecorded_ns).\n"
     "\n"
     "Exit status:\n"
     "  0   the report was written\n"
@@ -443,6 +444,7 @@ static bool any_loc(const struct profile *p)
 static void print_text(const struct options *o, const struct profile *p, const struct table *calls,
 		       const struct table *samples)
 {
+	char lost[160]; /* tool_kernel_lost() */
 	const struct profile_anomalies *a = profile_anomalies(p);
 	uint64_t dthreads, dropped = profile_dropped(p, &dthreads);
 	char b[6][32];
@@ -461,9 +463,8 @@ static void print_text(const struct options *o, const struct profile *p, const s
 		       "newest calls (a flight recorder's window)\n",
 		       profile_overwritten(p));
 	if (profile_kernel_lost(p))
-		printf("# %" PRIu64 " kernel events lost: thread states are partial (the "
-		       "kernel's ring buffer was full)\n",
-		       profile_kernel_lost(p));
+		printf("# %s\n", tool_kernel_lost(lost, sizeof(lost), profile_kernel_lost(p),
+						  "thread states are partial"));
 	print_unsampled(stdout, "# ", p);
 	if (o->subtract) {
 		double pair, inside;
@@ -744,6 +745,7 @@ static int make_tables(const struct options *o, const struct profile *p, const r
 
 int main(int argc, char **argv)
 {
+	char lost[160]; /* tool_kernel_lost() */
 	struct options o = {
 		PROFILE_BY_FUNCTION, PROFILE_SORT_SELF, 0, TOOL_FMT_TEXT, NULL, NULL, NULL
 	};
@@ -814,10 +816,9 @@ int main(int argc, char **argv)
 				NAME ": %s: %" PRIu64 " calls dropped: totals are partial\n",
 				o.path, profile_dropped(p, NULL));
 		if (profile_kernel_lost(p))
-			fprintf(stderr,
-				NAME ": %s: %" PRIu64 " kernel events lost: thread states "
-				     "are partial\n",
-				o.path, profile_kernel_lost(p));
+			fprintf(stderr, NAME ": %s: %s\n", o.path,
+				tool_kernel_lost(lost, sizeof(lost), profile_kernel_lost(p),
+						 "thread states are partial"));
 		if (profile_overwritten(p))
 			fprintf(stderr,
 				NAME ": %s: %" PRIu64 " calls overwritten: totals are those of "

@@ -71,8 +71,8 @@ static const char help[] =
     "the first event; the timeline's window starts there, the list selects the\n"
     "first call that starts then or later (from the index's mark before it).\n"
     "The status line names the archive, its records and slices, and the\n"
-    "records the tracer dropped, when it did.  Colours are used when the\n"
-    "terminal has them.\n"
+    "records the tracer dropped, when it did, and the kernel's lost events\n"
+    "(fxt-run --kernel).  Colours are used when the terminal has them.\n"
     "\n"
     "Exit status:\n"
     "  0   quit with q\n"
@@ -211,6 +211,7 @@ static int load_only(struct view *v)
 	const struct timeline_thread *big = NULL;
 	uint64_t dthreads, dropped = calltree_dropped(v->tree, &dthreads), found = 0;
 	double t0, per80 = 0, per1000;
+	char lost[160]; /* tool_kernel_lost() */
 
 	for (size_t i = 0; i < timeline_nthreads(v->tl); i++)
 		if (!big || timeline_thread(v->tl, i)->nbars > big->nbars)
@@ -237,6 +238,9 @@ static int load_only(struct view *v)
 	if (dropped)
 		printf("%" PRIu64 " records dropped (on %" PRIu64 " thread%s)\n", dropped, dthreads,
 		       dthreads == 1 ? "" : "s");
+	if (calltree_kernel_lost(v->tree))
+		printf("%s\n", tool_kernel_lost(lost, sizeof(lost), calltree_kernel_lost(v->tree),
+						"the calls are whole"));
 	printf(
 	    "loaded in %.3f s; the busiest thread's timeline drawn whole: %.2f ms at 80 columns, "
 	    "%.2f ms at 1000 (%" PRIu64 " cells)\n",
@@ -294,6 +298,9 @@ static void status(struct view *v, int y, int cols)
 	if (dropped)
 		snprintf(drops, sizeof(drops), " | %" PRIu64 " DROPPED (%" PRIu64 " thr)", dropped,
 			 dthreads);
+	if (calltree_kernel_lost(v->tree))
+		snprintf(drops + strlen(drops), sizeof(drops) - strlen(drops),
+			 " | %" PRIu64 " KERNEL LOST", calltree_kernel_lost(v->tree));
 	snprintf(line, sizeof(line), "%s | %" PRIu64 " records%s | %s", base ? base + 1 : v->path,
 		 calltree_nrecords(v->tree), drops, *v->msg ? v->msg : pane);
 	attrset(v->colour ? COLOR_PAIR(COL_STATUS) : A_REVERSE);

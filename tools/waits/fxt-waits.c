@@ -80,9 +80,10 @@ static const char help[] =
     "time; the header says for how many waits the trace had the waiter's\n"
     "switch-in; otherwise it says that runnable time is not known.  Then each\n"
     "thread with calls (every thread, in an imported trace alone) gets its time\n"
-    "running, runnable (waiting for a CPU) and blocked, after the waits\n"
-    "(\"# thread states ...\"; json: \"thread_states\", with running_ns,\n"
-    "runnable_ns, blocked_ns).\n"
+    "running, runnable (waiting for a CPU), blocked and unrecorded (next to a\n"
+    "switch the kernel did not record), after the waits (\"# thread states\n"
+    "...\"; json: \"thread_states\", with running_ns, runnable_ns, blocked_ns,\n"
+    "unrecorded_ns).\n"
     "csv columns: waiter_pid,waiter_tid,waiter_thread,function,call,count,\n"
     "total_ns,max_ns,runnable_ns,releaser_pid,releaser_tid,releaser_thread,\n"
     "release,releaser_function (--by pair: no function, call, release and\n"
@@ -300,6 +301,7 @@ static void put_releaser(FILE *f, const struct waits *w, const struct waits_item
  * of the selected released waits (the kernel's trace may not cover them). */
 static void runnable_line(FILE *f, const struct waits *w, const struct options *o)
 {
+	char lost[160]; /* tool_kernel_lost() */
 	uint64_t released = 0, known = 0;
 
 	if (!w->sched) {
@@ -321,10 +323,9 @@ static void runnable_line(FILE *f, const struct waits *w, const struct options *
 		"%" PRIu64 " of %" PRIu64 " released waits\n",
 		known, released);
 	if (w->kernel_lost)
-		fprintf(f,
-			"# %" PRIu64 " kernel events lost: runnable times and thread states are "
-			"partial (the kernel's ring buffer was full)\n",
-			w->kernel_lost);
+		fprintf(f, "# %s\n",
+			tool_kernel_lost(lost, sizeof(lost), w->kernel_lost,
+					 "runnable times and thread states are partial"));
 }
 
 static void text_header(FILE *f, const struct waits *w, const struct row *rows, size_t nrows,
@@ -664,6 +665,7 @@ static void json_out(FILE *f, const struct waits *w, const struct row *rows, siz
 
 int main(int argc, char **argv)
 {
+	char lost[160]; /* tool_kernel_lost() */
 	struct options o = { 0 };
 	struct waits w;
 	struct row *rows = NULL;
@@ -684,10 +686,9 @@ int main(int argc, char **argv)
 		rc = tool_error(NAME, "%s", strerror(ENOMEM));
 	} else if (o.format == TOOL_FMT_CSV) {
 		if (w.kernel_lost) /* csv has rows only */
-			fprintf(stderr,
-				NAME ": %s: %" PRIu64 " kernel events lost: runnable times are "
-				     "partial\n",
-				o.path, w.kernel_lost);
+			fprintf(stderr, NAME ": %s: %s\n", o.path,
+				tool_kernel_lost(lost, sizeof(lost), w.kernel_lost,
+						 "runnable times are partial"));
 		csv_out(stdout, &w, rows, (size_t)nrows, &o);
 	} else if (o.format == TOOL_FMT_JSON) {
 		json_out(stdout, &w, rows, (size_t)nrows, &o);
