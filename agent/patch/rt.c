@@ -356,7 +356,13 @@ static __attribute__((noinline)) void enter_spec(uint64_t quad, uint64_t *slot)
 {
 	struct patch_spec sp = patch_spec_of(quad, slot);
 	uint32_t entry = sp.caps & FXT_CAP_ENTRY;
-	if (__builtin_expect(sp.at_entry || sp.incl, 0))
+	/* (One value in a register: gcc read the two fields, stored apart
+	 * a moment before, back as one 8-byte load, which store forwarding
+	 * cannot serve.) */
+	unsigned other = (unsigned)sp.at_entry | sp.incl;
+
+	__asm__("" : "+r"(other));
+	if (__builtin_expect(other != 0, 0))
 		fxt__patch_enter_args(quad, slot); /* (a jump: read again there) */
 	else if (__builtin_expect(!(entry & ~FXT_CAP_GPRS), 1))
 		enter(sp.fn, slot, sp.tagged, NULL, entry, false);
