@@ -54,6 +54,29 @@ static inline __attribute__((always_inline)) uint64_t *agent_ev_begin(struct tst
 	return AGENT_EV_SLOW_N(t, p, n, ts, count);
 }
 
+/* After agent_ev_begin() returned p (n slots), of which the record took
+ * the first `used`: the rest given back, when nothing was reserved after
+ * them meanwhile (a signal handler's records); else they stay unwritten
+ * (w1 0: readers skip them).  Slots past `used` must not have been
+ * written but for w0s. */
+static inline __attribute__((always_inline)) void agent_ev_trim(struct tstate *t, uint64_t *p,
+								unsigned n, unsigned used)
+{
+	uint64_t *end = p + 2 * n;
+
+	if (used == n)
+		return;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+#if defined(__x86_64__)
+	/* One instruction, which a signal cannot split (not locked: only this
+	 * thread and its signal handlers move pos). */
+	__asm__ volatile("cmpxchgq %2, %1" : "+a"(end), "+m"(t->pos) : "r"(p + 2 * used) : "cc");
+#else
+	__atomic_compare_exchange_n(&t->pos, &end, p + 2 * used, false, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+#endif
+}
+
 static inline __attribute__((always_inline)) void agent_ev_end(struct tstate *t)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -73,7 +73,8 @@ static struct tbuf *tbuf_new(struct tstate *t)
 	tb->owner = t;
 	tb->window = agent.window;
 	tb->next = agent.threads;
-	agent.threads = tb;
+	/* Published whole: agent/patch/probe.c walks the list unlocked. */
+	__atomic_store_n(&agent.threads, tb, __ATOMIC_RELEASE);
 out:
 	pthread_mutex_unlock(&agent.lock);
 	if (tb && agent.key_ok)

@@ -93,6 +93,10 @@ struct tbuf {
 	 * while the thread has not retired tb); agent.window when made. */
 	struct tstate *owner;
 	uint32_t window;
+	/* The thread's string copies under way (agent/patch/rtargs.c):
+	 * written by the thread alone, read by the one that gives SIGSEGV
+	 * and SIGBUS back (agent/patch/probe.c). */
+	unsigned char probing;
 };
 
 #define AGENT_WATCH_DEPTH 16u

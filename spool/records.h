@@ -397,13 +397,54 @@ static inline unsigned ev_raw_slots(uint64_t w1)
 	return s >= 1 && s <= 5 ? s - 1 : 0;
 }
 
+/* The most RAW slots a string's REG has ("string" 5). */
+#define EV_REG_STR_RAW_MAX 4u
+
+/* A string's REG written in place, its length not known yet: the head
+ * first, w1 a REG of a value (ev_reg_w1()) made one of a string with
+ * EV_REG_STR_RAW_MAX RAW slots, so that a reader of a torn record skips
+ * them all; then the string's bytes as ev_reg_str_seal() says. */
+static inline uint64_t ev_reg_str_open_w1(uint64_t w1)
+{
+	return w1 | (uint64_t)(1 + EV_REG_STR_RAW_MAX) << EV_REG_STR_SHIFT;
+}
+
+/* The REG at p opened with ev_reg_str_open_w1(), its string's bytes
+ * written in place, as this layout puts them (bytes 0..7 in p[0], 8.. from
+ * p + 2 on), up to at least byte `len` (whatever is past it, up to the
+ * end of the last RAW slot of a string of EV_REG_STR_RAW_MAX), or
+ * unreadable (`len` 0, w0 the pointer again): zeros past len, then its
+ * head.  The slots the record takes (those past it were not written:
+ * w1 0, skipped by readers). */
+static inline unsigned ev_reg_str_seal(uint64_t *p, size_t len, bool truncated, bool unreadable)
+{
+	unsigned reg = ev_reg_num(p[1]), raw = ev_reg_str_raw(len), last = 2 * raw;
+	uint64_t fn = ev_reg_fn(p[1]);
+
+	if (unreadable) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		p[1] = ev_reg_w1(reg, fn) | EV_REG_STR_UNREADABLE;
+		return 1;
+	}
+	if (len / 8 <= last) { /* the word of byte len: what is past it 0 */
+		size_t k = len / 8;
+		uint64_t *w = k ? &p[k + 1] : &p[0];
+
+		*w &= (1ull << (8 * (len % 8))) - 1;
+		if (k < last) /* (never more than one word more) */
+			p[k + 2] = 0;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the bytes before the head that counts them */
+	p[1] = ev_reg_str_w1(reg, fn, len, truncated);
+	return 1 + raw;
+}
+
 /* The words of the REG of a string of `len` bytes of s (len <=
  * FXT_ARG_STR_MAX, no NUL among them): its w0 at p[0], its RAW slots from
  * p + 2 on, zeros past len.  Reads s a word at a time, up to the end of
  * the last RAW slot: s must have room for EV_REG_STR_HEAD +
- * ev_reg_str_raw(len) * EV_RAW_BYTES bytes.  (Fixed-size copies: loads,
- * no call of memcpy(), for the agent's handlers that must not touch the
- * vector registers.) */
+ * ev_reg_str_raw(len) * EV_RAW_BYTES bytes.  (Tests build records with
+ * it; the agent writes a string in place, ev_reg_str_seal().) */
 static inline void ev_reg_put_str(uint64_t *p, const char *s, size_t len)
 {
 	unsigned words = 1 + 2 * ev_reg_str_raw(len);

@@ -161,30 +161,26 @@ bool agent_patch_args_strings(void);
 
 /* ------------------------------------------------------------ strings
  *
- * The fast path of reading a string argument (rtargs.c's read_string(),
- * probe.c): a copy with plain loads (probe.S) whose fault the agent's
- * SIGSEGV/SIGBUS handler recovers, taken while agent_patch_probe_on.
- * Otherwise the kernel reads it (process_vm_readv()).  A copy counts
- * itself in agent_patch_probe_inflight[agent_patch_probe_slot] (a full
- * barrier, then agent_patch_probe_on read again) and in
- * agent_patch_probing (the thread's copies under way: a signal handler's
- * may nest), so that giving the signals back can wait until no copy is
- * under way (probe.c). */
-extern unsigned char agent_patch_probe_on;
-#define PATCH_PROBE_SLOTS 16 /* counters, a cache line each */
-struct agent_patch_probe_count {
-	unsigned long n;
-	char pad[64 - sizeof(unsigned long)];
-};
-extern struct agent_patch_probe_count agent_patch_probe_inflight[PATCH_PROBE_SLOTS];
-extern __thread unsigned char agent_patch_probing __attribute__((tls_model("initial-exec")));
-/* The calling thread's counter, 1 + its index (0: not given yet). */
-extern __thread unsigned char agent_patch_probe_slot __attribute__((tls_model("initial-exec")));
+ * The fast path of reading a string argument (rt.h's put_string(),
+ * probe.c): a copy with plain loads (probe.S)
+ * straight into its record, whose fault the agent's SIGSEGV/SIGBUS
+ * handler recovers, taken while agent_patch_probe_on.  Otherwise the
+ * kernel reads it (process_vm_readv()).  A copy counts itself in its
+ * thread's tbuf (probing), then reads agent_patch_probe_on again, so that
+ * giving the signals back can wait until no copy is under way (probe.c):
+ * with membarrier() there, or a full barrier in each copy
+ * (PATCH_PROBE_FENCED, when the kernel has no membarrier()). */
+extern unsigned char agent_patch_probe_on; /* 0 (off), or these: */
+#define PATCH_PROBE_ON	   1u
+#define PATCH_PROBE_FENCED 2u
 
-/* probe.S: copies src into dst (room for n + 7 bytes) up to its NUL or n
- * bytes; the string's length if its NUL is among the first n bytes, else
- * n; ~k (negative) for a fault after k bytes (none of them a NUL). */
-long fxt__patch_probe_copy(char *dst, const char *src, size_t n);
+/* probe.S: copies the string at src, up to its NUL or n bytes, into the
+ * REG record at rec (room for 1 + the words of n + 7 bytes), as
+ * spool/records.h lays a string out (rec[1], the head, untouched; the
+ * bytes past the NUL in its word anything); the string's length if its
+ * NUL is among the first n bytes, else n; ~k (negative) for a fault after
+ * k bytes (none of them a NUL). */
+long fxt__patch_probe_reg(uint64_t *rec, const char *src, size_t n);
 void fxt__patch_probe_end(void);
 void fxt__patch_probe_landing(void);
 
@@ -193,7 +189,7 @@ void fxt__patch_probe_landing(void);
  * Before main(), one thread. */
 void agent_patch_probe_setup(void);
 
-/* The forking thread's child: no copy of another thread is under way. */
+/* The forking thread's child: the give-back's lock free. */
 void agent_patch_probe_fork_child(void);
 
 /* One entry to patch in a running program: the jump at `site` to `stub`

@@ -1,11 +1,12 @@
 /* The fast path of reading a string argument (fxt-run --args): when it is
  * on, and the SIGSEGV/SIGBUS handler that makes it safe.
  *
- * rtargs.c's read_string() copies a string the program passed with plain
- * loads (fxt__patch_probe_copy, probe.S) instead of asking the kernel
- * (process_vm_readv(), ~1.7 us a string): a bad pointer, or a page
- * another thread unmaps meanwhile, faults inside the copy, and our handler
- * moves the pc to its landing, which returns the bytes copied before.
+ * rt.h's put_string() copies a string the program passed with plain
+ * loads (fxt__patch_probe_reg, probe.S) straight into its record instead
+ * of asking the kernel (process_vm_readv(), ~1.7 us a string): a bad
+ * pointer, or a page another thread unmaps meanwhile, faults inside the
+ * copy, and our handler moves the pc to its landing, which returns the
+ * bytes copied before.
  * The handler goes in (agent_patch_probe_setup()) only
  *   - when some function's string is read (the argspec file);
  *   - launched with the agent, not attached: the program's sigaction()
@@ -20,8 +21,10 @@
  * kill() gets the default action and is sent again.  The program setting
  * either signal's action gives both back first, for good
  * (agent_patch_faults_give_back()): the fast path off, every copy under
- * way waited for, then the default actions put back; strings are read by
- * the kernel from then on.  fork: the child keeps the handler; exec: the
+ * way waited for (each thread counts its own in its tbuf; membarrier()
+ * makes the counts and the fast path's flag seen in order without a
+ * barrier in each copy), then the default actions put back; strings are
+ * read by the kernel from then on.  fork: the child keeps the handler; exec: the
  * new image's agent decides again.
  *
  * SA_ONSTACK: a thread with an alternate signal stack takes the fault
@@ -43,23 +46,21 @@
 #include <config.h>
 
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
+#include <unistd.h>
 
+#include "agent/agent.h"
 #include "agent/log.h"
 #include "agent/patch/patch.h"
 #include "agent/real.h"
 
-#define TLS __thread __attribute__((tls_model("initial-exec")))
-
 unsigned char agent_patch_probe_on;
-struct agent_patch_probe_count agent_patch_probe_inflight[PATCH_PROBE_SLOTS]
-    __attribute__((aligned(64)));
-TLS unsigned char agent_patch_probing;
-TLS unsigned char agent_patch_probe_slot;
 
 static bool owned; /* our handler holds SIGSEGV and SIGBUS (the program's view: SIG_DFL) */
 static pthread_mutex_t give_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -88,7 +89,7 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 #if defined(__x86_64__)
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 
-	if (si->si_code > 0 && pc >= (uintptr_t)fxt__patch_probe_copy &&
+	if (si->si_code > 0 && pc >= (uintptr_t)fxt__patch_probe_reg &&
 	    pc < (uintptr_t)fxt__patch_probe_end) {
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)fxt__patch_probe_landing;
 		return;
@@ -115,6 +116,7 @@ static bool ours(int sig)
 void agent_patch_probe_setup(void)
 {
 	struct sigaction segv, bus, sa;
+	unsigned char on;
 
 #if !defined(__x86_64__)
 	return; /* no copy routine (probe.S) */
@@ -137,9 +139,15 @@ void agent_patch_probe_setup(void)
 		set_default(SIGSEGV);
 		return;
 	}
+	/* Registered once (the give-back's membarrier() needs it), or each
+	 * copy takes a full barrier. */
+	on = PATCH_PROBE_ON;
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)
+		on |= PATCH_PROBE_FENCED;
 	__atomic_store_n(&owned, true, __ATOMIC_RELEASE);
-	__atomic_store_n(&agent_patch_probe_on, 1, __ATOMIC_RELEASE);
-	agent_dbg("FXT_PATCH: strings read with plain loads (SIGSEGV and SIGBUS handled)");
+	__atomic_store_n(&agent_patch_probe_on, on, __ATOMIC_RELEASE);
+	agent_dbg("FXT_PATCH: strings read with plain loads (SIGSEGV and SIGBUS handled%s)",
+		  on & PATCH_PROBE_FENCED ? ", no membarrier()" : "");
 }
 
 bool agent_patch_faults_owned(void)
@@ -149,20 +157,34 @@ bool agent_patch_faults_owned(void)
 
 /* Whether a copy that started with the fast path on is under way in
  * another thread (this one's own may be, under the signal handler that
- * calls us: it cannot end before we do). */
+ * calls us: it cannot end before we do; a thread that ended has none).
+ * The list of tbufs, unlocked: they are never freed, and each is on it
+ * before its thread copies. */
 static bool copies_under_way(void)
 {
-	unsigned mine = agent_patch_probe_slot;
+	const struct tbuf *mine = agent_tls.tb;
 
-	for (unsigned i = 0; i < PATCH_PROBE_SLOTS; i++) {
-		unsigned long n = __atomic_load_n(&agent_patch_probe_inflight[i].n, __ATOMIC_SEQ_CST);
-
-		if (mine == i + 1)
-			n -= agent_patch_probing;
-		if (n)
+	for (const struct tbuf *tb = __atomic_load_n(&agent.threads, __ATOMIC_ACQUIRE); tb;
+	     tb = tb->next)
+		if (tb != mine && __atomic_load_n(&tb->probing, __ATOMIC_ACQUIRE) &&
+		    __atomic_load_n(&tb->state, __ATOMIC_RELAXED) != TBUF_RETIRED)
 			return true;
-	}
 	return false;
+}
+
+/* Every thread of the process through a full barrier: one that counted a
+ * copy before it is seen counting it, one that reads the fast path's flag
+ * after it reads it off.  (Registered at the setup; a child that a fork
+ * did not keep registered registers now.) */
+static void barrier_all(void)
+{
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+		return;
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+		return;
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) != 0)
+		agent_dbg("FXT_PATCH: membarrier(): %s", strerror(errno));
 }
 
 void agent_patch_faults_give_back(void)
@@ -175,9 +197,14 @@ void agent_patch_faults_give_back(void)
 	REAL(pthread_sigmask)(SIG_BLOCK, &all, &mask);
 	pthread_mutex_lock(&give_lock);
 	if (owned) {
-		/* After this store, a copy that counts itself sees the fast
-		 * path off and does not start (rtargs.c). */
+		unsigned char on = agent_patch_probe_on;
+
+		/* After this store (and the barrier), a copy that counts
+		 * itself sees the fast path off and does not start
+		 * (rtargs.c). */
 		__atomic_store_n(&agent_patch_probe_on, 0, __ATOMIC_SEQ_CST);
+		if (!(on & PATCH_PROBE_FENCED))
+			barrier_all();
 		while (copies_under_way())
 			sched_yield();
 		if (ours(SIGSEGV))
@@ -193,8 +220,4 @@ void agent_patch_faults_give_back(void)
 void agent_patch_probe_fork_child(void)
 {
 	pthread_mutex_init(&give_lock, NULL); /* another thread may have held it */
-	for (unsigned i = 0; i < PATCH_PROBE_SLOTS; i++)
-		agent_patch_probe_inflight[i].n = 0;
-	if (agent_patch_probe_slot)
-		agent_patch_probe_inflight[agent_patch_probe_slot - 1].n = agent_patch_probing;
 }

@@ -230,14 +230,80 @@ static inline __attribute__((always_inline)) void record_ints(uint64_t addr, con
 	agent_ev_end(t);
 }
 
+/* record_strs() when the hook record goes elsewhere first (a filter) or
+ * the clock is not the TSC: through record_with(). */
+static __attribute__((noinline)) void record_strs_apart(uint64_t fn, const uint64_t *at,
+							uint32_t caps)
+{
+	struct captured c;
+
+	c.n = c.slots = c.strs = 0;
+	for (unsigned i = 0; i < FXT_ARG_GPRS; i++)
+		if (caps & FXT_CAP_GPR(i)) {
+			bool str = (caps & FXT_CAP_STR(i)) != 0;
+
+			c.v[c.n].w0 = at[-(long)(SAVED_RDI + i)];
+			c.v[c.n].w1 = ev_reg_w1(FXT_REG_GPR0 + i, fn);
+			c.strs |= (uint32_t)str << c.n++;
+			c.slots += str ? CAPTURED_STR_SLOTS : 1;
+		}
+	record_with(&c, fn);
+}
+
+/* The hook record of a patched call's entry (fn) with the integer
+ * registers `caps` names (FXT_CAP_GPR(i), read at `at`: the slot of its
+ * return address), strings among them (FXT_CAP_STR(i)): the hook record
+ * and their REG records, each string read into its own (put_string()),
+ * in one reservation of the most they may take, the rest given back, as
+ * record_with() writes them; through it when the hook record goes
+ * elsewhere first (a filter) or the clock is not the TSC. */
+static inline __attribute__((always_inline)) void record_strs(uint64_t fn, const uint64_t *at,
+							      uint32_t caps)
+{
+	struct tstate *t = &agent_tls;
+	unsigned regs = caps & FXT_CAP_GPRS, strs = (caps & FXT_CAP_STRS) / FXT_CAP_STR(0);
+	unsigned n = 1, used = 1;
+	uint64_t *p, ts;
+
+	if (__builtin_expect(agent_filter_on || !agent_clock_tsc, 0)) {
+		record_strs_apart(fn, at, caps);
+		return;
+	}
+	for (unsigned m = regs; m; m &= m - 1)
+		n += (strs >> __builtin_ctz(m)) & 1 ? CAPTURED_STR_SLOTS : 1;
+	ts = __rdtsc(); /* before the reservation, as agent_record_clk() */
+	p = agent_ev_begin(t, n, ts, true);
+	if (p) {
+		p[0] = ts;
+		p[1] = fn & ~AGENT_FILTER_HELD;
+		for (unsigned m = regs; m; m &= m - 1) {
+			unsigned i = __builtin_ctz(m);
+			uint64_t *q = p + 2 * used, w1 = ev_reg_w1(FXT_REG_GPR0 + i, fn);
+
+			q[0] = at[-(long)(SAVED_RDI + i)];
+			if ((strs >> i) & 1) {
+				q[1] = ev_reg_str_open_w1(w1); /* the head first */
+				__atomic_signal_fence(__ATOMIC_SEQ_CST);
+				used += put_string(q);
+			} else {
+				q[1] = w1;
+				used++;
+			}
+		}
+		agent_ev_trim(t, p, n, used);
+	}
+	agent_ev_end(t);
+}
+
 /* A patched function's entry: records it (with the values c holds when
- * not NULL, or the integer registers gprs names: --args) and pushes its shadow entry, whose fn is `tagged` (fn,
+ * not NULL, or the integer registers gprs names: --args, strings among
+ * them when `strs`) and pushes its shadow entry, whose fn is `tagged` (fn,
  * with what to read at its return); whether it did (not for a thread
  * without a shadow stack). */
 static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *slot,
 							uint64_t tagged,
 							const struct captured *c,
-							uint32_t gprs)
+							uint32_t gprs, const bool strs)
 {
 	struct pstack *s = &pstack;
 
@@ -253,6 +319,8 @@ static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *s
 		ret = tail;
 	if (c)
 		record_with(c, fn);
+	else if (strs)
+		record_strs(fn, slot, gprs);
 	else if (gprs)
 		record_ints(fn, slot, gprs, false);
 	else
@@ -278,7 +346,7 @@ static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *s
 
 bool fxt__patch_push(uint64_t fn, uint64_t *slot, uint64_t tagged, const struct captured *c)
 {
-	return enter(fn, slot, tagged, c, 0);
+	return enter(fn, slot, tagged, c, 0, false);
 }
 
 /* The entry of a function whose stub has PATCH_FN_ARGS: integer
@@ -288,13 +356,18 @@ static __attribute__((noinline)) void enter_spec(uint64_t quad, uint64_t *slot)
 {
 	struct patch_spec sp = patch_spec_of(quad, slot);
 	uint32_t entry = sp.caps & FXT_CAP_ENTRY;
+	/* (One value in a register: gcc read the two fields, stored apart
+	 * a moment before, back as one 8-byte load, which store forwarding
+	 * cannot serve.) */
+	unsigned other = (unsigned)sp.at_entry | sp.incl;
 
-	if (__builtin_expect(sp.at_entry || sp.incl, 0))
+	__asm__("" : "+r"(other));
+	if (__builtin_expect(other != 0, 0))
 		fxt__patch_enter_args(quad, slot); /* (a jump: read again there) */
 	else if (__builtin_expect(!(entry & ~FXT_CAP_GPRS), 1))
-		enter(sp.fn, slot, sp.tagged, NULL, entry);
+		enter(sp.fn, slot, sp.tagged, NULL, entry, false);
 	else if (!(entry & ~(FXT_CAP_GPRS | FXT_CAP_STRS)))
-		fxt__patch_enter_strs(sp.fn, slot, sp.tagged, entry);
+		enter(sp.fn, slot, sp.tagged, NULL, entry, true);
 	else
 		fxt__patch_enter_args(quad, slot);
 }
@@ -305,7 +378,7 @@ void fxt__patch_enter(uint64_t fn, uint64_t *slot)
 		enter_spec(fn, slot);
 		return;
 	}
-	enter(fn, slot, fn, NULL, 0);
+	enter(fn, slot, fn, NULL, 0, false);
 }
 
 void agent_patch_thread_end(void)

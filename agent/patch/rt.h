@@ -60,48 +60,137 @@ static inline __attribute__((always_inline)) void record(uint64_t addr)
 #define SAVED_RDI 4
 #define SAVED_RDX 6
 
-/* The values read at a patched call as their records go into the
- * buffer: a REG record each (spool/records.h), a string's RAW slots
- * after its own.  Up to 6 + 8 registers, of which up to 6 strings
- * (integer registers only). */
-#define CAPTURED_MAX                    \
-	(FXT_ARG_GPRS + FXT_ARG_XMMS +  \
-	 FXT_ARG_GPRS * ((FXT_ARG_STR_MAX - EV_REG_STR_HEAD + EV_RAW_BYTES - 1) / EV_RAW_BYTES))
+/* The values read at a patched call, as their records go into the
+ * buffer: a REG record each (spool/records.h), up to 6 + 8 registers, of
+ * which up to 6 strings (integer registers only: bit i of strs for v[i]),
+ * read straight into their records as they are written
+ * (put_string()).  slots: the most their records take, a
+ * string's at its longest. */
+#define CAPTURED_MAX	   (FXT_ARG_GPRS + FXT_ARG_XMMS)
+#define CAPTURED_STR_SLOTS (1 + EV_REG_STR_RAW_MAX)
 struct captured {
-	unsigned slots;
-	uint64_t w[2 * CAPTURED_MAX];
+	unsigned n, slots;
+	uint32_t strs;
+	struct {
+		uint64_t w0, w1;
+	} v[CAPTURED_MAX];
 };
+_Static_assert((FXT_ARG_STR_MAX - EV_REG_STR_HEAD + EV_RAW_BYTES - 1) / EV_RAW_BYTES <=
+		   EV_REG_STR_RAW_MAX,
+	       "a string's REG has room for FXT_ARG_STR_MAX bytes");
+_Static_assert(1 + (FXT_ARG_STR_MAX + 1 + 7) / 8 <= 2 * CAPTURED_STR_SLOTS,
+	       "a string's REG has room for fxt__patch_probe_reg()'s words");
 
-/* n slots of c's from `from` on to p (a loop the compiler must not make a
- * call of memcpy(), which may use the vector registers). */
-static inline __attribute__((always_inline)) void put_slots(uint64_t *p, const uint64_t *from,
-							    unsigned n)
+/* The REG at p of a string of `len` bytes, from a read of
+ * FXT_ARG_STR_MAX + 1 that found its NUL at `len`, or not (`cut`: none in
+ * the bytes read, or the memory ended before one); the slots it takes. */
+static inline __attribute__((always_inline)) unsigned put_string_read(uint64_t *p, size_t len,
+								      bool cut)
 {
-	for (unsigned i = 0; i < 2 * n; i++) {
-		__asm__("" : "+r"(p)); /* not a pattern */
-		p[i] = from[i];
+	return ev_reg_str_seal(p, len > FXT_ARG_STR_MAX ? FXT_ARG_STR_MAX : len,
+			       cut || len > FXT_ARG_STR_MAX, false);
+}
+
+/* The REG at p of a string that could not be read at all: w0 the
+ * pointer. */
+static inline __attribute__((always_inline)) unsigned put_string_unreadable(uint64_t *p,
+									    uint64_t ptr)
+{
+	p[0] = ptr;
+	return ev_reg_str_seal(p, 0, false, true);
+}
+
+/* put_string() when the fast path is off or the pointer is below 4096:
+ * the kernel reads the string, or it is unreadable (rtargs.c). */
+unsigned fxt__patch_put_string_slow(uint64_t *p);
+
+/* A string the program passed, at most FXT_ARG_STR_MAX bytes of it, read
+ * straight into its REG record at p (w0 the pointer, the head opened:
+ * ev_reg_str_open_w1()), so that a bad pointer, or a page another thread
+ * unmaps right then, is an error and never a fault: copied with plain
+ * loads whose fault the agent's handler recovers when it may (probe.S,
+ * probe.c), else read by the kernel.  Cut (EV_REG_STR_TRUNCATED) when
+ * there is no NUL in its first FXT_ARG_STR_MAX bytes or the memory ends
+ * before one; EV_REG_STR_UNREADABLE when none of it could be read (NULL
+ * included).  The slots the record takes.
+ *
+ * The thread's copies under way are counted in its tbuf (probing,
+ * written by the thread alone: a signal handler's copy nests in this one
+ * and leaves the count as it found it), then the fast path's flag read
+ * again: agent_patch_faults_give_back() stores it off and reads the
+ * counts in the other order, with membarrier() between, or a full barrier
+ * here (PATCH_PROBE_FENCED: no membarrier()). */
+static inline __attribute__((always_inline)) unsigned put_string(uint64_t *p)
+{
+	uint64_t ptr = p[0];
+	unsigned char on = __atomic_load_n(&agent_patch_probe_on, __ATOMIC_RELAXED), k;
+	struct tbuf *tb = agent_tls.tb;
+	long r;
+
+	if (__builtin_expect(!on || !tb || ptr < 4096, 0))
+		return fxt__patch_put_string_slow(p);
+	k = tb->probing;
+	__atomic_store_n(&tb->probing, (unsigned char)(k + 1), __ATOMIC_RELAXED);
+	if (on & PATCH_PROBE_FENCED)
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	else
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(!__atomic_load_n(&agent_patch_probe_on, __ATOMIC_RELAXED), 0)) {
+		__atomic_store_n(&tb->probing, k, __ATOMIC_RELEASE);
+		return fxt__patch_put_string_slow(p);
 	}
+	r = fxt__patch_probe_reg(p, (const char *)(uintptr_t)ptr, FXT_ARG_STR_MAX + 1);
+	__atomic_store_n(&tb->probing, k, __ATOMIC_RELEASE);
+	if (__builtin_expect(r >= 0, 1))
+		return put_string_read(p, (size_t)r, false);
+	r = ~r; /* the bytes before the fault, none a NUL */
+	return r ? put_string_read(p, (size_t)r, true) : put_string_unreadable(p, ptr);
+}
+
+/* c's records from p on (room for c->slots slots), in order, each string
+ * read into its own; the slots they took. */
+static inline __attribute__((always_inline)) unsigned put_captured(uint64_t *p,
+								   const struct captured *c)
+{
+	unsigned used = 0;
+
+	for (unsigned i = 0; i < c->n; i++) {
+		uint64_t *q = p + 2 * used;
+
+		q[0] = c->v[i].w0;
+		if (__builtin_expect((c->strs >> i) & 1, 0)) {
+			q[1] = ev_reg_str_open_w1(c->v[i].w1); /* the head first */
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			used += put_string(q);
+		} else {
+			q[1] = c->v[i].w1;
+			used++;
+		}
+	}
+	return used;
 }
 
 /* The hook record of a patched call's entry (addr: its function) or exit
  * (with SPOOL_EXIT_BIT), and c's records after the entry's or before the
- * exit's: one reservation, one timestamp, so that what a value costs is
- * its stores; a signal handler's records come before or after them all.
- * When the hook record goes elsewhere first (a filter) or the clock is
- * not the TSC, apart, in the same order. */
+ * exit's: one reservation (of the most they may take, the rest given back
+ * once the strings' lengths are known), one timestamp, so that what a
+ * value costs is its stores; a signal handler's records come before or
+ * after them all.  When the hook record goes elsewhere first (a filter)
+ * or the clock is not the TSC, apart, in the same order. */
 static inline __attribute__((always_inline)) void record_with(const struct captured *c, uint64_t addr)
 {
 	struct tstate *t = &agent_tls;
 	uint64_t *p, ts;
 	bool exit = (addr & SPOOL_EXIT_BIT) != 0;
+	unsigned used;
 
-	if (__builtin_expect(agent_filter_on || !agent_clock_tsc || !c->slots, 0)) {
+	if (__builtin_expect(agent_filter_on || !agent_clock_tsc || !c->n, 0)) {
 		if (!exit)
 			record(addr);
-		if (c->slots && t->tb) {
+		if (c->n && t->tb) {
 			p = agent_ev_begin(t, c->slots, 0, false);
 			if (p)
-				put_slots(p, c->w, c->slots);
+				agent_ev_trim(t, p, c->slots, put_captured(p, c));
 			agent_ev_end(t);
 		}
 		if (exit)
@@ -114,13 +203,13 @@ static inline __attribute__((always_inline)) void record_with(const struct captu
 		if (!exit) {
 			p[0] = ts;
 			p[1] = addr & ~AGENT_FILTER_HELD;
-			p += 2;
 		}
-		put_slots(p, c->w, c->slots);
+		used = put_captured(exit ? p : p + 2, c);
 		if (exit) {
-			p[2 * c->slots] = ts;
-			p[2 * c->slots + 1] = addr & ~AGENT_FILTER_HELD;
+			p[2 * used] = ts;
+			p[2 * used + 1] = addr & ~AGENT_FILTER_HELD;
 		}
+		agent_ev_trim(t, p, c->slots + 1, used + 1);
 	}
 	agent_ev_end(t);
 }
@@ -174,12 +263,6 @@ static inline __attribute__((always_inline)) struct patch_spec patch_spec_of(uin
  * (rt.c records the others): pushes the call, reads and records what it
  * must, tests (rtargs.c). */
 void fxt__patch_enter_args(uint64_t quad, uint64_t *slot);
-
-/* fxt__patch_enter_args() for an entry that reads integer registers
- * only, strings among them (caps: FXT_CAP_GPR(i), FXT_CAP_STR(i)), and
- * tests nothing: records the call of fn with them and pushes its shadow
- * entry, whose fn is `tagged`. */
-void fxt__patch_enter_strs(uint64_t fn, uint64_t *slot, uint64_t tagged, uint32_t caps);
 
 /* The return of a call whose shadow entry's fn is `tagged` (with bits above
  * the address), the stack pointer it returned with `sp`, when it reads

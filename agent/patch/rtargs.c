@@ -67,121 +67,49 @@ static inline long raw_syscall6(long nr, long a, long b, long c, long d, long e,
 	return ret;
 }
 
-/* Room for a string read: FXT_ARG_STR_MAX bytes, one more to see whether
- * it ends there, and 7 for the last word fxt__patch_probe_copy writes;
- * ev_reg_put_str() reads whole words up to the end of the string's last
- * RAW slot, at most EV_RAW_BYTES - 1 bytes past FXT_ARG_STR_MAX. */
-#define STR_ROOM (FXT_ARG_STR_MAX + EV_RAW_BYTES)
-
-/* Threads take the fast path's counters in turn. */
-static unsigned probe_next_slot;
-
-/* The string at p by the fast path (probe.c): fxt__patch_probe_copy's
- * answer, or 0 with *done false when the fast path is off. */
-static inline long probe_string(uint64_t p, char buf[STR_ROOM], bool *done)
-{
-	unsigned slot = agent_patch_probe_slot;
-	unsigned long *n;
-	long r = 0;
-
-	if (__builtin_expect(!slot, 0)) {
-		slot = 1 + __atomic_fetch_add(&probe_next_slot, 1, __ATOMIC_RELAXED) %
-			       PATCH_PROBE_SLOTS;
-		agent_patch_probe_slot = (unsigned char)slot;
-	}
-	n = &agent_patch_probe_inflight[slot - 1].n;
-	agent_patch_probing++; /* a handler's copy may nest in this one */
-	/* Counted, then the fast path read again: a full barrier between,
-	 * against the give-back's store and read in the other order. */
-	__atomic_add_fetch(n, 1, __ATOMIC_SEQ_CST);
-	*done = __atomic_load_n(&agent_patch_probe_on, __ATOMIC_SEQ_CST) != 0;
-	if (*done)
-		r = fxt__patch_probe_copy(buf, (const char *)(uintptr_t)p, FXT_ARG_STR_MAX + 1);
-	__atomic_sub_fetch(n, 1, __ATOMIC_RELEASE);
-	agent_patch_probing--;
-	return r;
-}
-
-/* A string the program passed: at most FXT_ARG_STR_MAX bytes of it into
- * buf, so that a bad pointer, or a page another thread unmaps right then,
- * is an error and never a fault: copied with plain loads whose fault the
- * agent's handler recovers when it may (probe.c), else read by the kernel
- * (process_vm_readv() of the process's own memory).  Its length; *flags
- * (EV_REG_STR_TRUNCATED, EV_REG_STR_UNREADABLE) says whether it was cut
- * (no NUL in the first FXT_ARG_STR_MAX bytes, or the memory ended before
- * one) or could not be read at all (NULL included). */
-static size_t read_string(uint64_t p, char buf[STR_ROOM], uint64_t *flags)
+/* The string at ptr read by the kernel (process_vm_readv() of the
+ * process's own memory: never a fault) into the REG at p, in place. */
+static unsigned read_by_kernel(uint64_t *p, uint64_t ptr)
 {
 	struct {
 		void *base;
 		size_t len;
-	} local = { buf, FXT_ARG_STR_MAX + 1 },
-	  remote = { (void *)(uintptr_t)p, FXT_ARG_STR_MAX + 1 };
-	bool done = false;
+	} local[2] = { { p, EV_REG_STR_HEAD }, { p + 2, FXT_ARG_STR_MAX + 1 - EV_REG_STR_HEAD } },
+	  remote = { (void *)(uintptr_t)ptr, FXT_ARG_STR_MAX + 1 };
 	long n;
 
-	*flags = 0;
-	if (p < 4096) {
-		*flags = EV_REG_STR_UNREADABLE;
-		return 0;
-	}
-	if (__atomic_load_n(&agent_patch_probe_on, __ATOMIC_RELAXED)) {
-		n = probe_string(p, buf, &done);
-		if (done && n >= 0) {
-			if (n <= (long)FXT_ARG_STR_MAX)
-				return (size_t)n;
-			*flags = EV_REG_STR_TRUNCATED;
-			return FXT_ARG_STR_MAX;
-		}
-		if (done) {
-			n = ~n; /* the bytes before the fault, none a NUL */
-			*flags = n ? EV_REG_STR_TRUNCATED : EV_REG_STR_UNREADABLE;
-			return n > (long)FXT_ARG_STR_MAX ? FXT_ARG_STR_MAX : (size_t)n;
-		}
-	}
 	/* The agent's pid, kept up to date across fork() (a child made by a
 	 * raw clone() would read its parent's memory, or nothing: never a
 	 * fault).  One system call rather than two. */
 	n = raw_syscall6(SYS_process_vm_readv, (long)__atomic_load_n(&agent.pid, __ATOMIC_RELAXED),
-			 (long)(uintptr_t)&local, 1, (long)(uintptr_t)&remote, 1, 0);
-	if (n <= 0) {
-		*flags = EV_REG_STR_UNREADABLE;
-		return 0;
+			 (long)(uintptr_t)local, 2, (long)(uintptr_t)&remote, 1, 0);
+	if (n <= 0)
+		return put_string_unreadable(p, ptr);
+	for (long i = 0; i < n; i++) {
+		const char *b = (const char *)(i < (long)EV_REG_STR_HEAD ? p : p + 1) + i;
+
+		if (*b == '\0')
+			return put_string_read(p, (size_t)i, false);
 	}
-	for (long i = 0; i < n; i++)
-		if (buf[i] == '\0')
-			return (size_t)i;
-	*flags = EV_REG_STR_TRUNCATED;
-	return n > (long)FXT_ARG_STR_MAX ? FXT_ARG_STR_MAX : (size_t)n;
+	return put_string_read(p, (size_t)n, true);
 }
 
-/* The string at the value of the REG record at p, in the record: its
- * first bytes in w0 and the rest in RAW slots after it, unless it could
- * not be read (w0 stays the pointer). */
-static __attribute__((noinline)) void capture_string(struct captured *c, uint64_t *p)
+unsigned fxt__patch_put_string_slow(uint64_t *p)
 {
-	char buf[STR_ROOM];
-	uint64_t flags;
-	size_t len = read_string(p[0], buf, &flags);
+	uint64_t ptr = p[0];
 
-	if (flags & EV_REG_STR_UNREADABLE) {
-		p[1] |= EV_REG_STR_UNREADABLE;
-		return;
-	}
-	p[1] = ev_reg_str_w1(ev_reg_num(p[1]), ev_reg_fn(p[1]), len, flags != 0);
-	ev_reg_put_str(p, buf, len);
-	c->slots += ev_reg_str_raw(len);
+	return ptr < 4096 ? put_string_unreadable(p, ptr) : read_by_kernel(p, ptr);
 }
 
 static inline __attribute__((always_inline)) void capture(struct captured *c, unsigned reg,
 							  uint64_t val, uint64_t fn, bool string)
 {
-	uint64_t *p = c->w + 2 * c->slots++;
+	unsigned i = c->n++;
 
-	p[0] = val;
-	p[1] = ev_reg_w1(reg, fn);
-	if (__builtin_expect(string, 0))
-		capture_string(c, p);
+	c->v[i].w0 = val;
+	c->v[i].w1 = ev_reg_w1(reg, fn);
+	c->strs |= (uint32_t)string << i;
+	c->slots += string ? CAPTURED_STR_SLOTS : 1;
 }
 
 /* The snapshot value rule's test `idx` of a call of fn, its value read
@@ -223,7 +151,7 @@ void fxt__patch_enter_args(uint64_t quad, uint64_t *slot)
 	struct captured c;
 
 	/* Read before the entry is recorded, to go in its reservation. */
-	c.slots = 0;
+	c.n = c.slots = c.strs = 0;
 	if (caps & FXT_CAP_ENTRY & ~(FXT_CAP_XMM(0) - 1))
 		read_xmm(regs + FXT_REG_XMM0);
 	for (unsigned i = 0; i < FXT_ARG_GPRS; i++) {
@@ -249,18 +177,6 @@ void fxt__patch_enter_args(uint64_t quad, uint64_t *slot)
 }
 
 
-void fxt__patch_enter_strs(uint64_t fn, uint64_t *slot, uint64_t tagged, uint32_t caps)
-{
-	struct captured c;
-
-	c.slots = 0;
-	for (unsigned i = 0; i < FXT_ARG_GPRS; i++)
-		if (caps & FXT_CAP_GPR(i))
-			capture(&c, FXT_REG_GPR0 + i, slot[-(long)(SAVED_RDI + i)], fn,
-				(caps & FXT_CAP_STR(i)) != 0);
-	fxt__patch_push(fn, slot, tagged, &c);
-}
-
 /* A patched call's return that reads more than rax and rdx, or tests a
  * value (the exit handler popped its frame, and records the integer
  * results itself): records the values and the exit, then tests. */
@@ -276,7 +192,7 @@ void fxt__patch_exit_args(uint64_t tagged, const uint64_t *sp)
 		read_xmm(xmm);
 	else
 		xmm[0] = xmm[1] = 0;
-	c.slots = 0;
+	c.n = c.slots = c.strs = 0;
 	regs[FXT_REG_RAX] = sp[-SAVED_RAX];
 	regs[FXT_REG_RDX] = sp[-SAVED_RDX];
 	regs[FXT_REG_RET_XMM0] = xmm[0];

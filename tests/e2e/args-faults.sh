@@ -8,11 +8,13 @@
 # it; a fault of its own still kills it by SIGSEGV (a core when allowed),
 # kill -SEGV too; threads reading strings on pages another unmaps run on,
 # and those reading bad pointers while another thread sets SIGSEGV's
-# action (the agent gives it back once no copy is under way).
+# action (the agent gives it back once no copy is under way); a signal
+# handler's call with a string that lands while a string is read into
+# the interrupted call's record (both whole, every call there).
 # A program started with SIGSEGV ignored keeps the kernel's reads.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 18
+plan 20
 scratch
 cd "$TMPD" || exit 1
 P=$PROGS/args_faults
@@ -98,6 +100,17 @@ is "$(strings g.fxt | sort -u | tr '\n' ' ')" '{s:str="(unreadable ADDR)"} {s:st
   "... the strings and bad pointers shown, before and after"
 ok "the archive is valid" sh -c '"$1" --check "$2" | tail -n 1 | grep -q ", 0 errors, 0 warnings)$"' \
   - "$FXT_DUMP" t.fxt
+
+run n nested
+set -- $(cat n.out)
+is "$?:$1:$3:$5" "0:calls:handler:done" "a timer's handler calling put() meanwhile: the program runs on"
+is "$(strings n.fxt | awk -v calls="$2" -v handled="$4" '
+  BEGIN { t = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!?" }
+  $0 == "{s:str=\"handler\"}" { h++; next }
+  $0 != "{s:str=\"" substr(t, 1, n % 65) "\"}" { if (!bad++) print "call " n ": " $0 }
+  { n++ }
+  END { if (n != calls || h != handled) print n " calls, " h " in the handler" }')" "" \
+  "... each call's string whole, in order, the handler's calls among them"
 
 # Started with SIGSEGV ignored (a parent's choice the program inherits):
 # not the default action, so the kernel reads the strings.

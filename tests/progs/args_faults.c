@@ -19,6 +19,10 @@
  *   args_faults giveback  3 threads call put() with a PROT_NONE page
  *                         while main sets SIGSEGV's and SIGBUS's actions
  *                         (a handler that exits 3)
+ *   args_faults nested    put() of strings of 0, 1, ... 64 bytes in turn
+ *                         while a timer's handler calls put("handler"),
+ *                         until it did 200 times; prints the calls of
+ *                         each ("calls N handler M")
  * Each prints "done" at the end when it does not die.
  */
 #include <pthread.h>
@@ -31,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #define KEEP __attribute__((noinline, noipa, used))
@@ -199,6 +204,46 @@ static int giveback(void)
 	return 0;
 }
 
+static volatile sig_atomic_t handled;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	put("handler");
+	handled++;
+}
+
+/* The handler's call lands, now and then, while the agent writes the
+ * interrupted call's records (agent/patch/rt.c: in their reservation). */
+static int nested(void)
+{
+	static const char text[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!?";
+	struct itimerval every = { { 0, 20 }, { 0, 20 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct sigaction sa;
+	unsigned long n = 0;
+	char buf[sizeof(text)];
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	if (sigaction(SIGALRM, &sa, NULL) != 0)
+		return 1;
+	while (handled < 200 && n < 100000000ul) {
+		size_t len = n % sizeof(text);
+
+		memcpy(buf, text, len);
+		buf[len] = '\0';
+		put(buf);
+		/* After the first call, which gives the thread its buffer
+		 * (a handler's calls during that are dropped, said so). */
+		if (n++ == 0 && setitimer(ITIMER_REAL, &every, NULL) != 0)
+			return 1;
+	}
+	setitimer(ITIMER_REAL, &off, NULL);
+	printf("calls %lu handler %d\n", n, (int)handled);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -223,6 +268,8 @@ int main(int argc, char **argv)
 		ret = threads();
 	} else if (strcmp(mode, "giveback") == 0) {
 		ret = giveback();
+	} else if (strcmp(mode, "nested") == 0) {
+		ret = nested();
 	} else {
 		return 2;
 	}
