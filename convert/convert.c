@@ -566,8 +566,12 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		err = rename(tmp, archive_path) == 0 ? 0 : -errno;
 	if (err < 0 && marks)
 		mark_spool(fd, 0, 0); /* not this archive: tmp goes */
-	if (!err && o && o->consume && !(o->recycle && o->recycle(o->recycle_ctx, spool_path) == 0))
+	if (!err && o && o->consume &&
+	    !(o->recycle && o->recycle(o->recycle_ctx, spool_path) == 0)) {
 		unlink(spool_path);
+		if (o->keep_removed && fd >= 0 && o->keep_removed(o->recycle_ctx, fd) == 0)
+			fd = -1;
+	}
 	if (err < 0 || (o && o->no_clobber))
 		unlink(tmp);
 	if (err < 0)
@@ -607,7 +611,8 @@ out_header:
 		munmap(map, (size_t)in.spool_end);
 	free(h);
 out_fd:
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return err;
 }
 

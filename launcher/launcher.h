@@ -368,6 +368,14 @@ struct spools {
 	long lpid; /* our pid: the batches' names */
 	/* Snapshots converted (fxt-run --snapshot-if): their archives. */
 	struct name_list snapshots;
+	/* Large spools removed by spools_finish() (convert_opts.keep_removed):
+	 * their descriptors, closed by spools_free() in a child of its own,
+	 * so that freeing their pages does not hold up fxt-run's exit (those
+	 * removed while the program runs are closed at once: the disk space
+	 * is not held for the run). */
+	bool finishing;
+	int *removed;
+	size_t nremoved;
 };
 
 /* Whether process `pid` has the agent mapped (false if it cannot tell):
