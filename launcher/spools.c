@@ -177,71 +177,6 @@ static int spare_put(struct spools *r, const char *from)
 	return -ENOSPC;
 }
 
-/* A spool this large, removed, has its pages freed after the run
- * (keep_removed()); a smaller one at once. */
-#define REMOVED_KEEP_MIN (16u << 20)
-
-/* convert_opts.keep_removed: keeps the descriptor of a large spool just
- * removed at the end of the run, for spools_free() to close.  0, or
- * -errno: closed by the caller. */
-static int keep_removed(void *ctx, int fd)
-{
-	struct spools *r = ctx;
-	struct stat sb;
-	int *v;
-
-	if (!r->finishing || fstat(fd, &sb) != 0 || (uint64_t)sb.st_size < REMOVED_KEEP_MIN)
-		return -EAGAIN;
-	v = realloc(r->removed, (r->nremoved + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	r->removed = v;
-	r->removed[r->nremoved++] = fd;
-	return 0;
-}
-
-static int int_cmp(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Closes the descriptors of the removed spools in a child that leaves
- * the moment it has closed every other one (so nothing waits on a pipe
- * fxt-run shared): their pages are freed as it exits, while fxt-run goes
- * on to its own exit.  Closed here when there is no child. */
-static void release_removed(struct spools *r)
-{
-	pid_t pid;
-
-	if (!r->nremoved)
-		return;
-	if (getenv(FXT_ENV(RUN_DEBUG)) != NULL)
-		fprintf(stderr, "fxt-run: %zu removed spools closed after the run\n", r->nremoved);
-	qsort(r->removed, r->nremoved, sizeof(*r->removed), int_cmp);
-	fflush(NULL); /* nothing buffered twice */
-	pid = fork();
-	if (pid == 0) {
-		unsigned lo = 0;
-
-		for (size_t i = 0; i <= r->nremoved; i++) {
-			unsigned hi = i < r->nremoved ? (unsigned)r->removed[i] : ~0u;
-
-			if (lo < hi && close_range(lo, hi - 1, 0) != 0)
-				for (unsigned fd = lo; fd < hi && fd < 1024; fd++)
-					close((int)fd);
-			lo = hi + 1;
-		}
-		_exit(0);
-	}
-	for (size_t i = 0; i < r->nremoved; i++)
-		close(r->removed[i]);
-	free(r->removed);
-	r->removed = NULL;
-	r->nremoved = 0;
-}
-
 /* convert_opts.recycle: keeps a converted spool, emptied, as a spare spool
  * file.  Only that of a process no thread of which runs (run_proc_alive()):
  * one sealed before exec, or exiting, may still write into its chunks; a
@@ -256,7 +191,7 @@ static int recycle_spool(void *ctx, const char *path)
 		return -EBUSY;
 	/* At the end, emptying a large one costs what making a spare does
 	 * not (its pages freed now): removed, its pages freed after the run
-	 * (keep_removed()). */
+	 * (spools_keep_removed()). */
 	if (r->finishing && stat(path, &sb) == 0 && (uint64_t)sb.st_size >= REMOVED_KEEP_MIN)
 		return -EFBIG;
 	if (r->drain)
@@ -403,7 +338,7 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 				  .consume = true,
 				  .srcline = r->srcline,
 				  .recycle = recycle_spool,
-				  .keep_removed = keep_removed,
+				  .keep_removed = spools_keep_removed,
 				  .recycle_ctx = r };
 	struct convert_result res;
 	char path[PATH_MAX + 64];
@@ -460,7 +395,7 @@ static int convert_snapshot(struct spools *r, const char *spool, unsigned n)
 				  .cache = r->syms,
 				  .consume = true,
 				  .srcline = r->srcline,
-				  .keep_removed = keep_removed,
+				  .keep_removed = spools_keep_removed,
 				  .recycle_ctx = r };
 	struct convert_result res;
 	char path[PATH_MAX + 64];
@@ -794,7 +729,7 @@ int spools_recover(struct spools *r, const char *path)
 
 void spools_free(struct spools *r)
 {
-	release_removed(r);
+	spools_release_removed(r);
 	for (unsigned k = 0; k < r->nbatches; k++)
 		convert_batch_close(&r->batches[k]);
 	free(r->batches);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # A large spool (16 MiB or more) is removed when its archive is written,
 # but its pages are freed by a child of fxt-run that closes it after the
-# run (launcher/spools.c, release_removed()): nothing of it is left when
+# run (launcher/removed.c): nothing of it is left when
 # fxt-run exits, the archive is whole, and a command substitution around
 # fxt-run does not wait for that child (it closed the output first).
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
