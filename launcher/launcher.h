@@ -356,6 +356,7 @@ struct spools {
 	bool spares_made;      /* any spare file was made (removed at the end) */
 	unsigned converted;    /* spools converted by the scan under way */
 	bool cur_dead;	       /* the process of the spool being converted is gone */
+	bool cur_last;	       /* ... and it is the root's: the run ends */
 	unsigned running;	       /* spools of live processes seen by the last scan */
 	/* fxt-run launching (not --keep-parts), a plain OUT: the short
 	 * processes (not the root) are converted into batches (struct
@@ -368,7 +369,8 @@ struct spools {
 	long lpid; /* our pid: the batches' names */
 	/* Snapshots converted (fxt-run --snapshot-if): their archives. */
 	struct name_list snapshots;
-	/* Large spools removed by spools_finish() (convert_opts.keep_removed):
+	/* Large spools removed by spools_finish(), or the root's once it is
+	 * gone (convert_opts.keep_removed):
 	 * their descriptors, closed by spools_free() in a child of its own,
 	 * so that freeing their pages does not hold up fxt-run's exit (those
 	 * removed while the program runs are closed at once: the disk space
@@ -417,7 +419,8 @@ void spools_free(struct spools *r);
 
 /* convert_opts.keep_removed (ctx: the spools): keeps the descriptor of a
  * spool of REMOVED_KEEP_MIN or more just removed by spools_finish()'s
- * passes.  0, or -errno: the caller closes it. */
+ * passes, or the root's once it is gone (cur_last).  0, or -errno: the
+ * caller closes it. */
 int spools_keep_removed(void *ctx, int fd);
 /* Closes the descriptors kept, in a child of its own. */
 void spools_release_removed(struct spools *r);

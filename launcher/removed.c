@@ -19,7 +19,8 @@ int spools_keep_removed(void *ctx, int fd)
 	struct stat sb;
 	int *v;
 
-	if (!r->finishing || fstat(fd, &sb) != 0 || (uint64_t)sb.st_size < REMOVED_KEEP_MIN)
+	if (!(r->finishing || r->cur_last) || fstat(fd, &sb) != 0 ||
+	    (uint64_t)sb.st_size < REMOVED_KEEP_MIN)
 		return -EAGAIN;
 	v = realloc(r->removed, (r->nremoved + 1) * sizeof(*v));
 	if (!v)

@@ -192,7 +192,8 @@ static int recycle_spool(void *ctx, const char *path)
 	/* At the end, emptying a large one costs what making a spare does
 	 * not (its pages freed now): removed, its pages freed after the run
 	 * (spools_keep_removed()). */
-	if (r->finishing && stat(path, &sb) == 0 && (uint64_t)sb.st_size >= REMOVED_KEEP_MIN)
+	if ((r->finishing || r->cur_last) && stat(path, &sb) == 0 &&
+	    (uint64_t)sb.st_size >= REMOVED_KEEP_MIN)
 		return -EFBIG;
 	if (r->drain)
 		drain_let_go(r->drain, path);
@@ -576,8 +577,12 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 	if (!mine)
 		return true;
 	r->cur_dead = !alive && !r->attached; /* attached: one that exec'd is not */
+	/* The root's, gone: the run ends (this pass may come before
+	 * supervise() has seen the exit). */
+	r->cur_last = r->cur_dead && r->root != 0 && pid == r->root;
 	rc = convert_one(r, path, pid, root, image);
 	r->cur_dead = false;
+	r->cur_last = false;
 	r->converted++;
 	if (rc < 0 && !r->quiet)
 		fprintf(stderr,
