@@ -74,13 +74,23 @@ int conv_chunks_scan(int fd, uint64_t end, struct chunk_ref **out, size_t *n)
 	return 0;
 }
 
-int conv_chunk_read(int fd, const struct chunk_ref *c, uint64_t off, uint64_t *buf,
-		    const uint64_t **stop)
+int conv_chunk_read(int fd, const void *map, uint64_t map_len, const struct chunk_ref *c,
+		    uint64_t off, uint64_t *buf, const uint64_t **start, const uint64_t **stop)
 {
 	uint64_t end = c->off + c->size;
 	size_t want = end - off < READ_BLOCK ? (size_t)(end - off) : READ_BLOCK;
 	ssize_t got;
 
+	if (map && end <= map_len && off < end) {
+		uint64_t len = (end - off) - (end - off) % SPOOL_RECORD_SIZE;
+
+		if (!len)
+			return -EIO;
+		*start = (const uint64_t *)((const char *)map + off);
+		*stop = *start + len / 8;
+		return 0;
+	}
+	*start = buf;
 	do
 		got = pread(fd, buf, want, (off_t)off);
 	while (got < 0 && errno == EINTR);

@@ -8,7 +8,8 @@
 #include <stdint.h>
 
 /* Chunks are read in blocks of this size (pread: cheaper here than
- * mapping each). */
+ * mapping each; a spool mapped whole is read in place, a chunk at a
+ * time). */
 #define READ_BLOCK (256u << 10)
 
 /* A chunk with records: where it is, whose it is. */
@@ -26,10 +27,12 @@ struct chunk_ref {
  * the first bad chunk header (a spool cut short).  0 or -ENOMEM. */
 int conv_chunks_scan(int fd, uint64_t end, struct chunk_ref **out, size_t *n);
 
-/* Reads the block of chunk `c` that starts at `off` into `buf` (READ_BLOCK
- * bytes): its whole slots, from buf to *stop.  0 or -errno (-EIO when
- * nothing could be read). */
-int conv_chunk_read(int fd, const struct chunk_ref *c, uint64_t off, uint64_t *buf,
-		    const uint64_t **stop);
+/* The block of chunk `c` that starts at `off`: its whole slots, from
+ * *start to *stop.  In `map` (the spool's first map_len bytes mapped, or
+ * NULL) when it holds them: the rest of the chunk, where it is; else read
+ * into `buf` (READ_BLOCK bytes, *start = buf) from the file open as `fd`.
+ * 0 or -errno (-EIO when nothing could be read). */
+int conv_chunk_read(int fd, const void *map, uint64_t map_len, const struct chunk_ref *c,
+		    uint64_t off, uint64_t *buf, const uint64_t **start, const uint64_t **stop);
 
 #endif /* FXT_CONVERT_CHUNKS_H */

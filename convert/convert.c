@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -412,6 +413,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	struct conv_stats st;
 	struct stat sb;
 	bool marks = false; /* consumed: its header says where it went */
+	void *map = MAP_FAILED;
 	int fd = -1, err;
 
 	memset(res, 0, sizeof(*res));
@@ -474,6 +476,17 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		in.lost = __atomic_load_n(&h->dropped_floor, __ATOMIC_RELAXED);
 		in.lost_cause = h->drop_cause;
 		in.lost_ts = h->last_ticks;
+	}
+	/* A sealed spool's chunks no longer change, nor does its size: read
+	 * where they are (fib(33)'s 365 MB: some 90 ms mapped, 280 ms with
+	 * pread's copies, on a busy machine).  Not a killed process's: what
+	 * is mapped must stay in the file (a SIGBUS past its end). */
+	if (res->sealed && in.spool_end) {
+		map = mmap(NULL, (size_t)in.spool_end, PROT_READ, MAP_SHARED, fd, 0);
+		if (map != MAP_FAILED) {
+			in.spool_map = map;
+			in.spool_map_len = in.spool_end;
+		}
 	}
 
 	/* Symbols: through the run's cache, or one of our own. */
@@ -553,8 +566,12 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		err = rename(tmp, archive_path) == 0 ? 0 : -errno;
 	if (err < 0 && marks)
 		mark_spool(fd, 0, 0); /* not this archive: tmp goes */
-	if (!err && o && o->consume && !(o->recycle && o->recycle(o->recycle_ctx, spool_path) == 0))
+	if (!err && o && o->consume &&
+	    !(o->recycle && o->recycle(o->recycle_ctx, spool_path) == 0)) {
 		unlink(spool_path);
+		if (o->keep_removed && fd >= 0 && o->keep_removed(o->recycle_ctx, fd) == 0)
+			fd = -1;
+	}
 	if (err < 0 || (o && o->no_clobber))
 		unlink(tmp);
 	if (err < 0)
@@ -590,9 +607,12 @@ out_threads:
 	free(mods);
 	free(threads);
 out_header:
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)in.spool_end);
 	free(h);
 out_fd:
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return err;
 }
 

@@ -298,12 +298,11 @@ struct early_thread *conv_early_take(struct conv_early *e, struct pipeline *pl,
 	 * in place does, some half of converting them (fib(33), perf), so
 	 * less than half of it done early is a loss; but the archive's first
 	 * thread's file becomes the archive, uncopied (conv_early_finish()),
-	 * so any of it done early is a gain.  Unless it is compressed: its
-	 * last chunks are then compressed on this thread alone, where the
-	 * archive's writer has a worker a core, so again half at least. */
+	 * so any of it done early is a gain, compressed too (its last chunks
+	 * are compressed with a worker a core, as the archive's writer
+	 * does). */
 	if (e->err || et->tid != th->tid || !n || chunks[0].seq != 0 ||
-	    conv_drop_mark(pl->in, th) <= et->t->r.last_ts ||
-	    ((!first || e->flags) && done < left)) {
+	    conv_drop_mark(pl->in, th) <= et->t->r.last_ts || (!first && done < left)) {
 		early_thread_free(et);
 		return NULL;
 	}
@@ -326,6 +325,9 @@ int conv_early_finish(struct pipeline *pl, struct early_thread *et, const struct
 	t->em.st = pl->st;
 	t->d.in = pl->in; /* the archive's: this spool, its end */
 	conv_thread_drops(t, pl->in, th);
+	/* Compressed on the early converter's thread alone until now; the
+	 * rest as the archive's writer compresses. */
+	err = fxt_writer_compress_parallel(et->w);
 	for (size_t i = 0; i < n && !err; i++)
 		if (chunks[i].seq >= t->next_seq)
 			err = conv_replay_chunk(&t->d, &chunks[i], t->buf, &t->mark_ts);

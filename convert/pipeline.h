@@ -103,6 +103,10 @@ struct conv_input {
 	uint64_t now_ts;
 	int spool_fd;	    /* read with pread/mmap; not closed */
 	uint64_t spool_end; /* bytes of the spool to read */
+	/* The spool's first spool_map_len bytes mapped (read-only), where
+	 * the chunks are read without a copy; NULL: read with pread. */
+	const void *spool_map;
+	uint64_t spool_map_len;
 	const struct conv_thread *threads;
 	size_t nthreads;
 	uint64_t lost;	     /* calls lost outside any thread's count */

@@ -151,22 +151,22 @@ static int prepass_thread(int fd, struct pass *pp, const struct chunk_ref *chunk
 
 		pp->once = false; /* a record never spans chunks */
 		while (off < end) {
-			const uint64_t *p, *stop;
-			int err = conv_chunk_read(fd, c, off, buf, &stop);
+			const uint64_t *p, *start, *stop;
+			int err = conv_chunk_read(fd, NULL, 0, c, off, buf, &start, &stop);
 			if (err < 0)
 				return err;
-			for (p = buf + 2 * skip; p < stop; p += 2) {
+			for (p = start + 2 * skip; p < stop; p += 2) {
 				if (!(p[1] & EV_TAG_BITS))
 					continue;
 				err = prepass_slot(
 				    pp, c->serial, p,
-				    off + (uint64_t)((const char *)p - (const char *)buf));
+				    off + (uint64_t)((const char *)p - (const char *)start));
 				if (err < 0)
 					return err;
 				p += 2 * ev_raw_slots(p[1]); /* payload of its own */
 			}
 			skip = ev_raw_skip(p, stop);
-			off += (uint64_t)((const char *)stop - (const char *)buf);
+			off += (uint64_t)((const char *)stop - (const char *)start);
 		}
 	}
 	return 0;

@@ -446,12 +446,13 @@ int conv_replay_open_frames(const struct conv_input *in, const struct chunk_ref 
 		size_t skip = 0; /* RAW slots at the start of the next block */
 
 		while (off < end && !err) {
-			const uint64_t *p, *stop;
+			const uint64_t *p, *start, *stop;
 
-			err = conv_chunk_read(in->spool_fd, &chunks[c], off, buf, &stop);
+			err = conv_chunk_read(in->spool_fd, in->spool_map, in->spool_map_len,
+					      &chunks[c], off, buf, &start, &stop);
 			if (err < 0)
 				break;
-			for (p = buf + 2 * skip; p < stop && !err; p += 2) {
+			for (p = start + 2 * skip; p < stop && !err; p += 2) {
 				const uint64_t w1 = p[1], *head = p;
 				unsigned tag = ev_tag(w1);
 				uint64_t id;
@@ -471,7 +472,7 @@ int conv_replay_open_frames(const struct conv_input *in, const struct chunk_ref 
 					err = frames_push(&open, id);
 			}
 			skip = ev_raw_skip(p, stop);
-			off += (uint64_t)((const char *)stop - (const char *)buf);
+			off += (uint64_t)((const char *)stop - (const char *)start);
 		}
 	}
 	free(open.v);
@@ -502,14 +503,15 @@ __attribute__((noinline)) int conv_replay_chunk(struct replay *d, const struct c
 	int err = 0;
 
 	while (off < end && !err) {
-		const uint64_t *p, *stop;
+		const uint64_t *p, *start, *stop;
 		bool more;
 
-		err = conv_chunk_read(d->in->spool_fd, c, off, buf, &stop);
+		err = conv_chunk_read(d->in->spool_fd, d->in->spool_map, d->in->spool_map_len, c,
+				      off, buf, &start, &stop);
 		if (err < 0)
 			break;
-		more = off + (uint64_t)((const char *)stop - (const char *)buf) < end;
-		for (p = buf; p < stop; p += 2) {
+		more = off + (uint64_t)((const char *)stop - (const char *)start) < end;
+		for (p = start; p < stop; p += 2) {
 			const uint64_t w1 = p[1];
 			/* One compare keeps hook records (an address in
 			 * [1, 2^56), maybe with the exit bit) on the fast
@@ -532,9 +534,9 @@ __attribute__((noinline)) int conv_replay_chunk(struct replay *d, const struct c
 						if (err < 0)
 							break;
 					}
-					n = tagged(
-					    d, p, stop, more,
-					    off + (uint64_t)((const char *)p - (const char *)buf));
+					n = tagged(d, p, stop, more,
+						   off + (uint64_t)((const char *)p -
+								    (const char *)start));
 					if (n <= 0) {
 						/* An error, or the record goes on
 						 * past the block: read from p. */
@@ -558,7 +560,7 @@ __attribute__((noinline)) int conv_replay_chunk(struct replay *d, const struct c
 				break;
 			records++;
 		}
-		off += (uint64_t)((const char *)p - (const char *)buf);
+		off += (uint64_t)((const char *)p - (const char *)start);
 	}
 	d->st->records += records;
 	*mark_ts = mts;

@@ -52,8 +52,9 @@ struct fxt__zsink {
 	ZSTD_CCtx *cctx;
 	unsigned char *zbuf;
 	size_t zcap;
-	size_t zframe; /* input in the frame being written */
-	bool zended;   /* a frame was ended, none begun since */
+	size_t zframe;	   /* input in the frame being written */
+	bool zended;	   /* a frame was ended, none begun since */
+	unsigned zworkers; /* workers to take at the next frame's start (fxt__zsink_parallel()) */
 
 	/* gzip: block `seq` is slots[seq % nslots]; blocks before `written`
 	 * went out, before `taken` a worker has, before `queued` are
@@ -302,6 +303,17 @@ static int zstd_run(struct fxt__zsink *z, const void *data, size_t len, ZSTD_End
 	}
 }
 
+/* The workers fxt__zsink_parallel() asked for, if a frame may start
+ * here (libzstd refuses between a frame's start and its end). */
+static void zstd_take_workers(struct fxt__zsink *z)
+{
+	if (z->zworkers &&
+	    !ZSTD_isError(ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_nbWorkers, (int)z->zworkers))) {
+		z->nworkers = z->zworkers;
+		z->zworkers = 0;
+	}
+}
+
 /* Compresses len bytes, ending the frame at every ZSTD_FRAME_BYTES. */
 static int zstd_write(struct fxt__zsink *z, const unsigned char *p, size_t len)
 {
@@ -321,6 +333,7 @@ static int zstd_write(struct fxt__zsink *z, const unsigned char *p, size_t len)
 				return z->err;
 			z->zframe = 0;
 			z->zended = true;
+			zstd_take_workers(z);
 		}
 	}
 	return 0;
@@ -366,6 +379,55 @@ int fxt__zsink_open(struct fxt__zsink **out, enum fxt__codec codec, bool serial,
 	return 0;
 }
 
+/* gzip: the ring of slots grown for n workers.  Serial, each block went
+ * out as it was submitted: only the one being filled holds anything, and
+ * it keeps its place in the ring (block `queued`). */
+static int gz_parallel(struct fxt__zsink *z, unsigned n)
+{
+	unsigned nslots = n + 2, fill = (unsigned)(z->queued % z->nslots);
+	size_t cap = z->slots[0].out_cap;
+	struct gz_slot *v = calloc(nslots, sizeof(*v)), t;
+
+	if (!v)
+		return 0; /* serial still */
+	memcpy(v, z->slots, z->nslots * sizeof(*v));
+	for (unsigned i = z->nslots; i < nslots; i++) {
+		v[i].in = malloc(GZ_BLOCK_BYTES);
+		v[i].out = malloc(cap);
+		v[i].out_cap = cap;
+		if (!v[i].in || !v[i].out) {
+			for (unsigned j = z->nslots; j <= i; j++) {
+				free(v[j].in);
+				free(v[j].out);
+			}
+			free(v);
+			return 0;
+		}
+	}
+	t = v[fill];
+	v[fill] = v[z->queued % nslots];
+	v[z->queued % nslots] = t;
+	free(z->slots);
+	z->slots = v;
+	z->nslots = nslots;
+	z->nworkers = n;
+	return 0;
+}
+
+int fxt__zsink_parallel(struct fxt__zsink *z)
+{
+	unsigned n = cores();
+
+	if (z->err || z->nworkers || n < 2)
+		return z->err;
+	if (z->codec == FXT__CODEC_ZSTD) {
+		z->zworkers = n;
+		zstd_take_workers(z); /* else at the frame's end */
+		return 0;
+	}
+	return gz_parallel(z, n);
+}
+
 enum fxt__codec fxt__zsink_codec(const struct fxt__zsink *z)
 {
 	return z->codec;
@@ -393,7 +455,11 @@ int fxt__zsink_end_unit(struct fxt__zsink *z)
 	if (z->err || !z->dirty)
 		return z->err;
 	z->dirty = false;
-	return z->codec == FXT__CODEC_ZSTD ? zstd_run(z, NULL, 0, ZSTD_e_end) : gz_flush(z, false);
+	if (z->codec != FXT__CODEC_ZSTD)
+		return gz_flush(z, false);
+	if (!zstd_run(z, NULL, 0, ZSTD_e_end))
+		zstd_take_workers(z);
+	return z->err;
 }
 
 /* An empty gzip member (RFC 1952) whose header carries an extra field of

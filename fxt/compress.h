@@ -19,6 +19,11 @@ struct fxt__zsink;
  * the work on the caller's (inside a traced program).  0 or -errno. */
 int fxt__zsink_open(struct fxt__zsink **z, enum fxt__codec codec, bool serial,
 		    fxt__zsink_out_fn out, void *ctx);
+/* From now on, compress with a worker a core, as a sink opened without
+ * `serial` does: gzip from the block being filled on, zstd from its next
+ * frame on (libzstd takes its workers at a frame's start).  What comes
+ * out decodes to the same bytes.  0 or the sink's error. */
+int fxt__zsink_parallel(struct fxt__zsink *z);
 /* The codec it was opened with. */
 enum fxt__codec fxt__zsink_codec(const struct fxt__zsink *z);
 /* Compresses len bytes.  0 or the first error (sticky). */

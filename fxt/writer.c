@@ -271,6 +271,18 @@ int fxt_writer_flush(struct fxt_writer *w)
 	return w->err;
 }
 
+int fxt_writer_compress_parallel(struct fxt_writer *w)
+{
+	int err;
+
+	if (w->finished || !w->z)
+		return w->err;
+	err = fxt__zsink_parallel(w->z);
+	if (err)
+		set_error(w, err);
+	return w->err;
+}
+
 int fxt_writer_finish(struct fxt_writer *w)
 {
 	if (!w->finished) {

@@ -7,11 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "launcher/early.h"
 #include "run/names.h"
+#include "run/proc.h"
 #include "spool/clock.h"
 
 /* How long it sleeps when no chunk was whole, and how often it looks for
@@ -31,6 +34,11 @@
  * converting the spool whole instead takes longer). */
 #define EARLY_WAIT_NS	     (50 * 1000 * 1000)
 #define EARLY_WAIT_LIFTED_NS (1000 * 1000 * 1000)
+/* Nice levels below fxt-run's (and the program's): next to a thread of
+ * the program on one core it gets some 1.5 % of it (the kernel's weights:
+ * 1024 at nice 0, 15 at 19), next to another's work at fxt-run's
+ * priority, as much as its nice value gives. */
+#define EARLY_NICE_BELOW 19
 
 static bool cas(uint32_t *state, uint32_t from, uint32_t to)
 {
@@ -66,6 +74,7 @@ static void rescan(struct early *x)
 			sizeof(s->path) ||
 		    known(x, s->path))
 			continue;
+		s->pid = pid;
 		struct stat sb;
 		if (stat(s->path, &sb) != 0 ||
 		    (uint64_t)sb.st_size < SPOOL_HEADER_SIZE + EARLY_MIN_BYTES)
@@ -113,20 +122,79 @@ static int step(struct early_spool *s)
 	return r > 0 ? r : 0;
 }
 
+/* The thread's priority as x->idle says: SCHED_IDLE, or SCHED_OTHER
+ * EARLY_NICE_BELOW levels below fxt-run.  0 or -errno (an unprivileged
+ * thread cannot leave SCHED_IDLE, nor come back up from a lowered nice
+ * value: it stays where it is). */
+static int early_priority(struct early *x, bool idle)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	int nice = x->nice + EARLY_NICE_BELOW > 19 ? 19 : x->nice + EARLY_NICE_BELOW;
+	int tid = __atomic_load_n(&x->tid, __ATOMIC_ACQUIRE);
+
+	if (!tid) /* not started: 0 would be the caller's own */
+		return -ESRCH;
+	if (idle)
+		return -pthread_setschedparam(x->thread, SCHED_IDLE, &sp);
+	if (setpriority(PRIO_PROCESS, (id_t)tid, nice) != 0)
+		return -errno;
+	return -pthread_setschedparam(x->thread, SCHED_OTHER, &sp);
+}
+
+/* Whether the traced processes it converts have a thread for every core
+ * (counting those that wait: a program may use them all the next
+ * moment). */
+static bool program_fills_cores(const struct early *x)
+{
+	unsigned threads = 0;
+	size_t n = __atomic_load_n(&x->n, __ATOMIC_ACQUIRE);
+
+	for (size_t i = 0; i < n && threads < x->cpus; i++) {
+		uint32_t st = __atomic_load_n(&x->v[i].state, __ATOMIC_ACQUIRE);
+
+		if (st == EARLY_IDLE || st == EARLY_BUSY)
+			threads += run_proc_threads(x->v[i].pid);
+	}
+	return threads >= x->cpus;
+}
+
+/* Below the program, or at SCHED_IDLE while it fills every core (looked
+ * at with each rescan); not while early_take() has lifted it. */
+static void early_choose(struct early *x, uint64_t *idle_since)
+{
+	bool idle = program_fills_cores(x);
+
+	if (idle == (bool)x->idle || __atomic_load_n(&x->lifted, __ATOMIC_ACQUIRE))
+		return;
+	if (early_priority(x, idle) != 0)
+		return;
+	if (idle)
+		*idle_since = spool_mono_ns();
+	else
+		x->idle_ms += (spool_mono_ns() - *idle_since) / 1000000;
+	__atomic_store_n(&x->idle, idle, __ATOMIC_RELEASE);
+}
+
 static void *early_main(void *arg)
 {
 	struct early *x = arg;
-	struct sched_param sp = { .sched_priority = 0 };
-	uint64_t next_rescan = 0;
+	uint64_t next_rescan = 0, idle_since = 0;
 
-	/* Only on a core nothing else wants. */
-	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	__atomic_store_n(&x->tid, (int)gettid(), __ATOMIC_RELEASE);
+	pthread_setname_np(pthread_self(), "fxt-early"); /* for ps -L, top -H */
+	/* Below the program from the start, until it fills every core. */
+	if (early_priority(x, false) != 0) {
+		early_priority(x, true);
+		__atomic_store_n(&x->idle, 1, __ATOMIC_RELEASE);
+		idle_since = spool_mono_ns();
+	}
 	while (!__atomic_load_n(&x->stop, __ATOMIC_ACQUIRE)) {
 		bool progress = false;
 		uint64_t now = spool_mono_ns();
 
 		if (now >= next_rescan) {
 			rescan(x);
+			early_choose(x, &idle_since);
 			next_rescan = now + EARLY_RESCAN_NS;
 		}
 		for (size_t i = 0; i < x->n && !__atomic_load_n(&x->stop, __ATOMIC_ACQUIRE);) {
@@ -144,6 +212,8 @@ static void *early_main(void *arg)
 			nanosleep(&ts, NULL);
 		}
 	}
+	if (x->idle)
+		x->idle_ms += (spool_mono_ns() - idle_since) / 1000000;
 	return NULL;
 }
 
@@ -155,6 +225,12 @@ int early_start(struct early *x, const char *out, const char *dir, bool srcline)
 	x->out = out;
 	x->dir = dir[0] ? dir : "/";
 	x->srcline = srcline;
+	errno = 0;
+	x->nice = getpriority(PRIO_PROCESS, 0);
+	if (errno != 0)
+		x->nice = 0;
+	cpu_set_t set;
+	x->cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? (unsigned)CPU_COUNT(&set) : 1;
 	err = -pthread_create(&x->thread, NULL, early_main, x);
 	if (err < 0)
 		return err;
@@ -162,15 +238,20 @@ int early_start(struct early *x, const char *out, const char *dir, bool srcline)
 	return 0;
 }
 
-/* The thread's scheduling policy set to `policy` (the step under way
- * then ends sooner on a busy machine: at SCHED_IDLE it may wait for
- * seconds).  0, or -errno: only a privileged fxt-run (CAP_SYS_NICE, or a
- * RLIMIT_NICE that allows it) may take a thread out of SCHED_IDLE. */
-static int lift(struct early *x, int policy)
+/* The thread at fxt-run's own priority (the step under way then ends
+ * sooner on a busy machine: below it, it may wait for seconds).  0, or
+ * -errno: only a privileged fxt-run (CAP_SYS_NICE, or a RLIMIT_NICE that
+ * allows it) may take a thread out of SCHED_IDLE or raise its priority. */
+static int lift(struct early *x)
 {
 	struct sched_param sp = { .sched_priority = 0 };
+	int tid = __atomic_load_n(&x->tid, __ATOMIC_ACQUIRE);
 
-	return -pthread_setschedparam(x->thread, policy, &sp);
+	if (!tid) /* not started: 0 would be the caller's own */
+		return -ESRCH;
+	if (setpriority(PRIO_PROCESS, (id_t)tid, x->nice) != 0)
+		return -errno;
+	return -pthread_setschedparam(x->thread, SCHED_OTHER, &sp);
 }
 
 /* Waits until slot `s`'s step under way ends, then takes its conversion;
@@ -217,11 +298,12 @@ struct convert_early *early_take(struct early *x, const char *path)
 		/* No step begins after the one under way. */
 		__atomic_store_n(&s->wanted, 1, __ATOMIC_RELEASE);
 		deadline = spool_mono_ns() + EARLY_WAIT_NS;
-		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == EARLY_BUSY &&
-		    lift(x, SCHED_OTHER) == 0)
+		__atomic_store_n(&x->lifted, 1, __ATOMIC_RELEASE);
+		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == EARLY_BUSY && lift(x) == 0)
 			deadline += EARLY_WAIT_LIFTED_NS - EARLY_WAIT_NS;
 		ce = wait_step(s, deadline);
-		lift(x, SCHED_IDLE);
+		early_priority(x, __atomic_load_n(&x->idle, __ATOMIC_ACQUIRE));
+		__atomic_store_n(&x->lifted, 0, __ATOMIC_RELEASE);
 		return ce;
 	}
 	return NULL;

@@ -1,9 +1,13 @@
 /* fxt-run's early converter: a thread that converts the traced processes'
  * full chunks while they run (convert_early_open(), convert/convert.h), so
  * that when a process ends only its last chunks are left to convert.  It
- * runs at the lowest priority there is (SCHED_IDLE): on a core the program
- * leaves idle, never in the way of a program that uses them all (it then
- * gets little done, and the conversion at the end does the rest).  Nothing
+ * runs EARLY_NICE_BELOW nice levels below fxt-run (so below the program,
+ * which has fxt-run's): on a core the program leaves, also on a machine
+ * busy with others' work, where SCHED_IDLE would get nothing; and at the
+ * lowest priority there is (SCHED_IDLE) while the traced processes have
+ * a thread for every core, never in the way of a program that uses them
+ * all (it then gets little done, and the conversion at the end does the
+ * rest).  Nothing
  * depends on it: what it converted is used only when it fits the spool as
  * it ends (convert_spool()), and it keeps nothing on disk but unnamed
  * files, so a killed fxt-run leaves the spools as they were.
@@ -43,6 +47,7 @@ enum early_state {
 struct early_spool {
 	uint32_t state;	 /* enum early_state */
 	uint32_t wanted; /* set by early_take(): no step begins */
+	long pid;	 /* its process */
 	char path[PATH_MAX];
 	struct convert_early *ce;
 };
@@ -52,8 +57,14 @@ struct early {
 	const char *dir; /* OUT's directory */
 	bool srcline;
 	struct early_spool v[EARLY_MAX_SPOOLS];
-	size_t n;     /* slots used; only the thread adds one */
-	uint64_t fed; /* chunks converted, for the debug log */
+	size_t n;	  /* slots used; only the thread adds one */
+	uint64_t fed;	  /* chunks converted, for the debug log */
+	uint64_t idle_ms; /* how long it was at SCHED_IDLE, for the debug log */
+	int nice;	  /* fxt-run's nice value */
+	unsigned cpus;	  /* the cores fxt-run may run on */
+	int tid;	  /* the thread's (its nice value is its own) */
+	int idle;	  /* at SCHED_IDLE (else below fxt-run by EARLY_NICE_BELOW) */
+	int lifted;	  /* early_take() lifted it: the thread leaves its priority */
 	int stop;
 	bool running;
 	pthread_t thread;

@@ -259,6 +259,9 @@ int main(int argc, char **argv)
 				" chunks converted while the program ran\n",
 				__atomic_load_n(&early.fed, __ATOMIC_RELAXED));
 		early_stop(&early);
+		if (getenv(FXT_ENV(RUN_DEBUG)) != NULL)
+			fprintf(stderr, "fxt-run: early: %" PRIu64 " ms at SCHED_IDLE\n",
+				early.idle_ms);
 		r.early = NULL;
 	}
 	if (status_fd >= 0)

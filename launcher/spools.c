@@ -185,9 +185,16 @@ static int spare_put(struct spools *r, const char *from)
 static int recycle_spool(void *ctx, const char *path)
 {
 	struct spools *r = ctx;
+	struct stat sb;
 
 	if (!r->spares || !r->bell || !r->cur_dead)
 		return -EBUSY;
+	/* At the end, emptying a large one costs what making a spare does
+	 * not (its pages freed now): removed, its pages freed after the run
+	 * (spools_keep_removed()). */
+	if ((r->finishing || r->cur_last) && stat(path, &sb) == 0 &&
+	    (uint64_t)sb.st_size >= REMOVED_KEEP_MIN)
+		return -EFBIG;
 	if (r->drain)
 		drain_let_go(r->drain, path);
 	if (truncate(path, 0) != 0)
@@ -332,6 +339,7 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 				  .consume = true,
 				  .srcline = r->srcline,
 				  .recycle = recycle_spool,
+				  .keep_removed = spools_keep_removed,
 				  .recycle_ctx = r };
 	struct convert_result res;
 	char path[PATH_MAX + 64];
@@ -384,9 +392,12 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
  * at its start that none was there, or -f); removes the spool. */
 static int convert_snapshot(struct spools *r, const char *spool, unsigned n)
 {
-	struct convert_opts o = {
-		.session = r->session, .cache = r->syms, .consume = true, .srcline = r->srcline
-	};
+	struct convert_opts o = { .session = r->session,
+				  .cache = r->syms,
+				  .consume = true,
+				  .srcline = r->srcline,
+				  .keep_removed = spools_keep_removed,
+				  .recycle_ctx = r };
 	struct convert_result res;
 	char path[PATH_MAX + 64];
 	int rc;
@@ -566,8 +577,12 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 	if (!mine)
 		return true;
 	r->cur_dead = !alive && !r->attached; /* attached: one that exec'd is not */
+	/* The root's, gone: the run ends (this pass may come before
+	 * supervise() has seen the exit). */
+	r->cur_last = r->cur_dead && r->root != 0 && pid == r->root;
 	rc = convert_one(r, path, pid, root, image);
 	r->cur_dead = false;
+	r->cur_last = false;
 	r->converted++;
 	if (rc < 0 && !r->quiet)
 		fprintf(stderr,
@@ -654,6 +669,7 @@ static void symcache_debug(const struct spools *r)
  * large spool takes a while to go); the rest are left to themselves. */
 void spools_finish(struct spools *r, const char *ctl)
 {
+	r->finishing = true;
 	spools_scan(r, false);
 	for (int i = 0; i < 25 && r->running != 0; i++) {
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
@@ -718,6 +734,7 @@ int spools_recover(struct spools *r, const char *path)
 
 void spools_free(struct spools *r)
 {
+	spools_release_removed(r);
 	for (unsigned k = 0; k < r->nbatches; k++)
 		convert_batch_close(&r->batches[k]);
 	free(r->batches);

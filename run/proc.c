@@ -82,3 +82,14 @@ bool run_proc_alive(long pid, uint64_t start_time)
 		return false;
 	return start_time == 0 || t == start_time;
 }
+
+unsigned run_proc_threads(long pid)
+{
+	uint64_t t, threads = 0;
+	char st;
+
+	if (pid <= 0 || stat_read(pid, &st, &threads, &t) != 0 || st == 'Z' || st == 'X' ||
+	    st == 'x')
+		return 0;
+	return threads > 0xffff ? 0xffff : (unsigned)threads;
+}

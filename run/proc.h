@@ -20,4 +20,8 @@ int run_proc_stat_read(long pid, char *state, uint64_t *start_time);
  * the pid. */
 bool run_proc_alive(long pid, uint64_t start_time);
 
+/* How many threads process `pid` has (field 20 of /proc/PID/stat), or 0:
+ * gone, a zombie, or unreadable. */
+unsigned run_proc_threads(long pid);
+
 #endif /* FXT_RUN_PROC_H */

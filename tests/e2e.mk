@@ -48,6 +48,8 @@ E2E_TESTS = \
 	tests/e2e/launcher-batch.sh \
 	tests/e2e/launcher-counts.sh \
 	tests/e2e/launcher-early.sh \
+	tests/e2e/launcher-early-priority.sh \
+	tests/e2e/launcher-spool-release.sh \
 	tests/e2e/launcher-template.sh \
 	tests/e2e/modes.sh \
 	tests/e2e/filters.sh \

@@ -32,7 +32,8 @@
 # the call views (fxt-tree, fxt-replay); leader_exit records from a
 # worker after main's pthread_exit(), for fxt-run's spare spool files;
 # thread_end_signals ends threads while a signal handler runs instrumented
-# code.
+# code; busy_threads keeps a thread for every core busy until told to stop,
+# for the early converter's priority.
 PROGS_TRACED = \
 	tests/progs/stress_threads \
 	tests/progs/deep_recursion \
@@ -41,6 +42,7 @@ PROGS_TRACED = \
 	tests/progs/fork_in_handler \
 	tests/progs/privdrop \
 	tests/progs/loop \
+	tests/progs/busy_threads \
 	tests/progs/crash \
 	tests/progs/named_threads \
 	tests/progs/exec_list \
@@ -97,6 +99,11 @@ tests_progs_privdrop_SOURCES = tests/progs/privdrop.c
 tests_progs_privdrop_CFLAGS = $(EXAMPLE_C_FLAGS)
 tests_progs_privdrop_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_privdrop_LDADD = -lpthread
+
+tests_progs_busy_threads_SOURCES = tests/progs/busy_threads.c
+tests_progs_busy_threads_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_busy_threads_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_busy_threads_LDADD = -lpthread
 
 tests_progs_loop_SOURCES = tests/progs/loop.c
 tests_progs_loop_CFLAGS = $(EXAMPLE_C_FLAGS)

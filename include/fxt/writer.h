@@ -202,6 +202,11 @@ const void *fxt_writer_mem_data(const struct fxt_writer *w, size_t *len);
 
 /* Pushes buffered bytes to the sink.  Returns 0 or -errno. */
 int fxt_writer_flush(struct fxt_writer *w);
+/* A writer opened FXT_WRITER_SERIAL compresses from now on as one opened
+ * without it does, with a worker a core (gzip from its next member on,
+ * zstd from its next frame on; what it says is the same).  Nothing for
+ * an uncompressed writer.  0 or the writer's error. */
+int fxt_writer_compress_parallel(struct fxt_writer *w);
 /* Flushes and ends the stream (the gzip or zstd trailer) without freeing, e.g. to
  * read a complete gzip stream from a memory writer.  Nothing may be written
  * after it (-EPIPE).  Returns 0 or the first error. */

@@ -1311,6 +1311,57 @@ static void test_writer_zstd(void)
 	fxt_writer_free(plain);
 }
 
+/* A serial writer that compresses with workers from some point on
+ * (fxt_writer_compress_parallel(): the rest of an early converted
+ * thread's file, convert/early.c): the same bytes once decompressed,
+ * whether it switches mid-block (gzip) or mid-frame (zstd: at the frame's
+ * end), after a flush or not. */
+static void test_writer_parallel_later(void)
+{
+	static const unsigned codecs[] = { FXT_WRITER_GZIP, FXT_WRITER_ZSTD };
+	struct fxt_writer *plain, *w;
+	const void *pd, *d;
+	size_t plen, len, olen;
+	unsigned char *dec = NULL;
+	unsigned members = 0;
+	enum { TIMES = 6 }; /* past a zstd frame of 8 MiB: its workers taken */
+
+	fxt_writer_open_mem(&plain, 0);
+	write_sample(plain);
+	fxt_writer_flush(plain);
+	pd = fxt_writer_mem_data(plain, &plen);
+	for (size_t i = 0; i < 2 * sizeof(codecs) / sizeof(codecs[0]); i++) {
+		unsigned codec = codecs[i / 2];
+		const char *what = codec == FXT_WRITER_ZSTD ? "zstd" : "gzip";
+		const char *flush = i % 2 ? "after a flush" : "mid-stream";
+		bool good;
+
+		fxt_writer_open_mem(&w, codec | FXT_WRITER_SERIAL);
+		write_sample(w);
+		if (i % 2)
+			fxt_writer_flush(w);
+		ASSERT_EQ_I64(fxt_writer_compress_parallel(w), 0, "%s, %s: parallel", what, flush);
+		for (int k = 1; k < TIMES; k++)
+			write_sample(w);
+		ASSERT_EQ_I64(fxt_writer_finish(w), 0, "%s, %s: finish", what, flush);
+		d = fxt_writer_mem_data(w, &len);
+		good = codec == FXT_WRITER_ZSTD ? unzstd_all(d, len, &dec, &olen)
+						: inflate_all(d, len, &dec, &olen, &members);
+		good = good && olen == TIMES * plen;
+		for (int k = 0; good && k < TIMES; k++)
+			good = memcmp(dec + k * plen, pd, plen) == 0;
+		ok(good, "%s, serial then parallel %s: decompresses to the plain output %d times",
+		   what, flush, TIMES);
+		free(dec);
+		dec = NULL;
+		fxt_writer_free(w);
+	}
+	fxt_writer_open_mem(&w, 0);
+	ASSERT_EQ_I64(fxt_writer_compress_parallel(w), 0, "uncompressed: nothing to do");
+	fxt_writer_free(w);
+	fxt_writer_free(plain);
+}
+
 static void test_writer_big_records(void)
 {
 	static char payload[1500000];
@@ -1525,6 +1576,7 @@ int main(void)
 	test_writer_long_string();
 	test_writer_gzip();
 	test_writer_zstd();
+	test_writer_parallel_later();
 	test_writer_big_records();
 	test_writer_reserve();
 	test_writer_errors();
