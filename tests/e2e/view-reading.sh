@@ -3,12 +3,13 @@
 # (issue 28: a 700 MB archive opened in under 5 s): the pass held after
 # its first slices (FXT_VIEW_LOAD_PAUSE, while a file exists), the tree
 # is drawn with the totals so far and "reading" on the status line, keys
-# are answered (move, another pane, a search), then the pass goes on and
+# are answered (move, another pane, a search, the replay list: read
+# meanwhile on threads of its own), then the pass goes on and
 # the tree is the whole one (as view-tmux.sh has it).  q while the pass
 # reads exits 0 at once.  FXT_VIEW_KEYLOG says the first screen's, each
 # key's and the pass's times.  Skipped without tmux or fxt-view.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
-plan 11
+plan 12
 S=v
 . "$abs_top_srcdir/tests/e2e/view-common.sh"
 
@@ -34,6 +35,8 @@ ok "back to the tree, / searches what it has so far" after "1" "(reading: the to
 keys / m a i n Enter
 until_shown "line 1/" >/dev/null
 ok "the search answered while reading" sh -c "$T capture-pane -p -t v | sed -n 24p | grep -q 'reading.*line 1/'"
+ok "the replay list asked for while the tree's pass is held: read meanwhile" after 4 "item 1 of"
+keys 1
 rm -f "$TMPD/pause"
 ok "the pass ends: the whole tree" until_shown "records | line 1/4,"
 scr=$(screen)

@@ -534,7 +534,7 @@ static int run(struct view *v, double started)
 	bool helping = false, done = false;
 	const char *kl = getenv("FXT_VIEW_KEYLOG"), *err;
 	struct keylog klog = { kl && *kl ? fopen(kl, "a") : NULL, ERR, 0, false };
-	int rc;
+	int rc = 0;
 
 	if (!scr) {
 		if (klog.f)
@@ -553,6 +553,12 @@ static int run(struct view *v, double started)
 		int key, body = LINES - 2;
 
 		if (vload_result(v, &err) < 0)
+			break;
+		/* The list reads the archive on threads of its own: from the
+		 * tree's end, or sooner when it is asked for (the tree's pass
+		 * first: it is what the first screen shows) */
+		if (!v->list && (!vload_busy(v) || v->pane == PANE_LIST) &&
+		    (rc = vlist_new(&v->list, v->path)) < 0)
 			break;
 		vlist_tick(v);
 		draw(v, helping);
@@ -621,8 +627,10 @@ static int run(struct view *v, double started)
 	if (klog.f)
 		fclose(klog.f);
 	/* the pass found damage past the first screen */
-	if ((rc = vload_result(v, &err)) < 0)
+	if (vload_result(v, &err) < 0)
 		return tool_error(NAME, "%s: %s", v->path, err);
+	if (rc < 0)
+		return tool_error(NAME, "%s", strerror(-rc));
 	return TOOL_EXIT_OK;
 }
 
@@ -646,8 +654,6 @@ int main(int argc, char **argv)
 	status = load(&v, &o);
 	if (status == 0 && o.load_only)
 		status = load_only(&v);
-	else if (status == 0 && (status = vlist_new(&v.list, o.path)) < 0)
-		status = tool_error(NAME, "%s", strerror(-status));
 	else if (status == 0)
 		status = run(&v, started);
 	if (v.have_re)

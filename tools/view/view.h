@@ -114,7 +114,8 @@ void vthreads_draw(struct view *v, int top, int rows, int cols);
 bool vthreads_key(struct view *v, int key, int rows);
 
 /* The list starts reading the archive on a thread of its own at once (the
- * merge by time's pass); vlist_busy() while it does. */
+ * merge by time's pass); vlist_busy() while it does.  The frame makes it
+ * when the tree's pass has ended, or sooner when the list is shown. */
 int vlist_new(struct vlist **l, const char *path);
 bool vlist_busy(const struct vlist *l);
 /* The list's work between keys: End waiting for the index, a slice of a
