@@ -185,7 +185,8 @@ double view_now_s(void)
  * terminal is taken. */
 #define VIEW_FIRST_S 0.3
 
-/* Starts the pass and waits for it (until it ends, with --load-only). */
+/* Starts the pass and waits for it (until it ends with --load-only, or
+ * when it reads standard input, which the terminal's keys come from). */
 static int load(struct view *v, const struct options *o)
 {
 	const char *err;
@@ -193,7 +194,7 @@ static int load(struct view *v, const struct options *o)
 
 	if (rc < 0)
 		return tool_error(NAME, "%s", strerror(-rc));
-	vload_wait(v, o->load_only ? -1 : VIEW_FIRST_S);
+	vload_wait(v, o->load_only || strcmp(o->path, "-") == 0 ? -1 : VIEW_FIRST_S);
 	if ((rc = vload_result(v, &err)) < 0)
 		return tool_error(NAME, "%s: %s", o->path, err);
 	return 0;
