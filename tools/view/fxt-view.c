@@ -361,6 +361,7 @@ static void draw(struct view *v, bool helping)
 	refresh();
 }
 
+/* read_line()'s typing, on the last line. */
 static int read_keys(const char *lead, char *buf, size_t cap)
 {
 	size_t n = 0, w = strlen(lead);
