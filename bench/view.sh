@@ -31,7 +31,7 @@ bench_counts bench-view "EVENTS, THREADS and REPS" "$EVENTS" "$THREADS" "$REPS"
 command -v tmux >/dev/null 2>&1 || { echo "bench-view: tmux is not installed"; exit 77; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/fxt-bench-view.XXXXXX")
 T="tmux -S $W/tmux.sock"
-trap '$T kill-server 2>/dev/null; rm -rf "$W"' EXIT
+trap '$T kill-server 2>/dev/null || true; sleep 0.3; rm -rf "$W"' EXIT
 # KEEP=DIR: the archives written there, and taken from there when they are
 A=${KEEP:-$W}
 
