@@ -226,6 +226,15 @@ dist_noinst_SCRIPTS += bench/readers.sh
 bench-readers: fxt-report$(EXEEXT) fxt-tree$(EXEEXT) fxt-waits$(EXEEXT) fxt-dump$(EXEEXT) bench/gen_archive$(EXEEXT)
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/readers.sh
 .PHONY: bench-readers
+
+# `make bench-view`: bench/view.sh times fxt-view in tmux on one ~720 MB
+# generated archive as .fxt, .fxt.gz and .fxt.zst: its first screen, the
+# tree complete, keys while it reads and in the replay list, its peak RSS;
+# beside another build's (BASE=BUILD); EVENTS, THREADS, REPS, FORMATS.
+dist_noinst_SCRIPTS += bench/view.sh
+bench-view: all
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/view.sh
+.PHONY: bench-view
 # `make bench-kernel` (as root): bench/kernel.sh times `fxt-run
 # --kernel=sched` against fxt-run alone on make -j2 of the examples and a
 # bash pipeline, in the same rounds, and the merge's share of the

@@ -1,9 +1,10 @@
 /* fxt-view: an archive in the terminal (ncurses): the call tree with
  * folding (vtree.c), a thread's timeline and the thread list (vtime.c),
- * the replay list (vlist.c); this file loads the archive in one pass (the
- * call tree, and through calltree_opts.also the timeline) and runs the
- * frame: the header of panes, the status line, help, search, the keys
- * every pane shares, resizing. */
+ * the replay list (vlist.c); this file starts the pass over the archive
+ * (the call tree, and through calltree_opts.also the timeline, on a
+ * thread of its own: vload.c), shows the first screen while it reads on,
+ * and runs the frame: the header of panes, the status line, help, search,
+ * the keys every pane shares, resizing. */
 #include "config.h"
 
 #include <curses.h>
@@ -73,6 +74,10 @@ static const char help[] =
     "The status line names the archive, its records and slices, and the\n"
     "records the tracer dropped, when it did, and the kernel's lost events\n"
     "(fxt-run --kernel).  Colours are used when the terminal has them.\n"
+    "The view is shown at once (a large or compressed archive takes a while to\n"
+    "read): until the archive is read through, the tree, the timeline and the\n"
+    "thread list show what was read so far, the tree's heading says so and the\n"
+    "status line says \"reading\"; keys work meanwhile.\n"
     "\n"
     "Exit status:\n"
     "  0   quit with q\n"
@@ -175,32 +180,23 @@ double view_now_s(void)
 
 /* --------------------------------------------------------------- load */
 
+/* The first screen comes when the pass ends or after this long (s); a
+ * small archive is shown whole at once, a bad one said before the
+ * terminal is taken. */
+#define VIEW_FIRST_S 0.3
+
+/* Starts the pass and waits for it (until it ends with --load-only, or
+ * when it reads standard input, which the terminal's keys come from). */
 static int load(struct view *v, const struct options *o)
 {
-	struct calltree_opts to = o->t;
-	char err[512] = "";
-	double t0 = view_now_s();
-	int rc;
+	const char *err;
+	int rc = vload_start(v, &o->t);
 
-	rc = timeline_new(&v->tl);
-	if (rc == 0) {
-		to.also = timeline_on_slice;
-		to.also_ctx = v->tl;
-		rc = calltree_new(&v->tree, &to);
-	}
 	if (rc < 0)
 		return tool_error(NAME, "%s", strerror(-rc));
-	rc = calltree_load(v->tree, o->path, err, sizeof(err));
-	if (rc == 0 && timeline_error(v->tl))
-		snprintf(err, sizeof(err), "%s", strerror(-(rc = timeline_error(v->tl))));
-	if (rc < 0)
-		return tool_error(NAME, "%s: %s", o->path, *err ? err : strerror(-rc));
-	v->load_s = view_now_s() - t0;
-	v->open = calloc(calltree_nnodes(v->tree) + 1, 1);
-	if (!v->open)
-		return tool_error(NAME, "%s", strerror(ENOMEM));
-	vtree_init(v);
-	vtime_init(v);
+	vload_wait(v, o->load_only || strcmp(o->path, "-") == 0 ? -1 : VIEW_FIRST_S);
+	if ((rc = vload_result(v, &err)) < 0)
+		return tool_error(NAME, "%s: %s", o->path, err);
 	return 0;
 }
 
@@ -213,6 +209,7 @@ static int load_only(struct view *v)
 	double t0, per80 = 0, per1000;
 	char lost[160]; /* tool_kernel_lost() */
 
+	view_lock(v); /* the window on the whole trace */
 	for (size_t i = 0; i < timeline_nthreads(v->tl); i++)
 		if (!big || timeline_thread(v->tl, i)->nbars > big->nbars)
 			big = timeline_thread(v->tl, i);
@@ -244,7 +241,8 @@ static int load_only(struct view *v)
 	printf(
 	    "loaded in %.3f s; the busiest thread's timeline drawn whole: %.2f ms at 80 columns, "
 	    "%.2f ms at 1000 (%" PRIu64 " cells)\n",
-	    v->load_s, per80, per1000, found);
+	    vload_seconds(v), per80, per1000, found);
+	view_unlock(v);
 	return tool_flush_stdout(NAME);
 }
 
@@ -279,7 +277,7 @@ static void status(struct view *v, int y, int cols)
 {
 	uint64_t dthreads, dropped = calltree_dropped(v->tree, &dthreads);
 	const char *base = strrchr(v->path, '/');
-	char line[512], pane[160] = "", drops[96] = "";
+	char line[512], pane[160] = "", drops[96] = "", reading[48] = "";
 
 	switch (v->pane) {
 	case PANE_TREE:
@@ -301,8 +299,10 @@ static void status(struct view *v, int y, int cols)
 	if (calltree_kernel_lost(v->tree))
 		snprintf(drops + strlen(drops), sizeof(drops) - strlen(drops),
 			 " | %" PRIu64 " KERNEL LOST", calltree_kernel_lost(v->tree));
-	snprintf(line, sizeof(line), "%s | %" PRIu64 " records%s | %s", base ? base + 1 : v->path,
-		 calltree_nrecords(v->tree), drops, *v->msg ? v->msg : pane);
+	if (vload_busy(v))
+		snprintf(reading, sizeof(reading), " | reading, %.0f s", vload_seconds(v));
+	snprintf(line, sizeof(line), "%s | %" PRIu64 " records%s%s | %s", base ? base + 1 : v->path,
+		 calltree_nrecords(v->tree), reading, drops, *v->msg ? v->msg : pane);
 	attrset(v->colour ? COLOR_PAIR(COL_STATUS) : A_REVERSE);
 	view_put(y, 0, cols, line);
 	attrset(A_NORMAL);
@@ -368,9 +368,8 @@ static void draw(struct view *v, bool helping)
 	refresh();
 }
 
-/* Reads a line after `lead` on the last line into buf (cap bytes): its
- * length, or -1 when cancelled (Escape). */
-static int read_line(const char *lead, char *buf, size_t cap)
+/* read_line()'s typing, on the last line. */
+static int read_keys(const char *lead, char *buf, size_t cap)
 {
 	size_t n = 0, w = strlen(lead);
 	int key;
@@ -394,11 +393,24 @@ static int read_line(const char *lead, char *buf, size_t cap)
 	}
 }
 
+/* Reads a line after `lead` on the last line into buf (cap bytes): its
+ * length, or -1 when cancelled (Escape).  The pass reads on meanwhile
+ * (the frame's lock given back while keys are typed). */
+static int read_line(struct view *v, const char *lead, char *buf, size_t cap)
+{
+	int n;
+
+	view_unlock(v);
+	n = read_keys(lead, buf, cap);
+	view_lock(v);
+	return n;
+}
+
 /* Reads a pattern on the last line; false when cancelled (Escape). */
 static bool prompt(struct view *v)
 {
 	char buf[sizeof(v->pattern)];
-	int key, n = read_line("/", buf, sizeof(buf));
+	int key, n = read_line(v, "/", buf, sizeof(buf));
 
 	if (n < 0)
 		return false;
@@ -455,7 +467,7 @@ static void go_time(struct view *v)
 			 ": goes to a time in the timeline (2) or the list (4)");
 		return;
 	}
-	if (read_line("go to time (1.2s from the start, or ns): ", buf, sizeof(buf)) <= 0)
+	if (read_line(v, "go to time (1.2s from the start, or ns): ", buf, sizeof(buf)) <= 0)
 		return;
 	if (callstream_parse_when(buf, &w) < 0) {
 		snprintf(v->msg, sizeof(v->msg), "not a time (ns, or a number with a unit): '%s'",
@@ -488,29 +500,86 @@ static void colours(struct view *v)
 	init_pair(COL_MERGED, COLOR_WHITE, COLOR_BLACK);
 }
 
-static int run(struct view *v)
+/* How long the frame may wait for a key: while the pass or the list
+ * reads, it wakes to redraw (the totals, the list's progress). */
+static int wait_ms(const struct view *v)
+{
+	int ms = vlist_wait_ms(v->list);
+
+	return vload_busy(v) && (ms < 0 || ms > 250) ? 250 : ms;
+}
+
+/* FXT_VIEW_KEYLOG=FILE: the time of the first screen (from the start of
+ * the process), of the pass, and of each key (from getch() to the screen
+ * drawn after it, the wait for the pass's lock included), in ms; for
+ * benchmarks of the view's latency. */
+struct keylog {
+	FILE *f;
+	int key; /* ERR: none pending */
+	double at;
+	bool loaded;
+};
+
+static void keylog_note(struct view *v, struct keylog *k, double started)
+{
+	if (!k->f)
+		return;
+	if (started > 0)
+		fprintf(k->f, "screen %.1f ms\n", (view_now_s() - started) * 1e3);
+	if (k->key != ERR)
+		fprintf(k->f, "key %s %.2f ms\n", keyname(k->key) ? keyname(k->key) : "?",
+			(view_now_s() - k->at) * 1e3);
+	k->key = ERR;
+	if (!k->loaded && !vload_busy(v)) {
+		k->loaded = true;
+		fprintf(k->f, "pass %.1f ms\n", vload_seconds(v) * 1e3);
+	}
+	fflush(k->f);
+}
+
+static int run(struct view *v, double started)
 {
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	bool helping = false, done = false;
+	const char *kl = getenv("FXT_VIEW_KEYLOG"), *err;
+	struct keylog klog = { kl && *kl ? fopen(kl, "a") : NULL, ERR, 0, false };
+	int rc = 0;
 
-	if (!scr)
+	if (!scr) {
+		if (klog.f)
+			fclose(klog.f);
 		return tool_error(NAME, "cannot use the terminal (TERM=%s)",
 				  getenv("TERM") ? getenv("TERM") : "");
+	}
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
 	set_escdelay(50); /* Esc stops a search: not a second later */
 	curs_set(0);
 	colours(v);
+	view_lock(v);
 	while (!done) {
 		int key, body = LINES - 2;
 
+		if (vload_result(v, &err) < 0)
+			break;
+		/* The list reads the archive on threads of its own: from the
+		 * tree's end, or sooner when it is asked for (the tree's pass
+		 * first: it is what the first screen shows) */
+		if (!v->list && (!vload_busy(v) || v->pane == PANE_LIST) &&
+		    (rc = vlist_new(&v->list, v->path)) < 0)
+			break;
 		vlist_tick(v);
 		draw(v, helping);
-		/* while the list reads (its pass, its index, a search), wake to
-		 * go on and redraw */
-		timeout(vlist_wait_ms(v->list));
+		keylog_note(v, &klog, started);
+		started = 0;
+		view_unlock(v);
+		timeout(wait_ms(v));
 		key = getch();
+		klog.at = view_now_s();
+		view_lock(v);
+		if (key != ERR && key != KEY_RESIZE)
+			klog.key = key;
 		if (helping) {
 			helping = false;
 			continue;
@@ -561,15 +630,25 @@ static int run(struct view *v)
 			break;
 		}
 	}
+	view_unlock(v);
 	endwin();
 	delscreen(scr);
+	if (klog.f)
+		fclose(klog.f);
+	/* the pass found damage past the first screen */
+	if (vload_result(v, &err) < 0)
+		return tool_error(NAME, "%s: %s", v->path, err);
+	if (rc < 0)
+		return tool_error(NAME, "%s", strerror(-rc));
 	return TOOL_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
-	struct view v = { 0 };
+	/* static: the pass may run on it past main's return (q while it reads) */
+	static struct view v;
+	double started = view_now_s();
 	int status;
 
 	setlocale(LC_ALL, "");
@@ -584,10 +663,8 @@ int main(int argc, char **argv)
 	status = load(&v, &o);
 	if (status == 0 && o.load_only)
 		status = load_only(&v);
-	else if (status == 0 && (status = vlist_new(&v.list, o.path)) < 0)
-		status = tool_error(NAME, "%s", strerror(-status));
 	else if (status == 0)
-		status = run(&v);
+		status = run(&v, started);
 	if (v.have_re)
 		regfree(&v.re);
 	vlist_free(v.list);
@@ -595,7 +672,11 @@ int main(int argc, char **argv)
 	free(v.open);
 	free(v.vis);
 	free(v.order);
-	calltree_free(v.tree);
-	timeline_free(v.tl);
+	/* q before the pass ended: the pass ends with the process, on the
+	 * tree and the timeline */
+	if (vload_free(&v)) {
+		calltree_free(v.tree);
+		timeline_free(v.tl);
+	}
 	return status;
 }

@@ -11,7 +11,8 @@ libfxtview_la_LIBADD = libfxtcalls.la
 
 bin_PROGRAMS += fxt-view
 fxt_view_SOURCES = tools/view/fxt-view.c tools/view/view.h tools/view/vtree.c \
-	tools/view/vtime.c tools/view/vlist.c tools/view/vlist.h tools/view/vindex.c
+	tools/view/vtime.c tools/view/vlist.c tools/view/vlist.h tools/view/vindex.c \
+	tools/view/vload.c
 fxt_view_CFLAGS = $(AM_CFLAGS) $(NCURSES_CFLAGS)
 fxt_view_LDADD = libfxtview.la $(NCURSES_LIBS)
 endif

@@ -30,14 +30,15 @@ enum { COL_BAR = 1, /* 1..6: bars by function */
 #define VIEW_BAR_COLOURS 6
 
 struct vlist;
+struct vload;
 
 struct view {
 	const char *path;
 	struct calltree *tree;
 	struct timeline *tl;
+	struct vload *load; /* the pass that fills tree and tl (vload.c) */
 	bool colour;
 	enum view_pane pane;
-	double load_s;
 	char msg[256]; /* a one-off message on the status line */
 
 	/* search: the last pattern, and per profile row whether it matches
@@ -50,15 +51,18 @@ struct view {
 
 	/* tree pane */
 	uint8_t *open;	 /* per node: unfolded */
+	size_t nopen;	 /* the nodes `open` covers (the others not shown yet) */
 	uint32_t *vis;	 /* the nodes shown, in order */
 	size_t nvis, capvis;
 	uint32_t *order; /* every node, depth first (search order) */
-	size_t norder;
+	size_t norder, caporder;
+	bool order_ok;	 /* order holds every node of nopen */
 	size_t tsel, ttop;
 
 	/* timeline pane */
 	size_t thr;	    /* the thread shown */
 	uint64_t t0, t1;    /* the window (ns) */
+	uint64_t w0, w1;    /* the window whole() set last */
 	unsigned dtop;	    /* first depth shown */
 	size_t lsel, ltop;  /* thread list */
 
@@ -69,15 +73,36 @@ struct view {
 /* Whether the profile row's function matches the search (cached). */
 bool view_row_matches(struct view *v, uint32_t row);
 
-/* The status line's own text for a pane (its position), and drawing. */
-void vtree_init(struct view *v);
+/* The pass over the archive (vload.c): the tree and the timeline filled
+ * on a thread of its own, which hands them to the frame between two
+ * slices.  The frame holds them between view_lock() and view_unlock()
+ * (every pane's drawing and keys run so; a wait for a key not);
+ * view_lock() also catches up with what the pass added (vtree_sync(),
+ * vtime_sync()).  vload_wait() waits until the pass ends or `s` seconds
+ * (s < 0: until it ends) and tells whether it ended; vload_result() its
+ * result once ended (0 before), err the one-line reason; vload_free()
+ * false (nothing freed: the tree and timeline neither) while it runs. */
+int vload_start(struct view *v, const struct calltree_opts *o);
+bool vload_wait(struct view *v, double s);
+bool vload_busy(const struct view *v);
+double vload_seconds(const struct view *v);
+int vload_result(const struct view *v, const char **err);
+bool vload_free(struct view *v);
+void view_lock(struct view *v);
+void view_unlock(struct view *v);
+
+/* The status line's own text for a pane (its position), and drawing.
+ * vtree_sync() takes in the nodes the pass added (and with `end`, the
+ * tree's final order); vtime_sync() keeps the timeline's window on the
+ * whole trace, while it is, as the pass reads on. */
+void vtree_sync(struct view *v, bool end);
 void vtree_draw(struct view *v, int top, int rows, int cols);
 bool vtree_key(struct view *v, int key, int rows);
 void vtree_search(struct view *v, bool backward);
 void vtree_status(struct view *v, char *buf, size_t len);
 uint32_t vtree_selected(const struct view *v);
 
-void vtime_init(struct view *v);
+void vtime_sync(struct view *v);
 void vtime_draw(struct view *v, int top, int rows, int cols);
 bool vtime_key(struct view *v, int key, int rows, int cols);
 void vtime_search(struct view *v, bool backward);
@@ -89,7 +114,8 @@ void vthreads_draw(struct view *v, int top, int rows, int cols);
 bool vthreads_key(struct view *v, int key, int rows);
 
 /* The list starts reading the archive on a thread of its own at once (the
- * merge by time's pass); vlist_busy() while it does. */
+ * merge by time's pass); vlist_busy() while it does.  The frame makes it
+ * when the tree's pass has ended, or sooner when the list is shown. */
 int vlist_new(struct vlist **l, const char *path);
 bool vlist_busy(const struct vlist *l);
 /* The list's work between keys: End waiting for the index, a slice of a

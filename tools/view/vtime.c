@@ -23,11 +23,14 @@ static void whole(struct view *v)
 	v->t1 = calltree_end_ns(v->tree);
 	if (v->t1 <= v->t0)
 		v->t1 = v->t0 + 1;
+	v->w0 = v->t0;
+	v->w1 = v->t1;
 }
 
-void vtime_init(struct view *v)
+void vtime_sync(struct view *v)
 {
-	whole(v);
+	if (v->t0 == v->w0 && v->t1 == v->w1)
+		whole(v);
 }
 
 /* The start of column i of w over the window. */

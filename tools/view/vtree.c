@@ -22,13 +22,14 @@ static bool hidden_group(const struct view *v, const struct calltree_node *n)
 }
 
 /* Appends the nodes below x (x too unless hidden) to *out, depth first;
- * only through unfolded nodes when `folded`. */
+ * only through unfolded nodes when `folded`; not the nodes the pass added
+ * since the last vtree_sync(). */
 static void walk(struct view *v, uint32_t x, bool folded, uint32_t **out, size_t *n, size_t *cap)
 {
 	uint32_t *stack = NULL;
 	size_t ns = 0, caps = 0;
 
-	if (TOOL_GROW(stack, caps, 1) < 0)
+	if (x >= v->nopen || TOOL_GROW(stack, caps, 1) < 0)
 		return;
 	stack[ns++] = x;
 	while (ns) {
@@ -46,13 +47,14 @@ static void walk(struct view *v, uint32_t x, bool folded, uint32_t **out, size_t
 		}
 		/* children pushed in reverse, so that the first comes out first */
 		for (c = nd->first_child; c != CALLTREE_NONE; c = calltree_node(v->tree, c)->next_sibling)
-			k++;
+			k += c < v->nopen;
 		if (TOOL_GROW(stack, caps, ns + k) < 0)
 			break;
 		ns += k;
 		k = ns; /* the first child on top: popped first */
 		for (c = nd->first_child; c != CALLTREE_NONE; c = calltree_node(v->tree, c)->next_sibling)
-			stack[--k] = c;
+			if (c < v->nopen)
+				stack[--k] = c;
 	}
 	free(stack);
 }
@@ -72,16 +74,41 @@ static void rebuild(struct view *v)
 			v->tsel = i;
 }
 
-void vtree_init(struct view *v)
+void vtree_sync(struct view *v, bool end)
+{
+	size_t n = calltree_nnodes(v->tree);
+
+	if (n > v->nopen) {
+		uint8_t *o = realloc(v->open, n);
+
+		if (!o) {
+			snprintf(v->msg, sizeof(v->msg), "out of memory: %zu paths not shown",
+				 n - v->nopen);
+			return;
+		}
+		v->open = o;
+		for (size_t i = v->nopen; i < n; i++)
+			o[i] = calltree_node(v->tree, (uint32_t)i)->depth <= 1;
+		v->nopen = n;
+	} else if (!end) {
+		return;
+	}
+	v->order_ok = false;
+	rebuild(v);
+}
+
+/* Every node, depth first, in v->order (for the search). */
+static void make_order(struct view *v)
 {
 	const uint32_t *g;
-	size_t ng = calltree_groups(v->tree, &g), cap = 0;
+	size_t ng = calltree_groups(v->tree, &g);
 
-	for (size_t i = 0; i < calltree_nnodes(v->tree); i++)
-		v->open[i] = calltree_node(v->tree, (uint32_t)i)->depth <= 1;
+	if (v->order_ok)
+		return;
+	v->norder = 0;
 	for (size_t i = 0; i < ng; i++)
-		walk(v, g[i], false, &v->order, &v->norder, &cap);
-	rebuild(v);
+		walk(v, g[i], false, &v->order, &v->norder, &v->caporder);
+	v->order_ok = true;
 }
 
 uint32_t vtree_selected(const struct view *v)
@@ -126,7 +153,9 @@ void vtree_draw(struct view *v, int top, int rows, int cols)
 	if (rows < 2)
 		return;
 	attron(A_BOLD);
-	view_put(top, 0, cols, "   calls       total        self  share  call path");
+	view_put(top, 0, cols,
+		 vload_busy(v) ? "   calls       total        self  share  (reading: the totals so far)"
+			       : "   calls       total        self  share  call path");
 	attroff(A_BOLD);
 	top++;
 	rows--;
@@ -146,7 +175,7 @@ void vtree_draw(struct view *v, int top, int rows, int cols)
 
 static void set_all(struct view *v, bool open)
 {
-	for (size_t i = 0; i < calltree_nnodes(v->tree); i++)
+	for (size_t i = 0; i < v->nopen; i++)
 		v->open[i] = open || calltree_node(v->tree, (uint32_t)i)->row == CALLTREE_GROUP;
 	rebuild(v);
 }
@@ -235,6 +264,7 @@ void vtree_search(struct view *v, bool backward)
 	uint32_t cur = vtree_selected(v);
 	size_t at = 0, k;
 
+	make_order(v);
 	if (!v->norder)
 		return;
 	for (size_t i = 0; i < v->norder; i++)
