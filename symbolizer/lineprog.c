@@ -193,6 +193,7 @@ static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_
 	const bool vliw = h->max_ops > 1;
 	uint64_t addr = 0, op_index = 0, v, lo, hi;
 	uint64_t lf = LF(1, 1), wlf; /* the row's line and file, the waiting one's */
+	size_t rows;
 	int err;
 
 #define LT_WIN_GET()                                        \
@@ -214,11 +215,17 @@ static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_
 		}                                                    \
 	} while (0)
 
-	/* Room for a row per 4 bytes of program (gcc's take 4 to 5) when
-	 * all are kept: no copy as the array grows; pages never written cost
-	 * nothing. */
-	err = fxt__grow((void **)&o->t->rows, &o->cap, (size_t)(end - p) / 4 + 16,
-			sizeof(*o->t->rows));
+	/* Room for the rows kept: one per 4 bytes of program when all are
+	 * kept (gcc's take 4 to 5), at most about one an address asked
+	 * about otherwise (and a sequence's end).  A 2 MB block for the
+	 * 10,000 rows of bench/srcline.sh's unit, freed at once, moved
+	 * glibc's mmap threshold: the conversions after it in the process
+	 * took more page faults (in srcline_bench, names only 1,847 -> 1,586
+	 * a conversion, with source lines 2,226 -> 1,761). */
+	rows = (size_t)(end - p) / 4 + 16;
+	if (o->want && o->nwant + o->nwant / 8 + 64 < rows)
+		rows = o->nwant + o->nwant / 8 + 64;
+	err = fxt__grow((void **)&o->t->rows, &o->cap, rows, sizeof(*o->t->rows));
 	if (err < 0)
 		return err;
 	LT_WIN_GET();
