@@ -232,11 +232,13 @@ static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_
 	/* Threaded: each opcode's code goes on to the next one's by its
 	 * class (lt_hdr.cls), no chain of tests: gcc's, by how often they
 	 * come, special opcodes, set_column and negate_stmt (a quarter
-	 * each), copy, const_add_pc, set_discriminator. */
+	 * each), copy and set_discriminator (a tenth each), advance_pc,
+	 * const_add_pc. */
 	const void *const go[LT_NCLS] = {
 		[LT_OTHER] = &&other,	[LT_SPECIAL] = vliw ? &&special_vliw : &&special,
 		[LT_COLUMN] = &&column, [LT_NEGATE] = &&next,
 		[LT_COPY] = &&copy,	[LT_CONST_ADD] = vliw ? &&const_add_vliw : &&const_add,
+		[LT_EXTENDED] = &&extended, [LT_ADVANCE_PC] = vliw ? &&other : &&advance_pc,
 	};
 	const void *at[256]; /* each opcode's code */
 	unsigned op;
@@ -279,12 +281,19 @@ const_add:
 const_add_vliw:
 	advance_vliw(h, &addr, &op_index, h->sp_ops[255]);
 	LT_NEXT();
-other:
-	if (op == 0 && end - p >= 3 && p[0] == 2 && p[1] == DW_LNE_set_discriminator &&
-	    !(p[2] & 0x80)) {
+extended: /* gcc's set_discriminator (a tenth of the opcodes), else other */
+	if (end - p >= 3 && p[0] == 2 && p[1] == DW_LNE_set_discriminator && !(p[2] & 0x80)) {
 		p += 3;
 		LT_NEXT();
 	}
+	goto other;
+advance_pc: /* not VLIW's */
+	if (p < end && !(*p & 0x80)) {
+		addr += h->min_insn * *p++;
+		LT_NEXT();
+	}
+	goto other; /* a longer operand */
+other:
 	switch (op) {
 	case 0: { /* extended */
 		struct rd sub;

@@ -305,6 +305,8 @@ static int decode(struct rd *r, const struct lt_sections *s, bool dwarf64, struc
 	h.cls[DW_LNS_set_column] = LT_COLUMN;
 	h.cls[DW_LNS_negate_stmt] = LT_NEGATE;
 	h.cls[DW_LNS_const_add_pc] = LT_CONST_ADD;
+	h.cls[0] = LT_EXTENDED;
+	h.cls[DW_LNS_advance_pc] = LT_ADVANCE_PC;
 	for (unsigned op = h.opcode_base; op < 256; op++) {
 		h.cls[op] = LT_SPECIAL;
 		h.sp_ops[op] = (uint8_t)((op - h.opcode_base) / h.line_range);
