@@ -20,6 +20,7 @@ struct lt_file {
 	const char *name; /* in the section, NUL-terminated */
 	uint64_t dir;
 	char *shown; /* made at first use: joined, relative to comp_dir */
+	size_t shown_len;
 };
 
 struct line_table {
