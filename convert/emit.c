@@ -200,8 +200,9 @@ void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e)
 					   strlen(FXT_LOC_ARG));
 	/* Used once, inline (no string record, nothing evicted); on every
 	 * slice with loc_args, a table entry. */
-	val = ctx->com->loc_args ? fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len)
-				 : fxt_sref_empty();
+	val = ctx->com->loc_args
+		  ? fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len)
+		  : fxt_sref_empty();
 	name = fxt_writer_string_cached(ctx->w, &e->name_slot, e->name, e->name_len);
 	ctx->names->epoch++; /* strings registered */
 	if (!ctx->com->loc_args) {
@@ -221,8 +222,8 @@ void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e)
 	a[0].v.str = cat;
 	a[1].type = FXT_ARG_STRING;
 	a[1].name = loc_key;
-	a[1].v.str = ctx->com->loc_args ? val
-					: conv_inline_value(&scratch, e->loc, e->loc_len, MESSAGE_MAX);
+	a[1].v.str =
+	    ctx->com->loc_args ? val : conv_inline_value(&scratch, e->loc, e->loc_len, MESSAGE_MAX);
 	fxt_writer_kernel_object(ctx->w, FXT_OBJ_FUNCTION, e->addr, name, a, 2);
 }
 

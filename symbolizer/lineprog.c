@@ -235,9 +235,9 @@ static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_
 	 * each), copy and set_discriminator (a tenth each), advance_pc,
 	 * const_add_pc. */
 	const void *const go[LT_NCLS] = {
-		[LT_OTHER] = &&other,	[LT_SPECIAL] = vliw ? &&special_vliw : &&special,
-		[LT_COLUMN] = &&column, [LT_NEGATE] = &&next,
-		[LT_COPY] = &&copy,	[LT_CONST_ADD] = vliw ? &&const_add_vliw : &&const_add,
+		[LT_OTHER] = &&other,	    [LT_SPECIAL] = vliw ? &&special_vliw : &&special,
+		[LT_COLUMN] = &&column,	    [LT_NEGATE] = &&next,
+		[LT_COPY] = &&copy,	    [LT_CONST_ADD] = vliw ? &&const_add_vliw : &&const_add,
 		[LT_EXTENDED] = &&extended, [LT_ADVANCE_PC] = vliw ? &&other : &&advance_pc,
 	};
 	const void *at[256]; /* each opcode's code */

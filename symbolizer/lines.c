@@ -312,8 +312,7 @@ static size_t digits_of(unsigned v)
 /* "FILE:LINE[ (inlined)]" (file: n bytes), made in arena `a`: snprintf(),
  * a copy through a buffer and measuring the file again were a measurable
  * part of what a location costs. */
-static const char *put_loc(struct arena *a, const char *file, size_t n, unsigned line,
-			   bool inlined)
+static const char *put_loc(struct arena *a, const char *file, size_t n, unsigned line, bool inlined)
 {
 	size_t k = digits_of(line), i;
 	char *buf, *p;
