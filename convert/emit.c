@@ -187,39 +187,43 @@ static bool put_function(struct emit_ctx *ctx, struct sym_entry *e, struct fxt_s
 void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e)
 {
 	char *scratch = ctx->com->scratch;
+	struct fxt_sref mod_key, cat, loc_key, val, name;
 	struct fxt_arg a[2];
-	struct fxt_sref name;
 
 	e->loc_done = true;
 	if (!e->loc)
 		return;
-	memset(a, 0, sizeof(a));
-	a[0].type = FXT_ARG_STRING;
-	a[0].name = fxt_writer_string_cached(ctx->w, &ctx->com->loc_module_slot, FXT_LOC_ARG_MODULE,
-					     strlen(FXT_LOC_ARG_MODULE));
-	a[0].v.str = fxt_writer_string_cached(ctx->w, &e->cat_slot, e->cat, e->cat_len);
-	a[1].type = FXT_ARG_STRING;
-	a[1].name = fxt_writer_string_cached(ctx->w, &ctx->com->loc_key_slot, FXT_LOC_ARG,
-					     strlen(FXT_LOC_ARG));
+	mod_key = fxt_writer_string_cached(ctx->w, &ctx->com->loc_module_slot, FXT_LOC_ARG_MODULE,
+					   strlen(FXT_LOC_ARG_MODULE));
+	cat = fxt_writer_string_cached(ctx->w, &e->cat_slot, e->cat, e->cat_len);
+	loc_key = fxt_writer_string_cached(ctx->w, &ctx->com->loc_key_slot, FXT_LOC_ARG,
+					   strlen(FXT_LOC_ARG));
 	/* Used once, inline (no string record, nothing evicted); on every
 	 * slice with loc_args, a table entry. */
-	a[1].v.str = ctx->com->loc_args
-			 ? fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len)
-			 : fxt_sref_empty();
+	val = ctx->com->loc_args
+		  ? fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len)
+		  : fxt_sref_empty();
 	name = fxt_writer_string_cached(ctx->w, &e->name_slot, e->name, e->name_len);
 	ctx->names->epoch++; /* strings registered */
 	if (!ctx->com->loc_args) {
 		/* The slices' refs are these (function_refs() has nothing
 		 * to do for them then): no string registered after them. */
-		e->cat_ref = a[0].v.str;
+		e->cat_ref = cat;
 		e->name_ref = name;
 		e->ref_bits = fxt_event_header_refs(e->cat_ref.ref, e->name_ref.ref);
 		e->epoch = ctx->names->epoch;
 	}
-	if (put_function(ctx, e, name, a[0].name, a[0].v.str, a[1].name, a[1].v.str))
+	if (put_function(ctx, e, name, mod_key, cat, loc_key, val))
 		return;
-	if (!ctx->com->loc_args)
-		a[1].v.str = conv_inline_value(&scratch, e->loc, e->loc_len, MESSAGE_MAX);
+	/* (The arguments built only here: one a function, they cost.) */
+	memset(a, 0, sizeof(a));
+	a[0].type = FXT_ARG_STRING;
+	a[0].name = mod_key;
+	a[0].v.str = cat;
+	a[1].type = FXT_ARG_STRING;
+	a[1].name = loc_key;
+	a[1].v.str =
+	    ctx->com->loc_args ? val : conv_inline_value(&scratch, e->loc, e->loc_len, MESSAGE_MAX);
 	fxt_writer_kernel_object(ctx->w, FXT_OBJ_FUNCTION, e->addr, name, a, 2);
 }
 

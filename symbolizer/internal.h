@@ -106,6 +106,7 @@ struct fxt_sym {
 	struct sym_module *mods; /* sorted by start, never overlapping */
 	size_t nmods, capmods;
 	struct arena arena;
+	struct arena *loc_arena; /* the locations' (fxt_sym__set_loc_arena()); NULL: arena */
 	struct strset names;
 	struct addr_cache cache;
 	struct fxt_sym__demangler demangler;
@@ -213,11 +214,12 @@ const char *fxt_sym__relative(const char *dir, const char *file);
  * unit has none, -EOPNOTSUPP when libdw must read it, -ENOMEM); the row
  * at such an address as dwarf_getsrc_die() finds it, its file as
  * dwarf_linesrc() names it, relative to the unit's DW_AT_comp_dir when
- * under it (0, -ENOENT, -ENOMEM). */
+ * under it, and the file's length (0, -ENOENT, -ENOMEM). */
 int fxt_sym__linetab_sections(Dwarf *dw, struct lt_sections *s);
 int fxt_sym__linetab_build(const struct lt_sections *s, Dwarf_Die *cu, const uint64_t *want,
 			   size_t nwant, struct line_table **out);
-int fxt_sym__linetab_find(struct line_table *t, uint64_t addr, const char **file, unsigned *line);
+int fxt_sym__linetab_find(struct line_table *t, uint64_t addr, const char **file, size_t *file_len,
+			  unsigned *line);
 void fxt_sym__linetab_free(struct line_table *t);
 
 /* The location of the function that starts at `start` (fxt_sym_info.loc;

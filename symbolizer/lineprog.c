@@ -193,6 +193,7 @@ static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_
 	const bool vliw = h->max_ops > 1;
 	uint64_t addr = 0, op_index = 0, v, lo, hi;
 	uint64_t lf = LF(1, 1), wlf; /* the row's line and file, the waiting one's */
+	size_t rows;
 	int err;
 
 #define LT_WIN_GET()                                        \
@@ -214,25 +215,35 @@ static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_
 		}                                                    \
 	} while (0)
 
-	/* Room for a row per 4 bytes of program (gcc's take 4 to 5) when
-	 * all are kept: no copy as the array grows; pages never written cost
-	 * nothing. */
-	err = fxt__grow((void **)&o->t->rows, &o->cap, (size_t)(end - p) / 4 + 16,
-			sizeof(*o->t->rows));
+	/* Room for the rows kept: one per 4 bytes of program when all are
+	 * kept (gcc's take 4 to 5), at most about one an address asked
+	 * about otherwise (and a sequence's end).  A 2 MB block for the
+	 * 10,000 rows of bench/srcline.sh's unit, freed at once, moved
+	 * glibc's mmap threshold: the conversions after it in the process
+	 * took more page faults (in srcline_bench, names only 1,847 -> 1,586
+	 * a conversion, with source lines 2,226 -> 1,761). */
+	rows = (size_t)(end - p) / 4 + 16;
+	if (o->want && o->nwant + o->nwant / 8 + 64 < rows)
+		rows = o->nwant + o->nwant / 8 + 64;
+	err = fxt__grow((void **)&o->t->rows, &o->cap, rows, sizeof(*o->t->rows));
 	if (err < 0)
 		return err;
 	LT_WIN_GET();
 	/* Threaded: each opcode's code goes on to the next one's by its
 	 * class (lt_hdr.cls), no chain of tests: gcc's, by how often they
 	 * come, special opcodes, set_column and negate_stmt (a quarter
-	 * each), copy, const_add_pc, set_discriminator. */
+	 * each), copy and set_discriminator (a tenth each), advance_pc,
+	 * const_add_pc. */
 	const void *const go[LT_NCLS] = {
-		[LT_OTHER] = &&other,	[LT_SPECIAL] = vliw ? &&special_vliw : &&special,
-		[LT_COLUMN] = &&column, [LT_NEGATE] = &&next,
-		[LT_COPY] = &&copy,	[LT_CONST_ADD] = vliw ? &&const_add_vliw : &&const_add,
+		[LT_OTHER] = &&other,	    [LT_SPECIAL] = vliw ? &&special_vliw : &&special,
+		[LT_COLUMN] = &&column,	    [LT_NEGATE] = &&next,
+		[LT_COPY] = &&copy,	    [LT_CONST_ADD] = vliw ? &&const_add_vliw : &&const_add,
+		[LT_EXTENDED] = &&extended, [LT_ADVANCE_PC] = vliw ? &&other : &&advance_pc,
 	};
 	const void *at[256]; /* each opcode's code */
-	unsigned op;
+	/* (A size_t, read before p moves on: gcc 12 then dispatches in 5
+	 * instructions, not 7 with copies of p and op.) */
+	size_t op;
 
 	for (op = 0; op < h->opcode_base; op++)
 		at[op] = go[h->cls[op]];
@@ -242,7 +253,8 @@ static int run_program(const struct rd *prog, const struct lt_hdr *h, struct lt_
 	do {                                       \
 		if (__builtin_expect(p >= end, 0)) \
 			goto done;                 \
-		op = *p++;                         \
+		op = p[0];                         \
+		p++;                               \
 		goto *at[op];                      \
 	} while (0)
 next:
@@ -272,12 +284,19 @@ const_add:
 const_add_vliw:
 	advance_vliw(h, &addr, &op_index, h->sp_ops[255]);
 	LT_NEXT();
-other:
-	if (op == 0 && end - p >= 3 && p[0] == 2 && p[1] == DW_LNE_set_discriminator &&
-	    !(p[2] & 0x80)) {
+extended: /* gcc's set_discriminator (a tenth of the opcodes), else other */
+	if (end - p >= 3 && p[0] == 2 && p[1] == DW_LNE_set_discriminator && !(p[2] & 0x80)) {
 		p += 3;
 		LT_NEXT();
 	}
+	goto other;
+advance_pc: /* not VLIW's */
+	if (p < end && !(*p & 0x80)) {
+		addr += h->min_insn * *p++;
+		LT_NEXT();
+	}
+	goto other; /* a longer operand */
+other:
 	switch (op) {
 	case 0: { /* extended */
 		struct rd sub;

@@ -295,33 +295,43 @@ static const char digits2[] = "0001020304050607080910111213141516171819202122232
 			      "50515253545556575859606162636465666768697071727374"
 			      "75767778798081828384858687888990919293949596979899";
 
-/* "FILE:LINE[ (inlined)]", made in arena `a`: snprintf() and a copy
- * through a buffer were a measurable part of what a location costs. */
-static const char *put_loc(struct arena *a, const char *file, unsigned line, bool inlined)
+/* The number of decimal digits of v: from its bits (log10(2) is about
+ * 1233 / 4096), less one below the power of ten it comes to; v | 1 has
+ * the digits of v, and 0 one. */
+static size_t digits_of(unsigned v)
 {
-	char num[16], *p = num + sizeof(num), *buf;
-	size_t n = strlen(file), k, i;
+	static const unsigned pow10[10] = { 1,	    10,	     100,      1000,	  10000,
+					    100000, 1000000, 10000000, 100000000, 1000000000 };
+	unsigned t;
 
-	for (; line >= 100; line /= 100) { /* two digits a division */
-		p -= 2;
-		memcpy(p, digits2 + 2 * (line % 100), 2);
-	}
-	if (line >= 10) {
-		p -= 2;
-		memcpy(p, digits2 + 2 * line, 2);
-	} else {
-		*--p = (char)('0' + line);
-	}
-	k = (size_t)(num + sizeof(num) - p);
+	v |= 1;
+	t = ((unsigned)(32 - __builtin_clz(v)) * 1233) >> 12;
+	return t + (v >= pow10[t]);
+}
+
+/* "FILE:LINE[ (inlined)]" (file: n bytes), made in arena `a`: snprintf(),
+ * a copy through a buffer and measuring the file again were a measurable
+ * part of what a location costs. */
+static const char *put_loc(struct arena *a, const char *file, size_t n, unsigned line, bool inlined)
+{
+	size_t k = digits_of(line), i;
+	char *buf, *p;
+
 	buf =
 	    fxt_sym__arena_alloc(a, n + 1 + k + (inlined ? sizeof(FXT_SYM_INLINED) - 1 : 0) + 1, 1);
 	if (!buf)
 		return NULL;
 	memcpy(buf, file, n);
-	i = n;
-	buf[i++] = ':';
-	memcpy(buf + i, p, k);
-	i += k;
+	buf[n] = ':';
+	i = n + 1 + k;
+	for (p = buf + i; line >= 100; line /= 100) { /* two digits a division */
+		p -= 2;
+		memcpy(p, digits2 + 2 * (line % 100), 2);
+	}
+	if (line >= 10)
+		memcpy(p - 2, digits2 + 2 * line, 2);
+	else
+		p[-1] = (char)('0' + line);
 	if (inlined) {
 		memcpy(buf + i, FXT_SYM_INLINED, sizeof(FXT_SYM_INLINED) - 1);
 		i += sizeof(FXT_SYM_INLINED) - 1;
@@ -353,13 +363,13 @@ static int module_starts(struct sym_module *m, Dwarf_Addr bias)
 /* The line-table row at the DWARF address `a` of unit range r, by
  * linetab.c when `a` is a symbol's address, or by libdw (when not, or
  * when linetab.c declines the table): 0 with *file (as relative() makes
- * it) and *line, -ENOENT, -ENOMEM. */
+ * it), its length *n, and *line, -ENOENT, -ENOMEM. */
 static int unit_row(struct sym_module *m, Dwarf *dw, Dwarf_Addr bias, struct cu_range *r,
-		    uint64_t a, bool is_start, const char **file, unsigned *line)
+		    uint64_t a, bool is_start, const char **file, size_t *n, unsigned *line)
 {
 	struct sym_unit *u = &m->units[r->unit];
 	Dwarf_Line *l;
-	int err, n = 0;
+	int err, ln = 0;
 
 	if (!m->lsec_built) {
 		m->lsec_built = true;
@@ -375,14 +385,15 @@ static int unit_row(struct sym_module *m, Dwarf *dw, Dwarf_Addr bias, struct cu_
 		u->tried = true;
 	}
 	if (u->lines && is_start)
-		return fxt_sym__linetab_find(u->lines, a, file, line);
+		return fxt_sym__linetab_find(u->lines, a, file, n, line);
 	l = dwarf_getsrc_die(&r->die, a);
 	*file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
 	if (!*file)
 		return -ENOENT;
 	*file = relative(&r->die, *file);
-	dwarf_lineno(l, &n);
-	*line = n > 0 ? (unsigned)n : 0;
+	*n = strlen(*file);
+	dwarf_lineno(l, &ln);
+	*line = ln > 0 ? (unsigned)ln : 0;
 	return 0;
 }
 
@@ -393,6 +404,7 @@ int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start
 	struct cu_range *r;
 	const char *file;
 	unsigned line = 0;
+	size_t n;
 	Dwarf *dw;
 	int err;
 
@@ -414,11 +426,11 @@ int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start
 	r = cu_find(m, start - bias);
 	if (!r)
 		return -ENOENT;
-	err = unit_row(m, dw, bias, r, start - bias, is_start, &file, &line);
+	err = unit_row(m, dw, bias, r, start - bias, is_start, &file, &n, &line);
 	if (err < 0)
 		return err;
 	if (!m->units[r->unit].inl_built && inl_index(&m->units[r->unit], &r->die) < 0)
 		return -ENOMEM;
-	*loc = put_loc(a, file, line, inl_has(&m->units[r->unit], start - bias));
+	*loc = put_loc(a, file, n, line, inl_has(&m->units[r->unit], start - bias));
 	return *loc ? 0 : -ENOMEM;
 }

@@ -305,6 +305,8 @@ static int decode(struct rd *r, const struct lt_sections *s, bool dwarf64, struc
 	h.cls[DW_LNS_set_column] = LT_COLUMN;
 	h.cls[DW_LNS_negate_stmt] = LT_NEGATE;
 	h.cls[DW_LNS_const_add_pc] = LT_CONST_ADD;
+	h.cls[0] = LT_EXTENDED;
+	h.cls[DW_LNS_advance_pc] = LT_ADVANCE_PC;
 	for (unsigned op = h.opcode_base; op < 256; op++) {
 		h.cls[op] = LT_SPECIAL;
 		h.sp_ops[op] = (uint8_t)((op - h.opcode_base) / h.line_range);
@@ -383,10 +385,10 @@ int fxt_sym__linetab_build(const struct lt_sections *s, Dwarf_Die *cu, const uin
 	return 0;
 }
 
-/* The shown name of file `i` into *out: its directory's path joined to
- * it, then relative to comp_dir when under it.  0, -ENOENT for a file the
- * table lacks, -ENOMEM. */
-static int file_shown(struct line_table *t, uint32_t i, const char **out)
+/* The shown name of file `i` into *out (its length *len): its
+ * directory's path joined to it, then relative to comp_dir when under it.
+ * 0, -ENOENT for a file the table lacks, -ENOMEM. */
+static int file_shown(struct line_table *t, uint32_t i, const char **out, size_t *len)
 {
 	struct lt_file *f;
 	const char *dir = NULL, *rel;
@@ -398,6 +400,7 @@ static int file_shown(struct line_table *t, uint32_t i, const char **out)
 	f = &t->files[i];
 	if (f->shown) {
 		*out = f->shown;
+		*len = f->shown_len;
 		return 0;
 	}
 	if (f->name[0] != '/') {
@@ -416,14 +419,17 @@ static int file_shown(struct line_table *t, uint32_t i, const char **out)
 	}
 	memcpy(joined + dn, f->name, fn + 1);
 	rel = fxt_sym__relative(t->comp_dir, joined);
+	f->shown_len = dn + fn - (size_t)(rel - joined);
 	if (rel != joined)
-		memmove(joined, rel, strlen(rel) + 1);
+		memmove(joined, rel, f->shown_len + 1);
 	f->shown = joined;
 	*out = joined;
+	*len = f->shown_len;
 	return 0;
 }
 
-int fxt_sym__linetab_find(struct line_table *t, uint64_t addr, const char **file, unsigned *line)
+int fxt_sym__linetab_find(struct line_table *t, uint64_t addr, const char **file, size_t *file_len,
+			  unsigned *line)
 {
 	size_t i = t->hint;
 	const struct lt_row *row;
@@ -445,5 +451,5 @@ int fxt_sym__linetab_find(struct line_table *t, uint64_t addr, const char **file
 	if (row->file == LT_END)
 		return -ENOENT;
 	*line = (int32_t)row->line > 0 ? row->line : 0;
-	return file_shown(t, row->file, file);
+	return file_shown(t, row->file, file, file_len);
 }

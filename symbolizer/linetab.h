@@ -20,6 +20,7 @@ struct lt_file {
 	const char *name; /* in the section, NUL-terminated */
 	uint64_t dir;
 	char *shown; /* made at first use: joined, relative to comp_dir */
+	size_t shown_len;
 };
 
 struct line_table {
@@ -111,7 +112,17 @@ static inline void rd_skip(struct rd *r, uint64_t n)
 
 /* What lineprog.c does with an opcode (lt_hdr.cls): the common ones on
  * their own, the others through one switch. */
-enum lt_cls { LT_OTHER, LT_SPECIAL, LT_COLUMN, LT_NEGATE, LT_COPY, LT_CONST_ADD, LT_NCLS };
+enum lt_cls {
+	LT_OTHER,
+	LT_SPECIAL,
+	LT_COLUMN,
+	LT_NEGATE,
+	LT_COPY,
+	LT_CONST_ADD,
+	LT_EXTENDED,
+	LT_ADVANCE_PC,
+	LT_NCLS
+};
 
 struct lt_hdr {
 	unsigned min_insn, max_ops;

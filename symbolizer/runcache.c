@@ -36,7 +36,7 @@ struct sc_entry {
 	bool has_start;
 	const char *name;
 	const char *module;
-	const char *loc; /* NULL, or the arena's copy (FXT_SYM_FUNC_LOC) */
+	const char *loc; /* NULL, or in the arena (FXT_SYM_FUNC_LOC: made there) */
 	uint64_t start_rel;
 };
 
@@ -110,16 +110,14 @@ static const struct sc_entry *table_find(const struct fxt_symcache *c, uint32_t 
 static void table_add(struct fxt_symcache *c, uint32_t file, uint64_t rel,
 		      const struct fxt_sym_info *info, uint64_t bias)
 {
-	const char *name, *module, *loc = NULL;
+	const char *name, *module;
 	size_t j;
 
 	if (c->used * 2 >= c->cap && table_grow(c) < 0)
 		return;
 	name = fxt_sym__intern(&c->names, &c->arena, info->name, strlen(info->name));
 	module = fxt_sym__intern(&c->names, &c->arena, info->module, strlen(info->module));
-	if (info->loc) /* nearly all distinct: copied, not interned */
-		loc = fxt_sym__arena_strdup(&c->arena, info->loc);
-	if (!name || !module || (info->loc && !loc))
+	if (!name || !module)
 		return;
 	for (j = slot_of(file, rel, c->cap); c->v[j].file; j = (j + 1) & (c->cap - 1))
 		;
@@ -127,7 +125,9 @@ static void table_add(struct fxt_symcache *c, uint32_t file, uint64_t rel,
 	c->v[j].rel = rel;
 	c->v[j].name = name;
 	c->v[j].module = module;
-	c->v[j].loc = loc;
+	/* Nearly all distinct: not interned; and made in c->arena (or a
+	 * constant): fxt_symview_sym(). */
+	c->v[j].loc = info->loc;
 	c->v[j].has_start = info->start != 0;
 	c->v[j].start_rel = info->start - bias;
 	c->used++;
@@ -274,6 +274,8 @@ struct fxt_sym *fxt_symview_sym(struct fxt_symview *v)
 	if (!v->sym && !v->sym_failed) {
 		v->sym = fxt_sym_new(v->c->sym_flags);
 		v->sym_failed = !v->sym;
+		if (v->sym) /* kept as they are (table_add()) */
+			fxt_sym__set_loc_arena(v->sym, &v->c->arena);
 		for (size_t i = 0; v->sym && i < v->nin; i++)
 			fxt_sym_add_module(v->sym, v->in[i].path, v->in[i].bias);
 	}

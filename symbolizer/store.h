@@ -29,6 +29,12 @@ void *fxt_sym__arena_alloc(struct arena *a, size_t size, size_t align);
 char *fxt_sym__arena_strdup(struct arena *a, const char *s);
 void fxt_sym__arena_free(struct arena *a);
 
+/* Where s's results put the functions' locations (fxt_sym_info.loc) from
+ * now on: arena `a`, which must outlive them (the run cache's, which then
+ * keeps them without a copy), instead of s's own. */
+struct fxt_sym;
+void fxt_sym__set_loc_arena(struct fxt_sym *s, struct arena *a);
+
 /* An open-addressing set of arena strings, by content. */
 struct strset {
 	const char **slots;

@@ -488,9 +488,11 @@ static struct fxt_sym_info *symbolize(struct fxt_sym *s, uint64_t addr)
 	if ((s->flags & FXT_SYM_FUNC_LOC) && m) {
 		/* In the arena, not interned: one a function, nearly all
 		 * distinct. */
-		int err = m->dwmod ? fxt_sym__module_func_loc(m, info->start, e != NULL, &s->arena,
-							      &info->loc)
-				   : -ENOENT;
+		int err = m->dwmod
+			      ? fxt_sym__module_func_loc(m, info->start, e != NULL,
+							 s->loc_arena ? s->loc_arena : &s->arena,
+							 &info->loc)
+			      : -ENOENT;
 
 		if (err == -ENOMEM)
 			return NULL;
@@ -607,6 +609,11 @@ struct fxt_sym *fxt_sym_new(unsigned flags)
 		return NULL;
 	}
 	return s;
+}
+
+void fxt_sym__set_loc_arena(struct fxt_sym *s, struct arena *a)
+{
+	s->loc_arena = a;
 }
 
 /* Whether the file's symbol tables have __cyg_profile_func_enter

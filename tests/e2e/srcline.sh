@@ -10,7 +10,7 @@
 # Archives without locations (another writer's) read as before.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 31
+plan 32
 scratch
 cd "$TMPD" || exit 1
 P=$PROGS/srcline
@@ -80,6 +80,12 @@ ok "fxt-export: parse's slices carry args.loc" sh -c \
 is "$(awk '/<title>parse$/ { on = 1 } on && /<\/title>/ { sub(/<\/title>.*/, ""); print; on = 0 }' plain.svg |
   sort -u)" "$parse_loc" "fxt-flame: parse's tooltip has its location, last" ||
   diag "$(grep -A8 '<title>parse$' plain.svg)"
+
+# The run's symbol cache: the later processes of a program are located
+# from it (the locations made where the cache keeps them, runcache.c).
+"$FXT_RUN" -q -o three.fxt -- sh -c '"$0"; "$0"; "$0"' "$P" >/dev/null
+is "$(locs three.fxt | sort | uniq -c | awk '{ $1 = $1; print }')" "$(locs plain.fxt | sort | sed 's/^/3 /')" \
+  "three processes of the program in one run: each function's location three times, the first's"
 
 # fxt-run --srcline: "loc" on each slice of a located function.
 "$FXT_RUN" -q --srcline -o per.fxt -- "$P" >/dev/null
