@@ -436,6 +436,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	in.spool_fd = fd;
 	in.libc_groups = h->libc_groups;
 	in.sample_hz = h->sample_hz;
+	in.no_waits = !__atomic_load_n(&h->waited, __ATOMIC_RELAXED);
 	in.min_duration_ns = h->min_duration_ns;
 	in.snapshot = h->snapshot ? h : NULL;
 	in.loc_args = o && o->srcline;

@@ -125,6 +125,9 @@ struct conv_input {
 	 * FXT_SAMPLE rate (0: no samples). */
 	unsigned libc_groups;
 	unsigned sample_hz;
+	/* The spool says that no acquisition waited (spool/format.h,
+	 * `waited` is 0): no sync records to pair, none read for that. */
+	bool no_waits;
 	/* Every write to a pipe or socket of the trace session, sorted by
 	 * (key, off) (run_session_load_writes()): a read gets a flow from each
 	 * write whose first byte it consumed.  May be NULL. */
