@@ -180,7 +180,6 @@ int convert_early_open(const char *spool_path, const char *archive_path, bool sr
 	h = ce->h;
 	/* What only the whole spool can give, or no stream of chunks. */
 	if (h->mode != FXT_MODE_STREAM || h->snapshot || h->sample_hz ||
-	    (h->libc_groups & (AGENT_G_SYNC | AGENT_G_MEM)) ||
 	    __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == SPOOL_SEALED) {
 		err = -EOPNOTSUPP;
 		goto fail;
@@ -257,6 +256,7 @@ static bool early_fits(const struct convert_early *ce, int fd, const struct spoo
 	       in->libc_groups == ce->in.libc_groups && !in->sample_hz &&
 	       in->min_duration_ns == ce->in.min_duration_ns && in->loc_args == ce->in.loc_args &&
 	       !in->npipe_writes && !in->snapshot &&
+	       (!(in->libc_groups & AGENT_G_SYNC) || in->no_waits) &&
 	       fxt_writer_path_flags(archive_path) == ce->flags;
 }
 

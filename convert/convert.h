@@ -122,8 +122,9 @@ int convert_batch_read(const char *path, uint32_t image, struct convert_batch_me
  * threads converted while it runs, so that at its end only its last
  * chunks are left.  convert_early_open() starts it for the spool at
  * `spool_path`, whose archive goes to `archive_path`, when it can be (a
- * process's spool in the stream mode, without samples, the sync or mem
- * groups, written to a plain archive); 0, -EOPNOTSUPP (not this spool),
+ * process's spool in the stream mode, without samples; with the sync
+ * group, the archive's conversion takes it over only if no acquisition
+ * waited); 0, -EOPNOTSUPP (not this spool),
  * or -errno.  Its tick rate is measured now (spool_clock_rate()) and is
  * the archive's.  It holds its own symbol cache: one thread at a time
  * uses it. */
