@@ -82,9 +82,9 @@ static bool pc_name(struct emit_ctx *ctx, uint64_t pc, uint16_t *ref)
 int conv_emit_call(struct emit_ctx *ctx, const struct recon_slot *v, const struct recon_args *l)
 {
 	struct sym_entry *e = conv_names_get(ctx->names, v->addr);
-	uint64_t words[2 * CALL_ARGS_MAX], *p = words, *out;
+	uint64_t hdrs[CALL_ARGS_MAX], *out;
 	uint32_t gen0;
-	size_t n;
+	size_t n = 3;
 
 	/* The general encoder's cases: a location on the slice, an inline
 	 * thread ref (a writer error). */
@@ -93,8 +93,9 @@ int conv_emit_call(struct emit_ctx *ctx, const struct recon_slot *v, const struc
 	if (__builtin_expect(!e->loc_done, 0))
 		conv_emit_loc(ctx, e); /* as emit_rich(): before the slice's refs */
 	gen0 = fxt_writer_registrations(ctx->w);
-	/* Interned in emit_rich()'s order (a value, then its name), so that
-	 * the same strings are registered at the same places. */
+	/* The arguments' headers, interned in emit_rich()'s order (a value,
+	 * then its name), so that the same strings are registered at the
+	 * same places; written once no string can be any more. */
 	for (uint32_t i = 0; i < l->n; i++) {
 		const struct recon_arg *a = &l->v[i];
 		uint16_t name, val;
@@ -105,21 +106,23 @@ int conv_emit_call(struct emit_ctx *ctx, const struct recon_slot *v, const struc
 			if (!pc_name(ctx, a->type == ARGT_RETURN ? a->value - 1 : a->value, &val) ||
 			    !(name = key_ref(ctx, a->key)))
 				goto general;
-			*p++ = fxt_arg_header(FXT_ARG_STRING, 1, name, val);
+			hdrs[i] = fxt_arg_header(FXT_ARG_STRING, 1, name, val);
+			n++;
 			break;
 		case EV_ARG_BOOL:
 			if (!(name = key_ref(ctx, a->key)))
 				goto general;
-			*p++ = fxt_arg_header(FXT_ARG_BOOL, 1, name, a->value != 0);
+			hdrs[i] = fxt_arg_header(FXT_ARG_BOOL, 1, name, a->value != 0);
+			n++;
 			break;
 		default:
 			if (!(name = key_ref(ctx, a->key)))
 				goto general;
-			*p++ = fxt_arg_header(a->type == EV_ARG_I64   ? FXT_ARG_INT64
-					      : a->type == EV_ARG_PTR ? FXT_ARG_POINTER
-								      : FXT_ARG_UINT64,
-					      2, name, 0);
-			*p++ = a->value;
+			hdrs[i] = fxt_arg_header(a->type == EV_ARG_I64	 ? FXT_ARG_INT64
+						 : a->type == EV_ARG_PTR ? FXT_ARG_POINTER
+									 : FXT_ARG_UINT64,
+						 2, name, 0);
+			n += 2;
 			break;
 		}
 	}
@@ -127,7 +130,6 @@ int conv_emit_call(struct emit_ctx *ctx, const struct recon_slot *v, const struc
 		ctx->names->epoch++;
 	if (e->epoch != ctx->names->epoch)
 		conv_function_refs(ctx, e);
-	n = 3 + (size_t)(p - words);
 	out = fxt_writer_reserve(ctx->w, n);
 	if (!out)
 		return fxt_writer_error(ctx->w) ? fxt_writer_error(ctx->w) : -EIO;
@@ -135,7 +137,11 @@ int conv_emit_call(struct emit_ctx *ctx, const struct recon_slot *v, const struc
 	    fxt_event_header(n, FXT_EVENT_DURATION_COMPLETE, l->n, ctx->ev.thread.index, 0, 0) |
 	    e->ref_bits;
 	out[1] = conv_tb_ns(&ctx->com->tb, v->start);
-	memcpy(out + 2, words, (size_t)(p - words) * sizeof(*words));
+	for (uint32_t i = 0, k = 2; i < l->n; i++) {
+		out[k++] = hdrs[i];
+		if (fxt_bits(hdrs[i], 4, 15) == 2)
+			out[k++] = l->v[i].value;
+	}
 	out[n - 1] = conv_tb_ns(&ctx->com->tb, v->end);
 	fxt_writer_commit(ctx->w, n);
 	ctx->events++;
