@@ -232,6 +232,15 @@ fail:
 
 int convert_early_step(struct convert_early *ce, unsigned max_chunks)
 {
+	uint32_t waited = 0;
+
+	/* An acquisition waited: the sync pairing needs the whole spool,
+	 * and what is converted now would go to waste (early_fits()). */
+	if ((ce->in.libc_groups & AGENT_G_SYNC) &&
+	    (pread(ce->fd, &waited, sizeof(waited), offsetof(struct spool_header, waited)) !=
+		 (ssize_t)sizeof(waited) ||
+	     waited))
+		return -ECANCELED;
 	return conv_early_step(ce->e, max_chunks);
 }
 

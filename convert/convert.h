@@ -132,7 +132,8 @@ struct convert_early;
 int convert_early_open(const char *spool_path, const char *archive_path, bool srcline,
 		       struct convert_early **out);
 /* Converts up to `max_chunks` of its chunks that are whole now; how many,
- * or -errno. */
+ * or -errno (-ECANCELED once the spool says that an acquisition waited,
+ * with the sync group: the archive's conversion will not take it). */
 int convert_early_step(struct convert_early *ce, unsigned max_chunks);
 /* Chunks converted so far. */
 uint64_t convert_early_fed(const struct convert_early *ce);
