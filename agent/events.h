@@ -21,6 +21,10 @@
 uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t ts, bool count)
     __attribute__((noinline, cold));
 
+/* An acquisition had to wait: the spool's mark that there are sync
+ * records to pair (spool_note_waited()), before its SYNC record. */
+void agent_note_waited(void) __attribute__((noinline, cold));
+
 /* How agent_ev_begin() reaches the slow path; run-time patching's
  * handlers (agent/patch/rt.c) route it through a shim that saves the
  * vector registers, as AGENT_TBUF_SLOW (tbuf.h). */

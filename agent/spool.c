@@ -206,6 +206,7 @@ static int create(struct spool *sp, int *keep)
 	sp->hdr->min_duration_ns = agent_cfg.min_duration_ns;
 	sp->hdr->sample_hz = agent_cfg.sample_hz;
 	sp->hdr->drop_cause = __atomic_load_n(&sp->drop_cause, __ATOMIC_RELAXED);
+	sp->hdr->waited = __atomic_load_n(&sp->waited, __ATOMIC_RELAXED);
 	sp->hdr->root_pid = (uint64_t)agent_cfg.root_pid;
 	sp->hdr->image = agent_cfg.image ? agent_cfg.image : 1;
 	/* Under fxt-run, which fills it in when it first sees the spool
@@ -754,6 +755,18 @@ void spool_note_cause(struct spool *sp, uint32_t cause)
 	if (h)
 		__atomic_compare_exchange_n(&h->drop_cause, &none, cause, false, __ATOMIC_RELAXED,
 					    __ATOMIC_RELAXED);
+}
+
+void spool_note_waited(struct spool *sp)
+{
+	struct spool_header *h = __atomic_load_n(&sp->hdr, __ATOMIC_ACQUIRE);
+
+	/* Both: a header being created meanwhile copies sp's.  Read
+	 * first: a store at each wait would move the line between cores. */
+	if (!__atomic_load_n(&sp->waited, __ATOMIC_RELAXED))
+		__atomic_store_n(&sp->waited, 1, __ATOMIC_RELAXED);
+	if (h && !__atomic_load_n(&h->waited, __ATOMIC_RELAXED))
+		__atomic_store_n(&h->waited, 1, __ATOMIC_RELAXED);
 }
 
 uint64_t spool_close_grants(struct spool *sp)

@@ -54,6 +54,7 @@ struct spool {
 	long bell_lpid; /* the fxt-run whose doorbell it is (a fork child keeps it) */
 	uint32_t filter_inc, filter_exc; /* for the header (spool_set_filter_counts()) */
 	uint32_t drop_cause;		 /* for the header, until it exists */
+	uint32_t waited;		 /* likewise (spool_note_waited()) */
 	bool closed;			 /* after the seal: grant nothing */
 	int failed;			 /* creation failed (-errno): grant nothing */
 	/* Modules loaded so far, mirrored into the header once it exists.
@@ -135,6 +136,10 @@ void spool_set_filter_counts(struct spool *sp, uint32_t included, uint32_t exclu
  * header's), unless it has one.  No lock: a thread's first drop may come
  * in a signal handler. */
 void spool_note_cause(struct spool *sp, uint32_t cause);
+
+/* An acquisition had to wait: marks the header (spool/format.h,
+ * `waited`) before its SYNC record is written.  No lock. */
+void spool_note_waited(struct spool *sp);
 
 /* Stops granting chunks; returns the spool size at that point. */
 uint64_t spool_close_grants(struct spool *sp);

@@ -30,6 +30,11 @@ static void publish_drops(uint64_t n)
 		__atomic_fetch_add(&h->dropped_floor, n, __ATOMIC_RELAXED);
 }
 
+void agent_note_waited(void)
+{
+	spool_note_waited(&agent.spool);
+}
+
 static void count_drop(struct tbuf *tb, uint64_t ts)
 {
 	uint64_t n = tb->dropped + 1;

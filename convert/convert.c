@@ -181,7 +181,6 @@ int convert_early_open(const char *spool_path, const char *archive_path, bool sr
 	h = ce->h;
 	/* What only the whole spool can give, or no stream of chunks. */
 	if (h->mode != FXT_MODE_STREAM || h->snapshot || h->sample_hz ||
-	    (h->libc_groups & (AGENT_G_SYNC | AGENT_G_MEM)) ||
 	    __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == SPOOL_SEALED) {
 		err = -EOPNOTSUPP;
 		goto fail;
@@ -234,6 +233,15 @@ fail:
 
 int convert_early_step(struct convert_early *ce, unsigned max_chunks)
 {
+	uint32_t waited = 0;
+
+	/* An acquisition waited: the sync pairing needs the whole spool,
+	 * and what is converted now would go to waste (early_fits()). */
+	if ((ce->in.libc_groups & AGENT_G_SYNC) &&
+	    (pread(ce->fd, &waited, sizeof(waited), offsetof(struct spool_header, waited)) !=
+		 (ssize_t)sizeof(waited) ||
+	     waited))
+		return -ECANCELED;
 	return conv_early_step(ce->e, max_chunks);
 }
 
@@ -258,6 +266,7 @@ static bool early_fits(const struct convert_early *ce, int fd, const struct spoo
 	       in->libc_groups == ce->in.libc_groups && !in->sample_hz &&
 	       in->min_duration_ns == ce->in.min_duration_ns && in->loc_args == ce->in.loc_args &&
 	       !in->npipe_writes && !in->snapshot &&
+	       (!(in->libc_groups & AGENT_G_SYNC) || in->no_waits) &&
 	       fxt_writer_path_flags(archive_path) == ce->flags;
 }
 
@@ -438,6 +447,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	in.spool_fd = fd;
 	in.libc_groups = h->libc_groups;
 	in.sample_hz = h->sample_hz;
+	in.no_waits = !__atomic_load_n(&h->waited, __ATOMIC_RELAXED);
 	in.min_duration_ns = h->min_duration_ns;
 	in.snapshot = h->snapshot ? h : NULL;
 	in.loc_args = o && o->srcline;

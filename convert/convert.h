@@ -128,8 +128,9 @@ int convert_batch_read(const char *path, uint32_t image, struct convert_batch_me
  * threads converted while it runs, so that at its end only its last
  * chunks are left.  convert_early_open() starts it for the spool at
  * `spool_path`, whose archive goes to `archive_path`, when it can be (a
- * process's spool in the stream mode, without samples, the sync or mem
- * groups, written to a plain archive); 0, -EOPNOTSUPP (not this spool),
+ * process's spool in the stream mode, without samples; with the sync
+ * group, the archive's conversion takes it over only if no acquisition
+ * waited); 0, -EOPNOTSUPP (not this spool),
  * or -errno.  Its tick rate is measured now (spool_clock_rate()) and is
  * the archive's.  It holds its own symbol cache: one thread at a time
  * uses it. */
@@ -137,7 +138,8 @@ struct convert_early;
 int convert_early_open(const char *spool_path, const char *archive_path, bool srcline,
 		       struct convert_early **out);
 /* Converts up to `max_chunks` of its chunks that are whole now; how many,
- * or -errno. */
+ * or -errno (-ECANCELED once the spool says that an acquisition waited,
+ * with the sync group: the archive's conversion will not take it). */
 int convert_early_step(struct convert_early *ce, unsigned max_chunks);
 /* Chunks converted so far. */
 uint64_t convert_early_fed(const struct convert_early *ce);

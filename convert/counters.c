@@ -62,6 +62,17 @@ int conv_heap_emit(struct heap_counter *h, struct fxt_writer *w, uint64_t pid, c
 	return err;
 }
 
+int conv_heap_take(struct heap_counter *h, struct heap_counter *from)
+{
+	int err = 0;
+
+	/* In their order: conv_heap_add() numbers them after h's. */
+	for (size_t i = 0; i < from->n && !err; i++)
+		err = conv_heap_add(h, from->v[i].ts, from->v[i].delta);
+	from->n = 0;
+	return err;
+}
+
 void conv_heap_free(struct heap_counter *h)
 {
 	free(h->v);

@@ -32,6 +32,10 @@ int conv_heap_add(struct heap_counter *h, uint64_t ts, int64_t delta);
 int conv_heap_emit(struct heap_counter *h, struct fxt_writer *w, uint64_t pid,
 		   const struct conv_tb *tb, uint64_t *events);
 
+/* Appends the deltas of `from` (a thread's, converted early) to `h`,
+ * after those already there, and empties `from`.  0 or -ENOMEM. */
+int conv_heap_take(struct heap_counter *h, struct heap_counter *from);
+
 void conv_heap_free(struct heap_counter *h);
 
 #endif /* FXT_CONVERT_COUNTERS_H */

@@ -206,6 +206,7 @@ static int early_feed(struct conv_early *e, struct early_chunk *k)
 			return err;
 		et->t->d.st = &et->t->own;
 		et->t->em.st = &et->t->own;
+		et->t->d.heap = &et->t->own_heap;
 	}
 	memset(&ref, 0, sizeof(ref));
 	ref.off = k->off;
@@ -321,8 +322,10 @@ int conv_early_finish(struct pipeline *pl, struct early_thread *et, const struct
 	int err = 0, moved = -ENOTSUP;
 
 	conv_stats_add(pl->st, &t->own);
+	err = conv_heap_take(&pl->heap, &t->own_heap);
 	t->d.st = pl->st;
 	t->em.st = pl->st;
+	t->d.heap = &pl->heap;
 	t->d.in = pl->in; /* the archive's: this spool, its end */
 	conv_thread_drops(t, pl->in, th);
 	/* Compressed on the early converter's thread alone until now; the

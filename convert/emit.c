@@ -206,7 +206,7 @@ void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e)
 	name = fxt_writer_string_cached(ctx->w, &e->name_slot, e->name, e->name_len);
 	ctx->names->epoch++; /* strings registered */
 	if (!ctx->com->loc_args) {
-		/* The slices' refs are these (function_refs() has nothing
+		/* The slices' refs are these (conv_function_refs() has nothing
 		 * to do for them then): no string registered after them. */
 		e->cat_ref = cat;
 		e->name_ref = name;
@@ -228,7 +228,7 @@ void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e)
 }
 
 /* With loc_args, the argument FXT_LOC_ARG of a function's slice in *a:
- * 1, else 0.  Before function_refs(): interning may evict. */
+ * 1, else 0.  Before conv_function_refs(): interning may evict. */
 static unsigned loc_arg(struct emit_ctx *ctx, struct sym_entry *e, struct fxt_arg *a)
 {
 	if (!ctx->com->loc_args || !e->loc)
@@ -262,9 +262,7 @@ static bool loc_refs(struct emit_ctx *ctx, struct sym_entry *e)
 	       memcmp(&val, &e->loc_slot, sizeof(val)) != 0;
 }
 
-/* The refs of a function's name and category, interned on first use and
- * after any possible eviction, in ctx->ev and as header bits in the entry. */
-static void function_refs(struct emit_ctx *ctx, struct sym_entry *e)
+void conv_function_refs(struct emit_ctx *ctx, struct sym_entry *e)
 {
 	if (__builtin_expect(!e->loc_done, 0))
 		conv_emit_loc(ctx, e);
@@ -303,7 +301,7 @@ static int emit_one(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t add
 		ctx->ev.nargs = loc_arg(ctx, e, &loc);
 		ctx->ev.args = ctx->ev.nargs ? &loc : NULL;
 	}
-	function_refs(ctx, e);
+	conv_function_refs(ctx, e);
 	ctx->ev.type = type;
 	ctx->ev.ts = conv_tb_ns(&ctx->com->tb, ts);
 	ctx->ev.extra = conv_tb_ns(&ctx->com->tb, end);
@@ -314,8 +312,7 @@ static int emit_one(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t add
 	return err;
 }
 
-/* An argument's name, interned once per key. */
-static struct fxt_sref arg_name(struct emit_ctx *ctx, unsigned key)
+struct fxt_sref conv_arg_name(struct emit_ctx *ctx, unsigned key)
 {
 	char buf[16];
 	const char *name = key_name(key, buf, sizeof(buf));
@@ -398,7 +395,7 @@ static bool to_fxt_arg(struct emit_ctx *ctx, const struct recon_args *l, const s
 		out->v.u64 = a->value;
 		break;
 	}
-	out->name = arg_name(ctx, a->key);
+	out->name = conv_arg_name(ctx, a->key);
 	return true;
 }
 
@@ -434,7 +431,7 @@ static int emit_flows(struct emit_ctx *ctx, struct sym_entry *e, const struct re
 		ev.extra = a->value;
 		ev.category = fxt_writer_cstring(ctx->w, "flow");
 		ctx->names->epoch++;
-		function_refs(ctx, e);
+		conv_function_refs(ctx, e);
 		ev.name = ctx->ev.name;
 		err = fxt_writer_event(ctx->w, &ev);
 		ctx->com->st->flows++;
@@ -492,7 +489,7 @@ static int emit_rich(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t ad
 	 * any. */
 	if (fxt_writer_registrations(ctx->w) != gen0)
 		ctx->names->epoch++;
-	function_refs(ctx, e);
+	conv_function_refs(ctx, e);
 	ctx->ev.type = type;
 	ctx->ev.ts = conv_tb_ns(&ctx->com->tb, type == FXT_EVENT_DURATION_END ? fend : fstart);
 	ctx->ev.extra = conv_tb_ns(&ctx->com->tb, fend);
@@ -508,6 +505,17 @@ static int emit_rich(struct emit_ctx *ctx, enum fxt_event_type type, uint64_t ad
 	if (!err && flows)
 		err = emit_flows(ctx, e, l, fstart, fend);
 	return err;
+}
+
+/* A closed frame with entries: its complete event straight into the
+ * buffer when it can be (conv_emit_call()), else through emit_rich(). */
+static int emit_closed(struct emit_ctx *ctx, const struct recon_slot *v, const struct recon_args *l)
+{
+	int err = conv_emit_call(ctx, v, l);
+
+	if (err)
+		return err < 0 ? err : 0;
+	return emit_rich(ctx, FXT_EVENT_DURATION_COMPLETE, v->addr, v->start, v->end, l);
 }
 
 static const char *const stream_names[] = { "?", "stdout", "stderr", "syslog" };
@@ -654,13 +662,12 @@ static int emit_slices_loc(struct emit_ctx *ctx, const struct recon_slot *v,
 		if (!e)
 			return -ENOMEM;
 		if (e->epoch != ctx->names->epoch && !(args && *args)) {
-			function_refs(ctx, e); /* then the same slice again */
+			conv_function_refs(ctx, e); /* then the same slice again */
 			continue;
 		}
 		/* Arguments, or a location that is no word: the general encoder. */
 		err = args && *args
-			  ? emit_rich(ctx, FXT_EVENT_DURATION_COMPLETE, v->addr, v->start, v->end,
-				      *args)
+			  ? emit_closed(ctx, v, *args)
 			  : emit_one(ctx, FXT_EVENT_DURATION_COMPLETE, v->addr, v->start, v->end);
 		if (err < 0)
 			return err;
@@ -687,11 +694,9 @@ static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args
 	if (!hdr) {
 		/* An inline thread ref (the writer failed): the slow way. */
 		for (size_t i = 0; i < n; i++) {
-			int err = args && args[i]
-				      ? emit_rich(ctx, FXT_EVENT_DURATION_COMPLETE, v[i].addr,
-						  v[i].start, v[i].end, args[i])
-				      : emit_one(ctx, FXT_EVENT_DURATION_COMPLETE, v[i].addr,
-						 v[i].start, v[i].end);
+			int err = args && args[i] ? emit_closed(ctx, &v[i], args[i])
+						  : emit_one(ctx, FXT_EVENT_DURATION_COMPLETE,
+							     v[i].addr, v[i].start, v[i].end);
 			if (err < 0)
 				return err;
 		}
@@ -699,6 +704,9 @@ static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args
 	}
 	if (ctx->com->loc_args)
 		return emit_slices_loc(ctx, v, args, n);
+	/* A libc call on its own (recon_leaf()). */
+	if (n == 1 && args && args[0])
+		return emit_closed(ctx, v, args[0]);
 	while (n) {
 		size_t k = n < COMPLETE_PER_RUN ? n : COMPLETE_PER_RUN, i;
 		uint64_t *out = fxt_writer_reserve(ctx->w, k * COMPLETE_WORDS);
@@ -720,15 +728,14 @@ static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args
 			if (!e)
 				return -ENOMEM;
 			if (args && *args) {
-				int err = emit_rich(ctx, FXT_EVENT_DURATION_COMPLETE, v->addr,
-						    v->start, v->end, *args);
+				int err = emit_closed(ctx, v, *args);
 				if (err < 0)
 					return err;
 				v++;
 				n--;
 				args++;
 			} else {
-				function_refs(ctx, e);
+				conv_function_refs(ctx, e);
 			}
 		}
 	}

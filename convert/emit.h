@@ -5,9 +5,12 @@
  *  - Frames without entries, nearly all: complete events of indexed refs,
  *    3 words each, encoded straight into the writer's buffer (the hot
  *    path: one name-table compare and an epoch check per event).
- *  - Frames with entries (libc calls, entries.h): through the writer's
- *    general encoder, the entries as arguments, then the frame's flow
- *    events strictly inside it.
+ *  - Frames with entries (libc calls, entries.h), complete: when every
+ *    entry is a fixed-size argument (a caller, a pointer, a size, a
+ *    result: nearly all), encoded straight into the writer's buffer
+ *    (emitcall.c), the refs of their names cached per epoch.  Else
+ *    through the writer's general encoder, the entries as arguments, then
+ *    the frame's flow events strictly inside it.
  *  - Begun frames: a begin and an end event, the frame's arguments on the
  *    end.
  *  - A function's source location, once, before its first event
@@ -36,7 +39,11 @@ struct emit_common {
 	struct sym_table names;
 	struct fxt_string_slot key_slots[KEY_COUNT]; /* argument names */
 	uint8_t key_len[KEY_COUNT];		     /* and their lengths, 0: not known yet */
-	char *scratch;				     /* EMIT_SCRATCH bytes: strings of one event */
+	/* Their refs, valid while names.epoch is still key_epoch[key]
+	 * (conv_emit_call()). */
+	uint16_t key_ref[KEY_COUNT];
+	uint64_t key_epoch[KEY_COUNT];
+	char *scratch;	   /* EMIT_SCRATCH bytes: strings of one event */
 	struct conv_tb tb; /* every timestamp written is conv_tb_ns() of its ticks */
 	struct conv_stats *st;
 	conv_signature_fn *signature; /* conv_input's */
@@ -104,6 +111,20 @@ struct fxt_sref conv_inline_value(char **scratch, const char *s, size_t len, siz
  * *scratch: how many.  (emitargs.c) */
 unsigned conv_fn_args(struct emit_ctx *ctx, uint64_t addr, const struct recon_args *l,
 		      struct fxt_arg *args, unsigned cap, char **scratch);
+
+/* The refs of a function's name and category, interned on first use and
+ * after any possible eviction, in ctx->ev and as header bits in the entry. */
+void conv_function_refs(struct emit_ctx *ctx, struct sym_entry *e);
+
+/* An argument's name (an entry's key), interned once per key. */
+struct fxt_sref conv_arg_name(struct emit_ctx *ctx, unsigned key);
+
+/* The complete event of the closed frame `v` whose entries are `l`,
+ * written straight into the writer's buffer, the same words as the
+ * general encoder's (emitcall.c): 1 when written, 0 when the general
+ * encoder must write it (an entry that is not a fixed-size argument, a
+ * location to write), or the writer's error. */
+int conv_emit_call(struct emit_ctx *ctx, const struct recon_slot *v, const struct recon_args *l);
 
 /* The recon sink: its context is a struct emit_ctx. */
 extern const struct recon_sink conv_sink;

@@ -225,7 +225,7 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
 			newest[s] = chunks[i].name;
 	}
 	err = conv_prepass(in->spool_fd, chunks, nchunks, max_serial, pl.sample_period != 0,
-			   (in->libc_groups & AGENT_G_SYNC) != 0, in->pid, &pl.pp);
+			   (in->libc_groups & AGENT_G_SYNC) && !in->no_waits, in->pid, &pl.pp);
 
 	/* Kernel objects first: names before any event refers to a thread.
 	 * Every thread gets one, named or not: its "process" argument is what

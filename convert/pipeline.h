@@ -129,6 +129,9 @@ struct conv_input {
 	 * FXT_SAMPLE rate (0: no samples). */
 	unsigned libc_groups;
 	unsigned sample_hz;
+	/* The spool says that no acquisition waited (spool/format.h,
+	 * `waited` is 0): no sync records to pair, none read for that. */
+	bool no_waits;
 	/* Every write to a pipe or socket of the trace session, sorted by
 	 * (key, off) (run_session_load_writes()): a read gets a flow from each
 	 * write whose first byte it consumed.  May be NULL. */
@@ -211,8 +214,8 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
  * Of a spool in the stream mode only (it reads a thread's chunks in
  * sequence: a chunk once its thread has a later one, and not while staged,
  * where its copy is read), whose conversion needs nothing that only the
- * whole spool gives (no samples, sync pairs or heap counter: the caller
- * checks), with the tick rate and time base fixed now (in).  A thread's
+ * whole spool gives (no samples, no sync pairs: the caller checks; a
+ * thread's heap counter deltas are its own until it is taken over), with the tick rate and time base fixed now (in).  A thread's
  * events are the bytes that conv_archive() writes for it: it forgets the
  * writer's strings before each thread.  At most 16 threads of a spool
  * are converted early (memory: each holds its state until the end).

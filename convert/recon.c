@@ -467,25 +467,22 @@ int recon_arg(struct recon *r, const struct recon_arg *a, const void *bytes)
 	return args_append(r, &r->fifo_args[f->slot & (r->fifo_cap - 1)], a, bytes);
 }
 
-int recon_leaf(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_arg *const *steps,
-	       size_t n)
+int recon_leaf(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_arg *v, size_t n,
+	       size_t idle)
 {
 	struct recon_args l, *lp = &l;
 	struct recon_slot s;
-	size_t i;
 	int err;
 
-	l.n = 0;
-	for (i = 0; i < n; i++)
-		if (steps[i] && (steps[i]->len || l.n++ == RECON_ARGS_SMALL))
-			break;
 	/* The general way: frames before it still queued (it must follow
-	 * them), short calls, a long list; a time of 0 (recon__feed()'s "no
-	 * record yet"). */
-	if (i < n || r->min || r->head != r->tail || !ts) {
+	 * them), short calls; a time of 0 (recon__feed()'s "no record
+	 * yet"). */
+	if (r->min || r->head != r->tail || !ts) {
 		err = recon_feed(r, ts, addr);
-		for (i = 0; i < n && !err; i++)
-			err = recon_arg(r, steps[i], NULL);
+		for (size_t i = 0; i < n && !err; i++)
+			err = recon_arg(r, &v[i], NULL);
+		for (size_t i = 0; i < idle && !err; i++)
+			err = recon_arg(r, NULL, NULL);
 		return err ? err : recon_feed(r, ts, addr | SPOOL_EXIT_BIT);
 	}
 	if (r->last_ts && ts <= r->last_ts)
@@ -497,24 +494,19 @@ int recon_leaf(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_a
 	}
 	s.addr = addr;
 	s.start = ts;
-	l.n = 0;
-	l.cap = RECON_ARGS_SMALL;
-	l.used = 0;
-	l.room = RECON_BYTES_SMALL;
-	l.v = l.small;
-	l.bytes = l.small_bytes;
-	for (i = 0; i < n; i++) {
-		ts += r->step;
-		if (steps[i]) {
-			l.v[l.n] = *steps[i];
-			l.v[l.n++].off = 0;
-		}
-	}
-	/* The exit at the same time: a step after the last entry. */
-	s.end = ts + r->step;
+	/* The exit a step after the last entry or step, each a step after
+	 * the one before. */
+	s.end = ts + (n + idle + 1) * r->step;
 	r->last_ts = s.end;
 	r->emitted++;
-	return r->sink->slices(r->ctx, &s, l.n ? &lp : NULL, 1);
+	if (!n)
+		return r->sink->slices(r->ctx, &s, NULL, 1);
+	/* The caller's entries themselves, read only: a list of its own. */
+	memset(&l, 0, offsetof(struct recon_args, small));
+	l.n = l.cap = (uint32_t)n;
+	l.v = (struct recon_arg *)v;
+	l.bytes = l.small_bytes;
+	return r->sink->slices(r->ctx, &s, &lp, 1);
 }
 
 int recon_finish(struct recon *r, uint64_t end_ts)

@@ -271,14 +271,15 @@ static inline uint64_t recon_top(const struct recon *r)
 int recon_arg(struct recon *r, const struct recon_arg *a, const void *bytes);
 
 /* A frame of `addr` entered and left at `ts` with nothing inside it but
- * `n` steps (a libc call's ONCE record): what recon_feed(ts, addr), then
- * recon_arg(steps[i], NULL) for each step (NULL: the time moves only),
- * then recon_feed(ts, addr | SPOOL_EXIT_BIT) do, in one call.  When
- * nothing waits in the FIFO (no short calls, at most RECON_ARGS_SMALL
- * entries, none with bytes), the frame goes to the sink at once, from a
- * list on the stack.  Same returns as recon_feed(). */
-int recon_leaf(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_arg *const *steps,
-	       size_t n);
+ * the entries v[0 .. n) (none with bytes) and `idle` steps more (a libc
+ * call's ONCE record): what recon_feed(ts, addr), recon_arg(&v[i], NULL)
+ * for each entry, recon_arg(NULL, NULL) `idle` times, then
+ * recon_feed(ts, addr | SPOOL_EXIT_BIT) do (where the steps fall among
+ * the entries changes nothing), in one call.  When nothing waits in the
+ * FIFO (and no short calls), the frame goes to the sink at once, its
+ * list v itself (no copy).  Same returns as recon_feed(). */
+int recon_leaf(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_arg *v, size_t n,
+	       size_t idle);
 
 /* An instant at `ts` (made strictly later than the last record, like a
  * record's), emitted in start order as RECON_MARK with `cookie` (less

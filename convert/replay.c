@@ -195,8 +195,7 @@ static long tagged(struct replay *d, const uint64_t *p, const uint64_t *stop, bo
 		 * one leaf frame (recon_leaf()), unless the SYNC has flows. */
 		unsigned fn = ev_call_fn(w1), n = 0;
 		uint64_t frame = call_frame(EV_CALL_ADDR(fn)), payload;
-		const struct recon_arg *steps[6];
-		struct recon_arg v[5];
+		struct recon_arg v[4];
 		struct agent_once o;
 		bool once;
 
@@ -223,22 +222,14 @@ static long tagged(struct replay *d, const uint64_t *p, const uint64_t *stop, bo
 			return err < 0 ? err : 2;
 		}
 		st->libc_calls++;
-		if (w1 & EV_PAYLOAD_MASK) {
-			v[n] = (struct recon_arg){ .key = AGENT_KEY_CALLER, .type = ARGT_RETURN };
-			v[n].value = w1 & EV_PAYLOAD_MASK;
-			steps[n] = &v[n];
-			n++;
-		}
-		if (once) {
-			v[n] = (struct recon_arg){ .key = o.key, .type = o.type, .value = p[2] };
-			steps[n] = &v[n];
-			n++;
-			if (o.op)
-				steps[n++] = NULL;
-		}
-		for (unsigned k = call_result(fn, payload, &v[n]), i = 0; i < k; i++, n++)
-			steps[n] = &v[n];
-		err = recon_leaf(r, w0, frame, steps, n);
+		if (w1 & EV_PAYLOAD_MASK)
+			v[n++] = (struct recon_arg){ .key = AGENT_KEY_CALLER,
+						     .type = ARGT_RETURN,
+						     .value = w1 & EV_PAYLOAD_MASK };
+		if (once)
+			v[n++] = (struct recon_arg){ .key = o.key, .type = o.type, .value = p[2] };
+		n += call_result(fn, payload, &v[n]);
+		err = recon_leaf(r, w0, frame, v, n, once && o.op);
 		return err < 0 ? err : 2;
 	}
 	case EV_TAG_ARG:

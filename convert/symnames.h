@@ -40,6 +40,10 @@ struct sym_entry {
 	struct fxt_sref name_ref, cat_ref;
 	uint64_t ref_bits; /* the refs in an event header word, for the same epoch */
 	uint64_t epoch;
+	/* The name's ref as an argument's value (a libc call's caller),
+	 * valid while the table's epoch is still val_epoch (conv_emit_call()). */
+	uint16_t val_ref;
+	uint64_t val_epoch;
 	/* Where the function is in the source (fxt_sym_info.loc), or NULL;
 	 * loc_done once its record is written (or there is none to write). */
 	const char *loc;

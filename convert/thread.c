@@ -63,6 +63,7 @@ void conv_thread_free(struct thread_state *t)
 	}
 	recon_free(&t->r);
 	conv_log_free(&t->logs);
+	conv_heap_free(&t->own_heap);
 	conv_names_free(&t->em.names);
 	free(t->em.scratch);
 	free(t->buf);
@@ -84,6 +85,7 @@ int conv_thread_open(struct pipeline *pl, struct fxt_writer *w, uint32_t serial,
 	t->em.w = w;
 	names_init(&t->em.names, in);
 	memset(t->em.key_slots, 0, sizeof(t->em.key_slots));
+	memset(t->em.key_epoch, 0, sizeof(t->em.key_epoch));
 	memset(t->em.arg_names, 0, sizeof(t->em.arg_names));
 	memset(&t->em.loc_key_slot, 0, sizeof(t->em.loc_key_slot));
 	memset(&t->em.loc_module_slot, 0, sizeof(t->em.loc_module_slot));

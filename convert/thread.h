@@ -53,6 +53,9 @@ struct thread_state {
 	/* Early: what the replay counted until the thread was handed to the
 	 * archive's conversion (conv_stats_add()). */
 	struct conv_stats own;
+	/* Early: the heap counter's deltas of its chunks fed until then,
+	 * which the archive's conversion takes in its own (conv_heap_take()). */
+	struct heap_counter own_heap;
 };
 
 /* `pl` for a conversion of `in`, written to `w` (may be NULL), counted in

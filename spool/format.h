@@ -70,11 +70,11 @@
 #include "spool/records.h"
 
 #define SPOOL_MAGIC	      0x4c4f4f5053545846ull /* "FXTSPOOL" */
-#define SPOOL_VERSION	      8u
+#define SPOOL_VERSION	      9u
 #define SPOOL_HEADER_SIZE     (64u << 10)
 #define SPOOL_CHUNK_MAGIC     0x4b4e554843545846ull /* "FXTCHUNK" */
 #define SPOOL_MODULE_PATH     240u
-#define SPOOL_HEADER_FIXED    528u /* the header before its module list */
+#define SPOOL_HEADER_FIXED    536u /* the header before its module list */
 #define SPOOL_MAX_MODULES     ((SPOOL_HEADER_SIZE - SPOOL_HEADER_FIXED) / sizeof(struct spool_module))
 #define SPOOL_RECYCLE_MIN     (16u << 10) /* smaller tails are not worth a chunk */
 #define SPOOL_DROPS_PUBLISHED 256u	  /* see spool_header.dropped_floor */
@@ -162,6 +162,12 @@ struct spool_header {
 	 * fewer than that many a thread), calls lost outside any thread one
 	 * by one.  A seal's counts are exact and replace it. */
 	uint64_t dropped_floor;
+	/* 1 once an acquisition had to wait (a SYNC LOCK_WAITED, WOKEN or
+	 * SEM_WAITED record, spool/records.h; set before the record is
+	 * written): only then are there sync records to pair into flows
+	 * (convert/prepass.h), and the converter reads for them. */
+	uint32_t waited;
+	uint32_t waited_pad;
 	/* The archive the spool was converted into: its inode and size,
 	 * written by the converter (convert/convert.h) once the archive is
 	 * whole and before it gets its name, which is when the spool goes.

@@ -34,6 +34,7 @@ UNIT_TESTS = \
 	tests/unit/test_convert_regs \
 	tests/unit/test_convert_once \
 	tests/unit/test_symnames \
+	tests/unit/test_emitcall \
 	tests/unit/test_stackchart \
 	tests/unit/test_nesting \
 	tests/unit/test_escape \
@@ -190,6 +191,9 @@ tests_unit_test_convert_funcs_LDADD = libfxtconvert.la libfxtsym.la libfxtprofil
 	$(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 # The conversion's name table: entries that stay put while it grows.
 tests_unit_test_symnames_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la $(LIBDW_LIBS)
+# A libc call's slice written straight: the general encoder's bytes.
+tests_unit_test_emitcall_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la $(LIBDW_LIBS) \
+	$(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 # The early conversion writes what the archive's conversion writes alone.
 tests_unit_test_convert_early_SOURCES = tests/unit/test_convert_early.c \
 	tests/unit/convert_test_archive.h tests/unit/agent_test_nest.h tests/unit/spool_test_writer.h

@@ -232,8 +232,13 @@ void wrap_flow(struct tstate *t, enum ev_flow_phase phase, uint64_t id, bool at_
 static inline __attribute__((always_inline)) void wrap_sync(struct tstate *t, enum ev_sync_op op,
 							    const void *obj)
 {
-	uint64_t *p = agent_ev_begin(t, 1, 0, false);
+	uint64_t *p;
 
+	/* What the converter pairs (spool/format.h, `waited`): the mark
+	 * first, then the record.  op is a constant: the test folds away. */
+	if (op == EV_SYNC_LOCK_WAITED || op == EV_SYNC_WOKEN || op == EV_SYNC_SEM_WAITED)
+		agent_note_waited();
+	p = agent_ev_begin(t, 1, 0, false);
 	if (__builtin_expect(p != NULL, 1))
 		slot_sync(p, op, obj);
 	agent_ev_end(t);

@@ -211,6 +211,7 @@ struct conv_opts {
 			     * spool: threads known from their chunks alone */
 	uint64_t lost;
 	unsigned groups, sample_hz;
+	bool no_waits; /* conv_input's: no acquisition waited */
 	uint64_t agent_lo, agent_hi;
 	const struct session_write *writes;
 	size_t nwrites;
@@ -304,6 +305,7 @@ static inline int conv_to(struct archive *a, const struct conv_opts *o, struct c
 	in.fifo_max = o->fifo_max;
 	in.libc_groups = o->groups;
 	in.sample_hz = o->sample_hz;
+	in.no_waits = o->no_waits;
 	in.agent_lo = o->agent_lo;
 	in.agent_hi = o->agent_hi;
 	in.pipe_writes = o->writes;

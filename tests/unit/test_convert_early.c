@@ -5,7 +5,8 @@
  * (threads whose chunks interleave, a part converted early, or too little
  * to be worth it, drops at the end and midway, a chunk still staged,
  * --min-duration, a recovered spool without thread table, more threads
- * than are converted early) converts its spool both ways and compares. */
+ * than are converted early, libc calls of the mem and sync groups with
+ * the heap counter) converts its spool both ways and compares. */
 #include <config.h>
 
 #include <stdbool.h>
@@ -13,6 +14,8 @@
 #include <string.h>
 
 #include "convert/pipeline.h"
+#include "run/recording.h"
+#include "spool/libc_table.h"
 #include "tests/unit/convert_test_archive.h"
 
 /* `n` rounds of calls on each of the threads in turn, nested 1 to 4
@@ -29,6 +32,34 @@ static void calls(struct test_thread **t, size_t nt, unsigned n)
 				test_hook(t[k], fn[(i + d) % 3]);
 			for (unsigned d = depth; d-- > 0;)
 				test_hook(t[k], fn[(i + d) % 3] | EXIT);
+		}
+}
+
+/* `n` rounds of libc calls on each of the threads in turn, inside a
+ * function: a malloc with its heap counter's delta and a mutex unlock
+ * (ONCE records), a free and its delta. */
+static void libc_calls(struct test_thread **t, size_t nt, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		for (size_t k = 0; k < nt; k++) {
+			uint64_t m[4] = { test_ticks(), ev_once_w1(AGENT_FN_malloc, 0), 64 + i,
+					  ev_once_arg_w1(AGENT_FN_malloc, 0x10000 + 64 * i) };
+			uint64_t u[4] = { test_ticks(),
+					  ev_once_w1(AGENT_FN_pthread_mutex_unlock, 0), 0x5000,
+					  ev_once_arg_w1(AGENT_FN_pthread_mutex_unlock, 0) };
+			uint64_t f[4] = { test_ticks(), ev_once_w1(AGENT_FN_free, 0),
+					  0x10000 + 64 * i, ev_once_arg_w1(AGENT_FN_free, 0) };
+			uint64_t up[2] = { m[0], ev_counter_w1(EV_COUNTER_HEAP, 64 + i) };
+			uint64_t down[2] = { f[0],
+					     ev_counter_w1(EV_COUNTER_HEAP, -(int64_t)(64 + i)) };
+
+			test_hook(t[k], A);
+			test_record(t[k], m, 2);
+			test_record(t[k], up, 1);
+			test_record(t[k], u, 2);
+			test_record(t[k], f, 2);
+			test_record(t[k], down, 1);
+			test_hook(t[k], A | EXIT);
 		}
 }
 
@@ -171,12 +202,25 @@ static void scenarios(void)
 	test_spool_reset(4096, 0);
 	calls(pm, 24, 200);
 	same_both(now, 1000, 1000, 16, 1, "many threads");
+
+	/* --libc=mem,sync, no acquisition that waited: the heap counter's
+	 * deltas of the chunks converted early in the archive's counter. */
+	memset(&t1, 0, sizeof(t1));
+	memset(&t2, 0, sizeof(t2));
+	test_spool_reset(4096, 0);
+	t1.tid = 4242;
+	t2.tid = 11;
+	libc_calls(t, 2, 300);
+	same_both((struct conv_opts){ .now = ~0ull >> 2,
+				      .groups = AGENT_G_MEM | AGENT_G_SYNC,
+				      .no_waits = true },
+		  100, 1000, 20, 1, "mem and sync");
 	test_spool_cleanup();
 }
 
 int main(void)
 {
-	plan(70);
+	plan(77);
 	scenarios();
 	return exit_status();
 }

@@ -636,14 +636,17 @@ static void test_args(void)
 	free(s.v);
 }
 
-/* What recon_leaf() stands for: the records one by one. */
-static int leaf_records(struct recon *r, uint64_t ts, uint64_t addr,
-			const struct recon_arg *const *steps, size_t n)
+/* What recon_leaf() stands for: the records one by one, the steps
+ * without entries after the entries. */
+static int leaf_records(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_arg *v,
+			size_t n, size_t idle)
 {
 	int err = recon_feed(r, ts, addr);
 
 	for (size_t i = 0; i < n && !err; i++)
-		err = recon_arg(r, steps[i], NULL);
+		err = recon_arg(r, &v[i], NULL);
+	for (size_t i = 0; i < idle && !err; i++)
+		err = recon_arg(r, NULL, NULL);
 	return err ? err : recon_feed(r, ts, addr | EXIT);
 }
 
@@ -652,25 +655,24 @@ static int leaf_records(struct recon *r, uint64_t ts, uint64_t addr,
 static void test_leaf(void)
 {
 	const struct recon_arg x = { .key = 1, .value = 100 }, y = { .key = 2, .value = 7 };
-	const struct recon_arg *three[] = { &x, NULL, &y }, *five[] = { &x, &y, &x, &y, &x },
-			       *none[] = { NULL };
+	const struct recon_arg two[] = { x, y }, five[] = { x, y, x, y, x };
 	struct sink s[2] = { { 0 } };
 	struct recon r[2];
 	bool same = true;
 
 	for (int k = 0; k < 2; k++) {
-		int (*leaf)(struct recon *, uint64_t, uint64_t, const struct recon_arg *const *,
+		int (*leaf)(struct recon *, uint64_t, uint64_t, const struct recon_arg *, size_t,
 			    size_t) = k ? leaf_records : recon_leaf;
 		recon_init(&r[k], &test_sink, &s[k], 0);
-		leaf(&r[k], 10, 0xa, three, 3); /* nothing queued */
-		leaf(&r[k], 10, 0xb, three, 3); /* the same time: made later */
+		leaf(&r[k], 10, 0xa, two, 2, 1); /* nothing queued */
+		leaf(&r[k], 10, 0xb, two, 2, 1); /* the same time: made later */
 		if (k == 0)
 			ok(r[0].spare == NULL && r[0].nargs == 0, "leaf: no list made");
 		recon_feed(&r[k], 20, 0xc);
-		leaf(&r[k], 25, 0xd, three, 3); /* queued after C */
+		leaf(&r[k], 25, 0xd, two, 2, 1); /* queued after C */
 		recon_feed(&r[k], 30, 0xc | EXIT);
-		leaf(&r[k], 40, 0xe, five, 5); /* too many for the stack */
-		leaf(&r[k], 50, 0xf, none, 1);
+		leaf(&r[k], 40, 0xe, five, 5, 0); /* more than a list holds in itself */
+		leaf(&r[k], 50, 0xf, NULL, 0, 1);
 		ASSERT_EQ_I64(recon_finish(&r[k], 100), 0, "leaf: finish");
 	}
 	ASSERT_EQ_U64(s[0].n, s[1].n, "leaf: as many events");

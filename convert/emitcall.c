@@ -1,0 +1,154 @@
+/* A libc call's slice, encoded straight into the writer's buffer (emit.h,
+ * conv_emit_call()): the complete event of a frame whose entries are all
+ * fixed-size arguments, as the general encoder would write it, word for
+ * word, without the fxt_arg array, its two passes and its checks. */
+#include <config.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "convert/emit.h"
+
+/* Arguments a frame may have for this path: a libc call has its caller,
+ * one or two arguments and its result (with --libc, at most 5 or so). */
+#define CALL_ARGS_MAX 8u
+
+/* Whether every entry of `l` is a word or two this encoder writes: no
+ * string of its own, errno name, flow, register or unknown key. */
+static bool plain_entries(const struct recon_args *l)
+{
+	if (l->n > CALL_ARGS_MAX)
+		return false;
+	for (uint32_t i = 0; i < l->n; i++) {
+		const struct recon_arg *a = &l->v[i];
+		if (a->key >= KEY_COUNT)
+			return false;
+		switch (a->type) {
+		case EV_ARG_I64:
+		case EV_ARG_U64:
+		case EV_ARG_PTR:
+		case EV_ARG_BOOL:
+			break;
+		case EV_ARG_CODE:
+		case ARGT_RETURN:
+			if (!a->value)
+				return false; /* "NULL", inline */
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The ref of argument name `key`, cached for the table's epoch; 0 when
+ * it is not an indexed ref (a writer error). */
+static inline __attribute__((always_inline)) uint16_t key_ref(struct emit_ctx *ctx, unsigned key)
+{
+	struct emit_common *com = ctx->com;
+	struct fxt_sref r;
+
+	if (__builtin_expect(com->key_epoch[key] == ctx->names->epoch, 1))
+		return com->key_ref[key];
+	r = conv_arg_name(ctx, key);
+	if (!r.ref || fxt_strref_is_inline(r.ref))
+		return 0;
+	com->key_ref[key] = r.ref;
+	com->key_epoch[key] = ctx->names->epoch;
+	return r.ref;
+}
+
+/* The name of the function holding `pc` as an argument's value, cached
+ * in its entry for the table's epoch; false when it is not indexed or
+ * empty (a writer error, no memory). */
+static bool pc_name(struct emit_ctx *ctx, uint64_t pc, uint16_t *ref)
+{
+	struct sym_entry *e = conv_names_get(ctx->names, pc);
+	struct fxt_sref r;
+
+	if (!e)
+		return false;
+	if (e->val_epoch != ctx->names->epoch) {
+		r = fxt_writer_string_cached(ctx->w, &e->name_slot, e->name, e->name_len);
+		if (fxt_strref_is_inline(r.ref))
+			return false;
+		e->val_ref = r.ref;
+		e->val_epoch = ctx->names->epoch;
+	}
+	*ref = e->val_ref;
+	return true;
+}
+
+int conv_emit_call(struct emit_ctx *ctx, const struct recon_slot *v, const struct recon_args *l)
+{
+	struct sym_entry *e = conv_names_get(ctx->names, v->addr);
+	uint64_t hdrs[CALL_ARGS_MAX], *out;
+	uint32_t gen0;
+	size_t n = 3;
+
+	/* The general encoder's cases: a location on the slice, an inline
+	 * thread ref (a writer error). */
+	if (!e || (e->loc && ctx->com->loc_args) || !ctx->hdr || !plain_entries(l))
+		return 0;
+	if (__builtin_expect(!e->loc_done, 0))
+		conv_emit_loc(ctx, e); /* as emit_rich(): before the slice's refs */
+	gen0 = fxt_writer_registrations(ctx->w);
+	/* The arguments' headers, interned in emit_rich()'s order (a value,
+	 * then its name), so that the same strings are registered at the
+	 * same places; written once no string can be any more. */
+	for (uint32_t i = 0; i < l->n; i++) {
+		const struct recon_arg *a = &l->v[i];
+		uint16_t name, val;
+
+		switch (a->type) {
+		case EV_ARG_CODE:
+		case ARGT_RETURN:
+			if (!pc_name(ctx, a->type == ARGT_RETURN ? a->value - 1 : a->value, &val) ||
+			    !(name = key_ref(ctx, a->key)))
+				goto general;
+			hdrs[i] = fxt_arg_header(FXT_ARG_STRING, 1, name, val);
+			n++;
+			break;
+		case EV_ARG_BOOL:
+			if (!(name = key_ref(ctx, a->key)))
+				goto general;
+			hdrs[i] = fxt_arg_header(FXT_ARG_BOOL, 1, name, a->value != 0);
+			n++;
+			break;
+		default:
+			if (!(name = key_ref(ctx, a->key)))
+				goto general;
+			hdrs[i] = fxt_arg_header(a->type == EV_ARG_I64	 ? FXT_ARG_INT64
+						 : a->type == EV_ARG_PTR ? FXT_ARG_POINTER
+									 : FXT_ARG_UINT64,
+						 2, name, 0);
+			n += 2;
+			break;
+		}
+	}
+	if (fxt_writer_registrations(ctx->w) != gen0)
+		ctx->names->epoch++;
+	if (e->epoch != ctx->names->epoch)
+		conv_function_refs(ctx, e);
+	out = fxt_writer_reserve(ctx->w, n);
+	if (!out)
+		return fxt_writer_error(ctx->w) ? fxt_writer_error(ctx->w) : -EIO;
+	out[0] =
+	    fxt_event_header(n, FXT_EVENT_DURATION_COMPLETE, l->n, ctx->ev.thread.index, 0, 0) |
+	    e->ref_bits;
+	out[1] = conv_tb_ns(&ctx->com->tb, v->start);
+	for (uint32_t i = 0, k = 2; i < l->n; i++) {
+		out[k++] = hdrs[i];
+		if (fxt_bits(hdrs[i], 4, 15) == 2)
+			out[k++] = l->v[i].value;
+	}
+	out[n - 1] = conv_tb_ns(&ctx->com->tb, v->end);
+	fxt_writer_commit(ctx->w, n);
+	ctx->events++;
+	return 1;
+general:
+	/* What was interned stays so: the general encoder finds it. */
+	if (fxt_writer_registrations(ctx->w) != gen0)
+		ctx->names->epoch++;
+	return 0;
+}

@@ -1,0 +1,205 @@
+/* Unit tests of a libc call's slice written straight into the writer's
+ * buffer (convert/emitcall.c, conv_emit_call()): the archive's bytes are
+ * those of the general encoder (fxt_writer_event() with the arguments as
+ * an fxt_arg array, their strings registered in the same order), on the
+ * first call of a function and on those whose refs are cached; the
+ * entries it cannot write are left to the general encoder. */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert/emit.h"
+#include "spool/libc_table.h"
+#include "symbolizer/symbolizer.h"
+#include "tests/lib/tap.h"
+
+#define PID 4000
+#define TID 4001
+
+/* A lookup naming 0x1000 "caller_a" and 0x2000 "caller_b" (a return
+ * address is named after the function it returns into: pc - 1). */
+static const struct fxt_sym_info *lookup(void *ctx, uint64_t addr)
+{
+	static struct fxt_sym_info info;
+
+	(void)ctx;
+	memset(&info, 0, sizeof(info));
+	info.name = addr < 0x2000 ? "caller_a" : "caller_b";
+	info.module = "prog";
+	info.start = addr & ~0xfffull;
+	return &info;
+}
+
+/* One libc call: its function, its caller, its entries but the caller. */
+struct call {
+	unsigned fn;
+	uint64_t caller; /* a return address */
+	uint64_t start, end;
+	unsigned n;
+	struct recon_arg v[4];
+};
+
+static const struct call calls[] = {
+	{ AGENT_FN_pthread_mutex_lock,
+	  0x1011,
+	  100,
+	  120,
+	  2,
+	  { { AGENT_KEY_MUTEX, EV_ARG_PTR, 0xabc0, 0, 0 },
+	    { AGENT_KEY_RESULT, EV_ARG_I64, 0, 0, 0 } } },
+	{ AGENT_FN_malloc,
+	  0x2022,
+	  130,
+	  140,
+	  2,
+	  { { AGENT_KEY_SIZE, EV_ARG_U64, 64, 0, 0 },
+	    { AGENT_KEY_RESULT, EV_ARG_PTR, 0x5000, 0, 0 } } },
+	/* Cached refs: the same function, key and caller again. */
+	{ AGENT_FN_pthread_mutex_lock,
+	  0x1011,
+	  150,
+	  160,
+	  2,
+	  { { AGENT_KEY_MUTEX, EV_ARG_PTR, 0xabc0, 0, 0 },
+	    { AGENT_KEY_RESULT, EV_ARG_I64, (uint64_t)-3, 0, 0 } } },
+	/* A bool, and a code address named like a caller. */
+	{ AGENT_FN_pthread_mutex_lock,
+	  0x2022,
+	  170,
+	  190,
+	  3,
+	  { { AGENT_KEY_WAITED, EV_ARG_BOOL, 1, 0, 0 },
+	    { AGENT_KEY_START_ROUTINE, EV_ARG_CODE, 0x1000, 0, 0 },
+	    { AGENT_KEY_RESULT, EV_ARG_I64, 0, 0, 0 } } },
+	{ AGENT_FN_free, 0x1011, 200, 210, 1, { { AGENT_KEY_PTR, EV_ARG_PTR, 0x5000, 0, 0 } } },
+};
+#define NCALLS (sizeof(calls) / sizeof(calls[0]))
+
+static struct fxt_sref intern(struct fxt_writer *w, const char *s)
+{
+	return fxt_writer_string(w, s, strlen(s));
+}
+
+/* The general encoder's archive of the calls: the thread, then for each
+ * call its arguments' strings (a value, then its name), its category and
+ * name, and the event. */
+static int general(struct fxt_writer *w, const struct conv_tb *tb)
+{
+	struct fxt_tref th = fxt_writer_thread(w, PID, TID);
+
+	for (size_t i = 0; i < NCALLS; i++) {
+		const struct call *c = &calls[i];
+		const struct agent_fn_info *fi = agent_fn_lookup(c->fn);
+		struct fxt_arg args[5];
+		struct fxt_event ev;
+		unsigned n = 0;
+
+		memset(args, 0, sizeof(args));
+		args[n].type = FXT_ARG_STRING;
+		args[n].v.str = intern(w, c->caller < 0x2000 ? "caller_a" : "caller_b");
+		args[n++].name = intern(w, agent_key_name(AGENT_KEY_CALLER));
+		for (unsigned k = 0; k < c->n; k++, n++) {
+			const struct recon_arg *a = &c->v[k];
+			switch (a->type) {
+			case EV_ARG_CODE:
+				args[n].type = FXT_ARG_STRING;
+				args[n].v.str = intern(w, "caller_a");
+				break;
+			case EV_ARG_BOOL:
+				args[n].type = FXT_ARG_BOOL;
+				args[n].v.b = a->value != 0;
+				break;
+			case EV_ARG_PTR:
+				args[n].type = FXT_ARG_POINTER;
+				args[n].v.ptr = a->value;
+				break;
+			case EV_ARG_I64:
+				args[n].type = FXT_ARG_INT64;
+				args[n].v.i64 = (int64_t)a->value;
+				break;
+			default:
+				args[n].type = FXT_ARG_UINT64;
+				args[n].v.u64 = a->value;
+				break;
+			}
+			args[n].name = intern(w, agent_key_name(a->key));
+		}
+		memset(&ev, 0, sizeof(ev));
+		ev.type = FXT_EVENT_DURATION_COMPLETE;
+		ev.thread = th;
+		ev.category = intern(w, fi->category);
+		ev.name = intern(w, fi->name);
+		ev.ts = conv_tb_ns(tb, c->start);
+		ev.extra = conv_tb_ns(tb, c->end);
+		ev.args = args;
+		ev.nargs = n;
+		if (fxt_writer_event(w, &ev) < 0)
+			return -1;
+	}
+	return fxt_writer_flush(w);
+}
+
+static void list_of(const struct call *c, struct recon_args *l, struct recon_arg *v)
+{
+	memset(l, 0, sizeof(*l));
+	v[0] = (struct recon_arg){ AGENT_KEY_CALLER, ARGT_RETURN, c->caller, 0, 0 };
+	memcpy(v + 1, c->v, c->n * sizeof(*v));
+	l->n = l->cap = 1 + c->n;
+	l->v = v;
+}
+
+int main(void)
+{
+	struct fxt_writer *wa, *wb;
+	struct emit_common com;
+	struct conv_stats st;
+	struct emit_ctx ctx;
+	const void *a, *b;
+	size_t la, lb;
+	unsigned direct = 0;
+
+	plan(4);
+	memset(&com, 0, sizeof(com));
+	memset(&st, 0, sizeof(st));
+	if (fxt_writer_open_mem(&wa, 0) < 0 || fxt_writer_open_mem(&wb, 0) < 0)
+		bail_out("writers");
+	com.w = wa;
+	com.st = &st;
+	com.scratch = malloc(EMIT_SCRATCH);
+	conv_names_init(&com.names, lookup, NULL);
+	conv_tb_init(&com.tb, 1000000000u, 0, 0);
+	conv_emit_init(&ctx, &com, PID, TID, 0, NULL);
+	for (size_t i = 0; i < NCALLS; i++) {
+		const struct call *c = &calls[i];
+		struct recon_slot s = { EV_CALL_ADDR(c->fn), c->start, c->end };
+		struct recon_arg v[5];
+		struct recon_args l;
+
+		list_of(c, &l, v);
+		direct += conv_emit_call(&ctx, &s, &l) == 1;
+	}
+	ok(direct == NCALLS, "every call written straight (%u of %zu)", direct, NCALLS);
+	ok(fxt_writer_flush(wa) == 0 && general(wb, &com.tb) == 0, "both written");
+	a = fxt_writer_mem_data(wa, &la);
+	b = fxt_writer_mem_data(wb, &lb);
+	ok(la == lb && memcmp(a, b, la) == 0,
+	   "the general encoder's bytes (%zu and %zu), strings registered in the same order", la,
+	   lb);
+
+	/* An errno's name (an inline string): the general encoder's. */
+	{
+		struct recon_arg v[2] = { { AGENT_KEY_RESULT, EV_ARG_I64, 2, 0, 0 },
+					  { KEY_ERROR, EV_ARG_ERRNO, 2, 0, 0 } };
+		struct recon_args l = { .n = 2, .cap = 2, .v = v };
+		struct recon_slot s = { EV_CALL_ADDR(AGENT_FN_open), 300, 310 };
+		ok(conv_emit_call(&ctx, &s, &l) == 0 && la == fxt_writer_bytes(wa),
+		   "an errno's name: left to the general encoder, nothing written");
+	}
+	fxt_writer_free(wa);
+	fxt_writer_free(wb);
+	conv_names_free(&com.names);
+	free(com.scratch);
+	return exit_status();
+}
