@@ -361,7 +361,7 @@ struct spools {
 	bool spares_made;      /* any spare file was made (removed at the end) */
 	unsigned converted;    /* spools converted by the scan under way */
 	bool cur_dead;	       /* the process of the spool being converted is gone */
-	bool cur_last;	       /* ... and it is the root's: the run ends */
+	bool cur_last;	       /* it is the root's, gone or sealed: the run ends */
 	unsigned running;	       /* spools of live processes seen by the last scan */
 	/* fxt-run launching (not --keep-parts), a plain OUT: the short
 	 * processes (not the root) are converted into batches (struct
@@ -424,7 +424,7 @@ void spools_free(struct spools *r);
 
 /* convert_opts.keep_removed (ctx: the spools): keeps the descriptor of a
  * spool of REMOVED_KEEP_MIN or more just removed by spools_finish()'s
- * passes, or the root's once it is gone (cur_last).  0, or -errno: the
+ * passes, or the root's once it is gone or sealed (cur_last).  0, or -errno: the
  * caller closes it. */
 int spools_keep_removed(void *ctx, int fd);
 /* Closes the descriptors kept, in a child of its own. */

@@ -577,9 +577,12 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 	if (!mine)
 		return true;
 	r->cur_dead = !alive && !r->attached; /* attached: one that exec'd is not */
-	/* The root's, gone: the run ends (this pass may come before
-	 * supervise() has seen the exit). */
-	r->cur_last = r->cur_dead && r->root != 0 && pid == r->root;
+	/* The root's, gone or sealed: the run ends (this pass may come
+	 * before supervise() has seen the exit, or before the root, sealed
+	 * at its exit, is gone: a loaded machine's window; a root that
+	 * ran another program only keeps its old spool's pages until the
+	 * end). */
+	r->cur_last = (r->cur_dead || sealed) && r->root != 0 && pid == r->root;
 	rc = convert_one(r, path, pid, root, image);
 	r->cur_dead = false;
 	r->cur_last = false;
