@@ -263,8 +263,8 @@ static int dec_metadata(struct fxt_reader *r, struct cursor *c, uint64_t h, stru
 		struct provider *p = fxt__provider_get(r, id, &created);
 		if (!p)
 			return FAIL(r, rec->offset, "out of memory");
-		if (!created)
-			fxt__provider_clear(p);
+		if (!created && fxt__provider_clear(r, p) < 0)
+			return FAIL(r, rec->offset, "out of memory");
 		r->cur = p;
 		char *name = realloc(r->provider_name, len + 1);
 		if (!name)
@@ -364,7 +364,7 @@ static int dec_string(struct fxt_reader *r, struct cursor *c, uint64_t h, struct
 		fxt__diag(r, FXT_DIAG_ERROR, rec->offset, "string record with index 0 (ignored)");
 		return 1;
 	}
-	struct str_entry *e = fxt__string_set(r->cur, index, (const char *)d, len);
+	struct str_entry *e = fxt__string_set(r, r->cur, index, (const char *)d, len);
 	if (!e)
 		return FAIL(r, rec->offset, "out of memory");
 	return 1;
