@@ -60,6 +60,16 @@ struct str_page {
 	struct str_entry e[STR_PAGE_SIZE];
 };
 
+/* The table strings resolved last, by ref (direct-mapped on its low
+ * bits): a hit is one load where the table is four dependent ones.  ref 0
+ * (the empty string, never looked up) marks a free slot. */
+#define SCACHE_SIZE 256u
+
+struct scache_entry {
+	uint32_t ref, len;
+	const char *data;
+};
+
 struct thread_entry {
 	uint64_t pid, tid;
 	bool set;
@@ -142,6 +152,11 @@ struct fxt_reader {
 	} *kept;
 	size_t nkept, capkept, kept_bytes;
 	uint64_t kept_base;
+
+	/* Table strings of the current provider resolved last (decode.c):
+	 * a slot goes when a string record sets its index, all of them when
+	 * the current provider changes or starts afresh. */
+	struct scache_entry scache[SCACHE_SIZE];
 
 	/* Providers, in an open-addressing hash on the id. */
 	struct provider **slots;
