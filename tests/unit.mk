@@ -211,8 +211,10 @@ tests_unit_test_nesting_SOURCES = tests/unit/test_nesting.c $(FXT_NESTING_SOURCE
 tests_unit_test_nesting_LDADD = libfxttools.la libfxtcodec.la
 tests_unit_test_escape_LDADD = libfxttools.la libfxtcodec.la
 tests_unit_test_srcloc_LDADD = libfxttools.la libfxtcodec.la
+tests_unit_test_profile_SOURCES = tests/unit/test_profile.c tests/unit/raw_test_string.h
 tests_unit_test_profile_LDADD = libfxtprofile.la
 # The records read on a second thread, and the reader's kept strings.
+tests_unit_test_recpipe_SOURCES = tests/unit/test_recpipe.c tests/unit/raw_test_string.h
 tests_unit_test_recpipe_LDADD = libfxtprofile.la
 tests_unit_test_diff_stats_LDADD = libfxtprofile.la
 tests_unit_test_pctl_LDADD = libfxtprofile.la -lm
