@@ -298,7 +298,8 @@ static struct provider *provider_copy(const struct provider *p)
 			const struct str_entry *e = &p->pages[i]->e[k];
 
 			if (e->data &&
-			    !fxt__string_set(NULL, c, (unsigned)(i << STR_PAGE_SHIFT | k), e->data, e->len))
+			    !fxt__string_set(NULL, c, (unsigned)(i << STR_PAGE_SHIFT | k), e->data,
+					     e->len))
 				goto fail;
 		}
 	}

@@ -88,8 +88,8 @@ static void kept_strings(void)
 			names[n++] = rec.u.event.name;
 	ASSERT_EQ_U64(n, 3, "three events");
 	ok(n == 3 && names[0].len == 5 && memcmp(names[0].data, "alpha", 5) == 0 &&
-	       names[1].len == 4 && memcmp(names[1].data, "beta", 4) == 0 &&
-	       names[2].len == 5 && memcmp(names[2].data, "gamma", 5) == 0,
+	       names[1].len == 4 && memcmp(names[1].data, "beta", 4) == 0 && names[2].len == 5 &&
+	       memcmp(names[2].data, "gamma", 5) == 0,
 	   "each event's name as it was read, after the last record");
 	/* alpha (replaced), beta and "function" (cleared) */
 	kept = fxt_reader_kept_strings(r, &bytes);

@@ -716,8 +716,8 @@ static inline __attribute__((always_inline)) int64_t event_row(struct profile *p
 /* The body of profile_add_record(), inlined into profile_load()'s loops.
  * tps: the reader's ticks per second after rec when another thread reads
  * (recpipe.c), else 0: then r is asked. */
-static inline __attribute__((always_inline)) int add_record(struct profile *p, struct fxt_reader *r,
-							    const struct fxt_record *rec, uint64_t tps)
+static inline __attribute__((always_inline)) int
+add_record(struct profile *p, struct fxt_reader *r, const struct fxt_record *rec, uint64_t tps)
 {
 	const typeof(rec->u.event) *ev = &rec->u.event;
 	struct thread *t;

@@ -179,7 +179,8 @@ static int fill(struct recpipe *p, struct batch *b)
 		if (__builtin_expect(rec.type == FXT_RECORD_EVENT, 1)) {
 			const typeof(rec.u.event) *ev = &rec.u.event;
 
-			if (__builtin_expect(!rec.nargs && !fxt_strref_is_inline(ev->category_ref) &&
+			if (__builtin_expect(!rec.nargs &&
+						 !fxt_strref_is_inline(ev->category_ref) &&
 						 !fxt_strref_is_inline(ev->name_ref),
 					     1)) {
 				x->etype = (uint8_t)ev->type;
@@ -202,7 +203,8 @@ static int fill(struct recpipe *p, struct batch *b)
 			continue;
 		}
 		x->extra = fxt_reader_ticks_per_second(r);
-		if ((rec.type == FXT_RECORD_KERNEL_OBJECT || rec.type == FXT_RECORD_CONTEXT_SWITCH) &&
+		if ((rec.type == FXT_RECORD_KERNEL_OBJECT ||
+		     rec.type == FXT_RECORD_CONTEXT_SWITCH) &&
 		    !(x->full = copy_record(b, &rec)))
 			return -ENOMEM;
 		b->n++;

@@ -33,7 +33,7 @@ struct recpipe_item {
 	uint16_t cat_ref, name_ref;
 	uint32_t cat_len, name_len;
 	const char *cat, *name;
-	uint64_t ts, extra, pid, tid; /* not an event: extra is the tick rate */
+	uint64_t ts, extra, pid, tid;  /* not an event: extra is the tick rate */
 	const struct fxt_record *full; /* a copy, or NULL */
 };
 
