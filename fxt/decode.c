@@ -111,15 +111,24 @@ static inline __attribute__((always_inline)) bool read_sref(struct fxt_reader *r
 							    uint16_t ref, const char *what,
 							    uint64_t roff, struct fxt_string *out)
 {
-	if (__builtin_expect(ref != FXT_STRREF_EMPTY && !fxt_strref_is_inline(ref) && r->cur->pages,
-			     1)) {
-		const struct str_page *pg = r->cur->pages[ref >> STR_PAGE_SHIFT];
-		if (pg) {
-			const struct str_entry *e = &pg->e[ref & (STR_PAGE_SIZE - 1)];
-			if (e->data) {
-				out->data = e->data;
-				out->len = e->len;
-				return true;
+	if (__builtin_expect(ref != FXT_STRREF_EMPTY && !fxt_strref_is_inline(ref), 1)) {
+		struct scache_entry *k = &r->scache[ref & (SCACHE_SIZE - 1)];
+
+		if (__builtin_expect(k->ref == ref, 1)) {
+			out->data = k->data;
+			out->len = k->len;
+			return true;
+		}
+		if (r->cur->pages) {
+			const struct str_page *pg = r->cur->pages[ref >> STR_PAGE_SHIFT];
+			if (pg) {
+				const struct str_entry *e = &pg->e[ref & (STR_PAGE_SIZE - 1)];
+				if (e->data) {
+					*k = (struct scache_entry){ ref, e->len, e->data };
+					out->data = e->data;
+					out->len = e->len;
+					return true;
+				}
 			}
 		}
 	}
@@ -263,8 +272,9 @@ static int dec_metadata(struct fxt_reader *r, struct cursor *c, uint64_t h, stru
 		struct provider *p = fxt__provider_get(r, id, &created);
 		if (!p)
 			return FAIL(r, rec->offset, "out of memory");
-		if (!created)
-			fxt__provider_clear(p);
+		memset(r->scache, 0, sizeof(r->scache));
+		if (!created && fxt__provider_clear(r, p) < 0)
+			return FAIL(r, rec->offset, "out of memory");
 		r->cur = p;
 		char *name = realloc(r->provider_name, len + 1);
 		if (!name)
@@ -286,6 +296,8 @@ static int dec_metadata(struct fxt_reader *r, struct cursor *c, uint64_t h, stru
 		if (created)
 			fxt__diag(r, FXT_DIAG_WARNING, rec->offset,
 				  "provider section for provider %u, never announced", id);
+		if (p != r->cur)
+			memset(r->scache, 0, sizeof(r->scache));
 		r->cur = p;
 		rec->u.meta.provider_id = id;
 		break;
@@ -364,7 +376,8 @@ static int dec_string(struct fxt_reader *r, struct cursor *c, uint64_t h, struct
 		fxt__diag(r, FXT_DIAG_ERROR, rec->offset, "string record with index 0 (ignored)");
 		return 1;
 	}
-	struct str_entry *e = fxt__string_set(r->cur, index, (const char *)d, len);
+	r->scache[index & (SCACHE_SIZE - 1)].ref = 0;
+	struct str_entry *e = fxt__string_set(r, r->cur, index, (const char *)d, len);
 	if (!e)
 		return FAIL(r, rec->offset, "out of memory");
 	return 1;

@@ -61,13 +61,45 @@ static struct provider *provider_new(uint32_t id)
 	return p;
 }
 
-void fxt__provider_clear(struct provider *p)
+/* Keeps string buffer `data` of `cap` bytes for records given already
+ * (fxt_reader_keep_strings()).  0, or -ENOMEM. */
+static int keep_string(struct fxt_reader *r, char *data, size_t cap)
 {
+	if (r->nkept == r->capkept) {
+		size_t n = r->capkept ? 2 * r->capkept : 64;
+		struct fxt__kept *k = realloc(r->kept, n * sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		r->kept = k;
+		r->capkept = n;
+	}
+	r->kept[r->nkept++] = (struct fxt__kept){ data, cap };
+	r->kept_bytes += cap;
+	return 0;
+}
+
+int fxt__provider_clear(struct fxt_reader *r, struct provider *p)
+{
+	bool keep = r && r->keep;
+	int err = 0;
+
 	for (size_t i = 0; p->pages && i < STR_PAGES; i++) {
 		if (!p->pages[i])
 			continue;
-		for (size_t k = 0; k < STR_PAGE_SIZE; k++)
-			free(p->pages[i]->e[k].data);
+		for (size_t k = 0; k < STR_PAGE_SIZE; k++) {
+			struct str_entry *e = &p->pages[i]->e[k];
+
+			if (keep && e->data) {
+				/* Not kept, out of memory: left allocated all
+				 * the same (records given may point to it), and
+				 * the reader stops. */
+				if (err || keep_string(r, e->data, e->cap) < 0)
+					err = -ENOMEM;
+				continue;
+			}
+			free(e->data);
+		}
 		free(p->pages[i]);
 	}
 	free(p->pages);
@@ -75,13 +107,14 @@ void fxt__provider_clear(struct provider *p)
 	free(p->threads);
 	p->threads = NULL;
 	p->ticks_per_second = NS_PER_SECOND;
+	return err;
 }
 
 static void provider_free(struct provider *p)
 {
 	if (!p)
 		return;
-	fxt__provider_clear(p);
+	fxt__provider_clear(NULL, p);
 	free(p);
 }
 
@@ -138,7 +171,8 @@ const struct str_entry *fxt__string_lookup(const struct provider *p, unsigned in
 
 /* Registers (or replaces) string `index`.  Returns the entry or NULL when
  * out of memory. */
-struct str_entry *fxt__string_set(struct provider *p, unsigned index, const char *s, uint32_t len)
+struct str_entry *fxt__string_set(struct fxt_reader *r, struct provider *p, unsigned index,
+				  const char *s, uint32_t len)
 {
 	if (!p->pages && !(p->pages = calloc(STR_PAGES, sizeof(*p->pages))))
 		return NULL;
@@ -149,6 +183,13 @@ struct str_entry *fxt__string_set(struct provider *p, unsigned index, const char
 			return NULL;
 	}
 	struct str_entry *e = &(*pg)->e[index & (STR_PAGE_SIZE - 1)];
+	if (e->data && r && r->keep) {
+		/* Records given already may point to it: a new buffer. */
+		if (keep_string(r, e->data, e->cap) < 0)
+			return NULL;
+		e->data = NULL;
+		e->cap = 0;
+	}
 	if (!e->data || e->cap < len + 1) {
 		/* +1 so that an empty string still has a non-NULL buffer. */
 		char *d = realloc(e->data, len + 1);
@@ -256,7 +297,9 @@ static struct provider *provider_copy(const struct provider *p)
 		for (size_t k = 0; k < STR_PAGE_SIZE; k++) {
 			const struct str_entry *e = &p->pages[i]->e[k];
 
-			if (e->data && !fxt__string_set(c, (unsigned)(i << STR_PAGE_SHIFT | k), e->data, e->len))
+			if (e->data &&
+			    !fxt__string_set(NULL, c, (unsigned)(i << STR_PAGE_SHIFT | k), e->data,
+					     e->len))
 				goto fail;
 		}
 	}
@@ -357,11 +400,43 @@ void fxt_reader_free(struct fxt_reader *r)
 	free(r->slots);
 	fxt__source_close(r);
 	free(r->provider_name);
+	fxt_reader_release_strings(r, r->kept_base + r->nkept);
+	free(r->kept);
 	fxt__order_put(r->order);
 	fxt__order_put(r->check);
 	free(r->order_done);
 	free(r->order_cur);
 	free(r);
+}
+
+void fxt_reader_keep_strings(struct fxt_reader *r, bool on)
+{
+	r->keep = on;
+}
+
+uint64_t fxt_reader_kept_strings(const struct fxt_reader *r, size_t *bytes)
+{
+	if (bytes)
+		*bytes = r->kept_bytes;
+	return r->kept_base + r->nkept;
+}
+
+void fxt_reader_release_strings(struct fxt_reader *r, uint64_t upto)
+{
+	size_t n;
+
+	if (upto <= r->kept_base)
+		return;
+	n = (size_t)(upto - r->kept_base);
+	if (n > r->nkept)
+		n = r->nkept;
+	for (size_t i = 0; i < n; i++) {
+		free(r->kept[i].data);
+		r->kept_bytes -= r->kept[i].cap;
+	}
+	memmove(r->kept, r->kept + n, (r->nkept - n) * sizeof(*r->kept));
+	r->nkept -= n;
+	r->kept_base += n;
 }
 
 void fxt_reader_set_diag(struct fxt_reader *r, fxt_diag_fn fn, void *ctx)

@@ -60,6 +60,16 @@ struct str_page {
 	struct str_entry e[STR_PAGE_SIZE];
 };
 
+/* The table strings resolved last, by ref (direct-mapped on its low
+ * bits): a hit is one load where the table is four dependent ones.  ref 0
+ * (the empty string, never looked up) marks a free slot. */
+#define SCACHE_SIZE 256u
+
+struct scache_entry {
+	uint32_t ref, len;
+	const char *data;
+};
+
 struct thread_entry {
 	uint64_t pid, tid;
 	bool set;
@@ -132,6 +142,22 @@ struct fxt_reader {
 	 * whole (fxt_reader_record_bytes()), else NULL. */
 	const uint8_t *rec_bytes;
 
+	/* fxt_reader_keep_strings(): string buffers replaced or cleared,
+	 * kept (oldest first) until released; kept_n of them ever, the first
+	 * kept_base of those released already, kept_bytes the bytes held. */
+	bool keep;
+	struct fxt__kept {
+		char *data;
+		size_t cap;
+	} *kept;
+	size_t nkept, capkept, kept_bytes;
+	uint64_t kept_base;
+
+	/* Table strings of the current provider resolved last (decode.c):
+	 * a slot goes when a string record sets its index, all of them when
+	 * the current provider changes or starts afresh. */
+	struct scache_entry scache[SCACHE_SIZE];
+
 	/* Providers, in an open-addressing hash on the id. */
 	struct provider **slots;
 	size_t nslots, nproviders;
@@ -180,13 +206,16 @@ void fxt__diag(struct fxt_reader *r, enum fxt_diag_level level, uint64_t off, co
 
 /* The context of provider `id`, created if new.  NULL when out of memory. */
 struct provider *fxt__provider_get(struct fxt_reader *r, uint32_t id, bool *created);
-/* Forgets a provider's strings, threads and tick rate. */
-void fxt__provider_clear(struct provider *p);
+/* Forgets a provider's strings (kept if r keeps them: r may be NULL when
+ * it does not), threads and tick rate.  0, or -ENOMEM keeping them. */
+int fxt__provider_clear(struct fxt_reader *r, struct provider *p);
 /* String `index` of a provider, NULL if not registered. */
 const struct str_entry *fxt__string_lookup(const struct provider *p, unsigned index);
-/* Registers (or replaces) string `index`.  Returns the entry or NULL when
- * out of memory. */
-struct str_entry *fxt__string_set(struct provider *p, unsigned index, const char *s, uint32_t len);
+/* Registers (or replaces) string `index` (the replaced buffer kept if r
+ * keeps them: r may be NULL when it does not).  Returns the entry or NULL
+ * when out of memory. */
+struct str_entry *fxt__string_set(struct fxt_reader *r, struct provider *p, unsigned index,
+				  const char *s, uint32_t len);
 
 /* ---------------------------------------------------------------- source.c */
 

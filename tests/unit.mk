@@ -40,6 +40,7 @@ UNIT_TESTS = \
 	tests/unit/test_escape \
 	tests/unit/test_srcloc \
 	tests/unit/test_profile \
+	tests/unit/test_recpipe \
 	tests/unit/test_diff_stats \
 	tests/unit/test_pctl \
 	tests/unit/test_flame \
@@ -232,7 +233,11 @@ tests_unit_test_nesting_SOURCES = tests/unit/test_nesting.c $(FXT_NESTING_SOURCE
 tests_unit_test_nesting_LDADD = libfxttools.la libfxtcodec.la
 tests_unit_test_escape_LDADD = libfxttools.la libfxtcodec.la
 tests_unit_test_srcloc_LDADD = libfxttools.la libfxtcodec.la
+tests_unit_test_profile_SOURCES = tests/unit/test_profile.c tests/unit/raw_test_string.h
 tests_unit_test_profile_LDADD = libfxtprofile.la
+# The records read on a second thread, and the reader's kept strings.
+tests_unit_test_recpipe_SOURCES = tests/unit/test_recpipe.c tests/unit/raw_test_string.h
+tests_unit_test_recpipe_LDADD = libfxtprofile.la
 tests_unit_test_diff_stats_LDADD = libfxtprofile.la
 tests_unit_test_pctl_LDADD = libfxtprofile.la -lm
 tests_unit_test_flame_LDADD = libfxtflame.la libfxtexport.la

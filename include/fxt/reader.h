@@ -206,6 +206,23 @@ void fxt_reader_free(struct fxt_reader *r);
  * memory), or -ENOMEM. */
 int fxt_reader_clone_at(const struct fxt_reader *r, uint64_t offset, struct fxt_reader **out);
 
+/* Keeps the table strings records point to valid past the next call to
+ * fxt_reader_next() (on: true), for a consumer of the records on another
+ * thread than the reader's: a string buffer that a string record replaces,
+ * or a provider info record clears, is kept (not reused) until
+ * fxt_reader_release_strings() frees it.  Inline strings and payloads
+ * still point into the window (copy them). */
+void fxt_reader_keep_strings(struct fxt_reader *r, bool on);
+
+/* How many string buffers r has kept so far (a count that only grows),
+ * and in *bytes (if not NULL) the bytes of those not released yet. */
+uint64_t fxt_reader_kept_strings(const struct fxt_reader *r, size_t *bytes);
+
+/* Frees the kept string buffers up to count `upto` (a value
+ * fxt_reader_kept_strings() returned): no record given before that call
+ * may be read past it. */
+void fxt_reader_release_strings(struct fxt_reader *r, uint64_t upto);
+
 /* The bytes r's string and thread tables take (what a copy made by
  * fxt_reader_clone_at() costs, for callers that bound what they keep). */
 size_t fxt_reader_tables_bytes(const struct fxt_reader *r);

@@ -16,6 +16,7 @@
 #include <fxt/reader.h>
 #include <fxt/writer.h>
 
+#include "tests/unit/raw_test_string.h"
 #include "tests/lib/tap.h"
 #include "tools/profile/profile.h"
 
@@ -335,14 +336,7 @@ static void processes(void)
  * give an index new text (writers that evict do so). */
 static void raw_string(uint16_t index, const char *s)
 {
-	size_t len = strlen(s), nwords = 1 + (len + 7) / 8;
-	uint64_t words[8] = { 0 };
-
-	words[0] = fxt_field(FXT_RECORD_STRING, 0, 3) | fxt_field(nwords, 4, 15) |
-		   fxt_field(index, 16, 30) | fxt_field(len, 32, 46);
-	memcpy(&words[1], s, len);
-	if (fxt_writer_words(w, words, nwords) < 0)
-		bail_out("fxt_writer_words");
+	raw_test_string(w, index, s);
 }
 
 /* A complete event naming its strings by raw refs. */

@@ -175,6 +175,7 @@ struct profile {
 	uint64_t nsampled, nsample_tracks;
 	struct profile_anomalies anom;
 	bool finished;
+	bool read_here; /* profile_read_here() */
 
 	/* Hook costs by process (subtract_overhead). */
 	struct hook_cost *costs;

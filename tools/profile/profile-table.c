@@ -790,3 +790,8 @@ void profile_set_slice_fn(struct profile *p, profile_slice_fn fn, void *ctx)
 	p->opts.on_slice = fn;
 	p->opts.ctx = ctx;
 }
+
+void profile_read_here(struct profile *p)
+{
+	p->read_here = true;
+}

@@ -200,6 +200,12 @@ void profile_free(struct profile *p);
 /* Replaces opts.on_slice and opts.ctx (before the first record). */
 void profile_set_slice_fn(struct profile *p, profile_slice_fn fn, void *ctx);
 
+/* Makes profile_load() read on the caller's thread, for a caller that
+ * runs a thread of its own beside it (fxt-tree's walker): otherwise it
+ * reads on a second thread where more than one CPU is online
+ * (tools/profile/recpipe.c). */
+void profile_read_here(struct profile *p);
+
 /* Feeds one record read by `r` (for ticks -> ns).  Returns 0 or -ENOMEM. */
 int profile_add_record(struct profile *p, struct fxt_reader *r, const struct fxt_record *rec);
 

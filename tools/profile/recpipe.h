@@ -1,0 +1,87 @@
+/* A pipe of an archive's records from a reading thread to the profile
+ * engine: the reader (decoding, and the I/O under it) runs on a second
+ * thread, the engine on the caller's, in file order, so that what the
+ * engine makes is the same as when it reads the records itself.
+ *
+ * Records go over in batches: an event without arguments whose strings
+ * are table entries as a few words (its strings stay valid:
+ * fxt_reader_keep_strings()), what the engine reads of the rare others
+ * (events with arguments or inline strings, kernel objects, context
+ * switches) as a copy with their strings, any other record as its type
+ * and the reader's ticks per second after it.  Records of other types are
+ * given with their type alone: the engine reads nothing else of them.
+ *
+ * Private to tools/profile/.  Use: recpipe_start() on a reader that gave
+ * no record yet, then recpipe_take() until it returns 0 or less, each
+ * item through recpipe_record(), then recpipe_stop() (before anything
+ * else touches the reader). */
+#ifndef FXT_TOOLS_RECPIPE_H
+#define FXT_TOOLS_RECPIPE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <fxt/reader.h>
+
+struct recpipe;
+
+/* A record as it goes over: an event without arguments whose strings are
+ * table entries, in place; any other, `full`, a copy.  Private: read it
+ * with recpipe_record(). */
+struct recpipe_item {
+	uint8_t rtype, etype; /* record type; event type */
+	uint16_t cat_ref, name_ref;
+	uint32_t cat_len, name_len;
+	const char *cat, *name;
+	uint64_t ts, extra, pid, tid;  /* not an event: extra is the tick rate */
+	const struct fxt_record *full; /* a copy, or NULL */
+};
+
+/* Starts the reading thread on r.  0, or -errno (then read r directly). */
+int recpipe_start(struct recpipe **pp, struct fxt_reader *r);
+
+/* The next batch of records, in file order: *items[0 .. *n), valid until
+ * the next call (which gives the batch back to the reading thread).  1, 0
+ * at the end, -1 when fxt_reader_next() failed (fxt_reader_error() says
+ * why after recpipe_stop()), or -ENOMEM. */
+int recpipe_take(struct recpipe *p, const struct recpipe_item **items, size_t *n);
+
+/* The record of item x, in *rec (valid until the next call), and the
+ * reader's ticks per second right after it (what
+ * fxt_reader_ticks_per_second() said then: for a record that is no
+ * event; 0 for an event). */
+static inline __attribute__((always_inline)) const struct fxt_record *
+recpipe_record(struct fxt_record *rec, const struct recpipe_item *x, uint64_t *tps)
+{
+	*tps = x->rtype == FXT_RECORD_EVENT ? 0 : x->extra;
+	if (x->full)
+		return x->full;
+	rec->type = (enum fxt_record_type)x->rtype;
+	if (x->rtype == FXT_RECORD_EVENT) {
+		typeof(rec->u.event) *ev = &rec->u.event;
+
+		rec->nargs = 0;
+		ev->type = (enum fxt_event_type)x->etype;
+		ev->category_ref = x->cat_ref;
+		ev->name_ref = x->name_ref;
+		ev->category.data = x->cat;
+		ev->category.len = x->cat_len;
+		ev->name.data = x->name;
+		ev->name.len = x->name_len;
+		ev->ts = x->ts;
+		ev->extra = x->extra;
+		ev->pid = x->pid;
+		ev->tid = x->tid;
+	}
+	return rec;
+}
+
+/* Whether the archive began with its magic record (fxt_reader_saw_magic()
+ * after the first record; for after recpipe_take() gave one). */
+bool recpipe_saw_magic(const struct recpipe *p);
+
+/* Stops the reading thread (where it is, if the consumer stopped early),
+ * waits for it and frees the pipe. */
+void recpipe_stop(struct recpipe *p);
+
+#endif /* FXT_TOOLS_RECPIPE_H */
