@@ -167,15 +167,108 @@ static bool take_spare(struct spool *sp, int *fd, struct stat *st)
 	return false;
 }
 
-/* Creates the file and its header; its descriptor in *keep if not NULL
- * (the first grant's: no second open), else closed.  Called with the lock
- * held. */
-static int create(struct spool *sp, int *keep)
-{
-	struct stat st;
-	void *p;
-	int fd, err;
+/* Zeros for the writes that extend the file (extend(), create()). */
+static const char zeros[64 << 10];
 
+/* Fills up to `max` entries of iov with `zeros`, for at most `size` bytes;
+ * returns the entries used, their bytes in *bytes. */
+static int zero_iov(struct iovec *iov, int max, uint64_t size, uint64_t *bytes)
+{
+	int n = 0;
+
+	*bytes = 0;
+	while (n < max && size) {
+		uint64_t len = size < sizeof(zeros) ? size : sizeof(zeros);
+
+		iov[n].iov_base = (void *)zeros;
+		iov[n++].iov_len = len;
+		*bytes += len;
+		size -= len;
+	}
+	return n;
+}
+
+/* Writes the bytes of iov[0..n) at `off`, all of them (a short write goes
+ * on where it stopped; iov is changed).  0 or -errno. */
+static int pwrite_all(int fd, struct iovec *iov, int n, uint64_t off)
+{
+	while (n > 0) {
+		ssize_t got = pwritev(fd, iov, n, (off_t)off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? -errno : -EIO;
+		off += (uint64_t)got;
+		while (n > 0 && (size_t)got >= iov->iov_len) {
+			got -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + got;
+			iov->iov_len -= (size_t)got;
+		}
+	}
+	return 0;
+}
+
+/* Extends the file by writing zeros rather than ftruncate(): the pages then
+ * come into the page cache through the write path, and pre-faulting the
+ * mapping finds them there.  Faulting in holes of a sparse file instead
+ * goes through read-ahead and page_mkwrite per page, about three times the
+ * CPU time per chunk on ext4 (measured; see the agent's notes). */
+static int extend(int fd, uint64_t off, uint64_t size)
+{
+	struct iovec iov[16];
+
+	while (size) {
+		uint64_t len;
+		int n = zero_iov(iov, 16, size, &len), err = pwrite_all(fd, iov, n, off);
+
+		if (err < 0)
+			return err;
+		off += len;
+		size -= len;
+	}
+	return 0;
+}
+
+/* Pre-faults a mapping for writing, so the hot path does not take a page
+ * fault per page.  MADV_POPULATE_WRITE (Linux 5.14) does it in one call;
+ * older kernels say EINVAL and each page is touched instead. */
+static void populate(void *p, uint64_t size)
+{
+	if (madvise(p, size, MADV_POPULATE_WRITE) != 0) {
+		long pg = sysconf(_SC_PAGESIZE);
+		for (uint64_t i = 0; i < size; i += (uint64_t)(pg > 0 ? pg : 4096))
+			((volatile char *)p)[i] = 0;
+	}
+}
+
+/* Creates the file and its header; its descriptor in *keep if not NULL
+ * (the first grant's: no second open), else closed.  With `first` (not 0),
+ * the first chunk's `first` bytes follow the header, written and mapped
+ * with it: *chunk is then their mapping (else NULL), to be stamped by the
+ * caller.  A short process's spool is then made in one write and one
+ * mapping (no ftruncate(), whose inode update cost a forked child more
+ * than its records, no faults in the holes of a sparse header).  The
+ * header is written whole but for its magic, stored last through the
+ * mapping: a reader seeing it sees a complete header.  Called with the
+ * lock held. */
+static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
+{
+	struct spool_header h;
+	struct iovec iov[16];
+	struct stat st;
+	uint64_t zbytes, msize = sp->nmods * sizeof(sp->mods[0]);
+	uint32_t none = 0;
+	bool cut = false;
+	void *p;
+	int fd, n, err;
+
+	_Static_assert(sizeof(h) == SPOOL_HEADER_FIXED, "the header's fixed part");
+	*chunk = NULL;
 	bool spare = take_spare(sp, &fd, &st);
 
 	if (!spare) {
@@ -185,42 +278,74 @@ static int create(struct spool *sp, int *keep)
 		if (fstat(fd, &st) < 0)
 			goto fail_file;
 	}
-	if (ftruncate(fd, SPOOL_HEADER_SIZE) < 0)
-		goto fail_file;
-	p = mmap(NULL, SPOOL_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		goto fail_file;
-	sp->dev = st.st_dev;
-	sp->ino = st.st_ino;
-	sp->hdr = p;
-	sp->hdr->version = SPOOL_VERSION;
-	sp->hdr->header_size = SPOOL_HEADER_SIZE;
-	sp->hdr->pid = (uint64_t)getpid();
-	agent_clock_start(&sp->hdr->start_ticks, &sp->hdr->start_ns);
-	sp->hdr->clock_tsc = agent_clock_tsc;
-	sp->hdr->libc_groups = agent_cfg.libc_groups;
-	sp->hdr->mode = agent_cfg.mode;
-	sp->hdr->buffer_size = agent_cfg.buffer_size;
-	sp->hdr->filter_included = sp->filter_inc;
-	sp->hdr->filter_excluded = sp->filter_exc;
-	sp->hdr->min_duration_ns = agent_cfg.min_duration_ns;
-	sp->hdr->sample_hz = agent_cfg.sample_hz;
-	sp->hdr->drop_cause = __atomic_load_n(&sp->drop_cause, __ATOMIC_RELAXED);
-	sp->hdr->root_pid = (uint64_t)agent_cfg.root_pid;
-	sp->hdr->image = agent_cfg.image ? agent_cfg.image : 1;
+	memset(&h, 0, sizeof(h));
+	h.version = SPOOL_VERSION;
+	h.header_size = SPOOL_HEADER_SIZE;
+	h.pid = (uint64_t)getpid();
+	agent_clock_start(&h.start_ticks, &h.start_ns);
+	h.clock_tsc = agent_clock_tsc;
+	h.libc_groups = agent_cfg.libc_groups;
+	h.mode = agent_cfg.mode;
+	h.buffer_size = agent_cfg.buffer_size;
+	h.filter_included = sp->filter_inc;
+	h.filter_excluded = sp->filter_exc;
+	h.min_duration_ns = agent_cfg.min_duration_ns;
+	h.sample_hz = agent_cfg.sample_hz;
+	h.drop_cause = __atomic_load_n(&sp->drop_cause, __ATOMIC_RELAXED);
+	h.root_pid = (uint64_t)agent_cfg.root_pid;
+	h.image = agent_cfg.image ? agent_cfg.image : 1;
 	/* Under fxt-run, which fills it in when it first sees the spool
 	 * (reading /proc/self/stat was a tenth of a forked child's time). */
 	if (!agent_cfg.launcher_pid) {
 		char state;
 		uint64_t t;
 		if (run_proc_stat_read(0, &state, &t) == 0)
-			sp->hdr->start_time = t;
+			h.start_time = t;
 	}
-	snprintf(sp->hdr->program, sizeof(sp->hdr->program), "%s", agent_cfg.program);
-	header_sync_modules(sp);
+	snprintf(h.program, sizeof(h.program), "%s", agent_cfg.program);
+	h.nmodules = sp->nmods;
+	for (;;) {
+		uint64_t rest = SPOOL_HEADER_SIZE - sizeof(h) - msize + first;
+
+		iov[0].iov_base = &h;
+		iov[0].iov_len = sizeof(h);
+		iov[1].iov_base = sp->mods;
+		iov[1].iov_len = msize;
+		n = 2 + zero_iov(iov + 2, 14, rest, &zbytes);
+		err = pwrite_all(fd, iov, n, 0);
+		if (!err && zbytes < rest)
+			err = extend(fd, sizeof(h) + msize + zbytes, rest - zbytes);
+		if (err >= 0 || !first)
+			break;
+		/* No room for the chunk, say: the header alone, the chunk
+		 * left to the usual grant, which says why it failed. */
+		first = 0;
+		cut = true;
+	}
+	/* What was written of the chunk goes. */
+	if (!err && cut && ftruncate(fd, SPOOL_HEADER_SIZE) != 0)
+		err = -errno;
+	if (err < 0) {
+		errno = -err;
+		goto fail_file;
+	}
+	p = mmap(NULL, SPOOL_HEADER_SIZE + first, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		goto fail_file;
+	if (first)
+		populate(p, SPOOL_HEADER_SIZE + first);
+	sp->dev = st.st_dev;
+	sp->ino = st.st_ino;
+	__atomic_store_n(&sp->hdr, (struct spool_header *)p, __ATOMIC_RELEASE);
+	/* A cause noted while the header was being written (no lock). */
+	__atomic_compare_exchange_n(&sp->hdr->drop_cause, &none,
+				    __atomic_load_n(&sp->drop_cause, __ATOMIC_RELAXED), false,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 	/* The magic last: a reader seeing it sees a complete header. */
 	__atomic_store_n(&sp->hdr->magic, SPOOL_MAGIC, __ATOMIC_RELEASE);
 	sp->end = SPOOL_HEADER_SIZE;
+	if (first)
+		*chunk = (char *)p + SPOOL_HEADER_SIZE;
 	if (keep)
 		*keep = fd;
 	else
@@ -235,56 +360,13 @@ fail_file:
 	return err;
 }
 
-/* Extends the file by writing zeros rather than ftruncate(): the pages then
- * come into the page cache through the write path, and pre-faulting the
- * mapping finds them there.  Faulting in holes of a sparse file instead
- * goes through read-ahead and page_mkwrite per page, about three times the
- * CPU time per chunk on ext4 (measured; see the agent's notes). */
-static int extend(int fd, uint64_t off, uint64_t size)
-{
-	static const char zeros[64 << 10];
-	struct iovec iov[16];
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < 16; i++) {
-		iov[i].iov_base = (void *)zeros;
-		iov[i].iov_len = sizeof(zeros);
-	}
-	while (size) {
-		uint64_t want = size < sizeof(iov) / sizeof(iov[0]) * sizeof(zeros)
-				    ? size
-				    : sizeof(iov) / sizeof(iov[0]) * sizeof(zeros);
-		ssize_t got;
-
-		n = (unsigned)((want + sizeof(zeros) - 1) / sizeof(zeros));
-		iov[n - 1].iov_len = want - (uint64_t)(n - 1) * sizeof(zeros);
-		got = pwritev(fd, iov, (int)n, (off_t)off);
-		iov[n - 1].iov_len = sizeof(zeros);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			return got < 0 ? -errno : -EIO;
-		off += (uint64_t)got;
-		size -= (uint64_t)got;
-	}
-	return 0;
-}
-
-static void *map_chunk(struct spool *sp, int fd, uint64_t off, uint64_t size)
+static void *map_chunk(int fd, uint64_t off, uint64_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
 
 	if (p == MAP_FAILED)
 		return NULL;
-	/* Pre-fault, so the hot path does not take a page fault per page.
-	 * MADV_POPULATE_WRITE (Linux 5.14) does it in one call; older kernels
-	 * say EINVAL and we touch each page instead. */
-	if (madvise(p, size, MADV_POPULATE_WRITE) != 0) {
-		long pg = sysconf(_SC_PAGESIZE);
-		for (uint64_t i = 0; i < size; i += (uint64_t)(pg > 0 ? pg : 4096))
-			((volatile char *)p)[i] = 0;
-	}
-	(void)sp;
+	populate(p, size);
 	return p;
 }
 
@@ -323,21 +405,50 @@ static bool chunk_worth(uint64_t size)
 	return size >= page_size() && size >= SPOOL_CHUNK_HEADER_SIZE + SPOOL_RECORD_SIZE * 8;
 }
 
+/* The size of a new chunk (at the spool's end) for a thread's chunk
+ * `seq`, within `cap` (0: none) and max_size, in *size; or -ENOSPC when
+ * what is left is too little for one. */
+static int new_size(const struct spool *sp, uint32_t seq, uint64_t cap, uint64_t *size)
+{
+	uint64_t s = next_size(sp, seq);
+
+	if (cap && s > cap) {
+		/* The rest of the thread's buffer. */
+		s = cap / page_size() * page_size();
+		if (!chunk_worth(s))
+			return -ENOSPC;
+	}
+	if (sp->max_size && sp->granted + s > sp->max_size) {
+		/* The last bytes under the bound: a smaller chunk, down to one
+		 * page, so that a bound below one chunk keeps the first
+		 * max_size bytes rather than nothing. */
+		uint64_t left = sp->max_size > sp->granted ? sp->max_size - sp->granted : 0;
+
+		s = left / page_size() * page_size();
+		if (!chunk_worth(s))
+			return -ENOSPC;
+	}
+	*size = s;
+	return 0;
+}
+
 /* Under the lock: 0 when the spool can take records, created on first
- * use (its descriptor then in *keep, if not NULL: else *keep is -1); else
- * why not (-ESHUTDOWN once closed, or the error that failed it, kept so
- * that it is said once). */
-static int usable(struct spool *sp, int *keep)
+ * use (its descriptor then in *keep, if not NULL: else *keep is -1; and
+ * with `first`, the first chunk made with it: create()); else why not
+ * (-ESHUTDOWN once closed, or the error that failed it, kept so that it
+ * is said once). */
+static int usable(struct spool *sp, int *keep, uint64_t first, void **chunk)
 {
 	int err;
 
+	*chunk = NULL;
 	if (keep)
 		*keep = -1;
 	if (sp->closed || sp->failed)
 		return sp->closed ? -ESHUTDOWN : sp->failed;
 	if (sp->hdr)
 		return 0;
-	err = create(sp, keep);
+	err = create(sp, keep, first, chunk);
 	if (err < 0) {
 		sp->failed = err;
 		agent_dbg("cannot create spool %s: %s", sp->path, strerror(-err));
@@ -348,13 +459,17 @@ static int usable(struct spool *sp, int *keep)
 int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t seq, uint64_t cap,
 		    struct spool_map *out)
 {
-	uint64_t off, size;
+	uint64_t off, size = 0;
 	struct spool_chunk *c;
 	void *p;
 	int fd = -1, err = 0;
 
 	lock(sp);
-	err = usable(sp, &fd);
+	/* The process's first chunk is made with its spool, in the same
+	 * write and mapping (create()). */
+	if (!sp->hdr && !sp->closed && !sp->failed && new_size(sp, seq, cap, &size) < 0)
+		size = 0;
+	err = usable(sp, &fd, size, &p);
 	if (err < 0)
 		goto out;
 	if (fd < 0)
@@ -363,33 +478,19 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 		err = fd;
 		goto out;
 	}
-	if (sp->nfree && (!cap || sp->free_list[sp->nfree - 1].size <= cap)) {
+	if (p) {
+		off = SPOOL_HEADER_SIZE;
+		sp->end += size;
+		sp->granted += size;
+	} else if (sp->nfree && (!cap || sp->free_list[sp->nfree - 1].size <= cap)) {
 		/* A recycled tail: already in the file and counted in granted. */
 		sp->nfree--;
 		off = sp->free_list[sp->nfree].off;
 		size = sp->free_list[sp->nfree].size;
 	} else {
-		size = next_size(sp, seq);
-		if (cap && size > cap) {
-			/* The rest of the thread's buffer. */
-			size = cap / page_size() * page_size();
-			if (!chunk_worth(size)) {
-				err = -ENOSPC;
-				goto out;
-			}
-		}
-		if (sp->max_size && sp->granted + size > sp->max_size) {
-			/* The last bytes under the bound: a smaller chunk, down
-			 * to one page, so that a bound below one chunk keeps
-			 * the first max_size bytes rather than nothing. */
-			uint64_t left = sp->max_size > sp->granted ? sp->max_size - sp->granted : 0;
-
-			size = left / page_size() * page_size();
-			if (!chunk_worth(size)) {
-				err = -ENOSPC;
-				goto out;
-			}
-		}
+		err = new_size(sp, seq, cap, &size);
+		if (err < 0)
+			goto out;
 		off = sp->end;
 		err = extend(fd, off, size);
 		if (err < 0) {
@@ -401,7 +502,8 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 		sp->end += size;
 		sp->granted += size;
 	}
-	p = map_chunk(sp, fd, off, size);
+	if (!p)
+		p = map_chunk(fd, off, size);
 	if (!p) {
 		err = -errno;
 		/* Keep the space for someone else. */
@@ -492,10 +594,11 @@ static struct run_bell *bell(struct spool *sp)
 
 int spool_hold(struct spool *sp)
 {
+	void *chunk;
 	int fd, err = 0;
 
 	lock(sp);
-	err = usable(sp, NULL);
+	err = usable(sp, NULL, 0, &chunk);
 	if (err < 0)
 		goto out;
 	bell(sp);
@@ -777,7 +880,9 @@ int spool_seal(struct spool *sp, const struct spool_seal *seal,
 
 	lock(sp);
 	if (!sp->hdr && !sp->failed) {
-		err = create(sp, NULL); /* nothing recorded: a spool all the same */
+		void *chunk;
+
+		err = create(sp, NULL, 0, &chunk); /* nothing recorded: a spool all the same */
 		if (err < 0) {
 			sp->failed = err;
 			goto out;
