@@ -167,6 +167,13 @@ static bool take_spare(struct spool *sp, int *fd, struct stat *st)
 	return false;
 }
 
+/* The page size. */
+static uint64_t page_size(void)
+{
+	long pgl = sysconf(_SC_PAGESIZE);
+	return pgl > 0 ? (uint64_t)pgl : 4096;
+}
+
 /* Zeros for the writes that extend the file (extend(), create()). */
 static const char zeros[64 << 10];
 
@@ -248,22 +255,21 @@ static void populate(void *p, uint64_t size)
 
 /* Creates the file and its header; its descriptor in *keep if not NULL
  * (the first grant's: no second open), else closed.  With `first` (not 0),
- * the first chunk's `first` bytes follow the header, written and mapped
- * with it: *chunk is then their mapping (else NULL), to be stamped by the
- * caller.  A short process's spool is then made in one write and one
- * mapping (no ftruncate(), whose inode update cost a forked child more
- * than its records, no faults in the holes of a sparse header).  The
- * header is written whole but for its magic, stored last through the
- * mapping: a reader seeing it sees a complete header.  Called with the
- * lock held. */
+ * the first chunk's `first` bytes follow the header, mapped with it: *chunk
+ * is then their mapping (else NULL), to be stamped by the caller.  A
+ * forked child's spool is so made by two writes (the header's first
+ * page, built in memory, and the chunk's zeros) and one mapping: no
+ * ftruncate() (an inode update: more than the child's records cost), no
+ * fault in a hole, no page of the header's unused end.  Its magic is
+ * stored last, through the mapping: a reader seeing it sees a complete
+ * header.  Called with the lock held. */
 static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
 {
 	struct spool_header h;
-	struct iovec iov[16];
+	struct iovec iov[4];
 	struct stat st;
-	uint64_t zbytes, msize = sp->nmods * sizeof(sp->mods[0]);
+	uint64_t zbytes, hbytes, msize = sp->nmods * sizeof(sp->mods[0]);
 	uint32_t none = 0;
-	bool cut = false;
 	void *p;
 	int fd, n, err;
 
@@ -304,26 +310,21 @@ static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
 	}
 	snprintf(h.program, sizeof(h.program), "%s", agent_cfg.program);
 	h.nmodules = sp->nmods;
-	for (;;) {
-		uint64_t rest = SPOOL_HEADER_SIZE - sizeof(h) - msize + first;
-
-		iov[0].iov_base = &h;
-		iov[0].iov_len = sizeof(h);
-		iov[1].iov_base = sp->mods;
-		iov[1].iov_len = msize;
-		n = 2 + zero_iov(iov + 2, 14, rest, &zbytes);
-		err = pwrite_all(fd, iov, n, 0);
-		if (!err && zbytes < rest)
-			err = extend(fd, sizeof(h) + msize + zbytes, rest - zbytes);
-		if (err >= 0 || !first)
-			break;
-		/* No room for the chunk, say: the header alone, the chunk
-		 * left to the usual grant, which says why it failed. */
-		first = 0;
-		cut = true;
-	}
-	/* What was written of the chunk goes. */
-	if (!err && cut && ftruncate(fd, SPOOL_HEADER_SIZE) != 0)
+	/* The header's pages that hold something, the rest a hole (never
+	 * touched: no page of it is ever made); then the chunk, written. */
+	hbytes = (sizeof(h) + msize + page_size() - 1) / page_size() * page_size();
+	if (hbytes > SPOOL_HEADER_SIZE)
+		hbytes = SPOOL_HEADER_SIZE;
+	iov[0].iov_base = &h;
+	iov[0].iov_len = sizeof(h);
+	iov[1].iov_base = sp->mods;
+	iov[1].iov_len = msize;
+	n = 2 + zero_iov(iov + 2, 2, hbytes - sizeof(h) - msize, &zbytes);
+	err = pwrite_all(fd, iov, n, 0);
+	if (!err && first && extend(fd, SPOOL_HEADER_SIZE, first) < 0)
+		first = 0; /* the usual grant says why (no room, say) */
+	/* The whole header, and not what was written of a chunk. */
+	if (!err && !first && ftruncate(fd, SPOOL_HEADER_SIZE) != 0)
 		err = -errno;
 	if (err < 0) {
 		errno = -err;
@@ -333,7 +334,7 @@ static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
 	if (p == MAP_FAILED)
 		goto fail_file;
 	if (first)
-		populate(p, SPOOL_HEADER_SIZE + first);
+		populate((char *)p + SPOOL_HEADER_SIZE, first);
 	sp->dev = st.st_dev;
 	sp->ino = st.st_ino;
 	__atomic_store_n(&sp->hdr, (struct spool_header *)p, __ATOMIC_RELEASE);
@@ -390,13 +391,6 @@ static uint64_t next_size(const struct spool *sp, uint32_t seq)
 	       sp->mapped + size > sp->buffer_size)
 		size /= 2;
 	return size;
-}
-
-/* The page size. */
-static uint64_t page_size(void)
-{
-	long pgl = sysconf(_SC_PAGESIZE);
-	return pgl > 0 ? (uint64_t)pgl : 4096;
 }
 
 /* Whether a chunk of `size` bytes holds enough records to be worth one. */
@@ -801,7 +795,7 @@ void spool_chunk_put(struct spool *sp, struct spool_map *m, uint64_t used, bool 
 	}
 	sp->mapped -= m->size;
 	unlock(sp);
-	munmap(m->base, m->size);
+	agent_unmap(m->base, m->size);
 	m->base = NULL;
 }
 
@@ -962,7 +956,7 @@ int spool_destroy(struct spool *sp)
 			err = -errno;
 			goto out;
 		}
-		munmap(sp->hdr, SPOOL_HEADER_SIZE);
+		agent_unmap(sp->hdr, SPOOL_HEADER_SIZE);
 		sp->hdr = NULL;
 	}
 	drop_held(sp);
@@ -977,7 +971,7 @@ void spool_release(struct spool *sp)
 {
 	lock(sp);
 	if (sp->hdr) {
-		munmap(sp->hdr, SPOOL_HEADER_SIZE);
+		agent_unmap(sp->hdr, SPOOL_HEADER_SIZE);
 		sp->hdr = NULL;
 	}
 	/* fxt-run's control file, which it removes at its end: anonymous
@@ -1001,7 +995,7 @@ void spool_forget(struct spool *sp, const char *path)
 
 	drop_held(sp);
 	if (sp->hdr)
-		munmap(sp->hdr, SPOOL_HEADER_SIZE);
+		agent_unmap(sp->hdr, SPOOL_HEADER_SIZE);
 	spool_init(sp, path, sp->chunk_size, sp->buffer_size, sp->max_size);
 	/* The module list stays valid: the child has the same mappings; so
 	 * does the doorbell (shared), while it is the same fxt-run's. */

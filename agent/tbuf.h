@@ -35,6 +35,8 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "agent/ticks.h"
 #include "agent/cfg.h"
@@ -145,6 +147,18 @@ void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
 /* The whole hook when ticks are not the TSC: out of line, so that the
  * hooks' TSC path makes no call (and needs no frame) either. */
 void agent_record_mono(struct tstate *t, uint64_t addr) __attribute__((noinline));
+
+/* Unmaps one of the agent's own mappings (chunks, the spool header, rings,
+ * slabs) with the system call rather than through the agent's munmap
+ * wrapper, which records nothing here anyway: a process that never called
+ * munmap() leaves the wrapper's real function unresolved, and each of its
+ * fork children then looked it up with dlsym() (lazy binding, the
+ * loader's lookup, about ten page faults a child) to unmap the parent's
+ * chunks. */
+static inline void agent_unmap(void *addr, uint64_t len)
+{
+	(void)syscall(SYS_munmap, addr, (size_t)len);
+}
 
 /* The reserve of a chunk of `size` bytes, in bytes (see above). */
 static inline uint64_t agent_tbuf_reserve(uint64_t size)
