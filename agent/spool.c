@@ -274,6 +274,8 @@ static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
 	int fd, n, err;
 
 	_Static_assert(sizeof(h) == SPOOL_HEADER_FIXED, "the header's fixed part");
+	_Static_assert(SPOOL_HEADER_SIZE + AGENT_FLOOR_CHUNK_SIZE <= SPOOL_UNBORN_MAX,
+		       "a first chunk is at most the floor (next_size())");
 	*chunk = NULL;
 	bool spare = take_spare(sp, &fd, &st);
 
@@ -377,13 +379,19 @@ static void *map_chunk(int fd, uint64_t off, uint64_t size)
  * to the floor.  A thread's first chunks are smaller (the floor, then a
  * quarter): most processes of a pipeline or a build live a few
  * milliseconds and record a few KiB, and each byte of a chunk is zeroed
- * and faulted in up front. */
+ * and faulted in up front.  In a process other than the root (a fork
+ * child, an exec'd image), in stream mode, a first chunk is smaller still
+ * (AGENT_FIRST_CHUNK_SIZE): writing a forked child's 64 KiB took more of
+ * its time than its records.  The root keeps the floor: a program that
+ * forbids its spool to grow (RLIMIT_FSIZE) keeps what its main thread
+ * records there. */
 static uint64_t next_size(const struct spool *sp, uint32_t seq)
 {
 	uint64_t size = sp->chunk_size;
 
 	if (seq == 0 && size > AGENT_FLOOR_CHUNK_SIZE)
-		size = AGENT_FLOOR_CHUNK_SIZE;
+		size = sp->small_first && agent_mode_stream() ? AGENT_FIRST_CHUNK_SIZE
+							      : AGENT_FLOOR_CHUNK_SIZE;
 	else if (seq == 1 && size / 4 > AGENT_FLOOR_CHUNK_SIZE)
 		size /= 4;
 

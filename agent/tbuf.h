@@ -15,7 +15,8 @@
  * replace the chunk, so `end` never changes under an interrupted hook.
  *
  * Reserve: in chunks of AGENT_FLOOR_CHUNK_SIZE and more, `end` stops
- * 1/64 of the chunk short of its real end.  A hook that is not nested goes
+ * 1/64 of the chunk short of its real end (a first chunk, smaller, keeps
+ * the floor's 1 KiB).  A hook that is not nested goes
  * to the slow path there and refills; the slots past `end` are for the
  * hooks of signal handlers that interrupt it before it has blocked signals
  * (they may not refill), so that they are recorded rather than dropped.
@@ -160,10 +161,16 @@ static inline void agent_unmap(void *addr, uint64_t len)
 	(void)syscall(SYS_munmap, addr, (size_t)len);
 }
 
-/* The reserve of a chunk of `size` bytes, in bytes (see above). */
+/* The reserve of a chunk of `size` bytes, in bytes (see above).  A
+ * thread's first chunk (AGENT_FIRST_CHUNK_SIZE), and other chunks under the
+ * floor when chunks are larger (recycled tails), keep the floor's. */
 static inline uint64_t agent_tbuf_reserve(uint64_t size)
 {
-	return size >= AGENT_FLOOR_CHUNK_SIZE ? size / 64 : 0;
+	if (size >= AGENT_FLOOR_CHUNK_SIZE)
+		return size / 64;
+	return size >= AGENT_FIRST_CHUNK_SIZE && agent_cfg.chunk_size > AGENT_FLOOR_CHUNK_SIZE
+		       ? AGENT_FLOOR_CHUNK_SIZE / 64
+		       : 0;
 }
 
 /* How the inline hooks below reach the slow path; run-time patching's
