@@ -54,6 +54,11 @@ void spool_init(struct spool *sp, const char *path, uint64_t chunk_size, uint64_
 {
 	memset(sp, 0, offsetof(struct spool, nmods));
 	pthread_mutex_init(&sp->lock, NULL);
+	/* Bound now, with the sync wrapper's real function behind it: the
+	 * only call of it is spool_mark_exit()'s, at a child's _exit(), which
+	 * else bound it and looked the real one up (dlsym) in every child. */
+	if (pthread_mutex_trylock(&sp->lock) == 0)
+		pthread_mutex_unlock(&sp->lock);
 	snprintf(sp->path, sizeof(sp->path), "%s", path);
 	sp->chunk_size = chunk_size;
 	sp->buffer_size = buffer_size;
@@ -155,11 +160,14 @@ static bool take_spare(struct spool *sp, int *fd, struct stat *st)
 					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 	/* Slot `slot` is ours: nobody else renames it. */
 	run_spare_name(spare, sizeof(spare), agent_cfg.output, agent_cfg.launcher_pid, slot);
-	if (renameat2(AT_FDCWD, spare, AT_FDCWD, sp->path, RENAME_NOREPLACE) != 0)
+	/* By syscall(), bound already: a forked child of a process that never
+	 * renamed a file (or asked its user) bound renameat2() and geteuid()
+	 * lazily, each time, in the loader. */
+	if (syscall(SYS_renameat2, AT_FDCWD, spare, AT_FDCWD, sp->path, RENAME_NOREPLACE) != 0)
 		return false; /* left for fxt-run to remove */
 	*fd = open(sp->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (*fd >= 0 && fstat(*fd, st) == 0 && S_ISREG(st->st_mode) && st->st_size == 0 &&
-	    st->st_nlink == 1 && st->st_uid == geteuid())
+	    st->st_nlink == 1 && st->st_uid == (uid_t)syscall(SYS_geteuid))
 		return true;
 	if (*fd >= 0)
 		close(*fd);
