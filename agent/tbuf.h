@@ -169,8 +169,8 @@ static inline uint64_t agent_tbuf_reserve(uint64_t size)
 	if (size >= AGENT_FLOOR_CHUNK_SIZE)
 		return size / 64;
 	return size >= AGENT_FIRST_CHUNK_SIZE && agent_cfg.chunk_size > AGENT_FLOOR_CHUNK_SIZE
-		       ? AGENT_FLOOR_CHUNK_SIZE / 64
-		       : 0;
+		   ? AGENT_FLOOR_CHUNK_SIZE / 64
+		   : 0;
 }
 
 /* How the inline hooks below reach the slow path; run-time patching's

@@ -564,8 +564,9 @@ static void test_buffer_bound(void)
 	agent_record(&child, 0x10);
 	ASSERT_EQ_U64(child.tb->map.size, AGENT_FIRST_CHUNK_SIZE,
 		      "bound: a child process's first chunk is AGENT_FIRST_CHUNK_SIZE");
-	ASSERT_EQ_U64((uint64_t)((char *)child.tb->map.base + child.tb->map.size - (char *)child.end),
-		      AGENT_FLOOR_CHUNK_SIZE / 64, "bound: ... with the floor's reserve");
+	ASSERT_EQ_U64(
+	    (uint64_t)((char *)child.tb->map.base + child.tb->map.size - (char *)child.end),
+	    AGENT_FLOOR_CHUNK_SIZE / 64, "bound: ... with the floor's reserve");
 	test_agent_reset(256 << 10, 512 << 10, 0);
 	agent_record(&t[0], 0x10);
 	ASSERT_EQ_U64(t[0].tb->map.size, AGENT_FLOOR_CHUNK_SIZE,
