@@ -26,6 +26,11 @@
 #define AGENT_MIN_THREAD_BUFFER (16ull << 10)
 #define AGENT_MIN_CHUNK_SIZE	(4ull << 10)
 #define AGENT_FLOOR_CHUNK_SIZE	(64ull << 10)
+/* A thread's first chunk in a process other than the run's root, in
+ * stream mode, with chunks larger than the floor (agent/spool.c,
+ * next_size()): most short processes record a few KiB, and each page of a
+ * chunk is written and faulted in up front. */
+#define AGENT_FIRST_CHUNK_SIZE (16ull << 10)
 #define AGENT_DEFAULT_MAX_SIZE	(1ull << 30)
 
 enum agent_clock {

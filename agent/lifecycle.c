@@ -123,6 +123,7 @@ static void atfork_child(void)
 	agent_spool_path(agent.spool_path, sizeof(agent.spool_path), agent_cfg.output,
 			 (long)agent.pid, 1);
 	spool_forget(&agent.spool, agent.spool_path);
+	agent.spool.small_first = true; /* not the root */
 	/* The features start again in the child: libc calls recorded, the
 	 * forking thread sampled (timers are not inherited). */
 	agent_features_emit(AGENT_EV_FORK_CHILD, NULL);
@@ -169,6 +170,7 @@ static void do_init(void)
 			 (long)agent.pid, agent_cfg.image);
 	spool_init(&agent.spool, agent.spool_path, agent_cfg.chunk_size, agent_cfg.buffer_size,
 		   agent_cfg.max_size);
+	agent.spool.small_first = agent_cfg.root_pid != (long)agent.pid;
 	agent.key_ok = pthread_key_create(&agent.key, key_destructor) == 0;
 	init_err = -pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	/* Registered from the preloaded library's constructor, before

@@ -54,6 +54,11 @@ void spool_init(struct spool *sp, const char *path, uint64_t chunk_size, uint64_
 {
 	memset(sp, 0, offsetof(struct spool, nmods));
 	pthread_mutex_init(&sp->lock, NULL);
+	/* Bound now, with the sync wrapper's real function behind it: the
+	 * only call of it is spool_mark_exit()'s, at a child's _exit(), which
+	 * else bound it and looked the real one up (dlsym) in every child. */
+	if (pthread_mutex_trylock(&sp->lock) == 0)
+		pthread_mutex_unlock(&sp->lock);
 	snprintf(sp->path, sizeof(sp->path), "%s", path);
 	sp->chunk_size = chunk_size;
 	sp->buffer_size = buffer_size;
@@ -155,11 +160,14 @@ static bool take_spare(struct spool *sp, int *fd, struct stat *st)
 					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 	/* Slot `slot` is ours: nobody else renames it. */
 	run_spare_name(spare, sizeof(spare), agent_cfg.output, agent_cfg.launcher_pid, slot);
-	if (renameat2(AT_FDCWD, spare, AT_FDCWD, sp->path, RENAME_NOREPLACE) != 0)
+	/* By syscall(), bound already: a forked child of a process that never
+	 * renamed a file (or asked its user) bound renameat2() and geteuid()
+	 * lazily, each time, in the loader. */
+	if (syscall(SYS_renameat2, AT_FDCWD, spare, AT_FDCWD, sp->path, RENAME_NOREPLACE) != 0)
 		return false; /* left for fxt-run to remove */
 	*fd = open(sp->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (*fd >= 0 && fstat(*fd, st) == 0 && S_ISREG(st->st_mode) && st->st_size == 0 &&
-	    st->st_nlink == 1 && st->st_uid == geteuid())
+	    st->st_nlink == 1 && st->st_uid == (uid_t)syscall(SYS_geteuid))
 		return true;
 	if (*fd >= 0)
 		close(*fd);
@@ -167,15 +175,116 @@ static bool take_spare(struct spool *sp, int *fd, struct stat *st)
 	return false;
 }
 
-/* Creates the file and its header; its descriptor in *keep if not NULL
- * (the first grant's: no second open), else closed.  Called with the lock
- * held. */
-static int create(struct spool *sp, int *keep)
+/* The page size. */
+static uint64_t page_size(void)
 {
-	struct stat st;
-	void *p;
-	int fd, err;
+	long pgl = sysconf(_SC_PAGESIZE);
+	return pgl > 0 ? (uint64_t)pgl : 4096;
+}
 
+/* Zeros for the writes that extend the file (extend(), create()). */
+static const char zeros[64 << 10];
+
+/* Fills up to `max` entries of iov with `zeros`, for at most `size` bytes;
+ * returns the entries used, their bytes in *bytes. */
+static int zero_iov(struct iovec *iov, int max, uint64_t size, uint64_t *bytes)
+{
+	int n = 0;
+
+	*bytes = 0;
+	while (n < max && size) {
+		uint64_t len = size < sizeof(zeros) ? size : sizeof(zeros);
+
+		iov[n].iov_base = (void *)zeros;
+		iov[n++].iov_len = len;
+		*bytes += len;
+		size -= len;
+	}
+	return n;
+}
+
+/* Writes the bytes of iov[0..n) at `off`, all of them (a short write goes
+ * on where it stopped; iov is changed).  0 or -errno. */
+static int pwrite_all(int fd, struct iovec *iov, int n, uint64_t off)
+{
+	while (n > 0) {
+		ssize_t got = pwritev(fd, iov, n, (off_t)off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? -errno : -EIO;
+		off += (uint64_t)got;
+		while (n > 0 && (size_t)got >= iov->iov_len) {
+			got -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + got;
+			iov->iov_len -= (size_t)got;
+		}
+	}
+	return 0;
+}
+
+/* Extends the file by writing zeros rather than ftruncate(): the pages then
+ * come into the page cache through the write path, and pre-faulting the
+ * mapping finds them there.  Faulting in holes of a sparse file instead
+ * goes through read-ahead and page_mkwrite per page, about three times the
+ * CPU time per chunk on ext4 (measured; see the agent's notes). */
+static int extend(int fd, uint64_t off, uint64_t size)
+{
+	struct iovec iov[16];
+
+	while (size) {
+		uint64_t len;
+		int n = zero_iov(iov, 16, size, &len), err = pwrite_all(fd, iov, n, off);
+
+		if (err < 0)
+			return err;
+		off += len;
+		size -= len;
+	}
+	return 0;
+}
+
+/* Pre-faults a mapping for writing, so the hot path does not take a page
+ * fault per page.  MADV_POPULATE_WRITE (Linux 5.14) does it in one call;
+ * older kernels say EINVAL and each page is touched instead. */
+static void populate(void *p, uint64_t size)
+{
+	if (madvise(p, size, MADV_POPULATE_WRITE) != 0) {
+		long pg = sysconf(_SC_PAGESIZE);
+		for (uint64_t i = 0; i < size; i += (uint64_t)(pg > 0 ? pg : 4096))
+			((volatile char *)p)[i] = 0;
+	}
+}
+
+/* Creates the file and its header; its descriptor in *keep if not NULL
+ * (the first grant's: no second open), else closed.  With `first` (not 0),
+ * the first chunk's `first` bytes follow the header, mapped with it: *chunk
+ * is then their mapping (else NULL), to be stamped by the caller.  A
+ * forked child's spool is so made by two writes (the header's first
+ * page, built in memory, and the chunk's zeros) and one mapping: no
+ * ftruncate() (an inode update: more than the child's records cost), no
+ * fault in a hole, no page of the header's unused end.  Its magic is
+ * stored last, through the mapping: a reader seeing it sees a complete
+ * header.  Called with the lock held. */
+static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
+{
+	struct spool_header h;
+	struct iovec iov[4];
+	struct stat st;
+	uint64_t zbytes, hbytes, msize = sp->nmods * sizeof(sp->mods[0]);
+	uint32_t none = 0;
+	void *p;
+	int fd, n, err;
+
+	_Static_assert(sizeof(h) == SPOOL_HEADER_FIXED, "the header's fixed part");
+	_Static_assert(SPOOL_HEADER_SIZE + AGENT_FLOOR_CHUNK_SIZE <= SPOOL_UNBORN_MAX,
+		       "a first chunk is at most the floor (next_size())");
+	*chunk = NULL;
 	bool spare = take_spare(sp, &fd, &st);
 
 	if (!spare) {
@@ -185,43 +294,70 @@ static int create(struct spool *sp, int *keep)
 		if (fstat(fd, &st) < 0)
 			goto fail_file;
 	}
-	if (ftruncate(fd, SPOOL_HEADER_SIZE) < 0)
-		goto fail_file;
-	p = mmap(NULL, SPOOL_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		goto fail_file;
-	sp->dev = st.st_dev;
-	sp->ino = st.st_ino;
-	sp->hdr = p;
-	sp->hdr->version = SPOOL_VERSION;
-	sp->hdr->header_size = SPOOL_HEADER_SIZE;
-	sp->hdr->pid = (uint64_t)getpid();
-	agent_clock_start(&sp->hdr->start_ticks, &sp->hdr->start_ns);
-	sp->hdr->clock_tsc = agent_clock_tsc;
-	sp->hdr->libc_groups = agent_cfg.libc_groups;
-	sp->hdr->mode = agent_cfg.mode;
-	sp->hdr->buffer_size = agent_cfg.buffer_size;
-	sp->hdr->filter_included = sp->filter_inc;
-	sp->hdr->filter_excluded = sp->filter_exc;
-	sp->hdr->min_duration_ns = agent_cfg.min_duration_ns;
-	sp->hdr->sample_hz = agent_cfg.sample_hz;
-	sp->hdr->drop_cause = __atomic_load_n(&sp->drop_cause, __ATOMIC_RELAXED);
-	sp->hdr->waited = __atomic_load_n(&sp->waited, __ATOMIC_RELAXED);
-	sp->hdr->root_pid = (uint64_t)agent_cfg.root_pid;
-	sp->hdr->image = agent_cfg.image ? agent_cfg.image : 1;
+	memset(&h, 0, sizeof(h));
+	h.version = SPOOL_VERSION;
+	h.header_size = SPOOL_HEADER_SIZE;
+	h.pid = (uint64_t)getpid();
+	agent_clock_start(&h.start_ticks, &h.start_ns);
+	h.clock_tsc = agent_clock_tsc;
+	h.libc_groups = agent_cfg.libc_groups;
+	h.mode = agent_cfg.mode;
+	h.buffer_size = agent_cfg.buffer_size;
+	h.filter_included = sp->filter_inc;
+	h.filter_excluded = sp->filter_exc;
+	h.min_duration_ns = agent_cfg.min_duration_ns;
+	h.sample_hz = agent_cfg.sample_hz;
+	h.drop_cause = __atomic_load_n(&sp->drop_cause, __ATOMIC_RELAXED);
+	h.waited = __atomic_load_n(&sp->waited, __ATOMIC_RELAXED);
+	h.root_pid = (uint64_t)agent_cfg.root_pid;
+	h.image = agent_cfg.image ? agent_cfg.image : 1;
 	/* Under fxt-run, which fills it in when it first sees the spool
 	 * (reading /proc/self/stat was a tenth of a forked child's time). */
 	if (!agent_cfg.launcher_pid) {
 		char state;
 		uint64_t t;
 		if (run_proc_stat_read(0, &state, &t) == 0)
-			sp->hdr->start_time = t;
+			h.start_time = t;
 	}
-	snprintf(sp->hdr->program, sizeof(sp->hdr->program), "%s", agent_cfg.program);
-	header_sync_modules(sp);
+	snprintf(h.program, sizeof(h.program), "%s", agent_cfg.program);
+	h.nmodules = sp->nmods;
+	/* The header's pages that hold something, the rest a hole (never
+	 * touched: no page of it is ever made); then the chunk, written. */
+	hbytes = (sizeof(h) + msize + page_size() - 1) / page_size() * page_size();
+	if (hbytes > SPOOL_HEADER_SIZE)
+		hbytes = SPOOL_HEADER_SIZE;
+	iov[0].iov_base = &h;
+	iov[0].iov_len = sizeof(h);
+	iov[1].iov_base = sp->mods;
+	iov[1].iov_len = msize;
+	n = 2 + zero_iov(iov + 2, 2, hbytes - sizeof(h) - msize, &zbytes);
+	err = pwrite_all(fd, iov, n, 0);
+	if (!err && first && extend(fd, SPOOL_HEADER_SIZE, first) < 0)
+		first = 0; /* the usual grant says why (no room, say) */
+	/* The whole header, and not what was written of a chunk. */
+	if (!err && !first && ftruncate(fd, SPOOL_HEADER_SIZE) != 0)
+		err = -errno;
+	if (err < 0) {
+		errno = -err;
+		goto fail_file;
+	}
+	p = mmap(NULL, SPOOL_HEADER_SIZE + first, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		goto fail_file;
+	if (first)
+		populate((char *)p + SPOOL_HEADER_SIZE, first);
+	sp->dev = st.st_dev;
+	sp->ino = st.st_ino;
+	__atomic_store_n(&sp->hdr, (struct spool_header *)p, __ATOMIC_RELEASE);
+	/* A cause noted while the header was being written (no lock). */
+	__atomic_compare_exchange_n(&sp->hdr->drop_cause, &none,
+				    __atomic_load_n(&sp->drop_cause, __ATOMIC_RELAXED), false,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 	/* The magic last: a reader seeing it sees a complete header. */
 	__atomic_store_n(&sp->hdr->magic, SPOOL_MAGIC, __ATOMIC_RELEASE);
 	sp->end = SPOOL_HEADER_SIZE;
+	if (first)
+		*chunk = (char *)p + SPOOL_HEADER_SIZE;
 	if (keep)
 		*keep = fd;
 	else
@@ -236,56 +372,13 @@ fail_file:
 	return err;
 }
 
-/* Extends the file by writing zeros rather than ftruncate(): the pages then
- * come into the page cache through the write path, and pre-faulting the
- * mapping finds them there.  Faulting in holes of a sparse file instead
- * goes through read-ahead and page_mkwrite per page, about three times the
- * CPU time per chunk on ext4 (measured; see the agent's notes). */
-static int extend(int fd, uint64_t off, uint64_t size)
-{
-	static const char zeros[64 << 10];
-	struct iovec iov[16];
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < 16; i++) {
-		iov[i].iov_base = (void *)zeros;
-		iov[i].iov_len = sizeof(zeros);
-	}
-	while (size) {
-		uint64_t want = size < sizeof(iov) / sizeof(iov[0]) * sizeof(zeros)
-				    ? size
-				    : sizeof(iov) / sizeof(iov[0]) * sizeof(zeros);
-		ssize_t got;
-
-		n = (unsigned)((want + sizeof(zeros) - 1) / sizeof(zeros));
-		iov[n - 1].iov_len = want - (uint64_t)(n - 1) * sizeof(zeros);
-		got = pwritev(fd, iov, (int)n, (off_t)off);
-		iov[n - 1].iov_len = sizeof(zeros);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			return got < 0 ? -errno : -EIO;
-		off += (uint64_t)got;
-		size -= (uint64_t)got;
-	}
-	return 0;
-}
-
-static void *map_chunk(struct spool *sp, int fd, uint64_t off, uint64_t size)
+static void *map_chunk(int fd, uint64_t off, uint64_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
 
 	if (p == MAP_FAILED)
 		return NULL;
-	/* Pre-fault, so the hot path does not take a page fault per page.
-	 * MADV_POPULATE_WRITE (Linux 5.14) does it in one call; older kernels
-	 * say EINVAL and we touch each page instead. */
-	if (madvise(p, size, MADV_POPULATE_WRITE) != 0) {
-		long pg = sysconf(_SC_PAGESIZE);
-		for (uint64_t i = 0; i < size; i += (uint64_t)(pg > 0 ? pg : 4096))
-			((volatile char *)p)[i] = 0;
-	}
-	(void)sp;
+	populate(p, size);
 	return p;
 }
 
@@ -295,13 +388,19 @@ static void *map_chunk(struct spool *sp, int fd, uint64_t off, uint64_t size)
  * to the floor.  A thread's first chunks are smaller (the floor, then a
  * quarter): most processes of a pipeline or a build live a few
  * milliseconds and record a few KiB, and each byte of a chunk is zeroed
- * and faulted in up front. */
+ * and faulted in up front.  In a process other than the root (a fork
+ * child, an exec'd image), in stream mode, a first chunk is smaller still
+ * (AGENT_FIRST_CHUNK_SIZE): writing a forked child's 64 KiB took more of
+ * its time than its records.  The root keeps the floor: a program that
+ * forbids its spool to grow (RLIMIT_FSIZE) keeps what its main thread
+ * records there. */
 static uint64_t next_size(const struct spool *sp, uint32_t seq)
 {
 	uint64_t size = sp->chunk_size;
 
 	if (seq == 0 && size > AGENT_FLOOR_CHUNK_SIZE)
-		size = AGENT_FLOOR_CHUNK_SIZE;
+		size = sp->small_first && agent_mode_stream() ? AGENT_FIRST_CHUNK_SIZE
+							      : AGENT_FLOOR_CHUNK_SIZE;
 	else if (seq == 1 && size / 4 > AGENT_FLOOR_CHUNK_SIZE)
 		size /= 4;
 
@@ -311,34 +410,56 @@ static uint64_t next_size(const struct spool *sp, uint32_t seq)
 	return size;
 }
 
-/* The page size. */
-static uint64_t page_size(void)
-{
-	long pgl = sysconf(_SC_PAGESIZE);
-	return pgl > 0 ? (uint64_t)pgl : 4096;
-}
-
 /* Whether a chunk of `size` bytes holds enough records to be worth one. */
 static bool chunk_worth(uint64_t size)
 {
 	return size >= page_size() && size >= SPOOL_CHUNK_HEADER_SIZE + SPOOL_RECORD_SIZE * 8;
 }
 
+/* The size of a new chunk (at the spool's end) for a thread's chunk
+ * `seq`, within `cap` (0: none) and max_size, in *size; or -ENOSPC when
+ * what is left is too little for one. */
+static int new_size(const struct spool *sp, uint32_t seq, uint64_t cap, uint64_t *size)
+{
+	uint64_t s = next_size(sp, seq);
+
+	if (cap && s > cap) {
+		/* The rest of the thread's buffer. */
+		s = cap / page_size() * page_size();
+		if (!chunk_worth(s))
+			return -ENOSPC;
+	}
+	if (sp->max_size && sp->granted + s > sp->max_size) {
+		/* The last bytes under the bound: a smaller chunk, down to one
+		 * page, so that a bound below one chunk keeps the first
+		 * max_size bytes rather than nothing. */
+		uint64_t left = sp->max_size > sp->granted ? sp->max_size - sp->granted : 0;
+
+		s = left / page_size() * page_size();
+		if (!chunk_worth(s))
+			return -ENOSPC;
+	}
+	*size = s;
+	return 0;
+}
+
 /* Under the lock: 0 when the spool can take records, created on first
- * use (its descriptor then in *keep, if not NULL: else *keep is -1); else
- * why not (-ESHUTDOWN once closed, or the error that failed it, kept so
- * that it is said once). */
-static int usable(struct spool *sp, int *keep)
+ * use (its descriptor then in *keep, if not NULL: else *keep is -1; and
+ * with `first`, the first chunk made with it: create()); else why not
+ * (-ESHUTDOWN once closed, or the error that failed it, kept so that it
+ * is said once). */
+static int usable(struct spool *sp, int *keep, uint64_t first, void **chunk)
 {
 	int err;
 
+	*chunk = NULL;
 	if (keep)
 		*keep = -1;
 	if (sp->closed || sp->failed)
 		return sp->closed ? -ESHUTDOWN : sp->failed;
 	if (sp->hdr)
 		return 0;
-	err = create(sp, keep);
+	err = create(sp, keep, first, chunk);
 	if (err < 0) {
 		sp->failed = err;
 		agent_dbg("cannot create spool %s: %s", sp->path, strerror(-err));
@@ -349,13 +470,17 @@ static int usable(struct spool *sp, int *keep)
 int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t seq, uint64_t cap,
 		    struct spool_map *out)
 {
-	uint64_t off, size;
+	uint64_t off, size = 0;
 	struct spool_chunk *c;
 	void *p;
 	int fd = -1, err = 0;
 
 	lock(sp);
-	err = usable(sp, &fd);
+	/* The process's first chunk is made with its spool, in the same
+	 * write and mapping (create()). */
+	if (!sp->hdr && !sp->closed && !sp->failed && new_size(sp, seq, cap, &size) < 0)
+		size = 0;
+	err = usable(sp, &fd, size, &p);
 	if (err < 0)
 		goto out;
 	if (fd < 0)
@@ -364,33 +489,19 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 		err = fd;
 		goto out;
 	}
-	if (sp->nfree && (!cap || sp->free_list[sp->nfree - 1].size <= cap)) {
+	if (p) {
+		off = SPOOL_HEADER_SIZE;
+		sp->end += size;
+		sp->granted += size;
+	} else if (sp->nfree && (!cap || sp->free_list[sp->nfree - 1].size <= cap)) {
 		/* A recycled tail: already in the file and counted in granted. */
 		sp->nfree--;
 		off = sp->free_list[sp->nfree].off;
 		size = sp->free_list[sp->nfree].size;
 	} else {
-		size = next_size(sp, seq);
-		if (cap && size > cap) {
-			/* The rest of the thread's buffer. */
-			size = cap / page_size() * page_size();
-			if (!chunk_worth(size)) {
-				err = -ENOSPC;
-				goto out;
-			}
-		}
-		if (sp->max_size && sp->granted + size > sp->max_size) {
-			/* The last bytes under the bound: a smaller chunk, down
-			 * to one page, so that a bound below one chunk keeps
-			 * the first max_size bytes rather than nothing. */
-			uint64_t left = sp->max_size > sp->granted ? sp->max_size - sp->granted : 0;
-
-			size = left / page_size() * page_size();
-			if (!chunk_worth(size)) {
-				err = -ENOSPC;
-				goto out;
-			}
-		}
+		err = new_size(sp, seq, cap, &size);
+		if (err < 0)
+			goto out;
 		off = sp->end;
 		err = extend(fd, off, size);
 		if (err < 0) {
@@ -402,7 +513,8 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 		sp->end += size;
 		sp->granted += size;
 	}
-	p = map_chunk(sp, fd, off, size);
+	if (!p)
+		p = map_chunk(fd, off, size);
 	if (!p) {
 		err = -errno;
 		/* Keep the space for someone else. */
@@ -493,10 +605,11 @@ static struct run_bell *bell(struct spool *sp)
 
 int spool_hold(struct spool *sp)
 {
+	void *chunk;
 	int fd, err = 0;
 
 	lock(sp);
-	err = usable(sp, NULL);
+	err = usable(sp, NULL, 0, &chunk);
 	if (err < 0)
 		goto out;
 	bell(sp);
@@ -699,7 +812,7 @@ void spool_chunk_put(struct spool *sp, struct spool_map *m, uint64_t used, bool 
 	}
 	sp->mapped -= m->size;
 	unlock(sp);
-	munmap(m->base, m->size);
+	agent_unmap(m->base, m->size);
 	m->base = NULL;
 }
 
@@ -790,7 +903,9 @@ int spool_seal(struct spool *sp, const struct spool_seal *seal,
 
 	lock(sp);
 	if (!sp->hdr && !sp->failed) {
-		err = create(sp, NULL); /* nothing recorded: a spool all the same */
+		void *chunk;
+
+		err = create(sp, NULL, 0, &chunk); /* nothing recorded: a spool all the same */
 		if (err < 0) {
 			sp->failed = err;
 			goto out;
@@ -870,7 +985,7 @@ int spool_destroy(struct spool *sp)
 			err = -errno;
 			goto out;
 		}
-		munmap(sp->hdr, SPOOL_HEADER_SIZE);
+		agent_unmap(sp->hdr, SPOOL_HEADER_SIZE);
 		sp->hdr = NULL;
 	}
 	drop_held(sp);
@@ -885,7 +1000,7 @@ void spool_release(struct spool *sp)
 {
 	lock(sp);
 	if (sp->hdr) {
-		munmap(sp->hdr, SPOOL_HEADER_SIZE);
+		agent_unmap(sp->hdr, SPOOL_HEADER_SIZE);
 		sp->hdr = NULL;
 	}
 	/* fxt-run's control file, which it removes at its end: anonymous
@@ -909,7 +1024,7 @@ void spool_forget(struct spool *sp, const char *path)
 
 	drop_held(sp);
 	if (sp->hdr)
-		munmap(sp->hdr, SPOOL_HEADER_SIZE);
+		agent_unmap(sp->hdr, SPOOL_HEADER_SIZE);
 	spool_init(sp, path, sp->chunk_size, sp->buffer_size, sp->max_size);
 	/* The module list stays valid: the child has the same mappings; so
 	 * does the doorbell (shared), while it is the same fxt-run's. */

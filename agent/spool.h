@@ -56,6 +56,9 @@ struct spool {
 	uint32_t drop_cause;		 /* for the header, until it exists */
 	uint32_t waited;		 /* likewise (spool_note_waited()) */
 	bool closed;			 /* after the seal: grant nothing */
+	/* A process other than the run's root (a fork child, an exec'd
+	 * image): its first chunk is AGENT_FIRST_CHUNK_SIZE (next_size()). */
+	bool small_first;
 	int failed;			 /* creation failed (-errno): grant nothing */
 	/* Modules loaded so far, mirrored into the header once it exists.
 	 * Last: spool_init() resets everything before it. */

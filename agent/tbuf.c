@@ -154,7 +154,7 @@ static int ring_grow(struct tbuf *tb)
 		r->n = old->n;
 		r->head = old->head;
 		memcpy(r->v, old->v, old->n * sizeof(old->v[0]));
-		munmap(old, old->bytes);
+		agent_unmap(old, old->bytes);
 	}
 	tb->ring = r;
 	return 0;
@@ -220,9 +220,9 @@ static void ring_free(struct tbuf *tb, const void *keep, bool put)
 		if (put)
 			spool_chunk_put(&agent.spool, &r->v[i], r->v[i].size, false);
 		else
-			munmap(r->v[i].base, r->v[i].size);
+			agent_unmap(r->v[i].base, r->v[i].size);
 	}
-	munmap(r, r->bytes);
+	agent_unmap(r, r->bytes);
 	tb->ring = NULL;
 }
 
@@ -326,9 +326,9 @@ static void forget_stale(struct tstate *t, struct tbuf *tb)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	ring_free(tb, tb->map.base, false);
 	if (tb->map.base)
-		munmap(tb->map.base, tb->map.size);
+		agent_unmap(tb->map.base, tb->map.size);
 	if (tb->spare.base)
-		munmap(tb->spare.base, tb->spare.size);
+		agent_unmap(tb->spare.base, tb->spare.size);
 	tb->map.base = tb->spare.base = NULL;
 	t->tb = NULL;
 	t->pos = t->end = NULL;
@@ -618,12 +618,12 @@ void agent_tbuf_forget_all(struct tstate *self, bool interrupted)
 			if (mmap(tb->map.base, tb->map.size, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
 				 0) == MAP_FAILED)
-				munmap(tb->map.base, tb->map.size);
+				agent_unmap(tb->map.base, tb->map.size);
 		} else if (tb->map.base) {
-			munmap(tb->map.base, tb->map.size);
+			agent_unmap(tb->map.base, tb->map.size);
 		}
 		if (tb->spare.base)
-			munmap(tb->spare.base, tb->spare.size);
+			agent_unmap(tb->spare.base, tb->spare.size);
 	}
 	agent.threads = NULL;
 	agent.next_serial = 0;

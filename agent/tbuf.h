@@ -15,7 +15,8 @@
  * replace the chunk, so `end` never changes under an interrupted hook.
  *
  * Reserve: in chunks of AGENT_FLOOR_CHUNK_SIZE and more, `end` stops
- * 1/64 of the chunk short of its real end.  A hook that is not nested goes
+ * 1/64 of the chunk short of its real end (a first chunk, smaller, keeps
+ * the floor's 1 KiB).  A hook that is not nested goes
  * to the slow path there and refills; the slots past `end` are for the
  * hooks of signal handlers that interrupt it before it has blocked signals
  * (they may not refill), so that they are recorded rather than dropped.
@@ -35,6 +36,8 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "agent/ticks.h"
 #include "agent/cfg.h"
@@ -150,10 +153,28 @@ void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
  * hooks' TSC path makes no call (and needs no frame) either. */
 void agent_record_mono(struct tstate *t, uint64_t addr) __attribute__((noinline));
 
-/* The reserve of a chunk of `size` bytes, in bytes (see above). */
+/* Unmaps one of the agent's own mappings (chunks, the spool header, rings,
+ * slabs) with the system call rather than through the agent's munmap
+ * wrapper, which records nothing here anyway: a process that never called
+ * munmap() leaves the wrapper's real function unresolved, and each of its
+ * fork children then looked it up with dlsym() (lazy binding, the
+ * loader's lookup, about ten page faults a child) to unmap the parent's
+ * chunks. */
+static inline void agent_unmap(void *addr, uint64_t len)
+{
+	(void)syscall(SYS_munmap, addr, (size_t)len);
+}
+
+/* The reserve of a chunk of `size` bytes, in bytes (see above).  A
+ * thread's first chunk (AGENT_FIRST_CHUNK_SIZE), and other chunks under the
+ * floor when chunks are larger (recycled tails), keep the floor's. */
 static inline uint64_t agent_tbuf_reserve(uint64_t size)
 {
-	return size >= AGENT_FLOOR_CHUNK_SIZE ? size / 64 : 0;
+	if (size >= AGENT_FLOOR_CHUNK_SIZE)
+		return size / 64;
+	return size >= AGENT_FIRST_CHUNK_SIZE && agent_cfg.chunk_size > AGENT_FLOOR_CHUNK_SIZE
+		   ? AGENT_FLOOR_CHUNK_SIZE / 64
+		   : 0;
 }
 
 /* How the inline hooks below reach the slow path; run-time patching's

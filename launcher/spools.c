@@ -78,8 +78,9 @@ static int spool_view_open(const char *path, struct spool_view *v)
 }
 
 /* Whether the spool at `path` was never born: its process died while
- * creating it, before the magic that comes last (spool.c), so before any
- * chunk.  Such a spool holds no record: it is removed.  A spool being
+ * creating it, before the magic that comes last (spool/format.h,
+ * "Creation"), so before any record.  Such a spool holds no record: it is
+ * removed.  A spool being
  * created by a live process is not; one whose header does not even name
  * its process yet is taken for unborn only when `any_pid` (--recover: the
  * run is over). */
@@ -92,7 +93,7 @@ static bool spool_unborn(const char *path, bool any_pid)
 
 	if (fd < 0)
 		return false;
-	unborn = fstat(fd, &sb) == 0 && (uint64_t)sb.st_size <= SPOOL_HEADER_SIZE &&
+	unborn = fstat(fd, &sb) == 0 && (uint64_t)sb.st_size <= SPOOL_UNBORN_MAX &&
 		 ((sb.st_size == 0 && any_pid) ||
 		  (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && h.magic == 0 &&
 		   (h.pid != 0 ? !run_proc_alive((long)h.pid, h.start_time) : any_pid)));

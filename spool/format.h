@@ -32,6 +32,12 @@
  * need none of this: copies and originals are told apart by the rule
  * above.
  *
+ * Creation: the header (its magic 0) and the process's first chunk (at
+ * most 64 KiB of zeros) are written, then the magic stored: a spool whose
+ * magic is 0 holds no record, and is at most SPOOL_UNBORN_MAX bytes (a
+ * process killed while creating it leaves such a file, which a converter
+ * removes once its process is gone).
+ *
  * A chunk's records follow its header: 16-byte slots (spool/records.h),
  * ending at the first slot whose second word is 0 (the file is created sparse, so unwritten space
  * reads as zeros) or at the chunk's end.  Because the page cache keeps a MAP_SHARED file's data
@@ -72,6 +78,7 @@
 #define SPOOL_MAGIC	      0x4c4f4f5053545846ull /* "FXTSPOOL" */
 #define SPOOL_VERSION	      9u
 #define SPOOL_HEADER_SIZE     (64u << 10)
+#define SPOOL_UNBORN_MAX      (SPOOL_HEADER_SIZE + (64u << 10)) /* see "Creation" */
 #define SPOOL_CHUNK_MAGIC     0x4b4e554843545846ull /* "FXTCHUNK" */
 #define SPOOL_MODULE_PATH     240u
 #define SPOOL_HEADER_FIXED    536u /* the header before its module list */

@@ -21,7 +21,8 @@ E2E_COMMON = \
 
 # The agent through fxt-run: calls (checked against uftrace when it is
 # installed), C++, threads, plug-ins, exit paths, stress, fork in a signal
-# handler, a change of user, recovery, process names under retitling
+# handler, what a forked child's spool costs in system calls, a change
+# of user, recovery, process names under retitling
 # (setproctitle), exec;
 # fxt-run's options, the merge of a run's processes and --recover.
 # agent-calltree-helper.sh tests the reader the others use, fxt_calltree.
@@ -35,6 +36,7 @@ E2E_TESTS = \
 	tests/e2e/agent-exit.sh \
 	tests/e2e/agent-stress.sh \
 	tests/e2e/agent-fork-signal.sh \
+	tests/e2e/agent-fork-cost.sh \
 	tests/e2e/agent-privdrop.sh \
 	tests/e2e/agent-recover.sh \
 	tests/e2e/agent-recover-names.sh \

@@ -6,7 +6,7 @@
 # program runs.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 55
+plan 56
 
 LOOP=$PROGS/loop
 
@@ -142,6 +142,17 @@ ok "recover pipeline: one archive left, nothing else" test "$(ls)" = p.fxt
 check_archive "recover pipeline" p.fxt
 ok "recover pipeline: every process in it" grep -q \
   '^fxt-run: wrote p\.fxt (.*); [1-9][0-9]* processes, ' "$TMPD/err"
+cd "$TMPD" || exit 1
+
+# --- A process killed while making its spool leaves its header and first
+# chunk written (64 KiB + up to 64 KiB of zeros) without the magic that
+# comes last (spool/format.h, "Creation"): no record in it, --recover
+# removes it rather than calling it no spool and leaving it.
+mkdir unborn && cd unborn || exit 1
+head -c $((65536 + 16384)) /dev/zero >u.fxt.999999999.spool
+"$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err"
+is "$(ls)/$(grep -c 'not an fxtrace spool' "$TMPD/err")" "/0" \
+  "recover: a spool killed while being made, its first chunk written, is removed"
 cd "$TMPD" || exit 1
 
 # --- A converter killed after its archive got its name, before it removed

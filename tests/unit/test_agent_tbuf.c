@@ -552,15 +552,25 @@ static void test_recycle(void)
  * fault in little), its later ones full size; past FXT_BUFFER_SIZE of
  * mapped chunks, new chunks are halved down to the floor.  Each thread
  * here records past its first chunk (5000 records: a 64 KiB chunk holds
- * under 4096), one after the other. */
+ * under 4096), one after the other.  In a process other than the root,
+ * a first chunk is smaller still, with the floor's reserve for signal
+ * handlers. */
 static void test_buffer_bound(void)
 {
-	struct tstate t[4] = { { 0 } };
+	struct tstate t[4] = { { 0 } }, child = { 0 };
 
+	test_agent_reset(256 << 10, 512 << 10, 0);
+	agent.spool.small_first = true;
+	agent_record(&child, 0x10);
+	ASSERT_EQ_U64(child.tb->map.size, AGENT_FIRST_CHUNK_SIZE,
+		      "bound: a child process's first chunk is AGENT_FIRST_CHUNK_SIZE");
+	ASSERT_EQ_U64(
+	    (uint64_t)((char *)child.tb->map.base + child.tb->map.size - (char *)child.end),
+	    AGENT_FLOOR_CHUNK_SIZE / 64, "bound: ... with the floor's reserve");
 	test_agent_reset(256 << 10, 512 << 10, 0);
 	agent_record(&t[0], 0x10);
 	ASSERT_EQ_U64(t[0].tb->map.size, AGENT_FLOOR_CHUNK_SIZE,
-		      "bound: a first chunk is the floor");
+		      "bound: the root's first chunk is the floor");
 	for (int i = 0; i < 4; i++)
 		for (int j = 0; j < 5000; j++)
 			agent_record(&t[i], 0x10 + (uint64_t)j);
@@ -618,7 +628,7 @@ static void test_no_fd_held(void)
 
 int main(void)
 {
-	plan(113);
+	plan(115);
 	test_refill();
 	test_reuse();
 	test_staged(false, false);
