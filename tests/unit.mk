@@ -63,25 +63,20 @@ UNIT_TESTS += tests/unit/test_patch_live
 tests_unit_test_patch_live_SOURCES = tests/unit/test_patch_live.c agent/patch/live.c agent/log.c
 tests_unit_test_patch_live_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_patch_live_LDADD = -lpthread
-endif
-EXTRA_DIST += tests/unit/test_patch_live.c
-if ARCH_X86_64
 UNIT_TESTS += tests/unit/test_sample_walk
 tests_unit_test_sample_walk_SOURCES = tests/unit/test_sample_walk.c agent/sample/walk.c \
 	agent/patch/tramp.S agent/log.c
 tests_unit_test_sample_walk_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_sample_walk_CCASFLAGS = $(AM_CCASFLAGS)
 tests_unit_test_sample_walk_LDADD = -ldl
-endif
-EXTRA_DIST += tests/unit/test_sample_walk.c
-if ARCH_X86_64
 UNIT_TESTS += tests/unit/test_patch_probe
 tests_unit_test_patch_probe_SOURCES = tests/unit/test_patch_probe.c agent/patch/probe.S
 tests_unit_test_patch_probe_CFLAGS = $(AM_CFLAGS)
 # (an object of its own: the agent builds probe.S with libtool)
 tests_unit_test_patch_probe_CCASFLAGS = $(AM_CCASFLAGS)
 endif
-EXTRA_DIST += tests/unit/test_patch_probe.c
+EXTRA_DIST += tests/unit/test_patch_live.c tests/unit/test_sample_walk.c \
+	tests/unit/test_patch_probe.c
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 noinst_HEADERS += tests/lib/tap.h
