@@ -77,10 +77,15 @@ static inline void test_agent_reset(uint64_t chunk, uint64_t buffer, uint64_t ma
 	agent.spool.nmods = 0;
 }
 
+/* Removes the spool and its directory: every test that resets calls it. */
 static inline void test_agent_cleanup(void)
 {
+	char path[512];
+
 	if (agent.spool.hdr)
 		spool_destroy(&agent.spool);
+	snprintf(path, sizeof(path), "%s/spool", test_dir);
+	unlink(path);
 	rmdir(test_dir);
 }
 

@@ -354,6 +354,7 @@ int main(void)
 	test_drops_counted();
 	test_wrap_encoding();
 	test_wrap_once();
+	test_agent_cleanup();
 	done_testing();
 	return exit_status();
 }
