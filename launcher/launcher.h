@@ -123,7 +123,8 @@ void setup_export(const struct options *o, int status_fd, fxt_setting_sink_fn *s
 
 /* ----------------------------------------------------------- patchrep.c */
 
-/* A new folder for the patch reports (malloc'd), or death. */
+/* A new folder for the patch reports (malloc'd), or death; removed at exit
+ * unless patch_report_finish() was. */
 char *patch_report_dir(void);
 
 /* Prints what the processes patched (each program once; with `list`, each

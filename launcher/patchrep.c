@@ -25,6 +25,36 @@
 
 extern char **environ;
 
+/* The folder made, until patch_report_finish() has removed it: removed at
+ * fxt-run's exit otherwise (an error after it was made, e.g. an archive
+ * that exists). */
+static const char *report_dir;
+
+static void remove_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[4096];
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, "patch.", 6) == 0 ||
+		    strcmp(e->d_name, FXT_ARGSPEC_FILE) == 0) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+}
+
+static void remove_at_exit(void)
+{
+	if (report_dir) {
+		remove_files(report_dir);
+		rmdir(report_dir);
+	}
+}
+
 char *patch_report_dir(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -35,6 +65,8 @@ char *patch_report_dir(void)
 	if (!mkdtemp(dir))
 		die(EXIT_USAGE, "cannot make a folder for the patch reports (%s): %s", dir,
 		    strerror(errno));
+	report_dir = dir;
+	atexit(remove_at_exit);
 	return dir;
 }
 
@@ -288,4 +320,6 @@ void patch_report_finish(const char *dir, bool list, bool quiet, const char *wha
 	snprintf(path, sizeof(path), "%s/%s", dir, FXT_ARGSPEC_FILE);
 	unlink(path);
 	rmdir(dir);
+	if (report_dir == dir)
+		report_dir = NULL;
 }

@@ -10,7 +10,7 @@
 # record -P.`'s for every function both patch.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 63
+plan 64
 scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
@@ -193,6 +193,12 @@ is "$?" 2 "--patch with a bad pattern: usage error"
 # uftrace patches the same way (-P.): the same counts, function by function,
 # for every part but the coroutine, which uftrace does not survive (it
 # stops there, status 1).  Not want(), whose calls depend on the arguments.
+# An error after the patch reports' folder was made (an archive that
+# exists) leaves no folder behind in TMPDIR.
+mkdir "$TMPD/tmpd" && : > "$TMPD/exists.fxt"
+TMPDIR="$TMPD/tmpd" "$FXT_RUN" --patch=. -o "$TMPD/exists.fxt" -- "$P" fib > /dev/null 2>&1
+is "$?:$(ls -A "$TMPD/tmpd")" "2:" "an error once the reports' folder is made: exit 2, no folder left"
+
 PARTS="fib rip tail regs tables short threads signals longjmp altstack maps"
 if [ -z "${UFTRACE:-}" ]; then
   skip "uftrace is not installed"
