@@ -45,7 +45,7 @@ else
   skip "script(1) is not installed"
 fi
 is "$("$VIEW" --load-only "$TMPD/s.fxt" | sed -n 1p)" \
-  "$TMPD/s.fxt: 51 records, 40 slices, 6 call paths, 1 threads, 40 timeline bars" \
+  "$TMPD/s.fxt: 51 records, 40 slices, 6 call paths, 1 thread, 40 timeline bars" \
   "--load-only: what the view holds"
 is "$("$VIEW" --load-only "$TMPD/valid.fxt" | sed -n 2p)" "12 records dropped (on 1 thread)" \
   "--load-only: the drops"

@@ -228,10 +228,11 @@ static int load_only(struct view *v)
 		}
 	}
 	per1000 = (view_now_s() - t0) * 1e3;
-	printf("%s: %" PRIu64 " records, %" PRIu64 " slices, %zu call paths, %zu threads, %" PRIu64
+	printf("%s: %" PRIu64 " records, %" PRIu64 " slices, %zu call paths, %zu thread%s, %" PRIu64
 	       " timeline bars\n",
 	       v->path, calltree_nrecords(v->tree), calltree_nslices(v->tree),
-	       calltree_nnodes(v->tree), timeline_nthreads(v->tl), timeline_nbars(v->tl));
+	       calltree_nnodes(v->tree), timeline_nthreads(v->tl),
+	       timeline_nthreads(v->tl) == 1 ? "" : "s", timeline_nbars(v->tl));
 	if (dropped)
 		printf("%" PRIu64 " records dropped (on %" PRIu64 " thread%s)\n", dropped, dthreads,
 		       dthreads == 1 ? "" : "s");
