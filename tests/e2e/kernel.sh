@@ -10,7 +10,7 @@
 # the permission to trace, one line and exit 2 before the program runs.
 . "$abs_top_srcdir/tests/e2e/import-common.sh"
 
-plan 22
+plan 23
 scratch
 
 need_tracefs
@@ -94,10 +94,14 @@ wait $ja; ra=$?
 wait $jb; rb=$?
 is "$ra/$rb" "0/0" "two runs at once: both exit 0"
 pa=$(awk '$1 == "main" { print $2 }' "$TMPD/a.tids") pb=$(awk '$1 == "main" { print $2 }' "$TMPD/b.tids")
-# (The other's threads may be the other side of a context switch, with
-# their running slices; no event of their own.)
+# (The other's threads may be the other side of a context switch; no
+# event of their own, and no "running" slice: the kernel records their
+# switches only to and from our threads, so it would last over the ones
+# it did not record.)
 is "$("$FXT_DUMP" "$TMPD/a.fxt" | grep -c "^ts=[0-9.]* pid=$pb .*instant cat=\"sched\"")/$("$FXT_DUMP" "$TMPD/b.fxt" | grep -c "^ts=[0-9.]* pid=$pa .*instant cat=\"sched\"")" \
   "0/0" "... no sched event of the other's process in either"
+is "$( ("$FXT_DUMP" "$TMPD/a.fxt"; "$FXT_DUMP" "$TMPD/b.fxt") | grep -c 'cat="sched" name="running"')" 0 \
+  "... and no running slice of another thread"
 ok "... each has its own's" sh -c '"$1" "$2" | grep -q "pid=$3 .*name=\"sched_process_exit\""' - "$FXT_DUMP" "$TMPD/a.fxt" "$pa"
 
 # wait_instance PID: until fxt-run PID's instance exists (at most 20 s).
