@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "convert/chunks.h"
@@ -101,4 +102,16 @@ int conv_chunk_read(int fd, const void *map, uint64_t map_len, const struct chun
 		return -EIO;
 	*stop = buf + got / 8;
 	return 0;
+}
+
+void conv_chunk_done(const void *map, uint64_t map_len, const struct chunk_ref *c)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t lo = c->off - c->off % page, hi = c->off + c->size;
+
+	if (!map || hi > map_len)
+		return;
+	hi -= hi % page; /* a page the next chunk may share stays */
+	if (hi > lo)
+		(void)madvise((char *)(uintptr_t)map + lo, (size_t)(hi - lo), MADV_DONTNEED);
 }

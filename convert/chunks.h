@@ -35,4 +35,10 @@ int conv_chunks_scan(int fd, uint64_t end, struct chunk_ref **out, size_t *n);
 int conv_chunk_read(int fd, const void *map, uint64_t map_len, const struct chunk_ref *c,
 		    uint64_t off, uint64_t *buf, const uint64_t **start, const uint64_t **stop);
 
+/* Chunk `c` was read through `map` (as conv_chunk_read() takes it) and is
+ * done with: its pages leave the process (they stay in the page cache), so
+ * that a converter mapping a spool of gigabytes stays as small as one
+ * reading it block by block.  Nothing when it was not in the map. */
+void conv_chunk_done(const void *map, uint64_t map_len, const struct chunk_ref *c);
+
 #endif /* FXT_CONVERT_CHUNKS_H */

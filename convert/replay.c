@@ -553,6 +553,7 @@ __attribute__((noinline)) int conv_replay_chunk(struct replay *d, const struct c
 		}
 		off += (uint64_t)((const char *)p - (const char *)start);
 	}
+	conv_chunk_done(d->in->spool_map, d->in->spool_map_len, c);
 	d->st->records += records;
 	*mark_ts = mts;
 	return err;
