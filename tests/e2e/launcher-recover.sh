@@ -120,18 +120,11 @@ mkdir killed2 && cd killed2 || exit 1
 timeout -s KILL 1 "$FXT_RUN" -o p.fxt -- sh -c 'while :; do echo x | cat >/dev/null; done' \
   >/dev/null 2>&1
 # (The pipeline's last processes may outlive fxt-run a moment, longer on
-# a loaded machine: --recover would rightly leave their spools.  Wait for
-# every process a spool names to be gone.)
+# a loaded machine, and a forked one makes its spool only at its first
+# record: --recover would rightly leave their spools.  Wait for every
+# process of the run, FXT_OUTPUT in its environment, to be gone.)
 n=0
-while [ $n -lt 400 ]; do
-  alive=
-  for f in p.fxt.*.spool; do
-    pid=${f#p.fxt.}
-    pid=${pid%%.*}
-    case $pid in *[!0-9]* | '') continue ;; esac
-    kill -0 "$pid" 2>/dev/null && alive=1
-  done
-  [ -z "$alive" ] && break
+while grep -qszE '^FXT_OUTPUT=.*/killed2/p\.fxt$' /proc/[0-9]*/environ && [ $n -lt 400 ]; do
   sleep 0.05
   n=$((n + 1))
 done
