@@ -211,14 +211,14 @@ static void slice(struct import_stream *s, struct thread *t, int tid, enum fxt_e
 {
 	struct fxt_event e = { .type = type, .ts = ts };
 
-	/* The agent's threads: their states are the context switch records
-	 * (a slice would cross the calls' slices on the thread's track).
-	 * With them known (a recording filtered to the program's threads:
-	 * fxt-run --kernel), no other thread's either: the kernel records
-	 * their switches only to and from the program's, so a "running"
+	/* With the agent's threads known (a recording filtered to the
+	 * program's threads: fxt-run --kernel), no slices.  Its threads'
+	 * states are the context switch records (a slice would cross the
+	 * calls' slices on the thread's track); and the kernel records other
+	 * threads' switches only to and from the program's, so a "running"
 	 * slice would last over every switch it did not record (a task that
 	 * ran after one of ours would run until one of ours ran again). */
-	if (t->mapped || s->ic->tgid_of)
+	if (s->ic->tgid_of)
 		return;
 	e.thread = tref(s, t, tid);
 	e.category = str(s, &s->s_sched, "sched");
