@@ -30,29 +30,29 @@ extern char **environ;
  * that exists). */
 static const char *report_dir;
 
-static void remove_files(const char *dir)
+/* Removes the folder with what the run put in it (reports, --args's spec). */
+static void remove_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	char path[4096];
 
-	if (!d)
-		return;
-	while ((e = readdir(d)) != NULL)
-		if (strncmp(e->d_name, "patch.", 6) == 0 ||
-		    strcmp(e->d_name, FXT_ARGSPEC_FILE) == 0) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	closedir(d);
+	if (d) {
+		while ((e = readdir(d)) != NULL)
+			if (strncmp(e->d_name, "patch.", 6) == 0 ||
+			    strcmp(e->d_name, FXT_ARGSPEC_FILE) == 0) {
+				snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+				unlink(path);
+			}
+		closedir(d);
+	}
+	rmdir(dir);
 }
 
 static void remove_at_exit(void)
 {
-	if (report_dir) {
-		remove_files(report_dir);
-		rmdir(report_dir);
-	}
+	if (report_dir)
+		remove_dir(report_dir);
 }
 
 char *patch_report_dir(void)
@@ -281,7 +281,7 @@ void patch_report_finish(const char *dir, bool list, bool quiet, const char *wha
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	char **seen = NULL, **names = NULL, path[4096];
+	char **seen = NULL, **names = NULL;
 	size_t nseen = 0, n = 0;
 
 	if (!d)
@@ -317,9 +317,7 @@ void patch_report_finish(const char *dir, bool list, bool quiet, const char *wha
 	for (size_t i = 0; i < nseen; i++)
 		free(seen[i]);
 	free(seen);
-	snprintf(path, sizeof(path), "%s/%s", dir, FXT_ARGSPEC_FILE);
-	unlink(path);
-	rmdir(dir);
+	remove_dir(dir);
 	if (report_dir == dir)
 		report_dir = NULL;
 }
