@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "launcher/attach/preflight.h"
@@ -81,6 +82,20 @@ static bool list_tasks(pid_t pid, pid_t **v, size_t *n)
 	return *n != 0;
 }
 
+/* Whether thread `tid` blocks SIGPROF.  One glibc has just created blocks
+ * every signal until it first runs (pthread_create()), which a loaded
+ * machine may make a while: a mask that blocks it is read again, for at
+ * most 200 ms, before it counts. */
+static bool blocks_prof(pid_t pid, pid_t tid)
+{
+	for (int i = 0; i < 20; i++) {
+		if (!(task_mask(pid, tid, "SigBlk") & PROF_BIT))
+			return false;
+		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+	}
+	return true;
+}
+
 int attach_sample_preflight(pid_t pid, char *why, size_t cap)
 {
 	pid_t *v;
@@ -96,7 +111,7 @@ int attach_sample_preflight(pid_t pid, char *why, size_t cap)
 	if (!list_tasks(pid, &v, &n))
 		return 0; /* gone: the attach says so */
 	for (size_t i = 0; i < n && !err; i++)
-		if ((task_mask(pid, v[i], "SigBlk") & PROF_BIT) && !agents_thread(pid, v[i]))
+		if (!agents_thread(pid, v[i]) && blocks_prof(pid, v[i]))
 			err = attach_fail(why, cap, -EBUSY,
 					  "--sample: thread %d of process %d blocks SIGPROF, which "
 					  "sampling cannot see change once the process runs (run "
