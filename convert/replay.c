@@ -222,6 +222,27 @@ static long tagged(struct replay *d, const uint64_t *p, const uint64_t *stop, bo
 			return err < 0 ? err : 2;
 		}
 		st->libc_calls++;
+		if (once) {
+			/* The entries as they are, to a sink that writes
+			 * them itself (recon_leaf_once()). */
+			struct recon_once ro = { .caller = w1 & EV_PAYLOAD_MASK,
+						 .value = p[2],
+						 .fn = (uint16_t)fn,
+						 .key = (uint8_t)o.key,
+						 .type = (uint8_t)o.type };
+			unsigned nres = call_result(fn, payload, v);
+
+			if (nres <= 1) {
+				if (nres) {
+					ro.res_type = (uint8_t)(v[0].type + 1);
+					ro.result = v[0].value;
+				}
+				err = recon_leaf_once(r, w0, frame, &ro,
+						      (ro.caller != 0) + 1 + nres, o.op != 0);
+				if (err)
+					return err < 0 ? err : 2;
+			}
+		}
 		if (w1 & EV_PAYLOAD_MASK)
 			v[n++] = (struct recon_arg){ .key = AGENT_KEY_CALLER,
 						     .type = ARGT_RETURN,
