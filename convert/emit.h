@@ -35,6 +35,8 @@
 #include "convert/recon.h"
 
 /* What the emitters of one conversion share. */
+#define EMIT_CALLERS 256u /* a power of two */
+
 struct emit_common {
 	struct fxt_writer *w;
 	struct sym_table names;
@@ -53,6 +55,13 @@ struct emit_common {
 		uint64_t ref_bits;
 		uint16_t caller_key, val_key, res_key;
 	} once[AGENT_FN_COUNT];
+	/* Their callers' names (a return address - 1 and the ref of its
+	 * function's name, valid for the epoch above it): a look-up that
+	 * stays in the cache, where the name table's entry seldom is. */
+	struct emit_caller {
+		uint64_t pc;
+		uint64_t epoch_ref; /* epoch << 16 | ref */
+	} callers[EMIT_CALLERS];
 	char *scratch;	   /* EMIT_SCRATCH bytes: strings of one event */
 	struct conv_tb tb; /* every timestamp written is conv_tb_ns() of its ticks */
 	struct conv_stats *st;

@@ -196,16 +196,25 @@ int conv_emit_once(void *vctx, const struct recon_slot *s, const struct recon_on
 	if (!ctx->hdr || (o->res_type && !c->res_key))
 		return 0;
 	if (o->caller) {
-		/* pc_name()'s, cached only. */
-		struct sym_entry *e = conv_names_get(ctx->names, o->caller - 1);
+		/* pc_name()'s, registered already. */
+		uint64_t pc = o->caller - 1;
+		struct emit_caller *cc = &ctx->com->callers[(pc ^ (pc >> 9)) & (EMIT_CALLERS - 1)];
 
 		if (!c->caller_key) {
 			c->epoch = 0; /* filled before "caller" was registered */
 			return 0;
 		}
-		if (!e || e->val_epoch != epoch)
-			return 0;
-		val = e->val_ref;
+		if (cc->pc == pc && cc->epoch_ref >> 16 == epoch) {
+			val = (uint16_t)cc->epoch_ref;
+		} else {
+			struct sym_entry *e = conv_names_get(ctx->names, pc);
+
+			if (!e || e->val_epoch != epoch)
+				return 0;
+			val = e->val_ref;
+			cc->pc = pc;
+			cc->epoch_ref = epoch << 16 | val;
+		}
 		nargs++;
 		n++;
 	}
