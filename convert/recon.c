@@ -467,39 +467,6 @@ int recon_arg(struct recon *r, const struct recon_arg *a, const void *bytes)
 	return args_append(r, &r->fifo_args[f->slot & (r->fifo_cap - 1)], a, bytes);
 }
 
-/* A leaf frame's depth, counted as recon__enter_slow() counts it. */
-static inline void leaf_depth(struct recon *r)
-{
-	if (__builtin_expect(fxt__depth_hidden(r->depth), 0)) {
-		r->deep++;
-		if (r->depth > r->max_depth)
-			r->max_depth = r->depth;
-	}
-}
-
-int recon_leaf_once(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_once *o,
-		    size_t n, size_t idle)
-{
-	struct recon_slot s;
-	int ret;
-
-	/* recon_leaf()'s general way: not here. */
-	if (!r->sink->once || r->min || r->head != r->tail || !ts)
-		return 0;
-	if (r->last_ts && ts <= r->last_ts)
-		ts = r->last_ts + r->step;
-	s.addr = addr;
-	s.start = ts;
-	s.end = ts + (n + idle + 1) * r->step;
-	ret = r->sink->once(r->ctx, &s, o);
-	if (ret <= 0)
-		return ret;
-	leaf_depth(r);
-	r->last_ts = s.end;
-	r->emitted++;
-	return 1;
-}
-
 int recon_leaf(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_arg *v, size_t n,
 	       size_t idle)
 {
@@ -520,7 +487,7 @@ int recon_leaf(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_a
 	}
 	if (r->last_ts && ts <= r->last_ts)
 		ts = r->last_ts + r->step;
-	leaf_depth(r);
+	recon__leaf_depth(r);
 	s.addr = addr;
 	s.start = ts;
 	/* The exit a step after the last entry or step, each a step after

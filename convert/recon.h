@@ -300,13 +300,46 @@ int recon_arg(struct recon *r, const struct recon_arg *a, const void *bytes);
 int recon_leaf(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_arg *v, size_t n,
 	       size_t idle);
 
+/* A leaf frame's depth, counted as recon__enter_slow() counts it. */
+static inline __attribute__((always_inline)) void recon__leaf_depth(struct recon *r)
+{
+	if (__builtin_expect(fxt__depth_hidden(r->depth), 0)) {
+		r->deep++;
+		if (r->depth > r->max_depth)
+			r->max_depth = r->depth;
+	}
+}
+
 /* recon_leaf() of a ONCE record's frame of `addr` at `ts`, its entries
  * `o` (n of them) and `idle` steps, given to the sink's `once` as they
  * are, when the frame would go to the sink at once.  1 when the sink
  * wrote it; 0 when it was not given or not taken (nothing changed: call
- * recon_leaf() with the entries); or -errno. */
-int recon_leaf_once(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_once *o,
-		    size_t n, size_t idle);
+ * recon_leaf() with the entries); or -errno.  Inline: the replay's
+ * loop for nearly every record with --libc=all. */
+static inline __attribute__((always_inline)) int recon_leaf_once(struct recon *r, uint64_t ts,
+								 uint64_t addr,
+								 const struct recon_once *o,
+								 size_t n, size_t idle)
+{
+	struct recon_slot s;
+	int ret;
+
+	/* recon_leaf()'s general way: not here. */
+	if (!r->sink->once || r->min || r->head != r->tail || !ts)
+		return 0;
+	if (r->last_ts && ts <= r->last_ts)
+		ts = r->last_ts + r->step;
+	s.addr = addr;
+	s.start = ts;
+	s.end = ts + (n + idle + 1) * r->step;
+	ret = r->sink->once(r->ctx, &s, o);
+	if (ret <= 0)
+		return ret;
+	recon__leaf_depth(r);
+	r->last_ts = s.end;
+	r->emitted++;
+	return 1;
+}
 
 /* An instant at `ts` (made strictly later than the last record, like a
  * record's), emitted in start order as RECON_MARK with `cookie` (less
