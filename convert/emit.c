@@ -775,6 +775,7 @@ const struct recon_sink conv_sink = {
 	.event = emit_event,
 	.short_call = conv_short_call,
 	.short_children = conv_short_children,
+	.once = conv_emit_once,
 };
 
 void conv_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid, uint64_t tid,

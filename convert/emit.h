@@ -31,9 +31,12 @@
 #include "convert/loglines.h"
 #include "convert/symnames.h"
 #include "convert/timebase.h"
+#include "spool/libc_table.h"
 #include "convert/recon.h"
 
 /* What the emitters of one conversion share. */
+#define EMIT_CALLERS 256u /* a power of two */
+
 struct emit_common {
 	struct fxt_writer *w;
 	struct sym_table names;
@@ -43,6 +46,22 @@ struct emit_common {
 	 * (conv_emit_call()). */
 	uint16_t key_ref[KEY_COUNT];
 	uint64_t key_epoch[KEY_COUNT];
+	/* What a ONCE record's slice of each function needs but its
+	 * caller's name and its values (conv_emit_once()), valid while
+	 * names.epoch is still `epoch`: its name and category refs, its
+	 * arguments' name refs ("caller" 0: not known). */
+	struct emit_once {
+		uint64_t epoch;
+		uint64_t ref_bits;
+		uint16_t caller_key, val_key, res_key;
+	} once[AGENT_FN_COUNT];
+	/* Their callers' names (a return address - 1 and the ref of its
+	 * function's name, valid for the epoch above it): a look-up that
+	 * stays in the cache, where the name table's entry seldom is. */
+	struct emit_caller {
+		uint64_t pc;
+		uint64_t epoch_ref; /* epoch << 16 | ref */
+	} callers[EMIT_CALLERS];
 	char *scratch;	   /* EMIT_SCRATCH bytes: strings of one event */
 	struct conv_tb tb; /* every timestamp written is conv_tb_ns() of its ticks */
 	struct conv_stats *st;
@@ -125,6 +144,13 @@ struct fxt_sref conv_arg_name(struct emit_ctx *ctx, unsigned key);
  * encoder must write it (an entry that is not a fixed-size argument, a
  * location to write), or the writer's error. */
 int conv_emit_call(struct emit_ctx *ctx, const struct recon_slot *v, const struct recon_args *l);
+
+/* The recon sink's `once` (recon.h): a ONCE record's slice `s` written
+ * as conv_emit_call() would write it with its entries, when every string
+ * it refers to is registered for the table's epoch (its function's, its
+ * arguments' names, its caller's name); else 0, nothing written (the
+ * general way registers them: the next one is written here). */
+int conv_emit_once(void *ctx, const struct recon_slot *s, const struct recon_once *o);
 
 /* The recon sink: its context is a struct emit_ctx. */
 extern const struct recon_sink conv_sink;

@@ -1,7 +1,9 @@
 /* A libc call's slice, encoded straight into the writer's buffer (emit.h,
  * conv_emit_call()): the complete event of a frame whose entries are all
  * fixed-size arguments, as the general encoder would write it, word for
- * word, without the fxt_arg array, its two passes and its checks. */
+ * word, without the fxt_arg array, its two passes and its checks; and a
+ * ONCE record's, from the record's values themselves (conv_emit_once()),
+ * with what conv_emit_call() registered. */
 #include <config.h>
 
 #include <errno.h>
@@ -151,4 +153,98 @@ general:
 	if (fxt_writer_registrations(ctx->w) != gen0)
 		ctx->names->epoch++;
 	return 0;
+}
+
+/* Fills `c`, the cache of a ONCE record's function, from what
+ * conv_emit_call() left registered for the table's epoch: false when
+ * some of it is not (this registers nothing, so that strings are
+ * registered where the general way registers them). */
+static bool once_fill(struct emit_ctx *ctx, struct emit_once *c, uint64_t addr,
+		      const struct recon_once *o)
+{
+	const struct emit_common *com = ctx->com;
+	uint64_t epoch = ctx->names->epoch;
+	struct sym_entry *e;
+
+	/* conv_emit_call()'s cases, and a value of two words. */
+	if (!ctx->hdr || com->loc_args ||
+	    (o->type != EV_ARG_I64 && o->type != EV_ARG_U64 && o->type != EV_ARG_PTR))
+		return false;
+	e = conv_names_get(ctx->names, addr);
+	if (!e || !e->loc_done || e->epoch != epoch || com->key_epoch[o->key] != epoch ||
+	    (o->res_type && com->key_epoch[AGENT_KEY_RESULT] != epoch))
+		return false;
+	c->ref_bits = e->ref_bits;
+	c->caller_key =
+	    com->key_epoch[AGENT_KEY_CALLER] == epoch ? com->key_ref[AGENT_KEY_CALLER] : 0;
+	c->val_key = com->key_ref[o->key];
+	c->res_key = o->res_type ? com->key_ref[AGENT_KEY_RESULT] : 0;
+	c->epoch = epoch;
+	return true;
+}
+
+int conv_emit_once(void *vctx, const struct recon_slot *s, const struct recon_once *o)
+{
+	struct emit_ctx *ctx = vctx;
+	struct emit_once *c = &ctx->com->once[o->fn];
+	uint64_t epoch = ctx->names->epoch, *out;
+	unsigned nargs = 1, n = 5, k = 2;
+	uint16_t val = 0;
+
+	if (__builtin_expect(c->epoch != epoch, 0) && !once_fill(ctx, c, s->addr, o))
+		return 0;
+	if (!ctx->hdr || (o->res_type && !c->res_key))
+		return 0;
+	if (o->caller) {
+		/* pc_name()'s, registered already. */
+		uint64_t pc = o->caller - 1;
+		struct emit_caller *cc = &ctx->com->callers[(pc ^ (pc >> 9)) & (EMIT_CALLERS - 1)];
+
+		if (!c->caller_key) {
+			c->epoch = 0; /* filled before "caller" was registered */
+			return 0;
+		}
+		if (cc->pc == pc && cc->epoch_ref >> 16 == epoch) {
+			val = (uint16_t)cc->epoch_ref;
+		} else {
+			struct sym_entry *e = conv_names_get(ctx->names, pc);
+
+			if (!e || e->val_epoch != epoch)
+				return 0;
+			val = e->val_ref;
+			cc->pc = pc;
+			cc->epoch_ref = epoch << 16 | val;
+		}
+		nargs++;
+		n++;
+	}
+	if (o->res_type) {
+		nargs++;
+		n += 2;
+	}
+	out = fxt_writer_reserve(ctx->w, n);
+	if (!out)
+		return fxt_writer_error(ctx->w) ? fxt_writer_error(ctx->w) : -EIO;
+	/* conv_emit_call()'s words, in its order. */
+	out[0] =
+	    fxt_event_header(n, FXT_EVENT_DURATION_COMPLETE, nargs, ctx->ev.thread.index, 0, 0) |
+	    c->ref_bits;
+	out[1] = conv_tb_ns(&ctx->com->tb, s->start);
+	if (o->caller)
+		out[k++] = fxt_arg_header(FXT_ARG_STRING, 1, c->caller_key, val);
+	out[k++] = fxt_arg_header(o->type == EV_ARG_I64	  ? FXT_ARG_INT64
+				  : o->type == EV_ARG_PTR ? FXT_ARG_POINTER
+							  : FXT_ARG_UINT64,
+				  2, c->val_key, 0);
+	out[k++] = o->value;
+	if (o->res_type) {
+		out[k++] =
+		    fxt_arg_header(o->res_type == EV_ARG_PTR + 1 ? FXT_ARG_POINTER : FXT_ARG_INT64,
+				   2, c->res_key, 0);
+		out[k++] = o->result;
+	}
+	out[k] = conv_tb_ns(&ctx->com->tb, s->end);
+	fxt_writer_commit(ctx->w, n);
+	ctx->events++;
+	return 1;
 }

@@ -487,11 +487,7 @@ int recon_leaf(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_a
 	}
 	if (r->last_ts && ts <= r->last_ts)
 		ts = r->last_ts + r->step;
-	if (__builtin_expect(fxt__depth_hidden(r->depth), 0)) {
-		r->deep++;
-		if (r->depth > r->max_depth)
-			r->max_depth = r->depth;
-	}
+	recon__leaf_depth(r);
 	s.addr = addr;
 	s.start = ts;
 	/* The exit a step after the last entry or step, each a step after

@@ -113,6 +113,19 @@ enum recon_kind {
 	RECON_MARK,  /* a recon_mark(): addr = its cookie, start = end = ts */
 };
 
+/* A libc call's ONCE record (spool/records.h) as the sink's `once`
+ * takes it: the entries recon_leaf() would be given, by what they are.
+ * The frame's entries are, in this order, "caller" (ARGT_RETURN, when
+ * caller is not 0), argument `key` of `type` = `value`, and "result"
+ * (EV_ARG_I64 or EV_ARG_PTR by `res_type`, none when it is 0) =
+ * `result`; `fn` names the function (spool/libc_table.h: below
+ * AGENT_FN_COUNT; the sink's caches are by it). */
+struct recon_once {
+	uint64_t caller, value, result;
+	uint16_t fn;
+	uint8_t key, type, res_type; /* res_type: 0 none, else EV_ARG_I64 + 1 or EV_ARG_PTR + 1 */
+};
+
 struct recon_sink {
 	/* `n` closed frames, in start order: complete events.  `args`, when
 	 * not NULL, holds their arguments (args[i] for v[i], NULL if none);
@@ -129,6 +142,12 @@ struct recon_sink {
 	 * when the recon has no bound. */
 	int (*short_call)(void *ctx, uint64_t addr, uint64_t dur, uint64_t self, int outer);
 	int (*short_children)(void *ctx, uint64_t addr, uint64_t ticks);
+	/* May be NULL: the closed frame `s` of a ONCE record `o`
+	 * (recon_leaf_once()), written as it is, without an entry list:
+	 * 1 when written, 0 when the sink cannot (then nothing is done, and
+	 * the frame comes again through `slices` with its entries), or
+	 * -errno. */
+	int (*once)(void *ctx, const struct recon_slot *s, const struct recon_once *o);
 };
 
 /* Default bound of the FIFO, in slots (24 bytes each). */
@@ -280,6 +299,47 @@ int recon_arg(struct recon *r, const struct recon_arg *a, const void *bytes);
  * list v itself (no copy).  Same returns as recon_feed(). */
 int recon_leaf(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_arg *v, size_t n,
 	       size_t idle);
+
+/* A leaf frame's depth, counted as recon__enter_slow() counts it. */
+static inline __attribute__((always_inline)) void recon__leaf_depth(struct recon *r)
+{
+	if (__builtin_expect(fxt__depth_hidden(r->depth), 0)) {
+		r->deep++;
+		if (r->depth > r->max_depth)
+			r->max_depth = r->depth;
+	}
+}
+
+/* recon_leaf() of a ONCE record's frame of `addr` at `ts`, its entries
+ * `o` (n of them) and `idle` steps, given to the sink's `once` as they
+ * are, when the frame would go to the sink at once.  1 when the sink
+ * wrote it; 0 when it was not given or not taken (nothing changed: call
+ * recon_leaf() with the entries); or -errno.  Inline: the replay's
+ * loop for nearly every record with --libc=all. */
+static inline __attribute__((always_inline)) int recon_leaf_once(struct recon *r, uint64_t ts,
+								 uint64_t addr,
+								 const struct recon_once *o,
+								 size_t n, size_t idle)
+{
+	struct recon_slot s;
+	int ret;
+
+	/* recon_leaf()'s general way: not here. */
+	if (!r->sink->once || r->min || r->head != r->tail || !ts)
+		return 0;
+	if (r->last_ts && ts <= r->last_ts)
+		ts = r->last_ts + r->step;
+	s.addr = addr;
+	s.start = ts;
+	s.end = ts + (n + idle + 1) * r->step;
+	ret = r->sink->once(r->ctx, &s, o);
+	if (ret <= 0)
+		return ret;
+	recon__leaf_depth(r);
+	r->last_ts = s.end;
+	r->emitted++;
+	return 1;
+}
 
 /* An instant at `ts` (made strictly later than the last record, like a
  * record's), emitted in start order as RECON_MARK with `cookie` (less

@@ -122,6 +122,76 @@ static inline int call_exit(struct replay *d, uint64_t ts, uint64_t frame, unsig
 	return err;
 }
 
+/* What a ONCE record of each function needs from spool/libc_table.h
+ * (agent_fn_once(), its result's kind), in a table made at load: two
+ * switches a record, with indirect jumps, cost more than the rest of it. */
+static struct once_fn {
+	bool once;
+	uint8_t key, type, op;
+	uint8_t res; /* enum agent_res */
+} once_fns[AGENT_FN_COUNT];
+
+__attribute__((constructor)) static void once_fns_init(void)
+{
+	for (unsigned fn = 0; fn < AGENT_FN_COUNT; fn++) {
+		const struct agent_fn_info *fi = agent_fn_lookup(fn);
+		struct agent_once o;
+
+		if (!fi || !agent_fn_once(fn, &o) || o.key > UINT8_MAX)
+			continue;
+		once_fns[fn] = (struct once_fn){ true, (uint8_t)o.key, (uint8_t)o.type,
+						 (uint8_t)o.op, (uint8_t)fi->res };
+	}
+}
+
+/* A ONCE record at p (slots up to `stop`) whose frame can go to the
+ * sink as it is (recon_leaf_once()): 2 (its slots) when it went, 0 when
+ * it takes the general way (tagged(): a record cut by `stop`, torn, with
+ * flows, an errno's name, a sink that did not take it), or -errno. */
+static inline long once_record(struct replay *d, const uint64_t *p, const uint64_t *stop)
+{
+	const uint64_t w1 = p[1];
+	unsigned fn = ev_call_fn(w1);
+	const struct once_fn *f;
+	struct recon_once ro;
+	uint64_t a1, payload;
+	int err;
+
+	if (p + 2 >= stop || fn >= AGENT_FN_COUNT)
+		return 0;
+	a1 = p[3];
+	f = &once_fns[fn];
+	if (ev_tag(a1) != EV_TAG_ONCE_ARG || ev_call_fn(a1) != fn || !f->once ||
+	    (f->op && d->pp->nactions))
+		return 0;
+	payload = a1 & EV_PAYLOAD_MASK;
+	ro.caller = w1 & EV_PAYLOAD_MASK;
+	ro.value = p[2];
+	ro.fn = (uint16_t)fn;
+	ro.key = f->key;
+	ro.type = f->type;
+	/* call_result()'s entries, when there is at most one. */
+	ro.res_type = 0;
+	ro.result = 0;
+	if (f->res != AGENT_RES_VOID && payload != EV_RESULT_SPILLED) {
+		if (f->res == AGENT_RES_PTR) {
+			ro.res_type = EV_ARG_PTR + 1;
+			ro.result = payload;
+		} else {
+			ro.res_type = EV_ARG_I64 + 1;
+			ro.result = (uint64_t)ev_payload_int(payload);
+			if (f->res == AGENT_RES_ERRNO && ro.result)
+				return 0; /* and its name */
+		}
+	}
+	err = recon_leaf_once(d->r, p[0], call_frame(EV_CALL_ADDR(fn)), &ro,
+			      (ro.caller != 0) + 1u + (ro.res_type != 0), f->op != 0);
+	if (err <= 0)
+		return err;
+	d->st->libc_calls++;
+	return 2;
+}
+
 /* How many of the `want` slots from p are DATA (or FRAME) slots. */
 static size_t payload_run(const uint64_t *p, const uint64_t *stop, size_t want, unsigned tag)
 {
@@ -525,9 +595,12 @@ __attribute__((noinline)) int conv_replay_chunk(struct replay *d, const struct c
 						if (err < 0)
 							break;
 					}
-					n = tagged(d, p, stop, more,
-						   off + (uint64_t)((const char *)p -
-								    (const char *)start));
+					/* Most of them, with --libc=all. */
+					n = ev_tag(w1) == EV_TAG_ONCE ? once_record(d, p, stop) : 0;
+					if (!n)
+						n = tagged(d, p, stop, more,
+							   off + (uint64_t)((const char *)p -
+									    (const char *)start));
 					if (n <= 0) {
 						/* An error, or the record goes on
 						 * past the block: read from p. */

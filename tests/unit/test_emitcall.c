@@ -3,7 +3,9 @@
  * those of the general encoder (fxt_writer_event() with the arguments as
  * an fxt_arg array, their strings registered in the same order), on the
  * first call of a function and on those whose refs are cached; the
- * entries it cannot write are left to the general encoder. */
+ * entries it cannot write are left to the general encoder.  A ONCE
+ * record's slice (conv_emit_once()): conv_emit_call()'s bytes, written
+ * once what it refers to is registered, and left to it before. */
 #include <config.h>
 
 #include <stdio.h>
@@ -150,6 +152,123 @@ static void list_of(const struct call *c, struct recon_args *l, struct recon_arg
 	l->v = v;
 }
 
+/* ONCE records, as the replay gives them (recon_once): a lock, a
+ * malloc, the same again (cached), a free (no result), a lock from
+ * another caller (its name not registered yet), then from it again, an
+ * unlock without a caller. */
+static const struct {
+	struct recon_once o;
+	uint64_t start, end;
+} onces[] = {
+	{ { 0x1011, 0xabc0, 0, AGENT_FN_pthread_mutex_lock, AGENT_KEY_MUTEX, EV_ARG_PTR,
+	    EV_ARG_I64 + 1 },
+	  100,
+	  103 },
+	{ { 0x1011, 64, 0x5000, AGENT_FN_malloc, AGENT_KEY_SIZE, EV_ARG_U64, EV_ARG_PTR + 1 },
+	  110,
+	  113 },
+	{ { 0x1011, 0xabc0, 0, AGENT_FN_pthread_mutex_lock, AGENT_KEY_MUTEX, EV_ARG_PTR,
+	    EV_ARG_I64 + 1 },
+	  120,
+	  123 },
+	{ { 0x1011, 96, 0x5040, AGENT_FN_malloc, AGENT_KEY_SIZE, EV_ARG_U64, EV_ARG_PTR + 1 },
+	  130,
+	  133 },
+	{ { 0x1011, 0x5000, 0, AGENT_FN_free, AGENT_KEY_PTR, EV_ARG_PTR, 0 }, 140, 142 },
+	{ { 0x1011, 0x5040, 0, AGENT_FN_free, AGENT_KEY_PTR, EV_ARG_PTR, 0 }, 150, 152 },
+	{ { 0x2022, 0xabc0, (uint64_t)-1, AGENT_FN_pthread_mutex_lock, AGENT_KEY_MUTEX, EV_ARG_PTR,
+	    EV_ARG_I64 + 1 },
+	  160,
+	  163 },
+	{ { 0x2022, 0xabc0, 0, AGENT_FN_pthread_mutex_lock, AGENT_KEY_MUTEX, EV_ARG_PTR,
+	    EV_ARG_I64 + 1 },
+	  170,
+	  173 },
+	{ { 0, 0xabc0, 0, AGENT_FN_pthread_mutex_lock, AGENT_KEY_MUTEX, EV_ARG_PTR,
+	    EV_ARG_I64 + 1 },
+	  180,
+	  183 },
+	/* Each function again, twice: nothing registered since. */
+	{ { 0x1011, 0xabc0, 0, AGENT_FN_pthread_mutex_lock, AGENT_KEY_MUTEX, EV_ARG_PTR,
+	    EV_ARG_I64 + 1 },
+	  190,
+	  193 },
+	{ { 0x2022, 32, 0x5080, AGENT_FN_malloc, AGENT_KEY_SIZE, EV_ARG_U64, EV_ARG_PTR + 1 },
+	  200,
+	  203 },
+	{ { 0x1011, 0x5080, 0, AGENT_FN_free, AGENT_KEY_PTR, EV_ARG_PTR, 0 }, 210, 212 },
+	{ { 0x2022, 0xabc0, 0, AGENT_FN_pthread_mutex_lock, AGENT_KEY_MUTEX, EV_ARG_PTR,
+	    EV_ARG_I64 + 1 },
+	  220,
+	  223 },
+	{ { 0x2022, 48, 0x50c0, AGENT_FN_malloc, AGENT_KEY_SIZE, EV_ARG_U64, EV_ARG_PTR + 1 },
+	  230,
+	  233 },
+	{ { 0x2022, 0x50c0, 0, AGENT_FN_free, AGENT_KEY_PTR, EV_ARG_PTR, 0 }, 240, 242 },
+};
+/* Those that must be left to conv_emit_call(): a function's, a caller's
+ * first (strings to register); and those that must not (the last three). */
+static const size_t fall_back[] = { 0, 1, 4, 6 }, direct_last = 3;
+#define NONCES (sizeof(onces) / sizeof(onces[0]))
+
+/* A ONCE record's entries, as recon_leaf() gets them from the replay. */
+static void once_list(const struct recon_once *o, struct recon_args *l, struct recon_arg *v)
+{
+	unsigned n = 0;
+
+	memset(l, 0, sizeof(*l));
+	if (o->caller)
+		v[n++] = (struct recon_arg){ AGENT_KEY_CALLER, ARGT_RETURN, o->caller, 0, 0 };
+	v[n++] = (struct recon_arg){ o->key, o->type, o->value, 0, 0 };
+	if (o->res_type)
+		v[n++] = (struct recon_arg){ AGENT_KEY_RESULT, o->res_type - 1u, o->result, 0, 0 };
+	l->n = l->cap = n;
+	l->v = v;
+}
+
+/* The ONCE records written by conv_emit_once() where it can, else (and
+ * with `once` false, always) by conv_emit_call(): into *w, a new
+ * writer; how many went by conv_emit_once(), or -1; direct[i] says
+ * whether record i did. */
+static int write_onces(struct fxt_writer **w, bool once, bool *direct_i)
+{
+	struct emit_common com;
+	struct conv_stats st;
+	struct emit_ctx ctx;
+	int direct = 0;
+
+	memset(&com, 0, sizeof(com));
+	memset(&st, 0, sizeof(st));
+	if (fxt_writer_open_mem(w, 0) < 0)
+		return -1;
+	com.w = *w;
+	com.st = &st;
+	com.scratch = malloc(EMIT_SCRATCH);
+	conv_names_init(&com.names, lookup, NULL);
+	conv_tb_init(&com.tb, 1000000000u, 0, 0);
+	conv_emit_init(&ctx, &com, PID, TID, 0, NULL);
+	for (size_t i = 0; i < NONCES && direct >= 0; i++) {
+		struct recon_slot s = { EV_CALL_ADDR(onces[i].o.fn), onces[i].start, onces[i].end };
+		struct recon_arg v[3];
+		struct recon_args l;
+		int r = once ? conv_emit_once(&ctx, &s, &onces[i].o) : 0;
+
+		direct_i[i] = r == 1;
+		if (r == 1) {
+			direct++;
+			continue;
+		}
+		once_list(&onces[i].o, &l, v);
+		if (r < 0 || conv_emit_call(&ctx, &s, &l) != 1)
+			direct = -1;
+	}
+	if (fxt_writer_flush(*w) < 0)
+		direct = -1;
+	conv_names_free(&com.names);
+	free(com.scratch);
+	return direct;
+}
+
 int main(void)
 {
 	struct fxt_writer *wa, *wb;
@@ -160,7 +279,7 @@ int main(void)
 	size_t la, lb;
 	unsigned direct = 0;
 
-	plan(4);
+	plan(7);
 	memset(&com, 0, sizeof(com));
 	memset(&st, 0, sizeof(st));
 	if (fxt_writer_open_mem(&wa, 0) < 0 || fxt_writer_open_mem(&wb, 0) < 0)
@@ -200,6 +319,28 @@ int main(void)
 	fxt_writer_free(wa);
 	fxt_writer_free(wb);
 	conv_names_free(&com.names);
+
+	/* ONCE records. */
+	{
+		bool va[NONCES], vb[NONCES], first = false, last = true;
+		int da = write_onces(&wa, true, va), db = write_onces(&wb, false, vb);
+
+		for (size_t i = 0; i < sizeof(fall_back) / sizeof(fall_back[0]); i++)
+			first = first || va[fall_back[i]];
+		for (size_t i = NONCES - direct_last; i < NONCES; i++)
+			last = last && va[i];
+		ok(da > 0 && !first && last,
+		   "ONCE records: %d of %zu written by conv_emit_once(), the last %zu among them; "
+		   "the first of a function or a caller left to conv_emit_call()",
+		   da, NONCES, direct_last);
+		ok(db == 0, "and all by conv_emit_call() (%d)", db);
+		a = fxt_writer_mem_data(wa, &la);
+		b = fxt_writer_mem_data(wb, &lb);
+		ok(la == lb && la > 0 && memcmp(a, b, la) == 0,
+		   "conv_emit_once()'s bytes are conv_emit_call()'s (%zu and %zu)", la, lb);
+		fxt_writer_free(wa);
+		fxt_writer_free(wb);
+	}
 	free(com.scratch);
 	return exit_status();
 }
