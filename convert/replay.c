@@ -85,24 +85,32 @@ static inline int call_enter(struct replay *d, uint64_t ts, uint64_t frame, uint
 	return err;
 }
 
-/* The entries of a call's result, from the `payload` of its exit: none
- * when an ARG carried it (or the function returns nothing), the result,
- * and the errno's name when it is one.  Returns how many (0 to 2). */
-static inline unsigned call_result(unsigned fn, uint64_t payload, struct recon_arg *a)
+/* The entries of a call's result, from the `payload` of its exit, for a
+ * function whose result is of kind `res` (enum agent_res): none when an
+ * ARG carried it (or the function returns nothing), the result, and the
+ * errno's name when it is one.  Returns how many (0 to 2).  The one rule
+ * for both ways a call is replayed (call_exit(), once_record()). */
+static inline unsigned result_entries(unsigned res, uint64_t payload, struct recon_arg *a)
 {
-	const struct agent_fn_info *fi = agent_fn_lookup(fn);
-
-	if (!fi || fi->res == AGENT_RES_VOID || payload == EV_RESULT_SPILLED)
+	if (res == AGENT_RES_VOID || payload == EV_RESULT_SPILLED)
 		return 0;
 	a[0] = (struct recon_arg){ .key = AGENT_KEY_RESULT };
-	a[0].type = fi->res == AGENT_RES_PTR ? EV_ARG_PTR : EV_ARG_I64;
-	a[0].value = fi->res == AGENT_RES_PTR ? payload : (uint64_t)ev_payload_int(payload);
-	if (fi->res != AGENT_RES_ERRNO || !a[0].value)
+	a[0].type = res == AGENT_RES_PTR ? EV_ARG_PTR : EV_ARG_I64;
+	a[0].value = res == AGENT_RES_PTR ? payload : (uint64_t)ev_payload_int(payload);
+	if (res != AGENT_RES_ERRNO || !a[0].value)
 		return 1;
 	a[1] = a[0];
 	a[1].key = KEY_ERROR;
 	a[1].type = EV_ARG_ERRNO;
 	return 2;
+}
+
+/* result_entries() of function `fn`. */
+static inline unsigned call_result(unsigned fn, uint64_t payload, struct recon_arg *a)
+{
+	const struct agent_fn_info *fi = agent_fn_lookup(fn);
+
+	return fi ? result_entries(fi->res, payload, a) : 0;
 }
 
 /* A libc call's exit at `ts`: the result (call_result()), unless the
@@ -153,6 +161,7 @@ static inline long once_record(struct replay *d, const uint64_t *p, const uint64
 	const uint64_t w1 = p[1];
 	unsigned fn = ev_call_fn(w1);
 	const struct once_fn *f;
+	struct recon_arg res[2];
 	struct recon_once ro;
 	uint64_t a1, payload;
 	int err;
@@ -170,19 +179,19 @@ static inline long once_record(struct replay *d, const uint64_t *p, const uint64
 	ro.fn = (uint16_t)fn;
 	ro.key = f->key;
 	ro.type = f->type;
-	/* call_result()'s entries, when there is at most one. */
-	ro.res_type = 0;
-	ro.result = 0;
-	if (f->res != AGENT_RES_VOID && payload != EV_RESULT_SPILLED) {
-		if (f->res == AGENT_RES_PTR) {
-			ro.res_type = EV_ARG_PTR + 1;
-			ro.result = payload;
-		} else {
-			ro.res_type = EV_ARG_I64 + 1;
-			ro.result = (uint64_t)ev_payload_int(payload);
-			if (f->res == AGENT_RES_ERRNO && ro.result)
-				return 0; /* and its name */
-		}
+	/* The result's entry, when there is at most one (an errno's name
+	 * goes the general way). */
+	switch (result_entries(f->res, payload, res)) {
+	case 0:
+		ro.res_type = 0;
+		ro.result = 0;
+		break;
+	case 1:
+		ro.res_type = (uint8_t)(res[0].type + 1);
+		ro.result = res[0].value;
+		break;
+	default:
+		return 0;
 	}
 	err = recon_leaf_once(d->r, p[0], call_frame(EV_CALL_ADDR(fn)), &ro,
 			      (ro.caller != 0) + 1u + (ro.res_type != 0), f->op != 0);
