@@ -176,7 +176,6 @@ int main(int argc, char **argv)
 	struct launch launch;
 	launch_start(&launch, program, o.argv);
 	pid_t root = launch.pid;
-	kernel_follow(root);
 	char host[256];
 	if (gethostname(host, sizeof(host)) != 0)
 		strcpy(host, "localhost");
@@ -185,7 +184,6 @@ int main(int argc, char **argv)
 	struct run_template_values tv = { (long)root, (long long)start,
 					  base != NULL ? base + 1 : o.argv[0], host };
 	char *out = output_path(&o, &tv);
-	kernel_stream(out);
 
 	/* With --force the old archive goes first, so that a run that writes
 	 * nothing is not reported with the old one's numbers. */
@@ -227,6 +225,10 @@ int main(int argc, char **argv)
 	r.batching = !o.keep_parts && fxt_writer_path_flags(out) == 0;
 	r.drain = &drain;
 	r.bell = run_bell_map(ctl);
+	/* The kernel's recording last (its instance's clock is being set
+	 * meanwhile), then the program runs. */
+	kernel_stream(out);
+	kernel_follow(root);
 	launch_go(&launch, out);
 	int status = supervise(&launch, &r);
 	struct timespec t_exit, t_stop, t_kernel, t_end;
