@@ -19,9 +19,12 @@ void ktables_want(const char *sys, const char *ev);
  * page header. */
 struct tep_handle *ktables_formats(void);
 
-/* tid -> tgid, from the kernel's saved_tgids. */
+/* tid -> tgid, from the kernel's saved_tgids, sorted by tid. */
+struct ktgid {
+	int tid, tgid;
+};
 struct ktgids {
-	int *tid, *tgid;
+	struct ktgid *v;
 	size_t n;
 	const struct parts *ps; /* the agent's processes (ktables_tgid_of()) */
 };
