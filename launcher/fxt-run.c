@@ -168,14 +168,17 @@ int main(int argc, char **argv)
 	if (args_wanted(&o))
 		args_plan_launch(&o, program, o.patch_dir);
 	setup_env(&o, agent, status_fd);
-	/* Before the program: without the permission to trace, it does not run. */
-	if (o.set.given[FXT_S_KERNEL])
-		kernel_open(o.set.v[FXT_S_KERNEL].s);
 	/* The program's process first: the archive's name may hold its pid.
 	 * It runs once everything named after the archive is made. */
 	struct launch launch;
 	launch_start(&launch, program, o.argv);
 	pid_t root = launch.pid;
+	/* Before the program runs: without the permission to trace, it does
+	 * not.  After the fork: the instance's files that kernel_open()'s
+	 * thread has open would be the waiting child's too, and the instance
+	 * could not be removed on SIGTERM. */
+	if (o.set.given[FXT_S_KERNEL])
+		kernel_open(o.set.v[FXT_S_KERNEL].s);
 	char host[256];
 	if (gethostname(host, sizeof(host)) != 0)
 		strcpy(host, "localhost");
