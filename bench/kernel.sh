@@ -19,8 +19,12 @@
 # prints it), the part that reads the kernel's events and merges them, as
 # a fraction of the rest (median; goal <= 0.10).
 #
+# With BASE=BUILD, another build's `fxt-run --kernel=sched` (say main's)
+# runs in the same rounds, its row "(base)" divided by the same plain run.
+#
 # Environment: REPS (5), WARMUP (1), CC (cc), NICE ("nice -n -20" as root:
-# the machine is shared, so ratios within a round are what to compare).
+# the machine is shared, so ratios within a round are what to compare),
+# BASE (another build tree).
 # Needs root (or tracefs access) and the workloads' tools (cc, make, bash).
 set -eu
 
@@ -41,6 +45,11 @@ if [ -z "${NICE+x}" ]; then
 fi
 
 [ -x "$FXT_RUN" ] || { echo "bench-kernel: $FXT_RUN is missing (run make first)" >&2; exit 2; }
+KINDS="plain kernel"
+if [ -n "${BASE:-}" ]; then
+  [ -x "$BASE/fxt-run" ] || { echo "bench-kernel: $BASE/fxt-run is missing" >&2; exit 2; }
+  KINDS="plain kernel base"
+fi
 for t in bash make "$CC"; do
   command -v "$t" >/dev/null 2>&1 || { echo "bench-kernel: $t not found" >&2; exit 2; }
 done
@@ -80,10 +89,11 @@ run() {
   eval "d=\$dir_$1 prep=\$prep_$1 cmd=\$cmd_$1"
   # shellcheck disable=SC2086 # the commands are words
   (cd "$W/$d" && $prep >/dev/null)
-  if [ "$2" = kernel ]; then k=--kernel=sched; else k=; fi
+  k=--kernel=sched fxt=$FXT_RUN
+  case $2 in plain) k= ;; base) fxt=$BASE/fxt-run ;; esac
   t0=$(now)
   # shellcheck disable=SC2086 # $NICE, $k and $cmd are words or nothing
-  (cd "$W/$d" && FXT_RUN_DEBUG=1 $NICE "$FXT_RUN" $k -f -o "$W/t.fxt" -- $cmd >/dev/null 2>"$W/err") ||
+  (cd "$W/$d" && FXT_RUN_DEBUG=1 $NICE "$fxt" $k -f -o "$W/t.fxt" -- $cmd >/dev/null 2>"$W/err") ||
     { echo "bench-kernel: $1 ($2) failed:" >&2; cat "$W/err" >&2; exit 1; }
   t1=$(now)
   ev=$(sed -n 's/^fxt-run: kernel: \([0-9]*\) events.*/\1/p' "$W/err")
@@ -96,8 +106,9 @@ run() {
 r=0
 while [ "$r" -lt $((WARMUP + REPS)) ]; do
   for w in make pipeline; do
-    if [ $((r % 2)) = 0 ]; then run "$w" plain "$r"; run "$w" kernel "$r"
-    else run "$w" kernel "$r"; run "$w" plain "$r"; fi
+    if [ $((r % 2)) = 0 ]; then kinds=$KINDS
+    else kinds=$(echo "$KINDS" | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, i > 1 ? " " : "" }'); fi
+    for k in $kinds; do run "$w" "$k" "$r"; done
   done
   r=$((r + 1))
 done
@@ -105,24 +116,30 @@ done
 printf '%s, %s CPUs, kernel %s; %s rounds (+%s warm-up)%s\n' \
   "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)" "$(nproc)" "$(uname -r)" \
   "$REPS" "$WARMUP" "${NICE:+, $NICE}"
-printf '%-10s %18s %20s %9s %20s\n' workload "traced s" "--kernel=sched x" events "merge/conversion"
+[ -z "${BASE:-}" ] || echo "base: $BASE/fxt-run"
+printf '%-17s %18s %20s %9s %20s\n' workload "traced s" "--kernel=sched x" events "merge/conversion"
 awk -v warm="$WARMUP" "$AWK_ORDER"'
   $3 < warm { next }
   $2 == "plain" { p[$1, $3] = $4; pa[$1, $3] = $6 }
-  $2 == "kernel" { k[$1, $3] = $4; ev[$1, $3] = $5; ka[$1, $3] = $6; kp[$1, $3] = $7 }
-  { if (!($1 in seen)) { seen[$1] = 1; order[++nw] = $1 } }
+  $2 != "plain" {
+    r = $2 == "base" ? $1 " (base)" : $1
+    k[r, $3] = $4; ev[r, $3] = $5; ka[r, $3] = $6; kp[r, $3] = $7
+    if (!($1 in seen)) {
+      seen[$1] = 1; order[++nw] = $1; of[$1] = $1; order[++nw] = $1 " (base)"; of[$1 " (base)"] = $1
+    }
+  }
   END {
     for (i = 1; i <= nw; i++) {
       w = order[i]; n = 0
       for (key in p) {
         split(key, f, SUBSEP)
-        if (f[1] != w || !((w, f[2]) in k)) continue
+        if (f[1] != of[w] || !((w, f[2]) in k)) continue
         n++; ps[n] = p[key]; pm[n] = p[key]; x[n] = k[w, f[2]] / p[key]; xm[n] = x[n]
         e[n] = ev[w, f[2]]
         rest = ka[w, f[2]] - kp[w, f[2]]; s[n] = rest > 0 ? kp[w, f[2]] / rest : 0
       }
       if (!n) continue
-      printf "%-10s %9.3f [%6.3f] %11.3f [%6.3f] %9d %20.3f\n", w, median(ps, n), least(pm, n),
+      printf "%-17s %9.3f [%6.3f] %11.3f [%6.3f] %9d %20.3f\n", w, median(ps, n), least(pm, n),
         median(x, n), least(xm, n), median(e, n), median(s, n)
     }
     print "goals: --kernel=sched x <= 1.10 (wall), merge/conversion <= 0.10"

@@ -238,7 +238,8 @@ bench-view: all
 # `make bench-kernel` (as root): bench/kernel.sh times `fxt-run
 # --kernel=sched` against fxt-run alone on make -j2 of the examples and a
 # bash pipeline, in the same rounds, and the merge's share of the
-# conversion (REPS=5).
+# conversion (REPS=5); BASE=BUILD adds another build's fxt-run --kernel
+# to the same rounds.
 dist_noinst_SCRIPTS += bench/kernel.sh
 bench-kernel: fxt-run libfxt-agent.la
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/kernel.sh

@@ -368,3 +368,83 @@ out_mem:
 	free(marked);
 	return err;
 }
+
+int merge_append_begin(struct merge_append *a, const char *out)
+{
+	unsigned char head[8];
+	uint64_t magic = FXT_MAGIC_RECORD;
+	struct stat sb;
+	int err;
+
+	a->w = NULL;
+	a->fd = -1;
+	if (fxt_writer_path_flags(out) != 0)
+		return -ENOTSUP;
+	a->fd = open(out, O_RDWR | O_CLOEXEC);
+	if (a->fd < 0)
+		return -errno;
+	if (fstat(a->fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		err = S_ISREG(sb.st_mode) ? -errno : -ENOTSUP;
+		goto fail;
+	}
+	a->size = (uint64_t)sb.st_size;
+	/* The magic record, as a reader finds it (little-endian words). */
+	if (pread(a->fd, head, sizeof(head), 0) != (ssize_t)sizeof(head) ||
+	    a->size % FXT_WORD_SIZE != 0) {
+		err = -ENOTSUP;
+		goto fail;
+	}
+	for (int i = 0; i < 8; i++)
+		if (head[i] != (unsigned char)(magic >> (8 * i))) {
+			err = -ENOTSUP;
+			goto fail;
+		}
+	if (lseek(a->fd, 0, SEEK_END) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	err = fxt_writer_open_fd(&a->w, a->fd, 0);
+	if (err == 0)
+		return 0;
+fail:
+	close(a->fd);
+	a->fd = -1;
+	return err;
+}
+
+/* Undoes out's mark of time order, if it has one: the mark's string
+ * record (right after the magic record) says another string of the same
+ * length, so that no record moves. */
+static int unmark(int fd)
+{
+	static const char mark[] = FXT_TIME_ORDERED_MARK, other[] = "fxtrace.time-ordered.no";
+	unsigned char rec[8 + (sizeof(mark) + 7) / 8 * 8];
+	uint64_t h = 0;
+
+	_Static_assert(sizeof(other) == sizeof(mark), "the same length");
+	if (pread(fd, rec, sizeof(rec), 8) != (ssize_t)sizeof(rec))
+		return 0; /* too short to hold it */
+	for (int i = 7; i >= 0; i--)
+		h = h << 8 | rec[i];
+	if (fxt_header_type(h) != FXT_RECORD_STRING || fxt_header_size(h) != sizeof(rec) / 8 ||
+	    fxt_bits(h, 32, 46) != sizeof(mark) - 1 || memcmp(rec + 8, mark, sizeof(mark) - 1) != 0)
+		return 0;
+	return pwrite(fd, other, sizeof(other) - 1, 16) == (ssize_t)sizeof(other) - 1 ? 0 : -errno;
+}
+
+int merge_append_end(struct merge_append *a, int err)
+{
+	int cerr = a->w ? fxt_writer_close(a->w) : 0;
+
+	a->w = NULL;
+	if (err == 0)
+		err = cerr;
+	if (err == 0)
+		err = unmark(a->fd);
+	if (err != 0 && ftruncate(a->fd, (off_t)a->size) != 0 && err == 0)
+		err = -errno;
+	if (close(a->fd) != 0 && err == 0)
+		err = -errno;
+	a->fd = -1;
+	return err;
+}

@@ -168,15 +168,17 @@ int main(int argc, char **argv)
 	if (args_wanted(&o))
 		args_plan_launch(&o, program, o.patch_dir);
 	setup_env(&o, agent, status_fd);
-	/* Before the program: without the permission to trace, it does not run. */
-	if (o.set.given[FXT_S_KERNEL])
-		kernel_open(o.set.v[FXT_S_KERNEL].s);
 	/* The program's process first: the archive's name may hold its pid.
 	 * It runs once everything named after the archive is made. */
 	struct launch launch;
 	launch_start(&launch, program, o.argv);
 	pid_t root = launch.pid;
-	kernel_follow(root);
+	/* Before the program runs: without the permission to trace, it does
+	 * not.  After the fork: the instance's files that kernel_open()'s
+	 * thread has open would be the waiting child's too, and the instance
+	 * could not be removed on SIGTERM. */
+	if (o.set.given[FXT_S_KERNEL])
+		kernel_open(o.set.v[FXT_S_KERNEL].s);
 	char host[256];
 	if (gethostname(host, sizeof(host)) != 0)
 		strcpy(host, "localhost");
@@ -185,7 +187,6 @@ int main(int argc, char **argv)
 	struct run_template_values tv = { (long)root, (long long)start,
 					  base != NULL ? base + 1 : o.argv[0], host };
 	char *out = output_path(&o, &tv);
-	kernel_stream(out);
 
 	/* With --force the old archive goes first, so that a run that writes
 	 * nothing is not reported with the old one's numbers. */
@@ -227,6 +228,10 @@ int main(int argc, char **argv)
 	r.batching = !o.keep_parts && fxt_writer_path_flags(out) == 0;
 	r.drain = &drain;
 	r.bell = run_bell_map(ctl);
+	/* The kernel's recording last (its instance's clock is being set
+	 * meanwhile), then the program runs. */
+	kernel_stream(out);
+	kernel_follow(root);
 	launch_go(&launch, out);
 	int status = supervise(&launch, &r);
 	struct timespec t_exit, t_stop, t_kernel, t_end;

@@ -6,16 +6,23 @@
  * (CLOCK_MONOTONIC, the agent's: no shift at the merge), filtered to the
  * program's process by set_event_pid with event-fork on (its children
  * follow), with record-tgid on (so that each thread's states land on the
- * agent's thread: import.h, tgid_of).  While the program runs, a thread
- * of fxt-run's moves each CPU's full pages out of the ring buffer
- * (KERNEL_BUFFER_KB per CPU, newest dropped when full, counted) into
+ * agent's thread: import.h, tgid_of).  What the kernel makes wait is
+ * overlapped with fxt-run's own work where it can be: the clock and the
+ * buffers' size are set in a thread while fxt-run starts (both before
+ * recording: setting either stops it), the event formats are read in another
+ * while the program runs, the tasks' names and tgids and the instance's
+ * removal in two more while the archives are converted.  While the program
+ * runs, a thread of fxt-run's moves each CPU's full pages out of the ring
+ * buffer (KERNEL_BUFFER_KB per CPU, newest dropped when full, counted) into
  * files next to the archive (kpages.h: a run longer than the buffer loses
- * nothing while the reader keeps up, in a page of memory per CPU); when
- * the program is done the rest is read (kernel_stop()), the instance goes
- * in a thread while fxt-run converts, and the pages are read back in time
- * order into OUT.kernel.fxt (kernel_finish()) with the importer's
- * mapping (import_stream_*(): context switch records, wake-ups), which is
- * merged into OUT after the parts.
+ * nothing while the reader keeps up, in a page of memory per CPU); when the
+ * program is done the rest is read (kernel_stop()), the instance goes in a
+ * thread while fxt-run converts, and the pages are read back in time order
+ * (kernel_finish()) with the importer's mapping (import_stream_*(): context
+ * switch records, wake-ups) to the end of OUT, after the parts
+ * (merge_append_begin(): OUT is not rewritten), or with --keep-parts (or a
+ * compressed OUT) into OUT.kernel.fxt (then merged into OUT but with
+ * --keep-parts).
  *
  * The instance goes whatever happens to fxt-run short of SIGKILL: at
  * exit, and on a fatal signal; a killed fxt-run's instance is removed by
@@ -86,6 +93,7 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 #include "fxt/writer.h"
 #include "import/import.h"
 #include "launcher/kpages.h"
+#include "launcher/ktables.h"
 
 #define KERNEL_PREFIX	 "fxtrace-"
 /* Per CPU, unless FXT_KERNEL_BUFFER says: ~250,000 scheduler events, a
@@ -111,26 +119,51 @@ static const struct group {
 
 static struct tracefs_instance *inst;
 static char inst_name[64];
-/* The events enabled ("*": the system's every event): only their formats
- * are read at the end (tracefs_local_events() reads all of them and
- * /proc/kallsyms: 0.7 s here; a system's every event, 30 of sched's, the
- * most of what the end took with a short run). */
-#define MAX_ENABLED	 32
-static struct {
-	char sys[64], ev[64];
-} enabled[MAX_ENABLED];
-static size_t nenabled;
 
 /* The thread removing the instance while the end goes on (remove_begin()),
  * and whether it runs. */
 static pthread_t remover;
 static bool remover_on;
 
+/* The thread that, once recording is on, reads the event formats
+ * (formats_main()), and whether it runs; what it read waits in
+ * `start_tep` for kernel_stop(). */
+static pthread_t formatter;
+static bool formatter_on;
+static struct tep_handle *start_tep;
+static void formats_start(void);
+
+static void formats_join(void)
+{
+	if (formatter_on) {
+		pthread_join(formatter, NULL);
+		formatter_on = false;
+	}
+}
+
+/* The thread setting the instance's clock and buffer size (clock_main())
+ * while fxt-run goes on starting, whether it runs, its errno (0: the
+ * clock is set), and the size to set (0: the instance's already). */
+static pthread_t clocker;
+static bool clocker_on;
+static int clock_err;
+static uint64_t buffer_kb;
+
+static void clock_join(void)
+{
+	if (clocker_on) {
+		pthread_join(clocker, NULL);
+		clocker_on = false;
+	}
+}
+
 /* The instance goes (the reader first, and its files of the instance);
  * safe to call twice.  With the remover started, waits for it. */
 static void instance_end(void)
 {
 	kpages_stop();
+	clock_join();
+	formats_join();
 	kpages_release();
 	if (remover_on) {
 		pthread_join(remover, NULL);
@@ -160,24 +193,22 @@ static void *remover_main(void *arg)
  * before the process dies).  Without the thread, removed here. */
 static void remove_begin(void)
 {
-	sigset_t all, old;
-
 	kpages_release();
 	if (inst == NULL || remover_on)
 		return;
 	tracefs_trace_off(inst);
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	remover_on = pthread_create(&remover, NULL, remover_main, NULL) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	remover_on = kthread_start(&remover, remover_main, NULL);
 	if (!remover_on)
 		instance_end();
 }
+
+static void namer_join(void);
 
 /* Everything goes; safe to call twice (at exit after a signal). */
 static void kernel_destroy(void)
 {
 	instance_end();
+	namer_join();
 	kpages_close();
 }
 
@@ -243,6 +274,16 @@ static int clean_stale(const char *name, void *ctx)
 	return 0;
 }
 
+static void *clock_main(void *arg)
+{
+	(void)arg;
+	if (tracefs_instance_file_write(inst, "trace_clock", "mono") < 0)
+		clock_err = errno ? errno : EINVAL;
+	else if (buffer_kb)
+		tracefs_instance_set_buffer_size(inst, (int)buffer_kb, -1);
+	return NULL;
+}
+
 static void enable(const char *events)
 {
 	const char *p = events;
@@ -254,10 +295,7 @@ static void enable(const char *events)
 
 		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - p), p);
 		snprintf(ev, sizeof(ev), "%.*s", (int)(e - (size_t)(colon + 1 - p)), colon + 1);
-		if (nenabled < MAX_ENABLED) {
-			memcpy(enabled[nenabled].sys, sys, sizeof(sys));
-			memcpy(enabled[nenabled++].ev, ev, sizeof(ev));
-		}
+		ktables_want(sys, ev);
 		/* Its enable file, written (tracefs_event_enable() matches
 		 * the name against every event: 15-30 ms an event here).  An
 		 * event this kernel lacks is left out. */
@@ -311,11 +349,6 @@ void kernel_open(const char *groups)
 		die(EXIT_USAGE, "--kernel: cannot create the tracing instance %s: %s", inst_name,
 		    strerror(errno));
 	tracefs_trace_off(inst);
-	if (tracefs_instance_file_write(inst, "trace_clock", "mono") < 0) {
-		kernel_destroy();
-		die(EXIT_USAGE, "--kernel: this kernel's tracing has no clock 'mono' (%s)",
-		    strerror(errno));
-	}
 	uint64_t kb = KERNEL_BUFFER_KB;
 	const char *size = getenv(FXT_ENV(KERNEL_BUFFER));
 	if (size && *size) {
@@ -327,7 +360,13 @@ void kernel_open(const char *groups)
 		}
 		kb = bytes / 1024;
 	}
-	tracefs_instance_set_buffer_size(inst, (int)kb, -1);
+	/* Set by the clock's thread, before recording: the kernel stops a
+	 * buffer's recording while it resizes it (its events then are lost,
+	 * and not counted), and a new instance's size (1408 KB a CPU here)
+	 * is a write saved. */
+	char *cur = tracefs_instance_file_read(inst, "buffer_size_kb", NULL);
+	buffer_kb = cur && strtoull(cur, NULL, 10) == kb ? 0 : kb;
+	free(cur);
 	tracefs_option_disable(inst, TRACEFS_OPTION_OVERWRITE);
 	tracefs_option_enable(inst, TRACEFS_OPTION_EVENT_FORK);
 	tracefs_option_enable(inst, TRACEFS_OPTION_RECORD_TGID);
@@ -336,7 +375,32 @@ void kernel_open(const char *groups)
 		for (size_t i = 0; i < sizeof(groups_tab) / sizeof(*groups_tab); i++)
 			if (strcmp(groups_tab[i].name, g) == 0)
 				enable(groups_tab[i].events);
-	busy_end();
+	/* The clock and the size last, in a thread: setting either waits
+	 * for the kernel (the clock empties the buffers and waits twice for
+	 * an RCU grace period, the size for the other CPU's worker: 20-50 ms
+	 * each here), holding the kernel's lock of the instances' settings,
+	 * while fxt-run goes on starting (clock_ready(), before recording).
+	 * It has the instance's files open: a signal waits for it (busy). */
+	clocker_on = kthread_start(&clocker, clock_main, NULL);
+	if (!clocker_on) {
+		clock_main(NULL);
+		busy_end();
+	}
+}
+
+/* The clock set (waits for clock_main()), or dies (exit 2): before
+ * anything is recorded or done to the program. */
+static void clock_ready(void)
+{
+	if (clocker_on) {
+		clock_join();
+		busy_end();
+	}
+	if (clock_err != 0) {
+		kernel_destroy();
+		die(EXIT_USAGE, "--kernel: this kernel's tracing has no clock 'mono' (%s)",
+		    strerror(clock_err));
+	}
 }
 
 /* The tasks of process `pid` (/proc/PID/task) not in `have` yet, appended
@@ -382,6 +446,7 @@ void kernel_follow(pid_t pid)
 
 	if (inst == NULL)
 		return;
+	clock_ready();
 	busy_begin();
 	strcpy(tids, " ");
 	add_tasks(pid, tids, sizeof(tids));
@@ -398,6 +463,7 @@ void kernel_follow(pid_t pid)
 	if (err != 0)
 		fprintf(stderr, "fxt-run: --kernel: cannot start recording: %s\n", strerror(err));
 	busy_end();
+	formats_start();
 }
 
 void kernel_signals(void)
@@ -408,13 +474,36 @@ void kernel_signals(void)
 	signal(SIGHUP, on_fatal);
 }
 
+/* Reads the event formats while the program runs (the top instance's
+ * files: the kernel's lock of its settings is not taken). */
+static void *formats_main(void *arg)
+{
+	(void)arg;
+	start_tep = ktables_formats();
+	return NULL;
+}
+
+/* Starts the formats' thread, once. */
+static void formats_start(void)
+{
+	static bool started;
+
+	if (started)
+		return;
+	started = true;
+	formatter_on = kthread_start(&formatter, formats_main, NULL);
+	if (!formatter_on)
+		formats_main(NULL);
+}
+
 void kernel_stream(const char *out)
 {
 	int err;
 
 	if (inst == NULL)
 		return;
-	busy_begin(); /* the raw fds are the signal handler's once open */
+	clock_ready(); /* opening the pages would wait for it anyway */
+	busy_begin();  /* the raw fds are the signal handler's once open */
 	err = kpages_open(inst, out);
 	busy_end();
 	if (err == 0)
@@ -423,141 +512,38 @@ void kernel_stream(const char *out)
 
 /* ------------------------------------------------------- the archive */
 
-/* Parses the format of event sys:ev into tep. */
-static void parse_format(struct tep_handle *tep, const char *sys, const char *ev)
-{
-	int size;
-	char *buf = tracefs_event_file_read(NULL, sys, ev, "format", &size);
-
-	if (buf != NULL)
-		tep_parse_event(tep, buf, (unsigned long)size, sys);
-	free(buf);
-}
-
-/* The event formats of the events enabled, and the ring buffer's page
- * header: what reading the pages needs.  NULL when out of memory or
- * without a page header. */
-static struct tep_handle *formats(void)
-{
-	struct tep_handle *tep = tep_alloc();
-	char *buf;
-	int size;
-
-	if (tep == NULL)
-		return NULL;
-	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tep, (int)sizeof(long));
-	tep_set_page_size(tep, (int)sysconf(_SC_PAGESIZE));
-	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
-	if (buf == NULL ||
-	    tep_parse_header_page(tep, buf, (unsigned long)size, sizeof(long)) != 0) {
-		free(buf);
-		tep_free(tep);
-		return NULL;
-	}
-	free(buf);
-	for (size_t i = 0; i < nenabled; i++) {
-		if (strcmp(enabled[i].ev, "*") != 0) {
-			parse_format(tep, enabled[i].sys, enabled[i].ev);
-			continue;
-		}
-		char **evs = tracefs_system_events(NULL, enabled[i].sys);
-		for (size_t j = 0; evs && evs[j]; j++)
-			parse_format(tep, enabled[i].sys, evs[j]);
-		tracefs_list_free(evs);
-	}
-	return tep;
-}
-
-/* tid -> tgid, from the kernel's saved_tgids ("TID TGID" lines). */
-struct tgids {
-	int *tid, *tgid;
-	size_t n;
-	const struct parts *ps; /* the agent's processes */
-};
-
-static void tgids_load(struct tgids *m)
-{
-	char *text = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
-	size_t cap = 0;
-
-	memset(m, 0, sizeof(*m));
-	/* strtol(), not sscanf(): glibc's sscanf() takes the string's
-	 * length first, each line the rest of the file's (30,000 lines here:
-	 * 300 ms). */
-	for (char *p = text; p && *p;) {
-		char *end, *end2;
-		long tid = strtol(p, &end, 10), tgid = strtol(end, &end2, 10);
-		if (end != p && end2 != end && tgid > 0) {
-			if (m->n == cap) {
-				cap = cap ? 2 * cap : 256;
-				int *a = realloc(m->tid, cap * sizeof(int));
-				int *b = a ? realloc(m->tgid, cap * sizeof(int)) : NULL;
-				if (a)
-					m->tid = a;
-				if (b == NULL)
-					break;
-				m->tgid = b;
-			}
-			m->tid[m->n] = (int)tid;
-			m->tgid[m->n++] = (int)tgid;
-		}
-		char *nl = strchr(p, '\n');
-		p = nl ? nl + 1 : NULL;
-	}
-	free(text);
-}
-
-static int tgid_of(void *arg, int tid, bool *agent)
-{
-	const struct tgids *m = arg;
-
-	for (size_t i = m->n; i-- > 0;) {
-		if (m->tid[i] != tid)
-			continue;
-		for (size_t j = 0; j < m->ps->n; j++)
-			if (m->ps->v[j].pid == m->tgid[i])
-				*agent = true;
-		return m->tgid[i];
-	}
-	return -1;
-}
-
 static double ms(const struct timespec *a, const struct timespec *b)
 {
 	return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
 }
 
-/* What the kernel dropped: the "dropped events" and "overrun" lines of
- * each CPU's stats. */
-static uint64_t lost_events(void)
-{
-	uint64_t lost = 0;
-
-	for (int cpu = 0; cpu < 4096; cpu++) {
-		char file[64];
-		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-		char *text = tracefs_instance_file_read(inst, file, NULL);
-		if (text == NULL)
-			break;
-		for (const char *key = "overrun:"; key;
-		     key = strcmp(key, "overrun:") == 0 ? "dropped events:" : NULL) {
-			const char *p = strstr(text, key);
-			if (p)
-				lost += strtoull(p + strlen(key), NULL, 10);
-		}
-		free(text);
-	}
-	return lost;
-}
-
 /* What kernel_stop() leaves to kernel_finish(): the event formats, what
- * the kernel dropped, 0 or the error (said). */
+ * the kernel dropped, 0 or the error (said); the tasks' names and tgids,
+ * read by the namer thread meanwhile (namer_main()). */
 static bool stopped;
 static struct tep_handle *end_tep;
 static uint64_t end_lost;
 static int end_err;
+static struct ktgids end_m;
+static pthread_t namer;
+static bool namer_on;
+
+/* The kernel's saved_cmdlines (into tep, end_tep) and saved_tgids: 10-40 ms
+ * here (6,500 and 8,000 lines, the whole system's), while the archives
+ * are converted.  Final once recording is off. */
+static void *namer_main(void *tep)
+{
+	ktables_names(tep, &end_m);
+	return NULL;
+}
+
+static void namer_join(void)
+{
+	if (namer_on) {
+		pthread_join(namer, NULL);
+		namer_on = false;
+	}
+}
 
 void kernel_stop(const char *out)
 {
@@ -565,6 +551,7 @@ void kernel_stop(const char *out)
 		return;
 	stopped = true;
 	kpages_stop();
+	formats_join();
 	/* The rest of each CPU's pages, what the kernel dropped, the formats
 	 * (before the instance goes: removing it holds the kernel's lock of
 	 * the event files until it is done); then the instance starts going,
@@ -577,17 +564,23 @@ void kernel_stop(const char *out)
 		return;
 	}
 	tracefs_trace_off(inst);
-	end_lost = lost_events();
+	end_lost = kpages_lost(inst);
 	kpages_drain();
-	end_tep = formats();
+	end_tep = start_tep ? start_tep : ktables_formats();
+	start_tep = NULL;
 	remove_begin();
 	busy_end();
+	if (end_tep != NULL) {
+		namer_on = kthread_start(&namer, namer_main, end_tep);
+		if (!namer_on)
+			namer_main(end_tep);
+	}
 }
 
 int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet)
 {
 	struct import_ctx ic;
-	struct tgids m;
+	struct ktgids m;
 	char path[PATH_MAX + 16];
 	struct fxt_writer *w = NULL;
 	int err;
@@ -607,21 +600,32 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 		kernel_destroy();
 		return -EIO;
 	}
-	tracefs_load_cmdlines(NULL, tep);
-	tgids_load(&m);
+	namer_join();
+	m = end_m;
+	memset(&end_m, 0, sizeof(end_m));
 	m.ps = ps;
 	size_t len = strlen(out);
 	if (len > 4 && strcmp(out + len - 4, ".fxt") == 0)
 		len -= 4;
 	snprintf(path, sizeof(path), "%.*s.kernel.fxt", (int)len, out);
-	err = fxt_writer_open_path(&w, path, 0);
-	if (err == 0)
-		err = fxt_writer_magic(w);
+	/* At the end of OUT (plain): no OUT.kernel.fxt, and OUT is not
+	 * rewritten; else (--keep-parts, a compressed OUT) a part of its own,
+	 * merged into OUT but with --keep-parts. */
+	struct merge_append app;
+	bool append = !keep && merge_append_begin(&app, out) == 0;
+	if (append) {
+		w = app.w;
+		err = 0;
+	} else {
+		err = fxt_writer_open_path(&w, path, 0);
+		if (err == 0)
+			err = fxt_writer_magic(w);
+	}
 	memset(&ic, 0, sizeof(ic));
 	ic.w = w;
-	ic.path = path;
+	ic.path = append ? out : path;
 	ic.next_provider = 1;
-	ic.tgid_of = tgid_of;
+	ic.tgid_of = ktables_tgid_of;
 	ic.tgid_arg = &m;
 	struct import_stream *s = NULL;
 	if (err == 0)
@@ -634,17 +638,18 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 			err = import_stream_lost(s, lost - ic.st.lost);
 		err = import_stream_end(s, err);
 	}
-	if (w != NULL) {
+	if (append) {
+		err = merge_append_end(&app, err);
+	} else if (w != NULL) {
 		int cerr = fxt_writer_close(w);
 		if (err == 0)
 			err = cerr;
 	}
 	kpages_close(); /* the pages' files; the instance after the merge */
 	tep_free(tep);
-	free(m.tid);
-	free(m.tgid);
+	ktables_free(&m);
 	clock_gettime(CLOCK_MONOTONIC, &tt[1]);
-	if (err == 0 && !keep) {
+	if (err == 0 && !keep && !append) {
 		const char *parts[2] = { out, path };
 		struct merge_part_result res[2];
 		err = merge_archives(out, parts, 2, res);

@@ -5,7 +5,8 @@
  * once), so that a run longer than the buffer loses nothing while the
  * reader keeps up; at the end the rest is read (read() gives the partial
  * pages too), and the files are read back a page per CPU at a time, merged
- * by time: fxt-run's memory is a page per CPU whatever the run's length.
+ * by time: fxt-run's memory is a page per CPU whatever the run's length;
+ * what the kernel dropped is read from each CPU's stats.
  * The trace_pipe_raw fds are opened here (tracefs_cpu_alloc_fd), so that
  * kernel.c's signal handler can close them before it removes the
  * instance. */
@@ -203,10 +204,21 @@ bool kpages_is_open(void)
 	return cpu_files != NULL;
 }
 
+bool kthread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	bool on;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	on = pthread_create(t, NULL, fn, arg) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return on;
+}
+
 void kpages_start(void)
 {
 	pthread_condattr_t ca;
-	sigset_t all, old;
 
 	if (cpu_files == NULL || reader_on)
 		return;
@@ -214,10 +226,7 @@ void kpages_start(void)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&reader_cv, &ca);
 	pthread_condattr_destroy(&ca);
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	reader_on = pthread_create(&reader, NULL, reader_main, NULL) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	reader_on = kthread_start(&reader, reader_main, NULL);
 }
 
 int kpages_drain(void)
@@ -232,6 +241,29 @@ int kpages_drain(void)
 		fprintf(stderr, "fxt-run: --kernel: cannot keep the kernel's events (%s)\n",
 			strerror(-err));
 	return err;
+}
+
+/* What the kernel dropped: the "dropped events" and "overrun" lines of
+ * each CPU's stats. */
+uint64_t kpages_lost(struct tracefs_instance *inst)
+{
+	uint64_t lost = 0;
+
+	for (int cpu = 0; cpu < 4096; cpu++) {
+		char file[64];
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+		char *text = tracefs_instance_file_read(inst, file, NULL);
+		if (text == NULL)
+			break;
+		for (const char *key = "overrun:"; key;
+		     key = strcmp(key, "overrun:") == 0 ? "dropped events:" : NULL) {
+			const char *p = strstr(text, key);
+			if (p)
+				lost += strtoull(p + strlen(key), NULL, 10);
+		}
+		free(text);
+	}
+	return lost;
 }
 
 void kpages_release(void)

@@ -6,7 +6,9 @@
 #ifndef FXT_LAUNCHER_KPAGES_H
 #define FXT_LAUNCHER_KPAGES_H
 
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 struct tracefs_instance;
 struct tep_handle;
@@ -18,6 +20,11 @@ struct import_stream;
 int kpages_open(struct tracefs_instance *inst, const char *out);
 bool kpages_is_open(void);
 
+/* Starts fn(arg) in a thread that takes no signal (they stay with
+ * fxt-run's main thread: kernel.c's handler); true if it runs.  The
+ * reader's, and kernel.c's threads. */
+bool kthread_start(pthread_t *t, void *(*fn)(void *), void *arg);
+
 /* Starts the reader thread: every 100 ms each CPU's full pages to its
  * file.  kpages_stop() stops it (nothing when it does not run). */
 void kpages_start(void);
@@ -26,6 +33,9 @@ void kpages_stop(void);
 /* Tracing off, the reader stopped: every page left, the partial ones too,
  * to the files.  0 or -errno (said). */
 int kpages_drain(void);
+
+/* What the kernel dropped (each CPU's stats: overrun, dropped events). */
+uint64_t kpages_lost(struct tracefs_instance *inst);
 
 /* Closes the files of the instance (the reader stopped), so that it can
  * be removed; _in_signal: only the fds, async-signal-safe. */

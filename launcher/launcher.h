@@ -188,7 +188,10 @@ void summary_filter_hint(const struct options *o);
 
 /* --kernel=GROUPS: checks the permission and the groups, creates the
  * tracing instance (removing those of killed fxt-runs), or dies (exit 2).
- * Before the program runs. */
+ * Its clock and buffer size are set in a thread meanwhile:
+ * kernel_stream() or kernel_follow(), whichever comes first, waits for it
+ * (and dies, exit 2, if the clock could not be set).  Before the program
+ * runs. */
 void kernel_open(const char *groups);
 /* Records the events of `pid` (all its threads) and its children from
  * now on. */

@@ -7,7 +7,7 @@ fxt_run_SOURCES = launcher/fxt-run.c launcher/launcher.h \
 	launcher/spools.c launcher/status.c launcher/parts.c \
 	launcher/summary.c launcher/recover.c launcher/patchrep.c launcher/args.c \
 	launcher/drain.c launcher/drain.h launcher/early.c launcher/early.h launcher/kernel.c \
-	launcher/kpages.c launcher/kpages.h launcher/removed.c
+	launcher/kpages.c launcher/kpages.h launcher/ktables.c launcher/ktables.h launcher/removed.c
 fxt_run_CPPFLAGS = $(AM_CPPFLAGS) -DFXT_PKGLIBDIR='"$(pkglibdir)"'
 fxt_run_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS) $(LIBTRACECMD_CFLAGS)
 # --kernel (kernel.c) reads the kernel's events with libtracefs into the

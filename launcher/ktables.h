@@ -1,0 +1,41 @@
+/* fxt-run --kernel's tables (ktables.c): what reading the kernel's events
+ * needs besides their pages: the formats of the events enabled, and the
+ * tasks' names and tgids.  Private to launcher/kernel.c. */
+#ifndef FXT_LAUNCHER_KTABLES_H
+#define FXT_LAUNCHER_KTABLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tep_handle;
+struct parts;
+
+/* Event sys:ev is enabled ("*": the system's every event): its format is
+ * read by ktables_formats(). */
+void ktables_want(const char *sys, const char *ev);
+
+/* The formats of the events wanted, and the ring buffer's page header:
+ * what reading the pages needs.  NULL when out of memory or without a
+ * page header. */
+struct tep_handle *ktables_formats(void);
+
+/* tid -> tgid, from the kernel's saved_tgids, sorted by tid. */
+struct ktgid {
+	int tid, tgid;
+};
+struct ktgids {
+	struct ktgid *v;
+	size_t n;
+	const struct parts *ps; /* the agent's processes (ktables_tgid_of()) */
+};
+
+/* The kernel's saved_cmdlines into tep, and its saved_tgids into *m
+ * (free with ktables_free()).  Final once recording is off. */
+void ktables_names(struct tep_handle *tep, struct ktgids *m);
+void ktables_free(struct ktgids *m);
+
+/* import_ctx's tgid_of with arg a struct ktgids: tid's tgid, -1 if
+ * unknown; *agent set when it is one of m->ps's processes. */
+int ktables_tgid_of(void *arg, int tid, bool *agent);
+
+#endif /* FXT_LAUNCHER_KTABLES_H */
