@@ -21,6 +21,7 @@
 #ifndef FXT_READER_INT_H
 #define FXT_READER_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -126,6 +127,11 @@ struct fxt_reader {
 	struct fxt__seekpts *seek;
 	bool seek_own, seek_pending;
 	uint64_t seek_to;
+	/* A clone reading a stretch (between two places) through the shared
+	 * cache of decoded stretches (zc_on): the stretch's start and length
+	 * in the stream, and the bytes of it given so far. */
+	bool zc_on;
+	uint64_t zc_u, zc_len, zc_pos;
 
 	unsigned flags;
 	fxt_diag_fn diag_fn;
@@ -231,17 +237,35 @@ void fxt__source_close(struct fxt_reader *r);
  * source or an error of the source's own. */
 void fxt__source_verify(struct fxt_reader *r);
 
+/* The cache of decoded stretches shared by a reader's clones: at most
+ * ZC_BYTES held (the least recently used goes first), a stretch of more
+ * than ZC_STRETCH_MAX never (a clone decodes it itself, as before). */
+#define ZC_BYTES       (32u << 20)
+#define ZC_STRETCH_MAX (8u << 20)
+#define ZC_SLOTS       64u
+
 /* The places of a compressed stream where decoding can start afresh: its
  * start, and the start of each gzip member and zstd frame after (fxtrace's
- * writer cuts both every few MB), with the stream offset each starts at. */
+ * writer cuts both every few MB), with the stream offset each starts at;
+ * and what clones decoded of the stretches between them (zc, under lock):
+ * clones at nearby places (the threads' cursors of a merge, marks
+ * resumed again) decode each stretch once. */
 struct fxt__seekpts {
-	unsigned refs;
-	int fd;		    /* a descriptor of the file (its own), or -1: memory */
-	uint64_t base;	    /* the file offset of the compressed stream's first byte */
+	unsigned refs; /* atomic */
+	int fd;	       /* a descriptor of the file (its own), or -1: memory */
+	uint64_t base; /* the file offset of the compressed stream's first byte */
 	struct fxt__seekpt {
 		uint64_t z, u; /* compressed offset (from base), stream offset */
 	} *pt;
 	size_t n, cap;
+	pthread_mutex_t lock;
+	struct fxt__zent {
+		uint64_t u, used; /* the stretch's start (0 len: a free slot), last use */
+		uint8_t *data;
+		size_t len;
+	} zc[ZC_SLOTS];
+	size_t zc_bytes;
+	uint64_t zc_tick;
 };
 
 /* Notes that r's compressed source can be cloned (a regular file at its
