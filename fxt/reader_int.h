@@ -117,6 +117,8 @@ struct fxt_reader {
 	ZSTD_DStream *zd;
 	bool in_eof;	  /* no more compressed input */
 	bool member_done; /* inflate finished a gzip member */
+	bool gz_raw;	  /* inflating raw deflate from a place inside a member */
+	unsigned gz_skip; /* the member's trailer bytes still to skip (after gz_raw) */
 	bool frame_done;  /* zstd finished a frame, all of it out */
 	uint8_t *zin;
 	uint64_t zread; /* compressed bytes taken so far (in_len of them not used) */
@@ -237,6 +239,12 @@ void fxt__source_close(struct fxt_reader *r);
  * source or an error of the source's own. */
 void fxt__source_verify(struct fxt_reader *r);
 
+/* A gzip member longer than ZW_SPAN (gzip's own output is one member)
+ * gets a place at a deflate block's end every ZW_SPAN of output, its
+ * window saved (32 KiB): at most ZW_MAX of them, 8 MiB. */
+#define ZW_SPAN (4u << 20)
+#define ZW_MAX	256u
+
 /* The cache of decoded stretches shared by a reader's clones: at most
  * ZC_BYTES held (the least recently used goes first), a stretch of more
  * than ZC_STRETCH_MAX never (a clone decodes it itself, as before). */
@@ -256,8 +264,18 @@ struct fxt__seekpts {
 	uint64_t base; /* the file offset of the compressed stream's first byte */
 	struct fxt__seekpt {
 		uint64_t z, u; /* compressed offset (from base), stream offset */
+		/* a place inside a gzip member (win): the bits of the byte
+		 * before z not read yet, and the 32 KiB of output before u
+		 * (inflate's window) */
+		uint8_t *win;
+		unsigned wlen, bits;
 	} *pt;
 	size_t n, cap;
+	/* places inside a member: one after each ZW_SPAN of output without
+	 * one, at most ZW_MAX of them (then every other goes, the span
+	 * doubled) */
+	uint64_t zw_span;
+	size_t zw_n;
 	pthread_mutex_t lock;
 	struct fxt__zent {
 		uint64_t u, used; /* the stretch's start (0 len: a free slot), last use */

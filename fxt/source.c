@@ -11,8 +11,12 @@
  * (fxt_reader_clone_at()) starts decoding afresh at the last one before
  * its offset and decodes up to it, reading the file with pread() on a
  * descriptor of its own, so that the view's marks work on .fxt.gz and
- * .fxt.zst as on a plain archive.  One gzip member (gzip's own output)
- * has one place, its start: a clone of it decodes from there.
+ * .fxt.zst as on a plain archive.  A gzip member longer than ZW_SPAN
+ * (gzip's own output is one member) gets places inside it too: at the
+ * end of a deflate block every ZW_SPAN of output, inflate's 32 KiB window
+ * saved there, from which a clone inflates raw deflate to the member's
+ * end (its trailer skipped); at most ZW_MAX of them (8 MiB), every other
+ * one dropped and the span doubled past that.
  *
  * Clones read through a cache of decoded stretches (a stretch: from one
  * place to the next, known once the reader cloned passed it) that they
@@ -22,6 +26,10 @@
  * stretch being decoded (ZC_STRETCH_MAX at most) per thread decoding one;
  * a larger stretch (one gzip member of a foreign file) is decoded by the
  * clone itself, from its place, as before the cache.
+ *
+ * One job, one file past 800 lines: the places, the cache and the
+ * decoders' restarts all work on the same decoder state as the window's
+ * fills (read_gz(), read_zstd()), which no other file should reach.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -98,29 +106,73 @@ static bool refill(struct fxt_reader *r)
 	return true;
 }
 
-/* Notes that a member or frame starts at stream offset u, at the
- * compressed input not used yet. */
-static void note_start(struct fxt_reader *r, uint64_t u)
+/* Drops every other place from the second on (those with a window that
+ * `only_win` says), freeing their windows. */
+static void thin_places(struct fxt__seekpts *s, bool only_win)
+{
+	size_t w = 1, k = 0;
+
+	for (size_t i = 1; i < s->n; i++) {
+		bool can = !only_win || s->pt[i].win;
+
+		if (can && k++ % 2 == 0) {
+			if (s->pt[i].win)
+				s->zw_n--;
+			free(s->pt[i].win);
+			continue;
+		}
+		s->pt[w++] = s->pt[i];
+	}
+	s->n = w;
+}
+
+/* Notes a place at stream offset u, at the compressed input not used
+ * yet: a member's or frame's start, or (gzip, win) inside a member after
+ * a deflate block, `bits` of the byte before not used yet, inflate's
+ * window saved. */
+static void note_place(struct fxt_reader *r, uint64_t u, bool win, unsigned bits)
 {
 	struct fxt__seekpts *s = r->seek;
+	struct fxt__seekpt pt = { r->zread - r->in_len, u, NULL, 0, bits };
 
 	if (!s || !r->seek_own || (s->n && s->pt[s->n - 1].u >= u))
 		return;
-	if (s->n == SEEK_MAX_POINTS) {
-		size_t w = 1;
-		for (size_t i = 2; i < s->n; i += 2)
-			s->pt[w++] = s->pt[i];
-		s->n = w;
+	if (win) {
+		uInt len = 0;
+
+		if (s->zw_n == ZW_MAX) {
+			thin_places(s, true);
+			s->zw_span *= 2;
+			if (u - s->pt[s->n - 1].u < s->zw_span)
+				return;
+		}
+		if (!(pt.win = malloc(32768)) ||
+		    inflateGetDictionary(&r->zs, pt.win, &len) != Z_OK) {
+			free(pt.win);
+			return; /* fewer places: clones decode more */
+		}
+		pt.wlen = len;
 	}
+	if (s->n == SEEK_MAX_POINTS)
+		thin_places(s, false);
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct fxt__seekpt *pt = realloc(s->pt, cap * sizeof(*pt));
-		if (!pt)
+		struct fxt__seekpt *p = realloc(s->pt, cap * sizeof(*p));
+		if (!p) {
+			free(pt.win);
 			return; /* fewer places: clones decode more */
-		s->pt = pt;
+		}
+		s->pt = p;
 		s->cap = cap;
 	}
-	s->pt[s->n++] = (struct fxt__seekpt){ r->zread - r->in_len, u };
+	s->pt[s->n++] = pt;
+	if (pt.win)
+		s->zw_n++;
+}
+
+static void note_start(struct fxt_reader *r, uint64_t u)
+{
+	note_place(r, u, false, 0);
 }
 
 /* Decompresses up to n bytes into dst.  Returns the count (0 at the end of
@@ -136,25 +188,44 @@ static ssize_t read_gz(struct fxt_reader *r, uint8_t *dst, size_t n)
 		if (r->member_done) {
 			/* Concatenated gzip members are one stream (gzip -c a b,
 			 * and the writer's blocks); only the end of the input
-			 * after a member is a clean end. */
-			if (r->in_len == 0)
+			 * after a member is a clean end.  Raw deflate from a
+			 * place inside a member leaves its trailer to skip. */
+			size_t t = r->gz_skip < r->in_len ? r->gz_skip : r->in_len;
+			r->in += t;
+			r->in_len -= t;
+			r->gz_skip -= (unsigned)t;
+			if (r->in_len == 0 && (r->in_eof || !r->gz_skip))
 				break;
-			if (inflateReset(&r->zs) != Z_OK) {
+			if (r->gz_skip)
+				continue;
+			if ((r->gz_raw ? inflateReset2(&r->zs, 15 + 16) : inflateReset(&r->zs)) !=
+			    Z_OK) {
 				source_error(r, r->win_off + r->end, "gzip: cannot reset inflate");
 				return -1;
 			}
+			r->gz_raw = false;
 			r->member_done = false;
 		}
 		uInt before = r->zs.avail_out;
+		/* the owner, ZW_SPAN after its last place: a place at the
+		 * next deflate block's end */
+		bool mine = dst == r->buf + r->end && r->seek && r->seek_own;
+		uint64_t u = r->win_off + r->end + (want - r->zs.avail_out);
+		bool due = mine && u - r->seek->pt[r->seek->n - 1].u >= r->seek->zw_span;
 		r->zs.next_in = (Bytef *)(uintptr_t)r->in; /* zlib does not write to it */
 		r->zs.avail_in = (uInt)r->in_len;
-		int zr = inflate(&r->zs, Z_NO_FLUSH);
+		int zr = inflate(&r->zs, due ? Z_BLOCK : Z_NO_FLUSH);
 		r->in = r->zs.next_in;
 		r->in_len = r->zs.avail_in;
+		u = r->win_off + r->end + (want - r->zs.avail_out);
 		if (zr == Z_STREAM_END) {
 			r->member_done = true;
-			if (dst == r->buf + r->end)
-				note_start(r, r->win_off + r->end + (want - r->zs.avail_out));
+			r->gz_skip = r->gz_raw ? 8 : 0;
+			if (mine)
+				note_start(r, u);
+		} else if (due && zr == Z_OK && (r->zs.data_type & 128) &&
+			   !(r->zs.data_type & 64)) {
+			note_place(r, u, true, (unsigned)r->zs.data_type & 7);
 		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
 			source_error(r, r->win_off + r->end + (want - r->zs.avail_out), "gzip: %s",
 				     r->zs.msg ? r->zs.msg : "data error");
@@ -236,17 +307,38 @@ static bool restart_at(struct fxt_reader *r, size_t k)
 {
 	const struct fxt__seekpt *p = &r->seek->pt[k];
 
-	if (r->codec == CODEC_ZSTD ? ZSTD_isError(ZSTD_DCtx_reset(r->zd, ZSTD_reset_session_only))
-				   : inflateReset(&r->zs) != Z_OK) {
-		source_error(r, p->u, "cannot reset the decompressor");
-		return false;
-	}
+	bool bad;
+
 	r->zread = r->mem_pos = p->z;
 	r->in_len = 0;
 	r->in_eof = false;
+	r->gz_skip = 0;
+	if (r->codec == CODEC_ZSTD) {
+		bad = ZSTD_isError(ZSTD_DCtx_reset(r->zd, ZSTD_reset_session_only));
+	} else if (p->win) { /* raw deflate, from inside the member */
+		uint8_t byte = 0;
+
+		bad = inflateReset2(&r->zs, -15) != Z_OK;
+		if (!bad && p->bits)
+			bad = (r->src == SRC_MEM ? (byte = r->mem[p->z - 1], 1)
+						 : pread_at(r->seek, &byte, 1, p->z - 1)) != 1 ||
+			      inflatePrime(&r->zs, (int)p->bits, byte >> (8 - p->bits)) != Z_OK;
+		if (!bad && p->wlen)
+			bad = inflateSetDictionary(&r->zs, p->win, p->wlen) != Z_OK;
+		r->gz_raw = true;
+		r->member_done = false;
+	} else {
+		bad = inflateReset2(&r->zs, 15 + 16) != Z_OK;
+		r->gz_raw = false;
+	}
+	if (bad) {
+		source_error(r, p->u, "cannot restart the decompressor");
+		return false;
+	}
 	/* at a place a member or frame ended: the end of the input there
 	 * is a clean end (and inflate's reset again, harmless) */
-	r->member_done = r->frame_done = true;
+	r->member_done = !p->win;
+	r->frame_done = true;
 	return true;
 }
 
@@ -576,10 +668,11 @@ int fxt__seek_init(struct fxt_reader *r, int fd, uint64_t base)
 		return -ENOMEM;
 	}
 	s->refs = 1;
+	s->zw_span = ZW_SPAN;
 	pthread_mutex_init(&s->lock, NULL);
 	s->cap = 64;
 	s->n = 1; /* the start: (0, 0) */
-	s->pt[0] = (struct fxt__seekpt){ 0, 0 };
+	s->pt[0] = (struct fxt__seekpt){ 0 };
 	s->base = base;
 	s->fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
 	if (fd >= 0 && s->fd < 0) {
@@ -600,6 +693,8 @@ static void seek_put(struct fxt__seekpts *s)
 		close(s->fd);
 	for (size_t i = 0; i < ZC_SLOTS; i++)
 		free(s->zc[i].data);
+	for (size_t i = 0; i < s->n; i++)
+		free(s->pt[i].win);
 	pthread_mutex_destroy(&s->lock);
 	free(s->pt);
 	free(s);

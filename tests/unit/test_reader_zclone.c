@@ -3,11 +3,11 @@
  * next), so a wrong byte there would be read by every clone after.  An
  * archive of 1.2 M counter events (48 MB decoded: more stretches than the
  * cache holds, which then lets the oldest go) is written as .fxt.gz and
- * .fxt.zst by fxtrace's writer; clones at 400 events picked at random
- * (a third of them where an earlier one was: from the cache), some near
- * the end, read the 300 events from there (every 50th, 300,000: through
- * many stretches), each compared with the words written.  Clones read
- * right before the cache too: this guards it. */
+ * .fxt.zst by fxtrace's writer, and as one gzip member (gzip -c's: the
+ * places are then inside it, after a deflate block, a window saved); clones at 400 events picked at
+ * random (a third of them where an earlier one was: from the cache), some near the end, read the
+ * 300 events from there (every 50th, 300,000: through many stretches), each compared with the words
+ * written.  Clones read right before the cache too: this guards it. */
 #include "config.h"
 
 #include <stdint.h>
@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <zlib.h>
 
 #include <fxt/reader.h>
 #include <fxt/writer.h>
@@ -55,12 +57,18 @@ static void put_words(struct fxt_writer *w, const uint64_t *words, size_t n)
 		bail_out("writing words failed");
 }
 
+/* The archive at path; "one.gz" in its name: plain, then gzipped whole
+ * by zlib, one member. */
 static void write_archive(const char *path)
 {
 	struct fxt_writer *w;
 	uint64_t buf[16];
+	bool one = strstr(path, "one.gz") != NULL;
+	char plain[300];
 
-	if (fxt_writer_open_path(&w, path, fxt_writer_path_flags(path)) != 0)
+	snprintf(plain, sizeof(plain), "%s.plain", path);
+	if (fxt_writer_open_path(&w, one ? plain : path, one ? 0 : fxt_writer_path_flags(path)) !=
+	    0)
 		bail_out("cannot write the archive");
 	fxt_writer_magic(w);
 	put_words(w, buf, fxt_enc_string(buf, 16, 1, "cat", 3));
@@ -70,6 +78,22 @@ static void write_archive(const char *path)
 		put_words(w, buf, event_words(buf, 16, i));
 	if (fxt_writer_close(w) != 0)
 		bail_out("closing the archive failed");
+	if (one) {
+		FILE *in = fopen(plain, "rb");
+		gzFile out = gzopen(path, "wb1");
+		static char chunk[1 << 16];
+		size_t got;
+
+		if (!in || !out)
+			bail_out("cannot gzip the archive");
+		while ((got = fread(chunk, 1, sizeof(chunk), in)) > 0)
+			if (gzwrite(out, chunk, (unsigned)got) != (int)got)
+				bail_out("gzwrite failed");
+		fclose(in);
+		if (gzclose(out) != Z_OK)
+			bail_out("gzclose failed");
+		unlink(plain);
+	}
 }
 
 /* Reads n events from c, the first being event i: how many match. */
@@ -146,12 +170,14 @@ int main(void)
 {
 	char dir[] = "/tmp/test_reader_zclone.XXXXXX", path[256];
 
-	plan(4);
+	plan(6);
 	if (!mkdtemp(dir))
 		bail_out("mkdtemp");
 	snprintf(path, sizeof(path), "%s/a.fxt.zst", dir);
 	check(path);
 	snprintf(path, sizeof(path), "%s/a.fxt.gz", dir);
+	check(path);
+	snprintf(path, sizeof(path), "%s/one.gz.fxt.gz", dir);
 	check(path);
 	rmdir(dir);
 	return exit_status();
