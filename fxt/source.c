@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -407,7 +408,7 @@ static struct fxt__zent *zc_put(struct fxt__seekpts *s, uint64_t u, uint8_t *dat
 			break;
 		}
 		s->zc_bytes -= old->len;
-		free(old->data);
+		munmap(old->data, old->len);
 		old->len = 0;
 	}
 	*e = (struct fxt__zent){ .u = u, .used = ++s->zc_tick, .data = data, .len = len };
@@ -431,14 +432,16 @@ static bool zc_copy(struct fxt_reader *r, uint8_t *dst, size_t n)
 		return true;
 	}
 	pthread_mutex_unlock(&s->lock);
-	data = malloc(r->zc_len);
-	if (!data) {
+	/* mapped, not malloc()ed: unmapped when it goes, where freed
+	 * stretches would stay in the heaps of the threads that decoded them */
+	data = mmap(NULL, r->zc_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (data == MAP_FAILED) {
 		fxt__set_error(r, r->zc_u, "out of memory for a decoded stretch");
 		r->read_errno = ENOMEM;
 		return false;
 	}
 	if (!restart_at(r, place_of(s, r->zc_u))) {
-		free(data);
+		munmap(data, r->zc_len);
 		return false;
 	}
 	for (size_t have = 0; have < r->zc_len;) {
@@ -448,7 +451,7 @@ static bool zc_copy(struct fxt_reader *r, uint8_t *dst, size_t n)
 				source_error(r, r->zc_u + have,
 					     "compressed stream ended before offset %llu",
 					     (unsigned long long)(r->zc_u + r->zc_len));
-			free(data);
+			munmap(data, r->zc_len);
 			return false;
 		}
 		have += (size_t)got;
@@ -456,7 +459,7 @@ static bool zc_copy(struct fxt_reader *r, uint8_t *dst, size_t n)
 	memcpy(dst, data + r->zc_pos, n);
 	pthread_mutex_lock(&s->lock);
 	if (zc_find(s, r->zc_u)) /* another thread's, meanwhile */
-		free(data);
+		munmap(data, r->zc_len);
 	else
 		zc_put(s, r->zc_u, data, r->zc_len);
 	pthread_mutex_unlock(&s->lock);
@@ -692,7 +695,8 @@ static void seek_put(struct fxt__seekpts *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	for (size_t i = 0; i < ZC_SLOTS; i++)
-		free(s->zc[i].data);
+		if (s->zc[i].len)
+			munmap(s->zc[i].data, s->zc[i].len);
 	for (size_t i = 0; i < s->n; i++)
 		free(s->pt[i].win);
 	pthread_mutex_destroy(&s->lock);
