@@ -358,45 +358,55 @@ static int write_all(int fd, const char *buf, size_t n)
 	return 0;
 }
 
-/* The made entries sorted by address (radix, a byte a pass, the bytes
- * all share skipped: qsort() took as long as the line program), each
- * once (two addresses in one function ask for its start). */
+/* The made entries sorted by address, each once (two addresses in one
+ * function ask for its start).  They come in the order the functions
+ * were first called, mostly ascending runs: a natural merge sort, one
+ * pass over them per halving of the runs (qsort() took as long as the
+ * line program).  Without memory for it, qsort(). */
 static void adds_sort(struct loc_cache *lc)
 {
-	struct lc_new *tmp;
-	size_t i, j;
+	struct lc_new *a = lc->add, *b = NULL;
+	size_t n = lc->nadd, i, j, runs = 1;
 
-	for (i = 1; i < lc->nadd && lc->add[i - 1].vaddr < lc->add[i].vaddr; i++)
-		;
-	if (i < lc->nadd && (tmp = malloc(lc->nadd * sizeof(*tmp))) != NULL) {
-		uint64_t differ = 0; /* the bits in which some address differs */
-
-		for (i = 1; i < lc->nadd; i++)
-			differ |= lc->add[i].vaddr ^ lc->add[0].vaddr;
-		for (unsigned shift = 0; shift < 64; shift += 8) {
-			size_t count[256] = { 0 }, pos = 0;
-
-			if (!((differ >> shift) & 0xff))
-				continue;
-			for (i = 0; i < lc->nadd; i++)
-				count[(lc->add[i].vaddr >> shift) & 0xff]++;
-			for (i = 0; i < 256; i++) {
-				size_t c = count[i];
-				count[i] = pos;
-				pos += c;
-			}
-			for (i = 0; i < lc->nadd; i++)
-				tmp[count[(lc->add[i].vaddr >> shift) & 0xff]++] = lc->add[i];
-			memcpy(lc->add, tmp, lc->nadd * sizeof(*tmp));
-		}
-		free(tmp);
-	} else if (i < lc->nadd) {
-		qsort(lc->add, lc->nadd, sizeof(*lc->add), new_cmp);
+	for (i = 1; i < n; i++)
+		runs += a[i - 1].vaddr > a[i].vaddr;
+	if (runs > 1 && (b = malloc(n * sizeof(*b))) == NULL) {
+		qsort(a, n, sizeof(*a), new_cmp);
+		runs = 1;
 	}
-	for (i = 1, j = 1; i < lc->nadd; i++)
+	while (runs > 1) {
+		struct lc_new *t;
+		size_t k = 0;
+
+		runs = 0;
+		for (i = 0; i < n; runs++) {
+			size_t m = i + 1, e;
+
+			while (m < n && a[m - 1].vaddr <= a[m].vaddr)
+				m++;
+			for (e = m < n ? m + 1 : m; e < n && a[e - 1].vaddr <= a[e].vaddr; e++)
+				;
+			for (j = m; i < m || j < e;)
+				b[k++] =
+				    j == e || (i < m && a[i].vaddr <= a[j].vaddr) ? a[i++] : a[j++];
+			i = e;
+		}
+		t = a;
+		a = b;
+		b = t;
+		if (runs == 1)
+			break;
+	}
+	if (a != lc->add) {
+		memcpy(lc->add, a, n * sizeof(*a));
+		b = a;
+	}
+	if (b != lc->add)
+		free(b);
+	for (i = 1, j = 1; i < n; i++)
 		if (lc->add[i].vaddr != lc->add[j - 1].vaddr)
 			lc->add[j++] = lc->add[i];
-	if (lc->nadd)
+	if (n)
 		lc->nadd = j;
 }
 
