@@ -36,6 +36,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/writeall.h"
 #include "run/settings.h"
 #include "symbolizer/internal.h"
 
@@ -342,22 +343,6 @@ static void lc_trim(const char *dir)
 		unlink(old);
 }
 
-/* Writes all of buf to fd: 0 or -errno. */
-static int write_all(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, buf, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		buf += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The made entries sorted by address, each once (two addresses in one
  * function ask for its start).  They come in the order the functions
  * were first called, mostly ascending runs: a natural merge sort, one
@@ -487,7 +472,7 @@ static void lc_write(struct loc_cache *lc)
 	if (fd < 0)
 		goto out;
 	existed = access(lc->path, F_OK) == 0;
-	if ((write_all(fd, buf, size) < 0) | (close(fd) != 0) || rename(tmp, lc->path) != 0) {
+	if ((fxt_write_all(fd, buf, size) < 0) | (close(fd) != 0) || rename(tmp, lc->path) != 0) {
 		unlink(tmp);
 		goto out;
 	}
