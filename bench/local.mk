@@ -187,7 +187,7 @@ bench_srcline_bench_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la \
 	$(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 dist_noinst_SCRIPTS += bench/srcline.sh
 bench-srcline: all bench/srcline_bench
-	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/srcline.sh
+	abs_top_builddir='$(abs_top_builddir)' BASE='$(BASE)' $(SHELL) $(top_srcdir)/bench/srcline.sh
 .PHONY: bench-srcline
 
 # `make bench-compress`: bench/compress.sh times fib(33)'s whole run under
