@@ -134,7 +134,7 @@ static bool in_chunk(const struct tbuf *tb, const uint64_t *p)
 	       (const char *)p + SPOOL_RECORD_SIZE <= base + tb->map.size;
 }
 
-/* Whether a thread's full chunk becomes one of its two staged chunks
+/* Whether a thread's full chunk becomes one of its staged chunks
  * (agent/spool.h) rather than being replaced by a fresh one: past the
  * thread's first two chunks (most threads and short processes never get
  * there), for chunks of the usual sizes.  Tiny test chunks keep their

@@ -74,7 +74,7 @@ struct tbuf {
 	uint32_t serial; /* 1, 2, ... in creation order within the process */
 	uint32_t seq;	 /* chunks taken so far */
 	uint64_t tid;
-	struct spool_map map;	    /* the chunk being filled; base NULL if none */
+	struct spool_map map; /* the chunk being filled; base NULL if none */
 	/* The thread's other staged chunks (spool.h), base NULL where none:
 	 * one while fxt-run's drain thread keeps up, more while it is behind
 	 * (agent/tbuf.c, refill()). */
