@@ -18,8 +18,9 @@
 #                    the null recorder)
 #   uftrace          uftrace record --no-libcall, if installed
 #   fxtrace (base)   with BASE=BUILD: another build's fxt-run and bench/fib,
-#                    right after fxtrace (a change against the commit
-#                    before it, in the same rounds)
+#                    next to fxtrace (a change against the commit before
+#                    it, in the same rounds), after it in even rounds and
+#                    before it in odd ones
 #
 # Interleaving: every table but peak RSS (one run) is measured in rounds.
 # A round runs each of its variants once, in the fixed order above, and
@@ -135,6 +136,18 @@ if [ -n "$BASE" ]; then
 fi
 
 now_ns() { date +%s%N; }
+
+# in_turn R LIST: LIST with fxtrace and base swapped in odd rounds R: the
+# second of the two finds the pages the first freed still warm (on a VM
+# whose freed memory goes back to the host, a fresh page costs several
+# microseconds: bench/README.md), which a fixed order would give to one.
+in_turn() {
+  if [ $(($1 % 2)) = 1 ]; then
+    echo "$2" | sed 's/fxtrace base/base fxtrace/'
+  else
+    echo "$2"
+  fi
+}
 
 # settle: waits (2 s at most) while a process named fxt-run is left in this
 # session: the child that frees a large spool's pages after the run.
@@ -261,7 +274,7 @@ printf "%-16s %9s %10s %8s %11s %9s %8s\n" variant "cpu s" "ns/call" "x null" \
 printf "%-16s %9s %10s %8s %11s %9s %8s\n" "" "" "(overhead)" "" "(events)" "MiB" ""
 r=0
 while [ $r -lt "$REPS" ]; do
-  for v in $variants; do once "$v" "$FIB_N" 1; done
+  for v in $(in_turn $r "$variants"); do once "$v" "$FIB_N" 1; done
   r=$((r + 1))
 done
 row plain uninstrumented
@@ -311,7 +324,7 @@ tvars="plain null fxtrace"
 r=0
 while [ $r -lt "$REPS" ]; do
   for t in 1 2; do
-    for v in $tvars; do once "$v" "$TN" "$t"; done
+    for v in $(in_turn $r "$tvars"); do once "$v" "$TN" "$t"; done
   done
   r=$((r + 1))
 done
