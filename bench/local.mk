@@ -17,6 +17,8 @@ bench_libnull_recorder_la_SOURCES = bench/null_recorder.c
 bench_libnull_recorder_la_CFLAGS = $(WARN_CFLAGS) -O2 -fno-omit-frame-pointer
 bench_libnull_recorder_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
+# `make bench`: bench/run.sh (bench/README.md); BASE=BUILD adds another
+# build's fxt-run in the same rounds.
 dist_noinst_SCRIPTS += bench/run.sh
 # The awk functions run.sh and multiproc.sh share.
 EXTRA_DIST += bench/stats.sh
