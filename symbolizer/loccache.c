@@ -485,6 +485,14 @@ out:
 	free(buf);
 }
 
+/* Whether new locations are written to the cache's files (read either way). */
+static bool lc_keep = true;
+
+void fxt_sym_loccache_keep(bool keep)
+{
+	lc_keep = keep;
+}
+
 void fxt_sym__loccache_close(struct loc_cache *lc, uint64_t *hits, uint64_t *made)
 {
 	if (!lc)
@@ -493,7 +501,7 @@ void fxt_sym__loccache_close(struct loc_cache *lc, uint64_t *hits, uint64_t *mad
 		*hits += lc->hits;
 	if (made)
 		*made += lc->nadd;
-	if (lc->nadd && lc->dwarf_known)
+	if (lc_keep && lc->nadd && lc->dwarf_known)
 		lc_write(lc);
 	if (lc->map)
 		munmap(lc->map, lc->mapsize);

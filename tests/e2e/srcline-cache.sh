@@ -10,7 +10,7 @@
 # locations came from the kept file and how many were decoded.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 16
+plan 18
 scratch
 cd "$TMPD" || exit 1
 C=$TMPD/cache
@@ -60,6 +60,16 @@ perl -pi -e 's/srcline_other\.c/srcline_OTHER.c/' "$C"/*.loc
 run forged ./prog
 is "$(locs forged.fxt | grep -c '^srcline_other .*srcline_OTHER\.c:')" 1 \
   "a later run serves the kept file's locations"
+
+# A process that converts its own spool (the agent alone, no fxt-run) reads
+# the kept files but writes nothing to them: the conversion runs inside
+# the traced program, which must not leave files in the user's cache.
+AGENT_SO=$(cd "$abs_top_builddir/.libs" && pwd -P)/libfxt-agent.so
+C2=$TMPD/cache2
+cp -r "$C" "$C2" && rm -f "$C2"/*.loc
+env FXT_SRCLINE_CACHE="$C2" LD_PRELOAD="$AGENT_SO" FXT_OUTPUT="$TMPD/self.fxt" ./prog >/dev/null
+is "$(locs self.fxt)" "$want" "the agent's own conversion: the same locations"
+is "$(ls "$C2" | wc -l)" 0 "... and no file kept by the traced program"
 
 # The program touched: the file no longer serves it, and is replaced.
 sleep 1
