@@ -584,12 +584,50 @@ void kernel_stop(const char *out)
 	busy_end();
 }
 
+/* Writes the kernel's part, the events of its pages (kpages_read()), to
+ * `path`, with fxtrace's mark of time order if `mark`; what it counted
+ * in *ic.  0 or -errno (ic->err may say it). */
+static int kernel_part(const char *path, struct tep_handle *tep, struct tgids *m, uint64_t lost,
+		       bool mark, struct import_ctx *ic)
+{
+	struct fxt_writer *w = NULL;
+	struct import_stream *s = NULL;
+	int err;
+
+	memset(ic, 0, sizeof(*ic));
+	err = fxt_writer_open_path(&w, path, 0);
+	if (err == 0)
+		err = fxt_writer_magic(w);
+	if (err == 0 && mark)
+		err = fxt_writer_time_ordered(w);
+	ic->w = w;
+	ic->path = path;
+	ic->next_provider = 1;
+	ic->tgid_of = tgid_of;
+	ic->tgid_arg = m;
+	if (err == 0)
+		err = import_stream_begin(ic, tep, "kernel sched", "mono", &s);
+	if (err == 0) {
+		err = kpages_read(tep, s);
+		/* The buffer drops the newest when full: the pages do not say
+		 * so, its stats do. */
+		if (err == 0 && lost > ic->st.lost)
+			err = import_stream_lost(s, lost - ic->st.lost);
+		err = import_stream_end(s, err);
+	}
+	if (w != NULL) {
+		int cerr = fxt_writer_close(w);
+		if (err == 0)
+			err = cerr;
+	}
+	return err;
+}
+
 int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet)
 {
 	struct import_ctx ic;
 	struct tgids m;
 	char path[PATH_MAX + 16];
-	struct fxt_writer *w = NULL;
 	int err;
 
 	if (inst == NULL && !stopped)
@@ -614,31 +652,11 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 	if (len > 4 && strcmp(out + len - 4, ".fxt") == 0)
 		len -= 4;
 	snprintf(path, sizeof(path), "%.*s.kernel.fxt", (int)len, out);
-	err = fxt_writer_open_path(&w, path, 0);
-	if (err == 0)
-		err = fxt_writer_magic(w);
-	memset(&ic, 0, sizeof(ic));
-	ic.w = w;
-	ic.path = path;
-	ic.next_provider = 1;
-	ic.tgid_of = tgid_of;
-	ic.tgid_arg = &m;
-	struct import_stream *s = NULL;
-	if (err == 0)
-		err = import_stream_begin(&ic, tep, "kernel sched", "mono", &s);
-	if (err == 0) {
-		err = kpages_read(tep, s);
-		/* The buffer drops the newest when full: the pages do not say
-		 * so, its stats do. */
-		if (err == 0 && lost > ic.st.lost)
-			err = import_stream_lost(s, lost - ic.st.lost);
-		err = import_stream_end(s, err);
-	}
-	if (w != NULL) {
-		int cerr = fxt_writer_close(w);
-		if (err == 0)
-			err = cerr;
-	}
+	/* Marked as in time order per thread, unless an event came out of
+	 * order (import.h): then written again without the mark. */
+	err = kernel_part(path, tep, &m, lost, true, &ic);
+	if (err == 0 && ic.st.unordered)
+		err = kernel_part(path, tep, &m, lost, false, &ic);
 	kpages_close(); /* the pages' files; the instance after the merge */
 	tep_free(tep);
 	free(m.tid);
