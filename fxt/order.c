@@ -326,8 +326,8 @@ static int skim(struct fxt_reader *scan, uint64_t *last)
 	struct fxt__order *o = calloc(1, sizeof(*o));
 	struct fxt_record rec;
 	uint32_t lprov = 0;
-	uint64_t lpid = 0, ltid = 0;
-	size_t li = SIZE_MAX; /* the last event's thread, in o->t */
+	uint64_t lpid = 0, ltid = 0, lmax = 0; /* lmax: the last thread's max_ts */
+	size_t li = SIZE_MAX;		       /* the last event's thread, in o->t */
 	int rc, found = 0;
 
 	if (!o)
@@ -337,31 +337,59 @@ static int skim(struct fxt_reader *scan, uint64_t *last)
 		uint32_t prov;
 		unsigned etype;
 
-		if (__builtin_expect(scan->started && !scan->skip_left, 1) && fxt__fill(scan, 8)) {
-			const uint8_t *p = scan->win + scan->pos;
-			uint64_t h = fxt__load64(p);
-			unsigned n = fxt_header_size(h), ref = (unsigned)fxt_bits(h, 24, 31);
+		if (__builtin_expect(scan->started && !scan->skip_left, 1)) {
+			/* The events held whole in the window, in a loop of their
+			 * own: the one thread, the table and the provider stay
+			 * the same until a record that is no event. */
+			const uint8_t *p = scan->win + scan->pos, *end = scan->win + scan->end;
+			const struct thread_entry *tab = scan->cur->threads;
 
-			if (fxt_header_type(h) == FXT_RECORD_EVENT &&
-			    n >= (ref == FXT_THREADREF_INLINE ? 4u : 2u) &&
-			    fxt__fill(scan, (size_t)n * 8)) {
-				p = scan->win + scan->pos;
-				off = scan->win_off + scan->pos;
+			prov = scan->cur->id;
+			while (end - p >= 8) {
+				uint64_t h = fxt__load64(p);
+				unsigned n = fxt_header_size(h),
+					 ref = (unsigned)fxt_bits(h, 24, 31);
+
+				if (fxt_header_type(h) != FXT_RECORD_EVENT ||
+				    n < (ref == FXT_THREADREF_INLINE ? 4u : 2u) ||
+				    (size_t)(end - p) < (size_t)n * 8)
+					break;
 				ts = fxt__load64(p + 8);
 				if (ref == FXT_THREADREF_INLINE) {
 					pid = fxt__load64(p + 16);
 					tid = fxt__load64(p + 24);
-				} else if (scan->cur->threads && scan->cur->threads[ref].set) {
-					pid = scan->cur->threads[ref].pid;
-					tid = scan->cur->threads[ref].tid;
+				} else if (tab && tab[ref].set) {
+					pid = tab[ref].pid;
+					tid = tab[ref].tid;
 				} else {
 					pid = tid = 0; /* as the decoder resolves it */
 				}
-				etype = (unsigned)fxt_bits(h, 16, 19);
-				prov = scan->cur->id;
-				scan->pos += (size_t)n * 8;
-				goto event;
+				if (__builtin_expect(li == SIZE_MAX || prov != lprov ||
+							 pid != lpid || tid != ltid,
+						     0)) {
+					struct order_thread *t = thread_of(o, prov, pid, tid, true);
+					if (!t) {
+						order_free(o);
+						return -ENOMEM;
+					}
+					if (li != SIZE_MAX)
+						o->t[li].max_ts = lmax;
+					li = (size_t)(t - o->t);
+					lmax = t->max_ts;
+					lprov = prov, lpid = pid, ltid = tid;
+				}
+				if (ts >= lmax) {
+					lmax = ts;
+				} else {
+					etype = (unsigned)fxt_bits(h, 16, 19);
+					if (etype == FXT_EVENT_DURATION_BEGIN ||
+					    etype == FXT_EVENT_DURATION_END)
+						found = 1,
+						*last = scan->win_off + (uint64_t)(p - scan->win);
+				}
+				p += (size_t)n * 8;
 			}
+			scan->pos = (size_t)(p - scan->win);
 		}
 		/* Any other record, or an event not held whole: decoded. */
 		rc = fxt__next_record(scan, &rec);
@@ -379,18 +407,20 @@ static int skim(struct fxt_reader *scan, uint64_t *last)
 		tid = rec.u.event.tid;
 		etype = rec.u.event.type;
 		prov = rec.provider_id;
-	event:
 		if (li == SIZE_MAX || prov != lprov || pid != lpid || tid != ltid) {
 			struct order_thread *t = thread_of(o, prov, pid, tid, true);
 			if (!t) {
 				order_free(o);
 				return -ENOMEM;
 			}
+			if (li != SIZE_MAX)
+				o->t[li].max_ts = lmax;
 			li = (size_t)(t - o->t);
+			lmax = t->max_ts;
 			lprov = prov, lpid = pid, ltid = tid;
 		}
-		if (ts >= o->t[li].max_ts)
-			o->t[li].max_ts = ts;
+		if (ts >= lmax)
+			lmax = ts;
 		else if (etype == FXT_EVENT_DURATION_BEGIN || etype == FXT_EVENT_DURATION_END)
 			found = 1, *last = off;
 	}
