@@ -316,6 +316,22 @@ static int first_pass(struct fxt_reader *scan, uint64_t last, struct fxt__order 
 	return 0;
 }
 
+/* skim()'s switch to another thread: the last one's latest time `*lmax`
+ * kept in its slot, thread (prov, pid, tid)'s taken.  0 or -ENOMEM. */
+static inline int skim_thread(struct fxt__order *o, size_t *li, uint64_t *lmax, uint32_t prov,
+			      uint64_t pid, uint64_t tid)
+{
+	struct order_thread *t = thread_of(o, prov, pid, tid, true);
+
+	if (!t)
+		return -ENOMEM;
+	if (*li != SIZE_MAX)
+		o->t[*li].max_ts = *lmax;
+	*li = (size_t)(t - o->t);
+	*lmax = t->max_ts;
+	return 0;
+}
+
 /* Whether first_pass() is needed: a pass over the reader `scan` (fresh,
  * at the start of the same bytes) that decodes every record but events,
  * whose header, time and thread it reads in place (the thread table is
@@ -374,15 +390,8 @@ static int skim(struct fxt_reader *scan, uint64_t *last)
 				if (__builtin_expect(li == SIZE_MAX || prov != lprov ||
 							 pid != lpid || tid != ltid,
 						     0)) {
-					struct order_thread *t = thread_of(o, prov, pid, tid, true);
-					if (!t) {
-						order_free(o);
-						return -ENOMEM;
-					}
-					if (li != SIZE_MAX)
-						o->t[li].max_ts = lmax;
-					li = (size_t)(t - o->t);
-					lmax = t->max_ts;
+					if (skim_thread(o, &li, &lmax, prov, pid, tid) < 0)
+						goto nomem;
 					lprov = prov, lpid = pid, ltid = tid;
 				}
 				if (ts >= lmax) {
@@ -415,15 +424,8 @@ static int skim(struct fxt_reader *scan, uint64_t *last)
 		etype = rec.u.event.type;
 		prov = rec.provider_id;
 		if (li == SIZE_MAX || prov != lprov || pid != lpid || tid != ltid) {
-			struct order_thread *t = thread_of(o, prov, pid, tid, true);
-			if (!t) {
-				order_free(o);
-				return -ENOMEM;
-			}
-			if (li != SIZE_MAX)
-				o->t[li].max_ts = lmax;
-			li = (size_t)(t - o->t);
-			lmax = t->max_ts;
+			if (skim_thread(o, &li, &lmax, prov, pid, tid) < 0)
+				goto nomem;
 			lprov = prov, lpid = pid, ltid = tid;
 		}
 		if (ts >= lmax)
@@ -433,6 +435,9 @@ static int skim(struct fxt_reader *scan, uint64_t *last)
 	}
 	order_free(o);
 	return found;
+nomem:
+	order_free(o);
+	return -ENOMEM;
 }
 
 /* ----------------------------------------------------- the reader's side */
