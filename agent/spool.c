@@ -192,8 +192,8 @@ static bool take_spare(struct spool *sp, int *fd, struct stat *st)
 		      RENAME_NOREPLACE) != 0)
 		return false; /* left for fxt-run to remove */
 	*fd = open(sp->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (*fd >= 0 && fstat(*fd, st) == 0 && S_ISREG(st->st_mode) && st->st_size == 0 &&
-	    st->st_nlink == 1 && st->st_uid == (uid_t)agent_sys(SYS_geteuid, 0, 0, 0, 0, 0))
+	if (*fd >= 0 && fstat(*fd, st) == 0 && S_ISREG(st->st_mode) &&
+	    (st->st_size == 0 || st->st_size == SPOOL_SPARE_SIZE) && st->st_nlink == 1 && st->st_uid == (uid_t)agent_sys(SYS_geteuid, 0, 0, 0, 0, 0))
 		return true;
 	if (*fd >= 0)
 		close(*fd);
@@ -310,9 +310,18 @@ static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
 	_Static_assert(sizeof(h) == SPOOL_HEADER_FIXED, "the header's fixed part");
 	_Static_assert(SPOOL_HEADER_SIZE + AGENT_FLOOR_CHUNK_SIZE <= SPOOL_UNBORN_MAX,
 		       "a first chunk is at most the floor (next_size())");
+	_Static_assert(SPOOL_SPARE_SIZE == SPOOL_HEADER_SIZE + AGENT_FIRST_CHUNK_SIZE,
+		       "a spare file holds a forked child's first chunk");
 	*chunk = NULL;
 	bool spare = take_spare(sp, &fd, &st);
+	/* A spare file of zeros with room for this very chunk: nothing to
+	 * write, the header stored through the mapping (spool/format.h,
+	 * "Creation").  With room for another, emptied first. */
+	bool ready = spare && st.st_size == SPOOL_SPARE_SIZE &&
+		     first == SPOOL_SPARE_SIZE - SPOOL_HEADER_SIZE;
 
+	if (spare && !ready && st.st_size && ftruncate(fd, 0) != 0)
+		goto fail_file;
 	if (!spare) {
 		fd = open(sp->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (fd < 0)
@@ -357,8 +366,8 @@ static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
 	iov[1].iov_base = sp->mods;
 	iov[1].iov_len = msize;
 	n = 2 + zero_iov(iov + 2, 2, hbytes - sizeof(h) - msize, &zbytes);
-	err = pwrite_all(fd, iov, n, 0);
-	if (!err && first && extend(fd, SPOOL_HEADER_SIZE, first) < 0)
+	err = ready ? 0 : pwrite_all(fd, iov, n, 0);
+	if (!err && !ready && first && extend(fd, SPOOL_HEADER_SIZE, first) < 0)
 		first = 0; /* the usual grant says why (no room, say) */
 	/* The whole header, and not what was written of a chunk. */
 	if (!err && !first && ftruncate(fd, SPOOL_HEADER_SIZE) != 0)
@@ -372,6 +381,11 @@ static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
 		goto fail_file;
 	if (first)
 		populate((char *)p + SPOOL_HEADER_SIZE, first);
+	if (ready) {
+		/* Its magic 0 (h is), stored below. */
+		memcpy(p, &h, sizeof(h));
+		memcpy((char *)p + sizeof(h), sp->mods, msize);
+	}
 	sp->dev = st.st_dev;
 	sp->ino = st.st_ino;
 	__atomic_store_n(&sp->hdr, (struct spool_header *)p, __ATOMIC_RELEASE);

@@ -141,9 +141,39 @@ static void load_writes(struct spools *r, struct convert_opts *o)
 	o->writes_loaded = true;
 }
 
+/* Makes the file at `path` a spare spool file: SPOOL_SPARE_SIZE bytes of
+ * zeros (spool/format.h), written over a converted spool's first bytes
+ * (the rest cut off) rather than the file emptied, so that neither fxt-run
+ * frees the blocks nor the process that takes it allocates them again,
+ * and that process writes nothing to make its spool.  0 or -errno. */
+static int spare_zero(const char *path, bool created)
+{
+	static const char zeros[SPOOL_SPARE_SIZE];
+	struct stat sb;
+	size_t done = 0;
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (!created && fstat(fd, &sb) == 0 && sb.st_size > (off_t)SPOOL_SPARE_SIZE &&
+	    ftruncate(fd, SPOOL_SPARE_SIZE) != 0)
+		err = -errno;
+	while (!err && done < sizeof(zeros)) {
+		ssize_t n = pwrite(fd, zeros + done, sizeof(zeros) - done, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			err = n < 0 ? -errno : -EIO;
+		else
+			done += (size_t)n;
+	}
+	close(fd);
+	return err;
+}
+
 /* The spare spool file of a free slot: renames `from` there (NULL: creates
- * an empty one) and says that it is there.  0 or -errno (-ENOSPC: no slot
- * free). */
+ * one) and says that it is there.  0 or -errno (-ENOSPC: no slot free). */
 static int spare_put(struct spools *r, const char *from)
 {
 	uint64_t have = __atomic_load_n(&r->bell->spares, __ATOMIC_ACQUIRE);
@@ -163,6 +193,8 @@ static int spare_put(struct spools *r, const char *from)
 				return -errno;
 			}
 		} else {
+			int err;
+
 			fd = open(spare, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 			if (fd < 0) {
 				if (errno == EEXIST)
@@ -170,6 +202,11 @@ static int spare_put(struct spools *r, const char *from)
 				return -errno;
 			}
 			close(fd);
+			err = spare_zero(spare, true);
+			if (err < 0) {
+				unlink(spare);
+				return err;
+			}
 		}
 		r->spares_made = true;
 		__atomic_or_fetch(&r->bell->spares, 1ull << slot, __ATOMIC_RELEASE);
@@ -187,6 +224,7 @@ static int recycle_spool(void *ctx, const char *path)
 {
 	struct spools *r = ctx;
 	struct stat sb;
+	int err;
 
 	if (!r->spares || !r->bell || !r->cur_dead)
 		return -EBUSY;
@@ -198,9 +236,8 @@ static int recycle_spool(void *ctx, const char *path)
 		return -EFBIG;
 	if (r->drain)
 		drain_let_go(r->drain, path);
-	if (truncate(path, 0) != 0)
-		return -errno;
-	return spare_put(r, path);
+	err = spare_zero(path, false);
+	return err < 0 ? err : spare_put(r, path);
 }
 
 /* After a scan that converted `r->converted` spools while the program
