@@ -141,33 +141,48 @@ static void load_writes(struct spools *r, struct convert_opts *o)
 	o->writes_loaded = true;
 }
 
-/* Makes the file at `path` a spare spool file: SPOOL_SPARE_SIZE bytes of
- * zeros (spool/format.h), written over a converted spool's first bytes
- * (the rest cut off) rather than the file emptied, so that neither fxt-run
- * frees the blocks nor the process that takes it allocates them again,
- * and that process writes nothing to make its spool.  0 or -errno. */
+/* Zeros over [off, off + len) of fd: 0 or -errno. */
+static int write_zeros(int fd, uint64_t off, size_t len)
+{
+	static const char zeros[SPOOL_SPARE_SIZE - SPOOL_HEADER_SIZE];
+
+	while (len) {
+		ssize_t n = pwrite(fd, zeros, len < sizeof(zeros) ? len : sizeof(zeros), (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Makes the file at `path` a spare spool file of SPOOL_SPARE_SIZE bytes
+ * (spool/format.h): a converted spool's first bytes overwritten, the rest
+ * cut off, rather than the file emptied, so that neither fxt-run frees the
+ * blocks nor the process that takes it allocates them again, and that
+ * process writes nothing to make its spool.  Zeros over the header's
+ * first page (its fixed part, the magic first, and the first modules: the
+ * rest of the module list is read only up to the count the next process
+ * writes) and over the first chunk's room (records end at a zero slot).
+ * 0 or -errno. */
 static int spare_zero(const char *path, bool created)
 {
-	static const char zeros[SPOOL_SPARE_SIZE];
 	struct stat sb;
-	size_t done = 0;
 	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW), err = 0;
 
+	_Static_assert(SPOOL_HEADER_FIXED <= 4096, "the header's fixed part in its first page");
 	if (fd < 0)
 		return -errno;
 	if (!created && fstat(fd, &sb) == 0 && sb.st_size > (off_t)SPOOL_SPARE_SIZE &&
 	    ftruncate(fd, SPOOL_SPARE_SIZE) != 0)
 		err = -errno;
-	while (!err && done < sizeof(zeros)) {
-		ssize_t n = pwrite(fd, zeros + done, sizeof(zeros) - done, (off_t)done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			err = n < 0 ? -errno : -EIO;
-		else
-			done += (size_t)n;
-	}
+	if (!err)
+		err = write_zeros(fd, 0, 4096);
+	if (!err)
+		err = write_zeros(fd, SPOOL_HEADER_SIZE, SPOOL_SPARE_SIZE - SPOOL_HEADER_SIZE);
 	close(fd);
 	return err;
 }
