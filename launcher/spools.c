@@ -256,14 +256,20 @@ static int recycle_spool(void *ctx, const char *path)
 }
 
 /* After a scan that converted `r->converted` spools while the program
- * runs (it starts processes): spare spool files for twice as many (at
- * least 4), made here rather than by the processes, on their way. */
+ * runs (it starts processes): spare spool files for as many and 4 more,
+ * made here rather than by the processes, on their way, and at most half
+ * the slots.  Not twice as many, nor up to every slot: the spools
+ * converted at the next scans, recycled, then found every slot taken and
+ * were removed, while a scan that converted more made new files again (a
+ * file made and a file removed each cost an inode, on ext4 without a
+ * journal hundreds of microseconds: the fork loop of bench/forks.sh made
+ * 70-250 spare files and removed as many spools). */
 static void spares_fill(struct spools *r)
 {
-	unsigned want = r->converted * 2 < 4 ? 4 : r->converted * 2;
+	unsigned want = r->converted + 4;
 
-	if (want > RUN_SPARE_SLOTS)
-		want = RUN_SPARE_SLOTS;
+	if (want > RUN_SPARE_SLOTS / 2)
+		want = RUN_SPARE_SLOTS / 2;
 	while ((unsigned)__builtin_popcountll(__atomic_load_n(&r->bell->spares,
 							      __ATOMIC_ACQUIRE)) < want &&
 	       spare_put(r, NULL) == 0)
