@@ -15,6 +15,7 @@ UNIT_TESTS = \
 	tests/unit/test_reader_clone \
 	tests/unit/test_reader_order \
 	tests/unit/test_reader_mark \
+	tests/unit/test_reader_plain \
 	tests/unit/test_malformed \
 	tests/unit/test_symbolizer \
 	tests/unit/test_linetab \
@@ -94,6 +95,7 @@ tests_unit_test_reader_LDADD = libfxtcodec.la
 tests_unit_test_reader_clone_LDADD = libfxtcodec.la
 tests_unit_test_reader_order_LDADD = libfxtcodec.la
 tests_unit_test_reader_mark_LDADD = libfxtcodec.la
+tests_unit_test_reader_plain_LDADD = libfxtcodec.la
 tests_unit_test_malformed_LDADD = libfxtcodec.la
 
 # ------------------------------------------------ the symbolizer (symbolizer/)

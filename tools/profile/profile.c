@@ -686,31 +686,40 @@ static void bump_strgen(struct profile *p)
 	}
 }
 
-/* The row of a begin or complete event: the ref cache first. */
-static inline __attribute__((always_inline)) int64_t event_row(struct profile *p,
-							       const struct fxt_record *rec)
+/* The row of a begin or complete event (its string refs and strings, its
+ * process and thread): the ref cache first. */
+static inline __attribute__((always_inline)) int64_t
+row_of(struct profile *p, uint16_t cref, uint16_t nref, const struct fxt_string *cat,
+       const struct fxt_string *name, uint64_t epid, uint64_t etid)
 {
-	const typeof(rec->u.event) *ev = &rec->u.event;
 	uint64_t pid = 0, tid, key;
 	struct refcache *c;
 	uint64_t h;
 	int64_t row;
 
-	if (!ref_cacheable(ev->category_ref, &ev->category) ||
-	    !ref_cacheable(ev->name_ref, &ev->name))
-		return profile__row_lookup(p, ev->pid, ev->tid, &ev->category, &ev->name);
+	if (!ref_cacheable(cref, cat) || !ref_cacheable(nref, name))
+		return profile__row_lookup(p, epid, etid, cat, name);
 	if (p->opts.by != PROFILE_BY_FUNCTION)
-		pid = ev->pid;
-	tid = p->opts.by == PROFILE_BY_THREAD ? ev->tid : ev->tid & FXT_SAMPLE_KOID_BIT;
-	key = (uint64_t)p->strgen << 32 | (uint32_t)ev->category_ref << 16 | ev->name_ref;
+		pid = epid;
+	tid = p->opts.by == PROFILE_BY_THREAD ? etid : etid & FXT_SAMPLE_KOID_BIT;
+	key = (uint64_t)p->strgen << 32 | (uint32_t)cref << 16 | nref;
 	h = fxt__hash_word(fxt__hash_word((uint32_t)key, pid), tid);
 	c = &p->refc[h & (REFCACHE - 1)];
 	if (c->key == key && c->pid == pid && c->tid == tid)
 		return c->row;
-	row = profile__row_lookup(p, ev->pid, ev->tid, &ev->category, &ev->name);
+	row = profile__row_lookup(p, epid, etid, cat, name);
 	if (row >= 0)
 		*c = (struct refcache){ key, pid, tid, (uint32_t)row };
 	return row;
+}
+
+static inline __attribute__((always_inline)) int64_t event_row(struct profile *p,
+							       const struct fxt_record *rec)
+{
+	const typeof(rec->u.event) *ev = &rec->u.event;
+
+	return row_of(p, ev->category_ref, ev->name_ref, &ev->category, &ev->name, ev->pid,
+		      ev->tid);
 }
 
 /* The body of profile_add_record(), inlined into profile_load()'s loops.
@@ -783,6 +792,48 @@ add_record(struct profile *p, struct fxt_reader *r, const struct fxt_record *rec
 		return push_frame(p, t, ts, 0, false, (uint32_t)row);
 
 	end = to_ns(p, r, ev->extra);
+	if (__builtin_expect(end < ts, 0)) {
+		p->anom.reversed++;
+		end = ts;
+	}
+	if (end > p->end_ns)
+		p->end_ns = end;
+	return push_complete(p, t, ts, end, (uint32_t)row);
+}
+
+/* add_record() of a duration begin, end or complete event handed over
+ * by recpipe.c as it is (no struct fxt_record made of it): the same steps,
+ * in the same order. */
+static inline __attribute__((always_inline)) int add_plain(struct profile *p, struct fxt_reader *r,
+							   const struct fxt_plain *e)
+{
+	struct fxt_string cat, name;
+	struct thread *t;
+	uint64_t ts, end;
+	int64_t row;
+
+	p->nrecords++;
+	if (__builtin_expect(r != p->last_reader, 0)) {
+		p->last_reader = r;
+		bump_strgen(p);
+	}
+	ts = to_ns(p, r, e->ts);
+	see_time(p, ts);
+	t = thread_get(p, e->pid, e->tid);
+	if (!t)
+		return -ENOMEM;
+	if (e->type == FXT_EVENT_DURATION_END)
+		return end_frame(p, t, ts);
+	cat.data = e->category;
+	cat.len = e->category_len;
+	name.data = e->name;
+	name.len = e->name_len;
+	row = row_of(p, e->category_ref, e->name_ref, &cat, &name, e->pid, e->tid);
+	if (row < 0)
+		return (int)row;
+	if (e->type == FXT_EVENT_DURATION_BEGIN)
+		return push_frame(p, t, ts, 0, false, (uint32_t)row);
+	end = to_ns(p, r, e->extra);
 	if (__builtin_expect(end < ts, 0)) {
 		p->anom.reversed++;
 		end = ts;
@@ -880,7 +931,14 @@ static int load_piped(struct profile *p, struct fxt_reader *r, struct recpipe *p
 			/* Written by the other CPU: ask for them ahead. */
 			if (i + 8 < nit)
 				__builtin_prefetch(&it[i + 8]);
-			rc = add_record(p, r, recpipe_record(&rec, &it[i], &tps), tps);
+			const struct fxt_plain *e = &it[i].e;
+
+			/* A begin, end or complete event as it came over. */
+			if (e->record_type == FXT_RECORD_EVENT && !e->aux &&
+			    (unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u)
+				rc = add_plain(p, r, e);
+			else
+				rc = add_record(p, r, recpipe_record(&rec, &it[i], &tps), tps);
 			if (rc < 0)
 				goto stop;
 		}

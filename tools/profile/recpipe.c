@@ -166,16 +166,23 @@ static int fill(struct recpipe *p, struct batch *b)
 
 	while (b->n < RECPIPE_BATCH && b->bytes < ARENA_MAX) {
 		struct recpipe_item *x = &b->it[b->n];
-		int rc = fxt_reader_next(r, &rec);
+		const struct fxt_record *c;
+		size_t k = fxt_reader_next_plain(r, &x->e, RECPIPE_BATCH - b->n);
+		int rc;
 
+		if (k) {
+			b->n += k;
+			continue;
+		}
+		rc = fxt_reader_next(r, &rec);
 		if (rc <= 0)
 			return rc;
 		if (__builtin_expect(!p->started, 0)) {
 			p->started = true;
 			p->saw_magic = fxt_reader_saw_magic(r);
 		}
-		x->rtype = (uint8_t)rec.type;
-		x->full = NULL;
+		x->e.record_type = (uint8_t)rec.type;
+		x->e.aux = NULL;
 		if (__builtin_expect(rec.type == FXT_RECORD_EVENT, 1)) {
 			const typeof(rec.u.event) *ev = &rec.u.event;
 
@@ -183,30 +190,32 @@ static int fill(struct recpipe *p, struct batch *b)
 						 !fxt_strref_is_inline(ev->category_ref) &&
 						 !fxt_strref_is_inline(ev->name_ref),
 					     1)) {
-				x->etype = (uint8_t)ev->type;
-				x->cat_ref = ev->category_ref;
-				x->name_ref = ev->name_ref;
-				x->cat_len = ev->category.len;
-				x->name_len = ev->name.len;
-				x->cat = ev->category.data;
-				x->name = ev->name.data;
-				x->ts = ev->ts;
-				x->extra = ev->extra;
-				x->pid = ev->pid;
-				x->tid = ev->tid;
+				x->e.type = (uint8_t)ev->type;
+				x->e.category_ref = ev->category_ref;
+				x->e.name_ref = ev->name_ref;
+				x->e.category_len = ev->category.len;
+				x->e.name_len = ev->name.len;
+				x->e.category = ev->category.data;
+				x->e.name = ev->name.data;
+				x->e.ts = ev->ts;
+				x->e.extra = ev->extra;
+				x->e.pid = ev->pid;
+				x->e.tid = ev->tid;
 				b->n++;
 				continue;
 			}
-			if (!(x->full = copy_record(b, &rec)))
+			if (!(c = copy_record(b, &rec)))
 				return -ENOMEM;
+			x->e.aux = c;
 			b->n++;
 			continue;
 		}
-		x->extra = fxt_reader_ticks_per_second(r);
-		if ((rec.type == FXT_RECORD_KERNEL_OBJECT ||
-		     rec.type == FXT_RECORD_CONTEXT_SWITCH) &&
-		    !(x->full = copy_record(b, &rec)))
-			return -ENOMEM;
+		x->e.extra = fxt_reader_ticks_per_second(r);
+		if (rec.type == FXT_RECORD_KERNEL_OBJECT || rec.type == FXT_RECORD_CONTEXT_SWITCH) {
+			if (!(c = copy_record(b, &rec)))
+				return -ENOMEM;
+			x->e.aux = c;
+		}
 		b->n++;
 		/* Only these replace or clear table strings. */
 		if ((rec.type == FXT_RECORD_STRING || rec.type == FXT_RECORD_METADATA) &&

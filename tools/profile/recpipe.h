@@ -26,15 +26,11 @@
 struct recpipe;
 
 /* A record as it goes over: an event without arguments whose strings are
- * table entries, in place; any other, `full`, a copy.  Private: read it
- * with recpipe_record(). */
+ * table entries, in place (as fxt_reader_next_plain() gives it); any
+ * other, a copy in `aux` (NULL: none).  For a record that is no event,
+ * extra is the tick rate.  Private: read it with recpipe_record(). */
 struct recpipe_item {
-	uint8_t rtype, etype; /* record type; event type */
-	uint16_t cat_ref, name_ref;
-	uint32_t cat_len, name_len;
-	const char *cat, *name;
-	uint64_t ts, extra, pid, tid;  /* not an event: extra is the tick rate */
-	const struct fxt_record *full; /* a copy, or NULL */
+	struct fxt_plain e;
 };
 
 /* Starts the reading thread on r.  0, or -errno (then read r directly). */
@@ -53,25 +49,25 @@ int recpipe_take(struct recpipe *p, const struct recpipe_item **items, size_t *n
 static inline __attribute__((always_inline)) const struct fxt_record *
 recpipe_record(struct fxt_record *rec, const struct recpipe_item *x, uint64_t *tps)
 {
-	*tps = x->rtype == FXT_RECORD_EVENT ? 0 : x->extra;
-	if (x->full)
-		return x->full;
-	rec->type = (enum fxt_record_type)x->rtype;
-	if (x->rtype == FXT_RECORD_EVENT) {
+	*tps = x->e.record_type == FXT_RECORD_EVENT ? 0 : x->e.extra;
+	if (x->e.aux)
+		return x->e.aux;
+	rec->type = (enum fxt_record_type)x->e.record_type;
+	if (x->e.record_type == FXT_RECORD_EVENT) {
 		typeof(rec->u.event) *ev = &rec->u.event;
 
 		rec->nargs = 0;
-		ev->type = (enum fxt_event_type)x->etype;
-		ev->category_ref = x->cat_ref;
-		ev->name_ref = x->name_ref;
-		ev->category.data = x->cat;
-		ev->category.len = x->cat_len;
-		ev->name.data = x->name;
-		ev->name.len = x->name_len;
-		ev->ts = x->ts;
-		ev->extra = x->extra;
-		ev->pid = x->pid;
-		ev->tid = x->tid;
+		ev->type = (enum fxt_event_type)x->e.type;
+		ev->category_ref = x->e.category_ref;
+		ev->name_ref = x->e.name_ref;
+		ev->category.data = x->e.category;
+		ev->category.len = x->e.category_len;
+		ev->name.data = x->e.name;
+		ev->name.len = x->e.name_len;
+		ev->ts = x->e.ts;
+		ev->extra = x->e.extra;
+		ev->pid = x->e.pid;
+		ev->tid = x->e.tid;
 	}
 	return rec;
 }
