@@ -952,8 +952,12 @@ stop:
 	return tool_read_end(r, rc, *n, err, errlen);
 }
 
+/* Plain events read at a time on the caller's thread (18 KB). */
+#define PLAIN_RUN 256
+
 int profile_load(struct profile *p, const char *path, char *err, size_t errlen)
 {
+	struct fxt_plain plain[PLAIN_RUN];
 	struct fxt_reader *r = NULL;
 	struct recpipe *pipe;
 	struct fxt_record rec;
@@ -970,8 +974,29 @@ int profile_load(struct profile *p, const char *path, char *err, size_t errlen)
 		goto finish;
 	}
 	/* The loop of tool_read_records(), with add_record() inlined: a call
-	 * through a pointer per event is measurable at 25 M events/s. */
-	while ((rc = fxt_reader_next(r, &rec)) > 0) {
+	 * through a pointer per event is measurable at 25 M events/s.  Runs
+	 * of plain events are read as such after the first record. */
+	for (;;) {
+		size_t k = n ? fxt_reader_next_plain(r, plain, PLAIN_RUN) : 0;
+
+		if (k) {
+			n += k;
+			for (size_t i = 0; i < k; i++) {
+				const struct fxt_plain *e = &plain[i];
+
+				if ((unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u)
+					rc = add_plain(p, r, e);
+				else
+					rc = add_record(p, r, recpipe_plain_record(&rec, e), 0);
+				if (rc < 0) {
+					snprintf(err, errlen, "%s", strerror(-rc));
+					goto out;
+				}
+			}
+			continue;
+		}
+		if ((rc = fxt_reader_next(r, &rec)) <= 0)
+			break;
 		if (n++ == 0 && (rc = tool_read_first(r, err, errlen)) < 0)
 			goto out;
 		rc = add_record(p, r, &rec, 0);
