@@ -626,21 +626,13 @@ static inline void see_time(struct profile *p, uint64_t ns)
  * 2^59), so it is exact in wrapping 64-bit arithmetic and corrects it. */
 static inline uint64_t to_ns(const struct profile *p, struct fxt_reader *r, uint64_t ticks)
 {
-	if (p->tps == NS_PER_S)
-		return ticks;
-	/* ticks * a / b with a, b coprime (profile__set_tps()): the high
-	 * half of n * ceil(2^64 / b) is floor(n / b) or one more (n < 2^64),
-	 * and one comparison tells which.  The estimate below, its two
-	 * conversions and its corrections, took a quarter of the engine's
-	 * samples on an archive in TSC ticks. */
-	if (ticks < p->frac_lim) {
-		uint64_t n = ticks * p->frac_a, q;
+	uint64_t fast;
 
-		if (p->frac_b == 1)
-			return n;
-		q = (uint64_t)(((unsigned __int128)n * p->frac_m) >> 64);
-		return q - (q * p->frac_b > n);
-	}
+	/* ticks * a / b with a, b coprime (tickconv.h).  The estimate
+	 * below, its two conversions and its corrections, took a quarter of
+	 * the engine's samples on an archive in TSC ticks. */
+	if (tickconv_ns(&p->conv, ticks, &fast))
+		return fast;
 	if (ticks < (UINT64_C(1) << 53) && p->ns_per_tick > 0) {
 		double d = (double)ticks * p->ns_per_tick;
 
@@ -690,14 +682,15 @@ static void bump_strgen(struct profile *p)
  * process and thread): the ref cache first. */
 static inline __attribute__((always_inline)) int64_t
 row_of(struct profile *p, uint16_t cref, uint16_t nref, const struct fxt_string *cat,
-       const struct fxt_string *name, uint64_t epid, uint64_t etid)
+       const struct fxt_string *name, uint64_t epid, uint64_t etid, bool plain)
 {
 	uint64_t pid = 0, tid, key;
 	struct refcache *c;
 	uint64_t h;
 	int64_t row;
 
-	if (!ref_cacheable(cref, cat) || !ref_cacheable(nref, name))
+	/* (a plain event's refs are table entries or empty: cacheable) */
+	if (!plain && (!ref_cacheable(cref, cat) || !ref_cacheable(nref, name)))
 		return profile__row_lookup(p, epid, etid, cat, name);
 	if (p->opts.by != PROFILE_BY_FUNCTION)
 		pid = epid;
@@ -718,8 +711,8 @@ static inline __attribute__((always_inline)) int64_t event_row(struct profile *p
 {
 	const typeof(rec->u.event) *ev = &rec->u.event;
 
-	return row_of(p, ev->category_ref, ev->name_ref, &ev->category, &ev->name, ev->pid,
-		      ev->tid);
+	return row_of(p, ev->category_ref, ev->name_ref, &ev->category, &ev->name, ev->pid, ev->tid,
+		      false);
 }
 
 /* The body of profile_add_record(), inlined into profile_load()'s loops.
@@ -801,11 +794,11 @@ add_record(struct profile *p, struct fxt_reader *r, const struct fxt_record *rec
 	return push_complete(p, t, ts, end, (uint32_t)row);
 }
 
-/* add_record() of a duration begin, end or complete event handed over
- * by recpipe.c as it is (no struct fxt_record made of it): the same steps,
- * in the same order. */
+/* add_record() of a duration begin, end or complete event read as a plain
+ * event (no struct fxt_record made of it): the same steps, in the same
+ * order; `ns`: its times are ns already (recpipe.c's RECPIPE_NS). */
 static inline __attribute__((always_inline)) int add_plain(struct profile *p, struct fxt_reader *r,
-							   const struct fxt_plain *e)
+							   const struct fxt_plain *e, bool ns)
 {
 	struct fxt_string cat, name;
 	struct thread *t;
@@ -817,7 +810,7 @@ static inline __attribute__((always_inline)) int add_plain(struct profile *p, st
 		p->last_reader = r;
 		bump_strgen(p);
 	}
-	ts = to_ns(p, r, e->ts);
+	ts = ns ? e->ts : to_ns(p, r, e->ts);
 	see_time(p, ts);
 	t = thread_get(p, e->pid, e->tid);
 	if (!t)
@@ -828,12 +821,12 @@ static inline __attribute__((always_inline)) int add_plain(struct profile *p, st
 	cat.len = e->category_len;
 	name.data = e->name;
 	name.len = e->name_len;
-	row = row_of(p, e->category_ref, e->name_ref, &cat, &name, e->pid, e->tid);
+	row = row_of(p, e->category_ref, e->name_ref, &cat, &name, e->pid, e->tid, true);
 	if (row < 0)
 		return (int)row;
 	if (e->type == FXT_EVENT_DURATION_BEGIN)
 		return push_frame(p, t, ts, 0, false, (uint32_t)row);
-	end = to_ns(p, r, e->extra);
+	end = ns ? e->extra : to_ns(p, r, e->extra);
 	if (__builtin_expect(end < ts, 0)) {
 		p->anom.reversed++;
 		end = ts;
@@ -933,10 +926,13 @@ static int load_piped(struct profile *p, struct fxt_reader *r, struct recpipe *p
 				__builtin_prefetch(&it[i + 8]);
 			const struct fxt_plain *e = &it[i].e;
 
-			/* A begin, end or complete event as it came over. */
-			if (e->record_type == FXT_RECORD_EVENT && !e->aux &&
-			    (unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u)
-				rc = add_plain(p, r, e);
+			/* A begin, end or complete event as it came over, its
+			 * times in ns (RECPIPE_NS) or ticks. */
+			if (e->record_type == RECPIPE_NS)
+				rc = add_plain(p, r, e, true);
+			else if (e->record_type == FXT_RECORD_EVENT && !e->aux &&
+				 (unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u)
+				rc = add_plain(p, r, e, false);
 			else
 				rc = add_record(p, r, recpipe_record(&rec, &it[i], &tps), tps);
 			if (rc < 0)
@@ -985,7 +981,7 @@ int profile_load(struct profile *p, const char *path, char *err, size_t errlen)
 				const struct fxt_plain *e = &plain[i];
 
 				if ((unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u)
-					rc = add_plain(p, r, e);
+					rc = add_plain(p, r, e, false);
 				else
 					rc = add_record(p, r, recpipe_plain_record(&rec, e), 0);
 				if (rc < 0) {

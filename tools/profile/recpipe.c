@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "tools/profile/recpipe.h"
+#include "tools/profile/tickconv.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -47,10 +48,11 @@ struct recpipe {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct batch b[RECPIPE_NBATCH];
-	bool done;	/* the reading thread is at the end (rc) */
-	bool stop;	/* the engine wants no more */
-	int rc;		/* 0, -1 (the reader's error), -ENOMEM */
-	bool saw_magic; /* set with the first batch */
+	struct tickconv conv; /* the reading thread's: the reader's clock */
+	bool done;	      /* the reading thread is at the end (rc) */
+	bool stop;	      /* the engine wants no more */
+	int rc;		      /* 0, -1 (the reader's error), -ENOMEM */
+	bool saw_magic;	      /* set with the first batch */
 	bool started;
 	/* The engine's side: the batch it drains (NULL: none held). */
 	struct batch *cur;
@@ -156,6 +158,31 @@ static const struct fxt_record *copy_record(struct batch *b, const struct fxt_re
 	return c;
 }
 
+/* The times of the plain begins, ends and completes in x[0 .. k) in ns,
+ * where tickconv_ns() can say them: what the engine's to_ns() would make
+ * of them, with the clock it would have then (the reader's: only records
+ * that are no event change it, and each goes over with it). */
+static void convert(struct recpipe *p, struct recpipe_item *x, size_t k)
+{
+	uint64_t tps = fxt_reader_ticks_per_second(p->r);
+
+	if (tps != p->conv.tps || !p->conv.b)
+		tickconv_set(&p->conv, tps);
+	for (size_t i = 0; i < k; i++) {
+		struct fxt_plain *e = &x[i].e;
+		uint64_t ts, end = 0;
+
+		if ((unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u &&
+		    tickconv_ns(&p->conv, e->ts, &ts) &&
+		    (e->type != FXT_EVENT_DURATION_COMPLETE ||
+		     tickconv_ns(&p->conv, e->extra, &end))) {
+			e->ts = ts;
+			e->extra = end;
+			e->record_type = RECPIPE_NS;
+		}
+	}
+}
+
 /* Fills b with the next records: 1 when it is full, else what
  * fxt_reader_next() said last (0, -1), or -ENOMEM. */
 static int fill(struct recpipe *p, struct batch *b)
@@ -171,6 +198,7 @@ static int fill(struct recpipe *p, struct batch *b)
 		int rc;
 
 		if (k) {
+			convert(p, x, k);
 			b->n += k;
 			continue;
 		}

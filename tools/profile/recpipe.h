@@ -33,6 +33,11 @@ struct recpipe_item {
 	struct fxt_plain e;
 };
 
+/* e.record_type of a duration begin, end or complete event whose ts and
+ * extra (a complete event's end) the reading thread made ns (tickconv.h,
+ * with the reader's clock then): recpipe_record() does not take it. */
+#define RECPIPE_NS 0x80
+
 /* Starts the reading thread on r.  0, or -errno (then read r directly). */
 int recpipe_start(struct recpipe **pp, struct fxt_reader *r);
 
