@@ -7,7 +7,11 @@
  * Framing, cursor and decoders share this file on purpose: the compiler
  * inlines the decoders and the per-field helpers into the loop of
  * fxt__next_record(), which is what keeps reading at a few ns a record
- * (fxt_reader_next(), order.c, gives its records on).
+ * (fxt_reader_next(), order.c, gives its records on).  The plain events'
+ * run (fxt__next_plain(), fxt_reader_next_plain()) is here too, the file
+ * past 800 lines on purpose: it reads the string cache and thread table as
+ * the decoders do, and must take exactly the events dec_event() reads
+ * without a word to say, so it sits beside it.
  */
 #include <stdlib.h>
 #include <string.h>
