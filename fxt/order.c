@@ -640,12 +640,13 @@ void fxt__check_order(struct fxt_reader *r, const struct fxt_record *rec)
 			return;
 		}
 		r->check_t = (size_t)(t - c->t);
+		/* For decode.c's plain events (thread_of() may have moved
+		 * every thread: only here). */
+		r->check_max = &t->max_ts;
+		r->check_prov = t->provider;
+		r->check_pid = t->pid;
+		r->check_tid = t->tid;
 	}
-	/* (thread_of() may have moved every thread) */
-	r->check_max = &t->max_ts;
-	r->check_prov = t->provider;
-	r->check_pid = t->pid;
-	r->check_tid = t->tid;
 	if (rec->u.event.ts >= t->max_ts) {
 		t->max_ts = rec->u.event.ts;
 		return;
