@@ -7,7 +7,11 @@
  * Framing, cursor and decoders share this file on purpose: the compiler
  * inlines the decoders and the per-field helpers into the loop of
  * fxt__next_record(), which is what keeps reading at a few ns a record
- * (fxt_reader_next(), order.c, gives its records on).
+ * (fxt_reader_next(), order.c, gives its records on).  The plain events'
+ * run (fxt__next_plain(), fxt_reader_next_plain()) is here too, the file
+ * past 800 lines on purpose: it reads the string cache and thread table as
+ * the decoders do, and must take exactly the events dec_event() reads
+ * without a word to say, so it sits beside it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -790,4 +794,131 @@ int fxt__next_record(struct fxt_reader *r, struct fxt_record *rec)
 			return 1;
 		}
 	}
+}
+
+/* ----------------------------------------------------------- plain events */
+
+/* A table string of a plain event (read_sref()'s first ways): false when
+ * it is inline or not registered, for fxt__next_record() to say. */
+static inline __attribute__((always_inline)) bool plain_sref(struct fxt_reader *r, uint16_t ref,
+							     const char **data, uint32_t *len)
+{
+	if (ref == FXT_STRREF_EMPTY) {
+		*data = fxt__empty;
+		*len = 0;
+		return true;
+	}
+	if (fxt_strref_is_inline(ref))
+		return false;
+	struct scache_entry *k = &r->scache[ref & (SCACHE_SIZE - 1)];
+	if (__builtin_expect(k->ref == ref, 1)) {
+		*data = k->data;
+		*len = k->len;
+		return true;
+	}
+	if (!r->cur->pages)
+		return false;
+	const struct str_page *pg = r->cur->pages[ref >> STR_PAGE_SHIFT];
+	if (!pg || !pg->e[ref & (STR_PAGE_SIZE - 1)].data)
+		return false;
+	const struct str_entry *e = &pg->e[ref & (STR_PAGE_SIZE - 1)];
+	*k = (struct scache_entry){ ref, e->len, e->data };
+	*data = e->data;
+	*len = e->len;
+	return true;
+}
+
+/* What dec_event() makes of the records it takes, without struct
+ * fxt_record, the cursor or a call per record: each event held whole in
+ * the window, its header, thread and strings as dec_event() reads them.
+ * Anything it would say something about (a string or thread not
+ * registered, a complete event ending before it starts) or that is not
+ * a plain event stops the run, not taken, for fxt__next_record(). */
+size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
+{
+	const struct thread_entry *threads = r->cur->threads;
+	const uint8_t *win = r->win, *last = NULL;
+	size_t pos = r->pos, end = r->end, k = 0;
+	/* The thread r->check follows, in registers (reloaded after a call
+	 * to fxt__check_order(), which may change it). */
+	uint64_t *max = r->check_max, cpid = r->check_pid, ctid = r->check_tid;
+	bool check = r->check, same_prov = max && r->check_prov == r->cur->id;
+
+	if (!threads)
+		return 0;
+	for (; k < n; k++) {
+		struct fxt_plain *e = &ev[k];
+
+		if (end - pos < 8)
+			break;
+		const uint8_t *p = win + pos;
+		uint64_t h = fxt__load64(p);
+		unsigned nw = fxt_header_size(h), et = (unsigned)fxt_bits(h, 16, 19);
+		unsigned tref = (unsigned)fxt_bits(h, 24, 31);
+		uint16_t cref = (uint16_t)fxt_bits(h, 32, 47), nref = (uint16_t)fxt_bits(h, 48, 63);
+
+		/* An event (type 4) without arguments (bits 20..23). */
+		if ((h & 0xf0000f) != FXT_RECORD_EVENT ||
+		    (et != FXT_EVENT_INSTANT && et - FXT_EVENT_DURATION_BEGIN > 2u) ||
+		    nw < (et == FXT_EVENT_DURATION_COMPLETE ? 3u : 2u) ||
+		    (size_t)nw * 8 > end - pos || tref == FXT_THREADREF_INLINE ||
+		    !threads[tref].set)
+			break;
+		if (!plain_sref(r, cref, &e->category, &e->category_len) ||
+		    !plain_sref(r, nref, &e->name, &e->name_len))
+			break;
+		uint64_t ts = fxt__load64(p + 8), extra = 0;
+		if (et == FXT_EVENT_DURATION_COMPLETE && (extra = fxt__load64(p + 16)) < ts)
+			break;
+		uint64_t pid = threads[tref].pid, tid = threads[tref].tid;
+		e->record_type = FXT_RECORD_EVENT;
+		e->type = (uint8_t)et;
+		e->category_ref = cref;
+		e->name_ref = nref;
+		e->ts = ts;
+		e->extra = extra;
+		e->pid = pid;
+		e->tid = tid;
+		e->aux = NULL;
+		if (check) {
+			if (__builtin_expect(same_prov && cpid == pid && ctid == tid && ts >= *max,
+					     1)) {
+				*max = ts;
+			} else {
+				struct fxt_record rec;
+
+				rec.type = FXT_RECORD_EVENT;
+				rec.offset = r->win_off + pos;
+				rec.nwords = nw;
+				rec.provider_id = r->cur->id;
+				rec.nargs = 0;
+				rec.u.event.type = (enum fxt_event_type)et;
+				rec.u.event.ts = ts;
+				rec.u.event.extra = extra;
+				rec.u.event.pid = pid;
+				rec.u.event.tid = tid;
+				rec.u.event.category_ref = cref;
+				rec.u.event.name_ref = nref;
+				rec.u.event.category.data = e->category;
+				rec.u.event.category.len = e->category_len;
+				rec.u.event.name.data = e->name;
+				rec.u.event.name.len = e->name_len;
+				fxt__check_order(r, &rec);
+				check = r->check;
+				max = r->check_max;
+				cpid = r->check_pid;
+				ctid = r->check_tid;
+				same_prov = max && r->check_prov == r->cur->id;
+			}
+		}
+		last = p;
+		pos += (size_t)nw * 8;
+	}
+	if (k) {
+		r->rec_pos = r->win_off + (size_t)(last - win);
+		r->pos = pos;
+		r->rec_bytes = last;
+		r->order_again = false;
+	}
+	return k;
 }

@@ -757,7 +757,7 @@ bool fxt_reader_time_ordered(const struct fxt_reader *r)
  * before its thread's latest time is counted as late, left where it is
  * (paired in file order) and said once; a second magic record ends the
  * claim of the mark. */
-static void check_order(struct fxt_reader *r, const struct fxt_record *rec)
+void fxt__check_order(struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct fxt__order *c = r->check;
 	struct order_thread *t;
@@ -778,9 +778,16 @@ static void check_order(struct fxt_reader *r, const struct fxt_record *rec)
 			/* Out of memory: no more checks. */
 			fxt__order_put(c);
 			r->check = NULL;
+			r->check_max = NULL;
 			return;
 		}
 		r->check_t = (size_t)(t - c->t);
+		/* For decode.c's plain events (thread_of() may have moved
+		 * every thread: only here). */
+		r->check_max = &t->max_ts;
+		r->check_prov = t->provider;
+		r->check_pid = t->pid;
+		r->check_tid = t->tid;
 	}
 	if (rec->u.event.ts >= t->max_ts) {
 		t->max_ts = rec->u.event.ts;
@@ -818,7 +825,7 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 		r->rec_pos = rec->offset;
 		if (__builtin_expect(!o, 1)) {
 			if (__builtin_expect(r->check != NULL, 0) && rc > 0)
-				check_order(r, rec);
+				fxt__check_order(r, rec);
 			return rc;
 		}
 		if (rc <= 0 || rec->type != FXT_RECORD_EVENT)
@@ -846,6 +853,13 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *rec)
 		*rec = *l;
 		return 1;
 	}
+}
+
+size_t fxt_reader_next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
+{
+	if (r->order || r->failed || r->skip_left || !r->started || (r->flags & FXT_READER_RAW))
+		return 0;
+	return fxt__next_plain(r, ev, n);
 }
 
 uint64_t fxt_reader_record_pos(const struct fxt_reader *r)

@@ -191,6 +191,12 @@ struct fxt_reader {
 	struct fxt__order *check;
 	size_t check_t;
 	bool check_said, check_past;
+	/* check_t's thread as decode.c's plain events compare with it
+	 * (fxt__next_plain()): its latest time, NULL until check_order()
+	 * set it. */
+	uint64_t *check_max;
+	uint32_t check_prov;
+	uint64_t check_pid, check_tid;
 };
 
 static inline uint64_t fxt__load64(const uint8_t *p)
@@ -317,6 +323,10 @@ bool fxt__skip_payload(struct fxt_reader *r);
 /* The next record in file order: fxt_reader_next()'s contract. */
 int fxt__next_record(struct fxt_reader *r, struct fxt_record *rec);
 
+/* The plain events that come next, up to n (fxt_reader_next_plain()),
+ * for a reader with no late events to give: their count. */
+size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n);
+
 /* ----------------------------------------------------------------- order.c */
 
 struct fxt__order;
@@ -330,6 +340,9 @@ int fxt__order_open(struct fxt_reader *r, const void *mem, size_t len, int fd);
 int fxt__order_clone(const struct fxt_reader *r, struct fxt_reader *c, uint64_t offset);
 /* Drops a reference. */
 void fxt__order_put(struct fxt__order *o);
+/* A marked archive's record as the reader gives it: its thread's latest
+ * time followed (and r->check_max set to it), a late begin or end said. */
+void fxt__check_order(struct fxt_reader *r, const struct fxt_record *rec);
 
 /* "", for empty strings and empty memory input. */
 extern const char fxt__empty[];

@@ -17,6 +17,7 @@ UNIT_TESTS = \
 	tests/unit/test_reader_order \
 	tests/unit/test_reader_mark \
 	tests/unit/test_merge_append \
+	tests/unit/test_reader_plain \
 	tests/unit/test_malformed \
 	tests/unit/test_symbolizer \
 	tests/unit/test_linetab \
@@ -100,6 +101,7 @@ tests_unit_test_reader_order_LDADD = libfxtcodec.la
 tests_unit_test_reader_mark_LDADD = libfxtcodec.la
 # Appending a part to an archive (convert/merge.h) against merging it.
 tests_unit_test_merge_append_LDADD = libfxtmerge.la libfxtcodec.la
+tests_unit_test_reader_plain_LDADD = libfxtcodec.la
 tests_unit_test_malformed_LDADD = libfxtcodec.la
 
 # ------------------------------------------------ the symbolizer (symbolizer/)

@@ -1,5 +1,6 @@
 /* libFuzzer target: the reader over arbitrary bytes, with every check on,
- * in file order and with FXT_READER_TIME_ORDER.
+ * in file order and with FXT_READER_TIME_ORDER, and in file order again
+ * with fxt_reader_next_plain() taking the plain events it can.
  *
  * It reads every record, touches every byte of every decoded string (so
  * that ASan sees a bad pointer or length) and every payload byte, and
@@ -34,18 +35,29 @@ static void on_diag(void *ctx, enum fxt_diag_level level, uint64_t off, const ch
 	sink += (uint64_t)level + off + touch(msg, __builtin_strlen(msg));
 }
 
-/* Reads the whole input with `flags`. */
-static void read_all(const uint8_t *data, size_t size, unsigned flags)
+/* Reads the whole input with `flags`, through fxt_reader_next_plain()
+ * first if `plain`. */
+static void read_all(const uint8_t *data, size_t size, unsigned flags, int plain)
 {
 	struct fxt_reader *r;
 	struct fxt_record rec;
+	struct fxt_plain ev[4];
 	uint64_t sum = 0;
 	int rc;
 
 	if (fxt_reader_open_mem(&r, data, size, flags) != 0)
 		return;
 	fxt_reader_set_diag(r, on_diag, NULL);
-	while ((rc = fxt_reader_next(r, &rec)) == 1) {
+	for (;;) {
+		size_t k = plain ? fxt_reader_next_plain(r, ev, 4) : 0;
+
+		for (size_t i = 0; i < k; i++)
+			sum += touch(ev[i].category, ev[i].category_len) +
+			       touch(ev[i].name, ev[i].name_len) + ev[i].ts + ev[i].pid;
+		if (k)
+			continue;
+		if ((rc = fxt_reader_next(r, &rec)) != 1)
+			break;
 		for (unsigned i = 0; i < rec.nargs; i++) {
 			sum += touch_str(rec.args[i].name);
 			if (rec.args[i].type == FXT_ARG_STRING)
@@ -100,9 +112,10 @@ static void read_all(const uint8_t *data, size_t size, unsigned flags)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	read_all(data, size, FXT_READER_VALIDATE);
+	read_all(data, size, FXT_READER_VALIDATE, 0);
 	/* Each thread's begins and ends in time order: the first pass that
 	 * reads events in place, and the copies of late ones. */
-	read_all(data, size, FXT_READER_VALIDATE | FXT_READER_TIME_ORDER);
+	read_all(data, size, FXT_READER_VALIDATE | FXT_READER_TIME_ORDER, 0);
+	read_all(data, size, 0, 1);
 	return 0;
 }

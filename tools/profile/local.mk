@@ -13,7 +13,7 @@ libfxtprofile_la_SOURCES = \
 	tools/profile/pctl.c tools/profile/pctl.h \
 	tools/profile/stats.c tools/profile/stats.h \
 	tools/profile/slicepipe.c tools/profile/slicepipe.h \
-	tools/profile/recpipe.c tools/profile/recpipe.h
+	tools/profile/recpipe.c tools/profile/recpipe.h tools/profile/tickconv.h
 libfxtprofile_la_LIBADD = libfxttools.la libfxtcodec.la -lm -lpthread
 
 bin_PROGRAMS += fxt-report fxt-diff

@@ -13,6 +13,7 @@
 #include "tools/front/sched.h"
 #include "tools/front/srcloc.h"
 #include "tools/profile/profile.h"
+#include "tools/profile/tickconv.h"
 
 struct fxt_record;
 struct fxt_string;
@@ -144,11 +145,8 @@ struct profile {
 	 * ns_per_tick for to_ns(). */
 	uint64_t tps;
 	double ns_per_tick;
-	/* The same ratio reduced, 1e9 / tps = frac_a / frac_b, for ticks
-	 * below frac_lim (ticks * frac_a + frac_b fits in 64 bits; 0: none), and
-	 * frac_m = ceil(2^64 / frac_b) for frac_b > 1: to_ns() divides by
-	 * frac_b with a multiplication. */
-	uint64_t frac_a, frac_b, frac_m, frac_lim;
+	/* The same clock for to_ns()'s first way (tickconv.h). */
+	struct tickconv conv;
 
 	struct profile_row *rows;
 	struct rowkey *keys;
@@ -251,7 +249,7 @@ void profile__thread_release(struct thread *t);
  * given to a koid wins) and the functions' locations.  Returns 0 or
  * -ENOMEM. */
 int profile__see_kobj(struct profile *p, const struct fxt_record *rec);
-/* Sets the clock of the records that follow (tps, ns_per_tick, frac_*)
+/* Sets the clock of the records that follow (tps, ns_per_tick, conv)
  * for profile.c's to_ns(). */
 void profile__set_tps(struct profile *p, uint64_t tps);
 

@@ -752,37 +752,15 @@ size_t profile_nsketched(const struct profile *p)
 	return p->nsketched;
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 void profile__set_tps(struct profile *p, uint64_t tps)
 {
-	uint64_t g;
-
-	if (tps == p->tps && p->frac_b)
+	if (tps == p->tps && p->conv.b)
 		return;
 	p->tps = tps;
 	p->ns_per_tick = tps && tps < (UINT64_C(1) << 59)
 			     ? (double)NS_PER_S / (double)tps
 			     : 0; /* to_ns() falls back to the reader */
-	p->frac_lim = 0;
-	p->frac_a = 0;
-	p->frac_b = 1;
-	if (!tps)
-		return;
-	g = gcd(NS_PER_S, tps);
-	p->frac_a = NS_PER_S / g;
-	p->frac_b = tps / g;
-	p->frac_m = p->frac_b > 1 ? UINT64_MAX / p->frac_b + 1 : 0;
-	p->frac_lim = (UINT64_MAX - p->frac_b) / p->frac_a + 1;
+	tickconv_set(&p->conv, tps);
 }
 
 void profile_set_slice_fn(struct profile *p, profile_slice_fn fn, void *ctx)

@@ -626,21 +626,13 @@ static inline void see_time(struct profile *p, uint64_t ns)
  * 2^59), so it is exact in wrapping 64-bit arithmetic and corrects it. */
 static inline uint64_t to_ns(const struct profile *p, struct fxt_reader *r, uint64_t ticks)
 {
-	if (p->tps == NS_PER_S)
-		return ticks;
-	/* ticks * a / b with a, b coprime (profile__set_tps()): the high
-	 * half of n * ceil(2^64 / b) is floor(n / b) or one more (n < 2^64),
-	 * and one comparison tells which.  The estimate below, its two
-	 * conversions and its corrections, took a quarter of the engine's
-	 * samples on an archive in TSC ticks. */
-	if (ticks < p->frac_lim) {
-		uint64_t n = ticks * p->frac_a, q;
+	uint64_t fast;
 
-		if (p->frac_b == 1)
-			return n;
-		q = (uint64_t)(((unsigned __int128)n * p->frac_m) >> 64);
-		return q - (q * p->frac_b > n);
-	}
+	/* ticks * a / b with a, b coprime (tickconv.h).  The estimate
+	 * below, its two conversions and its corrections, took a quarter of
+	 * the engine's samples on an archive in TSC ticks. */
+	if (tickconv_ns(&p->conv, ticks, &fast))
+		return fast;
 	if (ticks < (UINT64_C(1) << 53) && p->ns_per_tick > 0) {
 		double d = (double)ticks * p->ns_per_tick;
 
@@ -686,31 +678,41 @@ static void bump_strgen(struct profile *p)
 	}
 }
 
-/* The row of a begin or complete event: the ref cache first. */
-static inline __attribute__((always_inline)) int64_t event_row(struct profile *p,
-							       const struct fxt_record *rec)
+/* The row of a begin or complete event (its string refs and strings, its
+ * process and thread): the ref cache first. */
+static inline __attribute__((always_inline)) int64_t
+row_of(struct profile *p, uint16_t cref, uint16_t nref, const struct fxt_string *cat,
+       const struct fxt_string *name, uint64_t epid, uint64_t etid, bool plain)
 {
-	const typeof(rec->u.event) *ev = &rec->u.event;
 	uint64_t pid = 0, tid, key;
 	struct refcache *c;
 	uint64_t h;
 	int64_t row;
 
-	if (!ref_cacheable(ev->category_ref, &ev->category) ||
-	    !ref_cacheable(ev->name_ref, &ev->name))
-		return profile__row_lookup(p, ev->pid, ev->tid, &ev->category, &ev->name);
+	/* (a plain event's refs are table entries or empty: cacheable) */
+	if (!plain && (!ref_cacheable(cref, cat) || !ref_cacheable(nref, name)))
+		return profile__row_lookup(p, epid, etid, cat, name);
 	if (p->opts.by != PROFILE_BY_FUNCTION)
-		pid = ev->pid;
-	tid = p->opts.by == PROFILE_BY_THREAD ? ev->tid : ev->tid & FXT_SAMPLE_KOID_BIT;
-	key = (uint64_t)p->strgen << 32 | (uint32_t)ev->category_ref << 16 | ev->name_ref;
+		pid = epid;
+	tid = p->opts.by == PROFILE_BY_THREAD ? etid : etid & FXT_SAMPLE_KOID_BIT;
+	key = (uint64_t)p->strgen << 32 | (uint32_t)cref << 16 | nref;
 	h = fxt__hash_word(fxt__hash_word((uint32_t)key, pid), tid);
 	c = &p->refc[h & (REFCACHE - 1)];
 	if (c->key == key && c->pid == pid && c->tid == tid)
 		return c->row;
-	row = profile__row_lookup(p, ev->pid, ev->tid, &ev->category, &ev->name);
+	row = profile__row_lookup(p, epid, etid, cat, name);
 	if (row >= 0)
 		*c = (struct refcache){ key, pid, tid, (uint32_t)row };
 	return row;
+}
+
+static inline __attribute__((always_inline)) int64_t event_row(struct profile *p,
+							       const struct fxt_record *rec)
+{
+	const typeof(rec->u.event) *ev = &rec->u.event;
+
+	return row_of(p, ev->category_ref, ev->name_ref, &ev->category, &ev->name, ev->pid, ev->tid,
+		      false);
 }
 
 /* The body of profile_add_record(), inlined into profile_load()'s loops.
@@ -783,6 +785,48 @@ add_record(struct profile *p, struct fxt_reader *r, const struct fxt_record *rec
 		return push_frame(p, t, ts, 0, false, (uint32_t)row);
 
 	end = to_ns(p, r, ev->extra);
+	if (__builtin_expect(end < ts, 0)) {
+		p->anom.reversed++;
+		end = ts;
+	}
+	if (end > p->end_ns)
+		p->end_ns = end;
+	return push_complete(p, t, ts, end, (uint32_t)row);
+}
+
+/* add_record() of a duration begin, end or complete event read as a plain
+ * event (no struct fxt_record made of it): the same steps, in the same
+ * order; `ns`: its times are ns already (recpipe.c's RECPIPE_NS). */
+static inline __attribute__((always_inline)) int add_plain(struct profile *p, struct fxt_reader *r,
+							   const struct fxt_plain *e, bool ns)
+{
+	struct fxt_string cat, name;
+	struct thread *t;
+	uint64_t ts, end;
+	int64_t row;
+
+	p->nrecords++;
+	if (__builtin_expect(r != p->last_reader, 0)) {
+		p->last_reader = r;
+		bump_strgen(p);
+	}
+	ts = ns ? e->ts : to_ns(p, r, e->ts);
+	see_time(p, ts);
+	t = thread_get(p, e->pid, e->tid);
+	if (!t)
+		return -ENOMEM;
+	if (e->type == FXT_EVENT_DURATION_END)
+		return end_frame(p, t, ts);
+	cat.data = e->category;
+	cat.len = e->category_len;
+	name.data = e->name;
+	name.len = e->name_len;
+	row = row_of(p, e->category_ref, e->name_ref, &cat, &name, e->pid, e->tid, true);
+	if (row < 0)
+		return (int)row;
+	if (e->type == FXT_EVENT_DURATION_BEGIN)
+		return push_frame(p, t, ts, 0, false, (uint32_t)row);
+	end = ns ? e->extra : to_ns(p, r, e->extra);
 	if (__builtin_expect(end < ts, 0)) {
 		p->anom.reversed++;
 		end = ts;
@@ -880,7 +924,17 @@ static int load_piped(struct profile *p, struct fxt_reader *r, struct recpipe *p
 			/* Written by the other CPU: ask for them ahead. */
 			if (i + 8 < nit)
 				__builtin_prefetch(&it[i + 8]);
-			rc = add_record(p, r, recpipe_record(&rec, &it[i], &tps), tps);
+			const struct fxt_plain *e = &it[i].e;
+
+			/* A begin, end or complete event as it came over, its
+			 * times in ns (RECPIPE_NS) or ticks. */
+			if (e->record_type == RECPIPE_NS)
+				rc = add_plain(p, r, e, true);
+			else if (e->record_type == FXT_RECORD_EVENT && !e->aux &&
+				 (unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u)
+				rc = add_plain(p, r, e, false);
+			else
+				rc = add_record(p, r, recpipe_record(&rec, &it[i], &tps), tps);
 			if (rc < 0)
 				goto stop;
 		}
@@ -894,8 +948,12 @@ stop:
 	return tool_read_end(r, rc, *n, err, errlen);
 }
 
+/* Plain events read at a time on the caller's thread (18 KB). */
+#define PLAIN_RUN 256
+
 int profile_load(struct profile *p, const char *path, char *err, size_t errlen)
 {
+	struct fxt_plain plain[PLAIN_RUN];
 	struct fxt_reader *r = NULL;
 	struct recpipe *pipe;
 	struct fxt_record rec;
@@ -912,8 +970,29 @@ int profile_load(struct profile *p, const char *path, char *err, size_t errlen)
 		goto finish;
 	}
 	/* The loop of tool_read_records(), with add_record() inlined: a call
-	 * through a pointer per event is measurable at 25 M events/s. */
-	while ((rc = fxt_reader_next(r, &rec)) > 0) {
+	 * through a pointer per event is measurable at 25 M events/s.  Runs
+	 * of plain events are read as such after the first record. */
+	for (;;) {
+		size_t k = n ? fxt_reader_next_plain(r, plain, PLAIN_RUN) : 0;
+
+		if (k) {
+			n += k;
+			for (size_t i = 0; i < k; i++) {
+				const struct fxt_plain *e = &plain[i];
+
+				if ((unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u)
+					rc = add_plain(p, r, e, false);
+				else
+					rc = add_record(p, r, recpipe_plain_record(&rec, e), 0);
+				if (rc < 0) {
+					snprintf(err, errlen, "%s", strerror(-rc));
+					goto out;
+				}
+			}
+			continue;
+		}
+		if ((rc = fxt_reader_next(r, &rec)) <= 0)
+			break;
 		if (n++ == 0 && (rc = tool_read_first(r, err, errlen)) < 0)
 			goto out;
 		rc = add_record(p, r, &rec, 0);

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "tools/profile/recpipe.h"
+#include "tools/profile/tickconv.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -47,10 +48,11 @@ struct recpipe {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct batch b[RECPIPE_NBATCH];
-	bool done;	/* the reading thread is at the end (rc) */
-	bool stop;	/* the engine wants no more */
-	int rc;		/* 0, -1 (the reader's error), -ENOMEM */
-	bool saw_magic; /* set with the first batch */
+	struct tickconv conv; /* the reading thread's: the reader's clock */
+	bool done;	      /* the reading thread is at the end (rc) */
+	bool stop;	      /* the engine wants no more */
+	int rc;		      /* 0, -1 (the reader's error), -ENOMEM */
+	bool saw_magic;	      /* set with the first batch */
 	bool started;
 	/* The engine's side: the batch it drains (NULL: none held). */
 	struct batch *cur;
@@ -156,6 +158,31 @@ static const struct fxt_record *copy_record(struct batch *b, const struct fxt_re
 	return c;
 }
 
+/* The times of the plain begins, ends and completes in x[0 .. k) in ns,
+ * where tickconv_ns() can say them: what the engine's to_ns() would make
+ * of them, with the clock it would have then (the reader's: only records
+ * that are no event change it, and each goes over with it). */
+static void convert(struct recpipe *p, struct recpipe_item *x, size_t k)
+{
+	uint64_t tps = fxt_reader_ticks_per_second(p->r);
+
+	if (tps != p->conv.tps || !p->conv.b)
+		tickconv_set(&p->conv, tps);
+	for (size_t i = 0; i < k; i++) {
+		struct fxt_plain *e = &x[i].e;
+		uint64_t ts, end = 0;
+
+		if ((unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u &&
+		    tickconv_ns(&p->conv, e->ts, &ts) &&
+		    (e->type != FXT_EVENT_DURATION_COMPLETE ||
+		     tickconv_ns(&p->conv, e->extra, &end))) {
+			e->ts = ts;
+			e->extra = end;
+			e->record_type = RECPIPE_NS;
+		}
+	}
+}
+
 /* Fills b with the next records: 1 when it is full, else what
  * fxt_reader_next() said last (0, -1), or -ENOMEM. */
 static int fill(struct recpipe *p, struct batch *b)
@@ -166,16 +193,24 @@ static int fill(struct recpipe *p, struct batch *b)
 
 	while (b->n < RECPIPE_BATCH && b->bytes < ARENA_MAX) {
 		struct recpipe_item *x = &b->it[b->n];
-		int rc = fxt_reader_next(r, &rec);
+		const struct fxt_record *c;
+		size_t k = fxt_reader_next_plain(r, &x->e, RECPIPE_BATCH - b->n);
+		int rc;
 
+		if (k) {
+			convert(p, x, k);
+			b->n += k;
+			continue;
+		}
+		rc = fxt_reader_next(r, &rec);
 		if (rc <= 0)
 			return rc;
 		if (__builtin_expect(!p->started, 0)) {
 			p->started = true;
 			p->saw_magic = fxt_reader_saw_magic(r);
 		}
-		x->rtype = (uint8_t)rec.type;
-		x->full = NULL;
+		x->e.record_type = (uint8_t)rec.type;
+		x->e.aux = NULL;
 		if (__builtin_expect(rec.type == FXT_RECORD_EVENT, 1)) {
 			const typeof(rec.u.event) *ev = &rec.u.event;
 
@@ -183,30 +218,32 @@ static int fill(struct recpipe *p, struct batch *b)
 						 !fxt_strref_is_inline(ev->category_ref) &&
 						 !fxt_strref_is_inline(ev->name_ref),
 					     1)) {
-				x->etype = (uint8_t)ev->type;
-				x->cat_ref = ev->category_ref;
-				x->name_ref = ev->name_ref;
-				x->cat_len = ev->category.len;
-				x->name_len = ev->name.len;
-				x->cat = ev->category.data;
-				x->name = ev->name.data;
-				x->ts = ev->ts;
-				x->extra = ev->extra;
-				x->pid = ev->pid;
-				x->tid = ev->tid;
+				x->e.type = (uint8_t)ev->type;
+				x->e.category_ref = ev->category_ref;
+				x->e.name_ref = ev->name_ref;
+				x->e.category_len = ev->category.len;
+				x->e.name_len = ev->name.len;
+				x->e.category = ev->category.data;
+				x->e.name = ev->name.data;
+				x->e.ts = ev->ts;
+				x->e.extra = ev->extra;
+				x->e.pid = ev->pid;
+				x->e.tid = ev->tid;
 				b->n++;
 				continue;
 			}
-			if (!(x->full = copy_record(b, &rec)))
+			if (!(c = copy_record(b, &rec)))
 				return -ENOMEM;
+			x->e.aux = c;
 			b->n++;
 			continue;
 		}
-		x->extra = fxt_reader_ticks_per_second(r);
-		if ((rec.type == FXT_RECORD_KERNEL_OBJECT ||
-		     rec.type == FXT_RECORD_CONTEXT_SWITCH) &&
-		    !(x->full = copy_record(b, &rec)))
-			return -ENOMEM;
+		x->e.extra = fxt_reader_ticks_per_second(r);
+		if (rec.type == FXT_RECORD_KERNEL_OBJECT || rec.type == FXT_RECORD_CONTEXT_SWITCH) {
+			if (!(c = copy_record(b, &rec)))
+				return -ENOMEM;
+			x->e.aux = c;
+		}
 		b->n++;
 		/* Only these replace or clear table strings. */
 		if ((rec.type == FXT_RECORD_STRING || rec.type == FXT_RECORD_METADATA) &&

@@ -26,16 +26,17 @@
 struct recpipe;
 
 /* A record as it goes over: an event without arguments whose strings are
- * table entries, in place; any other, `full`, a copy.  Private: read it
- * with recpipe_record(). */
+ * table entries, in place (as fxt_reader_next_plain() gives it); any
+ * other, a copy in `aux` (NULL: none).  For a record that is no event,
+ * extra is the tick rate.  Private: read it with recpipe_record(). */
 struct recpipe_item {
-	uint8_t rtype, etype; /* record type; event type */
-	uint16_t cat_ref, name_ref;
-	uint32_t cat_len, name_len;
-	const char *cat, *name;
-	uint64_t ts, extra, pid, tid;  /* not an event: extra is the tick rate */
-	const struct fxt_record *full; /* a copy, or NULL */
+	struct fxt_plain e;
 };
+
+/* e.record_type of a duration begin, end or complete event whose ts and
+ * extra (a complete event's end) the reading thread made ns (tickconv.h,
+ * with the reader's clock then): recpipe_record() does not take it. */
+#define RECPIPE_NS 0x80
 
 /* Starts the reading thread on r.  0, or -errno (then read r directly). */
 int recpipe_start(struct recpipe **pp, struct fxt_reader *r);
@@ -50,29 +51,37 @@ int recpipe_take(struct recpipe *p, const struct recpipe_item **items, size_t *n
  * reader's ticks per second right after it (what
  * fxt_reader_ticks_per_second() said then: for a record that is no
  * event; 0 for an event). */
+/* A plain event as a record: in *rec, with nothing else of it set. */
+static inline __attribute__((always_inline)) const struct fxt_record *
+recpipe_plain_record(struct fxt_record *rec, const struct fxt_plain *e)
+{
+	typeof(rec->u.event) *ev = &rec->u.event;
+
+	rec->type = FXT_RECORD_EVENT;
+	rec->nargs = 0;
+	ev->type = (enum fxt_event_type)e->type;
+	ev->category_ref = e->category_ref;
+	ev->name_ref = e->name_ref;
+	ev->category.data = e->category;
+	ev->category.len = e->category_len;
+	ev->name.data = e->name;
+	ev->name.len = e->name_len;
+	ev->ts = e->ts;
+	ev->extra = e->extra;
+	ev->pid = e->pid;
+	ev->tid = e->tid;
+	return rec;
+}
+
 static inline __attribute__((always_inline)) const struct fxt_record *
 recpipe_record(struct fxt_record *rec, const struct recpipe_item *x, uint64_t *tps)
 {
-	*tps = x->rtype == FXT_RECORD_EVENT ? 0 : x->extra;
-	if (x->full)
-		return x->full;
-	rec->type = (enum fxt_record_type)x->rtype;
-	if (x->rtype == FXT_RECORD_EVENT) {
-		typeof(rec->u.event) *ev = &rec->u.event;
-
-		rec->nargs = 0;
-		ev->type = (enum fxt_event_type)x->etype;
-		ev->category_ref = x->cat_ref;
-		ev->name_ref = x->name_ref;
-		ev->category.data = x->cat;
-		ev->category.len = x->cat_len;
-		ev->name.data = x->name;
-		ev->name.len = x->name_len;
-		ev->ts = x->ts;
-		ev->extra = x->extra;
-		ev->pid = x->pid;
-		ev->tid = x->tid;
-	}
+	*tps = x->e.record_type == FXT_RECORD_EVENT ? 0 : x->e.extra;
+	if (x->e.aux)
+		return x->e.aux;
+	if (x->e.record_type == FXT_RECORD_EVENT)
+		return recpipe_plain_record(rec, &x->e);
+	rec->type = (enum fxt_record_type)x->e.record_type;
 	return rec;
 }
 
