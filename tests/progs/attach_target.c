@@ -461,7 +461,8 @@ int main(int argc, char **argv)
 		else {
 			fprintf(stderr,
 				"usage: %s [--spin|--serve] [--timer] [--reader] [--busy N] "
-				"[--workers N] [--zombie] [--prof] [--block-prof] [--exit-on-start]\n",
+				"[--workers N] [--zombie] [--prof] [--block-prof] "
+				"[--exit-on-start]\n",
 				argv[0]);
 			return 2;
 		}
