@@ -87,9 +87,10 @@ uint64_t spool_ring_reuse(struct spool *sp, struct spool_map *m, uint32_t seq,
 			  uint64_t overwritten);
 
 /* Staged chunks (spool/format.h): a thread past its first chunks fills
- * two chunks in turn that stay mapped, since faulting fresh pages in for
- * every chunk costs more than the hooks themselves on some machines
- * (bench/README.md).
+ * two chunks in turn (up to four while fxt-run's drain thread is behind:
+ * agent/tbuf.c, spare_slot()) that stay mapped, since faulting fresh
+ * pages in for every chunk costs more than the hooks themselves on some
+ * machines (bench/README.md).
  *
  * spool_stage_full(): `m` is full: reserves its copy's place at the end
  * of the spool, marks it CHUNK_FULL and rings fxt-run's drain thread.

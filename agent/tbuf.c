@@ -19,6 +19,22 @@ __thread struct tstate agent_tls __attribute__((tls_model("initial-exec")));
 
 #define SLAB_BYTES (64u << 10)
 
+/* The thread's spare staged chunks given back to the spool (the kernel
+ * writes them back once unmapped), or unmapped only (`put` false). */
+static void spares_drop(struct tbuf *tb, bool put)
+{
+	for (unsigned i = 0; i < TBUF_SPARES; i++) {
+		struct spool_map *m = &tb->spare[i];
+		if (!m->base)
+			continue;
+		if (put)
+			spool_chunk_put(&agent.spool, m, m->size, false);
+		else
+			agent_unmap(m->base, m->size);
+		m->base = NULL;
+	}
+}
+
 /* Adds n drops to the spool header's count, for a recovery (spool/format.h,
  * dropped_floor): the seal's exact counts never come if the process is
  * killed. */
@@ -106,8 +122,7 @@ static void stop(struct tstate *t, struct tbuf *tb, uint64_t ts, int err)
 	__atomic_store_n(&tb->stop_ts, ts ? ts : 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&tb->state, TBUF_STOPPED, __ATOMIC_RELAXED);
 	t->pos = t->end = NULL;
-	if (tb->spare.base)
-		spool_chunk_put(&agent.spool, &tb->spare, tb->spare.size, false);
+	spares_drop(tb, true);
 }
 
 /* Whether `p` is a record slot of the chunk tb->map describes. */
@@ -119,7 +134,7 @@ static bool in_chunk(const struct tbuf *tb, const uint64_t *p)
 	       (const char *)p + SPOOL_RECORD_SIZE <= base + tb->map.size;
 }
 
-/* Whether a thread's full chunk becomes one of its two staged chunks
+/* Whether a thread's full chunk becomes one of its staged chunks
  * (agent/spool.h) rather than being replaced by a fresh one: past the
  * thread's first two chunks (most threads and short processes never get
  * there), for chunks of the usual sizes.  Tiny test chunks keep their
@@ -226,6 +241,28 @@ static void ring_free(struct tbuf *tb, const void *keep, bool put)
 	tb->ring = NULL;
 }
 
+/* Where refill() puts the full staged chunk it leaves to the drain
+ * thread: the slot of a spare the drain thread has copied (the thread goes
+ * on in it), else an empty one (a fresh chunk: while the drain thread is
+ * behind, a thread keeps up to TBUF_SPARES full chunks waiting for it
+ * rather than copy one itself, which on a busy machine also waits for
+ * the file's lock that the drain thread's copy holds); NULL when every
+ * spare waits. */
+static struct spool_map *spare_slot(struct tbuf *tb)
+{
+	struct spool_map *empty = NULL;
+
+	for (unsigned i = 0; i < TBUF_SPARES; i++) {
+		if (!tb->spare[i].base) {
+			if (!empty)
+				empty = &tb->spare[i];
+		} else if (spool_stage_copied(&tb->spare[i])) {
+			return &tb->spare[i];
+		}
+	}
+	return empty;
+}
+
 /* Installs the next chunk.  The caller blocks signals meanwhile, but a
  * synchronous one (or a future caller) could still run a handler's hooks
  * in between, so the order is kept safe for them (they cannot refill, see
@@ -253,17 +290,22 @@ static int refill(struct tstate *t, struct tbuf *tb)
 		__atomic_store_n(&tb->map.base, NULL, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (reusable(tb, &m) && spool_stage_full(&agent.spool, &m) == 0) {
-			if (__atomic_load_n(&agent.spool.bell, __ATOMIC_ACQUIRE) &&
-			    (!tb->spare.base || spool_stage_copied(&tb->spare))) {
+			struct spool_map *slot = NULL;
+
+			if (__atomic_load_n(&agent.spool.bell, __ATOMIC_ACQUIRE))
+				slot = spare_slot(tb);
+			if (slot) {
 				/* m waits for fxt-run's drain thread; go on in
-				 * the other one, which it has copied. */
-				next = tb->spare;
-				tb->spare = m;
+				 * a spare it has copied, or in a fresh chunk
+				 * (next.base NULL), a spare no more. */
+				next = *slot;
+				*slot = m;
 			} else {
 				/* Nobody else copies, or the drain thread is
-				 * behind (a busy machine): copy m now, while it
-				 * is in the cache, and fill it again.  The
-				 * other one waits for the drain thread. */
+				 * behind by every spare (a busy machine):
+				 * copy m now, while it is in the cache, and
+				 * fill it again.  The others wait for the
+				 * drain thread. */
 				next = m;
 			}
 			if (next.base && spool_stage_take(&agent.spool, &next, tb->seq) < 0)
@@ -327,9 +369,8 @@ static void forget_stale(struct tstate *t, struct tbuf *tb)
 	ring_free(tb, tb->map.base, false);
 	if (tb->map.base)
 		agent_unmap(tb->map.base, tb->map.size);
-	if (tb->spare.base)
-		agent_unmap(tb->spare.base, tb->spare.size);
-	tb->map.base = tb->spare.base = NULL;
+	spares_drop(tb, false);
+	tb->map.base = NULL;
 	t->tb = NULL;
 	t->pos = t->end = NULL;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -556,8 +597,7 @@ void agent_tbuf_retire(struct tstate *t)
 		uint64_t used = (uint64_t)((char *)pos - (char *)tb->map.base);
 		spool_chunk_put(&agent.spool, &tb->map, used, true);
 	}
-	if (tb->spare.base)
-		spool_chunk_put(&agent.spool, &tb->spare, tb->spare.size, false);
+	spares_drop(tb, true);
 	/* Under the lock: agent_tbuf_new_window() writes the state of a
 	 * thread whose buffer is not retired, which must still exist. */
 	pthread_mutex_lock(&agent.lock);
@@ -585,7 +625,8 @@ void agent_tbuf_let_go(void)
 		if (__atomic_load_n(&tb->state, __ATOMIC_RELAXED) == TBUF_RETIRED)
 			continue;
 		to_anon(tb->map.base, tb->map.size);
-		to_anon(tb->spare.base, tb->spare.size);
+		for (unsigned i = 0; i < TBUF_SPARES; i++)
+			to_anon(tb->spare[i].base, tb->spare[i].size);
 		for (unsigned i = 0; tb->ring && i < tb->ring->n; i++)
 			if (tb->ring->v[i].base != tb->map.base)
 				to_anon(tb->ring->v[i].base, tb->ring->v[i].size);
@@ -622,8 +663,7 @@ void agent_tbuf_forget_all(struct tstate *self, bool interrupted)
 		} else if (tb->map.base) {
 			agent_unmap(tb->map.base, tb->map.size);
 		}
-		if (tb->spare.base)
-			agent_unmap(tb->spare.base, tb->spare.size);
+		spares_drop(tb, false);
 	}
 	agent.threads = NULL;
 	agent.next_serial = 0;

@@ -64,6 +64,9 @@ struct agent_ring {
 	struct spool_map v[];
 };
 
+/* Staged chunks a thread keeps besides the one it fills. */
+#define TBUF_SPARES 3
+
 /* Per-thread metadata, kept on agent.threads until the seal.  Fields the
  * seal reads while the thread may still run are accessed atomically. */
 struct tbuf {
@@ -71,8 +74,11 @@ struct tbuf {
 	uint32_t serial; /* 1, 2, ... in creation order within the process */
 	uint32_t seq;	 /* chunks taken so far */
 	uint64_t tid;
-	struct spool_map map;	    /* the chunk being filled; base NULL if none */
-	struct spool_map spare;	    /* the other staged chunk (spool.h), or none */
+	struct spool_map map; /* the chunk being filled; base NULL if none */
+	/* The thread's other staged chunks (spool.h), base NULL where none:
+	 * one while fxt-run's drain thread keeps up, more while it is behind
+	 * (agent/tbuf.c, refill()). */
+	struct spool_map spare[TBUF_SPARES];
 	uint64_t dropped;	    /* calls not recorded (enter hooks) */
 	uint64_t dropped_published; /* the part of it added to the spool header's */
 	uint64_t first_drop_ts;

@@ -17,6 +17,8 @@ bench_libnull_recorder_la_SOURCES = bench/null_recorder.c
 bench_libnull_recorder_la_CFLAGS = $(WARN_CFLAGS) -O2 -fno-omit-frame-pointer
 bench_libnull_recorder_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
+# `make bench`: bench/run.sh (bench/README.md); BASE=BUILD adds another
+# build's fxt-run in the same rounds.
 dist_noinst_SCRIPTS += bench/run.sh
 # The awk functions run.sh and multiproc.sh share.
 EXTRA_DIST += bench/stats.sh
@@ -187,7 +189,7 @@ bench_srcline_bench_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la \
 	$(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 dist_noinst_SCRIPTS += bench/srcline.sh
 bench-srcline: all bench/srcline_bench
-	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/srcline.sh
+	abs_top_builddir='$(abs_top_builddir)' BASE='$(BASE)' $(SHELL) $(top_srcdir)/bench/srcline.sh
 .PHONY: bench-srcline
 
 # `make bench-compress`: bench/compress.sh times fib(33)'s whole run under

@@ -5,8 +5,11 @@
 # spool converted ROUNDS times (5) with names only and with each function's
 # source location, in the same rounds (bench/srcline_bench.c): all in one
 # process, then each conversion in a new one (FORK=1: a run's first
-# conversion, its memory new).  Goal: a ratio of at most 1.10.
-# Run with `make bench-srcline`, or abs_top_builddir=BUILD sh bench/srcline.sh.
+# conversion, its memory new); with the lines kept by an earlier run
+# (FXT_SRCLINE_CACHE), then decoded (a first run).  Goal: a ratio of at
+# most 1.10.  BASE=BUILD: another build's figures in the same rounds.
+# Run with `make bench-srcline [BASE=BUILD]`, or
+# abs_top_builddir=BUILD sh bench/srcline.sh.
 : "${abs_top_builddir:?set abs_top_builddir (make bench-srcline does)}"
 N=${N:-10000}
 ROUNDS=${ROUNDS:-5}
@@ -30,22 +33,49 @@ awk -v n="$N" 'BEGIN {
 }' >"$D/gen.c"
 $CC -g -O1 -finstrument-functions -o "$D/gen" "$D/gen.c" || exit 1
 
+# BASE=BUILD: the same conversions by another build (bench/srcline_bench.c
+# of this tree, compiled against BUILD's libraries and headers), in the
+# same rounds: its ratio beside this build's.
+if [ -n "${BASE:-}" ]; then
+  bsrc=$(sed -n 's/^abs_top_srcdir = //p' "$BASE/Makefile")
+  libs=$(sed -n 's/^\(LIBDW_LIBS\|ZLIB_LIBS\|ZSTD_LIBS\|LIBDEFLATE_LIBS\) = //p' "$BASE/Makefile" | tr '\n' ' ')
+  # shellcheck disable=SC2086 # the libraries are words
+  $CC -DHAVE_CONFIG_H -I"$BASE" -I"$bsrc/include" -I"$bsrc" -O2 -o "$D/base_bench" \
+    "$(dirname "$0")/srcline_bench.c" "$BASE/.libs/libfxtconvert.a" "$BASE/.libs/libfxtsym.a" \
+    "$BASE/.libs/libfxtcodec.a" "$BASE/.libs/libfxtcommon.a" $libs -lpthread -lm ||
+    { echo "srcline.sh: cannot build the bench against $BASE" >&2; exit 1; }
+fi
+
 # Recorded by the agent alone; the program kills itself at the end of
 # main, before the agent would convert its spool: the spool stays, to be
 # converted as fxt-run converts a killed process's.  Once with each
 # function called once (what reading the lines costs against naming the
 # functions alone), once with CALLS calls each (a program that runs).
+# Source lines are kept across runs (FXT_SRCLINE_CACHE, here in $D/kept):
+# each spool is converted with them kept by an earlier conversion (a later
+# run of the program), then with them removed before each conversion (its
+# first run: decoded, then kept).
 agent=$abs_top_builddir/.libs/libfxt-agent.so
 echo "program: $N functions, -g -O1 -finstrument-functions ($(du -k "$D/gen" | cut -f1) KiB)"
+echo "load: $(uptime | sed 's/.*load average: //')"
+FXT_SRCLINE_CACHE=$D/kept
+export FXT_SRCLINE_CACHE
 for calls in 1 "$CALLS"; do
   mkdir "$D/c$calls" || exit 1
   # (In a subshell whose stderr is /dev/null: the shell's "Killed" too.)
-  (LD_PRELOAD=$agent FXT_OUTPUT=$D/c$calls/gen.fxt "$D/gen" "$calls" >/dev/null; :) 2>/dev/null
+  (FXT_SRCLINE_CACHE=off LD_PRELOAD=$agent FXT_OUTPUT=$D/c$calls/gen.fxt "$D/gen" "$calls" >/dev/null; :) 2>/dev/null
   spool=$(ls "$D/c$calls"/gen*.spool 2>/dev/null | head -1)
   [ -n "$spool" ] || { echo "srcline.sh: no spool left in $D/c$calls" >&2; exit 1; }
   for fork in 0 1; do
     if [ "$fork" = 1 ]; then where="each conversion a new process"; else where="in one process"; fi
-    printf '%s call(s) a function, %s: ' "$calls" "$where"
-    FORK=$fork "$abs_top_builddir/bench/srcline_bench" "$spool" "$ROUNDS" || exit 1
+    for kept in yes no; do
+      if [ "$kept" = yes ]; then how="lines kept by an earlier run"; forget=; else how="lines decoded and kept (a first run)"; forget=$D/kept; fi
+      printf '%s call(s) a function, %s, %s:\n  ' "$calls" "$where" "$how"
+      FORGET=$forget FORK=$fork "$abs_top_builddir/bench/srcline_bench" "$spool" "$ROUNDS" || exit 1
+      if [ -n "${BASE:-}" ] && [ "$kept" = yes ]; then
+        printf '  BASE (%s): ' "$BASE"
+        FORK=$fork "$D/base_bench" "$spool" "$ROUNDS" || exit 1
+      fi
+    done
   done
 done

@@ -15,9 +15,16 @@
  * this process, each on the memory the ones before gave back.  The page
  * faults of each side are printed too: new memory is a good part of a
  * conversion's CPU time, which its instructions do not show.
+ *
+ * Source lines are kept across runs (FXT_SRCLINE_CACHE, symbolizer/
+ * loccache.c): the warm-up conversion keeps them and each conversion with
+ * source lines reads them, as a later run does; with FORGET=DIR (the
+ * cache's folder) they are removed before each conversion, which decodes
+ * them and keeps them again, as a module's first run does.
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,8 +90,27 @@ static double convert_here(const char *spool, const char *out, unsigned flags, l
  * freed) carries from one conversion to the next. */
 static int fresh;
 
+/* FORGET=DIR in the environment: the files of DIR (the source lines'
+ * cache, FXT_SRCLINE_CACHE) removed before each conversion, untimed: each
+ * conversion decodes and keeps its lines as a module's first run does. */
+static const char *forget;
+
+static void forget_kept(void)
+{
+	char path[4096];
+	struct dirent *de;
+	DIR *d = forget ? opendir(forget) : NULL;
+
+	while (d && (de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.' &&
+		    snprintf(path, sizeof(path), "%s/%s", forget, de->d_name) < (int)sizeof(path))
+			unlink(path);
+	if (d)
+		closedir(d);
+}
+
 /* convert_here(), in a child process when `fresh`, the previous archive
- * removed first, untimed. */
+ * removed first, untimed (and with FORGET, the kept lines). */
 static double convert_once(const char *spool, const char *out, unsigned flags, long *flt)
 {
 	struct {
@@ -95,6 +121,7 @@ static double convert_once(const char *spool, const char *out, unsigned flags, l
 	pid_t pid;
 
 	remove(out);
+	forget_kept();
 	if (!fresh)
 		return convert_here(spool, out, flags, flt);
 	if (pipe(fd) != 0)
@@ -138,6 +165,7 @@ int main(int argc, char **argv)
 	char out[4096];
 
 	fresh = getenv("FORK") && atoi(getenv("FORK")) > 0;
+	forget = getenv("FORGET");
 	if (argc != 3 || rounds < 1) {
 		fprintf(stderr, "usage: srcline_bench SPOOL ROUNDS\n");
 		return 2;
@@ -148,7 +176,9 @@ int main(int argc, char **argv)
 	ratio = calloc((size_t)rounds, sizeof(double));
 	if (!off || !on || !ratio)
 		return 1;
-	if (convert_once(argv[1], out, 0, &flt_warm) < 0) /* warms the page cache */
+	/* Warms the page cache (and keeps the lines, but with FORGET). */
+	if (convert_once(argv[1], out, 0, &flt_warm) < 0 ||
+	    convert_once(argv[1], out, FXT_SYM_FUNC_LOC, &flt_warm) < 0)
 		return 1;
 	for (int r = 0; r < rounds; r++) {
 		if (r % 2) {

@@ -94,8 +94,8 @@ once() {
   # the view's own times (FXT_VIEW_KEYLOG), where it writes them
   [ ! -s "$W/keys.log" ] || awk '
     /^screen/ { s = $2 } /^pass/ { p = $2 }
-    /^key/ { n++; if ($3 > m) { m = $3; k = $2 } }
-    END { printf "      (its own log: first screen %s ms, pass %s ms, %d keys, the slowest %s %.1f ms)\n", s, p, n, k, m }' "$W/keys.log"
+    /^key/ { n++; all = all sprintf(" %s %.1f", $2, $3); if ($3 > m) { m = $3; k = $2 } }
+    END { printf "      (its own log: first screen %s ms, pass %s ms, %d keys, the slowest %s %.1f ms;\n       each, ms:%s)\n", s, p, n, k, m, all }' "$W/keys.log"
 }
 
 r=1

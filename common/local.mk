@@ -6,13 +6,16 @@
 # importers'); debugpath.[ch], where a module's separate debug file may be,
 # and crc32.[ch], the CRC its .gnu_debuglink stores (the agent's planner's
 # and the symbolizer's); hooksym.h, the symbol that tells a
-# -finstrument-functions build (the agent's and the symbolizer's).  libfxtcommon.la is linked by the converter, the importers
+# -finstrument-functions build (the agent's and the symbolizer's);
+# writeall.[ch], a whole buffer to a descriptor (fxt-run's, the
+# symbolizer's kept source lines).  libfxtcommon.la is linked by the converter, the importers
 # and the tests, with the tools' flags; libfxt-convert.so, built as the
 # agent is, compiles COMMON_SOURCES itself (convert/local.mk).
 COMMON_SOURCES = \
 	common/addrtab.c common/addrtab.h \
 	common/crc32.c common/crc32.h \
 	common/debugpath.c common/debugpath.h \
+	common/writeall.c common/writeall.h \
 	common/grow.h \
 	common/hash.h \
 	common/hooksym.h

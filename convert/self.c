@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "convert/convert.h"
+#include "symbolizer/symbolizer.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -22,7 +23,11 @@ int fxt_convert_spool_self(const char *spool_path, const char *output, long pid,
 	 * a spool that says so, converted once (convert.h). */
 	struct convert_opts o = { .session = session, .consume = true, .serial = true };
 	struct convert_result res;
-	int err = convert_spool_named(spool_path, output, pid, n, &o, &res, path, cap, NULL);
+	int err;
+
+	/* In the traced program: nothing written to the user's cache. */
+	fxt_sym_loccache_keep(false);
+	err = convert_spool_named(spool_path, output, pid, n, &o, &res, path, cap, NULL);
 
 	*events = res.events;
 	*threads = res.threads;

@@ -21,6 +21,7 @@
 #ifndef FXT_READER_INT_H
 #define FXT_READER_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -116,6 +117,8 @@ struct fxt_reader {
 	ZSTD_DStream *zd;
 	bool in_eof;	  /* no more compressed input */
 	bool member_done; /* inflate finished a gzip member */
+	bool gz_raw;	  /* inflating raw deflate from a place inside a member */
+	unsigned gz_skip; /* the member's trailer bytes still to skip (after gz_raw) */
 	bool frame_done;  /* zstd finished a frame, all of it out */
 	uint8_t *zin;
 	uint64_t zread; /* compressed bytes taken so far (in_len of them not used) */
@@ -126,6 +129,11 @@ struct fxt_reader {
 	struct fxt__seekpts *seek;
 	bool seek_own, seek_pending;
 	uint64_t seek_to;
+	/* A clone reading a stretch (between two places) through the shared
+	 * cache of decoded stretches (zc_on): the stretch's start and length
+	 * in the stream, and the bytes of it given so far. */
+	bool zc_on;
+	uint64_t zc_u, zc_len, zc_pos;
 
 	unsigned flags;
 	fxt_diag_fn diag_fn;
@@ -231,17 +239,51 @@ void fxt__source_close(struct fxt_reader *r);
  * source or an error of the source's own. */
 void fxt__source_verify(struct fxt_reader *r);
 
+/* A gzip member longer than ZW_SPAN (gzip's own output is one member)
+ * gets a place at a deflate block's end every ZW_SPAN of output, its
+ * window saved (32 KiB): at most ZW_MAX of them, 8 MiB. */
+#define ZW_SPAN (4u << 20)
+#define ZW_MAX	256u
+
+/* The cache of decoded stretches shared by a reader's clones: at most
+ * ZC_BYTES held (the least recently used goes first), a stretch of more
+ * than ZC_STRETCH_MAX never (a clone decodes it itself, as before). */
+#define ZC_BYTES       (32u << 20)
+#define ZC_STRETCH_MAX (8u << 20)
+#define ZC_SLOTS       64u
+
 /* The places of a compressed stream where decoding can start afresh: its
  * start, and the start of each gzip member and zstd frame after (fxtrace's
- * writer cuts both every few MB), with the stream offset each starts at. */
+ * writer cuts both every few MB), with the stream offset each starts at;
+ * and what clones decoded of the stretches between them (zc, under lock):
+ * clones at nearby places (the threads' cursors of a merge, marks
+ * resumed again) decode each stretch once. */
 struct fxt__seekpts {
-	unsigned refs;
-	int fd;		    /* a descriptor of the file (its own), or -1: memory */
-	uint64_t base;	    /* the file offset of the compressed stream's first byte */
+	unsigned refs; /* atomic */
+	int fd;	       /* a descriptor of the file (its own), or -1: memory */
+	uint64_t base; /* the file offset of the compressed stream's first byte */
 	struct fxt__seekpt {
 		uint64_t z, u; /* compressed offset (from base), stream offset */
+		/* a place inside a gzip member (win): the bits of the byte
+		 * before z not read yet, and the 32 KiB of output before u
+		 * (inflate's window) */
+		uint8_t *win;
+		unsigned wlen, bits;
 	} *pt;
 	size_t n, cap;
+	/* places inside a member: one after each ZW_SPAN of output without
+	 * one, at most ZW_MAX of them (then every other goes, the span
+	 * doubled) */
+	uint64_t zw_span;
+	size_t zw_n;
+	pthread_mutex_t lock;
+	struct fxt__zent {
+		uint64_t u, used; /* the stretch's start (0 len: a free slot), last use */
+		uint8_t *data;
+		size_t len;
+	} zc[ZC_SLOTS];
+	size_t zc_bytes;
+	uint64_t zc_tick;
 };
 
 /* Notes that r's compressed source can be cloned (a regular file at its

@@ -11,13 +11,31 @@
  * (fxt_reader_clone_at()) starts decoding afresh at the last one before
  * its offset and decodes up to it, reading the file with pread() on a
  * descriptor of its own, so that the view's marks work on .fxt.gz and
- * .fxt.zst as on a plain archive.  One gzip member (gzip's own output)
- * has one place, its start: a clone of it decodes from there.
+ * .fxt.zst as on a plain archive.  A gzip member longer than ZW_SPAN
+ * (gzip's own output is one member) gets places inside it too: at the
+ * end of a deflate block every ZW_SPAN of output, inflate's 32 KiB window
+ * saved there, from which a clone inflates raw deflate to the member's
+ * end (its trailer skipped); at most ZW_MAX of them (8 MiB), every other
+ * one dropped and the span doubled past that.
+ *
+ * Clones read through a cache of decoded stretches (a stretch: from one
+ * place to the next, known once the reader cloned passed it) that they
+ * share: the first clone that needs a stretch decodes it whole, and the
+ * others (the merge's cursors of other threads near it, a mark resumed
+ * again, a search) copy it from there.  Bounded: ZC_BYTES held, plus a
+ * stretch being decoded (ZC_STRETCH_MAX at most) per thread decoding one;
+ * a larger stretch (one gzip member of a foreign file) is decoded by the
+ * clone itself, from its place, as before the cache.
+ *
+ * One job, one file past 800 lines: the places, the cache and the
+ * decoders' restarts all work on the same decoder state as the window's
+ * fills (read_gz(), read_zstd()), which no other file should reach.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,29 +107,73 @@ static bool refill(struct fxt_reader *r)
 	return true;
 }
 
-/* Notes that a member or frame starts at stream offset u, at the
- * compressed input not used yet. */
-static void note_start(struct fxt_reader *r, uint64_t u)
+/* Drops every other place from the second on (those with a window that
+ * `only_win` says), freeing their windows. */
+static void thin_places(struct fxt__seekpts *s, bool only_win)
+{
+	size_t w = 1, k = 0;
+
+	for (size_t i = 1; i < s->n; i++) {
+		bool can = !only_win || s->pt[i].win;
+
+		if (can && k++ % 2 == 0) {
+			if (s->pt[i].win)
+				s->zw_n--;
+			free(s->pt[i].win);
+			continue;
+		}
+		s->pt[w++] = s->pt[i];
+	}
+	s->n = w;
+}
+
+/* Notes a place at stream offset u, at the compressed input not used
+ * yet: a member's or frame's start, or (gzip, win) inside a member after
+ * a deflate block, `bits` of the byte before not used yet, inflate's
+ * window saved. */
+static void note_place(struct fxt_reader *r, uint64_t u, bool win, unsigned bits)
 {
 	struct fxt__seekpts *s = r->seek;
+	struct fxt__seekpt pt = { r->zread - r->in_len, u, NULL, 0, bits };
 
 	if (!s || !r->seek_own || (s->n && s->pt[s->n - 1].u >= u))
 		return;
-	if (s->n == SEEK_MAX_POINTS) {
-		size_t w = 1;
-		for (size_t i = 2; i < s->n; i += 2)
-			s->pt[w++] = s->pt[i];
-		s->n = w;
+	if (win) {
+		uInt len = 0;
+
+		if (s->zw_n == ZW_MAX) {
+			thin_places(s, true);
+			s->zw_span *= 2;
+			if (u - s->pt[s->n - 1].u < s->zw_span)
+				return;
+		}
+		if (!(pt.win = malloc(32768)) ||
+		    inflateGetDictionary(&r->zs, pt.win, &len) != Z_OK) {
+			free(pt.win);
+			return; /* fewer places: clones decode more */
+		}
+		pt.wlen = len;
 	}
+	if (s->n == SEEK_MAX_POINTS)
+		thin_places(s, false);
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct fxt__seekpt *pt = realloc(s->pt, cap * sizeof(*pt));
-		if (!pt)
+		struct fxt__seekpt *p = realloc(s->pt, cap * sizeof(*p));
+		if (!p) {
+			free(pt.win);
 			return; /* fewer places: clones decode more */
-		s->pt = pt;
+		}
+		s->pt = p;
 		s->cap = cap;
 	}
-	s->pt[s->n++] = (struct fxt__seekpt){ r->zread - r->in_len, u };
+	s->pt[s->n++] = pt;
+	if (pt.win)
+		s->zw_n++;
+}
+
+static void note_start(struct fxt_reader *r, uint64_t u)
+{
+	note_place(r, u, false, 0);
 }
 
 /* Decompresses up to n bytes into dst.  Returns the count (0 at the end of
@@ -127,25 +189,44 @@ static ssize_t read_gz(struct fxt_reader *r, uint8_t *dst, size_t n)
 		if (r->member_done) {
 			/* Concatenated gzip members are one stream (gzip -c a b,
 			 * and the writer's blocks); only the end of the input
-			 * after a member is a clean end. */
-			if (r->in_len == 0)
+			 * after a member is a clean end.  Raw deflate from a
+			 * place inside a member leaves its trailer to skip. */
+			size_t t = r->gz_skip < r->in_len ? r->gz_skip : r->in_len;
+			r->in += t;
+			r->in_len -= t;
+			r->gz_skip -= (unsigned)t;
+			if (r->in_len == 0 && (r->in_eof || !r->gz_skip))
 				break;
-			if (inflateReset(&r->zs) != Z_OK) {
+			if (r->gz_skip)
+				continue;
+			if ((r->gz_raw ? inflateReset2(&r->zs, 15 + 16) : inflateReset(&r->zs)) !=
+			    Z_OK) {
 				source_error(r, r->win_off + r->end, "gzip: cannot reset inflate");
 				return -1;
 			}
+			r->gz_raw = false;
 			r->member_done = false;
 		}
 		uInt before = r->zs.avail_out;
+		/* the owner, ZW_SPAN after its last place: a place at the
+		 * next deflate block's end */
+		bool mine = dst == r->buf + r->end && r->seek && r->seek_own;
+		uint64_t u = r->win_off + r->end + (want - r->zs.avail_out);
+		bool due = mine && u - r->seek->pt[r->seek->n - 1].u >= r->seek->zw_span;
 		r->zs.next_in = (Bytef *)(uintptr_t)r->in; /* zlib does not write to it */
 		r->zs.avail_in = (uInt)r->in_len;
-		int zr = inflate(&r->zs, Z_NO_FLUSH);
+		int zr = inflate(&r->zs, due ? Z_BLOCK : Z_NO_FLUSH);
 		r->in = r->zs.next_in;
 		r->in_len = r->zs.avail_in;
+		u = r->win_off + r->end + (want - r->zs.avail_out);
 		if (zr == Z_STREAM_END) {
 			r->member_done = true;
-			if (dst == r->buf + r->end)
-				note_start(r, r->win_off + r->end + (want - r->zs.avail_out));
+			r->gz_skip = r->gz_raw ? 8 : 0;
+			if (mine)
+				note_start(r, u);
+		} else if (due && zr == Z_OK && (r->zs.data_type & 128) &&
+			   !(r->zs.data_type & 64)) {
+			note_place(r, u, true, (unsigned)r->zs.data_type & 7);
 		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
 			source_error(r, r->win_off + r->end + (want - r->zs.avail_out), "gzip: %s",
 				     r->zs.msg ? r->zs.msg : "data error");
@@ -200,6 +281,221 @@ static ssize_t read_zstd(struct fxt_reader *r, uint8_t *dst, size_t n)
 	return (ssize_t)out.pos;
 }
 
+/* ------------------------------------------- the clones' stretch cache */
+
+static ssize_t read_codec(struct fxt_reader *r, uint8_t *dst, size_t n)
+{
+	return r->codec == CODEC_ZSTD ? read_zstd(r, dst, n) : read_gz(r, dst, n);
+}
+
+/* The last place at or before stream offset u. */
+static size_t place_of(const struct fxt__seekpts *s, uint64_t u)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->pt[mid].u <= u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : 0;
+}
+
+/* Starts r's decoder afresh at place k (a member's or frame's start). */
+static bool restart_at(struct fxt_reader *r, size_t k)
+{
+	const struct fxt__seekpt *p = &r->seek->pt[k];
+
+	bool bad;
+
+	r->zread = r->mem_pos = p->z;
+	r->in_len = 0;
+	r->in_eof = false;
+	r->gz_skip = 0;
+	if (r->codec == CODEC_ZSTD) {
+		bad = ZSTD_isError(ZSTD_DCtx_reset(r->zd, ZSTD_reset_session_only));
+	} else if (p->win) { /* raw deflate, from inside the member */
+		uint8_t byte = 0;
+
+		bad = inflateReset2(&r->zs, -15) != Z_OK;
+		if (!bad && p->bits)
+			bad = (r->src == SRC_MEM ? (byte = r->mem[p->z - 1], 1)
+						 : pread_at(r->seek, &byte, 1, p->z - 1)) != 1 ||
+			      inflatePrime(&r->zs, (int)p->bits, byte >> (8 - p->bits)) != Z_OK;
+		if (!bad && p->wlen)
+			bad = inflateSetDictionary(&r->zs, p->win, p->wlen) != Z_OK;
+		r->gz_raw = true;
+		r->member_done = false;
+	} else {
+		bad = inflateReset2(&r->zs, 15 + 16) != Z_OK;
+		r->gz_raw = false;
+	}
+	if (bad) {
+		source_error(r, p->u, "cannot restart the decompressor");
+		return false;
+	}
+	/* at a place a member or frame ended: the end of the input there
+	 * is a clean end (and inflate's reset again, harmless) */
+	r->member_done = !p->win;
+	r->frame_done = true;
+	return true;
+}
+
+/* Decodes the n bytes from the decoder's place, thrown away. */
+static bool decode_skip(struct fxt_reader *r, uint8_t *scratch, size_t cap, uint64_t n, uint64_t at)
+{
+	while (n > 0) {
+		ssize_t got = read_codec(r, scratch, n < cap ? (size_t)n : cap);
+		if (got <= 0) {
+			if (got == 0)
+				source_error(r, at, "compressed stream ended before offset %llu",
+					     (unsigned long long)(at + n));
+			return false;
+		}
+		n -= (uint64_t)got;
+		at += (uint64_t)got;
+	}
+	return true;
+}
+
+/* Puts clone r at stream offset u: in the cache's stretch that holds it
+ * when it may be cached, else decoding from the place before it. */
+static bool zc_enter(struct fxt_reader *r, uint64_t u)
+{
+	const struct fxt__seekpts *s = r->seek;
+	size_t k = place_of(s, u);
+
+	if (k + 1 < s->n && s->pt[k + 1].u - s->pt[k].u <= ZC_STRETCH_MAX) {
+		r->zc_on = true;
+		r->zc_u = s->pt[k].u;
+		r->zc_len = s->pt[k + 1].u - s->pt[k].u;
+		r->zc_pos = u - s->pt[k].u;
+		return true;
+	}
+	r->zc_on = false;
+	return restart_at(r, k) && decode_skip(r, r->buf, r->cap, u - s->pt[k].u, s->pt[k].u);
+}
+
+/* The cached stretch starting at u (its slot), or NULL.  Under the lock. */
+static struct fxt__zent *zc_find(struct fxt__seekpts *s, uint64_t u)
+{
+	for (size_t i = 0; i < ZC_SLOTS; i++)
+		if (s->zc[i].len && s->zc[i].u == u)
+			return &s->zc[i];
+	return NULL;
+}
+
+/* Puts a decoded stretch in the cache, the least recently used going
+ * while it would hold more than ZC_BYTES (or has no free slot).  Under
+ * the lock.  Takes data. */
+static struct fxt__zent *zc_put(struct fxt__seekpts *s, uint64_t u, uint8_t *data, size_t len)
+{
+	struct fxt__zent *e;
+
+	for (;;) {
+		struct fxt__zent *old = NULL, *free_slot = NULL;
+
+		for (size_t i = 0; i < ZC_SLOTS; i++) {
+			if (!s->zc[i].len)
+				free_slot = free_slot ? free_slot : &s->zc[i];
+			else if (!old || s->zc[i].used < old->used)
+				old = &s->zc[i];
+		}
+		if (free_slot && s->zc_bytes + len <= ZC_BYTES) {
+			e = free_slot;
+			break;
+		}
+		s->zc_bytes -= old->len;
+		munmap(old->data, old->len);
+		old->len = 0;
+	}
+	*e = (struct fxt__zent){ .u = u, .used = ++s->zc_tick, .data = data, .len = len };
+	s->zc_bytes += len;
+	return e;
+}
+
+/* Copies n bytes of r's stretch from the cache, decoding the stretch
+ * whole first when it is not there (outside the lock). */
+static bool zc_copy(struct fxt_reader *r, uint8_t *dst, size_t n)
+{
+	struct fxt__seekpts *s = r->seek;
+	struct fxt__zent *e;
+	uint8_t *data;
+
+	pthread_mutex_lock(&s->lock);
+	if ((e = zc_find(s, r->zc_u)) != NULL) {
+		e->used = ++s->zc_tick;
+		memcpy(dst, e->data + r->zc_pos, n);
+		pthread_mutex_unlock(&s->lock);
+		return true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	/* mapped, not malloc()ed: unmapped when it goes, where freed
+	 * stretches would stay in the heaps of the threads that decoded them */
+	data = mmap(NULL, r->zc_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (data == MAP_FAILED) {
+		fxt__set_error(r, r->zc_u, "out of memory for a decoded stretch");
+		r->read_errno = ENOMEM;
+		return false;
+	}
+	if (!restart_at(r, place_of(s, r->zc_u))) {
+		munmap(data, r->zc_len);
+		return false;
+	}
+	for (size_t have = 0; have < r->zc_len;) {
+		ssize_t got = read_codec(r, data + have, r->zc_len - have);
+		if (got <= 0) {
+			if (got == 0)
+				source_error(r, r->zc_u + have,
+					     "compressed stream ended before offset %llu",
+					     (unsigned long long)(r->zc_u + r->zc_len));
+			munmap(data, r->zc_len);
+			return false;
+		}
+		have += (size_t)got;
+	}
+	memcpy(dst, data + r->zc_pos, n);
+	pthread_mutex_lock(&s->lock);
+	if (zc_find(s, r->zc_u)) /* another thread's, meanwhile */
+		munmap(data, r->zc_len);
+	else
+		zc_put(s, r->zc_u, data, r->zc_len);
+	pthread_mutex_unlock(&s->lock);
+	return true;
+}
+
+/* read_codec() for a clone: from the cache's stretches, or decoding the
+ * ones it does not hold. */
+static ssize_t read_src(struct fxt_reader *r, uint8_t *dst, size_t n)
+{
+	size_t got = 0;
+
+	if (!r->zc_on)
+		return read_codec(r, dst, n);
+	while (got < n) {
+		size_t take;
+
+		if (r->zc_pos == r->zc_len) { /* the next stretch */
+			if (!zc_enter(r, r->zc_u + r->zc_len))
+				return -1;
+			if (!r->zc_on) {
+				ssize_t more = read_codec(r, dst + got, n - got);
+				if (more < 0)
+					return got ? (ssize_t)got : -1;
+				return (ssize_t)(got + (size_t)more);
+			}
+		}
+		take = r->zc_len - r->zc_pos < n - got ? (size_t)(r->zc_len - r->zc_pos) : n - got;
+		if (!zc_copy(r, dst + got, take))
+			return got ? (ssize_t)got : -1;
+		r->zc_pos += take;
+		got += take;
+	}
+	return (ssize_t)got;
+}
+
 void fxt__source_verify(struct fxt_reader *r)
 {
 	char err[sizeof(r->err)];
@@ -214,8 +510,7 @@ void fxt__source_verify(struct fxt_reader *r)
 		return;
 	memcpy(err, r->err, sizeof(err));
 	do
-		got = r->codec == CODEC_ZSTD ? read_zstd(r, scratch, ZIN_BYTES)
-					     : read_gz(r, scratch, ZIN_BYTES);
+		got = read_src(r, scratch, ZIN_BYTES);
 	while (got > 0);
 	free(scratch);
 	if (!r->source_failed) {
@@ -227,14 +522,11 @@ void fxt__source_verify(struct fxt_reader *r)
 
 static int codec_start(struct fxt_reader *r, enum codec codec, const uint8_t *in, size_t len);
 
-/* A clone's first fill: decoding from the last place at or before its
- * offset, up to it. */
+/* A clone's first fill: its buffers and decompressor, and its place,
+ * in the cache's stretch that holds it or decoded from the place before
+ * it (zc_enter()). */
 static bool seek_start(struct fxt_reader *r)
 {
-	const struct fxt__seekpts *s = r->seek;
-	size_t lo = 0, hi = s->n;
-	uint64_t left;
-
 	r->seek_pending = false;
 	r->cap = WINDOW_BYTES;
 	r->buf = malloc(r->cap);
@@ -246,36 +538,14 @@ static bool seek_start(struct fxt_reader *r)
 		return false;
 	}
 	r->win = r->buf;
-	while (lo < hi) { /* the last place at or before seek_to */
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->pt[mid].u <= r->seek_to)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (codec_start(r, r->codec, NULL, 0) < 0) {
 		fxt__set_error(r, r->seek_to, "out of memory for a decompressor");
 		r->read_errno = ENOMEM;
 		return false;
 	}
-	r->zread = r->mem_pos = s->pt[lo - 1].z;
-	r->win_off = s->pt[lo - 1].u;
+	r->win_off = r->seek_to;
 	r->pos = r->end = 0;
-	for (left = r->seek_to - r->win_off; left > 0;) {
-		size_t n = left < r->cap ? (size_t)left : r->cap;
-		ssize_t got =
-		    r->codec == CODEC_ZSTD ? read_zstd(r, r->buf, n) : read_gz(r, r->buf, n);
-		if (got <= 0) {
-			if (got == 0)
-				source_error(r, r->win_off,
-					     "compressed stream ended before offset %llu",
-					     (unsigned long long)r->seek_to);
-			return false;
-		}
-		r->win_off += (uint64_t)got;
-		left -= (uint64_t)got;
-	}
-	return true;
+	return zc_enter(r, r->seek_to);
 }
 
 /* Makes at least `need` (<= cap) unread bytes available in the window.
@@ -298,9 +568,7 @@ bool fxt__fill_slow(struct fxt_reader *r, size_t need)
 	while (r->end < need && !r->eof) {
 		ssize_t got;
 		if (r->codec) {
-			got = r->codec == CODEC_ZSTD
-				  ? read_zstd(r, r->buf + r->end, r->cap - r->end)
-				  : read_gz(r, r->buf + r->end, r->cap - r->end);
+			got = read_src(r, r->buf + r->end, r->cap - r->end);
 			if (got < 0)
 				return false;
 		} else {
@@ -403,9 +671,11 @@ int fxt__seek_init(struct fxt_reader *r, int fd, uint64_t base)
 		return -ENOMEM;
 	}
 	s->refs = 1;
+	s->zw_span = ZW_SPAN;
+	pthread_mutex_init(&s->lock, NULL);
 	s->cap = 64;
 	s->n = 1; /* the start: (0, 0) */
-	s->pt[0] = (struct fxt__seekpt){ 0, 0 };
+	s->pt[0] = (struct fxt__seekpt){ 0 };
 	s->base = base;
 	s->fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
 	if (fd >= 0 && s->fd < 0) {
@@ -420,10 +690,16 @@ int fxt__seek_init(struct fxt_reader *r, int fd, uint64_t base)
 
 static void seek_put(struct fxt__seekpts *s)
 {
-	if (!s || --s->refs)
+	if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	if (s->fd >= 0)
 		close(s->fd);
+	for (size_t i = 0; i < ZC_SLOTS; i++)
+		if (s->zc[i].len)
+			munmap(s->zc[i].data, s->zc[i].len);
+	for (size_t i = 0; i < s->n; i++)
+		free(s->pt[i].win);
+	pthread_mutex_destroy(&s->lock);
 	free(s->pt);
 	free(s);
 }
@@ -441,7 +717,7 @@ int fxt__source_clone(const struct fxt_reader *r, struct fxt_reader *c, uint64_t
 	c->win = (const uint8_t *)fxt__empty;
 	c->win_off = offset;
 	c->seek = r->seek;
-	c->seek->refs++;
+	__atomic_add_fetch(&c->seek->refs, 1, __ATOMIC_RELAXED);
 	c->seek_pending = true;
 	c->seek_to = offset;
 	return 0;

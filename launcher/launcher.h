@@ -46,10 +46,6 @@ void die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), 
  * it is inside it. */
 const char *display_name(const char *path);
 
-/* Writes all len bytes of buf to fd (again after EINTR or a short write):
- * 0, or -errno (-EIO for a write of nothing). */
-int write_all(int fd, const void *buf, size_t len);
-
 /* ------------------------------------------------------------ options.c */
 
 struct options {

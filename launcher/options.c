@@ -124,8 +124,9 @@ static void usage(void)
 	fxt_settings_usage_env(stdout);
 	fputs("\n"
 	      "The FXT_* variables above are what fxt-run passes to the agent (or reads\n"
-	      "itself: FXT_AGENT, FXT_RUN_DEBUG, FXT_RUN_LATE, FXT_KERNEL_BUFFER); without\n"
-	      "fxt-run, LD_PRELOAD the agent and set them by hand.\n"
+	      "itself: FXT_AGENT, FXT_RUN_DEBUG, FXT_RUN_LATE, FXT_KERNEL_BUFFER,\n"
+	      "FXT_SRCLINE_CACHE); without fxt-run, LD_PRELOAD the agent and set them by\n"
+	      "hand.\n"
 	      "\n"
 	      "Examples:\n"
 	      "  $ fxt-run -o app.fxt -- ./app --its --own --arguments\n"

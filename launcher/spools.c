@@ -658,14 +658,19 @@ int spools_init(struct spools *r, struct parts *ps, const char *out, long root, 
 /* FXT_RUN_DEBUG set: how the run's symbol cache did, on stderr. */
 static void symcache_debug(const struct spools *r)
 {
-	uint64_t hits, misses;
+	uint64_t hits, misses, kept, made;
 
 	if (getenv(FXT_ENV(RUN_DEBUG)) == NULL || r->syms == NULL)
 		return;
 	fxt_symcache_counts(r->syms, &hits, &misses);
+	fxt_symcache_loc_counts(r->syms, &kept, &made);
 	fprintf(stderr,
 		"fxt-run: symbols: %" PRIu64 " from the run's cache, %" PRIu64 " looked up\n", hits,
 		misses);
+	fprintf(stderr,
+		"fxt-run: source lines: %" PRIu64 " from the files kept across runs, %" PRIu64
+		" decoded and kept\n",
+		kept, made);
 }
 
 /* The end of the run: every spool whose process is done is converted;

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/writeall.h"
 #include "launcher/launcher.h"
 #include "run/settings.h"
 #include "run/names.h"
@@ -117,7 +118,7 @@ void launch_go(struct launch *l, const char *out)
 {
 	/* A path is shorter than the pipe's buffer: this never blocks.  A
 	 * failure means the child is gone: supervise() sees its status. */
-	(void)write_all(l->go_fd, out, strlen(out));
+	(void)fxt_write_all(l->go_fd, out, strlen(out));
 	close(l->go_fd);
 	l->go_fd = -1;
 }

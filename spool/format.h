@@ -21,7 +21,7 @@
  *
  * Staged chunks: a thread past its first chunks writes into two chunks
  * that stay mapped (fresh pages cost more than the hooks on some
- * machines), in turn.  When one is full its thread reserves its copy's
+ * machines), in turn; up to four while fxt-run's drain thread is behind.  When one is full its thread reserves its copy's
  * place at the end of the file (a chunk with serial 0 until the copy is
  * whole), marks it CHUNK_FULL and goes on in the other; fxt-run's drain
  * thread copies it (launcher/drain.c), or the thread itself does when it

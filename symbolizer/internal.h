@@ -6,6 +6,7 @@
  *   symtab.c      the per-module symbol index
  *   lines.c       file:line, the unit of an address, where a function is
  *   linetab.c     a unit's line table decoded once (for lines.c)
+ *   loccache.c    functions' locations kept across runs, by build ID
  *   signature.c   function signatures (signature.h)
  *   sigabi.c      where the x86-64 calling convention puts a value
  *   sigshow.c     how a captured value shows
@@ -55,6 +56,7 @@ struct lt_sections {
 };
 
 struct line_table;
+struct loc_cache;
 
 /* What lines.c reads of a unit at its first need: its line table
  * (linetab.c) and the functions it says are also inlined. */
@@ -73,6 +75,7 @@ struct sym_module {
 	const char *base;    /* basename, inside path */
 	dev_t dev;	     /* identity of the file; 0/0 for modules without one */
 	ino_t ino;
+	struct stat st; /* the file opened (fstat), for loccache.c */
 	Dwfl_Module *dwmod; /* NULL: no readable ELF (vDSO, deleted file) */
 	bool indexed;	    /* syms built (possibly empty) */
 	struct sym_entry *syms;
@@ -92,6 +95,8 @@ struct sym_module {
 	struct lt_sections lsec;
 	uint64_t *starts; /* with lsec: the DWARF addresses of syms, sorted */
 	size_t nstarts;
+	bool lc_tried;	      /* lc opened, or not to be (no build ID, "off") */
+	struct loc_cache *lc; /* the locations kept across runs (loccache.c) */
 };
 
 /* A signature looked up (signature.c); sig NULL: none (-ENOENT). */
@@ -227,6 +232,20 @@ void fxt_sym__linetab_free(struct line_table *t);
  * `a` into *loc: 0, -ENOENT when no line covers it, -ENOMEM. */
 int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start, struct arena *a,
 			     const char **loc);
+
+/* loccache.c: the locations kept for module `mod` (its file as `st`
+ * says, fstat() of the file opened), NULL when none are to be (no build ID, FXT_SRCLINE_CACHE=off,
+ * ENOMEM); one at `vaddr` (an ELF virtual address): 1 with *loc, *len
+ * (len 0: none, -ENOENT), 0 when not kept; where the module's lines come
+ * from, once known (debug_file: a separate one, NULL: the module), before
+ * which nothing is kept; a location made (len 0: none), kept in memory
+ * until close (loc must live as long), which writes the file (adding
+ * what it served and kept to *hits, *made; NULL accepted). */
+struct loc_cache *fxt_sym__loccache_open(Dwfl_Module *mod, const struct stat *st);
+int fxt_sym__loccache_get(struct loc_cache *lc, uint64_t vaddr, const char **loc, size_t *len);
+void fxt_sym__loccache_dwarf(struct loc_cache *lc, const char *debug_file);
+void fxt_sym__loccache_put(struct loc_cache *lc, uint64_t vaddr, const char *loc, size_t len);
+void fxt_sym__loccache_close(struct loc_cache *lc, uint64_t *hits, uint64_t *made);
 
 /* libdwfl's find_elf and find_debuginfo callbacks (debuginfo.c): local
  * files only, never debuginfod. */

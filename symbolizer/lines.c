@@ -397,8 +397,64 @@ static int unit_row(struct sym_module *m, Dwarf *dw, Dwarf_Addr bias, struct cu_
 	return 0;
 }
 
+/* The location kept across runs for the function at runtime address
+ * `start` (loccache.c): 0 with *loc made in `a`, -ENOENT when it has
+ * none, 1 when not kept, -ENOMEM. */
+static int kept_loc(struct sym_module *m, uint64_t start, struct arena *a, const char **loc)
+{
+	const char *s;
+	size_t n;
+	char *buf;
+
+	if (!m->lc_tried) {
+		m->lc_tried = true;
+		m->lc = fxt_sym__loccache_open(m->dwmod, &m->st);
+	}
+	if (!m->lc || !fxt_sym__loccache_get(m->lc, start - m->bias, &s, &n))
+		return 1;
+	if (!n)
+		return -ENOENT;
+	buf = fxt_sym__arena_alloc(a, n + 1, 1);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	*loc = buf;
+	return 0;
+}
+
+/* Where m's lines come from, for its kept locations: the separate debug
+ * file libdwfl found, or the module itself. */
+static void kept_source(struct sym_module *m)
+{
+	const char *mainfile = NULL, *debugfile = NULL;
+
+	dwfl_module_info(m->dwmod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
+	fxt_sym__loccache_dwarf(
+	    m->lc, debugfile && (!mainfile || strcmp(debugfile, mainfile) != 0) ? debugfile : NULL);
+}
+
+static int module_func_loc(struct sym_module *m, uint64_t start, bool is_start, struct arena *a,
+			   const char **loc);
+
 int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start, struct arena *a,
 			     const char **loc)
+{
+	int err = kept_loc(m, start, a, loc);
+
+	if (err <= 0)
+		return err;
+	err = module_func_loc(m, start, is_start, a, loc);
+	/* Kept when the module has DWARF (m->dw): a debug file installed
+	 * later is found then. */
+	if (m->lc && m->dw && (err == 0 || err == -ENOENT))
+		fxt_sym__loccache_put(m->lc, start - m->bias, err == 0 ? *loc : NULL,
+				      err == 0 ? strlen(*loc) : 0);
+	return err;
+}
+
+static int module_func_loc(struct sym_module *m, uint64_t start, bool is_start, struct arena *a,
+			   const char **loc)
 {
 	Dwarf_Addr bias;
 	struct cu_range *r;
@@ -416,6 +472,8 @@ int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start
 	if (!m->dw_got) {
 		m->dw = dwfl_module_getdwarf(m->dwmod, &m->dw_bias);
 		m->dw_got = true;
+		if (m->dw && m->lc)
+			kept_source(m);
 	}
 	dw = m->dw;
 	bias = m->dw_bias;

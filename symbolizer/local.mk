@@ -11,6 +11,7 @@ FXT_SYM_SOURCES = \
 	symbolizer/linetab.c \
 	symbolizer/linetab.h \
 	symbolizer/lineprog.c \
+	symbolizer/loccache.c \
 	symbolizer/signature.c \
 	symbolizer/sigabi.c \
 	symbolizer/sigshow.c \

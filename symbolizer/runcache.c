@@ -48,7 +48,8 @@ struct fxt_symcache {
 	struct arena arena; /* interned names */
 	struct strset names;
 	uint64_t hits, misses;
-	unsigned sym_flags; /* of the views' symbolizers */
+	uint64_t loc_hits, loc_made; /* of the views' symbolizers closed */
+	unsigned sym_flags;	     /* of the views' symbolizers */
 };
 
 struct sv_mod {
@@ -208,6 +209,12 @@ void fxt_symcache_counts(const struct fxt_symcache *c, uint64_t *hits, uint64_t 
 	*misses = c->misses;
 }
 
+void fxt_symcache_loc_counts(const struct fxt_symcache *c, uint64_t *kept, uint64_t *made)
+{
+	*kept = c->loc_hits;
+	*made = c->loc_made;
+}
+
 /* ------------------------------------------------------------ views */
 
 static int mod_cmp(const void *a, const void *b)
@@ -331,7 +338,7 @@ void fxt_symview_close(struct fxt_symview *v)
 {
 	if (!v)
 		return;
-	fxt_sym_free(v->sym);
+	fxt_sym__free_counted(v->sym, &v->c->loc_hits, &v->c->loc_made);
 	free(v->mods);
 	free(v);
 }

@@ -46,6 +46,10 @@ void fxt_symcache_free(struct fxt_symcache *c);
 /* Lookups answered by the cache, and those that needed a symbolizer. */
 void fxt_symcache_counts(const struct fxt_symcache *c, uint64_t *hits, uint64_t *misses);
 
+/* Of the views closed: the functions' locations read from the files kept
+ * across runs (FXT_SRCLINE_CACHE), and those decoded and added there. */
+void fxt_symcache_loc_counts(const struct fxt_symcache *c, uint64_t *kept, uint64_t *made);
+
 /* A view of a process whose modules are `mods` (in the order the process
  * listed them; a module overlapping an earlier one is left out, as
  * fxt_sym_add_module() does).  `mods` and its paths must outlive the view.

@@ -35,6 +35,11 @@ void fxt_sym__arena_free(struct arena *a);
 struct fxt_sym;
 void fxt_sym__set_loc_arena(struct fxt_sym *s, struct arena *a);
 
+/* fxt_sym_free(), adding to *loc_hits the locations its modules' files
+ * kept across runs gave (loccache.c), to *loc_made those it decoded and
+ * kept there (NULL accepted). */
+void fxt_sym__free_counted(struct fxt_sym *s, uint64_t *loc_hits, uint64_t *loc_made);
+
 /* An open-addressing set of arena strings, by content. */
 struct strset {
 	const char **slots;

@@ -198,6 +198,7 @@ int fxt_sym__report_elf(struct fxt_sym *s, const char *path, struct elf_file *ef
 	m.bias = bias;
 	m.dev = ef->st.st_dev;
 	m.ino = ef->st.st_ino;
+	m.st = ef->st;
 	m.path = path;
 	err = module_slot(s, &m, &pos);
 	if (err != 0) {
@@ -668,7 +669,7 @@ int fxt_sym_elf_layout(const char *path, struct fxt_sym_layout *out)
 	return err;
 }
 
-void fxt_sym_free(struct fxt_sym *s)
+void fxt_sym__free_counted(struct fxt_sym *s, uint64_t *loc_hits, uint64_t *loc_made)
 {
 	size_t i;
 
@@ -684,6 +685,7 @@ void fxt_sym_free(struct fxt_sym *s)
 		}
 		free(s->mods[i].units);
 		free(s->mods[i].starts);
+		fxt_sym__loccache_close(s->mods[i].lc, loc_hits, loc_made);
 	}
 	free(s->mods);
 	dwfl_end(s->dwfl);
@@ -694,4 +696,9 @@ void fxt_sym_free(struct fxt_sym *s)
 	free(s->scratch);
 	free(s->sigs);
 	free(s);
+}
+
+void fxt_sym_free(struct fxt_sym *s)
+{
+	fxt_sym__free_counted(s, NULL, NULL);
 }

@@ -69,6 +69,13 @@ enum fxt_sym_flags {
 	FXT_SYM_FUNC_LOC = 1u << 1 /* also the function's location (`loc`) */
 };
 
+/* Whether symbolizers of this process write the source locations they
+ * decode to the files kept across runs (FXT_SRCLINE_CACHE, loccache.c);
+ * they read them either way.  Default true; a conversion inside the
+ * traced program (convert/self.c) writes nothing of its own to the
+ * user's cache. */
+void fxt_sym_loccache_keep(bool keep);
+
 /* A new, empty symbolizer; NULL on ENOMEM. */
 struct fxt_sym *fxt_sym_new(unsigned flags);
 

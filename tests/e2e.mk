@@ -62,6 +62,9 @@ E2E_TESTS = \
 # addr2line), in fxt-report --srcline, fxt-export, fxt-flame, on every
 # slice with fxt-run --srcline; without debug info, with a debug file.
 E2E_TESTS += tests/e2e/srcline.sh
+# srcline-cache.sh: source lines kept across runs by build ID
+# (FXT_SRCLINE_CACHE), read by the next run, never served for a changed file.
+E2E_TESTS += tests/e2e/srcline-cache.sh
 
 # The agent never reaches debuginfod: curl and tests/progs/ssl_cleanup
 # (OpenSSL torn down before exit) traced with fxt-run and a plain

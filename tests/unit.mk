@@ -13,6 +13,7 @@ UNIT_TESTS = \
 	tests/unit/test_writer_move \
 	tests/unit/test_reader \
 	tests/unit/test_reader_clone \
+	tests/unit/test_reader_zclone \
 	tests/unit/test_reader_order \
 	tests/unit/test_reader_mark \
 	tests/unit/test_merge_append \
@@ -93,6 +94,8 @@ tests_unit_test_writer_LDADD = libfxtcodec.la
 tests_unit_test_writer_move_LDADD = libfxtcodec.la
 tests_unit_test_reader_LDADD = libfxtcodec.la
 tests_unit_test_reader_clone_LDADD = libfxtcodec.la
+tests_unit_test_reader_zclone_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
+tests_unit_test_reader_zclone_LDADD = libfxtcodec.la $(ZLIB_LIBS)
 tests_unit_test_reader_order_LDADD = libfxtcodec.la
 tests_unit_test_reader_mark_LDADD = libfxtcodec.la
 # Appending a part to an archive (convert/merge.h) against merging it.

@@ -198,10 +198,11 @@ void fxt_reader_free(struct fxt_reader *r);
  * A gzip or zstd regular file or memory can be cloned too, at any offset
  * of its stream: the clone decodes from the gzip member or zstd frame
  * before `offset` (r notes where each starts as it reads: those r or the
- * reader it was cloned from met; fxtrace's writer cuts them every few
- * MB) up to it at its first read, reading the file with pread() through
- * a descriptor of its own; the caller keeps the tables right for
- * `offset`, as above.  Returns 0, -EINVAL (r reads a pipe or a plain
+ * reader it was cloned from met; fxtrace's writer cuts them every 2 MiB;
+ * a longer gzip member gets places inside it every 4 MiB) up to it at
+ * its first read, reading the file with pread() through a descriptor of
+ * its own, and the clones of one reader share what they decoded (32 MiB
+ * at most); the caller keeps the tables right for `offset`, as above.  Returns 0, -EINVAL (r reads a pipe or a plain
  * file, or is stopped by damage, or offset is not in the window of plain
  * memory), or -ENOMEM. */
 int fxt_reader_clone_at(const struct fxt_reader *r, uint64_t offset, struct fxt_reader **out);

@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/writeall.h"
 #include "launcher/attach/inject.h"
 #include "launcher/attach/preflight.h"
 #include "launcher/attach/sample.h"
@@ -106,7 +107,7 @@ static char *write_block(const struct options *o, const char *out, pid_t pid)
 	if (fd < 0)
 		die(EXIT_USAGE, "cannot create %s: %s", display_name(path), strerror(errno));
 	fchmod(fd, 0644); /* whatever the umask: the process reads it */
-	err = write_all(fd, b.buf, b.len);
+	err = fxt_write_all(fd, b.buf, b.len);
 	close(fd);
 	if (err) {
 		unlink(path);

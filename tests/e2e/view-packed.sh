@@ -5,12 +5,14 @@
 # every few MB; gzip -c's one member is decoded from its start).  For
 # gen_archive's ~420,000 items as .fxt.gz and .fxt.zst (fxtrace's writer)
 # and gzip -c's: the index counts the items, End shows the last ones, a
-# search goes to main's exit far past the lines held, ':' to 10 ms, each
-# screen checked against fxt-replay --time-order's lines on the plain
-# archive.  Driven in tmux (80x24); skipped without tmux, or when fxt-view
-# was not built (no ncurses).
+# search goes to main's exit far past the lines held, ':' to 10 ms, then
+# End, Home and End again (the stretches decoded before, now from the
+# clones' cache of them: fxt/source.c), each screen checked against
+# fxt-replay --time-order's lines on the plain archive.  Driven in tmux
+# (80x24); skipped without tmux, or when fxt-view was not built (no
+# ncurses).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
-plan 12
+plan 21
 . "$abs_top_srcdir/tests/e2e/view-common.sh"
 
 "$GEN" --events 300000 --order start --threads 2 -o "$TMPD/l.fxt"
@@ -40,6 +42,15 @@ for f in w.fxt.gz w.fxt.zst g.fxt.gz; do
   keys : 1 0 m s Enter
   until_shown "item $G10 of $N"
   ok "$f: ':' 10ms: item $G10" test $? -eq 0
+  keys End
+  until_shown "item $N of $N"
+  is "$(shown)" "$(lines $((N - 20)) "$N")" "$f: End again: the last 21 items"
+  keys Home
+  until_shown "item 1 of $N"
+  is "$(shown)" "$(lines 1 21)" "$f: Home: the first 21 items"
+  keys End
+  until_shown "item $N of $N"
+  is "$(shown)" "$(lines $((N - 20)) "$N")" "$f: End a third time: the last 21 items"
   keys q
 done
 

@@ -186,10 +186,11 @@ static void test_reuse(void)
 /* Under fxt-run, with a drain thread (its passes run here between hooks):
  * the thread fills two staged chunks in turn, and the drain thread copies
  * each full one while the other fills.  `late`: it never passes (stopped,
- * or the machine is busy): the other chunk stays full, so the thread
- * copies each chunk itself as it fills it, while it is in the cache, and
- * stays in it.  `stuck`: it took the other chunk and never finished
- * (killed): the same, the stuck chunk left as it is. */
+ * or the machine is busy): the thread leaves its full chunks to it while
+ * it has spares (TBUF_SPARES fresh chunks), then copies each chunk itself
+ * as it fills it, while it is in the cache, and stays in it.  `stuck`: it
+ * took a spare and never finished (killed): the thread goes on in two
+ * other chunks in turn, the stuck one left as it is. */
 static void test_staged(bool late, bool stuck)
 {
 	static struct run_bell bell;
@@ -198,7 +199,7 @@ static void test_staged(bool late, bool stuck)
 	struct tstate t = { 0 };
 	struct chunk_info c[64];
 	struct drain d;
-	uint64_t next = 0, places[3] = { 0 }, stuck_place = 0;
+	uint64_t next = 0, places[3] = { 0 }, late_place = 0, stuck_place = 0;
 	bool two_places = true, in_seq = true;
 	size_t nc;
 	int fd;
@@ -211,16 +212,18 @@ static void test_staged(bool late, bool stuck)
 		agent_record(&t, 0x1000 + i);
 		if (t.tb->seq >= 3 && t.tb->seq <= 4)
 			places[t.tb->seq - 2] = t.tb->map.off;
-		else if (t.tb->seq > 4 && !late && !stuck)
+		if (t.tb->seq > 4 && !late && !stuck)
 			two_places &= t.tb->map.off == places[1 + (t.tb->seq + 1) % 2];
-		else if (t.tb->seq > 4 && late)
-			two_places &= t.tb->map.off == places[2];
-		else if (t.tb->seq > 7 && stuck)
-			two_places &= t.tb->map.off == stuck_place;
-		if (stuck && t.tb->seq == 6 && t.tb->spare.base &&
-		    ((struct spool_chunk *)t.tb->spare.base)->state == CHUNK_COPIED) {
-			((struct spool_chunk *)t.tb->spare.base)->state = CHUNK_COPYING;
-			stuck_place = t.tb->map.off;
+		else if (late && t.tb->seq == 3 + TBUF_SPARES)
+			late_place = t.tb->map.off;
+		else if (late && t.tb->seq > 3 + TBUF_SPARES)
+			two_places &= t.tb->map.off == late_place;
+		else if (stuck && t.tb->seq > 7)
+			two_places &= t.tb->map.off != stuck_place;
+		if (stuck && t.tb->seq == 6 && !stuck_place && t.tb->spare[0].base &&
+		    ((struct spool_chunk *)t.tb->spare[0].base)->state == CHUNK_COPIED) {
+			((struct spool_chunk *)t.tb->spare[0].base)->state = CHUNK_COPYING;
+			stuck_place = t.tb->spare[0].off;
 		}
 		if (!late && i % 1000 == 0) {
 			if (!d.n) /* watched once it has staged chunks */
@@ -234,15 +237,18 @@ static void test_staged(bool late, bool stuck)
 		ASSERT_EQ_U64(d.copied, t.tb->seq - 4,
 			      "%s: the drain thread copied every chunk but the last full one",
 			      what);
+		ASSERT_EQ_U64(agent.spool.mapped, 2 * chunk, "%s: two chunks mapped", what);
 	} else if (late) {
-		ok(two_places && places[2], "%s: the thread stays in its chunk, copying it", what);
+		ok(two_places && late_place, "%s: the thread stays in its chunk, copying it", what);
 		ASSERT_EQ_U64(d.copied, 0, "%s: the drain thread copied nothing", what);
+		ASSERT_EQ_U64(agent.spool.mapped, (1 + TBUF_SPARES) * chunk,
+			      "%s: the chunk and its spares mapped", what);
 	} else {
-		ok(two_places && stuck_place, "%s: the thread stays in its chunk, copying it",
-		   what);
+		ok(two_places && stuck_place, "%s: the stuck chunk is not taken again", what);
 		ok(d.copied > 0, "%s: the drain thread copied the others", what);
+		ASSERT_EQ_U64(agent.spool.mapped, 3 * chunk,
+			      "%s: two chunks in turn and the stuck one mapped", what);
 	}
-	ASSERT_EQ_U64(agent.spool.mapped, 2 * chunk, "%s: two chunks mapped", what);
 	nc = read_chunks_in_order(c, 64);
 	ASSERT_EQ_U64(nc, t.tb->seq, "%s: one chunk per seq", what);
 	fd = open(agent.spool.path, O_RDONLY | O_CLOEXEC);

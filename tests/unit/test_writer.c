@@ -1324,7 +1324,7 @@ static void test_writer_parallel_later(void)
 	size_t plen, len, olen;
 	unsigned char *dec = NULL;
 	unsigned members = 0;
-	enum { TIMES = 6 }; /* past a zstd frame of 8 MiB: its workers taken */
+	enum { TIMES = 6 }; /* past a zstd frame (2 MiB): its workers taken */
 
 	fxt_writer_open_mem(&plain, 0);
 	write_sample(plain);
