@@ -113,7 +113,9 @@ static void atfork_child(void)
 	if (attach.stopped)
 		agent.disabled = true; /* detached: the child is not recorded */
 	watch_fork_child();
-	pthread_mutex_init(&agent.lock, NULL);
+	/* Not pthread_mutex_init(): the child runs no C library code it can
+	 * do without (each function's page faults in again after fork). */
+	agent.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	agent.pid = getpid();
 	agent.forked = true;
 	agent.sealed = false;
@@ -457,7 +459,7 @@ static void watch_fork_child(void)
 {
 	struct watch *w = watch.cur;
 
-	pthread_mutex_init(&watch.lock, NULL);
+	watch.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	watch.cur = NULL;
 	if (!w)
 		return;

@@ -22,6 +22,7 @@
 #include "agent/log.h"
 #include "agent/mode.h"
 #include "agent/spool.h"
+#include "agent/sys.h"
 #include "agent/tbuf.h"
 #include "run/control.h"
 #include "run/names.h"
@@ -49,22 +50,43 @@ static void unlock(struct spool *sp)
 	agent_busy_leave(&agent_tls);
 }
 
-void spool_init(struct spool *sp, const char *path, uint64_t chunk_size, uint64_t buffer_size,
-		uint64_t max_size)
+/* `src` into dst[cap], cut to fit: a loop of our own rather than
+ * snprintf() or the agent's formatter, whose code and tables a fork child
+ * would fault in for this one copy. */
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+	size_t i = 0;
+
+	for (; i + 1 < cap && src[i]; i++)
+		dst[i] = src[i];
+	dst[i] = '\0';
+}
+
+/* spool_init() but for the binding of trylock, which a fork child
+ * (spool_forget()) has from its parent.  No call into the C library: in a
+ * fork child each function's first page faults in again. */
+static void reset(struct spool *sp, const char *path, uint64_t chunk_size, uint64_t buffer_size,
+		  uint64_t max_size)
 {
 	memset(sp, 0, offsetof(struct spool, nmods));
-	pthread_mutex_init(&sp->lock, NULL);
-	/* Bound now, with the sync wrapper's real function behind it: the
-	 * only call of it is spool_mark_exit()'s, at a child's _exit(), which
-	 * else bound it and looked the real one up (dlsym) in every child. */
-	if (pthread_mutex_trylock(&sp->lock) == 0)
-		pthread_mutex_unlock(&sp->lock);
-	snprintf(sp->path, sizeof(sp->path), "%s", path);
+	sp->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	copy_str(sp->path, sizeof(sp->path), path);
 	sp->chunk_size = chunk_size;
 	sp->buffer_size = buffer_size;
 	sp->max_size = max_size;
 	sp->end = SPOOL_HEADER_SIZE;
 	sp->held = -1;
+}
+
+void spool_init(struct spool *sp, const char *path, uint64_t chunk_size, uint64_t buffer_size,
+		uint64_t max_size)
+{
+	reset(sp, path, chunk_size, buffer_size, max_size);
+	/* Bound now, with the sync wrapper's real function behind it: the
+	 * only call of it is spool_mark_exit()'s, at a child's _exit(), which
+	 * else bound it and looked the real one up (dlsym) in every child. */
+	if (pthread_mutex_trylock(&sp->lock) == 0)
+		pthread_mutex_unlock(&sp->lock);
 }
 
 /* Whether `fd` is the spool's file. */
@@ -151,7 +173,10 @@ static bool take_spare(struct spool *sp, int *fd, struct stat *st)
 
 	if (!b)
 		return false;
-	have = __atomic_load_n(&b->spares, __ATOMIC_ACQUIRE);
+	/* Read by a write (an add of 0): in a fork child the doorbell's page
+	 * (a shared file mapping, not copied at fork) then faults in once,
+	 * writable, rather than for the read and again for the write. */
+	have = __atomic_fetch_add(&b->spares, 0, __ATOMIC_ACQUIRE);
 	do {
 		if (!have)
 			return false;
@@ -160,14 +185,15 @@ static bool take_spare(struct spool *sp, int *fd, struct stat *st)
 					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 	/* Slot `slot` is ours: nobody else renames it. */
 	run_spare_name(spare, sizeof(spare), agent_cfg.output, agent_cfg.launcher_pid, slot);
-	/* By syscall(), bound already: a forked child of a process that never
+	/* Made directly (agent/sys.h): a forked child of a process that never
 	 * renamed a file (or asked its user) bound renameat2() and geteuid()
 	 * lazily, each time, in the loader. */
-	if (syscall(SYS_renameat2, AT_FDCWD, spare, AT_FDCWD, sp->path, RENAME_NOREPLACE) != 0)
+	if (agent_sys(SYS_renameat2, AT_FDCWD, (long)spare, AT_FDCWD, (long)sp->path,
+		      RENAME_NOREPLACE) != 0)
 		return false; /* left for fxt-run to remove */
 	*fd = open(sp->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (*fd >= 0 && fstat(*fd, st) == 0 && S_ISREG(st->st_mode) && st->st_size == 0 &&
-	    st->st_nlink == 1 && st->st_uid == (uid_t)syscall(SYS_geteuid))
+	if (*fd >= 0 && fstat(*fd, st) == 0 && S_ISREG(st->st_mode) &&
+	    (st->st_size == 0 || st->st_size == SPOOL_SPARE_SIZE) && st->st_nlink == 1 && st->st_uid == (uid_t)agent_sys(SYS_geteuid, 0, 0, 0, 0, 0))
 		return true;
 	if (*fd >= 0)
 		close(*fd);
@@ -284,9 +310,18 @@ static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
 	_Static_assert(sizeof(h) == SPOOL_HEADER_FIXED, "the header's fixed part");
 	_Static_assert(SPOOL_HEADER_SIZE + AGENT_FLOOR_CHUNK_SIZE <= SPOOL_UNBORN_MAX,
 		       "a first chunk is at most the floor (next_size())");
+	_Static_assert(SPOOL_SPARE_SIZE == SPOOL_HEADER_SIZE + AGENT_FIRST_CHUNK_SIZE,
+		       "a spare file holds a forked child's first chunk");
 	*chunk = NULL;
 	bool spare = take_spare(sp, &fd, &st);
+	/* A spare file of zeros with room for this very chunk: nothing to
+	 * write, the header stored through the mapping (spool/format.h,
+	 * "Creation").  With room for another, emptied first. */
+	bool ready = spare && st.st_size == SPOOL_SPARE_SIZE &&
+		     first == SPOOL_SPARE_SIZE - SPOOL_HEADER_SIZE;
 
+	if (spare && !ready && st.st_size && ftruncate(fd, 0) != 0)
+		goto fail_file;
 	if (!spare) {
 		fd = open(sp->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (fd < 0)
@@ -319,7 +354,7 @@ static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
 		if (run_proc_stat_read(0, &state, &t) == 0)
 			h.start_time = t;
 	}
-	snprintf(h.program, sizeof(h.program), "%s", agent_cfg.program);
+	copy_str(h.program, sizeof(h.program), agent_cfg.program);
 	h.nmodules = sp->nmods;
 	/* The header's pages that hold something, the rest a hole (never
 	 * touched: no page of it is ever made); then the chunk, written. */
@@ -331,8 +366,8 @@ static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
 	iov[1].iov_base = sp->mods;
 	iov[1].iov_len = msize;
 	n = 2 + zero_iov(iov + 2, 2, hbytes - sizeof(h) - msize, &zbytes);
-	err = pwrite_all(fd, iov, n, 0);
-	if (!err && first && extend(fd, SPOOL_HEADER_SIZE, first) < 0)
+	err = ready ? 0 : pwrite_all(fd, iov, n, 0);
+	if (!err && !ready && first && extend(fd, SPOOL_HEADER_SIZE, first) < 0)
 		first = 0; /* the usual grant says why (no room, say) */
 	/* The whole header, and not what was written of a chunk. */
 	if (!err && !first && ftruncate(fd, SPOOL_HEADER_SIZE) != 0)
@@ -346,6 +381,11 @@ static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
 		goto fail_file;
 	if (first)
 		populate((char *)p + SPOOL_HEADER_SIZE, first);
+	if (ready) {
+		/* Its magic 0 (h is), stored below. */
+		memcpy(p, &h, sizeof(h));
+		memcpy((char *)p + sizeof(h), sp->mods, msize);
+	}
 	sp->dev = st.st_dev;
 	sp->ino = st.st_ino;
 	__atomic_store_n(&sp->hdr, (struct spool_header *)p, __ATOMIC_RELEASE);
@@ -551,10 +591,9 @@ void spool_chunk_name(struct spool *sp, const struct spool_map *m, uint64_t *nam
 	char name[sizeof(c->name)] = "";
 
 	lock(sp);
-	/* syscall(), not prctl(): the agent wraps prctl (wrap_thread.c), and
-	 * its first call would resolve the real one, with dlsym, under our
-	 * lock; syscall() was resolved by the thread's first gettid. */
-	if (syscall(SYS_prctl, PR_GET_NAME, name) != 0)
+	/* Not prctl(): the agent wraps prctl (wrap_thread.c), and its first
+	 * call would resolve the real one, with dlsym, under our lock. */
+	if (agent_sys(SYS_prctl, PR_GET_NAME, (long)name, 0, 0, 0) != 0)
 		name[0] = '\0';
 	name[sizeof(name) - 1] = '\0';
 	memcpy(c->name, name, sizeof(name));
@@ -1025,7 +1064,7 @@ void spool_forget(struct spool *sp, const char *path)
 	drop_held(sp);
 	if (sp->hdr)
 		agent_unmap(sp->hdr, SPOOL_HEADER_SIZE);
-	spool_init(sp, path, sp->chunk_size, sp->buffer_size, sp->max_size);
+	reset(sp, path, sp->chunk_size, sp->buffer_size, sp->max_size);
 	/* The module list stays valid: the child has the same mappings; so
 	 * does the doorbell (shared), while it is the same fxt-run's. */
 	sp->nmods = nmods;

@@ -13,6 +13,7 @@
 #include "agent/events.h"
 #include "agent/log.h"
 #include "agent/mode.h"
+#include "agent/sys.h"
 #include "agent/tbuf.h"
 
 __thread struct tstate agent_tls __attribute__((tls_model("initial-exec")));
@@ -89,7 +90,7 @@ static struct tbuf *tbuf_new(struct tstate *t)
 	agent.slab_left--;
 	memset(tb, 0, sizeof(*tb));
 	tb->serial = ++agent.next_serial;
-	tb->tid = (uint64_t)syscall(SYS_gettid);
+	tb->tid = (uint64_t)agent_sys(SYS_gettid, 0, 0, 0, 0, 0);
 	tb->self = pthread_self();
 	tb->owner = t;
 	tb->window = agent.window;
@@ -362,10 +363,9 @@ static inline bool stale(const struct tbuf *tb)
  * thread must not find the chunk half gone. */
 static void forget_stale(struct tstate *t, struct tbuf *tb)
 {
-	sigset_t all, old;
+	sigset_t old;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
+	agent_signals_block(&old);
 	ring_free(tb, tb->map.base, false);
 	if (tb->map.base)
 		agent_unmap(tb->map.base, tb->map.size);
@@ -373,7 +373,7 @@ static void forget_stale(struct tstate *t, struct tbuf *tb)
 	tb->map.base = NULL;
 	t->tb = NULL;
 	t->pos = t->end = NULL;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	agent_signals_restore(&old);
 }
 
 /* Whether the thread's buffer is no longer `tb`, the one its slow path
@@ -399,7 +399,7 @@ void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
 {
 	int saved = errno;
 	struct tbuf *tb = t->tb;
-	sigset_t all, old;
+	sigset_t old;
 	bool written = false;
 	int err;
 
@@ -430,16 +430,15 @@ void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
 	/* Signals wait while we take a chunk: their handlers' hooks would
 	 * have to use the reserve meanwhile (they cannot refill), and the
 	 * system calls below are where pending signals get delivered. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
+	agent_signals_block(&old);
 	hold_busy(t);
 	if (forked_since(t, tb)) {
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		agent_signals_restore(&old);
 		goto out;
 	}
 	if (!tb) {
 		if (agent_ensure_init() < 0 || agent.disabled || !(tb = tbuf_new(t))) {
-			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			agent_signals_restore(&old);
 			goto drop;
 		}
 		t->tb = tb;
@@ -452,7 +451,7 @@ void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
 	}
 	if (err < 0)
 		stop(t, tb, ts, err);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	agent_signals_restore(&old);
 	if (written)
 		goto out;
 	if (err < 0)
@@ -490,7 +489,7 @@ uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t 
 {
 	int saved = errno;
 	struct tbuf *tb = t->tb;
-	sigset_t all, old;
+	sigset_t old;
 	int err;
 
 	if (t->busy > 1) {
@@ -512,17 +511,16 @@ uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t 
 			count = false;
 		goto drop;
 	}
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
+	agent_signals_block(&old);
 	hold_busy(t);
 	if (forked_since(t, tb)) {
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		agent_signals_restore(&old);
 		p = NULL;
 		goto out;
 	}
 	if (!tb) {
 		if (agent_ensure_init() < 0 || agent.disabled || !(tb = tbuf_new(t))) {
-			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			agent_signals_restore(&old);
 			goto drop;
 		}
 		t->tb = tb;
@@ -540,7 +538,7 @@ uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t 
 		p = t->pos;
 		t->pos += 2 * n;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	agent_signals_restore(&old);
 	if (err >= 0 && p + 2 * n <= t->end)
 		goto out;
 	/* A record larger than the chunk (only with tiny test chunks). */

@@ -42,6 +42,7 @@
 #include "agent/ticks.h"
 #include "agent/cfg.h"
 #include "agent/spool.h"
+#include "agent/sys.h"
 
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -168,7 +169,7 @@ void agent_record_mono(struct tstate *t, uint64_t addr) __attribute__((noinline)
  * chunks. */
 static inline void agent_unmap(void *addr, uint64_t len)
 {
-	(void)syscall(SYS_munmap, addr, (size_t)len);
+	(void)agent_sys(SYS_munmap, (long)addr, (long)len, 0, 0, 0);
 }
 
 /* The reserve of a chunk of `size` bytes, in bytes (see above).  A

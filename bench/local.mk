@@ -223,9 +223,10 @@ bench-log: all
 # `make bench-readers`: bench/readers.sh times fxt-report, fxt-tree and
 # fxt-waits on one ~720 MB generated archive (marked time-ordered, as
 # fxt-run's), in interleaved rounds, beside another build's (BASE=BUILD,
-# whose outputs must be the same, byte for byte); EVENTS, THREADS, REPS, MARK=0.
+# whose outputs must be the same, byte for byte); then fxt-replay's first line on
+# it, on it unmarked and on a kernel-like merge; EVENTS, THREADS, REPS, MARK=0, REPLAY=0.
 dist_noinst_SCRIPTS += bench/readers.sh
-bench-readers: fxt-report$(EXEEXT) fxt-tree$(EXEEXT) fxt-waits$(EXEEXT) fxt-dump$(EXEEXT) bench/gen_archive$(EXEEXT)
+bench-readers: fxt-report$(EXEEXT) fxt-tree$(EXEEXT) fxt-waits$(EXEEXT) fxt-dump$(EXEEXT) fxt-replay$(EXEEXT) fxt-import$(EXEEXT) fxt-merge$(EXEEXT) bench/gen_archive$(EXEEXT)
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/readers.sh
 .PHONY: bench-readers
 

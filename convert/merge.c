@@ -166,6 +166,28 @@ out:
 	return err;
 }
 
+/* Whether the archive at `path` starts with the mark of time order
+ * (*marked), then its first provider's info (*id): 0 when both, 1 when
+ * not, -ENOENT when it is gone, another -errno when it cannot be read. */
+static int first_provider(const char *path, bool *marked, uint32_t *id)
+{
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	int rc = fxt_reader_open_path(&r, path, 0);
+
+	*marked = false;
+	*id = 0;
+	if (rc < 0)
+		return rc;
+	*marked = fxt_reader_starts_time_ordered(r);
+	rc = *marked && fxt_reader_next(r, &rec) > 0 && rec.type == FXT_RECORD_METADATA &&
+	     rec.u.meta.type == FXT_METADATA_PROVIDER_INFO;
+	if (rc)
+		*id = rec.u.meta.provider_id;
+	fxt_reader_free(r);
+	return rc ? 0 : 1;
+}
+
 /* Whether every part there is starts with the mark that its threads'
  * events are in time order (FXT_TIME_ORDERED_MARK), then its provider,
  * each another: then so are the merged ones (a thread is its provider's,
@@ -182,9 +204,7 @@ static bool all_time_ordered(const char *const *parts, size_t nparts,
 	bool all = ids != NULL;
 
 	for (size_t i = 0; i < nparts; i++) {
-		struct fxt_reader *r;
-		struct fxt_record rec;
-		uint32_t id;
+		uint32_t id = 0;
 		int rc;
 
 		marked[i] = false;
@@ -192,20 +212,11 @@ static bool all_time_ordered(const char *const *parts, size_t nparts,
 			/* Of our converter's: in time order, its one provider. */
 			id = ranges[i].provider;
 		} else {
-			rc = fxt_reader_open_path(&r, parts[i], 0);
+			rc = first_provider(parts[i], &marked[i], &id);
 			if (rc == -ENOENT)
 				continue;
-			if (rc < 0) {
+			if (rc != 0)
 				all = false;
-				continue;
-			}
-			marked[i] = fxt_reader_starts_time_ordered(r);
-			if (!marked[i] || fxt_reader_next(r, &rec) <= 0 ||
-			    rec.type != FXT_RECORD_METADATA ||
-			    rec.u.meta.type != FXT_METADATA_PROVIDER_INFO)
-				all = false;
-			id = all ? rec.u.meta.provider_id : 0;
-			fxt_reader_free(r);
 		}
 		for (size_t k = 0; all && k < seen; k++)
 			all = ids[k] != id;
@@ -371,6 +382,7 @@ out_mem:
 
 int merge_append_begin(struct merge_append *a, const char *out)
 {
+	bool marked;
 	unsigned char head[8];
 	uint64_t magic = FXT_MAGIC_RECORD;
 	struct stat sb;
@@ -380,6 +392,7 @@ int merge_append_begin(struct merge_append *a, const char *out)
 	a->fd = -1;
 	if (fxt_writer_path_flags(out) != 0)
 		return -ENOTSUP;
+	a->ordered = first_provider(out, &marked, &a->provider) == 0;
 	a->fd = open(out, O_RDWR | O_CLOEXEC);
 	if (a->fd < 0)
 		return -errno;
@@ -432,14 +445,17 @@ static int unmark(int fd)
 	return pwrite(fd, other, sizeof(other) - 1, 16) == (ssize_t)sizeof(other) - 1 ? 0 : -errno;
 }
 
-int merge_append_end(struct merge_append *a, int err)
+int merge_append_end(struct merge_append *a, int err, bool part_ordered, uint32_t part_provider)
 {
 	int cerr = a->w ? fxt_writer_close(a->w) : 0;
 
 	a->w = NULL;
 	if (err == 0)
 		err = cerr;
-	if (err == 0)
+	/* The mark stays as merge_archives() would write it
+	 * (all_time_ordered()): out's and the part's threads each in time
+	 * order, under providers of their own. */
+	if (err == 0 && !(a->ordered && part_ordered && part_provider != a->provider))
 		err = unmark(a->fd);
 	if (err != 0 && ftruncate(a->fd, (off_t)a->size) != 0 && err == 0)
 		err = -errno;

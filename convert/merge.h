@@ -81,20 +81,24 @@ int merge_archives_ranges(const char *out, const char *const *parts, size_t npar
  * written to a->w between merge_append_begin() and merge_append_end()
  * (no magic record: the part's provider info first) go at the end of
  * out, which then says what merge_archives(out, {out, part}) would have
- * written: out's records, the part's after them, and no mark of time
- * order (out's is undone: the part is not claimed to be in order, as
- * merge_archives() says of a part without it).  Only for a plain archive
- * (-ENOTSUP: out is compressed, or does not start with the magic record:
- * merge it instead); -errno if out cannot be opened. */
+ * written: out's records, the part's after them, and out's mark of time
+ * order kept only if the part's threads are in time order too, under a
+ * provider other than out's first (else undone in place).  Only for a
+ * plain archive (-ENOTSUP: out is compressed, or does not start with the
+ * magic record: merge it instead); -errno if out cannot be opened. */
 struct merge_append {
 	struct fxt_writer *w;
 	int fd;
-	uint64_t size; /* out's, before */
+	uint64_t size;	   /* out's, before */
+	bool ordered;	   /* out has the mark, then its first provider's info */
+	uint32_t provider; /* with ordered: that provider */
 };
 int merge_append_begin(struct merge_append *a, const char *out);
 
 /* Closes the writer; with err (or a failure of its own) out is cut back
- * to what it was.  Returns err, or 0 or -errno. */
-int merge_append_end(struct merge_append *a, int err);
+ * to what it was.  part_ordered: the records written are each thread's
+ * in time order, under provider part_provider (their first).  Returns
+ * err, or 0 or -errno. */
+int merge_append_end(struct merge_append *a, int err, bool part_ordered, uint32_t part_provider);
 
 #endif /* FXT_CONVERT_MERGE_H */

@@ -17,8 +17,10 @@
  * (every other record decoded, so the thread table is the decoder's) and
  * says whether any begin or end is late and where the last one is; only
  * then does first_pass() decode, up to there, to copy them.  On a file in
- * time order (fxtrace's own) the skim is the whole cost: about a third of
- * a decoding pass, mostly the memory read of the bytes.
+ * time order without the mark the skim is the whole cost: about a third
+ * of a decoding pass, the memory read of the bytes; on a large file
+ * mapped here, a thread of its own maps the pages ahead of it and unmaps
+ * them after (prefault_start()), the kernel's part of that read.
  * Those are what is paired by order: complete events carry both their
  * times, and the tools nest them by their intervals in any order (writers
  * often give them children first: moving those would hold half of them);
@@ -52,11 +54,16 @@
  * an event at o or after (those given before an event ahead of o are not
  * given again, wherever the file has them).  A late event no reader gave
  * yet is taken as given when it is ahead of o in the file.
+ *
+ * One file past 800 lines: the passes at open, the reader's side and the
+ * clones share the late events' copies and the thread slots, which
+ * nothing outside this file sees.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,6 +316,22 @@ static int first_pass(struct fxt_reader *scan, uint64_t last, struct fxt__order 
 	return 0;
 }
 
+/* skim()'s switch to another thread: the last one's latest time `*lmax`
+ * kept in its slot, thread (prov, pid, tid)'s taken.  0 or -ENOMEM. */
+static inline int skim_thread(struct fxt__order *o, size_t *li, uint64_t *lmax, uint32_t prov,
+			      uint64_t pid, uint64_t tid)
+{
+	struct order_thread *t = thread_of(o, prov, pid, tid, true);
+
+	if (!t)
+		return -ENOMEM;
+	if (*li != SIZE_MAX)
+		o->t[*li].max_ts = *lmax;
+	*li = (size_t)(t - o->t);
+	*lmax = t->max_ts;
+	return 0;
+}
+
 /* Whether first_pass() is needed: a pass over the reader `scan` (fresh,
  * at the start of the same bytes) that decodes every record but events,
  * whose header, time and thread it reads in place (the thread table is
@@ -326,8 +349,8 @@ static int skim(struct fxt_reader *scan, uint64_t *last)
 	struct fxt__order *o = calloc(1, sizeof(*o));
 	struct fxt_record rec;
 	uint32_t lprov = 0;
-	uint64_t lpid = 0, ltid = 0;
-	size_t li = SIZE_MAX; /* the last event's thread, in o->t */
+	uint64_t lpid = 0, ltid = 0, lmax = 0; /* lmax: the last thread's max_ts */
+	size_t li = SIZE_MAX;		       /* the last event's thread, in o->t */
 	int rc, found = 0;
 
 	if (!o)
@@ -337,31 +360,52 @@ static int skim(struct fxt_reader *scan, uint64_t *last)
 		uint32_t prov;
 		unsigned etype;
 
-		if (__builtin_expect(scan->started && !scan->skip_left, 1) && fxt__fill(scan, 8)) {
-			const uint8_t *p = scan->win + scan->pos;
-			uint64_t h = fxt__load64(p);
-			unsigned n = fxt_header_size(h), ref = (unsigned)fxt_bits(h, 24, 31);
+		if (__builtin_expect(scan->started && !scan->skip_left, 1)) {
+			/* The events held whole in the window, in a loop of their
+			 * own: the one thread, the table and the provider stay
+			 * the same until a record that is no event. */
+			const uint8_t *p = scan->win + scan->pos, *end = scan->win + scan->end;
+			const struct thread_entry *tab = scan->cur->threads;
 
-			if (fxt_header_type(h) == FXT_RECORD_EVENT &&
-			    n >= (ref == FXT_THREADREF_INLINE ? 4u : 2u) &&
-			    fxt__fill(scan, (size_t)n * 8)) {
-				p = scan->win + scan->pos;
-				off = scan->win_off + scan->pos;
+			prov = scan->cur->id;
+			while (end - p >= 8) {
+				uint64_t h = fxt__load64(p);
+				unsigned n = fxt_header_size(h),
+					 ref = (unsigned)fxt_bits(h, 24, 31);
+
+				if (fxt_header_type(h) != FXT_RECORD_EVENT ||
+				    n < (ref == FXT_THREADREF_INLINE ? 4u : 2u) ||
+				    (size_t)(end - p) < (size_t)n * 8)
+					break;
 				ts = fxt__load64(p + 8);
 				if (ref == FXT_THREADREF_INLINE) {
 					pid = fxt__load64(p + 16);
 					tid = fxt__load64(p + 24);
-				} else if (scan->cur->threads && scan->cur->threads[ref].set) {
-					pid = scan->cur->threads[ref].pid;
-					tid = scan->cur->threads[ref].tid;
+				} else if (tab && tab[ref].set) {
+					pid = tab[ref].pid;
+					tid = tab[ref].tid;
 				} else {
 					pid = tid = 0; /* as the decoder resolves it */
 				}
-				etype = (unsigned)fxt_bits(h, 16, 19);
-				prov = scan->cur->id;
-				scan->pos += (size_t)n * 8;
-				goto event;
+				if (__builtin_expect(li == SIZE_MAX || prov != lprov ||
+							 pid != lpid || tid != ltid,
+						     0)) {
+					if (skim_thread(o, &li, &lmax, prov, pid, tid) < 0)
+						goto nomem;
+					lprov = prov, lpid = pid, ltid = tid;
+				}
+				if (ts >= lmax) {
+					lmax = ts;
+				} else {
+					etype = (unsigned)fxt_bits(h, 16, 19);
+					if (etype == FXT_EVENT_DURATION_BEGIN ||
+					    etype == FXT_EVENT_DURATION_END)
+						found = 1,
+						*last = scan->win_off + (uint64_t)(p - scan->win);
+				}
+				p += (size_t)n * 8;
 			}
+			scan->pos = (size_t)(p - scan->win);
 		}
 		/* Any other record, or an event not held whole: decoded. */
 		rc = fxt__next_record(scan, &rec);
@@ -379,23 +423,21 @@ static int skim(struct fxt_reader *scan, uint64_t *last)
 		tid = rec.u.event.tid;
 		etype = rec.u.event.type;
 		prov = rec.provider_id;
-	event:
 		if (li == SIZE_MAX || prov != lprov || pid != lpid || tid != ltid) {
-			struct order_thread *t = thread_of(o, prov, pid, tid, true);
-			if (!t) {
-				order_free(o);
-				return -ENOMEM;
-			}
-			li = (size_t)(t - o->t);
+			if (skim_thread(o, &li, &lmax, prov, pid, tid) < 0)
+				goto nomem;
 			lprov = prov, lpid = pid, ltid = tid;
 		}
-		if (ts >= o->t[li].max_ts)
-			o->t[li].max_ts = ts;
+		if (ts >= lmax)
+			lmax = ts;
 		else if (etype == FXT_EVENT_DURATION_BEGIN || etype == FXT_EVENT_DURATION_END)
 			found = 1, *last = off;
 	}
 	order_free(o);
 	return found;
+nomem:
+	order_free(o);
+	return -ENOMEM;
 }
 
 /* ----------------------------------------------------- the reader's side */
@@ -502,10 +544,106 @@ static int scan_open(struct fxt_reader **scan, const void *mem, size_t len, int 
 	return fxt_reader_open_fd(scan, fd, 0);
 }
 
+/* The skim's pages made present ahead of it, on another CPU: on a file
+ * in the page cache, a third of a lone skim's time was the kernel's,
+ * mapping the pages as it touched them (faults), and more unmapping them
+ * after; a thread of its own does both beside the skim's reading.
+ * MADV_POPULATE_READ (Linux 5.14) a chunk at a time, else a read of each
+ * page; it stops when the pass is over, then unmaps the file's mapping
+ * (the pass's own: not a caller's memory, which it might read after the
+ * caller let it go) and ends: fxt__order_open() does not wait. */
+#define PREFAULT_MIN   (64u << 20) /* less is read before a thread starts */
+#define PREFAULT_CHUNK (4u << 20)
+
+struct prefault {
+	const char *base;
+	size_t len;
+	bool stop;   /* the pass is over (atomic: the loop reads it unlocked) */
+	void *unmap; /* then: the mapping to remove, unmap_len bytes */
+	size_t unmap_len;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+static void *prefault_run(void *arg)
+{
+	struct prefault *pf = arg;
+	long page = sysconf(_SC_PAGESIZE);
+	const char *base = (const char *)((uintptr_t)pf->base & ~(uintptr_t)(page - 1));
+	size_t len = pf->len + (size_t)(pf->base - base);
+	bool touch = false;
+
+	for (size_t at = 0; at < len && !__atomic_load_n(&pf->stop, __ATOMIC_RELAXED);
+	     at += PREFAULT_CHUNK) {
+		size_t n = len - at < PREFAULT_CHUNK ? len - at : PREFAULT_CHUNK;
+#ifdef MADV_POPULATE_READ
+		if (!touch && madvise((void *)(base + at), n, MADV_POPULATE_READ) == 0)
+			continue;
+		if (!touch && errno != EINVAL)
+			break; /* an error reading the file: the skim says it */
+#endif
+		touch = true;
+		for (size_t k = 0; k < n; k += (size_t)page)
+			(void)*(const volatile char *)(base + at + k);
+	}
+	pthread_mutex_lock(&pf->mu);
+	while (!__atomic_load_n(&pf->stop, __ATOMIC_RELAXED))
+		pthread_cond_wait(&pf->cv, &pf->mu);
+	pthread_mutex_unlock(&pf->mu);
+	if (pf->unmap)
+		munmap(pf->unmap, pf->unmap_len);
+	pthread_mutex_destroy(&pf->mu);
+	pthread_cond_destroy(&pf->cv);
+	free(pf);
+	return NULL;
+}
+
+/* A thread over mem[0, len) when it is large and there is a CPU for it;
+ * NULL when none. */
+static struct prefault *prefault_start(const void *mem, size_t len)
+{
+	struct prefault *pf;
+	pthread_t th;
+
+	if (!mem || len < PREFAULT_MIN || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	    !(pf = calloc(1, sizeof(*pf))))
+		return NULL;
+	pf->base = mem;
+	pf->len = len;
+	pthread_mutex_init(&pf->mu, NULL);
+	pthread_cond_init(&pf->cv, NULL);
+	if (pthread_create(&th, NULL, prefault_run, pf) != 0) {
+		pthread_mutex_destroy(&pf->mu);
+		pthread_cond_destroy(&pf->cv);
+		free(pf);
+		return NULL;
+	}
+	pthread_detach(th);
+	return pf;
+}
+
+/* The pass is over: pf (when not NULL) stops and ends, removing the
+ * mapping `map` (len bytes) on its way.  Returns whether it takes it. */
+static bool prefault_stop(struct prefault *pf, void *map, size_t len)
+{
+	if (!pf)
+		return false;
+	pthread_mutex_lock(&pf->mu);
+	if (map != MAP_FAILED) {
+		pf->unmap = map;
+		pf->unmap_len = len;
+	}
+	__atomic_store_n(&pf->stop, true, __ATOMIC_RELAXED);
+	pthread_cond_signal(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
+	return map != MAP_FAILED;
+}
+
 int fxt__order_open(struct fxt_reader *r, const void *mem, size_t len, int fd)
 {
 	struct fxt_reader *scan = NULL;
 	struct fxt__order *o = NULL;
+	struct prefault *pf = NULL;
 	void *map = MAP_FAILED;
 	size_t maplen = 0;
 	uint64_t last = 0;
@@ -549,6 +687,8 @@ int fxt__order_open(struct fxt_reader *r, const void *mem, size_t len, int fd)
 	} else if (!err) {
 		fxt_reader_free(scan);
 		err = scan_open(&scan, mem, len, fd, at);
+		if (map != MAP_FAILED) /* its own: the thread may read it until it unmaps it */
+			pf = prefault_start(mem, len);
 		if (!err)
 			err = skim(scan, &last);
 	}
@@ -560,7 +700,9 @@ int fxt__order_open(struct fxt_reader *r, const void *mem, size_t len, int fd)
 			err = first_pass(scan, last, &o);
 	}
 	fxt_reader_free(scan); /* not the descriptor: it is not its own */
-	if (map != MAP_FAILED)
+	if (prefault_stop(pf, map, maplen))
+		; /* its thread unmaps it */
+	else if (map != MAP_FAILED)
 		munmap(map, maplen);
 	else if (!mem && lseek(fd, at, SEEK_SET) < 0 && !err)
 		err = -errno;

@@ -12,6 +12,18 @@
  * import_clock_of_provider() reads it back, for fxt-merge, which aligns
  * archives on CLOCK_MONOTONIC (what the agent's archives use).
  *
+ * Each thread's events are written in time order when the input's are:
+ * trace.dat's CPUs are merged by time (each CPU's records are in time
+ * order as the kernel's ring buffer keeps them), every event written at
+ * its record's time or at the stream's latest; ktrace's are written as
+ * the file has them.  An importer counts in st.unordered the events
+ * that break that (a trace.dat record earlier than the stream's latest,
+ * a ktrace event earlier than its thread's latest).  So the caller
+ * writes fxtrace's mark of time order (fxt_writer_time_ordered()) after
+ * the magic record, and writes the archive again without it when the
+ * count is not 0 (fxt-import, fxt-run --kernel): readers of a marked
+ * archive make no first pass (fxt/order.c).
+ *
  * Errors: an importer returns 0 or -errno and, on failure, leaves one line
  * in ic->err naming the file and the byte offset of the problem.  The
  * caller then discards the output (no partial archive).
@@ -37,6 +49,7 @@ struct import_stats {
 	uint64_t skipped;    /* chunks or events not understood and left out */
 	uint64_t threads;    /* threads named */
 	uint64_t unrecorded; /* switch-ins of the agent's threads not recorded */
+	uint64_t unordered;  /* events read before what they must follow (below) */
 	unsigned providers;  /* streams (buffers) written */
 	char clock[32];	     /* the (first) stream's clock */
 };

@@ -63,6 +63,7 @@ struct kt_thread {
 	char name[21];
 	bool named;
 	unsigned depth;
+	uint64_t last_ts; /* its latest event's time (the mark: import.h) */
 	uint32_t stack[KT_STACK];
 	struct fxt_thread_slot slot;
 };
@@ -301,6 +302,10 @@ static void kt_event(struct kt *k, const unsigned char *r)
 	k->ic->st.events++;
 	if (ts > k->last_ts)
 		k->last_ts = ts;
+	if (ts < t->last_ts)
+		k->ic->st.unordered++;
+	else
+		t->last_ts = ts;
 	e.thread = fxt_writer_thread_cached(w, &t->slot, t->pid, tid);
 	if (!k->header_said) {
 		k->header_said = true;

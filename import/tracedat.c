@@ -680,8 +680,13 @@ int import_stream_record(struct import_stream *s, struct tep_record *rec)
 	int tid;
 
 	s->ic->st.events++;
+	/* Every event written is at this record's time or at the stream's
+	 * latest: records in time order give each thread's events in time
+	 * order (the mark); one earlier than the latest withdraws it. */
 	if (rec->ts > s->last_ts)
 		s->last_ts = rec->ts;
+	else if (rec->ts < s->last_ts)
+		s->ic->st.unordered++;
 	in = info_of(s, rec);
 	if (in == NULL) {
 		s->ic->st.skipped++;

@@ -577,12 +577,63 @@ void kernel_stop(const char *out)
 	}
 }
 
+/* Writes the kernel's events, those of its pages (kpages_read()), to w
+ * (after its magic record: the part's provider info first); `path` names
+ * it in messages; what it counted in *ic.  0 or -errno (ic->err may say
+ * it). */
+static int kernel_events(struct fxt_writer *w, const char *path, struct tep_handle *tep,
+			 struct ktgids *m, uint64_t lost, struct import_ctx *ic)
+{
+	struct import_stream *s = NULL;
+	int err;
+
+	memset(ic, 0, sizeof(*ic));
+	ic->w = w;
+	ic->path = path;
+	ic->next_provider = 1;
+	ic->tgid_of = ktables_tgid_of;
+	ic->tgid_arg = m;
+	err = import_stream_begin(ic, tep, "kernel sched", "mono", &s);
+	if (err == 0) {
+		err = kpages_read(tep, s);
+		/* The buffer drops the newest when full: the pages do not say
+		 * so, its stats do. */
+		if (err == 0 && lost > ic->st.lost)
+			err = import_stream_lost(s, lost - ic->st.lost);
+		err = import_stream_end(s, err);
+	}
+	return err;
+}
+
+/* The kernel's part as an archive of its own at `path`, with fxtrace's
+ * mark of time order if `mark`.  0 or -errno. */
+static int kernel_part(const char *path, struct tep_handle *tep, struct ktgids *m, uint64_t lost,
+		       bool mark, struct import_ctx *ic)
+{
+	struct fxt_writer *w = NULL;
+	int err;
+
+	memset(ic, 0, sizeof(*ic));
+	err = fxt_writer_open_path(&w, path, 0);
+	if (err == 0)
+		err = fxt_writer_magic(w);
+	if (err == 0 && mark)
+		err = fxt_writer_time_ordered(w);
+	if (err == 0)
+		err = kernel_events(w, path, tep, m, lost, ic);
+	if (w != NULL) {
+		int cerr = fxt_writer_close(w);
+		if (err == 0)
+			err = cerr;
+	}
+	return err;
+}
+
 int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet)
 {
 	struct import_ctx ic;
 	struct ktgids m;
 	char path[PATH_MAX + 16];
-	struct fxt_writer *w = NULL;
 	int err;
 
 	if (inst == NULL && !stopped)
@@ -610,40 +661,18 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 	snprintf(path, sizeof(path), "%.*s.kernel.fxt", (int)len, out);
 	/* At the end of OUT (plain): no OUT.kernel.fxt, and OUT is not
 	 * rewritten; else (--keep-parts, a compressed OUT) a part of its own,
-	 * merged into OUT but with --keep-parts. */
+	 * merged into OUT but with --keep-parts.  Either way marked as in
+	 * time order per thread unless an event came out of order (import.h):
+	 * the part is then written again without the mark, OUT's is undone. */
 	struct merge_append app;
 	bool append = !keep && merge_append_begin(&app, out) == 0;
 	if (append) {
-		w = app.w;
-		err = 0;
+		err = kernel_events(app.w, out, tep, &m, lost, &ic);
+		err = merge_append_end(&app, err, !ic.st.unordered, (uint32_t)(ic.next_provider - 1));
 	} else {
-		err = fxt_writer_open_path(&w, path, 0);
-		if (err == 0)
-			err = fxt_writer_magic(w);
-	}
-	memset(&ic, 0, sizeof(ic));
-	ic.w = w;
-	ic.path = append ? out : path;
-	ic.next_provider = 1;
-	ic.tgid_of = ktables_tgid_of;
-	ic.tgid_arg = &m;
-	struct import_stream *s = NULL;
-	if (err == 0)
-		err = import_stream_begin(&ic, tep, "kernel sched", "mono", &s);
-	if (err == 0) {
-		err = kpages_read(tep, s);
-		/* The buffer drops the newest when full: the pages do not say
-		 * so, its stats do. */
-		if (err == 0 && lost > ic.st.lost)
-			err = import_stream_lost(s, lost - ic.st.lost);
-		err = import_stream_end(s, err);
-	}
-	if (append) {
-		err = merge_append_end(&app, err);
-	} else if (w != NULL) {
-		int cerr = fxt_writer_close(w);
-		if (err == 0)
-			err = cerr;
+		err = kernel_part(path, tep, &m, lost, true, &ic);
+		if (err == 0 && ic.st.unordered)
+			err = kernel_part(path, tep, &m, lost, false, &ic);
 	}
 	kpages_close(); /* the pages' files; the instance after the merge */
 	tep_free(tep);

@@ -415,6 +415,20 @@ int spools_recover(struct spools *r, const char *path);
  * go of the spools removed at the end (spools_release_removed()). */
 void spools_free(struct spools *r);
 
+/* ------------------------------------------------------------- spares.c */
+
+/* convert_opts.recycle (ctx: the spools): keeps a converted spool of a
+ * process that is gone (cur_dead) as a spare spool file.  0, or -errno:
+ * the spool is removed. */
+int spares_recycle(void *ctx, const char *path);
+/* After a scan that converted r->converted spools: new spare files. */
+void spares_fill(struct spools *r);
+/* Removes `name`, in OUT's directory, if it is the spare spool file of an
+ * fxt-run that is gone. */
+void spares_stale(struct spools *r, const char *name);
+/* Removes the spare spool files left, and says none is there. */
+void spares_remove(struct spools *r);
+
 /* ------------------------------------------------------------ removed.c */
 
 /* A spool this large removed at the end of the run has its pages freed

@@ -4,7 +4,7 @@ bin_PROGRAMS += fxt-run
 # merges the archives with convert/merge.h (libfxtmerge).
 fxt_run_SOURCES = launcher/fxt-run.c launcher/launcher.h \
 	launcher/options.c launcher/setup.c launcher/supervise.c \
-	launcher/spools.c launcher/status.c launcher/parts.c \
+	launcher/spools.c launcher/spares.c launcher/status.c launcher/parts.c \
 	launcher/summary.c launcher/recover.c launcher/patchrep.c launcher/args.c \
 	launcher/drain.c launcher/drain.h launcher/early.c launcher/early.h launcher/kernel.c \
 	launcher/kpages.c launcher/kpages.h launcher/ktables.c launcher/ktables.h launcher/removed.c

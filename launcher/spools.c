@@ -141,110 +141,6 @@ static void load_writes(struct spools *r, struct convert_opts *o)
 	o->writes_loaded = true;
 }
 
-/* The spare spool file of a free slot: renames `from` there (NULL: creates
- * an empty one) and says that it is there.  0 or -errno (-ENOSPC: no slot
- * free). */
-static int spare_put(struct spools *r, const char *from)
-{
-	uint64_t have = __atomic_load_n(&r->bell->spares, __ATOMIC_ACQUIRE);
-	char spare[PATH_MAX + 64];
-
-	for (unsigned slot = 0; slot < RUN_SPARE_SLOTS; slot++) {
-		int fd;
-
-		if (have & (1ull << slot))
-			continue;
-		run_spare_name(spare, sizeof(spare), r->out, r->lpid, slot);
-		/* Not there, or taken and not renamed yet: then it fails. */
-		if (from) {
-			if (renameat2(AT_FDCWD, from, AT_FDCWD, spare, RENAME_NOREPLACE) != 0) {
-				if (errno == EEXIST)
-					continue;
-				return -errno;
-			}
-		} else {
-			fd = open(spare, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-			if (fd < 0) {
-				if (errno == EEXIST)
-					continue;
-				return -errno;
-			}
-			close(fd);
-		}
-		r->spares_made = true;
-		__atomic_or_fetch(&r->bell->spares, 1ull << slot, __ATOMIC_RELEASE);
-		return 0;
-	}
-	return -ENOSPC;
-}
-
-/* convert_opts.recycle: keeps a converted spool, emptied, as a spare spool
- * file.  Only that of a process no thread of which runs (run_proc_alive()):
- * one sealed before exec, or exiting, may still write into its chunks; a
- * process's forks keep mappings of its chunks, never written.  The drain thread lets go of it first.  0, or -errno: the
- * spool is removed. */
-static int recycle_spool(void *ctx, const char *path)
-{
-	struct spools *r = ctx;
-	struct stat sb;
-
-	if (!r->spares || !r->bell || !r->cur_dead)
-		return -EBUSY;
-	/* At the end, emptying a large one costs what making a spare does
-	 * not (its pages freed now): removed, its pages freed after the run
-	 * (spools_keep_removed()). */
-	if ((r->finishing || r->cur_last) && stat(path, &sb) == 0 &&
-	    (uint64_t)sb.st_size >= REMOVED_KEEP_MIN)
-		return -EFBIG;
-	if (r->drain)
-		drain_let_go(r->drain, path);
-	if (truncate(path, 0) != 0)
-		return -errno;
-	return spare_put(r, path);
-}
-
-/* After a scan that converted `r->converted` spools while the program
- * runs (it starts processes): spare spool files for twice as many (at
- * least 4), made here rather than by the processes, on their way. */
-static void spares_fill(struct spools *r)
-{
-	unsigned want = r->converted * 2 < 4 ? 4 : r->converted * 2;
-
-	if (want > RUN_SPARE_SLOTS)
-		want = RUN_SPARE_SLOTS;
-	while ((unsigned)__builtin_popcountll(__atomic_load_n(&r->bell->spares,
-							      __ATOMIC_ACQUIRE)) < want &&
-	       spare_put(r, NULL) == 0)
-		;
-}
-
-/* Removes `name`, in OUT's directory, if it is the spare spool file of an
- * fxt-run that is gone (killed before it removed its own). */
-static void spare_stale(struct spools *r, const char *name)
-{
-	char path[PATH_MAX + 64];
-	long lpid;
-
-	if (run_spare_parse(r->out, name, &lpid) && lpid != r->lpid &&
-	    !run_proc_alive(lpid, 0) &&
-	    (size_t)snprintf(path, sizeof(path), "%s/%s", r->dir, name) < sizeof(path))
-		unlink(path);
-}
-
-/* Removes the spare spool files left, and says none is there. */
-static void spares_remove(struct spools *r)
-{
-	char spare[PATH_MAX + 64];
-
-	if (!r->bell || !r->spares_made)
-		return;
-	__atomic_store_n(&r->bell->spares, 0, __ATOMIC_RELEASE);
-	for (unsigned slot = 0; slot < RUN_SPARE_SLOTS; slot++) {
-		run_spare_name(spare, sizeof(spare), r->out, r->lpid, slot);
-		unlink(spare);
-	}
-}
-
 /* A part's numbers, counted as its archive was written (what a reader
  * finds), from the conversion's result (whose counts it takes). */
 static void part_counted(struct part *pt, struct convert_result *res, long pid)
@@ -339,7 +235,7 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 				  .cache = r->syms,
 				  .consume = true,
 				  .srcline = r->srcline,
-				  .recycle = recycle_spool,
+				  .recycle = spares_recycle,
 				  .keep_removed = spools_keep_removed,
 				  .recycle_ctx = r };
 	struct convert_result res;
@@ -616,7 +512,7 @@ void spools_scan(struct spools *r, bool final)
 
 		if (!run_spool_parse(r->out, de->d_name, &pid, &image) &&
 		    !run_snapshot_spool_parse(r->out, de->d_name, &image)) {
-			spare_stale(r, de->d_name);
+			spares_stale(r, de->d_name);
 			continue;
 		}
 		if (asprintf(&path, "%s/%s", r->dir, de->d_name) < 0)

@@ -33,7 +33,9 @@
  * above.
  *
  * Creation: the header (its magic 0) and the process's first chunk (at
- * most 64 KiB of zeros) are written, then the magic stored: a spool whose
+ * most 64 KiB of zeros) are written (in a spare file of SPOOL_SPARE_SIZE,
+ * in place already, the header is stored through the mapping), then the
+ * magic stored: a spool whose
  * magic is 0 holds no record, and is at most SPOOL_UNBORN_MAX bytes (a
  * process killed while creating it leaves such a file, which a converter
  * removes once its process is gone).
@@ -79,6 +81,13 @@
 #define SPOOL_VERSION	      9u
 #define SPOOL_HEADER_SIZE     (64u << 10)
 #define SPOOL_UNBORN_MAX      (SPOOL_HEADER_SIZE + (64u << 10)) /* see "Creation" */
+/* fxt-run's spare spool files (run/names.h) are this many bytes, or
+ * empty: a header and the first chunk of a process other than the root
+ * (AGENT_FIRST_CHUNK_SIZE), in place, the header's first page and the
+ * chunk zeros (the module list past its count is never read), so that
+ * the process that takes one writes nothing to make its spool (see
+ * "Creation"). */
+#define SPOOL_SPARE_SIZE      (SPOOL_HEADER_SIZE + (16u << 10))
 #define SPOOL_CHUNK_MAGIC     0x4b4e554843545846ull /* "FXTCHUNK" */
 #define SPOOL_MODULE_PATH     240u
 #define SPOOL_HEADER_FIXED    536u /* the header before its module list */

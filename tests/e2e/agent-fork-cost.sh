@@ -3,12 +3,15 @@
 # short process should cost close to what forking it costs): its spool's
 # header and first chunk are mapped by one mmap(), with no ftruncate() (an
 # inode update, more than the child's records cost), and that first chunk
-# is 16 KiB (each of its pages is written and faulted in up front).  Counted with strace,
-# when it can trace here; the archive holds the child's calls all the
-# same.
+# is 16 KiB (each of its pages is written and faulted in up front).  A
+# child that takes a spare spool file of fxt-run's (zeros, its first
+# chunk's room included: spool/format.h, SPOOL_SPARE_SIZE) writes nothing
+# to make its spool: the header is stored through the mapping.  Counted
+# with strace, when it can trace here; the archive holds the child's calls
+# all the same.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 5
+plan 8
 
 if ! command -v strace >/dev/null 2>&1 || ! strace -f -o /dev/null true 2>/dev/null; then
   skip_rest "strace not installed or cannot trace here"
@@ -29,4 +32,20 @@ is "$(grep -c 'mmap(.*MAP_SHARED' child.trace)" 1 \
   "the child's spool: its header and first chunk in one mapping"
 is "$(sed -n 's/.*mmap(NULL, \([0-9]*\), .*MAP_SHARED.*/\1/p' child.trace)" $((65536 + 16384)) \
   "the child's spool: the 64 KiB header and a 16 KiB first chunk"
+
+# Forks spaced so that fxt-run's scans (every 50 ms) convert some and make
+# spare files before the next: the later children take one (renameat2).
+loop='i=0; while [ $i -lt 8 ]; do "$1" _exit; sleep 0.15; i=$((i + 1)); done'
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -o sp.trace \
+  -e trace=renameat2,pwrite64,pwritev,write,ftruncate \
+  "$FXT_RUN" -o s.fxt sh -c "$loop" sh "$PROGS/fork_child" >out 2>err
+is "$?" 0 "spare files: exit status 0"
+took=0 wrote=0
+for child in $(sed -n 's/^fork_child: child \([0-9]*\)$/\1/p' out); do
+  grep "^$child " sp.trace | grep -q 'renameat2(' || continue
+  took=$((took + 1))
+  wrote=$((wrote + $(grep "^$child " sp.trace | grep -c -E '(pwrite64|pwritev|write|ftruncate)\(')))
+done
+ok "spare files: children took one ($took of 8)" test "$took" -gt 0
+is "$wrote" 0 "spare files: a child that took one wrote nothing to make its spool"
 finish

@@ -7,7 +7,7 @@
 # refused in one line with an offset, at every length.
 . "$abs_top_srcdir/tests/e2e/import-common.sh"
 
-plan 20
+plan 26
 scratch
 MK=$HELPERS/mkktrace
 
@@ -34,6 +34,26 @@ ts=0.000007500 pid=514 tid=514 event instant cat="iokit" name="0x05020010"
 ts=0.000008750 pid=514 tid=514 event begin cat="iokit" name="0x05020014"
 ts=0.000008750 pid=514 tid=514 event end cat="iokit" name="0x05020014"' \
   "basic: nested START/END slices, instants, an END without START an instant, an open START closed at the end; times by the timebase"
+is "$("$FXT_DUMP" "$TMPD/basic.fxt" | sed -n 2p | sed 's/index=[0-9]*/index=N/')" \
+  'string index=N str="fxtrace.time-ordered.v1"' \
+  "basic: marked in time order per thread (readers make no first pass)"
+"$FXT_IMPORT" -q "$TMPD/basic.kt" -o - | cat > "$TMPD/piped.fxt"
+is "$("$FXT_DUMP" "$TMPD/piped.fxt" | sed -n 2p)" 'provider_info id=1 name="ktrace [clock=mach_absolute_time]"' \
+  "basic to a pipe: not marked (it could not be written again)"
+
+# Events out of time order on a thread: the archive, written a second
+# time, has no mark; its records are those of the first writing.
+"$MK" late "$TMPD/late.kt"
+"$FXT_IMPORT" "$TMPD/late.kt" -o "$TMPD/late.fxt" 2> "$TMPD/err"
+is "$?/$(cat "$TMPD/err")" "0/fxt-import: $TMPD/late.kt (ktrace, clock mach_absolute_time): 4 events -> 5 records, 1 threads, 1 provider, 0 events lost, 1 skipped -> $TMPD/late.fxt" \
+  "late: imported, counted once"
+"$FXT_DUMP" "$TMPD/late.fxt" > "$TMPD/late.dump"
+is "$(sed -n 2p "$TMPD/late.dump")" 'provider_info id=1 name="ktrace [clock=mach_absolute_time]"' \
+  "late: not marked"
+is "$(grep -c '^ts=' "$TMPD/late.dump")" 5 "late: its 5 events, once"
+ok "late: fxt-dump --check notes 2 out of time order, no warning" sh -c \
+  '"$1" --check "$2" > "$2.check" && grep -q "note: 2 duration begin(s)/end(s) out of time order" "$2.check" &&
+   tail -n 1 "$2.check" | grep -q ", 0 errors, 0 warnings)$"' - "$FXT_DUMP" "$TMPD/late.fxt"
 ok "basic: an event's arguments are its debugid's parts, args and cpu" \
   grep -q 'name="0x01300000" args={class:u64=1, subclass:u64=48, code:u64=0, arg1:u64=13, arg2:u64=2, arg3:u64=3, arg4:u64=4, cpu:u64=1}' \
   "$("$FXT_DUMP" "$TMPD/basic.fxt" > "$TMPD/full"; echo "$TMPD/full")"

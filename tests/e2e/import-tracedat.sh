@@ -10,18 +10,28 @@
 . "$abs_top_srcdir/tests/e2e/import-common.sh"
 
 DATA=$abs_top_srcdir/tests/data/tracecmd
-plan 54
+plan 59
 scratch
 
 have_tracecmd || skip_rest "built without libtracecmd"
 
-# check_file NAME DAT REPORT [loose]: 7 tests.
+# check_file NAME DAT REPORT [loose]: 8 tests.
 check_file() {
   f_name=$1 f_dat=$2 f_rep=$3 f_loose=${4:-}
   "$FXT_IMPORT" -q "$f_dat" -o "$TMPD/$f_name.fxt" 2> "$TMPD/err"
   is "$?/$(cat "$TMPD/err")" "0/" "$f_name: imported"
   ok "$f_name: fxt-dump --check: ok, no warning" sh -c \
     '"$1" --check "$2" | tail -n 1 | grep -q ", 0 errors, 0 warnings)$"' - "$FXT_DUMP" "$TMPD/$f_name.fxt"
+  # Marked, as each CPU's records are in time order; a live recording's
+  # CPU could go back in time (then the import writes no mark), so there
+  # it is only said.
+  f_mark=$("$FXT_DUMP" "$TMPD/$f_name.fxt" | sed -n 2p | sed 's/index=[0-9]*/index=N/')
+  if [ -z "$f_loose" ]; then
+    is "$f_mark" 'string index=N str="fxtrace.time-ordered.v1"' \
+      "$f_name: marked in time order per thread (its CPUs merged by time)"
+  else
+    ok "$f_name: marked in time order per thread, or not (said: $f_mark)" true
+  fi
   is "$(dump_counts "$TMPD/$f_name.fxt")" "$(report_counts "$f_rep")" "$f_name: events per type and buffer = trace-cmd report's"
   span=$(report_span "$f_rep")
   case $span in *.*) raw= ;; *) raw=raw ;; esac
@@ -78,7 +88,7 @@ if [ $rc -eq 0 ] && command -v trace-cmd > /dev/null; then
   check_file live "$TMPD/live.dat" "$TMPD/live.report" loose
 else
   diag "no live recording: $(tail -n 1 "$TMPD/rec.err")"
-  for i in 1 2 3 4 5 6 7; do skip "trace-cmd cannot record here (record.sh exit $rc)"; done
+  for i in 1 2 3 4 5 6 7 8; do skip "trace-cmd cannot record here (record.sh exit $rc)"; done
 fi
 
 # A recording on clock x86-tsc: libtracecmd turns the TSC into ns with the
@@ -89,7 +99,7 @@ if [ "$(uname -m)" = x86_64 ] && grep -qw x86-tsc /sys/kernel/tracing/trace_cloc
   check_file tsc "$TMPD/tsc.dat" "$TMPD/tsc.report" loose
 else
   diag "no x86-tsc recording: $(tail -n 1 "$TMPD/rec.err" 2>/dev/null)"
-  for i in 1 2 3 4 5 6 7; do skip "trace-cmd cannot record on x86-tsc here"; done
+  for i in 1 2 3 4 5 6 7 8; do skip "trace-cmd cannot record on x86-tsc here"; done
 fi
 
 # Truncated files: an error line with the file and an offset, exit 1, no

@@ -10,7 +10,7 @@
 # the permission to trace, one line and exit 2 before the program runs.
 . "$abs_top_srcdir/tests/e2e/import-common.sh"
 
-plan 23
+plan 24
 scratch
 
 need_tracefs
@@ -24,6 +24,9 @@ ok "... a summary line for the kernel's events, none lost" \
 ok "... no instance of its own left" sh -c '! ls "$1" | grep -q "^fxtrace-$2\$"' - "$INST" "$(sed -n 's/.*instance \(fxtrace-[0-9]*\).*/\1/p' "$TMPD/err")"
 ok "fxt-dump --check: ok, no warning" sh -c \
   '"$1" --check "$2" | tail -n 1 | grep -q ", 0 errors, 0 warnings)$"' - "$FXT_DUMP" "$TMPD/k.fxt"
+is "$("$FXT_DUMP" "$TMPD/k.fxt" | sed -n 2p | sed 's/index=[0-9]*/index=N/')" \
+  'string index=N str="fxtrace.time-ordered.v1"' \
+  "... marked in time order per thread (the kernel's part and the merge): readers make no first pass"
 if [ -n "${PYTHON3:-}" ]; then
   is "$("$PYTHON3" "$abs_top_srcdir/tests/helpers/perfetto_rules.py" "$TMPD/k.fxt")" ok \
     "what Perfetto needs (perfetto_rules.py)"

@@ -15,6 +15,9 @@
  *              (padded) between two event chunks
  *   many N     (as "many" followed by a count) N events, alternately
  *              START and END of one debugid on 4 threads
+ *   late       on thread 0x101 (pid 7): START/END of 0x04010004 at 30 and
+ *              150, then START/END of 0x04010008 at 60 and 120 (before
+ *              the thread's latest time: out of time order)
  *   truncated  "basic" cut in the middle of its second event chunk
  *   bigchunk   a body chunk whose size runs past the end of the file
  *   badsize    an events chunk of 100 bytes (not a multiple of 64)
@@ -146,6 +149,14 @@ int main(int argc, char **argv)
 	const char *kind = argv[1];
 	if (strcmp(kind, "basic") == 0) {
 		basic(0);
+	} else if (strcmp(kind, "late") == 0) {
+		header(0x55aa0300u, 56 - 16 + HEADER_CHUNKS, 3);
+		header_chunks();
+		chunk(0x1e00, 4 * 64);
+		event(30, 0x101, 0x04010004 | 1, 0, 11);
+		event(150, 0x101, 0x04010004 | 2, 0, 12);
+		event(60, 0x101, 0x04010008 | 1, 0, 13);
+		event(120, 0x101, 0x04010008 | 2, 0, 14);
 	} else if (strcmp(kind, "truncated") == 0) {
 		basic(1);
 	} else if (strcmp(kind, "many") == 0 && argc == 4) {

@@ -1,7 +1,8 @@
 /* merge_append_begin()/merge_append_end() (convert/merge.h): a part's
  * records appended to a plain archive say what merge_archives(out, {out,
  * part}) writes (the same records, in the same order, and no mark of time
- * order: the part has none); a failed append leaves the archive as it was,
+ * order when the part has none; out's kept when the part is in time order
+ * under a provider of its own, undone under out's provider); a failed append leaves the archive as it was,
  * its mark too; a compressed archive, a file that is not one, and a missing
  * one are refused (merged instead by the caller). */
 #include "config.h"
@@ -120,7 +121,7 @@ int main(void)
 	bool marked;
 	int err;
 
-	plan(13);
+	plan(17);
 	if (mkdtemp(dir) == NULL)
 		bail_out("mkdtemp failed");
 
@@ -140,7 +141,7 @@ int main(void)
 	ok(err == 0, "a plain archive: appended to (%d)", err);
 	if (err == 0) {
 		records(app.w, 4, "k", 50);
-		err = merge_append_end(&app, 0);
+		err = merge_append_end(&app, 0, false, 4);
 	}
 	ok(err == 0, "... and closed (%d)", err);
 	events(at("app.fxt"), got, sizeof(got), &marked);
@@ -149,13 +150,41 @@ int main(void)
 	ok(strstr(got, "4:k0@50 ") != NULL && strstr(got, "3:a2@102 ") != NULL,
 	   "... both providers' events (%s)", got);
 
+	/* A part in time order, under a provider of its own: marked, as
+	 * merge_archives() marks it; under out's provider: not. */
+	archive(at("mpart.fxt"), true, 4, "k", 50);
+	copy(at("out.fxt"), at("mref.fxt"));
+	const char *mparts[2] = { at("mref.fxt"), at("mpart.fxt") };
+	if (merge_archives(at("mref.fxt"), mparts, 2, NULL) != 0)
+		bail_out("merge_archives failed");
+	events(at("mref.fxt"), want, sizeof(want), &marked);
+	ok(marked, "merged with a marked part: marked");
+	copy(at("out.fxt"), at("mapp.fxt"));
+	err = merge_append_begin(&app, at("mapp.fxt"));
+	if (err == 0) {
+		records(app.w, 4, "k", 50);
+		err = merge_append_end(&app, 0, true, 4);
+	}
+	events(at("mapp.fxt"), got, sizeof(got), &marked);
+	ok(err == 0 && marked, "appended in time order, provider 4 after 3: out's mark kept (%d)",
+	   err);
+	ASSERT_STR_EQ(got, want, "... the merged archive's events");
+	copy(at("out.fxt"), at("sapp.fxt"));
+	err = merge_append_begin(&app, at("sapp.fxt"));
+	if (err == 0) {
+		records(app.w, 3, "k", 50);
+		err = merge_append_end(&app, 0, true, 3);
+	}
+	events(at("sapp.fxt"), got, sizeof(got), &marked);
+	ok(err == 0 && !marked, "appended under out's own provider: mark undone (%d)", err);
+
 	/* A failed append: out as it was, mark included. */
 	copy(at("out.fxt"), at("fail.fxt"));
 	size_t nbefore = slurp(at("fail.fxt"), before, sizeof(before));
 	err = merge_append_begin(&app, at("fail.fxt"));
 	if (err == 0) {
 		records(app.w, 4, "k", 50);
-		err = merge_append_end(&app, -EIO);
+		err = merge_append_end(&app, -EIO, false, 4);
 	}
 	ok(err == -EIO, "a failed append says its error (%d)", err);
 	size_t nafter = slurp(at("fail.fxt"), after, sizeof(after));
@@ -174,8 +203,9 @@ int main(void)
 	ok(merge_append_begin(&app, at("none.fxt")) == -ENOENT, "a missing archive: -ENOENT");
 	ok(app.fd == -1 && app.w == NULL, "... nothing left open");
 
-	const char *names[] = { "out.fxt",  "part.fxt", "ref.fxt", "app.fxt",
-				"fail.fxt", "z.fxt.gz", "text.fxt" };
+	const char *names[] = { "out.fxt",  "part.fxt", "ref.fxt",  "app.fxt",	"fail.fxt",
+				"z.fxt.gz", "text.fxt", "mpart.fxt", "mref.fxt", "mapp.fxt",
+				"sapp.fxt" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
 		unlink(at(names[i]));
 	rmdir(dir);

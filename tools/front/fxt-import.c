@@ -102,10 +102,11 @@ static const char *format_name(enum import_format f)
 	return f == IMPORT_TRACEDAT ? "trace-cmd trace.dat" : "ktrace";
 }
 
-/* Writes the archive of ic's input to fd.  Returns 0 or -errno with
- * ic->err set; *output_failed when the output is the problem. */
-static int import_to(struct import_ctx *ic, int fd, unsigned wflags, enum import_format fmt,
-		     const char *output, bool *output_failed)
+/* Writes the archive of ic's input to fd once.  `mark`: with fxtrace's
+ * mark of time order after the magic record.  0 or -errno with ic->err
+ * set; *output_failed when the output is the problem. */
+static int import_once(struct import_ctx *ic, int fd, unsigned wflags, enum import_format fmt,
+		       const char *output, bool mark, bool *output_failed)
 {
 	int rc = fxt_writer_open_fd(&ic->w, fd, wflags);
 
@@ -115,6 +116,8 @@ static int import_to(struct import_ctx *ic, int fd, unsigned wflags, enum import
 		return rc;
 	}
 	rc = fxt_writer_magic(ic->w);
+	if (rc == 0 && mark)
+		rc = fxt_writer_time_ordered(ic->w);
 	if (rc == 0)
 		rc = fmt == IMPORT_TRACEDAT ? import_tracedat(ic) : import_ktrace(ic);
 	int crc = fxt_writer_close(ic->w);
@@ -123,6 +126,35 @@ static int import_to(struct import_ctx *ic, int fd, unsigned wflags, enum import
 		rc = crc;
 		*output_failed = true;
 		snprintf(ic->err, sizeof(ic->err), "%s: %s", output, strerror(-crc));
+	}
+	return rc;
+}
+
+/* Writes the archive of ic's input to fd, marked as in time order per
+ * thread (import.h): when an event came out of order, the output is
+ * written again from where it started, without the mark.  An output that
+ * cannot be written again (a pipe) gets no mark.  0 or -errno, as
+ * import_once(). */
+static int import_to(struct import_ctx *ic, int fd, unsigned wflags, enum import_format fmt,
+		     const char *output, bool *output_failed)
+{
+	off_t start = lseek(fd, 0, SEEK_CUR);
+	struct stat st;
+	bool mark = start >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	int rc = import_once(ic, fd, wflags, fmt, output, mark, output_failed);
+
+	if (rc == 0 && mark && ic->st.unordered) {
+		if (ftruncate(fd, start) != 0 || lseek(fd, start, SEEK_SET) < 0) {
+			rc = -errno;
+			*output_failed = true;
+			snprintf(ic->err, sizeof(ic->err), "%s: %s", output, strerror(-rc));
+			return rc;
+		}
+		if (lseek(ic->fd, 0, SEEK_SET) < 0)
+			return import_fail(ic, -errno, 0, "%s", strerror(errno));
+		memset(&ic->st, 0, sizeof(ic->st));
+		ic->next_provider = 1;
+		rc = import_once(ic, fd, wflags, fmt, output, false, output_failed);
 	}
 	return rc;
 }
