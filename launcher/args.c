@@ -654,9 +654,14 @@ void args_plan_launch(const struct options *o, const char *program, const char *
 	struct plan p;
 	unsigned k = 0;
 
+	/* By its real name, as the agent knows the module (/proc/self/exe):
+	 * `python3`, a link to python3.11, is python3.11 there. */
+	char *real = realpath(program, NULL);
+	const char *exe = real ? real : program;
+
 	plan_init(&p, o);
-	p.exe = program;
-	if (fxt_sym_add_module(p.sym, program, 0) < 0)
+	p.exe = exe;
+	if (fxt_sym_add_module(p.sym, exe, 0) < 0)
 		die(EXIT_USAGE, "--args/--retval: cannot read %s", program);
 	if (p.modules && !add_loaded_libraries(p.sym, program, &k) && !o->quiet)
 		fprintf(stderr,
@@ -665,6 +670,7 @@ void args_plan_launch(const struct options *o, const char *program, const char *
 			program);
 	plan_run(&p, o, dir);
 	plan_free(&p);
+	free(real);
 }
 
 void args_plan_attach(const struct options *o, long pid, const char *dir)

@@ -187,6 +187,8 @@ E2E_TESTS += tests/e2e/attach-agent.sh
 # fxt-run -p: a window of a running process, its exact calls, detached at
 # --duration, SIGINT or its exit; the refusals.
 E2E_TESTS += tests/e2e/attach-run.sh
+# fxt-run -p: a process that exits while the agent starts leaves no spool.
+E2E_TESTS += tests/e2e/attach-ended.sh
 # fxt-run -p --libc: the wrappers bound into the GOTs of a running process
 # (the exact calls of the window, with their arguments), every slot as it
 # was after the detach; a process with its own malloc served by it

@@ -81,12 +81,14 @@ WRAP int socketpair(int domain, int type, int protocol, int fds[2])
 	    ARGS(WARG(DOMAIN, I64, domain), WARG(TYPE, I64, type), WARG(PROTOCOL, I64, protocol)));
 	r = REAL(socketpair)(domain, type, protocol, fds);
 	err = errno;
-	if (r == 0) {
+	if (r == 0 && rec)
+		fds_arg(t, fds);
+	r = (int)io_end(t, rec, AGENT_FN_socketpair, r, err);
+	/* After the slice's end: the first pair maps the session (a file),
+	 * the agent's cost, not the call's. */
+	if (r == 0)
 		socketpair_learn(domain == AF_UNIX ? type : -1, fds);
-		if (rec)
-			fds_arg(t, fds);
-	}
-	return (int)io_end(t, rec, AGENT_FN_socketpair, r, err);
+	return r;
 }
 
 #define SOCKADDR_BODY(fn)                                                          \
@@ -353,12 +355,14 @@ WRAP int pipe(int fds[2])
 	rec = io_begin(t, AGENT_FN_pipe, CALLER, NULL, 0);
 	r = REAL(pipe)(fds);
 	err = errno;
-	if (r == 0) {
+	if (r == 0 && rec)
+		fds_arg(t, fds);
+	r = (int)io_end(t, rec, AGENT_FN_pipe, r, err);
+	/* After the slice's end: the first pair maps the session (a file),
+	 * the agent's cost, not the call's. */
+	if (r == 0)
 		pipe_learn(fds);
-		if (rec)
-			fds_arg(t, fds);
-	}
-	return (int)io_end(t, rec, AGENT_FN_pipe, r, err);
+	return r;
 }
 
 WRAP int pipe2(int fds[2], int flags)
@@ -379,10 +383,12 @@ WRAP int pipe2(int fds[2], int flags)
 	rec = io_begin(t, AGENT_FN_pipe2, CALLER, ARGS(WARG(FLAGS, I64, flags)));
 	r = REAL(pipe2)(fds, flags);
 	err = errno;
-	if (r == 0) {
+	if (r == 0 && rec)
+		fds_arg(t, fds);
+	r = (int)io_end(t, rec, AGENT_FN_pipe2, r, err);
+	/* After the slice's end: the first pair maps the session (a file),
+	 * the agent's cost, not the call's. */
+	if (r == 0)
 		pipe_learn(fds);
-		if (rec)
-			fds_arg(t, fds);
-	}
-	return (int)io_end(t, rec, AGENT_FN_pipe2, r, err);
+	return r;
 }

@@ -176,6 +176,18 @@ static int call_agent(pid_t pid, const char *agent, bool load, const char *name,
 	return err;
 }
 
+/* The spool of process `pid`'s start that failed, and its session
+ * file, if it made them. */
+static void remove_spool(const char *out, pid_t pid)
+{
+	char path[PATH_MAX + 64];
+
+	run_spool_name(path, sizeof(path), out, (long)pid, 1);
+	unlink(path);
+	run_session_path(path, sizeof(path), out, (long)pid);
+	unlink(path);
+}
+
 /* The start goes on in a thread of the agent's (run/attach.h): waits
  * until its status at `addr` says how it went.  0 or a negative errno
  * (the agent's, or -ESRCH: the process ended), with `why`.  Signals that
@@ -429,6 +441,10 @@ int attach_main(const struct options *opts)
 	}
 	unlink(block);
 	if (err) {
+		/* The process may have made its spool before it ended: a start
+		 * that failed leaves nothing (its records are not a window). */
+		if (err == -ESRCH)
+			remove_spool(out, t.pid);
 		unlink(ctl);
 		if (o.patch_dir)
 			rmdir(o.patch_dir);

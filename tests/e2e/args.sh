@@ -9,12 +9,13 @@
 # shown as such and the program runs on.  A filter that leaves an entry
 # out leaves its values out.  Without DWARF: a warning, and
 # 'NAME@arg1,arg2/s' names the registers.  Bad patterns: one line, exit
-# 2.  C++ (this, references, a call that throws).  Conditions
+# 2.  A program run by a symbolic link.  C++ (this, references, a call
+# that throws).  Conditions
 # (--snapshot-if on a value).  Attached (fxt-run -p): the same.  The
 # archive is valid.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 40
+plan 41
 scratch
 cd "$TMPD" || exit 1
 T=$PROGS/args_target
@@ -37,6 +38,13 @@ ok "the archive is valid" sh -c '"$1" --check "$2" | tail -n 1 | grep -q ", 0 er
 is "$(slice a.fxt take_ints)" \
   "{a:i64=-5, b:u64=250, c:i64=-300, d:u64=65000, e:i64=-70000, f:u64=1099511627776, retval:i64=-135}" \
   "integers of every width and sign"
+# The program run by a symbolic link (python3, a link to python3.11): the
+# agent knows it by its real name.
+ln -s "$T" link
+"$FXT_RUN" -q --patch=. --args="$all" --retval="$all" -o link.fxt -- ./link >link.out 2>link.err
+is "$?:$(cat link.out link.err):$(slice link.fxt take_ints)" \
+  "0:done:{a:i64=-5, b:u64=250, c:i64=-300, d:u64=65000, e:i64=-70000, f:u64=1099511627776, retval:i64=-135}" \
+  "a program run by a symbolic link: its values all the same"
 is "$(slice a.fxt take_misc)" \
   "{flag:bool=true, ch:str=\"'a'\", color:str=\"GREEN\", other:str=\"42\", ptr:ptr=0x1234, retval:u64=4000000000}" \
   "bool, char, an enum by name, by number when no name is its, a pointer, unsigned"

@@ -2,7 +2,7 @@
  * process being attached to may be doing, and says what it saw.
  *
  *   attach_target [--spin|--serve] [--timer] [--reader] [--busy N] [--workers N]
- *                 [--zombie] [--prof] [--block-prof]
+ *                 [--zombie] [--prof] [--block-prof] [--exit-on-start]
  *
  * Prints "ready" once set up, then:
  *   - main reads a line from standard input (blocked in read(2)), unless
@@ -43,6 +43,10 @@
  *   - --prof: its own SIGPROF handler, and ITIMER_PROF every millisecond
  *     of CPU time, counted;
  *   - --block-prof: the --busy threads block SIGPROF;
+ *   - --exit-on-start: a thread watches the process's threads and, as
+ *     soon as one is named "fxt-starter" (the agent starting an attach),
+ *     exits the process with exit(5): a process that ends while the
+ *     agent starts;
  * and its own SIGSEGV and SIGTRAP handlers say "handler" and exit 3: an
  * injected call's return (a fault at address 0) must never reach them.
  * A read(2) that fails (EINTR included) is said and exits 4.  At the end:
@@ -51,6 +55,7 @@
  * exit 0.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -118,6 +123,35 @@ static void *reader(void *arg)
 	(void)arg;
 	read_line(pipefd[0], buf, sizeof(buf));
 	printf("reader: %s\n", buf);
+	return NULL;
+}
+
+/* --exit-on-start: exit(5) once a thread named "fxt-starter" is there,
+ * looked for without a pause. */
+static void *exit_on_start(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		DIR *d = opendir("/proc/self/task");
+		struct dirent *e;
+
+		while (d && (e = readdir(d)) != NULL) {
+			char path[300], comm[32] = "";
+			int fd;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+			fd = open(path, O_RDONLY);
+			if (fd >= 0 && read(fd, comm, sizeof(comm) - 1) > 0 &&
+			    strcmp(comm, "fxt-starter\n") == 0)
+				exit(5);
+			if (fd >= 0)
+				close(fd);
+		}
+		if (d)
+			closedir(d);
+	}
 	return NULL;
 }
 
@@ -417,14 +451,18 @@ int main(int argc, char **argv)
 			do_prof = 1;
 		else if (strcmp(argv[i], "--block-prof") == 0)
 			block_prof = 1;
-		else if (strcmp(argv[i], "--busy") == 0 && i + 1 < argc)
+		else if (strcmp(argv[i], "--exit-on-start") == 0) {
+			if (pthread_create(&th, NULL, exit_on_start, NULL) != 0)
+				return 1;
+		} else if (strcmp(argv[i], "--busy") == 0 && i + 1 < argc)
 			nbusy = atoi(argv[++i]) % 65;
 		else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc)
 			nworkers = atoi(argv[++i]) % 65;
 		else {
 			fprintf(stderr,
 				"usage: %s [--spin|--serve] [--timer] [--reader] [--busy N] "
-				"[--workers N] [--zombie] [--prof] [--block-prof]\n",
+				"[--workers N] [--zombie] [--prof] [--block-prof] "
+				"[--exit-on-start]\n",
 				argv[0]);
 			return 2;
 		}
