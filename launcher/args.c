@@ -117,6 +117,11 @@ struct plan {
 	struct names nodwarf, unpatched, untestable, incl_untestable, incl_unpatched;
 };
 
+/* The programs planned for (real paths), kept for the patch summary
+ * (args_unplanned()). */
+static char *planned[FXT_ARGS_CHAIN_MAX];
+static size_t nplanned;
+
 /* "arg1,arg2/s" (integer argument registers 1..6, /s: a string) or, for
  * --retval, "retval" / "retval/s" into caps; false if it is not that. */
 static bool parse_regs(const char *s, bool ret, uint32_t *caps)
@@ -657,8 +662,9 @@ static void plan_free(struct plan *p)
 		regfree(&p->patch[i]);
 	free(p->patch);
 	free(p->hooked_path);
-	for (size_t i = 0; i < p->nexes; i++)
-		free(p->exes[i]);
+	/* Kept (and freed at exit with the process). */
+	for (size_t i = 0; i < p->nexes && nplanned < FXT_ARGS_CHAIN_MAX; i++)
+		planned[nplanned++] = p->exes[i];
 	for (size_t i = 0; i < p->nincl; i++)
 		regfree(&p->incl[i].re);
 	fxt_sym_free(p->sym);
@@ -735,4 +741,19 @@ void args_plan_attach(const struct options *o, long pid, const char *dir)
 	free(maps);
 	plan_run(&p, o, dir);
 	plan_free(&p);
+}
+
+bool args_unplanned(const char *path)
+{
+	struct fxt_sym_layout l;
+	char *real;
+	bool known = false;
+
+	if (!nplanned || fxt_sym_elf_layout(path, &l) != 0 || !l.interp)
+		return false; /* nothing planned, or a library */
+	real = realpath(path, NULL);
+	for (size_t i = 0; i < nplanned; i++)
+		known |= strcmp(planned[i], real ? real : path) == 0;
+	free(real);
+	return !known;
 }

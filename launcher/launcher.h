@@ -94,6 +94,11 @@ void args_plan_launch(const struct options *o, const char *program, const char *
 /* The same for process `pid`, attached to: the modules it has mapped. */
 void args_plan_attach(const struct options *o, long pid, const char *dir);
 
+/* Whether the program at `path` ran while the values were planned for
+ * others only (args_plan_launch()): its functions had none.  False for a
+ * library, and when nothing was planned. */
+bool args_unplanned(const char *path);
+
 /* ------------------------------------------------------------- chain.c */
 
 /* `program` (its path) run with argv, and the programs it executes in

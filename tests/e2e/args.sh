@@ -16,7 +16,7 @@
 # archive is valid.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 46
+plan 47
 scratch
 cd "$TMPD" || exit 1
 T=$PROGS/args_target
@@ -63,6 +63,8 @@ is "$(slice sd.fxt lookup 2)" "{key:i64=1, retval:i64=1}" "... which are these"
 "$FXT_RUN" --patch=. --retval='^ret_bool$' -o w2.fxt -- sh -c ": ; $T" >/dev/null 2>w2.err
 grep -q "^fxt-run: warning: --retval '^ret_bool\$' matched no function of the patched modules ([a-z]*; a program run that fxt-run's command line does not name has no values)\$" w2.err
 is "$?" 0 "a program the command line does not name: the warning names the programs planned for"
+grep -q "^fxt-run: .*/args_target: patched without --args/--retval values: fxt-run's command line does not run it by exec (name it there)\$" w2.err
+is "$?" 0 "... and the summary says which program ran without them"
 is "$(slice a.fxt take_misc)" \
   "{flag:bool=true, ch:str=\"'a'\", color:str=\"GREEN\", other:str=\"42\", ptr:ptr=0x1234, retval:u64=4000000000}" \
   "bool, char, an enum by name, by number when no name is its, a pointer, unsigned"
