@@ -684,7 +684,16 @@ void args_check_launch(const struct options *o, const char *program)
 			   : o->set.given[FXT_S_RETVAL] ? "--retval"
 							: "--snapshot-if";
 
-	if (!instrumented(program))
+	char *chain[FXT_ARGS_CHAIN_MAX];
+	size_t n = exec_chain(program, o->argv, chain, FXT_ARGS_CHAIN_MAX);
+	bool some = false;
+
+	/* The program, or one its command line runs by exec ("sh -c ./app"). */
+	for (size_t i = 0; i < n; i++) {
+		some |= instrumented(chain[i]);
+		free(chain[i]);
+	}
+	if (!some)
 		die(EXIT_USAGE,
 		    "%s: values are read at patched calls, and %s was not built with "
 		    "-finstrument-functions: say what to patch with --patch (see --help)",

@@ -80,7 +80,8 @@ bool args_wanted(const struct options *o);
 
 /* Without --patch, the values are read at the entries of the functions
  * of a program built with -finstrument-functions (patched for them, see
- * args.c): dies with one line when `program` was not. */
+ * args.c): dies with one line when neither `program` nor one its command
+ * line runs by exec (exec_chain()) was. */
 void args_check_launch(const struct options *o, const char *program);
 
 /* Writes the run's argspec file (run/argspec.h) into the report folder
