@@ -11,6 +11,18 @@
  * process has mapped.  A library loaded later by dlopen() has no entry:
  * its functions are patched without their arguments (said in the man page).
  *
+ * At a launch, "the program" is also each one its command line runs by
+ * exec, as far as the files and the words say without running anything
+ * (exec_chain()): a script's interpreter (its "#!" line, env's program
+ * there), env's program past its assignments, a shell's -c command's
+ * first word ("sh -c 'X=1 exec ./app'"); chain.c.  A program chosen at run time
+ * (pyenv's shim picking a python, a shell script's own commands) is not
+ * known before it runs: its functions are patched without their values,
+ * and the warning of a pattern that matched nothing names the programs
+ * that were planned for.  Planning then, as each process executes, would
+ * have the agent wait for fxt-run's DWARF reading at each exec of every
+ * program the run starts; not done.
+ *
  * A function of a module built with -finstrument-functions that --patch
  * does not name (or no --patch at all) is patched all the same, for its
  * values only: its line has FXT_CAP_HOOKED, the agent patches it, and its
@@ -74,6 +86,10 @@ struct names {
 	unsigned n;
 };
 
+/* The most programs planned for at a launch: the one run and those its
+ * command line runs by exec (exec_chain()). */
+#define FXT_ARGS_CHAIN_MAX 5
+
 struct plan {
 	struct rule *v;
 	size_t n;
@@ -83,7 +99,10 @@ struct plan {
 	size_t nincl;
 	regex_t *patch; /* --patch's patterns */
 	size_t npatch;
-	const char *exe;     /* the program's path */
+	/* The programs planned for: the one run, and those its command
+	 * line runs by exec (exec_chain()), by their real paths. */
+	char *exes[FXT_ARGS_CHAIN_MAX];
+	size_t nexes;
 	const char *modules; /* --patch-module's globs, one a line, or NULL */
 	struct fxt_sym *sym;
 	/* The module on_function() saw last, and whether it calls the
@@ -97,6 +116,11 @@ struct plan {
 	 * --include pattern cannot test or --patch does not patch. */
 	struct names nodwarf, unpatched, untestable, incl_untestable, incl_unpatched;
 };
+
+/* The programs planned for (real paths), kept for the patch summary
+ * (args_unplanned()). */
+static char *planned[FXT_ARGS_CHAIN_MAX];
+static size_t nplanned;
 
 /* "arg1,arg2/s" (integer argument registers 1..6, /s: a string) or, for
  * --retval, "retval" / "retval/s" into caps; false if it is not that. */
@@ -203,8 +227,9 @@ static bool patched_module(const struct plan *p, const char *path)
 {
 	const char *base = strrchr(path, '/');
 
-	if (p->exe && strcmp(path, p->exe) == 0)
-		return true;
+	for (size_t i = 0; i < p->nexes; i++)
+		if (strcmp(path, p->exes[i]) == 0)
+			return true;
 	base = base ? base + 1 : path;
 	for (const char *l = p->modules; l && *l;) {
 		size_t len = strcspn(l, "\n");
@@ -498,19 +523,36 @@ static bool add_loaded_libraries(struct fxt_sym *s, const char *program, unsigne
 	return true;
 }
 
-/* "fxt-run: warning: OPT 'RULE' matched no function ..." for each of the
- * n value rules v that named none. */
-static void warn_unmatched(const char *opt, const struct value_rule *v, size_t n)
+/* "fxt-run: warning: OPT 'TEXT' matched no function of the patched
+ * modules (PROGRAMS...)": which programs were planned for, and that
+ * another one they run is not. */
+static void warn_no_match(const struct plan *p, const char *opt, const char *text)
+{
+	char names[512] = "";
+	size_t used = 0;
+
+	for (size_t i = 0; i < p->nexes && used < sizeof(names); i++) {
+		const char *base = strrchr(p->exes[i], '/');
+
+		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "",
+					 base ? base + 1 : p->exes[i]);
+	}
+	fprintf(stderr,
+		"fxt-run: warning: %s '%s' matched no function of the patched modules (%s%s; "
+		"a program run that fxt-run's command line does not name has no values)\n",
+		opt, text, names, p->modules ? " and the libraries --patch-module names" : "");
+}
+
+/* The warning above for each of the n value rules v that named none. */
+static void warn_unmatched(const struct plan *p, const char *opt, const struct value_rule *v,
+			   size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!v[i].hits) {
 			char text[256];
 
 			run_snapshot_rule_format(&v[i].r, text, sizeof(text));
-			fprintf(stderr,
-				"fxt-run: warning: %s '%s' matched no function of the patched "
-				"modules\n",
-				opt, text);
+			warn_no_match(p, opt, text);
 		}
 }
 
@@ -531,12 +573,9 @@ static void plan_run(struct plan *p, const struct options *o, const char *dir)
 		return;
 	for (size_t i = 0; i < p->n; i++)
 		if (!p->v[i].hits)
-			fprintf(stderr,
-				"fxt-run: warning: %s '%s' matched no function of the patched "
-				"modules\n",
-				p->v[i].ret ? "--retval" : "--args", p->v[i].text);
-	warn_unmatched("--snapshot-if", p->tests, p->ntests);
-	warn_unmatched("--include", p->incl, p->nincl);
+			warn_no_match(p, p->v[i].ret ? "--retval" : "--args", p->v[i].text);
+	warn_unmatched(p, "--snapshot-if", p->tests, p->ntests);
+	warn_unmatched(p, "--include", p->incl, p->nincl);
 	warn_names("--include: ", &p->incl_untestable,
 		   ": the argument is no integer or pointer in a register (nor one it has): "
 		   "their calls are not recorded");
@@ -623,6 +662,9 @@ static void plan_free(struct plan *p)
 		regfree(&p->patch[i]);
 	free(p->patch);
 	free(p->hooked_path);
+	/* Kept (and freed at exit with the process). */
+	for (size_t i = 0; i < p->nexes && nplanned < FXT_ARGS_CHAIN_MAX; i++)
+		planned[nplanned++] = p->exes[i];
 	for (size_t i = 0; i < p->nincl; i++)
 		regfree(&p->incl[i].re);
 	fxt_sym_free(p->sym);
@@ -642,7 +684,16 @@ void args_check_launch(const struct options *o, const char *program)
 			   : o->set.given[FXT_S_RETVAL] ? "--retval"
 							: "--snapshot-if";
 
-	if (!instrumented(program))
+	char *chain[FXT_ARGS_CHAIN_MAX];
+	size_t n = exec_chain(program, o->argv, chain, FXT_ARGS_CHAIN_MAX);
+	bool some = false;
+
+	/* The program, or one its command line runs by exec ("sh -c ./app"). */
+	for (size_t i = 0; i < n; i++) {
+		some |= instrumented(chain[i]);
+		free(chain[i]);
+	}
+	if (!some)
 		die(EXIT_USAGE,
 		    "%s: values are read at patched calls, and %s was not built with "
 		    "-finstrument-functions: say what to patch with --patch (see --help)",
@@ -654,23 +705,25 @@ void args_plan_launch(const struct options *o, const char *program, const char *
 	struct plan p;
 	unsigned k = 0;
 
-	/* By its real name, as the agent knows the module (/proc/self/exe):
-	 * `python3`, a link to python3.11, is python3.11 there. */
-	char *real = realpath(program, NULL);
-	const char *exe = real ? real : program;
-
 	plan_init(&p, o);
-	p.exe = exe;
-	if (fxt_sym_add_module(p.sym, exe, 0) < 0)
+	/* By their real names, as the agent knows the module
+	 * (/proc/self/exe): `python3`, a link to python3.11, is python3.11
+	 * there. */
+	p.nexes = exec_chain(program, o->argv, p.exes, FXT_ARGS_CHAIN_MAX);
+	if (!p.nexes)
 		die(EXIT_USAGE, "--args/--retval: cannot read %s", program);
-	if (p.modules && !add_loaded_libraries(p.sym, program, &k) && !o->quiet)
-		fprintf(stderr,
-			"fxt-run: warning: --args/--retval: cannot list the libraries "
-			"%s loads: only its own functions' arguments are recorded\n",
-			program);
+	/* Each at a place of its own. */
+	for (size_t i = 0; i < p.nexes; i++)
+		if (fxt_sym_add_module(p.sym, p.exes[i], (uint64_t)i << 44) < 0)
+			die(EXIT_USAGE, "--args/--retval: cannot read %s", p.exes[i]);
+	for (size_t i = 0; p.modules && i < p.nexes; i++)
+		if (!add_loaded_libraries(p.sym, p.exes[i], &k) && !o->quiet)
+			fprintf(stderr,
+				"fxt-run: warning: --args/--retval: cannot list the libraries "
+				"%s loads: only its own functions' arguments are recorded\n",
+				p.exes[i]);
 	plan_run(&p, o, dir);
 	plan_free(&p);
-	free(real);
 }
 
 void args_plan_attach(const struct options *o, long pid, const char *dir)
@@ -685,7 +738,10 @@ void args_plan_attach(const struct options *o, long pid, const char *dir)
 	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
 	n = readlink(path, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
-	p.exe = exe;
+	p.exes[0] = strdup(exe);
+	if (!p.exes[0])
+		die(EXIT_USAGE, "out of memory");
+	p.nexes = 1;
 	snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
 	f = fopen(path, "re");
 	if (!f || getdelim(&maps, &cap, '\0', f) < 0 || fxt_sym_add_maps(p.sym, maps) < 0)
@@ -694,4 +750,19 @@ void args_plan_attach(const struct options *o, long pid, const char *dir)
 	free(maps);
 	plan_run(&p, o, dir);
 	plan_free(&p);
+}
+
+bool args_unplanned(const char *path)
+{
+	struct fxt_sym_layout l;
+	char *real;
+	bool known = false;
+
+	if (!nplanned || fxt_sym_elf_layout(path, &l) != 0 || !l.interp)
+		return false; /* nothing planned, or a library */
+	real = realpath(path, NULL);
+	for (size_t i = 0; i < nplanned; i++)
+		known |= strcmp(planned[i], real ? real : path) == 0;
+	free(real);
+	return !known;
 }

@@ -80,22 +80,42 @@ bool args_wanted(const struct options *o);
 
 /* Without --patch, the values are read at the entries of the functions
  * of a program built with -finstrument-functions (patched for them, see
- * args.c): dies with one line when `program` was not. */
+ * args.c): dies with one line when neither `program` nor one its command
+ * line runs by exec (exec_chain()) was. */
 void args_check_launch(const struct options *o, const char *program);
 
 /* Writes the run's argspec file (run/argspec.h) into the report folder
- * `dir` for the functions --args and --retval name in `program` (and the
- * libraries --patch-module names that it loads), saying what it must on
- * the standard error; dies on a bad pattern. */
+ * `dir` for the functions --args and --retval name in `program`, in those
+ * its command line o->argv runs by exec (a script's interpreter, env's
+ * and sh -c's program), and in the libraries --patch-module names that
+ * they load, saying what it must on the standard error; dies on a bad
+ * pattern. */
 void args_plan_launch(const struct options *o, const char *program, const char *dir);
 
 /* The same for process `pid`, attached to: the modules it has mapped. */
 void args_plan_attach(const struct options *o, long pid, const char *dir);
 
+/* Whether the program at `path` ran while the values were planned for
+ * others only (args_plan_launch()): its functions had none.  False for a
+ * library, and when nothing was planned. */
+bool args_unplanned(const char *path);
+
+/* ------------------------------------------------------------- chain.c */
+
+/* `program` (its path) run with argv, and the programs it executes in
+ * turn as far as the files and the words say (a script's interpreter,
+ * env's program, sh -c's), each once: the real paths (malloc'd) of those
+ * that are ELF objects, into out (cap at most).  How many. */
+size_t exec_chain(const char *program, char *const *argv, char **out, size_t cap);
+
 /* -------------------------------------------------------------- setup.c */
 
 /* The agent's absolute path (malloc'd), or death. */
 char *find_agent(void);
+
+/* PROG's path (malloc'd), found as a shell does, or NULL with *err
+ * (ENOENT: none; EACCES: not executable; EISDIR...). */
+char *program_path(const char *prog, int *err);
 
 /* PROGRAM's path (malloc'd), found as a shell does, or death. */
 char *find_program(const char *prog);
@@ -362,7 +382,7 @@ struct spools {
 	unsigned converted;    /* spools converted by the scan under way */
 	bool cur_dead;	       /* the process of the spool being converted is gone */
 	bool cur_last;	       /* it is the root's, gone or sealed: the run ends */
-	unsigned running;	       /* spools of live processes seen by the last scan */
+	unsigned running;      /* spools of live processes seen by the last scan */
 	/* fxt-run launching (not --keep-parts), a plain OUT: the short
 	 * processes (not the root) are converted into batches (struct
 	 * convert_batch: no file of their own), batch k named OUT's

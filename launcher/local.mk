@@ -5,7 +5,7 @@ bin_PROGRAMS += fxt-run
 fxt_run_SOURCES = launcher/fxt-run.c launcher/launcher.h \
 	launcher/options.c launcher/setup.c launcher/supervise.c \
 	launcher/spools.c launcher/spares.c launcher/status.c launcher/parts.c \
-	launcher/summary.c launcher/recover.c launcher/patchrep.c launcher/args.c \
+	launcher/summary.c launcher/recover.c launcher/patchrep.c launcher/args.c launcher/chain.c \
 	launcher/drain.c launcher/drain.h launcher/early.c launcher/early.h launcher/kernel.c \
 	launcher/kpages.c launcher/kpages.h launcher/ktables.c launcher/ktables.h launcher/removed.c
 fxt_run_CPPFLAGS = $(AM_CPPFLAGS) -DFXT_PKGLIBDIR='"$(pkglibdir)"'

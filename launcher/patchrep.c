@@ -210,6 +210,11 @@ static void section_end(struct section *sec, char ***seen, size_t *nseen, bool l
 				sec->r.why[i]);
 		fprintf(stderr, "%s\n", sec->r.k ? ")" : "");
 		say_symbols(sec, list);
+		if (sec->patched && args_unplanned(sec->exe))
+			fprintf(stderr,
+				"fxt-run: %s: patched without --args/--retval values: fxt-run's "
+				"command line does not run it by exec (name it there)\n",
+				display_name(sec->exe));
 	}
 	if (sec->exe[0] && !sec->said) {
 		char **v = realloc(*seen, (*nseen + 1) * sizeof(*v));

@@ -83,23 +83,27 @@ char *find_agent(void)
 	    FXT_PKGLIBDIR, FXT_ENV(AGENT));
 }
 
-/* Resolves PROGRAM as a shell does: a name with a slash is a path, any
- * other name is searched in $PATH.  Returns the path (malloc'd), or dies
- * with 127 (not found) or 126 (found but not executable). */
-char *find_program(const char *prog)
+/* PROG's path (malloc'd) as a shell finds it: a name with a slash is a
+ * path, any other name is searched in $PATH.  NULL when there is none,
+ * with *err: ENOENT (not found), EACCES (found but not executable), or
+ * why the path cannot be run (stat()'s error, EISDIR). */
+char *program_path(const char *prog, int *err)
 {
 	if (strchr(prog, '/') != NULL) {
 		struct stat st;
-		if (stat(prog, &st) != 0) {
-			int err = errno;
-			die(err == ENOENT || err == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC, "%s: %s",
-			    prog, strerror(err));
-		}
-		if (S_ISDIR(st.st_mode))
-			die(EXIT_NOEXEC, "%s: Is a directory", prog);
-		if (access(prog, X_OK) != 0)
-			die(EXIT_NOEXEC, "%s: %s", prog, strerror(errno));
-		return strdup(prog);
+		char *path;
+
+		if (stat(prog, &st) != 0)
+			*err = errno;
+		else if (S_ISDIR(st.st_mode))
+			*err = EISDIR;
+		else if (access(prog, X_OK) != 0)
+			*err = errno;
+		else if ((path = strdup(prog)) == NULL)
+			die(EXIT_USAGE, "out of memory");
+		else
+			return path;
+		return NULL;
 	}
 
 	const char *path = getenv("PATH");
@@ -130,7 +134,24 @@ char *find_program(const char *prog)
 			break;
 		p = colon;
 	}
-	if (denied)
+	*err = denied ? EACCES : ENOENT;
+	return NULL;
+}
+
+/* Resolves PROGRAM as a shell does (program_path()).  Returns the path
+ * (malloc'd), or dies with 127 (not found) or 126 (found but not
+ * executable). */
+char *find_program(const char *prog)
+{
+	int err = 0;
+	char *path = program_path(prog, &err);
+
+	if (path)
+		return path;
+	if (strchr(prog, '/') != NULL)
+		die(err == ENOENT || err == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC, "%s: %s", prog,
+		    strerror(err));
+	if (err == EACCES)
 		die(EXIT_NOEXEC, "%s: Permission denied", prog);
 	die(EXIT_NOTFOUND, "%s: command not found", prog);
 }

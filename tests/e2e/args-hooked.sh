@@ -10,9 +10,10 @@
 # is left alone.  With --patch too:
 # still one slice a call.  --snapshot-if on a value, a filter.  A
 # program built without the hooks still needs --patch: one line, exit 2.
+# One a shell runs (sh -c 'exec PROG') is the same.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 26
+plan 27
 scratch
 cd "$TMPD" || exit 1
 
@@ -82,6 +83,11 @@ is "$?:$(cat c.out):$(grep -c 'patched\|symbol table' c.err)" "0:done:1" \
 is "$(grep '^fxt-run: patched' b.err)" \
   "fxt-run: patched 1 of 2 functions of $T (skipped: 1 no size in the symbol table)" \
   "a function that cannot be patched: the summary says so, and why"
+
+# A shell that runs the program (sh -c): the program's hooks are enough.
+"$FXT_RUN" -q --args="$fns" --retval="$fns" -o sh.fxt -- sh -c "exec $T" >sh.out 2>sh.err
+is "$?:$(cat sh.out sh.err):$(slices sh.fxt parse)" "0:done:$(slices O2.fxt parse)" \
+  "sh -c 'exec PROG', no --patch: PROG's values"
 
 # Without the hooks, the values still need --patch.
 "$FXT_RUN" --args='^lookup$' -- "$PROGS/args_target" >o.out 2>o.err

@@ -9,13 +9,14 @@
 # shown as such and the program runs on.  A filter that leaves an entry
 # out leaves its values out.  Without DWARF: a warning, and
 # 'NAME@arg1,arg2/s' names the registers.  Bad patterns: one line, exit
-# 2.  A program run by a symbolic link.  C++ (this, references, a call
+# 2.  A program run by a symbolic link; one run by exec (sh -c, env, a
+# script's interpreter).  C++ (this, references, a call
 # that throws).  Conditions
 # (--snapshot-if on a value).  Attached (fxt-run -p): the same.  The
 # archive is valid.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 41
+plan 47
 scratch
 cd "$TMPD" || exit 1
 T=$PROGS/args_target
@@ -45,6 +46,25 @@ ln -s "$T" link
 is "$?:$(cat link.out link.err):$(slice link.fxt take_ints)" \
   "0:done:{a:i64=-5, b:u64=250, c:i64=-300, d:u64=65000, e:i64=-70000, f:u64=1099511627776, retval:i64=-135}" \
   "a program run by a symbolic link: its values all the same"
+# A program run by exec, as its command line says: a shell's -c command,
+# env's program, a script's interpreter.
+"$FXT_RUN" -q --patch=. --args="$all" --retval="$all" -o sh.fxt -- sh -c "X=1 exec $T" >sh.out 2>sh.err
+is "$?:$(cat sh.out sh.err):$(slice sh.fxt take_ints)" \
+  "0:done:{a:i64=-5, b:u64=250, c:i64=-300, d:u64=65000, e:i64=-70000, f:u64=1099511627776, retval:i64=-135}" \
+  "sh -c 'X=1 exec PROG': PROG's values"
+"$FXT_RUN" -q --patch=. --retval='^ret_bool$' -o env.fxt -- env X=1 "$T" >/dev/null 2>&1
+is "$(slice env.fxt ret_bool)" "{retval:bool=true}" "env X=1 PROG: PROG's values"
+printf '#!%s 3\n' "$T" >script && chmod +x script
+"$FXT_RUN" -q --patch=. --args='^lookup$' --retval='^lookup$' -o sb.fxt -- ./script >/dev/null 2>&1
+"$FXT_RUN" -q --patch=. --args='^lookup$' --retval='^lookup$' -o sd.fxt -- "$T" 3 >/dev/null 2>&1
+is "$(slice sb.fxt lookup 2)" "$(slice sd.fxt lookup 2)" "a script ('#!PROG 3'): its interpreter's values"
+is "$(slice sd.fxt lookup 2)" "{key:i64=1, retval:i64=1}" "... which are these"
+# What a command line does not name is not planned for: said so.
+"$FXT_RUN" --patch=. --retval='^ret_bool$' -o w2.fxt -- sh -c ": ; $T" >/dev/null 2>w2.err
+grep -q "^fxt-run: warning: --retval '^ret_bool\$' matched no function of the patched modules ([a-z]*; a program run that fxt-run's command line does not name has no values)\$" w2.err
+is "$?" 0 "a program the command line does not name: the warning names the programs planned for"
+grep -q "^fxt-run: .*/args_target: patched without --args/--retval values: fxt-run's command line does not run it by exec (name it there)\$" w2.err
+is "$?" 0 "... and the summary says which program ran without them"
 is "$(slice a.fxt take_misc)" \
   "{flag:bool=true, ch:str=\"'a'\", color:str=\"GREEN\", other:str=\"42\", ptr:ptr=0x1234, retval:u64=4000000000}" \
   "bool, char, an enum by name, by number when no name is its, a pointer, unsigned"
