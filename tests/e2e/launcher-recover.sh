@@ -17,6 +17,12 @@ rc=0
 # (--max-size bounds the spool, so that the checks below stay quick.)
 timeout -s KILL 1 "$FXT_RUN" -o k.fxt --max-size 32M -- "$LOOP" 1000000000 >/dev/null 2>&1 || rc=$?
 is "$rc" 137 "killed run: fxt-run and the program were killed"
+# The program got its SIGKILL with fxt-run's, but on a loaded machine may
+# still be exiting: --recover leaves a spool whose process runs.
+n=0
+while pgrep -f "^$LOOP 1000000000\$" >/dev/null 2>&1 && [ $n -lt 200 ]; do
+  sleep 0.05; n=$((n + 1))
+done
 ok "killed run: no archive, one spool left" sh -c 'test ! -e k.fxt && ls k.fxt.*.spool >/dev/null'
 rc=0
 "$FXT_RUN" --recover . >"$TMPD/out" 2>"$TMPD/err" || rc=$?
@@ -100,9 +106,16 @@ mkdir clean && "$FXT_RUN" -o clean/r.fxt -- bash -c '"$0" 200000 >/dev/null
   echo x | cat >/dev/null
   (sleep 1; "$0" 300000 >/dev/null) & (sleep 1; "$0" 100000 | cat >/dev/null) &
   touch clean/started; wait; "$0" 1000 >/dev/null' "$LOOP" >/dev/null 2>"$TMPD/clean.err"
-procs() { sed -n 's/^fxt-run: wrote .*); \([0-9]* processes, [0-9]* images\).*/\1/p' "$1"; }
-is "$(procs "$TMPD/err")" "$(procs "$TMPD/clean.err")" \
-  "recover after fxt-run was killed: the processes and images of a whole run"
+# The processes, exactly; the images (the parts merged) at least as many:
+# a process that was converting itself when fxt-run was killed can leave
+# its events in two parts (CI, twice in many runs: 23 against 22).
+procs() { sed -n 's/^fxt-run: wrote .*); \([0-9]*\) processes, \([0-9]*\) images.*/\1 \2/p' "$1"; }
+set -- $(procs "$TMPD/err") x x
+got_p=$1 got_i=$2
+set -- $(procs "$TMPD/clean.err") x x
+ok "recover after fxt-run was killed: the processes and images of a whole run" \
+  sh -c '[ "$1" = "$3" ] && [ "$2" -ge "$4" ] 2>/dev/null' - "$got_p" "$got_i" "$1" "$2" ||
+  diag "recovered: $got_p processes, $got_i images; whole: $1 processes, $2 images"
 
 # --- The same, into another archive (-o): the run's r.fxt is merged too.
 killed_run other
