@@ -455,7 +455,8 @@ static void lc_write(struct loc_cache *lc)
 			s = lc->add[j++].loc;
 		}
 		ent[k].off = (uint32_t)(str - (char *)(ent + n));
-		memcpy(str, s, ent[k].len);
+		if (ent[k].len) /* s is NULL for "no location" */
+			memcpy(str, s, ent[k].len);
 		str += ent[k].len;
 	}
 	tmp = malloc(strlen(lc->path) + sizeof(".XXXXXX"));
