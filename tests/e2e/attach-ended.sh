@@ -1,7 +1,8 @@
 #!/bin/sh
 # fxt-run -p PID when the process exits while the agent starts
 # (tests/progs/attach_target --exit-on-start exits as soon as the agent's
-# starting thread is there): one line and exit 2, or, if the start won
+# starting thread is there): one line and exit 2 (whichever step of the
+# attach saw it end), or, if the start won
 # the race, a window that ends at the exit; either way nothing of the run
 # is left next to the archive's name but the archive (the spool the
 # process's exit wrote while the agent started included).  A race, run
@@ -25,7 +26,8 @@ for n in 1 2 3 4 5; do
   status=$?
   case "$rc:$(grep -v '^fxt-run: patched' run.err)" in
   "2:fxt-run: cannot attach to process $target: process $target ended while the agent started" | \
-    "2:fxt-run: cannot attach to process $target: process $target ended during the call")
+    "2:fxt-run: cannot attach to process $target: process $target ended during the call" | \
+    "2:fxt-run: cannot attach to process $target: process $target ended")
     left= ;;
   0:*"process $target exited after"*) left="e.fxt " ;;
   *) left=unexpected; diag "fxt-run exit $rc: $(cat run.err)" ;;

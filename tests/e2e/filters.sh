@@ -92,14 +92,15 @@ is "$("$TREE" --flat envbad.fxt | tr '\n' ' ' | sed 's/ $//')" "3 a 6 b 18 c 6 d
 # --min-duration: short calls written as no slice, their numbers kept.
 # hotspot: 400 calls each of parse (~2 us), checksum (~7 us), store (~0.5
 # us); at 1.5 us only store's calls go (but one the machine held up for
-# longer: a slow machine may keep a few).
+# longer: a loaded machine keeps some, 30 of 400 once in CI's sanitizer
+# build; unfiltered, all 400 would be).
 "$FXT_RUN" -q -f --libc=none --min-duration=1500ns -o min.fxt -- "$EXAMPLES/hotspot" >/dev/null 2>&1
 "$TREE" --flat min.fxt >min.flat
 is "$(grep -v ' store$' min.flat | tr '\n' ' ' | sed 's/ $//')" "400 checksum 1 main 400 parse" \
   "--min-duration 1500ns: the long calls kept"
 kept=$(awk '$2 == "store" { print $1 }' min.flat)
 ok "... store's slices left out (${kept:-0} kept)" \
-  awk '$2 == "store" && $1 > 20 { exit 1 }' min.flat
+  awk '$2 == "store" && $1 > 100 { exit 1 }' min.flat
 is "$("$abs_top_builddir/fxt-report" -F csv min.fxt | awk -F, '$NF == "store" { print $1 }')" 400 \
   "... and fxt-report counts its 400 calls all the same"
 ok "... in a valid archive" sh -c '"$1" --check min.fxt >/dev/null' sh "$FXT_DUMP"
