@@ -23,7 +23,7 @@ AGENT_RECORD_SOURCES = \
 	agent/mode.h \
 	agent/cfg.c agent/cfg.h \
 	agent/spool.c agent/spool.h \
-	agent/tbuf.c agent/tbuf.h \
+	agent/tbuf.c agent/tbuf.h agent/sys.h \
 	$(RUN_SOURCES) $(SPOOL_SOURCES)
 
 # The core at the top of agent/, then the wings, each in its folder with
