@@ -964,7 +964,10 @@ static int try_thread(struct inject *in, pid_t tid, char *why, size_t cap)
 	if (ptrace(PTRACE_GETREGS, in->tid, NULL, &r) < 0)
 		return attach_fail(why, cap, -errno, "thread %d: %s", (int)in->tid,
 				   strerror(errno));
-	if (safe_stop(in, &r))
+	/* SIGSEGV unblocked now that it cannot change (list_threads() read
+	 * the mask while the thread ran: pthread_create() blocks every signal
+	 * around clone(), a new thread until it starts). */
+	if (safe_stop(in, &r) && !blocks_segv(in->pid, in->tid))
 		return 1;
 	release(in);
 	return 0;
