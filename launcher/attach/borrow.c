@@ -126,12 +126,7 @@ static bool safe_stop(struct inject *in, const struct user_regs_struct *r)
 	return !locks_maybe_held(in, r->rip);
 }
 
-/* Whether the thread blocks SIGSEGV (its /proc/PID/task/TID/status).
- * Such a thread (the agent's watchdog blocks every signal) never runs a
- * call: the fault at 0 that ends it, taken while SIGSEGV is blocked,
- * makes the kernel reset the process's SIGSEGV action to the default,
- * and the program's handler would be gone. */
-static bool blocks_segv(pid_t pid, pid_t tid)
+int inject__sigblk(pid_t pid, pid_t tid, uint64_t *mask)
 {
 	char path[64], text[4096], *p;
 	ssize_t n;
@@ -140,14 +135,27 @@ static bool blocks_segv(pid_t pid, pid_t tid)
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return -errno;
 	n = read(fd, text, sizeof(text) - 1);
 	close(fd);
-	if (n <= 0)
-		return false;
-	text[n] = '\0';
+	text[n > 0 ? n : 0] = '\0';
 	p = strstr(text, "\nSigBlk:");
-	return p && (strtoull(p + 8, NULL, 16) >> (SIGSEGV - 1) & 1);
+	if (!p)
+		return -EINVAL;
+	*mask = strtoull(p + 8, NULL, 16);
+	return 0;
+}
+
+/* Whether the thread blocks SIGSEGV (its /proc/PID/task/TID/status).
+ * Such a thread (the agent's watchdog blocks every signal) never runs a
+ * call: the fault at 0 that ends it, taken while SIGSEGV is blocked,
+ * makes the kernel reset the process's SIGSEGV action to the default,
+ * and the program's handler would be gone. */
+static bool blocks_segv(pid_t pid, pid_t tid)
+{
+	uint64_t mask;
+
+	return inject__sigblk(pid, tid, &mask) == 0 && (mask >> (SIGSEGV - 1) & 1);
 }
 
 struct cand {

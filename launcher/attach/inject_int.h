@@ -94,6 +94,8 @@ int inject__way_back(struct inject *in);
 /* borrow.c: stops a thread of in->pid at a safe point and keeps it
  * (in->tid): 0, or -errno with why. */
 int inject__borrow_thread(struct inject *in, char *why, size_t cap);
+/* The thread's blocked signals (SigBlk of its /proc status): 0 or -errno. */
+int inject__sigblk(pid_t pid, pid_t tid, uint64_t *mask);
 
 #endif /* __x86_64__ */
 

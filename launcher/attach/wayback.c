@@ -8,7 +8,6 @@
 #if defined(__x86_64__)
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +15,6 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
-#include <unistd.h>
 
 #include "launcher/attach/inject_int.h"
 
@@ -130,27 +128,6 @@ static size_t stub_code(uint8_t *code, uint64_t scratch)
 	return at;
 }
 
-/* The thread's blocked signals (SigBlk of its status): 0 or -errno. */
-static int read_sigblk(struct inject *in)
-{
-	char path[64], buf[4096], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)in->pid, (int)in->tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	p = strstr(buf, "\nSigBlk:");
-	if (!p)
-		return -EINVAL;
-	in->sigblk = strtoull(p + 8, NULL, 16);
-	return 0;
-}
-
 /* The thread's state as borrowed, in a signal frame at the top of the
  * scratch memory: sets in->frame (where calls return from, the stub's
  * address in it).  0 or -errno (then calls return to 0, as before). */
@@ -240,7 +217,7 @@ int inject__way_back(struct inject *in)
 	char why[128];
 	int err;
 
-	if (!in->fn_mprotect || read_sigblk(in) < 0)
+	if (!in->fn_mprotect || inject__sigblk(in->pid, in->tid, &in->sigblk) < 0)
 		return -ENOENT;
 	if ((err = inject__write_mem(in, in->scratch + CODE_PAGE, code, len)) < 0)
 		return err;
