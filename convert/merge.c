@@ -56,6 +56,78 @@ static bool move_ts(uint64_t *ts, __int128 d)
 	return t < 0;
 }
 
+/* Whether the merged archive's threads are each in time order, as the
+ * readers take a thread (fxt/order.c: (provider, pid, tid), its events
+ * against its latest event time so far), followed record by record as
+ * the parts are copied, each part marked as in time order itself: a
+ * provider that comes again in a later part (the images of one process,
+ * each an archive of fxt-run's under its pid) keeps it only if no event
+ * there is before that provider's latest event time of the parts before.
+ * Per provider, not per thread: a thread is one provider's. */
+struct order_track {
+	bool ok;
+	size_t part; /* the part being copied */
+	struct order_provider {
+		uint32_t id;
+		size_t part;	/* the last part it came in */
+		uint64_t floor; /* its latest time in the parts before that */
+		uint64_t max;	/* its latest time so far */
+	} * v;
+	size_t n, cap;
+	struct order_provider *cur; /* NULL: none yet in this part */
+};
+
+/* Part `part` begins: none of its providers is known in it yet. */
+static void order_part(struct order_track *ot, size_t part)
+{
+	ot->part = part;
+	ot->cur = NULL;
+}
+
+/* Record `w` (nwords, as written) of the part being copied. */
+static void order_record(struct order_track *ot, const uint64_t *w, uint64_t nwords)
+{
+	unsigned type = fxt_header_type(w[0]);
+
+	if (!ot->ok)
+		return;
+	if (type == FXT_RECORD_METADATA) {
+		unsigned mtype = (unsigned)fxt_bits(w[0], 16, 19);
+		uint32_t id = (uint32_t)fxt_bits(w[0], 20, 51);
+		size_t i = 0;
+
+		if (mtype != FXT_METADATA_PROVIDER_INFO && mtype != FXT_METADATA_PROVIDER_SECTION)
+			return;
+		while (i < ot->n && ot->v[i].id != id)
+			i++;
+		if (i == ot->n) {
+			if (ot->n == ot->cap) {
+				size_t ncap = ot->cap ? 2 * ot->cap : 16;
+				struct order_provider *nv = realloc(ot->v, ncap * sizeof(*nv));
+				if (nv == NULL) {
+					ot->ok = false; /* not known: not marked */
+					return;
+				}
+				ot->v = nv;
+				ot->cap = ncap;
+			}
+			ot->v[ot->n++] = (struct order_provider){ id, ot->part, 0, 0 };
+		}
+		ot->cur = &ot->v[i];
+		if (ot->cur->part != ot->part) {
+			ot->cur->part = ot->part;
+			ot->cur->floor = ot->cur->max;
+		}
+		return;
+	}
+	if (type != FXT_RECORD_EVENT || nwords < 2)
+		return;
+	if (ot->cur == NULL || w[1] < ot->cur->floor)
+		ot->ok = false; /* (no provider: the one before this part's would own it) */
+	else if (w[1] > ot->cur->max)
+		ot->cur->max = w[1];
+}
+
 /* Follows the provider context through metadata and initialization
  * records, and moves a timed record's timestamp (word 1) in `w`, a copy of
  * the record.  Returns 0 or -errno. */
@@ -106,7 +178,7 @@ static int shift_record(struct shifts *sh, uint64_t *w, uint64_t nwords,
  * or -errno (the writer's, the file system's or the shift's); damage in
  * the part only ends it (res->truncated). */
 static int copy_part(struct fxt_writer *w, const char *path, struct shifts *sh, bool skip_mark,
-		     struct merge_part_result *res)
+		     struct order_track *ot, struct merge_part_result *res)
 {
 	struct fxt_reader *r;
 	struct fxt_record rec;
@@ -148,6 +220,8 @@ static int copy_part(struct fxt_writer *w, const char *path, struct shifts *sh, 
 				goto out;
 			bytes = copy;
 		}
+		if (rec.type != FXT_RECORD_LARGE)
+			order_record(ot, bytes, rec.nwords);
 		err = fxt_writer_words(w, bytes, (size_t)rec.nwords);
 		if (err < 0)
 			goto out;
@@ -189,15 +263,18 @@ static int first_provider(const char *path, bool *marked, uint32_t *id)
 }
 
 /* Whether every part there is starts with the mark that its threads'
- * events are in time order (FXT_TIME_ORDERED_MARK), then its provider,
- * each another: then so are the merged ones (a thread is its provider's,
- * in one part, moved by one shift; a part gone counts for nothing).  The
- * same process twice (one archive given twice) is not marked: its second
+ * events are in time order (FXT_TIME_ORDERED_MARK), then its provider:
+ * then so may the merged ones be (a thread is its provider's, moved by
+ * one shift; a part gone counts for nothing), which struct order_track
+ * follows as the parts are copied.  With `distinct` (a merged archive
+ * whose mark cannot be undone once written: compressed), only if their
+ * first providers are each another, as that cannot be followed: the same
+ * process twice (one archive given twice) is not marked, its second
  * part's events would be late.  marked[i]: whether part i has the mark
  * (copy_part() leaves it out: the merged archive has its own, or none).
  * A range (ranges[i].len) is one provider's records, in time order. */
 static bool all_time_ordered(const char *const *parts, size_t nparts,
-			     const struct merge_range *ranges, bool *marked)
+			     const struct merge_range *ranges, bool distinct, bool *marked)
 {
 	uint32_t *ids = calloc(nparts ? nparts : 1, sizeof(*ids));
 	size_t seen = 0;
@@ -218,7 +295,7 @@ static bool all_time_ordered(const char *const *parts, size_t nparts,
 			if (rc != 0)
 				all = false;
 		}
-		for (size_t k = 0; all && k < seen; k++)
+		for (size_t k = 0; all && distinct && k < seen; k++)
 			all = ids[k] != id;
 		if (all)
 			ids[seen++] = id;
@@ -255,7 +332,8 @@ static int range_fd(struct range_src *src, const char *path)
 /* Copies the records of a range of the file at `path` (off, len: whole
  * records of our converter's, committed), as they are. */
 static int copy_range(struct fxt_writer *w, struct range_src *src, const char *path,
-		      const struct merge_range *rg, struct merge_part_result *res)
+		      const struct merge_range *rg, struct order_track *ot,
+		      struct merge_part_result *res)
 {
 	uint64_t *buf = NULL;
 	int err = 0, fd;
@@ -273,7 +351,17 @@ static int copy_range(struct fxt_writer *w, struct range_src *src, const char *p
 	} else if (pread(fd, buf, rg->len, (off_t)rg->off) != (ssize_t)rg->len) {
 		err = -EIO;
 	} else {
-		err = fxt_writer_words(w, buf, (size_t)(rg->len / FXT_WORD_SIZE));
+		size_t nw = (size_t)(rg->len / FXT_WORD_SIZE);
+		for (size_t k = 0, n; ot->ok && k < nw; k += n) {
+			unsigned type = fxt_header_type(buf[k]);
+			n = type == FXT_RECORD_LARGE ? (size_t)fxt_large_header_size(buf[k])
+						     : fxt_header_size(buf[k]);
+			if (n == 0 || n > nw - k)
+				ot->ok = false; /* not whole records after all */
+			else if (type != FXT_RECORD_LARGE)
+				order_record(ot, buf + k, n);
+		}
+		err = fxt_writer_words(w, buf, nw);
 		res->bytes = rg->len;
 	}
 	free(buf);
@@ -288,6 +376,8 @@ static mode_t new_file_mode(void)
 	umask(mask);
 	return 0644 & ~mask;
 }
+
+static int unmark(int fd);
 
 int merge_archives(const char *out, const char *const *parts, size_t nparts,
 		   struct merge_part_result *res)
@@ -307,6 +397,8 @@ int merge_archives_ranges(const char *out, const char *const *parts, size_t npar
 {
 	struct shifts sh = { .fn = shift, .ctx = ctx };
 	struct range_src src = { .next = 0 };
+	struct order_track ot = { .ok = false };
+	bool compressed = fxt_writer_path_flags(out) != 0, marked_out = false;
 	struct fxt_writer *w;
 	bool *marked = NULL;
 	size_t ncopied = 0;
@@ -339,17 +431,20 @@ int merge_archives_ranges(const char *out, const char *const *parts, size_t npar
 	marked = calloc(nparts ? nparts : 1, sizeof(*marked));
 	if (marked == NULL)
 		err = -ENOMEM;
-	else if (err == 0 && all_time_ordered(parts, nparts, ranges, marked))
+	else if (err == 0 && all_time_ordered(parts, nparts, ranges, compressed, marked)) {
 		err = fxt_writer_time_ordered(w);
+		ot.ok = marked_out = true;
+	}
 	for (size_t i = 0; i < nparts && err == 0; i++) {
 		struct merge_part_result r;
 		sh.part = i;
 		sh.n = 0;
 		sh.cur = NULL;
+		order_part(&ot, i);
 		if (ranges && ranges[i].len)
-			err = copy_range(w, &src, parts[i], &ranges[i], &r);
+			err = copy_range(w, &src, parts[i], &ranges[i], &ot, &r);
 		else
-			err = copy_part(w, parts[i], shift ? &sh : NULL, marked[i], &r);
+			err = copy_part(w, parts[i], shift ? &sh : NULL, marked[i], &ot, &r);
 		if (res != NULL)
 			res[i] = r;
 		ncopied += !r.not_an_archive;
@@ -363,6 +458,9 @@ int merge_archives_ranges(const char *out, const char *const *parts, size_t npar
 	int cerr = fxt_writer_close(w);
 	if (err == 0)
 		err = cerr;
+	/* Marked, but a provider's events came again before its latest. */
+	if (err == 0 && marked_out && !ot.ok)
+		err = unmark(fd);
 	if (close(fd) != 0 && err == 0)
 		err = -errno;
 	fd = -1;
@@ -376,6 +474,7 @@ out_file:
 out_mem:
 	free(tmp);
 	free(sh.v);
+	free(ot.v);
 	free(marked);
 	return err;
 }

@@ -19,6 +19,15 @@
  * merged archive stays readable after it.  The output is compressed as its
  * name says (fxt_writer_path_flags()).
  *
+ * The merged archive starts with fxtrace's mark of time order
+ * (FXT_TIME_ORDERED_MARK) when every part does and its threads are still
+ * each in time order in it: a provider that comes again in a later part
+ * (a process's next image) has no event there before its latest of the
+ * parts before.  That is followed as the parts are copied, the mark
+ * written first and undone in place if not (a compressed archive cannot
+ * be: it is marked only when the parts' first providers are each
+ * another).
+ *
  * Records can also move in time, provider by provider (fxt-merge aligning
  * a kernel trace on another clock with the agent's CLOCK_MONOTONIC): the
  * timestamp word of event, context switch and log records gets the

@@ -218,6 +218,10 @@ int main(int argc, char **argv)
 	kernel_follow(root);
 	launch_go(&launch, out);
 	int status = supervise(&launch, &r);
+	/* The program is done: its patch reports leave TMPDIR before the
+	 * conversion, which a signal may end. */
+	if (o.patch_dir)
+		patch_report_collect(o.patch_dir);
 	struct timespec t_exit, t_stop, t_kernel, t_end;
 	clock_gettime(CLOCK_MONOTONIC, &t_exit);
 	/* The kernel's instance goes while the archives are converted. */

@@ -140,12 +140,18 @@ void setup_export(const struct options *o, int status_fd, fxt_setting_sink_fn *s
 /* ----------------------------------------------------------- patchrep.c */
 
 /* A new folder for the patch reports (malloc'd), or death; removed at exit
- * unless patch_report_finish() was. */
+ * unless patch_report_collect() was. */
 char *patch_report_dir(void);
 
+/* Reads the reports into memory and removes them and the folder: once the
+ * program is done, so that nothing is left in TMPDIR whatever ends
+ * fxt-run while it converts (a signal).  Once; patch_report_finish() calls
+ * it if not done. */
+void patch_report_collect(const char *dir);
+
 /* Prints what the processes patched (each program once; with `list`, each
- * function), then removes the reports and the folder.  `what`: the option
- * that asked for patching ("--patch"), named when nothing was. */
+ * function), of the reports collected.  `what`: the option that asked for
+ * patching ("--patch"), named when nothing was. */
 void patch_report_finish(const char *dir, bool list, bool quiet, const char *what);
 
 /* -------------------------------------------------------------- summary.c */
@@ -475,11 +481,13 @@ struct launch {
 	int go_fd; /* the pipe the name goes through; -1 once sent */
 	struct sigaction old_int, old_quit;
 	sigset_t old_mask;
+	sigset_t fwd; /* the signals passed on to the program */
 };
 
 /* Forks the program's process (or dies), which waits for launch_go(): if
  * fxt-run exits before, it exits too, having run nothing.  From here to
- * supervise(), SIGINT and SIGQUIT are ignored and SIGCHLD blocked. */
+ * supervise(), SIGINT and SIGQUIT are ignored, and SIGCHLD, SIGTERM and
+ * SIGHUP blocked (supervise() passes the last two on to the program). */
 void launch_start(struct launch *l, const char *path, char *const argv[]);
 
 /* Lets the program run with FXT_OUTPUT = out (an absolute path). */

@@ -18,10 +18,12 @@ fxt_run_LDADD = libfxtimport.la libfxtattach.la libfxtmerge.la libfxtconvert.la 
 
 # launcher/attach/: fxt-run -p, recording a process already running:
 # preflight.c says whether we may (sample.c, with --sample), inject.c calls
-# functions inside it with ptrace (x86-64), attach.c runs the attach (libfxtattach.la, which the
-# injector's test helper links too).
+# functions inside it with ptrace (x86-64) on a thread borrow.c chooses,
+# each call returning by the way back wayback.c makes, attach.c runs the
+# attach (libfxtattach.la, which the injector's test helper links too).
 noinst_LTLIBRARIES += libfxtattach.la
 libfxtattach_la_SOURCES = launcher/attach/inject.c launcher/attach/inject.h \
+	launcher/attach/inject_int.h launcher/attach/wayback.c launcher/attach/borrow.c \
 	launcher/attach/preflight.c launcher/attach/preflight.h \
 	launcher/attach/sample.c launcher/attach/sample.h launcher/attach/why.h
 libfxtattach_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)

@@ -25,10 +25,19 @@
 
 extern char **environ;
 
-/* The folder made, until patch_report_finish() has removed it: removed at
+/* The folder made, until patch_report_collect() has removed it: removed at
  * fxt-run's exit otherwise (an error after it was made, e.g. an archive
  * that exists). */
 static const char *report_dir;
+
+/* The reports read out of it by patch_report_collect(), each a process's
+ * file's name (its folder's path and "patch.PID") and its text, in the
+ * order the processes started. */
+static struct {
+	char **names, **texts;
+	size_t n;
+	bool collected;
+} taken;
 
 /* Removes the folder with what the run put in it (reports, --args's spec). */
 static void remove_dir(const char *dir)
@@ -231,10 +240,10 @@ static void section_end(struct section *sec, char ***seen, size_t *nseen, bool l
 	memset(sec, 0, sizeof(*sec));
 }
 
-/* One report file (a process): a section a module. */
-static void one_report(const char *path, bool list, char ***seen, size_t *nseen)
+/* One report (a process's file, its text): a section a module. */
+static void one_report(char *text, bool list, char ***seen, size_t *nseen)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = text[0] ? fmemopen(text, strlen(text), "r") : NULL;
 	char *line = NULL;
 	size_t cap = 0;
 	struct section *sec = calloc(1, sizeof(*sec));
@@ -282,14 +291,45 @@ static void one_report(const char *path, bool list, char ***seen, size_t *nseen)
 	fclose(f);
 }
 
-void patch_report_finish(const char *dir, bool list, bool quiet, const char *what)
+/* A report file's whole text (malloc'd), or NULL. */
+static char *read_text(const char *path)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **seen = NULL, **names = NULL;
-	size_t nseen = 0, n = 0;
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	size_t got;
 
-	if (!d)
+	if (!f)
+		return NULL;
+	do {
+		if (len + 4096 + 1 > cap) {
+			char *t = realloc(text, cap = len + 4096 + 1 + cap);
+			if (!t) {
+				free(text);
+				fclose(f);
+				return NULL;
+			}
+			text = t;
+		}
+		got = fread(text + len, 1, cap - 1 - len, f);
+		len += got;
+	} while (got > 0);
+	fclose(f);
+	text[len] = '\0';
+	return text;
+}
+
+void patch_report_collect(const char *dir)
+{
+	DIR *d;
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0;
+
+	if (taken.collected)
+		return;
+	taken.collected = true;
+	if (!(d = opendir(dir)))
 		return;
 	while ((e = readdir(d)) != NULL) {
 		if (strncmp(e->d_name, "patch.", 6) != 0)
@@ -309,20 +349,38 @@ void patch_report_finish(const char *dir, bool list, bool quiet, const char *wha
 			names[j] = names[j - 1];
 			names[j - 1] = t;
 		}
-	for (size_t i = 0; i < n; i++) {
-		if (!quiet || list)
-			one_report(names[i], list, &seen, &nseen);
-		unlink(names[i]);
+	taken.texts = calloc(n ? n : 1, sizeof(*taken.texts));
+	for (size_t i = 0; i < n && taken.texts; i++)
+		taken.texts[i] = read_text(names[i]);
+	for (size_t i = 0; i < n && !taken.texts; i++)
 		free(names[i]);
-	}
-	if (n == 0 && !quiet)
-		fprintf(stderr, "fxt-run: %s: no process patched anything (FXT_DEBUG=1 says why)\n",
-			what);
-	free(names);
-	for (size_t i = 0; i < nseen; i++)
-		free(seen[i]);
-	free(seen);
+	taken.names = taken.texts ? names : (free(names), NULL);
+	taken.n = taken.texts ? n : 0;
 	remove_dir(dir);
 	if (report_dir == dir)
 		report_dir = NULL;
+}
+
+void patch_report_finish(const char *dir, bool list, bool quiet, const char *what)
+{
+	char **seen = NULL;
+	size_t nseen = 0;
+
+	patch_report_collect(dir);
+	for (size_t i = 0; i < taken.n; i++)
+		if (taken.texts[i] && (!quiet || list))
+			one_report(taken.texts[i], list, &seen, &nseen);
+	if (taken.n == 0 && !quiet)
+		fprintf(stderr, "fxt-run: %s: no process patched anything (FXT_DEBUG=1 says why)\n",
+			what);
+	for (size_t i = 0; i < taken.n; i++) {
+		free(taken.names[i]);
+		free(taken.texts[i]);
+	}
+	free(taken.names);
+	free(taken.texts);
+	memset(&taken, 0, sizeof(taken));
+	for (size_t i = 0; i < nseen; i++)
+		free(seen[i]);
+	free(seen);
 }

@@ -80,17 +80,35 @@ child(struct launch *l, int in, const char *path, char *const argv[])
 	_exit(err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
 }
 
+/* The signals that would end fxt-run while the program runs, and that it
+ * passes on to the program instead: SIGTERM, and SIGHUP unless it was
+ * ignored (nohup).  Ignored ones are left so. */
+static void forwarded_set(sigset_t *set)
+{
+	static const int sigs[] = { SIGTERM, SIGHUP };
+	struct sigaction sa;
+
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
+		if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+			sigaddset(set, sigs[i]);
+}
+
 /* While the program runs we ignore SIGINT and SIGQUIT, as a shell does:
  * the terminal sends them to the whole foreground group, the program
- * decides, and we report.  SIGCHLD is blocked, so that supervise()'s
- * sigtimedwait() takes it. */
+ * decides, and we report.  SIGTERM and SIGHUP, which come to fxt-run
+ * alone (kill, a closed terminal), go on to the program, which decides
+ * too; fxt-run converts what it recorded and leaves nothing behind.  They
+ * and SIGCHLD are blocked, so that supervise()'s sigtimedwait() takes
+ * them. */
 void launch_start(struct launch *l, const char *path, char *const argv[])
 {
 	struct sigaction ign;
 	sigset_t chld;
 	int p[2];
 
-	sigemptyset(&chld);
+	forwarded_set(&l->fwd);
+	chld = l->fwd;
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &l->old_mask);
 	memset(&ign, 0, sizeof(ign));
@@ -124,15 +142,18 @@ void launch_go(struct launch *l, const char *out)
 }
 
 /* Waits for the program; converts the spools of the processes that are
- * done, waking at SIGCHLD or every interval. */
+ * done, waking at SIGCHLD or every interval; passes SIGTERM and SIGHUP on
+ * to the program. */
 int supervise(struct launch *l, struct spools *r)
 {
-	sigset_t chld;
+	sigset_t wake, fwd;
 	int status;
 	pid_t pid = l->pid;
+	const struct timespec zero = { 0, 0 };
 
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
+	fwd = l->fwd;
+	wake = fwd;
+	sigaddset(&wake, SIGCHLD);
 	spools_set_root(r, (long)pid);
 	for (;;) {
 		pid_t w = waitpid(pid, &status, WNOHANG);
@@ -142,8 +163,13 @@ int supervise(struct launch *l, struct spools *r)
 			die(EXIT_USAGE, "waitpid: %s", strerror(errno));
 		spools_scan(r, false);
 		struct timespec ts = { 0, SCAN_INTERVAL_NS };
-		sigtimedwait(&chld, NULL, &ts);
+		int sig = sigtimedwait(&wake, NULL, &ts);
+		if (sig > 0 && sig != SIGCHLD)
+			kill(pid, sig);
 	}
+	/* One that came as the program ended was for it: the run ends. */
+	while (sigtimedwait(&fwd, NULL, &zero) > 0)
+		;
 	sigprocmask(SIG_SETMASK, &l->old_mask, NULL);
 	sigaction(SIGINT, &l->old_int, NULL);
 	sigaction(SIGQUIT, &l->old_quit, NULL);

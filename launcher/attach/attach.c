@@ -507,6 +507,8 @@ int attach_main(const struct options *opts)
 	drain_stop(&drain);
 
 	/* The archives, as after a launch (fxt-run.c). */
+	if (o.patch_dir)
+		patch_report_collect(o.patch_dir);
 	spools_finish(&r, ctl);
 	spools_say_execs(&r);
 	if (!parts_have_root(&parts, t.pid, true))

@@ -6,7 +6,7 @@
 # program runs.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 56
+plan 64
 
 LOOP=$PROGS/loop
 
@@ -116,6 +116,38 @@ set -- $(procs "$TMPD/clean.err") x x
 ok "recover after fxt-run was killed: the processes and images of a whole run" \
   sh -c '[ "$1" = "$3" ] && [ "$2" -ge "$4" ] 2>/dev/null' - "$got_p" "$got_i" "$1" "$2" ||
   diag "recovered: $got_p processes, $got_i images; whole: $1 processes, $2 images"
+
+# --- fxt-run alone sent SIGTERM or SIGHUP (kill, a terminal closed) while
+# the program runs: it passes the signal on to the program, converts what
+# was recorded, exits as the program did, and leaves nothing else: no
+# spool or mark next to the archive, nor (--patch) the patch reports'
+# folder in TMPDIR.  Before, fxt-run died at once and left both.
+patch='--patch=^no_such_function$'
+[ -z "$(patch_unavailable)" ] || patch=
+for sig in TERM:15 HUP:1; do
+  num=${sig#*:} sig=${sig%:*}
+  mkdir "sig$sig" "sig$sig.tmp" && cd "sig$sig" || exit 1
+  TMPDIR="$TMPD/sig$sig.tmp" "$FXT_RUN" -o s.fxt $patch -- sh -c 'echo $$ >"$1"
+    "$0" 5000 >/dev/null; exec sleep 30' "$LOOP" "$TMPD/sig$sig.root" >/dev/null 2>&1 &
+  f=$!
+  n=0
+  until [ -s "$TMPD/sig$sig.root" ] &&
+    [ "$(cat "/proc/$(cat "$TMPD/sig$sig.root")/comm" 2>/dev/null)" = sleep ]; do
+    [ $n -lt 400 ] || break
+    sleep 0.05; n=$((n + 1))
+  done
+  kill -$sig $f
+  rc=0
+  wait $f || rc=$?
+  root=$(cat "$TMPD/sig$sig.root")
+  is "$rc/$(kill -0 "$root" 2>/dev/null && echo running)" "$((128 + num))/" \
+    "SIG$sig to fxt-run: passed on to the program, whose status it exits with"
+  kill -KILL "$root" 2>/dev/null
+  is "$(ls -A | tr '\n' ' ')" "s.fxt " "SIG$sig to fxt-run: the archive and nothing else"
+  is "$(ls -A "$TMPD/sig$sig.tmp")" "" "SIG$sig to fxt-run: nothing left in TMPDIR"
+  is "$(flat s.fxt | sed -n 's/^\([0-9]*\) leaf$/\1/p')" 5000 "SIG$sig to fxt-run: every call"
+  cd "$TMPD" || exit 1
+done
 
 # --- The same, into another archive (-o): the run's r.fxt is merged too.
 killed_run other

@@ -84,6 +84,35 @@ static struct fxt_sref intern(struct fxt_writer *w, const char *s)
 	return fxt_writer_string(w, s, strlen(s));
 }
 
+/* A writer in memory and what conv_emit_call() writes into it with. */
+struct emitter {
+	struct fxt_writer *w;
+	struct emit_common com;
+	struct conv_stats st;
+	struct emit_ctx ctx;
+};
+
+static int emitter_open(struct emitter *e)
+{
+	memset(e, 0, sizeof(*e));
+	if (fxt_writer_open_mem(&e->w, 0) < 0)
+		return -1;
+	e->com.w = e->w;
+	e->com.st = &e->st;
+	e->com.scratch = malloc(EMIT_SCRATCH);
+	conv_names_init(&e->com.names, lookup, NULL);
+	conv_tb_init(&e->com.tb, 1000000000u, 0, 0);
+	conv_emit_init(&e->ctx, &e->com, PID, TID, 0, NULL);
+	return e->com.scratch ? 0 : -1;
+}
+
+static void emitter_free(struct emitter *e)
+{
+	fxt_writer_free(e->w);
+	conv_names_free(&e->com.names);
+	free(e->com.scratch);
+}
+
 /* The general encoder's archive of the calls: the thread, then for each
  * call its arguments' strings (a value, then its name), its category and
  * name, and the event. */
@@ -227,31 +256,17 @@ static void once_list(const struct recon_once *o, struct recon_args *l, struct r
 }
 
 /* The ONCE records written by conv_emit_once() where it can, else (and
- * with `once` false, always) by conv_emit_call(): into *w, a new
- * writer; how many went by conv_emit_once(), or -1; direct[i] says
- * whether record i did. */
-static int write_onces(struct fxt_writer **w, bool once, bool *direct_i)
+ * with `once` false, always) by conv_emit_call(); how many went by
+ * conv_emit_once(), or -1; direct[i] says whether record i did. */
+static int write_onces(struct emitter *e, bool once, bool *direct_i)
 {
-	struct emit_common com;
-	struct conv_stats st;
-	struct emit_ctx ctx;
 	int direct = 0;
 
-	memset(&com, 0, sizeof(com));
-	memset(&st, 0, sizeof(st));
-	if (fxt_writer_open_mem(w, 0) < 0)
-		return -1;
-	com.w = *w;
-	com.st = &st;
-	com.scratch = malloc(EMIT_SCRATCH);
-	conv_names_init(&com.names, lookup, NULL);
-	conv_tb_init(&com.tb, 1000000000u, 0, 0);
-	conv_emit_init(&ctx, &com, PID, TID, 0, NULL);
 	for (size_t i = 0; i < NONCES && direct >= 0; i++) {
 		struct recon_slot s = { EV_CALL_ADDR(onces[i].o.fn), onces[i].start, onces[i].end };
 		struct recon_arg v[3];
 		struct recon_args l;
-		int r = once ? conv_emit_once(&ctx, &s, &onces[i].o) : 0;
+		int r = once ? conv_emit_once(&e->ctx, &s, &onces[i].o) : 0;
 
 		direct_i[i] = r == 1;
 		if (r == 1) {
@@ -259,37 +274,22 @@ static int write_onces(struct fxt_writer **w, bool once, bool *direct_i)
 			continue;
 		}
 		once_list(&onces[i].o, &l, v);
-		if (r < 0 || conv_emit_call(&ctx, &s, &l) != 1)
+		if (r < 0 || conv_emit_call(&e->ctx, &s, &l) != 1)
 			direct = -1;
 	}
-	if (fxt_writer_flush(*w) < 0)
-		direct = -1;
-	conv_names_free(&com.names);
-	free(com.scratch);
 	return direct;
 }
 
-int main(void)
-{
-	struct fxt_writer *wa, *wb;
-	struct emit_common com;
-	struct conv_stats st;
-	struct emit_ctx ctx;
-	const void *a, *b;
-	size_t la, lb;
-	unsigned direct = 0;
+/* The entries of either table, at most. */
+#define NENTRIES (NONCES > NCALLS ? NONCES : NCALLS)
 
-	plan(7);
-	memset(&com, 0, sizeof(com));
-	memset(&st, 0, sizeof(st));
-	if (fxt_writer_open_mem(&wa, 0) < 0 || fxt_writer_open_mem(&wb, 0) < 0)
-		bail_out("writers");
-	com.w = wa;
-	com.st = &st;
-	com.scratch = malloc(EMIT_SCRATCH);
-	conv_names_init(&com.names, lookup, NULL);
-	conv_tb_init(&com.tb, 1000000000u, 0, 0);
-	conv_emit_init(&ctx, &com, PID, TID, 0, NULL);
+/* The sides compared.  Each writes into its emitter and says how many of
+ * its entries went straight into the buffer (-1: an error); direct[i]
+ * says whether entry i did. */
+static int calls_direct(struct emitter *e, bool *direct_i)
+{
+	int direct = 0;
+
 	for (size_t i = 0; i < NCALLS; i++) {
 		const struct call *c = &calls[i];
 		struct recon_slot s = { EV_CALL_ADDR(c->fn), c->start, c->end };
@@ -297,50 +297,104 @@ int main(void)
 		struct recon_args l;
 
 		list_of(c, &l, v);
-		direct += conv_emit_call(&ctx, &s, &l) == 1;
+		direct_i[i] = conv_emit_call(&e->ctx, &s, &l) == 1;
+		direct += direct_i[i];
 	}
-	ok(direct == NCALLS, "every call written straight (%u of %zu)", direct, NCALLS);
-	ok(fxt_writer_flush(wa) == 0 && general(wb, &com.tb) == 0, "both written");
-	a = fxt_writer_mem_data(wa, &la);
-	b = fxt_writer_mem_data(wb, &lb);
-	ok(la == lb && memcmp(a, b, la) == 0,
-	   "the general encoder's bytes (%zu and %zu), strings registered in the same order", la,
-	   lb);
+	return direct;
+}
 
-	/* An errno's name (an inline string): the general encoder's. */
-	{
-		struct recon_arg v[2] = { { AGENT_KEY_RESULT, EV_ARG_I64, 2, 0, 0 },
-					  { KEY_ERROR, EV_ARG_ERRNO, 2, 0, 0 } };
-		struct recon_args l = { .n = 2, .cap = 2, .v = v };
-		struct recon_slot s = { EV_CALL_ADDR(AGENT_FN_open), 300, 310 };
-		ok(conv_emit_call(&ctx, &s, &l) == 0 && la == fxt_writer_bytes(wa),
-		   "an errno's name: left to the general encoder, nothing written");
+static int calls_general(struct emitter *e, bool *direct_i)
+{
+	(void)direct_i;
+	return general(e->w, &e->com.tb) == 0 ? 0 : -1;
+}
+
+static int onces_once(struct emitter *e, bool *direct_i)
+{
+	return write_onces(e, true, direct_i);
+}
+
+static int onces_call(struct emitter *e, bool *direct_i)
+{
+	return write_onces(e, false, direct_i);
+}
+
+/* What side a's count must be: every call, written straight. */
+static bool all_calls(int n, const bool *direct_i)
+{
+	(void)direct_i;
+	return n == (int)NCALLS;
+}
+
+/* Some ONCE records by conv_emit_once(), the last direct_last among
+ * them, but none of the first of a function or a caller. */
+static bool some_onces(int n, const bool *direct_i)
+{
+	bool first = false, last = true;
+
+	for (size_t i = 0; i < sizeof(fall_back) / sizeof(fall_back[0]); i++)
+		first = first || direct_i[fall_back[i]];
+	for (size_t i = NONCES - direct_last; i < NONCES; i++)
+		last = last && direct_i[i];
+	return n > 0 && !first && last;
+}
+
+/* After the calls: an errno's name (an inline string) is the general
+ * encoder's, and conv_emit_call() writes nothing of it. */
+static void errno_left(struct emitter *e)
+{
+	struct recon_arg v[2] = { { AGENT_KEY_RESULT, EV_ARG_I64, 2, 0, 0 },
+				  { KEY_ERROR, EV_ARG_ERRNO, 2, 0, 0 } };
+	struct recon_args l = { .n = 2, .cap = 2, .v = v };
+	struct recon_slot s = { EV_CALL_ADDR(AGENT_FN_open), 300, 310 };
+	size_t before = fxt_writer_bytes(e->w);
+
+	ok(conv_emit_call(&e->ctx, &s, &l) == 0 && before == fxt_writer_bytes(e->w),
+	   "an errno's name: left to the general encoder, nothing written");
+}
+
+int main(void)
+{
+	/* Two ways of writing the same entries, whose bytes must be the
+	 * same: a's count checked by a_ok, b's count 0 (all its entries
+	 * by the way a falls back on), then the bytes. */
+	static const struct {
+		const char *a_what, *b_what, *same;
+		int (*a)(struct emitter *e, bool *direct_i);
+		int (*b)(struct emitter *e, bool *direct_i);
+		bool (*a_ok)(int n, const bool *direct_i);
+		void (*after)(struct emitter *e); /* more checks on a's emitter */
+	} cases[] = {
+		{ "every call written straight", "both written",
+		  "the general encoder's bytes, strings registered in the same order", calls_direct,
+		  calls_general, all_calls, errno_left },
+		{ "ONCE records: some written by conv_emit_once(), the last ones among them; the "
+		  "first of a function or a caller left to conv_emit_call()",
+		  "and all by conv_emit_call()", "conv_emit_once()'s bytes are conv_emit_call()'s",
+		  onces_once, onces_call, some_onces, NULL },
+	};
+	bool direct_a[NENTRIES], direct_b[NENTRIES];
+
+	plan(7);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct emitter a, b;
+		const void *da, *db;
+		size_t la, lb;
+
+		if (emitter_open(&a) < 0 || emitter_open(&b) < 0)
+			bail_out("writers");
+		int na = cases[i].a(&a, direct_a), nb = cases[i].b(&b, direct_b);
+		ok(na >= 0 && fxt_writer_flush(a.w) == 0 && cases[i].a_ok(na, direct_a), "%s (%d)",
+		   cases[i].a_what, na);
+		ok(nb == 0 && fxt_writer_flush(b.w) == 0, "%s (%d)", cases[i].b_what, nb);
+		da = fxt_writer_mem_data(a.w, &la);
+		db = fxt_writer_mem_data(b.w, &lb);
+		ok(la == lb && la > 0 && memcmp(da, db, la) == 0, "%s (%zu and %zu)", cases[i].same,
+		   la, lb);
+		if (cases[i].after)
+			cases[i].after(&a);
+		emitter_free(&a);
+		emitter_free(&b);
 	}
-	fxt_writer_free(wa);
-	fxt_writer_free(wb);
-	conv_names_free(&com.names);
-
-	/* ONCE records. */
-	{
-		bool va[NONCES], vb[NONCES], first = false, last = true;
-		int da = write_onces(&wa, true, va), db = write_onces(&wb, false, vb);
-
-		for (size_t i = 0; i < sizeof(fall_back) / sizeof(fall_back[0]); i++)
-			first = first || va[fall_back[i]];
-		for (size_t i = NONCES - direct_last; i < NONCES; i++)
-			last = last && va[i];
-		ok(da > 0 && !first && last,
-		   "ONCE records: %d of %zu written by conv_emit_once(), the last %zu among them; "
-		   "the first of a function or a caller left to conv_emit_call()",
-		   da, NONCES, direct_last);
-		ok(db == 0, "and all by conv_emit_call() (%d)", db);
-		a = fxt_writer_mem_data(wa, &la);
-		b = fxt_writer_mem_data(wb, &lb);
-		ok(la == lb && la > 0 && memcmp(a, b, la) == 0,
-		   "conv_emit_once()'s bytes are conv_emit_call()'s (%zu and %zu)", la, lb);
-		fxt_writer_free(wa);
-		fxt_writer_free(wb);
-	}
-	free(com.scratch);
 	return exit_status();
 }
