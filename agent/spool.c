@@ -62,6 +62,19 @@ static void copy_str(char *dst, size_t cap, const char *src)
 	dst[i] = '\0';
 }
 
+/* The page size, asked once (spool_init()): a fork child has it from its
+ * parent rather than faulting in sysconf()'s code and data. */
+static uint64_t page_size(void)
+{
+	static uint64_t size;
+
+	if (!size) {
+		long pgl = sysconf(_SC_PAGESIZE);
+		size = pgl > 0 ? (uint64_t)pgl : 4096;
+	}
+	return size;
+}
+
 /* spool_init() but for the binding of trylock, which a fork child
  * (spool_forget()) has from its parent.  No call into the C library: in a
  * fork child each function's first page faults in again. */
@@ -82,6 +95,7 @@ void spool_init(struct spool *sp, const char *path, uint64_t chunk_size, uint64_
 		uint64_t max_size)
 {
 	reset(sp, path, chunk_size, buffer_size, max_size);
+	(void)page_size();
 	/* Bound now, with the sync wrapper's real function behind it: the
 	 * only call of it is spool_mark_exit()'s, at a child's _exit(), which
 	 * else bound it and looked the real one up (dlsym) in every child. */
@@ -94,7 +108,7 @@ static bool is_spool(const struct spool *sp, int fd)
 {
 	struct stat st;
 
-	return fstat(fd, &st) == 0 && st.st_dev == sp->dev && st.st_ino == sp->ino;
+	return agent_sys_fstat(fd, &st) == 0 && st.st_dev == sp->dev && st.st_ino == sp->ino;
 }
 
 /* A copy of the held descriptor (spool_hold()), or -1 if none holds the
@@ -191,21 +205,16 @@ static bool take_spare(struct spool *sp, int *fd, struct stat *st)
 	if (agent_sys(SYS_renameat2, AT_FDCWD, (long)spare, AT_FDCWD, (long)sp->path,
 		      RENAME_NOREPLACE) != 0)
 		return false; /* left for fxt-run to remove */
-	*fd = open(sp->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (*fd >= 0 && fstat(*fd, st) == 0 && S_ISREG(st->st_mode) &&
-	    (st->st_size == 0 || st->st_size == SPOOL_SPARE_SIZE) && st->st_nlink == 1 && st->st_uid == (uid_t)agent_sys(SYS_geteuid, 0, 0, 0, 0, 0))
+	*fd = (int)agent_sys(SYS_openat, AT_FDCWD, (long)sp->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW,
+			     0, 0);
+	if (*fd >= 0 && agent_sys_fstat(*fd, st) == 0 && S_ISREG(st->st_mode) &&
+	    (st->st_size == 0 || st->st_size == SPOOL_SPARE_SIZE) && st->st_nlink == 1 &&
+	    st->st_uid == (uid_t)agent_sys(SYS_geteuid, 0, 0, 0, 0, 0))
 		return true;
 	if (*fd >= 0)
-		close(*fd);
+		agent_sys(SYS_close, *fd, 0, 0, 0, 0);
 	unlink(sp->path);
 	return false;
-}
-
-/* The page size. */
-static uint64_t page_size(void)
-{
-	long pgl = sysconf(_SC_PAGESIZE);
-	return pgl > 0 ? (uint64_t)pgl : 4096;
 }
 
 /* Zeros for the writes that extend the file (extend(), create()). */
@@ -280,9 +289,8 @@ static int extend(int fd, uint64_t off, uint64_t size)
  * older kernels say EINVAL and each page is touched instead. */
 static void populate(void *p, uint64_t size)
 {
-	if (madvise(p, size, MADV_POPULATE_WRITE) != 0) {
-		long pg = sysconf(_SC_PAGESIZE);
-		for (uint64_t i = 0; i < size; i += (uint64_t)(pg > 0 ? pg : 4096))
+	if (agent_sys(SYS_madvise, (long)p, (long)size, MADV_POPULATE_WRITE, 0, 0) != 0) {
+		for (uint64_t i = 0; i < size; i += page_size())
 			((volatile char *)p)[i] = 0;
 	}
 }
@@ -332,7 +340,7 @@ static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
 	memset(&h, 0, sizeof(h));
 	h.version = SPOOL_VERSION;
 	h.header_size = SPOOL_HEADER_SIZE;
-	h.pid = (uint64_t)getpid();
+	h.pid = (uint64_t)agent_sys(SYS_getpid, 0, 0, 0, 0, 0);
 	agent_clock_start(&h.start_ticks, &h.start_ns);
 	h.clock_tsc = agent_clock_tsc;
 	h.libc_groups = agent_cfg.libc_groups;
@@ -376,15 +384,16 @@ static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
 		errno = -err;
 		goto fail_file;
 	}
-	p = mmap(NULL, SPOOL_HEADER_SIZE + first, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = agent_sys_mmap(NULL, SPOOL_HEADER_SIZE + first, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			   0);
 	if (p == MAP_FAILED)
 		goto fail_file;
 	if (first)
 		populate((char *)p + SPOOL_HEADER_SIZE, first);
 	if (ready) {
 		/* Its magic 0 (h is), stored below. */
-		memcpy(p, &h, sizeof(h));
-		memcpy((char *)p + sizeof(h), sp->mods, msize);
+		agent_copy(p, &h, sizeof(h));
+		agent_copy((char *)p + sizeof(h), sp->mods, msize);
 	}
 	sp->dev = st.st_dev;
 	sp->ino = st.st_ino;
@@ -401,7 +410,7 @@ static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
 	if (keep)
 		*keep = fd;
 	else
-		close(fd);
+		agent_sys(SYS_close, fd, 0, 0, 0, 0);
 	agent_dbg("spool %s created%s", sp->path, spare ? " from a spare file of fxt-run's" : "");
 	return 0;
 
@@ -580,7 +589,7 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 	out->size = size;
 out:
 	if (fd >= 0)
-		close(fd);
+		agent_sys(SYS_close, fd, 0, 0, 0, 0);
 	unlock(sp);
 	return err;
 }

@@ -79,8 +79,8 @@ static struct tbuf *tbuf_new(struct tstate *t)
 
 	pthread_mutex_lock(&agent.lock);
 	if (!agent.slab_left) {
-		void *p = mmap(NULL, SLAB_BYTES, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *p = agent_sys_mmap(NULL, SLAB_BYTES, PROT_READ | PROT_WRITE,
+					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
 			goto out;
 		agent.slab = p;
