@@ -51,7 +51,7 @@ static void unlock(struct spool *sp)
 /* `src` into dst[cap], cut to fit: a loop of our own rather than
  * snprintf() or the agent's formatter, whose code and tables a fork child
  * would fault in for this one copy. */
-void spool_copy_str(char *dst, size_t cap, const char *src)
+AGENT_FORK_CODE void spool_copy_str(char *dst, size_t cap, const char *src)
 {
 	size_t i = 0;
 
@@ -62,7 +62,7 @@ void spool_copy_str(char *dst, size_t cap, const char *src)
 
 /* The page size, asked once (spool_init()): a fork child has it from its
  * parent rather than faulting in sysconf()'s code and data. */
-uint64_t spool_page_size(void)
+AGENT_FORK_CODE uint64_t spool_page_size(void)
 {
 	static uint64_t size;
 
@@ -76,7 +76,7 @@ uint64_t spool_page_size(void)
 /* spool_init() but for the binding of trylock, which a fork child
  * (spool_forget()) has from its parent.  No call into the C library: in a
  * fork child each function's first page faults in again. */
-static void reset(struct spool *sp, const char *path, uint64_t chunk_size, uint64_t buffer_size,
+static AGENT_FORK_CODE void reset(struct spool *sp, const char *path, uint64_t chunk_size, uint64_t buffer_size,
 		  uint64_t max_size)
 {
 	memset(sp, 0, offsetof(struct spool, nmods));
@@ -150,7 +150,7 @@ static int open_checked(struct spool *sp, int flags)
 }
 
 /* Closes the held descriptor, if it is still ours. */
-static void drop_held(struct spool *sp)
+static AGENT_FORK_CODE void drop_held(struct spool *sp)
 {
 	int held = __atomic_exchange_n(&sp->held, -1, __ATOMIC_ACQ_REL);
 
@@ -188,7 +188,7 @@ static void *map_chunk(int fd, uint64_t off, uint64_t size)
  * its time than its records.  The root keeps the floor: a program that
  * forbids its spool to grow (RLIMIT_FSIZE) keeps what its main thread
  * records there. */
-static uint64_t next_size(const struct spool *sp, uint32_t seq)
+static AGENT_FORK_CODE uint64_t next_size(const struct spool *sp, uint32_t seq)
 {
 	uint64_t size = sp->chunk_size;
 
@@ -213,7 +213,7 @@ static bool chunk_worth(uint64_t size)
 /* The size of a new chunk (at the spool's end) for a thread's chunk
  * `seq`, within `cap` (0: none) and max_size, in *size; or -ENOSPC when
  * what is left is too little for one. */
-static int new_size(const struct spool *sp, uint32_t seq, uint64_t cap, uint64_t *size)
+static AGENT_FORK_CODE int new_size(const struct spool *sp, uint32_t seq, uint64_t cap, uint64_t *size)
 {
 	uint64_t s = next_size(sp, seq);
 
@@ -242,7 +242,7 @@ static int new_size(const struct spool *sp, uint32_t seq, uint64_t cap, uint64_t
  * with `first`, the first chunk made with it: spool_make()); else why not
  * (-ESHUTDOWN once closed, or the error that failed it, kept so that it
  * is said once). */
-static int usable(struct spool *sp, int *keep, uint64_t first, void **chunk)
+static AGENT_FORK_CODE int usable(struct spool *sp, int *keep, uint64_t first, void **chunk)
 {
 	int err;
 
@@ -261,7 +261,7 @@ static int usable(struct spool *sp, int *keep, uint64_t first, void **chunk)
 	return err;
 }
 
-int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t seq, uint64_t cap,
+AGENT_FORK_CODE int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t seq, uint64_t cap,
 		    struct spool_map *out)
 {
 	uint64_t off, size = 0;
@@ -381,7 +381,7 @@ out:
 
 /* The drain doorbell of the fxt-run that converts us, mapped at the first
  * use; NULL without one.  Called with the lock held. */
-struct run_bell *spool_bell(struct spool *sp)
+AGENT_FORK_CODE struct run_bell *spool_bell(struct spool *sp)
 {
 	char ctl[PATH_MAX + 64];
 
@@ -749,7 +749,7 @@ int spool_fd(struct spool *sp)
 	return fd;
 }
 
-void spool_mark_exit(struct spool *sp, int status)
+AGENT_FORK_CODE void spool_mark_exit(struct spool *sp, int status)
 {
 	/* Under the lock, which the header's unmapping takes: another thread
 	 * sealing at this moment must not unmap it under our store.  Held
@@ -808,7 +808,7 @@ void spool_release(struct spool *sp)
 	unlock(sp);
 }
 
-void spool_forget(struct spool *sp, const char *path)
+AGENT_FORK_CODE void spool_forget(struct spool *sp, const char *path)
 {
 	unsigned nmods = sp->nmods;
 	struct run_bell *b = sp->bell;

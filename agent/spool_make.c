@@ -41,7 +41,7 @@
  * (hundreds of microseconds a file, measured); a spare one is a
  * converted spool's, emptied.  Only fxt-run's own, empty, regular files,
  * ours to write. */
-static bool take_spare(struct spool *sp, int *fd, struct stat *st)
+static AGENT_FORK_CODE bool take_spare(struct spool *sp, int *fd, struct stat *st)
 {
 	char spare[sizeof(sp->path) + 48];
 	struct run_bell *b = spool_bell(sp);
@@ -150,7 +150,7 @@ int spool_extend(int fd, uint64_t off, uint64_t size)
 /* Pre-faults a mapping for writing, so the hot path does not take a page
  * fault per page.  MADV_POPULATE_WRITE (Linux 5.14) does it in one call;
  * older kernels say EINVAL and each page is touched instead. */
-void spool_populate(void *p, uint64_t size)
+AGENT_FORK_CODE void spool_populate(void *p, uint64_t size)
 {
 	if (agent_sys(SYS_madvise, (long)p, (long)size, MADV_POPULATE_WRITE, 0, 0) != 0) {
 		for (uint64_t i = 0; i < size; i += spool_page_size())
@@ -168,7 +168,7 @@ void spool_populate(void *p, uint64_t size)
  * fault in a hole, no page of the header's unused end.  Its magic is
  * stored last, through the mapping: a reader seeing it sees a complete
  * header.  Called with the lock held. */
-int spool_make(struct spool *sp, int *keep, uint64_t first, void **chunk)
+AGENT_FORK_CODE int spool_make(struct spool *sp, int *keep, uint64_t first, void **chunk)
 {
 	struct spool_header h;
 	struct iovec iov[4];

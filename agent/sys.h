@@ -19,6 +19,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* Code a forked child runs from its fork handlers to its first record
+ * (the spool made, the first chunk): gathered at the start of the agent's
+ * text, next to its PLT, where the linker puts every .text.hot.* section
+ * of every object together, so that the few 64 KiB windows of code a
+ * child's page faults map in (each page of code faults in again after
+ * fork) hold most of it, rather than one window in each file's code. */
+#define AGENT_FORK_CODE __attribute__((section(".text.hot.fxt_fork")))
+
 /* System call `nr` with up to five arguments: its result, or -1 with
  * errno set (as syscall()). */
 static inline long agent_sys(long nr, long a, long b, long c, long d, long e)
