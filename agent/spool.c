@@ -76,8 +76,8 @@ AGENT_FORK_CODE uint64_t spool_page_size(void)
 /* spool_init() but for the binding of trylock, which a fork child
  * (spool_forget()) has from its parent.  No call into the C library: in a
  * fork child each function's first page faults in again. */
-static AGENT_FORK_CODE void reset(struct spool *sp, const char *path, uint64_t chunk_size, uint64_t buffer_size,
-		  uint64_t max_size)
+static AGENT_FORK_CODE void reset(struct spool *sp, const char *path, uint64_t chunk_size,
+				  uint64_t buffer_size, uint64_t max_size)
 {
 	memset(sp, 0, offsetof(struct spool, nmods));
 	sp->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
@@ -213,7 +213,8 @@ static bool chunk_worth(uint64_t size)
 /* The size of a new chunk (at the spool's end) for a thread's chunk
  * `seq`, within `cap` (0: none) and max_size, in *size; or -ENOSPC when
  * what is left is too little for one. */
-static AGENT_FORK_CODE int new_size(const struct spool *sp, uint32_t seq, uint64_t cap, uint64_t *size)
+static AGENT_FORK_CODE int new_size(const struct spool *sp, uint32_t seq, uint64_t cap,
+				    uint64_t *size)
 {
 	uint64_t s = next_size(sp, seq);
 
@@ -261,8 +262,8 @@ static AGENT_FORK_CODE int usable(struct spool *sp, int *keep, uint64_t first, v
 	return err;
 }
 
-AGENT_FORK_CODE int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t seq, uint64_t cap,
-		    struct spool_map *out)
+AGENT_FORK_CODE int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t seq,
+				    uint64_t cap, struct spool_map *out)
 {
 	uint64_t off, size = 0;
 	struct spool_chunk *c;

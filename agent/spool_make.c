@@ -229,7 +229,8 @@ AGENT_FORK_CODE int spool_make(struct spool *sp, int *keep, uint64_t first, void
 	h.nmodules = sp->nmods;
 	/* The header's pages that hold something, the rest a hole (never
 	 * touched: no page of it is ever made); then the chunk, written. */
-	hbytes = (sizeof(h) + msize + spool_page_size() - 1) / spool_page_size() * spool_page_size();
+	hbytes =
+	    (sizeof(h) + msize + spool_page_size() - 1) / spool_page_size() * spool_page_size();
 	if (hbytes > SPOOL_HEADER_SIZE)
 		hbytes = SPOOL_HEADER_SIZE;
 	iov[0].iov_base = &h;

@@ -485,7 +485,8 @@ static bool range_in_chunk(const struct tbuf *tb, const uint64_t *p, unsigned n)
 /* The slow path of a tagged record (events.h): like agent_tbuf_slow(), for
  * n slots, returning them instead of writing them.  The slots reserved in
  * the old chunk that are not used stay zero: readers skip them. */
-AGENT_FORK_CODE uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t ts, bool count)
+AGENT_FORK_CODE uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t ts,
+					    bool count)
 {
 	int saved = errno;
 	struct tbuf *tb = t->tb;
