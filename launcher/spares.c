@@ -23,6 +23,19 @@
 #include "run/proc.h"
 #include "spool/format.h"
 
+/* At the run's end (spools_finish(): the root is gone), spare files kept
+ * or made only for the few processes that may still start: every one
+ * left is removed right after (spares_remove()), so a spool recycled then
+ * was zeroed and renamed to be removed, and a spare file made then was an
+ * inode made and freed for nothing. */
+#define SPARES_FINISHING 4u
+
+/* How many spare files are there now. */
+static unsigned spares_there(const struct spools *r)
+{
+	return (unsigned)__builtin_popcountll(__atomic_load_n(&r->bell->spares, __ATOMIC_ACQUIRE));
+}
+
 /* Zeros over [off, off + len) of fd: 0 or -errno. */
 static int write_zeros(int fd, uint64_t off, size_t len)
 {
@@ -123,8 +136,13 @@ int spares_recycle(void *ctx, const char *path, int fd)
 	struct stat sb;
 	int own = -1, err;
 
-	if (!r->spares || !r->bell || !r->cur_dead)
+	if (!r->spares || !r->bell || !r->cur_dead ||
+	    (r->finishing && spares_there(r) >= SPARES_FINISHING))
 		return -EBUSY;
+	/* Every slot taken: not zeroed to be removed all the same (a main
+	 * fxt-run ended runs of bench/forkloop 500 with all 64 slots full). */
+	if (spares_there(r) >= RUN_SPARE_SLOTS)
+		return -ENOSPC;
 	/* At the end, emptying a large one costs what making a spare does
 	 * not (its pages freed now): removed, its pages freed after the run
 	 * (spools_keep_removed()). */
@@ -149,16 +167,15 @@ int spares_recycle(void *ctx, const char *path, int fd)
  * were removed, while a scan that converted more made new files again (a
  * file made and a file removed each cost an inode, on ext4 without a
  * journal hundreds of microseconds: the fork loop of bench/forks.sh made
- * 70-250 spare files and removed as many spools). */
+ * 70-250 spare files and removed as many spools).  At the run's end,
+ * SPARES_FINISHING at most. */
 void spares_fill(struct spools *r)
 {
-	unsigned want = r->converted + 4;
+	unsigned want = r->finishing ? SPARES_FINISHING : r->converted + 4;
 
 	if (want > RUN_SPARE_SLOTS / 2)
 		want = RUN_SPARE_SLOTS / 2;
-	while ((unsigned)__builtin_popcountll(__atomic_load_n(&r->bell->spares, __ATOMIC_ACQUIRE)) <
-		   want &&
-	       spare_put(r, NULL) == 0)
+	while (spares_there(r) < want && spare_put(r, NULL) == 0)
 		;
 }
 
