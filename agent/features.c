@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "agent/feature.h"
+#include "agent/sys.h"
 
 #define AGENT_FEATURE_ROW(name) &agent_feature_##name,
 static const struct agent_feature *const table[] = { AGENT_FEATURES(AGENT_FEATURE_ROW) NULL };
@@ -48,7 +49,7 @@ int agent_features_reconfigure(void)
 	return agent_features_configure();
 }
 
-void agent_features_emit(enum agent_ev ev, const struct agent_event *arg)
+AGENT_FORK_CODE void agent_features_emit(enum agent_ev ev, const struct agent_event *arg)
 {
 	unsigned on = active;
 

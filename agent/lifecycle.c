@@ -26,6 +26,7 @@
 #include "agent/real.h"
 #include "agent/cfg.h"
 #include "agent/ticks.h"
+#include "agent/sys.h"
 #include "run/settings.h"
 #include "run/attach.h"
 #include "run/names.h"
@@ -103,7 +104,7 @@ static void atfork_parent(void)
  * code, if the handler returns, ends its counts at 0 (agent_busy_leave()),
  * storing the slot it may have reserved in the parent's chunk into private
  * memory left in its place. */
-static void atfork_child(void)
+static AGENT_FORK_CODE void atfork_child(void)
 {
 	unsigned interrupted = agent_tls.busy - 1u;
 	bool in_call = agent_tls.wrap && agent_tls.wrap != AGENT_WRAP_FORK;
@@ -189,7 +190,7 @@ static void do_init(void)
 			    &(const struct agent_event){ .start = { .attached = attached } });
 }
 
-int agent_ensure_init(void)
+AGENT_FORK_CODE int agent_ensure_init(void)
 {
 	/* Loaded into a running process: nothing until fxt_attach_start(). */
 	if (agent.late && !__atomic_load_n(&attach.block, __ATOMIC_ACQUIRE))
@@ -455,7 +456,7 @@ static bool watch_start(void)
 /* In a child forked while attached (atfork_child()): the parent's watch
  * was copied with the memory, its descriptors with the process; the
  * child's own watchdog takes them over (or closes them). */
-static void watch_fork_child(void)
+static AGENT_FORK_CODE void watch_fork_child(void)
 {
 	struct watch *w = watch.cur;
 

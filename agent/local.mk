@@ -22,7 +22,7 @@ AGENT_RECORD_SOURCES = \
 	agent/log.c agent/log.h \
 	agent/mode.h \
 	agent/cfg.c agent/cfg.h \
-	agent/spool.c agent/spool.h \
+	agent/spool.c agent/spool.h agent/spool_make.c agent/spool_make.h \
 	agent/tbuf.c agent/tbuf.h agent/sys.h \
 	$(RUN_SOURCES) $(SPOOL_SOURCES)
 

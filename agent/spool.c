@@ -1,7 +1,8 @@
 /* The spool file: chunk grants, recycling, header (see spool.h), and
  * keeping it writable when the process changes user (a held descriptor,
  * fxt-run's doorbell mapped ahead).  One job, the file's whole life in
- * the process, under one lock: one file past 800 lines. */
+ * the process, under one lock: one file past 800 lines.  Its making, at
+ * the first chunk (what a forked child runs), is spool_make.c's. */
 #include <config.h>
 
 #include <errno.h>
@@ -22,16 +23,13 @@
 #include "agent/log.h"
 #include "agent/mode.h"
 #include "agent/spool.h"
+#include "agent/spool_make.h"
 #include "agent/sys.h"
 #include "agent/tbuf.h"
 #include "run/control.h"
 #include "run/names.h"
 #include "run/proc.h"
 #include "spool/stage.h"
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 
 /* The spool lock, taken as agent code (busy): the system calls made under
  * it are wrapped ones, which must record nothing (recording could need a
@@ -53,7 +51,7 @@ static void unlock(struct spool *sp)
 /* `src` into dst[cap], cut to fit: a loop of our own rather than
  * snprintf() or the agent's formatter, whose code and tables a fork child
  * would fault in for this one copy. */
-static void copy_str(char *dst, size_t cap, const char *src)
+AGENT_FORK_CODE void spool_copy_str(char *dst, size_t cap, const char *src)
 {
 	size_t i = 0;
 
@@ -62,15 +60,28 @@ static void copy_str(char *dst, size_t cap, const char *src)
 	dst[i] = '\0';
 }
 
+/* The page size, asked once (spool_init()): a fork child has it from its
+ * parent rather than faulting in sysconf()'s code and data. */
+AGENT_FORK_CODE uint64_t spool_page_size(void)
+{
+	static uint64_t size;
+
+	if (!size) {
+		long pgl = sysconf(_SC_PAGESIZE);
+		size = pgl > 0 ? (uint64_t)pgl : 4096;
+	}
+	return size;
+}
+
 /* spool_init() but for the binding of trylock, which a fork child
  * (spool_forget()) has from its parent.  No call into the C library: in a
  * fork child each function's first page faults in again. */
-static void reset(struct spool *sp, const char *path, uint64_t chunk_size, uint64_t buffer_size,
-		  uint64_t max_size)
+static AGENT_FORK_CODE void reset(struct spool *sp, const char *path, uint64_t chunk_size,
+				  uint64_t buffer_size, uint64_t max_size)
 {
 	memset(sp, 0, offsetof(struct spool, nmods));
 	sp->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
-	copy_str(sp->path, sizeof(sp->path), path);
+	spool_copy_str(sp->path, sizeof(sp->path), path);
 	sp->chunk_size = chunk_size;
 	sp->buffer_size = buffer_size;
 	sp->max_size = max_size;
@@ -82,6 +93,7 @@ void spool_init(struct spool *sp, const char *path, uint64_t chunk_size, uint64_
 		uint64_t max_size)
 {
 	reset(sp, path, chunk_size, buffer_size, max_size);
+	(void)spool_page_size();
 	/* Bound now, with the sync wrapper's real function behind it: the
 	 * only call of it is spool_mark_exit()'s, at a child's _exit(), which
 	 * else bound it and looked the real one up (dlsym) in every child. */
@@ -94,7 +106,7 @@ static bool is_spool(const struct spool *sp, int fd)
 {
 	struct stat st;
 
-	return fstat(fd, &st) == 0 && st.st_dev == sp->dev && st.st_ino == sp->ino;
+	return agent_sys_fstat(fd, &st) == 0 && st.st_dev == sp->dev && st.st_ino == sp->ino;
 }
 
 /* A copy of the held descriptor (spool_hold()), or -1 if none holds the
@@ -138,7 +150,7 @@ static int open_checked(struct spool *sp, int flags)
 }
 
 /* Closes the held descriptor, if it is still ours. */
-static void drop_held(struct spool *sp)
+static AGENT_FORK_CODE void drop_held(struct spool *sp)
 {
 	int held = __atomic_exchange_n(&sp->held, -1, __ATOMIC_ACQ_REL);
 
@@ -154,271 +166,13 @@ static void header_sync_modules(struct spool *sp)
 	sp->hdr->nmodules = sp->nmods;
 }
 
-/* A spare spool file of fxt-run's (run/names.h) renamed to ours, open in
- * *fd with its status in *st; false if none was there (or it was not
- * fit: it is removed).  A new file costs a new inode, which on some file
- * systems is most of a short process's cost: ext4 without a journal, its
- * inodes freed recently being many, looks at each of them in turn
- * (hundreds of microseconds a file, measured); a spare one is a
- * converted spool's, emptied.  Only fxt-run's own, empty, regular files,
- * ours to write. */
-static struct run_bell *bell(struct spool *sp);
-
-static bool take_spare(struct spool *sp, int *fd, struct stat *st)
-{
-	char spare[sizeof(sp->path) + 48];
-	struct run_bell *b = bell(sp);
-	uint64_t have;
-	unsigned slot;
-
-	if (!b)
-		return false;
-	/* Read by a write (an add of 0): in a fork child the doorbell's page
-	 * (a shared file mapping, not copied at fork) then faults in once,
-	 * writable, rather than for the read and again for the write. */
-	have = __atomic_fetch_add(&b->spares, 0, __ATOMIC_ACQUIRE);
-	do {
-		if (!have)
-			return false;
-		slot = (unsigned)__builtin_ctzll(have);
-	} while (!__atomic_compare_exchange_n(&b->spares, &have, have & ~(1ull << slot), false,
-					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
-	/* Slot `slot` is ours: nobody else renames it. */
-	run_spare_name(spare, sizeof(spare), agent_cfg.output, agent_cfg.launcher_pid, slot);
-	/* Made directly (agent/sys.h): a forked child of a process that never
-	 * renamed a file (or asked its user) bound renameat2() and geteuid()
-	 * lazily, each time, in the loader. */
-	if (agent_sys(SYS_renameat2, AT_FDCWD, (long)spare, AT_FDCWD, (long)sp->path,
-		      RENAME_NOREPLACE) != 0)
-		return false; /* left for fxt-run to remove */
-	*fd = open(sp->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (*fd >= 0 && fstat(*fd, st) == 0 && S_ISREG(st->st_mode) &&
-	    (st->st_size == 0 || st->st_size == SPOOL_SPARE_SIZE) && st->st_nlink == 1 && st->st_uid == (uid_t)agent_sys(SYS_geteuid, 0, 0, 0, 0, 0))
-		return true;
-	if (*fd >= 0)
-		close(*fd);
-	unlink(sp->path);
-	return false;
-}
-
-/* The page size. */
-static uint64_t page_size(void)
-{
-	long pgl = sysconf(_SC_PAGESIZE);
-	return pgl > 0 ? (uint64_t)pgl : 4096;
-}
-
-/* Zeros for the writes that extend the file (extend(), create()). */
-static const char zeros[64 << 10];
-
-/* Fills up to `max` entries of iov with `zeros`, for at most `size` bytes;
- * returns the entries used, their bytes in *bytes. */
-static int zero_iov(struct iovec *iov, int max, uint64_t size, uint64_t *bytes)
-{
-	int n = 0;
-
-	*bytes = 0;
-	while (n < max && size) {
-		uint64_t len = size < sizeof(zeros) ? size : sizeof(zeros);
-
-		iov[n].iov_base = (void *)zeros;
-		iov[n++].iov_len = len;
-		*bytes += len;
-		size -= len;
-	}
-	return n;
-}
-
-/* Writes the bytes of iov[0..n) at `off`, all of them (a short write goes
- * on where it stopped; iov is changed).  0 or -errno. */
-static int pwrite_all(int fd, struct iovec *iov, int n, uint64_t off)
-{
-	while (n > 0) {
-		ssize_t got = pwritev(fd, iov, n, (off_t)off);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			return got < 0 ? -errno : -EIO;
-		off += (uint64_t)got;
-		while (n > 0 && (size_t)got >= iov->iov_len) {
-			got -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n > 0) {
-			iov->iov_base = (char *)iov->iov_base + got;
-			iov->iov_len -= (size_t)got;
-		}
-	}
-	return 0;
-}
-
-/* Extends the file by writing zeros rather than ftruncate(): the pages then
- * come into the page cache through the write path, and pre-faulting the
- * mapping finds them there.  Faulting in holes of a sparse file instead
- * goes through read-ahead and page_mkwrite per page, about three times the
- * CPU time per chunk on ext4 (measured; see the agent's notes). */
-static int extend(int fd, uint64_t off, uint64_t size)
-{
-	struct iovec iov[16];
-
-	while (size) {
-		uint64_t len;
-		int n = zero_iov(iov, 16, size, &len), err = pwrite_all(fd, iov, n, off);
-
-		if (err < 0)
-			return err;
-		off += len;
-		size -= len;
-	}
-	return 0;
-}
-
-/* Pre-faults a mapping for writing, so the hot path does not take a page
- * fault per page.  MADV_POPULATE_WRITE (Linux 5.14) does it in one call;
- * older kernels say EINVAL and each page is touched instead. */
-static void populate(void *p, uint64_t size)
-{
-	if (madvise(p, size, MADV_POPULATE_WRITE) != 0) {
-		long pg = sysconf(_SC_PAGESIZE);
-		for (uint64_t i = 0; i < size; i += (uint64_t)(pg > 0 ? pg : 4096))
-			((volatile char *)p)[i] = 0;
-	}
-}
-
-/* Creates the file and its header; its descriptor in *keep if not NULL
- * (the first grant's: no second open), else closed.  With `first` (not 0),
- * the first chunk's `first` bytes follow the header, mapped with it: *chunk
- * is then their mapping (else NULL), to be stamped by the caller.  A
- * forked child's spool is so made by two writes (the header's first
- * page, built in memory, and the chunk's zeros) and one mapping: no
- * ftruncate() (an inode update: more than the child's records cost), no
- * fault in a hole, no page of the header's unused end.  Its magic is
- * stored last, through the mapping: a reader seeing it sees a complete
- * header.  Called with the lock held. */
-static int create(struct spool *sp, int *keep, uint64_t first, void **chunk)
-{
-	struct spool_header h;
-	struct iovec iov[4];
-	struct stat st;
-	uint64_t zbytes, hbytes, msize = sp->nmods * sizeof(sp->mods[0]);
-	uint32_t none = 0;
-	void *p;
-	int fd, n, err;
-
-	_Static_assert(sizeof(h) == SPOOL_HEADER_FIXED, "the header's fixed part");
-	_Static_assert(SPOOL_HEADER_SIZE + AGENT_FLOOR_CHUNK_SIZE <= SPOOL_UNBORN_MAX,
-		       "a first chunk is at most the floor (next_size())");
-	_Static_assert(SPOOL_SPARE_SIZE == SPOOL_HEADER_SIZE + AGENT_FIRST_CHUNK_SIZE,
-		       "a spare file holds a forked child's first chunk");
-	*chunk = NULL;
-	bool spare = take_spare(sp, &fd, &st);
-	/* A spare file of zeros with room for this very chunk: nothing to
-	 * write, the header stored through the mapping (spool/format.h,
-	 * "Creation").  With room for another, emptied first. */
-	bool ready = spare && st.st_size == SPOOL_SPARE_SIZE &&
-		     first == SPOOL_SPARE_SIZE - SPOOL_HEADER_SIZE;
-
-	if (spare && !ready && st.st_size && ftruncate(fd, 0) != 0)
-		goto fail_file;
-	if (!spare) {
-		fd = open(sp->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd < 0)
-			return -errno;
-		if (fstat(fd, &st) < 0)
-			goto fail_file;
-	}
-	memset(&h, 0, sizeof(h));
-	h.version = SPOOL_VERSION;
-	h.header_size = SPOOL_HEADER_SIZE;
-	h.pid = (uint64_t)getpid();
-	agent_clock_start(&h.start_ticks, &h.start_ns);
-	h.clock_tsc = agent_clock_tsc;
-	h.libc_groups = agent_cfg.libc_groups;
-	h.mode = agent_cfg.mode;
-	h.buffer_size = agent_cfg.buffer_size;
-	h.filter_included = sp->filter_inc;
-	h.filter_excluded = sp->filter_exc;
-	h.min_duration_ns = agent_cfg.min_duration_ns;
-	h.sample_hz = agent_cfg.sample_hz;
-	h.drop_cause = __atomic_load_n(&sp->drop_cause, __ATOMIC_RELAXED);
-	h.waited = __atomic_load_n(&sp->waited, __ATOMIC_RELAXED);
-	h.root_pid = (uint64_t)agent_cfg.root_pid;
-	h.image = agent_cfg.image ? agent_cfg.image : 1;
-	/* Under fxt-run, which fills it in when it first sees the spool
-	 * (reading /proc/self/stat was a tenth of a forked child's time). */
-	if (!agent_cfg.launcher_pid) {
-		char state;
-		uint64_t t;
-		if (run_proc_stat_read(0, &state, &t) == 0)
-			h.start_time = t;
-	}
-	copy_str(h.program, sizeof(h.program), agent_cfg.program);
-	h.nmodules = sp->nmods;
-	/* The header's pages that hold something, the rest a hole (never
-	 * touched: no page of it is ever made); then the chunk, written. */
-	hbytes = (sizeof(h) + msize + page_size() - 1) / page_size() * page_size();
-	if (hbytes > SPOOL_HEADER_SIZE)
-		hbytes = SPOOL_HEADER_SIZE;
-	iov[0].iov_base = &h;
-	iov[0].iov_len = sizeof(h);
-	iov[1].iov_base = sp->mods;
-	iov[1].iov_len = msize;
-	n = 2 + zero_iov(iov + 2, 2, hbytes - sizeof(h) - msize, &zbytes);
-	err = ready ? 0 : pwrite_all(fd, iov, n, 0);
-	if (!err && !ready && first && extend(fd, SPOOL_HEADER_SIZE, first) < 0)
-		first = 0; /* the usual grant says why (no room, say) */
-	/* The whole header, and not what was written of a chunk. */
-	if (!err && !first && ftruncate(fd, SPOOL_HEADER_SIZE) != 0)
-		err = -errno;
-	if (err < 0) {
-		errno = -err;
-		goto fail_file;
-	}
-	p = mmap(NULL, SPOOL_HEADER_SIZE + first, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		goto fail_file;
-	if (first)
-		populate((char *)p + SPOOL_HEADER_SIZE, first);
-	if (ready) {
-		/* Its magic 0 (h is), stored below. */
-		memcpy(p, &h, sizeof(h));
-		memcpy((char *)p + sizeof(h), sp->mods, msize);
-	}
-	sp->dev = st.st_dev;
-	sp->ino = st.st_ino;
-	__atomic_store_n(&sp->hdr, (struct spool_header *)p, __ATOMIC_RELEASE);
-	/* A cause noted while the header was being written (no lock). */
-	__atomic_compare_exchange_n(&sp->hdr->drop_cause, &none,
-				    __atomic_load_n(&sp->drop_cause, __ATOMIC_RELAXED), false,
-				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-	/* The magic last: a reader seeing it sees a complete header. */
-	__atomic_store_n(&sp->hdr->magic, SPOOL_MAGIC, __ATOMIC_RELEASE);
-	sp->end = SPOOL_HEADER_SIZE;
-	if (first)
-		*chunk = (char *)p + SPOOL_HEADER_SIZE;
-	if (keep)
-		*keep = fd;
-	else
-		close(fd);
-	agent_dbg("spool %s created%s", sp->path, spare ? " from a spare file of fxt-run's" : "");
-	return 0;
-
-fail_file:
-	err = -errno;
-	close(fd);
-	unlink(sp->path);
-	return err;
-}
-
 static void *map_chunk(int fd, uint64_t off, uint64_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
 
 	if (p == MAP_FAILED)
 		return NULL;
-	populate(p, size);
+	spool_populate(p, size);
 	return p;
 }
 
@@ -434,7 +188,7 @@ static void *map_chunk(int fd, uint64_t off, uint64_t size)
  * its time than its records.  The root keeps the floor: a program that
  * forbids its spool to grow (RLIMIT_FSIZE) keeps what its main thread
  * records there. */
-static uint64_t next_size(const struct spool *sp, uint32_t seq)
+static AGENT_FORK_CODE uint64_t next_size(const struct spool *sp, uint32_t seq)
 {
 	uint64_t size = sp->chunk_size;
 
@@ -453,19 +207,20 @@ static uint64_t next_size(const struct spool *sp, uint32_t seq)
 /* Whether a chunk of `size` bytes holds enough records to be worth one. */
 static bool chunk_worth(uint64_t size)
 {
-	return size >= page_size() && size >= SPOOL_CHUNK_HEADER_SIZE + SPOOL_RECORD_SIZE * 8;
+	return size >= spool_page_size() && size >= SPOOL_CHUNK_HEADER_SIZE + SPOOL_RECORD_SIZE * 8;
 }
 
 /* The size of a new chunk (at the spool's end) for a thread's chunk
  * `seq`, within `cap` (0: none) and max_size, in *size; or -ENOSPC when
  * what is left is too little for one. */
-static int new_size(const struct spool *sp, uint32_t seq, uint64_t cap, uint64_t *size)
+static AGENT_FORK_CODE int new_size(const struct spool *sp, uint32_t seq, uint64_t cap,
+				    uint64_t *size)
 {
 	uint64_t s = next_size(sp, seq);
 
 	if (cap && s > cap) {
 		/* The rest of the thread's buffer. */
-		s = cap / page_size() * page_size();
+		s = cap / spool_page_size() * spool_page_size();
 		if (!chunk_worth(s))
 			return -ENOSPC;
 	}
@@ -475,7 +230,7 @@ static int new_size(const struct spool *sp, uint32_t seq, uint64_t cap, uint64_t
 		 * max_size bytes rather than nothing. */
 		uint64_t left = sp->max_size > sp->granted ? sp->max_size - sp->granted : 0;
 
-		s = left / page_size() * page_size();
+		s = left / spool_page_size() * spool_page_size();
 		if (!chunk_worth(s))
 			return -ENOSPC;
 	}
@@ -485,10 +240,10 @@ static int new_size(const struct spool *sp, uint32_t seq, uint64_t cap, uint64_t
 
 /* Under the lock: 0 when the spool can take records, created on first
  * use (its descriptor then in *keep, if not NULL: else *keep is -1; and
- * with `first`, the first chunk made with it: create()); else why not
+ * with `first`, the first chunk made with it: spool_make()); else why not
  * (-ESHUTDOWN once closed, or the error that failed it, kept so that it
  * is said once). */
-static int usable(struct spool *sp, int *keep, uint64_t first, void **chunk)
+static AGENT_FORK_CODE int usable(struct spool *sp, int *keep, uint64_t first, void **chunk)
 {
 	int err;
 
@@ -499,7 +254,7 @@ static int usable(struct spool *sp, int *keep, uint64_t first, void **chunk)
 		return sp->closed ? -ESHUTDOWN : sp->failed;
 	if (sp->hdr)
 		return 0;
-	err = create(sp, keep, first, chunk);
+	err = spool_make(sp, keep, first, chunk);
 	if (err < 0) {
 		sp->failed = err;
 		agent_dbg("cannot create spool %s: %s", sp->path, strerror(-err));
@@ -507,8 +262,8 @@ static int usable(struct spool *sp, int *keep, uint64_t first, void **chunk)
 	return err;
 }
 
-int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t seq, uint64_t cap,
-		    struct spool_map *out)
+AGENT_FORK_CODE int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t seq,
+				    uint64_t cap, struct spool_map *out)
 {
 	uint64_t off, size = 0;
 	struct spool_chunk *c;
@@ -517,7 +272,7 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 
 	lock(sp);
 	/* The process's first chunk is made with its spool, in the same
-	 * write and mapping (create()). */
+	 * write and mapping (spool_make()). */
 	if (!sp->hdr && !sp->closed && !sp->failed && new_size(sp, seq, cap, &size) < 0)
 		size = 0;
 	err = usable(sp, &fd, size, &p);
@@ -543,7 +298,7 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 		if (err < 0)
 			goto out;
 		off = sp->end;
-		err = extend(fd, off, size);
+		err = spool_extend(fd, off, size);
 		if (err < 0) {
 			/* Leave no partial chunk behind the chain's end. */
 			if (ftruncate(fd, (off_t)off) < 0)
@@ -580,7 +335,7 @@ int spool_chunk_get(struct spool *sp, uint32_t serial, uint64_t tid, uint32_t se
 	out->size = size;
 out:
 	if (fd >= 0)
-		close(fd);
+		agent_sys(SYS_close, fd, 0, 0, 0, 0);
 	unlock(sp);
 	return err;
 }
@@ -627,7 +382,7 @@ out:
 
 /* The drain doorbell of the fxt-run that converts us, mapped at the first
  * use; NULL without one.  Called with the lock held. */
-static struct run_bell *bell(struct spool *sp)
+AGENT_FORK_CODE struct run_bell *spool_bell(struct spool *sp)
 {
 	char ctl[PATH_MAX + 64];
 
@@ -651,7 +406,7 @@ int spool_hold(struct spool *sp)
 	err = usable(sp, NULL, 0, &chunk);
 	if (err < 0)
 		goto out;
-	bell(sp);
+	spool_bell(sp);
 	if (__atomic_load_n(&sp->held, __ATOMIC_ACQUIRE) >= 0) {
 		fd = dup_held(sp);
 		if (fd >= 0) {
@@ -675,7 +430,7 @@ int spool_launcher_state(struct spool *sp)
 	struct run_bell *b;
 
 	lock(sp);
-	b = bell(sp);
+	b = spool_bell(sp);
 	unlock(sp);
 	if (b)
 		return run_bell_state(b);
@@ -730,7 +485,7 @@ int spool_stage_full(struct spool *sp, struct spool_map *m)
 		__atomic_store_n(&sp->hdr->first_staged, m->off, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&c->state, CHUNK_FULL, __ATOMIC_RELEASE);
-	b = bell(sp);
+	b = spool_bell(sp);
 	unlock(sp);
 	if (b)
 		run_bell_ring(b);
@@ -827,7 +582,7 @@ uint64_t spool_ring_reuse(struct spool *sp, struct spool_map *m, uint32_t seq, u
 
 void spool_chunk_put(struct spool *sp, struct spool_map *m, uint64_t used, bool recycle)
 {
-	uint64_t pg = page_size();
+	uint64_t pg = spool_page_size();
 	uint64_t keep = (used + pg - 1) / pg * pg;
 
 	if (!m->base)
@@ -944,7 +699,7 @@ int spool_seal(struct spool *sp, const struct spool_seal *seal,
 	if (!sp->hdr && !sp->failed) {
 		void *chunk;
 
-		err = create(sp, NULL, 0, &chunk); /* nothing recorded: a spool all the same */
+		err = spool_make(sp, NULL, 0, &chunk); /* nothing recorded: a spool all the same */
 		if (err < 0) {
 			sp->failed = err;
 			goto out;
@@ -995,7 +750,7 @@ int spool_fd(struct spool *sp)
 	return fd;
 }
 
-void spool_mark_exit(struct spool *sp, int status)
+AGENT_FORK_CODE void spool_mark_exit(struct spool *sp, int status)
 {
 	/* Under the lock, which the header's unmapping takes: another thread
 	 * sealing at this moment must not unmap it under our store.  Held
@@ -1054,7 +809,7 @@ void spool_release(struct spool *sp)
 	unlock(sp);
 }
 
-void spool_forget(struct spool *sp, const char *path)
+AGENT_FORK_CODE void spool_forget(struct spool *sp, const char *path)
 {
 	unsigned nmods = sp->nmods;
 	struct run_bell *b = sp->bell;

@@ -22,7 +22,7 @@ __thread struct tstate agent_tls __attribute__((tls_model("initial-exec")));
 
 /* The thread's spare staged chunks given back to the spool (the kernel
  * writes them back once unmapped), or unmapped only (`put` false). */
-static void spares_drop(struct tbuf *tb, bool put)
+static AGENT_FORK_CODE void spares_drop(struct tbuf *tb, bool put)
 {
 	for (unsigned i = 0; i < TBUF_SPARES; i++) {
 		struct spool_map *m = &tb->spare[i];
@@ -73,14 +73,14 @@ static void count_lost(void)
 
 /* A new tbuf for the calling thread (t), on the list.  mmap'd slabs rather
  * than malloc: the first hook of a thread may run in a signal handler. */
-static struct tbuf *tbuf_new(struct tstate *t)
+static AGENT_FORK_CODE struct tbuf *tbuf_new(struct tstate *t)
 {
 	struct tbuf *tb = NULL;
 
 	pthread_mutex_lock(&agent.lock);
 	if (!agent.slab_left) {
-		void *p = mmap(NULL, SLAB_BYTES, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *p = agent_sys_mmap(NULL, SLAB_BYTES, PROT_READ | PROT_WRITE,
+					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
 			goto out;
 		agent.slab = p;
@@ -224,7 +224,7 @@ static int ring_next(struct tbuf *tb, struct spool_map *next)
 }
 
 /* Unmaps every chunk of tb's ring but `keep` (its base), and the ring. */
-static void ring_free(struct tbuf *tb, const void *keep, bool put)
+static AGENT_FORK_CODE void ring_free(struct tbuf *tb, const void *keep, bool put)
 {
 	struct agent_ring *r = tb->ring;
 
@@ -271,7 +271,7 @@ static struct spool_map *spare_slot(struct tbuf *tb)
  * slow path, which accepts a slot only if it lies in tb->map, published
  * (base last) before `pos` moves into it.  No slot handed out is left
  * unwritten. */
-static int refill(struct tstate *t, struct tbuf *tb)
+static AGENT_FORK_CODE int refill(struct tstate *t, struct tbuf *tb)
 {
 	struct spool_map m = tb->map, next = { 0 };
 	int err;
@@ -485,7 +485,8 @@ static bool range_in_chunk(const struct tbuf *tb, const uint64_t *p, unsigned n)
 /* The slow path of a tagged record (events.h): like agent_tbuf_slow(), for
  * n slots, returning them instead of writing them.  The slots reserved in
  * the old chunk that are not used stay zero: readers skip them. */
-uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t ts, bool count)
+AGENT_FORK_CODE uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsigned n, uint64_t ts,
+					    bool count)
 {
 	int saved = errno;
 	struct tbuf *tb = t->tb;
@@ -646,7 +647,7 @@ void agent_tbuf_new_window(void)
 	pthread_mutex_unlock(&agent.lock);
 }
 
-void agent_tbuf_forget_all(struct tstate *self, bool interrupted)
+AGENT_FORK_CODE void agent_tbuf_forget_all(struct tstate *self, bool interrupted)
 {
 	/* The parent's chunks are still mapped here (MAP_SHARED, so writing
 	 * them would clobber the parent's data): unmap them, nothing more. */

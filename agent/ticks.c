@@ -8,6 +8,7 @@
 #include "agent/ticks.h"
 #include "agent/cfg.h"
 #include "agent/log.h"
+#include "agent/sys.h"
 #include "spool/clock.h"
 
 bool agent_clock_tsc;
@@ -48,7 +49,7 @@ void agent_clock_init(void)
 	agent_dbg("clock: %s", agent_clock_tsc ? "tsc" : "monotonic");
 }
 
-void agent_clock_start(uint64_t *ticks, uint64_t *ns)
+AGENT_FORK_CODE void agent_clock_start(uint64_t *ticks, uint64_t *ns)
 {
 	*ticks = start_ticks;
 	*ns = start_ns;

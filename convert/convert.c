@@ -343,7 +343,8 @@ static int convert_to_batch(const struct convert_opts *o, int fd, bool marks,
 		return err;
 	}
 	convert_batch_commit(b, end, (uint32_t)in->pid, image);
-	if (o->consume && !(o->recycle && o->recycle(o->recycle_ctx, spool_path) == 0))
+	if (o->consume &&
+	    !(o->recycle && o->recycle(o->recycle_ctx, spool_path, marks ? fd : -1) == 0))
 		unlink(spool_path);
 	return 0;
 }
@@ -577,7 +578,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	if (err < 0 && marks)
 		mark_spool(fd, 0, 0); /* not this archive: tmp goes */
 	if (!err && o && o->consume &&
-	    !(o->recycle && o->recycle(o->recycle_ctx, spool_path) == 0)) {
+	    !(o->recycle && o->recycle(o->recycle_ctx, spool_path, marks ? fd : -1) == 0)) {
 		unlink(spool_path);
 		if (o->keep_removed && fd >= 0 && o->keep_removed(o->recycle_ctx, fd) == 0)
 			fd = -1;

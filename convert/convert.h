@@ -50,9 +50,11 @@ struct convert_opts {
 	 * rather than put the process's events into the run twice. */
 	bool consume;
 	/* With consume: offered the spool instead of removing it (fxt-run
-	 * keeps its inode for the run's next process); 0 when it took it,
-	 * else the spool is removed.  May be NULL. */
-	int (*recycle)(void *ctx, const char *spool_path);
+	 * keeps its inode for the run's next process), with the conversion's
+	 * descriptor of it when that is open for writing (else -1: the
+	 * callee opens it); 0 when it took it, else the spool is removed.
+	 * May be NULL. */
+	int (*recycle)(void *ctx, const char *spool_path, int fd);
 	void *recycle_ctx;
 	/* With consume: given the descriptor of the spool just removed (not
 	 * recycled) to close later (its pages are freed at its last close:

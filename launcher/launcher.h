@@ -444,9 +444,10 @@ void spools_free(struct spools *r);
 /* ------------------------------------------------------------- spares.c */
 
 /* convert_opts.recycle (ctx: the spools): keeps a converted spool of a
- * process that is gone (cur_dead) as a spare spool file.  0, or -errno:
- * the spool is removed. */
-int spares_recycle(void *ctx, const char *path);
+ * process that is gone (cur_dead) as a spare spool file, through `fd`
+ * (the conversion's descriptor of it, open for writing) or, if -1, one of
+ * its own.  0, or -errno: the spool is removed. */
+int spares_recycle(void *ctx, const char *path, int fd);
 /* After a scan that converted r->converted spools: new spare files. */
 void spares_fill(struct spools *r);
 /* Removes `name`, in OUT's directory, if it is the spare spool file of an

@@ -23,6 +23,19 @@
 #include "run/proc.h"
 #include "spool/format.h"
 
+/* At the run's end (spools_finish(): the root is gone), spare files kept
+ * or made only for the few processes that may still start: every one
+ * left is removed right after (spares_remove()), so a spool recycled then
+ * was zeroed and renamed to be removed, and a spare file made then was an
+ * inode made and freed for nothing. */
+#define SPARES_FINISHING 4u
+
+/* How many spare files are there now. */
+static unsigned spares_there(const struct spools *r)
+{
+	return (unsigned)__builtin_popcountll(__atomic_load_n(&r->bell->spares, __ATOMIC_ACQUIRE));
+}
+
 /* Zeros over [off, off + len) of fd: 0 or -errno. */
 static int write_zeros(int fd, uint64_t off, size_t len)
 {
@@ -42,7 +55,7 @@ static int write_zeros(int fd, uint64_t off, size_t len)
 	return 0;
 }
 
-/* Makes the file at `path` a spare spool file of SPOOL_SPARE_SIZE bytes
+/* Makes the file open at `fd` a spare spool file of SPOOL_SPARE_SIZE bytes
  * (spool/format.h): a converted spool's first bytes overwritten, the rest
  * cut off, rather than the file emptied, so that neither fxt-run frees the
  * blocks nor the process that takes it allocates them again, and that
@@ -50,15 +63,15 @@ static int write_zeros(int fd, uint64_t off, size_t len)
  * first page (its fixed part, the magic first, and the first modules: the
  * rest of the module list is read only up to the count the next process
  * writes) and over the first chunk's room (records end at a zero slot).
+ * Through the descriptor the file was created or converted with: a path
+ * opened again costs fxt-run a lookup, an open and a close a process.
  * 0 or -errno. */
-static int spare_zero(const char *path, bool created)
+static int spare_zero(int fd, bool created)
 {
 	struct stat sb;
-	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW), err = 0;
+	int err = 0;
 
 	_Static_assert(SPOOL_HEADER_FIXED <= 4096, "the header's fixed part in its first page");
-	if (fd < 0)
-		return -errno;
 	if (!created && fstat(fd, &sb) == 0 && sb.st_size > (off_t)SPOOL_SPARE_SIZE &&
 	    ftruncate(fd, SPOOL_SPARE_SIZE) != 0)
 		err = -errno;
@@ -66,7 +79,6 @@ static int spare_zero(const char *path, bool created)
 		err = write_zeros(fd, 0, 4096);
 	if (!err)
 		err = write_zeros(fd, SPOOL_HEADER_SIZE, SPOOL_SPARE_SIZE - SPOOL_HEADER_SIZE);
-	close(fd);
 	return err;
 }
 
@@ -99,8 +111,8 @@ static int spare_put(struct spools *r, const char *from)
 					continue;
 				return -errno;
 			}
+			err = spare_zero(fd, true);
 			close(fd);
-			err = spare_zero(spare, true);
 			if (err < 0) {
 				unlink(spare);
 				return err;
@@ -118,23 +130,32 @@ static int spare_put(struct spools *r, const char *from)
  * one sealed before exec, or exiting, may still write into its chunks; a
  * process's forks keep mappings of its chunks, never written.  The drain thread lets go of it
  * first.  0, or -errno: the spool is removed. */
-int spares_recycle(void *ctx, const char *path)
+int spares_recycle(void *ctx, const char *path, int fd)
 {
 	struct spools *r = ctx;
 	struct stat sb;
-	int err;
+	int own = -1, err;
 
-	if (!r->spares || !r->bell || !r->cur_dead)
+	if (!r->spares || !r->bell || !r->cur_dead ||
+	    (r->finishing && spares_there(r) >= SPARES_FINISHING))
 		return -EBUSY;
+	/* Every slot taken: not zeroed to be removed all the same (a main
+	 * fxt-run ended runs of bench/forkloop 500 with all 64 slots full). */
+	if (spares_there(r) >= RUN_SPARE_SLOTS)
+		return -ENOSPC;
 	/* At the end, emptying a large one costs what making a spare does
 	 * not (its pages freed now): removed, its pages freed after the run
 	 * (spools_keep_removed()). */
-	if ((r->finishing || r->cur_last) && stat(path, &sb) == 0 &&
+	if ((r->finishing || r->cur_last) && (fd >= 0 ? fstat(fd, &sb) : stat(path, &sb)) == 0 &&
 	    (uint64_t)sb.st_size >= REMOVED_KEEP_MIN)
 		return -EFBIG;
 	if (r->drain)
 		drain_let_go(r->drain, path);
-	err = spare_zero(path, false);
+	if (fd < 0 && (fd = own = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return -errno;
+	err = spare_zero(fd, false);
+	if (own >= 0)
+		close(own);
 	return err < 0 ? err : spare_put(r, path);
 }
 
@@ -146,16 +167,15 @@ int spares_recycle(void *ctx, const char *path)
  * were removed, while a scan that converted more made new files again (a
  * file made and a file removed each cost an inode, on ext4 without a
  * journal hundreds of microseconds: the fork loop of bench/forks.sh made
- * 70-250 spare files and removed as many spools). */
+ * 70-250 spare files and removed as many spools).  At the run's end,
+ * SPARES_FINISHING at most. */
 void spares_fill(struct spools *r)
 {
-	unsigned want = r->converted + 4;
+	unsigned want = r->finishing ? SPARES_FINISHING : r->converted + 4;
 
 	if (want > RUN_SPARE_SLOTS / 2)
 		want = RUN_SPARE_SLOTS / 2;
-	while ((unsigned)__builtin_popcountll(__atomic_load_n(&r->bell->spares, __ATOMIC_ACQUIRE)) <
-		   want &&
-	       spare_put(r, NULL) == 0)
+	while (spares_there(r) < want && spare_put(r, NULL) == 0)
 		;
 }
 

@@ -115,13 +115,22 @@ static void spool_view_close(struct spool_view *v)
 static void load_writes(struct spools *r, struct convert_opts *o)
 {
 	uint64_t mark = 0;
+	int err = run_session_log_mark(r->session, &mark);
 
+	/* No session file (no process has piped yet): no writes, and no
+	 * second open to find that out again; loaded once it is there. */
+	if (err == -ENOENT) {
+		free(r->writes);
+		r->writes = NULL;
+		r->nwrites = 0;
+		r->writes_loaded = false;
+	}
 	/* Loaded already, but not since the log grew: a process done now may
 	 * have read what was written after the load (a pipeline's reader that
 	 * ended while the pass converted another spool got no flow). */
-	if (run_session_log_mark(r->session, &mark) != 0 || mark != r->writes_mark)
+	else if (err != 0 || mark != r->writes_mark)
 		r->writes_loaded = false;
-	if (!r->writes_loaded || strcmp(r->writes_of, r->session) != 0) {
+	if (err != -ENOENT && (!r->writes_loaded || strcmp(r->writes_of, r->session) != 0)) {
 		free(r->writes);
 		r->writes = NULL;
 		r->nwrites = 0;

@@ -10,6 +10,7 @@
 #include "agent/got.h"
 #include "agent/libc/libc.h"
 #include "agent/log.h"
+#include "agent/sys.h"
 
 unsigned agent_libc_on;
 __thread unsigned char agent_resolving __attribute__((tls_model("initial-exec")));
@@ -55,7 +56,7 @@ void wrap_str(struct tstate *t, unsigned key, const char *s, size_t max)
 	agent_ev_end(t);
 }
 
-void wrap_flow(struct tstate *t, enum ev_flow_phase phase, uint64_t id, bool at_end)
+AGENT_FORK_CODE void wrap_flow(struct tstate *t, enum ev_flow_phase phase, uint64_t id, bool at_end)
 {
 	uint64_t *p = agent_ev_begin(t, 1, 0, false);
 
@@ -174,7 +175,7 @@ static void libc_stop(const struct agent_event *ev)
 }
 
 /* A child of a process that sealed already records again. */
-static void libc_fork_child(const struct agent_event *ev)
+static AGENT_FORK_CODE void libc_fork_child(const struct agent_event *ev)
 {
 	(void)ev;
 	if (!agent.disabled)

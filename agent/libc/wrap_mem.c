@@ -42,6 +42,7 @@
 
 #include "agent/libc/libc.h"
 #include "agent/log.h"
+#include "agent/sys.h"
 
 REAL_DECL(malloc);
 REAL_DECL(calloc);
@@ -194,7 +195,7 @@ __attribute__((destructor)) static void mem_fini(void)
 }
 
 /* A fork child starts a new trace: the parent writes its own delta. */
-static void mem_atfork_child(void)
+static AGENT_FORK_CODE void mem_atfork_child(void)
 {
 	heap.bytes = 0;
 	heap.last_ts = 0;

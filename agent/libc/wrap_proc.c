@@ -36,6 +36,7 @@
 
 #include "agent/agent.h"
 #include "agent/libc/libc.h"
+#include "agent/sys.h"
 
 /* The longest path or command kept in a record. */
 #define PROC_STR_MAX 256u
@@ -77,7 +78,7 @@ static void fork_child(struct tstate *t, const void *caller, pid_t ppid, bool fl
 	wrap_leave(t);
 }
 
-static pid_t fork_common(unsigned fn, const void *caller)
+static AGENT_FORK_CODE pid_t fork_common(unsigned fn, const void *caller)
 {
 	struct tstate *t = &agent_tls;
 	unsigned char outer = t->wrap;
@@ -340,7 +341,7 @@ WRAP void exit(int status)
  * frame is closed here, the spool's header says that the process exited
  * and with which status, whatever the groups recorded, and fxt-run
  * converts the spool as it is. */
-static void quick_exit_record(unsigned fn, const void *caller, int status)
+static AGENT_FORK_CODE void quick_exit_record(unsigned fn, const void *caller, int status)
 {
 	struct wrap_arg a = WARG(STATUS, I64, status);
 	struct tstate *t = wrap_enter(AGENT_G_PROC);
@@ -356,7 +357,7 @@ static void quick_exit_record(unsigned fn, const void *caller, int status)
 		spool_mark_exit(&agent.spool, status);
 }
 
-WRAP void _exit(int status)
+WRAP AGENT_FORK_CODE void _exit(int status)
 {
 	quick_exit_record(AGENT_FN__exit, CALLER, status);
 	REAL(_exit)(status);

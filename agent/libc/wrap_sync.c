@@ -38,6 +38,7 @@
 #include <semaphore.h>
 
 #include "agent/libc/libc.h"
+#include "agent/sys.h"
 
 REAL_DECL(pthread_mutex_lock);
 REAL_DECL(pthread_mutex_trylock);
@@ -152,7 +153,7 @@ static inline __attribute__((always_inline)) void acquired(struct tstate *t, uns
 
 /* ------------------------------------------------------------ mutex */
 
-WRAP int pthread_mutex_lock(pthread_mutex_t *m)
+WRAP AGENT_FORK_CODE int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	ACQUIRE(pthread_mutex_lock, MUTEX, m, REAL(pthread_mutex_trylock)(m),
 		REAL(pthread_mutex_lock)(m));
@@ -164,12 +165,12 @@ WRAP int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abst
 		REAL(pthread_mutex_timedlock)(m, abstime));
 }
 
-WRAP int pthread_mutex_trylock(pthread_mutex_t *m)
+WRAP AGENT_FORK_CODE int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	SYNC_CALL(pthread_mutex_trylock, REAL(pthread_mutex_trylock), MUTEX, m, (m), 0);
 }
 
-WRAP int pthread_mutex_unlock(pthread_mutex_t *m)
+WRAP AGENT_FORK_CODE int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	SYNC_CALL(pthread_mutex_unlock, REAL(pthread_mutex_unlock), MUTEX, m, (m), EV_SYNC_UNLOCK);
 }
