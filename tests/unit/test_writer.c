@@ -1242,7 +1242,7 @@ static void test_writer_gzip(void)
 	fxt_writer_free(plain);
 }
 
-/* zstd: by libzstd's workers or on the caller's thread, the same bytes
+/* zstd: by the writer's workers or on the caller's thread, the same bytes
  * once decompressed; a ".zst" path selects it; an empty archive is still
  * a valid stream of either kind. */
 static void test_writer_zstd(void)
@@ -1314,8 +1314,7 @@ static void test_writer_zstd(void)
 /* A serial writer that compresses with workers from some point on
  * (fxt_writer_compress_parallel(): the rest of an early converted
  * thread's file, convert/early.c): the same bytes once decompressed,
- * whether it switches mid-block (gzip) or mid-frame (zstd: at the frame's
- * end), after a flush or not. */
+ * whether it switches mid-member or mid-frame, after a flush or not. */
 static void test_writer_parallel_later(void)
 {
 	static const unsigned codecs[] = { FXT_WRITER_GZIP, FXT_WRITER_ZSTD };
@@ -1324,7 +1323,7 @@ static void test_writer_parallel_later(void)
 	size_t plen, len, olen;
 	unsigned char *dec = NULL;
 	unsigned members = 0;
-	enum { TIMES = 6 }; /* past a zstd frame (2 MiB): its workers taken */
+	enum { TIMES = 6 }; /* past a block (2 MiB): the workers compress some */
 
 	fxt_writer_open_mem(&plain, 0);
 	write_sample(plain);
