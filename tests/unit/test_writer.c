@@ -1242,6 +1242,30 @@ static void test_writer_gzip(void)
 	fxt_writer_free(plain);
 }
 
+/* Walks a zstd stream's frames: whether each is a data frame that says
+ * its content size, of at most `max` bytes, the sizes adding up to `total`
+ * (fxt-view starts decoding at each frame; zstd -l shows the size). */
+static bool zstd_frames_sized(const unsigned char *p, size_t len, size_t max, size_t total,
+			      unsigned *nframes)
+{
+	size_t sum = 0;
+
+	*nframes = 0;
+	while (len) {
+		size_t n = ZSTD_findFrameCompressedSize(p, len);
+		unsigned long long c = ZSTD_getFrameContentSize(p, len);
+
+		if (ZSTD_isError(n) || c == ZSTD_CONTENTSIZE_UNKNOWN ||
+		    c == ZSTD_CONTENTSIZE_ERROR || c > max)
+			return false;
+		sum += (size_t)c;
+		(*nframes)++;
+		p += n;
+		len -= n;
+	}
+	return sum == total;
+}
+
 /* zstd: by the writer's workers or on the caller's thread, the same bytes
  * once decompressed; a ".zst" path selects it; an empty archive is still
  * a valid stream of either kind. */
@@ -1277,6 +1301,13 @@ static void test_writer_zstd(void)
 		ok(good && olen == 2 * plen && memcmp(dec, pd, plen) == 0 &&
 		       memcmp(dec + plen, pd, plen) == 0,
 		   "%s (%s): %zu bytes decompress to the plain output twice", what, how, len);
+		if (modes[i] & FXT_WRITER_ZSTD) {
+			unsigned nframes = 0;
+			bool sized = good && zstd_frames_sized(d, len, 2u << 20, olen, &nframes);
+			ok(sized && nframes >= (olen + (2u << 20) - 1) / (2u << 20),
+			   "%s (%s): %u frames of at most 2 MiB, each saying its size", what, how,
+			   nframes);
+		}
 		free(dec);
 		fxt_writer_free(w);
 
