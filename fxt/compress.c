@@ -1,14 +1,16 @@
-/* The writer's compressors (the contract: compress.h).  gzip: the input is
- * cut into blocks of GZ_BLOCK_BYTES, each deflated into a gzip member of
- * its own (libdeflate: whole buffers, 2.2x less CPU than zlib's deflate at
- * level 1 on fxt-run's archives, and a little smaller) by a pool of worker
- * threads while the caller fills the next;
- * the members go out in order, and a gzip stream of many members is one
- * stream to every reader (RFC 1952, gzip -c a b).  zstd: compressed by
- * libzstd's own workers (ZSTD_c_nbWorkers), a frame ended every
- * ZSTD_FRAME_BYTES of input: frames one after another are one stream too,
- * and a reader can start decoding afresh at each (fxt-view's marks and
- * reader clones, fxt/source.c), as at each gzip member. */
+/* The writer's compressors (the contract: compress.h).  The input is cut
+ * into blocks of BLOCK_BYTES, each compressed into a unit of its own (a
+ * gzip member, or a zstd frame) by a pool of worker threads while the
+ * caller fills the next; the units go out in order.  A gzip stream of
+ * many members is one stream to every reader (RFC 1952, gzip -c a b), and
+ * so are zstd frames one after another; a reader can start decoding afresh
+ * at each (fxt-view's marks and reader clones, fxt/source.c).  gzip by
+ * libdeflate (whole buffers, 2.2x less CPU than zlib's deflate at level 1
+ * on fxt-run's archives, and a little smaller), zstd by ZSTD_compress2()
+ * on whole blocks: libzstd's own workers (ZSTD_c_nbWorkers) take one job
+ * per frame of this size, and the caller waits at each frame's end for
+ * it, so they never ran beside the conversion that fills the next
+ * (bench/README.md, "zstd frames by the writer's own workers"). */
 #include "config.h"
 
 #include <errno.h>
@@ -24,16 +26,17 @@
 
 #include "fxt/compress.h"
 
-#define GZ_BLOCK_BYTES	 (2u << 20) /* the input of one gzip member */
-#define GZ_LEVEL	 1	    /* libdeflate's fastest: ~440 MB/s a core */
-#define ZSTD_LEVEL	 1	    /* see bench/compress.sh */
-#define ZSTD_FRAME_BYTES (2u << 20) /* the input of one zstd frame (see bench/README.md) */
-#define MAX_WORKERS	 8
+/* The input of one gzip member or zstd frame: a reader's places to start
+ * decoding are this far apart (see bench/README.md). */
+#define BLOCK_BYTES (2u << 20)
+#define GZ_LEVEL    1 /* libdeflate's fastest: ~440 MB/s a core */
+#define ZSTD_LEVEL  1 /* see bench/compress.sh */
+#define MAX_WORKERS 8
 
 enum slot_state { SLOT_FILLING, SLOT_QUEUED, SLOT_DONE };
 
-/* One block: its input, then its member. */
-struct gz_slot {
+/* One block: its input, then its member or frame. */
+struct slot {
 	unsigned char *in, *out;
 	size_t in_len, out_len, out_cap;
 	int err;
@@ -48,21 +51,13 @@ struct fxt__zsink {
 	bool dirty; /* written to since the last flush */
 	unsigned nworkers;
 
-	/* zstd */
-	ZSTD_CCtx *cctx;
-	unsigned char *zbuf;
-	size_t zcap;
-	size_t zframe;	   /* input in the frame being written */
-	bool zended;	   /* a frame was ended, none begun since */
-	unsigned zworkers; /* workers to take at the next frame's start (fxt__zsink_parallel()) */
-
-	/* gzip: block `seq` is slots[seq % nslots]; blocks before `written`
-	 * went out, before `taken` a worker has, before `queued` are
-	 * complete; block `queued` is being filled. */
-	struct gz_slot *slots;
+	/* Block `seq` is slots[seq % nslots]; blocks before `written` went
+	 * out, before `taken` a worker has, before `queued` are complete;
+	 * block `queued` is being filled. */
+	struct slot *slots;
 	unsigned nslots;
 	uint64_t written, taken, queued;
-	struct libdeflate_compressor *dc; /* the caller's, with no workers */
+	void *cc; /* the caller's compressor (compressor_new()) */
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
 	bool sync_init; /* mu, work, done */
@@ -91,20 +86,60 @@ static unsigned cores(void)
 	return n > MAX_WORKERS ? MAX_WORKERS : (unsigned)n;
 }
 
-/* ------------------------------------------------------------------ gzip */
+/* ----------------------------------------------------------- compressors */
 
-/* Deflates a slot's input into one whole member. */
-static void gz_member(struct libdeflate_compressor *dc, struct gz_slot *s)
+/* A compressor of `codec` (libdeflate's, or a ZSTD_CCtx set to our level,
+ * with checksums), or NULL. */
+static void *compressor_new(enum fxt__codec codec)
 {
+	if (codec != FXT__CODEC_ZSTD)
+		return libdeflate_alloc_compressor(GZ_LEVEL);
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	if (c && (ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, ZSTD_LEVEL)) ||
+		  ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1)))) {
+		ZSTD_freeCCtx(c);
+		c = NULL;
+	}
+	return c;
+}
+
+static void compressor_free(enum fxt__codec codec, void *c)
+{
+	if (!c)
+		return;
+	if (codec == FXT__CODEC_ZSTD)
+		ZSTD_freeCCtx(c);
+	else
+		libdeflate_free_compressor(c);
+}
+
+/* The most a full block's unit can take. */
+static size_t unit_bound(enum fxt__codec codec, void *c)
+{
+	return codec == FXT__CODEC_ZSTD ? ZSTD_compressBound(BLOCK_BYTES)
+					: libdeflate_gzip_compress_bound(c, BLOCK_BYTES);
+}
+
+/* Compresses a slot's input into one whole member or frame. */
+static void compress_slot(enum fxt__codec codec, void *c, struct slot *s)
+{
+	if (codec == FXT__CODEC_ZSTD) {
+		size_t r = ZSTD_compress2(c, s->out, s->out_cap, s->in, s->in_len);
+		s->err = ZSTD_isError(r) ? -EIO : 0;
+		s->out_len = ZSTD_isError(r) ? 0 : r;
+		return;
+	}
 	/* out_cap is the bound of a full block: 0 cannot happen. */
-	s->out_len = libdeflate_gzip_compress(dc, s->in, s->in_len, s->out, s->out_cap);
+	s->out_len = libdeflate_gzip_compress(c, s->in, s->in_len, s->out, s->out_cap);
 	s->err = s->out_len ? 0 : -EIO;
 }
 
-static void *gz_worker(void *arg)
+/* ------------------------------------------------------------ the blocks */
+
+static void *worker(void *arg)
 {
 	struct fxt__zsink *z = arg;
-	struct libdeflate_compressor *dc = libdeflate_alloc_compressor(GZ_LEVEL);
+	void *c = compressor_new(z->codec);
 
 	pthread_mutex_lock(&z->mu);
 	for (;;) {
@@ -112,10 +147,10 @@ static void *gz_worker(void *arg)
 			pthread_cond_wait(&z->work, &z->mu);
 		if (z->taken == z->queued)
 			break;
-		struct gz_slot *s = &z->slots[z->taken++ % z->nslots];
+		struct slot *s = &z->slots[z->taken++ % z->nslots];
 		pthread_mutex_unlock(&z->mu);
-		if (dc)
-			gz_member(dc, s);
+		if (c)
+			compress_slot(z->codec, c, s);
 		else
 			s->err = -ENOMEM;
 		pthread_mutex_lock(&z->mu);
@@ -123,13 +158,13 @@ static void *gz_worker(void *arg)
 		pthread_cond_broadcast(&z->done);
 	}
 	pthread_mutex_unlock(&z->mu);
-	libdeflate_free_compressor(dc);
+	compressor_free(z->codec, c);
 	return NULL;
 }
 
 /* Starts the workers; those that could not start leave the work to the
  * caller. */
-static void gz_start(struct fxt__zsink *z)
+static void workers_start(struct fxt__zsink *z)
 {
 	sigset_t all, old;
 
@@ -142,17 +177,17 @@ static void gz_start(struct fxt__zsink *z)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	while (z->nthreads < z->nworkers &&
-	       pthread_create(&z->threads[z->nthreads], NULL, gz_worker, z) == 0)
+	       pthread_create(&z->threads[z->nthreads], NULL, worker, z) == 0)
 		z->nthreads++;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	z->nworkers = z->nthreads;
 }
 
-/* Sends the oldest member out, waiting for it if `wait`.  Returns whether
+/* Sends the oldest unit out, waiting for it if `wait`.  Returns whether
  * one went. */
-static bool gz_put_oldest(struct fxt__zsink *z, bool wait)
+static bool put_oldest(struct fxt__zsink *z, bool wait)
 {
-	struct gz_slot *s = &z->slots[z->written % z->nslots];
+	struct slot *s = &z->slots[z->written % z->nslots];
 
 	if (z->written == z->queued)
 		return false;
@@ -175,18 +210,18 @@ static bool gz_put_oldest(struct fxt__zsink *z, bool wait)
 
 /* The block being filled is complete (`full`, or short at a flush).  The
  * workers start at the first full block: a small archive has none. */
-static void gz_submit(struct fxt__zsink *z, bool full)
+static void submit(struct fxt__zsink *z, bool full)
 {
-	struct gz_slot *s = &z->slots[z->queued % z->nslots];
+	struct slot *s = &z->slots[z->queued % z->nslots];
 
 	if (z->nworkers && !z->threads && full)
-		gz_start(z);
-	if (!z->nthreads) { /* deflated here and now */
-		gz_member(z->dc, s);
+		workers_start(z);
+	if (!z->nthreads) { /* compressed here and now */
+		compress_slot(z->codec, z->cc, s);
 		s->state = SLOT_DONE;
 		z->queued++;
 		z->taken++;
-		gz_put_oldest(z, false);
+		put_oldest(z, false);
 		return;
 	}
 	pthread_mutex_lock(&z->mu);
@@ -195,15 +230,15 @@ static void gz_submit(struct fxt__zsink *z, bool full)
 	pthread_cond_signal(&z->work);
 	pthread_mutex_unlock(&z->mu);
 	/* What is done goes out; the next block needs a free slot. */
-	while (gz_put_oldest(z, z->queued - z->written >= z->nslots))
+	while (put_oldest(z, z->queued - z->written >= z->nslots))
 		;
 }
 
-static int gz_write(struct fxt__zsink *z, const unsigned char *p, size_t len)
+static int blocks_write(struct fxt__zsink *z, const unsigned char *p, size_t len)
 {
 	while (len && !z->err) {
-		struct gz_slot *s = &z->slots[z->queued % z->nslots];
-		size_t take = GZ_BLOCK_BYTES - s->in_len;
+		struct slot *s = &z->slots[z->queued % z->nslots];
+		size_t take = BLOCK_BYTES - s->in_len;
 
 		if (take > len)
 			take = len;
@@ -211,51 +246,64 @@ static int gz_write(struct fxt__zsink *z, const unsigned char *p, size_t len)
 		s->in_len += take;
 		p += take;
 		len -= take;
-		if (s->in_len == GZ_BLOCK_BYTES)
-			gz_submit(z, true);
+		if (s->in_len == BLOCK_BYTES)
+			submit(z, true);
 	}
 	return z->err;
 }
 
-/* Every byte so far out, as whole members.  `end`: an empty stream still
- * gets one (empty) member, to be a gzip file. */
-static int gz_flush(struct fxt__zsink *z, bool end)
+/* Every byte so far out, as whole units.  `end`: an empty stream still
+ * gets one (empty) unit, to be a gzip or zstd file. */
+static int blocks_flush(struct fxt__zsink *z, bool end)
 {
-	struct gz_slot *s = &z->slots[z->queued % z->nslots];
+	struct slot *s = &z->slots[z->queued % z->nslots];
 
 	if (s->in_len || (end && z->queued == 0))
-		gz_submit(z, false);
-	while (gz_put_oldest(z, true))
+		submit(z, false);
+	while (put_oldest(z, true))
 		;
 	return z->err;
 }
 
-static int gz_open(struct fxt__zsink *z)
+/* Buffers for slots v[from .. to - 1]: 0, or -ENOMEM (none left). */
+static int slots_add(struct slot *v, unsigned from, unsigned to, size_t cap)
+{
+	for (unsigned i = from; i < to; i++) {
+		v[i].in = malloc(BLOCK_BYTES);
+		v[i].out = malloc(cap);
+		v[i].out_cap = cap;
+		if (!v[i].in || !v[i].out) {
+			for (unsigned j = from; j <= i; j++) {
+				free(v[j].in);
+				free(v[j].out);
+				v[j].in = v[j].out = NULL;
+			}
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int blocks_open(struct fxt__zsink *z)
 {
 	pthread_mutex_init(&z->mu, NULL);
 	pthread_cond_init(&z->work, NULL);
 	pthread_cond_init(&z->done, NULL);
 	z->sync_init = true;
-	z->nslots = z->nworkers + 2; /* compressing, one going out, one filling */
+	/* With workers: compressing, one going out, one filling.  Serial,
+	 * each block goes out as it is complete: one. */
+	z->nslots = z->nworkers ? z->nworkers + 2 : 1;
 	z->slots = calloc(z->nslots, sizeof(*z->slots));
 	if (!z->slots)
 		return -ENOMEM;
 	/* The caller's compressor, also for the bound of a full block. */
-	z->dc = libdeflate_alloc_compressor(GZ_LEVEL);
-	if (!z->dc)
+	z->cc = compressor_new(z->codec);
+	if (!z->cc)
 		return -ENOMEM;
-	size_t cap = libdeflate_gzip_compress_bound(z->dc, GZ_BLOCK_BYTES);
-	for (unsigned i = 0; i < z->nslots; i++) {
-		z->slots[i].in = malloc(GZ_BLOCK_BYTES);
-		z->slots[i].out = malloc(cap);
-		z->slots[i].out_cap = cap;
-		if (!z->slots[i].in || !z->slots[i].out)
-			return -ENOMEM;
-	}
-	return 0;
+	return slots_add(z->slots, 0, z->nslots, unit_bound(z->codec, z->cc));
 }
 
-static void gz_free(struct fxt__zsink *z)
+static void blocks_free(struct fxt__zsink *z)
 {
 	if (z->threads) {
 		pthread_mutex_lock(&z->mu);
@@ -278,81 +326,7 @@ static void gz_free(struct fxt__zsink *z)
 		}
 		free(z->slots);
 	}
-	if (z->dc)
-		libdeflate_free_compressor(z->dc);
-}
-
-/* ------------------------------------------------------------------ zstd */
-
-/* Runs the compressor over `in` with directive `op` until it has taken all
- * of it and, for a flush or the end, until the frame is out. */
-static int zstd_run(struct fxt__zsink *z, const void *data, size_t len, ZSTD_EndDirective op)
-{
-	ZSTD_inBuffer in = { data, len, 0 };
-
-	for (;;) {
-		ZSTD_outBuffer out = { z->zbuf, z->zcap, 0 };
-		size_t left = ZSTD_compressStream2(z->cctx, &out, &in, op);
-
-		if (ZSTD_isError(left))
-			return set_err(z, -EIO);
-		if (out.pos && set_err(z, z->out(z->ctx, z->zbuf, out.pos)))
-			return z->err;
-		if (op == ZSTD_e_continue ? in.pos == in.size : left == 0)
-			return 0;
-	}
-}
-
-/* The workers fxt__zsink_parallel() asked for, if a frame may start
- * here (libzstd refuses between a frame's start and its end). */
-static void zstd_take_workers(struct fxt__zsink *z)
-{
-	if (z->zworkers &&
-	    !ZSTD_isError(ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_nbWorkers, (int)z->zworkers))) {
-		z->nworkers = z->zworkers;
-		z->zworkers = 0;
-	}
-}
-
-/* Compresses len bytes, ending the frame at every ZSTD_FRAME_BYTES. */
-static int zstd_write(struct fxt__zsink *z, const unsigned char *p, size_t len)
-{
-	while (len) {
-		size_t take = ZSTD_FRAME_BYTES - z->zframe;
-
-		if (take > len)
-			take = len;
-		if (zstd_run(z, p, take, ZSTD_e_continue))
-			return z->err;
-		z->zended = false;
-		z->zframe += take;
-		p += take;
-		len -= take;
-		if (z->zframe == ZSTD_FRAME_BYTES) {
-			if (zstd_run(z, NULL, 0, ZSTD_e_end))
-				return z->err;
-			z->zframe = 0;
-			z->zended = true;
-			zstd_take_workers(z);
-		}
-	}
-	return 0;
-}
-
-static int zstd_open(struct fxt__zsink *z)
-{
-	z->cctx = ZSTD_createCCtx();
-	z->zcap = ZSTD_CStreamOutSize();
-	z->zbuf = malloc(z->zcap);
-	if (!z->cctx || !z->zbuf)
-		return -ENOMEM;
-	if (ZSTD_isError(ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_checksumFlag, 1)))
-		return -EINVAL;
-	/* A libzstd built without threads refuses: it compresses here then. */
-	if (z->nworkers)
-		ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_nbWorkers, (int)z->nworkers);
-	return 0;
+	compressor_free(z->codec, z->cc);
 }
 
 /* ----------------------------------------------------------------- entry */
@@ -370,7 +344,7 @@ int fxt__zsink_open(struct fxt__zsink **out, enum fxt__codec codec, bool serial,
 	z->out = fn;
 	z->ctx = ctx;
 	z->nworkers = serial ? 0 : cores();
-	err = codec == FXT__CODEC_ZSTD ? zstd_open(z) : gz_open(z);
+	err = blocks_open(z);
 	if (err) {
 		fxt__zsink_free(z);
 		return err;
@@ -379,31 +353,25 @@ int fxt__zsink_open(struct fxt__zsink **out, enum fxt__codec codec, bool serial,
 	return 0;
 }
 
-/* gzip: the ring of slots grown for n workers.  Serial, each block went
- * out as it was submitted: only the one being filled holds anything, and
- * it keeps its place in the ring (block `queued`). */
-static int gz_parallel(struct fxt__zsink *z, unsigned n)
+int fxt__zsink_parallel(struct fxt__zsink *z)
 {
-	unsigned nslots = n + 2, fill = (unsigned)(z->queued % z->nslots);
-	size_t cap = z->slots[0].out_cap;
-	struct gz_slot *v = calloc(nslots, sizeof(*v)), t;
+	unsigned n = cores(), nslots = n + 2, fill;
+	struct slot *v, t;
 
+	if (z->err || z->nworkers || n < 2)
+		return z->err;
+	/* The ring of slots grown for n workers.  Serial, each block went
+	 * out as it was submitted: only the one being filled holds
+	 * anything, and it keeps its place in the ring (block `queued`). */
+	v = calloc(nslots, sizeof(*v));
 	if (!v)
 		return 0; /* serial still */
 	memcpy(v, z->slots, z->nslots * sizeof(*v));
-	for (unsigned i = z->nslots; i < nslots; i++) {
-		v[i].in = malloc(GZ_BLOCK_BYTES);
-		v[i].out = malloc(cap);
-		v[i].out_cap = cap;
-		if (!v[i].in || !v[i].out) {
-			for (unsigned j = z->nslots; j <= i; j++) {
-				free(v[j].in);
-				free(v[j].out);
-			}
-			free(v);
-			return 0;
-		}
+	if (slots_add(v, z->nslots, nslots, z->slots[0].out_cap)) {
+		free(v);
+		return 0;
 	}
+	fill = (unsigned)(z->queued % z->nslots);
 	t = v[fill];
 	v[fill] = v[z->queued % nslots];
 	v[z->queued % nslots] = t;
@@ -412,20 +380,6 @@ static int gz_parallel(struct fxt__zsink *z, unsigned n)
 	z->nslots = nslots;
 	z->nworkers = n;
 	return 0;
-}
-
-int fxt__zsink_parallel(struct fxt__zsink *z)
-{
-	unsigned n = cores();
-
-	if (z->err || z->nworkers || n < 2)
-		return z->err;
-	if (z->codec == FXT__CODEC_ZSTD) {
-		z->zworkers = n;
-		zstd_take_workers(z); /* else at the frame's end */
-		return 0;
-	}
-	return gz_parallel(z, n);
 }
 
 enum fxt__codec fxt__zsink_codec(const struct fxt__zsink *z)
@@ -438,7 +392,7 @@ int fxt__zsink_write(struct fxt__zsink *z, const void *data, size_t len)
 	if (z->err || !len)
 		return z->err;
 	z->dirty = true;
-	return z->codec == FXT__CODEC_ZSTD ? zstd_write(z, data, len) : gz_write(z, data, len);
+	return blocks_write(z, data, len);
 }
 
 int fxt__zsink_flush(struct fxt__zsink *z)
@@ -446,20 +400,12 @@ int fxt__zsink_flush(struct fxt__zsink *z)
 	if (z->err || !z->dirty)
 		return z->err;
 	z->dirty = false;
-	return z->codec == FXT__CODEC_ZSTD ? zstd_run(z, NULL, 0, ZSTD_e_flush)
-					   : gz_flush(z, false);
+	return blocks_flush(z, false);
 }
 
 int fxt__zsink_end_unit(struct fxt__zsink *z)
 {
-	if (z->err || !z->dirty)
-		return z->err;
-	z->dirty = false;
-	if (z->codec != FXT__CODEC_ZSTD)
-		return gz_flush(z, false);
-	if (!zstd_run(z, NULL, 0, ZSTD_e_end))
-		zstd_take_workers(z);
-	return z->err;
+	return fxt__zsink_flush(z);
 }
 
 /* An empty gzip member (RFC 1952) whose header carries an extra field of
@@ -503,17 +449,13 @@ int fxt__zsink_finish(struct fxt__zsink *z)
 	if (z->err)
 		return z->err;
 	z->dirty = false;
-	if (z->codec == FXT__CODEC_ZSTD && z->zended)
-		return 0; /* the last frame is ended: no empty one after it */
-	return z->codec == FXT__CODEC_ZSTD ? zstd_run(z, NULL, 0, ZSTD_e_end) : gz_flush(z, true);
+	return blocks_flush(z, true);
 }
 
 void fxt__zsink_free(struct fxt__zsink *z)
 {
 	if (!z)
 		return;
-	gz_free(z);
-	ZSTD_freeCCtx(z->cctx);
-	free(z->zbuf);
+	blocks_free(z);
 	free(z);
 }

@@ -1,7 +1,7 @@
 /* The writer's compressors (compress.c), private to fxt/: gzip as
- * independent members deflated by a pool of threads, zstd by libzstd with
- * its own workers.  Either hands the compressed bytes, in order, to the
- * writer's sink on the caller's thread. */
+ * independent members, zstd as independent frames, each unit compressed
+ * by a pool of threads (or on the caller's).  Either hands the compressed
+ * bytes, in order, to the writer's sink on the caller's thread. */
 #ifndef FXT_COMPRESS_H
 #define FXT_COMPRESS_H
 
@@ -20,16 +20,16 @@ struct fxt__zsink;
 int fxt__zsink_open(struct fxt__zsink **z, enum fxt__codec codec, bool serial,
 		    fxt__zsink_out_fn out, void *ctx);
 /* From now on, compress with a worker a core, as a sink opened without
- * `serial` does: gzip from the block being filled on, zstd from its next
- * frame on (libzstd takes its workers at a frame's start).  What comes
- * out decodes to the same bytes.  0 or the sink's error. */
+ * `serial` does, from the block being filled on.  What comes out decodes
+ * to the same bytes.  0 or the sink's error. */
 int fxt__zsink_parallel(struct fxt__zsink *z);
 /* The codec it was opened with. */
 enum fxt__codec fxt__zsink_codec(const struct fxt__zsink *z);
 /* Compresses len bytes.  0 or the first error (sticky). */
 int fxt__zsink_write(struct fxt__zsink *z, const void *data, size_t len);
-/* Makes everything written so far decodable from what went out (nothing
- * when nothing was written since the last flush). */
+/* Makes everything written so far decodable from what went out, as
+ * whole members or frames (nothing when nothing was written since the
+ * last flush). */
 int fxt__zsink_flush(struct fxt__zsink *z);
 /* Ends the gzip member or zstd frame under way, every byte so far out as
  * whole members or frames: other whole members or frames may follow them

@@ -185,9 +185,9 @@ enum fxt_writer_flags {
 };
 
 /* The compression a path's name asks for: FXT_WRITER_GZIP for ".gz",
- * FXT_WRITER_ZSTD for ".zst", else 0.  gzip is written as independent
- * members of a few MB, deflated by worker threads (one a core), zstd by
- * libzstd's workers; FXT_WRITER_SERIAL keeps all of it on the caller's
+ * FXT_WRITER_ZSTD for ".zst", else 0.  Either is written as independent
+ * gzip members or zstd frames of a few MB, compressed by worker threads
+ * (one a core); FXT_WRITER_SERIAL keeps all of it on the caller's
  * thread. */
 unsigned fxt_writer_path_flags(const char *path);
 
@@ -203,8 +203,8 @@ const void *fxt_writer_mem_data(const struct fxt_writer *w, size_t *len);
 /* Pushes buffered bytes to the sink.  Returns 0 or -errno. */
 int fxt_writer_flush(struct fxt_writer *w);
 /* A writer opened FXT_WRITER_SERIAL compresses from now on as one opened
- * without it does, with a worker a core (gzip from its next member on,
- * zstd from its next frame on; what it says is the same).  Nothing for
+ * without it does, with a worker a core (from the member or frame being
+ * filled on; what it says is the same).  Nothing for
  * an uncompressed writer.  0 or the writer's error. */
 int fxt_writer_compress_parallel(struct fxt_writer *w);
 /* Flushes and ends the stream (the gzip or zstd trailer) without freeing, e.g. to

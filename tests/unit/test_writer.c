@@ -1242,7 +1242,31 @@ static void test_writer_gzip(void)
 	fxt_writer_free(plain);
 }
 
-/* zstd: by libzstd's workers or on the caller's thread, the same bytes
+/* Walks a zstd stream's frames: whether each is a data frame that says
+ * its content size, of at most `max` bytes, the sizes adding up to `total`
+ * (fxt-view starts decoding at each frame; zstd -l shows the size). */
+static bool zstd_frames_sized(const unsigned char *p, size_t len, size_t max, size_t total,
+			      unsigned *nframes)
+{
+	size_t sum = 0;
+
+	*nframes = 0;
+	while (len) {
+		size_t n = ZSTD_findFrameCompressedSize(p, len);
+		unsigned long long c = ZSTD_getFrameContentSize(p, len);
+
+		if (ZSTD_isError(n) || c == ZSTD_CONTENTSIZE_UNKNOWN ||
+		    c == ZSTD_CONTENTSIZE_ERROR || c > max)
+			return false;
+		sum += (size_t)c;
+		(*nframes)++;
+		p += n;
+		len -= n;
+	}
+	return sum == total;
+}
+
+/* zstd: by the writer's workers or on the caller's thread, the same bytes
  * once decompressed; a ".zst" path selects it; an empty archive is still
  * a valid stream of either kind. */
 static void test_writer_zstd(void)
@@ -1277,6 +1301,13 @@ static void test_writer_zstd(void)
 		ok(good && olen == 2 * plen && memcmp(dec, pd, plen) == 0 &&
 		       memcmp(dec + plen, pd, plen) == 0,
 		   "%s (%s): %zu bytes decompress to the plain output twice", what, how, len);
+		if (modes[i] & FXT_WRITER_ZSTD) {
+			unsigned nframes = 0;
+			bool sized = good && zstd_frames_sized(d, len, 2u << 20, olen, &nframes);
+			ok(sized && nframes >= (olen + (2u << 20) - 1) / (2u << 20),
+			   "%s (%s): %u frames of at most 2 MiB, each saying its size", what, how,
+			   nframes);
+		}
 		free(dec);
 		fxt_writer_free(w);
 
@@ -1314,8 +1345,7 @@ static void test_writer_zstd(void)
 /* A serial writer that compresses with workers from some point on
  * (fxt_writer_compress_parallel(): the rest of an early converted
  * thread's file, convert/early.c): the same bytes once decompressed,
- * whether it switches mid-block (gzip) or mid-frame (zstd: at the frame's
- * end), after a flush or not. */
+ * whether it switches mid-member or mid-frame, after a flush or not. */
 static void test_writer_parallel_later(void)
 {
 	static const unsigned codecs[] = { FXT_WRITER_GZIP, FXT_WRITER_ZSTD };
@@ -1324,7 +1354,7 @@ static void test_writer_parallel_later(void)
 	size_t plen, len, olen;
 	unsigned char *dec = NULL;
 	unsigned members = 0;
-	enum { TIMES = 6 }; /* past a zstd frame (2 MiB): its workers taken */
+	enum { TIMES = 6 }; /* past a block (2 MiB): the workers compress some */
 
 	fxt_writer_open_mem(&plain, 0);
 	write_sample(plain);
