@@ -62,11 +62,6 @@ void agent_spool_path(char *buf, size_t cap, const char *output, long pid, unsig
  * (seal.c) */
 void agent_seal(void);
 
-/* Notes which file FXT_STATUS_FD is at start, so that the seal writes its
- * status line only there (not to a descriptor the program reused).
- * Called once, by the initialisation.  (seal.c) */
-void agent_seal_init(void);
-
 /* Before exec replaces the image (the exec wrappers): false in a vfork
  * child, which shares our memory and must do nothing; else sends EXEC to
  * the features, seals (agent_seal()) and returns true. */

@@ -167,7 +167,6 @@ static void do_init(void)
 			agent_output_export();
 		}
 	}
-	agent_seal_init();
 	agent_spool_path(agent.spool_path, sizeof(agent.spool_path), agent_cfg.output,
 			 (long)agent.pid, agent_cfg.image);
 	spool_init(&agent.spool, agent.spool_path, agent_cfg.chunk_size, agent_cfg.buffer_size,
