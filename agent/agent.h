@@ -40,6 +40,11 @@ extern struct agent agent;
  * Returns 0 or -errno (the agent then stays disabled). */
 int agent_ensure_init(void);
 
+/* Whether thread `tid` of the program waits in agent_ensure_init() for an
+ * attach's start, with every signal blocked by the agent's slow path (not
+ * by the program: agent/sample/live.c).  (lifecycle.c) */
+bool agent_init_waiter(long tid);
+
 /* Starts fn(arg) on a detached thread of the agent's, named `name` (the
  * agent's threads' names begin with FXT_ATTACH_THREAD_PREFIX, run/attach.h),
  * with every signal blocked (none of the program's goes to it), on a stack
