@@ -15,7 +15,7 @@
 # process exiting while sampled.  Threads that end while sampled.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 32
+plan 33
 if [ "$(uname -m)" != x86_64 ] || [ ! -x "$HELPERS/fxt_inject" ]; then
   skip_rest "the injector is for x86-64"
 fi
@@ -187,4 +187,19 @@ for i in 1 2 3 4 5; do
 done >mem.out
 is "$(sort -u mem.out)" "0:0:3" "--libc=mem --sample, 5 attaches: each samples the three busy threads, no warning" ||
   diag "$(cat mem.err)"
+# 7. Sampled again after a detach, once the program has SIGPROF's action
+# back: the agent's handler is installed again for the new window.
+# Before, it was installed once per process, and the second window's
+# timers met the program's default action: killed by SIGPROF (155).
+start --spin --busy 2
+for i in 1 2; do
+  "$FXT_RUN" -p $target --sample --duration 0.5s -f -o again$i.fxt 2>run.err 9>&-
+  echo "$?:$(tracks_with again$i.fxt busy)"
+  kill -0 $target 2>/dev/null || break
+  wait_until prof_free
+done >again.out 2>&1
+touch stop
+exec 9>&-
+wait $target
+is "$?:$(tr '\n' ' ' <again.out)" "0:0:2 0:2 " "sampled twice, SIGPROF given back between: both windows sample both busy threads, the program exits 0"
 finish
