@@ -40,6 +40,11 @@ extern struct agent agent;
  * Returns 0 or -errno (the agent then stays disabled). */
 int agent_ensure_init(void);
 
+/* Whether thread `tid` of the program waits in agent_ensure_init() for an
+ * attach's start, with every signal blocked by the agent's slow path (not
+ * by the program: agent/sample/live.c).  (lifecycle.c) */
+bool agent_init_waiter(long tid);
+
 /* Starts fn(arg) on a detached thread of the agent's, named `name` (the
  * agent's threads' names begin with FXT_ATTACH_THREAD_PREFIX, run/attach.h),
  * with every signal blocked (none of the program's goes to it), on a stack
@@ -61,11 +66,6 @@ void agent_spool_path(char *buf, size_t cap, const char *output, long pid, unsig
  * still be running; the calling thread records nothing afterwards.
  * (seal.c) */
 void agent_seal(void);
-
-/* Notes which file FXT_STATUS_FD is at start, so that the seal writes its
- * status line only there (not to a descriptor the program reused).
- * Called once, by the initialisation.  (seal.c) */
-void agent_seal_init(void);
 
 /* Before exec replaces the image (the exec wrappers): false in a vfork
  * child, which shares our memory and must do nothing; else sends EXEC to

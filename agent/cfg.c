@@ -25,7 +25,7 @@
 #define AGENT_CFG_INIT                                                                            \
 	{                                                                                         \
 		.buffer_size = FXT_DEFAULT_BUFFER_STREAM, .chunk_size = AGENT_DEFAULT_CHUNK_SIZE, \
-		.max_size = AGENT_DEFAULT_MAX_SIZE, .status_fd = -1,                              \
+		.max_size = AGENT_DEFAULT_MAX_SIZE, .status_fd = { .fd = -1 },                    \
 	}
 
 struct agent_config agent_cfg = AGENT_CFG_INIT;
@@ -44,39 +44,35 @@ static long parse_long(const char *s)
 	return v;
 }
 
-/* FXT_STATUS_FD: "FD" or "FD:DEV:INO".  With the file's identity, the fd
- * is taken only if it still refers to that file: a process between fxt-run
- * and us may have closed it and opened a file of its own on the same
- * number, which must not get our status line.  Returns the fd or -1. */
-static int parse_status_fd(const char *s)
+/* FXT_STATUS_FD: "FD" or "FD:DEV:INO", a descriptor of fxt-run's own
+ * (the program does not inherit it: it would see a descriptor it did not
+ * open), and the identity of the file it refers to, which the seal checks
+ * when it reopens it (report_status()).  Anything else leaves *r
+ * without an fd. */
+static void parse_status_fd(const char *s, struct agent_status_ref *r)
 {
 	unsigned long long fd, dev = 0, ino = 0;
 	bool identified = false;
-	struct stat st;
 	char *end;
 
+	r->fd = -1;
 	if (!s || *s < '0' || *s > '9')
-		return -1;
+		return;
 	errno = 0;
 	fd = strtoull(s, &end, 10);
 	if (*end == ':') {
 		identified = true;
 		dev = strtoull(end + 1, &end, 10);
 		if (*end != ':')
-			return -1;
+			return;
 		ino = strtoull(end + 1, &end, 10);
 	}
 	if (errno || *end || fd >= 1u << 20)
-		return -1;
-	if (fstat((int)fd, &st) != 0)
-		return -1;
-	if (identified &&
-	    ((unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino)) {
-		agent_dbg(FXT_ENV(STATUS_FD) "=%s: fd %llu is another file now; no status line", s,
-			  fd);
-		return -1;
-	}
-	return (int)fd;
+		return;
+	r->fd = (int)fd;
+	r->identified = identified;
+	r->dev = dev;
+	r->ino = ino;
 }
 
 /* The executable's short name, for the default output and the process
@@ -339,7 +335,7 @@ static bool load_clock(enum fxt_setting_id id, const char *s, void *field)
 static bool load_status_fd(enum fxt_setting_id id, const char *s, void *field)
 {
 	(void)id;
-	*(int *)field = parse_status_fd(s);
+	parse_status_fd(s, field);
 	return true;
 }
 
@@ -390,7 +386,7 @@ static const size_t field_off[FXT_S_COUNT] = {
 #define AGENT_W_PATH	  sizeof(char *)
 #define AGENT_W_PID	  sizeof(long)
 #define AGENT_W_CLOCK	  sizeof(enum agent_clock)
-#define AGENT_W_STATUS_FD sizeof(int)
+#define AGENT_W_STATUS_FD sizeof(struct agent_status_ref)
 #define AGENT_W_FLAG	  0 /* no field: derive()'s, or fxt-run's */
 #define AGENT_W_RULES	  0
 #define AGENT_W_TEMPLATE  0
@@ -484,7 +480,7 @@ void agent_config_load_from(agent_settings_get_fn *get, void *ctx)
 		  agent_cfg.output, run_mode_name(agent_cfg.mode),
 		  (unsigned long long)agent_cfg.buffer_size,
 		  (unsigned long long)agent_cfg.chunk_size, (unsigned long long)agent_cfg.max_size,
-		  agent_cfg.status_fd);
+		  agent_cfg.status_fd.fd);
 }
 
 static const char *env_get(void *ctx, const char *env)

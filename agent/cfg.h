@@ -39,6 +39,15 @@ enum agent_clock {
 	AGENT_CLOCK_MONOTONIC,
 };
 
+/* FXT_STATUS_FD: fxt-run's status file, as fd number `fd` of fxt-run
+ * (FXT_LAUNCHER's pid), reached as /proc/PID/fd/FD when a process has an
+ * archive to report; with its identity (st_dev, st_ino) when given. */
+struct agent_status_ref {
+	int fd; /* -1 = none */
+	bool identified;
+	unsigned long long dev, ino;
+};
+
 struct agent_config {
 	/* The program's name as it was executed: argv[0]'s basename, read
 	 * before main() (a server may retitle itself for ps over its argv
@@ -52,7 +61,8 @@ struct agent_config {
 	uint64_t max_size;     /* FXT_MAX_SIZE, 0 = unlimited */
 	enum agent_clock clock;
 	bool debug;
-	int status_fd;	   /* -1 = none */
+	/* FXT_STATUS_FD; .fd -1 = none */
+	struct agent_status_ref status_fd;
 	long root_pid;	   /* FXT_ROOT_PID, 0 = unset */
 	long exec_pid;	   /* FXT_EXEC_PID, 0 = unset */
 	unsigned image;	   /* FXT_IMAGE when exec_pid is this pid, else 1 */

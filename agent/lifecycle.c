@@ -168,7 +168,6 @@ static void do_init(void)
 			agent_output_export();
 		}
 	}
-	agent_seal_init();
 	agent_spool_path(agent.spool_path, sizeof(agent.spool_path), agent_cfg.output,
 			 (long)agent.pid, agent_cfg.image);
 	spool_init(&agent.spool, agent.spool_path, agent_cfg.chunk_size, agent_cfg.buffer_size,
@@ -190,12 +189,42 @@ static void do_init(void)
 			    &(const struct agent_event){ .start = { .attached = attached } });
 }
 
+/* The program's threads waiting in agent_ensure_init() while an attach's
+ * start runs do_init() on the starter: the slow path (tbuf.c) blocked
+ * every signal of theirs before it came here.  Their tids, 0 for a free
+ * slot; one that finds no slot is not listed. */
+#define INIT_WAITERS 64
+static long init_waiters[INIT_WAITERS];
+
+bool agent_init_waiter(long tid)
+{
+	for (unsigned i = 0; i < INIT_WAITERS; i++)
+		if (__atomic_load_n(&init_waiters[i], __ATOMIC_ACQUIRE) == tid)
+			return true;
+	return false;
+}
+
 AGENT_FORK_CODE int agent_ensure_init(void)
 {
 	/* Loaded into a running process: nothing until fxt_attach_start(). */
 	if (agent.late && !__atomic_load_n(&attach.block, __ATOMIC_ACQUIRE))
 		return -EAGAIN;
+	if (!agent.late) {
+		pthread_once(&init_once, do_init);
+		return init_err;
+	}
+	long tid = (long)syscall(SYS_gettid), none;
+	unsigned i;
+
+	for (i = 0; i < INIT_WAITERS; i++) {
+		none = 0;
+		if (__atomic_compare_exchange_n(&init_waiters[i], &none, tid, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			break;
+	}
 	pthread_once(&init_once, do_init);
+	if (i < INIT_WAITERS)
+		__atomic_store_n(&init_waiters[i], 0, __ATOMIC_RELEASE);
 	return init_err;
 }
 

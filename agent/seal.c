@@ -25,24 +25,11 @@
 #include "run/proc.h"
 #include "run/session.h"
 
-static dev_t status_dev;
-static ino_t status_ino;
-
 static bool is_root(void)
 {
 	long pid = (long)getpid();
 
 	return !agent.forked && agent_cfg.exec_pid != pid && agent_cfg.root_pid == pid;
-}
-
-void agent_seal_init(void)
-{
-	struct stat st;
-
-	if (agent_cfg.status_fd >= 0 && fstat(agent_cfg.status_fd, &st) == 0) {
-		status_dev = st.st_dev;
-		status_ino = st.st_ino;
-	}
 }
 
 void agent_thread_comm(uint64_t tid, char *name, size_t cap)
@@ -109,22 +96,41 @@ struct self_result {
 	uint64_t events, threads, dropped, bytes;
 };
 
+/* Appends this process's line to fxt-run's status file, which the program
+ * did not inherit: it is fxt-run's descriptor FXT_STATUS_FD, opened anew
+ * through /proc while that fxt-run still runs, and only if it is still the
+ * file fxt-run named (the pid may be another process's now).  A process
+ * that may not open it (it changed user) reports nothing: fxt-run finds
+ * its archive in the output directory. */
 static void report_status(const struct self_result *res, const char *path)
 {
+	const struct agent_status_ref *ref = &agent_cfg.status_fd;
+	char line[4096 + 160], proc[64];
 	struct stat sb;
-	char line[4096 + 160];
 	size_t n;
+	int fd;
 
-	if (agent_cfg.status_fd < 0 || fstat(agent_cfg.status_fd, &sb) != 0 ||
-	    sb.st_dev != status_dev || sb.st_ino != status_ino)
+	if (ref->fd < 0 || !agent_cfg.launcher_pid ||
+	    !run_proc_alive(agent_cfg.launcher_pid, agent_cfg.launcher_start))
 		return;
+	agent_fmt(proc, sizeof(proc), "/proc/%ld/fd/%d", agent_cfg.launcher_pid, ref->fd);
+	fd = open(proc, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    (ref->identified && ((unsigned long long)sb.st_dev != ref->dev ||
+				 (unsigned long long)sb.st_ino != ref->ino))) {
+		close(fd);
+		return;
+	}
 	n = agent_fmt(
 	    line, sizeof(line),
 	    "fxtrace pid=%ld events=%llu threads=%llu dropped=%llu bytes=%llu output=%s\n",
 	    (long)agent.pid, (unsigned long long)res->events, (unsigned long long)res->threads,
 	    (unsigned long long)res->dropped, (unsigned long long)res->bytes, path);
-	while (write(agent_cfg.status_fd, line, n) < 0 && errno == EINTR)
+	while (write(fd, line, n) < 0 && errno == EINTR)
 		;
+	close(fd);
 }
 
 /* After the seal: whether fxt-run converts the spool (the protocol of

@@ -27,9 +27,11 @@ struct status_line {
 
 /* Opens the file the traced processes report to (FXT_STATUS_FD): a
  * nameless file in /tmp, in append mode so that the single write(2) of
- * each process lands whole, and inherited by the program.  A file, not a
- * pipe: a descendant that outlives the program may hold it open, and
- * nothing has to drain it while the program runs.  Returns fd or -errno. */
+ * each process lands whole.  Close-on-exec: the program does not inherit
+ * it (it would see a descriptor it did not open, and its own files would
+ * get other numbers); a process that reports opens it anew as
+ * /proc/OURPID/fd/FD (agent/seal.c).  A file, not a pipe: nothing has to
+ * drain it while the program runs.  Returns fd or -errno. */
 int status_open(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -38,11 +40,11 @@ int status_open(void)
 
 	if (tmp == NULL || tmp[0] == '\0')
 		tmp = "/tmp";
-	fd = open(tmp, O_TMPFILE | O_RDWR, 0600);
+	fd = open(tmp, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		/* Older kernels and some file systems lack O_TMPFILE. */
 		snprintf(path, sizeof(path), "%s/fxt-run.XXXXXX", tmp);
-		fd = mkstemp(path);
+		fd = mkostemp(path, O_CLOEXEC);
 		if (fd < 0)
 			return -errno;
 		unlink(path);

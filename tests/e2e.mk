@@ -44,6 +44,7 @@ E2E_TESTS = \
 	tests/e2e/agent-hotspot.sh \
 	tests/e2e/agent-exec.sh \
 	tests/e2e/launcher-options.sh \
+	tests/e2e/launcher-fds.sh \
 	tests/e2e/launcher-merge.sh \
 	tests/e2e/launcher-recover.sh \
 	tests/e2e/launcher-spares.sh \

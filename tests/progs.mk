@@ -364,6 +364,12 @@ tests_progs_patchme_walk_SOURCES = tests/progs/patchme_walk.c
 tests_progs_patchme_walk_CFLAGS = $(WARN_CFLAGS) -O2 -g -fno-omit-frame-pointer
 tests_progs_patchme_walk_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_patchme_walk_LDADD = tests/progs/libwalkrt.la
+# patchme_gosym has a function named as the Go runtime's, since Go 1.17, of
+# a cgo program (runtime.morestack.abi0): left alone, as such a program is.
+check_PROGRAMS += tests/progs/patchme_gosym
+tests_progs_patchme_gosym_SOURCES = tests/progs/patchme_gosym.c
+tests_progs_patchme_gosym_CFLAGS = $(WARN_CFLAGS) -O2 -g
+tests_progs_patchme_gosym_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 # patchme_lib and its library libpatchlib: --patch-module.
 check_LTLIBRARIES += tests/progs/libpatchlib.la
 tests_progs_libpatchlib_la_SOURCES = tests/progs/patchlib.c tests/progs/patchlib.h

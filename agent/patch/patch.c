@@ -228,7 +228,9 @@ static const struct {
 	/* HotSpot's libjvm: its walker, which it exports for profilers. */
 	{ "AsyncGetCallTrace", WALKS("HotSpot") },
 	{ "_ZN2v88internal*", WALKS("V8") },
-	{ "runtime.morestack", WALKS("the Go runtime") },
+	/* runtime.morestack, or since Go 1.17 runtime.morestack.abi0 (its
+	 * assembly functions are named with their ABI). */
+	{ "runtime.morestack*", WALKS("the Go runtime") },
 	/* Built with a sanitizer, or its run-time library. */
 	{ "__asan_init", WALKS("a sanitizer's") },
 	{ "__hwasan_init", WALKS("a sanitizer's") },

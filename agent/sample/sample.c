@@ -715,6 +715,43 @@ void agent_sample_thread_stop(void)
 #define RESTORE_MS	5000
 #define RESTORE_STEP_MS 10
 
+/* A new window after a detach: setup() installed our handler once, and the
+ * last window's restorer gave SIGPROF's action back to the program; ours
+ * again now, the program's (not a handler: sample_attach() checked) kept
+ * as its view, as setup() does.  Without it the window's timers' signals
+ * met the program's default action, which ends the process (a second
+ * fxt-run -p --sample: 'Profiling timer expired', status 155).  Whether
+ * the handler is ours. */
+static bool reinstall(void)
+{
+	struct sigaction sa, cur;
+	sigset_t all, mask;
+	bool ok = false;
+
+	sigfillset(&all);
+	real_mask(SIG_BLOCK, &all, &mask);
+	pthread_mutex_lock(&prog_lock);
+	if (handler_is_ours()) {
+		ok = true;
+	} else if (REAL(sigaction)(SIGPROF, NULL, &cur) == 0 && !is_handler(&cur)) {
+		unsigned i = (prog_cur + 1) % NACTS;
+
+		prog_acts[i] = cur;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_sigprof;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		if (REAL(sigaction)(SIGPROF, &sa, NULL) == 0) {
+			__atomic_store_n(&prog_cur, i, __ATOMIC_RELEASE);
+			__atomic_store_n(&virtual_on, true, __ATOMIC_RELEASE);
+			ok = true;
+		}
+	}
+	pthread_mutex_unlock(&prog_lock);
+	real_mask(SIG_SETMASK, &mask, NULL);
+	return ok;
+}
+
 static void sample_attach(void)
 {
 	struct sigaction old;
@@ -735,7 +772,16 @@ static void sample_attach(void)
 	agent_tls.busy++; /* our libc calls are not the program's */
 	pthread_once(&setup_once, setup);
 	if (setup_ok) {
+		/* Live before the handler is ours again: a restorer of the last
+		 * window that has not run yet leaves it then. */
 		__atomic_store_n(&att.live, 1, __ATOMIC_SEQ_CST);
+		if (!reinstall()) {
+			__atomic_store_n(&att.live, 0, __ATOMIC_SEQ_CST);
+			__atomic_store_n(&att.on, false, __ATOMIC_SEQ_CST);
+			agent_dbg("not sampling: SIGPROF's action cannot be ours again");
+			agent_busy_leave(&agent_tls);
+			return;
+		}
 		att.sampled = agent_sample_live_start(&period, &timer_cookie);
 		agent_dbg("attached: %u threads sampled", att.sampled);
 	} else {
@@ -783,7 +829,9 @@ static void *restorer(void *arg)
 	sigfillset(&all);
 	real_mask(SIG_BLOCK, &all, &mask);
 	pthread_mutex_lock(&prog_lock);
-	if (handler_is_ours() && REAL(sigaction)(SIGPROF, &prog_acts[prog_cur], NULL) == 0) {
+	/* Not while a new window samples (reinstall()). */
+	if (!__atomic_load_n(&att.live, __ATOMIC_SEQ_CST) && handler_is_ours() &&
+	    REAL(sigaction)(SIGPROF, &prog_acts[prog_cur], NULL) == 0) {
 		__atomic_store_n(&virtual_on, false, __ATOMIC_RELEASE);
 		done = true;
 	}

@@ -15,7 +15,7 @@
 # process exiting while sampled.  Threads that end while sampled.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 31
+plan 33
 if [ "$(uname -m)" != x86_64 ] || [ ! -x "$HELPERS/fxt_inject" ]; then
   skip_rest "the injector is for x86-64"
 fi
@@ -170,4 +170,36 @@ wait $run
 is "$?:$(grep -c '^fxt-run: process [0-9]* exited after .* s$' run.err)" 0:1 \
   "fxt-run: exit 0, saying the process exited"
 is "$(tracks_with x.fxt busy)" 2 "its archive has both busy threads' samples"
+# 6. Threads that call a wrapper as soon as it is bound (--libc=mem: the
+# busy threads' malloc) enter the agent while its start still runs, and
+# wait for it with every signal blocked by the agent: not the program
+# blocking SIGPROF.  Before, the agent took them for it and sampled
+# nothing ("no thread of process N was sampled"), 2 attaches in 5 here.
+# Five processes, one attach each.
+for i in 1 2 3 4 5; do
+  start --spin --busy 3
+  "$FXT_RUN" -p $target --libc=mem --sample --duration 0.5s -f -o m.fxt 2>run.err 9>&-
+  echo "$?:$(grep -c 'was sampled' run.err):$(tracks_with m.fxt busy)"
+  cat run.err >>mem.err
+  touch stop
+  exec 9>&-
+  wait $target
+done >mem.out
+is "$(sort -u mem.out)" "0:0:3" "--libc=mem --sample, 5 attaches: each samples the three busy threads, no warning" ||
+  diag "$(cat mem.err)"
+# 7. Sampled again after a detach, once the program has SIGPROF's action
+# back: the agent's handler is installed again for the new window.
+# Before, it was installed once per process, and the second window's
+# timers met the program's default action: killed by SIGPROF (155).
+start --spin --busy 2
+for i in 1 2; do
+  "$FXT_RUN" -p $target --sample --duration 0.5s -f -o again$i.fxt 2>run.err 9>&-
+  echo "$?:$(tracks_with again$i.fxt busy)"
+  kill -0 $target 2>/dev/null || break
+  wait_until prof_free
+done >again.out 2>&1
+touch stop
+exec 9>&-
+wait $target
+is "$?:$(tr '\n' ' ' <again.out)" "0:0:2 0:2 " "sampled twice, SIGPROF given back between: both windows sample both busy threads, the program exits 0"
 finish

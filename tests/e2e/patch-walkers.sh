@@ -6,11 +6,12 @@
 # the plain run, its calls counted, and takes them in a signal handler
 # without a fault.  A module that walks its own stack by
 # return address, as a runtime does (tests/progs/patchme_walk, and
-# libwalkrt standing for HotSpot's libjvm), is left alone, with its
-# reason; with a JDK installed, java runs as it does, libjvm left alone.
+# libwalkrt standing for HotSpot's libjvm; patchme_gosym for a cgo
+# program), is left alone, with its reason; with a JDK installed, java runs
+# as it does, libjvm left alone; with go, a cgo program.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 13
+plan 15
 scratch
 
 why=$(patch_unavailable)
@@ -60,6 +61,59 @@ ok "... the library left alone: HotSpot's walker (AsyncGetCallTrace)" \
   grep -q '^fxt-run: patched 0 of [1-9][0-9]* functions of .*libwalkrt.so (skipped: [0-9]* walks its own stack (HotSpot))$' "$TMPD/w.err"
 ok "... --patch-list names each function with the reason" \
   grep -q '^fxt-run: skipped rt_run: walks its own stack (HotSpot)$' "$TMPD/w.err"
+
+# The Go runtime: a cgo program of Go 1.17 or later names its assembly
+# functions with their ABI (runtime.morestack.abi0), which the sign
+# runtime.morestack missed: patched, such a program died at its first
+# stack walk ("runtime: g 1: unknown pc", exit 2).  patchme_gosym has the
+# symbol; with go installed, a real cgo program too.
+"$FXT_RUN" -o "$TMPD/g.fxt" --patch=. -- "$PROGS/patchme_gosym" > "$TMPD/g.out" 2> "$TMPD/g.err"
+ok "runtime.morestack.abi0: left alone, the Go runtime's" \
+  grep -q '^fxt-run: patched 0 of [1-9][0-9]* functions of .*patchme_gosym (skipped: [0-9]* walks its own stack (the Go runtime))$' "$TMPD/g.err"
+if ! command -v go > /dev/null 2>&1; then
+  skip "no go"
+else
+  cat > "$TMPD/cgo.go" <<'GO'
+package main
+
+// static int twice(int x) { return 2 * x; }
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"sync"
+)
+
+func fib(n int) int {
+	if n < 2 {
+		return n
+	}
+	return fib(n-1) + fib(n-2)
+}
+
+func main() {
+	var wg sync.WaitGroup
+	res := make([]int, 4)
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func(i int) { defer wg.Done(); res[i] = fib(20+i) + int(C.twice(C.int(i))) }(i)
+	}
+	wg.Wait()
+	fmt.Println(res)
+	os.Exit(3)
+}
+GO
+  if (cd "$TMPD" && GOCACHE="$TMPD/gocache" GO111MODULE=off go build -o cgo cgo.go) > "$TMPD/go.err" 2>&1; then
+    "$TMPD/cgo" > "$TMPD/cgo.plain" 2>&1
+    c_rc=$?
+    "$FXT_RUN" -q -o "$TMPD/cgo.fxt" --patch=. -- "$TMPD/cgo" > "$TMPD/cgo.out" 2>&1
+    is "$?/$(cat "$TMPD/cgo.out")" "$c_rc/$(cat "$TMPD/cgo.plain")" "a cgo program, --patch=.: as it runs plain"
+  else
+    skip "go build failed: $(head -1 "$TMPD/go.err")"
+  fi
+  rm -rf "$TMPD/gocache"
+fi
 
 # HotSpot: java -version and a small program (threads, an exception's
 # stack trace, the JIT, a GC), libjvm left alone.

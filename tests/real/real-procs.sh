@@ -72,10 +72,10 @@ is "$(calls out/run.fxt wf_table_add "$cpid") $(calls out/run.fxt print_entry "$
 is "$(process_koids out/run.fxt)" "$ppid $cpid " "each section names its process by the provider's pid"
 is "$(grep -c '^fxt-run: wrote out/run\.fxt (' traced.err)" 1 \
   "fxt-run summarises the archive by the name it was given"
-# Processes report their archive on FXT_STATUS_FD, an fd number fxt-run
-# passes in the environment; once the program closed it (-C), the hook's
-# wordfreq cannot report, and fxt-run must find out/run.PID.fxt in the
-# output directory, and merge it.
+# Processes report their archive on FXT_STATUS_FD, a descriptor of
+# fxt-run's they open through /proc (the program closing its own, -C,
+# changes nothing); an archive not reported, fxt-run finds out/run.PID.fxt
+# in the output directory, and merges it.
 ok "the summary counts both processes" grep -q '^fxt-run: wrote out/run\.fxt (.*); 2 processes$' \
   traced.err
 is "$(grep -c '^fxt-run: ' traced.err)" 1 "fxt-run says it in one line"
@@ -88,9 +88,9 @@ fi
 # ------------------------- a file of the program's own on the status fd
 # With -C then -o, the report file is opened on fd 3, the number fxt-run
 # gave its status file in FXT_STATUS_FD; the hook inherits it.  The hook's
-# wordfreq loads the agent, which must see that fd 3 is no longer the
-# status file (FXT_STATUS_FD carries its device and inode) and leave the
-# report alone rather than append "fxtrace pid=... output=..." to it.
+# wordfreq loads the agent, which must leave the report alone rather than
+# append "fxtrace pid=... output=..." to it: FXT_STATUS_FD is fxt-run's
+# fd 3, not the program's.
 "$WF" -t 2 -C -o plain.rep -s "$TMPD/hook.sh" <in.txt >plain.out 2>plain.err
 # fxt-run runs with fds 3-9 closed, so its status file is fd 3 as it is
 # from a terminal (make check's own fds would push it higher); without -q,

@@ -99,7 +99,7 @@ static void test_env_and_block(void)
 	ASSERT_EQ_I64(from_env.root_pid, 4242, "env: FXT_ROOT_PID");
 	ASSERT_EQ_I64(from_env.launcher_pid, 4241, "env: FXT_LAUNCHER's pid");
 	ASSERT_EQ_U64(from_env.launcher_start, 99, "env: FXT_LAUNCHER's start");
-	ASSERT_EQ_I64(from_env.status_fd, 2, "env: FXT_STATUS_FD");
+	ASSERT_EQ_I64(from_env.status_fd.fd, 2, "env: FXT_STATUS_FD");
 
 	for (size_t i = 0; i < NSETTINGS; i++)
 		if (fxt_block_sink(&b, settings[i][0], settings[i][1]) != 0)
@@ -131,7 +131,7 @@ static void test_defaults(void)
 	ASSERT_EQ_U64(agent_cfg.max_snapshots, FXT_DEFAULT_MAX_SNAPSHOTS,
 		      "FXT_MAX_SNAPSHOTS's default");
 	ok(agent_cfg.mode == FXT_MODE_STREAM && agent_cfg.sample_hz == 0 && agent_cfg.depth == 0 &&
-	       agent_cfg.min_duration_ns == 0 && !agent_cfg.debug && agent_cfg.status_fd == -1 &&
+	       agent_cfg.min_duration_ns == 0 && !agent_cfg.debug && agent_cfg.status_fd.fd == -1 &&
 	       agent_cfg.clock == AGENT_CLOCK_AUTO && agent_cfg.image == 1 &&
 	       agent_cfg.include == NULL && agent_cfg.patch == NULL,
 	   "the other defaults: stream, no sampling, no bound, no fd, the clock chosen");
