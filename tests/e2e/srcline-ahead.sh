@@ -4,10 +4,11 @@
 # function of its modules built with -finstrument-functions into the files
 # kept across runs (FXT_SRCLINE_CACHE), so that even a first run's
 # conversion reads them there instead of decoding them.  The program here
-# waits (20 s at most) until the file is kept before it calls anything;
-# the archive says what it says without the cache, and the file holds the
-# functions never called too.  Fails without the early thread's decoding
-# (the program waits in vain, its conversion decodes).
+# waits until the file is kept before it calls anything (60 s at most: the
+# thread runs 19 nice levels below the program, which a loaded machine
+# makes slow); the archive says what it says without the cache, and the
+# file holds the functions never called too.  Fails without the early
+# thread's decoding (the program waits in vain, its conversion decodes).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
 plan 8
@@ -53,7 +54,7 @@ int main(int argc, char **argv)
 {
 	const char *dir = getenv("FXT_SRCLINE_CACHE");
 
-	for (int i = 0; argc > 1 && i < 2000 && !kept(dir); i++)
+	for (int i = 0; argc > 1 && i < 6000 && !kept(dir); i++)
 		usleep(10000);
 	return called(argc) > 0 ? 0 : never_called(argc);
 }
