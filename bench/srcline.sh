@@ -6,8 +6,10 @@
 # source location, in the same rounds (bench/srcline_bench.c): all in one
 # process, then each conversion in a new one (FORK=1: a run's first
 # conversion, its memory new); with the lines kept by an earlier run
-# (FXT_SRCLINE_CACHE), then decoded (a first run).  Goal: a ratio of at
-# most 1.10.  BASE=BUILD: another build's figures in the same rounds.
+# (FXT_SRCLINE_CACHE), then decoded (a first run), then decoded ahead as
+# fxt-run's early thread does while the program runs (a first run of a
+# program that runs long enough: FILL=1, its CPU time printed apart).
+# Goal: a ratio of at most 1.10.  BASE=BUILD: another build's figures in the same rounds.
 # Run with `make bench-srcline [BASE=BUILD]`, or
 # abs_top_builddir=BUILD sh bench/srcline.sh.
 : "${abs_top_builddir:?set abs_top_builddir (make bench-srcline does)}"
@@ -39,6 +41,9 @@ $CC -g -O1 -finstrument-functions -o "$D/gen" "$D/gen.c" || exit 1
 if [ -n "${BASE:-}" ]; then
   bsrc=$(sed -n 's/^abs_top_srcdir = //p' "$BASE/Makefile")
   libs=$(sed -n 's/^\(LIBDW_LIBS\|ZLIB_LIBS\|ZSTD_LIBS\|LIBDEFLATE_LIBS\) = //p' "$BASE/Makefile" | tr '\n' ' ')
+  # (Only the kept lines are converted by BASE: a build without the
+  # early thread's decoding, FILL, compiles without it.)
+  grep -q fxt_sym_loccache_fill "$bsrc/symbolizer/symbolizer.h" || libs="-DSRCLINE_BENCH_NO_FILL $libs"
   # shellcheck disable=SC2086 # the libraries are words
   $CC -DHAVE_CONFIG_H -I"$BASE" -I"$bsrc/include" -I"$bsrc" -O2 -o "$D/base_bench" \
     "$(dirname "$0")/srcline_bench.c" "$BASE/.libs/libfxtconvert.a" "$BASE/.libs/libfxtsym.a" \
@@ -68,10 +73,15 @@ for calls in 1 "$CALLS"; do
   [ -n "$spool" ] || { echo "srcline.sh: no spool left in $D/c$calls" >&2; exit 1; }
   for fork in 0 1; do
     if [ "$fork" = 1 ]; then where="each conversion a new process"; else where="in one process"; fi
-    for kept in yes no; do
-      if [ "$kept" = yes ]; then how="lines kept by an earlier run"; forget=; else how="lines decoded and kept (a first run)"; forget=$D/kept; fi
+    for kept in yes no ahead; do
+      fill=0 forget=$D/kept
+      case $kept in
+      yes) how="lines kept by an earlier run" forget= ;;
+      no) how="lines decoded and kept (a first run)" ;;
+      ahead) how="lines decoded ahead while the program ran (a first run under fxt-run)" fill=1 ;;
+      esac
       printf '%s call(s) a function, %s, %s:\n  ' "$calls" "$where" "$how"
-      FORGET=$forget FORK=$fork "$abs_top_builddir/bench/srcline_bench" "$spool" "$ROUNDS" || exit 1
+      FILL=$fill FORGET=$forget FORK=$fork "$abs_top_builddir/bench/srcline_bench" "$spool" "$ROUNDS" || exit 1
       if [ -n "${BASE:-}" ] && [ "$kept" = yes ]; then
         printf '  BASE (%s): ' "$BASE"
         FORK=$fork "$D/base_bench" "$spool" "$ROUNDS" || exit 1

@@ -20,11 +20,17 @@
  * loccache.c): the warm-up conversion keeps them and each conversion with
  * source lines reads them, as a later run does; with FORGET=DIR (the
  * cache's folder) they are removed before each conversion, which decodes
- * them and keeps them again, as a module's first run does.
+ * them and keeps them again, as a module's first run does; with FILL=1 as
+ * well, each is decoded and kept then, untimed, by what fxt-run's early
+ * thread does while the program runs (fxt_sym_loccache_fill() on each of
+ * the spool's modules, launcher/early.h), whose CPU time is printed apart:
+ * a first run under fxt-run whose program ran long enough (not with
+ * SRCLINE_BENCH_NO_FILL defined: compiled against a build without it).
  */
 #include "config.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +40,7 @@
 #include <unistd.h>
 
 #include "convert/convert.h"
+#include "spool/format.h"
 #include "symbolizer/runcache.h"
 
 /* The process's CPU time: what the conversion costs, less what the other
@@ -109,8 +116,39 @@ static void forget_kept(void)
 		closedir(d);
 }
 
+/* FILL=1: the kept lines made again before each conversion with source
+ * lines, as fxt-run's early thread makes them; its CPU time in filled. */
+static int fill_ahead;
+static double filled;
+
+static int fill_kept(const char *spool)
+{
+	struct spool_header *h;
+	double t0 = now();
+	int fd = open(spool, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -1;
+	err = convert_read_header(fd, &h);
+	close(fd);
+	if (err < 0)
+		return -1;
+#ifdef SRCLINE_BENCH_NO_FILL /* an older BASE=BUILD's */
+	err = -1;
+	fprintf(stderr, "srcline_bench: FILL: not in the build it was compiled against\n");
+#else
+	/* A module it cannot open (the vDSO) is one fxt-run leaves too. */
+	for (uint32_t i = 0; i < h->nmodules; i++)
+		(void)fxt_sym_loccache_fill(h->modules[i].path, NULL);
+#endif
+	free(h);
+	filled += now() - t0;
+	return err;
+}
+
 /* convert_here(), in a child process when `fresh`, the previous archive
- * removed first, untimed (and with FORGET, the kept lines). */
+ * removed first, untimed (and with FORGET, the kept lines; with FILL,
+ * kept again ahead). */
 static double convert_once(const char *spool, const char *out, unsigned flags, long *flt)
 {
 	struct {
@@ -122,6 +160,8 @@ static double convert_once(const char *spool, const char *out, unsigned flags, l
 
 	remove(out);
 	forget_kept();
+	if (fill_ahead && flags && fill_kept(spool) < 0)
+		return -1;
 	if (!fresh)
 		return convert_here(spool, out, flags, flt);
 	if (pipe(fd) != 0)
@@ -166,6 +206,7 @@ int main(int argc, char **argv)
 
 	fresh = getenv("FORK") && atoi(getenv("FORK")) > 0;
 	forget = getenv("FORGET");
+	fill_ahead = getenv("FILL") && atoi(getenv("FILL")) > 0;
 	if (argc != 3 || rounds < 1) {
 		fprintf(stderr, "usage: srcline_bench SPOOL ROUNDS\n");
 		return 2;
@@ -200,6 +241,10 @@ int main(int argc, char **argv)
 	       median(ratio, rounds));
 	printf("  page faults a conversion (mean): names only %ld, with source lines %ld\n",
 	       flt_off / rounds, flt_on / rounds);
+	if (fill_ahead)
+		printf("  decoded and kept ahead (fxt-run's early thread, untimed above): "
+		       "%.1f ms a conversion (mean)\n",
+		       filled * 1e3 / (rounds + 1));
 	remove(out);
 	free(off);
 	free(on);

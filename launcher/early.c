@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "run/names.h"
 #include "run/proc.h"
 #include "spool/clock.h"
+#include "symbolizer/symbolizer.h"
 
 /* How long it sleeps when no chunk was whole, and how often it looks for
  * new spools. */
@@ -54,6 +56,51 @@ static bool known(const struct early *x, const char *path)
 	return false;
 }
 
+static bool listed(char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* The source locations of the modules of the spool at `path` built with
+ * -finstrument-functions (their functions are the slices'), decoded and
+ * kept, once a run each (see early.h).  A header being made is looked at
+ * again at the next rescan. */
+static void fill(struct early *x, const char *path)
+{
+	struct spool_header *h;
+	int fd;
+
+	if (x->nlooked == EARLY_MAX_LOOKED || __atomic_load_n(&x->fill_stop, __ATOMIC_ACQUIRE) ||
+	    listed(x->looked, x->nlooked, path))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (convert_read_header(fd, &h) < 0) {
+		close(fd);
+		return;
+	}
+	close(fd);
+	if ((x->looked[x->nlooked] = strdup(path)) != NULL)
+		x->nlooked++;
+	for (uint32_t i = 0; i < h->nmodules && x->nfilled < EARLY_MAX_FILLED; i++) {
+		const char *mod = h->modules[i].path;
+
+		if (__atomic_load_n(&x->fill_stop, __ATOMIC_ACQUIRE))
+			break;
+		if (!mod[0] || listed(x->filled, x->nfilled, mod) ||
+		    (x->filled[x->nfilled] = strdup(mod)) == NULL)
+			continue;
+		x->nfilled++;
+		if (fxt_sym_loccache_fill(mod, &x->fill_stop) > 0)
+			x->kept_ahead++;
+	}
+	free(h);
+}
+
 /* Looks for the new spools of OUT (the thread's side). */
 static void rescan(struct early *x)
 {
@@ -75,6 +122,7 @@ static void rescan(struct early *x)
 		    known(x, s->path))
 			continue;
 		s->pid = pid;
+		fill(x, s->path);
 		struct stat sb;
 		if (stat(s->path, &sb) != 0 ||
 		    (uint64_t)sb.st_size < SPOOL_HEADER_SIZE + EARLY_MIN_BYTES)
@@ -309,9 +357,16 @@ struct convert_early *early_take(struct early *x, const char *path)
 	return NULL;
 }
 
+void early_fill_stop(struct early *x)
+{
+	if (x)
+		__atomic_store_n(&x->fill_stop, 1, __ATOMIC_RELEASE);
+}
+
 void early_stop(struct early *x)
 {
 	if (x->running) {
+		__atomic_store_n(&x->fill_stop, 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&x->stop, 1, __ATOMIC_RELEASE);
 		pthread_join(x->thread, NULL);
 		x->running = false;
@@ -321,4 +376,9 @@ void early_stop(struct early *x)
 		x->v[i].ce = NULL;
 	}
 	x->n = 0;
+	for (size_t i = 0; i < x->nlooked; i++)
+		free(x->looked[i]);
+	for (size_t i = 0; i < x->nfilled; i++)
+		free(x->filled[i]);
+	x->nlooked = x->nfilled = 0;
 }

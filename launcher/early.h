@@ -12,6 +12,14 @@
  * it ends (convert_spool()), and it keeps nothing on disk but unnamed
  * files, so a killed fxt-run leaves the spools as they were.
  *
+ * When it first sees a spool, it also decodes the source location of every
+ * function of each of its modules built with -finstrument-functions into
+ * the files kept across runs (fxt_sym_loccache_fill(), FXT_SRCLINE_CACHE),
+ * unless one is kept already: the conversions then read them (the
+ * process's, also the first run of a new build, and its own early ones)
+ * rather than decode the line programs.  It stops once the program has
+ * exited (early_fill_stop()): what it has not done, a conversion decodes.
+ *
  * It shares no lock with fxt-run's main thread (a thread that waits for
  * one held by a thread of the lowest priority waits for as long as the
  * machine is busy): each spool's slot has a state that one side or the
@@ -30,8 +38,11 @@
 #include "convert/convert.h"
 
 /* Spools the thread converts in a run (the rest are converted at their
- * end only). */
+ * end only); spools whose modules it looks at (a run's processes mostly
+ * share theirs), and modules. */
 #define EARLY_MAX_SPOOLS 64
+#define EARLY_MAX_LOOKED 64
+#define EARLY_MAX_FILLED 256
 
 enum early_state {
 	EARLY_FREE = 0,	 /* no spool */
@@ -60,6 +71,14 @@ struct early {
 	size_t n;	  /* slots used; only the thread adds one */
 	uint64_t fed;	  /* chunks converted, for the debug log */
 	uint64_t idle_ms; /* how long it was at SCHED_IDLE, for the debug log */
+	/* The spools whose modules it looked at, the modules (malloc'd
+	 * paths), how many of them it decoded the locations of. */
+	char *looked[EARLY_MAX_LOOKED];
+	size_t nlooked;
+	char *filled[EARLY_MAX_FILLED];
+	size_t nfilled;
+	uint64_t kept_ahead;
+	int fill_stop;	  /* early_fill_stop() */
 	int nice;	  /* fxt-run's nice value */
 	unsigned cpus;	  /* the cores fxt-run may run on */
 	int tid;	  /* the thread's (its nice value is its own) */
@@ -78,6 +97,9 @@ int early_start(struct early *x, const char *out, const char *dir, bool srcline)
  * caller passes it to the conversion and frees it), or NULL.  Safe with
  * x NULL. */
 struct convert_early *early_take(struct early *x, const char *path);
+/* No more locations decoded ahead (the program has exited: the
+ * conversions are under way).  Safe with x NULL. */
+void early_fill_stop(struct early *x);
 /* Stops and joins it and frees what it holds.  Safe if it never started. */
 void early_stop(struct early *x);
 

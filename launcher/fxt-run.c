@@ -222,6 +222,8 @@ int main(int argc, char **argv)
 	 * conversion, which a signal may end. */
 	if (o.patch_dir)
 		patch_report_collect(o.patch_dir);
+	/* The program is done: its conversions decode what is not kept yet. */
+	early_fill_stop(r.early);
 	struct timespec t_exit, t_stop, t_kernel, t_end;
 	clock_gettime(CLOCK_MONOTONIC, &t_exit);
 	/* The kernel's instance goes while the archives are converted. */
@@ -252,9 +254,14 @@ int main(int argc, char **argv)
 				" chunks converted while the program ran\n",
 				__atomic_load_n(&early.fed, __ATOMIC_RELAXED));
 		early_stop(&early);
-		if (getenv(FXT_ENV(RUN_DEBUG)) != NULL)
+		if (getenv(FXT_ENV(RUN_DEBUG)) != NULL) {
 			fprintf(stderr, "fxt-run: early: %" PRIu64 " ms at SCHED_IDLE\n",
 				early.idle_ms);
+			fprintf(stderr,
+				"fxt-run: early: source lines of %" PRIu64
+				" module(s) decoded and kept while the program ran\n",
+				early.kept_ahead);
+		}
 		r.early = NULL;
 	}
 	if (status_fd >= 0)

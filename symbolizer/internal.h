@@ -233,6 +233,10 @@ void fxt_sym__linetab_free(struct line_table *t);
 int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start, struct arena *a,
 			     const char **loc);
 
+/* Whether the file's symbol tables have __cyg_profile_func_enter
+ * undefined: it calls the -finstrument-functions hooks (symbolizer.c). */
+int fxt_sym__refers_to_hooks(Elf *elf);
+
 /* loccache.c: the locations kept for module `mod` (its file as `st`
  * says, fstat() of the file opened), NULL when none are to be (no build ID, FXT_SRCLINE_CACHE=off,
  * ENOMEM); one at `vaddr` (an ELF virtual address): 1 with *loc, *len
@@ -246,6 +250,11 @@ int fxt_sym__loccache_get(struct loc_cache *lc, uint64_t vaddr, const char **loc
 void fxt_sym__loccache_dwarf(struct loc_cache *lc, const char *debug_file);
 void fxt_sym__loccache_put(struct loc_cache *lc, uint64_t vaddr, const char *loc, size_t len);
 void fxt_sym__loccache_close(struct loc_cache *lc, uint64_t *hits, uint64_t *made);
+/* Whether lc's file was read and serves the module (a later run); and
+ * whether this process keeps locations at all (a folder, not "off", and
+ * fxt_sym_loccache_keep()). */
+bool fxt_sym__loccache_served(const struct loc_cache *lc);
+bool fxt_sym__loccache_kept(void);
 
 /* libdwfl's find_elf and find_debuginfo callbacks (debuginfo.c): local
  * files only, never debuginfod. */

@@ -7,6 +7,11 @@
  * rebuild from the units.  So when it finds nothing, the module's units are
  * indexed once by their address ranges (DW_AT_low_pc/high_pc or
  * DW_AT_ranges), and the unit's line table is asked directly.
+ *
+ * fxt_sym_loccache_fill() decodes every function's location of a module
+ * ahead of its conversion (fxt-run's early thread, while the program
+ * runs) into the files kept across runs (loccache.c), the same way a
+ * lookup does.
  */
 #include "config.h"
 
@@ -491,4 +496,56 @@ static int module_func_loc(struct sym_module *m, uint64_t start, bool is_start, 
 		return -ENOMEM;
 	*loc = put_loc(a, file, n, line, inl_has(&m->units[r->unit], start - bias));
 	return *loc ? 0 : -ENOMEM;
+}
+
+int fxt_sym_loccache_fill(const char *path, const int *stop)
+{
+	struct fxt_sym *s;
+	struct sym_module *m;
+	const char *loc;
+	Dwarf_Addr bias;
+	bool stopped = false;
+	size_t made = 0;
+	Elf *elf;
+	int err;
+
+	if (!fxt_sym__loccache_kept())
+		return 0;
+	s = fxt_sym_new(FXT_SYM_FUNC_LOC);
+	if (!s)
+		return -ENOMEM;
+	err = fxt_sym_add_module(s, path, 0);
+	if (err < 0 || s->nmods != 1 || !s->mods[0].dwmod)
+		goto out;
+	m = &s->mods[0];
+	elf = dwfl_module_getelf(m->dwmod, &bias);
+	if (!elf || !fxt_sym__refers_to_hooks(elf))
+		goto out; /* no function of it makes a slice of its own */
+	m->lc_tried = true;
+	m->lc = fxt_sym__loccache_open(m->dwmod, &m->st);
+	if (!m->lc || fxt_sym__loccache_served(m->lc))
+		goto out; /* not kept (no build ID), or kept already */
+	if (!m->indexed && (err = fxt_sym__module_index(m)) < 0)
+		goto out;
+	/* As symbolize() asks for them: each symbol's address once (its
+	 * aliases share it), the locations in the symbolizer's arena until
+	 * fxt_sym_free() writes them. */
+	for (size_t i = 0; i < m->nsyms; i++) {
+		if (i && m->syms[i].addr == m->syms[i - 1].addr)
+			continue;
+		if (stop && __atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
+			stopped = true;
+			break;
+		}
+		err = fxt_sym__module_func_loc(m, m->syms[i].addr, true, &s->arena, &loc);
+		if (err == -ENOMEM)
+			goto out;
+		if (!m->dw)
+			break; /* no DWARF: nothing is kept */
+		made++;
+	}
+	err = made > 0 && !stopped;
+out:
+	fxt_sym_free(s);
+	return err;
 }

@@ -494,6 +494,18 @@ void fxt_sym_loccache_keep(bool keep)
 	lc_keep = keep;
 }
 
+bool fxt_sym__loccache_served(const struct loc_cache *lc)
+{
+	return lc->ent != NULL;
+}
+
+bool fxt_sym__loccache_kept(void)
+{
+	char dir[PATH_MAX];
+
+	return lc_keep && loccache_dir(dir, sizeof(dir)) != NULL;
+}
+
 void fxt_sym__loccache_close(struct loc_cache *lc, uint64_t *hits, uint64_t *made)
 {
 	if (!lc)

@@ -619,7 +619,7 @@ void fxt_sym__set_loc_arena(struct fxt_sym *s, struct arena *a)
 
 /* Whether the file's symbol tables have __cyg_profile_func_enter
  * undefined: it calls the -finstrument-functions hooks. */
-static int refers_to_hooks(Elf *elf)
+int fxt_sym__refers_to_hooks(Elf *elf)
 {
 	Elf_Scn *scn = NULL;
 
@@ -663,7 +663,7 @@ int fxt_sym_elf_layout(const char *path, struct fxt_sym_layout *out)
 	if (elf_getphdrnum(ef.elf, &phnum) == 0)
 		for (i = 0; i < phnum && !out->interp; i++)
 			out->interp = gelf_getphdr(ef.elf, (int)i, &ph) && ph.p_type == PT_INTERP;
-	out->instrumented = refers_to_hooks(ef.elf);
+	out->instrumented = fxt_sym__refers_to_hooks(ef.elf);
 	err = fxt_sym__elf_load_range(ef.elf, 0, &out->lo, &out->hi);
 	fxt_sym__elf_close(&ef);
 	return err;

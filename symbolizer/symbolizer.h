@@ -76,6 +76,17 @@ enum fxt_sym_flags {
  * user's cache. */
 void fxt_sym_loccache_keep(bool keep);
 
+/* Decodes the location of every function of the ELF file at `path`, when
+ * it is built with -finstrument-functions (fxt_sym_layout.instrumented),
+ * and keeps them (FXT_SRCLINE_CACHE), unless a kept file serves it already:
+ * what fxt-run does for a traced module while the program runs, so that
+ * its conversion reads them rather than decodes them.  Stops between two
+ * functions once *stop (when given) is non-zero, keeping those decoded.
+ * 1 when it decoded them all, 0 when it stopped or there was nothing to
+ * do (not instrumented, kept already, not kept at all, no build ID, no
+ * DWARF), -errno (the file's, -ENOMEM). */
+int fxt_sym_loccache_fill(const char *path, const int *stop);
+
 /* A new, empty symbolizer; NULL on ENOMEM. */
 struct fxt_sym *fxt_sym_new(unsigned flags);
 

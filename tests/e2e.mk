@@ -66,6 +66,9 @@ E2E_TESTS += tests/e2e/srcline.sh
 # srcline-cache.sh: source lines kept across runs by build ID
 # (FXT_SRCLINE_CACHE), read by the next run, never served for a changed file.
 E2E_TESTS += tests/e2e/srcline-cache.sh
+# srcline-ahead.sh: source lines decoded by fxt-run's early thread while
+# the program runs, so a first run's conversion reads them kept
+E2E_TESTS += tests/e2e/srcline-ahead.sh
 
 # The agent never reaches debuginfod: curl and tests/progs/ssl_cleanup
 # (OpenSSL torn down before exit) traced with fxt-run and a plain

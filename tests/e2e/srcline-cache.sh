@@ -25,8 +25,11 @@ locs() {
     sort
 }
 # run NAME PROG: records PROG into NAME.fxt, fxt-run's debug lines in NAME.err.
+# Without the early thread (FXT_RUN_LATE), which would decode and keep the
+# lines while the program runs when it gets to it (srcline-ahead.sh): the
+# counts here are the conversion's own.
 run() {
-  FXT_RUN_DEBUG=1 "$FXT_RUN" -q -o "$1.fxt" -- "$2" >/dev/null 2>"$1.err"
+  FXT_RUN_LATE=1 FXT_RUN_DEBUG=1 "$FXT_RUN" -q -o "$1.fxt" -- "$2" >/dev/null 2>"$1.err"
 }
 kept() { sed -n 's/^fxt-run: source lines: //p' "$1.err"; }
 
