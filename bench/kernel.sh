@@ -107,7 +107,7 @@ r=0
 while [ "$r" -lt $((WARMUP + REPS)) ]; do
   for w in make pipeline; do
     if [ $((r % 2)) = 0 ]; then kinds=$KINDS
-    else kinds=$(echo "$KINDS" | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, i > 1 ? " " : "" }'); fi
+    else kinds=$(echo "$KINDS" | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, (i > 1 ? " " : "") }'); fi
     for k in $kinds; do run "$w" "$k" "$r"; done
   done
   r=$((r + 1))
