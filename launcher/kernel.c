@@ -13,7 +13,8 @@
  * while the program runs, the tasks' names and tgids and the instance's
  * removal in two more while the archives are converted.  While the program
  * runs, a thread of fxt-run's moves each CPU's full pages out of the ring
- * buffer (KERNEL_BUFFER_KB per CPU, newest dropped when full, counted) into
+ * buffer (the kernel's default size per CPU, newest dropped when full,
+ * counted) into
  * files next to the archive (kpages.h: a run longer than the buffer loses
  * nothing while the reader keeps up, in a page of memory per CPU); when the
  * program is done the rest is read (kernel_stop()), the instance goes in a
@@ -95,12 +96,14 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 #include "launcher/kpages.h"
 #include "launcher/ktables.h"
 
-#define KERNEL_PREFIX	 "fxtrace-"
-/* Per CPU, unless FXT_KERNEL_BUFFER says: ~250,000 scheduler events, a
- * second or more of the busiest program's while the reader (every 100 ms)
- * is kept from running; its allocation is most of what starting costs
- * (64 MiB: 0.1-0.4 s here, and 0.1 s to free). */
-#define KERNEL_BUFFER_KB 16384
+#define KERNEL_PREFIX	     "fxtrace-"
+/* Per CPU, unless FXT_KERNEL_BUFFER says: the size a new instance has
+ * (the kernel's default, 1408 KB: ~20,000 scheduler events) if at least
+ * KERNEL_BUFFER_MIN_KB, else that.  A resize waits for the kernel (an RCU
+ * grace period, 20-50 ms here, whatever the size) before the program can
+ * start; the reader (kpages.c) wakes when a CPU's buffer is half full,
+ * so a burst has half of it to wait for the reader in. */
+#define KERNEL_BUFFER_MIN_KB 1024
 
 /* The event groups by name: their events as "system:event" ("system:*"
  * the whole system). */
@@ -119,6 +122,23 @@ static const struct group {
 
 static struct tracefs_instance *inst;
 static char inst_name[64];
+
+/* FXT_RUN_DEBUG: when each step of --kernel's was done, in ms since
+ * kernel_open(). */
+static struct timespec t_open;
+static bool debug;
+static void kdebug(const char *what)
+{
+	struct timespec t;
+
+	if (!debug)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	fprintf(stderr, "fxt-run: kernel: +%.1f ms %s\n",
+		(double)(t.tv_sec - t_open.tv_sec) * 1e3 +
+		    (double)(t.tv_nsec - t_open.tv_nsec) / 1e6,
+		what);
+}
 
 /* The thread removing the instance while the end goes on (remove_begin()),
  * and whether it runs. */
@@ -181,6 +201,7 @@ static void *remover_main(void *arg)
 {
 	(void)arg;
 	tracefs_instance_destroy(inst);
+	kdebug("instance removed (thread)");
 	return NULL;
 }
 
@@ -279,8 +300,11 @@ static void *clock_main(void *arg)
 	(void)arg;
 	if (tracefs_instance_file_write(inst, "trace_clock", "mono") < 0)
 		clock_err = errno ? errno : EINVAL;
-	else if (buffer_kb)
+	kdebug("clock set (thread)");
+	if (clock_err == 0 && buffer_kb) {
 		tracefs_instance_set_buffer_size(inst, (int)buffer_kb, -1);
+		kdebug("buffer sized (thread)");
+	}
 	return NULL;
 }
 
@@ -311,9 +335,12 @@ static void enable(const char *events)
 
 void kernel_open(const char *groups)
 {
-	const char *dir = tracefs_tracing_dir();
+	const char *dir;
 	char want[256], *save = NULL;
 
+	clock_gettime(CLOCK_MONOTONIC, &t_open);
+	debug = getenv(FXT_ENV(RUN_DEBUG)) != NULL;
+	dir = tracefs_tracing_dir();
 	if (dir == NULL)
 		die(EXIT_USAGE, "--kernel: tracefs is not mounted (mount -t tracefs nodev "
 				"/sys/kernel/tracing)");
@@ -348,8 +375,13 @@ void kernel_open(const char *groups)
 	if (inst == NULL)
 		die(EXIT_USAGE, "--kernel: cannot create the tracing instance %s: %s", inst_name,
 		    strerror(errno));
+	kdebug("instance created");
 	tracefs_trace_off(inst);
-	uint64_t kb = KERNEL_BUFFER_KB;
+	char *cur = tracefs_instance_file_read(inst, "buffer_size_kb", NULL);
+	uint64_t has = cur ? strtoull(cur, NULL, 10) : 0, kb = has;
+	free(cur);
+	if (kb < KERNEL_BUFFER_MIN_KB)
+		kb = KERNEL_BUFFER_MIN_KB;
 	const char *size = getenv(FXT_ENV(KERNEL_BUFFER));
 	if (size && *size) {
 		uint64_t bytes;
@@ -364,9 +396,7 @@ void kernel_open(const char *groups)
 	 * buffer's recording while it resizes it (its events then are lost,
 	 * and not counted), and a new instance's size (1408 KB a CPU here)
 	 * is a write saved. */
-	char *cur = tracefs_instance_file_read(inst, "buffer_size_kb", NULL);
-	buffer_kb = cur && strtoull(cur, NULL, 10) == kb ? 0 : kb;
-	free(cur);
+	buffer_kb = has == kb ? 0 : kb;
 	tracefs_option_disable(inst, TRACEFS_OPTION_OVERWRITE);
 	tracefs_option_enable(inst, TRACEFS_OPTION_EVENT_FORK);
 	tracefs_option_enable(inst, TRACEFS_OPTION_RECORD_TGID);
@@ -381,6 +411,7 @@ void kernel_open(const char *groups)
 	 * each here), holding the kernel's lock of the instances' settings,
 	 * while fxt-run goes on starting (clock_ready(), before recording).
 	 * It has the instance's files open: a signal waits for it (busy). */
+	kdebug("events enabled");
 	clocker_on = kthread_start(&clocker, clock_main, NULL);
 	if (!clocker_on) {
 		clock_main(NULL);
@@ -393,8 +424,10 @@ void kernel_open(const char *groups)
 static void clock_ready(void)
 {
 	if (clocker_on) {
+		kdebug("waiting for the clock");
 		clock_join();
 		busy_end();
+		kdebug("clock ready");
 	}
 	if (clock_err != 0) {
 		kernel_destroy();
@@ -463,6 +496,7 @@ void kernel_follow(pid_t pid)
 	if (err != 0)
 		fprintf(stderr, "fxt-run: --kernel: cannot start recording: %s\n", strerror(err));
 	busy_end();
+	kdebug("recording");
 	formats_start();
 }
 
@@ -480,6 +514,7 @@ static void *formats_main(void *arg)
 {
 	(void)arg;
 	start_tep = ktables_formats();
+	kdebug("formats read (thread)");
 	return NULL;
 }
 
@@ -534,6 +569,7 @@ static bool namer_on;
 static void *namer_main(void *tep)
 {
 	ktables_names(tep, &end_m);
+	kdebug("names and tgids read (thread)");
 	return NULL;
 }
 
@@ -550,6 +586,7 @@ void kernel_stop(const char *out)
 	if (inst == NULL || stopped)
 		return;
 	stopped = true;
+	kdebug("the program is done");
 	kpages_stop();
 	formats_join();
 	/* The rest of each CPU's pages, what the kernel dropped, the formats
@@ -568,8 +605,10 @@ void kernel_stop(const char *out)
 	kpages_drain();
 	end_tep = start_tep ? start_tep : ktables_formats();
 	start_tep = NULL;
+	kdebug("pages drained");
 	remove_begin();
 	busy_end();
+	kdebug("removing");
 	if (end_tep != NULL) {
 		namer_on = kthread_start(&namer, namer_main, end_tep);
 		if (!namer_on)
@@ -651,7 +690,9 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 		kernel_destroy();
 		return -EIO;
 	}
+	kdebug("merge begins");
 	namer_join();
+	kdebug("names ready");
 	m = end_m;
 	memset(&end_m, 0, sizeof(end_m));
 	m.ps = ps;
@@ -668,12 +709,14 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 	bool append = !keep && merge_append_begin(&app, out) == 0;
 	if (append) {
 		err = kernel_events(app.w, out, tep, &m, lost, &ic);
-		err = merge_append_end(&app, err, !ic.st.unordered, (uint32_t)(ic.next_provider - 1));
+		err =
+		    merge_append_end(&app, err, !ic.st.unordered, (uint32_t)(ic.next_provider - 1));
 	} else {
 		err = kernel_part(path, tep, &m, lost, true, &ic);
 		if (err == 0 && ic.st.unordered)
 			err = kernel_part(path, tep, &m, lost, false, &ic);
 	}
+	kdebug("events written");
 	kpages_close(); /* the pages' files; the instance after the merge */
 	tep_free(tep);
 	ktables_free(&m);
@@ -687,6 +730,7 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 	}
 	clock_gettime(CLOCK_MONOTONIC, &tt[2]);
 	kernel_destroy(); /* waits for the remover */
+	kdebug("done");
 	clock_gettime(CLOCK_MONOTONIC, &tt[3]);
 	if (getenv(FXT_ENV(RUN_DEBUG)) != NULL)
 		fprintf(stderr,

@@ -25,8 +25,9 @@ bool kpages_is_open(void);
  * reader's, and kernel.c's threads. */
 bool kthread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
-/* Starts the reader thread: every 100 ms each CPU's full pages to its
- * file.  kpages_stop() stops it (nothing when it does not run). */
+/* Starts the reader thread: every 100 ms, and when a CPU's buffer is half
+ * full, each CPU's full pages to its file.  kpages_stop() stops it
+ * (nothing when it does not run). */
 void kpages_start(void);
 void kpages_stop(void);
 
