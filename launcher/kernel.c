@@ -7,33 +7,33 @@
  * program's process by set_event_pid with event-fork on (its children
  * follow), with record-tgid on (so that each thread's states land on the
  * agent's thread: import.h, tgid_of).  What the kernel makes wait is
- * overlapped with fxt-run's own work where it can be: the clock and the
- * buffers' size are set in a thread while fxt-run starts (both before
- * recording: setting either stops it), the event formats are read in another
- * while the program runs, the tasks' names and tgids and the instance's
- * removal in two more while the archives are converted.  While the program
- * runs, a thread of fxt-run's moves each CPU's full pages out of the ring
- * buffer (the kernel's default size per CPU, newest dropped when full,
- * counted) into
- * files next to the archive (kpages.h: a run longer than the buffer loses
- * nothing while the reader keeps up, in a page of memory per CPU); when the
- * program is done the rest is read (kernel_stop()), the instance goes in a
- * thread while fxt-run converts, and the pages are read back in time order
+ * overlapped with fxt-run's own work where it can be: the clock is set in
+ * a thread while fxt-run starts (before recording: setting it stops it;
+ * the buffers keep the kernel's default size: a resize waits as long),
+ * the event formats are read in another while the program runs, the
+ * tasks' names and tgids in one more while the archives are converted,
+ * and the instance is removed by a process of its own, which fxt-run does
+ * not wait for.  While the program runs, a thread of fxt-run's moves each
+ * CPU's full pages out of the ring buffer (newest dropped when full,
+ * counted) into files next to the archive (kpages.h: a run longer than the
+ * buffer loses nothing while the reader keeps up, in a page of memory per
+ * CPU); when the program is done the rest is read (kernel_stop()), the
+ * instance starts going, and the pages are read back in time order
  * (kernel_finish()) with the importer's mapping (import_stream_*(): context
  * switch records, wake-ups) to the end of OUT, after the parts
  * (merge_append_begin(): OUT is not rewritten), or with --keep-parts (or a
  * compressed OUT) into OUT.kernel.fxt (then merged into OUT but with
  * --keep-parts).
  *
- * The instance goes whatever happens to fxt-run short of SIGKILL: at
- * exit, and on a fatal signal; a killed fxt-run's instance is removed by
+ * The instance goes whatever happens to fxt-run short of SIGKILL: from
+ * the program's exit on (remove_begin(): maybe done a moment after
+ * fxt-run's), and on a fatal signal; a killed fxt-run's instance is removed by
  * the next --kernel run (its pid is gone), with a note.  Without the
  * permission to trace (not root, tracefs not mounted, a locked-down
  * kernel), one line and exit 2 before the program runs.
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -140,10 +141,15 @@ static void kdebug(const char *what)
 		what);
 }
 
-/* The thread removing the instance while the end goes on (remove_begin()),
- * and whether it runs. */
+/* The process removing the instance from the program's exit on
+ * (remove_begin()), 0: none; else the thread doing it, and whether it
+ * runs. */
+static volatile pid_t remover_pid;
 static pthread_t remover;
 static bool remover_on;
+
+/* The instance's folder, for on_fatal() and the remover. */
+static char inst_path[PATH_MAX];
 
 /* The thread that, once recording is on, reads the event formats
  * (formats_main()), and whether it runs; what it read waits in
@@ -178,13 +184,22 @@ static void clock_join(void)
 }
 
 /* The instance goes (the reader first, and its files of the instance);
- * safe to call twice.  With the remover started, waits for it. */
+ * safe to call twice.  With the remover's thread started, waits for it;
+ * its process is not waited for (reaped if done). */
 static void instance_end(void)
 {
 	kpages_stop();
 	clock_join();
 	formats_join();
 	kpages_release();
+	if (remover_pid > 0) {
+		if (waitpid(remover_pid, NULL, WNOHANG) == remover_pid)
+			kdebug("instance removed (process)");
+		if (inst != NULL)
+			tracefs_instance_free(inst);
+		inst = NULL;
+		return;
+	}
 	if (remover_on) {
 		pthread_join(remover, NULL);
 		remover_on = false;
@@ -205,19 +220,54 @@ static void *remover_main(void *arg)
 	return NULL;
 }
 
-/* Removes the instance in a thread of its own (the kernel's rmdir takes
- * 70-110 ms here, most of it waiting: fxt-run's system time is 20 ms),
- * while the archives are converted and the events read and merged:
- * instance_end() waits for it.  Its files are closed already, and a fatal
- * signal meanwhile still removes it (on_fatal(): whichever rmdir comes
- * first does it, the other fails; a thread inside its rmdir finishes it
- * before the process dies).  Without the thread, removed here. */
+/* The remover's process: every fd closed (none of the instance's stays
+ * open, and no pipe of fxt-run's is held past its exit), the instance's
+ * folder removed, every signal blocked (a ^C to the process group, fxt-run
+ * done, still leaves nothing behind).  Async-signal-safe calls only: a
+ * child of a process with threads. */
+static void remover_child(void)
+{
+	if (close_range(0, ~0U, 0) != 0)
+		for (int fd = 0; fd < 1024; fd++)
+			close(fd);
+	if (chdir("/") != 0) {
+		/* no folder of fxt-run's is held either way */
+	}
+	for (int i = 0; i < 100 && rmdir(inst_path) != 0 && errno == EBUSY; i++)
+		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+	_exit(0);
+}
+
+/* Removes the instance in a process of its own, from the program's exit
+ * on: the kernel's rmdir takes 60-160 ms here, nearly all of it waiting for
+ * RCU grace periods (the pid filter's and the events' tracepoints
+ * unregistered: tracepoint_synchronize_unregister(), twice), longer than
+ * the conversion of a short run, and fxt-run does not wait for it: it
+ * may end before the instance is gone, which then goes within that time
+ * (a --kernel run starting meanwhile waits for it in its mkdir; its
+ * clean_stale() finds the folder gone, or the kernel's event_mutex held
+ * until it is).  Its files are closed already, tracing is off.  A fatal
+ * signal to fxt-run meanwhile leaves the removal to it.  Without the
+ * process (fork() failed), a thread does it while the archives are
+ * converted, and instance_end() waits for it; without either, done
+ * here. */
 static void remove_begin(void)
 {
 	kpages_release();
-	if (inst == NULL || remover_on)
+	if (inst == NULL || remover_on || remover_pid > 0)
 		return;
 	tracefs_trace_off(inst);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	pid_t pid = fork();
+	if (pid == 0)
+		remover_child();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pid > 0) {
+		remover_pid = pid;
+		return;
+	}
 	remover_on = kthread_start(&remover, remover_main, NULL);
 	if (!remover_on)
 		instance_end();
@@ -232,9 +282,6 @@ static void kernel_destroy(void)
 	namer_join();
 	kpages_close();
 }
-
-/* The instance's folder, for on_fatal(). */
-static char inst_path[PATH_MAX];
 
 /* While fxt-run's main thread has a file of the instance open (libtracefs
  * opens, writes and closes one in each call), on_fatal() could not remove
@@ -254,7 +301,7 @@ static void on_fatal(int sig)
 	 * it is open: the reader's first (the reader runs with these signals
 	 * blocked; its next read fails), and for a moment after that. */
 	kpages_release_in_signal();
-	for (int i = 0; i < 100 && rmdir(inst_path) != 0 && errno == EBUSY; i++)
+	for (int i = 0; remover_pid <= 0 && i < 100 && rmdir(inst_path) != 0 && errno == EBUSY; i++)
 		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -436,41 +483,6 @@ static void clock_ready(void)
 	}
 }
 
-/* The tasks of process `pid` (/proc/PID/task) not in `have` yet, appended
- * to it as " TID" each (all of them: pid itself when the folder cannot be
- * read).  The number added. */
-static int add_tasks(pid_t pid, char *have, size_t cap)
-{
-	char dir[64], tid[sizeof(((struct dirent *)0)->d_name) + 2];
-	DIR *d;
-	struct dirent *e;
-	int n = 0;
-
-	snprintf(dir, sizeof(dir), "/proc/%ld/task", (long)pid);
-	d = opendir(dir);
-	if (d == NULL) {
-		snprintf(tid, sizeof(tid), " %ld ", (long)pid);
-		if (strstr(have, tid) == NULL && strlen(have) + strlen(tid) < cap) {
-			strcat(have, tid + 1);
-			strcat(have, " ");
-			n++;
-		}
-		return n;
-	}
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(tid, sizeof(tid), " %s ", e->d_name);
-		if (strstr(have, tid) != NULL || strlen(have) + strlen(tid) >= cap)
-			continue;
-		strcat(have, tid + 1);
-		strcat(have, " ");
-		n++;
-	}
-	closedir(d);
-	return n;
-}
-
 void kernel_follow(pid_t pid)
 {
 	/* " TID TID ... ": a process attached to has threads already. */
@@ -482,13 +494,13 @@ void kernel_follow(pid_t pid)
 	clock_ready();
 	busy_begin();
 	strcpy(tids, " ");
-	add_tasks(pid, tids, sizeof(tids));
+	ktables_tasks(pid, tids, sizeof(tids));
 	if (tracefs_instance_file_write(inst, "set_event_pid", tids) < 0)
 		err = errno;
 	/* A thread started since is followed (event-fork) only if its
 	 * creator was in the list then: once more for those. */
 	size_t had = strlen(tids);
-	if (err == 0 && add_tasks(pid, tids, sizeof(tids)) > 0 &&
+	if (err == 0 && ktables_tasks(pid, tids, sizeof(tids)) > 0 &&
 	    tracefs_instance_file_append(inst, "set_event_pid", tids + had - 1) < 0)
 		err = errno;
 	if (err == 0 && tracefs_trace_on(inst) < 0)
@@ -729,7 +741,7 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 			unlink(path);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &tt[2]);
-	kernel_destroy(); /* waits for the remover */
+	kernel_destroy(); /* waits for the remover's thread, not its process */
 	kdebug("done");
 	clock_gettime(CLOCK_MONOTONIC, &tt[3]);
 	if (getenv(FXT_ENV(RUN_DEBUG)) != NULL)

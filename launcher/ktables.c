@@ -1,14 +1,17 @@
 /* fxt-run --kernel's tables (ktables.h): the event formats, read from
  * tracefs for the events enabled only, and the kernel's tables of the
  * tasks' names (saved_cmdlines) and tgids (saved_tgids), the whole
- * system's: 6,500 and 8,000 lines here. */
+ * system's: 6,500 and 8,000 lines here; and the tasks of a process
+ * (/proc), for the pid filter. */
 #include "config.h"
 
 #ifdef HAVE_LIBTRACECMD
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -145,6 +148,41 @@ int ktables_tgid_of(void *arg, int tid, bool *agent)
 		if (m->ps->v[j].pid == e->tgid)
 			*agent = true;
 	return e->tgid;
+}
+
+/* The tasks of process `pid` (/proc/PID/task) not in `have` yet, appended
+ * to it as " TID" each (all of them: pid itself when the folder cannot be
+ * read).  The number added. */
+int ktables_tasks(pid_t pid, char *have, size_t cap)
+{
+	char dir[64], tid[sizeof(((struct dirent *)0)->d_name) + 2];
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%ld/task", (long)pid);
+	d = opendir(dir);
+	if (d == NULL) {
+		snprintf(tid, sizeof(tid), " %ld ", (long)pid);
+		if (strstr(have, tid) == NULL && strlen(have) + strlen(tid) < cap) {
+			strcat(have, tid + 1);
+			strcat(have, " ");
+			n++;
+		}
+		return n;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(tid, sizeof(tid), " %s ", e->d_name);
+		if (strstr(have, tid) != NULL || strlen(have) + strlen(tid) >= cap)
+			continue;
+		strcat(have, tid + 1);
+		strcat(have, " ");
+		n++;
+	}
+	closedir(d);
+	return n;
 }
 
 #endif /* HAVE_LIBTRACECMD */

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct tep_handle;
 struct parts;
@@ -37,5 +38,10 @@ void ktables_free(struct ktgids *m);
 /* import_ctx's tgid_of with arg a struct ktgids: tid's tgid, -1 if
  * unknown; *agent set when it is one of m->ps's processes. */
 int ktables_tgid_of(void *arg, int tid, bool *agent);
+
+/* The tasks of process `pid` (/proc/PID/task) not in `have` yet, appended
+ * to it as " TID" each (pid itself when the folder cannot be read).  The
+ * number added. */
+int ktables_tasks(pid_t pid, char *have, size_t cap);
 
 #endif /* FXT_LAUNCHER_KTABLES_H */
