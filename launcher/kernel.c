@@ -31,6 +31,11 @@
  * the next --kernel run (its pid is gone), with a note.  Without the
  * permission to trace (not root, tracefs not mounted, a locked-down
  * kernel), one line and exit 2 before the program runs.
+ *
+ * One file past 800 lines: the instance, the threads that wait for the
+ * kernel (clock, formats, names, the events' writer) and the end's steps
+ * share one run's state (the instance, what the stop read), which nothing
+ * outside needs.
  */
 #include "config.h"
 
@@ -74,6 +79,13 @@ void kernel_stream(const char *out)
 void kernel_stop(const char *out)
 {
 	(void)out;
+}
+
+void kernel_prepare(const char *out, const struct parts *ps, bool keep)
+{
+	(void)out;
+	(void)ps;
+	(void)keep;
 }
 
 int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet)
@@ -274,10 +286,12 @@ static void remove_begin(void)
 }
 
 static void namer_join(void);
+static void writer_join(void);
 
 /* Everything goes; safe to call twice (at exit after a signal). */
 static void kernel_destroy(void)
 {
+	writer_join();
 	instance_end();
 	namer_join();
 	kpages_close();
@@ -680,6 +694,111 @@ static int kernel_part(const char *path, struct tep_handle *tep, struct ktgids *
 	return err;
 }
 
+/* What kernel_prepare() leaves to kernel_finish(): the thread writing the
+ * kernel's events while OUT's parts are merged (writer_main()), whether it
+ * runs, and what it did: the events at the end of OUT go to `tmp` first
+ * (appended with `append`), else to the part of their own at `path`. */
+static struct {
+	pthread_t thread;
+	bool on, append;
+	int tmp, err;
+	uint64_t lost;
+	struct tep_handle *tep;
+	struct ktgids m;
+	struct import_ctx ic;
+	char path[PATH_MAX + 16];
+} wr = { .tmp = -1 };
+
+/* The writer done (at exit too: it reads the pages kpages_close() frees). */
+static void writer_join(void)
+{
+	if (wr.on) {
+		pthread_join(wr.thread, NULL);
+		wr.on = false;
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct fxt_writer *w = NULL;
+
+	(void)arg;
+	namer_join();
+	wr.m.v = end_m.v;
+	wr.m.n = end_m.n;
+	memset(&end_m, 0, sizeof(end_m));
+	if (wr.append) {
+		/* The records OUT gets, from its end on: no magic record (the
+		 * part's provider info first), as merge_append_begin()'s writer
+		 * would write them. */
+		wr.err = fxt_writer_open_fd(&w, wr.tmp, 0);
+		if (wr.err == 0)
+			wr.err = kernel_events(w, wr.path, wr.tep, &wr.m, wr.lost, &wr.ic);
+		if (w != NULL) {
+			int cerr = fxt_writer_close(w);
+			if (wr.err == 0)
+				wr.err = cerr;
+		}
+	} else {
+		wr.err = kernel_part(wr.path, wr.tep, &wr.m, wr.lost, true, &wr.ic);
+		if (wr.err == 0 && wr.ic.st.unordered)
+			wr.err = kernel_part(wr.path, wr.tep, &wr.m, wr.lost, false, &wr.ic);
+	}
+	/* What is left of it (closing the pages' files waits for their
+	 * file system: 0-20 ms here). */
+	kpages_close();
+	tep_free(wr.tep);
+	wr.tep = NULL;
+	ktables_free(&wr.m);
+	kdebug("events written (thread)");
+	return NULL;
+}
+
+/* OUT-without-.fxt.kernel.fxt. */
+static void part_path(char *path, size_t cap, const char *out)
+{
+	size_t len = strlen(out);
+
+	if (len > 4 && strcmp(out + len - 4, ".fxt") == 0)
+		len -= 4;
+	snprintf(path, cap, "%.*s.kernel.fxt", (int)len, out);
+}
+
+void kernel_prepare(const char *out, const struct parts *ps, bool keep)
+{
+	if (!stopped || end_err < 0 || end_tep == NULL || wr.on)
+		return;
+	wr.m.pids = calloc(ps->n ? ps->n : 1, sizeof(*wr.m.pids));
+	if (wr.m.pids == NULL)
+		return; /* kernel_finish() does it all */
+	for (size_t j = 0; j < ps->n; j++)
+		wr.m.pids[j] = ps->v[j].pid;
+	wr.m.npids = ps->n;
+	/* At the end of OUT (plain) unless --keep-parts: through a file of
+	 * its own (the parts are being merged into OUT meanwhile). */
+	wr.append = !keep && fxt_writer_path_flags(out) == 0 && ps->n > 0;
+	if (wr.append) {
+		snprintf(wr.path, sizeof(wr.path), "%s", out);
+		wr.tmp = kpages_file(out, -1);
+		if (wr.tmp < 0) {
+			ktables_free(&wr.m);
+			return;
+		}
+	} else {
+		part_path(wr.path, sizeof(wr.path), out);
+	}
+	wr.tep = end_tep;
+	wr.lost = end_lost;
+	wr.on = kthread_start(&wr.thread, writer_main, NULL);
+	if (!wr.on) {
+		if (wr.tmp >= 0)
+			close(wr.tmp);
+		wr.tmp = -1;
+		wr.tep = NULL;
+		ktables_free(&wr.m);
+	}
+}
+
 int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet)
 {
 	struct import_ctx ic;
@@ -692,46 +811,71 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 	kernel_stop(out);
 	if (end_err < 0)
 		return end_err;
-	struct tep_handle *tep = end_tep;
 	uint64_t lost = end_lost;
 	struct timespec tt[4];
-	end_tep = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &tt[0]);
-	if (tep == NULL) {
-		fprintf(stderr, "fxt-run: --kernel: cannot read the kernel's event formats\n");
-		kernel_destroy();
-		return -EIO;
-	}
 	kdebug("merge begins");
-	namer_join();
-	kdebug("names ready");
-	m = end_m;
-	memset(&end_m, 0, sizeof(end_m));
-	m.ps = ps;
-	size_t len = strlen(out);
-	if (len > 4 && strcmp(out + len - 4, ".fxt") == 0)
-		len -= 4;
-	snprintf(path, sizeof(path), "%.*s.kernel.fxt", (int)len, out);
-	/* At the end of OUT (plain): no OUT.kernel.fxt, and OUT is not
-	 * rewritten; else (--keep-parts, a compressed OUT) a part of its own,
-	 * merged into OUT but with --keep-parts.  Either way marked as in
-	 * time order per thread unless an event came out of order (import.h):
-	 * the part is then written again without the mark, OUT's is undone. */
+	part_path(path, sizeof(path), out);
 	struct merge_append app;
-	bool append = !keep && merge_append_begin(&app, out) == 0;
-	if (append) {
-		err = kernel_events(app.w, out, tep, &m, lost, &ic);
-		err =
-		    merge_append_end(&app, err, !ic.st.unordered, (uint32_t)(ic.next_provider - 1));
+	bool append;
+	if (wr.on) {
+		/* Written while the parts were merged: appended (a copy in
+		 * the kernel), or a part of its own. */
+		writer_join();
+		err = wr.err;
+		ic = wr.ic;
+		append = wr.append;
+		struct stat sb;
+		if (append && err == 0)
+			err = fstat(wr.tmp, &sb) == 0 ? merge_append_begin(&app, out) : -errno;
+		if (append && err == 0) {
+			err = fxt_writer_append_fd(app.w, wr.tmp, 0, (uint64_t)sb.st_size,
+						   (uint64_t)sb.st_size);
+			err = merge_append_end(&app, err, !ic.st.unordered,
+					       (uint32_t)(ic.next_provider - 1));
+		}
+		if (wr.tmp >= 0)
+			close(wr.tmp);
+		wr.tmp = -1;
+		end_tep = NULL;
 	} else {
-		err = kernel_part(path, tep, &m, lost, true, &ic);
-		if (err == 0 && ic.st.unordered)
-			err = kernel_part(path, tep, &m, lost, false, &ic);
+		struct tep_handle *tep = end_tep;
+		end_tep = NULL;
+		if (tep == NULL) {
+			fprintf(stderr,
+				"fxt-run: --kernel: cannot read the kernel's event formats\n");
+			kernel_destroy();
+			return -EIO;
+		}
+		namer_join();
+		kdebug("names ready");
+		m = end_m;
+		memset(&end_m, 0, sizeof(end_m));
+		m.pids = calloc(ps->n ? ps->n : 1, sizeof(*m.pids));
+		for (size_t j = 0; m.pids && j < ps->n; j++)
+			m.pids[j] = ps->v[j].pid;
+		m.npids = m.pids ? ps->n : 0;
+		/* At the end of OUT (plain): no OUT.kernel.fxt, and OUT is
+		 * not rewritten; else (--keep-parts, a compressed OUT) a part
+		 * of its own, merged into OUT but with --keep-parts.  Either
+		 * way marked as in time order per thread unless an event came
+		 * out of order (import.h): the part is then written again
+		 * without the mark, OUT's is undone. */
+		append = !keep && merge_append_begin(&app, out) == 0;
+		if (append) {
+			err = kernel_events(app.w, out, tep, &m, lost, &ic);
+			err = merge_append_end(&app, err, !ic.st.unordered,
+					       (uint32_t)(ic.next_provider - 1));
+		} else {
+			err = kernel_part(path, tep, &m, lost, true, &ic);
+			if (err == 0 && ic.st.unordered)
+				err = kernel_part(path, tep, &m, lost, false, &ic);
+		}
+		kpages_close(); /* the pages' files; the instance after the merge */
+		tep_free(tep);
+		ktables_free(&m);
 	}
 	kdebug("events written");
-	kpages_close(); /* the pages' files; the instance after the merge */
-	tep_free(tep);
-	ktables_free(&m);
 	clock_gettime(CLOCK_MONOTONIC, &tt[1]);
 	if (err == 0 && !keep && !append) {
 		const char *parts[2] = { out, path };

@@ -50,10 +50,10 @@ static pthread_t reader;
 static bool reader_on;
 static int stop_fd = -1; /* an eventfd: kpages_stop() writes it */
 
-/* A file for CPU `cpu`'s pages next to `out`, deleted already: -1 or
- * an fd.  O_TMPFILE where the file system has it, else a name removed
- * at once. */
-static int page_file(const char *out, int cpu)
+/* A file next to `out` (CPU `cpu`'s pages, or another of fxt-run's),
+ * deleted already: -1 or an fd.  O_TMPFILE where the file system has it,
+ * else a name removed at once. */
+int kpages_file(const char *out, int cpu)
 {
 	char dir[PATH_MAX], name[PATH_MAX + 32];
 	const char *slash = strrchr(out, '/');
@@ -196,7 +196,7 @@ int kpages_open(struct tracefs_instance *inst, const char *out)
 			err = -errno;
 			break;
 		}
-		cs[i].fd = page_file(out, i);
+		cs[i].fd = kpages_file(out, i);
 		if (cs[i].fd < 0) {
 			err = -errno;
 			fprintf(stderr,

@@ -23,6 +23,10 @@ bool kpages_is_open(void);
 /* Starts fn(arg) in a thread that takes no signal (they stay with
  * fxt-run's main thread: kernel.c's handler); true if it runs.  The
  * reader's, and kernel.c's threads. */
+/* A file next to `out` for fxt-run's use, deleted already (O_TMPFILE, else
+ * a name with `n` in it removed at once): -1 (errno) or an fd. */
+int kpages_file(const char *out, int n);
+
 bool kthread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
 /* Starts the reader thread: every 100 ms, and when a CPU's buffer is half

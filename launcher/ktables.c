@@ -133,6 +133,7 @@ void ktables_names(struct tep_handle *tep, struct ktgids *m)
 void ktables_free(struct ktgids *m)
 {
 	free(m->v);
+	free(m->pids);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -144,8 +145,8 @@ int ktables_tgid_of(void *arg, int tid, bool *agent)
 
 	if (e == NULL)
 		return -1;
-	for (size_t j = 0; j < m->ps->n; j++)
-		if (m->ps->v[j].pid == e->tgid)
+	for (size_t j = 0; j < m->npids; j++)
+		if (m->pids[j] == e->tgid)
 			*agent = true;
 	return e->tgid;
 }

@@ -27,7 +27,8 @@ struct ktgid {
 struct ktgids {
 	struct ktgid *v;
 	size_t n;
-	const struct parts *ps; /* the agent's processes (ktables_tgid_of()) */
+	long *pids; /* the agent's processes (ktables_tgid_of()), a copy */
+	size_t npids;
 };
 
 /* The kernel's saved_cmdlines into tep, and its saved_tgids into *m
@@ -36,7 +37,7 @@ void ktables_names(struct tep_handle *tep, struct ktgids *m);
 void ktables_free(struct ktgids *m);
 
 /* import_ctx's tgid_of with arg a struct ktgids: tid's tgid, -1 if
- * unknown; *agent set when it is one of m->ps's processes. */
+ * unknown; *agent set when it is one of m->pids. */
 int ktables_tgid_of(void *arg, int tid, bool *agent);
 
 /* The tasks of process `pid` (/proc/PID/task) not in `have` yet, appended

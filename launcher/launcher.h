@@ -229,6 +229,11 @@ void kernel_stop(const char *out);
  * -errno (said).  Nothing without --kernel. */
 struct parts;
 int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet);
+/* Once the parts are known, before they are merged into OUT: the
+ * kernel's events are written meanwhile, in a thread (kernel_finish()
+ * appends them, or does it all when this was not called).  Nothing
+ * without --kernel. */
+void kernel_prepare(const char *out, const struct parts *ps, bool keep);
 
 /* -------------------------------------------------------------- parts.c */
 
