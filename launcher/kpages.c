@@ -366,7 +366,17 @@ static void cpu_next(struct cpu_events *c, bool first)
 	c->rec.size = kbuffer_event_size(c->kb);
 }
 
+static int to_stream(void *s, struct tep_record *rec)
+{
+	return import_stream_record(s, rec);
+}
+
 int kpages_read(struct tep_handle *tep, struct import_stream *s)
+{
+	return kpages_each(tep, to_stream, s);
+}
+
+int kpages_each(struct tep_handle *tep, int (*fn)(void *arg, struct tep_record *rec), void *arg)
 {
 	int ncpu = ncpu_files, err = 0;
 	struct cpu_events *cs = calloc(ncpu > 0 ? (size_t)ncpu : 1, sizeof(*cs));
@@ -387,7 +397,7 @@ int kpages_read(struct tep_handle *tep, struct import_stream *s)
 				min = &cs[i];
 		if (min == NULL)
 			break;
-		if (import_stream_record(s, &min->rec) != 0) {
+		if (fn(arg, &min->rec) != 0) {
 			err = -EIO;
 			break;
 		}

@@ -49,6 +49,10 @@ void kpages_release_in_signal(void);
 
 /* Every CPU's events to the stream, merged by time.  0 or -errno. */
 int kpages_read(struct tep_handle *tep, struct import_stream *s);
+/* Every CPU's events to fn(arg, record), merged by time (fn's nonzero
+ * stops it: -EIO).  0 or -errno. */
+struct tep_record;
+int kpages_each(struct tep_handle *tep, int (*fn)(void *arg, struct tep_record *rec), void *arg);
 
 /* Closes everything (kpages_release() included). */
 void kpages_close(void);

@@ -1,8 +1,9 @@
 /* fxt-run --kernel's tables (ktables.h): the event formats, read from
- * tracefs for the events enabled only, and the kernel's tables of the
- * tasks' names (saved_cmdlines) and tgids (saved_tgids), the whole
- * system's: 6,500 and 8,000 lines here; and the tasks of a process
- * (/proc), for the pid filter. */
+ * tracefs for the events enabled only; the tasks' names, from the
+ * scheduler's events' comm fields (else the kernel's saved_cmdlines, the
+ * whole system's: 6,500 lines here); their tgids (saved_tgids, the whole
+ * system's: 8,000-31,000 lines); and the tasks of a process (/proc), for
+ * the pid filter. */
 #include "config.h"
 
 #ifdef HAVE_LIBTRACECMD
@@ -17,6 +18,8 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "common/addrtab.h"
+#include "launcher/kpages.h"
 #include "launcher/ktables.h"
 #include "launcher/launcher.h"
 
@@ -124,9 +127,124 @@ static void tgids_load(struct ktgids *m)
 		qsort(m->v, m->n, sizeof(*m->v), by_tid);
 }
 
+/* A task's last name in the events. */
+struct comm {
+	uint64_t key; /* tid + 1 (addrtab.h) */
+	char name[16];
+};
+
+/* The comm fields of the events read, each with its pid field: (field
+ * of the name, field of the tid) pairs by event, found once each. */
+#define COMM_EVENTS 64
+struct comm_pass {
+	struct tep_handle *tep;
+	struct addrtab names; /* struct comm */
+	struct {
+		int id;
+		struct tep_event *ev;
+		struct tep_format_field *f[4]; /* name, tid, name, tid */
+	} ev[COMM_EVENTS];
+	int nev;
+};
+
+static void comm_put(struct comm_pass *p, struct tep_event *ev, struct tep_format_field *name,
+		     struct tep_format_field *pid, struct tep_record *rec)
+{
+	unsigned long long tid = 0;
+	int len = 0;
+	char *s;
+
+	if (name == NULL || pid == NULL || tep_read_number_field(pid, rec->data, &tid) != 0 ||
+	    (int)tid <= 0)
+		return;
+	s = tep_get_field_raw(NULL, ev, name->name, rec, &len, 0);
+	if (s == NULL || len <= 0)
+		return;
+	struct comm *c = addrtab_get(&p->names, (uint64_t)(int)tid + 1, NULL);
+	if (c == NULL)
+		return;
+	size_t n = strnlen(s, (size_t)len < sizeof(c->name) ? (size_t)len : sizeof(c->name) - 1);
+	memcpy(c->name, s, n);
+	c->name[n] = '\0';
+}
+
+static int comm_record(void *arg, struct tep_record *rec)
+{
+	struct comm_pass *p = arg;
+	int id = tep_data_type(p->tep, rec), i = 0;
+
+	while (i < p->nev && p->ev[i].id != id)
+		i++;
+	if (i == p->nev) {
+		struct tep_event *ev = tep_find_event(p->tep, id);
+		if (ev == NULL || p->nev == COMM_EVENTS)
+			return 0;
+		p->ev[i].id = id;
+		p->ev[i].ev = ev;
+		p->ev[i].f[0] = tep_find_field(ev, "prev_comm");
+		p->ev[i].f[1] = tep_find_field(ev, "prev_pid");
+		p->ev[i].f[2] = tep_find_field(ev, "next_comm");
+		p->ev[i].f[3] = tep_find_field(ev, "next_pid");
+		if (p->ev[i].f[0] == NULL) {
+			/* the wake-ups' and exit's comm and pid; fork's child */
+			p->ev[i].f[0] = tep_find_field(ev, "comm");
+			p->ev[i].f[1] = tep_find_field(ev, "pid");
+			if (p->ev[i].f[0] == NULL) {
+				p->ev[i].f[0] = tep_find_field(ev, "child_comm");
+				p->ev[i].f[1] = tep_find_field(ev, "child_pid");
+			}
+		}
+		p->nev++;
+	}
+	/* The task of the event, named or not by a comm field. */
+	int tid = tep_data_pid(p->tep, rec);
+	if (tid > 0)
+		addrtab_get(&p->names, (uint64_t)tid + 1, NULL);
+	comm_put(p, p->ev[i].ev, p->ev[i].f[0], p->ev[i].f[1], rec);
+	comm_put(p, p->ev[i].ev, p->ev[i].f[2], p->ev[i].f[3], rec);
+	return 0;
+}
+
+/* The name of task `tid` if it still runs (/proc/TID/comm), else "". */
+static void proc_comm(int tid, char *name, size_t cap)
+{
+	char path[64];
+	FILE *f;
+
+	name[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return;
+	if (fgets(name, (int)cap, f) == NULL)
+		name[0] = '\0';
+	name[strcspn(name, "\n")] = '\0';
+	fclose(f);
+}
+
 void ktables_names(struct tep_handle *tep, struct ktgids *m)
 {
-	tracefs_load_cmdlines(NULL, tep);
+	/* saved_cmdlines (the whole system's, 6,500 lines: 20-80 ms while
+	 * the archives are converted) only without the scheduler's events,
+	 * whose comm fields name every task that ran, each as it was in the
+	 * run (saved_cmdlines is a cache of the system's latest: a name
+	 * evicted is "<...>", a pid since reused by another task names that
+	 * one).  A task the events name nowhere (a waker of another process,
+	 * say) is named from /proc while it runs. */
+	if (tep_find_event_by_name(tep, "sched", "sched_switch") == NULL) {
+		tracefs_load_cmdlines(NULL, tep);
+	} else {
+		struct comm_pass p = { .tep = tep, .names = ADDRTAB_INIT(struct comm) };
+		kpages_each(tep, comm_record, &p);
+		for (size_t i = 0; i < p.names.cap; i++) {
+			struct comm *c = addrtab_slot(&p.names, i);
+			if (c && !c->name[0])
+				proc_comm((int)(c->key - 1), c->name, sizeof(c->name));
+			if (c && c->name[0])
+				tep_register_comm(tep, c->name, (int)(c->key - 1));
+		}
+		addrtab_free(&p.names);
+	}
 	tgids_load(m);
 }
 

@@ -31,8 +31,11 @@ struct ktgids {
 	size_t npids;
 };
 
-/* The kernel's saved_cmdlines into tep, and its saved_tgids into *m
- * (free with ktables_free()).  Final once recording is off. */
+/* The tasks' names into tep: with the scheduler's events enabled, each
+ * task's last name in the recorded events' comm fields (kpages.h: the
+ * pages read once, all of them in their files), else the kernel's
+ * saved_cmdlines; and its saved_tgids into *m (free with ktables_free()).
+ * Final once recording is off. */
 void ktables_names(struct tep_handle *tep, struct ktgids *m);
 void ktables_free(struct ktgids *m);
 
