@@ -580,27 +580,40 @@ static double ms(const struct timespec *a, const struct timespec *b)
 
 /* What kernel_stop() leaves to kernel_finish(): the event formats, what
  * the kernel dropped, 0 or the error (said); the tasks' names and tgids,
- * read by the namer thread meanwhile (namer_main()). */
+ * read by two threads meanwhile (namer_main(), tgids_main()). */
 static bool stopped;
 static struct tep_handle *end_tep;
 static uint64_t end_lost;
 static int end_err;
 static struct ktgids end_m;
-static pthread_t namer;
-static bool namer_on;
+static pthread_t namer, tgider;
+static bool namer_on, tgider_on;
 
-/* The kernel's saved_cmdlines (into tep, end_tep) and saved_tgids: 10-40 ms
- * here (6,500 and 8,000 lines, the whole system's), while the archives
- * are converted.  Final once recording is off. */
+/* The tasks' names (into tep, end_tep: ktables_names()) and the
+ * kernel's saved_tgids (into end_m: 31,000 lines here, the whole
+ * system's), each in a thread while the archives are converted; the
+ * names once the pages are all read, the tgids once recording is off. */
 static void *namer_main(void *tep)
 {
-	ktables_names(tep, &end_m);
-	kdebug("names and tgids read (thread)");
+	ktables_names(tep);
+	kdebug("names read (thread)");
+	return NULL;
+}
+
+static void *tgids_main(void *arg)
+{
+	(void)arg;
+	ktables_tgids(&end_m);
+	kdebug("tgids read (thread)");
 	return NULL;
 }
 
 static void namer_join(void)
 {
+	if (tgider_on) {
+		pthread_join(tgider, NULL);
+		tgider_on = false;
+	}
 	if (namer_on) {
 		pthread_join(namer, NULL);
 		namer_on = false;
@@ -627,6 +640,11 @@ void kernel_stop(const char *out)
 		return;
 	}
 	tracefs_trace_off(inst);
+	/* The tgids, final now: the longest read (10-100 ms here), from
+	 * here on in a thread of its own. */
+	tgider_on = kthread_start(&tgider, tgids_main, NULL);
+	if (!tgider_on)
+		tgids_main(NULL);
 	end_lost = kpages_lost(inst);
 	kpages_drain();
 	end_tep = start_tep ? start_tep : ktables_formats();

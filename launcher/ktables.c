@@ -96,7 +96,7 @@ static int by_tid(const void *a, const void *b)
 /* saved_tgids: "TID TGID" lines (in tid order, from this kernel: sorted
  * anyway, for ktables_tgid_of()'s binary search: a scan of the 8,000
  * for each of a pipeline's 1,000 threads took 140 ms). */
-static void tgids_load(struct ktgids *m)
+void ktables_tgids(struct ktgids *m)
 {
 	char *text = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
 	size_t cap = 0;
@@ -222,7 +222,7 @@ static void proc_comm(int tid, char *name, size_t cap)
 	fclose(f);
 }
 
-void ktables_names(struct tep_handle *tep, struct ktgids *m)
+void ktables_names(struct tep_handle *tep)
 {
 	/* saved_cmdlines (the whole system's, 6,500 lines: 20-80 ms while
 	 * the archives are converted) only without the scheduler's events,
@@ -245,7 +245,6 @@ void ktables_names(struct tep_handle *tep, struct ktgids *m)
 		}
 		addrtab_free(&p.names);
 	}
-	tgids_load(m);
 }
 
 void ktables_free(struct ktgids *m)

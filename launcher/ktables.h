@@ -34,9 +34,10 @@ struct ktgids {
 /* The tasks' names into tep: with the scheduler's events enabled, each
  * task's last name in the recorded events' comm fields (kpages.h: the
  * pages read once, all of them in their files), else the kernel's
- * saved_cmdlines; and its saved_tgids into *m (free with ktables_free()).
- * Final once recording is off. */
-void ktables_names(struct tep_handle *tep, struct ktgids *m);
+ * saved_cmdlines.  Final once recording is off. */
+void ktables_names(struct tep_handle *tep);
+/* The kernel's saved_tgids into *m (free with ktables_free()). */
+void ktables_tgids(struct ktgids *m);
 void ktables_free(struct ktgids *m);
 
 /* import_ctx's tgid_of with arg a struct ktgids: tid's tgid, -1 if
