@@ -84,6 +84,24 @@ cmd_make="make -s -j2" dir_make=make prep_make="make -s clean"
 cmd_pipeline="bash pipes.sh" dir_pipeline=pipes prep_pipeline=true
 
 now() { date +%s.%N; }
+# settle: untimed, until no instance of an fxt-run that has ended is left
+# (at most 2 s): fxt-run may leave its instance's removal (60-160 ms of
+# the kernel's waiting) to a process that outlives it, and the next
+# run's mkdir would wait for it (the kernel's lock of the instances), a
+# cost of the run before put on whichever comes next.
+settle() {
+  i=0
+  while [ $i -lt 40 ]; do
+    left=
+    for d in /sys/kernel/tracing/instances/fxtrace-*; do
+      [ -d "$d" ] || continue
+      kill -0 "${d##*fxtrace-}" 2>/dev/null || left=1
+    done
+    [ -n "$left" ] || break
+    sleep 0.05
+    i=$((i + 1))
+  done
+}
 # run NAME KIND ROUND: one timed run; appends "NAME KIND ROUND WALL EVENTS AFTER KPART" to $W/res.
 run() {
   eval "d=\$dir_$1 prep=\$prep_$1 cmd=\$cmd_$1"
@@ -96,6 +114,7 @@ run() {
   (cd "$W/$d" && FXT_RUN_DEBUG=1 $NICE "$fxt" $k -f -o "$W/t.fxt" -- $cmd >/dev/null 2>"$W/err") ||
     { echo "bench-kernel: $1 ($2) failed:" >&2; cat "$W/err" >&2; exit 1; }
   t1=$(now)
+  settle
   ev=$(sed -n 's/^fxt-run: kernel: \([0-9]*\) events.*/\1/p' "$W/err")
   sed -n 's/^fxt-run: after the exit: \([0-9.]*\) ms, of which the kernel.s events \([0-9.]*\) ms$/\1 \2/p' "$W/err" >"$W/after"
   read -r after kpart <"$W/after" || { after=0 kpart=0; }
@@ -107,7 +126,7 @@ r=0
 while [ "$r" -lt $((WARMUP + REPS)) ]; do
   for w in make pipeline; do
     if [ $((r % 2)) = 0 ]; then kinds=$KINDS
-    else kinds=$(echo "$KINDS" | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, i > 1 ? " " : "" }'); fi
+    else kinds=$(echo "$KINDS" | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, (i > 1 ? " " : "") }'); fi
     for k in $kinds; do run "$w" "$k" "$r"; done
   done
   r=$((r + 1))

@@ -281,6 +281,7 @@ int main(int argc, char **argv)
 	parts_set_wait_status(&parts, (long)root, status);
 	parts_sort(&parts, (long)root);
 
+	kernel_prepare(out, &parts, o.keep_parts);
 	if (o.keep_parts || parts_merge(&parts, out, o.quiet) != 0) {
 		if (!o.quiet)
 			parts_print(&parts);

@@ -7,32 +7,38 @@
  * program's process by set_event_pid with event-fork on (its children
  * follow), with record-tgid on (so that each thread's states land on the
  * agent's thread: import.h, tgid_of).  What the kernel makes wait is
- * overlapped with fxt-run's own work where it can be: the clock and the
- * buffers' size are set in a thread while fxt-run starts (both before
- * recording: setting either stops it), the event formats are read in another
- * while the program runs, the tasks' names and tgids and the instance's
- * removal in two more while the archives are converted.  While the program
- * runs, a thread of fxt-run's moves each CPU's full pages out of the ring
- * buffer (KERNEL_BUFFER_KB per CPU, newest dropped when full, counted) into
- * files next to the archive (kpages.h: a run longer than the buffer loses
- * nothing while the reader keeps up, in a page of memory per CPU); when the
- * program is done the rest is read (kernel_stop()), the instance goes in a
- * thread while fxt-run converts, and the pages are read back in time order
+ * overlapped with fxt-run's own work where it can be: the clock is set in
+ * a thread while fxt-run starts (before recording: setting it stops it;
+ * the buffers keep the kernel's default size: a resize waits as long),
+ * the event formats are read in another while the program runs, the
+ * tasks' names and tgids in one more while the archives are converted,
+ * and the instance is removed by a process of its own, which fxt-run does
+ * not wait for.  While the program runs, a thread of fxt-run's moves each
+ * CPU's full pages out of the ring buffer (newest dropped when full,
+ * counted) into files next to the archive (kpages.h: a run longer than the
+ * buffer loses nothing while the reader keeps up, in a page of memory per
+ * CPU); when the program is done the rest is read (kernel_stop()), the
+ * instance starts going, and the pages are read back in time order
  * (kernel_finish()) with the importer's mapping (import_stream_*(): context
  * switch records, wake-ups) to the end of OUT, after the parts
  * (merge_append_begin(): OUT is not rewritten), or with --keep-parts (or a
  * compressed OUT) into OUT.kernel.fxt (then merged into OUT but with
  * --keep-parts).
  *
- * The instance goes whatever happens to fxt-run short of SIGKILL: at
- * exit, and on a fatal signal; a killed fxt-run's instance is removed by
+ * The instance goes whatever happens to fxt-run short of SIGKILL: from
+ * the program's exit on (remove_begin(): maybe done a moment after
+ * fxt-run's), and on a fatal signal; a killed fxt-run's instance is removed by
  * the next --kernel run (its pid is gone), with a note.  Without the
  * permission to trace (not root, tracefs not mounted, a locked-down
  * kernel), one line and exit 2 before the program runs.
+ *
+ * One file past 800 lines: the instance, the threads that wait for the
+ * kernel (clock, formats, names, the events' writer) and the end's steps
+ * share one run's state (the instance, what the stop read), which nothing
+ * outside needs.
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -41,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -74,6 +81,13 @@ void kernel_stop(const char *out)
 	(void)out;
 }
 
+void kernel_prepare(const char *out, const struct parts *ps, bool keep)
+{
+	(void)out;
+	(void)ps;
+	(void)keep;
+}
+
 int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet)
 {
 	(void)out;
@@ -95,12 +109,14 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 #include "launcher/kpages.h"
 #include "launcher/ktables.h"
 
-#define KERNEL_PREFIX	 "fxtrace-"
-/* Per CPU, unless FXT_KERNEL_BUFFER says: ~250,000 scheduler events, a
- * second or more of the busiest program's while the reader (every 100 ms)
- * is kept from running; its allocation is most of what starting costs
- * (64 MiB: 0.1-0.4 s here, and 0.1 s to free). */
-#define KERNEL_BUFFER_KB 16384
+#define KERNEL_PREFIX	     "fxtrace-"
+/* Per CPU, unless FXT_KERNEL_BUFFER says: the size a new instance has
+ * (the kernel's default, 1408 KB: ~20,000 scheduler events) if at least
+ * KERNEL_BUFFER_MIN_KB, else that.  A resize waits for the kernel (an RCU
+ * grace period, 20-50 ms here, whatever the size) before the program can
+ * start; the reader (kpages.c) wakes when a CPU's buffer is half full,
+ * so a burst has half of it to wait for the reader in. */
+#define KERNEL_BUFFER_MIN_KB 1024
 
 /* The event groups by name: their events as "system:event" ("system:*"
  * the whole system). */
@@ -120,10 +136,32 @@ static const struct group {
 static struct tracefs_instance *inst;
 static char inst_name[64];
 
-/* The thread removing the instance while the end goes on (remove_begin()),
- * and whether it runs. */
+/* FXT_RUN_DEBUG: when each step of --kernel's was done, in ms since
+ * kernel_open(). */
+static struct timespec t_open;
+static bool debug;
+static void kdebug(const char *what)
+{
+	struct timespec t;
+
+	if (!debug)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	fprintf(stderr, "fxt-run: kernel: +%.1f ms %s\n",
+		(double)(t.tv_sec - t_open.tv_sec) * 1e3 +
+		    (double)(t.tv_nsec - t_open.tv_nsec) / 1e6,
+		what);
+}
+
+/* The process removing the instance from the program's exit on
+ * (remove_begin()), 0: none; else the thread doing it, and whether it
+ * runs. */
+static volatile pid_t remover_pid;
 static pthread_t remover;
 static bool remover_on;
+
+/* The instance's folder, for on_fatal() and the remover. */
+static char inst_path[PATH_MAX];
 
 /* The thread that, once recording is on, reads the event formats
  * (formats_main()), and whether it runs; what it read waits in
@@ -158,13 +196,22 @@ static void clock_join(void)
 }
 
 /* The instance goes (the reader first, and its files of the instance);
- * safe to call twice.  With the remover started, waits for it. */
+ * safe to call twice.  With the remover's thread started, waits for it;
+ * its process is not waited for (reaped if done). */
 static void instance_end(void)
 {
 	kpages_stop();
 	clock_join();
 	formats_join();
 	kpages_release();
+	if (remover_pid > 0) {
+		if (waitpid(remover_pid, NULL, WNOHANG) == remover_pid)
+			kdebug("instance removed (process)");
+		if (inst != NULL)
+			tracefs_instance_free(inst);
+		inst = NULL;
+		return;
+	}
 	if (remover_on) {
 		pthread_join(remover, NULL);
 		remover_on = false;
@@ -181,39 +228,74 @@ static void *remover_main(void *arg)
 {
 	(void)arg;
 	tracefs_instance_destroy(inst);
+	kdebug("instance removed (thread)");
 	return NULL;
 }
 
-/* Removes the instance in a thread of its own (the kernel's rmdir takes
- * 70-110 ms here, most of it waiting: fxt-run's system time is 20 ms),
- * while the archives are converted and the events read and merged:
- * instance_end() waits for it.  Its files are closed already, and a fatal
- * signal meanwhile still removes it (on_fatal(): whichever rmdir comes
- * first does it, the other fails; a thread inside its rmdir finishes it
- * before the process dies).  Without the thread, removed here. */
+/* The remover's process: every fd closed (none of the instance's stays
+ * open, and no pipe of fxt-run's is held past its exit), the instance's
+ * folder removed, every signal blocked (a ^C to the process group, fxt-run
+ * done, still leaves nothing behind).  Async-signal-safe calls only: a
+ * child of a process with threads. */
+static void remover_child(void)
+{
+	if (close_range(0, ~0U, 0) != 0)
+		for (int fd = 0; fd < 1024; fd++)
+			close(fd);
+	if (chdir("/") != 0) {
+		/* no folder of fxt-run's is held either way */
+	}
+	for (int i = 0; i < 100 && rmdir(inst_path) != 0 && errno == EBUSY; i++)
+		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+	_exit(0);
+}
+
+/* Removes the instance in a process of its own, from the program's exit
+ * on: the kernel's rmdir takes 60-160 ms here, nearly all of it waiting for
+ * RCU grace periods (the pid filter's and the events' tracepoints
+ * unregistered: tracepoint_synchronize_unregister(), twice), longer than
+ * the conversion of a short run, and fxt-run does not wait for it: it
+ * may end before the instance is gone, which then goes within that time
+ * (a --kernel run starting meanwhile waits for it in its mkdir; its
+ * clean_stale() finds the folder gone, or the kernel's event_mutex held
+ * until it is).  Its files are closed already, tracing is off.  A fatal
+ * signal to fxt-run meanwhile leaves the removal to it.  Without the
+ * process (fork() failed), a thread does it while the archives are
+ * converted, and instance_end() waits for it; without either, done
+ * here. */
 static void remove_begin(void)
 {
 	kpages_release();
-	if (inst == NULL || remover_on)
+	if (inst == NULL || remover_on || remover_pid > 0)
 		return;
 	tracefs_trace_off(inst);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	pid_t pid = fork();
+	if (pid == 0)
+		remover_child();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pid > 0) {
+		remover_pid = pid;
+		return;
+	}
 	remover_on = kthread_start(&remover, remover_main, NULL);
 	if (!remover_on)
 		instance_end();
 }
 
 static void namer_join(void);
+static void writer_join(void);
 
 /* Everything goes; safe to call twice (at exit after a signal). */
 static void kernel_destroy(void)
 {
+	writer_join();
 	instance_end();
 	namer_join();
 	kpages_close();
 }
-
-/* The instance's folder, for on_fatal(). */
-static char inst_path[PATH_MAX];
 
 /* While fxt-run's main thread has a file of the instance open (libtracefs
  * opens, writes and closes one in each call), on_fatal() could not remove
@@ -233,7 +315,7 @@ static void on_fatal(int sig)
 	 * it is open: the reader's first (the reader runs with these signals
 	 * blocked; its next read fails), and for a moment after that. */
 	kpages_release_in_signal();
-	for (int i = 0; i < 100 && rmdir(inst_path) != 0 && errno == EBUSY; i++)
+	for (int i = 0; remover_pid <= 0 && i < 100 && rmdir(inst_path) != 0 && errno == EBUSY; i++)
 		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -279,8 +361,11 @@ static void *clock_main(void *arg)
 	(void)arg;
 	if (tracefs_instance_file_write(inst, "trace_clock", "mono") < 0)
 		clock_err = errno ? errno : EINVAL;
-	else if (buffer_kb)
+	kdebug("clock set (thread)");
+	if (clock_err == 0 && buffer_kb) {
 		tracefs_instance_set_buffer_size(inst, (int)buffer_kb, -1);
+		kdebug("buffer sized (thread)");
+	}
 	return NULL;
 }
 
@@ -311,9 +396,12 @@ static void enable(const char *events)
 
 void kernel_open(const char *groups)
 {
-	const char *dir = tracefs_tracing_dir();
+	const char *dir;
 	char want[256], *save = NULL;
 
+	clock_gettime(CLOCK_MONOTONIC, &t_open);
+	debug = getenv(FXT_ENV(RUN_DEBUG)) != NULL;
+	dir = tracefs_tracing_dir();
 	if (dir == NULL)
 		die(EXIT_USAGE, "--kernel: tracefs is not mounted (mount -t tracefs nodev "
 				"/sys/kernel/tracing)");
@@ -348,8 +436,13 @@ void kernel_open(const char *groups)
 	if (inst == NULL)
 		die(EXIT_USAGE, "--kernel: cannot create the tracing instance %s: %s", inst_name,
 		    strerror(errno));
+	kdebug("instance created");
 	tracefs_trace_off(inst);
-	uint64_t kb = KERNEL_BUFFER_KB;
+	char *cur = tracefs_instance_file_read(inst, "buffer_size_kb", NULL);
+	uint64_t has = cur ? strtoull(cur, NULL, 10) : 0, kb = has;
+	free(cur);
+	if (kb < KERNEL_BUFFER_MIN_KB)
+		kb = KERNEL_BUFFER_MIN_KB;
 	const char *size = getenv(FXT_ENV(KERNEL_BUFFER));
 	if (size && *size) {
 		uint64_t bytes;
@@ -364,9 +457,7 @@ void kernel_open(const char *groups)
 	 * buffer's recording while it resizes it (its events then are lost,
 	 * and not counted), and a new instance's size (1408 KB a CPU here)
 	 * is a write saved. */
-	char *cur = tracefs_instance_file_read(inst, "buffer_size_kb", NULL);
-	buffer_kb = cur && strtoull(cur, NULL, 10) == kb ? 0 : kb;
-	free(cur);
+	buffer_kb = has == kb ? 0 : kb;
 	tracefs_option_disable(inst, TRACEFS_OPTION_OVERWRITE);
 	tracefs_option_enable(inst, TRACEFS_OPTION_EVENT_FORK);
 	tracefs_option_enable(inst, TRACEFS_OPTION_RECORD_TGID);
@@ -381,6 +472,7 @@ void kernel_open(const char *groups)
 	 * each here), holding the kernel's lock of the instances' settings,
 	 * while fxt-run goes on starting (clock_ready(), before recording).
 	 * It has the instance's files open: a signal waits for it (busy). */
+	kdebug("events enabled");
 	clocker_on = kthread_start(&clocker, clock_main, NULL);
 	if (!clocker_on) {
 		clock_main(NULL);
@@ -393,49 +485,16 @@ void kernel_open(const char *groups)
 static void clock_ready(void)
 {
 	if (clocker_on) {
+		kdebug("waiting for the clock");
 		clock_join();
 		busy_end();
+		kdebug("clock ready");
 	}
 	if (clock_err != 0) {
 		kernel_destroy();
 		die(EXIT_USAGE, "--kernel: this kernel's tracing has no clock 'mono' (%s)",
 		    strerror(clock_err));
 	}
-}
-
-/* The tasks of process `pid` (/proc/PID/task) not in `have` yet, appended
- * to it as " TID" each (all of them: pid itself when the folder cannot be
- * read).  The number added. */
-static int add_tasks(pid_t pid, char *have, size_t cap)
-{
-	char dir[64], tid[sizeof(((struct dirent *)0)->d_name) + 2];
-	DIR *d;
-	struct dirent *e;
-	int n = 0;
-
-	snprintf(dir, sizeof(dir), "/proc/%ld/task", (long)pid);
-	d = opendir(dir);
-	if (d == NULL) {
-		snprintf(tid, sizeof(tid), " %ld ", (long)pid);
-		if (strstr(have, tid) == NULL && strlen(have) + strlen(tid) < cap) {
-			strcat(have, tid + 1);
-			strcat(have, " ");
-			n++;
-		}
-		return n;
-	}
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(tid, sizeof(tid), " %s ", e->d_name);
-		if (strstr(have, tid) != NULL || strlen(have) + strlen(tid) >= cap)
-			continue;
-		strcat(have, tid + 1);
-		strcat(have, " ");
-		n++;
-	}
-	closedir(d);
-	return n;
 }
 
 void kernel_follow(pid_t pid)
@@ -449,13 +508,13 @@ void kernel_follow(pid_t pid)
 	clock_ready();
 	busy_begin();
 	strcpy(tids, " ");
-	add_tasks(pid, tids, sizeof(tids));
+	ktables_tasks(pid, tids, sizeof(tids));
 	if (tracefs_instance_file_write(inst, "set_event_pid", tids) < 0)
 		err = errno;
 	/* A thread started since is followed (event-fork) only if its
 	 * creator was in the list then: once more for those. */
 	size_t had = strlen(tids);
-	if (err == 0 && add_tasks(pid, tids, sizeof(tids)) > 0 &&
+	if (err == 0 && ktables_tasks(pid, tids, sizeof(tids)) > 0 &&
 	    tracefs_instance_file_append(inst, "set_event_pid", tids + had - 1) < 0)
 		err = errno;
 	if (err == 0 && tracefs_trace_on(inst) < 0)
@@ -463,6 +522,7 @@ void kernel_follow(pid_t pid)
 	if (err != 0)
 		fprintf(stderr, "fxt-run: --kernel: cannot start recording: %s\n", strerror(err));
 	busy_end();
+	kdebug("recording");
 	formats_start();
 }
 
@@ -480,6 +540,7 @@ static void *formats_main(void *arg)
 {
 	(void)arg;
 	start_tep = ktables_formats();
+	kdebug("formats read (thread)");
 	return NULL;
 }
 
@@ -519,26 +580,40 @@ static double ms(const struct timespec *a, const struct timespec *b)
 
 /* What kernel_stop() leaves to kernel_finish(): the event formats, what
  * the kernel dropped, 0 or the error (said); the tasks' names and tgids,
- * read by the namer thread meanwhile (namer_main()). */
+ * read by two threads meanwhile (namer_main(), tgids_main()). */
 static bool stopped;
 static struct tep_handle *end_tep;
 static uint64_t end_lost;
 static int end_err;
 static struct ktgids end_m;
-static pthread_t namer;
-static bool namer_on;
+static pthread_t namer, tgider;
+static bool namer_on, tgider_on;
 
-/* The kernel's saved_cmdlines (into tep, end_tep) and saved_tgids: 10-40 ms
- * here (6,500 and 8,000 lines, the whole system's), while the archives
- * are converted.  Final once recording is off. */
+/* The tasks' names (into tep, end_tep: ktables_names()) and the
+ * kernel's saved_tgids (into end_m: 31,000 lines here, the whole
+ * system's), each in a thread while the archives are converted; the
+ * names once the pages are all read, the tgids once recording is off. */
 static void *namer_main(void *tep)
 {
-	ktables_names(tep, &end_m);
+	ktables_names(tep);
+	kdebug("names read (thread)");
+	return NULL;
+}
+
+static void *tgids_main(void *arg)
+{
+	(void)arg;
+	ktables_tgids(&end_m);
+	kdebug("tgids read (thread)");
 	return NULL;
 }
 
 static void namer_join(void)
 {
+	if (tgider_on) {
+		pthread_join(tgider, NULL);
+		tgider_on = false;
+	}
 	if (namer_on) {
 		pthread_join(namer, NULL);
 		namer_on = false;
@@ -550,6 +625,7 @@ void kernel_stop(const char *out)
 	if (inst == NULL || stopped)
 		return;
 	stopped = true;
+	kdebug("the program is done");
 	kpages_stop();
 	formats_join();
 	/* The rest of each CPU's pages, what the kernel dropped, the formats
@@ -564,12 +640,19 @@ void kernel_stop(const char *out)
 		return;
 	}
 	tracefs_trace_off(inst);
+	/* The tgids, final now: the longest read (10-100 ms here), from
+	 * here on in a thread of its own. */
+	tgider_on = kthread_start(&tgider, tgids_main, NULL);
+	if (!tgider_on)
+		tgids_main(NULL);
 	end_lost = kpages_lost(inst);
 	kpages_drain();
 	end_tep = start_tep ? start_tep : ktables_formats();
 	start_tep = NULL;
+	kdebug("pages drained");
 	remove_begin();
 	busy_end();
+	kdebug("removing");
 	if (end_tep != NULL) {
 		namer_on = kthread_start(&namer, namer_main, end_tep);
 		if (!namer_on)
@@ -629,6 +712,111 @@ static int kernel_part(const char *path, struct tep_handle *tep, struct ktgids *
 	return err;
 }
 
+/* What kernel_prepare() leaves to kernel_finish(): the thread writing the
+ * kernel's events while OUT's parts are merged (writer_main()), whether it
+ * runs, and what it did: the events at the end of OUT go to `tmp` first
+ * (appended with `append`), else to the part of their own at `path`. */
+static struct {
+	pthread_t thread;
+	bool on, append;
+	int tmp, err;
+	uint64_t lost;
+	struct tep_handle *tep;
+	struct ktgids m;
+	struct import_ctx ic;
+	char path[PATH_MAX + 16];
+} wr = { .tmp = -1 };
+
+/* The writer done (at exit too: it reads the pages kpages_close() frees). */
+static void writer_join(void)
+{
+	if (wr.on) {
+		pthread_join(wr.thread, NULL);
+		wr.on = false;
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct fxt_writer *w = NULL;
+
+	(void)arg;
+	namer_join();
+	wr.m.v = end_m.v;
+	wr.m.n = end_m.n;
+	memset(&end_m, 0, sizeof(end_m));
+	if (wr.append) {
+		/* The records OUT gets, from its end on: no magic record (the
+		 * part's provider info first), as merge_append_begin()'s writer
+		 * would write them. */
+		wr.err = fxt_writer_open_fd(&w, wr.tmp, 0);
+		if (wr.err == 0)
+			wr.err = kernel_events(w, wr.path, wr.tep, &wr.m, wr.lost, &wr.ic);
+		if (w != NULL) {
+			int cerr = fxt_writer_close(w);
+			if (wr.err == 0)
+				wr.err = cerr;
+		}
+	} else {
+		wr.err = kernel_part(wr.path, wr.tep, &wr.m, wr.lost, true, &wr.ic);
+		if (wr.err == 0 && wr.ic.st.unordered)
+			wr.err = kernel_part(wr.path, wr.tep, &wr.m, wr.lost, false, &wr.ic);
+	}
+	/* What is left of it (closing the pages' files waits for their
+	 * file system: 0-20 ms here). */
+	kpages_close();
+	tep_free(wr.tep);
+	wr.tep = NULL;
+	ktables_free(&wr.m);
+	kdebug("events written (thread)");
+	return NULL;
+}
+
+/* OUT-without-.fxt.kernel.fxt. */
+static void part_path(char *path, size_t cap, const char *out)
+{
+	size_t len = strlen(out);
+
+	if (len > 4 && strcmp(out + len - 4, ".fxt") == 0)
+		len -= 4;
+	snprintf(path, cap, "%.*s.kernel.fxt", (int)len, out);
+}
+
+void kernel_prepare(const char *out, const struct parts *ps, bool keep)
+{
+	if (!stopped || end_err < 0 || end_tep == NULL || wr.on)
+		return;
+	wr.m.pids = calloc(ps->n ? ps->n : 1, sizeof(*wr.m.pids));
+	if (wr.m.pids == NULL)
+		return; /* kernel_finish() does it all */
+	for (size_t j = 0; j < ps->n; j++)
+		wr.m.pids[j] = ps->v[j].pid;
+	wr.m.npids = ps->n;
+	/* At the end of OUT (plain) unless --keep-parts: through a file of
+	 * its own (the parts are being merged into OUT meanwhile). */
+	wr.append = !keep && fxt_writer_path_flags(out) == 0 && ps->n > 0;
+	if (wr.append) {
+		snprintf(wr.path, sizeof(wr.path), "%s", out);
+		wr.tmp = kpages_file(out, -1);
+		if (wr.tmp < 0) {
+			ktables_free(&wr.m);
+			return;
+		}
+	} else {
+		part_path(wr.path, sizeof(wr.path), out);
+	}
+	wr.tep = end_tep;
+	wr.lost = end_lost;
+	wr.on = kthread_start(&wr.thread, writer_main, NULL);
+	if (!wr.on) {
+		if (wr.tmp >= 0)
+			close(wr.tmp);
+		wr.tmp = -1;
+		wr.tep = NULL;
+		ktables_free(&wr.m);
+	}
+}
+
 int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet)
 {
 	struct import_ctx ic;
@@ -641,42 +829,71 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 	kernel_stop(out);
 	if (end_err < 0)
 		return end_err;
-	struct tep_handle *tep = end_tep;
 	uint64_t lost = end_lost;
 	struct timespec tt[4];
-	end_tep = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &tt[0]);
-	if (tep == NULL) {
-		fprintf(stderr, "fxt-run: --kernel: cannot read the kernel's event formats\n");
-		kernel_destroy();
-		return -EIO;
-	}
-	namer_join();
-	m = end_m;
-	memset(&end_m, 0, sizeof(end_m));
-	m.ps = ps;
-	size_t len = strlen(out);
-	if (len > 4 && strcmp(out + len - 4, ".fxt") == 0)
-		len -= 4;
-	snprintf(path, sizeof(path), "%.*s.kernel.fxt", (int)len, out);
-	/* At the end of OUT (plain): no OUT.kernel.fxt, and OUT is not
-	 * rewritten; else (--keep-parts, a compressed OUT) a part of its own,
-	 * merged into OUT but with --keep-parts.  Either way marked as in
-	 * time order per thread unless an event came out of order (import.h):
-	 * the part is then written again without the mark, OUT's is undone. */
+	kdebug("merge begins");
+	part_path(path, sizeof(path), out);
 	struct merge_append app;
-	bool append = !keep && merge_append_begin(&app, out) == 0;
-	if (append) {
-		err = kernel_events(app.w, out, tep, &m, lost, &ic);
-		err = merge_append_end(&app, err, !ic.st.unordered, (uint32_t)(ic.next_provider - 1));
+	bool append;
+	if (wr.on) {
+		/* Written while the parts were merged: appended (a copy in
+		 * the kernel), or a part of its own. */
+		writer_join();
+		err = wr.err;
+		ic = wr.ic;
+		append = wr.append;
+		struct stat sb;
+		if (append && err == 0)
+			err = fstat(wr.tmp, &sb) == 0 ? merge_append_begin(&app, out) : -errno;
+		if (append && err == 0) {
+			err = fxt_writer_append_fd(app.w, wr.tmp, 0, (uint64_t)sb.st_size,
+						   (uint64_t)sb.st_size);
+			err = merge_append_end(&app, err, !ic.st.unordered,
+					       (uint32_t)(ic.next_provider - 1));
+		}
+		if (wr.tmp >= 0)
+			close(wr.tmp);
+		wr.tmp = -1;
+		end_tep = NULL;
 	} else {
-		err = kernel_part(path, tep, &m, lost, true, &ic);
-		if (err == 0 && ic.st.unordered)
-			err = kernel_part(path, tep, &m, lost, false, &ic);
+		struct tep_handle *tep = end_tep;
+		end_tep = NULL;
+		if (tep == NULL) {
+			fprintf(stderr,
+				"fxt-run: --kernel: cannot read the kernel's event formats\n");
+			kernel_destroy();
+			return -EIO;
+		}
+		namer_join();
+		kdebug("names ready");
+		m = end_m;
+		memset(&end_m, 0, sizeof(end_m));
+		m.pids = calloc(ps->n ? ps->n : 1, sizeof(*m.pids));
+		for (size_t j = 0; m.pids && j < ps->n; j++)
+			m.pids[j] = ps->v[j].pid;
+		m.npids = m.pids ? ps->n : 0;
+		/* At the end of OUT (plain): no OUT.kernel.fxt, and OUT is
+		 * not rewritten; else (--keep-parts, a compressed OUT) a part
+		 * of its own, merged into OUT but with --keep-parts.  Either
+		 * way marked as in time order per thread unless an event came
+		 * out of order (import.h): the part is then written again
+		 * without the mark, OUT's is undone. */
+		append = !keep && merge_append_begin(&app, out) == 0;
+		if (append) {
+			err = kernel_events(app.w, out, tep, &m, lost, &ic);
+			err = merge_append_end(&app, err, !ic.st.unordered,
+					       (uint32_t)(ic.next_provider - 1));
+		} else {
+			err = kernel_part(path, tep, &m, lost, true, &ic);
+			if (err == 0 && ic.st.unordered)
+				err = kernel_part(path, tep, &m, lost, false, &ic);
+		}
+		kpages_close(); /* the pages' files; the instance after the merge */
+		tep_free(tep);
+		ktables_free(&m);
 	}
-	kpages_close(); /* the pages' files; the instance after the merge */
-	tep_free(tep);
-	ktables_free(&m);
+	kdebug("events written");
 	clock_gettime(CLOCK_MONOTONIC, &tt[1]);
 	if (err == 0 && !keep && !append) {
 		const char *parts[2] = { out, path };
@@ -686,7 +903,8 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 			unlink(path);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &tt[2]);
-	kernel_destroy(); /* waits for the remover */
+	kernel_destroy(); /* waits for the remover's thread, not its process */
+	kdebug("done");
 	clock_gettime(CLOCK_MONOTONIC, &tt[3]);
 	if (getenv(FXT_ENV(RUN_DEBUG)) != NULL)
 		fprintf(stderr,

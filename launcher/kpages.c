@@ -1,6 +1,7 @@
 /* fxt-run --kernel's pages of the kernel's ring buffer (kpages.h): a
  * thread of fxt-run's moves each CPU's full pages (splice, through
- * tracefs_cpu_buffered_read) every KPAGES_READ_MS into a file of its own
+ * tracefs_cpu_buffered_read) every KPAGES_READ_MS, and whenever a CPU's
+ * buffer is half full, into a file of its own
  * next to the archive, deleted already (O_TMPFILE, else a name unlinked at
  * once), so that a run longer than the buffer loses nothing while the
  * reader keeps up; at the end the rest is read (read() gives the partial
@@ -16,11 +17,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,14 +47,13 @@ struct cpu_file {
 static struct cpu_file *cpu_files;
 static int ncpu_files, page_bytes;
 static pthread_t reader;
-static bool reader_on, reader_stop;
-static pthread_mutex_t reader_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t reader_cv;
+static bool reader_on;
+static int stop_fd = -1; /* an eventfd: kpages_stop() writes it */
 
-/* A file for CPU `cpu`'s pages next to `out`, deleted already: -1 or
- * an fd.  O_TMPFILE where the file system has it, else a name removed
- * at once. */
-static int page_file(const char *out, int cpu)
+/* A file next to `out` (CPU `cpu`'s pages, or another of fxt-run's),
+ * deleted already: -1 or an fd.  O_TMPFILE where the file system has it,
+ * else a name removed at once. */
+int kpages_file(const char *out, int cpu)
 {
 	char dir[PATH_MAX], name[PATH_MAX + 32];
 	const char *slash = strrchr(out, '/');
@@ -72,14 +74,14 @@ static int page_file(const char *out, int cpu)
 }
 
 /* Moves CPU c's full pages (all its pages with `all`, tracing off) to
- * its file.  0 or -errno (the file cannot be written). */
+ * its file.  The number moved, or -errno (the file cannot be written). */
 static int move_pages(struct cpu_file *c, char *page, bool all)
 {
-	for (;;) {
+	for (int moved = 0;; moved++) {
 		int n = all ? tracefs_cpu_read(c->tc, page, true)
 			    : tracefs_cpu_buffered_read(c->tc, page, true);
 		if (n <= 0)
-			return 0; /* none (EAGAIN) */
+			return moved; /* no more (EAGAIN) */
 		/* A page whole, even when the kernel filled less of it: the
 		 * file is pages of page_bytes. */
 		for (size_t done = 0; done < (size_t)page_bytes;) {
@@ -93,38 +95,48 @@ static int move_pages(struct cpu_file *c, char *page, bool all)
 	}
 }
 
-/* Every KPAGES_READ_MS until kpages_stop(): each CPU's full pages to its
- * file.  Signals stay with fxt-run's main thread. */
+/* Each CPU's full pages to its file, every KPAGES_READ_MS and as soon as
+ * a CPU's buffer is half full (poll() on its trace_pipe_raw wakes at the
+ * instance's buffer_percent, 50 unless changed), until kpages_stop().  A
+ * burst of events then waits for the reader only as long as half the
+ * buffer lasts, not a whole period: the kernel's default size (1408 KB a
+ * CPU) is enough.  Signals stay with fxt-run's main thread. */
 static void *reader_main(void *arg)
 {
 	char *page = malloc((size_t)page_bytes);
-	struct timespec next;
-	bool said = false;
+	struct pollfd *pf = calloc((size_t)ncpu_files + 1, sizeof(*pf));
+	bool said = false, woken = false;
 
 	(void)arg;
-	pthread_mutex_lock(&reader_mu);
-	while (!reader_stop && page != NULL) {
-		pthread_mutex_unlock(&reader_mu);
+	while (page != NULL && pf != NULL) {
+		int moved = 0, n = 0;
 		for (int i = 0; i < ncpu_files; i++) {
-			int err = cpu_files[i].fd >= 0 ? move_pages(&cpu_files[i], page, false) : 0;
-			if (err < 0 && !said) {
+			int r = cpu_files[i].fd >= 0 ? move_pages(&cpu_files[i], page, false) : 0;
+			if (r < 0 && !said) {
 				fprintf(stderr,
 					"fxt-run: --kernel: cannot keep the kernel's events "
 					"(%s): those past its buffer are lost\n",
-					strerror(-err));
+					strerror(-r));
 				said = true;
 			}
+			moved += r > 0 ? r : 0;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &next);
-		next.tv_nsec += KPAGES_READ_MS * 1000 * 1000L;
-		next.tv_sec += next.tv_nsec / 1000000000L;
-		next.tv_nsec %= 1000000000L;
-		pthread_mutex_lock(&reader_mu);
-		while (!reader_stop &&
-		       pthread_cond_timedwait(&reader_cv, &reader_mu, &next) != ETIMEDOUT)
-			;
+		pf[n++] = (struct pollfd){ .fd = stop_fd, .events = POLLIN };
+		/* Woken by a buffer with nothing to move (a buffer_percent
+		 * of 0 wakes at any event): the period's wait, not a spin. */
+		for (int i = 0; i < ncpu_files && !(woken && moved == 0); i++)
+			if (cpu_files[i].fd >= 0 && cpu_files[i].raw >= 0)
+				pf[n++] =
+				    (struct pollfd){ .fd = cpu_files[i].raw, .events = POLLIN };
+		if (poll(pf, (nfds_t)n, KPAGES_READ_MS) < 0 && errno != EINTR)
+			break;
+		if (pf[0].revents)
+			break; /* kpages_stop() */
+		woken = false;
+		for (int i = 1; i < n; i++)
+			woken = woken || pf[i].revents != 0;
 	}
-	pthread_mutex_unlock(&reader_mu);
+	free(pf);
 	free(page);
 	return NULL;
 }
@@ -133,10 +145,9 @@ void kpages_stop(void)
 {
 	if (!reader_on)
 		return;
-	pthread_mutex_lock(&reader_mu);
-	reader_stop = true;
-	pthread_cond_signal(&reader_cv);
-	pthread_mutex_unlock(&reader_mu);
+	uint64_t one = 1;
+	if (write(stop_fd, &one, sizeof(one)) < 0)
+		fprintf(stderr, "fxt-run: --kernel: cannot stop the reader: %s\n", strerror(errno));
 	pthread_join(reader, NULL);
 	reader_on = false;
 }
@@ -185,7 +196,7 @@ int kpages_open(struct tracefs_instance *inst, const char *out)
 			err = -errno;
 			break;
 		}
-		cs[i].fd = page_file(out, i);
+		cs[i].fd = kpages_file(out, i);
 		if (cs[i].fd < 0) {
 			err = -errno;
 			fprintf(stderr,
@@ -218,15 +229,12 @@ bool kthread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 
 void kpages_start(void)
 {
-	pthread_condattr_t ca;
-
 	if (cpu_files == NULL || reader_on)
 		return;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&reader_cv, &ca);
-	pthread_condattr_destroy(&ca);
-	reader_on = kthread_start(&reader, reader_main, NULL);
+	if (stop_fd < 0)
+		stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (stop_fd >= 0)
+		reader_on = kthread_start(&reader, reader_main, NULL);
 }
 
 int kpages_drain(void)
@@ -235,7 +243,10 @@ int kpages_drain(void)
 	int err = page ? 0 : -ENOMEM;
 
 	for (int i = 0; err == 0 && i < ncpu_files; i++)
-		err = cpu_files[i].fd >= 0 ? move_pages(&cpu_files[i], page, true) : 0;
+		if (cpu_files[i].fd >= 0) {
+			int r = move_pages(&cpu_files[i], page, true);
+			err = r < 0 ? r : 0;
+		}
 	free(page);
 	if (err < 0)
 		fprintf(stderr, "fxt-run: --kernel: cannot keep the kernel's events (%s)\n",
@@ -355,7 +366,17 @@ static void cpu_next(struct cpu_events *c, bool first)
 	c->rec.size = kbuffer_event_size(c->kb);
 }
 
+static int to_stream(void *s, struct tep_record *rec)
+{
+	return import_stream_record(s, rec);
+}
+
 int kpages_read(struct tep_handle *tep, struct import_stream *s)
+{
+	return kpages_each(tep, to_stream, s);
+}
+
+int kpages_each(struct tep_handle *tep, int (*fn)(void *arg, struct tep_record *rec), void *arg)
 {
 	int ncpu = ncpu_files, err = 0;
 	struct cpu_events *cs = calloc(ncpu > 0 ? (size_t)ncpu : 1, sizeof(*cs));
@@ -376,7 +397,7 @@ int kpages_read(struct tep_handle *tep, struct import_stream *s)
 				min = &cs[i];
 		if (min == NULL)
 			break;
-		if (import_stream_record(s, &min->rec) != 0) {
+		if (fn(arg, &min->rec) != 0) {
 			err = -EIO;
 			break;
 		}

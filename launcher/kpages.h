@@ -23,10 +23,15 @@ bool kpages_is_open(void);
 /* Starts fn(arg) in a thread that takes no signal (they stay with
  * fxt-run's main thread: kernel.c's handler); true if it runs.  The
  * reader's, and kernel.c's threads. */
+/* A file next to `out` for fxt-run's use, deleted already (O_TMPFILE, else
+ * a name with `n` in it removed at once): -1 (errno) or an fd. */
+int kpages_file(const char *out, int n);
+
 bool kthread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
-/* Starts the reader thread: every 100 ms each CPU's full pages to its
- * file.  kpages_stop() stops it (nothing when it does not run). */
+/* Starts the reader thread: every 100 ms, and when a CPU's buffer is half
+ * full, each CPU's full pages to its file.  kpages_stop() stops it
+ * (nothing when it does not run). */
 void kpages_start(void);
 void kpages_stop(void);
 
@@ -44,6 +49,10 @@ void kpages_release_in_signal(void);
 
 /* Every CPU's events to the stream, merged by time.  0 or -errno. */
 int kpages_read(struct tep_handle *tep, struct import_stream *s);
+/* Every CPU's events to fn(arg, record), merged by time (fn's nonzero
+ * stops it: -EIO).  0 or -errno. */
+struct tep_record;
+int kpages_each(struct tep_handle *tep, int (*fn)(void *arg, struct tep_record *rec), void *arg);
 
 /* Closes everything (kpages_release() included). */
 void kpages_close(void);

@@ -1,19 +1,25 @@
 /* fxt-run --kernel's tables (ktables.h): the event formats, read from
- * tracefs for the events enabled only, and the kernel's tables of the
- * tasks' names (saved_cmdlines) and tgids (saved_tgids), the whole
- * system's: 6,500 and 8,000 lines here. */
+ * tracefs for the events enabled only; the tasks' names, from the
+ * scheduler's events' comm fields (else the kernel's saved_cmdlines, the
+ * whole system's: 6,500 lines here); their tgids (saved_tgids, the whole
+ * system's: 8,000-31,000 lines); and the tasks of a process (/proc), for
+ * the pid filter. */
 #include "config.h"
 
 #ifdef HAVE_LIBTRACECMD
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "common/addrtab.h"
+#include "launcher/kpages.h"
 #include "launcher/ktables.h"
 #include "launcher/launcher.h"
 
@@ -90,7 +96,7 @@ static int by_tid(const void *a, const void *b)
 /* saved_tgids: "TID TGID" lines (in tid order, from this kernel: sorted
  * anyway, for ktables_tgid_of()'s binary search: a scan of the 8,000
  * for each of a pipeline's 1,000 threads took 140 ms). */
-static void tgids_load(struct ktgids *m)
+void ktables_tgids(struct ktgids *m)
 {
 	char *text = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
 	size_t cap = 0;
@@ -121,15 +127,130 @@ static void tgids_load(struct ktgids *m)
 		qsort(m->v, m->n, sizeof(*m->v), by_tid);
 }
 
-void ktables_names(struct tep_handle *tep, struct ktgids *m)
+/* A task's last name in the events. */
+struct comm {
+	uint64_t key; /* tid + 1 (addrtab.h) */
+	char name[16];
+};
+
+/* The comm fields of the events read, each with its pid field: (field
+ * of the name, field of the tid) pairs by event, found once each. */
+#define COMM_EVENTS 64
+struct comm_pass {
+	struct tep_handle *tep;
+	struct addrtab names; /* struct comm */
+	struct {
+		int id;
+		struct tep_event *ev;
+		struct tep_format_field *f[4]; /* name, tid, name, tid */
+	} ev[COMM_EVENTS];
+	int nev;
+};
+
+static void comm_put(struct comm_pass *p, struct tep_event *ev, struct tep_format_field *name,
+		     struct tep_format_field *pid, struct tep_record *rec)
 {
-	tracefs_load_cmdlines(NULL, tep);
-	tgids_load(m);
+	unsigned long long tid = 0;
+	int len = 0;
+	char *s;
+
+	if (name == NULL || pid == NULL || tep_read_number_field(pid, rec->data, &tid) != 0 ||
+	    (int)tid <= 0)
+		return;
+	s = tep_get_field_raw(NULL, ev, name->name, rec, &len, 0);
+	if (s == NULL || len <= 0)
+		return;
+	struct comm *c = addrtab_get(&p->names, (uint64_t)(int)tid + 1, NULL);
+	if (c == NULL)
+		return;
+	size_t n = strnlen(s, (size_t)len < sizeof(c->name) ? (size_t)len : sizeof(c->name) - 1);
+	memcpy(c->name, s, n);
+	c->name[n] = '\0';
+}
+
+static int comm_record(void *arg, struct tep_record *rec)
+{
+	struct comm_pass *p = arg;
+	int id = tep_data_type(p->tep, rec), i = 0;
+
+	while (i < p->nev && p->ev[i].id != id)
+		i++;
+	if (i == p->nev) {
+		struct tep_event *ev = tep_find_event(p->tep, id);
+		if (ev == NULL || p->nev == COMM_EVENTS)
+			return 0;
+		p->ev[i].id = id;
+		p->ev[i].ev = ev;
+		p->ev[i].f[0] = tep_find_field(ev, "prev_comm");
+		p->ev[i].f[1] = tep_find_field(ev, "prev_pid");
+		p->ev[i].f[2] = tep_find_field(ev, "next_comm");
+		p->ev[i].f[3] = tep_find_field(ev, "next_pid");
+		if (p->ev[i].f[0] == NULL) {
+			/* the wake-ups' and exit's comm and pid; fork's child */
+			p->ev[i].f[0] = tep_find_field(ev, "comm");
+			p->ev[i].f[1] = tep_find_field(ev, "pid");
+			if (p->ev[i].f[0] == NULL) {
+				p->ev[i].f[0] = tep_find_field(ev, "child_comm");
+				p->ev[i].f[1] = tep_find_field(ev, "child_pid");
+			}
+		}
+		p->nev++;
+	}
+	/* The task of the event, named or not by a comm field. */
+	int tid = tep_data_pid(p->tep, rec);
+	if (tid > 0)
+		addrtab_get(&p->names, (uint64_t)tid + 1, NULL);
+	comm_put(p, p->ev[i].ev, p->ev[i].f[0], p->ev[i].f[1], rec);
+	comm_put(p, p->ev[i].ev, p->ev[i].f[2], p->ev[i].f[3], rec);
+	return 0;
+}
+
+/* The name of task `tid` if it still runs (/proc/TID/comm), else "". */
+static void proc_comm(int tid, char *name, size_t cap)
+{
+	char path[64];
+	FILE *f;
+
+	name[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return;
+	if (fgets(name, (int)cap, f) == NULL)
+		name[0] = '\0';
+	name[strcspn(name, "\n")] = '\0';
+	fclose(f);
+}
+
+void ktables_names(struct tep_handle *tep)
+{
+	/* saved_cmdlines (the whole system's, 6,500 lines: 20-80 ms while
+	 * the archives are converted) only without the scheduler's events,
+	 * whose comm fields name every task that ran, each as it was in the
+	 * run (saved_cmdlines is a cache of the system's latest: a name
+	 * evicted is "<...>", a pid since reused by another task names that
+	 * one).  A task the events name nowhere (a waker of another process,
+	 * say) is named from /proc while it runs. */
+	if (tep_find_event_by_name(tep, "sched", "sched_switch") == NULL) {
+		tracefs_load_cmdlines(NULL, tep);
+	} else {
+		struct comm_pass p = { .tep = tep, .names = ADDRTAB_INIT(struct comm) };
+		kpages_each(tep, comm_record, &p);
+		for (size_t i = 0; i < p.names.cap; i++) {
+			struct comm *c = addrtab_slot(&p.names, i);
+			if (c && !c->name[0])
+				proc_comm((int)(c->key - 1), c->name, sizeof(c->name));
+			if (c && c->name[0])
+				tep_register_comm(tep, c->name, (int)(c->key - 1));
+		}
+		addrtab_free(&p.names);
+	}
 }
 
 void ktables_free(struct ktgids *m)
 {
 	free(m->v);
+	free(m->pids);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -141,10 +262,45 @@ int ktables_tgid_of(void *arg, int tid, bool *agent)
 
 	if (e == NULL)
 		return -1;
-	for (size_t j = 0; j < m->ps->n; j++)
-		if (m->ps->v[j].pid == e->tgid)
+	for (size_t j = 0; j < m->npids; j++)
+		if (m->pids[j] == e->tgid)
 			*agent = true;
 	return e->tgid;
+}
+
+/* The tasks of process `pid` (/proc/PID/task) not in `have` yet, appended
+ * to it as " TID" each (all of them: pid itself when the folder cannot be
+ * read).  The number added. */
+int ktables_tasks(pid_t pid, char *have, size_t cap)
+{
+	char dir[64], tid[sizeof(((struct dirent *)0)->d_name) + 2];
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%ld/task", (long)pid);
+	d = opendir(dir);
+	if (d == NULL) {
+		snprintf(tid, sizeof(tid), " %ld ", (long)pid);
+		if (strstr(have, tid) == NULL && strlen(have) + strlen(tid) < cap) {
+			strcat(have, tid + 1);
+			strcat(have, " ");
+			n++;
+		}
+		return n;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(tid, sizeof(tid), " %s ", e->d_name);
+		if (strstr(have, tid) != NULL || strlen(have) + strlen(tid) >= cap)
+			continue;
+		strcat(have, tid + 1);
+		strcat(have, " ");
+		n++;
+	}
+	closedir(d);
+	return n;
 }
 
 #endif /* HAVE_LIBTRACECMD */

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct tep_handle;
 struct parts;
@@ -26,16 +27,26 @@ struct ktgid {
 struct ktgids {
 	struct ktgid *v;
 	size_t n;
-	const struct parts *ps; /* the agent's processes (ktables_tgid_of()) */
+	long *pids; /* the agent's processes (ktables_tgid_of()), a copy */
+	size_t npids;
 };
 
-/* The kernel's saved_cmdlines into tep, and its saved_tgids into *m
- * (free with ktables_free()).  Final once recording is off. */
-void ktables_names(struct tep_handle *tep, struct ktgids *m);
+/* The tasks' names into tep: with the scheduler's events enabled, each
+ * task's last name in the recorded events' comm fields (kpages.h: the
+ * pages read once, all of them in their files), else the kernel's
+ * saved_cmdlines.  Final once recording is off. */
+void ktables_names(struct tep_handle *tep);
+/* The kernel's saved_tgids into *m (free with ktables_free()). */
+void ktables_tgids(struct ktgids *m);
 void ktables_free(struct ktgids *m);
 
 /* import_ctx's tgid_of with arg a struct ktgids: tid's tgid, -1 if
- * unknown; *agent set when it is one of m->ps's processes. */
+ * unknown; *agent set when it is one of m->pids. */
 int ktables_tgid_of(void *arg, int tid, bool *agent);
+
+/* The tasks of process `pid` (/proc/PID/task) not in `have` yet, appended
+ * to it as " TID" each (pid itself when the folder cannot be read).  The
+ * number added. */
+int ktables_tasks(pid_t pid, char *have, size_t cap);
 
 #endif /* FXT_LAUNCHER_KTABLES_H */

@@ -225,9 +225,9 @@ void kernel_signals(void);
  * into files next to OUT (deleted already).  Nothing without --kernel. */
 void kernel_stream(const char *out);
 /* The program is done: the recording ends, the rest of the kernel's
- * buffer is read, and the instance starts going (in a thread: removing it
- * takes the kernel 75-110 ms here) while fxt-run converts.  Nothing
- * without --kernel; kernel_finish() calls it if not done. */
+ * buffer is read, and the instance starts going (in a process of its own:
+ * removing it takes the kernel 60-160 ms here; fxt-run does not wait for
+ * it).  Nothing without --kernel; kernel_finish() calls it if not done. */
 void kernel_stop(const char *out);
 /* Then: its events into OUT (kept apart as
  * OUT-without-.fxt.kernel.fxt with `keep`), the threads of the processes
@@ -235,6 +235,11 @@ void kernel_stop(const char *out);
  * -errno (said).  Nothing without --kernel. */
 struct parts;
 int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet);
+/* Once the parts are known, before they are merged into OUT: the
+ * kernel's events are written meanwhile, in a thread (kernel_finish()
+ * appends them, or does it all when this was not called).  Nothing
+ * without --kernel. */
+void kernel_prepare(const char *out, const struct parts *ps, bool keep);
 
 /* -------------------------------------------------------------- parts.c */
 

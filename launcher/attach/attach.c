@@ -515,6 +515,7 @@ int attach_main(const struct options *opts)
 		parts_find_root(&parts, t.comm, out, t.pid, o.quiet);
 	parts_collect_unreported(&parts, out, r.dir, start, &old_parts, o.quiet);
 	parts_sort(&parts, (long)t.pid);
+	kernel_prepare(out, &parts, o.keep_parts);
 	if (o.keep_parts || parts_merge(&parts, out, o.quiet) != 0) {
 		if (!o.quiet)
 			parts_print(&parts);

@@ -71,6 +71,15 @@ dump_threads() {
 # need_tracefs: skips the rest of a test of fxt-run --kernel, with the
 # reason, without libtracefs in this build, without root, or without
 # tracefs instances to write; sets INST to their folder.
+# instance_gone PID: fxt-run PID's tracing instance is gone, or goes
+# within 5 s (fxt-run leaves its removal, 60-160 ms of the kernel's
+# waiting, to a process that may outlive it).
+instance_gone() {
+  _i=0
+  while [ -d "$INST/fxtrace-$1" ] && [ $_i -lt 100 ]; do sleep 0.05; _i=$((_i + 1)); done
+  [ ! -d "$INST/fxtrace-$1" ]
+}
+
 need_tracefs() {
   have_tracecmd || skip_rest "built without libtracecmd/libtracefs"
   [ "$(id -u)" = 0 ] || skip_rest "not root: cannot trace the kernel"

@@ -31,7 +31,7 @@ wait $target
 ok "... a summary line for the kernel's events" \
   grep -q '^fxt-run: kernel: [1-9][0-9]* events, [0-9]* threads, [0-9]* lost$' run.err ||
   diag "$(cat run.err)"
-ok "no instance of its own left" test ! -d "$INST/fxtrace-$run"
+ok "no instance of its own left (within 5 s)" instance_gone $run
 "$FXT_DUMP" k.fxt > dump
 # The tids with a switch-out on the process.
 grep " cswitch " dump | sed -n "s/.* out_pid=$target out_tid=\([0-9]*\) .*/\1/p" | sort -u > tids

@@ -1,8 +1,10 @@
 #!/bin/sh
 # fxt-run --kernel with a ring buffer too small for the program's events
 # (FXT_KERNEL_BUFFER=8K a CPU, tests/progs/kernel_naps: a nap every
-# millisecond, each a few events, more than a read of the buffer every
-# 100 ms can keep): the events the kernel lost are counted in the archive
+# millisecond, each a few events) while fxt-run's reader cannot run
+# (fxt-run stopped for half a second once recording: the reader wakes
+# when a buffer is half full, and would keep up): the events the kernel
+# lost are counted in the archive
 # (an instant "fxt: N kernel events lost", as the agent's drops are) and
 # said by the summary line, fxt-dump --stats, fxt-report, fxt waits,
 # fxt tree, fxt-diff and fxt view, all the same N (fxt replay and
@@ -17,8 +19,20 @@ scratch
 need_tracefs
 
 FXT_KERNEL_BUFFER=8K "$FXT_RUN" --kernel=sched,syscalls -o "$TMPD/l.fxt" -- \
-  "$PROGS/kernel_naps" 1500 2> "$TMPD/err" 9>&-
-is "$?" 0 "fxt-run --kernel, an 8K buffer: exit 0"
+  "$PROGS/kernel_naps" 3000 2> "$TMPD/err" 9>&- &
+run=$!
+i=0
+# Recording: the pid filter set (a new instance's tracing_on is 1 until
+# fxt-run turns it off), tracing on.
+while { [ -z "$(cat "$INST/fxtrace-$run/set_event_pid" 2>/dev/null)" ] ||
+  [ "$(cat "$INST/fxtrace-$run/tracing_on" 2>/dev/null)" != 1 ]; } && [ $i -lt 400 ]; do
+  sleep 0.05; i=$((i + 1))
+done
+kill -STOP "$run"
+sleep 0.5
+kill -CONT "$run"
+wait "$run"
+is "$?" 0 "fxt-run --kernel, an 8K buffer, fxt-run stopped for 0.5 s: exit 0"
 n=$(sed -n 's/^fxt-run: kernel: [0-9]* events, [0-9]* threads, \([0-9]*\) lost$/\1/p' "$TMPD/err")
 ok "... the summary says events were lost ($n)" test "${n:-0}" -gt 0 || diag "$(cat "$TMPD/err")"
 is "$("$FXT_DUMP" --stats "$TMPD/l.fxt" | awk '$1 == "kernel_lost" { print $2 }')" "$n" \
