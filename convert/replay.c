@@ -152,53 +152,67 @@ __attribute__((constructor)) static void once_fns_init(void)
 	}
 }
 
-/* A ONCE record at p (slots up to `stop`) whose frame can go to the
- * sink as it is (recon_leaf_once()): 2 (its slots) when it went, 0 when
- * it takes the general way (tagged(): a record cut by `stop`, torn, with
- * flows, an errno's name, a sink that did not take it), or -errno. */
-static inline long once_record(struct replay *d, const uint64_t *p, const uint64_t *stop)
+/* ONCE records taken in one run at most (recon_leaf_once()). */
+#define ONCE_RUN 64
+
+/* The ONCE records from p on (slots up to `stop`) whose frames can go to
+ * the sink as they are (recon_leaf_once()), up to ONCE_RUN of them one
+ * after the other: how many went (each two slots), 0 when the first takes
+ * the general way (tagged(): a record cut by `stop`, torn, with flows, an
+ * errno's name, a sink that did not take it), or -errno. */
+static inline long once_run(struct replay *d, const uint64_t *p, const uint64_t *stop)
 {
-	const uint64_t w1 = p[1];
-	unsigned fn = ev_call_fn(w1);
-	const struct once_fn *f;
-	struct recon_arg res[2];
-	struct recon_once ro;
-	uint64_t a1, payload;
+	struct recon_slot s[ONCE_RUN];
+	struct recon_once o[ONCE_RUN];
+	const bool pairs = d->pp->nactions != 0;
+	size_t n = 0;
 	int err;
 
-	if (p + 2 >= stop || fn >= AGENT_FN_COUNT)
-		return 0;
-	a1 = p[3];
-	f = &once_fns[fn];
-	if (ev_tag(a1) != EV_TAG_ONCE_ARG || ev_call_fn(a1) != fn || !f->once ||
-	    (f->op && d->pp->nactions))
-		return 0;
-	payload = a1 & EV_PAYLOAD_MASK;
-	ro.caller = w1 & EV_PAYLOAD_MASK;
-	ro.value = p[2];
-	ro.fn = (uint16_t)fn;
-	ro.key = f->key;
-	ro.type = f->type;
-	/* The result's entry, when there is at most one (an errno's name
-	 * goes the general way). */
-	switch (result_entries(f->res, payload, res)) {
-	case 0:
-		ro.res_type = 0;
-		ro.result = 0;
-		break;
-	case 1:
-		ro.res_type = (uint8_t)(res[0].type + 1);
-		ro.result = res[0].value;
-		break;
-	default:
-		return 0;
+	for (; n < ONCE_RUN && p + 2 < stop; p += 4, n++) {
+		const uint64_t w1 = p[1], a1 = p[3];
+		unsigned fn = ev_call_fn(w1);
+		const struct once_fn *f;
+		struct recon_arg res[2];
+		struct recon_once *ro = &o[n];
+
+		if (ev_tag(w1) != EV_TAG_ONCE || fn >= AGENT_FN_COUNT)
+			break;
+		f = &once_fns[fn];
+		if (ev_tag(a1) != EV_TAG_ONCE_ARG || ev_call_fn(a1) != fn || !f->once ||
+		    (f->op && pairs))
+			break;
+		/* The result's entry, when there is at most one (an errno's
+		 * name goes the general way). */
+		switch (result_entries(f->res, a1 & EV_PAYLOAD_MASK, res)) {
+		case 0:
+			ro->res_type = 0;
+			ro->result = 0;
+			break;
+		case 1:
+			ro->res_type = (uint8_t)(res[0].type + 1);
+			ro->result = res[0].value;
+			break;
+		default:
+			goto end;
+		}
+		ro->caller = w1 & EV_PAYLOAD_MASK;
+		ro->value = p[2];
+		ro->fn = (uint16_t)fn;
+		ro->key = f->key;
+		ro->type = f->type;
+		/* Its entries, its step (the SYNC's), and the exit's. */
+		ro->steps = (uint8_t)((ro->caller != 0) + 1u + (ro->res_type != 0) + (f->op != 0) + 1u);
+		s[n].addr = call_frame(EV_CALL_ADDR(fn));
+		s[n].start = p[0];
 	}
-	err = recon_leaf_once(d->r, p[0], call_frame(EV_CALL_ADDR(fn)), &ro,
-			      (ro.caller != 0) + 1u + (ro.res_type != 0), f->op != 0);
+end:
+	if (!n)
+		return 0;
+	err = recon_leaf_once(d->r, s, o, n);
 	if (err <= 0)
 		return err;
-	d->st->libc_calls++;
-	return 2;
+	d->st->libc_calls += (uint64_t)err;
+	return err;
 }
 
 /* How many of the `want` slots from p are DATA (or FRAME) slots. */
@@ -604,12 +618,22 @@ __attribute__((noinline)) int conv_replay_chunk(struct replay *d, const struct c
 						if (err < 0)
 							break;
 					}
-					/* Most of them, with --libc=all. */
-					n = ev_tag(w1) == EV_TAG_ONCE ? once_record(d, p, stop) : 0;
-					if (!n)
-						n = tagged(d, p, stop, more,
-							   off + (uint64_t)((const char *)p -
-									    (const char *)start));
+					/* Most of them, with --libc=all: runs
+					 * of ONCE records. */
+					if (ev_tag(w1) == EV_TAG_ONCE) {
+						n = once_run(d, p, stop);
+						if (n < 0) {
+							err = (int)n;
+							break;
+						}
+						if (n > 0) {
+							records += (uint64_t)n;
+							p += 4 * n - 2;
+							continue;
+						}
+					}
+					n = tagged(d, p, stop, more,
+						   off + (uint64_t)((const char *)p - (const char *)start));
 					if (n <= 0) {
 						/* An error, or the record goes on
 						 * past the block: read from p. */
