@@ -54,6 +54,11 @@ struct emit_common {
 		uint64_t epoch;
 		uint64_t ref_bits;
 		uint16_t caller_key, val_key, res_key;
+		uint8_t res_type; /* the records' (recon_once): one per function */
+		/* Its words but the thread, caller's name and values: the
+		 * header's (with a caller, without one), "caller"'s, the
+		 * argument's, the result's (0: none). */
+		uint64_t hdr_caller, hdr, caller_hdr, val_hdr, res_hdr;
 	} once[AGENT_FN_COUNT];
 	/* Their callers' names (a return address - 1 and the ref of its
 	 * function's name, valid for the epoch above it): a look-up that

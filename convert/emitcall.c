@@ -168,6 +168,7 @@ static bool once_fill(struct emit_ctx *ctx, struct emit_once *c, uint64_t addr,
 	const struct emit_common *com = ctx->com;
 	uint64_t epoch = ctx->names->epoch;
 	struct sym_entry *e;
+	unsigned nargs, words;
 
 	/* conv_emit_call()'s cases, and a value of two words. */
 	if (!ctx->hdr || com->loc_args ||
@@ -182,6 +183,22 @@ static bool once_fill(struct emit_ctx *ctx, struct emit_once *c, uint64_t addr,
 	    com->key_epoch[AGENT_KEY_CALLER] == epoch ? com->key_ref[AGENT_KEY_CALLER] : 0;
 	c->val_key = com->key_ref[o->key];
 	c->res_key = o->res_type ? com->key_ref[AGENT_KEY_RESULT] : 0;
+	c->res_type = o->res_type;
+	/* conv_emit_call()'s words, as it makes them. */
+	nargs = 1 + (o->res_type != 0);
+	words = 5 + (o->res_type ? 2 : 0);
+	c->hdr = fxt_event_header(words, FXT_EVENT_DURATION_COMPLETE, nargs, 0, 0, 0) | e->ref_bits;
+	c->hdr_caller =
+	    fxt_event_header(words + 1, FXT_EVENT_DURATION_COMPLETE, nargs + 1, 0, 0, 0) | e->ref_bits;
+	c->caller_hdr = c->caller_key ? fxt_arg_header(FXT_ARG_STRING, 1, c->caller_key, 0) : 0;
+	c->val_hdr = fxt_arg_header(o->type == EV_ARG_I64   ? FXT_ARG_INT64
+				    : o->type == EV_ARG_PTR ? FXT_ARG_POINTER
+							    : FXT_ARG_UINT64,
+				    2, c->val_key, 0);
+	c->res_hdr = o->res_type ? fxt_arg_header(o->res_type == EV_ARG_PTR + 1 ? FXT_ARG_POINTER
+										: FXT_ARG_INT64,
+						  2, c->res_key, 0)
+				 : 0;
 	c->epoch = epoch;
 	return true;
 }
@@ -193,8 +210,7 @@ int conv_emit_once(void *vctx, const struct recon_slot *s, const struct recon_on
 	/* Locals, not fields the stores to `out` might alias: registers. */
 	const uint64_t epoch = ctx->names->epoch;
 	const struct conv_tb tb = com->tb;
-	const uint64_t base = fxt_event_header(0, FXT_EVENT_DURATION_COMPLETE, 0,
-					       ctx->ev.thread.index, 0, 0);
+	const uint64_t thread = fxt_field(ctx->ev.thread.index, 24, 31);
 	uint64_t *out, *q;
 	size_t i;
 
@@ -206,22 +222,22 @@ int conv_emit_once(void *vctx, const struct recon_slot *s, const struct recon_on
 	q = out;
 	for (i = 0; i < n; i++) {
 		const struct recon_once *x = &o[i];
-		struct emit_once *c = &com->once[x->fn];
-		uint64_t caller_hdr = 0, res_hdr = 0, h;
-		unsigned nargs = 1, words = 5;
+		const struct emit_once *c = &com->once[x->fn];
+		uint64_t caller = x->caller;
 
-		if (__builtin_expect(c->epoch != epoch, 0) && !once_fill(ctx, c, s[i].addr, x))
+		if (__builtin_expect(c->epoch != epoch, 0) &&
+		    !once_fill(ctx, &com->once[x->fn], s[i].addr, x))
 			break;
-		if (x->res_type && !c->res_key)
+		if (x->res_type != c->res_type)
 			break;
-		if (x->caller) {
+		if (caller) {
 			/* pc_name()'s, registered already. */
-			uint64_t pc = x->caller - 1;
+			uint64_t pc = caller - 1;
 			struct emit_caller *cc = &com->callers[(pc ^ (pc >> 9)) & (EMIT_CALLERS - 1)];
 			uint16_t val;
 
-			if (!c->caller_key) {
-				c->epoch = 0; /* filled before "caller" was registered */
+			if (!c->caller_hdr) {
+				com->once[x->fn].epoch = 0; /* filled before "caller" was registered */
 				break;
 			}
 			if (cc->pc == pc && cc->epoch_ref >> 16 == epoch) {
@@ -235,33 +251,19 @@ int conv_emit_once(void *vctx, const struct recon_slot *s, const struct recon_on
 				cc->pc = pc;
 				cc->epoch_ref = epoch << 16 | val;
 			}
-			caller_hdr = fxt_arg_header(FXT_ARG_STRING, 1, c->caller_key, val);
-			nargs++;
-			words++;
+			caller = c->caller_hdr | (uint64_t)val << 32;
 		}
-		if (x->res_type) {
-			res_hdr =
-			    fxt_arg_header(x->res_type == EV_ARG_PTR + 1 ? FXT_ARG_POINTER : FXT_ARG_INT64,
-					   2, c->res_key, 0);
-			nargs++;
-			words += 2;
-		}
-		h = base | fxt_field(words, 4, 15) | fxt_field(nargs, 20, 23) | c->ref_bits;
 		/* conv_emit_call()'s words, in its order. */
-		q[0] = h;
+		q[0] = thread | (caller ? c->hdr_caller : c->hdr);
 		q[1] = conv_tb_ns(&tb, s[i].start);
-		h = fxt_arg_header(x->type == EV_ARG_I64   ? FXT_ARG_INT64
-				   : x->type == EV_ARG_PTR ? FXT_ARG_POINTER
-							   : FXT_ARG_UINT64,
-				   2, c->val_key, 0);
-		if (caller_hdr) {
-			q[2] = caller_hdr;
+		if (caller) {
+			q[2] = caller;
 			q++;
 		}
-		q[2] = h;
+		q[2] = c->val_hdr;
 		q[3] = x->value;
-		if (res_hdr) {
-			q[4] = res_hdr;
+		if (c->res_hdr) {
+			q[4] = c->res_hdr;
 			q[5] = x->result;
 			q += 2;
 		}

@@ -137,7 +137,12 @@ static struct once_fn {
 	bool once;
 	uint8_t key, type, op;
 	uint8_t res; /* enum agent_res */
-} once_fns[AGENT_FN_COUNT];
+	/* A recon_once of it: fn, key, type, res_type and steps (without a
+	 * caller) as its records' are; the result's bits kept (0: none). */
+	struct recon_once ro;
+	uint64_t res_mask;
+	uint64_t frame; /* call_frame() */
+} once_fns[EV_FN_MASK + 1]; /* by any fn a record holds */
 
 __attribute__((constructor)) static void once_fns_init(void)
 {
@@ -147,8 +152,22 @@ __attribute__((constructor)) static void once_fns_init(void)
 
 		if (!fi || !agent_fn_once(fn, &o) || o.key > UINT8_MAX)
 			continue;
+		struct recon_arg res[2];
+		/* result_entries() of a result that fits, not an errno. */
+		unsigned nres = result_entries(fi->res, 0, res);
+
 		once_fns[fn] = (struct once_fn){ true, (uint8_t)o.key, (uint8_t)o.type,
 						 (uint8_t)o.op, (uint8_t)fi->res };
+		once_fns[fn].ro = (struct recon_once){
+			.fn = (uint16_t)fn,
+			.key = (uint8_t)o.key,
+			.type = (uint8_t)o.type,
+			.res_type = nres ? (uint8_t)(res[0].type + 1) : 0,
+			/* The argument, the result, the SYNC's step, the exit. */
+			.steps = (uint8_t)(1u + nres + (o.op != 0) + 1u),
+		};
+		once_fns[fn].res_mask = nres ? UINT64_MAX : 0;
+		once_fns[fn].frame = call_frame(EV_CALL_ADDR(fn));
 	}
 }
 
@@ -165,47 +184,36 @@ static inline long once_run(struct replay *d, const uint64_t *p, const uint64_t 
 	struct recon_slot s[ONCE_RUN];
 	struct recon_once o[ONCE_RUN];
 	const bool pairs = d->pp->nactions != 0;
-	size_t n = 0;
+	/* Whole records in the block: p and stop are slot-aligned. */
+	size_t n, lim = (size_t)(stop - p) / 4;
 	int err;
 
-	for (; n < ONCE_RUN && p + 2 < stop; p += 4, n++) {
+	if (lim > ONCE_RUN)
+		lim = ONCE_RUN;
+	for (n = 0; n < lim; n++, p += 4) {
 		const uint64_t w1 = p[1], a1 = p[3];
-		unsigned fn = ev_call_fn(w1);
-		const struct once_fn *f;
-		struct recon_arg res[2];
-		struct recon_once *ro = &o[n];
+		const struct once_fn *f = &once_fns[ev_call_fn(w1)];
+		uint64_t res = a1 & EV_PAYLOAD_MASK;
+		int64_t v = ev_payload_int(res);
 
-		if (ev_tag(w1) != EV_TAG_ONCE || fn >= AGENT_FN_COUNT)
+		/* A ONCE head, its ONCE_ARG of the same function. */
+		if (ev_tag(w1) != EV_TAG_ONCE ||
+		    ((a1 ^ w1) & (EV_TAG_BITS | (uint64_t)EV_FN_MASK << EV_FN_SHIFT)) !=
+			ev_tag_bits(EV_TAG_ONCE ^ EV_TAG_ONCE_ARG) ||
+		    !f->once || (f->op && pairs))
 			break;
-		f = &once_fns[fn];
-		if (ev_tag(a1) != EV_TAG_ONCE_ARG || ev_call_fn(a1) != fn || !f->once ||
-		    (f->op && pairs))
-			break;
-		/* The result's entry, when there is at most one (an errno's
-		 * name goes the general way). */
-		switch (result_entries(f->res, a1 & EV_PAYLOAD_MASK, res)) {
-		case 0:
-			ro->res_type = 0;
-			ro->result = 0;
-			break;
-		case 1:
-			ro->res_type = (uint8_t)(res[0].type + 1);
-			ro->result = res[0].value;
-			break;
-		default:
-			goto end;
-		}
-		ro->caller = w1 & EV_PAYLOAD_MASK;
-		ro->value = p[2];
-		ro->fn = (uint16_t)fn;
-		ro->key = f->key;
-		ro->type = f->type;
-		/* Its entries, its step (the SYNC's), and the exit's. */
-		ro->steps = (uint8_t)((ro->caller != 0) + 1u + (ro->res_type != 0) + (f->op != 0) + 1u);
-		s[n].addr = call_frame(EV_CALL_ADDR(fn));
+		/* The result's entry, result_entries()'s: an errno's name goes
+		 * the general way. */
+		if (res == EV_RESULT_SPILLED || (f->res == AGENT_RES_ERRNO && v))
+			break; /* not in a ONCE record (torn), or an errno */
+		o[n] = f->ro;
+		o[n].result = (f->res == AGENT_RES_PTR ? res : (uint64_t)v) & f->res_mask;
+		o[n].caller = w1 & EV_PAYLOAD_MASK;
+		o[n].value = p[2];
+		o[n].steps += o[n].caller != 0; /* its entry */
+		s[n].addr = f->frame;
 		s[n].start = p[0];
 	}
-end:
 	if (!n)
 		return 0;
 	err = recon_leaf_once(d->r, s, o, n);
