@@ -20,7 +20,14 @@
 #include "fxt/internal.h"
 #include "fxt/writer_int.h"
 
-#define OUT_BUF_BYTES (512u * 1024) /* records are gathered here */
+/* Records are gathered in a buffer of OUT_ALIGN bytes and some room
+ * more, which a file sink takes OUT_ALIGN bytes at a time, at offsets
+ * that are multiples of it (make_room()): the page cache then takes each
+ * write() in one large folio, where the writes of a buffer's size
+ * anywhere in the file made a cascade of smaller ones down to a partial
+ * page (ext4: some 17 folios a write, ~10% more of its CPU). */
+#define OUT_ALIGN     (512u * 1024)
+#define OUT_BUF_BYTES (OUT_ALIGN + 32u * 1024)
 #define MEM_MIN_BYTES (64u * 1024)
 #define IO_CHUNK      (1u << 30) /* per write() */
 
@@ -109,13 +116,33 @@ static int drain(struct fxt_writer *w)
 	return err;
 }
 
+/* Room for `len` bytes more in the buffer: a file sink takes what ends
+ * at the last multiple of OUT_ALIGN in the file, the rest is kept at the
+ * buffer's start, when that leaves the room; else drain(). */
+static int make_room(struct fxt_writer *w, size_t len)
+{
+	off_t off;
+	size_t keep;
+
+	if (w->err || w->to_mem || w->z || (off = lseek(w->fd, 0, SEEK_CUR)) < 0)
+		return drain(w);
+	keep = (size_t)(((uint64_t)off + w->pos) % OUT_ALIGN);
+	if (keep >= w->pos || len > w->cap - keep)
+		return drain(w);
+	if (sink_write(w, w->buf, w->pos - keep))
+		return w->err;
+	memmove(w->buf, (const unsigned char *)w->buf + (w->pos - keep), keep);
+	w->pos = keep;
+	return 0;
+}
+
 /* Appends raw bytes (whole records, or a large payload and its padding). */
 static int put_bytes(struct fxt_writer *w, const void *data, size_t len)
 {
 	if (writable(w))
 		return writable(w);
 	if (len > w->cap - w->pos) {
-		if (drain(w))
+		if (make_room(w, len))
 			return w->err;
 		if (len > w->cap) { /* bigger than the buffer: send it as it is */
 			if (emit(w, data, len))
@@ -138,7 +165,7 @@ uint64_t *fxt_writer_reserve(struct fxt_writer *w, size_t nwords)
 		set_error(w, -EINVAL);
 		return NULL;
 	}
-	if (nwords * FXT_WORD_SIZE > w->cap - w->pos && drain(w))
+	if (nwords * FXT_WORD_SIZE > w->cap - w->pos && make_room(w, nwords * FXT_WORD_SIZE))
 		return NULL;
 	w->reserved = nwords;
 	return w->buf + w->pos / FXT_WORD_SIZE;
