@@ -174,34 +174,45 @@ __attribute__((constructor)) static void once_fns_init(void)
 /* ONCE records taken in one run at most (recon_leaf_once()). */
 #define ONCE_RUN 64
 
+/* Whether the record at p (slots up to `stop`) is a ONCE head whose
+ * whole record is there, with its ONCE_ARG, of a function once_run()
+ * takes (`pairs`: the sync pairing has actions, and a function that
+ * makes a SYNC takes the general way). */
+static inline bool once_head(const uint64_t *p, const uint64_t *stop, bool pairs)
+{
+	const struct once_fn *f;
+	uint64_t w1;
+
+	if (stop - p < 4)
+		return false;
+	w1 = p[1];
+	f = &once_fns[ev_call_fn(w1)];
+	return ev_tag(w1) == EV_TAG_ONCE &&
+	       ((p[3] ^ w1) & (EV_TAG_BITS | (uint64_t)EV_FN_MASK << EV_FN_SHIFT)) ==
+		   ev_tag_bits(EV_TAG_ONCE ^ EV_TAG_ONCE_ARG) &&
+	       f->once && !(f->op && pairs);
+}
+
 /* The ONCE records from p on (slots up to `stop`) whose frames can go to
  * the sink as they are (recon_leaf_once()), up to ONCE_RUN of them one
  * after the other: how many went (each two slots), 0 when the first takes
  * the general way (tagged(): a record cut by `stop`, torn, with flows, an
- * errno's name, a sink that did not take it), or -errno. */
+ * errno's name, a sink that did not take it), or -errno.  The caller
+ * looks at the first with once_head(): most that fail, fail there. */
 static inline long once_run(struct replay *d, const uint64_t *p, const uint64_t *stop)
 {
 	struct recon_slot s[ONCE_RUN];
 	struct recon_once o[ONCE_RUN];
 	const bool pairs = d->pp->nactions != 0;
-	/* Whole records in the block: p and stop are slot-aligned. */
-	size_t n, lim = (size_t)(stop - p) / 4;
+	size_t n;
 	int err;
 
-	if (lim > ONCE_RUN)
-		lim = ONCE_RUN;
-	for (n = 0; n < lim; n++, p += 4) {
-		const uint64_t w1 = p[1], a1 = p[3];
+	for (n = 0; n < ONCE_RUN && once_head(p, stop, pairs); n++, p += 4) {
+		const uint64_t w1 = p[1];
 		const struct once_fn *f = &once_fns[ev_call_fn(w1)];
-		uint64_t res = a1 & EV_PAYLOAD_MASK;
+		uint64_t res = p[3] & EV_PAYLOAD_MASK;
 		int64_t v = ev_payload_int(res);
 
-		/* A ONCE head, its ONCE_ARG of the same function. */
-		if (ev_tag(w1) != EV_TAG_ONCE ||
-		    ((a1 ^ w1) & (EV_TAG_BITS | (uint64_t)EV_FN_MASK << EV_FN_SHIFT)) !=
-			ev_tag_bits(EV_TAG_ONCE ^ EV_TAG_ONCE_ARG) ||
-		    !f->once || (f->op && pairs))
-			break;
 		/* The result's entry, result_entries()'s: an errno's name goes
 		 * the general way. */
 		if (res == EV_RESULT_SPILLED || (f->res == AGENT_RES_ERRNO && v))
@@ -628,7 +639,7 @@ __attribute__((noinline)) int conv_replay_chunk(struct replay *d, const struct c
 					}
 					/* Most of them, with --libc=all: runs
 					 * of ONCE records. */
-					if (ev_tag(w1) == EV_TAG_ONCE) {
+					if (once_head(p, stop, d->pp->nactions != 0)) {
 						n = once_run(d, p, stop);
 						if (n < 0) {
 							err = (int)n;

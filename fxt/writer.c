@@ -28,6 +28,10 @@
  * page (ext4: some 17 folios a write, ~10% more of its CPU). */
 #define OUT_ALIGN     (512u * 1024)
 #define OUT_BUF_BYTES (OUT_ALIGN + 32u * 1024)
+/* Whether the buffer holds OUT_ALIGN bytes: the next reservation makes
+ * room, so that what make_room() keeps (and moves) is a record or so,
+ * not up to the 32 KiB more. */
+#define OUT_FULL(w) ((w)->pos >= OUT_ALIGN)
 #define MEM_MIN_BYTES (64u * 1024)
 #define IO_CHUNK      (1u << 30) /* per write() */
 
@@ -141,7 +145,7 @@ static int put_bytes(struct fxt_writer *w, const void *data, size_t len)
 {
 	if (writable(w))
 		return writable(w);
-	if (len > w->cap - w->pos) {
+	if (len > w->cap - w->pos || OUT_FULL(w)) {
 		if (make_room(w, len))
 			return w->err;
 		if (len > w->cap) { /* bigger than the buffer: send it as it is */
@@ -165,7 +169,8 @@ uint64_t *fxt_writer_reserve(struct fxt_writer *w, size_t nwords)
 		set_error(w, -EINVAL);
 		return NULL;
 	}
-	if (nwords * FXT_WORD_SIZE > w->cap - w->pos && make_room(w, nwords * FXT_WORD_SIZE))
+	if ((nwords * FXT_WORD_SIZE > w->cap - w->pos || OUT_FULL(w)) &&
+	    make_room(w, nwords * FXT_WORD_SIZE))
 		return NULL;
 	w->reserved = nwords;
 	return w->buf + w->pos / FXT_WORD_SIZE;
@@ -691,7 +696,7 @@ int fxt_writer_event(struct fxt_writer *w, const struct fxt_event *ev)
 	if (writable(w))
 		return writable(w);
 	out = w->buf + w->pos / FXT_WORD_SIZE;
-	avail = (w->cap - w->pos) / FXT_WORD_SIZE;
+	avail = OUT_FULL(w) ? 0 : (w->cap - w->pos) / FXT_WORD_SIZE;
 	n = enc_event(out, avail, ev);
 	if (!n)
 		return -EINVAL;
