@@ -2,7 +2,9 @@
  * one word-aligned buffer, drained to a descriptor (write loop) or to
  * memory, directly or through a compressor (compress.c); the record
  * emitters; providers.  The encoders are in encode.c, the string and
- * thread tables in tables.c. */
+ * thread tables in tables.c.  Past 800 lines because the emitters and the
+ * output path share the buffer's rules (where records go, when and how
+ * much of it is written), which are one job. */
 #include "config.h"
 
 #include <errno.h>
