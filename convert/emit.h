@@ -54,6 +54,11 @@ struct emit_common {
 		uint64_t epoch;
 		uint64_t ref_bits;
 		uint16_t caller_key, val_key, res_key;
+		uint8_t res_type; /* the records' (recon_once): one per function */
+		/* Its words but the thread, caller's name and values: the
+		 * header's (with a caller, without one), "caller"'s, the
+		 * argument's, the result's (0: none). */
+		uint64_t hdr_caller, hdr, caller_hdr, val_hdr, res_hdr;
 	} once[AGENT_FN_COUNT];
 	/* Their callers' names (a return address - 1 and the ref of its
 	 * function's name, valid for the epoch above it): a look-up that
@@ -145,12 +150,15 @@ struct fxt_sref conv_arg_name(struct emit_ctx *ctx, unsigned key);
  * location to write), or the writer's error. */
 int conv_emit_call(struct emit_ctx *ctx, const struct recon_slot *v, const struct recon_args *l);
 
-/* The recon sink's `once` (recon.h): a ONCE record's slice `s` written
- * as conv_emit_call() would write it with its entries, when every string
- * it refers to is registered for the table's epoch (its function's, its
- * arguments' names, its caller's name); else 0, nothing written (the
- * general way registers them: the next one is written here). */
-int conv_emit_once(void *ctx, const struct recon_slot *s, const struct recon_once *o);
+/* The recon sink's `once` (recon.h): the slices s[0 .. n) of ONCE
+ * records o[0 .. n), each written as conv_emit_call() would write it with
+ * its entries, in one reservation of the writer's buffer, while every
+ * string it refers to is registered for the table's epoch (its
+ * function's, its arguments' names, its caller's name).  Returns how
+ * many were written, from the first: the one after them (if any) takes
+ * the general way, which registers what it needs, so that the next one
+ * is written here; or the writer's error. */
+int conv_emit_once(void *ctx, const struct recon_slot *s, const struct recon_once *o, size_t n);
 
 /* The recon sink: its context is a struct emit_ctx. */
 extern const struct recon_sink conv_sink;

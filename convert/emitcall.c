@@ -1,9 +1,9 @@
 /* A libc call's slice, encoded straight into the writer's buffer (emit.h,
  * conv_emit_call()): the complete event of a frame whose entries are all
  * fixed-size arguments, as the general encoder would write it, word for
- * word, without the fxt_arg array, its two passes and its checks; and a
- * ONCE record's, from the record's values themselves (conv_emit_once()),
- * with what conv_emit_call() registered. */
+ * word, without the fxt_arg array, its two passes and its checks; and
+ * ONCE records' slices, a run of them at once, from the records' values
+ * themselves (conv_emit_once()), with what conv_emit_call() registered. */
 #include <config.h>
 
 #include <errno.h>
@@ -14,6 +14,9 @@
 /* Arguments a frame may have for this path: a libc call has its caller,
  * one or two arguments and its result (with --libc, at most 5 or so). */
 #define CALL_ARGS_MAX 8u
+/* The words of a ONCE record's slice at most: the header, two times,
+ * "caller", the argument and the result (two words each). */
+#define ONCE_WORDS_MAX 8u
 
 /* Whether every entry of `l` is a word or two this encoder writes: no
  * string of its own, errno name, flow, register or unknown key. */
@@ -165,6 +168,7 @@ static bool once_fill(struct emit_ctx *ctx, struct emit_once *c, uint64_t addr,
 	const struct emit_common *com = ctx->com;
 	uint64_t epoch = ctx->names->epoch;
 	struct sym_entry *e;
+	unsigned nargs, words;
 
 	/* conv_emit_call()'s cases, and a value of two words. */
 	if (!ctx->hdr || com->loc_args ||
@@ -179,72 +183,94 @@ static bool once_fill(struct emit_ctx *ctx, struct emit_once *c, uint64_t addr,
 	    com->key_epoch[AGENT_KEY_CALLER] == epoch ? com->key_ref[AGENT_KEY_CALLER] : 0;
 	c->val_key = com->key_ref[o->key];
 	c->res_key = o->res_type ? com->key_ref[AGENT_KEY_RESULT] : 0;
+	c->res_type = o->res_type;
+	/* conv_emit_call()'s words, as it makes them. */
+	nargs = 1 + (o->res_type != 0);
+	words = 5 + (o->res_type ? 2 : 0);
+	c->hdr = fxt_event_header(words, FXT_EVENT_DURATION_COMPLETE, nargs, 0, 0, 0) | e->ref_bits;
+	c->hdr_caller =
+	    fxt_event_header(words + 1, FXT_EVENT_DURATION_COMPLETE, nargs + 1, 0, 0, 0) | e->ref_bits;
+	c->caller_hdr = c->caller_key ? fxt_arg_header(FXT_ARG_STRING, 1, c->caller_key, 0) : 0;
+	c->val_hdr = fxt_arg_header(o->type == EV_ARG_I64   ? FXT_ARG_INT64
+				    : o->type == EV_ARG_PTR ? FXT_ARG_POINTER
+							    : FXT_ARG_UINT64,
+				    2, c->val_key, 0);
+	c->res_hdr = o->res_type ? fxt_arg_header(o->res_type == EV_ARG_PTR + 1 ? FXT_ARG_POINTER
+										: FXT_ARG_INT64,
+						  2, c->res_key, 0)
+				 : 0;
 	c->epoch = epoch;
 	return true;
 }
 
-int conv_emit_once(void *vctx, const struct recon_slot *s, const struct recon_once *o)
+int conv_emit_once(void *vctx, const struct recon_slot *s, const struct recon_once *o, size_t n)
 {
 	struct emit_ctx *ctx = vctx;
-	struct emit_once *c = &ctx->com->once[o->fn];
-	uint64_t epoch = ctx->names->epoch, *out;
-	unsigned nargs = 1, n = 5, k = 2;
-	uint16_t val = 0;
+	struct emit_common *com = ctx->com;
+	/* Locals, not fields the stores to `out` might alias: registers. */
+	const uint64_t epoch = ctx->names->epoch;
+	const struct conv_tb tb = com->tb;
+	const uint64_t thread = fxt_field(ctx->ev.thread.index, 24, 31);
+	uint64_t *out, *q;
+	size_t i;
 
-	if (__builtin_expect(c->epoch != epoch, 0) && !once_fill(ctx, c, s->addr, o))
+	if (!ctx->hdr || !n)
 		return 0;
-	if (!ctx->hdr || (o->res_type && !c->res_key))
-		return 0;
-	if (o->caller) {
-		/* pc_name()'s, registered already. */
-		uint64_t pc = o->caller - 1;
-		struct emit_caller *cc = &ctx->com->callers[(pc ^ (pc >> 9)) & (EMIT_CALLERS - 1)];
-
-		if (!c->caller_key) {
-			c->epoch = 0; /* filled before "caller" was registered */
-			return 0;
-		}
-		if (cc->pc == pc && cc->epoch_ref >> 16 == epoch) {
-			val = (uint16_t)cc->epoch_ref;
-		} else {
-			struct sym_entry *e = conv_names_get(ctx->names, pc);
-
-			if (!e || e->val_epoch != epoch)
-				return 0;
-			val = e->val_ref;
-			cc->pc = pc;
-			cc->epoch_ref = epoch << 16 | val;
-		}
-		nargs++;
-		n++;
-	}
-	if (o->res_type) {
-		nargs++;
-		n += 2;
-	}
-	out = fxt_writer_reserve(ctx->w, n);
+	out = fxt_writer_reserve(ctx->w, n * ONCE_WORDS_MAX);
 	if (!out)
 		return fxt_writer_error(ctx->w) ? fxt_writer_error(ctx->w) : -EIO;
-	/* conv_emit_call()'s words, in its order. */
-	out[0] =
-	    fxt_event_header(n, FXT_EVENT_DURATION_COMPLETE, nargs, ctx->ev.thread.index, 0, 0) |
-	    c->ref_bits;
-	out[1] = conv_tb_ns(&ctx->com->tb, s->start);
-	if (o->caller)
-		out[k++] = fxt_arg_header(FXT_ARG_STRING, 1, c->caller_key, val);
-	out[k++] = fxt_arg_header(o->type == EV_ARG_I64	  ? FXT_ARG_INT64
-				  : o->type == EV_ARG_PTR ? FXT_ARG_POINTER
-							  : FXT_ARG_UINT64,
-				  2, c->val_key, 0);
-	out[k++] = o->value;
-	if (o->res_type) {
-		out[k++] =
-		    fxt_arg_header(o->res_type == EV_ARG_PTR + 1 ? FXT_ARG_POINTER : FXT_ARG_INT64,
-				   2, c->res_key, 0);
-		out[k++] = o->result;
+	q = out;
+	for (i = 0; i < n; i++) {
+		const struct recon_once *x = &o[i];
+		const struct emit_once *c = &com->once[x->fn];
+		uint64_t caller = x->caller;
+
+		if (__builtin_expect(c->epoch != epoch, 0) &&
+		    !once_fill(ctx, &com->once[x->fn], s[i].addr, x))
+			break;
+		if (x->res_type != c->res_type)
+			break;
+		if (caller) {
+			/* pc_name()'s, registered already. */
+			uint64_t pc = caller - 1;
+			struct emit_caller *cc = &com->callers[(pc ^ (pc >> 9)) & (EMIT_CALLERS - 1)];
+			uint16_t val;
+
+			if (!c->caller_hdr) {
+				com->once[x->fn].epoch = 0; /* filled before "caller" was registered */
+				break;
+			}
+			if (cc->pc == pc && cc->epoch_ref >> 16 == epoch) {
+				val = (uint16_t)cc->epoch_ref;
+			} else {
+				struct sym_entry *e = conv_names_get(ctx->names, pc);
+
+				if (!e || e->val_epoch != epoch)
+					break;
+				val = e->val_ref;
+				cc->pc = pc;
+				cc->epoch_ref = epoch << 16 | val;
+			}
+			caller = c->caller_hdr | (uint64_t)val << 32;
+		}
+		/* conv_emit_call()'s words, in its order. */
+		q[0] = thread | (caller ? c->hdr_caller : c->hdr);
+		q[1] = conv_tb_ns(&tb, s[i].start);
+		if (caller) {
+			q[2] = caller;
+			q++;
+		}
+		q[2] = c->val_hdr;
+		q[3] = x->value;
+		if (c->res_hdr) {
+			q[4] = c->res_hdr;
+			q[5] = x->result;
+			q += 2;
+		}
+		q[4] = conv_tb_ns(&tb, s[i].end);
+		q += 5;
 	}
-	out[k] = conv_tb_ns(&ctx->com->tb, s->end);
-	fxt_writer_commit(ctx->w, n);
-	ctx->events++;
-	return 1;
+	fxt_writer_commit(ctx->w, (size_t)(q - out));
+	ctx->events += i;
+	return (int)i;
 }

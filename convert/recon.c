@@ -487,7 +487,7 @@ int recon_leaf(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_a
 	}
 	if (r->last_ts && ts <= r->last_ts)
 		ts = r->last_ts + r->step;
-	recon__leaf_depth(r);
+	recon__leaf_depth(r, 1);
 	s.addr = addr;
 	s.start = ts;
 	/* The exit a step after the last entry or step, each a step after

@@ -119,11 +119,14 @@ enum recon_kind {
  * caller is not 0), argument `key` of `type` = `value`, and "result"
  * (EV_ARG_I64 or EV_ARG_PTR by `res_type`, none when it is 0) =
  * `result`; `fn` names the function (spool/libc_table.h: below
- * AGENT_FN_COUNT; the sink's caches are by it). */
+ * AGENT_FN_COUNT; the sink's caches are by it).  `steps`: the entries
+ * and the idle steps recon_leaf() would be given, plus 1 (the frame's
+ * length in the recon's steps). */
 struct recon_once {
 	uint64_t caller, value, result;
 	uint16_t fn;
 	uint8_t key, type, res_type; /* res_type: 0 none, else EV_ARG_I64 + 1 or EV_ARG_PTR + 1 */
+	uint8_t steps;
 };
 
 struct recon_sink {
@@ -142,12 +145,12 @@ struct recon_sink {
 	 * when the recon has no bound. */
 	int (*short_call)(void *ctx, uint64_t addr, uint64_t dur, uint64_t self, int outer);
 	int (*short_children)(void *ctx, uint64_t addr, uint64_t ticks);
-	/* May be NULL: the closed frame `s` of a ONCE record `o`
-	 * (recon_leaf_once()), written as it is, without an entry list:
-	 * 1 when written, 0 when the sink cannot (then nothing is done, and
-	 * the frame comes again through `slices` with its entries), or
-	 * -errno. */
-	int (*once)(void *ctx, const struct recon_slot *s, const struct recon_once *o);
+	/* May be NULL: the closed frames s[0 .. n) of ONCE records o[0 ..
+	 * n) (recon_leaf_once()), in start order, written as they are,
+	 * without entry lists: how many were written, from the first (the
+	 * next one, which the sink cannot write, comes again through
+	 * `slices` with its entries), or -errno. */
+	int (*once)(void *ctx, const struct recon_slot *s, const struct recon_once *o, size_t n);
 };
 
 /* Default bound of the FIFO, in slots (24 bytes each). */
@@ -300,45 +303,55 @@ int recon_arg(struct recon *r, const struct recon_arg *a, const void *bytes);
 int recon_leaf(struct recon *r, uint64_t ts, uint64_t addr, const struct recon_arg *v, size_t n,
 	       size_t idle);
 
-/* A leaf frame's depth, counted as recon__enter_slow() counts it. */
-static inline __attribute__((always_inline)) void recon__leaf_depth(struct recon *r)
+/* The depth of `n` leaf frames at the recon's depth, counted as
+ * recon__enter_slow() counts a frame's. */
+static inline __attribute__((always_inline)) void recon__leaf_depth(struct recon *r, uint64_t n)
 {
 	if (__builtin_expect(fxt__depth_hidden(r->depth), 0)) {
-		r->deep++;
+		r->deep += n;
 		if (r->depth > r->max_depth)
 			r->max_depth = r->depth;
 	}
 }
 
-/* recon_leaf() of a ONCE record's frame of `addr` at `ts`, its entries
- * `o` (n of them) and `idle` steps, given to the sink's `once` as they
- * are, when the frame would go to the sink at once.  1 when the sink
- * wrote it; 0 when it was not given or not taken (nothing changed: call
- * recon_leaf() with the entries); or -errno.  Inline: the replay's
- * loop for nearly every record with --libc=all. */
-static inline __attribute__((always_inline)) int recon_leaf_once(struct recon *r, uint64_t ts,
-								 uint64_t addr,
-								 const struct recon_once *o,
-								 size_t n, size_t idle)
+/* recon_leaf() of the frames of n ONCE records, one after the other:
+ * s[i].addr and s[i].start (its ts) in, o[i] its entries and o[i].steps,
+ * given to the sink's `once` as they are, when the frames would go to
+ * the sink at once.  s[i].start and s[i].end are set to the frame's
+ * times (those after the ones written as well).  How many the sink
+ * wrote, from the first (0: none, nothing changed: call recon_leaf()
+ * with the next one's entries); or -errno.  Inline: the replay's loop
+ * for nearly every record with --libc=all. */
+static inline __attribute__((always_inline)) int
+recon_leaf_once(struct recon *r, struct recon_slot *s, const struct recon_once *o, size_t n)
 {
-	struct recon_slot s;
+	uint64_t last = r->last_ts, step = r->step;
 	int ret;
 
 	/* recon_leaf()'s general way: not here. */
-	if (!r->sink->once || r->min || r->head != r->tail || !ts)
+	if (!r->sink->once || r->min || r->head != r->tail)
 		return 0;
-	if (r->last_ts && ts <= r->last_ts)
-		ts = r->last_ts + r->step;
-	s.addr = addr;
-	s.start = ts;
-	s.end = ts + (n + idle + 1) * r->step;
-	ret = r->sink->once(r->ctx, &s, o);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ts = s[i].start;
+
+		if (!ts) {
+			n = i; /* the general way's */
+			break;
+		}
+		if (last && ts <= last)
+			ts = last + step;
+		s[i].start = ts;
+		s[i].end = last = ts + o[i].steps * step;
+	}
+	if (!n)
+		return 0;
+	ret = r->sink->once(r->ctx, s, o, n);
 	if (ret <= 0)
 		return ret;
-	recon__leaf_depth(r);
-	r->last_ts = s.end;
-	r->emitted++;
-	return 1;
+	recon__leaf_depth(r, (uint64_t)ret);
+	r->last_ts = s[ret - 1].end;
+	r->emitted += (uint64_t)ret;
+	return ret;
 }
 
 /* An instant at `ts` (made strictly later than the last record, like a

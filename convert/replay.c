@@ -137,7 +137,12 @@ static struct once_fn {
 	bool once;
 	uint8_t key, type, op;
 	uint8_t res; /* enum agent_res */
-} once_fns[AGENT_FN_COUNT];
+	/* A recon_once of it: fn, key, type, res_type and steps (without a
+	 * caller) as its records' are; the result's bits kept (0: none). */
+	struct recon_once ro;
+	uint64_t res_mask;
+	uint64_t frame; /* call_frame() */
+} once_fns[EV_FN_MASK + 1]; /* by any fn a record holds */
 
 __attribute__((constructor)) static void once_fns_init(void)
 {
@@ -147,58 +152,86 @@ __attribute__((constructor)) static void once_fns_init(void)
 
 		if (!fi || !agent_fn_once(fn, &o) || o.key > UINT8_MAX)
 			continue;
+		struct recon_arg res[2];
+		/* result_entries() of a result that fits, not an errno. */
+		unsigned nres = result_entries(fi->res, 0, res);
+
 		once_fns[fn] = (struct once_fn){ true, (uint8_t)o.key, (uint8_t)o.type,
 						 (uint8_t)o.op, (uint8_t)fi->res };
+		once_fns[fn].ro = (struct recon_once){
+			.fn = (uint16_t)fn,
+			.key = (uint8_t)o.key,
+			.type = (uint8_t)o.type,
+			.res_type = nres ? (uint8_t)(res[0].type + 1) : 0,
+			/* The argument, the result, the SYNC's step, the exit. */
+			.steps = (uint8_t)(1u + nres + (o.op != 0) + 1u),
+		};
+		once_fns[fn].res_mask = nres ? UINT64_MAX : 0;
+		once_fns[fn].frame = call_frame(EV_CALL_ADDR(fn));
 	}
 }
 
-/* A ONCE record at p (slots up to `stop`) whose frame can go to the
- * sink as it is (recon_leaf_once()): 2 (its slots) when it went, 0 when
- * it takes the general way (tagged(): a record cut by `stop`, torn, with
- * flows, an errno's name, a sink that did not take it), or -errno. */
-static inline long once_record(struct replay *d, const uint64_t *p, const uint64_t *stop)
+/* ONCE records taken in one run at most (recon_leaf_once()). */
+#define ONCE_RUN 64
+
+/* Whether the record at p (slots up to `stop`) is a ONCE head whose
+ * whole record is there, with its ONCE_ARG, of a function once_run()
+ * takes (`pairs`: the sync pairing has actions, and a function that
+ * makes a SYNC takes the general way). */
+static inline bool once_head(const uint64_t *p, const uint64_t *stop, bool pairs)
 {
-	const uint64_t w1 = p[1];
-	unsigned fn = ev_call_fn(w1);
 	const struct once_fn *f;
-	struct recon_arg res[2];
-	struct recon_once ro;
-	uint64_t a1, payload;
+	uint64_t w1;
+
+	if (stop - p < 4)
+		return false;
+	w1 = p[1];
+	f = &once_fns[ev_call_fn(w1)];
+	return ev_tag(w1) == EV_TAG_ONCE &&
+	       ((p[3] ^ w1) & (EV_TAG_BITS | (uint64_t)EV_FN_MASK << EV_FN_SHIFT)) ==
+		   ev_tag_bits(EV_TAG_ONCE ^ EV_TAG_ONCE_ARG) &&
+	       f->once && !(f->op && pairs);
+}
+
+/* The ONCE records from p on (slots up to `stop`) whose frames can go to
+ * the sink as they are (recon_leaf_once()), up to ONCE_RUN of them one
+ * after the other: how many went (each two slots), 0 when the first takes
+ * the general way (tagged(): a record cut by `stop`, torn, with flows, an
+ * errno's name, a sink that did not take it), or -errno.  The caller
+ * looks at the first with once_head(): most that fail, fail there. */
+static inline long once_run(struct replay *d, const uint64_t *p, const uint64_t *stop)
+{
+	struct recon_slot s[ONCE_RUN];
+	struct recon_once o[ONCE_RUN];
+	const bool pairs = d->pp->nactions != 0;
+	size_t n;
 	int err;
 
-	if (p + 2 >= stop || fn >= AGENT_FN_COUNT)
-		return 0;
-	a1 = p[3];
-	f = &once_fns[fn];
-	if (ev_tag(a1) != EV_TAG_ONCE_ARG || ev_call_fn(a1) != fn || !f->once ||
-	    (f->op && d->pp->nactions))
-		return 0;
-	payload = a1 & EV_PAYLOAD_MASK;
-	ro.caller = w1 & EV_PAYLOAD_MASK;
-	ro.value = p[2];
-	ro.fn = (uint16_t)fn;
-	ro.key = f->key;
-	ro.type = f->type;
-	/* The result's entry, when there is at most one (an errno's name
-	 * goes the general way). */
-	switch (result_entries(f->res, payload, res)) {
-	case 0:
-		ro.res_type = 0;
-		ro.result = 0;
-		break;
-	case 1:
-		ro.res_type = (uint8_t)(res[0].type + 1);
-		ro.result = res[0].value;
-		break;
-	default:
-		return 0;
+	for (n = 0; n < ONCE_RUN && once_head(p, stop, pairs); n++, p += 4) {
+		const uint64_t w1 = p[1];
+		const struct once_fn *f = &once_fns[ev_call_fn(w1)];
+		uint64_t res = p[3] & EV_PAYLOAD_MASK;
+		int64_t v = ev_payload_int(res);
+
+		/* The result's entry, result_entries()'s: an errno's name goes
+		 * the general way. */
+		if (res == EV_RESULT_SPILLED || (f->res == AGENT_RES_ERRNO && v))
+			break; /* not in a ONCE record (torn), or an errno */
+		o[n] = f->ro;
+		o[n].result = (f->res == AGENT_RES_PTR ? res : (uint64_t)v) & f->res_mask;
+		o[n].caller = w1 & EV_PAYLOAD_MASK;
+		o[n].value = p[2];
+		o[n].steps += o[n].caller != 0; /* its entry */
+		s[n].addr = f->frame;
+		s[n].start = p[0];
 	}
-	err = recon_leaf_once(d->r, p[0], call_frame(EV_CALL_ADDR(fn)), &ro,
-			      (ro.caller != 0) + 1u + (ro.res_type != 0), f->op != 0);
+	if (!n)
+		return 0;
+	err = recon_leaf_once(d->r, s, o, n);
 	if (err <= 0)
 		return err;
-	d->st->libc_calls++;
-	return 2;
+	d->st->libc_calls += (uint64_t)err;
+	return err;
 }
 
 /* How many of the `want` slots from p are DATA (or FRAME) slots. */
@@ -604,12 +637,22 @@ __attribute__((noinline)) int conv_replay_chunk(struct replay *d, const struct c
 						if (err < 0)
 							break;
 					}
-					/* Most of them, with --libc=all. */
-					n = ev_tag(w1) == EV_TAG_ONCE ? once_record(d, p, stop) : 0;
-					if (!n)
-						n = tagged(d, p, stop, more,
-							   off + (uint64_t)((const char *)p -
-									    (const char *)start));
+					/* Most of them, with --libc=all: runs
+					 * of ONCE records. */
+					if (once_head(p, stop, d->pp->nactions != 0)) {
+						n = once_run(d, p, stop);
+						if (n < 0) {
+							err = (int)n;
+							break;
+						}
+						if (n > 0) {
+							records += (uint64_t)n;
+							p += 4 * n - 2;
+							continue;
+						}
+					}
+					n = tagged(d, p, stop, more,
+						   off + (uint64_t)((const char *)p - (const char *)start));
 					if (n <= 0) {
 						/* An error, or the record goes on
 						 * past the block: read from p. */

@@ -266,7 +266,7 @@ static int write_onces(struct emitter *e, bool once, bool *direct_i)
 		struct recon_slot s = { EV_CALL_ADDR(onces[i].o.fn), onces[i].start, onces[i].end };
 		struct recon_arg v[3];
 		struct recon_args l;
-		int r = once ? conv_emit_once(&e->ctx, &s, &onces[i].o) : 0;
+		int r = once ? conv_emit_once(&e->ctx, &s, &onces[i].o, 1) : 0;
 
 		direct_i[i] = r == 1;
 		if (r == 1) {

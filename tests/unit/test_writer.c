@@ -1426,6 +1426,57 @@ static void test_writer_big_records(void)
 	fxt_writer_free(w);
 }
 
+/* A file sink takes the buffer in writes that end at multiples of 512
+ * KiB in the file (the page cache's large folios), wherever the writer
+ * began, and the file holds every byte in order all the same. */
+static void test_writer_file_align(void)
+{
+	char path[] = "/tmp/fxt-test-align-XXXXXX";
+	static uint64_t words[400000];
+	static char back[sizeof(words)];
+	const off_t start = 1000;
+	size_t done = 0, k = 0;
+	bool aligned = true;
+	struct fxt_writer *w;
+	struct stat sb;
+	int fd = mkstemp(path);
+
+	for (size_t i = 0; i < N(words); i++)
+		words[i] = i * 0x9e3779b97f4a7c15ull;
+	ok(fd >= 0 && pwrite(fd, back, (size_t)start, 0) == start &&
+		   lseek(fd, start, SEEK_SET) == start && fxt_writer_open_fd(&w, fd, 0) == 0,
+	   "a writer on a file at offset %lld", (long long)start);
+	/* Records of 1 to 13 words, reserved or copied in turn. */
+	while (done < N(words)) {
+		size_t n = 1 + k++ % 13;
+		uint64_t *p;
+
+		if (n > N(words) - done)
+			n = N(words) - done;
+		if (k % 2) {
+			p = fxt_writer_reserve(w, n);
+			if (!p)
+				break;
+			memcpy(p, words + done, n * 8);
+			fxt_writer_commit(w, n);
+		} else if (fxt_writer_words(w, words + done, n)) {
+			break;
+		}
+		done += n;
+		if (fstat(fd, &sb) == 0 && sb.st_size > start && sb.st_size % (512 << 10))
+			aligned = false;
+	}
+	ASSERT_EQ_U64(done, N(words), "%zu words written", N(words));
+	ok(aligned, "the file ended at a multiple of 512 KiB after each write but the last");
+	ASSERT_EQ_I64(fxt_writer_close(w), 0, "closed");
+	ok(fstat(fd, &sb) == 0 && sb.st_size == start + (off_t)sizeof(words) &&
+		   pread(fd, back, sizeof(back), start) == (ssize_t)sizeof(back) &&
+		   memcmp(back, words, sizeof(words)) == 0,
+	   "the file holds them all, in order");
+	close(fd);
+	unlink(path);
+}
+
 static void test_writer_reserve(void)
 {
 	static const uint64_t want[] = { 0x0000000000000021, 1000 };
@@ -1608,6 +1659,7 @@ int main(void)
 	test_writer_zstd();
 	test_writer_parallel_later();
 	test_writer_big_records();
+	test_writer_file_align();
 	test_writer_reserve();
 	test_writer_errors();
 	test_writer_pipe();
