@@ -841,8 +841,15 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 	size_t pos = r->pos, end = r->end, k = 0;
 	/* The thread r->check follows, in registers (reloaded after a call
 	 * to fxt__check_order(), which may change it). */
-	uint64_t *max = r->check_max, cpid = r->check_pid, ctid = r->check_tid;
-	bool check = r->check, same_prov = max && r->check_prov == r->cur->id;
+	bool check = r->check;
+	uint64_t *max = check ? r->check_max : NULL, cpid = r->check_pid, ctid = r->check_tid;
+	uint64_t mx = max ? *max : 0; /* *max, stored back before a call and at the end */
+	bool same_prov = max && r->check_prov == r->cur->id;
+	/* The last category ref's string (no table string changes in a run):
+	 * most events share one. */
+	uint16_t lref = FXT_STRREF_EMPTY;
+	const char *ldata = fxt__empty;
+	uint32_t llen = 0;
 
 	if (!threads)
 		return 0;
@@ -864,9 +871,15 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 		    (size_t)nw * 8 > end - pos || tref == FXT_THREADREF_INLINE ||
 		    !threads[tref].set)
 			break;
-		if (!plain_sref(r, cref, &e->category, &e->category_len) ||
-		    !plain_sref(r, nref, &e->name, &e->name_len))
+		if (cref != lref) {
+			if (!plain_sref(r, cref, &ldata, &llen))
+				break;
+			lref = cref;
+		}
+		if (!plain_sref(r, nref, &e->name, &e->name_len))
 			break;
+		e->category = ldata;
+		e->category_len = llen;
 		uint64_t ts = fxt__load64(p + 8), extra = 0;
 		if (et == FXT_EVENT_DURATION_COMPLETE && (extra = fxt__load64(p + 16)) < ts)
 			break;
@@ -881,9 +894,9 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 		e->tid = tid;
 		e->aux = NULL;
 		if (check) {
-			if (__builtin_expect(same_prov && cpid == pid && ctid == tid && ts >= *max,
+			if (__builtin_expect(same_prov && cpid == pid && ctid == tid && ts >= mx,
 					     1)) {
-				*max = ts;
+				mx = ts;
 			} else {
 				struct fxt_record rec;
 
@@ -903,9 +916,12 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 				rec.u.event.category.len = e->category_len;
 				rec.u.event.name.data = e->name;
 				rec.u.event.name.len = e->name_len;
+				if (max)
+					*max = mx;
 				fxt__check_order(r, &rec);
 				check = r->check;
-				max = r->check_max;
+				max = check ? r->check_max : NULL;
+				mx = max ? *max : 0;
 				cpid = r->check_pid;
 				ctid = r->check_tid;
 				same_prov = max && r->check_prov == r->cur->id;
@@ -914,6 +930,8 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 		last = p;
 		pos += (size_t)nw * 8;
 	}
+	if (max)
+		*max = mx;
 	if (k) {
 		r->rec_pos = r->win_off + (size_t)(last - win);
 		r->pos = pos;
