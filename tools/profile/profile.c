@@ -977,8 +977,24 @@ static __attribute__((noinline)) bool act_unmap_lean(struct thread *t, const str
  * lean frames it shows to be over, then its own lean frame; anything else
  * to push_complete().  The lean stack lies on a general one whose top
  * frame is open (or on none). */
+/* emit_slice() of a lean frame at depth (the open frames below it). */
+static __attribute__((noinline)) void lean_emit(struct profile *p, struct thread *t,
+						const struct lframe *l, uint64_t self, size_t depth)
+{
+	struct profile_slice sl = { .pid = t->pid,
+				    .tid = t->tid,
+				    .start_ns = l->start,
+				    .end_ns = l->end,
+				    .self_ns = self,
+				    .depth = (unsigned)depth,
+				    .path = t->openrow };
+
+	p->opts.on_slice(p->opts.ctx, &sl);
+}
+
 static inline __attribute__((always_inline)) int lean_complete(struct profile *p, struct thread *t,
-							       uint64_t s, uint64_t e, uint32_t row)
+							       uint64_t s, uint64_t e, uint32_t row,
+							       bool slices)
 {
 	struct profile_row *rows = p->rows;
 	struct rowkey *keys = p->keys;
@@ -1031,6 +1047,10 @@ static inline __attribute__((always_inline)) int lean_complete(struct profile *p
 		if (dur > r->max_ns)
 			r->max_ns = dur;
 		p->nslices++;
+		/* (its path: the general stack's open rows, then the lean
+		 * frames', kept in openrow) */
+		if (slices)
+			lean_emit(p, t, l, self, t->nopen + nlf - 1);
 		if (--nlf)
 			l[-1].child_ns += dur;
 		else
@@ -1051,6 +1071,11 @@ static inline __attribute__((always_inline)) int lean_complete(struct profile *p
 		if (GROW(t->lf, t->caplf, nlf + 1) < 0)
 			return -ENOMEM;
 		lf = t->lf;
+	}
+	if (slices) {
+		if (GROW(t->openrow, t->capopenrow, t->nopen + nlf + 2) < 0)
+			return -ENOMEM;
+		t->openrow[t->nopen + nlf] = row;
 	}
 	act = act_push_lean(p, t, row);
 	if (act < 0)
@@ -1079,8 +1104,9 @@ static __attribute__((noinline)) int64_t lean_row_miss(struct profile *p, const 
  * in locals (sums, a least and a most: what the general path does to them
  * meanwhile adds up the same).  Returns how many it took; *rc < 0 on an
  * error. */
-static size_t lean_run(struct profile *p, const struct recpipe_item *it, size_t n, int *rc)
+static size_t lean_run(struct profile *p, const struct fxt_plain *it, size_t n, int *rc)
 {
+	bool slices = p->opts.on_slice != NULL;
 	uint64_t lo = p->start_ns, hi = p->end_ns, gen = (uint64_t)p->strgen << 32;
 	uint64_t cpid = 0, ctid = 0;
 	struct thread *t = NULL;
@@ -1088,7 +1114,7 @@ static size_t lean_run(struct profile *p, const struct recpipe_item *it, size_t 
 
 	*rc = 0;
 	for (i = 0; i < n; i++) {
-		const struct fxt_plain *e = &it[i].e;
+		const struct fxt_plain *e = &it[i];
 		uint64_t s = e->ts, end = e->extra, key;
 		struct lrow *c;
 		int64_t row;
@@ -1130,7 +1156,7 @@ static size_t lean_run(struct profile *p, const struct recpipe_item *it, size_t 
 			}
 			*c = (struct lrow){ key, (uint32_t)row };
 		}
-		*rc = lean_complete(p, t, s, end, (uint32_t)row);
+		*rc = lean_complete(p, t, s, end, (uint32_t)row, slices);
 		if (*rc < 0)
 			break;
 	}
@@ -1210,6 +1236,13 @@ int profile_finish(struct profile *p)
 	return 0;
 }
 
+/* Whether the lean stack can take the profile's complete events: no
+ * option asks for more than each row's numbers and the slices. */
+static bool profile_lean(const struct profile *p)
+{
+	return !p->durs && !p->opts.variance && !p->opts.subtract_overhead;
+}
+
 /* profile_load()'s loop with the reader on a second thread: the records
  * come through pipe, in the same order.  What the reader says (its first
  * record's magic, its error at the end) is asked once the pipe stopped. */
@@ -1220,8 +1253,7 @@ static int load_piped(struct profile *p, struct fxt_reader *r, struct recpipe *p
 	struct fxt_record rec;
 	size_t nit;
 	uint64_t tps = 0;
-	bool lean =
-	    !p->opts.on_slice && !p->durs && !p->opts.variance && !p->opts.subtract_overhead;
+	bool lean = profile_lean(p);
 	int rc;
 
 	/* (add_record() and add_plain() see r once: the same for all) */
@@ -1237,7 +1269,7 @@ static int load_piped(struct profile *p, struct fxt_reader *r, struct recpipe *p
 		*n += nit;
 		for (size_t i = 0; i < nit; i++) {
 			if (lean) {
-				i += lean_run(p, it + i, nit - i, &rc);
+				i += lean_run(p, &it[i].e, nit - i, &rc);
 				if (rc < 0)
 					goto stop;
 				if (i == nit)
@@ -1280,6 +1312,7 @@ int profile_load(struct profile *p, const char *path, char *err, size_t errlen)
 	struct recpipe *pipe;
 	struct fxt_record rec;
 	uint64_t n = 0;
+	bool lean;
 	int rc;
 
 	rc = tool_open_archive(&r, path, FXT_READER_TIME_ORDER, err, errlen);
@@ -1293,23 +1326,39 @@ int profile_load(struct profile *p, const char *path, char *err, size_t errlen)
 	}
 	/* The loop of tool_read_records(), with add_record() inlined: a call
 	 * through a pointer per event is measurable at 25 M events/s.  Runs
-	 * of plain events are read as such after the first record. */
+	 * of plain events are read as such after the first record, their
+	 * times made ns with the engine's clock (what to_ns() makes of them),
+	 * and the lean stack takes their complete events when it can. */
+	lean = profile_lean(p);
+	if (r != p->last_reader) {
+		p->last_reader = r;
+		bump_strgen(p);
+	}
 	for (;;) {
 		size_t k = n ? fxt_reader_next_plain(r, plain, PLAIN_RUN) : 0;
 
 		if (k) {
 			n += k;
+			recpipe_convert(&p->conv, plain, k);
 			for (size_t i = 0; i < k; i++) {
 				const struct fxt_plain *e = &plain[i];
 
-				if ((unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u)
+				if (lean) {
+					i += lean_run(p, e, k - i, &rc);
+					if (rc < 0)
+						goto fail;
+					if (i == k)
+						break;
+					e = &plain[i];
+				}
+				if (e->record_type == RECPIPE_NS)
+					rc = add_plain(p, r, e, true);
+				else if ((unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u)
 					rc = add_plain(p, r, e, false);
 				else
 					rc = add_record(p, r, recpipe_plain_record(&rec, e), 0);
-				if (rc < 0) {
-					snprintf(err, errlen, "%s", strerror(-rc));
-					goto out;
-				}
+				if (rc < 0)
+					goto fail;
 			}
 			continue;
 		}
@@ -1318,16 +1367,15 @@ int profile_load(struct profile *p, const char *path, char *err, size_t errlen)
 		if (n++ == 0 && (rc = tool_read_first(r, err, errlen)) < 0)
 			goto out;
 		rc = add_record(p, r, &rec, 0);
-		if (rc < 0) {
-			snprintf(err, errlen, "%s", strerror(-rc));
-			goto out;
-		}
+		if (rc < 0)
+			goto fail;
 	}
 	rc = tool_read_end(r, rc, n, err, errlen);
 	if (rc < 0)
 		goto out;
 finish:
 	rc = profile_finish(p);
+fail:
 	if (rc < 0)
 		snprintf(err, errlen, "%s", strerror(-rc));
 out:

@@ -164,50 +164,16 @@ static const struct fxt_record *copy_record(struct batch *b, const struct fxt_re
  * where tickconv_ns() can say them: what the engine's to_ns() would make
  * of them, with the clock it would have then (the reader's: only records
  * that are no event change it, and each goes over with it). */
+/* (the items as plain events in a row: recpipe_convert()) */
+_Static_assert(sizeof(struct recpipe_item) == sizeof(struct fxt_plain), "an item is its event");
+
 static void convert(struct recpipe *p, struct recpipe_item *x, size_t k)
 {
 	uint64_t tps = fxt_reader_ticks_per_second(p->r);
 
 	if (tps != p->conv.tps || !p->conv.b)
 		tickconv_set(&p->conv, tps);
-	/* A copy the items' stores cannot change: in registers. */
-	const struct tickconv c = p->conv;
-
-	if (c.tps != UINT64_C(1000000000) && c.b > 1) {
-		/* tickconv_ns()'s usual way, its tests out of the loop. */
-		for (size_t i = 0; i < k; i++) {
-			struct fxt_plain *e = &x[i].e;
-			bool complete = e->type == FXT_EVENT_DURATION_COMPLETE;
-			uint64_t n, q, end = 0;
-
-			if ((unsigned)e->type - FXT_EVENT_DURATION_BEGIN > 2u || e->ts >= c.lim ||
-			    (complete && e->extra >= c.lim))
-				continue;
-			if (complete) {
-				n = e->extra * c.a;
-				q = (uint64_t)(((unsigned __int128)n * c.m) >> 64);
-				end = q - (q * c.b > n);
-			}
-			n = e->ts * c.a;
-			q = (uint64_t)(((unsigned __int128)n * c.m) >> 64);
-			e->ts = q - (q * c.b > n);
-			e->extra = end;
-			e->record_type = RECPIPE_NS;
-		}
-		return;
-	}
-	for (size_t i = 0; i < k; i++) {
-		struct fxt_plain *e = &x[i].e;
-		uint64_t ts, end = 0;
-
-		if ((unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u &&
-		    tickconv_ns(&c, e->ts, &ts) &&
-		    (e->type != FXT_EVENT_DURATION_COMPLETE || tickconv_ns(&c, e->extra, &end))) {
-			e->ts = ts;
-			e->extra = end;
-			e->record_type = RECPIPE_NS;
-		}
-	}
+	recpipe_convert(&p->conv, &x->e, k);
 }
 
 /* Fills b with the next records: 1 when it is full, else what
