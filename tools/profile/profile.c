@@ -55,8 +55,9 @@
  * hands them over.
  *
  * Past 800 lines on purpose: everything from a record to a counted frame
- * (including --subtract-overhead's adjusted()) is this file's, static and
- * inline, because splitting it costs the fold its inlining; what can live
+ * (including --subtract-overhead's adjusted(), and the lean stack beside
+ * the general one it falls back to) is this file's, static and inline,
+ * because splitting it costs the fold its inlining; what can live
  * elsewhere (tables, rows' statistics, sorting) already does.
  */
 #include "config.h"
