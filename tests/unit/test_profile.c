@@ -1,7 +1,11 @@
 /* Unit tests of tools/profile/profile.c: archives built with the writer, with
  * numbers worked out by hand.  The cases of one thread's events and the
- * rows they give are a table (row_cases); those that need more (processes,
- * string refs, samples, drops, --subtract-overhead...) are code. */
+ * rows they give are a table (row_cases), each read twice (record by
+ * record, and by profile_load(): the lean stack); those that need more
+ * (processes, string refs, samples, drops, --subtract-overhead...) are
+ * code.  Past 800 lines on purpose: one engine's cases, which share the
+ * archive builders and row checks above; split, each file would carry
+ * its own copy of them. */
 #include "config.h"
 
 #include <errno.h>
