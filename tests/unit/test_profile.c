@@ -557,6 +557,23 @@ static void deep(void)
 		  "calls=100000 total=199999 self=199999 sum=10000000000 min=1 max=199999 open=0",
 		  "100000 deep recursion");
 	profile_free(p);
+	/* The same as start-ordered complete events, 10000 deep: the lean
+	 * stack grows past its first room (profile_load()). */
+	n = 10000;
+	start(1000000000);
+	for (i = 0; i < n; i++)
+		X(2, "r", i, 2 * n - i);
+	save();
+	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
+	check_row(p, "r", 0, 0,
+		  "calls=10000 total=20000 self=20000 sum=100010000 min=2 max=20000 open=0",
+		  "10000 deep recursion, complete events");
+	profile_free(p);
+	p = load_saved(PROFILE_BY_FUNCTION);
+	check_row(p, "r", 0, 0,
+		  "calls=10000 total=20000 self=20000 sum=100010000 min=2 max=20000 open=0",
+		  "10000 deep recursion, complete events (profile_load)");
+	profile_free(p);
 }
 
 /* The variance of per-call durations: exact (Welford), also for
