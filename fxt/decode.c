@@ -850,6 +850,11 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 	uint16_t lref = FXT_STRREF_EMPTY;
 	const char *ldata = fxt__empty;
 	uint32_t llen = 0;
+	/* The last event header's low half that passed the checks below,
+	 * its size (0: none yet), event type and thread. */
+	uint32_t lo = 0;
+	unsigned nw = 0, et = 0;
+	uint64_t pid = 0, tid = 0;
 
 	if (!threads)
 		return 0;
@@ -860,16 +865,27 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 			break;
 		const uint8_t *p = win + pos;
 		uint64_t h = fxt__load64(p);
-		unsigned nw = fxt_header_size(h), et = (unsigned)fxt_bits(h, 16, 19);
-		unsigned tref = (unsigned)fxt_bits(h, 24, 31);
 		uint16_t cref = (uint16_t)fxt_bits(h, 32, 47), nref = (uint16_t)fxt_bits(h, 48, 63);
 
-		/* An event (type 4) without arguments (bits 20..23). */
-		if ((h & 0xf0000f) != FXT_RECORD_EVENT ||
-		    (et != FXT_EVENT_INSTANT && et - FXT_EVENT_DURATION_BEGIN > 2u) ||
-		    nw < (et == FXT_EVENT_DURATION_COMPLETE ? 3u : 2u) ||
-		    (size_t)nw * 8 > end - pos || tref == FXT_THREADREF_INLINE ||
-		    !threads[tref].set)
+		/* The header's low half as the last event's: the same checks
+		 * passed, the same thread (its table does not change in a
+		 * run), only the window's bound to test. */
+		if ((uint32_t)h != lo || !nw) {
+			unsigned tref = (unsigned)fxt_bits(h, 24, 31);
+
+			nw = fxt_header_size(h);
+			et = (unsigned)fxt_bits(h, 16, 19);
+			/* An event (type 4) without arguments (bits 20..23). */
+			if ((h & 0xf0000f) != FXT_RECORD_EVENT ||
+			    (et != FXT_EVENT_INSTANT && et - FXT_EVENT_DURATION_BEGIN > 2u) ||
+			    nw < (et == FXT_EVENT_DURATION_COMPLETE ? 3u : 2u) ||
+			    tref == FXT_THREADREF_INLINE || !threads[tref].set)
+				break;
+			pid = threads[tref].pid;
+			tid = threads[tref].tid;
+			lo = (uint32_t)h;
+		}
+		if ((size_t)nw * 8 > end - pos)
 			break;
 		if (cref != lref) {
 			if (!plain_sref(r, cref, &ldata, &llen))
@@ -883,7 +899,6 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 		uint64_t ts = fxt__load64(p + 8), extra = 0;
 		if (et == FXT_EVENT_DURATION_COMPLETE && (extra = fxt__load64(p + 16)) < ts)
 			break;
-		uint64_t pid = threads[tref].pid, tid = threads[tref].tid;
 		e->record_type = FXT_RECORD_EVENT;
 		e->type = (uint8_t)et;
 		e->category_ref = cref;
