@@ -841,8 +841,20 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 	size_t pos = r->pos, end = r->end, k = 0;
 	/* The thread r->check follows, in registers (reloaded after a call
 	 * to fxt__check_order(), which may change it). */
-	uint64_t *max = r->check_max, cpid = r->check_pid, ctid = r->check_tid;
-	bool check = r->check, same_prov = max && r->check_prov == r->cur->id;
+	bool check = r->check;
+	uint64_t *max = check ? r->check_max : NULL, cpid = r->check_pid, ctid = r->check_tid;
+	uint64_t mx = max ? *max : 0; /* *max, stored back before a call and at the end */
+	bool same_prov = max && r->check_prov == r->cur->id;
+	/* The last category ref's string (no table string changes in a run):
+	 * most events share one. */
+	uint16_t lref = FXT_STRREF_EMPTY;
+	const char *ldata = fxt__empty;
+	uint32_t llen = 0;
+	/* The last event header's low half that passed the checks below,
+	 * its size (0: none yet), event type and thread. */
+	uint32_t lo = 0;
+	unsigned nw = 0, et = 0;
+	uint64_t pid = 0, tid = 0;
 
 	if (!threads)
 		return 0;
@@ -853,24 +865,40 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 			break;
 		const uint8_t *p = win + pos;
 		uint64_t h = fxt__load64(p);
-		unsigned nw = fxt_header_size(h), et = (unsigned)fxt_bits(h, 16, 19);
-		unsigned tref = (unsigned)fxt_bits(h, 24, 31);
 		uint16_t cref = (uint16_t)fxt_bits(h, 32, 47), nref = (uint16_t)fxt_bits(h, 48, 63);
 
-		/* An event (type 4) without arguments (bits 20..23). */
-		if ((h & 0xf0000f) != FXT_RECORD_EVENT ||
-		    (et != FXT_EVENT_INSTANT && et - FXT_EVENT_DURATION_BEGIN > 2u) ||
-		    nw < (et == FXT_EVENT_DURATION_COMPLETE ? 3u : 2u) ||
-		    (size_t)nw * 8 > end - pos || tref == FXT_THREADREF_INLINE ||
-		    !threads[tref].set)
+		/* The header's low half as the last event's: the same checks
+		 * passed, the same thread (its table does not change in a
+		 * run), only the window's bound to test. */
+		if ((uint32_t)h != lo || !nw) {
+			unsigned tref = (unsigned)fxt_bits(h, 24, 31);
+
+			nw = fxt_header_size(h);
+			et = (unsigned)fxt_bits(h, 16, 19);
+			/* An event (type 4) without arguments (bits 20..23). */
+			if ((h & 0xf0000f) != FXT_RECORD_EVENT ||
+			    (et != FXT_EVENT_INSTANT && et - FXT_EVENT_DURATION_BEGIN > 2u) ||
+			    nw < (et == FXT_EVENT_DURATION_COMPLETE ? 3u : 2u) ||
+			    tref == FXT_THREADREF_INLINE || !threads[tref].set)
+				break;
+			pid = threads[tref].pid;
+			tid = threads[tref].tid;
+			lo = (uint32_t)h;
+		}
+		if ((size_t)nw * 8 > end - pos)
 			break;
-		if (!plain_sref(r, cref, &e->category, &e->category_len) ||
-		    !plain_sref(r, nref, &e->name, &e->name_len))
+		if (cref != lref) {
+			if (!plain_sref(r, cref, &ldata, &llen))
+				break;
+			lref = cref;
+		}
+		if (!plain_sref(r, nref, &e->name, &e->name_len))
 			break;
+		e->category = ldata;
+		e->category_len = llen;
 		uint64_t ts = fxt__load64(p + 8), extra = 0;
 		if (et == FXT_EVENT_DURATION_COMPLETE && (extra = fxt__load64(p + 16)) < ts)
 			break;
-		uint64_t pid = threads[tref].pid, tid = threads[tref].tid;
 		e->record_type = FXT_RECORD_EVENT;
 		e->type = (uint8_t)et;
 		e->category_ref = cref;
@@ -881,9 +909,9 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 		e->tid = tid;
 		e->aux = NULL;
 		if (check) {
-			if (__builtin_expect(same_prov && cpid == pid && ctid == tid && ts >= *max,
+			if (__builtin_expect(same_prov && cpid == pid && ctid == tid && ts >= mx,
 					     1)) {
-				*max = ts;
+				mx = ts;
 			} else {
 				struct fxt_record rec;
 
@@ -903,9 +931,12 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 				rec.u.event.category.len = e->category_len;
 				rec.u.event.name.data = e->name;
 				rec.u.event.name.len = e->name_len;
+				if (max)
+					*max = mx;
 				fxt__check_order(r, &rec);
 				check = r->check;
-				max = r->check_max;
+				max = check ? r->check_max : NULL;
+				mx = max ? *max : 0;
 				cpid = r->check_pid;
 				ctid = r->check_tid;
 				same_prov = max && r->check_prov == r->cur->id;
@@ -914,6 +945,8 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 		last = p;
 		pos += (size_t)nw * 8;
 	}
+	if (max)
+		*max = mx;
 	if (k) {
 		r->rec_pos = r->win_off + (size_t)(last - win);
 		r->pos = pos;

@@ -5,13 +5,17 @@ REPORT=$abs_top_builddir/fxt-report
 DIFF=$abs_top_builddir/fxt-diff
 GEN=$abs_top_builddir/bench/gen_archive
 scratch
-plan 28
+plan 32
 
 "$GEN" --events 100 -o "$TMPD/good.fxt"
 : >"$TMPD/empty.fxt"
 echo "this is not a trace" >"$TMPD/text.fxt"
 size=$(wc -c <"$TMPD/good.fxt")
 head -c $((size - 4)) "$TMPD/good.fxt" >"$TMPD/cut.fxt"
+# A zero word among the events: fxt_reader_next_plain()'s run stops at it
+# (it once took it for the event before, of the same header: a loop).
+half=$((size / 16 * 8))
+{ head -c $half "$TMPD/good.fxt"; head -c 8 /dev/zero; tail -c +$((half + 1)) "$TMPD/good.fxt"; } >"$TMPD/zero.fxt"
 
 # expect_fail NAME WANT-IN-MESSAGE COMMAND...: exit 2, one line naming WANT.
 expect_fail() {
@@ -38,6 +42,11 @@ expect_fail "report directory" "Is a directory" "$REPORT" "$TMPD"
 expect_fail "report empty" "empty" "$REPORT" "$TMPD/empty.fxt"
 expect_fail "report text" "not an FXT archive" "$REPORT" "$TMPD/text.fxt"
 expect_fail "report truncated" "cut.fxt: .*byte" "$REPORT" "$TMPD/cut.fxt"
+expect_fail "report zero word" "record of size 0 at byte" timeout 60 "$REPORT" "$TMPD/zero.fxt"
+# The same right where a run of plain events starts (mkarchives'
+# bad-zero.fxt): the run once took it for an event already checked.
+mkdir "$TMPD/mk" && "$abs_top_builddir/tests/helpers/mkarchives" "$TMPD/mk" >/dev/null
+expect_fail "report bad-zero" "record of size 0 at byte 184" timeout 60 "$REPORT" "$TMPD/mk/bad-zero.fxt"
 expect_usage "report bad --sort" "unknown key" "$REPORT" --sort bogus "$TMPD/good.fxt"
 expect_usage "report bad regex" "--filter" "$REPORT" --filter '(' "$TMPD/good.fxt"
 expect_fail "diff missing" "missing.fxt" "$DIFF" "$TMPD/good.fxt" "$TMPD/missing.fxt"

@@ -1,7 +1,11 @@
 /* Unit tests of tools/profile/profile.c: archives built with the writer, with
  * numbers worked out by hand.  The cases of one thread's events and the
- * rows they give are a table (row_cases); those that need more (processes,
- * string refs, samples, drops, --subtract-overhead...) are code. */
+ * rows they give are a table (row_cases), each read twice (record by
+ * record, and by profile_load(): the lean stack); those that need more
+ * (processes, string refs, samples, drops, --subtract-overhead...) are
+ * code.  Past 800 lines on purpose: one engine's cases, which share the
+ * archive builders and row checks above; split, each file would carry
+ * its own copy of them. */
 #include "config.h"
 
 #include <errno.h>
@@ -98,6 +102,43 @@ static struct profile *finish(enum profile_by by, profile_slice_fn fn, void *ctx
 	return finish_opts(&o);
 }
 
+/* The archive built since start(), saved to a file (before finish()),
+ * and read from it by profile_load() into a new profile: with two CPUs or
+ * more on a second thread, start-ordered complete events on the engine's
+ * lean stack when no option asks for more (profile.c), which must give
+ * what profile_add_record() gives. */
+static char saved[64];
+
+static void save(void)
+{
+	const void *data;
+	size_t len;
+	int fd;
+
+	if (fxt_writer_flush(w) < 0)
+		bail_out("fxt_writer_flush");
+	data = fxt_writer_mem_data(w, &len);
+	snprintf(saved, sizeof(saved), "/tmp/test_profile.XXXXXX");
+	fd = mkstemp(saved);
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len)
+		bail_out("saving the archive");
+	close(fd);
+}
+
+static struct profile *load_saved(enum profile_by by)
+{
+	struct profile_opts o = { .by = by };
+	struct profile *p;
+	char err[256];
+
+	if (profile_new(&p, &o) < 0)
+		bail_out("profile_new");
+	if (profile_load(p, saved, err, sizeof(err)) < 0)
+		bail_out(err);
+	unlink(saved);
+	return p;
+}
+
 /* ------------------------------------------------------------ checking */
 
 /* calls total self sum min max open of one row, as one line. */
@@ -138,7 +179,7 @@ struct row_case {
 	const char *what;
 	uint64_t tps;
 	struct ev ev[16];
-	struct row rows[6];
+	struct row rows[7];
 	size_t nrows;			 /* > 0: the profile has exactly that many rows */
 	void (*more)(struct profile *p); /* further checks, after the rows' */
 	uint64_t end_ns;		 /* > 0: the trace ends there */
@@ -250,6 +291,24 @@ static const struct row_case row_cases[] = {
 	    { "b", "calls=1 total=20 self=10 sum=20 min=20 max=20 open=0" },
 	    { "c", "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0" } }, 0,
 	  order_switch_flags },
+	/* Complete events in start order on the lean stack (profile_load()),
+	 * moved onto the general one by a begin and end among them, and
+	 * again on it above a complete frame of the general one. */
+	{ "lean stack spilled", 1000000000,
+	  { Xv(2, "main", 0, 100), Xv(2, "a", 10, 60), Xv(2, "b", 20, 30), Bv(2, "c", 35),
+	    Ev(2, "c", 40), Xv(2, "d", 45, 50), Xv(2, "e", 70, 80) },
+	  { { "main", "calls=1 total=100 self=40 sum=100 min=100 max=100 open=0" },
+	    { "a", "calls=1 total=50 self=30 sum=50 min=50 max=50 open=0" },
+	    { "b", "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0" },
+	    { "c", "calls=1 total=5 self=5 sum=5 min=5 max=5 open=0" },
+	    { "d", "calls=1 total=5 self=5 sum=5 min=5 max=5 open=0" },
+	    { "e", "calls=1 total=10 self=10 sum=10 min=10 max=10 open=0" } }, 6, NULL },
+	/* Top-level complete slices: each settled by the general stack. */
+	{ "top-level slices", 1000000000,
+	  { Xv(2, "f", 0, 10), Xv(2, "g", 20, 30), Xv(2, "h", 22, 28), Xv(2, "f", 40, 50) },
+	  { { "f", "calls=2 total=20 self=20 sum=20 min=10 max=10 open=0" },
+	    { "g", "calls=1 total=10 self=4 sum=10 min=10 max=10 open=0" },
+	    { "h", "calls=1 total=6 self=6 sum=6 min=6 max=6 open=0" } }, 3, NULL },
 	/* Oddities are counted, not fatal. */
 	{ "after an unmatched end", 1000000000,
 	  { Ev(2, "nothing", 5), Bv(2, "f", 10), Ev(2, "f", 20) },
@@ -265,15 +324,26 @@ static void row_case(const struct row_case *c)
 	for (const struct ev *e = c->ev; e->name; e++)
 		event(e->type, 1, e->tid, e->type == FXT_EVENT_INSTANT ? "mark" : "function",
 		      e->name, e->ts, e->end);
+	save();
 	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
-	for (const struct row *r = c->rows; r->name; r++)
-		check_row(p, r->name, 0, 0, r->want, c->what);
-	if (c->nrows)
-		ASSERT_EQ_U64(profile_nrows(p), c->nrows, "%s: three rows", c->what);
-	if (c->end_ns)
-		ASSERT_EQ_U64(profile_end_ns(p), c->end_ns, "trace end");
-	if (c->more)
-		c->more(p);
+	/* The same archive read by profile_load(), the same rows. */
+	for (int loaded = 0; loaded < 2; loaded++) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "%s%s", c->what, loaded ? " (profile_load)" : "");
+		if (loaded) {
+			profile_free(p);
+			p = load_saved(PROFILE_BY_FUNCTION);
+		}
+		for (const struct row *r = c->rows; r->name; r++)
+			check_row(p, r->name, 0, 0, r->want, what);
+		if (c->nrows)
+			ASSERT_EQ_U64(profile_nrows(p), c->nrows, "%s: three rows", what);
+		if (c->end_ns)
+			ASSERT_EQ_U64(profile_end_ns(p), c->end_ns, "%s: trace end", what);
+		if (c->more)
+			c->more(p);
+	}
 	profile_free(p);
 }
 
@@ -486,6 +556,23 @@ static void deep(void)
 	check_row(p, "r", 0, 0,
 		  "calls=100000 total=199999 self=199999 sum=10000000000 min=1 max=199999 open=0",
 		  "100000 deep recursion");
+	profile_free(p);
+	/* The same as start-ordered complete events, 10000 deep: the lean
+	 * stack grows past its first room (profile_load()). */
+	n = 10000;
+	start(1000000000);
+	for (i = 0; i < n; i++)
+		X(2, "r", i, 2 * n - i);
+	save();
+	p = finish(PROFILE_BY_FUNCTION, NULL, NULL);
+	check_row(p, "r", 0, 0,
+		  "calls=10000 total=20000 self=20000 sum=100010000 min=2 max=20000 open=0",
+		  "10000 deep recursion, complete events");
+	profile_free(p);
+	p = load_saved(PROFILE_BY_FUNCTION);
+	check_row(p, "r", 0, 0,
+		  "calls=10000 total=20000 self=20000 sum=100010000 min=2 max=20000 open=0",
+		  "10000 deep recursion, complete events (profile_load)");
 	profile_free(p);
 }
 

@@ -83,7 +83,9 @@ int tool_open_archive(struct fxt_reader **r, const char *path, unsigned flags, c
  * reading. */
 typedef int (*tool_record_fn)(void *ctx, struct fxt_reader *r, const struct fxt_record *rec);
 
-/* Feeds every record of r to fn.  Returns 0 once the archive ended cleanly
+/* Feeds every record of r to fn (a plain event, fxt_reader_next_plain()'s,
+ * with offset, nwords and provider_id 0; fn may ask r about the clock,
+ * not about where it is).  Returns 0 once the archive ended cleanly
  * after at least one record, else a negative errno with a one-line reason
  * in err:
  *   fn's error, as its errno text;
@@ -143,7 +145,6 @@ int tool_output_open(struct tool_output *o, const char *path, char *err, size_t 
  * error) with its text in err.  With discard, or on an error, the
  * temporary file is removed and path is left as it was. */
 int tool_output_close(struct tool_output *o, bool discard, char *err, size_t errlen);
-
 
 /* Makes room for `need` elements of `elem` bytes in *v, whose capacity is
  * *cap, doubling from 16.  Returns 0 or -ENOMEM (*v is then unchanged). */

@@ -39,6 +39,15 @@ struct frame {
 	uint32_t act;	 /* slot of the row in the thread's actmap */
 };
 
+/* A frame of the lean stack (struct thread.lf): a complete event's
+ * open frame in start order, what the general frame's fold keeps of it
+ * when no option asks for more (profile.c, lean_complete()). */
+struct lframe {
+	uint64_t start, end, child_ns; /* ns */
+	uint32_t row;
+	uint32_t act; /* slot of the row in the thread's actmap; UINT32_MAX: in its rowkey */
+};
+
 struct ledger_ent {
 	uint32_t row;
 	uint64_t incl; /* outermost-counted inclusive time inside the subtree */
@@ -51,6 +60,8 @@ struct actmap {
 	uint32_t mask; /* capacity - 1 */
 	uint32_t n;
 };
+
+#define LROW 64
 
 struct thread {
 	uint64_t pid, tid;
@@ -65,16 +76,33 @@ struct thread {
 	size_t capopenrow;
 	struct ledger_ent *led;
 	size_t nled, capled;
+	/* The lean stack: complete frames pushed in start order above the
+	 * general one (f, openv), all open, each inside the one below it;
+	 * moved onto the general stack (lean_spill()) before anything else
+	 * is done to the thread. */
+	struct lframe *lf;
+	size_t nlf, caplf;
 	struct actmap act;
 	uint32_t nmapped; /* open frames counted in act */
 	uint32_t idx;	  /* index in profile.threads + 1 */
 	uint64_t last_start;
 	bool seen;
 	bool post; /* end-ordered complete events */
+	/* The general stack's last frame is open, without an end: the lean
+	 * frames fold into it and push_complete() would fold none of it
+	 * (profile.c's lean_complete(); false: not known). */
+	bool lean_ok;
 	/* The hooks' cost in ns, subtracted from its frames' times (its
 	 * process's FXT_HOOK_COST_NAME instant, with subtract_overhead); 0
 	 * for none. */
 	double pair_ns, inside_ns;
+	/* The lean path's rows by the refs of its events (profile.c's
+	 * lean_run()): the key as struct refcache's, its process and thread
+	 * being this thread's; slot: the name ref's low bits. */
+	struct lrow {
+		uint64_t key; /* 0: empty */
+		uint32_t row;
+	} lrow[LROW];
 };
 
 /* A process's hook cost (include/fxt/format.h, FXT_HOOK_COST_NAME). */

@@ -313,6 +313,7 @@ void profile__thread_release(struct thread *t)
 	free(t->openv);
 	free(t->openrow);
 	free(t->led);
+	free(t->lf);
 	free(t->act.keys);
 	free(t->act.vals);
 }

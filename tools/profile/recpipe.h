@@ -23,6 +23,8 @@
 
 #include <fxt/reader.h>
 
+#include "tools/profile/tickconv.h"
+
 struct recpipe;
 
 /* A record as it goes over: an event without arguments whose strings are
@@ -37,6 +39,52 @@ struct recpipe_item {
  * extra (a complete event's end) the reading thread made ns (tickconv.h,
  * with the reader's clock then): recpipe_record() does not take it. */
 #define RECPIPE_NS 0x80
+
+/* The plain begins', ends' and completes' times in e[0 .. k) made ns
+ * where tickconv_ns() with c can say them, and those events marked
+ * RECPIPE_NS: the reading thread's with the reader's clock, the engine's
+ * own loop (profile.c) with the engine's. */
+static inline void recpipe_convert(const struct tickconv *conv, struct fxt_plain *x, size_t k)
+{
+	/* A copy the events' stores cannot change: in registers. */
+	const struct tickconv c = *conv;
+
+	if (c.tps != UINT64_C(1000000000) && c.b > 1) {
+		/* tickconv_ns()'s usual way, its tests out of the loop. */
+		for (size_t i = 0; i < k; i++) {
+			struct fxt_plain *e = &x[i];
+			bool complete = e->type == FXT_EVENT_DURATION_COMPLETE;
+			uint64_t n, q, end = 0;
+
+			if ((unsigned)e->type - FXT_EVENT_DURATION_BEGIN > 2u || e->ts >= c.lim ||
+			    (complete && e->extra >= c.lim))
+				continue;
+			if (complete) {
+				n = e->extra * c.a;
+				q = (uint64_t)(((unsigned __int128)n * c.m) >> 64);
+				end = q - (q * c.b > n);
+			}
+			n = e->ts * c.a;
+			q = (uint64_t)(((unsigned __int128)n * c.m) >> 64);
+			e->ts = q - (q * c.b > n);
+			e->extra = end;
+			e->record_type = RECPIPE_NS;
+		}
+		return;
+	}
+	for (size_t i = 0; i < k; i++) {
+		struct fxt_plain *e = &x[i];
+		uint64_t ts, end = 0;
+
+		if ((unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u &&
+		    tickconv_ns(&c, e->ts, &ts) &&
+		    (e->type != FXT_EVENT_DURATION_COMPLETE || tickconv_ns(&c, e->extra, &end))) {
+			e->ts = ts;
+			e->extra = end;
+			e->record_type = RECPIPE_NS;
+		}
+	}
+}
 
 /* Starts the reading thread on r.  0, or -errno (then read r directly). */
 int recpipe_start(struct recpipe **pp, struct fxt_reader *r);
