@@ -258,6 +258,28 @@ struct fxt_plain {
  * (recpipe.c) at a fraction of fxt_reader_next()'s cost per event. */
 size_t fxt_reader_next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n);
 
+/* A plain event as the record fxt_reader_next() makes of it, in *rec:
+ * its type, event fields and no arguments; where it is in the file
+ * (offset, nwords, provider_id) is left as the caller set it. */
+static inline const struct fxt_record *fxt_plain_record(struct fxt_record *rec,
+							 const struct fxt_plain *e)
+{
+	rec->type = FXT_RECORD_EVENT;
+	rec->nargs = 0;
+	rec->u.event.type = (enum fxt_event_type)e->type;
+	rec->u.event.category_ref = e->category_ref;
+	rec->u.event.name_ref = e->name_ref;
+	rec->u.event.category.data = e->category;
+	rec->u.event.category.len = e->category_len;
+	rec->u.event.name.data = e->name;
+	rec->u.event.name.len = e->name_len;
+	rec->u.event.ts = e->ts;
+	rec->u.event.extra = e->extra;
+	rec->u.event.pid = e->pid;
+	rec->u.event.tid = e->tid;
+	return rec;
+}
+
 /* The last error (NULL if none) and the byte offset it concerns. */
 const char *fxt_reader_error(const struct fxt_reader *r, uint64_t *offset);
 

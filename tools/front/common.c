@@ -243,26 +243,11 @@ int tool_read_records(struct fxt_reader *r, tool_record_fn fn, void *ctx, char *
 
 		if (k) {
 			n += k;
+			rec.offset = 0;
+			rec.nwords = 0;
+			rec.provider_id = 0;
 			for (size_t i = 0; i < k; i++) {
-				const struct fxt_plain *e = &plain[i];
-				typeof(rec.u.event) *ev = &rec.u.event;
-
-				rec.offset = 0;
-				rec.nwords = 0;
-				rec.provider_id = 0;
-				rec.type = FXT_RECORD_EVENT;
-				rec.nargs = 0;
-				ev->type = (enum fxt_event_type)e->type;
-				ev->category_ref = e->category_ref;
-				ev->name_ref = e->name_ref;
-				ev->category.data = e->category;
-				ev->category.len = e->category_len;
-				ev->name.data = e->name;
-				ev->name.len = e->name_len;
-				ev->ts = e->ts;
-				ev->extra = e->extra;
-				ev->pid = e->pid;
-				ev->tid = e->tid;
+				fxt_plain_record(&rec, &plain[i]);
 				if ((rc = fn(ctx, r, &rec)) < 0)
 					goto fail;
 			}

@@ -1357,7 +1357,7 @@ int profile_load(struct profile *p, const char *path, char *err, size_t errlen)
 				else if ((unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u)
 					rc = add_plain(p, r, e, false);
 				else
-					rc = add_record(p, r, recpipe_plain_record(&rec, e), 0);
+					rc = add_record(p, r, fxt_plain_record(&rec, e), 0);
 				if (rc < 0)
 					goto fail;
 			}

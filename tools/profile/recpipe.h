@@ -99,28 +99,6 @@ int recpipe_take(struct recpipe *p, const struct recpipe_item **items, size_t *n
  * reader's ticks per second right after it (what
  * fxt_reader_ticks_per_second() said then: for a record that is no
  * event; 0 for an event). */
-/* A plain event as a record: in *rec, with nothing else of it set. */
-static inline __attribute__((always_inline)) const struct fxt_record *
-recpipe_plain_record(struct fxt_record *rec, const struct fxt_plain *e)
-{
-	typeof(rec->u.event) *ev = &rec->u.event;
-
-	rec->type = FXT_RECORD_EVENT;
-	rec->nargs = 0;
-	ev->type = (enum fxt_event_type)e->type;
-	ev->category_ref = e->category_ref;
-	ev->name_ref = e->name_ref;
-	ev->category.data = e->category;
-	ev->category.len = e->category_len;
-	ev->name.data = e->name;
-	ev->name.len = e->name_len;
-	ev->ts = e->ts;
-	ev->extra = e->extra;
-	ev->pid = e->pid;
-	ev->tid = e->tid;
-	return rec;
-}
-
 static inline __attribute__((always_inline)) const struct fxt_record *
 recpipe_record(struct fxt_record *rec, const struct recpipe_item *x, uint64_t *tps)
 {
@@ -128,7 +106,7 @@ recpipe_record(struct fxt_record *rec, const struct recpipe_item *x, uint64_t *t
 	if (x->e.aux)
 		return x->e.aux;
 	if (x->e.record_type == FXT_RECORD_EVENT)
-		return recpipe_plain_record(rec, &x->e);
+		return fxt_plain_record(rec, &x->e);
 	rec->type = (enum fxt_record_type)x->e.record_type;
 	return rec;
 }
