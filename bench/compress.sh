@@ -34,15 +34,8 @@
 # TMPDIR or /tmp; its filesystem is printed).
 set -eu
 
-if [ "${BENCH_GROUP:-1}" != 0 ] && [ -z "${FXT_BENCH_GROUPED:-}" ] && [ "$(id -u)" = 0 ] &&
-  [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ] &&
-  command -v setsid >/dev/null 2>&1; then
-  FXT_BENCH_GROUPED=1 exec setsid -w sh "$0" "$@"
-fi
-if [ -n "${FXT_BENCH_GROUPED:-}" ]; then
-  echo -20 >/proc/self/autogroup 2>/dev/null || true
-  renice -n -20 -p $$ >/dev/null 2>&1 || true
-fi
+# shellcheck source=bench/group.sh
+. "$(cd "$(dirname "$0")" && pwd)/group.sh"
 
 : "${abs_top_builddir:?set abs_top_builddir to the build tree}"
 B=$abs_top_builddir

@@ -22,6 +22,8 @@ bench_libnull_recorder_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhe
 dist_noinst_SCRIPTS += bench/run.sh
 # The awk functions run.sh and multiproc.sh share.
 EXTRA_DIST += bench/stats.sh
+# The session group at nice -20 that run.sh and compress.sh time in.
+EXTRA_DIST += bench/group.sh
 
 bench: all
 	abs_top_builddir='$(abs_top_builddir)' UFTRACE='$(UFTRACE)' \
