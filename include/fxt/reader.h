@@ -202,9 +202,9 @@ void fxt_reader_free(struct fxt_reader *r);
  * a longer gzip member gets places inside it every 4 MiB) up to it at
  * its first read, reading the file with pread() through a descriptor of
  * its own, and the clones of one reader share what they decoded (32 MiB
- * at most); the caller keeps the tables right for `offset`, as above.  Returns 0, -EINVAL (r reads a pipe or a plain
- * file, or is stopped by damage, or offset is not in the window of plain
- * memory), or -ENOMEM. */
+ * at most); the caller keeps the tables right for `offset`, as above.
+ * Returns 0, -EINVAL (r reads a pipe or a plain file, or is stopped by
+ * damage, or offset is not in the window of plain memory), or -ENOMEM. */
 int fxt_reader_clone_at(const struct fxt_reader *r, uint64_t offset, struct fxt_reader **out);
 
 /* Keeps the table strings records point to valid past the next call to
@@ -262,7 +262,7 @@ size_t fxt_reader_next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t 
  * its type, event fields and no arguments; where it is in the file
  * (offset, nwords, provider_id) is left as the caller set it. */
 static inline const struct fxt_record *fxt_plain_record(struct fxt_record *rec,
-							 const struct fxt_plain *e)
+							const struct fxt_plain *e)
 {
 	rec->type = FXT_RECORD_EVENT;
 	rec->nargs = 0;
