@@ -189,7 +189,8 @@ static bool once_fill(struct emit_ctx *ctx, struct emit_once *c, uint64_t addr,
 	words = 5 + (o->res_type ? 2 : 0);
 	c->hdr = fxt_event_header(words, FXT_EVENT_DURATION_COMPLETE, nargs, 0, 0, 0) | e->ref_bits;
 	c->hdr_caller =
-	    fxt_event_header(words + 1, FXT_EVENT_DURATION_COMPLETE, nargs + 1, 0, 0, 0) | e->ref_bits;
+	    fxt_event_header(words + 1, FXT_EVENT_DURATION_COMPLETE, nargs + 1, 0, 0, 0) |
+	    e->ref_bits;
 	c->caller_hdr = c->caller_key ? fxt_arg_header(FXT_ARG_STRING, 1, c->caller_key, 0) : 0;
 	c->val_hdr = fxt_arg_header(o->type == EV_ARG_I64   ? FXT_ARG_INT64
 				    : o->type == EV_ARG_PTR ? FXT_ARG_POINTER
@@ -233,11 +234,13 @@ int conv_emit_once(void *vctx, const struct recon_slot *s, const struct recon_on
 		if (caller) {
 			/* pc_name()'s, registered already. */
 			uint64_t pc = caller - 1;
-			struct emit_caller *cc = &com->callers[(pc ^ (pc >> 9)) & (EMIT_CALLERS - 1)];
+			struct emit_caller *cc =
+			    &com->callers[(pc ^ (pc >> 9)) & (EMIT_CALLERS - 1)];
 			uint16_t val;
 
 			if (!c->caller_hdr) {
-				com->once[x->fn].epoch = 0; /* filled before "caller" was registered */
+				com->once[x->fn].epoch =
+				    0; /* filled before "caller" was registered */
 				break;
 			}
 			if (cc->pc == pc && cc->epoch_ref >> 16 == epoch) {

@@ -141,7 +141,7 @@ static struct once_fn {
 	 * caller) as its records' are; the result's bits kept (0: none). */
 	struct recon_once ro;
 	uint64_t res_mask;
-	uint64_t frame; /* call_frame() */
+	uint64_t frame;	    /* call_frame() */
 } once_fns[EV_FN_MASK + 1]; /* by any fn a record holds */
 
 __attribute__((constructor)) static void once_fns_init(void)
@@ -652,7 +652,8 @@ __attribute__((noinline)) int conv_replay_chunk(struct replay *d, const struct c
 						}
 					}
 					n = tagged(d, p, stop, more,
-						   off + (uint64_t)((const char *)p - (const char *)start));
+						   off + (uint64_t)((const char *)p -
+								    (const char *)start));
 					if (n <= 0) {
 						/* An error, or the record goes on
 						 * past the block: read from p. */

@@ -33,7 +33,7 @@
 /* Whether the buffer holds OUT_ALIGN bytes: the next reservation makes
  * room, so that what make_room() keeps (and moves) is a record or so,
  * not up to the 32 KiB more. */
-#define OUT_FULL(w) ((w)->pos >= OUT_ALIGN)
+#define OUT_FULL(w)   ((w)->pos >= OUT_ALIGN)
 #define MEM_MIN_BYTES (64u * 1024)
 #define IO_CHUNK      (1u << 30) /* per write() */
 

@@ -78,12 +78,12 @@ struct early {
 	char *filled[EARLY_MAX_FILLED];
 	size_t nfilled;
 	uint64_t kept_ahead;
-	int fill_stop;	  /* early_fill_stop() */
-	int nice;	  /* fxt-run's nice value */
-	unsigned cpus;	  /* the cores fxt-run may run on */
-	int tid;	  /* the thread's (its nice value is its own) */
-	int idle;	  /* at SCHED_IDLE (else below fxt-run by EARLY_NICE_BELOW) */
-	int lifted;	  /* early_take() lifted it: the thread leaves its priority */
+	int fill_stop; /* early_fill_stop() */
+	int nice;      /* fxt-run's nice value */
+	unsigned cpus; /* the cores fxt-run may run on */
+	int tid;       /* the thread's (its nice value is its own) */
+	int idle;      /* at SCHED_IDLE (else below fxt-run by EARLY_NICE_BELOW) */
+	int lifted;    /* early_take() lifted it: the thread leaves its priority */
 	int stop;
 	bool running;
 	pthread_t thread;

@@ -1196,7 +1196,8 @@ static void test_writer_gzip(void)
 	gd = fxt_writer_mem_data(gz, &glen);
 	ok(glen > 0 && glen < plen / 2, "gzip output is much smaller (%zu vs %zu bytes)", glen,
 	   plen);
-	ok(inflate_all(gd, glen, &inflated, &ilen, &members), "gzip output is a complete gzip stream");
+	ok(inflate_all(gd, glen, &inflated, &ilen, &members),
+	   "gzip output is a complete gzip stream");
 	ok(ilen == plen && memcmp(inflated, pd, plen) == 0,
 	   "gzip output decompresses to the plain output (%zu bytes)", plen);
 	/* Blocks of a few MB, each a member of its own: independent, so
@@ -1272,7 +1273,7 @@ static bool zstd_frames_sized(const unsigned char *p, size_t len, size_t max, si
 static void test_writer_zstd(void)
 {
 	static const unsigned modes[] = { FXT_WRITER_ZSTD, FXT_WRITER_ZSTD | FXT_WRITER_SERIAL,
-					   FXT_WRITER_GZIP | FXT_WRITER_SERIAL };
+					  FXT_WRITER_GZIP | FXT_WRITER_SERIAL };
 	struct fxt_writer *plain, *w;
 	const void *pd, *d;
 	size_t plen, len, olen;
@@ -1317,8 +1318,8 @@ static void test_writer_zstd(void)
 		d = fxt_writer_mem_data(w, &len);
 		good = (modes[i] & FXT_WRITER_ZSTD) ? unzstd_all(d, len, &dec, &olen)
 						    : inflate_all(d, len, &dec, &olen, &members);
-		ok(good && len > 0 && olen == 0, "%s (%s), empty: a valid stream of %zu bytes", what,
-		   how, len);
+		ok(good && len > 0 && olen == 0, "%s (%s), empty: a valid stream of %zu bytes",
+		   what, how, len);
 		free(dec);
 		fxt_writer_free(w);
 	}
@@ -1444,7 +1445,7 @@ static void test_writer_file_align(void)
 	for (size_t i = 0; i < N(words); i++)
 		words[i] = i * 0x9e3779b97f4a7c15ull;
 	ok(fd >= 0 && pwrite(fd, back, (size_t)start, 0) == start &&
-		   lseek(fd, start, SEEK_SET) == start && fxt_writer_open_fd(&w, fd, 0) == 0,
+	       lseek(fd, start, SEEK_SET) == start && fxt_writer_open_fd(&w, fd, 0) == 0,
 	   "a writer on a file at offset %lld", (long long)start);
 	/* Records of 1 to 13 words, reserved or copied in turn. */
 	while (done < N(words)) {
@@ -1470,8 +1471,8 @@ static void test_writer_file_align(void)
 	ok(aligned, "the file ended at a multiple of 512 KiB after each write but the last");
 	ASSERT_EQ_I64(fxt_writer_close(w), 0, "closed");
 	ok(fstat(fd, &sb) == 0 && sb.st_size == start + (off_t)sizeof(words) &&
-		   pread(fd, back, sizeof(back), start) == (ssize_t)sizeof(back) &&
-		   memcmp(back, words, sizeof(words)) == 0,
+	       pread(fd, back, sizeof(back), start) == (ssize_t)sizeof(back) &&
+	       memcmp(back, words, sizeof(words)) == 0,
 	   "the file holds them all, in order");
 	close(fd);
 	unlink(path);
