@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@
  * debuginfo_path, the debug root, is where libdwfl looks for a dwz "alt"
  * file by its build ID. */
 static char *debuginfo_path;
+static pthread_once_t debuginfo_path_once = PTHREAD_ONCE_INIT;
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = fxt_sym__find_elf,
 	.find_debuginfo = fxt_sym__find_debuginfo,
@@ -594,6 +596,11 @@ int fxt_sym_functions(struct fxt_sym *s, fxt_sym_function_fn *fn, void *ctx)
 
 /* ---------------------------------------------------------------- lifetime */
 
+static void set_debuginfo_path(void)
+{
+	debuginfo_path = (char *)fxt_sym__debug_root();
+}
+
 struct fxt_sym *fxt_sym_new(unsigned flags)
 {
 	struct fxt_sym *s = calloc(1, sizeof(*s));
@@ -603,7 +610,9 @@ struct fxt_sym *fxt_sym_new(unsigned flags)
 	/* libdwfl does this too; our own libelf calls must not depend on it. */
 	(void)elf_version(EV_CURRENT);
 	s->flags = flags;
-	debuginfo_path = (char *)fxt_sym__debug_root();
+	/* Set once: fxt-run's early thread and its conversion each make a
+	 * symbolizer, and the environment does not change meanwhile. */
+	pthread_once(&debuginfo_path_once, set_debuginfo_path);
 	s->dwfl = dwfl_begin(&dwfl_callbacks);
 	if (!s->dwfl) {
 		free(s);
