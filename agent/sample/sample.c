@@ -522,9 +522,28 @@ static void fork_done(void)
 /* Once per process image: the period, libunwind's set-up done outside any
  * signal handler (its first use initialises global state under a lock),
  * the key, and the handler. */
+/* Our handler as SIGPROF's action, the program's `prog` kept as its view
+ * in prog_acts[slot] (the current one from then on).  Whether it went in.
+ * setup() at a launch or the first attach, reinstall() after a detach. */
+static bool install_ours(unsigned slot, const struct sigaction *prog)
+{
+	struct sigaction sa;
+
+	prog_acts[slot] = *prog;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigprof;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (REAL(sigaction)(SIGPROF, &sa, NULL) != 0)
+		return false;
+	__atomic_store_n(&prog_cur, slot, __ATOMIC_RELEASE);
+	__atomic_store_n(&virtual_on, true, __ATOMIC_RELEASE);
+	return true;
+}
+
 static void setup(void)
 {
-	struct sigaction sa, old;
+	struct sigaction old;
 	bool unwind_ok;
 	uint64_t ns = 1000000000ull / agent_cfg.sample_hz;
 
@@ -543,14 +562,8 @@ static void setup(void)
 		agent_dbg("SIGPROF has a handler already: no sampling");
 		return;
 	}
-	prog_acts[0] = old;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_sigprof;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	if (REAL(sigaction)(SIGPROF, &sa, NULL) != 0)
+	if (!install_ours(0, &old))
 		return;
-	__atomic_store_n(&virtual_on, true, __ATOMIC_RELEASE);
 	setup_ok = true;
 	agent_dbg("sampling at %u Hz of each thread's CPU time", agent_cfg.sample_hz);
 }
@@ -724,7 +737,7 @@ void agent_sample_thread_stop(void)
  * the handler is ours. */
 static bool reinstall(void)
 {
-	struct sigaction sa, cur;
+	struct sigaction cur;
 	sigset_t all, mask;
 	bool ok = false;
 
@@ -734,18 +747,7 @@ static bool reinstall(void)
 	if (handler_is_ours()) {
 		ok = true;
 	} else if (REAL(sigaction)(SIGPROF, NULL, &cur) == 0 && !is_handler(&cur)) {
-		unsigned i = (prog_cur + 1) % NACTS;
-
-		prog_acts[i] = cur;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = on_sigprof;
-		sa.sa_flags = SA_SIGINFO | SA_RESTART;
-		sigemptyset(&sa.sa_mask);
-		if (REAL(sigaction)(SIGPROF, &sa, NULL) == 0) {
-			__atomic_store_n(&prog_cur, i, __ATOMIC_RELEASE);
-			__atomic_store_n(&virtual_on, true, __ATOMIC_RELEASE);
-			ok = true;
-		}
+		ok = install_ours((prog_cur + 1) % NACTS, &cur);
 	}
 	pthread_mutex_unlock(&prog_lock);
 	real_mask(SIG_SETMASK, &mask, NULL);
