@@ -50,21 +50,31 @@ static inline long agent_sys(long nr, long a, long b, long c, long d, long e)
 #endif
 }
 
+#if defined(__x86_64__)
+/* System call `nr` with six arguments, its raw result: -errno on failure,
+ * errno untouched (for code that runs inside the program's calls). */
+static inline long agent_sys_raw6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+#endif
+
 /* mmap() made directly (its six arguments): the mapping, or MAP_FAILED
  * with errno set. */
 static inline void *agent_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 #if defined(__x86_64__)
-	register long r10 __asm__("r10") = flags;
-	register long r8 __asm__("r8") = fd;
-	register long r9 __asm__("r9") = off;
-	long ret;
+	long ret = agent_sys_raw6(SYS_mmap, (long)addr, (long)len, prot, flags, fd, (long)off);
 
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"((long)SYS_mmap), "D"(addr), "S"(len), "d"((long)prot), "r"(r10),
-			   "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
 	if ((unsigned long)ret > -4096ul) {
 		errno = (int)-ret;
 		return MAP_FAILED;

@@ -13,6 +13,7 @@
 #include "agent/patch/rt.h"
 
 #include "agent/agent.h" /* after rt.h: its slow paths */
+#include "agent/sys.h"
 
 /* agent_tbuf_slow_n()'s arguments, through fxt__patch_call_saving. */
 struct slow_n {
@@ -53,20 +54,6 @@ static inline __attribute__((always_inline)) void read_xmm(uint64_t x[FXT_ARG_XM
 			 : "=r"(x[4]), "=r"(x[5]), "=r"(x[6]), "=r"(x[7]));
 }
 
-static inline long raw_syscall6(long nr, long a, long b, long c, long d, long e, long f)
-{
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-
 /* The string at ptr read by the kernel (process_vm_readv() of the
  * process's own memory: never a fault) into the REG at p, in place. */
 static unsigned read_by_kernel(uint64_t *p, uint64_t ptr)
@@ -81,8 +68,9 @@ static unsigned read_by_kernel(uint64_t *p, uint64_t ptr)
 	/* The agent's pid, kept up to date across fork() (a child made by a
 	 * raw clone() would read its parent's memory, or nothing: never a
 	 * fault).  One system call rather than two. */
-	n = raw_syscall6(SYS_process_vm_readv, (long)__atomic_load_n(&agent.pid, __ATOMIC_RELAXED),
-			 (long)(uintptr_t)local, 2, (long)(uintptr_t)&remote, 1, 0);
+	n = agent_sys_raw6(SYS_process_vm_readv,
+			   (long)__atomic_load_n(&agent.pid, __ATOMIC_RELAXED),
+			   (long)(uintptr_t)local, 2, (long)(uintptr_t)&remote, 1, 0);
 	if (n <= 0)
 		return put_string_unreadable(p, ptr);
 	for (long i = 0; i < n; i++) {
