@@ -56,16 +56,6 @@ done
 
 now_ns() { date +%s%N; }
 
-# settle: waits (2 s at most) while a process named fxt-run is left in this
-# session: the child that frees a large spool's pages after the run.
-settle() {
-  s_i=0
-  while [ $s_i -lt 100 ] && pgrep -s 0 -x fxt-run >/dev/null 2>&1; do
-    sleep 0.02
-    s_i=$((s_i + 1))
-  done
-}
-
 # once EXT [BUILD]: one whole run writing out.EXT by BUILD's fxt-run and
 # bench/fib (default ours; base-out.EXT by another); appends "wall_ns bytes cpu_s" to
 # $W/res/EXT, or to $W/res/base.EXT for another build (line R is round

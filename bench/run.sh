@@ -142,16 +142,6 @@ in_turn() {
   fi
 }
 
-# settle: waits (2 s at most) while a process named fxt-run is left in this
-# session: the child that frees a large spool's pages after the run.
-settle() {
-  s_i=0
-  while [ $s_i -lt 100 ] && pgrep -s 0 -x fxt-run >/dev/null 2>&1; do
-    sleep 0.02
-    s_i=$((s_i + 1))
-  done
-}
-
 # Awk functions shared by the tables: median and least of a[1..k]
 # (bench/stats.sh), and pick(), which is one of them as STAT says.
 # shellcheck source=bench/stats.sh
