@@ -5,7 +5,9 @@
  * "patched no function of PROG: WHY" for a library that could not be.  A
  * stripped module patched by its exports only (no debug file found) is
  * said, with the package that would bring its debug file (dpkg -S, run
- * here, never in the traced process).
+ * here, never in the traced process).  The folder is named after fxt-run's
+ * pid (fxt-patch.PID.XXXXXX): one left by an fxt-run killed outright (no
+ * atexit) is removed by the next fxt-run that makes one.
  */
 #include "config.h"
 
@@ -13,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,12 +67,44 @@ static void remove_at_exit(void)
 		remove_dir(report_dir);
 }
 
+/* Removes from TMP the folders whose fxt-run is gone (killed with SIGKILL:
+ * its atexit never ran).  A pid in use again by another process keeps its
+ * folder until that one is gone too. */
+static void remove_stale(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+	char path[4096];
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		const char *p = e->d_name;
+		char *end;
+		long pid;
+
+		if (strncmp(p, "fxt-patch.", 10) != 0)
+			continue;
+		pid = strtol(p + 10, &end, 10);
+		if (end == p + 10 || *end != '.' || pid <= 0 || pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmp, p);
+		remove_dir(path);
+	}
+	closedir(d);
+}
+
 char *patch_report_dir(void)
 {
 	const char *tmp = getenv("TMPDIR");
 	char *dir;
 
-	if (asprintf(&dir, "%s/fxt-patch.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	remove_stale(tmp);
+	if (asprintf(&dir, "%s/fxt-patch.%ld.XXXXXX", tmp, (long)getpid()) < 0)
 		die(EXIT_USAGE, "out of memory");
 	if (!mkdtemp(dir))
 		die(EXIT_USAGE, "cannot make a folder for the patch reports (%s): %s", dir,

@@ -10,7 +10,7 @@
 # the refusals, one line and exit 2 each.  --sample: attach-sample.sh.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 25
+plan 27
 why=$(patch_unavailable)
 [ -n "$why" ] && skip_rest "$why"
 scratch
@@ -102,6 +102,12 @@ is "$?" 0 "... and the program went on and exited 0"
 is "$(ls | grep -c '^k\.fxt\..*spool$')" 1 "its spool is left"
 "$FXT_RUN" -q --recover "$TMPD" >/dev/null 2>&1
 is "$(work_calls k.fxt)" 100 "fxt-run --recover: the archive holds the 100 calls made before the kill"
+# Its folder of patch reports (atexit never ran) is removed by the next
+# fxt-run that makes one.
+reports=${TMPDIR:-/tmp}/fxt-patch.$run.
+is "$(ls -d "$reports"* 2>/dev/null | wc -l)" 1 "the killed fxt-run's patch-report folder is left"
+"$FXT_RUN" -q --patch='^work$' -o n.fxt -- "$PROGS/attach_target" </dev/null >/dev/null 2>&1
+is "$(ls -d "$reports"* 2>/dev/null | wc -l)" 0 "... and removed by the next fxt-run --patch"
 
 # 5. Refusals: one line, exit 2.
 start --serve
