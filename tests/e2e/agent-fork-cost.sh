@@ -8,10 +8,14 @@
 # chunk's room included: spool/format.h, SPOOL_SPARE_SIZE) writes nothing
 # to make its spool: the header is stored through the mapping.  Counted
 # with strace, when it can trace here; the archive holds the child's calls
-# all the same.
+# all the same.  A child that exits through exit() seals its spool: the
+# seal names its only thread with prctl(PR_GET_NAME), not by reading
+# /proc/self/task/TID/comm (an open, a read and a close of a file of
+# /proc, whose path the kernel looks up), and the archive names it all
+# the same.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 8
+plan 11
 
 if ! command -v strace >/dev/null 2>&1 || ! strace -f -o /dev/null true 2>/dev/null; then
   skip_rest "strace not installed or cannot trace here"
@@ -32,6 +36,17 @@ is "$(grep -c 'mmap(.*MAP_SHARED' child.trace)" 1 \
   "the child's spool: its header and first chunk in one mapping"
 is "$(sed -n 's/.*mmap(NULL, \([0-9]*\), .*MAP_SHARED.*/\1/p' child.trace)" $((65536 + 16384)) \
   "the child's spool: the 64 KiB header and a 16 KiB first chunk"
+
+# fork_child: the child exits through exit(), sealing its spool.
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -o se.trace -e trace=openat,prctl \
+  "$FXT_RUN" -o e.fxt "$PROGS/fork_child" >out 2>err
+is "$?" 0 "sealing child: exit status 0"
+child=$(sed -n 's/^fork_child: child \([0-9]*\)$/\1/p' out)
+is "$(grep "^$child " se.trace | grep -c '/comm"')" 0 \
+  "sealing child: its own thread's name not read from /proc"
+"$FXT_DUMP" e.fxt >e.dump 2>&1
+is "$(grep -c "kobj type=thread koid=$child name=\"fork_child\"" e.dump)" 1 \
+  "sealing child: its thread named in the archive"
 
 # Forks spaced so that fxt-run's scans (every 50 ms) convert some and make
 # spare files before the next: the later children take one (renameat2).
