@@ -174,6 +174,12 @@ static void do_init(void)
 		   agent_cfg.max_size);
 	agent.spool.small_first = agent_cfg.root_pid != (long)agent.pid;
 	agent.key_ok = pthread_key_create(&agent.key, key_destructor) == 0;
+	/* Bound now (its value is NULL already): a process that forks before
+	 * it recorded anything never called it, and each of its children
+	 * bound it in the loader at its fork reset (agent_tbuf_forget_all():
+	 * the lookup's code and the symbol tables faulted in again). */
+	if (agent.key_ok)
+		pthread_setspecific(agent.key, NULL);
 	init_err = -pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	/* Registered from the preloaded library's constructor, before
 	 * __libc_start_main registers the dynamic linker's fini: so it runs

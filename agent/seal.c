@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "agent/agent.h"
@@ -20,6 +22,7 @@
 #include "agent/feature.h"
 #include "agent/log.h"
 #include "agent/cfg.h"
+#include "agent/sys.h"
 #include "agent/ticks.h"
 #include "run/control.h"
 #include "run/proc.h"
@@ -34,11 +37,23 @@ static bool is_root(void)
 
 void agent_thread_comm(uint64_t tid, char *name, size_t cap)
 {
-	char path[64];
+	const struct tbuf *me = agent_tls.tb;
+	char path[64], own[16];
 	ssize_t n;
 	int fd;
 
 	name[0] = '\0';
+	/* The calling thread's own (the one sealing, often the process's only
+	 * thread): one prctl() rather than an open, a read and a close of a
+	 * file of /proc, whose path the kernel looks up (a short process
+	 * seals once, at its exit or exec).  Made directly, as
+	 * spool_chunk_name() does: the agent wraps prctl. */
+	if (me && me->tid == tid && cap > 1 &&
+	    agent_sys(SYS_prctl, PR_GET_NAME, (long)own, 0, 0, 0) == 0) {
+		own[sizeof(own) - 1] = '\0';
+		snprintf(name, cap, "%s", own);
+		return;
+	}
 	agent_fmt(path, sizeof(path), "/proc/self/task/%llu/comm", (unsigned long long)tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

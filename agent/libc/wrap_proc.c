@@ -86,15 +86,19 @@ static AGENT_FORK_CODE pid_t fork_common(unsigned fn, const void *caller)
 	bool rec;
 	int err;
 
-	if (!(agent_libc_on & AGENT_G_PROC) || t->busy)
+	if (t->busy)
+		return REAL(fork)();
+	/* The real functions a short child ends with, looked up here once,
+	 * whether or not the fork is recorded (_exit and _Exit are the
+	 * agent's wrappers with any --libc): else each child of a process
+	 * that never exited so looks them up itself (dlsym: the loader's
+	 * lookup, its pages faulted in again). */
+	(void)REAL(_exit);
+	(void)REAL(_Exit);
+	if (!(agent_libc_on & AGENT_G_PROC))
 		return REAL(fork)();
 	rec = wrap_call_begin(t, fn, caller, NULL, 0);
 	ppid = agent.pid;
-	/* The real functions a short child ends with, looked up here once:
-	 * else each child of a process that never exited so looks them up
-	 * itself (dlsym: the loader's lookup, its pages faulted in again). */
-	(void)REAL(_exit);
-	(void)REAL(_Exit);
 	t->wrap = AGENT_WRAP_FORK; /* the child keeps it (atfork_child()) */
 	r = REAL(fork)();
 	if (r == 0) {
