@@ -7,7 +7,11 @@
  * the program left it, and the trampolines save only the general ones.
  * What may touch vector registers (the slow path of a record, the
  * filters, the C library) goes through fxt__patch_call_saving
- * (tramp.S), which saves them first. */
+ * (tramp.S), which saves them first.
+ *
+ * One file past 800 lines: the shadow stack's layout is private to it,
+ * and each of its readers and writers is here (rtargs.c goes through
+ * fxt__patch_push(); tramp.S's fast path through tramp.h, checked here). */
 #include <config.h>
 
 #include <dlfcn.h>
@@ -28,11 +32,13 @@
 
 /* One patched call in progress: where its return address is, what it was,
  * and the function (PATCH_FN(fn)); above its address, fn holds what to
- * read at its return (SHADOW_RET_CAPS), for --retval. */
+ * read at its return (SHADOW_RET_CAPS), for --retval; and what its slot
+ * holds instead of the return address (its stub's exit, patch.c). */
 struct shadow {
 	uint64_t *slot;
 	uint64_t ret;
 	uint64_t fn;
+	uint64_t hook;
 };
 
 /* Deep enough for any recursion a stack of 8 MiB holds (a frame is at
@@ -122,7 +128,7 @@ static bool in_range(struct range r, const uint64_t *p)
 /* Pops the entries of frames that are gone (their slot at or below
  * `below`): longjmp() or an unwinding skipped their returns, or a tail
  * call (a jmp) to a patched function reuses the slot of the caller, which
- * is done.  Not the frames a signal handler running on the alternate
+ * is done (and still holds the caller's hook).  Not the frames a signal handler running on the alternate
  * signal stack interrupted, which may lie below it: an entry below
  * `below` on the other side of that stack's bounds stays (asked of the
  * kernel only then, which is rare).  Returns the real return address of
@@ -145,7 +151,7 @@ static __attribute__((noinline)) uint64_t pop_gone_slow(struct pstack *s, uint64
 				break;
 		}
 		s->n--;
-		if (e.slot == below)
+		if (e.slot == below && *below == e.hook)
 			ret = e.ret;
 		else
 			s->v[SHADOW_MAX + s->parked++ % PARKED_MAX] = e;
@@ -300,10 +306,11 @@ static inline __attribute__((always_inline)) void record_strs(uint64_t fn, const
 }
 
 /* Pushes the shadow entry of a call (its return address's slot, the
- * real return address `ret`, its fn `tagged`) and hooks its slot.  A
- * signal handler's calls may come between any two of these steps: the
- * entry is marked live (an unknown slot is above every other) before it
- * is counted, and filled after. */
+ * real return address `ret`, its fn `tagged`); the stub puts the hook in
+ * the slot once the trampoline returns (its call of the function's
+ * code).  A signal handler's calls may come between any two of these
+ * steps: the entry is marked live (an unknown slot is above every other)
+ * before it is counted, and filled after. */
 static inline __attribute__((always_inline)) void shadow_push(struct pstack *s, uint64_t *slot,
 							      uint64_t tagged, uint64_t ret)
 {
@@ -314,12 +321,13 @@ static inline __attribute__((always_inline)) void shadow_push(struct pstack *s, 
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->v[i].fn = tagged;
 	s->v[i].ret = ret;
+	/* The stub's exit: the stub's call of the trampoline returns to
+	 * slot[-1] (patch.h). */
+	s->v[i].hook = slot[-1] - PATCH_STUB_HEAD + PATCH_STUB_EXIT;
 	/* Filled in this order: an entry whose slot is known has its return
-	 * address (agent_patch_sampled_ret()), and a hooked slot its entry. */
+	 * address (agent_patch_sampled_ret()). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->v[i].slot = slot;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	*slot = (uint64_t)(uintptr_t)fxt__patch_exit_tramp;
 }
 
 /* A patched function's entry: records it (with the values c holds when
@@ -340,9 +348,9 @@ static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *s
 		return false;
 	}
 	uint64_t ret = *slot, tail = pop_gone(s, slot);
-	/* A tail call: the slot holds our trampoline, put there for the
-	 * caller; the real return address is the caller's. */
-	if (ret == (uint64_t)(uintptr_t)fxt__patch_exit_tramp && tail)
+	/* A tail call: the slot holds the caller's hook; the real return
+	 * address is the caller's. */
+	if (tail)
 		ret = tail;
 	if (c)
 		record_with(c, fn);
@@ -364,7 +372,7 @@ bool fxt__patch_push(uint64_t fn, uint64_t *slot, uint64_t tagged, const struct 
 /* The entry of a function whose stub has PATCH_FN_ARGS: integer
  * registers only (or nothing: a return value), no test at the entry, the
  * common case, here; with strings among them, or the rest, in rtargs.c. */
-static __attribute__((noinline)) void enter_spec(uint64_t quad, uint64_t *slot)
+static __attribute__((noinline)) bool enter_spec(uint64_t quad, uint64_t *slot)
 {
 	struct patch_spec sp = patch_spec_of(quad, slot);
 	uint32_t entry = sp.caps & FXT_CAP_ENTRY;
@@ -375,22 +383,19 @@ static __attribute__((noinline)) void enter_spec(uint64_t quad, uint64_t *slot)
 
 	__asm__("" : "+r"(other));
 	if (__builtin_expect(other != 0, 0))
-		fxt__patch_enter_args(quad, slot); /* (a jump: read again there) */
-	else if (__builtin_expect(!(entry & ~FXT_CAP_GPRS), 1))
-		enter(sp.fn, slot, sp.tagged, NULL, entry, false);
-	else if (!(entry & ~(FXT_CAP_GPRS | FXT_CAP_STRS)))
-		enter(sp.fn, slot, sp.tagged, NULL, entry, true);
-	else
-		fxt__patch_enter_args(quad, slot);
+		return fxt__patch_enter_args(quad, slot); /* (a jump: read again there) */
+	if (__builtin_expect(!(entry & ~FXT_CAP_GPRS), 1))
+		return enter(sp.fn, slot, sp.tagged, NULL, entry, false);
+	if (!(entry & ~(FXT_CAP_GPRS | FXT_CAP_STRS)))
+		return enter(sp.fn, slot, sp.tagged, NULL, entry, true);
+	return fxt__patch_enter_args(quad, slot);
 }
 
-void fxt__patch_enter(uint64_t fn, uint64_t *slot)
+bool fxt__patch_enter(uint64_t fn, uint64_t *slot)
 {
-	if (__builtin_expect(fn & PATCH_FN_ARGS, 0)) {
-		enter_spec(fn, slot);
-		return;
-	}
-	enter(fn, slot, fn, NULL, 0, false);
+	if (__builtin_expect(fn & PATCH_FN_ARGS, 0))
+		return enter_spec(fn, slot);
+	return enter(fn, slot, fn, NULL, 0, false);
 }
 
 /* ------------------------------------------------- the trampolines' fast path
@@ -405,9 +410,6 @@ void fxt__patch_enter(uint64_t fn, uint64_t *slot)
  * path (the thread's first record, a full chunk), they save the other
  * registers and call these with the slot reserved outside the buffer
  * and its timestamp, t->busy counted (agent_record_clk()). */
-void fxt__patch_enter_late(uint64_t *p, uint64_t ts, uint64_t quad, uint64_t *slot);
-uint64_t fxt__patch_exit_late(uint64_t *p, uint64_t ts, uint64_t *sp);
-
 void fxt__patch_enter_late(uint64_t *p, uint64_t ts, uint64_t quad, uint64_t *slot)
 {
 	AGENT_TBUF_SLOW(&agent_tls, p, ts, quad);
@@ -417,12 +419,11 @@ void fxt__patch_enter_late(uint64_t *p, uint64_t ts, uint64_t quad, uint64_t *sl
 /* The innermost entry is still the call's (a signal handler's calls since
  * are done); popped after its record, as tramp.S pops it, and its real
  * return address given back. */
-uint64_t fxt__patch_exit_late(uint64_t *p, uint64_t ts, uint64_t *sp)
+uint64_t fxt__patch_exit_late(uint64_t *p, uint64_t ts)
 {
 	struct pstack *s = &fxt__patch_pstack;
 	struct shadow e = s->v[s->n - 1];
 
-	(void)sp;
 	AGENT_TBUF_SLOW(&agent_tls, p, ts, e.fn | SPOOL_EXIT_BIT);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->n--;
@@ -435,7 +436,10 @@ _Static_assert(offsetof(struct pstack, v) == PSTACK_V && offsetof(struct pstack,
 	       "tramp.h: struct pstack");
 _Static_assert(offsetof(struct shadow, slot) == SHADOW_SLOT &&
 		   offsetof(struct shadow, ret) == SHADOW_RETA &&
-		   offsetof(struct shadow, fn) == SHADOW_FN && sizeof(struct shadow) == SHADOW_SIZE,
+		   offsetof(struct shadow, fn) == SHADOW_FN &&
+		   offsetof(struct shadow, hook) == SHADOW_HOOK &&
+		   sizeof(struct shadow) == 1u << SHADOW_SIZE_LOG2 &&
+		   PATCH_STUB_EXIT - PATCH_STUB_HEAD == STUB_EXIT_PAST_CALL,
 	       "tramp.h: struct shadow");
 _Static_assert(offsetof(struct tstate, pos) == TSTATE_POS &&
 		   offsetof(struct tstate, end) == TSTATE_END &&
@@ -580,7 +584,7 @@ static bool filled(const struct shadow *e)
 static void restore_all(struct pstack *s)
 {
 	for (uint32_t i = 0; i < s->n; i++)
-		if (filled(&s->v[i]) && *s->v[i].slot == (uint64_t)(uintptr_t)fxt__patch_exit_tramp)
+		if (filled(&s->v[i]) && *s->v[i].slot == s->v[i].hook)
 			*s->v[i].slot = s->v[i].ret;
 }
 
@@ -592,7 +596,7 @@ static void rearm(struct pstack *s, uint64_t *sp)
 	pop_gone(s, sp - 1);
 	for (uint32_t i = 0; i < s->n; i++)
 		if (filled(&s->v[i]) && *s->v[i].slot == s->v[i].ret)
-			*s->v[i].slot = (uint64_t)(uintptr_t)fxt__patch_exit_tramp;
+			*s->v[i].slot = s->v[i].hook;
 }
 
 /* The caller's stack pointer: above our return address (frame pointers

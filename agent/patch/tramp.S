@@ -116,16 +116,17 @@
 .endm
 
 /* Called (call *slot) from a function's stub, which is
- *     .quad FN; call *slot(%rip); <its relocated instructions>
- * so that no register carries FN (with -fipa-ra, any may be live).  The
- * stack then holds the stub's return address (14 bytes past FN's quad)
- * and, above it, the function's own return address, in its slot.
- * Records the call and pushes its shadow entry (rt.c's enter() and
- * shadow_push(), their common case), or saves the other general
- * registers (see above) and calls, on an aligned stack (a compiler may
- * call a function it knows with it 8 bytes off),
- * fxt__patch_enter(FN, slot) or fxt__patch_enter_late(p, ts, FN, slot);
- * restores and returns into the stub. */
+ *     .quad FN; call *slot(%rip); <its call of the relocated instructions>
+ * (patch.c) so that no register carries FN (with -fipa-ra, any may be
+ * live).  The stack then holds the stub's return address (14 bytes past
+ * FN's quad) and, above it, the function's own return address, in its
+ * slot.  Records the call and pushes its shadow entry (rt.c's enter()
+ * and shadow_push(), their common case; the stub then hooks the slot),
+ * or saves the other general registers (see above) and calls, on an
+ * aligned stack (a compiler may call a function it knows with it 8
+ * bytes off), fxt__patch_enter(FN, slot) or fxt__patch_enter_late(p, ts,
+ * FN, slot); restores and returns into the stub (past its hook, into the
+ * relocated instructions, when the call was not pushed). */
 	.globl	fxt__patch_enter_tramp
 	.hidden	fxt__patch_enter_tramp
 	.type	fxt__patch_enter_tramp, @function
@@ -156,16 +157,16 @@ fxt__patch_enter_tramp:
 	testl	%ecx, %ecx
 	jz	1f
 	/* pop_gone()'s test: the innermost entry's slot above this one's */
-	leaq	(%rcx,%rcx,2), %rcx
-	movq	%fs:PSTACK_V(%rsi), %rax
+	shlq	$SHADOW_SIZE_LOG2, %rcx
+	addq	%fs:PSTACK_V(%rsi), %rcx
 	leaq	16(%rbp), %rdx
-	cmpq	%rdx, SHADOW_SLOT-SHADOW_SIZE(%rax,%rcx,8)
+	cmpq	%rdx, SHADOW_SLOT-SHADOW_SIZE(%rcx)
 	jbe	2f
 1:	RECORD	3f
-	/* shadow_push(): marked live, counted, filled, the slot hooked */
+	/* shadow_push(): marked live, counted, filled */
 	movl	%fs:PSTACK_N(%rsi), %eax
-	leaq	(%rax,%rax,2), %rcx
-	shlq	$3, %rcx
+	movl	%eax, %ecx
+	shlq	$SHADOW_SIZE_LOG2, %rcx
 	addq	%fs:PSTACK_V(%rsi), %rcx	/* the entry */
 	movq	$-1, SHADOW_SLOT(%rcx)
 	addl	$1, %eax
@@ -174,9 +175,10 @@ fxt__patch_enter_tramp:
 	leaq	16(%rbp), %rdx		/* the slot */
 	movq	(%rdx), %rax
 	movq	%rax, SHADOW_RETA(%rcx)
+	movq	8(%rbp), %rax
+	addq	$STUB_EXIT_PAST_CALL, %rax	/* the stub's exit */
+	movq	%rax, SHADOW_HOOK(%rcx)
 	movq	%rdx, SHADOW_SLOT(%rcx)
-	leaq	fxt__patch_exit_tramp(%rip), %rax
-	movq	%rax, (%rdx)
 	RESTORE_FAST
 	popq	%rbp
 	.cfi_remember_state
@@ -198,6 +200,11 @@ fxt__patch_enter_tramp:
 	movq	-14(%rax), %rdi		/* FN */
 	leaq	16(%rbp), %rsi
 	call	fxt__patch_enter
+	testb	%al, %al
+	jnz	4f
+	/* Not pushed (no shadow stack): back into the function's code
+	 * itself, past the stub's call of it, the slot left alone. */
+	addq	$STUB_BODY_PAST_CALL, 8(%rbp)
 4:	leaq	-72(%rbp), %rsp
 	RESTORE_GPRS
 	popq	%rbp
@@ -209,18 +216,18 @@ fxt__patch_enter_tramp:
 fxt__patch_enter_tramp_end:
 	.size	fxt__patch_enter_tramp, .-fxt__patch_enter_tramp
 
-/* A patched function returns here (its return address was replaced).
- * Keeps a slot for the real return address, records the exit and pops
+/* A patched function returned to its stub's exit (which its stub's call
+ * of its code put in the slot of its return address), which jumps here.
+ * Keeps that slot for the real return address, records the exit and pops
  * the innermost shadow entry (rt.c's fxt__patch_exit(), its common case),
  * or saves the other general registers (see above) and calls, on an
  * aligned stack, fxt__patch_exit(the stack pointer the function returned
- * with) or fxt__patch_exit_late(p, ts, that stack pointer).  The real
- * return address goes in the slot, and it returns there.  That slot is
- * the one the function returned through, which holds this trampoline's
- * address until then: the unwind information says the return address is
- * there throughout, so that a stack sampled in here or in the handlers
- * unwinds to the function's caller (the sampler takes this trampoline's
- * address for the real one, agent_patch_sampled_ret()). */
+ * with) or fxt__patch_exit_late(p, ts).  The real
+ * return address goes in the slot, and it returns there.  That slot
+ * holds the stub's exit until then: the unwind information says the
+ * return address is there throughout, so that a stack sampled in here or
+ * in the handlers unwinds to the function's caller (the sampler takes
+ * the stub's exit for the real one, agent_patch_sampled_ret()). */
 	.globl	fxt__patch_exit_tramp
 	.hidden	fxt__patch_exit_tramp
 	.type	fxt__patch_exit_tramp, @function
@@ -244,8 +251,7 @@ fxt__patch_exit_tramp:
 	movl	%fs:PSTACK_N(%rsi), %ecx
 	testl	%ecx, %ecx
 	jz	2f
-	leaq	(%rcx,%rcx,2), %rcx
-	shlq	$3, %rcx
+	shlq	$SHADOW_SIZE_LOG2, %rcx
 	addq	%fs:PSTACK_V(%rsi), %rcx	/* past the innermost entry */
 	leaq	8(%rbp), %rax		/* the slot */
 	cmpq	%rax, SHADOW_SLOT-SHADOW_SIZE(%rcx)
@@ -259,8 +265,8 @@ fxt__patch_exit_tramp:
 	/* popped, its return address back in the slot */
 	movl	%fs:PSTACK_N(%rsi), %eax
 	subl	$1, %eax
-	leaq	(%rax,%rax,2), %rcx
-	shlq	$3, %rcx
+	movl	%eax, %ecx
+	shlq	$SHADOW_SIZE_LOG2, %rcx
 	addq	%fs:PSTACK_V(%rsi), %rcx
 	movq	SHADOW_RETA(%rcx), %rdx
 	movl	%eax, %fs:PSTACK_N(%rsi)
@@ -270,19 +276,14 @@ fxt__patch_exit_tramp:
 	.cfi_remember_state
 	.cfi_def_cfa %rsp, 8
 	.cfi_restore %rbp
-	/* Not `ret`: the return stack predicts the address this function
-	 * was called from, never right here; an indirect jump is predicted
-	 * by its target's history.  The slot it reads is in the red zone,
-	 * which signal handlers leave alone. */
-	leaq	8(%rsp), %rsp
-	.cfi_def_cfa_offset 0
-	jmp	*-8(%rsp)
+	/* The return stack predicts it: the function returned to where
+	 * the stub called it from, the stub's exit (patch.c). */
+	ret
 	.cfi_restore_state
 3:	SAVE_REST			/* the record's slow path */
 	andq	$-16, %rsp
 	movq	%rdx, %rdi		/* the slot reserved */
 	movq	%rax, %rsi		/* its timestamp */
-	leaq	16(%rbp), %rdx
 	call	fxt__patch_exit_late
 	jmp	4f
 2:	SAVE_REST			/* the full handler */
