@@ -29,6 +29,8 @@
 #   make bench-patch [N=32] [REPS=5] [BASE=BUILD]
 set -eu
 B=${abs_top_builddir:?run through make bench-patch}
+# shellcheck source=bench/group.sh
+. "$(cd "$(dirname "$0")" && pwd)/group.sh"
 n=${N:-32}
 reps=${REPS:-5}
 work=$(mktemp -d "${TMPDIR:-/tmp}/fxt-bench-patch.XXXXXX")
@@ -51,6 +53,7 @@ run() {
   t=$(( $(now) - t0 ))
   [ -n "$w" ] || { echo "bench-patch: failed: $*" >&2; exit 1; }
   echo "$t $w" >>"$work/$name"
+  settle
 }
 slices() { "$B/fxt-dump" --stats "$1" | awk '$1 == "event.begin" { b = $2 } $1 == "event.complete" { c = $2 } END { print b + c }'; }
 # traced SUFFIX FXT-RUN: the traced runs of a round with that fxt-run.
