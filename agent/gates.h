@@ -114,12 +114,13 @@ void agent_patch_faults_give_back(void);
  *
  * What the sampler's stack walk (agent/sample/walk.c) reads of run-time
  * patching's frames (agent/patch/ defines these; patch.h says how): a
- * patched call's return address is fxt__patch_exit_tramp's, the real one
- * is in the thread's shadow stack. */
+ * patched call's return address is its stub's exit (PATCH_STUB_EXIT), the
+ * real one is in the thread's shadow stack. */
 
 /* For a stack walk in a signal handler of the calling thread (the
- * sampler, sample.c), which meets fxt__patch_exit_tramp where a patched
- * call's return address was: the real return address of the call whose
+ * sampler, sample.c), which meets a stub's exit (or, the function just
+ * returned, fxt__patch_exit_tramp) where a patched call's return address
+ * was: the real return address of the call whose
  * return address's slot is `slot`, from the thread's shadow stack, or 0
  * when none is known (an entry counted but not filled yet, a thread
  * without one).  `*from` keeps where the walk is in the shadow stack:
@@ -143,6 +144,12 @@ uint64_t agent_patch_sampled_call(uint64_t fn, const uint64_t *sp, const uint64_
  * address is PATCH_STUB_HEAD past the function's address. */
 #define PATCH_STUB_ENTRY 8
 #define PATCH_STUB_HEAD	 (PATCH_STUB_ENTRY + 6)
+/* The stub's exit, past its call of the function's code (patch.c): the
+ * return address of a patched call in progress, in its slot; and where
+ * in the stub that call is (a sample there has the real return address
+ * just below its stack pointer). */
+#define PATCH_STUB_CALL (PATCH_STUB_HEAD + 5)
+#define PATCH_STUB_EXIT (PATCH_STUB_HEAD + 10)
 
 /* The stub's first quad is the function's address, with PATCH_FN_ARGS
  * set for a function whose arguments or return value are read (fxt-run

@@ -1,4 +1,5 @@
-# Sourced by the bench scripts that time whole runs (run.sh, compress.sh):
+# Sourced by the bench scripts that time whole runs (run.sh, compress.sh,
+# patch.sh):
 # run as root where the kernel groups tasks by session (autogroup), the
 # script runs itself again in a session of its own whose group is at nice
 # -20, so that other sessions' work weighs less on its rounds (nice -20

@@ -105,10 +105,10 @@ bench-import: all
 
 # `make bench-patch`: bench/patch.sh times fxt-run --patch on bench/fib-plain
 # against the -finstrument-functions hook (bench/fib) and uftrace -P., per
-# call and whole run, in one run.
+# call and whole run, in interleaved rounds (BASE=BUILD: another build's too).
 dist_noinst_SCRIPTS += bench/patch.sh
 bench-patch: all
-	abs_top_builddir='$(abs_top_builddir)' UFTRACE='$(UFTRACE)' \
+	abs_top_builddir='$(abs_top_builddir)' UFTRACE='$(UFTRACE)' BASE='$(BASE)' \
 	  $(SHELL) $(top_srcdir)/bench/patch.sh
 .PHONY: bench-patch
 

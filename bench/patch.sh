@@ -7,74 +7,147 @@
 #   hooks      fxt-run bench/fib N (the same source with -finstrument-functions)
 #   uftrace    uftrace record -P. bench/fib-plain N (when installed)
 #
-# Each is the best of REPS (default 5) wall times.  gcc -O2 turns part of
-# plain fib's recursion into loops: fib-plain makes about 20 times fewer
-# calls than the hooked build, so it runs fib(N + 6) to make about as many
-# (the calls are counted in each run's archive).  The cost of a call is
-# what tracing adds, less each tool's fixed cost (the same run of fib(1)):
+# gcc -O2 turns part of plain fib's recursion into loops: fib-plain makes
+# about 20 times fewer calls than the hooked build, so it runs fib(N + 6)
+# to make about as many (the calls are counted in each run's archive).
+# The cost of a call is what tracing adds, less each tool's fixed cost
+# (the same run of fib(1)):
 #   ((traced(N) - traced(1)) - (plain(N) - plain(1))) / calls
-# Goals (issue): patched within 1.5x of the hook per call, and a faster
-# whole run than uftrace's.
+# on the wall clock, the conversion after the program included; and, in
+# the program (the CPU time of fib's work, which fib prints: the
+# trampolines or hooks alone), (work(traced) - work(plain)) / calls.
 #
-#   make bench-patch [N=32] [REPS=5]
+# The runs go in REPS (default 5) rounds, each round one run of each, so
+# that a machine whose load changes meanwhile weighs on all alike; each
+# round gives its own ratio of patched to hooked per call, and the table
+# shows the median of the rounds' figures.  With BASE=BUILD (another
+# build folder: the commit before a change), that build's fxt-run runs
+# the traced ones too, in the same rounds, with rows and ratios of its own.
+# Goals (issue 29): patched within 1.15x of the hook per call, and a
+# faster whole run than uftrace's.
+#
+#   make bench-patch [N=32] [REPS=5] [BASE=BUILD]
 set -eu
 B=${abs_top_builddir:?run through make bench-patch}
+# shellcheck source=bench/group.sh
+. "$(cd "$(dirname "$0")" && pwd)/group.sh"
 n=${N:-32}
 reps=${REPS:-5}
 work=$(mktemp -d "${TMPDIR:-/tmp}/fxt-bench-patch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+base=${BASE:-}
+if [ -n "$base" ]; then
+  case $base in /*) ;; *) base=$(pwd)/$base ;; esac
+  [ -x "$base/fxt-run" ] || { echo "bench-patch: no fxt-run in BASE=$base" >&2; exit 2; }
+fi
 
 now() { date +%s%N; }
-# best CMD...: the best wall time in ns of reps runs.
-best() {
-  b=
-  i=0
-  while [ $i -lt "$reps" ]; do
-    t0=$(now)
-    "$@" > /dev/null 2>&1 || { echo "bench-patch: failed: $*" >&2; exit 1; }
-    t=$(( $(now) - t0 ))
-    if [ -z "$b" ] || [ "$t" -lt "$b" ]; then b=$t; fi
-    i=$((i + 1))
-  done
-  echo "$b"
+# run NAME CMD...: runs CMD once; appends "WALL WORK" (ns; WORK the
+# cpu_ns fib prints) to $work/NAME.
+run() {
+  name=$1
+  shift
+  t0=$(now)
+  w=$("$@" 2>/dev/null | sed -n 's/.*cpu_ns=\([0-9]*\).*/\1/p') ||
+    { echo "bench-patch: failed: $*" >&2; exit 1; }
+  t=$(( $(now) - t0 ))
+  [ -n "$w" ] || { echo "bench-patch: failed: $*" >&2; exit 1; }
+  echo "$t $w" >>"$work/$name"
+  settle
 }
 slices() { "$B/fxt-dump" --stats "$1" | awk '$1 == "event.begin" { b = $2 } $1 == "event.complete" { c = $2 } END { print b + c }'; }
+# traced SUFFIX FXT-RUN: the traced runs of a round with that fxt-run.
+traced() {
+  f=$2
+  run patched$1 "$f" -q -f -o "$work/p$1.fxt" --patch=. -- "$B/bench/fib-plain" "$pn"
+  run patched1$1 "$f" -q -f -o "$work/p1$1.fxt" --patch=. -- "$B/bench/fib-plain" 1
+  run hooks$1 "$f" -q -f -o "$work/h$1.fxt" -- "$B/bench/fib" "$n"
+  run hooks1$1 "$f" -q -f -o "$work/h1$1.fxt" -- "$B/bench/fib" 1
+}
 
 pn=$((n + 6))
-plain=$(best "$B/bench/fib-plain" "$pn")
-plain1=$(best "$B/bench/fib-plain" 1)
-hplain=$(best "$B/bench/fib" "$n")
-hplain1=$(best "$B/bench/fib" 1)
-patched=$(best "$B/fxt-run" -q -f -o "$work/p.fxt" --patch=. -- "$B/bench/fib-plain" "$pn")
-pcalls=$(slices "$work/p.fxt")
-patched1=$(best "$B/fxt-run" -q -f -o "$work/p1.fxt" --patch=. -- "$B/bench/fib-plain" 1)
-hooks=$(best "$B/fxt-run" -q -f -o "$work/h.fxt" -- "$B/bench/fib" "$n")
-hcalls=$(slices "$work/h.fxt")
-hooks1=$(best "$B/fxt-run" -q -f -o "$work/h1.fxt" -- "$B/bench/fib" 1)
-ucalls= uft= uft1=
+U=
 if command -v "${UFTRACE:-uftrace}" > /dev/null 2>&1; then
   U=${UFTRACE:-uftrace}
-  uft=$(best "$U" record -P. -d "$work/uft" "$B/bench/fib-plain" "$pn")
-  ucalls=$("$U" report -d "$work/uft" -f call 2>/dev/null | awk 'NR > 2 { s += $1 } END { print s }')
-  uft1=$(best "$U" record -P. -d "$work/uft1" "$B/bench/fib-plain" 1)
 fi
-awk -v n="$n" -v pn="$pn" -v reps="$reps" -v plain="$plain" -v plain1="$plain1" \
-    -v hplain="$hplain" -v hplain1="$hplain1" -v patched="$patched" -v patched1="$patched1" \
-    -v hooks="$hooks" -v hooks1="$hooks1" -v pc="$pcalls" -v hc="$hcalls" \
-    -v uft="$uft" -v uft1="$uft1" -v uc="$ucalls" 'BEGIN {
-  printf "best of %d wall times; fib-plain(%d) and fib(%d) (hooks)\n", reps, pn, n
-  printf "%-34s %10s %10s %12s %10s\n", "", "ms", "fixed ms", "calls", "ns/call"
-  printf "%-34s %10.1f %10.1f %12s %10s\n", "fib-plain, not traced", plain / 1e6, plain1 / 1e6, "", ""
-  printf "%-34s %10.1f %10.1f %12s %10s\n", "fib (hooks), not traced", hplain / 1e6, hplain1 / 1e6, "", ""
-  pp = ((patched - patched1) - (plain - plain1)) / pc
-  hp = ((hooks - hooks1) - (hplain - hplain1)) / hc
-  printf "%-34s %10.1f %10.1f %12d %10.1f\n", "fxt-run --patch=. fib-plain", patched / 1e6, patched1 / 1e6, pc, pp
-  printf "%-34s %10.1f %10.1f %12d %10.1f\n", "fxt-run fib (-finstrument-functions)", hooks / 1e6, hooks1 / 1e6, hc, hp
-  if (uft != "") {
-    up = ((uft - uft1) - (plain - plain1)) / uc
-    printf "%-34s %10.1f %10.1f %12d %10.1f\n", "uftrace record -P. fib-plain", uft / 1e6, uft1 / 1e6, uc, up
-  }
-  printf "patched / hook, per call: %.2fx (goal <= 1.5x)\n", pp / hp
-  if (uft != "")
-    printf "uftrace / fxt-run --patch, whole run: %.2fx (goal > 1x)\n", uft / patched
-}'
+load0=$(cut -d' ' -f1 /proc/loadavg)
+i=0
+while [ $i -lt "$reps" ]; do
+  run plain "$B/bench/fib-plain" "$pn"
+  run plain1 "$B/bench/fib-plain" 1
+  run hplain "$B/bench/fib" "$n"
+  run hplain1 "$B/bench/fib" 1
+  [ -z "$base" ] || traced .base "$base/fxt-run"
+  traced "" "$B/fxt-run"
+  if [ -n "$U" ]; then
+    # uftrace prints the program's output too: its line is fib's.
+    run uft "$U" record -P. -d "$work/uft.d" "$B/bench/fib-plain" "$pn"
+    run uft1 "$U" record -P. -d "$work/uft1.d" "$B/bench/fib-plain" 1
+  fi
+  i=$((i + 1))
+done
+load1=$(cut -d' ' -f1 /proc/loadavg)
+pcalls=$(slices "$work/p.fxt")
+hcalls=$(slices "$work/h.fxt")
+ucalls=
+[ -z "$U" ] || ucalls=$("$U" report -d "$work/uft.d" -f call 2>/dev/null | awk 'NR > 2 { s += $1 } END { print s }')
+
+# rounds NAME...: one line a round, the "WALL WORK" of each NAME in turn.
+rounds() {
+  files=
+  for f in "$@"; do files="$files $work/$f"; done
+  # shellcheck disable=SC2086
+  paste -d' ' $files
+}
+# The medians of the rounds' per-call figures of one tool (its traced run,
+# its fixed cost, the untraced program and its fixed cost, its calls):
+# "MS FIXED_MS NS_CALL NS_CALL_IN_PROGRAM".
+costs() {
+  rounds "$1" "$2" "$3" "$4" | awk -v c="$5" '
+    function med(a, k,   i, j, t) {
+      for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+      return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+    }
+    { k++; ms[k] = $1 / 1e6; fx[k] = $3 / 1e6
+      call[k] = (($1 - $3) - ($5 - $7)) / c; prog[k] = ($2 - $6) / c }
+    END { printf "%.1f %.1f %.1f %.1f\n", med(ms, k), med(fx, k), med(call, k), med(prog, k) }'
+}
+# ratios SUFFIX: the medians of the rounds' patched / hook ratios per call,
+# whole run and in the program.
+ratios() {
+  rounds "patched$1" "patched1$1" plain plain1 "hooks$1" "hooks1$1" hplain hplain1 |
+    awk -v pc="$pcalls" -v hc="$hcalls" '
+    function med(a, k,   i, j, t) {
+      for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+      return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+    }
+    { k++
+      p = (($1 - $3) - ($5 - $7)) / pc; h = (($9 - $11) - ($13 - $15)) / hc; w[k] = p / h
+      p = ($2 - $6) / pc; h = ($10 - $14) / hc; g[k] = p / h }
+    END { printf "%.2f %.2f\n", med(w, k), med(g, k) }'
+}
+# med1 NAME: the median wall time of NAME's runs, in ms.
+med1() { sort -n "$work/$1" | awk '{ v[NR] = $1 / 1e6 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
+printf "%d interleaved rounds (medians); fib-plain(%d) and fib(%d) (hooks); load %s -> %s\n" \
+  "$reps" "$pn" "$n" "$load0" "$load1"
+printf "%-38s %9s %9s %10s %9s %11s\n" "" "ms" "fixed ms" "calls" "ns/call" "in program"
+printf "%-38s %9.1f %9.1f\n" "fib-plain, not traced" "$(med1 plain)" "$(med1 plain1)"
+printf "%-38s %9.1f %9.1f\n" "fib (hooks), not traced" "$(med1 hplain)" "$(med1 hplain1)"
+# table SUFFIX TITLE
+table() {
+  set -- "$1" "$2" $(costs "patched$1" "patched1$1" plain plain1 "$pcalls") \
+    $(costs "hooks$1" "hooks1$1" hplain hplain1 "$hcalls") $(ratios "$1")
+  printf "%s\n" "$2"
+  printf "%-38s %9.1f %9.1f %10d %9.1f %11.1f\n" "fxt-run --patch=. fib-plain" "$3" "$4" "$pcalls" "$5" "$6"
+  printf "%-38s %9.1f %9.1f %10d %9.1f %11.1f\n" "fxt-run fib (-finstrument-functions)" "$7" "$8" "$hcalls" "$9" "${10}"
+  printf "patched / hook, per call: %.2fx (goal <= 1.15x); in the program %.2fx\n" "${11}" "${12}"
+}
+[ -z "$base" ] || table .base "BASE ($base)"
+table "" "this build"
+if [ -n "$U" ]; then
+  set -- $(costs uft uft1 plain plain1 "$ucalls")
+  printf "%-38s %9.1f %9.1f %10d %9.1f\n" "uftrace record -P. fib-plain" "$1" "$2" "$ucalls" "$3"
+  awk -v u="$1" -v p="$(costs patched patched1 plain plain1 "$pcalls" | cut -d' ' -f1)" \
+    'BEGIN { printf "uftrace / fxt-run --patch, whole run: %.2fx (goal > 1x)\n", u / p }'
+fi

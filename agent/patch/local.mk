@@ -6,7 +6,7 @@ AGENT_PATCH_SOURCES = \
 	agent/patch/args.c \
 	agent/patch/live.c \
 	agent/patch/probe.c \
-	agent/patch/tramp.S agent/patch/probe.S
+	agent/patch/tramp.S agent/patch/tramp.h agent/patch/probe.S
 
 # Run-time patching's handlers, which run where every register is the
 # program's: general registers only (agent/patch/rt.c).

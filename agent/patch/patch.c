@@ -29,6 +29,7 @@
 #include "agent/patch/patch.h"
 #include "agent/patterns.h"
 #include "agent/patch/plan.h"
+#include "agent/patch/tramp.h"
 #include "common/hooksym.h"
 #include "run/argspec.h"
 
@@ -37,14 +38,27 @@ void agent_patch_activate(void); /* rt.c */
 #if defined(__x86_64__)
 
 /* A stub: the function's address (8 bytes, data: the trampoline reads it
- * before its return address); its entry, call *slot(%rip) (6); the
- * relocated code; jmp back (5).  Rounded up to 16 bytes.  No register
- * carries the address (with -fipa-ra, a caller may keep values in any
- * register its callee is known not to use), and the trampoline returns
- * where it was called from (a return it would move is mispredicted). */
+ * before its return address); its entry, call *slot(%rip) (6), to the
+ * enter trampoline; lea 8(%rsp),%rsp (5) and call BODY (5), which puts
+ * the stub's exit in the return address's slot, the real one being in
+ * the shadow stack; the exit, jmp *slot+8(%rip) (6), to the exit
+ * trampoline; BODY: the relocated code, jmp back (5).  Rounded up to 16
+ * bytes.  No register carries the address (with -fipa-ra, a caller may
+ * keep values in any register its callee is known not to use); the
+ * trampoline returns where it was called from, and the function returns
+ * where BODY was called from, to the stub's exit, then the exit
+ * trampoline to where the function was called from: every return is to
+ * the address the processor's return stack predicts (one it would move
+ * is mispredicted, some 20 cycles).  A call the enter trampoline did not
+ * push (no shadow stack) goes from it straight to BODY. */
 #define STUB_ENTRY	    PATCH_STUB_ENTRY
 #define STUB_HEAD	    PATCH_STUB_HEAD
-#define STUB_SIZE(code_len) ((STUB_HEAD + (code_len) + 5 + 15) & ~(size_t)15)
+#define STUB_CALL	    (STUB_HEAD + 5)
+#define STUB_CODE	    (PATCH_STUB_EXIT + 6)
+#define STUB_SIZE(code_len) ((STUB_CODE + (code_len) + 5 + 15) & ~(size_t)15)
+_Static_assert(STUB_CODE - STUB_HEAD == STUB_BODY_PAST_CALL &&
+		   PATCH_STUB_EXIT - STUB_HEAD == STUB_EXIT_PAST_CALL,
+	       "agent/patch/tramp.h: the stub");
 
 /* A module to patch: the main program, or a library FXT_PATCH_MODULE
  * names, loaded before main(). */
@@ -486,10 +500,17 @@ static void write_stub(const struct cand *c, uint8_t *w, uint64_t x, uint64_t sl
 	p[8] = 0xff; /* call *slot(%rip) */
 	p[9] = 0x15;
 	put32(p + 10, (int64_t)(slot - (at + STUB_HEAD)));
-	memcpy(p + STUB_HEAD, c->plan.code, c->plan.code_len);
-	uint8_t *j = p + STUB_HEAD + c->plan.code_len;
+	static const uint8_t lea[5] = { 0x48, 0x8d, 0x64, 0x24, 0x08 }; /* lea 8(%rsp),%rsp */
+	memcpy(p + STUB_HEAD, lea, 5);
+	p[STUB_CALL] = 0xe8; /* call BODY */
+	put32(p + STUB_CALL + 1, STUB_CODE - PATCH_STUB_EXIT);
+	p[PATCH_STUB_EXIT] = 0xff; /* jmp *slot+8(%rip) */
+	p[PATCH_STUB_EXIT + 1] = 0x25;
+	put32(p + PATCH_STUB_EXIT + 2, (int64_t)(slot + 8 - (at + STUB_CODE)));
+	memcpy(p + STUB_CODE, c->plan.code, c->plan.code_len);
+	uint8_t *j = p + STUB_CODE + c->plan.code_len;
 	j[0] = 0xe9;
-	put32(j + 1, (int64_t)(back - (at + STUB_HEAD + c->plan.code_len + 5)));
+	put32(j + 1, (int64_t)(back - (at + STUB_CODE + c->plan.code_len + 5)));
 }
 
 /* Makes the executable segments writable and not executable, or back. */
@@ -680,13 +701,15 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 	const struct patch_mem mem = { m->seg, m->nseg };
 	uint64_t fnptr = (uint64_t)(uintptr_t)fxt__patch_enter_tramp;
 	memcpy(area, &fnptr, 8);
+	fnptr = (uint64_t)(uintptr_t)fxt__patch_exit_tramp;
+	memcpy(area + 8, &fnptr, 8);
 	for (size_t i = 0; i < c.n; i++) {
 		struct cand *f = &c.v[i];
 		if (f->plan.why)
 			continue;
 		if (f->caps)
 			at += PATCH_STUB_SPEC; /* what to read, before the stub */
-		if (plan((const uint8_t *)(uintptr_t)f->addr, f->size, f->addr, at + STUB_HEAD,
+		if (plan((const uint8_t *)(uintptr_t)f->addr, f->size, f->addr, at + STUB_CODE,
 			 &mem, &f->plan) < 0) {
 			err = -EINVAL;
 			goto out;

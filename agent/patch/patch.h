@@ -12,6 +12,10 @@
  *
  *     .quad FN                  (data, read by the trampoline)
  *     call *enter_slot          -> fxt__patch_enter_tramp (tramp.S)
+ *     lea  8(%rsp), %rsp        (the return address: in the shadow stack)
+ *     call BODY                 (its return address in the same slot)
+ *     jmp  *exit_slot           -> fxt__patch_exit_tramp (the stub's exit)
+ *   BODY:
  *     <the displaced instructions, relocated>
  *     jmp  FN + displaced
  *
@@ -19,15 +23,17 @@
  * executable) only while it is written, the stubs' page executable (not
  * writable) once written: no page is ever writable and executable.
  *
- * Entry: the trampoline saves the argument registers and calls
- * fxt__patch_enter(FN, slot), which records the call as the
- * -finstrument-functions hook does (the same 16-byte record, through the
- * filters), pushes {slot, return address, FN} on the thread's shadow stack
- * and puts fxt__patch_exit_tramp in the return address's slot.  Exit: the
- * function returns into that trampoline, which saves the return registers
- * and calls fxt__patch_exit(), which records the exit and gives back the
- * real return address.  So the records nest exactly as the hooks' do, and
- * everything after the spool is unchanged.
+ * Entry: the trampoline records the call as the -finstrument-functions
+ * hook does (the same 16-byte record; its common case itself, else
+ * through fxt__patch_enter(FN, slot): --args, the filters) and pushes
+ * {slot, return address, FN, the stub's exit} on the thread's shadow
+ * stack; the stub then calls the function's code, which puts the stub's
+ * exit in the return address's slot.  Exit: the function returns there,
+ * and the stub's exit jumps to the exit trampoline, which records the
+ * exit (or fxt__patch_exit() does) and returns to the real return
+ * address, which it puts back in the slot.  Each return goes where the
+ * processor's return stack predicts.  So the records nest exactly as the
+ * hooks' do, and everything after the spool is unchanged.
  *
  * Frames that never return through their slot:
  *   - longjmp() (and a signal handler that jumps out): a shadow entry whose
@@ -56,15 +62,16 @@
  *   - The sampler (sample.c), which walks the stack from a signal's
  *     context, where putting the return addresses back is not safe: it
  *     reads the real one from the shadow stack as it walks
- *     (agent_patch_sampled_ret()), and fxt__patch_exit_tramp's unwind
- *     information says where the real one goes, for a sample taken in
- *     it; a sample taken in a stub is its function's (agent_patch_stub(),
+ *     (agent_patch_sampled_ret()) where it finds a stub's exit, and
+ *     fxt__patch_exit_tramp's unwind information says where the real one
+ *     goes, for a sample taken in it; a sample taken in a stub is its
+ *     function's (agent_patch_stub(),
  *     agent_patch_sampled_call()).  An entry is filled in an order that
  *     lets such a reader find either the real return address or nothing.
  *
  * A module whose own code walks its stack by return address (a runtime:
- * HotSpot, V8, Go; a sanitizer; libunwind's unw_step) would meet the exit
- * trampoline where a return address should be: it is left alone whole,
+ * HotSpot, V8, Go; a sanitizer; libunwind's unw_step) would meet a stub's
+ * exit where a return address should be: it is left alone whole,
  * known by a symbol it defines or refers to (patch.c, walker_signs).
  *
  * A module built with -finstrument-functions: the functions FXT_PATCH
@@ -235,8 +242,14 @@ void agent_patch_thread_unwinds(void);
  * records do. */
 void agent_patch_thread_end(void);
 
-/* The runtime the trampolines call (tramp.S); see above. */
-void fxt__patch_enter(uint64_t fn, uint64_t *slot);
+/* The runtime the trampolines call (tramp.S); see above.  Whether
+ * fxt__patch_enter() pushed the call (not without a shadow stack); the
+ * real return address from fxt__patch_exit().  The late ones when the
+ * trampolines' own record of a call's entry or exit went to its slow
+ * path (p, ts: rt.c). */
+bool fxt__patch_enter(uint64_t fn, uint64_t *slot);
 uint64_t fxt__patch_exit(uint64_t *sp);
+void fxt__patch_enter_late(uint64_t *p, uint64_t ts, uint64_t quad, uint64_t *slot);
+uint64_t fxt__patch_exit_late(uint64_t *p, uint64_t ts);
 
 #endif /* FXT_AGENT_PATCH_H */

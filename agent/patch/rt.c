@@ -7,11 +7,16 @@
  * the program left it, and the trampolines save only the general ones.
  * What may touch vector registers (the slow path of a record, the
  * filters, the C library) goes through fxt__patch_call_saving
- * (tramp.S), which saves them first. */
+ * (tramp.S), which saves them first.
+ *
+ * One file past 800 lines: the shadow stack's layout is private to it,
+ * and each of its readers and writers is here (rtargs.c goes through
+ * fxt__patch_push(); tramp.S's fast path through tramp.h, checked here). */
 #include <config.h>
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <stddef.h>
 #include <link.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -23,19 +28,22 @@
 #include <unistd.h>
 
 #include "agent/patch/rt.h"
+#include "agent/patch/tramp.h"
 
 /* One patched call in progress: where its return address is, what it was,
  * and the function (PATCH_FN(fn)); above its address, fn holds what to
- * read at its return (SHADOW_RET_CAPS), for --retval. */
+ * read at its return (SHADOW_RET_CAPS), for --retval; and what its slot
+ * holds instead of the return address (its stub's exit, patch.c). */
 struct shadow {
 	uint64_t *slot;
 	uint64_t ret;
 	uint64_t fn;
+	uint64_t hook;
 };
 
 /* Deep enough for any recursion a stack of 8 MiB holds (a frame is at
  * least 16 bytes); reserved, not committed: pages come as they are used. */
-#define SHADOW_MAX (1u << 19)
+#define SHADOW_MAX (1u << PSTACK_MAX_LOG2)
 
 /* The last entries popped as gone (see pop_gone()), kept in a ring after
  * the stack: a frame taken for gone that returns after all (the program
@@ -52,7 +60,9 @@ struct pstack {
 	bool ended;	 /* the thread is ending: its stack is given back */
 };
 
-static __thread struct pstack pstack __attribute__((tls_model("initial-exec")));
+/* The thread's, which the trampolines' fast path reads too (tramp.S). */
+extern __thread struct pstack fxt__patch_pstack __attribute__((tls_model("initial-exec")));
+__thread struct pstack fxt__patch_pstack __attribute__((tls_model("initial-exec")));
 
 /* Set once something is patched: the unwinder's entry points do their
  * work only then. */
@@ -118,7 +128,7 @@ static bool in_range(struct range r, const uint64_t *p)
 /* Pops the entries of frames that are gone (their slot at or below
  * `below`): longjmp() or an unwinding skipped their returns, or a tail
  * call (a jmp) to a patched function reuses the slot of the caller, which
- * is done.  Not the frames a signal handler running on the alternate
+ * is done (and still holds the caller's hook).  Not the frames a signal handler running on the alternate
  * signal stack interrupted, which may lie below it: an entry below
  * `below` on the other side of that stack's bounds stays (asked of the
  * kernel only then, which is rare).  Returns the real return address of
@@ -141,7 +151,7 @@ static __attribute__((noinline)) uint64_t pop_gone_slow(struct pstack *s, uint64
 				break;
 		}
 		s->n--;
-		if (e.slot == below)
+		if (e.slot == below && *below == e.hook)
 			ret = e.ret;
 		else
 			s->v[SHADOW_MAX + s->parked++ % PARKED_MAX] = e;
@@ -295,6 +305,31 @@ static inline __attribute__((always_inline)) void record_strs(uint64_t fn, const
 	agent_ev_end(t);
 }
 
+/* Pushes the shadow entry of a call (its return address's slot, the
+ * real return address `ret`, its fn `tagged`); the stub puts the hook in
+ * the slot once the trampoline returns (its call of the function's
+ * code).  A signal handler's calls may come between any two of these
+ * steps: the entry is marked live (an unknown slot is above every other)
+ * before it is counted, and filled after. */
+static inline __attribute__((always_inline)) void shadow_push(struct pstack *s, uint64_t *slot,
+							      uint64_t tagged, uint64_t ret)
+{
+	uint32_t i = s->n;
+	s->v[i].slot = (uint64_t *)UINTPTR_MAX;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->n = i + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->v[i].fn = tagged;
+	s->v[i].ret = ret;
+	/* The stub's exit: the stub's call of the trampoline returns to
+	 * slot[-1] (patch.h). */
+	s->v[i].hook = slot[-1] - PATCH_STUB_HEAD + PATCH_STUB_EXIT;
+	/* Filled in this order: an entry whose slot is known has its return
+	 * address (agent_patch_sampled_ret()). */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->v[i].slot = slot;
+}
+
 /* A patched function's entry: records it (with the values c holds when
  * not NULL, or the integer registers gprs names: --args, strings among
  * them when `strs`) and pushes its shadow entry, whose fn is `tagged` (fn,
@@ -305,7 +340,7 @@ static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *s
 							const struct captured *c,
 							uint32_t gprs, const bool strs)
 {
-	struct pstack *s = &pstack;
+	struct pstack *s = &fxt__patch_pstack;
 
 	if (__builtin_expect(!shadow_ready(s) || s->n >= SHADOW_MAX, 0)) {
 		if (!s->ended) /* after its buffer, as the thread's other records */
@@ -313,9 +348,9 @@ static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *s
 		return false;
 	}
 	uint64_t ret = *slot, tail = pop_gone(s, slot);
-	/* A tail call: the slot holds our trampoline, put there for the
-	 * caller; the real return address is the caller's. */
-	if (ret == (uint64_t)(uintptr_t)fxt__patch_exit_tramp && tail)
+	/* A tail call: the slot holds the caller's hook; the real return
+	 * address is the caller's. */
+	if (tail)
 		ret = tail;
 	if (c)
 		record_with(c, fn);
@@ -325,22 +360,7 @@ static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *s
 		record_ints(fn, slot, gprs, false);
 	else
 		record(fn);
-	/* A signal handler's calls may come between any two of these steps:
-	 * the entry is marked live (an unknown slot is above every other)
-	 * before it is counted, and filled after. */
-	uint32_t i = s->n;
-	s->v[i].slot = (uint64_t *)UINTPTR_MAX;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->n = i + 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->v[i].fn = tagged;
-	s->v[i].ret = ret;
-	/* Filled in this order: an entry whose slot is known has its return
-	 * address (agent_patch_sampled_ret()), and a hooked slot its entry. */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->v[i].slot = slot;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	*slot = (uint64_t)(uintptr_t)fxt__patch_exit_tramp;
+	shadow_push(s, slot, tagged, ret);
 	return true;
 }
 
@@ -352,7 +372,7 @@ bool fxt__patch_push(uint64_t fn, uint64_t *slot, uint64_t tagged, const struct 
 /* The entry of a function whose stub has PATCH_FN_ARGS: integer
  * registers only (or nothing: a return value), no test at the entry, the
  * common case, here; with strings among them, or the rest, in rtargs.c. */
-static __attribute__((noinline)) void enter_spec(uint64_t quad, uint64_t *slot)
+static __attribute__((noinline)) bool enter_spec(uint64_t quad, uint64_t *slot)
 {
 	struct patch_spec sp = patch_spec_of(quad, slot);
 	uint32_t entry = sp.caps & FXT_CAP_ENTRY;
@@ -363,27 +383,73 @@ static __attribute__((noinline)) void enter_spec(uint64_t quad, uint64_t *slot)
 
 	__asm__("" : "+r"(other));
 	if (__builtin_expect(other != 0, 0))
-		fxt__patch_enter_args(quad, slot); /* (a jump: read again there) */
-	else if (__builtin_expect(!(entry & ~FXT_CAP_GPRS), 1))
-		enter(sp.fn, slot, sp.tagged, NULL, entry, false);
-	else if (!(entry & ~(FXT_CAP_GPRS | FXT_CAP_STRS)))
-		enter(sp.fn, slot, sp.tagged, NULL, entry, true);
-	else
-		fxt__patch_enter_args(quad, slot);
+		return fxt__patch_enter_args(quad, slot); /* (a jump: read again there) */
+	if (__builtin_expect(!(entry & ~FXT_CAP_GPRS), 1))
+		return enter(sp.fn, slot, sp.tagged, NULL, entry, false);
+	if (!(entry & ~(FXT_CAP_GPRS | FXT_CAP_STRS)))
+		return enter(sp.fn, slot, sp.tagged, NULL, entry, true);
+	return fxt__patch_enter_args(quad, slot);
 }
 
-void fxt__patch_enter(uint64_t fn, uint64_t *slot)
+bool fxt__patch_enter(uint64_t fn, uint64_t *slot)
 {
-	if (__builtin_expect(fn & PATCH_FN_ARGS, 0)) {
-		enter_spec(fn, slot);
-		return;
-	}
-	enter(fn, slot, fn, NULL, 0, false);
+	if (__builtin_expect(fn & PATCH_FN_ARGS, 0))
+		return enter_spec(fn, slot);
+	return enter(fn, slot, fn, NULL, 0, false);
 }
+
+/* ------------------------------------------------- the trampolines' fast path
+ *
+ * The common case of a patched call, nothing read and nothing filtered,
+ * is done by the trampolines themselves (tramp.S), with five registers
+ * saved instead of nine and no call: fxt__patch_enter()'s enter() of a
+ * function whose quad is its address, with no frame gone (pop_gone()),
+ * the record, then shadow_push(); fxt__patch_exit()'s common case (the
+ * innermost entry's slot is the one returned through, nothing to read),
+ * the record, then the entry popped.  Where their record goes to its slow
+ * path (the thread's first record, a full chunk), they save the other
+ * registers and call these with the slot reserved outside the buffer
+ * and its timestamp, t->busy counted (agent_record_clk()). */
+void fxt__patch_enter_late(uint64_t *p, uint64_t ts, uint64_t quad, uint64_t *slot)
+{
+	AGENT_TBUF_SLOW(&agent_tls, p, ts, quad);
+	shadow_push(&fxt__patch_pstack, slot, quad, *slot);
+}
+
+/* The innermost entry is still the call's (a signal handler's calls since
+ * are done); popped after its record, as tramp.S pops it, and its real
+ * return address given back. */
+uint64_t fxt__patch_exit_late(uint64_t *p, uint64_t ts)
+{
+	struct pstack *s = &fxt__patch_pstack;
+	struct shadow e = s->v[s->n - 1];
+
+	AGENT_TBUF_SLOW(&agent_tls, p, ts, e.fn | SPOOL_EXIT_BIT);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->n--;
+	return e.ret;
+}
+
+/* What tramp.S reads (tramp.h). */
+_Static_assert(offsetof(struct pstack, v) == PSTACK_V && offsetof(struct pstack, n) == PSTACK_N &&
+		   SHADOW_MAX == 1u << PSTACK_MAX_LOG2,
+	       "tramp.h: struct pstack");
+_Static_assert(offsetof(struct shadow, slot) == SHADOW_SLOT &&
+		   offsetof(struct shadow, ret) == SHADOW_RETA &&
+		   offsetof(struct shadow, fn) == SHADOW_FN &&
+		   offsetof(struct shadow, hook) == SHADOW_HOOK &&
+		   sizeof(struct shadow) == 1u << SHADOW_SIZE_LOG2 &&
+		   PATCH_STUB_EXIT - PATCH_STUB_HEAD == STUB_EXIT_PAST_CALL,
+	       "tramp.h: struct shadow");
+_Static_assert(offsetof(struct tstate, pos) == TSTATE_POS &&
+		   offsetof(struct tstate, end) == TSTATE_END &&
+		   offsetof(struct tstate, busy) == TSTATE_BUSY && sizeof(agent_clock_tsc) == 1 &&
+		   sizeof(agent_filter_on) == 1,
+	       "tramp.h: struct tstate");
 
 void agent_patch_thread_end(void)
 {
-	struct pstack *s = &pstack;
+	struct pstack *s = &fxt__patch_pstack;
 	void *v = s->v;
 
 	s->ended = true;
@@ -402,7 +468,7 @@ static void patch_lost(uint64_t *sp)
 
 uint64_t fxt__patch_exit(uint64_t *sp)
 {
-	struct pstack *s = &pstack;
+	struct pstack *s = &fxt__patch_pstack;
 	uint64_t *slot = sp - 1;
 
 	pop_gone(s, slot - 1);
@@ -454,7 +520,7 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 
 uint64_t agent_patch_sampled_ret(const uint64_t *slot, uint32_t *from)
 {
-	const struct pstack *s = &pstack;
+	const struct pstack *s = &fxt__patch_pstack;
 	const struct shadow *v = s->v;
 	uint32_t n = s->n, top;
 
@@ -492,7 +558,7 @@ uint64_t agent_patch_sampled_ret(const uint64_t *slot, uint32_t *from)
 
 uint64_t agent_patch_sampled_call(uint64_t fn, const uint64_t *sp, const uint64_t **slot)
 {
-	const struct pstack *s = &pstack;
+	const struct pstack *s = &fxt__patch_pstack;
 	const struct shadow *v = s->v;
 	uint32_t n = s->n;
 
@@ -518,7 +584,7 @@ static bool filled(const struct shadow *e)
 static void restore_all(struct pstack *s)
 {
 	for (uint32_t i = 0; i < s->n; i++)
-		if (filled(&s->v[i]) && *s->v[i].slot == (uint64_t)(uintptr_t)fxt__patch_exit_tramp)
+		if (filled(&s->v[i]) && *s->v[i].slot == s->v[i].hook)
 			*s->v[i].slot = s->v[i].ret;
 }
 
@@ -530,7 +596,7 @@ static void rearm(struct pstack *s, uint64_t *sp)
 	pop_gone(s, sp - 1);
 	for (uint32_t i = 0; i < s->n; i++)
 		if (filled(&s->v[i]) && *s->v[i].slot == s->v[i].ret)
-			*s->v[i].slot = (uint64_t)(uintptr_t)fxt__patch_exit_tramp;
+			*s->v[i].slot = s->v[i].hook;
 }
 
 /* The caller's stack pointer: above our return address (frame pointers
@@ -575,12 +641,12 @@ __attribute__((visibility("default"))) void *__cxa_begin_catch(void *e);
  * again. */
 static unwind_code throwing(raise_fn *real, struct _Unwind_Exception *e, uint64_t *sp)
 {
-	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n;
+	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && fxt__patch_pstack.n;
 	if (on)
-		restore_all(&pstack);
+		restore_all(&fxt__patch_pstack);
 	unwind_code rc = real(e);
 	if (on)
-		rearm(&pstack, sp);
+		rearm(&fxt__patch_pstack, sp);
 	return rc;
 }
 
@@ -601,15 +667,15 @@ unwind_code _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
 unwind_code _Unwind_ForcedUnwind(struct _Unwind_Exception *e, unwind_stop_fn *stop, void *arg)
 {
 	REAL(forced_fn *, _Unwind_ForcedUnwind);
-	if (__atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n)
-		restore_all(&pstack);
+	if (__atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && fxt__patch_pstack.n)
+		restore_all(&fxt__patch_pstack);
 	return real__Unwind_ForcedUnwind(e, stop, arg);
 }
 
 void agent_patch_thread_unwinds(void)
 {
-	if (__atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n)
-		restore_all(&pstack);
+	if (__atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && fxt__patch_pstack.n)
+		restore_all(&fxt__patch_pstack);
 }
 
 /* The agent's own ELF header, where its program headers say where its
@@ -669,12 +735,12 @@ unwind_code _Unwind_Backtrace(unwind_trace_fn *fn, void *arg)
 	REAL(backtrace_fn *, _Unwind_Backtrace);
 	REAL(get_ip_fn *, _Unwind_GetIP);
 	struct trace_skip t = { fn, arg, real__Unwind_GetIP };
-	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n;
+	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && fxt__patch_pstack.n;
 	if (on)
-		restore_all(&pstack);
+		restore_all(&fxt__patch_pstack);
 	unwind_code rc = real__Unwind_Backtrace(trace_skipping, &t);
 	if (on)
-		rearm(&pstack, CALLER_SP());
+		rearm(&fxt__patch_pstack, CALLER_SP());
 	return rc;
 }
 
@@ -703,11 +769,11 @@ typedef int walk_fn(void **, int);
 static inline __attribute__((always_inline)) int walk_for_caller(walk_fn *real, void **array,
 								 int size, uint64_t *sp)
 {
-	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n;
+	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && fxt__patch_pstack.n;
 	int n, m, room = size, tries = 4;
 
 	if (on)
-		restore_all(&pstack);
+		restore_all(&fxt__patch_pstack);
 	n = real(array, size);
 	m = n > 0 ? leave_out_agent(array, n) : 0;
 	while (n == room && m < size && size - m <= INT_MAX - 8 - room && tries--) {
@@ -726,7 +792,7 @@ static inline __attribute__((always_inline)) int walk_for_caller(walk_fn *real, 
 		munmap(v, len);
 	}
 	if (on)
-		rearm(&pstack, sp);
+		rearm(&fxt__patch_pstack, sp);
 	return m;
 }
 
@@ -752,7 +818,7 @@ int unw_backtrace(void **array, int size)
 void *__cxa_begin_catch(void *e)
 {
 	REAL(begin_catch_fn *, __cxa_begin_catch);
-	if (__atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && pstack.n)
-		rearm(&pstack, CALLER_SP());
+	if (__atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && fxt__patch_pstack.n)
+		rearm(&fxt__patch_pstack, CALLER_SP());
 	return real___cxa_begin_catch(e);
 }

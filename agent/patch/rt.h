@@ -261,8 +261,8 @@ static inline __attribute__((always_inline)) struct patch_spec patch_spec_of(uin
 
 /* Such an entry that reads more than integer registers or tests a value
  * (rt.c records the others): pushes the call, reads and records what it
- * must, tests (rtargs.c). */
-void fxt__patch_enter_args(uint64_t quad, uint64_t *slot);
+ * must, tests (rtargs.c); whether it pushed the call. */
+bool fxt__patch_enter_args(uint64_t quad, uint64_t *slot);
 
 /* The return of a call whose shadow entry's fn is `tagged` (with bits above
  * the address), the stack pointer it returned with `sp`, when it reads

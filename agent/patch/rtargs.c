@@ -130,7 +130,7 @@ static bool include_holds(unsigned idx, const uint64_t *regs)
 					       regs[c->reg], c->width, c->is_signed);
 }
 
-void fxt__patch_enter_args(uint64_t quad, uint64_t *slot)
+bool fxt__patch_enter_args(uint64_t quad, uint64_t *slot)
 {
 	struct patch_spec spec = patch_spec_of(quad, slot), *sp = &spec;
 	uint64_t fn = sp->fn;
@@ -154,14 +154,13 @@ void fxt__patch_enter_args(uint64_t quad, uint64_t *slot)
 				capture(&c, FXT_REG_XMM0 + i, regs[FXT_REG_XMM0 + i], fn, false);
 	/* Its --include pattern's test: the filter gets the verdict with the
 	 * hook of its entry, and (the shadow entry keeps it) of its exit. */
-	if (sp->incl && include_holds(sp->incl, regs)) {
-		if (fxt__patch_push(fn | AGENT_FILTER_HELD, slot, sp->tagged | SHADOW_HELD, &c) &&
-		    sp->at_entry)
-			test_value(sp->idx, fn, regs);
-		return;
-	}
-	if (fxt__patch_push(fn, slot, sp->tagged, &c) && sp->at_entry)
+	bool held = sp->incl && include_holds(sp->incl, regs);
+	bool pushed = held ? fxt__patch_push(fn | AGENT_FILTER_HELD, slot,
+					     sp->tagged | SHADOW_HELD, &c)
+			   : fxt__patch_push(fn, slot, sp->tagged, &c);
+	if (pushed && sp->at_entry)
 		test_value(sp->idx, fn, regs);
+	return pushed;
 }
 
 

@@ -91,10 +91,11 @@ void agent_sample_unwind_forget(void)
 #if defined(__x86_64__)
 /* ------------------------------------------------------------ patched calls
  *
- * Run-time patching (patch.h) puts fxt__patch_exit_tramp in the return
- * address's slot of each patched call in progress, and keeps the real one
- * in the thread's shadow stack.  The walk takes the trampoline's address
- * for the real one (agent_patch_sampled_ret()) and walks on from there
+ * Run-time patching (patch.h) puts its stub's exit (PATCH_STUB_EXIT) in
+ * the return address's slot of each patched call in progress, and keeps
+ * the real one in the thread's shadow stack.  The walk takes that address
+ * (or fxt__patch_exit_tramp's, where the function just returned) for the
+ * real one (agent_patch_sampled_ret()) and walks on from there
  * with a cursor of its own, whose context is the caller's: its pc the
  * real return address, its stack pointer above the slot, the registers a
  * callee keeps as libunwind found them.  Nothing is written to the stack,
@@ -106,8 +107,10 @@ void agent_sample_unwind_forget(void)
  * it.  A sample that lands in a stub (agent_patch_stub()) is in its
  * function: at the stub's entry, as at the function's; past its call of
  * the trampoline, in the first instructions of the function, moved
- * there, whose slot the thread's last shadow entry gives
- * (agent_patch_sampled_call()). */
+ * there, or at its exit, whose slot the thread's last shadow entry gives
+ * (agent_patch_sampled_call()): where the stub calls those instructions,
+ * or the function returned to its exit, that slot is just below the
+ * stack pointer. */
 
 /* The registers a walk on from a frame needs: the callee-saved ones. */
 static const struct {
@@ -145,12 +148,20 @@ static bool walk_on(unw_cursor_t *cur, ucontext_t *at, uint64_t pc, uint64_t sp)
 	return unw.init_local2(cur, (unw_context_t *)at, 0) == 0;
 }
 
-/* The return address in `slot`, the real one when it is the trampoline. */
+/* Whether pc is a stub's exit: a patched call's hooked return address. */
+static bool is_stub_exit(uint64_t pc)
+{
+	uint64_t stub = agent_patch_stub(pc);
+
+	return stub && pc == stub + PATCH_STUB_EXIT;
+}
+
+/* The return address in `slot`, the real one when it is hooked. */
 static uint64_t real_ret(const uint64_t *slot, uint32_t *from)
 {
 	uint64_t ret = *slot;
 
-	if (ret == (uint64_t)(uintptr_t)fxt__patch_exit_tramp)
+	if (ret == (uint64_t)(uintptr_t)fxt__patch_exit_tramp || is_stub_exit(ret))
 		ret = agent_patch_sampled_ret(slot, from);
 	return ret;
 }
@@ -191,10 +202,13 @@ unsigned agent_sample_walk(ucontext_t *uc, uint64_t *pcs, unsigned max)
 			if (unw.get_reg(&cur, UNW_REG_SP, &sp) < 0)
 				break;
 			slot = (const uint64_t *)(uintptr_t)sp;
-			if (ip == stub + PATCH_STUB_ENTRY) /* the function's entry */
+			if (ip == stub + PATCH_STUB_ENTRY) { /* the function's entry */
 				ret = real_ret(slot, &from);
-			else
+			} else {
+				if (ip >= stub + PATCH_STUB_CALL && ip <= stub + PATCH_STUB_EXIT)
+					slot--;
 				ret = agent_patch_sampled_call(fn, slot, &slot);
+			}
 			pcs[n] = fn + (n ? 1 : 0);
 			n++;
 			exact = false;
@@ -202,7 +216,7 @@ unsigned agent_sample_walk(ucontext_t *uc, uint64_t *pcs, unsigned max)
 				break;
 			continue;
 		}
-		if (ip == (uint64_t)(uintptr_t)fxt__patch_exit_tramp) {
+		if (ip == (uint64_t)(uintptr_t)fxt__patch_exit_tramp || (!exact && is_stub_exit(ip))) {
 			/* A patched call's return address, in the slot
 			 * below the caller's stack pointer; or, interrupted
 			 * there (exact), the trampoline's first instruction,

@@ -10,7 +10,7 @@
 # record -P.`'s for every function both patch.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 64
+plan 65
 scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
@@ -77,6 +77,15 @@ is "$(cat "$TMPD/m.out")" "wx: none" "no mapping is writable and executable"
 mib=$(sed -n 's/^churn: \([0-9]*\) MiB$/\1/p' "$TMPD/churn.out")
 ok "2000 threads, one after the other: the process stays at ${mib:-?} MiB (< 2048; 12 MiB a thread kept would be 24 GiB)" \
   test "${mib:-99999}" -lt 2048
+
+# Calls at a thread's end, after it gave its shadow stack back (a key
+# destructor that runs after the agent's): not pushed, each returns
+# straight to its caller (the stub's call of the function's code is
+# skipped); the program runs as without.
+"$P" late > "$TMPD/late.plain" 2>&1
+"$FXT_RUN" -q -o "$TMPD/late.fxt" --patch=. -- "$P" late > "$TMPD/late.out" 2>&1
+is "$?/$(cat "$TMPD/late.out")" "0/$(cat "$TMPD/late.plain")" \
+  "calls at a thread's end, after its shadow stack was given back: the plain run's output and status"
 
 # A pattern: only those functions.
 "$FXT_RUN" -o "$TMPD/l.fxt" --patch='^leaf$' -- "$P" threads > /dev/null 2> "$TMPD/l.err"

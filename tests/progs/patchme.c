@@ -29,6 +29,10 @@
  *                      executable at once ("none")
  *   churn              (only when named) 2000 threads one after the other,
  *                      each calling leaf(); then the process's size
+ *   late               (only when named) 4 threads whose key destructor
+ *                      calls fib_rec(8) 100 times, at their end, after
+ *                      the agent's (its key is older) gave their shadow
+ *                      stack back: the sum of what it returned
  *
  * Arguments: none (all), or the names of the parts to run.
  */
@@ -309,6 +313,22 @@ static NOINLINE void *churn_thread(void *arg)
 	return NULL;
 }
 
+static pthread_key_t late_key;
+static long late_sum;
+
+static void late_dtor(void *arg)
+{
+	for (long i = 0; i < 100; i++)
+		late_sum += fib_rec(8) + i * (long)arg;
+}
+
+static NOINLINE void *late_thread(void *arg)
+{
+	pthread_setspecific(late_key, arg);
+	late_sum += fib_rec(3);
+	return NULL;
+}
+
 /* The process's virtual size, in MiB. */
 static long vm_mib(void)
 {
@@ -416,6 +436,14 @@ int main(int argc, char **argv)
 				pthread_join(t, NULL);
 		}
 		printf("churn: %ld MiB\n", vm_mib());
+	}
+	if (argc > 1 && want(argc, argv, "late") && pthread_key_create(&late_key, late_dtor) == 0) {
+		for (long i = 1; i <= 4; i++) {
+			pthread_t t;
+			if (pthread_create(&t, NULL, late_thread, (void *)i) == 0)
+				pthread_join(t, NULL);
+		}
+		printf("late: %ld\n", late_sum);
 	}
 	return 0;
 }

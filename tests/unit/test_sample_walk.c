@@ -55,7 +55,7 @@ uint64_t agent_patch_sampled_call(uint64_t fn, const uint64_t *sp, const uint64_
 }
 
 /* The trampolines' handlers (tramp.S calls them): never run here. */
-void fxt__patch_enter(uint64_t fn, uint64_t *slot)
+bool fxt__patch_enter(uint64_t fn, uint64_t *slot)
 {
 	(void)fn, (void)slot;
 	abort();
@@ -66,6 +66,26 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 	(void)sp;
 	abort();
 }
+
+void fxt__patch_enter_late(uint64_t *p, uint64_t ts, uint64_t quad, uint64_t *slot)
+{
+	(void)p, (void)ts, (void)quad, (void)slot;
+	abort();
+}
+
+uint64_t fxt__patch_exit_late(uint64_t *p, uint64_t ts)
+{
+	(void)p, (void)ts;
+	abort();
+}
+
+/* What the trampolines' fast path reads (agent/patch/tramp.h): never
+ * read here either. */
+unsigned char agent_filter_on;
+bool agent_clock_tsc;
+__thread struct tstate agent_tls;
+extern __thread uint64_t fxt__patch_pstack[2];
+__thread uint64_t fxt__patch_pstack[2];
 
 static ucontext_t at;	   /* probe(), where getcontext() returned */
 static uint64_t probe_ret; /* probe()'s return address, in main() */
