@@ -557,6 +557,10 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	}
 	if (err < 0)
 		goto out_sym;
+	/* Plain: its buffers written by a thread of their own (compressed,
+	 * the writer has its workers already). */
+	if (!(flags & FXT_WRITER_SERIAL))
+		fxt_writer_compress_parallel(w);
 	err = conv_archive(w, &in, &st);
 	if (!err)
 		err = name_moved(w, tmp);

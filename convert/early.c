@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +23,9 @@
  * (conv_early_finish(): the file becomes the archive, nothing is copied).
  * A hole until then; 64 KiB hold the opening records of some 900 threads. */
 #define EARLY_FRONT (64u << 10)
+/* The spool is mapped in windows of this many bytes, from its start: its
+ * chunks read where they are (early_map()). */
+#define EARLY_MAP_STEP (256ull << 20)
 
 /* A thread converted early: its state and the file its events go to. */
 struct early_thread {
@@ -71,6 +75,8 @@ int conv_early_new(struct conv_early **out, const struct conv_input *in, const c
 	e->in.nthreads = 0;
 	e->in.pipe_writes = NULL;
 	e->in.npipe_writes = 0;
+	e->in.spool_map = NULL; /* early_map()'s */
+	e->in.spool_map_len = 0;
 	conv_pipeline_init(&e->pl, NULL, &e->in, &e->st);
 	e->walked = SPOOL_HEADER_SIZE;
 	*out = e;
@@ -99,6 +105,8 @@ void conv_early_free(struct conv_early *e)
 	free(e->max_seq);
 	free(e->chunks);
 	conv_names_free(&e->pl.em.names);
+	if (e->in.spool_map)
+		munmap((void *)(uintptr_t)e->in.spool_map, (size_t)e->in.spool_map_len);
 	free(e->dir);
 	free(e);
 }
@@ -223,6 +231,28 @@ static int early_feed(struct conv_early *e, struct early_chunk *k)
 	return 1;
 }
 
+/* The chunks known so far mapped, so that they are read where they are,
+ * as a sealed spool's are (convert_spool()), not copied by pread (a third
+ * of this thread's CPU: bench/README.md, "The tail after the exit").  The
+ * window reaches past the file's end, where nothing is read: only whole
+ * chunks are.  Nothing may cut the file meanwhile (a SIGBUS): fxt-run
+ * recycles no spool the thread may read (early_holds(),
+ * launcher/early.h); the process cuts only what is past its chunks.
+ * Without a mapping, read with pread. */
+static void early_map(struct conv_early *e)
+{
+	uint64_t len = (e->walked + EARLY_MAP_STEP - 1) / EARLY_MAP_STEP * EARLY_MAP_STEP;
+	void *map;
+
+	if (e->walked <= e->in.spool_map_len || len > SIZE_MAX)
+		return;
+	if (e->in.spool_map)
+		munmap((void *)(uintptr_t)e->in.spool_map, (size_t)e->in.spool_map_len);
+	map = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, e->in.spool_fd, 0);
+	e->in.spool_map = map == MAP_FAILED ? NULL : map;
+	e->in.spool_map_len = map == MAP_FAILED ? 0 : len;
+}
+
 int conv_early_step(struct conv_early *e, unsigned max_chunks)
 {
 	unsigned fed = 0;
@@ -231,6 +261,8 @@ int conv_early_step(struct conv_early *e, unsigned max_chunks)
 	if (e->err)
 		return e->err;
 	err = early_walk(e);
+	if (!err)
+		early_map(e);
 	/* Each thread's highest seq so far: a chunk below it is full. */
 	for (size_t i = 0; i < e->nchunks && !err; i++) {
 		struct spool_chunk c;

@@ -17,6 +17,7 @@
 #include <fxt/utf8.h>
 #include <fxt/writer.h>
 
+#include "fxt/behind.h"
 #include "fxt/compress.h"
 #include "fxt/encode.h"
 #include "fxt/internal.h"
@@ -81,6 +82,15 @@ static int sink_write(struct fxt_writer *w, const void *data, size_t len)
 
 	if (w->to_mem)
 		return mem_append(w, data, len);
+	/* After what the thread writes behind, never beside it; the buffer
+	 * is empty then (drain(), make_room()). */
+	if (w->behind) {
+		int err = fxt__behind_sync(w->behind);
+
+		if (err)
+			return set_error(w, err);
+		w->behind_off += len;
+	}
 	while (len) {
 		ssize_t r = write(w->fd, p, len < IO_CHUNK ? len : IO_CHUNK);
 
@@ -113,9 +123,32 @@ static int emit(struct fxt_writer *w, const void *data, size_t len)
 	return err ? set_error(w, err) : 0;
 }
 
+/* The buffer's first `out` bytes go to the thread writing behind; the
+ * rest (`keep`) starts the next buffer. */
+static int behind_out(struct fxt_writer *w, size_t out)
+{
+	unsigned char *next = fxt__behind_next(w->behind);
+	size_t keep = w->pos - out;
+	int err;
+
+	memcpy(next, (const unsigned char *)w->buf + out, keep);
+	err = fxt__behind_submit(w->behind, out);
+	w->buf = (uint64_t *)next;
+	w->pos = keep;
+	w->behind_off += out;
+	return err ? set_error(w, err) : 0;
+}
+
 /* Empties the output buffer into the sink. */
 static int drain(struct fxt_writer *w)
 {
+	if (w->behind && !w->err) {
+		int err = w->pos ? behind_out(w, w->pos) : 0;
+
+		if (!err && (err = fxt__behind_sync(w->behind)))
+			set_error(w, err);
+		return w->err;
+	}
 	int err = emit(w, w->buf, w->pos);
 
 	w->pos = 0;
@@ -130,6 +163,19 @@ static int make_room(struct fxt_writer *w, size_t len)
 	off_t off;
 	size_t keep;
 
+	if (w->behind_want && !w->behind && !w->err) {
+		/* From the buffer's start on; as before if it cannot start. */
+		w->behind_want = false;
+		off = lseek(w->fd, 0, SEEK_CUR);
+		if (off >= 0 && fxt__behind_open(&w->behind, w->fd, w->buf, w->cap) == 0)
+			w->behind_off = (uint64_t)off;
+	}
+	if (w->behind && !w->err) { /* as below, without waiting for the write */
+		keep = (size_t)((w->behind_off + w->pos) % OUT_ALIGN);
+		if (keep >= w->pos || len > w->cap - keep)
+			keep = 0;
+		return behind_out(w, w->pos - keep);
+	}
 	if (w->err || w->to_mem || w->z || (off = lseek(w->fd, 0, SEEK_CUR)) < 0)
 		return drain(w);
 	keep = (size_t)(((uint64_t)off + w->pos) % OUT_ALIGN);
@@ -309,8 +355,14 @@ int fxt_writer_compress_parallel(struct fxt_writer *w)
 {
 	int err;
 
-	if (w->finished || !w->z)
+	if (w->finished || w->err || w->to_mem)
 		return w->err;
+	if (!w->z) {
+		/* Plain: written behind once the buffer first fills (a small
+		 * archive starts no thread). */
+		w->behind_want = true;
+		return 0;
+	}
 	err = fxt__zsink_parallel(w->z);
 	if (err)
 		set_error(w, err);
@@ -343,6 +395,10 @@ void fxt_writer_free(struct fxt_writer *w)
 	}
 	free(w->prov);
 	fxt__zsink_free(w->z);
+	if (w->behind) { /* it owns the buffers */
+		fxt__behind_free(w->behind);
+		w->buf = NULL;
+	}
 	if (w->own_fd)
 		close(w->fd);
 	free(w->mem);
@@ -404,6 +460,8 @@ static int copy_raw(struct fxt_writer *w, int fd, uint64_t off, uint64_t len)
 				return set_error(w, n < 0 ? -errno : -EIO);
 			if (sink_write(w, buf, (size_t)n))
 				return w->err;
+		} else if (w->behind) { /* straight to the file (sink_write() counts its own) */
+			w->behind_off += (uint64_t)n;
 		}
 		done += (uint64_t)n;
 	}
@@ -528,6 +586,10 @@ int fxt_writer_move_to_fd(struct fxt_writer *w, int fd, uint64_t front, uint64_t
 		err = -errno;
 		close(nfd);
 		return err;
+	}
+	if (w->behind) { /* nothing was submitted (w->bytes == w->pos) */
+		fxt__behind_set_fd(w->behind, nfd);
+		w->behind_off = front + len;
 	}
 	if (w->own_fd)
 		close(w->fd);

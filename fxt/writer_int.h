@@ -68,6 +68,12 @@ struct fxt_writer {
 	size_t mem_len, mem_cap;
 	bool finished;
 	struct fxt__zsink *z; /* compress.h, NULL for plain output */
+	/* behind.h, or NULL: a plain file's buffers written by a thread
+	 * (started when the buffer first fills, if behind_want); behind_off
+	 * is where the buffer's first byte goes in the file. */
+	struct fxt__behind *behind;
+	bool behind_want;
+	uint64_t behind_off;
 
 	struct provider **prov;
 	size_t nprov;

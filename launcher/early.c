@@ -56,6 +56,16 @@ static bool known(const struct early *x, const char *path)
 	return false;
 }
 
+/* FNV-1a of a path, never 0 (early.going's "none"). */
+static uint64_t path_hash(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
 static bool listed(char *const *v, size_t n, const char *s)
 {
 	for (size_t i = 0; i < n; i++)
@@ -129,8 +139,14 @@ static void rescan(struct early *x)
 			continue; /* looked at again at the next rescan */
 		/* Published busy: early_take() waits while it is opened. */
 		__atomic_store_n(&s->wanted, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&s->state, EARLY_BUSY, __ATOMIC_RELEASE);
-		__atomic_store_n(&x->n, x->n + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->state, EARLY_BUSY, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&x->n, x->n + 1, __ATOMIC_SEQ_CST);
+		/* Being recycled (early_holds() did not see it published):
+		 * left alone. */
+		if (__atomic_load_n(&x->going, __ATOMIC_SEQ_CST) == path_hash(s->path)) {
+			__atomic_store_n(&s->state, EARLY_TAKEN, __ATOMIC_RELEASE);
+			continue;
+		}
 		err = convert_early_open(s->path, x->out, x->srcline, &s->ce);
 		if (err == -EBADMSG || err == -ENOENT) {
 			/* Being made, or gone: another look later. */
@@ -326,6 +342,27 @@ static struct convert_early *wait_step(struct early_spool *s, uint64_t deadline)
 		struct timespec ts = { 0, 200 * 1000 };
 		nanosleep(&ts, NULL);
 	}
+}
+
+bool early_holds(struct early *x, const char *path)
+{
+	size_t n;
+
+	if (!x || !x->running)
+		return false;
+	/* Marked, then looked for: the thread publishes a slot, then looks
+	 * at the mark (all sequentially consistent), so one of the two sees
+	 * the other. */
+	__atomic_store_n(&x->going, path_hash(path), __ATOMIC_SEQ_CST);
+	n = __atomic_load_n(&x->n, __ATOMIC_SEQ_CST);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t st = __atomic_load_n(&x->v[i].state, __ATOMIC_SEQ_CST);
+
+		if ((st == EARLY_BUSY || st == EARLY_IDLE || st == EARLY_ABANDONED) &&
+		    strcmp(x->v[i].path, path) == 0)
+			return true;
+	}
+	return false;
 }
 
 struct convert_early *early_take(struct early *x, const char *path)

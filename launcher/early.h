@@ -78,6 +78,8 @@ struct early {
 	char *filled[EARLY_MAX_FILLED];
 	size_t nfilled;
 	uint64_t kept_ahead;
+	/* early_holds()'s last path, hashed (0: none yet). */
+	uint64_t going;
 	int fill_stop; /* early_fill_stop() */
 	int nice;      /* fxt-run's nice value */
 	unsigned cpus; /* the cores fxt-run may run on */
@@ -97,6 +99,12 @@ int early_start(struct early *x, const char *out, const char *dir, bool srcline)
  * caller passes it to the conversion and frees it), or NULL.  Safe with
  * x NULL. */
 struct convert_early *early_take(struct early *x, const char *path);
+/* Whether the thread may read the spool at `path` now or later: a step on
+ * it under way, or one to come (it reads the chunks through a mapping: a
+ * spool it may read must not be cut, e.g. recycled as a spare, only
+ * removed).  The path is marked first, so that the thread leaves alone a
+ * spool it had not opened yet.  Safe with x NULL. */
+bool early_holds(struct early *x, const char *path);
 /* No more locations decoded ahead (the program has exited: the
  * conversions are under way).  Safe with x NULL. */
 void early_fill_stop(struct early *x);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "launcher/drain.h"
+#include "launcher/early.h"
 #include "launcher/launcher.h"
 #include "run/control.h"
 #include "run/names.h"
@@ -143,6 +144,9 @@ int spares_recycle(void *ctx, const char *path, int fd)
 	 * fxt-run ended runs of bench/forkloop 500 with all 64 slots full). */
 	if (spares_there(r) >= RUN_SPARE_SLOTS)
 		return -ENOSPC;
+	/* The early converter may read it through a mapping: never cut. */
+	if (early_holds(r->early, path))
+		return -EBUSY;
 	/* At the end, emptying a large one costs what making a spare does
 	 * not (its pages freed now): removed, its pages freed after the run
 	 * (spools_keep_removed()). */

@@ -204,8 +204,13 @@ const void *fxt_writer_mem_data(const struct fxt_writer *w, size_t *len);
 int fxt_writer_flush(struct fxt_writer *w);
 /* A writer opened FXT_WRITER_SERIAL compresses from now on as one opened
  * without it does, with a worker a core (from the member or frame being
- * filled on; what it says is the same).  Nothing for
- * an uncompressed writer.  0 or the writer's error. */
+ * filled on; what it says is the same).  An uncompressed writer to a
+ * descriptor has its full buffers written from now on by a thread of its
+ * own (started when the buffer first fills), in order, while the caller
+ * fills the next: the same bytes at the same offsets; the descriptor's
+ * offset is where it was after fxt_writer_flush() or _finish().  For the
+ * ends of fxt-run's conversions, where a core is idle (bench/README.md,
+ * "The tail after the exit").  0 or the writer's error. */
 int fxt_writer_compress_parallel(struct fxt_writer *w);
 /* Flushes and ends the stream (the gzip or zstd trailer) without freeing, e.g. to
  * read a complete gzip stream from a memory writer.  Nothing may be written

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -1427,6 +1428,27 @@ static void test_writer_big_records(void)
 	fxt_writer_free(w);
 }
 
+/* The k-th of records of 1 to 13 words (at most `left`), reserved or
+ * copied in turn, from `words`: the words written, 0 on an error. */
+static size_t put_record(struct fxt_writer *w, const uint64_t *words, size_t left, size_t k)
+{
+	size_t n = 1 + k % 13;
+	uint64_t *p;
+
+	if (n > left)
+		n = left;
+	if (k % 2 == 0) {
+		p = fxt_writer_reserve(w, n);
+		if (!p)
+			return 0;
+		memcpy(p, words, n * 8);
+		fxt_writer_commit(w, n);
+	} else if (fxt_writer_words(w, words, n)) {
+		return 0;
+	}
+	return n;
+}
+
 /* A file sink takes the buffer in writes that end at multiples of 512
  * KiB in the file (the page cache's large folios), wherever the writer
  * began, and the file holds every byte in order all the same. */
@@ -1447,22 +1469,11 @@ static void test_writer_file_align(void)
 	ok(fd >= 0 && pwrite(fd, back, (size_t)start, 0) == start &&
 	       lseek(fd, start, SEEK_SET) == start && fxt_writer_open_fd(&w, fd, 0) == 0,
 	   "a writer on a file at offset %lld", (long long)start);
-	/* Records of 1 to 13 words, reserved or copied in turn. */
 	while (done < N(words)) {
-		size_t n = 1 + k++ % 13;
-		uint64_t *p;
+		size_t n = put_record(w, words + done, N(words) - done, k++);
 
-		if (n > N(words) - done)
-			n = N(words) - done;
-		if (k % 2) {
-			p = fxt_writer_reserve(w, n);
-			if (!p)
-				break;
-			memcpy(p, words + done, n * 8);
-			fxt_writer_commit(w, n);
-		} else if (fxt_writer_words(w, words + done, n)) {
+		if (!n)
 			break;
-		}
 		done += n;
 		if (fstat(fd, &sb) == 0 && sb.st_size > start && sb.st_size % (512 << 10))
 			aligned = false;
@@ -1476,6 +1487,105 @@ static void test_writer_file_align(void)
 	   "the file holds them all, in order");
 	close(fd);
 	unlink(path);
+}
+
+/* Threads of this process (/proc/self/task), or -1. */
+static int task_count(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* A plain file writer told fxt_writer_compress_parallel() (the rest of an
+ * early converted thread's file, or the archive's conversion after the
+ * program's exit) writes its buffers on a thread of its own; the file
+ * holds every byte in order all the same, through records bigger than
+ * the buffer (written directly), a file appended (copy_file_range) and
+ * records after them. */
+static void test_writer_behind(void)
+{
+	char path[] = "/tmp/fxt-test-behind-XXXXXX", part[] = "/tmp/fxt-test-behind-p-XXXXXX";
+	static uint64_t words[500000], big[100000], tail[3000];
+	static char back[sizeof(words) + sizeof(big) + sizeof(tail) * 2];
+	const off_t start = 1000;
+	size_t done = 0, k = 0, at;
+	struct fxt_writer *w;
+	struct stat sb;
+	int fd = mkstemp(path), pfd = mkstemp(part), before = task_count(), during;
+	bool same;
+
+	for (size_t i = 0; i < N(words); i++)
+		words[i] = i * 0x9e3779b97f4a7c15ull + 1;
+	for (size_t i = 0; i < N(big); i++)
+		big[i] = ~i;
+	for (size_t i = 0; i < N(tail); i++)
+		tail[i] = i << 8;
+	ok(fd >= 0 && pfd >= 0 && pwrite(pfd, tail, sizeof(tail), 0) == (ssize_t)sizeof(tail) &&
+	       pwrite(fd, back, (size_t)start, 0) == start && lseek(fd, start, SEEK_SET) == start &&
+	       fxt_writer_open_fd(&w, fd, 0) == 0,
+	   "a writer on a file at offset %lld", (long long)start);
+	ASSERT_EQ_I64(fxt_writer_words(w, words, 1000), 0, "words before");
+	done = 1000;
+	ASSERT_EQ_I64(fxt_writer_compress_parallel(w), 0, "written behind from now on");
+	ASSERT_EQ_I64(task_count(), before, "no thread while the buffer holds it all");
+	/* Records of 1 to 13 words, reserved or copied in turn; a record
+	 * bigger than the buffer halfway. */
+	for (at = N(words) / 2; done < N(words);) {
+		size_t n;
+
+		if (done >= at && at) {
+			if (fxt_writer_words(w, big, N(big)))
+				break;
+			at = 0;
+		}
+		if (!(n = put_record(w, words + done, N(words) - done, k++)))
+			break;
+		done += n;
+	}
+	ASSERT_EQ_U64(done, N(words), "%zu words written", N(words));
+	during = task_count();
+	ok(before > 0 && during == before + 1, "by a thread of its own (%d threads, %d before)",
+	   during, before);
+	ASSERT_EQ_I64(fxt_writer_append_fd(w, pfd, 0, sizeof(tail), sizeof(tail)), 0,
+		      "a file appended");
+	ASSERT_EQ_I64(fxt_writer_words(w, tail, N(tail)), 0, "words after it");
+	ASSERT_EQ_I64(fxt_writer_close(w), 0, "closed");
+	ASSERT_EQ_I64(task_count(), before, "the thread is gone");
+	/* words[0 .. half], big, words[half ..], tail (appended), tail. */
+	same = fstat(fd, &sb) == 0 && sb.st_size == start + (off_t)sizeof(back) &&
+	       pread(fd, back, sizeof(back), start) == (ssize_t)sizeof(back);
+	{
+		const char *b = back;
+		size_t half = 0;
+
+		/* The big record went after the first record that reached
+		 * N(words) / 2 words: find it by its first word. */
+		for (size_t i = N(words) / 2; same && i < N(words); i++)
+			if (memcmp(b + i * 8, big, 8) == 0) {
+				half = i;
+				break;
+			}
+		same =
+		    same && half && memcmp(b, words, half * 8) == 0 &&
+		    memcmp(b + half * 8, big, sizeof(big)) == 0 &&
+		    memcmp(b + half * 8 + sizeof(big), words + half, sizeof(words) - half * 8) ==
+			0 &&
+		    memcmp(b + sizeof(words) + sizeof(big), tail, sizeof(tail)) == 0 &&
+		    memcmp(b + sizeof(words) + sizeof(big) + sizeof(tail), tail, sizeof(tail)) == 0;
+	}
+	ok(same, "the file holds them all, in order");
+	close(fd);
+	close(pfd);
+	unlink(path);
+	unlink(part);
 }
 
 static void test_writer_reserve(void)
@@ -1661,6 +1771,7 @@ int main(void)
 	test_writer_parallel_later();
 	test_writer_big_records();
 	test_writer_file_align();
+	test_writer_behind();
 	test_writer_reserve();
 	test_writer_errors();
 	test_writer_pipe();
