@@ -9,7 +9,13 @@
  * flow's begin, with the innermost frames of its thread's stack) and, at
  * the end, each thread's last frames (for joins and waits for a child).
  * The pairing is done once the whole archive is read, since a flow's
- * begin and end may come in either order. */
+ * begin and end may come in either order.
+ *
+ * The records are read in runs of plain events (fxt_reader_next_plain())
+ * where the reader can: their complete events, nearly all of what the
+ * agent writes, take add_complete(), add_record()'s steps inlined with
+ * nothing the others need (no record made of them, no call per event);
+ * a frame that cannot be a wait leaves its stack with no call either. */
 #include "config.h"
 
 #include "tools/waits/waits-int.h"
@@ -117,15 +123,15 @@ static uint32_t intern(struct waits_engine *e, const char *s, size_t len)
 
 /* An event's name id: the ref cache first (a table ref means the same
  * string until the next string or metadata record). */
-static inline uint32_t name_id(struct waits_engine *e, uint16_t ref, const struct fxt_string *s)
+static inline uint32_t name_id(struct waits_engine *e, uint16_t ref, const char *s, size_t len)
 {
 	uint32_t id;
 
-	if ((ref & 0x8000) || (!ref && s->len))
-		return intern(e, s->data, s->len);
+	if ((ref & 0x8000) || (!ref && len))
+		return intern(e, s, len);
 	if (e->refc[ref].gen == e->strgen)
 		return e->refc[ref].id;
-	id = intern(e, s->data, s->len);
+	id = intern(e, s, len);
 	if (id != NO_NAME) {
 		e->refc[ref].gen = e->strgen;
 		e->refc[ref].id = id;
@@ -195,8 +201,10 @@ static uint32_t wait_of(struct waits_engine *e, struct thread *t, struct frame *
 	return (uint32_t)e->nwaits++;
 }
 
-/* A frame leaves the stack (its end passed, or its END came). */
-static int retire(struct waits_engine *e, struct thread *t, struct frame *f)
+/* retire() of a frame that may be a wait: a blocking call's, or one a
+ * flow ended in. */
+static __attribute__((noinline)) int retire_wait(struct waits_engine *e, struct thread *t,
+						 struct frame *f)
 {
 	bool counts = false;
 
@@ -222,22 +230,38 @@ static int retire(struct waits_engine *e, struct thread *t, struct frame *f)
 			return -ENOMEM;
 		e->waits[f->wait].end = waits__ns_of(f->end, t->tps);
 	}
+	return 0;
+}
+
+/* A frame leaves the stack (its end passed, or its END came). */
+static inline int retire(struct waits_engine *e, struct thread *t, struct frame *f)
+{
+	if ((f->kind != WK_NONE || f->wait != NO_WAIT) && retire_wait(e, t, f) < 0)
+		return -ENOMEM;
 	t->last = *f;
 	t->has_last = true;
 	return 0;
 }
 
-/* Retires the frames that ended at or before ts. */
+/* Retires the frames that ended at or before ts: retire() of each, the
+ * last one's copy made once. */
 static inline int pop_until(struct waits_engine *e, struct thread *t, uint64_t ts)
 {
-	while (t->n) {
-		struct frame *f = &t->f[t->n - 1];
+	struct frame *v = t->f;
+	size_t n = t->n;
 
-		if (!(f->flags & FF_HAS_END) || f->end > ts)
-			break;
-		if (retire(e, t, f) < 0)
-			return -ENOMEM;
-		t->n--;
+	while (n && (v[n - 1].flags & FF_HAS_END) && v[n - 1].end <= ts) {
+		if (v[n - 1].kind != WK_NONE || v[n - 1].wait != NO_WAIT) {
+			t->n = n; /* (retire_wait() looks below it) */
+			if (retire_wait(e, t, &v[n - 1]) < 0)
+				return -ENOMEM;
+		}
+		n--;
+	}
+	if (n != t->n) {
+		t->last = v[n];
+		t->has_last = true;
+		t->n = n;
 	}
 	return 0;
 }
@@ -266,27 +290,40 @@ static void read_args(struct frame *f, const struct fxt_record *rec)
 	}
 }
 
+/* A frame of the slice named (ref, s, len) pushed on t, from ts to end
+ * (has_end: a complete slice, else a begin); NULL on ENOMEM. */
+static inline __attribute__((always_inline)) struct frame *
+push_frame(struct waits_engine *e, struct thread *t, uint16_t ref, const char *s, size_t len,
+	   uint64_t ts, uint64_t end, bool has_end)
+{
+	uint32_t name = name_id(e, ref, s, len);
+
+	if (name == NO_NAME || TOOL_GROW(t->f, t->cap, t->n + 1) < 0)
+		return NULL;
+	t->f[t->n] = (struct frame){ .start = ts,
+				     .end = end,
+				     .name = name,
+				     .caller = NO_NAME,
+				     .wait = NO_WAIT,
+				     .snap = NO_SNAP,
+				     .kind = WK_NONE,
+				     .flags = has_end ? FF_HAS_END : 0 };
+	return &t->f[t->n++];
+}
+
 static int push(struct waits_engine *e, struct thread *t, const struct fxt_record *rec, uint64_t ts,
 		uint64_t end, bool has_end)
 {
 	const typeof(rec->u.event) *ev = &rec->u.event;
-	struct frame *f;
-	uint32_t name = name_id(e, ev->name_ref, &ev->name);
+	struct frame *f =
+	    push_frame(e, t, ev->name_ref, ev->name.data, ev->name.len, ts, end, has_end);
+	uint32_t name;
 
-	if (name == NO_NAME || TOOL_GROW(t->f, t->cap, t->n + 1) < 0)
+	if (!f)
 		return -ENOMEM;
-	f = &t->f[t->n++];
-	f->start = ts;
-	f->end = end;
-	f->name = name;
-	f->caller = NO_NAME;
-	f->wait = NO_WAIT;
-	f->snap = NO_SNAP;
-	f->kind = WK_NONE;
-	f->flags = has_end ? FF_HAS_END : 0;
-	f->result = 0;
 	if (!rec->nargs)
 		return 0;
+	name = f->name;
 	/* libc slices: "caller" first (convert/emit.c) */
 	if (rec->args[0].type == FXT_ARG_STRING && rec->args[0].name.len == 6 &&
 	    memcmp(rec->args[0].name.data, "caller", 6) == 0) {
@@ -409,6 +446,42 @@ static int see_kobj(struct waits_engine *e, const struct fxt_record *rec)
 	return 0;
 }
 
+/* The thread of an event of category (cat, len), its clock and what it
+ * has seen updated; NULL on ENOMEM. */
+static inline __attribute__((always_inline)) struct thread *
+event_thread(struct waits_engine *e, uint64_t pid, uint64_t tid, const char *cat, size_t len)
+{
+	struct thread *t;
+
+	if (e->tmap.last && e->tmap.last_pid == pid && e->tmap.last_tid == tid)
+		t = &e->threads[e->tmap.last - 1];
+	else if (!(t = thread_get(e, pid, tid)))
+		return NULL;
+	t->tps = e->tps;
+	t->used = true;
+	if (!t->calls && (len != 5 || memcmp(cat, "sched", 5) != 0))
+		t->calls = true;
+	return t;
+}
+
+/* An event's time ts (ticks of e->tps), for the first one in ns: the
+ * division only when ts may be less than what it gave last (ticks of one
+ * rate are in the order of their ns). */
+static inline void see_time(struct waits_engine *e, uint64_t ts)
+{
+	uint64_t ns;
+
+	if (e->any_time && e->tps == e->lo_tps && ts >= e->lo_ticks)
+		return;
+	ns = waits__ns_of(ts, e->tps);
+	if (!e->any_time || ns < e->first_ns) {
+		e->first_ns = ns;
+		e->any_time = true;
+	}
+	e->lo_ticks = ts;
+	e->lo_tps = e->tps;
+}
+
 static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct waits_engine *e = ctx;
@@ -437,13 +510,9 @@ static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *
 		e->tps = fxt_reader_ticks_per_second(r);
 		bump_strgen(e);
 	}
-	t = thread_get(e, ev->pid, ev->tid);
+	t = event_thread(e, ev->pid, ev->tid, ev->category.data, ev->category.len);
 	if (!t)
 		return -ENOMEM;
-	t->tps = e->tps;
-	t->used = true;
-	if (!t->calls && (ev->category.len != 5 || memcmp(ev->category.data, "sched", 5) != 0))
-		t->calls = true;
 	if (ev->type == FXT_EVENT_INSTANT) {
 		e->kernel_lost += fxt_kernel_lost_in_name(ev->name.data, ev->name.len);
 		if (e->sched.nswitch &&
@@ -454,10 +523,7 @@ static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *
 	end = ev->type == FXT_EVENT_DURATION_COMPLETE && ev->extra > ts ? ev->extra : ts;
 	if (end > t->max_end)
 		t->max_end = end;
-	if (!e->any_time || waits__ns_of(ts, e->tps) < e->first_ns) {
-		e->first_ns = waits__ns_of(ts, e->tps);
-		e->any_time = true;
-	}
+	see_time(e, ts);
 	if (pop_until(e, t, ts) < 0)
 		return -ENOMEM;
 	switch (ev->type) {
@@ -492,6 +558,72 @@ static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *
 	default:
 		return 0;
 	}
+}
+
+/* add_record() of a complete event without arguments (a plain one,
+ * fxt_reader_next_plain()'s: most of an archive's), its steps inlined. */
+static inline __attribute__((always_inline)) int add_complete(struct waits_engine *e,
+							      const struct fxt_plain *p)
+{
+	uint64_t ts = p->ts, end = p->extra > ts ? p->extra : ts;
+	struct thread *t = event_thread(e, p->pid, p->tid, p->category, p->category_len);
+
+	if (!t)
+		return -ENOMEM;
+	if (end > t->max_end)
+		t->max_end = end;
+	see_time(e, ts);
+	if (pop_until(e, t, ts) < 0 ||
+	    !push_frame(e, t, p->name_ref, p->name, p->name_len, ts, end, true))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Plain events read at a time (4.5 KB). */
+#define PLAIN_RUN 64
+
+/* Reads r's records into e: tool_read_records()'s loop, its checks and
+ * messages, with the plain complete events taken by add_complete() and
+ * the rest given to add_record() as records. */
+static int read_records(struct waits_engine *e, struct fxt_reader *r, char *err, size_t errlen)
+{
+	struct fxt_plain plain[PLAIN_RUN];
+	struct fxt_record rec = { 0 };
+	uint64_t n = 0;
+	int rc;
+
+	for (;;) {
+		size_t k = n ? fxt_reader_next_plain(r, plain, PLAIN_RUN) : 0;
+
+		if (k) {
+			n += k;
+			if (__builtin_expect(r != e->last_reader, 0)) { /* add_record()'s */
+				e->last_reader = r;
+				e->tps = fxt_reader_ticks_per_second(r);
+				bump_strgen(e);
+			}
+			for (size_t i = 0; i < k; i++) {
+				const struct fxt_plain *p = &plain[i];
+
+				rc = p->type == FXT_EVENT_DURATION_COMPLETE
+					 ? add_complete(e, p)
+					 : add_record(e, r, fxt_plain_record(&rec, p));
+				if (rc < 0)
+					goto fail;
+			}
+			continue;
+		}
+		if ((rc = fxt_reader_next(r, &rec)) <= 0)
+			break;
+		if (n++ == 0 && (rc = tool_read_first(r, err, errlen)) < 0)
+			return rc;
+		if ((rc = add_record(e, r, &rec)) < 0)
+			goto fail;
+	}
+	return tool_read_end(r, rc, n, err, errlen);
+fail:
+	snprintf(err, errlen, "%s", strerror(-rc));
+	return rc;
 }
 
 /* ------------------------------------------------------------------ API */
@@ -537,6 +669,7 @@ static int keep_states(struct waits_engine *e, struct waits *w)
 int waits_load(struct waits *w, const struct tool_input *in, char *err, size_t errlen)
 {
 	struct waits_engine *e;
+	struct fxt_reader *r;
 	int rc;
 
 	memset(w, 0, sizeof(*w));
@@ -547,7 +680,11 @@ int waits_load(struct waits *w, const struct tool_input *in, char *err, size_t e
 	}
 	w->e = e;
 	e->strgen = 1;
-	rc = tool_read_input(in, add_record, e, err, errlen);
+	rc = tool_open_input(in, &r, err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = read_records(e, r, err, errlen);
+	fxt_reader_free(r);
 	if (rc < 0)
 		return rc;
 	/* The frames still on a stack at the end: retired at their ends (a
