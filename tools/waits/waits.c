@@ -25,6 +25,8 @@
 #include <string.h>
 
 #include "common/hash.h"
+#include "tools/profile/recpipe.h"
+#include "tools/profile/slicepipe.h"
 
 /* The libc calls that wait for another thread or process (their slices'
  * names, in a category "libc.*"). */
@@ -482,6 +484,24 @@ static inline void see_time(struct waits_engine *e, uint64_t ts)
 	e->lo_tps = e->tps;
 }
 
+/* A record that is no event, after which the reader's clock was tps. */
+static int add_other(struct waits_engine *e, const struct fxt_record *rec, uint64_t tps)
+{
+	e->tps = tps;
+	if (rec->type == FXT_RECORD_STRING || rec->type == FXT_RECORD_METADATA)
+		bump_strgen(e);
+	else if (rec->type == FXT_RECORD_KERNEL_OBJECT)
+		return see_kobj(e, rec);
+	else if (rec->type == FXT_RECORD_CONTEXT_SWITCH) {
+		if (TOOL_GROW(e->sw, e->sw_cap, e->nsw + 1) < 0)
+			return -ENOMEM;
+		e->sw[e->nsw++] = (struct switch_in){ rec->u.cswitch.in_tid,
+						      waits__ns_of(rec->u.cswitch.ts, e->tps) };
+		return sched_add_record(&e->sched, rec, e->sw[e->nsw - 1].ts);
+	}
+	return 0;
+}
+
 static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct waits_engine *e = ctx;
@@ -489,22 +509,8 @@ static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *
 	struct thread *t;
 	uint64_t ts, end;
 
-	if (rec->type != FXT_RECORD_EVENT) {
-		e->tps = fxt_reader_ticks_per_second(r);
-		if (rec->type == FXT_RECORD_STRING || rec->type == FXT_RECORD_METADATA)
-			bump_strgen(e);
-		else if (rec->type == FXT_RECORD_KERNEL_OBJECT)
-			return see_kobj(e, rec);
-		else if (rec->type == FXT_RECORD_CONTEXT_SWITCH) {
-			if (TOOL_GROW(e->sw, e->sw_cap, e->nsw + 1) < 0)
-				return -ENOMEM;
-			e->sw[e->nsw++] =
-			    (struct switch_in){ rec->u.cswitch.in_tid,
-						waits__ns_of(rec->u.cswitch.ts, e->tps) };
-			return sched_add_record(&e->sched, rec, e->sw[e->nsw - 1].ts);
-		}
-		return 0;
-	}
+	if (rec->type != FXT_RECORD_EVENT)
+		return add_other(e, rec, fxt_reader_ticks_per_second(r));
 	if (__builtin_expect(r != e->last_reader, 0)) {
 		e->last_reader = r;
 		e->tps = fxt_reader_ticks_per_second(r);
@@ -626,6 +632,54 @@ fail:
 	return rc;
 }
 
+/* read_records() with the reader on a second thread (recpipe.h, its
+ * times left in ticks): the same records in the same order, each that is
+ * no event with the reader's clock after it, so that this thread never
+ * asks the reader.  Its returns and messages are read_records()'. */
+static int read_piped(struct waits_engine *e, struct fxt_reader *r, struct recpipe *pipe, char *err,
+		      size_t errlen)
+{
+	const struct recpipe_item *it;
+	struct fxt_record rec = { 0 };
+	uint64_t n = 0, tps;
+	size_t nit;
+	int rc;
+
+	e->last_reader = r; /* (add_record() asks it nothing then) */
+	bump_strgen(e);
+	while ((rc = recpipe_take(pipe, &it, &nit)) > 0) {
+		if (n == 0 && nit && !recpipe_saw_magic(pipe)) {
+			recpipe_stop(pipe);
+			return tool_read_first(r, err, errlen);
+		}
+		n += nit;
+		for (size_t i = 0; i < nit; i++) {
+			const struct fxt_plain *p = &it[i].e;
+
+			if (i + 8 < nit) /* written by the other CPU */
+				__builtin_prefetch(&it[i + 8]);
+			if (p->record_type == FXT_RECORD_EVENT && !p->aux &&
+			    p->type == FXT_EVENT_DURATION_COMPLETE) {
+				rc = add_complete(e, p);
+			} else {
+				const struct fxt_record *c = recpipe_record(&rec, &it[i], &tps);
+
+				rc = c->type == FXT_RECORD_EVENT ? add_record(e, r, c)
+								 : add_other(e, c, tps);
+			}
+			if (rc < 0)
+				goto stop;
+		}
+	}
+stop:
+	recpipe_stop(pipe);
+	if (rc < -1) { /* the engine's or the pipe's, not the reader's */
+		snprintf(err, errlen, "%s", strerror(-rc));
+		return rc;
+	}
+	return tool_read_end(r, rc, n, err, errlen);
+}
+
 /* ------------------------------------------------------------------ API */
 
 static int cmp_kname(const void *a, const void *b)
@@ -670,6 +724,7 @@ int waits_load(struct waits *w, const struct tool_input *in, char *err, size_t e
 {
 	struct waits_engine *e;
 	struct fxt_reader *r;
+	struct recpipe *pipe;
 	int rc;
 
 	memset(w, 0, sizeof(*w));
@@ -683,7 +738,12 @@ int waits_load(struct waits *w, const struct tool_input *in, char *err, size_t e
 	rc = tool_open_input(in, &r, err, errlen);
 	if (rc < 0)
 		return rc;
-	rc = read_records(e, r, err, errlen);
+	/* With more than one CPU the reader decodes on a second thread
+	 * (the profile engine's pipe, tools/profile/recpipe.h). */
+	if (slicepipe_worth() && recpipe_start_ticks(&pipe, r) == 0)
+		rc = read_piped(e, r, pipe, err, errlen);
+	else
+		rc = read_records(e, r, err, errlen);
 	fxt_reader_free(r);
 	if (rc < 0)
 		return rc;
