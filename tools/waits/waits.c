@@ -15,7 +15,15 @@
  * where the reader can: their complete events, nearly all of what the
  * agent writes, take add_complete(), add_record()'s steps inlined with
  * nothing the others need (no record made of them, no call per event);
- * a frame that cannot be a wait leaves its stack with no call either. */
+ * a frame that cannot be a wait leaves its stack with no call either.
+ * With more than one CPU the reader decodes on a second thread
+ * (read_piped(): the profile engine's pipe, tools/profile/recpipe.h, the
+ * times left in ticks), this one takes what it hands over.
+ *
+ * One job, one file past 800 lines: the way from a record to its frame,
+ * and both loops that take it (read_records(), read_piped()), stay
+ * together so that it inlines into them; the pairing once read is
+ * waits-pair.c's. */
 #include "config.h"
 
 #include "tools/waits/waits-int.h"
