@@ -487,8 +487,8 @@ static void test_marks(void)
 	callmerge_free(m);
 }
 
-/* The paths walked on a second thread (tools/profile/slicepipe.c, many
- * batches of slices handed over) give the tree walked on the reading
+/* The archive read on a second thread (tools/profile/recpipe.c, many
+ * batches of records handed over) gives the tree read and walked on one
  * thread (FXT_THREADS=0), node for node: three threads, recursion, a
  * begin/end pair around each, one thread in end order. */
 static void test_threads(void)
@@ -527,7 +527,7 @@ static void test_threads(void)
 	unsetenv("FXT_THREADS");
 	two = load_text(evs, n, &o);
 	ok(one && two && strlen(one) > 100 && strcmp(one, two) == 0,
-	   "%zu slices: the same tree with the paths walked on a second thread", n);
+	   "%zu slices: the same tree with the archive read on a second thread", n);
 	if (one && two && strcmp(one, two) != 0)
 		diag("one thread:\n%s\ntwo:\n%s", one, two);
 	free(one);

@@ -276,6 +276,73 @@ static void test_known_waits(void)
 	fxt_writer_free(w);
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The archive read on a second thread (tools/profile/recpipe.c, many
+ * batches of records handed over, the times left in ticks) gives the
+ * waits read on one thread (FXT_THREADS=0), item for item: three
+ * threads taking a lock in turn, each wait but the first released by the
+ * previous one's unlock (a flow), plain complete events around them, a
+ * clock of 2.995 GHz. */
+static void test_threads(void)
+{
+	const struct a waited[] = { CALLER("step"),
+				    { "waited", FXT_ARG_BOOL, NULL, 1 },
+				    { "result", FXT_ARG_INT64, NULL, 0 },
+				    END_ARGS };
+	const struct a unlock[] = { CALLER("step"), END_ARGS };
+	struct tool_input in = { "built", NULL, 0 };
+	struct waits one, two;
+	char err[256];
+	size_t bad = 0;
+	int rc1, rc2;
+
+	if (fxt_writer_open_mem(&w, 0) < 0)
+		bail_out("fxt_writer_open_mem");
+	fxt_writer_magic(w);
+	fxt_writer_provider(w, 1, "test");
+	fxt_writer_initialization(w, 2995000000);
+	for (uint64_t i = 0, ts = 1000; i < 9000; i++, ts += 1000) {
+		uint64_t tid = 11 + i % 3;
+
+		X(10, tid, "app", "step", ts, ts + 900, NULL);
+		X(10, tid, "app", "leaf", ts + 10, ts + 100, NULL);
+		X(10, tid, "libc.sync", "pthread_mutex_lock", ts + 200, ts + 500, waited);
+		if (i)
+			flow(FXT_EVENT_FLOW_END, 10, tid, ts + 499, i);
+		X(10, tid, "app", "leaf", ts + 600, ts + 700, NULL);
+		X(10, tid, "libc.sync", "pthread_mutex_unlock", ts + 800, ts + 810, unlock);
+		flow(FXT_EVENT_FLOW_BEGIN, 10, tid, ts + 805, i + 1);
+	}
+	if (fxt_writer_flush(w) < 0)
+		bail_out("fxt_writer_flush");
+	in.mem = fxt_writer_mem_data(w, &in.len);
+	setenv("FXT_THREADS", "0", 1);
+	rc1 = waits_load(&one, &in, err, sizeof(err));
+	unsetenv("FXT_THREADS");
+	rc2 = waits_load(&two, &in, err, sizeof(err));
+	ok(rc1 == 0 && rc2 == 0 && one.nitems == 9000 && two.nitems == one.nitems,
+	   "one thread and two: %zu and %zu waits", one.nitems, two.nitems);
+	for (size_t k = 0; rc1 == 0 && rc2 == 0 && k < one.nitems && k < two.nitems; k++) {
+		const struct waits_item *x = &one.items[k], *y = &two.items[k];
+
+		bad += x->pid != y->pid || x->tid != y->tid || x->start != y->start ||
+		       x->end != y->end || !same_str(x->call, y->call) ||
+		       !same_str(x->func, y->func) || x->via != y->via ||
+		       x->timed_out != y->timed_out || x->rpid != y->rpid || x->rtid != y->rtid ||
+		       x->rts != y->rts || !same_str(x->rcall, y->rcall) ||
+		       !same_str(x->rfunc, y->rfunc) || !same_str(x->since, y->since) ||
+		       x->runnable != y->runnable;
+	}
+	ok(bad == 0 && one.start_ns == two.start_ns, "the same waits, field for field");
+	waits_free(&one);
+	waits_free(&two);
+	fxt_writer_free(w);
+}
+
 /* Bad input: one error, no crash. */
 static void test_bad(void)
 {
@@ -291,6 +358,7 @@ static void test_bad(void)
 int main(void)
 {
 	test_known_waits();
+	test_threads();
 	test_bad();
 	done_testing();
 	return exit_status();

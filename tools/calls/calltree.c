@@ -14,7 +14,6 @@
 #include "common/hash.h"
 #include "tools/front/thrmap.h"
 #include "tools/front/common.h"
-#include "tools/profile/slicepipe.h"
 
 /* A slice of a thread in end order, kept until the archive is read: its
  * prefix is the rows of the begin frames open below it (in the thread's
@@ -61,6 +60,10 @@ struct calltree {
 	size_t ngroups, capg;
 	int err; /* the first error of a slice callback */
 	uint64_t nslices;
+	/* on_slice()'s last thread: its index, -1 when its slices are not
+	 * taken as they come (on_slice_other()) */
+	uint64_t cur_pid, cur_tid;
+	int64_t cur_ti;
 };
 
 /* ----------------------------------------------------------------- nodes */
@@ -178,7 +181,7 @@ static int64_t step_slow(struct calltree *t, uint32_t parent, uint32_t row)
 		if (t->nodes[a].row == row) {
 			t->nodes[a].recursive = true;
 			return edge_put(t, (uint64_t)parent << 32 | row, a) < 0 ? -ENOMEM
-										 : (int64_t)a;
+										: (int64_t)a;
 		}
 	}
 	return child_new(t, parent, row);
@@ -238,6 +241,14 @@ static inline void mark(struct calltree *t, const struct cthread *th, uint32_t t
 {
 	struct calltree_node *n = &t->nodes[x];
 
+	/* At its own depth, no fold on the path up to it: the nodes there
+	 * are all different (a fold goes to a shallower node, and the depth
+	 * at index i is at most i + 1), so i is its lowest index. */
+	if (n->depth == i + 1) {
+		n->mark_thr = ti + 1;
+		n->mark_idx = i;
+		return;
+	}
 	if (n->mark_thr == ti + 1 && n->mark_idx <= i && th->nodes[n->mark_idx] == x)
 		return;
 	if (n->mark_thr != ti + 1) {
@@ -251,6 +262,16 @@ static inline void mark(struct calltree *t, const struct cthread *th, uint32_t t
 	n->mark_idx = i;
 }
 
+/* Room for a path of n rows on th.  0 or -ENOMEM. */
+static __attribute__((noinline)) int path_room(struct cthread *th, size_t n)
+{
+	size_t cap = th->cap;
+
+	if (TOOL_GROW(th->rows, cap, n) < 0 || TOOL_GROW(th->nodes, th->cap, n) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 /* Counts a slice whose whole path is known: path[0 .. d] (its own row
  * last) on thread ti.  Returns 0 or -ENOMEM. */
 static inline __attribute__((always_inline)) int add_path(struct calltree *t, uint32_t ti,
@@ -259,31 +280,32 @@ static inline __attribute__((always_inline)) int add_path(struct calltree *t, ui
 {
 	struct cthread *th = &t->thr[ti];
 	struct calltree_node *n;
+	const uint32_t *rows;
 	uint32_t lim, i, x;
-	int64_t y;
 
-	if (d + 1 > th->cap) {
-		size_t cap = th->cap;
-
-		if (TOOL_GROW(th->rows, cap, d + 1) < 0 || TOOL_GROW(th->nodes, th->cap, d + 1) < 0)
-			return -ENOMEM;
-	}
+	if (__builtin_expect(d + 1 > th->cap, 0) && path_room(th, d + 1) < 0)
+		return -ENOMEM;
+	rows = th->rows;
 	lim = th->n < d + 1 ? (uint32_t)th->n : d + 1;
-	for (i = 0; i < lim && th->rows[i] == path[i]; i++)
+	for (i = 0; i < lim && rows[i] == path[i]; i++)
 		;
-	lim = i; /* the first index walked now */
-	for (; i <= d; i++) {
-		y = step(t, i ? th->nodes[i - 1] : th->group, path[i]);
-		if (y < 0)
-			return -ENOMEM;
-		th->rows[i] = path[i];
-		th->nodes[i] = (uint32_t)y;
-		mark(t, th, ti, (uint32_t)y, i);
+	if (i <= d) { /* walked from the first row that changed */
+		x = i ? th->nodes[i - 1] : th->group;
+		for (; i <= d; i++) {
+			int64_t y = step(t, x, path[i]);
+
+			if (y < 0)
+				return -ENOMEM;
+			x = (uint32_t)y;
+			th->rows[i] = path[i];
+			th->nodes[i] = x;
+			mark(t, th, ti, x, i);
+		}
+	} else { /* not walked now: the mark may be another thread's */
+		x = th->nodes[d];
+		mark(t, th, ti, x, d);
 	}
 	th->n = d + 1;
-	x = th->nodes[d];
-	if (lim == d + 1) /* not walked now: the mark may be another thread's */
-		mark(t, th, ti, x, d);
 	n = &t->nodes[x];
 	n->calls++;
 	n->self_ns += self;
@@ -316,20 +338,32 @@ static int keep_slice(struct cthread *th, const struct profile_slice *s)
 	}
 	if (th->nes >= UINT32_MAX || TOOL_GROW(th->es, th->capes, th->nes + 1) < 0)
 		return -ENOMEM;
-	th->es[th->nes] =
-	    (struct eslice){ { s->start_ns, s->end_ns, (uint32_t)th->nes }, s->self_ns, s->path[d],
-			     th->last_off, th->last_len, s->open };
+	th->es[th->nes] = (struct eslice){ { s->start_ns, s->end_ns, (uint32_t)th->nes },
+					   s->self_ns,
+					   s->path[d],
+					   th->last_off,
+					   th->last_len,
+					   s->open };
 	th->nes++;
 	return 0;
 }
 
-static void on_slice(void *ctx, const struct profile_slice *s)
+/* on_slice() of a slice of another thread than the last one's, or of
+ * one the tree does not take as it comes: the thread looked up (and
+ * remembered when its next slices can be taken as they come), the view's
+ * consumer given the slice, an end-ordered slice kept. */
+static __attribute__((noinline)) void on_slice_other(struct calltree *t,
+						     const struct profile_slice *s)
 {
-	struct calltree *t = ctx;
 	int64_t ti;
 	int rc;
 
-	if (t->err || (s->tid & FXT_SAMPLE_KOID_BIT) || !tool_picked(&t->o.pick, s->pid, s->tid))
+	if (t->err)
+		return;
+	t->cur_pid = s->pid;
+	t->cur_tid = s->tid;
+	t->cur_ti = -1;
+	if ((s->tid & FXT_SAMPLE_KOID_BIT) || !tool_picked(&t->o.pick, s->pid, s->tid))
 		return;
 	if (t->o.also)
 		t->o.also(t->o.also_ctx, s);
@@ -343,6 +377,28 @@ static void on_slice(void *ctx, const struct profile_slice *s)
 			      s->end_ns - s->start_ns, s->open);
 	if (rc < 0)
 		t->err = rc;
+	else if (!t->o.also)
+		t->cur_ti = ti;
+}
+
+static void on_slice(void *ctx, const struct profile_slice *s)
+{
+	struct calltree *t = ctx;
+	int rc;
+
+	/* The last slice's thread, taken as it comes: no sample track, a
+	 * thread chosen, no view's consumer, no error (cur_ti is -1 else). */
+	if (__builtin_expect(
+		s->tid != t->cur_tid || s->pid != t->cur_pid || t->cur_ti < 0 || s->end_order, 0)) {
+		on_slice_other(t, s);
+		return;
+	}
+	rc = add_path(t, (uint32_t)t->cur_ti, s->path, s->depth, s->self_ns,
+		      s->end_ns - s->start_ns, s->open);
+	if (__builtin_expect(rc < 0, 0)) {
+		t->err = rc;
+		t->cur_ti = -1;
+	}
 }
 
 /* The end-ordered slices of thread ti, nested (profile.h, struct
@@ -402,6 +458,8 @@ int calltree_new(struct calltree **out, const struct calltree_opts *opts)
 	if (!t)
 		return -ENOMEM;
 	t->o = *opts;
+	t->cur_ti = -1;
+	t->cur_pid = t->cur_tid = UINT64_MAX;
 	*out = t;
 	return 0;
 }
@@ -430,8 +488,7 @@ void calltree_free(struct calltree *t)
 int calltree_load(struct calltree *t, const char *path, char *err, size_t errlen)
 {
 	struct profile_opts po = { .by = PROFILE_BY_FUNCTION, .on_slice = on_slice, .ctx = t };
-	struct slicepipe *pipe = NULL;
-	int rc, prc;
+	int rc;
 
 	if (t->prof)
 		return -EINVAL;
@@ -445,19 +502,15 @@ int calltree_load(struct calltree *t, const char *path, char *err, size_t errlen
 	if (t->o.by == PROFILE_BY_FUNCTION && group_get(t, 0, 0) < 0)
 		rc = -ENOMEM;
 	if (rc == 0) {
-		/* The paths walked on a second thread while this one reads and
-		 * rebuilds the stacks (a third of the work each side), in the
-		 * same order; not with a view's own consumer (o.also). */
-		if (!t->o.also && slicepipe_worth() && slicepipe_start(&pipe, on_slice, t) == 0) {
-			profile_set_slice_fn(t->prof, slicepipe_put, pipe);
-			/* Reading on a third thread costs more than it gives
-			 * on two CPUs (2.05 s -> 2.87 s for 30 M events). */
-			profile_read_here(t->prof);
-		}
-		prc = profile_load(t->prof, path, err, errlen);
-		rc = pipe ? slicepipe_stop(pipe) : 0;
-		if (prc < 0)
-			return prc; /* err says why */
+		/* With more than one CPU the profile reads on a second thread
+		 * (tools/profile/recpipe.c) while this one rebuilds the stacks
+		 * and walks the paths: the reading is a third of the work,
+		 * and handing each finished slice and its path over to a
+		 * walker instead cost the engine's thread more than the walk
+		 * (865 -> 755 M instructions on it for 2 M events). */
+		rc = profile_load(t->prof, path, err, errlen);
+		if (rc < 0)
+			return rc; /* err says why */
 	}
 	if (rc == 0 && t->err)
 		rc = t->err;
@@ -570,8 +623,9 @@ static int cmp_nodes(const void *a, const void *b, void *ctx)
 	if (x->total_ns != y->total_ns)
 		return x->total_ns > y->total_ns ? -1 : 1;
 	if (x->row == CALLTREE_GROUP || y->row == CALLTREE_GROUP)
-		return x->pid != y->pid ? (x->pid < y->pid ? -1 : 1)
-				       : x->tid != y->tid ? (x->tid < y->tid ? -1 : 1) : 0;
+		return x->pid != y->pid	  ? (x->pid < y->pid ? -1 : 1)
+		       : x->tid != y->tid ? (x->tid < y->tid ? -1 : 1)
+					  : 0;
 	c = strcmp(calltree_name(t, x), calltree_name(t, y));
 	return c ? c : strcmp(calltree_category(t, x), calltree_category(t, y));
 }

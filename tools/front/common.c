@@ -266,10 +266,8 @@ fail:
 	return rc;
 }
 
-int tool_read_input(const struct tool_input *in, tool_record_fn fn, void *ctx, char *err,
-		    size_t errlen)
+int tool_open_input(const struct tool_input *in, struct fxt_reader **r, char *err, size_t errlen)
 {
-	struct fxt_reader *r;
 	unsigned flags = FXT_READER_TIME_ORDER;
 	struct stat st;
 	int rc;
@@ -277,17 +275,23 @@ int tool_read_input(const struct tool_input *in, tool_record_fn fn, void *ctx, c
 	if (in->stream && !in->mem && strcmp(in->path, "-") == 0 &&
 	    (fstat(STDIN_FILENO, &st) != 0 || !S_ISREG(st.st_mode)))
 		flags = 0;
-	if (in->mem) {
-		rc = fxt_reader_open_mem(&r, in->mem, in->len, flags);
-		if (rc < 0) {
-			snprintf(err, errlen, "%s", strerror(-rc));
-			return rc;
-		}
-	} else {
-		rc = tool_open_archive(&r, in->path, flags, err, errlen);
-		if (rc < 0)
-			return rc;
-	}
+	if (!in->mem)
+		return tool_open_archive(r, in->path, flags, err, errlen);
+	rc = fxt_reader_open_mem(r, in->mem, in->len, flags);
+	if (rc < 0)
+		snprintf(err, errlen, "%s", strerror(-rc));
+	return rc;
+}
+
+int tool_read_input(const struct tool_input *in, tool_record_fn fn, void *ctx, char *err,
+		    size_t errlen)
+{
+	struct fxt_reader *r;
+	int rc;
+
+	rc = tool_open_input(in, &r, err, errlen);
+	if (rc < 0)
+		return rc;
 	rc = tool_read_records(r, fn, ctx, err, errlen);
 	fxt_reader_free(r);
 	return rc;

@@ -118,12 +118,16 @@ struct tool_input {
 	bool stream;
 };
 
-/* Streams the records of in to fn: tool_open_archive() (or the memory),
- * then tool_read_records(), whose return and messages it shares.  Each
- * thread's events come in time order (FXT_READER_TIME_ORDER), as Perfetto
- * pairs them, but with in->stream from a pipe. */
+/* Streams the records of in to fn: tool_open_input(), then
+ * tool_read_records(), whose return and messages it shares. */
 int tool_read_input(const struct tool_input *in, tool_record_fn fn, void *ctx, char *err,
 		    size_t errlen);
+
+/* Opens in for reading, in *r: tool_open_archive() (or the memory).  Each
+ * thread's events come in time order (FXT_READER_TIME_ORDER), as Perfetto
+ * pairs them, but with in->stream from a pipe.  For a loop of its own
+ * (fxt-waits'); 0 or -errno with err set. */
+int tool_open_input(const struct tool_input *in, struct fxt_reader **r, char *err, size_t errlen);
 
 /* Where a tool writes: standard output, or a file named with -o. */
 struct tool_output {

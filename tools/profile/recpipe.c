@@ -56,6 +56,7 @@ struct recpipe {
 	int rc;		      /* 0, -1 (the reader's error), -ENOMEM */
 	bool saw_magic;	      /* set with the first batch */
 	bool started;
+	bool ticks; /* no time made ns (recpipe_start_ticks()) */
 	/* The engine's side: the batch it drains (NULL: none held). */
 	struct batch *cur;
 	unsigned tail;
@@ -194,7 +195,8 @@ static int fill(struct recpipe *p, struct batch *b)
 		int rc;
 
 		if (k) {
-			convert(p, x, k);
+			if (!p->ticks)
+				convert(p, x, k);
 			b->n += k;
 			continue;
 		}
@@ -310,7 +312,7 @@ static void *produce(void *arg)
 
 /* ------------------------------------------------------ engine's side */
 
-int recpipe_start(struct recpipe **pp, struct fxt_reader *r)
+static int start(struct recpipe **pp, struct fxt_reader *r, bool ticks)
 {
 	struct recpipe *p = calloc(1, sizeof(*p));
 	int rc = -ENOMEM;
@@ -318,6 +320,7 @@ int recpipe_start(struct recpipe **pp, struct fxt_reader *r)
 	if (!p)
 		return -ENOMEM;
 	p->r = r;
+	p->ticks = ticks;
 	for (unsigned i = 0; i < RECPIPE_NBATCH; i++)
 		if (!(p->b[i].it = malloc(RECPIPE_BATCH * sizeof(*p->b[i].it))))
 			goto fail;
@@ -339,6 +342,16 @@ fail:
 		free(p->b[i].it);
 	free(p);
 	return rc;
+}
+
+int recpipe_start(struct recpipe **pp, struct fxt_reader *r)
+{
+	return start(pp, r, false);
+}
+
+int recpipe_start_ticks(struct recpipe **pp, struct fxt_reader *r)
+{
+	return start(pp, r, true);
 }
 
 int recpipe_take(struct recpipe *p, const struct recpipe_item **items, size_t *n)

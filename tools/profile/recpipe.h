@@ -11,7 +11,7 @@
  * and the reader's ticks per second after it.  Records of other types are
  * given with their type alone: the engine reads nothing else of them.
  *
- * Private to tools/profile/.  Use: recpipe_start() on a reader that gave
+ * Private to tools/ (the profile engine, fxt-waits).  Use: recpipe_start() on a reader that gave
  * no record yet, then recpipe_take() until it returns 0 or less, each
  * item through recpipe_record(), then recpipe_stop() (before anything
  * else touches the reader). */
@@ -88,6 +88,10 @@ static inline void recpipe_convert(const struct tickconv *conv, struct fxt_plain
 
 /* Starts the reading thread on r.  0, or -errno (then read r directly). */
 int recpipe_start(struct recpipe **pp, struct fxt_reader *r);
+
+/* recpipe_start() for an engine that keeps times in ticks (fxt-waits'):
+ * no item is made RECPIPE_NS. */
+int recpipe_start_ticks(struct recpipe **pp, struct fxt_reader *r);
 
 /* The next batch of records, in file order: *items[0 .. *n), valid until
  * the next call (which gives the batch back to the reading thread).  1, 0

@@ -6,7 +6,7 @@
 noinst_LTLIBRARIES += libfxtwaits.la
 libfxtwaits_la_SOURCES = tools/waits/waits.c tools/waits/waits.h tools/waits/waits-int.h \
 	tools/waits/waits-pair.c
-libfxtwaits_la_LIBADD = libfxttools.la libfxtcodec.la
+libfxtwaits_la_LIBADD = libfxtprofile.la libfxttools.la libfxtcodec.la
 
 bin_PROGRAMS += fxt-waits
 fxt_waits_SOURCES = tools/waits/fxt-waits.c

@@ -132,6 +132,7 @@ struct waits_engine {
 	struct sched sched; /* the threads' states */
 	uint64_t kernel_lost;
 	uint64_t tps, first_ns;
+	uint64_t lo_ticks, lo_tps; /* see_time(): first_ns <= lo_ticks' ns */
 	bool any_time;
 	uint32_t n_thread_end, n_exit;
 };

@@ -9,7 +9,21 @@
  * flow's begin, with the innermost frames of its thread's stack) and, at
  * the end, each thread's last frames (for joins and waits for a child).
  * The pairing is done once the whole archive is read, since a flow's
- * begin and end may come in either order. */
+ * begin and end may come in either order.
+ *
+ * The records are read in runs of plain events (fxt_reader_next_plain())
+ * where the reader can: their complete events, nearly all of what the
+ * agent writes, take add_complete(), add_record()'s steps inlined with
+ * nothing the others need (no record made of them, no call per event);
+ * a frame that cannot be a wait leaves its stack with no call either.
+ * With more than one CPU the reader decodes on a second thread
+ * (read_piped(): the profile engine's pipe, tools/profile/recpipe.h, the
+ * times left in ticks), this one takes what it hands over.
+ *
+ * One job, one file past 800 lines: the way from a record to its frame,
+ * and both loops that take it (read_records(), read_piped()), stay
+ * together so that it inlines into them; the pairing once read is
+ * waits-pair.c's. */
 #include "config.h"
 
 #include "tools/waits/waits-int.h"
@@ -19,6 +33,8 @@
 #include <string.h>
 
 #include "common/hash.h"
+#include "tools/profile/recpipe.h"
+#include "tools/profile/slicepipe.h"
 
 /* The libc calls that wait for another thread or process (their slices'
  * names, in a category "libc.*"). */
@@ -117,15 +133,15 @@ static uint32_t intern(struct waits_engine *e, const char *s, size_t len)
 
 /* An event's name id: the ref cache first (a table ref means the same
  * string until the next string or metadata record). */
-static inline uint32_t name_id(struct waits_engine *e, uint16_t ref, const struct fxt_string *s)
+static inline uint32_t name_id(struct waits_engine *e, uint16_t ref, const char *s, size_t len)
 {
 	uint32_t id;
 
-	if ((ref & 0x8000) || (!ref && s->len))
-		return intern(e, s->data, s->len);
+	if ((ref & 0x8000) || (!ref && len))
+		return intern(e, s, len);
 	if (e->refc[ref].gen == e->strgen)
 		return e->refc[ref].id;
-	id = intern(e, s->data, s->len);
+	id = intern(e, s, len);
 	if (id != NO_NAME) {
 		e->refc[ref].gen = e->strgen;
 		e->refc[ref].id = id;
@@ -195,8 +211,10 @@ static uint32_t wait_of(struct waits_engine *e, struct thread *t, struct frame *
 	return (uint32_t)e->nwaits++;
 }
 
-/* A frame leaves the stack (its end passed, or its END came). */
-static int retire(struct waits_engine *e, struct thread *t, struct frame *f)
+/* retire() of a frame that may be a wait: a blocking call's, or one a
+ * flow ended in. */
+static __attribute__((noinline)) int retire_wait(struct waits_engine *e, struct thread *t,
+						 struct frame *f)
 {
 	bool counts = false;
 
@@ -222,22 +240,38 @@ static int retire(struct waits_engine *e, struct thread *t, struct frame *f)
 			return -ENOMEM;
 		e->waits[f->wait].end = waits__ns_of(f->end, t->tps);
 	}
+	return 0;
+}
+
+/* A frame leaves the stack (its end passed, or its END came). */
+static inline int retire(struct waits_engine *e, struct thread *t, struct frame *f)
+{
+	if ((f->kind != WK_NONE || f->wait != NO_WAIT) && retire_wait(e, t, f) < 0)
+		return -ENOMEM;
 	t->last = *f;
 	t->has_last = true;
 	return 0;
 }
 
-/* Retires the frames that ended at or before ts. */
+/* Retires the frames that ended at or before ts: retire() of each, the
+ * last one's copy made once. */
 static inline int pop_until(struct waits_engine *e, struct thread *t, uint64_t ts)
 {
-	while (t->n) {
-		struct frame *f = &t->f[t->n - 1];
+	struct frame *v = t->f;
+	size_t n = t->n;
 
-		if (!(f->flags & FF_HAS_END) || f->end > ts)
-			break;
-		if (retire(e, t, f) < 0)
-			return -ENOMEM;
-		t->n--;
+	while (n && (v[n - 1].flags & FF_HAS_END) && v[n - 1].end <= ts) {
+		if (v[n - 1].kind != WK_NONE || v[n - 1].wait != NO_WAIT) {
+			t->n = n; /* (retire_wait() looks below it) */
+			if (retire_wait(e, t, &v[n - 1]) < 0)
+				return -ENOMEM;
+		}
+		n--;
+	}
+	if (n != t->n) {
+		t->last = v[n];
+		t->has_last = true;
+		t->n = n;
 	}
 	return 0;
 }
@@ -266,27 +300,40 @@ static void read_args(struct frame *f, const struct fxt_record *rec)
 	}
 }
 
+/* A frame of the slice named (ref, s, len) pushed on t, from ts to end
+ * (has_end: a complete slice, else a begin); NULL on ENOMEM. */
+static inline __attribute__((always_inline)) struct frame *
+push_frame(struct waits_engine *e, struct thread *t, uint16_t ref, const char *s, size_t len,
+	   uint64_t ts, uint64_t end, bool has_end)
+{
+	uint32_t name = name_id(e, ref, s, len);
+
+	if (name == NO_NAME || TOOL_GROW(t->f, t->cap, t->n + 1) < 0)
+		return NULL;
+	t->f[t->n] = (struct frame){ .start = ts,
+				     .end = end,
+				     .name = name,
+				     .caller = NO_NAME,
+				     .wait = NO_WAIT,
+				     .snap = NO_SNAP,
+				     .kind = WK_NONE,
+				     .flags = has_end ? FF_HAS_END : 0 };
+	return &t->f[t->n++];
+}
+
 static int push(struct waits_engine *e, struct thread *t, const struct fxt_record *rec, uint64_t ts,
 		uint64_t end, bool has_end)
 {
 	const typeof(rec->u.event) *ev = &rec->u.event;
-	struct frame *f;
-	uint32_t name = name_id(e, ev->name_ref, &ev->name);
+	struct frame *f =
+	    push_frame(e, t, ev->name_ref, ev->name.data, ev->name.len, ts, end, has_end);
+	uint32_t name;
 
-	if (name == NO_NAME || TOOL_GROW(t->f, t->cap, t->n + 1) < 0)
+	if (!f)
 		return -ENOMEM;
-	f = &t->f[t->n++];
-	f->start = ts;
-	f->end = end;
-	f->name = name;
-	f->caller = NO_NAME;
-	f->wait = NO_WAIT;
-	f->snap = NO_SNAP;
-	f->kind = WK_NONE;
-	f->flags = has_end ? FF_HAS_END : 0;
-	f->result = 0;
 	if (!rec->nargs)
 		return 0;
+	name = f->name;
 	/* libc slices: "caller" first (convert/emit.c) */
 	if (rec->args[0].type == FXT_ARG_STRING && rec->args[0].name.len == 6 &&
 	    memcmp(rec->args[0].name.data, "caller", 6) == 0) {
@@ -409,6 +456,60 @@ static int see_kobj(struct waits_engine *e, const struct fxt_record *rec)
 	return 0;
 }
 
+/* The thread of an event of category (cat, len), its clock and what it
+ * has seen updated; NULL on ENOMEM. */
+static inline __attribute__((always_inline)) struct thread *
+event_thread(struct waits_engine *e, uint64_t pid, uint64_t tid, const char *cat, size_t len)
+{
+	struct thread *t;
+
+	if (e->tmap.last && e->tmap.last_pid == pid && e->tmap.last_tid == tid)
+		t = &e->threads[e->tmap.last - 1];
+	else if (!(t = thread_get(e, pid, tid)))
+		return NULL;
+	t->tps = e->tps;
+	t->used = true;
+	if (!t->calls && (len != 5 || memcmp(cat, "sched", 5) != 0))
+		t->calls = true;
+	return t;
+}
+
+/* An event's time ts (ticks of e->tps), for the first one in ns: the
+ * division only when ts may be less than what it gave last (ticks of one
+ * rate are in the order of their ns). */
+static inline void see_time(struct waits_engine *e, uint64_t ts)
+{
+	uint64_t ns;
+
+	if (e->any_time && e->tps == e->lo_tps && ts >= e->lo_ticks)
+		return;
+	ns = waits__ns_of(ts, e->tps);
+	if (!e->any_time || ns < e->first_ns) {
+		e->first_ns = ns;
+		e->any_time = true;
+	}
+	e->lo_ticks = ts;
+	e->lo_tps = e->tps;
+}
+
+/* A record that is no event, after which the reader's clock was tps. */
+static int add_other(struct waits_engine *e, const struct fxt_record *rec, uint64_t tps)
+{
+	e->tps = tps;
+	if (rec->type == FXT_RECORD_STRING || rec->type == FXT_RECORD_METADATA)
+		bump_strgen(e);
+	else if (rec->type == FXT_RECORD_KERNEL_OBJECT)
+		return see_kobj(e, rec);
+	else if (rec->type == FXT_RECORD_CONTEXT_SWITCH) {
+		if (TOOL_GROW(e->sw, e->sw_cap, e->nsw + 1) < 0)
+			return -ENOMEM;
+		e->sw[e->nsw++] = (struct switch_in){ rec->u.cswitch.in_tid,
+						      waits__ns_of(rec->u.cswitch.ts, e->tps) };
+		return sched_add_record(&e->sched, rec, e->sw[e->nsw - 1].ts);
+	}
+	return 0;
+}
+
 static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct waits_engine *e = ctx;
@@ -416,34 +517,16 @@ static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *
 	struct thread *t;
 	uint64_t ts, end;
 
-	if (rec->type != FXT_RECORD_EVENT) {
-		e->tps = fxt_reader_ticks_per_second(r);
-		if (rec->type == FXT_RECORD_STRING || rec->type == FXT_RECORD_METADATA)
-			bump_strgen(e);
-		else if (rec->type == FXT_RECORD_KERNEL_OBJECT)
-			return see_kobj(e, rec);
-		else if (rec->type == FXT_RECORD_CONTEXT_SWITCH) {
-			if (TOOL_GROW(e->sw, e->sw_cap, e->nsw + 1) < 0)
-				return -ENOMEM;
-			e->sw[e->nsw++] =
-			    (struct switch_in){ rec->u.cswitch.in_tid,
-						waits__ns_of(rec->u.cswitch.ts, e->tps) };
-			return sched_add_record(&e->sched, rec, e->sw[e->nsw - 1].ts);
-		}
-		return 0;
-	}
+	if (rec->type != FXT_RECORD_EVENT)
+		return add_other(e, rec, fxt_reader_ticks_per_second(r));
 	if (__builtin_expect(r != e->last_reader, 0)) {
 		e->last_reader = r;
 		e->tps = fxt_reader_ticks_per_second(r);
 		bump_strgen(e);
 	}
-	t = thread_get(e, ev->pid, ev->tid);
+	t = event_thread(e, ev->pid, ev->tid, ev->category.data, ev->category.len);
 	if (!t)
 		return -ENOMEM;
-	t->tps = e->tps;
-	t->used = true;
-	if (!t->calls && (ev->category.len != 5 || memcmp(ev->category.data, "sched", 5) != 0))
-		t->calls = true;
 	if (ev->type == FXT_EVENT_INSTANT) {
 		e->kernel_lost += fxt_kernel_lost_in_name(ev->name.data, ev->name.len);
 		if (e->sched.nswitch &&
@@ -454,10 +537,7 @@ static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *
 	end = ev->type == FXT_EVENT_DURATION_COMPLETE && ev->extra > ts ? ev->extra : ts;
 	if (end > t->max_end)
 		t->max_end = end;
-	if (!e->any_time || waits__ns_of(ts, e->tps) < e->first_ns) {
-		e->first_ns = waits__ns_of(ts, e->tps);
-		e->any_time = true;
-	}
+	see_time(e, ts);
 	if (pop_until(e, t, ts) < 0)
 		return -ENOMEM;
 	switch (ev->type) {
@@ -492,6 +572,120 @@ static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *
 	default:
 		return 0;
 	}
+}
+
+/* add_record() of a complete event without arguments (a plain one,
+ * fxt_reader_next_plain()'s: most of an archive's), its steps inlined. */
+static inline __attribute__((always_inline)) int add_complete(struct waits_engine *e,
+							      const struct fxt_plain *p)
+{
+	uint64_t ts = p->ts, end = p->extra > ts ? p->extra : ts;
+	struct thread *t = event_thread(e, p->pid, p->tid, p->category, p->category_len);
+
+	if (!t)
+		return -ENOMEM;
+	if (end > t->max_end)
+		t->max_end = end;
+	see_time(e, ts);
+	if (pop_until(e, t, ts) < 0 ||
+	    !push_frame(e, t, p->name_ref, p->name, p->name_len, ts, end, true))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Plain events read at a time (4.5 KB). */
+#define PLAIN_RUN 64
+
+/* Reads r's records into e: tool_read_records()'s loop, its checks and
+ * messages, with the plain complete events taken by add_complete() and
+ * the rest given to add_record() as records. */
+static int read_records(struct waits_engine *e, struct fxt_reader *r, char *err, size_t errlen)
+{
+	struct fxt_plain plain[PLAIN_RUN];
+	struct fxt_record rec = { 0 };
+	uint64_t n = 0;
+	int rc;
+
+	for (;;) {
+		size_t k = n ? fxt_reader_next_plain(r, plain, PLAIN_RUN) : 0;
+
+		if (k) {
+			n += k;
+			if (__builtin_expect(r != e->last_reader, 0)) { /* add_record()'s */
+				e->last_reader = r;
+				e->tps = fxt_reader_ticks_per_second(r);
+				bump_strgen(e);
+			}
+			for (size_t i = 0; i < k; i++) {
+				const struct fxt_plain *p = &plain[i];
+
+				rc = p->type == FXT_EVENT_DURATION_COMPLETE
+					 ? add_complete(e, p)
+					 : add_record(e, r, fxt_plain_record(&rec, p));
+				if (rc < 0)
+					goto fail;
+			}
+			continue;
+		}
+		if ((rc = fxt_reader_next(r, &rec)) <= 0)
+			break;
+		if (n++ == 0 && (rc = tool_read_first(r, err, errlen)) < 0)
+			return rc;
+		if ((rc = add_record(e, r, &rec)) < 0)
+			goto fail;
+	}
+	return tool_read_end(r, rc, n, err, errlen);
+fail:
+	snprintf(err, errlen, "%s", strerror(-rc));
+	return rc;
+}
+
+/* read_records() with the reader on a second thread (recpipe.h, its
+ * times left in ticks): the same records in the same order, each that is
+ * no event with the reader's clock after it, so that this thread never
+ * asks the reader.  Its returns and messages are read_records()'. */
+static int read_piped(struct waits_engine *e, struct fxt_reader *r, struct recpipe *pipe, char *err,
+		      size_t errlen)
+{
+	const struct recpipe_item *it;
+	struct fxt_record rec = { 0 };
+	uint64_t n = 0, tps;
+	size_t nit;
+	int rc;
+
+	e->last_reader = r; /* (add_record() asks it nothing then) */
+	bump_strgen(e);
+	while ((rc = recpipe_take(pipe, &it, &nit)) > 0) {
+		if (n == 0 && nit && !recpipe_saw_magic(pipe)) {
+			recpipe_stop(pipe);
+			return tool_read_first(r, err, errlen);
+		}
+		n += nit;
+		for (size_t i = 0; i < nit; i++) {
+			const struct fxt_plain *p = &it[i].e;
+
+			if (i + 8 < nit) /* written by the other CPU */
+				__builtin_prefetch(&it[i + 8]);
+			if (p->record_type == FXT_RECORD_EVENT && !p->aux &&
+			    p->type == FXT_EVENT_DURATION_COMPLETE) {
+				rc = add_complete(e, p);
+			} else {
+				const struct fxt_record *c = recpipe_record(&rec, &it[i], &tps);
+
+				rc = c->type == FXT_RECORD_EVENT ? add_record(e, r, c)
+								 : add_other(e, c, tps);
+			}
+			if (rc < 0)
+				goto stop;
+		}
+	}
+stop:
+	recpipe_stop(pipe);
+	if (rc < -1) { /* the engine's or the pipe's, not the reader's */
+		snprintf(err, errlen, "%s", strerror(-rc));
+		return rc;
+	}
+	return tool_read_end(r, rc, n, err, errlen);
 }
 
 /* ------------------------------------------------------------------ API */
@@ -537,6 +731,8 @@ static int keep_states(struct waits_engine *e, struct waits *w)
 int waits_load(struct waits *w, const struct tool_input *in, char *err, size_t errlen)
 {
 	struct waits_engine *e;
+	struct fxt_reader *r;
+	struct recpipe *pipe;
 	int rc;
 
 	memset(w, 0, sizeof(*w));
@@ -547,7 +743,16 @@ int waits_load(struct waits *w, const struct tool_input *in, char *err, size_t e
 	}
 	w->e = e;
 	e->strgen = 1;
-	rc = tool_read_input(in, add_record, e, err, errlen);
+	rc = tool_open_input(in, &r, err, errlen);
+	if (rc < 0)
+		return rc;
+	/* With more than one CPU the reader decodes on a second thread
+	 * (the profile engine's pipe, tools/profile/recpipe.h). */
+	if (slicepipe_worth() && recpipe_start_ticks(&pipe, r) == 0)
+		rc = read_piped(e, r, pipe, err, errlen);
+	else
+		rc = read_records(e, r, err, errlen);
+	fxt_reader_free(r);
 	if (rc < 0)
 		return rc;
 	/* The frames still on a stack at the end: retired at their ends (a
