@@ -15,6 +15,7 @@ UNIT_TESTS = \
 	tests/unit/test_reader_clone \
 	tests/unit/test_reader_zclone \
 	tests/unit/test_reader_order \
+	tests/unit/test_reader_split \
 	tests/unit/test_reader_mark \
 	tests/unit/test_merge_append \
 	tests/unit/test_reader_plain \
@@ -98,6 +99,9 @@ tests_unit_test_reader_clone_LDADD = libfxtcodec.la
 tests_unit_test_reader_zclone_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
 tests_unit_test_reader_zclone_LDADD = libfxtcodec.la $(ZLIB_LIBS)
 tests_unit_test_reader_order_LDADD = libfxtcodec.la
+# The first pass's skim split in two halves, against a whole pass.
+tests_unit_test_reader_split_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
+tests_unit_test_reader_split_LDADD = libfxtcodec.la $(ZLIB_LIBS)
 tests_unit_test_reader_mark_LDADD = libfxtcodec.la
 # Appending a part to an archive (convert/merge.h) against merging it.
 tests_unit_test_merge_append_LDADD = libfxtmerge.la libfxtcodec.la
