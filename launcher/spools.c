@@ -115,7 +115,19 @@ static void spool_view_close(struct spool_view *v)
 static void load_writes(struct spools *r, struct convert_opts *o)
 {
 	uint64_t mark = 0;
-	int err = run_session_log_mark(r->session, &mark);
+	int err = 0;
+
+	/* Mapped once it is there, for the run (for --recover, for each
+	 * run's session in turn): its mark then read without a system call. */
+	if (r->sess.hdr && strcmp(r->sess_of, r->session) != 0)
+		run_session_unmap(&r->sess);
+	if (!r->sess.hdr) {
+		err = run_session_open_read(&r->sess, r->session);
+		if (err == 0)
+			snprintf(r->sess_of, sizeof(r->sess_of), "%s", r->session);
+	}
+	if (r->sess.hdr)
+		mark = run_session_mark(&r->sess);
 
 	/* No session file (no process has piped yet): no writes, and no
 	 * second open to find that out again; loaded once it is there. */
@@ -135,7 +147,7 @@ static void load_writes(struct spools *r, struct convert_opts *o)
 		r->writes = NULL;
 		r->nwrites = 0;
 		r->writes_mark = mark;
-		if (run_session_load_writes(r->session, &r->writes, &r->nwrites) != 0) {
+		if (!r->sess.hdr || run_session_writes(&r->sess, &r->writes, &r->nwrites) != 0) {
 			r->writes = NULL;
 			r->nwrites = 0;
 		}
@@ -378,11 +390,10 @@ bool proc_has_agent(long pid)
 static bool spool_fill_start(struct spool_header *h, long pid, uint64_t *start)
 {
 	uint64_t none = 0, t;
-	char state;
 
-	if (!run_proc_alive(pid, 0))
+	if (!run_proc_alive_since(pid, &t))
 		return false;
-	if (run_proc_stat_read(pid, &state, &t) < 0)
+	if (t == 0)
 		return true; /* unreadable: as run_proc_alive() judges it */
 	if (!__atomic_compare_exchange_n(&h->start_time, &none, t, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
@@ -511,6 +522,7 @@ void spools_scan(struct spools *r, bool final)
 	r->running = 0;
 	r->converted = 0;
 	r->writes_loaded = false; /* reloaded at the pass's first conversion */
+	fxt_symcache_new_pass(r->syms); /* modules stat'ed once a pass */
 	if (d == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
@@ -658,6 +670,7 @@ void spools_free(struct spools *r)
 	r->procs = NULL;
 	name_list_free(&r->snapshots);
 	free(r->writes);
+	run_session_unmap(&r->sess);
 	symcache_debug(r);
 	fxt_symcache_free(r->syms);
 	free(r->dir);
