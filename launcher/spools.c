@@ -47,9 +47,9 @@ struct spool_view {
 
 /* A live process's spool, its view kept for the next pass. */
 struct spool_kept {
-	char *name;	 /* in OUT's directory */
-	uint64_t ino;	 /* its directory entry's (d_ino): the same file */
-	bool seen;	 /* by the pass under way */
+	char *name;   /* in OUT's directory */
+	uint64_t ino; /* its directory entry's (d_ino): the same file */
+	bool seen;    /* by the pass under way */
 	struct spool_view v;
 };
 
@@ -244,8 +244,7 @@ static int convert_batched(struct spools *r, const char *spool, int fd, long pid
 	if (*early && convert_early_fed(*early) != 0)
 		return 0;
 	if ((fd >= 0 ? fstat(fd, &sb) : stat(spool, &sb)) != 0 ||
-	    (uint64_t)sb.st_size > BATCH_SPOOL_MAX ||
-	    !(b = batch_for(r, (uint32_t)pid)))
+	    (uint64_t)sb.st_size > BATCH_SPOOL_MAX || !(b = batch_for(r, (uint32_t)pid)))
 		return 0;
 	convert_early_free(*early);
 	*early = NULL;
@@ -530,8 +529,7 @@ static bool consider_spool(struct spools *r, const char *path, struct spool_view
 	return true;
 }
 
-/* Views kept at most (a descriptor each): the spools of more live
- * processes are opened again at each pass, as they all were before. */
+/* Views kept at most (a descriptor each); past it, opened at each pass. */
 #define KEPT_MAX 256
 
 /* The kept view of `name` if it is still that file (its directory
@@ -548,32 +546,22 @@ static struct spool_kept *kept_find(struct spools *r, const char *name, uint64_t
  * (closed if it cannot be). */
 static void kept_add(struct spools *r, const char *name, uint64_t ino, struct spool_view *v)
 {
-	struct spool_kept *k;
+	char *copy = r->nkept < KEPT_MAX ? strdup(name) : NULL;
 
-	if (r->nkept >= KEPT_MAX) { /* opened again at the next pass */
-		spool_view_close(v);
-		return;
-	}
-	if (r->nkept == r->capkept) {
+	if (copy && r->nkept == r->capkept) {
 		size_t cap = r->capkept ? 2 * r->capkept : 16;
 		struct spool_kept *nv = realloc(r->kept, cap * sizeof(*nv));
-
-		if (!nv) {
-			spool_view_close(v);
-			return;
+		if (nv) {
+			r->kept = nv;
+			r->capkept = cap;
 		}
-		r->kept = nv;
-		r->capkept = cap;
 	}
-	k = &r->kept[r->nkept];
-	if ((k->name = strdup(name)) == NULL) {
+	if (!copy || r->nkept == r->capkept) {
+		free(copy);
 		spool_view_close(v);
 		return;
 	}
-	k->ino = ino;
-	k->seen = true;
-	k->v = *v;
-	r->nkept++;
+	r->kept[r->nkept++] = (struct spool_kept){ copy, ino, true, *v };
 }
 
 /* Closes the kept views not seen by the pass (all: `all`). */
@@ -605,7 +593,8 @@ void spools_scan(struct spools *r, bool final)
 	r->running = 0;
 	r->converted = 0;
 	r->writes_loaded = false; /* reloaded at the pass's first conversion */
-	fxt_symcache_new_pass(r->syms); /* modules stat'ed once a pass */
+	/* The modules stat'ed once a pass. */
+	fxt_symcache_new_pass(r->syms);
 	if (d == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
@@ -632,7 +621,8 @@ void spools_scan(struct spools *r, bool final)
 		} else {
 			rc = spool_view_open(path, &v);
 			if (rc == -ENOENT ||
-			    (v.fd < 0 && rc != -EAGAIN && rc != -EBADMSG && stat(path, &v.sb) != 0) ||
+			    (v.fd < 0 && rc != -EAGAIN && rc != -EBADMSG &&
+			     stat(path, &v.sb) != 0) ||
 			    !(r->recover || v.sb.st_mtime >= r->since)) {
 				spool_view_close(&v);
 				free(path);
