@@ -104,12 +104,17 @@ int conv_chunk_read(int fd, const void *map, uint64_t map_len, const struct chun
 	return 0;
 }
 
+/* A mapped spool smaller than this is unmapped whole right after its
+ * conversion: its pages are not let go of chunk by chunk (a system call a
+ * chunk; a short process's spool has one or two). */
+#define CHUNK_DONE_MIN_MAP (8u << 20)
+
 void conv_chunk_done(const void *map, uint64_t map_len, const struct chunk_ref *c)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t lo = c->off - c->off % page, hi = c->off + c->size;
 
-	if (!map || hi > map_len)
+	if (!map || hi > map_len || map_len < CHUNK_DONE_MIN_MAP)
 		return;
 	hi -= hi % page; /* a page the next chunk may share stays */
 	if (hi > lo)

@@ -428,12 +428,15 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 
 	memset(res, 0, sizeof(*res));
 	memset(&st, 0, sizeof(st));
-	if (o && o->consume)
+	if (o && o->spool_fd && *o->spool_fd >= 0)
+		fd = *o->spool_fd; /* the caller's: not closed here */
+	else if (o && o->consume)
 		marks = (fd = open(spool_path, O_RDWR | O_CLOEXEC)) >= 0;
 	if (fd < 0)
 		fd = open(spool_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	marks = marks || (o && o->spool_fd && fd == *o->spool_fd && o->consume);
 	if (fstat(fd, &sb) != 0) {
 		err = -errno;
 		goto out_fd;
@@ -584,8 +587,11 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 	if (!err && o && o->consume &&
 	    !(o->recycle && o->recycle(o->recycle_ctx, spool_path, marks ? fd : -1) == 0)) {
 		unlink(spool_path);
-		if (o->keep_removed && fd >= 0 && o->keep_removed(o->recycle_ctx, fd) == 0)
+		if (o->keep_removed && fd >= 0 && o->keep_removed(o->recycle_ctx, fd) == 0) {
+			if (o->spool_fd && *o->spool_fd == fd)
+				*o->spool_fd = -1; /* kept: no longer the caller's */
 			fd = -1;
+		}
 	}
 	if (err < 0 || (o && o->no_clobber))
 		unlink(tmp);
@@ -626,7 +632,7 @@ out_header:
 		munmap(map, (size_t)in.spool_end);
 	free(h);
 out_fd:
-	if (fd >= 0)
+	if (fd >= 0 && !(o && o->spool_fd && *o->spool_fd == fd))
 		close(fd);
 	return err;
 }
@@ -684,21 +690,22 @@ static bool in_batch(const struct spool_header *h, const char *output, char *pat
  * in a batch that holds it (in_batch()), and
  * what its header says in res (nothing from the records).  1 (its name in
  * path, its N in *used), or 0: not converted, or that archive is gone. */
-static int converted_before(const char *spool_path, const char *output, long pid, unsigned n,
-			    struct convert_result *res, char *path, size_t cap, unsigned *used)
+static int converted_before(const char *spool_path, int spool_fd, const char *output, long pid,
+			    unsigned n, struct convert_result *res, char *path, size_t cap,
+			    unsigned *used)
 {
 	struct spool_header h;
-	int fd = open(spool_path, O_RDONLY | O_CLOEXEC);
-	bool found = false;
+	int fd = spool_fd >= 0 ? spool_fd : open(spool_path, O_RDONLY | O_CLOEXEC);
+	bool found = false, ok;
 
 	if (fd < 0)
 		return 0;
-	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || !spool_header_ok(&h) ||
-	    h.archive_ino == 0) {
+	ok = pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && spool_header_ok(&h) &&
+	     h.archive_ino != 0;
+	if (fd != spool_fd)
 		close(fd);
+	if (!ok)
 		return 0;
-	}
-	close(fd);
 	if (n == 0) {
 		snprintf(path, cap, "%s", output);
 		found = marked_archive(&h, path);
@@ -733,7 +740,8 @@ int convert_spool_named(const char *spool_path, const char *output, long pid, un
 	int err = -EEXIST;
 
 	/* One conversion per spool: the archive of an earlier one is it. */
-	if (converted_before(spool_path, output, pid, n, res, path, cap, used)) {
+	if (converted_before(spool_path, o->spool_fd ? *o->spool_fd : -1, output, pid, n, res, path,
+			     cap, used)) {
 		if (o->consume)
 			unlink(spool_path);
 		return 0;

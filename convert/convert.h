@@ -81,6 +81,11 @@ struct convert_opts {
 	 * spool's mark (consume) is the batch's inode and where the archive
 	 * ends in it. */
 	struct convert_batch *batch;
+	/* NULL, or the spool open for reading and writing (fxt-run opened
+	 * it to look at its header): used rather than opened again by
+	 * path, and left open, unless given to keep_removed (then *spool_fd
+	 * is set to -1). */
+	int *spool_fd;
 };
 
 /* A batch: the archives of many processes in one file, one after the

@@ -29,6 +29,7 @@
 #include "fxt/counts.h"
 #include "run/settings.h"
 #include "run/recording.h"
+#include "run/session.h"
 
 /* fxt-run's exit statuses besides the program's own (see fxt-run.c):
  * its own failures, as a shell reports a usage error; a program that
@@ -348,6 +349,7 @@ struct session_write;
 struct fxt_symcache;
 struct convert_batch;
 struct early;
+struct spool_kept;
 
 /* The run's spools, converted as their processes are done with them. */
 struct spools {
@@ -378,7 +380,13 @@ struct spools {
 	bool writes_loaded;
 	uint64_t writes_mark; /* the log's mark they were loaded at (run_session_log_mark()) */
 	char writes_of[PATH_MAX + 64]; /* the session they are of */
+	struct session sess;	       /* the session file, mapped once there */
+	char sess_of[PATH_MAX + 64];   /* its path */
 	struct fxt_symcache *syms;     /* one for the whole run */
+	/* The spools of live processes, open, from one pass to the next
+	 * (spools.c). */
+	struct spool_kept *kept;
+	size_t nkept, capkept;
 	/* fxt-run launching: converted spools of dead processes are kept,
 	 * emptied, as spare spool files (run_spare_name()) that the run's
 	 * next processes take (no new inode each); the drain thread lets go

@@ -69,12 +69,12 @@ static int write_zeros(int fd, uint64_t off, size_t len)
  * 0 or -errno. */
 static int spare_zero(int fd, bool created)
 {
-	struct stat sb;
 	int err = 0;
 
 	_Static_assert(SPOOL_HEADER_FIXED <= 4096, "the header's fixed part in its first page");
-	if (!created && fstat(fd, &sb) == 0 && sb.st_size > (off_t)SPOOL_SPARE_SIZE &&
-	    ftruncate(fd, SPOOL_SPARE_SIZE) != 0)
+	/* Cut (or, were it shorter, grown: zeros below anyway) without a
+	 * stat first. */
+	if (!created && ftruncate(fd, SPOOL_SPARE_SIZE) != 0)
 		err = -errno;
 	if (!err)
 		err = write_zeros(fd, 0, 4096);

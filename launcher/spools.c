@@ -33,46 +33,62 @@
 #include "run/session.h"
 #include "symbolizer/runcache.h"
 
-/* The spool's header page, mapped shared: the owner protocol needs its
- * atomics on the very memory the process sees. */
+/* A spool fxt-run looks at: its descriptor, open for reading and writing
+ * (its conversion goes on with it: no second open by path), and its
+ * header page, mapped shared (the owner protocol needs its atomics on the
+ * very memory the process sees).  Kept from pass to pass while its
+ * process runs (struct spool_kept), so a spool is opened once. */
 struct spool_view {
 	struct spool_header *h;
 	size_t len;
+	int fd;
+	struct stat sb; /* when opened */
+};
+
+/* A live process's spool, its view kept for the next pass. */
+struct spool_kept {
+	char *name;   /* in OUT's directory */
+	uint64_t ino; /* its directory entry's (d_ino): the same file */
+	bool seen;    /* by the pass under way */
+	struct spool_view v;
 };
 
 /* 0, -errno, -EBADMSG (no spool of this version) or -EAGAIN (being
- * created: the magic comes last). */
+ * created: the magic comes last).  v->sb is filled in whenever the file
+ * could be opened (-ENOENT: not there). */
 static int spool_view_open(const char *path, struct spool_view *v)
 {
-	struct stat sb;
-	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	int err = 0;
 
 	v->h = NULL;
 	v->len = 4096;
-	if (fd < 0)
+	v->fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (v->fd < 0)
 		return -errno;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+	if (fstat(v->fd, &v->sb) != 0) {
+		err = -errno;
+		memset(&v->sb, 0, sizeof(v->sb));
+	} else if (!S_ISREG(v->sb.st_mode)) {
 		err = -EBADMSG;
-	} else if ((uint64_t)sb.st_size < v->len) {
-		err = sb.st_size == 0 ? -EAGAIN : -EBADMSG;
+	} else if ((uint64_t)v->sb.st_size < v->len) {
+		err = v->sb.st_size == 0 ? -EAGAIN : -EBADMSG;
 	} else {
-		void *p = mmap(NULL, v->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		void *p = mmap(NULL, v->len, PROT_READ | PROT_WRITE, MAP_SHARED, v->fd, 0);
 		if (p == MAP_FAILED)
 			err = -errno;
 		else
 			v->h = p;
 	}
-	close(fd);
-	if (err)
-		return err;
-	if (__atomic_load_n(&v->h->magic, __ATOMIC_ACQUIRE) == 0)
+	if (!err && __atomic_load_n(&v->h->magic, __ATOMIC_ACQUIRE) == 0)
 		err = -EAGAIN;
-	else if (!spool_header_ok(v->h))
+	else if (!err && !spool_header_ok(v->h))
 		err = -EBADMSG;
 	if (err) {
-		munmap(v->h, v->len);
+		if (v->h)
+			munmap(v->h, v->len);
 		v->h = NULL;
+		close(v->fd);
+		v->fd = -1;
 	}
 	return err;
 }
@@ -106,6 +122,9 @@ static void spool_view_close(struct spool_view *v)
 	if (v->h)
 		munmap(v->h, v->len);
 	v->h = NULL;
+	if (v->fd >= 0)
+		close(v->fd);
+	v->fd = -1;
 }
 
 /* The session's pipe writes for a conversion: loaded at a pass's first
@@ -115,7 +134,19 @@ static void spool_view_close(struct spool_view *v)
 static void load_writes(struct spools *r, struct convert_opts *o)
 {
 	uint64_t mark = 0;
-	int err = run_session_log_mark(r->session, &mark);
+	int err = 0;
+
+	/* Mapped once it is there, for the run (for --recover, for each
+	 * run's session in turn): its mark then read without a system call. */
+	if (r->sess.hdr && strcmp(r->sess_of, r->session) != 0)
+		run_session_unmap(&r->sess);
+	if (!r->sess.hdr) {
+		err = run_session_open_read(&r->sess, r->session);
+		if (err == 0)
+			snprintf(r->sess_of, sizeof(r->sess_of), "%s", r->session);
+	}
+	if (r->sess.hdr)
+		mark = run_session_mark(&r->sess);
 
 	/* No session file (no process has piped yet): no writes, and no
 	 * second open to find that out again; loaded once it is there. */
@@ -135,7 +166,7 @@ static void load_writes(struct spools *r, struct convert_opts *o)
 		r->writes = NULL;
 		r->nwrites = 0;
 		r->writes_mark = mark;
-		if (run_session_load_writes(r->session, &r->writes, &r->nwrites) != 0) {
+		if (!r->sess.hdr || run_session_writes(&r->sess, &r->writes, &r->nwrites) != 0) {
 			r->writes = NULL;
 			r->nwrites = 0;
 		}
@@ -198,8 +229,8 @@ static struct convert_batch *batch_for(struct spools *r, uint32_t pid)
 /* Converts the claimed spool of process `pid` (not the root) into a batch
  * when it is small and was not converted early: 1 done, 0 not (*early:
  * what the early converter did of it, for the conversion into a file). */
-static int convert_batched(struct spools *r, const char *spool, long pid, struct convert_opts *o,
-			   struct convert_early **early)
+static int convert_batched(struct spools *r, const char *spool, int fd, long pid,
+			   struct convert_opts *o, struct convert_early **early)
 {
 	struct convert_batch_member *m;
 	struct convert_result res;
@@ -212,8 +243,8 @@ static int convert_batched(struct spools *r, const char *spool, long pid, struct
 	*early = early_take(r->early, spool);
 	if (*early && convert_early_fed(*early) != 0)
 		return 0;
-	if (stat(spool, &sb) != 0 || (uint64_t)sb.st_size > BATCH_SPOOL_MAX ||
-	    !(b = batch_for(r, (uint32_t)pid)))
+	if ((fd >= 0 ? fstat(fd, &sb) : stat(spool, &sb)) != 0 ||
+	    (uint64_t)sb.st_size > BATCH_SPOOL_MAX || !(b = batch_for(r, (uint32_t)pid)))
 		return 0;
 	convert_early_free(*early);
 	*early = NULL;
@@ -232,12 +263,14 @@ static int convert_batched(struct spools *r, const char *spool, long pid, struct
 	return 1;
 }
 
-/* Converts one claimed spool into its process's archive: image 1 of the
+/* Converts one claimed spool, open as *fd (the conversion's; -1 if given
+ * away), into its process's archive: image 1 of the
  * root's pid at OUT, any other at OUT.PID[.N].fxt, created exclusively as
  * the agent names them.  Removes the spool once the archive is written.
  * A spool whose converter was killed once its archive had its name is
  * not converted again: that archive is the part. */
-static int convert_one(struct spools *r, const char *spool, long pid, long root, unsigned image)
+static int convert_one(struct spools *r, const char *spool, int *fd, long pid, long root,
+		       unsigned image)
 {
 	bool is_root = pid == root && image == 1;
 	struct convert_opts o = { .session = r->session,
@@ -246,7 +279,8 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 				  .srcline = r->srcline,
 				  .recycle = spares_recycle,
 				  .keep_removed = spools_keep_removed,
-				  .recycle_ctx = r };
+				  .recycle_ctx = r,
+				  .spool_fd = fd };
 	struct convert_result res;
 	char path[PATH_MAX + 64];
 	unsigned n = 0;
@@ -255,7 +289,7 @@ static int convert_one(struct spools *r, const char *spool, long pid, long root,
 
 	load_writes(r, &o);
 	if (r->batching && pid != root) {
-		rc = convert_batched(r, spool, pid, &o, &o.early);
+		rc = convert_batched(r, spool, *fd, pid, &o, &o.early);
 		if (rc != 0) {
 			convert_early_free(o.early);
 			return rc < 0 ? rc : 0;
@@ -378,11 +412,10 @@ bool proc_has_agent(long pid)
 static bool spool_fill_start(struct spool_header *h, long pid, uint64_t *start)
 {
 	uint64_t none = 0, t;
-	char state;
 
-	if (!run_proc_alive(pid, 0))
+	if (!run_proc_alive_since(pid, &t))
 		return false;
-	if (run_proc_stat_read(pid, &state, &t) < 0)
+	if (t == 0)
 		return true; /* unreadable: as run_proc_alive() judges it */
 	if (!__atomic_compare_exchange_n(&h->start_time, &none, t, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
@@ -393,32 +426,31 @@ static bool spool_fill_start(struct spool_header *h, long pid, uint64_t *start)
 	return true;
 }
 
-/* Looks at one spool of the run and converts it if its process is done
- * with it.  At the end (`final`), the spool of a live process is left to
- * that process.  Returns false while its process still runs. */
-static bool consider_spool(struct spools *r, const char *path, bool final)
+/* Looks at one spool of the run, its view `v` as spool_view_open() made
+ * it (rc), and converts it if its process is done with it, through the
+ * view's descriptor.  At the end (`final`), the spool of a live process is
+ * left to that process.  Returns false while its process still runs (its
+ * view may then be kept for the next pass); the caller closes the view. */
+static bool consider_spool(struct spools *r, const char *path, struct spool_view *v, int rc,
+			   bool final)
 {
-	struct spool_view v;
-	int rc = spool_view_open(path, &v);
-
 	if (rc == -EAGAIN && spool_unborn(path, r->recover)) {
 		unlink(path);
 		return true;
 	}
 	if (rc == -EAGAIN || rc == -ENOENT)
 		return rc == -ENOENT || final; /* being created, or gone */
-	if (rc < 0 || v.h == NULL) {
+	if (rc < 0 || v->h == NULL) {
 		if (final && !r->quiet)
 			fprintf(stderr, "fxt-run: %s is not a spool this fxt-run can read (%s)\n",
 				display_name(path), strerror(rc < 0 ? -rc : EINVAL));
 		return true;
 	}
-	struct spool_header *h = v.h;
+	struct spool_header *h = v->h;
 	long pid = (long)h->pid;
 	unsigned image = h->image ? h->image : 1;
 	long root = r->root ? r->root : (long)h->root_pid;
 	if (r->root && (long)h->root_pid != r->root) {
-		spool_view_close(&v);
 		return true; /* another run's */
 	}
 	if (r->recover)
@@ -453,7 +485,6 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 		unsigned n = h->snapshot;
 		mine = spool_claim(h, SPOOL_OWNER_NONE, SPOOL_OWNER_LAUNCHER) ||
 		       (r->recover && !(owner == SPOOL_OWNER_SELF && alive));
-		spool_view_close(&v);
 		rc = mine ? convert_snapshot(r, path, n) : 0;
 		if (rc < 0 && !r->quiet)
 			fprintf(stderr,
@@ -465,7 +496,6 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 
 	if (!sealed && alive) {
 		/* Its process converts it at its exit, fxt-run being done. */
-		spool_view_close(&v);
 		if (final && !r->quiet)
 			fprintf(stderr,
 				"fxt-run: process %ld is still running; it writes its archive "
@@ -474,12 +504,10 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 		return false;
 	}
 	if (owner == SPOOL_OWNER_SELF && alive) {
-		spool_view_close(&v);
 		return true; /* converting its own */
 	}
 	mine = spool_claim(h, SPOOL_OWNER_NONE, SPOOL_OWNER_LAUNCHER) ||
 	       ((r->recover || final) && owner != SPOOL_OWNER_NONE);
-	spool_view_close(&v);
 	if (!mine)
 		return true;
 	r->cur_dead = !alive && !r->attached; /* attached: one that exec'd is not */
@@ -489,7 +517,7 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 	 * ran another program only keeps its old spool's pages until the
 	 * end). */
 	r->cur_last = (r->cur_dead || sealed) && r->root != 0 && pid == r->root;
-	rc = convert_one(r, path, pid, root, image);
+	rc = convert_one(r, path, &v->fd, pid, root, image);
 	r->cur_dead = false;
 	r->cur_last = false;
 	r->converted++;
@@ -501,8 +529,62 @@ static bool consider_spool(struct spools *r, const char *path, bool final)
 	return true;
 }
 
+/* Views kept at most (a descriptor each); past it, opened at each pass. */
+#define KEPT_MAX 256
+
+/* The kept view of `name` if it is still that file (its directory
+ * entry's inode), or NULL. */
+static struct spool_kept *kept_find(struct spools *r, const char *name, uint64_t ino)
+{
+	for (size_t i = 0; i < r->nkept; i++)
+		if (r->kept[i].ino == ino && strcmp(r->kept[i].name, name) == 0)
+			return &r->kept[i];
+	return NULL;
+}
+
+/* Keeps the view of a live process's spool `name` for the next pass
+ * (closed if it cannot be). */
+static void kept_add(struct spools *r, const char *name, uint64_t ino, struct spool_view *v)
+{
+	char *copy = r->nkept < KEPT_MAX ? strdup(name) : NULL;
+
+	if (copy && r->nkept == r->capkept) {
+		size_t cap = r->capkept ? 2 * r->capkept : 16;
+		struct spool_kept *nv = realloc(r->kept, cap * sizeof(*nv));
+		if (nv) {
+			r->kept = nv;
+			r->capkept = cap;
+		}
+	}
+	if (!copy || r->nkept == r->capkept) {
+		free(copy);
+		spool_view_close(v);
+		return;
+	}
+	r->kept[r->nkept++] = (struct spool_kept){ copy, ino, true, *v };
+}
+
+/* Closes the kept views not seen by the pass (all: `all`). */
+static void kept_prune(struct spools *r, bool all)
+{
+	for (size_t i = 0; i < r->nkept;) {
+		struct spool_kept *k = &r->kept[i];
+
+		if (!all && k->seen) {
+			k->seen = false;
+			i++;
+			continue;
+		}
+		spool_view_close(&k->v);
+		free(k->name);
+		*k = r->kept[--r->nkept];
+	}
+}
+
 /* One pass over OUT's directory: converts every spool of the run whose
- * process is done; r->running counts the others. */
+ * process is done; r->running counts the others.  A spool is opened once:
+ * the view of a live process's is kept from pass to pass (until it is
+ * converted, or gone). */
 void spools_scan(struct spools *r, bool final)
 {
 	DIR *d = opendir(r->dir[0] != '\0' ? r->dir : "/");
@@ -511,13 +593,17 @@ void spools_scan(struct spools *r, bool final)
 	r->running = 0;
 	r->converted = 0;
 	r->writes_loaded = false; /* reloaded at the pass's first conversion */
+	/* The modules stat'ed once a pass. */
+	fxt_symcache_new_pass(r->syms);
 	if (d == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
+		struct spool_kept *k;
+		struct spool_view v;
 		char *path;
-		struct stat sb;
 		long pid;
 		unsigned image;
+		int rc = 0;
 
 		if (!run_spool_parse(r->out, de->d_name, &pid, &image) &&
 		    !run_snapshot_spool_parse(r->out, de->d_name, &image)) {
@@ -526,12 +612,41 @@ void spools_scan(struct spools *r, bool final)
 		}
 		if (asprintf(&path, "%s/%s", r->dir, de->d_name) < 0)
 			break;
-		if (stat(path, &sb) == 0 && (r->recover || sb.st_mtime >= r->since) &&
-		    !consider_spool(r, path, final))
+		k = kept_find(r, de->d_name, (uint64_t)de->d_ino);
+		if (k != NULL) {
+			v = k->v; /* seen, and of the run, before */
+			k->v.h = NULL;
+			k->v.fd = -1;
+			k->seen = false; /* taken: kept again below if it runs */
+		} else {
+			rc = spool_view_open(path, &v);
+			if (rc == -ENOENT ||
+			    (v.fd < 0 && rc != -EAGAIN && rc != -EBADMSG &&
+			     stat(path, &v.sb) != 0) ||
+			    !(r->recover || v.sb.st_mtime >= r->since)) {
+				spool_view_close(&v);
+				free(path);
+				continue;
+			}
+		}
+		if (!consider_spool(r, path, &v, rc, final)) {
 			r->running++;
+			if (v.h != NULL && !final) {
+				if (k != NULL) {
+					k->v = v;
+					k->seen = true;
+				} else {
+					kept_add(r, de->d_name, (uint64_t)de->d_ino, &v);
+				}
+				v.h = NULL;
+				v.fd = -1;
+			}
+		}
+		spool_view_close(&v);
 		free(path);
 	}
 	closedir(d);
+	kept_prune(r, final);
 	if (r->spares && r->bell && !final && r->converted)
 		spares_fill(r);
 }
@@ -609,6 +724,17 @@ void spools_finish(struct spools *r, const char *ctl)
 	}
 }
 
+/* consider_spool() of the spool at `path`, its view opened and closed. */
+static bool consider_path(struct spools *r, const char *path, bool final)
+{
+	struct spool_view v;
+	int rc = spool_view_open(path, &v);
+	bool done = consider_spool(r, path, &v, rc, final);
+
+	spool_view_close(&v);
+	return done;
+}
+
 int spools_recover(struct spools *r, const char *path)
 {
 	struct spool_view v;
@@ -638,16 +764,20 @@ int spools_recover(struct spools *r, const char *path)
 	for (int i = 0; i < 50; i++) {
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 
-		if (consider_spool(r, path, false))
+		if (consider_path(r, path, false))
 			return 0;
 		nanosleep(&ts, NULL);
 	}
-	consider_spool(r, path, true);
+	consider_path(r, path, true);
 	return 0;
 }
 
 void spools_free(struct spools *r)
 {
+	kept_prune(r, true);
+	free(r->kept);
+	r->kept = NULL;
+	r->capkept = 0;
 	spools_release_removed(r);
 	for (unsigned k = 0; k < r->nbatches; k++)
 		convert_batch_close(&r->batches[k]);
@@ -658,6 +788,7 @@ void spools_free(struct spools *r)
 	r->procs = NULL;
 	name_list_free(&r->snapshots);
 	free(r->writes);
+	run_session_unmap(&r->sess);
 	symcache_debug(r);
 	fxt_symcache_free(r->syms);
 	free(r->dir);

@@ -63,24 +63,43 @@ int run_proc_stat_read(long pid, char *state, uint64_t *start_time)
 	return stat_read(pid, state, NULL, start_time);
 }
 
-bool run_proc_alive(long pid, uint64_t start_time)
+/* 0: process `pid` is gone (or a zombie); 1: it runs, started at *t; 2:
+ * it runs as far as we know (its line unreadable: hidepid ...). */
+static int alive_read(long pid, uint64_t *t)
 {
-	uint64_t t, threads = 0;
+	uint64_t threads = 0;
 	char st;
 	int err;
 
 	if (pid <= 0)
-		return false;
-	err = stat_read(pid, &st, &threads, &t);
+		return 0;
+	err = stat_read(pid, &st, &threads, t);
 	if (err == -ENOENT || err == -ESRCH)
-		return false;
+		return 0;
 	if (err < 0)
-		return true; /* unreadable (hidepid ...): assume it runs */
+		return 2;
 	/* A main thread gone by pthread_exit() is a zombie while the other
 	 * threads run (the count includes it). */
 	if ((st == 'Z' || st == 'X' || st == 'x') && threads <= 1)
-		return false;
-	return start_time == 0 || t == start_time;
+		return 0;
+	return 1;
+}
+
+bool run_proc_alive(long pid, uint64_t start_time)
+{
+	uint64_t t = 0;
+	int a = alive_read(pid, &t);
+
+	return a == 2 || (a == 1 && (start_time == 0 || t == start_time));
+}
+
+bool run_proc_alive_since(long pid, uint64_t *start_time)
+{
+	uint64_t t = 0;
+	int a = alive_read(pid, &t);
+
+	*start_time = a == 1 ? t : 0;
+	return a != 0;
 }
 
 unsigned run_proc_threads(long pid)

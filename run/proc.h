@@ -20,6 +20,10 @@ int run_proc_stat_read(long pid, char *state, uint64_t *start_time);
  * the pid. */
 bool run_proc_alive(long pid, uint64_t start_time);
 
+/* run_proc_alive(pid, 0), and the start time of the process that runs in
+ * *start_time (0: gone, or its line unreadable), in one read. */
+bool run_proc_alive_since(long pid, uint64_t *start_time);
+
 /* How many threads process `pid` has (field 20 of /proc/PID/stat), or 0:
  * gone, a zombie, or unreadable. */
 unsigned run_proc_threads(long pid);

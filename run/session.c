@@ -215,18 +215,14 @@ int run_session_log_mark(const char *path, uint64_t *mark)
 	return 0;
 }
 
-int run_session_load_writes(const char *path, struct session_write **out, size_t *n)
+int run_session_open_read(struct session *s, const char *path)
 {
-	struct session s;
-	struct session_write *v;
+	const struct session_hdr *h;
 	struct stat st;
-	uint64_t count, nstreams, nlog;
-	size_t len = 0;
 	void *base;
 	int fd, err = 0;
 
-	*out = NULL;
-	*n = 0;
+	memset(s, 0, sizeof(*s));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
@@ -244,38 +240,59 @@ int run_session_load_writes(const char *path, struct session_write **out, size_t
 	close(fd);
 	if (err)
 		return err;
-
-	{
-		const struct session_hdr *h = base;
-
-		nstreams = h->nstreams;
-		nlog = h->nlog;
-		if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != SESSION_MAGIC ||
-		    h->version != SESSION_VERSION ||
-		    !layout(&s, base, (size_t)st.st_size, nstreams, nlog)) {
-			munmap(base, (size_t)st.st_size);
-			return -EPROTO;
-		}
-		count = __atomic_load_n(&h->log_next, __ATOMIC_RELAXED);
-	}
-	if (count > nlog)
-		count = nlog;
-	v = malloc((count ? count : 1) * sizeof(*v));
-	if (!v) {
+	h = base;
+	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != SESSION_MAGIC ||
+	    h->version != SESSION_VERSION ||
+	    !layout(s, base, (size_t)st.st_size, h->nstreams, h->nlog)) {
 		munmap(base, (size_t)st.st_size);
-		return -ENOMEM;
+		memset(s, 0, sizeof(*s));
+		return -EPROTO;
 	}
+	return 0;
+}
+
+uint64_t run_session_mark(const struct session *s)
+{
+	return __atomic_load_n(&s->hdr->log_next, __ATOMIC_ACQUIRE);
+}
+
+int run_session_writes(const struct session *s, struct session_write **out, size_t *n)
+{
+	uint64_t count = __atomic_load_n(&s->hdr->log_next, __ATOMIC_RELAXED);
+	struct session_write *v;
+	size_t len = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (count > s->hdr->nlog)
+		count = s->hdr->nlog;
+	v = malloc((count ? count : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
 	for (uint64_t i = 0; i < count; i++) {
-		uint64_t key = __atomic_load_n(&s.log[i].key, __ATOMIC_ACQUIRE);
+		uint64_t key = __atomic_load_n(&s->log[i].key, __ATOMIC_ACQUIRE);
 
 		if (!key)
 			continue;
-		v[len] = s.log[i];
+		v[len] = s->log[i];
 		v[len++].key = key;
 	}
-	munmap(base, (size_t)st.st_size);
 	qsort(v, len, sizeof(*v), cmp_write);
 	*out = v;
 	*n = len;
 	return 0;
+}
+
+int run_session_load_writes(const char *path, struct session_write **out, size_t *n)
+{
+	struct session s;
+	int err = run_session_open_read(&s, path);
+
+	*out = NULL;
+	*n = 0;
+	if (err < 0)
+		return err;
+	err = run_session_writes(&s, out, n);
+	run_session_unmap(&s);
+	return err;
 }

@@ -121,6 +121,17 @@ int run_session_log_write(struct session *s, const struct session_write *w, bool
  * not a session file: -EPROTO). */
 int run_session_load_writes(const char *path, struct session_write **out, size_t *n);
 
+/* The session at `path` mapped to read (fxt-run keeps it for the run:
+ * its writes and mark read without a system call; run_session_unmap()).
+ * 0 or -errno (-ENOENT: none yet; -EPROTO: not a session file, or one
+ * being made). */
+int run_session_open_read(struct session *s, const char *path);
+
+/* run_session_load_writes() and run_session_log_mark() of a session
+ * mapped by run_session_open_read(). */
+int run_session_writes(const struct session *s, struct session_write **out, size_t *n);
+uint64_t run_session_mark(const struct session *s);
+
 /* The log's mark: how many writes it has claimed so far (its next index),
  * to tell whether writes loaded earlier are still all there are.  0 or
  * -errno (-EPROTO: not a session file). */

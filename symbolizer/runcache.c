@@ -27,7 +27,8 @@ struct sc_file {
 	off_t size;
 	struct timespec mtime;
 	struct fxt_sym_layout lay;
-	bool ok; /* layout known */
+	bool ok;       /* layout known */
+	uint64_t pass; /* the cache's pass it was last stat'ed in (0: none) */
 };
 
 struct sc_entry {
@@ -50,6 +51,7 @@ struct fxt_symcache {
 	uint64_t hits, misses;
 	uint64_t loc_hits, loc_made; /* of the views' symbolizers closed */
 	unsigned sym_flags;	     /* of the views' symbolizers */
+	uint64_t pass;		     /* fxt_symcache_new_pass(); 0: a stat each time */
 };
 
 struct sv_mod {
@@ -137,20 +139,26 @@ static void table_add(struct fxt_symcache *c, uint32_t file, uint64_t rel,
 /* ------------------------------------------------------------ files */
 
 /* The index of the file at `path` as it is now, added if new; -errno when
- * it cannot be stat'ed (then it is never cached). */
+ * it cannot be stat'ed (then it is never cached).  Within a pass
+ * (fxt_symcache_new_pass()), a path stat'ed already is that file. */
 static long file_of(struct fxt_symcache *c, const char *path)
 {
 	struct stat st;
 	struct sc_file *f;
 
+	for (size_t i = 0; c->pass != 0 && i < c->nfiles; i++)
+		if (c->files[i].pass == c->pass && strcmp(c->files[i].path, path) == 0)
+			return (long)i;
 	if (stat(path, &st) != 0)
 		return -errno;
 	for (size_t i = 0; i < c->nfiles; i++) {
 		f = &c->files[i];
 		if (f->dev == st.st_dev && f->ino == st.st_ino && f->size == st.st_size &&
 		    f->mtime.tv_sec == st.st_mtim.tv_sec &&
-		    f->mtime.tv_nsec == st.st_mtim.tv_nsec && strcmp(f->path, path) == 0)
+		    f->mtime.tv_nsec == st.st_mtim.tv_nsec && strcmp(f->path, path) == 0) {
+			f->pass = c->pass;
 			return (long)i;
+		}
 	}
 	if (c->nfiles == c->capfiles) {
 		size_t ncap = c->capfiles ? c->capfiles * 2 : 32;
@@ -170,6 +178,7 @@ static long file_of(struct fxt_symcache *c, const char *path)
 	f->ino = st.st_ino;
 	f->size = st.st_size;
 	f->mtime = st.st_mtim;
+	f->pass = c->pass;
 	f->ok = fxt_sym_elf_layout(path, &f->lay) == 0;
 	return (long)c->nfiles++;
 }
@@ -188,6 +197,12 @@ struct fxt_symcache *fxt_symcache_new(void)
 void fxt_symcache_set_flags(struct fxt_symcache *c, unsigned sym_flags)
 {
 	c->sym_flags = sym_flags;
+}
+
+void fxt_symcache_new_pass(struct fxt_symcache *c)
+{
+	if (c)
+		c->pass++;
 }
 
 void fxt_symcache_free(struct fxt_symcache *c)

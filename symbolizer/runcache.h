@@ -35,6 +35,15 @@ struct fxt_symview_module {
 /* A new, empty cache; NULL on ENOMEM. */
 struct fxt_symcache *fxt_symcache_new(void);
 
+/* A new pass over the run's processes (fxt-run: a scan of the spools):
+ * until the next call, a module's path stat'ed once is taken for the same
+ * file (identity, size and mtime) without a stat for each process (200
+ * pipelines: 800 stats of the same sed, tr, wc, libc ...).  Never called,
+ * every view stats each of its modules.  A file replaced during a pass is
+ * seen at the next (as a file replaced between a process's exit and its
+ * conversion never was). */
+void fxt_symcache_new_pass(struct fxt_symcache *c);
+
 /* The flags (enum fxt_sym_flags) of the symbolizers the cache makes and
  * so what it keeps: FXT_SYM_FUNC_LOC unless set otherwise (0: names only,
  * what bench/srcline.sh compares with).  Before the first view. */

@@ -1,6 +1,7 @@
 /* The session file (run/session.c): two processes map it, share stream
  * counters and the write log; the flusher's view (run_session_load_writes)
- * is sorted and skips unpublished entries; bad files are refused. */
+ * is sorted and skips unpublished entries; bad files are refused; fxt-run's
+ * mapping kept for the run sees what is logged after it was made. */
 #include <config.h>
 
 #include <errno.h>
@@ -157,6 +158,36 @@ static void test_bad(void)
 	ASSERT_EQ_I64(run_session_load_writes(path, &w, &n), -EPROTO, "empty file refused");
 }
 
+/* fxt-run's mapping, kept for the run (run_session_open_read()): the
+ * mark and the writes logged after it was made are seen through it, as
+ * the path's loader sees them; no file: -ENOENT. */
+static void test_kept(const char *path)
+{
+	struct session s, r;
+	struct session_write *w = NULL;
+	size_t n = 0;
+	bool first;
+	char none[80];
+
+	snprintf(none, sizeof(none), "%s/none.session", dir);
+	ASSERT_EQ_I64(run_session_open_read(&r, none), -ENOENT, "kept: no file, -ENOENT");
+	unlink(path);
+	if (run_session_map(&s, path) != 0)
+		bail_out("run_session_map");
+	ASSERT_EQ_I64(run_session_open_read(&r, path), 0, "kept: mapped to read");
+	ASSERT_EQ_U64(run_session_mark(&r), 0, "kept: an empty log's mark");
+	run_session_log_write(&s, &(struct session_write){ 0x2222, 0, 4, 601 }, &first);
+	run_session_log_write(&s, &(struct session_write){ 0x1111, 0, 2, 602 }, &first);
+	ASSERT_EQ_U64(run_session_mark(&r), 2, "kept: the mark follows later writes");
+	ASSERT_EQ_I64(run_session_writes(&r, &w, &n), 0, "kept: run_session_writes");
+	ASSERT_EQ_U64(n, 2, "kept: both writes");
+	if (n == 2)
+		ok(w[0].key == 0x1111 && w[1].key == 0x2222, "kept: sorted by key");
+	free(w);
+	run_session_unmap(&r);
+	run_session_unmap(&s);
+}
+
 int main(void)
 {
 	char path[64];
@@ -169,6 +200,7 @@ int main(void)
 	test_shared(path);
 	test_full(path);
 	test_bad();
+	test_kept(path);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/junk", dir);
 	unlink(path);
