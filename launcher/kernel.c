@@ -5,13 +5,16 @@
  * fxt-run>" (another user's tracing is left alone), on the clock "mono"
  * (CLOCK_MONOTONIC, the agent's: no shift at the merge), filtered to the
  * program's process by set_event_pid with event-fork on (its children
- * follow), with record-tgid on (so that each thread's states land on the
- * agent's thread: import.h, tgid_of).  What the kernel makes wait is
- * overlapped with fxt-run's own work where it can be: the clock is set in
- * a thread while fxt-run starts (before recording: setting it stops it;
- * the buffers keep the kernel's default size: a resize waits as long),
- * the event formats are read in another while the program runs, the
- * tasks' names and tgids in one more while the archives are converted,
+ * follow).  Each thread's states land on the agent's thread (import.h,
+ * tgid_of): a task's tgid comes from its task:task_newtask event if it
+ * was created while recording, else from /proc (ktables.h); record-tgid
+ * is on for the kernel's saved_tgids, read only where those cannot say.
+ * What the kernel makes wait is overlapped with fxt-run's own work where
+ * it can be: the clock is set in a thread while fxt-run starts (before
+ * recording: setting it stops it; the buffers keep the kernel's default
+ * size: a resize waits as long), the tasks' tgids and the event formats
+ * are read in another while the program runs, the tasks' names and the
+ * new tasks' tgids in one more while the archives are converted,
  * and the instance is removed by a process of its own, which fxt-run does
  * not wait for.  While the program runs, a thread of fxt-run's moves each
  * CPU's full pages out of the ring buffer (newest dropped when full,
@@ -126,7 +129,9 @@ static const struct group {
 } groups_tab[] = {
 	{ "sched", "sched:sched_switch,sched:sched_waking,sched:sched_wakeup,"
 		   "sched:sched_wakeup_new,sched:sched_process_fork,"
-		   "sched:sched_process_exec,sched:sched_process_exit" },
+		   "sched:sched_process_exec,sched:sched_process_exit,"
+		   /* each new task's tgid (ktables.h), not written */
+		   "task:task_newtask" },
 	{ "syscalls", "raw_syscalls:sys_enter,raw_syscalls:sys_exit" },
 	{ "faults", "exceptions:page_fault_user" },
 	{ "block", "block:block_rq_issue,block:block_rq_complete" },
@@ -169,6 +174,7 @@ static char inst_path[PATH_MAX];
 static pthread_t formatter;
 static bool formatter_on;
 static struct tep_handle *start_tep;
+static struct ktgids start_m; /* the tasks at the start (ktables_start()) */
 static void formats_start(void);
 
 static void formats_join(void)
@@ -287,6 +293,7 @@ static void remove_begin(void)
 
 static void namer_join(void);
 static void writer_join(void);
+static void end_tables_free(void);
 
 /* Everything goes; safe to call twice (at exit after a signal). */
 static void kernel_destroy(void)
@@ -295,6 +302,8 @@ static void kernel_destroy(void)
 	instance_end();
 	namer_join();
 	kpages_close();
+	ktables_free(&start_m);
+	end_tables_free();
 }
 
 /* While fxt-run's main thread has a file of the instance open (libtracefs
@@ -534,11 +543,14 @@ void kernel_signals(void)
 	signal(SIGHUP, on_fatal);
 }
 
-/* Reads the event formats while the program runs (the top instance's
- * files: the kernel's lock of its settings is not taken). */
+/* Reads every task's tgid (/proc: 1-3 ms here) and the event formats
+ * while the program runs (the top instance's files: the kernel's lock of
+ * its settings is not taken). */
 static void *formats_main(void *arg)
 {
 	(void)arg;
+	ktables_start(&start_m);
+	kdebug("tasks at the start read (thread)");
 	start_tep = ktables_formats();
 	kdebug("formats read (thread)");
 	return NULL;
@@ -589,13 +601,15 @@ static struct ktgids end_m;
 static pthread_t namer, tgider;
 static bool namer_on, tgider_on;
 
-/* The tasks' names (into tep, end_tep: ktables_names()) and the
- * kernel's saved_tgids (into end_m: 31,000 lines here, the whole
- * system's), each in a thread while the archives are converted; the
- * names once the pages are all read, the tgids once recording is off. */
+/* The tasks' names and the tgids of those created while recording
+ * (into tep, end_tep, and end_m: ktables_names()), and, only where those
+ * cannot say (ktables.h), the kernel's saved_tgids (into end_m: 31,000
+ * lines here, the whole system's), each in a thread while the archives
+ * are converted; the names once the pages are all read, saved_tgids once
+ * recording is off. */
 static void *namer_main(void *tep)
 {
-	ktables_names(tep);
+	ktables_names(tep, &end_m);
 	kdebug("names read (thread)");
 	return NULL;
 }
@@ -606,6 +620,11 @@ static void *tgids_main(void *arg)
 	ktables_tgids(&end_m);
 	kdebug("tgids read (thread)");
 	return NULL;
+}
+
+static void end_tables_free(void)
+{
+	ktables_free(&end_m);
 }
 
 static void namer_join(void)
@@ -640,15 +659,29 @@ void kernel_stop(const char *out)
 		return;
 	}
 	tracefs_trace_off(inst);
-	/* The tgids, final now: the longest read (10-100 ms here), from
-	 * here on in a thread of its own. */
-	tgider_on = kthread_start(&tgider, tgids_main, NULL);
-	if (!tgider_on)
-		tgids_main(NULL);
+	/* A task of /proc started since is not one the events saw
+	 * (ktables_tgid_of()): the tick after this one's. */
+	struct timespec now;
+	clock_gettime(CLOCK_BOOTTIME, &now);
+	long hz = sysconf(_SC_CLK_TCK);
+	start_m.end_ticks = (uint64_t)now.tv_sec * (uint64_t)hz +
+			    (uint64_t)now.tv_nsec / (1000000000u / (uint64_t)hz) + 1;
 	end_lost = kpages_lost(inst);
-	kpages_drain();
 	end_tep = start_tep ? start_tep : ktables_formats();
 	start_tep = NULL;
+	ktables_move(&end_m, &start_m);
+	/* The tgids: from the events, the start's table and /proc at the
+	 * end (ktables.h); saved_tgids, the whole system's (the longest read:
+	 * 26-110 ms here), only when the events cannot say them all (the
+	 * kernel has no task:task_newtask, or lost events: a task's creation
+	 * may be among them), in a thread of its own from here on. */
+	if (end_lost > 0 || end_tep == NULL ||
+	    tep_find_event_by_name(end_tep, "task", "task_newtask") == NULL) {
+		tgider_on = kthread_start(&tgider, tgids_main, NULL);
+		if (!tgider_on)
+			tgids_main(NULL);
+	}
+	kpages_drain();
 	kdebug("pages drained");
 	remove_begin();
 	busy_end();
@@ -660,7 +693,36 @@ void kernel_stop(const char *out)
 	}
 }
 
-/* Writes the kernel's events, those of its pages (kpages_read()), to w
+/* The pages' records to the importer's stream but task:task_newtask's
+ * (`skip`, -1: none), which only say the tgids (ktables.h): the archive
+ * has what it had without them.  A page's note of events missed before
+ * it goes to the next record written. */
+struct feed {
+	struct import_stream *s;
+	struct tep_handle *tep;
+	int skip;
+	long long missed; /* -1: some, how many unknown */
+};
+
+static int feed_record(void *arg, struct tep_record *rec)
+{
+	struct feed *f = arg;
+	long long m = (long long)rec->missed_events;
+
+	if (tep_data_type(f->tep, rec) == f->skip) {
+		if (m != 0)
+			f->missed = m < 0 || f->missed < 0 ? -1 : f->missed + m;
+		return 0;
+	}
+	if (f->missed != 0) {
+		rec->missed_events =
+		    (unsigned long long)(m < 0 || f->missed < 0 ? -1 : f->missed + m);
+		f->missed = 0;
+	}
+	return import_stream_record(f->s, rec);
+}
+
+/* Writes the kernel's events, those of its pages (feed_record()), to w
  * (after its magic record: the part's provider info first); `path` names
  * it in messages; what it counted in *ic.  0 or -errno (ic->err may say
  * it). */
@@ -678,7 +740,9 @@ static int kernel_events(struct fxt_writer *w, const char *path, struct tep_hand
 	ic->tgid_arg = m;
 	err = import_stream_begin(ic, tep, "kernel sched", "mono", &s);
 	if (err == 0) {
-		err = kpages_read(tep, s);
+		struct tep_event *nt = tep_find_event_by_name(tep, "task", "task_newtask");
+		struct feed f = { s, tep, nt ? nt->id : -1, 0 };
+		err = kpages_each(tep, feed_record, &f);
 		/* The buffer drops the newest when full: the pages do not say
 		 * so, its stats do. */
 		if (err == 0 && lost > ic->st.lost)
@@ -716,6 +780,20 @@ static int kernel_part(const char *path, struct tep_handle *tep, struct ktgids *
  * kernel's events while OUT's parts are merged (writer_main()), whether it
  * runs, and what it did: the events at the end of OUT go to `tmp` first
  * (appended with `append`), else to the part of their own at `path`. */
+/* FXT_RUN_DEBUG: where the tgids came from. */
+static void tgids_debug(const struct ktgids *m)
+{
+	if (!debug)
+		return;
+	if (m->saved)
+		fprintf(stderr, "fxt-run: kernel: tgids from saved_tgids (%zu lines)\n", m->n);
+	else
+		fprintf(stderr,
+			"fxt-run: kernel: tgids: %zu tasks created while recording, %zu at the "
+			"start, %u found in /proc at the end, %u unknown; saved_tgids not read\n",
+			m->born.n, m->nstart, m->from_proc, m->unknown);
+}
+
 static struct {
 	pthread_t thread;
 	bool on, append;
@@ -742,9 +820,7 @@ static void *writer_main(void *arg)
 
 	(void)arg;
 	namer_join();
-	wr.m.v = end_m.v;
-	wr.m.n = end_m.n;
-	memset(&end_m, 0, sizeof(end_m));
+	ktables_move(&wr.m, &end_m);
 	if (wr.append) {
 		/* The records OUT gets, from its end on: no magic record (the
 		 * part's provider info first), as merge_append_begin()'s writer
@@ -767,6 +843,7 @@ static void *writer_main(void *arg)
 	kpages_close();
 	tep_free(wr.tep);
 	wr.tep = NULL;
+	tgids_debug(&wr.m);
 	ktables_free(&wr.m);
 	kdebug("events written (thread)");
 	return NULL;
@@ -867,12 +944,12 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 		}
 		namer_join();
 		kdebug("names ready");
-		m = end_m;
-		memset(&end_m, 0, sizeof(end_m));
+		memset(&m, 0, sizeof(m));
 		m.pids = calloc(ps->n ? ps->n : 1, sizeof(*m.pids));
 		for (size_t j = 0; m.pids && j < ps->n; j++)
 			m.pids[j] = ps->v[j].pid;
 		m.npids = m.pids ? ps->n : 0;
+		ktables_move(&m, &end_m);
 		/* At the end of OUT (plain): no OUT.kernel.fxt, and OUT is
 		 * not rewritten; else (--keep-parts, a compressed OUT) a part
 		 * of its own, merged into OUT but with --keep-parts.  Either
@@ -891,6 +968,7 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 		}
 		kpages_close(); /* the pages' files; the instance after the merge */
 		tep_free(tep);
+		tgids_debug(&m);
 		ktables_free(&m);
 	}
 	kdebug("events written");

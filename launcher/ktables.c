@@ -1,14 +1,17 @@
 /* fxt-run --kernel's tables (ktables.h): the event formats, read from
  * tracefs for the events enabled only; the tasks' names, from the
  * scheduler's events' comm fields (else the kernel's saved_cmdlines, the
- * whole system's: 6,500 lines here); their tgids (saved_tgids, the whole
- * system's: 8,000-31,000 lines); and the tasks of a process (/proc), for
- * the pid filter. */
+ * whole system's: 6,500 lines here); their tgids (task:task_newtask's
+ * clone flags, /proc at the start and at the end; else saved_tgids, the
+ * whole system's: 8,000-31,000 lines); and the tasks of a process
+ * (/proc), for the pid filter. */
 #include "config.h"
 
 #ifdef HAVE_LIBTRACECMD
 
 #include <dirent.h>
+#include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +89,21 @@ struct tep_handle *ktables_formats(void)
 	return tep;
 }
 
+/* (tid, tgid) appended to *v (*n of cap): 0, or -ENOMEM. */
+static int put_tgid(struct ktgid **v, size_t *n, size_t *cap, long tid, long tgid)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 256;
+		struct ktgid *nv = realloc(*v, ncap * sizeof(*nv));
+		if (nv == NULL)
+			return -ENOMEM;
+		*v = nv;
+		*cap = ncap;
+	}
+	(*v)[(*n)++] = (struct ktgid){ (int)tid, (int)tgid };
+	return 0;
+}
+
 static int by_tid(const void *a, const void *b)
 {
 	int x = ((const struct ktgid *)a)->tid, y = ((const struct ktgid *)b)->tid;
@@ -101,30 +119,116 @@ void ktables_tgids(struct ktgids *m)
 	char *text = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
 	size_t cap = 0;
 
-	memset(m, 0, sizeof(*m));
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
+	m->saved = true;
 	/* strtol(), not sscanf(): glibc's sscanf() takes the string's
 	 * length first, each line the rest of the file's (30,000 lines here:
 	 * 300 ms). */
 	for (char *p = text; p && *p;) {
 		char *end, *end2;
 		long tid = strtol(p, &end, 10), tgid = strtol(end, &end2, 10);
-		if (end != p && end2 != end && tgid > 0) {
-			if (m->n == cap) {
-				size_t ncap = cap ? 2 * cap : 256;
-				struct ktgid *v = realloc(m->v, ncap * sizeof(*v));
-				if (v == NULL)
-					break;
-				m->v = v;
-				cap = ncap;
-			}
-			m->v[m->n++] = (struct ktgid){ (int)tid, (int)tgid };
-		}
+		if (end != p && end2 != end && tgid > 0 &&
+		    put_tgid(&m->v, &m->n, &cap, tid, tgid) < 0)
+			break;
 		char *nl = strchr(p, '\n');
 		p = nl ? nl + 1 : NULL;
 	}
 	free(text);
 	if (m->n > 1)
 		qsort(m->v, m->n, sizeof(*m->v), by_tid);
+}
+
+/* The tgid of tid in the sorted v[n], -1 if not there. */
+static int find_tgid(const struct ktgid *v, size_t n, int tid)
+{
+	struct ktgid key = { tid, 0 };
+	const struct ktgid *e = n ? bsearch(&key, v, n, sizeof(*v), by_tid) : NULL;
+
+	return e ? e->tgid : -1;
+}
+
+/* Task tid's tgid from /proc/TID/status (a thread's own folder is there,
+ * though not listed), -1 if it is gone, or if it started after `before`
+ * (clock ticks since boot, as /proc/TID/stat's start time; 0: any): a
+ * task of that tid made since, not the one the events saw. */
+static int proc_tgid(int tid, uint64_t before)
+{
+	char path[64], line[512];
+	int tgid = -1;
+	FILE *f;
+
+	if (before) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+		f = fopen(path, "re");
+		if (f == NULL)
+			return -1;
+		char *p = fgets(line, sizeof(line), f);
+		fclose(f);
+		p = p ? strrchr(line, ')') : NULL; /* the name may hold anything */
+		/* state, then fields 4 to 22 (the start time) */
+		for (int i = 0; p && i < 20; i++)
+			p = strchr(p + 1, ' ');
+		if (p == NULL || strtoull(p + 1, NULL, 10) > before)
+			return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "Tgid:", 5) == 0) {
+			tgid = (int)strtol(line + 5, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return tgid > 0 ? tgid : -1;
+}
+
+void ktables_start(struct ktgids *m)
+{
+	DIR *procs = opendir("/proc");
+	struct dirent *e;
+	size_t cap = 0;
+
+	if (procs == NULL)
+		return;
+	while ((e = readdir(procs)) != NULL) {
+		char dir[64], *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (pid <= 0 || *end != '\0')
+			continue;
+		snprintf(dir, sizeof(dir), "/proc/%ld/task", pid);
+		DIR *tasks = opendir(dir);
+		if (tasks == NULL)
+			continue; /* gone meanwhile */
+		struct dirent *t;
+		while ((t = readdir(tasks)) != NULL) {
+			long tid = strtol(t->d_name, &end, 10);
+			if (tid > 0 && *end == '\0' &&
+			    put_tgid(&m->start, &m->nstart, &cap, tid, pid) < 0)
+				break;
+		}
+		closedir(tasks);
+	}
+	closedir(procs);
+	if (m->nstart > 1)
+		qsort(m->start, m->nstart, sizeof(*m->start), by_tid);
+}
+
+/* The tgid of tid while the pages are read in time order: a task created
+ * since the start is in m->born, one from before in m->start, else (its
+ * creation before recording, its table read after) /proc. */
+static int tgid_now(const struct ktgids *m, int tid)
+{
+	const struct kborn *b = m->born.elem ? addrtab_find(&m->born, (uint64_t)tid + 1) : NULL;
+	int tgid;
+
+	if (b != NULL)
+		return b->tgid;
+	tgid = find_tgid(m->start, m->nstart, tid);
+	return tgid > 0 ? tgid : proc_tgid(tid, m->end_ticks);
 }
 
 /* A task's last name in the events. */
@@ -139,6 +243,10 @@ struct comm {
 struct comm_pass {
 	struct tep_handle *tep;
 	struct addrtab names; /* struct comm */
+	/* task:task_newtask (id -1: not recorded): the tgids into m->born */
+	int newtask;
+	struct tep_format_field *child, *flags;
+	struct ktgids *m;
 	struct {
 		int id;
 		struct tep_event *ev;
@@ -168,11 +276,36 @@ static void comm_put(struct comm_pass *p, struct tep_event *ev, struct tep_forma
 	c->name[n] = '\0';
 }
 
+/* A task created (task:task_newtask, in its creator's context): a
+ * thread (CLONE_THREAD) of its creator's process, else a process. */
+static void born(struct comm_pass *p, struct tep_record *rec)
+{
+	unsigned long long child = 0, flags = 0;
+	int parent = tep_data_pid(p->tep, rec);
+
+	if (tep_read_number_field(p->child, rec->data, &child) != 0 || (int)child <= 0 ||
+	    tep_read_number_field(p->flags, rec->data, &flags) != 0)
+		return;
+	int tgid = (int)child;
+	if (flags & CLONE_THREAD) {
+		tgid = tgid_now(p->m, parent);
+		if (tgid <= 0)
+			return; /* left to the end's /proc */
+	}
+	struct kborn *b = addrtab_get(&p->m->born, child + 1, NULL);
+	if (b != NULL)
+		b->tgid = tgid;
+}
+
 static int comm_record(void *arg, struct tep_record *rec)
 {
 	struct comm_pass *p = arg;
 	int id = tep_data_type(p->tep, rec), i = 0;
 
+	if (id == p->newtask) {
+		born(p, rec);
+		return 0; /* it names no task: the parent's name, copied */
+	}
 	while (i < p->nev && p->ev[i].id != id)
 		i++;
 	if (i == p->nev) {
@@ -222,7 +355,7 @@ static void proc_comm(int tid, char *name, size_t cap)
 	fclose(f);
 }
 
-void ktables_names(struct tep_handle *tep)
+void ktables_names(struct tep_handle *tep, struct ktgids *m)
 {
 	/* saved_cmdlines (the whole system's, 6,500 lines: 20-80 ms while
 	 * the archives are converted) only without the scheduler's events,
@@ -234,7 +367,15 @@ void ktables_names(struct tep_handle *tep)
 	if (tep_find_event_by_name(tep, "sched", "sched_switch") == NULL) {
 		tracefs_load_cmdlines(NULL, tep);
 	} else {
-		struct comm_pass p = { .tep = tep, .names = ADDRTAB_INIT(struct comm) };
+		struct comm_pass p = { .tep = tep, .names = ADDRTAB_INIT(struct comm), .m = m };
+		struct tep_event *nt = tep_find_event_by_name(tep, "task", "task_newtask");
+		p.newtask = nt ? nt->id : -1;
+		p.child = nt ? tep_find_field(nt, "pid") : NULL;
+		p.flags = nt ? tep_find_field(nt, "clone_flags") : NULL;
+		if (p.child == NULL || p.flags == NULL)
+			p.newtask = -1;
+		if (m->born.elem == 0)
+			m->born = ADDRTAB_INIT(struct kborn);
 		kpages_each(tep, comm_record, &p);
 		for (size_t i = 0; i < p.names.cap; i++) {
 			struct comm *c = addrtab_slot(&p.names, i);
@@ -250,22 +391,52 @@ void ktables_names(struct tep_handle *tep)
 void ktables_free(struct ktgids *m)
 {
 	free(m->v);
+	free(m->start);
+	if (m->born.elem)
+		addrtab_free(&m->born);
 	free(m->pids);
 	memset(m, 0, sizeof(*m));
 }
 
+void ktables_move(struct ktgids *to, struct ktgids *from)
+{
+	long *pids = to->pids;
+	size_t npids = to->npids;
+
+	*to = *from;
+	to->pids = pids;
+	to->npids = npids;
+	free(from->pids);
+	memset(from, 0, sizeof(*from));
+}
+
 int ktables_tgid_of(void *arg, int tid, bool *agent)
 {
-	const struct ktgids *m = arg;
-	struct ktgid key = { tid, 0 };
-	const struct ktgid *e = m->n ? bsearch(&key, m->v, m->n, sizeof(*m->v), by_tid) : NULL;
+	struct ktgids *m = arg;
+	int tgid;
 
-	if (e == NULL)
+	if (m->saved) {
+		tgid = find_tgid(m->v, m->n, tid);
+	} else {
+		/* A task created while recording: its event; else one that
+		 * runs now (/proc: the latest task of that tid, as saved_tgids
+		 * would say), else one from the start. */
+		const struct kborn *b =
+		    m->born.elem ? addrtab_find(&m->born, (uint64_t)tid + 1) : NULL;
+		tgid = b ? b->tgid : proc_tgid(tid, m->end_ticks);
+		if (b == NULL && tgid > 0)
+			m->from_proc++;
+		if (tgid <= 0)
+			tgid = find_tgid(m->start, m->nstart, tid);
+		if (tgid <= 0)
+			m->unknown++;
+	}
+	if (tgid <= 0)
 		return -1;
 	for (size_t j = 0; j < m->npids; j++)
-		if (m->pids[j] == e->tgid)
+		if (m->pids[j] == tgid)
 			*agent = true;
-	return e->tgid;
+	return tgid;
 }
 
 /* The tasks of process `pid` (/proc/PID/task) not in `have` yet, appended
