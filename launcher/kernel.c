@@ -293,11 +293,13 @@ static void remove_begin(void)
 
 static void namer_join(void);
 static void writer_join(void);
+static void stop_join(void);
 static void end_tables_free(void);
 
 /* Everything goes; safe to call twice (at exit after a signal). */
 static void kernel_destroy(void)
 {
+	stop_join();
 	writer_join();
 	instance_end();
 	namer_join();
@@ -327,7 +329,9 @@ static void on_fatal(int sig)
 	for (int i = 0; remover_pid <= 0 && i < 100 && rmdir(inst_path) != 0 && errno == EBUSY; i++)
 		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
 	signal(sig, SIG_DFL);
-	raise(sig);
+	/* To the process, not this thread: busy_end() may call this from
+	 * the stopper (kernel_stop()), which takes no signal. */
+	kill(getpid(), sig);
 }
 
 static void busy_begin(void)
@@ -639,12 +643,40 @@ static void namer_join(void)
 	}
 }
 
+/* The thread doing kernel_stop()'s work (stop_main()) while the
+ * archives are converted, and whether it runs. */
+static pthread_t stopper;
+static bool stopper_on;
+
+/* The stop done (kernel_prepare(), kernel_finish(), the exit's cleanup);
+ * nothing in the stopper itself (its kernel_destroy() on an error). */
+static void stop_join(void)
+{
+	if (stopper_on && !pthread_equal(pthread_self(), stopper)) {
+		pthread_join(stopper, NULL);
+		stopper_on = false;
+	}
+}
+
+static void *stop_main(void *out);
+
 void kernel_stop(const char *out)
 {
 	if (inst == NULL || stopped)
 		return;
 	stopped = true;
 	kdebug("the program is done");
+	/* In a thread, while the parts are converted: the reader's stop,
+	 * tracing off, the last pages read (1-10 ms at load 12). */
+	stopper_on = kthread_start(&stopper, stop_main, (void *)out);
+	if (!stopper_on)
+		stop_main((void *)out);
+}
+
+static void *stop_main(void *arg)
+{
+	const char *out = arg;
+
 	kpages_stop();
 	formats_join();
 	/* The rest of each CPU's pages, what the kernel dropped, the formats
@@ -656,7 +688,7 @@ void kernel_stop(const char *out)
 		kernel_destroy();
 		busy_end();
 		end_err = -EIO;
-		return;
+		return NULL;
 	}
 	tracefs_trace_off(inst);
 	/* A task of /proc started since is not one the events saw
@@ -677,6 +709,7 @@ void kernel_stop(const char *out)
 	 * may be among them), in a thread of its own from here on. */
 	if (end_lost > 0 || end_tep == NULL ||
 	    tep_find_event_by_name(end_tep, "task", "task_newtask") == NULL) {
+		end_m.saved = true;
 		tgider_on = kthread_start(&tgider, tgids_main, NULL);
 		if (!tgider_on)
 			tgids_main(NULL);
@@ -691,6 +724,7 @@ void kernel_stop(const char *out)
 		if (!namer_on)
 			namer_main(end_tep);
 	}
+	return NULL;
 }
 
 /* The pages' records to the importer's stream but task:task_newtask's
@@ -819,6 +853,7 @@ static void *writer_main(void *arg)
 	struct fxt_writer *w = NULL;
 
 	(void)arg;
+	kdebug("writing begins (thread)");
 	namer_join();
 	ktables_move(&wr.m, &end_m);
 	if (wr.append) {
@@ -838,6 +873,7 @@ static void *writer_main(void *arg)
 		if (wr.err == 0 && wr.ic.st.unordered)
 			wr.err = kernel_part(wr.path, wr.tep, &wr.m, wr.lost, false, &wr.ic);
 	}
+	kdebug("events imported (thread)");
 	/* What is left of it (closing the pages' files waits for their
 	 * file system: 0-20 ms here). */
 	kpages_close();
@@ -847,6 +883,22 @@ static void *writer_main(void *arg)
 	ktables_free(&wr.m);
 	kdebug("events written (thread)");
 	return NULL;
+}
+
+/* Whether the kernel's providers (1 to ic->next_provider - 1) are none
+ * of OUT's: its parts' (an agent's archive's provider is its process's
+ * pid, a range says its own).  merge_append_end() compares them with
+ * OUT's first only: one of OUT's providers again (a process of pid 1)
+ * would have the kernel's threads among its own, after its events, and
+ * OUT's mark of time order must then go. */
+static bool providers_apart(const struct parts *ps, const struct import_ctx *ic)
+{
+	for (size_t j = 0; j < ps->n; j++) {
+		uint64_t id = ps->v[j].len ? ps->v[j].provider : (uint64_t)ps->v[j].pid;
+		if (id >= 1 && id < ic->next_provider)
+			return false;
+	}
+	return true;
 }
 
 /* OUT-without-.fxt.kernel.fxt. */
@@ -861,6 +913,7 @@ static void part_path(char *path, size_t cap, const char *out)
 
 void kernel_prepare(const char *out, const struct parts *ps, bool keep)
 {
+	stop_join();
 	if (!stopped || end_err < 0 || end_tep == NULL || wr.on)
 		return;
 	wr.m.pids = calloc(ps->n ? ps->n : 1, sizeof(*wr.m.pids));
@@ -904,6 +957,7 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 	if (inst == NULL && !stopped)
 		return 0;
 	kernel_stop(out);
+	stop_join();
 	if (end_err < 0)
 		return end_err;
 	uint64_t lost = end_lost;
@@ -926,7 +980,8 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 		if (append && err == 0) {
 			err = fxt_writer_append_fd(app.w, wr.tmp, 0, (uint64_t)sb.st_size,
 						   (uint64_t)sb.st_size);
-			err = merge_append_end(&app, err, !ic.st.unordered,
+			err = merge_append_end(&app, err,
+					       !ic.st.unordered && providers_apart(ps, &ic),
 					       (uint32_t)(ic.next_provider - 1));
 		}
 		if (wr.tmp >= 0)
@@ -959,7 +1014,8 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 		append = !keep && merge_append_begin(&app, out) == 0;
 		if (append) {
 			err = kernel_events(app.w, out, tep, &m, lost, &ic);
-			err = merge_append_end(&app, err, !ic.st.unordered,
+			err = merge_append_end(&app, err,
+					       !ic.st.unordered && providers_apart(ps, &ic),
 					       (uint32_t)(ic.next_provider - 1));
 		} else {
 			err = kernel_part(path, tep, &m, lost, true, &ic);

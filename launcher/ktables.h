@@ -39,7 +39,7 @@ struct kborn {
 	int tgid;
 };
 struct ktgids {
-	struct ktgid *v; /* saved_tgids, sorted by tid; when `saved` */
+	struct ktgid *v; /* saved_tgids, sorted by tid; used when `saved` */
 	size_t n;
 	bool saved;
 	struct ktgid *start; /* the tasks at the start, sorted by tid */
@@ -60,7 +60,8 @@ struct ktgids {
 void ktables_names(struct tep_handle *tep, struct ktgids *m);
 /* Every task's tgid now (/proc/PID/task/TID) into m->start. */
 void ktables_start(struct ktgids *m);
-/* The kernel's saved_tgids into m->v (m->saved set). */
+/* The kernel's saved_tgids into m->v (for m->saved: set it first, before
+ * ktables_names(), which then leaves the other tasks to it). */
 void ktables_tgids(struct ktgids *m);
 /* Frees *m's tables (all of them), zeroes it. */
 void ktables_free(struct ktgids *m);
