@@ -823,9 +823,10 @@ static void tgids_debug(const struct ktgids *m)
 		fprintf(stderr, "fxt-run: kernel: tgids from saved_tgids (%zu lines)\n", m->n);
 	else
 		fprintf(stderr,
-			"fxt-run: kernel: tgids: %zu tasks created while recording, %zu at the "
-			"start, %u found in /proc at the end, %u unknown; saved_tgids not read\n",
-			m->born.n, m->nstart, m->from_proc, m->unknown);
+			"fxt-run: kernel: tgids: %u tasks created while recording, %u found in "
+			"/proc at the end, %u in the start's table, %u unknown; saved_tgids not "
+			"read\n",
+			m->created, m->from_proc, m->from_start, m->unknown);
 }
 
 static struct {

@@ -284,11 +284,14 @@ static int resolve(struct ktgids *m, int tid)
 {
 	int tgid = proc_tgid(tid, m->end_ticks);
 
-	if (tgid > 0)
+	if (tgid > 0) {
 		m->from_proc++;
+		return tgid;
+	}
+	tgid = find_tgid(m->start, m->nstart, tid);
+	if (tgid > 0)
+		m->from_start++;
 	else
-		tgid = find_tgid(m->start, m->nstart, tid);
-	if (tgid <= 0)
 		m->unknown++;
 	return tgid > 0 ? tgid : -1;
 }
@@ -309,9 +312,11 @@ static void born(struct comm_pass *p, struct tep_record *rec)
 		if (tgid <= 0)
 			return; /* left to the end's /proc */
 	}
-	struct kborn *b = addrtab_get(&p->m->born, child + 1, NULL);
+	bool added = false;
+	struct kborn *b = addrtab_get(&p->m->born, child + 1, &added);
 	if (b != NULL)
 		b->tgid = tgid;
+	p->m->created += added;
 }
 
 static int comm_record(void *arg, struct tep_record *rec)

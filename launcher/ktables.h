@@ -44,10 +44,13 @@ struct ktgids {
 	bool saved;
 	struct ktgid *start; /* the tasks at the start, sorted by tid */
 	size_t nstart;
-	struct addrtab born;	     /* struct kborn: the tasks created while recording */
-	uint64_t end_ticks;	     /* when recording ended, in clock ticks since boot (/proc's) */
-	unsigned from_proc, unknown; /* tids found in /proc at the end, or nowhere */
-	long *pids;		     /* the agent's processes (ktables_tgid_of()), a copy */
+	/* struct kborn: each task of the events, its tgid (-1: unknown),
+	 * ktables_names()'s; `created` of them by task_newtask's */
+	struct addrtab born;
+	unsigned created;
+	uint64_t end_ticks; /* when recording ended, in clock ticks since boot (/proc's) */
+	unsigned from_proc, from_start, unknown; /* the others: /proc at the end, the start, none */
+	long *pids; /* the agent's processes (ktables_tgid_of()), a copy */
 	size_t npids;
 };
 
