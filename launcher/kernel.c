@@ -175,6 +175,7 @@ static pthread_t formatter;
 static bool formatter_on;
 static struct tep_handle *start_tep;
 static struct ktgids start_m; /* the tasks at the start (ktables_start()) */
+static bool forks_on;	      /* perf's task events open (ktables_forks_open()) */
 static void formats_start(void);
 
 static void formats_join(void)
@@ -304,6 +305,7 @@ static void kernel_destroy(void)
 	instance_end();
 	namer_join();
 	kpages_close();
+	ktables_forks_close();
 	ktables_free(&start_m);
 	end_tables_free();
 }
@@ -436,6 +438,10 @@ void kernel_open(const char *groups)
 			    g);
 	}
 	tracefs_instances_walk(clean_stale, NULL);
+	/* Every task created from now on (the whole system's, for the
+	 * tgids of other processes' tasks: ktables.h); without perf, those
+	 * created and ended while recording are unknown. */
+	forks_on = ktables_forks_open() == 0;
 	snprintf(inst_name, sizeof(inst_name), KERNEL_PREFIX "%ld", (long)getpid());
 	/* The way out first: a signal as soon as it exists removes it. */
 	atexit(kernel_destroy);
@@ -702,12 +708,15 @@ static void *stop_main(void *arg)
 	end_tep = start_tep ? start_tep : ktables_formats();
 	start_tep = NULL;
 	ktables_move(&end_m, &start_m);
+	if (forks_on)
+		ktables_forks_read(&end_m);
+	ktables_forks_close();
 	/* The tgids: from the events, the start's table and /proc at the
 	 * end (ktables.h); saved_tgids, the whole system's (the longest read:
 	 * 26-110 ms here), only when the events cannot say them all (the
 	 * kernel has no task:task_newtask, or lost events: a task's creation
 	 * may be among them), in a thread of its own from here on. */
-	if (end_lost > 0 || end_tep == NULL ||
+	if (end_lost > 0 || end_tep == NULL || !forks_on || end_m.forks_lost ||
 	    tep_find_event_by_name(end_tep, "task", "task_newtask") == NULL) {
 		end_m.saved = true;
 		tgider_on = kthread_start(&tgider, tgids_main, NULL);
@@ -823,10 +832,10 @@ static void tgids_debug(const struct ktgids *m)
 		fprintf(stderr, "fxt-run: kernel: tgids from saved_tgids (%zu lines)\n", m->n);
 	else
 		fprintf(stderr,
-			"fxt-run: kernel: tgids: %u tasks created while recording, %u found in "
-			"/proc at the end, %u in the start's table, %u unknown; saved_tgids not "
-			"read\n",
-			m->created, m->from_proc, m->from_start, m->unknown);
+			"fxt-run: kernel: tgids: %u tasks created by the program while "
+			"recording, of the others %u created meanwhile (perf), %u found in /proc "
+			"at the end, %u in the start's table, %u unknown; saved_tgids not read\n",
+			m->created, m->from_forks, m->from_proc, m->from_start, m->unknown);
 }
 
 static struct {

@@ -11,10 +11,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -216,6 +219,122 @@ void ktables_start(struct ktgids *m)
 		qsort(m->start, m->nstart, sizeof(*m->start), by_tid);
 }
 
+/* Every task created while recording, the whole system's, from perf's
+ * task events (PERF_RECORD_FORK: the new task's pid and tid, its time):
+ * a dummy event on each CPU (no sample, no tracepoint: nothing to wait
+ * for at its start or end), its ring buffer of FORKS_PAGES pages read at
+ * the end.  Those of other processes that ended meanwhile are in no
+ * table of the kernel's but saved_tgids. */
+#define FORKS_PAGES    128 /* 512 KiB a CPU: some 8,000 tasks (a fork and an exit each) */
+#define FORKS_MAX_CPUS 256
+static struct {
+	int fd;
+	void *base;
+} forks[FORKS_MAX_CPUS];
+static int nforks;
+static size_t forks_map;
+
+int ktables_forks_open(void)
+{
+	struct perf_event_attr attr;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	long page = sysconf(_SC_PAGESIZE);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.task = 1;
+	attr.exclude_kernel = 1;
+	forks_map = (size_t)(FORKS_PAGES + 1) * (size_t)page;
+	for (long c = 0; c < ncpu && c < FORKS_MAX_CPUS; c++) {
+		int fd =
+		    (int)syscall(SYS_perf_event_open, &attr, -1, (int)c, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENODEV || errno == ENOENT)
+				continue; /* a CPU offline */
+			int err = -errno;
+			ktables_forks_close();
+			return err;
+		}
+		void *base = mmap(NULL, forks_map, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (base == MAP_FAILED) {
+			int err = -errno;
+			close(fd);
+			ktables_forks_close();
+			return err;
+		}
+		forks[nforks].fd = fd;
+		forks[nforks].base = base;
+		nforks++;
+	}
+	return nforks > 0 ? 0 : -ENODEV;
+}
+
+void ktables_forks_close(void)
+{
+	for (int i = 0; i < nforks; i++) {
+		munmap(forks[i].base, forks_map);
+		close(forks[i].fd);
+	}
+	nforks = 0;
+}
+
+/* A task's tgid from perf's records, the latest of its tid. */
+struct kfork {
+	uint64_t key; /* tid + 1 */
+	uint64_t time;
+	int tgid;
+};
+
+int ktables_forks_read(struct ktgids *m)
+{
+	struct rec {
+		struct perf_event_header h;
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+	};
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (nforks == 0)
+		return -ENODEV;
+	if (m->forked.elem == 0)
+		m->forked = ADDRTAB_INIT(struct kfork);
+	for (int i = 0; i < nforks; i++) {
+		struct perf_event_mmap_page *meta = forks[i].base;
+		const unsigned char *data = (const unsigned char *)forks[i].base + page;
+		uint64_t size = (uint64_t)FORKS_PAGES * (uint64_t)page;
+		uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+		uint64_t tail = meta->data_tail;
+
+		while (tail + sizeof(struct perf_event_header) <= head) {
+			unsigned char buf[sizeof(struct rec)];
+			struct perf_event_header h;
+			for (size_t k = 0; k < sizeof(h); k++)
+				((unsigned char *)&h)[k] = data[(tail + k) % size];
+			if (h.size < sizeof(h) || tail + h.size > head)
+				break;
+			if (h.type == PERF_RECORD_LOST)
+				m->forks_lost = true;
+			if (h.type == PERF_RECORD_FORK && h.size >= sizeof(struct rec)) {
+				for (size_t k = 0; k < sizeof(buf); k++)
+					buf[k] = data[(tail + k) % size];
+				struct rec r;
+				memcpy(&r, buf, sizeof(r));
+				struct kfork *f =
+				    addrtab_get(&m->forked, (uint64_t)r.tid + 1, NULL);
+				if (f != NULL && (f->time == 0 || r.time >= f->time)) {
+					f->time = r.time ? r.time : 1;
+					f->tgid = (int)r.pid;
+				}
+			}
+			tail += h.size;
+		}
+		__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
 /* The tgid of tid while the pages are read in time order: a task created
  * since the start is in m->born, one from before in m->start, else (its
  * creation before recording, its table read after) /proc. */
@@ -282,6 +401,12 @@ static void comm_put(struct comm_pass *p, struct tep_event *ev, struct tep_forma
  * another process. */
 static int resolve(struct ktgids *m, int tid)
 {
+	const struct kfork *f = m->forked.elem ? addrtab_find(&m->forked, (uint64_t)tid + 1) : NULL;
+
+	if (f != NULL && f->tgid > 0) {
+		m->from_forks++;
+		return f->tgid;
+	}
 	int tgid = proc_tgid(tid, m->end_ticks);
 
 	if (tgid > 0) {
@@ -428,6 +553,8 @@ void ktables_free(struct ktgids *m)
 	free(m->start);
 	if (m->born.elem)
 		addrtab_free(&m->born);
+	if (m->forked.elem)
+		addrtab_free(&m->forked);
 	free(m->pids);
 	memset(m, 0, sizeof(*m));
 }

@@ -23,14 +23,15 @@ void ktables_want(const char *sys, const char *ev);
  * page header. */
 struct tep_handle *ktables_formats(void);
 
-/* tid -> tgid.  A task created while recording gets its tgid from its
- * task:task_newtask event (its clone flags: CLONE_THREAD, its creator's
- * tgid; else its own), a task that existed before from the table read
- * at the start (/proc), one that neither names (another process's task
- * created meanwhile) from /proc at the end, while it runs.  Without those
- * events (the kernel lacks them, or lost some) the kernel's saved_tgids,
- * read at the end, as before: the whole system's (31,000 lines here:
- * 26-110 ms of the end's wait). */
+/* tid -> tgid.  A task the program created while recording gets its
+ * tgid from its task:task_newtask event (its clone flags: CLONE_THREAD,
+ * its creator's tgid; else its own); another process's, from perf's
+ * task events (PERF_RECORD_FORK, the whole system's: ktables_forks_*());
+ * a task that existed before from the table read at the start (/proc);
+ * one that none names, from /proc at the end while it runs.  Without
+ * those events (the kernel lacks them, or lost some, or perf did) the
+ * kernel's saved_tgids, read at the end, as before: the whole system's
+ * (31,000 lines here: 26-110 ms of the end's wait). */
 struct ktgid {
 	int tid, tgid;
 };
@@ -49,7 +50,11 @@ struct ktgids {
 	struct addrtab born;
 	unsigned created;
 	uint64_t end_ticks; /* when recording ended, in clock ticks since boot (/proc's) */
-	unsigned from_proc, from_start, unknown; /* the others: /proc at the end, the start, none */
+	/* struct kfork: the tasks perf saw created (ktables_forks_read()) */
+	struct addrtab forked;
+	bool forks_lost; /* perf lost some */
+	/* the others': from perf, /proc at the end, the start, none */
+	unsigned from_forks, from_proc, from_start, unknown;
 	long *pids; /* the agent's processes (ktables_tgid_of()), a copy */
 	size_t npids;
 };
@@ -66,6 +71,13 @@ void ktables_start(struct ktgids *m);
 /* The kernel's saved_tgids into m->v (for m->saved: set it first, before
  * ktables_names(), which then leaves the other tasks to it). */
 void ktables_tgids(struct ktgids *m);
+/* perf's task events of every CPU (ktables.c), from now on: 0, or -errno
+ * (no perf: the tasks of other processes created and ended meanwhile are
+ * then unknown).  _read() at the end: their tgids into m->forked (0, or
+ * -ENODEV: none open); _close(): at the end, or whenever. */
+int ktables_forks_open(void);
+int ktables_forks_read(struct ktgids *m);
+void ktables_forks_close(void);
 /* Frees *m's tables (all of them), zeroes it. */
 void ktables_free(struct ktgids *m);
 /* *to takes *from's tables but its processes (pids), *from zeroed. */
