@@ -294,13 +294,13 @@ static void remove_begin(void)
 
 static void namer_join(void);
 static void writer_join(void);
-static void stop_join(void);
+static void stop_wait(void);
 static void end_tables_free(void);
 
 /* Everything goes; safe to call twice (at exit after a signal). */
 static void kernel_destroy(void)
 {
-	stop_join();
+	stop_wait();
 	writer_join();
 	instance_end();
 	namer_join();
@@ -637,8 +637,13 @@ static void end_tables_free(void)
 	ktables_free(&end_m);
 }
 
+static void stop_join(void);
+
+/* The tables done: the names' thread, saved_tgids' and the stopper (which
+ * reads the names itself when it runs: namer_main()). */
 static void namer_join(void)
 {
+	stop_join();
 	if (tgider_on) {
 		pthread_join(tgider, NULL);
 		tgider_on = false;
@@ -650,12 +655,37 @@ static void namer_join(void)
 }
 
 /* The thread doing kernel_stop()'s work (stop_main()) while the
- * archives are converted, and whether it runs. */
+ * archives are converted, then the names (one thread less to wait for
+ * on a loaded machine: each took 10-130 ms to be scheduled at load 18),
+ * whether it runs, and whether the stop's part is done (stop_done). */
 static pthread_t stopper;
 static bool stopper_on;
+static pthread_mutex_t stop_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stop_cv = PTHREAD_COND_INITIALIZER;
+static bool stop_done;
 
-/* The stop done (kernel_prepare(), kernel_finish(), the exit's cleanup);
+static void stop_signal(void)
+{
+	pthread_mutex_lock(&stop_mu);
+	stop_done = true;
+	pthread_cond_broadcast(&stop_cv);
+	pthread_mutex_unlock(&stop_mu);
+}
+
+/* The stop's part done (kernel_prepare(), kernel_finish(), the exit's
+ * cleanup): what it leaves (end_*) is set; the names may still be read;
  * nothing in the stopper itself (its kernel_destroy() on an error). */
+static void stop_wait(void)
+{
+	if (!stopper_on || pthread_equal(pthread_self(), stopper))
+		return;
+	pthread_mutex_lock(&stop_mu);
+	while (!stop_done)
+		pthread_cond_wait(&stop_cv, &stop_mu);
+	pthread_mutex_unlock(&stop_mu);
+}
+
+/* The stopper done, names and all (namer_join()). */
 static void stop_join(void)
 {
 	if (stopper_on && !pthread_equal(pthread_self(), stopper)) {
@@ -664,7 +694,13 @@ static void stop_join(void)
 	}
 }
 
-static void *stop_main(void *out);
+static void stop_main(const char *out, bool thread);
+
+static void *stopper_main(void *out)
+{
+	stop_main(out, true);
+	return NULL;
+}
 
 void kernel_stop(const char *out)
 {
@@ -674,15 +710,14 @@ void kernel_stop(const char *out)
 	kdebug("the program is done");
 	/* In a thread, while the parts are converted: the reader's stop,
 	 * tracing off, the last pages read (1-10 ms at load 12). */
-	stopper_on = kthread_start(&stopper, stop_main, (void *)out);
+	stopper_on = kthread_start(&stopper, stopper_main, (void *)out);
 	if (!stopper_on)
-		stop_main((void *)out);
+		stop_main(out, false);
 }
 
-static void *stop_main(void *arg)
+/* kernel_stop()'s work, in the stopper (`thread`) or not. */
+static void stop_main(const char *out, bool thread)
 {
-	const char *out = arg;
-
 	kpages_stop();
 	formats_join();
 	/* The rest of each CPU's pages, what the kernel dropped, the formats
@@ -694,7 +729,8 @@ static void *stop_main(void *arg)
 		kernel_destroy();
 		busy_end();
 		end_err = -EIO;
-		return NULL;
+		stop_signal();
+		return;
 	}
 	tracefs_trace_off(inst);
 	/* A task of /proc started since is not one the events saw
@@ -728,12 +764,14 @@ static void *stop_main(void *arg)
 	remove_begin();
 	busy_end();
 	kdebug("removing");
-	if (end_tep != NULL) {
+	stop_signal();
+	if (end_tep != NULL && thread) {
+		namer_main(end_tep);
+	} else if (end_tep != NULL) {
 		namer_on = kthread_start(&namer, namer_main, end_tep);
 		if (!namer_on)
 			namer_main(end_tep);
 	}
-	return NULL;
 }
 
 /* The pages' records to the importer's stream but task:task_newtask's
@@ -923,7 +961,7 @@ static void part_path(char *path, size_t cap, const char *out)
 
 void kernel_prepare(const char *out, const struct parts *ps, bool keep)
 {
-	stop_join();
+	stop_wait();
 	if (!stopped || end_err < 0 || end_tep == NULL || wr.on)
 		return;
 	wr.m.pids = calloc(ps->n ? ps->n : 1, sizeof(*wr.m.pids));
@@ -967,7 +1005,7 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 	if (inst == NULL && !stopped)
 		return 0;
 	kernel_stop(out);
-	stop_join();
+	stop_wait();
 	if (end_err < 0)
 		return end_err;
 	uint64_t lost = end_lost;
