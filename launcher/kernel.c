@@ -6,9 +6,10 @@
  * (CLOCK_MONOTONIC, the agent's: no shift at the merge), filtered to the
  * program's process by set_event_pid with event-fork on (its children
  * follow).  Each thread's states land on the agent's thread (import.h,
- * tgid_of): a task's tgid comes from its task:task_newtask event if it
- * was created while recording, else from /proc (ktables.h); record-tgid
- * is on for the kernel's saved_tgids, read only where those cannot say.
+ * tgid_of): a task's tgid comes from its task:task_newtask event if the
+ * program created it while recording, from perf's task events if
+ * another process did, else from /proc (ktables.h); record-tgid is on
+ * for the kernel's saved_tgids, read only where those cannot say.
  * What the kernel makes wait is overlapped with fxt-run's own work where
  * it can be: the clock is set in a thread while fxt-run starts (before
  * recording: setting it stops it; the buffers keep the kernel's default
