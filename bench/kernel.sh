@@ -17,7 +17,8 @@
 # goal is <= 1.10), the kernel's events per run, and the merge's share of
 # the conversion: of fxt-run's time after the program's exit (FXT_RUN_DEBUG
 # prints it), the part that reads the kernel's events and merges them, as
-# a fraction of the rest (median; goal <= 0.10).
+# a fraction of the rest (median [least-most]; goal <= 0.10 on every
+# run).
 #
 # With BASE=BUILD, another build's `fxt-run --kernel=sched` (say main's)
 # runs in the same rounds, its row "(base)" divided by the same plain run.
@@ -136,7 +137,7 @@ printf '%s, %s CPUs, kernel %s; %s rounds (+%s warm-up)%s\n' \
   "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)" "$(nproc)" "$(uname -r)" \
   "$REPS" "$WARMUP" "${NICE:+, $NICE}"
 [ -z "${BASE:-}" ] || echo "base: $BASE/fxt-run"
-printf '%-17s %18s %20s %9s %20s\n' workload "traced s" "--kernel=sched x" events "merge/conversion"
+printf '%-17s %18s %20s %9s %25s\n' workload "traced s" "--kernel=sched x" events "merge/conversion [range]"
 awk -v warm="$WARMUP" "$AWK_ORDER"'
   $3 < warm { next }
   $2 == "plain" { p[$1, $3] = $4; pa[$1, $3] = $6 }
@@ -158,8 +159,9 @@ awk -v warm="$WARMUP" "$AWK_ORDER"'
         rest = ka[w, f[2]] - kp[w, f[2]]; s[n] = rest > 0 ? kp[w, f[2]] / rest : 0
       }
       if (!n) continue
-      printf "%-17s %9.3f [%6.3f] %11.3f [%6.3f] %9d %20.3f\n", w, median(ps, n), least(pm, n),
-        median(x, n), least(xm, n), median(e, n), median(s, n)
+      ms = median(s, n) # sorts s: s[1] the least, s[n] the most
+      printf "%-17s %9.3f [%6.3f] %11.3f [%6.3f] %9d %9.3f [%5.3f-%5.3f]\n", w, median(ps, n),
+        least(pm, n), median(x, n), least(xm, n), median(e, n), ms, s[1], s[n]
     }
     print "goals: --kernel=sched x <= 1.10 (wall), merge/conversion <= 0.10"
   }' "$W/res"

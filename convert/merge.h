@@ -92,7 +92,9 @@ int merge_archives_ranges(const char *out, const char *const *parts, size_t npar
  * out, which then says what merge_archives(out, {out, part}) would have
  * written: out's records, the part's after them, and out's mark of time
  * order kept only if the part's threads are in time order too, under a
- * provider other than out's first (else undone in place).  Only for a
+ * provider other than out's first (else undone in place; out's others
+ * are not read: a caller that knows them says part_ordered false when
+ * the part's provider is one of them).  Only for a
  * plain archive (-ENOTSUP: out is compressed, or does not start with the
  * magic record: merge it instead); -errno if out cannot be opened. */
 struct merge_append {

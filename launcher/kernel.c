@@ -5,13 +5,17 @@
  * fxt-run>" (another user's tracing is left alone), on the clock "mono"
  * (CLOCK_MONOTONIC, the agent's: no shift at the merge), filtered to the
  * program's process by set_event_pid with event-fork on (its children
- * follow), with record-tgid on (so that each thread's states land on the
- * agent's thread: import.h, tgid_of).  What the kernel makes wait is
- * overlapped with fxt-run's own work where it can be: the clock is set in
- * a thread while fxt-run starts (before recording: setting it stops it;
- * the buffers keep the kernel's default size: a resize waits as long),
- * the event formats are read in another while the program runs, the
- * tasks' names and tgids in one more while the archives are converted,
+ * follow).  Each thread's states land on the agent's thread (import.h,
+ * tgid_of): a task's tgid comes from its task:task_newtask event if the
+ * program created it while recording, from perf's task events if
+ * another process did, else from /proc (ktables.h); record-tgid is on
+ * for the kernel's saved_tgids, read only where those cannot say.
+ * What the kernel makes wait is overlapped with fxt-run's own work where
+ * it can be: the clock is set in a thread while fxt-run starts (before
+ * recording: setting it stops it; the buffers keep the kernel's default
+ * size: a resize waits as long), the tasks' tgids and the event formats
+ * are read in another while the program runs, the tasks' names and the
+ * new tasks' tgids in one more while the archives are converted,
  * and the instance is removed by a process of its own, which fxt-run does
  * not wait for.  While the program runs, a thread of fxt-run's moves each
  * CPU's full pages out of the ring buffer (newest dropped when full,
@@ -126,7 +130,9 @@ static const struct group {
 } groups_tab[] = {
 	{ "sched", "sched:sched_switch,sched:sched_waking,sched:sched_wakeup,"
 		   "sched:sched_wakeup_new,sched:sched_process_fork,"
-		   "sched:sched_process_exec,sched:sched_process_exit" },
+		   "sched:sched_process_exec,sched:sched_process_exit,"
+		   /* each new task's tgid (ktables.h), not written */
+		   "task:task_newtask" },
 	{ "syscalls", "raw_syscalls:sys_enter,raw_syscalls:sys_exit" },
 	{ "faults", "exceptions:page_fault_user" },
 	{ "block", "block:block_rq_issue,block:block_rq_complete" },
@@ -169,6 +175,8 @@ static char inst_path[PATH_MAX];
 static pthread_t formatter;
 static bool formatter_on;
 static struct tep_handle *start_tep;
+static struct ktgids start_m; /* the tasks at the start (ktables_start()) */
+static bool forks_on;	      /* perf's task events open (ktables_forks_open()) */
 static void formats_start(void);
 
 static void formats_join(void)
@@ -287,14 +295,20 @@ static void remove_begin(void)
 
 static void namer_join(void);
 static void writer_join(void);
+static void stop_wait(void);
+static void end_tables_free(void);
 
 /* Everything goes; safe to call twice (at exit after a signal). */
 static void kernel_destroy(void)
 {
+	stop_wait();
 	writer_join();
 	instance_end();
 	namer_join();
 	kpages_close();
+	ktables_forks_close();
+	ktables_free(&start_m);
+	end_tables_free();
 }
 
 /* While fxt-run's main thread has a file of the instance open (libtracefs
@@ -318,7 +332,9 @@ static void on_fatal(int sig)
 	for (int i = 0; remover_pid <= 0 && i < 100 && rmdir(inst_path) != 0 && errno == EBUSY; i++)
 		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
 	signal(sig, SIG_DFL);
-	raise(sig);
+	/* To the process, not this thread: busy_end() may call this from
+	 * the stopper (kernel_stop()), which takes no signal. */
+	kill(getpid(), sig);
 }
 
 static void busy_begin(void)
@@ -423,6 +439,10 @@ void kernel_open(const char *groups)
 			    g);
 	}
 	tracefs_instances_walk(clean_stale, NULL);
+	/* Every task created from now on (the whole system's, for the
+	 * tgids of other processes' tasks: ktables.h); without perf, those
+	 * created and ended while recording are unknown. */
+	forks_on = ktables_forks_open() == 0;
 	snprintf(inst_name, sizeof(inst_name), KERNEL_PREFIX "%ld", (long)getpid());
 	/* The way out first: a signal as soon as it exists removes it. */
 	atexit(kernel_destroy);
@@ -534,11 +554,14 @@ void kernel_signals(void)
 	signal(SIGHUP, on_fatal);
 }
 
-/* Reads the event formats while the program runs (the top instance's
- * files: the kernel's lock of its settings is not taken). */
+/* Reads every task's tgid (/proc: 1-3 ms here) and the event formats
+ * while the program runs (the top instance's files: the kernel's lock of
+ * its settings is not taken). */
 static void *formats_main(void *arg)
 {
 	(void)arg;
+	ktables_start(&start_m);
+	kdebug("tasks at the start read (thread)");
 	start_tep = ktables_formats();
 	kdebug("formats read (thread)");
 	return NULL;
@@ -589,13 +612,15 @@ static struct ktgids end_m;
 static pthread_t namer, tgider;
 static bool namer_on, tgider_on;
 
-/* The tasks' names (into tep, end_tep: ktables_names()) and the
- * kernel's saved_tgids (into end_m: 31,000 lines here, the whole
- * system's), each in a thread while the archives are converted; the
- * names once the pages are all read, the tgids once recording is off. */
+/* The tasks' names and the tgids of those created while recording
+ * (into tep, end_tep, and end_m: ktables_names()), and, only where those
+ * cannot say (ktables.h), the kernel's saved_tgids (into end_m: 31,000
+ * lines here, the whole system's), each in a thread while the archives
+ * are converted; the names once the pages are all read, saved_tgids once
+ * recording is off. */
 static void *namer_main(void *tep)
 {
-	ktables_names(tep);
+	ktables_names(tep, &end_m);
 	kdebug("names read (thread)");
 	return NULL;
 }
@@ -608,8 +633,18 @@ static void *tgids_main(void *arg)
 	return NULL;
 }
 
+static void end_tables_free(void)
+{
+	ktables_free(&end_m);
+}
+
+static void stop_join(void);
+
+/* The tables done: the names' thread, saved_tgids' and the stopper (which
+ * reads the names itself when it runs: namer_main()). */
 static void namer_join(void)
 {
+	stop_join();
 	if (tgider_on) {
 		pthread_join(tgider, NULL);
 		tgider_on = false;
@@ -620,12 +655,70 @@ static void namer_join(void)
 	}
 }
 
+/* The thread doing kernel_stop()'s work (stop_main()) while the
+ * archives are converted, then the names (one thread less to wait for
+ * on a loaded machine: each took 10-130 ms to be scheduled at load 18),
+ * whether it runs, and whether the stop's part is done (stop_done). */
+static pthread_t stopper;
+static bool stopper_on;
+static pthread_mutex_t stop_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stop_cv = PTHREAD_COND_INITIALIZER;
+static bool stop_done;
+
+static void stop_signal(void)
+{
+	pthread_mutex_lock(&stop_mu);
+	stop_done = true;
+	pthread_cond_broadcast(&stop_cv);
+	pthread_mutex_unlock(&stop_mu);
+}
+
+/* The stop's part done (kernel_prepare(), kernel_finish(), the exit's
+ * cleanup): what it leaves (end_*) is set; the names may still be read;
+ * nothing in the stopper itself (its kernel_destroy() on an error). */
+static void stop_wait(void)
+{
+	if (!stopper_on || pthread_equal(pthread_self(), stopper))
+		return;
+	pthread_mutex_lock(&stop_mu);
+	while (!stop_done)
+		pthread_cond_wait(&stop_cv, &stop_mu);
+	pthread_mutex_unlock(&stop_mu);
+}
+
+/* The stopper done, names and all (namer_join()). */
+static void stop_join(void)
+{
+	if (stopper_on && !pthread_equal(pthread_self(), stopper)) {
+		pthread_join(stopper, NULL);
+		stopper_on = false;
+	}
+}
+
+static void stop_main(const char *out, bool thread);
+
+static void *stopper_main(void *out)
+{
+	stop_main(out, true);
+	return NULL;
+}
+
 void kernel_stop(const char *out)
 {
 	if (inst == NULL || stopped)
 		return;
 	stopped = true;
 	kdebug("the program is done");
+	/* In a thread, while the parts are converted: the reader's stop,
+	 * tracing off, the last pages read (1-10 ms at load 12). */
+	stopper_on = kthread_start(&stopper, stopper_main, (void *)out);
+	if (!stopper_on)
+		stop_main(out, false);
+}
+
+/* kernel_stop()'s work, in the stopper (`thread`) or not. */
+static void stop_main(const char *out, bool thread)
+{
 	kpages_stop();
 	formats_join();
 	/* The rest of each CPU's pages, what the kernel dropped, the formats
@@ -637,30 +730,81 @@ void kernel_stop(const char *out)
 		kernel_destroy();
 		busy_end();
 		end_err = -EIO;
+		stop_signal();
 		return;
 	}
 	tracefs_trace_off(inst);
-	/* The tgids, final now: the longest read (10-100 ms here), from
-	 * here on in a thread of its own. */
-	tgider_on = kthread_start(&tgider, tgids_main, NULL);
-	if (!tgider_on)
-		tgids_main(NULL);
+	/* A task of /proc started since is not one the events saw
+	 * (ktables_tgid_of()): the tick after this one's. */
+	struct timespec now;
+	clock_gettime(CLOCK_BOOTTIME, &now);
+	long hz = sysconf(_SC_CLK_TCK);
+	start_m.end_ticks = (uint64_t)now.tv_sec * (uint64_t)hz +
+			    (uint64_t)now.tv_nsec / (1000000000u / (uint64_t)hz) + 1;
 	end_lost = kpages_lost(inst);
-	kpages_drain();
 	end_tep = start_tep ? start_tep : ktables_formats();
 	start_tep = NULL;
+	ktables_move(&end_m, &start_m);
+	if (forks_on)
+		ktables_forks_read(&end_m);
+	ktables_forks_close();
+	/* The tgids: from the events, the start's table and /proc at the
+	 * end (ktables.h); saved_tgids, the whole system's (the longest read:
+	 * 26-110 ms here), only when the events cannot say them all (the
+	 * kernel has no task:task_newtask, or lost events: a task's creation
+	 * may be among them), in a thread of its own from here on. */
+	if (end_lost > 0 || end_tep == NULL || !forks_on || end_m.forks_lost ||
+	    tep_find_event_by_name(end_tep, "task", "task_newtask") == NULL) {
+		end_m.saved = true;
+		tgider_on = kthread_start(&tgider, tgids_main, NULL);
+		if (!tgider_on)
+			tgids_main(NULL);
+	}
+	kpages_drain();
 	kdebug("pages drained");
 	remove_begin();
 	busy_end();
 	kdebug("removing");
-	if (end_tep != NULL) {
+	stop_signal();
+	if (end_tep != NULL && thread) {
+		namer_main(end_tep);
+	} else if (end_tep != NULL) {
 		namer_on = kthread_start(&namer, namer_main, end_tep);
 		if (!namer_on)
 			namer_main(end_tep);
 	}
 }
 
-/* Writes the kernel's events, those of its pages (kpages_read()), to w
+/* The pages' records to the importer's stream but task:task_newtask's
+ * (`skip`, -1: none), which only say the tgids (ktables.h): the archive
+ * has what it had without them.  A page's note of events missed before
+ * it goes to the next record written. */
+struct feed {
+	struct import_stream *s;
+	struct tep_handle *tep;
+	int skip;
+	long long missed; /* -1: some, how many unknown */
+};
+
+static int feed_record(void *arg, struct tep_record *rec)
+{
+	struct feed *f = arg;
+	long long m = (long long)rec->missed_events;
+
+	if (tep_data_type(f->tep, rec) == f->skip) {
+		if (m != 0)
+			f->missed = m < 0 || f->missed < 0 ? -1 : f->missed + m;
+		return 0;
+	}
+	if (f->missed != 0) {
+		rec->missed_events =
+		    (unsigned long long)(m < 0 || f->missed < 0 ? -1 : f->missed + m);
+		f->missed = 0;
+	}
+	return import_stream_record(f->s, rec);
+}
+
+/* Writes the kernel's events, those of its pages (feed_record()), to w
  * (after its magic record: the part's provider info first); `path` names
  * it in messages; what it counted in *ic.  0 or -errno (ic->err may say
  * it). */
@@ -678,7 +822,9 @@ static int kernel_events(struct fxt_writer *w, const char *path, struct tep_hand
 	ic->tgid_arg = m;
 	err = import_stream_begin(ic, tep, "kernel sched", "mono", &s);
 	if (err == 0) {
-		err = kpages_read(tep, s);
+		struct tep_event *nt = tep_find_event_by_name(tep, "task", "task_newtask");
+		struct feed f = { s, tep, nt ? nt->id : -1, 0 };
+		err = kpages_each(tep, feed_record, &f);
 		/* The buffer drops the newest when full: the pages do not say
 		 * so, its stats do. */
 		if (err == 0 && lost > ic->st.lost)
@@ -716,6 +862,21 @@ static int kernel_part(const char *path, struct tep_handle *tep, struct ktgids *
  * kernel's events while OUT's parts are merged (writer_main()), whether it
  * runs, and what it did: the events at the end of OUT go to `tmp` first
  * (appended with `append`), else to the part of their own at `path`. */
+/* FXT_RUN_DEBUG: where the tgids came from. */
+static void tgids_debug(const struct ktgids *m)
+{
+	if (!debug)
+		return;
+	if (m->saved)
+		fprintf(stderr, "fxt-run: kernel: tgids from saved_tgids (%zu lines)\n", m->n);
+	else
+		fprintf(stderr,
+			"fxt-run: kernel: tgids: %u tasks created by the program while "
+			"recording, of the others %u created meanwhile (perf), %u found in /proc "
+			"at the end, %u in the start's table, %u unknown; saved_tgids not read\n",
+			m->created, m->from_forks, m->from_proc, m->from_start, m->unknown);
+}
+
 static struct {
 	pthread_t thread;
 	bool on, append;
@@ -741,10 +902,9 @@ static void *writer_main(void *arg)
 	struct fxt_writer *w = NULL;
 
 	(void)arg;
+	kdebug("writing begins (thread)");
 	namer_join();
-	wr.m.v = end_m.v;
-	wr.m.n = end_m.n;
-	memset(&end_m, 0, sizeof(end_m));
+	ktables_move(&wr.m, &end_m);
 	if (wr.append) {
 		/* The records OUT gets, from its end on: no magic record (the
 		 * part's provider info first), as merge_append_begin()'s writer
@@ -762,14 +922,32 @@ static void *writer_main(void *arg)
 		if (wr.err == 0 && wr.ic.st.unordered)
 			wr.err = kernel_part(wr.path, wr.tep, &wr.m, wr.lost, false, &wr.ic);
 	}
+	kdebug("events imported (thread)");
 	/* What is left of it (closing the pages' files waits for their
 	 * file system: 0-20 ms here). */
 	kpages_close();
 	tep_free(wr.tep);
 	wr.tep = NULL;
+	tgids_debug(&wr.m);
 	ktables_free(&wr.m);
 	kdebug("events written (thread)");
 	return NULL;
+}
+
+/* Whether the kernel's providers (1 to ic->next_provider - 1) are none
+ * of OUT's: its parts' (an agent's archive's provider is its process's
+ * pid, a range says its own).  merge_append_end() compares them with
+ * OUT's first only: one of OUT's providers again (a process of pid 1)
+ * would have the kernel's threads among its own, after its events, and
+ * OUT's mark of time order must then go. */
+static bool providers_apart(const struct parts *ps, const struct import_ctx *ic)
+{
+	for (size_t j = 0; j < ps->n; j++) {
+		uint64_t id = ps->v[j].len ? ps->v[j].provider : (uint64_t)ps->v[j].pid;
+		if (id >= 1 && id < ic->next_provider)
+			return false;
+	}
+	return true;
 }
 
 /* OUT-without-.fxt.kernel.fxt. */
@@ -784,6 +962,7 @@ static void part_path(char *path, size_t cap, const char *out)
 
 void kernel_prepare(const char *out, const struct parts *ps, bool keep)
 {
+	stop_wait();
 	if (!stopped || end_err < 0 || end_tep == NULL || wr.on)
 		return;
 	wr.m.pids = calloc(ps->n ? ps->n : 1, sizeof(*wr.m.pids));
@@ -827,6 +1006,7 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 	if (inst == NULL && !stopped)
 		return 0;
 	kernel_stop(out);
+	stop_wait();
 	if (end_err < 0)
 		return end_err;
 	uint64_t lost = end_lost;
@@ -849,7 +1029,8 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 		if (append && err == 0) {
 			err = fxt_writer_append_fd(app.w, wr.tmp, 0, (uint64_t)sb.st_size,
 						   (uint64_t)sb.st_size);
-			err = merge_append_end(&app, err, !ic.st.unordered,
+			err = merge_append_end(&app, err,
+					       !ic.st.unordered && providers_apart(ps, &ic),
 					       (uint32_t)(ic.next_provider - 1));
 		}
 		if (wr.tmp >= 0)
@@ -867,12 +1048,12 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 		}
 		namer_join();
 		kdebug("names ready");
-		m = end_m;
-		memset(&end_m, 0, sizeof(end_m));
+		memset(&m, 0, sizeof(m));
 		m.pids = calloc(ps->n ? ps->n : 1, sizeof(*m.pids));
 		for (size_t j = 0; m.pids && j < ps->n; j++)
 			m.pids[j] = ps->v[j].pid;
 		m.npids = m.pids ? ps->n : 0;
+		ktables_move(&m, &end_m);
 		/* At the end of OUT (plain): no OUT.kernel.fxt, and OUT is
 		 * not rewritten; else (--keep-parts, a compressed OUT) a part
 		 * of its own, merged into OUT but with --keep-parts.  Either
@@ -882,7 +1063,8 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 		append = !keep && merge_append_begin(&app, out) == 0;
 		if (append) {
 			err = kernel_events(app.w, out, tep, &m, lost, &ic);
-			err = merge_append_end(&app, err, !ic.st.unordered,
+			err = merge_append_end(&app, err,
+					       !ic.st.unordered && providers_apart(ps, &ic),
 					       (uint32_t)(ic.next_provider - 1));
 		} else {
 			err = kernel_part(path, tep, &m, lost, true, &ic);
@@ -891,6 +1073,7 @@ int kernel_finish(const char *out, const struct parts *ps, bool keep, bool quiet
 		}
 		kpages_close(); /* the pages' files; the instance after the merge */
 		tep_free(tep);
+		tgids_debug(&m);
 		ktables_free(&m);
 	}
 	kdebug("events written");

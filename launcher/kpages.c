@@ -32,7 +32,6 @@
 #include <kbuffer.h>
 #include <tracefs.h>
 
-#include "import/import.h"
 #include "launcher/kpages.h"
 #include "launcher/launcher.h"
 
@@ -364,16 +363,6 @@ static void cpu_next(struct cpu_events *c, bool first)
 	c->rec.ts = ts;
 	c->rec.data = c->data;
 	c->rec.size = kbuffer_event_size(c->kb);
-}
-
-static int to_stream(void *s, struct tep_record *rec)
-{
-	return import_stream_record(s, rec);
-}
-
-int kpages_read(struct tep_handle *tep, struct import_stream *s)
-{
-	return kpages_each(tep, to_stream, s);
 }
 
 int kpages_each(struct tep_handle *tep, int (*fn)(void *arg, struct tep_record *rec), void *arg)

@@ -12,7 +12,6 @@
 
 struct tracefs_instance;
 struct tep_handle;
-struct import_stream;
 
 /* Opens each CPU's trace_pipe_raw of `inst` and a file for its pages next
  * to `out`.  0 or -errno (said).  Call it with fatal signals held off
@@ -47,8 +46,6 @@ uint64_t kpages_lost(struct tracefs_instance *inst);
 void kpages_release(void);
 void kpages_release_in_signal(void);
 
-/* Every CPU's events to the stream, merged by time.  0 or -errno. */
-int kpages_read(struct tep_handle *tep, struct import_stream *s);
 /* Every CPU's events to fn(arg, record), merged by time (fn's nonzero
  * stops it: -EIO).  0 or -errno. */
 struct tep_record;

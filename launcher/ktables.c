@@ -1,17 +1,23 @@
 /* fxt-run --kernel's tables (ktables.h): the event formats, read from
  * tracefs for the events enabled only; the tasks' names, from the
  * scheduler's events' comm fields (else the kernel's saved_cmdlines, the
- * whole system's: 6,500 lines here); their tgids (saved_tgids, the whole
- * system's: 8,000-31,000 lines); and the tasks of a process (/proc), for
- * the pid filter. */
+ * whole system's: 6,500 lines here); their tgids (task:task_newtask's
+ * clone flags, /proc at the start and at the end; else saved_tgids, the
+ * whole system's: 8,000-31,000 lines); and the tasks of a process
+ * (/proc), for the pid filter. */
 #include "config.h"
 
 #ifdef HAVE_LIBTRACECMD
 
 #include <dirent.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -86,6 +92,21 @@ struct tep_handle *ktables_formats(void)
 	return tep;
 }
 
+/* (tid, tgid) appended to *v (*n of cap): 0, or -ENOMEM. */
+static int put_tgid(struct ktgid **v, size_t *n, size_t *cap, long tid, long tgid)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 256;
+		struct ktgid *nv = realloc(*v, ncap * sizeof(*nv));
+		if (nv == NULL)
+			return -ENOMEM;
+		*v = nv;
+		*cap = ncap;
+	}
+	(*v)[(*n)++] = (struct ktgid){ (int)tid, (int)tgid };
+	return 0;
+}
+
 static int by_tid(const void *a, const void *b)
 {
 	int x = ((const struct ktgid *)a)->tid, y = ((const struct ktgid *)b)->tid;
@@ -101,30 +122,231 @@ void ktables_tgids(struct ktgids *m)
 	char *text = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
 	size_t cap = 0;
 
-	memset(m, 0, sizeof(*m));
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
 	/* strtol(), not sscanf(): glibc's sscanf() takes the string's
 	 * length first, each line the rest of the file's (30,000 lines here:
 	 * 300 ms). */
 	for (char *p = text; p && *p;) {
 		char *end, *end2;
 		long tid = strtol(p, &end, 10), tgid = strtol(end, &end2, 10);
-		if (end != p && end2 != end && tgid > 0) {
-			if (m->n == cap) {
-				size_t ncap = cap ? 2 * cap : 256;
-				struct ktgid *v = realloc(m->v, ncap * sizeof(*v));
-				if (v == NULL)
-					break;
-				m->v = v;
-				cap = ncap;
-			}
-			m->v[m->n++] = (struct ktgid){ (int)tid, (int)tgid };
-		}
+		if (end != p && end2 != end && tgid > 0 &&
+		    put_tgid(&m->v, &m->n, &cap, tid, tgid) < 0)
+			break;
 		char *nl = strchr(p, '\n');
 		p = nl ? nl + 1 : NULL;
 	}
 	free(text);
 	if (m->n > 1)
 		qsort(m->v, m->n, sizeof(*m->v), by_tid);
+}
+
+/* The tgid of tid in the sorted v[n], -1 if not there. */
+static int find_tgid(const struct ktgid *v, size_t n, int tid)
+{
+	struct ktgid key = { tid, 0 };
+	const struct ktgid *e = n ? bsearch(&key, v, n, sizeof(*v), by_tid) : NULL;
+
+	return e ? e->tgid : -1;
+}
+
+/* Task tid's tgid from /proc/TID/status (a thread's own folder is there,
+ * though not listed), -1 if it is gone, or if it started after `before`
+ * (clock ticks since boot, as /proc/TID/stat's start time; 0: any): a
+ * task of that tid made since, not the one the events saw. */
+static int proc_tgid(int tid, uint64_t before)
+{
+	char path[64], line[512];
+	int tgid = -1;
+	FILE *f;
+
+	if (before) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+		f = fopen(path, "re");
+		if (f == NULL)
+			return -1;
+		char *p = fgets(line, sizeof(line), f);
+		fclose(f);
+		p = p ? strrchr(line, ')') : NULL; /* the name may hold anything */
+		/* state, then fields 4 to 22 (the start time) */
+		for (int i = 0; p && i < 20; i++)
+			p = strchr(p + 1, ' ');
+		if (p == NULL || strtoull(p + 1, NULL, 10) > before)
+			return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "Tgid:", 5) == 0) {
+			tgid = (int)strtol(line + 5, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return tgid > 0 ? tgid : -1;
+}
+
+void ktables_start(struct ktgids *m)
+{
+	DIR *procs = opendir("/proc");
+	struct dirent *e;
+	size_t cap = 0;
+
+	if (procs == NULL)
+		return;
+	while ((e = readdir(procs)) != NULL) {
+		char dir[64], *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (pid <= 0 || *end != '\0')
+			continue;
+		snprintf(dir, sizeof(dir), "/proc/%ld/task", pid);
+		DIR *tasks = opendir(dir);
+		if (tasks == NULL)
+			continue; /* gone meanwhile */
+		struct dirent *t;
+		while ((t = readdir(tasks)) != NULL) {
+			long tid = strtol(t->d_name, &end, 10);
+			if (tid > 0 && *end == '\0' &&
+			    put_tgid(&m->start, &m->nstart, &cap, tid, pid) < 0)
+				break;
+		}
+		closedir(tasks);
+	}
+	closedir(procs);
+	if (m->nstart > 1)
+		qsort(m->start, m->nstart, sizeof(*m->start), by_tid);
+}
+
+/* Every task created while recording, the whole system's, from perf's
+ * task events (PERF_RECORD_FORK: the new task's pid and tid, its time):
+ * a dummy event on each CPU (no sample, no tracepoint: nothing to wait
+ * for at its start or end), its ring buffer of FORKS_PAGES pages read at
+ * the end.  Those of other processes that ended meanwhile are in no
+ * table of the kernel's but saved_tgids. */
+#define FORKS_PAGES    128 /* 512 KiB a CPU: some 8,000 tasks (a fork and an exit each) */
+#define FORKS_MAX_CPUS 256
+static struct {
+	int fd;
+	void *base;
+} forks[FORKS_MAX_CPUS];
+static int nforks;
+static size_t forks_map;
+
+int ktables_forks_open(void)
+{
+	struct perf_event_attr attr;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	long page = sysconf(_SC_PAGESIZE);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.task = 1;
+	attr.exclude_kernel = 1;
+	forks_map = (size_t)(FORKS_PAGES + 1) * (size_t)page;
+	for (long c = 0; c < ncpu && c < FORKS_MAX_CPUS; c++) {
+		int fd =
+		    (int)syscall(SYS_perf_event_open, &attr, -1, (int)c, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENODEV || errno == ENOENT)
+				continue; /* a CPU offline */
+			int err = -errno;
+			ktables_forks_close();
+			return err;
+		}
+		void *base = mmap(NULL, forks_map, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (base == MAP_FAILED) {
+			int err = -errno;
+			close(fd);
+			ktables_forks_close();
+			return err;
+		}
+		forks[nforks].fd = fd;
+		forks[nforks].base = base;
+		nforks++;
+	}
+	return nforks > 0 ? 0 : -ENODEV;
+}
+
+void ktables_forks_close(void)
+{
+	for (int i = 0; i < nforks; i++) {
+		munmap(forks[i].base, forks_map);
+		close(forks[i].fd);
+	}
+	nforks = 0;
+}
+
+/* A task's tgid from perf's records, the latest of its tid. */
+struct kfork {
+	uint64_t key; /* tid + 1 */
+	uint64_t time;
+	int tgid;
+};
+
+int ktables_forks_read(struct ktgids *m)
+{
+	struct rec {
+		struct perf_event_header h;
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+	};
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (nforks == 0)
+		return -ENODEV;
+	if (m->forked.elem == 0)
+		m->forked = ADDRTAB_INIT(struct kfork);
+	for (int i = 0; i < nforks; i++) {
+		struct perf_event_mmap_page *meta = forks[i].base;
+		const unsigned char *data = (const unsigned char *)forks[i].base + page;
+		uint64_t size = (uint64_t)FORKS_PAGES * (uint64_t)page;
+		uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+		uint64_t tail = meta->data_tail;
+
+		while (tail + sizeof(struct perf_event_header) <= head) {
+			unsigned char buf[sizeof(struct rec)];
+			struct perf_event_header h;
+			for (size_t k = 0; k < sizeof(h); k++)
+				((unsigned char *)&h)[k] = data[(tail + k) % size];
+			if (h.size < sizeof(h) || tail + h.size > head)
+				break;
+			if (h.type == PERF_RECORD_LOST)
+				m->forks_lost = true;
+			if (h.type == PERF_RECORD_FORK && h.size >= sizeof(struct rec)) {
+				for (size_t k = 0; k < sizeof(buf); k++)
+					buf[k] = data[(tail + k) % size];
+				struct rec r;
+				memcpy(&r, buf, sizeof(r));
+				struct kfork *f =
+				    addrtab_get(&m->forked, (uint64_t)r.tid + 1, NULL);
+				if (f != NULL && (f->time == 0 || r.time >= f->time)) {
+					f->time = r.time ? r.time : 1;
+					f->tgid = (int)r.pid;
+				}
+			}
+			tail += h.size;
+		}
+		__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+/* The tgid of tid while the pages are read in time order: a task created
+ * since the start is in m->born, one from before in m->start, else (its
+ * creation before recording, its table read after) /proc. */
+static int tgid_now(const struct ktgids *m, int tid)
+{
+	const struct kborn *b = m->born.elem ? addrtab_find(&m->born, (uint64_t)tid + 1) : NULL;
+	int tgid;
+
+	if (b != NULL)
+		return b->tgid;
+	tgid = find_tgid(m->start, m->nstart, tid);
+	return tgid > 0 ? tgid : proc_tgid(tid, m->end_ticks);
 }
 
 /* A task's last name in the events. */
@@ -139,6 +361,10 @@ struct comm {
 struct comm_pass {
 	struct tep_handle *tep;
 	struct addrtab names; /* struct comm */
+	/* task:task_newtask (id -1: not recorded): the tgids into m->born */
+	int newtask;
+	struct tep_format_field *child, *flags;
+	struct ktgids *m;
 	struct {
 		int id;
 		struct tep_event *ev;
@@ -168,11 +394,65 @@ static void comm_put(struct comm_pass *p, struct tep_event *ev, struct tep_forma
 	c->name[n] = '\0';
 }
 
+/* The tgid of a task no task:task_newtask event gave: one that runs
+ * now (/proc: the latest task of that tid, as saved_tgids would say, but
+ * not one started since recording ended), else one from the start; -1
+ * (each its own process) for one created and ended while recording by
+ * another process. */
+static int resolve(struct ktgids *m, int tid)
+{
+	const struct kfork *f = m->forked.elem ? addrtab_find(&m->forked, (uint64_t)tid + 1) : NULL;
+
+	if (f != NULL && f->tgid > 0) {
+		m->from_forks++;
+		return f->tgid;
+	}
+	int tgid = proc_tgid(tid, m->end_ticks);
+
+	if (tgid > 0) {
+		m->from_proc++;
+		return tgid;
+	}
+	tgid = find_tgid(m->start, m->nstart, tid);
+	if (tgid > 0)
+		m->from_start++;
+	else
+		m->unknown++;
+	return tgid > 0 ? tgid : -1;
+}
+
+/* A task created (task:task_newtask, in its creator's context): a
+ * thread (CLONE_THREAD) of its creator's process, else a process. */
+static void born(struct comm_pass *p, struct tep_record *rec)
+{
+	unsigned long long child = 0, flags = 0;
+	int parent = tep_data_pid(p->tep, rec);
+
+	if (tep_read_number_field(p->child, rec->data, &child) != 0 || (int)child <= 0 ||
+	    tep_read_number_field(p->flags, rec->data, &flags) != 0)
+		return;
+	int tgid = (int)child;
+	if (flags & CLONE_THREAD) {
+		tgid = tgid_now(p->m, parent);
+		if (tgid <= 0)
+			return; /* left to the end's /proc */
+	}
+	bool added = false;
+	struct kborn *b = addrtab_get(&p->m->born, child + 1, &added);
+	if (b != NULL)
+		b->tgid = tgid;
+	p->m->created += added;
+}
+
 static int comm_record(void *arg, struct tep_record *rec)
 {
 	struct comm_pass *p = arg;
 	int id = tep_data_type(p->tep, rec), i = 0;
 
+	if (id == p->newtask) {
+		born(p, rec);
+		return 0; /* it names no task: the parent's name, copied */
+	}
 	while (i < p->nev && p->ev[i].id != id)
 		i++;
 	if (i == p->nev) {
@@ -222,7 +502,7 @@ static void proc_comm(int tid, char *name, size_t cap)
 	fclose(f);
 }
 
-void ktables_names(struct tep_handle *tep)
+void ktables_names(struct tep_handle *tep, struct ktgids *m)
 {
 	/* saved_cmdlines (the whole system's, 6,500 lines: 20-80 ms while
 	 * the archives are converted) only without the scheduler's events,
@@ -234,7 +514,15 @@ void ktables_names(struct tep_handle *tep)
 	if (tep_find_event_by_name(tep, "sched", "sched_switch") == NULL) {
 		tracefs_load_cmdlines(NULL, tep);
 	} else {
-		struct comm_pass p = { .tep = tep, .names = ADDRTAB_INIT(struct comm) };
+		struct comm_pass p = { .tep = tep, .names = ADDRTAB_INIT(struct comm), .m = m };
+		struct tep_event *nt = tep_find_event_by_name(tep, "task", "task_newtask");
+		p.newtask = nt ? nt->id : -1;
+		p.child = nt ? tep_find_field(nt, "pid") : NULL;
+		p.flags = nt ? tep_find_field(nt, "clone_flags") : NULL;
+		if (p.child == NULL || p.flags == NULL)
+			p.newtask = -1;
+		if (m->born.elem == 0)
+			m->born = ADDRTAB_INIT(struct kborn);
 		kpages_each(tep, comm_record, &p);
 		for (size_t i = 0; i < p.names.cap; i++) {
 			struct comm *c = addrtab_slot(&p.names, i);
@@ -243,6 +531,18 @@ void ktables_names(struct tep_handle *tep)
 			if (c && c->name[0])
 				tep_register_comm(tep, c->name, (int)(c->key - 1));
 		}
+		/* Every other task's tgid now, in this thread (the events'
+		 * writer, which waits for the parts, then only looks them up):
+		 * /proc at the end for each (2 reads: 10-100 us each here). */
+		for (size_t i = 0; !m->saved && i < p.names.cap; i++) {
+			struct comm *c = addrtab_slot(&p.names, i);
+			if (c == NULL || addrtab_find(&m->born, c->key) != NULL)
+				continue;
+			int tgid = resolve(m, (int)(c->key - 1));
+			struct kborn *b = addrtab_get(&m->born, c->key, NULL);
+			if (b != NULL)
+				b->tgid = tgid;
+		}
 		addrtab_free(&p.names);
 	}
 }
@@ -250,22 +550,47 @@ void ktables_names(struct tep_handle *tep)
 void ktables_free(struct ktgids *m)
 {
 	free(m->v);
+	free(m->start);
+	if (m->born.elem)
+		addrtab_free(&m->born);
+	if (m->forked.elem)
+		addrtab_free(&m->forked);
 	free(m->pids);
 	memset(m, 0, sizeof(*m));
 }
 
+void ktables_move(struct ktgids *to, struct ktgids *from)
+{
+	long *pids = to->pids;
+	size_t npids = to->npids;
+
+	*to = *from;
+	to->pids = pids;
+	to->npids = npids;
+	free(from->pids);
+	memset(from, 0, sizeof(*from));
+}
+
 int ktables_tgid_of(void *arg, int tid, bool *agent)
 {
-	const struct ktgids *m = arg;
-	struct ktgid key = { tid, 0 };
-	const struct ktgid *e = m->n ? bsearch(&key, m->v, m->n, sizeof(*m->v), by_tid) : NULL;
+	struct ktgids *m = arg;
+	int tgid;
 
-	if (e == NULL)
+	if (m->saved) {
+		tgid = find_tgid(m->v, m->n, tid);
+	} else {
+		/* A task of the events: its tgid found (ktables_names());
+		 * another (none here), found now. */
+		const struct kborn *b =
+		    m->born.elem ? addrtab_find(&m->born, (uint64_t)tid + 1) : NULL;
+		tgid = b ? b->tgid : resolve(m, tid);
+	}
+	if (tgid <= 0)
 		return -1;
 	for (size_t j = 0; j < m->npids; j++)
-		if (m->pids[j] == e->tgid)
+		if (m->pids[j] == tgid)
 			*agent = true;
-	return e->tgid;
+	return tgid;
 }
 
 /* The tasks of process `pid` (/proc/PID/task) not in `have` yet, appended

@@ -142,7 +142,8 @@ E2E_TESTS += \
 # --kernel (as root, with tracefs) on tests/progs/kernel_states, the
 # threads' states fxt-report --by thread and fxt waits give of it, and
 # the kernel's lost events counted in the archive and said by the tools,
-# a run longer than the kernel's buffer (read while it runs).
+# a run longer than the kernel's buffer (read while it runs), each task's
+# process from the events and /proc, not the kernel's saved_tgids.
 E2E_TESTS += \
 	tests/e2e/import-tracedat.sh \
 	tests/e2e/import-ktrace.sh \
@@ -151,6 +152,7 @@ E2E_TESTS += \
 	tests/e2e/kernel-states.sh \
 	tests/e2e/kernel-lost.sh \
 	tests/e2e/kernel-stream.sh \
+	tests/e2e/kernel-tgids.sh \
 	tests/e2e/kernel-attach.sh
 EXTRA_DIST += tests/data/tracecmd/README.md tests/data/tracecmd/record.sh \
 	tests/data/tracecmd/v6.dat tests/data/tracecmd/v6.report.gz \

@@ -13,12 +13,12 @@
 FXT_REPORT=$abs_top_builddir/fxt-report
 FXT_WAITS=$abs_top_builddir/fxt-waits
 
-plan 13
+plan 14
 scratch
 
 need_tracefs
 
-FXT_KERNEL_BUFFER=8K "$FXT_RUN" --kernel=sched,syscalls -o "$TMPD/l.fxt" -- \
+FXT_KERNEL_BUFFER=8K FXT_RUN_DEBUG=1 "$FXT_RUN" --kernel=sched,syscalls -o "$TMPD/l.fxt" -- \
   "$PROGS/kernel_naps" 3000 2> "$TMPD/err" 9>&- &
 run=$!
 i=0
@@ -35,6 +35,8 @@ wait "$run"
 is "$?" 0 "fxt-run --kernel, an 8K buffer, fxt-run stopped for 0.5 s: exit 0"
 n=$(sed -n 's/^fxt-run: kernel: [0-9]* events, [0-9]* threads, \([0-9]*\) lost$/\1/p' "$TMPD/err")
 ok "... the summary says events were lost ($n)" test "${n:-0}" -gt 0 || diag "$(cat "$TMPD/err")"
+ok "... the tgids from the kernel's saved_tgids: a task's creation may be among the events lost (FXT_RUN_DEBUG)" \
+  grep -q "^fxt-run: kernel: tgids from saved_tgids" "$TMPD/err"
 is "$("$FXT_DUMP" --stats "$TMPD/l.fxt" | awk '$1 == "kernel_lost" { print $2 }')" "$n" \
   "fxt-dump --stats: kernel_lost, as many"
 is "$("$FXT_DUMP" "$TMPD/l.fxt" | grep -c "event instant cat=\"fxt\" name=\"fxt: [0-9]* kernel events lost\"" | awk '{ print ($1 > 0) }')" 1 \
