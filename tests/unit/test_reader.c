@@ -1,9 +1,14 @@
-/* Reader round trips: archives made by the writer, read back field by field.
- * Covers every record type and argument type, provider contexts with their
- * own tables and clocks, gzip and zstd (memory and file, concatenated, cut, damaged), streaming a
- * 200 MB archive through a pipe in bounded memory, large records bigger than the window, records
- * framed without decoding (FXT_READER_RAW) and copied back byte for byte, a plain file read through
- * a map of it, and measures decoding speed. */
+/* Reader round trips: archives made by the writer, read back field by
+ * field.  Covers every record type and argument type, provider contexts
+ * with their own tables and clocks, gzip and zstd (memory and file,
+ * concatenated, cut, damaged), streaming a 200 MB archive through a pipe
+ * in bounded memory, large records bigger than the window, records framed
+ * without decoding (FXT_READER_RAW) and copied back byte for byte, a
+ * plain file read through a map of it, and measures decoding speed.
+ *
+ * Past 800 lines: the cases of the reader's sources (memory, descriptor,
+ * map, compressed, raw) build on the same archives and helpers
+ * (raw_archive(), put_events(), count_events()), kept in one file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
