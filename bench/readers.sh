@@ -11,7 +11,8 @@
 # each of this build and, with BASE=BUILD, of that build right after it.
 # Printed per tool and build: the least and the median wall and CPU seconds
 # (user + system), events per second of both medians; with BASE, the
-# median over the rounds of each round's new/base CPU ratio.  Before the
+# median over the rounds of each round's new/base CPU ratio; and the
+# median wall events per second over the tool's goal (x goal).  Before the
 # rounds, each tool's output must be the same, byte for byte, from both
 # builds (text, and CSV or JSON).  Goals: fxt-report >= 80 M events/s,
 # fxt-tree and fxt-waits >= 20 M on a 700 MB archive.
@@ -95,9 +96,10 @@ echo "machine: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)${base:+; bas
 awk -v n="$nev" -v reps="$reps" "$AWK_ORDER"'
 { k = $1; w[k, ++c[k]] = $3; u[k, c[k]] = $4; cpu[k, $2] = $4 }
 END {
-  printf "%-18s %16s %16s %12s %12s %10s\n", "median [least] of " reps, "wall s", "CPU s",
-    "M ev/s wall", "M ev/s CPU", "CPU x base"
+  printf "%-18s %16s %16s %12s %12s %10s %8s\n", "median [least] of " reps, "wall s", "CPU s",
+    "M ev/s wall", "M ev/s CPU", "CPU x base", "x goal"
   split("report tree waits", tools, " ")
+  goal["report"] = 80; goal["tree"] = 20; goal["waits"] = 20
   for (ti = 1; ti <= 3; ti++) for (b = 1; b <= 2; b++) {
     k = "fxt-" tools[ti]; key = tools[ti] (b == 1 ? ".base" : ".new")
     if (!c[key]) continue
@@ -108,8 +110,8 @@ END {
       for (j = 0; j < reps; j++) r[j + 1] = cpu[key, j] / cpu[tools[ti] ".base", j]
       ratio = sprintf("%.2fx", median(r, reps))
     }
-    printf "%-18s %7.2f [%5.2f] %7.2f [%5.2f] %12.1f %12.1f %10s\n", k (b == 1 ? " base" : ""),
-      mw, lw, mc, lc, n / mw / 1e6, n / mc / 1e6, ratio
+    printf "%-18s %7.2f [%5.2f] %7.2f [%5.2f] %12.1f %12.1f %10s %7.2fx\n", k (b == 1 ? " base" : ""),
+      mw, lw, mc, lc, n / mw / 1e6, n / mc / 1e6, ratio, n / mw / 1e6 / goal[tools[ti]]
   }
 }' "$work/log"
 

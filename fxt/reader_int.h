@@ -4,8 +4,9 @@
  *   reader.c  the public API (include/fxt/reader.h) but the record path:
  *             opening and freeing a reader, the per-provider contexts
  *             (string and thread tables), errors and diagnostics, getters.
- *   source.c  the byte source (memory, descriptor, inflate, zstd) and the window
- *             over it: filling, growing, skipping a large payload.
+ *   source.c  the byte source (memory, descriptor, a map of a plain file,
+ *             inflate, zstd) and the window over it: filling, growing,
+ *             skipping a large payload.
  *   decode.c  the record path, fxt__next_record(): framing each record in
  *             the window, the bounds-checked cursor over its words and the
  *             record decoders, one per record type.  They stay in one file
@@ -35,7 +36,11 @@
 /* The window holds at least one whole normal record (32 KB) and refills in
  * big reads.  Large records up to its size are held whole; bigger ones have
  * their header decoded and their payload skipped. */
-#define WINDOW_BYTES  (1u << 20)
+#define WINDOW_BYTES (1u << 20)
+/* A plain regular file of more than MAP_MIN bytes is read through a map
+ * of it, MAP_STEP more of it in the window at a fill (source.c). */
+#define MAP_MIN	      (1u << 20)
+#define MAP_STEP      (8u << 20)
 #define ZIN_BYTES     (256u << 10)
 #define NS_PER_SECOND UINT64_C(1000000000)
 
@@ -107,7 +112,16 @@ struct fxt_reader {
 	int fd;	     /* what is read: user_fd, or copy_fd */
 	int user_fd; /* the descriptor given (closed at the end if own_fd) */
 	bool own_fd;
-	int copy_fd;	    /* FXT_READER_TIME_ORDER: a pipe's bytes, in a file */
+	int copy_fd; /* FXT_READER_TIME_ORDER: a pipe's bytes, in a file */
+	/* A plain regular file read through a map of it (source.c's
+	 * map_file()): map_base the stream's first byte in it, map_len the
+	 * stream's bytes; the window is map_base[0 .. end), end moved on by
+	 * fills; the pages before map_dropped were given back.  map NULL:
+	 * read(). */
+	void *map;
+	size_t map_size;
+	const uint8_t *map_base;
+	size_t map_len, map_dropped;
 	const uint8_t *mem; /* compressed memory input */
 	size_t mem_len, mem_pos;
 	const uint8_t *in; /* compressed input not yet taken: in[0 .. in_len) */
@@ -157,7 +171,7 @@ struct fxt_reader {
 	struct fxt__kept {
 		char *data;
 		size_t cap;
-	} *kept;
+	} * kept;
 	size_t nkept, capkept, kept_bytes;
 	uint64_t kept_base;
 
@@ -275,7 +289,7 @@ struct fxt__seekpts {
 		 * (inflate's window) */
 		uint8_t *win;
 		unsigned wlen, bits;
-	} *pt;
+	} * pt;
 	size_t n, cap;
 	/* places inside a member: one after each ZW_SPAN of output without
 	 * one, at most ZW_MAX of them (then every other goes, the span

@@ -2,7 +2,10 @@
  *
  * The reader pulls records one at a time from a file (plain or gzip, told
  * apart by their first bytes), a descriptor or memory, through a window of
- * bounded size: a multi-GB archive is never loaded at once.  It keeps the
+ * bounded size: a multi-GB archive is never loaded at once.  (A plain
+ * regular file of more than 1 MiB is mapped rather than read, 8 MiB more
+ * of it at a time, the pages behind given back; cutting it shorter while
+ * it is read then kills the reader with SIGBUS.)  It keeps the
  * string and thread tables and the ticks-per-second of each provider, and
  * switches between them on provider info and provider section records, as
  * the spec requires.  Unknown record and argument types are skipped (and

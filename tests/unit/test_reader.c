@@ -1,9 +1,14 @@
-/* Reader round trips: archives made by the writer, read back field by field.
- * Covers every record type and argument type, provider contexts with their
- * own tables and clocks, gzip and zstd (memory and file, concatenated, cut, damaged), streaming a 200 MB archive
- * through a pipe in bounded memory, large records bigger than the window,
- * records framed without decoding (FXT_READER_RAW) and copied back byte for
- * byte, and measures decoding speed. */
+/* Reader round trips: archives made by the writer, read back field by
+ * field.  Covers every record type and argument type, provider contexts
+ * with their own tables and clocks, gzip and zstd (memory and file,
+ * concatenated, cut, damaged), streaming a 200 MB archive through a pipe
+ * in bounded memory, large records bigger than the window, records framed
+ * without decoding (FXT_READER_RAW) and copied back byte for byte, a
+ * plain file read through a map of it, and measures decoding speed.
+ *
+ * Past 800 lines: the cases of the reader's sources (memory, descriptor,
+ * map, compressed, raw) build on the same archives and helpers
+ * (raw_archive(), put_events(), count_events()), kept in one file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -618,6 +623,108 @@ static void test_raw(void)
 	fxt_writer_free(gz);
 }
 
+static long max_rss_kb(void);
+
+/* ------------------------------------------------------------- mapped */
+
+/* A plain file past MAP_MIN (1 MiB) is read through a map of it
+ * (fxt/source.c's map_file()): every record where the file has it, its
+ * bytes held as they are in the file, a large record twice the window
+ * still not held whole when decoding (as read() gives it), a file read
+ * from a descriptor past its first bytes, a file cut inside its last
+ * record (damage, no errno); a 64 MB file read in bounded memory (the
+ * pages read are given back). */
+static void test_mapped(void)
+{
+	struct fxt_writer *w = new_mem_writer(0);
+	struct fxt_tref th;
+	struct fxt_sref name;
+	struct fxt_record rec;
+	struct fxt_reader *r;
+	size_t len;
+	int rc, fd;
+
+	raw_archive(w);
+	th = fxt_writer_thread(w, 1, 2);
+	name = fxt_writer_cstring(w, "g");
+	put_events(w, th, name, 100000);
+	const uint8_t *plain = writer_bytes(w, &len);
+	long want = 0;
+	if (fxt_reader_open_mem(&r, plain, len, 0) != 0)
+		bail_out("open_mem");
+	while (fxt_reader_next(r, &rec) == 1)
+		want++;
+	fxt_reader_free(r);
+	char path[] = "/tmp/fxt-test-map-XXXXXX";
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, "junkjunk", 8) != 8 || write(fd, plain, len) != (ssize_t)len)
+		bail_out("temp file");
+	close(fd);
+
+	/* From a descriptor at the archive's first byte, past 8 others. */
+	if ((fd = open(path, O_RDONLY)) < 0 || lseek(fd, 8, SEEK_SET) != 8)
+		bail_out("open");
+	if (fxt_reader_open_fd(&r, fd, 0) != 0)
+		bail_out("open_fd");
+	long n = 0, same = 0, large_held = -1;
+	while ((rc = fxt_reader_next(r, &rec)) == 1) {
+		const void *b = fxt_reader_record_bytes(r);
+		n++;
+		if (rec.type == FXT_RECORD_LARGE)
+			large_held = b != NULL;
+		else
+			same += b && rec.offset + rec.nwords * 8 <= len &&
+				memcmp(b, plain + rec.offset, rec.nwords * 8) == 0;
+	}
+	ok(rc == 0 && n == want && want > 100000, "mapped: every record (%ld)", n);
+	ok(same == n - 1, "mapped: each record's bytes where the file has them");
+	ok(large_held == 0,
+	   "mapped: a large record bigger than the window not held, as read() gives it");
+	ASSERT_EQ_U64(fxt_reader_offset(r), len, "mapped: the offset at the end");
+	fxt_reader_free(r);
+	close(fd);
+
+	/* Cut inside its last record. */
+	if (truncate(path, (off_t)(8 + len - 8)) != 0 || (fd = open(path, O_RDONLY)) < 0 ||
+	    lseek(fd, 8, SEEK_SET) != 8 || fxt_reader_open_fd(&r, fd, 0) != 0)
+		bail_out("cut");
+	n = 0;
+	while ((rc = fxt_reader_next(r, &rec)) == 1)
+		n++;
+	uint64_t off;
+	const char *why = fxt_reader_error(r, &off);
+	ok(rc == -1 && n == want - 1 && fxt_reader_errno(r) == 0 && why &&
+	       strstr(why, "past the end") && off == len - 24,
+	   "mapped, cut: the whole records, then damage at the last (%s)", why ? why : "none");
+	fxt_reader_free(r);
+	close(fd);
+	fxt_writer_free(w);
+
+	/* 64 MB of events: memory stays bounded as the file is read. */
+	w = new_mem_writer(0);
+	fxt_writer_magic(w);
+	th = fxt_writer_thread(w, 1, 2);
+	name = fxt_writer_cstring(w, "h");
+	put_events(w, th, name, 1u << 18);
+	plain = writer_bytes(w, &len);
+	if ((fd = open(path, O_WRONLY | O_TRUNC)) < 0)
+		bail_out("rewrite");
+	for (int i = 0; i < 11; i++)
+		if (write(fd, plain, len) != (ssize_t)len)
+			bail_out("rewrite");
+	close(fd);
+	long before = max_rss_kb();
+	uint64_t sum;
+	if (fxt_reader_open_path(&r, path, 0) != 0)
+		bail_out("open_path");
+	ASSERT_EQ_I64(count_events(r, &sum), 11 << 18, "mapped, 66 MB: every event");
+	long grew = max_rss_kb() - before;
+	ok(grew < 40 * 1024, "mapped, 66 MB: held memory grew by %ld KB (< 40 MB)", grew);
+	fxt_reader_free(r);
+	unlink(path);
+	fxt_writer_free(w);
+}
+
 /* --------------------------------------------------------- streaming */
 
 static long max_rss_kb(void)
@@ -784,6 +891,7 @@ int main(void)
 	test_compressed(FXT_WRITER_GZIP, "gzip");
 	test_compressed(FXT_WRITER_ZSTD, "zstd");
 	test_raw();
+	test_mapped();
 	test_streaming();
 	test_speed();
 	test_drop_marker();

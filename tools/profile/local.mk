@@ -1,6 +1,6 @@
 # tools/profile/: fxt-report and fxt-diff (its comparison, diff.c), their
-# shared aggregation engine (profile.c, its tables profile-table.c, its row
-# order profile-sort.c), the percentiles of call durations (pctl.c) and
+# shared aggregation engine (profile.c, its lean stack lean.c, its tables
+# profile-table.c, its row order profile-sort.c), the percentiles of call durations (pctl.c) and
 # statistics (stats.c), the pipes of its slices to a second thread
 # (slicepipe.c) and of its records from a reading thread (recpipe.c), and
 # the benchmark archive generator.  Their tests are in tests/unit.mk and
@@ -9,6 +9,7 @@
 noinst_LTLIBRARIES += libfxtprofile.la
 libfxtprofile_la_SOURCES = \
 	tools/profile/profile.c tools/profile/profile.h tools/profile/profile-int.h \
+	tools/profile/lean.c tools/profile/lean.h \
 	tools/profile/profile-table.c tools/profile/profile-sort.c \
 	tools/profile/pctl.c tools/profile/pctl.h \
 	tools/profile/stats.c tools/profile/stats.h \

@@ -1,6 +1,7 @@
 /* Private to tools/profile*.c: the profile's data as the engine
- * (profile.c) and its tables (profile-table.c) share it, and the table
- * functions the engine calls when its inlined fast paths miss. */
+ * (profile.c, its lean stack lean.c) and its tables (profile-table.c)
+ * share it, and the table functions the engine calls when its inlined
+ * fast paths miss. */
 #ifndef FXT_TOOLS_PROFILE_INT_H
 #define FXT_TOOLS_PROFILE_INT_H
 
@@ -41,7 +42,7 @@ struct frame {
 
 /* A frame of the lean stack (struct thread.lf): a complete event's
  * open frame in start order, what the general frame's fold keeps of it
- * when no option asks for more (profile.c, lean_complete()). */
+ * when no option asks for more (lean.c, lean_complete()). */
 struct lframe {
 	uint64_t start, end, child_ns; /* ns */
 	uint32_t row;
@@ -78,8 +79,8 @@ struct thread {
 	size_t nled, capled;
 	/* The lean stack: complete frames pushed in start order above the
 	 * general one (f, openv), all open, each inside the one below it;
-	 * moved onto the general stack (lean_spill()) before anything else
-	 * is done to the thread. */
+	 * moved onto the general stack (profile__lean_spill()) before
+	 * anything else is done to the thread. */
 	struct lframe *lf;
 	size_t nlf, caplf;
 	struct actmap act;
@@ -90,15 +91,15 @@ struct thread {
 	bool post; /* end-ordered complete events */
 	/* The general stack's last frame is open, without an end: the lean
 	 * frames fold into it and push_complete() would fold none of it
-	 * (profile.c's lean_complete(); false: not known). */
+	 * (lean.c's lean_complete(); false: not known). */
 	bool lean_ok;
 	/* The hooks' cost in ns, subtracted from its frames' times (its
 	 * process's FXT_HOOK_COST_NAME instant, with subtract_overhead); 0
 	 * for none. */
 	double pair_ns, inside_ns;
-	/* The lean path's rows by the refs of its events (profile.c's
-	 * lean_run()): the key as struct refcache's, its process and thread
-	 * being this thread's; slot: the name ref's low bits. */
+	/* The lean path's rows by the refs of its events (lean.c's
+	 * profile__lean_run()): the key as struct refcache's, its process
+	 * and thread being this thread's; slot: the name ref's low bits. */
 	struct lrow {
 		uint64_t key; /* 0: empty */
 		uint32_t row;
@@ -247,6 +248,14 @@ int64_t profile__act_find(struct actmap *m, uint32_t row);
  * when t->nmapped). */
 bool profile__act_mapped(struct thread *t, uint32_t row);
 
+/* The slot a frame remembered, re-found if a rehash moved it. */
+static inline uint32_t act_slot_of(struct actmap *m, uint32_t row, uint32_t hint)
+{
+	if (hint <= m->mask && m->keys[hint] == row + 1)
+		return hint;
+	return (uint32_t)profile__act_find(m, row); /* present: cannot fail */
+}
+
 /* ---------------------------------------------------------------- rows */
 
 /* Finds or creates the row for a slice; returns its index or -ENOMEM. */
@@ -267,6 +276,18 @@ int profile__pctl_keep(struct profile *p, uint32_t row, uint64_t dur);
 
 /* The thread (pid, tid), created if needed; NULL when out of memory. */
 struct thread *profile__thread_lookup(struct profile *p, uint64_t pid, uint64_t tid);
+
+/* Events of one thread usually come in runs: try the last one first. */
+static inline __attribute__((always_inline)) struct thread *thread_get(struct profile *p,
+								       uint64_t pid, uint64_t tid)
+{
+	if (p->nthreads) {
+		struct thread *t = &p->threads[p->last_thread];
+		if (t->pid == pid && t->tid == tid)
+			return t;
+	}
+	return profile__thread_lookup(p, pid, tid);
+}
 
 /* Frees a thread's stacks and map (not the thread itself). */
 void profile__thread_release(struct thread *t);

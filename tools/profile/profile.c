@@ -2,11 +2,11 @@
  * from duration slices and sums them per row (function, function x
  * process, or function x thread).  The tables it works on (rows, threads,
  * each thread's map of rows with open frames) are profile-table.c's, the
- * sorting and formatting of rows for output profile-sort.c's.  The hot
- * path, from a record to its frame, stays in this file so that it inlines:
- * it is nearly all that is left here (the stack machine below, then
- * profile_finish() and profile_load()), and cutting it in two would put a
- * call on the path of every record.
+ * sorting and formatting of rows for output profile-sort.c's, the lean
+ * stack's lean.c's.  The hot path, from a record to its frame, stays in
+ * this file so that it inlines: it is nearly all that is left here (the
+ * stack machine below, then profile_finish() and profile_load()), and
+ * cutting it in two would put a call on the path of every record.
  *
  * Each thread keeps one stack of frames.  A frame is OPEN while children
  * may still be attached to it, DONE once its numbers are final.  `openv`
@@ -20,9 +20,11 @@
  * writes, have their own inlined path (push_complete(), fold_top()); all
  * else goes through push_frame() and finish_top().  When no option asks
  * for more than each row's numbers (fxt-report's default), load_piped()
- * takes runs of such events on a leaner stack still (lean_run(): 32-byte
- * frames, rows by a per-thread cache of refs), moved onto the general
- * stack before anything else touches the thread.
+ * takes runs of such events on a leaner stack still (lean.c's
+ * profile__lean_run(): 32-byte frames, rows by a per-thread cache of
+ * refs), moved onto the general stack before anything else touches the
+ * thread; it calls back into this file (profile__lean_general() and its
+ * kin) for what it cannot take.
  *
  * End-ordered complete events (children before their parent) are detected
  * per thread: a slice that starts before the previous one, or that
@@ -55,10 +57,11 @@
  * hands them over.
  *
  * Past 800 lines on purpose: everything from a record to a counted frame
- * (including --subtract-overhead's adjusted(), and the lean stack beside
- * the general one it falls back to) is this file's, static and inline,
- * because splitting it costs the fold its inlining; what can live
- * elsewhere (tables, rows' statistics, sorting) already does.
+ * on the general stack (including --subtract-overhead's adjusted()) is
+ * this file's, static and inline, because splitting it costs the fold its
+ * inlining; what can live elsewhere (tables, rows' statistics, sorting,
+ * the lean stack, whose calls back here are out of line anyway) already
+ * does.
  */
 #include "config.h"
 
@@ -74,19 +77,12 @@
 #include <fxt/reader.h>
 
 #include "tools/front/common.h"
+#include "tools/profile/lean.h"
 #include "tools/profile/profile-int.h"
 #include "tools/profile/recpipe.h"
 #include "tools/profile/slicepipe.h"
 
 /* ----------------------------------------------------- active row map */
-
-/* The slot a frame remembered, re-found if a rehash moved it. */
-static inline uint32_t act_slot_of(struct actmap *m, uint32_t row, uint32_t hint)
-{
-	if (hint <= m->mask && m->keys[hint] == row + 1)
-		return hint;
-	return (uint32_t)profile__act_find(m, row); /* present: cannot fail */
-}
 
 /* Whether t has an open frame of `row`: then a frame of the row finishing
  * now is not its outermost one. */
@@ -140,18 +136,6 @@ static inline bool act_pop(struct profile *p, struct thread *t, const struct fra
 }
 
 /* ------------------------------------------------------------- threads */
-
-/* Events of one thread usually come in runs: try the last one first. */
-static inline __attribute__((always_inline)) struct thread *thread_get(struct profile *p,
-								       uint64_t pid, uint64_t tid)
-{
-	if (p->nthreads) {
-		struct thread *t = &p->threads[p->last_thread];
-		if (t->pid == pid && t->tid == tid)
-			return t;
-	}
-	return profile__thread_lookup(p, pid, tid);
-}
 
 static void set_end_ordered(struct profile *p, struct thread *t)
 {
@@ -451,36 +435,6 @@ static inline __attribute__((always_inline)) int retire(struct profile *p, struc
 	return 0;
 }
 
-/* Moves the lean stack's frames onto the general one, as push_complete()
- * would have pushed them (their numbers are the same: no ledger entry is
- * made while the lean stack holds frames, and their rows' open counts
- * were taken when they were pushed).  0 or -ENOMEM. */
-static __attribute__((noinline)) int lean_spill(struct profile *p, struct thread *t)
-{
-	for (size_t i = 0; i < t->nlf; i++) {
-		const struct lframe *l = &t->lf[i];
-		struct frame *fr;
-
-		if (GROW(t->f, t->capf, t->nf + 1) < 0 ||
-		    GROW(t->openv, t->capopen, t->nopen + 1) < 0 ||
-		    GROW(t->openrow, t->capopenrow, t->nopen + 2) < 0)
-			return -ENOMEM;
-		fr = &t->f[t->nf];
-		*fr = (struct frame){ .start = l->start,
-				      .end = l->end,
-				      .child_ns = l->child_ns,
-				      .row = l->row,
-				      .ledger_lo = (uint32_t)t->nled,
-				      .has_end = 1,
-				      .mapped = l->act != UINT32_MAX,
-				      .act = l->act != UINT32_MAX ? l->act : 0 };
-		t->openrow[t->nopen] = l->row;
-		t->openv[t->nopen++] = (uint32_t)t->nf++;
-	}
-	t->nlf = 0;
-	return 0;
-}
-
 static inline __attribute__((always_inline)) int
 push_frame(struct profile *p, struct thread *t, uint64_t s, uint64_t e, bool has_end, uint32_t row)
 {
@@ -489,7 +443,7 @@ push_frame(struct profile *p, struct thread *t, uint64_t s, uint64_t e, bool has
 	size_t k, lo;
 
 	t->lean_ok = false;
-	if (__builtin_expect(t->nlf != 0, 0) && lean_spill(p, t) < 0)
+	if (__builtin_expect(t->nlf != 0, 0) && profile__lean_spill(p, t) < 0)
 		return -ENOMEM;
 
 	if (t->seen && s < t->last_start && has_end)
@@ -617,7 +571,7 @@ static inline __attribute__((always_inline)) int push_complete(struct profile *p
 	int rc;
 
 	t->lean_ok = false;
-	if (__builtin_expect(t->nlf != 0, 0) && (rc = lean_spill(p, t)) < 0)
+	if (__builtin_expect(t->nlf != 0, 0) && (rc = profile__lean_spill(p, t)) < 0)
 		return rc;
 	if (t->post || s < t->last_start)
 		goto general;
@@ -649,7 +603,7 @@ static int end_frame(struct profile *p, struct thread *t, uint64_t ts)
 	struct frame *o;
 
 	t->lean_ok = false;
-	if (t->nlf && lean_spill(p, t) < 0)
+	if (t->nlf && profile__lean_spill(p, t) < 0)
 		return -ENOMEM;
 	if (retire(p, t, ts, 0, false) < 0)
 		return -ENOMEM;
@@ -909,28 +863,19 @@ static inline __attribute__((always_inline)) int add_plain(struct profile *p, st
 	return push_complete(p, t, ts, end, (uint32_t)row);
 }
 
-/* ------------------------------------------------------- the lean stack */
+/* ------------------------------------------- the lean stack's ways out */
 
-/* When no option asks for more than a frame's numbers (no slices handed
- * out, no durations kept, no variance, no hooks' cost taken out), the
- * complete events that come in start order, what the agent writes, go on
- * a stack of their own above the general one: 32 bytes a frame, no list
- * of open frames to go through, each folded into its parent (the lean
- * frame below it, or the general stack's open top) as fold_top() would.
- * Whatever else comes for the thread first moves the lean frames onto the
- * general stack (lean_spill()), where they are what push_complete() would
- * have made of them. */
-
-/* The lean path's ways out, out of line: the general stack machine
- * inlined into its loop would crowd its registers. */
-static __attribute__((noinline)) int lean_general(struct profile *p, struct thread *t, uint64_t s,
-						  uint64_t e, uint32_t row)
+/* The lean stack (lean.c) falls back on the general machine here: these
+ * stay in this file, where push_complete(), retire_started() and row_of()
+ * inline. */
+/* (Out of line: the general stack machine inlined into the lean loop
+ * would crowd its registers.) */
+int profile__lean_general(struct profile *p, struct thread *t, uint64_t s, uint64_t e, uint32_t row)
 {
 	return push_complete(p, t, s, e, row);
 }
 
-static __attribute__((noinline)) int lean_retire(struct profile *p, struct thread *t, uint64_t s,
-						 uint64_t e)
+int profile__lean_retire(struct profile *p, struct thread *t, uint64_t s, uint64_t e)
 {
 	int rc = retire_started(p, t, s, e);
 
@@ -939,234 +884,12 @@ static __attribute__((noinline)) int lean_retire(struct profile *p, struct threa
 	return rc;
 }
 
-/* act_push()'s count in t's actmap, for a lean frame. */
-static __attribute__((noinline)) int64_t act_map_lean(struct thread *t, uint32_t row)
-{
-	int64_t slot = profile__act_find(&t->act, row);
-
-	if (slot < 0)
-		return -ENOMEM;
-	t->act.vals[slot]++;
-	t->nmapped++;
-	return slot;
-}
-
-/* act_push() for a lean frame: the row's slot in t's actmap, UINT32_MAX
- * when counted in its key, or -ENOMEM. */
-static inline __attribute__((always_inline)) int64_t act_push_lean(struct profile *p,
-								   struct thread *t, uint32_t row)
-{
-	struct rowkey *k = &p->keys[row];
-
-	if (k->act_thr == t->idx ||
-	    (k->act_thr == 0 && !(t->nmapped && profile__act_mapped(t, row)))) {
-		k->act_thr = t->idx;
-		k->act_n++;
-		return UINT32_MAX;
-	}
-	return act_map_lean(t, row);
-}
-
-/* act_pop() for a lean frame counted in t's actmap. */
-static __attribute__((noinline)) bool act_unmap_lean(struct thread *t, const struct lframe *l)
-{
-	t->nmapped--;
-	return --t->act.vals[act_slot_of(&t->act, l->row, l->act)] == 0;
-}
-
-/* A complete slice [s, e) of row on t: fold_top() and count_frame() of the
- * lean frames it shows to be over, then its own lean frame; anything else
- * to push_complete().  The lean stack lies on a general one whose top
- * frame is open (or on none). */
-/* emit_slice() of a lean frame at depth (the open frames below it). */
-static __attribute__((noinline)) void lean_emit(struct profile *p, struct thread *t,
-						const struct lframe *l, uint64_t self, size_t depth)
-{
-	struct profile_slice sl = { .pid = t->pid,
-				    .tid = t->tid,
-				    .start_ns = l->start,
-				    .end_ns = l->end,
-				    .self_ns = self,
-				    .depth = (unsigned)depth,
-				    .path = t->openrow };
-
-	p->opts.on_slice(p->opts.ctx, &sl);
-}
-
-static inline __attribute__((always_inline)) int lean_complete(struct profile *p, struct thread *t,
-							       uint64_t s, uint64_t e, uint32_t row,
-							       bool slices)
-{
-	struct profile_row *rows = p->rows;
-	struct rowkey *keys = p->keys;
-	struct lframe *lf = t->lf;
-	size_t nlf = t->nlf;
-	int64_t act;
-
-	if (t->post || s < t->last_start)
-		goto general;
-	while (nlf) {
-		struct lframe *l = &lf[nlf - 1];
-		struct profile_row *r;
-		uint64_t dur, self;
-		bool outermost;
-
-		if (l->end > s) {
-			if (l->start == s && e > l->end) /* its parent, after it */
-				goto general;
-			break;
-		}
-		/* The bottom one folds into the general stack's top, an
-		 * open frame; without one (a top-level slice) finish_top()
-		 * settles it. */
-		if (nlf == 1 && !t->lean_ok && (!t->nf || t->f[t->nf - 1].done))
-			goto general;
-		dur = l->end - l->start;
-		r = &rows[l->row];
-		if (__builtin_expect(l->act == UINT32_MAX, 1)) {
-			struct rowkey *k = &keys[l->row];
-
-			outermost = --k->act_n == 0;
-			if (outermost)
-				k->act_thr = 0;
-		} else {
-			outermost = act_unmap_lean(t, l);
-		}
-		if (outermost)
-			r->total_ns += dur;
-		if (__builtin_expect(l->child_ns > dur, 0)) {
-			p->anom.overlaps++;
-			self = 0;
-		} else {
-			self = dur - l->child_ns;
-		}
-		r->calls++;
-		r->self_ns += self;
-		r->sum_ns += dur;
-		if (dur < r->min_ns)
-			r->min_ns = dur;
-		if (dur > r->max_ns)
-			r->max_ns = dur;
-		p->nslices++;
-		/* (its path: the general stack's open rows, then the lean
-		 * frames', kept in openrow) */
-		if (slices)
-			lean_emit(p, t, l, self, t->nopen + nlf - 1);
-		if (--nlf)
-			l[-1].child_ns += dur;
-		else
-			t->f[t->nf - 1].child_ns += dur;
-	}
-	t->nlf = nlf;
-	/* On an empty lean stack, the general one's frames that are over
-	 * too, as push_complete() folds them. */
-	if (!nlf && !t->lean_ok) {
-		int rc = lean_retire(p, t, s, e);
-
-		if (rc < 0)
-			return rc;
-		if (rc)
-			goto general;
-	}
-	if (__builtin_expect(nlf == t->caplf, 0)) {
-		if (GROW(t->lf, t->caplf, nlf + 1) < 0)
-			return -ENOMEM;
-		lf = t->lf;
-	}
-	if (slices) {
-		if (GROW(t->openrow, t->capopenrow, t->nopen + nlf + 2) < 0)
-			return -ENOMEM;
-		t->openrow[t->nopen + nlf] = row;
-	}
-	act = act_push_lean(p, t, row);
-	if (act < 0)
-		return (int)act;
-	t->last_start = s;
-	t->seen = true;
-	lf[nlf] = (struct lframe){ s, e, 0, row, (uint32_t)act };
-	t->nlf = nlf + 1;
-	return 0;
-general:
-	t->nlf = nlf;
-	return lean_general(p, t, s, e, row);
-}
-
 /* row_of() of a lean event whose refs missed the cache. */
-static __attribute__((noinline)) int64_t lean_row_miss(struct profile *p, const struct fxt_plain *e)
+int64_t profile__lean_row_miss(struct profile *p, const struct fxt_plain *e)
 {
 	struct fxt_string cat = { e->category, e->category_len }, name = { e->name, e->name_len };
 
 	return row_of(p, e->category_ref, e->name_ref, &cat, &name, e->pid, e->tid, true);
-}
-
-/* add_plain() of the complete events whose times are ns (RECPIPE_NS)
- * that come first in it[0 .. n), for a lean profile (load_piped()): the
- * same steps, p->last_reader set already, the counts and the span kept
- * in locals (sums, a least and a most: what the general path does to them
- * meanwhile adds up the same).  Returns how many it took; *rc < 0 on an
- * error. */
-static size_t lean_run(struct profile *p, const struct fxt_plain *it, size_t n, int *rc)
-{
-	bool slices = p->opts.on_slice != NULL;
-	uint64_t lo = p->start_ns, hi = p->end_ns, gen = (uint64_t)p->strgen << 32;
-	uint64_t cpid = 0, ctid = 0;
-	struct thread *t = NULL;
-	size_t i;
-
-	*rc = 0;
-	for (i = 0; i < n; i++) {
-		const struct fxt_plain *e = &it[i];
-		uint64_t s = e->ts, end = e->extra, key;
-		struct lrow *c;
-		int64_t row;
-
-		/* Written by the other CPU: asked for ahead (past the end
-		 * too: a prefetch does not fault). */
-		__builtin_prefetch(&it[i + 8]);
-		/* (end >= s: the reader stops at a complete event that ends
-		 * before it starts) */
-		if ((e->record_type | e->type << 8) !=
-			(RECPIPE_NS | FXT_EVENT_DURATION_COMPLETE << 8) ||
-		    end < s)
-			break;
-		if (s < lo)
-			lo = s;
-		if (end > hi)
-			hi = end;
-		if (!t || e->tid != ctid || e->pid != cpid) {
-			t = thread_get(p, e->pid, e->tid);
-			if (!t) {
-				*rc = -ENOMEM;
-				break;
-			}
-			cpid = e->pid;
-			ctid = e->tid;
-		}
-		/* row_of() through the thread's own cache first (its
-		 * process and thread are the event's), the miss out of
-		 * line (it changes no strgen) */
-		key = gen | (uint32_t)e->category_ref << 16 | e->name_ref;
-		c = &t->lrow[e->name_ref & (LROW - 1)];
-		if (__builtin_expect(c->key == key, 1)) {
-			row = c->row;
-		} else {
-			row = lean_row_miss(p, e);
-			if (row < 0) {
-				*rc = (int)row;
-				break;
-			}
-			*c = (struct lrow){ key, (uint32_t)row };
-		}
-		*rc = lean_complete(p, t, s, end, (uint32_t)row, slices);
-		if (*rc < 0)
-			break;
-	}
-	p->nrecords += i;
-	if (lo < p->start_ns)
-		p->start_ns = lo;
-	if (hi > p->end_ns)
-		p->end_ns = hi;
-	return i;
 }
 
 int profile_add_record(struct profile *p, struct fxt_reader *r, const struct fxt_record *rec)
@@ -1185,7 +908,7 @@ int profile_finish(struct profile *p)
 	for (i = 0; i < p->nthreads; i++) {
 		struct thread *t = &p->threads[i];
 
-		if (t->nlf && lean_spill(p, t) < 0)
+		if (t->nlf && profile__lean_spill(p, t) < 0)
 			return -ENOMEM;
 		while (t->nopen) {
 			struct frame *o = &t->f[t->openv[t->nopen - 1]];
@@ -1270,7 +993,7 @@ static int load_piped(struct profile *p, struct fxt_reader *r, struct recpipe *p
 		*n += nit;
 		for (size_t i = 0; i < nit; i++) {
 			if (lean) {
-				i += lean_run(p, &it[i].e, nit - i, &rc);
+				i += profile__lean_run(p, &it[i].e, nit - i, &rc);
 				if (rc < 0)
 					goto stop;
 				if (i == nit)
@@ -1345,7 +1068,7 @@ int profile_load(struct profile *p, const char *path, char *err, size_t errlen)
 				const struct fxt_plain *e = &plain[i];
 
 				if (lean) {
-					i += lean_run(p, e, k - i, &rc);
+					i += profile__lean_run(p, e, k - i, &rc);
 					if (rc < 0)
 						goto fail;
 					if (i == k)
