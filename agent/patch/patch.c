@@ -200,6 +200,7 @@ struct cands {
 	const struct module *m;
 	bool own_raise, own_throw; /* it links in the unwinder, C++'s throw */
 	bool hooked;		   /* it calls the -finstrument-functions hooks */
+	bool unwinds;		   /* it throws or cleans up C++ exceptions */
 	const char *walker;	   /* it walks its own stack: why (walker_sign()) */
 };
 
@@ -275,6 +276,15 @@ static const char *walker_sign(const char *name)
 	return NULL;
 }
 
+/* Whether a symbol's name is `want`, with or without a version (the
+ * symbol table names a reference "__cxa_throw@CXXABI_1.3"). */
+static bool names(const char *name, const char *want)
+{
+	size_t n = strlen(want);
+
+	return strncmp(name, want, n) == 0 && (name[n] == '\0' || name[n] == '@');
+}
+
 /* A symbol not a function's: what the module refers to, its bounds. */
 static void on_other(void *ctx, const char *name)
 {
@@ -284,6 +294,9 @@ static void on_other(void *ctx, const char *name)
 		c->walker = walker_sign(name);
 	if (fxt__hook_symbol(name))
 		c->hooked = true;
+	if (names(name, "__gxx_personality_v0") || names(name, "_Unwind_Resume") ||
+	    names(name, "__cxa_throw"))
+		c->unwinds = true;
 }
 
 static void on_symbol(void *ctx, const char *name, uint64_t value, uint64_t size, const char *file)
@@ -654,6 +667,15 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 		for (size_t i = 0; i < c.n; i++)
 			c.v[i].plan.why = "it throws with an unwinder of its own (-static-libgcc "
 					  "-static-libstdc++)";
+		goto done;
+	}
+	/* Attached, the unwinder was bound before the agent came: a throw
+	 * through a patched frame would meet its stub's exit, with no unwind
+	 * information, and end in std::terminate. */
+	if (c.unwinds && !agent_patch_unwinder_ours()) {
+		for (size_t i = 0; i < c.n; i++)
+			c.v[i].plan.why = "it unwinds C++ exceptions, and the unwinder was bound "
+					  "before the agent came (attached)";
 		goto done;
 	}
 	if (c.walker) {

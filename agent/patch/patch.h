@@ -237,6 +237,12 @@ void agent_patch_live_forget(struct agent_live_sites *sites);
  * points, so the real return addresses are put back first. */
 void agent_patch_thread_unwinds(void);
 
+/* Whether the process's unwinder entry points are the agent's (rt.c): not
+ * when the agent came after the C library's unwinder was bound (attached,
+ * fxt-run -p), where an exception would meet a stub's exit and end the
+ * program (std::terminate). */
+bool agent_patch_unwinder_ours(void);
+
 /* The thread is ending (its TLS destructors run): its shadow stack is
  * given back; its patched calls from then on go unrecorded, as its other
  * records do. */

@@ -672,6 +672,17 @@ unwind_code _Unwind_ForcedUnwind(struct _Unwind_Exception *e, unwind_stop_fn *st
 	return real__Unwind_ForcedUnwind(e, stop, arg);
 }
 
+/* The agent's own _Unwind_RaiseException, not what the loader binds the
+ * name to (which is what the program uses). */
+extern __typeof__(_Unwind_RaiseException) fxt__patch_own_raise
+    __attribute__((alias("_Unwind_RaiseException"), visibility("hidden")));
+
+bool agent_patch_unwinder_ours(void)
+{
+	void *p = dlsym(RTLD_DEFAULT, "_Unwind_RaiseException");
+	return !p || p == (void *)fxt__patch_own_raise;
+}
+
 void agent_patch_thread_unwinds(void)
 {
 	if (__atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && fxt__patch_pstack.n)

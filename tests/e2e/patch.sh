@@ -10,7 +10,7 @@
 # record -P.`'s for every function both patch.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 65
+plan 66
 scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
@@ -117,6 +117,18 @@ is "$(grep -c '^destructor' "$TMPD/x.out")/$(want exiter)" "4/4" \
   "C++: pthread_exit() 4 patched frames deep runs their 4 destructors"
 ok "C++: the archive is valid, no warning" sh -c \
   '"$1" --check "$2" | tail -n 1 | grep -q ", 0 errors, 0 warnings)$"' - "$FXT_DUMP" "$TMPD/x.fxt"
+
+# Attached (-p) to a C++ program while it throws: its unwinder was bound
+# before the agent came, past the agent's entry points, and would meet a
+# stub's exit and end the program (std::terminate): its functions are
+# left alone, and said why.
+"$X" loop 4 > "$TMPD/xloop.out" 2>&1 &
+xpid=$!
+sleep 1
+"$FXT_RUN" -p $xpid --patch=. --duration 1 -o "$TMPD/xa.fxt" > /dev/null 2> "$TMPD/xa.err"
+wait $xpid
+is "$?/$(cat "$TMPD/xloop.out")/$(grep -c 'it unwinds C++ exceptions' "$TMPD/xa.err")" "0/loop ok/1" \
+  "C++ attached while it throws: it runs on, its functions left alone, and said"
 
 # The unwinder linked into the program (-static-libgcc): patched, the
 # same calls; with C++'s library too (-static-libstdc++), left alone.

@@ -12,7 +12,12 @@
 //   exiter(d)    d deep, each frame with a destructor, then pthread_exit()
 //                on a thread of its own: the destructors run
 // main runs 100 of each and prints the sums, as the plain build does.
+// `patchme_cxx loop S` throws through catcher() for S seconds, then says
+// "loop ok": a process to attach to (fxt-run -p) while it throws.
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <pthread.h>
 #include <stdexcept>
 
@@ -118,9 +123,16 @@ NOINLINE void *exiting_thread(void *)
 	return nullptr;
 }
 
-int main()
+int main(int argc, char **argv)
 {
 	long a = 0, b = 0, c = 0;
+	if (argc == 3 && std::strcmp(argv[1], "loop") == 0) {
+		time_t end = time(nullptr) + std::atol(argv[2]);
+		while (time(nullptr) < end)
+			a += catcher(1);
+		std::printf("loop ok\n");
+		return 0;
+	}
 	for (int i = 0; i < 100; i++) {
 		a += catcher(i);
 		b += catcher_cleanup();
