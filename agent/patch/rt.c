@@ -128,12 +128,12 @@ static bool in_range(struct range r, const uint64_t *p)
 /* Pops the entries of frames that are gone (their slot at or below
  * `below`): longjmp() or an unwinding skipped their returns, or a tail
  * call (a jmp) to a patched function reuses the slot of the caller, which
- * is done (and still holds the caller's hook).  Not the frames a signal handler running on the alternate
- * signal stack interrupted, which may lie below it: an entry below
- * `below` on the other side of that stack's bounds stays (asked of the
- * kernel only then, which is rare).  Returns the real return address of
- * the entry whose slot is `below`, if one was popped (the tail call's),
- * else 0. */
+ * is done (and still holds the caller's hook).  Not the frames a signal
+ * handler running on the alternate signal stack interrupted, which may
+ * lie below it: an entry below `below` on the other side of that stack's
+ * bounds stays (asked of the kernel only then, which is rare).  Returns
+ * the real return address of the entry whose slot is `below`, if one was
+ * popped (the tail call's), else 0. */
 static __attribute__((noinline)) uint64_t pop_gone_slow(struct pstack *s, uint64_t *below)
 {
 	uint64_t ret = 0;

@@ -155,9 +155,9 @@ bool fxt__patch_enter_args(uint64_t quad, uint64_t *slot)
 	/* Its --include pattern's test: the filter gets the verdict with the
 	 * hook of its entry, and (the shadow entry keeps it) of its exit. */
 	bool held = sp->incl && include_holds(sp->incl, regs);
-	bool pushed = held ? fxt__patch_push(fn | AGENT_FILTER_HELD, slot,
-					     sp->tagged | SHADOW_HELD, &c)
-			   : fxt__patch_push(fn, slot, sp->tagged, &c);
+	bool pushed =
+	    held ? fxt__patch_push(fn | AGENT_FILTER_HELD, slot, sp->tagged | SHADOW_HELD, &c)
+		 : fxt__patch_push(fn, slot, sp->tagged, &c);
 	if (pushed && sp->at_entry)
 		test_value(sp->idx, fn, regs);
 	return pushed;

@@ -216,7 +216,8 @@ unsigned agent_sample_walk(ucontext_t *uc, uint64_t *pcs, unsigned max)
 				break;
 			continue;
 		}
-		if (ip == (uint64_t)(uintptr_t)fxt__patch_exit_tramp || (!exact && is_stub_exit(ip))) {
+		if (ip == (uint64_t)(uintptr_t)fxt__patch_exit_tramp ||
+		    (!exact && is_stub_exit(ip))) {
 			/* A patched call's return address, in the slot
 			 * below the caller's stack pointer; or, interrupted
 			 * there (exact), the trampoline's first instruction,
