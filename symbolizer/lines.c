@@ -346,20 +346,22 @@ static const char *put_loc(struct arena *a, const char *file, size_t n, unsigned
 }
 
 /* The DWARF addresses of the module's symbols, sorted: what its line
- * tables must answer for (linetab.c leaves the other rows out).  0 or
- * -ENOMEM. */
+ * tables must answer for (linetab.c leaves the other rows out); from
+ * m->addrs when the symbols are not indexed (fxt_sym_loccache_fill()).
+ * 0 or -ENOMEM. */
 static int module_starts(struct sym_module *m, Dwarf_Addr bias)
 {
+	size_t n = m->indexed ? m->nsyms : m->naddrs;
 	bool sorted = true;
 
-	m->starts = malloc((m->nsyms ? m->nsyms : 1) * sizeof(*m->starts));
+	m->starts = malloc((n ? n : 1) * sizeof(*m->starts));
 	if (!m->starts)
 		return -ENOMEM;
-	for (size_t i = 0; i < m->nsyms; i++) {
-		m->starts[i] = m->syms[i].addr - bias;
+	for (size_t i = 0; i < n; i++) {
+		m->starts[i] = (m->indexed ? m->syms[i].addr : m->addrs[i]) - bias;
 		sorted = sorted && (i == 0 || m->starts[i - 1] <= m->starts[i]);
 	}
-	m->nstarts = m->nsyms;
+	m->nstarts = n;
 	if (!sorted)
 		qsort(m->starts, m->nstarts, sizeof(*m->starts), u64_cmp);
 	return 0;
@@ -525,19 +527,19 @@ int fxt_sym_loccache_fill(const char *path, const int *stop)
 	m->lc = fxt_sym__loccache_open(m->dwmod, &m->st);
 	if (!m->lc || fxt_sym__loccache_served(m->lc))
 		goto out; /* not kept (no build ID), or kept already */
-	if (!m->indexed && (err = fxt_sym__module_index(m)) < 0)
+	/* The symbols' addresses alone: their names, sorted as the index
+	 * sorts them, cost as much as the lines (bench/srcline.sh). */
+	if ((err = fxt_sym__module_addrs(m, &m->addrs, &m->naddrs)) < 0)
 		goto out;
 	/* As symbolize() asks for them: each symbol's address once (its
 	 * aliases share it), the locations in the symbolizer's arena until
 	 * fxt_sym_free() writes them. */
-	for (size_t i = 0; i < m->nsyms; i++) {
-		if (i && m->syms[i].addr == m->syms[i - 1].addr)
-			continue;
+	for (size_t i = 0; i < m->naddrs; i++) {
 		if (stop && __atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
 			stopped = true;
 			break;
 		}
-		err = fxt_sym__module_func_loc(m, m->syms[i].addr, true, &s->arena, &loc);
+		err = fxt_sym__module_func_loc(m, m->addrs[i], true, &s->arena, &loc);
 		if (err == -ENOMEM)
 			goto out;
 		if (!m->dw)

@@ -694,6 +694,7 @@ void fxt_sym__free_counted(struct fxt_sym *s, uint64_t *loc_hits, uint64_t *loc_
 		}
 		free(s->mods[i].units);
 		free(s->mods[i].starts);
+		free(s->mods[i].addrs);
 		fxt_sym__loccache_close(s->mods[i].lc, loc_hits, loc_made);
 	}
 	free(s->mods);
