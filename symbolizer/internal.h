@@ -113,7 +113,9 @@ struct fxt_sym {
 	struct sym_module *mods; /* sorted by start, never overlapping */
 	size_t nmods, capmods;
 	struct arena arena;
-	struct arena *loc_arena; /* the locations' (fxt_sym__set_loc_arena()); NULL: arena */
+	struct arena *loc_arena;  /* the locations' (fxt_sym__set_loc_arena()); NULL: arena */
+	void (*loc_wait)(void *); /* fxt_sym__set_loc_wait(); NULL: none */
+	void *loc_wait_arg;
 	struct strset names;
 	struct addr_cache cache;
 	struct fxt_sym__demangler demangler;
