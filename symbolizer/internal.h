@@ -231,6 +231,9 @@ int fxt_sym__linetab_find(struct line_table *t, uint64_t addr, const char **file
 			  unsigned *line);
 void fxt_sym__linetab_free(struct line_table *t);
 
+/* qsort()'s and bsearch()'s order of uint64_t values (lines.c). */
+int fxt_sym__u64_cmp(const void *a, const void *b);
+
 /* The addresses of the symbols fxt_sym__module_index() keeps, sorted, each
  * once, into *out (malloc'd; NULL when none), without their names (what
  * fxt_sym_loccache_fill() asks about): 0 or -ENOMEM. */

@@ -220,7 +220,7 @@ static int inl_walk(Dwarf_Die *parent, struct inl_list *l, unsigned depth)
 	return 0;
 }
 
-static int u64_cmp(const void *a, const void *b)
+int fxt_sym__u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
@@ -264,7 +264,7 @@ static int inl_index(struct sym_unit *u, Dwarf_Die *cu)
 		return -ENOMEM;
 	}
 	if (l.n)
-		qsort(l.v, l.n, sizeof(*l.v), u64_cmp);
+		qsort(l.v, l.n, sizeof(*l.v), fxt_sym__u64_cmp);
 	u->inl = l.v;
 	u->ninl = l.n;
 	return 0;
@@ -272,7 +272,7 @@ static int inl_index(struct sym_unit *u, Dwarf_Die *cu)
 
 static bool inl_has(const struct sym_unit *u, uint64_t a)
 {
-	return u->ninl && bsearch(&a, u->inl, u->ninl, sizeof(a), u64_cmp) != NULL;
+	return u->ninl && bsearch(&a, u->inl, u->ninl, sizeof(a), fxt_sym__u64_cmp) != NULL;
 }
 
 const char *fxt_sym__relative(const char *dir, const char *file)
@@ -363,7 +363,7 @@ static int module_starts(struct sym_module *m, Dwarf_Addr bias)
 	}
 	m->nstarts = n;
 	if (!sorted)
-		qsort(m->starts, m->nstarts, sizeof(*m->starts), u64_cmp);
+		qsort(m->starts, m->nstarts, sizeof(*m->starts), fxt_sym__u64_cmp);
 	return 0;
 }
 

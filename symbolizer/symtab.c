@@ -105,13 +105,6 @@ index_sym(struct sym_module *m, size_t i, GElf_Sym *sym, GElf_Addr *addr, uint64
 	return name;
 }
 
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Sorts v[0 .. n) by 11 bits at a time of their distance from the least,
  * through tmp (n long): the table lists symbols in no order (hash order
  * for globals), and qsort() of 10,000 took as long as reading them. */
@@ -172,7 +165,7 @@ int fxt_sym__module_addrs(struct sym_module *m, uint64_t **out, size_t *nout)
 		if (tmp)
 			addrs_sort(v, tmp, n);
 		else
-			qsort(v, n, sizeof(*v), u64_cmp);
+			qsort(v, n, sizeof(*v), fxt_sym__u64_cmp);
 		free(tmp);
 	}
 	for (size_t i = k = 0; i < n; i++)
