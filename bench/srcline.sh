@@ -6,10 +6,13 @@
 # source location, in the same rounds (bench/srcline_bench.c): all in one
 # process, then each conversion in a new one (FORK=1: a run's first
 # conversion, its memory new); with the lines kept by an earlier run
-# (FXT_SRCLINE_CACHE), then decoded (a first run), then decoded ahead as
+# (FXT_SRCLINE_CACHE), then decoded (a first run: by a thread beside the
+# conversion as fxt-run does, fxt_symcache_set_ahead(); then by the
+# conversion itself, AHEAD=0, as with FXT_RUN_LATE), then decoded ahead as
 # fxt-run's early thread does while the program runs (a first run of a
 # program that runs long enough: FILL=1, its CPU time printed apart).
-# Goal: a ratio of at most 1.10.  BASE=BUILD: another build's figures in the same rounds.
+# Goal: a ratio of at most 1.10 (CPU time, which a thread adds to; and wall
+# time, which it shortens when a core is free).  BASE=BUILD: another build's figures in the same rounds.
 # Run with `make bench-srcline [BASE=BUILD]`, or
 # abs_top_builddir=BUILD sh bench/srcline.sh.
 : "${abs_top_builddir:?set abs_top_builddir (make bench-srcline does)}"
@@ -44,6 +47,7 @@ if [ -n "${BASE:-}" ]; then
   # (Only the kept lines are converted by BASE: a build without the
   # early thread's decoding, FILL, compiles without it.)
   grep -q fxt_sym_loccache_fill "$bsrc/symbolizer/symbolizer.h" || libs="-DSRCLINE_BENCH_NO_FILL $libs"
+  grep -q fxt_symcache_set_ahead "$bsrc/symbolizer/runcache.h" || libs="-DSRCLINE_BENCH_NO_AHEAD $libs"
   # shellcheck disable=SC2086 # the libraries are words
   $CC -DHAVE_CONFIG_H -I"$BASE" -I"$bsrc/include" -I"$bsrc" -O2 -o "$D/base_bench" \
     "$(dirname "$0")/srcline_bench.c" "$BASE/.libs/libfxtconvert.a" "$BASE/.libs/libfxtsym.a" \
@@ -73,15 +77,16 @@ for calls in 1 "$CALLS"; do
   [ -n "$spool" ] || { echo "srcline.sh: no spool left in $D/c$calls" >&2; exit 1; }
   for fork in 0 1; do
     if [ "$fork" = 1 ]; then where="each conversion a new process"; else where="in one process"; fi
-    for kept in yes no ahead; do
-      fill=0 forget=$D/kept
+    for kept in yes no alone ahead; do
+      fill=0 forget=$D/kept thread=1
       case $kept in
       yes) how="lines kept by an earlier run" forget= ;;
-      no) how="lines decoded and kept (a first run)" ;;
+      no) how="lines decoded and kept beside the conversion (a first run under fxt-run)" ;;
+      alone) how="lines decoded and kept by the conversion itself (a first run, FXT_RUN_LATE)" thread=0 ;;
       ahead) how="lines decoded ahead while the program ran (a first run under fxt-run)" fill=1 ;;
       esac
       printf '%s call(s) a function, %s, %s:\n  ' "$calls" "$where" "$how"
-      FILL=$fill FORGET=$forget FORK=$fork "$abs_top_builddir/bench/srcline_bench" "$spool" "$ROUNDS" || exit 1
+      AHEAD=$thread FILL=$fill FORGET=$forget FORK=$fork "$abs_top_builddir/bench/srcline_bench" "$spool" "$ROUNDS" || exit 1
       if [ -n "${BASE:-}" ] && [ "$kept" = yes ]; then
         printf '  BASE (%s): ' "$BASE"
         FORK=$fork "$D/base_bench" "$spool" "$ROUNDS" || exit 1

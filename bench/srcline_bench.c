@@ -26,6 +26,10 @@
  * the spool's modules, launcher/early.h), whose CPU time is printed apart:
  * a first run under fxt-run whose program ran long enough (not with
  * SRCLINE_BENCH_NO_FILL defined: compiled against a build without it).
+ * Each symbol cache decodes the lines in a thread beside the conversion,
+ * as fxt-run's does (fxt_symcache_set_ahead()), but with AHEAD=0; its CPU
+ * time is the process's, and the wall times are printed too (what a
+ * thread shortens when a core is free).
  */
 #include "config.h"
 
@@ -62,25 +66,46 @@ static long faults(void)
 	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt + ru.ru_majflt : 0;
 }
 
-/* Seconds one conversion of `spool` took, with `flags`, its page faults
- * added to *flt; < 0 on error. */
-static double convert_here(const char *spool, const char *out, unsigned flags, long *flt)
+/* The time since some fixed point: what the conversion costs the one
+ * waiting for it, when its threads run beside each other. */
+static double wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* AHEAD=0 in the environment: the conversion decodes the source lines
+ * itself, no thread beside it (fxt_symcache_set_ahead(), which fxt-run
+ * sets; not with SRCLINE_BENCH_NO_AHEAD: compiled against a build
+ * without it). */
+static int ahead = 1;
+
+/* CPU seconds one conversion of `spool` took, with `flags`, its wall time
+ * in *w, its page faults added to *flt; < 0 on error. */
+static double convert_here(const char *spool, const char *out, unsigned flags, long *flt, double *w)
 {
 	struct fxt_symcache *c = fxt_symcache_new();
 	struct convert_opts o;
 	struct convert_result res;
-	double t0;
+	double t0, w0;
 	int err;
 
 	if (!c)
 		return -1;
 	fxt_symcache_set_flags(c, flags);
+#ifndef SRCLINE_BENCH_NO_AHEAD
+	fxt_symcache_set_ahead(c, ahead != 0);
+#endif
 	memset(&o, 0, sizeof(o));
 	o.cache = c;
 	*flt -= faults();
+	w0 = wall();
 	t0 = now();
 	err = convert_spool(spool, out, &o, &res);
 	t0 = now() - t0;
+	*w = wall() - w0;
 	*flt += faults();
 	fxt__counts_free(&res.counts);
 	fxt_symcache_free(c);
@@ -149,12 +174,12 @@ static int fill_kept(const char *spool)
 /* convert_here(), in a child process when `fresh`, the previous archive
  * removed first, untimed (and with FORGET, the kept lines; with FILL,
  * kept again ahead). */
-static double convert_once(const char *spool, const char *out, unsigned flags, long *flt)
+static double convert_once(const char *spool, const char *out, unsigned flags, long *flt, double *w)
 {
 	struct {
-		double t;
+		double t, w;
 		long flt;
-	} r = { -1, 0 };
+	} r = { -1, 0, 0 };
 	int fd[2], status;
 	pid_t pid;
 
@@ -163,7 +188,7 @@ static double convert_once(const char *spool, const char *out, unsigned flags, l
 	if (fill_ahead && flags && fill_kept(spool) < 0)
 		return -1;
 	if (!fresh)
-		return convert_here(spool, out, flags, flt);
+		return convert_here(spool, out, flags, flt, w);
 	if (pipe(fd) != 0)
 		return -1;
 	pid = fork();
@@ -171,7 +196,7 @@ static double convert_once(const char *spool, const char *out, unsigned flags, l
 		return -1;
 	if (pid == 0) {
 		close(fd[0]);
-		r.t = convert_here(spool, out, flags, &r.flt);
+		r.t = convert_here(spool, out, flags, &r.flt, &r.w);
 		_exit(write(fd[1], &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 1);
 	}
 	close(fd[1]);
@@ -181,6 +206,7 @@ static double convert_once(const char *spool, const char *out, unsigned flags, l
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		r.t = -1;
 	*flt += r.flt;
+	*w = r.w;
 	return r.t;
 }
 
@@ -200,13 +226,14 @@ static double median(double *v, int n)
 int main(int argc, char **argv)
 {
 	int rounds = argc > 2 ? atoi(argv[2]) : 0;
-	double *off, *on, *ratio, med_off, med_on;
+	double *off, *on, *ratio, med_off, med_on, *woff, *won, *wratio, wmed_off, wmed_on, wdummy;
 	long flt_off = 0, flt_on = 0, flt_warm = 0;
 	char out[4096];
 
 	fresh = getenv("FORK") && atoi(getenv("FORK")) > 0;
 	forget = getenv("FORGET");
 	fill_ahead = getenv("FILL") && atoi(getenv("FILL")) > 0;
+	ahead = !getenv("AHEAD") || atoi(getenv("AHEAD")) > 0;
 	if (argc != 3 || rounds < 1) {
 		fprintf(stderr, "usage: srcline_bench SPOOL ROUNDS\n");
 		return 2;
@@ -215,30 +242,39 @@ int main(int argc, char **argv)
 	off = calloc((size_t)rounds, sizeof(double));
 	on = calloc((size_t)rounds, sizeof(double));
 	ratio = calloc((size_t)rounds, sizeof(double));
-	if (!off || !on || !ratio)
+	woff = calloc((size_t)rounds, sizeof(double));
+	won = calloc((size_t)rounds, sizeof(double));
+	wratio = calloc((size_t)rounds, sizeof(double));
+	if (!off || !on || !ratio || !woff || !won || !wratio)
 		return 1;
 	/* Warms the page cache (and keeps the lines, but with FORGET). */
-	if (convert_once(argv[1], out, 0, &flt_warm) < 0 ||
-	    convert_once(argv[1], out, FXT_SYM_FUNC_LOC, &flt_warm) < 0)
+	if (convert_once(argv[1], out, 0, &flt_warm, &wdummy) < 0 ||
+	    convert_once(argv[1], out, FXT_SYM_FUNC_LOC, &flt_warm, &wdummy) < 0)
 		return 1;
 	for (int r = 0; r < rounds; r++) {
 		if (r % 2) {
-			on[r] = convert_once(argv[1], out, FXT_SYM_FUNC_LOC, &flt_on);
-			off[r] = convert_once(argv[1], out, 0, &flt_off);
+			on[r] = convert_once(argv[1], out, FXT_SYM_FUNC_LOC, &flt_on, &won[r]);
+			off[r] = convert_once(argv[1], out, 0, &flt_off, &woff[r]);
 		} else {
-			off[r] = convert_once(argv[1], out, 0, &flt_off);
-			on[r] = convert_once(argv[1], out, FXT_SYM_FUNC_LOC, &flt_on);
+			off[r] = convert_once(argv[1], out, 0, &flt_off, &woff[r]);
+			on[r] = convert_once(argv[1], out, FXT_SYM_FUNC_LOC, &flt_on, &won[r]);
 		}
-		if (off[r] <= 0 || on[r] <= 0)
+		if (off[r] <= 0 || on[r] <= 0 || woff[r] <= 0 || won[r] <= 0)
 			return 1;
 		ratio[r] = on[r] / off[r];
+		wratio[r] = won[r] / woff[r];
 	}
 	med_off = median(off, rounds); /* sorts: the minimum first */
 	med_on = median(on, rounds);
+	wmed_off = median(woff, rounds);
+	wmed_on = median(won, rounds);
 	printf("conversion (CPU time, min/median of %d rounds): names only %.1f/%.1f ms, "
 	       "with source lines %.1f/%.1f ms, ratio %.3f (median of the rounds')\n",
 	       rounds, off[0] * 1e3, med_off * 1e3, on[0] * 1e3, med_on * 1e3,
 	       median(ratio, rounds));
+	printf("  wall time (min/median): names only %.1f/%.1f ms, with source lines %.1f/%.1f ms, "
+	       "ratio %.3f (goal: at most 1.10)\n",
+	       woff[0] * 1e3, wmed_off * 1e3, won[0] * 1e3, wmed_on * 1e3, median(wratio, rounds));
 	printf("  page faults a conversion (mean): names only %ld, with source lines %ld\n",
 	       flt_off / rounds, flt_on / rounds);
 	if (fill_ahead)
@@ -249,5 +285,8 @@ int main(int argc, char **argv)
 	free(off);
 	free(on);
 	free(ratio);
+	free(woff);
+	free(won);
+	free(wratio);
 	return 0;
 }

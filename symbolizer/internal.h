@@ -93,6 +93,8 @@ struct sym_module {
 	bool lsec_built; /* lsec read (lsec_ok), or not readable: libdw answers */
 	bool lsec_ok;
 	struct lt_sections lsec;
+	uint64_t *addrs;  /* fxt_sym_loccache_fill(): syms' addresses alone, */
+	size_t naddrs;	  /* sorted (fxt_sym__module_addrs()), when not indexed */
 	uint64_t *starts; /* with lsec: the DWARF addresses of syms, sorted */
 	size_t nstarts;
 	bool lc_tried;	      /* lc opened, or not to be (no build ID, "off") */
@@ -111,7 +113,9 @@ struct fxt_sym {
 	struct sym_module *mods; /* sorted by start, never overlapping */
 	size_t nmods, capmods;
 	struct arena arena;
-	struct arena *loc_arena; /* the locations' (fxt_sym__set_loc_arena()); NULL: arena */
+	struct arena *loc_arena;  /* the locations' (fxt_sym__set_loc_arena()); NULL: arena */
+	void (*loc_wait)(void *); /* fxt_sym__set_loc_wait(); NULL: none */
+	void *loc_wait_arg;
 	struct strset names;
 	struct addr_cache cache;
 	struct fxt_sym__demangler demangler;
@@ -226,6 +230,14 @@ int fxt_sym__linetab_build(const struct lt_sections *s, Dwarf_Die *cu, const uin
 int fxt_sym__linetab_find(struct line_table *t, uint64_t addr, const char **file, size_t *file_len,
 			  unsigned *line);
 void fxt_sym__linetab_free(struct line_table *t);
+
+/* qsort()'s and bsearch()'s order of uint64_t values (lines.c). */
+int fxt_sym__u64_cmp(const void *a, const void *b);
+
+/* The addresses of the symbols fxt_sym__module_index() keeps, sorted, each
+ * once, into *out (malloc'd; NULL when none), without their names (what
+ * fxt_sym_loccache_fill() asks about): 0 or -ENOMEM. */
+int fxt_sym__module_addrs(struct sym_module *m, uint64_t **out, size_t *n);
 
 /* The location of the function that starts at `start` (fxt_sym_info.loc;
  * is_start: the address of one of the module's symbols), made in arena

@@ -220,7 +220,7 @@ static int inl_walk(Dwarf_Die *parent, struct inl_list *l, unsigned depth)
 	return 0;
 }
 
-static int u64_cmp(const void *a, const void *b)
+int fxt_sym__u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
@@ -264,7 +264,7 @@ static int inl_index(struct sym_unit *u, Dwarf_Die *cu)
 		return -ENOMEM;
 	}
 	if (l.n)
-		qsort(l.v, l.n, sizeof(*l.v), u64_cmp);
+		qsort(l.v, l.n, sizeof(*l.v), fxt_sym__u64_cmp);
 	u->inl = l.v;
 	u->ninl = l.n;
 	return 0;
@@ -272,7 +272,7 @@ static int inl_index(struct sym_unit *u, Dwarf_Die *cu)
 
 static bool inl_has(const struct sym_unit *u, uint64_t a)
 {
-	return u->ninl && bsearch(&a, u->inl, u->ninl, sizeof(a), u64_cmp) != NULL;
+	return u->ninl && bsearch(&a, u->inl, u->ninl, sizeof(a), fxt_sym__u64_cmp) != NULL;
 }
 
 const char *fxt_sym__relative(const char *dir, const char *file)
@@ -346,22 +346,24 @@ static const char *put_loc(struct arena *a, const char *file, size_t n, unsigned
 }
 
 /* The DWARF addresses of the module's symbols, sorted: what its line
- * tables must answer for (linetab.c leaves the other rows out).  0 or
- * -ENOMEM. */
+ * tables must answer for (linetab.c leaves the other rows out); from
+ * m->addrs when the symbols are not indexed (fxt_sym_loccache_fill()).
+ * 0 or -ENOMEM. */
 static int module_starts(struct sym_module *m, Dwarf_Addr bias)
 {
+	size_t n = m->indexed ? m->nsyms : m->naddrs;
 	bool sorted = true;
 
-	m->starts = malloc((m->nsyms ? m->nsyms : 1) * sizeof(*m->starts));
+	m->starts = malloc((n ? n : 1) * sizeof(*m->starts));
 	if (!m->starts)
 		return -ENOMEM;
-	for (size_t i = 0; i < m->nsyms; i++) {
-		m->starts[i] = m->syms[i].addr - bias;
+	for (size_t i = 0; i < n; i++) {
+		m->starts[i] = (m->indexed ? m->syms[i].addr : m->addrs[i]) - bias;
 		sorted = sorted && (i == 0 || m->starts[i - 1] <= m->starts[i]);
 	}
-	m->nstarts = m->nsyms;
+	m->nstarts = n;
 	if (!sorted)
-		qsort(m->starts, m->nstarts, sizeof(*m->starts), u64_cmp);
+		qsort(m->starts, m->nstarts, sizeof(*m->starts), fxt_sym__u64_cmp);
 	return 0;
 }
 
@@ -525,19 +527,19 @@ int fxt_sym_loccache_fill(const char *path, const int *stop)
 	m->lc = fxt_sym__loccache_open(m->dwmod, &m->st);
 	if (!m->lc || fxt_sym__loccache_served(m->lc))
 		goto out; /* not kept (no build ID), or kept already */
-	if (!m->indexed && (err = fxt_sym__module_index(m)) < 0)
+	/* The symbols' addresses alone: their names, sorted as the index
+	 * sorts them, cost as much as the lines (bench/srcline.sh). */
+	if ((err = fxt_sym__module_addrs(m, &m->addrs, &m->naddrs)) < 0)
 		goto out;
 	/* As symbolize() asks for them: each symbol's address once (its
 	 * aliases share it), the locations in the symbolizer's arena until
 	 * fxt_sym_free() writes them. */
-	for (size_t i = 0; i < m->nsyms; i++) {
-		if (i && m->syms[i].addr == m->syms[i - 1].addr)
-			continue;
+	for (size_t i = 0; i < m->naddrs; i++) {
 		if (stop && __atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
 			stopped = true;
 			break;
 		}
-		err = fxt_sym__module_func_loc(m, m->syms[i].addr, true, &s->arena, &loc);
+		err = fxt_sym__module_func_loc(m, m->addrs[i], true, &s->arena, &loc);
 		if (err == -ENOMEM)
 			goto out;
 		if (!m->dw)

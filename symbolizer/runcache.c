@@ -10,12 +10,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "common/hash.h"
+#include "symbolizer/internal.h"
 #include "symbolizer/runcache.h"
 #include "symbolizer/store.h"
 
@@ -27,8 +29,9 @@ struct sc_file {
 	off_t size;
 	struct timespec mtime;
 	struct fxt_sym_layout lay;
-	bool ok;       /* layout known */
-	uint64_t pass; /* the cache's pass it was last stat'ed in (0: none) */
+	bool ok;	  /* layout known */
+	bool ahead_tried; /* its locations decoded ahead by a view (ahead_start()) */
+	uint64_t pass;	  /* the cache's pass it was last stat'ed in (0: none) */
 };
 
 struct sc_entry {
@@ -52,6 +55,7 @@ struct fxt_symcache {
 	uint64_t loc_hits, loc_made; /* of the views' symbolizers closed */
 	unsigned sym_flags;	     /* of the views' symbolizers */
 	uint64_t pass;		     /* fxt_symcache_new_pass(); 0: a stat each time */
+	bool ahead;		     /* fxt_symcache_set_ahead() */
 };
 
 struct sv_mod {
@@ -59,8 +63,21 @@ struct sv_mod {
 	uint32_t file; /* index into the cache's files */
 };
 
+/* A view's thread that decodes and keeps the locations of its modules
+ * built with -finstrument-functions (fxt_sym_loccache_fill()), as
+ * fxt-run's early thread does while the program runs, beside the
+ * conversion until its first location: a first run of a program that ended
+ * before the early thread got to it. */
+struct sv_ahead {
+	pthread_t thread;
+	int stop;
+	char **paths; /* the cache's files' (outlive the view) */
+	size_t n;
+};
+
 struct fxt_symview {
 	struct fxt_symcache *c;
+	struct sv_ahead *ahead;		     /* NULL: none running */
 	const struct fxt_symview_module *in; /* as given */
 	size_t nin;
 	struct sv_mod *mods; /* sorted by start, disjoint */
@@ -205,6 +222,11 @@ void fxt_symcache_new_pass(struct fxt_symcache *c)
 		c->pass++;
 }
 
+void fxt_symcache_set_ahead(struct fxt_symcache *c, bool ahead)
+{
+	c->ahead = ahead;
+}
+
 void fxt_symcache_free(struct fxt_symcache *c)
 {
 	if (!c)
@@ -228,6 +250,71 @@ void fxt_symcache_loc_counts(const struct fxt_symcache *c, uint64_t *kept, uint6
 {
 	*kept = c->loc_hits;
 	*made = c->loc_made;
+}
+
+/* ------------------------------------------------------------ ahead */
+
+static void *ahead_main(void *arg)
+{
+	struct sv_ahead *a = arg;
+
+	for (size_t i = 0; i < a->n && !__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE); i++)
+		(void)fxt_sym_loccache_fill(a->paths[i], &a->stop);
+	return NULL;
+}
+
+/* Starts v's thread for its files built with -finstrument-functions that
+ * no view of the cache tried yet, when locations are kept across runs
+ * (else there is nowhere to hand them over): what a lookup would decode
+ * otherwise, decoded beside the conversion's own work until its first
+ * location (ahead_wait()).  Without it (no thread, ENOMEM) the lookups
+ * decode them, as before. */
+static void ahead_start(struct fxt_symview *v)
+{
+	struct fxt_symcache *c = v->c;
+	struct sv_ahead *a;
+
+	if (!(c->sym_flags & FXT_SYM_FUNC_LOC) || !c->ahead || !fxt_sym__loccache_kept())
+		return;
+	a = calloc(1, sizeof(*a));
+	if (!a || !(a->paths = calloc(v->n ? v->n : 1, sizeof(*a->paths)))) {
+		free(a);
+		return;
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		struct sc_file *f = &c->files[v->mods[i].file];
+
+		if (f->lay.instrumented && !f->ahead_tried) {
+			f->ahead_tried = true;
+			a->paths[a->n++] = f->path;
+		}
+	}
+	if (a->n && pthread_create(&a->thread, NULL, ahead_main, a) == 0) {
+		v->ahead = a;
+		return;
+	}
+	free(a->paths);
+	free(a);
+}
+
+/* Waits for v's thread to end (with stop set: at once, those decoded so
+ * far kept). */
+static void ahead_join(struct fxt_symview *v, bool stop)
+{
+	if (!v->ahead)
+		return;
+	if (stop)
+		__atomic_store_n(&v->ahead->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(v->ahead->thread, NULL);
+	free(v->ahead->paths);
+	free(v->ahead);
+	v->ahead = NULL;
+}
+
+/* The symbolizer's first location waits for what v's thread keeps. */
+static void ahead_wait(void *view)
+{
+	ahead_join(view, false);
 }
 
 /* ------------------------------------------------------------ views */
@@ -271,6 +358,7 @@ int fxt_symview_open(struct fxt_symview **out, struct fxt_symcache *c,
 			v->mods[v->n++] = m;
 	}
 	qsort(v->mods, v->n, sizeof(*v->mods), mod_cmp);
+	ahead_start(v);
 	*out = v;
 	return 0;
 }
@@ -298,6 +386,8 @@ struct fxt_sym *fxt_symview_sym(struct fxt_symview *v)
 		v->sym_failed = !v->sym;
 		if (v->sym) /* kept as they are (table_add()) */
 			fxt_sym__set_loc_arena(v->sym, &v->c->arena);
+		if (v->sym && v->ahead)
+			fxt_sym__set_loc_wait(v->sym, ahead_wait, v);
 		for (size_t i = 0; v->sym && i < v->nin; i++)
 			fxt_sym_add_module(v->sym, v->in[i].path, v->in[i].bias);
 	}
@@ -353,6 +443,7 @@ void fxt_symview_close(struct fxt_symview *v)
 {
 	if (!v)
 		return;
+	ahead_join(v, true);
 	fxt_sym__free_counted(v->sym, &v->c->loc_hits, &v->c->loc_made);
 	free(v->mods);
 	free(v);

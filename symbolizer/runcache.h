@@ -12,11 +12,13 @@
  * (struct fxt_sym, made at the first such lookup), and its answer is kept
  * for the next processes.
  *
- * Single-threaded; no global state.
+ * Single-threaded (but for a view's thread, fxt_symcache_set_ahead(),
+ * which shares nothing with it but the kept files); no global state.
  */
 #ifndef FXT_SYMBOLIZER_RUNCACHE_H
 #define FXT_SYMBOLIZER_RUNCACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +50,15 @@ void fxt_symcache_new_pass(struct fxt_symcache *c);
  * so what it keeps: FXT_SYM_FUNC_LOC unless set otherwise (0: names only,
  * what bench/srcline.sh compares with).  Before the first view. */
 void fxt_symcache_set_flags(struct fxt_symcache *c, unsigned sym_flags);
+
+/* Whether a view decodes the locations of its modules built with
+ * -finstrument-functions in a thread of its own from when it opens, into
+ * the files kept across runs (fxt_sym_loccache_fill()), its symbolizer's
+ * first location waiting for them: the conversion's wall time, on a core
+ * the traced program has left, when they are not kept yet (a first run).
+ * Default false (a conversion inside the traced program starts no
+ * thread).  Before the first view. */
+void fxt_symcache_set_ahead(struct fxt_symcache *c, bool ahead);
 
 /* Frees the cache; no view of it may remain.  NULL is accepted. */
 void fxt_symcache_free(struct fxt_symcache *c);

@@ -34,6 +34,9 @@ void fxt_sym__arena_free(struct arena *a);
  * keeps them without a copy), instead of s's own. */
 struct fxt_sym;
 void fxt_sym__set_loc_arena(struct fxt_sym *s, struct arena *a);
+/* fn(arg) called once, before s's first location: what runcache.c's view
+ * waits for (its thread's kept locations). */
+void fxt_sym__set_loc_wait(struct fxt_sym *s, void (*fn)(void *), void *arg);
 
 /* fxt_sym_free(), adding to *loc_hits the locations its modules' files
  * kept across runs gave (loccache.c), to *loc_made those it decoded and

@@ -491,12 +491,18 @@ static struct fxt_sym_info *symbolize(struct fxt_sym *s, uint64_t addr)
 	if ((s->flags & FXT_SYM_FUNC_LOC) && m) {
 		/* In the arena, not interned: one a function, nearly all
 		 * distinct. */
-		int err = m->dwmod
-			      ? fxt_sym__module_func_loc(m, info->start, e != NULL,
-							 s->loc_arena ? s->loc_arena : &s->arena,
-							 &info->loc)
-			      : -ENOENT;
+		int err;
 
+		if (__builtin_expect(s->loc_wait != NULL, 0)) {
+			void (*wait)(void *) = s->loc_wait;
+
+			s->loc_wait = NULL;
+			wait(s->loc_wait_arg);
+		}
+		err = m->dwmod ? fxt_sym__module_func_loc(m, info->start, e != NULL,
+							  s->loc_arena ? s->loc_arena : &s->arena,
+							  &info->loc)
+			       : -ENOENT;
 		if (err == -ENOMEM)
 			return NULL;
 		if (err < 0)
@@ -626,6 +632,12 @@ void fxt_sym__set_loc_arena(struct fxt_sym *s, struct arena *a)
 	s->loc_arena = a;
 }
 
+void fxt_sym__set_loc_wait(struct fxt_sym *s, void (*fn)(void *), void *arg)
+{
+	s->loc_wait = fn;
+	s->loc_wait_arg = arg;
+}
+
 /* Whether the file's symbol tables have __cyg_profile_func_enter
  * undefined: it calls the -finstrument-functions hooks. */
 int fxt_sym__refers_to_hooks(Elf *elf)
@@ -694,6 +706,7 @@ void fxt_sym__free_counted(struct fxt_sym *s, uint64_t *loc_hits, uint64_t *loc_
 		}
 		free(s->mods[i].units);
 		free(s->mods[i].starts);
+		free(s->mods[i].addrs);
 		fxt_sym__loccache_close(s->mods[i].lc, loc_hits, loc_made);
 	}
 	free(s->mods);

@@ -77,6 +77,105 @@ static unsigned sym_rank(const GElf_Sym *sym)
 	return (sym->st_size == 0 ? 4 : 0) + r;
 }
 
+/* Symbol i of the module's table when the index keeps it (functions, and
+ * code labels without a type): its name, with *sym, its address *addr and
+ * for a label or an untyped symbol, how much of its section is left from
+ * it (*left); else NULL. */
+static inline __attribute__((always_inline)) const char *
+index_sym(struct sym_module *m, size_t i, GElf_Sym *sym, GElf_Addr *addr, uint64_t *left)
+{
+	GElf_Word shndx;
+	Elf *elf = NULL;
+	Dwarf_Addr bias;
+	const char *name =
+	    dwfl_module_getsym_info(m->dwmod, (int)i, sym, addr, &shndx, &elf, &bias);
+	unsigned type;
+
+	*left = 0;
+	if (!name || !*name || shndx == SHN_UNDEF)
+		return NULL;
+	type = GELF_ST_TYPE(sym->st_info);
+	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+		return NULL;
+	if (sym->st_size == 0 || type == STT_NOTYPE) {
+		*left = code_left(elf, shndx, sym);
+		if (!*left)
+			return NULL; /* data labels, absolute symbols ... */
+	}
+	return name;
+}
+
+/* Sorts v[0 .. n) by 11 bits at a time of their distance from the least,
+ * through tmp (n long): the table lists symbols in no order (hash order
+ * for globals), and qsort() of 10,000 took as long as reading them. */
+static void addrs_sort(uint64_t *v, uint64_t *tmp, size_t n)
+{
+	uint64_t lo = UINT64_MAX, span = 0;
+	size_t count[1u << 11];
+
+	for (size_t i = 0; i < n; i++)
+		lo = v[i] < lo ? v[i] : lo;
+	for (size_t i = 0; i < n; i++)
+		span |= v[i] - lo;
+	for (unsigned shift = 0; shift < 64 && span >> shift; shift += 11) {
+		size_t sum = 0;
+
+		memset(count, 0, sizeof(count));
+		for (size_t i = 0; i < n; i++)
+			count[((v[i] - lo) >> shift) & 0x7ff]++;
+		for (size_t d = 0; d < 1u << 11; d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[((v[i] - lo) >> shift) & 0x7ff]++] = v[i];
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+}
+
+int fxt_sym__module_addrs(struct sym_module *m, uint64_t **out, size_t *nout)
+{
+	int count = dwfl_module_getsymtab(m->dwmod);
+	bool sorted = true;
+	uint64_t *v;
+	size_t n = 0, k;
+
+	*out = NULL;
+	*nout = 0;
+	if (count <= 1)
+		return 0;
+	v = malloc((size_t)count * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 1; i < (size_t)count; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		uint64_t left;
+
+		if (!index_sym(m, i, &sym, &addr, &left))
+			continue;
+		sorted = sorted && (n == 0 || v[n - 1] <= addr);
+		v[n++] = addr;
+	}
+	if (!sorted) {
+		uint64_t *tmp = malloc(n * sizeof(*tmp));
+
+		if (tmp)
+			addrs_sort(v, tmp, n);
+		else
+			qsort(v, n, sizeof(*v), fxt_sym__u64_cmp);
+		free(tmp);
+	}
+	for (size_t i = k = 0; i < n; i++)
+		if (k == 0 || v[i] != v[k - 1])
+			v[k++] = v[i];
+	*out = v;
+	*nout = k;
+	return 0;
+}
+
 /* Builds m->syms from the module's symbol table (.symtab when the file or
  * its debuginfo has one, else .dynsym): functions, and code labels without
  * a type (hand-written assembly). */
@@ -97,25 +196,11 @@ int fxt_sym__module_index(struct sym_module *m)
 	for (i = 1; i < (size_t)count; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
-		GElf_Word shndx;
-		Elf *elf = NULL;
-		Dwarf_Addr bias;
-		const char *name =
-		    dwfl_module_getsym_info(m->dwmod, (int)i, &sym, &addr, &shndx, &elf, &bias);
-		unsigned type;
+		uint64_t left;
+		const char *name = index_sym(m, i, &sym, &addr, &left);
 
-		uint64_t left = 0;
-
-		if (!name || !*name || shndx == SHN_UNDEF)
+		if (!name)
 			continue;
-		type = GELF_ST_TYPE(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
-			continue;
-		if (sym.st_size == 0 || type == STT_NOTYPE) {
-			left = code_left(elf, shndx, &sym);
-			if (!left)
-				continue; /* data labels, absolute symbols ... */
-		}
 		v[n].addr = addr;
 		v[n].label = sym.st_size == 0;
 		v[n].end = addr + (v[n].label ? left : sym.st_size);

@@ -9,9 +9,13 @@
 # makes slow); the archive says what it says without the cache, and the
 # file holds the functions never called too.  Fails without the early
 # thread's decoding (the program waits in vain, its conversion decodes).
+# A spool converted after its program (fxt-run --recover; or a first run
+# that ended before the early thread got to it): a thread beside the
+# conversion decodes and keeps them, and the conversion reads them (fails
+# without it: the conversion decodes them itself); not with FXT_RUN_LATE.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 8
+plan 12
 scratch
 cd "$TMPD" || exit 1
 C=$TMPD/cache
@@ -20,6 +24,7 @@ export FXT_SRCLINE_CACHE
 
 cat >ahead.c <<'EOF'
 #include <dirent.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -54,9 +59,14 @@ int main(int argc, char **argv)
 {
 	const char *dir = getenv("FXT_SRCLINE_CACHE");
 
-	for (int i = 0; argc > 1 && i < 6000 && !kept(dir); i++)
+	int wait = argc > 1 && strcmp(argv[1], "wait") == 0, r;
+
+	for (int i = 0; wait && i < 6000 && !kept(dir); i++)
 		usleep(10000);
-	return called(argc) > 0 ? 0 : never_called(argc);
+	r = called(argc) > 0 ? 0 : never_called(argc);
+	if (argc > 1 && strcmp(argv[1], "kill") == 0)
+		raise(SIGKILL); /* its spool left to convert */
+	return r;
 }
 EOF
 ${CC:-cc} -g -O0 -finstrument-functions -o ahead ahead.c 2>/dev/null ||
@@ -95,4 +105,20 @@ is "$(ahead second)" "0 module(s) decoded and kept while the program ran" \
 is "$(kept second | sed 's/^[1-9][0-9]* from/N from/')" "N from the files kept across runs, 0 decoded and kept" \
   "... and read"
 is "$(locs second.fxt)" "$want" "... the same locations"
+# A killed process's spool, its lines not kept yet, converted afterwards.
+C=$TMPD/cache-rec
+FXT_SRCLINE_CACHE=$C
+mkdir rec && (cd rec && LD_PRELOAD=$abs_top_builddir/.libs/libfxt-agent.so FXT_OUTPUT=$TMPD/rec/k.fxt \
+  ./../ahead kill >/dev/null 2>&1)
+spool=$(ls rec/k*.spool 2>/dev/null | head -1)
+cp "$spool" late.spool 2>/dev/null
+FXT_RUN_DEBUG=1 "$FXT_RUN" --recover -q -o rec.fxt "$spool" >/dev/null 2>rec.err
+is "$(kept rec)" "2 from the files kept across runs, 0 decoded and kept" \
+  "a spool converted after its program: its lines decoded beside the conversion, which reads them"
+is "$(locs rec.fxt)" "$want" "... the locations made without the cache"
+rm -rf "$C"
+FXT_RUN_LATE=1 FXT_RUN_DEBUG=1 "$FXT_RUN" --recover -q -o late.fxt late.spool >/dev/null 2>late.err
+is "$(kept late)" "0 from the files kept across runs, 2 decoded and kept" \
+  "... with FXT_RUN_LATE, by the conversion itself"
+is "$(locs late.fxt)" "$want" "... the same locations"
 finish
