@@ -670,10 +670,7 @@ int spools_init(struct spools *r, struct parts *ps, const char *out, long root, 
 	r->quiet = quiet;
 	r->ps = ps;
 	r->syms = fxt_symcache_new(); /* NULL: each conversion makes its own */
-	/* The program has ended: a core for the source lines the early
-	 * thread did not decode ahead of the conversion (FXT_RUN_LATE: none
-	 * decoded ahead, the conversion's own). */
-	if (r->syms)
+	if (r->syms) /* lines the early thread left: a thread beside the conversion */
 		fxt_symcache_set_ahead(r->syms, getenv(FXT_ENV(RUN_LATE)) == NULL);
 	r->lpid = (long)getpid();
 	spools_set_root(r, root);
