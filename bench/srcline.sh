@@ -45,9 +45,12 @@ if [ -n "${BASE:-}" ]; then
   bsrc=$(sed -n 's/^abs_top_srcdir = //p' "$BASE/Makefile")
   libs=$(sed -n 's/^\(LIBDW_LIBS\|ZLIB_LIBS\|ZSTD_LIBS\|LIBDEFLATE_LIBS\) = //p' "$BASE/Makefile" | tr '\n' ' ')
   # (Only the kept lines are converted by BASE: a build without the
-  # early thread's decoding, FILL, compiles without it.)
-  grep -q fxt_sym_loccache_fill "$bsrc/symbolizer/symbolizer.h" || libs="-DSRCLINE_BENCH_NO_FILL $libs"
-  grep -q fxt_symcache_set_ahead "$bsrc/symbolizer/runcache.h" || libs="-DSRCLINE_BENCH_NO_AHEAD $libs"
+  # early thread's decoding, FILL, compiles without it.)  What BASE has
+  # is asked of its libraries: its source folder may be this tree, newer
+  # than the build.
+  bsyms=$(nm -g --defined-only "$BASE/.libs/libfxtconvert.a" "$BASE/.libs/libfxtsym.a" 2>/dev/null)
+  echo "$bsyms" | grep -q ' fxt_sym_loccache_fill$' || libs="-DSRCLINE_BENCH_NO_FILL $libs"
+  echo "$bsyms" | grep -q ' fxt_symcache_set_ahead$' || libs="-DSRCLINE_BENCH_NO_AHEAD $libs"
   # shellcheck disable=SC2086 # the libraries are words
   $CC -DHAVE_CONFIG_H -I"$BASE" -I"$bsrc/include" -I"$bsrc" -O2 -o "$D/base_bench" \
     "$(dirname "$0")/srcline_bench.c" "$BASE/.libs/libfxtconvert.a" "$BASE/.libs/libfxtsym.a" \
