@@ -85,9 +85,12 @@ is "$(work_calls x.fxt)" 77 "its archive holds its 77 calls"
 
 # 4. fxt-run killed with SIGKILL while attached: the agent sees it gone,
 # writes its patches back and leaves the spool, which --recover converts.
+# (TMPDIR of its own: other tests' fxt-run --patch, running beside this
+# one, remove the stale report folders of a shared one.)
 start --serve
 rm -f run.err
-"$FXT_RUN" -p $target --patch='^work$' -o k.fxt 2>run.err 9>&- &
+mkdir -p "$TMPD/reports"
+TMPDIR=$TMPD/reports "$FXT_RUN" -p $target --patch='^work$' -o k.fxt 2>run.err 9>&- &
 run=$!
 wait_until attached
 calls 100
@@ -104,9 +107,9 @@ is "$(ls | grep -c '^k\.fxt\..*spool$')" 1 "its spool is left"
 is "$(work_calls k.fxt)" 100 "fxt-run --recover: the archive holds the 100 calls made before the kill"
 # Its folder of patch reports (atexit never ran) is removed by the next
 # fxt-run that makes one.
-reports=${TMPDIR:-/tmp}/fxt-patch.$run.
+reports=$TMPD/reports/fxt-patch.$run.
 is "$(ls -d "$reports"* 2>/dev/null | wc -l)" 1 "the killed fxt-run's patch-report folder is left"
-"$FXT_RUN" -q --patch='^work$' -o n.fxt -- "$PROGS/attach_target" </dev/null >/dev/null 2>&1
+TMPDIR=$TMPD/reports "$FXT_RUN" -q --patch='^work$' -o n.fxt -- "$PROGS/attach_target" </dev/null >/dev/null 2>&1
 is "$(ls -d "$reports"* 2>/dev/null | wc -l)" 0 "... and removed by the next fxt-run --patch"
 
 # 5. Refusals: one line, exit 2.
