@@ -1,9 +1,8 @@
 # tools/profile/: fxt-report and fxt-diff (its comparison, diff.c), their
 # shared aggregation engine (profile.c, its lean stack lean.c, its tables
 # profile-table.c, its row order profile-sort.c), the percentiles of call durations (pctl.c) and
-# statistics (stats.c), the pipes of its slices to a second thread
-# (slicepipe.c) and of its records from a reading thread (recpipe.c), and
-# the benchmark archive generator.  Their tests are in tests/unit.mk and
+# statistics (stats.c), the pipe of its records from a reading thread
+# (recpipe.c), and the benchmark archive generator.  Their tests are in tests/unit.mk and
 # tests/e2e.mk.
 
 noinst_LTLIBRARIES += libfxtprofile.la
@@ -13,7 +12,6 @@ libfxtprofile_la_SOURCES = \
 	tools/profile/profile-table.c tools/profile/profile-sort.c \
 	tools/profile/pctl.c tools/profile/pctl.h \
 	tools/profile/stats.c tools/profile/stats.h \
-	tools/profile/slicepipe.c tools/profile/slicepipe.h \
 	tools/profile/recpipe.c tools/profile/recpipe.h tools/profile/tickconv.h
 libfxtprofile_la_LIBADD = libfxttools.la libfxtcodec.la -lm -lpthread
 

@@ -80,7 +80,6 @@
 #include "tools/profile/lean.h"
 #include "tools/profile/profile-int.h"
 #include "tools/profile/recpipe.h"
-#include "tools/profile/slicepipe.h"
 
 /* ----------------------------------------------------- active row map */
 
@@ -1042,7 +1041,7 @@ int profile_load(struct profile *p, const char *path, char *err, size_t errlen)
 	rc = tool_open_archive(&r, path, FXT_READER_TIME_ORDER, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (!p->read_here && slicepipe_worth() && recpipe_start(&pipe, r) == 0) {
+	if (!p->read_here && recpipe_worth() && recpipe_start(&pipe, r) == 0) {
 		rc = load_piped(p, r, pipe, &n, err, errlen);
 		if (rc < 0)
 			goto out;

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Records a batch holds: about 64 bytes each, a quarter of a MB, so that
  * a batch is still in the shared cache when the engine reads it. */
@@ -342,6 +343,15 @@ fail:
 		free(p->b[i].it);
 	free(p);
 	return rc;
+}
+
+bool recpipe_worth(void)
+{
+	const char *e = getenv("FXT_THREADS");
+
+	if (e && strcmp(e, "0") == 0)
+		return false;
+	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
 
 int recpipe_start(struct recpipe **pp, struct fxt_reader *r)

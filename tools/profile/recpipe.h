@@ -86,6 +86,10 @@ static inline void recpipe_convert(const struct tickconv *conv, struct fxt_plain
 	}
 }
 
+/* Whether a second thread can run beside this one (more than one CPU
+ * online) and FXT_THREADS is not 0 in the environment. */
+bool recpipe_worth(void);
+
 /* Starts the reading thread on r.  0, or -errno (then read r directly). */
 int recpipe_start(struct recpipe **pp, struct fxt_reader *r);
 

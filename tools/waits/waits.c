@@ -34,7 +34,6 @@
 
 #include "common/hash.h"
 #include "tools/profile/recpipe.h"
-#include "tools/profile/slicepipe.h"
 
 /* The libc calls that wait for another thread or process (their slices'
  * names, in a category "libc.*"). */
@@ -748,7 +747,7 @@ int waits_load(struct waits *w, const struct tool_input *in, char *err, size_t e
 		return rc;
 	/* With more than one CPU the reader decodes on a second thread
 	 * (the profile engine's pipe, tools/profile/recpipe.h). */
-	if (slicepipe_worth() && recpipe_start_ticks(&pipe, r) == 0)
+	if (recpipe_worth() && recpipe_start_ticks(&pipe, r) == 0)
 		rc = read_piped(e, r, pipe, err, errlen);
 	else
 		rc = read_records(e, r, err, errlen);
