@@ -423,8 +423,9 @@ bool vlist_key(struct view *v, int key, int rows)
 		if (key == KEY_END || key == 'G') {
 			l->want_end = true;
 			l->want_end_s = view_now_s();
+			l->want_go = false;
 		} else if (key == KEY_HOME || key == 'g' || key == 27) {
-			l->want_end = false;
+			l->want_end = l->want_go = false;
 		}
 		return key == KEY_UP || key == KEY_DOWN || key == KEY_PPAGE || key == KEY_NPAGE ||
 		       key == KEY_HOME || key == KEY_END || key == 'j' || key == 'k' ||
@@ -486,8 +487,12 @@ bool vlist_tick(struct view *v)
 	if (!l)
 		return false;
 	/* End pressed while the merge's pass or the index ran */
-	if (l->want_end && !vlist_busy(l) && !l->opened)
+	if ((l->want_end || l->want_go) && !vlist_busy(l) && !l->opened)
 		fill(l, 0); /* the order known (the merge, or archive order) */
+	if (l->want_go && !vlist_busy(l)) {
+		l->want_go = false;
+		vlist_goto(v, &l->want_w);
+	}
 	if (l->want_end && !vlist_busy(l) &&
 	    (!by_index(l) || atomic_load_explicit(&l->indexed, memory_order_acquire)))
 		end_now(l);
@@ -572,8 +577,10 @@ void vlist_goto(struct view *v, const struct callstream_when *w)
 {
 	struct vlist *l = v->list;
 
-	if (vlist_busy(l)) {
-		snprintf(v->msg, sizeof(v->msg), "the list is not read yet");
+	if (vlist_busy(l)) { /* vlist_tick() goes there */
+		l->want_go = true;
+		l->want_end = false;
+		l->want_w = *w;
 		return;
 	}
 	if (!by_index(l)) {
@@ -590,7 +597,9 @@ void vlist_status(struct view *v, char *buf, size_t len)
 
 	if (vlist_busy(l)) {
 		snprintf(buf, len, "reading for time order%s",
-			 l->want_end ? ", then End (Esc: stay)" : "");
+			 l->want_end  ? ", then End (Esc: stay)"
+			 : l->want_go ? ", then : (Esc: stay)"
+				      : "");
 		return;
 	}
 	if (l->searching) {
