@@ -234,7 +234,8 @@ bench-readers: fxt-report$(EXEEXT) fxt-tree$(EXEEXT) fxt-waits$(EXEEXT) fxt-dump
 
 # `make bench-view`: bench/view.sh times fxt-view in tmux on one ~720 MB
 # generated archive as .fxt, .fxt.gz and .fxt.zst: its first screen, the
-# tree complete, keys while it reads and in the replay list, its peak RSS;
+# tree complete, keys while it reads and in the replay list, its peak RSS,
+# then End pressed right after the first screen (EARLY=0: not; only);
 # beside another build's (BASE=BUILD); EVENTS, THREADS, REPS, FORMATS.
 dist_noinst_SCRIPTS += bench/view.sh
 bench-view: all

@@ -64,7 +64,12 @@ static const char help[] =
     "               on the status line), from which End, going back and a\n"
     "               search past the lines held read a short stretch (of a\n"
     "               gzip or zstd archive, from the member or frame before\n"
-    "               it).  A search reads between keys; Esc stops it.\n"
+    "               it).  A search reads between keys; Esc stops it.  End\n"
+    "               pressed before the index is complete goes there once it\n"
+    "               is (the status line says \"then End\"; Esc stays): the\n"
+    "               last calls' nesting and numbers need the whole archive\n"
+    "               read (a compressed one decoded) from its start.  : is\n"
+    "               kept too when pressed before the list's first pass ends.\n"
     "Everywhere: / searches a function name (POSIX ERE), n and N go to the\n"
     "next and previous match, ? shows the keys, q quits.  In the timeline and\n"
     "the replay list, : goes to a time, as fxt-replay --since takes it: a count\n"
@@ -512,8 +517,9 @@ static int wait_ms(const struct view *v)
 
 /* FXT_VIEW_KEYLOG=FILE: the time of the first screen (from the start of
  * the process), of the pass, and of each key (from getch() to the screen
- * drawn after it, the wait for the pass's lock included), in ms; for
- * benchmarks of the view's latency. */
+ * drawn after it, the wait for the pass's lock included), in ms; and of
+ * an End the list could not do at once ("end": from the key to the end
+ * drawn); for benchmarks of the view's latency. */
 struct keylog {
 	FILE *f;
 	int key; /* ERR: none pending */
@@ -523,6 +529,8 @@ struct keylog {
 
 static void keylog_note(struct view *v, struct keylog *k, double started)
 {
+	double waited;
+
 	if (!k->f)
 		return;
 	if (started > 0)
@@ -531,6 +539,8 @@ static void keylog_note(struct view *v, struct keylog *k, double started)
 		fprintf(k->f, "key %s %.2f ms\n", keyname(k->key) ? keyname(k->key) : "?",
 			(view_now_s() - k->at) * 1e3);
 	k->key = ERR;
+	if ((waited = vlist_end_waited(v->list)) > 0)
+		fprintf(k->f, "end %.2f ms\n", waited * 1e3);
 	if (!k->loaded && !vload_busy(v)) {
 		k->loaded = true;
 		fprintf(k->f, "pass %.1f ms\n", vload_seconds(v) * 1e3);

@@ -123,6 +123,9 @@ bool vlist_busy(const struct vlist *l);
  * how long the frame may wait for a key (-1: no work left). */
 bool vlist_tick(struct view *v);
 int vlist_wait_ms(const struct vlist *l);
+/* An End pressed before the list could go there, once it went: the
+ * seconds from the key (FXT_VIEW_KEYLOG's "end" line), once; else 0. */
+double vlist_end_waited(struct vlist *l);
 void vlist_free(struct vlist *l);
 void vlist_draw(struct view *v, int top, int rows, int cols);
 bool vlist_key(struct view *v, int key, int rows);

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/hash.h"
 #include "tools/front/common.h"
@@ -177,7 +179,14 @@ static int index_pass(struct vlist *l)
 void *vindex_worker(void *arg)
 {
 	struct vlist *l = arg;
+	const char *pause = getenv("FXT_VIEW_LIST_PAUSE");
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
 
+	/* tests: the list's pass held while the file exists (a key pressed
+	 * meanwhile is pressed before the pass ends, whatever the load) */
+	while (pause && *pause && access(pause, F_OK) == 0 &&
+	       !atomic_load_explicit(&l->stop, memory_order_relaxed))
+		nanosleep(&ts, NULL);
 	l->prc = callmerge_open(&l->pm, l->path, l->perr, sizeof(l->perr));
 	if (l->prc < 0 || callmerge_fork(l->pm, &l->idx) < 0)
 		atomic_store(&l->idx_failed, true);

@@ -329,9 +329,39 @@ static void go_end(struct vlist *l)
 {
 	uint64_t n = l->total;
 
-	l->want_end = false;
 	seek(l, n ? n - 1 : 0);
 	l->sel = n ? n - 1 : 0;
+}
+
+/* End in archive order: the items counted, then read again up to the
+ * last (two passes at most, the keys held). */
+static void end_scan(struct vlist *l)
+{
+	uint64_t n = l->eof ? l->base + l->n : scan(l, NULL, 0, false);
+
+	if (!l->eof || n > l->base + l->n || n < l->base)
+		seek(l, n ? n - 1 : 0);
+	l->sel = n ? n - 1 : 0;
+}
+
+/* An End pressed while the list could not go there, once it can. */
+static void end_now(struct vlist *l)
+{
+	l->want_end = false;
+	if (by_index(l))
+		go_end(l);
+	else
+		end_scan(l);
+	l->end_waited = view_now_s() - l->want_end_s;
+}
+
+double vlist_end_waited(struct vlist *l)
+{
+	double s = l ? l->end_waited : 0;
+
+	if (l)
+		l->end_waited = 0;
+	return s;
 }
 
 /* Item i, or NULL past the end. */
@@ -388,10 +418,19 @@ bool vlist_key(struct view *v, int key, int rows)
 	struct vlist *l = v->list;
 	uint64_t page = rows > 2 ? (uint64_t)rows - 2 : 1;
 
-	if (vlist_busy(l))
+	if (vlist_busy(l)) {
+		/* End is kept for when the list can go there (vlist_tick()) */
+		if (key == KEY_END || key == 'G') {
+			l->want_end = true;
+			l->want_end_s = view_now_s();
+			l->want_go = false;
+		} else if (key == KEY_HOME || key == 'g' || key == 27) {
+			l->want_end = l->want_go = false;
+		}
 		return key == KEY_UP || key == KEY_DOWN || key == KEY_PPAGE || key == KEY_NPAGE ||
 		       key == KEY_HOME || key == KEY_END || key == 'j' || key == 'k' ||
-		       key == 'g' || key == 'G';
+		       key == 'g' || key == 'G' || key == 27;
+	}
 
 	switch (key) {
 	case KEY_UP:
@@ -424,23 +463,18 @@ bool vlist_key(struct view *v, int key, int rows)
 		l->searching = l->want_end = false;
 		return true;
 	case KEY_END:
-	case 'G': {
-		uint64_t n;
-
+	case 'G':
 		if (by_index(l)) {
-			if (atomic_load_explicit(&l->indexed, memory_order_acquire))
+			if (atomic_load_explicit(&l->indexed, memory_order_acquire)) {
 				go_end(l);
-			else
-				l->want_end = true; /* vlist_tick() goes there */
+			} else { /* vlist_tick() goes there */
+				l->want_end = true;
+				l->want_end_s = view_now_s();
+			}
 			return true;
 		}
-		n = l->eof ? l->base + l->n : scan(l, NULL, 0, false);
-
-		if (!l->eof || n > l->base + l->n || n < l->base)
-			seek(l, n ? n - 1 : 0);
-		l->sel = n ? n - 1 : 0;
+		end_scan(l);
 		return true;
-	}
 	}
 	return false;
 }
@@ -452,8 +486,16 @@ bool vlist_tick(struct view *v)
 
 	if (!l)
 		return false;
-	if (l->want_end && atomic_load_explicit(&l->indexed, memory_order_acquire))
-		go_end(l);
+	/* End pressed while the merge's pass or the index ran */
+	if ((l->want_end || l->want_go) && !vlist_busy(l) && !l->opened)
+		fill(l, 0); /* the order known (the merge, or archive order) */
+	if (l->want_go && !vlist_busy(l)) {
+		l->want_go = false;
+		vlist_goto(v, &l->want_w);
+	}
+	if (l->want_end && !vlist_busy(l) &&
+	    (!by_index(l) || atomic_load_explicit(&l->indexed, memory_order_acquire)))
+		end_now(l);
 	if (!l->searching)
 		return false;
 	i = vindex_search_slice(l);
@@ -535,8 +577,10 @@ void vlist_goto(struct view *v, const struct callstream_when *w)
 {
 	struct vlist *l = v->list;
 
-	if (vlist_busy(l)) {
-		snprintf(v->msg, sizeof(v->msg), "the list is not read yet");
+	if (vlist_busy(l)) { /* vlist_tick() goes there */
+		l->want_go = true;
+		l->want_end = false;
+		l->want_w = *w;
 		return;
 	}
 	if (!by_index(l)) {
@@ -552,7 +596,10 @@ void vlist_status(struct view *v, char *buf, size_t len)
 	struct vlist *l = v->list;
 
 	if (vlist_busy(l)) {
-		snprintf(buf, len, "reading the archive for time order");
+		snprintf(buf, len, "reading for time order%s",
+			 l->want_end  ? ", then End (Esc: stay)"
+			 : l->want_go ? ", then : (Esc: stay)"
+				      : "");
 		return;
 	}
 	if (l->searching) {

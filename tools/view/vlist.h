@@ -73,7 +73,12 @@ struct vlist {
 	uint64_t total;
 	uint64_t bits0[VLIST_BITS / 64]; /* the names before the first mark */
 	struct vnames names;
-	bool want_end; /* End pressed before the index was complete */
+	bool want_end;	   /* End pressed before the index was complete */
+	double want_end_s; /* when (view_now_s()) */
+	double end_waited; /* seconds from it to the end shown (0: none) */
+	/* ':' asked before the merge's pass ended: done when it ends */
+	bool want_go;
+	struct callstream_when want_w;
 	/* a search past the lines held, on sm (a fork of m): the item sm
 	 * gives next is sidx; forward, the first match from sfrom on;
 	 * backward, the last one in [slo, shi) (slast), stretch by stretch.
