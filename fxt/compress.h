@@ -23,10 +23,28 @@ int fxt__zsink_open(struct fxt__zsink **z, enum fxt__codec codec, bool serial,
  * `serial` does, from the block being filled on.  What comes out decodes
  * to the same bytes.  0 or the sink's error. */
 int fxt__zsink_parallel(struct fxt__zsink *z);
+/* Its first error (sticky), or 0. */
+int fxt__zsink_error(const struct fxt__zsink *z);
 /* The codec it was opened with. */
 enum fxt__codec fxt__zsink_codec(const struct fxt__zsink *z);
 /* Compresses len bytes.  0 or the first error (sticky). */
 int fxt__zsink_write(struct fxt__zsink *z, const void *data, size_t len);
+/* The input of one gzip member or zstd frame is at most FXT__ZSINK_BLOCK
+ * bytes (a reader's places to start decoding are this far apart); a
+ * block's buffer holds FXT__ZSINK_CAP, the rest for a record that
+ * crosses the block's end (fxt__zsink_hand()). */
+#define FXT__ZSINK_BLOCK (2u << 20)
+#define FXT__ZSINK_CAP	 (FXT__ZSINK_BLOCK + (32u << 10))
+/* The buffer of the block being filled (FXT__ZSINK_CAP bytes), for the
+ * caller to fill in place rather than copy (fxt__zsink_hand()); its
+ * first *filled bytes are set (fxt__zsink_write()'s). */
+void *fxt__zsink_buf(struct fxt__zsink *z, size_t *filled);
+/* The block being filled holds `len` bytes (at most FXT__ZSINK_BLOCK,
+ * those fxt__zsink_write() put there among them), then `keep` more:
+ * the `len` are compressed as a block (none when 0), the `keep` move to
+ * the start of the next block's buffer, which is returned (as
+ * fxt__zsink_buf()'s).  Errors are the sink's (sticky). */
+void *fxt__zsink_hand(struct fxt__zsink *z, size_t len, size_t keep);
 /* Makes everything written so far decodable from what went out, as
  * whole members or frames (nothing when nothing was written since the
  * last flush). */

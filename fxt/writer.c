@@ -31,10 +31,11 @@
  * page (ext4: some 17 folios a write, ~10% more of its CPU). */
 #define OUT_ALIGN     (512u * 1024)
 #define OUT_BUF_BYTES (OUT_ALIGN + 32u * 1024)
-/* Whether the buffer holds OUT_ALIGN bytes: the next reservation makes
- * room, so that what make_room() keeps (and moves) is a record or so,
- * not up to the 32 KiB more. */
-#define OUT_FULL(w)   ((w)->pos >= OUT_ALIGN)
+/* Whether the buffer holds OUT_ALIGN bytes (a compressed writer's: a
+ * block, FXT__ZSINK_BLOCK, in the compressor's own buffer): the next
+ * reservation makes room, so that what make_room() keeps (and moves) is
+ * a record or so, not up to the 32 KiB more. */
+#define OUT_FULL(w)   ((w)->pos >= (w)->full)
 #define MEM_MIN_BYTES (64u * 1024)
 #define IO_CHUNK      (1u << 30) /* per write() */
 
@@ -112,7 +113,9 @@ static int sink_out(void *w, const void *data, size_t len)
 	return sink_write(w, data, len);
 }
 
-/* Sends bytes to the sink, through the compressor if any. */
+/* Sends bytes to the sink, through the compressor if any: with one, the
+ * buffer must be empty (drain()), and holds after it what the compressor
+ * kept of them for its next block. */
 static int emit(struct fxt_writer *w, const void *data, size_t len)
 {
 	if (w->err)
@@ -120,6 +123,20 @@ static int emit(struct fxt_writer *w, const void *data, size_t len)
 	if (!w->z)
 		return len ? sink_write(w, data, len) : 0;
 	int err = fxt__zsink_write(w->z, data, len);
+	w->buf = fxt__zsink_buf(w->z, &w->pos);
+	return err ? set_error(w, err) : 0;
+}
+
+/* A compressed writer's buffer is the compressor's block being filled:
+ * its first `out` bytes go out as a block, the rest starts the next. */
+static int hand(struct fxt_writer *w, size_t out)
+{
+	size_t keep = w->pos - out;
+	int err;
+
+	w->buf = fxt__zsink_hand(w->z, out, keep);
+	w->pos = keep;
+	err = fxt__zsink_error(w->z);
 	return err ? set_error(w, err) : 0;
 }
 
@@ -149,6 +166,8 @@ static int drain(struct fxt_writer *w)
 			set_error(w, err);
 		return w->err;
 	}
+	if (w->z)
+		return w->err ? w->err : hand(w, w->pos);
 	int err = emit(w, w->buf, w->pos);
 
 	w->pos = 0;
@@ -175,6 +194,10 @@ static int make_room(struct fxt_writer *w, size_t len)
 		if (keep >= w->pos || len > w->cap - keep)
 			keep = 0;
 		return behind_out(w, w->pos - keep);
+	}
+	if (w->z && !w->err) { /* whole blocks, as long as it has room */
+		keep = w->pos > w->full ? w->pos - w->full : 0;
+		return hand(w, len > w->cap - keep ? w->pos : w->pos - keep);
 	}
 	if (w->err || w->to_mem || w->z || (off = lseek(w->fd, 0, SEEK_CUR)) < 0)
 		return drain(w);
@@ -257,6 +280,7 @@ static int writer_new(struct fxt_writer **out, unsigned flags, int fd, bool own_
 	w->own_fd = own_fd;
 	w->to_mem = to_mem;
 	w->cap = OUT_BUF_BYTES;
+	w->full = OUT_ALIGN;
 	w->buf = malloc(w->cap);
 	if (!w->buf)
 		goto fail_buf;
@@ -273,6 +297,12 @@ static int writer_new(struct fxt_writer **out, unsigned flags, int fd, bool own_
 	w->cur = provider_get(w, 0);
 	if (!w->cur)
 		goto fail_provider;
+	if (w->z) { /* records built in the compressor's blocks, uncopied */
+		free(w->buf);
+		w->buf = fxt__zsink_buf(w->z, &w->pos);
+		w->cap = FXT__ZSINK_CAP;
+		w->full = FXT__ZSINK_BLOCK;
+	}
 	*out = w;
 	return 0;
 
@@ -395,6 +425,8 @@ void fxt_writer_free(struct fxt_writer *w)
 	}
 	free(w->prov);
 	fxt__zsink_free(w->z);
+	if (w->z) /* it owned the buffer */
+		w->buf = NULL;
 	if (w->behind) { /* it owns the buffers */
 		fxt__behind_free(w->behind);
 		w->buf = NULL;

@@ -54,8 +54,9 @@ struct provider {
 struct fxt_writer {
 	/* Records are gathered in buf (word-aligned) until it is full. */
 	uint64_t *buf;
-	size_t pos; /* bytes used; a multiple of 8 between records */
-	size_t cap; /* bytes */
+	size_t pos;  /* bytes used; a multiple of 8 between records */
+	size_t cap;  /* bytes */
+	size_t full; /* bytes: the buffer goes out when it holds this many */
 	size_t reserved;
 	uint64_t bytes; /* archive bytes produced, uncompressed */
 	int err;	/* first error, sticky */
