@@ -314,6 +314,36 @@ static inline __attribute__((always_inline)) void recon__leaf_depth(struct recon
 	}
 }
 
+/* An enter of `addr` at ts0 whose exit, at ts1, is the thread's next
+ * record (a call that called nothing: half of the calls of a recursion
+ * like fib's): what recon_feed(ts0, addr) then recon_feed(ts1, addr |
+ * SPOOL_EXIT_BIT) do, the same slot with the same times, without the
+ * stack's push and pop and without looking for the slot again.  A full
+ * FIFO and short calls take recon_feed()'s way.  Same returns. */
+static inline __attribute__((always_inline)) int recon_pair(struct recon *r, uint64_t ts0,
+							    uint64_t ts1, uint64_t addr)
+{
+	const uint64_t last = r->last_ts, seq = r->tail;
+	struct recon_slot *s;
+
+	if (__builtin_expect(r->min != 0 || seq - r->head >= r->fifo_cap, 0)) {
+		int err = recon_feed(r, ts0, addr);
+		return err < 0 ? err : recon_feed(r, ts1, addr | SPOOL_EXIT_BIT);
+	}
+	if (__builtin_expect(last && ts0 <= last, 0))
+		ts0 = last + r->step;
+	if (__builtin_expect(ts0 && ts1 <= ts0, 0))
+		ts1 = ts0 + r->step;
+	r->last_ts = ts1;
+	recon__leaf_depth(r, 1);
+	s = &r->fifo[seq & (r->fifo_cap - 1)];
+	s->addr = addr;
+	s->start = ts0;
+	s->end = ts1;
+	r->tail = seq + 1;
+	return seq == r->head ? recon__drain(r) : 0;
+}
+
 /* recon_leaf() of the frames of n ONCE records, one after the other:
  * s[i].addr and s[i].start (its ts) in, o[i] its entries and o[i].steps,
  * given to the sink's `once` as they are, when the frames would go to

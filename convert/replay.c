@@ -672,6 +672,18 @@ __attribute__((noinline)) int conv_replay_chunk(struct replay *d, const struct c
 				if (err < 0)
 					break;
 			}
+			/* An enter whose exit is the next record, in this
+			 * block and before the next mark: one call that
+			 * called nothing, in one go (recon_pair()). */
+			if (!(w1 & SPOOL_EXIT_BIT) && p + 2 < stop &&
+			    p[3] == (w1 | SPOOL_EXIT_BIT) && p[2] < mts) {
+				err = recon_pair(r, p[0], p[2], w1);
+				if (err < 0)
+					break;
+				records += 2;
+				p += 2;
+				continue;
+			}
 			err = recon_feed(r, p[0], w1);
 			if (err < 0)
 				break;

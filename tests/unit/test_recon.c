@@ -693,9 +693,89 @@ static void test_leaf(void)
 	}
 }
 
+/* recon_pair() makes what the enter and exit it stands for make, fed one
+ * by one: random streams (times jittering backwards, equal, from 1: a
+ * clock never reads 0, and a frame that a time of 0 ends looks open to
+ * the recon, whose begin then takes what the stack held above its top;
+ * FIFOs tiny to the default, so that pairs meet a full FIFO and an
+ * empty one), every enter whose exit comes next given as a pair. */
+static void test_pair(void)
+{
+	static const size_t fifos[] = { 2, 4, 16, 0 };
+	unsigned seed = 777;
+	bool same = true, deep = false;
+	size_t pairs = 0;
+
+	for (int round = 0; round < 200 && same; round++) {
+		uint64_t ts[3000], addr[3000], stack[1024], t = round % 2 ? 1 : 1000;
+		/* Every fifth round dives past FXT__SHOWN_DEPTH (r.deep). */
+		unsigned in = round % 5 ? 52 : 62;
+		size_t n = 0, depth = 0;
+		struct sink s[2] = { { 0 } };
+		struct recon r[2];
+
+		while (n < 3000) {
+			unsigned x = rand_r(&seed) % 100;
+			t += rand_r(&seed) % 4;
+			ts[n] = x < 5 && t > 3 ? t - rand_r(&seed) % 4 : t;
+			if ((x < in && depth < 1024) || depth == 0) {
+				stack[depth] = 0x100 + rand_r(&seed) % 4;
+				addr[n++] = stack[depth++];
+			} else {
+				addr[n++] = stack[--depth] | EXIT;
+			}
+		}
+		for (int k = 0; k < 2; k++) {
+			recon_init(&r[k], &test_sink, &s[k], fifos[round % 4]);
+			recon_set_step(&r[k], 1 + round % 3);
+			for (size_t i = 0; i < n; i++) {
+				if (k && i + 1 < n && !(addr[i] & EXIT) &&
+				    addr[i + 1] == (addr[i] | EXIT)) {
+					recon_pair(&r[k], ts[i], ts[i + 1], addr[i]);
+					pairs++;
+					i++;
+				} else {
+					recon_feed(&r[k], ts[i], addr[i]);
+				}
+			}
+			recon_finish(&r[k], t + 100);
+		}
+		same = s[0].n == s[1].n && r[0].emitted == r[1].emitted &&
+		       r[0].begun == r[1].begun && r[0].deep == r[1].deep &&
+		       r[0].max_depth == r[1].max_depth && r[0].last_ts == r[1].last_ts;
+		deep |= r[1].deep > 0;
+		if (!same)
+			diag("pair: round %d: events %zu/%zu emitted %llu/%llu begun %llu/%llu "
+			     "deep %llu/%llu max %zu/%zu last %llu/%llu",
+			     round, s[0].n, s[1].n, (unsigned long long)r[0].emitted,
+			     (unsigned long long)r[1].emitted, (unsigned long long)r[0].begun,
+			     (unsigned long long)r[1].begun, (unsigned long long)r[0].deep,
+			     (unsigned long long)r[1].deep, r[0].max_depth, r[1].max_depth,
+			     (unsigned long long)r[0].last_ts, (unsigned long long)r[1].last_ts);
+		for (size_t i = 0; same && i < s[0].n; i++) {
+			const struct nest_ev *a = &s[0].v[i], *b = &s[1].v[i];
+			same = a->kind == b->kind && a->addr == b->addr && a->start == b->start &&
+			       a->end == b->end;
+			if (!same)
+				diag("pair: round %d, event %zu differs: %d %llx [%llu, %llu] / %d "
+				     "%llx [%llu, %llu]",
+				     round, i, a->kind, (unsigned long long)a->addr,
+				     (unsigned long long)a->start, (unsigned long long)a->end,
+				     b->kind, (unsigned long long)b->addr,
+				     (unsigned long long)b->start, (unsigned long long)b->end);
+		}
+		for (int k = 0; k < 2; k++) {
+			recon_free(&r[k]);
+			free(s[k].v);
+		}
+	}
+	ok(pairs > 1000 && deep, "pair: pairs given, some past the shown depth");
+	ok(same, "pair: the same events, times and counts as the records one by one");
+}
+
 int main(void)
 {
-	plan(125);
+	plan(127);
 	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
 		run(&scenarios[i]);
 	test_deep();
@@ -704,5 +784,6 @@ int main(void)
 	test_emit_error();
 	test_args();
 	test_leaf();
+	test_pair();
 	return exit_status();
 }
