@@ -154,7 +154,8 @@ int conv_thread_close(struct pipeline *pl, struct thread_state *t, const struct 
 		st->sample_slices += t->sr.emitted;
 	}
 	/* The locations its lookup had later, after the thread's events. */
-	for (struct sym_entry *e = conv_names_take_later(&t->em.names); e && !err; e = e->later)
+	for (struct sym_entry *e = err ? NULL : conv_names_take_later(&t->em.names); e;
+	     e = e->later)
 		conv_emit_loc(&t->ctx, e);
 	/* Counted as a reader of the archive counts them. */
 	st->counts.events += t->ctx.events + t->sctx.events;
