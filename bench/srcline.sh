@@ -11,8 +11,13 @@
 # conversion itself, AHEAD=0, as with FXT_RUN_LATE), then decoded ahead as
 # fxt-run's early thread does while the program runs (a first run of a
 # program that runs long enough: FILL=1, its CPU time printed apart).
-# Goal: a ratio of at most 1.10 (CPU time, which a thread adds to; and wall
-# time, which it shortens when a core is free).  BASE=BUILD: another build's figures in the same rounds.
+# Goal: a ratio of at most 1.10 in wall time (CPU time, which a thread
+# adds to, and the conversion's own thread's CPU time are printed too);
+# the first run's wall ratios are summed up at the end against it.
+# BASE=BUILD: another build's figures beside this one's (the kept lines,
+# and a first run's).  RT=1: the conversions at SCHED_FIFO (chrt -f 10,
+# which needs CAP_SYS_NICE): on a loaded machine, what a quiet one gives
+# the conversion and the thread beside it, a core each, in wall time.
 # Run with `make bench-srcline [BASE=BUILD]`, or
 # abs_top_builddir=BUILD sh bench/srcline.sh.
 : "${abs_top_builddir:?set abs_top_builddir (make bench-srcline does)}"
@@ -67,6 +72,16 @@ fi
 # each spool is converted with them kept by an earlier conversion (a later
 # run of the program), then with them removed before each conversion (its
 # first run: decoded, then kept).
+RUN=
+if [ "${RT:-0}" = 1 ]; then
+  if chrt -f 10 true 2>/dev/null; then RUN="chrt -f 10"; else echo "srcline.sh: RT=1: chrt -f 10 not allowed, run as is" >&2; fi
+fi
+
+# wall_ratio: the median wall-time ratio srcline_bench printed in $D/out.
+wall_ratio() {
+  sed -n 's/^ *wall time .*ratio \([0-9.]*\) (goal.*/\1/p' "$D/out"
+}
+
 agent=$abs_top_builddir/.libs/libfxt-agent.so
 echo "program: $N functions, -g -O1 -finstrument-functions ($(du -k "$D/gen" | cut -f1) KiB)"
 echo "load: $(uptime | sed 's/.*load average: //')"
@@ -89,11 +104,31 @@ for calls in 1 "$CALLS"; do
       ahead) how="lines decoded ahead while the program ran (a first run under fxt-run)" fill=1 ;;
       esac
       printf '%s call(s) a function, %s, %s:\n  ' "$calls" "$where" "$how"
-      AHEAD=$thread FILL=$fill FORGET=$forget FORK=$fork "$abs_top_builddir/bench/srcline_bench" "$spool" "$ROUNDS" || exit 1
-      if [ -n "${BASE:-}" ] && [ "$kept" = yes ]; then
+      AHEAD=$thread FILL=$fill FORGET=$forget FORK=$fork $RUN "$abs_top_builddir/bench/srcline_bench" "$spool" "$ROUNDS" >"$D/out" || exit 1
+      cat "$D/out"
+      wall_ratio >"$D/r.$calls.$fork.$kept"
+      if [ -n "${BASE:-}" ] && { [ "$kept" = yes ] || [ "$kept" = no ]; }; then
         printf '  BASE (%s): ' "$BASE"
-        FORK=$fork "$D/base_bench" "$spool" "$ROUNDS" || exit 1
+        FORGET=$forget FORK=$fork $RUN "$D/base_bench" "$spool" "$ROUNDS" >"$D/out" || exit 1
+        cat "$D/out"
+        wall_ratio >"$D/b.$calls.$fork.$kept"
       fi
     done
+  done
+done
+
+# The goal's figure: a first run, its lines decoded beside the conversion
+# (what fxt-run does when its early thread did not get to them).
+echo "load: $(uptime | sed 's/.*load average: //')${RUN:+ (conversions run with $RUN)}"
+echo "first run under fxt-run (lines decoded beside the conversion), wall time with source lines / names only (goal: at most 1.10):"
+for calls in 1 "$CALLS"; do
+  for fork in 0 1; do
+    if [ "$fork" = 1 ]; then where="each conversion a new process"; else where="in one process"; fi
+    r=$(cat "$D/r.$calls.$fork.no")
+    verdict=met
+    awk -v r="$r" 'BEGIN { exit !(r > 1.10) }' && verdict="NOT met"
+    printf '  %s call(s) a function, %s: %s (%s)' "$calls" "$where" "$r" "$verdict"
+    [ -f "$D/b.$calls.$fork.no" ] && printf ', BASE %s' "$(cat "$D/b.$calls.$fork.no")"
+    echo
   done
 done

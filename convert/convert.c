@@ -206,6 +206,7 @@ int convert_early_open(const char *spool_path, const char *archive_path, bool sr
 	ce->in.base_ticks = h->start_ticks;
 	ce->in.base_ns = h->start_ns;
 	ce->in.lookup = fxt_symview_lookup;
+	ce->in.loc_later = fxt_symview_loc;
 	ce->in.lookup_ctx = ce->view;
 	ce->in.signature = view_signature;
 	ce->in.signature_ctx = ce->view;
@@ -515,6 +516,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		goto out_threads;
 	}
 	in.lookup = fxt_symview_lookup;
+	in.loc_later = fxt_symview_loc;
 	in.lookup_ctx = view;
 	in.signature = view_signature;
 	in.signature_ctx = view;

@@ -191,8 +191,8 @@ void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e)
 	struct fxt_arg a[2];
 
 	e->loc_done = true;
-	if (!e->loc)
-		return;
+	if ((e->loc_later && !conv_names_loc_due(ctx->names, e, ctx->com->loc_args)) || !e->loc)
+		return; /* none, or after the thread's events (conv_names_take_later()) */
 	mod_key = fxt_writer_string_cached(ctx->w, &ctx->com->loc_module_slot, FXT_LOC_ARG_MODULE,
 					   strlen(FXT_LOC_ARG_MODULE));
 	cat = fxt_writer_string_cached(ctx->w, &e->cat_slot, e->cat, e->cat_len);

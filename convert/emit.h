@@ -14,8 +14,9 @@
  *  - Begun frames: a begin and an end event, the frame's arguments on the
  *    end.
  *  - A function's source location, once, before its first event
- *    (include/fxt/format.h, FXT_OBJ_FUNCTION); with loc_args, also on
- *    each of its slices (4 words on the hot path: the argument is one).
+ *    (include/fxt/format.h, FXT_OBJ_FUNCTION), or after the thread's
+ *    events when the lookup had it later; with loc_args, also on each of
+ *    its slices (4 words on the hot path: the argument is one).
  *  - Marks: the thread's drop instant ("fxt: N records dropped") and its
  *    log lines (a log record and an instant event each, loglines.h).
  */
@@ -120,10 +121,13 @@ struct emit_ctx {
 void conv_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid, uint64_t tid,
 		    uint64_t dropped, struct log_lines *logs);
 
-/* The source location of the function of `e`, once per conversion,
+/* The source location of the function of `e`, once per thread's names,
  * before its first event (include/fxt/format.h, FXT_OBJ_FUNCTION):
- * nothing when written already or unknown.  A writer error stays the
- * writer's, which the conversion returns. */
+ * nothing when written already or unknown.  One that comes later
+ * (e->loc_later) is noted instead (conv_names_loc_due()), unless loc_args
+ * (the slices need its string: asked for now, which may wait); called
+ * again for it after the thread's events (conv_names_take_later()).  A
+ * writer error stays the writer's, which the conversion returns. */
 void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e);
 
 /* A string value: cleaned into *scratch (advanced), cut at `max` bytes,

@@ -30,8 +30,12 @@
  *
  * Name of a slice: the symbolized function; category: the basename of its
  * module (the executable or shared library).  Each function's source
- * location, when the lookup gives one, comes once before its first slice
- * (a kernel object record, include/fxt/format.h, FXT_OBJ_FUNCTION).
+ * location, when the lookup gives one, comes once per thread, before its
+ * first slice (a kernel object record, include/fxt/format.h,
+ * FXT_OBJ_FUNCTION); when the lookup said it comes later
+ * (FXT_SYM_LOC_LATER: a thread beside the conversion still decodes it),
+ * after the thread's events instead, unless every slice carries it
+ * (loc_args).
  *
  * Tagged records (spool/records.h) add, per thread:
  *  - libc calls (CALL frames), nested like functions, named after the
@@ -91,6 +95,10 @@ struct conv_thread {
 /* Symbols for code addresses, as fxt_sym_lookup() gives them. */
 typedef const struct fxt_sym_info *conv_lookup_fn(void *ctx, uint64_t addr);
 
+/* The location of the function at `addr` whose lookup said
+ * FXT_SYM_LOC_LATER, as fxt_symview_loc() gives it (it may wait). */
+typedef const char *conv_loc_fn(void *ctx, uint64_t addr);
+
 /* Signatures of functions, as fxt_sym_signature() gives them; NULL when
  * there is none. */
 struct fxt_signature;
@@ -119,6 +127,10 @@ struct conv_input {
 	uint64_t agent_lo, agent_hi;
 	conv_lookup_fn *lookup;
 	void *lookup_ctx;
+	/* The locations `lookup` said FXT_SYM_LOC_LATER: their records come
+	 * after the thread's events, unless loc_args (NULL: the lookup never
+	 * says so). */
+	conv_loc_fn *loc_later;
 	/* The signature of the function at a code address (--args,
 	 * --retval: how its registers show), or NULL; NULL: none known. */
 	conv_signature_fn *signature;

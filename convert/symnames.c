@@ -11,10 +11,12 @@
 #include "spool/libc_table.h"
 #include "spool/records.h"
 
-void conv_names_init(struct sym_table *t, conv_lookup_fn *lookup, void *lookup_ctx)
+void conv_names_init(struct sym_table *t, conv_lookup_fn *lookup, conv_loc_fn *loc_later,
+		     void *lookup_ctx)
 {
 	memset(t, 0, sizeof(*t));
 	t->lookup = lookup;
+	t->loc_later = loc_later;
 	t->lookup_ctx = lookup_ctx;
 	t->epoch = 1;
 }
@@ -99,6 +101,10 @@ struct sym_entry *conv_names_get_slow(struct sym_table *t, uint64_t addr)
 		e->name = info && info->name ? info->name : "?";
 		e->cat = info && info->module ? info->module : "";
 		e->loc = info ? info->loc : NULL;
+		if (e->loc == FXT_SYM_LOC_LATER) {
+			e->loc = NULL;
+			e->loc_later = t->loc_later != NULL;
+		}
 		e->loc_len = e->loc ? strlen(e->loc) : 0;
 	}
 	e->name_len = strlen(e->name);
@@ -106,6 +112,36 @@ struct sym_entry *conv_names_get_slow(struct sym_table *t, uint64_t addr)
 	e->epoch = 0; /* epochs start at 1 */
 	t->used++;
 	return *r = e;
+}
+
+bool conv_names_loc_due(struct sym_table *t, struct sym_entry *e, bool now)
+{
+	if (!now) {
+		e->later = t->later;
+		t->later = e;
+		return false;
+	}
+	e->loc_later = false;
+	e->loc = t->loc_later(t->lookup_ctx, e->addr);
+	e->loc_len = e->loc ? strlen(e->loc) : 0;
+	return true;
+}
+
+struct sym_entry *conv_names_take_later(struct sym_table *t)
+{
+	struct sym_entry *first = NULL, *e = t->later;
+
+	t->later = NULL;
+	while (e) { /* the list reversed: the first noted first */
+		struct sym_entry *next = e->later;
+
+		e->later = first;
+		first = e;
+		e = next;
+	}
+	for (e = first; e; e = e->later)
+		conv_names_loc_due(t, e, true);
+	return first;
 }
 
 void conv_names_free(struct sym_table *t)

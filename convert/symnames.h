@@ -13,7 +13,8 @@
  * other address by the symbol lookup: function and module, "?" and "" when
  * unknown, and the function's source location when the lookup gives one
  * (fxt_sym_info.loc; the emitter writes it once, include/fxt/format.h,
- * FXT_OBJ_FUNCTION).
+ * FXT_OBJ_FUNCTION; FXT_SYM_LOC_LATER: asked again when its record is
+ * due).
  */
 #ifndef FXT_CONVERT_SYMNAMES_H
 #define FXT_CONVERT_SYMNAMES_H
@@ -50,6 +51,11 @@ struct sym_entry {
 	size_t loc_len;
 	struct fxt_string_slot loc_slot;
 	bool loc_done;
+	/* The lookup said FXT_SYM_LOC_LATER: loc is asked of the table's
+	 * loc_later when its record is due; `later` links the entries whose
+	 * records wait for the end of the thread (conv_names_take_later()). */
+	bool loc_later;
+	struct sym_entry *later;
 	/* With loc_args (emit.h), for the same epoch: the argument "loc" as
 	 * one word (both refs indexed), 0 when it cannot be (no location, or
 	 * an inline ref: the general encoder then). */
@@ -66,18 +72,23 @@ struct sym_block {
 };
 
 struct sym_table {
-	struct sym_entry **v;	/* open addressing on addr; NULL = free */
-	size_t cap, used;	/* cap is a power of two */
+	struct sym_entry **v;	  /* open addressing on addr; NULL = free */
+	size_t cap, used;	  /* cap is a power of two */
 	struct sym_block *blocks; /* the newest first */
-	conv_lookup_fn *lookup; /* symbols, or NULL: every function is "?" */
+	conv_lookup_fn *lookup;	  /* symbols, or NULL: every function is "?" */
 	void *lookup_ctx;
+	conv_loc_fn *loc_later; /* conv_input's, with lookup_ctx */
+	/* The entries whose location records wait, the last first. */
+	struct sym_entry *later;
 	uint64_t epoch; /* bumped whenever a string may have been registered */
 	/* A direct-mapped cache of recent entries: most events hit it. */
 	struct sym_entry *recent[RECENT];
 };
 
-/* An empty table naming addresses with `lookup` (may be NULL). */
-void conv_names_init(struct sym_table *t, conv_lookup_fn *lookup, void *lookup_ctx);
+/* An empty table naming addresses with `lookup` (may be NULL), and the
+ * locations it says FXT_SYM_LOC_LATER with `loc_later`. */
+void conv_names_init(struct sym_table *t, conv_lookup_fn *lookup, conv_loc_fn *loc_later,
+		     void *lookup_ctx);
 void conv_names_free(struct sym_table *t);
 
 /* The entry of `addr` when it is not in the cache: found or made (and
@@ -94,6 +105,16 @@ static inline struct sym_entry *conv_names_get(struct sym_table *t, uint64_t add
 		return e;
 	return conv_names_get_slow(t, addr);
 }
+
+/* A location that comes later (e->loc_later) now due: with `now`, asked
+ * of the table's loc_later (which may wait), in e->loc: true; else e noted
+ * for conv_names_take_later(): false. */
+bool conv_names_loc_due(struct sym_table *t, struct sym_entry *e, bool now);
+
+/* The entries noted by conv_names_loc_due(), each with its location asked
+ * now, linked by `later` in the order they were noted; the table's list
+ * then empty. */
+struct sym_entry *conv_names_take_later(struct sym_table *t);
 
 /* The identity of the function holding `pc`, for a stack chart
  * (stackchart.h; `table` is a struct sym_table): its entry address, or

@@ -18,9 +18,9 @@ static const struct fxt_sym_info *sym_lookup(void *sym, uint64_t addr)
 static void names_init(struct sym_table *t, const struct conv_input *in)
 {
 	if (in->lookup)
-		conv_names_init(t, in->lookup, in->lookup_ctx);
+		conv_names_init(t, in->lookup, in->loc_later, in->lookup_ctx);
 	else
-		conv_names_init(t, in->sym ? sym_lookup : NULL, in->sym);
+		conv_names_init(t, in->sym ? sym_lookup : NULL, NULL, in->sym);
 }
 
 /* A thread whose oldest records were overwritten (the circular mode): the
@@ -153,6 +153,10 @@ int conv_thread_close(struct pipeline *pl, struct thread_state *t, const struct 
 			err = recon_finish(&t->sr, end);
 		st->sample_slices += t->sr.emitted;
 	}
+	/* The locations its lookup had later, after the thread's events. */
+	for (struct sym_entry *e = err ? NULL : conv_names_take_later(&t->em.names); e;
+	     e = e->later)
+		conv_emit_loc(&t->ctx, e);
 	/* Counted as a reader of the archive counts them. */
 	st->counts.events += t->ctx.events + t->sctx.events;
 	if (!err && t->ctx.events)

@@ -114,8 +114,17 @@ struct fxt_sym {
 	size_t nmods, capmods;
 	struct arena arena;
 	struct arena *loc_arena;  /* the locations' (fxt_sym__set_loc_arena()); NULL: arena */
-	void (*loc_wait)(void *); /* fxt_sym__set_loc_wait(); NULL: none */
-	void *loc_wait_arg;
+	bool (*loc_busy)(void *); /* fxt_sym__set_loc_busy(); NULL: none */
+	void *loc_busy_arg;
+	/* The locations said FXT_SYM_LOC_LATER while loc_busy said so, in
+	 * the order asked (fxt_sym__resolve_later()). */
+	struct sym_later {
+		uint64_t addr;
+		struct fxt_sym_info *info;
+		struct sym_module *m;
+		bool is_start;
+	} * later;
+	size_t nlater, caplater;
 	struct strset names;
 	struct addr_cache cache;
 	struct fxt_sym__demangler demangler;

@@ -71,6 +71,7 @@ struct sv_mod {
 struct sv_ahead {
 	pthread_t thread;
 	int stop;
+	int done;     /* set by the thread as it ends */
 	char **paths; /* the cache's files' (outlive the view) */
 	size_t n;
 };
@@ -260,6 +261,7 @@ static void *ahead_main(void *arg)
 
 	for (size_t i = 0; i < a->n && !__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE); i++)
 		(void)fxt_sym_loccache_fill(a->paths[i], &a->stop);
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -311,10 +313,42 @@ static void ahead_join(struct fxt_symview *v, bool stop)
 	v->ahead = NULL;
 }
 
-/* The symbolizer's first location waits for what v's thread keeps. */
-static void ahead_wait(void *view)
+static const struct sv_mod *mod_find(const struct fxt_symview *v, uint64_t addr);
+
+/* Whether v's thread still runs (the symbolizer's locations then come
+ * later, fxt_symview_loc()); once it has ended, joined. */
+static bool ahead_busy(void *view)
 {
-	ahead_join(view, false);
+	struct fxt_symview *v = view;
+
+	if (v->ahead && !__atomic_load_n(&v->ahead->done, __ATOMIC_ACQUIRE))
+		return true;
+	ahead_join(v, false);
+	return false;
+}
+
+/* A location the symbolizer said FXT_SYM_LOC_LATER, now looked up: kept
+ * with the name for the next processes. */
+static void later_done(void *view, uint64_t addr, const char *loc)
+{
+	struct fxt_symview *v = view;
+	const struct sv_mod *m = mod_find(v, addr);
+	struct sc_entry *e =
+	    m ? (struct sc_entry *)table_find(v->c, m->file + 1, addr - m->bias) : NULL;
+
+	if (e && e->loc == FXT_SYM_LOC_LATER)
+		e->loc = loc;
+}
+
+/* The locations v's symbolizer said FXT_SYM_LOC_LATER, looked up once v's
+ * thread has ended (waiting for it): in its results and the cache's. */
+static int later_resolve(struct fxt_symview *v)
+{
+	if (!fxt_sym__later_pending(v->sym))
+		return 0;
+	ahead_join(v, false);
+	fxt_sym__set_loc_busy(v->sym, NULL, NULL);
+	return fxt_sym__resolve_later(v->sym, later_done, v);
 }
 
 /* ------------------------------------------------------------ views */
@@ -387,7 +421,7 @@ struct fxt_sym *fxt_symview_sym(struct fxt_symview *v)
 		if (v->sym) /* kept as they are (table_add()) */
 			fxt_sym__set_loc_arena(v->sym, &v->c->arena);
 		if (v->sym && v->ahead)
-			fxt_sym__set_loc_wait(v->sym, ahead_wait, v);
+			fxt_sym__set_loc_busy(v->sym, ahead_busy, v);
 		for (size_t i = 0; v->sym && i < v->nin; i++)
 			fxt_sym_add_module(v->sym, v->in[i].path, v->in[i].bias);
 	}
@@ -427,6 +461,21 @@ const struct fxt_sym_info *fxt_symview_lookup(void *view, uint64_t addr)
 	return info;
 }
 
+const char *fxt_symview_loc(void *view, uint64_t addr)
+{
+	struct fxt_symview *v = view;
+	const struct sv_mod *m;
+	const struct sc_entry *e;
+	const struct fxt_sym_info *info;
+
+	(void)later_resolve(v); /* on ENOMEM, FXT_SYM_NO_DEBUG_INFO */
+	m = mod_find(v, addr);
+	if (m && (e = table_find(v->c, m->file + 1, addr - m->bias)))
+		return e->loc;
+	info = direct(v, addr);
+	return info ? info->loc : NULL;
+}
+
 int fxt_symview_range_of(const struct fxt_symview *v, const char *base, uint64_t *lo, uint64_t *hi)
 {
 	for (size_t i = 0; i < v->n; i++) {
@@ -443,6 +492,8 @@ void fxt_symview_close(struct fxt_symview *v)
 {
 	if (!v)
 		return;
+	/* None left saying FXT_SYM_LOC_LATER in the cache. */
+	(void)later_resolve(v);
 	ahead_join(v, true);
 	fxt_sym__free_counted(v->sym, &v->c->loc_hits, &v->c->loc_made);
 	free(v->mods);

@@ -53,11 +53,13 @@ void fxt_symcache_set_flags(struct fxt_symcache *c, unsigned sym_flags);
 
 /* Whether a view decodes the locations of its modules built with
  * -finstrument-functions in a thread of its own from when it opens, into
- * the files kept across runs (fxt_sym_loccache_fill()), its symbolizer's
- * first location waiting for them: the conversion's wall time, on a core
- * the traced program has left, when they are not kept yet (a first run).
- * Default false (a conversion inside the traced program starts no
- * thread).  Before the first view. */
+ * the files kept across runs (fxt_sym_loccache_fill()): the conversion's
+ * wall time, on a core the traced program has left, when they are not
+ * kept yet (a first run).  While that thread runs, the view's lookups do
+ * not wait for it: a location they would look up (a module with DWARF)
+ * says FXT_SYM_LOC_LATER, and fxt_symview_loc() gives it later.  Default
+ * false (a conversion inside the traced program starts no thread).
+ * Before the first view. */
 void fxt_symcache_set_ahead(struct fxt_symcache *c, bool ahead);
 
 /* Frees the cache; no view of it may remain.  NULL is accepted. */
@@ -83,6 +85,14 @@ int fxt_symview_open(struct fxt_symview **out, struct fxt_symcache *c,
  * next lookup on the view; its strings until the cache is freed.  `view`
  * is a struct fxt_symview (void *, for callbacks). */
 const struct fxt_sym_info *fxt_symview_lookup(void *view, uint64_t addr);
+
+/* The location of the function at `addr` whose lookup said
+ * FXT_SYM_LOC_LATER (fxt_symcache_set_ahead()), as fxt_symview_lookup()
+ * would have said it: waits for the view's thread to end, then looks up
+ * every location the view said so (the cache keeps them with their
+ * names).  Valid until the cache is freed.  `view` is a struct
+ * fxt_symview. */
+const char *fxt_symview_loc(void *view, uint64_t addr);
 
 /* The addresses of the view's module whose file is named `base`
  * ("libfxt-agent.so"): 0, or -ENOENT when it has none. */

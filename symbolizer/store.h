@@ -7,6 +7,7 @@
 #ifndef FXT_SYMBOLIZER_STORE_H
 #define FXT_SYMBOLIZER_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,9 +35,20 @@ void fxt_sym__arena_free(struct arena *a);
  * keeps them without a copy), instead of s's own. */
 struct fxt_sym;
 void fxt_sym__set_loc_arena(struct fxt_sym *s, struct arena *a);
-/* fn(arg) called once, before s's first location: what runcache.c's view
- * waits for (its thread's kept locations). */
-void fxt_sym__set_loc_wait(struct fxt_sym *s, void (*fn)(void *), void *arg);
+/* busy(arg) asked before each of s's locations until it says false (then
+ * no more; NULL: never): while it says true (runcache.c's view: its
+ * thread is still decoding the kept locations), a location of a module
+ * with DWARF is not looked up but said FXT_SYM_LOC_LATER, and noted for
+ * fxt_sym__resolve_later(). */
+void fxt_sym__set_loc_busy(struct fxt_sym *s, bool (*busy)(void *), void *arg);
+/* Whether s has locations said FXT_SYM_LOC_LATER not resolved yet. */
+bool fxt_sym__later_pending(const struct fxt_sym *s);
+/* Looks up the locations s said FXT_SYM_LOC_LATER, in the order asked
+ * (whoever made busy() say true should have ended first), into the
+ * results that said so, and calls done(arg, addr, loc) for each (addr as
+ * looked up).  0 or -ENOMEM (then the ones left say FXT_SYM_NO_DEBUG_INFO). */
+int fxt_sym__resolve_later(struct fxt_sym *s, void (*done)(void *, uint64_t, const char *),
+			   void *arg);
 
 /* fxt_sym_free(), adding to *loc_hits the locations its modules' files
  * kept across runs gave (loccache.c), to *loc_made those it decoded and

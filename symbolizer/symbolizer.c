@@ -410,6 +410,27 @@ int fxt_sym_add_self(struct fxt_sym *s)
 
 /* ------------------------------------------------------------------ lookups */
 
+const char fxt_sym_loc_later[] = "(later)";
+
+/* info's location said FXT_SYM_LOC_LATER, noted for
+ * fxt_sym__resolve_later(). */
+static int later_add(struct fxt_sym *s, uint64_t addr, struct fxt_sym_info *info,
+		     struct sym_module *m, bool is_start)
+{
+	if (s->nlater == s->caplater) {
+		size_t ncap = s->caplater ? 2 * s->caplater : 1024;
+		struct sym_later *nv = realloc(s->later, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		s->later = nv;
+		s->caplater = ncap;
+	}
+	s->later[s->nlater++] = (struct sym_later){ addr, info, m, is_start };
+	info->loc = FXT_SYM_LOC_LATER;
+	return 0;
+}
+
 static struct fxt_sym_info *symbolize(struct fxt_sym *s, uint64_t addr)
 {
 	struct fxt_sym_info *info =
@@ -493,11 +514,10 @@ static struct fxt_sym_info *symbolize(struct fxt_sym *s, uint64_t addr)
 		 * distinct. */
 		int err;
 
-		if (__builtin_expect(s->loc_wait != NULL, 0)) {
-			void (*wait)(void *) = s->loc_wait;
-
-			s->loc_wait = NULL;
-			wait(s->loc_wait_arg);
+		if (__builtin_expect(s->loc_busy != NULL, 0) && m->dwmod) {
+			if (s->loc_busy(s->loc_busy_arg))
+				return later_add(s, addr, info, m, e != NULL) < 0 ? NULL : info;
+			s->loc_busy = NULL;
 		}
 		err = m->dwmod ? fxt_sym__module_func_loc(m, info->start, e != NULL,
 							  s->loc_arena ? s->loc_arena : &s->arena,
@@ -632,10 +652,40 @@ void fxt_sym__set_loc_arena(struct fxt_sym *s, struct arena *a)
 	s->loc_arena = a;
 }
 
-void fxt_sym__set_loc_wait(struct fxt_sym *s, void (*fn)(void *), void *arg)
+void fxt_sym__set_loc_busy(struct fxt_sym *s, bool (*busy)(void *), void *arg)
 {
-	s->loc_wait = fn;
-	s->loc_wait_arg = arg;
+	s->loc_busy = busy;
+	s->loc_busy_arg = arg;
+}
+
+bool fxt_sym__later_pending(const struct fxt_sym *s)
+{
+	return s && s->nlater != 0;
+}
+
+int fxt_sym__resolve_later(struct fxt_sym *s, void (*done)(void *, uint64_t, const char *),
+			   void *arg)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < s->nlater; i++) {
+		struct sym_later *l = &s->later[i];
+		int err = rc ? -ENOMEM
+			     : fxt_sym__module_func_loc(l->m, l->info->start, l->is_start,
+							s->loc_arena ? s->loc_arena : &s->arena,
+							&l->info->loc);
+
+		if (err == -ENOMEM)
+			rc = err;
+		if (err < 0)
+			l->info->loc = FXT_SYM_NO_DEBUG_INFO;
+		if (done)
+			done(arg, l->addr, l->info->loc);
+	}
+	free(s->later);
+	s->later = NULL;
+	s->nlater = s->caplater = 0;
+	return rc;
 }
 
 /* Whether the file's symbol tables have __cyg_profile_func_enter
@@ -649,8 +699,9 @@ int fxt_sym__refers_to_hooks(Elf *elf)
 		Elf_Data *d;
 		GElf_Sym sym;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
-		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
 			continue;
 		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
 			const char *name;
@@ -710,6 +761,7 @@ void fxt_sym__free_counted(struct fxt_sym *s, uint64_t *loc_hits, uint64_t *loc_
 		fxt_sym__loccache_close(s->mods[i].lc, loc_hits, loc_made);
 	}
 	free(s->mods);
+	free(s->later);
 	dwfl_end(s->dwfl);
 	free(s->cache.slots);
 	free(s->names.slots);

@@ -56,13 +56,20 @@ struct fxt_sym_info {
 			       DW_AT_comp_dir when under it, else as DWARF has it), with
 			       " (inlined)" when DWARF says the function is also inlined
 			       into its callers (DW_AT_inline), FXT_SYM_NO_DEBUG_INFO when
-			       its module has no line for it; else NULL */
+			       its module has no line for it, FXT_SYM_LOC_LATER when not
+			       looked up yet (runcache.h); else NULL */
 };
 
 /* The location of a function that no DWARF line covers (stripped, no
  * debug info, hand-written assembly). */
 #define FXT_SYM_NO_DEBUG_INFO "(no debug info)"
-#define FXT_SYM_INLINED	      " (inlined)"
+/* The location of a function not looked up yet, compared as a pointer:
+ * what a run cache's view with a thread decoding its modules' locations
+ * (fxt_symcache_set_ahead()) says while that thread runs, rather than
+ * wait for it; fxt_symview_loc() gives the location then. */
+extern const char fxt_sym_loc_later[];
+#define FXT_SYM_LOC_LATER fxt_sym_loc_later
+#define FXT_SYM_INLINED	  " (inlined)"
 
 enum fxt_sym_flags {
 	FXT_SYM_LINES = 1u << 0,   /* also look up file:line (slower) */

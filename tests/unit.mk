@@ -239,7 +239,7 @@ tests_unit_test_stackchart_LDADD = libfxtcommon.la
 tests_unit_test_nesting_SOURCES = tests/unit/test_nesting.c $(FXT_NESTING_SOURCES)
 tests_unit_test_nesting_LDADD = libfxttools.la libfxtcodec.la
 tests_unit_test_escape_LDADD = libfxttools.la libfxtcodec.la
-tests_unit_test_srcloc_LDADD = libfxttools.la libfxtcodec.la
+tests_unit_test_srcloc_LDADD = libfxtexport.la libfxttools.la libfxtcodec.la
 tests_unit_test_profile_SOURCES = tests/unit/test_profile.c tests/unit/raw_test_string.h
 tests_unit_test_profile_LDADD = libfxtprofile.la
 # The records read on a second thread, and the reader's kept strings.

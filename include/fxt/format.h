@@ -239,8 +239,10 @@ static inline const char *fxt_unsampled_reason(unsigned code)
 #define FXT_SNAPSHOT_ARG_RULE	  "rule"
 
 /* fxtrace's source locations: where each function is in the source.  Per
- * process, one kernel object record per function its slices name (not per
- * call), before the function's first slice, of object type
+ * thread, one kernel object record per function its slices name (not per
+ * call), before the function's first slice or, when fxt-run had it only
+ * later (decoded beside the conversion), after the thread's events: a
+ * reader takes it wherever it comes.  Of object type
  * FXT_OBJ_FUNCTION (no Zircon object type: Zircon's stay below 64, and a
  * reader that does not know a kernel object's type skips the record, as
  * Perfetto's importer does), koid the function's entry address in the

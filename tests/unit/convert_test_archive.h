@@ -224,6 +224,7 @@ struct conv_opts {
 	conv_lookup_fn *lookup;
 	void *lookup_ctx;
 	bool loc_args;
+	conv_loc_fn *loc_later; /* the locations lookup says FXT_SYM_LOC_LATER */
 	/* Set: a malloc'd copy of the archive, for the caller to free(). */
 	void **keep;
 	size_t *keep_len;
@@ -313,6 +314,7 @@ static inline int conv_to(struct archive *a, const struct conv_opts *o, struct c
 	in.min_duration_ns = o->min_ns;
 	in.lookup = o->lookup;
 	in.lookup_ctx = o->lookup_ctx;
+	in.loc_later = o->loc_later;
 	in.loc_args = o->loc_args;
 	in.sym = fxt_sym_new(0);
 	fxt_sym_add_self(in.sym);

@@ -1,7 +1,8 @@
 /* Unit tests of the function records the conversion writes
  * (FXT_OBJ_FUNCTION, convert/emit.c): one per function, with its module
- * and its source location, whichever of the two encoders wrote it, and
- * many distinct locations.  Spools and archives as in
+ * and its source location, whichever of the two encoders wrote it, many
+ * distinct locations, and locations the lookup has later (after the
+ * thread's slices; before them, on each, with loc_args).  Spools and archives as in
  * test_convert_pipeline.c (convert_test_archive.h). */
 #include <config.h>
 
@@ -198,10 +199,113 @@ static void test_many_locs(void)
 	free(a.ev);
 }
 
+/* A lookup whose locations come later (FXT_SYM_LOC_LATER, a view whose
+ * thread still decodes them: symbolizer/runcache.h), and the later look-up
+ * of them, counted. */
+#define LATER_N 50
+static unsigned later_asked;
+
+static const struct fxt_sym_info *later_lookup(void *ctx, uint64_t addr)
+{
+	static struct fxt_sym_info info[LATER_N];
+	static char names[LATER_N][16];
+	size_t i = ((addr - 0x1000) / 16) % LATER_N;
+
+	(void)ctx;
+	snprintf(names[i], sizeof(names[i]), "h%zu", i);
+	info[i] = (struct fxt_sym_info){
+		.name = names[i], .module = "mod", .start = addr, .loc = FXT_SYM_LOC_LATER
+	};
+	return &info[i];
+}
+
+static const char *later_loc(void *ctx, uint64_t addr)
+{
+	static char locs[LATER_N][16];
+	size_t i = ((addr - 0x1000) / 16) % LATER_N;
+
+	(void)ctx;
+	later_asked++;
+	snprintf(locs[i], sizeof(locs[i]), "later.c:%zu", i + 1);
+	return locs[i];
+}
+
+/* Each function's record, its location asked once: after the thread's
+ * last slice; with loc_args (fxt-run --srcline), before its first slice,
+ * which carries it too. */
+static void test_later_locs(bool loc_args)
+{
+	const char *how = loc_args ? "later, --srcline" : "later";
+	struct test_thread t = { 0 };
+	struct archive a;
+	struct conv_stats st;
+	void *keep = NULL;
+	size_t keep_len = 0, nrec = 0, bad = 0, badslice = 0;
+	uint64_t last_slice = 0, first_rec = ~0ull, last_rec = 0;
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	char want[32];
+
+	test_spool_reset(1 << 20, 0);
+	for (uint64_t k = 0; k < 3; k++)
+		for (uint64_t i = 0; i < LATER_N; i++) {
+			test_hook(&t, 0x1000 + i * 16);
+			test_hook(&t, (0x1000 + i * 16) | EXIT);
+		}
+	t.tid = 14;
+	later_asked = 0;
+	convert_ok(&a,
+		   &(struct conv_opts){ .now = ~0ull >> 2,
+					.lookup = later_lookup,
+					.loc_later = later_loc,
+					.loc_args = loc_args,
+					.keep = &keep,
+					.keep_len = &keep_len },
+		   &st, how);
+	ASSERT_EQ_U64(st.events, 3 * LATER_N, "%s: all events", how);
+	ASSERT_EQ_U64(later_asked, LATER_N, "%s: each location asked once", how);
+	if (keep && fxt_reader_open_mem(&r, keep, keep_len, FXT_READER_VALIDATE) == 0) {
+		while (fxt_reader_next(r, &rec) > 0) {
+			uint64_t pos = fxt_reader_record_pos(r);
+
+			if (rec.type == FXT_RECORD_EVENT &&
+			    rec.u.event.type == FXT_EVENT_DURATION_COMPLETE) {
+				last_slice = pos;
+				badslice += loc_args != (rec.nargs == 1);
+				continue;
+			}
+			if (rec.type != FXT_RECORD_KERNEL_OBJECT ||
+			    rec.u.kobj.obj_type != FXT_OBJ_FUNCTION)
+				continue;
+			nrec++;
+			first_rec = pos < first_rec ? pos : first_rec;
+			last_rec = pos;
+			snprintf(want, sizeof(want), "later.c:%llu",
+				 (unsigned long long)((rec.u.kobj.koid - 0x1000) / 16 + 1));
+			bad += rec.nargs != 2 || rec.args[1].type != FXT_ARG_STRING ||
+			       rec.args[1].v.s.len != strlen(want) ||
+			       memcmp(rec.args[1].v.s.data, want, strlen(want)) != 0;
+		}
+		fxt_reader_free(r);
+	}
+	ASSERT_EQ_U64(nrec, LATER_N, "%s: one record a function", how);
+	ASSERT_EQ_U64(bad, 0, "%s: each record its function's location", how);
+	ASSERT_EQ_U64(badslice, 0, "%s: a loc argument on each slice only with loc_args", how);
+	if (loc_args)
+		ok(first_rec < last_slice && last_rec < last_slice,
+		   "%s: the records come before the slices (the slices need the string)", how);
+	else
+		ok(first_rec > last_slice, "%s: the records come after the thread's slices", how);
+	free(keep);
+	free(a.ev);
+}
+
 int main(void)
 {
-	plan(9);
+	plan(25);
 	test_many_locs();
 	test_func_records();
+	test_later_locs(false);
+	test_later_locs(true);
 	return exit_status();
 }

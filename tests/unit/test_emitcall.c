@@ -100,7 +100,7 @@ static int emitter_open(struct emitter *e)
 	e->com.w = e->w;
 	e->com.st = &e->st;
 	e->com.scratch = malloc(EMIT_SCRATCH);
-	conv_names_init(&e->com.names, lookup, NULL);
+	conv_names_init(&e->com.names, lookup, NULL, NULL);
 	conv_tb_init(&e->com.tb, 1000000000u, 0, 0);
 	conv_emit_init(&e->ctx, &e->com, PID, TID, 0, NULL);
 	return e->com.scratch ? 0 : -1;

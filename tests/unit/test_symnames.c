@@ -38,7 +38,7 @@ int main(void)
 	plan(4);
 	for (size_t i = 0; i < N; i++)
 		snprintf(names[i], sizeof(names[i]), "fn%zu", i);
-	conv_names_init(&t, lookup, NULL);
+	conv_names_init(&t, lookup, NULL, NULL);
 	first = conv_names_get(&t, 16);
 	ok(first && strcmp(first->name, "fn0") == 0, "the first entry is named");
 	for (size_t i = 0; i < N; i++)

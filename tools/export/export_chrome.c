@@ -18,7 +18,13 @@
  *   kernel object function   nothing of its own: its source location
  *                            (include/fxt/format.h, FXT_OBJ_FUNCTION) goes
  *                            into args.loc of the function's "X" and "B"
- *                            (unless they carry one: fxt-run --srcline)
+ *                            (unless they carry one: fxt-run --srcline),
+ *                            wherever the record is: fxt-run writes it
+ *                            after the slices when its lookup had it
+ *                            later, so a file or memory is first skimmed
+ *                            for them (locations_first(); standard input
+ *                            is read once: there, only the records before
+ *                            a slice give it a location)
  * A stack sample's slice (on a sample track, koid tid | FXT_SAMPLE_KOID_BIT)
  * keeps its track and gets EXPORT_SAMPLE_CATEGORY after its category, so
  * that nothing takes it for a call; or it is left out, with its track's
@@ -426,6 +432,41 @@ static void export_log(struct exporter *x, struct fxt_reader *r, const struct fx
 	x->st.logs++;
 }
 
+/* The functions' locations of an archive that can be read twice (a file,
+ * memory), noted before its records are exported: fxt-run writes those
+ * its symbol lookup had later after the thread's slices
+ * (convert/pipeline.h).  The plain events, nearly all of an archive,
+ * skimmed the reader's short way.  An archive the skim cannot open or
+ * read to its end is left to the export, which says why. */
+static void locations_first(struct exporter *x, const struct tool_input *in)
+{
+	struct fxt_plain ev[256];
+	struct fxt_reader *r = NULL;
+	struct fxt_record rec;
+	int rc;
+
+	if (in->mem)
+		rc = fxt_reader_open_mem(&r, in->mem, in->len, 0);
+	else if (in->path && strcmp(in->path, "-") != 0)
+		rc = fxt_reader_open_path(&r, in->path, 0);
+	else
+		return;
+	if (rc < 0)
+		return;
+	for (;;) {
+		if (fxt_reader_next_plain(r, ev, sizeof(ev) / sizeof(ev[0])))
+			continue;
+		if (fxt_reader_next(r, &rec) <= 0)
+			break;
+		rc = tool_srcloc_see(&x->locs, &rec);
+		if (rc < 0) {
+			x->locs_err = rc;
+			break;
+		}
+	}
+	fxt_reader_free(r);
+}
+
 static int export_record(void *ctx, struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct exporter *x = ctx;
@@ -459,6 +500,7 @@ int export_chrome(const struct tool_input *in, FILE *out, bool samples, struct e
 	x->o.f = out;
 	x->samples = samples;
 	J_LIT(&x->o, "{\"traceEvents\":[\n");
+	locations_first(x, in);
 	rc = tool_read_input(in, export_record, x, err, errlen);
 	if (rc == 0) {
 		J_LIT(&x->o, "\n],\n\"displayTimeUnit\":\"ns\"}\n");
