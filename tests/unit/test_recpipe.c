@@ -177,10 +177,53 @@ static void piped_rows(void)
 	   "the names of every part");
 }
 
+/* A clock of 3 ticks a second whose initialization record is the last
+ * record before the events: each record that is no event goes over with
+ * the reader's clock after it, and the engine takes that clock for it,
+ * not the record's before (then every event was taken for ns: 7 ns, not
+ * 2.333 s; each time floor(ticks * 1e9 / 3)). */
+static void piped_clock(void)
+{
+	static char direct[256], piped[256];
+	char path[] = "/tmp/fxt-test-recpipe.XXXXXX";
+	struct fxt_event ev = { 0 };
+	const void *data;
+	size_t len;
+	FILE *f;
+	int fd;
+
+	if (fxt_writer_open_mem(&w, 0) < 0)
+		bail_out("fxt_writer_open_mem");
+	fxt_writer_magic(w);
+	fxt_writer_initialization(w, 3);
+	ev.thread = fxt_tref_inline(7, 8);
+	ev.category = fxt_sref_inline("c", 1);
+	ev.name = fxt_sref_inline("f", 1);
+	ev.type = FXT_EVENT_DURATION_BEGIN;
+	ev.ts = 5;
+	if (fxt_writer_event(w, &ev) < 0)
+		bail_out("fxt_writer_event");
+	ev.type = FXT_EVENT_DURATION_END;
+	ev.ts = 12;
+	if (fxt_writer_event(w, &ev) < 0)
+		bail_out("fxt_writer_event");
+	data = built(&len);
+	fd = mkstemp(path);
+	if (fd < 0 || !(f = fdopen(fd, "w")) || fwrite(data, 1, len, f) != len || fclose(f) != 0)
+		bail_out("writing the archive");
+	fxt_writer_free(w);
+	rows_text(path, "0", direct, sizeof(direct));
+	rows_text(path, NULL, piped, sizeof(piped));
+	unlink(path);
+	ASSERT_STR_EQ(direct, "f 1 2333333334 2333333334\n", "3 ticks a second, on one thread");
+	ASSERT_STR_EQ(piped, direct, "3 ticks a second, read on a second thread");
+}
+
 int main(void)
 {
 	kept_strings();
 	piped_rows();
+	piped_clock();
 	done_testing();
 	return exit_status();
 }

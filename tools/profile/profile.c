@@ -1010,8 +1010,14 @@ static int load_piped(struct profile *p, struct fxt_reader *r, struct recpipe *p
 			else if (e->record_type == FXT_RECORD_EVENT && !e->aux &&
 				 (unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u)
 				rc = add_plain(p, r, e, false);
-			else
-				rc = add_record(p, r, recpipe_record(&rec, &it[i], &tps), tps);
+			else {
+				/* recpipe_record() sets tps: called before
+				 * add_record() reads it (the order of a call's
+				 * arguments is unspecified). */
+				const struct fxt_record *x = recpipe_record(&rec, &it[i], &tps);
+
+				rc = add_record(p, r, x, tps);
+			}
 			if (rc < 0)
 				goto stop;
 		}
