@@ -219,11 +219,59 @@ static void piped_clock(void)
 	ASSERT_STR_EQ(piped, direct, "3 ticks a second, read on a second thread");
 }
 
+/* profile_buffer_full() of the archive at path, read as FXT_THREADS says. */
+static uint64_t buffer_full_of(const char *path, const char *threads)
+{
+	struct profile_opts o = { PROFILE_BY_FUNCTION, NULL, NULL };
+	struct profile *p;
+	char err[256];
+	uint64_t n;
+
+	if (threads)
+		setenv("FXT_THREADS", threads, 1);
+	else
+		unsetenv("FXT_THREADS");
+	if (profile_new(&p, &o) < 0)
+		bail_out("profile_new");
+	if (profile_load(p, path, err, sizeof(err)) < 0)
+		bail_out(err);
+	n = profile_buffer_full(p);
+	profile_free(p);
+	return n;
+}
+
+/* Another writer's provider event "a buffer filled up, records were likely
+ * dropped", twice: counted on either thread (nothing said it before). */
+static void buffer_full(void)
+{
+	char path[] = "/tmp/fxt-test-recpipe.XXXXXX";
+	const void *data;
+	size_t len;
+	FILE *f;
+	int fd;
+
+	start();
+	slice(fxt_sref_inline("a", 1), 0, 1);
+	fxt_writer_provider_event(w, 1, FXT_PROVIDER_EVENT_BUFFER_FULL);
+	slice(fxt_sref_inline("b", 1), 2, 3);
+	fxt_writer_provider_event(w, 1, 7); /* another event: not counted */
+	fxt_writer_provider_event(w, 1, FXT_PROVIDER_EVENT_BUFFER_FULL);
+	data = built(&len);
+	fd = mkstemp(path);
+	if (fd < 0 || !(f = fdopen(fd, "w")) || fwrite(data, 1, len, f) != len || fclose(f) != 0)
+		bail_out("writing the archive");
+	fxt_writer_free(w);
+	ASSERT_EQ_U64(buffer_full_of(path, "0"), 2, "buffer full twice, on one thread");
+	ASSERT_EQ_U64(buffer_full_of(path, NULL), 2, "buffer full twice, read on a second thread");
+	unlink(path);
+}
+
 int main(void)
 {
 	kept_strings();
 	piped_rows();
 	piped_clock();
+	buffer_full();
 	done_testing();
 	return exit_status();
 }

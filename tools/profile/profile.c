@@ -769,6 +769,10 @@ add_record(struct profile *p, struct fxt_reader *r, const struct fxt_record *rec
 		/* Strings change meaning on string and provider records. */
 		if (rec->type == FXT_RECORD_STRING || rec->type == FXT_RECORD_METADATA)
 			bump_strgen(p);
+		if (rec->type == FXT_RECORD_METADATA &&
+		    rec->u.meta.type == FXT_METADATA_PROVIDER_EVENT &&
+		    rec->u.meta.event == FXT_PROVIDER_EVENT_BUFFER_FULL)
+			p->buffer_full++;
 		return 0;
 	}
 	if (__builtin_expect(r != p->last_reader, 0)) {
