@@ -6,7 +6,7 @@ REPORT=$abs_top_builddir/fxt-report
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$HELPERS/mkarchives
 scratch
-plan 22
+plan 25
 
 "$GEN" --events 40 -o "$TMPD/end.fxt"
 "$GEN" --events 40 --order start -o "$TMPD/start.fxt"
@@ -88,8 +88,17 @@ is "$("$REPORT" -F json "$TMPD/mk/valid.fxt" | grep -o '"dropped":[0-9]*,"droppe
   '"dropped":12,"dropped_threads":1' "json: dropped fields"
 "$REPORT" -F csv "$TMPD/mk/valid.fxt" >"$TMPD/drop.csv" 2>"$TMPD/drop.err"
 is "$(cat "$TMPD/drop.err")" \
-  "fxt-report: $TMPD/mk/valid.fxt: 12 calls dropped: totals are partial" \
-  "csv: the warning on standard error"
+  "fxt-report: $TMPD/mk/valid.fxt: 12 calls dropped: totals are partial
+fxt-report: $TMPD/mk/valid.fxt: a trace buffer filled up 1 time: records were likely dropped, totals may be partial" \
+  "csv: the warnings on standard error"
+# valid.fxt also has another writer's provider event "a buffer filled up,
+# records were likely dropped" (nothing said it before).
+is "$("$REPORT" "$TMPD/mk/valid.fxt" | grep 'buffer filled')" \
+  "# a trace buffer filled up 1 time: records were likely dropped, totals may be partial" \
+  "text: a provider's full buffer said"
+is "$("$REPORT" -F json "$TMPD/mk/valid.fxt" | grep -o '"buffer_full":[0-9]*')" \
+  '"buffer_full":1' "json: buffer_full"
+is "$("$REPORT" "$TMPD/end.fxt" | grep -c 'buffer filled')" 0 "text: nothing said without one"
 is "$(head -n 1 "$TMPD/drop.csv")" \
   "calls,total_ns,self_ns,avg_ns,min_ns,max_ns,self_pct,open,category,name" \
   "csv: rows unchanged"

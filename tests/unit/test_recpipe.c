@@ -177,10 +177,101 @@ static void piped_rows(void)
 	   "the names of every part");
 }
 
+/* A clock of 3 ticks a second whose initialization record is the last
+ * record before the events: each record that is no event goes over with
+ * the reader's clock after it, and the engine takes that clock for it,
+ * not the record's before (then every event was taken for ns: 7 ns, not
+ * 2.333 s; each time floor(ticks * 1e9 / 3)). */
+static void piped_clock(void)
+{
+	static char direct[256], piped[256];
+	char path[] = "/tmp/fxt-test-recpipe.XXXXXX";
+	struct fxt_event ev = { 0 };
+	const void *data;
+	size_t len;
+	FILE *f;
+	int fd;
+
+	if (fxt_writer_open_mem(&w, 0) < 0)
+		bail_out("fxt_writer_open_mem");
+	fxt_writer_magic(w);
+	fxt_writer_initialization(w, 3);
+	ev.thread = fxt_tref_inline(7, 8);
+	ev.category = fxt_sref_inline("c", 1);
+	ev.name = fxt_sref_inline("f", 1);
+	ev.type = FXT_EVENT_DURATION_BEGIN;
+	ev.ts = 5;
+	if (fxt_writer_event(w, &ev) < 0)
+		bail_out("fxt_writer_event");
+	ev.type = FXT_EVENT_DURATION_END;
+	ev.ts = 12;
+	if (fxt_writer_event(w, &ev) < 0)
+		bail_out("fxt_writer_event");
+	data = built(&len);
+	fd = mkstemp(path);
+	if (fd < 0 || !(f = fdopen(fd, "w")) || fwrite(data, 1, len, f) != len || fclose(f) != 0)
+		bail_out("writing the archive");
+	fxt_writer_free(w);
+	rows_text(path, "0", direct, sizeof(direct));
+	rows_text(path, NULL, piped, sizeof(piped));
+	unlink(path);
+	ASSERT_STR_EQ(direct, "f 1 2333333334 2333333334\n", "3 ticks a second, on one thread");
+	ASSERT_STR_EQ(piped, direct, "3 ticks a second, read on a second thread");
+}
+
+/* profile_buffer_full() of the archive at path, read as FXT_THREADS says. */
+static uint64_t buffer_full_of(const char *path, const char *threads)
+{
+	struct profile_opts o = { PROFILE_BY_FUNCTION, NULL, NULL };
+	struct profile *p;
+	char err[256];
+	uint64_t n;
+
+	if (threads)
+		setenv("FXT_THREADS", threads, 1);
+	else
+		unsetenv("FXT_THREADS");
+	if (profile_new(&p, &o) < 0)
+		bail_out("profile_new");
+	if (profile_load(p, path, err, sizeof(err)) < 0)
+		bail_out(err);
+	n = profile_buffer_full(p);
+	profile_free(p);
+	return n;
+}
+
+/* Another writer's provider event "a buffer filled up, records were likely
+ * dropped", twice: counted on either thread (nothing said it before). */
+static void buffer_full(void)
+{
+	char path[] = "/tmp/fxt-test-recpipe.XXXXXX";
+	const void *data;
+	size_t len;
+	FILE *f;
+	int fd;
+
+	start();
+	slice(fxt_sref_inline("a", 1), 0, 1);
+	fxt_writer_provider_event(w, 1, FXT_PROVIDER_EVENT_BUFFER_FULL);
+	slice(fxt_sref_inline("b", 1), 2, 3);
+	fxt_writer_provider_event(w, 1, 7); /* another event: not counted */
+	fxt_writer_provider_event(w, 1, FXT_PROVIDER_EVENT_BUFFER_FULL);
+	data = built(&len);
+	fd = mkstemp(path);
+	if (fd < 0 || !(f = fdopen(fd, "w")) || fwrite(data, 1, len, f) != len || fclose(f) != 0)
+		bail_out("writing the archive");
+	fxt_writer_free(w);
+	ASSERT_EQ_U64(buffer_full_of(path, "0"), 2, "buffer full twice, on one thread");
+	ASSERT_EQ_U64(buffer_full_of(path, NULL), 2, "buffer full twice, read on a second thread");
+	unlink(path);
+}
+
 int main(void)
 {
 	kept_strings();
 	piped_rows();
+	piped_clock();
+	buffer_full();
 	done_testing();
 	return exit_status();
 }

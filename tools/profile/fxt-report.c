@@ -91,7 +91,10 @@ static const char help[] =
     "When the trace dropped calls (it hit fxt-run --max-size), the header says\n"
     "\"N calls dropped: totals are partial\" (json: \"dropped\", \"dropped_threads\";\n"
     "csv: a warning on standard error); when a flight recorder overwrote calls\n"
-    "(fxt-run --mode=circular), \"N calls overwritten\" (json: \"overwritten\").\n"
+    "(fxt-run --mode=circular), \"N calls overwritten\" (json: \"overwritten\");\n"
+    "when another writer's trace says a buffer filled up (its provider event\n"
+    "record), \"a trace buffer filled up N times: records were likely dropped\"\n"
+    "(json: \"buffer_full\"; csv: on standard error).\n"
     "A thread fxt-run --sample could not sample from some point on (the\n"
     "archive's instant \"fxt: not sampled: REASON\") has a header line \"pid P\n"
     "tid T not sampled from +TIME on: REASON\" (json: \"unsampled\"; csv: on\n"
@@ -444,10 +447,23 @@ static bool any_loc(const struct profile *p)
 	return false;
 }
 
+/* The line that says a writer's buffer filled up (profile_buffer_full()). */
+static const char *buffer_full_line(char *buf, size_t len, const struct profile *p)
+{
+	uint64_t n = profile_buffer_full(p);
+
+	snprintf(buf, len,
+		 "a trace buffer filled up %" PRIu64 " time%s: records were likely dropped, "
+		 "totals may be partial",
+		 n, n == 1 ? "" : "s");
+	return buf;
+}
+
 static void print_text(const struct options *o, const struct profile *p, const struct table *calls,
 		       const struct table *samples)
 {
 	char lost[160]; /* tool_kernel_lost() */
+	char full[128]; /* buffer_full_line() */
 	const struct profile_anomalies *a = profile_anomalies(p);
 	uint64_t dthreads, dropped = profile_dropped(p, &dthreads);
 	char b[6][32];
@@ -465,6 +481,8 @@ static void print_text(const struct options *o, const struct profile *p, const s
 		printf("# %" PRIu64 " calls overwritten: totals are those of each thread's "
 		       "newest calls (a flight recorder's window)\n",
 		       profile_overwritten(p));
+	if (profile_buffer_full(p))
+		printf("# %s\n", buffer_full_line(full, sizeof(full), p));
 	if (profile_kernel_lost(p))
 		printf("# %s\n", tool_kernel_lost(lost, sizeof(lost), profile_kernel_lost(p),
 						  "thread states are partial"));
@@ -624,10 +642,11 @@ static void print_json(const struct options *o, const struct profile *p, const s
 	tool_put_json_str(stdout, o->path);
 	printf(",\"by\":\"%s\",\"slices\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
 	       ",\"dropped\":%" PRIu64 ",\"dropped_threads\":%" PRIu64 ",\"overwritten\":%" PRIu64
-	       ",\"kernel_lost\":%" PRIu64 ",\"sampled_frames\":%" PRIu64
+	       ",\"buffer_full\":%" PRIu64 ",\"kernel_lost\":%" PRIu64 ",\"sampled_frames\":%" PRIu64
 	       ",\"sample_tracks\":%" PRIu64,
 	       by_names[o->by], profile_nslices(p), profile_start_ns(p), profile_end_ns(p), dropped,
-	       dthreads, profile_overwritten(p), profile_kernel_lost(p), nframes, ntracks);
+	       dthreads, profile_overwritten(p), profile_buffer_full(p), profile_kernel_lost(p),
+	       nframes, ntracks);
 	{
 		const struct profile_unsampled *u;
 		size_t nu = profile_unsampled(p, &u);
@@ -827,6 +846,12 @@ int main(int argc, char **argv)
 				NAME ": %s: %" PRIu64 " calls overwritten: totals are those of "
 				     "each thread's newest calls\n",
 				o.path, profile_overwritten(p));
+		if (profile_buffer_full(p)) {
+			char full[128];
+
+			fprintf(stderr, NAME ": %s: %s\n", o.path,
+				buffer_full_line(full, sizeof(full), p));
+		}
 		if (o.samples == SAMPLES_APART && samples.nall)
 			fprintf(stderr,
 				NAME ": %s: stack samples left out (%zu rows, not calls): "

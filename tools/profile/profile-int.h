@@ -213,6 +213,9 @@ struct profile {
 	/* The sum of the "fxt: N records overwritten" instants, of the "fxt:
 	 * N kernel events lost" ones. */
 	uint64_t overwritten, kernel_lost;
+	/* Provider event records "a buffer filled up" (another writer's
+	 * sign that records were likely dropped). */
+	uint64_t buffer_full;
 	struct drop_thread {
 		uint64_t pid, tid;
 	} * drop_thr;

@@ -623,6 +623,11 @@ uint64_t profile_kernel_lost(const struct profile *p)
 	return p->kernel_lost;
 }
 
+uint64_t profile_buffer_full(const struct profile *p)
+{
+	return p->buffer_full;
+}
+
 uint64_t profile_overwritten(const struct profile *p)
 {
 	return p->overwritten;

@@ -769,6 +769,10 @@ add_record(struct profile *p, struct fxt_reader *r, const struct fxt_record *rec
 		/* Strings change meaning on string and provider records. */
 		if (rec->type == FXT_RECORD_STRING || rec->type == FXT_RECORD_METADATA)
 			bump_strgen(p);
+		if (rec->type == FXT_RECORD_METADATA &&
+		    rec->u.meta.type == FXT_METADATA_PROVIDER_EVENT &&
+		    rec->u.meta.event == FXT_PROVIDER_EVENT_BUFFER_FULL)
+			p->buffer_full++;
 		return 0;
 	}
 	if (__builtin_expect(r != p->last_reader, 0)) {
@@ -1010,8 +1014,14 @@ static int load_piped(struct profile *p, struct fxt_reader *r, struct recpipe *p
 			else if (e->record_type == FXT_RECORD_EVENT && !e->aux &&
 				 (unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u)
 				rc = add_plain(p, r, e, false);
-			else
-				rc = add_record(p, r, recpipe_record(&rec, &it[i], &tps), tps);
+			else {
+				/* recpipe_record() sets tps: called before
+				 * add_record() reads it (the order of a call's
+				 * arguments is unspecified). */
+				const struct fxt_record *x = recpipe_record(&rec, &it[i], &tps);
+
+				rc = add_record(p, r, x, tps);
+			}
 			if (rc < 0)
 				goto stop;
 		}

@@ -244,6 +244,11 @@ const struct profile_anomalies *profile_anomalies(const struct profile *p);
  * distinct threads they are on.  0: no drops, the totals are complete. */
 uint64_t profile_dropped(const struct profile *p, uint64_t *nthreads);
 
+/* Provider event records "a buffer filled up, records were likely
+ * dropped" (FXT_PROVIDER_EVENT_BUFFER_FULL, another writer's way of saying
+ * it lost records; no count).  Not 0: the totals may be partial. */
+uint64_t profile_buffer_full(const struct profile *p);
+
 /* Calls a flight recorder overwrote (fxt-run --mode=circular): the sum of
  * N over the instants "fxt: N records overwritten"
  * (fxt_overwritten_in_name()).  Not 0: the totals are those of the

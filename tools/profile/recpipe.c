@@ -238,7 +238,9 @@ static int fill(struct recpipe *p, struct batch *b)
 			continue;
 		}
 		x->e.extra = fxt_reader_ticks_per_second(r);
-		if (rec.type == FXT_RECORD_KERNEL_OBJECT || rec.type == FXT_RECORD_CONTEXT_SWITCH) {
+		if (rec.type == FXT_RECORD_KERNEL_OBJECT || rec.type == FXT_RECORD_CONTEXT_SWITCH ||
+		    (rec.type == FXT_RECORD_METADATA &&
+		     rec.u.meta.type == FXT_METADATA_PROVIDER_EVENT)) {
 			if (!(c = copy_record(b, &rec)))
 				return -ENOMEM;
 			x->e.aux = c;
