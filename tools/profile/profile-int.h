@@ -75,6 +75,11 @@ struct thread {
 	 * (a copy made a deep recursion quadratic). */
 	uint32_t *openrow;
 	size_t capopenrow;
+	/* The lowest index of openrow written since the thread's last slice
+	 * (0 before its first; openrow_set()), and that slice's number:
+	 * struct profile_slice's same and prev. */
+	size_t pathlow;
+	uint64_t lastseq;
 	struct ledger_ent *led;
 	size_t nled, capled;
 	/* The lean stack: complete frames pushed in start order above the
@@ -197,6 +202,7 @@ struct profile {
 
 	uint64_t start_ns, end_ns; /* UINT64_MAX and 0 until a timestamp is seen */
 	uint64_t nrecords, nslices;
+	uint64_t nemitted; /* slices given to opts.on_slice: their seq */
 	/* Of nslices, those of sample tracks, and the tracks with slices
 	 * (counted by profile_finish()). */
 	uint64_t nsampled, nsample_tracks;
@@ -287,6 +293,27 @@ static inline __attribute__((always_inline)) struct thread *thread_get(struct pr
 			return t;
 	}
 	return profile__thread_lookup(p, pid, tid);
+}
+
+/* openrow[k] = row, noted for the thread's next slice's same. */
+static inline __attribute__((always_inline)) void openrow_set(struct thread *t, size_t k,
+							      uint32_t row)
+{
+	t->openrow[k] = row;
+	if (k < t->pathlow)
+		t->pathlow = k;
+}
+
+/* A slice's same, seq and prev on thread t (struct profile_slice), its
+ * path being openrow[0 .. depth]; the thread's next slice's compared
+ * with it. */
+static inline __attribute__((always_inline)) void slice_seq(struct profile *p, struct thread *t,
+							    struct profile_slice *s)
+{
+	s->same = t->pathlow < s->depth + (size_t)1 ? (unsigned)t->pathlow : s->depth + 1;
+	s->prev = t->lastseq;
+	s->seq = t->lastseq = ++p->nemitted;
+	t->pathlow = SIZE_MAX;
 }
 
 /* Frees a thread's stacks and map (not the thread itself). */
