@@ -25,15 +25,18 @@ struct eslice {
 	bool open;
 };
 
-/* A thread's last path (rows, outermost first) and the nodes it led to,
- * and the profile's number of the slice it was (struct profile_slice's
- * seq; 0: none, or not one of the profile's); in end order, its slices
- * and their prefixes, and the number of the last one kept. */
+/* A thread's last path (rows, outermost first) and the nodes it led to;
+ * in end order, its slices and their prefixes.  last: what the profile's
+ * last slice of the thread was to it (struct profile_slice's same is
+ * relative to it), LAST_WALKED (its path is rows), LAST_KEPT (its prefix
+ * is the last one kept), else LAST_NONE. */
+enum { LAST_NONE, LAST_WALKED, LAST_KEPT };
+
 struct cthread {
 	uint32_t group;
 	uint32_t *rows, *nodes;
 	size_t n, cap;
-	uint64_t seq, kseq;
+	int last;
 	struct eslice *es;
 	size_t nes, capes;
 	uint32_t *pre;
@@ -332,9 +335,9 @@ static inline __attribute__((always_inline)) int add_slice(struct calltree *t, u
 							   const struct profile_slice *s)
 {
 	struct cthread *th = &t->thr[ti];
-	uint32_t same = s->prev == th->seq ? s->same : 0;
+	uint32_t same = th->last == LAST_WALKED ? s->same : 0;
 
-	th->seq = s->seq;
+	th->last = LAST_WALKED;
 	return add_path(t, ti, s->path, s->depth, same, s->self_ns, s->end_ns - s->start_ns,
 			s->open);
 }
@@ -345,9 +348,9 @@ static inline __attribute__((always_inline)) int add_slice(struct calltree *t, u
 static int keep_slice(struct cthread *th, const struct profile_slice *s)
 {
 	uint32_t d = s->depth;
-	bool kept = s->prev == th->kseq && s->same >= d; /* the last one's prefix */
+	bool kept = th->last == LAST_KEPT && s->same >= d; /* the last one's prefix */
 
-	th->kseq = s->seq;
+	th->last = LAST_KEPT;
 	if (d != th->last_len ||
 	    (d && !kept && memcmp(th->pre + th->last_off, s->path, d * sizeof(*s->path)) != 0)) {
 		if (TOOL_GROW(th->pre, th->cappre, th->npre + d) < 0)
@@ -475,7 +478,7 @@ static int nest_thread(struct calltree *t, uint32_t ti)
 	th->es = NULL;
 	th->pre = NULL;
 	th->nes = th->npre = 0;
-	th->seq = 0;
+	th->last = LAST_NONE;
 	return rc;
 }
 

@@ -94,9 +94,9 @@ static __attribute__((noinline)) void lean_emit(struct profile *p, struct thread
 				    .end_ns = l->end,
 				    .self_ns = self,
 				    .depth = (unsigned)depth,
-				    .path = t->openrow };
+				    .path = t->openrow,
+				    .same = slice_same(t) };
 
-	slice_seq(p, t, &sl);
 	p->opts.on_slice(p->opts.ctx, &sl);
 }
 

@@ -76,10 +76,8 @@ struct thread {
 	uint32_t *openrow;
 	size_t capopenrow;
 	/* The lowest index of openrow written since the thread's last slice
-	 * (0 before its first; openrow_set()), and that slice's number:
-	 * struct profile_slice's same and prev. */
-	size_t pathlow;
-	uint64_t lastseq;
+	 * (0 before its first; openrow_set()): struct profile_slice's same. */
+	uint32_t pathlow;
 	struct ledger_ent *led;
 	size_t nled, capled;
 	/* The lean stack: complete frames pushed in start order above the
@@ -202,7 +200,6 @@ struct profile {
 
 	uint64_t start_ns, end_ns; /* UINT64_MAX and 0 until a timestamp is seen */
 	uint64_t nrecords, nslices;
-	uint64_t nemitted; /* slices given to opts.on_slice: their seq */
 	/* Of nslices, those of sample tracks, and the tracks with slices
 	 * (counted by profile_finish()). */
 	uint64_t nsampled, nsample_tracks;
@@ -301,19 +298,18 @@ static inline __attribute__((always_inline)) void openrow_set(struct thread *t, 
 {
 	t->openrow[k] = row;
 	if (k < t->pathlow)
-		t->pathlow = k;
+		t->pathlow = (uint32_t)k;
 }
 
-/* A slice's same, seq and prev on thread t (struct profile_slice), its
- * path being openrow[0 .. depth]; the thread's next slice's compared
- * with it. */
-static inline __attribute__((always_inline)) void slice_seq(struct profile *p, struct thread *t,
-							    struct profile_slice *s)
+/* A slice's same on thread t (struct profile_slice): what of openrow was
+ * not written since the thread's last slice (by openrow_set(), the only
+ * writer); the next slice's compared with this one. */
+static inline __attribute__((always_inline)) unsigned slice_same(struct thread *t)
 {
-	s->same = t->pathlow < s->depth + (size_t)1 ? (unsigned)t->pathlow : s->depth + 1;
-	s->prev = t->lastseq;
-	s->seq = t->lastseq = ++p->nemitted;
-	t->pathlow = SIZE_MAX;
+	unsigned same = t->pathlow;
+
+	t->pathlow = UINT32_MAX;
+	return same;
 }
 
 /* Frees a thread's stacks and map (not the thread itself). */

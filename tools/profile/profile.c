@@ -232,7 +232,7 @@ static int emit_slice(struct profile *p, struct thread *t, const struct frame *f
 	s.end_order = t->post;
 	s.depth = (unsigned)t->nopen;
 	s.path = t->openrow;
-	slice_seq(p, t, &s);
+	s.same = slice_same(t);
 	p->opts.on_slice(p->opts.ctx, &s);
 	return 0;
 }
