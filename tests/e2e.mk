@@ -107,6 +107,7 @@ E2E_TESTS += \
 	tests/e2e/compressed.sh \
 	tests/e2e/dump-check.sh \
 	tests/e2e/time-order.sh \
+	tests/e2e/reader-map.sh \
 	tests/e2e/time-order-mark.sh \
 	tests/e2e/ticks.sh \
 	tests/e2e/dump-usage.sh \
