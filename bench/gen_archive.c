@@ -19,6 +19,10 @@
  * --time-ordered writes fxtrace's mark that each thread's events are in
  * time order (as fxt-run does: readers then skip their pass that looks
  * for late events); without it the archive is taken for a foreign one.
+ * --deep N makes each thread one recursion N frames deep instead of the
+ * loop (rec() in rec(), every other one calling hot() before going down,
+ * every third leaf() after coming back): fxt-tree's deep case, written in
+ * start or end order, or with --order pairs as begin and end events.
  */
 #include "config.h"
 
@@ -36,6 +40,7 @@ struct gen {
 	uint64_t rng;
 	double noise, run_factor, slow;
 	bool start_order;
+	bool pairs;   /* --order pairs (--deep only): begin and end events */
 	uint64_t now; /* ns of the current thread */
 	uint64_t tps; /* ticks per second written */
 	uint64_t pid, tid;
@@ -242,6 +247,81 @@ static int iteration(struct gen *g, unsigned i)
 	return 0;
 }
 
+/* --deep: one recursion of n frames of rec() on the thread, its times
+ * computed first (each frame's start and end, its hot() and leaf()
+ * calls'), then written in the order asked for. */
+static int deep(struct gen *g, size_t n)
+{
+	uint64_t *t = calloc(n * 6, sizeof(*t));
+	uint64_t *rs = t, *re = t + n, *hs = t + 2 * n, *he = t + 3 * n, *ls = t + 4 * n,
+		 *le = t + 5 * n;
+	int rc = 0;
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		rs[k] = g->now;
+		g->now += cost(g, 300);
+		if (k % 2 == 0) {
+			hs[k] = g->now;
+			g->now += cost(g, 1000);
+			he[k] = g->now;
+			g->now += 20;
+		}
+	}
+	g->now += cost(g, 500);
+	for (size_t k = n; k-- > 0;) {
+		g->now += cost(g, 200);
+		if (k % 3 == 0) {
+			ls[k] = g->now;
+			g->now += cost(g, 800);
+			le[k] = g->now;
+		}
+		re[k] = g->now;
+	}
+	if (g->pairs) {
+		for (size_t k = 0; k < n && rc == 0; k++) {
+			rc = write_event(g, FXT_EVENT_DURATION_BEGIN, rs[k], 0, N_REC);
+			if (rc == 0 && k % 2 == 0)
+				rc = write_event(g, FXT_EVENT_DURATION_BEGIN, hs[k], 0, N_HOT);
+			if (rc == 0 && k % 2 == 0)
+				rc = write_event(g, FXT_EVENT_DURATION_END, he[k], 0, N_HOT);
+		}
+		for (size_t k = n; rc == 0 && k-- > 0;) {
+			if (k % 3 == 0)
+				rc = write_event(g, FXT_EVENT_DURATION_BEGIN, ls[k], 0, N_LEAF);
+			if (rc == 0 && k % 3 == 0)
+				rc = write_event(g, FXT_EVENT_DURATION_END, le[k], 0, N_LEAF);
+			if (rc == 0)
+				rc = write_event(g, FXT_EVENT_DURATION_END, re[k], 0, N_REC);
+		}
+	} else if (g->start_order) {
+		for (size_t k = 0; k < n && rc == 0; k++) {
+			rc = write_event(g, FXT_EVENT_DURATION_COMPLETE, rs[k], re[k], N_REC);
+			if (rc == 0 && k % 2 == 0)
+				rc = write_event(g, FXT_EVENT_DURATION_COMPLETE, hs[k], he[k],
+						 N_HOT);
+		}
+		for (size_t k = n; rc == 0 && k-- > 0;)
+			if (k % 3 == 0)
+				rc = write_event(g, FXT_EVENT_DURATION_COMPLETE, ls[k], le[k],
+						 N_LEAF);
+	} else {
+		for (size_t k = 0; k < n && rc == 0; k += 2)
+			rc = write_event(g, FXT_EVENT_DURATION_COMPLETE, hs[k], he[k], N_HOT);
+		for (size_t k = n; rc == 0 && k-- > 0;) {
+			if (k % 3 == 0)
+				rc = write_event(g, FXT_EVENT_DURATION_COMPLETE, ls[k], le[k],
+						 N_LEAF);
+			if (rc == 0)
+				rc = write_event(g, FXT_EVENT_DURATION_COMPLETE, rs[k], re[k],
+						 N_REC);
+		}
+	}
+	free(t);
+	return rc;
+}
+
 static void usage(FILE *f)
 {
 	fputs("Usage: gen_archive [OPTION]... -o FILE\n"
@@ -252,7 +332,10 @@ static void usage(FILE *f)
 	      "  --slow PCT       make hot() PCT% slower (default 0)\n"
 	      "  --noise PCT      per-call noise, uniform +-PCT% (default 10)\n"
 	      "  --run-noise PCT  per-run noise, uniform +-PCT% (default 2)\n"
-	      "  --order end|start  order of complete events (default end)\n"
+	      "  --order end|start  order of complete events (default end); with\n"
+	      "                   --deep also pairs: begin and end events\n"
+	      "  --deep N         each thread one recursion N frames deep instead of\n"
+	      "                   the loop (--events is then not used)\n"
 	      "  --ticks-per-second N  clock of the timestamps (default 1000000000)\n"
 	      "  --no-end         leave main open (no end event)\n"
 	      "  --late-begins    write main's begin after the thread's other events\n"
@@ -278,12 +361,13 @@ int main(int argc, char **argv)
 		{ "time-ordered", no_argument, NULL, 'M' },
 		{ "ticks-per-second", required_argument, NULL, 'T' },
 		{ "waits", required_argument, NULL, 'W' },
+		{ "deep", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct gen g = { 0 };
 	const char *out = NULL;
-	uint64_t per_thread, nthreads = 1, nprocs = 1, seed = 1;
+	uint64_t per_thread, nthreads = 1, nprocs = 1, seed = 1, depth = 0;
 	double run_noise = 2;
 	bool no_end = false, late_begins = false, marked = false;
 	int c, rc;
@@ -316,6 +400,7 @@ int main(int argc, char **argv)
 			break;
 		case 'O':
 			g.start_order = strcmp(optarg, "start") == 0;
+			g.pairs = strcmp(optarg, "pairs") == 0;
 			break;
 		case 'E':
 			no_end = true;
@@ -336,6 +421,9 @@ int main(int argc, char **argv)
 		case 'W':
 			g.waits_every = strtoull(optarg, NULL, 0);
 			break;
+		case 'D':
+			depth = strtoull(optarg, NULL, 0);
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -347,7 +435,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!out || !nthreads || !nprocs) {
+	if (!out || !nthreads || !nprocs || (g.pairs && !depth)) {
 		usage(stderr);
 		return 2;
 	}
@@ -377,7 +465,9 @@ int main(int argc, char **argv)
 			g.now = 1000;
 			if (!late_begins)
 				rc = write_event(&g, FXT_EVENT_DURATION_BEGIN, g.now, 0, N_MAIN);
-			for (unsigned i = 0; rc == 0 && g.events + 2 < stop; i++)
+			if (depth)
+				rc = deep(&g, depth);
+			for (unsigned i = 0; rc == 0 && !depth && g.events + 2 < stop; i++)
 				rc = iteration(&g, i);
 			g.now += 10;
 			if (rc == 0 && !no_end)

@@ -232,6 +232,14 @@ bench-readers: fxt-report$(EXEEXT) fxt-tree$(EXEEXT) fxt-waits$(EXEEXT) fxt-dump
 	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/readers.sh
 .PHONY: bench-readers
 
+# `make bench-deep`: bench/deep.sh times fxt-tree on one recursion 1 M
+# frames deep (complete events in start and end order, begin/end pairs),
+# beside another build's (BASE=BUILD, under a time limit); DEEP, REPS, LIMIT.
+dist_noinst_SCRIPTS += bench/deep.sh
+bench-deep: fxt-tree$(EXEEXT) bench/gen_archive$(EXEEXT)
+	abs_top_builddir='$(abs_top_builddir)' $(SHELL) $(top_srcdir)/bench/deep.sh
+.PHONY: bench-deep
+
 # `make bench-view`: bench/view.sh times fxt-view in tmux on one ~720 MB
 # generated archive as .fxt, .fxt.gz and .fxt.zst: its first screen, the
 # tree complete, keys while it reads and in the replay list, its peak RSS,

@@ -24,7 +24,9 @@
  * records seem to start, its threads as keys resolved against the first
  * half's table when they meet (skim()); a thread of its own unmaps the
  * pages after, and on a large file not split maps them ahead of the skim
- * (prefault_start()), the kernel's part of that read.
+ * (prefault_start()), the kernel's part of that read.  Where no such
+ * thread runs (a file under 64 MiB, one CPU, a marked one), the reader
+ * takes the pass's map of the file (r->premap) rather than map it again.
  * Those are what is paired by order: complete events carry both their
  * times, and the tools nest them by their intervals in any order (writers
  * often give them children first: moving those would hold half of them);
@@ -965,12 +967,18 @@ int fxt__order_open(struct fxt_reader *r, const void *mem, size_t len, int fd)
 			err = first_pass(scan, last, &o);
 	}
 	fxt_reader_free(scan); /* not the descriptor: it is not its own */
-	if (prefault_stop(pf, map, maplen))
+	if (prefault_stop(pf, map, maplen)) {
 		; /* its thread unmaps it */
-	else if (map != MAP_FAILED)
+	} else if (map != MAP_FAILED && !err) {
+		/* No thread reads it: the source's map (fxt/source.c's
+		 * map_file()), not made again, the pass's pages mapped. */
+		r->premap = map;
+		r->premap_size = maplen;
+	} else if (map != MAP_FAILED) {
 		munmap(map, maplen);
-	else if (!mem && lseek(fd, at, SEEK_SET) < 0 && !err)
+	} else if (!mem && lseek(fd, at, SEEK_SET) < 0 && !err) {
 		err = -errno;
+	}
 	if (!err && o) {
 		r->late_left = o->left;
 		err = order_attach(r, o, 0);

@@ -122,6 +122,11 @@ struct fxt_reader {
 	size_t map_size;
 	const uint8_t *map_base;
 	size_t map_len, map_dropped;
+	/* The whole file as order.c's pass mapped it (premap_size bytes from
+	 * its start), left for map_file() to take rather than map it again;
+	 * unmapped by fxt__source_open_fd() when not taken.  NULL: none. */
+	void *premap;
+	size_t premap_size;
 	const uint8_t *mem; /* compressed memory input */
 	size_t mem_len, mem_pos;
 	const uint8_t *in; /* compressed input not yet taken: in[0 .. in_len) */

@@ -600,10 +600,16 @@ static void map_file(struct fxt_reader *r, int fd, size_t have)
 	    (at = lseek(fd, 0, SEEK_CUR)) < (off_t)have ||
 	    st.st_size - (at - (off_t)have) <= MAP_MIN || (uint64_t)st.st_size > SIZE_MAX)
 		return;
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (m == MAP_FAILED)
-		return;
-	(void)madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+	if (r->premap && r->premap_size == (size_t)st.st_size) {
+		/* order.c's, of the same file as it is now: taken */
+		m = r->premap;
+		r->premap = NULL;
+	} else {
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m == MAP_FAILED)
+			return;
+		(void)madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+	}
 	r->map = m;
 	r->map_size = (size_t)st.st_size;
 	r->map_base = (const uint8_t *)m + (at - (off_t)have);
@@ -791,6 +797,14 @@ int fxt__source_clone(const struct fxt_reader *r, struct fxt_reader *c, uint64_t
 	return 0;
 }
 
+/* order.c's map of the file, when map_file() did not take it. */
+static void source_premap_drop(struct fxt_reader *r)
+{
+	if (r->premap)
+		munmap(r->premap, r->premap_size);
+	r->premap = NULL;
+}
+
 int fxt__source_open_fd(struct fxt_reader *r, int fd)
 {
 	int err;
@@ -842,6 +856,7 @@ int fxt__source_open_fd(struct fxt_reader *r, int fd)
 		r->end = have;
 		map_file(r, fd, have);
 	}
+	source_premap_drop(r);
 	return 0;
 }
 
@@ -883,6 +898,7 @@ void fxt__source_close(struct fxt_reader *r)
 		close(r->copy_fd);
 	if (r->map)
 		munmap(r->map, r->map_size);
+	source_premap_drop(r);
 	free(r->buf);
 	free(r->zin);
 }

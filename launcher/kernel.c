@@ -443,6 +443,8 @@ void kernel_open(const char *groups)
 	 * tgids of other processes' tasks: ktables.h); without perf, those
 	 * created and ended while recording are unknown. */
 	forks_on = ktables_forks_open() == 0;
+	if (forks_on)
+		ktables_forks_start();
 	snprintf(inst_name, sizeof(inst_name), KERNEL_PREFIX "%ld", (long)getpid());
 	/* The way out first: a signal as soon as it exists removes it. */
 	atexit(kernel_destroy);

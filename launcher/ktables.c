@@ -12,10 +12,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -222,17 +225,32 @@ void ktables_start(struct ktgids *m)
 /* Every task created while recording, the whole system's, from perf's
  * task events (PERF_RECORD_FORK: the new task's pid and tid, its time):
  * a dummy event on each CPU (no sample, no tracepoint: nothing to wait
- * for at its start or end), its ring buffer of FORKS_PAGES pages read at
- * the end.  Those of other processes that ended meanwhile are in no
- * table of the kernel's but saved_tgids. */
+ * for at its start or end), its ring buffer of FORKS_PAGES pages read
+ * while the program runs by a thread of its own (forks_main()), every
+ * FORKS_READ_MS and when a CPU's buffer is a quarter full (perf's
+ * watermark), into `forks_tab`, and once more at the end: a run that
+ * creates more tasks than the buffer holds loses none while the thread
+ * keeps up (read only at the end, the buffer held some 8,000 tasks a CPU,
+ * and a run past that fell back to saved_tgids, which may be stale).
+ * Those of other processes that ended meanwhile are in no table of the
+ * kernel's but saved_tgids. */
 #define FORKS_PAGES    128 /* 512 KiB a CPU: some 8,000 tasks (a fork and an exit each) */
 #define FORKS_MAX_CPUS 256
+#define FORKS_READ_MS  100
 static struct {
 	int fd;
 	void *base;
 } forks[FORKS_MAX_CPUS];
 static int nforks;
 static size_t forks_map;
+/* The reader thread, whether it runs, its stop (an eventfd, and a flag
+ * it sees within FORKS_READ_MS); what it read (struct kfork by tid) and
+ * whether perf lost some. */
+static pthread_t forks_reader;
+static bool forks_reader_on, forks_quit;
+static int forks_stop = -1;
+static struct addrtab forks_tab;
+static bool forks_tab_lost;
 
 int ktables_forks_open(void)
 {
@@ -246,6 +264,9 @@ int ktables_forks_open(void)
 	attr.config = PERF_COUNT_SW_DUMMY;
 	attr.task = 1;
 	attr.exclude_kernel = 1;
+	/* poll() says POLLIN once a quarter of the buffer is written */
+	attr.watermark = 1;
+	attr.wakeup_watermark = (uint32_t)(FORKS_PAGES / 4 * page);
 	forks_map = (size_t)(FORKS_PAGES + 1) * (size_t)page;
 	for (long c = 0; c < ncpu && c < FORKS_MAX_CPUS; c++) {
 		int fd =
@@ -271,13 +292,36 @@ int ktables_forks_open(void)
 	return nforks > 0 ? 0 : -ENODEV;
 }
 
+/* The reader stopped (nothing when it does not run). */
+static void forks_reader_stop(void)
+{
+	if (forks_reader_on) {
+		uint64_t one = 1;
+		__atomic_store_n(&forks_quit, true, __ATOMIC_RELEASE);
+		if (write(forks_stop, &one, sizeof(one)) < 0) {
+			/* (seen at the next period) */
+		}
+		pthread_join(forks_reader, NULL);
+		forks_reader_on = false;
+	}
+	if (forks_stop >= 0) {
+		close(forks_stop);
+		forks_stop = -1;
+	}
+}
+
 void ktables_forks_close(void)
 {
+	forks_reader_stop();
 	for (int i = 0; i < nforks; i++) {
 		munmap(forks[i].base, forks_map);
 		close(forks[i].fd);
 	}
 	nforks = 0;
+	if (forks_tab.elem)
+		addrtab_free(&forks_tab);
+	forks_tab = (struct addrtab){ 0 };
+	forks_tab_lost = false;
 }
 
 /* A task's tgid from perf's records, the latest of its tid. */
@@ -287,7 +331,9 @@ struct kfork {
 	int tgid;
 };
 
-int ktables_forks_read(struct ktgids *m)
+/* Each CPU's records so far into forks_tab (the reader's, or the end's
+ * once it is stopped).  0 or -ENOMEM. */
+static int forks_take(void)
 {
 	struct rec {
 		struct perf_event_header h;
@@ -296,10 +342,8 @@ int ktables_forks_read(struct ktgids *m)
 	};
 	long page = sysconf(_SC_PAGESIZE);
 
-	if (nforks == 0)
-		return -ENODEV;
-	if (m->forked.elem == 0)
-		m->forked = ADDRTAB_INIT(struct kfork);
+	if (forks_tab.elem == 0)
+		forks_tab = ADDRTAB_INIT(struct kfork);
 	for (int i = 0; i < nforks; i++) {
 		struct perf_event_mmap_page *meta = forks[i].base;
 		const unsigned char *data = (const unsigned char *)forks[i].base + page;
@@ -307,6 +351,11 @@ int ktables_forks_read(struct ktgids *m)
 		uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
 		uint64_t tail = meta->data_tail;
 
+		/* Full: perf drops what does not fit, and says so (a
+		 * PERF_RECORD_LOST) only once it has room again, which the
+		 * end's read would not see. */
+		if (head - tail + 2 * sizeof(struct rec) > size)
+			forks_tab_lost = true;
 		while (tail + sizeof(struct perf_event_header) <= head) {
 			unsigned char buf[sizeof(struct rec)];
 			struct perf_event_header h;
@@ -315,15 +364,19 @@ int ktables_forks_read(struct ktgids *m)
 			if (h.size < sizeof(h) || tail + h.size > head)
 				break;
 			if (h.type == PERF_RECORD_LOST)
-				m->forks_lost = true;
+				forks_tab_lost = true;
 			if (h.type == PERF_RECORD_FORK && h.size >= sizeof(struct rec)) {
 				for (size_t k = 0; k < sizeof(buf); k++)
 					buf[k] = data[(tail + k) % size];
 				struct rec r;
 				memcpy(&r, buf, sizeof(r));
 				struct kfork *f =
-				    addrtab_get(&m->forked, (uint64_t)r.tid + 1, NULL);
-				if (f != NULL && (f->time == 0 || r.time >= f->time)) {
+				    addrtab_get(&forks_tab, (uint64_t)r.tid + 1, NULL);
+				if (f == NULL) {
+					__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+					return -ENOMEM;
+				}
+				if (f->time == 0 || r.time >= f->time) {
 					f->time = r.time ? r.time : 1;
 					f->tgid = (int)r.pid;
 				}
@@ -332,6 +385,53 @@ int ktables_forks_read(struct ktgids *m)
 		}
 		__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 	}
+	return 0;
+}
+
+/* The reader: each CPU's records into forks_tab every FORKS_READ_MS and
+ * when a buffer is a quarter full, until forks_reader_stop(). */
+static void *forks_main(void *arg)
+{
+	struct pollfd pf[FORKS_MAX_CPUS + 1];
+
+	(void)arg;
+	pf[0] = (struct pollfd){ .fd = forks_stop, .events = POLLIN };
+	for (int i = 0; i < nforks; i++)
+		pf[i + 1] = (struct pollfd){ .fd = forks[i].fd, .events = POLLIN };
+	for (;;) {
+		if (forks_take() < 0)
+			forks_tab_lost = true; /* (out of memory: saved_tgids then) */
+		if (poll(pf, (nfds_t)nforks + 1, FORKS_READ_MS) < 0 && errno != EINTR)
+			break;
+		if (pf[0].revents || __atomic_load_n(&forks_quit, __ATOMIC_ACQUIRE))
+			break;
+	}
+	return NULL;
+}
+
+void ktables_forks_start(void)
+{
+	if (nforks == 0 || forks_reader_on)
+		return;
+	if (forks_stop < 0)
+		forks_stop = eventfd(0, EFD_CLOEXEC);
+	forks_quit = false;
+	if (forks_stop >= 0)
+		forks_reader_on = kthread_start(&forks_reader, forks_main, NULL);
+}
+
+int ktables_forks_read(struct ktgids *m)
+{
+	if (nforks == 0)
+		return -ENODEV;
+	forks_reader_stop();
+	if (forks_take() < 0)
+		forks_tab_lost = true;
+	if (m->forked.elem)
+		addrtab_free(&m->forked);
+	m->forked = forks_tab;
+	m->forks_lost = m->forks_lost || forks_tab_lost;
+	forks_tab = (struct addrtab){ 0 };
 	return 0;
 }
 

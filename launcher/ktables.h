@@ -73,9 +73,12 @@ void ktables_start(struct ktgids *m);
 void ktables_tgids(struct ktgids *m);
 /* perf's task events of every CPU (ktables.c), from now on: 0, or -errno
  * (no perf: the tasks of other processes created and ended meanwhile are
- * then unknown).  _read() at the end: their tgids into m->forked (0, or
- * -ENODEV: none open); _close(): at the end, or whenever. */
+ * then unknown).  _start(): a thread reads them while the program runs
+ * (however many tasks it creates); _read() at the end (the thread
+ * stopped): their tgids into m->forked (0, or -ENODEV: none open);
+ * _close(): at the end, or whenever (the thread stopped). */
 int ktables_forks_open(void);
+void ktables_forks_start(void);
 int ktables_forks_read(struct ktgids *m);
 void ktables_forks_close(void);
 /* Frees *m's tables (all of them), zeroes it. */

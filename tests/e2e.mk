@@ -107,6 +107,7 @@ E2E_TESTS += \
 	tests/e2e/compressed.sh \
 	tests/e2e/dump-check.sh \
 	tests/e2e/time-order.sh \
+	tests/e2e/reader-map.sh \
 	tests/e2e/time-order-mark.sh \
 	tests/e2e/ticks.sh \
 	tests/e2e/dump-usage.sh \
@@ -154,6 +155,7 @@ E2E_TESTS += \
 	tests/e2e/kernel-lost.sh \
 	tests/e2e/kernel-stream.sh \
 	tests/e2e/kernel-tgids.sh \
+	tests/e2e/kernel-forks.sh \
 	tests/e2e/kernel-attach.sh
 EXTRA_DIST += tests/data/tracecmd/README.md tests/data/tracecmd/record.sh \
 	tests/data/tracecmd/v6.dat tests/data/tracecmd/v6.report.gz \

@@ -217,6 +217,13 @@ tests_progs_kernel_states_SOURCES = tests/progs/kernel_states.c
 tests_progs_kernel_states_CFLAGS = $(EXAMPLE_C_FLAGS)
 tests_progs_kernel_states_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_kernel_states_LDADD = -lpthread
+# many_tasks: N threads one after the other, more tasks than perf's task
+# buffer holds (tests/e2e/kernel-forks.sh).
+check_PROGRAMS += tests/progs/many_tasks
+tests_progs_many_tasks_SOURCES = tests/progs/many_tasks.c
+tests_progs_many_tasks_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_many_tasks_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+tests_progs_many_tasks_LDADD = -lpthread
 # kernel_naps: naps 1 ms N times, a steady flow of the kernel's events
 # (tests/e2e/kernel-stream.sh).
 check_PROGRAMS += tests/progs/kernel_naps

@@ -4,13 +4,15 @@
 # and in end order), --focus, --depth,
 # --min-share, --by thread and --tid; recursion folded on a real traced
 # program (tests/progs/calls_fib: fib calls itself twice, 177 calls); the
-# `fxt tree` subcommand.
+# `fxt tree` subcommand; one recursion 100,000 frames deep, in start and
+# end order and as begin/end pairs (each slice's path was compared from
+# its root: quadratic there).
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 TREE=$abs_top_builddir/fxt-tree
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$HELPERS/mkarchives
 scratch
-plan 17
+plan 21
 
 "$GEN" --events 40 --order start -o "$TMPD/s40.fxt"
 "$GEN" --events 40 --order start --threads 2 -o "$TMPD/t2.fxt"
@@ -113,4 +115,35 @@ is "$("$TREE" "$TMPD/mk/valid.fxt" | sed -n 2p)" "# 12 calls dropped: the tree i
   "drops: said under the header"
 is "$("$TREE" -F csv "$TMPD/mk/valid.fxt" 2>&1 >/dev/null)" \
   "fxt-tree: $TMPD/mk/valid.fxt: 12 calls dropped: the tree is partial" "drops: csv says them on standard error"
+
+# 100,000 frames of rec deep, every other one calling hot, every third
+# leaf; the same times in every order (fxt-tree's numbers before the walk
+# took what the profile says unchanged: main's, minutes at 1 M frames).
+for o in start end pairs; do
+  "$GEN" --deep 100000 --order "$o" -o "$TMPD/deep.$o.fxt"
+done
+want='# 183335 calls, traced time 127.510 ms (the top-level calls'"'"')
+     calls        total         self   share  call path
+         1   127.510 ms        10 ns 100.00%  main
+    100000   127.510 ms    50.895 ms 100.00%  └─ rec [recursive]
+     50000    49.978 ms    49.978 ms  39.20%     ├─ hot
+     33334    26.637 ms    26.637 ms  20.89%     └─ leaf'
+is "$(LC_ALL=C.UTF-8 "$TREE" "$TMPD/deep.start.fxt")" "$want" "100,000 deep, start order: one rec node"
+is "$(LC_ALL=C.UTF-8 "$TREE" "$TMPD/deep.pairs.fxt")" "$want" "100,000 deep, begin/end pairs: the same"
+# End order: the 50,000 hots come before any rec, which the profile
+# stacks as top-level calls under main (its self time is the rest).
+is "$(LC_ALL=C.UTF-8 "$TREE" "$TMPD/deep.end.fxt")" \
+'# 183335 calls, traced time 127.510 ms (the top-level calls'"'"')
+     calls        total         self   share  call path
+         1   127.510 ms         0 ns 100.00%  main
+    100000   127.510 ms   100.873 ms 100.00%  ├─ rec [recursive]
+     33334    26.637 ms    26.637 ms  20.89%  │  └─ leaf
+     50000    49.978 ms    49.978 ms  39.20%  └─ hot' "100,000 deep, end order"
+is "$("$TREE" -F csv --focus rec "$TMPD/deep.pairs.fxt" | cut -d, -f1-5,7,11)" \
+'view,depth,calls,total_ns,self_ns,recursive,path
+callers,1,100000,127510209,50894734,1,rec
+callers,2,100000,127510209,50894734,0,rec;main
+callees,1,100000,127510209,50894734,1,rec
+callees,2,50000,49978128,49978128,0,rec;hot
+callees,2,33334,26637347,26637347,0,rec;leaf' "100,000 deep: --focus rec, csv"
 finish

@@ -643,6 +643,91 @@ static void callback(void)
 	profile_free(p);
 }
 
+/* struct profile_slice's same: each thread's last path kept as a
+ * consumer keeps it (fxt-tree), the part said unchanged must be, and what
+ * is left to compare must grow with the events, not with their depth
+ * times their number. */
+struct samecheck {
+	uint32_t *last[2];
+	size_t nlast[2];
+	uint64_t slices, wrong, work, rows;
+};
+
+static void on_slice_same(void *ctx, const struct profile_slice *s)
+{
+	struct samecheck *c = ctx;
+	unsigned k = s->tid == 3, lim = s->depth + 1, from;
+
+	if (lim > c->nlast[k])
+		lim = (unsigned)c->nlast[k];
+	from = s->same < lim ? s->same : lim;
+	for (unsigned i = 0; i < from; i++)
+		if (c->last[k][i] != s->path[i]) {
+			c->wrong++;
+			break;
+		}
+	c->work += s->depth + 1 - from;
+	c->rows += s->depth + 1;
+	c->last[k] = realloc(c->last[k], (s->depth + 1) * sizeof(*s->path));
+	if (!c->last[k])
+		bail_out("realloc");
+	memcpy(c->last[k], s->path, (s->depth + 1) * sizeof(*s->path));
+	c->nlast[k] = s->depth + 1;
+	c->slices++;
+}
+
+static void slice_same(void)
+{
+	const uint64_t n = 3000;
+	struct profile_opts o = { .by = PROFILE_BY_FUNCTION, .on_slice = on_slice_same };
+	struct samecheck c;
+	struct profile *p;
+	char err[256];
+
+	for (int pass = 0; pass < 2; pass++) {
+		memset(&c, 0, sizeof(c));
+		o.ctx = &c;
+		start(1000000000);
+		/* tid 2: r in r ... n deep as begin/end events, a leaf x in
+		 * each (start-ordered complete events: the lean stack when
+		 * loaded), another after each return; tid 3, between them:
+		 * complete events children first (end order), s in s. */
+		for (uint64_t i = 0; i < n; i++) {
+			B(2, "r", 10 * i);
+			X(2, "x", 10 * i + 1, 10 * i + 2);
+			X(3, "s", 100000 - 10 * i - 5, 100000 + 10 * i + 5);
+		}
+		for (uint64_t i = 0; i < n; i++) {
+			X(2, "y", 10 * n + 10 * i + 1, 10 * n + 10 * i + 2);
+			E(2, "r", 10 * n + 10 * i + 5);
+		}
+		if (pass == 0) {
+			p = finish_opts(&o);
+		} else {
+			save();
+			fxt_writer_free(w);
+			w = NULL;
+			if (profile_new(&p, &o) < 0)
+				bail_out("profile_new");
+			if (profile_load(p, saved, err, sizeof(err)) < 0)
+				bail_out(err);
+			unlink(saved);
+		}
+		ASSERT_EQ_U64(c.slices, 4 * n, "%s: every slice given",
+			      pass ? "profile_load" : "profile_add_record");
+		ASSERT_EQ_U64(c.wrong, 0, "%s: what same says unchanged is",
+			      pass ? "profile_load" : "profile_add_record");
+		ok(c.work <= 4 * c.slices,
+		   "%s: %" PRIu64 " rows left to compare for %" PRIu64 " slices %u deep "
+		   "(in their paths: %" PRIu64 ")",
+		   pass ? "profile_load" : "profile_add_record", c.work, c.slices, (unsigned)n,
+		   c.rows);
+		profile_free(p);
+		free(c.last[0]);
+		free(c.last[1]);
+	}
+}
+
 /* profile_load() on bad files: negative errno and a reason. */
 static void bad_input(void)
 {
@@ -872,6 +957,7 @@ int main(void)
 	deep();
 	variance();
 	callback();
+	slice_same();
 	bad_input();
 	sorting();
 	samples_and_drops();

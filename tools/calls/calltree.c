@@ -26,11 +26,17 @@ struct eslice {
 };
 
 /* A thread's last path (rows, outermost first) and the nodes it led to;
- * in end order, its slices and their prefixes. */
+ * in end order, its slices and their prefixes.  last: what the profile's
+ * last slice of the thread was to it (struct profile_slice's same is
+ * relative to it), LAST_WALKED (its path is rows), LAST_KEPT (its prefix
+ * is the last one kept), else LAST_NONE. */
+enum { LAST_NONE, LAST_WALKED, LAST_KEPT };
+
 struct cthread {
 	uint32_t group;
 	uint32_t *rows, *nodes;
 	size_t n, cap;
+	int last;
 	struct eslice *es;
 	size_t nes, capes;
 	uint32_t *pre;
@@ -273,10 +279,13 @@ static __attribute__((noinline)) int path_room(struct cthread *th, size_t n)
 }
 
 /* Counts a slice whose whole path is known: path[0 .. d] (its own row
- * last) on thread ti.  Returns 0 or -ENOMEM. */
+ * last) on thread ti, its first `same` rows known to be those of the
+ * thread's last path (not compared again: a slice then costs what
+ * changed, not its depth).  Returns 0 or -ENOMEM. */
 static inline __attribute__((always_inline)) int add_path(struct calltree *t, uint32_t ti,
 							  const uint32_t *path, uint32_t d,
-							  uint64_t self, uint64_t dur, bool open)
+							  uint32_t same, uint64_t self,
+							  uint64_t dur, bool open)
 {
 	struct cthread *th = &t->thr[ti];
 	struct calltree_node *n;
@@ -287,7 +296,7 @@ static inline __attribute__((always_inline)) int add_path(struct calltree *t, ui
 		return -ENOMEM;
 	rows = th->rows;
 	lim = th->n < d + 1 ? (uint32_t)th->n : d + 1;
-	for (i = 0; i < lim && rows[i] == path[i]; i++)
+	for (i = same < lim ? same : lim; i < lim && rows[i] == path[i]; i++)
 		;
 	if (i <= d) { /* walked from the first row that changed */
 		x = i ? th->nodes[i - 1] : th->group;
@@ -320,15 +329,30 @@ static inline __attribute__((always_inline)) int add_path(struct calltree *t, ui
 	return 0;
 }
 
+/* add_path() of a slice as the profile gives it: what of its path is
+ * unchanged since the thread's last one, if that one was walked here. */
+static inline __attribute__((always_inline)) int add_slice(struct calltree *t, uint32_t ti,
+							   const struct profile_slice *s)
+{
+	struct cthread *th = &t->thr[ti];
+	uint32_t same = th->last == LAST_WALKED ? s->same : 0;
+
+	th->last = LAST_WALKED;
+	return add_path(t, ti, s->path, s->depth, same, s->self_ns, s->end_ns - s->start_ns,
+			s->open);
+}
+
 /* End order: the slice waits for the end of the archive, when its thread's
  * slices are nested by their intervals (nest_thread()).  Its prefix is
  * stored once while it stays the same. */
 static int keep_slice(struct cthread *th, const struct profile_slice *s)
 {
 	uint32_t d = s->depth;
+	bool kept = th->last == LAST_KEPT && s->same >= d; /* the last one's prefix */
 
+	th->last = LAST_KEPT;
 	if (d != th->last_len ||
-	    (d && memcmp(th->pre + th->last_off, s->path, d * sizeof(*s->path)) != 0)) {
+	    (d && !kept && memcmp(th->pre + th->last_off, s->path, d * sizeof(*s->path)) != 0)) {
 		if (TOOL_GROW(th->pre, th->cappre, th->npre + d) < 0)
 			return -ENOMEM;
 		memcpy(th->pre + th->npre, s->path, d * sizeof(*s->path));
@@ -373,8 +397,7 @@ static __attribute__((noinline)) void on_slice_other(struct calltree *t,
 	else if (__builtin_expect(s->end_order, 0))
 		rc = keep_slice(&t->thr[ti], s);
 	else
-		rc = add_path(t, (uint32_t)ti, s->path, s->depth, s->self_ns,
-			      s->end_ns - s->start_ns, s->open);
+		rc = add_slice(t, (uint32_t)ti, s);
 	if (rc < 0)
 		t->err = rc;
 	else if (!t->o.also)
@@ -393,8 +416,7 @@ static void on_slice(void *ctx, const struct profile_slice *s)
 		on_slice_other(t, s);
 		return;
 	}
-	rc = add_path(t, (uint32_t)t->cur_ti, s->path, s->depth, s->self_ns,
-		      s->end_ns - s->start_ns, s->open);
+	rc = add_slice(t, (uint32_t)t->cur_ti, s);
 	if (__builtin_expect(rc < 0, 0)) {
 		t->err = rc;
 		t->cur_ti = -1;
@@ -403,17 +425,22 @@ static void on_slice(void *ctx, const struct profile_slice *s)
 
 /* The end-ordered slices of thread ti, nested (profile.h, struct
  * profile_span): a slice's parent is the innermost earlier one that holds
- * it and has the same prefix, else its prefix's last frame. */
+ * it and has the same prefix, else its prefix's last frame.  The path is
+ * kept from one slice to the next: the stack's slices all have the same
+ * prefix, so it changes only when the stack is empty; below the slice's
+ * own row, all is then the last path's (the stack popped to a part of
+ * the last path). */
 static int nest_thread(struct calltree *t, uint32_t ti)
 {
 	struct cthread *th = &t->thr[ti];
-	uint32_t *stack = NULL, *path = NULL;
+	uint32_t *stack = NULL, *path = NULL, pre_off = 0, pre_len = UINT32_MAX;
 	size_t ns = 0, caps = 0, capp = 0;
 	int rc = 0;
 
 	qsort(th->es, th->nes, sizeof(*th->es), profile_span_cmp);
 	for (size_t k = 0; k < th->nes && rc == 0; k++) {
 		const struct eslice *e = &th->es[k];
+		uint32_t same;
 		size_t d;
 
 		while (ns) {
@@ -430,12 +457,17 @@ static int nest_thread(struct calltree *t, uint32_t ti)
 			rc = -ENOMEM;
 			break;
 		}
-		if (e->pre_len)
-			memcpy(path, th->pre + e->pre_off, e->pre_len * sizeof(*path));
-		for (size_t j = 0; j < ns; j++)
-			path[e->pre_len + j] = th->es[stack[j]].row;
+		/* (th->rows: the engine's last path, or this loop's) */
+		same = k ? (uint32_t)d : 0;
+		if (e->pre_off != pre_off || e->pre_len != pre_len) {
+			if (e->pre_len)
+				memcpy(path, th->pre + e->pre_off, e->pre_len * sizeof(*path));
+			pre_off = e->pre_off;
+			pre_len = e->pre_len;
+			same = 0;
+		}
 		path[d] = e->row;
-		rc = add_path(t, ti, path, (uint32_t)d, e->self, e->span.end - e->span.start,
+		rc = add_path(t, ti, path, (uint32_t)d, same, e->self, e->span.end - e->span.start,
 			      e->open);
 		stack[ns++] = (uint32_t)k;
 	}
@@ -446,6 +478,7 @@ static int nest_thread(struct calltree *t, uint32_t ti)
 	th->es = NULL;
 	th->pre = NULL;
 	th->nes = th->npre = 0;
+	th->last = LAST_NONE;
 	return rc;
 }
 

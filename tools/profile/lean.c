@@ -42,7 +42,7 @@ int profile__lean_spill(struct profile *p, struct thread *t)
 				      .has_end = 1,
 				      .mapped = l->act != UINT32_MAX,
 				      .act = l->act != UINT32_MAX ? l->act : 0 };
-		t->openrow[t->nopen] = l->row;
+		openrow_set(t, t->nopen, l->row);
 		t->openv[t->nopen++] = (uint32_t)t->nf++;
 	}
 	t->nlf = 0;
@@ -94,7 +94,8 @@ static __attribute__((noinline)) void lean_emit(struct profile *p, struct thread
 				    .end_ns = l->end,
 				    .self_ns = self,
 				    .depth = (unsigned)depth,
-				    .path = t->openrow };
+				    .path = t->openrow,
+				    .same = slice_same(t) };
 
 	p->opts.on_slice(p->opts.ctx, &sl);
 }
@@ -186,7 +187,7 @@ static inline __attribute__((always_inline)) int lean_complete(struct profile *p
 	if (slices) {
 		if (GROW(t->openrow, t->capopenrow, t->nopen + nlf + 2) < 0)
 			return -ENOMEM;
-		t->openrow[t->nopen + nlf] = row;
+		openrow_set(t, t->nopen + nlf, row);
 	}
 	act = act_push_lean(p, t, row);
 	if (act < 0)

@@ -75,6 +75,9 @@ struct thread {
 	 * (a copy made a deep recursion quadratic). */
 	uint32_t *openrow;
 	size_t capopenrow;
+	/* The lowest index of openrow written since the thread's last slice
+	 * (0 before its first; openrow_set()): struct profile_slice's same. */
+	uint32_t pathlow;
 	struct ledger_ent *led;
 	size_t nled, capled;
 	/* The lean stack: complete frames pushed in start order above the
@@ -290,6 +293,26 @@ static inline __attribute__((always_inline)) struct thread *thread_get(struct pr
 			return t;
 	}
 	return profile__thread_lookup(p, pid, tid);
+}
+
+/* openrow[k] = row, noted for the thread's next slice's same. */
+static inline __attribute__((always_inline)) void openrow_set(struct thread *t, size_t k,
+							      uint32_t row)
+{
+	t->openrow[k] = row;
+	if (k < t->pathlow)
+		t->pathlow = (uint32_t)k;
+}
+
+/* A slice's same on thread t (struct profile_slice): what of openrow was
+ * not written since the thread's last slice (by openrow_set(), the only
+ * writer); the next slice's compared with this one. */
+static inline __attribute__((always_inline)) unsigned slice_same(struct thread *t)
+{
+	unsigned same = t->pathlow;
+
+	t->pathlow = UINT32_MAX;
+	return same;
 }
 
 /* Frees a thread's stacks and map (not the thread itself). */

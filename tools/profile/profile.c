@@ -222,7 +222,7 @@ static int emit_slice(struct profile *p, struct thread *t, const struct frame *f
 
 	if (GROW(t->openrow, t->capopenrow, t->nopen + 1) < 0)
 		return -ENOMEM;
-	t->openrow[t->nopen] = fr->row;
+	openrow_set(t, t->nopen, fr->row);
 	s.pid = t->pid;
 	s.tid = t->tid;
 	s.start_ns = fr->start;
@@ -232,6 +232,7 @@ static int emit_slice(struct profile *p, struct thread *t, const struct frame *f
 	s.end_order = t->post;
 	s.depth = (unsigned)t->nopen;
 	s.path = t->openrow;
+	s.same = slice_same(t);
 	p->opts.on_slice(p->opts.ctx, &s);
 	return 0;
 }
@@ -495,7 +496,7 @@ push_frame(struct profile *p, struct thread *t, uint64_t s, uint64_t e, bool has
 	}
 	if (act_push(p, t, fr) < 0)
 		return -ENOMEM;
-	t->openrow[t->nopen] = t->f[t->nf].row;
+	openrow_set(t, t->nopen, t->f[t->nf].row);
 	t->openv[t->nopen++] = (uint32_t)t->nf++;
 	return 0;
 }
@@ -590,7 +591,7 @@ static inline __attribute__((always_inline)) int push_complete(struct profile *p
 	};
 	if (act_push(p, t, fr) < 0)
 		return -ENOMEM;
-	t->openrow[t->nopen] = t->f[t->nf].row;
+	openrow_set(t, t->nopen, t->f[t->nf].row);
 	t->openv[t->nopen++] = (uint32_t)t->nf++;
 	return 0;
 general:

@@ -129,6 +129,11 @@ struct profile_slice {
 	bool end_order;
 	unsigned depth;
 	const uint32_t *path;
+	/* path[0 .. same) is what it was at the last slice given of the same
+	 * (pid, tid) (same may be past depth + 1; 0 for its first): a
+	 * consumer that keeps each thread's last path need not compare that
+	 * part again (a deep recursion would make it quadratic). */
+	unsigned same;
 };
 
 typedef void (*profile_slice_fn)(void *ctx, const struct profile_slice *s);
