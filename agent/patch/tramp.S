@@ -170,8 +170,10 @@
  * or saves the other general registers (see above) and calls, on an
  * aligned stack (a compiler may call a function it knows with it 8
  * bytes off), fxt__patch_enter(FN, slot) or fxt__patch_enter_late(p, ts,
- * FN, slot); restores and returns into the stub (past its hook, into the
- * relocated instructions, when the call was not pushed). */
+ * FN, slot); restores and returns into the stub past the return
+ * address (`ret $8`: its call of the function's code hooks the slot), or,
+ * when the call was not pushed, into the relocated instructions, the
+ * slot left alone. */
 	.globl	fxt__patch_enter_tramp
 	.hidden	fxt__patch_enter_tramp
 	.type	fxt__patch_enter_tramp, @function
@@ -217,7 +219,9 @@ fxt__patch_enter_tramp:
 	movq	%rax, SHADOW_SLOT(%rsi)
 	.cfi_remember_state
 9:	POP_FAST
-	ret
+	/* Past the return address, which the stub's call of the function's
+	 * code puts its exit in place of. */
+	ret	$8
 	.cfi_restore_state
 3:	SLOW_ENTER			/* the record's slow path */
 	movq	%rdx, %rdi		/* the slot reserved */
@@ -241,15 +245,16 @@ fxt__patch_enter_tramp:
 	leaq	16(%rbp), %rsi
 	call	fxt__patch_enter
 	testb	%al, %al
-	jnz	4f
-	/* Not pushed (no shadow stack): back into the function's code
-	 * itself, past the stub's call of it, the slot left alone. */
-	addq	$STUB_BODY_PAST_CALL, 8(%rbp)
-4:	leaq	-72(%rbp), %rsp
-	RESTORE_GPRS
+	leaq	-72(%rbp), %rsp
+	RESTORE_GPRS			/* (no flags changed) */
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
 	.cfi_restore %rbp
+	jz	5f
+	ret	$8
+	/* Not pushed (no shadow stack): back into the function's code
+	 * itself, past the stub's call of it, the slot left alone. */
+5:	addq	$STUB_BODY_PAST_CALL, (%rsp)
 	ret
 	.cfi_endproc
 	.globl	fxt__patch_enter_tramp_end

@@ -24,10 +24,10 @@
 #define SHADOW_HOOK	    24
 #define SHADOW_SIZE_LOG2    5
 #define SHADOW_SIZE	    (1 << SHADOW_SIZE_LOG2)
-#define STUB_EXIT_PAST_CALL 10
+#define STUB_EXIT_PAST_CALL 5
 /* The function's code in its stub, past that return address: where the
  * enter trampoline returns to when it did not push the call. */
-#define STUB_BODY_PAST_CALL 16
+#define STUB_BODY_PAST_CALL 11
 
 /* agent/tbuf.h's struct tstate (agent_tls): the next free slot, the end of
  * the chunk, the count of agent code running. */
