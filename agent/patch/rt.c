@@ -411,7 +411,7 @@ bool fxt__patch_enter(uint64_t fn, uint64_t *slot)
 /* ------------------------------------------------- the trampolines' fast path
  *
  * The common case of a patched call, nothing read and nothing filtered,
- * is done by the trampolines themselves (tramp.S), with five registers
+ * is done by the trampolines themselves (tramp.S), with four registers
  * saved instead of nine and no call: fxt__patch_enter()'s enter() of a
  * function whose quad is its address, with no frame gone (pop_gone()),
  * the record, then shadow_push(); fxt__patch_exit()'s common case (the
