@@ -146,10 +146,11 @@ uint64_t agent_patch_sampled_call(uint64_t fn, const uint64_t *sp, const uint64_
 #define PATCH_STUB_HEAD	 (PATCH_STUB_ENTRY + 6)
 /* The stub's exit, past its call of the function's code (patch.c): the
  * return address of a patched call in progress, in its slot; and where
- * in the stub that call is (a sample there has the real return address
- * just below its stack pointer). */
-#define PATCH_STUB_CALL (PATCH_STUB_HEAD + 5)
-#define PATCH_STUB_EXIT (PATCH_STUB_HEAD + 10)
+ * in the stub that call is, where the trampoline returns past the
+ * return address (a sample there has the real return address just below
+ * its stack pointer). */
+#define PATCH_STUB_CALL PATCH_STUB_HEAD
+#define PATCH_STUB_EXIT (PATCH_STUB_HEAD + 5)
 
 /* The stub's first quad is the function's address, with PATCH_FN_ARGS
  * set for a function whose arguments or return value are read (fxt-run

@@ -132,6 +132,14 @@ struct tstate {
 	uint64_t w_fn[AGENT_WATCH_DEPTH];
 	uint64_t w_t0[AGENT_WATCH_DEPTH];
 	uint64_t w_libc_t0;
+	/* Run-time patching's shadow stack (agent/patch/rt.c, which says
+	 * what it holds): here, so that the trampolines' fast path reaches
+	 * it and the buffer through one TLS offset (agent/patch/tramp.S). */
+	struct agent_pstack {
+		struct shadow *v;
+		uint32_t n, lim, parked;
+		bool failed, ended;
+	} pstack;
 };
 
 extern __thread struct tstate agent_tls __attribute__((tls_model("initial-exec")));

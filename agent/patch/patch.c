@@ -39,9 +39,9 @@ void agent_patch_activate(void); /* rt.c */
 
 /* A stub: the function's address (8 bytes, data: the trampoline reads it
  * before its return address); its entry, call *slot(%rip) (6), to the
- * enter trampoline; lea 8(%rsp),%rsp (5) and call BODY (5), which puts
- * the stub's exit in the return address's slot, the real one being in
- * the shadow stack; the exit, jmp *slot+8(%rip) (6), to the exit
+ * enter trampoline, which returns past the return address (`ret $8`);
+ * call BODY (5), which puts the stub's exit in the return address's
+ * slot, the real one being in the shadow stack; the exit, jmp *slot+8(%rip) (6), to the exit
  * trampoline; BODY: the relocated code, jmp back (5).  Rounded up to 16
  * bytes.  No register carries the address (with -fipa-ra, a caller may
  * keep values in any register its callee is known not to use); the
@@ -53,7 +53,7 @@ void agent_patch_activate(void); /* rt.c */
  * push (no shadow stack) goes from it straight to BODY. */
 #define STUB_ENTRY	    PATCH_STUB_ENTRY
 #define STUB_HEAD	    PATCH_STUB_HEAD
-#define STUB_CALL	    (STUB_HEAD + 5)
+#define STUB_CALL	    STUB_HEAD
 #define STUB_CODE	    (PATCH_STUB_EXIT + 6)
 #define STUB_SIZE(code_len) ((STUB_CODE + (code_len) + 5 + 15) & ~(size_t)15)
 _Static_assert(STUB_CODE - STUB_HEAD == STUB_BODY_PAST_CALL &&
@@ -513,8 +513,6 @@ static void write_stub(const struct cand *c, uint8_t *w, uint64_t x, uint64_t sl
 	p[8] = 0xff; /* call *slot(%rip) */
 	p[9] = 0x15;
 	put32(p + 10, (int64_t)(slot - (at + STUB_HEAD)));
-	static const uint8_t lea[5] = { 0x48, 0x8d, 0x64, 0x24, 0x08 }; /* lea 8(%rsp),%rsp */
-	memcpy(p + STUB_HEAD, lea, 5);
 	p[STUB_CALL] = 0xe8; /* call BODY */
 	put32(p + STUB_CALL + 1, STUB_CODE - PATCH_STUB_EXIT);
 	p[PATCH_STUB_EXIT] = 0xff; /* jmp *slot+8(%rip) */

@@ -11,8 +11,9 @@
  * 2 GiB of it:
  *
  *     .quad FN                  (data, read by the trampoline)
- *     call *enter_slot          -> fxt__patch_enter_tramp (tramp.S)
- *     lea  8(%rsp), %rsp        (the return address: in the shadow stack)
+ *     call *enter_slot          -> fxt__patch_enter_tramp (tramp.S), which
+ *                                  returns with `ret $8`, past the return
+ *                                  address (kept in the shadow stack)
  *     call BODY                 (its return address in the same slot)
  *     jmp  *exit_slot           -> fxt__patch_exit_tramp (the stub's exit)
  *   BODY:

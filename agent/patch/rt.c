@@ -43,26 +43,28 @@ struct shadow {
 
 /* Deep enough for any recursion a stack of 8 MiB holds (a frame is at
  * least 16 bytes); reserved, not committed: pages come as they are used. */
-#define SHADOW_MAX (1u << PSTACK_MAX_LOG2)
+#define SHADOW_MAX (1u << 19)
 
 /* The last entries popped as gone (see pop_gone()), kept in a ring after
  * the stack: a frame taken for gone that returns after all (the program
  * switched stacks: coroutines, swapcontext()) finds its return address
  * there. */
-#define PARKED_MAX   (1u << 12)
-#define SHADOW_BYTES ((size_t)(SHADOW_MAX + PARKED_MAX) * sizeof(struct shadow))
+#define PARKED_MAX (1u << 12)
+/* The mapping: one entry before the stack's first, whose slot is above
+ * every other (the trampolines' fast path compares the innermost entry's
+ * slot with no test of an empty stack: tramp.S), the stack, the ring. */
+#define SHADOW_BYTES ((size_t)(1 + SHADOW_MAX + PARKED_MAX) * sizeof(struct shadow))
 
-struct pstack {
-	struct shadow *v; /* NULL until the thread's first patched call */
-	uint32_t n;
-	uint32_t parked; /* entries ever parked; the ring is v + SHADOW_MAX */
-	bool failed;	 /* no memory for it: the thread's patched calls go unrecorded */
-	bool ended;	 /* the thread is ending: its stack is given back */
-};
-
-/* The thread's, which the trampolines' fast path reads too (tramp.S). */
-extern __thread struct pstack fxt__patch_pstack __attribute__((tls_model("initial-exec")));
-__thread struct pstack fxt__patch_pstack __attribute__((tls_model("initial-exec")));
+/* The thread's (agent/tbuf.h: in its struct tstate), which the
+ * trampolines' fast path reads too (tramp.S):
+ *   v       NULL until the thread's first patched call
+ *   n       the live entries
+ *   lim     SHADOW_MAX once v is there, else 0: the entries the fast
+ *           path may push (one test of n for both)
+ *   parked  entries ever parked; the ring is v + SHADOW_MAX
+ *   failed  no memory for it: the thread's patched calls go unrecorded
+ *   ended   the thread is ending: its stack is given back */
+#define fxt__patch_pstack (agent_tls.pstack)
 
 /* Set once something is patched: the unwinder's entry points do their
  * work only then. */
@@ -74,13 +76,19 @@ void agent_patch_activate(void)
 	__atomic_store_n(&patch_active, true, __ATOMIC_RELEASE);
 }
 
+/* The entries (past the one before them, marked), or MAP_FAILED. */
 static void *shadow_map(void)
 {
-	return mmap(NULL, SHADOW_BYTES, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	struct shadow *p = mmap(NULL, SHADOW_BYTES, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return p;
+	p->slot = (uint64_t *)UINTPTR_MAX;
+	return p + 1;
 }
 
-static bool shadow_ready(struct pstack *s)
+static bool shadow_ready(struct agent_pstack *s)
 {
 	if (__builtin_expect(s->v != NULL, 1))
 		return true;
@@ -92,6 +100,8 @@ static bool shadow_ready(struct pstack *s)
 		return false;
 	}
 	s->v = p;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->lim = SHADOW_MAX;
 	return true;
 }
 
@@ -134,7 +144,7 @@ static bool in_range(struct range r, const uint64_t *p)
  * bounds stays (asked of the kernel only then, which is rare).  Returns
  * the real return address of the entry whose slot is `below`, if one was
  * popped (the tail call's), else 0. */
-static __attribute__((noinline)) uint64_t pop_gone_slow(struct pstack *s, uint64_t *below)
+static __attribute__((noinline)) uint64_t pop_gone_slow(struct agent_pstack *s, uint64_t *below)
 {
 	uint64_t ret = 0;
 	bool asked = false;
@@ -162,7 +172,8 @@ static __attribute__((noinline)) uint64_t pop_gone_slow(struct pstack *s, uint64
 
 /* pop_gone(), its common case inline: nothing is gone (the innermost
  * entry's slot is above `below`; one being filled is above every one). */
-static inline __attribute__((always_inline)) uint64_t pop_gone(struct pstack *s, uint64_t *below)
+static inline __attribute__((always_inline)) uint64_t pop_gone(struct agent_pstack *s,
+							       uint64_t *below)
 {
 	if (__builtin_expect(!s->n || s->v[s->n - 1].slot > below, 1))
 		return 0;
@@ -311,8 +322,8 @@ static inline __attribute__((always_inline)) void record_strs(uint64_t fn, const
  * code).  A signal handler's calls may come between any two of these
  * steps: the entry is marked live (an unknown slot is above every other)
  * before it is counted, and filled after. */
-static inline __attribute__((always_inline)) void shadow_push(struct pstack *s, uint64_t *slot,
-							      uint64_t tagged, uint64_t ret)
+static inline __attribute__((always_inline)) void
+shadow_push(struct agent_pstack *s, uint64_t *slot, uint64_t tagged, uint64_t ret)
 {
 	uint32_t i = s->n;
 	s->v[i].slot = (uint64_t *)UINTPTR_MAX;
@@ -336,11 +347,10 @@ static inline __attribute__((always_inline)) void shadow_push(struct pstack *s, 
  * with what to read at its return); whether it did (not for a thread
  * without a shadow stack). */
 static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *slot,
-							uint64_t tagged,
-							const struct captured *c,
+							uint64_t tagged, const struct captured *c,
 							uint32_t gprs, const bool strs)
 {
-	struct pstack *s = &fxt__patch_pstack;
+	struct agent_pstack *s = &fxt__patch_pstack;
 
 	if (__builtin_expect(!shadow_ready(s) || s->n >= SHADOW_MAX, 0)) {
 		if (!s->ended) /* after its buffer, as the thread's other records */
@@ -401,7 +411,7 @@ bool fxt__patch_enter(uint64_t fn, uint64_t *slot)
 /* ------------------------------------------------- the trampolines' fast path
  *
  * The common case of a patched call, nothing read and nothing filtered,
- * is done by the trampolines themselves (tramp.S), with five registers
+ * is done by the trampolines themselves (tramp.S), with four registers
  * saved instead of nine and no call: fxt__patch_enter()'s enter() of a
  * function whose quad is its address, with no frame gone (pop_gone()),
  * the record, then shadow_push(); fxt__patch_exit()'s common case (the
@@ -421,7 +431,7 @@ void fxt__patch_enter_late(uint64_t *p, uint64_t ts, uint64_t quad, uint64_t *sl
  * return address given back. */
 uint64_t fxt__patch_exit_late(uint64_t *p, uint64_t ts)
 {
-	struct pstack *s = &fxt__patch_pstack;
+	struct agent_pstack *s = &fxt__patch_pstack;
 	struct shadow e = s->v[s->n - 1];
 
 	AGENT_TBUF_SLOW(&agent_tls, p, ts, e.fn | SPOOL_EXIT_BIT);
@@ -431,9 +441,11 @@ uint64_t fxt__patch_exit_late(uint64_t *p, uint64_t ts)
 }
 
 /* What tramp.S reads (tramp.h). */
-_Static_assert(offsetof(struct pstack, v) == PSTACK_V && offsetof(struct pstack, n) == PSTACK_N &&
-		   SHADOW_MAX == 1u << PSTACK_MAX_LOG2,
-	       "tramp.h: struct pstack");
+_Static_assert(offsetof(struct tstate, pstack) + offsetof(struct agent_pstack, v) == PSTACK_V &&
+		   offsetof(struct tstate, pstack) + offsetof(struct agent_pstack, n) == PSTACK_N &&
+		   offsetof(struct tstate, pstack) + offsetof(struct agent_pstack, lim) ==
+		       PSTACK_LIM,
+	       "tramp.h: struct agent_pstack");
 _Static_assert(offsetof(struct shadow, slot) == SHADOW_SLOT &&
 		   offsetof(struct shadow, ret) == SHADOW_RETA &&
 		   offsetof(struct shadow, fn) == SHADOW_FN &&
@@ -449,16 +461,18 @@ _Static_assert(offsetof(struct tstate, pos) == TSTATE_POS &&
 
 void agent_patch_thread_end(void)
 {
-	struct pstack *s = &fxt__patch_pstack;
+	struct agent_pstack *s = &fxt__patch_pstack;
 	void *v = s->v;
 
 	s->ended = true;
 	if (!v)
 		return;
+	s->lim = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->v = NULL;
 	s->n = 0;
 	s->parked = 0;
-	munmap(v, SHADOW_BYTES);
+	munmap((struct shadow *)v - 1, SHADOW_BYTES);
 }
 
 static void patch_lost(uint64_t *sp)
@@ -468,7 +482,7 @@ static void patch_lost(uint64_t *sp)
 
 uint64_t fxt__patch_exit(uint64_t *sp)
 {
-	struct pstack *s = &fxt__patch_pstack;
+	struct agent_pstack *s = &fxt__patch_pstack;
 	uint64_t *slot = sp - 1;
 
 	pop_gone(s, slot - 1);
@@ -520,7 +534,7 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 
 uint64_t agent_patch_sampled_ret(const uint64_t *slot, uint32_t *from)
 {
-	const struct pstack *s = &fxt__patch_pstack;
+	const struct agent_pstack *s = &fxt__patch_pstack;
 	const struct shadow *v = s->v;
 	uint32_t n = s->n, top;
 
@@ -558,7 +572,7 @@ uint64_t agent_patch_sampled_ret(const uint64_t *slot, uint32_t *from)
 
 uint64_t agent_patch_sampled_call(uint64_t fn, const uint64_t *sp, const uint64_t **slot)
 {
-	const struct pstack *s = &fxt__patch_pstack;
+	const struct agent_pstack *s = &fxt__patch_pstack;
 	const struct shadow *v = s->v;
 	uint32_t n = s->n;
 
@@ -581,7 +595,7 @@ static bool filled(const struct shadow *e)
 }
 
 /* Puts the real return addresses back in every hooked slot. */
-static void restore_all(struct pstack *s)
+static void restore_all(struct agent_pstack *s)
 {
 	for (uint32_t i = 0; i < s->n; i++)
 		if (filled(&s->v[i]) && *s->v[i].slot == s->v[i].hook)
@@ -591,7 +605,7 @@ static void restore_all(struct pstack *s)
 /* After an unwinding that stopped in the frame whose stack pointer is
  * `sp`: the frames below it are gone (their exits are recorded now), the
  * others hooked again. */
-static void rearm(struct pstack *s, uint64_t *sp)
+static void rearm(struct agent_pstack *s, uint64_t *sp)
 {
 	pop_gone(s, sp - 1);
 	for (uint32_t i = 0; i < s->n; i++)

@@ -65,39 +65,85 @@
 	movaps	240(%rsp), %xmm15
 .endm
 
-/* The general registers are saved in two steps: rax, rdi, rsi, rdx and
- * rcx, which the fast path uses (the common case of a call, done here:
- * rt.c says which), then the rest when the handlers in C must run.
- * Together they are SAVE_GPRS's layout, where the handlers read the
- * arguments and results. */
-.macro SAVE_FAST
+/* The fast path (the common case of a call, done here: rt.c says which)
+ * saves the four general registers it uses, in its own frame, with no
+ * frame pointer; anything else restores them and goes the full way,
+ * which saves them all (SAVE_GPRS, below the saved rbp: the layout where
+ * the handlers read the arguments and results). */
+.macro PUSH_FAST
 	pushq	%rax
-	pushq	%rdi
+	.cfi_adjust_cfa_offset 8
 	pushq	%rsi
+	.cfi_adjust_cfa_offset 8
 	pushq	%rdx
+	.cfi_adjust_cfa_offset 8
 	pushq	%rcx
+	.cfi_adjust_cfa_offset 8
 .endm
-.macro RESTORE_FAST
+.macro POP_FAST
 	popq	%rcx
+	.cfi_adjust_cfa_offset -8
 	popq	%rdx
+	.cfi_adjust_cfa_offset -8
 	popq	%rsi
-	popq	%rdi
+	.cfi_adjust_cfa_offset -8
 	popq	%rax
+	.cfi_adjust_cfa_offset -8
 .endm
-.macro SAVE_REST
+/* Their bytes: the slot of the call's return address is FAST_REGS + 8
+ * above the stack pointer in the enter trampoline (past the stub's return
+ * address), FAST_REGS in the exit trampoline's. */
+#define FAST_REGS 32
+
+/* The record's slow path from the fast frame: the other general
+ * registers saved (rdi first), a frame for an aligned stack (the fast frame's saved
+ * registers at SLOW_FAST(%rbp) on), then the caller sets the arguments and
+ * calls, and SLOW_LEAVE comes back to the fast frame. */
+#define SLOW_FAST 48
+.macro SLOW_ENTER
+	pushq	%rdi
+	.cfi_adjust_cfa_offset 8
 	pushq	%r8
+	.cfi_adjust_cfa_offset 8
 	pushq	%r9
+	.cfi_adjust_cfa_offset 8
 	pushq	%r10
+	.cfi_adjust_cfa_offset 8
 	pushq	%r11
+	.cfi_adjust_cfa_offset 8
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	andq	$-16, %rsp
+.endm
+.macro SLOW_LEAVE
+	movq	%rbp, %rsp
+	.cfi_def_cfa_register %rsp
+	popq	%rbp
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbp
+	popq	%r11
+	.cfi_adjust_cfa_offset -8
+	popq	%r10
+	.cfi_adjust_cfa_offset -8
+	popq	%r9
+	.cfi_adjust_cfa_offset -8
+	popq	%r8
+	.cfi_adjust_cfa_offset -8
+	popq	%rdi
+	.cfi_adjust_cfa_offset -8
 .endm
 
-/* The fast path's record of the hook address in %rdi: agent_record_clk()
- * (agent/tbuf.h) step by step, %rcx the thread's struct tstate (TLS
- * offset), the timestamp read before the reservation.  Leaves the
- * timestamp in %rax and the slot in %rdx; goes to `late` when the slot is
- * outside the buffer (busy still counted, for agent_tbuf_slow()). */
-.macro RECORD late
-	movq	agent_tls@gottpoff(%rip), %rcx
+/* The fast path's record: agent_record_clk() (agent/tbuf.h) step by
+ * step, %rcx the thread's struct tstate (its TLS offset, agent_tls), the
+ * timestamp read before the reservation.  RECORD_RESERVE leaves the
+ * timestamp in %rax and the slot in %rdx, and goes to `late` when the
+ * slot is outside the buffer (busy still counted, for agent_tbuf_slow());
+ * the trampoline stores the timestamp and the hook address, then
+ * RECORD_DONE. */
+.macro RECORD_RESERVE late
 	addb	$1, %fs:TSTATE_BUSY(%rcx)
 	rdtsc
 	shlq	$32, %rdx
@@ -106,13 +152,12 @@
 	xaddq	%rdx, %fs:TSTATE_POS(%rcx)	/* one instruction: a signal cannot split it */
 	cmpq	%fs:TSTATE_END(%rcx), %rdx
 	jae	\late
-	movq	%rax, (%rdx)
-	movq	%rdi, 8(%rdx)
-	/* agent_busy_leave(): busy - (busy != 0) */
-	movzbl	%fs:TSTATE_BUSY(%rcx), %eax
-	cmpb	$1, %al
-	adcb	$-1, %al
-	movb	%al, %fs:TSTATE_BUSY(%rcx)
+.endm
+/* agent_busy_leave(): busy - (busy != 0), the borrow of busy < 1 undoing
+ * the decrement of a 0. */
+.macro RECORD_DONE
+	cmpb	$1, %fs:TSTATE_BUSY(%rcx)
+	adcb	$-1, %fs:TSTATE_BUSY(%rcx)
 .endm
 
 /* Called (call *slot) from a function's stub, which is
@@ -125,90 +170,91 @@
  * or saves the other general registers (see above) and calls, on an
  * aligned stack (a compiler may call a function it knows with it 8
  * bytes off), fxt__patch_enter(FN, slot) or fxt__patch_enter_late(p, ts,
- * FN, slot); restores and returns into the stub (past its hook, into the
- * relocated instructions, when the call was not pushed). */
+ * FN, slot); restores and returns into the stub past the return
+ * address (`ret $8`: its call of the function's code hooks the slot), or,
+ * when the call was not pushed, into the relocated instructions, the
+ * slot left alone. */
 	.globl	fxt__patch_enter_tramp
 	.hidden	fxt__patch_enter_tramp
 	.type	fxt__patch_enter_tramp, @function
 	.p2align 4
 fxt__patch_enter_tramp:
 	.cfi_startproc
+	PUSH_FAST
+	cmpb	$0, agent_filter_on(%rip)
+	jne	2f
+	cmpb	$0, agent_clock_tsc(%rip)
+	je	2f
+	movq	FAST_REGS(%rsp), %rax	/* the stub's return address */
+	testl	$0xffff8000, -14+4(%rax)	/* FN's quad above bit 47: --args */
+	jnz	2f
+	movq	agent_tls@gottpoff(%rip), %rcx
+	movl	%fs:PSTACK_N(%rcx), %esi
+	cmpl	%fs:PSTACK_LIM(%rcx), %esi	/* full, or no shadow stack yet */
+	jae	2f
+	shlq	$SHADOW_SIZE_LOG2, %rsi
+	addq	%fs:PSTACK_V(%rcx), %rsi	/* the entry */
+	/* pop_gone()'s test: the innermost entry's slot (or the one before
+	 * the first's) above this one's */
+	leaq	FAST_REGS+8(%rsp), %rdx
+	cmpq	%rdx, SHADOW_SLOT-SHADOW_SIZE(%rsi)
+	jbe	2f
+	RECORD_RESERVE 3f
+	movq	%rax, (%rdx)
+	movq	FAST_REGS(%rsp), %rax
+	movq	-14(%rax), %rax		/* FN, before the call */
+	movq	%rax, 8(%rdx)
+	RECORD_DONE
+	/* shadow_push(): marked live, counted, filled (a signal handler's
+	 * calls push theirs above it, and pop them, from the count on) */
+	movq	$-1, SHADOW_SLOT(%rsi)
+	addl	$1, %fs:PSTACK_N(%rcx)
+	movq	%rax, SHADOW_FN(%rsi)
+	movq	FAST_REGS+8(%rsp), %rax
+	movq	%rax, SHADOW_RETA(%rsi)
+	movq	FAST_REGS(%rsp), %rax
+	addq	$STUB_EXIT_PAST_CALL, %rax	/* the stub's exit */
+	movq	%rax, SHADOW_HOOK(%rsi)
+	leaq	FAST_REGS+8(%rsp), %rax		/* the slot */
+	movq	%rax, SHADOW_SLOT(%rsi)
+	.cfi_remember_state
+9:	POP_FAST
+	/* Past the return address, which the stub's call of the function's
+	 * code puts its exit in place of. */
+	ret	$8
+	.cfi_restore_state
+3:	SLOW_ENTER			/* the record's slow path */
+	movq	%rdx, %rdi		/* the slot reserved */
+	movq	%rax, %rsi		/* its timestamp */
+	movq	SLOW_FAST+FAST_REGS(%rbp), %rax
+	movq	-14(%rax), %rdx		/* FN */
+	leaq	SLOW_FAST+FAST_REGS+8(%rbp), %rcx	/* the slot */
+	call	fxt__patch_enter_late
+	SLOW_LEAVE
+	jmp	9b
+2:	POP_FAST			/* the full handler */
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbp, 0
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
-	SAVE_FAST
-	movq	8(%rbp), %rax		/* the stub's return address */
-	movq	-14(%rax), %rdi		/* FN, before the call */
-	movq	%rdi, %rax
-	shrq	$47, %rax		/* more than an address: --args */
-	jnz	2f
-	cmpb	$0, agent_filter_on(%rip)
-	jne	2f
-	cmpb	$0, agent_clock_tsc(%rip)
-	je	2f
-	movq	fxt__patch_pstack@gottpoff(%rip), %rsi
-	cmpq	$0, %fs:PSTACK_V(%rsi)	/* no shadow stack yet */
-	je	2f
-	movl	%fs:PSTACK_N(%rsi), %ecx
-	cmpl	$(1 << PSTACK_MAX_LOG2), %ecx
-	jae	2f
-	testl	%ecx, %ecx
-	jz	1f
-	/* pop_gone()'s test: the innermost entry's slot above this one's */
-	shlq	$SHADOW_SIZE_LOG2, %rcx
-	addq	%fs:PSTACK_V(%rsi), %rcx
-	leaq	16(%rbp), %rdx
-	cmpq	%rdx, SHADOW_SLOT-SHADOW_SIZE(%rcx)
-	jbe	2f
-1:	RECORD	3f
-	/* shadow_push(): marked live, counted, filled */
-	movl	%fs:PSTACK_N(%rsi), %eax
-	movl	%eax, %ecx
-	shlq	$SHADOW_SIZE_LOG2, %rcx
-	addq	%fs:PSTACK_V(%rsi), %rcx	/* the entry */
-	movq	$-1, SHADOW_SLOT(%rcx)
-	addl	$1, %eax
-	movl	%eax, %fs:PSTACK_N(%rsi)
-	movq	%rdi, SHADOW_FN(%rcx)
-	leaq	16(%rbp), %rdx		/* the slot */
-	movq	(%rdx), %rax
-	movq	%rax, SHADOW_RETA(%rcx)
-	movq	8(%rbp), %rax
-	addq	$STUB_EXIT_PAST_CALL, %rax	/* the stub's exit */
-	movq	%rax, SHADOW_HOOK(%rcx)
-	movq	%rdx, SHADOW_SLOT(%rcx)
-	RESTORE_FAST
-	popq	%rbp
-	.cfi_remember_state
-	.cfi_def_cfa %rsp, 8
-	ret
-	.cfi_restore_state
-3:	SAVE_REST			/* the record's slow path */
-	andq	$-16, %rsp
-	movq	%rdx, %r8
-	movq	%rdi, %rdx		/* FN */
-	movq	%r8, %rdi		/* the slot reserved */
-	movq	%rax, %rsi		/* its timestamp */
-	leaq	16(%rbp), %rcx
-	call	fxt__patch_enter_late
-	jmp	4f
-2:	SAVE_REST			/* the full handler */
+	SAVE_GPRS
 	andq	$-16, %rsp
 	movq	8(%rbp), %rax
 	movq	-14(%rax), %rdi		/* FN */
 	leaq	16(%rbp), %rsi
 	call	fxt__patch_enter
 	testb	%al, %al
-	jnz	4f
-	/* Not pushed (no shadow stack): back into the function's code
-	 * itself, past the stub's call of it, the slot left alone. */
-	addq	$STUB_BODY_PAST_CALL, 8(%rbp)
-4:	leaq	-72(%rbp), %rsp
-	RESTORE_GPRS
+	leaq	-72(%rbp), %rsp
+	RESTORE_GPRS			/* (no flags changed) */
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
+	.cfi_restore %rbp
+	jz	5f
+	ret	$8
+	/* Not pushed (no shadow stack): back into the function's code
+	 * itself, past the stub's call of it, the slot left alone. */
+5:	addq	$STUB_BODY_PAST_CALL, (%rsp)
 	ret
 	.cfi_endproc
 	.globl	fxt__patch_enter_tramp_end
@@ -237,63 +283,64 @@ fxt__patch_exit_tramp:
 	.cfi_def_cfa_offset 0		/* the return address below the CFA, popped */
 	subq	$8, %rsp		/* the real return address goes here */
 	.cfi_adjust_cfa_offset 8
+	PUSH_FAST
+	cmpb	$0, agent_filter_on(%rip)
+	jne	2f
+	cmpb	$0, agent_clock_tsc(%rip)
+	je	2f
+	movq	agent_tls@gottpoff(%rip), %rcx
+	movl	%fs:PSTACK_N(%rcx), %esi
+	testl	%esi, %esi
+	jz	2f
+	shlq	$SHADOW_SIZE_LOG2, %rsi
+	addq	%fs:PSTACK_V(%rcx), %rsi	/* past the innermost entry */
+	leaq	FAST_REGS(%rsp), %rax	/* the slot */
+	cmpq	%rax, SHADOW_SLOT-SHADOW_SIZE(%rsi)
+	jne	2f
+	testl	$0xffff8000, SHADOW_FN-SHADOW_SIZE+4(%rsi)	/* what to read at the return */
+	jnz	2f
+	RECORD_RESERVE 3f
+	movq	%rax, (%rdx)
+	movq	SHADOW_FN-SHADOW_SIZE(%rsi), %rax
+	btsq	$63, %rax		/* SPOOL_EXIT_BIT */
+	movq	%rax, 8(%rdx)
+	RECORD_DONE
+	/* popped, its return address back in the slot (after: see
+	 * fxt__patch_exit_late()) */
+	movq	SHADOW_RETA-SHADOW_SIZE(%rsi), %rax
+	subl	$1, %fs:PSTACK_N(%rcx)
+	movq	%rax, FAST_REGS(%rsp)
+	.cfi_remember_state
+9:	POP_FAST
+	.cfi_def_cfa_offset 8
+	/* The return stack predicts it: the function returned to where
+	 * the stub called it from, the stub's exit (patch.c). */
+	ret
+	.cfi_restore_state
+3:	SLOW_ENTER			/* the record's slow path */
+	movq	%rdx, %rdi		/* the slot reserved */
+	movq	%rax, %rsi		/* its timestamp */
+	call	fxt__patch_exit_late
+	movq	%rax, SLOW_FAST+FAST_REGS(%rbp)	/* the real return address */
+	SLOW_LEAVE
+	jmp	9b
+2:	POP_FAST			/* the full handler */
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbp, 0
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
-	SAVE_FAST
-	cmpb	$0, agent_filter_on(%rip)
-	jne	2f
-	cmpb	$0, agent_clock_tsc(%rip)
-	je	2f
-	movq	fxt__patch_pstack@gottpoff(%rip), %rsi
-	movl	%fs:PSTACK_N(%rsi), %ecx
-	testl	%ecx, %ecx
-	jz	2f
-	shlq	$SHADOW_SIZE_LOG2, %rcx
-	addq	%fs:PSTACK_V(%rsi), %rcx	/* past the innermost entry */
-	leaq	8(%rbp), %rax		/* the slot */
-	cmpq	%rax, SHADOW_SLOT-SHADOW_SIZE(%rcx)
-	jne	2f
-	movq	SHADOW_FN-SHADOW_SIZE(%rcx), %rdi
-	movq	%rdi, %rax
-	shrq	$47, %rax		/* what to read at the return */
-	jnz	2f
-	btsq	$63, %rdi		/* SPOOL_EXIT_BIT */
-	RECORD	3f
-	/* popped, its return address back in the slot */
-	movl	%fs:PSTACK_N(%rsi), %eax
-	subl	$1, %eax
-	movl	%eax, %ecx
-	shlq	$SHADOW_SIZE_LOG2, %rcx
-	addq	%fs:PSTACK_V(%rsi), %rcx
-	movq	SHADOW_RETA(%rcx), %rdx
-	movl	%eax, %fs:PSTACK_N(%rsi)
-	movq	%rdx, 8(%rbp)
-	RESTORE_FAST
-5:	popq	%rbp
-	.cfi_remember_state
-	.cfi_def_cfa %rsp, 8
-	.cfi_restore %rbp
-	/* The return stack predicts it: the function returned to where
-	 * the stub called it from, the stub's exit (patch.c). */
-	ret
-	.cfi_restore_state
-3:	SAVE_REST			/* the record's slow path */
-	andq	$-16, %rsp
-	movq	%rdx, %rdi		/* the slot reserved */
-	movq	%rax, %rsi		/* its timestamp */
-	call	fxt__patch_exit_late
-	jmp	4f
-2:	SAVE_REST			/* the full handler */
+	SAVE_GPRS
 	andq	$-16, %rsp
 	leaq	16(%rbp), %rdi
 	call	fxt__patch_exit
-4:	movq	%rax, 8(%rbp)
+	movq	%rax, 8(%rbp)
 	leaq	-72(%rbp), %rsp
 	RESTORE_GPRS
-	jmp	5b
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	.cfi_restore %rbp
+	ret
 	.cfi_endproc
 	.size	fxt__patch_exit_tramp, .-fxt__patch_exit_tramp
 

@@ -5,12 +5,13 @@
 #ifndef FXT_AGENT_PATCH_TRAMP_H
 #define FXT_AGENT_PATCH_TRAMP_H
 
-/* rt.c's struct pstack (the thread's fxt__patch_pstack): the entries, and
- * how many are live. */
-#define PSTACK_V 0
-#define PSTACK_N 8
-/* Entries a shadow stack holds (SHADOW_MAX). */
-#define PSTACK_MAX_LOG2 19
+/* rt.c's struct pstack (the thread's shadow stack, in its struct tstate,
+ * agent_tls: offsets from it): the entries, how many are live, how many
+ * the fast path may push (0: no stack).  The entry before the first is
+ * there, its slot above every other. */
+#define PSTACK_V   312
+#define PSTACK_N   320
+#define PSTACK_LIM 324
 
 /* rt.c's struct shadow, 32 bytes: the slot of the call's return address,
  * the real return address, the function (with, above bit 47, what to read
@@ -23,10 +24,10 @@
 #define SHADOW_HOOK	    24
 #define SHADOW_SIZE_LOG2    5
 #define SHADOW_SIZE	    (1 << SHADOW_SIZE_LOG2)
-#define STUB_EXIT_PAST_CALL 10
+#define STUB_EXIT_PAST_CALL 5
 /* The function's code in its stub, past that return address: where the
  * enter trampoline returns to when it did not push the call. */
-#define STUB_BODY_PAST_CALL 16
+#define STUB_BODY_PAST_CALL 11
 
 /* agent/tbuf.h's struct tstate (agent_tls): the next free slot, the end of
  * the chunk, the count of agent code running. */
