@@ -80,6 +80,17 @@ instance_gone() {
   [ ! -d "$INST/fxtrace-$1" ]
 }
 
+# recording_on PID: waits (up to 20 s) until fxt-run PID's instance
+# records: its pid filter set (a new instance's tracing_on is 1 until
+# fxt-run turns it off), then tracing on.
+recording_on() {
+  _i=0
+  while { [ -z "$(cat "$INST/fxtrace-$1/set_event_pid" 2>/dev/null)" ] ||
+    [ "$(cat "$INST/fxtrace-$1/tracing_on" 2>/dev/null)" != 1 ]; } && [ $_i -lt 400 ]; do
+    sleep 0.05; _i=$((_i + 1))
+  done
+}
+
 need_tracefs() {
   have_tracecmd || skip_rest "built without libtracecmd/libtracefs"
   [ "$(id -u)" = 0 ] || skip_rest "not root: cannot trace the kernel"

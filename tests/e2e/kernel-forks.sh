@@ -21,11 +21,7 @@ M=$PROGS/many_tasks
 FXT_RUN_DEBUG=1 "$FXT_RUN" --kernel=sched -o "$TMPD/k.fxt" -- \
   taskset -c 0 sh -c 'while [ ! -e "$1" ]; do :; done' - "$TMPD/stop" > /dev/null 2> "$TMPD/err" 9>&- &
 run=$!
-i=0
-while { [ -z "$(cat "$INST/fxtrace-$run/set_event_pid" 2>/dev/null)" ] ||
-  [ "$(cat "$INST/fxtrace-$run/tracing_on" 2>/dev/null)" != 1 ]; } && [ $i -lt 400 ]; do
-  sleep 0.05; i=$((i + 1))
-done
+recording_on "$run"
 taskset -c 0 "$M" 20000 > "$TMPD/tasks"
 is "$?" 0 "many_tasks: 20,000 threads on CPU 0 beside the traced spinner"
 touch "$TMPD/stop"

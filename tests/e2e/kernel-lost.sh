@@ -21,13 +21,7 @@ need_tracefs
 FXT_KERNEL_BUFFER=8K FXT_RUN_DEBUG=1 "$FXT_RUN" --kernel=sched,syscalls -o "$TMPD/l.fxt" -- \
   "$PROGS/kernel_naps" 3000 2> "$TMPD/err" 9>&- &
 run=$!
-i=0
-# Recording: the pid filter set (a new instance's tracing_on is 1 until
-# fxt-run turns it off), tracing on.
-while { [ -z "$(cat "$INST/fxtrace-$run/set_event_pid" 2>/dev/null)" ] ||
-  [ "$(cat "$INST/fxtrace-$run/tracing_on" 2>/dev/null)" != 1 ]; } && [ $i -lt 400 ]; do
-  sleep 0.05; i=$((i + 1))
-done
+recording_on "$run"
 kill -STOP "$run"
 sleep 0.5
 kill -CONT "$run"

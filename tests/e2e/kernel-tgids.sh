@@ -52,11 +52,7 @@ B=$PROGS/busy_threads
 FXT_RUN_DEBUG=1 taskset -c 0 "$FXT_RUN" --kernel -o "$TMPD/o.fxt" -- \
   "$B" 1 "$TMPD/stop1" > /dev/null 2> "$TMPD/err2" 9>&- &
 run=$!
-i=0
-while { [ -z "$(cat "$INST/fxtrace-$run/set_event_pid" 2>/dev/null)" ] ||
-  [ "$(cat "$INST/fxtrace-$run/tracing_on" 2>/dev/null)" != 1 ]; } && [ $i -lt 400 ]; do
-  sleep 0.05; i=$((i + 1))
-done
+recording_on "$run"
 taskset -c 0 "$B" 4 "$TMPD/stop2" > "$TMPD/ready2" &
 other=$!
 i=0

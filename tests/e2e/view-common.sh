@@ -14,12 +14,13 @@ T="tmux -S $TMPD/tmux.sock"
 S=${S:-v}
 trap '$T kill-server 2>/dev/null; [ -n "$FXT_KEEP_TMPD" ] || rm -rf "$TMPD"' EXIT
 screen() { $T capture-pane -p -t "$S"; }
-# until_shown TEXT: waits (up to 180 s: the index reads the whole archive;
-# CI once found view-list.sh's index at 93% after 60 s, a pass that takes
-# about a second here) for TEXT on the screen.
+# until_shown TEXT [TENTHS]: waits (TENTHS of a second, 180 s by default:
+# the index reads the whole archive; CI once found view-list.sh's index at
+# 93% after 60 s, a pass that takes about a second here) for TEXT on the
+# screen.
 until_shown() {
   i=0
-  while [ $i -lt 1800 ]; do
+  while [ $i -lt "${2:-1800}" ]; do
     screen | grep -qF -- "$1" && return 0
     sleep 0.1; i=$((i + 1))
   done

@@ -23,15 +23,7 @@ gzip -c "$TMPD/l.fxt" >"$TMPD/g.fxt.gz"
 N=$(wc -l <"$TMPD/replay.txt")
 
 # shown_soon TEXT: TEXT on the screen within 10 s
-shown_soon() {
-  i=0
-  while [ $i -lt 100 ]; do
-    screen | grep -qF -- "$1" && return 0
-    sleep 0.1; i=$((i + 1))
-  done
-  diag "not shown: $1"; screen | sed 's/^/# /'
-  return 1
-}
+shown_soon() { until_shown "$1" 100; }
 
 for f in l.fxt w.fxt.gz w.fxt.zst g.fxt.gz; do
   S=${f%%.*}${f##*.}
