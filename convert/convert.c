@@ -246,6 +246,11 @@ int convert_early_step(struct convert_early *ce, unsigned max_chunks)
 	return conv_early_step(ce->e, max_chunks);
 }
 
+void convert_early_yield(struct convert_early *ce, const uint32_t *flag)
+{
+	conv_early_yield(ce->e, flag);
+}
+
 uint64_t convert_early_fed(const struct convert_early *ce)
 {
 	return conv_early_fed(ce->e);

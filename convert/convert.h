@@ -148,6 +148,9 @@ int convert_early_open(const char *spool_path, const char *archive_path, bool sr
  * or -errno (-ECANCELED once the spool says that an acquisition waited,
  * with the sync group: the archive's conversion will not take it). */
 int convert_early_step(struct convert_early *ce, unsigned max_chunks);
+/* A step converts no chunk past its first while *flag is set (it must
+ * outlive ce). */
+void convert_early_yield(struct convert_early *ce, const uint32_t *flag);
 /* Chunks converted so far. */
 uint64_t convert_early_fed(const struct convert_early *ce);
 void convert_early_free(struct convert_early *ce);

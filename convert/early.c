@@ -33,12 +33,21 @@ struct early_thread {
 	struct fxt_writer *w;
 	int fd; /* an unnamed file (O_TMPFILE) next to the archive */
 	uint64_t tid;
+	bool never; /* its first chunk came past EARLY_MAX_THREADS: at the end only */
 };
 
-/* A chunk of the spool as the early conversion last saw it. */
+/* A chunk of the spool as the early conversion last saw it.  Its header
+ * is final once it says CHUNK_PLAIN with an owner and a seq below one its
+ * thread had already (read after that one): its thread has gone on, so it
+ * is neither filled nor staged again (a staged chunk leaves CHUNK_PLAIN
+ * before its thread stamps a later seq; a copy is stamped whole; a tail
+ * without owner may still be taken).  From then on it is not read again. */
 struct early_chunk {
 	uint64_t off, size;
-	bool done; /* fed, or a copy of one fed */
+	uint64_t tid;	      /* once final */
+	uint32_t serial, seq; /* once final */
+	bool final;
+	bool done; /* fed, a copy of one fed, or never to be fed early */
 };
 
 struct conv_early {
@@ -52,10 +61,15 @@ struct conv_early {
 	uint32_t *max_seq; /* by serial: the highest seq seen in a chunk */
 	struct early_chunk *chunks;
 	size_t nchunks, cap;
-	uint64_t walked; /* the chunk chain is known up to here */
-	uint64_t fed;	 /* chunks fed */
-	size_t nthreads; /* threads begun */
-	int err;	 /* sticky: nothing more is fed */
+	/* The chunks not done, by index in file order: those whose header
+	 * is not final are read again at each step, the final ones not. */
+	size_t *open;
+	size_t nopen, capopen;
+	uint64_t walked;       /* the chunk chain is known up to here */
+	uint64_t fed;	       /* chunks fed */
+	size_t nthreads;       /* threads begun */
+	const uint32_t *yield; /* set: no further chunk this step (conv_early_yield()) */
+	int err;	       /* sticky: nothing more is fed */
 };
 
 int conv_early_new(struct conv_early **out, const struct conv_input *in, const char *dir,
@@ -104,6 +118,7 @@ void conv_early_free(struct conv_early *e)
 	free(e->v);
 	free(e->max_seq);
 	free(e->chunks);
+	free(e->open);
 	conv_names_free(&e->pl.em.names);
 	if (e->in.spool_map)
 		munmap((void *)(uintptr_t)e->in.spool_map, (size_t)e->in.spool_map_len);
@@ -163,6 +178,9 @@ static int early_walk(struct conv_early *e)
 			break; /* not written yet */
 		if (fxt__grow((void **)&e->chunks, &e->cap, e->nchunks + 1, sizeof(*e->chunks)) < 0)
 			return -ENOMEM;
+		if (fxt__grow((void **)&e->open, &e->capopen, e->nopen + 1, sizeof(*e->open)) < 0)
+			return -ENOMEM;
+		e->open[e->nopen++] = e->nchunks;
 		e->chunks[e->nchunks++] = (struct early_chunk){ .off = e->walked, .size = c.size };
 		e->walked += c.size;
 	}
@@ -170,9 +188,8 @@ static int early_walk(struct conv_early *e)
 }
 
 /* The header of the chunk at `off` (one of e->chunks) as it is now: from
- * the mapping where it reaches it (no system call: conv_early_step()
- * looks at every chunk not fed yet, hundreds while the thread is behind,
- * before each chunk it feeds), else by pread.  0 or -EIO. */
+ * the mapping where it reaches it (no system call), else by pread.  0 or
+ * -EIO. */
 static int early_header(const struct conv_early *e, uint64_t off, struct spool_chunk *c)
 {
 	if (e->in.spool_map && off + sizeof(*c) <= e->walked &&
@@ -185,35 +202,57 @@ static int early_header(const struct conv_early *e, uint64_t off, struct spool_c
 	return pread(e->in.spool_fd, c, sizeof(*c), (off_t)off) == (ssize_t)sizeof(*c) ? 0 : -EIO;
 }
 
-/* Feeds chunk `k` if it is whole and its thread's next: its thread has
- * a later chunk (max_seq), so it is full, and it is not staged (state
- * CHUNK_PLAIN), so it never changes again (a staged chunk is read in its
- * copy).  1: fed, 0: not (yet), or -errno. */
-static int early_feed(struct conv_early *e, struct early_chunk *k)
+/* Whether chunk `k`'s header is final (struct early_chunk), read again
+ * after max_seq (what it says then holds from now on); keeps what it says
+ * if so.  1, 0 (not yet) or -errno. */
+static int early_settle(struct conv_early *e, struct early_chunk *k)
 {
 	struct spool_chunk c;
-	struct early_thread *et;
-	struct chunk_ref ref;
-	int err;
 
-	/* Read again after max_seq: what it says holds from now on. */
+	if (k->final)
+		return 1;
 	if (early_header(e, k->off, &c) < 0)
 		return -EIO;
 	if (!c.serial || c.size != k->size || c.state != CHUNK_PLAIN)
 		return 0;
 	if (early_room(e, c.serial) < 0)
 		return -ENOMEM;
-	et = &e->v[c.serial];
-	if (c.seq < et_next(et)) {
-		k->done = true; /* a copy of one fed */
+	if (c.seq >= e->max_seq[c.serial])
+		return 0;
+	k->serial = c.serial;
+	k->seq = c.seq;
+	k->tid = c.tid;
+	k->final = true;
+	return 1;
+}
+
+/* Feeds chunk `k` if it is whole and its thread's next: its header is
+ * final (early_settle()), so it is full and never changes again (a
+ * staged chunk is read in its copy).  1: fed, 0: not (yet), or -errno. */
+static int early_feed(struct conv_early *e, struct early_chunk *k)
+{
+	struct early_thread *et;
+	struct chunk_ref ref;
+	int err = early_settle(e, k);
+
+	if (err <= 0)
+		return err;
+	et = &e->v[k->serial];
+	if (et->never || k->seq < et_next(et)) {
+		k->done = true; /* a copy of one fed, or at the end only */
 		return 0;
 	}
-	if (c.seq != et_next(et) || c.seq >= e->max_seq[c.serial])
+	if (k->seq != et_next(et))
 		return 0;
 	if (!et->t) {
 		/* Not from its start, or too many: at the end only. */
-		if (c.seq != 0 || e->nthreads >= EARLY_MAX_THREADS)
+		if (k->seq != 0)
 			return 0;
+		if (e->nthreads >= EARLY_MAX_THREADS) {
+			et->never = true;
+			k->done = true;
+			return 0;
+		}
 		e->nthreads++;
 		et->fd = open(e->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 		if (et->fd < 0 || lseek(et->fd, EARLY_FRONT, SEEK_SET) < 0)
@@ -224,8 +263,8 @@ static int early_feed(struct conv_early *e, struct early_chunk *k)
 		err = fxt_writer_open_fd(&et->w, et->fd, e->flags | FXT_WRITER_SERIAL);
 		if (err < 0)
 			return err;
-		et->tid = c.tid;
-		err = conv_thread_open(&e->pl, et->w, c.serial, c.tid, &et->t);
+		et->tid = k->tid;
+		err = conv_thread_open(&e->pl, et->w, k->serial, k->tid, &et->t);
 		if (err < 0)
 			return err;
 		et->t->d.st = &et->t->own;
@@ -234,10 +273,10 @@ static int early_feed(struct conv_early *e, struct early_chunk *k)
 	}
 	memset(&ref, 0, sizeof(ref));
 	ref.off = k->off;
-	ref.size = c.size;
-	ref.serial = c.serial;
-	ref.seq = c.seq;
-	ref.tid = c.tid;
+	ref.size = k->size;
+	ref.serial = k->serial;
+	ref.seq = k->seq;
+	ref.tid = k->tid;
 	err = conv_replay_chunk(&et->t->d, &ref, et->t->buf, &et->t->mark_ts);
 	if (err < 0)
 		return err;
@@ -269,9 +308,21 @@ static void early_map(struct conv_early *e)
 	e->in.spool_map_len = map == MAP_FAILED ? 0 : len;
 }
 
+void conv_early_yield(struct conv_early *e, const uint32_t *flag)
+{
+	e->yield = flag;
+}
+
+/* Whether the step should end before its next chunk (conv_early_yield()). */
+static bool early_yields(const struct conv_early *e)
+{
+	return e->yield && __atomic_load_n(e->yield, __ATOMIC_ACQUIRE);
+}
+
 int conv_early_step(struct conv_early *e, unsigned max_chunks)
 {
 	unsigned fed = 0;
+	size_t n = 0;
 	int err;
 
 	if (e->err)
@@ -279,13 +330,17 @@ int conv_early_step(struct conv_early *e, unsigned max_chunks)
 	err = early_walk(e);
 	if (!err)
 		early_map(e);
-	/* Each thread's highest seq so far: a chunk below it is full. */
-	for (size_t i = 0; i < e->nchunks && !err; i++) {
+	/* Each thread's highest seq so far (a chunk below it is full), from
+	 * the headers not final: the new ones, and the few that may change
+	 * (staged chunks, tails without owner, threads' newest chunks).  A
+	 * final header is below its thread's highest already. */
+	for (size_t j = 0; j < e->nopen && !err; j++) {
+		const struct early_chunk *k = &e->chunks[e->open[j]];
 		struct spool_chunk c;
 
-		if (e->chunks[i].done)
+		if (k->final)
 			continue;
-		if (early_header(e, e->chunks[i].off, &c) < 0)
+		if (early_header(e, k->off, &c) < 0)
 			err = -EIO;
 		else if (c.serial && (err = early_room(e, c.serial)) == 0 &&
 			 c.seq > e->max_seq[c.serial])
@@ -294,12 +349,17 @@ int conv_early_step(struct conv_early *e, unsigned max_chunks)
 	/* In the file's order, as long as some thread can go on. */
 	for (bool again = true; again && !err && fed < max_chunks;) {
 		again = false;
-		for (size_t i = 0; i < e->nchunks && !err && fed < max_chunks; i++) {
+		for (size_t j = 0; j < e->nopen && !err && fed < max_chunks; j++) {
+			struct early_chunk *k = &e->chunks[e->open[j]];
 			int r;
 
-			if (e->chunks[i].done)
+			if (k->done)
 				continue;
-			r = early_feed(e, &e->chunks[i]);
+			if (fed && early_yields(e)) {
+				again = false;
+				break;
+			}
+			r = early_feed(e, k);
 			if (r < 0)
 				err = r;
 			else if (r > 0) {
@@ -308,6 +368,11 @@ int conv_early_step(struct conv_early *e, unsigned max_chunks)
 			}
 		}
 	}
+	/* The chunks done leave the list. */
+	for (size_t j = 0; j < e->nopen; j++)
+		if (!e->chunks[e->open[j]].done)
+			e->open[n++] = e->open[j];
+	e->nopen = n;
 	if (err < 0)
 		e->err = err;
 	return err < 0 ? err : (int)fed;

@@ -239,6 +239,9 @@ int conv_early_new(struct conv_early **e, const struct conv_input *in, const cha
 /* Feeds at most `max_chunks` chunks that are whole now.  Returns how many,
  * or -errno (sticky: conv_archive() then converts the threads itself). */
 int conv_early_step(struct conv_early *e, unsigned max_chunks);
+/* While *flag is set, a step feeds no chunk past its first (the caller
+ * wants the conversion: it waits for the step under way).  NULL: none. */
+void conv_early_yield(struct conv_early *e, const uint32_t *flag);
 /* Chunks fed so far. */
 uint64_t conv_early_fed(const struct conv_early *e);
 void conv_early_free(struct conv_early *e);

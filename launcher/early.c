@@ -20,9 +20,17 @@
 #include "symbolizer/symbolizer.h"
 
 /* How long it sleeps when no chunk was whole, and how often it looks for
- * new spools. */
-#define EARLY_IDLE_NS	(20 * 1000 * 1000)
-#define EARLY_RESCAN_NS (50 * 1000 * 1000)
+ * new spools; in its first EARLY_FIRST_FOR_NS, until it has a spool, both
+ * every EARLY_FIRST_NS (the root's spool is worth converting from its
+ * first chunks on; a readdir costs some microseconds). */
+#define EARLY_IDLE_NS	   (20 * 1000 * 1000)
+#define EARLY_RESCAN_NS	   (50 * 1000 * 1000)
+#define EARLY_FIRST_NS	   (5 * 1000 * 1000)
+#define EARLY_FIRST_FOR_NS (250 * 1000 * 1000)
+/* Chunks a step converts at most (a few ms of CPU; it ends after its
+ * first once early_take() wants the spool): the step's own work, its
+ * look at the chain, spread over them. */
+#define EARLY_STEP_CHUNKS 8
 
 /* A spool is opened (its header read, its modules' symbols looked at)
  * once it holds this much past its header: before, it is a short
@@ -156,6 +164,8 @@ static void rescan(struct early *x)
 				__atomic_store_n(&s->state, EARLY_TAKEN, __ATOMIC_RELEASE);
 			continue;
 		}
+		if (s->ce)
+			convert_early_yield(s->ce, &s->wanted);
 		if (!cas(&s->state, EARLY_BUSY, EARLY_IDLE)) {
 			/* Abandoned meanwhile. */
 			convert_early_free(s->ce);
@@ -175,7 +185,7 @@ static int step(struct early_spool *s)
 	    !cas(&s->state, EARLY_IDLE, EARLY_BUSY))
 		return 0;
 	if (s->ce)
-		r = convert_early_step(s->ce, 1);
+		r = convert_early_step(s->ce, EARLY_STEP_CHUNKS);
 	if (!cas(&s->state, EARLY_BUSY, EARLY_IDLE)) {
 		/* Abandoned while it ran: the spool was converted whole. */
 		convert_early_free(s->ce);
@@ -242,7 +252,8 @@ static void early_choose(struct early *x, uint64_t *idle_since)
 static void *early_main(void *arg)
 {
 	struct early *x = arg;
-	uint64_t next_rescan = 0, idle_since = 0;
+	uint64_t next_rescan = 0, idle_since = 0,
+		 first_until = spool_mono_ns() + EARLY_FIRST_FOR_NS;
 
 	__atomic_store_n(&x->tid, (int)gettid(), __ATOMIC_RELEASE);
 	pthread_setname_np(pthread_self(), "fxt-early"); /* for ps -L, top -H */
@@ -255,11 +266,12 @@ static void *early_main(void *arg)
 	while (!__atomic_load_n(&x->stop, __ATOMIC_ACQUIRE)) {
 		bool progress = false;
 		uint64_t now = spool_mono_ns();
+		bool first = !x->n && now < first_until;
 
 		if (now >= next_rescan) {
 			rescan(x);
 			early_choose(x, &idle_since);
-			next_rescan = now + EARLY_RESCAN_NS;
+			next_rescan = now + (first ? EARLY_FIRST_NS : EARLY_RESCAN_NS);
 		}
 		for (size_t i = 0; i < x->n && !__atomic_load_n(&x->stop, __ATOMIC_ACQUIRE);) {
 			int r = step(&x->v[i]);
@@ -272,7 +284,7 @@ static void *early_main(void *arg)
 			}
 		}
 		if (!progress) {
-			struct timespec ts = { 0, EARLY_IDLE_NS };
+			struct timespec ts = { 0, first ? EARLY_FIRST_NS : EARLY_IDLE_NS };
 			nanosleep(&ts, NULL);
 		}
 	}

@@ -236,6 +236,9 @@ struct conv_opts {
 	 * chunks fed early go to *early_fed when early_fed is set. */
 	unsigned early, early_step;
 	uint64_t *early_fed;
+	/* Set: called with the spool's descriptor before each early step
+	 * (its number), to change the file between steps. */
+	void (*early_file)(int spool_fd, unsigned step);
 };
 
 /* Whether the conversion counted what a reader of its archive counts (every
@@ -328,9 +331,12 @@ static inline int conv_to(struct archive *a, const struct conv_opts *o, struct c
 		    conv_early_new(&early, &in, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", 0) <
 			0)
 			return -1;
-		for (unsigned i = 0; i < o->early; i++)
+		for (unsigned i = 0; i < o->early; i++) {
+			if (o->early_file)
+				o->early_file(in.spool_fd, i);
 			if (conv_early_step(early, o->early_step) < 0)
 				return -1;
+		}
 		if (o->early_fed)
 			*o->early_fed = conv_early_fed(early);
 		in.early = early;

@@ -3,15 +3,18 @@
  * archive's conversion going on from there, must write the very bytes the
  * archive's conversion writes alone from the same spool.  Each scenario
  * (threads whose chunks interleave, a part converted early, or too little
- * to be worth it, drops at the end and midway, a chunk still staged,
+ * to be worth it, drops at the end and midway, a chunk still staged, one
+ * staged at a step and copied by the next,
  * --min-duration, a recovered spool without thread table, more threads
  * than are converted early, libc calls of the mem and sync groups with
  * the heap counter) converts its spool both ways and compares. */
 #include <config.h>
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "convert/pipeline.h"
 #include "run/recording.h"
@@ -133,6 +136,22 @@ static void same_both(struct conv_opts o, unsigned steps, unsigned step, uint64_
 	free(early);
 }
 
+/* Before early step `i`: chunk 6 staged (CHUNK_FULL) in the spool's file
+ * at the first step, copied (CHUNK_PLAIN again) from the second on. */
+static void staged_first(int fd, unsigned i)
+{
+	uint64_t off = SPOOL_HEADER_SIZE;
+	uint32_t state = i ? CHUNK_PLAIN : CHUNK_FULL;
+
+	if (i > 1)
+		return;
+	for (size_t k = 0; k < 6; k++)
+		off += test_spool.chunks[k].c->size;
+	if (pwrite(fd, &state, sizeof(state), (off_t)(off + offsetof(struct spool_chunk, state))) !=
+	    (ssize_t)sizeof(state))
+		abort();
+}
+
 static void scenarios(void)
 {
 	struct test_thread t1 = { 0 }, t2 = { 0 }, t3 = { 0 };
@@ -166,6 +185,11 @@ static void scenarios(void)
 
 	/* --min-duration: calls left out, summed per thread. */
 	test_spool.chunks[6].c->state = CHUNK_PLAIN;
+	/* Staged at the first step, copied by the second: a header that may
+	 * still change is read again at each step, and its thread goes on
+	 * (as many chunks early as with none staged). */
+	same_both((struct conv_opts){ .now = ~0ull >> 2, .early_file = staged_first }, 100, 1000,
+		  21, 1, "staged, then copied");
 	same_both((struct conv_opts){ .now = ~0ull >> 2, .min_ns = 3 }, 100, 1000, 20, 1,
 		  "min duration");
 
@@ -220,7 +244,7 @@ static void scenarios(void)
 
 int main(void)
 {
-	plan(77);
+	plan(84);
 	scenarios();
 	return exit_status();
 }
