@@ -9,7 +9,7 @@
 REPLAY=$abs_top_builddir/fxt-replay
 GEN=$abs_top_builddir/bench/gen_archive
 scratch
-plan 18
+plan 20
 
 "$GEN" --events 40 --order start -o "$TMPD/s40.fxt"
 "$GEN" --events 40 --order start --threads 2 -o "$TMPD/t2.fxt"
@@ -77,4 +77,13 @@ kill $feeder 2>/dev/null
 is "$(cat "$TMPD/pipe.rc")/$(wc -c <"$TMPD/pipe.err")/$first" \
   "0/0/     0.000000000               100000 | main() {" \
   "streams: first line before the input ends; | head -1: exit 0, no message"
+# mkarchives' valid.fxt: "fxt: 12 records dropped" and another writer's
+# "buffer full" provider event, said on standard error (either order).
+"$HELPERS/mkarchives" "$TMPD/mk" >/dev/null
+for order in "" --time-order; do
+  "$REPLAY" $order "$TMPD/mk/valid.fxt" >/dev/null 2>"$TMPD/mk.err"
+  is "$(cat "$TMPD/mk.err")" \
+    "fxt-replay: $TMPD/mk/valid.fxt: 12 calls dropped: the replay is partial
+fxt-replay: $TMPD/mk/valid.fxt: a trace buffer filled up 1 time: records were likely dropped, the replay may be partial" "drops said ${order:-in the archive's order}"
+done
 finish

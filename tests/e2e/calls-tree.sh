@@ -10,7 +10,7 @@ TREE=$abs_top_builddir/fxt-tree
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$HELPERS/mkarchives
 scratch
-plan 17
+plan 19
 
 "$GEN" --events 40 --order start -o "$TMPD/s40.fxt"
 "$GEN" --events 40 --order start --threads 2 -o "$TMPD/t2.fxt"
@@ -111,6 +111,12 @@ is "$?" 0 "--help"
 "$MK" "$TMPD/mk" >/dev/null
 is "$("$TREE" "$TMPD/mk/valid.fxt" | sed -n 2p)" "# 12 calls dropped: the tree is partial (on 1 thread)" \
   "drops: said under the header"
-is "$("$TREE" -F csv "$TMPD/mk/valid.fxt" 2>&1 >/dev/null)" \
+is "$("$TREE" -F csv "$TMPD/mk/valid.fxt" 2>&1 >/dev/null | grep 'calls dropped')" \
   "fxt-tree: $TMPD/mk/valid.fxt: 12 calls dropped: the tree is partial" "drops: csv says them on standard error"
+# valid.fxt also has another writer's "buffer full" provider event.
+is "$("$TREE" "$TMPD/mk/valid.fxt" | sed -n 3p)" \
+  "# a trace buffer filled up 1 time: records were likely dropped, the tree may be partial" "buffer full: said under the header"
+is "$("$TREE" -F json "$TMPD/mk/valid.fxt" 2>&1 >/dev/null | grep 'buffer filled')" \
+  "fxt-tree: $TMPD/mk/valid.fxt: a trace buffer filled up 1 time: records were likely dropped, the tree may be partial" \
+  "buffer full: json says it on standard error"
 finish
