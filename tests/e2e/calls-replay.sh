@@ -9,7 +9,7 @@
 REPLAY=$abs_top_builddir/fxt-replay
 GEN=$abs_top_builddir/bench/gen_archive
 scratch
-plan 23
+plan 24
 
 "$GEN" --events 40 --order start -o "$TMPD/s40.fxt"
 "$GEN" --events 40 --order start --threads 2 -o "$TMPD/t2.fxt"
@@ -96,4 +96,9 @@ is "$(sed -n 515p "$TMPD/deep.out" | sed 's/.* | //')" \
   "$(printf '%128s' '')[d=515] work()" "deep: level 515 indented as 64, its level said"
 is "$(sed 's/.* | //; s/^\( *\).*/\1/' "$TMPD/deep.out" | awk '{ if (length($0) > m) m = length($0) } END { print m }')/$(wc -l <"$TMPD/deep.out")" \
   "128/1029" "deep: never more than 128 blanks, every line there"
+# mkarchives' bad-ref-call.fxt: a call named by a string ref never
+# registered (fxt-dump --check says so): named FXT_UNREGISTERED_STRING,
+# not "" (an empty name before).
+is "$("$REPLAY" "$TMPD/mk/bad-ref-call.fxt" 2>/dev/null | sed -n 3p | sed 's/.* | //')" \
+  "} /* (unregistered string) */" "unregistered name: a placeholder"
 finish

@@ -10,7 +10,7 @@ TREE=$abs_top_builddir/fxt-tree
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$HELPERS/mkarchives
 scratch
-plan 19
+plan 20
 
 "$GEN" --events 40 --order start -o "$TMPD/s40.fxt"
 "$GEN" --events 40 --order start --threads 2 -o "$TMPD/t2.fxt"
@@ -119,4 +119,9 @@ is "$("$TREE" "$TMPD/mk/valid.fxt" | sed -n 3p)" \
 is "$("$TREE" -F json "$TMPD/mk/valid.fxt" 2>&1 >/dev/null | grep 'buffer filled')" \
   "fxt-tree: $TMPD/mk/valid.fxt: a trace buffer filled up 1 time: records were likely dropped, the tree may be partial" \
   "buffer full: json says it on standard error"
+# mkarchives' bad-ref-call.fxt: a call named by a string ref never
+# registered (fxt-dump --check says so): named FXT_UNREGISTERED_STRING,
+# not "" (an empty name before).
+is "$("$TREE" "$TMPD/mk/bad-ref-call.fxt" 2>/dev/null | sed -n 4p | sed 's/.*- //')" \
+  "(unregistered string)" "unregistered name: a placeholder"
 finish

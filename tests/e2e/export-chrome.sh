@@ -7,7 +7,7 @@ REPORT=$abs_top_builddir/fxt-report
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$HELPERS/mkarchives
 scratch
-plan 7
+plan 8
 
 "$MK" "$TMPD" >/dev/null
 "$GEN" --events 2000 --threads 2 --processes 2 -o "$TMPD/mt.fxt"
@@ -71,4 +71,9 @@ fi
 is "$(grep '"name":"inner"' "$TMPD/valid.json")" \
   '{"ph":"X","pid":10,"tid":11,"name":"inner","cat":"cat","ts":0.150,"dur":0.050},' \
   "complete event text"
+# mkarchives' bad-ref-call.fxt: a call named by a string ref never
+# registered (fxt-dump --check says so): named FXT_UNREGISTERED_STRING,
+# not "" (an empty name before).
+is "$("$EXPORT" --chrome "$TMPD/bad-ref-call.fxt" 2>/dev/null | grep -c '"name":"(unregistered string)"')" 1 \
+  "unregistered name: a placeholder"
 finish

@@ -8,7 +8,7 @@ DIFF=$abs_top_builddir/fxt-diff
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$HELPERS/mkarchives
 scratch
-plan 29
+plan 30
 
 for s in 1 2 3; do
   "$GEN" --events 20000 --seed $s -o "$TMPD/base$s.fxt"
@@ -139,4 +139,9 @@ is "$("$DIFF" -F json "$TMPD/mk/valid.fxt" "$TMPD/base1.fxt" | grep -o '"base_bu
 is "$("$DIFF" -F csv "$TMPD/mk/valid.fxt" "$TMPD/base1.fxt" 2>&1 >/dev/null | grep 'buffer filled')" \
   "fxt-diff: base $TMPD/mk/valid.fxt: a trace buffer filled up 1 time: records were likely dropped, totals may be partial" \
   "csv: the base side's full buffer on standard error"
+# mkarchives' bad-ref-call.fxt: a call named by a string ref never
+# registered (fxt-dump --check says so): named FXT_UNREGISTERED_STRING,
+# not "" (an empty name before).
+is "$("$DIFF" -F csv "$TMPD/mk/bad-ref-call.fxt" "$TMPD/mk/bad-ref-call.fxt" 2>/dev/null | grep -c ',(unregistered string)$')" 1 \
+  "unregistered name: a placeholder"
 finish
