@@ -19,6 +19,7 @@
 #include "fxt/reader_int.h"
 
 const char fxt__empty[] = "";
+const char fxt__unregistered[] = FXT_UNREGISTERED_STRING;
 
 /* ----------------------------------------------------------------- cursor */
 
@@ -66,7 +67,8 @@ static inline void cur_skip(struct cursor *c, uint64_t words)
 
 /* Why a decoder stopped: it sets the error itself and returns false. */
 /* Resolves string ref `ref` of the record at `roff`.  Inline strings come
- * from the cursor; unregistered indices resolve to "" with an error. */
+ * from the cursor; unregistered indices resolve to FXT_UNREGISTERED_STRING
+ * with an error. */
 static bool read_sref_slow(struct fxt_reader *r, struct cursor *c, uint16_t ref, const char *what,
 			   uint64_t roff, struct fxt_string *out)
 {
@@ -100,8 +102,8 @@ static bool read_sref_slow(struct fxt_reader *r, struct cursor *c, uint16_t ref,
 	if (__builtin_expect(!e, 0)) {
 		fxt__diag(r, FXT_DIAG_ERROR, roff, "%s string ref %u used before registration",
 			  what, ref);
-		out->data = fxt__empty;
-		out->len = 0;
+		out->data = fxt__unregistered;
+		out->len = sizeof(fxt__unregistered) - 1;
 		return true;
 	}
 	out->data = e->data;

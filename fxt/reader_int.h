@@ -365,5 +365,6 @@ void fxt__check_order(struct fxt_reader *r, const struct fxt_record *rec);
 
 /* "", for empty strings and empty memory input. */
 extern const char fxt__empty[];
+extern const char fxt__unregistered[]; /* FXT_UNREGISTERED_STRING */
 
 #endif /* FXT_READER_INT_H */

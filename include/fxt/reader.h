@@ -86,6 +86,11 @@ struct fxt_string {
 	uint32_t len;
 };
 
+/* What a string reference to a table index never registered reads as (a
+ * damaged archive: the reader also reports "NAME string ref N used before
+ * registration"), so that a tool names it rather than printing nothing. */
+#define FXT_UNREGISTERED_STRING "(unregistered string)"
+
 struct fxt_arg_value {
 	enum fxt_arg_type type;
 	struct fxt_string name;

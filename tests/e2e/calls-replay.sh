@@ -9,7 +9,7 @@
 REPLAY=$abs_top_builddir/fxt-replay
 GEN=$abs_top_builddir/bench/gen_archive
 scratch
-plan 18
+plan 24
 
 "$GEN" --events 40 --order start -o "$TMPD/s40.fxt"
 "$GEN" --events 40 --order start --threads 2 -o "$TMPD/t2.fxt"
@@ -77,4 +77,28 @@ kill $feeder 2>/dev/null
 is "$(cat "$TMPD/pipe.rc")/$(wc -c <"$TMPD/pipe.err")/$first" \
   "0/0/     0.000000000               100000 | main() {" \
   "streams: first line before the input ends; | head -1: exit 0, no message"
+# mkarchives' valid.fxt: "fxt: 12 records dropped" and another writer's
+# "buffer full" provider event, said on standard error (either order).
+"$HELPERS/mkarchives" "$TMPD/mk" >/dev/null
+for order in "" --time-order; do
+  "$REPLAY" $order "$TMPD/mk/valid.fxt" >/dev/null 2>"$TMPD/mk.err"
+  is "$(cat "$TMPD/mk.err")" \
+    "fxt-replay: $TMPD/mk/valid.fxt: 12 calls dropped: the replay is partial
+fxt-replay: $TMPD/mk/valid.fxt: a trace buffer filled up 1 time: records were likely dropped, the replay may be partial" "drops said ${order:-in the archive's order}"
+done
+# mkarchives' deep.fxt: 515 calls nested.  Up to 64 levels, two blanks a
+# level (as before); deeper, 64 levels' blanks and the level said ("[d=N]"),
+# not 2 a level (a 100,000-deep recursion printed ~20 GB).
+"$REPLAY" "$TMPD/mk/deep.fxt" >"$TMPD/deep.out"
+is "$(sed -n 64p "$TMPD/deep.out" | sed 's/.* | //; s/ /./g' | sed 's/^\(\.*\).*/\1/' | wc -c)/$(sed -n 64p "$TMPD/deep.out" | sed 's/.* | *//')/$(grep -c '\[d=' "$TMPD/deep.out")" \
+  "127/work() {/901" "deep: level 64 indented 126 blanks, 901 lines past it say their level"
+is "$(sed -n 515p "$TMPD/deep.out" | sed 's/.* | //')" \
+  "$(printf '%128s' '')[d=515] work()" "deep: level 515 indented as 64, its level said"
+is "$(sed 's/.* | //; s/^\( *\).*/\1/' "$TMPD/deep.out" | awk '{ if (length($0) > m) m = length($0) } END { print m }')/$(wc -l <"$TMPD/deep.out")" \
+  "128/1029" "deep: never more than 128 blanks, every line there"
+# mkarchives' bad-ref-call.fxt: a call named by a string ref never
+# registered (fxt-dump --check says so): named FXT_UNREGISTERED_STRING,
+# not "" (an empty name before).
+is "$("$REPLAY" "$TMPD/mk/bad-ref-call.fxt" 2>/dev/null | sed -n 3p | sed 's/.* | //')" \
+  "} /* (unregistered string) */" "unregistered name: a placeholder"
 finish

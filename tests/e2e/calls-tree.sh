@@ -12,7 +12,7 @@ TREE=$abs_top_builddir/fxt-tree
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$HELPERS/mkarchives
 scratch
-plan 21
+plan 24
 
 "$GEN" --events 40 --order start -o "$TMPD/s40.fxt"
 "$GEN" --events 40 --order start --threads 2 -o "$TMPD/t2.fxt"
@@ -113,7 +113,7 @@ is "$?" 0 "--help"
 "$MK" "$TMPD/mk" >/dev/null
 is "$("$TREE" "$TMPD/mk/valid.fxt" | sed -n 2p)" "# 12 calls dropped: the tree is partial (on 1 thread)" \
   "drops: said under the header"
-is "$("$TREE" -F csv "$TMPD/mk/valid.fxt" 2>&1 >/dev/null)" \
+is "$("$TREE" -F csv "$TMPD/mk/valid.fxt" 2>&1 >/dev/null | grep 'calls dropped')" \
   "fxt-tree: $TMPD/mk/valid.fxt: 12 calls dropped: the tree is partial" "drops: csv says them on standard error"
 
 # 100,000 frames of rec deep, every other one calling hot, every third
@@ -146,4 +146,15 @@ callers,2,100000,127510209,50894734,0,rec;main
 callees,1,100000,127510209,50894734,1,rec
 callees,2,50000,49978128,49978128,0,rec;hot
 callees,2,33334,26637347,26637347,0,rec;leaf' "100,000 deep: --focus rec, csv"
+# valid.fxt also has another writer's "buffer full" provider event.
+is "$("$TREE" "$TMPD/mk/valid.fxt" | sed -n 3p)" \
+  "# a trace buffer filled up 1 time: records were likely dropped, the tree may be partial" "buffer full: said under the header"
+is "$("$TREE" -F json "$TMPD/mk/valid.fxt" 2>&1 >/dev/null | grep 'buffer filled')" \
+  "fxt-tree: $TMPD/mk/valid.fxt: a trace buffer filled up 1 time: records were likely dropped, the tree may be partial" \
+  "buffer full: json says it on standard error"
+# mkarchives' bad-ref-call.fxt: a call named by a string ref never
+# registered (fxt-dump --check says so): named FXT_UNREGISTERED_STRING,
+# not "" (an empty name before).
+is "$("$TREE" "$TMPD/mk/bad-ref-call.fxt" 2>/dev/null | sed -n 4p | sed 's/.*- //')" \
+  "(unregistered string)" "unregistered name: a placeholder"
 finish

@@ -3,7 +3,7 @@
 # rejects each broken archive naming the offset and the rule.
 . "$abs_top_srcdir/tests/e2e/dump-common.sh"
 
-plan 35
+plan 36
 
 for f in valid.fxt valid.fxt.gz two-providers.fxt unknown.fxt; do
   dump --check "$A/$f"
@@ -68,4 +68,9 @@ dump --check "$A/deep.fxt"
 is "$rc" 0 "too deep for Perfetto: exit 0"
 is "$(printf '%s\n' "$out" | grep -c 'warning: 2 slices nest deeper than 512 levels (depth 514 on pid 10 tid 11): Perfetto does not show them')" 1 \
   "too deep for Perfetto: how many slices it will not show"
+# A name whose string ref was never registered reads as the placeholder
+# every tool shows (an empty name before).
+dump "$A/bad-ref-call.fxt"
+is "$(printf '%s\n' "$out" | grep -c 'name="(unregistered string)"')" 1 \
+  "unregistered string ref: a placeholder name"
 finish

@@ -7,14 +7,19 @@ REPORT=$abs_top_builddir/fxt-report
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$HELPERS/mkarchives
 scratch
-plan 6
+plan 8
 
 "$MK" "$TMPD" >/dev/null
 "$GEN" --events 2000 --threads 2 --processes 2 -o "$TMPD/mt.fxt"
 
 "$EXPORT" --chrome -o "$TMPD/valid.json" --stats "$TMPD/valid.fxt" 2> "$TMPD/stats"
-is "$(cat "$TMPD/stats")" "slices 6, samples 0, instants 2, counters 1, async 0, flows 2, logs 1, process names 1, thread names 1" \
+is "$(sed -n 1p "$TMPD/stats")" "slices 6, samples 0, instants 2, counters 1, async 0, flows 2, logs 1, process names 1, thread names 1" \
   "counts per kind"
+# valid.fxt: "fxt: 12 records dropped" and another writer's "buffer full"
+# provider event, said on standard error.
+is "$(sed -n '2,$p' "$TMPD/stats")" \
+  "fxt-export: $TMPD/valid.fxt: 12 calls dropped: the export is partial
+fxt-export: $TMPD/valid.fxt: a trace buffer filled up 1 time: records were likely dropped, the export may be partial" "drops and full buffers said"
 "$EXPORT" --chrome "$TMPD/valid.fxt.gz" > "$TMPD/gz.json"
 ok "gzip archive, same JSON" cmp -s "$TMPD/valid.json" "$TMPD/gz.json"
 
@@ -66,4 +71,9 @@ fi
 is "$(grep '"name":"inner"' "$TMPD/valid.json")" \
   '{"ph":"X","pid":10,"tid":11,"name":"inner","cat":"cat","ts":0.150,"dur":0.050},' \
   "complete event text"
+# mkarchives' bad-ref-call.fxt: a call named by a string ref never
+# registered (fxt-dump --check says so): named FXT_UNREGISTERED_STRING,
+# not "" (an empty name before).
+is "$("$EXPORT" --chrome "$TMPD/bad-ref-call.fxt" 2>/dev/null | grep -c '"name":"(unregistered string)"')" 1 \
+  "unregistered name: a placeholder"
 finish

@@ -8,7 +8,7 @@ REPORT=$abs_top_builddir/fxt-report
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$HELPERS/mkarchives
 scratch
-plan 13
+plan 15
 
 "$GEN" --events 40 -o "$TMPD/end.fxt"
 "$GEN" --events 40 --order start -o "$TMPD/start.fxt"
@@ -93,4 +93,15 @@ else
   skip "python3 not found"
   skip "python3 not found"
 fi
+# valid.fxt: "fxt: 12 records dropped" and another writer's "buffer full"
+# provider event, said on standard error.
+"$FLAME" --folded "$TMPD/valid.fxt" >/dev/null 2>"$TMPD/drops.err"
+is "$(cat "$TMPD/drops.err")" \
+  "fxt-flame: $TMPD/valid.fxt: 12 calls dropped: the flame graph is partial
+fxt-flame: $TMPD/valid.fxt: a trace buffer filled up 1 time: records were likely dropped, the flame graph may be partial" "drops and full buffers said"
+# mkarchives' bad-ref-call.fxt: a call named by a string ref never
+# registered (fxt-dump --check says so): named FXT_UNREGISTERED_STRING,
+# not "" (an empty name before).
+is "$("$FLAME" --folded "$TMPD/bad-ref-call.fxt" 2>/dev/null)" "main 85
+main;(unregistered string) 10" "unregistered name: a placeholder"
 finish

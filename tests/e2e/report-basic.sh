@@ -6,7 +6,7 @@ REPORT=$abs_top_builddir/fxt-report
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$HELPERS/mkarchives
 scratch
-plan 25
+plan 26
 
 "$GEN" --events 40 -o "$TMPD/end.fxt"
 "$GEN" --events 40 --order start -o "$TMPD/start.fxt"
@@ -102,4 +102,9 @@ is "$("$REPORT" "$TMPD/end.fxt" | grep -c 'buffer filled')" 0 "text: nothing sai
 is "$(head -n 1 "$TMPD/drop.csv")" \
   "calls,total_ns,self_ns,avg_ns,min_ns,max_ns,self_pct,open,category,name" \
   "csv: rows unchanged"
+# mkarchives' bad-ref-call.fxt: a call named by a string ref never
+# registered (fxt-dump --check says so): named FXT_UNREGISTERED_STRING,
+# not "" (an empty name before).
+is "$("$REPORT" -F csv "$TMPD/mk/bad-ref-call.fxt" 2>/dev/null | sed -n 3p)" \
+  "1,10,10,10,10,10,10.53,0,cat,(unregistered string)" "unregistered name: a placeholder"
 finish

@@ -8,7 +8,7 @@ DIFF=$abs_top_builddir/fxt-diff
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$HELPERS/mkarchives
 scratch
-plan 26
+plan 30
 
 for s in 1 2 3; do
   "$GEN" --events 20000 --seed $s -o "$TMPD/base$s.fxt"
@@ -122,12 +122,26 @@ is "$("$DIFF" -F json "$TMPD/mk/extreme.fxt" "$TMPD/mk/extreme.fxt" | grep -o '"
 is "$("$DIFF" "$TMPD/mk/extreme.fxt" "$TMPD/mk/extreme.fxt" | grep -c '  a\\x09b\\x1b\[1m\\xff (cat)')" 1 \
   "text: control characters and invalid UTF-8 shown as \\xNN"
 # Drops (valid.fxt: 12 on one thread): the side that has them is named.
-is "$("$DIFF" "$TMPD/base1.fxt" "$TMPD/mk/valid.fxt" | grep dropped)" \
+is "$("$DIFF" "$TMPD/base1.fxt" "$TMPD/mk/valid.fxt" | grep 'calls dropped')" \
   "# new $TMPD/mk/valid.fxt: 12 calls dropped: totals are partial" \
   "text: the new side's drops in the header"
 is "$("$DIFF" -F json "$TMPD/mk/valid.fxt" "$TMPD/base1.fxt" | grep -o '"base_dropped":[0-9]*,"new_dropped":[0-9]*')" \
   '"base_dropped":12,"new_dropped":0' "json: drops per side"
-is "$("$DIFF" -F csv "$TMPD/mk/valid.fxt" "$TMPD/base1.fxt" 2>&1 >/dev/null | grep dropped)" \
+is "$("$DIFF" -F csv "$TMPD/mk/valid.fxt" "$TMPD/base1.fxt" 2>&1 >/dev/null | grep 'calls dropped')" \
   "fxt-diff: base $TMPD/mk/valid.fxt: 12 calls dropped: totals are partial" \
   "csv: the base side's drops on standard error"
+# valid.fxt also has another writer's "buffer full" provider event.
+is "$("$DIFF" "$TMPD/base1.fxt" "$TMPD/mk/valid.fxt" | grep 'buffer filled')" \
+  "# new $TMPD/mk/valid.fxt: a trace buffer filled up 1 time: records were likely dropped, totals may be partial" \
+  "text: the new side's full buffer in the header"
+is "$("$DIFF" -F json "$TMPD/mk/valid.fxt" "$TMPD/base1.fxt" | grep -o '"base_buffer_full":[0-9]*,"new_buffer_full":[0-9]*')" \
+  '"base_buffer_full":1,"new_buffer_full":0' "json: full buffers per side"
+is "$("$DIFF" -F csv "$TMPD/mk/valid.fxt" "$TMPD/base1.fxt" 2>&1 >/dev/null | grep 'buffer filled')" \
+  "fxt-diff: base $TMPD/mk/valid.fxt: a trace buffer filled up 1 time: records were likely dropped, totals may be partial" \
+  "csv: the base side's full buffer on standard error"
+# mkarchives' bad-ref-call.fxt: a call named by a string ref never
+# registered (fxt-dump --check says so): named FXT_UNREGISTERED_STRING,
+# not "" (an empty name before).
+is "$("$DIFF" -F csv "$TMPD/mk/bad-ref-call.fxt" "$TMPD/mk/bad-ref-call.fxt" 2>/dev/null | grep -c ',(unregistered string)$')" 1 \
+  "unregistered name: a placeholder"
 finish

@@ -7,7 +7,7 @@
 VIEW=$abs_top_builddir/fxt-view
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$HELPERS/mkarchives
-plan 11
+plan 12
 [ -x "$VIEW" ] || skip_rest "fxt-view was not built (no ncurses)"
 scratch
 "$MK" "$TMPD" >/dev/null
@@ -49,6 +49,8 @@ is "$("$VIEW" --load-only "$TMPD/s.fxt" | sed -n 1p)" \
   "--load-only: what the view holds"
 is "$("$VIEW" --load-only "$TMPD/valid.fxt" | sed -n 2p)" "12 records dropped (on 1 thread)" \
   "--load-only: the drops"
+is "$("$VIEW" --load-only "$TMPD/valid.fxt" | sed -n 3p)" \
+  "a trace buffer filled up 1 time: records were likely dropped, the calls may be partial" "--load-only: another writer's full buffer"
 "$VIEW" --help | grep -q '^Usage: fxt-view'
 ok "--help" test $? -eq 0
 finish

@@ -11,7 +11,7 @@
 VIEW=$abs_top_builddir/fxt-view
 GEN=$abs_top_builddir/bench/gen_archive
 MK=$HELPERS/mkarchives
-plan 22
+plan 23
 [ -x "$VIEW" ] || skip_rest "fxt-view was not built (no ncurses)"
 command -v tmux >/dev/null 2>&1 || skip_rest "tmux is not installed"
 scratch
@@ -125,6 +125,7 @@ keys mono q
 start drops "$VIEW $TMPD/valid.fxt"
 until_shown drops "DROPPED" >/dev/null
 ok "drops on the status line" sh -c "$T capture-pane -p -t drops | sed -n 24p | grep -q '| 12 DROPPED (1 thr) |'"
+ok "full buffers on the status line" sh -c "$T capture-pane -p -t drops | sed -n 24p | grep -q '| BUFFER FULL 1x |'"
 keys drops q
 
 finish

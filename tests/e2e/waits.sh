@@ -10,7 +10,7 @@
 WAITS=$abs_top_builddir/fxt-waits
 scratch
 cd "$TMPD" || exit 1
-plan 30
+plan 32
 
 for m in mutex cond pipe join; do
   "$FXT_RUN" --libc=all -o "$m.fxt" "$PROGS/waits" "$m" >"$m.out" 2>"$m.err" 9>&-
@@ -122,4 +122,13 @@ bad "--by unknown" "unknown key 'bogus'" "$WAITS" --by bogus mutex.fxt
 bad "--detail --by pair" "no --by with it" "$WAITS" --detail --by pair mutex.fxt
 bad "--tid not ids" "not a list of ids" "$WAITS" --tid 1,x mutex.fxt
 bad "no archive" "no ARCHIVE" "$WAITS"
+# mkarchives' valid.fxt: "fxt: 12 records dropped" and another writer's
+# "buffer full" provider event: said in the header (csv: on standard error).
+"$HELPERS/mkarchives" "$TMPD/mk" >/dev/null
+is "$("$WAITS" "$TMPD/mk/valid.fxt" | grep -E 'calls dropped|buffer filled')" \
+  "# 12 calls dropped: the waits are partial
+# a trace buffer filled up 1 time: records were likely dropped, the waits may be partial" "drops and full buffers in the header"
+is "$("$WAITS" -F csv "$TMPD/mk/valid.fxt" 2>&1 >/dev/null)" \
+  "fxt-waits: $TMPD/mk/valid.fxt: 12 calls dropped: the waits are partial
+fxt-waits: $TMPD/mk/valid.fxt: a trace buffer filled up 1 time: records were likely dropped, the waits may be partial" "csv: on standard error"
 finish

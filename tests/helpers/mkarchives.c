@@ -261,6 +261,14 @@ int main(int argc, char **argv)
 	add_event(&b, event(FXT_EVENT_INSTANT, 100, 7, 2, 0)); /* 184 */
 	save_buf("bad-ref.fxt", &b);
 
+	/* A call named by an unregistered string ref (index 9) between two
+	 * named ones: main (5 .. 100 ns) around it (10 .. 20 ns). */
+	b.n = 0;
+	preamble(&b);
+	add_event(&b, event(FXT_EVENT_DURATION_COMPLETE, 20, 1, 9, 40));
+	add_event(&b, event(FXT_EVENT_DURATION_COMPLETE, 10, 1, 2, 200));
+	save_buf("bad-ref-call.fxt", &b);
+
 	/* Invalid UTF-8 in a string record (index 6). */
 	b.n = 0;
 	preamble(&b);

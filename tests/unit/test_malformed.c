@@ -267,7 +267,7 @@ static void test_checks(void)
 	uint64_t refs[] = { M, ev_hdr(2, FXT_EVENT_INSTANT, 0, 4, 0, 9), 1 };
 	run(refs, N(refs), 0);
 	ASSERT_EQ_I64(o.rc, 0, "unregistered refs: read on");
-	ASSERT_STR_EQ(o.name, "", "unregistered string is empty");
+	ASSERT_STR_EQ(o.name, FXT_UNREGISTERED_STRING, "unregistered string named (not empty)");
 	ASSERT_EQ_U64(o.last.u.event.pid, 0, "unregistered thread is 0");
 	ASSERT_DIAG(FXT_DIAG_ERROR, "name string ref 9 used before registration", 8,
 		    "unregistered string");

@@ -88,6 +88,7 @@ struct callmerge {
 	int64_t taken; /* the thread whose item was given last, -1: none */
 	uint64_t start_ns, end_ns;
 	bool seen;
+	struct tool_losses losses;  /* the first pass's count */
 	struct callstream_item out; /* the item given, its pointers set */
 	struct fxt_arg_value outargs[2 * FXT_MAX_ARGS];
 };
@@ -533,6 +534,11 @@ fail:
 	return rc;
 }
 
+const struct tool_losses *callmerge_losses(const struct callmerge *m)
+{
+	return &m->losses;
+}
+
 uint64_t callmerge_start_ns(const struct callmerge *m)
 {
 	return m->start_ns;
@@ -584,6 +590,7 @@ static int first_pass(struct callmerge *m, char *err, size_t errlen)
 
 		if (n++ == 0 && (rc = tool_read_first(m->scan, err, errlen)) < 0)
 			return rc;
+		tool_losses_record(&m->losses, &rec);
 		if (!callstream_takes(&rec) || !owner(&rec, &pid, &tid))
 			continue;
 		ts = rec.type == FXT_RECORD_LOG ? rec.u.log.ts : rec.u.event.ts;

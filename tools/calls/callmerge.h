@@ -83,6 +83,8 @@ size_t callmerge_shared_bytes(const struct callmerge *m);
 
 /* The first timestamp of the archive's events and log records (ns), what
  * relative times start from (callstream_start_ns()'s). */
+/* The records lost, as the first pass counted them (tool_losses_record()). */
+const struct tool_losses *callmerge_losses(const struct callmerge *m);
 uint64_t callmerge_start_ns(const struct callmerge *m);
 /* The last (the latest an event or log record starts; ns). */
 uint64_t callmerge_end_ns(const struct callmerge *m);

@@ -602,7 +602,12 @@ void callstream_print(FILE *f, const struct callstream_item *it, uint64_t start_
 	if (it->has_dur)
 		tool_fmt_ns(dur, sizeof(dur), (double)it->dur_ns);
 	fprintf(f, "%6" PRIu64 ".%09" PRIu64 " %12s %7" PRIu64 " | %*s", ts / 1000000000,
-		ts % 1000000000, dur, it->tid, (int)(2 * it->depth), "");
+		ts % 1000000000, dur, it->tid,
+		(int)(2 * (it->depth < CALLSTREAM_INDENT_MAX ? it->depth : CALLSTREAM_INDENT_MAX)),
+		"");
+	/* Deeper: the indentation held, the level said (as --depth counts). */
+	if (it->depth >= CALLSTREAM_INDENT_MAX)
+		fprintf(f, "[d=%" PRIu64 "] ", (uint64_t)it->depth + 1);
 	switch (it->kind) {
 	case CALLSTREAM_CALL:
 	case CALLSTREAM_ENTER:

@@ -103,9 +103,15 @@ bool callstream_start_ns(const struct callstream *cs, uint64_t *ns);
  * this copy is not. */
 bool callstream_log_copy(const struct callstream_item *it);
 
+/* Levels of nesting a line is indented for, two spaces each: a deeper
+ * item is indented as the last of them and says its level, "[d=N] " (a
+ * recursion 100,000 deep would otherwise print ~20 GB of blanks). */
+#define CALLSTREAM_INDENT_MAX 64
+
 /* Writes the item as fxt-replay's line (fxt-replay --help): the time since
  * start_ns (s), the duration, the thread, the call indented by its depth
- * with its arguments and return value; a newline at the end. */
+ * (CALLSTREAM_INDENT_MAX) with its arguments and return value; a newline
+ * at the end. */
 void callstream_print(FILE *f, const struct callstream_item *it, uint64_t start_ns);
 
 /* A time as fxt-replay's --since and --until and fxt-view's ':' take it:

@@ -620,6 +620,11 @@ uint64_t calltree_kernel_lost(const struct calltree *t)
 	return t->prof ? profile_kernel_lost(t->prof) : 0;
 }
 
+uint64_t calltree_buffer_full(const struct calltree *t)
+{
+	return t->prof ? profile_buffer_full(t->prof) : 0;
+}
+
 uint64_t calltree_total_ns(const struct calltree *t)
 {
 	uint64_t sum = 0;

@@ -119,6 +119,8 @@ uint64_t calltree_dropped(const struct calltree *t, uint64_t *nthreads);
 uint64_t calltree_overwritten(const struct calltree *t);
 /* Events the kernel lost (profile_kernel_lost()): not calls. */
 uint64_t calltree_kernel_lost(const struct calltree *t);
+/* Another writer's "buffer full" provider events (profile_buffer_full()). */
+uint64_t calltree_buffer_full(const struct calltree *t);
 
 /* The traced time: the sum of the groups' totals (ns). */
 uint64_t calltree_total_ns(const struct calltree *t);

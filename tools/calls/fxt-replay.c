@@ -51,12 +51,18 @@ static const char help[] =
     "to the first event of the archive; a bare number is an absolute\n"
     "timestamp in ns, as fxt-dump prints them.\n"
     "Each line: the time since the first event (s), the duration, the thread\n"
-    "(tid), then the call, indented two spaces per level of nesting.  A call\n"
-    "with children opens with \"name() {\" and closes with \"} /* name */\" at its\n"
-    "end (with its duration); a call without children is one line.  Arguments\n"
+    "(tid), then the call, indented two spaces per level of nesting up to 64\n"
+    "levels; deeper, the indentation stays at 64 levels and the line says its\n"
+    "level first, \"[d=100000] name() {\" (so that a deep recursion does not\n"
+    "print gigabytes of blanks).  A call with children opens with \"name() {\"\n"
+    "and closes with \"} /* name */\" at its end (with its duration); a call\n"
+    "without children is one line.  Arguments\n"
     "(fxt-run --args, libc calls' arguments) go in the parentheses, a return\n"
     "value (\"retval\", a libc call's \"result\") after \" = \".  \"! name\" is an\n"
     "instant event, \"# text\" a log line.\n"
+    "Calls the tracer dropped, and another writer's full buffer (its provider\n"
+    "event record), are said on standard error at the end: \"N calls dropped\",\n"
+    "\"a trace buffer filled up N times: records were likely dropped\".\n"
     "Order: the archive's, each thread's events sorted by time first, as Perfetto\n"
     "pairs them (a first pass finds the few a file has out of time order: none in\n"
     "fxt-run's); fxt-run writes a thread's calls together, so the threads come one\n"
@@ -139,7 +145,8 @@ struct replay {
 	bool have_re;
 	char *name; /* a NUL-terminated copy for regexec() */
 	size_t capname;
-	bool closed; /* the output's reader left */
+	bool closed;		   /* the output's reader left */
+	struct tool_losses losses; /* read in the archive's order */
 };
 
 /* What relative times start from. */
@@ -202,6 +209,7 @@ static int on_record(void *ctx, struct fxt_reader *r, const struct fxt_record *r
 {
 	struct replay *rp = ctx;
 
+	tool_losses_record(&rp->losses, rec);
 	return callstream_add_record(rp->cs, r, rec);
 }
 
@@ -265,8 +273,11 @@ int main(int argc, char **argv)
 		tool_error(NAME, "%s: %s", o.path, err);
 		goto out;
 	}
-	if (tool_flush_stdout(NAME) == 0)
+	if (tool_flush_stdout(NAME) == 0) {
 		status = TOOL_EXIT_OK;
+		tool_losses_say(stderr, NAME, o.path, rp.m ? callmerge_losses(rp.m) : &rp.losses,
+				"the replay is partial", "the replay may be partial");
+	}
 out:
 	if (rp.have_re)
 		regfree(&rp.re);

@@ -62,7 +62,9 @@ static const char help[] =
     "Frames never closed are counted to the end of the trace, \"[N open]\".\n"
     "Calls the tracer dropped (its size limit) are said in the header, \"# N\n"
     "calls dropped\" (on standard error with csv and json); events the kernel\n"
-    "lost (fxt-run --kernel), \"# N kernel events lost\".\n"
+    "lost (fxt-run --kernel), \"# N kernel events lost\"; another writer's\n"
+    "full buffer (its provider event record), \"# a trace buffer filled up N\n"
+    "times: records were likely dropped\" (on standard error with csv and json).\n"
     "--focus NAME: \"# callers of NAME\": NAME at the root, the functions that\n"
     "called it below, their callers below them, each line with the numbers of\n"
     "NAME's calls made through that chain; then \"# callees of NAME\": NAME's\n"
@@ -356,6 +358,7 @@ static void text_head(const char *what)
 int main(int argc, char **argv)
 {
 	char lost[160]; /* tool_kernel_lost() */
+	char full[128]; /* tool_buffer_full() */
 	struct options o = { .format = TOOL_FMT_TEXT };
 	struct calltree *t = NULL, *callers = NULL, *callees = NULL;
 	struct printer pr = { 0 };
@@ -405,10 +408,18 @@ int main(int argc, char **argv)
 			printf("# %s\n",
 			       tool_kernel_lost(lost, sizeof(lost), calltree_kernel_lost(t),
 						"the calls are whole"));
-	} else if (dropped) {
-		/* CSV and JSON have rows only: the warning goes to standard error. */
-		fprintf(stderr, NAME ": %s: %" PRIu64 " calls dropped: the tree is partial\n", o.path,
-			dropped);
+		if (calltree_buffer_full(t))
+			printf("# %s\n", tool_buffer_full(full, sizeof(full), calltree_buffer_full(t),
+							  "the tree may be partial"));
+	} else {
+		/* CSV and JSON have rows only: the warnings go to standard error. */
+		if (dropped)
+			fprintf(stderr, NAME ": %s: %" PRIu64 " calls dropped: the tree is partial\n",
+				o.path, dropped);
+		if (calltree_buffer_full(t))
+			fprintf(stderr, NAME ": %s: %s\n", o.path,
+				tool_buffer_full(full, sizeof(full), calltree_buffer_full(t),
+						 "the tree may be partial"));
 	}
 	if (o.format == TOOL_FMT_CSV)
 		printf("view,depth,%s%scalls,total_ns,self_ns,share,recursive,open,category,name,"

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct tool_input; /* tools/front/common.h */
+#include "tools/front/common.h"
 
 /* What was written, per kind of trace event. */
 struct export_stats {
@@ -23,6 +23,8 @@ struct export_stats {
 	uint64_t logs;	    /* "i" named "log" from log records */
 	uint64_t processes; /* "M" process_name */
 	uint64_t threads;   /* "M" thread_name */
+	/* The records the archive says were lost (tool_losses_record()). */
+	struct tool_losses losses;
 };
 
 /* The category a stack sample's slice gets in the export after its own

@@ -471,6 +471,7 @@ static int export_record(void *ctx, struct fxt_reader *r, const struct fxt_recor
 {
 	struct exporter *x = ctx;
 
+	tool_losses_record(&x->st.losses, rec);
 	switch (rec->type) {
 	case FXT_RECORD_EVENT:
 		export_event(x, r, rec);

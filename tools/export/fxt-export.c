@@ -47,6 +47,9 @@ static const char help[] =
     "\" after their own (\"libc.so.6," EXPORT_SAMPLE_CATEGORY "\"),\n"
     "so that a viewer or a query tells them from calls; --stats counts them\n"
     "apart (\"samples N\"); --no-samples leaves them and their tracks out.\n"
+    "Calls the tracer dropped, and another writer's full buffer (its provider\n"
+    "event record), are said on standard error: \"N calls dropped\", \"a trace\n"
+    "buffer filled up N times: records were likely dropped\".\n"
     "\n"
     "Exit status:\n"
     "  0   the archive was converted\n"
@@ -124,5 +127,7 @@ int main(int argc, char **argv)
 			", logs %" PRIu64 ", process names %" PRIu64 ", thread names %" PRIu64 "\n",
 			st.slices, st.samples, st.instants, st.counters, st.async, st.flows,
 			st.logs, st.processes, st.threads);
+	tool_losses_say(stderr, NAME, o.path, &st.losses, "the export is partial",
+			"the export may be partial");
 	return TOOL_EXIT_OK;
 }

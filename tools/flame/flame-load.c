@@ -185,8 +185,8 @@ static int add_slice(struct flame *f, const struct profile_slice *s)
 			return (int)l;
 		if (t->nes >= UINT32_MAX || GROW(t->es, t->capes, t->nes + 1) < 0)
 			return -ENOMEM;
-		t->es[t->nes] = (struct eslice){ { s->start_ns, s->end_ns, (uint32_t)t->nes },
-						 (uint32_t)l };
+		t->es[t->nes] =
+		    (struct eslice){ { s->start_ns, s->end_ns, (uint32_t)t->nes }, (uint32_t)l };
 		t->nes++;
 		return 0;
 	}
@@ -493,6 +493,8 @@ int flame_load(struct flame *f, const struct tool_input *in, char *err, size_t e
 	rc = profile_finish(f->prof);
 	if (rc == 0)
 		rc = f->err;
+	f->losses.dropped = profile_dropped(f->prof, NULL);
+	f->losses.buffer_full = profile_buffer_full(f->prof);
 	for (size_t i = 0; rc == 0 && i < f->nthr; i++) {
 		if (f->thr[i].end_ordered) {
 			f->end_ordered++;

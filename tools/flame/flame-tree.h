@@ -99,6 +99,9 @@ struct flame {
 	 * calls'; left_out counts the slices of the other kind. */
 	bool samples;
 	uint64_t left_out;
+
+	/* The records lost (the profile's count, flame_losses()). */
+	struct tool_losses losses;
 };
 
 /* Returns the label of a name (interning a copy cleaned by

@@ -268,6 +268,11 @@ uint64_t flame_left_out(const struct flame *f)
 	return f->left_out;
 }
 
+const struct tool_losses *flame_losses(const struct flame *f)
+{
+	return &f->losses;
+}
+
 void flame__threads_release(struct flame *f)
 {
 	for (size_t i = 0; i < f->nthr; i++) {

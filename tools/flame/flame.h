@@ -104,6 +104,10 @@ bool flame_is_samples(const struct flame *f);
 /* The slices of the kind not drawn: the samples', or with
  * flame_set_samples() the calls'. */
 uint64_t flame_left_out(const struct flame *f);
+/* The calls the tracer dropped and another writer's full buffers
+ * (profile_dropped(), profile_buffer_full()) of the archive loaded. */
+struct tool_losses;
+const struct tool_losses *flame_losses(const struct flame *f);
 
 /* Builds the tree from one archive (once per flame).  Returns 0 or a
  * negative errno with a one-line reason in err (see tool_read_records()). */

@@ -73,6 +73,9 @@ static const char help[] =
     "samples only gives an empty graph and a line on standard error saying\n"
     "so.  With --samples, frames are sized by sampled time and hover shows no\n"
     "calls; with --by thread a sample track is its thread's \"NAME (samples)\".\n"
+    "Calls the tracer dropped, and another writer's full buffer (its provider\n"
+    "event record), are said on standard error: \"N calls dropped\", \"a trace\n"
+    "buffer filled up N times: records were likely dropped\".\n"
     "\n"
     "Memory: start-ordered complete events (parents first) and begin/end\n"
     "pairs stream, in memory proportional to the distinct paths.  Threads\n"
@@ -263,6 +266,10 @@ int main(int argc, char **argv)
 		tool_error(NAME, "%s: %s", out.path ? out.path : "standard output", err);
 		goto out;
 	}
+	/* Said once the graph is written: an error is one line alone. */
+	for (i = 0; i < o.npaths; i++)
+		tool_losses_say(stderr, NAME, o.paths[i], flame_losses(f[i]),
+				"the flame graph is partial", "the flame graph may be partial");
 	status = TOOL_EXIT_OK;
 out:
 	flame_free(f[0]);

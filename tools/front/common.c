@@ -407,6 +407,36 @@ const char *tool_kernel_lost(char *buf, size_t len, uint64_t n, const char *so)
 	return buf;
 }
 
+const char *tool_buffer_full(char *buf, size_t len, uint64_t n, const char *so)
+{
+	snprintf(buf, len,
+		 "a trace buffer filled up %" PRIu64 " time%s: records were likely dropped, %s", n,
+		 n == 1 ? "" : "s", so);
+	return buf;
+}
+
+void tool_losses_record(struct tool_losses *l, const struct fxt_record *rec)
+{
+	if (rec->type == FXT_RECORD_EVENT && rec->u.event.type == FXT_EVENT_INSTANT)
+		l->dropped += fxt_dropped_in_name(rec->u.event.name.data, rec->u.event.name.len);
+	else if (rec->type == FXT_RECORD_METADATA &&
+		 rec->u.meta.type == FXT_METADATA_PROVIDER_EVENT &&
+		 rec->u.meta.event == FXT_PROVIDER_EVENT_BUFFER_FULL)
+		l->buffer_full++;
+}
+
+void tool_losses_say(FILE *f, const char *tool, const char *path, const struct tool_losses *l,
+		     const char *so, const char *so_may)
+{
+	char full[128]; /* tool_buffer_full() */
+
+	if (l->dropped)
+		fprintf(f, "%s: %s: %" PRIu64 " calls dropped: %s\n", tool, path, l->dropped, so);
+	if (l->buffer_full)
+		fprintf(f, "%s: %s: %s\n", tool, path,
+			tool_buffer_full(full, sizeof(full), l->buffer_full, so_may));
+}
+
 int tool_parse_format(const char *s, enum tool_format *out)
 {
 	static const char *const names[] = { "text", "csv", "json" };

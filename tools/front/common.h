@@ -165,6 +165,28 @@ void tool_fmt_ns(char *buf, size_t len, double ns);
  * tool's output ("thread states are partial").  Returns buf. */
 const char *tool_kernel_lost(char *buf, size_t len, uint64_t n, const char *so);
 
+/* The one phrase for another writer's full buffer (the FXT provider event
+ * record "buffer full", FXT_PROVIDER_EVENT_BUFFER_FULL): "a trace buffer
+ * filled up N time(s): records were likely dropped, SO", SO what it means
+ * for the tool's output ("totals may be partial").  Returns buf. */
+const char *tool_buffer_full(char *buf, size_t len, uint64_t n, const char *so);
+
+/* What a tool that reads records itself (not through profile.h) counts
+ * of the records lost: the calls the tracer dropped (the instants "fxt: N
+ * records dropped", fxt_dropped_in_name()) and another writer's "buffer
+ * full" provider events.  A zeroed struct counts none. */
+struct tool_losses {
+	uint64_t dropped, buffer_full;
+};
+
+/* Counts one record in *l. */
+void tool_losses_record(struct tool_losses *l, const struct fxt_record *rec);
+
+/* One line on f per kind of loss in *l: "TOOL: PATH: N calls dropped: SO"
+ * and "TOOL: PATH: " tool_buffer_full(SO_MAY); nothing when none. */
+void tool_losses_say(FILE *f, const char *tool, const char *path, const struct tool_losses *l,
+		     const char *so, const char *so_may);
+
 /* Output formats of fxt-report and fxt-diff. */
 enum tool_format { TOOL_FMT_TEXT, TOOL_FMT_CSV, TOOL_FMT_JSON };
 

@@ -98,7 +98,10 @@ static const char help[] =
     "the size of the adjusted change in total time.  A run that dropped calls\n"
     "is named with its side: \"base|new FILE: N calls dropped: totals are\n"
     "partial\" (text: in the header; csv: on standard error; json:\n"
-    "\"base_dropped\" and \"new_dropped\").  csv writes the whole run's line on\n"
+    "\"base_dropped\" and \"new_dropped\"); so is a run whose trace says a buffer\n"
+    "filled up (another writer's provider event record): \"base|new FILE: a\n"
+    "trace buffer filled up N times: records were likely dropped\" (json:\n"
+    "\"base_buffer_full\", \"new_buffer_full\").  csv writes the whole run's line on\n"
     "standard error; json has it as \"whole_run\".\n"
     "With --subtract-overhead, each run loses its own measure of the hooks'\n"
     "cost, so that a function which makes more calls is not charged the\n"
@@ -327,6 +330,17 @@ static uint64_t side_dropped(const struct diff *d, bool base)
 	return n;
 }
 
+/* Another writer's "buffer full" provider events of a side, over its runs. */
+static uint64_t side_buffer_full(const struct diff *d, bool base)
+{
+	size_t lo = base ? 0 : d->nbase, hi = base ? d->nbase : d->nruns;
+	uint64_t n = 0;
+
+	for (size_t i = lo; i < hi; i++)
+		n += profile_buffer_full(d->runs[i]);
+	return n;
+}
+
 /* A line per run that dropped calls, saying which side it is on:
  * "PREFIXbase FILE: N calls dropped: totals are partial"; one per run
  * whose calls a flight recorder overwrote; with --subtract-overhead, one
@@ -334,6 +348,7 @@ static uint64_t side_dropped(const struct diff *d, bool base)
 static void put_drops(const struct job *j, FILE *out, const char *prefix)
 {
 	char lost[160]; /* tool_kernel_lost() */
+	char full[128]; /* tool_buffer_full() */
 	const struct diff *d = &j->d;
 
 	for (size_t i = 0; i < d->nruns; i++) {
@@ -360,6 +375,14 @@ static void put_drops(const struct job *j, FILE *out, const char *prefix)
 				tool_kernel_lost(lost, sizeof(lost),
 						 profile_kernel_lost(d->runs[i]),
 						 "its thread states are partial"));
+		}
+		if (profile_buffer_full(d->runs[i])) {
+			fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");
+			tool_put_text_str(out, j->files[i]);
+			fprintf(out, ": %s\n",
+				tool_buffer_full(full, sizeof(full),
+						 profile_buffer_full(d->runs[i]),
+						 "totals may be partial"));
 		}
 		if (j->o.subtract && !profile_hook_cost(d->runs[i], NULL, NULL)) {
 			fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");
@@ -594,9 +617,11 @@ static void print_json(const struct job *j, size_t n)
 
 	printf("{\"base_runs\":%zu,\"new_runs\":%zu,\"alpha\":%g,\"threshold_pct\":%g,"
 	       "\"base_dropped\":%" PRIu64 ",\"new_dropped\":%" PRIu64
+	       ",\"base_buffer_full\":%" PRIu64 ",\"new_buffer_full\":%" PRIu64
 	       ",\"tested\":%zu,\"sampled_runs\":%zu",
 	       d->nbase, d->nnew, j->o.alpha, j->o.threshold, side_dropped(d, true),
-	       side_dropped(d, false), d->ntested, sampled_runs(d));
+	       side_dropped(d, false), side_buffer_full(d, true), side_buffer_full(d, false),
+	       d->ntested, sampled_runs(d));
 	json_whole(d);
 	if (j->o.subtract) {
 		fputs(",\"hook_pair_ns\":[", stdout);

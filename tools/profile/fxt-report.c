@@ -450,13 +450,7 @@ static bool any_loc(const struct profile *p)
 /* The line that says a writer's buffer filled up (profile_buffer_full()). */
 static const char *buffer_full_line(char *buf, size_t len, const struct profile *p)
 {
-	uint64_t n = profile_buffer_full(p);
-
-	snprintf(buf, len,
-		 "a trace buffer filled up %" PRIu64 " time%s: records were likely dropped, "
-		 "totals may be partial",
-		 n, n == 1 ? "" : "s");
-	return buf;
+	return tool_buffer_full(buf, len, profile_buffer_full(p), "totals may be partial");
 }
 
 static void print_text(const struct options *o, const struct profile *p, const struct table *calls,

@@ -77,8 +77,9 @@ static const char help[] =
     "the first event; the timeline's window starts there, the list selects the\n"
     "first call that starts then or later (from the index's mark before it).\n"
     "The status line names the archive, its records and slices, and the\n"
-    "records the tracer dropped, when it did, and the kernel's lost events\n"
-    "(fxt-run --kernel).  Colours are used when the terminal has them.\n"
+    "records the tracer dropped, when it did, the kernel's lost events\n"
+    "(fxt-run --kernel), and \"BUFFER FULL Nx\" when another writer's trace says\n"
+    "a buffer filled up N times (records were likely dropped).  Colours are used when the terminal has them.\n"
     "The view is shown at once (a large or compressed archive takes a while to\n"
     "read): until the archive is read through, the tree, the timeline and the\n"
     "thread list show what was read so far, the tree's heading says so and the\n"
@@ -244,6 +245,12 @@ static int load_only(struct view *v)
 	if (calltree_kernel_lost(v->tree))
 		printf("%s\n", tool_kernel_lost(lost, sizeof(lost), calltree_kernel_lost(v->tree),
 						"the calls are whole"));
+	if (calltree_buffer_full(v->tree)) {
+		char full[128];
+
+		printf("%s\n", tool_buffer_full(full, sizeof(full), calltree_buffer_full(v->tree),
+						"the calls may be partial"));
+	}
 	printf(
 	    "loaded in %.3f s; the busiest thread's timeline drawn whole: %.2f ms at 80 columns, "
 	    "%.2f ms at 1000 (%" PRIu64 " cells)\n",
@@ -283,7 +290,7 @@ static void status(struct view *v, int y, int cols)
 {
 	uint64_t dthreads, dropped = calltree_dropped(v->tree, &dthreads);
 	const char *base = strrchr(v->path, '/');
-	char line[512], pane[160] = "", drops[96] = "", reading[48] = "";
+	char line[512], pane[160] = "", drops[128] = "", reading[48] = "";
 
 	switch (v->pane) {
 	case PANE_TREE:
@@ -305,6 +312,9 @@ static void status(struct view *v, int y, int cols)
 	if (calltree_kernel_lost(v->tree))
 		snprintf(drops + strlen(drops), sizeof(drops) - strlen(drops),
 			 " | %" PRIu64 " KERNEL LOST", calltree_kernel_lost(v->tree));
+	if (calltree_buffer_full(v->tree))
+		snprintf(drops + strlen(drops), sizeof(drops) - strlen(drops),
+			 " | BUFFER FULL %" PRIu64 "x", calltree_buffer_full(v->tree));
 	if (vload_busy(v))
 		snprintf(reading, sizeof(reading), " | reading, %.0f s", vload_seconds(v));
 	snprintf(line, sizeof(line), "%s | %" PRIu64 " records%s%s | %s", base ? base + 1 : v->path,

@@ -15,7 +15,9 @@
 #include "tools/front/escape.h"
 #include "tools/waits/waits.h"
 
-#define NAME "fxt-waits"
+#define NAME	   "fxt-waits"
+#define DROPPED_SO "the waits are partial"
+#define FULL_SO	   "the waits may be partial"
 
 enum by { BY_WAIT, BY_PAIR };
 
@@ -89,6 +91,10 @@ static const char help[] =
     "release,releaser_function (--by pair: no function, call, release and\n"
     "releaser_function; --detail: start_ns (from the archive's first time),\n"
     "duration_ns instead of count, total_ns, max_ns, then release_ns and busy).\n"
+    "Calls the tracer dropped are said in the header, \"# N calls dropped\";\n"
+    "another writer's full buffer (its provider event record), \"# a trace\n"
+    "buffer filled up N times: records were likely dropped\" (with csv and\n"
+    "json, both on standard error).\n"
     "With more than one CPU, the archive is read on a second thread while the\n"
     "first follows the stacks and the waits (the same output); FXT_THREADS=0\n"
     "in the environment keeps to one.\n"
@@ -300,6 +306,20 @@ static void put_releaser(FILE *f, const struct waits *w, const struct waits_item
 		fprintf(f, " of process %" PRIu64, it->rpid);
 }
 
+/* The header's lines that say records were lost: calls the tracer
+ * dropped, another writer's full buffers (csv and json: tool_losses_say()
+ * on standard error, with the same words). */
+static void drop_lines(FILE *f, const struct waits *w)
+{
+	char full[128]; /* tool_buffer_full() */
+
+	if (w->losses.dropped)
+		fprintf(f, "# %" PRIu64 " calls dropped: " DROPPED_SO "\n", w->losses.dropped);
+	if (w->losses.buffer_full)
+		fprintf(f, "# %s\n",
+			tool_buffer_full(full, sizeof(full), w->losses.buffer_full, FULL_SO));
+}
+
 /* The header's line on runnable time: not known, or known for how many
  * of the selected released waits (the kernel's trace may not cover them). */
 static void runnable_line(FILE *f, const struct waits *w, const struct options *o)
@@ -347,6 +367,7 @@ static void text_header(FILE *f, const struct waits *w, const struct row *rows, 
 	put_ns(f, t[1]);
 	fputc('\n', f);
 	runnable_line(f, w, o);
+	drop_lines(f, w);
 }
 
 static void text_row(FILE *f, const struct waits *w, const struct row *r, enum by by)
@@ -430,6 +451,7 @@ static void text_detail(FILE *f, const struct waits *w, const struct options *o)
 	size_t shown = 0;
 
 	runnable_line(f, w, o);
+	drop_lines(f, w);
 	for (size_t i = 0; i < w->nitems; i++) {
 		const struct waits_item *it = &w->items[i];
 
@@ -685,6 +707,8 @@ int main(int argc, char **argv)
 		waits_free(&w);
 		goto out;
 	}
+	if (o.format != TOOL_FMT_TEXT) /* csv and json: rows only */
+		tool_losses_say(stderr, NAME, o.path, &w.losses, DROPPED_SO, FULL_SO);
 	if (!o.detail && (nrows = aggregate(&w, &o, &rows)) < 0) {
 		rc = tool_error(NAME, "%s", strerror(ENOMEM));
 	} else if (o.format == TOOL_FMT_CSV) {

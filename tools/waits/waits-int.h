@@ -9,6 +9,7 @@
 
 #include <fxt/reader.h>
 
+#include "tools/front/common.h"
 #include "tools/front/sched.h"
 #include "tools/front/thrmap.h"
 #include "tools/waits/waits.h"
@@ -131,6 +132,7 @@ struct waits_engine {
 	size_t nsw, sw_cap;
 	struct sched sched; /* the threads' states */
 	uint64_t kernel_lost;
+	struct tool_losses losses;
 	uint64_t tps, first_ns;
 	uint64_t lo_ticks, lo_tps; /* see_time(): first_ns <= lo_ticks' ns */
 	bool any_time;

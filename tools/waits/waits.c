@@ -495,6 +495,7 @@ static inline void see_time(struct waits_engine *e, uint64_t ts)
 static int add_other(struct waits_engine *e, const struct fxt_record *rec, uint64_t tps)
 {
 	e->tps = tps;
+	tool_losses_record(&e->losses, rec);
 	if (rec->type == FXT_RECORD_STRING || rec->type == FXT_RECORD_METADATA)
 		bump_strgen(e);
 	else if (rec->type == FXT_RECORD_KERNEL_OBJECT)
@@ -528,6 +529,7 @@ static int add_record(void *ctx, struct fxt_reader *r, const struct fxt_record *
 		return -ENOMEM;
 	if (ev->type == FXT_EVENT_INSTANT) {
 		e->kernel_lost += fxt_kernel_lost_in_name(ev->name.data, ev->name.len);
+		tool_losses_record(&e->losses, rec);
 		if (e->sched.nswitch &&
 		    sched_add_record(&e->sched, rec, waits__ns_of(ev->ts, e->tps)) < 0)
 			return -ENOMEM;
@@ -781,6 +783,7 @@ int waits_load(struct waits *w, const struct tool_input *in, char *err, size_t e
 	w->start_ns = e->first_ns;
 	w->sched = e->nsw > 0;
 	w->kernel_lost = e->kernel_lost;
+	w->losses = e->losses;
 	if (w->sched && keep_states(e, w) < 0)
 		goto nomem;
 	return 0;

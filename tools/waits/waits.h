@@ -65,6 +65,8 @@ struct waits {
 	uint64_t events;      /* event records read */
 	uint64_t kernel_lost; /* events the kernel lost ("fxt: N kernel
 				 events lost") */
+	/* The calls the tracer dropped, another writer's full buffers. */
+	struct tool_losses losses;
 	/* With context switches: the states of the threads with calls (all
 	 * the threads with events when none has calls: an imported trace). */
 	struct sched_thread *states;
