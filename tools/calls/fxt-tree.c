@@ -409,12 +409,14 @@ int main(int argc, char **argv)
 			       tool_kernel_lost(lost, sizeof(lost), calltree_kernel_lost(t),
 						"the calls are whole"));
 		if (calltree_buffer_full(t))
-			printf("# %s\n", tool_buffer_full(full, sizeof(full), calltree_buffer_full(t),
-							  "the tree may be partial"));
+			printf("# %s\n",
+			       tool_buffer_full(full, sizeof(full), calltree_buffer_full(t),
+						"the tree may be partial"));
 	} else {
 		/* CSV and JSON have rows only: the warnings go to standard error. */
 		if (dropped)
-			fprintf(stderr, NAME ": %s: %" PRIu64 " calls dropped: the tree is partial\n",
+			fprintf(stderr,
+				NAME ": %s: %" PRIu64 " calls dropped: the tree is partial\n",
 				o.path, dropped);
 		if (calltree_buffer_full(t))
 			fprintf(stderr, NAME ": %s: %s\n", o.path,

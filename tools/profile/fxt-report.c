@@ -636,8 +636,8 @@ static void print_json(const struct options *o, const struct profile *p, const s
 	tool_put_json_str(stdout, o->path);
 	printf(",\"by\":\"%s\",\"slices\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
 	       ",\"dropped\":%" PRIu64 ",\"dropped_threads\":%" PRIu64 ",\"overwritten\":%" PRIu64
-	       ",\"buffer_full\":%" PRIu64 ",\"kernel_lost\":%" PRIu64 ",\"sampled_frames\":%" PRIu64
-	       ",\"sample_tracks\":%" PRIu64,
+	       ",\"buffer_full\":%" PRIu64 ",\"kernel_lost\":%" PRIu64
+	       ",\"sampled_frames\":%" PRIu64 ",\"sample_tracks\":%" PRIu64,
 	       by_names[o->by], profile_nslices(p), profile_start_ns(p), profile_end_ns(p), dropped,
 	       dthreads, profile_overwritten(p), profile_buffer_full(p), profile_kernel_lost(p),
 	       nframes, ntracks);
