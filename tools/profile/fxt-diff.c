@@ -341,6 +341,13 @@ static uint64_t side_buffer_full(const struct diff *d, bool base)
 	return n;
 }
 
+/* "PREFIXbase FILE" or "PREFIXnew FILE": run i, the start of its line. */
+static void put_run(const struct job *j, FILE *out, const char *prefix, size_t i)
+{
+	fprintf(out, "%s%s ", prefix, i < j->d.nbase ? "base" : "new");
+	tool_put_text_str(out, j->files[i]);
+}
+
 /* A line per run that dropped calls, saying which side it is on:
  * "PREFIXbase FILE: N calls dropped: totals are partial"; one per run
  * whose calls a flight recorder overwrote; with --subtract-overhead, one
@@ -356,37 +363,32 @@ static void put_drops(const struct job *j, FILE *out, const char *prefix)
 		uint64_t o = profile_overwritten(d->runs[i]);
 
 		if (n) {
-			fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");
-			tool_put_text_str(out, j->files[i]);
+			put_run(j, out, prefix, i);
 			fprintf(out, ": %" PRIu64 " calls dropped: totals are partial\n", n);
 		}
 		if (o) {
-			fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");
-			tool_put_text_str(out, j->files[i]);
+			put_run(j, out, prefix, i);
 			fprintf(out,
 				": %" PRIu64 " calls overwritten: totals are those of a flight "
 				"recorder's window\n",
 				o);
 		}
 		if (profile_kernel_lost(d->runs[i])) {
-			fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");
-			tool_put_text_str(out, j->files[i]);
+			put_run(j, out, prefix, i);
 			fprintf(out, ": %s\n",
 				tool_kernel_lost(lost, sizeof(lost),
 						 profile_kernel_lost(d->runs[i]),
 						 "its thread states are partial"));
 		}
 		if (profile_buffer_full(d->runs[i])) {
-			fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");
-			tool_put_text_str(out, j->files[i]);
+			put_run(j, out, prefix, i);
 			fprintf(out, ": %s\n",
 				tool_buffer_full(full, sizeof(full),
 						 profile_buffer_full(d->runs[i]),
 						 "totals may be partial"));
 		}
 		if (j->o.subtract && !profile_hook_cost(d->runs[i], NULL, NULL)) {
-			fprintf(out, "%s%s ", prefix, i < d->nbase ? "base" : "new");
-			tool_put_text_str(out, j->files[i]);
+			put_run(j, out, prefix, i);
 			fputs(": no measure of the hooks' cost: times as measured\n", out);
 		}
 	}
