@@ -642,7 +642,8 @@ __attribute__((noinline)) int conv_replay_chunk(struct replay *d, const struct c
 							err = recon_mark(r, mts, MARK_DROPS);
 						mts = NO_MARK;
 						if (err >= 0)
-							err = recon_feed(r, ts1, fn | SPOOL_EXIT_BIT);
+							err =
+							    recon_feed(r, ts1, fn | SPOOL_EXIT_BIT);
 					} else {
 						err = recon_pair(r, p[0], ts1, fn);
 					}

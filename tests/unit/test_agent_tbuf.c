@@ -577,8 +577,8 @@ static void test_pair(void)
 		   "pair: the enter in the reserve, the new chunk empty");
 		agent_record_exit(&v, FN);
 		ok(v.pos == (uint64_t *)((char *)c + SPOOL_CHUNK_HEADER_SIZE) + 2 &&
-			   v.pos[-1] == (FN | EXIT) && c->magic == SPOOL_CHUNK_MAGIC &&
-			   c->state == state,
+		       v.pos[-1] == (FN | EXIT) && c->magic == SPOOL_CHUNK_MAGIC &&
+		       c->state == state,
 		   "pair: its exit at the first slot, plain; the header untouched");
 	}
 	/* No chunk yet (pos and end NULL): the slow path, plain. */
@@ -587,19 +587,19 @@ static void test_pair(void)
 	ok(t.tb && t.pos[-1] == (FN | EXIT), "pair: a thread's first hook an exit: plain");
 	/* The encoding's edges. */
 	ok(ev_pair_fits(FN, EV_PAIR_DUR_MAX) && !ev_pair_fits(FN, EV_PAIR_DUR_MAX + 1) &&
-		   ev_pair_fits(EV_PAIR_FN_MAX, 0) && !ev_pair_fits(EV_PAIR_FN_MAX + 1, 0) &&
-		   ev_pair_fits(EV_PAIR_FN_MIN, 0) && !ev_pair_fits(EV_PAIR_FN_MIN - 1, 0) &&
-		   !ev_pair_fits(0, 0) && !ev_pair_fits(FN, ~0ull) &&
-		   !ev_pair_fits(FN, 1ull << 32) && !ev_pair_fits(~0ull, 0),
+	       ev_pair_fits(EV_PAIR_FN_MAX, 0) && !ev_pair_fits(EV_PAIR_FN_MAX + 1, 0) &&
+	       ev_pair_fits(EV_PAIR_FN_MIN, 0) && !ev_pair_fits(EV_PAIR_FN_MIN - 1, 0) &&
+	       !ev_pair_fits(0, 0) && !ev_pair_fits(FN, ~0ull) && !ev_pair_fits(FN, 1ull << 32) &&
+	       !ev_pair_fits(~0ull, 0),
 	   "pair: what fits");
 	ok(ev_pair_dur(ev_pair_w1(EV_PAIR_FN_MAX, EV_PAIR_DUR_MAX)) == EV_PAIR_DUR_MAX &&
-		   ev_pair_fn(ev_pair_w1(EV_PAIR_FN_MAX, EV_PAIR_DUR_MAX)) == EV_PAIR_FN_MAX &&
-		   ev_pair_fn(ev_pair_w1(EV_PAIR_FN_MIN, 0)) == EV_PAIR_FN_MIN &&
-		   !(ev_pair_w1(EV_PAIR_FN_MAX, EV_PAIR_DUR_MAX) & EXIT) &&
-		   ev_tag(ev_pair_w1(EV_PAIR_FN_MIN, 0)) >= 64,
-	   "pair: the longest, the highest and lowest fn, round trip; no exit bit; no tag below 64");
+	       ev_pair_fn(ev_pair_w1(EV_PAIR_FN_MAX, EV_PAIR_DUR_MAX)) == EV_PAIR_FN_MAX &&
+	       ev_pair_fn(ev_pair_w1(EV_PAIR_FN_MIN, 0)) == EV_PAIR_FN_MIN &&
+	       !(ev_pair_w1(EV_PAIR_FN_MAX, EV_PAIR_DUR_MAX) & EXIT) &&
+	       ev_tag(ev_pair_w1(EV_PAIR_FN_MIN, 0)) >= 64,
+	   "pair: longest, highest and lowest fn round trip; no exit bit; tag 64 up");
 	ok(!ev_is_pair(EV_CALL_ADDR(5) | EXIT) && !ev_is_pair(ev_tag_bits(EV_TAG_ONCE_ARG)) &&
-		   !ev_is_pair(FN | EXIT) && !ev_is_pair(0),
+	       !ev_is_pair(FN | EXIT) && !ev_is_pair(0),
 	   "pair: no other record reads as one");
 	agent_clock_tsc = tsc;
 }

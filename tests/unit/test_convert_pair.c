@@ -118,8 +118,8 @@ static void check(const char *what, uint64_t chunk, uint64_t drop, unsigned earl
 	convert_ok(&a, &(struct conv_opts){ .now = ts + 10, .early = early, .early_step = 1 }, &st,
 		   what);
 	ok(pairs > n / 6, "%s: %zu PAIRs for %zu records", what, pairs, n);
-	ok(same_events(&a, 41, 42, &nev) && nev >= n / 2, "%s: the same %zu events either way", what,
-	   nev);
+	ok(same_events(&a, 41, 42, &nev) && nev >= n / 2, "%s: the same %zu events either way",
+	   what, nev);
 	ASSERT_EQ_I64(nesting(&a, 42), -1, "%s: slices nest", what);
 	free(a.ev);
 }
