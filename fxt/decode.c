@@ -847,6 +847,9 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 	uint64_t *max = check ? r->check_max : NULL, cpid = r->check_pid, ctid = r->check_tid;
 	uint64_t mx = max ? *max : 0; /* *max, stored back before a call and at the end */
 	bool same_prov = max && r->check_prov == r->cur->id;
+	/* The events' thread is the one check follows: only the time to
+	 * compare (set where the thread or the followed one changes). */
+	bool fast = false;
 	/* The last category ref's string (no table string changes in a run):
 	 * most events share one. */
 	uint16_t lref = FXT_STRREF_EMPTY;
@@ -886,6 +889,7 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 			pid = threads[tref].pid;
 			tid = threads[tref].tid;
 			lo = (uint32_t)h;
+			fast = same_prov && cpid == pid && ctid == tid;
 		}
 		if ((size_t)nw * 8 > end - pos)
 			break;
@@ -910,39 +914,37 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 		e->pid = pid;
 		e->tid = tid;
 		e->aux = NULL;
-		if (check) {
-			if (__builtin_expect(same_prov && cpid == pid && ctid == tid && ts >= mx,
-					     1)) {
-				mx = ts;
-			} else {
-				struct fxt_record rec;
+		if (__builtin_expect(fast && ts >= mx, 1)) {
+			mx = ts;
+		} else if (check) {
+			struct fxt_record rec;
 
-				rec.type = FXT_RECORD_EVENT;
-				rec.offset = r->win_off + pos;
-				rec.nwords = nw;
-				rec.provider_id = r->cur->id;
-				rec.nargs = 0;
-				rec.u.event.type = (enum fxt_event_type)et;
-				rec.u.event.ts = ts;
-				rec.u.event.extra = extra;
-				rec.u.event.pid = pid;
-				rec.u.event.tid = tid;
-				rec.u.event.category_ref = cref;
-				rec.u.event.name_ref = nref;
-				rec.u.event.category.data = e->category;
-				rec.u.event.category.len = e->category_len;
-				rec.u.event.name.data = e->name;
-				rec.u.event.name.len = e->name_len;
-				if (max)
-					*max = mx;
-				fxt__check_order(r, &rec);
-				check = r->check;
-				max = check ? r->check_max : NULL;
-				mx = max ? *max : 0;
-				cpid = r->check_pid;
-				ctid = r->check_tid;
-				same_prov = max && r->check_prov == r->cur->id;
-			}
+			rec.type = FXT_RECORD_EVENT;
+			rec.offset = r->win_off + pos;
+			rec.nwords = nw;
+			rec.provider_id = r->cur->id;
+			rec.nargs = 0;
+			rec.u.event.type = (enum fxt_event_type)et;
+			rec.u.event.ts = ts;
+			rec.u.event.extra = extra;
+			rec.u.event.pid = pid;
+			rec.u.event.tid = tid;
+			rec.u.event.category_ref = cref;
+			rec.u.event.name_ref = nref;
+			rec.u.event.category.data = e->category;
+			rec.u.event.category.len = e->category_len;
+			rec.u.event.name.data = e->name;
+			rec.u.event.name.len = e->name_len;
+			if (max)
+				*max = mx;
+			fxt__check_order(r, &rec);
+			check = r->check;
+			max = check ? r->check_max : NULL;
+			mx = max ? *max : 0;
+			cpid = r->check_pid;
+			ctid = r->check_tid;
+			same_prov = max && r->check_prov == r->cur->id;
+			fast = same_prov && cpid == pid && ctid == tid;
 		}
 		last = p;
 		pos += (size_t)nw * 8;
