@@ -855,9 +855,10 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 	uint16_t lref = FXT_STRREF_EMPTY;
 	const char *ldata = fxt__empty;
 	uint32_t llen = 0;
-	/* The last event header's low half that passed the checks below,
-	 * its size (0: none yet), event type and thread. */
-	uint32_t lo = 0;
+	/* The last event header's low half that passed the checks below
+	 * (2^32: none yet, which no header's half equals), its size, event
+	 * type and thread. */
+	uint64_t lo = UINT64_C(1) << 32;
 	unsigned nw = 0, et = 0;
 	uint64_t pid = 0, tid = 0;
 
@@ -866,7 +867,9 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 	for (; k < n; k++) {
 		struct fxt_plain *e = &ev[k];
 
-		if (end - pos < 8)
+		size_t left = end - pos;
+
+		if (left < 8)
 			break;
 		const uint8_t *p = win + pos;
 		uint64_t h = fxt__load64(p);
@@ -875,7 +878,7 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 		/* The header's low half as the last event's: the same checks
 		 * passed, the same thread (its table does not change in a
 		 * run), only the window's bound to test. */
-		if ((uint32_t)h != lo || !nw) {
+		if ((uint32_t)h != lo) {
 			unsigned tref = (unsigned)fxt_bits(h, 24, 31);
 
 			nw = fxt_header_size(h);
@@ -891,7 +894,7 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 			lo = (uint32_t)h;
 			fast = same_prov && cpid == pid && ctid == tid;
 		}
-		if ((size_t)nw * 8 > end - pos)
+		if ((size_t)nw * 8 > left)
 			break;
 		if (cref != lref) {
 			if (!plain_sref(r, cref, &ldata, &llen))
