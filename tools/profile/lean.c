@@ -153,7 +153,7 @@ take:
 		/* (the first time: below) */
 		if (end > p->end_ns)
 			p->end_ns = end;
-		if (!t || e->tid != t->tid || e->pid != t->pid) {
+		if (__builtin_expect(!t || e->tid != t->tid || e->pid != t->pid, 0)) {
 			t = thread_get(p, e->pid, e->tid);
 			if (!t) {
 				err = -ENOMEM;
@@ -278,7 +278,9 @@ turn:
 			t->seen = true;
 		}
 		t->last_start = s;
-		t->lf[nlf] = (struct lframe){ s, end, 0, row, (uint32_t)act };
+		t->lf[nlf] = (struct lframe){
+			.start = s, .end = end, .child_ns = 0, .row = row, .act = (uint32_t)act
+		};
 		t->nlf = nlf + 1;
 	}
 	if (++e != stop)
