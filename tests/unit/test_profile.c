@@ -560,11 +560,12 @@ static void ticks_fast(void)
 				continue;
 			n++;
 			if (got != want && bad++ < 3)
-				diag("%" PRIu64 " ticks at %" PRIu64 "/s: %" PRIu64 " ns, want %" PRIu64,
+				diag("%" PRIu64 " ticks at %" PRIu64 "/s: %" PRIu64
+				     " ns, want %" PRIu64,
 				     v, rates[i], got, want);
 		}
-		ok(bad == 0 && n > 10000, "tickconv exact at %" PRIu64 " ticks/s (%" PRIu64 " said)",
-		   rates[i], n);
+		ok(bad == 0 && n > 10000,
+		   "tickconv exact at %" PRIu64 " ticks/s (%" PRIu64 " said)", rates[i], n);
 	}
 	/* TSC ticks take the short way up to days of ticks at least. */
 	{

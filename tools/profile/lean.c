@@ -118,9 +118,8 @@ _Static_assert(offsetof(struct fxt_plain, name_ref) == offsetof(struct fxt_plain
  * push the event and take the next one, written with gotos: as a loop of
  * pops inside a loop of events, the compiler kept the event's values in
  * other registers during the pops and moved them at every event. */
-static inline __attribute__((always_inline)) size_t lean_run(struct profile *p,
-							     const struct fxt_plain *it, size_t n,
-							     int *rc, bool slices)
+static inline __attribute__((always_inline)) size_t
+lean_run(struct profile *p, const struct fxt_plain *it, size_t n, int *rc, bool slices)
 {
 	const struct fxt_plain *e = it, *stop = it + n;
 	const uint64_t gen = (uint64_t)p->strgen << 32;
@@ -252,8 +251,7 @@ turn:
 			if (err)
 				goto general;
 		}
-		if (__builtin_expect(nlf == t->caplf, 0) &&
-		    GROW(t->lf, t->caplf, nlf + 1) < 0) {
+		if (__builtin_expect(nlf == t->caplf, 0) && GROW(t->lf, t->caplf, nlf + 1) < 0) {
 			err = -ENOMEM;
 			goto out;
 		}
@@ -299,9 +297,8 @@ out:
 	return (size_t)(e - it);
 }
 
-static __attribute__((noinline)) size_t lean_run_slices(struct profile *p,
-							const struct fxt_plain *it, size_t n,
-							int *rc)
+static __attribute__((noinline)) size_t
+lean_run_slices(struct profile *p, const struct fxt_plain *it, size_t n, int *rc)
 {
 	return lean_run(p, it, n, rc, true);
 }

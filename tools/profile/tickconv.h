@@ -3,9 +3,10 @@
  * multiplication by a and one by ceil(2^64 / b), corrected by one
  * comparison; and for a clock faster than 1 GHz (a < b: TSC ticks), below
  * a bound of some months of ticks, one multiplication by a 64-bit
- * reciprocal of b / a and a shift (tickconv_fast()).  The profile engine's to_ns() takes it first, and
- * recpipe.c's reading thread converts plain events with it before they go
- * over, so that both say the same ns.
+ * reciprocal of b / a and a shift (tickconv_fast()).  The profile
+ * engine's to_ns() takes it first, and recpipe.c's reading thread
+ * converts plain events with it before they go over, so that both say
+ * the same ns.
  *
  * Private to tools/profile/. */
 #ifndef FXT_TOOLS_TICKCONV_H
