@@ -69,9 +69,10 @@ static inline __attribute__((always_inline)) int64_t act_push_lean(struct profil
 								   struct thread *t, uint32_t row)
 {
 	struct rowkey *k = &p->keys[row];
+	uint32_t owner = k->act_thr;
 
-	if (k->act_thr == t->idx ||
-	    (k->act_thr == 0 && !(t->nmapped && profile__act_mapped(t, row)))) {
+	/* (the usual case first: no frame of the row open anywhere) */
+	if ((owner == 0 && !(t->nmapped && profile__act_mapped(t, row))) || owner == t->idx) {
 		k->act_thr = t->idx;
 		k->act_n++;
 		return UINT32_MAX;
