@@ -847,14 +847,18 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 	uint64_t *max = check ? r->check_max : NULL, cpid = r->check_pid, ctid = r->check_tid;
 	uint64_t mx = max ? *max : 0; /* *max, stored back before a call and at the end */
 	bool same_prov = max && r->check_prov == r->cur->id;
+	/* The events' thread is the one check follows: only the time to
+	 * compare (set where the thread or the followed one changes). */
+	bool fast = false;
 	/* The last category ref's string (no table string changes in a run):
 	 * most events share one. */
 	uint16_t lref = FXT_STRREF_EMPTY;
 	const char *ldata = fxt__empty;
 	uint32_t llen = 0;
-	/* The last event header's low half that passed the checks below,
-	 * its size (0: none yet), event type and thread. */
-	uint32_t lo = 0;
+	/* The last event header's low half that passed the checks below
+	 * (2^32: none yet, which no header's half equals), its size, event
+	 * type and thread. */
+	uint64_t lo = UINT64_C(1) << 32;
 	unsigned nw = 0, et = 0;
 	uint64_t pid = 0, tid = 0;
 
@@ -863,7 +867,9 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 	for (; k < n; k++) {
 		struct fxt_plain *e = &ev[k];
 
-		if (end - pos < 8)
+		size_t left = end - pos;
+
+		if (left < 8)
 			break;
 		const uint8_t *p = win + pos;
 		uint64_t h = fxt__load64(p);
@@ -872,7 +878,7 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 		/* The header's low half as the last event's: the same checks
 		 * passed, the same thread (its table does not change in a
 		 * run), only the window's bound to test. */
-		if ((uint32_t)h != lo || !nw) {
+		if ((uint32_t)h != lo) {
 			unsigned tref = (unsigned)fxt_bits(h, 24, 31);
 
 			nw = fxt_header_size(h);
@@ -886,8 +892,9 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 			pid = threads[tref].pid;
 			tid = threads[tref].tid;
 			lo = (uint32_t)h;
+			fast = same_prov && cpid == pid && ctid == tid;
 		}
-		if ((size_t)nw * 8 > end - pos)
+		if ((size_t)nw * 8 > left)
 			break;
 		if (cref != lref) {
 			if (!plain_sref(r, cref, &ldata, &llen))
@@ -910,39 +917,37 @@ size_t fxt__next_plain(struct fxt_reader *r, struct fxt_plain *ev, size_t n)
 		e->pid = pid;
 		e->tid = tid;
 		e->aux = NULL;
-		if (check) {
-			if (__builtin_expect(same_prov && cpid == pid && ctid == tid && ts >= mx,
-					     1)) {
-				mx = ts;
-			} else {
-				struct fxt_record rec;
+		if (__builtin_expect(fast && ts >= mx, 1)) {
+			mx = ts;
+		} else if (check) {
+			struct fxt_record rec;
 
-				rec.type = FXT_RECORD_EVENT;
-				rec.offset = r->win_off + pos;
-				rec.nwords = nw;
-				rec.provider_id = r->cur->id;
-				rec.nargs = 0;
-				rec.u.event.type = (enum fxt_event_type)et;
-				rec.u.event.ts = ts;
-				rec.u.event.extra = extra;
-				rec.u.event.pid = pid;
-				rec.u.event.tid = tid;
-				rec.u.event.category_ref = cref;
-				rec.u.event.name_ref = nref;
-				rec.u.event.category.data = e->category;
-				rec.u.event.category.len = e->category_len;
-				rec.u.event.name.data = e->name;
-				rec.u.event.name.len = e->name_len;
-				if (max)
-					*max = mx;
-				fxt__check_order(r, &rec);
-				check = r->check;
-				max = check ? r->check_max : NULL;
-				mx = max ? *max : 0;
-				cpid = r->check_pid;
-				ctid = r->check_tid;
-				same_prov = max && r->check_prov == r->cur->id;
-			}
+			rec.type = FXT_RECORD_EVENT;
+			rec.offset = r->win_off + pos;
+			rec.nwords = nw;
+			rec.provider_id = r->cur->id;
+			rec.nargs = 0;
+			rec.u.event.type = (enum fxt_event_type)et;
+			rec.u.event.ts = ts;
+			rec.u.event.extra = extra;
+			rec.u.event.pid = pid;
+			rec.u.event.tid = tid;
+			rec.u.event.category_ref = cref;
+			rec.u.event.name_ref = nref;
+			rec.u.event.category.data = e->category;
+			rec.u.event.category.len = e->category_len;
+			rec.u.event.name.data = e->name;
+			rec.u.event.name.len = e->name_len;
+			if (max)
+				*max = mx;
+			fxt__check_order(r, &rec);
+			check = r->check;
+			max = check ? r->check_max : NULL;
+			mx = max ? *max : 0;
+			cpid = r->check_pid;
+			ctid = r->check_tid;
+			same_prov = max && r->check_prov == r->cur->id;
+			fast = same_prov && cpid == pid && ctid == tid;
 		}
 		last = p;
 		pos += (size_t)nw * 8;

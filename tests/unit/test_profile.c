@@ -23,6 +23,7 @@
 #include "tests/unit/raw_test_string.h"
 #include "tests/lib/tap.h"
 #include "tools/profile/profile.h"
+#include "tools/profile/tickconv.h"
 
 /* ------------------------------------------------------------ building */
 
@@ -516,6 +517,66 @@ static void ticks_exact(void)
 	}
 }
 
+/* tickconv_ns() against the 128-bit division at clocks faster than 1 GHz,
+ * whose ticks it converts by a multiplication and a shift below a bound
+ * (tickconv_fast()), slower ones and odd ones: at and around the bound and
+ * at powers of 2, where a wrong reciprocal or bound shows, and at
+ * pseudo-random ticks of every magnitude. */
+static void ticks_fast(void)
+{
+	/* clang-format off */
+	static const uint64_t rates[] = {
+		2995000000, 3000000007, 2400000000, 1000000001, 4294967311u, 1999999999,
+		3141592653, UINT64_C(1) << 31, UINT64_C(1) << 40, 10000000000, 24000000,
+		1000000, 999999999, 33, UINT64_MAX, (UINT64_C(1) << 63) + 1
+	};
+	/* clang-format on */
+	uint64_t x = 2463534242u;
+
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		struct tickconv c;
+		uint64_t bound, bad = 0, n = 0;
+
+		tickconv_set(&c, rates[i]);
+		bound = c.r ? ~c.rmask : 0;
+		for (int j = 0; j < 20000; j++) {
+			uint64_t v, got, want;
+			unsigned __int128 q;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			if (j < 128)
+				v = (UINT64_C(1) << (j / 2)) - (j & 1); /* 2^k, 2^k - 1 */
+			else if (j < 256 && bound)
+				v = bound - (uint64_t)(j - 128) * 7; /* below the bound */
+			else if (j < 384 && bound)
+				v = bound + 1 + (uint64_t)(j - 256); /* past it */
+			else
+				v = x >> (x % 64);
+			q = (unsigned __int128)v * 1000000000 / rates[i];
+			want = (uint64_t)q;
+			if (q > UINT64_MAX || !tickconv_ns(&c, v, &got))
+				continue;
+			n++;
+			if (got != want && bad++ < 3)
+				diag("%" PRIu64 " ticks at %" PRIu64 "/s: %" PRIu64
+				     " ns, want %" PRIu64,
+				     v, rates[i], got, want);
+		}
+		ok(bad == 0 && n > 10000,
+		   "tickconv exact at %" PRIu64 " ticks/s (%" PRIu64 " said)", rates[i], n);
+	}
+	/* TSC ticks take the short way up to days of ticks at least. */
+	{
+		struct tickconv c;
+
+		tickconv_set(&c, 2995000000);
+		ok(c.r && (c.rmask & (UINT64_C(2995000000) * 86400 * 30)) == 0,
+		   "2.995 GHz ticks: the multiplication and shift for 30 days of ticks");
+	}
+}
+
 /* Many siblings in end order: more than the run cap (16384) of DONE frames,
  * so they are merged, and the parent still gets exact numbers. */
 static void many_siblings(void)
@@ -952,6 +1013,7 @@ int main(void)
 		row_case(&row_cases[i]);
 	processes();
 	ticks_exact();
+	ticks_fast();
 	string_refs();
 	many_siblings();
 	deep();

@@ -42,9 +42,11 @@ struct frame {
 
 /* A frame of the lean stack (struct thread.lf): a complete event's
  * open frame in start order, what the general frame's fold keeps of it
- * when no option asks for more (lean.c, lean_complete()). */
+ * when no option asks for more (lean.c, lean_run()). */
 struct lframe {
-	uint64_t start, end, child_ns; /* ns */
+	/* (start and end apart: stored side by side, the compiler made of
+	 * the event's two times a vector, and moved it through the stack) */
+	uint64_t start, child_ns, end; /* ns */
 	uint32_t row;
 	uint32_t act; /* slot of the row in the thread's actmap; UINT32_MAX: in its rowkey */
 };

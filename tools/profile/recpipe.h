@@ -49,6 +49,31 @@ static inline void recpipe_convert(const struct tickconv *conv, struct fxt_plain
 	/* A copy the events' stores cannot change: in registers. */
 	const struct tickconv c = *conv;
 
+	if (c.r) {
+		/* tickconv_fast(): a multiplication and a shift a time, the
+		 * rest (ticks past its bound, no begin, end or complete)
+		 * tickconv_ns()'s. */
+		for (size_t i = 0; i < k; i++) {
+			struct fxt_plain *e = &x[i];
+			uint64_t ts = e->ts, end = e->extra;
+
+			if (__builtin_expect(e->type == FXT_EVENT_DURATION_COMPLETE &&
+						 !((ts | end) & c.rmask),
+					     1)) {
+				e->ts = tickconv_fast(&c, ts);
+				e->extra = tickconv_fast(&c, end);
+				e->record_type = RECPIPE_NS;
+			} else if ((unsigned)e->type - FXT_EVENT_DURATION_BEGIN <= 2u &&
+				   tickconv_ns(&c, ts, &ts) &&
+				   (e->type != FXT_EVENT_DURATION_COMPLETE ||
+				    tickconv_ns(&c, end, &end))) {
+				e->ts = ts;
+				e->extra = e->type == FXT_EVENT_DURATION_COMPLETE ? end : 0;
+				e->record_type = RECPIPE_NS;
+			}
+		}
+		return;
+	}
 	if (c.tps != UINT64_C(1000000000) && c.b > 1) {
 		/* tickconv_ns()'s usual way, its tests out of the loop. */
 		for (size_t i = 0; i < k; i++) {
