@@ -146,85 +146,154 @@ static int emit_unsampled(struct emit_ctx *ctx, uint64_t ts, unsigned code)
 	return emit_fxt_instant(ctx, ts, name, len, "");
 }
 
-/* The FXT_OBJ_FUNCTION record of conv_emit_loc() in one pass, straight
- * into the writer's buffer: its name and the module's argument indexed
- * refs, the location's value indexed (`val`) or, when val is empty, e->loc
- * inline, as conv_inline_value() would leave it (valid UTF-8, within
- * MESSAGE_MAX).  false when not so: the general encoder writes it.  One a
- * function: the fxt_arg arrays and the encoder's two passes were most of
- * what a location cost past reading the line table (bench/srcline.sh). */
-static bool put_function(struct emit_ctx *ctx, struct sym_entry *e, struct fxt_sref name,
-			 struct fxt_sref mod_key, struct fxt_sref mod, struct fxt_sref loc_key,
-			 struct fxt_sref val)
+/* "FILE:LINE[ (inlined)]" split: FILE's length in *file_len, LINE in
+ * *line, whether inlined in *inl; false when `loc` is no such text, or
+ * not one that FILE, ":", LINE in decimal and the suffix give back
+ * byte for byte (tools/front/srcloc.c, tool_srcloc_text()): then the
+ * record carries the text (include/fxt/format.h). */
+static bool split_loc(const char *loc, size_t len, size_t *file_len, uint32_t *line, bool *inl)
 {
-	bool inl = val.ref == FXT_STRREF_EMPTY;
-	size_t sw = inl ? (size_t)fxt_stream_words(e->loc_len) : 0, n = 2 + 1 + 1 + sw;
-	uint64_t *out;
+	const size_t sl = sizeof(FXT_LOC_INLINED) - 1;
+	size_t d = len, digits;
+	uint64_t v = 0;
 
-	if (fxt_strref_is_inline(name.ref | mod_key.ref | mod.ref | loc_key.ref | val.ref) ||
-	    !name.ref || !mod_key.ref || !mod.ref || !loc_key.ref ||
-	    (inl &&
-	     (!e->loc_len || e->loc_len > MESSAGE_MAX || !fxt_utf8_valid(e->loc, e->loc_len))))
+	*inl = len > sl && memcmp(loc + len - sl, FXT_LOC_INLINED, sl) == 0;
+	if (*inl)
+		len -= sl;
+	for (d = len; d > 0 && loc[d - 1] >= '0' && loc[d - 1] <= '9'; d--)
+		;
+	digits = len - d;
+	if (!digits || digits > 10 || d < 2 || loc[d - 1] != ':' || (digits > 1 && loc[d] == '0'))
 		return false;
-	out = fxt_writer_reserve(ctx->w, n);
-	if (!out)
-		return false; /* the general encoder says the error */
-	out[0] = fxt_field(FXT_RECORD_KERNEL_OBJECT, 0, 3) | fxt_field(n, 4, 15) |
-		 fxt_field(FXT_OBJ_FUNCTION, 16, 23) | fxt_field(name.ref, 24, 39) |
-		 fxt_field(2, 40, 43);
-	out[1] = e->addr;
-	out[2] = fxt_arg_header(FXT_ARG_STRING, 1, mod_key.ref, mod.ref);
-	out[3] = fxt_arg_header(FXT_ARG_STRING, 1 + sw, loc_key.ref,
-				inl ? FXT_STRREF_INLINE(e->loc_len) : val.ref);
-	if (sw) {
-		out[3 + sw] = 0; /* the padding, before the bytes cover it */
-		memcpy(out + 4, e->loc, e->loc_len);
-	}
-	fxt_writer_commit(ctx->w, n);
+	for (size_t i = d; i < len; i++)
+		v = v * 10 + (uint64_t)(loc[i] - '0');
+	if (v > UINT32_MAX)
+		return false;
+	*file_len = d - 1;
+	*line = (uint32_t)v;
 	return true;
 }
 
+/* The FXT_OBJ_FUNCTION record of conv_emit_loc() in one pass, straight
+ * into the writer's buffer: its name and every argument's key and value
+ * indexed refs, the location as FXT_LOC_ARG_FILE's ref, FXT_LOC_ARG_LINE
+ * and, when `inl`, FXT_LOC_ARG_INLINED (`a`: module, file, line and
+ * inlined, as the general encoder takes them).  false when a ref is not
+ * indexed: the general encoder writes it.  One a function: the
+ * encoder's two passes, and the location as text (up to a path's length,
+ * a string per function), were most of what a location cost past
+ * reading the line table (bench/srcline.sh). */
+static bool put_function(struct emit_ctx *ctx, struct sym_entry *e, struct fxt_sref name,
+			 const struct fxt_arg *a, unsigned nargs)
+{
+	uint64_t *out;
+
+	if (!name.ref || fxt_strref_is_inline(name.ref))
+		return false;
+	for (unsigned i = 0; i < nargs; i++)
+		if (!a[i].name.ref || fxt_strref_is_inline(a[i].name.ref) ||
+		    (a[i].type == FXT_ARG_STRING &&
+		     (!a[i].v.str.ref || fxt_strref_is_inline(a[i].v.str.ref))))
+			return false;
+	out = fxt_writer_reserve(ctx->w, 2 + nargs);
+	if (!out)
+		return false; /* the general encoder says the error */
+	out[0] = fxt_field(FXT_RECORD_KERNEL_OBJECT, 0, 3) | fxt_field(2 + nargs, 4, 15) |
+		 fxt_field(FXT_OBJ_FUNCTION, 16, 23) | fxt_field(name.ref, 24, 39) |
+		 fxt_field(nargs, 40, 43);
+	out[1] = e->addr;
+	for (unsigned i = 0; i < nargs; i++)
+		out[2 + i] = fxt_arg_header(a[i].type, 1, a[i].name.ref,
+					    a[i].type == FXT_ARG_STRING ? a[i].v.str.ref
+					    : a[i].type == FXT_ARG_UINT32 ? a[i].v.u32
+									  : 1u /* bool: true */);
+	fxt_writer_commit(ctx->w, 2 + nargs);
+	return true;
+}
+
+/* The ref of the location's file, `len` bytes of e->loc, in *ref: the
+ * last file's while the functions are of it (one not longer than its
+ * copy), else the file interned; false when it is no valid UTF-8 (a
+ * string record must be: the text then, cleaned). */
+static bool file_ref(struct emit_common *com, struct fxt_writer *w, const struct sym_entry *e,
+		     size_t len, struct fxt_sref *ref)
+{
+	if (com->loc_file_len != len || memcmp(com->loc_file, e->loc, len) != 0) {
+		memset(&com->loc_file_slot, 0, sizeof(com->loc_file_slot));
+		com->loc_file_len = 0;
+		if (!fxt_utf8_valid(e->loc, len))
+			return false;
+		if (len > sizeof(com->loc_file)) {
+			*ref = fxt_writer_string(w, e->loc, len);
+			return true;
+		}
+		memcpy(com->loc_file, e->loc, len);
+		com->loc_file_len = len;
+	}
+	*ref = fxt_writer_string_cached(w, &com->loc_file_slot, e->loc, len);
+	return true;
+}
+
+#define LOC_KEY(w, slot, key) fxt_writer_string_cached(w, slot, key, strlen(key))
+
 void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e)
 {
-	char *scratch = ctx->com->scratch;
-	struct fxt_sref mod_key, cat, loc_key, val, name;
-	struct fxt_arg a[2];
+	struct emit_common *com = ctx->com;
+	char *scratch = com->scratch;
+	struct fxt_sref name;
+	struct fxt_arg a[4];
+	unsigned nargs = 2;
+	size_t file_len;
+	uint32_t line;
+	bool inl;
 
 	e->loc_done = true;
-	if ((e->loc_later && !conv_names_loc_due(ctx->names, e, ctx->com->loc_args)) || !e->loc)
+	if ((e->loc_later && !conv_names_loc_due(ctx->names, e, com->loc_args)) || !e->loc)
 		return; /* none, or after the thread's events (conv_names_take_later()) */
-	mod_key = fxt_writer_string_cached(ctx->w, &ctx->com->loc_module_slot, FXT_LOC_ARG_MODULE,
-					   strlen(FXT_LOC_ARG_MODULE));
-	cat = fxt_writer_string_cached(ctx->w, &e->cat_slot, e->cat, e->cat_len);
-	loc_key = fxt_writer_string_cached(ctx->w, &ctx->com->loc_key_slot, FXT_LOC_ARG,
-					   strlen(FXT_LOC_ARG));
-	/* Used once, inline (no string record, nothing evicted); on every
-	 * slice with loc_args, a table entry. */
-	val = ctx->com->loc_args
-		  ? fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len)
-		  : fxt_sref_empty();
+	memset(a, 0, sizeof(a));
+	a[0].type = FXT_ARG_STRING;
+	a[0].name = LOC_KEY(ctx->w, &com->loc_module_slot, FXT_LOC_ARG_MODULE);
+	a[0].v.str = fxt_writer_string_cached(ctx->w, &e->cat_slot, e->cat, e->cat_len);
+	a[1].type = FXT_ARG_STRING;
+	if (com->loc_args) {
+		/* The text, a table entry the slices' FXT_LOC_ARG share. */
+		a[1].name = LOC_KEY(ctx->w, &com->loc_key_slot, FXT_LOC_ARG);
+		a[1].v.str = fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len);
+	} else if (split_loc(e->loc, e->loc_len, &file_len, &line, &inl) &&
+		   file_ref(com, ctx->w, e, file_len, &a[1].v.str)) {
+		a[1].name = LOC_KEY(ctx->w, &com->loc_file_key_slot, FXT_LOC_ARG_FILE);
+		a[2].type = FXT_ARG_UINT32;
+		a[2].name = LOC_KEY(ctx->w, &com->loc_line_key_slot, FXT_LOC_ARG_LINE);
+		a[2].v.u32 = line;
+		nargs = 3;
+		if (inl) {
+			a[3].type = FXT_ARG_BOOL;
+			a[3].name = LOC_KEY(ctx->w, &com->loc_inl_key_slot, FXT_LOC_ARG_INLINED);
+			a[3].v.b = true;
+			nargs = 4;
+		}
+	} else {
+		/* No FILE:LINE ("(no debug info)"), or a file not UTF-8: the
+		 * text, a table entry (one for all that say the same), or
+		 * cleaned, inline. */
+		a[1].name = LOC_KEY(ctx->w, &com->loc_key_slot, FXT_LOC_ARG);
+		a[1].v.str = e->loc_len <= MESSAGE_MAX && fxt_utf8_valid(e->loc, e->loc_len)
+				 ? fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len)
+				 : conv_inline_value(&scratch, e->loc, e->loc_len, MESSAGE_MAX);
+	}
 	name = fxt_writer_string_cached(ctx->w, &e->name_slot, e->name, e->name_len);
 	ctx->names->epoch++; /* strings registered */
-	if (!ctx->com->loc_args) {
+	if (!com->loc_args) {
 		/* The slices' refs are these (conv_function_refs() has nothing
 		 * to do for them then): no string registered after them. */
-		e->cat_ref = cat;
+		e->cat_ref = a[0].v.str;
 		e->name_ref = name;
 		e->ref_bits = fxt_event_header_refs(e->cat_ref.ref, e->name_ref.ref);
 		e->epoch = ctx->names->epoch;
 	}
-	if (put_function(ctx, e, name, mod_key, cat, loc_key, val))
+	if (put_function(ctx, e, name, a, nargs))
 		return;
-	/* (The arguments built only here: one a function, they cost.) */
-	memset(a, 0, sizeof(a));
-	a[0].type = FXT_ARG_STRING;
-	a[0].name = mod_key;
-	a[0].v.str = cat;
-	a[1].type = FXT_ARG_STRING;
-	a[1].name = loc_key;
-	a[1].v.str =
-	    ctx->com->loc_args ? val : conv_inline_value(&scratch, e->loc, e->loc_len, MESSAGE_MAX);
-	fxt_writer_kernel_object(ctx->w, FXT_OBJ_FUNCTION, e->addr, name, a, 2);
+	fxt_writer_kernel_object(ctx->w, FXT_OBJ_FUNCTION, e->addr, name, a, nargs);
 }
 
 /* With loc_args, the argument FXT_LOC_ARG of a function's slice in *a:

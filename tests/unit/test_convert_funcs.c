@@ -14,13 +14,23 @@
 
 #include "convert/entries.h"
 #include "convert/pipeline.h"
+#include "tools/front/srcloc.h"
 #include "tests/unit/convert_test_archive.h"
 
-/* Locations for test_func_records(): one plain, which the one-pass
- * encoder writes (convert/emit.c, put_function()), then the ones the
- * general encoder writes: not UTF-8, longer than MESSAGE_MAX. */
+/* Locations for test_func_records(): FILE:LINE ones, which the record
+ * carries as its file's ref and the line (include/fxt/format.h; also
+ * inlined, line 0 and the largest uint32), then the ones it carries as
+ * text: a file not UTF-8 (cleaned), longer than MESSAGE_MAX (no
+ * FILE:LINE, the general encoder's), no debug info, and FILE:LINE ones
+ * whose line the integer would not give back as written (a leading
+ * zero, past uint32, no file).  rec_new: whether in the first form. */
 static char long_loc[MESSAGE_MAX + 100];
-static const char *const rec_locs[] = { "a.c:1", "caf\xe9.c:2", long_loc };
+static const char *const rec_locs[] = {
+	"a.c:1",	  "caf\xe9.c:2",	 "src/b.c:12 (inlined)", "c.c:0",
+	"d.c:4294967295", long_loc,		 "(no debug info)",	 "e.c:007",
+	"f.c:4294967296", ":5",
+};
+static const bool rec_new[] = { true, false, true, true, true, false, false, false, false, false };
 #define REC_N (sizeof(rec_locs) / sizeof(rec_locs[0]))
 
 static const struct fxt_sym_info *rec_lookup(void *ctx, uint64_t addr)
@@ -39,14 +49,15 @@ static const struct fxt_sym_info *rec_lookup(void *ctx, uint64_t addr)
 
 /* Each function's location record (FXT_OBJ_FUNCTION) names it, its module
  * and its location as conv_inline_value() leaves it (UTF-8, cut at
- * MESSAGE_MAX), whichever encoder wrote it. */
+ * MESSAGE_MAX), read back by the readers' tool_srcloc_text(), in the form
+ * rec_new says, whichever encoder wrote it. */
 static void test_func_records(void)
 {
 	struct test_thread t = { 0 };
 	struct archive a;
 	struct conv_stats st;
 	void *keep = NULL;
-	size_t keep_len = 0, seen = 0, bad = 0;
+	size_t keep_len = 0, seen = 0, bad = 0, badform = 0;
 	struct fxt_reader *r;
 	struct fxt_record rec;
 
@@ -65,7 +76,9 @@ static void test_func_records(void)
 	if (keep && fxt_reader_open_mem(&r, keep, keep_len, FXT_READER_VALIDATE) == 0) {
 		while (fxt_reader_next(r, &rec) > 0) {
 			static char want[MESSAGE_MAX + 100];
-			const struct fxt_string *mod = NULL, *loc = NULL;
+			const struct fxt_string *mod = NULL;
+			bool text = false;
+			char *loc;
 			size_t i, n;
 
 			if (rec.type != FXT_RECORD_KERNEL_OBJECT ||
@@ -82,28 +95,39 @@ static void test_func_records(void)
 				else if (rec.args[k].name.len == strlen(FXT_LOC_ARG) &&
 					 !memcmp(rec.args[k].name.data, FXT_LOC_ARG,
 						 rec.args[k].name.len))
-					loc = &rec.args[k].v.s;
+					text = true;
 			}
 			seen++;
-			if (i >= REC_N || rec.nargs != 2 || !mod || !loc) {
+			loc = tool_srcloc_text(&rec);
+			if (i >= REC_N || !mod || !loc) {
+				free(loc);
 				bad++;
 				continue;
+			}
+			if (text == rec_new[i] ||
+			    rec.nargs != (text ? 2u : i == 2 ? 4u : 3u)) {
+				diag("  function %zu: %u arguments, %s", i, rec.nargs,
+				     text ? "the text" : "file and line");
+				badform++;
 			}
 			n = fxt_utf8_cut(want,
 					 fxt_utf8_clean(want, rec_locs[i], strlen(rec_locs[i])),
 					 MESSAGE_MAX);
 			if (rec.u.kobj.name.len != 2 || memcmp(rec.u.kobj.name.data, "g", 1) ||
 			    rec.u.kobj.name.data[1] != (char)('0' + i) || mod->len != 3 ||
-			    memcmp(mod->data, "mod", 3) || loc->len != n ||
-			    memcmp(loc->data, want, n)) {
-				diag("  function %zu: %.*s module=%.*s loc=%.*s", i,
+			    memcmp(mod->data, "mod", 3) || strlen(loc) != n ||
+			    memcmp(loc, want, n)) {
+				diag("  function %zu: %.*s module=%.*s loc=%.40s", i,
 				     (int)rec.u.kobj.name.len, rec.u.kobj.name.data, (int)mod->len,
-				     mod->data, (int)(loc->len > 40 ? 40 : loc->len), loc->data);
+				     mod->data, loc);
 				bad++;
 			}
+			free(loc);
 		}
 		fxt_reader_free(r);
 	}
+	ASSERT_EQ_U64(badform, 0,
+		      "function records: FILE:LINE as the file's ref and the line, else the text");
 	ASSERT_EQ_U64(seen, REC_N, "function records: one a function");
 	ASSERT_EQ_U64(bad, 0, "function records: name, module and location, as made inline");
 	free(keep);
@@ -282,9 +306,12 @@ static void test_later_locs(bool loc_args)
 			last_rec = pos;
 			snprintf(want, sizeof(want), "later.c:%llu",
 				 (unsigned long long)((rec.u.kobj.koid - 0x1000) / 16 + 1));
-			bad += rec.nargs != 2 || rec.args[1].type != FXT_ARG_STRING ||
-			       rec.args[1].v.s.len != strlen(want) ||
-			       memcmp(rec.args[1].v.s.data, want, strlen(want)) != 0;
+			{
+				char *loc = tool_srcloc_text(&rec);
+
+				bad += !loc || strcmp(loc, want) != 0;
+				free(loc);
+			}
 		}
 		fxt_reader_free(r);
 	}
@@ -302,7 +329,7 @@ static void test_later_locs(bool loc_args)
 
 int main(void)
 {
-	plan(25);
+	plan(26);
 	test_many_locs();
 	test_func_records();
 	test_later_locs(false);
