@@ -883,6 +883,10 @@ int fxt_writer_provider(struct fxt_writer *w, uint32_t provider_id, const char *
 	fxt__strtab_reset(&p->st);
 	fxt__thrtab_reset(&p->tt);
 	w->cur = p;
+	/* Every ref and slot of before is void: fxt_writer_registrations()
+	 * says something changed. */
+	if (++w->gen == 0)
+		w->gen = 1;
 	fxt_writer_commit(w, fxt_enc_provider_info(out, n, provider_id, name, len));
 	return 0;
 }

@@ -311,6 +311,12 @@ struct fxt_sref fxt_writer_string_cached(struct fxt_writer *w, struct fxt_string
  * rather than assume the worst. */
 uint32_t fxt_writer_registrations(const struct fxt_writer *w);
 
+/* A string ref handed out stays valid through at least this many
+ * registrations more (fxt_writer_registrations() counts them) in the
+ * same provider, whatever they evict: a caller may keep refs it uses in
+ * every record for fewer than that, rather than revalidate each. */
+#define FXT_WRITER_REF_LIFE 64u
+
 /* Returns an indexed thread ref for (pid, tid), registering it if needed
  * (or re-registering an evicted index); an inline ref on an I/O error. */
 struct fxt_tref fxt_writer_thread(struct fxt_writer *w, uint64_t pid, uint64_t tid);
