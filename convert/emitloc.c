@@ -71,16 +71,17 @@ static void put_function(struct emit_ctx *ctx, struct sym_entry *e, struct fxt_s
 	uint64_t *out;
 
 	for (unsigned i = 0; i < nargs; i++)
-		fast = fast && indexed(a[i].key) && (a[i].type != FXT_ARG_STRING || indexed(a[i].str));
+		fast =
+		    fast && indexed(a[i].key) && (a[i].type != FXT_ARG_STRING || indexed(a[i].str));
 	if (fast && (out = fxt_writer_reserve(ctx->w, 2 + nargs)) != NULL) {
 		out[0] = fxt_field(FXT_RECORD_KERNEL_OBJECT, 0, 3) | fxt_field(2 + nargs, 4, 15) |
 			 fxt_field(FXT_OBJ_FUNCTION, 16, 23) | fxt_field(name.ref, 24, 39) |
 			 fxt_field(nargs, 40, 43);
 		out[1] = e->addr;
 		for (unsigned i = 0; i < nargs; i++)
-			out[2 + i] = fxt_arg_header(a[i].type, 1, a[i].key.ref,
-						    a[i].type == FXT_ARG_STRING ? a[i].str.ref
-										: a[i].num);
+			out[2 + i] =
+			    fxt_arg_header(a[i].type, 1, a[i].key.ref,
+					   a[i].type == FXT_ARG_STRING ? a[i].str.ref : a[i].num);
 		fxt_writer_commit(ctx->w, 2 + nargs);
 		return;
 	}
@@ -175,10 +176,10 @@ void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e)
 		 * FXT_LOC_ARG share; else (no FILE:LINE, "(no debug info)", or
 		 * a file not UTF-8) a table entry too (one for all that say the
 		 * same), or cleaned, inline. */
-		a[1].str = com->loc_args || (e->loc_len <= MESSAGE_MAX &&
-					     fxt_utf8_valid(e->loc, e->loc_len))
-				   ? fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len)
-				   : conv_inline_value(&scratch, e->loc, e->loc_len, MESSAGE_MAX);
+		a[1].str = com->loc_args ||
+				   (e->loc_len <= MESSAGE_MAX && fxt_utf8_valid(e->loc, e->loc_len))
+			       ? fxt_writer_string_cached(ctx->w, &e->loc_slot, e->loc, e->loc_len)
+			       : conv_inline_value(&scratch, e->loc, e->loc_len, MESSAGE_MAX);
 	}
 	a[0].str = fxt_writer_string_cached(ctx->w, &e->cat_slot, e->cat, e->cat_len);
 	name = fxt_writer_string_cached(ctx->w, &e->name_slot, e->name, e->name_len);
@@ -198,8 +199,8 @@ void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e)
 
 		if (out) {
 			out[0] = fxt_field(FXT_RECORD_KERNEL_OBJECT, 0, 3) | fxt_field(5, 4, 15) |
-				 fxt_field(FXT_OBJ_FUNCTION, 16, 23) |
-				 fxt_field(name.ref, 24, 39) | fxt_field(3, 40, 43);
+				 fxt_field(FXT_OBJ_FUNCTION, 16, 23) | fxt_field(name.ref, 24, 39) |
+				 fxt_field(3, 40, 43);
 			out[1] = e->addr;
 			out[2] = fxt_arg_header(FXT_ARG_STRING, 1, a[0].key.ref, a[0].str.ref);
 			out[3] = fxt_arg_header(FXT_ARG_STRING, 1, a[1].key.ref, a[1].str.ref);

@@ -26,8 +26,8 @@
  * zero, past uint32, no file).  rec_new: whether in the first form. */
 static char long_loc[MESSAGE_MAX + 100];
 static const char *const rec_locs[] = {
-	"a.c:1",	  "caf\xe9.c:2",	 "src/b.c:12 (inlined)", "c.c:0",
-	"d.c:4294967295", long_loc,		 "(no debug info)",	 "e.c:007",
+	"a.c:1",	  "caf\xe9.c:2", "src/b.c:12 (inlined)", "c.c:0",
+	"d.c:4294967295", long_loc,	 "(no debug info)",	 "e.c:007",
 	"f.c:4294967296", ":5",
 };
 static const bool rec_new[] = { true, false, true, true, true, false, false, false, false, false };
@@ -104,8 +104,7 @@ static void test_func_records(void)
 				bad++;
 				continue;
 			}
-			if (text == rec_new[i] ||
-			    rec.nargs != (text ? 2u : i == 2 ? 4u : 3u)) {
+			if (text == rec_new[i] || rec.nargs != (text ? 2u : i == 2 ? 4u : 3u)) {
 				diag("  function %zu: %u arguments, %s", i, rec.nargs,
 				     text ? "the text" : "file and line");
 				badform++;
