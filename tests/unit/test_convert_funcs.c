@@ -326,9 +326,101 @@ static void test_later_locs(bool loc_args)
 	free(a.ev);
 }
 
+/* Functions for test_many_files(): "h<addr>" at "dir/d<N>.c:<line>", a
+ * file for the first 38,000 functions, then a file every three, made once
+ * per address and kept. */
+static struct fxt_sym_info file_infos[LOCS_N];
+
+static void file_loc(uint64_t i, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "dir/d%llu.c:%llu", (unsigned long long)(i < 38000 ? 0 : i / 3),
+		 (unsigned long long)(i * 7 + 1));
+}
+
+static const struct fxt_sym_info *file_lookup(void *ctx, uint64_t addr)
+{
+	uint64_t i = ((addr - 0x1000) / 16) % LOCS_N;
+	struct fxt_sym_info *info = &file_infos[i];
+	char buf[48];
+
+	(void)ctx;
+	if (!info->name) {
+		snprintf(buf, sizeof(buf), "h%llx", (unsigned long long)addr);
+		info->name = strdup(buf);
+		file_loc(i, buf, sizeof(buf));
+		info->loc = strdup(buf);
+		info->module = "m";
+		info->start = addr;
+		if (!info->name || !info->loc)
+			bail_out("strdup");
+	}
+	return info;
+}
+
+/* 40,000 functions, one call each, 38,000 of one file, then of a file
+ * every three: more strings (their names and files) than the writer's
+ * table holds, so the location words conv_emit_loc() keeps from one
+ * function to the next (the keys', the file's) must be interned again as
+ * the writer's contract says (FXT_WRITER_REF_LIFE), not kept for the
+ * whole file: every record's refs registered (the reader validates) and
+ * its location, read back as text, its function's (kept forever, the
+ * first file's ref names a function by the 32,768th string). */
+static void test_many_files(void)
+{
+	struct test_thread t = { 0 };
+	struct archive a;
+	struct conv_stats st;
+	void *keep = NULL;
+	size_t keep_len = 0, nrec = 0, bad = 0;
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	char want[48];
+	int rc = -1;
+
+	test_spool_reset(1 << 20, 0);
+	for (uint64_t i = 0; i < LOCS_N; i++) {
+		test_hook(&t, 0x1000 + i * 16);
+		test_hook(&t, (0x1000 + i * 16) | EXIT);
+	}
+	t.tid = 15;
+	convert_ok(
+	    &a,
+	    &(struct conv_opts){
+		.now = ~0ull >> 2, .lookup = file_lookup, .keep = &keep, .keep_len = &keep_len },
+	    &st, "files");
+	if (keep && fxt_reader_open_mem(&r, keep, keep_len, FXT_READER_VALIDATE) == 0) {
+		while ((rc = fxt_reader_next(r, &rec)) > 0) {
+			char *loc;
+
+			if (rec.type != FXT_RECORD_KERNEL_OBJECT ||
+			    rec.u.kobj.obj_type != FXT_OBJ_FUNCTION)
+				continue;
+			nrec++;
+			file_loc((rec.u.kobj.koid - 0x1000) / 16, want, sizeof(want));
+			loc = tool_srcloc_text(&rec);
+			if ((!loc || strcmp(loc, want) != 0 || rec.nargs != 3) && bad++ < 3)
+				diag("  function %llx: %s, want %s",
+				     (unsigned long long)rec.u.kobj.koid, loc ? loc : "(none)",
+				     want);
+			free(loc);
+		}
+		fxt_reader_free(r);
+	}
+	ok(rc == 0, "files: the archive reads to its end, every ref registered");
+	ASSERT_EQ_U64(nrec, LOCS_N, "files: one record a function");
+	ASSERT_EQ_U64(bad, 0, "files: each record its function's file and line");
+	for (size_t i = 0; i < LOCS_N; i++) {
+		free((char *)file_infos[i].name);
+		free((char *)file_infos[i].loc);
+	}
+	free(keep);
+	free(a.ev);
+}
+
 int main(void)
 {
-	plan(26);
+	plan(31);
+	test_many_files();
 	test_many_locs();
 	test_func_records();
 	test_later_locs(false);
