@@ -87,6 +87,20 @@ struct emit_common {
 	 * the hot path. */
 	bool loc_args;
 	struct fxt_string_slot loc_key_slot, loc_module_slot;
+	/* The location's file, line and inlined keys, and the last file's
+	 * ref (its functions come together): FILE of "FILE:LINE" once per
+	 * file, not the text per function (conv_emit_loc()).  loc_words:
+	 * the module's key, the file's key and ref, the line's key, as
+	 * interned when the writer's registrations were loc_regs (valid for
+	 * FXT_WRITER_REF_LIFE more: kept for half of them), for the file
+	 * loc_file; loc_words_ok: all indexed. */
+	struct fxt_string_slot loc_file_key_slot, loc_line_key_slot, loc_inl_key_slot;
+	struct fxt_string_slot loc_file_slot;
+	size_t loc_file_len; /* of the file loc_file_slot is for, 0: none */
+	char loc_file[256];
+	struct fxt_sref loc_mod_key, loc_file_key, loc_file_ref, loc_line_key;
+	uint32_t loc_regs;
+	bool loc_words_ok;
 };
 #define EMIT_SCRATCH (FXT_MAX_ARGS * (STR_MAX + 64) + MESSAGE_MAX)
 

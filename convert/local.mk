@@ -11,7 +11,7 @@ CONVERT_SOURCES = \
 	convert/chunks.c convert/chunks.h \
 	convert/counters.c convert/counters.h \
 	convert/replay.c convert/replay.h \
-	convert/emit.c convert/emit.h convert/emitargs.c convert/emitcall.c \
+	convert/emit.c convert/emit.h convert/emitargs.c convert/emitcall.c convert/emitloc.c \
 	convert/entries.h \
 	convert/loglines.c convert/loglines.h \
 	convert/symnames.c convert/symnames.h \

@@ -89,6 +89,12 @@ int conv_thread_open(struct pipeline *pl, struct fxt_writer *w, uint32_t serial,
 	memset(t->em.arg_names, 0, sizeof(t->em.arg_names));
 	memset(&t->em.loc_key_slot, 0, sizeof(t->em.loc_key_slot));
 	memset(&t->em.loc_module_slot, 0, sizeof(t->em.loc_module_slot));
+	memset(&t->em.loc_file_key_slot, 0, sizeof(t->em.loc_file_key_slot));
+	memset(&t->em.loc_line_key_slot, 0, sizeof(t->em.loc_line_key_slot));
+	memset(&t->em.loc_inl_key_slot, 0, sizeof(t->em.loc_inl_key_slot));
+	memset(&t->em.loc_file_slot, 0, sizeof(t->em.loc_file_slot));
+	t->em.loc_file_len = 0;
+	t->em.loc_words_ok = false; /* another writer's, or forgotten */
 	t->em.sig_addr = 0;
 	t->em.sig = NULL;
 	t->em.scratch = malloc(EMIT_SCRATCH);

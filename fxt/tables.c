@@ -40,7 +40,7 @@ void fxt__thrtab_reset(struct thrtab *t)
  * its index comes round again; one closer to the cursor is registered
  * anew at the cursor.  A record holds at most 2 + 2 * 15 string refs (a
  * large blob too) and 2 thread refs (a context switch). */
-#define STRING_GUARD 64
+#define STRING_GUARD FXT_WRITER_REF_LIFE /* the contract: include/fxt/writer.h */
 #define THREAD_GUARD 4
 
 /* Registrations before index `ix` is taken again, with `next` the cursor

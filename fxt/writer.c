@@ -46,6 +46,15 @@ static int set_error(struct fxt_writer *w, int err)
 	return w->err;
 }
 
+/* Every ref and slot handed out before is void (the tables reset, or
+ * another provider's): fxt_writer_registrations() says something changed,
+ * as its contract has it (include/fxt/writer.h). */
+static void refs_void(struct fxt_writer *w)
+{
+	if (++w->gen == 0) /* 0 means "never valid" in slots */
+		w->gen = 1;
+}
+
 /* Whether records may be added: 0, the sticky error, or -EPIPE after
  * fxt_writer_finish() (not sticky: the archive itself is complete). */
 static inline int writable(const struct fxt_writer *w)
@@ -466,6 +475,7 @@ void fxt_writer_forget(struct fxt_writer *w)
 		return;
 	fxt__strtab_reset(&w->cur->st);
 	fxt__thrtab_reset(&w->cur->tt);
+	refs_void(w);
 }
 
 /* Copies `len` bytes from offset `off` of `fd` to the sink as they are. */
@@ -883,6 +893,7 @@ int fxt_writer_provider(struct fxt_writer *w, uint32_t provider_id, const char *
 	fxt__strtab_reset(&p->st);
 	fxt__thrtab_reset(&p->tt);
 	w->cur = p;
+	refs_void(w);
 	fxt_writer_commit(w, fxt_enc_provider_info(out, n, provider_id, name, len));
 	return 0;
 }

@@ -35,6 +35,8 @@
 
 #include <stdint.h>
 
+#include <fxt/format.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -69,7 +71,7 @@ struct fxt_sym_info {
  * wait for it; fxt_symview_loc() gives the location then. */
 extern const char fxt_sym_loc_later[];
 #define FXT_SYM_LOC_LATER fxt_sym_loc_later
-#define FXT_SYM_INLINED	  " (inlined)"
+#define FXT_SYM_INLINED	  FXT_LOC_INLINED /* include/fxt/format.h: the archive's form */
 
 enum fxt_sym_flags {
 	FXT_SYM_LINES = 1u << 0,   /* also look up file:line (slower) */

@@ -246,20 +246,33 @@ static inline const char *fxt_unsampled_reason(unsigned code)
  * FXT_OBJ_FUNCTION (no Zircon object type: Zircon's stay below 64, and a
  * reader that does not know a kernel object's type skips the record, as
  * Perfetto's importer does), koid the function's entry address in the
- * process, named after the function as its slices are, with two string
- * arguments: FXT_LOC_ARG_MODULE, the category its slices have (its
- * module), and FXT_LOC_ARG, "FILE:LINE" (the line-table entry at the
- * function's entry, as `addr2line` gives it; FILE relative to the unit's
- * compilation folder when under it, else as DWARF has it: absolute),
- * followed by " (inlined)" when DWARF says the function is also inlined
- * into its callers, or "(no debug info)" when no DWARF line covers it.
- * Archives without them read as before: no location known.
- * fxt-run --srcline also puts FXT_LOC_ARG, the same string, on each slice
- * of the function: the per-event source location Tracy's FXT importer
- * reads. */
-#define FXT_OBJ_FUNCTION   240u
-#define FXT_LOC_ARG	   "loc"
-#define FXT_LOC_ARG_MODULE "module"
+ * process, named after the function as its slices are, with the string
+ * argument FXT_LOC_ARG_MODULE, the category its slices have (its module),
+ * and the location, the line-table entry at the function's entry (as
+ * `addr2line` gives it; FILE relative to the unit's compilation folder
+ * when under it, else as DWARF has it: absolute), in one of two forms
+ * that say the same text, "FILE:LINE", followed by FXT_LOC_INLINED when
+ * DWARF says the function is also inlined into its callers:
+ *  - FXT_LOC_ARG_FILE, a string (the same ref for each function of a
+ *    file: a string record once per file), FXT_LOC_ARG_LINE, a uint32,
+ *    and FXT_LOC_ARG_INLINED, a bool, true, only when inlined: five words
+ *    (six) whatever the file's length; what fxt-run writes since
+ *    2026-11-29;
+ *  - FXT_LOC_ARG, the text as a string: what fxt-run wrote before, and
+ *    still writes for a location of no FILE:LINE, "(no debug info)" when
+ *    no DWARF line covers the function, and with --srcline (the slices'
+ *    string ref, already registered).
+ * A reader takes either (tools/front/srcloc.c, tool_srcloc_text(), gives
+ * the text of both).  Archives without them read as before: no location known.
+ * fxt-run --srcline also puts FXT_LOC_ARG, the text, on each slice of the
+ * function: the per-event source location Tracy's FXT importer reads. */
+#define FXT_OBJ_FUNCTION    240u
+#define FXT_LOC_ARG	    "loc"
+#define FXT_LOC_ARG_MODULE  "module"
+#define FXT_LOC_ARG_FILE    "file"
+#define FXT_LOC_ARG_LINE    "line"
+#define FXT_LOC_ARG_INLINED "inlined"
+#define FXT_LOC_INLINED	    " (inlined)"
 
 /* ------------------------------------------------------------ string refs
  * 16 bits: 0 = empty; MSB clear = index 1 .. 0x7fff; MSB set = inline string

@@ -305,11 +305,18 @@ struct fxt_string_slot {
 struct fxt_sref fxt_writer_string_cached(struct fxt_writer *w, struct fxt_string_slot *slot,
 					 const char *s, size_t len);
 
-/* A count of the writer's registrations (strings, threads) so far: while
- * it stays the same, nothing was evicted, so every ref and slot valid
- * before still is.  A caller that interns now and then can check it
+/* A count of the writer's registrations (strings, threads) so far, and of
+ * the times its tables were reset (fxt_writer_forget(), a provider's
+ * start): while it stays the same, nothing was evicted, so every ref and
+ * slot valid before still is.  A caller that interns now and then can check it
  * rather than assume the worst. */
 uint32_t fxt_writer_registrations(const struct fxt_writer *w);
+
+/* A string ref handed out stays valid through at least this many
+ * registrations more (fxt_writer_registrations() counts them) in the
+ * same provider, whatever they evict: a caller may keep refs it uses in
+ * every record for fewer than that, rather than revalidate each. */
+#define FXT_WRITER_REF_LIFE 64u
 
 /* Returns an indexed thread ref for (pid, tid), registering it if needed
  * (or re-registering an evicted index); an inline ref on an I/O error. */

@@ -73,11 +73,7 @@ ${CC:-cc} -g -O0 -finstrument-functions -o ahead ahead.c 2>/dev/null ||
   skip_rest "no C compiler"
 
 # locs ARCHIVE: "NAME LOC" of each function record, by name.
-locs() {
-  "$FXT_DUMP" "$1" |
-    sed -n 's/^kobj type=function koid=[^ ]* name="\([^"]*\)" args={module:str="[^"]*", loc:str="\([^"]*\)"}$/\1 \2/p' |
-    sort
-}
+locs() { fxt_locs "$1" | sort; }
 # run NAME: records ./ahead wait into NAME.fxt, fxt-run's debug lines in NAME.err.
 run() {
   FXT_RUN_DEBUG=1 "$FXT_RUN" -q -o "$1.fxt" -- ./ahead wait >/dev/null 2>"$1.err"

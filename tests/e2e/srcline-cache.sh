@@ -19,11 +19,7 @@ export FXT_SRCLINE_CACHE
 cp "$PROGS/srcline" prog || exit 1 # our own copy: touched below
 
 # locs ARCHIVE: "NAME LOC" of each function record, by name.
-locs() {
-  "$FXT_DUMP" "$1" |
-    sed -n 's/^kobj type=function koid=[^ ]* name="\([^"]*\)" args={module:str="[^"]*", loc:str="\([^"]*\)"}$/\1 \2/p' |
-    sort
-}
+locs() { fxt_locs "$1" | sort; }
 # run NAME PROG: records PROG into NAME.fxt, fxt-run's debug lines in NAME.err.
 # Without the early thread (FXT_RUN_LATE), which would decode and keep the
 # lines while the program runs when it gets to it (srcline-ahead.sh): the

@@ -19,9 +19,7 @@ EXPORT=$abs_top_builddir/fxt-export
 FLAME=$abs_top_builddir/fxt-flame
 
 # locs ARCHIVE: "NAME LOC" of each function record, in archive order.
-locs() {
-  "$FXT_DUMP" "$1" | sed -n 's/^kobj type=function koid=[^ ]* name="\([^"]*\)" args={module:str="[^"]*", loc:str="\([^"]*\)"}$/\1 \2/p'
-}
+locs() { fxt_locs "$1"; }
 
 plain=$("$P")
 "$FXT_RUN" -q -o plain.fxt -- "$P" >plain.out
@@ -48,10 +46,10 @@ if command -v addr2line >/dev/null 2>&1 && command -v nm >/dev/null 2>&1; then
 else
   skip "no addr2line or nm (binutils)"
 fi
-ok "srcline_other is in the other file" sh -c \
-  "'$FXT_DUMP' plain.fxt | grep -q 'name=\"srcline_other\" .*loc:str=\"[^\"]*srcline_other.c:[0-9]*\"'"
-ok "the inlined function's copy says so" sh -c \
-  "'$FXT_DUMP' plain.fxt | grep -q 'name=\"scaled\" .*loc:str=\"[^\"]*srcline.c:[0-9]* (inlined)\"'"
+ok "srcline_other is in the other file" \
+  test "$(locs plain.fxt | grep -c '^srcline_other [^ ]*srcline_other\.c:[0-9]*$')" = 1
+ok "the inlined function's copy says so" \
+  test "$(locs plain.fxt | grep -c '^scaled [^ ]*srcline\.c:[0-9]* (inlined)$')" = 1
 # Before the function's first slice when the location is there at that
 # slice (here: no thread decodes the lines beside the conversion, as none
 # are kept across runs); else after the thread's slices (a reader takes it
@@ -124,8 +122,8 @@ is "$(locs short.fxt | sort)" "$(locs plain.fxt | sort)" \
 why=$(patch_unavailable)
 if [ -z "$why" ]; then
   "$FXT_RUN" -q --patch=. -o patched.fxt -- "$PROGS/stripme" >/dev/null
-  ok "--patch: the patched functions are located" sh -c \
-    "'$FXT_DUMP' patched.fxt | grep -q 'kobj type=function .*name=\"square\" .*loc:str=\"[^\"]*stripme.c:[0-9]*\"'"
+  ok "--patch: the patched functions are located" \
+    test "$(locs patched.fxt | grep -c '^square [^ ]*stripme\.c:[0-9]*$')" = 1
 else
   skip "$why"
 fi

@@ -61,6 +61,17 @@ patch_unavailable() {
   fi
 }
 
+# fxt_locs ARCHIVE: "NAME LOC" of each function's location record
+# (include/fxt/format.h, FXT_OBJ_FUNCTION), as fxt-dump prints it, in
+# archive order; LOC the text of either form: "loc" itself, or "file", "line" and
+# "inlined" as FILE:LINE[ (inlined)] (the readers' tool_srcloc_text()).
+fxt_locs() {
+  "$FXT_DUMP" "$1" |
+    sed -n -e 's/^kobj type=function koid=[^ ]* name="\([^"]*\)" args={module:str="[^"]*", loc:str="\([^"]*\)"}$/\1 \2/p' \
+      -e 's/^kobj type=function koid=[^ ]* name="\([^"]*\)" args={module:str="[^"]*", file:str="\([^"]*\)", line:u32=\([0-9]*\)}$/\1 \2:\3/p' \
+      -e 's/^kobj type=function koid=[^ ]* name="\([^"]*\)" args={module:str="[^"]*", file:str="\([^"]*\)", line:u32=\([0-9]*\), inlined:bool=true}$/\1 \2:\3 (inlined)/p'
+}
+
 # A scratch directory, removed at exit.
 scratch() {
   TMPD=$(mktemp -d "${TMPDIR:-/tmp}/fxt-test.XXXXXX")

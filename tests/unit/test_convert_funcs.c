@@ -14,13 +14,23 @@
 
 #include "convert/entries.h"
 #include "convert/pipeline.h"
+#include "tools/front/srcloc.h"
 #include "tests/unit/convert_test_archive.h"
 
-/* Locations for test_func_records(): one plain, which the one-pass
- * encoder writes (convert/emit.c, put_function()), then the ones the
- * general encoder writes: not UTF-8, longer than MESSAGE_MAX. */
+/* Locations for test_func_records(): FILE:LINE ones, which the record
+ * carries as its file's ref and the line (include/fxt/format.h; also
+ * inlined, line 0 and the largest uint32), then the ones it carries as
+ * text: a file not UTF-8 (cleaned), longer than MESSAGE_MAX (no
+ * FILE:LINE, the general encoder's), no debug info, and FILE:LINE ones
+ * whose line the integer would not give back as written (a leading
+ * zero, past uint32, no file).  rec_new: whether in the first form. */
 static char long_loc[MESSAGE_MAX + 100];
-static const char *const rec_locs[] = { "a.c:1", "caf\xe9.c:2", long_loc };
+static const char *const rec_locs[] = {
+	"a.c:1",	  "caf\xe9.c:2", "src/b.c:12 (inlined)", "c.c:0",
+	"d.c:4294967295", long_loc,	 "(no debug info)",	 "e.c:007",
+	"f.c:4294967296", ":5",
+};
+static const bool rec_new[] = { true, false, true, true, true, false, false, false, false, false };
 #define REC_N (sizeof(rec_locs) / sizeof(rec_locs[0]))
 
 static const struct fxt_sym_info *rec_lookup(void *ctx, uint64_t addr)
@@ -39,14 +49,15 @@ static const struct fxt_sym_info *rec_lookup(void *ctx, uint64_t addr)
 
 /* Each function's location record (FXT_OBJ_FUNCTION) names it, its module
  * and its location as conv_inline_value() leaves it (UTF-8, cut at
- * MESSAGE_MAX), whichever encoder wrote it. */
+ * MESSAGE_MAX), read back by the readers' tool_srcloc_text(), in the form
+ * rec_new says, whichever encoder wrote it. */
 static void test_func_records(void)
 {
 	struct test_thread t = { 0 };
 	struct archive a;
 	struct conv_stats st;
 	void *keep = NULL;
-	size_t keep_len = 0, seen = 0, bad = 0;
+	size_t keep_len = 0, seen = 0, bad = 0, badform = 0;
 	struct fxt_reader *r;
 	struct fxt_record rec;
 
@@ -65,7 +76,9 @@ static void test_func_records(void)
 	if (keep && fxt_reader_open_mem(&r, keep, keep_len, FXT_READER_VALIDATE) == 0) {
 		while (fxt_reader_next(r, &rec) > 0) {
 			static char want[MESSAGE_MAX + 100];
-			const struct fxt_string *mod = NULL, *loc = NULL;
+			const struct fxt_string *mod = NULL;
+			bool text = false;
+			char *loc;
 			size_t i, n;
 
 			if (rec.type != FXT_RECORD_KERNEL_OBJECT ||
@@ -82,28 +95,38 @@ static void test_func_records(void)
 				else if (rec.args[k].name.len == strlen(FXT_LOC_ARG) &&
 					 !memcmp(rec.args[k].name.data, FXT_LOC_ARG,
 						 rec.args[k].name.len))
-					loc = &rec.args[k].v.s;
+					text = true;
 			}
 			seen++;
-			if (i >= REC_N || rec.nargs != 2 || !mod || !loc) {
+			loc = tool_srcloc_text(&rec);
+			if (i >= REC_N || !mod || !loc) {
+				free(loc);
 				bad++;
 				continue;
+			}
+			if (text == rec_new[i] || rec.nargs != (text ? 2u : i == 2 ? 4u : 3u)) {
+				diag("  function %zu: %u arguments, %s", i, rec.nargs,
+				     text ? "the text" : "file and line");
+				badform++;
 			}
 			n = fxt_utf8_cut(want,
 					 fxt_utf8_clean(want, rec_locs[i], strlen(rec_locs[i])),
 					 MESSAGE_MAX);
 			if (rec.u.kobj.name.len != 2 || memcmp(rec.u.kobj.name.data, "g", 1) ||
 			    rec.u.kobj.name.data[1] != (char)('0' + i) || mod->len != 3 ||
-			    memcmp(mod->data, "mod", 3) || loc->len != n ||
-			    memcmp(loc->data, want, n)) {
-				diag("  function %zu: %.*s module=%.*s loc=%.*s", i,
+			    memcmp(mod->data, "mod", 3) || strlen(loc) != n ||
+			    memcmp(loc, want, n)) {
+				diag("  function %zu: %.*s module=%.*s loc=%.40s", i,
 				     (int)rec.u.kobj.name.len, rec.u.kobj.name.data, (int)mod->len,
-				     mod->data, (int)(loc->len > 40 ? 40 : loc->len), loc->data);
+				     mod->data, loc);
 				bad++;
 			}
+			free(loc);
 		}
 		fxt_reader_free(r);
 	}
+	ASSERT_EQ_U64(badform, 0,
+		      "function records: FILE:LINE as the file's ref and the line, else the text");
 	ASSERT_EQ_U64(seen, REC_N, "function records: one a function");
 	ASSERT_EQ_U64(bad, 0, "function records: name, module and location, as made inline");
 	free(keep);
@@ -282,9 +305,12 @@ static void test_later_locs(bool loc_args)
 			last_rec = pos;
 			snprintf(want, sizeof(want), "later.c:%llu",
 				 (unsigned long long)((rec.u.kobj.koid - 0x1000) / 16 + 1));
-			bad += rec.nargs != 2 || rec.args[1].type != FXT_ARG_STRING ||
-			       rec.args[1].v.s.len != strlen(want) ||
-			       memcmp(rec.args[1].v.s.data, want, strlen(want)) != 0;
+			{
+				char *loc = tool_srcloc_text(&rec);
+
+				bad += !loc || strcmp(loc, want) != 0;
+				free(loc);
+			}
 		}
 		fxt_reader_free(r);
 	}
@@ -300,9 +326,101 @@ static void test_later_locs(bool loc_args)
 	free(a.ev);
 }
 
+/* Functions for test_many_files(): "h<addr>" at "dir/d<N>.c:<line>", a
+ * file for the first 38,000 functions, then a file every three, made once
+ * per address and kept. */
+static struct fxt_sym_info file_infos[LOCS_N];
+
+static void file_loc(uint64_t i, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "dir/d%llu.c:%llu", (unsigned long long)(i < 38000 ? 0 : i / 3),
+		 (unsigned long long)(i * 7 + 1));
+}
+
+static const struct fxt_sym_info *file_lookup(void *ctx, uint64_t addr)
+{
+	uint64_t i = ((addr - 0x1000) / 16) % LOCS_N;
+	struct fxt_sym_info *info = &file_infos[i];
+	char buf[48];
+
+	(void)ctx;
+	if (!info->name) {
+		snprintf(buf, sizeof(buf), "h%llx", (unsigned long long)addr);
+		info->name = strdup(buf);
+		file_loc(i, buf, sizeof(buf));
+		info->loc = strdup(buf);
+		info->module = "m";
+		info->start = addr;
+		if (!info->name || !info->loc)
+			bail_out("strdup");
+	}
+	return info;
+}
+
+/* 40,000 functions, one call each, 38,000 of one file, then of a file
+ * every three: more strings (their names and files) than the writer's
+ * table holds, so the location words conv_emit_loc() keeps from one
+ * function to the next (the keys', the file's) must be interned again as
+ * the writer's contract says (FXT_WRITER_REF_LIFE), not kept for the
+ * whole file: every record's refs registered (the reader validates) and
+ * its location, read back as text, its function's (kept forever, the
+ * first file's ref names a function by the 32,768th string). */
+static void test_many_files(void)
+{
+	struct test_thread t = { 0 };
+	struct archive a;
+	struct conv_stats st;
+	void *keep = NULL;
+	size_t keep_len = 0, nrec = 0, bad = 0;
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	char want[48];
+	int rc = -1;
+
+	test_spool_reset(1 << 20, 0);
+	for (uint64_t i = 0; i < LOCS_N; i++) {
+		test_hook(&t, 0x1000 + i * 16);
+		test_hook(&t, (0x1000 + i * 16) | EXIT);
+	}
+	t.tid = 15;
+	convert_ok(
+	    &a,
+	    &(struct conv_opts){
+		.now = ~0ull >> 2, .lookup = file_lookup, .keep = &keep, .keep_len = &keep_len },
+	    &st, "files");
+	if (keep && fxt_reader_open_mem(&r, keep, keep_len, FXT_READER_VALIDATE) == 0) {
+		while ((rc = fxt_reader_next(r, &rec)) > 0) {
+			char *loc;
+
+			if (rec.type != FXT_RECORD_KERNEL_OBJECT ||
+			    rec.u.kobj.obj_type != FXT_OBJ_FUNCTION)
+				continue;
+			nrec++;
+			file_loc((rec.u.kobj.koid - 0x1000) / 16, want, sizeof(want));
+			loc = tool_srcloc_text(&rec);
+			if ((!loc || strcmp(loc, want) != 0 || rec.nargs != 3) && bad++ < 3)
+				diag("  function %llx: %s, want %s",
+				     (unsigned long long)rec.u.kobj.koid, loc ? loc : "(none)",
+				     want);
+			free(loc);
+		}
+		fxt_reader_free(r);
+	}
+	ok(rc == 0, "files: the archive reads to its end, every ref registered");
+	ASSERT_EQ_U64(nrec, LOCS_N, "files: one record a function");
+	ASSERT_EQ_U64(bad, 0, "files: each record its function's file and line");
+	for (size_t i = 0; i < LOCS_N; i++) {
+		free((char *)file_infos[i].name);
+		free((char *)file_infos[i].loc);
+	}
+	free(keep);
+	free(a.ev);
+}
+
 int main(void)
 {
-	plan(25);
+	plan(31);
+	test_many_files();
 	test_many_locs();
 	test_func_records();
 	test_later_locs(false);

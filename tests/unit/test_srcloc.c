@@ -3,12 +3,14 @@
  * FXT_OBJ_FUNCTION), read back through the reader, looked up by category
  * and name: 600 functions (the table grows), the first record of a
  * function wins, records of other kernel objects or without the arguments
- * say nothing, and a table without records finds nothing.  And fxt-export
+ * say nothing, and a table without records finds nothing; in both forms of
+ * the location, the text and the file's ref with the line.  And fxt-export
  * (tools/export/export_chrome.c) gives a slice its function's location
  * when the record comes after the slice, as fxt-run writes the locations
  * its lookup had later (convert/pipeline.h). */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,37 @@ static void function_loc(uint64_t addr, const char *module, const char *name, co
 	a[n].type = FXT_ARG_STRING;
 	a[n].name = fxt_writer_cstring(w, FXT_LOC_ARG);
 	a[n++].v.str = fxt_sref_inline(loc, strlen(loc));
+	if (fxt_writer_kernel_object(w, FXT_OBJ_FUNCTION, addr, fxt_writer_cstring(w, name), a, n) <
+	    0)
+		bail_out("fxt_writer_kernel_object");
+}
+
+/* A function's record in the form fxt-run writes since 2026-11-29
+ * (include/fxt/format.h): the file's ref, the line, "inlined" when
+ * `inl`; `line` 0 with no file: neither argument (a record of ours that
+ * says nothing). */
+static void function_fl(uint64_t addr, const char *name, const char *file, uint32_t line, bool inl)
+{
+	struct fxt_arg a[4];
+	unsigned n = 0;
+
+	memset(a, 0, sizeof(a));
+	a[n].type = FXT_ARG_STRING;
+	a[n].name = fxt_writer_cstring(w, FXT_LOC_ARG_MODULE);
+	a[n++].v.str = fxt_writer_cstring(w, "app");
+	if (file) {
+		a[n].type = FXT_ARG_STRING;
+		a[n].name = fxt_writer_cstring(w, FXT_LOC_ARG_FILE);
+		a[n++].v.str = fxt_writer_cstring(w, file);
+		a[n].type = FXT_ARG_UINT32;
+		a[n].name = fxt_writer_cstring(w, FXT_LOC_ARG_LINE);
+		a[n++].v.u32 = line;
+	}
+	if (inl) {
+		a[n].type = FXT_ARG_BOOL;
+		a[n].name = fxt_writer_cstring(w, FXT_LOC_ARG_INLINED);
+		a[n++].v.b = true;
+	}
 	if (fxt_writer_kernel_object(w, FXT_OBJ_FUNCTION, addr, fxt_writer_cstring(w, name), a, n) <
 	    0)
 		bail_out("fxt_writer_kernel_object");
@@ -123,6 +156,9 @@ int main(void)
 	function_loc(0x1000, "app", "f0", "other.c:9");		    /* another process's build */
 	function_loc(0x2000, "libc.so.6", "f1", "(no debug info)"); /* another module */
 	function_loc(0x3000, NULL, "nomodule", "x.c:1");	    /* not ours: no module */
+	function_fl(0x4000, "fl", "src/g.c", 42, false);	    /* file and line */
+	function_fl(0x4010, "fl_inl", "/usr/include/h.h", 4294967295u, true);
+	function_fl(0x4020, "fl_none", NULL, 0, false);
 	if (fxt_writer_flush(w) < 0)
 		bail_out("fxt_writer_flush");
 	data = fxt_writer_mem_data(w, &len);
@@ -136,7 +172,7 @@ int main(void)
 		seen += (unsigned)k;
 	}
 	ok(rc == 0, "the archive reads to its end");
-	ASSERT_EQ_U64(seen, 603, "every function record is taken for one, the thread's is not");
+	ASSERT_EQ_U64(seen, 606, "every function record is taken for one, the thread's is not");
 	for (unsigned i = 0; i < 600; i++) {
 		const char *got;
 
@@ -150,6 +186,12 @@ int main(void)
 	   "the same name in another module: its own");
 	ok(find(&l, "app", "nomodule") == NULL && find(&l, "", "nomodule") == NULL,
 	   "a record without the module argument: nothing");
+	ok(find(&l, "app", "fl") && !strcmp(find(&l, "app", "fl"), "src/g.c:42"),
+	   "file and line: the text FILE:LINE");
+	ok(find(&l, "app", "fl_inl") &&
+	       !strcmp(find(&l, "app", "fl_inl"), "/usr/include/h.h:4294967295" FXT_LOC_INLINED),
+	   "file, line and inlined: FILE:LINE (inlined)");
+	ok(find(&l, "app", "fl_none") == NULL, "a record with neither text nor file: nothing");
 	ok(find(&l, "app", "main") == NULL, "a function without a record: NULL");
 	ok(find(&l, "ap", "pf0") == NULL, "the key is the pair, not the bytes in a row");
 	tool_srcloc_free(&l);

@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,42 +54,73 @@ static int grow(struct tool_srcloc *l)
 	return 0;
 }
 
-static const struct fxt_string *string_arg(const struct fxt_record *rec, const char *key)
+static const struct fxt_arg_value *arg_of(const struct fxt_record *rec, const char *key,
+					  enum fxt_arg_type type)
 {
 	size_t n = strlen(key);
 
 	for (unsigned i = 0; i < rec->nargs; i++) {
 		const struct fxt_arg_value *a = &rec->args[i];
 
-		if (a->type == FXT_ARG_STRING && a->name.len == n && !memcmp(a->name.data, key, n))
-			return &a->v.s;
+		if (a->type == type && a->name.len == n && !memcmp(a->name.data, key, n))
+			return a;
 	}
 	return NULL;
 }
 
+char *tool_srcloc_text(const struct fxt_record *rec)
+{
+	const struct fxt_arg_value *loc = arg_of(rec, FXT_LOC_ARG, FXT_ARG_STRING), *file, *line,
+				   *inl;
+	char *s;
+	size_t n;
+
+	errno = 0;
+	if (loc) /* the text itself */
+		return loc->v.s.len ? strndup(loc->v.s.data, loc->v.s.len) : NULL;
+	file = arg_of(rec, FXT_LOC_ARG_FILE, FXT_ARG_STRING);
+	line = arg_of(rec, FXT_LOC_ARG_LINE, FXT_ARG_UINT32);
+	if (!file || !line || !file->v.s.len)
+		return NULL;
+	inl = arg_of(rec, FXT_LOC_ARG_INLINED, FXT_ARG_BOOL);
+	n = file->v.s.len + 1 + 10 + strlen(FXT_LOC_INLINED) + 1;
+	s = malloc(n);
+	if (!s)
+		return NULL;
+	memcpy(s, file->v.s.data, file->v.s.len);
+	snprintf(s + file->v.s.len, n - file->v.s.len, ":%" PRIu64 "%s", line->v.u,
+		 inl && inl->v.b ? FXT_LOC_INLINED : "");
+	return s;
+}
+
 int tool_srcloc_see(struct tool_srcloc *l, const struct fxt_record *rec)
 {
-	const struct fxt_string *cat, *loc, *name;
+	const struct fxt_arg_value *cat_arg;
+	const struct fxt_string *cat, *name;
 	struct tool_srcloc_ent *e;
+	char *loc;
 	uint64_t h;
 
 	if (rec->type != FXT_RECORD_KERNEL_OBJECT || rec->u.kobj.obj_type != FXT_OBJ_FUNCTION)
 		return 0;
-	cat = string_arg(rec, FXT_LOC_ARG_MODULE);
-	loc = string_arg(rec, FXT_LOC_ARG);
+	cat_arg = arg_of(rec, FXT_LOC_ARG_MODULE, FXT_ARG_STRING);
 	name = &rec->u.kobj.name;
-	if (!cat || !loc || !loc->len)
+	if (!cat_arg)
 		return 1; /* one of ours, but saying nothing */
+	cat = &cat_arg->v.s;
 	if ((l->n + 1) * 2 > l->cap && grow(l) < 0)
 		return -ENOMEM;
 	h = key_hash(cat->data, cat->len, name->data, name->len);
 	e = slot_of(l, h, cat->data, cat->len, name->data, name->len);
 	if (e->hash)
 		return 1; /* the first one read wins */
+	loc = tool_srcloc_text(rec);
+	if (!loc)
+		return errno == ENOMEM ? -ENOMEM : 1; /* else one of ours saying nothing */
 	e->cat = strndup(cat->data, cat->len);
 	e->name = strndup(name->data, name->len);
-	e->loc = strndup(loc->data, loc->len);
-	if (!e->cat || !e->name || !e->loc) {
+	e->loc = loc;
+	if (!e->cat || !e->name) {
 		free(e->cat);
 		free(e->name);
 		free(e->loc);

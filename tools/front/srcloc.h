@@ -24,6 +24,12 @@ struct tool_srcloc {
 	size_t n, cap; /* cap is 0 or a power of two; half full at most */
 };
 
+/* The location `rec`, a function's record (FXT_OBJ_FUNCTION), says, as
+ * text ("src/a.c:12", "src/b.c:3 (inlined)", "(no debug info)"), in a
+ * string malloc'd: of either form (include/fxt/format.h); NULL when it
+ * says none (errno 0) or on ENOMEM (errno ENOMEM). */
+char *tool_srcloc_text(const struct fxt_record *rec);
+
 /* Notes `rec` when it is a function's location: 1, else 0; -ENOMEM. */
 int tool_srcloc_see(struct tool_srcloc *l, const struct fxt_record *rec);
 
