@@ -65,28 +65,23 @@ static const struct fxt_string *string_arg(const struct fxt_record *rec, const c
 	return NULL;
 }
 
-int tool_srcloc_see(struct tool_srcloc *l, const struct fxt_record *rec)
+/* (cat, name) noted with location loc, unless the key is there (the
+ * first one wins): 0, or -ENOMEM. */
+static int add(struct tool_srcloc *l, const char *cat, size_t cat_len, const char *name,
+	       size_t name_len, const char *loc, size_t loc_len)
 {
-	const struct fxt_string *cat, *loc, *name;
 	struct tool_srcloc_ent *e;
 	uint64_t h;
 
-	if (rec->type != FXT_RECORD_KERNEL_OBJECT || rec->u.kobj.obj_type != FXT_OBJ_FUNCTION)
-		return 0;
-	cat = string_arg(rec, FXT_LOC_ARG_MODULE);
-	loc = string_arg(rec, FXT_LOC_ARG);
-	name = &rec->u.kobj.name;
-	if (!cat || !loc || !loc->len)
-		return 1; /* one of ours, but saying nothing */
 	if ((l->n + 1) * 2 > l->cap && grow(l) < 0)
 		return -ENOMEM;
-	h = key_hash(cat->data, cat->len, name->data, name->len);
-	e = slot_of(l, h, cat->data, cat->len, name->data, name->len);
+	h = key_hash(cat, cat_len, name, name_len);
+	e = slot_of(l, h, cat, cat_len, name, name_len);
 	if (e->hash)
-		return 1; /* the first one read wins */
-	e->cat = strndup(cat->data, cat->len);
-	e->name = strndup(name->data, name->len);
-	e->loc = strndup(loc->data, loc->len);
+		return 0;
+	e->cat = strndup(cat, cat_len);
+	e->name = strndup(name, name_len);
+	e->loc = strndup(loc, loc_len);
 	if (!e->cat || !e->name || !e->loc) {
 		free(e->cat);
 		free(e->name);
@@ -95,10 +90,38 @@ int tool_srcloc_see(struct tool_srcloc *l, const struct fxt_record *rec)
 		return -ENOMEM;
 	}
 	e->hash = h;
-	e->cat_len = cat->len;
-	e->name_len = name->len;
+	e->cat_len = cat_len;
+	e->name_len = name_len;
 	l->n++;
-	return 1;
+	return 0;
+}
+
+int tool_srcloc_key(const struct fxt_record *rec, const struct fxt_string **cat,
+		    const struct fxt_string **name, const struct fxt_string **loc)
+{
+	if (rec->type != FXT_RECORD_KERNEL_OBJECT || rec->u.kobj.obj_type != FXT_OBJ_FUNCTION)
+		return 0;
+	*cat = string_arg(rec, FXT_LOC_ARG_MODULE);
+	*loc = string_arg(rec, FXT_LOC_ARG);
+	*name = &rec->u.kobj.name;
+	return *cat && *loc && (*loc)->len ? 2 : 1;
+}
+
+int tool_srcloc_see(struct tool_srcloc *l, const struct fxt_record *rec)
+{
+	const struct fxt_string *cat, *loc, *name;
+	int k = tool_srcloc_key(rec, &cat, &name, &loc);
+
+	if (k < 2)
+		return k; /* 1: one of ours, but saying nothing */
+	k = add(l, cat->data, cat->len, name->data, name->len, loc->data, loc->len);
+	return k < 0 ? k : 1;
+}
+
+int tool_srcloc_note(struct tool_srcloc *l, const char *cat, size_t cat_len, const char *name,
+		     size_t name_len)
+{
+	return add(l, cat, cat_len, name, name_len, "", 0);
 }
 
 const char *tool_srcloc_find(const struct tool_srcloc *l, const char *cat, size_t cat_len,
