@@ -211,6 +211,8 @@ E2E_TESTS += tests/e2e/attach-again.sh
 # of ours left after the detach (timers, SIGPROF's action); threads started
 # while attached counted; a program using SIGPROF refused.
 E2E_TESTS += tests/e2e/attach-sample.sh
+# A thread's signals delivered while the agent starts an attach.
+E2E_TESTS += tests/e2e/attach-signals.sh
 
 E2E_TESTS += tests/e2e/readme.sh
 # The tree's layout: who may include whom (the agent's core and wings, the

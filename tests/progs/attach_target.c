@@ -37,8 +37,10 @@
  *   - --timer: SIGALRM every millisecond (SA_RESTART), counted;
  *   - --usr1: each --workers thread gets SIGUSR1 every millisecond, sent
  *     to it alone (a timer of its own, SIGEV_THREAD_ID), and the longest
- *     time between two of them on a worker is said at the end ("usr1 gap:
- *     N ms"): a thread whose signals were held meanwhile (blocked) shows;
+ *     time between two of them on a worker while the agent starts an
+ *     attach (a thread named "fxt-starter" is there) is said at the end
+ *     ("usr1 gap: N ms"): a thread whose signals were held meanwhile
+ *     (blocked) shows;
  *   - --workers N: N threads call work() (a function patched and
  *     unpatched under them) until main is done, and "workers: N" is said
  *     if each called it and its results are right;
@@ -78,7 +80,7 @@ static int pipefd[2];
 static volatile int done;
 static volatile sig_atomic_t alarms, profs;
 static int do_usr1;
-static long usr1_gap_max;		 /* ns, the longest of any worker */
+static long usr1_gap_max;		  /* ns, the longest of any worker */
 static __thread long usr1_last, usr1_gap; /* ns, this worker's */
 static int block_prof;
 
@@ -134,31 +136,53 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/* Whether a thread named "fxt-starter" is there (the agent starting an
+ * attach). */
+static bool starter_there(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	bool there = false;
+
+	while (d && !there && (e = readdir(d)) != NULL) {
+		char path[300], comm[32] = "";
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd >= 0 && read(fd, comm, sizeof(comm) - 1) > 0 &&
+		    strcmp(comm, "fxt-starter\n") == 0)
+			there = true;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d)
+		closedir(d);
+	return there;
+}
+
 /* --exit-on-start: exit(5) once a thread named "fxt-starter" is there,
  * looked for without a pause. */
 static void *exit_on_start(void *arg)
 {
 	(void)arg;
-	for (;;) {
-		DIR *d = opendir("/proc/self/task");
-		struct dirent *e;
+	for (;;)
+		if (starter_there())
+			exit(5);
+	return NULL;
+}
 
-		while (d && (e = readdir(d)) != NULL) {
-			char path[300], comm[32] = "";
-			int fd;
+/* --usr1: whether the agent starts an attach, looked at every millisecond. */
+static volatile sig_atomic_t starting;
 
-			if (e->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-			fd = open(path, O_RDONLY);
-			if (fd >= 0 && read(fd, comm, sizeof(comm) - 1) > 0 &&
-			    strcmp(comm, "fxt-starter\n") == 0)
-				exit(5);
-			if (fd >= 0)
-				close(fd);
-		}
-		if (d)
-			closedir(d);
+static void *watch_start(void *arg)
+{
+	(void)arg;
+	while (!done) {
+		starting = starter_there();
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	}
 	return NULL;
 }
@@ -282,15 +306,20 @@ static long now_ns(void)
 	return (long)ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
-/* --usr1: the time since the worker's last SIGUSR1. */
+/* --usr1: the time since the worker's last SIGUSR1, counted when the
+ * agent started an attach at either of the two. */
+static __thread bool usr1_last_starting;
+
 static void on_usr1(int sig)
 {
 	long t = now_ns();
+	bool st = starting;
 
 	(void)sig;
-	if (usr1_last && t - usr1_last > usr1_gap)
+	if (usr1_last && (st || usr1_last_starting) && t - usr1_last > usr1_gap)
 		usr1_gap = t - usr1_last;
 	usr1_last = t;
+	usr1_last_starting = st;
 }
 
 /* --workers: work() in a loop, its results checked against the same
@@ -308,8 +337,7 @@ static void *worker(void *arg)
 		se.sigev_signo = SIGUSR1;
 		se._sigev_un._tid = gettid();
 		timer = timer_create(CLOCK_MONOTONIC, &se, &tm) == 0 &&
-			timer_settime(tm, 0,
-				      &(struct itimerspec){ { 0, 1000000 }, { 0, 1000000 } },
+			timer_settime(tm, 0, &(struct itimerspec){ { 0, 1000000 }, { 0, 1000000 } },
 				      NULL) == 0;
 		if (!timer)
 			return NULL;
@@ -326,7 +354,8 @@ static void *worker(void *arg)
 	}
 	if (timer) {
 		timer_delete(tm);
-		for (long m = __atomic_load_n(&usr1_gap_max, __ATOMIC_RELAXED); usr1_gap > m &&
+		for (long m = __atomic_load_n(&usr1_gap_max, __ATOMIC_RELAXED);
+		     usr1_gap > m &&
 		     !__atomic_compare_exchange_n(&usr1_gap_max, &m, usr1_gap, false,
 						  __ATOMIC_RELAXED, __ATOMIC_RELAXED);)
 			;
@@ -509,11 +538,12 @@ int main(int argc, char **argv)
 		else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc)
 			nworkers = atoi(argv[++i]) % 65;
 		else {
-			fprintf(stderr,
-				"usage: %s [--spin|--serve] [--timer] [--usr1] [--reader] [--busy N] "
-				"[--workers N] [--zombie] [--prof] [--block-prof] "
-				"[--exit-on-start]\n",
-				argv[0]);
+			fprintf(
+			    stderr,
+			    "usage: %s [--spin|--serve] [--timer] [--usr1] [--reader] [--busy N] "
+			    "[--workers N] [--zombie] [--prof] [--block-prof] "
+			    "[--exit-on-start]\n",
+			    argv[0]);
 			return 2;
 		}
 	}
@@ -545,6 +575,8 @@ int main(int argc, char **argv)
 		sa.sa_handler = on_usr1;
 		sa.sa_flags = SA_RESTART;
 		sigaction(SIGUSR1, &sa, NULL);
+		if (pthread_create(&th, NULL, watch_start, NULL) != 0)
+			return 1;
 	}
 	for (i = 0; i < nworkers; i++)
 		if (pthread_create(&worker_th[i], NULL, worker, NULL) != 0)
