@@ -196,8 +196,9 @@ static void do_init(void)
 }
 
 /* The program's threads waiting in agent_ensure_init() while an attach's
- * start runs do_init() on the starter: the slow path (tbuf.c) blocked
- * every signal of theirs before it came here.  Their tids, 0 for a free
+ * start runs do_init() on the starter: some callers block every signal
+ * of theirs before they come here (the slow path, tbuf.c, waits first:
+ * init_wait()).  Their tids, 0 for a free
  * slot; one that finds no slot is not listed. */
 #define INIT_WAITERS 64
 static long init_waiters[INIT_WAITERS];

@@ -351,6 +351,19 @@ static void hold_busy(struct tstate *t)
 		t->busy = 1;
 }
 
+/* Attached (fxt-run -p): a thread's first chunk waits for the start that
+ * fxt_attach_start() runs on the starter thread (do_init(): the symbols,
+ * the patching, a tenth of a second or more), before the slow path blocks
+ * the thread's signals, so that a signal of the program's (its timer, a
+ * SIGUSR1 it waits for) is delivered meanwhile rather than held until the
+ * start ends.  A handler's hooks then find the thread busy, with no chunk:
+ * their records are counted lost (count_lost()).  Launched, the start ran
+ * before main(): nothing to wait for.  What agent_ensure_init() says. */
+static int init_wait(void)
+{
+	return agent.late ? agent_ensure_init() : 0;
+}
+
 /* Whether tb is of an earlier attach window (agent_tbuf_new_window()). */
 static inline bool stale(const struct tbuf *tb)
 {
@@ -427,6 +440,10 @@ void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
 		put_record(p, ts, addr);
 		written = true;
 	}
+	/* Attached: the thread's first chunk waits for the start first
+	 * (init_wait()), its signals as the program has them. */
+	if (!tb && init_wait() < 0)
+		goto drop;
 	/* Signals wait while we take a chunk: their handlers' hooks would
 	 * have to use the reserve meanwhile (they cannot refill), and the
 	 * system calls below are where pending signals get delivered. */
@@ -512,6 +529,8 @@ AGENT_FORK_CODE uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsig
 			count = false;
 		goto drop;
 	}
+	if (!tb && init_wait() < 0) /* as in agent_tbuf_slow() */
+		goto drop;
 	agent_signals_block(&old);
 	hold_busy(t);
 	if (forked_since(t, tb)) {

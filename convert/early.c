@@ -21,7 +21,14 @@
 /* Where a thread's events start in its file: the room before them takes
  * the archive's opening records when its events are the archive's first
  * (conv_early_finish(): the file becomes the archive, nothing is copied).
- * A hole until then; 64 KiB hold the opening records of some 900 threads. */
+ * A hole until then; 64 KiB hold the opening records of some 900 threads.
+ * What the opening records leave of it becomes padding records, which a
+ * file's events cannot be moved over without copying them (or, where the
+ * file system can take whole blocks out of a file, without writing the
+ * whole file back to disk and out of the page cache first): the events of
+ * a file up to CONV_EARLY_COPY_MAX (8 MiB: some 3 ms at the 0.4 ms a MB that
+ * fib(33)'s 274 MB took, bench/README.md) are copied instead,
+ * so that padding is only in an archive past that, under 1% of it. */
 #define EARLY_FRONT (64u << 10)
 /* The spool is mapped in windows of this many bytes, from its start: its
  * chunks read where they are (early_map()). */
@@ -33,7 +40,9 @@ struct early_thread {
 	struct fxt_writer *w;
 	int fd; /* an unnamed file (O_TMPFILE) next to the archive */
 	uint64_t tid;
-	bool never; /* its first chunk came past EARLY_MAX_THREADS: at the end only */
+	uint64_t copy_max; /* the conversion's (conv_early_copy_max()) */
+	/* Its first chunk came past EARLY_MAX_THREADS: at the end only. */
+	bool never;
 };
 
 /* A chunk of the spool as the early conversion last saw it.  Its header
@@ -68,6 +77,7 @@ struct conv_early {
 	uint64_t walked;       /* the chunk chain is known up to here */
 	uint64_t fed;	       /* chunks fed */
 	size_t nthreads;       /* threads begun */
+	uint64_t copy_max;     /* conv_early_copy_max() */
 	const uint32_t *yield; /* set: no further chunk this step (conv_early_yield()) */
 	int err;	       /* sticky: nothing more is fed */
 };
@@ -93,6 +103,7 @@ int conv_early_new(struct conv_early **out, const struct conv_input *in, const c
 	e->in.spool_map_len = 0;
 	conv_pipeline_init(&e->pl, NULL, &e->in, &e->st);
 	e->walked = SPOOL_HEADER_SIZE;
+	e->copy_max = CONV_EARLY_COPY_MAX;
 	*out = e;
 	return 0;
 }
@@ -129,6 +140,11 @@ void conv_early_free(struct conv_early *e)
 uint64_t conv_early_fed(const struct conv_early *e)
 {
 	return e->fed;
+}
+
+void conv_early_copy_max(struct conv_early *e, uint64_t bytes)
+{
+	e->copy_max = bytes;
 }
 
 /* The seq of the thread's next chunk to feed. */
@@ -410,8 +426,8 @@ struct early_thread *conv_early_take(struct conv_early *e, struct pipeline *pl,
 	 * appending the thread's file costs about what writing its events
 	 * in place does, some half of converting them (fib(33), perf), so
 	 * less than half of it done early is a loss; but the archive's first
-	 * thread's file becomes the archive, uncopied (conv_early_finish()),
-	 * so any of it done early is a gain, compressed too (its last chunks
+	 * thread's file becomes the archive, uncopied (conv_early_finish(),
+	 * past copy_max), so any of it done early is a gain, compressed too (its last chunks
 	 * are compressed with a worker a core, as the archive's writer
 	 * does). */
 	if (e->err || et->tid != th->tid || !n || chunks[0].seq != 0 ||
@@ -419,6 +435,7 @@ struct early_thread *conv_early_take(struct conv_early *e, struct pipeline *pl,
 		early_thread_free(et);
 		return NULL;
 	}
+	et->copy_max = e->copy_max;
 	return et;
 }
 
@@ -454,11 +471,11 @@ int conv_early_finish(struct pipeline *pl, struct early_thread *et, const struct
 		err = fxt_writer_finish(et->w);
 	if (!err && (end = lseek(et->fd, 0, SEEK_CUR)) < (off_t)EARLY_FRONT)
 		err = end < 0 ? -errno : -EIO;
-	if (!err && first)
+	if (!err && first && (uint64_t)end - EARLY_FRONT > et->copy_max)
 		moved = fxt_writer_move_to_fd(pl->em.w, et->fd, EARLY_FRONT,
 					      (uint64_t)end - EARLY_FRONT, bytes);
-	/* Not the first, or it could not be moved (in memory, more opening
-	 * records than the room): copied. */
+	/* Not the first, no more than copy_max bytes, or it could not be
+	 * moved (in memory, more opening records than the room): copied. */
 	if (!err && moved != 0)
 		err = moved == -ENOTSUP || moved == -EAGAIN || moved == -ENOSPC
 			  ? fxt_writer_append_fd(pl->em.w, et->fd, EARLY_FRONT,

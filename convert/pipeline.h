@@ -244,6 +244,12 @@ int conv_early_step(struct conv_early *e, unsigned max_chunks);
 void conv_early_yield(struct conv_early *e, const uint32_t *flag);
 /* Chunks fed so far. */
 uint64_t conv_early_fed(const struct conv_early *e);
+/* The archive's first thread's file becomes the archive (its events
+ * uncopied, padding between the opening records and them) only past
+ * `bytes` of events; up to that it is copied as the others are, and the
+ * archive has no padding.  CONV_EARLY_COPY_MAX unless set (tests: 0). */
+#define CONV_EARLY_COPY_MAX (8ull << 20)
+void conv_early_copy_max(struct conv_early *e, uint64_t bytes);
 void conv_early_free(struct conv_early *e);
 
 #endif /* FXT_CONVERT_PIPELINE_H */

@@ -27,5 +27,6 @@ FXT_SYM_SOURCES = \
 noinst_LTLIBRARIES += libfxtsym.la
 libfxtsym_la_SOURCES = $(FXT_SYM_SOURCES)
 libfxtsym_la_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-# libfxtcommon: where debug files are, their CRC (common/debugpath.h).
-libfxtsym_la_LIBADD = libfxtcommon.la $(LIBDW_LIBS)
+# libfxtcommon: where debug files are, their CRC (common/debugpath.h);
+# libfxtrun: whether a cache file's writer still runs (run/proc.h).
+libfxtsym_la_LIBADD = libfxtcommon.la libfxtrun.la $(LIBDW_LIBS)

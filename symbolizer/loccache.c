@@ -19,7 +19,13 @@
  * found).  Bounded: LC_MAX_ENTRIES locations a file, LC_MAX_FILES files
  * (the oldest removed).  Written whole to a temporary file and renamed, so
  * that a reader sees a file whole or not at all; a file that does not read
- * as one (cut short, another version) is ignored.
+ * as one (cut short, another version) is ignored.  The temporary file has
+ * no name while it is written (O_TMPFILE, where the file system allows);
+ * it is named BUILDID.loc.PID-START-SEQ.tmp, by its writer's pid and
+ * start time, only from its link to its rename (or all along without
+ * O_TMPFILE): one its writer left, killed, is removed by the next writer
+ * in the folder (lc_tidy()), as is an older version's BUILDID.loc.XXXXXX
+ * an hour old.
  *
  * The file: struct lc_head, the build ID, the debug file's path (padded
  * to 8 bytes), the entries (struct lc_ent, by address, each once), then
@@ -34,9 +40,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/writeall.h"
+#include "run/proc.h"
 #include "run/settings.h"
 #include "symbolizer/internal.h"
 
@@ -46,6 +54,7 @@
 #define LC_MAX_BYTES   (64u << 20) /* of locations */
 #define LC_MAX_FILES   256
 #define LC_ID_MAX      64
+#define LC_TMP_STALE   3600 /* s: an unnamed writer's temporary file is left */
 
 /* A file as it is: a write, a copy over it, a touch each change it. */
 struct lc_id {
@@ -310,9 +319,38 @@ static int new_cmp(const void *a, const void *b)
 	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
 }
 
-/* Beyond LC_MAX_FILES files in dir, the oldest (by modification time)
- * removed. */
-static void lc_trim(const char *dir)
+/* Whether `name` is a temporary file of a writer that is gone: NAME.loc.
+ * PID-START-SEQ.tmp of a process that no longer runs (lc_write()), or an
+ * older version's NAME.loc.XXXXXX (mkostemp(): no writer named) last
+ * written LC_TMP_STALE seconds ago. */
+static bool lc_stale_tmp(const char *name, const struct stat *st)
+{
+	const char *p = strstr(name, ".loc."), *q;
+	unsigned long long pid, start;
+	char *end;
+
+	if (!p)
+		return false;
+	p += 5;
+	q = strchr(p, '.');
+	if (!q && strlen(p) == 6)
+		return st->st_mtim.tv_sec + LC_TMP_STALE < time(NULL);
+	if (!q || strcmp(q, ".tmp") != 0 || *p < '0' || *p > '9')
+		return false;
+	errno = 0;
+	pid = strtoull(p, &end, 10);
+	if (*end != '-' || end[1] < '0' || end[1] > '9')
+		return false;
+	start = strtoull(end + 1, &end, 10);
+	if (*end != '-' || errno != 0 || pid == 0 || pid > INT32_MAX)
+		return false;
+	return !run_proc_alive((long)pid, (uint64_t)start);
+}
+
+/* The folder's temporary files whose writers are gone removed
+ * (lc_stale_tmp()); with `trim`, beyond LC_MAX_FILES files, the oldest
+ * (by modification time) removed. */
+static void lc_tidy(const char *dir, bool trim)
 {
 	char path[PATH_MAX], old[PATH_MAX];
 	struct timespec oldest = { 0, 0 };
@@ -325,12 +363,18 @@ static void lc_trim(const char *dir)
 	old[0] = '\0';
 	while ((de = readdir(d)) != NULL) {
 		size_t n = strlen(de->d_name);
+		bool loc = n >= 5 && strcmp(de->d_name + n - 4, ".loc") == 0;
 		struct stat st;
 
-		if (n < 5 || strcmp(de->d_name + n - 4, ".loc") != 0 ||
+		if ((!loc && !strstr(de->d_name, ".loc.")) || (loc && !trim) ||
 		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
 		    stat(path, &st) != 0)
 			continue;
+		if (!loc) {
+			if (lc_stale_tmp(de->d_name, &st))
+				unlink(path);
+			continue;
+		}
 		count++;
 		if (!old[0] || st.st_mtim.tv_sec < oldest.tv_sec ||
 		    (st.st_mtim.tv_sec == oldest.tv_sec && st.st_mtim.tv_nsec < oldest.tv_nsec)) {
@@ -341,6 +385,40 @@ static void lc_trim(const char *dir)
 	closedir(d);
 	if (count > LC_MAX_FILES && old[0])
 		unlink(old);
+}
+
+/* A file in folder `dir` for the `size` bytes at buf, named `tmp` (`dir`
+ * then "/NAME"): written unnamed (O_TMPFILE) and linked as tmp, else
+ * created as tmp.  0 or -errno; on failure, tmp is not there. */
+static int lc_put_tmp(const char *dir, const char *tmp, const void *buf, size_t size)
+{
+	char self[48];
+	bool named = false;
+	int fd = -1, err = 0;
+
+#ifdef O_TMPFILE
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+#endif
+	if (fd < 0) {
+		fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return -errno;
+		named = true;
+	}
+	if (fxt_write_all(fd, buf, size) < 0)
+		err = -EIO;
+	if (!err && !named) {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		if (linkat(AT_FDCWD, self, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) != 0)
+			err = -errno;
+		else
+			named = true;
+	}
+	if (close(fd) != 0 && !err)
+		err = -EIO;
+	if (err && named)
+		unlink(tmp);
+	return err;
 }
 
 /* The made entries sorted by address, each once (two addresses in one
@@ -404,9 +482,10 @@ static void lc_write(struct loc_cache *lc)
 	uint64_t strsize = 0;
 	struct lc_head *h;
 	struct lc_ent *ent;
-	char *buf, *str, *tmp = NULL, *slash;
+	char *buf, *str, *tmp = NULL, *dir = NULL, *slash, state;
+	static unsigned seq; /* two writers of one module in a process */
+	uint64_t start;
 	bool existed;
-	int fd;
 
 	adds_sort(lc);
 	for (i = 0, j = 0; i < lc->nent || j < lc->nadd; n++) {
@@ -459,29 +538,28 @@ static void lc_write(struct loc_cache *lc)
 			memcpy(str, s, ent[k].len);
 		str += ent[k].len;
 	}
-	tmp = malloc(strlen(lc->path) + sizeof(".XXXXXX"));
-	if (!tmp)
+	tmp = malloc(strlen(lc->path) + sizeof(".loc.-18446744073709551615-4294967295.tmp") + 24);
+	if (!tmp || run_proc_stat_read(0, &state, &start) != 0)
 		goto out;
 	strcpy(tmp, lc->path);
 	slash = strrchr(tmp, '/');
 	*slash = '\0';
 	if (make_dirs(tmp) < 0)
 		goto out;
-	*slash = '/';
-	strcat(tmp, ".XXXXXX");
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		goto out;
 	existed = access(lc->path, F_OK) == 0;
-	if ((fxt_write_all(fd, buf, size) < 0) | (close(fd) != 0) || rename(tmp, lc->path) != 0) {
+	dir = strdup(tmp);
+	*slash = '/';
+	sprintf(tmp + strlen(tmp), ".%ld-%llu-%u.tmp", (long)getpid(), (unsigned long long)start,
+		__atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	if (!dir || lc_put_tmp(dir, tmp, buf, size) != 0)
+		goto out;
+	if (rename(tmp, lc->path) != 0) {
 		unlink(tmp);
 		goto out;
 	}
-	if (!existed) {
-		*slash = '\0';
-		lc_trim(tmp);
-	}
+	lc_tidy(dir, !existed);
 out:
+	free(dir);
 	free(tmp);
 	free(buf);
 }

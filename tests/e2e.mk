@@ -129,6 +129,7 @@ E2E_TESTS += \
 	tests/e2e/view-early.sh \
 	tests/e2e/view-errors.sh \
 	tests/e2e/view-reading.sh \
+	tests/e2e/view-narrow.sh \
 	tests/e2e/export-chrome.sh \
 	tests/e2e/waits.sh \
 	tests/e2e/tools-cli.sh \
@@ -210,6 +211,8 @@ E2E_TESTS += tests/e2e/attach-again.sh
 # of ours left after the detach (timers, SIGPROF's action); threads started
 # while attached counted; a program using SIGPROF refused.
 E2E_TESTS += tests/e2e/attach-sample.sh
+# A thread's signals delivered while the agent starts an attach.
+E2E_TESTS += tests/e2e/attach-signals.sh
 
 E2E_TESTS += tests/e2e/readme.sh
 # The tree's layout: who may include whom (the agent's core and wings, the

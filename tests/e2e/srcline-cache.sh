@@ -10,7 +10,7 @@
 # locations came from the kept file and how many were decoded.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 18
+plan 22
 scratch
 cd "$TMPD" || exit 1
 C=$TMPD/cache
@@ -70,6 +70,23 @@ cp -r "$C" "$C2" && rm -f "$C2"/*.loc
 env FXT_SRCLINE_CACHE="$C2" LD_PRELOAD="$AGENT_SO" FXT_OUTPUT="$TMPD/self.fxt" ./prog >/dev/null
 is "$(locs self.fxt)" "$want" "the agent's own conversion: the same locations"
 is "$(ls "$C2" | wc -l)" 0 "... and no file kept by the traced program"
+
+# fxt-run killed while it writes a kept file (libkillafter: SIGKILL
+# before the rename that puts it in place): what it left of it in the
+# folder is removed by the next run that writes there, whose file is right.
+C3=$TMPD/cache3
+KILLAFTER=$(cd "$PROGS/.libs" && pwd -P)/libkillafter.so
+FXT_SRCLINE_CACHE=$C3 KILLAFTER_PROG=fxt-run KILLAFTER_CALL=rename-before KILLAFTER_SUFFIX=.loc \
+  LD_PRELOAD=$KILLAFTER ASAN_OPTIONS="verify_asan_link_order=0:${ASAN_OPTIONS:-}" \
+  "$FXT_RUN" -q -o killed.fxt -- ./prog >/dev/null 2>&1
+is "$?" 137 "fxt-run killed before it put its kept file in place"
+is "$(ls "$C3" | grep -vc '\.loc$')" 1 "... which left a temporary file"
+FXT_SRCLINE_CACHE=$C3 run afterkill ./prog
+is "$(ls "$C3" | grep -vc '\.loc$')" 0 "the next run removed it"
+FXT_SRCLINE_CACHE=$C3 run afterkill2 ./prog
+is "$(kept afterkill2)/$(locs afterkill2.fxt)" "5 from the files kept across runs, 0 decoded and kept/$want" \
+  "... and kept the right file"
+rm -f killed.fxt* # the spool fxt-run left
 
 # The program touched: the file no longer serves it, and is replaced.
 sleep 1

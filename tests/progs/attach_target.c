@@ -1,7 +1,7 @@
 /* A program for the attach tests (attach-*.sh): it does what a
  * process being attached to may be doing, and says what it saw.
  *
- *   attach_target [--spin|--serve] [--timer] [--reader] [--busy N] [--workers N]
+ *   attach_target [--spin|--serve] [--timer] [--usr1] [--reader] [--busy N] [--workers N]
  *                 [--zombie] [--prof] [--block-prof] [--exit-on-start]
  *
  * Prints "ready" once set up, then:
@@ -35,6 +35,12 @@
  *   - --reader: a second thread blocks in read(2) on a pipe that main
  *     writes "data" to once its own read returned;
  *   - --timer: SIGALRM every millisecond (SA_RESTART), counted;
+ *   - --usr1: each --workers thread gets SIGUSR1 every millisecond, sent
+ *     to it alone (a timer of its own, SIGEV_THREAD_ID), and the longest
+ *     time between two of them on a worker while the agent starts an
+ *     attach (a thread named "fxt-starter" is there) is said at the end
+ *     ("usr1 gap: N ms"): a thread whose signals were held meanwhile
+ *     (blocked) shows;
  *   - --workers N: N threads call work() (a function patched and
  *     unpatched under them) until main is done, and "workers: N" is said
  *     if each called it and its results are right;
@@ -60,6 +66,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
@@ -72,6 +79,9 @@
 static int pipefd[2];
 static volatile int done;
 static volatile sig_atomic_t alarms, profs;
+static int do_usr1;
+static long usr1_gap_max;		  /* ns, the longest of any worker */
+static __thread long usr1_last, usr1_gap; /* ns, this worker's */
 static int block_prof;
 
 static void on_fault(int sig)
@@ -126,31 +136,53 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/* Whether a thread named "fxt-starter" is there (the agent starting an
+ * attach). */
+static bool starter_there(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	bool there = false;
+
+	while (d && !there && (e = readdir(d)) != NULL) {
+		char path[300], comm[32] = "";
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd >= 0 && read(fd, comm, sizeof(comm) - 1) > 0 &&
+		    strcmp(comm, "fxt-starter\n") == 0)
+			there = true;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d)
+		closedir(d);
+	return there;
+}
+
 /* --exit-on-start: exit(5) once a thread named "fxt-starter" is there,
  * looked for without a pause. */
 static void *exit_on_start(void *arg)
 {
 	(void)arg;
-	for (;;) {
-		DIR *d = opendir("/proc/self/task");
-		struct dirent *e;
+	for (;;)
+		if (starter_there())
+			exit(5);
+	return NULL;
+}
 
-		while (d && (e = readdir(d)) != NULL) {
-			char path[300], comm[32] = "";
-			int fd;
+/* --usr1: whether the agent starts an attach, looked at every millisecond. */
+static volatile sig_atomic_t starting;
 
-			if (e->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-			fd = open(path, O_RDONLY);
-			if (fd >= 0 && read(fd, comm, sizeof(comm) - 1) > 0 &&
-			    strcmp(comm, "fxt-starter\n") == 0)
-				exit(5);
-			if (fd >= 0)
-				close(fd);
-		}
-		if (d)
-			closedir(d);
+static void *watch_start(void *arg)
+{
+	(void)arg;
+	while (!done) {
+		starting = starter_there();
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	}
 	return NULL;
 }
@@ -266,13 +298,50 @@ static void *null_writer(void *arg)
 	return NULL;
 }
 
+static long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* --usr1: the time since the worker's last SIGUSR1, counted when the
+ * agent started an attach at either of the two. */
+static __thread bool usr1_last_starting;
+
+static void on_usr1(int sig)
+{
+	long t = now_ns();
+	bool st = starting;
+
+	(void)sig;
+	if (usr1_last && (st || usr1_last_starting) && t - usr1_last > usr1_gap)
+		usr1_gap = t - usr1_last;
+	usr1_last = t;
+	usr1_last_starting = st;
+}
+
 /* --workers: work() in a loop, its results checked against the same
  * computation inline (a call gone wrong through a patch would show). */
 static void *worker(void *arg)
 {
 	unsigned long x = 1, y = 1, n = 0;
+	struct sigevent se = { 0 };
+	timer_t tm;
+	bool timer = false;
 
 	(void)arg;
+	if (do_usr1) {
+		se.sigev_notify = SIGEV_THREAD_ID;
+		se.sigev_signo = SIGUSR1;
+		se._sigev_un._tid = gettid();
+		timer = timer_create(CLOCK_MONOTONIC, &se, &tm) == 0 &&
+			timer_settime(tm, 0, &(struct itimerspec){ { 0, 1000000 }, { 0, 1000000 } },
+				      NULL) == 0;
+		if (!timer)
+			return NULL;
+	}
 	while (!done) {
 		x = work(x);
 		y = y * 2654435761ul + 1;
@@ -282,6 +351,14 @@ static void *worker(void *arg)
 		 * machine's other work (tests run side by side). */
 		if (++n % 20000 == 0)
 			usleep(1000);
+	}
+	if (timer) {
+		timer_delete(tm);
+		for (long m = __atomic_load_n(&usr1_gap_max, __ATOMIC_RELAXED);
+		     usr1_gap > m &&
+		     !__atomic_compare_exchange_n(&usr1_gap_max, &m, usr1_gap, false,
+						  __ATOMIC_RELAXED, __ATOMIC_RELAXED);)
+			;
 	}
 	return (void *)n;
 }
@@ -445,6 +522,8 @@ int main(int argc, char **argv)
 			do_zombie = 1;
 		else if (strcmp(argv[i], "--timer") == 0)
 			do_timer = 1;
+		else if (strcmp(argv[i], "--usr1") == 0)
+			do_usr1 = 1;
 		else if (strcmp(argv[i], "--reader") == 0)
 			do_reader = 1;
 		else if (strcmp(argv[i], "--prof") == 0)
@@ -459,11 +538,12 @@ int main(int argc, char **argv)
 		else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc)
 			nworkers = atoi(argv[++i]) % 65;
 		else {
-			fprintf(stderr,
-				"usage: %s [--spin|--serve] [--timer] [--reader] [--busy N] "
-				"[--workers N] [--zombie] [--prof] [--block-prof] "
-				"[--exit-on-start]\n",
-				argv[0]);
+			fprintf(
+			    stderr,
+			    "usage: %s [--spin|--serve] [--timer] [--usr1] [--reader] [--busy N] "
+			    "[--workers N] [--zombie] [--prof] [--block-prof] "
+			    "[--exit-on-start]\n",
+			    argv[0]);
 			return 2;
 		}
 	}
@@ -491,6 +571,13 @@ int main(int argc, char **argv)
 	for (i = 0; i < nbusy; i++)
 		if (pthread_create(&busy_th[i], NULL, busy, NULL) != 0)
 			return 1;
+	if (do_usr1) {
+		sa.sa_handler = on_usr1;
+		sa.sa_flags = SA_RESTART;
+		sigaction(SIGUSR1, &sa, NULL);
+		if (pthread_create(&th, NULL, watch_start, NULL) != 0)
+			return 1;
+	}
 	for (i = 0; i < nworkers; i++)
 		if (pthread_create(&worker_th[i], NULL, worker, NULL) != 0)
 			return 1;
@@ -541,6 +628,8 @@ int main(int argc, char **argv)
 	}
 	if (nworkers)
 		printf("workers: %d\n", good);
+	if (do_usr1)
+		printf("usr1 gap: %ld ms\n", usr1_gap_max / 1000000);
 	if (do_timer) {
 		struct itimerval off = { { 0, 0 }, { 0, 0 } };
 

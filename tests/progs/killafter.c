@@ -9,7 +9,10 @@
  * own spool, is killed between the two.  "pwrite": a pwrite() of 16 bytes
  * (the mark a conversion leaves in a spool's header, convert/convert.c)
  * into a file whose name ends in the suffix: for an archive written into a
- * batch of fxt-run's, its spool marked, before the batch says it whole. */
+ * batch of fxt-run's, its spool marked, before the batch says it whole.
+ * "rename-before": SIGKILL just before such a rename(), the new file
+ * written whole but not yet in place (srcline-cache.sh: a kept-lines file,
+ * KILLAFTER_SUFFIX=.loc). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -65,6 +68,8 @@ int rename(const char *from, const char *to)
 		errno = ENOSYS;
 		return -1;
 	}
+	if (armed("rename-before", to))
+		raise(SIGKILL);
 	rc = real(from, to);
 	if (rc == 0 && armed("rename", to))
 		raise(SIGKILL);

@@ -236,6 +236,10 @@ struct conv_opts {
 	 * chunks fed early go to *early_fed when early_fed is set. */
 	unsigned early, early_step;
 	uint64_t *early_fed;
+	/* Set: the first thread's file is copied into the archive when it is
+	 * small (CONV_EARLY_COPY_MAX); else it becomes the archive, as
+	 * a large one does. */
+	bool early_copy_small;
 	/* Set: called with the spool's descriptor before each early step
 	 * (its number), to change the file between steps. */
 	void (*early_file)(int spool_fd, unsigned step);
@@ -331,6 +335,8 @@ static inline int conv_to(struct archive *a, const struct conv_opts *o, struct c
 		    conv_early_new(&early, &in, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", 0) <
 			0)
 			return -1;
+		if (!o->early_copy_small)
+			conv_early_copy_max(early, 0);
 		for (unsigned i = 0; i < o->early; i++) {
 			if (o->early_file)
 				o->early_file(in.spool_fd, i);

@@ -167,6 +167,9 @@ static void scenarios(void)
 	test_hook(&t1, A); /* never exits */
 	test_retire(&t3);
 	same_both(now, 100, 1000, 20, 1, "threads");
+	/* A small one is copied: no padding, the same bytes. */
+	same_both((struct conv_opts){ .now = ~0ull >> 2, .early_copy_small = true }, 100, 1000, 20,
+		  0, "threads, copied");
 	/* Some chunks only: the rest at the end (a thread with less than
 	 * half of its records converted early is converted whole). */
 	same_both(now, 1, 16, 16, -1, "partly");
@@ -244,7 +247,7 @@ static void scenarios(void)
 
 int main(void)
 {
-	plan(84);
+	plan(91);
 	scenarios();
 	return exit_status();
 }

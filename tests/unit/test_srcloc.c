@@ -77,15 +77,67 @@ static void function_fl(uint64_t addr, const char *name, const char *file, uint3
 		bail_out("fxt_writer_kernel_object");
 }
 
-/* A slice of app's "f", its location record after it, exported from memory:
- * the slice's "loc" argument is the record's. */
-static void test_export_after(void)
+/* `json` of `len` bytes exported from the archive in memory, into a
+ * memory stream (`file` false: a pipe's way, the locations skimmed
+ * first) or a file (one pass, again from the start when a location comes
+ * late for a slice written).  0 or the export's error. */
+static int export_to(const void *mem, size_t len, bool file, char **json, size_t *json_len,
+		     struct export_stats *st)
 {
 	struct tool_input in = { 0 };
-	struct fxt_event ev;
-	char *json = NULL, err[256];
-	size_t json_len = 0, len;
+	char err[256];
 	FILE *f;
+	int rc;
+
+	in.mem = mem;
+	in.len = len;
+	*json = NULL;
+	*json_len = 0;
+	f = file ? tmpfile() : open_memstream(json, json_len);
+	if (!f)
+		bail_out("open_memstream");
+	if (file && fputs("before\n", f) < 0) /* the export starts past it */
+		bail_out("fputs");
+	rc = export_chrome(&in, f, true, st, err, sizeof(err));
+	if (file) {
+		long n = ftell(f);
+
+		*json = calloc(1, n > 0 ? (size_t)n + 1 : 1);
+		if (!*json || fseek(f, 0, SEEK_SET) != 0 ||
+		    (n > 0 && fread(*json, 1, (size_t)n, f) != (size_t)n))
+			bail_out("reading the export back");
+		*json_len = (size_t)n;
+	}
+	fclose(f);
+	return rc;
+}
+
+/* A slice of app's "f" at `ts`. */
+static void slice_f(uint64_t ts)
+{
+	struct fxt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = FXT_EVENT_DURATION_COMPLETE;
+	ev.ts = ts;
+	ev.extra = ts + 1000;
+	ev.thread = fxt_writer_thread(w, 7, 7);
+	ev.category = fxt_writer_cstring(w, "app");
+	ev.name = fxt_writer_cstring(w, "f");
+	if (fxt_writer_event(w, &ev) < 0)
+		bail_out("fxt_writer_event");
+}
+
+/* An archive of app: a located function "g" first when `g_first`, two
+ * slices of "f", "f"'s location record after them when `late` (else
+ * before them).  Exported into a memory stream and into a file, both
+ * ways the same, and each slice has its function's location. */
+static void test_export(bool g_first, bool late, const char *what)
+{
+	char *mem_json, *file_json;
+	size_t mem_len, file_len, len;
+	struct export_stats st;
+	const char *p;
 	int rc;
 
 	if (fxt_writer_open_mem(&w, 0) < 0)
@@ -95,32 +147,32 @@ static void test_export_after(void)
 	fxt_writer_initialization(w, 1000000000);
 	fxt_writer_process_name(w, 7, "app");
 	fxt_writer_thread_name(w, 7, 7, "app");
-	memset(&ev, 0, sizeof(ev));
-	ev.type = FXT_EVENT_DURATION_COMPLETE;
-	ev.ts = 1000;
-	ev.extra = 2000;
-	ev.thread = fxt_writer_thread(w, 7, 7);
-	ev.category = fxt_writer_cstring(w, "app");
-	ev.name = fxt_writer_cstring(w, "f");
-	if (fxt_writer_event(w, &ev) < 0)
-		bail_out("fxt_writer_event");
-	function_loc(0x1000, "app", "f", "src/late.c:7");
+	if (g_first)
+		function_loc(0x2000, "app", "g", "src/g.c:1");
+	if (!late)
+		function_loc(0x1000, "app", "f", "src/late.c:7");
+	slice_f(1000);
+	slice_f(3000);
+	if (late)
+		function_loc(0x1000, "app", "f", "src/late.c:7");
 	if (fxt_writer_flush(w) < 0)
 		bail_out("fxt_writer_flush");
-	in.mem = fxt_writer_mem_data(w, &len);
-	in.len = len;
-	f = open_memstream(&json, &json_len);
-	if (!f)
-		bail_out("open_memstream");
-	rc = export_chrome(&in, f, true, NULL, err, sizeof(err));
-	fclose(f);
-	ok(rc == 0, "export: the archive exports");
-	ok(json && strstr(json, "\"name\":\"f\"") &&
-	       strstr(json, "\"args\":{\"" FXT_LOC_ARG "\":\"src/late.c:7\"}"),
-	   "export: a location record after the slice still gives it its location");
-	if (json && !strstr(json, "src/late.c:7"))
-		diag("%s", json);
-	free(json);
+	p = fxt_writer_mem_data(w, &len);
+	rc = export_to(p, len, false, &mem_json, &mem_len, NULL);
+	ok(rc == 0, "%s: exported into memory", what);
+	ok(mem_json && (p = strstr(mem_json, "\"args\":{\"" FXT_LOC_ARG "\":\"src/late.c:7\"}")) &&
+	       strstr(p + 1, "\"args\":{\"" FXT_LOC_ARG "\":\"src/late.c:7\"}"),
+	   "%s: both slices of f have its location", what);
+	rc = export_to(fxt_writer_mem_data(w, &len), len, true, &file_json, &file_len, &st);
+	ok(rc == 0, "%s: exported into a file", what);
+	ok(file_len == mem_len + 7 && memcmp(file_json, "before\n", 7) == 0 &&
+	       memcmp(file_json + 7, mem_json, mem_len) == 0,
+	   "%s: the same JSON, after what the file had", what);
+	if (file_len != mem_len + 7)
+		diag("%s\n---\n%s", mem_json, file_json);
+	ok(st.slices == 2 && st.processes == 1 && st.threads == 1, "%s: counted once", what);
+	free(mem_json);
+	free(file_json);
 	fxt_writer_close(w);
 }
 
@@ -197,7 +249,9 @@ int main(void)
 	tool_srcloc_free(&l);
 	fxt_reader_free(r);
 	fxt_writer_close(w);
-	test_export_after();
+	test_export(false, true, "a location after the slices, none before");
+	test_export(true, true, "a location after the slices, another before");
+	test_export(true, false, "the location before the slices");
 	done_testing();
 	return exit_status();
 }

@@ -21,10 +21,17 @@
  *                            (unless they carry one: fxt-run --srcline),
  *                            wherever the record is: fxt-run writes it
  *                            after the slices when its lookup had it
- *                            later, so a file or memory is first skimmed
- *                            for them (locations_first(); standard input
- *                            is read once: there, only the records before
- *                            a slice give it a location)
+ *                            later.  Into a file (or stdout that is one),
+ *                            the export notes the functions of the slices
+ *                            it wrote without a location, and when a
+ *                            location of one turns up, it reads the whole
+ *                            archive for them (locations_first()) and
+ *                            writes the file again from its start: one
+ *                            pass unless a late location matters.
+ *                            Into a pipe, a file or memory is first
+ *                            skimmed for them; standard input is read
+ *                            once: there, only the records before a
+ *                            slice give it a location
  * A stack sample's slice (on a sample track, koid tid | FXT_SAMPLE_KOID_BIT)
  * keeps its track and gets EXPORT_SAMPLE_CATEGORY after its category, so
  * that nothing takes it for a call; or it is left out, with its track's
@@ -42,6 +49,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fxt/reader.h>
 
@@ -67,6 +76,12 @@ struct exporter {
 	uint64_t nevents;	 /* written so far, for the separators */
 	struct tool_srcloc locs; /* the functions' source locations */
 	int locs_err;		 /* -ENOMEM: some were not kept */
+	/* One pass into a file (export_chrome()): the functions of slices
+	 * written without a location; `blind`: a slice written before any
+	 * location was known (its function not noted); `late`: a location
+	 * of one of them came after it (the export starts again). */
+	bool track, blind, late;
+	struct tool_srcloc missed;
 };
 
 static void j_flush(struct jout *o)
@@ -271,19 +286,30 @@ static void j_name_cat(struct jout *o, const struct fxt_string *cat, const struc
 
 /* The source location of a slice's function, when the archive gave one
  * and the slice carries none of its own. */
-static const char *slice_loc(const struct exporter *x, const struct fxt_record *rec)
+static const char *slice_loc(struct exporter *x, const struct fxt_record *rec)
 {
 	const typeof(rec->u.event) *ev = &rec->u.event;
+	const char *loc;
+	int rc;
 
-	if (!x->locs.n ||
+	if ((!x->locs.n && (!x->track || x->blind)) ||
 	    (ev->type != FXT_EVENT_DURATION_COMPLETE && ev->type != FXT_EVENT_DURATION_BEGIN))
 		return NULL;
 	for (unsigned i = 0; i < rec->nargs; i++)
 		if (rec->args[i].name.len == strlen(FXT_LOC_ARG) &&
 		    memcmp(rec->args[i].name.data, FXT_LOC_ARG, strlen(FXT_LOC_ARG)) == 0)
 			return NULL;
-	return tool_srcloc_find(&x->locs, ev->category.data, ev->category.len, ev->name.data,
-				ev->name.len);
+	if (!x->locs.n) {
+		x->blind = true;
+		return NULL;
+	}
+	loc = tool_srcloc_find(&x->locs, ev->category.data, ev->category.len, ev->name.data,
+			       ev->name.len);
+	if (!loc && x->track &&
+	    (rc = tool_srcloc_note(&x->missed, ev->category.data, ev->category.len, ev->name.data,
+				   ev->name.len)) < 0)
+		x->locs_err = rc;
+	return loc;
 }
 
 static void export_event(struct exporter *x, struct fxt_reader *r, const struct fxt_record *rec)
@@ -389,10 +415,19 @@ static void export_kobj(struct exporter *x, const struct fxt_record *rec)
 {
 	struct jout *o = &x->o;
 	uint64_t pid = 0;
+	size_t had = x->locs.n;
 	int rc = tool_srcloc_see(&x->locs, rec);
 
 	if (rc < 0)
 		x->locs_err = rc;
+	if (x->locs.n > had && x->track) { /* a new location: late for a slice? */
+		const struct fxt_string *cat, *name;
+
+		tool_srcloc_key(rec, &cat, &name);
+		if (x->blind || (x->missed.n && tool_srcloc_find(&x->missed, cat->data, cat->len,
+								 name->data, name->len)))
+			x->late = true;
+	}
 	if (rc != 0 || rec->u.kobj.name.len == 0)
 		return;
 	if (rec->u.kobj.obj_type == FXT_OBJ_PROCESS) {
@@ -485,14 +520,27 @@ static int export_record(void *ctx, struct fxt_reader *r, const struct fxt_recor
 	default:
 		break;
 	}
-	return x->o.err;
+	return x->late ? -ECANCELED : x->o.err;
+}
+
+/* The output back to `start`, where the export began, for it to start
+ * again: what was written is cut off.  0 or -errno. */
+static int rewind_output(struct exporter *x, FILE *out, off_t start)
+{
+	x->o.n = 0;
+	if (fflush(out) != 0 || ftruncate(fileno(out), start) != 0 ||
+	    fseeko(out, start, SEEK_SET) != 0)
+		return -(errno ? errno : EIO);
+	return 0;
 }
 
 int export_chrome(const struct tool_input *in, FILE *out, bool samples, struct export_stats *st,
 		  char *err, size_t errlen)
 {
 	struct exporter *x = calloc(1, sizeof(*x)); /* 64 KiB: not on the stack */
-	int rc;
+	off_t start = 0;
+	struct stat sb;
+	int rc, fd;
 
 	if (!x) {
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
@@ -500,9 +548,31 @@ int export_chrome(const struct tool_input *in, FILE *out, bool samples, struct e
 	}
 	x->o.f = out;
 	x->samples = samples;
+	/* One pass into a file that can be cut back (a late location that
+	 * matters starts it again), where the archive can be read twice;
+	 * else the locations first, or (standard input) none after. */
+	if ((in->mem || (in->path && strcmp(in->path, "-") != 0)) && (fd = fileno(out)) >= 0 &&
+	    fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (start = ftello(out)) >= 0)
+		x->track = true;
+	else
+		locations_first(x, in);
 	J_LIT(&x->o, "{\"traceEvents\":[\n");
-	locations_first(x, in);
 	rc = tool_read_input(in, export_record, x, err, errlen);
+	if (x->late) {
+		x->track = false;
+		x->late = false;
+		tool_srcloc_free(&x->missed);
+		rc = rewind_output(x, out, start);
+		if (rc < 0) {
+			x->o.err = rc;
+		} else {
+			memset(&x->st, 0, sizeof(x->st));
+			x->nevents = 0;
+			locations_first(x, in);
+			J_LIT(&x->o, "{\"traceEvents\":[\n");
+			rc = tool_read_input(in, export_record, x, err, errlen);
+		}
+	}
 	if (rc == 0) {
 		J_LIT(&x->o, "\n],\n\"displayTimeUnit\":\"ns\"}\n");
 		j_flush(&x->o);
@@ -522,6 +592,7 @@ int export_chrome(const struct tool_input *in, FILE *out, bool samples, struct e
 	if (st)
 		*st = x->st;
 	tool_srcloc_free(&x->locs);
+	tool_srcloc_free(&x->missed);
 	free(x);
 	return rc;
 }

@@ -93,34 +93,26 @@ char *tool_srcloc_text(const struct fxt_record *rec)
 	return s;
 }
 
-int tool_srcloc_see(struct tool_srcloc *l, const struct fxt_record *rec)
+/* The entry for (cat, name), a free one when the key is not there (its
+ * hash in *h), or NULL on ENOMEM. */
+static struct tool_srcloc_ent *entry(struct tool_srcloc *l, const char *cat, size_t cat_len,
+				     const char *name, size_t name_len, uint64_t *h)
 {
-	const struct fxt_arg_value *cat_arg;
-	const struct fxt_string *cat, *name;
-	struct tool_srcloc_ent *e;
-	char *loc;
-	uint64_t h;
-
-	if (rec->type != FXT_RECORD_KERNEL_OBJECT || rec->u.kobj.obj_type != FXT_OBJ_FUNCTION)
-		return 0;
-	cat_arg = arg_of(rec, FXT_LOC_ARG_MODULE, FXT_ARG_STRING);
-	name = &rec->u.kobj.name;
-	if (!cat_arg)
-		return 1; /* one of ours, but saying nothing */
-	cat = &cat_arg->v.s;
 	if ((l->n + 1) * 2 > l->cap && grow(l) < 0)
-		return -ENOMEM;
-	h = key_hash(cat->data, cat->len, name->data, name->len);
-	e = slot_of(l, h, cat->data, cat->len, name->data, name->len);
-	if (e->hash)
-		return 1; /* the first one read wins */
-	loc = tool_srcloc_text(rec);
-	if (!loc)
-		return errno == ENOMEM ? -ENOMEM : 1; /* else one of ours saying nothing */
-	e->cat = strndup(cat->data, cat->len);
-	e->name = strndup(name->data, name->len);
+		return NULL;
+	*h = key_hash(cat, cat_len, name, name_len);
+	return slot_of(l, *h, cat, cat_len, name, name_len);
+}
+
+/* Fills the free entry e with the key and `loc` (malloc'd, taken): 0, or
+ * -ENOMEM (loc freed). */
+static int fill(struct tool_srcloc *l, struct tool_srcloc_ent *e, uint64_t h, const char *cat,
+		size_t cat_len, const char *name, size_t name_len, char *loc)
+{
+	e->cat = strndup(cat, cat_len);
+	e->name = strndup(name, name_len);
 	e->loc = loc;
-	if (!e->cat || !e->name) {
+	if (!e->cat || !e->name || !e->loc) {
 		free(e->cat);
 		free(e->name);
 		free(e->loc);
@@ -128,10 +120,58 @@ int tool_srcloc_see(struct tool_srcloc *l, const struct fxt_record *rec)
 		return -ENOMEM;
 	}
 	e->hash = h;
-	e->cat_len = cat->len;
-	e->name_len = name->len;
+	e->cat_len = cat_len;
+	e->name_len = name_len;
 	l->n++;
-	return 1;
+	return 0;
+}
+
+int tool_srcloc_key(const struct fxt_record *rec, const struct fxt_string **cat,
+		    const struct fxt_string **name)
+{
+	const struct fxt_arg_value *cat_arg;
+
+	if (rec->type != FXT_RECORD_KERNEL_OBJECT || rec->u.kobj.obj_type != FXT_OBJ_FUNCTION)
+		return 0;
+	cat_arg = arg_of(rec, FXT_LOC_ARG_MODULE, FXT_ARG_STRING);
+	if (!cat_arg)
+		return 1;
+	*cat = &cat_arg->v.s;
+	*name = &rec->u.kobj.name;
+	return 2;
+}
+
+int tool_srcloc_see(struct tool_srcloc *l, const struct fxt_record *rec)
+{
+	const struct fxt_string *cat, *name;
+	struct tool_srcloc_ent *e;
+	char *loc;
+	uint64_t h;
+	int k = tool_srcloc_key(rec, &cat, &name);
+
+	if (k < 2)
+		return k; /* 1: one of ours, but saying nothing */
+	e = entry(l, cat->data, cat->len, name->data, name->len, &h);
+	if (!e)
+		return -ENOMEM;
+	if (e->hash)
+		return 1; /* the first one read wins */
+	loc = tool_srcloc_text(rec);
+	if (!loc)
+		return errno == ENOMEM ? -ENOMEM : 1; /* else one of ours saying nothing */
+	k = fill(l, e, h, cat->data, cat->len, name->data, name->len, loc);
+	return k < 0 ? k : 1;
+}
+
+int tool_srcloc_note(struct tool_srcloc *l, const char *cat, size_t cat_len, const char *name,
+		     size_t name_len)
+{
+	uint64_t h;
+	struct tool_srcloc_ent *e = entry(l, cat, cat_len, name, name_len, &h);
+
+	if (!e)
+		return -ENOMEM;
+	return e->hash ? 0 : fill(l, e, h, cat, cat_len, name, name_len, strdup(""));
 }
 
 const char *tool_srcloc_find(const struct tool_srcloc *l, const char *cat, size_t cat_len,

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 struct fxt_record;
+struct fxt_string;
 
 struct tool_srcloc_ent {
 	uint64_t hash;
@@ -32,6 +33,16 @@ char *tool_srcloc_text(const struct fxt_record *rec);
 
 /* Notes `rec` when it is a function's location: 1, else 0; -ENOMEM. */
 int tool_srcloc_see(struct tool_srcloc *l, const struct fxt_record *rec);
+
+/* Whether `rec` is a function's record (0: not), and one that names its
+ * module (2, with its key in *cat and *name) or not (1). */
+int tool_srcloc_key(const struct fxt_record *rec, const struct fxt_string **cat,
+		    const struct fxt_string **name);
+
+/* Notes the key (cat, name) alone (its location ""): a set of functions,
+ * asked with tool_srcloc_find().  0, or -ENOMEM. */
+int tool_srcloc_note(struct tool_srcloc *l, const char *cat, size_t cat_len, const char *name,
+		     size_t name_len);
 
 /* The location of the function `name` of category `cat` ("src/a.c:12",
  * "(no debug info)"), or NULL when the archive did not say. */

@@ -79,8 +79,10 @@ static const char help[] =
     "The status line names the archive, its records and slices, and the\n"
     "records the tracer dropped, when it did, the kernel's lost events\n"
     "(fxt-run --kernel), and \"BUFFER FULL Nx\" when another writer's trace says\n"
-    "a buffer filled up N times (records were likely dropped).  Colours are used when the terminal "
-    "has them.\n"
+    "a buffer filled up N times (records were likely dropped); where it does\n"
+    "not fit the terminal, the name is cut or left out first, then the\n"
+    "records, the drops said in short, the pane's words last (their key hint\n"
+    "kept).  Colours are used when the terminal has them.\n"
     "The view is shown at once (a large or compressed archive takes a while to\n"
     "read): until the archive is read through, the tree, the timeline and the\n"
     "thread list show what was read so far, the tree's heading says so and the\n"
@@ -287,11 +289,82 @@ static void header(struct view *v, int cols)
 	attrset(A_NORMAL);
 }
 
+/* What the status line says, made shorter step by step until it fits
+ * the terminal's `cols` (fxt view in 80 columns or fewer while the pass
+ * reads a big archive: the name, the records, "reading", the drops and
+ * the pane's words, whose end often is a key's hint, "(Esc: stay)").  */
+struct status_parts {
+	const char *name; /* the archive's file name */
+	uint64_t records, dropped, dthreads, lost, full;
+	double reading; /* seconds the pass has read; < 0: done */
+	const char *pane;
+};
+
+/* The line at `level`: 0 as it is meant; each level one step shorter than
+ * the one before, the least wanted part first, the pane's hint last:
+ * 1 "N rec", "reading 3s"; 2 the name cut to 15 characters; 3 no name;
+ * 4 no records; 5 "reading"; 6 the drops in short (never left out); 7 the
+ * pane's words before its hint "(...)" cut to 12 characters. */
+static void status_line(char *line, size_t len, const struct status_parts *p, int level)
+{
+	char name[24], recs[32], reading[32], dropped[64], lost[40], full[40], pane[160];
+	const char *part[7], *hint = strrchr(p->pane, '(');
+	size_t np = 0, at = 0, n = strlen(p->pane);
+
+	if (level < 2) {
+		part[np++] = p->name;
+	} else if (level < 3) {
+		snprintf(name, sizeof(name), strlen(p->name) > 16 ? "%.15s~" : "%s", p->name);
+		part[np++] = name;
+	}
+	if (level < 4) {
+		snprintf(recs, sizeof(recs), "%" PRIu64 " %s", p->records,
+			 level >= 1 ? "rec" : "records");
+		part[np++] = recs;
+	}
+	if (p->reading >= 0) {
+		if (level >= 5)
+			snprintf(reading, sizeof(reading), "reading");
+		else
+			snprintf(reading, sizeof(reading),
+				 level >= 1 ? "reading %.0fs" : "reading, %.0f s", p->reading);
+		part[np++] = reading;
+	}
+	if (p->dropped) {
+		if (level >= 6)
+			snprintf(dropped, sizeof(dropped), "%" PRIu64 " DROPPED", p->dropped);
+		else
+			snprintf(dropped, sizeof(dropped), "%" PRIu64 " DROPPED (%" PRIu64 " thr)",
+				 p->dropped, p->dthreads);
+		part[np++] = dropped;
+	}
+	if (p->lost) {
+		snprintf(lost, sizeof(lost),
+			 level >= 6 ? "%" PRIu64 " LOST" : "%" PRIu64 " KERNEL LOST", p->lost);
+		part[np++] = lost;
+	}
+	if (p->full) {
+		snprintf(full, sizeof(full),
+			 level >= 6 ? "FULL %" PRIu64 "x" : "BUFFER FULL %" PRIu64 "x", p->full);
+		part[np++] = full;
+	}
+	if (level >= 7 && hint && n && p->pane[n - 1] == ')' && (size_t)(hint - p->pane) > 13)
+		snprintf(pane, sizeof(pane), "%.12s~ %s", p->pane, hint);
+	else
+		snprintf(pane, sizeof(pane), "%s", p->pane);
+	if (pane[0])
+		part[np++] = pane;
+	line[0] = '\0';
+	for (size_t i = 0; i < np && at < len; i++)
+		at += (size_t)snprintf(line + at, len - at, "%s%s", i ? " | " : "", part[i]);
+}
+
 static void status(struct view *v, int y, int cols)
 {
-	uint64_t dthreads, dropped = calltree_dropped(v->tree, &dthreads);
 	const char *base = strrchr(v->path, '/');
-	char line[512], pane[160] = "", drops[128] = "", reading[48] = "";
+	char line[512], pane[160] = "";
+	struct status_parts p;
+	int level;
 
 	switch (v->pane) {
 	case PANE_TREE:
@@ -307,19 +380,20 @@ static void status(struct view *v, int y, int cols)
 	default:
 		break;
 	}
-	if (dropped)
-		snprintf(drops, sizeof(drops), " | %" PRIu64 " DROPPED (%" PRIu64 " thr)", dropped,
-			 dthreads);
-	if (calltree_kernel_lost(v->tree))
-		snprintf(drops + strlen(drops), sizeof(drops) - strlen(drops),
-			 " | %" PRIu64 " KERNEL LOST", calltree_kernel_lost(v->tree));
-	if (calltree_buffer_full(v->tree))
-		snprintf(drops + strlen(drops), sizeof(drops) - strlen(drops),
-			 " | BUFFER FULL %" PRIu64 "x", calltree_buffer_full(v->tree));
-	if (vload_busy(v))
-		snprintf(reading, sizeof(reading), " | reading, %.0f s", vload_seconds(v));
-	snprintf(line, sizeof(line), "%s | %" PRIu64 " records%s%s | %s", base ? base + 1 : v->path,
-		 calltree_nrecords(v->tree), reading, drops, *v->msg ? v->msg : pane);
+	p.name = base ? base + 1 : v->path;
+	p.records = calltree_nrecords(v->tree);
+	p.dropped = calltree_dropped(v->tree, &p.dthreads);
+	p.lost = calltree_kernel_lost(v->tree);
+	p.full = calltree_buffer_full(v->tree);
+	p.reading = vload_busy(v) ? vload_seconds(v) : -1;
+	p.pane = *v->msg ? v->msg : pane;
+	for (level = 0; level < 7; level++) {
+		status_line(line, sizeof(line), &p, level);
+		if ((int)strlen(line) <= cols)
+			break;
+	}
+	if (level == 7)
+		status_line(line, sizeof(line), &p, level);
 	attrset(v->colour ? COLOR_PAIR(COL_STATUS) : A_REVERSE);
 	view_put(y, 0, cols, line);
 	attrset(A_NORMAL);

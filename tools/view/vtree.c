@@ -46,13 +46,15 @@ static void walk(struct view *v, uint32_t x, bool folded, uint32_t **out, size_t
 				continue;
 		}
 		/* children pushed in reverse, so that the first comes out first */
-		for (c = nd->first_child; c != CALLTREE_NONE; c = calltree_node(v->tree, c)->next_sibling)
+		for (c = nd->first_child; c != CALLTREE_NONE;
+		     c = calltree_node(v->tree, c)->next_sibling)
 			k += c < v->nopen;
 		if (TOOL_GROW(stack, caps, ns + k) < 0)
 			break;
 		ns += k;
 		k = ns; /* the first child on top: popped first */
-		for (c = nd->first_child; c != CALLTREE_NONE; c = calltree_node(v->tree, c)->next_sibling)
+		for (c = nd->first_child; c != CALLTREE_NONE;
+		     c = calltree_node(v->tree, c)->next_sibling)
 			if (c < v->nopen)
 				stack[--k] = c;
 	}
@@ -124,21 +126,25 @@ static void put_line(struct view *v, int y, int cols, uint32_t x, bool sel)
 	int w;
 
 	if (n->row == CALLTREE_GROUP) {
-		snprintf(line, sizeof(line), "%s %" PRIu64 "  %" PRIu64 " calls", n->tid ? "thread" : "process",
-			 n->tid ? n->tid : n->pid, n->calls);
+		snprintf(line, sizeof(line), "%s %" PRIu64 "  %" PRIu64 " calls",
+			 n->tid ? "thread" : "process", n->tid ? n->tid : n->pid, n->calls);
 	} else {
 		bool kids = n->first_child != CALLTREE_NONE;
 		unsigned depth = n->depth ? n->depth - 1 : 0;
 
 		view_fmt_ns(tot, sizeof(tot), n->total_ns);
 		view_fmt_ns(self, sizeof(self), n->self_ns);
-		snprintf(share, sizeof(share), "%.1f%%", all ? 100.0 * (double)n->total_ns / (double)all : 0);
-		w = snprintf(line, sizeof(line), "%8" PRIu64 " %11s %11s %6s  %*s%s %s%s", n->calls, tot,
-			     self, share, (int)(2 * (depth > 30 ? 30 : depth)), "",
-			     !kids ? " " : v->open[x] ? "-" : "+", calltree_name(v->tree, n),
-			     n->recursive ? " [recursive]" : "");
+		snprintf(share, sizeof(share), "%.1f%%",
+			 all ? 100.0 * (double)n->total_ns / (double)all : 0);
+		w = snprintf(line, sizeof(line), "%8" PRIu64 " %11s %11s %6s  %*s%s %s%s", n->calls,
+			     tot, self, share, (int)(2 * (depth > 30 ? 30 : depth)), "",
+			     !kids	  ? " "
+			     : v->open[x] ? "-"
+					  : "+",
+			     calltree_name(v->tree, n), n->recursive ? " [recursive]" : "");
 		if (n->open && w > 0 && (size_t)w < sizeof(line))
-			snprintf(line + w, sizeof(line) - (size_t)w, " [%" PRIu64 " open]", n->open);
+			snprintf(line + w, sizeof(line) - (size_t)w, " [%" PRIu64 " open]",
+				 n->open);
 	}
 	if (sel)
 		attron(A_REVERSE);
@@ -153,9 +159,12 @@ void vtree_draw(struct view *v, int top, int rows, int cols)
 	if (rows < 2)
 		return;
 	attron(A_BOLD);
+	/* While the pass reads, said in full where it fits (69 columns). */
 	view_put(top, 0, cols,
-		 vload_busy(v) ? "   calls       total        self  share  (reading: the totals so far)"
-			       : "   calls       total        self  share  call path");
+		 !vload_busy(v) ? "   calls       total        self  share  call path"
+		 : cols >= 69
+		     ? "   calls       total        self  share  (reading: the totals so far)"
+		     : "   calls       total        self  share  (so far)");
 	attroff(A_BOLD);
 	top++;
 	rows--;
@@ -273,11 +282,13 @@ void vtree_search(struct view *v, bool backward)
 	for (size_t step = 1; step <= v->norder; step++) {
 		const struct calltree_node *n;
 
-		k = backward ? (at + v->norder - step % v->norder) % v->norder : (at + step) % v->norder;
+		k = backward ? (at + v->norder - step % v->norder) % v->norder
+			     : (at + step) % v->norder;
 		n = calltree_node(v->tree, v->order[k]);
 		if (n->row == CALLTREE_GROUP || !view_row_matches(v, n->row))
 			continue;
-		for (uint32_t a = n->parent; a != CALLTREE_NONE; a = calltree_node(v->tree, a)->parent)
+		for (uint32_t a = n->parent; a != CALLTREE_NONE;
+		     a = calltree_node(v->tree, a)->parent)
 			v->open[a] = 1;
 		v->nvis = 0; /* select the match, not the old line */
 		rebuild(v);
