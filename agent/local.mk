@@ -11,7 +11,10 @@
 # libunwind with dlopen()).
 AGENT_CFLAGS = $(WARN_CFLAGS) -fvisibility=hidden -fno-omit-frame-pointer \
 	-ftls-model=initial-exec
-AGENT_LDFLAGS = -module -avoid-version -shared -Wl,--no-undefined -Wl,-z,nodelete
+# AGENT_RELR_LDFLAGS: relative relocations packed where the linker and the
+# C library can (configure.ac), read by the loader in every exec'd image.
+AGENT_LDFLAGS = -module -avoid-version -shared -Wl,--no-undefined -Wl,-z,nodelete \
+	$(AGENT_RELR_LDFLAGS)
 
 # The agent's own modules (without the hooks and the life cycle, which
 # unit tests cannot link: they define the constructor and the wrappers).
