@@ -47,7 +47,8 @@ libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	$(AGENT_KEEP_SOURCES)
 # libunwind is loaded with dlopen() when sampling starts (agent/sample/sample.c):
 # its headers, not its library.
-libfxt_agent_la_CFLAGS = $(AGENT_CFLAGS) $(LIBUNWIND_CFLAGS)
+# AGENT_DATA_CFLAGS: its big buffers after the small variables (configure.ac).
+libfxt_agent_la_CFLAGS = $(AGENT_CFLAGS) $(AGENT_DATA_CFLAGS) $(LIBUNWIND_CFLAGS)
 libfxt_agent_la_LDFLAGS = $(AGENT_LDFLAGS)
 libfxt_agent_la_LIBADD = libfxt-patchrt.la -lpthread -ldl -lrt
 
