@@ -11,7 +11,10 @@
 # libunwind with dlopen()).
 AGENT_CFLAGS = $(WARN_CFLAGS) -fvisibility=hidden -fno-omit-frame-pointer \
 	-ftls-model=initial-exec
-AGENT_LDFLAGS = -module -avoid-version -shared -Wl,--no-undefined -Wl,-z,nodelete
+# AGENT_RELR_LDFLAGS: relative relocations packed where the linker and the
+# C library can (configure.ac), read by the loader in every exec'd image.
+AGENT_LDFLAGS = -module -avoid-version -shared -Wl,--no-undefined -Wl,-z,nodelete \
+	$(AGENT_RELR_LDFLAGS)
 
 # The agent's own modules (without the hooks and the life cycle, which
 # unit tests cannot link: they define the constructor and the wrappers).
@@ -44,7 +47,8 @@ libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	$(AGENT_KEEP_SOURCES)
 # libunwind is loaded with dlopen() when sampling starts (agent/sample/sample.c):
 # its headers, not its library.
-libfxt_agent_la_CFLAGS = $(AGENT_CFLAGS) $(LIBUNWIND_CFLAGS)
+# AGENT_DATA_CFLAGS: its big buffers after the small variables (configure.ac).
+libfxt_agent_la_CFLAGS = $(AGENT_CFLAGS) $(AGENT_DATA_CFLAGS) $(LIBUNWIND_CFLAGS)
 libfxt_agent_la_LDFLAGS = $(AGENT_LDFLAGS)
 libfxt_agent_la_LIBADD = libfxt-patchrt.la -lpthread -ldl -lrt
 

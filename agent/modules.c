@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "agent/agent.h"
@@ -25,13 +26,23 @@
  * kernel, which names the file of the module's first mapping whatever the
  * working directory is now; else resolved against the working directory,
  * still the one the loader used if we run right after dlopen.  Returns buf,
- * or NULL (the vDSO, which has no file, or a name too long for buf). */
+ * or NULL (the vDSO, which has no file, or a name too long for buf).  The
+ * vDSO is known by its address without asking the kernel: its readlink()
+ * failed in every process's start. */
 static const char *absolute_path(const struct dl_phdr_info *info, char *buf, size_t cap)
 {
 	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	const uint64_t vdso = (uint64_t)getauxval(AT_SYSINFO_EHDR);
 	char link[80], *real;
 	ssize_t n;
 
+	for (unsigned i = 0; vdso && i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && vdso >= start && vdso - start < ph->p_memsz)
+			return NULL;
+	}
 	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uint64_t start = info->dlpi_addr + ph->p_vaddr;
