@@ -35,7 +35,7 @@
  * block, FXT__ZSINK_BLOCK, in the compressor's own buffer): the next
  * reservation makes room, so that what make_room() keeps (and moves) is
  * a record or so, not up to the 32 KiB more. */
-#define OUT_FULL(w)   ((w)->pos >= (w)->full)
+#define OUT_FULL(w) ((w)->pos >= (w)->full)
 /* A plain writer told fxt_writer_compress_parallel() writes the buffer's
  * first fill itself and starts the thread writing behind at the second:
  * the thread's start (clone, its stack, a fresh buffer's pages faulted

@@ -1609,7 +1609,8 @@ static void test_writer_behind_small(void)
 	while (done < N(words) && (n = put_record(w, words + done, N(words) - done, k++)))
 		done += n;
 	ASSERT_EQ_U64(done, N(words), "%zu words written", N(words));
-	ASSERT_EQ_I64(task_count(), before, "no thread for the first fill (%d threads)", task_count());
+	ASSERT_EQ_I64(task_count(), before, "no thread for the first fill (%d threads)",
+		      task_count());
 	ASSERT_EQ_I64(fxt_writer_close(w), 0, "closed");
 	ok(fstat(fd, &sb) == 0 && sb.st_size == (off_t)sizeof(back) &&
 	       pread(fd, back, sizeof(back), 0) == (ssize_t)sizeof(back) &&
