@@ -35,7 +35,16 @@
  * block, FXT__ZSINK_BLOCK, in the compressor's own buffer): the next
  * reservation makes room, so that what make_room() keeps (and moves) is
  * a record or so, not up to the 32 KiB more. */
-#define OUT_FULL(w)   ((w)->pos >= (w)->full)
+#define OUT_FULL(w) ((w)->pos >= (w)->full)
+/* A plain writer told fxt_writer_compress_parallel() writes the buffer's
+ * first fill itself and starts the thread writing behind at the second:
+ * the thread's start (clone, its stack, a fresh buffer's pages faulted
+ * in, the hand-offs) costs about what the one write() it would take off
+ * the caller does (512 KiB into the page cache: 0.2-0.45 ms), so an
+ * archive of two writes or fewer (under ~1 MiB, fxt-run's of a short
+ * run) gains nothing by it, and one past that loses one write's overlap
+ * of hundreds (bench/README.md, "No thread for a small archive"). */
+#define BEHIND_FILL   2u
 #define MEM_MIN_BYTES (64u * 1024)
 #define IO_CHUNK      (1u << 30) /* per write() */
 
@@ -191,9 +200,8 @@ static int make_room(struct fxt_writer *w, size_t len)
 	off_t off;
 	size_t keep;
 
-	if (w->behind_want && !w->behind && !w->err) {
+	if (w->behind_in && !w->behind && !w->err && --w->behind_in == 0) {
 		/* From the buffer's start on; as before if it cannot start. */
-		w->behind_want = false;
 		off = lseek(w->fd, 0, SEEK_CUR);
 		if (off >= 0 && fxt__behind_open(&w->behind, w->fd, w->buf, w->cap) == 0)
 			w->behind_off = (uint64_t)off;
@@ -397,9 +405,10 @@ int fxt_writer_compress_parallel(struct fxt_writer *w)
 	if (w->finished || w->err || w->to_mem)
 		return w->err;
 	if (!w->z) {
-		/* Plain: written behind once the buffer first fills (a small
-		 * archive starts no thread). */
-		w->behind_want = true;
+		/* Plain: written behind once the buffer fills the
+		 * BEHIND_FILL-th time (a small archive starts no thread). */
+		if (!w->behind && !w->behind_in)
+			w->behind_in = BEHIND_FILL;
 		return 0;
 	}
 	err = fxt__zsink_parallel(w->z);

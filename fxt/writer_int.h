@@ -70,10 +70,11 @@ struct fxt_writer {
 	bool finished;
 	struct fxt__zsink *z; /* compress.h, NULL for plain output */
 	/* behind.h, or NULL: a plain file's buffers written by a thread
-	 * (started when the buffer first fills, if behind_want); behind_off
-	 * is where the buffer's first byte goes in the file. */
+	 * (started when the buffer fills the behind_in-th time, counted
+	 * down; 0: not wanted); behind_off is where the buffer's first byte
+	 * goes in the file. */
 	struct fxt__behind *behind;
-	bool behind_want;
+	unsigned behind_in;
 	uint64_t behind_off;
 
 	struct provider **prov;

@@ -206,7 +206,8 @@ int fxt_writer_flush(struct fxt_writer *w);
  * without it does, with a worker a core (from the member or frame being
  * filled on; what it says is the same).  An uncompressed writer to a
  * descriptor has its full buffers written from now on by a thread of its
- * own (started when the buffer first fills), in order, while the caller
+ * own (started when the buffer fills the second time: an archive of a
+ * write or two starts none), in order, while the caller
  * fills the next: the same bytes at the same offsets; the descriptor's
  * offset is where it was after fxt_writer_flush() or _finish().  For the
  * ends of fxt-run's conversions, where a core is idle (bench/README.md,

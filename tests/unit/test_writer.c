@@ -1588,6 +1588,38 @@ static void test_writer_behind(void)
 	unlink(part);
 }
 
+/* An archive of two writes at most (the buffer filled once, then its
+ * end) starts no thread after fxt_writer_compress_parallel(): the thread
+ * would take one write() off the caller for what its start costs
+ * (fxt/writer.c, BEHIND_FILL).  The file holds every word all the same.
+ * (Fails on a writer that starts it at the first fill.) */
+static void test_writer_behind_small(void)
+{
+	char path[] = "/tmp/fxt-test-behind-s-XXXXXX";
+	static uint64_t words[100000], back[N(words)]; /* 800 KB: 1.5 buffers */
+	int fd = mkstemp(path), before = task_count();
+	struct fxt_writer *w;
+	size_t done = 0, k = 0, n;
+	struct stat sb;
+
+	for (size_t i = 0; i < N(words); i++)
+		words[i] = i * 0x9e3779b97f4a7c15ull + 3;
+	ok(fd >= 0 && fxt_writer_open_fd(&w, fd, 0) == 0, "a writer on a file");
+	ASSERT_EQ_I64(fxt_writer_compress_parallel(w), 0, "written behind from the second fill");
+	while (done < N(words) && (n = put_record(w, words + done, N(words) - done, k++)))
+		done += n;
+	ASSERT_EQ_U64(done, N(words), "%zu words written", N(words));
+	ASSERT_EQ_I64(task_count(), before, "no thread for the first fill (%d threads)",
+		      task_count());
+	ASSERT_EQ_I64(fxt_writer_close(w), 0, "closed");
+	ok(fstat(fd, &sb) == 0 && sb.st_size == (off_t)sizeof(back) &&
+	       pread(fd, back, sizeof(back), 0) == (ssize_t)sizeof(back) &&
+	       memcmp(back, words, sizeof(back)) == 0,
+	   "the file holds them all, in order");
+	close(fd);
+	unlink(path);
+}
+
 static void test_writer_reserve(void)
 {
 	static const uint64_t want[] = { 0x0000000000000021, 1000 };
@@ -1772,6 +1804,7 @@ int main(void)
 	test_writer_big_records();
 	test_writer_file_align();
 	test_writer_behind();
+	test_writer_behind_small();
 	test_writer_reserve();
 	test_writer_errors();
 	test_writer_pipe();
