@@ -169,7 +169,7 @@ static AGENT_FORK_CODE long make_fork(struct forker *f)
 	return REAL(fork)();
 }
 
-WRAP pid_t fork(void)
+WRAP AGENT_FORK_CODE pid_t fork(void)
 {
 	struct forker f = { .fn = AGENT_FN_fork, .caller = CALLER, .make = make_fork };
 
@@ -177,7 +177,7 @@ WRAP pid_t fork(void)
 }
 
 /* A fork: see the top of the file. */
-WRAP pid_t vfork(void)
+WRAP AGENT_FORK_CODE pid_t vfork(void)
 {
 	struct forker f = { .fn = AGENT_FN_vfork, .caller = CALLER, .make = make_fork };
 
@@ -196,7 +196,7 @@ static AGENT_FORK_CODE long make__Fork(struct forker *f)
 /* glibc's fork without its atfork handlers (async-signal-safe): the
  * agent's run all the same.  Its prepare takes the agent's locks, which
  * no code a signal can interrupt holds (the slow paths block signals). */
-WRAP pid_t _Fork(void)
+WRAP AGENT_FORK_CODE pid_t _Fork(void)
 {
 	struct forker f = {
 		.fn = AGENT_FN__Fork, .caller = CALLER, .make = make__Fork, .own = true
