@@ -275,7 +275,8 @@ static struct spool_map *spare_slot(struct tbuf *tb)
  * slow path, which accepts a slot only if it lies in tb->map, published
  * (base last) before `pos` moves into it.  No slot handed out is left
  * unwritten. */
-static AGENT_FORK_CODE int refill(struct tstate *t, struct tbuf *tb)
+static AGENT_FORK_CODE int refill_to(struct tstate *t, struct tbuf *tb, uint64_t **pos,
+				     uint64_t **end)
 {
 	struct spool_map m = tb->map, next = { 0 };
 	int err;
@@ -337,10 +338,16 @@ static AGENT_FORK_CODE int refill(struct tstate *t, struct tbuf *tb)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&tb->map.base, next.base, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->pos = (uint64_t *)((char *)next.base + SPOOL_CHUNK_HEADER_SIZE);
+	*pos = (uint64_t *)((char *)next.base + SPOOL_CHUNK_HEADER_SIZE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->end = (uint64_t *)((char *)next.base + next.size - agent_tbuf_reserve(next.size));
+	*end = (uint64_t *)((char *)next.base + next.size - agent_tbuf_reserve(next.size));
 	return 0;
+}
+
+/* The thread's next chunk, its cursor and end in t's. */
+static AGENT_FORK_CODE int refill(struct tstate *t, struct tbuf *tb)
+{
+	return refill_to(t, tb, &t->pos, &t->end);
 }
 
 /* The slow paths are entered with the hook's count taken, but a fork
@@ -433,6 +440,9 @@ void agent_tbuf_vm_child(struct tstate *t)
 		t->vm_saved = true;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		__atomic_store_n(&t->end, NULL, __ATOMIC_RELEASE);
+		/* The slots the two reserve from it meanwhile lie in no chunk
+		 * (in_chunk()), whatever they add up to. */
+		__atomic_store_n(&t->pos, NULL, __ATOMIC_RELEASE);
 	}
 	agent_signals_restore(&old);
 }
@@ -451,6 +461,35 @@ bool agent_tbuf_vm_leaving(struct tstate *t)
 	return true;
 }
 
+/* The thread's cursor reached its chunk's end while children share t:
+ * its next chunk, into vm_pos and vm_end (t's stay NULL: the children
+ * take none of it).  Signals blocked (a handler's record waits or, its
+ * chunk full, drops); `vm_refilling` keeps one that comes first out.
+ * Whether the thread has room again. */
+static bool vm_refill(struct tstate *t, struct tbuf *tb)
+{
+	uint64_t *pos = NULL, *end = NULL;
+	sigset_t old;
+	int err = -EBUSY;
+
+	agent_signals_block(&old);
+	if (!t->vm_refilling && tb->state == TBUF_RECORDING) {
+		t->vm_refilling = true;
+		err = refill_to(t, tb, &pos, &end);
+		t->end = NULL;
+		t->pos = NULL;
+		if (err < 0) {
+			stop(t, tb, agent_ticks(), err);
+			pos = end = NULL;
+		}
+		t->vm_pos = (uintptr_t)pos;
+		t->vm_end = (uintptr_t)end;
+		t->vm_refilling = false;
+	}
+	agent_signals_restore(&old);
+	return err == 0;
+}
+
 /* The slow path while CLONE_VM children share t: where the n slots of a
  * record of the thread's own go (at vm_pos, one system call to know the
  * thread from a child), or NULL for a child's, counted when `count`
@@ -458,13 +497,17 @@ bool agent_tbuf_vm_leaving(struct tstate *t)
 static uint64_t *vm_slots(struct tstate *t, unsigned n, bool count)
 {
 	struct tbuf *tb = t->tb;
+	uintptr_t size = (uintptr_t)n * SPOOL_RECORD_SIZE;
 
 	if (tb && t->vm_end && (uint64_t)agent_sys(SYS_gettid, 0, 0, 0, 0, 0) == tb->tid) {
-		uintptr_t p = __atomic_fetch_add(&t->vm_pos, (uintptr_t)n * SPOOL_RECORD_SIZE,
-						 __ATOMIC_RELAXED);
+		for (int tries = 0; tries < 2; tries++) {
+			uintptr_t p = __atomic_fetch_add(&t->vm_pos, size, __ATOMIC_RELAXED);
 
-		if (p + (uintptr_t)n * SPOOL_RECORD_SIZE <= t->vm_end)
-			return (uint64_t *)p;
+			if (p + size <= t->vm_end)
+				return (uint64_t *)p;
+			if (tries || !vm_refill(t, tb))
+				break;
+		}
 	}
 	if (count)
 		__atomic_fetch_add(&t->vm_dropped, 1, __ATOMIC_RELAXED);
@@ -499,17 +542,23 @@ static void vm_resume(struct tstate *t, uint64_t ts)
 		count_drop(tb, ts);
 }
 
-/* Whether the slow path is the shared state's (vm_children, or a nested
- * record before the thread went back to its chunk: vm_pos is still its
- * cursor); false too for the first after the children ended, which goes
- * back to the chunk: then `*p`, reserved in no chunk, is NULL. */
-static bool vm_slow(struct tstate *t, uint64_t **p, uint64_t ts)
+/* Whether the slow path is the shared state's (vm_children); false too
+ * for the first after the children ended, which goes back to the chunk:
+ * then `*p`, reserved in no chunk, is NULL.  A hook's (`hook`) makes the
+ * nesting count its own again: a child running at once on another core
+ * counted on it too, and an increment or a decrement of one may have been
+ * lost to the other's (agent_busy_leave() takes a count below the truth).
+ * A slot reserved by a hook this one interrupted lies in no chunk, and
+ * its slow path finds the chunk back (vm_saved cleared). */
+static bool vm_slow(struct tstate *t, uint64_t **p, uint64_t ts, bool hook)
 {
 	if (__builtin_expect(!t->vm_saved, 1))
 		return false;
-	if (__atomic_load_n(&t->vm_children, __ATOMIC_ACQUIRE) || t->busy > 1)
+	if (__atomic_load_n(&t->vm_children, __ATOMIC_ACQUIRE))
 		return true;
 	vm_resume(t, ts);
+	if (hook && t->busy > 1)
+		t->busy = 1;
 	*p = NULL;
 	return false;
 }
@@ -537,17 +586,17 @@ void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
 	int saved = errno;
 	struct tbuf *tb = t->tb;
 	sigset_t old;
-	bool written = false;
+	bool written = false, shared = t->vm_saved;
 	int err;
 
-	if (vm_slow(t, &p, ts)) {
+	if (vm_slow(t, &p, ts, true)) {
 		uint64_t *q = vm_slots(t, 1, !(addr & SPOOL_EXIT_BIT));
 
 		if (q)
 			put_record(q, ts, addr);
 		goto out;
 	}
-	if (!p) {
+	if (shared) {
 		/* Back in the chunk (vm_resume()): the record's slot. */
 		p = agent_reserve(&t->pos);
 		if (likely(p < t->end)) {
@@ -658,7 +707,7 @@ AGENT_FORK_CODE uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsig
 	sigset_t old;
 	int err;
 
-	if (vm_slow(t, &p, ts)) {
+	if (vm_slow(t, &p, ts, false)) {
 		p = vm_slots(t, n, count);
 		goto out;
 	}
@@ -854,7 +903,7 @@ AGENT_FORK_CODE void agent_tbuf_forget_all(struct tstate *self, bool interrupted
 	self->pos = self->end = NULL;
 	/* A CLONE_VM child of the parent's shares none of ours. */
 	self->vm_children = 0;
-	self->vm_saved = false;
+	self->vm_saved = self->vm_refilling = false;
 	self->vm_pos = self->vm_end = 0;
 	self->vm_dropped = 0;
 	if (agent.key_ok)

@@ -145,12 +145,14 @@ struct tstate {
 	 * hooks cannot tell them from the thread.  While `vm_children` is
 	 * not 0, `end` is NULL, so that every record comes to the slow path,
 	 * which writes the thread's own at `vm_pos` (the chunk's cursor,
-	 * saved with its end in `vm_end` when the first child was made) and
-	 * counts the children's calls in `vm_dropped`; once they are gone,
+	 * saved with its end in `vm_end` when the first child was made; the
+	 * thread's next chunks go there too) and counts the children's calls
+	 * in `vm_dropped`; once they are gone,
 	 * the thread's next slow path goes back to the chunk
 	 * (agent_tbuf_vm_resume()). */
 	uint32_t vm_children;
-	bool vm_saved; /* vm_pos and vm_end hold the chunk's */
+	bool vm_saved;	   /* vm_pos and vm_end hold the chunk's */
+	bool vm_refilling; /* the thread takes its next chunk (tbuf.c) */
 	uintptr_t vm_pos, vm_end;
 	uint64_t vm_dropped;
 };

@@ -11,7 +11,7 @@
 # lost, or in the parent's process), and nothing said so.
 . "$abs_top_srcdir/tests/e2e/libc-proc-common.sh"
 
-plan 83
+plan 89
 prog=$PROGS/clone_kinds
 
 # providers ARCHIVE: the provider ids (pids), in archive order, one line.
@@ -86,6 +86,17 @@ for k in clone-vm:5:--libc=none clone-vm-vfork:6:--libc=default; do
   ok "$k: the child's $n calls said dropped, with their cause" \
     grep -q " $n dropped: a child made by clone() with CLONE_VM, no TLS" "$TMPD/summary"
 done
+
+# The parent goes on while such a child runs (20000 calls each, on two
+# cores when the machine has them): the parent's are all recorded, in
+# chunk after chunk, the child's all counted.
+run clone-vm-busy busy.fxt --libc=none
+same clone-vm-busy
+check_archive clone-vm-busy busy.fxt
+is "$(pflat busy.fxt "$parent")" "1 main;1 make_child;1 parent_after;1 parent_before;20000 parent_spin;" \
+  "clone-vm-busy: the parent's calls, all of them, none of the child's"
+ok "clone-vm-busy: the child's 20001 calls said dropped" \
+  grep -q " 20001 dropped: a child made by clone() with CLONE_VM" "$TMPD/summary"
 
 # Made inline, no wrapper sees it: the child notices at its exit, becomes
 # a process of its own and says that its first calls went into its

@@ -11,6 +11,9 @@
  *	clone_kinds clone-vfork clone(CLONE_VFORK | SIGCHLD)
  *	clone_kinds clone-vm    clone(CLONE_VM | SIGCHLD): memory and TLS shared
  *	clone_kinds clone-vm-vfork  clone(CLONE_VM | CLONE_VFORK | SIGCHLD)
+ *	clone_kinds clone-vm-busy   clone(CLONE_VM | SIGCHLD), the parent
+ *			calling parent_spin 20000 times while the child calls
+ *			child_work 20000 times, then returns
  *	clone_kinds syscall     syscall(SYS_clone, SIGCHLD, 0, ...)
  *	clone_kinds clone3      syscall(SYS_clone3, {.exit_signal = SIGCHLD})
  *	clone_kinds asm         the clone system call made inline: no libc
@@ -63,6 +66,21 @@ EXAMPLE_NOINLINE static void child_main(int shared)
 	exit(3);
 }
 
+EXAMPLE_NOINLINE static void parent_spin(void)
+{
+	sink++;
+}
+
+#define SPINS 20000
+
+static int child_busy(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < SPINS; i++)
+		child_work();
+	return 3;
+}
+
 static int child_fn(void *arg)
 {
 	child_main(arg != NULL);
@@ -101,6 +119,13 @@ EXAMPLE_NOINLINE static long make_child(const char *kind)
 		return clone(child_fn, top, CLONE_VFORK | SIGCHLD, NULL);
 	if (!strcmp(kind, "clone-vm"))
 		return clone(child_fn, top, CLONE_VM | SIGCHLD, (void *)&sink);
+	if (!strcmp(kind, "clone-vm-busy")) {
+		long pid = clone(child_busy, top, CLONE_VM | SIGCHLD, NULL);
+
+		for (int i = 0; pid > 0 && i < SPINS; i++)
+			parent_spin();
+		return pid;
+	}
 	if (!strcmp(kind, "clone-vm-vfork"))
 		return clone(child_fn, top, CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)&sink);
 	if (!strcmp(kind, "syscall"))
@@ -120,7 +145,7 @@ EXAMPLE_NOINLINE static long make_child(const char *kind)
 	if (!strcmp(kind, "asm"))
 		return raw_clone();
 	fprintf(stderr, "usage: clone_kinds fork|_Fork|clone|clone-vfork|clone-vm|"
-			"clone-vm-vfork|syscall|clone3|asm\n");
+			"clone-vm-vfork|clone-vm-busy|syscall|clone3|asm\n");
 	exit(2);
 }
 
