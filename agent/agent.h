@@ -40,6 +40,25 @@ extern struct agent agent;
  * Returns 0 or -errno (the agent then stays disabled). */
 int agent_ensure_init(void);
 
+/* The agent's fork handlers, for the calls that make a child without
+ * the C library running them (_Fork(), clone() without CLONE_VM, the clone
+ * system calls through syscall(): agent/libc/wrap_proc.c): prepare in
+ * the parent before the call, false if the handlers are not set up (then
+ * call neither of the others); then parent in the parent, child in the
+ * child, as pthread_atfork() would.  (lifecycle.c) */
+bool agent_fork_prepare(void);
+void agent_fork_parent(void);
+void agent_fork_child(void);
+
+/* Whether the agent's state is the calling process's: true if getpid()
+ * is agent.pid, or once a child made by a clone system call no wrapper
+ * saw, with memory of its own, was made a process of its own (its first
+ * records went into its parent's chunks: said in its archive as a drop,
+ * SPOOL_CAUSE_RAW_CLONE); false in a child that shares the memory of the
+ * process the state is of (CLONE_VM), which must leave it alone.
+ * (lifecycle.c) */
+bool agent_check_process(void);
+
 /* Whether thread `tid` of the program waits in agent_ensure_init() for an
  * attach's start, with every signal blocked by the agent's slow path (not
  * by the program: agent/sample/live.c).  (lifecycle.c) */

@@ -1,6 +1,9 @@
-/* The agent's life cycle: initialisation, thread exit, fork, what exec
- * needs of the core (the exec wrappers are agent/libc/wrap_exec.c), and
- * the change of user; the seal at exit and before exec is seal.c. */
+/* The agent's life cycle: initialisation, thread exit, fork (and the
+ * children made without fork's handlers), what exec needs of the core
+ * (the exec wrappers are agent/libc/wrap_exec.c), and the change of user;
+ * the seal at exit and before exec is seal.c.  One file past 800 lines:
+ * the fork handlers, the attach's start and stop and the init they share
+ * are one state machine, whose statics would otherwise be exported. */
 #include <config.h>
 
 #include <errno.h>
@@ -15,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/fsuid.h>
+#include <linux/kcmp.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -74,14 +78,14 @@ static void key_destructor(void *arg)
 /* The agent's locks are taken as agent code (busy): the sync wrappers
  * must neither record them as the program's nor, recording, need a new
  * chunk while the spool lock is held (its refill takes that lock). */
-static void atfork_prepare(void)
+static AGENT_FORK_CODE void atfork_prepare(void)
 {
 	agent_tls.busy++;
 	pthread_mutex_lock(&agent.lock);
 	pthread_mutex_lock(&agent.spool.lock);
 }
 
-static void atfork_parent(void)
+static AGENT_FORK_CODE void atfork_parent(void)
 {
 	pthread_mutex_unlock(&agent.spool.lock);
 	pthread_mutex_unlock(&agent.lock);
@@ -136,6 +140,58 @@ static AGENT_FORK_CODE void atfork_child(void)
 	agent_tls.busy = 0; /* prepare's count, and those of the interrupted code */
 }
 
+/* Whether pthread_atfork() took the handlers above (do_init()). */
+static bool atfork_on;
+
+AGENT_FORK_CODE bool agent_fork_prepare(void)
+{
+	if (!__atomic_load_n(&atfork_on, __ATOMIC_ACQUIRE))
+		return false;
+	atfork_prepare();
+	return true;
+}
+
+AGENT_FORK_CODE void agent_fork_parent(void)
+{
+	atfork_parent();
+}
+
+AGENT_FORK_CODE void agent_fork_child(void)
+{
+	atfork_child();
+}
+
+/* A process made by a clone system call that no wrapper of ours saw
+ * (made inline, as Go's runtime or a sandbox does) runs on its parent's
+ * state: its records go into its parent's chunks (shared memory) until
+ * the agent notices, at the slow path's chunk refill, at exit, _exit or
+ * exec.  Then, with memory of its own (kcmp(): not its parent's), it
+ * becomes a process of its own as a fork child does, and its first buffer
+ * counts one drop with the cause SPOOL_CAUSE_RAW_CLONE: the archive and
+ * the tools say so (how many of its calls went into the parent's chunks
+ * is not known).  A child that shares its parent's memory (CLONE_VM) must
+ * leave the state alone: false.  True when the state is this process's. */
+AGENT_FORK_CODE bool agent_check_process(void)
+{
+	long self = agent_sys(SYS_getpid, 0, 0, 0, 0, 0), same;
+	sigset_t old;
+
+	if (self == (long)agent.pid)
+		return true;
+	same = agent_sys(SYS_kcmp, self, (long)agent.pid, KCMP_VM, 0, 0);
+	if (same == 0 || (same < 0 && errno != ESRCH))
+		return false; /* CLONE_VM, or cannot tell */
+	agent_signals_block(&old);
+	agent_tls.busy++; /* as atfork_prepare() leaves it */
+	atfork_child();
+	agent_tls.busy++;
+	agent_tbuf_raw_child(&agent_tls);
+	agent_busy_leave(&agent_tls);
+	agent_signals_restore(&old);
+	agent_dbg("made by a clone system call the agent did not see: a process of its own now");
+	return true;
+}
+
 /* ------------------------------------------------------------ init */
 
 static void atexit_seal(void)
@@ -181,6 +237,7 @@ static void do_init(void)
 	if (agent.key_ok)
 		pthread_setspecific(agent.key, NULL);
 	init_err = -pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	__atomic_store_n(&atfork_on, init_err == 0, __ATOMIC_RELEASE);
 	/* Registered from the preloaded library's constructor, before
 	 * __libc_start_main registers the dynamic linker's fini: so it runs
 	 * after the program's atexit handlers and every destructor. */
@@ -695,8 +752,8 @@ char **agent_exec_env(char *const envp[], char *var, size_t cap, char *img, size
 
 bool agent_before_exec(void)
 {
-	if (getpid() != agent.pid)
-		return false; /* vfork child */
+	if (!agent_check_process())
+		return false; /* a child sharing our memory (CLONE_VM) */
 	agent_features_emit(AGENT_EV_EXEC, NULL);
 	agent_seal();
 	return true;

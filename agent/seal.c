@@ -250,6 +250,12 @@ void agent_seal(void)
 
 	if (agent_ensure_init() < 0 || agent.disabled)
 		return;
+	/* A child sharing our memory (CLONE_VM) that calls exit(): the spool
+	 * is its parent's. */
+	if (!agent_check_process()) {
+		agent_tbuf_vm_leaving(&agent_tls);
+		return;
+	}
 	if (__atomic_exchange_n(&agent.sealed, true, __ATOMIC_ACQ_REL))
 		return;
 	/* Sampling and libc calls stop (for every thread). */

@@ -1,4 +1,8 @@
-/* Per-thread trace buffers: the cold paths (refill, drops, retire). */
+/* Per-thread trace buffers: the cold paths (refill, drops, retire), and
+ * those of the children that share a thread's state without fork's
+ * handlers (a clone no wrapper saw; CLONE_VM).  One file past 800 lines:
+ * they all take chunks and count drops through the same static helpers,
+ * which would otherwise be exported for them alone. */
 #include <config.h>
 
 #include <errno.h>
@@ -271,7 +275,8 @@ static struct spool_map *spare_slot(struct tbuf *tb)
  * slow path, which accepts a slot only if it lies in tb->map, published
  * (base last) before `pos` moves into it.  No slot handed out is left
  * unwritten. */
-static AGENT_FORK_CODE int refill(struct tstate *t, struct tbuf *tb)
+static AGENT_FORK_CODE int refill_to(struct tstate *t, struct tbuf *tb, uint64_t **pos,
+				     uint64_t **end)
 {
 	struct spool_map m = tb->map, next = { 0 };
 	int err;
@@ -333,10 +338,16 @@ static AGENT_FORK_CODE int refill(struct tstate *t, struct tbuf *tb)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&tb->map.base, next.base, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->pos = (uint64_t *)((char *)next.base + SPOOL_CHUNK_HEADER_SIZE);
+	*pos = (uint64_t *)((char *)next.base + SPOOL_CHUNK_HEADER_SIZE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->end = (uint64_t *)((char *)next.base + next.size - agent_tbuf_reserve(next.size));
+	*end = (uint64_t *)((char *)next.base + next.size - agent_tbuf_reserve(next.size));
 	return 0;
+}
+
+/* The thread's next chunk, its cursor and end in t's. */
+static AGENT_FORK_CODE int refill(struct tstate *t, struct tbuf *tb)
+{
+	return refill_to(t, tb, &t->pos, &t->end);
 }
 
 /* The slow paths are entered with the hook's count taken, but a fork
@@ -408,14 +419,204 @@ static void put_record(uint64_t *p, uint64_t ts, uint64_t addr)
 	p[1] = addr;
 }
 
+/* ------------------------------------------------------------ raw clones */
+
+AGENT_FORK_CODE void agent_tbuf_raw_child(struct tstate *t)
+{
+	uint64_t ts = agent_ticks();
+	struct tbuf *tb;
+
+	if (agent_ensure_init() < 0 || agent.disabled || !(tb = tbuf_new(t)))
+		return;
+	t->tb = tb;
+	if (refill(t, tb) < 0) {
+		count_lost();
+		return;
+	}
+	__atomic_store_n(&tb->drop_cause, SPOOL_CAUSE_RAW_CLONE, __ATOMIC_RELAXED);
+	spool_note_cause(&agent.spool, SPOOL_CAUSE_RAW_CLONE);
+	count_drop(tb, ts);
+}
+
+/* ------------------------------------------------------------ CLONE_VM children */
+
+/* Signals blocked: a handler's hook on this thread must find the state
+ * either before (the chunk) or after (the slow path, vm_pos). */
+void agent_tbuf_vm_child(struct tstate *t)
+{
+	sigset_t old;
+
+	agent_signals_block(&old);
+	if (__atomic_fetch_add(&t->vm_children, 1, __ATOMIC_ACQ_REL) == 0 && !t->vm_saved) {
+		t->vm_pos = (uintptr_t)t->pos;
+		t->vm_end = (uintptr_t)t->end;
+		t->vm_saved = true;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		__atomic_store_n(&t->end, NULL, __ATOMIC_RELEASE);
+		/* The slots the two reserve from it meanwhile lie in no chunk
+		 * (in_chunk()), whatever they add up to. */
+		__atomic_store_n(&t->pos, NULL, __ATOMIC_RELEASE);
+	}
+	agent_signals_restore(&old);
+}
+
+void agent_tbuf_vm_gone(struct tstate *t)
+{
+	__atomic_fetch_sub(&t->vm_children, 1, __ATOMIC_ACQ_REL);
+}
+
+bool agent_tbuf_vm_leaving(struct tstate *t)
+{
+	if (!__atomic_load_n(&t->vm_children, __ATOMIC_ACQUIRE) ||
+	    agent_sys(SYS_getpid, 0, 0, 0, 0, 0) == (long)agent.pid)
+		return false;
+	agent_tbuf_vm_gone(t);
+	return true;
+}
+
+/* The thread's cursor reached its chunk's end while children share t:
+ * its next chunk, into vm_pos and vm_end (t's stay NULL: the children
+ * take none of it).  Signals blocked (a handler's record waits or, its
+ * chunk full, drops); `vm_refilling` keeps one that comes first out.
+ * Whether the thread has room again. */
+static bool vm_refill(struct tstate *t, struct tbuf *tb)
+{
+	uint64_t *pos = NULL, *end = NULL;
+	sigset_t old;
+	int err = -EBUSY;
+
+	agent_signals_block(&old);
+	if (!t->vm_refilling && tb->state == TBUF_RECORDING) {
+		t->vm_refilling = true;
+		err = refill_to(t, tb, &pos, &end);
+		t->end = NULL;
+		t->pos = NULL;
+		if (err < 0) {
+			stop(t, tb, agent_ticks(), err);
+			pos = end = NULL;
+		}
+		t->vm_pos = (uintptr_t)pos;
+		t->vm_end = (uintptr_t)end;
+		t->vm_refilling = false;
+	}
+	agent_signals_restore(&old);
+	return err == 0;
+}
+
+/* The slow path while CLONE_VM children share t: where the n slots of a
+ * record of the thread's own go (at vm_pos, one system call to know the
+ * thread from a child), or NULL for a child's, counted when `count`
+ * (an enter).  The thread's own past the chunk's end are counted too. */
+static uint64_t *vm_slots(struct tstate *t, unsigned n, bool count)
+{
+	struct tbuf *tb = t->tb;
+	uintptr_t size = (uintptr_t)n * SPOOL_RECORD_SIZE;
+
+	if (tb && t->vm_end && (uint64_t)agent_sys(SYS_gettid, 0, 0, 0, 0, 0) == tb->tid) {
+		for (int tries = 0; tries < 2; tries++) {
+			uintptr_t p = __atomic_fetch_add(&t->vm_pos, size, __ATOMIC_RELAXED);
+
+			if (p + size <= t->vm_end)
+				return (uint64_t *)p;
+			if (tries || !vm_refill(t, tb))
+				break;
+		}
+	}
+	if (count)
+		__atomic_fetch_add(&t->vm_dropped, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* The children are gone: the thread goes on in its chunk where vm_pos
+ * left it, and their calls are counted as its drops, with their cause.
+ * Not nested (busy 1): nothing else moves `pos` meanwhile. */
+static void vm_resume(struct tstate *t, uint64_t ts)
+{
+	uint64_t n = __atomic_exchange_n(&t->vm_dropped, 0, __ATOMIC_RELAXED);
+	struct tbuf *tb = t->tb;
+
+	t->pos = (uint64_t *)t->vm_pos;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->end = (uint64_t *)t->vm_end;
+	t->vm_saved = false;
+	t->vm_pos = t->vm_end = 0;
+	if (!n)
+		return;
+	if (!tb) {
+		__atomic_fetch_add(&agent.lost, n, __ATOMIC_RELAXED);
+		publish_drops(n);
+		return;
+	}
+	if (!tb->drop_cause) {
+		__atomic_store_n(&tb->drop_cause, SPOOL_CAUSE_VM_CHILD, __ATOMIC_RELAXED);
+		spool_note_cause(&agent.spool, SPOOL_CAUSE_VM_CHILD);
+	}
+	while (n--)
+		count_drop(tb, ts);
+}
+
+/* Whether the slow path is the shared state's (vm_children); false too
+ * for the first after the children ended, which goes back to the chunk:
+ * then `*p`, reserved in no chunk, is NULL.  A hook's (`hook`) makes the
+ * nesting count its own again: a child running at once on another core
+ * counted on it too, and an increment or a decrement of one may have been
+ * lost to the other's (agent_busy_leave() takes a count below the truth).
+ * A slot reserved by a hook this one interrupted lies in no chunk, and
+ * its slow path finds the chunk back (vm_saved cleared). */
+static bool vm_slow(struct tstate *t, uint64_t **p, uint64_t ts, bool hook)
+{
+	if (__builtin_expect(!t->vm_saved, 1))
+		return false;
+	if (__atomic_load_n(&t->vm_children, __ATOMIC_ACQUIRE))
+		return true;
+	vm_resume(t, ts);
+	if (hook && t->busy > 1)
+		t->busy = 1;
+	*p = NULL;
+	return false;
+}
+
+/* Before a refill of `*tb` (signals blocked): whether this is still the
+ * process the state is of (agent_check_process(): one getpid() a chunk).
+ * 1 when it was not but is now, a child of a clone no wrapper saw, with
+ * a buffer of its own in a fresh chunk (*tb); -1 in a child that shares
+ * the memory of the process the state is of, which records nothing; 0
+ * otherwise. */
+static int raw_check(struct tstate *t, struct tbuf **tb)
+{
+	if (!*tb)
+		return 0;
+	if (!agent_check_process())
+		return -1;
+	if (t->tb == *tb)
+		return 0;
+	*tb = t->tb;
+	return 1;
+}
+
 void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
 {
 	int saved = errno;
 	struct tbuf *tb = t->tb;
 	sigset_t old;
-	bool written = false;
+	bool written = false, shared = t->vm_saved;
 	int err;
 
+	if (vm_slow(t, &p, ts, true)) {
+		uint64_t *q = vm_slots(t, 1, !(addr & SPOOL_EXIT_BIT));
+
+		if (q)
+			put_record(q, ts, addr);
+		goto out;
+	}
+	if (shared) {
+		/* Back in the chunk (vm_resume()): the record's slot. */
+		p = agent_reserve(&t->pos);
+		if (likely(p < t->end)) {
+			put_record(p, ts, addr);
+			goto out;
+		}
+	}
 	if (t->busy > 1) {
 		/* Nested in an interrupted hook: never replace the chunk under
 		 * it.  The slot is still good if it lies in the chunk's reserve,
@@ -453,6 +654,18 @@ void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
 		agent_signals_restore(&old);
 		goto out;
 	}
+	switch (raw_check(t, &tb)) {
+	case -1:
+		agent_signals_restore(&old);
+		goto drop;
+	case 1:
+		agent_signals_restore(&old);
+		if (!tb)
+			goto drop;
+		written = false; /* the parent's chunk held it */
+		err = 0;
+		goto reserve;
+	}
 	if (!tb) {
 		if (agent_ensure_init() < 0 || agent.disabled || !(tb = tbuf_new(t))) {
 			agent_signals_restore(&old);
@@ -471,6 +684,7 @@ void agent_tbuf_slow(struct tstate *t, uint64_t *p, uint64_t ts, uint64_t addr)
 	agent_signals_restore(&old);
 	if (written)
 		goto out;
+reserve:
 	if (err < 0)
 		goto drop;
 	p = agent_reserve(&t->pos);
@@ -510,6 +724,10 @@ AGENT_FORK_CODE uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsig
 	sigset_t old;
 	int err;
 
+	if (vm_slow(t, &p, ts, false)) {
+		p = vm_slots(t, n, count);
+		goto out;
+	}
 	if (t->busy > 1) {
 		/* Nested (a signal handler's record): never refill here. */
 		if (tb && range_in_chunk(tb, p, n))
@@ -538,6 +756,18 @@ AGENT_FORK_CODE uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsig
 		p = NULL;
 		goto out;
 	}
+	switch (raw_check(t, &tb)) {
+	case -1:
+		agent_signals_restore(&old);
+		goto drop;
+	case 1:
+		if (!tb) {
+			agent_signals_restore(&old);
+			goto drop;
+		}
+		err = 0;
+		goto reserve;
+	}
 	if (!tb) {
 		if (agent_ensure_init() < 0 || agent.disabled || !(tb = tbuf_new(t))) {
 			agent_signals_restore(&old);
@@ -551,6 +781,7 @@ AGENT_FORK_CODE uint64_t *agent_tbuf_slow_n(struct tstate *t, uint64_t *p, unsig
 		__atomic_store_n(&tb->refill_ticks, tb->refill_ticks + agent_ticks() - r0,
 				 __ATOMIC_RELAXED);
 	}
+reserve:
 	if (err < 0) {
 		stop(t, tb, ts, err);
 	} else {
@@ -689,6 +920,11 @@ AGENT_FORK_CODE void agent_tbuf_forget_all(struct tstate *self, bool interrupted
 	agent.slab_left = 0;
 	self->tb = NULL;
 	self->pos = self->end = NULL;
+	/* A CLONE_VM child of the parent's shares none of ours. */
+	self->vm_children = 0;
+	self->vm_saved = self->vm_refilling = false;
+	self->vm_pos = self->vm_end = 0;
+	self->vm_dropped = 0;
 	if (agent.key_ok)
 		pthread_setspecific(agent.key, NULL);
 }

@@ -140,6 +140,21 @@ struct tstate {
 		uint32_t n, lim, parked;
 		bool failed, ended;
 	} pstack;
+	/* Children made by clone(CLONE_VM) without a TLS of their own run on
+	 * this very state, in the same memory (agent/libc/wrap_proc.c): the
+	 * hooks cannot tell them from the thread.  While `vm_children` is
+	 * not 0, `end` is NULL, so that every record comes to the slow path,
+	 * which writes the thread's own at `vm_pos` (the chunk's cursor,
+	 * saved with its end in `vm_end` when the first child was made; the
+	 * thread's next chunks go there too) and counts the children's calls
+	 * in `vm_dropped`; once they are gone,
+	 * the thread's next slow path goes back to the chunk
+	 * (agent_tbuf_vm_resume()). */
+	uint32_t vm_children;
+	bool vm_saved;	   /* vm_pos and vm_end hold the chunk's */
+	bool vm_refilling; /* the thread takes its next chunk (tbuf.c) */
+	uintptr_t vm_pos, vm_end;
+	uint64_t vm_dropped;
 };
 
 extern __thread struct tstate agent_tls __attribute__((tls_model("initial-exec")));
@@ -306,6 +321,23 @@ static inline __attribute__((always_inline)) void agent_record_exit(struct tstat
 #endif
 	agent_record_mono(t, fn | SPOOL_EXIT_BIT);
 }
+
+/* Before clone(CLONE_VM) without CLONE_SETTLS makes a child on t, the
+ * calling thread's state: see vm_children above.  Counted once per child;
+ * agent_tbuf_vm_gone() when it ends (the child, or the parent of a
+ * CLONE_VFORK child once it resumes). */
+void agent_tbuf_vm_child(struct tstate *t);
+void agent_tbuf_vm_gone(struct tstate *t);
+
+/* In a CLONE_VM child that is about to end (_exit, exit, exec): its count
+ * on t given back, if it was counted and is not the process itself;
+ * whether it was. */
+bool agent_tbuf_vm_leaving(struct tstate *t);
+
+/* In a process agent_check_process() made its own: a buffer for the
+ * calling thread (the spool made), one drop counted in it with the cause
+ * SPOOL_CAUSE_RAW_CLONE.  Signals blocked, `busy` counted. */
+void agent_tbuf_raw_child(struct tstate *t);
 
 /* Thread exit (pthread key destructor): stamps the end time and name,
  * returns the chunk (recycling its tail) and leaves tb on the list. */

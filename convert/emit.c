@@ -55,33 +55,34 @@ static size_t errno_name(char *buf, size_t cap, int64_t e)
 /* ------------------------------------------------------------ events */
 
 /* What a drop cause (spool/format.h, SPOOL_CAUSE_*) says, as a phrase
- * fxt-run's summary can follow "because" with; "" for 0 (a size limit). */
+ * fxt-run's summary can follow "because" with; "" for 0 (a size limit).
+ * The causes without an errno, by kind (the cause >> 16). */
+static const char *const cause_phrase[] = {
+	[SPOOL_CAUSE_NO_BUFFER >> 16] = "they were made before their thread had a buffer (in a "
+					"signal handler that interrupted its first traced call, "
+					"or the agent could not start)",
+	[SPOOL_CAUSE_THREAD_END >> 16] = "a signal handler made them while its thread was ending, "
+					 "as the thread's buffer was released",
+	[SPOOL_CAUSE_VM_CHILD >> 16] = "a child made by clone() with CLONE_VM, no TLS of its own, "
+				       "made them on its parent's thread state, unrecordable",
+	[SPOOL_CAUSE_RAW_CLONE >> 16] = "a clone system call no wrapper saw made the process: "
+					"its first calls went into its parent's buffer",
+};
+
 static void cause_text(uint32_t cause, char *buf, size_t cap)
 {
-	int err = (int)(cause & SPOOL_CAUSE_ERRNO);
+	uint32_t kind = cause >> 16;
 
-	switch (cause & ~SPOOL_CAUSE_ERRNO) {
-	case 0:
+	if (cause == 0)
 		snprintf(buf, cap, "%s", "");
-		break;
-	case SPOOL_CAUSE_SPOOL:
-		snprintf(buf, cap, "the spool could not be written (%s)", strerror(err));
-		break;
-	case SPOOL_CAUSE_NO_BUFFER:
-		snprintf(buf, cap, "%s",
-			 "they were made before their thread had a buffer (in a signal "
-			 "handler that interrupted its first traced call, or the agent "
-			 "could not start)");
-		break;
-	case SPOOL_CAUSE_THREAD_END:
-		snprintf(buf, cap, "%s",
-			 "a signal handler made them while its thread was ending, as the "
-			 "thread's buffer was released");
-		break;
-	default:
+	else if (kind == SPOOL_CAUSE_SPOOL >> 16)
+		snprintf(buf, cap, "the spool could not be written (%s)",
+			 strerror((int)(cause & SPOOL_CAUSE_ERRNO)));
+	else if (kind < sizeof(cause_phrase) / sizeof(cause_phrase[0]) && cause_phrase[kind] &&
+		 !(cause & SPOOL_CAUSE_ERRNO))
+		snprintf(buf, cap, "%s", cause_phrase[kind]);
+	else
 		snprintf(buf, cap, "of an unknown cause (%#x)", cause);
-		break;
-	}
 }
 
 /* An instant of category "fxt" named `name` (`len` bytes) on the track,

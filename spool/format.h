@@ -249,6 +249,15 @@ struct spool_seal {
 /* Made by a signal handler while its thread was ending: its buffer was
  * being released (agent_tbuf_retire()). */
 #define SPOOL_CAUSE_THREAD_END (3u << 16)
+/* Made by a child of the thread's that shared its memory and its thread
+ * state (clone() with CLONE_VM and without CLONE_SETTLS), which the hooks
+ * cannot tell from the thread (agent/tbuf.h, vm_children). */
+#define SPOOL_CAUSE_VM_CHILD (4u << 16)
+/* The process was made by a clone system call that no wrapper saw (made
+ * inline, not through the C library): it wrote its first records into its
+ * parent's buffer, where they are lost or mixed with the parent's, until
+ * the agent noticed (agent/libc/wrap_proc.c, agent_raw_child()). */
+#define SPOOL_CAUSE_RAW_CLONE (5u << 16)
 
 struct spool_seal_thread {
 	uint32_t serial;

@@ -163,7 +163,13 @@ enum agent_res {
 	X(usleep, SLEEP, INT)                      \
 	X(nanosleep, SLEEP, INT)                   \
 	X(clock_nanosleep, SLEEP, ERRNO)           \
-	X(sched_yield, SLEEP, INT)
+	X(sched_yield, SLEEP, INT)                 \
+	/* proc, added later: the children made    \
+	 * without fork() (clone3 and clone        \
+	 * also through syscall()) */              \
+	X(_Fork, PROC, INT)                        \
+	X(clone, PROC, INT)                        \
+	X(clone3, PROC, INT)
 
 enum agent_fn {
 #define AGENT_FN_ENUM(name, group, res) AGENT_FN_##name,

@@ -35,6 +35,7 @@ E2E_TESTS = \
 	tests/e2e/agent-plugin.sh \
 	tests/e2e/agent-exit.sh \
 	tests/e2e/agent-stress.sh \
+	tests/e2e/agent-clone.sh \
 	tests/e2e/agent-fork-signal.sh \
 	tests/e2e/agent-fork-cost.sh \
 	tests/e2e/agent-privdrop.sh \

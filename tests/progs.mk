@@ -33,13 +33,15 @@
 # worker after main's pthread_exit(), for fxt-run's spare spool files;
 # thread_end_signals ends threads while a signal handler runs instrumented
 # code; busy_threads keeps a thread for every core busy until told to stop,
-# for the early converter's priority.
+# for the early converter's priority; clone_kinds makes its children
+# every way but fork() (_Fork, clone, raw clone system calls).
 PROGS_TRACED = \
 	tests/progs/stress_threads \
 	tests/progs/deep_recursion \
 	tests/progs/signals \
 	tests/progs/fork_child \
 	tests/progs/fork_in_handler \
+	tests/progs/clone_kinds \
 	tests/progs/privdrop \
 	tests/progs/loop \
 	tests/progs/busy_threads \
@@ -94,6 +96,10 @@ tests_progs_fork_child_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 tests_progs_fork_in_handler_SOURCES = tests/progs/fork_in_handler.c
 tests_progs_fork_in_handler_CFLAGS = $(EXAMPLE_C_FLAGS)
 tests_progs_fork_in_handler_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
+
+tests_progs_clone_kinds_SOURCES = tests/progs/clone_kinds.c
+tests_progs_clone_kinds_CFLAGS = $(EXAMPLE_C_FLAGS)
+tests_progs_clone_kinds_LDFLAGS = $(EXAMPLE_LINK_FLAGS)
 
 tests_progs_privdrop_SOURCES = tests/progs/privdrop.c
 tests_progs_privdrop_CFLAGS = $(EXAMPLE_C_FLAGS)

@@ -278,4 +278,8 @@ void agent_mem_flush_delta(struct tstate *t);
 
 #define CALLER __builtin_return_address(0)
 
+/* syscall(SYS_clone or SYS_clone3, ...): a fork of ours unless CLONE_VM
+ * (agent/libc/wrap_proc.c); `a`: the six arguments. */
+long agent_syscall_clone(long nr, const long a[6], const void *caller);
+
 #endif /* FXT_AGENT_LIBC_H */

@@ -39,8 +39,20 @@ static int do_exec(execve_fn *fn, const char *file, char *const argv[], char *co
 	/* Attached to (fxt-run -p): sealed, but the image it execs is not
 	 * recorded (nothing preloads the agent into it), so its environment is
 	 * the program's. */
-	if (!agent_before_exec() || agent.late)
-		return fn(file, argv, envp);
+	if (!agent_before_exec() || agent.late) {
+		/* A CLONE_VM child gives its parent's thread state back
+		 * (agent/tbuf.h, vm_children), and takes it again if the exec
+		 * fails. */
+		bool vm = agent_tbuf_vm_leaving(&agent_tls);
+
+		ret = fn(file, argv, envp);
+		if (vm) {
+			saved = errno;
+			agent_tbuf_vm_child(&agent_tls);
+			errno = saved;
+		}
+		return ret;
+	}
 	env = agent_exec_env(envp, var, sizeof(var), img, sizeof(img));
 	ret = fn(file, argv, env ? env : envp);
 	saved = errno;

@@ -191,6 +191,7 @@ static ssize_t fake_write(const void *buf, size_t count)
 
 /* libunwind writes to and reads from its pipe with syscall(SYS_write,
  * ...) and syscall(SYS_read, ...): those reach the fake numbers here.
+ * The clone system calls are the proc group's (agent_syscall_clone()).
  * Anything else passes through with its six argument registers (what the
  * C library's own syscall() reads too). */
 REAL_DECL(syscall);
@@ -209,6 +210,12 @@ WRAP long syscall(long number, ...)
 	    fake_fd((int)a[0]))
 		return number == SYS_write ? fake_write((const void *)a[1], (size_t)a[2])
 					   : fake_read();
+#ifdef SYS_clone3
+	if (__builtin_expect(number == SYS_clone || number == SYS_clone3, 0))
+#else
+	if (__builtin_expect(number == SYS_clone, 0))
+#endif
+		return agent_syscall_clone(number, a, CALLER);
 	return REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 

@@ -25,11 +25,15 @@
 #include <config.h>
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,54 +82,284 @@ static void fork_child(struct tstate *t, const void *caller, pid_t ppid, bool fl
 	wrap_leave(t);
 }
 
-static AGENT_FORK_CODE pid_t fork_common(unsigned fn, const void *caller)
+/* A fork-like call: what the child's side needs (read in the child, a
+ * copy of the parent's memory), and how the child is made. */
+struct forker {
+	unsigned fn;	    /* AGENT_FN_* the parent's slice is named after */
+	const void *caller; /* the program's call */
+	pid_t ppid;	    /* agent.pid before the call */
+	bool wrapped;	    /* the proc group is on: `wrap` is AGENT_WRAP_FORK */
+	bool rec;	    /* the parent's enter is recorded: a flow into the child */
+	bool own;	    /* the wrapper runs the agent's fork handlers, not libc */
+	bool held;	    /* ... and their prepare ran */
+	/* The real call (0 in the child, as fork), with its arguments. */
+	long (*make)(struct forker *);
+	int (*fn_clone)(void *); /* clone(): the program's function and arguments */
+	void *stack, *arg, *tls;
+	int flags;
+	pid_t *ptid, *ctid;
+	long nr, a[6]; /* syscall(): the number and arguments */
+};
+
+/* The child's side of a fork-like call, first thing in the child. */
+static AGENT_FORK_CODE void forker_child(struct forker *f)
+{
+	if (f->held)
+		agent_fork_child();
+	if (f->wrapped)
+		fork_child(&agent_tls, f->caller, f->ppid, f->rec);
+}
+
+/* fork, vfork, _Fork, clone() without CLONE_VM, the clone system calls
+ * through syscall(): the parent records its call (with a flow into the
+ * child), and the child starts afresh (the atfork child handler: its own
+ * spool) with its "fork (child)" frame.  Around the calls the C library
+ * runs no atfork handler for (`own`), the wrapper runs the agent's, even
+ * unrecorded: else the child would write into its parent's chunks (shared
+ * memory), clobbering them, and its own records would be lost. */
+static AGENT_FORK_CODE long fork_common(struct forker *f)
 {
 	struct tstate *t = &agent_tls;
 	unsigned char outer = t->wrap;
-	pid_t ppid, r;
-	bool rec;
+	long r;
 	int err;
 
-	if (t->busy)
-		return REAL(fork)();
-	/* The real functions a short child ends with, looked up here once,
-	 * whether or not the fork is recorded (_exit and _Exit are the
-	 * agent's wrappers with any --libc): else each child of a process
-	 * that never exited so looks them up itself (dlsym: the loader's
-	 * lookup, its pages faulted in again). */
-	(void)REAL(_exit);
-	(void)REAL(_Exit);
-	if (!(agent_libc_on & AGENT_G_PROC))
-		return REAL(fork)();
-	rec = wrap_call_begin(t, fn, caller, NULL, 0);
-	ppid = agent.pid;
-	t->wrap = AGENT_WRAP_FORK; /* the child keeps it (atfork_child()) */
-	r = REAL(fork)();
+	f->ppid = agent.pid;
+	f->wrapped = f->rec = f->held = false;
+	if (!t->busy) {
+		/* The real functions a short child ends with, looked up here
+		 * once, whether or not the fork is recorded (_exit and _Exit
+		 * are the agent's wrappers with any --libc): else each child
+		 * of a process that never exited so looks them up itself
+		 * (dlsym: the loader's lookup, its pages faulted in again). */
+		(void)REAL(_exit);
+		(void)REAL(_Exit);
+		if (agent_libc_on & AGENT_G_PROC) {
+			f->rec = wrap_call_begin(t, f->fn, f->caller, NULL, 0);
+			f->wrapped = true;
+			t->wrap = AGENT_WRAP_FORK; /* the child keeps it (atfork_child()) */
+		}
+	}
+	if (f->own)
+		f->held = agent_fork_prepare();
+	r = f->make(f);
 	if (r == 0) {
-		fork_child(t, caller, ppid, rec);
+		forker_child(f);
 		return 0;
 	}
 	err = errno;
-	if (rec) {
-		if (r > 0)
-			wrap_flow(t, EV_FLOW_BEGIN, ev_fork_flow_id((uint64_t)ppid, (uint64_t)r),
-				  false);
-		wrap_end_int(t, fn, r, r < 0 ? err : 0);
+	if (f->held)
+		agent_fork_parent();
+	if (f->wrapped) {
+		if (f->rec) {
+			if (r > 0)
+				wrap_flow(t, EV_FLOW_BEGIN,
+					  ev_fork_flow_id((uint64_t)f->ppid, (uint64_t)r), false);
+			wrap_end_int(t, f->fn, (int64_t)r, r < 0 ? err : 0);
+		}
+		t->wrap = outer;
 	}
-	t->wrap = outer;
 	errno = err;
 	return r;
 }
 
-WRAP pid_t fork(void)
+static AGENT_FORK_CODE long make_fork(struct forker *f)
 {
-	return fork_common(AGENT_FN_fork, CALLER);
+	(void)f;
+	return REAL(fork)();
+}
+
+WRAP AGENT_FORK_CODE pid_t fork(void)
+{
+	struct forker f = { .fn = AGENT_FN_fork, .caller = CALLER, .make = make_fork };
+
+	return (pid_t)fork_common(&f);
 }
 
 /* A fork: see the top of the file. */
-WRAP pid_t vfork(void)
+WRAP AGENT_FORK_CODE pid_t vfork(void)
 {
-	return fork_common(AGENT_FN_vfork, CALLER);
+	struct forker f = { .fn = AGENT_FN_vfork, .caller = CALLER, .make = make_fork };
+
+	return (pid_t)fork_common(&f);
+}
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+REAL_DECL(_Fork);
+
+static AGENT_FORK_CODE long make__Fork(struct forker *f)
+{
+	(void)f;
+	return REAL(_Fork)();
+}
+
+/* glibc's fork without its atfork handlers (async-signal-safe): the
+ * agent's run all the same.  Its prepare takes the agent's locks, which
+ * no code a signal can interrupt holds (the slow paths block signals). */
+WRAP AGENT_FORK_CODE pid_t _Fork(void)
+{
+	struct forker f = {
+		.fn = AGENT_FN__Fork, .caller = CALLER, .make = make__Fork, .own = true
+	};
+
+	return (pid_t)fork_common(&f);
+}
+#endif
+
+/* ------------------------------------------------------------ clone */
+
+REAL_DECL(clone);
+REAL_DECL(syscall);
+
+/* The function a clone() child without CLONE_VM runs instead of the
+ * program's: the child's side first, on the copy of the wrapper's frame
+ * the child has (f is on the parent's stack, copied with its memory). */
+static AGENT_FORK_CODE int clone_child(void *arg)
+{
+	struct forker *f = arg;
+	int (*fn)(void *) = f->fn_clone;
+	void *fn_arg = f->arg;
+
+	forker_child(f);
+	return fn(fn_arg);
+}
+
+static AGENT_FORK_CODE long make_clone(struct forker *f)
+{
+	return REAL(clone)(clone_child, f->stack, f->flags, f, f->ptid, f->tls, f->ctid);
+}
+
+/* A clone() child that shares our memory and, without CLONE_SETTLS, this
+ * thread's state (agent/tbuf.h, vm_children): it runs vm_child() first,
+ * then the program's function; the thread's state is its own again when
+ * the last such child is gone (here, or in _exit, exit or an exec:
+ * agent_tbuf_vm_leaving()).  What vm_child() needs is in a slot the child
+ * frees once it read it: the parent's frame may be gone by then (with
+ * CLONE_VFORK the parent waits, and the slot is its frame). */
+struct vm_start {
+	int (*fn)(void *);
+	void *arg;
+	int used; /* the slot is taken */
+	int ran;  /* the child read it */
+};
+
+#define VM_STARTS 64
+static struct vm_start vm_starts[VM_STARTS];
+
+static int vm_child(void *arg)
+{
+	struct vm_start *v = arg;
+	int (*fn)(void *) = v->fn;
+	void *fn_arg = v->arg;
+	int r;
+
+	__atomic_store_n(&v->ran, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&v->used, 0, __ATOMIC_RELEASE);
+	r = fn(fn_arg);
+	agent_tbuf_vm_gone(&agent_tls);
+	return r;
+}
+
+/* CLONE_VM without CLONE_SETTLS: the child runs on this thread's state,
+ * which records only the thread's own calls until the child is gone; the
+ * child's calls are counted as the thread's drops, with their cause
+ * (SPOOL_CAUSE_VM_CHILD).  With CLONE_VFORK the thread waits for the
+ * child inside the call, and takes its state back when it returns.  With
+ * every slot taken (64 such children starting at once), as before: the
+ * child records into the thread's chunk. */
+static long clone_vm(int (*fn)(void *), void *stack, int flags, void *arg, pid_t *ptid, void *tls,
+		     pid_t *ctid)
+{
+	struct vm_start own = { .fn = fn, .arg = arg, .used = 1 }, *v = NULL;
+	struct tstate *t = &agent_tls;
+	unsigned char busy = t->busy, wrap = t->wrap;
+	long r;
+	int err;
+
+	if (agent.disabled)
+		return REAL(clone)(fn, stack, flags, arg, ptid, tls, ctid);
+	if (flags & CLONE_VFORK)
+		v = &own;
+	for (unsigned i = 0; !v && i < VM_STARTS; i++)
+		if (!__atomic_exchange_n(&vm_starts[i].used, 1, __ATOMIC_ACQ_REL))
+			v = &vm_starts[i];
+	if (!v)
+		return REAL(clone)(fn, stack, flags, arg, ptid, tls, ctid);
+	v->fn = fn;
+	v->arg = arg;
+	__atomic_store_n(&v->ran, 0, __ATOMIC_RELEASE);
+	agent_tbuf_vm_child(t);
+	r = REAL(clone)(vm_child, stack, flags, v, ptid, tls, ctid);
+	err = errno;
+	if (r < 0) {
+		agent_tbuf_vm_gone(t);
+		__atomic_store_n(&v->used, 0, __ATOMIC_RELEASE);
+	} else if (flags & CLONE_VFORK) {
+		/* The child ended or exec'd: whatever it left in the state it
+		 * shared is undone. */
+		t->busy = busy;
+		t->wrap = wrap;
+		if (!__atomic_load_n(&v->ran, __ATOMIC_ACQUIRE) ||
+		    __atomic_load_n(&t->vm_children, __ATOMIC_ACQUIRE))
+			agent_tbuf_vm_gone(t); /* it never ran, or did not say it ended */
+	}
+	errno = err;
+	return r;
+}
+
+/* clone(): with CLONE_VM the child shares our memory (see clone_vm(); with
+ * CLONE_SETTLS too it is a thread of ours with a TLS of its own, recorded
+ * as any); without, it is a fork whose child runs `fn`, and clone_child()
+ * makes it a process of its own first.  The optional arguments are read
+ * as the C library's clone reads them, whether given or not. */
+WRAP int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	struct forker f = {
+		.fn = AGENT_FN_clone, .caller = CALLER, .make = make_clone, .own = true
+	};
+	va_list ap;
+
+	va_start(ap, arg);
+	f.ptid = va_arg(ap, pid_t *);
+	f.tls = va_arg(ap, void *);
+	f.ctid = va_arg(ap, pid_t *);
+	va_end(ap);
+	if (flags & CLONE_VM) {
+		if (flags & CLONE_SETTLS)
+			return REAL(clone)(fn, stack, flags, arg, f.ptid, f.tls, f.ctid);
+		return (int)clone_vm(fn, stack, flags, arg, f.ptid, f.tls, f.ctid);
+	}
+	f.fn_clone = fn;
+	f.stack = stack;
+	f.flags = flags;
+	f.arg = arg;
+	return (int)fork_common(&f);
+}
+
+static AGENT_FORK_CODE long make_syscall(struct forker *f)
+{
+	return REAL(syscall)(f->nr, f->a[0], f->a[1], f->a[2], f->a[3], f->a[4], f->a[5]);
+}
+
+/* The clone system calls made through syscall() (agent/libc/wrap_fd.c
+ * wraps it): one without CLONE_VM (a fork: the child returns there, on
+ * a copy of our stack) is a fork of ours; any other goes straight
+ * through. */
+long agent_syscall_clone(long nr, const long a[6], const void *caller)
+{
+	struct forker f = { .caller = caller, .make = make_syscall, .own = true, .nr = nr };
+
+	memcpy(f.a, a, sizeof(f.a));
+	if (nr == SYS_clone && !(a[0] & CLONE_VM))
+		f.fn = AGENT_FN_clone;
+#ifdef SYS_clone3
+	else if (nr == SYS_clone3 && a[0] && (size_t)a[1] >= sizeof(uint64_t) &&
+		 !(*(const uint64_t *)a[0] & CLONE_VM))
+		f.fn = AGENT_FN_clone3;
+#endif
+	else
+		return REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	return fork_common(&f);
 }
 
 /* ------------------------------------------------------------ spawn */
@@ -348,6 +582,9 @@ WRAP void exit(int status)
 static AGENT_FORK_CODE void quick_exit_record(unsigned fn, const void *caller, int status)
 {
 	struct wrap_arg a = WARG(STATUS, I64, status);
+	/* Not in a child that shares our memory without fork (clone with
+	 * CLONE_VM): the spool is its parent's. */
+	bool own = agent_ensure_init() == 0 && !agent.disabled && agent_check_process();
 	struct tstate *t = wrap_enter(AGENT_G_PROC);
 
 	if (t) {
@@ -355,10 +592,10 @@ static AGENT_FORK_CODE void quick_exit_record(unsigned fn, const void *caller, i
 			wrap_call_end(t, fn, 0, 0, 0, NULL, 0);
 		wrap_leave(t);
 	}
-	/* Not in a child that shares our memory without fork (clone with
-	 * CLONE_VM): the spool is its parent's. */
-	if (agent_ensure_init() == 0 && !agent.disabled && getpid() == agent.pid)
+	if (own)
 		spool_mark_exit(&agent.spool, status);
+	else
+		agent_tbuf_vm_leaving(&agent_tls);
 }
 
 WRAP AGENT_FORK_CODE void _exit(int status)

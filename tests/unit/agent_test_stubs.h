@@ -28,6 +28,12 @@ void agent_seal(void)
 {
 }
 
+/* No fork here: the state is always the process's. */
+bool agent_check_process(void)
+{
+	return true;
+}
+
 /* Snapshots (snapshot.c, which needs seal.c): no rule. */
 unsigned agent_snap_libc;
 
