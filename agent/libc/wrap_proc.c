@@ -35,6 +35,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -345,16 +346,37 @@ static AGENT_FORK_CODE long make_syscall(struct forker *f)
  * wraps it): one without CLONE_VM (a fork: the child returns there, on
  * a copy of our stack) is a fork of ours; any other goes straight
  * through. */
+#ifdef SYS_clone3
+/* clone3's flags, the first word of its struct clone_args at a[0] (a[1]
+ * bytes), read by the kernel (process_vm_readv() of our own memory): a
+ * bad pointer is the kernel's to refuse (EFAULT), never a fault here.
+ * Whether they could be read. */
+static bool clone3_flags(const long a[6], uint64_t *flags)
+{
+	struct iovec local = { flags, sizeof(*flags) },
+		     remote = { (void *)(uintptr_t)a[0], sizeof(*flags) };
+
+	if (!a[0] || (size_t)a[1] < sizeof(*flags))
+		return false;
+	return agent_sys_raw6(SYS_process_vm_readv,
+			      (long)__atomic_load_n(&agent.pid, __ATOMIC_RELAXED),
+			      (long)(uintptr_t)&local, 1, (long)(uintptr_t)&remote, 1,
+			      0) == (long)sizeof(*flags);
+}
+#endif
+
 long agent_syscall_clone(long nr, const long a[6], const void *caller)
 {
 	struct forker f = { .caller = caller, .make = make_syscall, .own = true, .nr = nr };
+#ifdef SYS_clone3
+	uint64_t flags;
+#endif
 
 	memcpy(f.a, a, sizeof(f.a));
 	if (nr == SYS_clone && !(a[0] & CLONE_VM))
 		f.fn = AGENT_FN_clone;
 #ifdef SYS_clone3
-	else if (nr == SYS_clone3 && a[0] && (size_t)a[1] >= sizeof(uint64_t) &&
-		 !(*(const uint64_t *)a[0] & CLONE_VM))
+	else if (nr == SYS_clone3 && clone3_flags(a, &flags) && !(flags & CLONE_VM))
 		f.fn = AGENT_FN_clone3;
 #endif
 	else

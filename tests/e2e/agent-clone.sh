@@ -11,7 +11,7 @@
 # lost, or in the parent's process), and nothing said so.
 . "$abs_top_srcdir/tests/e2e/libc-proc-common.sh"
 
-plan 89
+plan 90
 prog=$PROGS/clone_kinds
 
 # providers ARCHIVE: the provider ids (pids), in archive order, one line.
@@ -55,6 +55,12 @@ own_case clone '1 child_fn;'
 own_case clone-vfork '1 child_fn;'
 own_case syscall
 own_case clone3
+
+# clone3 through syscall() with a pointer the kernel refuses: its answer
+# (EFAULT), not a fault in the wrapper that reads the flags.
+"$FXT_RUN" -q -f -o "$TMPD/bad.fxt" -- "$prog" clone3-bad >"$TMPD/bad" 2>&1
+is "$?:$(cat "$TMPD/bad")" "0:clone_kinds clone3-bad: -1 EFAULT" \
+  "clone3 with a bad pointer: EFAULT, as untraced"
 
 # The proc group: the parent's call is a slice named after it, with a
 # flow into the child's "fork (child)" slice.

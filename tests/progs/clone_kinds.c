@@ -17,6 +17,9 @@
  *	clone_kinds syscall     syscall(SYS_clone, SIGCHLD, 0, ...)
  *	clone_kinds clone3      syscall(SYS_clone3, {.exit_signal = SIGCHLD})
  *	clone_kinds asm         the clone system call made inline: no libc
+ *	clone_kinds clone3-bad  syscall(SYS_clone3, a bad pointer): no child,
+ *			prints "clone_kinds clone3-bad: -1 EFAULT" as the kernel
+ *			answers
  *
  * A child that has its own memory leaves with exit(3) (its atexit
  * handlers: the agent's seal); one that shares its parent's with _exit(3),
@@ -24,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +159,18 @@ int main(int argc, char **argv)
 	int status = -1;
 	long pid;
 
+	if (!strcmp(kind, "clone3-bad")) {
+#ifdef SYS_clone3
+		long r = syscall(SYS_clone3, (void *)16, (size_t)88);
+		int err = errno;
+
+		printf("clone_kinds clone3-bad: %ld %s\n", r, err == EFAULT ? "EFAULT" : strerror(err));
+		return r == -1 && err == EFAULT ? 0 : 1;
+#else
+		fprintf(stderr, "clone_kinds: no clone3 in the headers\n");
+		exit(77);
+#endif
+	}
 	parent_before();
 	fflush(stdout);
 	pid = make_child(kind);
