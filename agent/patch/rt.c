@@ -59,8 +59,9 @@ struct shadow {
  * trampolines' fast path reads too (tramp.S):
  *   v       NULL until the thread's first patched call
  *   n       the live entries
- *   lim     SHADOW_MAX once v is there, else 0: the entries the fast
- *           path may push (one test of n for both)
+ *   lim     SHADOW_MAX once v is there and the clock is the TSC, else 0:
+ *           the entries the fast path may push (one test of n for all
+ *           three)
  *   parked  entries ever parked; the ring is v + SHADOW_MAX
  *   failed  no memory for it: the thread's patched calls go unrecorded
  *   ended   the thread is ending: its stack is given back */
@@ -101,7 +102,7 @@ static bool shadow_ready(struct agent_pstack *s)
 	}
 	s->v = p;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->lim = SHADOW_MAX;
+	s->lim = agent_clock_tsc ? SHADOW_MAX : 0;
 	return true;
 }
 
@@ -362,6 +363,10 @@ static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *s
 	 * address is the caller's. */
 	if (tail)
 		ret = tail;
+	/* Its exit the full way too (the trampoline's fast path does not
+	 * test these). */
+	if (__builtin_expect(agent_filter_on || !agent_clock_tsc, 0) && !(tagged >> 47))
+		tagged |= SHADOW_APART;
 	if (c)
 		record_with(c, fn);
 	else if (strs)
@@ -414,16 +419,17 @@ bool fxt__patch_enter(uint64_t fn, uint64_t *slot)
  * is done by the trampolines themselves (tramp.S), with four registers
  * saved instead of nine and no call: fxt__patch_enter()'s enter() of a
  * function whose quad is its address, with no frame gone (pop_gone()),
- * the record, then shadow_push(); fxt__patch_exit()'s common case (the
+ * shadow_push(), then the record (the entry is pushed before it is
+ * recorded, there: a signal handler's calls in between come before it);
+ * fxt__patch_exit()'s common case (the
  * innermost entry's slot is the one returned through, nothing to read),
  * the record, then the entry popped.  Where their record goes to its slow
  * path (the thread's first record, a full chunk), they save the other
  * registers and call these with the slot reserved outside the buffer
  * and its timestamp, t->busy counted (agent_record_clk()). */
-void fxt__patch_enter_late(uint64_t *p, uint64_t ts, uint64_t quad, uint64_t *slot)
+void fxt__patch_enter_late(uint64_t *p, uint64_t ts, uint64_t quad)
 {
 	AGENT_TBUF_SLOW(&agent_tls, p, ts, quad);
-	shadow_push(&fxt__patch_pstack, slot, quad, *slot);
 }
 
 /* The innermost entry is still the call's (a signal handler's calls since
@@ -455,8 +461,7 @@ _Static_assert(offsetof(struct shadow, slot) == SHADOW_SLOT &&
 	       "tramp.h: struct shadow");
 _Static_assert(offsetof(struct tstate, pos) == TSTATE_POS &&
 		   offsetof(struct tstate, end) == TSTATE_END &&
-		   offsetof(struct tstate, busy) == TSTATE_BUSY && sizeof(agent_clock_tsc) == 1 &&
-		   sizeof(agent_filter_on) == 1,
+		   offsetof(struct tstate, busy) == TSTATE_BUSY && sizeof(agent_filter_on) == 1,
 	       "tramp.h: struct tstate");
 
 void agent_patch_thread_end(void)
@@ -493,7 +498,10 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 		if (__builtin_expect(e.fn >> 47, 0)) {
 			/* An integer result (or nothing), the common case. */
 			uint32_t caps = SHADOW_RET_CAPS(e.fn);
-			if (!(caps & ~(FXT_CAP_RAX | FXT_CAP_RDX)) && !SHADOW_COND(e.fn))
+			unsigned idx = SHADOW_COND(e.fn);
+			if (idx == PATCH_COND_APART)
+				record(shadow_exit(e.fn));
+			else if (!(caps & ~(FXT_CAP_RAX | FXT_CAP_RDX)) && !idx)
 				record_ints(shadow_exit(e.fn), sp, caps, true);
 			else
 				fxt__patch_exit_args(e.fn, sp);

@@ -165,12 +165,12 @@
  * (patch.c) so that no register carries FN (with -fipa-ra, any may be
  * live).  The stack then holds the stub's return address (14 bytes past
  * FN's quad) and, above it, the function's own return address, in its
- * slot.  Records the call and pushes its shadow entry (rt.c's enter()
- * and shadow_push(), their common case; the stub then hooks the slot),
- * or saves the other general registers (see above) and calls, on an
- * aligned stack (a compiler may call a function it knows with it 8
- * bytes off), fxt__patch_enter(FN, slot) or fxt__patch_enter_late(p, ts,
- * FN, slot); restores and returns into the stub past the return
+ * slot.  Pushes the call's shadow entry and records the call (rt.c's
+ * shadow_push() and enter(), their common case; the stub then hooks the
+ * slot), or saves the other general registers (see above) and calls, on
+ * an aligned stack (a compiler may call a function it knows with it 8
+ * bytes off), fxt__patch_enter(FN, slot) or, the entry pushed,
+ * fxt__patch_enter_late(p, ts, FN); restores and returns into the stub past the return
  * address (`ret $8`: its call of the function's code hooks the slot), or,
  * when the call was not pushed, into the relocated instructions, the
  * slot left alone. */
@@ -183,52 +183,48 @@ fxt__patch_enter_tramp:
 	PUSH_FAST
 	cmpb	$0, agent_filter_on(%rip)
 	jne	2f
-	cmpb	$0, agent_clock_tsc(%rip)
-	je	2f
 	movq	FAST_REGS(%rsp), %rax	/* the stub's return address */
 	testl	$0xffff8000, -14+4(%rax)	/* FN's quad above bit 47: --args */
 	jnz	2f
 	movq	agent_tls@gottpoff(%rip), %rcx
 	movl	%fs:PSTACK_N(%rcx), %esi
-	cmpl	%fs:PSTACK_LIM(%rcx), %esi	/* full, or no shadow stack yet */
+	cmpl	%fs:PSTACK_LIM(%rcx), %esi	/* full, no shadow stack yet, or no TSC */
 	jae	2f
 	shlq	$SHADOW_SIZE_LOG2, %rsi
 	addq	%fs:PSTACK_V(%rcx), %rsi	/* the entry */
 	/* pop_gone()'s test: the innermost entry's slot (or the one before
 	 * the first's) above this one's */
-	leaq	FAST_REGS+8(%rsp), %rdx
+	leaq	FAST_REGS+8(%rsp), %rdx		/* the slot */
 	cmpq	%rdx, SHADOW_SLOT-SHADOW_SIZE(%rsi)
 	jbe	2f
-	RECORD_RESERVE 3f
-	movq	%rax, (%rdx)
-	movq	FAST_REGS(%rsp), %rax
-	movq	-14(%rax), %rax		/* FN, before the call */
-	movq	%rax, 8(%rdx)
-	RECORD_DONE
 	/* shadow_push(): marked live, counted, filled (a signal handler's
-	 * calls push theirs above it, and pop them, from the count on) */
+	 * calls push theirs above it, and pop them, from the count on), the
+	 * slot last; before the record, so that the stub's return address
+	 * and FN are read once */
 	movq	$-1, SHADOW_SLOT(%rsi)
 	addl	$1, %fs:PSTACK_N(%rcx)
-	movq	%rax, SHADOW_FN(%rsi)
-	movq	FAST_REGS+8(%rsp), %rax
-	movq	%rax, SHADOW_RETA(%rsi)
-	movq	FAST_REGS(%rsp), %rax
 	addq	$STUB_EXIT_PAST_CALL, %rax	/* the stub's exit */
 	movq	%rax, SHADOW_HOOK(%rsi)
-	leaq	FAST_REGS+8(%rsp), %rax		/* the slot */
-	movq	%rax, SHADOW_SLOT(%rsi)
+	movq	-STUB_EXIT_PAST_CALL-14(%rax), %rax	/* FN, before the call */
+	movq	%rax, SHADOW_FN(%rsi)
+	movq	(%rdx), %rax			/* the real return address */
+	movq	%rax, SHADOW_RETA(%rsi)
+	movq	%rdx, SHADOW_SLOT(%rsi)
+	RECORD_RESERVE 3f
+	movq	%rax, (%rdx)
+	movq	SHADOW_FN(%rsi), %rax
+	movq	%rax, 8(%rdx)
+	RECORD_DONE
 	.cfi_remember_state
 9:	POP_FAST
 	/* Past the return address, which the stub's call of the function's
 	 * code puts its exit in place of. */
 	ret	$8
 	.cfi_restore_state
-3:	SLOW_ENTER			/* the record's slow path */
+3:	SLOW_ENTER			/* the record's slow path (the call pushed) */
 	movq	%rdx, %rdi		/* the slot reserved */
+	movq	SHADOW_FN(%rsi), %rdx	/* FN */
 	movq	%rax, %rsi		/* its timestamp */
-	movq	SLOW_FAST+FAST_REGS(%rbp), %rax
-	movq	-14(%rax), %rdx		/* FN */
-	leaq	SLOW_FAST+FAST_REGS+8(%rbp), %rcx	/* the slot */
 	call	fxt__patch_enter_late
 	SLOW_LEAVE
 	jmp	9b
@@ -284,20 +280,20 @@ fxt__patch_exit_tramp:
 	subq	$8, %rsp		/* the real return address goes here */
 	.cfi_adjust_cfa_offset 8
 	PUSH_FAST
-	cmpb	$0, agent_filter_on(%rip)
-	jne	2f
-	cmpb	$0, agent_clock_tsc(%rip)
-	je	2f
 	movq	agent_tls@gottpoff(%rip), %rcx
+	/* Past the innermost entry, or the one before the first (its slot
+	 * above every other) when none is left: the thread pushed the call
+	 * that returns here, so its stack is there. */
 	movl	%fs:PSTACK_N(%rcx), %esi
-	testl	%esi, %esi
-	jz	2f
 	shlq	$SHADOW_SIZE_LOG2, %rsi
-	addq	%fs:PSTACK_V(%rcx), %rsi	/* past the innermost entry */
+	addq	%fs:PSTACK_V(%rcx), %rsi
 	leaq	FAST_REGS(%rsp), %rax	/* the slot */
 	cmpq	%rax, SHADOW_SLOT-SHADOW_SIZE(%rsi)
 	jne	2f
-	testl	$0xffff8000, SHADOW_FN-SHADOW_SIZE+4(%rsi)	/* what to read at the return */
+	/* what to read at the return, or the full way for another reason
+	 * (rt.h's SHADOW_APART: the filters, no TSC); else the filters were
+	 * off and the clock is the TSC */
+	testl	$0xffff8000, SHADOW_FN-SHADOW_SIZE+4(%rsi)
 	jnz	2f
 	RECORD_RESERVE 3f
 	movq	%rax, (%rdx)
