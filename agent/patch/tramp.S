@@ -187,11 +187,9 @@ fxt__patch_enter_tramp:
 	testl	$0xffff8000, -14+4(%rax)	/* FN's quad above bit 47: --args */
 	jnz	2f
 	movq	agent_tls@gottpoff(%rip), %rcx
-	movl	%fs:PSTACK_N(%rcx), %esi
-	cmpl	%fs:PSTACK_LIM(%rcx), %esi	/* full, no shadow stack yet, or no TSC */
+	movq	%fs:PSTACK_TOP(%rcx), %rsi	/* the entry */
+	cmpq	%fs:PSTACK_LIM(%rcx), %rsi	/* full, no shadow stack yet, or no TSC */
 	jae	2f
-	shlq	$SHADOW_SIZE_LOG2, %rsi
-	addq	%fs:PSTACK_V(%rcx), %rsi	/* the entry */
 	/* pop_gone()'s test: the innermost entry's slot (or the one before
 	 * the first's) above this one's */
 	leaq	FAST_REGS+8(%rsp), %rdx		/* the slot */
@@ -202,7 +200,7 @@ fxt__patch_enter_tramp:
 	 * slot last; before the record, so that the stub's return address
 	 * and FN are read once */
 	movq	$-1, SHADOW_SLOT(%rsi)
-	addl	$1, %fs:PSTACK_N(%rcx)
+	addq	$SHADOW_SIZE, %fs:PSTACK_TOP(%rcx)
 	addq	$STUB_EXIT_PAST_CALL, %rax	/* the stub's exit */
 	movq	%rax, SHADOW_HOOK(%rsi)
 	movq	-STUB_EXIT_PAST_CALL-14(%rax), %rax	/* FN, before the call */
@@ -284,9 +282,7 @@ fxt__patch_exit_tramp:
 	/* Past the innermost entry, or the one before the first (its slot
 	 * above every other) when none is left: the thread pushed the call
 	 * that returns here, so its stack is there. */
-	movl	%fs:PSTACK_N(%rcx), %esi
-	shlq	$SHADOW_SIZE_LOG2, %rsi
-	addq	%fs:PSTACK_V(%rcx), %rsi
+	movq	%fs:PSTACK_TOP(%rcx), %rsi
 	leaq	FAST_REGS(%rsp), %rax	/* the slot */
 	cmpq	%rax, SHADOW_SLOT-SHADOW_SIZE(%rsi)
 	jne	2f
@@ -304,7 +300,7 @@ fxt__patch_exit_tramp:
 	/* popped, its return address back in the slot (after: see
 	 * fxt__patch_exit_late()) */
 	movq	SHADOW_RETA-SHADOW_SIZE(%rsi), %rax
-	subl	$1, %fs:PSTACK_N(%rcx)
+	subq	$SHADOW_SIZE, %fs:PSTACK_TOP(%rcx)
 	movq	%rax, FAST_REGS(%rsp)
 	.cfi_remember_state
 9:	POP_FAST
