@@ -170,10 +170,12 @@
  * slot), or saves the other general registers (see above) and calls, on
  * an aligned stack (a compiler may call a function it knows with it 8
  * bytes off), fxt__patch_enter(FN, slot) or, the entry pushed,
- * fxt__patch_enter_late(p, ts, FN); restores and returns into the stub past the return
- * address (`ret $8`: its call of the function's code hooks the slot), or,
- * when the call was not pushed, into the relocated instructions, the
- * slot left alone. */
+ * fxt__patch_enter_late(p, ts, FN); restores and returns into the stub
+ * past the return address (`ret $8`: its call of the function's code
+ * hooks the slot), or, when the call was not pushed, into the relocated
+ * instructions, the slot left alone.  The stub of a function whose
+ * arguments or return value are read calls the full way itself
+ * (fxt__patch_enter_full). */
 	.globl	fxt__patch_enter_tramp
 	.hidden	fxt__patch_enter_tramp
 	.type	fxt__patch_enter_tramp, @function
@@ -184,8 +186,6 @@ fxt__patch_enter_tramp:
 	cmpb	$0, agent_filter_on(%rip)
 	jne	2f
 	movq	FAST_REGS(%rsp), %rax	/* the stub's return address */
-	testl	$0xffff8000, -14+4(%rax)	/* FN's quad above bit 47: --args */
-	jnz	2f
 	movq	agent_tls@gottpoff(%rip), %rcx
 	movq	%fs:PSTACK_TOP(%rcx), %rsi	/* the entry */
 	cmpq	%fs:PSTACK_LIM(%rcx), %rsi	/* full, no shadow stack yet, or no TSC */
@@ -227,6 +227,11 @@ fxt__patch_enter_tramp:
 	SLOW_LEAVE
 	jmp	9b
 2:	POP_FAST			/* the full handler */
+	/* Where the stubs of functions whose quad has PATCH_FN_ARGS (--args,
+	 * --retval: patch.c) call: nothing pushed yet, as here. */
+	.globl	fxt__patch_enter_full
+	.hidden	fxt__patch_enter_full
+fxt__patch_enter_full:
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbp, 0
