@@ -179,7 +179,7 @@
 	.globl	fxt__patch_enter_tramp
 	.hidden	fxt__patch_enter_tramp
 	.type	fxt__patch_enter_tramp, @function
-	.p2align 4
+	.p2align 6		/* the fast path in as few 64-byte lines as may be */
 fxt__patch_enter_tramp:
 	.cfi_startproc
 	PUSH_FAST
@@ -276,7 +276,7 @@ fxt__patch_enter_tramp_end:
 	.globl	fxt__patch_exit_tramp
 	.hidden	fxt__patch_exit_tramp
 	.type	fxt__patch_exit_tramp, @function
-	.p2align 4
+	.p2align 6		/* the fast path in as few 64-byte lines as may be */
 fxt__patch_exit_tramp:
 	.cfi_startproc
 	.cfi_def_cfa_offset 0		/* the return address below the CFA, popped */
