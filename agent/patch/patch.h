@@ -146,9 +146,8 @@ uint64_t agent_patch_args_spec(const char *module_path, const char *symbol);
 struct agent_patch_cond {
 	uint8_t rule, reg, width, is_signed;
 };
-#define PATCH_CONDS_MAX	     2048u /* 11 bits (rt.h's shadow entries) */
-/* The last index is no test's: a shadow entry's mark (rt.h, SHADOW_APART). */
-#define PATCH_COND_APART (PATCH_CONDS_MAX - 1)
+#define PATCH_CONDS_MAX	     2048u		   /* 11 bits (rt.h's shadow entries) */
+#define PATCH_COND_APART     (PATCH_CONDS_MAX - 1) /* no test's: rt.h's SHADOW_APART */
 #define PATCH_COND_SHIFT     32
 #define PATCH_COND_IDX(spec) ((unsigned)((spec) >> PATCH_COND_SHIFT) & (PATCH_CONDS_MAX - 1))
 #define PATCH_INCL_SHIFT     44

@@ -458,7 +458,8 @@ uint64_t fxt__patch_exit_late(uint64_t *p, uint64_t ts)
 
 /* What tramp.S reads (tramp.h). */
 _Static_assert(offsetof(struct tstate, pstack) + offsetof(struct agent_pstack, v) == PSTACK_V &&
-		   offsetof(struct tstate, pstack) + offsetof(struct agent_pstack, top) == PSTACK_TOP &&
+		   offsetof(struct tstate, pstack) + offsetof(struct agent_pstack, top) ==
+		       PSTACK_TOP &&
 		   offsetof(struct tstate, pstack) + offsetof(struct agent_pstack, lim) ==
 		       PSTACK_LIM,
 	       "tramp.h: struct agent_pstack");
