@@ -17,7 +17,7 @@ static __attribute__((noinline, no_instrument_function)) void cal_enter(uint64_t
 
 static __attribute__((noinline, no_instrument_function)) void cal_exit(uint64_t addr)
 {
-	agent_record(&agent_tls, addr | SPOOL_EXIT_BIT);
+	agent_record_exit(&agent_tls, addr);
 }
 
 /* The C library's hooks, when nothing traces: they do nothing. */
@@ -110,11 +110,16 @@ void agent_calibrate(uint64_t *extra_ticks, uint64_t *inside_ticks, uint64_t *st
 		with[r] = (t1 - t0) * 1000 / CAL_CALLS;
 		without[r] = (t2 - t1) * 1000 / CAL_CALLS;
 	}
-	/* "inside": the leaves' intervals (an enter followed by its exit),
-	 * their mean, the tenth at each end left out (an interrupt). */
-	for (unsigned i = 0; i + 1 < 2 * CAL_CALLS; i++)
-		if (!(scratch[2 * i + 1] & SPOOL_EXIT_BIT) && (scratch[2 * i + 3] & SPOOL_EXIT_BIT))
+	/* "inside": the leaves' intervals (a PAIR, or an enter followed by
+	 * its exit), their mean, the tenth at each end left out (an
+	 * interrupt). */
+	for (unsigned i = 0; i + 1 < 2 * CAL_CALLS && n < CAL_CALLS; i++) {
+		if (ev_is_pair(scratch[2 * i + 1]))
+			inside[n++] = ev_pair_dur(scratch[2 * i + 1]);
+		else if (!(scratch[2 * i + 1] & SPOOL_EXIT_BIT) &&
+			 (scratch[2 * i + 3] & SPOOL_EXIT_BIT))
 			inside[n++] = scratch[2 * i + 2] - scratch[2 * i];
+	}
 	t->end = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	*t = saved;

@@ -1,4 +1,5 @@
-/* The -finstrument-functions hooks: a short shell around one append.
+/* The -finstrument-functions hooks: a short shell around one append (the
+ * exit's: or a leaf's enter turned into a PAIR, spool/records.h).
  *
  * Nothing here touches errno on the common path (it calls nothing); the
  * cold paths that make system calls save and restore it themselves. */
@@ -39,5 +40,5 @@ void __cyg_profile_func_exit(void *fn, void *call_site)
 		agent_filter_hook(&agent_tls, (uint64_t)(uintptr_t)fn | SPOOL_EXIT_BIT);
 		return;
 	}
-	agent_record(&agent_tls, (uint64_t)(uintptr_t)fn | SPOOL_EXIT_BIT);
+	agent_record_exit(&agent_tls, (uint64_t)(uintptr_t)fn);
 }

@@ -554,14 +554,14 @@ uint64_t spool_ring_reuse(struct spool *sp, struct spool_map *m, uint32_t seq, u
 	uint64_t *p = (uint64_t *)((char *)m->base + SPOOL_CHUNK_HEADER_SIZE);
 	uint64_t n = (m->size - SPOOL_CHUNK_HEADER_SIZE) / SPOOL_RECORD_SIZE, calls = 0;
 
-	/* The calls it held: hook enters, libc calls' enters and ONCE
+	/* The calls it held: hook enters, PAIRs, libc calls' enters and ONCE
 	 * records. */
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t w1 = p[2 * i + 1];
 		unsigned tag = ev_tag(w1);
 		calls += w1 && !(w1 & SPOOL_EXIT_BIT) &&
 			 (tag == EV_TAG_NONE || tag == EV_TAG_CALL || tag == EV_TAG_HOOKV ||
-			  tag == EV_TAG_ONCE);
+			  tag == EV_TAG_ONCE || ev_is_pair(w1));
 		i += ev_raw_slots(w1); /* RAW slots: payload */
 	}
 	/* Emptied before the new seq, so that no moment of a killed process

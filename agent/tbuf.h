@@ -256,6 +256,57 @@ static inline __attribute__((always_inline)) void agent_record(struct tstate *t,
 	agent_record_mono(t, addr);
 }
 
+/* One exit hook of fn (without SPOOL_EXIT_BIT): where the slot just
+ * before the next free one, in this chunk, is fn's enter and the call
+ * fits, that slot becomes the call's PAIR (spool/records.h) and no slot is
+ * taken; otherwise the plain exit record, as agent_record() writes it.
+ *
+ * `pos` is read once, plainly: a signal handler's hooks may move it on
+ * (never back, never to another chunk: they cannot refill) between that
+ * read and the store, but they write only at and past it, so the enter
+ * slot is still fn's when the PAIR replaces it; the handler's records then
+ * follow the PAIR, as they follow the exit's timestamp, which was read
+ * before.  1 <= pos <= end says that pos - 1 lies in the chunk being
+ * filled (pos and end are NULL before the first chunk; end is NULL while
+ * a chunk changes hands); at the chunk's first slot it is the header's
+ * last word, which no fn of a PAIR equals.  The w1 is replaced in one
+ * 8-byte store: a reader sees the enter or the PAIR, and w0 (the enter's
+ * time) stays. */
+static inline __attribute__((always_inline)) void agent_record_exit(struct tstate *t, uint64_t fn)
+{
+#if defined(__x86_64__)
+	if (likely(agent_clock_tsc)) {
+		uint64_t ts, *p;
+
+		t->busy++;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		ts = __rdtsc();
+		p = t->pos;
+		if (likely((uintptr_t)p - 1 < (uintptr_t)t->end) && p[-1] == fn) {
+			uint64_t d = ts - p[-2];
+
+			if (likely(ev_pair_fits(fn, d))) {
+				p[-1] = ev_pair_w1(fn, d);
+				__atomic_signal_fence(__ATOMIC_SEQ_CST);
+				agent_busy_leave(t);
+				return;
+			}
+		}
+		p = agent_reserve(&t->pos);
+		if (likely(p < t->end)) {
+			p[0] = ts;
+			p[1] = fn | SPOOL_EXIT_BIT;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			agent_busy_leave(t);
+			return;
+		}
+		AGENT_TBUF_SLOW(t, p, ts, fn | SPOOL_EXIT_BIT);
+		return;
+	}
+#endif
+	agent_record_mono(t, fn | SPOOL_EXIT_BIT);
+}
+
 /* Thread exit (pthread key destructor): stamps the end time and name,
  * returns the chunk (recycling its tail) and leaves tb on the list. */
 void agent_tbuf_retire(struct tstate *t);

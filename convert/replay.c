@@ -561,9 +561,12 @@ int conv_replay_open_frames(const struct conv_input *in, const struct chunk_ref 
 				uint64_t id;
 
 				p += 2 * ev_raw_slots(w1); /* payload of its own */
+				if (ev_is_pair(w1) && !*first_ts)
+					*first_ts = head[0] ? head[0] : 1;
 				if (!w1 || (tag != EV_TAG_NONE && tag != EV_TAG_CALL &&
 					    tag != EV_TAG_HOOKV))
-					continue; /* payload, other records, unwritten */
+					continue; /* payload, other records, unwritten, PAIRs
+						     (nothing left open) */
 				if (!*first_ts)
 					*first_ts = head[0] ? head[0] : 1;
 				id = tag == EV_TAG_CALL	   ? call_frame(w1)
@@ -622,6 +625,33 @@ __attribute__((noinline)) int conv_replay_chunk(struct replay *d, const struct c
 			if (__builtin_expect((w1 << 1) - 2 >= (1ull << (EV_TAG_SHIFT + 1)) - 2,
 					     0)) {
 				long n;
+				/* A leaf's enter and exit in one slot: as
+				 * the two records below would go. */
+				if (ev_is_pair(w1)) {
+					const uint64_t fn = ev_pair_fn(w1),
+						       ts1 = p[0] + ev_pair_dur(w1);
+					if (__builtin_expect(p[0] >= mts, 0)) {
+						err = recon_mark(r, mts, MARK_DROPS);
+						mts = NO_MARK;
+						if (err < 0)
+							break;
+					}
+					if (__builtin_expect(ts1 >= mts, 0)) {
+						err = recon_feed(r, p[0], fn);
+						if (err >= 0)
+							err = recon_mark(r, mts, MARK_DROPS);
+						mts = NO_MARK;
+						if (err >= 0)
+							err =
+							    recon_feed(r, ts1, fn | SPOOL_EXIT_BIT);
+					} else {
+						err = recon_pair(r, p[0], ts1, fn);
+					}
+					if (err < 0)
+						break;
+					records += 2;
+					continue;
+				}
 				/* A zero second word: never written (the rest
 				 * of a chunk being filled) or a slot reserved
 				 * by a hook that a signal handler interrupted

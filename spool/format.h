@@ -78,7 +78,7 @@
 #include "spool/records.h"
 
 #define SPOOL_MAGIC	      0x4c4f4f5053545846ull /* "FXTSPOOL" */
-#define SPOOL_VERSION	      9u
+#define SPOOL_VERSION	      10u
 #define SPOOL_HEADER_SIZE     (64u << 10)
 #define SPOOL_UNBORN_MAX      (SPOOL_HEADER_SIZE + (64u << 10)) /* see "Creation" */
 /* fxt-run's spare spool files (run/names.h) are this many bytes, or
@@ -271,8 +271,6 @@ struct spool_chunk {
 	uint32_t seq; /* the chunk's number in that thread's sequence */
 	uint64_t tid; /* the owning thread's tid (tids are reused: use serial) */
 	/* Staged chunks only (see above); 0 in the others. */
-	uint32_t state; /* enum chunk_state */
-	uint32_t pad;
 	uint64_t dest;	      /* from CHUNK_FULL on: where its copy goes */
 	uint64_t next_staged; /* the next staged chunk; 0: the last */
 	/* Rings only (see above): the calls its thread had overwritten when
@@ -282,6 +280,11 @@ struct spool_chunk {
 	 * Written under the agent's spool lock, so a rename and a new chunk
 	 * are never crossed (agent/spool.c). */
 	char name[16];
+	/* Staged chunks only, 0 in the others; last: the word just before
+	 * the first slot, which the exit hook may read for an enter's
+	 * (spool/records.h, PAIR), is always below EV_PAIR_FN_MIN. */
+	uint32_t state; /* enum chunk_state */
+	uint32_t pad;
 };
 #define SPOOL_CHUNK_HEADER_SIZE sizeof(struct spool_chunk)
 

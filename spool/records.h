@@ -11,8 +11,37 @@
  *
  * Code addresses are below 2^56, so bits 56..62 of w1 are free: a non-zero
  * value there is a TAG, and the slot belongs to one of the tagged records
- * below.  w1 is never 0 in a written slot (readers skip slots whose w1 is
- * 0: never written).
+ * below.  Tags 1..63 name a record; a w1 with bit 62 set and bit 63 clear
+ * (tags 64..127) is a PAIR.  w1 is never 0 in a written slot (readers skip
+ * slots whose w1 is 0: never written).
+ *
+ *  PAIR   w0 = ts    the enter's raw ticks
+ *         w1 = [63 0] [62 1] [61:47 duration] [46:0 fn - EV_PAIR_FN_MIN]
+ *         A hook enter and its exit in one slot: a call that called
+ *         nothing (a leaf), entered at ts and left at ts + duration
+ *         (ticks, at most EV_PAIR_DUR_MAX).  It reads as the enter record
+ *         {ts, fn} followed by the exit {ts + duration, fn |
+ *         SPOOL_EXIT_BIT}, at the enter's place.  Only the exit hook of
+ *         the -finstrument-functions hooks writes it
+ *         (agent_record_exit(), agent/tbuf.h), and only where the slot
+ *         just before the thread's next free one, in the same chunk, is
+ *         the enter {ts, fn} of its own function: it turns that slot's w1
+ *         into the PAIR's in one 8-byte store (w0 stays), and takes no
+ *         slot of its own.  Where it does not fit (fn past EV_PAIR_FN_MAX or
+ *         below EV_PAIR_FN_MIN, a duration past EV_PAIR_DUR_MAX or
+ *         "negative", the enter in another chunk, any record between the
+ *         two: a signal handler's, a libc call's, a REG) the exit is the
+ *         plain hook record.  A RAW slot is payload: a HOOKV exit's last
+ *         one, whose w1 (rdx) could equal fn, is followed by a zero slot
+ *         when it could (agent/patch/rt.c); an entry's, or a string's,
+ *         is never last before an exit hook but when the patched call's
+ *         own exit went unrecorded.  So a reader that goes slot by slot sees
+ *         either the enter (the exit not written yet) or the PAIR, never
+ *         a half.  The word just before a chunk's first slot (the chunk
+ *         header's `state`, spool/format.h) is below EV_PAIR_FN_MIN, so
+ *         the first slot's exit never takes the header for an enter.
+ *         Filters, --patch trampolines, the non-TSC clock and libc
+ *         wrappers write the plain form.
  *
  * A record is one slot or a head slot followed by payload slots, at most
  * EV_MAX_SLOTS, written under one reservation, so its slots are
@@ -175,6 +204,47 @@ static inline uint64_t ev_tag_bits(unsigned tag)
 
 /* The bits of w1 below the tag: a hook record's address, a FRAME's pc. */
 #define EV_ADDR_MASK ((1ull << EV_TAG_SHIFT) - 1)
+
+/* ------------------------------------------------------------ PAIR */
+
+#define EV_PAIR_BIT	  (1ull << 62)
+#define EV_PAIR_DUR_SHIFT 47
+#define EV_PAIR_DUR_MAX	  ((1ull << 15) - 1) /* ticks */
+#define EV_PAIR_FN_MASK	  ((1ull << EV_PAIR_DUR_SHIFT) - 1)
+/* The least fn a PAIR holds (more than any chunk header's last word), and
+ * the greatest: it holds fn - EV_PAIR_FN_MIN, in 47 bits. */
+#define EV_PAIR_FN_MIN 16u
+#define EV_PAIR_FN_MAX (EV_PAIR_FN_MASK + EV_PAIR_FN_MIN)
+
+static inline bool ev_is_pair(uint64_t w1)
+{
+	return (w1 >> 62) == 1;
+}
+
+static inline uint64_t ev_pair_fn(uint64_t w1)
+{
+	return (w1 & EV_PAIR_FN_MASK) + EV_PAIR_FN_MIN;
+}
+
+static inline uint64_t ev_pair_dur(uint64_t w1)
+{
+	return (w1 >> EV_PAIR_DUR_SHIFT) & EV_PAIR_DUR_MAX;
+}
+
+/* Whether a call of fn that lasted `dur` ticks (an unsigned difference: a
+ * clock gone back is huge) fits a PAIR. */
+static inline bool ev_pair_fits(uint64_t fn, uint64_t dur)
+{
+	/* One compare: fn - EV_PAIR_FN_MIN (huge below it) under 2^47 and
+	 * dur under 2^15. */
+	return (((fn - EV_PAIR_FN_MIN) >> (EV_PAIR_DUR_SHIFT - 15)) | dur) <= EV_PAIR_DUR_MAX;
+}
+
+/* A PAIR's w1 (ev_pair_fits(fn, dur)). */
+static inline uint64_t ev_pair_w1(uint64_t fn, uint64_t dur)
+{
+	return EV_PAIR_BIT | dur << EV_PAIR_DUR_SHIFT | (fn - EV_PAIR_FN_MIN);
+}
 
 /* ------------------------------------------------------------ CALL */
 

@@ -37,6 +37,7 @@ UNIT_TESTS = \
 	tests/unit/test_convert_tagged \
 	tests/unit/test_convert_regs \
 	tests/unit/test_convert_once \
+	tests/unit/test_convert_pair \
 	tests/unit/test_symnames \
 	tests/unit/test_emitcall \
 	tests/unit/test_stackchart \
@@ -224,6 +225,12 @@ tests_unit_test_convert_once_SOURCES = tests/unit/test_convert_once.c \
 	tests/unit/convert_test_archive.h tests/unit/agent_test_nest.h tests/unit/spool_test_writer.h
 tests_unit_test_convert_once_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 tests_unit_test_convert_once_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la \
+	$(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
+# The PAIR record converts as an enter and its exit do.
+tests_unit_test_convert_pair_SOURCES = tests/unit/test_convert_pair.c \
+	tests/unit/convert_test_archive.h tests/unit/agent_test_nest.h tests/unit/spool_test_writer.h
+tests_unit_test_convert_pair_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+tests_unit_test_convert_pair_LDADD = libfxtconvert.la libfxtsym.la libfxtcodec.la \
 	$(LIBDW_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 tests_unit_test_stackchart_SOURCES = tests/unit/test_stackchart.c \
 	tests/unit/agent_test_nest.h convert/stackchart.c convert/stackchart.h \

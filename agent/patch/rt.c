@@ -234,14 +234,19 @@ static inline __attribute__((always_inline)) void record_ints(uint64_t addr, con
 	struct tstate *t = &agent_tls;
 	uint64_t fn = addr & ~(SPOOL_EXIT_BIT | AGENT_FILTER_HELD), *p, ts;
 	unsigned regs = exit ? (caps / FXT_CAP_RAX) & 3 : caps & FXT_CAP_GPRS;
-	unsigned n = ev_hookv_count(regs);
+	unsigned n = ev_hookv_count(regs), pad;
 
 	if (__builtin_expect(agent_filter_on || !agent_clock_tsc || !regs, 0)) {
 		record_ints_apart(addr, at, regs, exit);
 		return;
 	}
+	/* An exit's last RAW word that could pass for an enter of a function
+	 * (rdx): a zero slot after it (readers skip it), so that the exit
+	 * hook of the instrumented function that called this one never takes
+	 * it for its enter (spool/records.h, PAIR). */
+	pad = exit && regs == 3 && ev_pair_fits(at[-SAVED_RDX], 0);
 	ts = __rdtsc(); /* before the reservation, as agent_record_clk() */
-	p = agent_ev_begin(t, 1 + (n + 1) / 2, ts, true);
+	p = agent_ev_begin(t, 1 + (n + 1) / 2 + pad, ts, true);
 	if (p) {
 		p[0] = ts;
 		p[1] = ev_hookv_w1(fn, exit, regs);
@@ -250,6 +255,8 @@ static inline __attribute__((always_inline)) void record_ints(uint64_t addr, con
 			/* rax, rdx, or both */
 			p[2] = at[-(regs & 1 ? SAVED_RAX : SAVED_RDX)];
 			p[3] = regs == 3 ? at[-SAVED_RDX] : 0;
+			if (pad)
+				p[4] = p[5] = 0;
 		} else {
 			uint64_t *q = p + 2;
 

@@ -88,9 +88,11 @@ ok "... drops ($dropped) said with their cause" sh -c 'test "$1" = 0 ||
 # dropped records = calls made (main + 200,000 leaf), and fxt-run's summary
 # says the same number.  The number itself is predictable from the spool
 # layout (spool/format.h): 64 KiB = 16 chunks of (4096 - 80) / 16 = 251
-# records of 16 bytes, 4016 records: main's enter, 2007 leaf enter/exit
-# pairs, and one more leaf enter whose frame is closed when the thread
-# starts dropping.  2009 slices recorded, 200,001 - 2009 = 197,992 dropped.
+# slots of 16 bytes, 4016 slots: main's enter, then a slot a leaf call (a
+# PAIR, spool/records.h), but for the leaf whose enter took the next chunk
+# (15 of them), whose exit is a slot of its own when the chunk's taking
+# made the call too long for a PAIR.  4001 to 4016 slices recorded
+# (main's closed when the thread starts dropping), the rest dropped.
 calls=200001
 FXT_CHUNK_SIZE=4096 trace drops.fxt --max-size 64k "$PROGS/loop" 200000
 is "$rc" 0 "drops: exit status"
@@ -98,7 +100,7 @@ check_archive drops drops.fxt
 slices=$(stat_of drops.fxt slices)
 dropped=$(stat_of drops.fxt dropped)
 is "$((slices + dropped))" "$calls" "drops: recorded + dropped = calls ($slices + $dropped)"
-is "$slices/$dropped" 2009/197992 "drops: exactly the predicted number dropped"
+ok "drops: the predicted number dropped ($dropped)" test "$slices" -ge 4001 -a "$slices" -le 4016
 case $(summary) in
 *", $dropped dropped: raise --max-size to keep them)") ok "drops: summary says $dropped dropped" true ;;
 *) ok "drops: summary says $dropped dropped" false; diag "got: $(summary)" ;;

@@ -9,7 +9,9 @@
  *	NUMBERS FIRST LAST GAPS
  *
  * NUMBERS whole numbers read (a "num" whose start was overwritten, with the
- * argument start_overwritten, is not whole: its first digits may be gone),
+ * argument start_overwritten, is not whole: its first digits may be gone;
+ * nor is the thread's last one when it ends where the thread's first "fxt:
+ * N records dropped" instant is, or after: its last digits may be gone),
  * FIRST and LAST the first and last of them, GAPS how many times a number
  * is not the one before it plus one.  Then one line
  *
@@ -35,6 +37,7 @@ struct thread {
 	uint64_t num_end; /* the open number's end; 0: none */
 	bool whole;	  /* the open number's start was recorded */
 	uint64_t value;
+	uint64_t drop_ts; /* the thread's first drop instant; 0: none */
 	bool have_digit;
 	uint64_t count, first, last, gaps;
 };
@@ -105,8 +108,12 @@ int main(int argc, char **argv)
 		if (rec.type != FXT_RECORD_EVENT)
 			continue;
 		if (rec.u.event.type == FXT_EVENT_INSTANT) {
+			uint64_t d = fxt_dropped_in_name(name->data, name->len);
 			overwritten += fxt_overwritten_in_name(name->data, name->len);
-			dropped += fxt_dropped_in_name(name->data, name->len);
+			dropped += d;
+			t = thread_of(rec.u.event.tid);
+			if (d && !t->drop_ts)
+				t->drop_ts = rec.u.event.ts ? rec.u.event.ts : 1;
 			continue;
 		}
 		/* A slice is a complete event or a begin/end pair, whose
@@ -142,6 +149,8 @@ int main(int argc, char **argv)
 	}
 	qsort(threads, nthreads, sizeof(*threads), cmp_tid);
 	for (size_t i = 0; i < nthreads; i++) {
+		if (threads[i].drop_ts && threads[i].num_end >= threads[i].drop_ts)
+			threads[i].whole = false; /* cut where the thread stopped */
 		close_number(&threads[i]);
 		if (threads[i].count)
 			printf("%llu %llu %llu %llu\n", (unsigned long long)threads[i].count,

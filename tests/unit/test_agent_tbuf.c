@@ -1,6 +1,7 @@
 /* Unit tests of the agent's per-thread buffers and spool (agent/tbuf.c,
  * agent/spool.c): reserve and refill, drop accounting, chunk recycling,
- * the FXT_BUFFER_SIZE bound. */
+ * the FXT_BUFFER_SIZE bound, the exit hook's PAIR.  Past 800 lines: one
+ * buffer's cases share its helpers (the chunk chain read back). */
 #include <config.h>
 
 #include <errno.h>
@@ -375,14 +376,23 @@ static void test_nested(void)
  * counted as dropped, the records form pairs, and nothing is torn. */
 static struct tstate sig_ts;
 static volatile sig_atomic_t sig_calls;
+static bool sig_pairs; /* exits by agent_record_exit(): PAIRs */
+
+static void sig_exit(uint64_t fn)
+{
+	if (sig_pairs)
+		agent_record_exit(&sig_ts, fn);
+	else
+		agent_record(&sig_ts, fn | EXIT);
+}
 
 static void on_alarm(int sig)
 {
 	(void)sig;
-	agent_record(&sig_ts, 0xb);
-	agent_record(&sig_ts, 0xc);
-	agent_record(&sig_ts, 0xc | EXIT);
-	agent_record(&sig_ts, 0xb | EXIT);
+	agent_record(&sig_ts, 0xb0);
+	agent_record(&sig_ts, 0xc0);
+	sig_exit(0xc0);
+	sig_exit(0xb0);
 	sig_calls++;
 }
 
@@ -396,7 +406,7 @@ static void test_signals(uint64_t chunk, bool strict)
 	struct sigaction sa;
 	struct chunk_info c[4096];
 	size_t nc;
-	uint64_t cnt[4] = { 0 }, other = 0, holes = 0, depth = 0, bad_nest = 0;
+	uint64_t cnt[4] = { 0 }, other = 0, holes = 0, depth = 0, bad_nest = 0, pairs = 0;
 	int fd;
 
 	memset(&sig_ts, 0, sizeof(sig_ts));
@@ -407,8 +417,8 @@ static void test_signals(uint64_t chunk, bool strict)
 	sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &it, NULL);
 	for (uint64_t i = 0; i < n; i++) {
-		agent_record(&sig_ts, 0xa);
-		agent_record(&sig_ts, 0xa | EXIT);
+		agent_record(&sig_ts, 0xa0);
+		sig_exit(0xa0);
 	}
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_REAL, &it, NULL);
@@ -424,22 +434,31 @@ static void test_signals(uint64_t chunk, bool strict)
 				holes++;
 				continue;
 			}
+			if (ev_is_pair(rec[2 * i + 1])) {
+				uint64_t fn = ev_pair_fn(rec[2 * i + 1]);
+				pairs++;
+				if (fn >= 0xa0 && fn <= 0xc0 && !(fn & 0xf))
+					cnt[(fn - 0xa0) >> 4]++;
+				else
+					other++;
+				continue;
+			}
 			switch (rec[2 * i + 1]) {
-			case 0xa:
+			case 0xa0:
 				cnt[0]++;
 				depth++;
 				break;
-			case 0xb:
+			case 0xb0:
 				cnt[1]++;
 				depth++;
 				break;
-			case 0xc:
+			case 0xc0:
 				cnt[2]++;
 				depth++;
 				break;
-			case 0xa | EXIT:
-			case 0xb | EXIT:
-			case 0xc | EXIT:
+			case 0xa0 | EXIT:
+			case 0xb0 | EXIT:
+			case 0xc0 | EXIT:
 				if (!depth)
 					bad_nest++;
 				else
@@ -455,6 +474,8 @@ static void test_signals(uint64_t chunk, bool strict)
 	close(fd);
 	diag("%llu-byte chunks: %d signals, %llu nested drops, %zu chunks",
 	     (unsigned long long)chunk, (int)sig_calls, (unsigned long long)sig_ts.tb->dropped, nc);
+	if (sig_pairs)
+		ok(pairs > n / 2, "signals: leaves as PAIRs (%llu)", (unsigned long long)pairs);
 	if (strict)
 		ASSERT_EQ_U64(sig_ts.tb->dropped, 0,
 			      "signals: the reserve took every handler call");
@@ -463,6 +484,124 @@ static void test_signals(uint64_t chunk, bool strict)
 		      "signals: recorded + dropped = calls");
 	ASSERT_EQ_U64(other, 0, "signals: no torn record");
 	ASSERT_EQ_U64(bad_nest, 0, "signals: no exit before its enter");
+}
+
+/* The exit hook's PAIR (spool/records.h): a leaf's enter slot becomes the
+ * call's one slot; an exit with anything between it and its enter, in
+ * another chunk, too long, of a function a PAIR cannot hold, is the plain
+ * exit record.  With the TSC clock (the exit hook's PAIR path); skipped
+ * where there is none. */
+#define FN 0x401000ull
+#if !defined(__x86_64__)
+#define __rdtsc() 0ull /* (not run) */
+#endif
+static void test_pair(void)
+{
+	struct tstate t = { 0 };
+	uint64_t *pos, w0;
+	bool tsc = agent_clock_tsc;
+
+#if !defined(__x86_64__)
+	skip(18, "pair: no TSC path");
+	return;
+#endif
+	agent_clock_tsc = true;
+	test_agent_reset(4096, 1 << 20, 0);
+	agent_record(&t, 0xa0);
+	pos = t.pos;
+	agent_record(&t, FN);
+	w0 = pos[0] = __rdtsc(); /* a preemption since would make it long */
+	agent_record_exit(&t, FN);
+	ok(t.pos == pos + 2 && ev_is_pair(pos[1]) && ev_pair_fn(pos[1]) == FN && pos[0] == w0,
+	   "pair: a leaf takes its enter's slot, the enter's time kept");
+	ok(ev_pair_dur(pos[1]) <= EV_PAIR_DUR_MAX, "pair: its duration");
+	/* The outer call's exit follows a PAIR, not its enter: plain. */
+	agent_record_exit(&t, 0xa0);
+	ok(t.pos == pos + 4 && pos[3] == (0xa0 | EXIT), "pair: a caller's exit is plain");
+	/* Something between (a signal handler's call, made while the leaf
+	 * ran): its own PAIR, the leaf's exit plain. */
+	pos = t.pos;
+	agent_record(&t, FN);
+	agent_record(&t, FN + 16);
+	t.pos[-2] = __rdtsc();
+	agent_record_exit(&t, FN + 16);
+	agent_record_exit(&t, FN);
+	ok(t.pos == pos + 6 && pos[1] == FN && ev_pair_fn(pos[3]) == FN + 16 && ev_is_pair(pos[3]),
+	   "pair: a handler's leaf between: its PAIR ...");
+	ok(t.pos[-1] == (FN | EXIT) && t.pos[-2] >= pos[0], "pair: ... and the plain exit");
+	/* Another function's enter just before: plain. */
+	agent_record(&t, FN);
+	agent_record_exit(&t, FN + 16);
+	ok(t.pos[-1] == ((FN + 16) | EXIT) && t.pos[-3] == FN, "pair: another's enter: plain");
+	/* Too long (the enter's time moved back past EV_PAIR_DUR_MAX ticks),
+	 * or later than the exit (a clock gone back): plain. */
+	agent_record(&t, FN);
+	t.pos[-2] -= EV_PAIR_DUR_MAX + 100000;
+	agent_record_exit(&t, FN);
+	ok(t.pos[-1] == (FN | EXIT) && t.pos[-3] == FN, "pair: a long call: plain");
+	agent_record(&t, FN);
+	t.pos[-2] += 1ull << 40;
+	agent_record_exit(&t, FN);
+	ok(t.pos[-1] == (FN | EXIT) && t.pos[-3] == FN, "pair: an exit before its enter: plain");
+	/* Functions a PAIR cannot hold: past its greatest, below its least. */
+	agent_record(&t, EV_PAIR_FN_MAX + 1);
+	agent_record_exit(&t, EV_PAIR_FN_MAX + 1);
+	ok(t.pos[-1] == ((EV_PAIR_FN_MAX + 1) | EXIT), "pair: fn past the greatest: plain");
+	agent_record(&t, EV_PAIR_FN_MIN - 1);
+	agent_record_exit(&t, EV_PAIR_FN_MIN - 1);
+	ok(t.pos[-1] == ((EV_PAIR_FN_MIN - 1) | EXIT), "pair: fn below the least: plain");
+	/* The enter as the chunk's last slot, its exit there too: a PAIR. */
+	while (t.pos + 2 < t.end)
+		agent_record(&t, 0xc0);
+	agent_record(&t, FN);
+	ok(t.pos == t.end, "pair: the enter is the chunk's last slot");
+	t.pos[-2] = __rdtsc();
+	agent_record_exit(&t, FN);
+	ok(t.pos == t.end && ev_is_pair(t.pos[-1]), "pair: its exit, a PAIR in place");
+	/* A chunk boundary between: the enter went to the old chunk's
+	 * reserve, the exit finds the new chunk empty: plain, the header
+	 * (its last word before the first slot) untouched. */
+	{
+		struct tstate v = { 0 };
+		struct spool_chunk *c;
+		uint32_t state;
+
+		test_agent_reset(64 << 10, 1 << 20, 0);
+		agent_record(&v, 0xc0);
+		while (v.pos < v.end)
+			agent_record(&v, 0xc0);
+		agent_record(&v, FN);
+		c = v.tb->map.base;
+		state = c->state;
+		ok(v.tb->seq == 2 && v.pos == (uint64_t *)((char *)c + SPOOL_CHUNK_HEADER_SIZE),
+		   "pair: the enter in the reserve, the new chunk empty");
+		agent_record_exit(&v, FN);
+		ok(v.pos == (uint64_t *)((char *)c + SPOOL_CHUNK_HEADER_SIZE) + 2 &&
+		       v.pos[-1] == (FN | EXIT) && c->magic == SPOOL_CHUNK_MAGIC &&
+		       c->state == state,
+		   "pair: its exit at the first slot, plain; the header untouched");
+	}
+	/* No chunk yet (pos and end NULL): the slow path, plain. */
+	memset(&t, 0, sizeof(t));
+	agent_record_exit(&t, FN);
+	ok(t.tb && t.pos[-1] == (FN | EXIT), "pair: a thread's first hook an exit: plain");
+	/* The encoding's edges. */
+	ok(ev_pair_fits(FN, EV_PAIR_DUR_MAX) && !ev_pair_fits(FN, EV_PAIR_DUR_MAX + 1) &&
+	       ev_pair_fits(EV_PAIR_FN_MAX, 0) && !ev_pair_fits(EV_PAIR_FN_MAX + 1, 0) &&
+	       ev_pair_fits(EV_PAIR_FN_MIN, 0) && !ev_pair_fits(EV_PAIR_FN_MIN - 1, 0) &&
+	       !ev_pair_fits(0, 0) && !ev_pair_fits(FN, ~0ull) && !ev_pair_fits(FN, 1ull << 32) &&
+	       !ev_pair_fits(~0ull, 0),
+	   "pair: what fits");
+	ok(ev_pair_dur(ev_pair_w1(EV_PAIR_FN_MAX, EV_PAIR_DUR_MAX)) == EV_PAIR_DUR_MAX &&
+	       ev_pair_fn(ev_pair_w1(EV_PAIR_FN_MAX, EV_PAIR_DUR_MAX)) == EV_PAIR_FN_MAX &&
+	       ev_pair_fn(ev_pair_w1(EV_PAIR_FN_MIN, 0)) == EV_PAIR_FN_MIN &&
+	       !(ev_pair_w1(EV_PAIR_FN_MAX, EV_PAIR_DUR_MAX) & EXIT) &&
+	       ev_tag(ev_pair_w1(EV_PAIR_FN_MIN, 0)) >= 64,
+	   "pair: longest, highest and lowest fn round trip; no exit bit; tag 64 up");
+	ok(!ev_is_pair(EV_CALL_ADDR(5) | EXIT) && !ev_is_pair(ev_tag_bits(EV_TAG_ONCE_ARG)) &&
+	       !ev_is_pair(FN | EXIT) && !ev_is_pair(0),
+	   "pair: no other record reads as one");
+	agent_clock_tsc = tsc;
 }
 
 /* Chunks of 64 KiB and more stop `end` 1/64 short of the chunk: nested
@@ -634,7 +773,7 @@ static void test_no_fd_held(void)
 
 int main(void)
 {
-	plan(115);
+	plan(144);
 	test_refill();
 	test_reuse();
 	test_staged(false, false);
@@ -645,6 +784,18 @@ int main(void)
 	test_nested();
 	test_signals(4096, false);
 	test_signals(64 << 10, true);
+#if defined(__x86_64__)
+	bool tsc = agent_clock_tsc;
+	agent_clock_tsc = true;
+	sig_pairs = true;
+	test_signals(4096, false);
+	test_signals(64 << 10, true);
+	sig_pairs = false;
+	agent_clock_tsc = tsc;
+#else
+	skip(2 * 5 + 1, "signals with PAIRs: no TSC path");
+#endif
+	test_pair();
 	test_reserve();
 	test_recycle();
 	test_buffer_bound();
