@@ -477,6 +477,9 @@ _Static_assert(offsetof(struct shadow, slot) == SHADOW_SLOT &&
 		   sizeof(struct shadow) == 1u << SHADOW_SIZE_LOG2 &&
 		   PATCH_STUB_EXIT - PATCH_STUB_HEAD == STUB_EXIT_PAST_CALL,
 	       "tramp.h: struct shadow");
+_Static_assert(EV_PAIR_BIT == 1ull << PAIR_BIT && EV_PAIR_DUR_SHIFT == PAIR_DUR_SHIFT &&
+		   EV_PAIR_DUR_MAX == PAIR_DUR_MAX && EV_PAIR_FN_MIN == PAIR_FN_MIN,
+	       "tramp.h: the PAIR record");
 _Static_assert(offsetof(struct tstate, pos) == TSTATE_POS &&
 		   offsetof(struct tstate, end) == TSTATE_END &&
 		   offsetof(struct tstate, busy) == TSTATE_BUSY && sizeof(agent_filter_on) == 1,

@@ -296,14 +296,46 @@ fxt__patch_exit_tramp:
 	 * off and the clock is the TSC */
 	testl	$0xffff8000, SHADOW_FN-SHADOW_SIZE+4(%rsi)
 	jnz	2f
-	RECORD_RESERVE 3f
+	/* agent_record_exit() (agent/tbuf.h) step by step: where the slot
+	 * just before the next free one, in the chunk, is FN's enter and
+	 * the call fits, that slot's w1 becomes the call's PAIR
+	 * (spool/records.h) and no slot is taken; else the exit record. */
+	movq	SHADOW_FN-SHADOW_SIZE(%rsi), %rsi	/* FN (the entry: top again, below) */
+	addb	$1, %fs:TSTATE_BUSY(%rcx)
+	rdtsc
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+	movq	%fs:TSTATE_POS(%rcx), %rdx	/* read once, plainly */
+	testq	%rdx, %rdx
+	jz	4f
+	cmpq	%fs:TSTATE_END(%rcx), %rdx	/* 1 <= pos <= end */
+	ja	4f
+	cmpq	%rsi, -8(%rdx)			/* FN's enter */
+	jne	4f
+	subq	-16(%rdx), %rax			/* the duration */
+	cmpq	$PAIR_DUR_MAX, %rax
+	ja	5f
+	cmpq	$PAIR_FN_MIN, %rsi
+	jb	5f
+	shlq	$PAIR_DUR_SHIFT, %rax
+	leaq	-PAIR_FN_MIN(%rsi), %rsi
+	orq	%rsi, %rax
+	btsq	$PAIR_BIT, %rax
+	movq	%rax, -8(%rdx)			/* one store: the enter or the PAIR */
+	jmp	6f
+5:	addq	-16(%rdx), %rax			/* the timestamp again */
+4:	movl	$16, %edx
+	xaddq	%rdx, %fs:TSTATE_POS(%rcx)
+	cmpq	%fs:TSTATE_END(%rcx), %rdx
+	jae	3f
 	movq	%rax, (%rdx)
-	movq	SHADOW_FN-SHADOW_SIZE(%rsi), %rax
-	btsq	$63, %rax		/* SPOOL_EXIT_BIT */
-	movq	%rax, 8(%rdx)
-	RECORD_DONE
+	btsq	$63, %rsi		/* SPOOL_EXIT_BIT */
+	movq	%rsi, 8(%rdx)
+6:	RECORD_DONE
 	/* popped, its return address back in the slot (after: see
-	 * fxt__patch_exit_late()) */
+	 * fxt__patch_exit_late()); a signal handler's calls since left top
+	 * where it was */
+	movq	%fs:PSTACK_TOP(%rcx), %rsi
 	movq	SHADOW_RETA-SHADOW_SIZE(%rsi), %rax
 	subq	$SHADOW_SIZE, %fs:PSTACK_TOP(%rcx)
 	movq	%rax, FAST_REGS(%rsp)

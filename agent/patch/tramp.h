@@ -29,6 +29,13 @@
  * enter trampoline returns to when it did not push the call. */
 #define STUB_BODY_PAST_CALL 11
 
+/* spool/records.h's PAIR (EV_PAIR_*), which the exit trampoline writes
+ * as agent_record_exit() does. */
+#define PAIR_BIT       62
+#define PAIR_DUR_SHIFT 47
+#define PAIR_DUR_MAX   0x7fff
+#define PAIR_FN_MIN    16
+
 /* agent/tbuf.h's struct tstate (agent_tls): the next free slot, the end of
  * the chunk, the count of agent code running. */
 #define TSTATE_POS  0
