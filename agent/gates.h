@@ -161,9 +161,12 @@ uint64_t agent_patch_sampled_call(uint64_t fn, const uint64_t *sp, const uint64_
 #define PATCH_FN(quad)	((quad) & ((1ull << 47) - 1))
 #define PATCH_STUB_SPEC 16
 
-/* The trampolines; fxt__patch_enter_tramp_end is where the first ends. */
+/* The trampolines; fxt__patch_enter_tramp_end is where the first ends,
+ * fxt__patch_enter_full its full way, within it (the stubs of functions
+ * whose arguments or return value are read call it). */
 void fxt__patch_enter_tramp(void);
 void fxt__patch_enter_tramp_end(void);
+void fxt__patch_enter_full(void);
 void fxt__patch_exit_tramp(void);
 
 #endif /* FXT_AGENT_GATES_H */

@@ -136,8 +136,8 @@ struct tstate {
 	 * what it holds): here, so that the trampolines' fast path reaches
 	 * it and the buffer through one TLS offset (agent/patch/tramp.S). */
 	struct agent_pstack {
-		struct shadow *v;
-		uint32_t n, lim, parked;
+		struct shadow *v, *top, *lim;
+		uint32_t parked;
 		bool failed, ended;
 	} pstack;
 	/* Children made by clone(CLONE_VM) without a TLS of their own run on

@@ -23,7 +23,9 @@
  *         {ts, fn} followed by the exit {ts + duration, fn |
  *         SPOOL_EXIT_BIT}, at the enter's place.  Only the exit hook of
  *         the -finstrument-functions hooks writes it
- *         (agent_record_exit(), agent/tbuf.h), and only where the slot
+ *         (agent_record_exit(), agent/tbuf.h), and the --patch exit
+ *         trampoline's fast path as it does (agent/patch/tramp.S), and
+ *         only where the slot
  *         just before the thread's next free one, in the same chunk, is
  *         the enter {ts, fn} of its own function: it turns that slot's w1
  *         into the PAIR's in one 8-byte store (w0 stays), and takes no
@@ -40,8 +42,9 @@
  *         a half.  The word just before a chunk's first slot (the chunk
  *         header's `state`, spool/format.h) is below EV_PAIR_FN_MIN, so
  *         the first slot's exit never takes the header for an enter.
- *         Filters, --patch trampolines, the non-TSC clock and libc
- *         wrappers write the plain form.
+ *         Filters, --patch's full way (a call whose values are read
+ *         included), the non-TSC clock and libc wrappers write the plain
+ *         form.
  *
  * A record is one slot or a head slot followed by payload slots, at most
  * EV_MAX_SLOTS, written under one reservation, so its slots are

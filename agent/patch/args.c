@@ -65,7 +65,7 @@ static void specs_load(void)
 			continue;
 		spec = caps;
 		if (cond.rule != FXT_ARGSPEC_NO_RULE && cond.rule < agent_cfg.nsnap_rules &&
-		    nconds + 1 < PATCH_CONDS_MAX) {
+		    nconds + 1 < PATCH_COND_APART) {
 			agent_patch_conds[++nconds] =
 			    (struct agent_patch_cond){ (uint8_t)cond.rule, (uint8_t)cond.reg,
 						       (uint8_t)cond.width, cond.is_signed };
@@ -75,7 +75,7 @@ static void specs_load(void)
 		for (t = 0; t < agent_ninclude_tests && agent_include_tests[t].line != incl.rule; t++)
 			;
 		if (incl.rule != FXT_ARGSPEC_NO_RULE && t < agent_ninclude_tests &&
-		    nconds + 1 < PATCH_CONDS_MAX) {
+		    nconds + 1 < PATCH_COND_APART) {
 			agent_patch_conds[++nconds] =
 			    (struct agent_patch_cond){ (uint8_t)t, (uint8_t)incl.reg,
 						       (uint8_t)incl.width, incl.is_signed };

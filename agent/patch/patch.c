@@ -39,7 +39,9 @@ void agent_patch_activate(void); /* rt.c */
 
 /* A stub: the function's address (8 bytes, data: the trampoline reads it
  * before its return address); its entry, call *slot(%rip) (6), to the
- * enter trampoline, which returns past the return address (`ret $8`);
+ * enter trampoline (for a function whose arguments or return value are
+ * read, call *slot+16(%rip), to its full way, which the fast path then
+ * need not test), which returns past the return address (`ret $8`);
  * call BODY (5), which puts the stub's exit in the return address's
  * slot, the real one being in the shadow stack; the exit, jmp *slot+8(%rip) (6), to the exit
  * trampoline; BODY: the relocated code, jmp back (5).  Rounded up to 16
@@ -106,6 +108,11 @@ static bool is_patched(const char *path, uint64_t bias)
 	return false;
 }
 
+/* An area of stubs: its slots (the enter trampoline, the exit
+ * trampoline, the enter trampoline's full way, 8 bytes each), then its
+ * stubs, each on 16 bytes. */
+#define AREA_HEAD 32
+
 /* The stubs' areas again, for the sampler, which reads them in a signal
  * handler (agent_patch_stub()): a fixed table, each entry's end written
  * before its start and its start cleared before its end; changed under
@@ -143,18 +150,20 @@ uint64_t agent_patch_stub(uint64_t pc)
 	for (size_t i = 0; i < AREAS_MAX; i++) {
 		uint64_t lo = __atomic_load_n(&areas[i].lo, __ATOMIC_ACQUIRE);
 		uint64_t hi = __atomic_load_n(&areas[i].hi, __ATOMIC_ACQUIRE);
-		if (!lo || pc < lo + 16 || pc >= hi)
+		if (!lo || pc < lo + AREA_HEAD || pc >= hi)
 			continue;
-		/* The stubs start 16 bytes in, each on 16 bytes: its head is
-		 * the first one back whose call is of the area's slot (lo),
-		 * which no relocated instruction calls. */
+		/* The stubs start AREA_HEAD bytes in, each on 16 bytes: its
+		 * head is the first one back whose call is of one of the
+		 * area's enter slots (lo, lo + 16), which no relocated
+		 * instruction calls. */
 		for (uint64_t at = pc & ~(uint64_t)15;
-		     at >= lo + 16 && pc - at < STUB_SIZE(PATCH_CODE_MAX); at -= 16) {
+		     at >= lo + AREA_HEAD && pc - at < STUB_SIZE(PATCH_CODE_MAX); at -= 16) {
 			const uint8_t *p = (const uint8_t *)(uintptr_t)at;
 			int32_t rel;
 			memcpy(&rel, p + STUB_ENTRY + 2, 4);
+			uint64_t to = at + STUB_HEAD + (uint64_t)(int64_t)rel;
 			if (p[STUB_ENTRY] == 0xff && p[STUB_ENTRY + 1] == 0x15 &&
-			    at + STUB_HEAD + (uint64_t)(int64_t)rel == lo)
+			    (to == lo || to == lo + 16))
 				return pc >= at + STUB_ENTRY ? at : 0;
 		}
 		return 0;
@@ -510,9 +519,9 @@ static void write_stub(const struct cand *c, uint8_t *w, uint64_t x, uint64_t sl
 		fn |= PATCH_FN_ARGS;
 	}
 	memcpy(p, &fn, 8);
-	p[8] = 0xff; /* call *slot(%rip) */
+	p[8] = 0xff; /* call *slot(%rip), or *slot+16(%rip): the full way */
 	p[9] = 0x15;
-	put32(p + 10, (int64_t)(slot - (at + STUB_HEAD)));
+	put32(p + 10, (int64_t)(slot + (c->caps ? 16 : 0) - (at + STUB_HEAD)));
 	p[STUB_CALL] = 0xe8; /* call BODY */
 	put32(p + STUB_CALL + 1, STUB_CODE - PATCH_STUB_EXIT);
 	p[PATCH_STUB_EXIT] = 0xff; /* jmp *slot+8(%rip) */
@@ -708,7 +717,7 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 	 * are given back. */
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	size_t size =
-	    (16 + nplan * STUB_SIZE(PATCH_CODE_MAX) + nspec * PATCH_STUB_SPEC + page - 1) &
+	    (AREA_HEAD + nplan * STUB_SIZE(PATCH_CODE_MAX) + nspec * PATCH_STUB_SPEC + page - 1) &
 	    ~(page - 1);
 	uint8_t *area = nplan ? near_pages(text_lo, text_hi, size) : NULL;
 	if (!area) {
@@ -717,12 +726,14 @@ static int patch_module(fxt_patch_plan_fn *plan, const struct agent_patterns *pa
 				c.v[i].plan.why = "no memory within reach for its trampoline";
 		goto done;
 	}
-	uint64_t x = (uint64_t)(uintptr_t)area, slot = x, at = x + 16;
+	uint64_t x = (uint64_t)(uintptr_t)area, slot = x, at = x + AREA_HEAD;
 	const struct patch_mem mem = { m->seg, m->nseg };
 	uint64_t fnptr = (uint64_t)(uintptr_t)fxt__patch_enter_tramp;
 	memcpy(area, &fnptr, 8);
 	fnptr = (uint64_t)(uintptr_t)fxt__patch_exit_tramp;
 	memcpy(area + 8, &fnptr, 8);
+	fnptr = (uint64_t)(uintptr_t)fxt__patch_enter_full;
+	memcpy(area + 16, &fnptr, 8);
 	for (size_t i = 0; i < c.n; i++) {
 		struct cand *f = &c.v[i];
 		if (f->plan.why)

@@ -146,7 +146,8 @@ uint64_t agent_patch_args_spec(const char *module_path, const char *symbol);
 struct agent_patch_cond {
 	uint8_t rule, reg, width, is_signed;
 };
-#define PATCH_CONDS_MAX	     2048u /* 11 bits (rt.h's shadow entries) */
+#define PATCH_CONDS_MAX	     2048u		   /* 11 bits (rt.h's shadow entries) */
+#define PATCH_COND_APART     (PATCH_CONDS_MAX - 1) /* no test's: rt.h's SHADOW_APART */
 #define PATCH_COND_SHIFT     32
 #define PATCH_COND_IDX(spec) ((unsigned)((spec) >> PATCH_COND_SHIFT) & (PATCH_CONDS_MAX - 1))
 #define PATCH_INCL_SHIFT     44
@@ -256,7 +257,7 @@ void agent_patch_thread_end(void);
  * path (p, ts: rt.c). */
 bool fxt__patch_enter(uint64_t fn, uint64_t *slot);
 uint64_t fxt__patch_exit(uint64_t *sp);
-void fxt__patch_enter_late(uint64_t *p, uint64_t ts, uint64_t quad, uint64_t *slot);
+void fxt__patch_enter_late(uint64_t *p, uint64_t ts, uint64_t quad);
 uint64_t fxt__patch_exit_late(uint64_t *p, uint64_t ts);
 
 #endif /* FXT_AGENT_PATCH_H */

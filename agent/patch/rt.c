@@ -58,13 +58,22 @@ struct shadow {
 /* The thread's (agent/tbuf.h: in its struct tstate), which the
  * trampolines' fast path reads too (tramp.S):
  *   v       NULL until the thread's first patched call
- *   n       the live entries
- *   lim     SHADOW_MAX once v is there, else 0: the entries the fast
- *           path may push (one test of n for both)
+ *   top     past the live entries (v when there is none; NULL with v)
+ *   lim     v + SHADOW_MAX once v is there and the clock is the TSC,
+ *           else NULL: where the fast path stops pushing (one test of
+ *           top for all three)
  *   parked  entries ever parked; the ring is v + SHADOW_MAX
  *   failed  no memory for it: the thread's patched calls go unrecorded
  *   ended   the thread is ending: its stack is given back */
 #define fxt__patch_pstack (agent_tls.pstack)
+
+/* The live entries. */
+static inline __attribute__((always_inline)) uint32_t depth(const struct agent_pstack *s)
+{
+	const struct shadow *top = s->top;
+
+	return top ? (uint32_t)(top - s->v) : 0;
+}
 
 /* Set once something is patched: the unwinder's entry points do their
  * work only then. */
@@ -101,7 +110,9 @@ static bool shadow_ready(struct agent_pstack *s)
 	}
 	s->v = p;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->lim = SHADOW_MAX;
+	s->top = p;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->lim = agent_clock_tsc ? s->v + SHADOW_MAX : NULL;
 	return true;
 }
 
@@ -150,8 +161,8 @@ static __attribute__((noinline)) uint64_t pop_gone_slow(struct agent_pstack *s, 
 	bool asked = false;
 	struct range alt = { 0, 0 };
 
-	while (s->n && s->v[s->n - 1].slot <= below) {
-		struct shadow e = s->v[s->n - 1];
+	while (depth(s) && s->top[-1].slot <= below) {
+		struct shadow e = s->top[-1];
 		if (e.slot != below) {
 			if (!asked) {
 				alt = alt_stack();
@@ -160,7 +171,7 @@ static __attribute__((noinline)) uint64_t pop_gone_slow(struct agent_pstack *s, 
 			if (in_range(alt, below) != in_range(alt, e.slot))
 				break;
 		}
-		s->n--;
+		s->top--;
 		if (e.slot == below && *below == e.hook)
 			ret = e.ret;
 		else
@@ -175,7 +186,7 @@ static __attribute__((noinline)) uint64_t pop_gone_slow(struct agent_pstack *s, 
 static inline __attribute__((always_inline)) uint64_t pop_gone(struct agent_pstack *s,
 							       uint64_t *below)
 {
-	if (__builtin_expect(!s->n || s->v[s->n - 1].slot > below, 1))
+	if (__builtin_expect(!depth(s) || s->top[-1].slot > below, 1))
 		return 0;
 	return pop_gone_slow(s, below);
 }
@@ -332,20 +343,20 @@ static inline __attribute__((always_inline)) void record_strs(uint64_t fn, const
 static inline __attribute__((always_inline)) void
 shadow_push(struct agent_pstack *s, uint64_t *slot, uint64_t tagged, uint64_t ret)
 {
-	uint32_t i = s->n;
-	s->v[i].slot = (uint64_t *)UINTPTR_MAX;
+	struct shadow *e = s->top;
+	e->slot = (uint64_t *)UINTPTR_MAX;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->n = i + 1;
+	s->top = e + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->v[i].fn = tagged;
-	s->v[i].ret = ret;
+	e->fn = tagged;
+	e->ret = ret;
 	/* The stub's exit: the stub's call of the trampoline returns to
 	 * slot[-1] (patch.h). */
-	s->v[i].hook = slot[-1] - PATCH_STUB_HEAD + PATCH_STUB_EXIT;
+	e->hook = slot[-1] - PATCH_STUB_HEAD + PATCH_STUB_EXIT;
 	/* Filled in this order: an entry whose slot is known has its return
 	 * address (agent_patch_sampled_ret()). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->v[i].slot = slot;
+	e->slot = slot;
 }
 
 /* A patched function's entry: records it (with the values c holds when
@@ -359,7 +370,7 @@ static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *s
 {
 	struct agent_pstack *s = &fxt__patch_pstack;
 
-	if (__builtin_expect(!shadow_ready(s) || s->n >= SHADOW_MAX, 0)) {
+	if (__builtin_expect(!shadow_ready(s) || depth(s) >= SHADOW_MAX, 0)) {
 		if (!s->ended) /* after its buffer, as the thread's other records */
 			count_unrecorded();
 		return false;
@@ -369,6 +380,10 @@ static inline __attribute__((always_inline)) bool enter(uint64_t fn, uint64_t *s
 	 * address is the caller's. */
 	if (tail)
 		ret = tail;
+	/* Its exit the full way too (the trampoline's fast path does not
+	 * test these). */
+	if (__builtin_expect(agent_filter_on || !agent_clock_tsc, 0) && !(tagged >> 47))
+		tagged |= SHADOW_APART;
 	if (c)
 		record_with(c, fn);
 	else if (strs)
@@ -421,16 +436,17 @@ bool fxt__patch_enter(uint64_t fn, uint64_t *slot)
  * is done by the trampolines themselves (tramp.S), with four registers
  * saved instead of nine and no call: fxt__patch_enter()'s enter() of a
  * function whose quad is its address, with no frame gone (pop_gone()),
- * the record, then shadow_push(); fxt__patch_exit()'s common case (the
+ * shadow_push(), then the record (the entry is pushed before it is
+ * recorded, there: a signal handler's calls in between come before it);
+ * fxt__patch_exit()'s common case (the
  * innermost entry's slot is the one returned through, nothing to read),
  * the record, then the entry popped.  Where their record goes to its slow
  * path (the thread's first record, a full chunk), they save the other
  * registers and call these with the slot reserved outside the buffer
  * and its timestamp, t->busy counted (agent_record_clk()). */
-void fxt__patch_enter_late(uint64_t *p, uint64_t ts, uint64_t quad, uint64_t *slot)
+void fxt__patch_enter_late(uint64_t *p, uint64_t ts, uint64_t quad)
 {
 	AGENT_TBUF_SLOW(&agent_tls, p, ts, quad);
-	shadow_push(&fxt__patch_pstack, slot, quad, *slot);
 }
 
 /* The innermost entry is still the call's (a signal handler's calls since
@@ -439,17 +455,18 @@ void fxt__patch_enter_late(uint64_t *p, uint64_t ts, uint64_t quad, uint64_t *sl
 uint64_t fxt__patch_exit_late(uint64_t *p, uint64_t ts)
 {
 	struct agent_pstack *s = &fxt__patch_pstack;
-	struct shadow e = s->v[s->n - 1];
+	struct shadow e = s->top[-1];
 
 	AGENT_TBUF_SLOW(&agent_tls, p, ts, e.fn | SPOOL_EXIT_BIT);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->n--;
+	s->top--;
 	return e.ret;
 }
 
 /* What tramp.S reads (tramp.h). */
 _Static_assert(offsetof(struct tstate, pstack) + offsetof(struct agent_pstack, v) == PSTACK_V &&
-		   offsetof(struct tstate, pstack) + offsetof(struct agent_pstack, n) == PSTACK_N &&
+		   offsetof(struct tstate, pstack) + offsetof(struct agent_pstack, top) ==
+		       PSTACK_TOP &&
 		   offsetof(struct tstate, pstack) + offsetof(struct agent_pstack, lim) ==
 		       PSTACK_LIM,
 	       "tramp.h: struct agent_pstack");
@@ -460,10 +477,12 @@ _Static_assert(offsetof(struct shadow, slot) == SHADOW_SLOT &&
 		   sizeof(struct shadow) == 1u << SHADOW_SIZE_LOG2 &&
 		   PATCH_STUB_EXIT - PATCH_STUB_HEAD == STUB_EXIT_PAST_CALL,
 	       "tramp.h: struct shadow");
+_Static_assert(EV_PAIR_BIT == 1ull << PAIR_BIT && EV_PAIR_DUR_SHIFT == PAIR_DUR_SHIFT &&
+		   EV_PAIR_DUR_MAX == PAIR_DUR_MAX && EV_PAIR_FN_MIN == PAIR_FN_MIN,
+	       "tramp.h: the PAIR record");
 _Static_assert(offsetof(struct tstate, pos) == TSTATE_POS &&
 		   offsetof(struct tstate, end) == TSTATE_END &&
-		   offsetof(struct tstate, busy) == TSTATE_BUSY && sizeof(agent_clock_tsc) == 1 &&
-		   sizeof(agent_filter_on) == 1,
+		   offsetof(struct tstate, busy) == TSTATE_BUSY && sizeof(agent_filter_on) == 1,
 	       "tramp.h: struct tstate");
 
 void agent_patch_thread_end(void)
@@ -474,10 +493,11 @@ void agent_patch_thread_end(void)
 	s->ended = true;
 	if (!v)
 		return;
-	s->lim = 0;
+	s->lim = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->top = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->v = NULL;
-	s->n = 0;
 	s->parked = 0;
 	munmap((struct shadow *)v - 1, SHADOW_BYTES);
 }
@@ -493,14 +513,17 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 	uint64_t *slot = sp - 1;
 
 	pop_gone(s, slot - 1);
-	if (__builtin_expect(s->n && s->v[s->n - 1].slot == slot, 1)) {
-		struct shadow e = s->v[s->n - 1];
+	if (__builtin_expect(depth(s) && s->top[-1].slot == slot, 1)) {
+		struct shadow e = s->top[-1];
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		s->n--;
+		s->top--;
 		if (__builtin_expect(e.fn >> 47, 0)) {
 			/* An integer result (or nothing), the common case. */
 			uint32_t caps = SHADOW_RET_CAPS(e.fn);
-			if (!(caps & ~(FXT_CAP_RAX | FXT_CAP_RDX)) && !SHADOW_COND(e.fn))
+			unsigned idx = SHADOW_COND(e.fn);
+			if (idx == PATCH_COND_APART)
+				record(shadow_exit(e.fn));
+			else if (!(caps & ~(FXT_CAP_RAX | FXT_CAP_RDX)) && !idx)
 				record_ints(shadow_exit(e.fn), sp, caps, true);
 			else
 				fxt__patch_exit_args(e.fn, sp);
@@ -511,12 +534,12 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 	}
 	/* Deeper down: the frames above it are gone (a handler on the
 	 * alternate signal stack left by siglongjmp()). */
-	for (uint32_t i = s->n; i-- > 0;)
+	for (uint32_t i = depth(s); i-- > 0;)
 		if (s->v[i].slot == slot) {
 			uint64_t ret = s->v[i].ret;
-			while (s->n > i) {
-				s->n--;
-				record(shadow_exit(s->v[s->n].fn));
+			while (depth(s) > i) {
+				s->top--;
+				record(shadow_exit(s->top->fn));
 			}
 			return ret;
 		}
@@ -543,7 +566,7 @@ uint64_t agent_patch_sampled_ret(const uint64_t *slot, uint32_t *from)
 {
 	const struct agent_pstack *s = &fxt__patch_pstack;
 	const struct shadow *v = s->v;
-	uint32_t n = s->n, top;
+	uint32_t n = depth(s), top;
 
 	if (!v || !slot)
 		return 0;
@@ -581,7 +604,7 @@ uint64_t agent_patch_sampled_call(uint64_t fn, const uint64_t *sp, const uint64_
 {
 	const struct agent_pstack *s = &fxt__patch_pstack;
 	const struct shadow *v = s->v;
-	uint32_t n = s->n;
+	uint32_t n = depth(s);
 
 	/* Its entry is the last one, filled: fxt__patch_enter() returned. */
 	if (!v || !n || PATCH_FN(v[n - 1].fn) != fn || v[n - 1].slot < sp ||
@@ -604,7 +627,7 @@ static bool filled(const struct shadow *e)
 /* Puts the real return addresses back in every hooked slot. */
 static void restore_all(struct agent_pstack *s)
 {
-	for (uint32_t i = 0; i < s->n; i++)
+	for (uint32_t i = 0, n = depth(s); i < n; i++)
 		if (filled(&s->v[i]) && *s->v[i].slot == s->v[i].hook)
 			*s->v[i].slot = s->v[i].ret;
 }
@@ -615,7 +638,7 @@ static void restore_all(struct agent_pstack *s)
 static void rearm(struct agent_pstack *s, uint64_t *sp)
 {
 	pop_gone(s, sp - 1);
-	for (uint32_t i = 0; i < s->n; i++)
+	for (uint32_t i = 0, n = depth(s); i < n; i++)
 		if (filled(&s->v[i]) && *s->v[i].slot == s->v[i].ret)
 			*s->v[i].slot = s->v[i].hook;
 }
@@ -662,7 +685,7 @@ __attribute__((visibility("default"))) void *__cxa_begin_catch(void *e);
  * again. */
 static unwind_code throwing(raise_fn *real, struct _Unwind_Exception *e, uint64_t *sp)
 {
-	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && fxt__patch_pstack.n;
+	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && depth(&fxt__patch_pstack);
 	if (on)
 		restore_all(&fxt__patch_pstack);
 	unwind_code rc = real(e);
@@ -688,7 +711,7 @@ unwind_code _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
 unwind_code _Unwind_ForcedUnwind(struct _Unwind_Exception *e, unwind_stop_fn *stop, void *arg)
 {
 	REAL(forced_fn *, _Unwind_ForcedUnwind);
-	if (__atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && fxt__patch_pstack.n)
+	if (__atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && depth(&fxt__patch_pstack))
 		restore_all(&fxt__patch_pstack);
 	return real__Unwind_ForcedUnwind(e, stop, arg);
 }
@@ -706,7 +729,7 @@ bool agent_patch_unwinder_ours(void)
 
 void agent_patch_thread_unwinds(void)
 {
-	if (__atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && fxt__patch_pstack.n)
+	if (__atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && depth(&fxt__patch_pstack))
 		restore_all(&fxt__patch_pstack);
 }
 
@@ -767,7 +790,7 @@ unwind_code _Unwind_Backtrace(unwind_trace_fn *fn, void *arg)
 	REAL(backtrace_fn *, _Unwind_Backtrace);
 	REAL(get_ip_fn *, _Unwind_GetIP);
 	struct trace_skip t = { fn, arg, real__Unwind_GetIP };
-	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && fxt__patch_pstack.n;
+	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && depth(&fxt__patch_pstack);
 	if (on)
 		restore_all(&fxt__patch_pstack);
 	unwind_code rc = real__Unwind_Backtrace(trace_skipping, &t);
@@ -801,7 +824,7 @@ typedef int walk_fn(void **, int);
 static inline __attribute__((always_inline)) int walk_for_caller(walk_fn *real, void **array,
 								 int size, uint64_t *sp)
 {
-	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && fxt__patch_pstack.n;
+	bool on = __atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && depth(&fxt__patch_pstack);
 	int n, m, room = size, tries = 4;
 
 	if (on)
@@ -850,7 +873,7 @@ int unw_backtrace(void **array, int size)
 void *__cxa_begin_catch(void *e)
 {
 	REAL(begin_catch_fn *, __cxa_begin_catch);
-	if (__atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && fxt__patch_pstack.n)
+	if (__atomic_load_n(&patch_active, __ATOMIC_ACQUIRE) && depth(&fxt__patch_pstack))
 		rearm(&fxt__patch_pstack, CALLER_SP());
 	return real___cxa_begin_catch(e);
 }

@@ -221,6 +221,11 @@ static inline __attribute__((always_inline)) void record_with(const struct captu
 #define SHADOW_COND_SHIFT   52 /* a test at its return: agent_patch_conds' index */
 #define SHADOW_COND(fn)	    ((unsigned)((fn) >> SHADOW_COND_SHIFT) & (PATCH_CONDS_MAX - 1))
 #define SHADOW_HELD	    (1ull << 63) /* its --include pattern's test held */
+/* Nothing to read or test at its return, but it goes the full way there
+ * (fxt__patch_exit()): pushed while the records went through the filters
+ * or the clock was not the TSC.  The exit trampoline's fast path takes
+ * only an entry whose fn is the function's address alone (tramp.S). */
+#define SHADOW_APART ((uint64_t)PATCH_COND_APART << SHADOW_COND_SHIFT)
 
 /* The hook address of the exit of the call whose shadow entry's fn is fn:
  * AGENT_FILTER_HELD with it when its entry's had it. */

@@ -165,74 +165,73 @@
  * (patch.c) so that no register carries FN (with -fipa-ra, any may be
  * live).  The stack then holds the stub's return address (14 bytes past
  * FN's quad) and, above it, the function's own return address, in its
- * slot.  Records the call and pushes its shadow entry (rt.c's enter()
- * and shadow_push(), their common case; the stub then hooks the slot),
- * or saves the other general registers (see above) and calls, on an
- * aligned stack (a compiler may call a function it knows with it 8
- * bytes off), fxt__patch_enter(FN, slot) or fxt__patch_enter_late(p, ts,
- * FN, slot); restores and returns into the stub past the return
- * address (`ret $8`: its call of the function's code hooks the slot), or,
- * when the call was not pushed, into the relocated instructions, the
- * slot left alone. */
+ * slot.  Pushes the call's shadow entry and records the call (rt.c's
+ * shadow_push() and enter(), their common case; the stub then hooks the
+ * slot), or saves the other general registers (see above) and calls, on
+ * an aligned stack (a compiler may call a function it knows with it 8
+ * bytes off), fxt__patch_enter(FN, slot) or, the entry pushed,
+ * fxt__patch_enter_late(p, ts, FN); restores and returns into the stub
+ * past the return address (`ret $8`: its call of the function's code
+ * hooks the slot), or, when the call was not pushed, into the relocated
+ * instructions, the slot left alone.  The stub of a function whose
+ * arguments or return value are read calls the full way itself
+ * (fxt__patch_enter_full). */
 	.globl	fxt__patch_enter_tramp
 	.hidden	fxt__patch_enter_tramp
 	.type	fxt__patch_enter_tramp, @function
-	.p2align 4
+	.p2align 6		/* the fast path in as few 64-byte lines as may be */
 fxt__patch_enter_tramp:
 	.cfi_startproc
 	PUSH_FAST
 	cmpb	$0, agent_filter_on(%rip)
 	jne	2f
-	cmpb	$0, agent_clock_tsc(%rip)
-	je	2f
 	movq	FAST_REGS(%rsp), %rax	/* the stub's return address */
-	testl	$0xffff8000, -14+4(%rax)	/* FN's quad above bit 47: --args */
-	jnz	2f
 	movq	agent_tls@gottpoff(%rip), %rcx
-	movl	%fs:PSTACK_N(%rcx), %esi
-	cmpl	%fs:PSTACK_LIM(%rcx), %esi	/* full, or no shadow stack yet */
+	movq	%fs:PSTACK_TOP(%rcx), %rsi	/* the entry */
+	cmpq	%fs:PSTACK_LIM(%rcx), %rsi	/* full, no shadow stack yet, or no TSC */
 	jae	2f
-	shlq	$SHADOW_SIZE_LOG2, %rsi
-	addq	%fs:PSTACK_V(%rcx), %rsi	/* the entry */
 	/* pop_gone()'s test: the innermost entry's slot (or the one before
 	 * the first's) above this one's */
-	leaq	FAST_REGS+8(%rsp), %rdx
+	leaq	FAST_REGS+8(%rsp), %rdx		/* the slot */
 	cmpq	%rdx, SHADOW_SLOT-SHADOW_SIZE(%rsi)
 	jbe	2f
-	RECORD_RESERVE 3f
-	movq	%rax, (%rdx)
-	movq	FAST_REGS(%rsp), %rax
-	movq	-14(%rax), %rax		/* FN, before the call */
-	movq	%rax, 8(%rdx)
-	RECORD_DONE
 	/* shadow_push(): marked live, counted, filled (a signal handler's
-	 * calls push theirs above it, and pop them, from the count on) */
+	 * calls push theirs above it, and pop them, from the count on), the
+	 * slot last; before the record, so that the stub's return address
+	 * and FN are read once */
 	movq	$-1, SHADOW_SLOT(%rsi)
-	addl	$1, %fs:PSTACK_N(%rcx)
-	movq	%rax, SHADOW_FN(%rsi)
-	movq	FAST_REGS+8(%rsp), %rax
-	movq	%rax, SHADOW_RETA(%rsi)
-	movq	FAST_REGS(%rsp), %rax
+	addq	$SHADOW_SIZE, %fs:PSTACK_TOP(%rcx)
 	addq	$STUB_EXIT_PAST_CALL, %rax	/* the stub's exit */
 	movq	%rax, SHADOW_HOOK(%rsi)
-	leaq	FAST_REGS+8(%rsp), %rax		/* the slot */
-	movq	%rax, SHADOW_SLOT(%rsi)
+	movq	-STUB_EXIT_PAST_CALL-14(%rax), %rax	/* FN, before the call */
+	movq	%rax, SHADOW_FN(%rsi)
+	movq	(%rdx), %rax			/* the real return address */
+	movq	%rax, SHADOW_RETA(%rsi)
+	movq	%rdx, SHADOW_SLOT(%rsi)
+	RECORD_RESERVE 3f
+	movq	%rax, (%rdx)
+	movq	SHADOW_FN(%rsi), %rax
+	movq	%rax, 8(%rdx)
+	RECORD_DONE
 	.cfi_remember_state
 9:	POP_FAST
 	/* Past the return address, which the stub's call of the function's
 	 * code puts its exit in place of. */
 	ret	$8
 	.cfi_restore_state
-3:	SLOW_ENTER			/* the record's slow path */
+3:	SLOW_ENTER			/* the record's slow path (the call pushed) */
 	movq	%rdx, %rdi		/* the slot reserved */
+	movq	SHADOW_FN(%rsi), %rdx	/* FN */
 	movq	%rax, %rsi		/* its timestamp */
-	movq	SLOW_FAST+FAST_REGS(%rbp), %rax
-	movq	-14(%rax), %rdx		/* FN */
-	leaq	SLOW_FAST+FAST_REGS+8(%rbp), %rcx	/* the slot */
 	call	fxt__patch_enter_late
 	SLOW_LEAVE
 	jmp	9b
 2:	POP_FAST			/* the full handler */
+	/* Where the stubs of functions whose quad has PATCH_FN_ARGS (--args,
+	 * --retval: patch.c) call: nothing pushed yet, as here. */
+	.globl	fxt__patch_enter_full
+	.hidden	fxt__patch_enter_full
+fxt__patch_enter_full:
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbp, 0
@@ -277,38 +276,68 @@ fxt__patch_enter_tramp_end:
 	.globl	fxt__patch_exit_tramp
 	.hidden	fxt__patch_exit_tramp
 	.type	fxt__patch_exit_tramp, @function
-	.p2align 4
+	.p2align 6		/* the fast path in as few 64-byte lines as may be */
 fxt__patch_exit_tramp:
 	.cfi_startproc
 	.cfi_def_cfa_offset 0		/* the return address below the CFA, popped */
 	subq	$8, %rsp		/* the real return address goes here */
 	.cfi_adjust_cfa_offset 8
 	PUSH_FAST
-	cmpb	$0, agent_filter_on(%rip)
-	jne	2f
-	cmpb	$0, agent_clock_tsc(%rip)
-	je	2f
 	movq	agent_tls@gottpoff(%rip), %rcx
-	movl	%fs:PSTACK_N(%rcx), %esi
-	testl	%esi, %esi
-	jz	2f
-	shlq	$SHADOW_SIZE_LOG2, %rsi
-	addq	%fs:PSTACK_V(%rcx), %rsi	/* past the innermost entry */
+	/* Past the innermost entry, or the one before the first (its slot
+	 * above every other) when none is left: the thread pushed the call
+	 * that returns here, so its stack is there. */
+	movq	%fs:PSTACK_TOP(%rcx), %rsi
 	leaq	FAST_REGS(%rsp), %rax	/* the slot */
 	cmpq	%rax, SHADOW_SLOT-SHADOW_SIZE(%rsi)
 	jne	2f
-	testl	$0xffff8000, SHADOW_FN-SHADOW_SIZE+4(%rsi)	/* what to read at the return */
+	/* what to read at the return, or the full way for another reason
+	 * (rt.h's SHADOW_APART: the filters, no TSC); else the filters were
+	 * off and the clock is the TSC */
+	testl	$0xffff8000, SHADOW_FN-SHADOW_SIZE+4(%rsi)
 	jnz	2f
-	RECORD_RESERVE 3f
+	/* agent_record_exit() (agent/tbuf.h) step by step: where the slot
+	 * just before the next free one, in the chunk, is FN's enter and
+	 * the call fits, that slot's w1 becomes the call's PAIR
+	 * (spool/records.h) and no slot is taken; else the exit record. */
+	movq	SHADOW_FN-SHADOW_SIZE(%rsi), %rsi	/* FN (the entry: top again, below) */
+	addb	$1, %fs:TSTATE_BUSY(%rcx)
+	rdtsc
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+	movq	%fs:TSTATE_POS(%rcx), %rdx	/* read once, plainly */
+	testq	%rdx, %rdx
+	jz	4f
+	cmpq	%fs:TSTATE_END(%rcx), %rdx	/* 1 <= pos <= end */
+	ja	4f
+	cmpq	%rsi, -8(%rdx)			/* FN's enter */
+	jne	4f
+	subq	-16(%rdx), %rax			/* the duration */
+	cmpq	$PAIR_DUR_MAX, %rax
+	ja	5f
+	cmpq	$PAIR_FN_MIN, %rsi
+	jb	5f
+	shlq	$PAIR_DUR_SHIFT, %rax
+	leaq	-PAIR_FN_MIN(%rsi), %rsi
+	orq	%rsi, %rax
+	btsq	$PAIR_BIT, %rax
+	movq	%rax, -8(%rdx)			/* one store: the enter or the PAIR */
+	jmp	6f
+5:	addq	-16(%rdx), %rax			/* the timestamp again */
+4:	movl	$16, %edx
+	xaddq	%rdx, %fs:TSTATE_POS(%rcx)
+	cmpq	%fs:TSTATE_END(%rcx), %rdx
+	jae	3f
 	movq	%rax, (%rdx)
-	movq	SHADOW_FN-SHADOW_SIZE(%rsi), %rax
-	btsq	$63, %rax		/* SPOOL_EXIT_BIT */
-	movq	%rax, 8(%rdx)
-	RECORD_DONE
+	btsq	$63, %rsi		/* SPOOL_EXIT_BIT */
+	movq	%rsi, 8(%rdx)
+6:	RECORD_DONE
 	/* popped, its return address back in the slot (after: see
-	 * fxt__patch_exit_late()) */
+	 * fxt__patch_exit_late()); a signal handler's calls since left top
+	 * where it was */
+	movq	%fs:PSTACK_TOP(%rcx), %rsi
 	movq	SHADOW_RETA-SHADOW_SIZE(%rsi), %rax
-	subl	$1, %fs:PSTACK_N(%rcx)
+	subq	$SHADOW_SIZE, %fs:PSTACK_TOP(%rcx)
 	movq	%rax, FAST_REGS(%rsp)
 	.cfi_remember_state
 9:	POP_FAST

@@ -6,12 +6,12 @@
 #define FXT_AGENT_PATCH_TRAMP_H
 
 /* rt.c's struct pstack (the thread's shadow stack, in its struct tstate,
- * agent_tls: offsets from it): the entries, how many are live, how many
- * the fast path may push (0: no stack).  The entry before the first is
- * there, its slot above every other. */
+ * agent_tls: offsets from it): the entries, the end of the live ones,
+ * where the fast path stops pushing (NULL: no stack, or no TSC).  The
+ * entry before the first is there, its slot above every other. */
 #define PSTACK_V   312
-#define PSTACK_N   320
-#define PSTACK_LIM 324
+#define PSTACK_TOP 320
+#define PSTACK_LIM 328
 
 /* rt.c's struct shadow, 32 bytes: the slot of the call's return address,
  * the real return address, the function (with, above bit 47, what to read
@@ -28,6 +28,13 @@
 /* The function's code in its stub, past that return address: where the
  * enter trampoline returns to when it did not push the call. */
 #define STUB_BODY_PAST_CALL 11
+
+/* spool/records.h's PAIR (EV_PAIR_*), which the exit trampoline writes
+ * as agent_record_exit() does. */
+#define PAIR_BIT       62
+#define PAIR_DUR_SHIFT 47
+#define PAIR_DUR_MAX   0x7fff
+#define PAIR_FN_MIN    16
 
 /* agent/tbuf.h's struct tstate (agent_tls): the next free slot, the end of
  * the chunk, the count of agent code running. */

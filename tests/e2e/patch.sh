@@ -10,7 +10,7 @@
 # record -P.`'s for every function both patch.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 66
+plan 68
 scratch
 P=$PROGS/patchme
 X=$PROGS/patchme_cxx
@@ -61,6 +61,18 @@ ok "--patch-list: shorter than the patch" sh -c \
 ok "--patch-list: the patched ones" grep -q '^fxt-run: patched rip_first$' "$TMPD/p.err"
 ok "the summary: patched N of M functions, the reasons counted" \
   grep -q "^fxt-run: patched [0-9]* of [0-9]* functions of .*patchme (skipped: .*2 shorter than the patch.*)$" "$TMPD/p.err"
+
+# The monotonic clock, not the TSC: the trampolines' fast path is off, and
+# so is it at the exits of the calls the full way pushed (agent/patch/rt.h,
+# SHADOW_APART): the same calls, each ended on the same clock (an exit
+# stamped by the TSC would end its call hours after it began).
+FXT_CLOCK=monotonic "$FXT_RUN" -q -o "$TMPD/mono.fxt" --patch=. -- "$P" > /dev/null 2>&1
+calls "$TMPD/mono.fxt" > "$TMPD/mono.calls"
+is "$(diff "$TMPD/calls" "$TMPD/mono.calls" && echo same)" same "the monotonic clock: the same calls"
+ok "the monotonic clock: no call longer than a minute, the archive valid" sh -c \
+  '"$1" --format csv "$2" | awk -F, "NR > 1 && \$6 > 6e10 { exit 1 }" &&
+   "$3" --check "$2" | tail -n 1 | grep -q ", 0 errors, 0 warnings)$"' - \
+  "$abs_top_builddir/fxt-report" "$TMPD/mono.fxt" "$FXT_DUMP"
 
 # A nop sled at each entry (-fpatchable-function-entry=5): used as it is.
 "$FXT_RUN" -q -o "$TMPD/pfe.fxt" --patch=. -- "$PROGS/patchme_pfe" fib threads tables > "$TMPD/pfe.out" 2>&1

@@ -67,9 +67,9 @@ uint64_t fxt__patch_exit(uint64_t *sp)
 	abort();
 }
 
-void fxt__patch_enter_late(uint64_t *p, uint64_t ts, uint64_t quad, uint64_t *slot)
+void fxt__patch_enter_late(uint64_t *p, uint64_t ts, uint64_t quad)
 {
-	(void)p, (void)ts, (void)quad, (void)slot;
+	(void)p, (void)ts, (void)quad;
 	abort();
 }
 
@@ -82,7 +82,6 @@ uint64_t fxt__patch_exit_late(uint64_t *p, uint64_t ts)
 /* What the trampolines' fast path reads (agent/patch/tramp.h): never
  * read here either. */
 unsigned char agent_filter_on;
-bool agent_clock_tsc;
 __thread struct tstate agent_tls;
 extern __thread uint64_t fxt__patch_pstack[2];
 __thread uint64_t fxt__patch_pstack[2];
