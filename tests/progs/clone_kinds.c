@@ -164,7 +164,8 @@ int main(int argc, char **argv)
 		long r = syscall(SYS_clone3, (void *)16, (size_t)88);
 		int err = errno;
 
-		printf("clone_kinds clone3-bad: %ld %s\n", r, err == EFAULT ? "EFAULT" : strerror(err));
+		printf("clone_kinds clone3-bad: %ld %s\n", r,
+		       err == EFAULT ? "EFAULT" : strerror(err));
 		return r == -1 && err == EFAULT ? 0 : 1;
 #else
 		fprintf(stderr, "clone_kinds: no clone3 in the headers\n");
