@@ -93,6 +93,15 @@ for calls in 1 "$CALLS"; do
   (FXT_SRCLINE_CACHE=off LD_PRELOAD=$agent FXT_OUTPUT=$D/c$calls/gen.fxt "$D/gen" "$calls" >/dev/null; :) 2>/dev/null
   spool=$(ls "$D/c$calls"/gen*.spool 2>/dev/null | head -1)
   [ -n "$spool" ] || { echo "srcline.sh: no spool left in $D/c$calls" >&2; exit 1; }
+  # BASE converts a spool of its own agent's making: the spool's format
+  # may differ between the two builds.
+  bspool=
+  if [ -n "${BASE:-}" ]; then
+    mkdir "$D/b$calls" || exit 1
+    (FXT_SRCLINE_CACHE=off LD_PRELOAD=$BASE/.libs/libfxt-agent.so FXT_OUTPUT=$D/b$calls/gen.fxt "$D/gen" "$calls" >/dev/null; :) 2>/dev/null
+    bspool=$(ls "$D/b$calls"/gen*.spool 2>/dev/null | head -1)
+    [ -n "$bspool" ] || { echo "srcline.sh: no spool left by BASE's agent in $D/b$calls" >&2; exit 1; }
+  fi
   for fork in 0 1; do
     if [ "$fork" = 1 ]; then where="each conversion a new process"; else where="in one process"; fi
     for kept in yes no alone ahead; do
@@ -109,7 +118,7 @@ for calls in 1 "$CALLS"; do
       wall_ratio >"$D/r.$calls.$fork.$kept"
       if [ -n "${BASE:-}" ] && { [ "$kept" = yes ] || [ "$kept" = no ]; }; then
         printf '  BASE (%s): ' "$BASE"
-        FORGET=$forget FORK=$fork $RUN "$D/base_bench" "$spool" "$ROUNDS" >"$D/out" || exit 1
+        FORGET=$forget FORK=$fork $RUN "$D/base_bench" "$bspool" "$ROUNDS" >"$D/out" || exit 1
         cat "$D/out"
         wall_ratio >"$D/b.$calls.$fork.$kept"
       fi
