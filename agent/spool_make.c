@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -32,6 +33,26 @@
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
+
+/* Wakes fxt-run for a pass over the spools when the spare files run low
+ * (`left`: the bits of those still there, fewer than RUN_SPARES_LOW): its
+ * pass converts the spools
+ * of the processes that are gone and makes them spare files again
+ * (launcher/spares.c).  Without it fxt-run looked every 50 ms, while a
+ * fork loop started some 80 processes: once the 64 slots were taken, one
+ * in six made its spool file (a new inode: on ext4 without a journal,
+ * hundreds of microseconds), and at the next pass fxt-run removed as many
+ * converted spools for want of a free slot.  SIGCHLD is the signal
+ * fxt-run waits for (launcher/supervise.c: blocked in all its threads,
+ * taken by sigtimedwait()); sent only while the control file says OPEN,
+ * that is while fxt-run supervises the program (elsewhere its default is
+ * to be ignored). */
+static AGENT_FORK_CODE void spares_low(const struct run_bell *b, uint64_t left)
+{
+	if ((unsigned)__builtin_popcountll(left) < RUN_SPARES_LOW && agent_cfg.launcher_pid > 0 &&
+	    run_bell_state(b) == RUN_CTL_OPEN)
+		(void)agent_sys(SYS_kill, agent_cfg.launcher_pid, SIGCHLD, 0, 0, 0);
+}
 
 /* A spare spool file of fxt-run's (run/names.h) renamed to ours, open in
  * *fd with its status in *st; false if none was there (or it was not
@@ -55,11 +76,14 @@ static AGENT_FORK_CODE bool take_spare(struct spool *sp, int *fd, struct stat *s
 	 * writable, rather than for the read and again for the write. */
 	have = __atomic_fetch_add(&b->spares, 0, __ATOMIC_ACQUIRE);
 	do {
-		if (!have)
+		if (!have) {
+			spares_low(b, 0);
 			return false;
+		}
 		slot = (unsigned)__builtin_ctzll(have);
 	} while (!__atomic_compare_exchange_n(&b->spares, &have, have & ~(1ull << slot), false,
 					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	spares_low(b, have & ~(1ull << slot));
 	/* Slot `slot` is ours: nobody else renames it. */
 	run_spare_name(spare, sizeof(spare), agent_cfg.output, agent_cfg.launcher_pid, slot);
 	/* Made directly (agent/sys.h): a forked child of a process that never
@@ -252,8 +276,16 @@ AGENT_FORK_CODE int spool_make(struct spool *sp, int *keep, uint64_t first, void
 			   0);
 	if (p == MAP_FAILED)
 		goto fail_file;
+	/* A small first chunk (a process other than the root: a fork child,
+	 * an exec'd image) is pre-faulted in its first page only: such a
+	 * process records a few hundred bytes, and each page pre-faulted is a
+	 * page_mkwrite (ext4: the inode's times updated, its block looked
+	 * up) whether it is written or not; MADV_POPULATE_WRITE of the 16
+	 * KiB was 4% of a forked child's time.  The rest faults in if it is
+	 * written, as a thread's stack does. */
 	if (first)
-		spool_populate((char *)p + SPOOL_HEADER_SIZE, first);
+		spool_populate((char *)p + SPOOL_HEADER_SIZE,
+			       first <= AGENT_FIRST_CHUNK_SIZE ? spool_page_size() : first);
 	if (ready) {
 		/* Its magic 0 (h is), stored below. */
 		agent_copy(p, &h, sizeof(h));

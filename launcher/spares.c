@@ -177,6 +177,12 @@ void spares_fill(struct spools *r)
 {
 	unsigned want = r->finishing ? SPARES_FINISHING : r->converted + 4;
 
+	/* Enough that the processes to come wake fxt-run (RUN_SPARES_LOW)
+	 * before they run out, its pass then turning the spools of those
+	 * gone into spare files again: made once, kept through the run. */
+	if (!r->finishing && want < 2 * RUN_SPARES_LOW)
+		want = 2 * RUN_SPARES_LOW;
+
 	if (want > RUN_SPARE_SLOTS / 2)
 		want = RUN_SPARE_SLOTS / 2;
 	while (spares_there(r) < want && spare_put(r, NULL) == 0)

@@ -72,14 +72,6 @@ struct run_bell *run_bell_map(const char *path)
 	return p == MAP_FAILED ? NULL : (struct run_bell *)((char *)p + RUN_BELL_OFF);
 }
 
-int run_bell_state(const struct run_bell *b)
-{
-	const char *ctl = (const char *)b - RUN_BELL_OFF;
-
-	return __atomic_load_n(ctl, __ATOMIC_ACQUIRE) == RUN_CTL_OPEN ? RUN_CTL_OPEN
-								      : RUN_CTL_CLOSING;
-}
-
 void run_bell_ring(struct run_bell *b)
 {
 	__atomic_add_fetch(&b->word, 1, __ATOMIC_SEQ_CST);

@@ -44,6 +44,11 @@ struct run_bell {
 	uint64_t batch_len[RUN_BATCHES];
 };
 
+/* Under this many spare spool files left, a process that takes one (or
+ * finds none) wakes fxt-run for a pass (agent/spool_make.c), and fxt-run
+ * keeps twice as many while processes come (launcher/spares.c). */
+#define RUN_SPARES_LOW 8u
+
 /* "OUT.LPID.run". */
 void run_ctl_path(char *buf, size_t cap, const char *output, long launcher_pid);
 
@@ -59,8 +64,15 @@ int run_ctl_get(const char *path);
 struct run_bell *run_bell_map(const char *path);
 
 /* The state of the control file whose doorbell `b` is (mapped from its
- * first byte): as run_ctl_get() reads it. */
-int run_bell_state(const struct run_bell *b);
+ * first byte): as run_ctl_get() reads it.  Inline: a fork child reads it
+ * (agent/spool_make.c), and each page of code it runs faults in again. */
+static inline int run_bell_state(const struct run_bell *b)
+{
+	const char *ctl = (const char *)b - RUN_BELL_OFF;
+
+	return __atomic_load_n(ctl, __ATOMIC_ACQUIRE) == RUN_CTL_OPEN ? RUN_CTL_OPEN
+								      : RUN_CTL_CLOSING;
+}
 
 /* Rings it: no system call unless the drain thread sleeps. */
 void run_bell_ring(struct run_bell *b);

@@ -7,7 +7,7 @@
 # removed by the next run over the same OUT and by --recover.
 . "$abs_top_srcdir/tests/e2e/agent-common.sh"
 
-plan 20
+plan 23
 
 # A sh loop of short processes, spaced so that fxt-run's scans (every 50 ms)
 # convert some before the next ones start: 30 x (true; sleep), each a fork
@@ -55,6 +55,29 @@ trace n.fxt --libc=none sh -c "$loop"
 is "$rc" 0 "nothing recorded: exit status 0"
 ok "nothing recorded: no archive, said so" grep -q 'wrote no archive' "$TMPD/err"
 is "$(ls | grep '^n\.' | tr '\n' ' ')" "" "nothing recorded: no spool, no spare file left"
+
+# A fork loop with no pause (bench/forkloop 200): fxt-run looked at the
+# spools every 50 ms, some 80 processes at a time in bench-forks, more
+# than the spare files it kept, and the others made a spool file each (a
+# new inode).  A process that leaves fewer than RUN_SPARES_LOW spare files
+# (or finds none) now wakes fxt-run with SIGCHLD for a pass that makes the
+# spools of those gone spare files again.  The children's kill() counted
+# with strace; every child in the archive all the same.
+rm -f ./*
+if command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null; then
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -o kill.trace \
+    -e trace=kill,execve -e signal=none \
+    "$FXT_RUN" -o f.fxt "$abs_top_builddir/bench/forkloop" 200 >out 2>err
+  is "$?" 0 "fork loop: exit status 0"
+  lpid=$(sed -n '1s/^\([0-9]*\) .*/\1/p' kill.trace)
+  n=$(grep -c "kill($lpid, SIGCHLD) *= 0" kill.trace || true)
+  ok "fork loop: children low on spare files wake fxt-run ($n)" test "$n" -gt 0
+  ok "fork loop: every child in the archive" grep -q '; 201 processes' err
+else
+  skip "strace not installed or cannot trace here"
+  skip "strace not installed or cannot trace here"
+  skip "strace not installed or cannot trace here"
+fi
 
 # fxt-run killed with spare files made: --recover removes them.
 rm -f ./*
