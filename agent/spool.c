@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "agent/ticks.h"
@@ -438,9 +439,42 @@ int spool_launcher_state(struct spool *sp)
 	return run_ctl_get(ctl);
 }
 
+#define EXT4_MAGIC 0xEF53 /* statfs f_type of ext2, ext3 and ext4 alike */
+
+/* Under the lock: reserves the place of a staged chunk's copy, `size`
+ * bytes at `off` of the spool open as `fd` (its end): the file extended
+ * over it, and a chunk header without owner (readers skip it) at its
+ * start.  On ext4 its blocks are allocated at once (fallocate(), one
+ * extent): a buffered write into new space reserves each 4 KiB block one
+ * at a time (delayed allocation), which was a third of the copy's system
+ * time (372 MB in 512 KiB writes: 0.113 -> 0.083 s); elsewhere (tmpfs
+ * would zero the pages) and where that fails (no space) the place is a
+ * hole, as it was.  0 or -errno; on failure the file may end past `off`. */
+static int reserve_copy(struct spool *sp, int fd, uint64_t off, uint64_t size)
+{
+	struct spool_chunk dest;
+
+	if (!sp->fs_known) {
+		struct statfs sf;
+
+		sp->fs_known = true;
+		sp->fs_alloc = fstatfs(fd, &sf) == 0 && sf.f_type == EXT4_MAGIC;
+	}
+	if (!sp->fs_alloc || fallocate(fd, 0, (off_t)off, (off_t)size) != 0) {
+		if (ftruncate(fd, (off_t)(off + size)) != 0)
+			return -errno;
+	}
+	memset(&dest, 0, sizeof(dest));
+	dest.magic = SPOOL_CHUNK_MAGIC;
+	dest.size = size;
+	if (pwrite(fd, &dest, sizeof(dest), (off_t)off) != (ssize_t)sizeof(dest))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
 int spool_stage_full(struct spool *sp, struct spool_map *m)
 {
-	struct spool_chunk *c = m->base, dest;
+	struct spool_chunk *c = m->base;
 	struct run_bell *b;
 	uint64_t off;
 	int fd, err;
@@ -460,14 +494,10 @@ int spool_stage_full(struct spool *sp, struct spool_map *m)
 		goto out;
 	}
 	/* The copy's place: a chunk without owner (readers skip it) until
-	 * the copy is whole, its bytes a hole until then. */
+	 * the copy is whole. */
 	off = sp->end;
-	memset(&dest, 0, sizeof(dest));
-	dest.magic = SPOOL_CHUNK_MAGIC;
-	dest.size = m->size;
-	if (pwrite(fd, &dest, sizeof(dest), (off_t)off) != (ssize_t)sizeof(dest) ||
-	    ftruncate(fd, (off_t)(off + m->size)) != 0) {
-		err = -errno;
+	err = reserve_copy(sp, fd, off, m->size);
+	if (err < 0) {
 		if (ftruncate(fd, (off_t)off) < 0)
 			agent_dbg("spool truncation failed: %s", strerror(errno));
 		close(fd);

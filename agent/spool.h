@@ -59,7 +59,10 @@ struct spool {
 	/* A process other than the run's root (a fork child, an exec'd
 	 * image): its first chunk is AGENT_FIRST_CHUNK_SIZE (next_size()). */
 	bool small_first;
-	int failed;			 /* creation failed (-errno): grant nothing */
+	int failed; /* creation failed (-errno): grant nothing */
+	/* Whether copies' places are allocated (reserve_copy()): known
+	 * once the first is reserved. */
+	bool fs_known, fs_alloc;
 	/* Modules loaded so far, mirrored into the header once it exists.
 	 * Last: spool_init() resets everything before it. */
 	unsigned nmods;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "fxt/ahead.h"
 #include "fxt/behind.h"
 
 #define BEHIND_BUFS 3
@@ -18,6 +19,7 @@
 
 struct fxt__behind {
 	int fd;
+	struct fxt__ahead *ahead;
 	void *buf[BEHIND_BUFS];
 	size_t len[BEHIND_BUFS];
 	/* Buffer `n % BEHIND_BUFS` is the n-th submitted; those before
@@ -30,8 +32,9 @@ struct fxt__behind {
 	pthread_t th;
 };
 
-static int write_all(int fd, const unsigned char *p, size_t len)
+static int write_all(struct fxt__ahead *ahead, int fd, const unsigned char *p, size_t len)
 {
+	fxt__ahead_write(ahead, fd, len);
 	while (len) {
 		ssize_t r = write(fd, p, len < IO_CHUNK ? len : IO_CHUNK);
 
@@ -59,7 +62,7 @@ static void *behind_thread(void *arg)
 		int fd = b->fd, err = b->err;
 		pthread_mutex_unlock(&b->mu);
 		if (!err)
-			err = write_all(fd, b->buf[i], b->len[i]);
+			err = write_all(b->ahead, fd, b->buf[i], b->len[i]);
 		pthread_mutex_lock(&b->mu);
 		if (err && !b->err)
 			b->err = err;
@@ -70,7 +73,8 @@ static void *behind_thread(void *arg)
 	return NULL;
 }
 
-int fxt__behind_open(struct fxt__behind **out, int fd, void *buf, size_t cap)
+int fxt__behind_open(struct fxt__behind **out, int fd, void *buf, size_t cap,
+		     struct fxt__ahead *ahead)
 {
 	struct fxt__behind *b = calloc(1, sizeof(*b));
 	sigset_t all, old;
@@ -83,6 +87,7 @@ int fxt__behind_open(struct fxt__behind **out, int fd, void *buf, size_t cap)
 		if (!(b->buf[i] = malloc(cap)))
 			goto fail;
 	b->fd = fd;
+	b->ahead = ahead;
 	pthread_mutex_init(&b->mu, NULL);
 	pthread_cond_init(&b->cv, NULL);
 	/* Signals are for the caller's thread. */

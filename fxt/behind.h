@@ -13,8 +13,12 @@ struct fxt__behind;
 
 /* A thread writing to fd (with write(), at its offset), with `buf` (cap
  * bytes, malloc'd: the behind owns it from now on) the first of the
- * buffers it hands out.  0 or -errno (then buf is still the caller's). */
-int fxt__behind_open(struct fxt__behind **b, int fd, void *buf, size_t cap);
+ * buffers it hands out, each write after fxt__ahead_write(ahead) (the
+ * writer's, which writes nothing itself while the thread has anything
+ * to write).  0 or -errno (then buf is still the caller's). */
+struct fxt__ahead;
+int fxt__behind_open(struct fxt__behind **b, int fd, void *buf, size_t cap,
+		     struct fxt__ahead *ahead);
 /* The buffer to fill after the one being filled (waits until it is
  * written, if need be).  Its first bytes may be set before the one being
  * filled is submitted. */

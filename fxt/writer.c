@@ -17,6 +17,7 @@
 #include <fxt/utf8.h>
 #include <fxt/writer.h>
 
+#include "fxt/ahead.h"
 #include "fxt/behind.h"
 #include "fxt/compress.h"
 #include "fxt/encode.h"
@@ -110,6 +111,7 @@ static int sink_write(struct fxt_writer *w, const void *data, size_t len)
 			return set_error(w, err);
 		w->behind_off += len;
 	}
+	fxt__ahead_write(&w->ahead, w->fd, len);
 	while (len) {
 		ssize_t r = write(w->fd, p, len < IO_CHUNK ? len : IO_CHUNK);
 
@@ -203,7 +205,7 @@ static int make_room(struct fxt_writer *w, size_t len)
 	if (w->behind_in && !w->behind && !w->err && --w->behind_in == 0) {
 		/* From the buffer's start on; as before if it cannot start. */
 		off = lseek(w->fd, 0, SEEK_CUR);
-		if (off >= 0 && fxt__behind_open(&w->behind, w->fd, w->buf, w->cap) == 0)
+		if (off >= 0 && fxt__behind_open(&w->behind, w->fd, w->buf, w->cap, &w->ahead) == 0)
 			w->behind_off = (uint64_t)off;
 	}
 	if (w->behind && !w->err) { /* as below, without waiting for the write */
@@ -423,6 +425,11 @@ int fxt_writer_finish(struct fxt_writer *w)
 		int err = drain(w);
 		if (!err && w->z && (err = fxt__zsink_finish(w->z)))
 			set_error(w, err);
+		/* Every byte is in: the blocks allocated past them go back.
+		 * Where that fails they stay past the file's end (at most
+		 * one step of them), the archive whole all the same. */
+		if (!w->to_mem)
+			(void)fxt__ahead_trim(&w->ahead, w->fd);
 		w->finished = true;
 	}
 	return w->err;
@@ -511,8 +518,11 @@ static int copy_raw(struct fxt_writer *w, int fd, uint64_t off, uint64_t len)
 				return set_error(w, n < 0 ? -errno : -EIO);
 			if (sink_write(w, buf, (size_t)n))
 				return w->err;
-		} else if (w->behind) { /* straight to the file (sink_write() counts its own) */
-			w->behind_off += (uint64_t)n;
+		} else {
+			/* Straight to the file (sink_write() counts its own). */
+			if (w->behind)
+				w->behind_off += (uint64_t)n;
+			w->ahead.pos += (uint64_t)n;
 		}
 		done += (uint64_t)n;
 	}
@@ -646,6 +656,7 @@ int fxt_writer_move_to_fd(struct fxt_writer *w, int fd, uint64_t front, uint64_t
 		close(w->fd);
 	w->fd = nfd;
 	w->own_fd = true;
+	w->ahead.known = false; /* nothing was written to the old one */
 	/* Compressed: the buffer's records went out in the head, the padding
 	 * holds none. */
 	w->bytes = w->z ? w->pos + bytes : front + len;

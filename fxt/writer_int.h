@@ -9,6 +9,8 @@
 
 #include <fxt/writer.h>
 
+#include "fxt/ahead.h"
+
 /* String table of one provider.  ent[], hash[] are indexed by string index
  * (0 unused); bucket[] is an open-addressing table (linear probing) of
  * indices, 0 = free, with twice as many buckets as entries so that probes
@@ -74,6 +76,9 @@ struct fxt_writer {
 	 * down; 0: not wanted); behind_off is where the buffer's first byte
 	 * goes in the file. */
 	struct fxt__behind *behind;
+	/* ahead.h: the plain file's blocks allocated ahead of its writes
+	 * (the writer's and the behind thread's, one at a time). */
+	struct fxt__ahead ahead;
 	unsigned behind_in;
 	uint64_t behind_off;
 

@@ -199,15 +199,20 @@ size_t drain_pass(struct drain *d)
 	return copied;
 }
 
-/* While chunks come, the thread polls (POLL_NS) rather than have each
- * process wake it: a futex wake costs the busy thread that rings more
- * than the copy saves on some machines.  After ACTIVE_NS without a copy
- * it sleeps until rung (`waiters` set) or IDLE_NS pass.  It looks for new
- * spools when rung and the ones it knows had nothing full, at most every
- * RESCAN_NS. */
-#define POLL_NS	  (200 * 1000)
-#define ACTIVE_NS (50 * 1000 * 1000)
-#define RESCAN_NS (20 * 1000 * 1000)
+/* While chunks come, the thread polls rather than have each process wake
+ * it: a futex wake costs the busy thread that rings more than the copy
+ * saves on some machines.  It polls every quarter of the last gap between
+ * two passes that copied, between POLL_NS and POLL_MAX_NS: a thread whose
+ * chunk is full fills its other staged chunk meanwhile, so the copy is
+ * still early, and a thread that fills a chunk every few milliseconds (a
+ * program recording every libc call) does not wake it thousands of times
+ * a second for nothing.  After ACTIVE_NS without a copy it sleeps until
+ * rung (`waiters` set) or IDLE_NS pass.  It looks for new spools when rung
+ * and the ones it knows had nothing full, at most every RESCAN_NS. */
+#define POLL_NS	    (200 * 1000)
+#define POLL_MAX_NS (1000 * 1000)
+#define ACTIVE_NS   (50 * 1000 * 1000)
+#define RESCAN_NS   (20 * 1000 * 1000)
 
 /* A pass (after a rescan when `rescan`) under the lock. */
 static size_t locked_pass(struct drain *d, bool rescan)
@@ -226,29 +231,32 @@ static void *drain_main(void *arg)
 {
 	struct drain *d = arg;
 	struct run_bell *b = d->bell;
-	uint64_t last_copy = 0, next_rescan = 0;
+	uint64_t last_copy = 0, next_rescan = 0, poll = POLL_NS;
 
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
 		uint32_t seen = __atomic_load_n(&b->word, __ATOMIC_SEQ_CST);
 		uint64_t now = spool_mono_ns(), wait = IDLE_NS;
 
-		if (locked_pass(d, false)) {
-			last_copy = now;
-			continue;
-		}
-		if (seen != d->rescanned && now >= next_rescan) {
+		bool copied = locked_pass(d, false);
+
+		if (!copied && seen != d->rescanned && now >= next_rescan) {
 			/* Rung, and nothing full where we look: a new spool. */
 			d->rescanned = seen;
 			next_rescan = now + RESCAN_NS;
-			if (locked_pass(d, true)) {
-				last_copy = now;
-				continue;
-			}
+			copied = locked_pass(d, true);
+		}
+		if (copied) {
+			/* The first copy after a pause: no gap known yet. */
+			poll = last_copy && now - last_copy < ACTIVE_NS ? (now - last_copy) / 4
+									: POLL_NS;
+			poll = poll < POLL_NS ? POLL_NS : poll > POLL_MAX_NS ? POLL_MAX_NS : poll;
+			last_copy = now;
+			continue;
 		}
 		if (seen != d->rescanned)
 			wait = next_rescan - now;
-		if (now - last_copy < ACTIVE_NS && wait > POLL_NS) {
-			struct timespec ts = { 0, POLL_NS };
+		if (now - last_copy < ACTIVE_NS && wait > poll) {
+			struct timespec ts = { 0, (long)poll };
 			nanosleep(&ts, NULL);
 			continue;
 		}
