@@ -600,6 +600,17 @@ static int wait_ms(const struct view *v)
 	return vload_busy(v) && (ms < 0 || ms > 250) ? 250 : ms;
 }
 
+/* FXT_VIEW_DRAW_PAUSE=FILE (for tests): after each screen, the frame
+ * waits while FILE exists before it waits for a key (the pass and the
+ * list read on meanwhile), so that a test can end them between the two. */
+static void draw_pause(const char *file)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	while (file && *file && access(file, F_OK) == 0)
+		nanosleep(&ts, NULL);
+}
+
 /* FXT_VIEW_KEYLOG=FILE: the time of the first screen (from the start of
  * the process), of the pass, and of each key (from getch() to the screen
  * drawn after it, the wait for the pass's lock included), in ms; and of
@@ -637,7 +648,7 @@ static int run(struct view *v, double started)
 {
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	bool helping = false, done = false;
-	const char *kl = getenv("FXT_VIEW_KEYLOG"), *err;
+	const char *kl = getenv("FXT_VIEW_KEYLOG"), *err, *pause = getenv("FXT_VIEW_DRAW_PAUSE");
 	struct keylog klog = { kl && *kl ? fopen(kl, "a") : NULL, ERR, 0, false };
 	int rc = 0;
 
@@ -670,6 +681,7 @@ static int run(struct view *v, double started)
 		keylog_note(v, &klog, started);
 		started = 0;
 		view_unlock(v);
+		draw_pause(pause);
 		timeout(wait_ms(v));
 		key = getch();
 		klog.at = view_now_s();
