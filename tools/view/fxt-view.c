@@ -592,7 +592,12 @@ static void colours(struct view *v)
 }
 
 /* How long the frame may wait for a key: while the pass or the list
- * reads, it wakes to redraw (the totals, the list's progress). */
+ * reads, it wakes to redraw (the totals, the list's progress).  Taken
+ * before the screen is drawn: the pass and the list's index end on
+ * threads of their own, and one that ends after the screen said it reads
+ * must still wake the frame to say it ended (taken after, it said "no
+ * work left", and the frame waited for a key under a status line that
+ * said "indexing 87%" for good). */
 static int wait_ms(const struct view *v)
 {
 	int ms = vlist_wait_ms(v->list);
@@ -666,7 +671,7 @@ static int run(struct view *v, double started)
 	colours(v);
 	view_lock(v);
 	while (!done) {
-		int key, body = LINES - 2;
+		int key, ms, body = LINES - 2;
 
 		if (vload_result(v, &err) < 0)
 			break;
@@ -677,12 +682,13 @@ static int run(struct view *v, double started)
 		    (rc = vlist_new(&v->list, v->path)) < 0)
 			break;
 		vlist_tick(v);
+		ms = wait_ms(v); /* before the screen: see wait_ms() */
 		draw(v, helping);
 		keylog_note(v, &klog, started);
 		started = 0;
 		view_unlock(v);
 		draw_pause(pause);
-		timeout(wait_ms(v));
+		timeout(ms);
 		key = getch();
 		klog.at = view_now_s();
 		view_lock(v);
