@@ -15,9 +15,11 @@ S=${S:-v}
 trap '$T kill-server 2>/dev/null; [ -n "$FXT_KEEP_TMPD" ] || rm -rf "$TMPD"' EXIT
 screen() { $T capture-pane -p -t "$S"; }
 # until_shown TEXT [TENTHS]: waits (TENTHS of a second, 180 s by default:
-# the index reads the whole archive; CI once found view-list.sh's index at
-# 93% after 60 s, a pass that takes about a second here) for TEXT on the
-# screen.
+# the index reads the whole archive, slowly under the sanitizers and load)
+# for TEXT on the screen.  (CI once found view-list.sh's "indexing 93%"
+# after 60 s, and view-late.sh's "indexing 87%" after 180 s: the index
+# ended between that screen and the frame's wait for a key, which then had
+# no timeout; view-idle.sh.)
 until_shown() {
   i=0
   while [ $i -lt "${2:-1800}" ]; do

@@ -592,12 +592,28 @@ static void colours(struct view *v)
 }
 
 /* How long the frame may wait for a key: while the pass or the list
- * reads, it wakes to redraw (the totals, the list's progress). */
+ * reads, it wakes to redraw (the totals, the list's progress).  Taken
+ * before the screen is drawn: the pass and the list's index end on
+ * threads of their own, and one that ends after the screen said it reads
+ * must still wake the frame to say it ended (taken after, it said "no
+ * work left", and the frame waited for a key under a status line that
+ * said "indexing 87%" for good). */
 static int wait_ms(const struct view *v)
 {
 	int ms = vlist_wait_ms(v->list);
 
 	return vload_busy(v) && (ms < 0 || ms > 250) ? 250 : ms;
+}
+
+/* FXT_VIEW_DRAW_PAUSE=FILE (for tests): after each screen, the frame
+ * waits while FILE exists before it waits for a key (the pass and the
+ * list read on meanwhile), so that a test can end them between the two. */
+static void draw_pause(const char *file)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	while (file && *file && access(file, F_OK) == 0)
+		nanosleep(&ts, NULL);
 }
 
 /* FXT_VIEW_KEYLOG=FILE: the time of the first screen (from the start of
@@ -637,7 +653,7 @@ static int run(struct view *v, double started)
 {
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	bool helping = false, done = false;
-	const char *kl = getenv("FXT_VIEW_KEYLOG"), *err;
+	const char *kl = getenv("FXT_VIEW_KEYLOG"), *err, *pause = getenv("FXT_VIEW_DRAW_PAUSE");
 	struct keylog klog = { kl && *kl ? fopen(kl, "a") : NULL, ERR, 0, false };
 	int rc = 0;
 
@@ -655,7 +671,7 @@ static int run(struct view *v, double started)
 	colours(v);
 	view_lock(v);
 	while (!done) {
-		int key, body = LINES - 2;
+		int key, ms, body = LINES - 2;
 
 		if (vload_result(v, &err) < 0)
 			break;
@@ -666,11 +682,13 @@ static int run(struct view *v, double started)
 		    (rc = vlist_new(&v->list, v->path)) < 0)
 			break;
 		vlist_tick(v);
+		ms = wait_ms(v); /* before the screen: see wait_ms() */
 		draw(v, helping);
 		keylog_note(v, &klog, started);
 		started = 0;
 		view_unlock(v);
-		timeout(wait_ms(v));
+		draw_pause(pause);
+		timeout(ms);
 		key = getch();
 		klog.at = view_now_s();
 		view_lock(v);
