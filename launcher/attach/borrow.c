@@ -267,12 +267,27 @@ int inject__borrow_thread(struct inject *in, char *why, size_t cap)
 			}
 		}
 		usleep(HUNT_GAP_US / 2 + (t * 7919u) % HUNT_GAP_US);
+		/* None to try: each blocked SIGSEGV, maybe only for a while
+		 * (around a pthread_create()). */
+		if (n == 0) {
+			free(v);
+			v = NULL;
+			if ((err = list_threads(in, &v, &n)) != 0)
+				return attach_fail(why, cap, err, "process %d: %s", (int)in->pid,
+						   err == -ESRCH ? "no such process"
+								 : strerror(-err));
+		}
 	}
-	err = attach_fail(
-	    why, cap, -EBUSY,
-	    "no thread of process %d was at a safe point (all were inside the C library "
-	    "or the loader): try again",
-	    (int)in->pid);
+	if (n == 0)
+		err = attach_fail(why, cap, -EBUSY,
+				  "no thread of process %d can take a call: each blocks SIGSEGV",
+				  (int)in->pid);
+	else
+		err = attach_fail(
+		    why, cap, -EBUSY,
+		    "no thread of process %d was at a safe point (all were inside the C library "
+		    "or the loader): try again",
+		    (int)in->pid);
 out:
 	free(v);
 	return err;

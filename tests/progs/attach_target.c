@@ -2,7 +2,7 @@
  * process being attached to may be doing, and says what it saw.
  *
  *   attach_target [--spin|--serve] [--timer] [--usr1] [--reader] [--busy N] [--workers N]
- *                 [--zombie] [--prof] [--block-prof] [--exit-on-start]
+ *                 [--zombie] [--prof] [--block-prof] [--block-segv] [--exit-on-start]
  *
  * Prints "ready" once set up, then:
  *   - main reads a line from standard input (blocked in read(2)), unless
@@ -49,6 +49,8 @@
  *   - --prof: its own SIGPROF handler, and ITIMER_PROF every millisecond
  *     of CPU time, counted;
  *   - --block-prof: the --busy threads block SIGPROF;
+ *   - --block-segv: main blocks SIGSEGV (a thread no call can be made
+ *     in: with no other thread, nothing for fxt-run -p to borrow);
  *   - --exit-on-start: a thread watches the process's threads and, as
  *     soon as one is named "fxt-starter" (the agent starting an attach)
  *     or "fxt-watchdog" (started last by the start), exits the process
@@ -511,7 +513,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { 0 };
 	int i, do_spin = 0, do_serve = 0, do_timer = 0, do_reader = 0, do_zombie = 0, nbusy = 0,
 	       nworkers = 0, good = 0;
-	int do_prof = 0;
+	int do_prof = 0, block_segv = 0;
 	pthread_t th, busy_th[64], worker_th[64];
 	char buf[64];
 
@@ -532,6 +534,8 @@ int main(int argc, char **argv)
 			do_prof = 1;
 		else if (strcmp(argv[i], "--block-prof") == 0)
 			block_prof = 1;
+		else if (strcmp(argv[i], "--block-segv") == 0)
+			block_segv = 1;
 		else if (strcmp(argv[i], "--exit-on-start") == 0) {
 			if (pthread_create(&th, NULL, exit_on_start, NULL) != 0)
 				return 1;
@@ -544,7 +548,7 @@ int main(int argc, char **argv)
 			    stderr,
 			    "usage: %s [--spin|--serve] [--timer] [--usr1] [--reader] [--busy N] "
 			    "[--workers N] [--zombie] [--prof] [--block-prof] "
-			    "[--exit-on-start]\n",
+			    "[--block-segv] [--exit-on-start]\n",
 			    argv[0]);
 			return 2;
 		}
@@ -589,6 +593,13 @@ int main(int argc, char **argv)
 		if (child == 0)
 			_exit(0);
 		printf("zombie %d\n", (int)child);
+	}
+	if (block_segv) {
+		sigset_t segv;
+
+		sigemptyset(&segv);
+		sigaddset(&segv, SIGSEGV);
+		pthread_sigmask(SIG_BLOCK, &segv, NULL);
 	}
 	printf("ready\n");
 	fflush(stdout);
