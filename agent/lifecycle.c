@@ -61,6 +61,13 @@ static struct {
 	bool stopped;
 } attach;
 
+/* A stop (`stopped` set and recording stopped: stop_once()) and the next
+ * window's start (rearm()) one after the other: the watchdog that saw
+ * fxt-run die stops recording on its own thread, a tenth of a second
+ * with thousands of patches to write back, while a new fxt-run -p may
+ * already start the next window (it finds `stopped` set). */
+static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void watch_fork_child(void);
 
 /* ------------------------------------------------------------ threads */
@@ -117,6 +124,7 @@ static AGENT_FORK_CODE void atfork_child(void)
 		agent_tls.wrap = 0;
 	if (attach.stopped)
 		agent.disabled = true; /* detached: the child is not recorded */
+	stop_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	watch_fork_child();
 	/* Not pthread_mutex_init(): the child runs no C library code it can
 	 * do without (each function's page faults in again after fork). */
@@ -422,6 +430,21 @@ static void stop_recording(void)
 	agent_tls.busy = busy;
 }
 
+/* Stops recording unless it was stopped already: whether it was not. */
+static bool stop_once(void)
+{
+	bool first;
+
+	agent_tls.busy++; /* the lock is not the program's */
+	pthread_mutex_lock(&stop_lock);
+	first = !__atomic_exchange_n(&attach.stopped, true, __ATOMIC_ACQ_REL);
+	if (first)
+		stop_recording();
+	pthread_mutex_unlock(&stop_lock);
+	agent_busy_leave(&agent_tls);
+	return first;
+}
+
 static void *watchdog(void *arg)
 {
 	struct watch *w = arg;
@@ -430,13 +453,11 @@ static void *watchdog(void *arg)
 	agent_tls.busy++; /* nothing of this thread is the program's */
 	while (poll(p, 2, -1) < 0 && errno == EINTR)
 		;
-	if (!__atomic_exchange_n(&attach.stopped, true, __ATOMIC_ACQ_REL)) {
-		/* fxt-run is gone, or (in a process forked while attached)
-		 * its parent was detached from. */
-		agent_dbg("%s: recording stops",
+	/* fxt-run is gone, or (in a process forked while attached) its
+	 * parent was detached from. */
+	if (stop_once())
+		agent_dbg("%s: recording stopped",
 			  (p[0].revents & POLLIN) ? "fxt-run is gone" : "detached");
-		stop_recording();
-	}
 	pthread_mutex_lock(&watch.lock);
 	if (watch.cur == w)
 		watch.cur = NULL;
@@ -614,7 +635,9 @@ static int start_window(char *block, size_t len)
 	if (attach.block) {
 		char *old = attach.block;
 
+		pthread_mutex_lock(&stop_lock); /* a stop under way ends first */
 		err = rearm(block, len);
+		pthread_mutex_unlock(&stop_lock);
 		if (!err) {
 			attach.block = block;
 			attach.len = len;
@@ -634,9 +657,8 @@ static int start_window(char *block, size_t len)
 		/* fxt-run died while we started: as the watchdog would. */
 		if (agent_cfg.launcher_pid &&
 		    !run_proc_alive(agent_cfg.launcher_pid, agent_cfg.launcher_start) &&
-		    !__atomic_exchange_n(&attach.stopped, true, __ATOMIC_ACQ_REL)) {
-			agent_dbg("fxt-run is gone: recording stops");
-			stop_recording();
+		    stop_once()) {
+			agent_dbg("fxt-run is gone: recording stopped");
 		} else {
 			agent_dbg("fxt-run is not watched: if it dies, recording goes on until "
 				  "exit");
@@ -716,9 +738,8 @@ EXPORT int fxt_attach_stop(void)
 {
 	if (!__atomic_load_n(&attach.block, __ATOMIC_ACQUIRE) || init_err || agent.disabled)
 		return -EINVAL;
-	if (__atomic_exchange_n(&attach.stopped, true, __ATOMIC_ACQ_REL))
+	if (!stop_once())
 		return -EALREADY;
-	stop_recording();
 	watch_end();
 	agent_dbg("detached");
 	return 0;

@@ -227,8 +227,8 @@ void warn_untraceable(const char *path, const char *name)
 }
 
 /* The archive's absolute path (malloc'd): -o (a template expanded with
- * `v`, unless v is NULL), or PROGRAM's basename plus ".fxt" in the current
- * directory.  Absolute because the program may change directory before
+ * `v`, unless v is NULL), or PROGRAM's basename (-p: the process's name)
+ * plus ".fxt" in the current directory.  Absolute because the program may change directory before
  * the agent writes.  Dies if the file exists (without --force) or its
  * directory is not writable. */
 char *output_path(const struct options *o, const struct run_template_values *v)
@@ -243,8 +243,12 @@ char *output_path(const struct options *o, const struct run_template_values *v)
 		name = expanded;
 	}
 	if (name == NULL) {
-		const char *base = strrchr(o->argv[0], '/');
-		base = base != NULL ? base + 1 : o->argv[0];
+		/* -p PID: no program given, the process's name. */
+		const char *prog = o->argv != NULL && o->argv[0] != NULL ? o->argv[0]
+				   : v != NULL && v->program != NULL	 ? v->program
+									 : "fxt";
+		const char *base = strrchr(prog, '/');
+		base = base != NULL ? base + 1 : prog;
 		if (asprintf(&owned, "%s.fxt", base) < 0)
 			die(EXIT_USAGE, "out of memory");
 		name = owned;

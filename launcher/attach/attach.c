@@ -365,6 +365,7 @@ int attach_main(const struct options *opts)
 	time_t start = time(NULL);
 	char *agent, *out, *block;
 	enum window_end wend;
+	bool agent_said;
 	long result;
 	int err;
 
@@ -426,7 +427,11 @@ int attach_main(const struct options *opts)
 	hold_signals(true);
 	/* Loaded already (attached to before): dlopen() finds it. */
 	err = call_agent(t.pid, agent, true, FXT_ATTACH_START, block, &result, why, sizeof(why));
-	if (!err && result < 0)
+	/* The agent's own answer, not the injector's: its -EBUSY says another
+	 * fxt-run -p records; the injector's (no thread at a safe point) is
+	 * said by `why`. */
+	agent_said = !err && result < 0;
+	if (agent_said)
 		err = (int)result;
 	else if (!err) {
 		struct timespec w0;
@@ -448,12 +453,12 @@ int attach_main(const struct options *opts)
 		unlink(ctl);
 		if (o.patch_dir)
 			rmdir(o.patch_dir);
-		if (err == -EALREADY && t.has_agent)
+		if (agent_said && err == -EALREADY && t.has_agent)
 			die(EXIT_USAGE,
 			    "process %d (%s) is recorded already: it was started under fxt-run or "
 			    "with LD_PRELOAD, and its trace is written when it exits",
 			    (int)t.pid, t.comm);
-		if (err == -EBUSY)
+		if (agent_said && err == -EBUSY)
 			die(EXIT_USAGE,
 			    "process %d (%s) is being recorded by another fxt-run -p: attach "
 			    "again once it has detached",

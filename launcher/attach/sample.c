@@ -194,10 +194,10 @@ static bool task_exists(pid_t pid, pid_t tid)
 }
 
 /* The threads begun while attached and not seen with a timer yet: each
- * gets a few scans (its timer is made as it starts, a moment after the
- * task appears), then counts as not sampled. */
-#define PENDING_SCANS 3
-
+ * stays pending until its timer is seen (it is made as the thread starts,
+ * a moment after the task appears: on a loaded machine that can be later
+ * than the 3 scans, 150 ms, that were waited for before), it ends, or the
+ * window does: then it counts as not sampled. */
 static void check_pending(struct attach_threads *a, bool last)
 {
 	size_t k = 0;
@@ -211,7 +211,7 @@ static void check_pending(struct attach_threads *a, bool last)
 			/* ended unseen: not counted either way */
 		} else if (agents_thread(a->pid, tid)) {
 			/* the agent's, named a moment after it began */
-		} else if (last || ++a->pending[i].scans >= PENDING_SCANS) {
+		} else if (last) {
 			a->started++;
 		} else {
 			a->pending[k++] = a->pending[i];
@@ -234,7 +234,7 @@ void attach_threads_scan(struct attach_threads *a)
 		if (agents_thread(a->pid, v[i]))
 			continue;
 		if (a->npending < sizeof(a->pending) / sizeof(a->pending[0]))
-			a->pending[a->npending++] = (struct attach_pending){ v[i], 0 };
+			a->pending[a->npending++] = (struct attach_pending){ v[i] };
 		else
 			a->started++; /* too many to follow: counted as not sampled */
 	}

@@ -25,7 +25,6 @@ int attach_sample_preflight(pid_t pid, char *why, size_t cap);
 /* The threads of the process, for the warnings of the window. */
 struct attach_pending {
 	pid_t tid;
-	unsigned scans; /* scans it was seen without a timer */
 };
 
 struct attach_threads {

@@ -25,7 +25,9 @@ summary() { grep '^fxt-run: wrote ' "$TMPD/err" | head -n 1; }
 
 # kill_when_ready ARCHIVE COMMAND...: fxt-run -o ARCHIVE COMMAND in a session of
 # its own (output in ./out and ./err), killed with all its processes
-# (SIGKILL) once the program says "ready"; returns when they are gone.
+# (SIGKILL) once the program says "ready" (and, with $kill_also set, once
+# the shell command it holds succeeds too, 10 s at most); returns when they
+# are gone.
 kill_when_ready() {
   k_archive=$1
   shift
@@ -33,6 +35,11 @@ kill_when_ready() {
   run=$!
   n=0
   while ! grep -q ready out 2>/dev/null && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
+  n=0
+  while [ -n "${kill_also:-}" ] && ! eval "$kill_also" && [ $n -lt 200 ]; do
+    sleep 0.05
+    n=$((n + 1))
+  done
   kill -9 "-$run" 2>/dev/null
   wait "$run" 2>/dev/null
   n=0

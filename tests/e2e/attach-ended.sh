@@ -1,7 +1,8 @@
 #!/bin/sh
 # fxt-run -p PID when the process exits while the agent starts
 # (tests/progs/attach_target --exit-on-start exits as soon as the agent's
-# starting thread is there): one line and exit 2 (whichever step of the
+# starting thread, or the watchdog it starts last, is there): one line and
+# exit 2 (whichever step of the
 # attach saw it end), or, if the start won
 # the race, a window that ends at the exit; either way nothing of the run
 # is left next to the archive's name but the archive (the spool the

@@ -10,7 +10,7 @@
 # the refusals, one line and exit 2 each.  --sample: attach-sample.sh.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
 
-plan 27
+plan 29
 why=$(patch_unavailable)
 [ -n "$why" ] && skip_rest "$why"
 scratch
@@ -132,6 +132,22 @@ is "$(refusal -p x --patch=.)" "2:1:fxt-run: --pid: not a process id: 'x'" "-p w
 is "$(refusal -p $target --patch=. --duration 2min)" "2:1:fxt-run: --duration: invalid duration '2min' (seconds, or a number and ms, us or ns: 10, 2.5s, 500ms)" \
   "--duration with an unknown unit"
 calls 5
+exec 9>&-
+wait $target
+
+# A process none of whose threads can take a call (its only thread blocks
+# SIGSEGV): the injector's reason, not another fxt-run's (before, any
+# -EBUSY was said as "being recorded by another fxt-run -p").
+start --block-segv
+is "$(refusal -p $target --patch=. -o z.fxt)" "2:1:fxt-run: cannot attach to process $target: no thread of process $target can take a call: each blocks SIGSEGV" \
+  "no thread that can take a call: said so"
+exec 9>&-
+wait $target
+
+# Without -o: the archive is named after the process (fxt-run crashed).
+start --serve
+"$FXT_RUN" -q -p $target --patch='^work$' --duration 0.5 >/dev/null 2>r.err 9>&-
+is "$?:$(ls attach_target*.fxt 2>/dev/null)" "0:attach_target.fxt" "-p without -o: PROCESS.fxt"
 exec 9>&-
 wait $target
 finish
