@@ -34,14 +34,15 @@ struct sc_file {
 	uint64_t pass;	  /* the cache's pass it was last stat'ed in (0: none) */
 };
 
+/* (48 bytes: a slot of the table, 32,768 of them for 10,000 functions,
+ * each page of it touched.) */
 struct sc_entry {
-	uint64_t rel;  /* address - bias */
-	uint32_t file; /* index + 1; 0 = free slot */
-	bool has_start;
+	uint64_t rel;	   /* address - bias */
+	uint32_t file;	   /* index + 1; 0 = free slot */
+	uint32_t start_to; /* rel - the function's start's (table_add(): one, within 4 GiB) */
 	const char *name;
 	const char *module;
-	const char *loc; /* NULL, or in the arena (FXT_SYM_FUNC_LOC: made there) */
-	uint64_t start_rel;
+	const char *loc;	     /* NULL, or in the arena (FXT_SYM_FUNC_LOC: made there) */
 	uint32_t loc_file, loc_line; /* loc's parts (fxt_sym_info's) */
 };
 
@@ -135,8 +136,9 @@ static void table_add(struct fxt_symcache *c, uint32_t file, uint64_t rel,
 	const char *name, *module;
 	size_t j;
 
-	if (c->used * 2 >= c->cap && table_grow(c) < 0)
-		return;
+	if (!info->start || rel - (info->start - bias) > UINT32_MAX ||
+	    (c->used * 2 >= c->cap && table_grow(c) < 0))
+		return; /* (no start, or one too far: not kept) */
 	name = fxt_sym__intern(&c->names, &c->arena, info->name, strlen(info->name));
 	module = fxt_sym__intern(&c->names, &c->arena, info->module, strlen(info->module));
 	if (!name || !module)
@@ -152,8 +154,7 @@ static void table_add(struct fxt_symcache *c, uint32_t file, uint64_t rel,
 	c->v[j].loc = info->loc;
 	c->v[j].loc_file = info->loc_file;
 	c->v[j].loc_line = info->loc_line;
-	c->v[j].has_start = info->start != 0;
-	c->v[j].start_rel = info->start - bias;
+	c->v[j].start_to = (uint32_t)(rel - (info->start - bias));
 	c->used++;
 }
 
@@ -457,7 +458,7 @@ const struct fxt_sym_info *fxt_symview_lookup(void *view, uint64_t addr)
 		v->out.loc = e->loc;
 		v->out.loc_file = e->loc_file;
 		v->out.loc_line = e->loc_line;
-		v->out.start = e->has_start ? e->start_rel + m->bias : 0;
+		v->out.start = e->rel - e->start_to + m->bias;
 		return &v->out;
 	}
 	v->c->misses++;
