@@ -1,6 +1,7 @@
 /* A function's source location record (emit.h, conv_emit_loc();
  * include/fxt/format.h, FXT_OBJ_FUNCTION): the location "FILE:LINE" as
- * the file's ref and the line (split_loc()), the text when it is no such
+ * the file's ref and the line (as the symbolizer made them, else
+ * split_loc()), the text when it is no such
  * location or with --srcline, written straight into the writer's buffer
  * in one pass, the keys' and the file's refs kept across functions
  * (file_words()). */
@@ -154,7 +155,15 @@ void conv_emit_loc(struct emit_ctx *ctx, struct sym_entry *e)
 	if ((e->loc_later && !conv_names_loc_due(ctx->names, e, com->loc_args)) || !e->loc)
 		return; /* none, or after the thread's events (conv_names_take_later()) */
 	a[0].type = a[1].type = FXT_ARG_STRING;
-	if (!com->loc_args && split_loc(e->loc, e->loc_len, &file_len, &line, &inl) &&
+	/* The parts the symbolizer said (what split_loc() would give back:
+	 * symbolizer.h), else read from the text. */
+	if (e->loc_file) {
+		file_len = e->loc_file & ~FXT_SYM_LOC_INL;
+		line = e->loc_line;
+		inl = (e->loc_file & FXT_SYM_LOC_INL) != 0;
+	}
+	if (!com->loc_args &&
+	    (e->loc_file || split_loc(e->loc, e->loc_len, &file_len, &line, &inl)) &&
 	    file_words(com, ctx->w, e, file_len)) {
 		a[0].key = com->loc_mod_key;
 		a[1].key = com->loc_file_key;

@@ -96,8 +96,9 @@ struct conv_thread {
 typedef const struct fxt_sym_info *conv_lookup_fn(void *ctx, uint64_t addr);
 
 /* The location of the function at `addr` whose lookup said
- * FXT_SYM_LOC_LATER, as fxt_symview_loc() gives it (it may wait). */
-typedef const char *conv_loc_fn(void *ctx, uint64_t addr);
+ * FXT_SYM_LOC_LATER, as fxt_symview_loc() gives it (it may wait), its
+ * parts in *file and *line (fxt_sym_info.loc_file, loc_line; 0: not said). */
+typedef const char *conv_loc_fn(void *ctx, uint64_t addr, uint32_t *file, uint32_t *line);
 
 /* Signatures of functions, as fxt_sym_signature() gives them; NULL when
  * there is none. */

@@ -104,6 +104,9 @@ struct sym_entry *conv_names_get_slow(struct sym_table *t, uint64_t addr)
 		if (e->loc == FXT_SYM_LOC_LATER) {
 			e->loc = NULL;
 			e->loc_later = t->loc_later != NULL;
+		} else if (e->loc) {
+			e->loc_file = info->loc_file;
+			e->loc_line = info->loc_line;
 		}
 		e->loc_len = e->loc ? strlen(e->loc) : 0;
 	}
@@ -122,8 +125,10 @@ bool conv_names_loc_due(struct sym_table *t, struct sym_entry *e, bool now)
 		return false;
 	}
 	e->loc_later = false;
-	e->loc = t->loc_later(t->lookup_ctx, e->addr);
+	e->loc = t->loc_later(t->lookup_ctx, e->addr, &e->loc_file, &e->loc_line);
 	e->loc_len = e->loc ? strlen(e->loc) : 0;
+	if (!e->loc)
+		e->loc_file = 0;
 	return true;
 }
 

@@ -49,6 +49,7 @@ struct sym_entry {
 	 * loc_done once its record is written (or there is none to write). */
 	const char *loc;
 	size_t loc_len;
+	uint32_t loc_file, loc_line; /* its parts (fxt_sym_info's; 0: not said) */
 	struct fxt_string_slot loc_slot;
 	bool loc_done;
 	/* The lookup said FXT_SYM_LOC_LATER: loc is asked of the table's

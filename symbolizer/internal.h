@@ -250,9 +250,10 @@ int fxt_sym__module_addrs(struct sym_module *m, uint64_t **out, size_t *n);
 
 /* The location of the function that starts at `start` (fxt_sym_info.loc;
  * is_start: the address of one of the module's symbols), made in arena
- * `a` into *loc: 0, -ENOENT when no line covers it, -ENOMEM. */
+ * `a` into out->loc, its parts in out->loc_file and out->loc_line (0: not
+ * said): 0, -ENOENT when no line covers it, -ENOMEM. */
 int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start, struct arena *a,
-			     const char **loc);
+			     struct fxt_sym_info *out);
 
 /* Whether the file's symbol tables have __cyg_profile_func_enter
  * undefined: it calls the -finstrument-functions hooks (symbolizer.c). */
@@ -261,15 +262,20 @@ int fxt_sym__refers_to_hooks(Elf *elf);
 /* loccache.c: the locations kept for module `mod` (its file as `st`
  * says, fstat() of the file opened), NULL when none are to be (no build ID, FXT_SRCLINE_CACHE=off,
  * ENOMEM); one at `vaddr` (an ELF virtual address): 1 with *loc, *len
- * (len 0: none, -ENOENT), 0 when not kept; where the module's lines come
+ * (len 0: none, -ENOENT; else *loc a string, its parts in *file and
+ * *line as fxt_sym_info.loc_file and loc_line say them, living as long as arena `a`:
+ * the file's mapping goes to the first arena asked, fxt_sym__arena_keep_map()),
+ * 0 when not kept, -ENOMEM; where the module's lines come
  * from, once known (debug_file: a separate one, NULL: the module), before
  * which nothing is kept; a location made (len 0: none), kept in memory
  * until close (loc must live as long), which writes the file (adding
  * what it served and kept to *hits, *made; NULL accepted). */
 struct loc_cache *fxt_sym__loccache_open(Dwfl_Module *mod, const struct stat *st);
-int fxt_sym__loccache_get(struct loc_cache *lc, uint64_t vaddr, const char **loc, size_t *len);
+int fxt_sym__loccache_get(struct loc_cache *lc, uint64_t vaddr, struct arena *a, const char **loc,
+			  size_t *len, uint32_t *file, uint32_t *line);
 void fxt_sym__loccache_dwarf(struct loc_cache *lc, const char *debug_file);
-void fxt_sym__loccache_put(struct loc_cache *lc, uint64_t vaddr, const char *loc, size_t len);
+void fxt_sym__loccache_put(struct loc_cache *lc, uint64_t vaddr, const char *loc, size_t len,
+			   uint32_t file, uint32_t line);
 void fxt_sym__loccache_close(struct loc_cache *lc, uint64_t *hits, uint64_t *made);
 /* Whether lc's file was read and serves the module (a later run); and
  * whether this process keeps locations at all (a folder, not "off", and

@@ -407,27 +407,19 @@ static int unit_row(struct sym_module *m, Dwarf *dw, Dwarf_Addr bias, struct cu_
 /* The location kept across runs for the function at runtime address
  * `start` (loccache.c): 0 with *loc made in `a`, -ENOENT when it has
  * none, 1 when not kept, -ENOMEM. */
-static int kept_loc(struct sym_module *m, uint64_t start, struct arena *a, const char **loc)
+static int kept_loc(struct sym_module *m, uint64_t start, struct arena *a, struct fxt_sym_info *out)
 {
-	const char *s;
 	size_t n;
-	char *buf;
+	int got;
 
 	if (!m->lc_tried) {
 		m->lc_tried = true;
 		m->lc = fxt_sym__loccache_open(m->dwmod, &m->st);
 	}
-	if (!m->lc || !fxt_sym__loccache_get(m->lc, start - m->bias, &s, &n))
+	if (!m->lc || (got = fxt_sym__loccache_get(m->lc, start - m->bias, a, &out->loc, &n,
+						   &out->loc_file, &out->loc_line)) == 0)
 		return 1;
-	if (!n)
-		return -ENOENT;
-	buf = fxt_sym__arena_alloc(a, n + 1, 1);
-	if (!buf)
-		return -ENOMEM;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	*loc = buf;
-	return 0;
+	return got < 0 ? got : n ? 0 : -ENOENT;
 }
 
 /* Where m's lines come from, for its kept locations: the separate debug
@@ -441,28 +433,35 @@ static void kept_source(struct sym_module *m)
 	    m->lc, debugfile && (!mainfile || strcmp(debugfile, mainfile) != 0) ? debugfile : NULL);
 }
 
-static int module_func_loc(struct sym_module *m, uint64_t start, bool is_start, struct arena *a,
-			   const char **loc);
+/* (Not inlined: a later run's look-up, in the kept file, does not pay
+ * its frame.) */
+__attribute__((noinline)) static int module_func_loc(struct sym_module *m, uint64_t start,
+						     bool is_start, struct arena *a,
+						     struct fxt_sym_info *out);
 
 int fxt_sym__module_func_loc(struct sym_module *m, uint64_t start, bool is_start, struct arena *a,
-			     const char **loc)
+			     struct fxt_sym_info *out)
 {
-	int err = kept_loc(m, start, a, loc);
+	int err;
 
+	out->loc_file = out->loc_line = 0;
+	err = kept_loc(m, start, a, out);
 	if (err <= 0)
 		return err;
-	err = module_func_loc(m, start, is_start, a, loc);
+	err = module_func_loc(m, start, is_start, a, out);
 	/* Kept when the module has DWARF (m->dw): a debug file installed
 	 * later is found then. */
 	if (m->lc && m->dw && (err == 0 || err == -ENOENT))
-		fxt_sym__loccache_put(m->lc, start - m->bias, err == 0 ? *loc : NULL,
-				      err == 0 ? strlen(*loc) : 0);
+		fxt_sym__loccache_put(m->lc, start - m->bias, err == 0 ? out->loc : NULL,
+				      err == 0 ? strlen(out->loc) : 0, out->loc_file,
+				      out->loc_line);
 	return err;
 }
 
 static int module_func_loc(struct sym_module *m, uint64_t start, bool is_start, struct arena *a,
-			   const char **loc)
+			   struct fxt_sym_info *out)
 {
+	bool inl;
 	Dwarf_Addr bias;
 	struct cu_range *r;
 	const char *file;
@@ -496,15 +495,23 @@ static int module_func_loc(struct sym_module *m, uint64_t start, bool is_start, 
 		return err;
 	if (!m->units[r->unit].inl_built && inl_index(&m->units[r->unit], &r->die) < 0)
 		return -ENOMEM;
-	*loc = put_loc(a, file, n, line, inl_has(&m->units[r->unit], start - bias));
-	return *loc ? 0 : -ENOMEM;
+	inl = inl_has(&m->units[r->unit], start - bias);
+	out->loc = put_loc(a, file, n, line, inl);
+	if (!out->loc)
+		return -ENOMEM;
+	/* (FILE empty: ":LINE", which the text says as it is.) */
+	if (n && n < FXT_SYM_LOC_INL) {
+		out->loc_file = (uint32_t)n | (inl ? FXT_SYM_LOC_INL : 0);
+		out->loc_line = line;
+	}
+	return 0;
 }
 
 int fxt_sym_loccache_fill(const char *path, const int *stop)
 {
 	struct fxt_sym *s;
 	struct sym_module *m;
-	const char *loc;
+	struct fxt_sym_info li;
 	Dwarf_Addr bias;
 	bool stopped = false;
 	size_t made = 0;
@@ -539,7 +546,7 @@ int fxt_sym_loccache_fill(const char *path, const int *stop)
 			stopped = true;
 			break;
 		}
-		err = fxt_sym__module_func_loc(m, m->addrs[i], true, &s->arena, &loc);
+		err = fxt_sym__module_func_loc(m, m->addrs[i], true, &s->arena, &li);
 		if (err == -ENOMEM)
 			goto out;
 		if (!m->dw)

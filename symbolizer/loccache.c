@@ -29,7 +29,14 @@
  *
  * The file: struct lc_head, the build ID, the debug file's path (padded
  * to 8 bytes), the entries (struct lc_ent, by address, each once), then
- * the locations' bytes.  Native byte order (lc_head.order says which).
+ * the locations' bytes, each location followed by a NUL.  Native byte
+ * order (lc_head.order says which).  A reader maps it and answers from
+ * the mapping: a location is a string there, handed to the caller's
+ * arena with the mapping (fxt_sym__loccache_get()), not copied; an entry
+ * is checked when it is asked for (its bytes inside the file, its NUL),
+ * not the file whole when it is opened (the order of the entries only
+ * where it matters, lc_write()'s merge): a later run's conversion reads
+ * the few hundred kilobytes it needs and no more (bench/srcline.sh).
  */
 #include "config.h"
 
@@ -48,7 +55,7 @@
 #include "run/settings.h"
 #include "symbolizer/internal.h"
 
-#define LC_MAGIC       "FXTLOC01"
+#define LC_MAGIC       "FXTLOC02" /* 01: no NULs, no parts */
 #define LC_ORDER       0x01020304u
 #define LC_MAX_ENTRIES (1u << 20)
 #define LC_MAX_BYTES   (64u << 20) /* of locations */
@@ -71,15 +78,17 @@ struct lc_head {
 };
 
 struct lc_ent {
-	uint64_t vaddr;	   /* the function's ELF virtual address */
-	uint32_t off, len; /* its location in the locations' bytes; len 0: none */
+	uint64_t vaddr;	     /* the function's ELF virtual address */
+	uint32_t off, len;   /* its location in the locations' bytes (a NUL after
+				them); len 0: none */
+	uint32_t file, line; /* its parts (fxt_sym_info.loc_file, loc_line) */
 };
 
 /* A location made here, to be written. */
 struct lc_new {
 	uint64_t vaddr;
 	const char *loc; /* NULL: none (-ENOENT); in the symbolizer's arena */
-	uint32_t len;
+	uint32_t len, file, line;
 };
 
 struct loc_cache {
@@ -94,6 +103,7 @@ struct loc_cache {
 	size_t nent, hint;
 	const char *str;
 	uint64_t strsize;
+	struct arena *given; /* the arena the mapping went to, NULL: none */
 	/* What this symbolizer made; written at close. */
 	struct lc_new *add;
 	size_t nadd, capadd;
@@ -208,10 +218,6 @@ static void lc_read(struct loc_cache *lc)
 	lc->nent = h->nent;
 	lc->str = (const char *)(lc->ent + lc->nent);
 	lc->strsize = h->strsize;
-	for (size_t i = 0; i < lc->nent; i++)
-		if ((i && lc->ent[i - 1].vaddr >= lc->ent[i].vaddr) ||
-		    (uint64_t)lc->ent[i].off + lc->ent[i].len > lc->strsize)
-			goto ignore;
 	return;
 ignore:
 	munmap(lc->map, lc->mapsize);
@@ -252,9 +258,12 @@ struct loc_cache *fxt_sym__loccache_open(Dwfl_Module *mod, const struct stat *st
 	return lc;
 }
 
-int fxt_sym__loccache_get(struct loc_cache *lc, uint64_t vaddr, const char **loc, size_t *len)
+int fxt_sym__loccache_get(struct loc_cache *lc, uint64_t vaddr, struct arena *a, const char **loc,
+			  size_t *len, uint32_t *file, uint32_t *line)
 {
 	size_t lo = 0, hi = lc->nent, i = lc->hint;
+	const struct lc_ent *e;
+	char *copy;
 
 	/* Functions are mostly asked in address order: the one after the
 	 * last answer first. */
@@ -271,10 +280,33 @@ int fxt_sym__loccache_get(struct loc_cache *lc, uint64_t vaddr, const char **loc
 			return 0;
 		i = lo;
 	}
+	/* (An entry whose bytes leave the file, or end in no NUL: not
+	 * kept, decoded again.  The search needs no order to answer right:
+	 * what it finds has the address asked for.) */
+	e = &lc->ent[i];
+	if (e->len &&
+	    ((uint64_t)e->off + e->len >= lc->strsize || lc->str[e->off + e->len] != '\0'))
+		return 0;
 	lc->hint = i + 1;
 	lc->hits++;
-	*loc = lc->str + lc->ent[i].off;
-	*len = lc->ent[i].len;
+	*len = e->len;
+	*loc = lc->str + e->off;
+	/* (Parts that are not the text's: none said.) */
+	*file = (e->file & ~FXT_SYM_LOC_INL) < e->len ? e->file : 0;
+	*line = e->line;
+	if (!e->len || lc->given == a)
+		return 1;
+	/* The mapping outlives the symbolizer with `a`, which frees it;
+	 * else (another arena, or no memory for that) the location copied. */
+	if (!lc->given && fxt_sym__arena_keep_map(a, lc->map, lc->mapsize) == 0) {
+		lc->given = a;
+		return 1;
+	}
+	copy = fxt_sym__arena_alloc(a, e->len + 1, 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, *loc, e->len + 1);
+	*loc = copy;
 	return 1;
 }
 
@@ -293,7 +325,8 @@ void fxt_sym__loccache_dwarf(struct loc_cache *lc, const char *debug_file)
 	lc->dwarf_known = true;
 }
 
-void fxt_sym__loccache_put(struct loc_cache *lc, uint64_t vaddr, const char *loc, size_t len)
+void fxt_sym__loccache_put(struct loc_cache *lc, uint64_t vaddr, const char *loc, size_t len,
+			   uint32_t file, uint32_t line)
 {
 	if (!lc->dwarf_known || len > UINT32_MAX / 2 || lc->nent + lc->nadd >= LC_MAX_ENTRIES)
 		return;
@@ -309,6 +342,8 @@ void fxt_sym__loccache_put(struct loc_cache *lc, uint64_t vaddr, const char *loc
 	lc->add[lc->nadd].vaddr = vaddr;
 	lc->add[lc->nadd].loc = len ? loc : NULL;
 	lc->add[lc->nadd].len = (uint32_t)len;
+	lc->add[lc->nadd].file = len ? file : 0;
+	lc->add[lc->nadd].line = len ? line : 0;
 	lc->nadd++;
 }
 
@@ -473,12 +508,30 @@ static void adds_sort(struct loc_cache *lc)
 		lc->nadd = j;
 }
 
+/* How many of the file's entries lc_write() merges: all when they are
+ * in order and each inside the file with its NUL, else none (the file
+ * is no longer one of ours: replaced whole).  The readers check an
+ * entry when they take it (fxt_sym__loccache_get()). */
+static size_t lc_old(const struct loc_cache *lc)
+{
+	for (size_t i = 0; i < lc->nent; i++) {
+		const struct lc_ent *e = &lc->ent[i];
+
+		if ((i && e[-1].vaddr >= e->vaddr) ||
+		    (e->len && ((uint64_t)e->off + e->len >= lc->strsize ||
+				lc->str[e->off + e->len] != '\0')))
+			return 0;
+	}
+	return lc->nent;
+}
+
 /* The file's entries and those made here, merged by address (the file's
  * when both have one), into a new file renamed over lc->path: built in
  * memory, written at once. */
 static void lc_write(struct loc_cache *lc)
 {
 	size_t dbglen = lc->dbg ? strlen(lc->dbg) : 0, i, j, k, n = 0, head, size;
+	size_t nold = lc_old(lc);
 	uint64_t strsize = 0;
 	struct lc_head *h;
 	struct lc_ent *ent;
@@ -488,13 +541,15 @@ static void lc_write(struct loc_cache *lc)
 	bool existed;
 
 	adds_sort(lc);
-	for (i = 0, j = 0; i < lc->nent || j < lc->nadd; n++) {
+	for (i = 0, j = 0; i < nold || j < lc->nadd; n++) {
 		bool from_file =
-		    j == lc->nadd || (i < lc->nent && lc->ent[i].vaddr <= lc->add[j].vaddr);
+		    j == lc->nadd || (i < nold && lc->ent[i].vaddr <= lc->add[j].vaddr);
+		uint32_t len;
 
 		if (from_file && j < lc->nadd && lc->ent[i].vaddr == lc->add[j].vaddr)
 			j++;
-		strsize += from_file ? lc->ent[i++].len : lc->add[j++].len;
+		len = from_file ? lc->ent[i++].len : lc->add[j++].len;
+		strsize += len ? len + 1 : 0; /* with its NUL */
 	}
 	if (strsize > LC_MAX_BYTES || n > LC_MAX_ENTRIES)
 		return;
@@ -520,7 +575,7 @@ static void lc_write(struct loc_cache *lc)
 	str = (char *)(ent + n);
 	for (i = 0, j = 0, k = 0; k < n; k++) {
 		bool from_file =
-		    j == lc->nadd || (i < lc->nent && lc->ent[i].vaddr <= lc->add[j].vaddr);
+		    j == lc->nadd || (i < nold && lc->ent[i].vaddr <= lc->add[j].vaddr);
 		const char *s;
 
 		if (from_file && j < lc->nadd && lc->ent[i].vaddr == lc->add[j].vaddr)
@@ -531,12 +586,15 @@ static void lc_write(struct loc_cache *lc)
 		} else {
 			ent[k].vaddr = lc->add[j].vaddr;
 			ent[k].len = lc->add[j].len;
+			ent[k].file = lc->add[j].file;
+			ent[k].line = lc->add[j].line;
 			s = lc->add[j++].loc;
 		}
 		ent[k].off = (uint32_t)(str - (char *)(ent + n));
-		if (ent[k].len) /* s is NULL for "no location" */
+		if (ent[k].len) { /* s is NULL for "no location" */
 			memcpy(str, s, ent[k].len);
-		str += ent[k].len;
+			str += ent[k].len + 1; /* its NUL: buf is calloc()'d */
+		}
 	}
 	tmp = malloc(strlen(lc->path) + sizeof(".loc.-18446744073709551615-4294967295.tmp") + 24);
 	if (!tmp || run_proc_stat_read(0, &state, &start) != 0)
@@ -594,7 +652,7 @@ void fxt_sym__loccache_close(struct loc_cache *lc, uint64_t *hits, uint64_t *mad
 		*made += lc->nadd;
 	if (lc_keep && lc->nadd && lc->dwarf_known)
 		lc_write(lc);
-	if (lc->map)
+	if (lc->map && !lc->given)
 		munmap(lc->map, lc->mapsize);
 	free(lc->add);
 	free(lc->dbg);

@@ -34,14 +34,16 @@ struct sc_file {
 	uint64_t pass;	  /* the cache's pass it was last stat'ed in (0: none) */
 };
 
+/* (48 bytes: a slot of the table, 32,768 of them for 10,000 functions,
+ * each page of it touched.) */
 struct sc_entry {
-	uint64_t rel;  /* address - bias */
-	uint32_t file; /* index + 1; 0 = free slot */
-	bool has_start;
+	uint64_t rel;	   /* address - bias */
+	uint32_t file;	   /* index + 1; 0 = free slot */
+	uint32_t start_to; /* rel - the function's start's (table_add(): one, within 4 GiB) */
 	const char *name;
 	const char *module;
-	const char *loc; /* NULL, or in the arena (FXT_SYM_FUNC_LOC: made there) */
-	uint64_t start_rel;
+	const char *loc;	     /* NULL, or in the arena (FXT_SYM_FUNC_LOC: made there) */
+	uint32_t loc_file, loc_line; /* loc's parts (fxt_sym_info's) */
 };
 
 struct fxt_symcache {
@@ -134,8 +136,9 @@ static void table_add(struct fxt_symcache *c, uint32_t file, uint64_t rel,
 	const char *name, *module;
 	size_t j;
 
-	if (c->used * 2 >= c->cap && table_grow(c) < 0)
-		return;
+	if (!info->start || rel - (info->start - bias) > UINT32_MAX ||
+	    (c->used * 2 >= c->cap && table_grow(c) < 0))
+		return; /* (no start, or one too far: not kept) */
 	name = fxt_sym__intern(&c->names, &c->arena, info->name, strlen(info->name));
 	module = fxt_sym__intern(&c->names, &c->arena, info->module, strlen(info->module));
 	if (!name || !module)
@@ -149,8 +152,9 @@ static void table_add(struct fxt_symcache *c, uint32_t file, uint64_t rel,
 	/* Nearly all distinct: not interned; and made in c->arena (or a
 	 * constant): fxt_symview_sym(). */
 	c->v[j].loc = info->loc;
-	c->v[j].has_start = info->start != 0;
-	c->v[j].start_rel = info->start - bias;
+	c->v[j].loc_file = info->loc_file;
+	c->v[j].loc_line = info->loc_line;
+	c->v[j].start_to = (uint32_t)(rel - (info->start - bias));
 	c->used++;
 }
 
@@ -329,15 +333,18 @@ static bool ahead_busy(void *view)
 
 /* A location the symbolizer said FXT_SYM_LOC_LATER, now looked up: kept
  * with the name for the next processes. */
-static void later_done(void *view, uint64_t addr, const char *loc)
+static void later_done(void *view, uint64_t addr, const struct fxt_sym_info *info)
 {
 	struct fxt_symview *v = view;
 	const struct sv_mod *m = mod_find(v, addr);
 	struct sc_entry *e =
 	    m ? (struct sc_entry *)table_find(v->c, m->file + 1, addr - m->bias) : NULL;
 
-	if (e && e->loc == FXT_SYM_LOC_LATER)
-		e->loc = loc;
+	if (e && e->loc == FXT_SYM_LOC_LATER) {
+		e->loc = info->loc;
+		e->loc_file = info->loc_file;
+		e->loc_line = info->loc_line;
+	}
 }
 
 /* The locations v's symbolizer said FXT_SYM_LOC_LATER, looked up once v's
@@ -449,7 +456,9 @@ const struct fxt_sym_info *fxt_symview_lookup(void *view, uint64_t addr)
 		v->out.file = NULL;
 		v->out.line = 0;
 		v->out.loc = e->loc;
-		v->out.start = e->has_start ? e->start_rel + m->bias : 0;
+		v->out.loc_file = e->loc_file;
+		v->out.loc_line = e->loc_line;
+		v->out.start = e->rel - e->start_to + m->bias;
 		return &v->out;
 	}
 	v->c->misses++;
@@ -461,7 +470,7 @@ const struct fxt_sym_info *fxt_symview_lookup(void *view, uint64_t addr)
 	return info;
 }
 
-const char *fxt_symview_loc(void *view, uint64_t addr)
+const char *fxt_symview_loc(void *view, uint64_t addr, uint32_t *file, uint32_t *line)
 {
 	struct fxt_symview *v = view;
 	const struct sv_mod *m;
@@ -470,9 +479,14 @@ const char *fxt_symview_loc(void *view, uint64_t addr)
 
 	(void)later_resolve(v); /* on ENOMEM, FXT_SYM_NO_DEBUG_INFO */
 	m = mod_find(v, addr);
-	if (m && (e = table_find(v->c, m->file + 1, addr - m->bias)))
+	if (m && (e = table_find(v->c, m->file + 1, addr - m->bias))) {
+		*file = e->loc_file;
+		*line = e->loc_line;
 		return e->loc;
+	}
 	info = direct(v, addr);
+	*file = info ? info->loc_file : 0;
+	*line = info ? info->loc_line : 0;
 	return info ? info->loc : NULL;
 }
 

@@ -81,18 +81,19 @@ int fxt_symview_open(struct fxt_symview **out, struct fxt_symcache *c,
 
 /* The symbol for a code address of that process, as fxt_sym_lookup()
  * gives it with FXT_SYM_FUNC_LOC: the function's location `loc` is kept
- * with the name, per file (file and line are not kept).  The result is valid until the
- * next lookup on the view; its strings until the cache is freed.  `view`
- * is a struct fxt_symview (void *, for callbacks). */
+ * with the name and its parts, per file (file and line are not kept).  The result is valid until
+ * the next lookup on the view; its strings until the cache is freed.  `view` is a struct
+ * fxt_symview (void *, for callbacks). */
 const struct fxt_sym_info *fxt_symview_lookup(void *view, uint64_t addr);
 
 /* The location of the function at `addr` whose lookup said
  * FXT_SYM_LOC_LATER (fxt_symcache_set_ahead()), as fxt_symview_lookup()
  * would have said it: waits for the view's thread to end, then looks up
  * every location the view said so (the cache keeps them with their
- * names).  Valid until the cache is freed.  `view` is a struct
+ * names), its parts in *file and *line (fxt_sym_info.loc_file, loc_line;
+ * 0: not said).  Valid until the cache is freed.  `view` is a struct
  * fxt_symview. */
-const char *fxt_symview_loc(void *view, uint64_t addr);
+const char *fxt_symview_loc(void *view, uint64_t addr, uint32_t *file, uint32_t *line);
 
 /* The addresses of the view's module whose file is named `base`
  * ("libfxt-agent.so"): 0, or -ENOENT when it has none. */

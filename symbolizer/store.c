@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common/hash.h"
 #include "symbolizer/store.h"
@@ -52,9 +53,33 @@ char *fxt_sym__arena_strdup(struct arena *a, const char *s)
 	return p;
 }
 
+/* A mapping the arena unmaps when freed (in one of its chunks). */
+struct arena_map {
+	struct arena_map *next;
+	void *map;
+	size_t size;
+};
+
+int fxt_sym__arena_keep_map(struct arena *a, void *map, size_t size)
+{
+	struct arena_map *m = fxt_sym__arena_alloc(a, sizeof(*m), _Alignof(struct arena_map));
+
+	if (!m)
+		return -ENOMEM;
+	m->map = map;
+	m->size = size;
+	m->next = a->maps;
+	a->maps = m;
+	return 0;
+}
+
 void fxt_sym__arena_free(struct arena *a)
 {
 	struct arena_chunk *c, *next;
+
+	for (struct arena_map *m = a->maps; m; m = m->next)
+		munmap(m->map, m->size);
+	a->maps = NULL;
 
 	for (c = a->head; c; c = next) {
 		next = c->next;

@@ -20,8 +20,11 @@ struct arena_chunk {
 	max_align_t data[];
 };
 
+struct arena_map;
+
 struct arena {
 	struct arena_chunk *head;
+	struct arena_map *maps; /* fxt_sym__arena_keep_map()'s */
 };
 
 /* `size` bytes aligned to `align` (a power of two, at most
@@ -29,6 +32,9 @@ struct arena {
 void *fxt_sym__arena_alloc(struct arena *a, size_t size, size_t align);
 char *fxt_sym__arena_strdup(struct arena *a, const char *s);
 void fxt_sym__arena_free(struct arena *a);
+/* The mapping of `size` bytes at `map` unmapped when `a` is freed, not
+ * before: strings in it live as long as a's own.  0 or -ENOMEM. */
+int fxt_sym__arena_keep_map(struct arena *a, void *map, size_t size);
 
 /* Where s's results put the functions' locations (fxt_sym_info.loc) from
  * now on: arena `a`, which must outlive them (the run cache's, which then
@@ -45,10 +51,11 @@ void fxt_sym__set_loc_busy(struct fxt_sym *s, bool (*busy)(void *), void *arg);
 bool fxt_sym__later_pending(const struct fxt_sym *s);
 /* Looks up the locations s said FXT_SYM_LOC_LATER, in the order asked
  * (whoever made busy() say true should have ended first), into the
- * results that said so, and calls done(arg, addr, loc) for each (addr as
- * looked up).  0 or -ENOMEM (then the ones left say FXT_SYM_NO_DEBUG_INFO). */
-int fxt_sym__resolve_later(struct fxt_sym *s, void (*done)(void *, uint64_t, const char *),
-			   void *arg);
+ * results that said so, and calls done(arg, addr, info) for each (addr as
+ * looked up, info its result, the location in info->loc and its parts).
+ * 0 or -ENOMEM (then the ones left say FXT_SYM_NO_DEBUG_INFO). */
+int fxt_sym__resolve_later(struct fxt_sym *s,
+			   void (*done)(void *, uint64_t, const struct fxt_sym_info *), void *arg);
 
 /* fxt_sym_free(), adding to *loc_hits the locations its modules' files
  * kept across runs gave (loccache.c), to *loc_made those it decoded and

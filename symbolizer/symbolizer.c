@@ -448,6 +448,7 @@ static struct fxt_sym_info *symbolize(struct fxt_sym *s, uint64_t addr)
 	info->line = 0;
 	info->start = addr;
 	info->loc = NULL;
+	info->loc_file = info->loc_line = 0;
 	if (m && m->dwmod && !m->indexed && fxt_sym__module_index(m) < 0)
 		return NULL;
 	if (m && m->syms)
@@ -519,14 +520,16 @@ static struct fxt_sym_info *symbolize(struct fxt_sym *s, uint64_t addr)
 				return later_add(s, addr, info, m, e != NULL) < 0 ? NULL : info;
 			s->loc_busy = NULL;
 		}
-		err = m->dwmod ? fxt_sym__module_func_loc(m, info->start, e != NULL,
-							  s->loc_arena ? s->loc_arena : &s->arena,
-							  &info->loc)
-			       : -ENOENT;
+		err = m->dwmod
+			  ? fxt_sym__module_func_loc(m, info->start, e != NULL,
+						     s->loc_arena ? s->loc_arena : &s->arena, info)
+			  : -ENOENT;
 		if (err == -ENOMEM)
 			return NULL;
-		if (err < 0)
+		if (err < 0) {
 			info->loc = FXT_SYM_NO_DEBUG_INFO;
+			info->loc_file = 0;
+		}
 	}
 	return info;
 }
@@ -663,24 +666,26 @@ bool fxt_sym__later_pending(const struct fxt_sym *s)
 	return s && s->nlater != 0;
 }
 
-int fxt_sym__resolve_later(struct fxt_sym *s, void (*done)(void *, uint64_t, const char *),
-			   void *arg)
+int fxt_sym__resolve_later(struct fxt_sym *s,
+			   void (*done)(void *, uint64_t, const struct fxt_sym_info *), void *arg)
 {
 	int rc = 0;
 
 	for (size_t i = 0; i < s->nlater; i++) {
 		struct sym_later *l = &s->later[i];
-		int err = rc ? -ENOMEM
-			     : fxt_sym__module_func_loc(l->m, l->info->start, l->is_start,
-							s->loc_arena ? s->loc_arena : &s->arena,
-							&l->info->loc);
+		int err =
+		    rc ? -ENOMEM
+		       : fxt_sym__module_func_loc(l->m, l->info->start, l->is_start,
+						  s->loc_arena ? s->loc_arena : &s->arena, l->info);
 
 		if (err == -ENOMEM)
 			rc = err;
-		if (err < 0)
+		if (err < 0) {
 			l->info->loc = FXT_SYM_NO_DEBUG_INFO;
+			l->info->loc_file = 0;
+		}
 		if (done)
-			done(arg, l->addr, l->info->loc);
+			done(arg, l->addr, l->info);
 	}
 	free(s->later);
 	s->later = NULL;

@@ -60,7 +60,13 @@ struct fxt_sym_info {
 			       into its callers (DW_AT_inline), FXT_SYM_NO_DEBUG_INFO when
 			       its module has no line for it, FXT_SYM_LOC_LATER when not
 			       looked up yet (runcache.h); else NULL */
+	uint32_t loc_file;  /* loc's parts when it is "FILE:LINE" (or with " (inlined)")
+			       and FILE is not empty: FILE's bytes, with FXT_SYM_LOC_INL
+			       when inlined; 0: not said (the text says) */
+	uint32_t loc_line;  /* LINE, with loc_file: what a writer takes without
+			       reading the text back (convert/emitloc.c) */
 };
+#define FXT_SYM_LOC_INL (UINT32_C(1) << 31)
 
 /* The location of a function that no DWARF line covers (stripped, no
  * debug info, hand-written assembly). */

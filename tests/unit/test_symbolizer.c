@@ -209,6 +209,23 @@ static bool loc_in(const char *loc, const char *file)
 	       strtoul(colon + 1, NULL, 10) > 0;
 }
 
+/* Whether info's location parts (loc_file, loc_line) say what its text
+ * does: "FILE:LINE" or with FXT_SYM_INLINED, FILE loc_file's bytes; none
+ * said for FXT_SYM_NO_DEBUG_INFO or no location. */
+static bool loc_parts_ok(const struct fxt_sym_info *info)
+{
+	uint32_t n = info->loc_file & ~FXT_SYM_LOC_INL;
+	char text[600];
+
+	if (!info->loc || !strcmp(info->loc, FXT_SYM_NO_DEBUG_INFO))
+		return info->loc_file == 0;
+	if (!n || n >= 512)
+		return false;
+	snprintf(text, sizeof(text), "%.*s:%u%s", (int)n, info->loc, (unsigned)info->loc_line,
+		 info->loc_file & FXT_SYM_LOC_INL ? FXT_SYM_INLINED : "");
+	return strcmp(text, info->loc) == 0;
+}
+
 /* Loads one copy of the C++ fixture and symbolizes its addresses. */
 static void check_cxx_copy(const char *relpath, unsigned flags, bool has_static, bool has_lines)
 {
@@ -237,12 +254,14 @@ static void check_cxx_copy(const char *relpath, unsigned flags, bool has_static,
 				      "  source file");
 		else
 			ok(info->file == NULL, "  no source file");
-		if (flags & FXT_SYM_FUNC_LOC)
+		if (flags & FXT_SYM_FUNC_LOC) {
 			/* The fixtures with their symbols have their lines. */
 			ok(has_static ? loc_in(info->loc, "cxx.cc")
 				      : info->loc && !strcmp(info->loc, FXT_SYM_NO_DEBUG_INFO),
 			   "  its location: %s", info->loc ? info->loc : "NULL");
-		else
+			ok(loc_parts_ok(info), "  its location's parts: %" PRIu32 ", %" PRIu32,
+			   info->loc_file, info->loc_line);
+		} else
 			ok(info->loc == NULL, "  no location asked: none");
 	}
 	fxt_sym_free(s);
