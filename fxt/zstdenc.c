@@ -32,31 +32,44 @@
 #define BLOCK_MAX  (128u << 10) /* Block_Maximum_Size */
 #define HASH_LOG   12
 #define MIN_LEAD   4  /* equal high bytes that start a match inside a word */
+#define REP_LEAD   6  /* those of the repeat offset's that need no other look */
 #define SEQ_MAX    (BLOCK_MAX / 3 + 1)
 #define FRAME_HEAD 13 /* magic, descriptor, 4-byte content size (+ slack) */
 
-enum { MODE_PREDEFINED = 0, MODE_RLE = 1 };
+enum { MODE_PREDEFINED = 0, MODE_RLE = 1, MODE_FSE = 2 };
+enum { LL, OF, ML }; /* the three codes, in the order the format lists them */
 
-/* One FSE code with a predefined distribution: for each symbol and each
- * state the decoder goes to next, the state that decodes the symbol,
- * the bits it reads and their value (state | bits << 8 | value << 16). */
-struct fse {
-	unsigned log, nsym;
-	uint32_t *enc;	   /* nsym << log */
-	uint8_t first[64]; /* a state of each symbol, to start at */
+static const unsigned code_max[3] = { 35, 31, 52 };   /* their largest symbols */
+static const unsigned code_maxlog[3] = { 9, 8, 9 };  /* accuracy logs */
+
+/* An FSE code's encoding table: the encoder carries x, the decoder's
+ * state plus the table's size; a symbol s writes x's low nb bits, nb =
+ * (x + dnb[s]) >> 16, and goes on from state[(x >> nb) + dfs[s]]: the
+ * decoder's states of each symbol in the order it numbers them
+ * (RFC 8878, "FSE Table Description").  One symbol alone (RLE_Mode) is a
+ * table of log 0: no bits. */
+struct ctab {
+	unsigned log;
+	int32_t dnb[64], dfs[64];
+	uint16_t first[64]; /* x to start with, a state of each symbol */
+	uint16_t state[512];
 };
 
+/* A sequence as the bitstream writes it: its codes, then the literal
+ * length's, match length's and offset's extra bits together (bits, nbits
+ * of them). */
 struct seq {
-	uint32_t lit, mlen, ofv; /* literals, match length, Offset_Value */
+	uint64_t bits;
+	uint8_t code[3], nbits;
 };
 
 struct fxt__zstdenc {
-	struct fse ll, ml, of;
+	struct ctab pre[3], own[3]; /* predefined; this block's */
+	uint32_t hist[3][64];	    /* this block's codes */
 	uint32_t word_at[1u << HASH_LOG], high_at[1u << HASH_LOG];
 	uint32_t rep[3];
 	struct seq *seqs;
 	unsigned char *lits; /* a block's literals, + 16 bytes */
-	uint8_t *llc, *mlc, *ofc;
 	uint8_t ml_small[128];
 };
 
@@ -106,31 +119,24 @@ static inline unsigned ml_code(const uint8_t *small, uint32_t mb)
 	return mb < 128 ? small[mb] : highbit(mb) + 36;
 }
 
-/* The decoding table the format builds from a distribution (RFC 8878,
- * "FSE Table Description"), turned around for the encoder.  0 or -1. */
-static int fse_build(struct fse *f, const int16_t *norm, unsigned nsym, unsigned log)
+/* The encoding table of a distribution (norm: the format's normalized
+ * counts, -1 for "less than 1"), its states spread as the decoder's
+ * (RFC 8878, "FSE Table Description").  log 0: norm's one symbol (RLE). */
+static void ctab_build(struct ctab *t, const int16_t *norm, unsigned nsym, unsigned log)
 {
-	unsigned size = 1u << log, high = size - 1, pos = 0, sum = 0;
+	unsigned size = 1u << log, high = size - 1, pos = 0;
 	unsigned step = (size >> 1) + (size >> 3) + 3;
-	uint8_t sym[64];
-	uint32_t next[64];
+	uint8_t sym[512];
+	uint32_t cumul[65], next[64];
 
-	f->log = log;
-	f->nsym = nsym;
-	f->enc = malloc(((size_t)nsym << log) * sizeof(*f->enc));
-	if (!f->enc)
-		return -1;
+	t->log = log;
+	cumul[0] = 0;
 	for (unsigned s = 0; s < nsym; s++) {
-		sum += norm[s] < 0 ? 1 : (unsigned)norm[s];
-		if (norm[s] < 0) {
+		cumul[s + 1] = cumul[s] + (norm[s] < 0 ? 1u : (unsigned)norm[s]);
+		if (norm[s] < 0)
 			sym[high--] = (uint8_t)s;
-			next[s] = 1;
-		} else {
-			next[s] = (uint32_t)norm[s];
-		}
+		next[s] = cumul[s];
 	}
-	if (sum != size)
-		return -1;
 	for (unsigned s = 0; s < nsym; s++)
 		for (int i = 0; i < norm[s]; i++) {
 			sym[pos] = (uint8_t)s;
@@ -138,46 +144,25 @@ static int fse_build(struct fse *f, const int16_t *norm, unsigned nsym, unsigned
 				pos = (pos + step) & (size - 1);
 			while (pos > high);
 		}
-	for (unsigned i = 0; i < ((size_t)nsym << log); i++)
-		f->enc[i] = UINT32_MAX;
-	for (unsigned u = 0; u < size; u++) {
-		unsigned s = sym[u], n = next[s]++;
-		unsigned nb = log - highbit(n), base = (n << nb) - size;
-		f->first[s] = (uint8_t)u;
-		for (unsigned v = 0; v < (1u << nb); v++)
-			f->enc[(s << log) + base + v] = u | nb << 8 | v << 16;
+	for (unsigned u = 0; u < size; u++)
+		t->state[next[sym[u]]++] = (uint16_t)(size + u);
+	for (unsigned s = 0; s < nsym; s++) {
+		int n = norm[s];
+		if (n == 0)
+			continue;
+		if (log == 0) {
+			t->dnb[s] = -1; /* nb 0, state 0 */
+			t->dfs[s] = -1;
+		} else if (n < 0 || n == 1) {
+			t->dnb[s] = (int32_t)(log << 16) - (int32_t)size;
+			t->dfs[s] = (int32_t)cumul[s] - 1;
+		} else {
+			unsigned maxb = log - highbit((uint32_t)n - 1);
+			t->dnb[s] = (int32_t)(maxb << 16) - (int32_t)((uint32_t)n << maxb);
+			t->dfs[s] = (int32_t)cumul[s] - n;
+		}
+		t->first[s] = t->state[cumul[s]];
 	}
-	/* Every symbol that can be coded reaches every state. */
-	for (unsigned i = 0; i < ((size_t)nsym << log); i++)
-		if (f->enc[i] == UINT32_MAX)
-			return -1;
-	return 0;
-}
-
-/* ------------------------------------------------------------ bit output */
-
-struct bits {
-	uint64_t acc;
-	unsigned n;
-	unsigned char *p;
-};
-
-static inline void bits_add(struct bits *b, uint32_t v, unsigned n)
-{
-	b->acc |= (uint64_t)v << b->n;
-	b->n += n;
-}
-
-/* Writes the whole bytes out: 8 bytes are stored, of which n / 8 stay. */
-static inline void bits_flush(struct bits *b)
-{
-	uint64_t a = b->acc;
-	unsigned bytes = b->n >> 3;
-
-	memcpy(b->p, &a, 8); /* little-endian hosts only (configure checks) */
-	b->p += bytes;
-	b->n &= 7;
-	b->acc = bytes == 8 ? 0 : a >> (bytes * 8);
 }
 
 /* ------------------------------------------------------------- checksum */
@@ -263,14 +248,13 @@ struct fxt__zstdenc *fxt__zstdenc_new(void)
 		return NULL;
 	e->seqs = malloc(SEQ_MAX * sizeof(*e->seqs));
 	e->lits = malloc(BLOCK_MAX + 16);
-	e->llc = malloc(3 * SEQ_MAX);
-	if (!e->seqs || !e->lits || !e->llc || fse_build(&e->ll, ll_norm, 36, 6) ||
-	    fse_build(&e->ml, ml_norm, 53, 6) || fse_build(&e->of, of_norm, 29, 5)) {
+	if (!e->seqs || !e->lits) {
 		fxt__zstdenc_free(e);
 		return NULL;
 	}
-	e->mlc = e->llc + SEQ_MAX;
-	e->ofc = e->mlc + SEQ_MAX;
+	ctab_build(&e->pre[LL], ll_norm, 36, 6);
+	ctab_build(&e->pre[ML], ml_norm, 53, 6);
+	ctab_build(&e->pre[OF], of_norm, 29, 5);
 	for (unsigned mb = 0, c = 0; mb < 128; mb++) {
 		while (ml_base[c + 1] <= mb)
 			c++;
@@ -283,12 +267,8 @@ void fxt__zstdenc_free(struct fxt__zstdenc *e)
 {
 	if (!e)
 		return;
-	free(e->ll.enc);
-	free(e->ml.enc);
-	free(e->of.enc);
 	free(e->seqs);
 	free(e->lits);
-	free(e->llc);
 	free(e);
 }
 
@@ -349,15 +329,35 @@ static uint32_t offset_value(uint32_t *rep, uint32_t off, uint32_t lit)
 	return off + 3;
 }
 
-/* Copies n bytes, 8 at a time when the source has 8 to spare. */
-static inline void copy_lits(unsigned char *d, const unsigned char *s, size_t n, size_t spare)
+/* Appends a sequence: its codes counted, its extra bits ready. */
+static inline void add_seq(struct fxt__zstdenc *e, struct seq *s, uint32_t lit, uint32_t mlen,
+			   uint32_t ofv)
 {
-	if (n + 8 <= spare) {
-		for (size_t i = 0; i < n; i += 8)
-			memcpy(d + i, s + i, 8);
+	unsigned mb = mlen - 3, ofc = highbit(ofv), llc, mlc;
+	uint64_t bits;
+	unsigned nbits;
+
+	if (lit < 16 && mb < 32) { /* codes with no extra bits */
+		llc = lit;
+		mlc = mb;
+		bits = ofv & ((1u << ofc) - 1);
+		nbits = ofc;
 	} else {
-		memcpy(d, s, n);
+		llc = ll_code(lit);
+		mlc = ml_code(e->ml_small, mb);
+		bits = (lit - ll_base[llc]) | (uint64_t)(mb - ml_base[mlc]) << ll_bits[llc];
+		nbits = ll_bits[llc] + ml_bits[mlc];
+		bits |= (uint64_t)(ofv & ((1u << ofc) - 1)) << nbits;
+		nbits += ofc;
 	}
+	s->code[LL] = (uint8_t)llc;
+	s->code[ML] = (uint8_t)mlc;
+	s->code[OF] = (uint8_t)ofc;
+	s->bits = bits;
+	s->nbits = (uint8_t)nbits;
+	e->hist[LL][llc]++;
+	e->hist[ML][mlc]++;
+	e->hist[OF][ofc]++;
 }
 
 /* Finds the sequences of block [bs, be) of the frame at base (its first
@@ -366,37 +366,50 @@ static size_t find(struct fxt__zstdenc *e, const unsigned char *base, size_t len
 		   size_t be, size_t *nlit)
 {
 	size_t ip = (bs + 7) & ~(size_t)7, anchor = bs, nseq = 0, nl = 0;
+	unsigned char *lits = e->lits;
 
 	if (ip < 8)
 		ip = 8; /* nothing before the first word */
 	while (ip + 8 <= be) {
 		uint64_t w = load64(base + ip), x;
-		uint32_t h1 = hash64(w), h2 = hash64(w >> 16);
-		size_t off = 0, start, q;
-		unsigned lead = 0;
+		size_t off = e->rep[0], start, q;
+		unsigned lead;
 
-		if (e->rep[0] <= ip) {
-			x = w ^ load64(base + ip - e->rep[0]);
-			lead = x ? (unsigned)__builtin_clzll(x) >> 3 : 8;
-			off = e->rep[0];
+		/* The word one repeat offset back (never before the frame:
+		 * an offset is at most the place it was found at). */
+		x = w ^ load64(base + ip - off);
+		lead = x ? (unsigned)__builtin_clzll(x) >> 3 : 8;
+		if (lead < 8) { /* or the second's, if more of it is equal */
+			uint64_t x1 = w ^ load64(base + ip - e->rep[1]);
+			unsigned l1 = x1 ? (unsigned)__builtin_clzll(x1) >> 3 : 8;
+			if (l1 > lead) {
+				lead = l1;
+				off = e->rep[1];
+			}
 		}
-		if (lead < 8) {
+		if (lead < REP_LEAD) {
+			/* The last word equal to this one, else the last
+			 * with its 6 high bytes, if more of it is equal. */
+			uint32_t h1 = hash64(w), h2 = hash64(w >> 16);
 			size_t c = e->word_at[h1];
+			e->word_at[h1] = (uint32_t)ip;
 			if (c < ip && load64(base + c) == w) {
 				off = ip - c;
 				lead = 8;
-			} else if (lead < MIN_LEAD) {
+			} else {
 				c = e->high_at[h2];
 				x = c < ip ? w ^ load64(base + c) : UINT64_MAX;
-				lead = x ? (unsigned)__builtin_clzll(x) >> 3 : 8;
-				off = ip - c;
+				unsigned l2 = x ? (unsigned)__builtin_clzll(x) >> 3 : 8;
+				if (l2 > lead) {
+					lead = l2;
+					off = ip - c;
+				}
 			}
-		}
-		e->word_at[h1] = (uint32_t)ip;
-		e->high_at[h2] = (uint32_t)ip;
-		if (lead < MIN_LEAD) {
-			ip += 8;
-			continue;
+			e->high_at[h2] = (uint32_t)ip;
+			if (lead < MIN_LEAD) {
+				ip += 8;
+				continue;
+			}
 		}
 		/* The match: back into the literals when it starts at the
 		 * word, on a word at a time, then bytes. */
@@ -418,33 +431,160 @@ static size_t find(struct fxt__zstdenc *e, const unsigned char *base, size_t len
 			q++;
 found:;
 		uint32_t lit = (uint32_t)(start - anchor);
-		struct seq *s = &e->seqs[nseq++];
-		copy_lits(e->lits + nl, base + anchor, lit, len - anchor);
-		nl += lit;
-		s->lit = lit;
-		s->mlen = (uint32_t)(q - start);
-		s->ofv = offset_value(e->rep, (uint32_t)off, lit);
-		anchor = q;
-		for (ip += 8; ip + 8 <= q; ip += 8) {
-			w = load64(base + ip);
-			e->word_at[hash64(w)] = (uint32_t)ip;
-			e->high_at[hash64(w >> 16)] = (uint32_t)ip;
+		if (lit <= 8 && anchor + 8 <= len) {
+			memcpy(lits + nl, base + anchor, 8);
+		} else {
+			memcpy(lits + nl, base + anchor, lit);
 		}
+		nl += lit;
+		add_seq(e, &e->seqs[nseq++], lit, (uint32_t)(q - start),
+			lit && off == e->rep[0] ? 1 : offset_value(e->rep, (uint32_t)off, lit));
+		anchor = q;
 		ip = (q + 7) & ~(size_t)7;
 	}
-	copy_lits(e->lits + nl, base + anchor, be - anchor, len - anchor);
+	memcpy(lits + nl, base + anchor, be - anchor);
 	nl += be - anchor;
 	*nlit = nl;
 	return nseq;
+}
+
+/* The normalized counts (summing to 1 << log, each symbol seen at least
+ * 1) of `total` codes counted in hist[0 .. max]. */
+static void normalize(int16_t *norm, const uint32_t *hist, unsigned max, uint32_t total,
+		      unsigned log)
+{
+	int size = 1 << log, sum = 0;
+	unsigned big = 0;
+
+	for (unsigned s = 0; s <= max; s++) {
+		int v = 0;
+		if (hist[s]) {
+			v = (int)(((uint64_t)hist[s] << log) + total / 2) / (int)total;
+			if (v < 1)
+				v = 1;
+		}
+		norm[s] = (int16_t)v;
+		sum += v;
+		if (hist[s] > hist[big])
+			big = s;
+	}
+	if (sum <= size) {
+		norm[big] = (int16_t)(norm[big] + size - sum);
+		return;
+	}
+	while (sum > size) { /* the rare codes rounded up: the most common pay */
+		unsigned most = 0;
+		for (unsigned s = 1; s <= max; s++)
+			if (norm[s] > norm[most])
+				most = s;
+		norm[most]--;
+		sum--;
+	}
+}
+
+/* Writes the FSE table description of norm[0 .. max] (RFC 8878, "FSE
+ * Table Description"); returns its end. */
+static unsigned char *write_ncount(unsigned char *p, const int16_t *norm, unsigned max,
+				  unsigned log)
+{
+	uint64_t acc = log - 5;
+	unsigned n = 4, nb = log + 1, s = 0;
+	int remaining = (1 << log) + 1, threshold = 1 << log;
+	bool prev0 = false;
+
+#define NC_PUT(v, k)                                                                               \
+	do {                                                                                       \
+		acc |= (uint64_t)(v) << n;                                                         \
+		n += (k);                                                                          \
+		memcpy(p, &acc, 8);                                                                \
+		p += n >> 3;                                                                       \
+		acc = (n >> 3) ? acc >> (n & ~7u) : acc;                                           \
+		n &= 7;                                                                            \
+	} while (0)
+	while (s <= max && remaining > 1) {
+		if (prev0) { /* the zeros that follow a zero, 2 bits at a time */
+			unsigned from = s;
+			while (!norm[s])
+				s++;
+			for (; s >= from + 3; from += 3)
+				NC_PUT(3, 2);
+			NC_PUT(s - from, 2);
+		}
+		int count = norm[s++], top = 2 * threshold - 1 - remaining;
+		remaining -= count < 0 ? -count : count;
+		count++;
+		if (count >= threshold)
+			count += top;
+		NC_PUT(count, nb - (count < top));
+		prev0 = count == 1;
+		while (remaining < threshold) {
+			nb--;
+			threshold >>= 1;
+		}
+	}
+#undef NC_PUT
+	return p + (n > 0);
+}
+
+/* The accuracy log of a table for nseq codes, the largest `max` (as
+ * libzstd picks it). */
+static unsigned table_log(size_t nseq, unsigned max, unsigned maxlog)
+{
+	unsigned log = highbit((uint32_t)nseq - 1) - 2, least = highbit(max) + 2;
+
+	if (log > maxlog)
+		log = maxlog;
+	if (log < least)
+		log = least;
+	if (log < 5)
+		log = 5;
+	return log > maxlog ? maxlog : log;
+}
+
+/* Chooses how code c is written in a block of nseq sequences (one
+ * symbol: RLE; few sequences: the predefined distribution; else one of
+ * its own, described at p), writes what the mode needs at *p, and
+ * returns the table to encode with. */
+static const struct ctab *pick(struct fxt__zstdenc *e, unsigned c, size_t nseq,
+			       unsigned char **p, unsigned *mode)
+{
+	uint32_t *h = e->hist[c];
+	unsigned max = code_max[c], sym = 0, nsym = 0;
+	int16_t norm[64];
+
+	while (!h[max])
+		max--;
+	for (unsigned s = 0; s <= max; s++)
+		if (h[s]) {
+			nsym++;
+			sym = s;
+		}
+	if (nsym == 1) {
+		*mode = MODE_RLE;
+		*(*p)++ = (unsigned char)sym;
+		memset(norm, 0, sizeof(norm));
+		norm[sym] = 1;
+		ctab_build(&e->own[c], norm, sym + 1, 0);
+		return &e->own[c];
+	}
+	if (nseq < 64) {
+		*mode = MODE_PREDEFINED;
+		return &e->pre[c];
+	}
+	unsigned log = table_log(nseq, max, code_maxlog[c]);
+	normalize(norm, h, max, (uint32_t)nseq, log);
+	*mode = MODE_FSE;
+	*p = write_ncount(*p, norm, max, log);
+	ctab_build(&e->own[c], norm, max + 1, log);
+	return &e->own[c];
 }
 
 /* Writes a compressed block's content at p (literals, sequences);
  * returns its end. */
 static unsigned char *encode(struct fxt__zstdenc *e, unsigned char *p, size_t nseq, size_t nlit)
 {
-	uint8_t *llc = e->llc, *mlc = e->mlc, *ofc = e->ofc;
-	bool ll_rle = true, ml_rle = true, of_rle = true;
-	struct bits b;
+	const struct ctab *t[3];
+	unsigned mode[3];
 
 	/* Raw_Literals_Block */
 	if (nlit < 32) {
@@ -472,81 +612,70 @@ static unsigned char *encode(struct fxt__zstdenc *e, unsigned char *p, size_t ns
 	}
 	if (!nseq)
 		return p;
-	for (size_t i = 0; i < nseq; i++) {
-		const struct seq *s = &e->seqs[i];
-		llc[i] = (uint8_t)ll_code(s->lit);
-		mlc[i] = (uint8_t)ml_code(e->ml_small, s->mlen - 3);
-		ofc[i] = (uint8_t)highbit(s->ofv);
-		ll_rle &= llc[i] == llc[0];
-		ml_rle &= mlc[i] == mlc[0];
-		of_rle &= ofc[i] == ofc[0];
-	}
-	*p++ = (unsigned char)((ll_rle ? MODE_RLE : MODE_PREDEFINED) << 6 |
-			       (of_rle ? MODE_RLE : MODE_PREDEFINED) << 4 |
-			       (ml_rle ? MODE_RLE : MODE_PREDEFINED) << 2);
-	if (ll_rle)
-		*p++ = llc[0];
-	if (of_rle)
-		*p++ = ofc[0];
-	if (ml_rle)
-		*p++ = mlc[0];
+	unsigned char *modes = p++;
+	for (unsigned c = LL; c <= ML; c++)
+		t[c] = pick(e, c, nseq, &p, &mode[c]);
+	*modes = (unsigned char)(mode[LL] << 6 | mode[OF] << 4 | mode[ML] << 2);
 
 	/* The bitstream, read backwards: the last sequence's first. */
-	size_t n = nseq - 1;
-	const struct seq *s = &e->seqs[n];
-	unsigned sll = e->ll.first[llc[n]], sml = e->ml.first[mlc[n]], sof = e->of.first[ofc[n]];
-	b.acc = 0;
-	b.n = 0;
-	b.p = p;
-	bits_add(&b, s->lit - ll_base[llc[n]], ll_bits[llc[n]]);
-	bits_add(&b, s->mlen - 3 - ml_base[mlc[n]], ml_bits[mlc[n]]);
-	bits_flush(&b);
-	bits_add(&b, s->ofv - (1u << ofc[n]), ofc[n]);
-	bits_flush(&b);
-	while (n--) {
-		uint32_t t;
-		s = &e->seqs[n];
-		if (!of_rle) {
-			t = e->of.enc[(ofc[n] << 5) + sof];
-			bits_add(&b, t >> 16, (t >> 8) & 0xff);
-			sof = t & 0xff;
-		}
-		if (!ml_rle) {
-			t = e->ml.enc[(mlc[n] << 6) + sml];
-			bits_add(&b, t >> 16, (t >> 8) & 0xff);
-			sml = t & 0xff;
-		}
-		if (!ll_rle) {
-			t = e->ll.enc[(llc[n] << 6) + sll];
-			bits_add(&b, t >> 16, (t >> 8) & 0xff);
-			sll = t & 0xff;
-		}
-		bits_add(&b, s->lit - ll_base[llc[n]], ll_bits[llc[n]]);
-		bits_add(&b, s->mlen - 3 - ml_base[mlc[n]], ml_bits[mlc[n]]);
-		bits_flush(&b);
-		bits_add(&b, s->ofv - (1u << ofc[n]), ofc[n]);
-		bits_flush(&b);
+	const struct ctab *tl = t[LL], *tm = t[ML], *to = t[OF];
+	const struct seq *s = &e->seqs[nseq - 1];
+	uint32_t xl = tl->first[s->code[LL]], xm = tm->first[s->code[ML]],
+		 xo = to->first[s->code[OF]];
+	uint64_t acc = 0;
+	unsigned n = 0;
+
+#define PUT(v, k)                                                                                  \
+	do {                                                                                       \
+		acc |= (uint64_t)(v) << n;                                                         \
+		n += (k);                                                                          \
+	} while (0)
+#define FLUSH()                                                                                    \
+	do {                                                                                       \
+		memcpy(p, &acc, 8); /* little-endian hosts only (configure checks) */              \
+		p += n >> 3;                                                                       \
+		acc >>= n & ~7u;                                                                   \
+		n &= 7;                                                                            \
+	} while (0)
+#define ENCODE(tab, x, sym)                                                                        \
+	do {                                                                                       \
+		unsigned nb_ = (uint32_t)((x) + (uint32_t)(tab)->dnb[sym]) >> 16;                 \
+		PUT((x) & ((1u << nb_) - 1), nb_);                                                 \
+		(x) = (tab)->state[((x) >> nb_) + (uint32_t)(tab)->dfs[sym]];                      \
+	} while (0)
+	PUT(s->bits, s->nbits); /* at most 16 + 16 + 22 bits */
+	FLUSH();
+	for (size_t i = nseq - 1; i-- > 0;) {
+		s = &e->seqs[i];
+		ENCODE(to, xo, s->code[OF]);
+		ENCODE(tm, xm, s->code[ML]);
+		ENCODE(tl, xl, s->code[LL]);
+		if (n + s->nbits > 63) /* up to 7 + 26 bits so far; FLUSH() takes 63 */
+			FLUSH();
+		PUT(s->bits, s->nbits);
+		FLUSH();
 	}
 	/* The starting states, read first: literal lengths, offsets, match
-	 * lengths (an RLE code has none). */
-	if (!ml_rle)
-		bits_add(&b, sml, 6);
-	if (!of_rle)
-		bits_add(&b, sof, 5);
-	bits_flush(&b);
-	if (!ll_rle)
-		bits_add(&b, sll, 6);
-	bits_add(&b, 1, 1); /* the end mark */
-	bits_flush(&b);
-	return b.p + (b.n > 0);
+	 * lengths (an RLE code's log is 0). */
+	PUT(xm & ((1u << tm->log) - 1), tm->log);
+	PUT(xo & ((1u << to->log) - 1), to->log);
+	FLUSH();
+	PUT(xl & ((1u << tl->log) - 1), tl->log);
+	PUT(1, 1); /* the end mark */
+	FLUSH();
+#undef PUT
+#undef FLUSH
+#undef ENCODE
+	return p + (n > 0);
 }
 
-/* The worst a block of n bytes with nseq sequences and nlit literals can
- * take coded: headers, literals, and 8 bytes a sequence at most (states
- * 17 bits, extra bits 16 + 16 + 21) plus the final flushes' 8. */
+/* The worst a block with nseq sequences and nlit literals can take
+ * coded: headers, the three tables' descriptions, literals, and 10 bytes
+ * a sequence at most (states 26 bits, extra bits 16 + 16 + 22) plus the
+ * final flushes' 8. */
 static size_t encode_bound(size_t nseq, size_t nlit)
 {
-	return 3 + nlit + 4 + 3 + 9 * nseq + 16;
+	return 3 + nlit + 4 + 3 * 80 + 10 * nseq + 16;
 }
 
 size_t fxt__zstdenc_frame(struct fxt__zstdenc *e, void *dst, size_t cap, const void *src,
@@ -588,7 +717,10 @@ size_t fxt__zstdenc_frame(struct fxt__zstdenc *e, void *dst, size_t cap, const v
 		size_t be = len - bs > BLOCK_MAX ? bs + BLOCK_MAX : len, nlit;
 		uint32_t rep[3] = { e->rep[0], e->rep[1], e->rep[2] };
 		unsigned last = be == len, type = 0;
-		size_t nseq = be > bs ? find(e, base, len, bs, be, &nlit) : 0;
+		size_t nseq;
+
+		memset(e->hist, 0, sizeof(e->hist));
+		nseq = be > bs ? find(e, base, len, bs, be, &nlit) : 0;
 		size_t size = be - bs;
 		unsigned char *q;
 
