@@ -31,28 +31,27 @@
 
 #define BLOCK_MAX  (128u << 10) /* Block_Maximum_Size */
 #define HASH_LOG   12
-#define MIN_LEAD   4  /* equal high bytes that start a match inside a word */
-#define REP_LEAD   6  /* those of the repeat offset's that need no other look */
-#define SEQ_MAX    (BLOCK_MAX / 3 + 1)
+#define MIN_LEAD   4 /* equal high bytes that start a match inside a word */
+#define REP_LEAD   6 /* those of the repeat offset's that need no other look */
+#define SEQ_MAX	   (BLOCK_MAX / 3 + 1)
 #define FRAME_HEAD 13 /* magic, descriptor, 4-byte content size (+ slack) */
 
 enum { MODE_PREDEFINED = 0, MODE_RLE = 1, MODE_FSE = 2 };
 enum { LL, OF, ML }; /* the three codes, in the order the format lists them */
 
-static const unsigned code_max[3] = { 35, 31, 52 };   /* their largest symbols */
-static const unsigned code_maxlog[3] = { 9, 8, 9 };  /* accuracy logs */
+static const unsigned code_max[3] = { 35, 31, 52 }; /* their largest symbols */
+static const unsigned code_maxlog[3] = { 8, 7, 8 }; /* accuracy logs (up to 9, 8, 9) */
 
-/* An FSE code's encoding table: the encoder carries x, the decoder's
- * state plus the table's size; a symbol s writes x's low nb bits, nb =
- * (x + dnb[s]) >> 16, and goes on from state[(x >> nb) + dfs[s]]: the
- * decoder's states of each symbol in the order it numbers them
- * (RFC 8878, "FSE Table Description").  One symbol alone (RLE_Mode) is a
- * table of log 0: no bits. */
+/* An FSE code's encoding table, for the symbols it has: for symbol s
+ * and the state the decoder goes to next (RFC 8878, "FSE Table
+ * Description"), enc[(s << 9) + state] is the state that decodes s,
+ * the bits the decoder reads to go on and their value: value | nbits <<
+ * 10 | state << 16.  One symbol alone (RLE_Mode) is a table of log 0: no
+ * bits. */
 struct ctab {
 	unsigned log;
-	int32_t dnb[64], dfs[64];
-	uint16_t first[64]; /* x to start with, a state of each symbol */
-	uint16_t state[512];
+	uint32_t *enc;	    /* 64 << 9 */
+	uint16_t first[64]; /* a state of each symbol, to start at */
 };
 
 /* A sequence as the bitstream writes it: its codes, then the literal
@@ -75,27 +74,28 @@ struct fxt__zstdenc {
 
 /* ------------------------------------------------------- the code tables */
 
-static const int16_t ll_norm[36] = { 4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2,
+static const int16_t ll_norm[36] = { 4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1,  1,  2,  2,
 				     2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1 };
-static const int16_t ml_norm[53] = { 1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1,  1,  1,  1,  1,  1,  1,
-				     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,  1,  1,  1,  1,  1,  1,
+static const int16_t ml_norm[53] = { 1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1,  1,  1,  1,  1,  1,  1, 1,
+				     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,  1,  1,  1,  1,  1,  1, 1,
 				     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1 };
-static const int16_t of_norm[29] = { 1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1,
+static const int16_t of_norm[29] = { 1, 1, 1, 1, 1, 1, 2, 2, 2, 1,  1,	1,  1,	1, 1,
 				     1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1 };
 
-static const uint32_t ll_base[36] = { 0,  1,  2,   3,   4,   5,   6,	7,    8,    9,	  10,	11,
-				      12, 13, 14,  15,  16,  18,  20,	22,   24,   28,	  32,	40,
-				      48, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536 };
-static const uint8_t ll_bits[36] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0,  0,  0,  0,  0,  1,  1,
+static const uint32_t ll_base[36] = { 0,   1,	2,    3,    4,	  5,	6,     7,     8,
+				      9,   10,	11,   12,   13,	  14,	15,    16,    18,
+				      20,  22,	24,   28,   32,	  40,	48,    64,    128,
+				      256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536 };
+static const uint8_t ll_bits[36] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0,  0,  0,  0,  1,  1,
 				     1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 /* Match lengths less 3 (the format's baselines are 3 more). */
-static const uint32_t ml_base[53] = { 0,    1,	  2,	3,     4,     5,     6,	   7,	 8,   9,   10,
-				      11,   12,	  13,	14,    15,    16,    17,   18,	 19,  20,  21,
-				      22,   23,	  24,	25,    26,    27,    28,   29,	 30,  31,  32,
-				      34,   36,	  38,	40,    44,    48,    56,   64,	 80,  96,  128,
-				      256,  512,  1024, 2048,  4096,  8192,  16384, 32768, 65536 };
-static const uint8_t ml_bits[53] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-				     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1,
+static const uint32_t ml_base[53] = { 0,   1,	2,    3,    4,	  5,	6,     7,     8,    9,	10,
+				      11,  12,	13,   14,   15,	  16,	17,    18,    19,   20, 21,
+				      22,  23,	24,   25,   26,	  27,	28,    29,    30,   31, 32,
+				      34,  36,	38,   40,   44,	  48,	56,    64,    80,   96, 128,
+				      256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536 };
+static const uint8_t ml_bits[53] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0,  0,  0,  0,  0,  0, 0,
+				     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0,  0,  0,  1,  1,  1, 1,
 				     2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 
 static unsigned highbit(uint32_t v)
@@ -121,21 +121,25 @@ static inline unsigned ml_code(const uint8_t *small, uint32_t mb)
 
 /* The encoding table of a distribution (norm: the format's normalized
  * counts, -1 for "less than 1"), its states spread as the decoder's
- * (RFC 8878, "FSE Table Description").  log 0: norm's one symbol (RLE). */
+ * (RFC 8878, "FSE Table Description").  log 0: norm's one symbol (RLE).
+ * Only the rows of the symbols it has are set. */
 static void ctab_build(struct ctab *t, const int16_t *norm, unsigned nsym, unsigned log)
 {
 	unsigned size = 1u << log, high = size - 1, pos = 0;
 	unsigned step = (size >> 1) + (size >> 3) + 3;
 	uint8_t sym[512];
-	uint32_t cumul[65], next[64];
+	uint32_t next[64];
 
 	t->log = log;
-	cumul[0] = 0;
+	if (log == 0) {
+		t->enc[(nsym - 1) << 9] = 0;
+		t->first[nsym - 1] = 0;
+		return;
+	}
 	for (unsigned s = 0; s < nsym; s++) {
-		cumul[s + 1] = cumul[s] + (norm[s] < 0 ? 1u : (unsigned)norm[s]);
 		if (norm[s] < 0)
 			sym[high--] = (uint8_t)s;
-		next[s] = cumul[s];
+		next[s] = norm[s] < 0 ? 1u : (unsigned)norm[s];
 	}
 	for (unsigned s = 0; s < nsym; s++)
 		for (int i = 0; i < norm[s]; i++) {
@@ -144,24 +148,13 @@ static void ctab_build(struct ctab *t, const int16_t *norm, unsigned nsym, unsig
 				pos = (pos + step) & (size - 1);
 			while (pos > high);
 		}
-	for (unsigned u = 0; u < size; u++)
-		t->state[next[sym[u]]++] = (uint16_t)(size + u);
-	for (unsigned s = 0; s < nsym; s++) {
-		int n = norm[s];
-		if (n == 0)
-			continue;
-		if (log == 0) {
-			t->dnb[s] = -1; /* nb 0, state 0 */
-			t->dfs[s] = -1;
-		} else if (n < 0 || n == 1) {
-			t->dnb[s] = (int32_t)(log << 16) - (int32_t)size;
-			t->dfs[s] = (int32_t)cumul[s] - 1;
-		} else {
-			unsigned maxb = log - highbit((uint32_t)n - 1);
-			t->dnb[s] = (int32_t)(maxb << 16) - (int32_t)((uint32_t)n << maxb);
-			t->dfs[s] = (int32_t)cumul[s] - n;
-		}
-		t->first[s] = t->state[cumul[s]];
+	for (unsigned u = 0; u < size; u++) {
+		unsigned s = sym[u], n = next[s]++;
+		unsigned nb = log - highbit(n), base = (n << nb) - size;
+		uint32_t *row = t->enc + (s << 9) + base;
+		t->first[s] = (uint16_t)u;
+		for (unsigned v = 0; v < (1u << nb); v++)
+			row[v] = v | nb << 10 | u << 16;
 	}
 }
 
@@ -252,6 +245,14 @@ struct fxt__zstdenc *fxt__zstdenc_new(void)
 		fxt__zstdenc_free(e);
 		return NULL;
 	}
+	for (unsigned c = 0; c < 3; c++) {
+		e->pre[c].enc = malloc((64u << 9) * sizeof(uint32_t));
+		e->own[c].enc = malloc((64u << 9) * sizeof(uint32_t));
+		if (!e->pre[c].enc || !e->own[c].enc) {
+			fxt__zstdenc_free(e);
+			return NULL;
+		}
+	}
 	ctab_build(&e->pre[LL], ll_norm, 36, 6);
 	ctab_build(&e->pre[ML], ml_norm, 53, 6);
 	ctab_build(&e->pre[OF], of_norm, 29, 5);
@@ -267,6 +268,10 @@ void fxt__zstdenc_free(struct fxt__zstdenc *e)
 {
 	if (!e)
 		return;
+	for (unsigned c = 0; c < 3; c++) {
+		free(e->pre[c].enc);
+		free(e->own[c].enc);
+	}
 	free(e->seqs);
 	free(e->lits);
 	free(e);
@@ -329,83 +334,63 @@ static uint32_t offset_value(uint32_t *rep, uint32_t off, uint32_t lit)
 	return off + 3;
 }
 
-/* Appends a sequence: its codes counted, its extra bits ready. */
-static inline void add_seq(struct fxt__zstdenc *e, struct seq *s, uint32_t lit, uint32_t mlen,
-			   uint32_t ofv)
+/* Equal high bytes of two words whose xor is x (8: all). */
+static inline unsigned lead_bytes(uint64_t x)
 {
-	unsigned mb = mlen - 3, ofc = highbit(ofv), llc, mlc;
-	uint64_t bits;
-	unsigned nbits;
-
-	if (lit < 16 && mb < 32) { /* codes with no extra bits */
-		llc = lit;
-		mlc = mb;
-		bits = ofv & ((1u << ofc) - 1);
-		nbits = ofc;
-	} else {
-		llc = ll_code(lit);
-		mlc = ml_code(e->ml_small, mb);
-		bits = (lit - ll_base[llc]) | (uint64_t)(mb - ml_base[mlc]) << ll_bits[llc];
-		nbits = ll_bits[llc] + ml_bits[mlc];
-		bits |= (uint64_t)(ofv & ((1u << ofc) - 1)) << nbits;
-		nbits += ofc;
-	}
-	s->code[LL] = (uint8_t)llc;
-	s->code[ML] = (uint8_t)mlc;
-	s->code[OF] = (uint8_t)ofc;
-	s->bits = bits;
-	s->nbits = (uint8_t)nbits;
-	e->hist[LL][llc]++;
-	e->hist[ML][mlc]++;
-	e->hist[OF][ofc]++;
+	return (unsigned)(__builtin_clzll(x | 1) + (x == 0)) >> 3;
 }
 
-/* Finds the sequences of block [bs, be) of the frame at base (its first
- * len bytes); returns their count, the literals in e->lits (*nlit). */
-static size_t find(struct fxt__zstdenc *e, const unsigned char *base, size_t len, size_t bs,
-		   size_t be, size_t *nlit)
+/* Finds the sequences of block [bs, be) of the frame at base: each with its codes counted in
+ * e->hist and its extra bits ready (struct seq); returns their count, the literals in e->lits
+ * (*nlit).  What the loop keeps is in locals: its stores are through
+ * byte pointers, which the compiler takes to alias everything. */
+static size_t find(struct fxt__zstdenc *e, const unsigned char *base, size_t bs, size_t be,
+		   size_t *nlit)
 {
-	size_t ip = (bs + 7) & ~(size_t)7, anchor = bs, nseq = 0, nl = 0;
+	size_t ip = (bs + 7) & ~(size_t)7, anchor = bs, nl = 0;
 	unsigned char *lits = e->lits;
+	struct seq *seq = e->seqs, *seq0 = seq;
+	uint32_t *hll = e->hist[LL], *hml = e->hist[ML], *hof = e->hist[OF];
+	uint32_t *word_at = e->word_at, *high_at = e->high_at;
+	const uint8_t *ml_small = e->ml_small;
+	uint32_t rep[3] = { e->rep[0], e->rep[1], e->rep[2] };
 
 	if (ip < 8)
 		ip = 8; /* nothing before the first word */
 	while (ip + 8 <= be) {
 		uint64_t w = load64(base + ip), x;
-		size_t off = e->rep[0], start, q;
+		size_t off = rep[0], start, q;
 		unsigned lead;
 
 		/* The word one repeat offset back (never before the frame:
-		 * an offset is at most the place it was found at). */
-		x = w ^ load64(base + ip - off);
-		lead = x ? (unsigned)__builtin_clzll(x) >> 3 : 8;
-		if (lead < 8) { /* or the second's, if more of it is equal */
-			uint64_t x1 = w ^ load64(base + ip - e->rep[1]);
-			unsigned l1 = x1 ? (unsigned)__builtin_clzll(x1) >> 3 : 8;
+		 * an offset is at most the place it was found at), or the
+		 * second's if more of it is equal. */
+		lead = lead_bytes(w ^ load64(base + ip - off));
+		if (lead < 7) {
+			unsigned l1 = lead_bytes(w ^ load64(base + ip - rep[1]));
 			if (l1 > lead) {
 				lead = l1;
-				off = e->rep[1];
+				off = rep[1];
 			}
 		}
 		if (lead < REP_LEAD) {
 			/* The last word equal to this one, else the last
 			 * with its 6 high bytes, if more of it is equal. */
 			uint32_t h1 = hash64(w), h2 = hash64(w >> 16);
-			size_t c = e->word_at[h1];
-			e->word_at[h1] = (uint32_t)ip;
+			size_t c = word_at[h1];
+			word_at[h1] = (uint32_t)ip;
 			if (c < ip && load64(base + c) == w) {
 				off = ip - c;
 				lead = 8;
 			} else {
-				c = e->high_at[h2];
-				x = c < ip ? w ^ load64(base + c) : UINT64_MAX;
-				unsigned l2 = x ? (unsigned)__builtin_clzll(x) >> 3 : 8;
+				c = high_at[h2];
+				unsigned l2 = c < ip ? lead_bytes(w ^ load64(base + c)) : 0;
 				if (l2 > lead) {
 					lead = l2;
 					off = ip - c;
 				}
 			}
-			e->high_at[h2] = (uint32_t)ip;
+			high_at[h2] = (uint32_t)ip;
 			if (lead < MIN_LEAD) {
 				ip += 8;
 				continue;
@@ -429,23 +414,48 @@ static size_t find(struct fxt__zstdenc *e, const unsigned char *base, size_t len
 		}
 		while (q < be && base[q] == base[q - off])
 			q++;
-found:;
-		uint32_t lit = (uint32_t)(start - anchor);
-		if (lit <= 8 && anchor + 8 <= len) {
-			memcpy(lits + nl, base + anchor, 8);
-		} else {
-			memcpy(lits + nl, base + anchor, lit);
-		}
+	found:;
+		uint32_t lit = (uint32_t)(start - anchor), ofv;
+		/* anchor <= ip: 8 bytes can be read from it */
+		memcpy(lits + nl, base + anchor, 8);
+		if (lit > 8)
+			memcpy(lits + nl + 8, base + anchor + 8, lit - 8);
 		nl += lit;
-		add_seq(e, &e->seqs[nseq++], lit, (uint32_t)(q - start),
-			lit && off == e->rep[0] ? 1 : offset_value(e->rep, (uint32_t)off, lit));
+		ofv = lit && off == rep[0] ? 1 : offset_value(rep, (uint32_t)off, lit);
+
+		/* The sequence's codes and extra bits. */
+		unsigned mb = (unsigned)(q - start) - 3, ofc = highbit(ofv), llc, mlc, nbits;
+		uint64_t bits;
+		if (lit < 16 && mb < 32) { /* codes with no extra bits */
+			llc = lit;
+			mlc = mb;
+			bits = ofv & ((1u << ofc) - 1);
+			nbits = ofc;
+		} else {
+			llc = ll_code(lit);
+			mlc = ml_code(ml_small, mb);
+			bits = (lit - ll_base[llc]) | (uint64_t)(mb - ml_base[mlc]) << ll_bits[llc];
+			nbits = ll_bits[llc] + ml_bits[mlc];
+			bits |= (uint64_t)(ofv & ((1u << ofc) - 1)) << nbits;
+			nbits += ofc;
+		}
+		seq->bits = bits;
+		seq->code[LL] = (uint8_t)llc;
+		seq->code[ML] = (uint8_t)mlc;
+		seq->code[OF] = (uint8_t)ofc;
+		seq->nbits = (uint8_t)nbits;
+		seq++;
+		hll[llc]++;
+		hml[mlc]++;
+		hof[ofc]++;
 		anchor = q;
 		ip = (q + 7) & ~(size_t)7;
 	}
 	memcpy(lits + nl, base + anchor, be - anchor);
 	nl += be - anchor;
 	*nlit = nl;
-	return nseq;
+	memcpy(e->rep, rep, sizeof(rep));
+	return (size_t)(seq - seq0);
 }
 
 /* The normalized counts (summing to 1 << log, each symbol seen at least
@@ -485,21 +495,21 @@ static void normalize(int16_t *norm, const uint32_t *hist, unsigned max, uint32_
 /* Writes the FSE table description of norm[0 .. max] (RFC 8878, "FSE
  * Table Description"); returns its end. */
 static unsigned char *write_ncount(unsigned char *p, const int16_t *norm, unsigned max,
-				  unsigned log)
+				   unsigned log)
 {
 	uint64_t acc = log - 5;
 	unsigned n = 4, nb = log + 1, s = 0;
 	int remaining = (1 << log) + 1, threshold = 1 << log;
 	bool prev0 = false;
 
-#define NC_PUT(v, k)                                                                               \
-	do {                                                                                       \
-		acc |= (uint64_t)(v) << n;                                                         \
-		n += (k);                                                                          \
-		memcpy(p, &acc, 8);                                                                \
-		p += n >> 3;                                                                       \
-		acc = (n >> 3) ? acc >> (n & ~7u) : acc;                                           \
-		n &= 7;                                                                            \
+#define NC_PUT(v, k)                                     \
+	do {                                             \
+		acc |= (uint64_t)(v) << n;               \
+		n += (k);                                \
+		memcpy(p, &acc, 8);                      \
+		p += n >> 3;                             \
+		acc = (n >> 3) ? acc >> (n & ~7u) : acc; \
+		n &= 7;                                  \
 	} while (0)
 	while (s <= max && remaining > 1) {
 		if (prev0) { /* the zeros that follow a zero, 2 bits at a time */
@@ -545,8 +555,8 @@ static unsigned table_log(size_t nseq, unsigned max, unsigned maxlog)
  * symbol: RLE; few sequences: the predefined distribution; else one of
  * its own, described at p), writes what the mode needs at *p, and
  * returns the table to encode with. */
-static const struct ctab *pick(struct fxt__zstdenc *e, unsigned c, size_t nseq,
-			       unsigned char **p, unsigned *mode)
+static const struct ctab *pick(struct fxt__zstdenc *e, unsigned c, size_t nseq, unsigned char **p,
+			       unsigned *mode)
 {
 	uint32_t *h = e->hist[c];
 	unsigned max = code_max[c], sym = 0, nsym = 0;
@@ -618,38 +628,39 @@ static unsigned char *encode(struct fxt__zstdenc *e, unsigned char *p, size_t ns
 	*modes = (unsigned char)(mode[LL] << 6 | mode[OF] << 4 | mode[ML] << 2);
 
 	/* The bitstream, read backwards: the last sequence's first. */
-	const struct ctab *tl = t[LL], *tm = t[ML], *to = t[OF];
-	const struct seq *s = &e->seqs[nseq - 1];
-	uint32_t xl = tl->first[s->code[LL]], xm = tm->first[s->code[ML]],
-		 xo = to->first[s->code[OF]];
+	const uint32_t *el = t[LL]->enc, *em = t[ML]->enc, *eo = t[OF]->enc;
+	const unsigned ll = t[LL]->log, lm = t[ML]->log, lo = t[OF]->log;
+	const struct seq *seqs = e->seqs, *s = &seqs[nseq - 1];
+	uint32_t xl = t[LL]->first[s->code[LL]], xm = t[ML]->first[s->code[ML]],
+		 xo = t[OF]->first[s->code[OF]];
 	uint64_t acc = 0;
 	unsigned n = 0;
 
-#define PUT(v, k)                                                                                  \
-	do {                                                                                       \
-		acc |= (uint64_t)(v) << n;                                                         \
-		n += (k);                                                                          \
+#define PUT(v, k)                          \
+	do {                               \
+		acc |= (uint64_t)(v) << n; \
+		n += (k);                  \
 	} while (0)
-#define FLUSH()                                                                                    \
-	do {                                                                                       \
-		memcpy(p, &acc, 8); /* little-endian hosts only (configure checks) */              \
-		p += n >> 3;                                                                       \
-		acc >>= n & ~7u;                                                                   \
-		n &= 7;                                                                            \
+#define FLUSH()                                                                       \
+	do {                                                                          \
+		memcpy(p, &acc, 8); /* little-endian hosts only (configure checks) */ \
+		p += n >> 3;                                                          \
+		acc >>= n & ~7u;                                                      \
+		n &= 7;                                                               \
 	} while (0)
-#define ENCODE(tab, x, sym)                                                                        \
-	do {                                                                                       \
-		unsigned nb_ = (uint32_t)((x) + (uint32_t)(tab)->dnb[sym]) >> 16;                 \
-		PUT((x) & ((1u << nb_) - 1), nb_);                                                 \
-		(x) = (tab)->state[((x) >> nb_) + (uint32_t)(tab)->dfs[sym]];                      \
+#define ENCODE(enc, x, sym)                                        \
+	do {                                                       \
+		uint32_t t_ = (enc)[((uint32_t)(sym) << 9) + (x)]; \
+		PUT(t_ & 1023, (t_ >> 10) & 15);                   \
+		(x) = t_ >> 16;                                    \
 	} while (0)
 	PUT(s->bits, s->nbits); /* at most 16 + 16 + 22 bits */
 	FLUSH();
 	for (size_t i = nseq - 1; i-- > 0;) {
-		s = &e->seqs[i];
-		ENCODE(to, xo, s->code[OF]);
-		ENCODE(tm, xm, s->code[ML]);
-		ENCODE(tl, xl, s->code[LL]);
+		s = &seqs[i];
+		ENCODE(eo, xo, s->code[OF]);
+		ENCODE(em, xm, s->code[ML]);
+		ENCODE(el, xl, s->code[LL]);
 		if (n + s->nbits > 63) /* up to 7 + 26 bits so far; FLUSH() takes 63 */
 			FLUSH();
 		PUT(s->bits, s->nbits);
@@ -657,10 +668,10 @@ static unsigned char *encode(struct fxt__zstdenc *e, unsigned char *p, size_t ns
 	}
 	/* The starting states, read first: literal lengths, offsets, match
 	 * lengths (an RLE code's log is 0). */
-	PUT(xm & ((1u << tm->log) - 1), tm->log);
-	PUT(xo & ((1u << to->log) - 1), to->log);
+	PUT(xm, lm);
+	PUT(xo, lo);
 	FLUSH();
-	PUT(xl & ((1u << tl->log) - 1), tl->log);
+	PUT(xl, ll);
 	PUT(1, 1); /* the end mark */
 	FLUSH();
 #undef PUT
@@ -720,7 +731,7 @@ size_t fxt__zstdenc_frame(struct fxt__zstdenc *e, void *dst, size_t cap, const v
 		size_t nseq;
 
 		memset(e->hist, 0, sizeof(e->hist));
-		nseq = be > bs ? find(e, base, len, bs, be, &nlit) : 0;
+		nseq = be > bs ? find(e, base, bs, be, &nlit) : 0;
 		size_t size = be - bs;
 		unsigned char *q;
 

@@ -95,9 +95,9 @@ static void fill(unsigned char *p, size_t len, enum kind k)
 	}
 }
 
-static const size_t sizes[] = { 0,     1,      7,      8,      9,      31,	32,	 255,
-				256,   257,    4095,   4096,   65791,  65792,	131071, 131072,
-				131073, 300001, 1u << 21 };
+static const size_t sizes[] = { 0,	1,	7,	8,	9,	 31,	32,
+				255,	256,	257,	4095,	4096,	 65791, 65792,
+				131071, 131072, 131073, 300001, 1u << 21 };
 #define NSIZE (sizeof(sizes) / sizeof(sizes[0]))
 
 int main(void)
@@ -138,7 +138,7 @@ int main(void)
 	fill(src, 4096, RANDOM);
 	memset(dst, 0xa5, cap);
 	ok(fxt__zstdenc_frame(e, dst, fxt__zstdenc_bound(4096) - 1, src, 4096) == 0 &&
-		   dst[fxt__zstdenc_bound(4096) - 1] == 0xa5,
+	       dst[fxt__zstdenc_bound(4096) - 1] == 0xa5,
 	   "an output too small: 0");
 	/* Frames one after another are one stream to a reader. */
 	fill(src, 300001, MIX);
