@@ -40,7 +40,9 @@ enum { MODE_PREDEFINED = 0, MODE_RLE = 1, MODE_FSE = 2 };
 enum { LL, OF, ML }; /* the three codes, in the order the format lists them */
 
 static const unsigned code_max[3] = { 35, 31, 52 }; /* their largest symbols */
-static const unsigned code_maxlog[3] = { 8, 7, 8 }; /* accuracy logs (up to 9, 8, 9) */
+/* Their accuracy logs (the format allows 9, 8, 9): encode() counts on
+ * the three states taking 24 bits at most. */
+static const unsigned code_maxlog[3] = { 8, 7, 8 };
 
 /* An FSE code's encoding table, for the symbols it has: for symbol s
  * and the state the decoder goes to next (RFC 8878, "FSE Table
@@ -59,7 +61,7 @@ struct ctab {
  * of them). */
 struct seq {
 	uint64_t bits;
-	uint8_t code[3], nbits;
+	uint8_t code[3], nbits; /* little-endian: find() stores them as one */
 };
 
 struct fxt__zstdenc {
@@ -446,10 +448,9 @@ static size_t find(struct fxt__zstdenc *e, const unsigned char *base, size_t bs,
 			nbits += ofc;
 		}
 		seq->bits = bits;
-		seq->code[LL] = (uint8_t)llc;
-		seq->code[ML] = (uint8_t)mlc;
-		seq->code[OF] = (uint8_t)ofc;
-		seq->nbits = (uint8_t)nbits;
+		/* code[LL], code[OF], code[ML], nbits: one store */
+		uint32_t packed = llc | ofc << 8 | mlc << 16 | nbits << 24;
+		memcpy(seq->code, &packed, 4);
 		seq++;
 		hll[llc]++;
 		hml[mlc]++;
@@ -662,16 +663,21 @@ static unsigned char *encode(struct fxt__zstdenc *e, unsigned char *p, size_t ns
 	} while (0)
 	PUT(s->bits, s->nbits); /* at most 16 + 16 + 22 bits */
 	FLUSH();
+	/* The accumulator takes 63 bits (FLUSH() leaves at most 7): room
+	 * for the states' 24 bits at most (logs 8, 7, 8), then for the
+	 * extra bits; a few bits a sequence, it is written out every few. */
 	for (size_t i = nseq - 1; i-- > 0;) {
 		s = &seqs[i];
+		if (n > 63 - 24)
+			FLUSH();
 		ENCODE(eo, xo, s->code[OF]);
 		ENCODE(em, xm, s->code[ML]);
 		ENCODE(el, xl, s->code[LL]);
-		if (n + s->nbits > 63) /* up to 7 + 26 bits so far; FLUSH() takes 63 */
+		if (n + s->nbits > 63)
 			FLUSH();
 		PUT(s->bits, s->nbits);
-		FLUSH();
 	}
+	FLUSH();
 	/* The starting states, read first: literal lengths, offsets, match
 	 * lengths (an RLE code's log is 0). */
 	PUT(xm, lm);
