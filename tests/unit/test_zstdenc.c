@@ -31,8 +31,9 @@ static uint64_t next(void)
 	return rng;
 }
 
-enum kind { ZEROS, RANDOM, FIB, RECORDS, MIX, NKIND };
-static const char *const kind_name[NKIND] = { "zeros", "random", "fib-like", "records", "mix" };
+enum kind { ZEROS, RANDOM, FIB, RECORDS, MIX, WORDS, NKIND };
+static const char *const kind_name[NKIND] = { "zeros",	 "random", "fib-like",
+					      "records", "mix",	   "word copies" };
 
 static void put64(unsigned char *p, size_t *at, size_t len, uint64_t v)
 {
@@ -90,9 +91,42 @@ static void fill(unsigned char *p, size_t len, enum kind k)
 			}
 		}
 		break;
+	case WORDS: /* copies 8 bytes apart, some long, and literals */
+		while (at < len) {
+			size_t n = 1 + (size_t)(next() % (next() % 8 ? 100 : 140000));
+			if (n > len - at)
+				n = len - at;
+			if (at >= 8 && next() % 4) {
+				size_t off = 8 * (1 + (size_t)(next() % (next() % 2 ? 4 : at / 8)));
+				if (off > at)
+					off = 8;
+				for (size_t i = 0; i < n; i++, at++)
+					p[at] = p[at - off];
+			} else {
+				for (size_t i = 0; i < n; i++)
+					p[at++] = (unsigned char)next();
+			}
+		}
+		break;
 	default:
 		break;
 	}
+}
+
+/* Encodes len bytes at in and decodes them with libzstd: 1 if they
+ * come back, with the frame's content size, and fit the bound. */
+static int round_trip(struct fxt__zstdenc *e, const unsigned char *in, size_t len,
+		      unsigned char *dst, size_t cap, unsigned char *back, size_t backcap,
+		      size_t *nout, const char **why)
+{
+	size_t n = fxt__zstdenc_frame(e, dst, cap, in, len);
+	size_t got = n ? ZSTD_decompress(back, backcap, dst, n) : 0;
+
+	*nout = n;
+	*why = n && ZSTD_isError(got) ? ZSTD_getErrorName(got) : "alike";
+	return n && !ZSTD_isError(got) && got == len && !memcmp(back, in, len) &&
+	       ZSTD_getFrameContentSize(dst, n) == len &&
+	       ZSTD_findFrameCompressedSize(dst, n) == n && n <= fxt__zstdenc_bound(len);
 }
 
 static const size_t sizes[] = { 0,	1,	7,	8,	9,	 31,	32,
@@ -107,7 +141,7 @@ int main(void)
 	unsigned char *src = malloc(maxlen + 1), *dst = malloc(cap), *back = malloc(maxlen + 1);
 	size_t fib_in = 0, fib_out = 0;
 
-	plan(4 + NKIND * (int)NSIZE);
+	plan(5 + NKIND * (int)NSIZE);
 	ok(e && src && dst && back, "encoder and buffers");
 	if (!e || !src || !dst || !back)
 		return exit_status();
@@ -116,20 +150,33 @@ int main(void)
 			size_t len = sizes[i];
 			unsigned char *in = src + (i & 1); /* odd addresses too */
 			fill(in, len, (enum kind)k);
-			size_t n = fxt__zstdenc_frame(e, dst, cap, in, len);
-			size_t got = n ? ZSTD_decompress(back, maxlen + 1, dst, n) : 0;
-			int same = n && !ZSTD_isError(got) && got == len && !memcmp(back, in, len);
-			same = same && ZSTD_getFrameContentSize(dst, n) == len &&
-			       ZSTD_findFrameCompressedSize(dst, n) == n &&
-			       n <= fxt__zstdenc_bound(len);
+			size_t n;
+			const char *why;
+			int same = round_trip(e, in, len, dst, cap, back, maxlen + 1, &n, &why);
 			ok(same, "%s, %zu bytes: %zu compressed, decoded %s", kind_name[k], len, n,
-			   n && ZSTD_isError(got) ? ZSTD_getErrorName(got) : "alike");
+			   why);
 			if (k == FIB && len == maxlen) {
 				fib_in = len;
 				fib_out = n;
 			}
 		}
 	}
+	/* Random sizes and kinds, each kind mixed with the others. */
+	int bad = 0;
+	for (int r = 0; r < 60; r++) {
+		size_t len = (size_t)(next() % maxlen), at = 0, n;
+		const char *why;
+		while (at < len) {
+			size_t part = 1 + (size_t)(next() % (len - at));
+			fill(src + at, part, (enum kind)(next() % NKIND));
+			at += part;
+		}
+		if (!round_trip(e, src, len, dst, cap, back, maxlen + 1, &n, &why)) {
+			diag("round %d, %zu bytes: %s", r, len, why);
+			bad++;
+		}
+	}
+	ok(!bad, "60 buffers of random sizes and mixed kinds");
 	/* FXT-like records compress (their timestamps' low bytes are what
 	 * is left). */
 	diag("fib-like 2 MiB: %zu bytes (%.2fx)", fib_out, fib_out ? (double)fib_in / fib_out : 0);
