@@ -396,9 +396,7 @@ static size_t find(struct fxt__zstdenc *e, const unsigned char *base, size_t bs,
 			/* Words at every byte, for the next words to find
 			 * what repeats at any distance (strings, not
 			 * records). */
-			if (ip + 16 <= be)
-				for (unsigned k = 1; k < 8; k++)
-					word_at[hash64(load64(base + ip + k))] = (uint32_t)(ip + k);
+
 			if (lead < MIN_LEAD) {
 				ip += 8;
 				continue;
