@@ -8,7 +8,8 @@
  * libdeflate (whole buffers, 2.2x less CPU than zlib's deflate at level 1
  * on fxt-run's archives, and a little smaller), zstd by fxtrace's own
  * encoder (zstdenc.c: standard frames made for FXT's records, a third
- * fewer instructions than libzstd's level 1 and a little smaller), or by
+ * fewer instructions than libzstd's level 1 on fib's archive and as
+ * small; larger on archives full of strings), or by
  * ZSTD_compress2() at level 1 with FXT_ZSTD=libzstd in the environment
  * (to compare).  Each block is compressed whole: libzstd's own workers
  * (ZSTD_c_nbWorkers) took one job per frame of this size, and the caller
@@ -152,6 +153,7 @@ static void compress_slot(enum engine engine, void *c, struct slot *s)
 		s->out_len = ZSTD_isError(r) ? 0 : r;
 		return;
 	}
+	/* out_cap is the bound of a full block: 0 cannot happen. */
 	s->out_len = libdeflate_gzip_compress(c, s->in, s->in_len, s->out, s->out_cap);
 	s->err = s->out_len ? 0 : -EIO;
 }
