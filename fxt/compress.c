@@ -10,7 +10,7 @@
  * encoder (zstdenc.c: standard frames made for FXT's records, a third
  * fewer instructions than libzstd's level 1 on fib's archive and as
  * small; larger on archives full of strings), or by
- * ZSTD_compress2() at level 1 with FXT_ZSTD=libzstd in the environment
+ * ZSTD_compress2() at level 1 with FXT_LIBZSTD set in the environment
  * (to compare).  Each block is compressed whole: libzstd's own workers
  * (ZSTD_c_nbWorkers) took one job per frame of this size, and the caller
  * waited at each frame's end for it, so they never ran beside the
@@ -355,11 +355,11 @@ static void blocks_free(struct fxt__zsink *z)
 
 /* ----------------------------------------------------------------- entry */
 
-/* FXT_ZSTD=libzstd: libzstd's level 1 writes the zstd frames. */
+/* FXT_LIBZSTD set: libzstd's level 1 writes the zstd frames
+ * (run/settings.def). */
 static bool libzstd_asked(void)
 {
-	const char *v = getenv("FXT_ZSTD");
-	return v && !strcmp(v, "libzstd");
+	return getenv("FXT_LIBZSTD") != NULL;
 }
 
 int fxt__zsink_open(struct fxt__zsink **out, enum fxt__codec codec, bool serial,
