@@ -66,6 +66,8 @@ struct seq {
 
 struct fxt__zstdenc {
 	struct ctab pre[3], own[3]; /* predefined; this block's */
+	bool pre_built;		    /* pre[] set (at their first use: their rows
+				     * are pages apart) */
 	uint32_t hist[3][64];	    /* this block's codes */
 	uint32_t word_at[1u << HASH_LOG], high_at[1u << HASH_LOG];
 	uint32_t rep[3];
@@ -255,9 +257,6 @@ struct fxt__zstdenc *fxt__zstdenc_new(void)
 			return NULL;
 		}
 	}
-	ctab_build(&e->pre[LL], ll_norm, 36, 6);
-	ctab_build(&e->pre[ML], ml_norm, 53, 6);
-	ctab_build(&e->pre[OF], of_norm, 29, 5);
 	for (unsigned mb = 0, c = 0; mb < 128; mb++) {
 		while (ml_base[c + 1] <= mb)
 			c++;
@@ -584,6 +583,12 @@ static const struct ctab *pick(struct fxt__zstdenc *e, unsigned c, size_t nseq, 
 	}
 	if (nseq < 64) {
 		*mode = MODE_PREDEFINED;
+		if (!e->pre_built) {
+			ctab_build(&e->pre[LL], ll_norm, 36, 6);
+			ctab_build(&e->pre[ML], ml_norm, 53, 6);
+			ctab_build(&e->pre[OF], of_norm, 29, 5);
+			e->pre_built = true;
+		}
 		return &e->pre[c];
 	}
 	unsigned log = table_log(nseq, max, code_maxlog[c]);
