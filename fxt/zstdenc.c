@@ -1,24 +1,28 @@
 /* fxtrace's own zstd encoder (the contract: zstdenc.h), written from RFC
  * 8878 for the writer's 2 MiB frames of FXT records.  libzstd's level 1
- * spends some 190 instructions an 8-byte word of fib's archive, most of
- * them finding matches at every byte and coding one or two sequences a
- * record through its general machinery (bench/README.md, "A match finder
- * that knows FXT's words").  FXT's records are whole 8-byte words whose
- * headers and references repeat at fixed distances and whose timestamps
- * share their high bytes, so here:
+ * spends ~280 instructions a sequence of fib's archive (one or two a
+ * record), finding matches at every byte and coding the sequences
+ * through its general machinery (bench/README.md, "A match finder that
+ * knows FXT's words"); this takes a third fewer ("zstd frames by our own
+ * encoder").  FXT's records are whole 8-byte words whose headers and
+ * references repeat at fixed distances and whose timestamps share their
+ * high bytes, so here:
  *  - matches are looked for at 8-byte-aligned places only: the word one
- *    repeat offset back, then the last word equal to it (a table keyed by
- *    the word), then the last word with the same 6 high bytes (a
- *    timestamp's; its low bytes go as literals);
+ *    repeat offset back or two, then the last word equal to it (a table
+ *    keyed by the word), then the last word with the same 6 high bytes
+ *    (a timestamp's); a match may start inside the word, its differing
+ *    low bytes going as literals;
  *  - literals are raw (a timestamp's low bytes do not compress);
- *  - each of the three codes of the sequences is either one repeated
- *    symbol (RLE_Mode: no bits a sequence) or the format's predefined
- *    distribution (Predefined_Mode: no table to describe);
+ *  - each of the three codes of a block's sequences is one repeated
+ *    symbol (RLE_Mode), the format's predefined distribution (a block of
+ *    few sequences) or the block's own (FSE_Compressed_Mode), a symbol
+ *    coded with one table load;
  *  - each frame is a single segment (the window is its content) with its
  *    content size and checksum (XXH64), cut into blocks of 128 KiB, each
  *    stored raw when coding it would not make it smaller.
- * Any zstd decoder reads what it writes (tests/unit/test_zstdenc.c
- * checks it through libzstd's). */
+ * libzstd's decoder reads what it writes (tests/unit/test_zstdenc.c), and
+ * so did another (bench/README.md).  Little-endian hosts only, as the
+ * rest of fxtrace: the words' high bytes are their last. */
 #include "config.h"
 
 #include <stdbool.h>
@@ -28,6 +32,8 @@
 #include <string.h>
 
 #include "fxt/zstdenc.h"
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "zstdenc.c reads words little-endian");
 
 #define BLOCK_MAX  (128u << 10) /* Block_Maximum_Size */
 #define HASH_LOG   12
@@ -651,12 +657,12 @@ static unsigned char *encode(struct fxt__zstdenc *e, unsigned char *p, size_t ns
 		acc |= (uint64_t)(v) << n; \
 		n += (k);                  \
 	} while (0)
-#define FLUSH()                                                                       \
-	do {                                                                          \
-		memcpy(p, &acc, 8); /* little-endian hosts only (configure checks) */ \
-		p += n >> 3;                                                          \
-		acc >>= n & ~7u;                                                      \
-		n &= 7;                                                               \
+#define FLUSH()                                                             \
+	do {                                                                \
+		memcpy(p, &acc, 8); /* little-endian: the low bits first */ \
+		p += n >> 3;                                                \
+		acc >>= n & ~7u;                                            \
+		n &= 7;                                                     \
 	} while (0)
 #define ENCODE(enc, x, sym)                                        \
 	do {                                                       \
