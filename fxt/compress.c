@@ -6,10 +6,15 @@
  * so are zstd frames one after another; a reader can start decoding afresh
  * at each (fxt-view's marks and reader clones, fxt/source.c).  gzip by
  * libdeflate (whole buffers, 2.2x less CPU than zlib's deflate at level 1
- * on fxt-run's archives, and a little smaller), zstd by ZSTD_compress2()
- * on whole blocks: libzstd's own workers (ZSTD_c_nbWorkers) take one job
- * per frame of this size, and the caller waits at each frame's end for
- * it, so they never ran beside the conversion that fills the next
+ * on fxt-run's archives, and a little smaller), zstd by fxtrace's own
+ * encoder (zstdenc.c: standard frames made for FXT's records, a third
+ * fewer instructions than libzstd's level 1 on fib's archive and as
+ * small; larger on archives full of strings), or by
+ * ZSTD_compress2() at level 1 with FXT_LIBZSTD set in the environment
+ * (to compare).  Each block is compressed whole: libzstd's own workers
+ * (ZSTD_c_nbWorkers) took one job per frame of this size, and the caller
+ * waited at each frame's end for it, so they never ran beside the
+ * conversion that fills the next
  * (bench/README.md, "zstd frames by the writer's own workers").  The
  * writer fills the blocks' buffers in place (fxt__zsink_hand()): copying
  * its records into them was 3 % of a compressed run's CPU. */
@@ -27,6 +32,7 @@
 #include <zstd.h>
 
 #include "fxt/compress.h"
+#include "fxt/zstdenc.h"
 
 /* The input of one gzip member or zstd frame: a reader's places to start
  * decoding are this far apart (see bench/README.md). */
@@ -45,8 +51,12 @@ struct slot {
 	enum slot_state state;
 };
 
+/* What compresses: the codec, and for zstd, whose encoder. */
+enum engine { ENGINE_DEFLATE, ENGINE_ZSTD, ENGINE_LIBZSTD };
+
 struct fxt__zsink {
 	enum fxt__codec codec;
+	enum engine engine;
 	fxt__zsink_out_fn out;
 	void *ctx;
 	int err;
@@ -90,12 +100,14 @@ static unsigned cores(void)
 
 /* ----------------------------------------------------------- compressors */
 
-/* A compressor of `codec` (libdeflate's, or a ZSTD_CCtx set to our level,
+/* A compressor (libdeflate's, ours, or a ZSTD_CCtx set to our level,
  * with checksums), or NULL. */
-static void *compressor_new(enum fxt__codec codec)
+static void *compressor_new(enum engine engine)
 {
-	if (codec != FXT__CODEC_ZSTD)
+	if (engine == ENGINE_DEFLATE)
 		return libdeflate_alloc_compressor(GZ_LEVEL);
+	if (engine == ENGINE_ZSTD)
+		return fxt__zstdenc_new();
 	ZSTD_CCtx *c = ZSTD_createCCtx();
 	if (c && (ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, ZSTD_LEVEL)) ||
 		  ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1)))) {
@@ -105,27 +117,37 @@ static void *compressor_new(enum fxt__codec codec)
 	return c;
 }
 
-static void compressor_free(enum fxt__codec codec, void *c)
+static void compressor_free(enum engine engine, void *c)
 {
 	if (!c)
 		return;
-	if (codec == FXT__CODEC_ZSTD)
+	if (engine == ENGINE_LIBZSTD)
 		ZSTD_freeCCtx(c);
+	else if (engine == ENGINE_ZSTD)
+		fxt__zstdenc_free(c);
 	else
 		libdeflate_free_compressor(c);
 }
 
 /* The most a full block's unit can take. */
-static size_t unit_bound(enum fxt__codec codec, void *c)
+static size_t unit_bound(enum engine engine, void *c)
 {
-	return codec == FXT__CODEC_ZSTD ? ZSTD_compressBound(BLOCK_BYTES)
+	if (engine == ENGINE_ZSTD)
+		return fxt__zstdenc_bound(BLOCK_BYTES);
+	return engine == ENGINE_LIBZSTD ? ZSTD_compressBound(BLOCK_BYTES)
 					: libdeflate_gzip_compress_bound(c, BLOCK_BYTES);
 }
 
 /* Compresses a slot's input into one whole member or frame. */
-static void compress_slot(enum fxt__codec codec, void *c, struct slot *s)
+static void compress_slot(enum engine engine, void *c, struct slot *s)
 {
-	if (codec == FXT__CODEC_ZSTD) {
+	if (engine == ENGINE_ZSTD) {
+		/* out_cap is the bound of a full block: 0 cannot happen. */
+		s->out_len = fxt__zstdenc_frame(c, s->out, s->out_cap, s->in, s->in_len);
+		s->err = s->out_len ? 0 : -EIO;
+		return;
+	}
+	if (engine == ENGINE_LIBZSTD) {
 		size_t r = ZSTD_compress2(c, s->out, s->out_cap, s->in, s->in_len);
 		s->err = ZSTD_isError(r) ? -EIO : 0;
 		s->out_len = ZSTD_isError(r) ? 0 : r;
@@ -141,7 +163,7 @@ static void compress_slot(enum fxt__codec codec, void *c, struct slot *s)
 static void *worker(void *arg)
 {
 	struct fxt__zsink *z = arg;
-	void *c = compressor_new(z->codec);
+	void *c = compressor_new(z->engine);
 
 	pthread_mutex_lock(&z->mu);
 	for (;;) {
@@ -152,7 +174,7 @@ static void *worker(void *arg)
 		struct slot *s = &z->slots[z->taken++ % z->nslots];
 		pthread_mutex_unlock(&z->mu);
 		if (c)
-			compress_slot(z->codec, c, s);
+			compress_slot(z->engine, c, s);
 		else
 			s->err = -ENOMEM;
 		pthread_mutex_lock(&z->mu);
@@ -160,7 +182,7 @@ static void *worker(void *arg)
 		pthread_cond_broadcast(&z->done);
 	}
 	pthread_mutex_unlock(&z->mu);
-	compressor_free(z->codec, c);
+	compressor_free(z->engine, c);
 	return NULL;
 }
 
@@ -219,7 +241,7 @@ static void submit(struct fxt__zsink *z, bool full)
 	if (z->nworkers && !z->threads && full)
 		workers_start(z);
 	if (!z->nthreads) { /* compressed here and now */
-		compress_slot(z->codec, z->cc, s);
+		compress_slot(z->engine, z->cc, s);
 		s->state = SLOT_DONE;
 		z->queued++;
 		z->taken++;
@@ -299,10 +321,10 @@ static int blocks_open(struct fxt__zsink *z)
 	if (!z->slots)
 		return -ENOMEM;
 	/* The caller's compressor, also for the bound of a full block. */
-	z->cc = compressor_new(z->codec);
+	z->cc = compressor_new(z->engine);
 	if (!z->cc)
 		return -ENOMEM;
-	return slots_add(z->slots, 0, z->nslots, unit_bound(z->codec, z->cc));
+	return slots_add(z->slots, 0, z->nslots, unit_bound(z->engine, z->cc));
 }
 
 static void blocks_free(struct fxt__zsink *z)
@@ -328,10 +350,17 @@ static void blocks_free(struct fxt__zsink *z)
 		}
 		free(z->slots);
 	}
-	compressor_free(z->codec, z->cc);
+	compressor_free(z->engine, z->cc);
 }
 
 /* ----------------------------------------------------------------- entry */
+
+/* FXT_LIBZSTD set: libzstd's level 1 writes the zstd frames
+ * (run/settings.def). */
+static bool libzstd_asked(void)
+{
+	return getenv("FXT_LIBZSTD") != NULL;
+}
 
 int fxt__zsink_open(struct fxt__zsink **out, enum fxt__codec codec, bool serial,
 		    fxt__zsink_out_fn fn, void *ctx)
@@ -343,6 +372,9 @@ int fxt__zsink_open(struct fxt__zsink **out, enum fxt__codec codec, bool serial,
 	if (!z)
 		return -ENOMEM;
 	z->codec = codec;
+	z->engine = codec != FXT__CODEC_ZSTD ? ENGINE_DEFLATE
+		    : libzstd_asked()	     ? ENGINE_LIBZSTD
+					     : ENGINE_ZSTD;
 	z->out = fn;
 	z->ctx = ctx;
 	z->nworkers = serial ? 0 : cores();

@@ -5,6 +5,7 @@
 FXT_CODEC_SOURCES = \
 	fxt/encode.c fxt/encode.h \
 	fxt/writer.c fxt/writer_int.h fxt/tables.c fxt/compress.c fxt/compress.h \
+	fxt/zstdenc.c fxt/zstdenc.h \
 	fxt/behind.c fxt/behind.h fxt/ahead.c fxt/ahead.h \
 	fxt/reader_int.h fxt/reader.c fxt/source.c fxt/decode.c fxt/order.c \
 	fxt/utf8.c \

@@ -14,6 +14,7 @@ UNIT_TESTS = \
 	tests/unit/test_reader \
 	tests/unit/test_reader_clone \
 	tests/unit/test_reader_zclone \
+	tests/unit/test_zstdenc \
 	tests/unit/test_reader_order \
 	tests/unit/test_reader_split \
 	tests/unit/test_reader_mark \
@@ -99,6 +100,9 @@ tests_unit_test_reader_LDADD = libfxtcodec.la
 tests_unit_test_reader_clone_LDADD = libfxtcodec.la
 tests_unit_test_reader_zclone_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
 tests_unit_test_reader_zclone_LDADD = libfxtcodec.la $(ZLIB_LIBS)
+# fxtrace's zstd encoder's frames read back by libzstd's decoder.
+tests_unit_test_zstdenc_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+tests_unit_test_zstdenc_LDADD = libfxtcodec.la $(ZSTD_LIBS)
 tests_unit_test_reader_order_LDADD = libfxtcodec.la
 # The first pass's skim split in two halves, against a whole pass.
 tests_unit_test_reader_split_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
