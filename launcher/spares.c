@@ -173,7 +173,8 @@ int spares_recycle(void *ctx, const char *path, int fd)
  * journal hundreds of microseconds: the fork loop of bench/forks.sh made
  * 70-250 spare files and removed as many spools).  At the run's end,
  * SPARES_FINISHING at most, and none once no process of the run is
- * seen running (spools_scan()). */
+ * seen running (spools_scan(): a file made then would only be removed
+ * right after, by spares_remove()). */
 void spares_fill(struct spools *r)
 {
 	unsigned want = r->finishing ? SPARES_FINISHING : r->converted + 4;

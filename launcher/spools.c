@@ -647,8 +647,6 @@ void spools_scan(struct spools *r, bool final)
 	}
 	closedir(d);
 	kept_prune(r, final);
-	/* At the end with no process seen running, a spare file would be
-	 * made only to be removed (spares_remove(), right after). */
 	if (r->spares && r->bell && !final && r->converted && (!r->finishing || r->running))
 		spares_fill(r);
 }
