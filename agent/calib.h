@@ -13,10 +13,10 @@
  * difference per call of the fastest rounds is the "extra".  "inside" is
  * read off the leaves' own timestamps, and the cost of a pair of empty
  * calls is timed apart (an untraced call pays it for its own hooks).  It
- * runs at the seal, on the sealing thread, in about 3 ms, when the trace
- * holds more than a thread's first chunk (a short process's exit does not
- * wait for it, and its few calls are not worth correcting) and a loaded
- * module calls the hooks.  The time threads spend taking chunks (struct
+ * runs at the seal, on the sealing thread, in about 3 ms (12 M
+ * instructions), when the trace holds more than a thread's first chunk (a
+ * short process's exit does not wait for it, and its few calls are not
+ * worth correcting) and a loaded module calls the hooks.  The time threads spend taking chunks (struct
  * tbuf.refill_ticks) is the rest of what tracing costs; the converter
  * spreads it over the records.
  */

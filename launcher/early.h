@@ -86,7 +86,7 @@ struct early {
 	int tid;       /* the thread's (its nice value is its own) */
 	int idle;      /* at SCHED_IDLE (else below fxt-run by EARLY_NICE_BELOW) */
 	int lifted;    /* early_take() lifted it: the thread leaves its priority */
-	int stop;
+	int stop;      /* early_stop(); a futex word: it wakes the thread's sleep */
 	bool running;
 	pthread_t thread;
 };

@@ -397,7 +397,7 @@ struct spools {
 	 * conversion takes what it did of its spool. */
 	struct early *early;
 	struct run_bell *bell; /* the control file's: which spares are there */
-	bool spares_made;      /* any spare file was made (removed at the end) */
+	uint64_t spares_made;  /* the slots a spare file was put in (removed at the end) */
 	unsigned converted;    /* spools converted by the scan under way */
 	bool cur_dead;	       /* the process of the spool being converted is gone */
 	bool cur_last;	       /* it is the root's, gone or sealed: the run ends */

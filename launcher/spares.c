@@ -119,7 +119,7 @@ static int spare_put(struct spools *r, const char *from)
 				return err;
 			}
 		}
-		r->spares_made = true;
+		r->spares_made |= 1ull << slot;
 		__atomic_or_fetch(&r->bell->spares, 1ull << slot, __ATOMIC_RELEASE);
 		return 0;
 	}
@@ -172,7 +172,9 @@ int spares_recycle(void *ctx, const char *path, int fd)
  * file made and a file removed each cost an inode, on ext4 without a
  * journal hundreds of microseconds: the fork loop of bench/forks.sh made
  * 70-250 spare files and removed as many spools).  At the run's end,
- * SPARES_FINISHING at most. */
+ * SPARES_FINISHING at most, and none once no process of the run is
+ * seen running (spools_scan(): a file made then would only be removed
+ * right after, by spares_remove()). */
 void spares_fill(struct spools *r)
 {
 	unsigned want = r->finishing ? SPARES_FINISHING : r->converted + 4;
@@ -201,7 +203,9 @@ void spares_stale(struct spools *r, const char *name)
 		unlink(path);
 }
 
-/* Removes the spare spool files left, and says none is there. */
+/* Removes the spare spool files left (those of the slots ever used: not
+ * an unlink() of each of the RUN_SPARE_SLOTS names at every run's end),
+ * and says none is there. */
 void spares_remove(struct spools *r)
 {
 	char spare[PATH_MAX + 64];
@@ -210,6 +214,8 @@ void spares_remove(struct spools *r)
 		return;
 	__atomic_store_n(&r->bell->spares, 0, __ATOMIC_RELEASE);
 	for (unsigned slot = 0; slot < RUN_SPARE_SLOTS; slot++) {
+		if (!(r->spares_made & (1ull << slot)))
+			continue;
 		run_spare_name(spare, sizeof(spare), r->out, r->lpid, slot);
 		unlink(spare);
 	}

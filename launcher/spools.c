@@ -647,7 +647,7 @@ void spools_scan(struct spools *r, bool final)
 	}
 	closedir(d);
 	kept_prune(r, final);
-	if (r->spares && r->bell && !final && r->converted)
+	if (r->spares && r->bell && !final && r->converted && (!r->finishing || r->running))
 		spares_fill(r);
 }
 
