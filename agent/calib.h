@@ -16,9 +16,9 @@
  * runs at the seal, on the sealing thread, in about 3 ms (12 M
  * instructions), when the trace holds more than a thread's first chunk (a
  * short process's exit does not wait for it, and its few calls are not
- * worth correcting) and a loaded module calls the hooks.  The time threads spend taking chunks (struct
- * tbuf.refill_ticks) is the rest of what tracing costs; the converter
- * spreads it over the records.
+ * worth correcting) and a loaded module calls the hooks.  The time
+ * threads spend taking chunks (struct tbuf.refill_ticks) is the rest of
+ * what tracing costs; the converter spreads it over the records.
  */
 #ifndef FXT_AGENT_CALIB_H
 #define FXT_AGENT_CALIB_H
