@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fxt/endstate.h>
 #include <fxt/utf8.h>
 
 #include "convert/emit.h"
@@ -599,6 +600,68 @@ static int emit_slices_loc(struct emit_ctx *ctx, const struct recon_slot *v,
 	return 0;
 }
 
+/* ------------------------------------------------------- the end state */
+
+#define PLACE_FRAMES 256 /* deeper: no place there */
+
+/* A frame of the end state from function addr's names. */
+static bool place_frame(struct emit_ctx *ctx, struct fxt_end_frame *f, uint64_t addr, bool begin,
+			uint64_t start, uint64_t end)
+{
+	struct sym_entry *e = conv_names_get(ctx->names, addr);
+
+	if (!e || !e->name)
+		return false;
+	f->begin = begin;
+	f->ts = conv_tb_ns(&ctx->com->tb, start);
+	f->end = begin ? 0 : conv_tb_ns(&ctx->com->tb, end);
+	f->category = e->cat ? e->cat : "";
+	f->category_len = e->cat ? (uint32_t)e->cat_len : 0;
+	f->name = e->name;
+	f->name_len = (uint32_t)e->name_len;
+	return true;
+}
+
+/* After the first n of the run v[0 ..) of complete events, the n-th,
+ * C, the archive's last record and encoded by the fast path: the
+ * thread's place there, before its next record, when the run is the
+ * first of its drain (recon.first_run).  Then the calls open there are
+ * the begun frames (the recon's stack's prefix) and the run's frames
+ * before C that enclose it; C is held back; no item given before is
+ * later than C's start.  Nothing per record: a run's commit checks
+ * whether a place is due, and only then is the run looked at. */
+static void take_place(struct emit_ctx *ctx, const struct recon_slot *v,
+		       struct recon_args *const *args, size_t n)
+{
+	const struct recon *r = ctx->es_r;
+	struct fxt_end_frame f[PLACE_FRAMES];
+	const struct recon_slot *c = &v[n - 1];
+	size_t k = 0;
+	uint64_t last = c->end;
+
+	if (!r->first_run || r->min || r->nbegun + 1 > PLACE_FRAMES || (args && args[n - 1]))
+		return;
+	for (size_t i = 0; i < r->nbegun; i++)
+		if (!place_frame(ctx, &f[k++], r->stack[i].addr, true, r->stack[i].start, 0))
+			return;
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (v[i].end <= c->start)
+			continue;
+		if (k + 1 == PLACE_FRAMES || (args && args[i]) ||
+		    !place_frame(ctx, &f[k++], v[i].addr, false, v[i].start, v[i].end))
+			return;
+		if (v[i].end > last)
+			last = v[i].end;
+	}
+	if (!place_frame(ctx, &f[k++], c->addr, false, c->start, c->end))
+		return;
+	if (fxt_writer_end_place(ctx->w, ctx->es_pid, ctx->es_tid, f, k, true,
+				 conv_tb_ns(&ctx->com->tb, c->start),
+				 conv_tb_ns(&ctx->com->tb, last)) < 0)
+		ctx->es_r = NULL;
+	ctx->es_next = fxt_writer_bytes(ctx->w) + CONV_PLACE_BYTES;
+}
+
 /* The sink's hot path: a run of complete events, encoded straight into
  * the writer's buffer.  A function whose refs must be (re)interned first,
  * which writes string records, ends the reservation, and so does a frame
@@ -622,11 +685,15 @@ static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args
 		}
 		return 0;
 	}
+	if (!ctx->es_first)
+		ctx->es_first = v[0].start;
+	ctx->es_last = v[n - 1].start;
 	if (ctx->com->loc_args)
 		return emit_slices_loc(ctx, v, args, n);
 	/* A libc call on its own (recon_leaf()). */
 	if (n == 1 && args && args[0])
 		return emit_closed(ctx, v, args[0]);
+	const struct recon_slot *const v0 = v;
 	while (n) {
 		size_t k = n < COMPLETE_PER_RUN ? n : COMPLETE_PER_RUN, i;
 		uint64_t *out = fxt_writer_reserve(ctx->w, k * COMPLETE_WORDS);
@@ -643,6 +710,10 @@ static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args
 		n -= i;
 		if (args)
 			args += i;
+		/* the end state: a place due after the slices just written */
+		if (__builtin_expect(ctx->es_r != NULL, 1) && i &&
+		    __builtin_expect(fxt_writer_bytes(ctx->w) >= ctx->es_next, 0))
+			take_place(ctx, v0, args ? args - (v - v0) : NULL, (size_t)(v - v0));
 		if (i < k) {
 			/* Writer calls: after the commit. */
 			if (!e)
@@ -666,7 +737,11 @@ static int emit_event(void *vctx, enum recon_kind kind, uint64_t addr, uint64_t 
 		      const struct recon_args *args)
 {
 	struct emit_ctx *ctx = vctx;
+	uint64_t ts = kind == RECON_END ? end : start;
 
+	if (!ctx->es_first)
+		ctx->es_first = ts;
+	ctx->es_last = ts;
 	switch (kind) {
 	case RECON_BEGIN:
 		return emit_one(ctx, FXT_EVENT_DURATION_BEGIN, addr, start, 0);
@@ -709,6 +784,8 @@ void conv_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid,
 	ctx->logs = logs;
 	ctx->ev.type = FXT_EVENT_DURATION_COMPLETE;
 	ctx->ev.thread = fxt_writer_thread(com->w, pid, tid);
+	ctx->es_pid = pid;
+	ctx->es_tid = tid;
 	com->names.epoch++; /* registering the thread may have written strings */
 	if (ctx->ev.thread.index != FXT_THREADREF_INLINE) {
 		ctx->hdr = fxt_event_header(COMPLETE_WORDS, FXT_EVENT_DURATION_COMPLETE, 0,

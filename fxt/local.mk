@@ -8,7 +8,7 @@ FXT_CODEC_SOURCES = \
 	fxt/behind.c fxt/behind.h \
 	fxt/reader_int.h fxt/reader.c fxt/source.c fxt/decode.c fxt/order.c \
 	fxt/utf8.c \
-	fxt/endstate_read.c \
+	fxt/endstate.c fxt/endstate_int.h fxt/endstate_read.c \
 	fxt/typenames.c \
 	fxt/counts.c fxt/counts.h \
 	fxt/depth.c fxt/depth.h \

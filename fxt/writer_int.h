@@ -77,6 +77,11 @@ struct fxt_writer {
 	unsigned behind_in;
 	uint64_t behind_off;
 
+	/* endstate_int.h's places (FXT_WRITER_END_STATE), or NULL; zout:
+	 * bytes that went to the sink; tps: the initialization record's. */
+	struct fxt__es *es;
+	uint64_t zout, tps;
+
 	struct provider **prov;
 	size_t nprov;
 	struct provider *cur;
