@@ -622,42 +622,28 @@ static bool place_frame(struct emit_ctx *ctx, struct fxt_end_frame *f, uint64_t 
 	return true;
 }
 
-/* After the first n of the run v[0 ..) of complete events, the n-th,
- * C, the archive's last record and encoded by the fast path: the
- * thread's place there, before its next record, when the run is the
- * first of its drain (recon.first_run).  Then the calls open there are
- * the begun frames (the recon's stack's prefix) and the run's frames
- * before C that enclose it; C is held back; no item given before is
- * later than C's start.  Nothing per record: a run's commit checks
- * whether a place is due, and only then is the run looked at. */
-static void take_place(struct emit_ctx *ctx, const struct recon_slot *v,
-		       struct recon_args *const *args, size_t n)
+/* Before the run v[0 ..) of complete events, the first of its recon
+ * drain (recon.first_run): the thread's place there, at no cost a record.
+ * No frame emitted before encloses v[0] but the begun ones (the recon's
+ * stack's prefix): they are the calls open there.  The thread's stream
+ * held back its last record C (and kept C's closed ancestors) until the
+ * next one: the place leaves them out, and says its items before are no
+ * later than v[0]'s start, which C and the ancestors' ends are not, so a
+ * reader takes from the tail only the items after every thread's items
+ * before (callmerge_end_items()).  Only when a place is due. */
+static void take_place(struct emit_ctx *ctx, const struct recon_slot *v)
 {
 	const struct recon *r = ctx->es_r;
 	struct fxt_end_frame f[PLACE_FRAMES];
-	const struct recon_slot *c = &v[n - 1];
-	size_t k = 0;
-	uint64_t last = c->end;
+	uint64_t ts;
 
-	if (!r->first_run || r->min || r->nbegun + 1 > PLACE_FRAMES || (args && args[n - 1]))
+	if (r->min || r->nbegun > PLACE_FRAMES)
 		return;
 	for (size_t i = 0; i < r->nbegun; i++)
-		if (!place_frame(ctx, &f[k++], r->stack[i].addr, true, r->stack[i].start, 0))
+		if (!place_frame(ctx, &f[i], r->stack[i].addr, true, r->stack[i].start, 0))
 			return;
-	for (size_t i = 0; i + 1 < n; i++) {
-		if (v[i].end <= c->start)
-			continue;
-		if (k + 1 == PLACE_FRAMES || (args && args[i]) ||
-		    !place_frame(ctx, &f[k++], v[i].addr, false, v[i].start, v[i].end))
-			return;
-		if (v[i].end > last)
-			last = v[i].end;
-	}
-	if (!place_frame(ctx, &f[k++], c->addr, false, c->start, c->end))
-		return;
-	if (fxt_writer_end_place(ctx->w, ctx->es_pid, ctx->es_tid, f, k, true,
-				 conv_tb_ns(&ctx->com->tb, c->start),
-				 conv_tb_ns(&ctx->com->tb, last)) < 0)
+	ts = conv_tb_ns(&ctx->com->tb, v->start);
+	if (fxt_writer_end_place(ctx->w, ctx->es_pid, ctx->es_tid, f, r->nbegun, false, ts, ts) < 0)
 		ctx->es_r = NULL;
 	ctx->es_next = fxt_writer_bytes(ctx->w) + CONV_PLACE_BYTES;
 }
@@ -688,12 +674,15 @@ static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args
 	if (!ctx->es_first)
 		ctx->es_first = v[0].start;
 	ctx->es_last = v[n - 1].start;
+	/* the end state: a place due before the run */
+	if (ctx->es_r && ctx->es_r->first_run &&
+	    __builtin_expect(fxt_writer_bytes(ctx->w) >= ctx->es_next, 0))
+		take_place(ctx, v);
 	if (ctx->com->loc_args)
 		return emit_slices_loc(ctx, v, args, n);
 	/* A libc call on its own (recon_leaf()). */
 	if (n == 1 && args && args[0])
 		return emit_closed(ctx, v, args[0]);
-	const struct recon_slot *const v0 = v;
 	while (n) {
 		size_t k = n < COMPLETE_PER_RUN ? n : COMPLETE_PER_RUN, i;
 		uint64_t *out = fxt_writer_reserve(ctx->w, k * COMPLETE_WORDS);
@@ -710,10 +699,7 @@ static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args
 		n -= i;
 		if (args)
 			args += i;
-		/* the end state: a place due after the slices just written */
-		if (__builtin_expect(ctx->es_r != NULL, 1) && i &&
-		    __builtin_expect(fxt_writer_bytes(ctx->w) >= ctx->es_next, 0))
-			take_place(ctx, v0, args ? args - (v - v0) : NULL, (size_t)(v - v0));
+
 		if (i < k) {
 			/* Writer calls: after the commit. */
 			if (!e)
