@@ -192,6 +192,48 @@ int fxt__es_thread_end(struct fxt__es *es, uint64_t pid, uint64_t tid, uint64_t 
 	return 0;
 }
 
+/* A place's offset (its third word) moved by shift. */
+static void snap_shift(struct es_snap *sn, uint64_t shift)
+{
+	uint64_t at;
+
+	if (sn->len >= 24) {
+		memcpy(&at, sn->buf + 16, 8);
+		at += shift;
+		memcpy(sn->buf + 16, &at, 8);
+	}
+}
+
+int fxt__es_adopt(struct fxt__es *es, struct fxt__es *from, uint64_t shift)
+{
+	int rc = 0;
+
+	if (from->bad)
+		es->bad = true;
+	for (size_t i = 0; i < from->nthr && !es->bad; i++) {
+		struct es_thr *f = &from->thr[i], *t = thread_of(es, f->pid, f->tid);
+
+		if (!t) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (f->cur.buf) {
+			snap_shift(&f->cur, shift);
+			snap_shift(&f->prev, shift);
+			free(t->cur.buf);
+			free(t->prev.buf);
+			t->cur = f->cur;
+			t->prev = f->prev;
+			f->cur = f->prev = (struct es_snap){ 0 };
+		}
+		if (f->ended)
+			fxt__es_thread_end(es, f->pid, f->tid, f->first_ns, f->last_ns,
+					   f->last_off + shift);
+	}
+	fxt__es_free(from);
+	return rc;
+}
+
 int fxt__es_payload(struct fxt__es *es, uint64_t tps, unsigned char **out, size_t *len)
 {
 	struct es_snap s = { 0 };

@@ -30,6 +30,9 @@ int fxt__es_place(struct fxt__es *es, const struct fxt_writer *w, uint64_t pid, 
 int fxt__es_thread_end(struct fxt__es *es, uint64_t pid, uint64_t tid, uint64_t first_ns,
 		       uint64_t last_ns, uint64_t last_off);
 void fxt__es_head(struct fxt__es *es, uint64_t off);
+/* Takes the places and thread ends of `from` (another writer's, whose
+ * records now lie `shift` bytes further in this archive); frees from. */
+int fxt__es_adopt(struct fxt__es *es, struct fxt__es *from, uint64_t shift);
 /* The state's payload (include/fxt/endstate.h's layout), malloc()ed:
  * 0, -ENOENT when the archive has none to give, or -ENOMEM. */
 int fxt__es_payload(struct fxt__es *es, uint64_t tps, unsigned char **out, size_t *len);

@@ -314,9 +314,11 @@ static int writer_new(struct fxt_writer **out, unsigned flags, int fd, bool own_
 	}
 	/* The end state: for a plain archive of its own, written from its
 	 * start (the places' offsets are the file's). */
-	if ((flags & FXT_WRITER_END_STATE) && !to_mem && !w->z && lseek(fd, 0, SEEK_CUR) == 0 &&
+	if ((flags & FXT_WRITER_END_STATE) && !to_mem && !w->z &&
+	    ((flags & FXT_WRITER_END_PART) || lseek(fd, 0, SEEK_CUR) == 0) &&
 	    fxt__es_new(&w->es) < 0)
 		goto fail_provider;
+	w->es_part = (flags & FXT_WRITER_END_PART) != 0;
 	/* Records before any provider record belong to provider 0, for the
 	 * reader as for us. */
 	w->cur = provider_get(w, 0);
@@ -434,7 +436,7 @@ static int end_state(struct fxt_writer *w)
 	uint64_t tw[FXT_END_TRAILER_WORDS], off;
 	unsigned char *st = NULL;
 	size_t len = 0;
-	int err = fxt__es_payload(w->es, w->tps, &st, &len);
+	int err = w->part_pending ? -ENOENT : fxt__es_payload(w->es, w->tps, &st, &len);
 
 	fxt__es_free(w->es);
 	w->es = NULL;
@@ -462,6 +464,21 @@ int fxt_writer_end_place(struct fxt_writer *w, uint64_t pid, uint64_t tid,
 	return fxt__es_place(w->es, w, pid, tid, w->bytes, f, n, held, max_ts, last_ns);
 }
 
+int fxt_writer_end_take(struct fxt_writer *w, struct fxt_writer *from, uint64_t shift)
+{
+	struct fxt__es *es = from->es;
+
+	from->es = NULL;
+	if (!w->es) {
+		fxt__es_free(es);
+		return 0;
+	}
+	if (!es) /* a part without places */
+		return 0;
+	w->part_pending = false;
+	return fxt__es_adopt(w->es, es, shift);
+}
+
 int fxt_writer_end_thread(struct fxt_writer *w, uint64_t pid, uint64_t tid, uint64_t first_ns,
 			  uint64_t last_ns, uint64_t last_off)
 {
@@ -482,7 +499,7 @@ bool fxt_writer_end_wanted(const struct fxt_writer *w)
 int fxt_writer_finish(struct fxt_writer *w)
 {
 	if (!w->finished) {
-		int err = w->es && !w->err ? end_state(w) : 0;
+		int err = w->es && !w->es_part && !w->err ? end_state(w) : 0;
 
 		if (!err)
 			err = drain(w);
@@ -591,8 +608,7 @@ int fxt_writer_append_fd(struct fxt_writer *w, int fd, uint64_t off, uint64_t le
 
 	if (w->to_mem)
 		return -ENOTSUP;
-	if (w->es) /* another writer's records: no places of their threads */
-		fxt__es_spoil(w->es);
+	w->part_pending = w->es != NULL; /* until fxt_writer_end_take() */
 	if (writable(w) || drain(w))
 		return w->err;
 	/* What was compressed so far out as whole members or frames: the
@@ -670,8 +686,7 @@ int fxt_writer_move_to_fd(struct fxt_writer *w, int fd, uint64_t front, uint64_t
 
 	if (w->to_mem)
 		return -ENOTSUP;
-	if (w->es)
-		fxt__es_spoil(w->es);
+	w->part_pending = w->es != NULL;
 	if (writable(w))
 		return writable(w);
 	if (w->bytes != w->pos)

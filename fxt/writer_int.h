@@ -81,6 +81,10 @@ struct fxt_writer {
 	 * bytes that went to the sink; tps: the initialization record's. */
 	struct fxt__es *es;
 	uint64_t zout, tps;
+	/* es: a part of an archive (FXT_WRITER_END_PART), whose places
+	 * another writer takes; part_pending: another writer's records came
+	 * (fxt_writer_append_fd(), _move_to_fd()) and their places not yet. */
+	bool es_part, part_pending;
 
 	struct provider **prov;
 	size_t nprov;

@@ -187,6 +187,10 @@ enum fxt_writer_flags {
 	 * state (include/fxt/endstate.h) from the places its caller gave
 	 * (fxt_writer_end_place()), when every thread has one. */
 	FXT_WRITER_END_STATE = 1u << 4,
+	/* With FXT_WRITER_END_STATE: a part of an archive that another
+	 * writer appends (fxt_writer_end_take()): its places are kept, and
+	 * nothing is written at its end. */
+	FXT_WRITER_END_PART = 1u << 5,
 };
 
 /* The compression a path's name asks for: FXT_WRITER_GZIP for ".gz",
@@ -251,6 +255,11 @@ int fxt_writer_end_thread(struct fxt_writer *w, uint64_t pid, uint64_t tid, uint
 			  uint64_t last_ns, uint64_t last_off);
 /* The records before the first thread's end here. */
 void fxt_writer_end_head(struct fxt_writer *w);
+/* After fxt_writer_append_fd() or fxt_writer_move_to_fd() of what
+ * `from` wrote (an FXT_WRITER_END_PART writer), its places, now `shift`
+ * bytes further: the bytes w appended or moved to without them leave the
+ * archive without a state. */
+int fxt_writer_end_take(struct fxt_writer *w, struct fxt_writer *from, uint64_t shift);
 /* Whether the writer takes places (the caller can skip making them). */
 bool fxt_writer_end_wanted(const struct fxt_writer *w);
 
