@@ -436,7 +436,11 @@ static int end_state(struct fxt_writer *w)
 	uint64_t tw[FXT_END_TRAILER_WORDS], off;
 	unsigned char *st = NULL;
 	size_t len = 0;
-	int err = w->part_pending ? -ENOENT : fxt__es_payload(w->es, w->tps, &st, &len);
+	/* the reader's merge from the places takes the mark of time order
+	 * and one provider's tables (provider 0 is the one before any) */
+	int err = w->part_pending || !w->marked || w->nprov > 2
+		      ? -ENOENT
+		      : fxt__es_payload(w->es, w->tps, &st, &len);
 
 	fxt__es_free(w->es);
 	w->es = NULL;
@@ -779,6 +783,7 @@ int fxt_writer_magic(struct fxt_writer *w)
 
 int fxt_writer_time_ordered(struct fxt_writer *w)
 {
+	w->marked = w->bytes == 8; /* right after the magic record, as readers look */
 	fxt_writer_cstring(w, FXT_TIME_ORDERED_MARK);
 	return fxt_writer_error(w);
 }

@@ -85,6 +85,7 @@ struct fxt_writer {
 	 * another writer takes; part_pending: another writer's records came
 	 * (fxt_writer_append_fd(), _move_to_fd()) and their places not yet. */
 	bool es_part, part_pending;
+	bool marked; /* fxt_writer_time_ordered() right after the magic record */
 
 	struct provider **prov;
 	size_t nprov;
