@@ -15,16 +15,21 @@
  * how far it is), but for an archive with an end state (fxt-run's plain
  * ones, include/fxt/endstate.h): then the last items are read from it at
  * once (a few hundred KB per thread, callmerge_end_items()) and shown,
- * the keys moving among them, until the index takes over.  A search past the lines held runs on a
- * fork of the merge, a slice of ~30 ms between keys, from the mark before the place (backward: the
- * stretches between marks, the nearest first), skipping the stretches where no matching name occurs
- * once the index is complete; Esc stops it.
+ * the keys moving among them, until the index takes over (numbered from
+ * the end until then when the state did not count the items).  A search
+ * past the lines held runs on a fork of the merge, a slice of ~30 ms
+ * between keys, from the mark before the place (backward: the stretches
+ * between marks, the nearest first), skipping the stretches where no
+ * matching name occurs once the index is complete; Esc stops it.
  *
  * In archive order there is no index: scrolling back before the
  * window reads the archive again from its start, and End and a search
  * past the window first count (and match) items without formatting them,
  * then read again to the place found: two passes at most, the keys held
- * meanwhile. */
+ * meanwhile.  Past 800 lines because the list's ways to a place (the
+ * index, the end state's last items, archive order's passes) share its
+ * window, its keys and its drawing: apart, each would reach into the
+ * others' state. */
 #include "config.h"
 
 #include <curses.h>
