@@ -10,14 +10,14 @@
 # where the keys left it, the same lines, numbered.  The same on a real
 # run's archive (calls_fib under fxt-run, converted at its end: the
 # recon's begun frames open at the places), which fxt-dump --check finds
-# sound, its state in blob records.  An archive whose trailer is damaged
+# sound, its state in blob records, and converted early (the default).  An archive whose trailer is damaged
 # (a byte of its check word flipped) has no state: End waits for the
 # index, as before.  On main End waited for the pass and the index
-# whatever the archive, and its archives had no state (11 of these 14
+# whatever the archive, and its archives had no state (17 of these 20
 # fail there).  Driven in tmux (80x24); skipped without tmux, or when
 # fxt-view was not built.
 . "$abs_top_srcdir/tests/lib/test_subr.sh"
-plan 14
+plan 20
 . "$abs_top_srcdir/tests/e2e/view-common.sh"
 
 # end_at_once ARCHIVE WHAT: 5 checks
@@ -43,7 +43,7 @@ end_at_once() {
   is "$(shown)" "$(lines $((N - 22)) $((N - 2)))" "$2: the same lines"
   keys q
   $T kill-session -t "$S"
-  S=$S.
+  S=${S}n
 }
 
 "$GEN" --events 600000 --order start --threads 3 --time-ordered -o "$TMPD/e.fxt"
@@ -55,6 +55,13 @@ ok "fxt-run's archive: fxt-dump --check finds it sound" test $? -eq 0
 "$FXT_DUMP" "$TMPD/f.fxt" | tail -2 | grep -c '^blob name="fxtrace.end' | grep -qx 2
 ok "fxt-run's archive ends with its state and trailer, blob records" test $? -eq 0
 end_at_once "$TMPD/f.fxt" "fxt-run"
+
+# the early conversion (fxt-run's default): its threads' places taken by
+# the archive where their records land
+"$FXT_RUN" -q -o "$TMPD/g.fxt" -- "$PROGS/calls_fib" 24 >/dev/null
+"$FXT_DUMP" "$TMPD/g.fxt" | tail -2 | grep -c '^blob name="fxtrace.end' | grep -qx 2
+ok "fxt-run's archive converted early ends with its state too" test $? -eq 0
+end_at_once "$TMPD/g.fxt" "fxt-run early"
 
 # a damaged trailer: no state, End waits for the index
 cp "$TMPD/e.fxt" "$TMPD/d.fxt"
