@@ -133,6 +133,7 @@ E2E_TESTS += \
 	tests/e2e/view-reading.sh \
 	tests/e2e/view-narrow.sh \
 	tests/e2e/view-idle.sh \
+	tests/e2e/view-help.sh \
 	tests/e2e/export-chrome.sh \
 	tests/e2e/waits.sh \
 	tests/e2e/tools-cli.sh \

@@ -700,8 +700,8 @@ static int run(struct view *v, double started)
 		view_lock(v);
 		if (key != ERR && key != KEY_RESIZE)
 			klog.key = key;
-		if (helping) {
-			helping = false;
+		if (helping) { /* a timeout or a resize redraws it: a key closes it */
+			helping = key == ERR || key == KEY_RESIZE;
 			continue;
 		}
 		v->msg[0] = 0;
