@@ -598,12 +598,9 @@ static void colours(struct view *v)
 }
 
 /* How long the frame may wait for a key: while the pass or the list
- * reads, it wakes to redraw (the totals, the list's progress).  Taken
- * before the screen is drawn: the pass and the list's index end on
- * threads of their own, and one that ends after the screen said it reads
- * must still wake the frame to say it ended (taken after, it said "no
- * work left", and the frame waited for a key under a status line that
- * said "indexing 87%" for good). */
+ * reads, it wakes to redraw.  Taken before the screen is drawn: a pass
+ * or index (own threads) that ends after the screen said it reads must
+ * still wake the frame (else: "indexing 87%" until a key). */
 static int wait_ms(const struct view *v)
 {
 	int ms = vlist_wait_ms(v->list);
