@@ -212,7 +212,8 @@ static int list_threads(struct inject *in, struct cand **out, size_t *n)
 		k++;
 	}
 	closedir(dir);
-	qsort(v, k, sizeof(*v), cand_cmp);
+	if (k > 1) /* v is NULL when none was listed */
+		qsort(v, k, sizeof(*v), cand_cmp);
 	*out = v;
 	*n = k;
 	return 0;
