@@ -70,6 +70,43 @@ static struct sigaction prev_trap;
 static bool trap_installed;
 static unsigned long traps; /* threads sent to a stub by an int3, for FXT_DEBUG */
 
+/* ------------------------------------------------ where the threads stand
+ *
+ * Between steps 1 and 2 (agent_patch_live()), every other thread of the
+ * process says where it is: a thread asleep in the kernel through
+ * /proc/self/task/TID/syscall (its last field is the address it will
+ * resume at), one that runs through a SIGTRAP of ours (a probe, sent by
+ * rt_tgsigqueueinfo() with SI_QUEUE and PROBE_MAGIC in its value), whose
+ * handler writes its context's RIP in the thread's slot. */
+
+#define PROBE_MAGIC 0x667874ull /* "fxt", the value's top 24 bits */
+
+/* The slots of the threads asked, by index (the value's low 24 bits), of
+ * probe number probe_gen (bits 24..39).  Never freed: a probe may be
+ * answered late (a thread that blocked SIGTRAP a moment); a larger table
+ * replaces it and the old one stays. */
+struct probe_slot {
+	long tid;
+	uint64_t rip;
+	uint32_t seen;	 /* probe_gen once rip is written, by the handler */
+	bool sent, done; /* for the patcher: asked; known out of every site */
+	size_t at;	 /* for the patcher: 1 + the site it was last seen in */
+};
+static struct probe_slot *probe_v;
+static uint32_t probe_n, probe_cap, probe_gen;
+
+static void answer(uint64_t value, uint64_t rip)
+{
+	struct probe_slot *v = __atomic_load_n(&probe_v, __ATOMIC_ACQUIRE);
+	uint32_t gen = (value >> 24) & 0xffff, slot = value & 0xffffff;
+
+	if (v && gen == __atomic_load_n(&probe_gen, __ATOMIC_ACQUIRE) &&
+	    slot < __atomic_load_n(&probe_n, __ATOMIC_ACQUIRE)) {
+		v[slot].rip = rip;
+		__atomic_store_n(&v[slot].seen, gen, __ATOMIC_RELEASE);
+	}
+}
+
 static uint64_t find_stub(uint64_t site)
 {
 	for (struct agent_live_sites *t = __atomic_load_n(&tables, __ATOMIC_ACQUIRE); t;
@@ -107,6 +144,13 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
 	ucontext_t *uc = ctx;
 	int saved = errno;
 
+	if (si && si->si_code == SI_QUEUE && si->si_pid == getpid() &&
+	    (uint64_t)(uintptr_t)si->si_value.sival_ptr >> 40 == PROBE_MAGIC) {
+		answer((uint64_t)(uintptr_t)si->si_value.sival_ptr,
+		       (uint64_t)uc->uc_mcontext.gregs[REG_RIP]);
+		errno = saved;
+		return;
+	}
 	/* int3 reports SI_KERNEL, the address after it in RIP. */
 	if (si && si->si_code == SI_KERNEL) {
 		uint64_t site = (uint64_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
@@ -265,6 +309,191 @@ static int poke_step(int fd, const struct agent_patch_site *v, size_t n, enum st
 	return 0;
 }
 
+/* The index of the site of v[0..n) (sorted) whose displaced bytes after
+ * the first hold `pc`, or n. */
+static size_t site_inside(const struct agent_patch_site *v, size_t n, uint64_t pc)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* the first site above pc */
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].site <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && pc > v[lo - 1].site && pc < v[lo - 1].site + v[lo - 1].len)
+		return lo - 1;
+	return n;
+}
+
+/* Where task tid sleeps in the kernel, from /proc/self/task/TID/syscall
+ * (its last field): 1 with *pc; 0: it runs (or that cannot be read); -1:
+ * it is gone. */
+static int asleep_at(long tid, uint64_t *pc)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/syscall", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH ? -1 : 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (strncmp(buf, "running", 7) == 0 || !(p = strrchr(buf, ' ')))
+		return 0;
+	*pc = strtoull(p + 1, NULL, 16);
+	return 1;
+}
+
+/* Whether task tid blocks SIGTRAP (its mask in /proc). */
+static bool blocks_trap(long tid)
+{
+	char path[64], buf[2048], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/status", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return (p = strstr(buf, "\nSigBlk:")) && (strtoull(p + 8, NULL, 16) & (1ull << (SIGTRAP - 1)));
+}
+
+/* The tasks of the process but the calling one, in probe_v (a new table
+ * if it is too small) for probe number probe_gen: 0 or -errno. */
+static int list_tasks(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	long self = syscall(SYS_gettid);
+	uint32_t n = 0;
+
+	if (!d)
+		return -errno;
+	__atomic_store_n(&probe_n, 0, __ATOMIC_RELEASE);
+	probe_gen = (probe_gen + 1) & 0xffff;
+	while ((e = readdir(d)) != NULL) {
+		char *end;
+		long tid = strtol(e->d_name, &end, 10);
+
+		if (tid <= 0 || *end || tid == self)
+			continue;
+		if (n == probe_cap) {
+			/* The old table stays: a late answer may write there. */
+			uint32_t cap = probe_cap ? 2 * probe_cap : 64;
+			struct probe_slot *v = calloc(cap, sizeof(*v));
+			if (!v || cap > 0xffffff) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			if (n)
+				memcpy(v, probe_v, n * sizeof(*v));
+			__atomic_store_n(&probe_v, v, __ATOMIC_RELEASE);
+			probe_cap = cap;
+		}
+		probe_v[n++] = (struct probe_slot){ .tid = tid };
+	}
+	closedir(d);
+	__atomic_store_n(&probe_n, n, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* After step 1 (every int3 written, the cores serialized): waits until no
+ * other thread stands strictly inside a site's displaced bytes, where step
+ * 2 would leave it in the middle of the jump.  No thread enters them any
+ * more (it traps on the int3 first), and the displaced instructions make
+ * no system call: a thread there leaves as soon as it runs.  busy[i] is
+ * set for the sites of v[0..n) where one stays (300 ms): the number of
+ * those; -EBUSY: a thread could not be placed (it runs, and blocks
+ * SIGTRAP); another -errno. */
+static int settle(const struct agent_patch_site *v, size_t n, bool *busy)
+{
+	enum { ROUNDS = 300 };
+	pid_t pid = getpid();
+	int err = list_tasks(), left = 0, unknown = 0;
+
+	if (err < 0)
+		return err;
+	for (int round = 0; round < ROUNDS; round++) {
+		unknown = 0;
+		for (uint32_t i = 0; i < probe_n; i++) {
+			struct probe_slot *s = &probe_v[i];
+			uint64_t pc;
+			int at;
+
+			if (s->done)
+				continue;
+			if (s->sent && __atomic_load_n(&s->seen, __ATOMIC_ACQUIRE) == probe_gen) {
+				pc = s->rip;
+				s->sent = false;
+				__atomic_store_n(&s->seen, 0, __ATOMIC_RELAXED);
+			} else if ((at = asleep_at(s->tid, &pc)) < 0) {
+				s->done = true; /* gone */
+				continue;
+			} else if (at == 0) {
+				siginfo_t si;
+
+				unknown++;
+				if (s->sent)
+					continue; /* its answer to come */
+				if (blocks_trap(s->tid))
+					continue; /* asleep in a moment, we hope */
+				memset(&si, 0, sizeof(si));
+				si.si_signo = SIGTRAP;
+				si.si_code = SI_QUEUE;
+				si.si_pid = pid;
+				si.si_uid = getuid();
+				si.si_value.sival_ptr =
+					(void *)(uintptr_t)(PROBE_MAGIC << 40 |
+							    (uint64_t)probe_gen << 24 | i);
+				if (syscall(SYS_rt_tgsigqueueinfo, pid, s->tid, SIGTRAP, &si) == 0)
+					s->sent = true;
+				else if (errno == ESRCH) {
+					s->done = true;
+					unknown--;
+				}
+				continue;
+			}
+			if ((s->at = site_inside(v, n, pc) + 1) > n)
+				s->done = true;
+			else
+				unknown++; /* asked again */
+		}
+		if (!unknown)
+			return 0;
+		if (round < ROUNDS - 1)
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+	/* What stays: the sites threads stand in (a thread seen in one is
+	 * there or out of every site: it cannot enter another without its
+	 * int3), or a thread not placed. */
+	for (uint32_t i = 0; i < probe_n; i++) {
+		struct probe_slot *s = &probe_v[i];
+
+		if (s->done)
+			continue;
+		if (!s->at) {
+			agent_dbg("FXT_PATCH: task %ld could not be placed", s->tid);
+			return -EBUSY;
+		}
+		if (!busy[s->at - 1]) {
+			busy[s->at - 1] = true;
+			left++;
+		}
+	}
+	return left;
+}
+
 /* Whether this process registered for membarrier SYNC_CORE (once). */
 static bool registered;
 
@@ -313,20 +542,55 @@ int agent_patch_live(const struct agent_patch_site *v, size_t n, struct agent_li
 	}
 	if ((err = sync_cores(registered)) < 0)
 		goto undo;
-	/* 2: the rest of each jump, nops after it. */
-	if ((err = poke_step(fd, v, n, STEP_JMP_TAIL, &k)) < 0)
+	/* Then no thread may stand inside the displaced bytes after a site's
+	 * first (see settle()): a site where one stays gets its first byte
+	 * back and keeps its code (a thread that trapped on its int3 still
+	 * goes to the stub, by the table). */
+	bool *busy = calloc(n, sizeof(*busy));
+	struct agent_patch_site *w = malloc(n * sizeof(*w));
+	size_t m = 0;
+	if (!busy || !w) {
+		free(busy);
+		free(w);
+		err = -ENOMEM;
 		goto undo;
+	}
+	int left = settle(v, n, busy);
+	if (left < 0) {
+		free(busy);
+		free(w);
+		err = left;
+		goto undo;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!busy[i])
+			w[m++] = v[i];
+		else if (poke(fd, v[i].site, v[i].orig, 1) < 0)
+			agent_dbg("FXT_PATCH: %p keeps its int3", (void *)(uintptr_t)v[i].site);
+	free(busy);
+	if (left) {
+		sync_cores(registered);
+		agent_err("FXT_PATCH: %d function%s left unpatched: a thread stood inside %s "
+			  "first instructions",
+			  left, left == 1 ? "" : "s", left == 1 ? "its" : "their");
+	}
+	/* 2: the rest of each jump, nops after it. */
+	if ((err = poke_step(fd, w, m, STEP_JMP_TAIL, &k)) < 0) {
+		free(w);
+		goto undo;
+	}
 	sync_cores(registered);
 	/* 3: the jumps' first bytes.  A site whose write failed keeps its
 	 * int3, which leads to the stub as well (through a signal). */
-	if (poke_step(fd, v, n, STEP_JMP_HEAD, &k) < 0)
-		for (size_t i = k; i < n; i++)
-			if (poke(fd, v[i].site, &jmp, 1) < 0)
+	if (poke_step(fd, w, m, STEP_JMP_HEAD, &k) < 0)
+		for (size_t i = k; i < m; i++)
+			if (poke(fd, w[i].site, &jmp, 1) < 0)
 				agent_dbg("FXT_PATCH: %p keeps its int3",
-					  (void *)(uintptr_t)v[i].site);
+					  (void *)(uintptr_t)w[i].site);
 	sync_cores(registered);
 	close(fd);
-	agent_dbg("FXT_PATCH: %zu entries patched while running (%lu int3 traps so far)", n,
+	free(w);
+	agent_dbg("FXT_PATCH: %zu entries patched while running (%lu int3 traps so far)", m,
 		  __atomic_load_n(&traps, __ATOMIC_RELAXED));
 	*sites = t;
 	return 0;
