@@ -20,13 +20,21 @@
  * The text is written through /proc/self/mem, which leaves the pages'
  * protection alone: no page is ever writable and executable.
  *
- * What this does not cover: a thread stopped *between* two displaced
- * instructions of an entry at that moment would resume in the middle of
- * the jump; and a thread that blocks SIGTRAP and reaches an int3 is killed
- * by the kernel.  Both need a thread already running the new library's
- * code while dlopen() has not returned yet (a thread the library's
- * constructors started, a lazy binding to its symbols), and the first
- * also a preemption in those few bytes.
+ * Between steps 1 and 2 no thread may stand inside a site's displaced
+ * bytes after its first (one preempted after `push %rbp` would resume in
+ * the middle of the jump): attached (fxt-run -p), every thread may be
+ * running the very functions patched.  So after step 1 every other thread
+ * says where it is (settle(): /proc for one asleep in the kernel, a
+ * SIGTRAP of ours read by the handler for one that runs), until none is
+ * inside a site; the int3s keep new ones out, so that set only shrinks.
+ * A site where one stays (300 ms) gets its first byte back and is left
+ * unpatched (said on stderr); a thread that runs and blocks SIGTRAP
+ * cannot be asked: the whole call takes its int3s back (-EBUSY).
+ *
+ * What this does not cover: a thread interrupted inside a site's bytes by
+ * a signal whose handler of the program's still runs (what it reports is
+ * the handler's place, not the interrupted one); and a thread that blocks
+ * SIGTRAP and reaches an int3, which the kernel kills.
  *
  * The SIGTRAP handler stays installed once installed (a thread may have
  * trapped and not yet been given its signal when the patch ends), but
@@ -365,7 +373,8 @@ static bool blocks_trap(long tid)
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	buf[n > 0 ? n : 0] = '\0';
-	return (p = strstr(buf, "\nSigBlk:")) && (strtoull(p + 8, NULL, 16) & (1ull << (SIGTRAP - 1)));
+	return (p = strstr(buf, "\nSigBlk:")) &&
+	       (strtoull(p + 8, NULL, 16) & (1ull << (SIGTRAP - 1)));
 }
 
 /* The tasks of the process but the calling one, in probe_v (a new table
@@ -454,8 +463,8 @@ static int settle(const struct agent_patch_site *v, size_t n, bool *busy)
 				si.si_pid = pid;
 				si.si_uid = getuid();
 				si.si_value.sival_ptr =
-					(void *)(uintptr_t)(PROBE_MAGIC << 40 |
-							    (uint64_t)probe_gen << 24 | i);
+				    (void *)(uintptr_t)(PROBE_MAGIC << 40 |
+							(uint64_t)probe_gen << 24 | i);
 				if (syscall(SYS_rt_tgsigqueueinfo, pid, s->tid, SIGTRAP, &si) == 0)
 					s->sent = true;
 				else if (errno == ESRCH) {
