@@ -25,11 +25,13 @@
  * the middle of the jump): attached (fxt-run -p), every thread may be
  * running the very functions patched.  So after step 1 every other thread
  * says where it is (settle(): /proc for one asleep in the kernel, a
- * SIGTRAP of ours read by the handler for one that runs), until none is
+ * real-time signal of ours, a probe, for one that runs), until none is
  * inside a site; the int3s keep new ones out, so that set only shrinks.
  * A site where one stays (300 ms) gets its first byte back and is left
- * unpatched (said on stderr); a thread that runs and blocks SIGTRAP
- * cannot be asked: the whole call takes its int3s back (-EBUSY).
+ * unpatched (said on stderr); a thread that runs and blocks the probe
+ * cannot be asked: the whole call takes its int3s back (-EBUSY).  Not
+ * SIGTRAP as the probe: a SIGTRAP pending makes the kernel drop the one of
+ * an int3 the thread then meets, and it would resume after the int3.
  *
  * What this does not cover: a thread interrupted inside a site's bytes by
  * a signal whose handler of the program's still runs (what it reports is
@@ -74,7 +76,8 @@ struct agent_live_sites {
 };
 
 static struct agent_live_sites *tables;
-static struct sigaction prev_trap;
+static struct sigaction prev_trap, prev_probe;
+static int probe_sig; /* the signal of the probes (settle()), once installed */
 static bool trap_installed;
 static unsigned long traps; /* threads sent to a stub by an int3, for FXT_DEBUG */
 
@@ -83,9 +86,11 @@ static unsigned long traps; /* threads sent to a stub by an int3, for FXT_DEBUG 
  * Between steps 1 and 2 (agent_patch_live()), every other thread of the
  * process says where it is: a thread asleep in the kernel through
  * /proc/self/task/TID/syscall (its last field is the address it will
- * resume at), one that runs through a SIGTRAP of ours (a probe, sent by
- * rt_tgsigqueueinfo() with SI_QUEUE and PROBE_MAGIC in its value), whose
- * handler writes its context's RIP in the thread's slot. */
+ * resume at), one that runs through a probe (probe_sig, a real-time
+ * signal the program leaves alone, sent by rt_tgsigqueueinfo() with
+ * SI_QUEUE and PROBE_MAGIC in its value), whose handler writes its
+ * context's RIP in the thread's slot.  The handler stays installed while
+ * a probe is on its way, until the detach (agent_patch_live_end()). */
 
 #define PROBE_MAGIC 0x667874ull /* "fxt", the value's top 24 bits */
 
@@ -147,18 +152,26 @@ static bool is_ours(uint64_t site)
 	return false;
 }
 
+/* A signal that is not ours: its action as the program set it. */
+static void forward(const struct sigaction *prev, int sig, siginfo_t *si, void *ctx)
+{
+	if (prev->sa_flags & SA_SIGINFO) {
+		prev->sa_sigaction(sig, si, ctx);
+	} else if (prev->sa_handler == SIG_DFL) {
+		/* Its default action, on the same thread (blocked until this
+		 * handler returns). */
+		signal(sig, SIG_DFL);
+		raise(sig);
+	} else if (prev->sa_handler != SIG_IGN) {
+		prev->sa_handler(sig);
+	}
+}
+
 static void on_trap(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
 	int saved = errno;
 
-	if (si && si->si_code == SI_QUEUE && si->si_pid == getpid() &&
-	    (uint64_t)(uintptr_t)si->si_value.sival_ptr >> 40 == PROBE_MAGIC) {
-		answer((uint64_t)(uintptr_t)si->si_value.sival_ptr,
-		       (uint64_t)uc->uc_mcontext.gregs[REG_RIP]);
-		errno = saved;
-		return;
-	}
 	/* int3 reports SI_KERNEL, the address after it in RIP. */
 	if (si && si->si_code == SI_KERNEL) {
 		uint64_t site = (uint64_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
@@ -178,17 +191,45 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
 		}
 	}
 	/* Not ours: what the program asked for. */
-	if (prev_trap.sa_flags & SA_SIGINFO) {
-		prev_trap.sa_sigaction(sig, si, ctx);
-	} else if (prev_trap.sa_handler == SIG_DFL) {
-		/* Its default action, on the same thread (blocked until this
-		 * handler returns). */
-		signal(SIGTRAP, SIG_DFL);
-		raise(SIGTRAP);
-	} else if (prev_trap.sa_handler != SIG_IGN) {
-		prev_trap.sa_handler(sig);
-	}
+	forward(&prev_trap, sig, si, ctx);
 	errno = saved;
+}
+
+/* The probes' handler (settle()): the others go where the program said. */
+static void on_probe(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	int saved = errno;
+
+	if (si && si->si_code == SI_QUEUE && si->si_pid == getpid() &&
+	    (uint64_t)(uintptr_t)si->si_value.sival_ptr >> 40 == PROBE_MAGIC)
+		answer((uint64_t)(uintptr_t)si->si_value.sival_ptr,
+		       (uint64_t)uc->uc_mcontext.gregs[REG_RIP]);
+	else
+		forward(&prev_probe, sig, si, ctx);
+	errno = saved;
+}
+
+/* The signal of the probes, chosen once: the highest real-time signal
+ * whose action is the default (the program does not use it), 0 until
+ * then or if none is. */
+static int install_probe(void)
+{
+	struct sigaction sa, cur;
+
+	if (probe_sig)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_probe;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (int sig = SIGRTMAX; sig > SIGRTMIN; sig--)
+		if (sigaction(sig, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
+		    cur.sa_handler == SIG_DFL && sigaction(sig, &sa, &prev_probe) == 0) {
+			probe_sig = sig;
+			return 0;
+		}
+	return -EBUSY;
 }
 
 static int install_trap(void)
@@ -359,8 +400,8 @@ static int asleep_at(long tid, uint64_t *pc)
 	return 1;
 }
 
-/* Whether task tid blocks SIGTRAP (its mask in /proc). */
-static bool blocks_trap(long tid)
+/* Whether task tid blocks signal sig (its mask in /proc). */
+static bool blocks(long tid, int sig)
 {
 	char path[64], buf[2048], *p;
 	ssize_t n;
@@ -373,8 +414,7 @@ static bool blocks_trap(long tid)
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	buf[n > 0 ? n : 0] = '\0';
-	return (p = strstr(buf, "\nSigBlk:")) &&
-	       (strtoull(p + 8, NULL, 16) & (1ull << (SIGTRAP - 1)));
+	return (p = strstr(buf, "\nSigBlk:")) && (strtoull(p + 8, NULL, 16) & (1ull << (sig - 1)));
 }
 
 /* The tasks of the process but the calling one, in probe_v (a new table
@@ -423,8 +463,8 @@ static int list_tasks(void)
  * more (it traps on the int3 first), and the displaced instructions make
  * no system call: a thread there leaves as soon as it runs.  busy[i] is
  * set for the sites of v[0..n) where one stays (300 ms): the number of
- * those; -EBUSY: a thread could not be placed (it runs, and blocks
- * SIGTRAP); another -errno. */
+ * those; -EBUSY: a thread could not be placed (it runs, and blocks the
+ * probe), or no signal is free for the probes; another -errno. */
 static int settle(const struct agent_patch_site *v, size_t n, bool *busy)
 {
 	enum { ROUNDS = 300 };
@@ -432,6 +472,8 @@ static int settle(const struct agent_patch_site *v, size_t n, bool *busy)
 	int err = list_tasks(), left = 0, unknown = 0;
 
 	if (err < 0)
+		return err;
+	if (probe_n && (err = install_probe()) < 0)
 		return err;
 	for (int round = 0; round < ROUNDS; round++) {
 		unknown = 0;
@@ -455,17 +497,18 @@ static int settle(const struct agent_patch_site *v, size_t n, bool *busy)
 				unknown++;
 				if (s->sent)
 					continue; /* its answer to come */
-				if (blocks_trap(s->tid))
+				if (blocks(s->tid, probe_sig))
 					continue; /* asleep in a moment, we hope */
 				memset(&si, 0, sizeof(si));
-				si.si_signo = SIGTRAP;
+				si.si_signo = probe_sig;
 				si.si_code = SI_QUEUE;
 				si.si_pid = pid;
 				si.si_uid = getuid();
 				si.si_value.sival_ptr =
 				    (void *)(uintptr_t)(PROBE_MAGIC << 40 |
 							(uint64_t)probe_gen << 24 | i);
-				if (syscall(SYS_rt_tgsigqueueinfo, pid, s->tid, SIGTRAP, &si) == 0)
+				if (syscall(SYS_rt_tgsigqueueinfo, pid, s->tid, probe_sig, &si) ==
+				    0)
 					s->sent = true;
 				else if (errno == ESRCH) {
 					s->done = true;
@@ -661,10 +704,10 @@ void agent_patch_live_forget(struct agent_live_sites *sites)
 		__atomic_store_n(&sites->dead, true, __ATOMIC_RELEASE);
 }
 
-/* Whether some thread of this process has a SIGTRAP pending: one that
- * trapped on an int3 and was not given its signal yet (preempted in
- * between).  True when it cannot tell. */
-static bool trap_pending(void)
+/* Whether some thread of this process has signal sig pending: SIGTRAP,
+ * one that trapped on an int3 and was not given its signal yet (preempted
+ * in between); a probe not answered yet.  True when it cannot tell. */
+static bool sig_pending(int sig)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
@@ -686,7 +729,7 @@ static bool trap_pending(void)
 		buf[n > 0 ? n : 0] = '\0';
 		for (unsigned k = 0; k < 2; k++)
 			if ((p = strstr(buf, k ? "\nShdPnd:" : "\nSigPnd:")) &&
-			    (strtoull(p + 8, NULL, 16) & (1ull << (SIGTRAP - 1))))
+			    (strtoull(p + 8, NULL, 16) & (1ull << (sig - 1))))
 				pending = true;
 	}
 	if (d)
@@ -698,12 +741,20 @@ int agent_patch_live_end(void)
 {
 	struct sigaction cur;
 
+	/* The probes' signal: the program's action again once none is on
+	 * its way (one that is stays ours). */
+	if (probe_sig && !sig_pending(probe_sig)) {
+		if (sigaction(probe_sig, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+		    cur.sa_sigaction == on_probe)
+			sigaction(probe_sig, &prev_probe, NULL);
+		probe_sig = 0;
+	}
 	if (!trap_installed)
 		return 0;
 	/* Every site is written back, and each core serialized since: a
 	 * thread can trap on none of ours any more, but one that did may
 	 * not have run its handler yet. */
-	for (int i = 0; trap_pending(); i++) {
+	for (int i = 0; sig_pending(SIGTRAP); i++) {
 		struct timespec ms = { 0, 1000000 };
 
 		if (i == 100) {

@@ -6,8 +6,8 @@
  * it was; a thread calling a function while it is patched sees the old
  * function, then the stub, never anything else; a thread that stays
  * inside an entry's displaced instructions keeps them (the entry is left
- * unpatched); a thread that runs and blocks SIGTRAP, which cannot be
- * asked where it is, leaves every entry as it was. */
+ * unpatched); a thread that runs and blocks every signal, which cannot
+ * be asked where it is, leaves every entry as it was. */
 #include "config.h"
 
 #include <errno.h>
@@ -87,15 +87,15 @@ static void *insider(void *arg)
 	return (void *)(long)fn(&inside_flag);
 }
 
-/* A thread that blocks SIGTRAP and spins (in its own code) until set. */
+/* A thread that blocks every signal and spins (in its own code) until
+ * set. */
 static volatile char blocker_stop;
 static void *blocker(void *arg)
 {
-	sigset_t trap;
+	sigset_t all;
 	(void)arg;
-	sigemptyset(&trap);
-	sigaddset(&trap, SIGTRAP);
-	pthread_sigmask(SIG_BLOCK, &trap, NULL);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	inside_started = 1;
 	while (!blocker_stop)
 		;
@@ -210,7 +210,7 @@ int main(void)
 	   "returns (%d, %ld)",
 	   err, (long)ret);
 
-	/* A thread that runs and blocks SIGTRAP: nothing patched. */
+	/* A thread that runs and blocks every signal: nothing patched. */
 	uint64_t b = base + 2112;
 	mov_ret(b, 1);
 	inside_started = 0;
@@ -223,7 +223,7 @@ int main(void)
 	blocker_stop = 1;
 	pthread_join(th, NULL);
 	ok(err == -EBUSY && !none && page[2112] == 0xb8 && call(b) == 1,
-	   "a running thread that blocks SIGTRAP: -EBUSY, the entry as it was (%d)", err);
+	   "a running thread that blocks every signal: -EBUSY, the entry as it was (%d)", err);
 	ok(theirs == 3, "... and no probe reached the program's handler");
 
 	struct sigaction now;
