@@ -96,7 +96,7 @@ static unsigned long traps; /* threads sent to a stub by an int3, for FXT_DEBUG 
 
 /* The slots of the threads asked, by index (the value's low 24 bits), of
  * probe number probe_gen (bits 24..39).  Never freed: a probe may be
- * answered late (a thread that blocked SIGTRAP a moment); a larger table
+ * answered late (a thread that blocked the probe a moment); a larger table
  * replaces it and the old one stays. */
 struct probe_slot {
 	long tid;
