@@ -89,8 +89,9 @@ static unsigned long traps; /* threads sent to a stub by an int3, for FXT_DEBUG 
  * resume at), one that runs through a probe (probe_sig, a real-time
  * signal the program leaves alone, sent by rt_tgsigqueueinfo() with
  * SI_QUEUE and PROBE_MAGIC in its value), whose handler writes its
- * context's RIP in the thread's slot.  The handler stays installed while
- * a probe is on its way, until the detach (agent_patch_live_end()). */
+ * context's RIP in the thread's slot.  The program's action is put back
+ * after, unless a probe is still on its way (then at the next call, or
+ * the detach: agent_patch_live_end()). */
 
 #define PROBE_MAGIC 0x667874ull /* "fxt", the value's top 24 bits */
 
@@ -546,6 +547,8 @@ static int settle(const struct agent_patch_site *v, size_t n, bool *busy)
 	return left;
 }
 
+static void probes_end(void);
+
 /* Whether this process registered for membarrier SYNC_CORE (once). */
 static bool registered;
 
@@ -608,6 +611,7 @@ int agent_patch_live(const struct agent_patch_site *v, size_t n, struct agent_li
 		goto undo;
 	}
 	int left = settle(v, n, busy);
+	probes_end();
 	if (left < 0) {
 		free(busy);
 		free(w);
@@ -737,18 +741,25 @@ static bool sig_pending(int sig)
 	return pending;
 }
 
-int agent_patch_live_end(void)
+/* The probes' signal: the program's action again once none is on its way
+ * (one that is keeps ours, until the next call). */
+static void probes_end(void)
 {
 	struct sigaction cur;
 
-	/* The probes' signal: the program's action again once none is on
-	 * its way (one that is stays ours). */
 	if (probe_sig && !sig_pending(probe_sig)) {
 		if (sigaction(probe_sig, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
 		    cur.sa_sigaction == on_probe)
 			sigaction(probe_sig, &prev_probe, NULL);
 		probe_sig = 0;
 	}
+}
+
+int agent_patch_live_end(void)
+{
+	struct sigaction cur;
+
+	probes_end();
 	if (!trap_installed)
 		return 0;
 	/* Every site is written back, and each core serialized since: a

@@ -104,7 +104,7 @@ static void *blocker(void *arg)
 
 int main(void)
 {
-	plan(13);
+	plan(14);
 
 	long pg = sysconf(_SC_PAGESIZE);
 	page =
@@ -225,6 +225,10 @@ int main(void)
 	ok(err == -EBUSY && !none && page[2112] == 0xb8 && call(b) == 1,
 	   "a running thread that blocks every signal: -EBUSY, the entry as it was (%d)", err);
 	ok(theirs == 3, "... and no probe reached the program's handler");
+	struct sigaction rt;
+	sigaction(SIGRTMAX, NULL, &rt);
+	ok(!(rt.sa_flags & SA_SIGINFO) && rt.sa_handler == SIG_DFL,
+	   "the probes' signal has its default action again");
 
 	struct sigaction now;
 	sigaction(SIGTRAP, NULL, &now);
