@@ -77,7 +77,8 @@ struct agent_live_sites {
 
 static struct agent_live_sites *tables;
 static struct sigaction prev_trap, prev_probe;
-static int probe_sig; /* the signal of the probes (settle()), once installed */
+static int probe_sig;  /* the signal of the probes (settle()), once installed */
+static bool probe_out; /* a probe not answered may still come: probe_sig stays ours */
 static bool trap_installed;
 static unsigned long traps; /* threads sent to a stub by an int3, for FXT_DEBUG */
 
@@ -401,8 +402,11 @@ static int asleep_at(long tid, uint64_t *pc)
 	return 1;
 }
 
-/* Whether task tid blocks signal sig (its mask in /proc). */
-static bool blocks(long tid, int sig)
+/* Whether task tid may not be sent a probe (signal sig) now: it blocks
+ * it, or it is traced (fxt-run running a call in it: a signal would be
+ * held there, then queued again after, maybe once the action is the
+ * program's again).  From its status in /proc. */
+static bool unaskable(long tid, int sig)
 {
 	char path[64], buf[2048], *p;
 	ssize_t n;
@@ -415,7 +419,9 @@ static bool blocks(long tid, int sig)
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	buf[n > 0 ? n : 0] = '\0';
-	return (p = strstr(buf, "\nSigBlk:")) && (strtoull(p + 8, NULL, 16) & (1ull << (sig - 1)));
+	return ((p = strstr(buf, "\nSigBlk:")) &&
+		(strtoull(p + 8, NULL, 16) & (1ull << (sig - 1)))) ||
+	       ((p = strstr(buf, "\nTracerPid:")) && strtol(p + 11, NULL, 10) != 0);
 }
 
 /* The tasks of the process but the calling one, in probe_v (a new table
@@ -458,6 +464,28 @@ static int list_tasks(void)
 	return 0;
 }
 
+/* Whether a probe sent and not answered may still come (its thread
+ * lives, 20 ms after): then probe_sig keeps our handler for good. */
+static void probes_count_out(void)
+{
+	/* Those sent last are most likely answered in a moment. */
+	for (int ms = 0; ms < 20; ms++) {
+		uint32_t i = 0;
+		while (i < probe_n &&
+		       (!probe_v[i].sent ||
+			__atomic_load_n(&probe_v[i].seen, __ATOMIC_ACQUIRE) == probe_gen))
+			i++;
+		if (i == probe_n)
+			break;
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+	for (uint32_t i = 0; i < probe_n; i++)
+		if (probe_v[i].sent &&
+		    __atomic_load_n(&probe_v[i].seen, __ATOMIC_ACQUIRE) != probe_gen &&
+		    syscall(SYS_tgkill, getpid(), probe_v[i].tid, 0) == 0)
+			probe_out = true;
+}
+
 /* After step 1 (every int3 written, the cores serialized): waits until no
  * other thread stands strictly inside a site's displaced bytes, where step
  * 2 would leave it in the middle of the jump.  No thread enters them any
@@ -498,7 +526,7 @@ static int settle(const struct agent_patch_site *v, size_t n, bool *busy)
 				unknown++;
 				if (s->sent)
 					continue; /* its answer to come */
-				if (blocks(s->tid, probe_sig))
+				if (unaskable(s->tid, probe_sig))
 					continue; /* asleep in a moment, we hope */
 				memset(&si, 0, sizeof(si));
 				si.si_signo = probe_sig;
@@ -522,11 +550,14 @@ static int settle(const struct agent_patch_site *v, size_t n, bool *busy)
 			else
 				unknown++; /* asked again */
 		}
-		if (!unknown)
+		if (!unknown) {
+			probes_count_out();
 			return 0;
+		}
 		if (round < ROUNDS - 1)
 			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	}
+	probes_count_out();
 	/* What stays: the sites threads stand in (a thread seen in one is
 	 * there or out of every site: it cannot enter another without its
 	 * int3), or a thread not placed. */
@@ -742,12 +773,13 @@ static bool sig_pending(int sig)
 }
 
 /* The probes' signal: the program's action again once none is on its way
- * (one that is keeps ours, until the next call). */
+ * (one pending keeps ours until the next call; one not answered, held by
+ * a tracer maybe, for good). */
 static void probes_end(void)
 {
 	struct sigaction cur;
 
-	if (probe_sig && !sig_pending(probe_sig)) {
+	if (probe_sig && !probe_out && !sig_pending(probe_sig)) {
 		if (sigaction(probe_sig, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
 		    cur.sa_sigaction == on_probe)
 			sigaction(probe_sig, &prev_probe, NULL);
