@@ -29,7 +29,8 @@
  * inside a site; the int3s keep new ones out, so that set only shrinks.
  * A site where one stays (300 ms) gets its first byte back and is left
  * unpatched (said on stderr); a thread that runs and blocks the probe
- * cannot be asked: the whole call takes its int3s back (-EBUSY).  Not
+ * (or runs a call of fxt-run's, traced, for 300 ms) cannot be asked: the
+ * whole call takes its int3s back (-EBUSY).  Not
  * SIGTRAP as the probe: a SIGTRAP pending makes the kernel drop the one of
  * an int3 the thread then meets, and it would resume after the int3.
  *
@@ -42,7 +43,12 @@
  * trapped and not yet been given its signal when the patch ends), but
  * for a detach (agent_patch_live_end()); traps that are not at a patch
  * site go to the handler the program had, except those of an int3 of ours
- * taken back meanwhile: the thread goes back to the instruction. */
+ * taken back meanwhile: the thread goes back to the instruction.
+ *
+ * This file is past 800 lines: the three steps, the SIGTRAP handler and
+ * the settling between steps 1 and 2 (its probes, their handler and
+ * slots) share the tables of sites and the handlers' state, which no
+ * other file should see. */
 #include <config.h>
 
 #include <dirent.h>
