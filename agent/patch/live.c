@@ -20,19 +20,35 @@
  * The text is written through /proc/self/mem, which leaves the pages'
  * protection alone: no page is ever writable and executable.
  *
- * What this does not cover: a thread stopped *between* two displaced
- * instructions of an entry at that moment would resume in the middle of
- * the jump; and a thread that blocks SIGTRAP and reaches an int3 is killed
- * by the kernel.  Both need a thread already running the new library's
- * code while dlopen() has not returned yet (a thread the library's
- * constructors started, a lazy binding to its symbols), and the first
- * also a preemption in those few bytes.
+ * Between steps 1 and 2 no thread may stand inside a site's displaced
+ * bytes after its first (one preempted after `push %rbp` would resume in
+ * the middle of the jump): attached (fxt-run -p), every thread may be
+ * running the very functions patched.  So after step 1 every other thread
+ * says where it is (settle(): /proc for one asleep in the kernel, a
+ * real-time signal of ours, a probe, for one that runs), until none is
+ * inside a site; the int3s keep new ones out, so that set only shrinks.
+ * A site where one stays (300 ms) gets its first byte back and is left
+ * unpatched (said on stderr); a thread that runs and blocks the probe
+ * (or runs a call of fxt-run's, traced, for 300 ms) cannot be asked: the
+ * whole call takes its int3s back (-EBUSY).  Not
+ * SIGTRAP as the probe: a SIGTRAP pending makes the kernel drop the one of
+ * an int3 the thread then meets, and it would resume after the int3.
+ *
+ * What this does not cover: a thread interrupted inside a site's bytes by
+ * a signal whose handler of the program's still runs (what it reports is
+ * the handler's place, not the interrupted one); and a thread that blocks
+ * SIGTRAP and reaches an int3, which the kernel kills.
  *
  * The SIGTRAP handler stays installed once installed (a thread may have
  * trapped and not yet been given its signal when the patch ends), but
  * for a detach (agent_patch_live_end()); traps that are not at a patch
  * site go to the handler the program had, except those of an int3 of ours
- * taken back meanwhile: the thread goes back to the instruction. */
+ * taken back meanwhile: the thread goes back to the instruction.
+ *
+ * This file is past 800 lines: the three steps, the SIGTRAP handler and
+ * the settling between steps 1 and 2 (its probes, their handler and
+ * slots) share the tables of sites and the handlers' state, which no
+ * other file should see. */
 #include <config.h>
 
 #include <dirent.h>
@@ -66,9 +82,51 @@ struct agent_live_sites {
 };
 
 static struct agent_live_sites *tables;
-static struct sigaction prev_trap;
+static struct sigaction prev_trap, prev_probe;
+static int probe_sig;  /* the signal of the probes (settle()), once installed */
+static bool probe_out; /* a probe not answered may still come: probe_sig stays ours */
 static bool trap_installed;
 static unsigned long traps; /* threads sent to a stub by an int3, for FXT_DEBUG */
+
+/* ------------------------------------------------ where the threads stand
+ *
+ * Between steps 1 and 2 (agent_patch_live()), every other thread of the
+ * process says where it is: a thread asleep in the kernel through
+ * /proc/self/task/TID/syscall (its last field is the address it will
+ * resume at), one that runs through a probe (probe_sig, a real-time
+ * signal the program leaves alone, sent by rt_tgsigqueueinfo() with
+ * SI_QUEUE and PROBE_MAGIC in its value), whose handler writes its
+ * context's RIP in the thread's slot.  The program's action is put back
+ * after, unless a probe is still on its way (then at the next call, or
+ * the detach: agent_patch_live_end()). */
+
+#define PROBE_MAGIC 0x667874ull /* "fxt", the value's top 24 bits */
+
+/* The slots of the threads asked, by index (the value's low 24 bits), of
+ * probe number probe_gen (bits 24..39).  Never freed: a probe may be
+ * answered late (a thread that blocked the probe a moment); a larger table
+ * replaces it and the old one stays. */
+struct probe_slot {
+	long tid;
+	uint64_t rip;
+	uint32_t seen;	 /* probe_gen once rip is written, by the handler */
+	bool sent, done; /* for the patcher: asked; known out of every site */
+	size_t at;	 /* for the patcher: 1 + the site it was last seen in */
+};
+static struct probe_slot *probe_v;
+static uint32_t probe_n, probe_cap, probe_gen;
+
+static void answer(uint64_t value, uint64_t rip)
+{
+	struct probe_slot *v = __atomic_load_n(&probe_v, __ATOMIC_ACQUIRE);
+	uint32_t gen = (value >> 24) & 0xffff, slot = value & 0xffffff;
+
+	if (v && gen == __atomic_load_n(&probe_gen, __ATOMIC_ACQUIRE) &&
+	    slot < __atomic_load_n(&probe_n, __ATOMIC_ACQUIRE)) {
+		v[slot].rip = rip;
+		__atomic_store_n(&v[slot].seen, gen, __ATOMIC_RELEASE);
+	}
+}
 
 static uint64_t find_stub(uint64_t site)
 {
@@ -102,6 +160,21 @@ static bool is_ours(uint64_t site)
 	return false;
 }
 
+/* A signal that is not ours: its action as the program set it. */
+static void forward(const struct sigaction *prev, int sig, siginfo_t *si, void *ctx)
+{
+	if (prev->sa_flags & SA_SIGINFO) {
+		prev->sa_sigaction(sig, si, ctx);
+	} else if (prev->sa_handler == SIG_DFL) {
+		/* Its default action, on the same thread (blocked until this
+		 * handler returns). */
+		signal(sig, SIG_DFL);
+		raise(sig);
+	} else if (prev->sa_handler != SIG_IGN) {
+		prev->sa_handler(sig);
+	}
+}
+
 static void on_trap(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
@@ -126,17 +199,45 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
 		}
 	}
 	/* Not ours: what the program asked for. */
-	if (prev_trap.sa_flags & SA_SIGINFO) {
-		prev_trap.sa_sigaction(sig, si, ctx);
-	} else if (prev_trap.sa_handler == SIG_DFL) {
-		/* Its default action, on the same thread (blocked until this
-		 * handler returns). */
-		signal(SIGTRAP, SIG_DFL);
-		raise(SIGTRAP);
-	} else if (prev_trap.sa_handler != SIG_IGN) {
-		prev_trap.sa_handler(sig);
-	}
+	forward(&prev_trap, sig, si, ctx);
 	errno = saved;
+}
+
+/* The probes' handler (settle()): the others go where the program said. */
+static void on_probe(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	int saved = errno;
+
+	if (si && si->si_code == SI_QUEUE && si->si_pid == getpid() &&
+	    (uint64_t)(uintptr_t)si->si_value.sival_ptr >> 40 == PROBE_MAGIC)
+		answer((uint64_t)(uintptr_t)si->si_value.sival_ptr,
+		       (uint64_t)uc->uc_mcontext.gregs[REG_RIP]);
+	else
+		forward(&prev_probe, sig, si, ctx);
+	errno = saved;
+}
+
+/* The signal of the probes, chosen once: the highest real-time signal
+ * whose action is the default (the program does not use it), 0 until
+ * then or if none is. */
+static int install_probe(void)
+{
+	struct sigaction sa, cur;
+
+	if (probe_sig)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_probe;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (int sig = SIGRTMAX; sig > SIGRTMIN; sig--)
+		if (sigaction(sig, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
+		    cur.sa_handler == SIG_DFL && sigaction(sig, &sa, &prev_probe) == 0) {
+			probe_sig = sig;
+			return 0;
+		}
+	return -EBUSY;
 }
 
 static int install_trap(void)
@@ -265,6 +366,226 @@ static int poke_step(int fd, const struct agent_patch_site *v, size_t n, enum st
 	return 0;
 }
 
+/* The index of the site of v[0..n) (sorted) whose displaced bytes after
+ * the first hold `pc`, or n. */
+static size_t site_inside(const struct agent_patch_site *v, size_t n, uint64_t pc)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* the first site above pc */
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].site <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && pc > v[lo - 1].site && pc < v[lo - 1].site + v[lo - 1].len)
+		return lo - 1;
+	return n;
+}
+
+/* Where task tid sleeps in the kernel, from /proc/self/task/TID/syscall
+ * (its last field): 1 with *pc; 0: it runs (or that cannot be read); -1:
+ * it is gone. */
+static int asleep_at(long tid, uint64_t *pc)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/syscall", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH ? -1 : 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (strncmp(buf, "running", 7) == 0 || !(p = strrchr(buf, ' ')))
+		return 0;
+	*pc = strtoull(p + 1, NULL, 16);
+	return 1;
+}
+
+/* Whether task tid may not be sent a probe (signal sig) now: it blocks
+ * it, or it is traced (fxt-run running a call in it: a signal would be
+ * held there, then queued again after, maybe once the action is the
+ * program's again).  From its status in /proc. */
+static bool unaskable(long tid, int sig)
+{
+	char path[64], buf[2048], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/status", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return ((p = strstr(buf, "\nSigBlk:")) &&
+		(strtoull(p + 8, NULL, 16) & (1ull << (sig - 1)))) ||
+	       ((p = strstr(buf, "\nTracerPid:")) && strtol(p + 11, NULL, 10) != 0);
+}
+
+/* The tasks of the process but the calling one, in probe_v (a new table
+ * if it is too small) for probe number probe_gen: 0 or -errno. */
+static int list_tasks(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	long self = syscall(SYS_gettid);
+	uint32_t n = 0;
+
+	if (!d)
+		return -errno;
+	__atomic_store_n(&probe_n, 0, __ATOMIC_RELEASE);
+	probe_gen = (probe_gen + 1) & 0xffff;
+	while ((e = readdir(d)) != NULL) {
+		char *end;
+		long tid = strtol(e->d_name, &end, 10);
+
+		if (tid <= 0 || *end || tid == self)
+			continue;
+		if (n == probe_cap) {
+			/* The old table stays: a late answer may write there. */
+			uint32_t cap = probe_cap ? 2 * probe_cap : 64;
+			struct probe_slot *v = calloc(cap, sizeof(*v));
+			if (!v || cap > 0xffffff) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			if (n)
+				memcpy(v, probe_v, n * sizeof(*v));
+			__atomic_store_n(&probe_v, v, __ATOMIC_RELEASE);
+			probe_cap = cap;
+		}
+		probe_v[n++] = (struct probe_slot){ .tid = tid };
+	}
+	closedir(d);
+	__atomic_store_n(&probe_n, n, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Whether a probe sent and not answered may still come (its thread
+ * lives, 20 ms after): then probe_sig keeps our handler for good. */
+static void probes_count_out(void)
+{
+	/* Those sent last are most likely answered in a moment. */
+	for (int ms = 0; ms < 20; ms++) {
+		uint32_t i = 0;
+		while (i < probe_n &&
+		       (!probe_v[i].sent ||
+			__atomic_load_n(&probe_v[i].seen, __ATOMIC_ACQUIRE) == probe_gen))
+			i++;
+		if (i == probe_n)
+			break;
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+	for (uint32_t i = 0; i < probe_n; i++)
+		if (probe_v[i].sent &&
+		    __atomic_load_n(&probe_v[i].seen, __ATOMIC_ACQUIRE) != probe_gen &&
+		    syscall(SYS_tgkill, getpid(), probe_v[i].tid, 0) == 0)
+			probe_out = true;
+}
+
+/* After step 1 (every int3 written, the cores serialized): waits until no
+ * other thread stands strictly inside a site's displaced bytes, where step
+ * 2 would leave it in the middle of the jump.  No thread enters them any
+ * more (it traps on the int3 first), and the displaced instructions make
+ * no system call: a thread there leaves as soon as it runs.  busy[i] is
+ * set for the sites of v[0..n) where one stays (300 ms): the number of
+ * those; -EBUSY: a thread could not be placed (it runs, and blocks the
+ * probe), or no signal is free for the probes; another -errno. */
+static int settle(const struct agent_patch_site *v, size_t n, bool *busy)
+{
+	enum { ROUNDS = 300 };
+	pid_t pid = getpid();
+	int err = list_tasks(), left = 0, unknown = 0;
+
+	if (err < 0)
+		return err;
+	if (probe_n && (err = install_probe()) < 0)
+		return err;
+	for (int round = 0; round < ROUNDS; round++) {
+		unknown = 0;
+		for (uint32_t i = 0; i < probe_n; i++) {
+			struct probe_slot *s = &probe_v[i];
+			uint64_t pc;
+			int at;
+
+			if (s->done)
+				continue;
+			if (s->sent && __atomic_load_n(&s->seen, __ATOMIC_ACQUIRE) == probe_gen) {
+				pc = s->rip;
+				s->sent = false;
+				__atomic_store_n(&s->seen, 0, __ATOMIC_RELAXED);
+			} else if ((at = asleep_at(s->tid, &pc)) < 0) {
+				s->done = true; /* gone */
+				continue;
+			} else if (at == 0) {
+				siginfo_t si;
+
+				unknown++;
+				if (s->sent)
+					continue; /* its answer to come */
+				if (unaskable(s->tid, probe_sig))
+					continue; /* asleep in a moment, we hope */
+				memset(&si, 0, sizeof(si));
+				si.si_signo = probe_sig;
+				si.si_code = SI_QUEUE;
+				si.si_pid = pid;
+				si.si_uid = getuid();
+				si.si_value.sival_ptr =
+				    (void *)(uintptr_t)(PROBE_MAGIC << 40 |
+							(uint64_t)probe_gen << 24 | i);
+				if (syscall(SYS_rt_tgsigqueueinfo, pid, s->tid, probe_sig, &si) ==
+				    0)
+					s->sent = true;
+				else if (errno == ESRCH) {
+					s->done = true;
+					unknown--;
+				}
+				continue;
+			}
+			if ((s->at = site_inside(v, n, pc) + 1) > n)
+				s->done = true;
+			else
+				unknown++; /* asked again */
+		}
+		if (!unknown) {
+			probes_count_out();
+			return 0;
+		}
+		if (round < ROUNDS - 1)
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+	probes_count_out();
+	/* What stays: the sites threads stand in (a thread seen in one is
+	 * there or out of every site: it cannot enter another without its
+	 * int3), or a thread not placed. */
+	for (uint32_t i = 0; i < probe_n; i++) {
+		struct probe_slot *s = &probe_v[i];
+
+		if (s->done)
+			continue;
+		if (!s->at) {
+			agent_dbg("FXT_PATCH: task %ld could not be placed", s->tid);
+			return -EBUSY;
+		}
+		if (!busy[s->at - 1]) {
+			busy[s->at - 1] = true;
+			left++;
+		}
+	}
+	return left;
+}
+
+static void probes_end(void);
+
 /* Whether this process registered for membarrier SYNC_CORE (once). */
 static bool registered;
 
@@ -313,20 +634,56 @@ int agent_patch_live(const struct agent_patch_site *v, size_t n, struct agent_li
 	}
 	if ((err = sync_cores(registered)) < 0)
 		goto undo;
-	/* 2: the rest of each jump, nops after it. */
-	if ((err = poke_step(fd, v, n, STEP_JMP_TAIL, &k)) < 0)
+	/* Then no thread may stand inside the displaced bytes after a site's
+	 * first (see settle()): a site where one stays gets its first byte
+	 * back and keeps its code (a thread that trapped on its int3 still
+	 * goes to the stub, by the table). */
+	bool *busy = calloc(n, sizeof(*busy));
+	struct agent_patch_site *w = malloc(n * sizeof(*w));
+	size_t m = 0;
+	if (!busy || !w) {
+		free(busy);
+		free(w);
+		err = -ENOMEM;
 		goto undo;
+	}
+	int left = settle(v, n, busy);
+	probes_end();
+	if (left < 0) {
+		free(busy);
+		free(w);
+		err = left;
+		goto undo;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!busy[i])
+			w[m++] = v[i];
+		else if (poke(fd, v[i].site, v[i].orig, 1) < 0)
+			agent_dbg("FXT_PATCH: %p keeps its int3", (void *)(uintptr_t)v[i].site);
+	free(busy);
+	if (left) {
+		sync_cores(registered);
+		agent_err("FXT_PATCH: %d function%s left unpatched: a thread stood inside %s "
+			  "first instructions",
+			  left, left == 1 ? "" : "s", left == 1 ? "its" : "their");
+	}
+	/* 2: the rest of each jump, nops after it. */
+	if ((err = poke_step(fd, w, m, STEP_JMP_TAIL, &k)) < 0) {
+		free(w);
+		goto undo;
+	}
 	sync_cores(registered);
 	/* 3: the jumps' first bytes.  A site whose write failed keeps its
 	 * int3, which leads to the stub as well (through a signal). */
-	if (poke_step(fd, v, n, STEP_JMP_HEAD, &k) < 0)
-		for (size_t i = k; i < n; i++)
-			if (poke(fd, v[i].site, &jmp, 1) < 0)
+	if (poke_step(fd, w, m, STEP_JMP_HEAD, &k) < 0)
+		for (size_t i = k; i < m; i++)
+			if (poke(fd, w[i].site, &jmp, 1) < 0)
 				agent_dbg("FXT_PATCH: %p keeps its int3",
-					  (void *)(uintptr_t)v[i].site);
+					  (void *)(uintptr_t)w[i].site);
 	sync_cores(registered);
 	close(fd);
-	agent_dbg("FXT_PATCH: %zu entries patched while running (%lu int3 traps so far)", n,
+	free(w);
+	agent_dbg("FXT_PATCH: %zu entries patched while running (%lu int3 traps so far)", m,
 		  __atomic_load_n(&traps, __ATOMIC_RELAXED));
 	*sites = t;
 	return 0;
@@ -388,10 +745,10 @@ void agent_patch_live_forget(struct agent_live_sites *sites)
 		__atomic_store_n(&sites->dead, true, __ATOMIC_RELEASE);
 }
 
-/* Whether some thread of this process has a SIGTRAP pending: one that
- * trapped on an int3 and was not given its signal yet (preempted in
- * between).  True when it cannot tell. */
-static bool trap_pending(void)
+/* Whether some thread of this process has signal sig pending: SIGTRAP,
+ * one that trapped on an int3 and was not given its signal yet (preempted
+ * in between); a probe not answered yet.  True when it cannot tell. */
+static bool sig_pending(int sig)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
@@ -413,7 +770,7 @@ static bool trap_pending(void)
 		buf[n > 0 ? n : 0] = '\0';
 		for (unsigned k = 0; k < 2; k++)
 			if ((p = strstr(buf, k ? "\nShdPnd:" : "\nSigPnd:")) &&
-			    (strtoull(p + 8, NULL, 16) & (1ull << (SIGTRAP - 1))))
+			    (strtoull(p + 8, NULL, 16) & (1ull << (sig - 1))))
 				pending = true;
 	}
 	if (d)
@@ -421,16 +778,32 @@ static bool trap_pending(void)
 	return pending;
 }
 
+/* The probes' signal: the program's action again once none is on its way
+ * (one pending keeps ours until the next call; one not answered, held by
+ * a tracer maybe, for good). */
+static void probes_end(void)
+{
+	struct sigaction cur;
+
+	if (probe_sig && !probe_out && !sig_pending(probe_sig)) {
+		if (sigaction(probe_sig, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+		    cur.sa_sigaction == on_probe)
+			sigaction(probe_sig, &prev_probe, NULL);
+		probe_sig = 0;
+	}
+}
+
 int agent_patch_live_end(void)
 {
 	struct sigaction cur;
 
+	probes_end();
 	if (!trap_installed)
 		return 0;
 	/* Every site is written back, and each core serialized since: a
 	 * thread can trap on none of ours any more, but one that did may
 	 * not have run its handler yet. */
-	for (int i = 0; trap_pending(); i++) {
+	for (int i = 0; sig_pending(SIGTRAP); i++) {
 		struct timespec ms = { 0, 1000000 };
 
 		if (i == 100) {

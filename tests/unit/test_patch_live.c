@@ -4,7 +4,10 @@
  * traps that are not at a patch site (or at one forgotten) go to the
  * program's own SIGTRAP handler; a write that fails leaves every byte as
  * it was; a thread calling a function while it is patched sees the old
- * function, then the stub, never anything else. */
+ * function, then the stub, never anything else; a thread that stays
+ * inside an entry's displaced instructions keeps them (the entry is left
+ * unpatched); a thread that runs and blocks every signal, which cannot
+ * be asked where it is, leaves every entry as it was. */
 #include "config.h"
 
 #include <errno.h>
@@ -71,9 +74,37 @@ static void *spinner(void *arg)
 	return (void *)n;
 }
 
+/* A thread calling the function at `inside_at` with `inside_flag`: it
+ * spins in the entry's displaced instructions until the flag is set. */
+static uint64_t inside_at;
+static volatile char inside_flag, inside_started;
+static void *insider(void *arg)
+{
+	int (*fn)(volatile char *);
+	(void)arg;
+	*(void **)&fn = (void *)(uintptr_t)inside_at;
+	inside_started = 1;
+	return (void *)(long)fn(&inside_flag);
+}
+
+/* A thread that blocks every signal and spins (in its own code) until
+ * set. */
+static volatile char blocker_stop;
+static void *blocker(void *arg)
+{
+	sigset_t all;
+	(void)arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	inside_started = 1;
+	while (!blocker_stop)
+		;
+	return NULL;
+}
+
 int main(void)
 {
-	plan(10);
+	plan(14);
 
 	long pg = sysconf(_SC_PAGESIZE);
 	page =
@@ -152,6 +183,52 @@ int main(void)
 	}
 	ok(bad == 0, "100 functions patched while a thread called them (%ld calls before)", calls);
 	ok(theirs == 3, "... no trap reached the program's handler");
+
+	/* A thread inside an entry's displaced bytes (a nop, then
+	 * `1: cmpb $0,(%rdi); je 1b`, 6 bytes), which it does not leave
+	 * while patched: the entry is left as it was, and the thread goes on. */
+	static const uint8_t spin[] = { 0x90, 0x80, 0x3f, 0x00, 0x74, 0xfb,   /* displaced */
+					0xb8, 0x05, 0x00, 0x00, 0x00, 0xc3 }; /* mov $5; ret */
+	uint64_t in = base + 2048, in_stub = stubs + 2048;
+	put(in, spin, sizeof(spin));
+	mov_ret(in_stub, 2);
+	inside_at = in;
+	pthread_t th;
+	void *ret = NULL;
+	if (pthread_create(&th, NULL, insider, NULL) != 0)
+		abort();
+	while (!inside_started)
+		;
+	usleep(2000);
+	struct agent_patch_site sv = { .site = in, .stub = in_stub, .len = 6 };
+	memcpy(sv.orig, spin, 6);
+	err = agent_patch_live(&sv, 1, &live);
+	inside_flag = 1;
+	pthread_join(th, &ret);
+	ok(err == 0 && memcmp(page + 2048, spin, sizeof(spin)) == 0 && (long)ret == 5,
+	   "a thread inside the displaced bytes: the entry left as it was, the thread "
+	   "returns (%d, %ld)",
+	   err, (long)ret);
+
+	/* A thread that runs and blocks every signal: nothing patched. */
+	uint64_t b = base + 2112;
+	mov_ret(b, 1);
+	inside_started = 0;
+	if (pthread_create(&th, NULL, blocker, NULL) != 0)
+		abort();
+	while (!inside_started)
+		;
+	struct agent_patch_site bv = site_of(b, stubs);
+	err = agent_patch_live(&bv, 1, &none);
+	blocker_stop = 1;
+	pthread_join(th, NULL);
+	ok(err == -EBUSY && !none && page[2112] == 0xb8 && call(b) == 1,
+	   "a running thread that blocks every signal: -EBUSY, the entry as it was (%d)", err);
+	ok(theirs == 3, "... and no probe reached the program's handler");
+	struct sigaction rt;
+	sigaction(SIGRTMAX, NULL, &rt);
+	ok(!(rt.sa_flags & SA_SIGINFO) && rt.sa_handler == SIG_DFL,
+	   "the probes' signal has its default action again");
 
 	struct sigaction now;
 	sigaction(SIGTRAP, NULL, &now);
