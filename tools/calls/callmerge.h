@@ -60,8 +60,9 @@ int callmerge_open_end(struct callmerge **m, const char *path, const struct fxt_
  * for each of the last ones a merge from the start would give, in order,
  * at most max, their indexes those of the whole merge (st->items in
  * all; when the state did not count them, FXT_END_ITEMS_UNKNOWN: the
- * last one's index is FXT_END_ITEMS_UNKNOWN - 1).  Returns how many were given (fewer than max when the threads'
- * tails hold fewer that are sure to be the last), or a negative errno
+ * last one's index is FXT_END_ITEMS_UNKNOWN - 1).  Returns how many
+ * were given (fewer than max when the threads' tails hold fewer that are
+ * sure to be the last), or a negative errno
  * (callmerge_open_end()'s; -EINVAL when the tails do not add up to the
  * state's count). */
 typedef int (*callmerge_end_fn)(void *ctx, uint64_t index, const struct callstream_item *it);
