@@ -23,10 +23,6 @@
  * loop (rec() in rec(), every other one calling hot() before going down,
  * every third leaf() after coming back): fxt-tree's deep case, written in
  * start or end order, or with --order pairs as begin and end events.
- * The loop's archive in start order, marked, of one process, has the end
- * state (include/fxt/endstate.h), as fxt-run's have: a thread's place
- * every 256 KiB of it, before an iteration's slices (main the only call
- * open there).
  */
 #include "config.h"
 
@@ -37,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <fxt/endstate.h>
 #include <fxt/writer.h>
 
 struct gen {
@@ -59,7 +54,6 @@ struct gen {
 		unsigned name;
 	} pend[16];
 	unsigned npend;
-	uint64_t place_next; /* the end state: the writer's offset of the next place */
 };
 
 static const char *const names[] = { "main",
@@ -246,24 +240,6 @@ static int iteration(struct gen *g, unsigned i)
 
 	if (i % 4 == 3 && (rc = rec(g, 3)) < 0)
 		return rc;
-	if (g->start_order && g->npend && fxt_writer_bytes(g->w) >= g->place_next) {
-		/* the end state: main is the call open before the iteration */
-		struct fxt_end_frame f = { .begin = true,
-					   .ts = 1000,
-					   .category = names[N_CATEGORY],
-					   .category_len = (uint32_t)strlen(names[N_CATEGORY]),
-					   .name = names[N_MAIN],
-					   .name_len = (uint32_t)strlen(names[N_MAIN]) };
-		uint64_t first = g->pend[0].start;
-
-		for (unsigned k = 1; k < g->npend; k++)
-			if (g->pend[k].start < first)
-				first = g->pend[k].start;
-		if ((rc = fxt_writer_end_place(g->w, g->pid, g->tid, &f, 1, false, first, first)) <
-		    0)
-			return rc;
-		g->place_next = fxt_writer_bytes(g->w) + (256u << 10);
-	}
 	if (g->start_order && (rc = flush_pending(g)) < 0)
 		return rc;
 	if (g->waits_every && i % g->waits_every == 0)
@@ -467,12 +443,7 @@ int main(int argc, char **argv)
 	g.run_factor = 1 + run_noise / 100 * uniform(&g);
 	per_thread = g.limit / (nthreads * nprocs);
 
-	/* the end state, as fxt-run's archives have it */
-	rc = fxt_writer_open_path(&g.w, out,
-				  marked && !late_begins && g.start_order && !depth &&
-					  nprocs == 1 && !no_end
-				      ? FXT_WRITER_END_STATE
-				      : 0);
+	rc = fxt_writer_open_path(&g.w, out, 0);
 	if (rc < 0) {
 		fprintf(stderr, "gen_archive: %s: %s\n", out, strerror(-rc));
 		return 1;
@@ -485,7 +456,6 @@ int main(int argc, char **argv)
 		rc = fxt_writer_provider(g.w, (uint32_t)g.pid, "gen_archive");
 		if (rc == 0)
 			rc = fxt_writer_initialization(g.w, g.tps);
-		fxt_writer_end_head(g.w);
 		memset(g.slots, 0, sizeof(g.slots));
 		for (uint64_t t = 0; t < nthreads && rc == 0; t++) {
 			uint64_t stop = g.events + per_thread;
@@ -493,9 +463,6 @@ int main(int argc, char **argv)
 			g.tidx = t;
 			g.nthreads = nthreads;
 			g.now = 1000;
-			if (rc == 0)
-				rc = fxt_writer_end_place(g.w, g.pid, g.tid, NULL, 0, false, 0, 0);
-			g.place_next = fxt_writer_bytes(g.w) + (256u << 10);
 			if (!late_begins)
 				rc = write_event(&g, FXT_EVENT_DURATION_BEGIN, g.now, 0, N_MAIN);
 			if (depth)
@@ -507,9 +474,6 @@ int main(int argc, char **argv)
 				rc = write_event(&g, FXT_EVENT_DURATION_END, g.now, 0, N_MAIN);
 			if (rc == 0 && late_begins)
 				rc = write_event(&g, FXT_EVENT_DURATION_BEGIN, 1000, 0, N_MAIN);
-			if (rc == 0)
-				rc = fxt_writer_end_thread(g.w, g.pid, g.tid, 1000, g.now,
-							   fxt_writer_bytes(g.w) - 8);
 		}
 	}
 	if (rc < 0) {

@@ -559,11 +559,7 @@ int convert_spool(const char *spool_path, const char *archive_path, const struct
 		err = -EEXIST;
 		goto out_sym;
 	}
-	/* The end state (include/fxt/endstate.h) for a plain archive: the
-	 * threads' places come from their conversion (emit.c), at no cost a
-	 * record; an early conversion's parts bring theirs (early.c). */
-	unsigned flags = FXT_WRITER_NO_CLOBBER | (o && o->serial ? FXT_WRITER_SERIAL : 0) |
-			 (!fxt_writer_path_flags(archive_path) ? FXT_WRITER_END_STATE : 0);
+	unsigned flags = FXT_WRITER_NO_CLOBBER | (o && o->serial ? FXT_WRITER_SERIAL : 0);
 	err = fxt_writer_open_path(&w, tmp, flags);
 	if (err == -EEXIST) {
 		unlink(tmp); /* a stale one, from a conversion killed halfway */

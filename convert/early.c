@@ -276,9 +276,7 @@ static int early_feed(struct conv_early *e, struct early_chunk *k)
 		/* Compressed as the archive is, here (at the early
 		 * converter's priority): whole members or frames that the
 		 * archive's take as they are. */
-		err = fxt_writer_open_fd(&et->w, et->fd,
-					 e->flags | FXT_WRITER_SERIAL | FXT_WRITER_END_STATE |
-					     FXT_WRITER_END_PART);
+		err = fxt_writer_open_fd(&et->w, et->fd, e->flags | FXT_WRITER_SERIAL);
 		if (err < 0)
 			return err;
 		et->tid = k->tid;
@@ -448,7 +446,7 @@ int conv_early_finish(struct pipeline *pl, struct early_thread *et, const struct
 		      const struct chunk_ref *chunks, size_t n, bool first)
 {
 	struct thread_state *t = et->t;
-	uint64_t bytes, shift = EARLY_FRONT; /* moved: the file's records stay */
+	uint64_t bytes;
 	off_t end;
 	int err = 0, moved = -ENOTSUP;
 
@@ -478,16 +476,11 @@ int conv_early_finish(struct pipeline *pl, struct early_thread *et, const struct
 					      (uint64_t)end - EARLY_FRONT, bytes);
 	/* Not the first, no more than copy_max bytes, or it could not be
 	 * moved (in memory, more opening records than the room): copied. */
-	if (!err && moved != 0) {
-		shift = fxt_writer_bytes(pl->em.w);
+	if (!err && moved != 0)
 		err = moved == -ENOTSUP || moved == -EAGAIN || moved == -ENOSPC
 			  ? fxt_writer_append_fd(pl->em.w, et->fd, EARLY_FRONT,
 						 (uint64_t)end - EARLY_FRONT, bytes)
 			  : moved;
-	}
-	/* its places (the end state), where its records now are */
-	if (!err)
-		err = fxt_writer_end_take(pl->em.w, et->w, shift);
 	early_thread_free(et);
 	return err;
 }

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <fxt/endstate.h>
 #include <fxt/utf8.h>
 
 #include "convert/emit.h"
@@ -600,54 +599,6 @@ static int emit_slices_loc(struct emit_ctx *ctx, const struct recon_slot *v,
 	return 0;
 }
 
-/* ------------------------------------------------------- the end state */
-
-#define PLACE_FRAMES 256 /* deeper: no place there */
-
-/* A frame of the end state from function addr's names. */
-static bool place_frame(struct emit_ctx *ctx, struct fxt_end_frame *f, uint64_t addr, bool begin,
-			uint64_t start, uint64_t end)
-{
-	struct sym_entry *e = conv_names_get(ctx->names, addr);
-
-	if (!e || !e->name)
-		return false;
-	f->begin = begin;
-	f->ts = conv_tb_ns(&ctx->com->tb, start);
-	f->end = begin ? 0 : conv_tb_ns(&ctx->com->tb, end);
-	f->category = e->cat ? e->cat : "";
-	f->category_len = e->cat ? (uint32_t)e->cat_len : 0;
-	f->name = e->name;
-	f->name_len = (uint32_t)e->name_len;
-	return true;
-}
-
-/* Before the run v[0 ..) of complete events, the first of its recon
- * drain (recon.first_run): the thread's place there, at no cost a record.
- * No frame emitted before encloses v[0] but the begun ones (the recon's
- * stack's prefix): they are the calls open there.  The thread's stream
- * held back its last record C (and kept C's closed ancestors) until the
- * next one: the place leaves them out, and says its items before are no
- * later than v[0]'s start, which C and the ancestors' ends are not, so a
- * reader takes from the tail only the items after every thread's items
- * before (callmerge_end_items()).  Only when a place is due. */
-static void take_place(struct emit_ctx *ctx, const struct recon_slot *v)
-{
-	const struct recon *r = ctx->es_r;
-	struct fxt_end_frame f[PLACE_FRAMES];
-	uint64_t ts;
-
-	if (r->min || r->nbegun > PLACE_FRAMES)
-		return;
-	for (size_t i = 0; i < r->nbegun; i++)
-		if (!place_frame(ctx, &f[i], r->stack[i].addr, true, r->stack[i].start, 0))
-			return;
-	ts = conv_tb_ns(&ctx->com->tb, v->start);
-	if (fxt_writer_end_place(ctx->w, ctx->es_pid, ctx->es_tid, f, r->nbegun, false, ts, ts) < 0)
-		ctx->es_r = NULL;
-	ctx->es_next = fxt_writer_bytes(ctx->w) + CONV_PLACE_BYTES;
-}
-
 /* The sink's hot path: a run of complete events, encoded straight into
  * the writer's buffer.  A function whose refs must be (re)interned first,
  * which writes string records, ends the reservation, and so does a frame
@@ -671,13 +622,6 @@ static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args
 		}
 		return 0;
 	}
-	if (!ctx->es_first)
-		ctx->es_first = v[0].start;
-	ctx->es_last = v[n - 1].start;
-	/* the end state: a place due before the run */
-	if (ctx->es_r && ctx->es_r->first_run &&
-	    __builtin_expect(fxt_writer_bytes(ctx->w) >= ctx->es_next, 0))
-		take_place(ctx, v);
 	if (ctx->com->loc_args)
 		return emit_slices_loc(ctx, v, args, n);
 	/* A libc call on its own (recon_leaf()). */
@@ -699,7 +643,6 @@ static int emit_slices(void *vctx, const struct recon_slot *v, struct recon_args
 		n -= i;
 		if (args)
 			args += i;
-
 		if (i < k) {
 			/* Writer calls: after the commit. */
 			if (!e)
@@ -723,11 +666,7 @@ static int emit_event(void *vctx, enum recon_kind kind, uint64_t addr, uint64_t 
 		      const struct recon_args *args)
 {
 	struct emit_ctx *ctx = vctx;
-	uint64_t ts = kind == RECON_END ? end : start;
 
-	if (!ctx->es_first)
-		ctx->es_first = ts;
-	ctx->es_last = ts;
 	switch (kind) {
 	case RECON_BEGIN:
 		return emit_one(ctx, FXT_EVENT_DURATION_BEGIN, addr, start, 0);
@@ -770,8 +709,6 @@ void conv_emit_init(struct emit_ctx *ctx, struct emit_common *com, uint64_t pid,
 	ctx->logs = logs;
 	ctx->ev.type = FXT_EVENT_DURATION_COMPLETE;
 	ctx->ev.thread = fxt_writer_thread(com->w, pid, tid);
-	ctx->es_pid = pid;
-	ctx->es_tid = tid;
 	com->names.epoch++; /* registering the thread may have written strings */
 	if (ctx->ev.thread.index != FXT_THREADREF_INLINE) {
 		ctx->hdr = fxt_event_header(COMPLETE_WORDS, FXT_EVENT_DURATION_COMPLETE, 0,

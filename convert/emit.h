@@ -127,19 +127,7 @@ struct emit_ctx {
 	 * (fxt/counts.h): a thread with one counts, and so does a log record,
 	 * which always comes with its instant. */
 	uint64_t events;
-	/* The end state (fxt_writer_end_place(); emit.c's take_place()): the
-	 * thread's recon (NULL: no places), the writer's offset past which
-	 * the next place is due, and the times (ticks) of its first and last
-	 * records, 0 before any. */
-	const struct recon *es_r;
-	uint64_t es_pid, es_tid;
-	uint64_t es_next;
-	uint64_t es_first, es_last;
 };
-
-/* Places of the end state once a thread wrote this many bytes since its
- * last: a reader decodes from the one before the last. */
-#define CONV_PLACE_BYTES (256u << 10)
 
 /* An emitter for thread `tid` of process `pid`, which dropped `dropped`
  * records, with its log lines in `logs` (may be NULL).  Registers the

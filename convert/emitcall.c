@@ -217,9 +217,6 @@ int conv_emit_once(void *vctx, const struct recon_slot *s, const struct recon_on
 
 	if (!ctx->hdr || !n)
 		return 0;
-	if (!ctx->es_first) /* the end state's times (a run's, not a call's) */
-		ctx->es_first = s[0].start;
-	ctx->es_last = s[n - 1].start;
 	out = fxt_writer_reserve(ctx->w, n * ONCE_WORDS_MAX);
 	if (!out)
 		return fxt_writer_error(ctx->w) ? fxt_writer_error(ctx->w) : -EIO;

@@ -62,11 +62,6 @@ static int fxt_instant(struct pipeline *pl, uint64_t tid, uint64_t ts, const cha
 	err = fxt_writer_event(w, &ev);
 	if (!err)
 		err = fxt__counts_thread(&pl->st->counts, pl->in->pid, tid);
-	/* before the end state's head ends: its time counts, its thread's
-	 * records start here */
-	if (!err && fxt_writer_bytes(w) >= 8)
-		err = fxt_writer_end_thread(w, pl->in->pid, tid, ev.ts, ev.ts,
-					    fxt_writer_bytes(w) - 8);
 	return err;
 }
 
@@ -267,8 +262,6 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
 	if (!err && in->snapshot)
 		err = snapshot_mark(&pl);
 
-	/* The end state's head: what comes before the threads' records. */
-	fxt_writer_end_head(w);
 	for (uint32_t s = 1; s <= max_serial && !err; s++) {
 		const struct conv_thread *th = by_serial[s];
 		size_t first_chunk = ci;
@@ -306,12 +299,6 @@ int conv_archive(struct fxt_writer *w, const struct conv_input *in, struct conv_
 		conv_emit_init(&lost, &pl.em, in->pid, in->pid, in->lost, NULL);
 		lost.drop_cause = in->lost_cause;
 		err = conv_emit_drops(&lost, in->now_ts ? in->now_ts : in->lost_ts);
-		/* the main thread's records end later (the end state) */
-		lost.es_first = lost.es_last = in->now_ts ? in->now_ts : in->lost_ts;
-		if (!err && lost.es_first && fxt_writer_bytes(w) >= 8)
-			err = fxt_writer_end_thread(
-			    w, in->pid, in->pid, conv_tb_ns(&pl.em.tb, lost.es_first),
-			    conv_tb_ns(&pl.em.tb, lost.es_last), fxt_writer_bytes(w) - 8);
 		if (!err)
 			err = fxt__counts_thread(&st->counts, in->pid, in->pid);
 		st->counts.events += lost.events;

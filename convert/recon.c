@@ -126,7 +126,6 @@ int recon__drain(struct recon *r)
 {
 	const size_t mask = r->fifo_cap - 1;
 
-	r->first_run = true;
 	while (r->head != r->tail) {
 		size_t i = r->head & mask, n = 0;
 		size_t limit = r->tail - r->head < r->fifo_cap - i ? (size_t)(r->tail - r->head)
@@ -139,7 +138,6 @@ int recon__drain(struct recon *r)
 		if (n) {
 			struct recon_args **a = r->nargs ? &r->fifo_args[i] : NULL;
 			err = r->sink->slices(r->ctx, v, a, n);
-			r->first_run = false;
 			if (err < 0)
 				return err;
 			for (size_t k = 0; a && k < n; k++) {

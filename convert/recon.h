@@ -212,10 +212,6 @@ struct recon {
 	uint64_t min;
 	struct addrtab open; /* struct recon_open, by function */
 	uint64_t left_out;   /* frames left out */
-	/* The sink's `slices` is given the first run of a drain (the FIFO's
-	 * front was open, or the FIFO empty, when the drain began): no
-	 * frame emitted before encloses it but the begun ones. */
-	bool first_run;
 };
 
 /* `fifo_max`: the FIFO bound in slots (rounded up to a power of two, at

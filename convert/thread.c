@@ -106,12 +106,6 @@ int conv_thread_open(struct pipeline *pl, struct fxt_writer *w, uint32_t serial,
 	conv_emit_init(&t->ctx, &t->em, in->pid, tid, 0, &t->logs);
 	recon_init(&t->r, &conv_sink, &t->ctx, in->fifo_max);
 	recon_set_step(&t->r, conv_tb_step(&t->em.tb));
-	/* The end state: the thread's first place, before its records. */
-	if (fxt_writer_end_wanted(w)) {
-		t->ctx.es_r = &t->r;
-		t->ctx.es_next = fxt_writer_bytes(w) + CONV_PLACE_BYTES;
-		fxt_writer_end_place(w, in->pid, tid, NULL, 0, false, 0, 0);
-	}
 	if (in->min_duration_ns && in->ticks_per_second) {
 		conv_short_init(&t->shorts, &t->em.tb);
 		t->ctx.shorts = &t->shorts;
@@ -130,7 +124,6 @@ int conv_thread_open(struct pipeline *pl, struct fxt_writer *w, uint32_t serial,
 		/* Registered right after the thread's own ref: neither evicts
 		 * the other while this thread is written (writer.h). */
 		conv_emit_init(&t->sctx, &t->em, in->pid, tid | FXT_SAMPLE_KOID_BIT, 0, NULL);
-		fxt_writer_end_place(w, in->pid, tid | FXT_SAMPLE_KOID_BIT, NULL, 0, false, 0, 0);
 		recon_init(&t->sr, &conv_sink, &t->sctx, in->fifo_max);
 		recon_set_step(&t->sr, conv_tb_step(&t->em.tb));
 		stackchart_init(&t->sc, &t->sr, conv_names_fn_of, &t->em.names, pl->sample_period);
@@ -170,21 +163,6 @@ int conv_thread_close(struct pipeline *pl, struct thread_state *t, const struct 
 	for (struct sym_entry *e = err ? NULL : conv_names_take_later(&t->em.names); e;
 	     e = e->later)
 		conv_emit_loc(&t->ctx, e);
-	/* The end state: where its records end (those of other threads
-	 * follow), their times. */
-	if (!err && fxt_writer_bytes(t->em.w) >= 8) {
-		const struct conv_tb *tb = &t->em.tb;
-		uint64_t off = fxt_writer_bytes(t->em.w) - 8;
-
-		if (t->ctx.es_first)
-			err = fxt_writer_end_thread(t->em.w, in->pid, th->tid,
-						    conv_tb_ns(tb, t->ctx.es_first),
-						    conv_tb_ns(tb, t->ctx.es_last), off);
-		if (!err && t->sctx.es_first)
-			err = fxt_writer_end_thread(t->em.w, in->pid, th->tid | FXT_SAMPLE_KOID_BIT,
-						    conv_tb_ns(tb, t->sctx.es_first),
-						    conv_tb_ns(tb, t->sctx.es_last), off);
-	}
 	/* Counted as a reader of the archive counts them. */
 	st->counts.events += t->ctx.events + t->sctx.events;
 	if (!err && t->ctx.events)

@@ -9,7 +9,6 @@ FXT_CODEC_SOURCES = \
 	fxt/behind.c fxt/behind.h fxt/ahead.c fxt/ahead.h \
 	fxt/reader_int.h fxt/reader.c fxt/source.c fxt/decode.c fxt/order.c \
 	fxt/utf8.c \
-	fxt/endstate.c fxt/endstate_int.h fxt/endstate_read.c \
 	fxt/typenames.c \
 	fxt/counts.c fxt/counts.h \
 	fxt/depth.c fxt/depth.h \
@@ -26,5 +25,5 @@ nodist_EXTRA_libfxt_la_SOURCES = fxt/dummy.c
 libfxt_la_LIBADD = libfxtcodec.la $(ZLIB_LIBS) $(ZSTD_LIBS) $(LIBDEFLATE_LIBS)
 libfxt_la_LDFLAGS = -version-info 0:0:0 -export-symbols-regex '^fxt_'
 
-fxtinclude_HEADERS += include/fxt/format.h include/fxt/writer.h include/fxt/reader.h include/fxt/endstate.h \
+fxtinclude_HEADERS += include/fxt/format.h include/fxt/writer.h include/fxt/reader.h \
 	include/fxt/utf8.h

@@ -206,28 +206,6 @@ struct str_entry *fxt__string_set(struct fxt_reader *r, struct provider *p, unsi
 
 /* ------------------------------------------------------------ public API */
 
-int fxt_reader_set_string(struct fxt_reader *r, unsigned index, const char *s, size_t len)
-{
-	if (!index || index > FXT_MAX_STRING_INDEX || len > FXT_MAX_STRING_LEN || !r->cur)
-		return -EINVAL;
-	r->scache[index & (SCACHE_SIZE - 1)].ref = 0;
-	return fxt__string_set(r, r->cur, index, s, (uint32_t)len) ? 0 : -ENOMEM;
-}
-
-int fxt_reader_set_thread(struct fxt_reader *r, unsigned index, uint64_t pid, uint64_t tid)
-{
-	struct provider *p = r->cur;
-
-	if (!index || index > FXT_MAX_THREAD_INDEX || !p)
-		return -EINVAL;
-	if (!p->threads && !(p->threads = calloc(FXT_MAX_THREAD_INDEX + 1, sizeof(*p->threads))))
-		return -ENOMEM;
-	p->threads[index].pid = pid;
-	p->threads[index].tid = tid;
-	p->threads[index].set = true;
-	return 0;
-}
-
 static int reader_new(struct fxt_reader **out, unsigned flags)
 {
 	struct fxt_reader *r = calloc(1, sizeof(*r));

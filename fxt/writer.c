@@ -14,14 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <fxt/endstate.h>
 #include <fxt/utf8.h>
 #include <fxt/writer.h>
 
 #include "fxt/ahead.h"
 #include "fxt/behind.h"
 #include "fxt/compress.h"
-#include "fxt/endstate_int.h"
 #include "fxt/encode.h"
 #include "fxt/internal.h"
 #include "fxt/writer_int.h"
@@ -102,7 +100,6 @@ static int sink_write(struct fxt_writer *w, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 
-	w->zout += len;
 	if (w->to_mem)
 		return mem_append(w, data, len);
 	/* After what the thread writes behind, never beside it; the buffer
@@ -314,13 +311,6 @@ static int writer_new(struct fxt_writer **out, unsigned flags, int fd, bool own_
 			goto fail_zsink;
 		err = -ENOMEM;
 	}
-	/* The end state: for a plain archive of its own, written from its
-	 * start (the places' offsets are the file's). */
-	if ((flags & FXT_WRITER_END_STATE) && !to_mem && !w->z &&
-	    ((flags & FXT_WRITER_END_PART) || lseek(fd, 0, SEEK_CUR) == 0) &&
-	    fxt__es_new(&w->es) < 0)
-		goto fail_provider;
-	w->es_part = (flags & FXT_WRITER_END_PART) != 0;
 	/* Records before any provider record belong to provider 0, for the
 	 * reader as for us. */
 	w->cur = provider_get(w, 0);
@@ -337,7 +327,6 @@ static int writer_new(struct fxt_writer **out, unsigned flags, int fd, bool own_
 
 fail_provider:
 	free(w->prov);
-	fxt__es_free(w->es);
 	fxt__zsink_free(w->z);
 fail_zsink:
 	free(w->buf);
@@ -430,85 +419,10 @@ int fxt_writer_compress_parallel(struct fxt_writer *w)
 	return w->err;
 }
 
-/* The end state's blob records, then the trailer (include/fxt/endstate.h);
- * nothing when the places give no state. */
-static int end_state(struct fxt_writer *w)
-{
-	static const char sname[] = FXT_END_STATE_NAME, tname[] = FXT_END_TRAILER_NAME;
-	uint64_t tw[FXT_END_TRAILER_WORDS], off;
-	unsigned char *st = NULL;
-	size_t len = 0;
-	/* the reader's merge from the places takes the mark of time order
-	 * and one provider's tables (provider 0 is the one before any) */
-	int err = w->part_pending || !w->marked || w->nprov > 2
-		      ? -ENOENT
-		      : fxt__es_payload(w->es, w->tps, &st, &len);
-
-	fxt__es_free(w->es);
-	w->es = NULL;
-	if (err)
-		return err == -ENOENT ? 0 : err;
-	off = w->bytes;
-	for (size_t o = 0; o < len && !err; o += FXT_END_CHUNK)
-		err = fxt_writer_blob(w, fxt_sref_inline(sname, sizeof(sname) - 1), FXT_BLOB_DATA,
-				      st + o, len - o < FXT_END_CHUNK ? len - o : FXT_END_CHUNK);
-	if (!err) {
-		fxt__es_trailer(tw, off, w->bytes - off, off, w->bytes - off);
-		err = fxt_writer_blob(w, fxt_sref_inline(tname, sizeof(tname) - 1), FXT_BLOB_DATA,
-				      tw, sizeof(tw));
-	}
-	free(st);
-	return err ? set_error(w, err) : 0;
-}
-
-int fxt_writer_end_place(struct fxt_writer *w, uint64_t pid, uint64_t tid,
-			 const struct fxt_end_frame *f, size_t n, bool held, uint64_t max_ts,
-			 uint64_t last_ns)
-{
-	if (!w->es)
-		return 0;
-	return fxt__es_place(w->es, w, pid, tid, w->bytes, f, n, held, max_ts, last_ns);
-}
-
-int fxt_writer_end_take(struct fxt_writer *w, struct fxt_writer *from, uint64_t shift)
-{
-	struct fxt__es *es = from->es;
-
-	from->es = NULL;
-	if (!w->es) {
-		fxt__es_free(es);
-		return 0;
-	}
-	if (!es) /* a part without places */
-		return 0;
-	w->part_pending = false;
-	return fxt__es_adopt(w->es, es, shift);
-}
-
-int fxt_writer_end_thread(struct fxt_writer *w, uint64_t pid, uint64_t tid, uint64_t first_ns,
-			  uint64_t last_ns, uint64_t last_off)
-{
-	return w->es ? fxt__es_thread_end(w->es, pid, tid, first_ns, last_ns, last_off) : 0;
-}
-
-void fxt_writer_end_head(struct fxt_writer *w)
-{
-	if (w->es)
-		fxt__es_head(w->es, w->bytes);
-}
-
-bool fxt_writer_end_wanted(const struct fxt_writer *w)
-{
-	return w->es != NULL;
-}
-
 int fxt_writer_finish(struct fxt_writer *w)
 {
 	if (!w->finished) {
-		int err = w->es && !w->es_part && !w->err ? end_state(w) : 0;
-
-		if (!err)
-			err = drain(w);
+		int err = drain(w);
 		if (!err && w->z && (err = fxt__zsink_finish(w->z)))
 			set_error(w, err);
 		/* Every byte is in: the blocks allocated past them go back.
@@ -535,7 +449,6 @@ void fxt_writer_free(struct fxt_writer *w)
 		free(w->prov[i]);
 	}
 	free(w->prov);
-	fxt__es_free(w->es);
 	fxt__zsink_free(w->z);
 	if (w->z) /* it owned the buffer */
 		w->buf = NULL;
@@ -622,7 +535,6 @@ int fxt_writer_append_fd(struct fxt_writer *w, int fd, uint64_t off, uint64_t le
 
 	if (w->to_mem)
 		return -ENOTSUP;
-	w->part_pending = w->es != NULL; /* until fxt_writer_end_take() */
 	if (writable(w) || drain(w))
 		return w->err;
 	/* What was compressed so far out as whole members or frames: the
@@ -700,7 +612,6 @@ int fxt_writer_move_to_fd(struct fxt_writer *w, int fd, uint64_t front, uint64_t
 
 	if (w->to_mem)
 		return -ENOTSUP;
-	w->part_pending = w->es != NULL;
 	if (writable(w))
 		return writable(w);
 	if (w->bytes != w->pos)
@@ -794,7 +705,6 @@ int fxt_writer_magic(struct fxt_writer *w)
 
 int fxt_writer_time_ordered(struct fxt_writer *w)
 {
-	w->marked = w->bytes == 8; /* right after the magic record, as readers look */
 	fxt_writer_cstring(w, FXT_TIME_ORDERED_MARK);
 	return fxt_writer_error(w);
 }
@@ -831,10 +741,6 @@ int fxt_writer_initialization(struct fxt_writer *w, uint64_t ticks_per_second)
 {
 	int err;
 	uint64_t *out = record_begin(w, fxt_enc_initialization(NULL, 0, ticks_per_second), &err);
-
-	if (w->tps && w->tps != ticks_per_second && w->es)
-		fxt__es_spoil(w->es);
-	w->tps = ticks_per_second;
 
 	if (!out)
 		return err;

@@ -82,16 +82,6 @@ struct fxt_writer {
 	unsigned behind_in;
 	uint64_t behind_off;
 
-	/* endstate_int.h's places (FXT_WRITER_END_STATE), or NULL; zout:
-	 * bytes that went to the sink; tps: the initialization record's. */
-	struct fxt__es *es;
-	uint64_t zout, tps;
-	/* es: a part of an archive (FXT_WRITER_END_PART), whose places
-	 * another writer takes; part_pending: another writer's records came
-	 * (fxt_writer_append_fd(), _move_to_fd()) and their places not yet. */
-	bool es_part, part_pending;
-	bool marked; /* fxt_writer_time_ordered() right after the magic record */
-
 	struct provider **prov;
 	size_t nprov;
 	struct provider *cur;

@@ -128,7 +128,6 @@ E2E_TESTS += \
 	tests/e2e/view-late.sh \
 	tests/e2e/view-packed.sh \
 	tests/e2e/view-early.sh \
-	tests/e2e/view-endstate.sh \
 	tests/e2e/view-errors.sh \
 	tests/e2e/view-reading.sh \
 	tests/e2e/view-narrow.sh \

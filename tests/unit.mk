@@ -51,7 +51,6 @@ UNIT_TESTS = \
 	tests/unit/test_pctl \
 	tests/unit/test_flame \
 	tests/unit/test_calls \
-	tests/unit/test_endstate \
 	tests/unit/test_waits \
 	tests/unit/test_sched
 if HAVE_NCURSES
@@ -261,9 +260,6 @@ tests_unit_test_diff_stats_LDADD = libfxtprofile.la
 tests_unit_test_pctl_LDADD = libfxtprofile.la -lm
 tests_unit_test_flame_LDADD = libfxtflame.la libfxtexport.la
 tests_unit_test_calls_LDADD = libfxtcalls.la
-# The end state: written from places, read back, the last items from it;
-# damage.
-tests_unit_test_endstate_LDADD = libfxtcalls.la
 # fxt-waits' engine, on an archive of known waits.
 tests_unit_test_waits_LDADD = libfxtwaits.la
 # The threads' states from context switches (tools/front/sched.c), with

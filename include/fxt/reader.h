@@ -236,13 +236,6 @@ void fxt_reader_release_strings(struct fxt_reader *r, uint64_t upto);
  * fxt_reader_clone_at() costs, for callers that bound what they keep). */
 size_t fxt_reader_tables_bytes(const struct fxt_reader *r);
 
-/* Registers string `index` (or thread `index`) of the current provider,
- * as a string (thread) record would: a reader cloned at a place whose
- * tables are known otherwise (include/fxt/endstate.h).  0 or -EINVAL /
- * -ENOMEM. */
-int fxt_reader_set_string(struct fxt_reader *r, unsigned index, const char *s, size_t len);
-int fxt_reader_set_thread(struct fxt_reader *r, unsigned index, uint64_t pid, uint64_t tid);
-
 void fxt_reader_set_diag(struct fxt_reader *r, fxt_diag_fn fn, void *ctx);
 
 /* Reads the next record.  Returns 1 with *rec filled, 0 at a clean end of

@@ -182,15 +182,6 @@ enum fxt_writer_flags {
 	FXT_WRITER_NO_CLOBBER = 1u << 1, /* open_path fails with -EEXIST */
 	FXT_WRITER_ZSTD = 1u << 2,	 /* zstd (implied by a ".zst" path) */
 	FXT_WRITER_SERIAL = 1u << 3,	 /* compress on the caller's thread only */
-	/* A plain archive of its own (a file or descriptor written from its
-	 * start, nothing appended from another writer): at its end, the end
-	 * state (include/fxt/endstate.h) from the places its caller gave
-	 * (fxt_writer_end_place()), when every thread has one. */
-	FXT_WRITER_END_STATE = 1u << 4,
-	/* With FXT_WRITER_END_STATE: a part of an archive that another
-	 * writer appends (fxt_writer_end_take()): its places are kept, and
-	 * nothing is written at its end. */
-	FXT_WRITER_END_PART = 1u << 5,
 };
 
 /* The compression a path's name asks for: FXT_WRITER_GZIP for ".gz",
@@ -236,32 +227,6 @@ void fxt_writer_free(struct fxt_writer *w);
 
 /* Bytes of archive produced so far (uncompressed). */
 uint64_t fxt_writer_bytes(const struct fxt_writer *w);
-
-/* The end state (FXT_WRITER_END_STATE; else these do nothing).  A place of
- * thread (pid, tid) before the next record written: its calls with
- * children open there, outermost first, then when `held` the call held
- * back (include/fxt/endstate.h's struct fxt_end_frame; text copied),
- * `max_ts` the latest time of its items before (0: none), `last_ns` the
- * latest time its records said before; the writer adds its tables as
- * they are.  The thread's last place and the one before are kept.
- * 0 or -ENOMEM (the state is then dropped, the archive not). */
-struct fxt_end_frame;
-int fxt_writer_end_place(struct fxt_writer *w, uint64_t pid, uint64_t tid,
-			 const struct fxt_end_frame *f, size_t n, bool held, uint64_t max_ts,
-			 uint64_t last_ns);
-/* A thread's records: its first and last times (ns) and its last
- * record's offset (called again, the span grows). */
-int fxt_writer_end_thread(struct fxt_writer *w, uint64_t pid, uint64_t tid, uint64_t first_ns,
-			  uint64_t last_ns, uint64_t last_off);
-/* The records before the first thread's end here. */
-void fxt_writer_end_head(struct fxt_writer *w);
-/* After fxt_writer_append_fd() or fxt_writer_move_to_fd() of what
- * `from` wrote (an FXT_WRITER_END_PART writer), its places, now `shift`
- * bytes further: the bytes w appended or moved to without them leave the
- * archive without a state. */
-int fxt_writer_end_take(struct fxt_writer *w, struct fxt_writer *from, uint64_t shift);
-/* Whether the writer takes places (the caller can skip making them). */
-bool fxt_writer_end_wanted(const struct fxt_writer *w);
 
 /* Forgets every string and thread the current provider registered (writes
  * nothing): what is written next registers each again before its first

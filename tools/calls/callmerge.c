@@ -1,9 +1,5 @@
 /* Every thread's calls in time order (callmerge.h): a cursor and a call
- * stream per thread, their items merged by a heap on time; or from the
- * archive's end state, each thread's cursor at its place
- * (callmerge_open_end(), callmerge_end_items()).  Past 800 lines because
- * the merge from the end state is the same merge (its threads, cursors
- * and heap), started elsewhere: apart, it would need them all exported. */
+ * stream per thread, their items merged by a heap on time. */
 #include "config.h"
 
 #include "tools/calls/callmerge.h"
@@ -16,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fxt/endstate.h>
 #include <fxt/format.h>
 
 #include "tools/front/thrmap.h"
@@ -54,9 +49,6 @@ struct mthread {
 	struct tabs *tabs;  /* the copy of the tables the last mark took */
 	uint64_t ntaken;    /* items the merge took from it since the rewind */
 	struct tsnap *snap; /* its part of the last mark */
-	/* callmerge_open_end(): where its cursor starts (first_off), as the
-	 * end state says it stood there */
-	const struct fxt_end_thread *seed;
 };
 
 /* A thread's part of a mark: its cursor's place and tables, its stream,
@@ -203,9 +195,6 @@ static int cursor_open(struct mthread *t)
 	rc = fxt_reader_clone_at(t->origin, t->first_off, &t->r);
 	if (rc == 0)
 		rc = callstream_new(&t->cs, on_item, t);
-	if (rc == 0 && t->seed)
-		rc = callstream_seed(t->cs, t->pid, t->tid, t->seed->frames, t->seed->nframes,
-				     t->seed->held, t->seed->last_ns);
 	return rc;
 }
 
@@ -692,137 +681,4 @@ fail:
 		close(fd);
 	callmerge_free(m);
 	return rc;
-}
-
-int callmerge_open_end(struct callmerge **out, const char *path, const struct fxt_end_state *st)
-{
-	struct callmerge *m = calloc(1, sizeof(*m));
-	struct fxt_record rec;
-	struct stat sb;
-	int fd = -1, rc;
-
-	*out = NULL;
-	if (!m)
-		return -ENOMEM;
-	m->taken = -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &sb) < 0) {
-		rc = -errno;
-		goto fail;
-	}
-	m->len = (size_t)sb.st_size;
-	rc = -ENOTSUP; /* a compressed archive: its cursors would inflate from its start */
-	if (m->len < 8 ||
-	    (m->map = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
-		m->map = NULL;
-		goto fail;
-	}
-	if (((const unsigned char *)m->map)[0] == 0x1f ||
-	    ((const unsigned char *)m->map)[0] == 0x28)
-		goto fail;
-	if ((rc = fxt_reader_open_mem(&m->scan, m->map, m->len, FXT_READER_TIME_ORDER)) < 0)
-		goto fail;
-	while (fxt_reader_offset(m->scan) < st->head_end)
-		if ((rc = fxt_reader_next(m->scan, &rec)) != 1) {
-			rc = -EINVAL;
-			goto fail;
-		}
-	rc = -EINVAL;
-	if (fxt_reader_offset(m->scan) != st->head_end ||
-	    fxt_reader_ticks_per_second(m->scan) != st->ticks_per_second ||
-	    !(m->thr = calloc(st->nthreads, sizeof(*m->thr))) ||
-	    !(m->heap = calloc(st->nthreads + 1, sizeof(*m->heap))))
-		goto fail;
-	for (size_t i = 0; i < st->nthreads; i++) {
-		const struct fxt_end_thread *et = &st->threads[i];
-		struct mthread *t = &m->thr[m->nthr++];
-		bool fresh;
-
-		*t = (struct mthread){ .pid = et->pid,
-				       .tid = et->tid,
-				       .first_off = et->at,
-				       .last_off = et->last_off,
-				       .seed = et };
-		if (et->at >= m->len || et->last_off >= m->len || et->at % 8 ||
-		    thrmap_get(&m->tm, et->pid, et->tid, (uint32_t)i, &fresh) < 0 || !fresh)
-			goto fail;
-		if ((rc = fxt_reader_clone_at(m->scan, et->at, &t->origin)) < 0)
-			goto fail;
-		rc = -EINVAL;
-		for (size_t k = 0; k < et->nstrings; k++)
-			if (fxt_reader_set_string(t->origin, et->strings[k].index,
-						  et->strings[k].data, et->strings[k].len) < 0)
-				goto fail;
-		for (size_t k = 0; k < et->nthreadrefs; k++)
-			if (fxt_reader_set_thread(t->origin, et->threadrefs[k].index,
-						  et->threadrefs[k].pid, et->threadrefs[k].tid) < 0)
-				goto fail;
-	}
-	m->start_ns = st->start_ns;
-	m->end_ns = st->end_ns;
-	m->seen = true;
-	if ((rc = callmerge_rewind(m)) < 0)
-		goto fail;
-	close(fd);
-	*out = m;
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	callmerge_free(m);
-	return rc;
-}
-
-int callmerge_end_items(const char *path, const struct fxt_end_state *st, size_t max,
-			callmerge_end_fn fn, void *ctx)
-{
-	const struct callstream_item *it;
-	struct callmerge *m;
-	uint64_t tmax = 0, before = 0, views = 0, exact = 0, last = 0, skip, k = 0;
-	bool any = false;
-	int rc = callmerge_open_end(&m, path, st);
-
-	if (rc < 0)
-		return rc;
-	for (size_t i = 0; i < st->nthreads; i++) {
-		before += st->threads[i].items;
-		if (st->threads[i].any_before && (!any || st->threads[i].max_ts > tmax))
-			tmax = st->threads[i].max_ts;
-		any = any || st->threads[i].any_before;
-	}
-	/* Every item after tmax is in the threads' tails: the exact ones are
-	 * the last items later than it (the merge gives them by time). */
-	while ((rc = callmerge_next(m, &it)) == 1) {
-		if (it->ts_ns < last) {
-			rc = -EINVAL;
-			break;
-		}
-		last = it->ts_ns;
-		if (callstream_log_copy(it))
-			continue;
-		views++;
-		if (any && it->ts_ns <= tmax)
-			exact = 0;
-		else
-			exact++;
-	}
-	if (rc == 0 && st->items != FXT_END_ITEMS_UNKNOWN && before + views != st->items)
-		rc = -EINVAL;
-	if (rc < 0) {
-		callmerge_free(m);
-		return rc;
-	}
-	if (exact > max)
-		exact = max;
-	skip = views - exact;
-	rc = callmerge_rewind(m);
-	while (rc >= 0 && k < views && (rc = callmerge_next(m, &it)) == 1) {
-		if (callstream_log_copy(it))
-			continue;
-		if (k >= skip && (rc = fn(ctx, st->items - views + k, it)) < 0)
-			break;
-		k++;
-	}
-	callmerge_free(m);
-	return rc < 0 ? rc : (int)(exact > INT32_MAX ? INT32_MAX : exact);
 }

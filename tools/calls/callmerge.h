@@ -44,31 +44,6 @@ struct callmerge;
 int callmerge_open(struct callmerge **m, const char *path, char *err, size_t errlen);
 void callmerge_free(struct callmerge *m);
 
-/* The merge from the places of the archive's end state (st, read from
- * path: include/fxt/endstate.h) on: no pass over the archive, each
- * thread's cursor at its place, its stream where the thread stood there.
- * Its items are those a merge from the start gives from some item on
- * (callmerge_end_tail() says which are exact); callmerge_start_ns() is
- * the archive's.  0, -ENOTSUP for a compressed archive (not done yet),
- * -EINVAL when the archive does not agree with the state, -ENOMEM.  st
- * must outlive m. */
-struct fxt_end_state;
-int callmerge_open_end(struct callmerge **m, const char *path, const struct fxt_end_state *st);
-
-/* The archive's last items (without the copies of log records, as
- * fxt-view's list counts them) from its end state: fn(ctx, index, item)
- * for each of the last ones a merge from the start would give, in order,
- * at most max, their indexes those of the whole merge (st->items in
- * all; when the state did not count them, FXT_END_ITEMS_UNKNOWN: the
- * last one's index is FXT_END_ITEMS_UNKNOWN - 1).  Returns how many
- * were given (fewer than max when the threads' tails hold fewer that are
- * sure to be the last), or a negative errno
- * (callmerge_open_end()'s; -EINVAL when the tails do not add up to the
- * state's count). */
-typedef int (*callmerge_end_fn)(void *ctx, uint64_t index, const struct callstream_item *it);
-int callmerge_end_items(const char *path, const struct fxt_end_state *st, size_t max,
-			callmerge_end_fn fn, void *ctx);
-
 /* The next item in time order: 1 with *it (valid until the next call), 0
  * after the last, or -ENOMEM. */
 int callmerge_next(struct callmerge *m, const struct callstream_item **it);

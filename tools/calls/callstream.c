@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <fxt/endstate.h>
 #include <fxt/format.h>
 
 #include "run/recording.h"
@@ -492,37 +491,6 @@ int callstream_add_record(struct callstream *cs, struct fxt_reader *r, const str
 	default:
 		return hold(cs, (uint32_t)ti, rec, ts, end, (unsigned)t->nf);
 	}
-}
-
-int callstream_seed(struct callstream *cs, uint64_t pid, uint64_t tid,
-		    const struct fxt_end_frame *f, size_t n, bool held, uint64_t last_ns)
-{
-	struct fxt_record rec = { .type = FXT_RECORD_EVENT };
-	struct cthread *t;
-	int64_t ti;
-	int rc;
-
-	if (cs->nthr || cs->p.set || (held && !n))
-		return -EINVAL;
-	ti = thread_get(cs, pid, tid);
-	if (ti < 0)
-		return (int)ti;
-	t = &cs->thr[ti];
-	for (size_t i = 0; i < n - held; i++)
-		if ((rc = push(t, f[i].ts, f[i].begin ? 0 : f[i].end, !f[i].begin, true,
-			       f[i].category, f[i].category_len, f[i].name, f[i].name_len)) < 0)
-			return rc;
-	cs->cur = (uint32_t)ti + 1;
-	cs->last_ns = last_ns;
-	if (!held)
-		return 0;
-	f += n - 1;
-	rec.u.event.type = f->begin ? FXT_EVENT_DURATION_BEGIN : FXT_EVENT_DURATION_COMPLETE;
-	rec.u.event.pid = pid;
-	rec.u.event.tid = tid;
-	rec.u.event.category = (struct fxt_string){ f->category, f->category_len };
-	rec.u.event.name = (struct fxt_string){ f->name, f->name_len };
-	return hold(cs, (uint32_t)ti, &rec, f->ts, f->begin ? 0 : f->end, (unsigned)t->nf);
 }
 
 int callstream_finish(struct callstream *cs)

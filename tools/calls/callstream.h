@@ -77,17 +77,6 @@ void callstream_free(struct callstream *cs);
 int callstream_clone(const struct callstream *cs, callstream_fn fn, void *ctx,
 		     struct callstream **out);
 
-/* Puts thread (pid, tid) of a new stream where a thread stood at a place
- * of the archive (include/fxt/endstate.h): its calls with children open
- * there, outermost first, then when `held` the call held back (the last
- * frame); `last_ns`, the latest time its records said before.  Fed the
- * thread's records from there, cs gives what a stream fed all of them
- * from the start gives after that place.  0, -EINVAL (cs has items
- * already) or -ENOMEM. */
-struct fxt_end_frame;
-int callstream_seed(struct callstream *cs, uint64_t pid, uint64_t tid,
-		    const struct fxt_end_frame *f, size_t n, bool held, uint64_t last_ns);
-
 /* The bytes cs holds (its stacks, the call held back). */
 size_t callstream_bytes(const struct callstream *cs);
 

@@ -12,24 +12,17 @@
  * the nearest mark before the place and reads at most a step of items,
  * counting them, then the window's lines.  End before the index is
  * complete waits for it without holding the keys (the status line says
- * how far it is), but for an archive with an end state (fxt-run's plain
- * ones, include/fxt/endstate.h): then the last items are read from it at
- * once (a few hundred KB per thread, callmerge_end_items()) and shown,
- * the keys moving among them, until the index takes over (numbered from
- * the end until then when the state did not count the items).  A search
- * past the lines held runs on a fork of the merge, a slice of ~30 ms
- * between keys, from the mark before the place (backward: the stretches
- * between marks, the nearest first), skipping the stretches where no
- * matching name occurs once the index is complete; Esc stops it.
+ * how far it is).  A search past the lines held runs on a fork of the
+ * merge, a slice of ~30 ms between keys, from the mark before the place
+ * (backward: the stretches between marks, the nearest first), skipping
+ * the stretches where no matching name occurs once the index is
+ * complete; Esc stops it.
  *
  * In archive order there is no index: scrolling back before the
  * window reads the archive again from its start, and End and a search
  * past the window first count (and match) items without formatting them,
  * then read again to the place found: two passes at most, the keys held
- * meanwhile.  Past 800 lines because the list's ways to a place (the
- * index, the end state's last items, archive order's passes) share its
- * window, its keys and its drawing: apart, each would reach into the
- * others' state. */
+ * meanwhile. */
 #include "config.h"
 
 #include <curses.h>
@@ -38,8 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <fxt/endstate.h>
 
 #include "tools/front/common.h"
 #include "tools/view/view.h"
@@ -58,35 +49,13 @@ static void drop_lines(struct vlist *l, size_t k)
 	l->base += k;
 }
 
-/* The line fxt-replay prints for the item, without its newline, and its
- * name: 0 or -ENOMEM. */
-static int make_line(struct vline *ln, const struct callstream_item *it, uint64_t start)
-{
-	char buf[1024];
-	size_t len;
-	FILE *f = fmemopen(buf, sizeof(buf), "w");
-
-	if (!f)
-		return -ENOMEM;
-	callstream_print(f, it, start);
-	fclose(f);
-	buf[sizeof(buf) - 1] = 0;
-	len = strcspn(buf, "\n");
-	buf[len] = 0;
-	ln->text = strdup(buf);
-	ln->name = strndup(it->name.data, it->name.len);
-	if (!ln->text || !ln->name) {
-		free(ln->text);
-		free(ln->name);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 static int on_item(void *ctx, const struct callstream_item *it)
 {
 	struct vlist *l = ctx;
-	uint64_t start = 0;
+	char buf[1024];
+	uint64_t start;
+	FILE *f;
+	size_t len;
 
 	if (callstream_log_copy(it))
 		return 0;
@@ -119,110 +88,23 @@ static int on_item(void *ctx, const struct callstream_item *it)
 		start = callmerge_start_ns(l->m);
 	else
 		callstream_start_ns(l->cs, &start);
-	if (make_line(&l->line[l->n], it, start) < 0)
+	f = fmemopen(buf, sizeof(buf), "w");
+	if (!f)
 		return -ENOMEM;
+	callstream_print(f, it, start);
+	fclose(f);
+	buf[sizeof(buf) - 1] = 0;
+	len = strcspn(buf, "\n");
+	buf[len] = 0;
+	l->line[l->n].text = strdup(buf);
+	l->line[l->n].name = strndup(it->name.data, it->name.len);
+	if (!l->line[l->n].text || !l->line[l->n].name) {
+		free(l->line[l->n].text);
+		free(l->line[l->n].name);
+		return -ENOMEM;
+	}
 	l->n++;
 	return 0;
-}
-
-/* ------------------------------------------------- End from the end state */
-
-static void tail_drop(struct vlist *l)
-{
-	for (size_t i = 0; i < l->ntail; i++) {
-		free(l->tail[i].text);
-		free(l->tail[i].name);
-	}
-	free(l->tail);
-	l->tail = NULL;
-	l->ntail = 0;
-	l->tail_on = false;
-}
-
-static int on_tail(void *ctx, uint64_t index, const struct callstream_item *it)
-{
-	struct vlist *l = ctx;
-
-	if (l->ntail == VLIST_KEEP / 2)
-		return -ERANGE;
-	if (!l->ntail)
-		l->tail_base = index;
-	if (index != l->tail_base + l->ntail)
-		return -EINVAL;
-	if (make_line(&l->tail[l->ntail], it, l->es->start_ns) < 0)
-		return -ENOMEM;
-	l->ntail++;
-	return 0;
-}
-
-/* End before the index is complete: the last items from the archive's end
- * state, if it has one and they fill a screen (else, or on any trouble,
- * false: End waits for the index as before). */
-static bool end_early(struct vlist *l, uint64_t rows)
-{
-	int rc;
-
-	if (!l->es_tried) {
-		l->es_tried = true;
-		if (strcmp(l->path, "-") != 0 && fxt_end_state_load(l->path, &l->es) < 0)
-			l->es = NULL;
-	}
-	if (!l->es)
-		return false;
-	if (!l->tail_on) {
-		tail_drop(l);
-		l->tail = calloc(VLIST_KEEP / 2, sizeof(*l->tail));
-		rc = l->tail ? callmerge_end_items(l->path, l->es, VLIST_KEEP / 2, on_tail, l)
-			     : -ENOMEM;
-		if (rc < 0 || !l->ntail || l->tail_base + l->ntail != l->es->items ||
-		    (l->ntail < rows && l->tail_base > 0)) {
-			tail_drop(l);
-			fxt_end_state_free(l->es);
-			l->es = NULL; /* not again */
-			return false;
-		}
-		l->tail_total = l->es->items;
-		l->tail_on = true;
-	}
-	l->sel = l->tail_total - 1;
-	l->end_waited = view_now_s() - l->want_end_s;
-	return true;
-}
-
-/* A key while the end state's last items are shown: true when it was
- * theirs. */
-static bool tail_key(struct vlist *l, int key, uint64_t page)
-{
-	uint64_t first = l->tail_base, last = l->tail_base + l->ntail - 1;
-
-	switch (key) {
-	case KEY_UP:
-	case 'k':
-		l->sel = l->sel > first ? l->sel - 1 : first;
-		return true;
-	case KEY_DOWN:
-	case 'j':
-		l->sel = l->sel < last ? l->sel + 1 : last;
-		return true;
-	case KEY_PPAGE:
-		l->sel = l->sel > first + page ? l->sel - page : first;
-		return true;
-	case KEY_NPAGE:
-		l->sel = l->sel + page < last ? l->sel + page : last;
-		return true;
-	case KEY_END:
-	case 'G':
-		l->sel = last;
-		return true;
-	case KEY_HOME:
-	case 'g':
-	case 27:
-		tail_drop(l);
-		l->want_end = false;
-		l->sel = l->top = 0;
-		return true;
-	}
-	return false;
 }
 
 static void close_stream(struct vlist *l)
@@ -320,8 +202,6 @@ void vlist_free(struct vlist *l)
 	close_stream(l);
 	callmerge_free(l->m);
 	drop_lines(l, l->n);
-	tail_drop(l);
-	fxt_end_state_free(l->es);
 	free(l->line);
 	free(l->name);
 	free(l);
@@ -467,29 +347,12 @@ static void end_scan(struct vlist *l)
 /* An End pressed while the list could not go there, once it can. */
 static void end_now(struct vlist *l)
 {
-	bool early = l->tail_on;
-	uint64_t sel = l->sel, top = l->top;
-
 	l->want_end = false;
-	tail_drop(l);
-	/* A state that did not count the items: they were numbered from
-	 * the end, the index has them from the start. */
-	if (early && l->tail_total == FXT_END_ITEMS_UNKNOWN) {
-		sel = l->total >= l->tail_total - sel ? l->total - (l->tail_total - sel) : 0;
-		top = l->total >= l->tail_total - top ? l->total - (l->tail_total - top) : 0;
-	}
-	if (early && by_index(l) && sel < l->total) {
-		seek(l, sel); /* where the keys went among the last items */
-		l->sel = sel;
-		l->top = top;
-		return;
-	}
 	if (by_index(l))
 		go_end(l);
 	else
 		end_scan(l);
-	if (!early)
-		l->end_waited = view_now_s() - l->want_end_s;
+	l->end_waited = view_now_s() - l->want_end_s;
 }
 
 double vlist_end_waited(struct vlist *l)
@@ -515,39 +378,6 @@ void vlist_draw(struct view *v, int top, int rows, int cols)
 
 	if (rows < 2)
 		return;
-	if (l->tail_on) {
-		snprintf(head, sizeof(head), "%16s %12s %7s | call (%s)", "time (s)", "duration",
-			 "tid", "time order");
-		attron(A_BOLD);
-		view_put(top, 0, cols, head);
-		attroff(A_BOLD);
-		if (l->top < l->tail_base) /* the last screen */
-			l->top = l->sel > l->tail_base + (uint64_t)rows - 2
-				     ? l->sel - (uint64_t)rows + 2
-				     : l->tail_base;
-		if (l->sel < l->top)
-			l->top = l->sel;
-		if (l->sel >= l->top + (uint64_t)rows - 1)
-			l->top = l->sel - (uint64_t)rows + 2;
-		if (l->top < l->tail_base)
-			l->top = l->tail_base;
-		for (int i = 1; i < rows; i++) {
-			uint64_t k = l->top + (uint64_t)i - 1;
-
-			if (k >= l->tail_base + l->ntail) {
-				view_put(top + i, 0, cols, "");
-				continue;
-			}
-			if (k == l->sel)
-				attron(A_REVERSE);
-			else if (v->have_re &&
-				 regexec(&v->re, l->tail[k - l->tail_base].name, 0, NULL, 0) == 0)
-				attron(v->colour ? COLOR_PAIR(COL_MATCH) : A_BOLD);
-			view_put(top + i, 0, cols, l->tail[k - l->tail_base].text);
-			attrset(A_NORMAL);
-		}
-		return;
-	}
 	if (vlist_busy(l)) {
 		view_put(top, 0, cols, "reading the archive once to merge the threads by time...");
 		for (int i = 1; i < rows; i++)
@@ -588,15 +418,12 @@ bool vlist_key(struct view *v, int key, int rows)
 	struct vlist *l = v->list;
 	uint64_t page = rows > 2 ? (uint64_t)rows - 2 : 1;
 
-	if (l->tail_on && tail_key(l, key, page))
-		return true;
 	if (vlist_busy(l)) {
 		/* End is kept for when the list can go there (vlist_tick()) */
 		if (key == KEY_END || key == 'G') {
 			l->want_end = true;
 			l->want_end_s = view_now_s();
 			l->want_go = false;
-			end_early(l, (uint64_t)rows);
 		} else if (key == KEY_HOME || key == 'g' || key == 27) {
 			l->want_end = l->want_go = false;
 		}
@@ -643,7 +470,6 @@ bool vlist_key(struct view *v, int key, int rows)
 			} else { /* vlist_tick() goes there */
 				l->want_end = true;
 				l->want_end_s = view_now_s();
-				end_early(l, (uint64_t)rows);
 			}
 			return true;
 		}
@@ -706,9 +532,8 @@ void vlist_search(struct view *v, bool backward)
 	struct vlist *l = v->list;
 	uint64_t i, end = l->base + l->n;
 
-	if (vlist_busy(l) || l->tail_on) {
-		snprintf(v->msg, sizeof(v->msg), "the list is not %s yet",
-			 vlist_busy(l) ? "read" : "indexed");
+	if (vlist_busy(l)) {
+		snprintf(v->msg, sizeof(v->msg), "the list is not read yet");
 		return;
 	}
 	/* the lines held first */
@@ -752,8 +577,7 @@ void vlist_goto(struct view *v, const struct callstream_when *w)
 {
 	struct vlist *l = v->list;
 
-	if (vlist_busy(l) || l->tail_on) { /* vlist_tick() goes there */
-		tail_drop(l);
+	if (vlist_busy(l)) { /* vlist_tick() goes there */
 		l->want_go = true;
 		l->want_end = false;
 		l->want_w = *w;
@@ -771,23 +595,6 @@ void vlist_status(struct view *v, char *buf, size_t len)
 {
 	struct vlist *l = v->list;
 
-	if (l->tail_on && l->tail_total == FXT_END_ITEMS_UNKNOWN) {
-		/* numbered from the end until the index has counted them */
-		uint64_t back = l->tail_total - 1 - l->sel;
-
-		if (back)
-			snprintf(buf, len, "item N-%" PRIu64 " of N (end state, %s)", back,
-				 vlist_busy(l) ? "reading" : "indexing");
-		else
-			snprintf(buf, len, "item N of N (end state, %s)",
-				 vlist_busy(l) ? "reading" : "indexing");
-		return;
-	}
-	if (l->tail_on) {
-		snprintf(buf, len, "item %" PRIu64 " of %" PRIu64 " (end state, %s)", l->sel + 1,
-			 l->tail_total, vlist_busy(l) ? "reading" : "indexing");
-		return;
-	}
 	if (vlist_busy(l)) {
 		snprintf(buf, len, "reading for time order%s",
 			 l->want_end  ? ", then End (Esc: stay)"

@@ -113,15 +113,6 @@ struct vlist {
 	struct vline *line;
 	size_t n;
 	uint64_t top, sel; /* indices of items */
-	/* End before the index is complete, from the archive's end state
-	 * (include/fxt/endstate.h): the last items, tail[0] being item
-	 * tail_base; shown (tail_on) until the index lets the list go there
-	 * itself.  es_tried: the state was looked for (es: found). */
-	bool es_tried, tail_on;
-	struct fxt_end_state *es;
-	struct vline *tail;
-	size_t ntail;
-	uint64_t tail_base, tail_total;
 };
 
 
