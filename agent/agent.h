@@ -104,4 +104,8 @@ void agent_seal_thread(const struct tbuf *tb, struct spool_seal_thread *f);
 /* Thread `tid`'s comm now ("" if unknown). */
 void agent_thread_comm(uint64_t tid, char *name, size_t cap);
 
+/* The number of line `name` of task tid's /proc status in `base` (16: a
+ * mask, "SigBlk"; 10: "TracerPid"), or 0 (no such task any more). */
+uint64_t agent_task_field(long tid, const char *name, int base);
+
 #endif /* FXT_AGENT_AGENT_H */

@@ -35,7 +35,7 @@ AGENT_RECORD_SOURCES = \
 pkglib_LTLIBRARIES += libfxt-agent.la
 libfxt_agent_la_SOURCES = $(AGENT_RECORD_SOURCES) \
 	agent/hooks.c \
-	agent/lifecycle.c agent/seal.c agent/feature.h agent/features.c \
+	agent/lifecycle.c agent/seal.c agent/taskfield.c agent/feature.h agent/features.c \
 	agent/modules.c agent/modules.h \
 	agent/got.c agent/got.h \
 	agent/sigact.c \

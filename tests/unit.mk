@@ -66,7 +66,8 @@ endif
 EXTRA_DIST += tests/unit/test_patch_plan.c
 if ARCH_X86_64
 UNIT_TESTS += tests/unit/test_patch_live
-tests_unit_test_patch_live_SOURCES = tests/unit/test_patch_live.c agent/patch/live.c agent/log.c
+tests_unit_test_patch_live_SOURCES = tests/unit/test_patch_live.c agent/patch/live.c \
+	agent/taskfield.c agent/log.c
 tests_unit_test_patch_live_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_patch_live_LDADD = -lpthread
 UNIT_TESTS += tests/unit/test_sample_walk

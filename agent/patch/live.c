@@ -66,6 +66,7 @@
 #include <linux/membarrier.h>
 #endif
 
+#include "agent/agent.h"
 #include "agent/log.h"
 #include "agent/patch/patch.h"
 
@@ -414,20 +415,8 @@ static int asleep_at(long tid, uint64_t *pc)
  * program's again).  From its status in /proc. */
 static bool unaskable(long tid, int sig)
 {
-	char path[64], buf[2048], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/status", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	return ((p = strstr(buf, "\nSigBlk:")) &&
-		(strtoull(p + 8, NULL, 16) & (1ull << (sig - 1)))) ||
-	       ((p = strstr(buf, "\nTracerPid:")) && strtol(p + 11, NULL, 10) != 0);
+	return (agent_task_field(tid, "SigBlk", 16) & (1ull << (sig - 1))) ||
+	       agent_task_field(tid, "TracerPid", 10) != 0;
 }
 
 /* The tasks of the process but the calling one, in probe_v (a new table

@@ -76,34 +76,6 @@ static bool agents_own(long tid)
 	return strncmp(comm, FXT_ATTACH_THREAD_PREFIX, strlen(FXT_ATTACH_THREAD_PREFIX)) == 0;
 }
 
-/* The number of line `name` of the task's status in `base` (16: a mask,
- * "SigBlk"), or 0 (no such task any more). */
-static uint64_t task_field(long tid, const char *name, int base)
-{
-	char path[64], buf[4096], *p;
-	size_t len = strlen(name), n = 0;
-	ssize_t r;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/status", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	while (n + 1 < sizeof(buf) && (r = read(fd, buf + n, sizeof(buf) - 1 - n)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (strncmp(p, name, len) == 0 && p[len] == ':')
-			return strtoull(p + len + 1, NULL, base);
-	return 0;
-}
-
 /* Whether task tid of the program blocks SIGPROF.  The agent blocks every
  * signal of a thread that called a wrapper or a patched function bound
  * already, which then waits for this start to end (agent_init_waiter():
@@ -115,7 +87,7 @@ static uint64_t task_field(long tid, const char *name, int base)
 static bool blocks_prof(long tid)
 {
 	for (int i = 0; i < 20; i++) {
-		if (!(task_field(tid, "SigBlk", 16) & PROF_BIT) || agent_init_waiter(tid))
+		if (!(agent_task_field(tid, "SigBlk", 16) & PROF_BIT) || agent_init_waiter(tid))
 			return false;
 		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
 	}
@@ -144,7 +116,8 @@ static void find_pending(long tid, void *arg)
 	bool *pending = arg;
 
 	if (!*pending &&
-	    ((task_field(tid, "SigPnd", 16) | task_field(tid, "ShdPnd", 16)) & PROF_BIT))
+	    ((agent_task_field(tid, "SigPnd", 16) | agent_task_field(tid, "ShdPnd", 16)) &
+	     PROF_BIT))
 		*pending = true;
 }
 
@@ -160,7 +133,7 @@ static void find_tracer(long tid, void *arg)
 {
 	bool *traced = arg;
 
-	if (!*traced && task_field(tid, "TracerPid", 10) != 0)
+	if (!*traced && agent_task_field(tid, "TracerPid", 10) != 0)
 		*traced = true;
 }
 
